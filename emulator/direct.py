@@ -1,0 +1,68 @@
+"""Direct kernel runs: a compiled kernel on device buffers, without the D3D12/DirectML mirror.
+
+This is the shortest path from tensors to a dispatch, used by the benchmarks, the kernel tests and
+`dmlemu step`. It does what the mirror's RecordDispatch does (descriptor table, constant buffer)
+with none of the API validation; programs should use the mirror or emulator.convenience.
+"""
+import numpy as np
+
+from kernels import compile_operator
+
+from .descriptors import DESCRIPTOR_SIZE, write_buffer_descriptor
+
+
+class DirectRun:
+    """Device buffers for each tensor of one operator, ready to dispatch repeatedly."""
+
+    def __init__(self, gpu, operator, tensors, buffers, **kernel_args):
+        """`tensors`: TensorSpecs in binding order; `buffers`: one uint8 array per tensor (bytes
+        uploaded to a fresh allocation of the same size), or an int index naming an earlier
+        tensor's allocation to alias (in-place)."""
+        self.gpu = gpu
+        self.kernel = compile_operator(operator, tensors, preset=gpu.preset, **kernel_args)
+        self.allocations = []
+        for i, data in enumerate(buffers):
+            if isinstance(data, int):
+                self.allocations.append(self.allocations[data])
+                continue
+            allocation = gpu.memory.allocate(max(4, data.size), f"tensor{i}")
+            allocation.data[:data.size] = data
+            self.allocations.append(allocation)
+        self.table = gpu.memory.allocate(DESCRIPTOR_SIZE * len(tensors), "descriptor table")
+        for i, allocation in enumerate(self.allocations):
+            write_buffer_descriptor(self.table.data, i * DESCRIPTOR_SIZE, allocation.gpu_va, allocation.size)
+        self.constants = gpu.memory.allocate(self.kernel.constants.size, "constants")
+        self.constants.data[:] = self.kernel.constants
+
+    def launch(self):
+        return self.kernel.launch(self.table.gpu_va, self.constants.gpu_va)
+
+    def dispatch(self):
+        return self.gpu.dispatch(self.launch())
+
+    def output_bytes(self, index=-1):
+        return self.allocations[index].data
+
+    def free(self):
+        seen = set()
+        for allocation in self.allocations + [self.table, self.constants]:
+            if id(allocation) not in seen:
+                seen.add(id(allocation))
+                self.gpu.memory.free(allocation)
+
+
+def run_packed(gpu, operator, arrays, data_type, **kernel_args):
+    """Run an operator on packed NumPy arrays (same shape); returns the output array."""
+    from kernels import TensorSpec
+    shape = arrays[-1].shape
+    specs = [TensorSpec(dt, tuple(shape), None, a.nbytes)
+             for dt, a in zip(["UINT8"] * (len(arrays) - 1) + [data_type] if operator == "ELEMENT_WISE_IF"
+                              else [data_type] * len(arrays), arrays)]
+    out = np.zeros_like(arrays[-1])
+    specs.append(TensorSpec(data_type, tuple(shape), None, out.nbytes))
+    buffers = [np.ascontiguousarray(a).view(np.uint8).reshape(-1) for a in arrays] + [out.view(np.uint8).reshape(-1)]
+    run = DirectRun(gpu, operator, specs, buffers, **kernel_args)
+    stats = run.dispatch()
+    result = run.output_bytes()[:out.nbytes].copy().view(out.dtype).reshape(shape)
+    run.free()
+    return result, stats

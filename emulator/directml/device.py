@@ -1,0 +1,279 @@
+"""IDMLDevice: the DirectML device, one per DMLCreateDevice call, on top of one D3D12 device.
+
+It creates operators, compiled operators, initializers, binding tables and command recorders, and
+answers CheckFeatureSupport. It is also where removal lives: a misuse detected by a void method
+(Bind*, RecordDispatch) or at execution removes this DML device (not the D3D12 device); afterwards
+every HRESULT method of the device and its children raises DXGI_ERROR_DEVICE_REMOVED, void methods do
+nothing, and GetDeviceRemovedReason() returns the cause (S_OK while not removed). With
+DML_CREATE_DEVICE_FLAG_DEBUG every problem is also reported at once: printed to stderr prefixed
+"[DIRECTML ERROR]: " and appended to `device._debug_messages`.
+
+The emulated DirectML runtime's feature level: by default the adapter preset's `max_feature_level`
+(DML_FEATURE_LEVEL_6_4); `DMLCreateDevice(..., max_feature_level=L)` and
+`DMLCreateDevice1(..., max_feature_level=L)` emulate an older runtime that stops at L. The device
+validates operators at that level (its maximum supported level), whatever minimum was requested.
+"""
+import sys
+
+from ..errors import (
+    DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, E_NOTIMPL, E_OUTOFMEMORY, S_OK,
+    HResultError, hresult_name,
+)
+from . import _d3d12
+from . import enums
+from .enums import (
+    DML_CREATE_DEVICE_FLAG_DEBUG, DML_CREATE_DEVICE_FLAGS, DML_EXECUTION_FLAGS, DML_FEATURE,
+    DML_FEATURE_FEATURE_LEVELS, DML_FEATURE_LEVEL, DML_FEATURE_LEVEL_1_0, DML_FEATURE_LEVEL_3_0,
+    DML_FEATURE_LEVEL_6_3, DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT, DML_TENSOR_DATA_TYPE,
+)
+from .objects import IDMLObject, IDMLPageable, hresult_method
+from .structs import (
+    DML_BINDING_TABLE_DESC, DML_FEATURE_DATA_FEATURE_LEVELS, DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT,
+    DML_FEATURE_QUERY_FEATURE_LEVELS, DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT,
+)
+from .validation import (
+    SIXTY_FOUR_BIT_TYPES, c_level_name, check_enum, check_flags, check_sequence, check_uint, invalid,
+    is_integer, short_type_name, validate_operator_desc,
+)
+
+DEBUG_PREFIX = "[DIRECTML ERROR]: "
+
+
+class IDMLDevice(IDMLObject):
+    """The DirectML device. Create it with DMLCreateDevice / DMLCreateDevice1."""
+
+    _iids = (enums.IID_IDMLDevice,)
+
+    def __init__(self, d3d12_device, flags, feature_level):
+        super().__init__(self)
+        self._d3d12_device = d3d12_device
+        self._gpu = _d3d12.gpu_of(d3d12_device)
+        self._flags = flags
+        self._feature_level = feature_level
+        self._removed_reason = None      # HRESULT once removed
+        self._removed_message = ""
+        self._debug_messages = []        # every problem, in order, when created with the debug flag
+        self._mute_debug_output = False
+
+    # ---- state ----------------------------------------------------------------------------------
+    @property
+    def _preset(self):
+        return self._gpu.preset
+
+    @property
+    def _debug(self):
+        return bool(self._flags & DML_CREATE_DEVICE_FLAG_DEBUG)
+
+    def _report(self, message):
+        """The debug layer: keep and print a problem (only with DML_CREATE_DEVICE_FLAG_DEBUG)."""
+        if not self._debug:
+            return
+        self._debug_messages.append(message)
+        if not self._mute_debug_output:
+            print(DEBUG_PREFIX + message, file=sys.stderr)
+
+    def _remove(self, message, reason=E_INVALIDARG):
+        """Put the device in the removed state (the first cause is kept) and report why."""
+        if self._removed_reason is None:
+            self._removed_reason = reason
+            self._removed_message = message
+        self._report(f"{message} The DirectML device is now removed ({hresult_name(reason)}).")
+
+    def _check_not_removed(self, where):
+        if self._removed_reason is None:
+            reason = _d3d12.device_removed_reason(self._d3d12_device)
+            if reason:
+                self._removed_reason = reason
+                self._removed_message = "the D3D12 device was removed"
+        if self._removed_reason is not None:
+            raise HResultError(DXGI_ERROR_DEVICE_REMOVED,
+                               f"{where} failed: the DirectML device was removed earlier "
+                               f"({hresult_name(self._removed_reason)}): {self._removed_message}")
+
+    def _check_child(self, obj, cls, where):
+        """`obj` must be a `cls` created by this device."""
+        if not isinstance(obj, cls):
+            raise invalid(f"{where} is {'None' if obj is None else 'a ' + type(obj).__name__}; "
+                          f"it must be an {cls.__name__}.")
+        if obj._dml_device is not self:
+            raise invalid(f"{where} was created by another DirectML device; objects of different "
+                          f"DirectML devices must not be mixed.")
+        return obj
+
+    # ---- IDMLDevice -------------------------------------------------------------------------------
+    @hresult_method
+    def CheckFeatureSupport(self, feature, featureQueryData):
+        """Returns the feature's data struct (the C featureSupportData out-parameter).
+
+        DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT takes a DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT and
+        returns a DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT; DML_FEATURE_FEATURE_LEVELS takes a
+        DML_FEATURE_QUERY_FEATURE_LEVELS and returns a DML_FEATURE_DATA_FEATURE_LEVELS. The C size
+        arguments are implied by the structs.
+        """
+        if not is_integer(feature):
+            raise invalid(f"feature is {feature!r}; it must be a DML_FEATURE value.")
+        try:
+            feature = DML_FEATURE(int(feature))
+        except ValueError:
+            raise HResultError(DXGI_ERROR_UNSUPPORTED, f"feature is {int(feature)}, which is not a DML_FEATURE "
+                                                       f"this DirectML knows.") from None
+        if feature == DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT:
+            if not isinstance(featureQueryData, DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT):
+                raise invalid(f"featureQueryData is {type(featureQueryData).__name__}; "
+                              f"DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT needs a DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT.")
+            data_type = check_enum(featureQueryData.DataType, DML_TENSOR_DATA_TYPE, "featureQueryData.DataType")
+            return DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT(IsSupported=int(self._supports_data_type(data_type)))
+        if not isinstance(featureQueryData, DML_FEATURE_QUERY_FEATURE_LEVELS):
+            raise invalid(f"featureQueryData is {type(featureQueryData).__name__}; "
+                          f"DML_FEATURE_FEATURE_LEVELS needs a DML_FEATURE_QUERY_FEATURE_LEVELS.")
+        requested = featureQueryData.RequestedFeatureLevels
+        if requested is None:
+            raise invalid("featureQueryData.RequestedFeatureLevels is None; it must list at least one feature level.")
+        requested = check_sequence(requested, "featureQueryData.RequestedFeatureLevels")
+        count = featureQueryData.explicit_count("RequestedFeatureLevelCount")
+        if count is not None and check_uint(count, "featureQueryData.RequestedFeatureLevelCount") != len(requested):
+            raise invalid(f"featureQueryData.RequestedFeatureLevelCount is {count} but RequestedFeatureLevels has "
+                          f"{len(requested)} elements; they must agree.")
+        if not requested:
+            raise invalid("featureQueryData.RequestedFeatureLevels is empty; it must list at least one feature level.")
+        levels = [check_uint(level, f"featureQueryData.RequestedFeatureLevels[{i}]") for i, level in enumerate(requested)]
+        supported = [level for level in levels if level <= self._feature_level and level in DML_FEATURE_LEVEL._value2member_map_]
+        if not supported:
+            raise HResultError(DXGI_ERROR_UNSUPPORTED,
+                               f"none of featureQueryData.RequestedFeatureLevels "
+                               f"{{{', '.join(c_level_name(level) for level in levels)}}} is supported; this "
+                               f"device supports up to {c_level_name(self._feature_level)}.")
+        return DML_FEATURE_DATA_FEATURE_LEVELS(MaxSupportedFeatureLevel=DML_FEATURE_LEVEL(max(supported)))
+
+    def _supports_data_type(self, data_type):
+        if data_type == 0:
+            return False
+        name = short_type_name(data_type)
+        if name in SIXTY_FOUR_BIT_TYPES:
+            return self._feature_level >= DML_FEATURE_LEVEL_3_0 and self._preset.supports_64bit
+        if name in ("UINT4", "INT4"):
+            return self._feature_level >= DML_FEATURE_LEVEL_6_3
+        return True
+
+    @hresult_method
+    def CreateOperator(self, desc):
+        """Validate a DML_OPERATOR_DESC at this device's feature level; returns an IDMLOperator."""
+        from .operators import IDMLOperator
+        info = validate_operator_desc(desc, self._feature_level, self._preset)
+        return IDMLOperator(self, info)
+
+    @hresult_method
+    def CompileOperator(self, op, flags):
+        """Compile an IDMLOperator into an IDMLCompiledOperator (kernel + constant buffer)."""
+        from .compiled_operator import IDMLCompiledOperator
+        from .operators import IDMLOperator
+        self._check_child(op, IDMLOperator, "op")
+        flags = check_flags(flags, DML_EXECUTION_FLAGS, "flags")
+        return IDMLCompiledOperator(self, op, flags)
+
+    @hresult_method
+    def CreateOperatorInitializer(self, operators):
+        """An initializer for a sequence of IDMLCompiledOperator (None or empty: an empty one)."""
+        from .initializer import IDMLOperatorInitializer
+        return IDMLOperatorInitializer(self, self._check_compiled_list(operators, "operators"))
+
+    def _check_compiled_list(self, operators, where):
+        from .compiled_operator import IDMLCompiledOperator
+        if operators is None:
+            return ()
+        operators = check_sequence(operators, where, "a sequence of IDMLCompiledOperator")
+        return tuple(self._check_child(op, IDMLCompiledOperator, f"{where}[{i}]") for i, op in enumerate(operators))
+
+    @hresult_method
+    def CreateCommandRecorder(self):
+        from .command_recorder import IDMLCommandRecorder
+        return IDMLCommandRecorder(self)
+
+    @hresult_method
+    def CreateBindingTable(self, desc):
+        """A binding table for desc (None: an empty table to Reset later)."""
+        from .binding_table import IDMLBindingTable
+        table = IDMLBindingTable(self)
+        table._reset(desc)
+        return table
+
+    @hresult_method
+    def Evict(self, objects):
+        """Mark pageable objects (compiled operators, initializers) non-resident."""
+        for obj in self._check_pageables(objects, "ppObjects"):
+            obj._resident = False
+
+    @hresult_method
+    def MakeResident(self, objects):
+        for obj in self._check_pageables(objects, "ppObjects"):
+            obj._resident = True
+
+    def _check_pageables(self, objects, where):
+        objects = check_sequence(objects, where, "a sequence of IDMLPageable")
+        return [self._check_child(obj, IDMLPageable, f"{where}[{i}]") for i, obj in enumerate(objects)]
+
+    def GetDeviceRemovedReason(self):
+        """S_OK while the device works; the HRESULT that removed it afterwards."""
+        if self._removed_reason is None:
+            reason = _d3d12.device_removed_reason(self._d3d12_device)
+            if reason:
+                return reason
+        return S_OK if self._removed_reason is None else self._removed_reason
+
+    @hresult_method
+    def GetParentDevice(self):
+        """The ID3D12Device this DML device was created on."""
+        return self._d3d12_device
+
+    # ---- IDMLDebugDevice (QueryInterface(IID_IDMLDebugDevice) works with the debug flag) -----------
+    def SetMuteDebugOutput(self, mute):
+        self._mute_debug_output = bool(mute)
+
+    def _supported_iids(self):
+        iids = super()._supported_iids()
+        if self._debug:
+            iids.add(enums.IID_IDMLDebugDevice)
+        return iids
+
+
+class IDMLDevice1(IDMLDevice):
+    _iids = (enums.IID_IDMLDevice1,)
+
+    @hresult_method
+    def CompileGraph(self, desc, flags):
+        raise HResultError(E_NOTIMPL, "IDMLDevice1.CompileGraph: dmlemu does not implement operator graphs yet.")
+
+
+def _create_device(d3d12_device, flags, minimum_level, max_feature_level, where):
+    if not _d3d12.is_device(d3d12_device):
+        raise HResultError(E_INVALIDARG, f"{where} d3d12Device is "
+                                         f"{'None' if d3d12_device is None else 'a ' + type(d3d12_device).__name__}; "
+                                         f"it must be an ID3D12Device.")
+    flags = check_flags(flags, DML_CREATE_DEVICE_FLAGS, f"{where} flags")
+    minimum_level = check_enum(minimum_level, DML_FEATURE_LEVEL, f"{where} minimumFeatureLevel")
+    preset = _d3d12.gpu_of(d3d12_device).preset
+    if max_feature_level is None:
+        max_feature_level = preset.max_feature_level
+    max_feature_level = check_enum(max_feature_level, DML_FEATURE_LEVEL, f"{where} max_feature_level")
+    reason = _d3d12.device_removed_reason(d3d12_device)
+    if reason:
+        raise HResultError(DXGI_ERROR_DEVICE_REMOVED, f"{where}: the D3D12 device was removed ({hresult_name(reason)}).")
+    if minimum_level > max_feature_level:
+        raise HResultError(DXGI_ERROR_UNSUPPORTED,
+                           f"{where} minimumFeatureLevel is {minimum_level.name}; this DirectML supports up to "
+                           f"{max_feature_level.name}.")
+    return IDMLDevice1(d3d12_device, flags, max_feature_level)
+
+
+def DMLCreateDevice(d3d12Device, flags, *, max_feature_level=None):
+    """Create a DML device on an ID3D12Device (DMLCreateDevice1 with DML_FEATURE_LEVEL_1_0).
+
+    `max_feature_level` (dmlemu's, keyword-only): the highest feature level the emulated DirectML
+    runtime supports; default the adapter preset's max_feature_level.
+    """
+    return _create_device(d3d12Device, flags, DML_FEATURE_LEVEL_1_0, max_feature_level, "DMLCreateDevice")
+
+
+def DMLCreateDevice1(d3d12Device, flags, minimumFeatureLevel, *, max_feature_level=None):
+    """Create a DML device; DXGI_ERROR_UNSUPPORTED when minimumFeatureLevel is above what it supports."""
+    return _create_device(d3d12Device, flags, minimumFeatureLevel, max_feature_level, "DMLCreateDevice1")

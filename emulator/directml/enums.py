@@ -1,0 +1,331 @@
+"""DirectML enumerations and constants, with their C names and values (DirectML.h, target 0x6400).
+
+One IntEnum (or IntFlag) per C enum type, named like the C type; each member carries its full C
+name (`DML_TENSOR_DATA_TYPE.DML_TENSOR_DATA_TYPE_FLOAT32`), and every member is also a module-level
+constant, so `from emulator.directml import *` gives the names C code uses. `DML_OPERATOR_TYPE` is
+built from one table that also records the feature level that introduced each operator.
+Source: shared/reference/DIRECTML_FACTS.md sections 1.2, 1.3 and 1.6.
+"""
+import uuid
+from enum import IntEnum, IntFlag
+
+DML_TARGET_VERSION = 0x6400
+
+# ---- constants (section 1.2) --------------------------------------------------------------------
+DML_TENSOR_DIMENSION_COUNT_MAX = 5
+DML_TENSOR_DIMENSION_COUNT_MAX1 = 8
+DML_TEMPORARY_BUFFER_ALIGNMENT = 256
+DML_PERSISTENT_BUFFER_ALIGNMENT = 256
+DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT = 16
+
+
+def _c_enum(type_name, prefix, members, flag=False):
+    """An IntEnum/IntFlag named like the C type whose members carry their full C names."""
+    base = IntFlag if flag else IntEnum
+    return base(type_name, [(prefix + name, value) for name, value in members], module=__name__)
+
+
+DML_TENSOR_DATA_TYPE = _c_enum("DML_TENSOR_DATA_TYPE", "DML_TENSOR_DATA_TYPE_", [
+    ("UNKNOWN", 0), ("FLOAT32", 1), ("FLOAT16", 2), ("UINT32", 3), ("UINT16", 4), ("UINT8", 5),
+    ("INT32", 6), ("INT16", 7), ("INT8", 8), ("FLOAT64", 9), ("UINT64", 10), ("INT64", 11),
+    ("UINT4", 12), ("INT4", 13)])
+DML_TENSOR_TYPE = _c_enum("DML_TENSOR_TYPE", "DML_TENSOR_TYPE_", [("INVALID", 0), ("BUFFER", 1)])
+DML_TENSOR_FLAGS = _c_enum("DML_TENSOR_FLAGS", "DML_TENSOR_FLAG_", [("NONE", 0), ("OWNED_BY_DML", 0x1)], flag=True)
+DML_FEATURE_LEVEL = _c_enum("DML_FEATURE_LEVEL", "DML_FEATURE_LEVEL_", [
+    ("1_0", 0x1000), ("2_0", 0x2000), ("2_1", 0x2100), ("3_0", 0x3000), ("3_1", 0x3100),
+    ("4_0", 0x4000), ("4_1", 0x4100), ("5_0", 0x5000), ("5_1", 0x5100), ("5_2", 0x5200),
+    ("6_0", 0x6000), ("6_1", 0x6100), ("6_2", 0x6200), ("6_3", 0x6300), ("6_4", 0x6400)])
+DML_FEATURE = _c_enum("DML_FEATURE", "DML_FEATURE_", [("TENSOR_DATA_TYPE_SUPPORT", 0), ("FEATURE_LEVELS", 1)])
+DML_EXECUTION_FLAGS = _c_enum("DML_EXECUTION_FLAGS", "DML_EXECUTION_FLAG_", [
+    ("NONE", 0), ("ALLOW_HALF_PRECISION_COMPUTATION", 0x1), ("DISABLE_META_COMMANDS", 0x2),
+    ("DESCRIPTORS_VOLATILE", 0x4)], flag=True)
+DML_CREATE_DEVICE_FLAGS = _c_enum("DML_CREATE_DEVICE_FLAGS", "DML_CREATE_DEVICE_FLAG_",
+                                  [("NONE", 0), ("DEBUG", 0x1)], flag=True)
+DML_BINDING_TYPE = _c_enum("DML_BINDING_TYPE", "DML_BINDING_TYPE_", [("NONE", 0), ("BUFFER", 1), ("BUFFER_ARRAY", 2)])
+
+DML_REDUCE_FUNCTION = _c_enum("DML_REDUCE_FUNCTION", "DML_REDUCE_FUNCTION_", [
+    ("ARGMAX", 0), ("ARGMIN", 1), ("AVERAGE", 2), ("L1", 3), ("L2", 4), ("LOG_SUM", 5), ("LOG_SUM_EXP", 6),
+    ("MAX", 7), ("MIN", 8), ("MULTIPLY", 9), ("SUM", 10), ("SUM_SQUARE", 11)])
+DML_MATRIX_TRANSFORM = _c_enum("DML_MATRIX_TRANSFORM", "DML_MATRIX_TRANSFORM_", [("NONE", 0), ("TRANSPOSE", 1)])
+DML_CONVOLUTION_MODE = _c_enum("DML_CONVOLUTION_MODE", "DML_CONVOLUTION_MODE_",
+                               [("CONVOLUTION", 0), ("CROSS_CORRELATION", 1)])
+DML_CONVOLUTION_DIRECTION = _c_enum("DML_CONVOLUTION_DIRECTION", "DML_CONVOLUTION_DIRECTION_",
+                                    [("FORWARD", 0), ("BACKWARD", 1)])
+DML_PADDING_MODE = _c_enum("DML_PADDING_MODE", "DML_PADDING_MODE_", [
+    ("CONSTANT", 0), ("EDGE", 1), ("REFLECTION", 2), ("SYMMETRIC", 3), ("WRAP", 4)])
+DML_INTERPOLATION_MODE = _c_enum("DML_INTERPOLATION_MODE", "DML_INTERPOLATION_MODE_",
+                                 [("NEAREST_NEIGHBOR", 0), ("LINEAR", 1)])
+DML_RECURRENT_NETWORK_DIRECTION = _c_enum("DML_RECURRENT_NETWORK_DIRECTION", "DML_RECURRENT_NETWORK_DIRECTION_",
+                                          [("FORWARD", 0), ("BACKWARD", 1), ("BIDIRECTIONAL", 2)])
+DML_ROUNDING_MODE = _c_enum("DML_ROUNDING_MODE", "DML_ROUNDING_MODE_",
+                            [("HALVES_TO_NEAREST_EVEN", 0), ("TOWARD_ZERO", 1), ("TOWARD_INFINITY", 2)])
+DML_IS_INFINITY_MODE = _c_enum("DML_IS_INFINITY_MODE", "DML_IS_INFINITY_MODE_",
+                               [("EITHER", 0), ("POSITIVE", 1), ("NEGATIVE", 2)])
+DML_AXIS_DIRECTION = _c_enum("DML_AXIS_DIRECTION", "DML_AXIS_DIRECTION_", [("INCREASING", 0), ("DECREASING", 1)])
+DML_DEPTH_SPACE_ORDER = _c_enum("DML_DEPTH_SPACE_ORDER", "DML_DEPTH_SPACE_ORDER_",
+                                [("DEPTH_COLUMN_ROW", 0), ("COLUMN_ROW_DEPTH", 1)])
+DML_RANDOM_GENERATOR_TYPE = _c_enum("DML_RANDOM_GENERATOR_TYPE", "DML_RANDOM_GENERATOR_TYPE_",
+                                    [("PHILOX_4X32_10", 0)])
+DML_MULTIHEAD_ATTENTION_MASK_TYPE = _c_enum("DML_MULTIHEAD_ATTENTION_MASK_TYPE", "DML_MULTIHEAD_ATTENTION_MASK_TYPE_", [
+    ("NONE", 0), ("KEY_SEQUENCE_LENGTH", 1), ("KEY_SEQUENCE_END_START", 2),
+    ("KEY_QUERY_SEQUENCE_LENGTH_START_END", 3), ("BOOLEAN", 4)])
+DML_QUANTIZATION_TYPE = _c_enum("DML_QUANTIZATION_TYPE", "DML_QUANTIZATION_TYPE_",
+                                [("NONE", 0), ("SCALE", 1), ("SCALE_ZERO_POINT", 2)])
+DML_GRAPH_EDGE_TYPE = _c_enum("DML_GRAPH_EDGE_TYPE", "DML_GRAPH_EDGE_TYPE_",
+                              [("INVALID", 0), ("INPUT", 1), ("OUTPUT", 2), ("INTERMEDIATE", 3)])
+DML_GRAPH_NODE_TYPE = _c_enum("DML_GRAPH_NODE_TYPE", "DML_GRAPH_NODE_TYPE_",
+                              [("INVALID", 0), ("OPERATOR", 1), ("CONSTANT", 2)])
+
+# ---- operator types (section 1.6): (value, name without the DML_OPERATOR_ prefix, introduced at) --
+OPERATOR_TYPE_TABLE = (
+    # introduced at DML_FEATURE_LEVEL_1_0
+    (0, "INVALID", 0x1000),
+    (1, "ELEMENT_WISE_IDENTITY", 0x1000),
+    (2, "ELEMENT_WISE_ABS", 0x1000),
+    (3, "ELEMENT_WISE_ACOS", 0x1000),
+    (4, "ELEMENT_WISE_ADD", 0x1000),
+    (5, "ELEMENT_WISE_ASIN", 0x1000),
+    (6, "ELEMENT_WISE_ATAN", 0x1000),
+    (7, "ELEMENT_WISE_CEIL", 0x1000),
+    (8, "ELEMENT_WISE_CLIP", 0x1000),
+    (9, "ELEMENT_WISE_COS", 0x1000),
+    (10, "ELEMENT_WISE_DIVIDE", 0x1000),
+    (11, "ELEMENT_WISE_EXP", 0x1000),
+    (12, "ELEMENT_WISE_FLOOR", 0x1000),
+    (13, "ELEMENT_WISE_LOG", 0x1000),
+    (14, "ELEMENT_WISE_LOGICAL_AND", 0x1000),
+    (15, "ELEMENT_WISE_LOGICAL_EQUALS", 0x1000),
+    (16, "ELEMENT_WISE_LOGICAL_GREATER_THAN", 0x1000),
+    (17, "ELEMENT_WISE_LOGICAL_LESS_THAN", 0x1000),
+    (18, "ELEMENT_WISE_LOGICAL_NOT", 0x1000),
+    (19, "ELEMENT_WISE_LOGICAL_OR", 0x1000),
+    (20, "ELEMENT_WISE_LOGICAL_XOR", 0x1000),
+    (21, "ELEMENT_WISE_MAX", 0x1000),
+    (22, "ELEMENT_WISE_MEAN", 0x1000),
+    (23, "ELEMENT_WISE_MIN", 0x1000),
+    (24, "ELEMENT_WISE_MULTIPLY", 0x1000),
+    (25, "ELEMENT_WISE_POW", 0x1000),
+    (26, "ELEMENT_WISE_CONSTANT_POW", 0x1000),
+    (27, "ELEMENT_WISE_RECIP", 0x1000),
+    (28, "ELEMENT_WISE_SIN", 0x1000),
+    (29, "ELEMENT_WISE_SQRT", 0x1000),
+    (30, "ELEMENT_WISE_SUBTRACT", 0x1000),
+    (31, "ELEMENT_WISE_TAN", 0x1000),
+    (32, "ELEMENT_WISE_THRESHOLD", 0x1000),
+    (33, "ELEMENT_WISE_QUANTIZE_LINEAR", 0x1000),
+    (34, "ELEMENT_WISE_DEQUANTIZE_LINEAR", 0x1000),
+    (35, "ACTIVATION_ELU", 0x1000),
+    (36, "ACTIVATION_HARDMAX", 0x1000),
+    (37, "ACTIVATION_HARD_SIGMOID", 0x1000),
+    (38, "ACTIVATION_IDENTITY", 0x1000),
+    (39, "ACTIVATION_LEAKY_RELU", 0x1000),
+    (40, "ACTIVATION_LINEAR", 0x1000),
+    (41, "ACTIVATION_LOG_SOFTMAX", 0x1000),
+    (42, "ACTIVATION_PARAMETERIZED_RELU", 0x1000),
+    (43, "ACTIVATION_PARAMETRIC_SOFTPLUS", 0x1000),
+    (44, "ACTIVATION_RELU", 0x1000),
+    (45, "ACTIVATION_SCALED_ELU", 0x1000),
+    (46, "ACTIVATION_SCALED_TANH", 0x1000),
+    (47, "ACTIVATION_SIGMOID", 0x1000),
+    (48, "ACTIVATION_SOFTMAX", 0x1000),
+    (49, "ACTIVATION_SOFTPLUS", 0x1000),
+    (50, "ACTIVATION_SOFTSIGN", 0x1000),
+    (51, "ACTIVATION_TANH", 0x1000),
+    (52, "ACTIVATION_THRESHOLDED_RELU", 0x1000),
+    (53, "CONVOLUTION", 0x1000),
+    (54, "GEMM", 0x1000),
+    (55, "REDUCE", 0x1000),
+    (56, "AVERAGE_POOLING", 0x1000),
+    (57, "LP_POOLING", 0x1000),
+    (58, "MAX_POOLING", 0x1000),
+    (59, "ROI_POOLING", 0x1000),
+    (60, "SLICE", 0x1000),
+    (61, "CAST", 0x1000),
+    (62, "SPLIT", 0x1000),
+    (63, "JOIN", 0x1000),
+    (64, "PADDING", 0x1000),
+    (65, "VALUE_SCALE_2D", 0x1000),
+    (66, "UPSAMPLE_2D", 0x1000),
+    (67, "GATHER", 0x1000),
+    (68, "SPACE_TO_DEPTH", 0x1000),
+    (69, "DEPTH_TO_SPACE", 0x1000),
+    (70, "TILE", 0x1000),
+    (71, "TOP_K", 0x1000),
+    (72, "BATCH_NORMALIZATION", 0x1000),
+    (73, "MEAN_VARIANCE_NORMALIZATION", 0x1000),
+    (74, "LOCAL_RESPONSE_NORMALIZATION", 0x1000),
+    (75, "LP_NORMALIZATION", 0x1000),
+    (76, "RNN", 0x1000),
+    (77, "LSTM", 0x1000),
+    (78, "GRU", 0x1000),
+    # introduced at DML_FEATURE_LEVEL_2_0
+    (79, "ELEMENT_WISE_SIGN", 0x2000),
+    (80, "ELEMENT_WISE_IS_NAN", 0x2000),
+    (81, "ELEMENT_WISE_ERF", 0x2000),
+    (82, "ELEMENT_WISE_SINH", 0x2000),
+    (83, "ELEMENT_WISE_COSH", 0x2000),
+    (84, "ELEMENT_WISE_TANH", 0x2000),
+    (85, "ELEMENT_WISE_ASINH", 0x2000),
+    (86, "ELEMENT_WISE_ACOSH", 0x2000),
+    (87, "ELEMENT_WISE_ATANH", 0x2000),
+    (88, "ELEMENT_WISE_IF", 0x2000),
+    (89, "ELEMENT_WISE_ADD1", 0x2000),
+    (90, "ACTIVATION_SHRINK", 0x2000),
+    (91, "MAX_POOLING1", 0x2000),
+    (92, "MAX_UNPOOLING", 0x2000),
+    (93, "DIAGONAL_MATRIX", 0x2000),
+    (94, "SCATTER_ELEMENTS", 0x2000),
+    (95, "ONE_HOT", 0x2000),
+    (96, "RESAMPLE", 0x2000),
+    # introduced at DML_FEATURE_LEVEL_2_1
+    (97, "ELEMENT_WISE_BIT_SHIFT_LEFT", 0x2100),
+    (98, "ELEMENT_WISE_BIT_SHIFT_RIGHT", 0x2100),
+    (99, "ELEMENT_WISE_ROUND", 0x2100),
+    (100, "ELEMENT_WISE_IS_INFINITY", 0x2100),
+    (101, "ELEMENT_WISE_MODULUS_TRUNCATE", 0x2100),
+    (102, "ELEMENT_WISE_MODULUS_FLOOR", 0x2100),
+    (103, "FILL_VALUE_CONSTANT", 0x2100),
+    (104, "FILL_VALUE_SEQUENCE", 0x2100),
+    (105, "CUMULATIVE_SUMMATION", 0x2100),
+    (106, "REVERSE_SUBSEQUENCES", 0x2100),
+    (107, "GATHER_ELEMENTS", 0x2100),
+    (108, "GATHER_ND", 0x2100),
+    (109, "SCATTER_ND", 0x2100),
+    (110, "MAX_POOLING2", 0x2100),
+    (111, "SLICE1", 0x2100),
+    (112, "TOP_K1", 0x2100),
+    (113, "DEPTH_TO_SPACE1", 0x2100),
+    (114, "SPACE_TO_DEPTH1", 0x2100),
+    (115, "MEAN_VARIANCE_NORMALIZATION1", 0x2100),
+    (116, "RESAMPLE1", 0x2100),
+    (117, "MATRIX_MULTIPLY_INTEGER", 0x2100),
+    (118, "QUANTIZED_LINEAR_MATRIX_MULTIPLY", 0x2100),
+    (119, "CONVOLUTION_INTEGER", 0x2100),
+    (120, "QUANTIZED_LINEAR_CONVOLUTION", 0x2100),
+    # introduced at DML_FEATURE_LEVEL_3_0
+    (121, "ELEMENT_WISE_BIT_AND", 0x3000),
+    (122, "ELEMENT_WISE_BIT_OR", 0x3000),
+    (123, "ELEMENT_WISE_BIT_XOR", 0x3000),
+    (124, "ELEMENT_WISE_BIT_NOT", 0x3000),
+    (125, "ELEMENT_WISE_BIT_COUNT", 0x3000),
+    (126, "ELEMENT_WISE_LOGICAL_GREATER_THAN_OR_EQUAL", 0x3000),
+    (127, "ELEMENT_WISE_LOGICAL_LESS_THAN_OR_EQUAL", 0x3000),
+    (128, "ACTIVATION_CELU", 0x3000),
+    (129, "ACTIVATION_RELU_GRAD", 0x3000),
+    (130, "AVERAGE_POOLING_GRAD", 0x3000),
+    (131, "MAX_POOLING_GRAD", 0x3000),
+    (132, "RANDOM_GENERATOR", 0x3000),
+    (133, "NONZERO_COORDINATES", 0x3000),
+    (134, "RESAMPLE_GRAD", 0x3000),
+    (135, "SLICE_GRAD", 0x3000),
+    (136, "ADAM_OPTIMIZER", 0x3000),
+    (137, "ARGMIN", 0x3000),
+    (138, "ARGMAX", 0x3000),
+    (139, "ROI_ALIGN", 0x3000),
+    (140, "GATHER_ND1", 0x3000),
+    # introduced at DML_FEATURE_LEVEL_3_1
+    (141, "ELEMENT_WISE_ATAN_YX", 0x3100),
+    (142, "ELEMENT_WISE_CLIP_GRAD", 0x3100),
+    (143, "ELEMENT_WISE_DIFFERENCE_SQUARE", 0x3100),
+    (144, "LOCAL_RESPONSE_NORMALIZATION_GRAD", 0x3100),
+    (145, "CUMULATIVE_PRODUCT", 0x3100),
+    (146, "BATCH_NORMALIZATION_GRAD", 0x3100),
+    # introduced at DML_FEATURE_LEVEL_4_0
+    (147, "ELEMENT_WISE_QUANTIZED_LINEAR_ADD", 0x4000),
+    (148, "DYNAMIC_QUANTIZE_LINEAR", 0x4000),
+    (149, "ROI_ALIGN1", 0x4000),
+    # introduced at DML_FEATURE_LEVEL_4_1
+    (150, "ROI_ALIGN_GRAD", 0x4100),
+    (151, "BATCH_NORMALIZATION_TRAINING", 0x4100),
+    (152, "BATCH_NORMALIZATION_TRAINING_GRAD", 0x4100),
+    # introduced at DML_FEATURE_LEVEL_5_0
+    (153, "ELEMENT_WISE_CLIP1", 0x5000),
+    (154, "ELEMENT_WISE_CLIP_GRAD1", 0x5000),
+    (155, "PADDING1", 0x5000),
+    (156, "ELEMENT_WISE_NEGATE", 0x5000),
+    # introduced at DML_FEATURE_LEVEL_5_1
+    (157, "ACTIVATION_GELU", 0x5100),
+    (158, "ACTIVATION_SOFTMAX1", 0x5100),
+    (159, "ACTIVATION_LOG_SOFTMAX1", 0x5100),
+    (160, "ACTIVATION_HARDMAX1", 0x5100),
+    (161, "RESAMPLE2", 0x5100),
+    (162, "RESAMPLE_GRAD1", 0x5100),
+    (163, "DIAGONAL_MATRIX1", 0x5100),
+    # introduced at DML_FEATURE_LEVEL_6_1
+    (164, "MULTIHEAD_ATTENTION", 0x6100),
+    # introduced at DML_FEATURE_LEVEL_6_2
+    (165, "LP_POOLING1", 0x6200),
+    (166, "AVERAGE_POOLING1", 0x6200),
+    (167, "ACTIVATION_SWISH", 0x6200),
+    (168, "ACTIVATION_HARD_SWISH", 0x6200),
+    (169, "QUANTIZED_LINEAR_AVERAGE_POOLING", 0x6200),
+    (170, "MATRIX_MULTIPLY_INTEGER_TO_FLOAT", 0x6200),
+    # introduced at DML_FEATURE_LEVEL_6_3
+    (171, "MEAN_VARIANCE_NORMALIZATION2", 0x6300),
+    (172, "MULTIHEAD_ATTENTION1", 0x6300),
+    (173, "QUANTIZE", 0x6300),
+    (174, "DEQUANTIZE", 0x6300),
+    # introduced at DML_FEATURE_LEVEL_6_4
+    (175, "RESAMPLE3", 0x6400),
+    (176, "FOLD", 0x6400),
+    (177, "UNFOLD", 0x6400),
+)
+
+DML_OPERATOR_TYPE = IntEnum(
+    "DML_OPERATOR_TYPE",
+    [("DML_OPERATOR_" + name, value) for value, name, _ in OPERATOR_TYPE_TABLE]
+    + [("DML_OPERATOR_SCATTER", 94)],  # C alias of DML_OPERATOR_SCATTER_ELEMENTS
+    module=__name__)
+
+# The feature level that introduced each operator type.
+OPERATOR_INTRODUCED_AT = {value: level for value, _, level in OPERATOR_TYPE_TABLE}
+
+# ---- interface IDs (section 1.5) ----------------------------------------------------------------
+IID_IDMLObject = uuid.UUID("c8263aac-9e0c-4a2d-9b8e-007521a3317c")
+IID_IDMLDevice = uuid.UUID("6dbd6437-96fd-423f-a98c-ae5e7c2a573f")
+IID_IDMLDevice1 = uuid.UUID("a0884f9a-d2be-4355-aa5d-5901281ad1d2")
+IID_IDMLDeviceChild = uuid.UUID("27e83142-8165-49e3-974e-2fd66e4cb69d")
+IID_IDMLPageable = uuid.UUID("b1ab0825-4542-4a4b-8617-6dde6e8f6201")
+IID_IDMLOperator = uuid.UUID("26caae7a-3081-4633-9581-226fbe57695d")
+IID_IDMLDispatchable = uuid.UUID("dcb821a8-1039-441e-9f1c-b1759c2f3cec")
+IID_IDMLCompiledOperator = uuid.UUID("6b15e56a-bf5c-4902-92d8-da3a650afea4")
+IID_IDMLOperatorInitializer = uuid.UUID("427c1113-435c-469c-8676-4d5dd072f813")
+IID_IDMLBindingTable = uuid.UUID("29c687dc-de74-4e3b-ab00-1168f2fc3cfc")
+IID_IDMLCommandRecorder = uuid.UUID("e6857a76-2e3e-4fdd-bff4-5d2ba10fb453")
+IID_IDMLDebugDevice = uuid.UUID("7d6f3ac9-394a-4ac3-92a7-390cc57a8217")
+
+ENUM_TYPES = (
+    DML_TENSOR_DATA_TYPE, DML_TENSOR_TYPE, DML_TENSOR_FLAGS, DML_FEATURE_LEVEL, DML_FEATURE,
+    DML_EXECUTION_FLAGS, DML_CREATE_DEVICE_FLAGS, DML_BINDING_TYPE, DML_OPERATOR_TYPE,
+    DML_REDUCE_FUNCTION, DML_MATRIX_TRANSFORM, DML_CONVOLUTION_MODE, DML_CONVOLUTION_DIRECTION,
+    DML_PADDING_MODE, DML_INTERPOLATION_MODE, DML_RECURRENT_NETWORK_DIRECTION, DML_ROUNDING_MODE,
+    DML_IS_INFINITY_MODE, DML_AXIS_DIRECTION, DML_DEPTH_SPACE_ORDER, DML_RANDOM_GENERATOR_TYPE,
+    DML_MULTIHEAD_ATTENTION_MASK_TYPE, DML_QUANTIZATION_TYPE, DML_GRAPH_EDGE_TYPE, DML_GRAPH_NODE_TYPE,
+)
+
+# Every member as a module-level constant with its C name (aliases included).
+_CONSTANT_NAMES = []
+for _enum in ENUM_TYPES:
+    for _name, _member in _enum.__members__.items():
+        globals()[_name] = _member
+        _CONSTANT_NAMES.append(_name)
+del _enum, _name, _member
+
+
+def enum_name(enum_type, value):
+    """The C name of `value` in `enum_type` (for messages), or the bare number when it has none."""
+    try:
+        member = enum_type(value)
+    except (ValueError, TypeError):
+        return repr(value)
+    if isinstance(member, IntFlag) and member.name is None:
+        return repr(int(value))
+    return member.name
+
+
+__all__ = [
+    "DML_TARGET_VERSION", "DML_TENSOR_DIMENSION_COUNT_MAX", "DML_TENSOR_DIMENSION_COUNT_MAX1",
+    "DML_TEMPORARY_BUFFER_ALIGNMENT", "DML_PERSISTENT_BUFFER_ALIGNMENT", "DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT",
+    *(e.__name__ for e in ENUM_TYPES), *_CONSTANT_NAMES,
+    *(name for name in dir() if name.startswith("IID_IDML")),
+]

@@ -1,0 +1,151 @@
+"""The DirectML interface hierarchy shared by every object: IDMLObject, IDMLDeviceChild, IDMLPageable,
+IDMLDispatchable.
+
+IDMLObject carries a debug name and private data; every child keeps a strong reference to its
+device (as in DirectML), and every method of a child first asks the device whether it was removed.
+Two decorators give the C calling conventions: `hresult_method` for methods that return an HRESULT
+(device removed -> DXGI_ERROR_DEVICE_REMOVED; failures reported to the debug layer and raised as
+HResultError) and `void_method` for Bind* / RecordDispatch (a no-op once the device is removed; misuse
+removes the device).
+"""
+import functools
+import uuid
+
+from ..errors import DXGI_ERROR_NOT_FOUND, E_INVALIDARG, E_NOINTERFACE, HResultError
+from . import enums
+
+
+class Misuse(Exception):
+    """Raised inside a void method: the misuse that removes the device (message is the sentence)."""
+
+
+def hresult_method(method):
+    """An HRESULT method: check device removal first; report failures to the debug layer."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        device = self._dml_device
+        device._check_not_removed(f"{type(self).__name__}.{method.__name__}")
+        try:
+            return method(self, *args, **kwargs)
+        except HResultError as error:
+            device._report(f"{type(self).__name__}.{method.__name__}: {error.message}")
+            raise
+
+    return wrapper
+
+
+def void_method(method):
+    """A void method: nothing happens on a removed device; a Misuse removes the device."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        device = self._dml_device
+        if device._removed_reason is not None:
+            return None
+        try:
+            return method(self, *args, **kwargs)
+        except Misuse as misuse:
+            device._remove(f"{type(self).__name__}.{method.__name__}: {misuse}")
+            return None
+
+    return wrapper
+
+
+def _guid(value, where):
+    if isinstance(value, uuid.UUID):
+        return value
+    try:
+        return uuid.UUID(str(value))
+    except (ValueError, TypeError, AttributeError):
+        raise HResultError(E_INVALIDARG, f"{where} is {value!r}; it must be a GUID (uuid.UUID or its string).") from None
+
+
+class IDMLObject:
+    """Base of every DirectML object: a name, private data and QueryInterface."""
+
+    _iids = (enums.IID_IDMLObject,)
+
+    def __init__(self, dml_device):
+        self._dml_device = dml_device
+        self._name = ""
+        self._private_data = {}
+
+    @hresult_method
+    def QueryInterface(self, riid):
+        """Returns this object when it implements `riid`; E_NOINTERFACE otherwise."""
+        iid = _guid(riid, "riid")
+        if iid in self._supported_iids():
+            return self
+        raise HResultError(E_NOINTERFACE, f"riid {iid} is not an interface of {type(self).__name__}.")
+
+    def _supported_iids(self):
+        iids = set()
+        for cls in type(self).__mro__:
+            iids.update(getattr(cls, "_iids", ()))
+        return iids
+
+    @hresult_method
+    def GetPrivateData(self, guid):
+        """The bytes (or interface) stored under `guid`; DXGI_ERROR_NOT_FOUND when none."""
+        key = _guid(guid, "guid")
+        if key not in self._private_data:
+            raise HResultError(DXGI_ERROR_NOT_FOUND, f"no private data is stored under guid {key}.")
+        return self._private_data[key]
+
+    @hresult_method
+    def SetPrivateData(self, guid, data):
+        """Store a copy of `data` (bytes-like; the C (dataSize, data) pair) under `guid`; None removes it."""
+        key = _guid(guid, "guid")
+        if data is None:
+            self._private_data.pop(key, None)
+            return
+        try:
+            self._private_data[key] = bytes(memoryview(data).cast("B"))
+        except TypeError:
+            raise HResultError(E_INVALIDARG, f"data is a {type(data).__name__}; it must be bytes-like.") from None
+
+    @hresult_method
+    def SetPrivateDataInterface(self, guid, data):
+        """Store a reference to an object under `guid`; None removes it."""
+        key = _guid(guid, "guid")
+        if data is None:
+            self._private_data.pop(key, None)
+        else:
+            self._private_data[key] = data
+
+    @hresult_method
+    def SetName(self, name):
+        if name is not None and not isinstance(name, str):
+            raise HResultError(E_INVALIDARG, f"name is {name!r}; it must be a string or None.")
+        self._name = name or ""
+
+    def __repr__(self):
+        return f"<{type(self).__name__}{' ' + repr(self._name) if self._name else ''}>"
+
+
+class IDMLDeviceChild(IDMLObject):
+    _iids = (enums.IID_IDMLDeviceChild,)
+
+    @hresult_method
+    def GetDevice(self):
+        return self._dml_device
+
+
+class IDMLPageable(IDMLDeviceChild):
+    """An object that owns GPU memory and can be evicted (IDMLDevice.Evict / MakeResident)."""
+
+    _iids = (enums.IID_IDMLPageable,)
+
+    def __init__(self, dml_device):
+        super().__init__(dml_device)
+        self._resident = True
+
+
+class IDMLDispatchable(IDMLPageable):
+    """A compiled operator or an operator initializer: something RecordDispatch runs."""
+
+    _iids = (enums.IID_IDMLDispatchable,)
+
+    def GetBindingProperties(self):
+        raise NotImplementedError

@@ -1,0 +1,222 @@
+"""DirectML structs as mutable Python classes with the C field names (DirectML.h section 1.4).
+
+A struct is built with its C field names as keyword arguments (or positionally, in C order); fields
+left out take C's zero value (0, or None for pointers). A pointer field takes an object or None. A C
+(count, pointer) pair becomes one Python sequence: the count field may be omitted, and then reads as
+the sequence's length; if given it is kept as given and the API call that consumes the struct checks
+that it agrees. Fields are checked by the API calls, not here, so a struct can hold anything a C
+program could put in it; assigning a field the struct does not have raises AttributeError.
+"""
+import struct as _pack
+
+from . import enums as _enums
+
+
+class _Count:
+    """Marker default for a count field paired with a sequence field."""
+
+    def __init__(self, sequence_field):
+        self.sequence_field = sequence_field
+
+
+class _CountField:
+    """A count field: the value given, or the paired sequence's length when none was given."""
+
+    def __init__(self, name, sequence_field):
+        self.name = name
+        self.sequence_field = sequence_field
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        value = obj.__dict__.get(self.name)
+        if value is not None:
+            return value
+        try:
+            return len(obj.__dict__.get(self.sequence_field) or ())
+        except TypeError:
+            return 0
+
+    def __set__(self, obj, value):
+        obj.__dict__[self.name] = value
+
+
+class DMLStruct:
+    """Base of every DirectML struct: C field names, C order, zero defaults."""
+
+    _fields_ = ()      # field names in C order
+    _defaults_ = {}    # field name -> zero value
+    _counts_ = {}      # count field name -> sequence field name
+
+    def __init__(self, *args, **kwargs):
+        if len(args) > len(self._fields_):
+            raise TypeError(f"{type(self).__name__} has {len(self._fields_)} fields; {len(args)} values were given")
+        for name, value in zip(self._fields_, args):
+            if name in kwargs:
+                raise TypeError(f"{type(self).__name__}.{name} was given twice")
+            kwargs[name] = value
+        for name in kwargs:
+            if name not in self._fields_:
+                raise TypeError(f"{type(self).__name__} has no field {name!r}; its fields are {', '.join(self._fields_)}")
+        for name in self._fields_:
+            setattr(self, name, kwargs.get(name, self._defaults_[name]))
+
+    def __setattr__(self, name, value):
+        if name not in self._fields_:
+            raise AttributeError(f"{type(self).__name__} has no field {name!r}; its fields are {', '.join(self._fields_)}")
+        object.__setattr__(self, name, value)
+
+    def explicit_count(self, count_field):
+        """The count field as given (None when it was left out and is derived)."""
+        return self.__dict__.get(count_field)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self._fields_)})"
+
+
+def _define(name, doc, **fields):
+    """Define a struct class named like the C struct; a _Count default marks a count field."""
+    namespace = {"__doc__": doc, "__module__": __name__, "_fields_": tuple(fields),
+                 "_defaults_": {}, "_counts_": {}}
+    for field, default in fields.items():
+        if isinstance(default, _Count):
+            namespace[field] = _CountField(field, default.sequence_field)
+            namespace["_counts_"][field] = default.sequence_field
+            namespace["_defaults_"][field] = None
+        else:
+            namespace["_defaults_"][field] = default
+    cls = type(name, (DMLStruct,), namespace)
+    globals()[name] = cls
+    __all__.append(name)
+    return cls
+
+
+__all__ = ["DMLStruct", "DML_SCALAR_UNION"]
+
+# ---- tensors, operators, bindings -----------------------------------------------------------------
+_define("DML_BUFFER_TENSOR_DESC", "A tensor stored in a buffer: type, flags, sizes, optional strides, size.",
+        DataType=0, Flags=0, DimensionCount=_Count("Sizes"), Sizes=None, Strides=None,
+        TotalTensorSizeInBytes=0, GuaranteedBaseOffsetAlignment=0)
+_define("DML_TENSOR_DESC", "A tensor: Type (DML_TENSOR_TYPE_BUFFER) and Desc (a DML_BUFFER_TENSOR_DESC).",
+        Type=0, Desc=None)
+_define("DML_SCALE_BIAS", "g(x) = x * Scale + Bias, applied to each input element first.", Scale=0.0, Bias=0.0)
+_define("DML_SIZE_2D", "A 2D size.", Width=0, Height=0)
+_define("DML_OPERATOR_DESC", "An operator: Type (DML_OPERATOR_TYPE) and Desc (the operator's desc struct).",
+        Type=0, Desc=None)
+_define("DML_BUFFER_BINDING", "A range of an ID3D12Resource buffer; Buffer None means no binding.",
+        Buffer=None, Offset=0, SizeInBytes=0)
+_define("DML_BUFFER_ARRAY_BINDING", "A sequence of DML_BUFFER_BINDING (BindingCount may be omitted).",
+        BindingCount=_Count("Bindings"), Bindings=None)
+_define("DML_BINDING_DESC", "A binding: Type (DML_BINDING_TYPE) and Desc (DML_BUFFER_BINDING, DML_BUFFER_ARRAY_BINDING or None).",
+        Type=0, Desc=None)
+_define("DML_BINDING_TABLE_DESC", "Where a binding table writes its descriptors, and for which dispatchable.",
+        Dispatchable=None, CPUDescriptorHandle=None, GPUDescriptorHandle=None, SizeInDescriptors=0)
+_define("DML_BINDING_PROPERTIES", "What a dispatchable needs bound: descriptors, temporary and persistent bytes.",
+        RequiredDescriptorCount=0, TemporaryResourceSize=0, PersistentResourceSize=0)
+
+# ---- feature support ------------------------------------------------------------------------------
+_define("DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT", "Query: is this tensor data type supported?", DataType=0)
+_define("DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT", "Answer: IsSupported (a BOOL).", IsSupported=0)
+_define("DML_FEATURE_QUERY_FEATURE_LEVELS", "Query: which of these feature levels is the highest supported?",
+        RequestedFeatureLevelCount=_Count("RequestedFeatureLevels"), RequestedFeatureLevels=None)
+_define("DML_FEATURE_DATA_FEATURE_LEVELS", "Answer: MaxSupportedFeatureLevel.", MaxSupportedFeatureLevel=0)
+
+# ---- graphs (declared for completeness; IDMLDevice1.CompileGraph is not implemented) ----------------
+_define("DML_GRAPH_EDGE_DESC", "A graph edge: Type (DML_GRAPH_EDGE_TYPE) and Desc.", Type=0, Desc=None)
+_define("DML_INPUT_GRAPH_EDGE_DESC", "A graph input edge.", GraphInputIndex=0, ToNodeIndex=0, ToNodeInputIndex=0, Name=None)
+_define("DML_OUTPUT_GRAPH_EDGE_DESC", "A graph output edge.", FromNodeIndex=0, FromNodeOutputIndex=0, GraphOutputIndex=0, Name=None)
+_define("DML_INTERMEDIATE_GRAPH_EDGE_DESC", "An edge between two nodes.",
+        FromNodeIndex=0, FromNodeOutputIndex=0, ToNodeIndex=0, ToNodeInputIndex=0, Name=None)
+_define("DML_GRAPH_NODE_DESC", "A graph node: Type (DML_GRAPH_NODE_TYPE) and Desc.", Type=0, Desc=None)
+_define("DML_OPERATOR_GRAPH_NODE_DESC", "A node running an IDMLOperator.", Operator=None, Name=None)
+_define("DML_CONSTANT_DATA_GRAPH_NODE_DESC", "A node holding constant bytes (DataSize may be omitted).",
+        Data=None, DataSize=_Count("Data"), Name=None)
+_define("DML_GRAPH_DESC", "A graph of operator nodes and edges.",
+        InputCount=0, OutputCount=0, NodeCount=_Count("Nodes"), Nodes=None,
+        InputEdgeCount=_Count("InputEdges"), InputEdges=None, OutputEdgeCount=_Count("OutputEdges"), OutputEdges=None,
+        IntermediateEdgeCount=_Count("IntermediateEdges"), IntermediateEdges=None)
+
+
+class DML_SCALAR_UNION:
+    """The C union of 8 bytes: Bytes, Int8 ... UInt64, Float32, Float64 all view the same bytes."""
+
+    _views = {"Int8": "<b", "UInt8": "<B", "Int16": "<h", "UInt16": "<H", "Int32": "<i", "UInt32": "<I",
+              "Int64": "<q", "UInt64": "<Q", "Float32": "<f", "Float64": "<d"}
+    _fields_ = ("Bytes", *_views)
+
+    def __init__(self, **kwargs):
+        object.__setattr__(self, "_bytes", bytearray(8))
+        if len(kwargs) > 1:
+            raise TypeError("DML_SCALAR_UNION is a union: give at most one member")
+        for name, value in kwargs.items():
+            setattr(self, name, value)
+
+    def __getattr__(self, name):
+        if name == "Bytes":
+            return bytes(self._bytes)
+        if name in self._views:
+            fmt = self._views[name]
+            return _pack.unpack_from(fmt, self._bytes)[0]
+        raise AttributeError(f"DML_SCALAR_UNION has no member {name!r}")
+
+    def __setattr__(self, name, value):
+        if name == "Bytes":
+            data = bytes(value)
+            if len(data) > 8:
+                raise ValueError("DML_SCALAR_UNION.Bytes holds 8 bytes")
+            self._bytes[:] = data.ljust(8, b"\0")
+        elif name in self._views:
+            fmt = self._views[name]
+            self._bytes[:] = bytes(8)
+            _pack.pack_into(fmt, self._bytes, 0, value)
+        else:
+            raise AttributeError(f"DML_SCALAR_UNION has no member {name!r}")
+
+    def __repr__(self):
+        return f"DML_SCALAR_UNION(Bytes={bytes(self._bytes)!r})"
+
+
+# ---- operator descs (section 1.7) -------------------------------------------------------------------
+# Each: the operator type name (without DML_OPERATOR_), then its fields in C order with zero defaults.
+_UNARY_SCALE_BIAS = ("IDENTITY", "ABS", "ACOS", "ASIN", "ATAN", "CEIL", "COS", "EXP", "FLOOR", "LOG", "RECIP",
+                     "SIN", "SQRT", "TAN", "ERF", "SINH", "COSH", "TANH", "ASINH", "ACOSH", "ATANH")
+_UNARY = ("LOGICAL_NOT", "SIGN", "IS_NAN", "BIT_NOT", "BIT_COUNT", "NEGATE")
+_BINARY = ("ADD", "DIVIDE", "LOGICAL_AND", "LOGICAL_EQUALS", "LOGICAL_GREATER_THAN", "LOGICAL_LESS_THAN",
+           "LOGICAL_OR", "LOGICAL_XOR", "MAX", "MEAN", "MIN", "MULTIPLY", "SUBTRACT", "BIT_SHIFT_LEFT",
+           "BIT_SHIFT_RIGHT", "MODULUS_TRUNCATE", "MODULUS_FLOOR", "BIT_AND", "BIT_OR", "BIT_XOR",
+           "LOGICAL_GREATER_THAN_OR_EQUAL", "LOGICAL_LESS_THAN_OR_EQUAL", "ATAN_YX", "DIFFERENCE_SQUARE")
+
+OPERATOR_DESC_TYPES = {}  # DML_OPERATOR_TYPE value -> desc struct class
+
+
+def _operator_desc(op, **fields):
+    name = f"DML_ELEMENT_WISE_{op}_OPERATOR_DESC"
+    cls = _define(name, f"The desc of DML_OPERATOR_ELEMENT_WISE_{op}.", **fields)
+    OPERATOR_DESC_TYPES[int(_enums.DML_OPERATOR_TYPE["DML_OPERATOR_ELEMENT_WISE_" + op])] = cls
+    return cls
+
+
+for _op in _UNARY_SCALE_BIAS:
+    _operator_desc(_op, InputTensor=None, OutputTensor=None, ScaleBias=None)
+_operator_desc("CLIP", InputTensor=None, OutputTensor=None, ScaleBias=None, Min=0.0, Max=0.0)
+_operator_desc("THRESHOLD", InputTensor=None, OutputTensor=None, ScaleBias=None, Min=0.0)
+_operator_desc("CONSTANT_POW", InputTensor=None, OutputTensor=None, ScaleBias=None, Exponent=0.0)
+_operator_desc("CLIP1", InputTensor=None, OutputTensor=None, ScaleBias=None, MinMaxDataType=0, Min=None, Max=None)
+for _op in _UNARY:
+    _operator_desc(_op, InputTensor=None, OutputTensor=None)
+_operator_desc("ROUND", InputTensor=None, OutputTensor=None, RoundingMode=0)
+_operator_desc("IS_INFINITY", InputTensor=None, OutputTensor=None, InfinityMode=0)
+for _op in _BINARY:
+    _operator_desc(_op, ATensor=None, BTensor=None, OutputTensor=None)
+_operator_desc("ADD1", ATensor=None, BTensor=None, OutputTensor=None, FusedActivation=None)
+_operator_desc("POW", InputTensor=None, ExponentTensor=None, OutputTensor=None, ScaleBias=None)
+_operator_desc("IF", ConditionTensor=None, ATensor=None, BTensor=None, OutputTensor=None)
+_operator_desc("CLIP_GRAD", InputTensor=None, InputGradientTensor=None, OutputGradientTensor=None, Min=0.0, Max=0.0)
+_operator_desc("CLIP_GRAD1", InputTensor=None, InputGradientTensor=None, OutputGradientTensor=None,
+               MinMaxDataType=0, Min=None, Max=None)
+_operator_desc("QUANTIZE_LINEAR", InputTensor=None, ScaleTensor=None, ZeroPointTensor=None, OutputTensor=None)
+_operator_desc("DEQUANTIZE_LINEAR", InputTensor=None, ScaleTensor=None, ZeroPointTensor=None, OutputTensor=None)
+_operator_desc("QUANTIZED_LINEAR_ADD", ATensor=None, AScaleTensor=None, AZeroPointTensor=None, BTensor=None,
+               BScaleTensor=None, BZeroPointTensor=None, OutputScaleTensor=None, OutputZeroPointTensor=None,
+               OutputTensor=None)
+del _op

@@ -1,0 +1,382 @@
+"""Argument checking for the DirectML mirror: DMLCalcBufferTensorSize and CreateOperator's rules.
+
+Every check raises `HResultError` with one sentence naming the field, its value and the rule, so
+no other Python exception escapes a mirror call however malformed its arguments are. A validated
+tensor becomes an immutable `TensorInfo`; a validated operator desc an immutable `OperatorInfo`
+(the C descs need not outlive CreateOperator, and Python ones stay mutable).
+
+Rules that are dmlemu's own choices rather than documented DirectML behaviour (see the project docs):
+- ScaleBias only on FLOAT16/FLOAT32 tensors (documented for 64-bit types, NUMERICS.md extends it).
+- An output whose strides could make two elements share an address is E_INVALIDARG. The check is
+  cheap and sufficient, not exact: dimensions of size > 1 are sorted by stride, and each stride must
+  be non-zero and exceed the largest offset reachable by the dimensions with smaller strides. Every
+  packed, padded or permuted (e.g. NHWC) layout passes; a few exotic interleavings that happen to be
+  injective are rejected too.
+- DML_TENSOR_FLAG_OWNED_BY_DML is E_INVALIDARG on outputs (as in DirectML) and E_NOTIMPL on inputs
+  (DirectML accepts it; dmlemu does not implement DML-owned weights yet).
+- A 64-bit tensor (FLOAT64/INT64/UINT64) on an adapter without 64-bit support is E_INVALIDARG.
+"""
+import numbers
+import operator as _operator
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import E_INVALIDARG, E_NOTIMPL, HResultError
+from .enums import (
+    DML_TENSOR_DATA_TYPE, DML_TENSOR_FLAG_OWNED_BY_DML, DML_TENSOR_FLAGS, DML_TENSOR_TYPE_BUFFER, DML_TENSOR_TYPE,
+    DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, OPERATOR_INTRODUCED_AT, DML_OPERATOR_TYPE, DML_FEATURE_LEVEL, enum_name,
+)
+from .operators import SCHEMAS
+from .structs import DML_BUFFER_TENSOR_DESC, DML_OPERATOR_DESC, DML_SCALE_BIAS, DML_TENSOR_DESC
+
+UINT32_MAX = (1 << 32) - 1
+UINT64_MAX = (1 << 64) - 1
+
+# Element size in bits per data type (DirectMLX's DMLCalcBufferTensorSize); others give size 0.
+ELEMENT_SIZE_BITS = {
+    "FLOAT32": 32, "UINT32": 32, "INT32": 32, "FLOAT16": 16, "UINT16": 16, "INT16": 16,
+    "UINT8": 8, "INT8": 8, "UINT4": 4, "INT4": 4, "FLOAT64": 64, "UINT64": 64, "INT64": 64,
+}
+SIXTY_FOUR_BIT_TYPES = ("FLOAT64", "UINT64", "INT64")
+PREFIX = "DML_TENSOR_DATA_TYPE_"
+
+
+def short_type_name(data_type):
+    """'FLOAT32' for DML_TENSOR_DATA_TYPE_FLOAT32 (the names DirectML's support tables use)."""
+    return DML_TENSOR_DATA_TYPE(data_type).name[len(PREFIX):]
+
+
+def c_type_name(data_type):
+    return enum_name(DML_TENSOR_DATA_TYPE, data_type)
+
+
+def c_level_name(level):
+    return enum_name(DML_FEATURE_LEVEL, level)
+
+
+def format_uints(values):
+    """C initializer style: {1,2,3,4}."""
+    return "{" + ",".join(str(v) for v in values) + "}"
+
+
+def invalid(message):
+    return HResultError(E_INVALIDARG, message)
+
+
+# ---- primitive field checks -----------------------------------------------------------------------
+def is_integer(value):
+    return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def check_uint(value, where, max_value=UINT32_MAX, min_value=0):
+    """An integer in [min_value, max_value], returned as a Python int."""
+    if not is_integer(value):
+        raise invalid(f"{where} is {value!r}; it must be an integer from {min_value} to {max_value}.")
+    value = _operator.index(value)
+    if not min_value <= value <= max_value:
+        raise invalid(f"{where} is {value}; it must be an integer from {min_value} to {max_value}.")
+    return value
+
+
+def check_float(value, where):
+    """A C FLOAT: any real number, returned as np.float32 (out-of-range values become +/-inf)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.integer, np.floating)):
+        raise invalid(f"{where} is {value!r}; it must be a number (a C FLOAT).")
+    with np.errstate(over="ignore"):
+        return np.float32(float(value))
+
+
+def check_sequence(value, where, what="a sequence of integers"):
+    """A list/tuple/1-D array as a tuple; strings, bytes, sets and scalars are rejected."""
+    if isinstance(value, np.ndarray):
+        if value.ndim != 1:
+            raise invalid(f"{where} is a {value.ndim}-D array; it must be {what}.")
+        return tuple(value.tolist() if value.dtype.kind in "iu" else value)
+    if isinstance(value, (list, tuple, range)):
+        return tuple(value)
+    raise invalid(f"{where} is {value!r}; it must be {what}.")
+
+
+def check_enum(value, enum_type, where):
+    if not is_integer(value):
+        raise invalid(f"{where} is {value!r}; it must be a {enum_type.__name__} value.")
+    try:
+        return enum_type(_operator.index(value))
+    except ValueError:
+        raise invalid(f"{where} is {value!r}, which is not a {enum_type.__name__} value.") from None
+
+
+def check_flags(value, flag_type, where):
+    """An integer whose bits are all defined by `flag_type`."""
+    if not is_integer(value):
+        raise invalid(f"{where} is {value!r}; it must be a combination of {flag_type.__name__} flags.")
+    value = _operator.index(value)
+    known = 0
+    for member in flag_type:
+        known |= int(member)
+    if value < 0 or value & ~known:
+        raise invalid(f"{where} is 0x{value & 0xFFFFFFFF:X}; bits 0x{(value & ~known) & 0xFFFFFFFF:X} are not "
+                      f"{flag_type.__name__} flags.")
+    return value
+
+
+# ---- DMLCalcBufferTensorSize ------------------------------------------------------------------------
+def calc_buffer_tensor_size(data_type_name, sizes, strides):
+    """DirectMLX's algorithm on already-checked values (UINT wrap-around reproduced)."""
+    bits = ELEMENT_SIZE_BITS.get(data_type_name)
+    if bits is None:
+        return 0
+    if strides is None:
+        total = sizes[0]
+        for size in sizes[1:]:
+            total = (total * size) & UINT64_MAX
+        total = (total * bits) & UINT64_MAX
+    else:
+        last_index = 0
+        for size, stride in zip(sizes, strides):
+            last_index = (last_index + ((size - 1) & UINT32_MAX) * stride) & UINT32_MAX
+        total = ((last_index + 1) * bits) & UINT64_MAX
+    total = ((total + 7) & UINT64_MAX) // 8
+    return ((total + 3) & UINT64_MAX) & ~3
+
+
+def DMLCalcBufferTensorSize(dataType, dimensionCount, sizes, strides):
+    """The minimum TotalTensorSizeInBytes of a buffer tensor (DirectMLX.h, section 2.1 of the facts).
+
+    Unknown data types give 0, as in C. Arguments C would read out of bounds (sizes or strides
+    shorter than dimensionCount, dimensionCount 0) raise HResultError E_INVALIDARG instead.
+    """
+    where = "DMLCalcBufferTensorSize"
+    if not is_integer(dataType):
+        raise invalid(f"{where} dataType is {dataType!r}; it must be a DML_TENSOR_DATA_TYPE value.")
+    dimension_count = check_uint(dimensionCount, f"{where} dimensionCount", min_value=1)
+    sizes = check_sequence(sizes, f"{where} sizes")
+    if len(sizes) < dimension_count:
+        raise invalid(f"{where} sizes has {len(sizes)} elements; dimensionCount is {dimension_count}.")
+    sizes = tuple(check_uint(s, f"{where} sizes[{i}]") for i, s in enumerate(sizes[:dimension_count]))
+    if strides is not None:
+        strides = check_sequence(strides, f"{where} strides")
+        if len(strides) < dimension_count:
+            raise invalid(f"{where} strides has {len(strides)} elements; dimensionCount is {dimension_count}.")
+        strides = tuple(check_uint(s, f"{where} strides[{i}]") for i, s in enumerate(strides[:dimension_count]))
+    try:
+        name = short_type_name(dataType)
+    except ValueError:
+        return 0
+    return calc_buffer_tensor_size(name, sizes, strides)
+
+
+# ---- tensors ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class TensorInfo:
+    """A validated DML_BUFFER_TENSOR_DESC, frozen."""
+    field: str
+    data_type: int                  # DML_TENSOR_DATA_TYPE value
+    flags: int
+    sizes: tuple
+    strides: tuple                  # None when packed
+    total_bytes: int
+    alignment: int                  # GuaranteedBaseOffsetAlignment (0 = none)
+    is_output: bool
+
+    @property
+    def type_name(self):
+        return short_type_name(self.data_type)
+
+    @property
+    def element_size(self):
+        return ELEMENT_SIZE_BITS[self.type_name] // 8
+
+    @property
+    def element_count(self):
+        count = 1
+        for size in self.sizes:
+            count *= size
+        return count
+
+    @property
+    def effective_strides(self):
+        """The strides in force: given ones, else packed (last dimension fastest)."""
+        if self.strides is not None:
+            return self.strides
+        strides, step = [], 1
+        for size in reversed(self.sizes):
+            strides.append(step)
+            step *= size
+        return tuple(reversed(strides))
+
+    @property
+    def binding_alignment(self):
+        """What a binding's Offset must be a multiple of."""
+        return max(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, self.alignment)
+
+
+def strides_may_alias(sizes, strides):
+    """True unless the cheap sufficient test proves every element has its own address."""
+    dims = sorted((stride, size) for size, stride in zip(sizes, strides) if size > 1)
+    reach = 0  # largest offset reachable with the dimensions seen so far
+    for stride, size in dims:
+        if stride <= reach:
+            return True
+        reach += (size - 1) * stride
+    return False
+
+
+def validate_tensor(tensor_desc, role, support, schema, feature_level, preset):
+    """Check one tensor field of an operator desc against the rules and the support row."""
+    op = schema.c_name
+    name = role.field
+    if tensor_desc is None:
+        raise invalid(f"{name} is None; {op} requires it.")
+    if not isinstance(tensor_desc, DML_TENSOR_DESC):
+        raise invalid(f"{name} is a {type(tensor_desc).__name__}; it must be a DML_TENSOR_DESC.")
+    tensor_type = check_enum(tensor_desc.Type, DML_TENSOR_TYPE, f"{name}.Type")
+    if tensor_type != DML_TENSOR_TYPE_BUFFER:
+        raise invalid(f"{name}.Type is {tensor_type.name}; it must be DML_TENSOR_TYPE_BUFFER.")
+    desc = tensor_desc.Desc
+    if not isinstance(desc, DML_BUFFER_TENSOR_DESC):
+        raise invalid(f"{name}.Desc is {'None' if desc is None else 'a ' + type(desc).__name__}; "
+                      f"a DML_TENSOR_TYPE_BUFFER tensor needs a DML_BUFFER_TENSOR_DESC.")
+    data_type = check_enum(desc.DataType, DML_TENSOR_DATA_TYPE, f"{name}.DataType")
+    flags = check_flags(desc.Flags, DML_TENSOR_FLAGS, f"{name}.Flags")
+    if flags & DML_TENSOR_FLAG_OWNED_BY_DML:
+        if role.is_output:
+            raise invalid(f"{name}.Flags has DML_TENSOR_FLAG_OWNED_BY_DML; only input tensors can be owned by DirectML.")
+        raise HResultError(E_NOTIMPL, f"{name}.Flags has DML_TENSOR_FLAG_OWNED_BY_DML; dmlemu does not implement "
+                                      f"DML-owned tensors yet (bind {name} at execution instead).")
+
+    sizes = check_sequence(desc.Sizes, f"{name}.Sizes") if desc.Sizes is not None else None
+    if sizes is None:
+        raise invalid(f"{name}.Sizes is None; a buffer tensor needs its sizes.")
+    count = desc.explicit_count("DimensionCount")
+    if count is not None:
+        count = check_uint(count, f"{name}.DimensionCount")
+        if count != len(sizes):
+            raise invalid(f"{name}.DimensionCount is {count} but {name}.Sizes has {len(sizes)} elements; they must agree.")
+    level = c_level_name(feature_level)
+    dims = support.tensors[name]
+    if not dims.min_dims <= len(sizes) <= dims.max_dims:
+        raise invalid(f"{name}.Sizes has {len(sizes)} dimensions; {level} allows {dims.dims_text()} for {op}.")
+    checked = []
+    for i, size in enumerate(sizes):
+        if is_integer(size) and size == 0:
+            raise invalid(f"{name}.Sizes[{i}] is 0; sizes must be non-zero.")
+        checked.append(check_uint(size, f"{name}.Sizes[{i}]", min_value=1))
+    sizes = tuple(checked)
+
+    strides = desc.Strides
+    if strides is not None:
+        strides = check_sequence(strides, f"{name}.Strides")
+        if len(strides) != len(sizes):
+            raise invalid(f"{name}.Strides has {len(strides)} elements; DimensionCount is {len(sizes)}.")
+        strides = tuple(check_uint(s, f"{name}.Strides[{i}]") for i, s in enumerate(strides))
+
+    type_name = short_type_name(data_type)
+    if type_name not in dims.data_types:
+        raise invalid(f"{name}.DataType is {data_type.name}; {level} allows {', '.join(dims.data_types)} "
+                      f"for {name} of {op}.")
+    if type_name in SIXTY_FOUR_BIT_TYPES and not preset.supports_64bit:
+        raise invalid(f"{name}.DataType is {data_type.name}; the adapter '{preset.description}' does not support "
+                      f"64-bit tensor data types (see DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT).")
+
+    element_count = 1
+    for size in sizes:
+        element_count *= size
+    if element_count > UINT32_MAX:
+        raise invalid(f"{name}.Sizes {format_uints(sizes)} has {element_count} elements; a buffer tensor may have "
+                      f"at most {UINT32_MAX}.")
+
+    total = check_uint(desc.TotalTensorSizeInBytes, f"{name}.TotalTensorSizeInBytes", max_value=UINT64_MAX)
+    minimum = calc_buffer_tensor_size(type_name, sizes, strides)
+    if total < minimum:
+        raise invalid(f"{name}.TotalTensorSizeInBytes is {total}; DMLCalcBufferTensorSize gives {minimum} "
+                      f"for these Sizes and Strides, and it must be at least that.")
+
+    alignment = check_uint(desc.GuaranteedBaseOffsetAlignment, f"{name}.GuaranteedBaseOffsetAlignment")
+    element_size = ELEMENT_SIZE_BITS[type_name] // 8
+    if alignment and (alignment & (alignment - 1) or alignment < element_size):
+        raise invalid(f"{name}.GuaranteedBaseOffsetAlignment is {alignment}; it must be 0 or a power of two "
+                      f"of at least the element size ({element_size} bytes).")
+
+    if role.is_output and strides is not None and strides_may_alias(sizes, strides):
+        raise invalid(f"{name}.Strides {format_uints(strides)} with Sizes {format_uints(sizes)} can make two "
+                      f"elements share an address; dmlemu requires each output element to have its own address.")
+
+    return TensorInfo(field=name, data_type=int(data_type), flags=flags, sizes=sizes, strides=strides,
+                      total_bytes=total, alignment=alignment, is_output=role.is_output)
+
+
+# ---- operators --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class OperatorInfo:
+    """A validated operator desc, frozen: the schema, tensors in binding order and attributes."""
+    schema: object
+    tensors: tuple                  # TensorInfo, binding order
+    scale_bias: tuple               # (scale, bias) as np.float32, or None
+    floats: dict                    # FLOAT attributes, e.g. {"Min": np.float32(-1.0)}
+
+    @property
+    def inputs(self):
+        return tuple(t for t in self.tensors if not t.is_output)
+
+    @property
+    def outputs(self):
+        return tuple(t for t in self.tensors if t.is_output)
+
+
+def validate_operator_desc(op_desc, feature_level, preset):
+    """Check a DML_OPERATOR_DESC for a device at `feature_level` on adapter `preset`."""
+    if not isinstance(op_desc, DML_OPERATOR_DESC):
+        raise invalid(f"the operator desc is {'None' if op_desc is None else 'a ' + type(op_desc).__name__}; "
+                      f"CreateOperator needs a DML_OPERATOR_DESC.")
+    op_type = check_enum(op_desc.Type, DML_OPERATOR_TYPE, "DML_OPERATOR_DESC.Type")
+    introduced = OPERATOR_INTRODUCED_AT.get(int(op_type))
+    if op_type == 0:
+        raise invalid("DML_OPERATOR_DESC.Type is DML_OPERATOR_INVALID; it must name an operator.")
+    if introduced > feature_level:
+        raise invalid(f"DML_OPERATOR_DESC.Type is {op_type.name}, introduced in {c_level_name(introduced)}; "
+                      f"this device supports up to {c_level_name(feature_level)}.")
+    schema = SCHEMAS.get(int(op_type))
+    if schema is None:
+        implemented = ", ".join(s.c_name for s in SCHEMAS.values())
+        raise HResultError(E_NOTIMPL, f"DML_OPERATOR_DESC.Type is {op_type.name}; dmlemu does not implement that "
+                                      f"operator yet (it implements {implemented}).")
+    desc = op_desc.Desc
+    if not isinstance(desc, schema.desc_type):
+        raise invalid(f"DML_OPERATOR_DESC.Desc is {'None' if desc is None else 'a ' + type(desc).__name__}; "
+                      f"{schema.c_name} needs a {schema.desc_type.__name__}.")
+    support = schema.support_at(feature_level)
+    tensors = tuple(validate_tensor(getattr(desc, role.field), role, support, schema, feature_level, preset)
+                    for role in schema.tensors)
+    by_field = {t.field: t for t in tensors}
+
+    first = by_field[schema.same_data_type[0]]
+    for field in schema.same_data_type[1:]:
+        other = by_field[field]
+        if other.data_type != first.data_type:
+            raise invalid(f"{field}.DataType is {c_type_name(other.data_type)} but {first.field}.DataType is "
+                          f"{c_type_name(first.data_type)}; {schema.c_name} requires the same DataType.")
+    first = by_field[schema.same_sizes[0]]
+    for field in schema.same_sizes[1:]:
+        other = by_field[field]
+        if len(other.sizes) != len(first.sizes):
+            raise invalid(f"{field}.DimensionCount is {len(other.sizes)} but {first.field}.DimensionCount is "
+                          f"{len(first.sizes)}; {schema.c_name} requires the same DimensionCount.")
+        if other.sizes != first.sizes:
+            raise invalid(f"{field}.Sizes is {format_uints(other.sizes)} but {first.field}.Sizes is "
+                          f"{format_uints(first.sizes)}; {schema.c_name} requires the same Sizes.")
+
+    scale_bias = None
+    if schema.scale_bias and desc.ScaleBias is not None:
+        if not isinstance(desc.ScaleBias, DML_SCALE_BIAS):
+            raise invalid(f"ScaleBias is a {type(desc.ScaleBias).__name__}; it must be a DML_SCALE_BIAS or None.")
+        scale = check_float(desc.ScaleBias.Scale, "ScaleBias.Scale")
+        bias = check_float(desc.ScaleBias.Bias, "ScaleBias.Bias")
+        data_type = tensors[0].data_type
+        if short_type_name(data_type) not in ("FLOAT32", "FLOAT16"):
+            raise invalid(f"ScaleBias is set but {tensors[0].field}.DataType is {c_type_name(data_type)}; "
+                          f"dmlemu accepts ScaleBias only for FLOAT32 and FLOAT16 tensors.")
+        scale_bias = (scale, bias)
+    floats = {field: check_float(getattr(desc, field), field) for field in schema.float_fields}
+    return OperatorInfo(schema=schema, tensors=tensors, scale_bias=scale_bias, floats=floats)

@@ -1,0 +1,74 @@
+"""The dispatcher: splits a dispatch into workgroups and waves and runs them in batches.
+
+One per GPU. A dispatch of N workgroups of T threads becomes N * ceil(T / width) waves. Waves are
+formed in dispatch order and executed `batch_lanes` lanes at a time (a batch of whole waves that
+share a program counter), which keeps peak memory bounded for any dispatch size while each
+instruction still runs as one NumPy operation over the batch.
+
+Launch ABI (what a wave finds when it starts):
+    s0 .. s(k-1)   the launch's user SGPRs (descriptor table address, constant buffer address, ...)
+    s(k)           the workgroup id
+    v0             the thread id within the workgroup
+    EXEC           lanes whose thread id is < T
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from .executor import ExecutionStats, run
+from .wave import WaveBatch
+
+DEFAULT_BATCH_LANES = 1 << 18
+
+
+@dataclass
+class KernelLaunch:
+    """Everything needed to start a kernel: program, grid and initial scalar registers."""
+    program: object               # executor.Program
+    num_workgroups: int
+    workgroup_size: int
+    user_sgprs: tuple = ()        # 32-bit values for s0, s1, ...
+    name: str = "kernel"
+    elements: int = 0             # logical elements processed (for summaries)
+    vgprs_used: int = 0           # registers the kernel needs (occupancy in the timing model)
+    sgprs_used: int = 0
+
+
+class Dispatcher:
+    """Forms waves from a launch and runs them through the executor, batch by batch."""
+
+    def __init__(self, memory, wave_width, batch_lanes=DEFAULT_BATCH_LANES):
+        if wave_width not in (4, 8, 16, 32, 64):
+            raise ValueError(f"wave width must be 4, 8, 16, 32 or 64, got {wave_width}")
+        self.memory = memory
+        self.wave_width = wave_width
+        self.batch_lanes = batch_lanes
+
+    def waves_per_workgroup(self, workgroup_size):
+        return -(-workgroup_size // self.wave_width)
+
+    def run(self, launch):
+        width = self.wave_width
+        per_group = self.waves_per_workgroup(launch.workgroup_size)
+        total = launch.num_workgroups * per_group
+        stats = ExecutionStats(len(launch.program), launch.name)
+        stats.waves = total
+        stats.workgroups = launch.num_workgroups
+        stats.elements = launch.elements
+        batch_waves = max(1, self.batch_lanes // width)
+        user = [np.full((1, 1), v & 0xFFFFFFFF, dtype=np.uint32) for v in launch.user_sgprs]
+        lane = np.arange(width, dtype=np.uint32).reshape(1, width)
+        for first in range(0, total, batch_waves):
+            waves = np.arange(first, min(total, first + batch_waves), dtype=np.uint32).reshape(-1, 1)
+            batch = WaveBatch(waves.shape[0], width)
+            group, in_group = waves // np.uint32(per_group), waves % np.uint32(per_group)
+            batch.wave_index, batch.workgroup, batch.wave_in_group = waves, group, in_group
+            for i, value in enumerate(user):
+                batch.sgpr[i] = value
+            batch.sgpr[len(user)] = group
+            thread = in_group * np.uint32(width) + lane
+            batch.vgpr[0] = thread
+            batch.set_exec(thread < np.uint32(launch.workgroup_size))
+            stats.lanes_active += int(batch.exec.sum())
+            run(launch.program, batch, self.memory, stats)
+        return stats

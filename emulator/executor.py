@@ -1,0 +1,285 @@
+"""The SIMD executor: runs a decoded kernel over batches of waves, lane arrays at a time.
+
+One executor serves all compute units: it is the functional model, with no notion of time (the
+timing model charges the opcode table's units and cycles from the counts recorded here). Waves in
+a batch share a program counter; a branch that some waves take and others do not splits the batch
+into two, each continuing on its own path, so control flow stays exact while uniform code (the
+common case) runs as one NumPy operation per instruction for the whole batch.
+
+Decode once: `Program` turns dwords into prebound records (handler, entry, operands, branch target
+index) before any wave runs; the inner loop does no parsing and no string work.
+"""
+import numpy as np
+
+from isa import opcodes as op
+from isa.encoding import decode
+
+from .descriptors import unpack_buffer_descriptor
+
+MAX_INSTRUCTIONS_PER_WAVE = 1 << 20
+
+
+class KernelFault(Exception):
+    """The kernel did something the hardware cannot finish (a hang or an invalid program)."""
+
+
+class Program:
+    """A decoded kernel: records indexed by instruction number, branch targets resolved."""
+
+    __slots__ = ("dwords", "records", "addresses", "name")
+
+    def __init__(self, dwords, name="kernel"):
+        self.dwords = tuple(int(d) for d in dwords)
+        self.name = name
+        decoded = decode(self.dwords)
+        self.addresses = [a for a, _ in decoded]
+        index_of = {a: i for i, a in enumerate(self.addresses)}
+        records = []
+        for i, (address, inst) in enumerate(decoded):
+            target = None
+            for kind, value in zip(inst.opcode.operands, inst.operands):
+                if kind == op.LABEL:
+                    t = address + inst.dwords + value
+                    if t not in index_of:
+                        raise KernelFault(f"{name}: branch at dword {address} targets dword {t}, "
+                                          f"which is not the start of an instruction")
+                    target = index_of[t]
+            records.append((_HANDLERS[inst.opcode.kind], inst.opcode, inst.operands, target))
+        if not records or records[-1][1].kind not in ("end", "branch"):
+            raise KernelFault(f"{name}: the program must end with s_endpgm or a branch")
+        self.records = tuple(records)
+
+    def __len__(self):
+        return len(self.records)
+
+
+class ExecutionStats:
+    """What a dispatch did, counted per wave and per byte (inputs to the timing model)."""
+
+    __slots__ = ("waves", "workgroups", "wave_instructions", "unit_instructions", "instruction_waves",
+                 "bytes_read", "bytes_written", "oob_reads", "oob_writes", "lanes_active",
+                 "cycles", "start_cycle", "name", "elements")
+
+    def __init__(self, program_length, name=""):
+        self.waves = 0
+        self.workgroups = 0
+        self.wave_instructions = 0
+        self.unit_instructions = {u: 0 for u in op.UNITS}
+        self.instruction_waves = np.zeros(program_length, dtype=np.int64)  # per instruction index
+        self.bytes_read = 0
+        self.bytes_written = 0
+        self.oob_reads = 0
+        self.oob_writes = 0
+        self.lanes_active = 0
+        self.cycles = 0
+        self.start_cycle = 0
+        self.name = name
+        self.elements = 0
+
+
+class _Context:
+    """Per-run access to memory and counters for the handlers."""
+
+    __slots__ = ("memory", "stats")
+
+    def __init__(self, memory, stats):
+        self.memory = memory
+        self.stats = stats
+
+
+# ---- handlers: one per `kind` of the opcode table (not per opcode) ------------------------------
+def _alu(ctx, batch, entry, operands):
+    types = entry.types
+    sources = [batch.read(o, t) for o, t in zip(operands[1:], types[1:])]
+    value = entry.semantics(*sources)
+    if entry.sets_scc:
+        value, scc = value
+        batch.scc = np.asarray(scc).reshape(-1, 1)
+    batch.write(operands[0], types[0], value, masked=entry.operands[0] == op.VDST)
+
+
+def _vcmp(ctx, batch, entry, operands):
+    a = batch.read(operands[1], entry.types[1])
+    b = batch.read(operands[2], entry.types[2])
+    result = entry.semantics(a, b)
+    batch.vcc = result & batch.exec  # inactive lanes read as 0 in VCC
+
+
+def _scmp(ctx, batch, entry, operands):
+    a = batch.read(operands[0], entry.types[0])
+    b = batch.read(operands[1], entry.types[1])
+    batch.scc = np.asarray(entry.semantics(a, b)).reshape(-1, 1)
+
+
+def _ctx(ctx, batch, entry, operands):
+    batch.write(operands[0], entry.types[0], entry.semantics(batch), masked=entry.operands[0] == op.VDST)
+
+
+def _nop(ctx, batch, entry, operands):
+    pass
+
+
+def _smem(ctx, batch, entry, operands):
+    base = batch.read(operands[1], "b64")
+    offset = batch.read(operands[2], "u32")
+    address = (base + offset.astype(np.uint64)).reshape(-1)
+    n = entry.mem_dwords
+    unique = np.unique(address)
+    rows = np.zeros((unique.size, n), dtype=np.uint32)
+    for k, a in enumerate(unique):
+        rows[k] = _read_dwords(ctx, int(a), n)
+    if unique.size == 1:
+        values = rows[0].reshape(n, 1, 1)
+    else:
+        which = np.searchsorted(unique, address)
+        values = rows[which].T.reshape(n, -1, 1)
+    for i in range(n):
+        batch.sgpr[operands[0].code + i] = values[i]
+
+
+def _read_dwords(ctx, address, n):
+    allocation, offset = ctx.memory.resolve(address)
+    out = np.zeros(n, dtype=np.uint32)
+    if allocation is None:
+        ctx.stats.oob_reads += n
+        return out
+    available = max(0, min(n * 4, allocation.size - offset))
+    raw = allocation.data[offset:offset + available]
+    out.view(np.uint8)[:available] = raw
+    if available < n * 4:
+        ctx.stats.oob_reads += n - available // 4
+    return out
+
+
+def _resolve(ctx, descriptor_dwords):
+    """(bytes view of the described range, usable size) for one descriptor; (None, 0) if invalid."""
+    va, size, valid = unpack_buffer_descriptor(descriptor_dwords)
+    if not valid or size == 0:
+        return None, 0
+    allocation, offset = ctx.memory.resolve(va)
+    if allocation is None:
+        return None, 0
+    size = min(size, allocation.size - offset)
+    return allocation.data[offset:offset + size], size
+
+
+def _descriptor_groups(batch, operand):
+    """Yield (wave selector or None, 4 descriptor dwords) for each distinct descriptor."""
+    regs = [batch._dword(operand.code + i) for i in range(4)]
+    if all(r.shape[0] == 1 for r in regs):
+        yield None, [int(r.flat[0]) for r in regs]
+        return
+    table = np.concatenate([np.broadcast_to(r, (batch.waves, 1)) for r in regs], axis=1)
+    unique, inverse = np.unique(table, axis=0, return_inverse=True)
+    for k, row in enumerate(unique):
+        yield inverse.reshape(-1) == k, [int(x) for x in row]
+
+
+def _element_indices(batch, operands, item_size):
+    offset = batch.read(operands[1], "u32")
+    if operands[3]:
+        offset = offset + np.uint32(operands[3])
+    # Natural alignment: the address bits below the element size are ignored.
+    shift = item_size.bit_length() - 1
+    return offset >> np.uint32(shift) if shift else offset
+
+
+def _load(ctx, batch, entry, operands):
+    dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
+    index = np.broadcast_to(_element_indices(batch, operands, dtype.itemsize), (batch.waves, batch.width))
+    result = np.zeros((batch.waves, batch.width), dtype=dtype)
+    for selector, dwords in _descriptor_groups(batch, operands[2]):
+        data, size = _resolve(ctx, dwords)
+        count = size // dtype.itemsize
+        active = batch.exec if selector is None else (batch.exec & selector[:, None])
+        valid = index < np.uint32(count) if count < (1 << 32) else np.ones_like(index, dtype=bool)
+        if selector is None and batch.exec_full and valid.all():
+            # Hot path: every lane active and in range, one gather.
+            result = data[:count * dtype.itemsize].view(dtype).take(index)
+            n_active = index.size
+        else:
+            use = active & valid
+            n_active = int(active.sum())
+            ctx.stats.oob_reads += n_active - int(use.sum())
+            if count:
+                gathered = data[:count * dtype.itemsize].view(dtype).take(np.where(use, index, 0))
+                result = np.where(use, gathered, result)
+        ctx.stats.bytes_read += n_active * dtype.itemsize
+    if dtype.itemsize < 4:
+        wide = np.int32 if entry.sign_extend else np.uint32
+        batch.write(operands[0], "b32", result.astype(wide).view(np.uint32), masked=True)
+    else:
+        batch.write(operands[0], entry.types[0], result.view(op.TYPES[entry.types[0]][0]), masked=True)
+
+
+def _store(ctx, batch, entry, operands):
+    dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
+    value = batch.read(operands[0], entry.types[0])
+    if dtype.itemsize < 4:
+        step = 4 // dtype.itemsize
+        value = value.view(dtype)[..., ::step]
+    else:
+        value = value.view(dtype)
+    index = _element_indices(batch, operands, dtype.itemsize)
+    shape = (batch.waves, batch.width)
+    index, value = np.broadcast_to(index, shape), np.broadcast_to(value, shape)
+    for selector, dwords in _descriptor_groups(batch, operands[2]):
+        data, size = _resolve(ctx, dwords)
+        count = size // dtype.itemsize
+        active = batch.exec if selector is None else (batch.exec & selector[:, None])
+        valid = index < np.uint32(count) if count < (1 << 32) else np.ones_like(index, dtype=bool)
+        target = data[:count * dtype.itemsize].view(dtype) if count else None
+        if selector is None and batch.exec_full and valid.all():
+            # Hot path: every lane active and in range, one scatter (lane order: last write wins).
+            target[index.reshape(-1)] = value.reshape(-1)
+            n_active = index.size
+        else:
+            use = active & valid
+            n_active = int(active.sum())
+            n_use = int(use.sum())
+            ctx.stats.oob_writes += n_active - n_use
+            if n_use:
+                target[index[use]] = value[use]
+        ctx.stats.bytes_written += n_active * dtype.itemsize
+
+
+_HANDLERS = {"alu": _alu, "vcmp": _vcmp, "scmp": _scmp, "ctx": _ctx, "nop": _nop, "smem": _smem,
+             "load": _load, "store": _store, "branch": None, "end": None}
+
+
+def run(program, batch, memory, stats):
+    """Execute `program` for every wave of `batch` until all reach s_endpgm."""
+    records = program.records
+    ctx = _Context(memory, stats)
+    unit_counts = stats.unit_instructions
+    per_instruction = stats.instruction_waves
+    work = [(0, batch, 0)]
+    with np.errstate(all="ignore"):
+        while work:
+            pc, b, executed = work.pop()
+            waves = b.waves
+            while True:
+                handler, entry, operands, target = records[pc]
+                per_instruction[pc] += waves
+                unit_counts[entry.unit] += waves
+                executed += 1
+                if executed > MAX_INSTRUCTIONS_PER_WAVE:
+                    raise KernelFault(f"{program.name}: a wave executed more than "
+                                      f"{MAX_INSTRUCTIONS_PER_WAVE} instructions without ending")
+                kind = entry.kind
+                if kind == "end":
+                    break
+                if kind == "branch":
+                    taken = np.asarray(entry.semantics(b)).reshape(-1)
+                    if taken.size == 1 or taken.all() or not taken.any():
+                        pc = target if taken[0] else pc + 1
+                        continue
+                    # Divergent branch across waves: split the batch, follow both paths.
+                    work.append((target, b.select(taken), executed))
+                    b = b.select(~taken)
+                    waves = b.waves
+                    pc += 1
+                    continue
+                handler(ctx, b, entry, operands)
+                pc += 1
+    stats.wave_instructions = int(per_instruction.sum())

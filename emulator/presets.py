@@ -1,0 +1,111 @@
+"""Adapter presets: the emulated GPUs a program can pick, each one DXGI adapter.
+
+A preset holds what the functional model needs (wave width, memory size, native FP16, 64-bit
+support, feature level) and the figures the timing model uses (clock, compute units, SIMDs,
+DRAM bandwidth). Public sources are cited beside each real GPU's figures.
+"""
+from dataclasses import dataclass, field
+
+GiB = 1 << 30
+
+
+@dataclass(frozen=True)
+class AdapterPreset:
+    key: str                       # short name used on the command line
+    description: str               # DXGI_ADAPTER_DESC1.Description
+    vendor_id: int
+    device_id: int
+    dedicated_video_memory: int    # bytes; the device memory budget
+    compute_units: int
+    simds_per_cu: int
+    wave_width: int                # lanes per wave (32 or 64, narrow for teaching)
+    workgroup_size: int            # threads per workgroup the DirectML kernels use
+    clock_hz: int                  # shader clock; also the timestamp frequency
+    dram_bytes_per_second: int
+    dram_latency_cycles: int
+    launch_cycles: int             # command processor cost of one dispatch
+    native_fp16: bool = True       # honours DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION
+    supports_64bit: bool = True    # INT64/UINT64/FLOAT64 tensors (DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT)
+    max_feature_level: int = 0x6400
+    waves_per_simd: int = 16       # wave slots per SIMD
+    vgprs_per_simd_lane: int = 512  # vector register file depth (occupancy limit)
+    sources: tuple = field(default_factory=tuple)
+
+
+TEACHING = AdapterPreset(
+    key="teaching",
+    description="dmlemu Teaching GPU (2 CUs, wave8)",
+    vendor_id=0x1414, device_id=0xD001,
+    dedicated_video_memory=1 * GiB,
+    compute_units=2, simds_per_cu=1, wave_width=8, workgroup_size=16,
+    clock_hz=100_000_000, dram_bytes_per_second=1_600_000_000, dram_latency_cycles=20,
+    launch_cycles=50, waves_per_simd=4, vgprs_per_simd_lane=64,
+    sources=("Invented for teaching: small enough that a whole trace can be read.",),
+)
+
+RX_7900_XTX = AdapterPreset(
+    key="rx7900xtx",
+    description="AMD Radeon RX 7900 XTX (emulated)",
+    vendor_id=0x1002, device_id=0x744C,
+    dedicated_video_memory=24 * GiB,
+    compute_units=96, simds_per_cu=2, wave_width=32, workgroup_size=256,
+    clock_hz=2_500_000_000, dram_bytes_per_second=960_000_000_000, dram_latency_cycles=700,
+    launch_cycles=10_000,
+    sources=(
+        "AMD product page, Radeon RX 7900 XTX: 96 CUs, 2.5 GHz boost, 24 GB GDDR6, 960 GB/s.",
+        "AMD RDNA3 ISA reference guide: 2 SIMD32 per CU, wave32 native, 16 wave slots per SIMD.",
+    ),
+)
+
+RX_6800_XT = AdapterPreset(
+    key="rx6800xt",
+    description="AMD Radeon RX 6800 XT (emulated)",
+    vendor_id=0x1002, device_id=0x73BF,
+    dedicated_video_memory=16 * GiB,
+    compute_units=72, simds_per_cu=2, wave_width=32, workgroup_size=256,
+    clock_hz=2_250_000_000, dram_bytes_per_second=512_000_000_000, dram_latency_cycles=650,
+    launch_cycles=9_000,
+    sources=(
+        "AMD product page, Radeon RX 6800 XT: 72 CUs, 2.25 GHz boost, 16 GB GDDR6, 512 GB/s.",
+        "AMD RDNA2 ISA reference guide: 2 SIMD32 per CU, wave32.",
+    ),
+)
+
+RTX_3070 = AdapterPreset(
+    key="rtx3070",
+    description="NVIDIA GeForce RTX 3070 (emulated)",
+    vendor_id=0x10DE, device_id=0x2484,
+    dedicated_video_memory=8 * GiB,
+    compute_units=46, simds_per_cu=4, wave_width=32, workgroup_size=256,
+    clock_hz=1_725_000_000, dram_bytes_per_second=448_000_000_000, dram_latency_cycles=600,
+    launch_cycles=7_000, waves_per_simd=12,
+    sources=(
+        "NVIDIA Ampere GA102/GA104 whitepaper: RTX 3070 has 46 SMs, 4 processing blocks each, warp 32.",
+        "NVIDIA product page, GeForce RTX 3070: 1.725 GHz boost, 8 GB GDDR6, 448 GB/s.",
+    ),
+)
+
+IRIS_XE = AdapterPreset(
+    key="irisxe",
+    description="Intel Iris Xe Graphics (emulated)",
+    vendor_id=0x8086, device_id=0x9A49,
+    dedicated_video_memory=2 * GiB,
+    compute_units=96, simds_per_cu=1, wave_width=8, workgroup_size=64,
+    clock_hz=1_350_000_000, dram_bytes_per_second=68_000_000_000, dram_latency_cycles=400,
+    launch_cycles=6_000, waves_per_simd=7, supports_64bit=False,
+    sources=(
+        "Intel Xe-LP (Tiger Lake) graphics: 96 EUs, up to 1.35 GHz, SIMD8 EUs with 7 threads each.",
+        "Shared LPDDR4x-4266, 128-bit: about 68 GB/s.",
+        "Xe-LP lacks native 64-bit integer and FP64 arithmetic.",
+    ),
+)
+
+PRESETS = (RX_7900_XTX, RX_6800_XT, RTX_3070, IRIS_XE, TEACHING)
+DEFAULT_PRESET = RX_7900_XTX
+
+
+def preset_by_key(key):
+    for preset in PRESETS:
+        if preset.key == key:
+            return preset
+    raise KeyError(f"no adapter preset named {key!r}; known: {', '.join(p.key for p in PRESETS)}")
