@@ -13,10 +13,12 @@ import numpy as np
 
 from isa import opcodes as op
 from isa.encoding import decode
+from isa.operands import EXEC_LO, VCC_LO
 
 from .descriptors import unpack_buffer_descriptor
 
 MAX_INSTRUCTIONS_PER_WAVE = 1 << 20
+_MASK_CODES = (EXEC_LO, VCC_LO)
 
 
 class KernelFault(Exception):
@@ -90,6 +92,15 @@ class _Context:
 # ---- handlers: one per `kind` of the opcode table (not per opcode) ------------------------------
 def _alu(ctx, batch, entry, operands):
     types = entry.types
+    if types[0] == "b64" and all(o.code in _MASK_CODES for o in operands):
+        # Mask arithmetic (s_and_b64 exec, exec, vcc ...): the bitwise semantics apply to the
+        # bool lane arrays directly, skipping a pack to and unpack from 64-bit integers.
+        value = entry.semantics(*[batch.read(o, "mask") for o in operands[1:]])
+        if operands[0].code == EXEC_LO:
+            batch.set_exec(value)
+        else:
+            batch.vcc = np.broadcast_to(value, (batch.waves, batch.width))
+        return
     sources = [batch.read(o, t) for o, t in zip(operands[1:], types[1:])]
     value = entry.semantics(*sources)
     if entry.sets_scc:
@@ -124,6 +135,12 @@ def _smem(ctx, batch, entry, operands):
     offset = batch.read(operands[2], "u32")
     address = (base + offset.astype(np.uint64)).reshape(-1)
     n = entry.mem_dwords
+    if address.size == 1:
+        # Uniform address (kernel constants, descriptor tables): one read for every wave.
+        values = _read_dwords(ctx, int(address[0]), n)
+        for i in range(n):
+            batch.sgpr[operands[0].code + i] = values[i:i + 1].reshape(1, 1)
+        return
     unique = np.unique(address)
     rows = np.zeros((unique.size, n), dtype=np.uint32)
     for k, a in enumerate(unique):
@@ -184,6 +201,21 @@ def _element_indices(batch, operands, item_size):
     return offset >> np.uint32(shift) if shift else offset
 
 
+def _contiguous_start(index):
+    """The first index when the lanes' indices are consecutive (lane order), else None.
+
+    Packed tensors give every lane of every wave the next element, so a slice copy replaces the
+    gather or scatter (what a memory coalescer does). The test costs a cheap compare pass.
+    """
+    flat = index.reshape(-1)
+    first = int(flat[0])
+    if int(flat[-1]) - first != flat.size - 1:
+        return None
+    if flat.size > 1 and not (np.diff(flat) == 1).all():
+        return None
+    return first
+
+
 def _load(ctx, batch, entry, operands):
     dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
     index = np.broadcast_to(_element_indices(batch, operands, dtype.itemsize), (batch.waves, batch.width))
@@ -194,8 +226,14 @@ def _load(ctx, batch, entry, operands):
         active = batch.exec if selector is None else (batch.exec & selector[:, None])
         valid = index < np.uint32(count) if count < (1 << 32) else np.ones_like(index, dtype=bool)
         if selector is None and batch.exec_full and valid.all():
-            # Hot path: every lane active and in range, one gather.
-            result = data[:count * dtype.itemsize].view(dtype).take(index)
+            # Hot path: every lane active and in range: one slice copy or one gather.
+            typed = data[:count * dtype.itemsize].view(dtype)
+            first = _contiguous_start(index)
+            if first is not None:
+                # Copy: a register must not alias memory that a later store may change.
+                result = typed[first:first + index.size].reshape(index.shape).copy()
+            else:
+                result = typed.take(index)
             n_active = index.size
         else:
             use = active & valid
@@ -205,7 +243,9 @@ def _load(ctx, batch, entry, operands):
                 gathered = data[:count * dtype.itemsize].view(dtype).take(np.where(use, index, 0))
                 result = np.where(use, gathered, result)
         ctx.stats.bytes_read += n_active * dtype.itemsize
-    if dtype.itemsize < 4:
+    if dtype.itemsize == 2 and not entry.sign_extend:
+        batch.write(operands[0], "u16", result, masked=True)   # kept as uint16, see wave.py
+    elif dtype.itemsize < 4:
         wide = np.int32 if entry.sign_extend else np.uint32
         batch.write(operands[0], "b32", result.astype(wide).view(np.uint32), masked=True)
     else:
@@ -214,8 +254,11 @@ def _load(ctx, batch, entry, operands):
 
 def _store(ctx, batch, entry, operands):
     dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
-    value = batch.read(operands[0], entry.types[0])
-    if dtype.itemsize < 4:
+    if dtype.itemsize == 2:
+        value = batch.read(operands[0], "u16")
+    else:
+        value = batch.read(operands[0], entry.types[0])
+    if dtype.itemsize == 1:
         step = 4 // dtype.itemsize
         value = value.view(dtype)[..., ::step]
     else:
@@ -231,7 +274,11 @@ def _store(ctx, batch, entry, operands):
         target = data[:count * dtype.itemsize].view(dtype) if count else None
         if selector is None and batch.exec_full and valid.all():
             # Hot path: every lane active and in range, one scatter (lane order: last write wins).
-            target[index.reshape(-1)] = value.reshape(-1)
+            first = _contiguous_start(index)
+            if first is not None:
+                target[first:first + index.size] = value.reshape(-1)
+            else:
+                target[index.reshape(-1)] = value.reshape(-1)
             n_active = index.size
         else:
             use = active & valid

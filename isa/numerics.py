@@ -34,24 +34,30 @@ def _uniform_value(x):
     return x.flat[0] if x.size == 1 else None
 
 
-def _min_max(a, b, fn, combine_signs):
+def _min_max(a, b, pick_a, fast, combine_signs):
     """minNum/maxNum: a NaN operand yields the other; two NaNs yield the canonical NaN.
 
-    np.fmin/np.fmax already return the non-NaN operand; what they leave open is the sign of a tie
-    between -0 and +0 and the payload of NaN, NaN. Both are fixed here, and skipped when a uniform
-    operand makes them impossible (a non-zero, non-NaN bound cannot tie with a zero of the other
-    sign nor be NaN), which is the common case in CLIP and THRESHOLD.
+    `pick_a(a, b)` is the strict comparison (a < b for min, a > b for max); it is false whenever
+    an operand is NaN, so `where(pick_a, a, b)` already returns b for a NaN a. np.fmin/np.fmax are
+    not used: their scalar and SIMD loops disagree on signalling NaNs. Left to fix: a NaN b
+    (return a), a tie between -0 and +0 (combine the sign bits), and NaN, NaN (canonical). A
+    uniform operand that is neither zero nor NaN rules all three out, which is the common case in
+    CLIP and THRESHOLD: then one compare and one select are the whole cost.
     """
-    result = fn(a, b)
-    for uniform, other in ((b, a), (a, b)):
-        u = _uniform_value(uniform)
-        if u is not None:
-            if u != 0 and not np.isnan(u):
-                return result
-            if np.isnan(u):
-                return canonicalize(result)
-            break
+    u = _uniform_value(b)
+    if u is not None and u != 0 and not np.isnan(u):
+        # Fast path: np.minimum/np.maximum (SIMD) propagate NaN; only a NaN a can make a NaN
+        # result here, and it must become b.
+        result = fast(a, b)
+        nan = np.isnan(result)
+        if nan.any():
+            result = np.where(nan, b, result)
+        return result
+    result = np.where(pick_a(a, b), a, b)
     ints = UINT_OF[result.dtype]
+    b_nan = np.isnan(b)
+    if b_nan.any():
+        result = np.where(b_nan, a, result)
     tie = (a == b)
     if tie.any():
         signs = combine_signs(a.view(ints), b.view(ints)).view(result.dtype)
@@ -61,17 +67,19 @@ def _min_max(a, b, fn, combine_signs):
 
 def min_num(a, b):
     """IEEE minNum with min(-0, +0) = -0."""
-    return _min_max(a, b, np.fmin, np.bitwise_or)
+    return _min_max(a, b, np.less, np.minimum, np.bitwise_or)
 
 
 def max_num(a, b):
     """IEEE maxNum with max(-0, +0) = +0."""
-    return _min_max(a, b, np.fmax, np.bitwise_and)
+    return _min_max(a, b, np.greater, np.maximum, np.bitwise_and)
 
 
 def narrow_f16(values):
     """Round float32/float64 lanes to float16, to nearest even, keeping subnormals; NaN canonical."""
-    return canonicalize(values.astype(np.float16))
+    # Canonicalise before narrowing: the wide canonical NaN narrows to 0x7E00, and isnan on
+    # float32 is ten times faster than on float16.
+    return canonicalize(values).astype(np.float16)
 
 
 def f16_arith(op, a, b):

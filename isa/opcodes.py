@@ -305,8 +305,8 @@ for _k, _t in enumerate(_MINMAX_TYPES):
 
 # Conversions.
 define(mnemonic="v_cvt_f32_f16", opcode=0x240, fmt="VOP1", operands=(VDST, VSRC), types=("f32", "f16"),
-       doc="d = float32(a): exact widening; NaN canonical",
-       semantics=lambda a: nm.canonicalize(a.astype(np.float32)), **_VALU)
+       doc="d = float32(a): exact widening (a NaN keeps its payload bits, shifted into place)",
+       semantics=lambda a: a.astype(np.float32), **_VALU)
 define(mnemonic="v_cvt_f16_f32", opcode=0x241, fmt="VOP1", operands=(VDST, VSRC), types=("f16", "f32"),
        doc="d = float16(a), round to nearest even; overflow -> inf; subnormals kept; NaN canonical",
        semantics=nm.narrow_f16, **_VALU)
