@@ -14,10 +14,11 @@ from .descriptors import DESCRIPTOR_SIZE, write_buffer_descriptor
 class DirectRun:
     """Device buffers for each tensor of one operator, ready to dispatch repeatedly."""
 
-    def __init__(self, gpu, operator, tensors, buffers, **kernel_args):
+    def __init__(self, gpu, operator, tensors, buffers, offsets=None, **kernel_args):
         """`tensors`: TensorSpecs in binding order; `buffers`: one uint8 array per tensor (bytes
         uploaded to a fresh allocation of the same size), or an int index naming an earlier
-        tensor's allocation to alias (in-place)."""
+        tensor's allocation to alias (in-place); `offsets`: byte offset of each tensor inside
+        its buffer (the binding offset), default 0."""
         self.gpu = gpu
         self.kernel = compile_operator(operator, tensors, preset=gpu.preset, **kernel_args)
         self.allocations = []
@@ -29,8 +30,10 @@ class DirectRun:
             allocation.data[:data.size] = data
             self.allocations.append(allocation)
         self.table = gpu.memory.allocate(DESCRIPTOR_SIZE * len(tensors), "descriptor table")
-        for i, allocation in enumerate(self.allocations):
-            write_buffer_descriptor(self.table.data, i * DESCRIPTOR_SIZE, allocation.gpu_va, allocation.size)
+        offsets = offsets or [0] * len(tensors)
+        for i, (allocation, offset) in enumerate(zip(self.allocations, offsets)):
+            write_buffer_descriptor(self.table.data, i * DESCRIPTOR_SIZE, allocation.gpu_va + offset,
+                                    allocation.size - offset)
         self.constants = gpu.memory.allocate(self.kernel.constants.size, "constants")
         self.constants.data[:] = self.kernel.constants
 
