@@ -44,15 +44,16 @@ def _min_max(a, b, pick_a, fast, combine_signs):
     uniform operand that is neither zero nor NaN rules all three out, which is the common case in
     CLIP and THRESHOLD: then one compare and one select are the whole cost.
     """
-    u = _uniform_value(b)
-    if u is not None and u != 0 and not np.isnan(u):
-        # Fast path: np.minimum/np.maximum (SIMD) propagate NaN; only a NaN a can make a NaN
-        # result here, and it must become b.
-        result = fast(a, b)
-        nan = np.isnan(result)
-        if nan.any():
-            result = np.where(nan, b, result)
-        return result
+    for uniform in (b, a):
+        u = _uniform_value(uniform)
+        if u is not None and u != 0 and not np.isnan(u):
+            # Fast path: np.minimum/np.maximum (SIMD) propagate NaN; only a NaN in the other
+            # operand can make a NaN result here, and it must become the uniform value.
+            result = fast(a, b)
+            nan = np.isnan(result)
+            if nan.any():
+                result = np.where(nan, uniform, result)
+            return result
     result = np.where(pick_a(a, b), a, b)
     ints = UINT_OF[result.dtype]
     b_nan = np.isnan(b)
