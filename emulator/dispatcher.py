@@ -72,11 +72,12 @@ class Dispatcher:
     def waves_per_workgroup(self, workgroup_size):
         return -(-workgroup_size // self.wave_width)
 
-    def run(self, launch):
+    def run(self, launch, record_paths=False, line_bytes=64):
+        """Execute every wave of the launch; returns ExecutionStats (with paths for timing)."""
         width = self.wave_width
         per_group = self.waves_per_workgroup(launch.workgroup_size)
         total = launch.num_workgroups * per_group
-        stats = ExecutionStats(len(launch.program), launch.name)
+        stats = ExecutionStats(len(launch.program), launch.name, record_paths, line_bytes)
         stats.waves = total
         stats.workgroups = launch.num_workgroups
         stats.elements = launch.elements

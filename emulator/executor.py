@@ -60,9 +60,10 @@ class ExecutionStats:
 
     __slots__ = ("waves", "workgroups", "wave_instructions", "unit_instructions", "instruction_waves",
                  "bytes_read", "bytes_written", "oob_reads", "oob_writes", "lanes_active",
-                 "cycles", "start_cycle", "name", "elements")
+                 "cycles", "start_cycle", "name", "elements", "memory_bytes", "dram_bytes",
+                 "paths", "wave_path", "record_paths", "line_bytes", "timing")
 
-    def __init__(self, program_length, name=""):
+    def __init__(self, program_length, name="", record_paths=False, line_bytes=64):
         self.waves = 0
         self.workgroups = 0
         self.wave_instructions = 0
@@ -77,16 +78,52 @@ class ExecutionStats:
         self.start_cycle = 0
         self.name = name
         self.elements = 0
+        # For the timing model: bytes moved and DRAM lines touched per instruction, and the
+        # distinct control-flow paths with the waves that took each one.
+        self.memory_bytes = np.zeros(program_length, dtype=np.int64)
+        self.dram_bytes = np.zeros(program_length, dtype=np.int64)
+        self.record_paths = record_paths
+        self.line_bytes = line_bytes
+        self.paths = {}            # path (tuple of instruction indices) -> path id
+        self.wave_path = []        # list of (wave index array, path id)
+        self.timing = None         # filled by the timing model: a DispatchTiming
 
 
 class _Context:
     """Per-run access to memory and counters for the handlers."""
 
-    __slots__ = ("memory", "stats")
+    __slots__ = ("memory", "stats", "pc")
 
     def __init__(self, memory, stats):
         self.memory = memory
         self.stats = stats
+        self.pc = 0
+
+
+def _count_lines(ctx, index, use, item_size, contiguous_first):
+    """Bytes of distinct memory lines an access touches in this batch (the DRAM traffic model).
+
+    Only counted when the timing model asks for paths (timing on); contiguous accesses are
+    counted from their span, others with a bitmap of touched lines.
+    """
+    stats = ctx.stats
+    if not stats.record_paths:
+        return
+    line = stats.line_bytes
+    if contiguous_first is not None:
+        start = contiguous_first * item_size
+        end = start + index.size * item_size
+        lines = (end - 1) // line - start // line + 1
+    else:
+        touched = index[use] if use is not None else index.reshape(-1)
+        if touched.size == 0:
+            return
+        line_index = touched.astype(np.int64) * item_size // line
+        low = int(line_index.min())
+        bitmap = np.zeros(int(line_index.max()) - low + 1, dtype=bool)
+        bitmap[line_index - low] = True
+        lines = int(bitmap.sum())
+    stats.dram_bytes[ctx.pc] += lines * line
 
 
 # ---- handlers: one per `kind` of the opcode table (not per opcode) ------------------------------
@@ -235,6 +272,7 @@ def _load(ctx, batch, entry, operands):
             else:
                 result = typed.take(index)
             n_active = index.size
+            _count_lines(ctx, index, None, dtype.itemsize, first)
         else:
             use = active & valid
             n_active = int(active.sum())
@@ -242,7 +280,9 @@ def _load(ctx, batch, entry, operands):
             if count:
                 gathered = data[:count * dtype.itemsize].view(dtype).take(np.where(use, index, 0))
                 result = np.where(use, gathered, result)
+                _count_lines(ctx, index, use, dtype.itemsize, None)
         ctx.stats.bytes_read += n_active * dtype.itemsize
+        ctx.stats.memory_bytes[ctx.pc] += n_active * dtype.itemsize
     if dtype.itemsize == 2 and not entry.sign_extend:
         batch.write(operands[0], "u16", result, masked=True)   # kept as uint16, see wave.py
     elif dtype.itemsize < 4:
@@ -280,6 +320,7 @@ def _store(ctx, batch, entry, operands):
             else:
                 target[index.reshape(-1)] = value.reshape(-1)
             n_active = index.size
+            _count_lines(ctx, index, None, dtype.itemsize, first)
         else:
             use = active & valid
             n_active = int(active.sum())
@@ -287,7 +328,9 @@ def _store(ctx, batch, entry, operands):
             ctx.stats.oob_writes += n_active - n_use
             if n_use:
                 target[index[use]] = value[use]
+                _count_lines(ctx, index, use, dtype.itemsize, None)
         ctx.stats.bytes_written += n_active * dtype.itemsize
+        ctx.stats.memory_bytes[ctx.pc] += n_active * dtype.itemsize
 
 
 _HANDLERS = {"alu": _alu, "vcmp": _vcmp, "scmp": _scmp, "ctx": _ctx, "nop": _nop, "smem": _smem,
@@ -300,21 +343,27 @@ def run(program, batch, memory, stats):
     ctx = _Context(memory, stats)
     unit_counts = stats.unit_instructions
     per_instruction = stats.instruction_waves
-    work = [(0, batch, 0)]
+    record = stats.record_paths
+    work = [(0, batch, 0, [])]
     with np.errstate(all="ignore"):
         while work:
-            pc, b, executed = work.pop()
+            pc, b, executed, path = work.pop()
             waves = b.waves
             while True:
                 handler, entry, operands, target = records[pc]
                 per_instruction[pc] += waves
                 unit_counts[entry.unit] += waves
+                if record:
+                    path.append(pc)
                 executed += 1
                 if executed > MAX_INSTRUCTIONS_PER_WAVE:
                     raise KernelFault(f"{program.name}: a wave executed more than "
                                       f"{MAX_INSTRUCTIONS_PER_WAVE} instructions without ending")
                 kind = entry.kind
                 if kind == "end":
+                    if record:
+                        path_id = stats.paths.setdefault(tuple(path), len(stats.paths))
+                        stats.wave_path.append((b.wave_index.reshape(-1), path_id))
                     break
                 if kind == "branch":
                     taken = np.asarray(entry.semantics(b)).reshape(-1)
@@ -322,11 +371,12 @@ def run(program, batch, memory, stats):
                         pc = target if taken[0] else pc + 1
                         continue
                     # Divergent branch across waves: split the batch, follow both paths.
-                    work.append((target, b.select(taken), executed))
+                    work.append((target, b.select(taken), executed, list(path)))
                     b = b.select(~taken)
                     waves = b.waves
                     pc += 1
                     continue
+                ctx.pc = pc
                 handler(ctx, b, entry, operands)
                 pc += 1
     stats.wave_instructions = int(per_instruction.sum())

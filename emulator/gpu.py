@@ -1,11 +1,16 @@
 """The GPU: one emulated device behind one DXGI adapter.
 
-One per D3D12 device. Holds the device memory, the dispatcher that runs kernels in SIMD waves,
-and the GPU clock (integer cycles) that timestamp queries read. The D3D12 command queue hands it
-work in submission order: kernel dispatches and buffer copies.
+One per D3D12 device. Holds the device memory, the dispatcher that runs kernels in SIMD waves
+(the functional model), and the timing model: the command processor, compute units, memory
+system and copy engine, which keep the GPU clock in integer cycles that timestamp queries read.
+
+Functional results never depend on timing: with timing=False the same work gives bit-identical
+outputs and the clock advances by a first-order estimate instead of the simulation.
 """
 import numpy as np
 
+from .command_processor import CommandProcessor
+from .copy_engine import CopyEngine
 from .dispatcher import Dispatcher
 from .memory import GpuMemory
 from .presets import DEFAULT_PRESET
@@ -14,32 +19,46 @@ from .presets import DEFAULT_PRESET
 class Gpu:
     """An emulated GPU built from an adapter preset."""
 
-    def __init__(self, preset=DEFAULT_PRESET, *, wave_width=None):
+    def __init__(self, preset=DEFAULT_PRESET, *, wave_width=None, timing=True):
         self.preset = preset
         self.memory = GpuMemory(preset.dedicated_video_memory)
         self.wave_width = wave_width or preset.wave_width
         self.dispatcher = Dispatcher(self.memory, self.wave_width)
+        self.command_processor = CommandProcessor(preset, self.wave_width)
+        self.copy_engine = CopyEngine(preset)
+        self.timing = timing
         self.clock_cycles = 0
         self.timestamp_frequency = preset.clock_hz
-        self.listeners = []  # callables(event: dict) for traces; empty means tracing is off
+        self.recorder = None   # a traces recorder while a capture is active; None costs nothing
 
     # ---- work ---------------------------------------------------------------------------------
+    def begin_submission(self):
+        """An ExecuteCommandLists call reached the command processor."""
+        self.clock_cycles += self.preset.submit_cycles
+        if self.recorder is not None:
+            self.recorder.submission(self.clock_cycles)
+
     def dispatch(self, launch):
-        """Run a KernelLaunch to completion and advance the clock; returns its DispatchStats."""
-        stats = self.dispatcher.run(launch)
+        """Run a KernelLaunch to completion and advance the clock; returns its ExecutionStats."""
+        stats = self.dispatcher.run(launch, record_paths=self.timing, line_bytes=self.preset.line_bytes)
         start = self.clock_cycles
-        stats.cycles = self._dispatch_cycles(stats)
-        self.clock_cycles = start + stats.cycles
+        if self.timing:
+            stats.cycles = self.command_processor.simulate_dispatch(launch, stats, start, self.recorder)
+        else:
+            stats.cycles = self._estimate_cycles(stats)
+            if self.recorder is not None:
+                self.recorder.untimed_dispatch(launch, stats, start, start + stats.cycles)
         stats.start_cycle = start
-        for listener in self.listeners:
-            listener("dispatch", stats)
+        self.clock_cycles = start + stats.cycles
         return stats
 
     def copy_buffer(self, dst, dst_offset, src, src_offset, num_bytes):
         """Copy bytes between two allocations (the copy engine) and advance the clock."""
         if num_bytes:
             np.copyto(dst.data[dst_offset:dst_offset + num_bytes], src.data[src_offset:src_offset + num_bytes])
-        cycles = self.preset.launch_cycles // 4 + self._bytes_cycles(2 * num_bytes)
+        cycles = self.copy_engine.cycles(num_bytes)
+        if self.recorder is not None:
+            self.recorder.copy(self.clock_cycles, self.clock_cycles + cycles, num_bytes, dst.name, src.name)
         self.clock_cycles += cycles
         return cycles
 
@@ -47,14 +66,12 @@ class Gpu:
         """The GPU clock in ticks of `timestamp_frequency`."""
         return self.clock_cycles
 
-    # ---- time ---------------------------------------------------------------------------------
-    def _bytes_cycles(self, num_bytes):
-        bytes_per_cycle = self.preset.dram_bytes_per_second / self.preset.clock_hz
-        return int(-(-num_bytes // bytes_per_cycle))
-
-    def _dispatch_cycles(self, stats):
-        """First-order cost: launch, then the larger of issue time and DRAM time."""
-        simds = self.preset.compute_units * self.preset.simds_per_cu
+    # ---- emulation-only time ------------------------------------------------------------------
+    def _estimate_cycles(self, stats):
+        """First-order cost when the timing model is off: launch, then issue or DRAM time."""
+        p = self.preset
+        simds = p.compute_units * p.simds_per_cu
         issue = -(-stats.wave_instructions // simds)
-        memory = self._bytes_cycles(stats.bytes_read + stats.bytes_written) + self.preset.dram_latency_cycles
-        return self.preset.launch_cycles + max(issue, memory)
+        moved = stats.bytes_read + stats.bytes_written
+        memory = -(-moved * p.clock_hz // p.dram_bytes_per_second) + p.dram_latency_cycles
+        return p.launch_cycles + max(issue, memory) + p.flush_cycles

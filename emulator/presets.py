@@ -29,6 +29,18 @@ class AdapterPreset:
     max_feature_level: int = 0x6400
     waves_per_simd: int = 16       # wave slots per SIMD
     vgprs_per_simd_lane: int = 512  # vector register file depth (occupancy limit)
+    simd_lanes: int = 32           # lanes a SIMD executes per cycle (wave64 on SIMD32: 2 passes)
+    line_bytes: int = 64           # memory request granularity (L2 line sector / DRAM burst)
+    max_lines_in_flight_per_cu: int = 64  # outstanding vector memory lines per CU
+    l2_bytes_per_cycle: int = 2048  # L2 hit bandwidth, whole GPU
+    l2_latency_cycles: int = 300
+    scalar_latency_cycles: int = 60  # scalar cache hit (kernel constants, descriptors)
+    refresh_interval_cycles: int = 0  # DRAM refresh: every interval the DRAM stalls ...
+    refresh_cycles: int = 0           # ... for this many cycles (0: no refresh modelled)
+    submit_cycles: int = 2000      # command processor cost of one ExecuteCommandLists
+    flush_cycles: int = 2000       # end of a dispatch: wait for idle, write back caches, signal
+    workgroup_launch_cycles: int = 1  # the workgroup dispatcher starts one workgroup per this many cycles
+    copy_bytes_per_cycle: int = 0  # copy engine limit (0: DRAM bound)
     sources: tuple = field(default_factory=tuple)
 
 

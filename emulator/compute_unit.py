@@ -1,0 +1,189 @@
+"""Compute units and their SIMDs: where waves issue instructions and wait for memory (timing).
+
+`preset.compute_units` per GPU, each with `preset.simds_per_cu` SIMDs. A SIMD holds up to
+`occupancy` resident waves (wave slots, limited by the kernel's vector registers) and issues one
+instruction per cycle from any of them; a wave wider than the SIMD takes several passes
+(wave64 on a 32-lane SIMD: 2). Each SIMD runs as one simpy process over *cohorts*: it takes as
+many waves as it has free slots from the workgroup dispatcher, runs them through the kernel's
+instruction path together, and takes the next cohort when they end. Inside a cohort:
+
+    ALU (vector, scalar, branch)   max(waves * issue cycles * passes, latency) per instruction:
+                                   waves interleave, so dependent latency hides behind the others
+    s_load                         data returns scalar_latency_cycles later
+    buffer_load / buffer_store     one issue pass per wave, then the cohort's lines go through the
+                                   CU memory pipeline, which keeps at most
+                                   max_lines_in_flight_per_cu lines outstanding (shared by the CU's
+                                   SIMDs), to the memory system
+    s_waitcnt                      waits until the cohort's loads (and scalar loads) have returned
+    s_endpgm                       the cohort ends; stores may still be in flight
+
+This is the representation that avoids one Python process per wave: a 16M-element dispatch is a
+few thousand cohorts per SIMD, each a handful of simpy events.
+"""
+import heapq
+
+from isa import opcodes as op
+
+_VECTOR_UNITS = (op.VALU,)
+
+
+class PathCost:
+    """A control-flow path of a kernel, cut into segments the SIMD times as a whole.
+
+    Segments: ("alu", [(issue, latency)...]), ("smem",), ("load" | "store", pc), ("wait",), ("end",).
+    """
+
+    def __init__(self, program, path, passes):
+        self.segments = []
+        alu = []
+        for pc in path:
+            entry = program.records[pc][1]
+            kind = entry.kind
+            if kind in ("load", "store"):
+                if alu:
+                    self.segments.append(("alu", tuple(alu)))
+                    alu = []
+                self.segments.append((kind, pc))
+            elif kind == "smem":
+                alu.append((entry.issue_cycles, 1))
+                self.segments.append(("alu", tuple(alu)))
+                alu = []
+                self.segments.append(("smem",))
+            elif kind == "nop" and entry.mnemonic == "s_waitcnt":
+                if alu:
+                    self.segments.append(("alu", tuple(alu)))
+                    alu = []
+                self.segments.append(("wait",))
+            elif kind == "end":
+                break
+            else:
+                p = passes if entry.unit in _VECTOR_UNITS else 1
+                alu.append((entry.issue_cycles * p, entry.latency_cycles))
+        if alu:
+            self.segments.append(("alu", tuple(alu)))
+        self._alu_cache = {}
+
+    def alu_cycles(self, costs, waves):
+        key = (costs, waves)
+        cycles = self._alu_cache.get(key)
+        if cycles is None:
+            cycles = sum(max(waves * issue, latency) for issue, latency in costs)
+            self._alu_cache[key] = cycles
+        return cycles
+
+
+class ComputeUnit:
+    """One compute unit: its SIMDs and the memory pipeline they share."""
+
+    def __init__(self, index, preset, memory_system):
+        self.index = index
+        self.memory = memory_system
+        self.capacity = preset.max_lines_in_flight_per_cu
+        self.line_bytes = preset.line_bytes
+        self.in_flight = []        # heap of (completion cycle, lines)
+        self.lines_in_flight = 0
+
+    def retire(self, now):
+        heap = self.in_flight
+        while heap and heap[0][0] <= now:
+            self.lines_in_flight -= heapq.heappop(heap)[1]
+
+    def issue(self, env, dram_bytes, l2_bytes, is_write):
+        """simpy generator: send a request through the pipeline; returns its completion cycle."""
+        total = dram_bytes + l2_bytes
+        lines = max(1, -(-total // self.line_bytes))
+        self.retire(env.now)
+        if self.lines_in_flight + lines <= self.capacity:
+            # Common case: room for the whole request, no waiting.
+            done = self.memory.request(env.now, dram_bytes, l2_bytes, is_write)
+            heapq.heappush(self.in_flight, (done, lines))
+            self.lines_in_flight += lines
+            return done
+        sent, completion = 0, env.now
+        while sent < lines:
+            self.retire(env.now)
+            free = self.capacity - self.lines_in_flight
+            if free <= 0:
+                yield env.timeout(self.in_flight[0][0] - env.now)  # wait for the oldest line
+                continue
+            n = min(free, lines - sent)
+            d = dram_bytes * (sent + n) // lines - dram_bytes * sent // lines
+            l2 = l2_bytes * (sent + n) // lines - l2_bytes * sent // lines
+            done = self.memory.request(env.now, d, l2, is_write)
+            heapq.heappush(self.in_flight, (done, n))
+            self.lines_in_flight += n
+            completion = max(completion, done)
+            sent += n
+        return completion
+
+
+class Simd:
+    """One SIMD of a compute unit: a simpy process that runs cohorts of resident waves."""
+
+    def __init__(self, cu, index, slots, dispatch):
+        self.cu = cu
+        self.index = index
+        self.slots = slots
+        self.dispatch = dispatch      # the DispatchSimulation this SIMD works for
+        self.busy_cycles = 0
+        self.last_store = 0
+
+    def run(self, env):
+        d = self.dispatch
+        recorder = d.recorder
+        while True:
+            work = d.take_waves(env.now, self.slots)
+            if work is None:
+                return
+            start_at, first, count = work
+            if start_at > env.now:
+                yield env.timeout(start_at - env.now)
+            for path_id, path_first, waves in d.split_by_path(first, count):
+                begin = env.now
+                yield from self._run_path(env, d, d.path_costs[path_id], waves)
+                if recorder is not None:
+                    recorder.wave_group(self.cu.index, self.index, path_first, waves, begin, env.now)
+
+    def _run_path(self, env, d, cost, waves):
+        """Time one cohort through one path.
+
+        Speed trick: ALU and issue cycles accumulate in `local` and are yielded as one timeout
+        right before the cohort next touches shared state (a memory request) or waits, so a
+        cohort costs a handful of simpy events however many instructions the kernel has.
+        """
+        pending = env.now
+        local = 0
+        recorder = d.recorder
+        for segment in cost.segments:
+            kind = segment[0]
+            if kind == "alu":
+                cycles = cost.alu_cycles(segment[1], waves)
+                self.busy_cycles += cycles
+                local += cycles
+            elif kind == "smem":
+                pending = max(pending, env.now + local + d.scalar_latency)
+            elif kind == "wait":
+                target = max(pending, env.now + local)
+                local = 0
+                if target > env.now:
+                    yield env.timeout(target - env.now)
+            else:
+                pc = segment[1]
+                issue = waves * d.passes
+                self.busy_cycles += issue
+                yield env.timeout(local + issue)
+                local = 0
+                total, dram = d.bytes_per_wave(pc)
+                dram_bytes = dram * waves
+                l2_bytes = total * waves - dram_bytes
+                is_write = kind == "store"
+                issued = env.now
+                done = yield from self.cu.issue(env, dram_bytes, l2_bytes, is_write)
+                if recorder is not None:
+                    recorder.memory(self.cu.index, self.index, pc, issued, done, total * waves, dram_bytes, is_write)
+                if is_write:
+                    self.last_store = max(self.last_store, done)
+                else:
+                    pending = max(pending, done)
+        if local:
+            yield env.timeout(local)

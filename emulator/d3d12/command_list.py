@@ -1,0 +1,393 @@
+"""ID3D12GraphicsCommandList: records commands for a queue to execute later.
+
+One per CreateCommandList / CreateCommandList1 call. A list is either open (recording into its
+allocator) or closed. Recording appends command objects (commands.py) to `_commands`; nothing runs
+until a queue executes the closed list. The rules are D3D12's:
+- CreateCommandList returns an open list; CreateCommandList1 a closed one with no allocator.
+- Close on a closed list is E_FAIL. Reset on an open list is E_FAIL; Reset (or CreateCommandList)
+  with an allocator of another type, or one another open list records into, is E_INVALIDARG.
+- Recording methods return nothing in C. Misuse found while recording (a bad argument, a range past
+  a buffer's end, a method the list type does not allow) drops the command and puts the list in an
+  error state: Close then returns E_INVALIDARG, naming the first bad call. With the debug layer on,
+  the bad call also raises at once.
+- Recording into a closed list has no Close left to report it: it removes the device
+  (DXGI_ERROR_INVALID_CALL), and later HRESULT calls raise DXGI_ERROR_DEVICE_REMOVED naming it.
+- Descriptor heaps set by SetDescriptorHeaps are list state (`_descriptor_heaps`), read by DirectML's
+  RecordDispatch while recording; Reset and ClearState clear them.
+
+Internal contract for other modules: `_record(command)` appends a command (anything with
+`execute(ctx)`), returning False without recording when the list is closed or the device removed;
+`_record_error(method_name, sentence)` puts the list in the error state; `_is_open()`, `_type`,
+`_descriptor_heaps`, `_device`, `_commands`.
+"""
+import functools
+
+from ..errors import DXGI_ERROR_INVALID_CALL, E_FAIL, E_INVALIDARG, HResultError
+from .base import DeviceChild, VoidMisuse, hresult_method, invalid_arg
+from .command_allocator import ID3D12CommandAllocator
+from .commands import (CopyBufferRegionCommand, EndQueryCommand, ExecuteBundleCommand, ResolveQueryDataCommand,
+                       ResourceBarrierCommand)
+from .descriptor_heap import ID3D12DescriptorHeap
+from .enums import D3D12_COMMAND_LIST_TYPE, D3D12_DESCRIPTOR_HEAP_TYPE, D3D12_QUERY_TYPE, enum_name, \
+    is_valid_state, state_name
+from .query_heap import COPY_QUEUE_TIMESTAMP_HEAP, ID3D12QueryHeap, TIMESTAMP_HEAP, TIMESTAMP_QUERY
+from .resource import FIXED_STATE, ID3D12Resource
+from .structs import D3D12_RESOURCE_BARRIER
+
+DIRECT, BUNDLE, COMPUTE, COPY = 0, 1, 2, 3
+LIST_TYPES = (DIRECT, BUNDLE, COMPUTE, COPY)
+ALL_SUBRESOURCES = 0xFFFFFFFF
+COPY_QUEUE_STATES = 0x400 | 0x800  # states a copy list may transition between (plus COMMON)
+
+
+def _type_name(list_type):
+    return enum_name(D3D12_COMMAND_LIST_TYPE, list_type)
+
+
+def _is_uint(value):
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 64
+
+
+def _check_allocator(method, device, allocator, list_type, command_list=None):
+    """E_INVALIDARG unless `allocator` is a free allocator of `device` and of `list_type`."""
+    if not isinstance(allocator, ID3D12CommandAllocator) or allocator._device is not device:
+        raise invalid_arg(method, f"pAllocator is {allocator!r}; it must be a command allocator of this device.")
+    if allocator._type != list_type:
+        raise invalid_arg(method, f"{allocator._label} is a {_type_name(allocator._type)} allocator; the command "
+                                  f"list is {_type_name(list_type)}.")
+    other = allocator._recording_list
+    if other is not None and other is not command_list:
+        raise invalid_arg(method, f"{allocator._label} is in use by {other._label}, which is still recording; "
+                                  "an allocator backs one recording list at a time.")
+
+
+def recording_method(method):
+    """Wrap a recording method: no-op once the device is removed; closed list -> device removal;
+    VoidMisuse -> the list's error state."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        if self._device._removed_reason is not None:
+            return None
+        if not self._open:
+            self._report_closed(method.__name__)
+            return None
+        try:
+            return method(self, *args, **kwargs)
+        except VoidMisuse as misuse:
+            self._record_error(method.__name__, misuse.message)
+            return None
+
+    return wrapper
+
+
+class ID3D12GraphicsCommandList(DeviceChild):
+    """A command list of one type: DIRECT, BUNDLE, COMPUTE or COPY."""
+
+    _kind = "command list"
+
+    def __init__(self, device, list_type, node_mask):
+        super().__init__(device)
+        self._type = list_type
+        self._node_mask = node_mask
+        self._allocator = None
+        self._allocator_epoch = 0
+        self._open = False
+        self._commands = []
+        self._descriptor_heaps = ()
+        self._error = None  # (hresult, sentence) of the first misuse since the last Reset
+
+    # ---- internal contract ---------------------------------------------------------------------
+    def _is_open(self):
+        return self._open
+
+    def _record(self, command):
+        """Append a command; False (nothing recorded) on a closed list or a removed device."""
+        if self._device._removed_reason is not None:
+            return False
+        if not self._open:
+            self._report_closed(getattr(command, "name", type(command).__name__))
+            return False
+        self._commands.append(command)
+        return True
+
+    def _record_error(self, method_name, message, hresult=E_INVALIDARG):
+        """Misuse while recording: the list is in error (Close fails); the debug layer raises at once."""
+        sentence = f"{method_name}: {message}"
+        if self._error is None:
+            self._error = (hresult, sentence)
+        if self._device._debug_layer:
+            raise HResultError(hresult, sentence)
+
+    def _report_closed(self, method_name):
+        self._device._report_misuse(
+            DXGI_ERROR_INVALID_CALL,
+            f"{method_name}: {self._label} is closed; Reset it before recording into it.")
+
+    def _begin(self, allocator):
+        self._allocator = allocator
+        self._allocator_epoch = allocator._epoch
+        allocator._recording_list = self
+        self._open = True
+        self._commands = []
+        self._descriptor_heaps = ()
+        self._error = None
+
+    def _check_resource(self, field, resource):
+        if not isinstance(resource, ID3D12Resource) or resource._device is not self._device:
+            raise VoidMisuse(f"{field} is {resource!r}; it must be a buffer of this device.")
+
+    def _require_type(self, *allowed):
+        if self._type not in allowed:
+            names = " or ".join(_type_name(t) for t in allowed)
+            raise VoidMisuse(f"{self._label} is a {_type_name(self._type)} list; this method needs a {names} list.")
+
+    # ---- ID3D12GraphicsCommandList: state ------------------------------------------------------
+    def GetType(self):
+        return self._type
+
+    @hresult_method
+    def Close(self):
+        """End recording. E_FAIL if already closed; E_INVALIDARG if a recording call was invalid."""
+        if not self._open:
+            raise HResultError(E_FAIL, f"Close: {self._label} is already closed; Reset it to record again.")
+        self._open = False
+        if self._allocator is not None and self._allocator._recording_list is self:
+            self._allocator._recording_list = None
+        if self._error is not None:
+            hresult, sentence = self._error
+            raise HResultError(hresult, f"Close: {self._label} recorded an invalid call, so it cannot be executed: "
+                                        f"{sentence}")
+
+    @hresult_method
+    def Reset(self, pAllocator, pInitialState):
+        """Start recording again into pAllocator (which may be the one just used)."""
+        if self._open:
+            raise HResultError(E_FAIL, f"Reset: {self._label} is still recording; Close it before Reset.")
+        _check_allocator("Reset", self._device, pAllocator, self._type, self)
+        if pInitialState is not None:
+            raise invalid_arg("Reset", "pInitialState must be None: the emulator has no pipeline state objects.")
+        self._begin(pAllocator)
+
+    @recording_method
+    def ClearState(self, pPipelineState):
+        """Reset the list's state (its descriptor heaps) to the defaults."""
+        if pPipelineState is not None:
+            raise VoidMisuse("pPipelineState must be None: the emulator has no pipeline state objects.")
+        self._descriptor_heaps = ()
+
+    @recording_method
+    def SetDescriptorHeaps(self, ppDescriptorHeaps):
+        """Bind shader-visible heaps (at most one CBV_SRV_UAV and one SAMPLER) for later dispatches."""
+        self._require_type(DIRECT, COMPUTE, BUNDLE)
+        heaps = tuple(ppDescriptorHeaps or ())
+        seen = {}
+        for i, heap in enumerate(heaps):
+            if not isinstance(heap, ID3D12DescriptorHeap) or heap._device is not self._device:
+                raise VoidMisuse(f"ppDescriptorHeaps[{i}] is {heap!r}; it must be a descriptor heap of this device.")
+            type_name = enum_name(D3D12_DESCRIPTOR_HEAP_TYPE, heap._type)
+            if heap._type not in (0, 1):
+                raise VoidMisuse(f"ppDescriptorHeaps[{i}] is {heap._label}, a {type_name} heap; only CBV_SRV_UAV and "
+                                 "SAMPLER heaps are set on a list.")
+            if not heap._shader_visible:
+                raise VoidMisuse(f"ppDescriptorHeaps[{i}] is {heap._label}, which is not shader-visible.")
+            if heap._type in seen:
+                raise VoidMisuse(f"ppDescriptorHeaps[{i}] is a second {type_name} heap (after ppDescriptorHeaps"
+                                 f"[{seen[heap._type]}]); a list has at most one heap of each type.")
+            seen[heap._type] = i
+        self._descriptor_heaps = heaps
+
+    # ---- barriers ------------------------------------------------------------------------------
+    @recording_method
+    def ResourceBarrier(self, pBarriers):
+        """Record barriers: transitions (checked against the tracked state when they execute), UAV, aliasing."""
+        self._require_type(DIRECT, COMPUTE, COPY)
+        if isinstance(pBarriers, D3D12_RESOURCE_BARRIER) or pBarriers is None:
+            raise VoidMisuse("pBarriers must be a sequence of D3D12_RESOURCE_BARRIER (the C count and array).")
+        records = []
+        for i, barrier in enumerate(pBarriers):
+            records.append(self._check_barrier(i, barrier))
+        if records:
+            self._commands.append(ResourceBarrierCommand(tuple(records)))
+
+    def _check_barrier(self, i, barrier):
+        where = f"pBarriers[{i}]"
+        if not isinstance(barrier, D3D12_RESOURCE_BARRIER):
+            raise VoidMisuse(f"{where} is {barrier!r}; it must be a D3D12_RESOURCE_BARRIER.")
+        flags = barrier.Flags
+        if flags not in (0, 1, 2):
+            raise VoidMisuse(f"{where}.Flags is {flags!r}; it must be NONE, BEGIN_ONLY or END_ONLY.")
+        if barrier.Type == 0:
+            t = barrier.Transition
+            self._check_resource(f"{where}.Transition.pResource", t.pResource)
+            resource = t.pResource
+            if t.Subresource not in (0, ALL_SUBRESOURCES):
+                raise VoidMisuse(f"{where}.Transition.Subresource is {t.Subresource!r}; a buffer has only "
+                                 "subresource 0 (or D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES).")
+            for field in ("StateBefore", "StateAfter"):
+                if not is_valid_state(getattr(t, field)):
+                    raise VoidMisuse(f"{where}.Transition.{field} {state_name(getattr(t, field))} is not a valid "
+                                     "state: it must be COMMON, one write state, or a combination of read states.")
+            if t.StateBefore == t.StateAfter:
+                raise VoidMisuse(f"{where}.Transition has StateBefore and StateAfter both "
+                                 f"{state_name(t.StateBefore)}; a transition must change the state.")
+            fixed = FIXED_STATE.get(resource._heap_type)
+            if fixed is not None:
+                raise VoidMisuse(f"{where} transitions {resource._label}, which lives on an "
+                                 f"{'UPLOAD' if fixed == 0xAC3 else 'READBACK'} heap and stays in {state_name(fixed)}.")
+            if self._type == COPY:
+                for field in ("StateBefore", "StateAfter"):
+                    if int(getattr(t, field)) & ~COPY_QUEUE_STATES:
+                        raise VoidMisuse(f"{where}.Transition.{field} is {state_name(getattr(t, field))}; a COPY "
+                                         "list only uses COMMON, COPY_SOURCE and COPY_DEST.")
+            return (0, resource, int(t.StateBefore), int(t.StateAfter), int(flags), i)
+        if barrier.Type == 1:
+            a = barrier.Aliasing
+            for field in ("pResourceBefore", "pResourceAfter"):
+                if getattr(a, field) is not None:
+                    self._check_resource(f"{where}.Aliasing.{field}", getattr(a, field))
+            return (1, None, 0, 0, int(flags), i)
+        if barrier.Type == 2:
+            if barrier.UAV.pResource is not None:
+                self._check_resource(f"{where}.UAV.pResource", barrier.UAV.pResource)
+            return (2, barrier.UAV.pResource, 0, 0, int(flags), i)
+        raise VoidMisuse(f"{where}.Type is {barrier.Type!r}; it must be TRANSITION, ALIASING or UAV.")
+
+    # ---- copies --------------------------------------------------------------------------------
+    @recording_method
+    def CopyBufferRegion(self, pDstBuffer, DstOffset, pSrcBuffer, SrcOffset, NumBytes):
+        """Record a copy of NumBytes from pSrcBuffer[SrcOffset:] to pDstBuffer[DstOffset:]."""
+        self._require_type(DIRECT, COMPUTE, COPY)
+        self._check_resource("pDstBuffer", pDstBuffer)
+        self._check_resource("pSrcBuffer", pSrcBuffer)
+        for field, value in (("DstOffset", DstOffset), ("SrcOffset", SrcOffset), ("NumBytes", NumBytes)):
+            if not _is_uint(value):
+                raise VoidMisuse(f"{field} is {value!r}; it must be an unsigned 64-bit integer.")
+        self._check_copy_heaps(pDstBuffer, pSrcBuffer)
+        for field, buffer, offset in (("pDstBuffer", pDstBuffer, DstOffset), ("pSrcBuffer", pSrcBuffer, SrcOffset)):
+            if offset + NumBytes > buffer._width:
+                side = "Dst" if field == "pDstBuffer" else "Src"
+                raise VoidMisuse(f"{side}Offset {offset} + NumBytes {NumBytes} = {offset + NumBytes} passes the end of "
+                                 f"{buffer._label}, which is {buffer._width} bytes.")
+        if pDstBuffer is pSrcBuffer and DstOffset < SrcOffset + NumBytes and SrcOffset < DstOffset + NumBytes:
+            raise VoidMisuse(f"the source bytes {SrcOffset} to {SrcOffset + NumBytes} and destination bytes "
+                             f"{DstOffset} to {DstOffset + NumBytes} of {pDstBuffer._label} overlap.")
+        self._commands.append(CopyBufferRegionCommand(pDstBuffer, DstOffset, pSrcBuffer, SrcOffset, NumBytes,
+                                                      "CopyBufferRegion"))
+
+    @recording_method
+    def CopyResource(self, pDstResource, pSrcResource):
+        """Record a copy of a whole buffer into another of the same size."""
+        self._require_type(DIRECT, COMPUTE, COPY)
+        self._check_resource("pDstResource", pDstResource)
+        self._check_resource("pSrcResource", pSrcResource)
+        if pDstResource is pSrcResource:
+            raise VoidMisuse(f"pDstResource and pSrcResource are both {pDstResource._label}; they must differ.")
+        if pDstResource._width != pSrcResource._width:
+            raise VoidMisuse(f"pDstResource {pDstResource._label} is {pDstResource._width} bytes and pSrcResource "
+                             f"{pSrcResource._label} is {pSrcResource._width}; CopyResource needs equal sizes.")
+        self._check_copy_heaps(pDstResource, pSrcResource)
+        self._commands.append(CopyBufferRegionCommand(pDstResource, 0, pSrcResource, 0, pDstResource._width,
+                                                      "CopyResource"))
+
+    @staticmethod
+    def _check_copy_heaps(dst, src):
+        if dst._heap_type == 2:
+            raise VoidMisuse(f"the destination {dst._label} is on an UPLOAD heap, which stays in "
+                             "D3D12_RESOURCE_STATE_GENERIC_READ and cannot be written by the GPU.")
+        if src._heap_type == 3:
+            raise VoidMisuse(f"the source {src._label} is on a READBACK heap, which stays in "
+                             "D3D12_RESOURCE_STATE_COPY_DEST and cannot be read by the GPU.")
+
+    # ---- queries -------------------------------------------------------------------------------
+    def _check_query(self, heap, query_type, index, count=1, first_field="Index"):
+        if not isinstance(heap, ID3D12QueryHeap) or heap._device is not self._device:
+            raise VoidMisuse(f"pQueryHeap is {heap!r}; it must be a query heap of this device.")
+        if query_type != TIMESTAMP_QUERY:
+            raise VoidMisuse(f"Type is {enum_name(D3D12_QUERY_TYPE, query_type)}; {heap._label} holds timestamps, "
+                             "so it must be D3D12_QUERY_TYPE_TIMESTAMP.")
+        wanted = COPY_QUEUE_TIMESTAMP_HEAP if self._type == COPY else TIMESTAMP_HEAP
+        if heap._type != wanted:
+            kind = "a COPY list" if self._type == COPY else f"a {_type_name(self._type)} list"
+            raise VoidMisuse(f"{heap._label} is a {'COPY_QUEUE_TIMESTAMP' if heap._type == 5 else 'TIMESTAMP'} heap; "
+                             f"{kind} needs a D3D12_QUERY_HEAP_TYPE_"
+                             f"{'COPY_QUEUE_TIMESTAMP' if wanted == 5 else 'TIMESTAMP'} heap.")
+        if not _is_uint(index) or not _is_uint(count) or index + count > heap._count:
+            what = f"{first_field} {index!r}" if count == 1 and first_field == "Index" else \
+                f"StartIndex {index!r} + NumQueries {count!r}"
+            raise VoidMisuse(f"{what} passes the end of {heap._label}, which holds {heap._count} queries.")
+
+    @recording_method
+    def BeginQuery(self, pQueryHeap, Type, Index):
+        """Timestamp queries have no BeginQuery (the only queries emulated); always a recording error."""
+        self._require_type(DIRECT, COMPUTE, COPY)
+        raise VoidMisuse(f"Type is {enum_name(D3D12_QUERY_TYPE, Type)}; timestamp queries take only EndQuery, and "
+                         "the emulator has no other queries.")
+
+    @recording_method
+    def EndQuery(self, pQueryHeap, Type, Index):
+        """Record a timestamp: slot Index gets the GPU clock when this point of the list executes."""
+        self._require_type(DIRECT, COMPUTE, COPY)
+        self._check_query(pQueryHeap, Type, Index)
+        self._commands.append(EndQueryCommand(pQueryHeap, Index))
+
+    @recording_method
+    def ResolveQueryData(self, pQueryHeap, Type, StartIndex, NumQueries, pDestinationBuffer,
+                         AlignedDestinationBufferOffset):
+        """Record a copy of NumQueries timestamps (uint64 ticks) into pDestinationBuffer."""
+        self._require_type(DIRECT, COMPUTE, COPY)
+        self._check_query(pQueryHeap, Type, StartIndex, NumQueries, "StartIndex")
+        self._check_resource("pDestinationBuffer", pDestinationBuffer)
+        offset = AlignedDestinationBufferOffset
+        if not _is_uint(offset) or offset % 8:
+            raise VoidMisuse(f"AlignedDestinationBufferOffset is {offset!r}; it must be a multiple of 8.")
+        if offset + 8 * NumQueries > pDestinationBuffer._width:
+            raise VoidMisuse(f"{NumQueries} queries (8 bytes each) from AlignedDestinationBufferOffset {offset} pass "
+                             f"the end of {pDestinationBuffer._label}, which is {pDestinationBuffer._width} bytes.")
+        if pDestinationBuffer._heap_type == 2:
+            raise VoidMisuse(f"the destination {pDestinationBuffer._label} is on an UPLOAD heap, which the GPU "
+                             "cannot write.")
+        self._commands.append(ResolveQueryDataCommand(pQueryHeap, StartIndex, NumQueries, pDestinationBuffer, offset))
+
+    # ---- bundles -------------------------------------------------------------------------------
+    @recording_method
+    def ExecuteBundle(self, pCommandList):
+        """Record a closed bundle's commands, run inline when this DIRECT list executes."""
+        self._require_type(DIRECT)
+        bundle = pCommandList
+        if not isinstance(bundle, ID3D12GraphicsCommandList) or bundle._device is not self._device \
+                or bundle._type != BUNDLE:
+            raise VoidMisuse(f"pCommandList is {bundle!r}; it must be a BUNDLE command list of this device.")
+        if bundle._open:
+            raise VoidMisuse(f"{bundle._label} is still recording; Close it before ExecuteBundle.")
+        if bundle._error is not None:
+            raise VoidMisuse(f"{bundle._label} failed to Close, so it cannot be executed.")
+        self._commands.append(ExecuteBundleCommand(bundle._label, tuple(bundle._commands)))
+
+
+def create_command_list(device, node_mask, list_type, allocator, initial_state):
+    m = "CreateCommandList"
+    if node_mask not in (0, 1):
+        raise invalid_arg(m, f"nodeMask is {node_mask!r}; the emulated adapter has one node, so it must be 0 or 1.")
+    if list_type not in LIST_TYPES:
+        raise invalid_arg(m, f"type is {_type_name(list_type)}; it must be DIRECT, BUNDLE, COMPUTE or COPY.")
+    if initial_state is not None:
+        raise invalid_arg(m, "pInitialState must be None: the emulator has no pipeline state objects.")
+    _check_allocator(m, device, allocator, list_type)
+    command_list = ID3D12GraphicsCommandList(device, int(list_type), node_mask)
+    command_list._begin(allocator)
+    return command_list
+
+
+def create_command_list1(device, node_mask, list_type, flags):
+    m = "CreateCommandList1"
+    if node_mask not in (0, 1):
+        raise invalid_arg(m, f"nodeMask is {node_mask!r}; the emulated adapter has one node, so it must be 0 or 1.")
+    if list_type not in LIST_TYPES:
+        raise invalid_arg(m, f"type is {_type_name(list_type)}; it must be DIRECT, BUNDLE, COMPUTE or COPY.")
+    if flags != 0:
+        raise invalid_arg(m, f"flags is {flags!r}; it must be D3D12_COMMAND_LIST_FLAG_NONE.")
+    return ID3D12GraphicsCommandList(device, int(list_type), node_mask)
+
+
+__all__ = ["ID3D12GraphicsCommandList"]

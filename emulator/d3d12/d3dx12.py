@@ -1,0 +1,132 @@
+"""d3dx12.h helpers: the CD3DX12_* struct builders and UpdateSubresources, for buffers.
+
+Each CD3DX12_* class is a subclass of its D3D12 struct (so it can go wherever the struct goes) with
+the C++ constructors and static builders the compute path uses:
+    CD3DX12_HEAP_PROPERTIES(type, creationNodeMask=1, nodeMask=1)
+    CD3DX12_RESOURCE_DESC.Buffer(width, flags=D3D12_RESOURCE_FLAG_NONE, alignment=0)
+    CD3DX12_RESOURCE_BARRIER.Transition(pResource, stateBefore, stateAfter, subresource=ALL, flags=NONE)
+    CD3DX12_RESOURCE_BARRIER.UAV(pResource) and .Aliasing(pResourceBefore, pResourceAfter)
+    CD3DX12_RANGE(begin, end)
+    CD3DX12_CPU_DESCRIPTOR_HANDLE(other, offsetInDescriptors, descriptorIncrementSize) and .Offset(...)
+    CD3DX12_GPU_DESCRIPTOR_HANDLE(...) likewise
+UpdateSubresources(cmdList, dst, intermediate, intermediateOffset, firstSubresource, srcData) maps the
+intermediate buffer, copies srcData[0].pData into it and records a CopyBufferRegion into dst; as in
+C++, it returns the bytes needed, or 0 when it cannot do the update (srcData, the C count and array,
+is one sequence).
+"""
+import numpy as np
+
+from ..dxgi import DXGI_SAMPLE_DESC
+from .structs import (D3D12_CPU_DESCRIPTOR_HANDLE, D3D12_GPU_DESCRIPTOR_HANDLE, D3D12_HEAP_PROPERTIES, D3D12_RANGE,
+                      D3D12_RESOURCE_ALIASING_BARRIER, D3D12_RESOURCE_BARRIER, D3D12_RESOURCE_DESC,
+                      D3D12_RESOURCE_TRANSITION_BARRIER, D3D12_RESOURCE_UAV_BARRIER)
+
+ALL_SUBRESOURCES = 0xFFFFFFFF
+
+
+class CD3DX12_HEAP_PROPERTIES(D3D12_HEAP_PROPERTIES):
+    """D3D12_HEAP_PROPERTIES for a heap type, with unknown CPU page property and memory pool."""
+
+    def __init__(self, type, creationNodeMask=1, nodeMask=1):
+        super().__init__(Type=type, CPUPageProperty=0, MemoryPoolPreference=0,
+                         CreationNodeMask=creationNodeMask, VisibleNodeMask=nodeMask)
+
+
+class CD3DX12_RESOURCE_DESC(D3D12_RESOURCE_DESC):
+    """D3D12_RESOURCE_DESC with the C++ static builders (buffers only here)."""
+
+    @staticmethod
+    def Buffer(width, flags=0, alignment=0):
+        """A buffer of `width` bytes: row-major, one sample, format unknown."""
+        return CD3DX12_RESOURCE_DESC(
+            Dimension=1, Alignment=alignment, Width=width, Height=1, DepthOrArraySize=1, MipLevels=1, Format=0,
+            SampleDesc=DXGI_SAMPLE_DESC(Count=1, Quality=0), Layout=1, Flags=flags)
+
+
+class CD3DX12_RESOURCE_BARRIER(D3D12_RESOURCE_BARRIER):
+    """D3D12_RESOURCE_BARRIER with the C++ static builders."""
+
+    @staticmethod
+    def Transition(pResource, stateBefore, stateAfter, subresource=ALL_SUBRESOURCES, flags=0):
+        return CD3DX12_RESOURCE_BARRIER(Type=0, Flags=flags, Transition=D3D12_RESOURCE_TRANSITION_BARRIER(
+            pResource=pResource, Subresource=subresource, StateBefore=stateBefore, StateAfter=stateAfter))
+
+    @staticmethod
+    def UAV(pResource):
+        return CD3DX12_RESOURCE_BARRIER(Type=2, Flags=0, UAV=D3D12_RESOURCE_UAV_BARRIER(pResource=pResource))
+
+    @staticmethod
+    def Aliasing(pResourceBefore, pResourceAfter):
+        return CD3DX12_RESOURCE_BARRIER(Type=1, Flags=0, Aliasing=D3D12_RESOURCE_ALIASING_BARRIER(
+            pResourceBefore=pResourceBefore, pResourceAfter=pResourceAfter))
+
+
+class CD3DX12_RANGE(D3D12_RANGE):
+    def __init__(self, begin=0, end=0):
+        super().__init__(Begin=begin, End=end)
+
+
+def _offset(handle, offset, increment):
+    return handle.ptr + (offset if increment is None else offset * increment)
+
+
+class CD3DX12_CPU_DESCRIPTOR_HANDLE(D3D12_CPU_DESCRIPTOR_HANDLE):
+    """A CPU descriptor handle with arithmetic: (other), (other, scaledOffset), (other, index, increment)."""
+
+    def __init__(self, other=None, offset=0, descriptorIncrementSize=None, *, ptr=None):
+        if ptr is None:
+            ptr = 0 if other is None else _offset(other, offset, descriptorIncrementSize)
+        super().__init__(ptr=ptr)
+
+    def Offset(self, offset, descriptorIncrementSize=None):
+        """Move by `offset` descriptors of `descriptorIncrementSize` bytes (or by `offset` bytes); returns self."""
+        self.ptr = _offset(self, offset, descriptorIncrementSize)
+        return self
+
+    def InitOffsetted(self, base, offset, descriptorIncrementSize=None):
+        self.ptr = _offset(base, offset, descriptorIncrementSize)
+
+
+class CD3DX12_GPU_DESCRIPTOR_HANDLE(D3D12_GPU_DESCRIPTOR_HANDLE):
+    """A GPU descriptor handle with arithmetic, like CD3DX12_CPU_DESCRIPTOR_HANDLE."""
+
+    def __init__(self, other=None, offset=0, descriptorIncrementSize=None, *, ptr=None):
+        if ptr is None:
+            ptr = 0 if other is None else _offset(other, offset, descriptorIncrementSize)
+        super().__init__(ptr=ptr)
+
+    def Offset(self, offset, descriptorIncrementSize=None):
+        self.ptr = _offset(self, offset, descriptorIncrementSize)
+        return self
+
+    def InitOffsetted(self, base, offset, descriptorIncrementSize=None):
+        self.ptr = _offset(base, offset, descriptorIncrementSize)
+
+
+def GetRequiredIntermediateSize(pDestinationResource, FirstSubresource, NumSubresources):
+    """Bytes an upload buffer needs to update the subresources: a buffer's Width."""
+    return pDestinationResource.GetDesc().Width if (FirstSubresource, NumSubresources) == (0, 1) else 0
+
+
+def UpdateSubresources(pCmdList, pDestinationResource, pIntermediate, IntermediateOffset, FirstSubresource,
+                       pSrcData):
+    """Upload srcData[0] into a buffer through a mapped intermediate; returns the bytes needed, 0 on failure."""
+    sources = list(pSrcData or ())
+    if FirstSubresource != 0 or len(sources) != 1:
+        return 0
+    width = pDestinationResource.GetDesc().Width
+    if pIntermediate.GetDesc().Width < IntermediateOffset + width:
+        return 0
+    source = np.frombuffer(memoryview(sources[0].pData).cast("B"), dtype=np.uint8)
+    if source.size < width:
+        return 0
+    mapped = pIntermediate.Map(0, None)
+    mapped[IntermediateOffset:IntermediateOffset + width] = source[:width]
+    pIntermediate.Unmap(0, None)
+    pCmdList.CopyBufferRegion(pDestinationResource, 0, pIntermediate, IntermediateOffset, width)
+    return width
+
+
+__all__ = ["CD3DX12_HEAP_PROPERTIES", "CD3DX12_RESOURCE_DESC", "CD3DX12_RESOURCE_BARRIER", "CD3DX12_RANGE",
+           "CD3DX12_CPU_DESCRIPTOR_HANDLE", "CD3DX12_GPU_DESCRIPTOR_HANDLE", "GetRequiredIntermediateSize",
+           "UpdateSubresources"]

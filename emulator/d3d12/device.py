@@ -1,0 +1,351 @@
+"""ID3D12Device: one emulated GPU and the factory of everything that runs on it.
+
+One per D3D12CreateDevice call; each device owns its own emulator.gpu.Gpu (`device._gpu`: memory,
+dispatcher, clock), so devices are independent and deterministic (unlike D3D12, which returns the
+same device for the same adapter). The device keeps what its children share: its queues (in
+creation order, the order the queues are pumped in), a lookup from descriptor handles and GPU
+addresses to heaps and buffers, per-kind counters for labels ("buffer #3"), and device removal.
+
+Device removal: `_removed_reason` is None, or (HRESULT, sentence) of the first misuse that removed
+the device (`_remove(hresult, sentence)`). Afterwards every HRESULT method of the device and its
+children raises DXGI_ERROR_DEVICE_REMOVED naming that reason, void methods do nothing, pending queue
+work is dropped, fences read UINT64_MAX, and GetDeviceRemovedReason returns the reason's code
+(S_OK while the device is fine). `_debug_layer` (copied from the process-wide debug layer switch at
+creation; settable) makes misuse also raise at the offending call.
+"""
+import itertools
+import weakref
+
+from ..errors import DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, E_NOTIMPL, HResultError, S_OK
+from .. import dxgi
+from ..presets import AdapterPreset, DEFAULT_PRESET, PRESETS
+from . import debug
+from .base import hresult_method, invalid_arg, removed_error, void_method
+from .command_allocator import create_command_allocator
+from .command_list import create_command_list, create_command_list1
+from .command_queue import create_command_queue
+from .descriptor_heap import CPU_DESCRIPTOR_BASE, CPU_RANGE_ALIGNMENT, INCREMENT_SIZE, _ptr, create_descriptor_heap
+from .enums import D3D_FEATURE_LEVEL, D3D12_FEATURE, enum_name
+from .fence import ID3D12Fence, UINT64_MAX
+from .query_heap import create_query_heap
+from .resource import BUFFER_ALIGNMENT, _check_buffer_desc, create_committed_resource
+from .structs import (D3D12_FEATURE_DATA_ARCHITECTURE, D3D12_FEATURE_DATA_D3D12_OPTIONS1,
+                      D3D12_FEATURE_DATA_D3D12_OPTIONS4, D3D12_FEATURE_DATA_FEATURE_LEVELS,
+                      D3D12_FEATURE_DATA_GPU_VIRTUAL_ADDRESS_SUPPORT, D3D12_FEATURE_DATA_SHADER_MODEL,
+                      D3D12_HEAP_PROPERTIES, D3D12_RESOURCE_ALLOCATION_INFO)
+from . import views
+
+# The highest Direct3D feature level every emulated adapter reports.
+MAX_FEATURE_LEVEL = 0xC100  # D3D_FEATURE_LEVEL_12_1
+# Levels D3D12CreateDevice accepts as a minimum: the compute-only core levels and 11_0 and up.
+_DEVICE_LEVELS = (0x100, 0x1000, 0xB000, 0xB100, 0xC000, 0xC100, 0xC200)
+HIGHEST_SHADER_MODEL = 0x66  # D3D_SHADER_MODEL_6_6
+_SHADER_MODELS = (0x51, 0x60, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68)
+_device_numbers = itertools.count(1)
+
+
+class ID3D12Device:
+    """A D3D12 device (ID3D12Device .. ID3D12Device4 methods of the compute path)."""
+
+    def __init__(self, adapter_index, preset, gpu):
+        self._adapter_index = adapter_index
+        self._preset = preset
+        self._gpu = gpu
+        self._number = next(_device_numbers)
+        self._name = ""
+        self._removed_reason = None
+        self._debug_layer = debug.is_enabled()
+        self._counters = {}
+        self._queues = []
+        self._fences = weakref.WeakSet()
+        self._heaps = weakref.WeakValueDictionary()       # cpu base -> descriptor heap
+        self._buffers = weakref.WeakValueDictionary()     # gpu_va -> buffer
+        self._next_cpu_descriptor = CPU_DESCRIPTOR_BASE
+        self._ecl_touched = {}  # buffers touched by the ExecuteCommandLists call running now
+        self._pumping = False
+
+    # ---- internal: shared by the children --------------------------------------------------------
+    @property
+    def _device(self):
+        return self  # lets the method wrappers of base.py serve the device too
+
+    @property
+    def _label(self):
+        return f"device {self._name!r}" if self._name else f"device #{self._number}"
+
+    def _next_serial(self, kind):
+        self._counters[kind] = self._counters.get(kind, 0) + 1
+        return self._counters[kind]
+
+    def _check_not_removed(self, method_name):
+        if self._removed_reason is not None:
+            raise removed_error(method_name, self._removed_reason)
+
+    def _remove(self, hresult, message):
+        """Remove the device (the first reason is kept): drop queued work, complete every fence wait."""
+        if self._removed_reason is not None:
+            return
+        self._removed_reason = (hresult & 0xFFFFFFFF, message)
+        for queue in self._queues:
+            queue._pending.clear()
+        for fence in list(self._fences):
+            events, fence._events = fence._events, []
+            for _, event in events:
+                event.set()
+
+    def _report_misuse(self, hresult, message):
+        """Misuse in a void method: remove the device; with the debug layer, also raise now."""
+        self._remove(hresult, message)
+        if self._debug_layer:
+            raise HResultError(hresult, message)
+
+    def _report_warning(self, hresult, message):
+        """Misuse D3D12 only reports (nothing is removed): raises with the debug layer, else ignored."""
+        if self._debug_layer:
+            raise HResultError(hresult, message)
+
+    def _pump_queues(self):
+        """Run every queue's pending work that can run, until none can (waits on fences hold it)."""
+        if self._pumping:
+            return
+        self._pumping = True
+        try:
+            progress = True
+            while progress and self._removed_reason is None:
+                progress = False
+                for queue in self._queues:
+                    while queue._step():
+                        progress = True
+        finally:
+            self._pumping = False
+
+    def _reserve_cpu_descriptor_range(self, size):
+        base = self._next_cpu_descriptor
+        span = -(-size // CPU_RANGE_ALIGNMENT) * CPU_RANGE_ALIGNMENT + CPU_RANGE_ALIGNMENT  # + a gap
+        self._next_cpu_descriptor += span
+        return base
+
+    def _register_descriptor_heap(self, heap):
+        self._heaps[heap._cpu_base] = heap
+
+    def _descriptor_heap_from_cpu_handle(self, handle):
+        """The descriptor heap of this device whose CPU range holds the handle, or None."""
+        ptr = _ptr(handle)
+        for heap in list(self._heaps.values()):
+            if heap._contains_cpu(ptr):
+                return heap
+        return None
+
+    def _descriptor_heap_from_gpu_handle(self, handle):
+        """The shader-visible descriptor heap of this device whose GPU range holds the handle, or None."""
+        ptr = _ptr(handle)
+        for heap in list(self._heaps.values()):
+            if heap._contains_gpu(ptr):
+                return heap
+        return None
+
+    def _resource_from_gpu_va(self, gpu_va):
+        """The buffer of this device whose bytes hold GPU address `gpu_va`, or None."""
+        allocation, _ = self._gpu.memory.resolve(gpu_va)
+        if allocation is None:
+            return None
+        buffer = self._buffers.get(allocation.gpu_va)
+        return buffer if buffer is not None and buffer._allocation is allocation else None
+
+    # ---- ID3D12Object / ID3D12Device ---------------------------------------------------------------
+    @hresult_method
+    def SetName(self, Name):
+        if Name is not None and not isinstance(Name, str):
+            raise invalid_arg("SetName", f"Name is {Name!r}; it must be a string or None.")
+        self._name = Name or ""
+
+    def GetDeviceRemovedReason(self):
+        """S_OK, or the HRESULT that removed the device (its sentence is `_removed_reason[1]`)."""
+        return S_OK if self._removed_reason is None else self._removed_reason[0]
+
+    def GetNodeCount(self):
+        return 1
+
+    def GetAdapterLuid(self):
+        return dxgi.LUID(LowPart=0x1000 + self._adapter_index, HighPart=0)
+
+    @hresult_method
+    def CreateCommandQueue(self, pDesc, riid=None):
+        return create_command_queue(self, pDesc)
+
+    @hresult_method
+    def CreateCommandAllocator(self, type, riid=None):
+        return create_command_allocator(self, type)
+
+    @hresult_method
+    def CreateCommandList(self, nodeMask, type, pCommandAllocator, pInitialState, riid=None):
+        """An open command list recording into pCommandAllocator."""
+        return create_command_list(self, nodeMask, type, pCommandAllocator, pInitialState)
+
+    @hresult_method
+    def CreateCommandList1(self, nodeMask, type, flags, riid=None):
+        """ID3D12Device4: a closed command list with no allocator (Reset it to record)."""
+        return create_command_list1(self, nodeMask, type, flags)
+
+    @hresult_method
+    def CreateCommittedResource(self, pHeapProperties, HeapFlags, pDesc, InitialResourceState,
+                                pOptimizedClearValue, riidResource=None):
+        """A buffer with its own memory; E_OUTOFMEMORY past the adapter's memory (nothing changes)."""
+        resource = create_committed_resource(self, pHeapProperties, HeapFlags, pDesc, InitialResourceState,
+                                             pOptimizedClearValue)
+        self._buffers[resource._allocation.gpu_va] = resource
+        return resource
+
+    @hresult_method
+    def GetResourceAllocationInfo(self, visibleMask, pResourceDescs):
+        """D3D12_RESOURCE_ALLOCATION_INFO for a sequence of buffer descs (64 KiB aligned sizes)."""
+        total = 0
+        for i, desc in enumerate(pResourceDescs):
+            _check_buffer_desc(f"GetResourceAllocationInfo: pResourceDescs[{i}]", desc, 1)
+            total += -(-desc.Width // BUFFER_ALIGNMENT) * BUFFER_ALIGNMENT
+        return D3D12_RESOURCE_ALLOCATION_INFO(SizeInBytes=total, Alignment=BUFFER_ALIGNMENT)
+
+    def GetCustomHeapProperties(self, nodeMask, heapType):
+        """The CUSTOM heap properties equivalent to a DEFAULT, UPLOAD or READBACK heap (discrete GPU)."""
+        page, pool = {1: (1, 2), 2: (2, 1), 3: (3, 1)}.get(heapType, (0, 0))
+        return D3D12_HEAP_PROPERTIES(Type=4, CPUPageProperty=page, MemoryPoolPreference=pool,
+                                     CreationNodeMask=1, VisibleNodeMask=1)
+
+    @hresult_method
+    def CreateDescriptorHeap(self, pDescriptorHeapDesc, riid=None):
+        return create_descriptor_heap(self, pDescriptorHeapDesc)
+
+    def GetDescriptorHandleIncrementSize(self, DescriptorHeapType):
+        """Bytes between consecutive descriptors of a heap type (32 for every type here; 0 if unknown)."""
+        return INCREMENT_SIZE.get(DescriptorHeapType, 0)
+
+    @void_method
+    def CreateUnorderedAccessView(self, pResource, pCounterResource, pDesc, DestDescriptor):
+        """Write a buffer UAV descriptor into the CBV_SRV_UAV slot DestDescriptor names."""
+        views.create_unordered_access_view(self, pResource, pCounterResource, pDesc, DestDescriptor)
+
+    @void_method
+    def CreateShaderResourceView(self, pResource, pDesc, DestDescriptor):
+        """Write a buffer SRV descriptor into the CBV_SRV_UAV slot DestDescriptor names."""
+        views.create_shader_resource_view(self, pResource, pDesc, DestDescriptor)
+
+    @void_method
+    def CreateConstantBufferView(self, pDesc, DestDescriptor):
+        """Write a CBV descriptor (256-byte aligned range of a buffer) into DestDescriptor's slot."""
+        views.create_constant_buffer_view(self, pDesc, DestDescriptor)
+
+    @void_method
+    def CopyDescriptorsSimple(self, NumDescriptors, DestDescriptorRangeStart, SrcDescriptorRangeStart,
+                              DescriptorHeapsType):
+        """Copy NumDescriptors slots from a non-shader-visible heap to any heap of the same type."""
+        views.copy_descriptors_simple(self, NumDescriptors, DestDescriptorRangeStart, SrcDescriptorRangeStart,
+                                      DescriptorHeapsType)
+
+    @hresult_method
+    def CreateFence(self, InitialValue, Flags, riid=None):
+        if not isinstance(InitialValue, int) or isinstance(InitialValue, bool) or not 0 <= InitialValue <= UINT64_MAX:
+            raise invalid_arg("CreateFence",
+                              f"InitialValue is {InitialValue!r}; it must be an unsigned 64-bit integer.")
+        if not isinstance(Flags, int) or Flags & ~0x7:
+            raise invalid_arg("CreateFence", f"Flags is {Flags!r}; it must be a combination of D3D12_FENCE_FLAGS.")
+        fence = ID3D12Fence(self, InitialValue, Flags)
+        self._fences.add(fence)
+        return fence
+
+    @hresult_method
+    def CreateQueryHeap(self, pDesc, riid=None):
+        return create_query_heap(self, pDesc)
+
+    @hresult_method
+    def Evict(self, ppObjects):
+        """Accepted for portability: emulated memory is always resident."""
+
+    @hresult_method
+    def MakeResident(self, ppObjects):
+        """Accepted for portability: emulated memory is always resident."""
+
+    @hresult_method
+    def CheckFeatureSupport(self, Feature, pFeatureSupportData):
+        """Fill pFeatureSupportData (and return it) for FEATURE_LEVELS, ARCHITECTURE, SHADER_MODEL,
+        D3D12_OPTIONS1, D3D12_OPTIONS4 and GPU_VIRTUAL_ADDRESS_SUPPORT."""
+        m = "CheckFeatureSupport"
+        expected = {
+            2: D3D12_FEATURE_DATA_FEATURE_LEVELS, 1: D3D12_FEATURE_DATA_ARCHITECTURE,
+            7: D3D12_FEATURE_DATA_SHADER_MODEL, 8: D3D12_FEATURE_DATA_D3D12_OPTIONS1,
+            23: D3D12_FEATURE_DATA_D3D12_OPTIONS4, 6: D3D12_FEATURE_DATA_GPU_VIRTUAL_ADDRESS_SUPPORT}
+        if Feature not in expected:
+            if Feature in D3D12_FEATURE._c_names_:
+                raise HResultError(E_NOTIMPL, f"{m}: Feature {enum_name(D3D12_FEATURE, Feature)} is not emulated.")
+            raise invalid_arg(m, f"Feature is {Feature!r}; it must be a D3D12_FEATURE.")
+        data = pFeatureSupportData
+        if not isinstance(data, expected[Feature]):
+            raise invalid_arg(m, f"pFeatureSupportData is {data!r}; {enum_name(D3D12_FEATURE, Feature)} fills a "
+                                 f"{expected[Feature].__name__}.")
+        p = self._preset
+        if Feature == 2:
+            levels = list(data.pFeatureLevelsRequested or ())
+            if not levels or (data.NumFeatureLevels is not None and data.NumFeatureLevels != len(levels)):
+                raise invalid_arg(m, f"pFeatureLevelsRequested has {len(levels)} levels and NumFeatureLevels is "
+                                     f"{data.NumFeatureLevels!r}; give at least one level, and a count that agrees.")
+            supported = [level for level in levels if level in D3D_FEATURE_LEVEL._c_names_
+                         and level <= MAX_FEATURE_LEVEL]
+            data.MaxSupportedFeatureLevel = max(supported) if supported else 0
+        elif Feature == 1:
+            if data.NodeIndex != 0:
+                raise invalid_arg(m, f"NodeIndex is {data.NodeIndex!r}; the emulated adapter has one node (0).")
+            data.TileBasedRenderer, data.UMA, data.CacheCoherentUMA = 0, 0, 0
+        elif Feature == 7:
+            if data.HighestShaderModel not in _SHADER_MODELS:
+                raise invalid_arg(m, f"HighestShaderModel is {data.HighestShaderModel!r}; it must be a "
+                                     "D3D_SHADER_MODEL the runtime knows.")
+            data.HighestShaderModel = min(data.HighestShaderModel, HIGHEST_SHADER_MODEL)
+        elif Feature == 8:
+            data.WaveOps = 1
+            data.WaveLaneCountMin = data.WaveLaneCountMax = self._gpu.wave_width
+            data.TotalLaneCount = p.compute_units * p.simds_per_cu * self._gpu.wave_width
+            data.ExpandedComputeResourceStates = 1
+            data.Int64ShaderOps = int(p.supports_64bit)
+        elif Feature == 23:
+            data.MSAA64KBAlignedTextureSupported = 0
+            data.SharedResourceCompatibilityTier = 0
+            data.Native16BitShaderOpsSupported = int(p.native_fp16)
+        else:
+            data.MaxGPUVirtualAddressBitsPerResource = 40
+            data.MaxGPUVirtualAddressBitsPerProcess = 48
+        return data
+
+    def __repr__(self):
+        return f"<ID3D12Device {self._label} on {self._preset.description}>"
+
+
+def D3D12CreateDevice(pAdapter, MinimumFeatureLevel, riid=None):
+    """A device on an adapter from emulator.dxgi (None: the default adapter, EnumAdapters1(0)).
+
+    As an emulator extension, pAdapter may also be an emulator.presets.AdapterPreset.
+    """
+    m = "D3D12CreateDevice"
+    if pAdapter is None:
+        preset = DEFAULT_PRESET
+        index = PRESETS.index(preset) if preset in PRESETS else 0
+    elif isinstance(pAdapter, dxgi.IDXGIAdapter):
+        preset, index = pAdapter._preset, pAdapter._index
+    elif isinstance(pAdapter, AdapterPreset):
+        preset = pAdapter
+        index = PRESETS.index(preset) if preset in PRESETS else len(PRESETS)
+    else:
+        raise HResultError(E_INVALIDARG, f"{m}: pAdapter is {pAdapter!r}; it must be an adapter from "
+                                         "emulator.dxgi (EnumAdapters1) or None for the default adapter.")
+    if MinimumFeatureLevel not in _DEVICE_LEVELS:
+        raise HResultError(E_INVALIDARG, f"{m}: MinimumFeatureLevel is "
+                                         f"{enum_name(D3D_FEATURE_LEVEL, MinimumFeatureLevel)}; D3D12 devices need "
+                                         "D3D_FEATURE_LEVEL_11_0 or higher (or 1_0_CORE).")
+    if MinimumFeatureLevel > MAX_FEATURE_LEVEL:
+        raise HResultError(DXGI_ERROR_UNSUPPORTED, f"{m}: MinimumFeatureLevel is "
+                                                   f"{enum_name(D3D_FEATURE_LEVEL, MinimumFeatureLevel)}, but "
+                                                   f"{preset.description} supports up to "
+                                                   f"{enum_name(D3D_FEATURE_LEVEL, MAX_FEATURE_LEVEL)}.")
+    from ..gpu import Gpu  # late: the GPU core imports the ISA and kernels, which the mirror's names do not need
+    return ID3D12Device(index, preset, Gpu(preset))
+
+
+__all__ = ["D3D12CreateDevice", "ID3D12Device"]

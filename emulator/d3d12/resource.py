@@ -1,0 +1,295 @@
+"""ID3D12Resource: a committed buffer, its bytes in GPU memory, and the resource-state model.
+
+One per CreateCommittedResource call. The bytes live in one allocation of the device's GPU memory
+(`_allocation`, whose gpu_va GetGPUVirtualAddress returns); Map hands the CPU that same NumPy array,
+so UPLOAD writes and READBACK reads need no copy. Only buffers are emulated; the allocation is freed
+when the resource object is garbage-collected. Memory past the adapter's budget is E_OUTOFMEMORY and
+changes nothing.
+
+State model (D3D12's rules for buffers, the only resources emulated):
+- `_state` is the state the queue timeline has reached. It changes only when commands execute, in
+  queue order: transition barriers set it and accesses promote it; recording changes nothing.
+- UPLOAD resources are created in, and stay in, GENERIC_READ; READBACK resources in COPY_DEST (other
+  initial states are E_INVALIDARG; transition barriers on them are recording errors).
+- DEFAULT and CUSTOM buffers start in COMMON whatever initial state was asked: D3D12 creates buffers
+  in COMMON and ignores the requested state (its debug layer warns). The requested state is checked
+  and kept as `_initial_state`.
+- Implicit promotion: a buffer in COMMON is promoted, at its first access within an
+  ExecuteCommandLists call, to the state that access needs (COPY_SOURCE, COPY_DEST, UNORDERED_ACCESS,
+  ...). A promotion to a read-only state may later gain more read bits; a promotion to a write state
+  is final. A transition barrier finding the buffer in COMMON (or read-promoted to a subset of its
+  StateBefore) counts as such a promotion to StateBefore.
+- Decay: when an ExecuteCommandLists call finishes, every buffer it touched returns to COMMON
+  (D3D12 decays buffers on every queue type).
+- An access or a transition finding the buffer in another state is an execution error: the queue
+  removes the device (DXGI_ERROR_INVALID_CALL) with a sentence naming the buffer and both states, as
+  the debug layer's GPU-based validation would report it.
+Commands of other modules check states at execution with `_require_state(resource, states, what)`.
+"""
+import weakref
+
+from ..errors import DXGI_ERROR_INVALID_CALL, E_NOTIMPL, E_OUTOFMEMORY, HResultError
+from ..memory import OutOfDeviceMemory
+from .base import DeviceChild, hresult_method, invalid_arg, void_method, VoidMisuse
+from .enums import (D3D12_HEAP_TYPE, D3D12_RESOURCE_DIMENSION, enum_name, is_read_only_state, is_valid_state,
+                    state_name)
+from .structs import D3D12_HEAP_PROPERTIES, D3D12_RANGE, D3D12_RESOURCE_DESC
+
+COMMON = 0x0
+UNORDERED_ACCESS = 0x8
+COPY_DEST = 0x400
+COPY_SOURCE = 0x800
+GENERIC_READ = 0xAC3
+
+HEAP_DEFAULT, HEAP_UPLOAD, HEAP_READBACK, HEAP_CUSTOM = 1, 2, 3, 4
+# Heaps whose resources keep one state for life (D3D12: "cannot be changed").
+FIXED_STATE = {HEAP_UPLOAD: GENERIC_READ, HEAP_READBACK: COPY_DEST}
+_CPU_PAGE_NOT_AVAILABLE = 1
+_KNOWN_HEAP_FLAGS = 0x1 | 0x4 | 0x8 | 0x20 | 0x40 | 0x80 | 0x100 | 0x200 | 0x400 | 0x800 | 0x1000
+_KNOWN_RESOURCE_FLAGS = 0x1FF
+_RESOURCE_FLAG_ALLOW_RENDER_TARGET = 0x1
+_RESOURCE_FLAG_ALLOW_DEPTH_STENCIL = 0x2
+_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS = 0x4
+_RESOURCE_FLAG_ALLOW_SIMULTANEOUS_ACCESS = 0x20
+BUFFER_ALIGNMENT = 65536
+
+
+def _is_uint(value, bits=64):
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < (1 << bits)
+
+
+class ID3D12Resource(DeviceChild):
+    """A committed buffer resource."""
+
+    _kind = "buffer"
+
+    def __init__(self, device, heap_properties, heap_flags, desc, initial_state, allocation):
+        super().__init__(device)
+        self._heap_properties = heap_properties
+        self._heap_type = int(heap_properties.Type)
+        self._heap_flags = int(heap_flags)
+        self._desc = desc
+        self._flags = int(desc.Flags)
+        self._initial_state = int(initial_state)
+        self._state = FIXED_STATE.get(self._heap_type, COMMON)
+        self._promoted_read = False  # the current state came from an implicit read-only promotion
+        self._map_count = 0
+        self._allocation = allocation
+        allocation.name = self._label
+        self._finalizer = weakref.finalize(self, device._gpu.memory.free, allocation)
+
+    # ---- ID3D12Resource ------------------------------------------------------------------------
+    @hresult_method
+    def Map(self, Subresource, pReadRange):
+        """A writable NumPy uint8 array over the whole buffer (UPLOAD, READBACK or CPU-visible CUSTOM)."""
+        if not self._cpu_visible():
+            where = enum_name(D3D12_HEAP_TYPE, self._heap_type)
+            raise invalid_arg("Map", f"{self._label} is on a {where} heap, which the CPU cannot map; "
+                                     "copy it through an UPLOAD or READBACK buffer.")
+        if Subresource != 0:
+            raise invalid_arg("Map", f"Subresource is {Subresource!r}; a buffer has only subresource 0.")
+        problem = self._range_problem("pReadRange", pReadRange)
+        if problem:
+            raise invalid_arg("Map", problem)
+        self._map_count += 1
+        return self._allocation.data
+
+    @void_method
+    def Unmap(self, Subresource, pWrittenRange):
+        """Ends one Map (Map calls nest). Unmapping an unmapped buffer is reported, not fatal."""
+        if Subresource != 0:
+            raise VoidMisuse(f"Subresource is {Subresource!r}; a buffer has only subresource 0.")
+        if self._map_count == 0:
+            self._device._report_warning(
+                DXGI_ERROR_INVALID_CALL, f"Unmap: {self._label} is not mapped; each Unmap must follow a Map.")
+            return
+        self._map_count -= 1
+        problem = self._range_problem("pWrittenRange", pWrittenRange)
+        if problem:
+            raise VoidMisuse(problem)
+
+    def GetGPUVirtualAddress(self):
+        """The buffer's GPU virtual address (its allocation's gpu_va)."""
+        return self._allocation.gpu_va
+
+    def GetDesc(self):
+        """A copy of the D3D12_RESOURCE_DESC (Alignment reads 65536 when 0 was given, as in D3D12)."""
+        return self._desc._copy()
+
+    @hresult_method
+    def GetHeapProperties(self):
+        """(D3D12_HEAP_PROPERTIES, D3D12_HEAP_FLAGS): the two C out-parameters as a tuple."""
+        return self._heap_properties._copy(), self._heap_flags
+
+    @hresult_method
+    def SetName(self, Name):
+        DeviceChild.SetName(self, Name)
+        self._allocation.name = self._label
+
+    # ---- internal ------------------------------------------------------------------------------
+    @property
+    def _width(self):
+        return self._desc.Width
+
+    def _cpu_visible(self):
+        if self._heap_type in (HEAP_UPLOAD, HEAP_READBACK):
+            return True
+        return self._heap_type == HEAP_CUSTOM and self._heap_properties.CPUPageProperty != _CPU_PAGE_NOT_AVAILABLE
+
+    def _range_problem(self, field, rng):
+        """The sentence saying what is wrong with a Map/Unmap range, or None when it is fine."""
+        if rng is None:
+            return None
+        if not isinstance(rng, D3D12_RANGE):
+            return f"{field} is {rng!r}; it must be a D3D12_RANGE or None."
+        if not (_is_uint(rng.Begin) and _is_uint(rng.End)) or rng.Begin > rng.End or rng.End > self._width:
+            return (f"{field} is [{rng.Begin}, {rng.End}); it must satisfy Begin <= End <= {self._width}, "
+                    f"the size of {self._label}.")
+        return None
+
+
+def _require_state(resource, allowed_states, what):
+    """At execution: check (promoting from COMMON where D3D12 does) that `resource` is in a needed state.
+
+    `allowed_states` is one D3D12_RESOURCE_STATES value whose bits must all be present, or a sequence
+    of such values, any one of which will do (the first is the one a COMMON buffer is promoted to).
+    `what` names the access for the error sentence ("the source of CopyBufferRegion"). On a mismatch
+    raises HResultError(DXGI_ERROR_INVALID_CALL, ...), which the queue turns into device removal.
+    """
+    alternatives = (allowed_states,) if isinstance(allowed_states, int) else tuple(allowed_states)
+    device = resource._device
+    device._ecl_touched[resource] = None
+    state = resource._state
+    for required in alternatives:
+        required = int(required)
+        if (required == COMMON and state == COMMON) or (required and state & required == required):
+            return
+    first = int(alternatives[0])
+    if resource._heap_type not in FIXED_STATE:
+        if state == COMMON:
+            resource._state = first
+            resource._promoted_read = is_read_only_state(first)
+            return
+        if resource._promoted_read and is_read_only_state(first):
+            resource._state = state | first
+            return
+    wanted = " or ".join(state_name(s) for s in alternatives)
+    hint = (f"a resource on an {enum_name(D3D12_HEAP_TYPE, resource._heap_type)} heap stays in {state_name(state)}"
+            if resource._heap_type in FIXED_STATE else "record a transition barrier first")
+    raise HResultError(DXGI_ERROR_INVALID_CALL,
+                       f"{what} needs {resource._label} in {wanted}, but it is in {state_name(state)}; {hint}.")
+
+
+def _transition(resource, before, after, what):
+    """At execution: a transition barrier from `before` to `after` (promoting a COMMON buffer first)."""
+    device = resource._device
+    device._ecl_touched[resource] = None
+    state = resource._state
+    promotable = state == COMMON or (
+        resource._promoted_read and is_read_only_state(before) and state & ~before == 0)
+    if state != before and not promotable:
+        raise HResultError(DXGI_ERROR_INVALID_CALL,
+                           f"{what} gives StateBefore {state_name(before)} for {resource._label}, but at this "
+                           f"point of the queue it is in {state_name(state)}.")
+    resource._state = after
+    resource._promoted_read = False
+
+
+def _decay(resources):
+    """End of an ExecuteCommandLists call: buffers it touched return to COMMON."""
+    for resource in resources:
+        if resource._heap_type not in FIXED_STATE:
+            resource._state = COMMON
+            resource._promoted_read = False
+
+
+# ---- creation ---------------------------------------------------------------------------------------
+def create_committed_resource(device, heap_properties, heap_flags, desc, initial_state, clear_value):
+    """ID3D12Device::CreateCommittedResource for buffers: validate as D3D12 does, then allocate."""
+    m = "CreateCommittedResource"
+    if not isinstance(heap_properties, D3D12_HEAP_PROPERTIES):
+        raise invalid_arg(m, f"pHeapProperties is {heap_properties!r}; it must be a D3D12_HEAP_PROPERTIES.")
+    heap_type = heap_properties.Type
+    if heap_type not in (HEAP_DEFAULT, HEAP_UPLOAD, HEAP_READBACK, HEAP_CUSTOM):
+        raise invalid_arg(m, f"pHeapProperties.Type is {enum_name(D3D12_HEAP_TYPE, heap_type)}; the emulator "
+                             "supports D3D12_HEAP_TYPE_DEFAULT, UPLOAD, READBACK and CUSTOM.")
+    if heap_type == HEAP_CUSTOM:
+        if heap_properties.CPUPageProperty not in (1, 2, 3) or heap_properties.MemoryPoolPreference not in (1, 2):
+            raise invalid_arg(m, "a D3D12_HEAP_TYPE_CUSTOM heap needs pHeapProperties.CPUPageProperty and "
+                                 "MemoryPoolPreference set (not UNKNOWN).")
+        if heap_properties.MemoryPoolPreference == 2 and heap_properties.CPUPageProperty != 1:
+            raise invalid_arg(m, "pHeapProperties.MemoryPoolPreference D3D12_MEMORY_POOL_L1 needs "
+                                 "CPUPageProperty D3D12_CPU_PAGE_PROPERTY_NOT_AVAILABLE.")
+    elif heap_properties.CPUPageProperty != 0 or heap_properties.MemoryPoolPreference != 0:
+        raise invalid_arg(m, f"pHeapProperties.CPUPageProperty and MemoryPoolPreference must be UNKNOWN (0) for "
+                             f"{enum_name(D3D12_HEAP_TYPE, heap_type)}; only CUSTOM heaps set them.")
+    for field in ("CreationNodeMask", "VisibleNodeMask"):
+        if getattr(heap_properties, field) not in (0, 1):
+            raise invalid_arg(m, f"pHeapProperties.{field} is {getattr(heap_properties, field)!r}; the emulated "
+                                 "adapter has one node, so it must be 0 or 1.")
+    if not _is_uint(heap_flags, 32) or heap_flags & ~_KNOWN_HEAP_FLAGS:
+        raise invalid_arg(m, f"HeapFlags is {heap_flags!r}; it must be a combination of D3D12_HEAP_FLAGS.")
+    if heap_flags & 0x4:
+        raise invalid_arg(m, "HeapFlags has D3D12_HEAP_FLAG_DENY_BUFFERS, but the resource is a buffer.")
+    _check_buffer_desc(m, desc, heap_type)
+    if not is_valid_state(initial_state):
+        raise invalid_arg(m, f"InitialResourceState {state_name(initial_state)} is not a valid state: it must be "
+                             "COMMON, one write state, or a combination of read states.")
+    fixed = FIXED_STATE.get(heap_type)
+    if fixed is not None and initial_state != fixed:
+        raise invalid_arg(m, f"InitialResourceState is {state_name(initial_state)}, but a resource on a "
+                             f"{enum_name(D3D12_HEAP_TYPE, heap_type)} heap must be created in {state_name(fixed)}.")
+    if clear_value is not None:
+        raise invalid_arg(m, "pOptimizedClearValue must be None for a buffer.")
+    stored = desc._copy()
+    if stored.Alignment == 0:
+        stored.Alignment = BUFFER_ALIGNMENT
+    memory = device._gpu.memory
+    try:
+        allocation = memory.allocate(desc.Width, name="buffer")
+    except OutOfDeviceMemory:
+        raise HResultError(
+            E_OUTOFMEMORY,
+            f"{m}: a {desc.Width}-byte buffer does not fit: the adapter has {memory.capacity_bytes} bytes and "
+            f"{memory.used_bytes} are in use.") from None
+    return ID3D12Resource(device, heap_properties._copy(), heap_flags, stored, initial_state, allocation)
+
+
+def _check_buffer_desc(m, desc, heap_type):
+    if not isinstance(desc, D3D12_RESOURCE_DESC):
+        raise invalid_arg(m, f"pDesc is {desc!r}; it must be a D3D12_RESOURCE_DESC.")
+    if desc.Dimension != 1:
+        if desc.Dimension in (2, 3, 4):
+            raise HResultError(E_NOTIMPL, f"{m}: pDesc.Dimension is "
+                                          f"{enum_name(D3D12_RESOURCE_DIMENSION, desc.Dimension)}; the emulator "
+                                          "creates only D3D12_RESOURCE_DIMENSION_BUFFER resources.")
+        raise invalid_arg(m, f"pDesc.Dimension is {enum_name(D3D12_RESOURCE_DIMENSION, desc.Dimension)}; it must be "
+                             "D3D12_RESOURCE_DIMENSION_BUFFER.")
+    if not _is_uint(desc.Width) or desc.Width == 0:
+        raise invalid_arg(m, f"pDesc.Width is {desc.Width!r}; a buffer must be at least 1 byte.")
+    if desc.Alignment not in (0, BUFFER_ALIGNMENT):
+        raise invalid_arg(m, f"pDesc.Alignment is {desc.Alignment!r}; a buffer takes 0 or 65536.")
+    for field in ("Height", "DepthOrArraySize", "MipLevels"):
+        if getattr(desc, field) != 1:
+            raise invalid_arg(m, f"pDesc.{field} is {getattr(desc, field)!r}; a buffer must have {field} 1.")
+    if desc.Format != 0:
+        raise invalid_arg(m, f"pDesc.Format is {desc.Format!r}; a buffer must have DXGI_FORMAT_UNKNOWN.")
+    sample = desc.SampleDesc
+    if getattr(sample, "Count", None) != 1 or getattr(sample, "Quality", None) != 0:
+        raise invalid_arg(m, f"pDesc.SampleDesc is {sample!r}; a buffer must have SampleDesc.Count 1 and Quality 0.")
+    if desc.Layout != 1:
+        raise invalid_arg(m, f"pDesc.Layout is {desc.Layout!r}; a buffer must have D3D12_TEXTURE_LAYOUT_ROW_MAJOR.")
+    flags = desc.Flags
+    if not _is_uint(flags, 32) or flags & ~_KNOWN_RESOURCE_FLAGS:
+        raise invalid_arg(m, f"pDesc.Flags is {flags!r}; it must be a combination of D3D12_RESOURCE_FLAGS.")
+    for bit, name in ((_RESOURCE_FLAG_ALLOW_RENDER_TARGET, "ALLOW_RENDER_TARGET"),
+                      (_RESOURCE_FLAG_ALLOW_DEPTH_STENCIL, "ALLOW_DEPTH_STENCIL"),
+                      (_RESOURCE_FLAG_ALLOW_SIMULTANEOUS_ACCESS, "ALLOW_SIMULTANEOUS_ACCESS")):
+        if flags & bit:
+            raise invalid_arg(m, f"pDesc.Flags has D3D12_RESOURCE_FLAG_{name}, which a buffer cannot have.")
+    if flags & _RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS and heap_type in FIXED_STATE:
+        raise invalid_arg(m, f"pDesc.Flags has D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS, which a buffer on a "
+                             f"{enum_name(D3D12_HEAP_TYPE, heap_type)} heap cannot have.")
+
+
+__all__ = ["ID3D12Resource"]

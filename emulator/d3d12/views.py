@@ -1,0 +1,158 @@
+"""Descriptor views: CreateUnorderedAccessView / CreateShaderResourceView / CreateConstantBufferView.
+
+Device methods (void in C) that write one buffer descriptor (emulator/descriptors.py layout: base
+GPU address and size in bytes) into the CBV_SRV_UAV heap slot a CPU handle names, and
+CopyDescriptorsSimple, which copies slots between heaps. Only buffer views exist. A view's range is
+[FirstElement, FirstElement + NumElements) elements of the buffer, the element size coming from the
+view: 4 bytes for RAW (DXGI_FORMAT_R32_TYPELESS), StructureByteStride for structured buffers, the
+format's size for typed ones. A None resource writes a null descriptor (all zeros, not valid), as
+D3D12's null views do. Misuse raises VoidMisuse, which removes the device (see base.py).
+"""
+from ..descriptors import DESCRIPTOR_SIZE, write_buffer_descriptor
+from ..dxgi import FORMAT_BYTES, DXGI_FORMAT
+from .base import VoidMisuse
+from .descriptor_heap import CBV_SRV_UAV, _ptr
+from .enums import D3D12_DESCRIPTOR_HEAP_TYPE, enum_name
+from .resource import ID3D12Resource
+from .structs import (D3D12_CONSTANT_BUFFER_VIEW_DESC, D3D12_SHADER_RESOURCE_VIEW_DESC,
+                      D3D12_UNORDERED_ACCESS_VIEW_DESC)
+
+BUFFER_DIMENSION = 1  # D3D12_UAV_DIMENSION_BUFFER == D3D12_SRV_DIMENSION_BUFFER
+RAW_FLAG = 0x1
+FORMAT_R32_TYPELESS = 39
+RAW_ALIGNMENT = 16  # D3D12_RAW_UAV_SRV_BYTE_ALIGNMENT
+CBV_ALIGNMENT = 256
+CBV_MAX_BYTES = 65536
+
+
+def _dest_slot(device, handle, heap_type=CBV_SRV_UAV, field="DestDescriptor"):
+    """(heap, byte offset) of the slot a CPU handle names; VoidMisuse when it names none."""
+    ptr = _ptr(handle)
+    heap = device._descriptor_heap_from_cpu_handle(ptr)
+    if heap is None:
+        raise VoidMisuse(f"{field} 0x{ptr or 0:X} is not a CPU handle of a descriptor heap of this device.")
+    if heap._type != heap_type:
+        raise VoidMisuse(f"{field} is in {heap._label}, a {enum_name(D3D12_DESCRIPTOR_HEAP_TYPE, heap._type)} heap; "
+                         f"it must be a {enum_name(D3D12_DESCRIPTOR_HEAP_TYPE, heap_type)} heap.")
+    offset = heap._slot_offset_from_cpu_handle(ptr)
+    if offset is None:
+        raise VoidMisuse(f"{field} points {heap._describe_handle(ptr, heap._cpu_base)}; a handle must point at "
+                         "the start of a slot.")
+    return heap, offset
+
+
+def _element_size(view_name, fmt, flags, stride):
+    """Bytes per element of a buffer view, or VoidMisuse with the rule broken."""
+    if flags & RAW_FLAG:
+        if fmt != FORMAT_R32_TYPELESS or stride:
+            raise VoidMisuse(f"{view_name}.Buffer.Flags has RAW, which needs Format DXGI_FORMAT_R32_TYPELESS and "
+                             "StructureByteStride 0.")
+        return 4
+    if stride:
+        if fmt != 0:
+            raise VoidMisuse(f"{view_name}.Buffer.StructureByteStride is {stride}, so Format must be "
+                             "DXGI_FORMAT_UNKNOWN (a structured buffer).")
+        return stride
+    size = FORMAT_BYTES.get(fmt, 0)
+    name = DXGI_FORMAT(fmt).name if fmt in FORMAT_BYTES else repr(fmt)
+    if not size or name.endswith("TYPELESS"):
+        raise VoidMisuse(f"{view_name}.Format is {name}; a typed buffer view needs a typed format, a RAW view "
+                         "R32_TYPELESS, a structured one UNKNOWN with StructureByteStride.")
+    return size
+
+
+def _buffer_range(view_name, resource, buffer, element_size):
+    first, count = buffer.FirstElement, buffer.NumElements
+    if not isinstance(first, int) or not isinstance(count, int) or first < 0 or count < 1:
+        raise VoidMisuse(f"{view_name}.Buffer has FirstElement {first!r} and NumElements {count!r}; a view covers "
+                         "at least one element from FirstElement >= 0.")
+    start, size = first * element_size, count * element_size
+    if start + size > resource._width:
+        raise VoidMisuse(f"{view_name}.Buffer covers bytes {start} to {start + size} of {resource._label}, which is "
+                         f"{resource._width} bytes.")
+    if buffer.Flags & RAW_FLAG and start % RAW_ALIGNMENT:
+        raise VoidMisuse(f"{view_name}.Buffer.FirstElement {first} puts a RAW view at byte {start}; RAW views start "
+                         f"on {RAW_ALIGNMENT}-byte boundaries.")
+    return resource._allocation.gpu_va + start, size
+
+
+def _check_resource(device, resource, field):
+    if not isinstance(resource, ID3D12Resource) or resource._device is not device:
+        raise VoidMisuse(f"{field} is {resource!r}; it must be a buffer of this device or None.")
+
+
+def create_unordered_access_view(device, resource, counter, desc, dest):
+    heap, offset = _dest_slot(device, dest)
+    data = heap._allocation.data
+    if resource is None:
+        data[offset:offset + DESCRIPTOR_SIZE] = 0
+        return
+    _check_resource(device, resource, "pResource")
+    if counter is not None:
+        raise VoidMisuse("pCounterResource must be None: the emulator has no UAV counters.")
+    if not isinstance(desc, D3D12_UNORDERED_ACCESS_VIEW_DESC) or desc.ViewDimension != BUFFER_DIMENSION:
+        raise VoidMisuse(f"pDesc is {desc!r}; a buffer's unordered-access view needs a "
+                         "D3D12_UNORDERED_ACCESS_VIEW_DESC with ViewDimension D3D12_UAV_DIMENSION_BUFFER.")
+    if not resource._flags & 0x4:
+        raise VoidMisuse(f"{resource._label} was created without D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS, so it "
+                         "cannot have an unordered-access view.")
+    if desc.Buffer.CounterOffsetInBytes:
+        raise VoidMisuse("pDesc.Buffer.CounterOffsetInBytes must be 0 without a counter resource.")
+    size = _element_size("pDesc", desc.Format, desc.Buffer.Flags, desc.Buffer.StructureByteStride)
+    va, nbytes = _buffer_range("pDesc", resource, desc.Buffer, size)
+    write_buffer_descriptor(data, offset, va, nbytes)
+
+
+def create_shader_resource_view(device, resource, desc, dest):
+    heap, offset = _dest_slot(device, dest)
+    data = heap._allocation.data
+    if resource is None:
+        data[offset:offset + DESCRIPTOR_SIZE] = 0
+        return
+    _check_resource(device, resource, "pResource")
+    if not isinstance(desc, D3D12_SHADER_RESOURCE_VIEW_DESC) or desc.ViewDimension != BUFFER_DIMENSION:
+        raise VoidMisuse(f"pDesc is {desc!r}; a buffer's shader-resource view needs a "
+                         "D3D12_SHADER_RESOURCE_VIEW_DESC with ViewDimension D3D12_SRV_DIMENSION_BUFFER.")
+    if resource._flags & 0x8:
+        raise VoidMisuse(f"{resource._label} was created with D3D12_RESOURCE_FLAG_DENY_SHADER_RESOURCE.")
+    size = _element_size("pDesc", desc.Format, desc.Buffer.Flags, desc.Buffer.StructureByteStride)
+    va, nbytes = _buffer_range("pDesc", resource, desc.Buffer, size)
+    write_buffer_descriptor(data, offset, va, nbytes)
+
+
+def create_constant_buffer_view(device, desc, dest):
+    heap, offset = _dest_slot(device, dest)
+    data = heap._allocation.data
+    if desc is None:
+        data[offset:offset + DESCRIPTOR_SIZE] = 0
+        return
+    if not isinstance(desc, D3D12_CONSTANT_BUFFER_VIEW_DESC):
+        raise VoidMisuse(f"pDesc is {desc!r}; it must be a D3D12_CONSTANT_BUFFER_VIEW_DESC or None.")
+    va, size = desc.BufferLocation, desc.SizeInBytes
+    if va % CBV_ALIGNMENT or size % CBV_ALIGNMENT or not 0 < size <= CBV_MAX_BYTES:
+        raise VoidMisuse(f"pDesc has BufferLocation 0x{va:X} and SizeInBytes {size}; both must be multiples of "
+                         f"{CBV_ALIGNMENT}, and SizeInBytes 256 to {CBV_MAX_BYTES}.")
+    resource = device._resource_from_gpu_va(va)
+    if resource is None or va + size > resource._allocation.gpu_va + resource._width:
+        raise VoidMisuse(f"pDesc covers GPU addresses 0x{va:X} to 0x{va + size:X}, which are not inside one buffer "
+                         "of this device.")
+    write_buffer_descriptor(data, offset, va, size)
+
+
+def copy_descriptors_simple(device, count, dest, src, heap_type):
+    if heap_type not in (0, 1, 2, 3):
+        raise VoidMisuse(f"DescriptorHeapsType is {heap_type!r}; it must be a D3D12_DESCRIPTOR_HEAP_TYPE.")
+    if not isinstance(count, int) or count < 0:
+        raise VoidMisuse(f"NumDescriptors is {count!r}; it must be a count from 0.")
+    dest_heap, dest_offset = _dest_slot(device, dest, heap_type, "DestDescriptorRangeStart")
+    src_heap, src_offset = _dest_slot(device, src, heap_type, "SrcDescriptorRangeStart")
+    if src_heap._shader_visible:
+        raise VoidMisuse(f"SrcDescriptorRangeStart is in {src_heap._label}, which is shader-visible; descriptors "
+                         "are copied only from heaps that are not shader-visible.")
+    nbytes = count * src_heap._increment
+    for heap, offset, field in ((dest_heap, dest_offset, "destination"), (src_heap, src_offset, "source")):
+        if offset + nbytes > heap._size_bytes:
+            raise VoidMisuse(f"the {field} range of {count} descriptors from slot {offset // heap._increment} passes "
+                             f"the end of {heap._label}, which has {heap._num_descriptors}.")
+    source = src_heap._allocation.data[src_offset:src_offset + nbytes]
+    dest_heap._allocation.data[dest_offset:dest_offset + nbytes] = source

@@ -1,0 +1,257 @@
+"""DXGI: the factory that lists the emulated GPUs as adapters.
+
+One factory per CreateDXGIFactory1 call; one adapter per entry of emulator.presets.PRESETS, in that
+order (EnumAdapters1(0) is the default adapter D3D12CreateDevice(None, ...) uses). An adapter is a
+description only: it holds its preset (`adapter._preset`) and creates nothing; D3D12CreateDevice
+builds the emulated GPU. This module also holds what DXGI shares with D3D12 (DXGI_FORMAT,
+DXGI_SAMPLE_DESC) and `CStruct`, the base of every struct class of the D3D12/DXGI mirror.
+
+Memory figures: DedicatedVideoMemory is the preset's memory budget; DedicatedSystemMemory and
+SharedSystemMemory are not modelled and read 0. AdapterLuid is deterministic: HighPart 0,
+LowPart 0x1000 + the adapter's index.
+"""
+from enum import IntEnum, IntFlag
+
+from .errors import DXGI_ERROR_NOT_FOUND, E_INVALIDARG, HResultError
+from .presets import PRESETS
+
+__all__ = [
+    "CreateDXGIFactory", "CreateDXGIFactory1", "CreateDXGIFactory2", "IDXGIFactory", "IDXGIAdapter",
+    "DXGI_ADAPTER_DESC", "DXGI_ADAPTER_DESC1", "LUID", "DXGI_SAMPLE_DESC",
+    "DXGI_CREATE_FACTORY_DEBUG", "DXGI_ERROR_NOT_FOUND",
+]
+
+
+# ---- structs ----------------------------------------------------------------------------------------
+class CStruct:
+    """Base of the mirror's struct classes: C field names, C order, C zero defaults, mutable.
+
+    Built with the C field names as keyword arguments (or positionally, in C order). A field left out
+    takes C's zero: 0, None for a pointer, or a fresh zeroed struct for an embedded struct. Fields are
+    checked by the API calls that consume the struct, not here; assigning a field the struct does not
+    have raises AttributeError. Two structs are equal when their types and fields are equal.
+    """
+
+    _fields_ = ()  # ((name, default or a zero-argument factory for embedded structs), ...)
+
+    def __init__(self, *args, **kwargs):
+        names = [name for name, _ in self._fields_]
+        if len(args) > len(names):
+            raise TypeError(f"{type(self).__name__} has {len(names)} fields; {len(args)} values were given")
+        for name, value in zip(names, args):
+            if name in kwargs:
+                raise TypeError(f"{type(self).__name__}.{name} was given twice")
+            kwargs[name] = value
+        for name in kwargs:
+            if name not in names:
+                raise TypeError(f"{type(self).__name__} has no field {name!r}; its fields are {', '.join(names)}")
+        for name, default in self._fields_:
+            if name in kwargs:
+                value = kwargs[name]
+            else:
+                value = default() if callable(default) else default
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name, value):
+        if name not in self._field_names():
+            raise AttributeError(
+                f"{type(self).__name__} has no field {name!r}; its fields are {', '.join(self._field_names())}")
+        object.__setattr__(self, name, value)
+
+    @classmethod
+    def _field_names(cls):
+        return [name for name, _ in cls._fields_]
+
+    def _copy(self):
+        """A deep copy (embedded structs copied too; objects behind pointers shared)."""
+        copy = object.__new__(type(self))
+        for name in self._field_names():
+            value = getattr(self, name)
+            object.__setattr__(copy, name, value._copy() if isinstance(value, CStruct) else value)
+        return copy
+
+    def __eq__(self, other):
+        if not isinstance(other, CStruct) or other._field_names() != self._field_names():
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in self._field_names())
+
+    __hash__ = None  # mutable, like a C struct
+
+    def __repr__(self):
+        fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._field_names())
+        return f"{type(self).__name__}({fields})"
+
+
+def define_struct(namespace, name, doc, fields, base=CStruct):
+    """Create a struct class named like the C struct in `namespace`, listing it in its __all__."""
+    cls = type(name, (base,), {"__doc__": doc, "_fields_": tuple(fields), "__module__": namespace["__name__"]})
+    namespace[name] = cls
+    namespace["__all__"].append(name)
+    return cls
+
+
+define_struct(globals(), "LUID", "A locally unique identifier: LowPart (DWORD), HighPart (LONG).",
+              [("LowPart", 0), ("HighPart", 0)])
+define_struct(globals(), "DXGI_SAMPLE_DESC", "Multisampling: Count and Quality (buffers use Count 1, Quality 0).",
+              [("Count", 0), ("Quality", 0)])
+define_struct(globals(), "DXGI_ADAPTER_DESC", "IDXGIAdapter::GetDesc: what the adapter is.", [
+    ("Description", ""), ("VendorId", 0), ("DeviceId", 0), ("SubSysId", 0), ("Revision", 0),
+    ("DedicatedVideoMemory", 0), ("DedicatedSystemMemory", 0), ("SharedSystemMemory", 0), ("AdapterLuid", LUID)])
+define_struct(globals(), "DXGI_ADAPTER_DESC1", "IDXGIAdapter1::GetDesc1: GetDesc's fields plus Flags.", [
+    ("Description", ""), ("VendorId", 0), ("DeviceId", 0), ("SubSysId", 0), ("Revision", 0),
+    ("DedicatedVideoMemory", 0), ("DedicatedSystemMemory", 0), ("SharedSystemMemory", 0), ("AdapterLuid", LUID),
+    ("Flags", 0)])
+
+
+# ---- enums ------------------------------------------------------------------------------------------
+def _c_enum(type_name, prefix, members, flag=False):
+    cls = (IntFlag if flag else IntEnum)(type_name, [(prefix + n, v) for n, v in members], module=__name__)
+    globals()[type_name] = cls
+    __all__.append(type_name)
+    for name, value in members:
+        globals()[prefix + name] = cls(value)
+        __all__.append(prefix + name)
+    return cls
+
+
+_c_enum("DXGI_ADAPTER_FLAG", "DXGI_ADAPTER_FLAG_", [("NONE", 0), ("REMOTE", 1), ("SOFTWARE", 2)], flag=True)
+_c_enum("DXGI_GPU_PREFERENCE", "DXGI_GPU_PREFERENCE_", [
+    ("UNSPECIFIED", 0), ("MINIMUM_POWER", 1), ("HIGH_PERFORMANCE", 2)])
+# The buffer-view formats of dxgiformat.h (values as in C); textures are not emulated.
+_c_enum("DXGI_FORMAT", "DXGI_FORMAT_", [
+    ("UNKNOWN", 0),
+    ("R32G32B32A32_TYPELESS", 1), ("R32G32B32A32_FLOAT", 2), ("R32G32B32A32_UINT", 3), ("R32G32B32A32_SINT", 4),
+    ("R32G32B32_TYPELESS", 5), ("R32G32B32_FLOAT", 6), ("R32G32B32_UINT", 7), ("R32G32B32_SINT", 8),
+    ("R16G16B16A16_TYPELESS", 9), ("R16G16B16A16_FLOAT", 10), ("R16G16B16A16_UNORM", 11),
+    ("R16G16B16A16_UINT", 12), ("R16G16B16A16_SNORM", 13), ("R16G16B16A16_SINT", 14),
+    ("R32G32_TYPELESS", 15), ("R32G32_FLOAT", 16), ("R32G32_UINT", 17), ("R32G32_SINT", 18),
+    ("R8G8B8A8_TYPELESS", 27), ("R8G8B8A8_UNORM", 28), ("R8G8B8A8_UNORM_SRGB", 29), ("R8G8B8A8_UINT", 30),
+    ("R8G8B8A8_SNORM", 31), ("R8G8B8A8_SINT", 32),
+    ("R16G16_TYPELESS", 33), ("R16G16_FLOAT", 34), ("R16G16_UNORM", 35), ("R16G16_UINT", 36),
+    ("R16G16_SNORM", 37), ("R16G16_SINT", 38),
+    ("R32_TYPELESS", 39), ("D32_FLOAT", 40), ("R32_FLOAT", 41), ("R32_UINT", 42), ("R32_SINT", 43),
+    ("R8G8_TYPELESS", 48), ("R8G8_UNORM", 49), ("R8G8_UINT", 50), ("R8G8_SNORM", 51), ("R8G8_SINT", 52),
+    ("R16_TYPELESS", 53), ("R16_FLOAT", 54), ("D16_UNORM", 55), ("R16_UNORM", 56), ("R16_UINT", 57),
+    ("R16_SNORM", 58), ("R16_SINT", 59),
+    ("R8_TYPELESS", 60), ("R8_UNORM", 61), ("R8_UINT", 62), ("R8_SNORM", 63), ("R8_SINT", 64)])
+
+# Bytes per element of each format above, from the bits of its channels.
+FORMAT_BYTES = {0: 0}
+for _member in DXGI_FORMAT:  # noqa: F821 (defined by _c_enum)
+    if _member.value:
+        _layout = _member.name[len("DXGI_FORMAT_"):].split("_")[0]  # "R32G32B32A32", "D16", ...
+        _bits = sum(int(part) for part in "".join(c if c.isdigit() else " " for c in _layout).split())
+        FORMAT_BYTES[_member.value] = _bits // 8
+
+DXGI_CREATE_FACTORY_DEBUG = 0x1
+DXGI_MAX_ADAPTER_INDEX = len(PRESETS)
+
+
+# ---- factory and adapters ---------------------------------------------------------------------------
+class IDXGIAdapter:
+    """One emulated GPU, as DXGI describes it (IDXGIAdapter / IDXGIAdapter1)."""
+
+    def __init__(self, index, preset):
+        self._index = index
+        self._preset = preset
+
+    def GetDesc1(self):
+        """DXGI_ADAPTER_DESC1 of the preset: its name, PCI ids, memory budget and LUID."""
+        p = self._preset
+        return DXGI_ADAPTER_DESC1(
+            Description=p.description, VendorId=p.vendor_id, DeviceId=p.device_id, SubSysId=0, Revision=0,
+            DedicatedVideoMemory=p.dedicated_video_memory, DedicatedSystemMemory=0, SharedSystemMemory=0,
+            AdapterLuid=self._luid(), Flags=DXGI_ADAPTER_FLAG_NONE)  # noqa: F821
+
+    def GetDesc(self):
+        """DXGI_ADAPTER_DESC: GetDesc1 without Flags."""
+        d = self.GetDesc1()
+        return DXGI_ADAPTER_DESC(**{name: getattr(d, name) for name in DXGI_ADAPTER_DESC._field_names()})
+
+    def _luid(self):
+        return LUID(LowPart=0x1000 + self._index, HighPart=0)
+
+    def __eq__(self, other):
+        return isinstance(other, IDXGIAdapter) and other._index == self._index and other._preset == self._preset
+
+    def __hash__(self):
+        return hash((self._index, self._preset.key))
+
+    def __repr__(self):
+        return f"<IDXGIAdapter {self._index}: {self._preset.description}>"
+
+
+def _power_rank(preset):
+    """Peak issue rate, the order DXGI_GPU_PREFERENCE_HIGH_PERFORMANCE lists adapters in."""
+    return preset.compute_units * preset.simds_per_cu * preset.wave_width * preset.clock_hz
+
+
+class IDXGIFactory:
+    """IDXGIFactory1 .. IDXGIFactory6: enumerates one adapter per emulated GPU preset."""
+
+    def __init__(self, flags=0):
+        self._flags = flags
+
+    def EnumAdapters1(self, Adapter):
+        """The adapter at index `Adapter`; DXGI_ERROR_NOT_FOUND past the last preset."""
+        return IDXGIAdapter(self._check_index("EnumAdapters1", Adapter), PRESETS[Adapter])
+
+    def EnumAdapters(self, Adapter):
+        """IDXGIFactory::EnumAdapters: the same adapters as EnumAdapters1."""
+        return IDXGIAdapter(self._check_index("EnumAdapters", Adapter), PRESETS[Adapter])
+
+    def EnumAdapterByGpuPreference(self, Adapter, GpuPreference, riid=None):
+        """IDXGIFactory6: adapters ordered by preference (HIGH_PERFORMANCE: fastest first)."""
+        if GpuPreference not in (0, 1, 2):
+            raise HResultError(E_INVALIDARG, f"EnumAdapterByGpuPreference: GpuPreference is {GpuPreference!r}; "
+                                             "it must be a DXGI_GPU_PREFERENCE value (0, 1 or 2).")
+        self._check_index("EnumAdapterByGpuPreference", Adapter)
+        order = list(range(len(PRESETS)))
+        if GpuPreference:
+            order.sort(key=lambda i: _power_rank(PRESETS[i]), reverse=GpuPreference == 2)
+        index = order[Adapter]
+        return IDXGIAdapter(index, PRESETS[index])
+
+    def EnumAdapterByLuid(self, AdapterLuid, riid=None):
+        """IDXGIFactory4: the adapter with this LUID; DXGI_ERROR_NOT_FOUND when none has it."""
+        for index, preset in enumerate(PRESETS):
+            adapter = IDXGIAdapter(index, preset)
+            luid = adapter._luid()
+            if (getattr(AdapterLuid, "LowPart", None), getattr(AdapterLuid, "HighPart", None)) == (
+                    luid.LowPart, luid.HighPart):
+                return adapter
+        raise HResultError(DXGI_ERROR_NOT_FOUND, f"EnumAdapterByLuid: no adapter has LUID {AdapterLuid!r}.")
+
+    def IsCurrent(self):
+        return True
+
+    @staticmethod
+    def _check_index(method, index):
+        if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+            raise HResultError(E_INVALIDARG, f"{method}: Adapter is {index!r}; it must be an index from 0.")
+        if index >= len(PRESETS):
+            raise HResultError(
+                DXGI_ERROR_NOT_FOUND,
+                f"{method}: Adapter {index} is past the last adapter; the emulator has {len(PRESETS)} "
+                f"(indices 0 to {len(PRESETS) - 1}).")
+        return index
+
+    def __repr__(self):
+        return "<IDXGIFactory>"
+
+
+def CreateDXGIFactory1(riid=None):
+    """A DXGI factory (the C REFIID/void** pair becomes the return value; riid is ignored)."""
+    return IDXGIFactory()
+
+
+def CreateDXGIFactory(riid=None):
+    return IDXGIFactory()
+
+
+def CreateDXGIFactory2(Flags=0, riid=None):
+    """CreateDXGIFactory2: Flags may be 0 or DXGI_CREATE_FACTORY_DEBUG."""
+    if Flags not in (0, DXGI_CREATE_FACTORY_DEBUG):
+        raise HResultError(E_INVALIDARG, f"CreateDXGIFactory2: Flags is {Flags!r}; it must be 0 or "
+                                         "DXGI_CREATE_FACTORY_DEBUG (0x1).")
+    return IDXGIFactory(Flags)

@@ -1,0 +1,73 @@
+"""The memory system: the L2 cache and DRAM that every compute unit shares.
+
+One per GPU. A vector memory request arrives from a compute unit's memory pipeline as a number of
+bytes, split into the lines it touches for the first time (DRAM traffic) and the rest (L2 hits,
+e.g. a broadcast input read again). DRAM is a FIFO server at the preset's bandwidth: a request
+waits for the requests ahead of it, transfers at the peak rate, and stalls while the DRAM
+refreshes (every refresh_interval_cycles, for refresh_cycles). Its data (or its write
+acknowledgement) arrives dram_latency_cycles after the transfer. L2 hits are a second FIFO
+server at L2 bandwidth with the L2 latency.
+
+Time is integer cycles. Bandwidth arithmetic is exact: a server's clock is kept in "byte-time"
+units (one cycle = bytes_per_second units, one byte = clock_hz units), so no rounding
+accumulates however many requests are served.
+"""
+
+
+class FifoServer:
+    """A first-come first-served server with a fixed byte rate (exact integer arithmetic)."""
+
+    __slots__ = ("clock_hz", "bytes_per_second", "free_units", "refresh_interval", "refresh_cycles",
+                 "busy_cycles", "bytes")
+
+    def __init__(self, clock_hz, bytes_per_second, refresh_interval=0, refresh_cycles=0):
+        self.clock_hz = clock_hz
+        self.bytes_per_second = bytes_per_second
+        self.free_units = 0
+        self.refresh_interval = refresh_interval
+        self.refresh_cycles = refresh_cycles
+        self.busy_cycles = 0
+        self.bytes = 0
+
+    def serve(self, now, num_bytes):
+        """(start cycle, end cycle) of a transfer of num_bytes arriving at cycle `now`."""
+        bps = self.bytes_per_second
+        start_units = max(now * bps, self.free_units)
+        end_units = start_units + num_bytes * self.clock_hz
+        start = -(-start_units // bps)
+        end = -(-end_units // bps)
+        if self.refresh_interval:
+            # Each refresh window the transfer spans pushes it back by the refresh time.
+            windows = end // self.refresh_interval - start // self.refresh_interval
+            if windows:
+                end += windows * self.refresh_cycles
+                end_units += windows * self.refresh_cycles * bps
+        self.free_units = end_units
+        self.busy_cycles += end - start
+        self.bytes += num_bytes
+        return start, end
+
+
+class MemorySystem:
+    """L2 and DRAM of one GPU (see the module banner)."""
+
+    def __init__(self, preset, recorder=None):
+        self.dram = FifoServer(preset.clock_hz, preset.dram_bytes_per_second,
+                               preset.refresh_interval_cycles, preset.refresh_cycles)
+        self.l2 = FifoServer(preset.clock_hz, preset.l2_bytes_per_cycle * preset.clock_hz)
+        self.dram_latency = preset.dram_latency_cycles
+        self.l2_latency = preset.l2_latency_cycles
+        self.recorder = recorder   # None: nothing recorded (tracing off costs nothing)
+
+    def request(self, now, dram_bytes, l2_bytes, is_write):
+        """Cycle at which a request issued at `now` completes (data back or write acknowledged)."""
+        done = now
+        if dram_bytes:
+            start, end = self.dram.serve(now, dram_bytes)
+            done = end + self.dram_latency
+            if self.recorder is not None:
+                self.recorder.dram(start, end, dram_bytes, is_write)
+        if l2_bytes:
+            _, end = self.l2.serve(now, l2_bytes)
+            done = max(done, end + self.l2_latency)
+        return done

@@ -1,0 +1,45 @@
+"""The workgroup dispatcher: hands a dispatch's waves to SIMDs as wave slots free up (timing).
+
+One per GPU. Waves are handed out in dispatch order (workgroup 0's waves first). Starting a
+workgroup costs the dispatcher `workgroup_launch_cycles`, so a wide GPU running a tiny kernel
+is limited by how fast waves can be launched, not by its compute units. A SIMD asks for up to
+its free slot count and gets a contiguous range of waves; waves of one workgroup may land on
+different SIMDs (the DirectML kernels here use no shared memory, so nothing ties them together).
+"""
+import numpy as np
+
+
+class WorkgroupDispatcher:
+    def __init__(self, total_waves, waves_per_workgroup, launch_cycles, start_cycle, wave_path):
+        self.total = total_waves
+        self.per_group = waves_per_workgroup
+        self.launch_cycles = launch_cycles
+        self.next_wave = 0
+        self.next_launch = start_cycle
+        self.wave_path = wave_path  # int array: path id of every wave
+        # Most dispatches have one path (or one plus the tail wave's): the waves whose path
+        # differs from wave 0's are few, so ranges without any are answered without NumPy.
+        self.exceptions = np.flatnonzero(wave_path != wave_path[0]) if wave_path.size else wave_path
+
+    def take(self, now, slots):
+        """(start cycle, first wave, count) for a SIMD with `slots` free, or None when done."""
+        if self.next_wave >= self.total:
+            return None
+        first = self.next_wave
+        count = min(slots, self.total - first)
+        self.next_wave = first + count
+        groups = (first + count - 1) // self.per_group - (first - 1) // self.per_group if first else \
+            (count - 1) // self.per_group + 1
+        start = max(now, self.next_launch)
+        self.next_launch = start + groups * self.launch_cycles
+        return start, first, count
+
+    def split_by_path(self, first, count):
+        """[(path id, first wave, count)] for a contiguous wave range, in wave order."""
+        exceptions = self.exceptions
+        if exceptions.size == 0 or exceptions[-1] < first or exceptions[0] >= first + count:
+            return [(int(self.wave_path[first]), first, count)]
+        paths = self.wave_path[first:first + count]
+        cuts = np.flatnonzero(np.diff(paths)) + 1
+        bounds = [0, *cuts.tolist(), count]
+        return [(int(paths[a]), first + a, b - a) for a, b in zip(bounds[:-1], bounds[1:])]
