@@ -1,7 +1,7 @@
 """Golden model: the reference implementation of every operator in NUMERICS.md.
 
 One module, plain NumPy (no ISA, no kernels). Each operator here computes, for whole tensors at
-once, exactly the bits that docs/NUMERICS rules (/work/shared/NUMERICS.md) prescribe: FLOAT16 math
+once, exactly the bits that the project's numeric rules (NUMERICS.md) prescribe: FLOAT16 math
 widened to FLOAT32 (or, with half precision allowed, rounded to FLOAT16 at every step), ScaleBias
 as a rounded multiply then a rounded add, IEEE 754-2008 minNum/maxNum with -0 < +0, canonical
 quiet NaNs out of arithmetic, FLOAT bounds cast to the tensor type (round to nearest even for
@@ -168,20 +168,22 @@ def _min_max_num(a, b, is_min):
         return np.minimum(a, b) if is_min else np.maximum(a, b)
     if a.dtype not in _CANONICAL_NAN_BITS:
         raise TypeError(f"min_num/max_num take float or integer arrays, not {a.dtype}")
-    # fmin/fmax already return the other operand when exactly one is NaN, and the smaller/larger
-    # operand's own bits otherwise. Two things are left: ties and the both-NaN case.
-    result = np.asarray(np.fmin(a, b) if is_min else np.fmax(a, b))
-    # Equal operands have identical bits except for +0 == -0, whose result sign NumPy leaves to
-    # the implementation (it even depends on dtype and array length). In bit space, OR of the
-    # operands gives -0 if either is -0 (min); AND gives +0 if either is +0 (max); for any other
-    # tie both operands have the same bits, so OR/AND return them unchanged.
+    # np.fmin/np.fmax are not used: for a signalling NaN, NumPy's SIMD loops return the other
+    # operand but its scalar loops (libm fmin, which follows 754-2008's sNaN clause) return
+    # NaN, so the answer depends on the array length. Comparisons treat every NaN alike.
+    uint = _BITS[a.dtype.itemsize]
+    a_bits, b_bits = a.view(uint), b.view(uint)
+    take_a = (a < b) if is_min else (a > b)
+    take_a |= np.isnan(b)                 # b NaN: a (a NaN too: fixed below)
+    result = np.where(take_a, a_bits, b_bits)
+    # Equal operands have identical bits except for +0 == -0. In bit space, OR of the operands
+    # is -0 if either is -0 (min); AND is +0 if either is +0 (max); any other tie is unchanged.
     ties = a == b
     if ties.any():
-        bits = _BITS[a.dtype.itemsize]
         combine = np.bitwise_or if is_min else np.bitwise_and
-        combine(a.view(bits), b.view(bits), out=result.view(bits), where=ties)
+        combine(a_bits, b_bits, out=result, where=ties)
     # A NaN result now means both operands were NaN: return the canonical quiet NaN.
-    return _canonicalize_nans(result)
+    return _canonicalize_nans(result.view(a.dtype))
 
 
 def min_num(a, b):
@@ -199,32 +201,43 @@ def max_num(a, b):
 def _min_max_bound_inplace(work, bound, is_min):
     """work = minNum(work, bound) (or maxNum) in place, for a float scalar bound of work's dtype.
 
-    Faster than min_num because the bound is one value:
-    - NaN bound: minNum(x, NaN) = x, so work is left as it is. A NaN in work then survives (both
-      operands NaN); the caller canonicalises it at the end.
-    - non-zero, non-NaN bound: np.fmin/np.fmax alone are exact. A NaN in work yields the bound,
-      and a tie means work == bound with identical bits, so the sign-of-zero question never arises.
-    - zero bound: the only ties that matter are work = +/-0. minNum(+/-0, -0) = -0 and
-      maxNum(+/-0, +0) = +0 (the bound wins); minNum(+/-0, +0) and maxNum(+/-0, -0) return work's
-      own zero. So fmin/fmax run only where work is not zero and the zeros are fixed up.
+    The hot path of CLIP and THRESHOLD, so it takes shortcuts that are exact for one bound:
+    - NaN bound: minNum(x, NaN) = x, so work stays as it is. A NaN in work then survives (both
+      operands NaN); the caller canonicalises it.
+    - Otherwise np.fmin/np.fmax: exact for any non-NaN work (the smaller/larger operand's own
+      bits; a tie with a non-zero bound has identical bits), and a quiet NaN in work yields the
+      bound. NumPy's scalar loops (libm fmin) return NaN for a signalling NaN, so any NaN left
+      (minNum with a non-NaN bound is never NaN) is replaced by the bound.
+    - Zero bound: fmin/fmax pick either zero on a +0/-0 tie, so the sign is set afterwards.
+      maxNum(+/-0, +0) = +0: in round-to-nearest y + 0 is y for every non-zero y and +0 for
+      either zero, so one add fixes it. minNum(+/-0, -0) = -0: the mirror image, -((-y) + 0).
+      minNum(+/-0, +0) and maxNum(+/-0, -0) are work's own zero: the zeros of the other sign
+      than the bound are found first and restored.
     """
     if np.isnan(bound):
         return work
+    zero_bound = bound == 0
+    bound_wins_ties = zero_bound and bool(np.signbit(bound)) == is_min
+    if zero_bound and not bound_wins_ties:
+        keep = work == 0
+        keep &= np.signbit(work) != np.signbit(bound)
+        if not keep.any():
+            keep = None
     ufunc = np.fmin if is_min else np.fmax
-    if bound != 0:
-        ufunc(work, bound, out=work)
+    ufunc(work, bound, out=work)
+    nans = np.isnan(work)
+    if nans.any():
+        work[nans] = bound
+    if not zero_bound:
         return work
-    if not is_min and not np.signbit(bound):
-        # maxNum(x, +0) (ReLU-like, the common case): after fmax every zero must be +0, and in
-        # round-to-nearest -0 + +0 = +0 while y + 0 = y for every other non-NaN y (fmax leaves
-        # no NaN here). One cheap pass instead of a compare and a masked copy.
-        ufunc(work, bound, out=work)
+    if bound_wins_ties and not is_min:
         work += bound
-        return work
-    zeros = work == 0
-    ufunc(work, bound, out=work, where=~zeros)
-    if bool(np.signbit(bound)) == is_min:
-        np.copyto(work, bound, where=zeros)
+    elif bound_wins_ties:
+        np.negative(work, out=work)
+        work += np.zeros((), work.dtype)
+        np.negative(work, out=work)
+    elif keep is not None:
+        work[keep] = -bound
     return work
 
 
@@ -243,14 +256,13 @@ def _working_values(x, scale_bias, half_precision):
     """The operator's input in its working type (a fresh array), after ScaleBias if given.
 
     FLOAT16 tensors work in float32 (widening is exact), FLOAT32 in float32, FLOAT64 in float64,
-    integers in their own type. Returns (work, arithmetic): arithmetic is True when ScaleBias ran,
-    so NaNs in work may be non-canonical.
+    integers in their own type. After ScaleBias, NaNs in work may be non-canonical.
     """
     dtype = x.dtype
     if scale_bias is None:
         if dtype == np.float16:
-            return x.astype(np.float32), False
-        return x.copy(), False
+            return x.astype(np.float32)
+        return x.copy()
     if dtype not in (np.float16, np.float32):
         raise ValueError(f"ScaleBias is only valid for FLOAT16 and FLOAT32 tensors, "
                          f"not {_type_name(dtype)}")
@@ -271,13 +283,13 @@ def _working_values(x, scale_bias, half_precision):
         total += np.float64(bias16)
         sum16 = total.astype(np.float16)
         del total
-        return sum16.astype(np.float32), True
+        return sum16.astype(np.float32)
     # Default path (FLOAT32 tensors, and FLOAT16 widened to FLOAT32): a float32 multiply then a
     # float32 add, each correctly rounded (NumPy float32 ops are IEEE), never fused.
     work = x.astype(np.float32)
     work *= np.float32(scale)
     work += np.float32(bias)
-    return work, True
+    return work
 
 
 def _store(work, dtype):
@@ -297,7 +309,7 @@ def identity(x, scale_bias=None, half_precision=False):
     if scale_bias is None:
         return x.copy()
     with np.errstate(all="ignore"):
-        work, _ = _working_values(x, scale_bias, half_precision)
+        work = _working_values(x, scale_bias, half_precision)
         _canonicalize_nans(work)
         return _store(work, x.dtype)
 
@@ -307,7 +319,7 @@ def threshold(x, min_value, scale_bias=None, half_precision=False):
     x = np.asarray(x)
     _check_tensor_dtype(x.dtype)
     with np.errstate(all="ignore"):
-        work, _ = _working_values(x, scale_bias, half_precision)
+        work = _working_values(x, scale_bias, half_precision)
         if x.dtype.kind in "iu":
             np.maximum(work, cast_bound(min_value, x.dtype), out=work)
             return work
@@ -328,7 +340,7 @@ def clip(x, min_value, max_value, scale_bias=None, half_precision=False):
     x = np.asarray(x)
     _check_tensor_dtype(x.dtype)
     with np.errstate(all="ignore"):
-        work, _ = _working_values(x, scale_bias, half_precision)
+        work = _working_values(x, scale_bias, half_precision)
         if x.dtype.kind in "iu":
             # Integers compare in their own width and signedness; x never becomes a float.
             np.minimum(work, cast_bound(max_value, x.dtype), out=work)
