@@ -79,6 +79,7 @@ class ComputeUnit:
         self.index = index
         self.memory = memory_system
         self.capacity = preset.max_lines_in_flight_per_cu
+        self.chunk = max(1, self.capacity // 4)
         self.line_bytes = preset.line_bytes
         self.in_flight = []        # heap of (completion cycle, lines)
         self.lines_in_flight = 0
@@ -103,8 +104,12 @@ class ComputeUnit:
         while sent < lines:
             self.retire(env.now)
             free = self.capacity - self.lines_in_flight
-            if free <= 0:
-                yield env.timeout(self.in_flight[0][0] - env.now)  # wait for the oldest line
+            want = min(lines - sent, self.chunk)
+            if free < want:
+                # Wait (one event) until a chunk's worth of the oldest lines has retired. A chunk
+                # is a quarter of the pipeline: the pipe stays mostly full while a large request
+                # costs a few events instead of one per line.
+                yield env.timeout(self._time_until_free(want - free) - env.now)
                 continue
             n = min(free, lines - sent)
             d = dram_bytes * (sent + n) // lines - dram_bytes * sent // lines
@@ -115,6 +120,15 @@ class ComputeUnit:
             completion = max(completion, done)
             sent += n
         return completion
+
+    def _time_until_free(self, needed):
+        """Cycle at which at least `needed` more lines will have retired."""
+        freed = 0
+        for done, n in sorted(self.in_flight):
+            freed += n
+            if freed >= needed:
+                return done
+        return self.in_flight[-1][0]
 
 
 class Simd:

@@ -16,23 +16,23 @@ validates operators at that level (its maximum supported level), whatever minimu
 import sys
 
 from ..errors import (
-    DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, E_NOTIMPL, E_OUTOFMEMORY, S_OK,
+    DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, E_NOTIMPL, S_OK,
     HResultError, hresult_name,
 )
 from . import _d3d12
 from . import enums
 from .enums import (
     DML_CREATE_DEVICE_FLAG_DEBUG, DML_CREATE_DEVICE_FLAGS, DML_EXECUTION_FLAGS, DML_FEATURE,
-    DML_FEATURE_FEATURE_LEVELS, DML_FEATURE_LEVEL, DML_FEATURE_LEVEL_1_0, DML_FEATURE_LEVEL_3_0,
+    DML_FEATURE_LEVEL, DML_FEATURE_LEVEL_1_0, DML_FEATURE_LEVEL_3_0,
     DML_FEATURE_LEVEL_6_3, DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT, DML_TENSOR_DATA_TYPE,
 )
 from .objects import IDMLObject, IDMLPageable, hresult_method
 from .structs import (
-    DML_BINDING_TABLE_DESC, DML_FEATURE_DATA_FEATURE_LEVELS, DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT,
+    DML_FEATURE_DATA_FEATURE_LEVELS, DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT,
     DML_FEATURE_QUERY_FEATURE_LEVELS, DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT,
 )
 from .validation import (
-    SIXTY_FOUR_BIT_TYPES, c_level_name, check_enum, check_flags, check_sequence, check_uint, invalid,
+    SIXTY_FOUR_BIT_TYPES, c_level_name, check_enum, describe, check_flags, check_sequence, check_uint, invalid,
     is_integer, short_type_name, validate_operator_desc,
 )
 
@@ -79,12 +79,16 @@ class IDMLDevice(IDMLObject):
             self._removed_message = message
         self._report(f"{message} The DirectML device is now removed ({hresult_name(reason)}).")
 
-    def _check_not_removed(self, where):
+    def _follow_d3d12_removal(self):
+        """D3D12 device removal removes the DML device too (with the D3D12 reason)."""
         if self._removed_reason is None:
             reason = _d3d12.device_removed_reason(self._d3d12_device)
             if reason:
-                self._removed_reason = reason
-                self._removed_message = "the D3D12 device was removed"
+                self._remove(f"the D3D12 device was removed: {_d3d12.device_removed_message(self._d3d12_device)}",
+                             reason)
+
+    def _check_not_removed(self, where):
+        self._follow_d3d12_removal()
         if self._removed_reason is not None:
             raise HResultError(DXGI_ERROR_DEVICE_REMOVED,
                                f"{where} failed: the DirectML device was removed earlier "
@@ -93,7 +97,7 @@ class IDMLDevice(IDMLObject):
     def _check_child(self, obj, cls, where):
         """`obj` must be a `cls` created by this device."""
         if not isinstance(obj, cls):
-            raise invalid(f"{where} is {'None' if obj is None else 'a ' + type(obj).__name__}; "
+            raise invalid(f"{where} is {describe(obj)}; "
                           f"it must be an {cls.__name__}.")
         if obj._dml_device is not self:
             raise invalid(f"{where} was created by another DirectML device; objects of different "
@@ -214,10 +218,7 @@ class IDMLDevice(IDMLObject):
 
     def GetDeviceRemovedReason(self):
         """S_OK while the device works; the HRESULT that removed it afterwards."""
-        if self._removed_reason is None:
-            reason = _d3d12.device_removed_reason(self._d3d12_device)
-            if reason:
-                return reason
+        self._follow_d3d12_removal()
         return S_OK if self._removed_reason is None else self._removed_reason
 
     @hresult_method
@@ -247,7 +248,7 @@ class IDMLDevice1(IDMLDevice):
 def _create_device(d3d12_device, flags, minimum_level, max_feature_level, where):
     if not _d3d12.is_device(d3d12_device):
         raise HResultError(E_INVALIDARG, f"{where} d3d12Device is "
-                                         f"{'None' if d3d12_device is None else 'a ' + type(d3d12_device).__name__}; "
+                                         f"{describe(d3d12_device)}; "
                                          f"it must be an ID3D12Device.")
     flags = check_flags(flags, DML_CREATE_DEVICE_FLAGS, f"{where} flags")
     minimum_level = check_enum(minimum_level, DML_FEATURE_LEVEL, f"{where} minimumFeatureLevel")

@@ -41,6 +41,7 @@ def void_method(method):
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
         device = self._dml_device
+        device._follow_d3d12_removal()
         if device._removed_reason is not None:
             return None
         try:
@@ -48,8 +49,16 @@ def void_method(method):
         except Misuse as misuse:
             device._remove(f"{type(self).__name__}.{method.__name__}: {misuse}")
             return None
+        except HResultError as error:  # a shared argument check found the misuse
+            device._remove(f"{type(self).__name__}.{method.__name__}: {error.message}")
+            return None
 
     return wrapper
+
+
+def describe(value):
+    from .validation import describe as _describe
+    return _describe(value)
 
 
 def _guid(value, where):
@@ -103,7 +112,7 @@ class IDMLObject:
         try:
             self._private_data[key] = bytes(memoryview(data).cast("B"))
         except TypeError:
-            raise HResultError(E_INVALIDARG, f"data is a {type(data).__name__}; it must be bytes-like.") from None
+            raise HResultError(E_INVALIDARG, f"data is {describe(data)}; it must be bytes-like.") from None
 
     @hresult_method
     def SetPrivateDataInterface(self, guid, data):

@@ -60,6 +60,14 @@ def format_uints(values):
     return "{" + ",".join(str(v) for v in values) + "}"
 
 
+def describe(value):
+    """How a sentence names a value's kind: "None", "a list", "an IDMLOperator"."""
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return f"{'an' if name[0] in 'AEIOUaeiou' else 'a'} {name}"
+
+
 def invalid(message):
     return HResultError(E_INVALIDARG, message)
 
@@ -83,8 +91,12 @@ def check_float(value, where):
     """A C FLOAT: any real number, returned as np.float32 (out-of-range values become +/-inf)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.integer, np.floating)):
         raise invalid(f"{where} is {value!r}; it must be a number (a C FLOAT).")
+    try:
+        wide = float(value)
+    except OverflowError:
+        raise invalid(f"{where} is {value!r}; it is out of the range of a C FLOAT.") from None
     with np.errstate(over="ignore"):
-        return np.float32(float(value))
+        return np.float32(wide)
 
 
 def check_sequence(value, where, what="a sequence of integers"):
@@ -139,6 +151,19 @@ def calc_buffer_tensor_size(data_type_name, sizes, strides):
         total = ((last_index + 1) * bits) & UINT64_MAX
     total = ((total + 7) & UINT64_MAX) // 8
     return ((total + 3) & UINT64_MAX) & ~3
+
+
+def exact_tensor_size(data_type_name, sizes, strides):
+    """DMLCalcBufferTensorSize without C's 32-bit wrap of the last element's index (what validation
+    uses, so that no element of a valid tensor lies past TotalTensorSizeInBytes)."""
+    bits = ELEMENT_SIZE_BITS[data_type_name]
+    if strides is None:
+        count = 1
+        for size in sizes:
+            count *= size
+    else:
+        count = sum((size - 1) * stride for size, stride in zip(sizes, strides)) + 1
+    return (-(-count * bits // 8) + 3) & ~3
 
 
 def DMLCalcBufferTensorSize(dataType, dimensionCount, sizes, strides):
@@ -230,13 +255,13 @@ def validate_tensor(tensor_desc, role, support, schema, feature_level, preset):
     if tensor_desc is None:
         raise invalid(f"{name} is None; {op} requires it.")
     if not isinstance(tensor_desc, DML_TENSOR_DESC):
-        raise invalid(f"{name} is a {type(tensor_desc).__name__}; it must be a DML_TENSOR_DESC.")
+        raise invalid(f"{name} is {describe(tensor_desc)}; it must be a DML_TENSOR_DESC.")
     tensor_type = check_enum(tensor_desc.Type, DML_TENSOR_TYPE, f"{name}.Type")
     if tensor_type != DML_TENSOR_TYPE_BUFFER:
         raise invalid(f"{name}.Type is {tensor_type.name}; it must be DML_TENSOR_TYPE_BUFFER.")
     desc = tensor_desc.Desc
     if not isinstance(desc, DML_BUFFER_TENSOR_DESC):
-        raise invalid(f"{name}.Desc is {'None' if desc is None else 'a ' + type(desc).__name__}; "
+        raise invalid(f"{name}.Desc is {describe(desc)}; "
                       f"a DML_TENSOR_TYPE_BUFFER tensor needs a DML_BUFFER_TENSOR_DESC.")
     data_type = check_enum(desc.DataType, DML_TENSOR_DATA_TYPE, f"{name}.DataType")
     flags = check_flags(desc.Flags, DML_TENSOR_FLAGS, f"{name}.Flags")
@@ -288,10 +313,10 @@ def validate_tensor(tensor_desc, role, support, schema, feature_level, preset):
                       f"at most {UINT32_MAX}.")
 
     total = check_uint(desc.TotalTensorSizeInBytes, f"{name}.TotalTensorSizeInBytes", max_value=UINT64_MAX)
-    minimum = calc_buffer_tensor_size(type_name, sizes, strides)
+    minimum = exact_tensor_size(type_name, sizes, strides)
     if total < minimum:
-        raise invalid(f"{name}.TotalTensorSizeInBytes is {total}; DMLCalcBufferTensorSize gives {minimum} "
-                      f"for these Sizes and Strides, and it must be at least that.")
+        raise invalid(f"{name}.TotalTensorSizeInBytes is {total}; its Sizes and Strides need at least {minimum} "
+                      f"bytes (DMLCalcBufferTensorSize).")
 
     alignment = check_uint(desc.GuaranteedBaseOffsetAlignment, f"{name}.GuaranteedBaseOffsetAlignment")
     element_size = ELEMENT_SIZE_BITS[type_name] // 8
@@ -328,7 +353,7 @@ class OperatorInfo:
 def validate_operator_desc(op_desc, feature_level, preset):
     """Check a DML_OPERATOR_DESC for a device at `feature_level` on adapter `preset`."""
     if not isinstance(op_desc, DML_OPERATOR_DESC):
-        raise invalid(f"the operator desc is {'None' if op_desc is None else 'a ' + type(op_desc).__name__}; "
+        raise invalid(f"the operator desc is {describe(op_desc)}; "
                       f"CreateOperator needs a DML_OPERATOR_DESC.")
     op_type = check_enum(op_desc.Type, DML_OPERATOR_TYPE, "DML_OPERATOR_DESC.Type")
     introduced = OPERATOR_INTRODUCED_AT.get(int(op_type))
@@ -344,7 +369,7 @@ def validate_operator_desc(op_desc, feature_level, preset):
                                       f"operator yet (it implements {implemented}).")
     desc = op_desc.Desc
     if not isinstance(desc, schema.desc_type):
-        raise invalid(f"DML_OPERATOR_DESC.Desc is {'None' if desc is None else 'a ' + type(desc).__name__}; "
+        raise invalid(f"DML_OPERATOR_DESC.Desc is {describe(desc)}; "
                       f"{schema.c_name} needs a {schema.desc_type.__name__}.")
     support = schema.support_at(feature_level)
     tensors = tuple(validate_tensor(getattr(desc, role.field), role, support, schema, feature_level, preset)
@@ -370,7 +395,7 @@ def validate_operator_desc(op_desc, feature_level, preset):
     scale_bias = None
     if schema.scale_bias and desc.ScaleBias is not None:
         if not isinstance(desc.ScaleBias, DML_SCALE_BIAS):
-            raise invalid(f"ScaleBias is a {type(desc.ScaleBias).__name__}; it must be a DML_SCALE_BIAS or None.")
+            raise invalid(f"ScaleBias is {describe(desc.ScaleBias)}; it must be a DML_SCALE_BIAS or None.")
         scale = check_float(desc.ScaleBias.Scale, "ScaleBias.Scale")
         bias = check_float(desc.ScaleBias.Bias, "ScaleBias.Bias")
         data_type = tensors[0].data_type

@@ -1,0 +1,744 @@
+"""Binding tables, initializers, RecordDispatch and execution: DirectML's binding rules.
+
+Bind* and RecordDispatch are void in C: misuse removes the DML device (GetDeviceRemovedReason then
+returns the cause, later HRESULT calls raise DXGI_ERROR_DEVICE_REMOVED), and with
+DML_CREATE_DEVICE_FLAG_DEBUG the problem is reported at once. Each rule's sentence is pinned.
+"""
+import dataclasses
+
+import numpy as np
+import pytest
+
+from emulator.d3d12 import *  # noqa: F401,F403
+from emulator.directml import *  # noqa: F401,F403
+from emulator.errors import DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_INVALID_CALL, E_INVALIDARG, HResultError, S_OK
+from emulator.presets import DEFAULT_PRESET
+
+F32, F16, U8 = DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_UINT8
+
+
+def tensor(data_type=F32, sizes=(1, 2, 3, 4), strides=None, total=None, alignment=0):
+    sizes = list(sizes)
+    if total is None:
+        total = DMLCalcBufferTensorSize(data_type, len(sizes), sizes, strides)
+    return DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
+        DataType=data_type, Flags=DML_TENSOR_FLAG_NONE, Sizes=sizes, Strides=strides,
+        TotalTensorSizeInBytes=total, GuaranteedBaseOffsetAlignment=alignment))
+
+
+def clip_desc(t=None, out=None, **fields):
+    t = t or tensor()
+    return DML_OPERATOR_DESC(Type=DML_OPERATOR_ELEMENT_WISE_CLIP, Desc=DML_ELEMENT_WISE_CLIP_OPERATOR_DESC(
+        InputTensor=t, OutputTensor=out or t, Min=fields.pop("Min", -1.0), Max=fields.pop("Max", 1.0), **fields))
+
+
+def if_desc(sizes=(2, 4)):
+    return DML_OPERATOR_DESC(Type=DML_OPERATOR_ELEMENT_WISE_IF, Desc=DML_ELEMENT_WISE_IF_OPERATOR_DESC(
+        ConditionTensor=tensor(U8, sizes), ATensor=tensor(F32, sizes), BTensor=tensor(F32, sizes),
+        OutputTensor=tensor(F32, sizes)))
+
+
+def buffer_binding(resource, offset=0, size=None):
+    if size is None:
+        size = resource.GetDesc().Width - offset
+    return DML_BINDING_DESC(Type=DML_BINDING_TYPE_BUFFER, Desc=DML_BUFFER_BINDING(Buffer=resource, Offset=offset,
+                                                                                SizeInBytes=size))
+
+
+class Rig:
+    """A D3D12 device, a DML device, a DIRECT queue/list and a 16-slot shader-visible heap."""
+
+    def __init__(self, flags=DML_CREATE_DEVICE_FLAG_DEBUG, level=None, preset=None, list_type=None):
+        self.device = D3D12CreateDevice(preset, D3D_FEATURE_LEVEL_11_0)
+        self.dml = DMLCreateDevice(self.device, flags, max_feature_level=level)
+        list_type = D3D12_COMMAND_LIST_TYPE_DIRECT if list_type is None else list_type
+        self.queue = self.device.CreateCommandQueue(D3D12_COMMAND_QUEUE_DESC(Type=list_type))
+        self.allocator = self.device.CreateCommandAllocator(list_type)
+        self.list = self.device.CreateCommandList(0, list_type, self.allocator, None)
+        self.heap = self.device.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(
+            Type=D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, NumDescriptors=16, Flags=D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE))
+        if list_type != D3D12_COMMAND_LIST_TYPE_COPY:
+            self.list.SetDescriptorHeaps([self.heap])
+        self.recorder = self.dml.CreateCommandRecorder()
+
+    def buffer(self, size, heap_type=D3D12_HEAP_TYPE_DEFAULT, state=D3D12_RESOURCE_STATE_COMMON, uav=True):
+        flags = D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS if uav else D3D12_RESOURCE_FLAG_NONE
+        if heap_type == D3D12_HEAP_TYPE_UPLOAD:
+            state = D3D12_RESOURCE_STATE_GENERIC_READ
+        return self.device.CreateCommittedResource(CD3DX12_HEAP_PROPERTIES(heap_type), D3D12_HEAP_FLAG_NONE,
+                                                   CD3DX12_RESOURCE_DESC.Buffer(size, flags), state, None)
+
+    def table_desc(self, dispatchable, first=0, size=None):
+        if size is None:
+            size = max(1, dispatchable.GetBindingProperties().RequiredDescriptorCount)
+        cpu = self.heap.GetCPUDescriptorHandleForHeapStart()
+        gpu = self.heap.GetGPUDescriptorHandleForHeapStart()
+        return DML_BINDING_TABLE_DESC(Dispatchable=dispatchable,
+                                      CPUDescriptorHandle=D3D12_CPU_DESCRIPTOR_HANDLE(ptr=cpu.ptr + 32 * first),
+                                      GPUDescriptorHandle=D3D12_GPU_DESCRIPTOR_HANDLE(ptr=gpu.ptr + 32 * first),
+                                      SizeInDescriptors=size)
+
+    def compile(self, desc, flags=DML_EXECUTION_FLAG_NONE):
+        return self.dml.CompileOperator(self.dml.CreateOperator(desc), flags)
+
+    def initialize(self, *compiled):
+        initializer = self.dml.CreateOperatorInitializer(list(compiled))
+        table = self.dml.CreateBindingTable(self.table_desc(initializer))
+        self.recorder.RecordDispatch(self.list, initializer, table)
+        return initializer
+
+    def execute(self):
+        self.list.Close()
+        self.queue.ExecuteCommandLists([self.list])
+        fence = self.device.CreateFence(0, D3D12_FENCE_FLAG_NONE)
+        self.queue.Signal(fence, 1)
+        fence.SetEventOnCompletion(1, None)
+        self.allocator.Reset()
+        self.list.Reset(self.allocator, None)
+        self.list.SetDescriptorHeaps([self.heap])
+
+    def upload(self, resource, data, offset=0):
+        """Copy bytes into a DEFAULT buffer (executes; leaves it in COMMON)."""
+        data = np.ascontiguousarray(data).view(np.uint8).reshape(-1)
+        staging = self.buffer(max(4, data.size), D3D12_HEAP_TYPE_UPLOAD, uav=False)
+        staging.Map(0, None)[:data.size] = data
+        self.list.CopyBufferRegion(resource, offset, staging, 0, data.size)
+        self.execute()
+
+    def download(self, resource):
+        size = resource.GetDesc().Width
+        readback = self.buffer(size, D3D12_HEAP_TYPE_READBACK, D3D12_RESOURCE_STATE_COPY_DEST, uav=False)
+        self.list.CopyBufferRegion(readback, 0, resource, 0, size)
+        self.execute()
+        return readback.Map(0, None).copy()
+
+    def clip_ready(self, desc=None, flags=DML_EXECUTION_FLAG_NONE):
+        """A compiled CLIP, initialized, with a table; buffers of 256 bytes for input and output."""
+        compiled = self.compile(desc or clip_desc(), flags)
+        self.initialize(compiled)
+        table = self.dml.CreateBindingTable(self.table_desc(compiled))
+        return compiled, table, self.buffer(256), self.buffer(256)
+
+    def removed_message(self):
+        assert self.dml.GetDeviceRemovedReason() != S_OK
+        return self.dml._removed_message
+
+
+def removal(rig, call):
+    """Run a void call that must remove the DML device; returns the sentence (without the method prefix)."""
+    assert rig.dml.GetDeviceRemovedReason() == S_OK
+    assert call() is None
+    assert rig.dml.GetDeviceRemovedReason() == E_INVALIDARG
+    message = rig.dml._removed_message
+    assert rig.dml._debug_messages[-1] == message + " The DirectML device is now removed (E_INVALIDARG)."
+    return message.split(": ", 1)[1]
+
+
+# ---- binding properties -----------------------------------------------------------------------------
+def test_binding_properties():
+    rig = Rig()
+    compiled = rig.compile(clip_desc())
+    props = compiled.GetBindingProperties()
+    assert (props.RequiredDescriptorCount, props.TemporaryResourceSize, props.PersistentResourceSize) == (2, 0, 0)
+    assert rig.compile(if_desc()).GetBindingProperties().RequiredDescriptorCount == 4
+    initializer = rig.dml.CreateOperatorInitializer([compiled])
+    props = initializer.GetBindingProperties()
+    assert (props.RequiredDescriptorCount, props.TemporaryResourceSize, props.PersistentResourceSize) == (0, 0, 0)
+    initializer.Reset(None)
+    assert initializer._operators == ()
+
+
+def test_compile_flags():
+    rig = Rig()
+    op = rig.dml.CreateOperator(clip_desc(tensor(F16)))
+    all_flags = (DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION | DML_EXECUTION_FLAG_DISABLE_META_COMMANDS
+                 | DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE)
+    assert rig.dml.CompileOperator(op, all_flags)._half_precision
+    assert not rig.dml.CompileOperator(op, DML_EXECUTION_FLAG_NONE)._half_precision
+    with pytest.raises(HResultError) as info:
+        rig.dml.CompileOperator(op, 0x8)
+    assert info.value.hresult == E_INVALIDARG
+    assert info.value.message == "flags is 0x8; bits 0x8 are not DML_EXECUTION_FLAGS flags."
+    with pytest.raises(HResultError) as info:
+        rig.dml.CompileOperator(None, 0)
+    assert info.value.message == "op is None; it must be an IDMLOperator."
+    with pytest.raises(HResultError) as info:
+        Rig().dml.CompileOperator(op, 0)
+    assert info.value.message == ("op was created by another DirectML device; objects of different DirectML devices "
+                                  "must not be mixed.")
+
+
+def test_half_precision_is_ignored_without_native_fp16():
+    preset = dataclasses.replace(DEFAULT_PRESET, native_fp16=False)
+    rig = Rig(preset=preset)
+    compiled = rig.compile(clip_desc(tensor(F16)), DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION)
+    assert not compiled._half_precision
+
+
+def test_compiled_operator_owns_its_constant_buffer():
+    rig = Rig()
+    memory = rig.device._gpu.memory
+    before = memory.used_bytes
+    compiled = rig.compile(clip_desc())
+    allocation = compiled._constants
+    assert memory.used_bytes > before
+    assert bytes(allocation.data[:len(compiled._kernel.constants)]) == bytes(compiled._kernel.constants)
+    del compiled
+    import gc
+    gc.collect()
+    assert allocation.freed
+
+
+# ---- CreateBindingTable / Reset ----------------------------------------------------------------------
+def test_empty_binding_table_and_reset():
+    rig = Rig()
+    compiled = rig.compile(clip_desc())
+    table = rig.dml.CreateBindingTable(None)
+    table.Reset(rig.table_desc(compiled))
+    assert table._dispatchable is compiled
+    table.Reset(None)
+    assert table._dispatchable is None
+
+
+def _table_error(rig, desc):
+    with pytest.raises(HResultError) as info:
+        rig.dml.CreateBindingTable(desc)
+    assert info.value.hresult == E_INVALIDARG
+    return info.value.message
+
+
+def test_binding_table_desc_rules():
+    rig = Rig()
+    compiled = rig.compile(clip_desc())
+    assert _table_error(rig, rig.table_desc(compiled, size=1)) == (
+        "DML_BINDING_TABLE_DESC.SizeInDescriptors is 1; <IDMLCompiledOperator DML_OPERATOR_ELEMENT_WISE_CLIP> requires "
+        "2 descriptors (GetBindingProperties().RequiredDescriptorCount).")
+    assert _table_error(rig, rig.table_desc(compiled, first=15)) == (
+        "DML_BINDING_TABLE_DESC.SizeInDescriptors is 2 from descriptor 15; the heap holds only 16 descriptors.")
+    desc = rig.table_desc(compiled)
+    desc.GPUDescriptorHandle = D3D12_GPU_DESCRIPTOR_HANDLE(ptr=desc.GPUDescriptorHandle.ptr + 32)
+    assert _table_error(rig, desc) == ("DML_BINDING_TABLE_DESC.GPUDescriptorHandle and CPUDescriptorHandle name "
+                                       "different descriptors; they must name the same range.")
+    desc = rig.table_desc(compiled)
+    desc.CPUDescriptorHandle = D3D12_CPU_DESCRIPTOR_HANDLE(ptr=12345)
+    assert _table_error(rig, desc) == ("DML_BINDING_TABLE_DESC.CPUDescriptorHandle 0x3039 is not inside a descriptor "
+                                       "heap of this D3D12 device.")
+    desc = rig.table_desc(compiled)
+    desc.GPUDescriptorHandle = None
+    assert _table_error(rig, desc) == ("DML_BINDING_TABLE_DESC.GPUDescriptorHandle is None; it must be a "
+                                       "D3D12_GPU_DESCRIPTOR_HANDLE.")
+    desc = rig.table_desc(compiled)
+    desc.Dispatchable = rig.dml.CreateOperator(clip_desc())
+    assert _table_error(rig, desc) == ("DML_BINDING_TABLE_DESC.Dispatchable is an IDMLOperator; it must be an "
+                                       "IDMLDispatchable.")
+    desc = rig.table_desc(compiled)
+    desc.SizeInDescriptors = -1
+    assert _table_error(rig, desc) == ("DML_BINDING_TABLE_DESC.SizeInDescriptors is -1; it must be an integer from 0 "
+                                       "to 4294967295.")
+    assert _table_error(rig, "table") == ("the binding table desc is a str; it must be a DML_BINDING_TABLE_DESC or None.")
+
+
+def test_binding_table_heap_must_be_shader_visible_cbv_srv_uav():
+    rig = Rig()
+    compiled = rig.compile(clip_desc())
+    cpu_only = rig.device.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(
+        Type=D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, NumDescriptors=4, Flags=D3D12_DESCRIPTOR_HEAP_FLAG_NONE))
+    desc = DML_BINDING_TABLE_DESC(Dispatchable=compiled, CPUDescriptorHandle=cpu_only.GetCPUDescriptorHandleForHeapStart(),
+                                  GPUDescriptorHandle=cpu_only.GetGPUDescriptorHandleForHeapStart(), SizeInDescriptors=2)
+    assert _table_error(rig, desc) == (
+        "DML_BINDING_TABLE_DESC.CPUDescriptorHandle is in a heap without D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE; "
+        "DirectML's GPU handle must be shader-visible.")
+    samplers = rig.device.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(
+        Type=D3D12_DESCRIPTOR_HEAP_TYPE_SAMPLER, NumDescriptors=4, Flags=D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE))
+    desc = DML_BINDING_TABLE_DESC(Dispatchable=compiled, CPUDescriptorHandle=samplers.GetCPUDescriptorHandleForHeapStart(),
+                                  GPUDescriptorHandle=samplers.GetGPUDescriptorHandleForHeapStart(), SizeInDescriptors=2)
+    assert _table_error(rig, desc) == (
+        "DML_BINDING_TABLE_DESC.CPUDescriptorHandle is in a D3D12_DESCRIPTOR_HEAP_TYPE_SAMPLER heap; DirectML needs a "
+        "D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV heap.")
+
+
+# ---- Bind* rules (device removal) --------------------------------------------------------------------
+def test_bind_inputs_count_must_match():
+    rig = Rig()
+    _, table, a, b = rig.clip_ready()
+    assert removal(rig, lambda: table.BindInputs([buffer_binding(a), buffer_binding(b)])) == (
+        "BindInputs got 2 bindings; DML_OPERATOR_ELEMENT_WISE_CLIP has 1 input (InputTensor), and the count must "
+        "match exactly.")
+
+
+def test_bind_outputs_count_must_match_for_if():
+    rig = Rig()
+    compiled = rig.compile(if_desc())
+    rig.initialize(compiled)
+    table = rig.dml.CreateBindingTable(rig.table_desc(compiled))
+    a = rig.buffer(256)
+    assert removal(rig, lambda: table.BindInputs([buffer_binding(a)])) == (
+        "BindInputs got 1 bindings; DML_OPERATOR_ELEMENT_WISE_IF has 3 inputs (ConditionTensor, ATensor, BTensor), and "
+        "the count must match exactly.")
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda rig, buf: DML_BINDING_DESC(Type=DML_BINDING_TYPE_NONE),
+     "BindInputs[0] (InputTensor) is DML_BINDING_TYPE_NONE; InputTensor is not optional."),
+    (lambda rig, buf: DML_BINDING_DESC(Type=DML_BINDING_TYPE_BUFFER_ARRAY, Desc=DML_BUFFER_ARRAY_BINDING(Bindings=[])),
+     "BindInputs[0] (InputTensor) is DML_BINDING_TYPE_BUFFER_ARRAY; a compiled operator's tensor takes "
+     "DML_BINDING_TYPE_BUFFER."),
+    (lambda rig, buf: DML_BINDING_DESC(Type=7),
+     "BindInputs[0] (InputTensor).Type is 7, which is not a DML_BINDING_TYPE value."),
+    (lambda rig, buf: DML_BUFFER_BINDING(Buffer=buf, Offset=0, SizeInBytes=96),
+     "BindInputs[0] (InputTensor) is a DML_BUFFER_BINDING; it must be a DML_BINDING_DESC."),
+    (lambda rig, buf: DML_BINDING_DESC(Type=DML_BINDING_TYPE_BUFFER, Desc=None),
+     "BindInputs[0] (InputTensor).Desc is None; DML_BINDING_TYPE_BUFFER needs a DML_BUFFER_BINDING."),
+    (lambda rig, buf: DML_BINDING_DESC(Type=DML_BINDING_TYPE_BUFFER, Desc=DML_BUFFER_BINDING(Buffer=None)),
+     "BindInputs[0] (InputTensor).Buffer is None; InputTensor is not optional."),
+    (lambda rig, buf: DML_BINDING_DESC(Type=DML_BINDING_TYPE_BUFFER, Desc=DML_BUFFER_BINDING(Buffer="buf")),
+     "BindInputs[0] (InputTensor).Buffer is a str; it must be an ID3D12Resource or None."),
+    (lambda rig, buf: buffer_binding(rig.buffer(256, D3D12_HEAP_TYPE_UPLOAD, uav=False)),
+     "BindInputs[0] (InputTensor).Buffer buffer #3 is in a D3D12_HEAP_TYPE_UPLOAD heap; DirectML requires all bound "
+     "buffers to be D3D12_HEAP_TYPE_DEFAULT."),
+    (lambda rig, buf: buffer_binding(rig.buffer(256, uav=False)),
+     "BindInputs[0] (InputTensor).Buffer buffer #3 was created without D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS; "
+     "DirectML binds buffers as unordered-access views."),
+    (lambda rig, buf: buffer_binding(buf, offset=8, size=96),
+     "BindInputs[0] (InputTensor).Offset is 8; it must be a multiple of 16 (DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT or "
+     "InputTensor.GuaranteedBaseOffsetAlignment)."),
+    (lambda rig, buf: buffer_binding(buf, offset=192, size=96),
+     "BindInputs[0] (InputTensor) covers bytes 192 to 288 (Offset + SizeInBytes); the buffer buffer #1 has only "
+     "256 bytes."),
+    (lambda rig, buf: buffer_binding(buf, offset=0, size=64),
+     "BindInputs[0] (InputTensor).SizeInBytes is 64; InputTensor.TotalTensorSizeInBytes is 96 and the bound range "
+     "must hold it."),
+    (lambda rig, buf: buffer_binding(buf, offset=-16, size=96),
+     "BindInputs[0] (InputTensor).Offset is -16; it must be an integer from 0 to 18446744073709551615."),
+    (lambda rig, buf: buffer_binding(Rig().buffer(256)),
+     "BindInputs[0] (InputTensor).Buffer buffer #1 belongs to another D3D12 device."),
+])
+def test_bind_input_rules(make, message):
+    rig = Rig()
+    _, table, a, _ = rig.clip_ready()
+    binding = make(rig, a)
+    assert removal(rig, lambda: table.BindInputs([binding])) == message
+
+
+def test_bind_inputs_takes_a_sequence():
+    rig = Rig()
+    _, table, a, _ = rig.clip_ready()
+    assert removal(rig, lambda: table.BindInputs(buffer_binding(a))) == (
+        f"BindInputs bindings is {buffer_binding(a)!r}; it must be a sequence of DML_BINDING_DESC.")
+
+
+def test_guaranteed_base_offset_alignment_governs_offsets():
+    rig = Rig()
+    t = tensor(alignment=64)
+    _, table, a, b = rig.clip_ready(clip_desc(t))
+    table.BindInputs([buffer_binding(a, offset=128, size=96)])
+    assert rig.dml.GetDeviceRemovedReason() == S_OK
+    assert removal(rig, lambda: table.BindOutputs([buffer_binding(b, offset=32, size=96)])) == (
+        "BindOutputs[0] (OutputTensor).Offset is 32; it must be a multiple of 64 (DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT or "
+        "OutputTensor.GuaranteedBaseOffsetAlignment).")
+
+
+def test_unbinding_with_none_and_bind_on_an_empty_table():
+    rig = Rig()
+    _, table, a, b = rig.clip_ready()
+    table.BindInputs([buffer_binding(a)])
+    table.BindInputs(None)
+    assert table._inputs is None and rig.dml.GetDeviceRemovedReason() == S_OK
+    empty = rig.dml.CreateBindingTable(None)
+    assert removal(rig, lambda: empty.BindInputs([buffer_binding(a)])) == (
+        "the binding table has no dispatchable; create or Reset it with a DML_BINDING_TABLE_DESC first.")
+
+
+def test_temporary_and_persistent_resources():
+    rig = Rig()
+    _, table, a, _ = rig.clip_ready()
+    table.BindTemporaryResource(None)
+    table.BindPersistentResource(DML_BINDING_DESC(Type=DML_BINDING_TYPE_NONE))
+    table.BindTemporaryResource(buffer_binding(a, offset=0, size=256))
+    assert rig.dml.GetDeviceRemovedReason() == S_OK
+    assert removal(rig, lambda: table.BindPersistentResource(buffer_binding(rig.buffer(1024), offset=128, size=64))) == (
+        "BindPersistentResource.Offset is 128; it must be a multiple of 256 (DML_PERSISTENT_BUFFER_ALIGNMENT).")
+
+
+def test_temporary_resource_alignment():
+    rig = Rig()
+    _, table, _, _ = rig.clip_ready()
+    assert removal(rig, lambda: table.BindTemporaryResource(buffer_binding(rig.buffer(1024), offset=16, size=64))) == (
+        "BindTemporaryResource.Offset is 16; it must be a multiple of 256 (DML_TEMPORARY_BUFFER_ALIGNMENT).")
+
+
+def test_initializer_bindings():
+    rig = Rig()
+    compiled = rig.compile(clip_desc())
+    initializer = rig.dml.CreateOperatorInitializer([compiled])
+    table = rig.dml.CreateBindingTable(rig.table_desc(initializer))
+    empty_array = DML_BINDING_DESC(Type=DML_BINDING_TYPE_BUFFER_ARRAY, Desc=DML_BUFFER_ARRAY_BINDING(
+        Bindings=[DML_BUFFER_BINDING(Buffer=None)]))
+    table.BindInputs([empty_array])
+    table.BindInputs([])
+    table.BindOutputs([DML_BINDING_DESC(Type=DML_BINDING_TYPE_NONE)])
+    table.BindOutputs(None)
+    assert rig.dml.GetDeviceRemovedReason() == S_OK
+    a = rig.buffer(256)
+    with_buffer = DML_BINDING_DESC(Type=DML_BINDING_TYPE_BUFFER_ARRAY, Desc=DML_BUFFER_ARRAY_BINDING(
+        Bindings=[DML_BUFFER_BINDING(Buffer=a, Offset=0, SizeInBytes=96)]))
+    assert removal(rig, lambda: table.BindInputs([with_buffer])) == (
+        "BindInputs[0].Bindings[0] (InputTensor) has a Buffer, but InputTensor is not DML_TENSOR_FLAG_OWNED_BY_DML; "
+        "only DML-owned tensors are bound at initialization.")
+
+
+@pytest.mark.parametrize("bindings, message", [
+    ([buffer_binding], "BindInputs[0] is DML_BINDING_TYPE_BUFFER; an initializer's inputs are "
+                       "DML_BINDING_TYPE_BUFFER_ARRAY."),
+    ([None, None], "BindInputs got 2 bindings; the initializer has 1 operators and takes one "
+                   "DML_BINDING_TYPE_BUFFER_ARRAY per operator (or no bindings)."),
+    ([DML_BINDING_DESC(Type=DML_BINDING_TYPE_BUFFER_ARRAY, Desc=DML_BUFFER_ARRAY_BINDING(BindingCount=2, Bindings=[]))],
+     "BindInputs[0].BindingCount is 2 but BindInputs[0].Bindings has 0 elements; they must agree."),
+])
+def test_initializer_input_rules(bindings, message):
+    rig = Rig()
+    compiled = rig.compile(clip_desc())
+    initializer = rig.dml.CreateOperatorInitializer([compiled])
+    table = rig.dml.CreateBindingTable(rig.table_desc(initializer))
+    a = rig.buffer(256)
+    bindings = [b(a) if callable(b) else b for b in bindings]
+    assert removal(rig, lambda: table.BindInputs(bindings)) == message
+
+
+# ---- RecordDispatch rules -----------------------------------------------------------------------
+def _bound_clip(rig, **kwargs):
+    compiled, table, a, b = rig.clip_ready(**kwargs)
+    table.BindInputs([buffer_binding(a, size=96)])
+    table.BindOutputs([buffer_binding(b, size=96)])
+    return compiled, table, a, b
+
+
+def test_record_dispatch_needs_an_open_direct_or_compute_list():
+    rig = Rig()
+    compiled, table, _, _ = _bound_clip(rig)
+    rig.list.Close()
+    assert removal(rig, lambda: rig.recorder.RecordDispatch(rig.list, compiled, table)) == (
+        "commandList is closed; Reset it before recording.")
+
+
+def test_record_dispatch_rejects_copy_lists():
+    rig = Rig()
+    compiled, table, _, _ = _bound_clip(rig)
+    allocator = rig.device.CreateCommandAllocator(D3D12_COMMAND_LIST_TYPE_COPY)
+    copy_list = rig.device.CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_COPY, allocator, None)
+    assert removal(rig, lambda: rig.recorder.RecordDispatch(copy_list, compiled, table)) == (
+        "commandList is of type D3D12_COMMAND_LIST_TYPE_COPY; DirectML records only into "
+        "D3D12_COMMAND_LIST_TYPE_DIRECT or D3D12_COMMAND_LIST_TYPE_COMPUTE lists.")
+
+
+def test_record_dispatch_on_a_compute_list_works():
+    rig = Rig(list_type=D3D12_COMMAND_LIST_TYPE_COMPUTE)
+    compiled, table, a, b = _bound_clip(rig)
+    rig.recorder.RecordDispatch(rig.list, compiled, table)
+    assert rig.dml.GetDeviceRemovedReason() == S_OK
+
+
+def test_record_dispatch_needs_the_descriptor_heap_set():
+    rig = Rig()
+    compiled, table, _, _ = _bound_clip(rig)
+    rig.list.ClearState(None)
+    assert removal(rig, lambda: rig.recorder.RecordDispatch(rig.list, compiled, table)) == (
+        "no D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV descriptor heap is set on commandList; call SetDescriptorHeaps with "
+        "the binding table's heap first.")
+
+
+def test_record_dispatch_needs_the_tables_heap():
+    rig = Rig()
+    compiled, table, _, _ = _bound_clip(rig)
+    other = rig.device.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(
+        Type=D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, NumDescriptors=4, Flags=D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE))
+    rig.list.SetDescriptorHeaps([other])
+    assert removal(rig, lambda: rig.recorder.RecordDispatch(rig.list, compiled, table)) == (
+        "the CBV_SRV_UAV descriptor heap set on commandList is not the one holding the binding table's descriptors.")
+
+
+def test_record_dispatch_table_must_match_the_dispatchable():
+    rig = Rig()
+    compiled, table, _, _ = _bound_clip(rig)
+    other = rig.compile(clip_desc())
+    rig.initialize(other)
+    assert removal(rig, lambda: rig.recorder.RecordDispatch(rig.list, other, table)) == (
+        "the binding table was created (or Reset) for <IDMLCompiledOperator DML_OPERATOR_ELEMENT_WISE_CLIP>, not for "
+        "<IDMLCompiledOperator DML_OPERATOR_ELEMENT_WISE_CLIP>.")
+
+
+def test_record_dispatch_needs_every_binding():
+    rig = Rig()
+    compiled, table, a, _ = rig.clip_ready()
+    table.BindInputs([buffer_binding(a, size=96)])
+    assert removal(rig, lambda: rig.recorder.RecordDispatch(rig.list, compiled, table)) == (
+        "DML_OPERATOR_ELEMENT_WISE_CLIP has no binding for OutputTensor; call BindOutputs before RecordDispatch.")
+
+
+def test_record_dispatch_needs_initialization():
+    rig = Rig()
+    compiled = rig.compile(clip_desc())
+    table = rig.dml.CreateBindingTable(rig.table_desc(compiled))
+    table.BindInputs([buffer_binding(rig.buffer(256), size=96)])
+    table.BindOutputs([buffer_binding(rig.buffer(256), size=96)])
+    assert removal(rig, lambda: rig.recorder.RecordDispatch(rig.list, compiled, table)) == (
+        "the compiled operator DML_OPERATOR_ELEMENT_WISE_CLIP was never initialized; record an IDMLOperatorInitializer "
+        "dispatch for it (and execute it) first.")
+
+
+def test_initializer_recorded_but_never_executed_removes_at_execution():
+    rig = Rig()
+    compiled = rig.compile(clip_desc())
+    # The initializer goes into a list that is never executed.
+    allocator = rig.device.CreateCommandAllocator(D3D12_COMMAND_LIST_TYPE_DIRECT)
+    side_list = rig.device.CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_DIRECT, allocator, None)
+    initializer = rig.dml.CreateOperatorInitializer([compiled])
+    rig.recorder.RecordDispatch(side_list, initializer, rig.dml.CreateBindingTable(rig.table_desc(initializer)))
+    table = rig.dml.CreateBindingTable(rig.table_desc(compiled))
+    out = rig.buffer(256)
+    table.BindInputs([buffer_binding(rig.buffer(256), size=96)])
+    table.BindOutputs([buffer_binding(out, size=96)])
+    rig.recorder.RecordDispatch(rig.list, compiled, table)
+    assert rig.dml.GetDeviceRemovedReason() == S_OK
+    rig.execute()
+    assert rig.dml.GetDeviceRemovedReason() == E_INVALIDARG
+    assert rig.dml._removed_message == (
+        "ExecuteCommandLists: the compiled operator DML_OPERATOR_ELEMENT_WISE_CLIP was never initialized (its "
+        "IDMLOperatorInitializer dispatch did not execute before it); the dispatch is skipped.")
+
+
+def test_evicted_dispatchable_cannot_be_recorded():
+    rig = Rig()
+    compiled, table, _, _ = _bound_clip(rig)
+    rig.dml.Evict([compiled])
+    assert removal(rig, lambda: rig.recorder.RecordDispatch(rig.list, compiled, table)) == (
+        "<IDMLCompiledOperator DML_OPERATOR_ELEMENT_WISE_CLIP> is evicted; call MakeResident before recording it.")
+
+
+def test_make_resident_restores():
+    rig = Rig()
+    compiled, table, _, _ = _bound_clip(rig)
+    rig.dml.Evict([compiled])
+    rig.dml.MakeResident([compiled])
+    rig.recorder.RecordDispatch(rig.list, compiled, table)
+    assert rig.dml.GetDeviceRemovedReason() == S_OK
+
+
+@pytest.mark.parametrize("args, message", [
+    (lambda rig, c, t: (None, c, t), "commandList is None; it must be an ID3D12GraphicsCommandList."),
+    (lambda rig, c, t: (rig.list, None, t), "dispatchable is None; it must be an IDMLCompiledOperator or "
+                                             "IDMLOperatorInitializer."),
+    (lambda rig, c, t: (rig.list, c, None), "bindings is None; it must be an IDMLBindingTable."),
+])
+def test_record_dispatch_argument_types(args, message):
+    rig = Rig()
+    compiled, table, _, _ = _bound_clip(rig)
+    assert removal(rig, lambda: rig.recorder.RecordDispatch(*args(rig, compiled, table))) == message
+
+
+def test_record_dispatch_writes_descriptors_in_binding_order():
+    from emulator.descriptors import unpack_buffer_descriptor
+    rig = Rig()
+    compiled = rig.compile(if_desc())
+    rig.initialize(compiled)
+    table = rig.dml.CreateBindingTable(rig.table_desc(compiled, first=3, size=4))
+    buffers = [rig.buffer(256) for _ in range(4)]
+    table.BindInputs([buffer_binding(buffers[0], size=16), buffer_binding(buffers[1], 32, 32),
+                      buffer_binding(buffers[2], 64, 48)])
+    table.BindOutputs([buffer_binding(buffers[3], 16, 240)])
+    heap_bytes = rig.heap._allocation.data
+    assert not heap_bytes.any()  # nothing written before RecordDispatch
+    rig.recorder.RecordDispatch(rig.list, compiled, table)
+    expected = [(buffers[0], 0, 16), (buffers[1], 32, 32), (buffers[2], 64, 48), (buffers[3], 16, 240)]
+    for slot, (resource, offset, size) in enumerate(expected):
+        start = (3 + slot) * 32
+        va, nbytes, valid = unpack_buffer_descriptor(heap_bytes[start:start + 16].view(np.uint32))
+        assert (va, nbytes, valid) == (resource.GetGPUVirtualAddress() + offset, size, True)
+    assert not heap_bytes[:96].any() and not heap_bytes[7 * 32:].any()
+
+
+# ---- aliasing --------------------------------------------------------------------------------------
+def test_in_place_clip_is_allowed_with_the_same_range():
+    rig = Rig()
+    compiled, table, a, _ = rig.clip_ready()
+    table.BindInputs([buffer_binding(a, 16, 96)])
+    table.BindOutputs([buffer_binding(a, 16, 96)])
+    rig.recorder.RecordDispatch(rig.list, compiled, table)
+    assert rig.dml.GetDeviceRemovedReason() == S_OK
+
+
+def test_in_place_needs_the_same_offset():
+    rig = Rig()
+    compiled, table, a, _ = rig.clip_ready()
+    table.BindInputs([buffer_binding(a, 0, 96)])
+    table.BindOutputs([buffer_binding(a, 32, 96)])
+    assert removal(rig, lambda: rig.recorder.RecordDispatch(rig.list, compiled, table)) == (
+        "OutputTensor (bytes 32 to 128) overlaps InputTensor (bytes 0 to 96) in buffer #1; in-place execution needs "
+        "the same Offset and SizeInBytes for both (input 0+96, output 32+96).")
+
+
+def test_in_place_needs_identical_layouts():
+    rig = Rig()
+    out = tensor(F32, (1, 2, 3, 4), strides=(24, 12, 1, 3))
+    compiled, table, a, _ = rig.clip_ready(clip_desc(tensor(), out))
+    table.BindInputs([buffer_binding(a, 0, 96)])
+    table.BindOutputs([buffer_binding(a, 0, 96)])
+    assert removal(rig, lambda: rig.recorder.RecordDispatch(rig.list, compiled, table)) == (
+        "OutputTensor (bytes 0 to 96) overlaps InputTensor (bytes 0 to 96) in buffer #1; in-place execution needs "
+        "identical tensor descs (DataType, Sizes, Strides and TotalTensorSizeInBytes).")
+
+
+def test_if_is_not_in_place():
+    rig = Rig()
+    compiled = rig.compile(if_desc())
+    rig.initialize(compiled)
+    table = rig.dml.CreateBindingTable(rig.table_desc(compiled))
+    cond, a, b = rig.buffer(256), rig.buffer(256), rig.buffer(256)
+    table.BindInputs([buffer_binding(cond, size=8), buffer_binding(a, size=32), buffer_binding(b, size=32)])
+    table.BindOutputs([buffer_binding(b, size=32)])
+    assert removal(rig, lambda: rig.recorder.RecordDispatch(rig.list, compiled, table)) == (
+        "OutputTensor (bytes 0 to 32) overlaps BTensor (bytes 0 to 32) in buffer #3; DML_OPERATOR_ELEMENT_WISE_IF does "
+        "not support in-place execution.")
+
+
+def test_inputs_may_share_and_overlap():
+    rig = Rig()
+    compiled = rig.compile(if_desc())
+    rig.initialize(compiled)
+    table = rig.dml.CreateBindingTable(rig.table_desc(compiled))
+    shared, out = rig.buffer(256), rig.buffer(256)
+    table.BindInputs([buffer_binding(shared, size=8), buffer_binding(shared, size=32), buffer_binding(shared, size=32)])
+    table.BindOutputs([buffer_binding(out, size=32)])
+    rig.recorder.RecordDispatch(rig.list, compiled, table)
+    assert rig.dml.GetDeviceRemovedReason() == S_OK
+
+
+# ---- removal behaviour ----------------------------------------------------------------------------
+def test_after_removal_void_calls_do_nothing_and_hresult_calls_fail():
+    rig = Rig()
+    compiled, table, a, _ = rig.clip_ready()
+    removal(rig, lambda: table.BindInputs([buffer_binding(a, 8, 96)]))
+    count = len(rig.dml._debug_messages)
+    table.BindInputs([buffer_binding(a, 8, 96)])  # no-op: no second report
+    rig.recorder.RecordDispatch(rig.list, compiled, table)
+    assert len(rig.dml._debug_messages) == count
+    for call in (lambda: rig.dml.CreateOperator(clip_desc()), lambda: rig.dml.CompileOperator(compiled._operator, 0),
+                 lambda: rig.dml.CreateBindingTable(None), lambda: table.Reset(None),
+                 lambda: rig.dml.CreateOperatorInitializer([]), lambda: compiled.GetDevice()):
+        with pytest.raises(HResultError) as info:
+            call()
+        assert info.value.hresult == DXGI_ERROR_DEVICE_REMOVED
+    assert "was removed earlier (E_INVALIDARG): IDMLBindingTable.BindInputs: BindInputs[0] (InputTensor).Offset is 8" \
+        in info.value.message
+    assert rig.dml.GetDeviceRemovedReason() == E_INVALIDARG
+
+
+def test_removal_without_debug_flag_is_silent(capsys):
+    rig = Rig(flags=DML_CREATE_DEVICE_FLAG_NONE)
+    _, table, a, _ = rig.clip_ready()
+    table.BindInputs([buffer_binding(a, 8, 96)])
+    assert rig.dml.GetDeviceRemovedReason() == E_INVALIDARG
+    assert rig.dml._debug_messages == []
+    assert capsys.readouterr().err == ""
+
+
+def test_debug_flag_prints_removal(capsys):
+    rig = Rig()
+    _, table, a, _ = rig.clip_ready()
+    table.BindInputs([buffer_binding(a, 8, 96)])
+    err = capsys.readouterr().err
+    assert err == ("[DIRECTML ERROR]: IDMLBindingTable.BindInputs: BindInputs[0] (InputTensor).Offset is 8; it must be "
+                   "a multiple of 16 (DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT or InputTensor.GuaranteedBaseOffsetAlignment). "
+                   "The DirectML device is now removed (E_INVALIDARG).\n")
+
+
+def test_wrong_resource_state_at_execution_removes_both_devices():
+    rig = Rig()
+    compiled, table, a, b = rig.clip_ready()
+    staging = rig.buffer(256, D3D12_HEAP_TYPE_UPLOAD, uav=False)
+    rig.list.CopyBufferRegion(a, 0, staging, 0, 96)  # a is now COPY_DEST, and no barrier follows
+    table.BindInputs([buffer_binding(a, size=96)])
+    table.BindOutputs([buffer_binding(b, size=96)])
+    rig.recorder.RecordDispatch(rig.list, compiled, table)
+    rig.list.Close()
+    rig.queue.ExecuteCommandLists([rig.list])
+    assert rig.device.GetDeviceRemovedReason() == DXGI_ERROR_INVALID_CALL
+    assert rig.dml.GetDeviceRemovedReason() == DXGI_ERROR_INVALID_CALL
+    with pytest.raises(HResultError) as info:
+        rig.dml.CreateOperator(clip_desc())
+    assert info.value.hresult == DXGI_ERROR_DEVICE_REMOVED
+    assert "the InputTensor of a DirectML DML_OPERATOR_ELEMENT_WISE_CLIP dispatch needs buffer #1 in " \
+           "D3D12_RESOURCE_STATE_UNORDERED_ACCESS" in info.value.message
+
+
+def test_common_buffers_are_promoted():
+    rig = Rig()
+    compiled, table, a, b = _bound_clip(rig)
+    rig.recorder.RecordDispatch(rig.list, compiled, table)
+    rig.execute()
+    assert rig.dml.GetDeviceRemovedReason() == S_OK
+    assert rig.device.GetDeviceRemovedReason() == S_OK
+
+
+# ---- descriptors volatile ---------------------------------------------------------------------------
+def test_descriptors_volatile_allows_late_binding():
+    rig = Rig()
+    compiled, table, a, b = _bound_clip(rig, flags=DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE)
+    x = np.linspace(-2, 2, 24, dtype=np.float32)
+    rig.upload(a, x)
+    rig.recorder.RecordDispatch(rig.list, compiled, table)
+    late = rig.buffer(256)
+    table.BindOutputs([buffer_binding(late, size=96)])  # after RecordDispatch: still counts
+    rig.execute()
+    assert rig.dml.GetDeviceRemovedReason() == S_OK
+    got = rig.download(late)[:96].view(np.float32)
+    assert np.array_equal(got, np.clip(x, -1, 1))
+    assert not rig.download(b).any()
+
+
+def test_without_volatile_descriptors_are_fixed_at_record_time():
+    rig = Rig()
+    compiled, table, a, b = _bound_clip(rig)
+    x = np.linspace(-2, 2, 24, dtype=np.float32)
+    rig.upload(a, x)
+    rig.recorder.RecordDispatch(rig.list, compiled, table)
+    table.Reset(None)  # allowed right after RecordDispatch
+    rig.execute()
+    assert np.array_equal(rig.download(b)[:96].view(np.float32), np.clip(x, -1, 1))
+
+
+def test_two_dispatches_may_share_one_table_range_without_volatile():
+    rig = Rig()
+    compiled, table, a, b = _bound_clip(rig)
+    x = np.linspace(-2, 2, 24, dtype=np.float32)
+    rig.upload(a, x)
+    rig.recorder.RecordDispatch(rig.list, compiled, table)
+    rig.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.UAV(None)])
+    c = rig.buffer(256)
+    table.BindInputs([buffer_binding(b, size=96)])  # the same range, rewritten before execution
+    table.BindOutputs([buffer_binding(c, size=96)])
+    rig.recorder.RecordDispatch(rig.list, compiled, table)
+    rig.execute()
+    assert rig.dml.GetDeviceRemovedReason() == S_OK
+    assert np.array_equal(rig.download(b)[:96].view(np.float32), np.clip(x, -1, 1))
+    assert np.array_equal(rig.download(c)[:96].view(np.float32), np.clip(x, -1, 1))
+
+
+def test_outputs_writable_ranges_must_not_overlap():
+    """No implemented operator has two outputs yet; the rule is checked on a two-output stand-in."""
+    from types import SimpleNamespace
+
+    from emulator.directml.binding_table import BoundBuffer
+    from emulator.directml.objects import Misuse
+    from emulator.directml.validation import TensorInfo
+    rig = Rig()
+    _, table, a, _ = rig.clip_ready()
+    outputs = [TensorInfo(field=f, data_type=1, flags=0, sizes=(24,), strides=None, total_bytes=96, alignment=0,
+                          is_output=True) for f in ("OutputTensor", "OutputIndicesTensor")]
+    stand_in = SimpleNamespace(_info=SimpleNamespace(outputs=outputs))
+    table._check_outputs_disjoint(stand_in, [BoundBuffer(a, 0, 96), BoundBuffer(a, 96, 96)])
+    with pytest.raises(Misuse) as info:
+        table._check_outputs_disjoint(stand_in, [BoundBuffer(a, 0, 96), BoundBuffer(a, 64, 96)])
+    assert str(info.value) == (
+        "BindOutputs[1] (OutputIndicesTensor) writes bytes 64 to 160 of buffer #1, overlapping BindOutputs[0] "
+        "(OutputTensor) at 0 to 96; outputs' writable ranges must not overlap.")

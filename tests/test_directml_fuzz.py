@@ -1,0 +1,237 @@
+"""Malformed arguments never crash the DirectML mirror: only HResultError escapes an HRESULT method,
+and nothing escapes a void method (misuse removes the device instead)."""
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from emulator.d3d12 import *  # noqa: F401,F403
+from emulator.directml import *  # noqa: F401,F403
+from emulator.errors import HResultError
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+garbage = st.one_of(
+    st.none(), st.booleans(), st.integers(min_value=-(1 << 70), max_value=1 << 70),
+    st.integers(min_value=-3, max_value=20), st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=3), st.binary(max_size=4),
+    st.lists(st.integers(min_value=-5, max_value=(1 << 33)), max_size=9),
+    st.lists(st.one_of(st.integers(-2, 9), st.floats(), st.none(), st.text(max_size=1)), max_size=9),
+    st.tuples(st.integers(1, 4), st.integers(1, 4)),
+    st.builds(lambda v: np.array(v, dtype=np.int64), st.lists(st.integers(-3, 10), max_size=5)),
+    st.builds(lambda v: np.array(v, dtype=np.float32), st.lists(st.floats(-3, 10, width=32), max_size=5)),
+    st.just(np.zeros((2, 2), np.uint32)), st.just(np.float16(2.0)), st.just(np.uint64(1 << 63)),
+    st.dictionaries(st.text(max_size=2), st.integers(), max_size=2), st.just(object()),
+    st.just(DML_TENSOR_DESC()), st.just(DML_BUFFER_TENSOR_DESC()), st.just(DML_SCALE_BIAS()),
+)
+
+_device_cache = {}
+
+
+def d3d12_device():
+    if "device" not in _device_cache:
+        _device_cache["device"] = D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0)
+    return _device_cache["device"]
+
+
+def valid_tensor(data_type=DML_TENSOR_DATA_TYPE_FLOAT32):
+    return DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
+        DataType=data_type, Flags=0, Sizes=[1, 2, 3, 4], Strides=None,
+        TotalTensorSizeInBytes=DMLCalcBufferTensorSize(data_type, 4, [1, 2, 3, 4], None)))
+
+
+def valid_clip():
+    t = valid_tensor()
+    return DML_OPERATOR_DESC(Type=DML_OPERATOR_ELEMENT_WISE_CLIP, Desc=DML_ELEMENT_WISE_CLIP_OPERATOR_DESC(
+        InputTensor=t, OutputTensor=valid_tensor(), ScaleBias=DML_SCALE_BIAS(Scale=1.0, Bias=0.0), Min=-1, Max=1))
+
+
+def valid_if():
+    return DML_OPERATOR_DESC(Type=DML_OPERATOR_ELEMENT_WISE_IF, Desc=DML_ELEMENT_WISE_IF_OPERATOR_DESC(
+        ConditionTensor=valid_tensor(DML_TENSOR_DATA_TYPE_UINT8), ATensor=valid_tensor(), BTensor=valid_tensor(),
+        OutputTensor=valid_tensor()))
+
+
+PATHS = [
+    "Type", "Desc", "Desc.InputTensor", "Desc.OutputTensor", "Desc.ScaleBias", "Desc.ScaleBias.Scale",
+    "Desc.ScaleBias.Bias", "Desc.Min", "Desc.Max", "Desc.InputTensor.Type", "Desc.InputTensor.Desc",
+    "Desc.OutputTensor.Desc.DataType", "Desc.OutputTensor.Desc.Flags", "Desc.OutputTensor.Desc.DimensionCount",
+    "Desc.OutputTensor.Desc.Sizes", "Desc.OutputTensor.Desc.Strides", "Desc.OutputTensor.Desc.TotalTensorSizeInBytes",
+    "Desc.OutputTensor.Desc.GuaranteedBaseOffsetAlignment", "Desc.InputTensor.Desc.Sizes", "Desc.InputTensor.Desc.Strides",
+]
+IF_PATHS = ["Desc.ConditionTensor", "Desc.ConditionTensor.Desc.DataType", "Desc.ATensor.Desc.Sizes",
+            "Desc.BTensor.Desc.Strides", "Desc.OutputTensor.Desc.TotalTensorSizeInBytes"]
+
+
+def mutate(desc, path, value):
+    *parents, last = path.split(".")
+    obj = desc
+    for name in parents + [last]:
+        if not isinstance(getattr(obj, "_fields_", None), tuple) or name not in obj._fields_:
+            return False  # an earlier mutation replaced this part of the desc
+        if name == last:
+            setattr(obj, last, value)
+            return True
+        obj = getattr(obj, name)
+
+
+@SETTINGS
+@given(paths=st.lists(st.sampled_from(PATHS), min_size=1, max_size=3), values=st.lists(garbage, min_size=3, max_size=3),
+       level=st.sampled_from([DML_FEATURE_LEVEL_1_0, DML_FEATURE_LEVEL_2_1, DML_FEATURE_LEVEL_5_0, DML_FEATURE_LEVEL_6_4]))
+def test_create_and_compile_operator_only_raise_hresult_errors(paths, values, level):
+    device = DMLCreateDevice(d3d12_device(), DML_CREATE_DEVICE_FLAG_NONE, max_feature_level=level)
+    desc = valid_clip()
+    for path, value in zip(paths, values):
+        mutate(desc, path, value)
+    try:
+        op = device.CreateOperator(desc)
+        device.CompileOperator(op, DML_EXECUTION_FLAG_NONE)
+    except HResultError:
+        pass
+
+
+@SETTINGS
+@given(path=st.sampled_from(IF_PATHS), value=garbage)
+def test_create_if_only_raises_hresult_errors(path, value):
+    device = DMLCreateDevice(d3d12_device(), DML_CREATE_DEVICE_FLAG_NONE)
+    desc = valid_if()
+    mutate(desc, path, value)
+    try:
+        device.CompileOperator(device.CreateOperator(desc), 0)
+    except HResultError:
+        pass
+
+
+@SETTINGS
+@given(args=st.tuples(garbage, garbage, garbage, garbage))
+def test_calc_buffer_tensor_size_only_raises_hresult_errors(args):
+    try:
+        DMLCalcBufferTensorSize(*args)
+    except HResultError:
+        pass
+
+
+@SETTINGS
+@given(feature=st.one_of(st.sampled_from([0, 1]), garbage), query=st.one_of(
+    garbage, st.builds(DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT, DataType=garbage),
+    st.builds(DML_FEATURE_QUERY_FEATURE_LEVELS, RequestedFeatureLevelCount=garbage, RequestedFeatureLevels=garbage)))
+def test_check_feature_support_only_raises_hresult_errors(feature, query):
+    try:
+        DMLCreateDevice(d3d12_device(), 0).CheckFeatureSupport(feature, query)
+    except HResultError:
+        pass
+
+
+@SETTINGS
+@given(flags=garbage, level=garbage, minimum=garbage)
+def test_create_device_only_raises_hresult_errors(flags, level, minimum):
+    try:
+        DMLCreateDevice1(d3d12_device(), flags, minimum, max_feature_level=level)
+    except HResultError:
+        pass
+
+
+class Rig:
+    def __init__(self):
+        self.device = D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0)
+        self.dml = DMLCreateDevice(self.device, DML_CREATE_DEVICE_FLAG_NONE)
+        self.heap = self.device.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(
+            Type=D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, NumDescriptors=8, Flags=D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE))
+        self.allocator = self.device.CreateCommandAllocator(D3D12_COMMAND_LIST_TYPE_DIRECT)
+        self.list = self.device.CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_DIRECT, self.allocator, None)
+        self.list.SetDescriptorHeaps([self.heap])
+        self.compiled = self.dml.CompileOperator(self.dml.CreateOperator(valid_if()), 0)
+        self.initializer = self.dml.CreateOperatorInitializer([self.compiled])
+        self.buffer = self.device.CreateCommittedResource(
+            CD3DX12_HEAP_PROPERTIES(D3D12_HEAP_TYPE_DEFAULT), D3D12_HEAP_FLAG_NONE,
+            CD3DX12_RESOURCE_DESC.Buffer(1024, D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS),
+            D3D12_RESOURCE_STATE_COMMON, None)
+
+    def table_desc(self, dispatchable):
+        return DML_BINDING_TABLE_DESC(Dispatchable=dispatchable,
+                                      CPUDescriptorHandle=self.heap.GetCPUDescriptorHandleForHeapStart(),
+                                      GPUDescriptorHandle=self.heap.GetGPUDescriptorHandleForHeapStart(),
+                                      SizeInDescriptors=4)
+
+
+def binding_strategy(rig_buffer_marker="BUFFER"):
+    buffer_binding = st.builds(
+        lambda buf, offset, size: ("buffer", buf, offset, size),
+        st.one_of(st.just(rig_buffer_marker), garbage), st.one_of(st.integers(0, 2048), garbage),
+        st.one_of(st.integers(0, 2048), garbage))
+    return st.builds(lambda t, d: (t, d), st.one_of(st.sampled_from([0, 1, 2]), garbage),
+                     st.one_of(buffer_binding, garbage,
+                               st.lists(buffer_binding, max_size=4).map(lambda items: ("array", items))))
+
+
+def build_binding(rig, spec):
+    if not isinstance(spec, tuple) or len(spec) != 2:
+        return spec
+    binding_type, desc = spec
+
+    def one(item):
+        _, buf, offset, size = item
+        return DML_BUFFER_BINDING(Buffer=rig.buffer if isinstance(buf, str) and buf == "BUFFER" else buf, Offset=offset, SizeInBytes=size)
+
+    if isinstance(desc, tuple) and desc and desc[0] == "buffer":
+        desc = one(desc)
+    elif isinstance(desc, tuple) and desc and desc[0] == "array":
+        desc = DML_BUFFER_ARRAY_BINDING(Bindings=[one(item) for item in desc[1]])
+    return DML_BINDING_DESC(Type=binding_type, Desc=desc)
+
+
+@SETTINGS
+@given(use_initializer=st.booleans(), method=st.sampled_from(["BindInputs", "BindOutputs", "BindTemporaryResource",
+                                                               "BindPersistentResource"]),
+       specs=st.one_of(st.lists(binding_strategy(), max_size=4), garbage, binding_strategy()))
+def test_bind_never_raises(use_initializer, method, specs):
+    rig = Rig()
+    dispatchable = rig.initializer if use_initializer else rig.compiled
+    table = rig.dml.CreateBindingTable(rig.table_desc(dispatchable))
+    if isinstance(specs, list):
+        argument = [build_binding(rig, s) for s in specs]
+    else:
+        argument = build_binding(rig, specs)
+    assert getattr(table, method)(argument) is None
+    recorder = rig.dml.CreateCommandRecorder() if rig.dml.GetDeviceRemovedReason() == 0 else None
+    if recorder is not None:
+        assert recorder.RecordDispatch(rig.list, dispatchable, table) is None
+
+
+@SETTINGS
+@given(fields=st.fixed_dictionaries({}, optional={
+    "Dispatchable": garbage, "CPUDescriptorHandle": garbage, "GPUDescriptorHandle": garbage,
+    "SizeInDescriptors": garbage}))
+def test_create_binding_table_only_raises_hresult_errors(fields):
+    rig = Rig()
+    desc = rig.table_desc(rig.compiled)
+    for name, value in fields.items():
+        setattr(desc, name, value)
+    try:
+        rig.dml.CreateBindingTable(desc)
+    except HResultError:
+        pass
+
+
+@SETTINGS
+@given(args=st.tuples(garbage, garbage, garbage), which=st.integers(0, 2))
+def test_record_dispatch_never_raises(args, which):
+    rig = Rig()
+    table = rig.dml.CreateBindingTable(rig.table_desc(rig.compiled))
+    real = [rig.list, rig.compiled, table]
+    real[which] = args[which]
+    assert rig.dml.CreateCommandRecorder().RecordDispatch(*real) is None
+
+
+@SETTINGS
+@given(value=garbage)
+def test_object_methods_only_raise_hresult_errors(value):
+    device = DMLCreateDevice(d3d12_device(), 0)
+    for call in (lambda: device.QueryInterface(value), lambda: device.SetName(value),
+                 lambda: device.SetPrivateData(value, value), lambda: device.SetPrivateData(IID_IDMLDevice, value),
+                 lambda: device.GetPrivateData(value), lambda: device.Evict(value), lambda: device.MakeResident(value),
+                 lambda: device.CreateOperatorInitializer(value), lambda: device.CreateBindingTable(value),
+                 lambda: device.CompileOperator(value, 0), lambda: device.CreateOperator(value)):
+        try:
+            call()
+        except HResultError:
+            pass
