@@ -30,37 +30,45 @@ _VECTOR_UNITS = (op.VALU,)
 class PathCost:
     """A control-flow path of a kernel, cut into segments the SIMD times as a whole.
 
-    Segments: ("alu", [(issue, latency)...]), ("smem",), ("load" | "store", pc), ("wait",), ("end",).
+    Segments: ("alu", ((issue, latency), ...), first pc, last pc), ("smem", pc),
+    ("load" | "store", pc), ("wait", pc). Instruction indices let traces name what ran when.
     """
 
     def __init__(self, program, path, passes):
         self.segments = []
-        alu = []
+        alu, first = [], None
+
+        def flush(last):
+            nonlocal alu, first
+            if alu:
+                self.segments.append(("alu", tuple(alu), first, last))
+            alu, first = [], None
+
+        previous = None
         for pc in path:
             entry = program.records[pc][1]
             kind = entry.kind
             if kind in ("load", "store"):
-                if alu:
-                    self.segments.append(("alu", tuple(alu)))
-                    alu = []
+                flush(previous)
                 self.segments.append((kind, pc))
             elif kind == "smem":
+                if first is None:
+                    first = pc
                 alu.append((entry.issue_cycles, 1))
-                self.segments.append(("alu", tuple(alu)))
-                alu = []
-                self.segments.append(("smem",))
+                flush(pc)
+                self.segments.append(("smem", pc))
             elif kind == "nop" and entry.mnemonic == "s_waitcnt":
-                if alu:
-                    self.segments.append(("alu", tuple(alu)))
-                    alu = []
-                self.segments.append(("wait",))
+                flush(previous)
+                self.segments.append(("wait", pc))
             elif kind == "end":
                 break
             else:
+                if first is None:
+                    first = pc
                 p = passes if entry.unit in _VECTOR_UNITS else 1
                 alu.append((entry.issue_cycles * p, entry.latency_cycles))
-        if alu:
-            self.segments.append(("alu", tuple(alu)))
+            previous = pc
+        flush(previous)
         self._alu_cache = {}
 
     def alu_cycles(self, costs, waves):
@@ -154,11 +162,11 @@ class Simd:
                 yield env.timeout(start_at - env.now)
             for path_id, path_first, waves in d.split_by_path(first, count):
                 begin = env.now
-                yield from self._run_path(env, d, d.path_costs[path_id], waves)
+                yield from self._run_path(env, d, d.path_costs[path_id], waves, path_first)
                 if recorder is not None:
                     recorder.wave_group(self.cu.index, self.index, path_first, waves, begin, env.now)
 
-    def _run_path(self, env, d, cost, waves):
+    def _run_path(self, env, d, cost, waves, first_wave):
         """Time one cohort through one path.
 
         Speed trick: ALU and issue cycles accumulate in `local` and are yielded as one timeout
@@ -173,6 +181,9 @@ class Simd:
             if kind == "alu":
                 cycles = cost.alu_cycles(segment[1], waves)
                 self.busy_cycles += cycles
+                if recorder is not None:
+                    recorder.segment(self.cu.index, self.index, first_wave, waves, segment[2], segment[3],
+                                     env.now + local, env.now + local + cycles)
                 local += cycles
             elif kind == "smem":
                 pending = max(pending, env.now + local + d.scalar_latency)
@@ -194,6 +205,7 @@ class Simd:
                 issued = env.now
                 done = yield from self.cu.issue(env, dram_bytes, l2_bytes, is_write)
                 if recorder is not None:
+                    recorder.segment(self.cu.index, self.index, first_wave, waves, pc, pc, issued - issue, issued)
                     recorder.memory(self.cu.index, self.index, pc, issued, done, total * waves, dram_bytes, is_write)
                 if is_write:
                     self.last_store = max(self.last_store, done)

@@ -157,6 +157,7 @@ class ID3D12CommandQueue(DeviceChild):
         device = self._device
         ctx = ExecutionContext(self)
         device._ecl_touched = {}
+        ctx.gpu.begin_submission()  # the command processor's cost of one ExecuteCommandLists
         try:
             for command_list, commands in snapshot:
                 ctx.command_list = command_list

@@ -1,0 +1,56 @@
+"""Programmatic capture: record everything a device executes between two points.
+
+In the spirit of a programmatic PIX capture (BeginCapture / EndCapture):
+
+    from traces import capture
+    with capture(d3d12_device, detail="wave") as cap:
+        ... record and execute command lists ...
+    trace = cap.trace            # a traces.Trace; cap.trace.format_summary(), export, plots
+
+`target` may be a D3D12 device, a DirectML device (its D3D12 device is used) or an emulator Gpu.
+Captures do not nest on one GPU.
+"""
+from .recorder import DEFAULT_MAX_ROWS, TraceRecorder
+
+
+def _gpu_of(target):
+    for attr in ("_gpu",):
+        if hasattr(target, attr):
+            return getattr(target, attr)
+    parent = getattr(target, "_d3d12_device", None) or getattr(target, "_d3d12", None)
+    if parent is not None and hasattr(parent, "_gpu"):
+        return parent._gpu
+    if hasattr(target, "dispatcher") and hasattr(target, "memory"):
+        return target
+    raise TypeError(f"cannot capture {type(target).__name__}: pass a D3D12 device, a DirectML device or a Gpu")
+
+
+class Capture:
+    def __init__(self, target, detail="wave", max_rows=DEFAULT_MAX_ROWS):
+        self.gpu = _gpu_of(target)
+        self.recorder = TraceRecorder(self.gpu.preset, self.gpu.wave_width, detail, max_rows)
+        self.trace = None
+
+    def begin(self):
+        if self.gpu.recorder is not None:
+            raise RuntimeError("a capture is already active on this GPU")
+        self.gpu.recorder = self.recorder
+        return self
+
+    def end(self):
+        if self.gpu.recorder is self.recorder:
+            self.gpu.recorder = None
+        self.trace = self.recorder.finish()
+        return self.trace
+
+    def __enter__(self):
+        return self.begin()
+
+    def __exit__(self, *exc):
+        self.end()
+        return False
+
+
+def capture(target, detail="wave", max_rows=DEFAULT_MAX_ROWS):
+    """A Capture of `target`; use it as a context manager or call begin() and end()."""
+    return Capture(target, detail, max_rows)
