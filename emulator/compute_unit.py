@@ -87,7 +87,7 @@ class ComputeUnit:
         self.index = index
         self.memory = memory_system
         self.capacity = preset.max_lines_in_flight_per_cu
-        self.chunk = max(1, self.capacity // 4)
+        self.chunk = max(2, self.capacity // 4)
         self.line_bytes = preset.line_bytes
         self.in_flight = []        # heap of (completion cycle, lines)
         self.lines_in_flight = 0

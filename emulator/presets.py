@@ -51,7 +51,7 @@ TEACHING = AdapterPreset(
     dedicated_video_memory=1 * GiB,
     compute_units=2, simds_per_cu=1, wave_width=8, workgroup_size=16,
     clock_hz=100_000_000, dram_bytes_per_second=1_600_000_000, dram_latency_cycles=20,
-    launch_cycles=50, waves_per_simd=4, vgprs_per_simd_lane=64, simd_lanes=4,
+    launch_cycles=50, waves_per_simd=4, vgprs_per_simd_lane=48, simd_lanes=4,
     line_bytes=32, max_lines_in_flight_per_cu=8, l2_bytes_per_cycle=32, l2_latency_cycles=8,
     scalar_latency_cycles=4, submit_cycles=20, flush_cycles=20, workgroup_launch_cycles=2,
     sources=("Invented for teaching: small enough that a whole trace can be read.",),
@@ -121,13 +121,14 @@ IRIS_XE = AdapterPreset(
     dedicated_video_memory=2 * GiB,
     compute_units=96, simds_per_cu=1, wave_width=16, workgroup_size=64,
     clock_hz=1_350_000_000, dram_bytes_per_second=68_000_000_000, dram_latency_cycles=400,
-    launch_cycles=2_700, waves_per_simd=7, supports_64bit=False, simd_lanes=8, vgprs_per_simd_lane=1024,
-    max_lines_in_flight_per_cu=3, l2_bytes_per_cycle=512, l2_latency_cycles=180, scalar_latency_cycles=40,
-    refresh_interval_cycles=5_265, refresh_cycles=243, submit_cycles=6_750, flush_cycles=2_000,
+    launch_cycles=8_100, waves_per_simd=7, supports_64bit=False, simd_lanes=8, vgprs_per_simd_lane=1024,
+    max_lines_in_flight_per_cu=4, l2_bytes_per_cycle=512, l2_latency_cycles=180, scalar_latency_cycles=40,
+    refresh_interval_cycles=5_265, refresh_cycles=243, submit_cycles=6_750, flush_cycles=4_050,
     sources=(
         "Intel Xe-LP (Tiger Lake) graphics: 96 EUs, up to 1.35 GHz, SIMD8 EUs with 7 threads each; "
         "compute kernels run as SIMD16 threads (wave16, 2 passes on a SIMD8 EU).",
-        "Estimates: LPDDR4x latency ~300 ns, refresh 3.9 us / 180 ns, 3 lines in flight per EU.",
+        "Estimates: LPDDR4x latency ~300 ns, refresh 3.9 us / 180 ns, 4 lines in flight per EU, ~6 us "
+        "dispatch launch and ~3 us flush (an integrated GPU behind a shared-memory driver path).",
         "Shared LPDDR4x-4266, 128-bit: about 68 GB/s.",
         "Xe-LP lacks native 64-bit integer and FP64 arithmetic.",
     ),

@@ -1,0 +1,81 @@
+"""Benchmark: the cost of the timing model and per-wave tracing, against the golden NumPy model.
+
+1. CLIP FLOAT16 with ScaleBias on 16,777,216 elements, RX 7900 XTX preset, timing on and a per-wave
+   trace captured: wall time against the golden model's time in the same process (target <= 10x).
+2. IDENTITY FLOAT32 on 2^26 elements with timing (target < 60 s on a 2-core machine).
+3. How the cost grows with size.
+
+    .venv/bin/python bench/bench_timing.py [--skip-large]
+"""
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from emulator import golden  # noqa: E402
+from emulator.direct import DirectRun  # noqa: E402
+from emulator.gpu import Gpu  # noqa: E402
+from emulator.presets import RX_7900_XTX  # noqa: E402
+from kernels import TensorSpec  # noqa: E402
+from traces import capture  # noqa: E402
+
+CLIP = dict(min_value=-1.0, max_value=1.0, scale_bias=(2.0, 0.5))
+
+
+def clip_run(n, timing=True):
+    x = (np.random.default_rng(n).standard_normal(n) * 3).astype(np.float16)
+    gpu = Gpu(RX_7900_XTX, timing=timing)
+    spec = TensorSpec("FLOAT16", (n,), None, x.nbytes)
+    run = DirectRun(gpu, "ELEMENT_WISE_CLIP", [spec, spec], [x.view(np.uint8), np.zeros(x.nbytes, np.uint8)], **CLIP)
+    return x, gpu, run
+
+
+def timed(fn):
+    start = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - start, value
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--skip-large", action="store_true", help="skip the 2^26 IDENTITY run")
+    args = parser.parse_args(argv)
+
+    print("CLIP FLOAT16 + ScaleBias, RX 7900 XTX, wave32")
+    print(f"{'elements':>10} {'golden s':>9} {'functional s':>12} {'timed s':>8} {'timed+trace s':>13} "
+          f"{'ratio':>6} {'GPU us':>8}")
+    for log2n in (16, 18, 20, 22, 24):
+        n = 1 << log2n
+        x, gpu, run = clip_run(n)
+        gold, expected = timed(lambda: golden.clip(x, CLIP["min_value"], CLIP["max_value"], CLIP["scale_bias"]))
+        gold = min(gold, timed(lambda: golden.clip(x, CLIP["min_value"], CLIP["max_value"], CLIP["scale_bias"]))[0])
+        gpu.timing = False
+        functional, _ = timed(run.dispatch)
+        gpu.timing = True
+        timed_only, _ = timed(run.dispatch)
+        with capture(gpu, "wave") as cap:
+            traced, stats = timed(run.dispatch)
+        assert np.array_equal(run.output_bytes()[:x.nbytes], expected.view(np.uint8))
+        assert len(cap.trace.wave_groups) > 0
+        print(f"{n:>10} {gold:>9.4f} {functional:>12.4f} {timed_only:>8.4f} {traced:>13.4f} "
+              f"{traced / gold:>5.1f}x {stats.cycles / RX_7900_XTX.clock_hz * 1e6:>8.1f}")
+
+    if not args.skip_large:
+        n = 1 << 26
+        x = np.ones(n, dtype=np.float32)
+        gpu = Gpu(RX_7900_XTX)
+        spec = TensorSpec("FLOAT32", (n,), None, x.nbytes)
+        run = DirectRun(gpu, "ELEMENT_WISE_IDENTITY", [spec, spec], [x.view(np.uint8), np.zeros(x.nbytes, np.uint8)])
+        del x
+        wall, stats = timed(run.dispatch)
+        seconds = stats.cycles / RX_7900_XTX.clock_hz
+        print(f"IDENTITY FLOAT32 2^26 with timing: {wall:.1f} s wall, {seconds * 1e3:.3f} ms GPU, "
+              f"{(stats.bytes_read + stats.bytes_written) / seconds / 1e9:.0f} GB/s")
+
+
+if __name__ == "__main__":
+    main()

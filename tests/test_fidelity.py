@@ -1,0 +1,33 @@
+"""The timing model's fidelity on streaming kernels (see bench/fidelity.py and docs/FIDELITY.md).
+
+On each real adapter preset, IDENTITY and CLIP on FLOAT32 tensors of 2^16 .. 2^26 elements must
+show efficiency rising with size, 75-95 % of peak DRAM bandwidth at the largest size, fixed costs
+dominating at the smallest, and a tiny kernel costing a few microseconds.
+"""
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
+
+from fidelity import LARGE_PRESETS, OPERATORS, SIZES, measure  # noqa: E402
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", LARGE_PRESETS, ids=lambda p: p.key)
+@pytest.mark.parametrize("operator, args", OPERATORS, ids=lambda o: o if isinstance(o, str) else "")
+def test_streaming_efficiency(preset, operator, args):
+    results = [measure(preset, operator, args, log2n) for log2n in SIZES]
+    efficiencies = [r[2] for r in results]
+    assert efficiencies == sorted(efficiencies), f"efficiency does not rise with size: {efficiencies}"
+    assert 0.75 <= efficiencies[-1] <= 0.95, f"largest size reaches {efficiencies[-1]:.1%} of peak"
+    smallest_seconds, _, _, fixed_share, _ = results[0]
+    assert fixed_share > 0.5, f"fixed costs are only {fixed_share:.0%} of the smallest dispatch"
+    assert 3e-6 <= smallest_seconds <= 25e-6, f"2^16 elements take {smallest_seconds * 1e6:.1f} us"
+
+
+@pytest.mark.parametrize("preset", LARGE_PRESETS, ids=lambda p: p.key)
+def test_tiny_kernel_costs_a_few_microseconds(preset):
+    seconds, _, _, _, _ = measure(preset, "ELEMENT_WISE_IDENTITY", {}, 6)
+    assert 4e-6 <= seconds <= 10e-6, f"a 64-element copy takes {seconds * 1e6:.2f} us"

@@ -1,0 +1,125 @@
+"""The timing model's mechanisms, one at a time (fidelity on whole kernels: test_fidelity.py)."""
+import dataclasses
+
+import numpy as np
+import pytest
+
+from emulator.command_processor import occupancy
+from emulator.direct import DirectRun
+from emulator.gpu import Gpu
+from emulator.memory_system import FifoServer
+from emulator.presets import DEFAULT_PRESET, RX_7900_XTX, TEACHING
+from kernels import TensorSpec, build_program, registers_used
+
+
+def identity_run(preset, n, timing=True, dtype=np.float32, **gpu_args):
+    x = np.arange(n, dtype=dtype)
+    gpu = Gpu(preset, timing=timing, **gpu_args)
+    spec = TensorSpec({np.float32: "FLOAT32", np.float16: "FLOAT16"}[dtype], (n,), None, x.nbytes)
+    run = DirectRun(gpu, "ELEMENT_WISE_IDENTITY", [spec, spec], [x.view(np.uint8), np.zeros(x.nbytes, np.uint8)])
+    return gpu, run
+
+
+def test_fifo_server_is_exact_over_many_requests():
+    server = FifoServer(clock_hz=3, bytes_per_second=7)   # 7/3 bytes per cycle: not an integer
+    end = 0
+    for _ in range(1000):
+        _, end = server.serve(0, 5)
+    assert end == -(-1000 * 5 * 3 // 7)
+    assert server.bytes == 5000
+
+
+def test_fifo_server_waits_for_earlier_requests_and_idles_when_free():
+    server = FifoServer(clock_hz=1, bytes_per_second=2)   # 2 bytes per cycle
+    assert server.serve(10, 8) == (10, 14)
+    assert server.serve(11, 8) == (14, 18)   # queued behind the first
+    assert server.serve(100, 2) == (100, 101)  # idle DRAM starts at once
+
+
+def test_refresh_windows_stall_transfers():
+    plain = FifoServer(clock_hz=1, bytes_per_second=1)
+    refreshed = FifoServer(clock_hz=1, bytes_per_second=1, refresh_interval=100, refresh_cycles=10)
+    assert plain.serve(0, 250) == (0, 250)
+    assert refreshed.serve(0, 250) == (0, 270)   # two refresh windows crossed
+
+
+def test_occupancy_is_limited_by_vector_registers():
+    program = build_program("ELEMENT_WISE_CLIP", "FLOAT16", False, True, False)  # general path: more registers
+    vgprs, _ = registers_used(program)
+    assert vgprs > 8
+    assert occupancy(TEACHING, vgprs) == TEACHING.vgprs_per_simd_lane // (-(-vgprs // 8) * 8)
+    assert occupancy(TEACHING, vgprs) < TEACHING.waves_per_simd
+    assert occupancy(RX_7900_XTX, vgprs) == RX_7900_XTX.waves_per_simd
+
+
+def test_same_dispatch_same_cycles_every_time():
+    cycles = []
+    for _ in range(5):
+        gpu, run = identity_run(DEFAULT_PRESET, 100_000)
+        cycles.append(run.dispatch().cycles)
+    assert len(set(cycles)) == 1
+
+
+def test_timing_on_and_off_give_identical_outputs():
+    outputs = []
+    for timing in (True, False):
+        x = np.linspace(-3, 3, 50_001, dtype=np.float16)
+        gpu = Gpu(DEFAULT_PRESET, timing=timing)
+        spec = TensorSpec("FLOAT16", (x.size,), None, x.nbytes)
+        run = DirectRun(gpu, "ELEMENT_WISE_CLIP", [spec, spec], [x.view(np.uint8), np.zeros(x.nbytes, np.uint8)],
+                        min_value=-1.0, max_value=2.0, scale_bias=(1.5, 0.25))
+        stats = run.dispatch()
+        assert stats.cycles > 0
+        outputs.append(run.output_bytes().copy())
+    assert np.array_equal(outputs[0], outputs[1])
+
+
+def test_more_elements_take_more_cycles():
+    cycles = [identity_run(DEFAULT_PRESET, n)[1].dispatch().cycles for n in (1 << 10, 1 << 14, 1 << 18, 1 << 20)]
+    assert cycles == sorted(cycles) and cycles[0] < cycles[-1]
+
+
+def test_fewer_lines_in_flight_means_less_bandwidth():
+    fast = identity_run(RX_7900_XTX, 1 << 20)[1].dispatch().cycles
+    starved = identity_run(dataclasses.replace(RX_7900_XTX, max_lines_in_flight_per_cu=8), 1 << 20)[1].dispatch().cycles
+    assert starved > 2 * fast
+
+
+def test_refresh_costs_bandwidth():
+    with_refresh = identity_run(RX_7900_XTX, 1 << 20)[1].dispatch().cycles
+    without = identity_run(dataclasses.replace(RX_7900_XTX, refresh_cycles=0, refresh_interval_cycles=0),
+                           1 << 20)[1].dispatch().cycles
+    assert without < with_refresh
+
+
+def test_launch_and_flush_are_fixed_costs():
+    base = identity_run(RX_7900_XTX, 64)[1].dispatch().cycles
+    slower = identity_run(dataclasses.replace(RX_7900_XTX, launch_cycles=RX_7900_XTX.launch_cycles + 1000,
+                                              flush_cycles=RX_7900_XTX.flush_cycles + 500), 64)[1].dispatch().cycles
+    assert slower - base == 1500
+
+
+def test_wider_waves_on_narrow_simds_take_more_passes():
+    w32 = identity_run(TEACHING, 4096, wave_width=4)[1].dispatch()
+    w8 = identity_run(TEACHING, 4096, wave_width=8)[1].dispatch()
+    assert w8.waves * 8 == w32.waves * 4
+    assert w8.cycles > 0 and w32.cycles > 0
+
+
+def test_clock_advances_over_dispatches_and_copies():
+    gpu, run = identity_run(DEFAULT_PRESET, 4096)
+    t0 = gpu.timestamp()
+    run.dispatch()
+    t1 = gpu.timestamp()
+    a, b = run.allocations[0], run.allocations[1]
+    cycles = gpu.copy_buffer(b, 0, a, 0, 4096)
+    assert t1 > t0 and gpu.timestamp() == t1 + cycles
+    assert gpu.copy_engine.cycles(1 << 20) > gpu.copy_engine.cycles(1 << 10)
+
+
+@pytest.mark.parametrize("preset", [RX_7900_XTX, TEACHING], ids=lambda p: p.key)
+def test_tail_waves_take_the_short_path(preset):
+    gpu, run = identity_run(preset, 1000)
+    stats = run.dispatch()
+    assert len(stats.paths) >= 1
+    assert sum(len(w) for w, _ in stats.wave_path) == stats.waves
