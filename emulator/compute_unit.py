@@ -97,17 +97,23 @@ class ComputeUnit:
         while heap and heap[0][0] <= now:
             self.lines_in_flight -= heapq.heappop(heap)[1]
 
+    def try_issue(self, now, dram_bytes, l2_bytes, is_write):
+        """Send a request at once if the pipeline has room: its completion cycle, else None."""
+        lines = max(1, -(-(dram_bytes + l2_bytes) // self.line_bytes))
+        heap = self.in_flight
+        while heap and heap[0][0] <= now:
+            self.lines_in_flight -= heapq.heappop(heap)[1]
+        if self.lines_in_flight + lines > self.capacity:
+            return None
+        done = self.memory.request(now, dram_bytes, l2_bytes, is_write)
+        heapq.heappush(heap, (done, lines))
+        self.lines_in_flight += lines
+        return done
+
     def issue(self, env, dram_bytes, l2_bytes, is_write):
-        """simpy generator: send a request through the pipeline; returns its completion cycle."""
+        """simpy generator: send a request through a full pipeline in chunks; returns completion."""
         total = dram_bytes + l2_bytes
         lines = max(1, -(-total // self.line_bytes))
-        self.retire(env.now)
-        if self.lines_in_flight + lines <= self.capacity:
-            # Common case: room for the whole request, no waiting.
-            done = self.memory.request(env.now, dram_bytes, l2_bytes, is_write)
-            heapq.heappush(self.in_flight, (done, lines))
-            self.lines_in_flight += lines
-            return done
         sent, completion = 0, env.now
         while sent < lines:
             self.retire(env.now)
@@ -161,55 +167,67 @@ class Simd:
             if start_at > env.now:
                 yield env.timeout(start_at - env.now)
             for path_id, path_first, waves in d.split_by_path(first, count):
-                begin = env.now
+                begin, busy = env.now, self.busy_cycles
                 yield from self._run_path(env, d, d.path_costs[path_id], waves, path_first)
                 if recorder is not None:
-                    recorder.wave_group(self.cu.index, self.index, path_first, waves, begin, env.now)
+                    recorder.wave_group(self.cu.index, self.index, path_first, waves, begin, env.now,
+                                        self.busy_cycles - busy)
 
     def _run_path(self, env, d, cost, waves, first_wave):
         """Time one cohort through one path.
 
         Speed trick: ALU and issue cycles accumulate in `local` and are yielded as one timeout
         right before the cohort next touches shared state (a memory request) or waits, so a
-        cohort costs a handful of simpy events however many instructions the kernel has.
+        cohort costs a handful of simpy events however many instructions the kernel has; a
+        request that fits in the CU pipeline is sent without a generator.
         """
-        pending = env.now
+        now = env.now
+        pending = now
         local = 0
         recorder = d.recorder
+        segments = recorder is not None and recorder.level >= 2
+        memory = recorder is not None and recorder.level >= 3
+        cu = self.cu
         for segment in cost.segments:
             kind = segment[0]
             if kind == "alu":
                 cycles = cost.alu_cycles(segment[1], waves)
                 self.busy_cycles += cycles
-                if recorder is not None:
-                    recorder.segment(self.cu.index, self.index, first_wave, waves, segment[2], segment[3],
-                                     env.now + local, env.now + local + cycles)
+                if segments:
+                    recorder.segment(cu.index, self.index, first_wave, waves, segment[2], segment[3],
+                                     now + local, now + local + cycles)
                 local += cycles
             elif kind == "smem":
-                pending = max(pending, env.now + local + d.scalar_latency)
+                pending = max(pending, now + local + d.scalar_latency)
             elif kind == "wait":
-                target = max(pending, env.now + local)
+                target = max(pending, now + local)
                 local = 0
-                if target > env.now:
-                    yield env.timeout(target - env.now)
+                if target > now:
+                    yield env.timeout(target - now)
+                    now = target
             else:
                 pc = segment[1]
                 issue = waves * d.passes
                 self.busy_cycles += issue
                 yield env.timeout(local + issue)
+                now += local + issue
                 local = 0
                 total, dram = d.bytes_per_wave(pc)
                 dram_bytes = dram * waves
                 l2_bytes = total * waves - dram_bytes
                 is_write = kind == "store"
-                issued = env.now
-                done = yield from self.cu.issue(env, dram_bytes, l2_bytes, is_write)
-                if recorder is not None:
-                    recorder.segment(self.cu.index, self.index, first_wave, waves, pc, pc, issued - issue, issued)
-                    recorder.memory(self.cu.index, self.index, pc, issued, done, total * waves, dram_bytes, is_write)
+                done = cu.try_issue(now, dram_bytes, l2_bytes, is_write)
+                if done is None:
+                    done = yield from cu.issue(env, dram_bytes, l2_bytes, is_write)
+                if segments:
+                    recorder.segment(cu.index, self.index, first_wave, waves, pc, pc, now - issue, now)
+                if memory:
+                    recorder.memory(cu.index, self.index, pc, now, done, total * waves, dram_bytes, is_write)
+                now = env.now
                 if is_write:
-                    self.last_store = max(self.last_store, done)
-                else:
-                    pending = max(pending, done)
+                    if done > self.last_store:
+                        self.last_store = done
+                elif done > pending:
+                    pending = done
         if local:
             yield env.timeout(local)

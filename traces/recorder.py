@@ -55,8 +55,7 @@ class TraceRecorder:
         self._dispatch = -1
         self._vgprs = 0
         self._dram = []           # (start, end, bytes, write) of the current dispatch
-        self._busy = []           # (start, end, waves) of wave groups of the current dispatch
-        self._alu = []            # (start, end) of ALU segments of the current dispatch
+        self._busy = []           # (start, end, waves, ALU cycles) of wave groups of the current dispatch
 
     # ---- bounded append --------------------------------------------------------------------------
     def _add(self, table, row):
@@ -75,20 +74,19 @@ class TraceRecorder:
 
     def begin_dispatch(self, launch, stats, start):
         self._dispatch += 1
-        self._dram, self._busy, self._alu = [], [], []
+        self._dram, self._busy = [], []
         self._vgprs = launch.vgprs_used
         if self._dispatch not in self.programs:
             from isa.disassembler import format_instruction
             self.programs[self._dispatch] = (launch.program.name,
                                              [format_instruction(r_inst) for r_inst in _instructions(launch.program)])
 
-    def wave_group(self, cu, simd, first_wave, waves, start, end):
-        self._busy.append((start, end, waves))
+    def wave_group(self, cu, simd, first_wave, waves, start, end, alu_cycles=0):
+        self._busy.append((start, end, waves, alu_cycles))
         if self.level >= 1:
             self._add("wave_groups", (self._dispatch, cu, simd, first_wave, waves, start, end))
 
     def segment(self, cu, simd, first_wave, waves, pc_first, pc_last, start, end):
-        self._alu.append((start, end))
         if self.level >= 2:
             self._add("segments", (self._dispatch, cu, simd, first_wave, waves, pc_first, pc_last, start, end))
 
@@ -115,29 +113,37 @@ class TraceRecorder:
                 self._vgprs, waves_per_simd, stats.oob_reads, stats.oob_writes, timed)
 
     def _counters(self, start, end):
-        """Bucket DRAM bytes, resident waves and ALU busy time of the dispatch over its duration."""
+        """Bucket DRAM bytes, resident waves and ALU busy time of the dispatch over its duration.
+
+        Each quantity is the integral of a sum of interval functions, evaluated at the bucket
+        edges with sorted prefix sums (see _integral): O(rows log rows), whatever the bucket count.
+        """
         span = max(1, end - start)
         buckets = min(COUNTER_BUCKETS, span)
         edges = start + (np.arange(buckets + 1, dtype=np.int64) * span) // buckets
+        widths = np.diff(edges).astype(np.float64)
         read = np.zeros(buckets, dtype=np.int64)
         write = np.zeros(buckets, dtype=np.int64)
         if self._dram:
             d = np.array(self._dram, dtype=np.int64)
-            _spread(d[:, 0], d[:, 1], d[:, 2] * (d[:, 3] == 0), edges, read)
-            _spread(d[:, 0], d[:, 1], d[:, 2] * (d[:, 3] == 1), edges, write)
-        resident = np.zeros(buckets, dtype=np.float64)
+            for out, flag in ((read, 0), (write, 1)):
+                rows = d[d[:, 3] == flag]
+                if len(rows):
+                    # bytes flow uniformly over [start, end): rate = bytes / duration
+                    dur = np.maximum(rows[:, 1] - rows[:, 0], 1).astype(np.float64)
+                    share = np.diff(_integral(rows[:, 0], rows[:, 0] + dur, rows[:, 2] / dur, edges))
+                    out += _exact_integers(share, int(rows[:, 2].sum()))
+        resident = np.zeros(buckets)
+        alu = np.zeros(buckets)
         if self._busy:
             b = np.array(self._busy, dtype=np.int64)
-            _overlap(b[:, 0], b[:, 1], b[:, 2].astype(np.float64), edges, resident)
-        alu = np.zeros(buckets, dtype=np.float64)
-        if self._alu:
-            a = np.array(self._alu, dtype=np.int64)
-            _overlap(a[:, 0], a[:, 1], np.ones(len(a)), edges, alu)
+            resident = np.diff(_integral(b[:, 0], b[:, 1], b[:, 2].astype(np.float64), edges)) / widths
+            dur = np.maximum(b[:, 1] - b[:, 0], 1).astype(np.float64)
+            alu = np.diff(_integral(b[:, 0], b[:, 1], b[:, 3] / dur, edges)) / widths
         simds = self.preset.compute_units * self.preset.simds_per_cu
-        widths = np.diff(edges).astype(np.float64)
         for i in range(buckets):
             self._add("counters", (self._dispatch, int(edges[i]), int(edges[i + 1]), int(read[i]), int(write[i]),
-                                   resident[i] / widths[i], alu[i] / widths[i] / simds))
+                                   float(resident[i]), float(alu[i]) / simds))
 
     def finish(self):
         from .trace import Trace
@@ -151,36 +157,28 @@ def _instructions(program):
     return [inst for _, inst in decode(program.dwords)]
 
 
-def _overlap(starts, ends, weights, edges, out):
-    """Add weight x (overlap of [start, end) with each bucket) to out, vectorised over rows."""
-    lo = np.maximum(starts[:, None], edges[None, :-1])
-    hi = np.minimum(ends[:, None], edges[None, 1:])
-    out += ((hi - lo).clip(min=0) * weights[:, None]).sum(axis=0) if len(starts) < 4096 else \
-        _overlap_chunked(starts, ends, weights, edges)
+def _integral(starts, ends, weights, edges):
+    """For each edge E: the sum over rows of weight x |[start, end) intersected with (-inf, E)|.
+
+    sum_w min(E, end) - sum_w min(E, start), and sum_w min(E, x) over sorted x is the prefix sum
+    of w*x below E plus E times the weight at or above E.
+    """
+    def total(x):
+        order = np.argsort(x, kind="stable")
+        xs, ws = x[order].astype(np.float64), weights[order]
+        below_wx = np.concatenate([[0.0], np.cumsum(ws * xs)])
+        below_w = np.concatenate([[0.0], np.cumsum(ws)])
+        k = np.searchsorted(xs, edges, side="left")
+        return below_wx[k] + edges * (below_w[-1] - below_w[k])
+    return total(np.asarray(ends, dtype=np.float64)) - total(np.asarray(starts, dtype=np.float64))
 
 
-def _overlap_chunked(starts, ends, weights, edges):
-    total = np.zeros(len(edges) - 1)
-    for i in range(0, len(starts), 4096):
-        lo = np.maximum(starts[i:i + 4096, None], edges[None, :-1])
-        hi = np.minimum(ends[i:i + 4096, None], edges[None, 1:])
-        total += ((hi - lo).clip(min=0) * weights[i:i + 4096, None]).sum(axis=0)
-    return total
-
-
-def _spread(starts, ends, amounts, edges, out):
-    """Spread each amount uniformly over [start, end) into integer bucket totals (exact sum)."""
-    dur = np.maximum(ends - starts, 1)
-    share = np.zeros(len(edges) - 1)
-    for i in range(0, len(starts), 4096):
-        s, e, a, d = starts[i:i + 4096], ends[i:i + 4096], amounts[i:i + 4096], dur[i:i + 4096]
-        lo = np.maximum(s[:, None], edges[None, :-1])
-        hi = np.minimum(np.maximum(e, s + 1)[:, None], edges[None, 1:])
-        share += ((hi - lo).clip(min=0) * (a / d)[:, None]).sum(axis=0)
+def _exact_integers(share, total):
+    """Round bucket shares to integers whose sum is exactly `total` (largest remainders)."""
+    share = np.maximum(share, 0.0)
     whole = np.floor(share).astype(np.int64)
-    # Hand the rounding remainder to the largest fractions so the bucket sum is exact.
-    remainder = int(amounts.sum()) - int(whole.sum())
+    remainder = total - int(whole.sum())
     if remainder > 0:
         order = np.argsort(-(share - whole), kind="stable")[:remainder]
         whole[order] += 1
-    out += whole
+    return whole
