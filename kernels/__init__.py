@@ -114,9 +114,13 @@ def _f32_bits(value):
     return struct.unpack("<I", struct.pack("<f", float(np.float32(value))))[0]
 
 
-@functools.lru_cache(maxsize=None)
-def build_program(operator, data_type, packed, scale_bias, half):
-    """Assemble and decode one variant of an operator's kernel (cached)."""
+def variant_symbols(operator, data_type, packed, scale_bias, half):
+    """The assembler symbols that select one variant of an operator's kernel source.
+
+    `operator` is the operator's name without DML_OPERATOR_ (ELEMENT_WISE_CLIP), `data_type` a
+    DirectML data type name (FLOAT16); `packed`: every tensor dense and in the same order;
+    `scale_bias`: the desc has a ScaleBias; `half`: FLOAT16 computed in FLOAT16.
+    """
     v = VARIANTS[data_type]
     widen = data_type == "FLOAT16" and not half
     compute = "f16" if (data_type == "FLOAT16" and half) else v.compute
@@ -139,10 +143,22 @@ def build_program(operator, data_type, packed, scale_bias, half):
         offs = ("v1", "v2", "v2", "v2") if packed else ("v2", "v3", "v4", "v5")
     for i, o in enumerate(offs):
         symbols[f"OFF_T{i}"] = o
+    return symbols
+
+
+def variant_name(operator, data_type, packed, scale_bias, half):
+    """The program name of one variant, e.g. element_wise_clip_float16_packed_sb."""
+    return (f"{operator.lower()}_{data_type.lower()}{'_packed' if packed else ''}"
+            f"{'_sb' if scale_bias else ''}{'_half' if half else ''}")
+
+
+@functools.lru_cache(maxsize=None)
+def build_program(operator, data_type, packed, scale_bias, half):
+    """Assemble and decode one variant of an operator's kernel (cached)."""
+    symbols = variant_symbols(operator, data_type, packed, scale_bias, half)
     path = os.path.join(KERNEL_DIR, SOURCES[operator])
     dwords = assemble_file(path, symbols)
-    name = f"{operator.lower()}_{data_type.lower()}{'_packed' if packed else ''}{'_sb' if scale_bias else ''}{'_half' if half else ''}"
-    return Program(dwords, name)
+    return Program(dwords, variant_name(operator, data_type, packed, scale_bias, half))
 
 
 def registers_used(program):
@@ -222,5 +238,5 @@ def compile_operator(operator, tensors, *, min_value=None, max_value=None, scale
     return CompiledKernel(operator, program, cb.view(np.uint8).copy(), len(tensors), elements, workgroup_size)
 
 
-__all__ = ["TensorSpec", "CompiledKernel", "compile_operator", "build_program", "merge_dimensions",
-           "division_magic", "packed_strides", "VARIANTS", "SOURCES", "TENSOR_NAMES"]
+__all__ = ["TensorSpec", "CompiledKernel", "compile_operator", "build_program", "variant_symbols", "variant_name",
+           "merge_dimensions", "division_magic", "packed_strides", "VARIANTS", "SOURCES", "TENSOR_NAMES"]

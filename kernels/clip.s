@@ -28,17 +28,7 @@
 .if WIDEN_F16
     v_cvt_f32_f16 ${X}, ${X}             ; exact widening
 .endif
-.if SCALE_BIAS
-.if HALF
-    v_cvt_f16_f32 v16, s40               ; Scale and Bias rounded to FLOAT16 first
-    v_cvt_f16_f32 v17, s41
-    v_mul_f16 ${X}, ${X}, v16            ; x * Scale, rounded
-    v_add_f16 ${X}, ${X}, v17            ; + Bias, rounded (not fused)
-.else
-    v_mul_f32 ${X}, ${X}, s40
-    v_add_f32 ${X}, ${X}, s41
-.endif
-.endif
+.include "scale_bias.inc"         ; x = x * Scale + Bias (if the desc has a ScaleBias)
     v_min_${CT} ${X}, ${X}, ${HI}        ; min(x, Max): a NaN x yields Max
     v_max_${CT} ${X}, ${LO}, ${X}        ; max(Min, .): Min wins when Min > Max
 .if WIDEN_F16

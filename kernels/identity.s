@@ -14,22 +14,12 @@
     s_waitcnt 0
     buffer_load_${LOAD} ${X}, ${OFF_T0}, s[8:11], 0
     s_waitcnt 0
-.if SCALE_BIAS
-.if WIDEN_F16
-    v_cvt_f32_f16 ${X}, ${X}
+.if SCALE_BIAS and WIDEN_F16
+    v_cvt_f32_f16 ${X}, ${X}             ; exact widening (only needed for arithmetic)
 .endif
-.if HALF
-    v_cvt_f16_f32 v16, s40
-    v_cvt_f16_f32 v17, s41
-    v_mul_f16 ${X}, ${X}, v16
-    v_add_f16 ${X}, ${X}, v17
-.else
-    v_mul_f32 ${X}, ${X}, s40
-    v_add_f32 ${X}, ${X}, s41
-.endif
-.if WIDEN_F16
-    v_cvt_f16_f32 ${X}, ${X}
-.endif
+.include "scale_bias.inc"         ; x = x * Scale + Bias (if the desc has a ScaleBias)
+.if SCALE_BIAS and WIDEN_F16
+    v_cvt_f16_f32 ${X}, ${X}             ; round to nearest even, once
 .endif
     buffer_store_${STORE} ${X}, ${OFF_T1}, s[12:15], 0
 done:

@@ -22,17 +22,7 @@
 .if WIDEN_F16
     v_cvt_f32_f16 ${X}, ${X}
 .endif
-.if SCALE_BIAS
-.if HALF
-    v_cvt_f16_f32 v16, s40
-    v_cvt_f16_f32 v17, s41
-    v_mul_f16 ${X}, ${X}, v16
-    v_add_f16 ${X}, ${X}, v17
-.else
-    v_mul_f32 ${X}, ${X}, s40
-    v_add_f32 ${X}, ${X}, s41
-.endif
-.endif
+.include "scale_bias.inc"         ; x = x * Scale + Bias (if the desc has a ScaleBias)
     v_max_${CT} ${X}, ${X}, ${LO}        ; max(x, Min): a NaN x yields Min
 .if WIDEN_F16
     v_cvt_f16_f32 ${X}, ${X}
