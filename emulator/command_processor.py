@@ -42,9 +42,12 @@ class DispatchSimulation:
         self.path_costs = {pid: PathCost(launch.program, path, self.passes) for path, pid in stats.paths.items()}
         self.dispatcher = WorkgroupDispatcher(stats.waves, per_group, preset.workgroup_launch_cycles,
                                               start_cycle, wave_path)
-        executed = np.maximum(stats.instruction_waves, 1)
-        self._per_wave = {pc: (int(stats.memory_bytes[pc] // executed[pc]), int(stats.dram_bytes[pc] // executed[pc]))
-                          for pc in np.flatnonzero(stats.memory_bytes)}
+        # Bytes per memory instruction, handed out to cohorts so that the totals are exact: a
+        # cohort of k waves gets floor(total * (done + k) / waves) - floor(total * done / waves).
+        self._bytes = {int(pc): (int(stats.memory_bytes[pc]), int(stats.dram_bytes[pc]),
+                                 max(1, int(stats.instruction_waves[pc])))
+                       for pc in np.flatnonzero(stats.memory_bytes)}
+        self._waves_done = {pc: 0 for pc in self._bytes}
 
     def take_waves(self, now, slots):
         return self.dispatcher.take(now, slots)
@@ -52,9 +55,16 @@ class DispatchSimulation:
     def split_by_path(self, first, count):
         return self.dispatcher.split_by_path(first, count)
 
-    def bytes_per_wave(self, pc):
-        """(bytes, DRAM bytes) one wave moves with the memory instruction at pc."""
-        return self._per_wave.get(pc, (0, 0))
+    def cohort_bytes(self, pc, waves):
+        """(bytes, DRAM bytes) a cohort of `waves` waves moves with the memory instruction at pc."""
+        entry = self._bytes.get(pc)
+        if entry is None:
+            return 0, 0
+        total, dram, executed = entry
+        done = self._waves_done[pc]
+        self._waves_done[pc] = done + waves
+        return (total * (done + waves) // executed - total * done // executed,
+                dram * (done + waves) // executed - dram * done // executed)
 
 
 class CommandProcessor:
@@ -71,11 +81,15 @@ class CommandProcessor:
         """Cycles the dispatch takes from `start_cycle`; fills stats.timing."""
         preset = self.preset
         launched = start_cycle + preset.launch_cycles
-        if stats.waves == 0:
-            return preset.launch_cycles + preset.flush_cycles
-        env = simpy.Environment(initial_time=launched)
         if recorder is not None:
             recorder.begin_dispatch(launch, stats, start_cycle)
+        if stats.waves == 0:
+            end = launched + preset.flush_cycles
+            stats.timing = DispatchTiming(start_cycle, end, 0, MemorySystem(preset), [])
+            if recorder is not None:
+                recorder.end_dispatch(stats, end)
+            return end - start_cycle
+        env = simpy.Environment(initial_time=launched)
         sim = DispatchSimulation(preset, launch, stats, self.wave_width, launched, recorder)
         memory = MemorySystem(preset, recorder)
         slots = occupancy(preset, launch.vgprs_used)

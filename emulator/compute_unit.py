@@ -212,9 +212,8 @@ class Simd:
                 yield env.timeout(local + issue)
                 now += local + issue
                 local = 0
-                total, dram = d.bytes_per_wave(pc)
-                dram_bytes = dram * waves
-                l2_bytes = total * waves - dram_bytes
+                total, dram_bytes = d.cohort_bytes(pc, waves)
+                l2_bytes = max(0, total - dram_bytes)
                 is_write = kind == "store"
                 done = cu.try_issue(now, dram_bytes, l2_bytes, is_write)
                 if done is None:
@@ -222,7 +221,7 @@ class Simd:
                 if segments:
                     recorder.segment(cu.index, self.index, first_wave, waves, pc, pc, now - issue, now)
                 if memory:
-                    recorder.memory(cu.index, self.index, pc, now, done, total * waves, dram_bytes, is_write)
+                    recorder.memory(cu.index, self.index, pc, now, done, total, dram_bytes, is_write)
                 now = env.now
                 if is_write:
                     if done > self.last_store:

@@ -13,6 +13,9 @@ its reason.
     t = DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
         DataType=DML_TENSOR_DATA_TYPE_FLOAT32, Sizes=[2, 3], TotalTensorSizeInBytes=24))
     [y] = run_operator(DML_ELEMENT_WISE_CLIP_OPERATOR_DESC(InputTensor=t, OutputTensor=t, Min=0, Max=1), [x])
+
+With trace="wave" (or another detail level) it also captures the run: `[y], trace = run_operator(...,
+trace="wave")`; trace.format_summary(), traces.save_chrome_json(trace, "clip.json"), traces.plot_all(...).
 """
 import numpy as np
 
@@ -57,7 +60,7 @@ def _operator_desc(desc):
     raise TypeError(f"desc is a {type(desc).__name__}; give a DML_OPERATOR_DESC or an operator desc struct")
 
 
-def run_operator(desc, inputs, *, flags=0, adapter=None, feature_level=None, debug=False):
+def run_operator(desc, inputs, *, flags=0, adapter=None, feature_level=None, debug=False, trace=None):
     """Run an operator on NumPy inputs through the mirror; returns the outputs as NumPy arrays.
 
     desc: a DML_OPERATOR_DESC, or an operator desc struct (DML_ELEMENT_WISE_CLIP_OPERATOR_DESC, ...).
@@ -67,11 +70,25 @@ def run_operator(desc, inputs, *, flags=0, adapter=None, feature_level=None, deb
     adapter: None (the default adapter), an IDXGIAdapter, an AdapterPreset or a preset key ("irisxe").
     feature_level: the emulated DirectML runtime's highest feature level (None: the adapter's).
     debug: create the DML device with DML_CREATE_DEVICE_FLAG_DEBUG.
+    trace: None (no capture), or a trace detail level ("dispatch", "wave", "instruction", "memory"):
+        the whole run on the device (uploads, dispatches, readback) is captured with traces.capture
+        and (outputs, trace) is returned instead of outputs.
     Each output comes back with its tensor's Sizes as shape, read at its strides.
     """
     d3d12 = _d3d12()
     op_desc = _operator_desc(desc)
     device = d3d12.D3D12CreateDevice(_adapter(adapter), d3d12.D3D_FEATURE_LEVEL_11_0)
+    if trace is None:
+        return _run(device, op_desc, inputs, flags, feature_level, debug)
+    from traces.capture import capture
+    cap = capture(device, detail=trace)
+    with cap:
+        outputs = _run(device, op_desc, inputs, flags, feature_level, debug)
+    return outputs, cap.trace
+
+
+def _run(device, op_desc, inputs, flags, feature_level, debug):
+    d3d12 = _d3d12()
     dml = DMLCreateDevice(device, DML_CREATE_DEVICE_FLAG_DEBUG if debug else DML_CREATE_DEVICE_FLAG_NONE,
                           max_feature_level=feature_level)
     compiled = dml.CompileOperator(dml.CreateOperator(op_desc), flags)

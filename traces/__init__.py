@@ -1,6 +1,20 @@
 """Traces: recording what the emulated GPU did (cycles, waves, memory), exporting and plotting it."""
 from .capture import Capture, capture
+from .chrome import save_chrome_json, to_chrome
+from .csv_export import save_dispatch_csv, save_table_csv
+from .io import load_trace, save_trace
 from .recorder import DETAILS, TraceRecorder
 from .trace import Trace
 
-__all__ = ["Capture", "capture", "DETAILS", "TraceRecorder", "Trace"]
+_PLOTS = ("plot_all", "plot_wave_timeline", "plot_bandwidth", "plot_occupancy", "plot_roofline")
+
+__all__ = ["Capture", "capture", "DETAILS", "TraceRecorder", "Trace", "to_chrome", "save_chrome_json",
+           "save_dispatch_csv", "save_table_csv", "save_trace", "load_trace", *_PLOTS]
+
+
+def __getattr__(name):
+    # The plots import matplotlib (slow to import); load them on first use only.
+    if name in _PLOTS:
+        from . import plots
+        return getattr(plots, name)
+    raise AttributeError(f"module 'traces' has no attribute {name!r}")

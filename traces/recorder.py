@@ -9,9 +9,11 @@ one `is not None` test per cohort). Detail levels, each including the ones befor
     instruction   + one row per instruction segment of a wave group (instruction range, start, end)
     memory        + one row per memory request (bytes, DRAM bytes, issue and completion)
 
-Rows are bounded: each table keeps at most `max_rows` rows; past that, rows are no longer kept
-one by one but folded into the per-dispatch counters and a per-(CU, SIMD) summary, and the trace
-says so (`aggregated`). Time is in GPU cycles throughout; the recorder never reads a wall clock,
+Rows are bounded: each table keeps at most `max_rows` rows. Past that, wave groups are folded
+into a per-(dispatch, CU, SIMD) summary (table `wave_summary`: waves, groups, first start, last
+end); instruction segments, memory requests and counter buckets are no longer kept (their count is
+in `dropped`). The counters are computed from every row, kept or not. The trace lists the tables
+concerned in `aggregated`. Time is in GPU cycles throughout; the recorder never reads a wall clock,
 so the same program gives a byte-identical trace.
 """
 import numpy as np
@@ -23,10 +25,13 @@ COUNTER_BUCKETS = 256
 TABLES = {
     "dispatches": [("id", "i8"), ("name", "U64"), ("start", "i8"), ("end", "i8"), ("waves", "i8"),
                    ("workgroups", "i8"), ("elements", "i8"), ("bytes_read", "i8"), ("bytes_written", "i8"),
-                   ("dram_bytes", "i8"), ("wave_instructions", "i8"), ("vgprs", "i4"), ("waves_per_simd", "i4"),
+                   ("dram_bytes", "i8"), ("wave_instructions", "i8"), ("valu_instructions", "i8"),
+                   ("vgprs", "i4"), ("waves_per_simd", "i4"),
                    ("oob_reads", "i8"), ("oob_writes", "i8"), ("timed", "?")],
     "wave_groups": [("dispatch", "i8"), ("cu", "i4"), ("simd", "i4"), ("first_wave", "i8"), ("waves", "i4"),
                     ("start", "i8"), ("end", "i8")],
+    "wave_summary": [("dispatch", "i8"), ("cu", "i4"), ("simd", "i4"), ("waves", "i8"), ("groups", "i8"),
+                     ("start", "i8"), ("end", "i8")],
     "segments": [("dispatch", "i8"), ("cu", "i4"), ("simd", "i4"), ("first_wave", "i8"), ("waves", "i4"),
                  ("pc_first", "i4"), ("pc_last", "i4"), ("start", "i8"), ("end", "i8")],
     "memory": [("dispatch", "i8"), ("cu", "i4"), ("simd", "i4"), ("pc", "i4"), ("issue", "i8"),
@@ -51,6 +56,8 @@ class TraceRecorder:
         self.max_rows = max_rows
         self.rows = {name: [] for name in TABLES}
         self.aggregated = set()
+        self.dropped = {}         # table -> rows not kept past max_rows
+        self._summary = {}        # (dispatch, cu, simd) -> [waves, groups, start, end] past max_rows
         self.programs = {}        # dispatch id -> (program name, disassembly lines)
         self._dispatch = -1
         self._vgprs = 0
@@ -62,8 +69,10 @@ class TraceRecorder:
         rows = self.rows[table]
         if len(rows) < self.max_rows:
             rows.append(row)
-        else:
-            self.aggregated.add(table)
+            return True
+        self.aggregated.add(table)
+        self.dropped[table] = self.dropped.get(table, 0) + 1
+        return False
 
     # ---- hooks called by the GPU and the timing model -------------------------------------------
     def submission(self, cycle):
@@ -83,8 +92,15 @@ class TraceRecorder:
 
     def wave_group(self, cu, simd, first_wave, waves, start, end, alu_cycles=0):
         self._busy.append((start, end, waves, alu_cycles))
-        if self.level >= 1:
-            self._add("wave_groups", (self._dispatch, cu, simd, first_wave, waves, start, end))
+        if self.level >= 1 and not self._add("wave_groups", (self._dispatch, cu, simd, first_wave, waves, start, end)):
+            key = (self._dispatch, cu, simd)
+            s = self._summary.get(key)
+            if s is None:
+                self._summary[key] = [waves, 1, start, end]
+            else:
+                s[0] += waves
+                s[1] += 1
+                s[3] = max(s[3], end)
 
     def segment(self, cu, simd, first_wave, waves, pc_first, pc_last, start, end):
         if self.level >= 2:
@@ -110,6 +126,7 @@ class TraceRecorder:
     def _dispatch_row(self, stats, start, end, dram_bytes, waves_per_simd, timed):
         return (self._dispatch, stats.name[:64], start, end, stats.waves, stats.workgroups, stats.elements,
                 stats.bytes_read, stats.bytes_written, dram_bytes, stats.wave_instructions,
+                stats.unit_instructions.get("VALU", 0),
                 self._vgprs, waves_per_simd, stats.oob_reads, stats.oob_writes, timed)
 
     def _counters(self, start, end):
@@ -147,6 +164,7 @@ class TraceRecorder:
 
     def finish(self):
         from .trace import Trace
+        self.rows["wave_summary"] = [(*key, *value) for key, value in sorted(self._summary.items())]
         tables = {name: np.array(rows, dtype=TABLES[name]) if rows else np.zeros(0, dtype=TABLES[name])
                   for name, rows in self.rows.items()}
         return Trace(tables, self.preset, self.wave_width, self.detail, sorted(self.aggregated), self.programs)

@@ -1,0 +1,435 @@
+"""Chrome Trace Event Format export: a Trace as JSON that opens in Perfetto and chrome://tracing.
+
+Layout (one JSON object: traceEvents, displayTimeUnit, otherData):
+
+    process "GPU: <preset description>"          pid 1
+        thread "Command processor"               submissions, dispatches (X); inside each timed
+                                                 dispatch its "launch" and "flush" (X)
+        thread "Copy engine"                     copies (X)
+        counters (C)                             DRAM bandwidth (GB/s: read, write), resident waves,
+                                                 occupancy (%), ALU busy (%)
+    process "CU 3"                               pid 100 + CU index, one per compute unit that ran work
+        thread "SIMD 1"                          wave groups (X, cat "wave"); instruction segments
+                                                 (X, cat "instruction") nested inside them
+        async tracks, cat "memory"               memory requests (b/e pairs, one id each): issue to
+                                                 completion; they overlap, so they are not X events
+
+Time: "ts" and "dur" are microseconds, taken from integer GPU cycles through the preset's clock and
+snapped down to whole nanoseconds (Perfetto's resolution) before the division by 1000, so a child's
+end never passes its parent's after Perfetto rounds; exact cycles are in the args. Thread ids are
+unique across processes (Perfetto keys threads by tid).
+
+Bounded size: at most `max_events` events. The device's events come first (a quarter of the room;
+past that only the first dispatches), then the counters (half of what is left; past that buckets
+are merged), then every wave group; the room left goes to the earliest instruction segments, then
+the earliest memory requests (full detail over a window at the start). If the wave groups alone do
+not fit, segments and requests are left out and each SIMD's consecutive wave groups are merged k
+at a time into one event (args.groups = k). Every such step, and every table the recorder itself
+truncated (trace.aggregated), is named in otherData.notes and as an instant event "trace note" on
+the command processor thread.
+
+Deterministic: the same trace gives the same bytes (keys sorted, no wall clock, ids from row order).
+"""
+import contextlib
+import gc
+import json
+
+import numpy as np
+
+__all__ = ["to_chrome", "save_chrome_json", "DEFAULT_MAX_EVENTS"]
+
+DEFAULT_MAX_EVENTS = 200_000
+DEVICE_PID = 1
+CP_TID = 1
+COPY_TID = 2
+CU_PID_BASE = 100
+_SEGMENT_NAME_INSTRUCTIONS = 3   # longer segments are named by their first two instructions
+_NOTES = 16                      # room kept for the "trace note" events
+
+
+def _cu_pid(cu):
+    return CU_PID_BASE + cu
+
+
+def _simd_tid(cu, simd):
+    return (CU_PID_BASE + cu) * 1000 + simd
+
+
+class _Clock:
+    """Cycles -> whole nanoseconds (floor, exact integer arithmetic) -> microseconds."""
+
+    def __init__(self, clock_hz):
+        self.hz = int(clock_hz)
+
+    def ns(self, cycles):
+        c = np.asarray(cycles, dtype=np.int64)
+        # Split so that cycles * 10**9 never overflows int64.
+        return (c // self.hz) * 1_000_000_000 + (c % self.hz) * 1_000_000_000 // self.hz
+
+    @staticmethod
+    def us(ns):
+        return (np.asarray(ns, dtype=np.float64) / 1000.0).tolist()
+
+
+def to_chrome(trace, max_events=DEFAULT_MAX_EVENTS):
+    """The trace as a Chrome Trace Event Format dict (see the module banner for the layout)."""
+    with _gc_paused():
+        return _Export(trace, max_events).build()
+
+
+def save_chrome_json(trace, path, max_events=DEFAULT_MAX_EVENTS):
+    """Write to_chrome(trace) to `path` as compact JSON (keys sorted); returns the path."""
+    doc = to_chrome(trace, max_events)
+    # One encoder call for the whole document: per-event calls cost twice as much at 200,000 events.
+    with _gc_paused():
+        text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True, check_circular=False)
+    with open(path, "w", encoding="ascii", newline="\n") as f:
+        f.write(text)
+        f.write("\n")
+    return path
+
+
+@contextlib.contextmanager
+def _gc_paused():
+    """Speed trick: an export allocates one dict per event and frees none until the end, which makes
+    the cyclic garbage collector rescan every live event again and again (half the export time at
+    200,000 events). Nothing here makes cycles, so collection is paused and resumed after."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+class _Export:
+    def __init__(self, trace, max_events):
+        self.trace = trace
+        self.preset = trace.preset
+        self.clock = _Clock(trace.preset.clock_hz)
+        self.max_events = int(max_events)
+        self.notes = []
+        self.timed = []        # (start ns, -dur ns, order, event) for X / C / b / e / i events
+        self.order = 0
+        self.cus = set()       # CU indices that have events
+        self.simds = set()     # (CU, SIMD) that have events
+
+    # ---- assembly ---------------------------------------------------------------------------------
+    def build(self):
+        t = self.trace
+        for name in t.aggregated:
+            self.notes.append(f"the recorder kept only the first {len(t.tables[name])} rows of {name}; "
+                              f"later rows are not in this trace (the counters still cover them)")
+        # Names: 6 for the device, 2 per CU and 2 per SIMD at most; and room for the notes (13 at most).
+        metadata_budget = 6 + 2 * self.preset.compute_units * (1 + self.preset.simds_per_cu) + _NOTES
+        budget = self.max_events - metadata_budget
+        if budget < 64:
+            raise ValueError(f"max_events is {self.max_events}; a trace of {self.preset.description} needs at "
+                             f"least {metadata_budget + 64} ({metadata_budget} for process and thread names and "
+                             f"notes, 64 for events)")
+        budget -= self._command_processor(budget // 4)
+        budget -= self._counters(budget // 2)
+        self._waves(budget)
+        assert len(self.notes) <= _NOTES
+        first = min((e[0] for e in self.timed), default=0)
+        for note in self.notes:
+            self._add(first, 0, {"ph": "i", "s": "t", "name": "trace note", "cat": "note", "pid": DEVICE_PID,
+                                 "tid": CP_TID, "ts": first / 1000.0, "args": {"note": note}})
+        self.timed.sort(key=lambda e: e[:3])
+        events = self._metadata() + [e[3] for e in self.timed]
+        return {"traceEvents": events, "displayTimeUnit": "ns", "otherData": self._other_data()}
+
+    def _add(self, start_ns, dur_ns, event):
+        self.timed.append((start_ns, -dur_ns, self.order, event))
+        self.order += 1
+
+    def _metadata(self):
+        p = self.preset
+        events = [_meta("process_name", DEVICE_PID, None, name=f"GPU: {p.description}"),
+                  _meta("process_sort_index", DEVICE_PID, None, sort_index=0),
+                  _meta("thread_name", DEVICE_PID, CP_TID, name="Command processor"),
+                  _meta("thread_sort_index", DEVICE_PID, CP_TID, sort_index=0),
+                  _meta("thread_name", DEVICE_PID, COPY_TID, name="Copy engine"),
+                  _meta("thread_sort_index", DEVICE_PID, COPY_TID, sort_index=1)]
+        for cu in sorted(self.cus):
+            events += [_meta("process_name", _cu_pid(cu), None, name=f"CU {cu}"),
+                       _meta("process_sort_index", _cu_pid(cu), None, sort_index=1 + cu)]
+        for cu, simd in sorted(self.simds):
+            events += [_meta("thread_name", _cu_pid(cu), _simd_tid(cu, simd), name=f"SIMD {simd}"),
+                       _meta("thread_sort_index", _cu_pid(cu), _simd_tid(cu, simd), sort_index=simd)]
+        return events
+
+    def _other_data(self):
+        t, p = self.trace, self.preset
+        return {
+            "generator": "dmlemu traces.chrome",
+            "preset": p.key, "description": p.description, "clock_hz": int(p.clock_hz),
+            "wave_width": int(t.wave_width), "detail": t.detail, "aggregated": list(t.aggregated),
+            "max_events": self.max_events, "notes": list(self.notes),
+            "time": "ts/dur in microseconds from GPU cycles at clock_hz, snapped down to whole nanoseconds",
+            "programs": {str(k): {"kernel": name, "instructions": list(lines)}
+                         for k, (name, lines) in sorted(t.programs.items())},
+        }
+
+    # ---- command processor and copy engine ---------------------------------------------------------
+    def _command_processor(self, budget):
+        """Submissions, dispatches (with launch and flush inside) and copies; returns events used."""
+        t, p, clock = self.trace, self.preset, self.clock
+        subs, disps, copies = t.tables["submissions"], t.tables["dispatches"], t.tables["copies"]
+        need = len(subs) + len(copies) + len(disps) + 2 * int(disps["timed"].sum())
+        if need > budget:
+            # Keep the beginning: half the budget for dispatches (3 events each), a quarter each for
+            # submissions and copies up to the last dispatch kept.
+            disps = disps[:max(1, budget // 6)]
+            horizon = int(disps["end"].max()) if len(disps) else 0
+            subs = subs[subs["cycle"] <= horizon][:budget // 4]
+            copies = copies[copies["start"] <= horizon][:budget // 4]
+            self.notes.append(f"only the first {len(disps)} of {len(t.tables['dispatches'])} dispatches, "
+                              f"{len(subs)} submissions and {len(copies)} copies are on the device "
+                              f"(limit {self.max_events} events)")
+        used = 0
+        ends = clock.ns(subs["cycle"])
+        starts = clock.ns(np.maximum(subs["cycle"] - p.submit_cycles, 0))
+        for s, e, cycle in zip(starts.tolist(), ends.tolist(), subs["cycle"].tolist()):
+            self._x(s, e, DEVICE_PID, CP_TID, "ExecuteCommandLists", "submission", {"end_cycle": cycle})
+            used += 1
+        summary = {s["dispatch"]: s for s in t.summary()}
+        for d in disps:
+            start, end = int(d["start"]), int(d["end"])
+            s = summary[int(d["id"])]
+            args = dict(s)
+            ns = clock.ns([start, end, min(end, start + p.launch_cycles), max(start, end - p.flush_cycles)]).tolist()
+            self._x(ns[0], ns[1], DEVICE_PID, CP_TID, f"{d['name']} #{int(d['id'])}", "dispatch", args)
+            used += 1
+            if bool(d["timed"]):
+                self._x(ns[0], ns[2], DEVICE_PID, CP_TID, "launch", "dispatch", {"cycles": int(p.launch_cycles)})
+                self._x(ns[3], ns[1], DEVICE_PID, CP_TID, "flush", "dispatch", {"cycles": int(p.flush_cycles)})
+                used += 2
+        cs, ce = clock.ns(copies["start"]).tolist(), clock.ns(copies["end"]).tolist()
+        for s, e, c in zip(cs, ce, copies.tolist()):
+            self._x(s, e, DEVICE_PID, COPY_TID, f"copy {c[2]} B", "copy",
+                    {"bytes": c[2], "dst": c[3], "src": c[4], "start_cycle": c[0], "end_cycle": c[1]})
+            used += 1
+        return used
+
+    def _x(self, start_ns, end_ns, pid, tid, name, cat, args):
+        self._add(start_ns, end_ns - start_ns, {"ph": "X", "name": name, "cat": cat, "pid": pid, "tid": tid,
+                                                "ts": start_ns / 1000.0, "dur": (end_ns - start_ns) / 1000.0,
+                                                "args": args})
+
+    # ---- counters -------------------------------------------------------------------------------------
+    def _counters(self, budget):
+        """C events from the counters table (merging buckets if needed); returns events used."""
+        t, p, clock = self.trace, self.preset, self.clock
+        c = t.tables["counters"]
+        c = c[np.lexsort((c["start"], c["dispatch"]))]
+        if not len(c):
+            return 0
+        per_row = 4
+        first_of = np.flatnonzero(np.r_[True, c["dispatch"][1:] != c["dispatch"][:-1]])
+        sizes = np.diff(np.r_[first_of, len(c)])
+        merge = 1
+        # Events: per_row per (merged) bucket, and at most per_row more per dispatch (back to zero).
+        while per_row * int((-(-sizes // merge)).sum() + len(sizes)) > budget:
+            if merge >= sizes.max():
+                self.notes.append(f"counters left out: {len(sizes)} dispatches do not fit "
+                                  f"(limit {self.max_events} events)")
+                return 0
+            merge *= 2
+        if merge > 1:
+            c = _merge_counters(c, merge)
+            self.notes.append(f"counter buckets merged {merge} at a time (limit {self.max_events} events)")
+        slots = {int(d["id"]): int(d["waves_per_simd"]) for d in t.tables["dispatches"]}
+        simds = p.compute_units * p.simds_per_cu
+        widths = (c["end"] - c["start"]).astype(np.float64)
+        seconds = np.maximum(widths, 1) / p.clock_hz
+        read = np.round(c["dram_read_bytes"] / seconds / 1e9, 3).tolist()
+        write = np.round(c["dram_write_bytes"] / seconds / 1e9, 3).tolist()
+        resident = np.round(c["resident_waves"], 3).tolist()
+        capacity = np.array([simds * max(1, slots.get(int(d), 1)) for d in c["dispatch"]], dtype=np.float64)
+        occupancy = np.round(100.0 * c["resident_waves"] / capacity, 3).tolist()
+        alu = np.round(100.0 * c["alu_busy"], 3).tolist()
+        starts, ends = clock.ns(c["start"]).tolist(), clock.ns(c["end"]).tolist()
+        used = 0
+        for i in range(len(c)):
+            self._counter(starts[i], {"read": read[i], "write": write[i]}, resident[i], occupancy[i], alu[i])
+            used += per_row
+            # Back to zero where the next bucket does not start right away (between dispatches).
+            if i + 1 == len(c) or starts[i + 1] > ends[i]:
+                self._counter(ends[i], {"read": 0.0, "write": 0.0}, 0.0, 0.0, 0.0)
+                used += per_row
+        return used
+
+    def _counter(self, ns, bandwidth, resident, occupancy, alu):
+        ts = ns / 1000.0
+        for name, args in (("DRAM bandwidth (GB/s)", bandwidth), ("Resident waves", {"waves": resident}),
+                           ("Occupancy (%)", {"occupancy": occupancy}), ("ALU busy (%)", {"busy": alu})):
+            self._add(ns, 0, {"ph": "C", "name": name, "pid": DEVICE_PID, "tid": CP_TID, "ts": ts, "args": args})
+
+    # ---- compute units: wave groups, instruction segments, memory requests ----------------------------
+    def _waves(self, budget):
+        t = self.trace
+        waves, segments, memory = t.tables["wave_groups"], t.tables["segments"], t.tables["memory"]
+        w = len(waves)
+        limit = f"limit {self.max_events} events"
+        if w > budget:
+            if len(segments) or len(memory):
+                self.notes.append(f"{len(segments)} instruction segments and {len(memory)} memory requests "
+                                  f"left out ({limit})")
+            merged = _merge_wave_groups(waves, budget)
+            if merged is None:
+                self.notes.append(f"{w} wave groups left out: not even one event per SIMD and dispatch fits ({limit})")
+            else:
+                k, rows = merged
+                self.notes.append(f"wave groups merged up to {k} at a time per SIMD ({w} groups in "
+                                  f"{len(rows[0])} events; {limit})")
+                self._wave_events(*rows)
+            return
+        if w:
+            self._wave_events(waves["dispatch"], waves["cu"], waves["simd"], waves["first_wave"], waves["waves"],
+                              waves["start"], waves["end"], np.ones(w, dtype=np.int64), waves["end"] - waves["start"])
+        # What room is left goes to the earliest segments, then the earliest memory requests (2 events
+        # each): full detail over a window at the start rather than none at all.
+        room = budget - w
+        segments = self._earliest(segments, "start", room, "instruction segments")
+        self._segment_events(segments)
+        memory = self._earliest(memory, "issue", (room - len(segments)) // 2, "memory requests")
+        self._memory_events(memory)
+
+    def _earliest(self, table, column, room, what):
+        if len(table) <= room:
+            return table
+        room = max(0, room)
+        if room == 0:
+            self.notes.append(f"{len(table)} {what} left out (limit {self.max_events} events)")
+            return table[:0]
+        keep = np.sort(np.argsort(table[column], kind="stable")[:room])
+        until = self.clock.us(self.clock.ns(table[column][keep].max()))
+        self.notes.append(f"only the earliest {room} of {len(table)} {what} are in this trace (to {until} us) "
+                          f"(limit {self.max_events} events)")
+        return table[keep]
+
+    def _wave_events(self, dispatch, cu, simd, first, count, start, end, groups, busy):
+        clock, programs = self.clock, self.trace.programs
+        s_ns, e_ns = clock.ns(start).tolist(), clock.ns(end).tolist()
+        rows = zip(dispatch.tolist(), cu.tolist(), simd.tolist(), first.tolist(), count.tolist(),
+                   start.tolist(), end.tolist(), groups.tolist(), busy.tolist(), s_ns, e_ns)
+        for d, c, s, f, n, start_c, end_c, k, b, s_n, e_n in rows:
+            kernel = programs[d][0] if d in programs else f"dispatch {d}"
+            args = {"dispatch": d, "first_wave": f, "waves": n, "unit": f"gpu.cu[{c}].simd[{s}]",
+                    "start_cycle": start_c, "end_cycle": end_c}
+            if k == 1:
+                name = f"{kernel} waves {f}-{f + n - 1}"
+            else:
+                # Merged groups: a SIMD's waves are not consecutive (groups go round the CUs).
+                args["groups"], args["busy_cycles"] = k, b
+                name = f"{kernel} {k} groups, {n} waves"
+            self._x(s_n, e_n, _cu_pid(c), _simd_tid(c, s), name, "wave", args)
+            self.cus.add(c)
+            self.simds.add((c, s))
+
+    def _segment_events(self, segments):
+        clock, programs = self.clock, self.trace.programs
+        names = {}
+        s_ns, e_ns = clock.ns(segments["start"]).tolist(), clock.ns(segments["end"]).tolist()
+        for (d, c, s, f, n, pc0, pc1, start_c, end_c), s_n, e_n in zip(segments.tolist(), s_ns, e_ns):
+            key = (d, pc0, pc1)
+            name = names.get(key)
+            if name is None:
+                name = names[key] = _segment_name(programs.get(d, ("", []))[1], pc0, pc1)
+            self._x(s_n, e_n, _cu_pid(c), _simd_tid(c, s), name, "instruction",
+                    {"pc_first": pc0, "pc_last": pc1, "first_wave": f, "waves": n, "cycles": end_c - start_c})
+            self.cus.add(c)
+            self.simds.add((c, s))
+
+    def _memory_events(self, memory):
+        clock, programs = self.clock, self.trace.programs
+        i_ns, c_ns = clock.ns(memory["issue"]).tolist(), clock.ns(memory["complete"]).tolist()
+        for row_id, ((d, c, s, pc, issue, complete, nbytes, dram, write), a, b) in enumerate(
+                zip(memory.tolist(), i_ns, c_ns)):
+            lines = programs.get(d, ("", []))[1]
+            text = lines[pc] if 0 <= pc < len(lines) else ("store" if write else "load")
+            name = text.split(" ", 1)[0]
+            pid, tid = _cu_pid(c), _simd_tid(c, s)
+            self._add(a, b - a, {"ph": "b", "name": name, "cat": "memory", "id": row_id, "pid": pid, "tid": tid,
+                                 "ts": a / 1000.0, "args": {
+                                     "instruction": text, "pc": pc, "bytes": nbytes, "dram_bytes": dram,
+                                     "write": bool(write), "dispatch": d, "unit": f"gpu.cu[{c}].simd[{s}]",
+                                     "issue_cycle": issue, "complete_cycle": complete}})
+            # Sort key (time, -duration, order): this end comes after every begin at the same time
+            # that has a positive duration, and after its own begin.
+            self._add(b, 0, {"ph": "e", "name": name, "cat": "memory", "id": row_id, "pid": pid, "tid": tid,
+                             "ts": b / 1000.0})
+            self.cus.add(c)
+            self.simds.add((c, s))
+
+
+def _meta(kind, pid, tid, **args):
+    event = {"ph": "M", "name": kind, "pid": pid, "args": args}
+    if tid is not None:
+        event["tid"] = tid
+    return event
+
+
+def _segment_name(lines, first, last):
+    texts = lines[first:last + 1] if lines else []
+    if not texts:
+        return f"pc {first}-{last}"
+    if len(texts) <= _SEGMENT_NAME_INSTRUCTIONS:
+        return "; ".join(texts)
+    return f"{texts[0]}; {texts[1]}; ... (+{len(texts) - 2} more)"
+
+
+def _merge_counters(c, merge):
+    """Merge `merge` consecutive buckets of each dispatch: bytes add, rates average over time."""
+    new_dispatch = np.r_[True, c["dispatch"][1:] != c["dispatch"][:-1]]
+    first_of = np.flatnonzero(new_dispatch)
+    rank = np.arange(len(c)) - np.repeat(first_of, np.diff(np.r_[first_of, len(c)]))
+    boundary = new_dispatch | (rank % merge == 0)
+    at = np.flatnonzero(boundary)
+    widths = (c["end"] - c["start"]).astype(np.float64)
+    out = np.zeros(len(at), dtype=c.dtype)
+    out["dispatch"] = c["dispatch"][at]
+    out["start"] = c["start"][at]
+    out["end"] = np.maximum.reduceat(c["end"], at)
+    out["dram_read_bytes"] = np.add.reduceat(c["dram_read_bytes"], at)
+    out["dram_write_bytes"] = np.add.reduceat(c["dram_write_bytes"], at)
+    total = np.maximum(np.add.reduceat(widths, at), 1.0)
+    out["resident_waves"] = np.add.reduceat(c["resident_waves"] * widths, at) / total
+    out["alu_busy"] = np.add.reduceat(c["alu_busy"] * widths, at) / total
+    return out
+
+
+def _merge_wave_groups(waves, budget):
+    """Merge each (dispatch, CU, SIMD)'s consecutive wave groups k at a time, with the smallest k
+    that fits `budget` events; None when even one event per (dispatch, CU, SIMD) does not fit."""
+    order = np.lexsort((waves["start"], waves["simd"], waves["cu"], waves["dispatch"]))
+    w = waves[order]
+    key = np.r_[True, (w["dispatch"][1:] != w["dispatch"][:-1]) | (w["cu"][1:] != w["cu"][:-1])
+                | (w["simd"][1:] != w["simd"][:-1])]
+    first_of = np.flatnonzero(key)
+    sizes = np.diff(np.r_[first_of, len(w)])
+    if len(first_of) > budget:
+        return None
+
+    def events(k):
+        return int((-(-sizes // k)).sum())
+
+    lo, hi = 1, int(sizes.max())
+    while lo < hi:                    # smallest k with events(k) <= budget (events is non-increasing)
+        mid = (lo + hi) // 2
+        if events(mid) <= budget:
+            hi = mid
+        else:
+            lo = mid + 1
+    k = lo
+    rank = np.arange(len(w)) - np.repeat(first_of, sizes)
+    at = np.flatnonzero(key | (rank % k == 0))
+    count = np.diff(np.r_[at, len(w)])
+    rows = (w["dispatch"][at].astype(np.int64), w["cu"][at].astype(np.int64), w["simd"][at].astype(np.int64),
+            w["first_wave"][at].astype(np.int64),
+            np.add.reduceat(w["waves"].astype(np.int64), at),
+            w["start"][at].astype(np.int64), np.maximum.reduceat(w["end"], at).astype(np.int64),
+            count.astype(np.int64), np.add.reduceat(w["end"] - w["start"], at).astype(np.int64))
+    return k, rows

@@ -1,0 +1,63 @@
+"""CSV export: the per-dispatch summary, or any table of a Trace, one header row then one row per record.
+
+Deterministic: integers as integers, floats as Python's repr (the shortest text that reads back as
+the same float), booleans as 0/1, "\\n" line ends; the same trace gives the same bytes.
+"""
+import csv
+
+import numpy as np
+
+__all__ = ["save_dispatch_csv", "save_table_csv"]
+
+
+def save_dispatch_csv(trace, path):
+    """Write trace.summary() to `path`: one row per dispatch; returns the path."""
+    rows = trace.summary()
+    header = list(rows[0]) if rows else _summary_fields(trace)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(header)
+        for row in rows:
+            writer.writerow([_cell(row[name]) for name in header])
+    return path
+
+
+def save_table_csv(trace, table_name, path):
+    """Write one table of the trace (e.g. "wave_groups") to `path`; returns the path."""
+    if table_name not in trace.tables:
+        raise ValueError(f"trace has no table named {table_name!r}; its tables are "
+                         f"{', '.join(sorted(trace.tables))}")
+    table = trace.tables[table_name]
+    names = table.dtype.names
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(names)
+        bools = [i for i, n in enumerate(names) if table.dtype[n] == np.bool_]
+        floats = [i for i, n in enumerate(names) if table.dtype[n].kind == "f"]
+        if not bools and not floats:
+            writer.writerows(table.tolist())     # fast path: ints and strings print as they are
+        else:
+            for row in table.tolist():
+                row = list(row)
+                for i in bools:
+                    row[i] = int(row[i])
+                for i in floats:
+                    row[i] = repr(row[i])
+                writer.writerow(row)
+    return path
+
+
+def _summary_fields(trace):
+    """The summary's column names, from a one-dispatch trace of zeros (no second list to drift)."""
+    from .recorder import TABLES
+    from .trace import Trace
+    tables = {name: np.zeros(1 if name == "dispatches" else 0, dtype=dtype) for name, dtype in TABLES.items()}
+    return list(Trace(tables, trace.preset, trace.wave_width, trace.detail, [], {}).summary()[0])
+
+
+def _cell(value):
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, float):
+        return repr(value)
+    return value
