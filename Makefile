@@ -1,10 +1,12 @@
 # Two commands set everything up on a fresh machine: `make demo` and `make test`.
+# Each creates the virtual environment .venv (and installs dmlemu into it, editable) when missing.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+DMLEMU := $(VENV)/bin/dmlemu
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench isa-doc clean
+.PHONY: demo test bench isa-doc readme docs-images docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -12,17 +14,33 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# THRESHOLD, CLIP and IF through the DirectML mirror; trace and plots in dmlemu-demo-out/.
 demo: $(STAMP)
-	$(PY) -m tools.cli demo
+	$(DMLEMU) demo
 
+# Every test except the benchmarks (marked `benchmark`, skipped by default).
 test: $(STAMP)
 	$(PY) -m pytest -q -p no:cacheprovider
 
+# Benchmarks: the CLIP FLOAT16 microkernel against the golden NumPy model, then the cost of the
+# timing model and tracing (the large runs take a minute or two).
 bench: $(STAMP)
-	$(PY) bench/run_all.py
+	$(PY) bench/bench_clip.py
+	$(PY) bench/bench_timing.py
 
+# docs/ISA.md from the opcode table.
 isa-doc: $(STAMP)
-	$(PY) -m tools.cli isa-doc
+	$(DMLEMU) isa-doc
+
+# The generated blocks of README.md (kernel listing, examples, `dmlemu step` transcript, ISA summary).
+readme: $(STAMP)
+	$(DMLEMU) readme
+
+# The plots shown in README.md.
+docs-images: $(STAMP)
+	$(DMLEMU) run CLIP --dtype FLOAT16 --sizes 1048576 --scale 2 --bias 0.5 --plots docs/images
+
+docs: isa-doc readme
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info dmlemu-demo-out

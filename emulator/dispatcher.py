@@ -82,19 +82,24 @@ class Dispatcher:
         stats.workgroups = launch.num_workgroups
         stats.elements = launch.elements
         batch_waves = max(1, self.batch_lanes // width)
-        user = [np.full((1, 1), v & 0xFFFFFFFF, dtype=np.uint32) for v in launch.user_sgprs]
-        lane = np.arange(width, dtype=np.uint32).reshape(1, width)
         for first in range(0, total, batch_waves):
-            waves = np.arange(first, min(total, first + batch_waves), dtype=np.uint32).reshape(-1, 1)
-            batch = WaveBatch(waves.shape[0], width)
-            group, in_group = waves // np.uint32(per_group), waves % np.uint32(per_group)
-            batch.wave_index, batch.workgroup, batch.wave_in_group = waves, group, in_group
-            for i, value in enumerate(user):
-                batch.sgpr[i] = value
-            batch.sgpr[len(user)] = group
-            thread = in_group * np.uint32(width) + lane
-            batch.vgpr[0] = thread
-            batch.set_exec(thread < np.uint32(launch.workgroup_size))
+            batch = self.form_batch(launch, first, min(total, first + batch_waves) - first)
             stats.lanes_active += int(batch.exec.sum())
             run(launch.program, batch, self.memory, stats)
         return stats
+
+    def form_batch(self, launch, first_wave, count):
+        """The WaveBatch of waves first_wave .. first_wave + count - 1 as they start (the launch ABI)."""
+        width = self.wave_width
+        per_group = self.waves_per_workgroup(launch.workgroup_size)
+        waves = np.arange(first_wave, first_wave + count, dtype=np.uint32).reshape(-1, 1)
+        batch = WaveBatch(count, width)
+        group, in_group = waves // np.uint32(per_group), waves % np.uint32(per_group)
+        batch.wave_index, batch.workgroup, batch.wave_in_group = waves, group, in_group
+        for i, value in enumerate(launch.user_sgprs):
+            batch.sgpr[i] = np.full((1, 1), value & 0xFFFFFFFF, dtype=np.uint32)
+        batch.sgpr[len(launch.user_sgprs)] = group
+        thread = in_group * np.uint32(width) + np.arange(width, dtype=np.uint32).reshape(1, width)
+        batch.vgpr[0] = thread
+        batch.set_exec(thread < np.uint32(launch.workgroup_size))
+        return batch

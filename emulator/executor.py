@@ -380,3 +380,29 @@ def run(program, batch, memory, stats):
                 handler(ctx, b, entry, operands)
                 pc += 1
     stats.wave_instructions = int(per_instruction.sum())
+
+
+def step(program, batch, memory, stats, pc):
+    """Execute the one instruction at `pc` for `batch`; returns the next pc, or None after s_endpgm.
+
+    For teaching tools (`dmlemu step`), which look at the registers between instructions; `run` is
+    the fast path and does not use it. Same handlers and counters as `run`; the waves of the batch
+    must agree on every branch (a batch of one wave always does).
+    """
+    handler, entry, operands, target = program.records[pc]
+    stats.instruction_waves[pc] += batch.waves
+    stats.unit_instructions[entry.unit] += batch.waves
+    stats.wave_instructions += batch.waves
+    if entry.kind == "end":
+        return None
+    if entry.kind == "branch":
+        taken = np.asarray(entry.semantics(batch)).reshape(-1)
+        if taken.size > 1 and taken.any() and not taken.all():
+            raise KernelFault(f"{program.name}: the waves of the batch disagree on the branch at instruction "
+                              f"{pc}; step one wave at a time")
+        return target if taken[0] else pc + 1
+    ctx = _Context(memory, stats)
+    ctx.pc = pc
+    with np.errstate(all="ignore"):
+        handler(ctx, batch, entry, operands)
+    return pc + 1

@@ -1,0 +1,79 @@
+"""Assembling kernel sources to binaries and back: the library behind `dmlemu asm` and `dmlemu disasm`.
+
+A binary is the program's dwords, little-endian, nothing else (the same words the executor decodes).
+The sources in kernels/ serve many data types, so they need symbols: `parse_variant` turns
+'CLIP:FLOAT16[:packed][:sb][:half]' into the symbol set kernels.build_program uses
+(kernels.variant_symbols); `-D NAME=VALUE` symbols are added on top.
+"""
+import os
+
+import numpy as np
+
+from isa.assembler import assemble
+from isa.disassembler import disassemble
+from kernels import KERNEL_DIR, SOURCES, VARIANTS, variant_symbols
+
+from .operators import OPERATORS, UsageError, parse_data_type, parse_operator
+
+__all__ = ["parse_variant", "parse_defines", "assemble_source", "to_bytes", "from_bytes", "disassemble_bytes",
+           "kernel_source"]
+
+_VARIANT_FLAGS = ("packed", "sb", "half")
+
+
+def parse_variant(text):
+    """'CLIP:FLOAT16:packed:sb' -> (operator name, data type, packed, scale_bias, half)."""
+    parts = [p.strip() for p in text.split(":")]
+    if len(parts) < 2:
+        raise UsageError(f"variant {text!r} must be OPERATOR:DTYPE[:packed][:sb][:half], e.g. CLIP:FLOAT16:packed")
+    operator = OPERATORS[parse_operator(parts[0])]
+    data_type = parse_data_type(parts[1])
+    if data_type not in VARIANTS:
+        raise UsageError(f"the kernels have no {data_type} variant")
+    flags = [p.lower() for p in parts[2:]]
+    for f in flags:
+        if f not in _VARIANT_FLAGS:
+            raise UsageError(f"variant flag {f!r} is not one of {', '.join(_VARIANT_FLAGS)}")
+    return operator, data_type, "packed" in flags, "sb" in flags, "half" in flags
+
+
+def parse_defines(items):
+    """['NAME=VALUE', ...] -> {NAME: int or text}."""
+    symbols = {}
+    for item in items or ():
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(f"-D {item!r} must be NAME=VALUE")
+        value = value.strip()
+        try:
+            symbols[name.strip()] = int(value, 0)
+        except ValueError:
+            symbols[name.strip()] = value
+    return symbols
+
+
+def kernel_source(operator):
+    """Path of an operator's kernel source ('CLIP' or 'ELEMENT_WISE_CLIP')."""
+    return os.path.join(KERNEL_DIR, SOURCES[OPERATORS[parse_operator(operator)]])
+
+
+def assemble_source(path, variant=None, defines=None):
+    """Assemble a source file with a variant's symbols and -D symbols; returns the dwords."""
+    symbols = variant_symbols(*parse_variant(variant)) if variant else {}
+    symbols.update(parse_defines(defines))
+    with open(path, encoding="utf-8") as f:
+        return assemble(f.read(), symbols, path)
+
+
+def to_bytes(dwords):
+    return np.asarray(dwords, dtype="<u4").tobytes()
+
+
+def from_bytes(data):
+    if len(data) % 4:
+        raise UsageError(f"a program binary is whole little-endian dwords; this one has {len(data)} bytes")
+    return [int(d) for d in np.frombuffer(data, dtype="<u4")]
+
+
+def disassemble_bytes(data, with_addresses=False):
+    return disassemble(from_bytes(data), with_addresses=with_addresses)

@@ -1,0 +1,356 @@
+"""`dmlemu`: the command line. Each subcommand is a thin wrapper over a library module of tools/.
+
+    dmlemu demo       THRESHOLD, CLIP and IF through the DirectML mirror, checked, traced, plotted
+    dmlemu run        one operator from the command line (.npy in and out, traces, plots)
+    dmlemu step       one wave of a kernel, instruction by instruction (for learners)
+    dmlemu asm        assemble a kernel source to a binary (little-endian dwords)
+    dmlemu disasm     disassemble a binary
+    dmlemu isa-doc    regenerate docs/ISA.md from the opcode table
+    dmlemu readme     regenerate the generated blocks of README.md
+    dmlemu trace      summarise, convert or plot a saved trace (.npz)
+    dmlemu adapters   the emulated GPUs (adapter presets), their figures and sources
+
+Errors in the arguments or from the DirectML mirror print one line, `dmlemu: error: <sentence>`,
+and exit with status 2; no traceback.
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+
+from emulator.errors import HResultError
+from isa.assembler import AssemblyError
+
+from .operators import UsageError
+
+__all__ = ["main", "build_parser"]
+
+TRACE_DETAILS = ("dispatch", "wave", "instruction", "memory")
+
+
+# ---- argument groups shared by run and step -----------------------------------------------------
+def _add_operator_arguments(p, operator_default=None, dtype_default="FLOAT32", sizes_default=None):
+    if operator_default is None:
+        p.add_argument("operator", metavar="OPERATOR", help="IDENTITY, THRESHOLD, CLIP or IF")
+    else:
+        p.add_argument("--operator", default=operator_default, help=f"IDENTITY, THRESHOLD, CLIP or IF "
+                                                                   f"(default {operator_default})")
+    p.add_argument("--dtype", default=dtype_default, metavar="T",
+                   help=f"tensor data type: FLOAT32, FLOAT16, FLOAT64, (U)INT8/16/32/64 (default {dtype_default})")
+    p.add_argument("--sizes", nargs="+", type=int, required=sizes_default is None, default=sizes_default,
+                   metavar="N", help="tensor Sizes, outermost first" +
+                   (f" (default {' '.join(map(str, sizes_default))})" if sizes_default else ""))
+    p.add_argument("--strides", nargs="+", type=int, action="append", metavar="S",
+                   help="Strides in elements (0 broadcasts); once for every tensor, or once per tensor in "
+                        "binding order (IF: condition, A, B, output)")
+    p.add_argument("--min", type=float, dest="min_value", metavar="X", help="Min (THRESHOLD default 0, CLIP -1)")
+    p.add_argument("--max", type=float, dest="max_value", metavar="Y", help="Max (CLIP, default 1)")
+    p.add_argument("--scale", type=float, metavar="S", help="ScaleBias.Scale (adds a ScaleBias; Bias default 0)")
+    p.add_argument("--bias", type=float, metavar="B", help="ScaleBias.Bias (adds a ScaleBias; Scale default 1)")
+    p.add_argument("--flags", default="", metavar="F[,F]",
+                   help="execution flags: half-precision, disable-meta-commands, descriptors-volatile")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+
+
+def _operator_run(args):
+    from .operators import OperatorRun, parse_flags
+    return OperatorRun(args.operator, args.dtype, tuple(args.sizes), strides=args.strides,
+                       min_value=args.min_value, max_value=args.max_value, scale=args.scale, bias=args.bias,
+                       flags=parse_flags(args.flags))
+
+
+# ---- subcommands ----------------------------------------------------------------------------------
+def cmd_demo(args):
+    from .demo import run_demo
+    from .operators import preset_for
+    preset_for(args.adapter)   # a bad key is a usage error before anything runs
+    ok, _ = run_demo(args.out, args.adapter, plots=not args.no_plots)
+    return 0 if ok else 1
+
+
+def cmd_run(args):
+    from . import tracefiles
+    from .operators import check_inputs, describe, execute, format_array, parse_feature_level, preset_for, \
+        random_inputs, tensor_names
+    from .progress import Progress
+    run = _operator_run(args)
+    preset = preset_for(args.adapter)
+    feature_level = parse_feature_level(args.feature_level)
+    if args.input:
+        inputs = []
+        for path in args.input:
+            try:
+                inputs.append(np.load(path, allow_pickle=False))
+            except (OSError, ValueError) as e:
+                raise UsageError(f"cannot read {path} as a .npy array: {e}") from None
+        inputs = check_inputs(run, inputs, names=args.input)
+        origin = ", ".join(args.input)
+    else:
+        inputs = random_inputs(run, args.seed)
+        origin = f"random, seed {args.seed}"
+    names = tensor_names(run.operator)
+    if args.output and len(args.output) != 1:
+        raise UsageError(f"ELEMENT_WISE_{run.operator} has 1 output; {len(args.output)} --output paths were given")
+    for path in args.trace or ():
+        tracefiles._suffix(path)
+    detail = args.trace_detail or ("wave" if (args.trace or args.plots) else "dispatch")
+    stages = 1 + len(args.trace or ()) + (1 if args.plots else 0)
+    with Progress(stages, "dmlemu run") as bar:
+        bar.advance(f"running {run.operator}", steps=0)
+        result = execute(run, inputs, adapter=args.adapter, feature_level=feature_level, trace=detail)
+        bar.advance("writing")
+        written = []
+        for path in args.output or ():
+            np.save(path, result.outputs[0])
+            written.append(path if path.endswith(".npy") else path + ".npy")
+        for path in args.trace or ():
+            written.append(tracefiles.save(result.trace, path))
+            bar.advance("writing traces")
+        if args.plots:
+            bar.advance("plotting", steps=0)
+            written += tracefiles.plot(result.trace, args.plots)
+            bar.advance("done")
+    print(f"{describe(run)}, on {preset.description}")
+    print(f"inputs: {origin}")
+    width = max(len(n) for n in names) + 2
+    for name, array in zip(names, result.inputs + result.outputs):
+        print(f"{name + ':':<{width}}{format_array(array).replace(chr(10), chr(10) + ' ' * width)}")
+    print(f"bit-exact against emulator.golden: {'yes' if result.bit_exact else 'NO'}")
+    print(result.trace.format_summary())
+    for path in written:
+        print(f"wrote {path}")
+    return 0 if result.bit_exact else 1
+
+
+def cmd_asm(args):
+    from .asm import assemble_source, to_bytes
+    try:
+        dwords = assemble_source(args.source, args.variant, args.define)
+    except AssemblyError as e:
+        if ("is not defined" in str(e) or "undefined symbol" in str(e)) and not args.variant:
+            raise UsageError(f"{e}; the sources in kernels/ need a variant's symbols, "
+                             f"e.g. --variant CLIP:FLOAT16:packed") from None
+        raise
+    if args.output:
+        with open(args.output, "wb") as f:
+            f.write(to_bytes(dwords))
+        print(f"wrote {len(dwords)} dwords ({len(dwords) * 4} bytes) to {args.output}")
+    else:
+        from isa.disassembler import disassemble
+        for address in range(0, len(dwords), 4):
+            print(f"{address:04d}: " + " ".join(f"{d:08x}" for d in dwords[address:address + 4]))
+        print()
+        print(disassemble(dwords, with_addresses=True), end="")
+    return 0
+
+
+def cmd_disasm(args):
+    from .asm import disassemble_bytes
+    with open(args.binary, "rb") as f:
+        data = f.read()
+    try:
+        text = disassemble_bytes(data, with_addresses=args.addresses)
+    except ValueError as e:
+        raise UsageError(f"{args.binary}: {e}") from None
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+        print(f"wrote {args.output}")
+    else:
+        print(text, end="")
+    return 0
+
+
+def cmd_isa_doc(args):
+    from .docs import isa_doc_is_current, write_isa_doc
+    shown = os.path.relpath(args.path)
+    if args.check:
+        if isa_doc_is_current(args.path):
+            print(f"{shown} is up to date")
+            return 0
+        print(f"{shown} is stale: run `dmlemu isa-doc` (or `make isa-doc`)", file=sys.stderr)
+        return 1
+    write_isa_doc(args.path)
+    print(f"wrote {shown}")
+    return 0
+
+
+def cmd_readme(args):
+    from .docs import update_readme
+    shown = os.path.relpath(args.path)
+    with open(args.path, encoding="utf-8") as f:
+        text = f.read()
+    new = update_readme(text)
+    if args.check:
+        if new == text:
+            print(f"{shown}: generated blocks are up to date")
+            return 0
+        print(f"{shown}: generated blocks are stale: run `dmlemu readme`", file=sys.stderr)
+        return 1
+    if new != text:
+        with open(args.path, "w", encoding="utf-8") as f:
+            f.write(new)
+    print(f"wrote {shown}")
+    return 0
+
+
+def cmd_step(args):
+    from .stepper import WaveStepper, format_footer, format_header, format_step
+    from .operators import random_inputs
+    run = _operator_run(args)
+    stepper = WaveStepper(run, random_inputs(run, args.seed), width=args.width, wave=args.wave,
+                          adapter=args.adapter)
+    print(format_header(stepper))
+    executed = 0
+    interactive = args.interactive
+    for s in stepper.steps():
+        print(format_step(s, args.width))
+        executed = s.number
+        if interactive and not s.ended:
+            try:
+                answer = input("  [Enter] next instruction, [c] run to the end, [q] quit: ")
+            except EOFError:
+                interactive = False
+                continue
+            if answer.strip().lower() == "q":
+                print("stopped.")
+                return 0
+            if answer.strip().lower() == "c":
+                interactive = False
+    print(format_footer(stepper, executed))
+    return 0
+
+
+def cmd_trace(args):
+    from . import tracefiles
+    trace = tracefiles.load(args.file)
+    did = False
+    for path, kind in ((args.to_json, ".json"), (args.to_csv, ".csv")):
+        if path:
+            if not path.lower().endswith(kind):
+                raise UsageError(f"{path} must end in {kind}")
+            print(f"wrote {tracefiles.save(trace, path)}")
+            did = True
+    if args.plots:
+        for path in tracefiles.plot(trace, args.plots):
+            print(f"wrote {path}")
+        did = True
+    if args.summary or not did:
+        preset = trace.preset
+        print(f"{args.file}: {len(trace.dispatches)} dispatch(es) on {preset.description}, "
+              f"detail '{trace.detail}', wave width {trace.wave_width}")
+        if trace.aggregated:
+            print(f"tables past their row limit, folded into counters: {', '.join(trace.aggregated)}")
+        print(trace.format_summary())
+    return 0
+
+
+def cmd_adapters(args):
+    from .adapters import format_adapters
+    print(format_adapters(with_sources=not args.no_sources))
+    return 0
+
+
+# ---- the parser -----------------------------------------------------------------------------------
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="dmlemu", description="An emulated DirectML GPU: run operators, step through waves, read traces.",
+        epilog="`dmlemu COMMAND --help` describes each command.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("demo", help="THRESHOLD, CLIP and IF through the DirectML mirror, checked and traced")
+    p.add_argument("--out", default="dmlemu-demo-out", metavar="DIR",
+                   help="folder for the trace and plots (default dmlemu-demo-out)")
+    p.add_argument("--adapter", metavar="KEY", help="adapter preset (default: the default adapter)")
+    p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    p.set_defaults(handler=cmd_demo)
+
+    p = sub.add_parser("run", help="run one operator through the DirectML mirror")
+    _add_operator_arguments(p)
+    p.add_argument("--adapter", metavar="KEY", help="adapter preset (`dmlemu adapters`)")
+    p.add_argument("--feature-level", metavar="L", help="the emulated DirectML's highest feature level, e.g. 5_0")
+    p.add_argument("--input", nargs="+", metavar="FILE.npy", help="one .npy per input tensor (default: random)")
+    p.add_argument("--output", nargs="+", metavar="FILE.npy", help="where to save the output tensor")
+    p.add_argument("--trace", nargs="+", metavar="FILE", help="save the trace: .json (Chrome/Perfetto), .npz, .csv")
+    p.add_argument("--trace-detail", choices=TRACE_DETAILS,
+                   help="how much to record (default: wave with --trace or --plots, else dispatch)")
+    p.add_argument("--plots", metavar="DIR", help="write the trace's PNG plots into DIR")
+    p.set_defaults(handler=cmd_run)
+
+    p = sub.add_parser("step", help="run one wave instruction by instruction, showing EXEC and registers")
+    _add_operator_arguments(p, operator_default="CLIP", dtype_default="FLOAT16", sizes_default=[2, 3])
+    p.add_argument("--width", type=int, default=8, choices=(4, 8, 16, 32, 64), help="lanes per wave (default 8)")
+    p.add_argument("--wave", type=int, default=0, metavar="N", help="which wave of the dispatch (default 0)")
+    p.add_argument("--adapter", default="teaching", metavar="KEY", help="adapter preset (default teaching)")
+    p.add_argument("--interactive", "-i", action="store_true", help="wait for Enter after each instruction")
+    p.set_defaults(handler=cmd_step)
+
+    p = sub.add_parser("asm", help="assemble a kernel source to a binary")
+    p.add_argument("source", metavar="SOURCE.s")
+    p.add_argument("-o", "--output", metavar="OUT.bin", help="binary file (default: print dwords and disassembly)")
+    p.add_argument("--variant", metavar="OP:DTYPE[:packed][:sb][:half]",
+                   help="the symbols of one kernel variant, as the driver assembles it (e.g. CLIP:FLOAT16:packed)")
+    p.add_argument("-D", dest="define", action="append", metavar="NAME=VALUE", help="define a symbol")
+    p.set_defaults(handler=cmd_asm)
+
+    p = sub.add_parser("disasm", help="disassemble a binary (little-endian dwords)")
+    p.add_argument("binary", metavar="FILE.bin")
+    p.add_argument("-o", "--output", metavar="OUT.s", help="write the text to a file")
+    p.add_argument("--addresses", action="store_true", help="show each instruction's dword address")
+    p.set_defaults(handler=cmd_disasm)
+
+    from .docs import ISA_DOC, README
+    p = sub.add_parser("isa-doc", help="regenerate docs/ISA.md from the opcode table")
+    p.add_argument("--check", action="store_true", help="exit 1 if docs/ISA.md is stale; write nothing")
+    p.add_argument("--path", default=ISA_DOC, help=argparse.SUPPRESS)
+    p.set_defaults(handler=cmd_isa_doc)
+
+    p = sub.add_parser("readme", help="regenerate the generated blocks of README.md")
+    p.add_argument("--check", action="store_true", help="exit 1 if a block is stale; write nothing")
+    p.add_argument("--path", default=README, help=argparse.SUPPRESS)
+    p.set_defaults(handler=cmd_readme)
+
+    p = sub.add_parser("trace", help="summarise, convert or plot a saved trace (.npz)")
+    p.add_argument("file", metavar="FILE.npz")
+    p.add_argument("--summary", action="store_true", help="print the per-dispatch summary (the default)")
+    p.add_argument("--to-json", metavar="OUT.json", help="Chrome Trace Event JSON for Perfetto")
+    p.add_argument("--to-csv", metavar="OUT.csv", help="one row per dispatch")
+    p.add_argument("--plots", metavar="DIR", help="write the PNG plots into DIR")
+    p.set_defaults(handler=cmd_trace)
+
+    p = sub.add_parser("adapters", help="list the emulated GPUs with their figures and sources")
+    p.add_argument("--no-sources", action="store_true", help="only the table")
+    p.set_defaults(handler=cmd_adapters)
+    return parser
+
+
+def _one_line(error):
+    return " ".join(str(error).split())
+
+
+def main(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except (HResultError, UsageError, AssemblyError) as e:
+        print(f"dmlemu: error: {_one_line(e)}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        # The reader went away (`dmlemu step | head`): stop quietly, as Unix tools do.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except OSError as e:
+        print(f"dmlemu: error: {_one_line(e.strerror or e)}: {e.filename}" if e.filename else
+              f"dmlemu: error: {_one_line(e)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""Generated documentation: docs/ISA.md and the generated blocks of README.md.
+
+docs/ISA.md is written whole by isa.docgen.generate(). README.md is written by hand except for
+blocks between markers, which are regenerated from the code so that they cannot drift:
+
+    <!-- BEGIN file kernels/clip.s -->        a file of the repository, in a fenced code block
+    <!-- BEGIN command step -->               the stdout of `dmlemu step` (any subcommand and arguments)
+    <!-- BEGIN isa-summary -->                the instruction table summary (isa.opcodes)
+    ...
+    <!-- END -->
+
+`dmlemu readme` rewrites the blocks, `dmlemu readme --check` (and tests/test_readme.py) fails when
+one is stale. Commands run in-process with a fixed terminal width, from the repository root.
+"""
+import contextlib
+import io
+import os
+import re
+import shlex
+
+__all__ = ["ROOT", "ISA_DOC", "README", "isa_doc_text", "write_isa_doc", "isa_doc_is_current",
+           "isa_summary", "render_block", "update_readme", "readme_blocks"]
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ISA_DOC = os.path.join(ROOT, "docs", "ISA.md")
+README = os.path.join(ROOT, "README.md")
+
+_BLOCK = re.compile(r"(<!-- BEGIN (?P<spec>[^>]*?) -->\n)(?P<body>.*?)(<!-- END -->)", re.S)
+_FENCE_LANG = {".s": "asm", ".inc": "asm", ".py": "python", ".md": "markdown", ".toml": "toml", "Makefile": "make"}
+
+
+# ---- docs/ISA.md ----------------------------------------------------------------------------------
+def isa_doc_text():
+    from isa.docgen import generate
+    return generate()
+
+
+def write_isa_doc(path=ISA_DOC):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(isa_doc_text())
+    return path
+
+
+def isa_doc_is_current(path=ISA_DOC):
+    if not os.path.exists(path):
+        return False
+    with open(path, encoding="utf-8") as f:
+        return f.read() == isa_doc_text()
+
+
+# ---- README blocks -------------------------------------------------------------------------------
+def isa_summary():
+    """A Markdown table: each execution unit, its instruction count and every mnemonic."""
+    from isa import opcodes as op
+    lines = ["| unit | runs | count | instructions |", "|---|---|---|---|"]
+    runs = {"SALU": "once per wave", "VALU": "once per active lane", "SMEM": "once per wave",
+            "VMEM": "once per active lane", "BRANCH": "once per wave"}
+    for unit in op.UNITS:
+        entries = sorted((e for e in op.TABLE if e.unit == unit), key=lambda e: e.opcode)
+        names = " ".join(f"`{e.mnemonic}`" for e in entries)
+        lines.append(f"| {unit} | {runs.get(unit, '')} | {len(entries)} | {names} |")
+    lines.append("")
+    lines.append(f"{len(op.TABLE)} instructions in all. Every operand, type, encoding and cycle count is in "
+                 f"[docs/ISA.md](docs/ISA.md), generated from the same table.")
+    return "\n".join(lines)
+
+
+def _fence(text, lang=""):
+    if not text.endswith("\n"):
+        text += "\n"
+    return f"```{lang}\n{text}```\n"
+
+
+def _run_command(args):
+    from . import cli
+    out = io.StringIO()
+    cwd = os.getcwd()
+    try:
+        os.chdir(ROOT)
+        with contextlib.redirect_stdout(out):
+            code = cli.main(args)
+    finally:
+        os.chdir(cwd)
+    if code not in (0, None):
+        raise RuntimeError(f"`dmlemu {' '.join(args)}` exited with {code} while generating README.md")
+    return out.getvalue()
+
+
+def render_block(spec):
+    """The generated text of one block, from its BEGIN spec."""
+    kind, _, rest = spec.strip().partition(" ")
+    if kind == "file":
+        path = rest.strip()
+        with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+            text = f.read()
+        name = os.path.basename(path)
+        return _fence(text, _FENCE_LANG.get(os.path.splitext(name)[1], _FENCE_LANG.get(name, "")))
+    if kind == "command":
+        args = shlex.split(rest)
+        return _fence(f"$ dmlemu {rest.strip()}\n" + _run_command(args), "text")
+    if kind == "isa-summary":
+        return isa_summary() + "\n"
+    raise ValueError(f"README block kind {kind!r} is not one of file, command, isa-summary")
+
+
+def readme_blocks(text):
+    """(spec, body) of every generated block in README text."""
+    return [(m.group("spec"), m.group("body")) for m in _BLOCK.finditer(text)]
+
+
+def update_readme(text):
+    """README text with every generated block rendered again."""
+    return _BLOCK.sub(lambda m: m.group(1) + render_block(m.group("spec")) + m.group(4), text)

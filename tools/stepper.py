@@ -1,0 +1,301 @@
+"""Stepping one wave through a kernel, instruction by instruction: the library behind `dmlemu step`.
+
+For learners. The operator's kernel is compiled and launched as for a real dispatch (descriptor
+table, constant buffer, tensors in device memory; emulator.direct, without the API mirror's
+validation), then ONE wave of it runs on the fast executor's own handlers
+(`emulator.executor.step` on a `WaveBatch` of one wave): no third executor. Between instructions
+the wave's registers are compared, and each `Step` records the instruction text, the EXEC mask it
+ran under and every register it changed, lane by lane. `format_step` draws a step as a small
+terminal table; narrow waves (8 lanes by default) fit a screen.
+
+Values print by the type the instruction gives them: floats as floats, u/i types in decimal, raw
+b32/b64 bits in decimal below 2^20 and in hexadecimal above (addresses, descriptors, bit patterns);
+buffer loads print as the tensor's element type.
+"""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from emulator import golden
+from emulator.direct import DirectRun
+from emulator.executor import ExecutionStats, step
+from emulator.gpu import Gpu
+from isa import opcodes as op
+from isa.disassembler import format_instruction
+from isa.encoding import decode
+from isa.operands import EXEC_LO, NUM_SGPRS, VCC_LO, format_operand
+from kernels import TensorSpec
+
+from .operators import OPERATORS, UsageError, describe, golden_outputs, preset_for, same_bits, tensor_names, validate
+
+__all__ = ["Change", "Step", "WaveStepper", "lane_string", "format_step", "format_header", "format_footer"]
+
+_FLOAT_TYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
+
+
+def lane_string(mask):
+    """A lane mask as '11111100' (lane 0 first)."""
+    return "".join("1" if b else "0" for b in np.asarray(mask).reshape(-1))
+
+
+@dataclass
+class Change:
+    """One register (or register group) an instruction changed."""
+    name: str
+    lanes: list | None = None     # vector registers: one text per lane ('-' where EXEC was off)
+    value: str | None = None      # scalar registers and masks: one text
+
+
+@dataclass
+class Step:
+    number: int                   # 1 for the first instruction the wave executed
+    address: int                  # dword address of the instruction
+    text: str                     # its assembly text
+    exec_mask: str                # the EXEC mask it executed under
+    changes: list = field(default_factory=list)
+    ended: bool = False           # s_endpgm
+
+
+def _format_value(value, type_name):
+    if type_name in _FLOAT_TYPES:
+        v = _FLOAT_TYPES[type_name](value)
+        return "nan" if np.isnan(v) else str(v)
+    if type_name and type_name[0] in "ui":
+        return str(int(value))
+    v = int(value)
+    return str(v) if v < (1 << 20) else f"0x{v:x}"
+
+
+class WaveStepper:
+    """One wave of an operator's kernel, ready to run instruction by instruction."""
+
+    def __init__(self, run, inputs, *, width=8, wave=0, adapter="teaching"):
+        self.run = run
+        self.inputs = inputs
+        self.preset = preset_for(adapter)
+        validate(run, self.preset.key)   # the mirror's own checks first: the same errors as the API
+        self.width = width
+        self.gpu = Gpu(self.preset, wave_width=width, timing=False)
+        types = run.tensor_types()
+        self.specs, buffers = [], []
+        for array, type_name, strides in zip(list(inputs) + [None], types, run.strides):
+            total = golden.calc_buffer_tensor_size(type_name, run.sizes, strides)
+            data = np.zeros(max(total, 4), dtype=np.uint8)
+            if array is not None:
+                golden.scatter(data, 0, np.asarray(array).reshape(run.sizes), strides)
+            self.specs.append(TensorSpec(type_name, run.sizes, strides, total))
+            buffers.append(data)
+        self.direct = DirectRun(self.gpu, OPERATORS[run.operator], self.specs, buffers,
+                                min_value=run.min_value, max_value=run.max_value, scale_bias=run.scale_bias,
+                                half_precision=run.half_precision(self.preset))
+        self.launch = self.direct.launch()
+        self.program = self.launch.program
+        per_group = self.gpu.dispatcher.waves_per_workgroup(self.launch.workgroup_size)
+        self.total_waves = self.launch.num_workgroups * per_group
+        if not 0 <= wave < self.total_waves:
+            raise UsageError(f"wave {wave} does not exist: the dispatch has {self.total_waves} waves "
+                             f"(0 to {self.total_waves - 1}) of {width} lanes")
+        self.wave = wave
+        self.workgroup = wave // per_group
+        self.first_element = self.workgroup * self.launch.workgroup_size + (wave % per_group) * width
+        self.batch = self.gpu.dispatcher.form_batch(self.launch, wave, 1)
+        decoded = decode(self.program.dwords)
+        self.instructions = [inst for _, inst in decoded]
+        targets = set()
+        for address, inst in decoded:
+            for kind, value in zip(inst.opcode.operands, inst.operands):
+                if kind == op.LABEL:
+                    targets.add(address + inst.dwords + value)
+        self.labels = {t: f"L{t}" for t in targets}
+        self.texts = [format_instruction(inst, address, self.labels) for address, inst in decoded]
+        self.element_type = golden.DATA_TYPES[run.data_type]
+
+    # ---- running ------------------------------------------------------------------------------
+    def steps(self):
+        """Yield one Step per executed instruction, until s_endpgm."""
+        stats = ExecutionStats(len(self.program), self.program.name)
+        batch, pc, number = self.batch, 0, 0
+        while pc is not None:
+            number += 1
+            entry, operands = self.program.records[pc][1], self.program.records[pc][2]
+            before = (list(batch.sgpr), list(batch.vgpr), batch.exec, batch.vcc, batch.scc)
+            exec_mask = lane_string(batch.exec)
+            stored = self._stored(entry, operands) if entry.kind == "store" else None
+            next_pc = step(self.program, batch, self.gpu.memory, stats, pc)
+            changes = self._changes(entry, operands, before)
+            if stored is not None:
+                changes.append(stored)
+            yield Step(number, self.program.addresses[pc], self.texts[pc], exec_mask, changes, next_pc is None)
+            pc = next_pc
+
+    def output(self):
+        """The output tensor as the device memory holds it now (only this wave has run)."""
+        spec = self.specs[-1]
+        return golden.gather(self.direct.output_bytes(), 0, golden.DATA_TYPES[spec.data_type], spec.sizes,
+                             spec.strides)
+
+    def wave_elements(self):
+        """Logical element indices this wave is responsible for."""
+        count = int(np.prod(self.run.sizes))
+        return np.arange(self.first_element, min(count, self.first_element + self.width))
+
+    def expected(self):
+        return golden_outputs(self.run, [np.asarray(a).reshape(self.run.sizes) for a in self.inputs],
+                              self.preset)[0]
+
+    # ---- what changed ---------------------------------------------------------------------------
+    def _lanes(self, value, type_name, active):
+        values = np.broadcast_to(np.asarray(value), (1, self.width)).reshape(-1)
+        return [_format_value(v, type_name) if a else "-" for v, a in zip(values, active)]
+
+    def _memory_type(self, entry):
+        """How to print a loaded or stored element: as the tensor's type when the sizes match."""
+        size = np.dtype(op.MEM_TYPES[entry.mem_type]).itemsize
+        if self.element_type.itemsize == size:
+            return _type_of(np.zeros(0, self.element_type))
+        return entry.mem_type
+
+    def _stored(self, entry, operands):
+        """What a store writes, lane by lane, as the memory element's type."""
+        size = np.dtype(op.MEM_TYPES[entry.mem_type]).itemsize
+        read_type = {1: "u32", 2: "u16", 4: "u32", 8: "u64"}[size]
+        bits = np.asarray(self.batch.read(operands[0], read_type)).astype(
+            {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[size])   # the low bytes, as stored
+        if self.element_type.itemsize == size:
+            value, type_name = bits.view(self.element_type), _type_of(np.zeros(0, self.element_type))
+        else:
+            value, type_name = bits, entry.mem_type
+        active = np.broadcast_to(self.batch.exec, (1, self.width)).reshape(-1)
+        return Change("memory", self._lanes(value, type_name, active))
+
+    def _changes(self, entry, operands, before):
+        sgpr0, vgpr0, exec0, vcc0, scc0 = before
+        batch = self.batch
+        active = np.broadcast_to(exec0, (1, self.width)).reshape(-1)
+        changed_s = {i for i in range(NUM_SGPRS) if batch.sgpr[i] is not sgpr0[i]}
+        changed_v = {i for i in range(len(batch.vgpr)) if batch.vgpr[i] is not vgpr0[i]}
+        changes = []
+        dest = operands[0] if (entry.operands and entry.operands[0] in (op.VDST, op.SDST, op.VREG)
+                               and entry.kind not in ("store",)) else None
+        if dest is not None and dest.code not in (EXEC_LO, VCC_LO) and (dest.is_vgpr or dest.is_sgpr):
+            n = dest.dwords
+            type_name = entry.types[0]
+            if entry.kind == "load":
+                type_name = self._memory_type(entry)
+                if type_name not in _FLOAT_TYPES and n == 1:
+                    type_name = "i32" if entry.sign_extend else "u32"
+            if dest.is_vgpr:
+                index = dest.code - 256
+                covered = set(range(index, index + n))
+                if covered & changed_v:
+                    if type_name in op.TYPES and op.TYPES[type_name][1] == n:
+                        value = batch.read(dest, type_name)
+                        changes.append(Change(format_operand(dest), self._lanes(value, type_name, active)))
+                    else:
+                        for i in sorted(covered):
+                            changes.append(Change(f"v{i}", self._lanes(batch.vgpr[i], "b32", active)))
+                changed_v -= covered
+            else:
+                covered = set(range(dest.code, dest.code + n))
+                if covered & changed_s:
+                    if n <= 2 and type_name in op.TYPES and op.TYPES[type_name][1] == n:
+                        value = np.asarray(batch.read(dest, type_name)).reshape(-1)[0]
+                        changes.append(Change(format_operand(dest), value=_format_value(value, type_name)))
+                    else:
+                        words = [_format_value(np.asarray(batch.sgpr[i]).reshape(-1)[0], "b32")
+                                 for i in sorted(covered)]
+                        changes.append(Change(format_operand(dest), value=" ".join(words)))
+                changed_s -= covered
+        for i in sorted(changed_v):
+            changes.append(Change(f"v{i}", self._lanes(batch.vgpr[i], "b32", active)))
+        for i in sorted(changed_s):
+            changes.append(Change(f"s{i}", value=_format_value(np.asarray(batch.sgpr[i]).reshape(-1)[0], "b32")))
+        if batch.vcc is not vcc0 and not np.array_equal(np.broadcast_to(batch.vcc, (1, self.width)),
+                                                         np.broadcast_to(vcc0, (1, self.width))):
+            changes.append(Change("vcc", value=lane_string(np.broadcast_to(batch.vcc, (1, self.width)))))
+        elif entry.kind == "vcmp":
+            changes.append(Change("vcc", value=lane_string(np.broadcast_to(batch.vcc, (1, self.width)))))
+        if batch.exec is not exec0 and not np.array_equal(batch.exec, exec0):
+            changes.append(Change("exec", value=lane_string(batch.exec)))
+        if batch.scc is not scc0:
+            changes.append(Change("scc", value=str(int(np.asarray(batch.scc).reshape(-1)[0]))))
+        return changes
+
+
+# ---- text -----------------------------------------------------------------------------------------
+TEXT_WIDTH = 48
+
+
+def format_header(stepper):
+    run, launch = stepper.run, stepper.launch
+    lines = [
+        f"dmlemu step: {describe(run)}",
+        f"kernel {stepper.program.name} ({len(stepper.program)} instructions) on {stepper.preset.description}",
+        f"{_plural(launch.num_workgroups, 'workgroup')} of {launch.workgroup_size} threads = "
+        f"{_plural(stepper.total_waves, 'wave')} of {stepper.width} lanes",
+        f"stepping wave {stepper.wave} (workgroup {stepper.workgroup}): {_elements_text(stepper)}",
+    ]
+    for name, array in zip(tensor_names(run.operator), stepper.inputs):
+        flat = np.asarray(array).reshape(-1)[stepper.wave_elements()]
+        lines.append(f"{name} of these elements: {' '.join(_format_value(v, _type_of(flat)) for v in flat)}")
+    lines += [
+        "addr: the instruction's address in dwords (branch targets L<addr> use it). EXEC: the lanes",
+        "the instruction runs for (1) or skips (0), lane 0 first. Below it, the registers it changed;",
+        "vector results show '-' for skipped lanes, which keep their old value. 'memory' is what a",
+        "store wrote.",
+        "",
+        f"{'#':>3}  {'addr':>4}  {'instruction':<{TEXT_WIDTH}}  EXEC",
+    ]
+    return "\n".join(lines)
+
+
+def _plural(n, word):
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _elements_text(stepper):
+    elements = stepper.wave_elements()
+    if not elements.size:
+        return "no element (past the end of the tensor)"
+    text = f"lanes 0 to {elements.size - 1} take elements {elements[0]} to {elements[-1]}"
+    if elements.size < stepper.width:
+        text += f"; lanes {elements.size} to {stepper.width - 1} have none"
+    return text
+
+
+def _type_of(array):
+    """The ISA type name of an array's dtype (f16, i8, u32, ...)."""
+    dtype = np.asarray(array).dtype
+    return {"f": "f", "i": "i", "u": "u"}[dtype.kind] + str(dtype.itemsize * 8)
+
+
+def format_step(s, width=8):
+    """A Step as lines of text: the instruction, its EXEC mask, then what it changed."""
+    lines = [f"{s.number:>3}  {s.address:>4}  {s.text:<{TEXT_WIDTH}}  {s.exec_mask}"]
+    vectors = [c for c in s.changes if c.lanes is not None]
+    scalars = [c for c in s.changes if c.lanes is None]
+    for c in scalars:
+        lines.append(f"{'':11}{c.name} = {c.value}")
+    if vectors:
+        cell = max(6, max(len(t) for c in vectors for t in c.lanes) + 1)
+        label = max(6, max(len(c.name) for c in vectors) + 1)
+        lines.append(f"{'':11}{'lane':<{label}}" + "".join(f"{i:>{cell}}" for i in range(len(vectors[0].lanes))))
+        for c in vectors:
+            lines.append(f"{'':11}{c.name:<{label}}" + "".join(f"{t:>{cell}}" for t in c.lanes))
+    return "\n".join(lines)
+
+
+def format_footer(stepper, executed):
+    out = stepper.output().reshape(-1)
+    expected = stepper.expected().reshape(-1)
+    elements = stepper.wave_elements()
+    lines = [f"The wave ended after {executed} instructions."]
+    if elements.size:
+        got, want = out[elements], expected[elements]
+        verdict = "bit-exact against emulator.golden" if same_bits(got, want) else \
+            f"DIFFERS from emulator.golden: {want}"
+        lines.append(f"OutputTensor of its elements: {' '.join(_format_value(v, _type_of(got)) for v in got)}"
+                     f"  ({verdict})")
+    else:
+        lines.append("It had no element to process: the prologue switched every lane off.")
+    return "\n".join(lines)

@@ -1,0 +1,64 @@
+"""Writing and reading trace files by their suffix: the library behind --trace, --plots and `dmlemu trace`.
+
+    .json   Chrome Trace Event JSON (open it in https://ui.perfetto.dev or chrome://tracing)
+    .npz    the trace itself, every column (traces.io); `dmlemu trace FILE.npz` reads it back
+    .csv    one row per dispatch (traces.csv_export)
+
+Plots (PNG, matplotlib) go into a folder, one file per plot, with fixed names (no timestamps).
+"""
+import os
+
+from .operators import UsageError
+
+__all__ = ["TRACE_SUFFIXES", "save", "load", "plot"]
+
+TRACE_SUFFIXES = (".json", ".npz", ".csv")
+
+
+def _suffix(path):
+    suffix = os.path.splitext(str(path))[1].lower()
+    if suffix not in TRACE_SUFFIXES:
+        raise UsageError(f"trace file {path} must end in {', '.join(TRACE_SUFFIXES)} "
+                         f"(Chrome JSON, the trace's columns, or one CSV row per dispatch)")
+    return suffix
+
+
+def _make_parent(path):
+    parent = os.path.dirname(os.path.abspath(str(path)))
+    os.makedirs(parent, exist_ok=True)
+
+
+def save(trace, path):
+    """Write `trace` to `path` in the format its suffix names; returns the path."""
+    suffix = _suffix(path)
+    _make_parent(path)
+    if suffix == ".json":
+        from traces.chrome import save_chrome_json
+        save_chrome_json(trace, path)
+    elif suffix == ".npz":
+        from traces.io import save_trace
+        save_trace(trace, path)
+    else:
+        from traces.csv_export import save_dispatch_csv
+        save_dispatch_csv(trace, path)
+    return str(path)
+
+
+def load(path):
+    """A trace saved as .npz (traces.io.load_trace)."""
+    if os.path.splitext(str(path))[1].lower() != ".npz":
+        raise UsageError(f"{path}: dmlemu reads traces saved as .npz (`dmlemu run ... --trace run.npz`); "
+                         f"JSON and CSV are exports")
+    if not os.path.exists(path):
+        raise UsageError(f"{path}: no such file")
+    from traces.io import load_trace
+    return load_trace(path)
+
+
+def plot(trace, folder):
+    """Every plot of `trace` as PNG files in `folder`; returns their paths."""
+    os.makedirs(folder, exist_ok=True)
+    import matplotlib
+    matplotlib.use("Agg")   # files only; no display needed
+    from traces.plots import plot_all
+    return [str(p) for p in plot_all(trace, folder)]
