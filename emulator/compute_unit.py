@@ -176,14 +176,14 @@ class Simd:
     def _run_path(self, env, d, cost, waves, first_wave):
         """Time one cohort through one path.
 
-        Speed trick: ALU and issue cycles accumulate in `local` and are yielded as one timeout
-        right before the cohort next touches shared state (a memory request) or waits, so a
-        cohort costs a handful of simpy events however many instructions the kernel has; a
-        request that fits in the CU pipeline is sent without a generator.
+        Speed trick: the cohort keeps its own clock `t` and yields to simpy only when it must
+        meet the rest of the GPU at the right time: right before each memory request (the CU
+        pipeline and the DRAM are shared) and when it ends. ALU runs, scalar-load latency and
+        s_waitcnt only move `t`, so a cohort costs about one simpy event per memory instruction
+        however many instructions the kernel has.
         """
-        now = env.now
-        pending = now
-        local = 0
+        t = env.now
+        pending = t
         recorder = d.recorder
         segments = recorder is not None and recorder.level >= 2
         memory = recorder is not None and recorder.level >= 3
@@ -194,39 +194,34 @@ class Simd:
                 cycles = cost.alu_cycles(segment[1], waves)
                 self.busy_cycles += cycles
                 if segments:
-                    recorder.segment(cu.index, self.index, first_wave, waves, segment[2], segment[3],
-                                     now + local, now + local + cycles)
-                local += cycles
+                    recorder.segment(cu.index, self.index, first_wave, waves, segment[2], segment[3], t, t + cycles)
+                t += cycles
             elif kind == "smem":
-                pending = max(pending, now + local + d.scalar_latency)
+                pending = max(pending, t + d.scalar_latency)
             elif kind == "wait":
-                target = max(pending, now + local)
-                local = 0
-                if target > now:
-                    yield env.timeout(target - now)
-                    now = target
+                if pending > t:
+                    t = pending
             else:
                 pc = segment[1]
                 issue = waves * d.passes
                 self.busy_cycles += issue
-                yield env.timeout(local + issue)
-                now += local + issue
-                local = 0
+                t += issue
+                yield env.timeout(t - env.now)
                 total, dram_bytes = d.cohort_bytes(pc, waves)
                 l2_bytes = max(0, total - dram_bytes)
                 is_write = kind == "store"
-                done = cu.try_issue(now, dram_bytes, l2_bytes, is_write)
+                done = cu.try_issue(t, dram_bytes, l2_bytes, is_write)
                 if done is None:
                     done = yield from cu.issue(env, dram_bytes, l2_bytes, is_write)
                 if segments:
-                    recorder.segment(cu.index, self.index, first_wave, waves, pc, pc, now - issue, now)
+                    recorder.segment(cu.index, self.index, first_wave, waves, pc, pc, t - issue, t)
                 if memory:
-                    recorder.memory(cu.index, self.index, pc, now, done, total, dram_bytes, is_write)
-                now = env.now
+                    recorder.memory(cu.index, self.index, pc, env.now, done, total, dram_bytes, is_write)
+                t = env.now
                 if is_write:
                     if done > self.last_store:
                         self.last_store = done
                 elif done > pending:
                     pending = done
-        if local:
-            yield env.timeout(local)
+        if t > env.now:
+            yield env.timeout(t - env.now)
