@@ -52,20 +52,3 @@ class DirectRun:
             if id(allocation) not in seen:
                 seen.add(id(allocation))
                 self.gpu.memory.free(allocation)
-
-
-def run_packed(gpu, operator, arrays, data_type, **kernel_args):
-    """Run an operator on packed NumPy arrays (same shape); returns the output array."""
-    from kernels import TensorSpec
-    shape = arrays[-1].shape
-    specs = [TensorSpec(dt, tuple(shape), None, a.nbytes)
-             for dt, a in zip(["UINT8"] * (len(arrays) - 1) + [data_type] if operator == "ELEMENT_WISE_IF"
-                              else [data_type] * len(arrays), arrays)]
-    out = np.zeros_like(arrays[-1])
-    specs.append(TensorSpec(data_type, tuple(shape), None, out.nbytes))
-    buffers = [np.ascontiguousarray(a).view(np.uint8).reshape(-1) for a in arrays] + [out.view(np.uint8).reshape(-1)]
-    run = DirectRun(gpu, operator, specs, buffers, **kernel_args)
-    stats = run.dispatch()
-    result = run.output_bytes()[:out.nbytes].copy().view(out.dtype).reshape(shape)
-    run.free()
-    return result, stats
