@@ -6,7 +6,13 @@ system and copy engine, which keep the GPU clock in integer cycles that timestam
 
 Functional results never depend on timing: with timing=False the same work gives bit-identical
 outputs and the clock advances by a first-order estimate instead of the simulation.
+
+Guard bytes (memory.py) are a testing aid: `guard_bytes=64`, or the environment variable
+DMLEMU_GUARD_BYTES=64 when the keyword is left out (so devices the D3D12 mirror creates get them
+too), surrounds every allocation with a checked guard zone. Off (0) by default.
 """
+import os
+
 import numpy as np
 
 from .command_processor import CommandProcessor
@@ -19,9 +25,11 @@ from .presets import DEFAULT_PRESET
 class Gpu:
     """An emulated GPU built from an adapter preset."""
 
-    def __init__(self, preset=DEFAULT_PRESET, *, wave_width=None, timing=True):
+    def __init__(self, preset=DEFAULT_PRESET, *, wave_width=None, timing=True, guard_bytes=None):
         self.preset = preset
-        self.memory = GpuMemory(preset.dedicated_video_memory)
+        if guard_bytes is None:
+            guard_bytes = _guard_bytes_from_environment()
+        self.memory = GpuMemory(preset.dedicated_video_memory, guard_bytes=guard_bytes)
         self.wave_width = wave_width or preset.wave_width
         self.dispatcher = Dispatcher(self.memory, self.wave_width)
         self.command_processor = CommandProcessor(preset, self.wave_width)
@@ -75,3 +83,17 @@ class Gpu:
         moved = stats.bytes_read + stats.bytes_written
         memory = -(-moved * p.clock_hz // p.dram_bytes_per_second) + p.dram_latency_cycles
         return p.launch_cycles + max(issue, memory) + p.flush_cycles
+
+
+def _guard_bytes_from_environment():
+    """DMLEMU_GUARD_BYTES as a non-negative int (unset or empty: 0)."""
+    text = os.environ.get("DMLEMU_GUARD_BYTES", "").strip()
+    if not text:
+        return 0
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise ValueError(f"DMLEMU_GUARD_BYTES is {text!r}; it must be a non-negative integer") from None
+    if value < 0:
+        raise ValueError(f"DMLEMU_GUARD_BYTES is {text!r}; it must be a non-negative integer")
+    return value

@@ -5,6 +5,14 @@ operator's constant buffer) gets a range of the GPU virtual address space and a 
 for its bytes. Allocations are budgeted against the adapter's memory size; going past it raises
 `OutOfDeviceMemory` and changes nothing. Kernels reach memory only through buffer descriptors
 (see descriptors.py), and `resolve` turns a descriptor's address back into an allocation.
+
+Guard bytes (a testing aid, off by default and then free): `GpuMemory(capacity, guard_bytes=64)`
+keeps each allocation's bytes in one backing array between two guard zones of `guard_bytes` bytes
+filled with a fixed pattern; `Allocation.data` stays a view of exactly `size` bytes. Nothing in the
+emulator can reach a guard zone (descriptors resolve to `data`), so a changed guard byte means some
+code wrote past an allocation through its backing store. `check_guards()` lists the allocations
+whose guards changed (live ones, and freed ones found damaged when they were freed);
+`verify_guards()` raises `GuardViolation` with a sentence naming the first damaged byte.
 """
 import bisect
 
@@ -16,21 +24,63 @@ ALLOCATION_ALIGNMENT = 65536
 VA_BASE = 0x1_0000_0000
 
 
+
 class OutOfDeviceMemory(Exception):
     """An allocation would exceed the adapter's memory budget."""
 
 
+class GuardViolation(AssertionError):
+    """Bytes in a guard zone around an allocation changed (something wrote out of its range)."""
+
+
+def guard_pattern(n):
+    """The fixed guard bytes: a non-repeating-looking byte ramp (never all one value, never 0 runs)."""
+    return ((np.arange(n, dtype=np.uint32) * 167 + 0x5B) & 0xFF).astype(np.uint8) | np.uint8(1)
+
+
 class Allocation:
-    """A range of GPU memory: its virtual address, size in bytes, and its bytes."""
+    """A range of GPU memory: its virtual address, size in bytes, and its bytes.
 
-    __slots__ = ("gpu_va", "size", "data", "name", "freed")
+    With `guard_bytes` > 0 the bytes live in `_backing` between two guard zones and `data` is the
+    view of the `size` bytes between them.
+    """
 
-    def __init__(self, gpu_va, size, name):
+    __slots__ = ("gpu_va", "size", "data", "name", "freed", "guard_bytes", "_backing")
+
+    def __init__(self, gpu_va, size, name, guard_bytes=0):
         self.gpu_va = gpu_va
         self.size = size
-        self.data = np.zeros(size, dtype=np.uint8)
         self.name = name
         self.freed = False
+        self.guard_bytes = guard_bytes
+        if guard_bytes:
+            self._backing = np.empty(size + 2 * guard_bytes, dtype=np.uint8)
+            pattern = guard_pattern(guard_bytes)
+            self._backing[:guard_bytes] = pattern
+            self._backing[guard_bytes + size:] = pattern
+            self.data = self._backing[guard_bytes:guard_bytes + size]
+            self.data[:] = 0
+        else:
+            self._backing = None
+            self.data = np.zeros(size, dtype=np.uint8)
+
+    def guard_damage(self):
+        """None when both guard zones hold the pattern, else a sentence naming the first changed byte."""
+        g = self.guard_bytes
+        if not g:
+            return None
+        if self.data.base is not self._backing or self.data.size != self.size:
+            return f"{self!r}: its data is no longer the {self.size}-byte view between its guard zones."
+        pattern = guard_pattern(g)
+        for side, zone in (("before", self._backing[:g]), ("after", self._backing[g + self.size:])):
+            changed = np.flatnonzero(zone != pattern)
+            if changed.size:
+                first = int(changed[0])
+                distance = g - first if side == "before" else first + 1
+                return (f"{self!r}: {changed.size} guard byte(s) {side} its data changed; the first is "
+                        f"{distance} byte(s) {side} the allocation (0x{int(zone[first]):02X}, expected "
+                        f"0x{int(pattern[first]):02X}).")
+        return None
 
     def __repr__(self):
         return f"Allocation({self.name!r}, va=0x{self.gpu_va:x}, size={self.size})"
@@ -39,12 +89,16 @@ class Allocation:
 class GpuMemory:
     """The device memory of one GPU: a budget, a virtual address space and its allocations."""
 
-    def __init__(self, capacity_bytes):
+    def __init__(self, capacity_bytes, guard_bytes=0):
         self.capacity_bytes = int(capacity_bytes)
+        self.guard_bytes = int(guard_bytes)
+        if self.guard_bytes < 0:
+            raise ValueError(f"guard_bytes must not be negative, got {guard_bytes}")
         self.used_bytes = 0
         self._next_va = VA_BASE
         self._starts = []      # sorted gpu_va of live allocations
         self._allocations = []  # same order as _starts
+        self._freed_damaged = []  # allocations whose guards were found changed when freed
 
     def allocate(self, size, name=""):
         """Reserve `size` bytes (zero-filled); raises OutOfDeviceMemory past the budget."""
@@ -56,7 +110,7 @@ class GpuMemory:
                 f"allocating {size} bytes for {name or 'a resource'} would use "
                 f"{self.used_bytes + size} bytes of the adapter's {self.capacity_bytes}")
         va = self._next_va
-        allocation = Allocation(va, size, name)
+        allocation = Allocation(va, size, name, self.guard_bytes)
         self._next_va = va + -(-size // ALLOCATION_ALIGNMENT) * ALLOCATION_ALIGNMENT
         self.used_bytes += size
         index = bisect.bisect(self._starts, va)
@@ -68,6 +122,8 @@ class GpuMemory:
         """Return an allocation's bytes to the budget; its address never resolves again."""
         if allocation.freed:
             return
+        if allocation.guard_bytes and allocation.guard_damage() is not None:
+            self._freed_damaged.append(allocation)
         index = bisect.bisect_left(self._starts, allocation.gpu_va)
         if index < len(self._starts) and self._allocations[index] is allocation:
             del self._starts[index]
@@ -88,3 +144,19 @@ class GpuMemory:
     @property
     def allocations(self):
         return tuple(self._allocations)
+
+    # ---- guard bytes (testing aid) ----------------------------------------------------------------
+    def check_guards(self):
+        """Allocations whose guard bytes changed: freed ones found damaged, then live ones (va order).
+
+        Always [] when the memory has no guard bytes."""
+        if not self.guard_bytes:
+            return []
+        return list(self._freed_damaged) + [a for a in self._allocations if a.guard_damage() is not None]
+
+    def verify_guards(self):
+        """Raise GuardViolation naming every damaged allocation (first damaged byte of each); else None."""
+        damaged = self.check_guards()
+        if damaged:
+            raise GuardViolation(" ".join(a.guard_damage() or f"{a!r}: guard bytes changed before it was freed."
+                                          for a in damaged))

@@ -12,10 +12,32 @@ SetName) used in error sentences, and the two calling conventions of the C API:
   (D3D12GetDebugInterface().EnableDebugLayer() before D3D12CreateDevice), also raises it at once as
   an HResultError so the bad call is the line that fails. Command list recording methods handle their
   own misuse (the list goes into an error state; see command_list.py) and are wrapped differently.
+
+Behind the methods' own checks, every wrapper has a safety net: a Python error an argument of the wrong
+kind raises (ARGUMENT_ERRORS) becomes E_INVALIDARG / device removal / the list's error state with a
+sentence naming the method, so no other exception type escapes the mirror. Errors raised while a queue
+executes commands are emulator faults, not arguments, and pass through.
 """
 import functools
 
 from ..errors import DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_INVALID_CALL, E_INVALIDARG, HResultError, hresult_name
+
+# Python errors an argument of the wrong kind raises inside a method (a numpy array where an int belongs,
+# an unhashable enum value, a non-sequence). The wrappers turn them into the C convention (E_INVALIDARG, or
+# device removal for void methods) as a safety net behind the methods' own checks, so no other exception
+# type escapes the mirror. Errors raised while a queue executes work are not arguments: they pass through.
+ARGUMENT_ERRORS = (TypeError, ValueError, OverflowError, AttributeError, KeyError, IndexError)
+
+
+def malformed_argument(method_name, error):
+    """The sentence for an argument no specific check caught (a Python error while reading it)."""
+    return (f"{method_name}: an argument has a type or value this method cannot read "
+            f"({type(error).__name__}: {error}).")
+
+
+def raised_during_execution(error):
+    """True for an error a command raised while a queue executed it (see command_queue.py)."""
+    return getattr(error, "_dmlemu_during_execution", False)
 
 
 class VoidMisuse(Exception):
@@ -33,7 +55,12 @@ def hresult_method(method):
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
         self._device._check_not_removed(method.__name__)
-        return method(self, *args, **kwargs)
+        try:
+            return method(self, *args, **kwargs)
+        except ARGUMENT_ERRORS as error:
+            if raised_during_execution(error):
+                raise
+            raise HResultError(E_INVALIDARG, malformed_argument(method.__name__, error)) from error
 
     return wrapper
 
@@ -50,6 +77,11 @@ def void_method(method):
             return method(self, *args, **kwargs)
         except VoidMisuse as misuse:
             device._report_misuse(misuse.hresult, f"{method.__name__}: {misuse.message}")
+            return None
+        except ARGUMENT_ERRORS as error:
+            if raised_during_execution(error):
+                raise
+            device._report_misuse(DXGI_ERROR_INVALID_CALL, malformed_argument(method.__name__, error))
             return None
 
     return wrapper

@@ -23,7 +23,8 @@ Internal contract for other modules: `_record(command)` appends a command (anyth
 import functools
 
 from ..errors import DXGI_ERROR_INVALID_CALL, E_FAIL, E_INVALIDARG, HResultError
-from .base import DeviceChild, VoidMisuse, hresult_method, invalid_arg
+from .base import (ARGUMENT_ERRORS, DeviceChild, VoidMisuse, hresult_method, invalid_arg, malformed_argument,
+                   raised_during_execution)
 from .command_allocator import ID3D12CommandAllocator
 from .commands import (CopyBufferRegionCommand, EndQueryCommand, ExecuteBundleCommand, ResolveQueryDataCommand,
                        ResourceBarrierCommand)
@@ -76,6 +77,11 @@ def recording_method(method):
             return method(self, *args, **kwargs)
         except VoidMisuse as misuse:
             self._record_error(method.__name__, misuse.message)
+            return None
+        except ARGUMENT_ERRORS as error:
+            if raised_during_execution(error):
+                raise
+            self._record_error(method.__name__, malformed_argument(method.__name__, error).split(": ", 1)[1])
             return None
 
     return wrapper

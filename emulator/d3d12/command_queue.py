@@ -168,6 +168,13 @@ class ID3D12CommandQueue(DeviceChild):
                         device._report_misuse(error.hresult, f"ExecuteCommandLists: {error.message} (in "
                                                              f"{command_list._label} on {self._label})")
                         return
+                    except Exception as error:
+                        # An emulator fault, not an argument: the wrappers' safety net must let it through.
+                        try:
+                            error._dmlemu_during_execution = True
+                        except AttributeError:  # pragma: no cover - exceptions without a __dict__
+                            pass
+                        raise
         finally:
             _decay(device._ecl_touched)
             device._ecl_touched = {}

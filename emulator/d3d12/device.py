@@ -14,6 +14,7 @@ work is dropped, fences read UINT64_MAX, and GetDeviceRemovedReason returns the 
 creation; settable) makes misuse also raise at the offending call.
 """
 import itertools
+import numbers
 import weakref
 
 from ..errors import DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, E_NOTIMPL, HResultError, S_OK
@@ -207,7 +208,7 @@ class ID3D12Device:
 
     def GetCustomHeapProperties(self, nodeMask, heapType):
         """The CUSTOM heap properties equivalent to a DEFAULT, UPLOAD or READBACK heap (discrete GPU)."""
-        page, pool = {1: (1, 2), 2: (2, 1), 3: (3, 1)}.get(heapType, (0, 0))
+        page, pool = {1: (1, 2), 2: (2, 1), 3: (3, 1)}.get(_enum_key(heapType), (0, 0))
         return D3D12_HEAP_PROPERTIES(Type=4, CPUPageProperty=page, MemoryPoolPreference=pool,
                                      CreationNodeMask=1, VisibleNodeMask=1)
 
@@ -217,7 +218,7 @@ class ID3D12Device:
 
     def GetDescriptorHandleIncrementSize(self, DescriptorHeapType):
         """Bytes between consecutive descriptors of a heap type (32 for every type here; 0 if unknown)."""
-        return INCREMENT_SIZE.get(DescriptorHeapType, 0)
+        return INCREMENT_SIZE.get(_enum_key(DescriptorHeapType), 0)
 
     @void_method
     def CreateUnorderedAccessView(self, pResource, pCounterResource, pDesc, DestDescriptor):
@@ -318,6 +319,13 @@ class ID3D12Device:
         return f"<ID3D12Device {self._label} on {self._preset.description}>"
 
 
+def _enum_key(value):
+    """An enum argument as a plain int (Python or NumPy integer), or None for anything else (never raises)."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    return None
+
+
 def D3D12CreateDevice(pAdapter, MinimumFeatureLevel, riid=None):
     """A device on an adapter from emulator.dxgi (None: the default adapter, EnumAdapters1(0)).
 
@@ -335,7 +343,7 @@ def D3D12CreateDevice(pAdapter, MinimumFeatureLevel, riid=None):
     else:
         raise HResultError(E_INVALIDARG, f"{m}: pAdapter is {pAdapter!r}; it must be an adapter from "
                                          "emulator.dxgi (EnumAdapters1) or None for the default adapter.")
-    if MinimumFeatureLevel not in _DEVICE_LEVELS:
+    if _enum_key(MinimumFeatureLevel) not in _DEVICE_LEVELS:
         raise HResultError(E_INVALIDARG, f"{m}: MinimumFeatureLevel is "
                                          f"{enum_name(D3D_FEATURE_LEVEL, MinimumFeatureLevel)}; D3D12 devices need "
                                          "D3D_FEATURE_LEVEL_11_0 or higher (or 1_0_CORE).")

@@ -183,5 +183,15 @@ def require_unordered_access(context, resource, what):
 
 
 def dispatch(context, launch):
-    """Run a kernel launch on the executing queue's GPU."""
-    return context.gpu.dispatch(launch)
+    """Run a kernel launch on the executing queue's GPU.
+
+    A kernel the hardware cannot finish (emulator.executor.KernelFault: a hang) is a GPU fault:
+    it raises DXGI_ERROR_DEVICE_HUNG, which the queue turns into removal of the device, as
+    Windows' timeout detection and recovery would.
+    """
+    from ..errors import DXGI_ERROR_DEVICE_HUNG, HResultError
+    from ..executor import KernelFault
+    try:
+        return context.gpu.dispatch(launch)
+    except KernelFault as fault:
+        raise HResultError(DXGI_ERROR_DEVICE_HUNG, f"the GPU stopped responding: {fault}") from fault

@@ -3,15 +3,18 @@
 RecordDispatch is void in C, so its checks remove the DML device: the command list must be open and
 of type DIRECT or COMPUTE, the binding table must belong to the dispatchable, the list must have the
 table's shader-visible descriptor heap set, every required binding must be present, a compiled
-operator must have been initialized (or have its initializer dispatch recorded), and an output may
-alias an input only for in-place operators, with the same offset and size. It then writes the bound
+operator must have been initialized (or have its initializer dispatch recorded), an output may
+alias an input only for in-place operators, with the same offset and size, and the temporary and
+persistent resources follow DirectML 1.7's hazard rules (the temporary intersects no other binding,
+the persistent no output). It then writes the bound
 tensors' buffer descriptors into the table's heap range (slot i = tensor i in binding order) and
 appends one command to the list (through the D3D12 list's `_record`). When the queue executes it,
 the command checks that the operator was initialized (else the DML device is removed and the dispatch
 skipped) and that every bound resource is in UNORDERED_ACCESS, promoting COMMON buffers as D3D12 does
 (a resource in another state is a D3D12 execution error: the queue removes the D3D12 device, and the
 DML device with it); then the GPU runs the kernel with the table's descriptors and the constant buffer.
-With DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE the bindings in force at execution are used.
+With DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE the bindings in force at execution are used, and get the
+same aliasing and hazard checks there (a misuse removes the DML device and skips the dispatch).
 """
 from . import _d3d12, enums
 from .compiled_operator import IDMLCompiledOperator
@@ -91,6 +94,7 @@ class IDMLCommandRecorder(IDMLDeviceChild):
             raise Misuse(f"the compiled operator {schema.c_name} was never initialized; record an "
                          f"IDMLOperatorInitializer dispatch for it (and execute it) first.")
         self._check_aliasing(compiled, bound)
+        self._check_scratch_hazards(compiled, bound, table)
         table._write_descriptors(bound)
         return DispatchCommand(self._dml_device, compiled, table, bound)
 
@@ -124,6 +128,30 @@ class IDMLCommandRecorder(IDMLDeviceChild):
                     raise Misuse(f"{where}; in-place execution needs identical tensor descs (DataType, Sizes, "
                                  f"Strides and TotalTensorSizeInBytes).")
 
+    @staticmethod
+    def _check_scratch_hazards(compiled, bound, table):
+        """DirectML 1.7.0's binding-hazard rules for the temporary and persistent resources: the temporary
+        binding intersects no input, output or persistent binding; the persistent binding no output."""
+        regions = [(t.field, b.resource, b.offset, b.offset + t.total_bytes, t.is_output)
+                   for t, b in zip(compiled._info.tensors, bound)]
+        persistent, temporary = table._persistent, table._temporary
+        if persistent is not None:
+            regions.append(("the persistent resource", persistent.resource, persistent.offset,
+                            persistent.offset + persistent.size, True))
+        for name, scratch, rule, others in (
+                ("temporary", temporary, "any input, output or persistent binding", lambda is_output: True),
+                ("persistent", persistent, "any output or temporary binding", lambda is_output: is_output)):
+            if scratch is None:
+                continue
+            start, end = scratch.offset, scratch.offset + scratch.size
+            for field, resource, other_start, other_end, is_output in regions:
+                if field == f"the {name} resource" or resource is not scratch.resource or not others(is_output):
+                    continue
+                if start < other_end and other_start < end:
+                    raise Misuse(f"the {name} resource (bytes {start} to {end} of {_d3d12.label(resource)}) overlaps "
+                                 f"{field} (bytes {other_start} to {other_end}); DirectML requires the {name} binding "
+                                 f"not to intersect {rule}.")
+
     def _record_initializer(self, initializer):
         for compiled in initializer._operators:
             compiled._initialization_recorded = True
@@ -153,11 +181,21 @@ class DispatchCommand:
                            f"IDMLOperatorInitializer dispatch did not execute before it); the dispatch is skipped.")
             return
         bound = self.bound
-        if self.table is not None and self.table._dispatchable is compiled:
+        late = self.table is not None and self.table._dispatchable is compiled
+        if late:
             bound = tuple(self.table._tensor_bindings())  # DESCRIPTORS_VOLATILE: bindings as they are now
         for tensor, binding in zip(compiled._info.tensors, bound):
             if binding is None:
                 device._remove(f"ExecuteCommandLists: {c_name} has no binding for {tensor.field}; the dispatch is skipped.")
+                return
+        if late:
+            # Bindings changed after RecordDispatch get the hazard checks RecordDispatch gave the old ones.
+            try:
+                IDMLCommandRecorder._check_aliasing(compiled, bound)
+                IDMLCommandRecorder._check_scratch_hazards(compiled, bound, self.table)
+            except Misuse as misuse:
+                device._remove(f"ExecuteCommandLists: {str(misuse).rstrip('.')} (bindings in force at execution, "
+                               f"DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE); the dispatch is skipped.")
                 return
         for tensor, binding in zip(compiled._info.tensors, bound):
             _d3d12.require_unordered_access(context, binding.resource, f"the {tensor.field} of a DirectML {c_name} dispatch")

@@ -1,0 +1,187 @@
+"""Malformed arguments never crash the D3D12 mirror (issue 6): only HResultError escapes an HRESULT method, nothing
+escapes a void or recording method (misuse removes the device, or puts the list in its error state).
+
+tests/test_directml_fuzz.py does this for the DirectML half. Before this work, about twenty D3D12 methods let a
+TypeError / ValueError out for arguments of the wrong Python kind (a NumPy array where an enum belongs, a
+non-sequence where an array belongs, None as a resource state); emulator/d3d12/base.py now has a safety net
+behind the specific checks. The CD3DX12 helpers are inline C++ in d3dx12.h (a wrong type there does not
+compile), so they are not part of the contract.
+"""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from emulator.d3d12 import *  # noqa: F401,F403
+from emulator.errors import DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_INVALID_CALL, E_INVALIDARG, HResultError, S_OK
+from emulator.presets import TEACHING
+from test_directml_fuzz import garbage
+
+from reliability_helpers import scaled
+
+
+class Objects:
+    def __init__(self):
+        d = self.device = D3D12CreateDevice(TEACHING, D3D_FEATURE_LEVEL_11_0)
+        self.queue = d.CreateCommandQueue(D3D12_COMMAND_QUEUE_DESC(Type=D3D12_COMMAND_LIST_TYPE_DIRECT))
+        self.allocator = d.CreateCommandAllocator(D3D12_COMMAND_LIST_TYPE_DIRECT)
+        self.list = d.CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_DIRECT, self.allocator, None)
+        self.buffer = d.CreateCommittedResource(CD3DX12_HEAP_PROPERTIES(D3D12_HEAP_TYPE_DEFAULT), D3D12_HEAP_FLAG_NONE,
+                                                CD3DX12_RESOURCE_DESC.Buffer(256, D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS),
+                                                D3D12_RESOURCE_STATE_COMMON, None)
+        self.upload = d.CreateCommittedResource(CD3DX12_HEAP_PROPERTIES(D3D12_HEAP_TYPE_UPLOAD), D3D12_HEAP_FLAG_NONE,
+                                                CD3DX12_RESOURCE_DESC.Buffer(256), D3D12_RESOURCE_STATE_GENERIC_READ, None)
+        self.heap = d.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(
+            Type=D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, NumDescriptors=4, Flags=D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE))
+        self.fence = d.CreateFence(0, D3D12_FENCE_FLAG_NONE)
+        self.queries = d.CreateQueryHeap(D3D12_QUERY_HEAP_DESC(Type=D3D12_QUERY_HEAP_TYPE_TIMESTAMP, Count=2))
+
+
+def _uav(o, g):
+    return D3D12_UNORDERED_ACCESS_VIEW_DESC(Format=g[0], ViewDimension=g[1], Buffer=D3D12_BUFFER_UAV(
+        FirstElement=g[2], NumElements=g[3], StructureByteStride=g[4], Flags=g[0]))
+
+
+def _buffer_desc(g):
+    return D3D12_RESOURCE_DESC(Dimension=1, Width=g[0], Height=1, DepthOrArraySize=1, MipLevels=1,
+                               SampleDesc=DXGI_SAMPLE_DESC(Count=1, Quality=0), Layout=1, Flags=g[1])
+
+
+# name -> (kind, call): kind "hresult" may raise HResultError only; "void" and "record" raise nothing.
+CALLS = {
+    "D3D12CreateDevice": ("hresult", lambda o, g: D3D12CreateDevice(g[0], g[1])),
+    "CreateCommittedResource": ("hresult", lambda o, g: o.device.CreateCommittedResource(g[0], g[1], g[2], g[3], g[4])),
+    "CreateCommittedResource(buffer desc)": ("hresult", lambda o, g: o.device.CreateCommittedResource(
+        CD3DX12_HEAP_PROPERTIES(D3D12_HEAP_TYPE_DEFAULT), 0, _buffer_desc(g), g[2], None)),
+    "CreateDescriptorHeap": ("hresult", lambda o, g: o.device.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(
+        Type=g[0], NumDescriptors=g[1], Flags=g[2], NodeMask=g[3]))),
+    "CreateCommandQueue": ("hresult", lambda o, g: o.device.CreateCommandQueue(D3D12_COMMAND_QUEUE_DESC(
+        Type=g[0], Priority=g[1], Flags=g[2], NodeMask=g[3]))),
+    "CreateCommandAllocator": ("hresult", lambda o, g: o.device.CreateCommandAllocator(g[0])),
+    "CreateCommandList": ("hresult", lambda o, g: o.device.CreateCommandList(g[0], g[1], g[2], g[3])),
+    "CreateCommandList1": ("hresult", lambda o, g: o.device.CreateCommandList1(g[0], g[1], g[2])),
+    "CreateFence": ("hresult", lambda o, g: o.device.CreateFence(g[0], g[1])),
+    "CreateQueryHeap": ("hresult", lambda o, g: o.device.CreateQueryHeap(D3D12_QUERY_HEAP_DESC(
+        Type=g[0], Count=g[1], NodeMask=g[2]))),
+    "CheckFeatureSupport": ("hresult", lambda o, g: o.device.CheckFeatureSupport(g[0], g[1])),
+    "GetResourceAllocationInfo": ("hresult", lambda o, g: o.device.GetResourceAllocationInfo(g[0], g[1])),
+    "GetDescriptorHandleIncrementSize": ("value", lambda o, g: o.device.GetDescriptorHandleIncrementSize(g[0])),
+    "GetCustomHeapProperties": ("value", lambda o, g: o.device.GetCustomHeapProperties(g[0], g[1])),
+    "Evict": ("hresult", lambda o, g: o.device.Evict(g[0])),
+    "SetName": ("hresult", lambda o, g: o.buffer.SetName(g[0])),
+    "Map": ("hresult", lambda o, g: o.upload.Map(g[0], g[1])),
+    "Map(range)": ("hresult", lambda o, g: o.upload.Map(0, D3D12_RANGE(Begin=g[0], End=g[1]))),
+    "Unmap": ("void", lambda o, g: o.upload.Unmap(g[0], g[1])),
+    "CreateUnorderedAccessView": ("void", lambda o, g: o.device.CreateUnorderedAccessView(g[0], g[1], g[2], g[3])),
+    "CreateUnorderedAccessView(desc)": ("void", lambda o, g: o.device.CreateUnorderedAccessView(
+        o.buffer, None, _uav(o, g), o.heap.GetCPUDescriptorHandleForHeapStart())),
+    "CreateShaderResourceView": ("void", lambda o, g: o.device.CreateShaderResourceView(g[0], g[1], g[2])),
+    "CreateConstantBufferView": ("void", lambda o, g: o.device.CreateConstantBufferView(
+        D3D12_CONSTANT_BUFFER_VIEW_DESC(BufferLocation=g[0], SizeInBytes=g[1]), o.heap.GetCPUDescriptorHandleForHeapStart())),
+    "CopyDescriptorsSimple": ("void", lambda o, g: o.device.CopyDescriptorsSimple(g[0], g[1], g[2], g[3])),
+    "ExecuteCommandLists": ("void", lambda o, g: o.queue.ExecuteCommandLists(g[0])),
+    "Signal": ("hresult", lambda o, g: o.queue.Signal(g[0], g[1])),
+    "Wait": ("hresult", lambda o, g: o.queue.Wait(o.fence, g[0])),
+    "ID3D12Fence::Signal": ("hresult", lambda o, g: o.fence.Signal(g[0])),
+    "SetEventOnCompletion": ("hresult", lambda o, g: o.fence.SetEventOnCompletion(g[0], g[1])),
+    "Reset": ("hresult", lambda o, g: o.list.Reset(g[0], g[1])),
+    "CopyBufferRegion": ("record", lambda o, g: o.list.CopyBufferRegion(o.buffer, g[0], o.upload, g[1], g[2])),
+    "CopyBufferRegion(resources)": ("record", lambda o, g: o.list.CopyBufferRegion(g[0], 0, g[1], 0, g[2])),
+    "CopyResource": ("record", lambda o, g: o.list.CopyResource(g[0], g[1])),
+    "ResourceBarrier": ("record", lambda o, g: o.list.ResourceBarrier(g[0])),
+    "ResourceBarrier(fields)": ("record", lambda o, g: o.list.ResourceBarrier([D3D12_RESOURCE_BARRIER(Type=g[0], Flags=g[1])])),
+    "ResourceBarrier(transition)": ("record", lambda o, g: o.list.ResourceBarrier(
+        [CD3DX12_RESOURCE_BARRIER.Transition(o.buffer, g[0], g[1])])),
+    "SetDescriptorHeaps": ("record", lambda o, g: o.list.SetDescriptorHeaps(g[0])),
+    "EndQuery": ("record", lambda o, g: o.list.EndQuery(o.queries, g[0], g[1])),
+    "ResolveQueryData": ("record", lambda o, g: o.list.ResolveQueryData(o.queries, g[0], g[1], g[2], o.buffer, g[3])),
+    "ClearState": ("record", lambda o, g: o.list.ClearState(g[0])),
+    "ExecuteBundle": ("record", lambda o, g: o.list.ExecuteBundle(g[0])),
+}
+
+_shared = {}
+
+
+@settings(max_examples=scaled(1200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from(sorted(CALLS)), args=st.lists(garbage, min_size=5, max_size=5), fresh=st.booleans())
+def test_d3d12_methods_only_raise_hresult_errors(name, args, fresh):
+    objects = Objects() if fresh or "objects" not in _shared else _shared["objects"]
+    _shared.setdefault("objects", objects)
+    kind, call = CALLS[name]
+    try:
+        result = call(objects, args)
+    except HResultError:
+        assert kind == "hresult"
+        return
+    if kind in ("void", "record"):
+        assert result is None
+
+
+# ---- pinned examples of the safety net -------------------------------------------------------------------
+def test_a_numpy_array_for_an_enum_is_e_invalidarg():
+    with pytest.raises(HResultError) as info:
+        D3D12CreateDevice(None, np.array([0xB000, 0xC000]))
+    assert info.value.hresult == E_INVALIDARG and "MinimumFeatureLevel is array(" in info.value.message
+    o = Objects()
+    with pytest.raises(HResultError) as info:
+        o.device.CreateCommandQueue(D3D12_COMMAND_QUEUE_DESC(Type=np.array([0, 2])))
+    assert info.value.hresult == E_INVALIDARG
+    assert info.value.message.startswith("CreateCommandQueue: an argument has a type or value this method cannot read "
+                                         "(ValueError: The truth value of an array")
+    assert o.device.GetDescriptorHandleIncrementSize([0]) == 0 and o.device.GetDescriptorHandleIncrementSize(np.int64(0)) == 32
+
+
+def test_a_non_sequence_is_e_invalidarg():
+    o = Objects()
+    with pytest.raises(HResultError) as info:
+        o.device.GetResourceAllocationInfo(0, 5)
+    assert info.value.message == ("GetResourceAllocationInfo: an argument has a type or value this method cannot read "
+                                  "(TypeError: 'int' object is not iterable).")
+
+
+def test_a_malformed_recording_argument_puts_the_list_in_its_error_state():
+    o = Objects()
+    o.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.Transition(o.buffer, None, D3D12_RESOURCE_STATE_COPY_DEST)])
+    assert o.device.GetDeviceRemovedReason() == S_OK
+    with pytest.raises(HResultError) as info:
+        o.list.Close()
+    assert info.value.hresult == E_INVALIDARG
+    assert "ResourceBarrier: an argument has a type or value this method cannot read (TypeError: int() argument" \
+        in info.value.message
+
+
+def test_a_malformed_void_argument_removes_the_device():
+    o = Objects()
+    o.queue.ExecuteCommandLists(7)   # void in C: device removal, naming the problem
+    assert o.device._removed_reason == (DXGI_ERROR_INVALID_CALL, (
+        "ExecuteCommandLists: an argument has a type or value this method cannot read (TypeError: 'int' object is "
+        "not iterable)."))
+    with pytest.raises(HResultError) as info:
+        o.device.CreateFence(0, 0)
+    assert info.value.hresult == DXGI_ERROR_DEVICE_REMOVED
+
+
+def test_a_malformed_set_descriptor_heaps_argument_fails_close():
+    o = Objects()
+    o.list.SetDescriptorHeaps(np.float16(2.0))   # a recording method: the list's error state, not removal
+    assert o.device.GetDeviceRemovedReason() == S_OK
+    with pytest.raises(HResultError) as info:
+        o.list.Close()
+    assert info.value.hresult == E_INVALIDARG and "SetDescriptorHeaps: an argument has a type" in info.value.message
+
+
+def test_errors_raised_while_a_queue_executes_are_not_argument_errors():
+    """An emulator fault inside a command (here a TypeError) is not turned into E_INVALIDARG or a removal sentence:
+    it propagates, so emulator bugs stay loud."""
+    o = Objects()
+
+    class Broken:
+        name = "Broken"
+
+        def execute(self, ctx):
+            raise TypeError("an emulator bug")
+
+    o.list._record(Broken())
+    o.list.Close()
+    with pytest.raises(TypeError, match="an emulator bug"):
+        o.queue.ExecuteCommandLists([o.list])
