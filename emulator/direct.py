@@ -4,7 +4,6 @@ This is the shortest path from tensors to a dispatch, used by the benchmarks, th
 `dmlemu step`. It does what the mirror's RecordDispatch does (descriptor table, constant buffer)
 with none of the API validation; programs should use the mirror or emulator.convenience.
 """
-import numpy as np
 
 from kernels import compile_operator
 

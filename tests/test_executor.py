@@ -11,7 +11,7 @@ from emulator.gpu import Gpu
 from emulator.direct import DirectRun
 from emulator.presets import TEACHING
 from isa.assembler import assemble
-from kernels import VARIANTS, TensorSpec, build_program, division_magic
+from kernels import VARIANTS, TensorSpec, division_magic
 from reference_executor import run_launch
 
 OPERATORS = ("ELEMENT_WISE_IDENTITY", "ELEMENT_WISE_THRESHOLD", "ELEMENT_WISE_CLIP", "ELEMENT_WISE_IF")

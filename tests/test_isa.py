@@ -4,7 +4,6 @@ import os
 import numpy as np
 import pytest
 
-import isa
 from isa import opcodes as op
 from isa import numerics as nm
 from isa.assembler import AssemblyError, assemble, parse
