@@ -1,7 +1,8 @@
 """Benchmark: the CLIP FLOAT16 microkernel with ScaleBias against the golden NumPy model.
 
-Prints, for each size, the microkernel's time on the emulated GPU (wave64 by default, no timing
-model), the golden model's time measured in the same process, their ratio, and the peak extra
+Prints, for each size, the microkernel's time on the emulated GPU (wave64 by default, functional
+model only: the timing model is off, see bench_timing.py for its cost), the golden model's time
+measured in the same process, their ratio, and the peak extra
 memory of the dispatch (tracemalloc) as a multiple of the input + output bytes.
 
     .venv/bin/python bench/bench_clip.py [--sizes 16 20 24] [--width 64] [--repeat 3]
@@ -37,7 +38,7 @@ def best_of(fn, repeat):
 def measure(log2n, width, repeat):
     n = 1 << log2n
     x = (np.random.default_rng(log2n).standard_normal(n) * 3).astype(np.float16)
-    gpu = Gpu(DEFAULT_PRESET, wave_width=width)
+    gpu = Gpu(DEFAULT_PRESET, wave_width=width, timing=False)
     spec = TensorSpec("FLOAT16", (n,), None, x.nbytes)
     run = DirectRun(gpu, "ELEMENT_WISE_CLIP", [spec, spec], [x.view(np.uint8), np.zeros(x.nbytes, np.uint8)], **ARGS)
     kernel = best_of(run.dispatch, repeat)
