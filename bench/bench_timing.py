@@ -52,8 +52,10 @@ def main(argv=None):
         n = 1 << log2n
         x, gpu, run = clip_run(n)
         gold, expected = timed(lambda: golden.clip(x, CLIP["min_value"], CLIP["max_value"], CLIP["scale_bias"]))
-        gold = min(gold, timed(lambda: golden.clip(x, CLIP["min_value"], CLIP["max_value"], CLIP["scale_bias"]))[0])
+        for _ in range(2):  # best of three, like the other columns' warm runs
+            gold = min(gold, timed(lambda: golden.clip(x, CLIP["min_value"], CLIP["max_value"], CLIP["scale_bias"]))[0])
         gpu.timing = False
+        run.dispatch()  # warm-up: first-touch page faults of the output
         functional, _ = timed(run.dispatch)
         gpu.timing = True
         timed_only, _ = timed(run.dispatch)

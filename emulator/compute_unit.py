@@ -70,6 +70,38 @@ class PathCost:
             previous = pc
         flush(previous)
         self._alu_cache = {}
+        self._schedules = {}
+
+    def schedule(self, waves, passes, scalar_latency):
+        """The path for a cohort of `waves`, compiled to a short tuple of steps (cached):
+        ("t", cycles) move the cohort clock; ("s", latency) a scalar load returns after latency;
+        ("w",) s_waitcnt; ("m", pc, issue cycles, is_write) a vector memory instruction.
+        Also the busy cycles the cohort charges its SIMD."""
+        key = (waves, passes, scalar_latency)
+        cached = self._schedules.get(key)
+        if cached is not None:
+            return cached
+        steps, busy = [], 0
+        for segment in self.segments:
+            kind = segment[0]
+            if kind == "alu":
+                cycles = self.alu_cycles(segment[1], waves)
+                busy += cycles
+                if steps and steps[-1][0] == "t":
+                    steps[-1] = ("t", steps[-1][1] + cycles)
+                else:
+                    steps.append(("t", cycles))
+            elif kind == "smem":
+                steps.append(("s", scalar_latency))
+            elif kind == "wait":
+                steps.append(("w",))
+            else:
+                issue = waves * passes
+                busy += issue
+                steps.append(("m", segment[1], issue, kind == "store"))
+        cached = (tuple(steps), busy)
+        self._schedules[key] = cached
+        return cached
 
     def alu_cycles(self, costs, waves):
         key = (costs, waves)
@@ -135,6 +167,16 @@ class ComputeUnit:
             sent += n
         return completion
 
+    def send(self, now, dram_bytes, l2_bytes, is_write, lines):
+        """Put `lines` lines of a request in flight now; returns their completion cycle."""
+        done = self.memory.request(now, dram_bytes, l2_bytes, is_write)
+        heapq.heappush(self.in_flight, (done, lines))
+        self.lines_in_flight += lines
+        return done
+
+    def time_until_free(self, needed):
+        return self._time_until_free(needed)
+
     def _time_until_free(self, needed):
         """Cycle at which at least `needed` more lines will have retired."""
         freed = 0
@@ -168,13 +210,18 @@ class Simd:
                 yield env.timeout(start_at - env.now)
             for path_id, path_first, waves in d.split_by_path(first, count):
                 begin, busy = env.now, self.busy_cycles
-                yield from self._run_path(env, d, d.path_costs[path_id], waves, path_first)
+                cost = d.path_costs[path_id]
+                if recorder is None or recorder.level < 2:
+                    yield from self._run_schedule(env, d, cost, waves)
+                else:
+                    yield from self._run_path(env, d, cost, waves, path_first)
                 if recorder is not None:
                     recorder.wave_group(self.cu.index, self.index, path_first, waves, begin, env.now,
                                         self.busy_cycles - busy)
 
     def _run_path(self, env, d, cost, waves, first_wave):
-        """Time one cohort through one path.
+        """Time one cohort through one path, recording every instruction segment (traces at
+        detail "instruction" and above; otherwise _run_schedule, the same timing, runs).
 
         Speed trick: the cohort keeps its own clock `t` and yields to simpy only when it must
         meet the rest of the GPU at the right time: right before each memory request (the CU
@@ -182,9 +229,9 @@ class Simd:
         s_waitcnt only move `t`, so a cohort costs about one simpy event per memory instruction
         however many instructions the kernel has.
         """
+        recorder = d.recorder
         t = env.now
         pending = t
-        recorder = d.recorder
         segments = recorder is not None and recorder.level >= 2
         memory = recorder is not None and recorder.level >= 3
         cu = self.cu
@@ -219,6 +266,58 @@ class Simd:
                     recorder.memory(cu.index, self.index, pc, env.now, done, total, dram_bytes, is_write)
                 t = env.now
                 if is_write:
+                    if done > self.last_store:
+                        self.last_store = done
+                elif done > pending:
+                    pending = done
+        if t > env.now:
+            yield env.timeout(t - env.now)
+
+    def _run_schedule(self, env, d, cost, waves):
+        """_run_path without per-instruction recording: the compiled schedule, the hot path."""
+        steps, busy = cost.schedule(waves, d.passes, d.scalar_latency)
+        self.busy_cycles += busy
+        cu = self.cu
+        t = pending = env.now
+        for step in steps:
+            op = step[0]
+            if op == "t":
+                t += step[1]
+            elif op == "s":
+                if t + step[1] > pending:
+                    pending = t + step[1]
+            elif op == "w":
+                if pending > t:
+                    t = pending
+            else:
+                t += step[2]
+                yield env.timeout(t - env.now)
+                total, dram_bytes = d.cohort_bytes(step[1], waves)
+                l2_bytes = total - dram_bytes if total > dram_bytes else 0
+                done = cu.try_issue(t, dram_bytes, l2_bytes, step[3])
+                if done is None:
+                    # The CU pipeline is full: send the request in chunks as lines retire.
+                    # (Inlined cu.issue: a generator per blocked request costs more than its work.)
+                    total_bytes = dram_bytes + l2_bytes
+                    lines = max(1, -(-total_bytes // cu.line_bytes))
+                    sent, done = 0, t
+                    capacity, chunk = cu.capacity, cu.chunk
+                    while sent < lines:
+                        now = env.now
+                        cu.retire(now)
+                        free = capacity - cu.lines_in_flight
+                        want = lines - sent if lines - sent < chunk else chunk
+                        if free < want:
+                            yield env.timeout(cu.time_until_free(want - free) - now)
+                            continue
+                        n = free if free < lines - sent else lines - sent
+                        piece = cu.send(now, dram_bytes * (sent + n) // lines - dram_bytes * sent // lines,
+                                        l2_bytes * (sent + n) // lines - l2_bytes * sent // lines, step[3], n)
+                        if piece > done:
+                            done = piece
+                        sent += n
+                    t = env.now
+                if step[3]:
                     if done > self.last_store:
                         self.last_store = done
                 elif done > pending:

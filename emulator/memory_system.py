@@ -58,6 +58,9 @@ class MemorySystem:
         self.dram_latency = preset.dram_latency_cycles
         self.l2_latency = preset.l2_latency_cycles
         self.recorder = recorder   # None: nothing recorded (tracing off costs nothing)
+        # While tracing, DRAM transfers are appended straight to the recorder's list (one tuple
+        # append per request, no method call: this runs once per memory request).
+        self.dram_log = recorder.dram_log() if recorder is not None else None
 
     def request(self, now, dram_bytes, l2_bytes, is_write):
         """Cycle at which a request issued at `now` completes (data back or write acknowledged)."""
@@ -65,8 +68,8 @@ class MemorySystem:
         if dram_bytes:
             start, end = self.dram.serve(now, dram_bytes)
             done = end + self.dram_latency
-            if self.recorder is not None:
-                self.recorder.dram(start, end, dram_bytes, is_write)
+            if self.dram_log is not None:
+                self.dram_log.append((start, end, dram_bytes, is_write))
         if l2_bytes:
             _, end = self.l2.serve(now, l2_bytes)
             done = max(done, end + self.l2_latency)

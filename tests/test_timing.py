@@ -123,3 +123,13 @@ def test_tail_waves_take_the_short_path(preset):
     stats = run.dispatch()
     assert len(stats.paths) >= 1
     assert sum(len(w) for w, _ in stats.wave_path) == stats.waves
+
+
+@pytest.mark.parametrize("detail", ["dispatch", "wave", "instruction", "memory"])
+def test_tracing_at_any_detail_leaves_cycles_unchanged(detail):
+    from traces import capture
+    untraced = identity_run(DEFAULT_PRESET, 200_000)[1].dispatch().cycles
+    gpu, run = identity_run(DEFAULT_PRESET, 200_000)   # same starting clock: refresh is periodic in time
+    with capture(gpu, detail):
+        traced = run.dispatch().cycles
+    assert traced == untraced

@@ -16,6 +16,8 @@ in `dropped`). The counters are computed from every row, kept or not. The trace 
 concerned in `aggregated`. Time is in GPU cycles throughout; the recorder never reads a wall clock,
 so the same program gives a byte-identical trace.
 """
+import itertools
+
 import numpy as np
 
 DETAILS = ("dispatch", "wave", "instruction", "memory")
@@ -113,6 +115,10 @@ class TraceRecorder:
     def dram(self, start, end, num_bytes, write):
         self._dram.append((start, end, num_bytes, write))
 
+    def dram_log(self):
+        """The list the memory system appends (start, end, bytes, write) to for this dispatch."""
+        return self._dram
+
     def end_dispatch(self, stats, end):
         timing = stats.timing
         self._add("dispatches", self._dispatch_row(stats, stats.start_cycle if stats.start_cycle else timing.start_cycle,
@@ -142,7 +148,8 @@ class TraceRecorder:
         read = np.zeros(buckets, dtype=np.int64)
         write = np.zeros(buckets, dtype=np.int64)
         if self._dram:
-            d = np.array(self._dram, dtype=np.int64)
+            d = np.fromiter(itertools.chain.from_iterable(self._dram), dtype=np.int64,
+                            count=4 * len(self._dram)).reshape(-1, 4)
             for out, flag in ((read, 0), (write, 1)):
                 rows = d[d[:, 3] == flag]
                 if len(rows):
@@ -153,7 +160,8 @@ class TraceRecorder:
         resident = np.zeros(buckets)
         alu = np.zeros(buckets)
         if self._busy:
-            b = np.array(self._busy, dtype=np.int64)
+            b = np.fromiter(itertools.chain.from_iterable(self._busy), dtype=np.int64,
+                            count=4 * len(self._busy)).reshape(-1, 4)
             resident = np.diff(_integral(b[:, 0], b[:, 1], b[:, 2].astype(np.float64), edges)) / widths
             dur = np.maximum(b[:, 1] - b[:, 0], 1).astype(np.float64)
             alu = np.diff(_integral(b[:, 0], b[:, 1], b[:, 3] / dur, edges)) / widths
