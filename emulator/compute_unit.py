@@ -73,10 +73,10 @@ class PathCost:
         self._schedules = {}
 
     def schedule(self, waves, passes, scalar_latency):
-        """The path for a cohort of `waves`, compiled to a short tuple of steps (cached):
-        ("t", cycles) move the cohort clock; ("s", latency) a scalar load returns after latency;
-        ("w",) s_waitcnt; ("m", pc, issue cycles, is_write) a vector memory instruction.
-        Also the busy cycles the cohort charges its SIMD."""
+        """The path for a cohort of `waves`, compiled to a tuple of steps (cached per size):
+        ("t", cycles, first pc, last pc) an ALU segment moves the cohort clock; ("s", latency) a
+        scalar load returns after latency; ("w",) s_waitcnt; ("m", pc, issue cycles, is_write) a
+        vector memory instruction. Also the busy cycles the cohort charges its SIMD."""
         key = (waves, passes, scalar_latency)
         cached = self._schedules.get(key)
         if cached is not None:
@@ -87,10 +87,7 @@ class PathCost:
             if kind == "alu":
                 cycles = self.alu_cycles(segment[1], waves)
                 busy += cycles
-                if steps and steps[-1][0] == "t":
-                    steps[-1] = ("t", steps[-1][1] + cycles)
-                else:
-                    steps.append(("t", cycles))
+                steps.append(("t", cycles, segment[2], segment[3]))
             elif kind == "smem":
                 steps.append(("s", scalar_latency))
             elif kind == "wait":
@@ -119,6 +116,7 @@ class ComputeUnit:
         self.index = index
         self.memory = memory_system
         self.capacity = preset.max_lines_in_flight_per_cu
+        # A blocked request waits for a quarter of the pipeline to retire (docs/DEVIATIONS.md).
         self.chunk = max(2, self.capacity // 4)
         self.line_bytes = preset.line_bytes
         self.in_flight = []        # heap of (completion cycle, lines)
@@ -137,35 +135,7 @@ class ComputeUnit:
             self.lines_in_flight -= heapq.heappop(heap)[1]
         if self.lines_in_flight + lines > self.capacity:
             return None
-        done = self.memory.request(now, dram_bytes, l2_bytes, is_write)
-        heapq.heappush(heap, (done, lines))
-        self.lines_in_flight += lines
-        return done
-
-    def issue(self, env, dram_bytes, l2_bytes, is_write):
-        """simpy generator: send a request through a full pipeline in chunks; returns completion."""
-        total = dram_bytes + l2_bytes
-        lines = max(1, -(-total // self.line_bytes))
-        sent, completion = 0, env.now
-        while sent < lines:
-            self.retire(env.now)
-            free = self.capacity - self.lines_in_flight
-            want = min(lines - sent, self.chunk)
-            if free < want:
-                # Wait (one event) until a chunk's worth of the oldest lines has retired. A chunk
-                # is a quarter of the pipeline: the pipe stays mostly full while a large request
-                # costs a few events instead of one per line.
-                yield env.timeout(self._time_until_free(want - free) - env.now)
-                continue
-            n = min(free, lines - sent)
-            d = dram_bytes * (sent + n) // lines - dram_bytes * sent // lines
-            l2 = l2_bytes * (sent + n) // lines - l2_bytes * sent // lines
-            done = self.memory.request(env.now, d, l2, is_write)
-            heapq.heappush(self.in_flight, (done, n))
-            self.lines_in_flight += n
-            completion = max(completion, done)
-            sent += n
-        return completion
+        return self.send(now, dram_bytes, l2_bytes, is_write, lines)
 
     def send(self, now, dram_bytes, l2_bytes, is_write, lines):
         """Put `lines` lines of a request in flight now; returns their completion cycle."""
@@ -175,9 +145,6 @@ class ComputeUnit:
         return done
 
     def time_until_free(self, needed):
-        return self._time_until_free(needed)
-
-    def _time_until_free(self, needed):
         """Cycle at which at least `needed` more lines will have retired."""
         freed = 0
         for done, n in sorted(self.in_flight):
@@ -210,18 +177,13 @@ class Simd:
                 yield env.timeout(start_at - env.now)
             for path_id, path_first, waves in d.split_by_path(first, count):
                 begin, busy = env.now, self.busy_cycles
-                cost = d.path_costs[path_id]
-                if recorder is None or recorder.level < 2:
-                    yield from self._run_schedule(env, d, cost, waves)
-                else:
-                    yield from self._run_path(env, d, cost, waves, path_first)
+                yield from self._run_cohort(env, d, d.path_costs[path_id], waves, path_first)
                 if recorder is not None:
                     recorder.wave_group(self.cu.index, self.index, path_first, waves, begin, env.now,
                                         self.busy_cycles - busy)
 
-    def _run_path(self, env, d, cost, waves, first_wave):
-        """Time one cohort through one path, recording every instruction segment (traces at
-        detail "instruction" and above; otherwise _run_schedule, the same timing, runs).
+    def _run_cohort(self, env, d, cost, waves, first_wave):
+        """Time one cohort of `waves` waves through one path.
 
         Speed trick: the cohort keeps its own clock `t` and yields to simpy only when it must
         meet the rest of the GPU at the right time: right before each memory request (the CU
@@ -229,59 +191,18 @@ class Simd:
         s_waitcnt only move `t`, so a cohort costs about one simpy event per memory instruction
         however many instructions the kernel has.
         """
-        recorder = d.recorder
-        t = env.now
-        pending = t
-        segments = recorder is not None and recorder.level >= 2
-        memory = recorder is not None and recorder.level >= 3
-        cu = self.cu
-        for segment in cost.segments:
-            kind = segment[0]
-            if kind == "alu":
-                cycles = cost.alu_cycles(segment[1], waves)
-                self.busy_cycles += cycles
-                if segments:
-                    recorder.segment(cu.index, self.index, first_wave, waves, segment[2], segment[3], t, t + cycles)
-                t += cycles
-            elif kind == "smem":
-                pending = max(pending, t + d.scalar_latency)
-            elif kind == "wait":
-                if pending > t:
-                    t = pending
-            else:
-                pc = segment[1]
-                issue = waves * d.passes
-                self.busy_cycles += issue
-                t += issue
-                yield env.timeout(t - env.now)
-                total, dram_bytes = d.cohort_bytes(pc, waves)
-                l2_bytes = max(0, total - dram_bytes)
-                is_write = kind == "store"
-                done = cu.try_issue(t, dram_bytes, l2_bytes, is_write)
-                if done is None:
-                    done = yield from cu.issue(env, dram_bytes, l2_bytes, is_write)
-                if segments:
-                    recorder.segment(cu.index, self.index, first_wave, waves, pc, pc, t - issue, t)
-                if memory:
-                    recorder.memory(cu.index, self.index, pc, env.now, done, total, dram_bytes, is_write)
-                t = env.now
-                if is_write:
-                    if done > self.last_store:
-                        self.last_store = done
-                elif done > pending:
-                    pending = done
-        if t > env.now:
-            yield env.timeout(t - env.now)
-
-    def _run_schedule(self, env, d, cost, waves):
-        """_run_path without per-instruction recording: the compiled schedule, the hot path."""
         steps, busy = cost.schedule(waves, d.passes, d.scalar_latency)
         self.busy_cycles += busy
+        recorder = d.recorder
+        segments = recorder is not None and recorder.level >= 2
+        memory = recorder is not None and recorder.level >= 3
         cu = self.cu
         t = pending = env.now
         for step in steps:
             op = step[0]
             if op == "t":
+                if segments:
+                    recorder.segment(cu.index, self.index, first_wave, waves, step[2], step[3], t, t + step[1])
                 t += step[1]
             elif op == "s":
                 if t + step[1] > pending:
@@ -290,34 +211,35 @@ class Simd:
                 if pending > t:
                     t = pending
             else:
-                t += step[2]
+                pc, issue, is_write = step[1], step[2], step[3]
+                t += issue
                 yield env.timeout(t - env.now)
-                total, dram_bytes = d.cohort_bytes(step[1], waves)
+                total, dram_bytes = d.cohort_bytes(pc, waves)
                 l2_bytes = total - dram_bytes if total > dram_bytes else 0
-                done = cu.try_issue(t, dram_bytes, l2_bytes, step[3])
+                done = cu.try_issue(t, dram_bytes, l2_bytes, is_write)
                 if done is None:
                     # The CU pipeline is full: send the request in chunks as lines retire.
-                    # (Inlined cu.issue: a generator per blocked request costs more than its work.)
-                    total_bytes = dram_bytes + l2_bytes
-                    lines = max(1, -(-total_bytes // cu.line_bytes))
+                    lines = max(1, -(-(dram_bytes + l2_bytes) // cu.line_bytes))
                     sent, done = 0, t
-                    capacity, chunk = cu.capacity, cu.chunk
                     while sent < lines:
                         now = env.now
                         cu.retire(now)
-                        free = capacity - cu.lines_in_flight
-                        want = lines - sent if lines - sent < chunk else chunk
+                        free = cu.capacity - cu.lines_in_flight
+                        want = min(lines - sent, cu.chunk)
                         if free < want:
                             yield env.timeout(cu.time_until_free(want - free) - now)
                             continue
-                        n = free if free < lines - sent else lines - sent
+                        n = min(free, lines - sent)
                         piece = cu.send(now, dram_bytes * (sent + n) // lines - dram_bytes * sent // lines,
-                                        l2_bytes * (sent + n) // lines - l2_bytes * sent // lines, step[3], n)
-                        if piece > done:
-                            done = piece
+                                        l2_bytes * (sent + n) // lines - l2_bytes * sent // lines, is_write, n)
+                        done = max(done, piece)
                         sent += n
-                    t = env.now
-                if step[3]:
+                if segments:
+                    recorder.segment(cu.index, self.index, first_wave, waves, pc, pc, t - issue, t)
+                if memory:
+                    recorder.memory(cu.index, self.index, pc, t, done, total, dram_bytes, is_write)
+                t = env.now
+                if is_write:
                     if done > self.last_store:
                         self.last_store = done
                 elif done > pending:
