@@ -70,8 +70,8 @@ def _offset(handle, offset, increment):
     return handle.ptr + (offset if increment is None else offset * increment)
 
 
-class CD3DX12_CPU_DESCRIPTOR_HANDLE(D3D12_CPU_DESCRIPTOR_HANDLE):
-    """A CPU descriptor handle with arithmetic: (other), (other, scaledOffset), (other, index, increment)."""
+class _HandleArithmetic:
+    """The d3dx12 handle helpers' arithmetic, shared by the CPU and GPU handle classes."""
 
     def __init__(self, other=None, offset=0, descriptorIncrementSize=None, *, ptr=None):
         if ptr is None:
@@ -87,20 +87,12 @@ class CD3DX12_CPU_DESCRIPTOR_HANDLE(D3D12_CPU_DESCRIPTOR_HANDLE):
         self.ptr = _offset(base, offset, descriptorIncrementSize)
 
 
-class CD3DX12_GPU_DESCRIPTOR_HANDLE(D3D12_GPU_DESCRIPTOR_HANDLE):
+class CD3DX12_CPU_DESCRIPTOR_HANDLE(_HandleArithmetic, D3D12_CPU_DESCRIPTOR_HANDLE):
+    """A CPU descriptor handle with arithmetic: (other), (other, scaledOffset), (other, index, increment)."""
+
+
+class CD3DX12_GPU_DESCRIPTOR_HANDLE(_HandleArithmetic, D3D12_GPU_DESCRIPTOR_HANDLE):
     """A GPU descriptor handle with arithmetic, like CD3DX12_CPU_DESCRIPTOR_HANDLE."""
-
-    def __init__(self, other=None, offset=0, descriptorIncrementSize=None, *, ptr=None):
-        if ptr is None:
-            ptr = 0 if other is None else _offset(other, offset, descriptorIncrementSize)
-        super().__init__(ptr=ptr)
-
-    def Offset(self, offset, descriptorIncrementSize=None):
-        self.ptr = _offset(self, offset, descriptorIncrementSize)
-        return self
-
-    def InitOffsetted(self, base, offset, descriptorIncrementSize=None):
-        self.ptr = _offset(base, offset, descriptorIncrementSize)
 
 
 def GetRequiredIntermediateSize(pDestinationResource, FirstSubresource, NumSubresources):
