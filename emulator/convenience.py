@@ -1,4 +1,4 @@
-"""Convenience layer: run one DirectML operator on NumPy arrays in one call.
+"""Convenience layer: run DirectML operators on NumPy arrays in one call (or several on one Session).
 
 `run_operator` is built on the API mirror, exactly the way a DirectML program is written: it creates
 a D3D12 device on the chosen adapter and a DML device, creates, compiles and initializes the
@@ -28,7 +28,7 @@ from .directml.structs import OPERATOR_DESC_TYPES
 from .directml.validation import short_type_name
 from .errors import DXGI_ERROR_DEVICE_REMOVED, HResultError, hresult_name
 
-__all__ = ["run_operator"]
+__all__ = ["Session", "run_operator"]
 
 _ALIGNMENT = 256  # where each tensor starts in the upload / readback buffers
 
@@ -60,6 +60,136 @@ def _operator_desc(desc):
     raise TypeError(f"desc is a {type(desc).__name__}; give a DML_OPERATOR_DESC or an operator desc struct")
 
 
+class Session:
+    """One D3D12 device and one DML device; runs operators on it one after another.
+
+    Each run is the HelloDirectML sequence: CreateOperator, CompileOperator, a descriptor heap and
+    binding table, the initializer's RecordDispatch, UPLOAD -> DEFAULT copies, the operator's
+    RecordDispatch, a READBACK copy, then one ExecuteCommandLists and a fence wait. Operators run on
+    one session share one device, so one capture (traces.capture(session.device)) holds them all.
+    """
+
+    def __init__(self, adapter=None, feature_level=None, debug=False):
+        d3d12 = _d3d12()
+        self.device = d3d12.D3D12CreateDevice(_adapter(adapter), d3d12.D3D_FEATURE_LEVEL_11_0)
+        self.dml = DMLCreateDevice(self.device, DML_CREATE_DEVICE_FLAG_DEBUG if debug else DML_CREATE_DEVICE_FLAG_NONE,
+                                   max_feature_level=feature_level)
+        self.queue = self.device.CreateCommandQueue(d3d12.D3D12_COMMAND_QUEUE_DESC(
+            Type=d3d12.D3D12_COMMAND_LIST_TYPE_DIRECT, Flags=d3d12.D3D12_COMMAND_QUEUE_FLAG_NONE))
+        self.allocator = self.device.CreateCommandAllocator(d3d12.D3D12_COMMAND_LIST_TYPE_DIRECT)
+        self.command_list = self.device.CreateCommandList(0, d3d12.D3D12_COMMAND_LIST_TYPE_DIRECT, self.allocator, None)
+        self.recorder = self.dml.CreateCommandRecorder()
+        self.fence = self.device.CreateFence(0, d3d12.D3D12_FENCE_FLAG_NONE)
+        self.fence_value = 0
+
+    def _buffer(self, size, heap_type, state, uav=True):
+        d3d12 = _d3d12()
+        flags = d3d12.D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS if uav else d3d12.D3D12_RESOURCE_FLAG_NONE
+        return self.device.CreateCommittedResource(
+            d3d12.CD3DX12_HEAP_PROPERTIES(heap_type), d3d12.D3D12_HEAP_FLAG_NONE,
+            d3d12.CD3DX12_RESOURCE_DESC.Buffer(max(4, size), flags), state, None)
+
+    def _execute_and_wait(self):
+        """HelloDirectML's CloseExecuteResetWait."""
+        self.command_list.Close()
+        self.queue.ExecuteCommandLists([self.command_list])
+        self.fence_value += 1
+        self.queue.Signal(self.fence, self.fence_value)
+        self.fence.SetEventOnCompletion(self.fence_value, None)   # None: block until the GPU gets there
+        self.allocator.Reset()
+        self.command_list.Reset(self.allocator, None)
+
+    def run(self, desc, inputs, flags=0):
+        """Create, compile, initialize, bind, record and execute one operator; returns its outputs
+        (see run_operator for the arguments)."""
+        d3d12 = _d3d12()
+        compiled = self.dml.CompileOperator(self.dml.CreateOperator(_operator_desc(desc)), flags)
+        info = compiled._info
+        if len(inputs) != len(info.inputs):
+            raise ValueError(f"{info.schema.c_name} takes {len(info.inputs)} inputs "
+                             f"({', '.join(t.field for t in info.inputs)}); {len(inputs)} were given")
+        arrays = [_input_array(array, tensor) for array, tensor in zip(inputs, info.inputs)]
+
+        initializer = self.dml.CreateOperatorInitializer([compiled])
+        init_props, exec_props = initializer.GetBindingProperties(), compiled.GetBindingProperties()
+        count = max(1, init_props.RequiredDescriptorCount, exec_props.RequiredDescriptorCount)
+        heap = self.device.CreateDescriptorHeap(d3d12.D3D12_DESCRIPTOR_HEAP_DESC(
+            Type=d3d12.D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, NumDescriptors=count,
+            Flags=d3d12.D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE, NodeMask=0))
+        table_desc = DML_BINDING_TABLE_DESC(
+            Dispatchable=initializer, CPUDescriptorHandle=heap.GetCPUDescriptorHandleForHeapStart(),
+            GPUDescriptorHandle=heap.GetGPUDescriptorHandleForHeapStart(), SizeInDescriptors=count)
+        table = self.dml.CreateBindingTable(table_desc)
+        temporary_size = max(init_props.TemporaryResourceSize, exec_props.TemporaryResourceSize)
+        persistent_size = exec_props.PersistentResourceSize
+        temporary = self._buffer(temporary_size, d3d12.D3D12_HEAP_TYPE_DEFAULT,
+                                 d3d12.D3D12_RESOURCE_STATE_COMMON) if temporary_size else None
+        persistent = self._buffer(persistent_size, d3d12.D3D12_HEAP_TYPE_DEFAULT,
+                                  d3d12.D3D12_RESOURCE_STATE_COMMON) if persistent_size else None
+        if temporary is not None and init_props.TemporaryResourceSize:
+            table.BindTemporaryResource(_binding(temporary, temporary_size))
+        if persistent is not None:
+            table.BindOutputs([_binding(persistent, persistent_size)])
+        self.command_list.SetDescriptorHeaps([heap])
+        # Initialize the operator. RecordDispatch writes the table's descriptors as it records, so
+        # the same list can go on to rebind the table and record the execution (one submission).
+        self.recorder.RecordDispatch(self.command_list, initializer, table)
+
+        # Inputs: one UPLOAD buffer -> a DEFAULT buffer each, written at each tensor's strides.
+        upload_offsets, upload_size = _layout([t.total_bytes for t in info.inputs])
+        upload = self._buffer(upload_size, d3d12.D3D12_HEAP_TYPE_UPLOAD, d3d12.D3D12_RESOURCE_STATE_GENERIC_READ,
+                              uav=False)
+        mapped = upload.Map(0, None)
+        input_buffers, barriers = [], []
+        for array, tensor, offset in zip(arrays, info.inputs, upload_offsets):
+            golden.scatter(mapped[offset:offset + tensor.total_bytes], 0, array, tensor.effective_strides)
+            resource = self._buffer(tensor.total_bytes, d3d12.D3D12_HEAP_TYPE_DEFAULT,
+                                    d3d12.D3D12_RESOURCE_STATE_COPY_DEST)
+            self.command_list.CopyBufferRegion(resource, 0, upload, offset, tensor.total_bytes)
+            barriers.append(d3d12.CD3DX12_RESOURCE_BARRIER.Transition(
+                resource, d3d12.D3D12_RESOURCE_STATE_COPY_DEST, d3d12.D3D12_RESOURCE_STATE_UNORDERED_ACCESS))
+            input_buffers.append(resource)
+        upload.Unmap(0, None)
+        if barriers:
+            self.command_list.ResourceBarrier(barriers)
+        output_buffers = [self._buffer(t.total_bytes, d3d12.D3D12_HEAP_TYPE_DEFAULT,
+                                       d3d12.D3D12_RESOURCE_STATE_UNORDERED_ACCESS) for t in info.outputs]
+
+        # Rebind the table for execution and record the dispatch.
+        table_desc.Dispatchable = compiled
+        table.Reset(table_desc)
+        if temporary is not None:
+            table.BindTemporaryResource(_binding(temporary, temporary_size))
+        if persistent is not None:
+            table.BindPersistentResource(_binding(persistent, persistent_size))
+        table.BindInputs([_binding(r, t.total_bytes) for r, t in zip(input_buffers, info.inputs)])
+        table.BindOutputs([_binding(r, t.total_bytes) for r, t in zip(output_buffers, info.outputs)])
+        self.recorder.RecordDispatch(self.command_list, compiled, table)
+
+        # Outputs: DEFAULT -> READBACK.
+        readback_offsets, readback_size = _layout([t.total_bytes for t in info.outputs])
+        readback = self._buffer(readback_size, d3d12.D3D12_HEAP_TYPE_READBACK, d3d12.D3D12_RESOURCE_STATE_COPY_DEST,
+                                uav=False)
+        self.command_list.ResourceBarrier(
+            [d3d12.CD3DX12_RESOURCE_BARRIER.UAV(r) for r in output_buffers]
+            + [d3d12.CD3DX12_RESOURCE_BARRIER.Transition(r, d3d12.D3D12_RESOURCE_STATE_UNORDERED_ACCESS,
+                                                         d3d12.D3D12_RESOURCE_STATE_COPY_SOURCE) for r in output_buffers])
+        for resource, tensor, offset in zip(output_buffers, info.outputs, readback_offsets):
+            self.command_list.CopyBufferRegion(readback, offset, resource, 0, tensor.total_bytes)
+        self._execute_and_wait()
+
+        reason = self.dml.GetDeviceRemovedReason()
+        if reason:
+            raise HResultError(DXGI_ERROR_DEVICE_REMOVED, f"run_operator: the DirectML device was removed "
+                                                          f"({hresult_name(reason)}): {self.dml._removed_message}")
+        data = readback.Map(0, None)
+        outputs = [golden.gather(data[offset:offset + t.total_bytes].copy(), 0, golden.DATA_TYPES[t.type_name],
+                                 t.sizes, t.effective_strides)
+                   for t, offset in zip(info.outputs, readback_offsets)]
+        readback.Unmap(0, None)
+        return outputs
+
+
 def run_operator(desc, inputs, *, flags=0, adapter=None, feature_level=None, debug=False, trace=None):
     """Run an operator on NumPy inputs through the mirror; returns the outputs as NumPy arrays.
 
@@ -73,104 +203,17 @@ def run_operator(desc, inputs, *, flags=0, adapter=None, feature_level=None, deb
     trace: None (no capture), or a trace detail level ("dispatch", "wave", "instruction", "memory"):
         the whole run on the device (uploads, dispatches, readback) is captured with traces.capture
         and (outputs, trace) is returned instead of outputs.
-    Each output comes back with its tensor's Sizes as shape, read at its strides.
+    Each output comes back with its tensor's Sizes as shape, read at its strides. A fresh Session
+    (devices, queue, list) serves each call; use Session directly to run several on one device.
     """
-    d3d12 = _d3d12()
-    op_desc = _operator_desc(desc)
-    device = d3d12.D3D12CreateDevice(_adapter(adapter), d3d12.D3D_FEATURE_LEVEL_11_0)
+    session = Session(adapter, feature_level, debug)
     if trace is None:
-        return _run(device, op_desc, inputs, flags, feature_level, debug)
+        return session.run(desc, inputs, flags)
     from traces.capture import capture
-    cap = capture(device, detail=trace)
+    cap = capture(session.device, detail=trace)
     with cap:
-        outputs = _run(device, op_desc, inputs, flags, feature_level, debug)
+        outputs = session.run(desc, inputs, flags)
     return outputs, cap.trace
-
-
-def _run(device, op_desc, inputs, flags, feature_level, debug):
-    d3d12 = _d3d12()
-    dml = DMLCreateDevice(device, DML_CREATE_DEVICE_FLAG_DEBUG if debug else DML_CREATE_DEVICE_FLAG_NONE,
-                          max_feature_level=feature_level)
-    compiled = dml.CompileOperator(dml.CreateOperator(op_desc), flags)
-    info = compiled._info
-    if len(inputs) != len(info.inputs):
-        raise ValueError(f"{info.schema.c_name} takes {len(info.inputs)} inputs "
-                         f"({', '.join(t.field for t in info.inputs)}); {len(inputs)} were given")
-    arrays = [_input_array(array, tensor) for array, tensor in zip(inputs, info.inputs)]
-
-    queue = device.CreateCommandQueue(d3d12.D3D12_COMMAND_QUEUE_DESC(
-        Type=d3d12.D3D12_COMMAND_LIST_TYPE_DIRECT, Flags=d3d12.D3D12_COMMAND_QUEUE_FLAG_NONE))
-    allocator = device.CreateCommandAllocator(d3d12.D3D12_COMMAND_LIST_TYPE_DIRECT)
-    command_list = device.CreateCommandList(0, d3d12.D3D12_COMMAND_LIST_TYPE_DIRECT, allocator, None)
-
-    initializer = dml.CreateOperatorInitializer([compiled])
-    descriptor_count = max(1, initializer.GetBindingProperties().RequiredDescriptorCount,
-                           compiled.GetBindingProperties().RequiredDescriptorCount)
-    heap = device.CreateDescriptorHeap(d3d12.D3D12_DESCRIPTOR_HEAP_DESC(
-        Type=d3d12.D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, NumDescriptors=descriptor_count,
-        Flags=d3d12.D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE, NodeMask=0))
-    command_list.SetDescriptorHeaps([heap])
-    table_desc = DML_BINDING_TABLE_DESC(
-        Dispatchable=initializer, CPUDescriptorHandle=heap.GetCPUDescriptorHandleForHeapStart(),
-        GPUDescriptorHandle=heap.GetGPUDescriptorHandleForHeapStart(), SizeInDescriptors=descriptor_count)
-    table = dml.CreateBindingTable(table_desc)
-    recorder = dml.CreateCommandRecorder()
-    recorder.RecordDispatch(command_list, initializer, table)
-
-    def buffer(size, heap_type, state, uav=False):
-        flags_ = d3d12.D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS if uav else d3d12.D3D12_RESOURCE_FLAG_NONE
-        return device.CreateCommittedResource(
-            d3d12.CD3DX12_HEAP_PROPERTIES(heap_type), d3d12.D3D12_HEAP_FLAG_NONE,
-            d3d12.CD3DX12_RESOURCE_DESC.Buffer(max(4, size), flags_), state, None)
-
-    # Upload every input through one UPLOAD buffer into its own DEFAULT buffer.
-    upload_offsets, upload_size = _layout([t.total_bytes for t in info.inputs])
-    upload = buffer(upload_size, d3d12.D3D12_HEAP_TYPE_UPLOAD, d3d12.D3D12_RESOURCE_STATE_GENERIC_READ)
-    mapped = upload.Map(0, None)
-    input_buffers, barriers = [], []
-    for array, tensor, offset in zip(arrays, info.inputs, upload_offsets):
-        golden.scatter(mapped[offset:offset + tensor.total_bytes], 0, array, tensor.effective_strides)
-        resource = buffer(tensor.total_bytes, d3d12.D3D12_HEAP_TYPE_DEFAULT, d3d12.D3D12_RESOURCE_STATE_COPY_DEST, uav=True)
-        command_list.CopyBufferRegion(resource, 0, upload, offset, tensor.total_bytes)
-        barriers.append(d3d12.CD3DX12_RESOURCE_BARRIER.Transition(
-            resource, d3d12.D3D12_RESOURCE_STATE_COPY_DEST, d3d12.D3D12_RESOURCE_STATE_UNORDERED_ACCESS))
-        input_buffers.append(resource)
-    upload.Unmap(0, None)
-    if barriers:
-        command_list.ResourceBarrier(barriers)
-    output_buffers = [buffer(t.total_bytes, d3d12.D3D12_HEAP_TYPE_DEFAULT, d3d12.D3D12_RESOURCE_STATE_UNORDERED_ACCESS,
-                             uav=True) for t in info.outputs]
-
-    table_desc.Dispatchable = compiled
-    table.Reset(table_desc)
-    table.BindInputs([_binding(r, t.total_bytes) for r, t in zip(input_buffers, info.inputs)])
-    table.BindOutputs([_binding(r, t.total_bytes) for r, t in zip(output_buffers, info.outputs)])
-    recorder.RecordDispatch(command_list, compiled, table)
-
-    readback_offsets, readback_size = _layout([t.total_bytes for t in info.outputs])
-    readback = buffer(readback_size, d3d12.D3D12_HEAP_TYPE_READBACK, d3d12.D3D12_RESOURCE_STATE_COPY_DEST)
-    command_list.ResourceBarrier([d3d12.CD3DX12_RESOURCE_BARRIER.UAV(r) for r in output_buffers]
-                                 + [d3d12.CD3DX12_RESOURCE_BARRIER.Transition(
-                                     r, d3d12.D3D12_RESOURCE_STATE_UNORDERED_ACCESS,
-                                     d3d12.D3D12_RESOURCE_STATE_COPY_SOURCE) for r in output_buffers])
-    for resource, tensor, offset in zip(output_buffers, info.outputs, readback_offsets):
-        command_list.CopyBufferRegion(readback, offset, resource, 0, tensor.total_bytes)
-    command_list.Close()
-    queue.ExecuteCommandLists([command_list])
-    fence = device.CreateFence(0, d3d12.D3D12_FENCE_FLAG_NONE)
-    queue.Signal(fence, 1)
-    fence.SetEventOnCompletion(1, None)
-
-    reason = dml.GetDeviceRemovedReason()
-    if reason:
-        raise HResultError(DXGI_ERROR_DEVICE_REMOVED, f"run_operator: the DirectML device was removed "
-                                                      f"({hresult_name(reason)}): {dml._removed_message}")
-    data = readback.Map(0, None)
-    outputs = [golden.gather(data[offset:offset + tensor.total_bytes].copy(), 0, golden.DATA_TYPES[tensor.type_name],
-                             tensor.sizes, tensor.effective_strides)
-               for tensor, offset in zip(info.outputs, readback_offsets)]
-    readback.Unmap(0, None)
-    return outputs
 
 
 def _input_array(array, tensor):

@@ -84,7 +84,6 @@ class Dispatcher:
         batch_waves = max(1, self.batch_lanes // width)
         for first in range(0, total, batch_waves):
             batch = self.form_batch(launch, first, min(total, first + batch_waves) - first)
-            stats.lanes_active += int(batch.exec.sum())
             run(launch.program, batch, self.memory, stats)
         return stats
 

@@ -59,7 +59,7 @@ class ExecutionStats:
     """What a dispatch did, counted per wave and per byte (inputs to the timing model)."""
 
     __slots__ = ("waves", "workgroups", "wave_instructions", "unit_instructions", "instruction_waves",
-                 "bytes_read", "bytes_written", "oob_reads", "oob_writes", "lanes_active",
+                 "bytes_read", "bytes_written", "oob_reads", "oob_writes",
                  "cycles", "start_cycle", "name", "elements", "memory_bytes", "dram_bytes",
                  "paths", "wave_path", "record_paths", "line_bytes", "timing")
 
@@ -73,7 +73,6 @@ class ExecutionStats:
         self.bytes_written = 0
         self.oob_reads = 0
         self.oob_writes = 0
-        self.lanes_active = 0
         self.cycles = 0
         self.start_cycle = 0
         self.name = name

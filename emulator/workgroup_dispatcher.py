@@ -28,8 +28,8 @@ class WorkgroupDispatcher:
         first = self.next_wave
         count = min(slots, self.total - first)
         self.next_wave = first + count
-        groups = (first + count - 1) // self.per_group - (first - 1) // self.per_group if first else \
-            (count - 1) // self.per_group + 1
+        # Workgroups whose first wave is in this range: each costs one launch.
+        groups = -(-(first + count) // self.per_group) - -(-first // self.per_group)
         start = max(now, self.next_launch)
         self.next_launch = start + groups * self.launch_cycles
         return start, first, count

@@ -34,7 +34,7 @@ def constant_value(operand, type_name):
     if isinstance(value, float):
         # A float inline constant read as an integer gives its float32 bit pattern.
         return dtype.type(np.array(value, dtype=np.float32).view(np.uint32)) if dtype.itemsize >= 4 else dtype.type(0)
-    return np.array(value).astype(dtype)[()] if value >= 0 else np.array(value, dtype=np.int64).astype(dtype)[()]
+    return np.array(value, dtype=np.int64).astype(dtype)[()]  # -16..64, wraps into unsigned types
 
 
 def encode_number(text_value, type_name, is_hex):

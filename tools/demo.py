@@ -1,7 +1,7 @@
 """`dmlemu demo`: three DirectML operators on the default adapter, checked and traced.
 
 Runs ELEMENT_WISE_THRESHOLD, CLIP (FLOAT16 with a ScaleBias) and IF (with a broadcast condition)
-on small tensors through the DirectML mirror, on one device (tools.mirror.MirrorSession) inside one
+on small tensors through the DirectML mirror, on one device (emulator.convenience.Session) inside one
 trace capture, then one larger CLIP so that the timing model has something to show (bandwidth and
 occupancy). Prints every small tensor, checks every output bit for bit against emulator.golden,
 prints the per-dispatch summary, and writes into the output folder (fixed names, no timestamps):
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .mirror import MirrorSession
+from emulator.convenience import Session
 from .operators import OperatorRun, describe, format_array, golden_outputs, operator_desc, preset_for, same_bits, \
     tensor_names
 from .progress import Progress
@@ -71,7 +71,7 @@ def run_demo(out_dir=DEFAULT_OUT, adapter=None, stream=None, plots=True):
     print(f"dmlemu demo: DirectML operators through the API mirror on {preset.description}", file=stream)
     print("(adapter presets: `dmlemu adapters`; every output is compared bit for bit with emulator.golden)",
           file=stream)
-    session = MirrorSession(preset.key)
+    session = Session(preset.key, debug=True)
     # Work first (the progress bar, on a terminal only, has stderr to itself), then the report.
     with Progress(len(cases) + 2, "dmlemu demo") as bar:
         with capture(session.device, detail="instruction") as cap:
