@@ -8,20 +8,17 @@ memory of the dispatch (tracemalloc) as a multiple of the input + output bytes.
     .venv/bin/python bench/bench_clip.py [--sizes 16 20 24] [--width 64] [--repeat 3]
 """
 import argparse
-import os
-import sys
 import time
 import tracemalloc
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from emulator import golden  # noqa: E402
-from emulator.direct import DirectRun  # noqa: E402
-from emulator.gpu import Gpu  # noqa: E402
-from emulator.presets import DEFAULT_PRESET  # noqa: E402
-from kernels import TensorSpec  # noqa: E402
+from dmlemu import golden
+from dmlemu.direct_run import DirectRun
+from dmlemu.gpu import Gpu
+from dmlemu.presets import DEFAULT_PRESET
+from dmlemu.kernels.driver import TensorSpec
 
 ARGS = dict(min_value=-1.0, max_value=1.0, scale_bias=(2.0, 0.5))
 

@@ -8,20 +8,17 @@
     .venv/bin/python bench/bench_timing.py [--skip-large]
 """
 import argparse
-import os
-import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from emulator import golden  # noqa: E402
-from emulator.direct import DirectRun  # noqa: E402
-from emulator.gpu import Gpu  # noqa: E402
-from emulator.presets import RX_7900_XTX  # noqa: E402
-from kernels import TensorSpec  # noqa: E402
-from traces import capture  # noqa: E402
+from dmlemu import golden
+from dmlemu.direct_run import DirectRun
+from dmlemu.gpu import Gpu
+from dmlemu.presets import RX_7900_XTX
+from dmlemu.kernels.driver import TensorSpec
+from dmlemu.traces import capture
 
 CLIP = dict(min_value=-1.0, max_value=1.0, scale_bias=(2.0, 0.5))
 

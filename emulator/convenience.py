@@ -8,8 +8,8 @@ waits on a fence and reads the outputs back through a READBACK buffer. Every HRe
 mirror reaches the caller unchanged; a device removed by the run raises DXGI_ERROR_DEVICE_REMOVED with
 its reason.
 
-    from emulator.convenience import run_operator
-    from emulator.directml import *
+    from dmlemu.convenience import run_operator
+    from dmlemu.directml import *
     t = DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
         DataType=DML_TENSOR_DATA_TYPE_FLOAT32, Sizes=[2, 3], TotalTensorSizeInBytes=24))
     [y] = run_operator(DML_ELEMENT_WISE_CLIP_OPERATOR_DESC(InputTensor=t, OutputTensor=t, Min=0, Max=1), [x])
@@ -19,14 +19,14 @@ trace="wave")`; trace.format_summary(), traces.save_chrome_json(trace, "clip.jso
 """
 import numpy as np
 
-from . import golden
-from .directml import (
+from dmlemu import golden
+from dmlemu.directml import (
     DML_BINDING_DESC, DML_BINDING_TABLE_DESC, DML_BINDING_TYPE_BUFFER, DML_BUFFER_BINDING,
     DML_CREATE_DEVICE_FLAG_DEBUG, DML_CREATE_DEVICE_FLAG_NONE, DML_OPERATOR_DESC, DMLCreateDevice,
 )
-from .directml.structs import OPERATOR_DESC_TYPES
-from .directml.validation import short_type_name
-from .errors import DXGI_ERROR_DEVICE_REMOVED, HResultError, hresult_name
+from dmlemu.directml.structs import OPERATOR_DESC_TYPES
+from dmlemu.directml.validation import short_type_name
+from dmlemu.errors import DXGI_ERROR_DEVICE_REMOVED, HResultError, hresult_name
 
 __all__ = ["Session", "run_operator"]
 
@@ -34,7 +34,7 @@ _ALIGNMENT = 256  # where each tensor starts in the upload / readback buffers
 
 
 def _d3d12():
-    from . import d3d12
+    from dmlemu import d3d12
     return d3d12
 
 
@@ -42,8 +42,8 @@ def _adapter(adapter):
     """None, an IDXGIAdapter, an AdapterPreset or a preset key -> an IDXGIAdapter or None."""
     if adapter is None or hasattr(adapter, "GetDesc1"):
         return adapter
-    from .dxgi import CreateDXGIFactory1
-    from .presets import PRESETS
+    from dmlemu.dxgi import CreateDXGIFactory1
+    from dmlemu.presets import PRESETS
     key = getattr(adapter, "key", adapter)
     for index, preset in enumerate(PRESETS):
         if preset.key == key:
@@ -209,7 +209,7 @@ def run_operator(desc, inputs, *, flags=0, adapter=None, feature_level=None, deb
     session = Session(adapter, feature_level, debug)
     if trace is None:
         return session.run(desc, inputs, flags)
-    from traces.capture import capture
+    from dmlemu.traces.capture import capture
     cap = capture(session.device, detail=trace)
     with cap:
         outputs = session.run(desc, inputs, flags)

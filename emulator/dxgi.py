@@ -1,6 +1,6 @@
 """DXGI: the factory that lists the emulated GPUs as adapters.
 
-One factory per CreateDXGIFactory1 call; one adapter per entry of emulator.presets.PRESETS, in that
+One factory per CreateDXGIFactory1 call; one adapter per entry of dmlemu.presets.PRESETS, in that
 order (EnumAdapters1(0) is the default adapter D3D12CreateDevice(None, ...) uses). An adapter is a
 description only: it holds its preset (`adapter._preset`) and creates nothing; D3D12CreateDevice
 builds the emulated GPU. This module also holds what DXGI shares with D3D12 (DXGI_FORMAT,
@@ -12,8 +12,8 @@ LowPart 0x1000 + the adapter's index.
 """
 from enum import IntEnum, IntFlag
 
-from .errors import DXGI_ERROR_NOT_FOUND, E_INVALIDARG, HResultError
-from .presets import PRESETS
+from dmlemu.errors import DXGI_ERROR_NOT_FOUND, E_INVALIDARG, HResultError
+from dmlemu.presets import PRESETS
 
 __all__ = [
     "CreateDXGIFactory", "CreateDXGIFactory1", "CreateDXGIFactory2", "IDXGIFactory", "IDXGIAdapter",

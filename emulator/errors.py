@@ -55,3 +55,11 @@ class HResultError(Exception):
         self.hresult = hresult & 0xFFFFFFFF
         self.message = message
         super().__init__(f"{message} ({hresult_name(self.hresult)})")
+
+
+def describe(value):
+    """How a sentence names a value's kind: "None", "a list", "an IDMLOperator"."""
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return f"{'an' if name[0] in 'AEIOUaeiou' else 'a'} {name}"

@@ -15,11 +15,11 @@ import os
 
 import numpy as np
 
-from .command_processor import CommandProcessor
-from .copy_engine import CopyEngine
-from .dispatcher import Dispatcher
-from .memory import GpuMemory
-from .presets import DEFAULT_PRESET
+from dmlemu.timing.command_processor import CommandProcessor
+from dmlemu.timing.copy_engine import CopyEngine
+from dmlemu.functional.wave_dispatcher import Dispatcher
+from dmlemu.functional.device_memory import GpuMemory
+from dmlemu.presets import DEFAULT_PRESET
 
 
 class Gpu:

@@ -9,15 +9,15 @@ descriptor heap and a binding table; record the dispatch; execute; wait on a fen
     python examples/hello_directml_identity.py          (from the repository root)
 
 The names are the C names (ID3D12Device::CreateCommittedResource is device.CreateCommittedResource,
-out-parameters are return values, and a failing HRESULT raises emulator.HResultError), so the program
+out-parameters are return values, and a failing HRESULT raises dmlemu.HResultError), so the program
 ports back to C++ line by line. Run it on another emulated GPU by picking an adapter:
 CreateDXGIFactory1().EnumAdapters1(i) (see `dmlemu adapters`).
 """
 import numpy as np
 
-from emulator import golden
-from emulator.d3d12 import *  # noqa: F401,F403
-from emulator.directml import *  # noqa: F401,F403
+from dmlemu import golden
+from dmlemu.d3d12 import *  # noqa: F401,F403
+from dmlemu.directml import *  # noqa: F401,F403
 
 
 def CloseExecuteResetWait(d3D12Device, commandQueue, commandAllocator, commandList):
@@ -182,9 +182,9 @@ def main():
     # dmlemu's addition: the output must equal the golden model's, bit for bit.
     expected = golden.identity(inputTensorElementArray)
     if not np.array_equal(outputBufferData.view(np.uint32), expected.view(np.uint32)):
-        raise SystemExit(f"IDENTITY output differs from emulator.golden:\n got      {outputBufferData}\n "
+        raise SystemExit(f"IDENTITY output differs from dmlemu.golden:\n got      {outputBufferData}\n "
                          f"expected {expected}")
-    print(f"{tensorElementCount} values, bit-exact against emulator.golden.")
+    print(f"{tensorElementCount} values, bit-exact against dmlemu.golden.")
 
 
 if __name__ == "__main__":

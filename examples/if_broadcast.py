@@ -10,9 +10,9 @@ so NaN payloads and -0 survive.
 """
 import numpy as np
 
-from emulator import golden
-from emulator.d3d12 import *  # noqa: F401,F403
-from emulator.directml import *  # noqa: F401,F403
+from dmlemu import golden
+from dmlemu.d3d12 import *  # noqa: F401,F403
+from dmlemu.directml import *  # noqa: F401,F403
 
 
 def tensor_desc(data_type, sizes, strides=None):
@@ -114,8 +114,8 @@ def main():
     print(y)
     expected = golden.if_(np.broadcast_to(mask, sizes), a, b)
     if not np.array_equal(y.view(np.uint16), expected.view(np.uint16)):
-        raise SystemExit(f"IF output differs from emulator.golden:\n got      {y}\n expected {expected}")
-    print("bit-exact against emulator.golden (the NaN and the -0 of B came through as they were).")
+        raise SystemExit(f"IF output differs from dmlemu.golden:\n got      {y}\n expected {expected}")
+    print("bit-exact against dmlemu.golden (the NaN and the -0 of B came through as they were).")
 
 
 if __name__ == "__main__":

@@ -2,16 +2,16 @@
 
     python examples/threshold.py          (from the repository root)
 
-`emulator.convenience.run_operator` does the whole DirectML flow (devices, upload, binding,
+`dmlemu.convenience.run_operator` does the whole DirectML flow (devices, upload, binding,
 RecordDispatch, execute, fence, readback) on the API mirror for you: give it an operator desc
 and NumPy arrays, get NumPy arrays back. THRESHOLD computes y = max(x, Min) with IEEE maxNum
 rules: a NaN input gives Min, and -0 counts as smaller than +0.
 """
 import numpy as np
 
-from emulator import golden
-from emulator.convenience import run_operator
-from emulator.directml import *  # noqa: F401,F403
+from dmlemu import golden
+from dmlemu.convenience import run_operator
+from dmlemu.directml import *  # noqa: F401,F403
 
 
 def main():
@@ -31,8 +31,8 @@ def main():
     print(trace.format_summary())
     expected = golden.threshold(x, 0.0)
     if not np.array_equal(y.view(np.uint32), expected.view(np.uint32)):
-        raise SystemExit(f"THRESHOLD output differs from emulator.golden:\n got      {y}\n expected {expected}")
-    print("bit-exact against emulator.golden.")
+        raise SystemExit(f"THRESHOLD output differs from dmlemu.golden:\n got      {y}\n expected {expected}")
+    print("bit-exact against dmlemu.golden.")
 
 
 if __name__ == "__main__":

@@ -18,10 +18,10 @@ import ast
 import os
 import re
 
-from . import opcodes as op
-from .constants import encode_number
-from .encoding import Instruction, encode
-from .operands import Operand, parse_register
+from dmlemu.isa import opcodes as op
+from dmlemu.isa.constants import encode_number
+from dmlemu.isa.encoding import Instruction, encode
+from dmlemu.isa.operands import Operand, parse_register
 
 
 class AssemblyError(ValueError):

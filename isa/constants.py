@@ -10,8 +10,8 @@ import struct
 
 import numpy as np
 
-from .opcodes import FLOAT_TYPES, TYPES
-from .operands import LITERAL, Operand, inline_code_for, inline_value
+from dmlemu.isa.opcodes import FLOAT_TYPES, TYPES
+from dmlemu.isa.operands import LITERAL, Operand, inline_code_for, inline_value
 
 
 def constant_value(operand, type_name):

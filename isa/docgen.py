@@ -1,6 +1,6 @@
 """Generates docs/ISA.md from the opcode table, so the reference can never drift from the code."""
-from . import opcodes as op
-from . import encoding, operands
+from dmlemu.isa import opcodes as op
+from dmlemu.isa import encoding, operands
 
 HEADER = """# The dmlemu instruction set
 
@@ -41,6 +41,4 @@ def generate():
             lines.append(f"| 0x{e.opcode:03x} | `{e.mnemonic}` | {e.fmt} | {ops} | {types} | "
                          f"{e.issue_cycles} / {e.latency_cycles} | {e.doc} |")
         lines.append("")
-    lines += ["## Buffer descriptors", "", "```",
-              __import__("emulator.descriptors", fromlist=["x"]).__doc__.strip(), "```", ""]
     return "\n".join(lines)

@@ -17,8 +17,8 @@ format name (SOP1, VOP2, MUBUF, ...) is documentation of the operand shape, not 
 """
 from dataclasses import dataclass
 
-from . import opcodes as op
-from .operands import LITERAL, Operand
+from dmlemu.isa import opcodes as op
+from dmlemu.isa.operands import LITERAL, Operand, format_operand
 
 OPCODE_BITS = (0, 10)
 SLOT_BITS = ((10, 10), (20, 10), (30, 10), (40, 10))
@@ -37,7 +37,6 @@ class Instruction:
     dwords: int
 
     def __str__(self):
-        from .disassembler import format_instruction
         return format_instruction(self)
 
 
@@ -127,3 +126,25 @@ def decode(dwords):
         out.append((i, inst))
         i += inst.dwords
     return out
+
+
+# ---- text: what the disassembler prints and the assembler reads back ------------------------------
+def format_operand_text(operand, kind):
+    if operand.code == LITERAL:
+        return f"0x{operand.literal:x}"
+    return format_operand(operand)
+
+
+def format_instruction(inst, address=None, labels=None):
+    entry = inst.opcode
+    parts = []
+    for kind, value in zip(entry.operands, inst.operands):
+        if kind == op.LABEL:
+            target = None if address is None else address + inst.dwords + value
+            parts.append(labels.get(target, f"L{target}") if labels and target in labels else
+                         (f"L{target}" if target is not None else f"{value:+d}"))
+        elif kind == op.IMM:
+            parts.append(str(value))
+        else:
+            parts.append(format_operand_text(value, kind))
+    return entry.mnemonic + (" " + ", ".join(parts) if parts else "")

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import numerics as nm
+from dmlemu.isa import numerics as nm
 
 # ---- operand kinds ----------------------------------------------------------------------------
 VDST = "vdst"      # vector register destination

@@ -1,21 +1,12 @@
 import os
-import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
-TESTS = os.path.dirname(os.path.abspath(__file__))
-if TESTS not in sys.path:
-    sys.path.insert(0, TESTS)
-
-# ---- reliability (issue 6): hypothesis profiles and guard bytes ---------------------------------------
+# ---- hypothesis profiles and guard bytes ------------------------------------------------------------
 # "ci" (the default) is deterministic: derandomize=True draws the same examples on every run and no
 # example database is read or written. DMLEMU_FUZZ_PROFILE=long explores: random seeds (pass
 # --hypothesis-seed=N to repeat a run), 25 times more examples in the reliability tests (see
 # tests/reliability_helpers.scaled), and failures printed with a reproduction blob.
-import pytest  # noqa: E402
-from hypothesis import settings as _hypothesis_settings  # noqa: E402
-
+import pytest
+from hypothesis import settings as _hypothesis_settings
 _hypothesis_settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=False)
 _hypothesis_settings.register_profile("long", derandomize=False, database=None, deadline=None, print_blob=True)
 _hypothesis_settings.load_profile(os.environ.get("DMLEMU_FUZZ_PROFILE", "ci"))

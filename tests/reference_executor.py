@@ -1,6 +1,6 @@
 """A slow, obviously-correct reference executor: one wave at a time, one lane at a time.
 
-It shares nothing with the fast executor (emulator/executor.py, emulator/wave.py) except the
+It shares nothing with the fast executor (emulator/functional/executor.py, emulator/functional/wave.py) except the
 opcode table's semantics functions, which it calls on one-element arrays per lane. Registers are
 plain Python ints, control flow is followed wave by wave, memory is read and written byte by byte
 through descriptors. The fast executor must agree with it bit for bit on every kernel and on
@@ -8,11 +8,11 @@ random instruction sequences.
 """
 import numpy as np
 
-from emulator.descriptors import unpack_buffer_descriptor
-from isa import opcodes as op
-from isa.constants import constant_value
-from isa.encoding import decode
-from isa.operands import EXEC_HI, EXEC_LO, SCC, VCC_HI, VCC_LO
+from dmlemu.functional.buffer_descriptor import unpack_buffer_descriptor
+from dmlemu.isa import opcodes as op
+from dmlemu.isa.constants import constant_value
+from dmlemu.isa.encoding import decode
+from dmlemu.isa.operands import EXEC_HI, EXEC_LO, SCC, VCC_HI, VCC_LO
 
 M32 = 0xFFFFFFFF
 

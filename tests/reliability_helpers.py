@@ -5,7 +5,7 @@ draws and shrinks: the adapter, the emulated feature level, the operator and its
 sizes, strides, TotalTensorSizeInBytes, alignment), ScaleBias and bounds, the execution flags, the
 buffers and each tensor's binding (buffer, offset, size), and a seed for the buffer contents.
 A fault (`Case.faults`, a set of names) turns a valid case into a specific misuse; `run_case` runs
-a case through the mirror only (emulator.d3d12 + emulator.directml, the way a C++ program would)
+a case through the mirror only (dmlemu.d3d12 + dmlemu.directml, the way a C++ program would)
 and returns an `Outcome`: the output buffers' bytes, or the HResultError and the stage that raised
 it, or the device removal and its sentence. Any other exception escapes: the tests fail on it.
 
@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from emulator import golden
-from emulator.d3d12 import *  # noqa: F401,F403
-from emulator.directml import *  # noqa: F401,F403
-from emulator.directml.operators import SCHEMAS
-from emulator.directml.validation import exact_tensor_size
-from emulator.errors import DXGI_ERROR_DEVICE_REMOVED, HResultError, S_OK
+from dmlemu import golden
+from dmlemu.d3d12 import *  # noqa: F401,F403
+from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.directml.operators import SCHEMAS
+from dmlemu.directml.validation import exact_tensor_size
+from dmlemu.errors import DXGI_ERROR_DEVICE_REMOVED, HResultError, S_OK
 
 GUARD_BYTES = 64
 BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}

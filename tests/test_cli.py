@@ -9,22 +9,21 @@ import sys
 import numpy as np
 import pytest
 
-from emulator import golden
-from emulator.presets import PRESETS
-from kernels import SOURCES, build_program
-from tools.asm import assemble_source, disassemble_bytes, to_bytes
-from tools.operators import OperatorRun, golden_outputs, random_inputs, same_bits
-from tools.progress import Progress
-from tools.stepper import WaveStepper, format_footer, format_step
+from dmlemu import golden
+from dmlemu.presets import PRESETS
+from dmlemu.kernels.driver import SOURCES, build_program
+from dmlemu.tools.asm import assemble_source, disassemble_bytes, to_bytes
+from dmlemu.tools.operators import OperatorRun, golden_outputs, random_inputs, same_bits
+from dmlemu.tools.progress import Progress
+from dmlemu.tools.stepper import WaveStepper, format_footer, format_step
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 def dmlemu(*args, cwd=ROOT, stdin=None):
-    """Run `dmlemu ARGS` as a user would (python -m tools.cli, the console script's target)."""
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run([sys.executable, "-m", "tools.cli", *map(str, args)], cwd=cwd, env=env,
+    """Run `dmlemu ARGS` as a user would (python -m dmlemu, the console script's target)."""
+    return subprocess.run([sys.executable, "-m", "dmlemu", *map(str, args)], cwd=cwd,
                           input=stdin, capture_output=True, text=True, timeout=300)
 
 
@@ -43,7 +42,7 @@ def test_demo_prints_checks_and_writes_trace_and_plots(tmp_path):
     for name in ("ELEMENT_WISE_THRESHOLD", "ELEMENT_WISE_CLIP", "ELEMENT_WISE_IF", "InputTensor:",
                  "ConditionTensor:", "OutputTensor:", "ConditionTensor.Strides {0, 1}"):
         assert name in out
-    assert out.count("bit-exact against emulator.golden: yes") == 4
+    assert out.count("bit-exact against dmlemu.golden: yes") == 4
     assert "All outputs bit-exact." in out
     # The per-dispatch summary: cycles, time, bandwidth and % of peak, one row per dispatch.
     header = next(line for line in out.splitlines() if "cycles" in line and "% peak" in line)
@@ -88,7 +87,7 @@ def test_run_writes_npy_equal_to_golden(clip_run):
     assert same_bits(y, expected)
     assert "ELEMENT_WISE_CLIP FLOAT16 Sizes {2, 3, 4}, ScaleBias (2, 0.5), Min -1, Max 1" in out
     assert "inputs: random, seed 7" in out
-    assert "bit-exact against emulator.golden: yes" in out
+    assert "bit-exact against dmlemu.golden: yes" in out
     assert "element_wise_clip_float16_packed_sb" in out and "% peak" in out
     for name in ("y.npy", "t.json", "t.npz", "t.csv"):
         assert f"wrote {folder / name}" in out
@@ -193,7 +192,7 @@ def test_every_kernel_variant_round_trips_through_binary(operator):
         path = os.path.join(ROOT, "kernels", SOURCES[operator])
         dwords = assemble_source(path, variant)
         assert tuple(dwords) == build_program(operator, data_type, packed, sb, False).dwords
-        from isa.assembler import assemble
+        from dmlemu.isa.assembler import assemble
         assert assemble(disassemble_bytes(to_bytes(dwords))) == dwords
 
 
@@ -242,7 +241,7 @@ def test_step_shows_exec_and_the_registers_each_instruction_changes():
     memory = next(line for line in lines if line.strip().startswith("memory"))
     assert memory.split()[-2:] == ["-", "-"]
     assert "s24 = 6" in out
-    assert "bit-exact against emulator.golden" in out
+    assert "bit-exact against dmlemu.golden" in out
     assert max(len(line) for line in lines) <= 100   # fits a terminal
 
 
@@ -259,7 +258,7 @@ def test_step_other_operators_and_widths():
     out = ok(dmlemu("step", "--operator", "IF", "--dtype", "FLOAT32", "--sizes", 2, 3, "--strides", 0, 1,
                     "--strides", 3, 1, "--strides", 3, 1, "--strides", 3, 1, "--width", 4, "--wave", 1))
     assert "v_mul_hi_u32" in out   # the general (strided) addressing loop
-    assert "v_cndmask_b32" in out and "bit-exact against emulator.golden" in out
+    assert "v_cndmask_b32" in out and "bit-exact against dmlemu.golden" in out
     result = dmlemu("step", "--wave", 9)
     assert result.returncode == 2 and "wave 9 does not exist" in result.stderr
     result = dmlemu("step", "--operator", "THRESHOLD", "--dtype", "FLOAT64")   # the API's own check
@@ -285,7 +284,7 @@ def test_a_stepped_wave_computes_what_the_golden_model_says(operator, data_type,
         elements = stepper.wave_elements()
         expected = golden_outputs(run, inputs, stepper.preset)[0].reshape(-1)[elements]
         assert same_bits(stepper.output().reshape(-1)[elements], expected)
-        assert "bit-exact against emulator.golden" in format_footer(stepper, len(steps))
+        assert "bit-exact against dmlemu.golden" in format_footer(stepper, len(steps))
         for s in steps:
             assert len(s.exec_mask) == 8 and set(s.exec_mask) <= {"0", "1"}
             assert format_step(s).startswith(f"{s.number:>3}")

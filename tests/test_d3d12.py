@@ -1,18 +1,18 @@
-"""emulator.d3d12: devices, resources and Map, copies, barriers and resource states, fences and
+"""dmlemu.d3d12: devices, resources and Map, copies, barriers and resource states, fences and
 observation, allocators and command list rules, timestamps, descriptor heaps and views, removal."""
 import threading
 
 import numpy as np
 import pytest
 
-import emulator.d3d12 as d3d12
-from emulator import HResultError
-from emulator.d3d12 import *  # noqa: F401,F403
-from emulator.d3d12 import debug as d3d12_debug
-from emulator.descriptors import DESCRIPTOR_SIZE, unpack_buffer_descriptor
-from emulator.errors import (DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_INVALID_CALL, E_FAIL, E_INVALIDARG, E_NOTIMPL,
+import dmlemu.d3d12 as d3d12
+from dmlemu import HResultError
+from dmlemu.d3d12 import *  # noqa: F401,F403
+from dmlemu.d3d12 import debug as d3d12_debug
+from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE, unpack_buffer_descriptor
+from dmlemu.errors import (DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_INVALID_CALL, E_FAIL, E_INVALIDARG, E_NOTIMPL,
                              E_OUTOFMEMORY, S_OK)
-from emulator.presets import TEACHING
+from dmlemu.presets import TEACHING
 
 UINT64_MAX = (1 << 64) - 1
 

@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
-import emulator.directml as dml
-from emulator.directml import *  # noqa: F401,F403
-from emulator.directml.enums import OPERATOR_TYPE_TABLE
-from emulator.errors import E_INVALIDARG, HResultError
+import dmlemu.directml as dml
+from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.directml.enums import OPERATOR_TYPE_TABLE
+from dmlemu.errors import E_INVALIDARG, HResultError
 
 
 # ---- enums and constants ----------------------------------------------------------------------------
@@ -70,7 +70,7 @@ def test_enum_members_carry_c_names():
 
 def test_star_import_gives_the_public_names():
     namespace = {}
-    exec("from emulator.directml import *", namespace)
+    exec("from dmlemu.directml import *", namespace)
     for name in ("DMLCreateDevice", "DMLCreateDevice1", "DMLCalcBufferTensorSize", "DML_BUFFER_TENSOR_DESC",
                  "DML_ELEMENT_WISE_IF_OPERATOR_DESC", "IDMLCommandRecorder", "DML_OPERATOR_ELEMENT_WISE_CLIP",
                  "IID_IDMLDevice", "DML_SCALAR_UNION", "DML_GRAPH_DESC"):
@@ -134,7 +134,7 @@ def test_calc_buffer_tensor_size(data_type, sizes, strides, expected):
 
 
 def test_calc_buffer_tensor_size_matches_golden():
-    from emulator import golden
+    from dmlemu import golden
     rng = np.random.default_rng(1)
     for _ in range(200):
         n = int(rng.integers(1, 6))

@@ -9,10 +9,10 @@ import dataclasses
 import numpy as np
 import pytest
 
-from emulator.d3d12 import *  # noqa: F401,F403
-from emulator.directml import *  # noqa: F401,F403
-from emulator.errors import DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_INVALID_CALL, E_INVALIDARG, HResultError, S_OK
-from emulator.presets import DEFAULT_PRESET
+from dmlemu.d3d12 import *  # noqa: F401,F403
+from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.errors import DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_INVALID_CALL, E_INVALIDARG, HResultError, S_OK
+from dmlemu.presets import DEFAULT_PRESET
 
 F32, F16, U8 = DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_UINT8
 
@@ -537,7 +537,7 @@ def test_record_dispatch_argument_types(args, message):
 
 
 def test_record_dispatch_writes_descriptors_in_binding_order():
-    from emulator.descriptors import unpack_buffer_descriptor
+    from dmlemu.functional.buffer_descriptor import unpack_buffer_descriptor
     rig = Rig()
     compiled = rig.compile(if_desc())
     rig.initialize(compiled)
@@ -728,9 +728,9 @@ def test_outputs_writable_ranges_must_not_overlap():
     """No implemented operator has two outputs yet; the rule is checked on a two-output stand-in."""
     from types import SimpleNamespace
 
-    from emulator.directml.binding_table import BoundBuffer
-    from emulator.directml.objects import Misuse
-    from emulator.directml.validation import TensorInfo
+    from dmlemu.directml.binding_table import BoundBuffer
+    from dmlemu.directml.objects import Misuse
+    from dmlemu.directml.validation import TensorInfo
     rig = Rig()
     _, table, a, _ = rig.clip_ready()
     outputs = [TensorInfo(field=f, data_type=1, flags=0, sizes=(24,), strides=None, total_bytes=96, alignment=0,

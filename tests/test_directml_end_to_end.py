@@ -1,19 +1,19 @@
 """End to end through the mirror: DirectML operators on the emulated GPU, bit for bit against golden.
 
-Every run goes the whole DirectML way (emulator.convenience.run_operator is built on the mirror:
+Every run goes the whole DirectML way (dmlemu.convenience.run_operator is built on the mirror:
 devices, upload, binding table, RecordDispatch, ExecuteCommandLists, fence, readback); results are
-compared with emulator.golden as unsigned integers, so NaN payloads, -0 and rounding all count.
+compared with dmlemu.golden as unsigned integers, so NaN payloads, -0 and rounding all count.
 """
 
 import numpy as np
 import pytest
 
-from emulator import golden
-from emulator.convenience import run_operator
-from emulator.d3d12 import *  # noqa: F401,F403
-from emulator.directml import *  # noqa: F401,F403
-from emulator.errors import E_INVALIDARG, HResultError, S_OK
-from emulator.presets import IRIS_XE, TEACHING
+from dmlemu import golden
+from dmlemu.convenience import run_operator
+from dmlemu.d3d12 import *  # noqa: F401,F403
+from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.errors import E_INVALIDARG, HResultError, S_OK
+from dmlemu.presets import IRIS_XE, TEACHING
 
 TYPE_OF = {name: getattr(DML_TENSOR_DATA_TYPE, "DML_TENSOR_DATA_TYPE_" + name) for name in golden.DATA_TYPES}
 BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}

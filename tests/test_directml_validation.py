@@ -7,13 +7,13 @@ that level.
 import numpy as np
 import pytest
 
-from emulator.d3d12 import D3D12CreateDevice, D3D_FEATURE_LEVEL_11_0
-from emulator.directml import *  # noqa: F401,F403
-from emulator.dxgi import CreateDXGIFactory1
-from emulator.errors import (
+from dmlemu.d3d12 import D3D12CreateDevice, D3D_FEATURE_LEVEL_11_0
+from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.dxgi import CreateDXGIFactory1
+from dmlemu.errors import (
     DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, E_NOINTERFACE, E_NOTIMPL, HResultError, S_OK,
 )
-from emulator.presets import IRIS_XE, PRESETS
+from dmlemu.presets import IRIS_XE, PRESETS
 
 F32, F16, F64 = DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_FLOAT64
 I8, I16, I32, I64 = (DML_TENSOR_DATA_TYPE_INT8, DML_TENSOR_DATA_TYPE_INT16, DML_TENSOR_DATA_TYPE_INT32,

@@ -1,11 +1,11 @@
-"""emulator.dxgi: the factory, one adapter per preset, adapter descriptions, D3D12CreateDevice on them."""
+"""dmlemu.dxgi: the factory, one adapter per preset, adapter descriptions, D3D12CreateDevice on them."""
 import pytest
 
-from emulator import HResultError
-from emulator.dxgi import *  # noqa: F401,F403
-from emulator.dxgi import CStruct, FORMAT_BYTES
-from emulator.errors import DXGI_ERROR_NOT_FOUND, DXGI_ERROR_UNSUPPORTED, E_INVALIDARG
-from emulator.presets import DEFAULT_PRESET, PRESETS, TEACHING
+from dmlemu import HResultError
+from dmlemu.dxgi import *  # noqa: F401,F403
+from dmlemu.dxgi import CStruct, FORMAT_BYTES
+from dmlemu.errors import DXGI_ERROR_NOT_FOUND, DXGI_ERROR_UNSUPPORTED, E_INVALIDARG
+from dmlemu.presets import DEFAULT_PRESET, PRESETS, TEACHING
 
 
 def test_enum_adapters1_lists_every_preset_in_order():
@@ -85,7 +85,7 @@ def test_create_factory2_flags():
 
 
 def test_devices_on_adapters_use_their_preset():
-    from emulator.d3d12 import D3D_FEATURE_LEVEL_11_0, D3D12CreateDevice
+    from dmlemu.d3d12 import D3D_FEATURE_LEVEL_11_0, D3D12CreateDevice
     factory = CreateDXGIFactory1()
     teaching = factory.EnumAdapters1(PRESETS.index(TEACHING))
     device = D3D12CreateDevice(teaching, D3D_FEATURE_LEVEL_11_0)
@@ -96,7 +96,7 @@ def test_devices_on_adapters_use_their_preset():
 
 
 def test_d3d12_create_device_feature_levels():
-    from emulator.d3d12 import D3D_FEATURE_LEVEL_9_3, D3D_FEATURE_LEVEL_12_2, D3D12CreateDevice
+    from dmlemu.d3d12 import D3D_FEATURE_LEVEL_9_3, D3D_FEATURE_LEVEL_12_2, D3D12CreateDevice
     with pytest.raises(HResultError) as error:
         D3D12CreateDevice(None, D3D_FEATURE_LEVEL_12_2)
     assert error.value.hresult == DXGI_ERROR_UNSUPPORTED
@@ -108,7 +108,7 @@ def test_d3d12_create_device_feature_levels():
     assert error.value.hresult == E_INVALIDARG
     with pytest.raises(HResultError) as error:
         D3D12CreateDevice("gpu", 0xB000)
-    assert error.value.message == ("D3D12CreateDevice: pAdapter is 'gpu'; it must be an adapter from emulator.dxgi "
+    assert error.value.message == ("D3D12CreateDevice: pAdapter is 'gpu'; it must be an adapter from dmlemu.dxgi "
                                    "(EnumAdapters1) or None for the default adapter.")
 
 

@@ -1,5 +1,5 @@
 """The runnable programs in examples/: each runs from the repository root, exits 0 and checks its own
-result bit for bit against emulator.golden (they are also shown in README.md)."""
+result bit for bit against dmlemu.golden (they are also shown in README.md)."""
 import glob
 import os
 import subprocess
@@ -26,7 +26,7 @@ def test_the_required_examples_exist():
 @pytest.mark.parametrize("path", EXAMPLES)
 def test_example_runs_and_is_bit_exact(path):
     out = run_example(path)
-    assert "bit-exact against emulator.golden" in out
+    assert "bit-exact against dmlemu.golden" in out
 
 
 def test_hello_directml_identity_prints_like_the_sample():

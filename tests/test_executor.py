@@ -4,14 +4,14 @@ import zlib
 import numpy as np
 import pytest
 
-from emulator.descriptors import write_buffer_descriptor
-from emulator.dispatcher import KernelLaunch
-from emulator.executor import KernelFault, Program
-from emulator.gpu import Gpu
-from emulator.direct import DirectRun
-from emulator.presets import TEACHING
-from isa.assembler import assemble
-from kernels import VARIANTS, TensorSpec, division_magic
+from dmlemu.functional.buffer_descriptor import write_buffer_descriptor
+from dmlemu.functional.wave_dispatcher import KernelLaunch
+from dmlemu.functional.executor import KernelFault, Program
+from dmlemu.gpu import Gpu
+from dmlemu.direct_run import DirectRun
+from dmlemu.presets import TEACHING
+from dmlemu.isa.assembler import assemble
+from dmlemu.kernels.driver import VARIANTS, TensorSpec, division_magic
 from reference_executor import run_launch
 
 OPERATORS = ("ELEMENT_WISE_IDENTITY", "ELEMENT_WISE_THRESHOLD", "ELEMENT_WISE_CLIP", "ELEMENT_WISE_IF")
@@ -118,7 +118,7 @@ CMP_CHOICES = ["v_cmp_lt_u32", "v_cmp_gt_f32", "v_cmp_ne_i32", "v_cmp_le_f16", "
 
 
 def random_program(rng):
-    from isa import opcodes as op
+    from dmlemu.isa import opcodes as op
     lines = ["s_mov_b64 s[30:31], exec", "v_lane_id v1"]
     # Seed registers with lane- and wave-dependent values, including float specials.
     specials = ["0x7fc00000", "0x80000000", "0x7f800000", "0x00000001", "0x3f800000", "0xffffffff", "0x7e00"]

@@ -4,14 +4,11 @@ On each real adapter preset, IDENTITY and CLIP on FLOAT32 tensors of 2^16 .. 2^2
 show efficiency rising with size, 75-95 % of peak DRAM bandwidth at the largest size, fixed costs
 dominating at the smallest, and a tiny kernel costing a few microseconds.
 """
-import os
-import sys
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
 
-from fidelity import LARGE_PRESETS, OPERATORS, SIZES, measure  # noqa: E402
+from dmlemu.tools.fidelity import LARGE_PRESETS, OPERATORS, SIZES, measure
 
 
 @pytest.mark.slow

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from emulator import golden
+from dmlemu import golden
 
 NAN = math.nan
 INF = math.inf

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from emulator import golden
-from emulator.direct import DirectRun
-from emulator.gpu import Gpu
-from emulator.presets import TEACHING, DEFAULT_PRESET
-from kernels import TensorSpec
+from dmlemu import golden
+from dmlemu.direct_run import DirectRun
+from dmlemu.gpu import Gpu
+from dmlemu.presets import TEACHING, DEFAULT_PRESET
+from dmlemu.kernels.driver import TensorSpec
 
 OPS = ("ELEMENT_WISE_IDENTITY", "ELEMENT_WISE_THRESHOLD", "ELEMENT_WISE_CLIP", "ELEMENT_WISE_IF")
 ALL_TYPES = ("FLOAT32", "FLOAT16", "FLOAT64", "INT64", "INT32", "INT16", "INT8", "UINT64", "UINT32",

@@ -7,8 +7,9 @@ import shlex
 
 import pytest
 
-from tools.cli import build_parser
-from tools.docs import README, ROOT, readme_blocks, render_block, update_readme
+from dmlemu.tools.cli import build_parser
+from dmlemu.tools.cli import main
+from dmlemu.tools.docs import README, ROOT, readme_blocks, render_block, update_readme
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +23,7 @@ def fenced(text, lang):
 
 
 def test_generated_blocks_are_current(readme):
-    assert update_readme(readme) == readme, "README.md is stale: run `dmlemu readme` (or `make readme`)"
+    assert update_readme(readme, main) == readme, "README.md is stale: run `dmlemu readme` (or `make readme`)"
 
 
 def test_the_expected_blocks_are_there(readme):
@@ -47,12 +48,12 @@ def test_example_listings_are_the_files(readme, path):
 
 def test_step_transcript_shows_exec_and_lanes(readme):
     body = dict(readme_blocks(readme))["command step"]
-    assert body == render_block("command step")
+    assert body == render_block("command step", main)
     assert "exec = 11111100" in body and "vcc = 11111100" in body and "lane " in body
 
 
 def test_isa_summary_names_every_instruction(readme):
-    from isa.opcodes import TABLE
+    from dmlemu.isa.opcodes import TABLE
     body = dict(readme_blocks(readme))["isa-summary"]
     for entry in TABLE:
         assert f"`{entry.mnemonic}`" in body
@@ -85,9 +86,9 @@ FAILING_COMMAND = "dmlemu run CLIP --dtype FLOAT16 --sizes 2 0"   # the README s
 
 
 def test_every_dmlemu_command_runs(readme, tmp_path, monkeypatch, capsys):
-    """The README's `dmlemu` lines, in order, in a scratch folder (in-process: tools.cli.main).
+    """The README's `dmlemu` lines, in order, in a scratch folder (in-process: dmlemu.tools.cli.main).
     The one the README shows failing must fail with its one-line error and status 2."""
-    from tools import cli
+    from dmlemu.tools import cli
     assert FAILING_COMMAND in shell_lines(readme)
     monkeypatch.chdir(tmp_path)
     for command in shell_lines(readme):

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from emulator.d3d12 import *  # noqa: F401,F403
-from emulator.errors import DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_INVALID_CALL, E_INVALIDARG, HResultError, S_OK
-from emulator.presets import TEACHING
+from dmlemu.d3d12 import *  # noqa: F401,F403
+from dmlemu.errors import DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_INVALID_CALL, E_INVALIDARG, HResultError, S_OK
+from dmlemu.presets import TEACHING
 from test_directml_fuzz import garbage
 
 from reliability_helpers import scaled

@@ -13,20 +13,20 @@
 import numpy as np
 import pytest
 
-from emulator.d3d12 import *  # noqa: F401,F403
-from emulator.descriptors import write_buffer_descriptor
-from emulator.direct import DirectRun
-from emulator.directml import *  # noqa: F401,F403
-from emulator.dispatcher import KernelLaunch
-from emulator.errors import (DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_INVALID_CALL, E_FAIL, E_INVALIDARG, HResultError,
+from dmlemu.d3d12 import *  # noqa: F401,F403
+from dmlemu.functional.buffer_descriptor import write_buffer_descriptor
+from dmlemu.direct_run import DirectRun
+from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.functional.wave_dispatcher import KernelLaunch
+from dmlemu.errors import (DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_INVALID_CALL, E_FAIL, E_INVALIDARG, HResultError,
                              S_OK)
-from emulator.executor import Program
-from emulator.gpu import Gpu
-from emulator.memory import GpuMemory, GuardViolation
-from emulator.presets import TEACHING
-from isa.assembler import assemble
-from kernels import TensorSpec
-from traces import capture
+from dmlemu.functional.executor import Program
+from dmlemu.gpu import Gpu
+from dmlemu.functional.device_memory import GpuMemory, GuardViolation
+from dmlemu.presets import TEACHING
+from dmlemu.isa.assembler import assemble
+from dmlemu.kernels.driver import TensorSpec
+from dmlemu.traces import capture
 
 from reliability_helpers import MemoryWatch, Rig as CaseRig, binding_desc, same_bits, small_clip_works
 
@@ -478,7 +478,7 @@ def test_out_of_gpu_memory_is_e_outofmemory_and_the_device_recovers():
     E_OUTOFMEMORY, changing nothing; once a buffer is released, the same devices run an operator again."""
     import dataclasses
     import gc
-    from emulator.errors import E_OUTOFMEMORY
+    from dmlemu.errors import E_OUTOFMEMORY
     small = dataclasses.replace(TEACHING, key="small", dedicated_video_memory=1 << 20)
     rig = MiniRig.__new__(MiniRig)
     rig.device = D3D12CreateDevice(small, D3D_FEATURE_LEVEL_11_0)
@@ -512,11 +512,11 @@ def test_out_of_gpu_memory_is_e_outofmemory_and_the_device_recovers():
 def test_a_kernel_that_never_ends_removes_the_device_as_hung(monkeypatch):
     """A GPU hang (here: a compiled operator's kernel swapped for an endless loop) is reported as
     DXGI_ERROR_DEVICE_HUNG device removal, not as a Python exception out of ExecuteCommandLists."""
-    import emulator.directml.compiled_operator as compiled_module
-    import emulator.executor as executor
-    from emulator.convenience import run_operator
-    from emulator.errors import DXGI_ERROR_DEVICE_HUNG
-    from isa import assemble
+    import dmlemu.directml.compiled_operator as compiled_module
+    import dmlemu.functional.executor as executor
+    from dmlemu.convenience import run_operator
+    from dmlemu.errors import DXGI_ERROR_DEVICE_HUNG
+    from dmlemu.isa import assemble
 
     monkeypatch.setattr(executor, "MAX_INSTRUCTIONS_PER_WAVE", 1000)
     original = compiled_module.IDMLCompiledOperator._compile

@@ -4,7 +4,7 @@ Valid cases: random valid descs (every data type each feature level allows, 1 to
 packed / padded / permuted / broadcast / arbitrary input strides, TotalTensorSizeInBytes with slack,
 GuaranteedBaseOffsetAlignment, binding offsets, ScaleBias and bounds with NaN, inf and huge values,
 both FLOAT16 paths, in-place CLIP / THRESHOLD / IDENTITY, inputs sharing a buffer, five adapters)
-give outputs equal bit for bit to emulator.golden, read back through a READBACK buffer. Around the
+give outputs equal bit for bit to dmlemu.golden, read back through a READBACK buffer. Around the
 dispatch, every byte of every allocation is compared and the guard bytes checked (see
 reliability_helpers.MemoryWatch).
 
@@ -26,12 +26,12 @@ import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
-from emulator import golden
-from emulator.d3d12 import *  # noqa: F401,F403
-from emulator.directml import *  # noqa: F401,F403
-from emulator.directml.operators import SCHEMAS
-from emulator.errors import DXGI_ERROR_INVALID_CALL, E_INVALIDARG, E_NOTIMPL, S_OK
-from emulator.presets import DEFAULT_PRESET, IRIS_XE, TEACHING, RTX_3070
+from dmlemu import golden
+from dmlemu.d3d12 import *  # noqa: F401,F403
+from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.directml.operators import SCHEMAS
+from dmlemu.errors import DXGI_ERROR_INVALID_CALL, E_INVALIDARG, E_NOTIMPL, S_OK
+from dmlemu.presets import DEFAULT_PRESET, IRIS_XE, TEACHING, RTX_3070
 
 from reliability_helpers import (BindingCase, BufferCase, Case, FEATURE_LEVELS, HEAP_SLOTS, OPERATORS, TensorCase,
                                  assert_removed_everywhere, check_ok, run_case, scaled, small_clip_works)

@@ -19,11 +19,11 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from emulator import golden
-from emulator.d3d12 import *  # noqa: F401,F403
-from emulator.directml import *  # noqa: F401,F403
-from emulator.errors import S_OK
-from emulator.presets import DEFAULT_PRESET, TEACHING
+from dmlemu import golden
+from dmlemu.d3d12 import *  # noqa: F401,F403
+from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.errors import S_OK
+from dmlemu.presets import DEFAULT_PRESET, TEACHING
 
 from reliability_helpers import binding_desc, fuzz_profile, same_bits
 

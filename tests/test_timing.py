@@ -4,12 +4,12 @@ import dataclasses
 import numpy as np
 import pytest
 
-from emulator.command_processor import occupancy
-from emulator.direct import DirectRun
-from emulator.gpu import Gpu
-from emulator.memory_system import FifoServer
-from emulator.presets import DEFAULT_PRESET, RX_7900_XTX, TEACHING
-from kernels import TensorSpec, build_program, registers_used
+from dmlemu.timing.command_processor import occupancy
+from dmlemu.direct_run import DirectRun
+from dmlemu.gpu import Gpu
+from dmlemu.timing.memory_system import FifoServer
+from dmlemu.presets import DEFAULT_PRESET, RX_7900_XTX, TEACHING
+from dmlemu.kernels.driver import TensorSpec, build_program, registers_used
 
 
 def identity_run(preset, n, timing=True, dtype=np.float32, **gpu_args):
@@ -127,7 +127,7 @@ def test_tail_waves_take_the_short_path(preset):
 
 @pytest.mark.parametrize("detail", ["dispatch", "wave", "instruction", "memory"])
 def test_tracing_at_any_detail_leaves_cycles_unchanged(detail):
-    from traces import capture
+    from dmlemu.traces import capture
     untraced = identity_run(DEFAULT_PRESET, 200_000)[1].dispatch().cycles
     gpu, run = identity_run(DEFAULT_PRESET, 200_000)   # same starting clock: refresh is periodic in time
     with capture(gpu, detail):

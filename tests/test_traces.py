@@ -11,19 +11,19 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from emulator.convenience import run_operator
-from emulator.direct import DirectRun
-from emulator.directml import (
+from dmlemu.convenience import run_operator
+from dmlemu.direct_run import DirectRun
+from dmlemu.directml import (
     DML_BUFFER_TENSOR_DESC, DML_ELEMENT_WISE_CLIP_OPERATOR_DESC, DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DESC,
     DML_TENSOR_TYPE_BUFFER,
 )
-from emulator.gpu import Gpu
-from emulator.presets import DEFAULT_PRESET, TEACHING
-from kernels import TensorSpec
-from traces import (
+from dmlemu.gpu import Gpu
+from dmlemu.presets import DEFAULT_PRESET, TEACHING
+from dmlemu.kernels.driver import TensorSpec
+from dmlemu.traces import (
     DETAILS, capture, load_trace, save_chrome_json, save_dispatch_csv, save_table_csv, save_trace, to_chrome,
 )
-from traces.plots import plot_all
+from dmlemu.traces.plots import plot_all
 
 CLIP_ARGS = dict(min_value=-1.0, max_value=1.0, scale_bias=(2.0, 0.5))
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -1,10 +1,10 @@
 """The adapter presets as a table: the library behind `dmlemu adapters`.
 
-Reads emulator.presets.PRESETS (one DXGI adapter each, in EnumAdapters1 order) and prints the
+Reads dmlemu.presets.PRESETS (one DXGI adapter each, in EnumAdapters1 order) and prints the
 figures that matter for a DirectML program and for its timing, then each preset's sources.
 """
-from emulator.directml import DML_FEATURE_LEVEL
-from emulator.presets import DEFAULT_PRESET, PRESETS
+from dmlemu.directml import DML_FEATURE_LEVEL
+from dmlemu.presets import DEFAULT_PRESET, PRESETS
 
 __all__ = ["adapter_rows", "format_adapters", "feature_level_name"]
 

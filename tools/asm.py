@@ -9,11 +9,11 @@ import os
 
 import numpy as np
 
-from isa.assembler import assemble
-from isa.disassembler import disassemble
-from kernels import KERNEL_DIR, SOURCES, VARIANTS, variant_symbols
+from dmlemu.isa.assembler import assemble
+from dmlemu.isa.disassembler import disassemble
+from dmlemu.kernels.driver import KERNEL_DIR, SOURCES, VARIANTS, variant_symbols
 
-from .operators import OPERATORS, UsageError, parse_data_type, parse_operator
+from dmlemu.tools.operators import OPERATORS, UsageError, parse_data_type, parse_operator
 
 __all__ = ["parse_variant", "parse_defines", "assemble_source", "to_bytes", "from_bytes", "disassemble_bytes",
            "kernel_source"]

@@ -19,10 +19,10 @@ import sys
 
 import numpy as np
 
-from emulator.errors import HResultError
-from isa.assembler import AssemblyError
+from dmlemu.errors import HResultError
+from dmlemu.isa.assembler import AssemblyError
 
-from .operators import UsageError
+from dmlemu.tools.operators import UsageError
 
 __all__ = ["main", "build_parser"]
 
@@ -54,7 +54,7 @@ def _add_operator_arguments(p, operator_default=None, dtype_default="FLOAT32", s
 
 
 def _operator_run(args):
-    from .operators import OperatorRun, parse_flags
+    from dmlemu.tools.operators import OperatorRun, parse_flags
     return OperatorRun(args.operator, args.dtype, tuple(args.sizes), strides=args.strides,
                        min_value=args.min_value, max_value=args.max_value, scale=args.scale, bias=args.bias,
                        flags=parse_flags(args.flags))
@@ -62,18 +62,18 @@ def _operator_run(args):
 
 # ---- subcommands ----------------------------------------------------------------------------------
 def cmd_demo(args):
-    from .demo import run_demo
-    from .operators import preset_for
+    from dmlemu.tools.demo import run_demo
+    from dmlemu.tools.operators import preset_for
     preset_for(args.adapter)   # a bad key is a usage error before anything runs
     ok, _ = run_demo(args.out, args.adapter, plots=not args.no_plots)
     return 0 if ok else 1
 
 
 def cmd_run(args):
-    from . import tracefiles
-    from .operators import check_inputs, describe, execute, format_array, parse_feature_level, preset_for, \
+    from dmlemu.tools import tracefiles
+    from dmlemu.tools.operators import check_inputs, describe, execute, format_array, parse_feature_level, preset_for, \
         random_inputs, tensor_names
-    from .progress import Progress
+    from dmlemu.tools.progress import Progress
     run = _operator_run(args)
     preset = preset_for(args.adapter)
     feature_level = parse_feature_level(args.feature_level)
@@ -116,7 +116,7 @@ def cmd_run(args):
     width = max(len(n) for n in names) + 2
     for name, array in zip(names, result.inputs + result.outputs):
         print(f"{name + ':':<{width}}{format_array(array).replace(chr(10), chr(10) + ' ' * width)}")
-    print(f"bit-exact against emulator.golden: {'yes' if result.bit_exact else 'NO'}")
+    print(f"bit-exact against dmlemu.golden: {'yes' if result.bit_exact else 'NO'}")
     print(result.trace.format_summary())
     for path in written:
         print(f"wrote {path}")
@@ -124,7 +124,7 @@ def cmd_run(args):
 
 
 def cmd_asm(args):
-    from .asm import assemble_source, to_bytes
+    from dmlemu.tools.asm import assemble_source, to_bytes
     try:
         dwords = assemble_source(args.source, args.variant, args.define)
     except AssemblyError as e:
@@ -137,7 +137,7 @@ def cmd_asm(args):
             f.write(to_bytes(dwords))
         print(f"wrote {len(dwords)} dwords ({len(dwords) * 4} bytes) to {args.output}")
     else:
-        from isa.disassembler import disassemble
+        from dmlemu.isa.disassembler import disassemble
         for address in range(0, len(dwords), 4):
             print(f"{address:04d}: " + " ".join(f"{d:08x}" for d in dwords[address:address + 4]))
         print()
@@ -146,7 +146,7 @@ def cmd_asm(args):
 
 
 def cmd_disasm(args):
-    from .asm import disassemble_bytes
+    from dmlemu.tools.asm import disassemble_bytes
     with open(args.binary, "rb") as f:
         data = f.read()
     try:
@@ -163,7 +163,10 @@ def cmd_disasm(args):
 
 
 def cmd_isa_doc(args):
-    from .docs import isa_doc_is_current, write_isa_doc
+    from dmlemu.tools.docs import ISA_DOC, checkout_root, isa_doc_is_current, write_isa_doc
+    if args.path is None:
+        checkout_root("isa-doc")
+        args.path = ISA_DOC
     shown = os.path.relpath(args.path)
     if args.check:
         if isa_doc_is_current(args.path):
@@ -177,11 +180,14 @@ def cmd_isa_doc(args):
 
 
 def cmd_readme(args):
-    from .docs import update_readme
+    from dmlemu.tools.docs import README, checkout_root, update_readme
+    if args.path is None:
+        checkout_root("readme")
+        args.path = README
     shown = os.path.relpath(args.path)
     with open(args.path, encoding="utf-8") as f:
         text = f.read()
-    new = update_readme(text)
+    new = update_readme(text, main)
     if args.check:
         if new == text:
             print(f"{shown}: generated blocks are up to date")
@@ -196,8 +202,8 @@ def cmd_readme(args):
 
 
 def cmd_step(args):
-    from .stepper import WaveStepper, format_footer, format_header, format_step
-    from .operators import random_inputs
+    from dmlemu.tools.stepper import WaveStepper, format_footer, format_header, format_step
+    from dmlemu.tools.operators import random_inputs
     run = _operator_run(args)
     stepper = WaveStepper(run, random_inputs(run, args.seed), width=args.width, wave=args.wave,
                           adapter=args.adapter)
@@ -223,7 +229,7 @@ def cmd_step(args):
 
 
 def cmd_trace(args):
-    from . import tracefiles
+    from dmlemu.tools import tracefiles
     trace = tracefiles.load(args.file)
     did = False
     for path, kind in ((args.to_json, ".json"), (args.to_csv, ".csv")):
@@ -247,7 +253,7 @@ def cmd_trace(args):
 
 
 def cmd_adapters(args):
-    from .adapters import format_adapters
+    from dmlemu.tools.adapters import format_adapters
     print(format_adapters(with_sources=not args.no_sources))
     return 0
 
@@ -301,15 +307,14 @@ def build_parser():
     p.add_argument("--addresses", action="store_true", help="show each instruction's dword address")
     p.set_defaults(handler=cmd_disasm)
 
-    from .docs import ISA_DOC, README
     p = sub.add_parser("isa-doc", help="regenerate docs/ISA.md from the opcode table")
     p.add_argument("--check", action="store_true", help="exit 1 if docs/ISA.md is stale; write nothing")
-    p.add_argument("--path", default=ISA_DOC, help=argparse.SUPPRESS)
+    p.add_argument("--path", default=None, help=argparse.SUPPRESS)
     p.set_defaults(handler=cmd_isa_doc)
 
     p = sub.add_parser("readme", help="regenerate the generated blocks of README.md")
     p.add_argument("--check", action="store_true", help="exit 1 if a block is stale; write nothing")
-    p.add_argument("--path", default=README, help=argparse.SUPPRESS)
+    p.add_argument("--path", default=None, help=argparse.SUPPRESS)
     p.set_defaults(handler=cmd_readme)
 
     p = sub.add_parser("trace", help="summarise, convert or plot a saved trace (.npz)")

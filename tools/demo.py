@@ -1,9 +1,9 @@
 """`dmlemu demo`: three DirectML operators on the default adapter, checked and traced.
 
 Runs ELEMENT_WISE_THRESHOLD, CLIP (FLOAT16 with a ScaleBias) and IF (with a broadcast condition)
-on small tensors through the DirectML mirror, on one device (emulator.convenience.Session) inside one
+on small tensors through the DirectML mirror, on one device (dmlemu.convenience.Session) inside one
 trace capture, then one larger CLIP so that the timing model has something to show (bandwidth and
-occupancy). Prints every small tensor, checks every output bit for bit against emulator.golden,
+occupancy). Prints every small tensor, checks every output bit for bit against dmlemu.golden,
 prints the per-dispatch summary, and writes into the output folder (fixed names, no timestamps):
 
     trace.json       Chrome Trace Event JSON: open it in https://ui.perfetto.dev
@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from emulator.convenience import Session
-from .operators import OperatorRun, describe, format_array, golden_outputs, operator_desc, preset_for, same_bits, \
+from dmlemu.convenience import Session
+from dmlemu.tools.operators import OperatorRun, describe, format_array, golden_outputs, operator_desc, preset_for, same_bits, \
     tensor_names
-from .progress import Progress
-from . import tracefiles
+from dmlemu.tools.progress import Progress
+from dmlemu.tools import tracefiles
 
 __all__ = ["DEFAULT_OUT", "DemoCase", "demo_cases", "run_demo"]
 
@@ -64,12 +64,12 @@ def demo_cases():
 
 def run_demo(out_dir=DEFAULT_OUT, adapter=None, stream=None, plots=True):
     """Run the demo; returns (all bit-exact, list of files written)."""
-    from traces import capture
+    from dmlemu.traces import capture
     stream = stream or sys.stdout
     preset = preset_for(adapter)
     cases = demo_cases()
     print(f"dmlemu demo: DirectML operators through the API mirror on {preset.description}", file=stream)
-    print("(adapter presets: `dmlemu adapters`; every output is compared bit for bit with emulator.golden)",
+    print("(adapter presets: `dmlemu adapters`; every output is compared bit for bit with dmlemu.golden)",
           file=stream)
     session = Session(preset.key, debug=True)
     # Work first (the progress bar, on a terminal only, has stderr to itself), then the report.
@@ -100,7 +100,7 @@ def run_demo(out_dir=DEFAULT_OUT, adapter=None, stream=None, plots=True):
             for name, array in zip(names, case.inputs + case.outputs):
                 text = format_array(array).replace("\n", "\n" + " " * (3 + width))
                 print(f"   {name + ':':<{width}}{text}", file=stream)
-        print(f"   bit-exact against emulator.golden: {'yes' if case.ok else 'NO'}", file=stream)
+        print(f"   bit-exact against dmlemu.golden: {'yes' if case.ok else 'NO'}", file=stream)
     print(f"\nPer-dispatch summary ({preset.description}: clock {preset.clock_hz / 1e9:g} GHz, "
           f"peak DRAM {preset.dram_bytes_per_second / 1e9:g} GB/s)", file=stream)
     print(trace.format_summary(), file=stream)
@@ -110,5 +110,5 @@ def run_demo(out_dir=DEFAULT_OUT, adapter=None, stream=None, plots=True):
         print(f"  {os.path.relpath(path, out_dir)}", file=stream)
     print(f"Open {os.path.join(out_dir, 'trace.json')} in https://ui.perfetto.dev to see every wave on the "
           f"timeline; `dmlemu trace {os.path.join(out_dir, 'trace.npz')}` summarises it again.", file=stream)
-    print("All outputs bit-exact." if ok else "SOME OUTPUTS DIFFER FROM emulator.golden.", file=stream)
+    print("All outputs bit-exact." if ok else "SOME OUTPUTS DIFFER FROM dmlemu.golden.", file=stream)
     return ok, files

@@ -10,7 +10,7 @@ blocks between markers, which are regenerated from the code so that they cannot 
     <!-- END -->
 
 `dmlemu readme` rewrites the blocks, `dmlemu readme --check` (and tests/test_readme.py) fails when
-one is stale. Commands run in-process with a fixed terminal width, from the repository root.
+one is stale. Commands run in-process (the caller passes the command line's `main`), from the repository root.
 """
 import contextlib
 import io
@@ -18,12 +18,23 @@ import os
 import re
 import shlex
 
-__all__ = ["ROOT", "ISA_DOC", "README", "isa_doc_text", "write_isa_doc", "isa_doc_is_current",
+__all__ = ["ROOT", "ISA_DOC", "README", "checkout_root", "isa_doc_text", "write_isa_doc", "isa_doc_is_current",
            "isa_summary", "render_block", "update_readme", "readme_blocks"]
 
+# In a checkout (the editable install of `make test`) tools/ sits in the repository root, next to
+# docs/ and README.md. An installed wheel has dmlemu/tools/ in site-packages and no docs at all.
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ISA_DOC = os.path.join(ROOT, "docs", "ISA.md")
 README = os.path.join(ROOT, "README.md")
+
+
+def checkout_root(command):
+    """The repository root when dmlemu runs from a checkout; a UsageError naming `command` otherwise."""
+    if os.path.isfile(os.path.join(ROOT, "pyproject.toml")) and os.path.isfile(README):
+        return ROOT
+    from dmlemu.tools.operators import UsageError
+    raise UsageError(f"`dmlemu {command}` regenerates files of a dmlemu checkout, and this dmlemu is installed "
+                     f"in {ROOT} without one; run it in a clone of the repository (or `make {command}` there)")
 
 _BLOCK = re.compile(r"(<!-- BEGIN (?P<spec>[^>]*?) -->\n)(?P<body>.*?)(<!-- END -->)", re.S)
 _FENCE_LANG = {".s": "asm", ".inc": "asm", ".py": "python", ".md": "markdown", ".toml": "toml", "Makefile": "make"}
@@ -31,8 +42,11 @@ _FENCE_LANG = {".s": "asm", ".inc": "asm", ".py": "python", ".md": "markdown", "
 
 # ---- docs/ISA.md ----------------------------------------------------------------------------------
 def isa_doc_text():
-    from isa.docgen import generate
-    return generate()
+    """The ISA reference: the opcode table's sections, then the buffer descriptor layout that the
+    memory instructions read (defined by the functional model, so the ISA package does not import it)."""
+    from dmlemu.functional import buffer_descriptor
+    from dmlemu.isa.docgen import generate
+    return generate() + "\n".join(["", "## Buffer descriptors", "", "```", buffer_descriptor.__doc__.strip(), "```", ""])
 
 
 def write_isa_doc(path=ISA_DOC):
@@ -52,7 +66,7 @@ def isa_doc_is_current(path=ISA_DOC):
 # ---- README blocks -------------------------------------------------------------------------------
 def isa_summary():
     """A Markdown table: each execution unit, its instruction count and every mnemonic."""
-    from isa import opcodes as op
+    from dmlemu.isa import opcodes as op
     lines = ["| unit | runs | count | instructions |", "|---|---|---|---|"]
     runs = {"SALU": "once per wave", "VALU": "once per active lane", "SMEM": "once per wave",
             "VMEM": "once per active lane", "BRANCH": "once per wave"}
@@ -72,14 +86,13 @@ def _fence(text, lang=""):
     return f"```{lang}\n{text}```\n"
 
 
-def _run_command(args):
-    from . import cli
+def _run_command(main, args):
     out = io.StringIO()
     cwd = os.getcwd()
     try:
         os.chdir(ROOT)
         with contextlib.redirect_stdout(out):
-            code = cli.main(args)
+            code = main(args)
     finally:
         os.chdir(cwd)
     if code not in (0, None):
@@ -87,8 +100,10 @@ def _run_command(args):
     return out.getvalue()
 
 
-def render_block(spec):
-    """The generated text of one block, from its BEGIN spec."""
+def render_block(spec, main):
+    """The generated text of one block, from its BEGIN spec; `main` runs a `dmlemu` command line
+    (dmlemu.tools.cli.main, passed in so that this module and the command line do not import each
+    other)."""
     kind, _, rest = spec.strip().partition(" ")
     if kind == "file":
         path = rest.strip()
@@ -98,7 +113,7 @@ def render_block(spec):
         return _fence(text, _FENCE_LANG.get(os.path.splitext(name)[1], _FENCE_LANG.get(name, "")))
     if kind == "command":
         args = shlex.split(rest)
-        return _fence(f"$ dmlemu {rest.strip()}\n" + _run_command(args), "text")
+        return _fence(f"$ dmlemu {rest.strip()}\n" + _run_command(main, args), "text")
     if kind == "isa-summary":
         return isa_summary() + "\n"
     raise ValueError(f"README block kind {kind!r} is not one of file, command, isa-summary")
@@ -109,6 +124,6 @@ def readme_blocks(text):
     return [(m.group("spec"), m.group("body")) for m in _BLOCK.finditer(text)]
 
 
-def update_readme(text):
-    """README text with every generated block rendered again."""
-    return _BLOCK.sub(lambda m: m.group(1) + render_block(m.group("spec")) + m.group(4), text)
+def update_readme(text, main):
+    """README text with every generated block rendered again (`main`: see render_block)."""
+    return _BLOCK.sub(lambda m: m.group(1) + render_block(m.group("spec"), main) + m.group(4), text)

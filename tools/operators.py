@@ -4,21 +4,21 @@ An `OperatorRun` names an operator, a data type, sizes and the operator's fields
 ScaleBias) the way a command line gives them. From it this module builds the DirectML desc
 (`operator_desc`), seeded random inputs (`random_inputs`), the golden model's outputs
 (`golden_outputs`), and runs it through the API mirror (`execute`, on top of
-emulator.convenience.run_operator). Argument problems raise `UsageError` with one sentence; the
-mirror's own checks raise `emulator.HResultError` unchanged.
+dmlemu.convenience.run_operator). Argument problems raise `UsageError` with one sentence; the
+mirror's own checks raise `dmlemu.HResultError` unchanged.
 """
 from dataclasses import dataclass
 
 import numpy as np
 
-from emulator import golden
-from emulator.directml import (
+from dmlemu import golden
+from dmlemu.directml import (
     DML_BUFFER_TENSOR_DESC, DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION, DML_EXECUTION_FLAGS,
     DML_FEATURE_LEVEL, DML_OPERATOR_DESC, DML_OPERATOR_TYPE, DML_SCALE_BIAS, DML_TENSOR_DATA_TYPE, DML_TENSOR_DESC,
     DML_TENSOR_FLAG_NONE, DML_TENSOR_TYPE_BUFFER, DMLCalcBufferTensorSize,
 )
-from emulator.directml.structs import OPERATOR_DESC_TYPES
-from emulator.presets import DEFAULT_PRESET, PRESETS
+from dmlemu.directml.structs import OPERATOR_DESC_TYPES
+from dmlemu.presets import DEFAULT_PRESET, PRESETS
 
 __all__ = ["UsageError", "OperatorRun", "RunResult", "OPERATORS", "parse_operator", "parse_data_type",
            "parse_flags", "parse_feature_level", "preset_for", "tensor_names", "operator_desc",
@@ -276,7 +276,7 @@ def check_inputs(run, arrays, names=None):
 
 
 def golden_outputs(run, inputs, preset=None):
-    """The outputs emulator.golden prescribes for these inputs."""
+    """The outputs dmlemu.golden prescribes for these inputs."""
     half = run.half_precision(preset)
     if run.operator == "IDENTITY":
         return [golden.identity(inputs[0], run.scale_bias, half)]
@@ -315,9 +315,9 @@ def validate(run, adapter=None, feature_level=None):
     Raises the mirror's HResultError (E_INVALIDARG with its sentence, ...) for a desc DirectML
     rejects; tools that run kernels without the mirror (`dmlemu step`) call this first.
     """
-    from emulator.d3d12 import D3D_FEATURE_LEVEL_11_0, D3D12CreateDevice
-    from emulator.directml import DML_CREATE_DEVICE_FLAG_NONE, DMLCreateDevice
-    from emulator.dxgi import CreateDXGIFactory1
+    from dmlemu.d3d12 import D3D_FEATURE_LEVEL_11_0, D3D12CreateDevice
+    from dmlemu.directml import DML_CREATE_DEVICE_FLAG_NONE, DMLCreateDevice
+    from dmlemu.dxgi import CreateDXGIFactory1
     preset = preset_for(adapter)
     device = D3D12CreateDevice(CreateDXGIFactory1().EnumAdapters1(PRESETS.index(preset)), D3D_FEATURE_LEVEL_11_0)
     dml = DMLCreateDevice(device, DML_CREATE_DEVICE_FLAG_NONE, max_feature_level=feature_level)
@@ -325,12 +325,12 @@ def validate(run, adapter=None, feature_level=None):
 
 
 def execute(run, inputs, *, adapter=None, feature_level=None, trace=None, debug=False):
-    """Run through the API mirror (emulator.convenience.run_operator); returns a RunResult.
+    """Run through the API mirror (dmlemu.convenience.run_operator); returns a RunResult.
 
     trace: None, or a trace detail level ("dispatch", "wave", "instruction", "memory"); the
     RunResult then carries the run's traces.Trace.
     """
-    from emulator.convenience import run_operator
+    from dmlemu.convenience import run_operator
     preset = preset_for(adapter)
     inputs = check_inputs(run, inputs)
     kwargs = dict(flags=run.flags, adapter=preset.key, feature_level=feature_level, debug=debug)

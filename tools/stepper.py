@@ -1,9 +1,9 @@
 """Stepping one wave through a kernel, instruction by instruction: the library behind `dmlemu step`.
 
 For learners. The operator's kernel is compiled and launched as for a real dispatch (descriptor
-table, constant buffer, tensors in device memory; emulator.direct, without the API mirror's
+table, constant buffer, tensors in device memory; dmlemu.direct_run, without the API mirror's
 validation), then ONE wave of it runs on the fast executor's own handlers
-(`emulator.executor.step` on a `WaveBatch` of one wave): no third executor. Between instructions
+(`dmlemu.functional.executor.step` on a `WaveBatch` of one wave): no third executor. Between instructions
 the wave's registers are compared, and each `Step` records the instruction text, the EXEC mask it
 ran under and every register it changed, lane by lane. `format_step` draws a step as a small
 terminal table; narrow waves (8 lanes by default) fit a screen.
@@ -16,17 +16,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from emulator import golden
-from emulator.direct import DirectRun
-from emulator.executor import ExecutionStats, step
-from emulator.gpu import Gpu
-from isa import opcodes as op
-from isa.disassembler import format_instruction
-from isa.encoding import decode
-from isa.operands import EXEC_LO, NUM_SGPRS, VCC_LO, format_operand
-from kernels import TensorSpec
+from dmlemu import golden
+from dmlemu.direct_run import DirectRun
+from dmlemu.functional.executor import ExecutionStats, step
+from dmlemu.gpu import Gpu
+from dmlemu.isa import opcodes as op
+from dmlemu.isa.encoding import format_instruction
+from dmlemu.isa.encoding import decode
+from dmlemu.isa.operands import EXEC_LO, NUM_SGPRS, VCC_LO, format_operand
+from dmlemu.kernels.driver import TensorSpec
 
-from .operators import OPERATORS, UsageError, describe, golden_outputs, preset_for, same_bits, tensor_names, validate
+from dmlemu.tools.operators import OPERATORS, UsageError, describe, golden_outputs, preset_for, same_bits, tensor_names, validate
 
 __all__ = ["Change", "Step", "WaveStepper", "lane_string", "format_step", "format_header", "format_footer"]
 
@@ -292,8 +292,8 @@ def format_footer(stepper, executed):
     lines = [f"The wave ended after {executed} instructions."]
     if elements.size:
         got, want = out[elements], expected[elements]
-        verdict = "bit-exact against emulator.golden" if same_bits(got, want) else \
-            f"DIFFERS from emulator.golden: {want}"
+        verdict = "bit-exact against dmlemu.golden" if same_bits(got, want) else \
+            f"DIFFERS from dmlemu.golden: {want}"
         lines.append(f"OutputTensor of its elements: {' '.join(_format_value(v, _type_of(got)) for v in got)}"
                      f"  ({verdict})")
     else:

@@ -8,7 +8,7 @@ Plots (PNG, matplotlib) go into a folder, one file per plot, with fixed names (n
 """
 import os
 
-from .operators import UsageError
+from dmlemu.tools.operators import UsageError
 
 __all__ = ["TRACE_SUFFIXES", "save", "load", "plot"]
 
@@ -33,13 +33,13 @@ def save(trace, path):
     suffix = _suffix(path)
     _make_parent(path)
     if suffix == ".json":
-        from traces.chrome import save_chrome_json
+        from dmlemu.traces.chrome import save_chrome_json
         save_chrome_json(trace, path)
     elif suffix == ".npz":
-        from traces.io import save_trace
+        from dmlemu.traces.io import save_trace
         save_trace(trace, path)
     else:
-        from traces.csv_export import save_dispatch_csv
+        from dmlemu.traces.csv_export import save_dispatch_csv
         save_dispatch_csv(trace, path)
     return str(path)
 
@@ -51,7 +51,7 @@ def load(path):
                          f"JSON and CSV are exports")
     if not os.path.exists(path):
         raise UsageError(f"{path}: no such file")
-    from traces.io import load_trace
+    from dmlemu.traces.io import load_trace
     return load_trace(path)
 
 
@@ -60,5 +60,5 @@ def plot(trace, folder):
     os.makedirs(folder, exist_ok=True)
     import matplotlib
     matplotlib.use("Agg")   # files only; no display needed
-    from traces.plots import plot_all
+    from dmlemu.traces.plots import plot_all
     return [str(p) for p in plot_all(trace, folder)]

@@ -1,10 +1,10 @@
 """Traces: recording what the emulated GPU did (cycles, waves, memory), exporting and plotting it."""
-from .capture import Capture, capture
-from .chrome import save_chrome_json, to_chrome
-from .csv_export import save_dispatch_csv, save_table_csv
-from .io import load_trace, save_trace
-from .recorder import DETAILS, TraceRecorder
-from .trace import Trace
+from dmlemu.traces.capture import Capture, capture
+from dmlemu.traces.chrome import save_chrome_json, to_chrome
+from dmlemu.traces.csv_export import save_dispatch_csv, save_table_csv
+from dmlemu.traces.io import load_trace, save_trace
+from dmlemu.traces.recorder import DETAILS, TraceRecorder
+from dmlemu.traces.trace import Trace
 
 _PLOTS = ("plot_all", "plot_wave_timeline", "plot_bandwidth", "plot_occupancy", "plot_roofline")
 
@@ -15,6 +15,6 @@ __all__ = ["Capture", "capture", "DETAILS", "TraceRecorder", "Trace", "to_chrome
 def __getattr__(name):
     # The plots import matplotlib (slow to import); load them on first use only.
     if name in _PLOTS:
-        from . import plots
+        from dmlemu.traces import plots
         return getattr(plots, name)
     raise AttributeError(f"module 'traces' has no attribute {name!r}")

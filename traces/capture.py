@@ -2,7 +2,7 @@
 
 In the spirit of a programmatic PIX capture (BeginCapture / EndCapture):
 
-    from traces import capture
+    from dmlemu.traces import capture
     with capture(d3d12_device, detail="wave") as cap:
         ... record and execute command lists ...
     trace = cap.trace            # a traces.Trace; cap.trace.format_summary(), export, plots
@@ -10,7 +10,7 @@ In the spirit of a programmatic PIX capture (BeginCapture / EndCapture):
 `target` may be a D3D12 device, a DirectML device (its D3D12 device is used) or an emulator Gpu.
 Captures do not nest on one GPU.
 """
-from .recorder import DEFAULT_MAX_ROWS, TraceRecorder
+from dmlemu.traces.recorder import DEFAULT_MAX_ROWS, TraceRecorder
 
 
 def _gpu_of(target):

@@ -49,8 +49,8 @@ def save_table_csv(trace, table_name, path):
 
 def _summary_fields(trace):
     """The summary's column names, from a one-dispatch trace of zeros (no second list to drift)."""
-    from .recorder import TABLES
-    from .trace import Trace
+    from dmlemu.traces.recorder import TABLES
+    from dmlemu.traces.trace import Trace
     tables = {name: np.zeros(1 if name == "dispatches" else 0, dtype=dtype) for name, dtype in TABLES.items()}
     return list(Trace(tables, trace.preset, trace.wave_width, trace.detail, [], {}).summary()[0])
 

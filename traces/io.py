@@ -13,8 +13,8 @@ import zipfile
 
 import numpy as np
 
-from .recorder import TABLES
-from .trace import Trace
+from dmlemu.traces.recorder import TABLES
+from dmlemu.traces.trace import Trace
 
 __all__ = ["save_trace", "load_trace"]
 
@@ -44,7 +44,7 @@ def save_trace(trace, path):
 
 def load_trace(path):
     """The Trace saved in `path` by save_trace."""
-    from emulator.presets import PRESETS, AdapterPreset
+    from dmlemu.presets import PRESETS, AdapterPreset
     with np.load(path, allow_pickle=False) as z:
         if "meta" not in z.files:
             raise ValueError(f"{path} is not a dmlemu trace: it has no meta.npy member")

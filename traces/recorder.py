@@ -88,7 +88,7 @@ class TraceRecorder:
         self._dram, self._busy = [], []
         self._vgprs = launch.vgprs_used
         if self._dispatch not in self.programs:
-            from isa.disassembler import format_instruction
+            from dmlemu.isa.encoding import format_instruction
             self.programs[self._dispatch] = (launch.program.name,
                                              [format_instruction(r_inst) for r_inst in _instructions(launch.program)])
 
@@ -171,7 +171,7 @@ class TraceRecorder:
                                    float(resident[i]), float(alu[i]) / simds))
 
     def finish(self):
-        from .trace import Trace
+        from dmlemu.traces.trace import Trace
         self.rows["wave_summary"] = [(*key, *value) for key, value in sorted(self._summary.items())]
         tables = {name: np.array(rows, dtype=TABLES[name]) if rows else np.zeros(0, dtype=TABLES[name])
                   for name, rows in self.rows.items()}
@@ -179,7 +179,7 @@ class TraceRecorder:
 
 
 def _instructions(program):
-    from isa.encoding import decode
+    from dmlemu.isa.encoding import decode
     return [inst for _, inst in decode(program.dwords)]
 
 

@@ -1,6 +1,6 @@
-"""emulator.d3d12: the D3D12 half of the API mirror (the compute path), with the d3dx12 helpers.
+"""dmlemu.d3d12: the D3D12 half of the API mirror (the compute path), with the d3dx12 helpers.
 
-`from emulator.d3d12 import *` gives the C names a D3D12 compute program uses: D3D12CreateDevice,
+`from dmlemu.d3d12 import *` gives the C names a D3D12 compute program uses: D3D12CreateDevice,
 D3D12GetDebugInterface, every enum constant with its C value, the structs, the CD3DX12_* helpers,
 the DXGI names D3D12 structs use (DXGI_FORMAT_*, DXGI_SAMPLE_DESC) and the HRESULT codes.
 The interface classes (ID3D12Device, ID3D12GraphicsCommandList, ...) are exported for isinstance.
@@ -10,23 +10,23 @@ command_allocator, command_list (recording rules), commands (what lists record),
 and the resource-state model), descriptor_heap, views, fence (completion and observation),
 query_heap (timestamps), debug (the debug layer switch), d3dx12, enums, structs, base.
 """
-from .. import errors as _errors
-from ..dxgi import DXGI_FORMAT, DXGI_SAMPLE_DESC
-from . import enums as _enums
-from . import structs as _structs
-from .command_allocator import ID3D12CommandAllocator
-from .command_list import ID3D12GraphicsCommandList
-from .command_queue import ID3D12CommandQueue
-from .d3dx12 import *  # noqa: F401,F403
-from .d3dx12 import __all__ as _d3dx12_all
-from .debug import D3D12GetDebugInterface, ID3D12Debug
-from .descriptor_heap import ID3D12DescriptorHeap
-from .device import D3D12CreateDevice, ID3D12Device
-from .enums import *  # noqa: F401,F403
-from .fence import ID3D12Fence
-from .query_heap import ID3D12QueryHeap
-from .resource import ID3D12Resource
-from .structs import *  # noqa: F401,F403
+from dmlemu import errors as _errors
+from dmlemu.dxgi import DXGI_FORMAT, DXGI_SAMPLE_DESC
+from dmlemu.d3d12 import enums as _enums
+from dmlemu.d3d12 import structs as _structs
+from dmlemu.d3d12.command_allocator import ID3D12CommandAllocator
+from dmlemu.d3d12.command_list import ID3D12GraphicsCommandList
+from dmlemu.d3d12.command_queue import ID3D12CommandQueue
+from dmlemu.d3d12.d3dx12 import *  # noqa: F401,F403
+from dmlemu.d3d12.d3dx12 import __all__ as _d3dx12_all
+from dmlemu.d3d12.debug import D3D12GetDebugInterface, ID3D12Debug
+from dmlemu.d3d12.descriptor_heap import ID3D12DescriptorHeap
+from dmlemu.d3d12.device import D3D12CreateDevice, ID3D12Device
+from dmlemu.d3d12.enums import *  # noqa: F401,F403
+from dmlemu.d3d12.fence import ID3D12Fence
+from dmlemu.d3d12.query_heap import ID3D12QueryHeap
+from dmlemu.d3d12.resource import ID3D12Resource
+from dmlemu.d3d12.structs import *  # noqa: F401,F403
 
 _HRESULTS = [name for name in _errors.HRESULT_NAMES.values()]
 for _name in _HRESULTS:

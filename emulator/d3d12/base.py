@@ -20,7 +20,7 @@ executes commands are emulator faults, not arguments, and pass through.
 """
 import functools
 
-from ..errors import DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_INVALID_CALL, E_INVALIDARG, HResultError, hresult_name
+from dmlemu.errors import DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_INVALID_CALL, E_INVALIDARG, HResultError, hresult_name
 
 # Python errors an argument of the wrong kind raises inside a method (a numpy array where an int belongs,
 # an unhashable enum value, a non-sequence). The wrappers turn them into the C convention (E_INVALIDARG, or

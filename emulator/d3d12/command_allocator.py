@@ -7,9 +7,9 @@ recording into the allocator and the CPU has observed (through a fence, see fenc
 submission completed; otherwise it returns E_FAIL, as the debug layer reports it. After a Reset,
 lists recorded before it are stale (`_epoch` moved on): executing one is an error until it is Reset.
 """
-from ..errors import E_FAIL, HResultError
-from .base import DeviceChild, hresult_method, invalid_arg
-from .enums import D3D12_COMMAND_LIST_TYPE, enum_name
+from dmlemu.errors import E_FAIL, HResultError
+from dmlemu.d3d12.base import DeviceChild, hresult_method, invalid_arg
+from dmlemu.d3d12.enums import D3D12_COMMAND_LIST_TYPE, enum_name
 
 ALLOCATOR_TYPES = (0, 1, 2, 3)  # DIRECT, BUNDLE, COMPUTE, COPY
 

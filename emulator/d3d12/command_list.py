@@ -22,18 +22,18 @@ Internal contract for other modules: `_record(command)` appends a command (anyth
 """
 import functools
 
-from ..errors import DXGI_ERROR_INVALID_CALL, E_FAIL, E_INVALIDARG, HResultError
-from .base import (ARGUMENT_ERRORS, DeviceChild, VoidMisuse, hresult_method, invalid_arg, malformed_argument,
+from dmlemu.errors import DXGI_ERROR_INVALID_CALL, E_FAIL, E_INVALIDARG, HResultError
+from dmlemu.d3d12.base import (ARGUMENT_ERRORS, DeviceChild, VoidMisuse, hresult_method, invalid_arg, malformed_argument,
                    raised_during_execution)
-from .command_allocator import ID3D12CommandAllocator
-from .commands import (CopyBufferRegionCommand, EndQueryCommand, ExecuteBundleCommand, ResolveQueryDataCommand,
+from dmlemu.d3d12.command_allocator import ID3D12CommandAllocator
+from dmlemu.d3d12.commands import (CopyBufferRegionCommand, EndQueryCommand, ExecuteBundleCommand, ResolveQueryDataCommand,
                        ResourceBarrierCommand)
-from .descriptor_heap import ID3D12DescriptorHeap
-from .enums import D3D12_COMMAND_LIST_TYPE, D3D12_DESCRIPTOR_HEAP_TYPE, D3D12_QUERY_TYPE, enum_name, \
+from dmlemu.d3d12.descriptor_heap import ID3D12DescriptorHeap
+from dmlemu.d3d12.enums import D3D12_COMMAND_LIST_TYPE, D3D12_DESCRIPTOR_HEAP_TYPE, D3D12_QUERY_TYPE, enum_name, \
     is_valid_state, state_name
-from .query_heap import COPY_QUEUE_TIMESTAMP_HEAP, ID3D12QueryHeap, TIMESTAMP_HEAP, TIMESTAMP_QUERY
-from .resource import FIXED_STATE, ID3D12Resource
-from .structs import D3D12_RESOURCE_BARRIER
+from dmlemu.d3d12.query_heap import COPY_QUEUE_TIMESTAMP_HEAP, ID3D12QueryHeap, TIMESTAMP_HEAP, TIMESTAMP_QUERY
+from dmlemu.d3d12.resource import FIXED_STATE, ID3D12Resource
+from dmlemu.d3d12.structs import D3D12_RESOURCE_BARRIER
 
 DIRECT, BUNDLE, COMPUTE, COPY = 0, 1, 2, 3
 LIST_TYPES = (DIRECT, BUNDLE, COMPUTE, COPY)

@@ -20,13 +20,13 @@ One per CreateCommandQueue call (of type DIRECT, COMPUTE or COPY). Execution mod
 import collections
 import time
 
-from ..errors import HResultError
-from .base import DeviceChild, VoidMisuse, hresult_method, invalid_arg, void_method
-from .command_list import ID3D12GraphicsCommandList
-from .enums import D3D12_COMMAND_LIST_TYPE, enum_name
-from .fence import ID3D12Fence, _check_value
-from .resource import _decay, _require_state
-from .structs import D3D12_COMMAND_QUEUE_DESC
+from dmlemu.errors import HResultError
+from dmlemu.d3d12.base import DeviceChild, VoidMisuse, hresult_method, invalid_arg, void_method
+from dmlemu.d3d12.command_list import ID3D12GraphicsCommandList
+from dmlemu.d3d12.enums import D3D12_COMMAND_LIST_TYPE, enum_name
+from dmlemu.d3d12.fence import ID3D12Fence, _check_value
+from dmlemu.d3d12.resource import _decay, _require_state
+from dmlemu.d3d12.structs import D3D12_COMMAND_QUEUE_DESC
 
 QUEUE_TYPES = (0, 2, 3)  # DIRECT, COMPUTE, COPY
 BUNDLE = 1

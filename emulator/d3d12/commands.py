@@ -11,7 +11,7 @@ will do.
 """
 import numpy as np
 
-from .resource import COPY_DEST, COPY_SOURCE, _require_state, _transition
+from dmlemu.d3d12.resource import COPY_DEST, COPY_SOURCE, _require_state, _transition
 
 
 class ResourceBarrierCommand:

@@ -1,8 +1,8 @@
 """ID3D12DescriptorHeap: an array of descriptor slots, and the handles that address them.
 
 One per CreateDescriptorHeap call. Every slot is `GetDescriptorHandleIncrementSize(type)` bytes
-(emulator.descriptors.DESCRIPTOR_SIZE = 32 for CBV_SRV_UAV); a CBV/SRV/UAV slot holds one buffer
-descriptor in the layout of emulator/descriptors.py. The slots' bytes are `heap._allocation.data`:
+(dmlemu.functional.buffer_descriptor.DESCRIPTOR_SIZE = 32 for CBV_SRV_UAV); a CBV/SRV/UAV slot holds one buffer
+descriptor in the layout of emulator/functional/buffer_descriptor.py. The slots' bytes are `heap._allocation.data`:
 - a shader-visible heap's allocation is GPU memory (the device's GpuMemory), so kernels read its
   descriptors through the GPU handle, which is the allocation's gpu_va plus index * increment;
 - a non-shader-visible heap lives in CPU memory only: its `_allocation` is an Allocation that is not
@@ -16,12 +16,12 @@ the slot inside `_allocation.data` (None when the handle is outside the heap or 
 """
 import weakref
 
-from ..descriptors import DESCRIPTOR_SIZE
-from ..errors import E_OUTOFMEMORY, HResultError
-from ..memory import Allocation, OutOfDeviceMemory
-from .base import DeviceChild, invalid_arg
-from .enums import D3D12_DESCRIPTOR_HEAP_TYPE, enum_name
-from .structs import D3D12_CPU_DESCRIPTOR_HANDLE, D3D12_DESCRIPTOR_HEAP_DESC, D3D12_GPU_DESCRIPTOR_HANDLE
+from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE
+from dmlemu.errors import E_OUTOFMEMORY, HResultError
+from dmlemu.functional.device_memory import Allocation, OutOfDeviceMemory
+from dmlemu.d3d12.base import DeviceChild, invalid_arg
+from dmlemu.d3d12.enums import D3D12_DESCRIPTOR_HEAP_TYPE, enum_name
+from dmlemu.d3d12.structs import D3D12_CPU_DESCRIPTOR_HANDLE, D3D12_DESCRIPTOR_HEAP_DESC, D3D12_GPU_DESCRIPTOR_HANDLE
 
 CBV_SRV_UAV, SAMPLER, RTV, DSV = 0, 1, 2, 3
 SHADER_VISIBLE = 0x1

@@ -1,6 +1,6 @@
 """ID3D12Device: one emulated GPU and the factory of everything that runs on it.
 
-One per D3D12CreateDevice call; each device owns its own emulator.gpu.Gpu (`device._gpu`: memory,
+One per D3D12CreateDevice call; each device owns its own dmlemu.gpu.Gpu (`device._gpu`: memory,
 dispatcher, clock), so devices are independent and deterministic (unlike D3D12, which returns the
 same device for the same adapter). The device keeps what its children share: its queues (in
 creation order, the order the queues are pumped in), a lookup from descriptor handles and GPU
@@ -17,24 +17,24 @@ import itertools
 import numbers
 import weakref
 
-from ..errors import DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, E_NOTIMPL, HResultError, S_OK
-from .. import dxgi
-from ..presets import AdapterPreset, DEFAULT_PRESET, PRESETS
-from . import debug
-from .base import hresult_method, invalid_arg, removed_error, void_method
-from .command_allocator import create_command_allocator
-from .command_list import create_command_list, create_command_list1
-from .command_queue import create_command_queue
-from .descriptor_heap import CPU_DESCRIPTOR_BASE, CPU_RANGE_ALIGNMENT, INCREMENT_SIZE, _ptr, create_descriptor_heap
-from .enums import D3D_FEATURE_LEVEL, D3D12_FEATURE, enum_name
-from .fence import ID3D12Fence, UINT64_MAX
-from .query_heap import create_query_heap
-from .resource import BUFFER_ALIGNMENT, _check_buffer_desc, create_committed_resource
-from .structs import (D3D12_FEATURE_DATA_ARCHITECTURE, D3D12_FEATURE_DATA_D3D12_OPTIONS1,
+from dmlemu.errors import DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, E_NOTIMPL, HResultError, S_OK
+from dmlemu import dxgi
+from dmlemu.presets import AdapterPreset, DEFAULT_PRESET, PRESETS
+from dmlemu.d3d12 import debug
+from dmlemu.d3d12.base import hresult_method, invalid_arg, removed_error, void_method
+from dmlemu.d3d12.command_allocator import create_command_allocator
+from dmlemu.d3d12.command_list import create_command_list, create_command_list1
+from dmlemu.d3d12.command_queue import create_command_queue
+from dmlemu.d3d12.descriptor_heap import CPU_DESCRIPTOR_BASE, CPU_RANGE_ALIGNMENT, INCREMENT_SIZE, _ptr, create_descriptor_heap
+from dmlemu.d3d12.enums import D3D_FEATURE_LEVEL, D3D12_FEATURE, enum_name
+from dmlemu.d3d12.fence import ID3D12Fence, UINT64_MAX
+from dmlemu.d3d12.query_heap import create_query_heap
+from dmlemu.d3d12.resource import BUFFER_ALIGNMENT, _check_buffer_desc, create_committed_resource
+from dmlemu.d3d12.structs import (D3D12_FEATURE_DATA_ARCHITECTURE, D3D12_FEATURE_DATA_D3D12_OPTIONS1,
                       D3D12_FEATURE_DATA_D3D12_OPTIONS4, D3D12_FEATURE_DATA_FEATURE_LEVELS,
                       D3D12_FEATURE_DATA_GPU_VIRTUAL_ADDRESS_SUPPORT, D3D12_FEATURE_DATA_SHADER_MODEL,
                       D3D12_HEAP_PROPERTIES, D3D12_RESOURCE_ALLOCATION_INFO)
-from . import views
+from dmlemu.d3d12 import views
 
 # The highest Direct3D feature level every emulated adapter reports.
 MAX_FEATURE_LEVEL = 0xC100  # D3D_FEATURE_LEVEL_12_1
@@ -327,9 +327,9 @@ def _enum_key(value):
 
 
 def D3D12CreateDevice(pAdapter, MinimumFeatureLevel, riid=None):
-    """A device on an adapter from emulator.dxgi (None: the default adapter, EnumAdapters1(0)).
+    """A device on an adapter from dmlemu.dxgi (None: the default adapter, EnumAdapters1(0)).
 
-    As an emulator extension, pAdapter may also be an emulator.presets.AdapterPreset.
+    As an emulator extension, pAdapter may also be an dmlemu.presets.AdapterPreset.
     """
     m = "D3D12CreateDevice"
     if pAdapter is None:
@@ -342,7 +342,7 @@ def D3D12CreateDevice(pAdapter, MinimumFeatureLevel, riid=None):
         index = PRESETS.index(preset) if preset in PRESETS else len(PRESETS)
     else:
         raise HResultError(E_INVALIDARG, f"{m}: pAdapter is {pAdapter!r}; it must be an adapter from "
-                                         "emulator.dxgi (EnumAdapters1) or None for the default adapter.")
+                                         "dmlemu.dxgi (EnumAdapters1) or None for the default adapter.")
     if _enum_key(MinimumFeatureLevel) not in _DEVICE_LEVELS:
         raise HResultError(E_INVALIDARG, f"{m}: MinimumFeatureLevel is "
                                          f"{enum_name(D3D_FEATURE_LEVEL, MinimumFeatureLevel)}; D3D12 devices need "
@@ -352,7 +352,7 @@ def D3D12CreateDevice(pAdapter, MinimumFeatureLevel, riid=None):
                                                    f"{enum_name(D3D_FEATURE_LEVEL, MinimumFeatureLevel)}, but "
                                                    f"{preset.description} supports up to "
                                                    f"{enum_name(D3D_FEATURE_LEVEL, MAX_FEATURE_LEVEL)}.")
-    from ..gpu import Gpu  # late: the GPU core imports the ISA and kernels, which the mirror's names do not need
+    from dmlemu.gpu import Gpu  # late: the GPU core imports the ISA and kernels, which the mirror's names do not need
     return ID3D12Device(index, preset, Gpu(preset))
 
 

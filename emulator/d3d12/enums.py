@@ -2,7 +2,7 @@
 
 One IntEnum (or IntFlag for flag types) per C enum type, named like the C type; each member carries
 its full C name (`D3D12_HEAP_TYPE.D3D12_HEAP_TYPE_UPLOAD`) and is also a module-level constant, so
-`from emulator.d3d12 import *` gives the names C code uses. Error sentences never print enum reprs
+`from dmlemu.d3d12 import *` gives the names C code uses. Error sentences never print enum reprs
 (which differ between Python versions); they use `enum_name` and `state_name`, which print C names.
 """
 from enum import IntEnum, IntFlag

@@ -14,8 +14,8 @@ would block forever; it raises E_FAIL with a sentence instead. An event argument
 with a `set()` method (a threading.Event, say); it is set when the value is reached. Once the device
 is removed, GetCompletedValue returns UINT64_MAX, as in D3D12.
 """
-from ..errors import E_FAIL, E_INVALIDARG, HResultError
-from .base import DeviceChild, hresult_method
+from dmlemu.errors import E_FAIL, E_INVALIDARG, HResultError
+from dmlemu.d3d12.base import DeviceChild, hresult_method
 
 UINT64_MAX = (1 << 64) - 1
 

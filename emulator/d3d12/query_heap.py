@@ -8,10 +8,10 @@ to 0.
 """
 import numpy as np
 
-from ..errors import E_NOTIMPL, HResultError
-from .base import DeviceChild, invalid_arg
-from .enums import D3D12_QUERY_HEAP_TYPE, enum_name
-from .structs import D3D12_QUERY_HEAP_DESC
+from dmlemu.errors import E_NOTIMPL, HResultError
+from dmlemu.d3d12.base import DeviceChild, invalid_arg
+from dmlemu.d3d12.enums import D3D12_QUERY_HEAP_TYPE, enum_name
+from dmlemu.d3d12.structs import D3D12_QUERY_HEAP_DESC
 
 TIMESTAMP_HEAP, COPY_QUEUE_TIMESTAMP_HEAP = 1, 5
 TIMESTAMP_QUERY = 2

@@ -28,12 +28,12 @@ Commands of other modules check states at execution with `_require_state(resourc
 """
 import weakref
 
-from ..errors import DXGI_ERROR_INVALID_CALL, E_NOTIMPL, E_OUTOFMEMORY, HResultError
-from ..memory import OutOfDeviceMemory
-from .base import DeviceChild, hresult_method, invalid_arg, void_method, VoidMisuse
-from .enums import (D3D12_HEAP_TYPE, D3D12_RESOURCE_DIMENSION, enum_name, is_read_only_state, is_valid_state,
+from dmlemu.errors import DXGI_ERROR_INVALID_CALL, E_NOTIMPL, E_OUTOFMEMORY, HResultError
+from dmlemu.functional.device_memory import OutOfDeviceMemory
+from dmlemu.d3d12.base import DeviceChild, hresult_method, invalid_arg, void_method, VoidMisuse
+from dmlemu.d3d12.enums import (D3D12_HEAP_TYPE, D3D12_RESOURCE_DIMENSION, enum_name, is_read_only_state, is_valid_state,
                     state_name)
-from .structs import D3D12_HEAP_PROPERTIES, D3D12_RANGE, D3D12_RESOURCE_DESC
+from dmlemu.d3d12.structs import D3D12_HEAP_PROPERTIES, D3D12_RANGE, D3D12_RESOURCE_DESC
 
 COMMON = 0x0
 UNORDERED_ACCESS = 0x8

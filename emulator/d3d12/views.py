@@ -1,6 +1,6 @@
 """Descriptor views: CreateUnorderedAccessView / CreateShaderResourceView / CreateConstantBufferView.
 
-Device methods (void in C) that write one buffer descriptor (emulator/descriptors.py layout: base
+Device methods (void in C) that write one buffer descriptor (emulator/functional/buffer_descriptor.py layout: base
 GPU address and size in bytes) into the CBV_SRV_UAV heap slot a CPU handle names, and
 CopyDescriptorsSimple, which copies slots between heaps. Only buffer views exist. A view's range is
 [FirstElement, FirstElement + NumElements) elements of the buffer, the element size coming from the
@@ -8,13 +8,13 @@ view: 4 bytes for RAW (DXGI_FORMAT_R32_TYPELESS), StructureByteStride for struct
 format's size for typed ones. A None resource writes a null descriptor (all zeros, not valid), as
 D3D12's null views do. Misuse raises VoidMisuse, which removes the device (see base.py).
 """
-from ..descriptors import DESCRIPTOR_SIZE, write_buffer_descriptor
-from ..dxgi import FORMAT_BYTES, DXGI_FORMAT
-from .base import VoidMisuse
-from .descriptor_heap import CBV_SRV_UAV, _ptr
-from .enums import D3D12_DESCRIPTOR_HEAP_TYPE, enum_name
-from .resource import ID3D12Resource
-from .structs import (D3D12_CONSTANT_BUFFER_VIEW_DESC, D3D12_SHADER_RESOURCE_VIEW_DESC,
+from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE, write_buffer_descriptor
+from dmlemu.dxgi import FORMAT_BYTES, DXGI_FORMAT
+from dmlemu.d3d12.base import VoidMisuse
+from dmlemu.d3d12.descriptor_heap import CBV_SRV_UAV, _ptr
+from dmlemu.d3d12.enums import D3D12_DESCRIPTOR_HEAP_TYPE, enum_name
+from dmlemu.d3d12.resource import ID3D12Resource
+from dmlemu.d3d12.structs import (D3D12_CONSTANT_BUFFER_VIEW_DESC, D3D12_SHADER_RESOURCE_VIEW_DESC,
                       D3D12_UNORDERED_ACCESS_VIEW_DESC)
 
 BUFFER_DIMENSION = 1  # D3D12_UAV_DIMENSION_BUFFER == D3D12_SRV_DIMENSION_BUFFER

@@ -23,7 +23,7 @@ DESCRIPTOR_HEAP_TYPE_NAMES = {0: "D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV", 1: "D
 
 # ---- devices ------------------------------------------------------------------------------------
 def is_device(obj):
-    from ..d3d12.device import ID3D12Device
+    from dmlemu.d3d12.device import ID3D12Device
     return isinstance(obj, ID3D12Device)
 
 
@@ -56,7 +56,7 @@ def label(obj):
 
 # ---- resources ----------------------------------------------------------------------------------
 def is_resource(obj):
-    from ..d3d12.resource import ID3D12Resource
+    from dmlemu.d3d12.resource import ID3D12Resource
     return isinstance(obj, ID3D12Resource)
 
 
@@ -150,7 +150,7 @@ def heap_descriptor_gpu_va(heap, index):
 
 # ---- command lists ------------------------------------------------------------------------------
 def is_command_list(obj):
-    from ..d3d12.command_list import ID3D12GraphicsCommandList
+    from dmlemu.d3d12.command_list import ID3D12GraphicsCommandList
     return isinstance(obj, ID3D12GraphicsCommandList)
 
 
@@ -185,12 +185,12 @@ def require_unordered_access(context, resource, what):
 def dispatch(context, launch):
     """Run a kernel launch on the executing queue's GPU.
 
-    A kernel the hardware cannot finish (emulator.executor.KernelFault: a hang) is a GPU fault:
+    A kernel the hardware cannot finish (dmlemu.functional.executor.KernelFault: a hang) is a GPU fault:
     it raises DXGI_ERROR_DEVICE_HUNG, which the queue turns into removal of the device, as
     Windows' timeout detection and recovery would.
     """
-    from ..errors import DXGI_ERROR_DEVICE_HUNG, HResultError
-    from ..executor import KernelFault
+    from dmlemu.errors import DXGI_ERROR_DEVICE_HUNG, HResultError
+    from dmlemu.functional.executor import KernelFault
     try:
         return context.gpu.dispatch(launch)
     except KernelFault as fault:

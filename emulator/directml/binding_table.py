@@ -16,16 +16,16 @@ buffer and holds TotalTensorSizeInBytes; outputs' writable ranges do not overlap
 """
 from dataclasses import dataclass
 
-from ..descriptors import DESCRIPTOR_SIZE, write_buffer_descriptor
-from ..errors import HResultError
-from . import _d3d12, enums
-from .enums import (
+from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE, write_buffer_descriptor
+from dmlemu.errors import HResultError
+from dmlemu.directml import _d3d12, enums
+from dmlemu.directml.enums import (
     DML_BINDING_TYPE, DML_BINDING_TYPE_BUFFER, DML_BINDING_TYPE_BUFFER_ARRAY, DML_BINDING_TYPE_NONE,
     DML_PERSISTENT_BUFFER_ALIGNMENT, DML_TEMPORARY_BUFFER_ALIGNMENT,
 )
-from .objects import IDMLDeviceChild, IDMLDispatchable, Misuse, hresult_method, void_method
-from .structs import DML_BINDING_DESC, DML_BINDING_TABLE_DESC, DML_BUFFER_ARRAY_BINDING, DML_BUFFER_BINDING
-from .validation import UINT32_MAX, UINT64_MAX, check_enum, check_sequence, check_uint, describe, invalid
+from dmlemu.directml.objects import IDMLDeviceChild, IDMLDispatchable, Misuse, hresult_method, void_method
+from dmlemu.directml.structs import DML_BINDING_DESC, DML_BINDING_TABLE_DESC, DML_BUFFER_ARRAY_BINDING, DML_BUFFER_BINDING
+from dmlemu.directml.validation import UINT32_MAX, UINT64_MAX, check_enum, check_sequence, check_uint, describe, invalid
 
 D3D12_HEAP_TYPE_NAMES = {1: "D3D12_HEAP_TYPE_DEFAULT", 2: "D3D12_HEAP_TYPE_UPLOAD", 3: "D3D12_HEAP_TYPE_READBACK",
                          4: "D3D12_HEAP_TYPE_CUSTOM"}
@@ -129,7 +129,7 @@ class IDMLBindingTable(IDMLDeviceChild):
     @void_method
     def BindInputs(self, bindings):
         """Bind the inputs (the C (bindingCount, bindings) pair as one sequence; None or []: unbind)."""
-        from .compiled_operator import IDMLCompiledOperator
+        from dmlemu.directml.compiled_operator import IDMLCompiledOperator
         dispatchable = self._require_dispatchable()
         bindings = self._sequence(bindings, "BindInputs")
         if isinstance(dispatchable, IDMLCompiledOperator):
@@ -141,7 +141,7 @@ class IDMLBindingTable(IDMLDeviceChild):
     @void_method
     def BindOutputs(self, bindings):
         """Bind the outputs (compiled operator) or persistent resources (initializer)."""
-        from .compiled_operator import IDMLCompiledOperator
+        from dmlemu.directml.compiled_operator import IDMLCompiledOperator
         dispatchable = self._require_dispatchable()
         bindings = self._sequence(bindings, "BindOutputs")
         if isinstance(dispatchable, IDMLCompiledOperator):
@@ -352,7 +352,7 @@ class IDMLBindingTable(IDMLDeviceChild):
 
     def _write_volatile(self):
         """With DESCRIPTORS_VOLATILE, Bind* writes descriptors at once (late binding)."""
-        from .compiled_operator import IDMLCompiledOperator
+        from dmlemu.directml.compiled_operator import IDMLCompiledOperator
         compiled = self._dispatchable
         if isinstance(compiled, IDMLCompiledOperator) and compiled._descriptors_volatile and self._heap is not None:
             self._write_descriptors(self._tensor_bindings())

@@ -16,11 +16,11 @@ DML device with it); then the GPU runs the kernel with the table's descriptors a
 With DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE the bindings in force at execution are used, and get the
 same aliasing and hazard checks there (a misuse removes the DML device and skips the dispatch).
 """
-from . import _d3d12, enums
-from .compiled_operator import IDMLCompiledOperator
-from .binding_table import IDMLBindingTable, write_descriptors
-from .objects import IDMLDeviceChild, IDMLDispatchable, Misuse, void_method
-from .validation import describe
+from dmlemu.directml import _d3d12, enums
+from dmlemu.directml.compiled_operator import IDMLCompiledOperator
+from dmlemu.directml.binding_table import IDMLBindingTable, write_descriptors
+from dmlemu.directml.objects import IDMLDeviceChild, IDMLDispatchable, Misuse, void_method
+from dmlemu.directml.validation import describe
 
 
 class IDMLCommandRecorder(IDMLDeviceChild):

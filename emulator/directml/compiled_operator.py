@@ -8,18 +8,18 @@ operator it must be initialized once (an IDMLOperatorInitializer dispatch) befor
 """
 import weakref
 
-from ..errors import E_INVALIDARG, E_NOTIMPL, E_OUTOFMEMORY, HResultError
-from ..memory import OutOfDeviceMemory
-from . import enums
-from .enums import DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION, DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE
-from .objects import IDMLDispatchable
-from .structs import DML_BINDING_PROPERTIES
+from dmlemu.errors import E_INVALIDARG, E_NOTIMPL, E_OUTOFMEMORY, HResultError
+from dmlemu.functional.device_memory import OutOfDeviceMemory
+from dmlemu.directml import enums
+from dmlemu.directml.enums import DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION, DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE
+from dmlemu.directml.objects import IDMLDispatchable
+from dmlemu.directml.structs import DML_BINDING_PROPERTIES
 
 
 def kernel_compiler():
     """(compile_operator, TensorSpec) from the kernels package; E_NOTIMPL while it is missing."""
     try:
-        from kernels import TensorSpec, compile_operator
+        from dmlemu.kernels.driver import TensorSpec, compile_operator
     except ModuleNotFoundError as error:
         if error.name not in ("kernels",):
             raise

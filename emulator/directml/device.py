@@ -15,23 +15,23 @@ validates operators at that level (its maximum supported level), whatever minimu
 """
 import sys
 
-from ..errors import (
+from dmlemu.errors import (
     DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, E_NOTIMPL, S_OK,
     HResultError, hresult_name,
 )
-from . import _d3d12
-from . import enums
-from .enums import (
+from dmlemu.directml import _d3d12
+from dmlemu.directml import enums
+from dmlemu.directml.enums import (
     DML_CREATE_DEVICE_FLAG_DEBUG, DML_CREATE_DEVICE_FLAGS, DML_EXECUTION_FLAGS, DML_FEATURE,
     DML_FEATURE_LEVEL, DML_FEATURE_LEVEL_1_0, DML_FEATURE_LEVEL_3_0,
     DML_FEATURE_LEVEL_6_3, DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT, DML_TENSOR_DATA_TYPE,
 )
-from .objects import IDMLObject, IDMLPageable, hresult_method
-from .structs import (
+from dmlemu.directml.objects import IDMLObject, IDMLPageable, hresult_method
+from dmlemu.directml.structs import (
     DML_FEATURE_DATA_FEATURE_LEVELS, DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT,
     DML_FEATURE_QUERY_FEATURE_LEVELS, DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT,
 )
-from .validation import (
+from dmlemu.directml.validation import (
     SIXTY_FOUR_BIT_TYPES, c_level_name, check_enum, describe, check_flags, check_sequence, check_uint, invalid,
     is_integer, short_type_name, validate_operator_desc,
 )
@@ -162,15 +162,15 @@ class IDMLDevice(IDMLObject):
     @hresult_method
     def CreateOperator(self, desc):
         """Validate a DML_OPERATOR_DESC at this device's feature level; returns an IDMLOperator."""
-        from .operators import IDMLOperator
+        from dmlemu.directml.operators import IDMLOperator
         info = validate_operator_desc(desc, self._feature_level, self._preset)
         return IDMLOperator(self, info)
 
     @hresult_method
     def CompileOperator(self, op, flags):
         """Compile an IDMLOperator into an IDMLCompiledOperator (kernel + constant buffer)."""
-        from .compiled_operator import IDMLCompiledOperator
-        from .operators import IDMLOperator
+        from dmlemu.directml.compiled_operator import IDMLCompiledOperator
+        from dmlemu.directml.operators import IDMLOperator
         self._check_child(op, IDMLOperator, "op")
         flags = check_flags(flags, DML_EXECUTION_FLAGS, "flags")
         return IDMLCompiledOperator(self, op, flags)
@@ -178,11 +178,11 @@ class IDMLDevice(IDMLObject):
     @hresult_method
     def CreateOperatorInitializer(self, operators):
         """An initializer for a sequence of IDMLCompiledOperator (None or empty: an empty one)."""
-        from .initializer import IDMLOperatorInitializer
+        from dmlemu.directml.initializer import IDMLOperatorInitializer
         return IDMLOperatorInitializer(self, self._check_compiled_list(operators, "operators"))
 
     def _check_compiled_list(self, operators, where):
-        from .compiled_operator import IDMLCompiledOperator
+        from dmlemu.directml.compiled_operator import IDMLCompiledOperator
         if operators is None:
             return ()
         operators = check_sequence(operators, where, "a sequence of IDMLCompiledOperator")
@@ -190,13 +190,13 @@ class IDMLDevice(IDMLObject):
 
     @hresult_method
     def CreateCommandRecorder(self):
-        from .command_recorder import IDMLCommandRecorder
+        from dmlemu.directml.command_recorder import IDMLCommandRecorder
         return IDMLCommandRecorder(self)
 
     @hresult_method
     def CreateBindingTable(self, desc):
         """A binding table for desc (None: an empty table to Reset later)."""
-        from .binding_table import IDMLBindingTable
+        from dmlemu.directml.binding_table import IDMLBindingTable
         table = IDMLBindingTable(self)
         table._reset(desc)
         return table

@@ -2,7 +2,7 @@
 
 One IntEnum (or IntFlag) per C enum type, named like the C type; each member carries its full C
 name (`DML_TENSOR_DATA_TYPE.DML_TENSOR_DATA_TYPE_FLOAT32`), and every member is also a module-level
-constant, so `from emulator.directml import *` gives the names C code uses. `DML_OPERATOR_TYPE` is
+constant, so `from dmlemu.directml import *` gives the names C code uses. `DML_OPERATOR_TYPE` is
 built from one table that also records the feature level that introduced each operator.
 Source: shared/reference/DIRECTML_FACTS.md sections 1.2, 1.3 and 1.6.
 """

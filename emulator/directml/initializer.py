@@ -6,9 +6,9 @@ own no persistent data, so the dispatch only marks them initialized when it exec
 queue; executing a compiled operator that never was is an error. An initializer with no operators is
 legal and its dispatch does nothing.
 """
-from . import enums
-from .objects import IDMLDispatchable, hresult_method
-from .structs import DML_BINDING_PROPERTIES
+from dmlemu.directml import enums
+from dmlemu.directml.objects import IDMLDispatchable, hresult_method
+from dmlemu.directml.structs import DML_BINDING_PROPERTIES
 
 
 class IDMLOperatorInitializer(IDMLDispatchable):

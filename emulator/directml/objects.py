@@ -11,8 +11,8 @@ removes the device).
 import functools
 import uuid
 
-from ..errors import DXGI_ERROR_NOT_FOUND, E_INVALIDARG, E_NOINTERFACE, HResultError
-from . import enums
+from dmlemu.errors import DXGI_ERROR_NOT_FOUND, E_INVALIDARG, E_NOINTERFACE, HResultError, describe
+from dmlemu.directml import enums
 
 
 class Misuse(Exception):
@@ -54,11 +54,6 @@ def void_method(method):
             return None
 
     return wrapper
-
-
-def describe(value):
-    from .validation import describe as _describe
-    return _describe(value)
 
 
 def _guid(value, where):

@@ -9,14 +9,14 @@ read only these tables; there is no per-operator `if` chain elsewhere.
 """
 from dataclasses import dataclass
 
-from .enums import (
+from dmlemu.directml.enums import (
     DML_FEATURE_LEVEL_1_0, DML_FEATURE_LEVEL_2_0, DML_FEATURE_LEVEL_2_1, DML_FEATURE_LEVEL_3_0,
     DML_FEATURE_LEVEL_4_1, DML_FEATURE_LEVEL_5_0, DML_OPERATOR_ELEMENT_WISE_CLIP, DML_OPERATOR_ELEMENT_WISE_IDENTITY,
     DML_OPERATOR_ELEMENT_WISE_IF, DML_OPERATOR_ELEMENT_WISE_THRESHOLD, OPERATOR_INTRODUCED_AT,
 )
-from .objects import IDMLDeviceChild
-from .structs import OPERATOR_DESC_TYPES
-from . import enums as _enums
+from dmlemu.directml.objects import IDMLDeviceChild
+from dmlemu.directml.structs import OPERATOR_DESC_TYPES
+from dmlemu.directml import enums as _enums
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ program could put in it; assigning a field the struct does not have raises Attri
 """
 import struct as _pack
 
-from . import enums as _enums
+from dmlemu.directml import enums as _enums
 
 
 class _Count:

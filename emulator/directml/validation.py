@@ -22,13 +22,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import E_INVALIDARG, E_NOTIMPL, HResultError
-from .enums import (
+from dmlemu.errors import E_INVALIDARG, E_NOTIMPL, HResultError, describe
+from dmlemu.directml.enums import (
     DML_TENSOR_DATA_TYPE, DML_TENSOR_FLAG_OWNED_BY_DML, DML_TENSOR_FLAGS, DML_TENSOR_TYPE_BUFFER, DML_TENSOR_TYPE,
     DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, OPERATOR_INTRODUCED_AT, DML_OPERATOR_TYPE, DML_FEATURE_LEVEL, enum_name,
 )
-from .operators import SCHEMAS
-from .structs import DML_BUFFER_TENSOR_DESC, DML_OPERATOR_DESC, DML_SCALE_BIAS, DML_TENSOR_DESC
+from dmlemu.directml.operators import SCHEMAS
+from dmlemu.directml.structs import DML_BUFFER_TENSOR_DESC, DML_OPERATOR_DESC, DML_SCALE_BIAS, DML_TENSOR_DESC
 
 UINT32_MAX = (1 << 32) - 1
 UINT64_MAX = (1 << 64) - 1
@@ -58,14 +58,6 @@ def c_level_name(level):
 def format_uints(values):
     """C initializer style: {1,2,3,4}."""
     return "{" + ",".join(str(v) for v in values) + "}"
-
-
-def describe(value):
-    """How a sentence names a value's kind: "None", "a list", "an IDMLOperator"."""
-    if value is None:
-        return "None"
-    name = type(value).__name__
-    return f"{'an' if name[0] in 'AEIOUaeiou' else 'a'} {name}"
 
 
 def invalid(message):

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .executor import ExecutionStats, run
-from .wave import WaveBatch
+from dmlemu.functional.executor import ExecutionStats, run
+from dmlemu.functional.wave import WaveBatch
 
 DEFAULT_BATCH_LANES = 1 << 17
 

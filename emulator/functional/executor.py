@@ -11,11 +11,11 @@ index) before any wave runs; the inner loop does no parsing and no string work.
 """
 import numpy as np
 
-from isa import opcodes as op
-from isa.encoding import decode
-from isa.operands import EXEC_LO, VCC_LO
+from dmlemu.isa import opcodes as op
+from dmlemu.isa.encoding import decode
+from dmlemu.isa.operands import EXEC_LO, VCC_LO
 
-from .descriptors import unpack_buffer_descriptor
+from dmlemu.functional.buffer_descriptor import unpack_buffer_descriptor
 
 MAX_INSTRUCTIONS_PER_WAVE = 1 << 20
 _MASK_CODES = (EXEC_LO, VCC_LO)

@@ -2,12 +2,12 @@
 
 This is the shortest path from tensors to a dispatch, used by the benchmarks, the kernel tests and
 `dmlemu step`. It does what the mirror's RecordDispatch does (descriptor table, constant buffer)
-with none of the API validation; programs should use the mirror or emulator.convenience.
+with none of the API validation; programs should use the mirror or dmlemu.convenience.
 """
 
-from kernels import compile_operator
+from dmlemu.kernels.driver import compile_operator
 
-from .descriptors import DESCRIPTOR_SIZE, write_buffer_descriptor
+from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE, write_buffer_descriptor
 
 
 class DirectRun:

@@ -11,9 +11,9 @@ separated each pair (see docs/DEVIATIONS.md). Functional results never depend on
 import numpy as np
 import simpy
 
-from .compute_unit import ComputeUnit, PathCost, Simd
-from .memory_system import MemorySystem
-from .workgroup_dispatcher import WorkgroupDispatcher
+from dmlemu.timing.compute_unit import ComputeUnit, PathCost, Simd
+from dmlemu.timing.memory_system import MemorySystem
+from dmlemu.timing.workgroup_dispatcher import WorkgroupDispatcher
 
 
 def occupancy(preset, vgprs_used):

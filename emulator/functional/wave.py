@@ -18,9 +18,9 @@ two full passes per FLOAT16 element in the FP16 kernels.
 """
 import numpy as np
 
-from isa.constants import constant_value
-from isa.opcodes import TYPES
-from isa.operands import EXEC_HI, EXEC_LO, NUM_SGPRS, NUM_VGPRS, SCC, VCC_HI, VCC_LO
+from dmlemu.isa.constants import constant_value
+from dmlemu.isa.opcodes import TYPES
+from dmlemu.isa.operands import EXEC_HI, EXEC_LO, NUM_SGPRS, NUM_VGPRS, SCC, VCC_HI, VCC_LO
 
 _ZERO = np.zeros((1, 1), dtype=np.uint32)
 _MASK32 = np.uint64(0xFFFFFFFF)

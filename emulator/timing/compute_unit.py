@@ -22,7 +22,7 @@ few thousand cohorts per SIMD, each a handful of simpy events.
 """
 import heapq
 
-from isa import opcodes as op
+from dmlemu.isa import opcodes as op
 
 _VECTOR_UNITS = (op.VALU,)
 

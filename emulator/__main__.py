@@ -1,0 +1,6 @@
+"""`python -m dmlemu`: the dmlemu command line."""
+import sys
+
+from dmlemu.tools.cli import main
+
+sys.exit(main())

@@ -1,0 +1,242 @@
+"""Operator microkernels: the driver side that turns an operator desc into a kernel launch.
+
+The kernels themselves are assembly sources in this folder, one per operator (identity.s,
+threshold.s, clip.s, if.s, with the shared prologue.inc and address.inc). `compile_operator`
+picks the data-type variant by assembling the operator's one source with symbols (load/store
+width, compute type, registers), merges tensor dimensions that are contiguous in every tensor,
+precomputes division constants for the general addressing path, and packs the constant buffer.
+Assembled programs are cached: a variant is assembled and decoded once per process.
+"""
+import functools
+import os
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+
+from dmlemu.functional.wave_dispatcher import KernelLaunch
+from dmlemu.functional.executor import Program
+from dmlemu.isa.assembler import assemble_file
+
+KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
+SOURCES = {
+    "ELEMENT_WISE_IDENTITY": "identity.s",
+    "ELEMENT_WISE_THRESHOLD": "threshold.s",
+    "ELEMENT_WISE_CLIP": "clip.s",
+    "ELEMENT_WISE_IF": "if.s",
+}
+TENSOR_NAMES = {
+    "ELEMENT_WISE_IDENTITY": ("InputTensor", "OutputTensor"),
+    "ELEMENT_WISE_THRESHOLD": ("InputTensor", "OutputTensor"),
+    "ELEMENT_WISE_CLIP": ("InputTensor", "OutputTensor"),
+    "ELEMENT_WISE_IF": ("ConditionTensor", "ATensor", "BTensor", "OutputTensor"),
+}
+MAX_RECORDS = 8
+RECORD_BYTES = 32
+CONSTANTS_BYTES = 32 + MAX_RECORDS * RECORD_BYTES
+DESCRIPTOR_BYTES = 32
+
+
+@dataclass(frozen=True)
+class DataTypeVariant:
+    """How one DirectML data type is loaded, computed and stored by the kernels."""
+    size: int
+    load: str
+    store: str
+    compute: str          # type suffix of v_min/v_max (after widening)
+    bound_cvt: str        # instruction casting a FLOAT32 bound to the compute register, or none
+    pair: bool            # 64-bit: values live in register pairs
+    is_float: bool
+
+
+VARIANTS = {
+    "FLOAT32": DataTypeVariant(4, "dword", "dword", "f32", "none", False, True),
+    "FLOAT16": DataTypeVariant(2, "ushort", "short", "f32", "v_cvt_f16_f32", False, True),
+    "FLOAT64": DataTypeVariant(8, "dwordx2", "dwordx2", "f64", "none", True, True),
+    "INT32": DataTypeVariant(4, "dword", "dword", "i32", "v_cvt_i32_f32", False, False),
+    "UINT32": DataTypeVariant(4, "dword", "dword", "u32", "v_cvt_u32_f32", False, False),
+    "INT16": DataTypeVariant(2, "sshort", "short", "i32", "v_cvt_i16_f32", False, False),
+    "UINT16": DataTypeVariant(2, "ushort", "short", "u32", "v_cvt_u16_f32", False, False),
+    "INT8": DataTypeVariant(1, "sbyte", "byte", "i32", "v_cvt_i8_f32", False, False),
+    "UINT8": DataTypeVariant(1, "ubyte", "byte", "u32", "v_cvt_u8_f32", False, False),
+    "INT64": DataTypeVariant(8, "dwordx2", "dwordx2", "i64", "v_cvt_i64_f32", True, False),
+    "UINT64": DataTypeVariant(8, "dwordx2", "dwordx2", "u64", "v_cvt_u64_f32", True, False),
+}
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """A tensor as the kernel sees it: data type name, sizes, strides (elements) or None, bytes."""
+    data_type: str
+    sizes: tuple
+    strides: tuple | None = None
+    total_bytes: int = 0
+
+
+def packed_strides(sizes):
+    strides, step = [], 1
+    for s in reversed(sizes):
+        strides.append(step)
+        step *= s
+    return tuple(reversed(strides))
+
+
+def merge_dimensions(sizes, strides_per_tensor):
+    """Drop size-1 dimensions and merge neighbours contiguous in every tensor.
+
+    Returns (sizes, [strides per tensor]) outermost first; at least one dimension.
+    """
+    dims = [(s, [st[i] for st in strides_per_tensor]) for i, s in enumerate(sizes) if s != 1]
+    merged = []
+    for size, strides in dims:
+        if merged:
+            outer_size, outer_strides = merged[-1]
+            if all(o == i * size for o, i in zip(outer_strides, strides)):
+                merged[-1] = (outer_size * size, strides)
+                continue
+        merged.append((size, strides))
+    if not merged:
+        merged = [(1, [0] * len(strides_per_tensor))]
+    return [m[0] for m in merged], [[m[1][t] for m in merged] for t in range(len(strides_per_tensor))]
+
+
+def division_magic(d):
+    """(magic, shift1, shift2) so that n // d == (t + ((n - t) >> shift1)) >> shift2 with
+    t = (n * magic) >> 32, for every 32-bit n (Granlund and Montgomery, 1994)."""
+    if not 1 <= d < 1 << 32:
+        raise ValueError(f"divisor {d} out of range")
+    l = (d - 1).bit_length()  # ceil(log2(d))
+    magic = ((1 << 32) * ((1 << l) - d)) // d + 1
+    return magic & 0xFFFFFFFF, min(l, 1), max(l - 1, 0)
+
+
+def _f32_bits(value):
+    return struct.unpack("<I", struct.pack("<f", float(np.float32(value))))[0]
+
+
+def variant_symbols(operator, data_type, packed, scale_bias, half):
+    """The assembler symbols that select one variant of an operator's kernel source.
+
+    `operator` is the operator's name without DML_OPERATOR_ (ELEMENT_WISE_CLIP), `data_type` a
+    DirectML data type name (FLOAT16); `packed`: every tensor dense and in the same order;
+    `scale_bias`: the desc has a ScaleBias; `half`: FLOAT16 computed in FLOAT16.
+    """
+    v = VARIANTS[data_type]
+    widen = data_type == "FLOAT16" and not half
+    compute = "f16" if (data_type == "FLOAT16" and half) else v.compute
+    reg = (lambda n: f"v[{n}:{n + 1}]") if v.pair else (lambda n: f"v{n}")
+    tensors = 4 if operator == "ELEMENT_WISE_IF" else 2
+    shift = v.size.bit_length() - 1
+    symbols = {
+        "PACKED": int(packed), "SCALE_BIAS": int(scale_bias), "HALF": int(half and data_type == "FLOAT16"),
+        "WIDEN_F16": int(widen), "LOAD": v.load, "STORE": v.store, "CT": compute,
+        "BOUND_CVT": v.bound_cvt, "SHIFT_DATA": shift,
+        "X": reg(10), "A": reg(10), "B": reg(12), "SEL": "b64" if v.pair else "b32",
+        "LO": "s38" if v.bound_cvt == "none" else reg(12),
+        "HI": "s39" if v.bound_cvt == "none" else reg(14),
+    }
+    if tensors == 2:
+        symbols.update(SHIFT_T0=shift, SHIFT_T1=shift)
+        offs = ("v2", "v2") if packed else ("v2", "v3")
+    else:
+        symbols.update(SHIFT_T0=0, SHIFT_T1=shift, SHIFT_T2=shift, SHIFT_T3=shift)
+        offs = ("v1", "v2", "v2", "v2") if packed else ("v2", "v3", "v4", "v5")
+    for i, o in enumerate(offs):
+        symbols[f"OFF_T{i}"] = o
+    return symbols
+
+
+def variant_name(operator, data_type, packed, scale_bias, half):
+    """The program name of one variant, e.g. element_wise_clip_float16_packed_sb."""
+    return (f"{operator.lower()}_{data_type.lower()}{'_packed' if packed else ''}"
+            f"{'_sb' if scale_bias else ''}{'_half' if half else ''}")
+
+
+@functools.lru_cache(maxsize=None)
+def build_program(operator, data_type, packed, scale_bias, half):
+    """Assemble and decode one variant of an operator's kernel (cached)."""
+    symbols = variant_symbols(operator, data_type, packed, scale_bias, half)
+    path = os.path.join(KERNEL_DIR, SOURCES[operator])
+    dwords = assemble_file(path, symbols)
+    return Program(dwords, variant_name(operator, data_type, packed, scale_bias, half))
+
+
+def registers_used(program):
+    """(VGPRs, SGPRs) a program touches: the occupancy inputs of the timing model."""
+    vmax, smax = 1, 5
+    for _, entry, operands, _ in program.records:
+        for o, w in zip(operands, entry.widths):
+            if hasattr(o, "code") and o.is_register:
+                if o.is_vgpr:
+                    vmax = max(vmax, o.index + w)
+                elif o.is_sgpr:
+                    smax = max(smax, o.index + w)
+    return vmax, smax
+
+
+class CompiledKernel:
+    """A kernel ready to launch: program, constant buffer bytes, descriptor count, grid."""
+
+    def __init__(self, operator, program, constants, descriptor_count, elements, workgroup_size):
+        self.operator = operator
+        self.program = program
+        self.constants = constants
+        self.descriptor_count = descriptor_count
+        self.elements = elements
+        self.workgroup_size = workgroup_size
+        self.vgprs_used, self.sgprs_used = registers_used(program)
+
+    def launch(self, descriptor_table_va, constants_va):
+        return KernelLaunch(
+            program=self.program,
+            num_workgroups=-(-self.elements // self.workgroup_size),
+            workgroup_size=self.workgroup_size,
+            user_sgprs=(descriptor_table_va & 0xFFFFFFFF, descriptor_table_va >> 32,
+                        constants_va & 0xFFFFFFFF, constants_va >> 32),
+            name=self.program.name, elements=self.elements,
+            vgprs_used=self.vgprs_used, sgprs_used=self.sgprs_used)
+
+
+def compile_operator(operator, tensors, *, min_value=None, max_value=None, scale_bias=None,
+                     half_precision=False, preset=None, workgroup_size=None):
+    """Build the kernel for a validated operator desc (tensors in binding order)."""
+    if operator not in SOURCES:
+        raise ValueError(f"no microkernel for {operator}")
+    names = TENSOR_NAMES[operator]
+    if len(tensors) != len(names):
+        raise ValueError(f"{operator} takes {len(names)} tensors, got {len(tensors)}")
+    data = tensors[-1]
+    if data.data_type not in VARIANTS:
+        raise ValueError(f"no kernel variant for {data.data_type}")
+    if scale_bias is not None and not VARIANTS[data.data_type].is_float:
+        raise ValueError(f"ScaleBias is not supported for {data.data_type}")
+    sizes = tuple(int(s) for s in data.sizes)
+    elements = int(np.prod(sizes, dtype=np.int64))
+    strides = [tuple(t.strides) if t.strides is not None else packed_strides(t.sizes) for t in tensors]
+    merged_sizes, merged_strides = merge_dimensions(sizes, strides)
+    packed = len(merged_sizes) == 1 and all(s[0] == 1 for s in merged_strides)
+    half = bool(half_precision) and data.data_type == "FLOAT16"
+    program = build_program(operator, data.data_type, packed, scale_bias is not None, half)
+
+    if workgroup_size is None:
+        workgroup_size = preset.workgroup_size if preset is not None else 256
+    cb = np.zeros(CONSTANTS_BYTES // 4, dtype=np.uint32)
+    cb[0] = elements
+    cb[1] = workgroup_size
+    cb[2] = len(merged_sizes)
+    scale, bias = scale_bias if scale_bias is not None else (1.0, 0.0)
+    cb[4] = _f32_bits(0.0 if min_value is None else min_value)
+    cb[5] = _f32_bits(0.0 if max_value is None else max_value)
+    cb[6] = _f32_bits(scale)
+    cb[7] = _f32_bits(bias)
+    for r, d in enumerate(reversed(range(len(merged_sizes)))):  # innermost first
+        size = merged_sizes[d]
+        magic, sh1, sh2 = division_magic(size)
+        record = [size, magic, sh1, sh2] + [merged_strides[t][d] & 0xFFFFFFFF for t in range(len(tensors))]
+        record += [0] * (8 - len(record))
+        cb[8 + 8 * r: 16 + 8 * r] = record
+    return CompiledKernel(operator, program, cb.view(np.uint8).copy(), len(tensors), elements, workgroup_size)
+
+
+__all__ = ["TensorSpec", "CompiledKernel", "compile_operator", "build_program", "variant_symbols", "variant_name",
+           "merge_dimensions", "division_magic", "packed_strides", "VARIANTS", "SOURCES", "TENSOR_NAMES"]
