@@ -1,8 +1,9 @@
 """The GPU: one emulated device behind one DXGI adapter.
 
 One per D3D12 device. Holds the device memory, the dispatcher that runs kernels in SIMD waves
-(the functional model), and the timing model: the command processor, compute units, memory
-system and copy engine, which keep the GPU clock in integer cycles that timestamp queries read.
+(the functional model), and the timing model: the command processor (with the device's caches,
+whose contents carry over from dispatch to dispatch), compute units, memory system and copy
+engine, which keep the GPU clock in integer cycles that timestamp queries read.
 
 Functional results never depend on timing: with timing=False the same work gives bit-identical
 outputs and the clock advances by a first-order estimate instead of the simulation.
@@ -19,13 +20,17 @@ from dmlemu.timing.command_processor import CommandProcessor
 from dmlemu.timing.copy_engine import CopyEngine
 from dmlemu.functional.wave_dispatcher import Dispatcher
 from dmlemu.functional.device_memory import GpuMemory
-from dmlemu.presets import DEFAULT_PRESET
+from dmlemu.errors import E_INVALIDARG, HResultError
+from dmlemu.presets import DEFAULT_PRESET, preset_problem
 
 
 class Gpu:
     """An emulated GPU built from an adapter preset."""
 
     def __init__(self, preset=DEFAULT_PRESET, *, wave_width=None, timing=True, guard_bytes=None):
+        problem = preset_problem(preset)
+        if problem:
+            raise HResultError(E_INVALIDARG, f"adapter preset {preset.key!r}: {problem}")
         self.preset = preset
         if guard_bytes is None:
             guard_bytes = _guard_bytes_from_environment()
@@ -48,7 +53,7 @@ class Gpu:
 
     def dispatch(self, launch):
         """Run a KernelLaunch to completion and advance the clock; returns its ExecutionStats."""
-        stats = self.dispatcher.run(launch, record_paths=self.timing, line_bytes=self.preset.line_bytes)
+        stats = self.dispatcher.run(launch, sector_bytes=self.preset.sector_bytes if self.timing else None)
         start = self.clock_cycles
         if self.timing:
             stats.cycles = self.command_processor.simulate_dispatch(launch, stats, start, self.recorder)

@@ -30,11 +30,22 @@ class AdapterPreset:
     waves_per_simd: int = 16       # wave slots per SIMD
     vgprs_per_simd_lane: int = 512  # vector register file depth (occupancy limit)
     simd_lanes: int = 32           # lanes a SIMD executes per cycle (wave64 on SIMD32: 2 passes)
-    line_bytes: int = 64           # memory request granularity (L2 line sector / DRAM burst)
-    max_lines_in_flight_per_cu: int = 64  # outstanding vector memory lines per CU
-    l2_bytes_per_cycle: int = 2048  # L2 hit bandwidth, whole GPU
+    # The memory hierarchy (timing/caches.py). A wave memory instruction's coalescer turns its lanes'
+    # addresses into distinct sectors; each distinct line costs the CU's cache front end one tag
+    # lookup; sectors are what moves between the caches and DRAM.
+    line_bytes: int = 128          # cache line: the tag a lookup compares
+    sector_bytes: int = 64         # transfer granularity: what a request moves (<= line_bytes)
+    lookups_per_cycle_per_cu: int = 1  # tag lookups the CU's vector cache front end does per cycle
+    max_lines_in_flight_per_cu: int = 64  # outstanding vector memory sectors per CU (miss queue)
+    l2_bytes: int = 4 << 20        # L2 capacity, whole GPU
+    l2_ways: int = 16
+    l2_bytes_per_cycle: int = 2048  # L2 bandwidth, whole GPU
     l2_latency_cycles: int = 300
-    scalar_latency_cycles: int = 60  # scalar cache hit (kernel constants, descriptors)
+    infinity_cache_bytes: int = 0  # memory-side last-level cache (AMD Infinity Cache); 0: none
+    infinity_cache_ways: int = 16
+    infinity_cache_bytes_per_second: int = 0
+    infinity_cache_latency_cycles: int = 0
+    smem_latency_percent: int = 60  # scalar cache hit: the ISA table's SMEM latency scaled by this (%)
     refresh_interval_cycles: int = 0  # DRAM refresh: every interval the DRAM stalls ...
     refresh_cycles: int = 0           # ... for this many cycles (0: no refresh modelled)
     submit_cycles: int = 2000      # command processor cost of one ExecuteCommandLists
@@ -52,8 +63,9 @@ TEACHING = AdapterPreset(
     compute_units=2, simds_per_cu=1, wave_width=8, workgroup_size=16,
     clock_hz=100_000_000, dram_bytes_per_second=1_600_000_000, dram_latency_cycles=20,
     launch_cycles=50, waves_per_simd=4, vgprs_per_simd_lane=48, simd_lanes=4,
-    line_bytes=32, max_lines_in_flight_per_cu=8, l2_bytes_per_cycle=32, l2_latency_cycles=8,
-    scalar_latency_cycles=4, submit_cycles=20, flush_cycles=20, workgroup_launch_cycles=2,
+    line_bytes=32, sector_bytes=32, max_lines_in_flight_per_cu=8, l2_bytes=4096, l2_ways=4,
+    l2_bytes_per_cycle=32, l2_latency_cycles=8,
+    smem_latency_percent=4, submit_cycles=20, flush_cycles=20, workgroup_launch_cycles=2,
     sources=("Invented for teaching: small enough that a whole trace can be read.",),
 )
 
@@ -65,15 +77,22 @@ RX_7900_XTX = AdapterPreset(
     compute_units=96, simds_per_cu=2, wave_width=32, workgroup_size=256,
     clock_hz=2_500_000_000, dram_bytes_per_second=960_000_000_000, dram_latency_cycles=750,
     launch_cycles=5_000, vgprs_per_simd_lane=1536, max_lines_in_flight_per_cu=44,
-    l2_bytes_per_cycle=2048, l2_latency_cycles=250, scalar_latency_cycles=50,
+    l2_bytes=6 << 20, l2_bytes_per_cycle=2048, l2_latency_cycles=250, smem_latency_percent=50,
+    infinity_cache_bytes=96 << 20, infinity_cache_bytes_per_second=5_300_000_000_000,
+    infinity_cache_latency_cycles=450,
     refresh_interval_cycles=9_750, refresh_cycles=300, submit_cycles=12_500, flush_cycles=3_750,
     sources=(
         "AMD product page, Radeon RX 7900 XTX: 96 CUs, 2.5 GHz boost, 24 GB GDDR6, 960 GB/s.",
         "AMD RDNA3 ISA reference guide: 2 SIMD32 per CU, wave32 native, 16 wave slots per SIMD, "
         "1536 VGPRs per lane per SIMD in wave32.",
         "Estimates, not vendor figures: DRAM latency ~300 ns and L2 ~100 ns (order of public pointer-chasing "
-        "microbenchmarks), GDDR6 refresh every 3.9 us for ~120 ns, 44 vector memory lines in flight per CU, "
+        "microbenchmarks), GDDR6 refresh every 3.9 us for ~120 ns, 44 vector memory sectors in flight per CU, "
         "~2 us dispatch launch and ~1.5 us end-of-dispatch flush.",
+        "AMD product page and RDNA3 launch material: 6 MB L2, 96 MB second-generation Infinity Cache, "
+        "'up to 5.3 TB/s' Infinity Cache peak bandwidth. AMD RDNA whitepaper: 128-byte cache lines in the "
+        "L0, L1 and L2, the L0 returns 128 bytes (one line) per clock, 16-way L2.",
+        "Estimates: 64-byte request sectors, 16-way Infinity Cache, Infinity Cache latency ~180 ns (between "
+        "the L2 and DRAM figures of public pointer-chasing microbenchmarks).",
     ),
 )
 
@@ -85,13 +104,17 @@ RX_6800_XT = AdapterPreset(
     compute_units=72, simds_per_cu=2, wave_width=32, workgroup_size=256,
     clock_hz=2_250_000_000, dram_bytes_per_second=512_000_000_000, dram_latency_cycles=650,
     launch_cycles=4_500, vgprs_per_simd_lane=1024, max_lines_in_flight_per_cu=30,
-    l2_bytes_per_cycle=2048, l2_latency_cycles=220, scalar_latency_cycles=50,
+    l2_bytes=4 << 20, l2_bytes_per_cycle=2048, l2_latency_cycles=220, smem_latency_percent=50,
+    infinity_cache_bytes=128 << 20, infinity_cache_bytes_per_second=1_990_000_000_000,
+    infinity_cache_latency_cycles=380,
     refresh_interval_cycles=8_775, refresh_cycles=270, submit_cycles=11_250, flush_cycles=3_375,
     sources=(
         "AMD product page, Radeon RX 6800 XT: 72 CUs, 2.25 GHz boost, 16 GB GDDR6, 512 GB/s.",
         "AMD RDNA2 ISA reference guide: 2 SIMD32 per CU, wave32, 16 wave slots per SIMD.",
-        "Estimates: DRAM latency ~290 ns, refresh 3.9 us / 120 ns, 30 lines in flight per CU; the 128 MB "
-        "Infinity Cache is not modelled (streaming kernels miss it).",
+        "Estimates: DRAM latency ~290 ns, refresh 3.9 us / 120 ns, 30 sectors in flight per CU.",
+        "AMD RDNA2 product pages and whitepaper: 4 MB L2 with 128-byte lines (16-way), 128 MB Infinity Cache "
+        "with 'up to 1.99 TB/s' peak bandwidth (AMD's figure for Navi 21).",
+        "Estimates: 64-byte request sectors, 16-way Infinity Cache, Infinity Cache latency ~170 ns.",
     ),
 )
 
@@ -102,15 +125,18 @@ RTX_3070 = AdapterPreset(
     dedicated_video_memory=8 * GiB,
     compute_units=46, simds_per_cu=4, wave_width=32, workgroup_size=256,
     clock_hz=1_725_000_000, dram_bytes_per_second=448_000_000_000, dram_latency_cycles=500,
-    launch_cycles=3_500, waves_per_simd=12, vgprs_per_simd_lane=512, max_lines_in_flight_per_cu=41,
-    l2_bytes_per_cycle=1536, l2_latency_cycles=200, scalar_latency_cycles=40,
+    launch_cycles=3_500, waves_per_simd=12, vgprs_per_simd_lane=512, max_lines_in_flight_per_cu=82,
+    sector_bytes=32, l2_bytes=4 << 20, l2_bytes_per_cycle=1536, l2_latency_cycles=200, smem_latency_percent=40,
     refresh_interval_cycles=6_727, refresh_cycles=207, submit_cycles=8_625, flush_cycles=2_600,
     sources=(
         "NVIDIA Ampere GA102/GA104 whitepaper: RTX 3070 has 46 SMs, 4 processing blocks each, warp 32.",
         "NVIDIA product page, GeForce RTX 3070: 1.725 GHz boost, 8 GB GDDR6, 448 GB/s.",
         "CUDA occupancy tables for compute capability 8.6: 48 warps and 64K 32-bit registers per SM "
         "(12 warps, 512 registers per lane per processing block).",
-        "Estimates: DRAM latency ~290 ns, refresh 3.9 us / 120 ns, 41 lines in flight per SM.",
+        "Estimates: DRAM latency ~290 ns, refresh 3.9 us / 120 ns, 82 sectors of 32 bytes in flight per SM "
+        "(the 41 64-byte requests of the earlier model).",
+        "NVIDIA GA104 (Ampere) whitepaper: 4 MB L2. CUDA C++ Best Practices Guide: global memory is accessed "
+        "in 32-byte sectors of 128-byte cache lines; the L1 serves one 128-byte line per clock.",
     ),
 )
 
@@ -122,7 +148,8 @@ IRIS_XE = AdapterPreset(
     compute_units=96, simds_per_cu=1, wave_width=16, workgroup_size=64,
     clock_hz=1_350_000_000, dram_bytes_per_second=68_000_000_000, dram_latency_cycles=400,
     launch_cycles=8_100, waves_per_simd=7, supports_64bit=False, simd_lanes=8, vgprs_per_simd_lane=1024,
-    max_lines_in_flight_per_cu=4, l2_bytes_per_cycle=512, l2_latency_cycles=180, scalar_latency_cycles=40,
+    max_lines_in_flight_per_cu=4, line_bytes=64, sector_bytes=64, l2_bytes=3840 << 10, l2_ways=16,
+    l2_bytes_per_cycle=512, l2_latency_cycles=180, smem_latency_percent=40,
     refresh_interval_cycles=5_265, refresh_cycles=243, submit_cycles=6_750, flush_cycles=4_050,
     sources=(
         "Intel Xe-LP (Tiger Lake) graphics: 96 EUs, up to 1.35 GHz, SIMD8 EUs with 7 threads each; "
@@ -131,8 +158,38 @@ IRIS_XE = AdapterPreset(
         "dispatch launch and ~3 us flush (an integrated GPU behind a shared-memory driver path).",
         "Shared LPDDR4x-4266, 128-bit: about 68 GB/s.",
         "Xe-LP lacks native 64-bit integer and FP64 arithmetic.",
+        "Intel Xe-LP: 3.84 MB L3 (the GPU's last level before the shared LLC) with 64-byte lines; 16 ways is "
+        "an estimate. The SoC's LLC shared with the CPU is not modelled.",
     ),
 )
+
+def preset_problem(preset):
+    """A sentence naming the first impossible field of a preset (its cache geometry, rates and
+    sizes), or None when it can be built."""
+    positive = ("compute_units", "simds_per_cu", "wave_width", "clock_hz", "dram_bytes_per_second", "line_bytes",
+                "sector_bytes", "lookups_per_cycle_per_cu", "max_lines_in_flight_per_cu", "l2_bytes", "l2_ways",
+                "l2_bytes_per_cycle", "simd_lanes", "waves_per_simd", "workgroup_size")
+    for name in positive:
+        value = getattr(preset, name)
+        if not isinstance(value, int) or value <= 0:
+            return f"{name} is {value!r}; it must be a positive integer"
+    if preset.wave_width not in (4, 8, 16, 32, 64):
+        return f"wave_width is {preset.wave_width}; it must be 4, 8, 16, 32 or 64"
+    if preset.line_bytes % preset.sector_bytes:
+        return (f"line_bytes is {preset.line_bytes}; it must be a multiple of sector_bytes "
+                f"({preset.sector_bytes})")
+    caches = [("l2", preset.l2_bytes, preset.l2_ways)]
+    if preset.infinity_cache_bytes:
+        if preset.infinity_cache_bytes_per_second <= 0:
+            return (f"infinity_cache_bytes_per_second is {preset.infinity_cache_bytes_per_second}; a preset with "
+                    f"an Infinity Cache needs a positive bandwidth")
+        caches.append(("infinity_cache", preset.infinity_cache_bytes, preset.infinity_cache_ways))
+    for name, size, ways in caches:
+        if ways <= 0 or size % (preset.line_bytes * ways):
+            return (f"{name}_bytes is {size}; it must be a multiple of line_bytes x {name}_ways "
+                    f"({preset.line_bytes} x {ways})")
+    return None
+
 
 PRESETS = (RX_7900_XTX, RX_6800_XT, RTX_3070, IRIS_XE, TEACHING)
 DEFAULT_PRESET = RX_7900_XTX

@@ -19,7 +19,14 @@ Semantics by `kind` (how the executor applies the function):
     load    buffer load of one `mem_type` element per lane through a buffer descriptor
     store   buffer store of one `mem_type` element per lane
     end     s_endpgm
-    nop     no functional effect (s_nop, s_waitcnt: timing only)
+    idle    s_nop: no functional effect; the wave idles imm + 1 cycles
+    wait    s_waitcnt: no functional effect; the wave waits until at most imm of its loads
+            (vector and scalar) are outstanding
+
+Timing reads `kind`, `unit`, `issue_cycles` and `latency_cycles` only (never a mnemonic). For SMEM
+the latency is the scalar cache's hit latency (a preset scales it by `smem_latency_percent`); for
+VMEM it is the pipeline from issue to the cache front end, to which the memory hierarchy adds
+the time of the caches and DRAM.
 """
 from dataclasses import dataclass, field
 
@@ -175,10 +182,11 @@ for _i, (_t, _base) in enumerate((("u32", 0x100), ("i32", 0x108))):
 _SOPP = dict(fmt="SOPP", unit=BRANCH, issue_cycles=1, latency_cycles=1)
 define(mnemonic="s_endpgm", opcode=0x140, operands=(), types=(), kind="end",
        doc="end the wave", semantics=None, **_SOPP)
-define(mnemonic="s_nop", opcode=0x141, operands=(IMM,), types=(None,), kind="nop",
+define(mnemonic="s_nop", opcode=0x141, operands=(IMM,), types=(None,), kind="idle",
        doc="idle for imm + 1 cycles (no functional effect)", semantics=None, **_SOPP)
-define(mnemonic="s_waitcnt", opcode=0x142, operands=(IMM,), types=(None,), kind="nop",
-       doc="wait until at most imm memory operations of this wave are outstanding (timing only)",
+define(mnemonic="s_waitcnt", opcode=0x142, operands=(IMM,), types=(None,), kind="wait",
+       doc="wait until at most imm loads (vector and scalar) of this wave are outstanding; stores are "
+           "not counted (timing only)",
        semantics=None, **_SOPP)
 _BRANCHES = (
     ("s_branch", 0x148, "always", lambda w: w.ones()),
@@ -352,14 +360,14 @@ _LOADS = (("ubyte", "u8", "b32", False), ("sbyte", "i8", "b32", True), ("ushort"
           ("sshort", "i16", "b32", True), ("dword", "u32", "b32", False), ("dwordx2", "u64", "b64", False))
 for _k, (_suffix, _mt, _rt, _sx) in enumerate(_LOADS):
     define(mnemonic=f"buffer_load_{_suffix}", opcode=0x380 + _k, fmt="MUBUF", operands=(VREG, VREG, SREG, IMM),
-           types=(_rt, "u32", "b128", None), unit=VMEM, issue_cycles=1, latency_cycles=300, kind="load",
+           types=(_rt, "u32", "b128", None), unit=VMEM, issue_cycles=1, latency_cycles=24, kind="load",
            mem_type=_mt, sign_extend=_sx, semantics=None,
            doc=(f"d = {_mt} at [descriptor c] + a + imm, {'sign' if _sx else 'zero'}-extended"
                 if _mt in ("u8", "i8", "u16", "i16") else f"d = {_mt} at [descriptor c] + a + imm"))
 _STORES = (("byte", "u8", "b32"), ("short", "u16", "b32"), ("dword", "u32", "b32"), ("dwordx2", "u64", "b64"))
 for _k, (_suffix, _mt, _rt) in enumerate(_STORES):
     define(mnemonic=f"buffer_store_{_suffix}", opcode=0x390 + _k, fmt="MUBUF", operands=(VREG, VREG, SREG, IMM),
-           types=(_rt, "u32", "b128", None), unit=VMEM, issue_cycles=1, latency_cycles=300, kind="store",
+           types=(_rt, "u32", "b128", None), unit=VMEM, issue_cycles=1, latency_cycles=24, kind="store",
            mem_type=_mt, semantics=None,
            doc=f"store the low {_mt[1:]} bits of a at [descriptor c] + b + imm")
 

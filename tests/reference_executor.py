@@ -152,7 +152,7 @@ def run_wave(program, w, memory, stats, wave_id, workgroup_id, limit=100000):
         kind = entry.kind
         if kind == "end":
             return
-        if kind == "nop":
+        if kind in ("idle", "wait"):
             pc += 1
             continue
         if kind == "branch":

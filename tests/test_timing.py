@@ -119,10 +119,17 @@ def test_clock_advances_over_dispatches_and_copies():
 
 @pytest.mark.parametrize("preset", [RX_7900_XTX, TEACHING], ids=lambda p: p.key)
 def test_tail_waves_take_the_short_path(preset):
+    """Waves whose every lane is past the end branch over the body: a second, shorter path."""
     gpu, run = identity_run(preset, 1000)
     stats = run.dispatch()
-    assert len(stats.paths) >= 1
-    assert sum(len(w) for w, _ in stats.wave_path) == stats.waves
+    record = stats.record
+    first_element = np.arange(stats.waves) * preset.wave_width
+    idle = first_element >= 1000
+    assert len(record.paths) == (2 if idle.any() else 1)
+    if idle.any():
+        short = min(record.paths, key=len)
+        assert (record.wave_path[idle] == record.paths[short]).all()
+        assert (record.wave_path[~idle] != record.paths[short]).all()
 
 
 @pytest.mark.parametrize("detail", ["dispatch", "wave", "instruction", "memory"])

@@ -60,10 +60,9 @@ class ExecutionStats:
 
     __slots__ = ("waves", "workgroups", "wave_instructions", "unit_instructions", "instruction_waves",
                  "bytes_read", "bytes_written", "oob_reads", "oob_writes",
-                 "cycles", "start_cycle", "name", "elements", "memory_bytes", "dram_bytes",
-                 "paths", "wave_path", "record_paths", "line_bytes", "timing")
+                 "cycles", "start_cycle", "name", "elements", "memory_bytes", "record", "timing")
 
-    def __init__(self, program_length, name="", record_paths=False, line_bytes=64):
+    def __init__(self, program_length, name="", record=None):
         self.waves = 0
         self.workgroups = 0
         self.wave_instructions = 0
@@ -77,14 +76,9 @@ class ExecutionStats:
         self.start_cycle = 0
         self.name = name
         self.elements = 0
-        # For the timing model: bytes moved and DRAM lines touched per instruction, and the
-        # distinct control-flow paths with the waves that took each one.
-        self.memory_bytes = np.zeros(program_length, dtype=np.int64)
-        self.dram_bytes = np.zeros(program_length, dtype=np.int64)
-        self.record_paths = record_paths
-        self.line_bytes = line_bytes
-        self.paths = {}            # path (tuple of instruction indices) -> path id
-        self.wave_path = []        # list of (wave index array, path id)
+        self.memory_bytes = np.zeros(program_length, dtype=np.int64)  # useful bytes per instruction
+        # For the timing model (None when it is off): paths and per-wave sectors, see dispatch_record.
+        self.record = record
         self.timing = None         # filled by the timing model: a DispatchTiming
 
 
@@ -99,30 +93,22 @@ class _Context:
         self.pc = 0
 
 
-def _count_lines(ctx, index, use, item_size, contiguous_first):
-    """Bytes of distinct memory lines an access touches in this batch (the DRAM traffic model).
+def _record_access(ctx, batch, is_write, va, index, item_size, use, first):
+    """Tell the timing model which bytes every wave touched (dispatch_record.DispatchRecord).
 
-    Only counted when the timing model asks for paths (timing on); contiguous accesses are
-    counted from their span, others with a bitmap of touched lines.
+    Only when the timing model is on. `first`: the batch's lanes read consecutive elements from
+    `first` on (every lane active); `use`: the lanes that accessed (None: all).
     """
-    stats = ctx.stats
-    if not stats.record_paths:
+    record = ctx.stats.record
+    if record is None:
         return
-    line = stats.line_bytes
-    if contiguous_first is not None:
-        start = contiguous_first * item_size
-        end = start + index.size * item_size
-        lines = (end - 1) // line - start // line + 1
-    else:
-        touched = index[use] if use is not None else index.reshape(-1)
-        if touched.size == 0:
-            return
-        line_index = touched.astype(np.int64) * item_size // line
-        low = int(line_index.min())
-        bitmap = np.zeros(int(line_index.max()) - low + 1, dtype=bool)
-        bitmap[line_index - low] = True
-        lines = int(bitmap.sum())
-    stats.dram_bytes[ctx.pc] += lines * line
+    waves = batch.wave_index.reshape(-1)
+    if first is not None and int(waves[-1]) - int(waves[0]) == waves.size - 1:
+        record.add_contiguous(ctx.pc, is_write, int(waves[0]), waves.size, va + first * item_size,
+                              batch.width * item_size)
+        return
+    addresses = np.int64(va) + index.astype(np.int64) * item_size
+    record.add_lanes(ctx.pc, is_write, waves, addresses, np.ones(index.shape, bool) if use is None else use)
 
 
 # ---- handlers: one per `kind` of the opcode table (not per opcode) ------------------------------
@@ -205,15 +191,16 @@ def _read_dwords(ctx, address, n):
 
 
 def _resolve(ctx, descriptor_dwords):
-    """(bytes view of the described range, usable size) for one descriptor; (None, 0) if invalid."""
+    """(bytes view of the described range, usable size, GPU VA) for one descriptor; (None, 0, 0) if
+    invalid."""
     va, size, valid = unpack_buffer_descriptor(descriptor_dwords)
     if not valid or size == 0:
-        return None, 0
+        return None, 0, 0
     allocation, offset = ctx.memory.resolve(va)
     if allocation is None:
-        return None, 0
+        return None, 0, 0
     size = min(size, allocation.size - offset)
-    return allocation.data[offset:offset + size], size
+    return allocation.data[offset:offset + size], size, va
 
 
 def _descriptor_groups(batch, operand):
@@ -257,7 +244,7 @@ def _load(ctx, batch, entry, operands):
     index = np.broadcast_to(_element_indices(batch, operands, dtype.itemsize), (batch.waves, batch.width))
     result = np.zeros((batch.waves, batch.width), dtype=dtype)
     for selector, dwords in _descriptor_groups(batch, operands[2]):
-        data, size = _resolve(ctx, dwords)
+        data, size, va = _resolve(ctx, dwords)
         count = size // dtype.itemsize
         active = batch.exec if selector is None else (batch.exec & selector[:, None])
         valid = index < np.uint32(count) if count < (1 << 32) else np.ones_like(index, dtype=bool)
@@ -271,7 +258,7 @@ def _load(ctx, batch, entry, operands):
             else:
                 result = typed.take(index)
             n_active = index.size
-            _count_lines(ctx, index, None, dtype.itemsize, first)
+            _record_access(ctx, batch, False, va, index, dtype.itemsize, None, first)
         else:
             use = active & valid
             n_active = int(active.sum())
@@ -279,7 +266,7 @@ def _load(ctx, batch, entry, operands):
             if count:
                 gathered = data[:count * dtype.itemsize].view(dtype).take(np.where(use, index, 0))
                 result = np.where(use, gathered, result)
-                _count_lines(ctx, index, use, dtype.itemsize, None)
+                _record_access(ctx, batch, False, va, index, dtype.itemsize, use, None)
         ctx.stats.bytes_read += n_active * dtype.itemsize
         ctx.stats.memory_bytes[ctx.pc] += n_active * dtype.itemsize
     if dtype.itemsize == 2 and not entry.sign_extend:
@@ -306,7 +293,7 @@ def _store(ctx, batch, entry, operands):
     shape = (batch.waves, batch.width)
     index, value = np.broadcast_to(index, shape), np.broadcast_to(value, shape)
     for selector, dwords in _descriptor_groups(batch, operands[2]):
-        data, size = _resolve(ctx, dwords)
+        data, size, va = _resolve(ctx, dwords)
         count = size // dtype.itemsize
         active = batch.exec if selector is None else (batch.exec & selector[:, None])
         valid = index < np.uint32(count) if count < (1 << 32) else np.ones_like(index, dtype=bool)
@@ -319,7 +306,7 @@ def _store(ctx, batch, entry, operands):
             else:
                 target[index.reshape(-1)] = value.reshape(-1)
             n_active = index.size
-            _count_lines(ctx, index, None, dtype.itemsize, first)
+            _record_access(ctx, batch, True, va, index, dtype.itemsize, None, first)
         else:
             use = active & valid
             n_active = int(active.sum())
@@ -327,12 +314,12 @@ def _store(ctx, batch, entry, operands):
             ctx.stats.oob_writes += n_active - n_use
             if n_use:
                 target[index[use]] = value[use]
-                _count_lines(ctx, index, use, dtype.itemsize, None)
+                _record_access(ctx, batch, True, va, index, dtype.itemsize, use, None)
         ctx.stats.bytes_written += n_active * dtype.itemsize
         ctx.stats.memory_bytes[ctx.pc] += n_active * dtype.itemsize
 
 
-_HANDLERS = {"alu": _alu, "vcmp": _vcmp, "scmp": _scmp, "ctx": _ctx, "nop": _nop, "smem": _smem,
+_HANDLERS = {"alu": _alu, "vcmp": _vcmp, "scmp": _scmp, "ctx": _ctx, "idle": _nop, "wait": _nop, "smem": _smem,
              "load": _load, "store": _store, "branch": None, "end": None}
 
 
@@ -342,7 +329,7 @@ def run(program, batch, memory, stats):
     ctx = _Context(memory, stats)
     unit_counts = stats.unit_instructions
     per_instruction = stats.instruction_waves
-    record = stats.record_paths
+    record = stats.record
     work = [(0, batch, 0, [])]
     with np.errstate(all="ignore"):
         while work:
@@ -352,7 +339,7 @@ def run(program, batch, memory, stats):
                 handler, entry, operands, target = records[pc]
                 per_instruction[pc] += waves
                 unit_counts[entry.unit] += waves
-                if record:
+                if record is not None:
                     path.append(pc)
                 executed += 1
                 if executed > MAX_INSTRUCTIONS_PER_WAVE:
@@ -360,9 +347,8 @@ def run(program, batch, memory, stats):
                                       f"{MAX_INSTRUCTIONS_PER_WAVE} instructions without ending")
                 kind = entry.kind
                 if kind == "end":
-                    if record:
-                        path_id = stats.paths.setdefault(tuple(path), len(stats.paths))
-                        stats.wave_path.append((b.wave_index.reshape(-1), path_id))
+                    if record is not None:
+                        record.add_path(path, b.wave_index.reshape(-1))
                     break
                 if kind == "branch":
                     taken = np.asarray(entry.semantics(b)).reshape(-1)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dmlemu.dispatch_record import DispatchRecord
 from dmlemu.functional.executor import ExecutionStats, run
 from dmlemu.functional.wave import WaveBatch
 
@@ -32,8 +33,10 @@ def _keep_freed_memory():
     """
     import ctypes
     import os
-    if os.environ.get("DMLEMU_NO_MALLOPT"):
+    global _MALLOPT_DONE
+    if _MALLOPT_DONE or os.environ.get("DMLEMU_NO_MALLOPT"):
         return
+    _MALLOPT_DONE = True
     try:
         libc = ctypes.CDLL("libc.so.6")
         M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
@@ -43,7 +46,7 @@ def _keep_freed_memory():
         pass
 
 
-_keep_freed_memory()
+_MALLOPT_DONE = False   # set by the first dispatch: importing dmlemu changes nothing in the process
 
 
 @dataclass
@@ -72,12 +75,15 @@ class Dispatcher:
     def waves_per_workgroup(self, workgroup_size):
         return -(-workgroup_size // self.wave_width)
 
-    def run(self, launch, record_paths=False, line_bytes=64):
-        """Execute every wave of the launch; returns ExecutionStats (with paths for timing)."""
+    def run(self, launch, sector_bytes=None):
+        """Execute every wave of the launch; returns ExecutionStats. With `sector_bytes` (the timing
+        model is on), stats.record is the DispatchRecord the timing model reads."""
+        _keep_freed_memory()
         width = self.wave_width
         per_group = self.waves_per_workgroup(launch.workgroup_size)
         total = launch.num_workgroups * per_group
-        stats = ExecutionStats(len(launch.program), launch.name, record_paths, line_bytes)
+        record = None if sector_bytes is None else DispatchRecord(total, width, sector_bytes, len(launch.program))
+        stats = ExecutionStats(len(launch.program), launch.name, record)
         stats.waves = total
         stats.workgroups = launch.num_workgroups
         stats.elements = launch.elements

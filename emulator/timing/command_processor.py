@@ -11,8 +11,11 @@ separated each pair (see docs/DEVIATIONS.md). Functional results never depend on
 import numpy as np
 import simpy
 
-from dmlemu.timing.compute_unit import ComputeUnit, PathCost, Simd
+from dmlemu.timing.caches import CacheHierarchy
+from dmlemu.timing.compute_unit import ComputeUnit
+from dmlemu.timing.kernel_path import PathCost
 from dmlemu.timing.memory_system import MemorySystem
+from dmlemu.timing.simd import Simd
 from dmlemu.timing.workgroup_dispatcher import WorkgroupDispatcher
 
 
@@ -29,42 +32,23 @@ def occupancy(preset, vgprs_used):
 class DispatchSimulation:
     """The state one dispatch's simulation shares between the SIMD processes."""
 
-    def __init__(self, preset, launch, stats, wave_width, start_cycle, recorder):
+    def __init__(self, preset, launch, record, traffic, wave_width, start_cycle, recorder):
         self.preset = preset
-        self.stats = stats
         self.recorder = recorder
         self.passes = max(1, -(-wave_width // preset.simd_lanes))
-        self.scalar_latency = preset.scalar_latency_cycles
+        self.sector_bytes = preset.sector_bytes
+        self.traffic = traffic
         per_group = -(-launch.workgroup_size // wave_width)
-        wave_path = np.zeros(stats.waves, dtype=np.int32)
-        for waves, path_id in stats.wave_path:
-            wave_path[waves] = path_id
-        self.path_costs = {pid: PathCost(launch.program, path, self.passes) for path, pid in stats.paths.items()}
-        self.dispatcher = WorkgroupDispatcher(stats.waves, per_group, preset.workgroup_launch_cycles,
-                                              start_cycle, wave_path)
-        # Bytes per memory instruction, handed out to cohorts so that the totals are exact: a
-        # cohort of k waves gets floor(total * (done + k) / waves) - floor(total * done / waves).
-        self._bytes = {int(pc): (int(stats.memory_bytes[pc]), int(stats.dram_bytes[pc]),
-                                 max(1, int(stats.instruction_waves[pc])))
-                       for pc in np.flatnonzero(stats.memory_bytes)}
-        self._waves_done = {pc: 0 for pc in self._bytes}
+        self.path_costs = {pid: PathCost(launch.program, path, self.passes, preset.smem_latency_percent)
+                           for path, pid in record.paths.items()}
+        self.dispatcher = WorkgroupDispatcher(record.total_waves, per_group, preset.workgroup_launch_cycles,
+                                              start_cycle, record.wave_path)
 
     def take_waves(self, now, slots):
         return self.dispatcher.take(now, slots)
 
     def split_by_path(self, first, count):
         return self.dispatcher.split_by_path(first, count)
-
-    def cohort_bytes(self, pc, waves):
-        """(bytes, DRAM bytes) a cohort of `waves` waves moves with the memory instruction at pc."""
-        entry = self._bytes.get(pc)
-        if entry is None:
-            return 0, 0
-        total, dram, executed = entry
-        done = self._waves_done[pc]
-        self._waves_done[pc] = done + waves
-        return (total * (done + waves) // executed - total * done // executed,
-                dram * (done + waves) // executed - dram * done // executed)
 
 
 class CommandProcessor:
@@ -73,6 +57,7 @@ class CommandProcessor:
     def __init__(self, preset, wave_width):
         self.preset = preset
         self.wave_width = wave_width
+        self.caches = CacheHierarchy(preset)   # lives as long as the device: state carries over
 
     def submit_cycles(self):
         return self.preset.submit_cycles
@@ -83,14 +68,16 @@ class CommandProcessor:
         launched = start_cycle + preset.launch_cycles
         if recorder is not None:
             recorder.begin_dispatch(launch, stats, start_cycle)
+        record = stats.record
+        traffic = self.caches.account(record, preset.line_bytes)
         if stats.waves == 0:
             end = launched + preset.flush_cycles
-            stats.timing = DispatchTiming(start_cycle, end, 0, MemorySystem(preset), [])
+            stats.timing = DispatchTiming(start_cycle, end, 0, MemorySystem(preset), [], traffic, preset)
             if recorder is not None:
                 recorder.end_dispatch(stats, end)
             return end - start_cycle
         env = simpy.Environment(initial_time=launched)
-        sim = DispatchSimulation(preset, launch, stats, self.wave_width, launched, recorder)
+        sim = DispatchSimulation(preset, launch, record, traffic, self.wave_width, launched, recorder)
         memory = MemorySystem(preset, recorder)
         slots = occupancy(preset, launch.vgprs_used)
         simds = []
@@ -107,7 +94,7 @@ class CommandProcessor:
         last_wave = int(env.now)
         last_store = max([s.last_store for s in simds] + [last_wave])
         end = last_store + preset.flush_cycles
-        stats.timing = DispatchTiming(start_cycle, end, slots, memory, simds)
+        stats.timing = DispatchTiming(start_cycle, end, slots, memory, simds, traffic, preset)
         if recorder is not None:
             recorder.end_dispatch(stats, end)
         return end - start_cycle
@@ -116,11 +103,13 @@ class CommandProcessor:
 class DispatchTiming:
     """What the timing model measured for one dispatch."""
 
-    def __init__(self, start, end, slots, memory, simds):
+    def __init__(self, start, end, slots, memory, simds, traffic, preset):
         self.start_cycle = start
         self.end_cycle = end
         self.waves_per_simd = slots
         self.dram_bytes = memory.dram.bytes
+        self.traffic = traffic                 # caches.DispatchTraffic: per level and instruction
+        self.sector_bytes = preset.sector_bytes
         self.dram_busy_cycles = memory.dram.busy_cycles
         self.simd_busy_cycles = sum(s.busy_cycles for s in simds)
         self.simds = len(simds)

@@ -1,12 +1,13 @@
-"""The memory system: the L2 cache and DRAM that every compute unit shares.
+"""The memory system's bandwidth: the L2, the Infinity Cache and DRAM that every compute unit shares.
 
-One per GPU. A vector memory request arrives from a compute unit's memory pipeline as a number of
-bytes, split into the lines it touches for the first time (DRAM traffic) and the rest (L2 hits,
-e.g. a broadcast input read again). DRAM is a FIFO server at the preset's bandwidth: a request
-waits for the requests ahead of it, transfers at the peak rate, and stalls while the DRAM
+One per dispatch simulation (what the caches *hold* lives on in caches.py, one per device). A
+vector memory request arrives from a compute unit's memory pipeline already classified by the
+caches: how many bytes pass the L2, how many the Infinity Cache serves and how many DRAM moves
+(misses of the last level and write-backs only). DRAM is a FIFO server at the preset's bandwidth:
+a request waits for the requests ahead of it, transfers at the peak rate, and stalls while the DRAM
 refreshes (every refresh_interval_cycles, for refresh_cycles). Its data (or its write
-acknowledgement) arrives dram_latency_cycles after the transfer. L2 hits are a second FIFO
-server at L2 bandwidth with the L2 latency.
+acknowledgement) arrives dram_latency_cycles after the transfer. The L2 and the Infinity Cache are
+FIFO servers at their own bandwidth with their own latency.
 
 Time is integer cycles. Bandwidth arithmetic is exact: a server's clock is kept in "byte-time"
 units (one cycle = bytes_per_second units, one byte = clock_hz units), so no rounding
@@ -49,28 +50,41 @@ class FifoServer:
 
 
 class MemorySystem:
-    """L2 and DRAM of one GPU (see the module banner)."""
+    """L2, Infinity Cache and DRAM bandwidth of one GPU during one dispatch (see the module banner)."""
 
     def __init__(self, preset, recorder=None):
         self.dram = FifoServer(preset.clock_hz, preset.dram_bytes_per_second,
                                preset.refresh_interval_cycles, preset.refresh_cycles)
         self.l2 = FifoServer(preset.clock_hz, preset.l2_bytes_per_cycle * preset.clock_hz)
+        self.infinity_cache = (FifoServer(preset.clock_hz, preset.infinity_cache_bytes_per_second)
+                               if preset.infinity_cache_bytes else None)
         self.dram_latency = preset.dram_latency_cycles
         self.l2_latency = preset.l2_latency_cycles
+        self.ic_latency = preset.infinity_cache_latency_cycles
         self.recorder = recorder   # None: nothing recorded (tracing off costs nothing)
         # While tracing, DRAM transfers are appended straight to the recorder's list (one tuple
         # append per request, no method call: this runs once per memory request).
         self.dram_log = recorder.dram_log() if recorder is not None else None
 
-    def request(self, now, dram_bytes, l2_bytes, is_write):
-        """Cycle at which a request issued at `now` completes (data back or write acknowledged)."""
-        done = now
+    def request(self, now, l2_bytes, ic_bytes, dram_bytes, is_write, ic_read_bytes=0, dram_read_bytes=0):
+        """Cycle at which a request issued at `now` completes (data back or write acknowledged).
+
+        Every sector passes the L2 (`l2_bytes`: hits and fills alike). `ic_bytes` move through the
+        Infinity Cache and `dram_bytes` through DRAM: the reads that the level serves plus the
+        write-backs of dirty sectors evicted into it. Only reads make the request wait for a level
+        (`ic_read_bytes`, `dram_read_bytes`): a write-back drains behind the request and costs
+        bandwidth, not latency.
+        """
+        _, end = self.l2.serve(now, l2_bytes)
+        done = end + self.l2_latency
+        if ic_bytes:
+            _, end = self.infinity_cache.serve(now, ic_bytes)
+            if ic_read_bytes:
+                done = max(done, end + self.ic_latency)
         if dram_bytes:
             start, end = self.dram.serve(now, dram_bytes)
-            done = end + self.dram_latency
+            if dram_read_bytes:
+                done = max(done, end + self.dram_latency)
             if self.dram_log is not None:
                 self.dram_log.append((start, end, dram_bytes, is_write))
-        if l2_bytes:
-            _, end = self.l2.serve(now, l2_bytes)
-            done = max(done, end + self.l2_latency)
         return done

@@ -1,0 +1,111 @@
+"""What a functional run of one dispatch hands to the timing model: the contract between the two.
+
+One DispatchRecord per dispatch run with the timing model on. The functional model (the executor)
+fills it; the timing model reads it and nothing else of the functional model's. Everything in it
+is per *wave*, never per functional batch, so the timing of a dispatch cannot depend on how the
+executor groups waves into NumPy batches (`Dispatcher.batch_lanes` is a performance knob only):
+
+    paths        the distinct control-flow paths (tuples of instruction indices) and, for every
+                 wave, which path it took
+    accesses     for every vector memory instruction (by instruction index) and every wave that
+                 executed it, the distinct *sectors* (address // sector_bytes) its active lanes
+                 touched: what the wave's coalescer hands to the caches
+    useful bytes the bytes the lanes asked for, per instruction (coalescing efficiency = useful
+                 bytes / sectors x sector_bytes)
+
+Sectors of one wave instruction are stored sorted, as compressed rows (CSR) over the wave index:
+`offsets[w] .. offsets[w + 1]` index `sectors` for wave w.
+"""
+import numpy as np
+
+__all__ = ["DispatchRecord", "SectorRows"]
+
+
+class SectorRows:
+    """The sectors every wave touched with one memory instruction (CSR over the wave index)."""
+
+    __slots__ = ("pc", "is_write", "offsets", "sectors")
+
+    def __init__(self, pc, is_write, offsets, sectors):
+        self.pc = pc
+        self.is_write = is_write
+        self.offsets = offsets      # int64, total_waves + 1
+        self.sectors = sectors      # int64, sorted within each wave's row
+
+    def counts(self):
+        """Distinct sectors per wave (0 for a wave that did not execute the instruction)."""
+        return np.diff(self.offsets)
+
+
+class DispatchRecord:
+    """Filled by the executor while a dispatch runs, read by the timing model afterwards."""
+
+    def __init__(self, total_waves, wave_width, sector_bytes, program_length):
+        self.total_waves = total_waves
+        self.wave_width = wave_width
+        self.sector_bytes = sector_bytes
+        self.paths = {}                 # path (tuple of instruction indices) -> path id
+        self.wave_path = np.zeros(total_waves, dtype=np.int32)
+        self.useful_bytes = np.zeros(program_length, dtype=np.int64)
+        self._ranges = {}               # pc -> [(first wave, waves, first byte, bytes per wave)]
+        self._lanes = {}                # pc -> [(wave indices, sectors (waves, width), -1 = none)]
+        self._writes = {}               # pc -> is_write
+        self.accesses = None            # pc -> SectorRows, after finish()
+
+    # ---- filled by the functional model --------------------------------------------------------
+    def add_path(self, path, wave_indices):
+        path_id = self.paths.setdefault(tuple(path), len(self.paths))
+        self.wave_path[wave_indices] = path_id
+
+    def add_contiguous(self, pc, is_write, first_wave, waves, first_byte, bytes_per_wave):
+        """Waves first_wave .. first_wave + waves - 1 touched consecutive bytes, bytes_per_wave each,
+        wave after wave from `first_byte` (a packed tensor: what a coalescer merges best)."""
+        self._writes[pc] = is_write
+        self._ranges.setdefault(pc, []).append((first_wave, waves, first_byte, bytes_per_wave))
+
+    def add_lanes(self, pc, is_write, wave_indices, byte_addresses, active):
+        """Any pattern: the byte address of every lane (waves, width) and which lanes accessed."""
+        self._writes[pc] = is_write
+        sectors = np.where(active, byte_addresses // self.sector_bytes, -1).astype(np.int64)
+        self._lanes.setdefault(pc, []).append((np.asarray(wave_indices, dtype=np.int64).reshape(-1), sectors))
+
+    # ---- read by the timing model ---------------------------------------------------------------
+    def finish(self):
+        """Build each instruction's SectorRows; returns {pc: SectorRows} in instruction order."""
+        if self.accesses is None:
+            self.accesses = {pc: self._rows(pc) for pc in sorted(self._writes)}
+            self._ranges = self._lanes = None
+        return self.accesses
+
+    def _rows(self, pc):
+        total, sb = self.total_waves, self.sector_bytes
+        counts = np.zeros(total, dtype=np.int64)
+        parts = []   # (wave ids (k,), sectors per wave as a padded (k, m) array with -1)
+        for first_wave, waves, first_byte, per_wave in self._ranges.get(pc, ()):
+            starts = first_byte + per_wave * np.arange(waves, dtype=np.int64)
+            lo, hi = starts // sb, (starts + per_wave - 1) // sb
+            width = int((hi - lo).max()) + 1
+            grid = lo[:, None] + np.arange(width, dtype=np.int64)
+            parts.append((np.arange(first_wave, first_wave + waves, dtype=np.int64),
+                          np.where(grid <= hi[:, None], grid, -1)))
+        for wave_indices, sectors in self._lanes.get(pc, ()):
+            # Distinct sectors per wave: sort each row, blank repeats (and the -1 of idle lanes).
+            s = np.sort(sectors, axis=1)
+            repeat = np.zeros_like(s, dtype=bool)
+            repeat[:, 1:] = s[:, 1:] == s[:, :-1]
+            parts.append((wave_indices, np.where(repeat | (s < 0), -1, s)))
+        for waves, grid in parts:
+            counts[waves] += (grid >= 0).sum(axis=1)
+        offsets = np.zeros(total + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        sectors = np.empty(int(offsets[-1]), dtype=np.int64)
+        cursor = offsets[:-1].copy()    # where each wave's next sectors go (a loop may revisit pc)
+        for waves, grid in parts:
+            keep = grid >= 0
+            per_wave = keep.sum(axis=1)
+            dest = np.repeat(cursor[waves], per_wave) + (np.arange(int(per_wave.sum())) -
+                                                         np.repeat(np.cumsum(per_wave) - per_wave, per_wave))
+            cursor[waves] += per_wave
+            row = np.sort(np.where(keep, grid, np.iinfo(np.int64).max), axis=1)[:, :grid.shape[1]]
+            sectors[dest] = row[np.arange(row.shape[1])[None, :] < per_wave[:, None]]
+        return SectorRows(pc, self._writes[pc], offsets, sectors)

@@ -1,0 +1,240 @@
+"""The caches of the memory hierarchy: the L2 and (on RDNA2/3) the Infinity Cache (timing).
+
+One L2 per GPU, shared by every compute unit, and one memory-side Infinity Cache where the preset
+has one (`infinity_cache_bytes`). Both live as long as the device: their contents carry over from
+one dispatch and one submission to the next, so a dispatch that reads what the previous one wrote
+hits while it fits.
+
+What they see. The functional model hands over, for every wave memory instruction, the distinct
+sectors its lanes touched (dispatch_record.py: that is the coalescer's output). The caches take
+that stream in wave order, instruction order within a wave: the order the workgroup dispatcher
+hands waves out. (The few thousand waves in flight at once interleave in time; the caches are far
+larger than that window, so the order inside it is not applied to their state: docs/DEVIATIONS.md.)
+
+How they work. Sets and ways over sectors (`sector_bytes`: each sector is tagged on its own, the
+equivalent of a line with per-sector valid bits), a hashed set index (real GPUs hash addresses
+over channels and sets, so power-of-two strides do not pile into one set), FIFO replacement within a
+set. Writes allocate without reading DRAM (the lanes write whole sectors or use byte masks) and
+mark the sector dirty: the L2 is write-back into the Infinity Cache (or DRAM), the Infinity Cache
+write-back into DRAM. A dirty sector costs DRAM (or Infinity Cache) bandwidth when it is evicted,
+or when `write_back()` flushes the L2 at the end of a command list.
+
+Speed: the stream is processed in chunks of at most `sets` sectors, all NumPy. Within a chunk a
+repeated sector is a hit after its first access; first accesses are looked up against the state at
+the chunk's start and misses are inserted with their rank within their set, so consecutive misses
+to one set fill consecutive ways as they would one by one. Chunks are cut by the stream, never by
+the functional model's batches, so results do not depend on them.
+"""
+import numpy as np
+
+_HASH = np.uint64(0x9E3779B97F4A7C15)   # Fibonacci hashing constant (2^64 / golden ratio)
+
+
+class SetAssociativeCache:
+    """A cache of `capacity_bytes` in sectors of `sector_bytes`, `ways`-way set associative."""
+
+    def __init__(self, name, capacity_bytes, sector_bytes, ways):
+        self.name = name
+        self.sector_bytes = sector_bytes
+        self.ways = ways
+        self.sets = capacity_bytes // (sector_bytes * ways)
+        self.tags = np.full((self.sets, ways), -1, dtype=np.int64)
+        self.dirty = np.zeros((self.sets, ways), dtype=bool)
+        self.next_way = np.zeros(self.sets, dtype=np.int64)   # FIFO pointer per set
+
+    def set_of(self, sectors):
+        hashed = (sectors.astype(np.uint64) * _HASH) >> np.uint64(20)
+        return (hashed % np.uint64(self.sets)).astype(np.int64)
+
+    def access(self, sectors, writes):
+        """Look up a stream of sectors (in order) with their write flags.
+
+        Returns (hit per access, sectors evicted dirty: the write-backs this stream caused).
+        """
+        hits = np.empty(sectors.size, dtype=bool)
+        evicted = []
+        step = max(1, self.sets)
+        for lo in range(0, sectors.size, step):
+            hit, wb = self._chunk(sectors[lo:lo + step], writes[lo:lo + step])
+            hits[lo:lo + step] = hit
+            if wb.size:
+                evicted.append(wb)
+        return hits, (np.concatenate(evicted) if evicted else np.empty(0, dtype=np.int64))
+
+    def _chunk(self, sectors, writes):
+        unique, first, inverse = np.unique(sectors, return_index=True, return_inverse=True)
+        written = np.zeros(unique.size, dtype=bool)
+        np.logical_or.at(written, inverse, writes)
+        sets = self.set_of(unique)
+        match = self.tags[sets] == unique[:, None]
+        present = match.any(axis=1)
+        # Hits that write: mark the way dirty.
+        hit_rows = np.flatnonzero(present & written)
+        if hit_rows.size:
+            self.dirty[sets[hit_rows], match[hit_rows].argmax(axis=1)] = True
+        # Misses, in stream order, fill their set's ways FIFO.
+        miss = np.flatnonzero(~present)
+        evicted = np.empty(0, dtype=np.int64)
+        if miss.size:
+            miss = miss[np.argsort(first[miss], kind="stable")]
+            miss_sets = sets[miss]
+            order = np.argsort(miss_sets, kind="stable")
+            ordered_sets = miss_sets[order]
+            starts = np.flatnonzero(np.r_[True, ordered_sets[1:] != ordered_sets[:-1]])
+            group_sizes = np.diff(np.r_[starts, ordered_sets.size])
+            rank = np.empty(miss.size, dtype=np.int64)
+            rank[order] = np.arange(miss.size) - np.repeat(starts, group_sizes)
+            ways = (self.next_way[miss_sets] + rank) % self.ways
+            victims = self.tags[miss_sets, ways]
+            victim_dirty = self.dirty[miss_sets, ways] & (victims >= 0)
+            # A set that takes more misses than it has ways in one chunk overwrites its own new
+            # entries; only entries older than the chunk are written back (rank < ways).
+            evicted = victims[victim_dirty & (rank < self.ways)]
+            self.tags[miss_sets, ways] = unique[miss]
+            self.dirty[miss_sets, ways] = written[miss]
+            np.add.at(self.next_way, ordered_sets[starts], group_sizes)
+            self.next_way %= self.ways
+        hit = present[inverse]
+        # A repeat of a sector within the chunk hits (its first access brought it in).
+        repeat = np.ones(sectors.size, dtype=bool)
+        repeat[first] = False
+        return hit | repeat, evicted
+
+    def write_back(self):
+        """Flush: every dirty sector is written to the next level and becomes clean; returns them."""
+        flushed = self.tags[self.dirty]
+        self.dirty[:] = False
+        return flushed
+
+    def resident_sectors(self):
+        return int((self.tags >= 0).sum())
+
+
+# The per-wave quantities a cohort's memory request is charged from (prefix sums over waves).
+TRAFFIC_FIELDS = ("sectors", "lines", "l2_hits", "ic_hits", "dram_reads", "dram_writes", "ic_writes")
+
+
+class DispatchTraffic:
+    """What one dispatch's memory instructions cost at each level, per instruction and per wave.
+
+    `prefix[pc][field]` holds prefix sums over the wave index, so a cohort of waves
+    first .. first + n - 1 costs prefix[pc][field][first + n] - prefix[pc][field][first].
+    `totals[field]` sums the dispatch (in sectors, except `lines`: tag lookups).
+    """
+
+    def __init__(self, prefix, totals, per_instruction):
+        self.prefix = prefix
+        self.totals = totals
+        self.per_instruction = per_instruction   # pc -> {field: total}
+
+    def cohort(self, pc, first, count):
+        p = self.prefix.get(pc)
+        if p is None:
+            return (0,) * len(TRAFFIC_FIELDS)
+        return tuple(int(a[first + count] - a[first]) for a in p)
+
+
+class CacheHierarchy:
+    """The device's L2 and Infinity Cache; classifies a dispatch's sector stream level by level."""
+
+    def __init__(self, preset):
+        self.sector_bytes = preset.sector_bytes
+        self.l2 = SetAssociativeCache("L2", preset.l2_bytes, preset.sector_bytes, preset.l2_ways)
+        self.infinity_cache = None
+        if preset.infinity_cache_bytes:
+            self.infinity_cache = SetAssociativeCache("Infinity Cache", preset.infinity_cache_bytes,
+                                                      preset.sector_bytes, preset.infinity_cache_ways)
+
+    def classify(self, sectors, writes):
+        """For a stream of sector accesses in order: per access, whether it hit the L2, whether it
+        hit the Infinity Cache (after missing the L2), whether it reads DRAM, and the number of
+        sectors written back to DRAM (and to the Infinity Cache) that it caused by eviction."""
+        l2_hit, l2_evicted = self.l2.access(sectors, writes)
+        n = sectors.size
+        ic_hit = np.zeros(n, dtype=bool)
+        dram_read = ~l2_hit & ~writes
+        dram_writes_by_access = np.zeros(n, dtype=np.int64)
+        ic_writes_by_access = np.zeros(n, dtype=np.int64)
+        if self.infinity_cache is None:
+            # L2 evictions go straight to DRAM; charge each to the miss that caused it.
+            _charge(dram_writes_by_access, ~l2_hit, l2_evicted.size)
+            return l2_hit, ic_hit, dram_read, dram_writes_by_access, ic_writes_by_access
+        # Reads that missed the L2 look up the Infinity Cache (a write that misses the L2 is
+        # allocated there and reaches the Infinity Cache only when evicted); the L2's dirty
+        # evictions are then written into it.
+        below = np.flatnonzero(~l2_hit & ~writes)
+        stream = np.concatenate([sectors[below], l2_evicted])
+        stream_writes = np.concatenate([np.zeros(below.size, dtype=bool), np.ones(l2_evicted.size, dtype=bool)])
+        hit, ic_evicted = self.infinity_cache.access(stream, stream_writes)
+        ic_hit[below] = hit[:below.size]
+        dram_read = np.zeros(n, dtype=bool)
+        dram_read[below] = ~hit[:below.size]
+        _charge(ic_writes_by_access, ~l2_hit, l2_evicted.size)
+        _charge(dram_writes_by_access, ~l2_hit, ic_evicted.size)
+        return l2_hit, ic_hit, dram_read, dram_writes_by_access, ic_writes_by_access
+
+    def account(self, record, line_bytes):
+        """Run a dispatch's sector stream (a DispatchRecord) through the caches, in wave order and
+        instruction order within a wave; returns its DispatchTraffic."""
+        rows = record.finish()
+        pcs = list(rows)
+        waves = record.total_waves
+        counts = [rows[pc].counts() for pc in pcs]
+        # Where each access lands in the stream ordered by (wave, instruction): before it come every
+        # access of earlier waves, then this wave's accesses of earlier instructions. No sort.
+        per_wave_total = np.sum(counts, axis=0) if counts else np.zeros(waves, dtype=np.int64)
+        wave_start = np.zeros(waves + 1, dtype=np.int64)
+        np.cumsum(per_wave_total, out=wave_start[1:])
+        before = np.zeros(waves, dtype=np.int64)
+        n = int(wave_start[-1])
+        stream = np.empty(n, dtype=np.int64)
+        stream_writes = np.empty(n, dtype=bool)
+        positions = []
+        for pc, c in zip(pcs, counts):
+            r = rows[pc]
+            wave_of = np.repeat(np.arange(waves, dtype=np.int64), c)
+            pos = wave_start[wave_of] + before[wave_of] + (np.arange(r.sectors.size) - r.offsets[wave_of])
+            stream[pos] = r.sectors
+            stream_writes[pos] = r.is_write
+            before += c
+            positions.append(pos)
+        l2_hit, ic_hit, dram_read, dram_writes, ic_writes = self.classify(stream, stream_writes)
+        ratio = max(1, line_bytes // self.sector_bytes)
+        prefix, per_instruction = {}, {}
+        totals = dict.fromkeys(TRAFFIC_FIELDS, 0)
+        for pc, pos in zip(pcs, positions):
+            r = rows[pc]
+            lines = r.sectors // ratio
+            new_line = np.ones(lines.size, dtype=bool)
+            new_line[1:] = lines[1:] != lines[:-1]
+            new_line[r.offsets[:-1][r.counts() > 0]] = True
+            values = (np.ones(pos.size, dtype=np.int64), new_line, l2_hit[pos], ic_hit[pos], dram_read[pos],
+                      dram_writes[pos], ic_writes[pos])
+            arrays = []
+            for field, v in zip(TRAFFIC_FIELDS, values):
+                cumulative = np.zeros(v.size + 1, dtype=np.int64)
+                np.cumsum(v, out=cumulative[1:])
+                arrays.append(cumulative[r.offsets])    # prefix sums over waves
+                totals[field] += int(cumulative[-1])
+            prefix[pc] = tuple(arrays)
+            per_instruction[pc] = {f: int(a[-1]) for f, a in zip(TRAFFIC_FIELDS, arrays)}
+        return DispatchTraffic(prefix, totals, per_instruction)
+
+    def write_back_l2(self):
+        """End of a command list: the L2's dirty sectors go to the next level. Returns (sectors to
+        the Infinity Cache, sectors to DRAM)."""
+        flushed = self.l2.write_back()
+        if self.infinity_cache is None:
+            return 0, int(flushed.size)
+        _, evicted = self.infinity_cache.access(flushed, np.ones(flushed.size, dtype=bool))
+        return int(flushed.size), int(evicted.size)
+
+
+def _charge(per_access, eligible, count):
+    """Spread `count` write-backs evenly over the eligible accesses of the stream (the misses, which
+    allocate ways and so cause evictions), so their bandwidth is paid during the dispatch."""
+    rows = np.flatnonzero(eligible)
+    if count == 0 or rows.size == 0:
+        return
+    share = np.arange(1, rows.size + 1, dtype=np.int64) * count // rows.size
+    per_access[rows] += np.diff(np.r_[0, share])

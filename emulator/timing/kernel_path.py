@@ -1,0 +1,98 @@
+"""A kernel's control-flow path as the SIMD times it: steps derived from the ISA table (timing).
+
+One PathCost per distinct path of a dispatch (most dispatches have one or two). The path's
+instructions are cut into steps, each read from the opcode table by `kind` and `unit` (never by
+mnemonic), with the issue and latency cycles the table gives:
+
+    AluStep    a run of ALU, compare, branch and s_nop instructions: the cohort clock moves by
+               max(waves * issue * passes, latency) per instruction (waves interleave, so a
+               dependent latency hides behind the other waves); s_nop idles imm + 1 cycles
+    SmemStep   a scalar load: data returns the table's SMEM latency (scaled by the preset's
+               smem_latency_percent) later
+    WaitStep   s_waitcnt imm: wait until at most imm loads of the wave are outstanding
+    VmemStep   a buffer load or store: one issue pass per wave, then the memory hierarchy
+
+Schedules are compiled per cohort size and cached, so a cohort walks a tuple of named records.
+"""
+from typing import NamedTuple
+
+from dmlemu.isa import opcodes as op
+
+ALU, SMEM, WAIT, VMEM = range(4)   # step kinds, in the order the SIMD tests them
+
+
+class Step(NamedTuple):
+    """One step of a compiled schedule (see the module banner)."""
+    kind: int            # ALU, SMEM, WAIT or VMEM
+    cycles: int          # ALU: cycles; SMEM: latency; WAIT: loads allowed outstanding; VMEM: issue
+    first_pc: int        # first instruction of the step
+    last_pc: int         # last instruction (ALU runs span several)
+    is_write: bool = False
+    latency: int = 0     # VMEM: pipeline latency to the cache front end
+
+
+class PathCost:
+    """A control-flow path of a kernel, cut into the steps the SIMD times as a whole."""
+
+    def __init__(self, program, path, passes, smem_latency_percent):
+        self._segments = []      # ("alu", ((issue, latency), ...), first, last) or a ready Step
+        alu, first = [], None
+        previous = None
+
+        def flush(last):
+            nonlocal alu, first
+            if alu:
+                self._segments.append(("alu", tuple(alu), first, last))
+            alu, first = [], None
+
+        for pc in path:
+            entry = program.records[pc][1]
+            operands = program.records[pc][2]
+            kind = entry.kind
+            if kind in ("load", "store"):
+                flush(previous)
+                self._segments.append(Step(VMEM, entry.issue_cycles * passes, pc, pc, kind == "store",
+                                           entry.latency_cycles))
+            elif kind == "smem":
+                flush(previous)
+                self._segments.append(("alu", ((entry.issue_cycles, 1),), pc, pc))
+                self._segments.append(Step(SMEM, entry.latency_cycles * smem_latency_percent // 100, pc, pc))
+            elif kind == "wait":
+                flush(previous)
+                self._segments.append(Step(WAIT, int(operands[0]), pc, pc))
+            elif kind == "end":
+                break
+            else:
+                if first is None:
+                    first = pc
+                if kind == "idle":
+                    # The wave idles imm + 1 cycles; the cohort's other waves may issue meanwhile.
+                    alu.append((entry.issue_cycles, int(operands[0]) + 1))
+                else:
+                    p = passes if entry.unit == op.VALU else 1
+                    alu.append((entry.issue_cycles * p, entry.latency_cycles))
+            previous = pc
+        flush(previous)
+        self._schedules = {}
+
+    def schedule(self, waves):
+        """The steps for a cohort of `waves` waves (cached per size) and the busy cycles the cohort
+        charges its SIMD."""
+        cached = self._schedules.get(waves)
+        if cached is not None:
+            return cached
+        steps, busy = [], 0
+        for segment in self._segments:
+            if isinstance(segment, Step):
+                if segment.kind == VMEM:
+                    segment = segment._replace(cycles=segment.cycles * waves)
+                    busy += segment.cycles
+                steps.append(segment)
+            else:
+                _, costs, first, last = segment
+                cycles = sum(max(waves * issue, latency) for issue, latency in costs)
+                busy += cycles
+                steps.append(Step(ALU, cycles, first, last))
+        cached = (tuple(steps), busy)
+        self._schedules[waves] = cached
+        return cached

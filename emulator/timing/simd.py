@@ -1,0 +1,140 @@
+"""SIMDs: where waves issue instructions and wait for memory (timing).
+
+`preset.simds_per_cu` per compute unit. A SIMD holds up to `occupancy` resident waves (wave slots,
+limited by the kernel's vector registers) and issues one instruction per cycle from any of them; a
+wave wider than the SIMD takes several passes (wave64 on a 32-lane SIMD: 2). Each SIMD runs as one
+simpy process over *cohorts*: it takes as many waves as it has free slots from the workgroup
+dispatcher, runs them through the kernel's path together (kernel_path.py gives the steps, from the
+ISA table), and takes the next cohort when they end:
+
+    AluStep     the cohort clock moves by the step's cycles
+    SmemStep    the scalar data returns the step's latency later
+    WaitStep    s_waitcnt n: the clock moves to when at most n of the cohort's loads are outstanding
+    VmemStep    one issue pass per wave; then the CU's cache front end looks up the lines the
+                cohort's waves touched, and the request's sectors go through the CU's miss queue to
+                the memory system, charged as the caches classified them (caches.py)
+    s_endpgm    the cohort ends; stores may still be in flight
+
+This is the representation that avoids one Python process per wave: a 16M-element dispatch is a
+few thousand cohorts per SIMD, each a handful of simpy events.
+"""
+import bisect
+
+from dmlemu.timing.kernel_path import ALU, SMEM, VMEM, WAIT
+
+
+class Simd:
+    """One SIMD of a compute unit: a simpy process that runs cohorts of resident waves."""
+
+    def __init__(self, cu, index, slots, dispatch):
+        self.cu = cu
+        self.index = index
+        self.slots = slots
+        self.dispatch = dispatch      # the DispatchSimulation this SIMD works for
+        self.busy_cycles = 0
+        self.last_store = 0
+
+    def run(self, env):
+        d = self.dispatch
+        recorder = d.recorder
+        while True:
+            work = d.take_waves(env.now, self.slots)
+            if work is None:
+                return
+            start_at, first, count = work
+            if start_at > env.now:
+                yield env.timeout(start_at - env.now)
+            for path_id, path_first, waves in d.split_by_path(first, count):
+                begin, busy = env.now, self.busy_cycles
+                yield from self._run_cohort(env, d, d.path_costs[path_id], waves, path_first)
+                if recorder is not None:
+                    recorder.wave_group(self.cu.index, self.index, path_first, waves, begin, env.now,
+                                        self.busy_cycles - busy)
+
+    def _run_cohort(self, env, d, cost, waves, first_wave):
+        """Time one cohort of `waves` waves (first_wave ..) through one path.
+
+        Speed trick: the cohort keeps its own clock `t` and yields to simpy only when it must
+        meet the rest of the GPU at the right time: right before each memory request (the CU
+        pipeline and the memory system are shared) and when it ends. ALU runs, scalar-load latency
+        and s_waitcnt only move `t`, so a cohort costs about one simpy event per memory instruction
+        however many instructions the kernel has.
+        """
+        steps, busy = cost.schedule(waves)
+        self.busy_cycles += busy
+        recorder = d.recorder
+        segments = recorder is not None and recorder.level >= 2
+        memory = recorder is not None and recorder.level >= 3
+        cu = self.cu
+        sector_bytes = d.sector_bytes
+        t = env.now
+        loads = []          # completion cycles of the cohort's outstanding loads, sorted
+        for step in steps:
+            kind = step.kind
+            if kind == ALU:
+                if segments:
+                    recorder.segment(cu.index, self.index, first_wave, waves, step.first_pc, step.last_pc,
+                                     t, t + step.cycles)
+                t += step.cycles
+            elif kind == SMEM:
+                bisect.insort(loads, t + step.cycles)
+            elif kind == WAIT:
+                # At most step.cycles (the count) loads may remain: wait for the others.
+                while loads and loads[0] <= t:
+                    loads.pop(0)
+                if len(loads) > step.cycles:
+                    t = loads[len(loads) - step.cycles - 1]
+                    del loads[:len(loads) - step.cycles]
+            else:
+                pc, is_write = step.first_pc, step.is_write
+                issued = t
+                t += step.cycles
+                sectors, lines, l2_hits, ic_hits, dram_reads, dram_writes, ic_writes = \
+                    d.traffic.cohort(pc, first_wave, waves)
+                yield env.timeout(t - env.now)
+                # The addresses reach the cache front end after the pipeline latency; the request
+                # leaves for the L2 once its lines are looked up. The SIMD goes on meanwhile,
+                # unless the CU's miss queue is full.
+                arrive = cu.look_up(t + step.latency, lines) if lines else t
+                done = arrive
+                if sectors:
+                    level_bytes = (sectors * sector_bytes, (ic_hits + ic_writes) * sector_bytes,
+                                   (dram_reads + dram_writes) * sector_bytes, ic_hits * sector_bytes,
+                                   dram_reads * sector_bytes)
+                    done = cu.try_issue(arrive, sectors, level_bytes, is_write)
+                    if done is None:
+                        yield env.timeout(arrive - env.now)
+                        done = yield from self._issue_in_chunks(env, sectors, level_bytes, is_write)
+                    if memory:
+                        recorder.memory(cu.index, self.index, pc, issued, done, level_bytes[0], level_bytes[2],
+                                        is_write)
+                if segments:
+                    recorder.segment(cu.index, self.index, first_wave, waves, pc, pc, issued, t)
+                t = env.now
+                if is_write:
+                    if done > self.last_store:
+                        self.last_store = done
+                else:
+                    bisect.insort(loads, done)
+        if t > env.now:
+            yield env.timeout(t - env.now)
+
+    def _issue_in_chunks(self, env, sectors, level_bytes, is_write):
+        """The CU's miss queue is full: send the request in pieces as sectors retire (each piece
+        gets its exact share of every level's bytes). Returns the last piece's completion."""
+        cu = self.cu
+        sent, done = 0, env.now
+        while sent < sectors:
+            now = env.now
+            cu.retire(now)
+            free = cu.capacity - cu.sectors_in_flight
+            want = min(sectors - sent, cu.chunk)
+            if free < want:
+                yield env.timeout(cu.time_until_free(want - free) - now)
+                continue
+            n = min(free, sectors - sent)
+
+            piece = tuple(b * (sent + n) // sectors - b * sent // sectors for b in level_bytes)
+            done = max(done, cu.send(now, n, piece, is_write))
+            sent += n
+        return done
