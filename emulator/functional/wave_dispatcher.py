@@ -46,7 +46,7 @@ def _keep_freed_memory():
         pass
 
 
-_MALLOPT_DONE = False   # set by the first dispatch: importing dmlemu changes nothing in the process
+_MALLOPT_DONE = False   # set by the first Dispatcher (a GPU): importing dmlemu changes nothing
 
 
 @dataclass
@@ -71,6 +71,7 @@ class Dispatcher:
         self.memory = memory
         self.wave_width = wave_width
         self.batch_lanes = batch_lanes
+        _keep_freed_memory()
 
     def waves_per_workgroup(self, workgroup_size):
         return -(-workgroup_size // self.wave_width)
@@ -78,7 +79,6 @@ class Dispatcher:
     def run(self, launch, sector_bytes=None):
         """Execute every wave of the launch; returns ExecutionStats. With `sector_bytes` (the timing
         model is on), stats.record is the DispatchRecord the timing model reads."""
-        _keep_freed_memory()
         width = self.wave_width
         per_group = self.waves_per_workgroup(launch.workgroup_size)
         total = launch.num_workgroups * per_group
