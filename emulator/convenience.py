@@ -43,12 +43,8 @@ def _adapter(adapter):
     if adapter is None or hasattr(adapter, "GetDesc1"):
         return adapter
     from dmlemu.dxgi import CreateDXGIFactory1
-    from dmlemu.presets import PRESETS
-    key = getattr(adapter, "key", adapter)
-    for index, preset in enumerate(PRESETS):
-        if preset.key == key:
-            return CreateDXGIFactory1().EnumAdapters1(index)
-    raise ValueError(f"no adapter preset named {key!r}; known: {', '.join(p.key for p in PRESETS)}")
+    from dmlemu.presets import PRESETS, preset_by_key
+    return CreateDXGIFactory1().EnumAdapters1(PRESETS.index(preset_by_key(getattr(adapter, "key", adapter))))
 
 
 def _operator_desc(desc):

@@ -4,14 +4,13 @@ One factory per CreateDXGIFactory1 call; one adapter per entry of dmlemu.presets
 order (EnumAdapters1(0) is the default adapter D3D12CreateDevice(None, ...) uses). An adapter is a
 description only: it holds its preset (`adapter._preset`) and creates nothing; D3D12CreateDevice
 builds the emulated GPU. This module also holds what DXGI shares with D3D12 (DXGI_FORMAT,
-DXGI_SAMPLE_DESC) and `CStruct`, the base of every struct class of the D3D12/DXGI mirror.
+DXGI_SAMPLE_DESC).
 
 Memory figures: DedicatedVideoMemory is the preset's memory budget; DedicatedSystemMemory and
 SharedSystemMemory are not modelled and read 0. AdapterLuid is deterministic: HighPart 0,
 LowPart 0x1000 + the adapter's index.
 """
-from enum import IntEnum, IntFlag
-
+from dmlemu.com import c_enum, define_struct
 from dmlemu.errors import DXGI_ERROR_NOT_FOUND, E_INVALIDARG, HResultError
 from dmlemu.presets import PRESETS
 
@@ -23,73 +22,6 @@ __all__ = [
 
 
 # ---- structs ----------------------------------------------------------------------------------------
-class CStruct:
-    """Base of the mirror's struct classes: C field names, C order, C zero defaults, mutable.
-
-    Built with the C field names as keyword arguments (or positionally, in C order). A field left out
-    takes C's zero: 0, None for a pointer, or a fresh zeroed struct for an embedded struct. Fields are
-    checked by the API calls that consume the struct, not here; assigning a field the struct does not
-    have raises AttributeError. Two structs are equal when their types and fields are equal.
-    """
-
-    _fields_ = ()  # ((name, default or a zero-argument factory for embedded structs), ...)
-
-    def __init__(self, *args, **kwargs):
-        names = [name for name, _ in self._fields_]
-        if len(args) > len(names):
-            raise TypeError(f"{type(self).__name__} has {len(names)} fields; {len(args)} values were given")
-        for name, value in zip(names, args):
-            if name in kwargs:
-                raise TypeError(f"{type(self).__name__}.{name} was given twice")
-            kwargs[name] = value
-        for name in kwargs:
-            if name not in names:
-                raise TypeError(f"{type(self).__name__} has no field {name!r}; its fields are {', '.join(names)}")
-        for name, default in self._fields_:
-            if name in kwargs:
-                value = kwargs[name]
-            else:
-                value = default() if callable(default) else default
-            object.__setattr__(self, name, value)
-
-    def __setattr__(self, name, value):
-        if name not in self._field_names():
-            raise AttributeError(
-                f"{type(self).__name__} has no field {name!r}; its fields are {', '.join(self._field_names())}")
-        object.__setattr__(self, name, value)
-
-    @classmethod
-    def _field_names(cls):
-        return [name for name, _ in cls._fields_]
-
-    def _copy(self):
-        """A deep copy (embedded structs copied too; objects behind pointers shared)."""
-        copy = object.__new__(type(self))
-        for name in self._field_names():
-            value = getattr(self, name)
-            object.__setattr__(copy, name, value._copy() if isinstance(value, CStruct) else value)
-        return copy
-
-    def __eq__(self, other):
-        if not isinstance(other, CStruct) or other._field_names() != self._field_names():
-            return NotImplemented
-        return all(getattr(self, n) == getattr(other, n) for n in self._field_names())
-
-    __hash__ = None  # mutable, like a C struct
-
-    def __repr__(self):
-        fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._field_names())
-        return f"{type(self).__name__}({fields})"
-
-
-def define_struct(namespace, name, doc, fields, base=CStruct):
-    """Create a struct class named like the C struct in `namespace`, listing it in its __all__."""
-    cls = type(name, (base,), {"__doc__": doc, "_fields_": tuple(fields), "__module__": namespace["__name__"]})
-    namespace[name] = cls
-    namespace["__all__"].append(name)
-    return cls
-
-
 define_struct(globals(), "LUID", "A locally unique identifier: LowPart (DWORD), HighPart (LONG).",
               [("LowPart", 0), ("HighPart", 0)])
 define_struct(globals(), "DXGI_SAMPLE_DESC", "Multisampling: Count and Quality (buffers use Count 1, Quality 0).",
@@ -104,21 +36,11 @@ define_struct(globals(), "DXGI_ADAPTER_DESC1", "IDXGIAdapter1::GetDesc1: GetDesc
 
 
 # ---- enums ------------------------------------------------------------------------------------------
-def _c_enum(type_name, prefix, members, flag=False):
-    cls = (IntFlag if flag else IntEnum)(type_name, [(prefix + n, v) for n, v in members], module=__name__)
-    globals()[type_name] = cls
-    __all__.append(type_name)
-    for name, value in members:
-        globals()[prefix + name] = cls(value)
-        __all__.append(prefix + name)
-    return cls
-
-
-_c_enum("DXGI_ADAPTER_FLAG", "DXGI_ADAPTER_FLAG_", [("NONE", 0), ("REMOTE", 1), ("SOFTWARE", 2)], flag=True)
-_c_enum("DXGI_GPU_PREFERENCE", "DXGI_GPU_PREFERENCE_", [
+c_enum(globals(), "DXGI_ADAPTER_FLAG", "DXGI_ADAPTER_FLAG_", [("NONE", 0), ("REMOTE", 1), ("SOFTWARE", 2)], flag=True)
+c_enum(globals(), "DXGI_GPU_PREFERENCE", "DXGI_GPU_PREFERENCE_", [
     ("UNSPECIFIED", 0), ("MINIMUM_POWER", 1), ("HIGH_PERFORMANCE", 2)])
 # The buffer-view formats of dxgiformat.h (values as in C); textures are not emulated.
-_c_enum("DXGI_FORMAT", "DXGI_FORMAT_", [
+c_enum(globals(), "DXGI_FORMAT", "DXGI_FORMAT_", [
     ("UNKNOWN", 0),
     ("R32G32B32A32_TYPELESS", 1), ("R32G32B32A32_FLOAT", 2), ("R32G32B32A32_UINT", 3), ("R32G32B32A32_SINT", 4),
     ("R32G32B32_TYPELESS", 5), ("R32G32B32_FLOAT", 6), ("R32G32B32_UINT", 7), ("R32G32B32_SINT", 8),
@@ -137,7 +59,7 @@ _c_enum("DXGI_FORMAT", "DXGI_FORMAT_", [
 
 # Bytes per element of each format above, from the bits of its channels.
 FORMAT_BYTES = {0: 0}
-for _member in DXGI_FORMAT:  # noqa: F821 (defined by _c_enum)
+for _member in DXGI_FORMAT:  # noqa: F821 (defined by c_enum)
     if _member.value:
         _layout = _member.name[len("DXGI_FORMAT_"):].split("_")[0]  # "R32G32B32A32", "D16", ...
         _bits = sum(int(part) for part in "".join(c if c.isdigit() else " " for c in _layout).split())
@@ -166,7 +88,7 @@ class IDXGIAdapter:
     def GetDesc(self):
         """DXGI_ADAPTER_DESC: GetDesc1 without Flags."""
         d = self.GetDesc1()
-        return DXGI_ADAPTER_DESC(**{name: getattr(d, name) for name in DXGI_ADAPTER_DESC._field_names()})
+        return DXGI_ADAPTER_DESC(**{name: getattr(d, name) for name in DXGI_ADAPTER_DESC._fields_})
 
     def _luid(self):
         return LUID(LowPart=0x1000 + self._index, HighPart=0)
@@ -202,13 +124,14 @@ class IDXGIFactory:
 
     def EnumAdapterByGpuPreference(self, Adapter, GpuPreference, riid=None):
         """IDXGIFactory6: adapters ordered by preference (HIGH_PERFORMANCE: fastest first)."""
-        if GpuPreference not in (0, 1, 2):
+        if GpuPreference not in tuple(DXGI_GPU_PREFERENCE):  # noqa: F821
             raise HResultError(E_INVALIDARG, f"EnumAdapterByGpuPreference: GpuPreference is {GpuPreference!r}; "
                                              "it must be a DXGI_GPU_PREFERENCE value (0, 1 or 2).")
         self._check_index("EnumAdapterByGpuPreference", Adapter)
         order = list(range(len(PRESETS)))
-        if GpuPreference:
-            order.sort(key=lambda i: _power_rank(PRESETS[i]), reverse=GpuPreference == 2)
+        if GpuPreference != DXGI_GPU_PREFERENCE_UNSPECIFIED:  # noqa: F821
+            order.sort(key=lambda i: _power_rank(PRESETS[i]),
+                       reverse=GpuPreference == DXGI_GPU_PREFERENCE_HIGH_PERFORMANCE)  # noqa: F821
         index = order[Adapter]
         return IDXGIAdapter(index, PRESETS[index])
 

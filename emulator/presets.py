@@ -196,7 +196,8 @@ DEFAULT_PRESET = RX_7900_XTX
 
 
 def preset_by_key(key):
+    """The preset whose key is `key`; ValueError (one sentence naming the known keys) when none is."""
     for preset in PRESETS:
         if preset.key == key:
             return preset
-    raise KeyError(f"no adapter preset named {key!r}; known: {', '.join(p.key for p in PRESETS)}")
+    raise ValueError(f"no adapter preset named {key!r}; known: {', '.join(p.key for p in PRESETS)}")

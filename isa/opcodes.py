@@ -166,12 +166,14 @@ define(mnemonic="s_andn2_b64", opcode=0x019, fmt="SOP2", operands=(SDST, SSRC, S
 # =================================================================================================
 # Scalar compares (SOPC): SCC = a <op> b, per wave.
 # =================================================================================================
-_COMPARES = (
-    ("eq", np.equal, "=="), ("lg", np.not_equal, "!="), ("lt", np.less, "<"),
-    ("le", np.less_equal, "<="), ("gt", np.greater, ">"), ("ge", np.greater_equal, ">="),
+# One list of comparisons for both compare formats, in opcode order: (scalar name, vector name,
+# NumPy function, symbol). AMD spells "not equal" lg on the scalar unit and ne on the vector unit.
+COMPARISONS = (
+    ("eq", "eq", np.equal, "=="), ("lg", "ne", np.not_equal, "!="), ("lt", "lt", np.less, "<"),
+    ("le", "le", np.less_equal, "<="), ("gt", "gt", np.greater, ">"), ("ge", "ge", np.greater_equal, ">="),
 )
 for _i, (_t, _base) in enumerate((("u32", 0x100), ("i32", 0x108))):
-    for _j, (_name, _fn, _sym) in enumerate(_COMPARES):
+    for _j, (_name, _, _fn, _sym) in enumerate(COMPARISONS):
         define(mnemonic=f"s_cmp_{_name}_{_t}", opcode=_base + _j, fmt="SOPC", operands=(SSRC, SSRC),
                types=(_t, _t), unit=SALU, issue_cycles=1, latency_cycles=1, kind="scmp",
                doc=f"SCC = a {_sym} b ({_t})", semantics=_fn)
@@ -343,10 +345,8 @@ for _k, (_m, _d, _s, _how) in enumerate(_WIDEN):
 # Vector compares (VOPC): VCC = a <op> b per lane; inactive lanes get 0.
 # IEEE for floats: every comparison with NaN is false except ne, which is true.
 # =================================================================================================
-_VCMP_NAMES = (("eq", np.equal, "=="), ("ne", np.not_equal, "!="), ("lt", np.less, "<"),
-               ("le", np.less_equal, "<="), ("gt", np.greater, ">"), ("ge", np.greater_equal, ">="))
 for _i, _t in enumerate(("u32", "i32", "f32", "f16", "u64", "i64")):
-    for _j, (_name, _fn, _sym) in enumerate(_VCMP_NAMES):
+    for _j, (_, _name, _fn, _sym) in enumerate(COMPARISONS):
         define(mnemonic=f"v_cmp_{_name}_{_t}", opcode=0x300 + 8 * _i + _j, fmt="VOPC",
                operands=(VCCO, VSRC, VSRC), types=("mask", _t, _t), unit=VALU, issue_cycles=1,
                latency_cycles=4, kind="vcmp", doc=f"VCC = a {_sym} b ({_t})", semantics=_fn)

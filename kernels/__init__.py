@@ -2,5 +2,7 @@
 
 The sources (`identity.s`, `threshold.s`, `clip.s`, `if.s`) and their shared includes
 (`prologue.inc`, `address.inc`, `scale_bias.inc`) live in this folder. The driver side, which picks a
-variant, merges dimensions and packs the constant buffer, is `dmlemu.kernels.driver`.
+variant, merges dimensions and packs the constant buffer, is `dmlemu.kernels.driver`; the constant
+buffer's layout, one table read by the packer and (as `${CB_...}` symbols) by the sources, is
+`dmlemu.kernels.constant_buffer`.
 """

@@ -11,9 +11,9 @@
 .set TENSORS, 2
 .include "prologue.inc"
 .include "address.inc"
-    s_load_dwordx4 s[8:11], s[0:1], 0    ; buffer descriptor of InputTensor (table slot 0)
-    s_load_dwordx4 s[12:15], s[0:1], 32  ; buffer descriptor of OutputTensor (table slot 1)
-    s_load_dwordx4 s[38:41], s[2:3], 16  ; Min, Max, Scale, Bias: FLOAT32 bit patterns
+    s_load_dwordx4 s[8:11], s[0:1], ${DESC_T0}    ; buffer descriptor of InputTensor (table slot 0)
+    s_load_dwordx4 s[12:15], s[0:1], ${DESC_T1}   ; buffer descriptor of OutputTensor (table slot 1)
+    s_load_dwordx4 s[38:41], s[2:3], ${CB_MIN}    ; Min, Max, Scale, Bias: FLOAT32 bit patterns
     s_waitcnt 0
     buffer_load_${LOAD} ${X}, ${OFF_T0}, s[8:11], 0   ; x, one element per lane
 .if BOUND_CVT != "none"

@@ -1,22 +1,27 @@
 """Operator microkernels: the driver side that turns an operator desc into a kernel launch.
 
 The kernels themselves are assembly sources in this folder, one per operator (identity.s,
-threshold.s, clip.s, if.s, with the shared prologue.inc and address.inc). `compile_operator`
-picks the data-type variant by assembling the operator's one source with symbols (load/store
-width, compute type, registers), merges tensor dimensions that are contiguous in every tensor,
-precomputes division constants for the general addressing path, and packs the constant buffer.
+threshold.s, clip.s, if.s, with the shared prologue.inc, address.inc and scale_bias.inc).
+`compile_operator` picks the data-type variant by assembling the operator's one source with symbols
+(load/store width, compute type, registers, and the offsets of what the kernel reads: descriptor
+table slots `${DESC_T0}` .. and constant buffer fields `${CB_...}`), merges tensor dimensions that
+are contiguous in every tensor, precomputes division constants for the general addressing path, and
+packs the constant buffer by field name. The constant buffer's layout is one table,
+kernels/constant_buffer.py, read by both the packer and (through the symbols) the kernel sources.
 Assembled programs are cached: a variant is assembled and decoded once per process.
 """
 import functools
 import os
-import struct
 from dataclasses import dataclass
 
 import numpy as np
 
+from dmlemu.directml.operators import TENSOR_NAMES   # the DirectML desc's tensor fields, in binding order
+from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE
 from dmlemu.functional.wave_dispatcher import KernelLaunch
 from dmlemu.functional.executor import Program
 from dmlemu.isa.assembler import assemble_file
+from dmlemu.kernels.constant_buffer import LAYOUT
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 SOURCES = {
@@ -25,19 +30,9 @@ SOURCES = {
     "ELEMENT_WISE_CLIP": "clip.s",
     "ELEMENT_WISE_IF": "if.s",
 }
-TENSOR_NAMES = {
-    "ELEMENT_WISE_IDENTITY": ("InputTensor", "OutputTensor"),
-    "ELEMENT_WISE_THRESHOLD": ("InputTensor", "OutputTensor"),
-    "ELEMENT_WISE_CLIP": ("InputTensor", "OutputTensor"),
-    "ELEMENT_WISE_IF": ("ConditionTensor", "ATensor", "BTensor", "OutputTensor"),
-}
-MAX_RECORDS = 8
-RECORD_BYTES = 32
-CONSTANTS_BYTES = 32 + MAX_RECORDS * RECORD_BYTES
-DESCRIPTOR_BYTES = 32
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class DataTypeVariant:
     """How one DirectML data type is loaded, computed and stored by the kernels."""
     size: int
@@ -50,17 +45,28 @@ class DataTypeVariant:
 
 
 VARIANTS = {
-    "FLOAT32": DataTypeVariant(4, "dword", "dword", "f32", "none", False, True),
-    "FLOAT16": DataTypeVariant(2, "ushort", "short", "f32", "v_cvt_f16_f32", False, True),
-    "FLOAT64": DataTypeVariant(8, "dwordx2", "dwordx2", "f64", "none", True, True),
-    "INT32": DataTypeVariant(4, "dword", "dword", "i32", "v_cvt_i32_f32", False, False),
-    "UINT32": DataTypeVariant(4, "dword", "dword", "u32", "v_cvt_u32_f32", False, False),
-    "INT16": DataTypeVariant(2, "sshort", "short", "i32", "v_cvt_i16_f32", False, False),
-    "UINT16": DataTypeVariant(2, "ushort", "short", "u32", "v_cvt_u16_f32", False, False),
-    "INT8": DataTypeVariant(1, "sbyte", "byte", "i32", "v_cvt_i8_f32", False, False),
-    "UINT8": DataTypeVariant(1, "ubyte", "byte", "u32", "v_cvt_u8_f32", False, False),
-    "INT64": DataTypeVariant(8, "dwordx2", "dwordx2", "i64", "v_cvt_i64_f32", True, False),
-    "UINT64": DataTypeVariant(8, "dwordx2", "dwordx2", "u64", "v_cvt_u64_f32", True, False),
+    "FLOAT32": DataTypeVariant(size=4, load="dword",   store="dword",   compute="f32", bound_cvt="none",
+                               pair=False, is_float=True),
+    "FLOAT16": DataTypeVariant(size=2, load="ushort",  store="short",   compute="f32", bound_cvt="v_cvt_f16_f32",
+                               pair=False, is_float=True),
+    "FLOAT64": DataTypeVariant(size=8, load="dwordx2", store="dwordx2", compute="f64", bound_cvt="none",
+                               pair=True,  is_float=True),
+    "INT32":   DataTypeVariant(size=4, load="dword",   store="dword",   compute="i32", bound_cvt="v_cvt_i32_f32",
+                               pair=False, is_float=False),
+    "UINT32":  DataTypeVariant(size=4, load="dword",   store="dword",   compute="u32", bound_cvt="v_cvt_u32_f32",
+                               pair=False, is_float=False),
+    "INT16":   DataTypeVariant(size=2, load="sshort",  store="short",   compute="i32", bound_cvt="v_cvt_i16_f32",
+                               pair=False, is_float=False),
+    "UINT16":  DataTypeVariant(size=2, load="ushort",  store="short",   compute="u32", bound_cvt="v_cvt_u16_f32",
+                               pair=False, is_float=False),
+    "INT8":    DataTypeVariant(size=1, load="sbyte",   store="byte",    compute="i32", bound_cvt="v_cvt_i8_f32",
+                               pair=False, is_float=False),
+    "UINT8":   DataTypeVariant(size=1, load="ubyte",   store="byte",    compute="u32", bound_cvt="v_cvt_u8_f32",
+                               pair=False, is_float=False),
+    "INT64":   DataTypeVariant(size=8, load="dwordx2", store="dwordx2", compute="i64", bound_cvt="v_cvt_i64_f32",
+                               pair=True,  is_float=False),
+    "UINT64":  DataTypeVariant(size=8, load="dwordx2", store="dwordx2", compute="u64", bound_cvt="v_cvt_u64_f32",
+                               pair=True,  is_float=False),
 }
 
 
@@ -110,16 +116,14 @@ def division_magic(d):
     return magic & 0xFFFFFFFF, min(l, 1), max(l - 1, 0)
 
 
-def _f32_bits(value):
-    return struct.unpack("<I", struct.pack("<f", float(np.float32(value))))[0]
-
-
-def variant_symbols(operator, data_type, packed, scale_bias, half):
+def variant_symbols(operator, data_type, packed, scale_bias, half, layout=LAYOUT):
     """The assembler symbols that select one variant of an operator's kernel source.
 
     `operator` is the operator's name without DML_OPERATOR_ (ELEMENT_WISE_CLIP), `data_type` a
     DirectML data type name (FLOAT16); `packed`: every tensor dense and in the same order;
-    `scale_bias`: the desc has a ScaleBias; `half`: FLOAT16 computed in FLOAT16.
+    `scale_bias`: the desc has a ScaleBias; `half`: FLOAT16 computed in FLOAT16. Every variant
+    also gets the byte offsets the kernel reads at: DESC_T0 .. DESC_T3 (descriptor table slot of
+    tensor 0 .. 3) and one CB_<FIELD> per field of the constant buffer `layout`.
     """
     v = VARIANTS[data_type]
     widen = data_type == "FLOAT16" and not half
@@ -143,6 +147,8 @@ def variant_symbols(operator, data_type, packed, scale_bias, half):
         offs = ("v1", "v2", "v2", "v2") if packed else ("v2", "v3", "v4", "v5")
     for i, o in enumerate(offs):
         symbols[f"OFF_T{i}"] = o
+        symbols[f"DESC_T{i}"] = i * DESCRIPTOR_SIZE   # one table slot per tensor, in binding order
+    symbols.update(layout.symbols())
     return symbols
 
 
@@ -153,9 +159,9 @@ def variant_name(operator, data_type, packed, scale_bias, half):
 
 
 @functools.lru_cache(maxsize=None)
-def build_program(operator, data_type, packed, scale_bias, half):
+def build_program(operator, data_type, packed, scale_bias, half, layout=LAYOUT):
     """Assemble and decode one variant of an operator's kernel (cached)."""
-    symbols = variant_symbols(operator, data_type, packed, scale_bias, half)
+    symbols = variant_symbols(operator, data_type, packed, scale_bias, half, layout)
     path = os.path.join(KERNEL_DIR, SOURCES[operator])
     dwords = assemble_file(path, symbols)
     return Program(dwords, variant_name(operator, data_type, packed, scale_bias, half))
@@ -198,8 +204,12 @@ class CompiledKernel:
 
 
 def compile_operator(operator, tensors, *, min_value=None, max_value=None, scale_bias=None,
-                     half_precision=False, preset=None, workgroup_size=None):
-    """Build the kernel for a validated operator desc (tensors in binding order)."""
+                     half_precision=False, preset=None, workgroup_size=None, layout=LAYOUT):
+    """Build the kernel for a validated operator desc (tensors in binding order).
+
+    `layout` is the constant buffer layout (kernels/constant_buffer.py); the packer and the
+    assembled kernel both follow it. Only tests pass another one.
+    """
     if operator not in SOURCES:
         raise ValueError(f"no microkernel for {operator}")
     names = TENSOR_NAMES[operator]
@@ -216,27 +226,30 @@ def compile_operator(operator, tensors, *, min_value=None, max_value=None, scale
     merged_sizes, merged_strides = merge_dimensions(sizes, strides)
     packed = len(merged_sizes) == 1 and all(s[0] == 1 for s in merged_strides)
     half = bool(half_precision) and data.data_type == "FLOAT16"
-    program = build_program(operator, data.data_type, packed, scale_bias is not None, half)
+    program = build_program(operator, data.data_type, packed, scale_bias is not None, half, layout)
 
     if workgroup_size is None:
         workgroup_size = preset.workgroup_size if preset is not None else 256
-    cb = np.zeros(CONSTANTS_BYTES // 4, dtype=np.uint32)
-    cb[0] = elements
-    cb[1] = workgroup_size
-    cb[2] = len(merged_sizes)
     scale, bias = scale_bias if scale_bias is not None else (1.0, 0.0)
-    cb[4] = _f32_bits(0.0 if min_value is None else min_value)
-    cb[5] = _f32_bits(0.0 if max_value is None else max_value)
-    cb[6] = _f32_bits(scale)
-    cb[7] = _f32_bits(bias)
-    for r, d in enumerate(reversed(range(len(merged_sizes)))):  # innermost first
-        size = merged_sizes[d]
-        magic, sh1, sh2 = division_magic(size)
-        record = [size, magic, sh1, sh2] + [merged_strides[t][d] & 0xFFFFFFFF for t in range(len(tensors))]
-        record += [0] * (8 - len(record))
-        cb[8 + 8 * r: 16 + 8 * r] = record
-    return CompiledKernel(operator, program, cb.view(np.uint8).copy(), len(tensors), elements, workgroup_size)
+    values = {
+        "ELEMENTS": elements,
+        "WORKGROUP_SIZE": workgroup_size,
+        "RECORD_COUNT": len(merged_sizes),
+        "MIN": 0.0 if min_value is None else min_value,
+        "MAX": 0.0 if max_value is None else max_value,
+        "SCALE": scale,
+        "BIAS": bias,
+    }
+    records = []
+    for d in reversed(range(len(merged_sizes))):  # innermost first
+        magic, shift1, shift2 = division_magic(merged_sizes[d])
+        record = {"SIZE": merged_sizes[d], "MAGIC": magic, "SHIFT1": shift1, "SHIFT2": shift2}
+        for t in range(len(tensors)):
+            record[f"STRIDE_T{t}"] = merged_strides[t][d] & 0xFFFFFFFF   # two's complement
+        records.append(record)
+    constants = layout.pack(values, records)
+    return CompiledKernel(operator, program, constants, len(tensors), elements, workgroup_size)
 
 
-__all__ = ["TensorSpec", "CompiledKernel", "compile_operator", "build_program", "variant_symbols", "variant_name",
-           "merge_dimensions", "division_magic", "packed_strides", "VARIANTS", "SOURCES", "TENSOR_NAMES"]
+__all__ = ["TensorSpec", "DataTypeVariant", "CompiledKernel", "compile_operator", "build_program", "variant_symbols",
+           "variant_name", "merge_dimensions", "division_magic", "packed_strides", "VARIANTS", "SOURCES"]

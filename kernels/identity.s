@@ -8,9 +8,9 @@
 .set TENSORS, 2
 .include "prologue.inc"
 .include "address.inc"
-    s_load_dwordx4 s[8:11], s[0:1], 0    ; buffer descriptor of InputTensor
-    s_load_dwordx4 s[12:15], s[0:1], 32  ; buffer descriptor of OutputTensor
-    s_load_dwordx4 s[38:41], s[2:3], 16  ; (unused), (unused), Scale, Bias
+    s_load_dwordx4 s[8:11], s[0:1], ${DESC_T0}    ; buffer descriptor of InputTensor
+    s_load_dwordx4 s[12:15], s[0:1], ${DESC_T1}   ; buffer descriptor of OutputTensor
+    s_load_dwordx4 s[38:41], s[2:3], ${CB_MIN}    ; (unused), (unused), Scale, Bias
     s_waitcnt 0
     buffer_load_${LOAD} ${X}, ${OFF_T0}, s[8:11], 0
     s_waitcnt 0

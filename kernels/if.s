@@ -7,10 +7,10 @@
 .set TENSORS, 4
 .include "prologue.inc"
 .include "address.inc"
-    s_load_dwordx4 s[8:11], s[0:1], 0    ; ConditionTensor
-    s_load_dwordx4 s[12:15], s[0:1], 32  ; ATensor
-    s_load_dwordx4 s[16:19], s[0:1], 64  ; BTensor
-    s_load_dwordx4 s[20:23], s[0:1], 96  ; OutputTensor
+    s_load_dwordx4 s[8:11], s[0:1], ${DESC_T0}    ; ConditionTensor
+    s_load_dwordx4 s[12:15], s[0:1], ${DESC_T1}   ; ATensor
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_T2}   ; BTensor
+    s_load_dwordx4 s[20:23], s[0:1], ${DESC_T3}   ; OutputTensor
     s_waitcnt 0
     buffer_load_ubyte v9, ${OFF_T0}, s[8:11], 0        ; condition byte
     buffer_load_${LOAD} ${A}, ${OFF_T1}, s[12:15], 0   ; a

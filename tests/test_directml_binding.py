@@ -729,7 +729,7 @@ def test_outputs_writable_ranges_must_not_overlap():
     from types import SimpleNamespace
 
     from dmlemu.directml.binding_table import BoundBuffer
-    from dmlemu.directml.objects import Misuse
+    from dmlemu.com import VoidMisuse
     from dmlemu.directml.validation import TensorInfo
     rig = Rig()
     _, table, a, _ = rig.clip_ready()
@@ -737,7 +737,7 @@ def test_outputs_writable_ranges_must_not_overlap():
                           is_output=True) for f in ("OutputTensor", "OutputIndicesTensor")]
     stand_in = SimpleNamespace(_info=SimpleNamespace(outputs=outputs))
     table._check_outputs_disjoint(stand_in, [BoundBuffer(a, 0, 96), BoundBuffer(a, 96, 96)])
-    with pytest.raises(Misuse) as info:
+    with pytest.raises(VoidMisuse) as info:
         table._check_outputs_disjoint(stand_in, [BoundBuffer(a, 0, 96), BoundBuffer(a, 64, 96)])
     assert str(info.value) == (
         "BindOutputs[1] (OutputIndicesTensor) writes bytes 64 to 160 of buffer #1, overlapping BindOutputs[0] "

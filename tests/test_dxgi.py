@@ -3,7 +3,8 @@ import pytest
 
 from dmlemu import HResultError
 from dmlemu.dxgi import *  # noqa: F401,F403
-from dmlemu.dxgi import CStruct, FORMAT_BYTES
+from dmlemu.com import CStruct
+from dmlemu.dxgi import FORMAT_BYTES
 from dmlemu.errors import DXGI_ERROR_NOT_FOUND, DXGI_ERROR_UNSUPPORTED, E_INVALIDARG
 from dmlemu.presets import DEFAULT_PRESET, PRESETS, TEACHING
 

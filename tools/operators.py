@@ -17,8 +17,9 @@ from dmlemu.directml import (
     DML_FEATURE_LEVEL, DML_OPERATOR_DESC, DML_OPERATOR_TYPE, DML_SCALE_BIAS, DML_TENSOR_DATA_TYPE, DML_TENSOR_DESC,
     DML_TENSOR_FLAG_NONE, DML_TENSOR_TYPE_BUFFER, DMLCalcBufferTensorSize,
 )
+from dmlemu.directml.operators import TENSOR_NAMES
 from dmlemu.directml.structs import OPERATOR_DESC_TYPES
-from dmlemu.presets import DEFAULT_PRESET, PRESETS
+from dmlemu.presets import DEFAULT_PRESET, PRESETS, preset_by_key
 
 __all__ = ["UsageError", "OperatorRun", "RunResult", "OPERATORS", "parse_operator", "parse_data_type",
            "parse_flags", "parse_feature_level", "preset_for", "tensor_names", "operator_desc",
@@ -32,11 +33,11 @@ OPERATORS = {
     "CLIP": "ELEMENT_WISE_CLIP",
     "IF": "ELEMENT_WISE_IF",
 }
-_FIELDS = {  # tensors in binding order (inputs first), and which scalar fields the desc has
-    "IDENTITY": (("InputTensor", "OutputTensor"), ("ScaleBias",)),
-    "THRESHOLD": (("InputTensor", "OutputTensor"), ("ScaleBias", "Min")),
-    "CLIP": (("InputTensor", "OutputTensor"), ("ScaleBias", "Min", "Max")),
-    "IF": (("ConditionTensor", "ATensor", "BTensor", "OutputTensor"), ()),
+_SCALAR_FIELDS = {  # which scalar fields each operator's desc has (its tensors: dmlemu.directml TENSOR_NAMES)
+    "IDENTITY": ("ScaleBias",),
+    "THRESHOLD": ("ScaleBias", "Min"),
+    "CLIP": ("ScaleBias", "Min", "Max"),
+    "IF": (),
 }
 _DEFAULT_BOUNDS = {"THRESHOLD": (0.0, None), "CLIP": (-1.0, 1.0)}
 _FLAG_ALIASES = {"half-precision": int(DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION), "none": 0}
@@ -109,16 +110,15 @@ def preset_for(adapter):
     """The AdapterPreset for a preset key (None: the default adapter)."""
     if adapter is None:
         return DEFAULT_PRESET
-    for preset in PRESETS:
-        if preset.key == adapter:
-            return preset
-    raise UsageError(f"no adapter preset named {adapter!r}; known: {', '.join(p.key for p in PRESETS)} "
-                     f"(see `dmlemu adapters`)")
+    try:
+        return preset_by_key(adapter)
+    except ValueError as error:
+        raise UsageError(f"{error} (see `dmlemu adapters`)") from None
 
 
 def tensor_names(operator):
     """The operator's tensor fields in binding order: inputs, then OutputTensor."""
-    return _FIELDS[operator][0]
+    return TENSOR_NAMES[OPERATORS[operator]]
 
 
 @dataclass
@@ -144,7 +144,7 @@ class OperatorRun:
         self.operator = parse_operator(self.operator)
         self.data_type = parse_data_type(self.data_type)
         self.sizes = tuple(int(s) for s in self.sizes)
-        names, fields = _FIELDS[self.operator]
+        names, fields = tensor_names(self.operator), _SCALAR_FIELDS[self.operator]
         if (self.scale is not None or self.bias is not None) and "ScaleBias" not in fields:
             raise UsageError(f"ELEMENT_WISE_{self.operator} has no ScaleBias; --scale and --bias apply to "
                              f"IDENTITY, THRESHOLD and CLIP")
@@ -208,7 +208,7 @@ def _tensor_desc(data_type, sizes, strides):
 
 def operator_desc(run):
     """The DML_OPERATOR_DESC of an OperatorRun (CreateOperator validates it)."""
-    names, fields = _FIELDS[run.operator]
+    names, fields = tensor_names(run.operator), _SCALAR_FIELDS[run.operator]
     values = {name: _tensor_desc(t, run.sizes, s) for name, t, s in zip(names, run.tensor_types(), run.strides)}
     if "ScaleBias" in fields:
         sb = run.scale_bias

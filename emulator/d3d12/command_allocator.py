@@ -8,8 +8,10 @@ submission completed; otherwise it returns E_FAIL, as the debug layer reports it
 lists recorded before it are stale (`_epoch` moved on): executing one is an error until it is Reset.
 """
 from dmlemu.errors import E_FAIL, HResultError
-from dmlemu.d3d12.base import DeviceChild, hresult_method, invalid_arg
-from dmlemu.d3d12.enums import D3D12_COMMAND_LIST_TYPE, enum_name
+from dmlemu.com import hresult_method
+from dmlemu.d3d12.base import DeviceChild, invalid_arg
+from dmlemu.com import enum_name, is_one_of
+from dmlemu.d3d12.enums import D3D12_COMMAND_LIST_TYPE
 
 ALLOCATOR_TYPES = (0, 1, 2, 3)  # DIRECT, BUNDLE, COMPUTE, COPY
 
@@ -46,7 +48,7 @@ class ID3D12CommandAllocator(DeviceChild):
 
 
 def create_command_allocator(device, list_type):
-    if list_type not in ALLOCATOR_TYPES:
+    if not is_one_of(list_type, ALLOCATOR_TYPES):
         raise invalid_arg("CreateCommandAllocator", f"type is {enum_name(D3D12_COMMAND_LIST_TYPE, list_type)}; it "
                                                     "must be DIRECT, BUNDLE, COMPUTE or COPY.")
     return ID3D12CommandAllocator(device, int(list_type))

@@ -23,14 +23,15 @@ Internal contract for other modules: `_record(command)` appends a command (anyth
 import functools
 
 from dmlemu.errors import DXGI_ERROR_INVALID_CALL, E_FAIL, E_INVALIDARG, HResultError
-from dmlemu.d3d12.base import (ARGUMENT_ERRORS, DeviceChild, VoidMisuse, hresult_method, invalid_arg, malformed_argument,
-                   raised_during_execution)
+from dmlemu.com import VoidMisuse, enum_name, hresult_method, is_integer, is_one_of
+from dmlemu.d3d12.base import DeviceChild, invalid_arg
 from dmlemu.d3d12.command_allocator import ID3D12CommandAllocator
-from dmlemu.d3d12.commands import (CopyBufferRegionCommand, EndQueryCommand, ExecuteBundleCommand, ResolveQueryDataCommand,
-                       ResourceBarrierCommand)
+from dmlemu.d3d12.commands import (CopyBufferRegionCommand, EndQueryCommand, ExecuteBundleCommand,
+                                   ResolveQueryDataCommand, ResourceBarrierCommand)
 from dmlemu.d3d12.descriptor_heap import ID3D12DescriptorHeap
-from dmlemu.d3d12.enums import D3D12_COMMAND_LIST_TYPE, D3D12_DESCRIPTOR_HEAP_TYPE, D3D12_QUERY_TYPE, enum_name, \
-    is_valid_state, state_name
+from dmlemu.d3d12.enums import D3D12_COMMAND_LIST_FLAG_NONE, D3D12_COMMAND_LIST_TYPE, D3D12_DESCRIPTOR_HEAP_TYPE, \
+    D3D12_QUERY_TYPE, D3D12_RESOURCE_BARRIER_FLAGS, D3D12_RESOURCE_BARRIER_TYPE, \
+    D3D12_RESOURCE_BARRIER_TYPE_ALIASING, D3D12_RESOURCE_BARRIER_TYPE_TRANSITION, is_valid_state, state_name
 from dmlemu.d3d12.query_heap import COPY_QUEUE_TIMESTAMP_HEAP, ID3D12QueryHeap, TIMESTAMP_HEAP, TIMESTAMP_QUERY
 from dmlemu.d3d12.resource import FIXED_STATE, ID3D12Resource
 from dmlemu.d3d12.structs import D3D12_RESOURCE_BARRIER
@@ -77,11 +78,6 @@ def recording_method(method):
             return method(self, *args, **kwargs)
         except VoidMisuse as misuse:
             self._record_error(method.__name__, misuse.message)
-            return None
-        except ARGUMENT_ERRORS as error:
-            if raised_during_execution(error):
-                raise
-            self._record_error(method.__name__, malformed_argument(method.__name__, error).split(": ", 1)[1])
             return None
 
     return wrapper
@@ -186,6 +182,9 @@ class ID3D12GraphicsCommandList(DeviceChild):
     def SetDescriptorHeaps(self, ppDescriptorHeaps):
         """Bind shader-visible heaps (at most one CBV_SRV_UAV and one SAMPLER) for later dispatches."""
         self._require_type(DIRECT, COMPUTE, BUNDLE)
+        if ppDescriptorHeaps is not None and not isinstance(ppDescriptorHeaps, (list, tuple)):
+            raise VoidMisuse(f"ppDescriptorHeaps is {ppDescriptorHeaps!r}; it must be a sequence of descriptor heaps "
+                             "(the C count and array) or None.")
         heaps = tuple(ppDescriptorHeaps or ())
         seen = {}
         for i, heap in enumerate(heaps):
@@ -208,7 +207,7 @@ class ID3D12GraphicsCommandList(DeviceChild):
     def ResourceBarrier(self, pBarriers):
         """Record barriers: transitions (checked against the tracked state when they execute), UAV, aliasing."""
         self._require_type(DIRECT, COMPUTE, COPY)
-        if isinstance(pBarriers, D3D12_RESOURCE_BARRIER) or pBarriers is None:
+        if not isinstance(pBarriers, (list, tuple)):
             raise VoidMisuse("pBarriers must be a sequence of D3D12_RESOURCE_BARRIER (the C count and array).")
         records = []
         for i, barrier in enumerate(pBarriers):
@@ -221,9 +220,12 @@ class ID3D12GraphicsCommandList(DeviceChild):
         if not isinstance(barrier, D3D12_RESOURCE_BARRIER):
             raise VoidMisuse(f"{where} is {barrier!r}; it must be a D3D12_RESOURCE_BARRIER.")
         flags = barrier.Flags
-        if flags not in (0, 1, 2):
+        if not is_one_of(flags, D3D12_RESOURCE_BARRIER_FLAGS._c_names_):
             raise VoidMisuse(f"{where}.Flags is {flags!r}; it must be NONE, BEGIN_ONLY or END_ONLY.")
-        if barrier.Type == 0:
+        if not is_one_of(barrier.Type, D3D12_RESOURCE_BARRIER_TYPE._c_names_):
+            raise VoidMisuse(f"{where}.Type is {barrier.Type!r}; it must be TRANSITION, ALIASING or UAV.")
+        kind = int(barrier.Type)
+        if kind == D3D12_RESOURCE_BARRIER_TYPE_TRANSITION:
             t = barrier.Transition
             self._check_resource(f"{where}.Transition.pResource", t.pResource)
             resource = t.pResource
@@ -231,6 +233,9 @@ class ID3D12GraphicsCommandList(DeviceChild):
                 raise VoidMisuse(f"{where}.Transition.Subresource is {t.Subresource!r}; a buffer has only "
                                  "subresource 0 (or D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES).")
             for field in ("StateBefore", "StateAfter"):
+                if not is_integer(getattr(t, field)):
+                    raise VoidMisuse(f"{where}.Transition.{field} is {getattr(t, field)!r}; it must be a "
+                                     "D3D12_RESOURCE_STATES value.")
                 if not is_valid_state(getattr(t, field)):
                     raise VoidMisuse(f"{where}.Transition.{field} {state_name(getattr(t, field))} is not a valid "
                                      "state: it must be COMMON, one write state, or a combination of read states.")
@@ -247,17 +252,15 @@ class ID3D12GraphicsCommandList(DeviceChild):
                         raise VoidMisuse(f"{where}.Transition.{field} is {state_name(getattr(t, field))}; a COPY "
                                          "list only uses COMMON, COPY_SOURCE and COPY_DEST.")
             return (0, resource, int(t.StateBefore), int(t.StateAfter), int(flags), i)
-        if barrier.Type == 1:
+        if kind == D3D12_RESOURCE_BARRIER_TYPE_ALIASING:
             a = barrier.Aliasing
             for field in ("pResourceBefore", "pResourceAfter"):
                 if getattr(a, field) is not None:
                     self._check_resource(f"{where}.Aliasing.{field}", getattr(a, field))
             return (1, None, 0, 0, int(flags), i)
-        if barrier.Type == 2:
-            if barrier.UAV.pResource is not None:
-                self._check_resource(f"{where}.UAV.pResource", barrier.UAV.pResource)
-            return (2, barrier.UAV.pResource, 0, 0, int(flags), i)
-        raise VoidMisuse(f"{where}.Type is {barrier.Type!r}; it must be TRANSITION, ALIASING or UAV.")
+        if barrier.UAV.pResource is not None:   # D3D12_RESOURCE_BARRIER_TYPE_UAV
+            self._check_resource(f"{where}.UAV.pResource", barrier.UAV.pResource)
+        return (2, barrier.UAV.pResource, 0, 0, int(flags), i)
 
     # ---- copies --------------------------------------------------------------------------------
     @recording_method
@@ -309,7 +312,7 @@ class ID3D12GraphicsCommandList(DeviceChild):
     def _check_query(self, heap, query_type, index, count=1, first_field="Index"):
         if not isinstance(heap, ID3D12QueryHeap) or heap._device is not self._device:
             raise VoidMisuse(f"pQueryHeap is {heap!r}; it must be a query heap of this device.")
-        if query_type != TIMESTAMP_QUERY:
+        if not is_one_of(query_type, (TIMESTAMP_QUERY,)):
             raise VoidMisuse(f"Type is {enum_name(D3D12_QUERY_TYPE, query_type)}; {heap._label} holds timestamps, "
                              "so it must be D3D12_QUERY_TYPE_TIMESTAMP.")
         wanted = COPY_QUEUE_TIMESTAMP_HEAP if self._type == COPY else TIMESTAMP_HEAP
@@ -373,9 +376,9 @@ class ID3D12GraphicsCommandList(DeviceChild):
 
 def create_command_list(device, node_mask, list_type, allocator, initial_state):
     m = "CreateCommandList"
-    if node_mask not in (0, 1):
+    if not is_one_of(node_mask, (0, 1)):
         raise invalid_arg(m, f"nodeMask is {node_mask!r}; the emulated adapter has one node, so it must be 0 or 1.")
-    if list_type not in LIST_TYPES:
+    if not is_one_of(list_type, LIST_TYPES):
         raise invalid_arg(m, f"type is {_type_name(list_type)}; it must be DIRECT, BUNDLE, COMPUTE or COPY.")
     if initial_state is not None:
         raise invalid_arg(m, "pInitialState must be None: the emulator has no pipeline state objects.")
@@ -387,11 +390,11 @@ def create_command_list(device, node_mask, list_type, allocator, initial_state):
 
 def create_command_list1(device, node_mask, list_type, flags):
     m = "CreateCommandList1"
-    if node_mask not in (0, 1):
+    if not is_one_of(node_mask, (0, 1)):
         raise invalid_arg(m, f"nodeMask is {node_mask!r}; the emulated adapter has one node, so it must be 0 or 1.")
-    if list_type not in LIST_TYPES:
+    if not is_one_of(list_type, LIST_TYPES):
         raise invalid_arg(m, f"type is {_type_name(list_type)}; it must be DIRECT, BUNDLE, COMPUTE or COPY.")
-    if flags != 0:
+    if not is_one_of(flags, (D3D12_COMMAND_LIST_FLAG_NONE,)):
         raise invalid_arg(m, f"flags is {flags!r}; it must be D3D12_COMMAND_LIST_FLAG_NONE.")
     return ID3D12GraphicsCommandList(device, int(list_type), node_mask)
 

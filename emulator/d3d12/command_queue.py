@@ -21,9 +21,12 @@ import collections
 import time
 
 from dmlemu.errors import HResultError
-from dmlemu.d3d12.base import DeviceChild, VoidMisuse, hresult_method, invalid_arg, void_method
+from dmlemu.com import VoidMisuse, hresult_method, void_method
+from dmlemu.d3d12.base import DeviceChild, invalid_arg
 from dmlemu.d3d12.command_list import ID3D12GraphicsCommandList
-from dmlemu.d3d12.enums import D3D12_COMMAND_LIST_TYPE, enum_name
+from dmlemu.com import enum_name, is_one_of
+from dmlemu.d3d12.enums import (D3D12_COMMAND_LIST_TYPE, D3D12_COMMAND_QUEUE_FLAG_DISABLE_GPU_TIMEOUT, D3D12_COMMAND_QUEUE_FLAG_NONE,
+                                 D3D12_COMMAND_QUEUE_PRIORITY)
 from dmlemu.d3d12.fence import ID3D12Fence, _check_value
 from dmlemu.d3d12.resource import _decay, _require_state
 from dmlemu.d3d12.structs import D3D12_COMMAND_QUEUE_DESC
@@ -81,7 +84,7 @@ class ID3D12CommandQueue(DeviceChild):
     @void_method
     def ExecuteCommandLists(self, ppCommandLists):
         """Submit closed command lists; they run in order, now (unless the queue waits on a fence)."""
-        if isinstance(ppCommandLists, ID3D12GraphicsCommandList) or ppCommandLists is None:
+        if not isinstance(ppCommandLists, (list, tuple)):
             raise VoidMisuse("ppCommandLists must be a sequence of command lists (the C count and array).")
         lists = tuple(ppCommandLists)
         for i, command_list in enumerate(lists):
@@ -168,13 +171,6 @@ class ID3D12CommandQueue(DeviceChild):
                         device._report_misuse(error.hresult, f"ExecuteCommandLists: {error.message} (in "
                                                              f"{command_list._label} on {self._label})")
                         return
-                    except Exception as error:
-                        # An emulator fault, not an argument: the wrappers' safety net must let it through.
-                        try:
-                            error._dmlemu_during_execution = True
-                        except AttributeError:  # pragma: no cover - exceptions without a __dict__
-                            pass
-                        raise
         finally:
             _decay(device._ecl_touched)
             device._ecl_touched = {}
@@ -185,14 +181,14 @@ def create_command_queue(device, desc):
     m = "CreateCommandQueue"
     if not isinstance(desc, D3D12_COMMAND_QUEUE_DESC):
         raise invalid_arg(m, f"pDesc is {desc!r}; it must be a D3D12_COMMAND_QUEUE_DESC.")
-    if desc.Type not in QUEUE_TYPES:
+    if not is_one_of(desc.Type, QUEUE_TYPES):
         raise invalid_arg(m, f"pDesc.Type is {enum_name(D3D12_COMMAND_LIST_TYPE, desc.Type)}; a queue is DIRECT, "
                              "COMPUTE or COPY.")
-    if desc.Priority not in (0, 100, 10000):
+    if not is_one_of(desc.Priority, D3D12_COMMAND_QUEUE_PRIORITY._c_names_):
         raise invalid_arg(m, f"pDesc.Priority is {desc.Priority!r}; it must be a D3D12_COMMAND_QUEUE_PRIORITY.")
-    if desc.Flags not in (0, 1):
+    if not is_one_of(desc.Flags, (D3D12_COMMAND_QUEUE_FLAG_NONE, D3D12_COMMAND_QUEUE_FLAG_DISABLE_GPU_TIMEOUT)):
         raise invalid_arg(m, f"pDesc.Flags is {desc.Flags!r}; it must be NONE or DISABLE_GPU_TIMEOUT.")
-    if desc.NodeMask not in (0, 1):
+    if not is_one_of(desc.NodeMask, (0, 1)):
         raise invalid_arg(m, f"pDesc.NodeMask is {desc.NodeMask!r}; the emulated adapter has one node, so it must "
                              "be 0 or 1.")
     queue = ID3D12CommandQueue(device, desc._copy())

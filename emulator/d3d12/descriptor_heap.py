@@ -20,11 +20,16 @@ from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE
 from dmlemu.errors import E_OUTOFMEMORY, HResultError
 from dmlemu.functional.device_memory import Allocation, OutOfDeviceMemory
 from dmlemu.d3d12.base import DeviceChild, invalid_arg
-from dmlemu.d3d12.enums import D3D12_DESCRIPTOR_HEAP_TYPE, enum_name
+from dmlemu.com import UINT32_MAX, enum_name, is_one_of
+from dmlemu.d3d12.enums import (D3D12_DESCRIPTOR_HEAP_FLAG_NONE, D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE,
+                                 D3D12_DESCRIPTOR_HEAP_TYPE, D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV,
+                                 D3D12_DESCRIPTOR_HEAP_TYPE_DSV, D3D12_DESCRIPTOR_HEAP_TYPE_RTV,
+                                 D3D12_DESCRIPTOR_HEAP_TYPE_SAMPLER)
 from dmlemu.d3d12.structs import D3D12_CPU_DESCRIPTOR_HANDLE, D3D12_DESCRIPTOR_HEAP_DESC, D3D12_GPU_DESCRIPTOR_HANDLE
 
-CBV_SRV_UAV, SAMPLER, RTV, DSV = 0, 1, 2, 3
-SHADER_VISIBLE = 0x1
+CBV_SRV_UAV, SAMPLER, RTV, DSV = (D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, D3D12_DESCRIPTOR_HEAP_TYPE_SAMPLER,
+                                  D3D12_DESCRIPTOR_HEAP_TYPE_RTV, D3D12_DESCRIPTOR_HEAP_TYPE_DSV)
+SHADER_VISIBLE = D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE
 # Bytes per descriptor of each heap type (the increment size). All 32 here: buffer descriptors are
 # 16 bytes, and a round 32 keeps handle arithmetic in tests easy to read.
 INCREMENT_SIZE = {CBV_SRV_UAV: DESCRIPTOR_SIZE, SAMPLER: 32, RTV: 32, DSV: 32}
@@ -118,14 +123,14 @@ def create_descriptor_heap(device, desc):
     m = "CreateDescriptorHeap"
     if not isinstance(desc, D3D12_DESCRIPTOR_HEAP_DESC):
         raise invalid_arg(m, f"pDescriptorHeapDesc is {desc!r}; it must be a D3D12_DESCRIPTOR_HEAP_DESC.")
-    if desc.Type not in INCREMENT_SIZE:
+    if not is_one_of(desc.Type, INCREMENT_SIZE):
         raise invalid_arg(m, f"pDescriptorHeapDesc.Type is {enum_name(D3D12_DESCRIPTOR_HEAP_TYPE, desc.Type)}; it "
                              "must be CBV_SRV_UAV, SAMPLER, RTV or DSV.")
     type_name = enum_name(D3D12_DESCRIPTOR_HEAP_TYPE, desc.Type)
     count = desc.NumDescriptors
-    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+    if not is_one_of(count, range(1, UINT32_MAX + 1)):
         raise invalid_arg(m, f"pDescriptorHeapDesc.NumDescriptors is {count!r}; a heap holds at least 1 descriptor.")
-    if desc.Flags not in (0, SHADER_VISIBLE):
+    if not is_one_of(desc.Flags, (D3D12_DESCRIPTOR_HEAP_FLAG_NONE, SHADER_VISIBLE)):
         raise invalid_arg(m, f"pDescriptorHeapDesc.Flags is {desc.Flags!r}; it must be D3D12_DESCRIPTOR_HEAP_FLAG_NONE "
                              "or SHADER_VISIBLE.")
     visible = bool(desc.Flags & SHADER_VISIBLE)
@@ -134,7 +139,7 @@ def create_descriptor_heap(device, desc):
     if visible and count > MAX_SHADER_VISIBLE[desc.Type]:
         raise invalid_arg(m, f"pDescriptorHeapDesc.NumDescriptors is {count}; a shader-visible {type_name} heap holds "
                              f"at most {MAX_SHADER_VISIBLE[desc.Type]}.")
-    if desc.NodeMask not in (0, 1):
+    if not is_one_of(desc.NodeMask, (0, 1)):
         raise invalid_arg(m, f"pDescriptorHeapDesc.NodeMask is {desc.NodeMask!r}; the emulated adapter has one node, "
                              "so it must be 0 or 1.")
     size = count * INCREMENT_SIZE[desc.Type]

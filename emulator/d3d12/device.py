@@ -17,16 +17,20 @@ import itertools
 import numbers
 import weakref
 
-from dmlemu.errors import DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, E_NOTIMPL, HResultError, S_OK
+from dmlemu.errors import DXGI_ERROR_INVALID_CALL, DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, E_NOTIMPL, HResultError, S_OK
 from dmlemu import dxgi
 from dmlemu.presets import AdapterPreset, DEFAULT_PRESET, PRESETS
 from dmlemu.d3d12 import debug
-from dmlemu.d3d12.base import hresult_method, invalid_arg, removed_error, void_method
+from dmlemu.com import COMObject, hresult_method, void_method
+from dmlemu.d3d12.base import invalid_arg, removed_error
 from dmlemu.d3d12.command_allocator import create_command_allocator
 from dmlemu.d3d12.command_list import create_command_list, create_command_list1
 from dmlemu.d3d12.command_queue import create_command_queue
 from dmlemu.d3d12.descriptor_heap import CPU_DESCRIPTOR_BASE, CPU_RANGE_ALIGNMENT, INCREMENT_SIZE, _ptr, create_descriptor_heap
-from dmlemu.d3d12.enums import D3D_FEATURE_LEVEL, D3D12_FEATURE, enum_name
+from dmlemu.com import enum_name, is_one_of
+from dmlemu.d3d12.enums import (D3D_FEATURE_LEVEL, D3D12_FEATURE, D3D12_FEATURE_ARCHITECTURE, D3D12_FEATURE_D3D12_OPTIONS1,
+                                 D3D12_FEATURE_D3D12_OPTIONS4, D3D12_FEATURE_FEATURE_LEVELS,
+                                 D3D12_FEATURE_GPU_VIRTUAL_ADDRESS_SUPPORT, D3D12_FEATURE_SHADER_MODEL)
 from dmlemu.d3d12.fence import ID3D12Fence, UINT64_MAX
 from dmlemu.d3d12.query_heap import create_query_heap
 from dmlemu.d3d12.resource import BUFFER_ALIGNMENT, _check_buffer_desc, create_committed_resource
@@ -45,7 +49,7 @@ _SHADER_MODELS = (0x51, 0x60, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68)
 _device_numbers = itertools.count(1)
 
 
-class ID3D12Device:
+class ID3D12Device(COMObject):
     """A D3D12 device (ID3D12Device .. ID3D12Device4 methods of the compute path)."""
 
     def __init__(self, adapter_index, preset, gpu):
@@ -68,7 +72,7 @@ class ID3D12Device:
     # ---- internal: shared by the children --------------------------------------------------------
     @property
     def _device(self):
-        return self  # lets the method wrappers of base.py serve the device too
+        return self  # lets the method wrappers of dmlemu.com serve the device too
 
     @property
     def _label(self):
@@ -94,8 +98,16 @@ class ID3D12Device:
             for _, event in events:
                 event.set()
 
+    def _is_removed(self):
+        return self._removed_reason is not None
+
+    def _report_failure(self, message):
+        """An HRESULT method failed: D3D12 reports it through the returned code only."""
+
     def _report_misuse(self, hresult, message):
-        """Misuse in a void method: remove the device; with the debug layer, also raise now."""
+        """Misuse in a void method: remove the device (hresult None: DXGI_ERROR_INVALID_CALL); with the debug
+        layer, also raise now."""
+        hresult = DXGI_ERROR_INVALID_CALL if hresult is None else hresult
         self._remove(hresult, message)
         if self._debug_layer:
             raise HResultError(hresult, message)
@@ -200,6 +212,9 @@ class ID3D12Device:
     @hresult_method
     def GetResourceAllocationInfo(self, visibleMask, pResourceDescs):
         """D3D12_RESOURCE_ALLOCATION_INFO for a sequence of buffer descs (64 KiB aligned sizes)."""
+        if not isinstance(pResourceDescs, (list, tuple)):
+            raise invalid_arg("GetResourceAllocationInfo", f"pResourceDescs is {pResourceDescs!r}; it must be a "
+                                                           "sequence of D3D12_RESOURCE_DESC (the C count and array).")
         total = 0
         for i, desc in enumerate(pResourceDescs):
             _check_buffer_desc(f"GetResourceAllocationInfo: pResourceDescs[{i}]", desc, 1)
@@ -271,11 +286,14 @@ class ID3D12Device:
         D3D12_OPTIONS1, D3D12_OPTIONS4 and GPU_VIRTUAL_ADDRESS_SUPPORT."""
         m = "CheckFeatureSupport"
         expected = {
-            2: D3D12_FEATURE_DATA_FEATURE_LEVELS, 1: D3D12_FEATURE_DATA_ARCHITECTURE,
-            7: D3D12_FEATURE_DATA_SHADER_MODEL, 8: D3D12_FEATURE_DATA_D3D12_OPTIONS1,
-            23: D3D12_FEATURE_DATA_D3D12_OPTIONS4, 6: D3D12_FEATURE_DATA_GPU_VIRTUAL_ADDRESS_SUPPORT}
-        if Feature not in expected:
-            if Feature in D3D12_FEATURE._c_names_:
+            D3D12_FEATURE_FEATURE_LEVELS: D3D12_FEATURE_DATA_FEATURE_LEVELS,
+            D3D12_FEATURE_ARCHITECTURE: D3D12_FEATURE_DATA_ARCHITECTURE,
+            D3D12_FEATURE_SHADER_MODEL: D3D12_FEATURE_DATA_SHADER_MODEL,
+            D3D12_FEATURE_D3D12_OPTIONS1: D3D12_FEATURE_DATA_D3D12_OPTIONS1,
+            D3D12_FEATURE_D3D12_OPTIONS4: D3D12_FEATURE_DATA_D3D12_OPTIONS4,
+            D3D12_FEATURE_GPU_VIRTUAL_ADDRESS_SUPPORT: D3D12_FEATURE_DATA_GPU_VIRTUAL_ADDRESS_SUPPORT}
+        if not is_one_of(Feature, expected):
+            if is_one_of(Feature, D3D12_FEATURE._c_names_):
                 raise HResultError(E_NOTIMPL, f"{m}: Feature {enum_name(D3D12_FEATURE, Feature)} is not emulated.")
             raise invalid_arg(m, f"Feature is {Feature!r}; it must be a D3D12_FEATURE.")
         data = pFeatureSupportData
@@ -283,7 +301,7 @@ class ID3D12Device:
             raise invalid_arg(m, f"pFeatureSupportData is {data!r}; {enum_name(D3D12_FEATURE, Feature)} fills a "
                                  f"{expected[Feature].__name__}.")
         p = self._preset
-        if Feature == 2:
+        if Feature == D3D12_FEATURE_FEATURE_LEVELS:
             levels = list(data.pFeatureLevelsRequested or ())
             if not levels or (data.NumFeatureLevels is not None and data.NumFeatureLevels != len(levels)):
                 raise invalid_arg(m, f"pFeatureLevelsRequested has {len(levels)} levels and NumFeatureLevels is "
@@ -291,22 +309,22 @@ class ID3D12Device:
             supported = [level for level in levels if level in D3D_FEATURE_LEVEL._c_names_
                          and level <= MAX_FEATURE_LEVEL]
             data.MaxSupportedFeatureLevel = max(supported) if supported else 0
-        elif Feature == 1:
+        elif Feature == D3D12_FEATURE_ARCHITECTURE:
             if data.NodeIndex != 0:
                 raise invalid_arg(m, f"NodeIndex is {data.NodeIndex!r}; the emulated adapter has one node (0).")
             data.TileBasedRenderer, data.UMA, data.CacheCoherentUMA = 0, 0, 0
-        elif Feature == 7:
+        elif Feature == D3D12_FEATURE_SHADER_MODEL:
             if data.HighestShaderModel not in _SHADER_MODELS:
                 raise invalid_arg(m, f"HighestShaderModel is {data.HighestShaderModel!r}; it must be a "
                                      "D3D_SHADER_MODEL the runtime knows.")
             data.HighestShaderModel = min(data.HighestShaderModel, HIGHEST_SHADER_MODEL)
-        elif Feature == 8:
+        elif Feature == D3D12_FEATURE_D3D12_OPTIONS1:
             data.WaveOps = 1
             data.WaveLaneCountMin = data.WaveLaneCountMax = self._gpu.wave_width
             data.TotalLaneCount = p.compute_units * p.simds_per_cu * self._gpu.wave_width
             data.ExpandedComputeResourceStates = 1
             data.Int64ShaderOps = int(p.supports_64bit)
-        elif Feature == 23:
+        elif Feature == D3D12_FEATURE_D3D12_OPTIONS4:
             data.MSAA64KBAlignedTextureSupported = 0
             data.SharedResourceCompatibilityTier = 0
             data.Native16BitShaderOpsSupported = int(p.native_fp16)

@@ -5,24 +5,9 @@ its full C name (`D3D12_HEAP_TYPE.D3D12_HEAP_TYPE_UPLOAD`) and is also a module-
 `from dmlemu.d3d12 import *` gives the names C code uses. Error sentences never print enum reprs
 (which differ between Python versions); they use `enum_name` and `state_name`, which print C names.
 """
-from enum import IntEnum, IntFlag
+from dmlemu.com import c_enum
 
 __all__ = []
-
-
-def _c_enum(type_name, prefix, members, flag=False):
-    """Define an IntEnum/IntFlag named like the C type; export it and each member's C name."""
-    base = IntFlag if flag else IntEnum
-    cls = base(type_name, [(prefix + name, value) for name, value in members], module=__name__)
-    globals()[type_name] = cls
-    __all__.append(type_name)
-    for name, value in members:
-        globals()[prefix + name] = cls(value)
-        __all__.append(prefix + name)
-    cls._c_names_ = {}
-    for name, value in members:  # the first name given to a value is its canonical C name
-        cls._c_names_.setdefault(value, prefix + name)
-    return cls
 
 
 def _constant(name, value):
@@ -30,58 +15,50 @@ def _constant(name, value):
     __all__.append(name)
 
 
-def enum_name(enum_type, value):
-    """The C name of `value` in `enum_type`, or the bare number when it names nothing."""
-    try:
-        return enum_type._c_names_[int(value)]
-    except (KeyError, TypeError, ValueError):
-        return repr(value) if not isinstance(value, int) else str(int(value))
-
-
 # ---- feature levels and shader models (d3dcommon.h) ------------------------------------------------
-_c_enum("D3D_FEATURE_LEVEL", "D3D_FEATURE_LEVEL_", [
+c_enum(globals(), "D3D_FEATURE_LEVEL", "D3D_FEATURE_LEVEL_", [
     ("1_0_GENERIC", 0x100), ("1_0_CORE", 0x1000), ("9_1", 0x9100), ("9_2", 0x9200), ("9_3", 0x9300),
     ("10_0", 0xA000), ("10_1", 0xA100), ("11_0", 0xB000), ("11_1", 0xB100), ("12_0", 0xC000),
     ("12_1", 0xC100), ("12_2", 0xC200)])
-_c_enum("D3D_SHADER_MODEL", "D3D_SHADER_MODEL_", [
+c_enum(globals(), "D3D_SHADER_MODEL", "D3D_SHADER_MODEL_", [
     ("NONE", 0), ("5_1", 0x51), ("6_0", 0x60), ("6_1", 0x61), ("6_2", 0x62), ("6_3", 0x63), ("6_4", 0x64),
     ("6_5", 0x65), ("6_6", 0x66), ("6_7", 0x67), ("6_8", 0x68)])
 
 # ---- queues, allocators, command lists, fences -----------------------------------------------------
-_c_enum("D3D12_COMMAND_LIST_TYPE", "D3D12_COMMAND_LIST_TYPE_", [
+c_enum(globals(), "D3D12_COMMAND_LIST_TYPE", "D3D12_COMMAND_LIST_TYPE_", [
     ("DIRECT", 0), ("BUNDLE", 1), ("COMPUTE", 2), ("COPY", 3), ("VIDEO_DECODE", 4), ("VIDEO_PROCESS", 5),
     ("VIDEO_ENCODE", 6), ("NONE", -1)])
-_c_enum("D3D12_COMMAND_QUEUE_FLAGS", "D3D12_COMMAND_QUEUE_FLAG_", [
+c_enum(globals(), "D3D12_COMMAND_QUEUE_FLAGS", "D3D12_COMMAND_QUEUE_FLAG_", [
     ("NONE", 0), ("DISABLE_GPU_TIMEOUT", 0x1)], flag=True)
-_c_enum("D3D12_COMMAND_QUEUE_PRIORITY", "D3D12_COMMAND_QUEUE_PRIORITY_", [
+c_enum(globals(), "D3D12_COMMAND_QUEUE_PRIORITY", "D3D12_COMMAND_QUEUE_PRIORITY_", [
     ("NORMAL", 0), ("HIGH", 100), ("GLOBAL_REALTIME", 10000)])
-_c_enum("D3D12_COMMAND_LIST_FLAGS", "D3D12_COMMAND_LIST_FLAG_", [("NONE", 0)], flag=True)
-_c_enum("D3D12_FENCE_FLAGS", "D3D12_FENCE_FLAG_", [
+c_enum(globals(), "D3D12_COMMAND_LIST_FLAGS", "D3D12_COMMAND_LIST_FLAG_", [("NONE", 0)], flag=True)
+c_enum(globals(), "D3D12_FENCE_FLAGS", "D3D12_FENCE_FLAG_", [
     ("NONE", 0), ("SHARED", 0x1), ("SHARED_CROSS_ADAPTER", 0x2), ("NON_MONITORED", 0x4)], flag=True)
 
 # ---- heaps and resources ----------------------------------------------------------------------------
-_c_enum("D3D12_HEAP_TYPE", "D3D12_HEAP_TYPE_", [
+c_enum(globals(), "D3D12_HEAP_TYPE", "D3D12_HEAP_TYPE_", [
     ("DEFAULT", 1), ("UPLOAD", 2), ("READBACK", 3), ("CUSTOM", 4), ("GPU_UPLOAD", 5)])
-_c_enum("D3D12_CPU_PAGE_PROPERTY", "D3D12_CPU_PAGE_PROPERTY_", [
+c_enum(globals(), "D3D12_CPU_PAGE_PROPERTY", "D3D12_CPU_PAGE_PROPERTY_", [
     ("UNKNOWN", 0), ("NOT_AVAILABLE", 1), ("WRITE_COMBINE", 2), ("WRITE_BACK", 3)])
-_c_enum("D3D12_MEMORY_POOL", "D3D12_MEMORY_POOL_", [("UNKNOWN", 0), ("L0", 1), ("L1", 2)])
-_c_enum("D3D12_HEAP_FLAGS", "D3D12_HEAP_FLAG_", [
+c_enum(globals(), "D3D12_MEMORY_POOL", "D3D12_MEMORY_POOL_", [("UNKNOWN", 0), ("L0", 1), ("L1", 2)])
+c_enum(globals(), "D3D12_HEAP_FLAGS", "D3D12_HEAP_FLAG_", [
     ("NONE", 0), ("SHARED", 0x1), ("DENY_BUFFERS", 0x4), ("ALLOW_DISPLAY", 0x8),
     ("SHARED_CROSS_ADAPTER", 0x20), ("DENY_RT_DS_TEXTURES", 0x40), ("DENY_NON_RT_DS_TEXTURES", 0x80),
     ("HARDWARE_PROTECTED", 0x100), ("ALLOW_WRITE_WATCH", 0x200), ("ALLOW_SHADER_ATOMICS", 0x400),
     ("CREATE_NOT_RESIDENT", 0x800), ("CREATE_NOT_ZEROED", 0x1000),
     ("ALLOW_ALL_BUFFERS_AND_TEXTURES", 0), ("ALLOW_ONLY_BUFFERS", 0xC0),
     ("ALLOW_ONLY_NON_RT_DS_TEXTURES", 0x44), ("ALLOW_ONLY_RT_DS_TEXTURES", 0x84)], flag=True)
-_c_enum("D3D12_RESOURCE_DIMENSION", "D3D12_RESOURCE_DIMENSION_", [
+c_enum(globals(), "D3D12_RESOURCE_DIMENSION", "D3D12_RESOURCE_DIMENSION_", [
     ("UNKNOWN", 0), ("BUFFER", 1), ("TEXTURE1D", 2), ("TEXTURE2D", 3), ("TEXTURE3D", 4)])
-_c_enum("D3D12_TEXTURE_LAYOUT", "D3D12_TEXTURE_LAYOUT_", [
+c_enum(globals(), "D3D12_TEXTURE_LAYOUT", "D3D12_TEXTURE_LAYOUT_", [
     ("UNKNOWN", 0), ("ROW_MAJOR", 1), ("64KB_UNDEFINED_SWIZZLE", 2), ("64KB_STANDARD_SWIZZLE", 3)])
-_c_enum("D3D12_RESOURCE_FLAGS", "D3D12_RESOURCE_FLAG_", [
+c_enum(globals(), "D3D12_RESOURCE_FLAGS", "D3D12_RESOURCE_FLAG_", [
     ("NONE", 0), ("ALLOW_RENDER_TARGET", 0x1), ("ALLOW_DEPTH_STENCIL", 0x2), ("ALLOW_UNORDERED_ACCESS", 0x4),
     ("DENY_SHADER_RESOURCE", 0x8), ("ALLOW_CROSS_ADAPTER", 0x10), ("ALLOW_SIMULTANEOUS_ACCESS", 0x20),
     ("VIDEO_DECODE_REFERENCE_ONLY", 0x40), ("VIDEO_ENCODE_REFERENCE_ONLY", 0x80),
     ("RAYTRACING_ACCELERATION_STRUCTURE", 0x100)], flag=True)
-_c_enum("D3D12_RESOURCE_STATES", "D3D12_RESOURCE_STATE_", [
+c_enum(globals(), "D3D12_RESOURCE_STATES", "D3D12_RESOURCE_STATE_", [
     ("COMMON", 0), ("VERTEX_AND_CONSTANT_BUFFER", 0x1), ("INDEX_BUFFER", 0x2), ("RENDER_TARGET", 0x4),
     ("UNORDERED_ACCESS", 0x8), ("DEPTH_WRITE", 0x10), ("DEPTH_READ", 0x20), ("NON_PIXEL_SHADER_RESOURCE", 0x40),
     ("PIXEL_SHADER_RESOURCE", 0x80), ("STREAM_OUT", 0x100), ("INDIRECT_ARGUMENT", 0x200), ("COPY_DEST", 0x400),
@@ -91,9 +68,9 @@ _c_enum("D3D12_RESOURCE_STATES", "D3D12_RESOURCE_STATE_", [
     ("VIDEO_DECODE_READ", 0x10000), ("VIDEO_DECODE_WRITE", 0x20000), ("VIDEO_PROCESS_READ", 0x40000),
     ("VIDEO_PROCESS_WRITE", 0x80000), ("VIDEO_ENCODE_READ", 0x200000), ("VIDEO_ENCODE_WRITE", 0x800000)],
     flag=True)
-_c_enum("D3D12_RESOURCE_BARRIER_TYPE", "D3D12_RESOURCE_BARRIER_TYPE_", [
+c_enum(globals(), "D3D12_RESOURCE_BARRIER_TYPE", "D3D12_RESOURCE_BARRIER_TYPE_", [
     ("TRANSITION", 0), ("ALIASING", 1), ("UAV", 2)])
-_c_enum("D3D12_RESOURCE_BARRIER_FLAGS", "D3D12_RESOURCE_BARRIER_FLAG_", [
+c_enum(globals(), "D3D12_RESOURCE_BARRIER_FLAGS", "D3D12_RESOURCE_BARRIER_FLAG_", [
     ("NONE", 0), ("BEGIN_ONLY", 0x1), ("END_ONLY", 0x2)], flag=True)
 _constant("D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES", 0xFFFFFFFF)
 _constant("D3D12_DEFAULT_RESOURCE_PLACEMENT_ALIGNMENT", 65536)
@@ -102,34 +79,34 @@ _constant("D3D12_UAV_COUNTER_PLACEMENT_ALIGNMENT", 4096)
 _constant("D3D12_RAW_UAV_SRV_BYTE_ALIGNMENT", 16)
 
 # ---- descriptors and views --------------------------------------------------------------------------
-_c_enum("D3D12_DESCRIPTOR_HEAP_TYPE", "D3D12_DESCRIPTOR_HEAP_TYPE_", [
+c_enum(globals(), "D3D12_DESCRIPTOR_HEAP_TYPE", "D3D12_DESCRIPTOR_HEAP_TYPE_", [
     ("CBV_SRV_UAV", 0), ("SAMPLER", 1), ("RTV", 2), ("DSV", 3), ("NUM_TYPES", 4)])
-_c_enum("D3D12_DESCRIPTOR_HEAP_FLAGS", "D3D12_DESCRIPTOR_HEAP_FLAG_", [
+c_enum(globals(), "D3D12_DESCRIPTOR_HEAP_FLAGS", "D3D12_DESCRIPTOR_HEAP_FLAG_", [
     ("NONE", 0), ("SHADER_VISIBLE", 0x1)], flag=True)
-_c_enum("D3D12_UAV_DIMENSION", "D3D12_UAV_DIMENSION_", [
+c_enum(globals(), "D3D12_UAV_DIMENSION", "D3D12_UAV_DIMENSION_", [
     ("UNKNOWN", 0), ("BUFFER", 1), ("TEXTURE1D", 2), ("TEXTURE1DARRAY", 3), ("TEXTURE2D", 4),
     ("TEXTURE2DARRAY", 5), ("TEXTURE2DMS", 6), ("TEXTURE2DMSARRAY", 7), ("TEXTURE3D", 8)])
-_c_enum("D3D12_SRV_DIMENSION", "D3D12_SRV_DIMENSION_", [
+c_enum(globals(), "D3D12_SRV_DIMENSION", "D3D12_SRV_DIMENSION_", [
     ("UNKNOWN", 0), ("BUFFER", 1), ("TEXTURE1D", 2), ("TEXTURE1DARRAY", 3), ("TEXTURE2D", 4),
     ("TEXTURE2DARRAY", 5), ("TEXTURE2DMS", 6), ("TEXTURE2DMSARRAY", 7), ("TEXTURE3D", 8), ("TEXTURECUBE", 9),
     ("TEXTURECUBEARRAY", 10), ("RAYTRACING_ACCELERATION_STRUCTURE", 11)])
-_c_enum("D3D12_BUFFER_UAV_FLAGS", "D3D12_BUFFER_UAV_FLAG_", [("NONE", 0), ("RAW", 0x1)], flag=True)
-_c_enum("D3D12_BUFFER_SRV_FLAGS", "D3D12_BUFFER_SRV_FLAG_", [("NONE", 0), ("RAW", 0x1)], flag=True)
+c_enum(globals(), "D3D12_BUFFER_UAV_FLAGS", "D3D12_BUFFER_UAV_FLAG_", [("NONE", 0), ("RAW", 0x1)], flag=True)
+c_enum(globals(), "D3D12_BUFFER_SRV_FLAGS", "D3D12_BUFFER_SRV_FLAG_", [("NONE", 0), ("RAW", 0x1)], flag=True)
 _constant("D3D12_DEFAULT_SHADER_4_COMPONENT_MAPPING", 0x1688)
 _constant("D3D12_MAX_SHADER_VISIBLE_DESCRIPTOR_HEAP_SIZE_TIER_1", 1000000)
 _constant("D3D12_MAX_SHADER_VISIBLE_SAMPLER_HEAP_SIZE", 2048)
 
 # ---- queries ----------------------------------------------------------------------------------------
-_c_enum("D3D12_QUERY_HEAP_TYPE", "D3D12_QUERY_HEAP_TYPE_", [
+c_enum(globals(), "D3D12_QUERY_HEAP_TYPE", "D3D12_QUERY_HEAP_TYPE_", [
     ("OCCLUSION", 0), ("TIMESTAMP", 1), ("PIPELINE_STATISTICS", 2), ("SO_STATISTICS", 3),
     ("VIDEO_DECODE_STATISTICS", 4), ("COPY_QUEUE_TIMESTAMP", 5), ("PIPELINE_STATISTICS1", 7)])
-_c_enum("D3D12_QUERY_TYPE", "D3D12_QUERY_TYPE_", [
+c_enum(globals(), "D3D12_QUERY_TYPE", "D3D12_QUERY_TYPE_", [
     ("OCCLUSION", 0), ("BINARY_OCCLUSION", 1), ("TIMESTAMP", 2), ("PIPELINE_STATISTICS", 3),
     ("SO_STATISTICS_STREAM0", 4), ("SO_STATISTICS_STREAM1", 5), ("SO_STATISTICS_STREAM2", 6),
     ("SO_STATISTICS_STREAM3", 7), ("VIDEO_DECODE_STATISTICS", 8), ("PIPELINE_STATISTICS1", 10)])
 
 # ---- feature support --------------------------------------------------------------------------------
-_c_enum("D3D12_FEATURE", "D3D12_FEATURE_", [
+c_enum(globals(), "D3D12_FEATURE", "D3D12_FEATURE_", [
     ("D3D12_OPTIONS", 0), ("ARCHITECTURE", 1), ("FEATURE_LEVELS", 2), ("FORMAT_SUPPORT", 3),
     ("MULTISAMPLE_QUALITY_LEVELS", 4), ("FORMAT_INFO", 5), ("GPU_VIRTUAL_ADDRESS_SUPPORT", 6),
     ("SHADER_MODEL", 7), ("D3D12_OPTIONS1", 8), ("PROTECTED_RESOURCE_SESSION_SUPPORT", 10),
@@ -138,14 +115,18 @@ _c_enum("D3D12_FEATURE", "D3D12_FEATURE_", [
     ("SERIALIZATION", 24), ("CROSS_NODE", 25), ("D3D12_OPTIONS5", 27)])
 
 # ---- resource-state classes (not C names; used by the state model in resource.py) ---------------------
-READ_ONLY_STATES = (0x1 | 0x2 | 0x20 | 0x40 | 0x80 | 0x200 | 0x800 | 0x2000 | 0x1000000
-                    | 0x10000 | 0x40000 | 0x200000)
-WRITE_STATES = (0x4, 0x8, 0x10, 0x100, 0x400, 0x1000, 0x20000, 0x80000, 0x800000, 0x400000)
-_STATE_NAMES = {
-    0: "D3D12_RESOURCE_STATE_COMMON", 0xAC3: "D3D12_RESOURCE_STATE_GENERIC_READ",
-    0xC0: "D3D12_RESOURCE_STATE_ALL_SHADER_RESOURCE"}
-for _value, _name in D3D12_RESOURCE_STATES._c_names_.items():  # noqa: F821 (defined by _c_enum)
-    _STATE_NAMES.setdefault(_value, _name)
+_S = D3D12_RESOURCE_STATES  # noqa: F821 (defined by c_enum)
+READ_ONLY_STATES = int(
+    _S.D3D12_RESOURCE_STATE_VERTEX_AND_CONSTANT_BUFFER | _S.D3D12_RESOURCE_STATE_INDEX_BUFFER
+    | _S.D3D12_RESOURCE_STATE_DEPTH_READ | _S.D3D12_RESOURCE_STATE_NON_PIXEL_SHADER_RESOURCE
+    | _S.D3D12_RESOURCE_STATE_PIXEL_SHADER_RESOURCE | _S.D3D12_RESOURCE_STATE_INDIRECT_ARGUMENT
+    | _S.D3D12_RESOURCE_STATE_COPY_SOURCE | _S.D3D12_RESOURCE_STATE_RESOLVE_SOURCE
+    | _S.D3D12_RESOURCE_STATE_SHADING_RATE_SOURCE | _S.D3D12_RESOURCE_STATE_VIDEO_DECODE_READ
+    | _S.D3D12_RESOURCE_STATE_VIDEO_PROCESS_READ | _S.D3D12_RESOURCE_STATE_VIDEO_ENCODE_READ)
+WRITE_STATES = tuple(int(_S["D3D12_RESOURCE_STATE_" + name]) for name in (
+    "RENDER_TARGET", "UNORDERED_ACCESS", "DEPTH_WRITE", "STREAM_OUT", "COPY_DEST", "RESOLVE_DEST",
+    "VIDEO_DECODE_WRITE", "VIDEO_PROCESS_WRITE", "VIDEO_ENCODE_WRITE", "RAYTRACING_ACCELERATION_STRUCTURE"))
+_STATE_NAMES = dict(_S._c_names_)
 
 
 def state_name(state):

@@ -15,7 +15,8 @@ with a `set()` method (a threading.Event, say); it is set when the value is reac
 is removed, GetCompletedValue returns UINT64_MAX, as in D3D12.
 """
 from dmlemu.errors import E_FAIL, E_INVALIDARG, HResultError
-from dmlemu.d3d12.base import DeviceChild, hresult_method
+from dmlemu.com import hresult_method
+from dmlemu.d3d12.base import DeviceChild
 
 UINT64_MAX = (1 << 64) - 1
 
@@ -56,15 +57,15 @@ class ID3D12Fence(DeviceChild):
     def SetEventOnCompletion(self, Value, hEvent):
         """Block until the fence reaches Value (hEvent None), or set hEvent when it does."""
         _check_value("SetEventOnCompletion", Value)
+        if hEvent is not None and not callable(getattr(hEvent, "set", None)):
+            raise HResultError(E_INVALIDARG, f"SetEventOnCompletion: hEvent is {hEvent!r}; it must be None or "
+                                             "an object with a set() method, such as a threading.Event.")
         if self._value >= Value:
             self._observe(self._value)
             if hEvent is not None:
                 hEvent.set()
             return
         if hEvent is not None:
-            if not callable(getattr(hEvent, "set", None)):
-                raise HResultError(E_INVALIDARG, f"SetEventOnCompletion: hEvent is {hEvent!r}; it must be None or "
-                                                 "an object with a set() method, such as a threading.Event.")
             self._events.append([Value, hEvent])
             return
         waiting = [q._label for q in self._device._queues if q._pending]

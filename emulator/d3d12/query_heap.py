@@ -10,7 +10,8 @@ import numpy as np
 
 from dmlemu.errors import E_NOTIMPL, HResultError
 from dmlemu.d3d12.base import DeviceChild, invalid_arg
-from dmlemu.d3d12.enums import D3D12_QUERY_HEAP_TYPE, enum_name
+from dmlemu.com import enum_name, is_one_of
+from dmlemu.d3d12.enums import D3D12_QUERY_HEAP_TYPE
 from dmlemu.d3d12.structs import D3D12_QUERY_HEAP_DESC
 
 TIMESTAMP_HEAP, COPY_QUEUE_TIMESTAMP_HEAP = 1, 5
@@ -34,8 +35,8 @@ def create_query_heap(device, desc):
     m = "CreateQueryHeap"
     if not isinstance(desc, D3D12_QUERY_HEAP_DESC):
         raise invalid_arg(m, f"pDesc is {desc!r}; it must be a D3D12_QUERY_HEAP_DESC.")
-    if desc.Type not in (TIMESTAMP_HEAP, COPY_QUEUE_TIMESTAMP_HEAP):
-        if desc.Type in D3D12_QUERY_HEAP_TYPE._c_names_:
+    if not is_one_of(desc.Type, (TIMESTAMP_HEAP, COPY_QUEUE_TIMESTAMP_HEAP)):
+        if is_one_of(desc.Type, D3D12_QUERY_HEAP_TYPE._c_names_):
             raise HResultError(E_NOTIMPL, f"{m}: pDesc.Type is {enum_name(D3D12_QUERY_HEAP_TYPE, desc.Type)}; "
                                           "the emulator has only TIMESTAMP and COPY_QUEUE_TIMESTAMP query heaps.")
         raise invalid_arg(m, f"pDesc.Type is {desc.Type!r}; it must be a D3D12_QUERY_HEAP_TYPE.")

@@ -30,8 +30,10 @@ import weakref
 
 from dmlemu.errors import DXGI_ERROR_INVALID_CALL, E_NOTIMPL, E_OUTOFMEMORY, HResultError
 from dmlemu.functional.device_memory import OutOfDeviceMemory
-from dmlemu.d3d12.base import DeviceChild, hresult_method, invalid_arg, void_method, VoidMisuse
-from dmlemu.d3d12.enums import (D3D12_HEAP_TYPE, D3D12_RESOURCE_DIMENSION, enum_name, is_read_only_state, is_valid_state,
+from dmlemu.com import VoidMisuse, hresult_method, void_method
+from dmlemu.d3d12.base import DeviceChild, invalid_arg
+from dmlemu.com import enum_name, is_one_of
+from dmlemu.d3d12.enums import (D3D12_HEAP_TYPE, D3D12_RESOURCE_DIMENSION, is_read_only_state, is_valid_state,
                     state_name)
 from dmlemu.d3d12.structs import D3D12_HEAP_PROPERTIES, D3D12_RANGE, D3D12_RESOURCE_DESC
 
@@ -86,7 +88,7 @@ class ID3D12Resource(DeviceChild):
             where = enum_name(D3D12_HEAP_TYPE, self._heap_type)
             raise invalid_arg("Map", f"{self._label} is on a {where} heap, which the CPU cannot map; "
                                      "copy it through an UPLOAD or READBACK buffer.")
-        if Subresource != 0:
+        if not is_one_of(Subresource, (0,)):
             raise invalid_arg("Map", f"Subresource is {Subresource!r}; a buffer has only subresource 0.")
         problem = self._range_problem("pReadRange", pReadRange)
         if problem:
@@ -97,7 +99,7 @@ class ID3D12Resource(DeviceChild):
     @void_method
     def Unmap(self, Subresource, pWrittenRange):
         """Ends one Map (Map calls nest). Unmapping an unmapped buffer is reported, not fatal."""
-        if Subresource != 0:
+        if not is_one_of(Subresource, (0,)):
             raise VoidMisuse(f"Subresource is {Subresource!r}; a buffer has only subresource 0.")
         if self._map_count == 0:
             self._device._report_warning(

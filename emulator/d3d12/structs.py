@@ -7,7 +7,8 @@ as D3D12 does (the d3dx12 helpers fill the usual values). A C union (D3D12_RESOU
 Transition / Aliasing / UAV, a view desc's Buffer) has one field per member; the Type field says
 which is read. A (count, pointer) pair becomes one sequence.
 """
-from dmlemu.dxgi import DXGI_SAMPLE_DESC, define_struct
+from dmlemu.com import define_struct
+from dmlemu.dxgi import DXGI_SAMPLE_DESC
 
 __all__ = []
 

@@ -10,14 +10,15 @@ D3D12's null views do. Misuse raises VoidMisuse, which removes the device (see b
 """
 from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE, write_buffer_descriptor
 from dmlemu.dxgi import FORMAT_BYTES, DXGI_FORMAT
-from dmlemu.d3d12.base import VoidMisuse
-from dmlemu.d3d12.descriptor_heap import CBV_SRV_UAV, _ptr
-from dmlemu.d3d12.enums import D3D12_DESCRIPTOR_HEAP_TYPE, enum_name
+from dmlemu.com import VoidMisuse
+from dmlemu.com import enum_name, is_integer, is_one_of
+from dmlemu.d3d12.descriptor_heap import CBV_SRV_UAV, INCREMENT_SIZE, _ptr
+from dmlemu.d3d12.enums import D3D12_DESCRIPTOR_HEAP_TYPE, D3D12_UAV_DIMENSION_BUFFER
 from dmlemu.d3d12.resource import ID3D12Resource
 from dmlemu.d3d12.structs import (D3D12_CONSTANT_BUFFER_VIEW_DESC, D3D12_SHADER_RESOURCE_VIEW_DESC,
                       D3D12_UNORDERED_ACCESS_VIEW_DESC)
 
-BUFFER_DIMENSION = 1  # D3D12_UAV_DIMENSION_BUFFER == D3D12_SRV_DIMENSION_BUFFER
+BUFFER_DIMENSION = D3D12_UAV_DIMENSION_BUFFER  # == D3D12_SRV_DIMENSION_BUFFER
 RAW_FLAG = 0x1
 FORMAT_R32_TYPELESS = 39
 RAW_ALIGNMENT = 16  # D3D12_RAW_UAV_SRV_BYTE_ALIGNMENT
@@ -90,7 +91,7 @@ def create_unordered_access_view(device, resource, counter, desc, dest):
     _check_resource(device, resource, "pResource")
     if counter is not None:
         raise VoidMisuse("pCounterResource must be None: the emulator has no UAV counters.")
-    if not isinstance(desc, D3D12_UNORDERED_ACCESS_VIEW_DESC) or desc.ViewDimension != BUFFER_DIMENSION:
+    if not isinstance(desc, D3D12_UNORDERED_ACCESS_VIEW_DESC) or not is_one_of(desc.ViewDimension, (BUFFER_DIMENSION,)):
         raise VoidMisuse(f"pDesc is {desc!r}; a buffer's unordered-access view needs a "
                          "D3D12_UNORDERED_ACCESS_VIEW_DESC with ViewDimension D3D12_UAV_DIMENSION_BUFFER.")
     if not resource._flags & 0x4:
@@ -110,7 +111,7 @@ def create_shader_resource_view(device, resource, desc, dest):
         data[offset:offset + DESCRIPTOR_SIZE] = 0
         return
     _check_resource(device, resource, "pResource")
-    if not isinstance(desc, D3D12_SHADER_RESOURCE_VIEW_DESC) or desc.ViewDimension != BUFFER_DIMENSION:
+    if not isinstance(desc, D3D12_SHADER_RESOURCE_VIEW_DESC) or not is_one_of(desc.ViewDimension, (BUFFER_DIMENSION,)):
         raise VoidMisuse(f"pDesc is {desc!r}; a buffer's shader-resource view needs a "
                          "D3D12_SHADER_RESOURCE_VIEW_DESC with ViewDimension D3D12_SRV_DIMENSION_BUFFER.")
     if resource._flags & 0x8:
@@ -129,6 +130,8 @@ def create_constant_buffer_view(device, desc, dest):
     if not isinstance(desc, D3D12_CONSTANT_BUFFER_VIEW_DESC):
         raise VoidMisuse(f"pDesc is {desc!r}; it must be a D3D12_CONSTANT_BUFFER_VIEW_DESC or None.")
     va, size = desc.BufferLocation, desc.SizeInBytes
+    if not (is_integer(va) and is_integer(size)):
+        raise VoidMisuse(f"pDesc has BufferLocation {va!r} and SizeInBytes {size!r}; both must be integers.")
     if va % CBV_ALIGNMENT or size % CBV_ALIGNMENT or not 0 < size <= CBV_MAX_BYTES:
         raise VoidMisuse(f"pDesc has BufferLocation 0x{va:X} and SizeInBytes {size}; both must be multiples of "
                          f"{CBV_ALIGNMENT}, and SizeInBytes 256 to {CBV_MAX_BYTES}.")
@@ -140,7 +143,7 @@ def create_constant_buffer_view(device, desc, dest):
 
 
 def copy_descriptors_simple(device, count, dest, src, heap_type):
-    if heap_type not in (0, 1, 2, 3):
+    if not is_one_of(heap_type, INCREMENT_SIZE):
         raise VoidMisuse(f"DescriptorHeapsType is {heap_type!r}; it must be a D3D12_DESCRIPTOR_HEAP_TYPE.")
     if not isinstance(count, int) or count < 0:
         raise VoidMisuse(f"NumDescriptors is {count!r}; it must be a count from 0.")

@@ -17,15 +17,17 @@ buffer and holds TotalTensorSizeInBytes; outputs' writable ranges do not overlap
 from dataclasses import dataclass
 
 from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE, write_buffer_descriptor
-from dmlemu.errors import HResultError
+from dmlemu.errors import HResultError, describe
 from dmlemu.directml import _d3d12, enums
 from dmlemu.directml.enums import (
     DML_BINDING_TYPE, DML_BINDING_TYPE_BUFFER, DML_BINDING_TYPE_BUFFER_ARRAY, DML_BINDING_TYPE_NONE,
     DML_PERSISTENT_BUFFER_ALIGNMENT, DML_TEMPORARY_BUFFER_ALIGNMENT,
 )
-from dmlemu.directml.objects import IDMLDeviceChild, IDMLDispatchable, Misuse, hresult_method, void_method
+from dmlemu.com import (
+    UINT32_MAX, UINT64_MAX, VoidMisuse, check_enum, check_sequence, check_uint, hresult_method, invalid, void_method,
+)
+from dmlemu.directml.objects import IDMLDeviceChild, IDMLDispatchable
 from dmlemu.directml.structs import DML_BINDING_DESC, DML_BINDING_TABLE_DESC, DML_BUFFER_ARRAY_BINDING, DML_BUFFER_BINDING
-from dmlemu.directml.validation import UINT32_MAX, UINT64_MAX, check_enum, check_sequence, check_uint, describe, invalid
 
 D3D12_HEAP_TYPE_NAMES = {1: "D3D12_HEAP_TYPE_DEFAULT", 2: "D3D12_HEAP_TYPE_UPLOAD", 3: "D3D12_HEAP_TYPE_READBACK",
                          4: "D3D12_HEAP_TYPE_CUSTOM"}
@@ -67,7 +69,7 @@ class IDMLBindingTable(IDMLDeviceChild):
         self._reset(desc)
 
     def _reset(self, desc):
-        device = self._dml_device
+        device = self._device
         if desc is None:
             self._dispatchable, self._heap, self._first_index, self._size = None, None, 0, 0
             self._clear_bindings()
@@ -87,7 +89,7 @@ class IDMLBindingTable(IDMLDeviceChild):
         self._clear_bindings()
 
     def _check_handles(self, desc, size):
-        d3d12_device = self._dml_device._d3d12_device
+        d3d12_device = self._device._d3d12_device
         cpu = _d3d12.handle_ptr(desc.CPUDescriptorHandle)
         gpu = _d3d12.handle_ptr(desc.GPUDescriptorHandle)
         if cpu is None:
@@ -123,7 +125,7 @@ class IDMLBindingTable(IDMLDeviceChild):
     # ---- Bind* ------------------------------------------------------------------------------------
     def _require_dispatchable(self):
         if self._dispatchable is None:
-            raise Misuse("the binding table has no dispatchable; create or Reset it with a DML_BINDING_TABLE_DESC first.")
+            raise VoidMisuse("the binding table has no dispatchable; create or Reset it with a DML_BINDING_TABLE_DESC first.")
         return self._dispatchable
 
     @void_method
@@ -175,7 +177,7 @@ class IDMLBindingTable(IDMLDeviceChild):
         try:
             return check_sequence(bindings, method + " bindings", "a sequence of DML_BINDING_DESC")
         except HResultError as error:
-            raise Misuse(error.message) from None
+            raise VoidMisuse(error.message) from None
 
     def _bind_tensors(self, compiled, bindings, method, tensors):
         """A compiled operator's inputs or outputs: one binding per tensor, or none at all (unbind)."""
@@ -185,7 +187,7 @@ class IDMLBindingTable(IDMLDeviceChild):
         if len(bindings) != len(tensors):
             names = ", ".join(t.field for t in tensors)
             kind = "input" if method == "BindInputs" else "output"
-            raise Misuse(f"{method} got {len(bindings)} bindings; {op} has {len(tensors)} {kind}"
+            raise VoidMisuse(f"{method} got {len(bindings)} bindings; {op} has {len(tensors)} {kind}"
                          f"{'s' if len(tensors) != 1 else ''} ({names}), and the count must match exactly.")
         bound = []
         for i, (binding, tensor) in enumerate(zip(bindings, tensors)):
@@ -199,15 +201,15 @@ class IDMLBindingTable(IDMLDeviceChild):
         binding_type = self._binding_type(binding, where)
         if binding_type == DML_BINDING_TYPE_NONE:
             if not optional:
-                raise Misuse(f"{where} is DML_BINDING_TYPE_NONE; {tensor.field} is not optional.")
+                raise VoidMisuse(f"{where} is DML_BINDING_TYPE_NONE; {tensor.field} is not optional.")
             return None
         if binding_type != DML_BINDING_TYPE_BUFFER:
-            raise Misuse(f"{where} is {binding_type.name}; a compiled operator's tensor takes DML_BINDING_TYPE_BUFFER.")
+            raise VoidMisuse(f"{where} is {binding_type.name}; a compiled operator's tensor takes DML_BINDING_TYPE_BUFFER.")
         buffer_binding = binding.Desc
         if not isinstance(buffer_binding, DML_BUFFER_BINDING):
-            raise Misuse(f"{where}.Desc is {describe(buffer_binding)}; DML_BINDING_TYPE_BUFFER needs a DML_BUFFER_BINDING.")
+            raise VoidMisuse(f"{where}.Desc is {describe(buffer_binding)}; DML_BINDING_TYPE_BUFFER needs a DML_BUFFER_BINDING.")
         if buffer_binding.Buffer is None and not optional:
-            raise Misuse(f"{where}.Buffer is None; {tensor.field} is not optional.")
+            raise VoidMisuse(f"{where}.Buffer is None; {tensor.field} is not optional.")
         if buffer_binding.Buffer is None:
             return None
         return self._check_buffer(buffer_binding, where, tensor.binding_alignment,
@@ -218,45 +220,45 @@ class IDMLBindingTable(IDMLDeviceChild):
     @staticmethod
     def _binding_type(binding, where):
         if not isinstance(binding, DML_BINDING_DESC):
-            raise Misuse(f"{where} is {describe(binding)}; it must be a DML_BINDING_DESC.")
+            raise VoidMisuse(f"{where} is {describe(binding)}; it must be a DML_BINDING_DESC.")
         try:
             return check_enum(binding.Type, DML_BINDING_TYPE, f"{where}.Type")
         except HResultError as error:
-            raise Misuse(error.message) from None
+            raise VoidMisuse(error.message) from None
 
     def _check_buffer(self, buffer_binding, where, alignment, alignment_text, required, required_text):
         """A DML_BUFFER_BINDING with a buffer: resource, heap, flags, alignment, range and size."""
         resource = buffer_binding.Buffer
-        d3d12_device = self._dml_device._d3d12_device
+        d3d12_device = self._device._d3d12_device
         if not _d3d12.is_resource(resource):
-            raise Misuse(f"{where}.Buffer is {describe(resource)}; it must be an ID3D12Resource or None.")
+            raise VoidMisuse(f"{where}.Buffer is {describe(resource)}; it must be an ID3D12Resource or None.")
         if _d3d12.owner_device(resource) is not d3d12_device:
-            raise Misuse(f"{where}.Buffer {_d3d12.label(resource)} belongs to another D3D12 device.")
+            raise VoidMisuse(f"{where}.Buffer {_d3d12.label(resource)} belongs to another D3D12 device.")
         if not _d3d12.resource_is_buffer(resource):
-            raise Misuse(f"{where}.Buffer {_d3d12.label(resource)} is not a D3D12_RESOURCE_DIMENSION_BUFFER resource.")
+            raise VoidMisuse(f"{where}.Buffer {_d3d12.label(resource)} is not a D3D12_RESOURCE_DIMENSION_BUFFER resource.")
         heap_type = _d3d12.resource_heap_type(resource)
         if heap_type != _d3d12.D3D12_HEAP_TYPE_DEFAULT:
-            raise Misuse(f"{where}.Buffer {_d3d12.label(resource)} is in a "
+            raise VoidMisuse(f"{where}.Buffer {_d3d12.label(resource)} is in a "
                          f"{D3D12_HEAP_TYPE_NAMES.get(heap_type, str(heap_type))} heap; DirectML requires all bound "
                          f"buffers to be D3D12_HEAP_TYPE_DEFAULT.")
         if not _d3d12.resource_allows_uav(resource):
-            raise Misuse(f"{where}.Buffer {_d3d12.label(resource)} was created without "
+            raise VoidMisuse(f"{where}.Buffer {_d3d12.label(resource)} was created without "
                          f"D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS; DirectML binds buffers as unordered-access views.")
         try:
             offset = check_uint(buffer_binding.Offset, f"{where}.Offset", max_value=UINT64_MAX)
             size = check_uint(buffer_binding.SizeInBytes, f"{where}.SizeInBytes", max_value=UINT64_MAX)
         except HResultError as error:
-            raise Misuse(error.message) from None
+            raise VoidMisuse(error.message) from None
         if offset % alignment:
-            raise Misuse(f"{where}.Offset is {offset}; it must be {alignment_text}.")
+            raise VoidMisuse(f"{where}.Offset is {offset}; it must be {alignment_text}.")
         width = _d3d12.resource_width(resource)
         if offset + size > width:
-            raise Misuse(f"{where} covers bytes {offset} to {offset + size} (Offset + SizeInBytes); the buffer "
+            raise VoidMisuse(f"{where} covers bytes {offset} to {offset + size} (Offset + SizeInBytes); the buffer "
                          f"{_d3d12.label(resource)} has only {width} bytes.")
         if size < required:
-            raise Misuse(f"{where}.SizeInBytes is {size}; {required_text} is {required} and the bound range must hold it.")
+            raise VoidMisuse(f"{where}.SizeInBytes is {size}; {required_text} is {required} and the bound range must hold it.")
         if size > UINT32_MAX:
-            raise Misuse(f"{where}.SizeInBytes is {size}; a buffer descriptor holds at most {UINT32_MAX} bytes (dmlemu).")
+            raise VoidMisuse(f"{where}.SizeInBytes is {size}; a buffer descriptor holds at most {UINT32_MAX} bytes (dmlemu).")
         return BoundBuffer(resource, offset, size)
 
     def _check_outputs_disjoint(self, compiled, outputs):
@@ -268,7 +270,7 @@ class IDMLBindingTable(IDMLDeviceChild):
                     continue
                 a_end, b_end = a.offset + tensors[i].total_bytes, b.offset + tensors[j].total_bytes
                 if a.offset < b_end and b.offset < a_end:
-                    raise Misuse(f"BindOutputs[{i}] ({tensors[i].field}) writes bytes {a.offset} to {a_end} of "
+                    raise VoidMisuse(f"BindOutputs[{i}] ({tensors[i].field}) writes bytes {a.offset} to {a_end} of "
                                  f"{_d3d12.label(a.resource)}, overlapping BindOutputs[{j}] ({tensors[j].field}) at "
                                  f"{b.offset} to {b_end}; outputs' writable ranges must not overlap.")
 
@@ -280,9 +282,9 @@ class IDMLBindingTable(IDMLDeviceChild):
         if binding_type == DML_BINDING_TYPE_NONE:
             return None
         if binding_type != DML_BINDING_TYPE_BUFFER:
-            raise Misuse(f"{method} binding is {binding_type.name}; it must be DML_BINDING_TYPE_BUFFER or NONE.")
+            raise VoidMisuse(f"{method} binding is {binding_type.name}; it must be DML_BINDING_TYPE_BUFFER or NONE.")
         if not isinstance(binding.Desc, DML_BUFFER_BINDING):
-            raise Misuse(f"{method} binding.Desc is {describe(binding.Desc)}; DML_BINDING_TYPE_BUFFER needs a DML_BUFFER_BINDING.")
+            raise VoidMisuse(f"{method} binding.Desc is {describe(binding.Desc)}; DML_BINDING_TYPE_BUFFER needs a DML_BUFFER_BINDING.")
         if binding.Desc.Buffer is None:
             return None
         return self._check_buffer(binding.Desc, method, alignment, f"a multiple of {alignment} ({alignment_name})",
@@ -294,7 +296,7 @@ class IDMLBindingTable(IDMLDeviceChild):
             return None
         operators = initializer._operators
         if len(bindings) != len(operators):
-            raise Misuse(f"BindInputs got {len(bindings)} bindings; the initializer has {len(operators)} operators "
+            raise VoidMisuse(f"BindInputs got {len(bindings)} bindings; the initializer has {len(operators)} operators "
                          f"and takes one DML_BINDING_TYPE_BUFFER_ARRAY per operator (or no bindings).")
         for i, (binding, compiled) in enumerate(zip(bindings, operators)):
             where = f"BindInputs[{i}]"
@@ -302,24 +304,24 @@ class IDMLBindingTable(IDMLDeviceChild):
             if binding_type == DML_BINDING_TYPE_NONE:
                 continue
             if binding_type != DML_BINDING_TYPE_BUFFER_ARRAY:
-                raise Misuse(f"{where} is {binding_type.name}; an initializer's inputs are DML_BINDING_TYPE_BUFFER_ARRAY.")
+                raise VoidMisuse(f"{where} is {binding_type.name}; an initializer's inputs are DML_BINDING_TYPE_BUFFER_ARRAY.")
             array = binding.Desc
             if not isinstance(array, DML_BUFFER_ARRAY_BINDING):
-                raise Misuse(f"{where}.Desc is {describe(array)}; DML_BINDING_TYPE_BUFFER_ARRAY needs a DML_BUFFER_ARRAY_BINDING.")
+                raise VoidMisuse(f"{where}.Desc is {describe(array)}; DML_BINDING_TYPE_BUFFER_ARRAY needs a DML_BUFFER_ARRAY_BINDING.")
             entries = self._sequence(array.Bindings, f"{where}.Bindings")
             count = array.explicit_count("BindingCount")
             if count is not None and count != len(entries):
-                raise Misuse(f"{where}.BindingCount is {count!r} but {where}.Bindings has {len(entries)} elements; "
+                raise VoidMisuse(f"{where}.BindingCount is {count!r} but {where}.Bindings has {len(entries)} elements; "
                              f"they must agree.")
             inputs = compiled._info.inputs
             if entries and len(entries) != len(inputs):
-                raise Misuse(f"{where}.Bindings has {len(entries)} elements; {compiled._schema.c_name} has "
+                raise VoidMisuse(f"{where}.Bindings has {len(entries)} elements; {compiled._schema.c_name} has "
                              f"{len(inputs)} inputs.")
             for j, (entry, tensor) in enumerate(zip(entries, inputs)):
                 if not isinstance(entry, DML_BUFFER_BINDING):
-                    raise Misuse(f"{where}.Bindings[{j}] is {describe(entry)}; it must be a DML_BUFFER_BINDING.")
+                    raise VoidMisuse(f"{where}.Bindings[{j}] is {describe(entry)}; it must be a DML_BUFFER_BINDING.")
                 if entry.Buffer is not None:
-                    raise Misuse(f"{where}.Bindings[{j}] ({tensor.field}) has a Buffer, but {tensor.field} is not "
+                    raise VoidMisuse(f"{where}.Bindings[{j}] ({tensor.field}) has a Buffer, but {tensor.field} is not "
                                  f"DML_TENSOR_FLAG_OWNED_BY_DML; only DML-owned tensors are bound at initialization.")
         return list(bindings)
 
@@ -329,7 +331,7 @@ class IDMLBindingTable(IDMLDeviceChild):
             return None
         operators = initializer._operators
         if len(bindings) != len(operators):
-            raise Misuse(f"BindOutputs got {len(bindings)} bindings; the initializer has {len(operators)} operators "
+            raise VoidMisuse(f"BindOutputs got {len(bindings)} bindings; the initializer has {len(operators)} operators "
                          f"and takes one persistent-resource binding per operator (or no bindings).")
         bound = []
         for i, (binding, compiled) in enumerate(zip(bindings, operators)):

@@ -19,8 +19,9 @@ same aliasing and hazard checks there (a misuse removes the DML device and skips
 from dmlemu.directml import _d3d12, enums
 from dmlemu.directml.compiled_operator import IDMLCompiledOperator
 from dmlemu.directml.binding_table import IDMLBindingTable, write_descriptors
-from dmlemu.directml.objects import IDMLDeviceChild, IDMLDispatchable, Misuse, void_method
-from dmlemu.directml.validation import describe
+from dmlemu.com import VoidMisuse, void_method
+from dmlemu.errors import describe
+from dmlemu.directml.objects import IDMLDeviceChild, IDMLDispatchable
 
 
 class IDMLCommandRecorder(IDMLDeviceChild):
@@ -28,30 +29,30 @@ class IDMLCommandRecorder(IDMLDeviceChild):
 
     @void_method
     def RecordDispatch(self, commandList, dispatchable, bindings):
-        device = self._dml_device
+        device = self._device
         self._check_command_list(commandList)
         if not isinstance(dispatchable, IDMLDispatchable):
-            raise Misuse(f"dispatchable is {describe(dispatchable)}; it must be an IDMLCompiledOperator or "
+            raise VoidMisuse(f"dispatchable is {describe(dispatchable)}; it must be an IDMLCompiledOperator or "
                          f"IDMLOperatorInitializer.")
-        if dispatchable._dml_device is not device:
-            raise Misuse("dispatchable was created by another DirectML device.")
+        if dispatchable._device is not device:
+            raise VoidMisuse("dispatchable was created by another DirectML device.")
         if not dispatchable._resident:
-            raise Misuse(f"{dispatchable!r} is evicted; call MakeResident before recording it.")
+            raise VoidMisuse(f"{dispatchable!r} is evicted; call MakeResident before recording it.")
         if not isinstance(bindings, IDMLBindingTable):
-            raise Misuse(f"bindings is {describe(bindings)}; it must be an IDMLBindingTable.")
-        if bindings._dml_device is not device:
-            raise Misuse("bindings was created by another DirectML device.")
+            raise VoidMisuse(f"bindings is {describe(bindings)}; it must be an IDMLBindingTable.")
+        if bindings._device is not device:
+            raise VoidMisuse("bindings was created by another DirectML device.")
         if bindings._dispatchable is not dispatchable:
-            raise Misuse(f"the binding table was created (or Reset) for {bindings._dispatchable!r}, not for "
+            raise VoidMisuse(f"the binding table was created (or Reset) for {bindings._dispatchable!r}, not for "
                          f"{dispatchable!r}.")
         properties = dispatchable.GetBindingProperties()
         if properties.RequiredDescriptorCount:
             self._check_heap_set(commandList, bindings)
         if properties.TemporaryResourceSize and bindings._temporary is None:
-            raise Misuse(f"{dispatchable!r} needs a temporary resource of {properties.TemporaryResourceSize} bytes; "
+            raise VoidMisuse(f"{dispatchable!r} needs a temporary resource of {properties.TemporaryResourceSize} bytes; "
                          f"none is bound (BindTemporaryResource).")
         if properties.PersistentResourceSize and bindings._persistent is None:
-            raise Misuse(f"{dispatchable!r} needs a persistent resource of {properties.PersistentResourceSize} bytes; "
+            raise VoidMisuse(f"{dispatchable!r} needs a persistent resource of {properties.PersistentResourceSize} bytes; "
                          f"none is bound (BindPersistentResource).")
         if isinstance(dispatchable, IDMLCompiledOperator):
             command = self._record_compiled(dispatchable, bindings)
@@ -62,25 +63,25 @@ class IDMLCommandRecorder(IDMLDeviceChild):
     # ---- checks -----------------------------------------------------------------------------------
     def _check_command_list(self, command_list):
         if not _d3d12.is_command_list(command_list):
-            raise Misuse(f"commandList is {describe(command_list)}; it must be an ID3D12GraphicsCommandList.")
-        if _d3d12.owner_device(command_list) is not self._dml_device._d3d12_device:
-            raise Misuse("commandList belongs to another D3D12 device than the DirectML device's.")
+            raise VoidMisuse(f"commandList is {describe(command_list)}; it must be an ID3D12GraphicsCommandList.")
+        if _d3d12.owner_device(command_list) is not self._device._d3d12_device:
+            raise VoidMisuse("commandList belongs to another D3D12 device than the DirectML device's.")
         list_type = _d3d12.command_list_type(command_list)
         if list_type not in (_d3d12.D3D12_COMMAND_LIST_TYPE_DIRECT, _d3d12.D3D12_COMMAND_LIST_TYPE_COMPUTE):
-            raise Misuse(f"commandList is of type {_d3d12.command_list_type_name(list_type)}; DirectML records "
+            raise VoidMisuse(f"commandList is of type {_d3d12.command_list_type_name(list_type)}; DirectML records "
                          f"only into D3D12_COMMAND_LIST_TYPE_DIRECT or D3D12_COMMAND_LIST_TYPE_COMPUTE lists.")
         if not _d3d12.command_list_is_open(command_list):
-            raise Misuse("commandList is closed; Reset it before recording.")
+            raise VoidMisuse("commandList is closed; Reset it before recording.")
 
     @staticmethod
     def _check_heap_set(command_list, table):
         heaps = _d3d12.command_list_descriptor_heaps(command_list)
         heap = next((h for h in heaps if _d3d12.heap_is_cbv_srv_uav(h)), None)
         if heap is None:
-            raise Misuse("no D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV descriptor heap is set on commandList; call "
+            raise VoidMisuse("no D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV descriptor heap is set on commandList; call "
                          "SetDescriptorHeaps with the binding table's heap first.")
         if heap is not table._heap:
-            raise Misuse("the CBV_SRV_UAV descriptor heap set on commandList is not the one holding the binding "
+            raise VoidMisuse("the CBV_SRV_UAV descriptor heap set on commandList is not the one holding the binding "
                          "table's descriptors.")
 
     def _record_compiled(self, compiled, table):
@@ -89,14 +90,14 @@ class IDMLCommandRecorder(IDMLDeviceChild):
         for tensor, binding in zip(compiled._info.tensors, bound):
             if binding is None:
                 method = "BindOutputs" if tensor.is_output else "BindInputs"
-                raise Misuse(f"{schema.c_name} has no binding for {tensor.field}; call {method} before RecordDispatch.")
+                raise VoidMisuse(f"{schema.c_name} has no binding for {tensor.field}; call {method} before RecordDispatch.")
         if not (compiled._initialized or compiled._initialization_recorded):
-            raise Misuse(f"the compiled operator {schema.c_name} was never initialized; record an "
+            raise VoidMisuse(f"the compiled operator {schema.c_name} was never initialized; record an "
                          f"IDMLOperatorInitializer dispatch for it (and execute it) first.")
         self._check_aliasing(compiled, bound)
         self._check_scratch_hazards(compiled, bound, table)
         table._write_descriptors(bound)
-        return DispatchCommand(self._dml_device, compiled, table, bound)
+        return DispatchCommand(self._device, compiled, table, bound)
 
     @staticmethod
     def _check_aliasing(compiled, bound):
@@ -117,15 +118,15 @@ class IDMLCommandRecorder(IDMLDeviceChild):
                 where = f"{out_tensor.field} (bytes {out.offset} to {out_end}) overlaps {in_tensor.field} (bytes " \
                         f"{inp.offset} to {in_end}) in {_d3d12.label(out.resource)}"
                 if not schema.in_place:
-                    raise Misuse(f"{where}; {schema.c_name} does not support in-place execution.")
+                    raise VoidMisuse(f"{where}; {schema.c_name} does not support in-place execution.")
                 if inp.offset != out.offset or inp.size != out.size:
-                    raise Misuse(f"{where}; in-place execution needs the same Offset and SizeInBytes for both "
+                    raise VoidMisuse(f"{where}; in-place execution needs the same Offset and SizeInBytes for both "
                                  f"(input {inp.offset}+{inp.size}, output {out.offset}+{out.size}).")
                 same_layout = (in_tensor.effective_strides == out_tensor.effective_strides
                                and in_tensor.total_bytes == out_tensor.total_bytes
                                and in_tensor.data_type == out_tensor.data_type)
                 if not same_layout:
-                    raise Misuse(f"{where}; in-place execution needs identical tensor descs (DataType, Sizes, "
+                    raise VoidMisuse(f"{where}; in-place execution needs identical tensor descs (DataType, Sizes, "
                                  f"Strides and TotalTensorSizeInBytes).")
 
     @staticmethod
@@ -148,14 +149,14 @@ class IDMLCommandRecorder(IDMLDeviceChild):
                 if field == f"the {name} resource" or resource is not scratch.resource or not others(is_output):
                     continue
                 if start < other_end and other_start < end:
-                    raise Misuse(f"the {name} resource (bytes {start} to {end} of {_d3d12.label(resource)}) overlaps "
+                    raise VoidMisuse(f"the {name} resource (bytes {start} to {end} of {_d3d12.label(resource)}) overlaps "
                                  f"{field} (bytes {other_start} to {other_end}); DirectML requires the {name} binding "
                                  f"not to intersect {rule}.")
 
     def _record_initializer(self, initializer):
         for compiled in initializer._operators:
             compiled._initialization_recorded = True
-        return InitializeCommand(self._dml_device, initializer._operators)
+        return InitializeCommand(self._device, initializer._operators)
 
 
 class DispatchCommand:
@@ -193,8 +194,8 @@ class DispatchCommand:
             try:
                 IDMLCommandRecorder._check_aliasing(compiled, bound)
                 IDMLCommandRecorder._check_scratch_hazards(compiled, bound, self.table)
-            except Misuse as misuse:
-                device._remove(f"ExecuteCommandLists: {str(misuse).rstrip('.')} (bindings in force at execution, "
+            except VoidMisuse as misuse:
+                device._remove(f"ExecuteCommandLists: {misuse.message.rstrip('.')} (bindings in force at execution, "
                                f"DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE); the dispatch is skipped.")
                 return
         for tensor, binding in zip(compiled._info.tensors, bound):

@@ -17,7 +17,7 @@ import sys
 
 from dmlemu.errors import (
     DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, E_NOTIMPL, S_OK,
-    HResultError, hresult_name,
+    HResultError, describe, hresult_name,
 )
 from dmlemu.directml import _d3d12
 from dmlemu.directml import enums
@@ -26,15 +26,13 @@ from dmlemu.directml.enums import (
     DML_FEATURE_LEVEL, DML_FEATURE_LEVEL_1_0, DML_FEATURE_LEVEL_3_0,
     DML_FEATURE_LEVEL_6_3, DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT, DML_TENSOR_DATA_TYPE,
 )
-from dmlemu.directml.objects import IDMLObject, IDMLPageable, hresult_method
+from dmlemu.com import check_enum, check_flags, check_sequence, check_uint, hresult_method, invalid, is_integer
+from dmlemu.directml.objects import IDMLObject, IDMLPageable
 from dmlemu.directml.structs import (
     DML_FEATURE_DATA_FEATURE_LEVELS, DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT,
     DML_FEATURE_QUERY_FEATURE_LEVELS, DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT,
 )
-from dmlemu.directml.validation import (
-    SIXTY_FOUR_BIT_TYPES, c_level_name, check_enum, describe, check_flags, check_sequence, check_uint, invalid,
-    is_integer, short_type_name, validate_operator_desc,
-)
+from dmlemu.directml.validation import SIXTY_FOUR_BIT_TYPES, c_level_name, short_type_name, validate_operator_desc
 
 DEBUG_PREFIX = "[DIRECTML ERROR]: "
 
@@ -87,6 +85,18 @@ class IDMLDevice(IDMLObject):
                 self._remove(f"the D3D12 device was removed: {_d3d12.device_removed_message(self._d3d12_device)}",
                              reason)
 
+    def _is_removed(self):
+        self._follow_d3d12_removal()
+        return self._removed_reason is not None
+
+    def _report_failure(self, message):
+        """An HRESULT method failed: the debug layer reports it."""
+        self._report(message)
+
+    def _report_misuse(self, hresult, message):
+        """Misuse in a void method: remove the device (hresult None: E_INVALIDARG)."""
+        self._remove(message, E_INVALIDARG if hresult is None else hresult)
+
     def _check_not_removed(self, where):
         self._follow_d3d12_removal()
         if self._removed_reason is not None:
@@ -99,7 +109,7 @@ class IDMLDevice(IDMLObject):
         if not isinstance(obj, cls):
             raise invalid(f"{where} is {describe(obj)}; "
                           f"it must be an {cls.__name__}.")
-        if obj._dml_device is not self:
+        if obj._device is not self:
             raise invalid(f"{where} was created by another DirectML device; objects of different "
                           f"DirectML devices must not be mixed.")
         return obj

@@ -7,7 +7,8 @@ built from one table that also records the feature level that introduced each op
 Source: shared/reference/DIRECTML_FACTS.md sections 1.2, 1.3 and 1.6.
 """
 import uuid
-from enum import IntEnum, IntFlag
+
+from dmlemu.com import c_enum
 
 DML_TARGET_VERSION = 0x6400
 
@@ -19,61 +20,61 @@ DML_PERSISTENT_BUFFER_ALIGNMENT = 256
 DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT = 16
 
 
-def _c_enum(type_name, prefix, members, flag=False):
-    """An IntEnum/IntFlag named like the C type whose members carry their full C names."""
-    base = IntFlag if flag else IntEnum
-    return base(type_name, [(prefix + name, value) for name, value in members], module=__name__)
+__all__ = [
+    "DML_TARGET_VERSION", "DML_TENSOR_DIMENSION_COUNT_MAX", "DML_TENSOR_DIMENSION_COUNT_MAX1",
+    "DML_TEMPORARY_BUFFER_ALIGNMENT", "DML_PERSISTENT_BUFFER_ALIGNMENT", "DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT",
+]
 
 
-DML_TENSOR_DATA_TYPE = _c_enum("DML_TENSOR_DATA_TYPE", "DML_TENSOR_DATA_TYPE_", [
+DML_TENSOR_DATA_TYPE = c_enum(globals(), "DML_TENSOR_DATA_TYPE", "DML_TENSOR_DATA_TYPE_", [
     ("UNKNOWN", 0), ("FLOAT32", 1), ("FLOAT16", 2), ("UINT32", 3), ("UINT16", 4), ("UINT8", 5),
     ("INT32", 6), ("INT16", 7), ("INT8", 8), ("FLOAT64", 9), ("UINT64", 10), ("INT64", 11),
     ("UINT4", 12), ("INT4", 13)])
-DML_TENSOR_TYPE = _c_enum("DML_TENSOR_TYPE", "DML_TENSOR_TYPE_", [("INVALID", 0), ("BUFFER", 1)])
-DML_TENSOR_FLAGS = _c_enum("DML_TENSOR_FLAGS", "DML_TENSOR_FLAG_", [("NONE", 0), ("OWNED_BY_DML", 0x1)], flag=True)
-DML_FEATURE_LEVEL = _c_enum("DML_FEATURE_LEVEL", "DML_FEATURE_LEVEL_", [
+DML_TENSOR_TYPE = c_enum(globals(), "DML_TENSOR_TYPE", "DML_TENSOR_TYPE_", [("INVALID", 0), ("BUFFER", 1)])
+DML_TENSOR_FLAGS = c_enum(globals(), "DML_TENSOR_FLAGS", "DML_TENSOR_FLAG_", [("NONE", 0), ("OWNED_BY_DML", 0x1)], flag=True)
+DML_FEATURE_LEVEL = c_enum(globals(), "DML_FEATURE_LEVEL", "DML_FEATURE_LEVEL_", [
     ("1_0", 0x1000), ("2_0", 0x2000), ("2_1", 0x2100), ("3_0", 0x3000), ("3_1", 0x3100),
     ("4_0", 0x4000), ("4_1", 0x4100), ("5_0", 0x5000), ("5_1", 0x5100), ("5_2", 0x5200),
     ("6_0", 0x6000), ("6_1", 0x6100), ("6_2", 0x6200), ("6_3", 0x6300), ("6_4", 0x6400)])
-DML_FEATURE = _c_enum("DML_FEATURE", "DML_FEATURE_", [("TENSOR_DATA_TYPE_SUPPORT", 0), ("FEATURE_LEVELS", 1)])
-DML_EXECUTION_FLAGS = _c_enum("DML_EXECUTION_FLAGS", "DML_EXECUTION_FLAG_", [
+DML_FEATURE = c_enum(globals(), "DML_FEATURE", "DML_FEATURE_", [("TENSOR_DATA_TYPE_SUPPORT", 0), ("FEATURE_LEVELS", 1)])
+DML_EXECUTION_FLAGS = c_enum(globals(), "DML_EXECUTION_FLAGS", "DML_EXECUTION_FLAG_", [
     ("NONE", 0), ("ALLOW_HALF_PRECISION_COMPUTATION", 0x1), ("DISABLE_META_COMMANDS", 0x2),
     ("DESCRIPTORS_VOLATILE", 0x4)], flag=True)
-DML_CREATE_DEVICE_FLAGS = _c_enum("DML_CREATE_DEVICE_FLAGS", "DML_CREATE_DEVICE_FLAG_",
+DML_CREATE_DEVICE_FLAGS = c_enum(globals(), "DML_CREATE_DEVICE_FLAGS", "DML_CREATE_DEVICE_FLAG_",
                                   [("NONE", 0), ("DEBUG", 0x1)], flag=True)
-DML_BINDING_TYPE = _c_enum("DML_BINDING_TYPE", "DML_BINDING_TYPE_", [("NONE", 0), ("BUFFER", 1), ("BUFFER_ARRAY", 2)])
+DML_BINDING_TYPE = c_enum(globals(), "DML_BINDING_TYPE", "DML_BINDING_TYPE_", [("NONE", 0), ("BUFFER", 1), ("BUFFER_ARRAY", 2)])
 
-DML_REDUCE_FUNCTION = _c_enum("DML_REDUCE_FUNCTION", "DML_REDUCE_FUNCTION_", [
+DML_REDUCE_FUNCTION = c_enum(globals(), "DML_REDUCE_FUNCTION", "DML_REDUCE_FUNCTION_", [
     ("ARGMAX", 0), ("ARGMIN", 1), ("AVERAGE", 2), ("L1", 3), ("L2", 4), ("LOG_SUM", 5), ("LOG_SUM_EXP", 6),
     ("MAX", 7), ("MIN", 8), ("MULTIPLY", 9), ("SUM", 10), ("SUM_SQUARE", 11)])
-DML_MATRIX_TRANSFORM = _c_enum("DML_MATRIX_TRANSFORM", "DML_MATRIX_TRANSFORM_", [("NONE", 0), ("TRANSPOSE", 1)])
-DML_CONVOLUTION_MODE = _c_enum("DML_CONVOLUTION_MODE", "DML_CONVOLUTION_MODE_",
+DML_MATRIX_TRANSFORM = c_enum(globals(), "DML_MATRIX_TRANSFORM", "DML_MATRIX_TRANSFORM_", [("NONE", 0), ("TRANSPOSE", 1)])
+DML_CONVOLUTION_MODE = c_enum(globals(), "DML_CONVOLUTION_MODE", "DML_CONVOLUTION_MODE_",
                                [("CONVOLUTION", 0), ("CROSS_CORRELATION", 1)])
-DML_CONVOLUTION_DIRECTION = _c_enum("DML_CONVOLUTION_DIRECTION", "DML_CONVOLUTION_DIRECTION_",
+DML_CONVOLUTION_DIRECTION = c_enum(globals(), "DML_CONVOLUTION_DIRECTION", "DML_CONVOLUTION_DIRECTION_",
                                     [("FORWARD", 0), ("BACKWARD", 1)])
-DML_PADDING_MODE = _c_enum("DML_PADDING_MODE", "DML_PADDING_MODE_", [
+DML_PADDING_MODE = c_enum(globals(), "DML_PADDING_MODE", "DML_PADDING_MODE_", [
     ("CONSTANT", 0), ("EDGE", 1), ("REFLECTION", 2), ("SYMMETRIC", 3), ("WRAP", 4)])
-DML_INTERPOLATION_MODE = _c_enum("DML_INTERPOLATION_MODE", "DML_INTERPOLATION_MODE_",
+DML_INTERPOLATION_MODE = c_enum(globals(), "DML_INTERPOLATION_MODE", "DML_INTERPOLATION_MODE_",
                                  [("NEAREST_NEIGHBOR", 0), ("LINEAR", 1)])
-DML_RECURRENT_NETWORK_DIRECTION = _c_enum("DML_RECURRENT_NETWORK_DIRECTION", "DML_RECURRENT_NETWORK_DIRECTION_",
+DML_RECURRENT_NETWORK_DIRECTION = c_enum(globals(), "DML_RECURRENT_NETWORK_DIRECTION", "DML_RECURRENT_NETWORK_DIRECTION_",
                                           [("FORWARD", 0), ("BACKWARD", 1), ("BIDIRECTIONAL", 2)])
-DML_ROUNDING_MODE = _c_enum("DML_ROUNDING_MODE", "DML_ROUNDING_MODE_",
+DML_ROUNDING_MODE = c_enum(globals(), "DML_ROUNDING_MODE", "DML_ROUNDING_MODE_",
                             [("HALVES_TO_NEAREST_EVEN", 0), ("TOWARD_ZERO", 1), ("TOWARD_INFINITY", 2)])
-DML_IS_INFINITY_MODE = _c_enum("DML_IS_INFINITY_MODE", "DML_IS_INFINITY_MODE_",
+DML_IS_INFINITY_MODE = c_enum(globals(), "DML_IS_INFINITY_MODE", "DML_IS_INFINITY_MODE_",
                                [("EITHER", 0), ("POSITIVE", 1), ("NEGATIVE", 2)])
-DML_AXIS_DIRECTION = _c_enum("DML_AXIS_DIRECTION", "DML_AXIS_DIRECTION_", [("INCREASING", 0), ("DECREASING", 1)])
-DML_DEPTH_SPACE_ORDER = _c_enum("DML_DEPTH_SPACE_ORDER", "DML_DEPTH_SPACE_ORDER_",
+DML_AXIS_DIRECTION = c_enum(globals(), "DML_AXIS_DIRECTION", "DML_AXIS_DIRECTION_", [("INCREASING", 0), ("DECREASING", 1)])
+DML_DEPTH_SPACE_ORDER = c_enum(globals(), "DML_DEPTH_SPACE_ORDER", "DML_DEPTH_SPACE_ORDER_",
                                 [("DEPTH_COLUMN_ROW", 0), ("COLUMN_ROW_DEPTH", 1)])
-DML_RANDOM_GENERATOR_TYPE = _c_enum("DML_RANDOM_GENERATOR_TYPE", "DML_RANDOM_GENERATOR_TYPE_",
+DML_RANDOM_GENERATOR_TYPE = c_enum(globals(), "DML_RANDOM_GENERATOR_TYPE", "DML_RANDOM_GENERATOR_TYPE_",
                                     [("PHILOX_4X32_10", 0)])
-DML_MULTIHEAD_ATTENTION_MASK_TYPE = _c_enum("DML_MULTIHEAD_ATTENTION_MASK_TYPE", "DML_MULTIHEAD_ATTENTION_MASK_TYPE_", [
+DML_MULTIHEAD_ATTENTION_MASK_TYPE = c_enum(globals(), "DML_MULTIHEAD_ATTENTION_MASK_TYPE", "DML_MULTIHEAD_ATTENTION_MASK_TYPE_", [
     ("NONE", 0), ("KEY_SEQUENCE_LENGTH", 1), ("KEY_SEQUENCE_END_START", 2),
     ("KEY_QUERY_SEQUENCE_LENGTH_START_END", 3), ("BOOLEAN", 4)])
-DML_QUANTIZATION_TYPE = _c_enum("DML_QUANTIZATION_TYPE", "DML_QUANTIZATION_TYPE_",
+DML_QUANTIZATION_TYPE = c_enum(globals(), "DML_QUANTIZATION_TYPE", "DML_QUANTIZATION_TYPE_",
                                 [("NONE", 0), ("SCALE", 1), ("SCALE_ZERO_POINT", 2)])
-DML_GRAPH_EDGE_TYPE = _c_enum("DML_GRAPH_EDGE_TYPE", "DML_GRAPH_EDGE_TYPE_",
+DML_GRAPH_EDGE_TYPE = c_enum(globals(), "DML_GRAPH_EDGE_TYPE", "DML_GRAPH_EDGE_TYPE_",
                               [("INVALID", 0), ("INPUT", 1), ("OUTPUT", 2), ("INTERMEDIATE", 3)])
-DML_GRAPH_NODE_TYPE = _c_enum("DML_GRAPH_NODE_TYPE", "DML_GRAPH_NODE_TYPE_",
+DML_GRAPH_NODE_TYPE = c_enum(globals(), "DML_GRAPH_NODE_TYPE", "DML_GRAPH_NODE_TYPE_",
                               [("INVALID", 0), ("OPERATOR", 1), ("CONSTANT", 2)])
 
 # ---- operator types (section 1.6): (value, name without the DML_OPERATOR_ prefix, introduced at) --
@@ -271,11 +272,9 @@ OPERATOR_TYPE_TABLE = (
     (177, "UNFOLD", 0x6400),
 )
 
-DML_OPERATOR_TYPE = IntEnum(
-    "DML_OPERATOR_TYPE",
-    [("DML_OPERATOR_" + name, value) for value, name, _ in OPERATOR_TYPE_TABLE]
-    + [("DML_OPERATOR_SCATTER", 94)],  # C alias of DML_OPERATOR_SCATTER_ELEMENTS
-    module=__name__)
+DML_OPERATOR_TYPE = c_enum(globals(), "DML_OPERATOR_TYPE", "DML_OPERATOR_", [
+    *((name, value) for value, name, _ in OPERATOR_TYPE_TABLE),
+    ("SCATTER", 94)])  # C alias of DML_OPERATOR_SCATTER_ELEMENTS
 
 # The feature level that introduced each operator type.
 OPERATOR_INTRODUCED_AT = {value: level for value, _, level in OPERATOR_TYPE_TABLE}
@@ -294,38 +293,4 @@ IID_IDMLBindingTable = uuid.UUID("29c687dc-de74-4e3b-ab00-1168f2fc3cfc")
 IID_IDMLCommandRecorder = uuid.UUID("e6857a76-2e3e-4fdd-bff4-5d2ba10fb453")
 IID_IDMLDebugDevice = uuid.UUID("7d6f3ac9-394a-4ac3-92a7-390cc57a8217")
 
-ENUM_TYPES = (
-    DML_TENSOR_DATA_TYPE, DML_TENSOR_TYPE, DML_TENSOR_FLAGS, DML_FEATURE_LEVEL, DML_FEATURE,
-    DML_EXECUTION_FLAGS, DML_CREATE_DEVICE_FLAGS, DML_BINDING_TYPE, DML_OPERATOR_TYPE,
-    DML_REDUCE_FUNCTION, DML_MATRIX_TRANSFORM, DML_CONVOLUTION_MODE, DML_CONVOLUTION_DIRECTION,
-    DML_PADDING_MODE, DML_INTERPOLATION_MODE, DML_RECURRENT_NETWORK_DIRECTION, DML_ROUNDING_MODE,
-    DML_IS_INFINITY_MODE, DML_AXIS_DIRECTION, DML_DEPTH_SPACE_ORDER, DML_RANDOM_GENERATOR_TYPE,
-    DML_MULTIHEAD_ATTENTION_MASK_TYPE, DML_QUANTIZATION_TYPE, DML_GRAPH_EDGE_TYPE, DML_GRAPH_NODE_TYPE,
-)
-
-# Every member as a module-level constant with its C name (aliases included).
-_CONSTANT_NAMES = []
-for _enum in ENUM_TYPES:
-    for _name, _member in _enum.__members__.items():
-        globals()[_name] = _member
-        _CONSTANT_NAMES.append(_name)
-del _enum, _name, _member
-
-
-def enum_name(enum_type, value):
-    """The C name of `value` in `enum_type` (for messages), or the bare number when it has none."""
-    try:
-        member = enum_type(value)
-    except (ValueError, TypeError):
-        return repr(value)
-    if isinstance(member, IntFlag) and member.name is None:
-        return repr(int(value))
-    return member.name
-
-
-__all__ = [
-    "DML_TARGET_VERSION", "DML_TENSOR_DIMENSION_COUNT_MAX", "DML_TENSOR_DIMENSION_COUNT_MAX1",
-    "DML_TEMPORARY_BUFFER_ALIGNMENT", "DML_PERSISTENT_BUFFER_ALIGNMENT", "DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT",
-    *(e.__name__ for e in ENUM_TYPES), *_CONSTANT_NAMES,
-    *(name for name in dir() if name.startswith("IID_IDML")),
-]
+__all__ += [name for name in dir() if name.startswith("IID_IDML")]

@@ -7,7 +7,8 @@ queue; executing a compiled operator that never was is an error. An initializer 
 legal and its dispatch does nothing.
 """
 from dmlemu.directml import enums
-from dmlemu.directml.objects import IDMLDispatchable, hresult_method
+from dmlemu.com import hresult_method
+from dmlemu.directml.objects import IDMLDispatchable
 from dmlemu.directml.structs import DML_BINDING_PROPERTIES
 
 
@@ -21,7 +22,7 @@ class IDMLOperatorInitializer(IDMLDispatchable):
     @hresult_method
     def Reset(self, operators):
         """Retarget the initializer at a new sequence of IDMLCompiledOperator (None: none)."""
-        self._operators = self._dml_device._check_compiled_list(operators, "operators")
+        self._operators = self._device._check_compiled_list(operators, "operators")
 
     def GetBindingProperties(self):
         """No descriptors, no temporary resource; initializers never have a persistent resource."""

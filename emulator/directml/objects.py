@@ -2,58 +2,17 @@
 IDMLDispatchable.
 
 IDMLObject carries a debug name and private data; every child keeps a strong reference to its
-device (as in DirectML), and every method of a child first asks the device whether it was removed.
-Two decorators give the C calling conventions: `hresult_method` for methods that return an HRESULT
-(device removed -> DXGI_ERROR_DEVICE_REMOVED; failures reported to the debug layer and raised as
-HResultError) and `void_method` for Bind* / RecordDispatch (a no-op once the device is removed; misuse
-removes the device).
+device (`_device`, as in DirectML), and every method of a child first asks the device whether it was
+removed. The calling conventions are dmlemu.com's `hresult_method` (device removed ->
+DXGI_ERROR_DEVICE_REMOVED; failures reported to the debug layer and raised as HResultError) and
+`void_method` for Bind* / RecordDispatch (a no-op once the device is removed; a VoidMisuse removes the
+device with E_INVALIDARG). Sentences name methods as "IDMLBindingTable.BindInputs".
 """
-import functools
 import uuid
 
+from dmlemu.com import COMObject, hresult_method
 from dmlemu.errors import DXGI_ERROR_NOT_FOUND, E_INVALIDARG, E_NOINTERFACE, HResultError, describe
 from dmlemu.directml import enums
-
-
-class Misuse(Exception):
-    """Raised inside a void method: the misuse that removes the device (message is the sentence)."""
-
-
-def hresult_method(method):
-    """An HRESULT method: check device removal first; report failures to the debug layer."""
-
-    @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
-        device = self._dml_device
-        device._check_not_removed(f"{type(self).__name__}.{method.__name__}")
-        try:
-            return method(self, *args, **kwargs)
-        except HResultError as error:
-            device._report(f"{type(self).__name__}.{method.__name__}: {error.message}")
-            raise
-
-    return wrapper
-
-
-def void_method(method):
-    """A void method: nothing happens on a removed device; a Misuse removes the device."""
-
-    @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
-        device = self._dml_device
-        device._follow_d3d12_removal()
-        if device._removed_reason is not None:
-            return None
-        try:
-            return method(self, *args, **kwargs)
-        except Misuse as misuse:
-            device._remove(f"{type(self).__name__}.{method.__name__}: {misuse}")
-            return None
-        except HResultError as error:  # a shared argument check found the misuse
-            device._remove(f"{type(self).__name__}.{method.__name__}: {error.message}")
-            return None
-
-    return wrapper
 
 
 def _guid(value, where):
@@ -65,15 +24,18 @@ def _guid(value, where):
         raise HResultError(E_INVALIDARG, f"{where} is {value!r}; it must be a GUID (uuid.UUID or its string).") from None
 
 
-class IDMLObject:
+class IDMLObject(COMObject):
     """Base of every DirectML object: a name, private data and QueryInterface."""
 
     _iids = (enums.IID_IDMLObject,)
 
     def __init__(self, dml_device):
-        self._dml_device = dml_device
+        self._device = dml_device
         self._name = ""
         self._private_data = {}
+
+    def _call_name(self, method_name):
+        return f"{type(self).__name__}.{method_name}"
 
     @hresult_method
     def QueryInterface(self, riid):
@@ -133,7 +95,7 @@ class IDMLDeviceChild(IDMLObject):
 
     @hresult_method
     def GetDevice(self):
-        return self._dml_device
+        return self._device
 
 
 class IDMLPageable(IDMLDeviceChild):

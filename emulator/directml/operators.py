@@ -146,6 +146,11 @@ SCHEMAS = {schema.type: schema for schema in (
 )}
 
 
+# Each implemented operator's tensor fields in binding order, by name without DML_OPERATOR_ (what the
+# kernels, the tools and the golden model's callers index by).
+TENSOR_NAMES = {schema.name: tuple(role.field for role in schema.tensors) for schema in SCHEMAS.values()}
+
+
 def _check_tables():
     """Each schema's first support row starts at the level that introduced the operator."""
     for schema in SCHEMAS.values():

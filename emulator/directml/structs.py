@@ -9,93 +9,20 @@ program could put in it; assigning a field the struct does not have raises Attri
 """
 import struct as _pack
 
+from dmlemu.com import Count, define_struct
 from dmlemu.directml import enums as _enums
 
 
-class _Count:
-    """Marker default for a count field paired with a sequence field."""
-
-    def __init__(self, sequence_field):
-        self.sequence_field = sequence_field
-
-
-class _CountField:
-    """A count field: the value given, or the paired sequence's length when none was given."""
-
-    def __init__(self, name, sequence_field):
-        self.name = name
-        self.sequence_field = sequence_field
-
-    def __get__(self, obj, owner=None):
-        if obj is None:
-            return self
-        value = obj.__dict__.get(self.name)
-        if value is not None:
-            return value
-        try:
-            return len(obj.__dict__.get(self.sequence_field) or ())
-        except TypeError:
-            return 0
-
-    def __set__(self, obj, value):
-        obj.__dict__[self.name] = value
-
-
-class DMLStruct:
-    """Base of every DirectML struct: C field names, C order, zero defaults."""
-
-    _fields_ = ()      # field names in C order
-    _defaults_ = {}    # field name -> zero value
-    _counts_ = {}      # count field name -> sequence field name
-
-    def __init__(self, *args, **kwargs):
-        if len(args) > len(self._fields_):
-            raise TypeError(f"{type(self).__name__} has {len(self._fields_)} fields; {len(args)} values were given")
-        for name, value in zip(self._fields_, args):
-            if name in kwargs:
-                raise TypeError(f"{type(self).__name__}.{name} was given twice")
-            kwargs[name] = value
-        for name in kwargs:
-            if name not in self._fields_:
-                raise TypeError(f"{type(self).__name__} has no field {name!r}; its fields are {', '.join(self._fields_)}")
-        for name in self._fields_:
-            setattr(self, name, kwargs.get(name, self._defaults_[name]))
-
-    def __setattr__(self, name, value):
-        if name not in self._fields_:
-            raise AttributeError(f"{type(self).__name__} has no field {name!r}; its fields are {', '.join(self._fields_)}")
-        object.__setattr__(self, name, value)
-
-    def explicit_count(self, count_field):
-        """The count field as given (None when it was left out and is derived)."""
-        return self.__dict__.get(count_field)
-
-    def __repr__(self):
-        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self._fields_)})"
-
-
 def _define(name, doc, **fields):
-    """Define a struct class named like the C struct; a _Count default marks a count field."""
-    namespace = {"__doc__": doc, "__module__": __name__, "_fields_": tuple(fields),
-                 "_defaults_": {}, "_counts_": {}}
-    for field, default in fields.items():
-        if isinstance(default, _Count):
-            namespace[field] = _CountField(field, default.sequence_field)
-            namespace["_counts_"][field] = default.sequence_field
-            namespace["_defaults_"][field] = None
-        else:
-            namespace["_defaults_"][field] = default
-    cls = type(name, (DMLStruct,), namespace)
-    globals()[name] = cls
-    __all__.append(name)
-    return cls
+    """Define a struct class named like the C struct (fields as keywords, in C order)."""
+    return define_struct(globals(), name, doc, fields.items())
 
 
-__all__ = ["DMLStruct", "DML_SCALAR_UNION"]
+__all__ = ["DML_SCALAR_UNION"]
 
 # ---- tensors, operators, bindings -----------------------------------------------------------------
 _define("DML_BUFFER_TENSOR_DESC", "A tensor stored in a buffer: type, flags, sizes, optional strides, size.",
-        DataType=0, Flags=0, DimensionCount=_Count("Sizes"), Sizes=None, Strides=None,
+        DataType=0, Flags=0, DimensionCount=Count("Sizes"), Sizes=None, Strides=None,
         TotalTensorSizeInBytes=0, GuaranteedBaseOffsetAlignment=0)
 _define("DML_TENSOR_DESC", "A tensor: Type (DML_TENSOR_TYPE_BUFFER) and Desc (a DML_BUFFER_TENSOR_DESC).",
         Type=0, Desc=None)
@@ -106,7 +33,7 @@ _define("DML_OPERATOR_DESC", "An operator: Type (DML_OPERATOR_TYPE) and Desc (th
 _define("DML_BUFFER_BINDING", "A range of an ID3D12Resource buffer; Buffer None means no binding.",
         Buffer=None, Offset=0, SizeInBytes=0)
 _define("DML_BUFFER_ARRAY_BINDING", "A sequence of DML_BUFFER_BINDING (BindingCount may be omitted).",
-        BindingCount=_Count("Bindings"), Bindings=None)
+        BindingCount=Count("Bindings"), Bindings=None)
 _define("DML_BINDING_DESC", "A binding: Type (DML_BINDING_TYPE) and Desc (DML_BUFFER_BINDING, DML_BUFFER_ARRAY_BINDING or None).",
         Type=0, Desc=None)
 _define("DML_BINDING_TABLE_DESC", "Where a binding table writes its descriptors, and for which dispatchable.",
@@ -118,7 +45,7 @@ _define("DML_BINDING_PROPERTIES", "What a dispatchable needs bound: descriptors,
 _define("DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT", "Query: is this tensor data type supported?", DataType=0)
 _define("DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT", "Answer: IsSupported (a BOOL).", IsSupported=0)
 _define("DML_FEATURE_QUERY_FEATURE_LEVELS", "Query: which of these feature levels is the highest supported?",
-        RequestedFeatureLevelCount=_Count("RequestedFeatureLevels"), RequestedFeatureLevels=None)
+        RequestedFeatureLevelCount=Count("RequestedFeatureLevels"), RequestedFeatureLevels=None)
 _define("DML_FEATURE_DATA_FEATURE_LEVELS", "Answer: MaxSupportedFeatureLevel.", MaxSupportedFeatureLevel=0)
 
 # ---- graphs (declared for completeness; IDMLDevice1.CompileGraph is not implemented) ----------------
@@ -130,11 +57,11 @@ _define("DML_INTERMEDIATE_GRAPH_EDGE_DESC", "An edge between two nodes.",
 _define("DML_GRAPH_NODE_DESC", "A graph node: Type (DML_GRAPH_NODE_TYPE) and Desc.", Type=0, Desc=None)
 _define("DML_OPERATOR_GRAPH_NODE_DESC", "A node running an IDMLOperator.", Operator=None, Name=None)
 _define("DML_CONSTANT_DATA_GRAPH_NODE_DESC", "A node holding constant bytes (DataSize may be omitted).",
-        Data=None, DataSize=_Count("Data"), Name=None)
+        Data=None, DataSize=Count("Data"), Name=None)
 _define("DML_GRAPH_DESC", "A graph of operator nodes and edges.",
-        InputCount=0, OutputCount=0, NodeCount=_Count("Nodes"), Nodes=None,
-        InputEdgeCount=_Count("InputEdges"), InputEdges=None, OutputEdgeCount=_Count("OutputEdges"), OutputEdges=None,
-        IntermediateEdgeCount=_Count("IntermediateEdges"), IntermediateEdges=None)
+        InputCount=0, OutputCount=0, NodeCount=Count("Nodes"), Nodes=None,
+        InputEdgeCount=Count("InputEdges"), InputEdges=None, OutputEdgeCount=Count("OutputEdges"), OutputEdges=None,
+        IntermediateEdgeCount=Count("IntermediateEdges"), IntermediateEdges=None)
 
 
 class DML_SCALAR_UNION:

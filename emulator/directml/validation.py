@@ -16,22 +16,20 @@ Rules that are dmlemu's own choices rather than documented DirectML behaviour (s
   (DirectML accepts it; dmlemu does not implement DML-owned weights yet).
 - A 64-bit tensor (FLOAT64/INT64/UINT64) on an adapter without 64-bit support is E_INVALIDARG.
 """
-import numbers
-import operator as _operator
 from dataclasses import dataclass
 
-import numpy as np
-
-from dmlemu.errors import E_INVALIDARG, E_NOTIMPL, HResultError, describe
+from dmlemu.com import (
+    UINT32_MAX, UINT64_MAX, check_enum, check_flags, check_float, check_sequence, check_uint, enum_name, invalid,
+    is_integer,
+)
+from dmlemu.errors import E_NOTIMPL, HResultError, describe
 from dmlemu.directml.enums import (
     DML_TENSOR_DATA_TYPE, DML_TENSOR_FLAG_OWNED_BY_DML, DML_TENSOR_FLAGS, DML_TENSOR_TYPE_BUFFER, DML_TENSOR_TYPE,
-    DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, OPERATOR_INTRODUCED_AT, DML_OPERATOR_TYPE, DML_FEATURE_LEVEL, enum_name,
+    DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, OPERATOR_INTRODUCED_AT, DML_OPERATOR_TYPE, DML_OPERATOR_INVALID,
+    DML_FEATURE_LEVEL,
 )
 from dmlemu.directml.operators import SCHEMAS
 from dmlemu.directml.structs import DML_BUFFER_TENSOR_DESC, DML_OPERATOR_DESC, DML_SCALE_BIAS, DML_TENSOR_DESC
-
-UINT32_MAX = (1 << 32) - 1
-UINT64_MAX = (1 << 64) - 1
 
 # Element size in bits per data type (DirectMLX's DMLCalcBufferTensorSize); others give size 0.
 ELEMENT_SIZE_BITS = {
@@ -58,71 +56,6 @@ def c_level_name(level):
 def format_uints(values):
     """C initializer style: {1,2,3,4}."""
     return "{" + ",".join(str(v) for v in values) + "}"
-
-
-def invalid(message):
-    return HResultError(E_INVALIDARG, message)
-
-
-# ---- primitive field checks -----------------------------------------------------------------------
-def is_integer(value):
-    return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, (bool, np.bool_))
-
-
-def check_uint(value, where, max_value=UINT32_MAX, min_value=0):
-    """An integer in [min_value, max_value], returned as a Python int."""
-    if not is_integer(value):
-        raise invalid(f"{where} is {value!r}; it must be an integer from {min_value} to {max_value}.")
-    value = _operator.index(value)
-    if not min_value <= value <= max_value:
-        raise invalid(f"{where} is {value}; it must be an integer from {min_value} to {max_value}.")
-    return value
-
-
-def check_float(value, where):
-    """A C FLOAT: any real number, returned as np.float32 (out-of-range values become +/-inf)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.integer, np.floating)):
-        raise invalid(f"{where} is {value!r}; it must be a number (a C FLOAT).")
-    try:
-        wide = float(value)
-    except OverflowError:
-        raise invalid(f"{where} is {value!r}; it is out of the range of a C FLOAT.") from None
-    with np.errstate(over="ignore"):
-        return np.float32(wide)
-
-
-def check_sequence(value, where, what="a sequence of integers"):
-    """A list/tuple/1-D array as a tuple; strings, bytes, sets and scalars are rejected."""
-    if isinstance(value, np.ndarray):
-        if value.ndim != 1:
-            raise invalid(f"{where} is a {value.ndim}-D array; it must be {what}.")
-        return tuple(value.tolist() if value.dtype.kind in "iu" else value)
-    if isinstance(value, (list, tuple, range)):
-        return tuple(value)
-    raise invalid(f"{where} is {value!r}; it must be {what}.")
-
-
-def check_enum(value, enum_type, where):
-    if not is_integer(value):
-        raise invalid(f"{where} is {value!r}; it must be a {enum_type.__name__} value.")
-    try:
-        return enum_type(_operator.index(value))
-    except ValueError:
-        raise invalid(f"{where} is {value!r}, which is not a {enum_type.__name__} value.") from None
-
-
-def check_flags(value, flag_type, where):
-    """An integer whose bits are all defined by `flag_type`."""
-    if not is_integer(value):
-        raise invalid(f"{where} is {value!r}; it must be a combination of {flag_type.__name__} flags.")
-    value = _operator.index(value)
-    known = 0
-    for member in flag_type:
-        known |= int(member)
-    if value < 0 or value & ~known:
-        raise invalid(f"{where} is 0x{value & 0xFFFFFFFF:X}; bits 0x{(value & ~known) & 0xFFFFFFFF:X} are not "
-                      f"{flag_type.__name__} flags.")
-    return value
 
 
 # ---- DMLCalcBufferTensorSize ------------------------------------------------------------------------
@@ -349,7 +282,7 @@ def validate_operator_desc(op_desc, feature_level, preset):
                       f"CreateOperator needs a DML_OPERATOR_DESC.")
     op_type = check_enum(op_desc.Type, DML_OPERATOR_TYPE, "DML_OPERATOR_DESC.Type")
     introduced = OPERATOR_INTRODUCED_AT.get(int(op_type))
-    if op_type == 0:
+    if op_type == DML_OPERATOR_INVALID:
         raise invalid("DML_OPERATOR_DESC.Type is DML_OPERATOR_INVALID; it must name an operator.")
     if introduced > feature_level:
         raise invalid(f"DML_OPERATOR_DESC.Type is {op_type.name}, introduced in {c_level_name(introduced)}; "

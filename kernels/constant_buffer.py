@@ -1,0 +1,170 @@
+"""The kernels' constant buffer: one table of fields, shared by the packer and the kernel sources.
+
+`FIELDS` lists every field of the buffer (name, byte offset, size, type, meaning); the dimension
+records at `RECORDS` are described by `RECORD_FIELDS`, with offsets inside one record. Both sides
+read these tables and nothing else:
+  * the packer, `Layout.pack`, writes fields by name (kernels/driver.py calls it);
+  * the kernel sources load fields at `${CB_<NAME>}` offsets: `Layout.symbols` gives the assembler
+    one symbol per field (CB_ELEMENTS, CB_MIN, CB_RECORD_MAGIC, ...) plus CB_RECORD_BYTES,
+    CB_MAX_RECORDS and CB_BYTES, and driver.variant_symbols passes them to every kernel variant.
+
+Two orderings are part of the kernels' code, not only of this table: clip.s, threshold.s and
+identity.s load Min, Max, Scale and Bias with one s_load_dwordx4 from CB_MIN (so the four must be
+consecutive dwords, in that order), and address.inc loads a whole record with one s_load_dwordx8
+(so a record's fields must be consecutive dwords: size, magic, shift1, shift2, stride of tensor
+0 to 3). Any other offset may change here alone; tests/test_kernel_driver.py runs the kernels with a
+rearranged layout to prove it.
+"""
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+
+MAX_RECORDS = 8      # DirectML tensors have at most 8 dimensions: one record per merged dimension
+RECORD_BYTES = 32    # one dimension record: 8 dwords
+
+
+@dataclass(frozen=True, kw_only=True)
+class Field:
+    """One field of the constant buffer (or of a dimension record)."""
+    name: str            # the assembler symbol is CB_<name> (CB_RECORD_<name> for a record field)
+    offset: int          # bytes from the start of the buffer (of the record)
+    size: int = 4        # bytes
+    type: str = "u32"    # u32: an unsigned 32-bit integer; f32: FLOAT32 bits; records: the record array
+    meaning: str
+
+    @property
+    def end(self):
+        return self.offset + self.size
+
+
+FIELDS = (
+    Field(name="ELEMENTS", offset=0, meaning="element count of the output tensor (lanes past it do nothing)"),
+    Field(name="WORKGROUP_SIZE", offset=4, meaning="threads per workgroup (first element of a workgroup = id * this)"),
+    Field(name="RECORD_COUNT", offset=8, meaning="number of dimension records in use (merged dimensions), 1 or more"),
+    Field(name="RESERVED", offset=12, meaning="unused, zero"),
+    Field(name="MIN", offset=16, type="f32", meaning="Min of CLIP and THRESHOLD (FLOAT32 bits; 0 otherwise)"),
+    Field(name="MAX", offset=20, type="f32", meaning="Max of CLIP (FLOAT32 bits; 0 otherwise)"),
+    Field(name="SCALE", offset=24, type="f32", meaning="ScaleBias Scale (FLOAT32 bits; 1.0 without ScaleBias)"),
+    Field(name="BIAS", offset=28, type="f32", meaning="ScaleBias Bias (FLOAT32 bits; 0.0 without ScaleBias)"),
+    Field(name="RECORDS", offset=32, size=MAX_RECORDS * RECORD_BYTES, type="records",
+          meaning="dimension records (RECORD_FIELDS), innermost dimension first; unused records are zero"),
+)
+
+RECORD_FIELDS = (
+    Field(name="SIZE", offset=0, meaning="size of the dimension (the divisor)"),
+    Field(name="MAGIC", offset=4, meaning="division_magic: multiplier for index / size"),
+    Field(name="SHIFT1", offset=8, meaning="division_magic: first shift"),
+    Field(name="SHIFT2", offset=12, meaning="division_magic: second shift"),
+    Field(name="STRIDE_T0", offset=16, meaning="stride of tensor 0 in elements (two's complement; 0 broadcasts)"),
+    Field(name="STRIDE_T1", offset=20, meaning="stride of tensor 1 in elements"),
+    Field(name="STRIDE_T2", offset=24, meaning="stride of tensor 2 in elements (ELEMENT_WISE_IF only, else 0)"),
+    Field(name="STRIDE_T3", offset=28, meaning="stride of tensor 3 in elements (ELEMENT_WISE_IF only, else 0)"),
+)
+
+
+def f32_bits(value):
+    """The FLOAT32 bit pattern of a number (rounded to FLOAT32 first), as an unsigned integer."""
+    return struct.unpack("<I", struct.pack("<f", float(np.float32(value))))[0]
+
+
+def _check_fields(fields, total, what):
+    names = set()
+    for f in fields:
+        if f.name in names:
+            raise ValueError(f"{what}: field {f.name} defined twice")
+        names.add(f.name)
+        if f.offset < 0 or f.offset % 4 or f.size <= 0 or f.size % 4:
+            raise ValueError(f"{what}: field {f.name} must be whole dwords at a dword offset")
+        if f.end > total:
+            raise ValueError(f"{what}: field {f.name} (bytes {f.offset}..{f.end}) does not fit in {total} bytes")
+        if f.type not in ("u32", "f32", "records") or (f.type != "records" and f.size != 4):
+            raise ValueError(f"{what}: field {f.name} has type {f.type} and size {f.size}")
+    ordered = sorted(fields, key=lambda f: f.offset)
+    for a, b in zip(ordered, ordered[1:]):
+        if b.offset < a.end:
+            raise ValueError(f"{what}: fields {a.name} and {b.name} overlap")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Layout:
+    """A constant buffer layout: the buffer's fields, and the fields of one dimension record."""
+    fields: tuple = FIELDS
+    record_fields: tuple = RECORD_FIELDS
+    record_bytes: int = RECORD_BYTES
+
+    def __post_init__(self):
+        _check_fields(self.record_fields, self.record_bytes, "dimension record")
+        if any(f.type == "records" for f in self.record_fields):
+            raise ValueError("a dimension record cannot hold records")
+        records = [f for f in self.fields if f.type == "records"]
+        if len(records) != 1 or records[0].name != "RECORDS":
+            raise ValueError("the layout needs exactly one records field, named RECORDS")
+        if records[0].size % self.record_bytes:
+            raise ValueError("RECORDS must be a whole number of records")
+        _check_fields(self.fields, max(f.end for f in self.fields), "constant buffer")
+        if len(self.symbols()) != len(self.fields) + len(self.record_fields) + 3:
+            raise ValueError("two fields would get the same CB_ symbol")
+
+    @property
+    def total_bytes(self):
+        return max(f.end for f in self.fields)
+
+    @property
+    def max_records(self):
+        return self.field("RECORDS").size // self.record_bytes
+
+    def field(self, name):
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise KeyError(f"the constant buffer has no field {name}")
+
+    def record_field(self, name):
+        for f in self.record_fields:
+            if f.name == name:
+                return f
+        raise KeyError(f"a dimension record has no field {name}")
+
+    def symbols(self):
+        """The assembler symbols of this layout: CB_<NAME> = byte offset of each field, and so on."""
+        symbols = {f"CB_{f.name}": f.offset for f in self.fields}
+        symbols.update({f"CB_RECORD_{f.name}": f.offset for f in self.record_fields})
+        symbols.update(CB_RECORD_BYTES=self.record_bytes, CB_MAX_RECORDS=self.max_records, CB_BYTES=self.total_bytes)
+        return symbols
+
+    def pack(self, values, records=()):
+        """The buffer's bytes (a uint8 array): `values` maps field names to numbers (u32 fields take
+        integers in 0 .. 2**32-1, f32 fields any number, stored as FLOAT32 bits); `records` is one
+        {record field name: integer} per dimension, innermost first. Anything not given is zero."""
+        records = list(records)
+        if len(records) > self.max_records:
+            raise ValueError(f"{len(records)} dimension records; the constant buffer holds {self.max_records}")
+        words = np.zeros(self.total_bytes // 4, dtype=np.uint32)
+        for name, value in values.items():
+            f = self.field(name)
+            if f.type == "records":
+                raise ValueError("dimension records are passed as `records`")
+            words[f.offset // 4] = _encode(f, value)
+        base = self.field("RECORDS").offset
+        for r, record in enumerate(records):
+            for name, value in record.items():
+                f = self.record_field(name)
+                words[(base + r * self.record_bytes + f.offset) // 4] = _encode(f, value)
+        return words.view(np.uint8).copy()
+
+
+def _encode(field, value):
+    if field.type == "f32":
+        return f32_bits(value)
+    value = int(value)
+    if not 0 <= value < 1 << 32:
+        raise ValueError(f"{field.name} = {value} does not fit in an unsigned 32-bit field")
+    return value
+
+
+LAYOUT = Layout()
+CONSTANTS_BYTES = LAYOUT.total_bytes
+
+__all__ = ["Field", "Layout", "FIELDS", "RECORD_FIELDS", "LAYOUT", "MAX_RECORDS", "RECORD_BYTES",
+           "CONSTANTS_BYTES", "f32_bits"]
