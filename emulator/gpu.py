@@ -65,10 +65,22 @@ class Gpu:
         self.clock_cycles = start + stats.cycles
         return stats
 
+    def release_caches(self):
+        """A release: a transition out of UAV use or the end of an ExecuteCommandLists makes the
+        work's results visible to other agents (copy engine, CPU): the L2 writes its dirty sectors
+        back and the clock advances while it does. Returns the cycles (0 with timing off)."""
+        if not self.timing:
+            return 0
+        cycles = self.command_processor.release_cycles()
+        self.clock_cycles += cycles
+        return cycles
+
     def copy_buffer(self, dst, dst_offset, src, src_offset, num_bytes):
-        """Copy bytes between two allocations (the copy engine) and advance the clock."""
+        """Copy bytes between two allocations (the copy engine) and advance the clock. The copy
+        writes memory behind the L2, whose copies of the destination bytes become stale."""
         if num_bytes:
             np.copyto(dst.data[dst_offset:dst_offset + num_bytes], src.data[src_offset:src_offset + num_bytes])
+            self.command_processor.caches.invalidate(dst.gpu_va + dst_offset, num_bytes)
         cycles = self.copy_engine.cycles(num_bytes)
         if self.recorder is not None:
             self.recorder.copy(self.clock_cycles, self.clock_cycles + cycles, num_bytes, dst.name, src.name)

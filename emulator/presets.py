@@ -49,7 +49,7 @@ class AdapterPreset:
     refresh_interval_cycles: int = 0  # DRAM refresh: every interval the DRAM stalls ...
     refresh_cycles: int = 0           # ... for this many cycles (0: no refresh modelled)
     submit_cycles: int = 2000      # command processor cost of one ExecuteCommandLists
-    flush_cycles: int = 2000       # end of a dispatch: wait for idle, write back caches, signal
+    flush_cycles: int = 2000       # end of a dispatch: wait for idle, invalidate CU caches, signal
     workgroup_launch_cycles: int = 1  # the workgroup dispatcher starts one workgroup per this many cycles
     copy_bytes_per_cycle: int = 0  # copy engine limit (0: DRAM bound)
     sources: tuple = field(default_factory=tuple)

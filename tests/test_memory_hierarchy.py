@@ -155,3 +155,50 @@ def test_teaching_preset_still_times_small_kernels():
     gpu = Gpu(TEACHING)
     stats = copy_run(gpu, side=16).dispatch()
     assert stats.timing.traffic.totals["sectors"] > 0 and stats.cycles > TEACHING.launch_cycles
+
+
+def test_a_release_writes_the_l2_back_and_charges_its_bytes():
+    """A transition out of UAV use (or the end of a submission) writes the dirty L2 sectors back:
+    the clock moves by their bytes at the next level's bandwidth plus its latency, and the L2 is clean."""
+    for preset in (RX_7900_XTX, RTX_3070):
+        gpu = Gpu(preset)
+        copy_run(gpu, side=256).dispatch()         # 256 KiB written: all of it still dirty in the L2
+        l2 = gpu.command_processor.caches.l2
+        dirty = l2.dirty_sectors()
+        assert dirty == 256 * 256 * 4 // preset.sector_bytes
+        before = gpu.clock_cycles
+        cycles = gpu.release_caches()
+        if preset.infinity_cache_bytes:   # into the memory-side Infinity Cache
+            rate, latency = preset.infinity_cache_bytes_per_second, preset.infinity_cache_latency_cycles
+        else:
+            rate, latency = preset.dram_bytes_per_second, preset.dram_latency_cycles
+        assert cycles == -(-dirty * preset.sector_bytes * preset.clock_hz // rate) + latency
+        assert gpu.clock_cycles == before + cycles
+        assert l2.dirty_sectors() == 0 and gpu.release_caches() == 0
+
+
+def test_a_copy_makes_the_l2_copies_of_its_destination_stale():
+    gpu = Gpu(RX_7900_XTX)
+    run = copy_run(gpu, side=256)
+    run.dispatch()
+    out = run.allocations[-1]
+    caches = gpu.command_processor.caches
+    resident = caches.l2.resident_sectors()
+    gpu.copy_buffer(out, 0, run.allocations[0], 0, 4096)
+    assert caches.l2.resident_sectors() == resident - 4096 // RX_7900_XTX.sector_bytes
+
+
+def test_a_submission_ends_with_a_clean_l2():
+    """Through the D3D12 mirror: ExecuteCommandLists releases at its end, and the transition of the
+    output to COPY_SOURCE releases before the readback copy."""
+    from dmlemu.convenience import Session
+    from dmlemu.directml import (DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC, DML_TENSOR_DATA_TYPE_FLOAT32,
+                                 DML_BUFFER_TENSOR_DESC, DML_TENSOR_DESC, DML_TENSOR_TYPE_BUFFER)
+    session = Session("rx7900xtx")
+    tensor = DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
+        DataType=DML_TENSOR_DATA_TYPE_FLOAT32, DimensionCount=4, Sizes=[1, 1, 64, 64], Strides=None,
+        TotalTensorSizeInBytes=64 * 64 * 4))
+    x = np.arange(64 * 64, dtype=np.float32).reshape(1, 1, 64, 64)
+    (y,) = session.run(DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC(InputTensor=tensor, OutputTensor=tensor), [x])
+    assert np.array_equal(y, x)
+    assert session.device._gpu.command_processor.caches.l2.dirty_sectors() == 0

@@ -11,6 +11,7 @@ will do.
 """
 import numpy as np
 
+from dmlemu.d3d12.enums import D3D12_RESOURCE_STATE_UNORDERED_ACCESS as UNORDERED_ACCESS
 from dmlemu.d3d12.resource import COPY_DEST, COPY_SOURCE, _require_state, _transition
 
 
@@ -18,7 +19,8 @@ class ResourceBarrierCommand:
     """ResourceBarrier: transitions change tracked states; UAV and aliasing barriers order only.
 
     The emulated GPU finishes each command before the next starts, so UAV and aliasing barriers
-    have nothing to wait for; they are kept so that traces show them.
+    have nothing to wait for; they are kept so that traces show them. A transition out of
+    UNORDERED_ACCESS is a release: the GPU writes its L2 back (Gpu.release_caches), once per call.
     """
 
     __slots__ = ("barriers",)
@@ -28,9 +30,13 @@ class ResourceBarrierCommand:
         self.barriers = barriers  # ((kind, resource, before, after, flags, index), ...)
 
     def execute(self, ctx):
+        release = False
         for kind, resource, before, after, flags, index in self.barriers:
             if kind == 0 and not flags & 0x1:  # a transition (BEGIN_ONLY halves change nothing yet)
                 _transition(resource, before, after, f"ResourceBarrier: barrier {index}")
+                release |= bool(before & UNORDERED_ACCESS) and not after & UNORDERED_ACCESS
+        if release:
+            ctx.gpu.release_caches()
 
 
 class CopyBufferRegionCommand:

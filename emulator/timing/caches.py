@@ -106,6 +106,17 @@ class SetAssociativeCache:
         self.dirty[:] = False
         return flushed
 
+    def invalidate(self, first_sector, end_sector):
+        """Drop sectors first_sector .. end_sector - 1 without writing them back (another agent
+        wrote that memory behind this cache); returns how many were resident."""
+        stale = (self.tags >= first_sector) & (self.tags < end_sector)
+        self.tags[stale] = -1
+        self.dirty[stale] = False
+        return int(stale.sum())
+
+    def dirty_sectors(self):
+        return int(self.dirty.sum())
+
     def resident_sectors(self):
         return int((self.tags >= 0).sum())
 
@@ -117,8 +128,9 @@ TRAFFIC_FIELDS = ("sectors", "lines", "l2_hits", "ic_hits", "dram_reads", "dram_
 class DispatchTraffic:
     """What one dispatch's memory instructions cost at each level, per instruction and per wave.
 
-    `prefix[pc][field]` holds prefix sums over the wave index, so a cohort of waves
-    first .. first + n - 1 costs prefix[pc][field][first + n] - prefix[pc][field][first].
+    `prefix[pc]` is an array of shape (len(TRAFFIC_FIELDS), waves + 1): row i holds field i's prefix
+    sums over the wave index, so a cohort of waves first .. first + n - 1 costs
+    prefix[pc][i][first + n] - prefix[pc][i][first].
     `totals[field]` sums the dispatch (in sectors, except `lines`: tag lookups).
     """
 
@@ -131,7 +143,7 @@ class DispatchTraffic:
         p = self.prefix.get(pc)
         if p is None:
             return (0,) * len(TRAFFIC_FIELDS)
-        return tuple(int(a[first + count] - a[first]) for a in p)
+        return (p[:, first + count] - p[:, first]).tolist()
 
 
 class CacheHierarchy:
@@ -210,24 +222,36 @@ class CacheHierarchy:
             new_line[r.offsets[:-1][r.counts() > 0]] = True
             values = (np.ones(pos.size, dtype=np.int64), new_line, l2_hit[pos], ic_hit[pos], dram_read[pos],
                       dram_writes[pos], ic_writes[pos])
-            arrays = []
-            for field, v in zip(TRAFFIC_FIELDS, values):
-                cumulative = np.zeros(v.size + 1, dtype=np.int64)
+            table = np.empty((len(TRAFFIC_FIELDS), waves + 1), dtype=np.int64)
+            cumulative = np.zeros(pos.size + 1, dtype=np.int64)
+            for i, v in enumerate(values):
                 np.cumsum(v, out=cumulative[1:])
-                arrays.append(cumulative[r.offsets])    # prefix sums over waves
-                totals[field] += int(cumulative[-1])
-            prefix[pc] = tuple(arrays)
-            per_instruction[pc] = {f: int(a[-1]) for f, a in zip(TRAFFIC_FIELDS, arrays)}
+                table[i] = cumulative[r.offsets]    # prefix sums over waves
+            prefix[pc] = table
+            per_instruction[pc] = dict(zip(TRAFFIC_FIELDS, table[:, -1].tolist()))
+            for field, total in per_instruction[pc].items():
+                totals[field] += total
         return DispatchTraffic(prefix, totals, per_instruction)
 
     def write_back_l2(self):
-        """End of a command list: the L2's dirty sectors go to the next level. Returns (sectors to
-        the Infinity Cache, sectors to DRAM)."""
+        """Release (a transition out of UAV use, the end of an ExecuteCommandLists): the L2's dirty
+        sectors go to the next level and stay resident, clean. The Infinity Cache is memory-side
+        (every agent's traffic passes it), so it is never flushed. Returns (sectors written into the
+        Infinity Cache, sectors written to DRAM)."""
         flushed = self.l2.write_back()
         if self.infinity_cache is None:
             return 0, int(flushed.size)
         _, evicted = self.infinity_cache.access(flushed, np.ones(flushed.size, dtype=bool))
         return int(flushed.size), int(evicted.size)
+
+    def invalidate(self, first_byte, num_bytes):
+        """The copy engine wrote bytes first_byte .. + num_bytes behind the L2: its copies of those
+        sectors are stale and dropped (the memory-side Infinity Cache sees the copy and stays valid)."""
+        if num_bytes <= 0:
+            return 0
+        first = first_byte // self.sector_bytes
+        end = -(-(first_byte + num_bytes) // self.sector_bytes)
+        return self.l2.invalidate(first, end)
 
 
 def _charge(per_access, eligible, count):

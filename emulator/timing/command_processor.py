@@ -5,8 +5,10 @@ One per GPU. It charges `submit_cycles` per ExecuteCommandLists and `launch_cycl
 dispatcher feeds waves to every SIMD of every compute unit, the SIMDs run cohorts of waves
 through the kernel's path and the memory system serves their requests. The dispatch ends when
 the last wave has ended and its last store is acknowledged, plus `flush_cycles` (wait for idle,
-write back caches, signal completion). Dispatches run one after another, as if a UAV barrier
-separated each pair (see docs/DEVIATIONS.md). Functional results never depend on any of this.
+invalidate the CUs' own caches, signal completion). Dispatches run one after another, as if a UAV
+barrier separated each pair (see docs/DEVIATIONS.md). A release (a transition out of UAV use, the
+end of an ExecuteCommandLists) writes the L2's dirty sectors back: `release_cycles`. Functional
+results never depend on any of this.
 """
 import numpy as np
 import simpy
@@ -61,6 +63,22 @@ class CommandProcessor:
 
     def submit_cycles(self):
         return self.preset.submit_cycles
+
+    def release_cycles(self):
+        """Write the L2's dirty sectors back (CacheHierarchy.write_back_l2); returns the cycles the
+        command processor waits for it: the bytes at the bandwidth of the level they go to (the
+        slower level bounds it), plus that level's latency for the last write to be acknowledged.
+        0 when nothing was dirty."""
+        p = self.preset
+        ic_sectors, dram_sectors = self.caches.write_back_l2()
+        cycles = 0
+        if ic_sectors:
+            ic_bytes = ic_sectors * p.sector_bytes
+            cycles = -(-ic_bytes * p.clock_hz // p.infinity_cache_bytes_per_second) + p.infinity_cache_latency_cycles
+        if dram_sectors:
+            dram_bytes = dram_sectors * p.sector_bytes
+            cycles = max(cycles, -(-dram_bytes * p.clock_hz // p.dram_bytes_per_second) + p.dram_latency_cycles)
+        return cycles
 
     def simulate_dispatch(self, launch, stats, start_cycle, recorder=None):
         """Cycles the dispatch takes from `start_cycle`; fills stats.timing."""
