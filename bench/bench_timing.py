@@ -2,12 +2,14 @@
 
 1. CLIP FLOAT16 with ScaleBias on 16,777,216 elements, RX 7900 XTX preset, timing on and a per-wave
    trace captured: wall time against the golden model's time in the same process (target <= 10x).
-2. IDENTITY FLOAT32 on 2^26 elements with timing (target < 60 s on a 2-core machine).
-3. How the cost grows with size.
+2. A transposed 2048 x 2048 FLOAT32 IDENTITY with timing against the golden gather (target <= 30x).
+3. IDENTITY FLOAT32 on 2^28 elements with timing (target < 60 s on a 2-core machine, peak memory
+   <= 2x the tensors' bytes), and how the cost grows with size.
 
     .venv/bin/python bench/bench_timing.py [--skip-large]
 """
 import argparse
+import resource
 import time
 
 import numpy as np
@@ -39,7 +41,8 @@ def timed(fn):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--skip-large", action="store_true", help="skip the 2^26 IDENTITY run")
+    parser.add_argument("--skip-large", action="store_true", help="skip the large IDENTITY run")
+    parser.add_argument("--log2-large", type=int, default=28, help="log2 of the large run's elements (28)")
     args = parser.parse_args(argv)
 
     print("CLIP FLOAT16 + ScaleBias, RX 7900 XTX, wave32")
@@ -63,8 +66,23 @@ def main(argv=None):
         print(f"{n:>10} {gold:>9.4f} {functional:>12.4f} {timed_only:>8.4f} {traced:>13.4f} "
               f"{traced / gold:>5.1f}x {stats.cycles / RX_7900_XTX.clock_hz * 1e6:>8.1f}")
 
+    # A transposed read: the golden model gathers at the input's strides, then copies.
+    side = 2048
+    x = np.random.default_rng(1).standard_normal(side * side).astype(np.float32)
+    gpu = Gpu(RX_7900_XTX)
+    source = TensorSpec("FLOAT32", (side, side), (1, side), x.nbytes)
+    out = TensorSpec("FLOAT32", (side, side), None, x.nbytes)
+    run = DirectRun(gpu, "ELEMENT_WISE_IDENTITY", [source, out], [x.view(np.uint8), np.zeros(x.nbytes, np.uint8)])
+    gold = min(timed(lambda: golden.identity(golden.gather(x.view(np.uint8), 0, np.float32, (side, side),
+                                                              (1, side))))[0] for _ in range(3))
+    wall, stats = timed(run.dispatch)
+    expected = golden.identity(golden.gather(x.view(np.uint8), 0, np.float32, (side, side), (1, side)))
+    assert np.array_equal(run.output_bytes().view(np.float32).reshape(side, side), expected)
+    print(f"IDENTITY FLOAT32 {side}x{side} transposed read, with timing: {wall:.2f} s wall, golden {gold:.4f} s, "
+          f"{wall / gold:.1f}x; {stats.cycles / RX_7900_XTX.clock_hz * 1e6:.1f} us GPU")
+
     if not args.skip_large:
-        n = 1 << 26
+        n = 1 << args.log2_large
         x = np.ones(n, dtype=np.float32)
         gpu = Gpu(RX_7900_XTX)
         spec = TensorSpec("FLOAT32", (n,), None, x.nbytes)
@@ -72,8 +90,11 @@ def main(argv=None):
         del x
         wall, stats = timed(run.dispatch)
         seconds = stats.cycles / RX_7900_XTX.clock_hz
-        print(f"IDENTITY FLOAT32 2^26 with timing: {wall:.1f} s wall, {seconds * 1e3:.3f} ms GPU, "
-              f"{(stats.bytes_read + stats.bytes_written) / seconds / 1e9:.0f} GB/s")
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024   # Linux: KiB
+        tensors = 2 * n * 4
+        print(f"IDENTITY FLOAT32 2^{args.log2_large} with timing: {wall:.1f} s wall, {seconds * 1e3:.3f} ms GPU, "
+              f"{(stats.bytes_read + stats.bytes_written) / seconds / 1e9:.0f} GB/s; peak memory "
+              f"{peak / 2 ** 30:.2f} GiB = {peak / tensors:.2f}x the tensors' {tensors / 2 ** 30:.0f} GiB")
 
 
 if __name__ == "__main__":

@@ -220,13 +220,19 @@ class CacheHierarchy:
             new_line = np.ones(lines.size, dtype=bool)
             new_line[1:] = lines[1:] != lines[:-1]
             new_line[r.offsets[:-1][r.counts() > 0]] = True
-            values = (np.ones(pos.size, dtype=np.int64), new_line, l2_hit[pos], ic_hit[pos], dram_read[pos],
-                      dram_writes[pos], ic_writes[pos])
-            table = np.empty((len(TRAFFIC_FIELDS), waves + 1), dtype=np.int64)
-            cumulative = np.zeros(pos.size + 1, dtype=np.int64)
-            for i, v in enumerate(values):
-                np.cumsum(v, out=cumulative[1:])
-                table[i] = cumulative[r.offsets]    # prefix sums over waves
+            values = (None, new_line, l2_hit[pos], ic_hit[pos], dram_read[pos], dram_writes[pos], ic_writes[pos])
+            table = np.zeros((len(TRAFFIC_FIELDS), waves + 1), dtype=np.int64)
+            counts = r.counts()
+            table[0, 1:] = counts
+            if pos.size:
+                # Per-wave sums (reduceat over each wave's run of accesses; a wave with none gets 0).
+                starts = np.minimum(r.offsets[:-1], pos.size - 1)
+                empty = counts == 0
+                for i, v in enumerate(values[1:], start=1):
+                    per_wave = np.add.reduceat(v, starts, dtype=np.int64)
+                    per_wave[empty] = 0
+                    table[i, 1:] = per_wave
+            np.cumsum(table, axis=1, out=table)    # prefix sums over waves
             prefix[pc] = table
             per_instruction[pc] = dict(zip(TRAFFIC_FIELDS, table[:, -1].tolist()))
             for field, total in per_instruction[pc].items():
