@@ -234,9 +234,9 @@ def test_chrome_export_is_bounded(teaching_memory_trace):
     trace = teaching_memory_trace
     full = to_chrome(trace)
     assert len(full["traceEvents"]) > 3000
-    doc = to_chrome(trace, max_events=300)
+    doc = to_chrome(trace, max_events=250)
     events = check_chrome(doc)
-    assert len(events) <= 300
+    assert len(events) <= 250
     notes = doc["otherData"]["notes"]
     assert any(n.startswith(f"{len(trace.segments)} instruction segments and {len(trace.memory)} memory "
                             f"requests left out") for n in notes)

@@ -285,7 +285,15 @@ def build_parser():
     p.add_argument("--plots", metavar="DIR", help="write the trace's PNG plots into DIR")
     p.set_defaults(handler=cmd_run)
 
-    p = sub.add_parser("step", help="run one wave instruction by instruction, showing EXEC and registers")
+    p = sub.add_parser(
+        "step", help="run one wave instruction by instruction, showing EXEC, registers and cache traffic",
+        description="Run one wave of an operator's kernel instruction by instruction (for learners): each "
+                    "instruction's text, the EXEC mask it ran under and the registers it changed, lane by lane. "
+                    "Under each buffer load and store: the bytes the lanes asked for, the sectors and cache lines "
+                    "(first addresses in hex) the coalescer made of them, and how many sectors hit the L2, hit "
+                    "the Infinity Cache (adapters that have one) or were read from DRAM. The cache figures come "
+                    "from a timed run of the whole dispatch on a fresh GPU of the same adapter, waves in order, "
+                    "so the waves before the stepped one have warmed the caches.")
     _add_operator_arguments(p, operator_default="CLIP", dtype_default="FLOAT16", sizes_default=[2, 3])
     p.add_argument("--width", type=int, default=8, choices=(4, 8, 16, 32, 64), help="lanes per wave (default 8)")
     p.add_argument("--wave", type=int, default=0, metavar="N", help="which wave of the dispatch (default 0)")

@@ -11,6 +11,14 @@ terminal table; narrow waves (8 lanes by default) fit a screen.
 Values print by the type the instruction gives them: floats as floats, u/i types in decimal, raw
 b32/b64 bits in decimal below 2^20 and in hexadecimal above (addresses, descriptors, bit patterns);
 buffer loads print as the tensor's element type.
+
+The memory hierarchy: under each buffer load and store, what the wave asked of the caches (a
+`WaveTraffic`): the bytes its lanes asked for, the distinct sectors and cache lines the coalescer
+made of them (the first line addresses in hex), and how many of those sectors hit the L2, hit
+the Infinity Cache (presets that have one) or went to DRAM. These come from a timed run of the
+same dispatch on a fresh GPU of the same preset and wave width (`timed_stats()`, run on first
+use): the caches see the dispatch's waves in order, so earlier waves warm them for later ones.
+The functional step itself never depends on it.
 """
 from dataclasses import dataclass, field
 
@@ -25,10 +33,11 @@ from dmlemu.isa.encoding import format_instruction
 from dmlemu.isa.encoding import decode
 from dmlemu.isa.operands import EXEC_LO, NUM_SGPRS, VCC_LO, format_operand
 from dmlemu.kernels.driver import TensorSpec
+from dmlemu.timing.caches import TRAFFIC_FIELDS
 
 from dmlemu.tools.operators import OPERATORS, UsageError, describe, golden_outputs, preset_for, same_bits, tensor_names, validate
 
-__all__ = ["Change", "Step", "WaveStepper", "lane_string", "format_step", "format_header", "format_footer"]
+__all__ = ["Change", "Step", "WaveTraffic", "WaveStepper", "lane_string", "format_step", "format_header", "format_footer"]
 
 _FLOAT_TYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
 
@@ -47,6 +56,24 @@ class Change:
 
 
 @dataclass
+class WaveTraffic:
+    """What one buffer load or store of the stepped wave asked of the memory hierarchy."""
+    write: bool
+    lanes: int                    # lanes that ran the instruction (EXEC)
+    element_bytes: int            # bytes each lane asks for
+    sectors: int                  # distinct sectors the wave's lanes touched (requests to the L2)
+    line_addresses: list          # byte addresses of the distinct cache lines, ascending
+    sector_bytes: int
+    line_bytes: int
+    l2_hits: int                  # sectors found in the L2 (for a store: already resident)
+    ic_hits: int                  # sectors that missed the L2 and hit the Infinity Cache
+    dram_reads: int               # sectors read from DRAM
+    infinity_cache: bool          # the preset has an Infinity Cache
+    executions: int = 1           # times the wave ran this instruction (the counts cover them all)
+    shown_at: int | None = None   # a repeat: the step number whose lines show the counts
+
+
+@dataclass
 class Step:
     number: int                   # 1 for the first instruction the wave executed
     address: int                  # dword address of the instruction
@@ -54,6 +81,7 @@ class Step:
     exec_mask: str                # the EXEC mask it executed under
     changes: list = field(default_factory=list)
     ended: bool = False           # s_endpgm
+    traffic: WaveTraffic | None = None   # buffer loads and stores: what the wave asked of the caches
 
 
 def _format_value(value, type_name):
@@ -78,6 +106,8 @@ class WaveStepper:
         self.gpu = Gpu(self.preset, wave_width=width, timing=False)
         types = run.tensor_types()
         self.specs, buffers = [], []
+        self._buffers = buffers
+        self._timed = None
         for array, type_name, strides in zip(list(inputs) + [None], types, run.strides):
             total = golden.calc_buffer_tensor_size(type_name, run.sizes, strides)
             data = np.zeros(max(total, 4), dtype=np.uint8)
@@ -85,9 +115,7 @@ class WaveStepper:
                 golden.scatter(data, 0, np.asarray(array).reshape(run.sizes), strides)
             self.specs.append(TensorSpec(type_name, run.sizes, strides, total))
             buffers.append(data)
-        self.direct = DirectRun(self.gpu, OPERATORS[run.operator], self.specs, buffers,
-                                min_value=run.min_value, max_value=run.max_value, scale_bias=run.scale_bias,
-                                half_precision=run.half_precision(self.preset))
+        self.direct = self._direct_run(self.gpu)
         self.launch = self.direct.launch()
         self.program = self.launch.program
         per_group = self.gpu.dispatcher.waves_per_workgroup(self.launch.workgroup_size)
@@ -110,23 +138,64 @@ class WaveStepper:
         self.texts = [format_instruction(inst, address, self.labels) for address, inst in decoded]
         self.element_type = golden.DATA_TYPES[run.data_type]
 
+    def _direct_run(self, gpu):
+        run = self.run
+        return DirectRun(gpu, OPERATORS[run.operator], self.specs, self._buffers,
+                         min_value=run.min_value, max_value=run.max_value, scale_bias=run.scale_bias,
+                         half_precision=run.half_precision(self.preset))
+
     # ---- running ------------------------------------------------------------------------------
     def steps(self):
         """Yield one Step per executed instruction, until s_endpgm."""
         stats = ExecutionStats(len(self.program), self.program.name)
         batch, pc, number = self.batch, 0, 0
+        shown = {}       # pc -> the step that showed its traffic
         while pc is not None:
             number += 1
             entry, operands = self.program.records[pc][1], self.program.records[pc][2]
             before = (list(batch.sgpr), list(batch.vgpr), batch.exec, batch.vcc, batch.scc)
             exec_mask = lane_string(batch.exec)
             stored = self._stored(entry, operands) if entry.kind == "store" else None
+            traffic = None
+            if entry.kind in ("load", "store"):
+                traffic = self.wave_traffic(pc, exec_mask.count("1"), np.dtype(op.MEM_TYPES[entry.mem_type]).itemsize)
+                if traffic is not None and pc in shown:
+                    traffic.shown_at = shown[pc]
+                shown.setdefault(pc, number)
             next_pc = step(self.program, batch, self.gpu.memory, stats, pc)
             changes = self._changes(entry, operands, before)
             if stored is not None:
                 changes.append(stored)
-            yield Step(number, self.program.addresses[pc], self.texts[pc], exec_mask, changes, next_pc is None)
+            yield Step(number, self.program.addresses[pc], self.texts[pc], exec_mask, changes, next_pc is None,
+                       traffic)
             pc = next_pc
+
+    # ---- the memory hierarchy (a timed run of the same dispatch) ------------------------------------
+    def timed_stats(self):
+        """The ExecutionStats of the whole dispatch run with the timing model on a fresh GPU of the
+        same preset and wave width (same memory layout, so the same addresses); run once."""
+        if self._timed is None:
+            gpu = Gpu(self.preset, wave_width=self.width, timing=True)
+            self._timed = self._direct_run(gpu).dispatch()
+        return self._timed
+
+    def wave_traffic(self, pc, lanes, element_bytes):
+        """The stepped wave's WaveTraffic at instruction `pc` (None: not a vector memory instruction)."""
+        stats = self.timed_stats()
+        rows = stats.record.finish().get(pc)
+        if rows is None:
+            return None
+        w, preset = self.wave, self.preset
+        sectors = rows.sectors[rows.offsets[w]:rows.offsets[w + 1]]
+        per_line = max(1, preset.line_bytes // preset.sector_bytes)
+        lines = np.unique(sectors // per_line) * preset.line_bytes
+        counts = dict(zip(TRAFFIC_FIELDS, stats.timing.traffic.cohort(pc, w, 1)))
+        paths = {path_id: path for path, path_id in stats.record.paths.items()}
+        executions = paths[int(stats.record.wave_path[w])].count(pc)
+        return WaveTraffic(bool(rows.is_write), lanes, element_bytes, int(np.unique(sectors).size),
+                           [int(a) for a in lines], preset.sector_bytes, preset.line_bytes, counts["l2_hits"],
+                           counts["ic_hits"], counts["dram_reads"], bool(preset.infinity_cache_bytes),
+                           max(1, executions))
 
     def output(self):
         """The output tensor as the device memory holds it now (only this wave has run)."""
@@ -242,7 +311,10 @@ def format_header(stepper):
         "addr: the instruction's address in dwords (branch targets L<addr> use it). EXEC: the lanes",
         "the instruction runs for (1) or skips (0), lane 0 first. Below it, the registers it changed;",
         "vector results show '-' for skipped lanes, which keep their old value. 'memory' is what a",
-        "store wrote.",
+        "store wrote. Under buffer loads and stores: the bytes the lanes asked for, the sectors and",
+        "cache lines the coalescer made of them, and where those sectors were found (L2, Infinity",
+        "Cache, DRAM), from a timed run of the whole dispatch on a fresh GPU in which the waves before",
+        "this one ran first and warmed the caches.",
         "",
         f"{'#':>3}  {'addr':>4}  {'instruction':<{TEXT_WIDTH}}  EXEC",
     ]
@@ -282,7 +354,37 @@ def format_step(s, width=8):
         lines.append(f"{'':11}{'lane':<{label}}" + "".join(f"{i:>{cell}}" for i in range(len(vectors[0].lanes))))
         for c in vectors:
             lines.append(f"{'':11}{c.name:<{label}}" + "".join(f"{t:>{cell}}" for t in c.lanes))
+    if s.traffic is not None:
+        lines += [f"{'':11}{text}" for text in format_traffic(s.traffic)]
     return "\n".join(lines)
+
+
+_SHOWN_LINES = 4      # line addresses printed per instruction
+
+
+def format_traffic(t):
+    """A WaveTraffic as short lines: coalescer, line addresses, caches."""
+    if t.shown_at is not None:
+        return [f"cache traffic: counted at step {t.shown_at} (all {t.executions} executions together)"]
+    asked = t.lanes * t.element_bytes
+    out = [f"coalescer: {_plural(t.lanes, 'lane')} x {t.element_bytes} B = {asked} B -> "
+           f"{_plural(t.sectors, 'sector')} of {t.sector_bytes} B in {_plural(len(t.line_addresses), 'line')} "
+           f"of {t.line_bytes} B"]
+    if t.line_addresses:
+        shown = " ".join(f"0x{a:x}" for a in t.line_addresses[:_SHOWN_LINES])
+        more = len(t.line_addresses) - _SHOWN_LINES
+        out.append(f"lines at {shown}" + (f" ... (+{more} more)" if more > 0 else ""))
+    if t.write:
+        out.append(f"caches: {_plural(t.sectors, 'sector')} written into the L2 ({t.l2_hits} already there), "
+                   f"to reach DRAM when evicted")
+    else:
+        text = f"caches: {t.l2_hits} of {_plural(t.sectors, 'sector')} hit the L2"
+        if t.infinity_cache:
+            text += f", {t.ic_hits} the Infinity Cache"
+        out.append(f"{text}, {t.dram_reads} read from DRAM")
+    if t.executions > 1:
+        out.append(f"(these counts cover the wave's {t.executions} executions of this instruction)")
+    return out
 
 
 def format_footer(stepper, executed):

@@ -7,7 +7,8 @@ Layout (one JSON object: traceEvents, displayTimeUnit, otherData):
                                                  dispatch its "launch" and "flush" (X)
         thread "Copy engine"                     copies (X)
         counters (C)                             DRAM bandwidth (GB/s: read, write), resident waves,
-                                                 occupancy (%), ALU busy (%)
+                                                 occupancy (%), ALU busy (%), L2 hit rate (%) and,
+                                                 on presets with one, Infinity Cache hit rate (%)
     process "CU 3"                               pid 100 + CU index, one per compute unit that ran work
         thread "SIMD 1"                          wave groups (X, cat "wave"); instruction segments
                                                  (X, cat "instruction") nested inside them
@@ -18,6 +19,12 @@ Time: "ts" and "dur" are microseconds, taken from integer GPU cycles through the
 snapped down to whole nanoseconds (Perfetto's resolution) before the division by 1000, so a child's
 end never passes its parent's after Perfetto rounds; exact cycles are in the args. Thread ids are
 unique across processes (Perfetto keys threads by tid).
+
+Counters are per time bucket of each timed dispatch (recorder.COUNTER_BUCKETS) and drop to zero
+between dispatches. A cache hit rate is the bucket's hits over its requests in % (0 in a bucket with
+no request); each wave group's requests are spread evenly over its lifetime (traces/recorder.py),
+so the curve shows when the hits happened to within a wave group. The dispatch's own figures (hit
+rates, coalescing efficiency, ...) are in its event's args (Trace.summary()).
 
 Bounded size: at most `max_events` events. The device's events come first (a quarter of the room;
 past that only the first dispatches), then the counters (half of what is left; past that buckets
@@ -226,7 +233,8 @@ class _Export:
         c = c[np.lexsort((c["start"], c["dispatch"]))]
         if not len(c):
             return 0
-        per_row = 4
+        has_ic = bool(p.infinity_cache_bytes)
+        per_row = 6 if has_ic else 5
         first_of = np.flatnonzero(np.r_[True, c["dispatch"][1:] != c["dispatch"][:-1]])
         sizes = np.diff(np.r_[first_of, len(c)])
         merge = 1
@@ -250,21 +258,28 @@ class _Export:
         capacity = np.array([simds * max(1, slots.get(int(d), 1)) for d in c["dispatch"]], dtype=np.float64)
         occupancy = np.round(100.0 * c["resident_waves"] / capacity, 3).tolist()
         alu = np.round(100.0 * c["alu_busy"], 3).tolist()
+        l2 = _hit_percent(c["l2_hits"], c["l2_misses"])
+        ic = _hit_percent(c["ic_hits"], c["ic_misses"]) if has_ic else None
         starts, ends = clock.ns(c["start"]).tolist(), clock.ns(c["end"]).tolist()
         used = 0
         for i in range(len(c)):
-            self._counter(starts[i], {"read": read[i], "write": write[i]}, resident[i], occupancy[i], alu[i])
+            self._counter(starts[i], {"read": read[i], "write": write[i]}, resident[i], occupancy[i], alu[i],
+                          l2[i], None if ic is None else ic[i])
             used += per_row
             # Back to zero where the next bucket does not start right away (between dispatches).
             if i + 1 == len(c) or starts[i + 1] > ends[i]:
-                self._counter(ends[i], {"read": 0.0, "write": 0.0}, 0.0, 0.0, 0.0)
+                self._counter(ends[i], {"read": 0.0, "write": 0.0}, 0.0, 0.0, 0.0, 0.0, None if ic is None else 0.0)
                 used += per_row
         return used
 
-    def _counter(self, ns, bandwidth, resident, occupancy, alu):
+    def _counter(self, ns, bandwidth, resident, occupancy, alu, l2_hit, ic_hit):
         ts = ns / 1000.0
-        for name, args in (("DRAM bandwidth (GB/s)", bandwidth), ("Resident waves", {"waves": resident}),
-                           ("Occupancy (%)", {"occupancy": occupancy}), ("ALU busy (%)", {"busy": alu})):
+        tracks = [("DRAM bandwidth (GB/s)", bandwidth), ("Resident waves", {"waves": resident}),
+                  ("Occupancy (%)", {"occupancy": occupancy}), ("ALU busy (%)", {"busy": alu}),
+                  ("L2 hit rate (%)", {"hit rate": l2_hit})]
+        if ic_hit is not None:
+            tracks.append(("Infinity Cache hit rate (%)", {"hit rate": ic_hit}))
+        for name, args in tracks:
             self._add(ns, 0, {"ph": "C", "name": name, "pid": DEVICE_PID, "tid": CP_TID, "ts": ts, "args": args})
 
     # ---- compute units: wave groups, instruction segments, memory requests ----------------------------
@@ -398,7 +413,15 @@ def _merge_counters(c, merge):
     total = np.maximum(np.add.reduceat(widths, at), 1.0)
     out["resident_waves"] = np.add.reduceat(c["resident_waves"] * widths, at) / total
     out["alu_busy"] = np.add.reduceat(c["alu_busy"] * widths, at) / total
+    for name in ("l2_hits", "l2_misses", "ic_hits", "ic_misses"):
+        out[name] = np.add.reduceat(c[name], at)
     return out
+
+
+def _hit_percent(hits, misses):
+    """Per bucket: hits / (hits + misses) in %, rounded to 3 decimals; 0.0 where there was no request."""
+    requests = (hits + misses).astype(np.float64)
+    return np.round(100.0 * hits / np.maximum(requests, 1.0), 3).tolist()
 
 
 def _merge_wave_groups(waves, budget):

@@ -1,5 +1,8 @@
 """CSV export: the per-dispatch summary, or any table of a Trace, one header row then one row per record.
 
+save_dispatch_csv writes Trace.summary() (cache hit rates, coalescing efficiency and all);
+save_table_csv(trace, "mem_instructions", path) writes each memory instruction's traffic per level.
+
 Deterministic: integers as integers, floats as Python's repr (the shortest text that reads back as
 the same float), booleans as 0/1, "\\n" line ends; the same trace gives the same bytes.
 """

@@ -5,6 +5,11 @@ Members: one array per table (structured, no pickles) and `meta.npy`, a JSON tex
 version, the preset (its key and every field, so a trace of a changed or custom preset still reads
 back as captured), the wave width, the detail level, the aggregated tables and the programs.
 The file is deterministic: same trace, same bytes (zip entries carry a fixed date).
+
+Files written before a table gained columns (the memory hierarchy counters of `dispatches` and
+`counters`) or a table (`mem_instructions`) still load: the missing columns read as zeros and the
+missing tables as empty, so their cache figures read 0 (as an untimed dispatch's do). A column
+of another type, or one this version does not know, is an error.
 """
 import dataclasses
 import io
@@ -57,7 +62,7 @@ def load_trace(path):
             expected = np.dtype(columns)
             array = z[name] if name in z.files else np.zeros(0, dtype=expected)
             if array.dtype != expected:
-                raise ValueError(f"{path}: table {name} has columns {array.dtype.descr}; expected {expected.descr}")
+                array = _with_new_columns(array, expected, name, path)
             tables[name] = array
     fields = dict(meta["preset"])
     fields["sources"] = tuple(fields.get("sources", ()))
@@ -68,3 +73,14 @@ def load_trace(path):
     preset = dataclasses.replace(base, **fields) if base is not None else AdapterPreset(**fields)
     programs = {int(k): (name, list(lines)) for k, name, lines in meta["programs"]}
     return Trace(tables, preset, meta["wave_width"], meta["detail"], list(meta["aggregated"]), programs)
+
+
+def _with_new_columns(array, expected, name, path):
+    """A table saved before columns were added: the same rows, the new columns zero."""
+    names = array.dtype.names or ()
+    if not names or any(n not in expected.names or array.dtype[n] != expected[n] for n in names):
+        raise ValueError(f"{path}: table {name} has columns {array.dtype.descr}; expected {expected.descr}")
+    upgraded = np.zeros(array.shape, dtype=expected)
+    for n in names:
+        upgraded[n] = array[n]
+    return upgraded

@@ -4,7 +4,8 @@ A recorder is attached to a GPU only while a capture is active (traces.capture);
 GPU's `recorder` is None and every hook in the timing model is skipped (tracing that is off costs
 one `is not None` test per cohort). Detail levels, each including the ones before it:
 
-    dispatch      one row per dispatch, copy and submission; counters over time
+    dispatch      one row per dispatch, copy and submission; counters over time; one row per
+                  memory instruction of each timed dispatch (its traffic at each cache level)
     wave          + one row per wave group: waves that ran together on one SIMD (start, end, CU, SIMD)
     instruction   + one row per instruction segment of a wave group (instruction range, start, end)
     memory        + one row per memory request (bytes, DRAM bytes, issue and completion)
@@ -15,10 +16,31 @@ end); instruction segments, memory requests and counter buckets are no longer ke
 in `dropped`). The counters are computed from every row, kept or not. The trace lists the tables
 concerned in `aggregated`. Time is in GPU cycles throughout; the recorder never reads a wall clock,
 so the same program gives a byte-identical trace.
+
+Memory hierarchy counters come from the timing model's cache accounting (stats.timing.traffic,
+timing/caches.py), read once at the end of each timed dispatch, so they cost nothing while the
+dispatch runs. Units are sectors (`preset.sector_bytes`) except `l2_lines` (tag lookups: distinct
+cache lines per wave instruction). Per dispatch (table `dispatches`):
+
+    l2_requests         sector requests to the L2, after each wave's coalescer merged its lanes
+    l2_lines            distinct cache lines those requests fall in (tag lookups)
+    l2_hits             requests found in the L2 (a write hit: the sector was already resident)
+    ic_requests         Infinity Cache lookups: the L2's read misses (0 without an Infinity Cache)
+    ic_hits             lookups found in the Infinity Cache
+    dram_read_sectors   sectors read from DRAM (read misses of the last cache level)
+    dram_write_sectors  dirty sectors written back to DRAM by evictions during the dispatch
+    ic_write_sectors    dirty L2 sectors written back into the Infinity Cache during the dispatch
+
+Table `mem_instructions` has the same quantities per memory instruction (pc) of each timed
+dispatch, with the bytes its lanes asked for (`useful_bytes`) and the coalescing efficiency
+(useful bytes / (sectors x sector_bytes)). The `counters` table splits L2 and Infinity Cache
+hits and misses over time: each wave group's hits are spread evenly over its lifetime.
 """
 import itertools
 
 import numpy as np
+
+from dmlemu.timing.caches import TRAFFIC_FIELDS
 
 DETAILS = ("dispatch", "wave", "instruction", "memory")
 DEFAULT_MAX_ROWS = 200_000
@@ -29,7 +51,14 @@ TABLES = {
                    ("workgroups", "i8"), ("elements", "i8"), ("bytes_read", "i8"), ("bytes_written", "i8"),
                    ("dram_bytes", "i8"), ("wave_instructions", "i8"), ("valu_instructions", "i8"),
                    ("vgprs", "i4"), ("waves_per_simd", "i4"),
-                   ("oob_reads", "i8"), ("oob_writes", "i8"), ("timed", "?")],
+                   ("oob_reads", "i8"), ("oob_writes", "i8"), ("timed", "?"),
+                   ("l2_requests", "i8"), ("l2_lines", "i8"), ("l2_hits", "i8"), ("ic_requests", "i8"),
+                   ("ic_hits", "i8"), ("dram_read_sectors", "i8"), ("dram_write_sectors", "i8"),
+                   ("ic_write_sectors", "i8")],
+    "mem_instructions": [("dispatch", "i8"), ("pc", "i4"), ("instruction", "U64"), ("write", "?"),
+                         ("waves", "i8"), ("useful_bytes", "i8"), ("sectors", "i8"), ("lines", "i8"),
+                         ("l2_hits", "i8"), ("ic_hits", "i8"), ("dram_reads", "i8"), ("dram_writes", "i8"),
+                         ("ic_writes", "i8"), ("coalescing", "f8")],
     "wave_groups": [("dispatch", "i8"), ("cu", "i4"), ("simd", "i4"), ("first_wave", "i8"), ("waves", "i4"),
                     ("start", "i8"), ("end", "i8")],
     "wave_summary": [("dispatch", "i8"), ("cu", "i4"), ("simd", "i4"), ("waves", "i8"), ("groups", "i8"),
@@ -41,7 +70,8 @@ TABLES = {
     "copies": [("start", "i8"), ("end", "i8"), ("bytes", "i8"), ("dst", "U64"), ("src", "U64")],
     "submissions": [("cycle", "i8")],
     "counters": [("dispatch", "i8"), ("start", "i8"), ("end", "i8"), ("dram_read_bytes", "i8"),
-                 ("dram_write_bytes", "i8"), ("resident_waves", "f8"), ("alu_busy", "f8")],
+                 ("dram_write_bytes", "i8"), ("resident_waves", "f8"), ("alu_busy", "f8"),
+                 ("l2_hits", "i8"), ("l2_misses", "i8"), ("ic_hits", "i8"), ("ic_misses", "i8")],
 }
 
 
@@ -64,7 +94,7 @@ class TraceRecorder:
         self._dispatch = -1
         self._vgprs = 0
         self._dram = []           # (start, end, bytes, write) of the current dispatch
-        self._busy = []           # (start, end, waves, ALU cycles) of wave groups of the current dispatch
+        self._busy = []           # (start, end, waves, ALU cycles, first wave) of the current dispatch's groups
 
     # ---- bounded append --------------------------------------------------------------------------
     def _add(self, table, row):
@@ -93,7 +123,7 @@ class TraceRecorder:
                                              [format_instruction(r_inst) for r_inst in _instructions(launch.program)])
 
     def wave_group(self, cu, simd, first_wave, waves, start, end, alu_cycles=0):
-        self._busy.append((start, end, waves, alu_cycles))
+        self._busy.append((start, end, waves, alu_cycles, first_wave))
         if self.level >= 1 and not self._add("wave_groups", (self._dispatch, cu, simd, first_wave, waves, start, end)):
             key = (self._dispatch, cu, simd)
             s = self._summary.get(key)
@@ -121,25 +151,48 @@ class TraceRecorder:
 
     def end_dispatch(self, stats, end):
         timing = stats.timing
+        totals = timing.traffic.totals
+        has_ic = bool(self.preset.infinity_cache_bytes)
+        levels = (totals["sectors"], totals["lines"], totals["l2_hits"],
+                  totals["ic_hits"] + totals["dram_reads"] if has_ic else 0, totals["ic_hits"],
+                  totals["dram_reads"], totals["dram_writes"], totals["ic_writes"])
         self._add("dispatches", self._dispatch_row(stats, stats.start_cycle if stats.start_cycle else timing.start_cycle,
-                                                   end, timing.dram_bytes, timing.waves_per_simd, True))
-        self._counters(timing.start_cycle, end)
+                                                   end, timing.dram_bytes, timing.waves_per_simd, True, levels))
+        self._mem_instructions(stats, timing)
+        self._counters(timing.start_cycle, end, timing.traffic)
 
     def untimed_dispatch(self, launch, stats, start, end):
         self.begin_dispatch(launch, stats, start)
-        self._add("dispatches", self._dispatch_row(stats, start, end, stats.bytes_read + stats.bytes_written, 0, False))
+        self._add("dispatches", self._dispatch_row(stats, start, end, stats.bytes_read + stats.bytes_written, 0, False,
+                                                   (0,) * 8))
 
-    def _dispatch_row(self, stats, start, end, dram_bytes, waves_per_simd, timed):
+    def _dispatch_row(self, stats, start, end, dram_bytes, waves_per_simd, timed, levels):
         return (self._dispatch, stats.name[:64], start, end, stats.waves, stats.workgroups, stats.elements,
                 stats.bytes_read, stats.bytes_written, dram_bytes, stats.wave_instructions,
                 stats.unit_instructions.get("VALU", 0),
-                self._vgprs, waves_per_simd, stats.oob_reads, stats.oob_writes, timed)
+                self._vgprs, waves_per_simd, stats.oob_reads, stats.oob_writes, timed, *levels)
 
-    def _counters(self, start, end):
-        """Bucket DRAM bytes, resident waves and ALU busy time of the dispatch over its duration.
+    def _mem_instructions(self, stats, timing):
+        """One row per vector memory instruction of the dispatch: its traffic at each level."""
+        rows = stats.record.finish()
+        texts = self.programs.get(self._dispatch, ("", []))[1]
+        sector_bytes = timing.sector_bytes
+        for pc, t in sorted(timing.traffic.per_instruction.items()):
+            useful = int(stats.memory_bytes[pc])
+            requested = t["sectors"] * sector_bytes
+            self._add("mem_instructions", (
+                self._dispatch, pc, texts[pc][:64] if 0 <= pc < len(texts) else "", bool(rows[pc].is_write),
+                int(stats.instruction_waves[pc]), useful, t["sectors"], t["lines"], t["l2_hits"], t["ic_hits"],
+                t["dram_reads"], t["dram_writes"], t["ic_writes"], useful / requested if requested else 0.0))
+
+    def _counters(self, start, end, traffic):
+        """Bucket DRAM bytes, resident waves, ALU busy time and cache hits and misses of the dispatch
+        over its duration.
 
         Each quantity is the integral of a sum of interval functions, evaluated at the bucket
         edges with sorted prefix sums (see _integral): O(rows log rows), whatever the bucket count.
+        A wave group's cache hits and misses (from the traffic's prefix sums over its wave range)
+        are spread evenly over its lifetime, like its resident waves.
         """
         span = max(1, end - start)
         buckets = min(COUNTER_BUCKETS, span)
@@ -159,16 +212,37 @@ class TraceRecorder:
                     out += _exact_integers(share, int(rows[:, 2].sum()))
         resident = np.zeros(buckets)
         alu = np.zeros(buckets)
+        levels = [np.zeros(buckets, dtype=np.int64) for _ in range(4)]   # L2 hits, misses; IC hits, misses
         if self._busy:
             b = np.fromiter(itertools.chain.from_iterable(self._busy), dtype=np.int64,
-                            count=4 * len(self._busy)).reshape(-1, 4)
+                            count=5 * len(self._busy)).reshape(-1, 5)
             resident = np.diff(_integral(b[:, 0], b[:, 1], b[:, 2].astype(np.float64), edges)) / widths
             dur = np.maximum(b[:, 1] - b[:, 0], 1).astype(np.float64)
             alu = np.diff(_integral(b[:, 0], b[:, 1], b[:, 3] / dur, edges)) / widths
+            for out, per_group in zip(levels, self._group_levels(traffic, b[:, 4], b[:, 2])):
+                if per_group.any():
+                    share = np.diff(_integral(b[:, 0], b[:, 0] + dur, per_group / dur, edges))
+                    out += _exact_integers(share, int(per_group.sum()))
         simds = self.preset.compute_units * self.preset.simds_per_cu
+        l2_hits, l2_misses, ic_hits, ic_misses = levels
         for i in range(buckets):
             self._add("counters", (self._dispatch, int(edges[i]), int(edges[i + 1]), int(read[i]), int(write[i]),
-                                   float(resident[i]), float(alu[i]) / simds))
+                                   float(resident[i]), float(alu[i]) / simds, int(l2_hits[i]), int(l2_misses[i]),
+                                   int(ic_hits[i]), int(ic_misses[i])))
+
+    def _group_levels(self, traffic, first, waves):
+        """Per wave group (waves first .. first + waves - 1): L2 hits, L2 misses, Infinity Cache hits,
+        Infinity Cache misses, over all its memory instructions (prefix sums summed over pcs)."""
+        if not traffic.prefix:
+            return [np.zeros(first.size, dtype=np.int64)] * 4
+        names = ("sectors", "l2_hits", "ic_hits", "dram_reads")
+        index = [TRAFFIC_FIELDS.index(n) for n in names]
+        sums = {n: sum(p[i] for p in traffic.prefix.values()) for n, i in zip(names, index)}
+        per = {n: a[first + waves] - a[first] for n, a in sums.items()}
+        if not self.preset.infinity_cache_bytes:
+            zero = np.zeros(first.size, dtype=np.int64)
+            return [per["l2_hits"], per["sectors"] - per["l2_hits"], zero, zero]
+        return [per["l2_hits"], per["sectors"] - per["l2_hits"], per["ic_hits"], per["dram_reads"]]
 
     def finish(self):
         from dmlemu.traces.trace import Trace

@@ -1,9 +1,18 @@
 """A captured trace: structured columns (NumPy) plus what is needed to read them.
 
 Tables (see recorder.TABLES for the columns): dispatches, wave_groups, segments, memory, copies,
-submissions, counters. Times are GPU cycles; `seconds(cycles)` converts with the preset's clock.
-Exports and plots live beside this module (chrome.py, csv_export.py, plots.py) and read only these
-columns.
+submissions, counters, mem_instructions. Times are GPU cycles; `seconds(cycles)` converts with the
+preset's clock. Exports and plots live beside this module (chrome.py, csv_export.py, plots.py)
+and read only these columns.
+
+Memory hierarchy figures in summary() (per dispatch) and instruction_summary() (per memory
+instruction): requests, hits and misses are counted in sectors (`preset.sector_bytes`); bytes are
+sectors x sector_bytes. A hit rate is hits / requests, a fraction from 0 to 1, and 0.0 where there
+were no requests (an untimed dispatch, a level the preset lacks: no Infinity Cache), so every CSV
+cell stays a number. Coalescing efficiency is the bytes the lanes asked for over the bytes the L2
+was asked for (sectors x sector_bytes): 1.0 when every byte of every sector a wave touched was
+used, 0.0 where nothing was requested. For the L2, writes count as requests too (a write hit finds
+its sector resident); the Infinity Cache is looked up by the L2's read misses only.
 """
 import numpy as np
 
@@ -27,8 +36,11 @@ class Trace:
         return np.asarray(cycles, dtype=np.float64) / self.preset.clock_hz
 
     def summary(self):
-        """One dict per dispatch: cycles, time, bytes, achieved bandwidth and % of peak, occupancy."""
+        """One dict per dispatch: cycles, time, bytes, achieved bandwidth and % of peak, occupancy,
+        and the memory hierarchy: L2 and Infinity Cache requests, hits, misses, hit rates and bytes,
+        DRAM bytes read and written back, coalescing efficiency (see the module banner)."""
         out = []
+        sector = int(self.preset.sector_bytes)
         peak = self.preset.dram_bytes_per_second
         slots = self.preset.compute_units * self.preset.simds_per_cu
         for d in self.dispatches:
@@ -55,15 +67,67 @@ class Trace:
                 "waves_per_simd": int(d["waves_per_simd"]), "occupancy": occupancy,
                 "oob_reads": int(d["oob_reads"]), "oob_writes": int(d["oob_writes"]),
                 "timed": bool(d["timed"]),
+                **_levels(d, sector, int(d["bytes_read"] + d["bytes_written"])),
+            })
+        return out
+
+    def instruction_summary(self):
+        """One dict per memory instruction of each timed dispatch (table mem_instructions): the
+        instruction, waves that executed it, sectors and lines per wave, each level's hits, misses
+        and hit rate, coalescing efficiency (see the module banner)."""
+        out = []
+        sector = int(self.preset.sector_bytes)
+        has_ic = bool(self.preset.infinity_cache_bytes)
+        for m in self.tables["mem_instructions"]:
+            waves, sectors, hits = int(m["waves"]), int(m["sectors"]), int(m["l2_hits"])
+            ic_requests = int(m["ic_hits"] + m["dram_reads"]) if has_ic else 0
+            out.append({
+                "dispatch": int(m["dispatch"]), "pc": int(m["pc"]), "instruction": str(m["instruction"]),
+                "write": bool(m["write"]), "waves": waves, "useful_bytes": int(m["useful_bytes"]),
+                "l2_requests": sectors, "l2_lines": int(m["lines"]),
+                "sectors_per_wave": sectors / waves if waves else 0.0,
+                "lines_per_wave": int(m["lines"]) / waves if waves else 0.0,
+                "l2_hits": hits, "l2_misses": sectors - hits, "l2_hit_rate": _rate(hits, sectors),
+                "ic_requests": ic_requests, "ic_hits": int(m["ic_hits"]),
+                "ic_hit_rate": _rate(int(m["ic_hits"]), ic_requests),
+                "dram_read_bytes": int(m["dram_reads"]) * sector, "dram_write_bytes": int(m["dram_writes"]) * sector,
+                "coalescing_efficiency": float(m["coalescing"]),
             })
         return out
 
     def format_summary(self):
-        """The per-dispatch summary as a text table."""
+        """The per-dispatch summary as a text table ('-' for a hit rate or efficiency with no request)."""
         lines = [f"{'#':>3} {'kernel':<36} {'cycles':>10} {'time us':>10} {'read B':>11} {'written B':>11} "
-                 f"{'GB/s':>8} {'% peak':>7} {'waves':>8} {'occup.':>6}"]
+                 f"{'GB/s':>8} {'% peak':>7} {'waves':>8} {'occup.':>6} {'L2 hit%':>7} {'IC hit%':>7} {'coal.%':>6}"]
         for s in self.summary():
             lines.append(f"{s['dispatch']:>3} {s['kernel'][:36]:<36} {s['cycles']:>10} {s['seconds'] * 1e6:>10.2f} "
                          f"{s['bytes_read']:>11} {s['bytes_written']:>11} {s['bandwidth_bytes_per_second'] / 1e9:>8.1f} "
-                         f"{s['percent_of_peak']:>6.1f}% {s['waves']:>8} {s['occupancy']:>6.2f}")
+                         f"{s['percent_of_peak']:>6.1f}% {s['waves']:>8} {s['occupancy']:>6.2f} "
+                         f"{_percent(s['l2_hit_rate'], s['l2_requests']):>7} "
+                         f"{_percent(s['ic_hit_rate'], s['ic_requests']):>7} "
+                         f"{_percent(s['coalescing_efficiency'], s['l2_requests']):>6}")
         return "\n".join(lines)
+
+
+def _rate(part, whole):
+    return part / whole if whole else 0.0
+
+
+def _percent(fraction, requests):
+    return f"{100.0 * fraction:.1f}" if requests else "-"
+
+
+def _levels(d, sector, useful_bytes):
+    """A dispatch row's memory hierarchy figures (summary() keys, in their CSV order)."""
+    requests, hits = int(d["l2_requests"]), int(d["l2_hits"])
+    ic_requests, ic_hits = int(d["ic_requests"]), int(d["ic_hits"])
+    return {
+        "l2_requests": requests, "l2_lines": int(d["l2_lines"]), "l2_hits": hits, "l2_misses": requests - hits,
+        "l2_hit_rate": _rate(hits, requests), "l2_bytes": requests * sector,
+        "ic_requests": ic_requests, "ic_hits": ic_hits, "ic_misses": ic_requests - ic_hits,
+        "ic_hit_rate": _rate(ic_hits, ic_requests), "ic_bytes": ic_requests * sector,
+        "ic_write_bytes": int(d["ic_write_sectors"]) * sector,
+        "dram_read_bytes": int(d["dram_read_sectors"]) * sector,
+        "dram_write_bytes": int(d["dram_write_sectors"]) * sector,
+        "coalescing_efficiency": _rate(useful_bytes, requests * sector),
+    }
