@@ -54,16 +54,17 @@ def test_timing_never_depends_on_the_functional_batch(layout):
     assert results[0] == results[1] == results[2]
 
 
-@pytest.mark.parametrize("preset", [RX_7900_XTX, RTX_3070], ids=lambda p: p.key)
+@pytest.mark.parametrize("preset", [RX_7900_XTX, RX_6800_XT, RTX_3070], ids=lambda p: p.key)
 def test_access_patterns_cost_what_real_gpus_charge(preset):
     packed = seconds(preset)
     assert 2.5 <= seconds(preset, "transposed") / packed <= 20
     assert 1.3 <= seconds(preset, "stride2") / packed <= 2.5
-    assert seconds(preset, "broadcast") / packed < 0.95     # reads hit the L2 (see FIDELITY.md)
-    big = seconds(preset, side=2048)      # element size matters once fixed costs are small
-    assert 0.4 <= seconds(preset, data_type="FLOAT16", item=2, side=2048) / big <= 0.7
-    # The issue asks 1.7-2.3; the RX 7900 XTX measures 1.69 (docs/FIDELITY.md), so 1.6 here.
-    assert 1.6 <= seconds(preset, data_type="FLOAT64", item=8, side=2048) / big <= 2.3
+    # Reads hit the L2; real GPUs <= 0.75. The RX 7900 XTX's general-path kernel is issue-bound in
+    # lock step (0.81, docs/FIDELITY.md), so 0.85 here until waves overlap ALU with memory.
+    big = seconds(preset, side=2048)      # these need fixed costs to be small
+    assert seconds(preset, "broadcast", side=2048) / big <= 0.85
+    assert 0.4 <= seconds(preset, data_type="FLOAT16", item=2, side=2048) / big <= 0.65
+    assert 1.7 <= seconds(preset, data_type="FLOAT64", item=8, side=2048) / big <= 2.3
 
 
 def test_coalescing_counts_lines_and_sectors():
@@ -167,11 +168,9 @@ def test_a_release_writes_the_l2_back_and_charges_its_bytes():
         assert dirty == 256 * 256 * 4 // preset.sector_bytes
         before = gpu.clock_cycles
         cycles = gpu.release_caches()
-        if preset.infinity_cache_bytes:   # into the memory-side Infinity Cache
-            rate, latency = preset.infinity_cache_bytes_per_second, preset.infinity_cache_latency_cycles
-        else:
-            rate, latency = preset.dram_bytes_per_second, preset.dram_latency_cycles
-        assert cycles == -(-dirty * preset.sector_bytes * preset.clock_hz // rate) + latency
+        # Through the Infinity Cache (written through) into DRAM: the slower level bounds it.
+        dram = -(-dirty * preset.sector_bytes * preset.clock_hz // preset.dram_bytes_per_second)
+        assert cycles == dram + preset.dram_latency_cycles
         assert gpu.clock_cycles == before + cycles
         assert l2.dirty_sectors() == 0 and gpu.release_caches() == 0
 

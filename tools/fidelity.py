@@ -152,12 +152,10 @@ Infinity Cache holds it and <= peak with a 4 MB L2. The mechanisms: the coalesce
 lines per wave instruction), the CU's tag-lookup front end (one line per cycle), sectors in flight
 per CU, and the caches' capacity (docs/DEVIATIONS.md says what they simplify).
 
-Known misses, from mechanisms not yet modelled (the command-stream issue): all resident waves of a
+Known miss, from a mechanism not yet modelled (the command-stream issue): all resident waves of a
 SIMD issue in lock step, so a general-path kernel's address arithmetic cannot hide behind another
-wave's memory wait; that keeps the RX 7900 XTX broadcast row near 0.9x (its 4 M-lane general path
-is issue-bound at 49 instructions per wave) and the FLOAT16 / FLOAT64 copies near 0.68x / 1.69x on
-the RX 7900 XTX and 0.57x / 1.57x on the RX 6800 XT, where a 16 MiB copy is still bound by per-dispatch
-fixed costs and latency rather than DRAM.
+wave's memory wait. The RX 7900 XTX broadcast row (a 4 M-lane general path, issue-bound at about 49
+instructions per wave) therefore stays near 0.8x instead of <= 0.75x.
 
 """
 
