@@ -223,7 +223,10 @@ class CacheHierarchy:
             new_line[1:] = lines[1:] != lines[:-1]
             new_line[r.offsets[:-1][r.counts() > 0]] = True
             values = (None, new_line, l2_hit[pos], ic_hit[pos], dram_read[pos], dram_writes[pos], ic_writes[pos])
-            table = np.zeros((len(TRAFFIC_FIELDS), waves + 1), dtype=np.int64)
+            # int32 while the instruction's accesses fit (they do unless it runs > 2^31 sectors):
+            # half the memory of the largest per-dispatch table.
+            dtype = np.int32 if pos.size + int(dram_writes[pos].sum()) < 2 ** 31 else np.int64
+            table = np.zeros((len(TRAFFIC_FIELDS), waves + 1), dtype=dtype)
             counts = r.counts()
             table[0, 1:] = counts
             if pos.size:
