@@ -167,25 +167,22 @@ class CacheHierarchy:
         n = sectors.size
         ic_hit = np.zeros(n, dtype=bool)
         dram_read = ~l2_hit & ~writes
-        dram_writes_by_access = np.zeros(n, dtype=np.int64)
-        ic_writes_by_access = np.zeros(n, dtype=np.int64)
+        # Each miss allocates one way and so evicts at most one sector: a charge is 0 or 1.
+        written_back = np.zeros(n, dtype=np.int8)
+        _charge(written_back, ~l2_hit, l2_evicted.size)
         if self.infinity_cache is None:
-            # L2 evictions go straight to DRAM; charge each to the miss that caused it.
-            _charge(dram_writes_by_access, ~l2_hit, l2_evicted.size)
-            return l2_hit, ic_hit, dram_read, dram_writes_by_access, ic_writes_by_access
+            # L2 evictions go straight to DRAM; each is charged to a miss that caused it.
+            return l2_hit, ic_hit, dram_read, written_back, np.zeros(n, dtype=np.int8)
         # Reads that missed the L2 look up the Infinity Cache (a write that misses the L2 is
         # allocated there and reaches the Infinity Cache only when evicted); the L2's dirty
         # evictions are then written into it, and through it to DRAM (write-through: they stay
         # resident, clean, for later reads, and DRAM bandwidth is spent now).
-        below = np.flatnonzero(~l2_hit & ~writes)
+        below = np.flatnonzero(dram_read)
         stream = np.concatenate([sectors[below], l2_evicted])
         hit, _ = self.infinity_cache.access(stream, np.zeros(stream.size, dtype=bool))
         ic_hit[below] = hit[:below.size]
-        dram_read = np.zeros(n, dtype=bool)
         dram_read[below] = ~hit[:below.size]
-        _charge(ic_writes_by_access, ~l2_hit, l2_evicted.size)
-        _charge(dram_writes_by_access, ~l2_hit, l2_evicted.size)
-        return l2_hit, ic_hit, dram_read, dram_writes_by_access, ic_writes_by_access
+        return l2_hit, ic_hit, dram_read, written_back, written_back
 
     def account(self, record, line_bytes):
         """Run a dispatch's sector stream (a DispatchRecord) through the caches, in wave order and
@@ -204,10 +201,12 @@ class CacheHierarchy:
         stream = np.empty(n, dtype=np.int64)
         stream_writes = np.empty(n, dtype=bool)
         positions = []
+        index_type = np.int32 if n < 2 ** 31 else np.int64    # stream positions: half the memory
         for pc, c in zip(pcs, counts):
             r = rows[pc]
-            wave_of = np.repeat(np.arange(waves, dtype=np.int64), c)
-            pos = wave_start[wave_of] + before[wave_of] + (np.arange(r.sectors.size) - r.offsets[wave_of])
+            # Access i of wave w goes to wave_start[w] + before[w] + (i - offsets[w]).
+            pos = np.repeat((wave_start[:-1] + before - r.offsets[:-1]).astype(index_type), c)
+            pos += np.arange(r.sectors.size, dtype=index_type)
             stream[pos] = r.sectors
             stream_writes[pos] = r.is_write
             before += c
@@ -265,11 +264,14 @@ class CacheHierarchy:
         return self.l2.invalidate(first, end)
 
 
-def _charge(per_access, eligible, count):
+def _charge(per_access, eligible, count, chunk=1 << 20):
     """Spread `count` write-backs evenly over the eligible accesses of the stream (the misses, which
-    allocate ways and so cause evictions), so their bandwidth is paid during the dispatch."""
+    allocate ways and so cause evictions), so their bandwidth is paid during the dispatch. The k-th
+    eligible access gets floor((k+1) count / E) - floor(k count / E); done in chunks (bounded memory)."""
     rows = np.flatnonzero(eligible)
-    if count == 0 or rows.size == 0:
+    total = rows.size
+    if count == 0 or total == 0:
         return
-    share = np.arange(1, rows.size + 1, dtype=np.int64) * count // rows.size
-    per_access[rows] += np.diff(np.r_[0, share])
+    for lo in range(0, total, chunk):
+        k = np.arange(lo, min(total, lo + chunk), dtype=np.int64)
+        per_access[rows[lo:lo + chunk]] = (k + 1) * count // total - k * count // total
