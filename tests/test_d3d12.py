@@ -13,57 +13,21 @@ from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE, unpack_buffer_d
 from dmlemu.errors import (DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_INVALID_CALL, E_FAIL, E_INVALIDARG, E_NOTIMPL,
                              E_OUTOFMEMORY, S_OK)
 from dmlemu.presets import TEACHING
+from mirror_rig import MirrorRig, removal
 
 UINT64_MAX = (1 << 64) - 1
 
 
 # ---- helpers ---------------------------------------------------------------------------------------
 @pytest.fixture
-def device():
-    return D3D12CreateDevice(TEACHING, D3D_FEATURE_LEVEL_11_0)
-
-
-class Rig:
-    """A device with a queue, an allocator and an open command list of one type."""
-
-    def __init__(self, device, list_type=D3D12_COMMAND_LIST_TYPE_DIRECT):
-        self.device = device
-        self.queue = device.CreateCommandQueue(D3D12_COMMAND_QUEUE_DESC(Type=list_type))
-        self.allocator = device.CreateCommandAllocator(list_type)
-        self.list = device.CreateCommandList(0, list_type, self.allocator, None)
-        self.fence = device.CreateFence(0, D3D12_FENCE_FLAG_NONE)
-        self.fence_value = 0
-
-    def buffer(self, size, heap=D3D12_HEAP_TYPE_DEFAULT, state=D3D12_RESOURCE_STATE_COMMON,
-               flags=D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS):
-        if heap == D3D12_HEAP_TYPE_UPLOAD:
-            state, flags = D3D12_RESOURCE_STATE_GENERIC_READ, D3D12_RESOURCE_FLAG_NONE
-        elif heap == D3D12_HEAP_TYPE_READBACK:
-            state, flags = D3D12_RESOURCE_STATE_COPY_DEST, D3D12_RESOURCE_FLAG_NONE
-        return self.device.CreateCommittedResource(CD3DX12_HEAP_PROPERTIES(heap), D3D12_HEAP_FLAG_NONE,
-                                                   CD3DX12_RESOURCE_DESC.Buffer(size, flags), state, None)
-
-    def upload(self, data):
-        data = np.ascontiguousarray(data).view(np.uint8).ravel()
-        buffer = self.buffer(data.size, D3D12_HEAP_TYPE_UPLOAD)
-        buffer.Map(0, None)[:] = data
-        buffer.Unmap(0, None)
-        return buffer
-
-    def run(self):
-        """Close, execute, signal and wait, reset: HelloDirectML's CloseExecuteResetWait."""
-        self.list.Close()
-        self.queue.ExecuteCommandLists([self.list])
-        self.fence_value += 1
-        self.queue.Signal(self.fence, self.fence_value)
-        self.fence.SetEventOnCompletion(self.fence_value, None)
-        self.allocator.Reset()
-        self.list.Reset(self.allocator, None)
+def rig(d3d12_rig):
+    """The shared D3D12-only rig (tests/mirror_rig.py): teaching adapter, DIRECT queue, allocator, open list, fence."""
+    return d3d12_rig
 
 
 @pytest.fixture
-def rig(device):
-    return Rig(device)
+def device(rig):
+    return rig.device
 
 
 def raises(code, call, *args):
@@ -144,13 +108,11 @@ def test_structs_default_to_c_zero_and_helpers_fill_them():
 
 # ---- devices -------------------------------------------------------------------------------------
 def test_devices_are_independent_and_deterministic():
-    a = D3D12CreateDevice(TEACHING, D3D_FEATURE_LEVEL_11_0)
-    b = D3D12CreateDevice(TEACHING, D3D_FEATURE_LEVEL_11_0)
-    assert a._gpu is not b._gpu
-    ra, rb = Rig(a).buffer(64, D3D12_HEAP_TYPE_UPLOAD), Rig(b).buffer(64, D3D12_HEAP_TYPE_UPLOAD)
-    assert ra.GetGPUVirtualAddress() == rb.GetGPUVirtualAddress()
+    a, b = MirrorRig(TEACHING), MirrorRig(TEACHING)
+    ra, rb = a.buffer(64, D3D12_HEAP_TYPE_UPLOAD), b.buffer(64, D3D12_HEAP_TYPE_UPLOAD)
+    assert ra.GetGPUVirtualAddress() == rb.GetGPUVirtualAddress()   # deterministic: the same address ...
     ra.Map(0, None)[:] = 7
-    assert not rb.Map(0, None).any()
+    assert not rb.Map(0, None).any()                                # ... in two separate memories
 
 
 def test_check_feature_support_reports_the_preset(device):
@@ -169,8 +131,8 @@ def test_check_feature_support_reports_the_preset(device):
 
 # ---- resources and memory ------------------------------------------------------------------------
 def test_out_of_memory_leaves_everything_intact(rig, device):
-    memory = device._gpu.memory
-    kept = rig.upload(np.arange(256, dtype=np.uint8))
+    memory = rig.memory
+    kept = rig.upload_buffer(np.arange(256, dtype=np.uint8))
     used, allocations = memory.used_bytes, memory.allocations
     too_big = TEACHING.dedicated_video_memory - used + 1
     message = raises(E_OUTOFMEMORY, rig.buffer, too_big)
@@ -183,11 +145,11 @@ def test_out_of_memory_leaves_everything_intact(rig, device):
 
 
 def test_freed_buffers_return_their_memory(rig, device):
-    used = device._gpu.memory.used_bytes
+    used = rig.memory.used_bytes
     buffer = rig.buffer(4096)
-    assert device._gpu.memory.used_bytes == used + 4096
+    assert rig.memory.used_bytes == used + 4096
     del buffer
-    assert device._gpu.memory.used_bytes == used
+    assert rig.memory.used_bytes == used
 
 
 def test_heap_states_are_fixed_at_creation(rig):
@@ -250,7 +212,7 @@ def test_map_rules(rig):
     mapped[:4] = [1, 2, 3, 4]
     again = upload.Map(0, D3D12_RANGE(Begin=0, End=0))  # Map calls nest and see the same bytes
     assert again[:4].tolist() == [1, 2, 3, 4]
-    assert upload._allocation.data[:4].tolist() == [1, 2, 3, 4]
+    assert rig.read(upload)[:4].tolist() == [1, 2, 3, 4]   # the GPU copies what the CPU wrote through Map
     assert raises(E_INVALIDARG, upload.Map, 1, None) == (
         "Map: Subresource is 1; a buffer has only subresource 0.")
     assert raises(E_INVALIDARG, upload.Map, 0, D3D12_RANGE(Begin=8, End=40)) == (
@@ -267,7 +229,7 @@ def test_map_rules(rig):
 # ---- copies --------------------------------------------------------------------------------------
 def test_copies_move_bytes(rig):
     data = np.arange(64, dtype=np.uint8)
-    upload = rig.upload(data)
+    upload = rig.upload_buffer(data)
     middle = rig.buffer(64)
     other = rig.buffer(64)
     readback = rig.buffer(64, D3D12_HEAP_TYPE_READBACK)
@@ -279,7 +241,7 @@ def test_copies_move_bytes(rig):
     rig.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.Transition(
         other, D3D12_RESOURCE_STATE_COPY_DEST, D3D12_RESOURCE_STATE_COPY_SOURCE)])
     rig.list.CopyResource(readback, other)
-    rig.run()
+    rig.execute()
     got = readback.Map(0, None)
     expected = np.zeros(64, np.uint8)
     expected[0:8] = data[0:8]
@@ -297,7 +259,7 @@ def test_copy_out_of_range_makes_close_fail(rig):
     assert rig.device.GetDeviceRemovedReason() == S_OK
     rig.queue.ExecuteCommandLists([rig.list])  # a list that failed to Close cannot run
     assert rig.device.GetDeviceRemovedReason() == DXGI_ERROR_INVALID_CALL
-    assert rig.device._removed_reason[1] == (
+    assert removal(rig.device)[1] == (
         "ExecuteCommandLists: ppCommandLists[0] is command list #1, which failed to Close, so it cannot be executed.")
 
 
@@ -324,8 +286,8 @@ def test_copy_recording_errors(rig, record, message):
     assert raises(E_INVALIDARG, rig.list.Close).endswith(message)
 
 
-def test_debug_layer_reports_a_recording_error_at_the_call(rig):
-    rig.device._debug_layer = True
+def test_debug_layer_reports_a_recording_error_at_the_call():
+    rig = MirrorRig(TEACHING, d3d12_debug=True)
     src, dst = rig.buffer(16, D3D12_HEAP_TYPE_UPLOAD), rig.buffer(16)
     assert raises(E_INVALIDARG, rig.list.CopyBufferRegion, dst, 8, src, 0, 16) == (
         "CopyBufferRegion: DstOffset 8 + NumBytes 16 = 24 passes the end of buffer #2, which is 16 bytes.")
@@ -336,7 +298,17 @@ def test_the_debug_layer_switch_applies_to_devices_created_after_it(monkeypatch)
     before = D3D12CreateDevice(TEACHING, D3D_FEATURE_LEVEL_11_0)
     D3D12GetDebugInterface().EnableDebugLayer()
     after = D3D12CreateDevice(TEACHING, D3D_FEATURE_LEVEL_11_0)
-    assert (before._debug_layer, after._debug_layer) == (False, True)
+
+    def copy_error_raises_at_the_call(device):
+        rig = MirrorRig(device=device)
+        src, dst = rig.buffer(16, D3D12_HEAP_TYPE_UPLOAD), rig.buffer(16)
+        try:
+            rig.list.CopyBufferRegion(dst, 8, src, 0, 16)   # past the end of dst
+        except HResultError:
+            return True
+        return False
+
+    assert (copy_error_raises_at_the_call(before), copy_error_raises_at_the_call(after)) == (False, True)
 
 
 # ---- barriers and resource states ---------------------------------------------------------------
@@ -347,7 +319,7 @@ def test_states_follow_barriers_at_execution_and_decay_after(rig):
     seen = []
     rig.list._record(type("Peek", (), {"execute": lambda self, ctx: seen.append(buffer._state), "name": "Peek"})())
     assert buffer._state == D3D12_RESOURCE_STATE_COMMON  # recording changes nothing
-    rig.run()
+    rig.execute()
     assert seen == [D3D12_RESOURCE_STATE_UNORDERED_ACCESS]
     assert buffer._state == D3D12_RESOURCE_STATE_COMMON  # buffers decay after ExecuteCommandLists
 
@@ -365,7 +337,7 @@ def test_wrong_state_before_removes_the_device(rig):
               "for buffer 'output', but at this point of the queue it is in D3D12_RESOURCE_STATE_COPY_SOURCE. (in "
               "command list #1 on command queue #1)")
     assert rig.device.GetDeviceRemovedReason() == DXGI_ERROR_INVALID_CALL
-    assert rig.device._removed_reason == (DXGI_ERROR_INVALID_CALL, reason)
+    assert removal(rig.device) == (DXGI_ERROR_INVALID_CALL, reason)
     assert raises(DXGI_ERROR_DEVICE_REMOVED, rig.queue.Signal, rig.fence, 1) == (
         f"Signal: the device was removed earlier (DXGI_ERROR_INVALID_CALL): {reason}")
     assert rig.fence.GetCompletedValue() == UINT64_MAX
@@ -373,8 +345,8 @@ def test_wrong_state_before_removes_the_device(rig):
     rig.queue.ExecuteCommandLists([rig.list])  # void methods do nothing once the device is removed
 
 
-def test_debug_layer_raises_execution_errors_at_execute(rig):
-    rig.device._debug_layer = True
+def test_debug_layer_raises_execution_errors_at_execute():
+    rig = MirrorRig(TEACHING, d3d12_debug=True)
     buffer = rig.buffer(16)
     rig.list.CopyBufferRegion(buffer, 0, rig.buffer(16, D3D12_HEAP_TYPE_UPLOAD), 0, 16)  # promotes to COPY_DEST
     rig.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.Transition(
@@ -392,7 +364,7 @@ def test_an_access_in_the_wrong_state_removes_the_device(rig):
     rig.list.CopyBufferRegion(readback, 0, buffer, 0, 16)  # no COPY_DEST -> COPY_SOURCE barrier
     rig.list.Close()
     rig.queue.ExecuteCommandLists([rig.list])
-    assert rig.device._removed_reason[1] == (
+    assert removal(rig.device)[1] == (
         "ExecuteCommandLists: the source of CopyBufferRegion needs buffer #2 in D3D12_RESOURCE_STATE_COPY_SOURCE, but "
         "it is in D3D12_RESOURCE_STATE_COPY_DEST; record a transition barrier first. (in command list #1 on command "
         "queue #1)")
@@ -404,14 +376,14 @@ def test_common_buffers_are_promoted_and_read_promotions_accumulate(rig):
     rig.list._record(Probe(log, buffer, D3D12_RESOURCE_STATE_COPY_SOURCE))
     rig.list._record(Probe(log, buffer, D3D12_RESOURCE_STATE_NON_PIXEL_SHADER_RESOURCE))
     rig.list._record(type("Peek", (), {"execute": lambda self, ctx: log.append(buffer._state), "name": "Peek"})())
-    rig.run()
+    rig.execute()
     assert log[-1] == D3D12_RESOURCE_STATE_COPY_SOURCE | D3D12_RESOURCE_STATE_NON_PIXEL_SHADER_RESOURCE
     assert rig.device.GetDeviceRemovedReason() == S_OK
     rig.list._record(Probe(log, buffer, D3D12_RESOURCE_STATE_UNORDERED_ACCESS))  # a write promotion is final
     rig.list._record(Probe(log, buffer, D3D12_RESOURCE_STATE_COPY_SOURCE))
     rig.list.Close()
     rig.queue.ExecuteCommandLists([rig.list])
-    assert rig.device._removed_reason[1].startswith(
+    assert removal(rig.device)[1].startswith(
         "ExecuteCommandLists: the Probe's resource needs buffer #1 in D3D12_RESOURCE_STATE_COPY_SOURCE, but it is in "
         "D3D12_RESOURCE_STATE_UNORDERED_ACCESS; record a transition barrier first.")
 
@@ -445,7 +417,7 @@ def test_uav_and_aliasing_barriers_record_and_run(rig):
     buffer = rig.buffer(16)
     rig.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.UAV(buffer), CD3DX12_RESOURCE_BARRIER.UAV(None),
                               CD3DX12_RESOURCE_BARRIER.Aliasing(None, buffer)])
-    rig.run()
+    rig.execute()
     assert rig.device.GetDeviceRemovedReason() == S_OK
 
 
@@ -484,9 +456,9 @@ def test_queue_wait_holds_later_work_until_the_fence_is_signalled(rig):
     rig.allocator.Reset()
 
 
-def test_cross_queue_wait(device):
-    direct, copy = Rig(device), Rig(device, D3D12_COMMAND_LIST_TYPE_COPY)
-    upload = direct.upload(np.full(16, 3, np.uint8))
+def test_cross_queue_wait(rig):
+    direct, copy = rig, MirrorRig(device=rig.device, list_type=D3D12_COMMAND_LIST_TYPE_COPY)
+    upload = direct.upload_buffer(np.full(16, 3, np.uint8))
     target = direct.buffer(16)
     readback = direct.buffer(16, D3D12_HEAP_TYPE_READBACK)
     direct.list.CopyBufferRegion(target, 0, upload, 0, 16)
@@ -536,16 +508,17 @@ def test_allocator_and_list_recording_rules(rig, device):
     rig.list.Close()
     assert raises(E_FAIL, rig.list.Close) == "Close: command list #1 is already closed; Reset it to record again."
     second = device.CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_DIRECT, rig.allocator, None)  # allocator is free
-    assert second._is_open() and not rig.list._is_open()
+    assert second.Close() is None   # it was open
     closed = device.CreateCommandList1(0, D3D12_COMMAND_LIST_TYPE_DIRECT, D3D12_COMMAND_LIST_FLAG_NONE)
-    assert not closed._is_open() and closed._type == D3D12_COMMAND_LIST_TYPE_DIRECT
+    assert raises(E_FAIL, closed.Close) == "Close: command list #3 is already closed; Reset it to record again."
+    assert closed.GetType() == D3D12_COMMAND_LIST_TYPE_DIRECT
 
 
 def test_recording_into_a_closed_list_removes_the_device(rig):
     rig.list.Close()
     upload, buffer = rig.buffer(16, D3D12_HEAP_TYPE_UPLOAD), rig.buffer(16)
     rig.list.CopyBufferRegion(buffer, 0, upload, 0, 16)
-    assert rig.device._removed_reason == (
+    assert removal(rig.device) == (
         DXGI_ERROR_INVALID_CALL, "CopyBufferRegion: command list #1 is closed; Reset it before recording into it.")
     assert raises(DXGI_ERROR_DEVICE_REMOVED, rig.list.Reset, rig.allocator, None).endswith(
         "CopyBufferRegion: command list #1 is closed; Reset it before recording into it.")
@@ -554,7 +527,7 @@ def test_recording_into_a_closed_list_removes_the_device(rig):
 def test_record_contract_on_a_closed_list(rig):
     rig.list.Close()
     assert rig.list._record(Probe([])) is False
-    assert rig.device._removed_reason == (
+    assert removal(rig.device) == (
         DXGI_ERROR_INVALID_CALL, "Probe: command list #1 is closed; Reset it before recording into it.")
 
 
@@ -564,26 +537,25 @@ def test_executing_an_open_list_removes_the_device_and_runs_nothing(rig):
     rig.queue.ExecuteCommandLists([rig.list])
     assert log == []
     assert rig.device.GetDeviceRemovedReason() == DXGI_ERROR_INVALID_CALL
-    assert rig.device._removed_reason[1] == (
+    assert removal(rig.device)[1] == (
         "ExecuteCommandLists: ppCommandLists[0] is command list #1, which is still open; Close it before executing it.")
 
 
-def test_executing_a_list_of_another_type_or_a_stale_list(device):
-    rig = Rig(device)
-    copy = Rig(device, D3D12_COMMAND_LIST_TYPE_COPY)
+def test_executing_a_list_of_another_type_or_a_stale_list(rig, device):
+    copy = MirrorRig(device=device, list_type=D3D12_COMMAND_LIST_TYPE_COPY)
     copy.list.Close()
     rig.queue.ExecuteCommandLists([copy.list])
-    assert device._removed_reason[1] == (
+    assert removal(device)[1] == (
         "ExecuteCommandLists: ppCommandLists[0] is command list #2, a D3D12_COMMAND_LIST_TYPE_COPY list; command queue "
         "#1 is D3D12_COMMAND_LIST_TYPE_DIRECT.")
-    other = Rig(D3D12CreateDevice(TEACHING, D3D_FEATURE_LEVEL_11_0))
+    other = MirrorRig(TEACHING)
     other.list.Close()
     other.queue.ExecuteCommandLists([other.list])
     other.queue.Signal(other.fence, 1)
     assert other.fence.GetCompletedValue() == 1
     other.allocator.Reset()  # the list recorded before this Reset is now stale
     other.queue.ExecuteCommandLists([other.list])
-    assert other.device._removed_reason[1] == (
+    assert removal(other.device)[1] == (
         "ExecuteCommandLists: ppCommandLists[0] is command list #1, recorded into command allocator #1, which was "
         "Reset since; Reset the list and record it again.")
 
@@ -599,7 +571,7 @@ def test_commands_run_in_order_with_the_execution_context(rig):
     rig.list.Close()
     rig.queue.ExecuteCommandLists([rig.list, second])
     assert [entry[3] for entry in log] == [rig.list, rig.list, second]
-    assert all(entry[:3] == (rig.device, rig.device._gpu, rig.queue) for entry in log)
+    assert all(entry[:3] == (rig.device, rig.gpu, rig.queue) for entry in log)
 
 
 def test_an_hresult_error_raised_by_a_command_removes_the_device(rig):
@@ -615,7 +587,7 @@ def test_an_hresult_error_raised_by_a_command_removes_the_device(rig):
     rig.list.Close()
     rig.queue.ExecuteCommandLists([rig.list])
     assert log == []  # the rest of the work is dropped
-    assert rig.device._removed_reason == (
+    assert removal(rig.device) == (
         E_INVALIDARG, "ExecuteCommandLists: Failing: the operator was never initialized. (in command list #1 on "
                       "command queue #1)")
 
@@ -628,10 +600,10 @@ def test_bundles_run_inside_direct_lists_only(rig, device):
     bundle.Close()
     rig.list.ExecuteBundle(bundle)
     rig.list.ExecuteBundle(bundle)
-    rig.run()
+    rig.execute()
     assert len(log) == 2
     rig.queue.ExecuteCommandLists([bundle])
-    assert device._removed_reason[1] == (
+    assert removal(device)[1] == (
         "ExecuteCommandLists: ppCommandLists[0] is command list #2, a bundle; bundles run only through ExecuteBundle.")
 
 
@@ -639,40 +611,40 @@ def test_bundles_run_inside_direct_lists_only(rig, device):
 def test_timestamps_are_monotonic_and_measure_gpu_work(rig):
     assert rig.queue.GetTimestampFrequency() == TEACHING.clock_hz > 0
     heap = rig.device.CreateQueryHeap(D3D12_QUERY_HEAP_DESC(Type=D3D12_QUERY_HEAP_TYPE_TIMESTAMP, Count=4))
-    upload, target = rig.upload(np.ones(4096, np.uint8)), rig.buffer(4096)
+    upload, target = rig.upload_buffer(np.ones(4096, np.uint8)), rig.buffer(4096)
     readback = rig.buffer(40, D3D12_HEAP_TYPE_READBACK)
     rig.list.EndQuery(heap, D3D12_QUERY_TYPE_TIMESTAMP, 0)
     rig.list.EndQuery(heap, D3D12_QUERY_TYPE_TIMESTAMP, 1)
     rig.list.CopyBufferRegion(target, 0, upload, 0, 4096)
     rig.list.EndQuery(heap, D3D12_QUERY_TYPE_TIMESTAMP, 2)
     rig.list.ResolveQueryData(heap, D3D12_QUERY_TYPE_TIMESTAMP, 0, 4, readback, 8)
-    rig.run()
+    rig.execute()
     ticks = readback.Map(0, None)[8:40].copy().view("<u8")
     assert ticks[0] == ticks[1] < ticks[2]   # no work between 0 and 1; the copy takes time
     assert ticks[3] == 0                     # never written
-    assert ticks[2] - ticks[1] == rig.device._gpu.clock_cycles - ticks[1]
+    assert ticks[2] - ticks[1] == rig.gpu.clock_cycles - ticks[1]
 
 
 def test_timestamps_are_deterministic_across_devices():
     def measure():
-        rig = Rig(D3D12CreateDevice(TEACHING, D3D_FEATURE_LEVEL_11_0))
+        rig = MirrorRig(TEACHING)
         heap = rig.device.CreateQueryHeap(D3D12_QUERY_HEAP_DESC(Type=D3D12_QUERY_HEAP_TYPE_TIMESTAMP, Count=2))
         readback = rig.buffer(16, D3D12_HEAP_TYPE_READBACK)
         rig.list.EndQuery(heap, D3D12_QUERY_TYPE_TIMESTAMP, 0)
-        rig.list.CopyBufferRegion(rig.buffer(1000), 0, rig.upload(np.zeros(1000, np.uint8)), 0, 1000)
+        rig.list.CopyBufferRegion(rig.buffer(1000), 0, rig.upload_buffer(np.zeros(1000, np.uint8)), 0, 1000)
         rig.list.EndQuery(heap, D3D12_QUERY_TYPE_TIMESTAMP, 1)
         rig.list.ResolveQueryData(heap, D3D12_QUERY_TYPE_TIMESTAMP, 0, 2, readback, 0)
-        rig.run()
+        rig.execute()
         return readback.Map(0, None).copy()
 
     assert np.array_equal(measure(), measure())
 
 
 def test_copy_queues_use_copy_queue_timestamp_heaps(device):
-    rig = Rig(device, D3D12_COMMAND_LIST_TYPE_COPY)
+    rig = MirrorRig(device=device, list_type=D3D12_COMMAND_LIST_TYPE_COPY)
     heap = device.CreateQueryHeap(D3D12_QUERY_HEAP_DESC(Type=D3D12_QUERY_HEAP_TYPE_COPY_QUEUE_TIMESTAMP, Count=1))
     rig.list.EndQuery(heap, D3D12_QUERY_TYPE_TIMESTAMP, 0)
-    rig.run()
+    rig.execute()
     wrong = device.CreateQueryHeap(D3D12_QUERY_HEAP_DESC(Type=D3D12_QUERY_HEAP_TYPE_TIMESTAMP, Count=1))
     rig.list.EndQuery(wrong, D3D12_QUERY_TYPE_TIMESTAMP, 0)
     assert raises(E_INVALIDARG, rig.list.Close).endswith(
@@ -713,7 +685,7 @@ def test_query_heap_creation_rules(device):
 
 
 # ---- descriptor heaps and views ------------------------------------------------------------------
-def test_descriptor_handle_arithmetic(device):
+def test_descriptor_handle_arithmetic(rig, device):
     increment = device.GetDescriptorHandleIncrementSize(D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV)
     assert increment == DESCRIPTOR_SIZE == 32
     visible = device.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(
@@ -721,7 +693,7 @@ def test_descriptor_handle_arithmetic(device):
     cpu_only = device.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(
         Type=D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, NumDescriptors=8))
     cpu, gpu = visible.GetCPUDescriptorHandleForHeapStart(), visible.GetGPUDescriptorHandleForHeapStart()
-    assert gpu.ptr == visible._allocation.gpu_va and device._gpu.memory.resolve(gpu.ptr + 255)[0] is visible._allocation
+    assert gpu.ptr == visible._allocation.gpu_va and rig.memory.resolve(gpu.ptr + 255)[0] is visible._allocation
     assert cpu_only.GetGPUDescriptorHandleForHeapStart() == D3D12_GPU_DESCRIPTOR_HANDLE(ptr=0)
     other_cpu = cpu_only.GetCPUDescriptorHandleForHeapStart().ptr
     assert other_cpu >= cpu.ptr + 8 * increment + 65536  # separate ranges with a gap
@@ -773,13 +745,14 @@ def test_view_misuse_removes_the_device(rig, device):
     too_long = D3D12_UNORDERED_ACCESS_VIEW_DESC(Format=DXGI_FORMAT_R32_FLOAT, ViewDimension=D3D12_UAV_DIMENSION_BUFFER,
                                                 Buffer=D3D12_BUFFER_UAV(FirstElement=8, NumElements=9))
     device.CreateUnorderedAccessView(buffer, None, too_long, heap.GetCPUDescriptorHandleForHeapStart())
-    assert device._removed_reason == (
+    assert removal(device) == (
         DXGI_ERROR_INVALID_CALL, "CreateUnorderedAccessView: pDesc.Buffer covers bytes 32 to 68 of buffer #1, which is "
                                  "64 bytes.")
 
 
-def test_view_handle_must_name_a_slot(rig, device):
-    device._debug_layer = True
+def test_view_handle_must_name_a_slot():
+    rig = MirrorRig(TEACHING, d3d12_debug=True)
+    device = rig.device
     heap = device.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(Type=0, NumDescriptors=4, Flags=1))
     desc = D3D12_UNORDERED_ACCESS_VIEW_DESC(Format=DXGI_FORMAT_R32_UINT, ViewDimension=D3D12_UAV_DIMENSION_BUFFER,
                                             Buffer=D3D12_BUFFER_UAV(FirstElement=0, NumElements=4))
@@ -802,7 +775,7 @@ def test_copy_descriptors_simple(rig, device):
         buffer.GetGPUVirtualAddress(), 16, True)
     device.CopyDescriptorsSimple(1, staging.GetCPUDescriptorHandleForHeapStart(),
                                  visible.GetCPUDescriptorHandleForHeapStart(), 0)
-    assert device._removed_reason[1] == (
+    assert removal(device)[1] == (
         "CopyDescriptorsSimple: SrcDescriptorRangeStart is in descriptor heap #2, which is shader-visible; descriptors "
         "are copied only from heaps that are not shader-visible.")
 
@@ -811,7 +784,7 @@ def test_set_descriptor_heaps(rig, device):
     visible = device.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(Type=0, NumDescriptors=4, Flags=1))
     rig.list.SetDescriptorHeaps([visible])
     assert rig.list._descriptor_heaps == (visible,)
-    rig.run()
+    rig.execute()
     assert rig.list._descriptor_heaps == ()  # Reset clears list state
     hidden = device.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(Type=0, NumDescriptors=4))
     rig.list.SetDescriptorHeaps([hidden])
@@ -831,7 +804,7 @@ def test_update_subresources_uploads_through_an_intermediate(rig):
     rig.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.Transition(
         target, D3D12_RESOURCE_STATE_COPY_DEST, D3D12_RESOURCE_STATE_COPY_SOURCE)])
     rig.list.CopyResource(readback, target)
-    rig.run()
+    rig.execute()
     assert np.array_equal(readback.Map(0, None).view(np.float16), data)
 
 
@@ -850,7 +823,7 @@ def test_shader_resource_and_constant_buffer_views(rig, device):
     assert unpack_buffer_descriptor(data[0:16].view(np.uint32)) == (va + 24, 120, True)
     assert unpack_buffer_descriptor(data[32:48].view(np.uint32)) == (va + 256, 512, True)
     device.CreateConstantBufferView(D3D12_CONSTANT_BUFFER_VIEW_DESC(BufferLocation=va + 768, SizeInBytes=512), start)
-    assert device._removed_reason[1] == (
+    assert removal(device)[1] == (
         f"CreateConstantBufferView: pDesc covers GPU addresses 0x{va + 768:X} to 0x{va + 1280:X}, which are not inside "
         "one buffer of this device.")
 
@@ -870,4 +843,7 @@ def test_heap_properties_round_trip(rig):
     buffer = rig.device.CreateCommittedResource(custom, D3D12_HEAP_FLAG_NONE, CD3DX12_RESOURCE_DESC.Buffer(16),
                                                 D3D12_RESOURCE_STATE_COMMON, None)
     buffer.Map(0, None)[:] = 5  # a CPU-visible CUSTOM heap maps
-    assert buffer._heap_type == D3D12_HEAP_TYPE_CUSTOM and buffer._state == D3D12_RESOURCE_STATE_COMMON
+    props, _ = buffer.GetHeapProperties()
+    assert (props.Type, props.CPUPageProperty, props.MemoryPoolPreference) == (
+        D3D12_HEAP_TYPE_CUSTOM, D3D12_CPU_PAGE_PROPERTY_WRITE_COMBINE, D3D12_MEMORY_POOL_L0)
+    assert buffer._state == D3D12_RESOURCE_STATE_COMMON

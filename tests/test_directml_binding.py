@@ -4,7 +4,9 @@ Bind* and RecordDispatch are void in C: misuse removes the DML device (GetDevice
 returns the cause, later HRESULT calls raise DXGI_ERROR_DEVICE_REMOVED), and with
 DML_CREATE_DEVICE_FLAG_DEBUG the problem is reported at once. Each rule's sentence is pinned.
 """
+import contextlib
 import dataclasses
+import io
 
 import numpy as np
 import pytest
@@ -13,6 +15,8 @@ from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.directml import *  # noqa: F401,F403
 from dmlemu.errors import DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_INVALID_CALL, E_INVALIDARG, HResultError, S_OK
 from dmlemu.presets import DEFAULT_PRESET
+from mirror_rig import MirrorRig, buffer_binding
+from mirror_rig import removal as removed
 
 F32, F16, U8 = DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_UINT8
 
@@ -38,105 +42,34 @@ def if_desc(sizes=(2, 4)):
         OutputTensor=tensor(F32, sizes)))
 
 
-def buffer_binding(resource, offset=0, size=None):
-    if size is None:
-        size = resource.GetDesc().Width - offset
-    return DML_BINDING_DESC(Type=DML_BINDING_TYPE_BUFFER, Desc=DML_BUFFER_BINDING(Buffer=resource, Offset=offset,
-                                                                                SizeInBytes=size))
+@pytest.fixture
+def rig(dml_rig):
+    """The shared DirectML rig (tests/mirror_rig.py): default adapter, DML_CREATE_DEVICE_FLAG_DEBUG, a 16-slot heap."""
+    return dml_rig
 
 
-class Rig:
-    """A D3D12 device, a DML device, a DIRECT queue/list and a 16-slot shader-visible heap."""
-
-    def __init__(self, flags=DML_CREATE_DEVICE_FLAG_DEBUG, level=None, preset=None, list_type=None):
-        self.device = D3D12CreateDevice(preset, D3D_FEATURE_LEVEL_11_0)
-        self.dml = DMLCreateDevice(self.device, flags, max_feature_level=level)
-        list_type = D3D12_COMMAND_LIST_TYPE_DIRECT if list_type is None else list_type
-        self.queue = self.device.CreateCommandQueue(D3D12_COMMAND_QUEUE_DESC(Type=list_type))
-        self.allocator = self.device.CreateCommandAllocator(list_type)
-        self.list = self.device.CreateCommandList(0, list_type, self.allocator, None)
-        self.heap = self.device.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(
-            Type=D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, NumDescriptors=16, Flags=D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE))
-        if list_type != D3D12_COMMAND_LIST_TYPE_COPY:
-            self.list.SetDescriptorHeaps([self.heap])
-        self.recorder = self.dml.CreateCommandRecorder()
-
-    def buffer(self, size, heap_type=D3D12_HEAP_TYPE_DEFAULT, state=D3D12_RESOURCE_STATE_COMMON, uav=True):
-        flags = D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS if uav else D3D12_RESOURCE_FLAG_NONE
-        if heap_type == D3D12_HEAP_TYPE_UPLOAD:
-            state = D3D12_RESOURCE_STATE_GENERIC_READ
-        return self.device.CreateCommittedResource(CD3DX12_HEAP_PROPERTIES(heap_type), D3D12_HEAP_FLAG_NONE,
-                                                   CD3DX12_RESOURCE_DESC.Buffer(size, flags), state, None)
-
-    def table_desc(self, dispatchable, first=0, size=None):
-        if size is None:
-            size = max(1, dispatchable.GetBindingProperties().RequiredDescriptorCount)
-        cpu = self.heap.GetCPUDescriptorHandleForHeapStart()
-        gpu = self.heap.GetGPUDescriptorHandleForHeapStart()
-        return DML_BINDING_TABLE_DESC(Dispatchable=dispatchable,
-                                      CPUDescriptorHandle=D3D12_CPU_DESCRIPTOR_HANDLE(ptr=cpu.ptr + 32 * first),
-                                      GPUDescriptorHandle=D3D12_GPU_DESCRIPTOR_HANDLE(ptr=gpu.ptr + 32 * first),
-                                      SizeInDescriptors=size)
-
-    def compile(self, desc, flags=DML_EXECUTION_FLAG_NONE):
-        return self.dml.CompileOperator(self.dml.CreateOperator(desc), flags)
-
-    def initialize(self, *compiled):
-        initializer = self.dml.CreateOperatorInitializer(list(compiled))
-        table = self.dml.CreateBindingTable(self.table_desc(initializer))
-        self.recorder.RecordDispatch(self.list, initializer, table)
-        return initializer
-
-    def execute(self):
-        self.list.Close()
-        self.queue.ExecuteCommandLists([self.list])
-        fence = self.device.CreateFence(0, D3D12_FENCE_FLAG_NONE)
-        self.queue.Signal(fence, 1)
-        fence.SetEventOnCompletion(1, None)
-        self.allocator.Reset()
-        self.list.Reset(self.allocator, None)
-        self.list.SetDescriptorHeaps([self.heap])
-
-    def upload(self, resource, data, offset=0):
-        """Copy bytes into a DEFAULT buffer (executes; leaves it in COMMON)."""
-        data = np.ascontiguousarray(data).view(np.uint8).reshape(-1)
-        staging = self.buffer(max(4, data.size), D3D12_HEAP_TYPE_UPLOAD, uav=False)
-        staging.Map(0, None)[:data.size] = data
-        self.list.CopyBufferRegion(resource, offset, staging, 0, data.size)
-        self.execute()
-
-    def download(self, resource):
-        size = resource.GetDesc().Width
-        readback = self.buffer(size, D3D12_HEAP_TYPE_READBACK, D3D12_RESOURCE_STATE_COPY_DEST, uav=False)
-        self.list.CopyBufferRegion(readback, 0, resource, 0, size)
-        self.execute()
-        return readback.Map(0, None).copy()
-
-    def clip_ready(self, desc=None, flags=DML_EXECUTION_FLAG_NONE):
-        """A compiled CLIP, initialized, with a table; buffers of 256 bytes for input and output."""
-        compiled = self.compile(desc or clip_desc(), flags)
-        self.initialize(compiled)
-        table = self.dml.CreateBindingTable(self.table_desc(compiled))
-        return compiled, table, self.buffer(256), self.buffer(256)
-
-    def removed_message(self):
-        assert self.dml.GetDeviceRemovedReason() != S_OK
-        return self.dml._removed_message
+def clip_ready(rig, desc=None, flags=DML_EXECUTION_FLAG_NONE):
+    """A compiled CLIP, initialized, with a table; buffers of 256 bytes for input and output."""
+    compiled = rig.compile(desc or clip_desc(), flags)
+    rig.initialize(compiled)
+    table = rig.table(compiled)
+    return compiled, table, rig.buffer(256), rig.buffer(256)
 
 
 def removal(rig, call):
-    """Run a void call that must remove the DML device; returns the sentence (without the method prefix)."""
+    """Run a void call that must remove the DML device; returns the sentence (without the method prefix), which
+    the debug layer has also printed to stderr, once."""
     assert rig.dml.GetDeviceRemovedReason() == S_OK
-    assert call() is None
-    assert rig.dml.GetDeviceRemovedReason() == E_INVALIDARG
-    message = rig.dml._removed_message
-    assert rig.dml._debug_messages[-1] == message + " The DirectML device is now removed (E_INVALIDARG)."
+    with contextlib.redirect_stderr(io.StringIO()) as err:
+        assert call() is None
+    reason, message = removed(rig.dml)
+    assert reason == E_INVALIDARG
+    assert err.getvalue() == f"[DIRECTML ERROR]: {message} The DirectML device is now removed (E_INVALIDARG).\n"
     return message.split(": ", 1)[1]
 
 
 # ---- binding properties -----------------------------------------------------------------------------
-def test_binding_properties():
-    rig = Rig()
+def test_binding_properties(rig):
     compiled = rig.compile(clip_desc())
     props = compiled.GetBindingProperties()
     assert (props.RequiredDescriptorCount, props.TemporaryResourceSize, props.PersistentResourceSize) == (2, 0, 0)
@@ -144,12 +77,17 @@ def test_binding_properties():
     initializer = rig.dml.CreateOperatorInitializer([compiled])
     props = initializer.GetBindingProperties()
     assert (props.RequiredDescriptorCount, props.TemporaryResourceSize, props.PersistentResourceSize) == (0, 0, 0)
-    initializer.Reset(None)
-    assert initializer._operators == ()
+    initializer.Reset(None)   # it now initializes no operator: recording it leaves `compiled` uninitialized
+    rig.recorder.RecordDispatch(rig.list, initializer, rig.table(initializer))
+    table = rig.table(compiled)
+    table.BindInputs([buffer_binding(rig.buffer(256), size=96)])
+    table.BindOutputs([buffer_binding(rig.buffer(256), size=96)])
+    assert removal(rig, lambda: rig.recorder.RecordDispatch(rig.list, compiled, table)) == (
+        "the compiled operator DML_OPERATOR_ELEMENT_WISE_CLIP was never initialized; record an IDMLOperatorInitializer "
+        "dispatch for it (and execute it) first.")
 
 
-def test_compile_flags():
-    rig = Rig()
+def test_compile_flags(rig):
     op = rig.dml.CreateOperator(clip_desc(tensor(F16)))
     all_flags = (DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION | DML_EXECUTION_FLAG_DISABLE_META_COMMANDS
                  | DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE)
@@ -163,26 +101,25 @@ def test_compile_flags():
         rig.dml.CompileOperator(None, 0)
     assert info.value.message == "op is None; it must be an IDMLOperator."
     with pytest.raises(HResultError) as info:
-        Rig().dml.CompileOperator(op, 0)
+        MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG).dml.CompileOperator(op, 0)
     assert info.value.message == ("op was created by another DirectML device; objects of different DirectML devices "
                                   "must not be mixed.")
 
 
 def test_half_precision_is_ignored_without_native_fp16():
     preset = dataclasses.replace(DEFAULT_PRESET, native_fp16=False)
-    rig = Rig(preset=preset)
+    rig = MirrorRig(preset, dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG)
     compiled = rig.compile(clip_desc(tensor(F16)), DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION)
     assert not compiled._half_precision
 
 
-def test_compiled_operator_owns_its_constant_buffer():
-    rig = Rig()
-    memory = rig.device._gpu.memory
+def test_compiled_operator_owns_its_constant_buffer(rig):
+    memory = rig.memory
     before = memory.used_bytes
     compiled = rig.compile(clip_desc())
     allocation = compiled._constants
-    assert memory.used_bytes > before
-    assert bytes(allocation.data[:len(compiled._kernel.constants)]) == bytes(compiled._kernel.constants)
+    assert memory.used_bytes == before + allocation.size == before + len(compiled._kernel.constants)
+    assert bytes(allocation.data) == bytes(compiled._kernel.constants)
     del compiled
     import gc
     gc.collect()
@@ -190,14 +127,18 @@ def test_compiled_operator_owns_its_constant_buffer():
 
 
 # ---- CreateBindingTable / Reset ----------------------------------------------------------------------
-def test_empty_binding_table_and_reset():
-    rig = Rig()
+def test_empty_binding_table_and_reset(rig):
     compiled = rig.compile(clip_desc())
+    rig.initialize(compiled)
     table = rig.dml.CreateBindingTable(None)
-    table.Reset(rig.table_desc(compiled))
-    assert table._dispatchable is compiled
-    table.Reset(None)
-    assert table._dispatchable is None
+    table.Reset(rig.table_desc(compiled))   # now the table of `compiled`: it binds and records
+    table.BindInputs([buffer_binding(rig.buffer(256), size=96)])
+    table.BindOutputs([buffer_binding(rig.buffer(256), size=96)])
+    rig.recorder.RecordDispatch(rig.list, compiled, table)
+    assert rig.dml.GetDeviceRemovedReason() == S_OK
+    table.Reset(None)                       # no dispatchable again
+    assert removal(rig, lambda: table.BindInputs([])) == (
+        "the binding table has no dispatchable; create or Reset it with a DML_BINDING_TABLE_DESC first.")
 
 
 def _table_error(rig, desc):
@@ -207,8 +148,7 @@ def _table_error(rig, desc):
     return info.value.message
 
 
-def test_binding_table_desc_rules():
-    rig = Rig()
+def test_binding_table_desc_rules(rig):
     compiled = rig.compile(clip_desc())
     assert _table_error(rig, rig.table_desc(compiled, size=1)) == (
         "DML_BINDING_TABLE_DESC.SizeInDescriptors is 1; <IDMLCompiledOperator DML_OPERATOR_ELEMENT_WISE_CLIP> requires "
@@ -238,8 +178,7 @@ def test_binding_table_desc_rules():
     assert _table_error(rig, "table") == ("the binding table desc is a str; it must be a DML_BINDING_TABLE_DESC or None.")
 
 
-def test_binding_table_heap_must_be_shader_visible_cbv_srv_uav():
-    rig = Rig()
+def test_binding_table_heap_must_be_shader_visible_cbv_srv_uav(rig):
     compiled = rig.compile(clip_desc())
     cpu_only = rig.device.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(
         Type=D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, NumDescriptors=4, Flags=D3D12_DESCRIPTOR_HEAP_FLAG_NONE))
@@ -258,19 +197,17 @@ def test_binding_table_heap_must_be_shader_visible_cbv_srv_uav():
 
 
 # ---- Bind* rules (device removal) --------------------------------------------------------------------
-def test_bind_inputs_count_must_match():
-    rig = Rig()
-    _, table, a, b = rig.clip_ready()
+def test_bind_inputs_count_must_match(rig):
+    _, table, a, b = clip_ready(rig)
     assert removal(rig, lambda: table.BindInputs([buffer_binding(a), buffer_binding(b)])) == (
         "BindInputs got 2 bindings; DML_OPERATOR_ELEMENT_WISE_CLIP has 1 input (InputTensor), and the count must "
         "match exactly.")
 
 
-def test_bind_outputs_count_must_match_for_if():
-    rig = Rig()
+def test_bind_outputs_count_must_match_for_if(rig):
     compiled = rig.compile(if_desc())
     rig.initialize(compiled)
-    table = rig.dml.CreateBindingTable(rig.table_desc(compiled))
+    table = rig.table(compiled)
     a = rig.buffer(256)
     assert removal(rig, lambda: table.BindInputs([buffer_binding(a)])) == (
         "BindInputs got 1 bindings; DML_OPERATOR_ELEMENT_WISE_IF has 3 inputs (ConditionTensor, ATensor, BTensor), and "
@@ -310,27 +247,24 @@ def test_bind_outputs_count_must_match_for_if():
      "must hold it."),
     (lambda rig, buf: buffer_binding(buf, offset=-16, size=96),
      "BindInputs[0] (InputTensor).Offset is -16; it must be an integer from 0 to 18446744073709551615."),
-    (lambda rig, buf: buffer_binding(Rig().buffer(256)),
+    (lambda rig, buf: buffer_binding(MirrorRig().buffer(256)),
      "BindInputs[0] (InputTensor).Buffer buffer #1 belongs to another D3D12 device."),
 ])
-def test_bind_input_rules(make, message):
-    rig = Rig()
-    _, table, a, _ = rig.clip_ready()
+def test_bind_input_rules(make, message, rig):
+    _, table, a, _ = clip_ready(rig)
     binding = make(rig, a)
     assert removal(rig, lambda: table.BindInputs([binding])) == message
 
 
-def test_bind_inputs_takes_a_sequence():
-    rig = Rig()
-    _, table, a, _ = rig.clip_ready()
+def test_bind_inputs_takes_a_sequence(rig):
+    _, table, a, _ = clip_ready(rig)
     assert removal(rig, lambda: table.BindInputs(buffer_binding(a))) == (
         f"BindInputs bindings is {buffer_binding(a)!r}; it must be a sequence of DML_BINDING_DESC.")
 
 
-def test_guaranteed_base_offset_alignment_governs_offsets():
-    rig = Rig()
+def test_guaranteed_base_offset_alignment_governs_offsets(rig):
     t = tensor(alignment=64)
-    _, table, a, b = rig.clip_ready(clip_desc(t))
+    _, table, a, b = clip_ready(rig, clip_desc(t))
     table.BindInputs([buffer_binding(a, offset=128, size=96)])
     assert rig.dml.GetDeviceRemovedReason() == S_OK
     assert removal(rig, lambda: table.BindOutputs([buffer_binding(b, offset=32, size=96)])) == (
@@ -338,20 +272,22 @@ def test_guaranteed_base_offset_alignment_governs_offsets():
         "OutputTensor.GuaranteedBaseOffsetAlignment).")
 
 
-def test_unbinding_with_none_and_bind_on_an_empty_table():
-    rig = Rig()
-    _, table, a, b = rig.clip_ready()
+def test_unbinding_with_none_and_bind_on_an_empty_table(rig):
+    compiled, table, a, b = clip_ready(rig)
     table.BindInputs([buffer_binding(a)])
-    table.BindInputs(None)
-    assert table._inputs is None and rig.dml.GetDeviceRemovedReason() == S_OK
-    empty = rig.dml.CreateBindingTable(None)
-    assert removal(rig, lambda: empty.BindInputs([buffer_binding(a)])) == (
+    table.BindInputs(None)   # unbinds the input again
+    table.BindOutputs([buffer_binding(b, size=96)])
+    assert rig.dml.GetDeviceRemovedReason() == S_OK
+    assert removal(rig, lambda: rig.recorder.RecordDispatch(rig.list, compiled, table)) == (
+        "DML_OPERATOR_ELEMENT_WISE_CLIP has no binding for InputTensor; call BindInputs before RecordDispatch.")
+    other = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG)
+    empty = other.dml.CreateBindingTable(None)
+    assert removal(other, lambda: empty.BindInputs([buffer_binding(other.buffer(256))])) == (
         "the binding table has no dispatchable; create or Reset it with a DML_BINDING_TABLE_DESC first.")
 
 
-def test_temporary_and_persistent_resources():
-    rig = Rig()
-    _, table, a, _ = rig.clip_ready()
+def test_temporary_and_persistent_resources(rig):
+    _, table, a, _ = clip_ready(rig)
     table.BindTemporaryResource(None)
     table.BindPersistentResource(DML_BINDING_DESC(Type=DML_BINDING_TYPE_NONE))
     table.BindTemporaryResource(buffer_binding(a, offset=0, size=256))
@@ -360,15 +296,13 @@ def test_temporary_and_persistent_resources():
         "BindPersistentResource.Offset is 128; it must be a multiple of 256 (DML_PERSISTENT_BUFFER_ALIGNMENT).")
 
 
-def test_temporary_resource_alignment():
-    rig = Rig()
-    _, table, _, _ = rig.clip_ready()
+def test_temporary_resource_alignment(rig):
+    _, table, _, _ = clip_ready(rig)
     assert removal(rig, lambda: table.BindTemporaryResource(buffer_binding(rig.buffer(1024), offset=16, size=64))) == (
         "BindTemporaryResource.Offset is 16; it must be a multiple of 256 (DML_TEMPORARY_BUFFER_ALIGNMENT).")
 
 
-def test_initializer_bindings():
-    rig = Rig()
+def test_initializer_bindings(rig):
     compiled = rig.compile(clip_desc())
     initializer = rig.dml.CreateOperatorInitializer([compiled])
     table = rig.dml.CreateBindingTable(rig.table_desc(initializer))
@@ -395,8 +329,7 @@ def test_initializer_bindings():
     ([DML_BINDING_DESC(Type=DML_BINDING_TYPE_BUFFER_ARRAY, Desc=DML_BUFFER_ARRAY_BINDING(BindingCount=2, Bindings=[]))],
      "BindInputs[0].BindingCount is 2 but BindInputs[0].Bindings has 0 elements; they must agree."),
 ])
-def test_initializer_input_rules(bindings, message):
-    rig = Rig()
+def test_initializer_input_rules(bindings, message, rig):
     compiled = rig.compile(clip_desc())
     initializer = rig.dml.CreateOperatorInitializer([compiled])
     table = rig.dml.CreateBindingTable(rig.table_desc(initializer))
@@ -407,22 +340,20 @@ def test_initializer_input_rules(bindings, message):
 
 # ---- RecordDispatch rules -----------------------------------------------------------------------
 def _bound_clip(rig, **kwargs):
-    compiled, table, a, b = rig.clip_ready(**kwargs)
+    compiled, table, a, b = clip_ready(rig, **kwargs)
     table.BindInputs([buffer_binding(a, size=96)])
     table.BindOutputs([buffer_binding(b, size=96)])
     return compiled, table, a, b
 
 
-def test_record_dispatch_needs_an_open_direct_or_compute_list():
-    rig = Rig()
+def test_record_dispatch_needs_an_open_direct_or_compute_list(rig):
     compiled, table, _, _ = _bound_clip(rig)
     rig.list.Close()
     assert removal(rig, lambda: rig.recorder.RecordDispatch(rig.list, compiled, table)) == (
         "commandList is closed; Reset it before recording.")
 
 
-def test_record_dispatch_rejects_copy_lists():
-    rig = Rig()
+def test_record_dispatch_rejects_copy_lists(rig):
     compiled, table, _, _ = _bound_clip(rig)
     allocator = rig.device.CreateCommandAllocator(D3D12_COMMAND_LIST_TYPE_COPY)
     copy_list = rig.device.CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_COPY, allocator, None)
@@ -432,14 +363,13 @@ def test_record_dispatch_rejects_copy_lists():
 
 
 def test_record_dispatch_on_a_compute_list_works():
-    rig = Rig(list_type=D3D12_COMMAND_LIST_TYPE_COMPUTE)
+    rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, list_type=D3D12_COMMAND_LIST_TYPE_COMPUTE)
     compiled, table, a, b = _bound_clip(rig)
     rig.recorder.RecordDispatch(rig.list, compiled, table)
     assert rig.dml.GetDeviceRemovedReason() == S_OK
 
 
-def test_record_dispatch_needs_the_descriptor_heap_set():
-    rig = Rig()
+def test_record_dispatch_needs_the_descriptor_heap_set(rig):
     compiled, table, _, _ = _bound_clip(rig)
     rig.list.ClearState(None)
     assert removal(rig, lambda: rig.recorder.RecordDispatch(rig.list, compiled, table)) == (
@@ -447,8 +377,7 @@ def test_record_dispatch_needs_the_descriptor_heap_set():
         "the binding table's heap first.")
 
 
-def test_record_dispatch_needs_the_tables_heap():
-    rig = Rig()
+def test_record_dispatch_needs_the_tables_heap(rig):
     compiled, table, _, _ = _bound_clip(rig)
     other = rig.device.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(
         Type=D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, NumDescriptors=4, Flags=D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE))
@@ -457,8 +386,7 @@ def test_record_dispatch_needs_the_tables_heap():
         "the CBV_SRV_UAV descriptor heap set on commandList is not the one holding the binding table's descriptors.")
 
 
-def test_record_dispatch_table_must_match_the_dispatchable():
-    rig = Rig()
+def test_record_dispatch_table_must_match_the_dispatchable(rig):
     compiled, table, _, _ = _bound_clip(rig)
     other = rig.compile(clip_desc())
     rig.initialize(other)
@@ -467,18 +395,16 @@ def test_record_dispatch_table_must_match_the_dispatchable():
         "<IDMLCompiledOperator DML_OPERATOR_ELEMENT_WISE_CLIP>.")
 
 
-def test_record_dispatch_needs_every_binding():
-    rig = Rig()
-    compiled, table, a, _ = rig.clip_ready()
+def test_record_dispatch_needs_every_binding(rig):
+    compiled, table, a, _ = clip_ready(rig)
     table.BindInputs([buffer_binding(a, size=96)])
     assert removal(rig, lambda: rig.recorder.RecordDispatch(rig.list, compiled, table)) == (
         "DML_OPERATOR_ELEMENT_WISE_CLIP has no binding for OutputTensor; call BindOutputs before RecordDispatch.")
 
 
-def test_record_dispatch_needs_initialization():
-    rig = Rig()
+def test_record_dispatch_needs_initialization(rig):
     compiled = rig.compile(clip_desc())
-    table = rig.dml.CreateBindingTable(rig.table_desc(compiled))
+    table = rig.table(compiled)
     table.BindInputs([buffer_binding(rig.buffer(256), size=96)])
     table.BindOutputs([buffer_binding(rig.buffer(256), size=96)])
     assert removal(rig, lambda: rig.recorder.RecordDispatch(rig.list, compiled, table)) == (
@@ -486,15 +412,14 @@ def test_record_dispatch_needs_initialization():
         "dispatch for it (and execute it) first.")
 
 
-def test_initializer_recorded_but_never_executed_removes_at_execution():
-    rig = Rig()
+def test_initializer_recorded_but_never_executed_removes_at_execution(rig):
     compiled = rig.compile(clip_desc())
     # The initializer goes into a list that is never executed.
     allocator = rig.device.CreateCommandAllocator(D3D12_COMMAND_LIST_TYPE_DIRECT)
     side_list = rig.device.CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_DIRECT, allocator, None)
     initializer = rig.dml.CreateOperatorInitializer([compiled])
     rig.recorder.RecordDispatch(side_list, initializer, rig.dml.CreateBindingTable(rig.table_desc(initializer)))
-    table = rig.dml.CreateBindingTable(rig.table_desc(compiled))
+    table = rig.table(compiled)
     out = rig.buffer(256)
     table.BindInputs([buffer_binding(rig.buffer(256), size=96)])
     table.BindOutputs([buffer_binding(out, size=96)])
@@ -502,21 +427,19 @@ def test_initializer_recorded_but_never_executed_removes_at_execution():
     assert rig.dml.GetDeviceRemovedReason() == S_OK
     rig.execute()
     assert rig.dml.GetDeviceRemovedReason() == E_INVALIDARG
-    assert rig.dml._removed_message == (
+    assert removed(rig.dml)[1] == (
         "ExecuteCommandLists: the compiled operator DML_OPERATOR_ELEMENT_WISE_CLIP was never initialized (its "
         "IDMLOperatorInitializer dispatch did not execute before it); the dispatch is skipped.")
 
 
-def test_evicted_dispatchable_cannot_be_recorded():
-    rig = Rig()
+def test_evicted_dispatchable_cannot_be_recorded(rig):
     compiled, table, _, _ = _bound_clip(rig)
     rig.dml.Evict([compiled])
     assert removal(rig, lambda: rig.recorder.RecordDispatch(rig.list, compiled, table)) == (
         "<IDMLCompiledOperator DML_OPERATOR_ELEMENT_WISE_CLIP> is evicted; call MakeResident before recording it.")
 
 
-def test_make_resident_restores():
-    rig = Rig()
+def test_make_resident_restores(rig):
     compiled, table, _, _ = _bound_clip(rig)
     rig.dml.Evict([compiled])
     rig.dml.MakeResident([compiled])
@@ -530,15 +453,13 @@ def test_make_resident_restores():
                                              "IDMLOperatorInitializer."),
     (lambda rig, c, t: (rig.list, c, None), "bindings is None; it must be an IDMLBindingTable."),
 ])
-def test_record_dispatch_argument_types(args, message):
-    rig = Rig()
+def test_record_dispatch_argument_types(args, message, rig):
     compiled, table, _, _ = _bound_clip(rig)
     assert removal(rig, lambda: rig.recorder.RecordDispatch(*args(rig, compiled, table))) == message
 
 
-def test_record_dispatch_writes_descriptors_in_binding_order():
+def test_record_dispatch_writes_descriptors_in_binding_order(rig):
     from dmlemu.functional.buffer_descriptor import unpack_buffer_descriptor
-    rig = Rig()
     compiled = rig.compile(if_desc())
     rig.initialize(compiled)
     table = rig.dml.CreateBindingTable(rig.table_desc(compiled, first=3, size=4))
@@ -558,18 +479,16 @@ def test_record_dispatch_writes_descriptors_in_binding_order():
 
 
 # ---- aliasing --------------------------------------------------------------------------------------
-def test_in_place_clip_is_allowed_with_the_same_range():
-    rig = Rig()
-    compiled, table, a, _ = rig.clip_ready()
+def test_in_place_clip_is_allowed_with_the_same_range(rig):
+    compiled, table, a, _ = clip_ready(rig)
     table.BindInputs([buffer_binding(a, 16, 96)])
     table.BindOutputs([buffer_binding(a, 16, 96)])
     rig.recorder.RecordDispatch(rig.list, compiled, table)
     assert rig.dml.GetDeviceRemovedReason() == S_OK
 
 
-def test_in_place_needs_the_same_offset():
-    rig = Rig()
-    compiled, table, a, _ = rig.clip_ready()
+def test_in_place_needs_the_same_offset(rig):
+    compiled, table, a, _ = clip_ready(rig)
     table.BindInputs([buffer_binding(a, 0, 96)])
     table.BindOutputs([buffer_binding(a, 32, 96)])
     assert removal(rig, lambda: rig.recorder.RecordDispatch(rig.list, compiled, table)) == (
@@ -577,10 +496,9 @@ def test_in_place_needs_the_same_offset():
         "the same Offset and SizeInBytes for both (input 0+96, output 32+96).")
 
 
-def test_in_place_needs_identical_layouts():
-    rig = Rig()
+def test_in_place_needs_identical_layouts(rig):
     out = tensor(F32, (1, 2, 3, 4), strides=(24, 12, 1, 3))
-    compiled, table, a, _ = rig.clip_ready(clip_desc(tensor(), out))
+    compiled, table, a, _ = clip_ready(rig, clip_desc(tensor(), out))
     table.BindInputs([buffer_binding(a, 0, 96)])
     table.BindOutputs([buffer_binding(a, 0, 96)])
     assert removal(rig, lambda: rig.recorder.RecordDispatch(rig.list, compiled, table)) == (
@@ -588,11 +506,10 @@ def test_in_place_needs_identical_layouts():
         "identical tensor descs (DataType, Sizes, Strides and TotalTensorSizeInBytes).")
 
 
-def test_if_is_not_in_place():
-    rig = Rig()
+def test_if_is_not_in_place(rig):
     compiled = rig.compile(if_desc())
     rig.initialize(compiled)
-    table = rig.dml.CreateBindingTable(rig.table_desc(compiled))
+    table = rig.table(compiled)
     cond, a, b = rig.buffer(256), rig.buffer(256), rig.buffer(256)
     table.BindInputs([buffer_binding(cond, size=8), buffer_binding(a, size=32), buffer_binding(b, size=32)])
     table.BindOutputs([buffer_binding(b, size=32)])
@@ -601,11 +518,10 @@ def test_if_is_not_in_place():
         "not support in-place execution.")
 
 
-def test_inputs_may_share_and_overlap():
-    rig = Rig()
+def test_inputs_may_share_and_overlap(rig):
     compiled = rig.compile(if_desc())
     rig.initialize(compiled)
-    table = rig.dml.CreateBindingTable(rig.table_desc(compiled))
+    table = rig.table(compiled)
     shared, out = rig.buffer(256), rig.buffer(256)
     table.BindInputs([buffer_binding(shared, size=8), buffer_binding(shared, size=32), buffer_binding(shared, size=32)])
     table.BindOutputs([buffer_binding(out, size=32)])
@@ -614,15 +530,15 @@ def test_inputs_may_share_and_overlap():
 
 
 # ---- removal behaviour ----------------------------------------------------------------------------
-def test_after_removal_void_calls_do_nothing_and_hresult_calls_fail():
-    rig = Rig()
-    compiled, table, a, _ = rig.clip_ready()
+def test_after_removal_void_calls_do_nothing_and_hresult_calls_fail(rig):
+    op = rig.dml.CreateOperator(clip_desc())
+    compiled, table, a, _ = clip_ready(rig)
     removal(rig, lambda: table.BindInputs([buffer_binding(a, 8, 96)]))
-    count = len(rig.dml._debug_messages)
-    table.BindInputs([buffer_binding(a, 8, 96)])  # no-op: no second report
-    rig.recorder.RecordDispatch(rig.list, compiled, table)
-    assert len(rig.dml._debug_messages) == count
-    for call in (lambda: rig.dml.CreateOperator(clip_desc()), lambda: rig.dml.CompileOperator(compiled._operator, 0),
+    with contextlib.redirect_stderr(io.StringIO()) as err:
+        table.BindInputs([buffer_binding(a, 8, 96)])  # no-op: no second report
+        rig.recorder.RecordDispatch(rig.list, compiled, table)
+    assert err.getvalue() == ""
+    for call in (lambda: rig.dml.CreateOperator(clip_desc()), lambda: rig.dml.CompileOperator(op, 0),
                  lambda: rig.dml.CreateBindingTable(None), lambda: table.Reset(None),
                  lambda: rig.dml.CreateOperatorInitializer([]), lambda: compiled.GetDevice()):
         with pytest.raises(HResultError) as info:
@@ -634,17 +550,15 @@ def test_after_removal_void_calls_do_nothing_and_hresult_calls_fail():
 
 
 def test_removal_without_debug_flag_is_silent(capsys):
-    rig = Rig(flags=DML_CREATE_DEVICE_FLAG_NONE)
-    _, table, a, _ = rig.clip_ready()
+    rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_NONE)
+    _, table, a, _ = clip_ready(rig)
     table.BindInputs([buffer_binding(a, 8, 96)])
     assert rig.dml.GetDeviceRemovedReason() == E_INVALIDARG
-    assert rig.dml._debug_messages == []
     assert capsys.readouterr().err == ""
 
 
-def test_debug_flag_prints_removal(capsys):
-    rig = Rig()
-    _, table, a, _ = rig.clip_ready()
+def test_debug_flag_prints_removal(capsys, rig):
+    _, table, a, _ = clip_ready(rig)
     table.BindInputs([buffer_binding(a, 8, 96)])
     err = capsys.readouterr().err
     assert err == ("[DIRECTML ERROR]: IDMLBindingTable.BindInputs: BindInputs[0] (InputTensor).Offset is 8; it must be "
@@ -652,9 +566,8 @@ def test_debug_flag_prints_removal(capsys):
                    "The DirectML device is now removed (E_INVALIDARG).\n")
 
 
-def test_wrong_resource_state_at_execution_removes_both_devices():
-    rig = Rig()
-    compiled, table, a, b = rig.clip_ready()
+def test_wrong_resource_state_at_execution_removes_both_devices(rig):
+    compiled, table, a, b = clip_ready(rig)
     staging = rig.buffer(256, D3D12_HEAP_TYPE_UPLOAD, uav=False)
     rig.list.CopyBufferRegion(a, 0, staging, 0, 96)  # a is now COPY_DEST, and no barrier follows
     table.BindInputs([buffer_binding(a, size=96)])
@@ -671,8 +584,7 @@ def test_wrong_resource_state_at_execution_removes_both_devices():
            "D3D12_RESOURCE_STATE_UNORDERED_ACCESS" in info.value.message
 
 
-def test_common_buffers_are_promoted():
-    rig = Rig()
+def test_common_buffers_are_promoted(rig):
     compiled, table, a, b = _bound_clip(rig)
     rig.recorder.RecordDispatch(rig.list, compiled, table)
     rig.execute()
@@ -681,37 +593,34 @@ def test_common_buffers_are_promoted():
 
 
 # ---- descriptors volatile ---------------------------------------------------------------------------
-def test_descriptors_volatile_allows_late_binding():
-    rig = Rig()
+def test_descriptors_volatile_allows_late_binding(rig):
     compiled, table, a, b = _bound_clip(rig, flags=DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE)
     x = np.linspace(-2, 2, 24, dtype=np.float32)
-    rig.upload(a, x)
+    rig.write(a, x)
     rig.recorder.RecordDispatch(rig.list, compiled, table)
     late = rig.buffer(256)
     table.BindOutputs([buffer_binding(late, size=96)])  # after RecordDispatch: still counts
     rig.execute()
     assert rig.dml.GetDeviceRemovedReason() == S_OK
-    got = rig.download(late)[:96].view(np.float32)
+    got = rig.read(late)[:96].view(np.float32)
     assert np.array_equal(got, np.clip(x, -1, 1))
-    assert not rig.download(b).any()
+    assert not rig.read(b).any()
 
 
-def test_without_volatile_descriptors_are_fixed_at_record_time():
-    rig = Rig()
+def test_without_volatile_descriptors_are_fixed_at_record_time(rig):
     compiled, table, a, b = _bound_clip(rig)
     x = np.linspace(-2, 2, 24, dtype=np.float32)
-    rig.upload(a, x)
+    rig.write(a, x)
     rig.recorder.RecordDispatch(rig.list, compiled, table)
     table.Reset(None)  # allowed right after RecordDispatch
     rig.execute()
-    assert np.array_equal(rig.download(b)[:96].view(np.float32), np.clip(x, -1, 1))
+    assert np.array_equal(rig.read(b)[:96].view(np.float32), np.clip(x, -1, 1))
 
 
-def test_two_dispatches_may_share_one_table_range_without_volatile():
-    rig = Rig()
+def test_two_dispatches_may_share_one_table_range_without_volatile(rig):
     compiled, table, a, b = _bound_clip(rig)
     x = np.linspace(-2, 2, 24, dtype=np.float32)
-    rig.upload(a, x)
+    rig.write(a, x)
     rig.recorder.RecordDispatch(rig.list, compiled, table)
     rig.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.UAV(None)])
     c = rig.buffer(256)
@@ -720,19 +629,18 @@ def test_two_dispatches_may_share_one_table_range_without_volatile():
     rig.recorder.RecordDispatch(rig.list, compiled, table)
     rig.execute()
     assert rig.dml.GetDeviceRemovedReason() == S_OK
-    assert np.array_equal(rig.download(b)[:96].view(np.float32), np.clip(x, -1, 1))
-    assert np.array_equal(rig.download(c)[:96].view(np.float32), np.clip(x, -1, 1))
+    assert np.array_equal(rig.read(b)[:96].view(np.float32), np.clip(x, -1, 1))
+    assert np.array_equal(rig.read(c)[:96].view(np.float32), np.clip(x, -1, 1))
 
 
-def test_outputs_writable_ranges_must_not_overlap():
+def test_outputs_writable_ranges_must_not_overlap(rig):
     """No implemented operator has two outputs yet; the rule is checked on a two-output stand-in."""
     from types import SimpleNamespace
 
     from dmlemu.directml.binding_table import BoundBuffer
     from dmlemu.com import VoidMisuse
     from dmlemu.directml.validation import TensorInfo
-    rig = Rig()
-    _, table, a, _ = rig.clip_ready()
+    _, table, a, _ = clip_ready(rig)
     outputs = [TensorInfo(field=f, data_type=1, flags=0, sizes=(24,), strides=None, total_bytes=96, alignment=0,
                           is_output=True) for f in ("OutputTensor", "OutputIndicesTensor")]
     stand_in = SimpleNamespace(_info=SimpleNamespace(outputs=outputs))

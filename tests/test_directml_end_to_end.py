@@ -14,9 +14,9 @@ from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.directml import *  # noqa: F401,F403
 from dmlemu.errors import E_INVALIDARG, HResultError, S_OK
 from dmlemu.presets import IRIS_XE, TEACHING
+from mirror_rig import BITS, buffer_binding, same_bits
 
 TYPE_OF = {name: getattr(DML_TENSOR_DATA_TYPE, "DML_TENSOR_DATA_TYPE_" + name) for name in golden.DATA_TYPES}
-BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 FLOAT_TYPES = ("FLOAT32", "FLOAT16")
 INT_TYPES = ("INT8", "INT16", "INT32", "UINT8", "UINT16", "UINT32")
 INT64_TYPES = ("INT64", "UINT64")
@@ -29,16 +29,6 @@ def tensor(type_name, sizes, strides=None, total=None, alignment=0):
     return DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
         DataType=data_type, Flags=DML_TENSOR_FLAG_NONE, Sizes=list(sizes), Strides=strides,
         TotalTensorSizeInBytes=total, GuaranteedBaseOffsetAlignment=alignment))
-
-
-def same_bits(got, expected):
-    got, expected = np.asarray(got), np.asarray(expected)
-    assert got.dtype == expected.dtype and got.shape == expected.shape
-    bits = BITS[got.dtype.itemsize]
-    if not np.array_equal(got.view(bits), expected.view(bits)):
-        bad = np.flatnonzero(got.view(bits).ravel() != expected.view(bits).ravel())
-        raise AssertionError(f"{bad.size} elements differ; first at {bad[0]}: got {got.ravel()[bad[0]]!r}, "
-                             f"expected {expected.ravel()[bad[0]]!r}")
 
 
 def sample(type_name, shape, seed):
@@ -189,51 +179,13 @@ def test_old_feature_level_runs_its_own_operators():
 
 
 # ---- the mirror by hand: offsets, in-place, several dispatches -----------------------------------------
-class Rig:
-    def __init__(self):
-        self.device = D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0)
-        self.dml = DMLCreateDevice(self.device, DML_CREATE_DEVICE_FLAG_DEBUG)
-        self.queue = self.device.CreateCommandQueue(D3D12_COMMAND_QUEUE_DESC(Type=D3D12_COMMAND_LIST_TYPE_DIRECT))
-        self.allocator = self.device.CreateCommandAllocator(D3D12_COMMAND_LIST_TYPE_DIRECT)
-        self.list = self.device.CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_DIRECT, self.allocator, None)
-        self.heap = self.device.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(
-            Type=D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, NumDescriptors=8, Flags=D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE))
-        self.list.SetDescriptorHeaps([self.heap])
-        self.recorder = self.dml.CreateCommandRecorder()
-
-    def buffer(self, size, heap_type=D3D12_HEAP_TYPE_DEFAULT):
-        uav = heap_type == D3D12_HEAP_TYPE_DEFAULT
-        state = {D3D12_HEAP_TYPE_UPLOAD: D3D12_RESOURCE_STATE_GENERIC_READ,
-                 D3D12_HEAP_TYPE_READBACK: D3D12_RESOURCE_STATE_COPY_DEST}.get(heap_type, D3D12_RESOURCE_STATE_COMMON)
-        return self.device.CreateCommittedResource(
-            CD3DX12_HEAP_PROPERTIES(heap_type), D3D12_HEAP_FLAG_NONE,
-            CD3DX12_RESOURCE_DESC.Buffer(size, D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS if uav else 0), state, None)
-
-    def table(self, dispatchable, first=0):
-        cpu, gpu = self.heap.GetCPUDescriptorHandleForHeapStart(), self.heap.GetGPUDescriptorHandleForHeapStart()
-        size = max(1, dispatchable.GetBindingProperties().RequiredDescriptorCount)
-        return self.dml.CreateBindingTable(DML_BINDING_TABLE_DESC(
-            Dispatchable=dispatchable, CPUDescriptorHandle=D3D12_CPU_DESCRIPTOR_HANDLE(ptr=cpu.ptr + 32 * first),
-            GPUDescriptorHandle=D3D12_GPU_DESCRIPTOR_HANDLE(ptr=gpu.ptr + 32 * first), SizeInDescriptors=size))
-
-    def execute(self):
-        self.list.Close()
-        self.queue.ExecuteCommandLists([self.list])
-        fence = self.device.CreateFence(0, D3D12_FENCE_FLAG_NONE)
-        self.queue.Signal(fence, 1)
-        fence.SetEventOnCompletion(1, None)
-        self.allocator.Reset()
-        self.list.Reset(self.allocator, None)
-        self.list.SetDescriptorHeaps([self.heap])
+@pytest.fixture
+def rig(dml_rig):
+    """The shared DirectML rig (tests/mirror_rig.py): default adapter, DML_CREATE_DEVICE_FLAG_DEBUG, a 16-slot heap."""
+    return dml_rig
 
 
-def binding(resource, offset, size):
-    return DML_BINDING_DESC(Type=DML_BINDING_TYPE_BUFFER, Desc=DML_BUFFER_BINDING(Buffer=resource, Offset=offset,
-                                                                                SizeInBytes=size))
-
-
-def test_in_place_clip_at_an_aligned_offset_then_identity_in_one_list():
-    rig = Rig()
+def test_in_place_clip_at_an_aligned_offset_then_identity_in_one_list(rig):
     x = sample("FLOAT32", (1, 2, 3, 4), 14)
     t = tensor("FLOAT32", x.shape, alignment=64)
     clip = rig.dml.CompileOperator(rig.dml.CreateOperator(DML_OPERATOR_DESC(
@@ -252,13 +204,13 @@ def test_in_place_clip_at_an_aligned_offset_then_identity_in_one_list():
     rig.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.Transition(work, D3D12_RESOURCE_STATE_COPY_DEST,
                                                                   D3D12_RESOURCE_STATE_UNORDERED_ACCESS)])
     clip_table = rig.table(clip, first=0)
-    clip_table.BindInputs([binding(work, 128, 96)])
-    clip_table.BindOutputs([binding(work, 128, 96)])  # in place
+    clip_table.BindInputs([buffer_binding(work, 128, 96)])
+    clip_table.BindOutputs([buffer_binding(work, 128, 96)])  # in place
     rig.recorder.RecordDispatch(rig.list, clip, clip_table)
     rig.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.UAV(work)])
     copy_table = rig.table(copy, first=2)
-    copy_table.BindInputs([binding(work, 128, 96)])
-    copy_table.BindOutputs([binding(out, 192, 112)])
+    copy_table.BindInputs([buffer_binding(work, 128, 96)])
+    copy_table.BindOutputs([buffer_binding(out, 192, 112)])
     rig.recorder.RecordDispatch(rig.list, copy, copy_table)
     readback = rig.buffer(512, D3D12_HEAP_TYPE_READBACK)
     rig.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.Transition(out, D3D12_RESOURCE_STATE_UNORDERED_ACCESS,
@@ -271,8 +223,7 @@ def test_in_place_clip_at_an_aligned_offset_then_identity_in_one_list():
     assert not data[:192].any() and not data[192 + 96:].any()  # nothing written outside the output tensor
 
 
-def test_initialization_survives_across_submissions_and_executes_repeatedly():
-    rig = Rig()
+def test_initialization_survives_across_submissions_and_executes_repeatedly(rig):
     t = tensor("INT32", (4,))
     op = rig.dml.CompileOperator(rig.dml.CreateOperator(DML_OPERATOR_DESC(
         Type=DML_OPERATOR_ELEMENT_WISE_THRESHOLD,
@@ -280,7 +231,7 @@ def test_initialization_survives_across_submissions_and_executes_repeatedly():
     initializer = rig.dml.CreateOperatorInitializer([op])
     rig.recorder.RecordDispatch(rig.list, initializer, rig.table(initializer))
     rig.execute()
-    assert op._initialized
+    assert rig.dml.GetDeviceRemovedReason() == S_OK   # initialized; no later submission initializes it again
     buf = rig.buffer(256)
     upload = rig.buffer(256, D3D12_HEAP_TYPE_UPLOAD)
     upload.Map(0, None)[:16] = np.array([-5, 1, 2, 9], np.int32).view(np.uint8)
@@ -288,8 +239,8 @@ def test_initialization_survives_across_submissions_and_executes_repeatedly():
     rig.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.Transition(buf, D3D12_RESOURCE_STATE_COPY_DEST,
                                                                   D3D12_RESOURCE_STATE_UNORDERED_ACCESS)])
     table = rig.table(op)
-    table.BindInputs([binding(buf, 0, 16)])
-    table.BindOutputs([binding(buf, 0, 16)])
+    table.BindInputs([buffer_binding(buf, 0, 16)])
+    table.BindOutputs([buffer_binding(buf, 0, 16)])
     for _ in range(3):
         rig.recorder.RecordDispatch(rig.list, op, table)
         rig.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.UAV(buf)])
@@ -301,8 +252,7 @@ def test_initialization_survives_across_submissions_and_executes_repeatedly():
     assert list(readback.Map(0, None)[:16].view(np.int32)) == [2, 2, 2, 9]  # Min 2.9 truncates to 2
 
 
-def test_timestamps_bracket_a_dispatch():
-    rig = Rig()
+def test_timestamps_bracket_a_dispatch(rig):
     t = tensor("FLOAT32", (1024,))
     op = rig.dml.CompileOperator(rig.dml.CreateOperator(DML_OPERATOR_DESC(
         Type=DML_OPERATOR_ELEMENT_WISE_IDENTITY, Desc=DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC(InputTensor=t, OutputTensor=t))), 0)
@@ -310,8 +260,8 @@ def test_timestamps_bracket_a_dispatch():
     rig.recorder.RecordDispatch(rig.list, initializer, rig.table(initializer))
     table = rig.table(op)
     a, b = rig.buffer(4096), rig.buffer(4096)
-    table.BindInputs([binding(a, 0, 4096)])
-    table.BindOutputs([binding(b, 0, 4096)])
+    table.BindInputs([buffer_binding(a, 0, 4096)])
+    table.BindOutputs([buffer_binding(b, 0, 4096)])
     heap = rig.device.CreateQueryHeap(D3D12_QUERY_HEAP_DESC(Type=D3D12_QUERY_HEAP_TYPE_TIMESTAMP, Count=2))
     rig.list.EndQuery(heap, D3D12_QUERY_TYPE_TIMESTAMP, 0)
     rig.recorder.RecordDispatch(rig.list, op, table)

@@ -1,28 +1,15 @@
 """Malformed arguments never crash the DirectML mirror: only HResultError escapes an HRESULT method,
 and nothing escapes a void method (misuse removes the device instead)."""
-import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.directml import *  # noqa: F401,F403
 from dmlemu.errors import HResultError
+from mirror_rig import MirrorRig
+from operator_cases import garbage
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-garbage = st.one_of(
-    st.none(), st.booleans(), st.integers(min_value=-(1 << 70), max_value=1 << 70),
-    st.integers(min_value=-3, max_value=20), st.floats(allow_nan=True, allow_infinity=True),
-    st.text(max_size=3), st.binary(max_size=4),
-    st.lists(st.integers(min_value=-5, max_value=(1 << 33)), max_size=9),
-    st.lists(st.one_of(st.integers(-2, 9), st.floats(), st.none(), st.text(max_size=1)), max_size=9),
-    st.tuples(st.integers(1, 4), st.integers(1, 4)),
-    st.builds(lambda v: np.array(v, dtype=np.int64), st.lists(st.integers(-3, 10), max_size=5)),
-    st.builds(lambda v: np.array(v, dtype=np.float32), st.lists(st.floats(-3, 10, width=32), max_size=5)),
-    st.just(np.zeros((2, 2), np.uint32)), st.just(np.float16(2.0)), st.just(np.uint64(1 << 63)),
-    st.dictionaries(st.text(max_size=2), st.integers(), max_size=2), st.just(object()),
-    st.just(DML_TENSOR_DESC()), st.just(DML_BUFFER_TENSOR_DESC()), st.just(DML_SCALE_BIAS()),
-)
 
 _device_cache = {}
 
@@ -130,27 +117,14 @@ def test_create_device_only_raises_hresult_errors(flags, level, minimum):
         pass
 
 
-class Rig:
-    def __init__(self):
-        self.device = D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0)
-        self.dml = DMLCreateDevice(self.device, DML_CREATE_DEVICE_FLAG_NONE)
-        self.heap = self.device.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(
-            Type=D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, NumDescriptors=8, Flags=D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE))
-        self.allocator = self.device.CreateCommandAllocator(D3D12_COMMAND_LIST_TYPE_DIRECT)
-        self.list = self.device.CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_DIRECT, self.allocator, None)
-        self.list.SetDescriptorHeaps([self.heap])
-        self.compiled = self.dml.CompileOperator(self.dml.CreateOperator(valid_if()), 0)
-        self.initializer = self.dml.CreateOperatorInitializer([self.compiled])
-        self.buffer = self.device.CreateCommittedResource(
-            CD3DX12_HEAP_PROPERTIES(D3D12_HEAP_TYPE_DEFAULT), D3D12_HEAP_FLAG_NONE,
-            CD3DX12_RESOURCE_DESC.Buffer(1024, D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS),
-            D3D12_RESOURCE_STATE_COMMON, None)
-
-    def table_desc(self, dispatchable):
-        return DML_BINDING_TABLE_DESC(Dispatchable=dispatchable,
-                                      CPUDescriptorHandle=self.heap.GetCPUDescriptorHandleForHeapStart(),
-                                      GPUDescriptorHandle=self.heap.GetGPUDescriptorHandleForHeapStart(),
-                                      SizeInDescriptors=4)
+def if_rig():
+    """A MirrorRig (DML device without the debug flag, 8-slot heap) with a compiled IF operator, its initializer
+    and a 1024-byte DEFAULT buffer (`rig.resource`)."""
+    rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_NONE, heap_slots=8)
+    rig.compiled = rig.compile(valid_if())
+    rig.initializer = rig.dml.CreateOperatorInitializer([rig.compiled])
+    rig.resource = rig.buffer(1024)
+    return rig
 
 
 def binding_strategy(rig_buffer_marker="BUFFER"):
@@ -170,7 +144,8 @@ def build_binding(rig, spec):
 
     def one(item):
         _, buf, offset, size = item
-        return DML_BUFFER_BINDING(Buffer=rig.buffer if isinstance(buf, str) and buf == "BUFFER" else buf, Offset=offset, SizeInBytes=size)
+        return DML_BUFFER_BINDING(Buffer=rig.resource if isinstance(buf, str) and buf == "BUFFER" else buf,
+                                  Offset=offset, SizeInBytes=size)
 
     if isinstance(desc, tuple) and desc and desc[0] == "buffer":
         desc = one(desc)
@@ -184,9 +159,9 @@ def build_binding(rig, spec):
                                                                "BindPersistentResource"]),
        specs=st.one_of(st.lists(binding_strategy(), max_size=4), garbage, binding_strategy()))
 def test_bind_never_raises(use_initializer, method, specs):
-    rig = Rig()
+    rig = if_rig()
     dispatchable = rig.initializer if use_initializer else rig.compiled
-    table = rig.dml.CreateBindingTable(rig.table_desc(dispatchable))
+    table = rig.dml.CreateBindingTable(rig.table_desc(dispatchable, size=4))
     if isinstance(specs, list):
         argument = [build_binding(rig, s) for s in specs]
     else:
@@ -202,8 +177,8 @@ def test_bind_never_raises(use_initializer, method, specs):
     "Dispatchable": garbage, "CPUDescriptorHandle": garbage, "GPUDescriptorHandle": garbage,
     "SizeInDescriptors": garbage}))
 def test_create_binding_table_only_raises_hresult_errors(fields):
-    rig = Rig()
-    desc = rig.table_desc(rig.compiled)
+    rig = if_rig()
+    desc = rig.table_desc(rig.compiled, size=4)
     for name, value in fields.items():
         setattr(desc, name, value)
     try:
@@ -215,8 +190,8 @@ def test_create_binding_table_only_raises_hresult_errors(fields):
 @SETTINGS
 @given(args=st.tuples(garbage, garbage, garbage), which=st.integers(0, 2))
 def test_record_dispatch_never_raises(args, which):
-    rig = Rig()
-    table = rig.dml.CreateBindingTable(rig.table_desc(rig.compiled))
+    rig = if_rig()
+    table = rig.dml.CreateBindingTable(rig.table_desc(rig.compiled, size=4))
     real = [rig.list, rig.compiled, table]
     real[which] = args[which]
     assert rig.dml.CreateCommandRecorder().RecordDispatch(*real) is None

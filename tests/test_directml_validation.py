@@ -14,6 +14,7 @@ from dmlemu.errors import (
     DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, E_NOINTERFACE, E_NOTIMPL, HResultError, S_OK,
 )
 from dmlemu.presets import IRIS_XE, PRESETS
+from mirror_rig import highest_feature_level
 
 F32, F16, F64 = DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_FLOAT64
 I8, I16, I32, I64 = (DML_TENSOR_DATA_TYPE_INT8, DML_TENSOR_DATA_TYPE_INT16, DML_TENSOR_DATA_TYPE_INT32,
@@ -75,7 +76,7 @@ def rejected(device, desc, hresult=E_INVALIDARG):
 # ---- devices ---------------------------------------------------------------------------------------
 def test_create_device_defaults_to_the_adapter_feature_level():
     device = DMLCreateDevice(d3d12_device(), DML_CREATE_DEVICE_FLAG_NONE)
-    assert device._feature_level == DML_FEATURE_LEVEL_6_4
+    assert highest_feature_level(device) == DML_FEATURE_LEVEL_6_4
     assert device.GetDeviceRemovedReason() == S_OK
     assert device.QueryInterface(IID_IDMLDevice) is device
     assert device.QueryInterface(IID_IDMLDevice1) is device
@@ -90,9 +91,9 @@ def test_create_device1_above_the_maximum_level_is_unsupported():
                                   "supports up to DML_FEATURE_LEVEL_4_1.")
     device = DMLCreateDevice1(d3d12_device(), DML_CREATE_DEVICE_FLAG_NONE, DML_FEATURE_LEVEL_4_1,
                               max_feature_level=DML_FEATURE_LEVEL_4_1)
-    assert device._feature_level == DML_FEATURE_LEVEL_4_1
+    assert highest_feature_level(device) == DML_FEATURE_LEVEL_4_1
     # The device validates at its maximum level, not at the minimum asked for.
-    assert DMLCreateDevice1(d3d12_device(), 0, DML_FEATURE_LEVEL_1_0)._feature_level == DML_FEATURE_LEVEL_6_4
+    assert highest_feature_level(DMLCreateDevice1(d3d12_device(), 0, DML_FEATURE_LEVEL_1_0)) == DML_FEATURE_LEVEL_6_4
 
 
 @pytest.mark.parametrize("call, message", [
@@ -112,7 +113,8 @@ def test_create_device_argument_errors(call, message):
 
 
 def test_debug_device_interface_only_with_the_debug_flag():
-    assert dml_device(flags=DML_CREATE_DEVICE_FLAG_DEBUG).QueryInterface(IID_IDMLDebugDevice) is not None
+    device = dml_device(flags=DML_CREATE_DEVICE_FLAG_DEBUG)
+    assert device.QueryInterface(IID_IDMLDebugDevice) is device   # the debug device is the device itself
     with pytest.raises(HResultError) as info:
         dml_device().QueryInterface(IID_IDMLDebugDevice)
     assert info.value.hresult == E_NOINTERFACE
@@ -184,11 +186,14 @@ def test_check_feature_support_errors(feature, query, hresult, message):
 # ---- operator type and feature level gating ----------------------------------------------------------
 def test_valid_operators_are_created():
     device = dml_device()
-    for desc in (clip(tensor()), unary(DML_OPERATOR_ELEMENT_WISE_THRESHOLD, tensor(), Min=0.0),
-                 unary(DML_OPERATOR_ELEMENT_WISE_IDENTITY, tensor(F16), ScaleBias=DML_SCALE_BIAS(Scale=2, Bias=1)),
-                 if_op(tensor(U8), tensor(I64), tensor(I64), tensor(I64))):
+    for desc, tensors in ((clip(tensor()), 2), (unary(DML_OPERATOR_ELEMENT_WISE_THRESHOLD, tensor(), Min=0.0), 2),
+                          (unary(DML_OPERATOR_ELEMENT_WISE_IDENTITY, tensor(F16),
+                                 ScaleBias=DML_SCALE_BIAS(Scale=2, Bias=1)), 2),
+                          (if_op(tensor(U8), tensor(I64), tensor(I64), tensor(I64)), 4)):
         op = device.CreateOperator(desc)
-        assert isinstance(op, IDMLOperator)
+        assert op.GetDevice() is device
+        # it compiles, with one descriptor per tensor of its desc
+        assert device.CompileOperator(op, 0).GetBindingProperties().RequiredDescriptorCount == tensors
 
 
 def test_unimplemented_operator_is_e_notimpl():
@@ -447,20 +452,19 @@ def test_guaranteed_alignment_accepted_values():
 def test_debug_layer_reports_hresult_failures(capsys):
     device = dml_device(DML_FEATURE_LEVEL_2_0, flags=DML_CREATE_DEVICE_FLAG_DEBUG)
     rejected(device, unary(DML_OPERATOR_ELEMENT_WISE_THRESHOLD, tensor(I32)))
-    assert device._debug_messages == [
-        "IDMLDevice1.CreateOperator: InputTensor.DataType is DML_TENSOR_DATA_TYPE_INT32; DML_FEATURE_LEVEL_2_0 allows "
-        "FLOAT32, FLOAT16 for InputTensor of DML_OPERATOR_ELEMENT_WISE_THRESHOLD."]
-    assert capsys.readouterr().err == "[DIRECTML ERROR]: " + device._debug_messages[0] + "\n"
+    assert capsys.readouterr().err == (
+        "[DIRECTML ERROR]: IDMLDevice1.CreateOperator: InputTensor.DataType is DML_TENSOR_DATA_TYPE_INT32; "
+        "DML_FEATURE_LEVEL_2_0 allows FLOAT32, FLOAT16 for InputTensor of DML_OPERATOR_ELEMENT_WISE_THRESHOLD.\n")
     device.SetMuteDebugOutput(True)
     rejected(device, unary(DML_OPERATOR_ELEMENT_WISE_THRESHOLD, tensor(I32)))
     assert capsys.readouterr().err == ""
-    assert len(device._debug_messages) == 2
+    assert len(device._debug_messages) == 2   # muted, the debug layer still keeps what it would have printed
 
 
 def test_no_debug_messages_without_the_flag(capsys):
     device = dml_device(DML_FEATURE_LEVEL_2_0)
     rejected(device, unary(DML_OPERATOR_ELEMENT_WISE_THRESHOLD, tensor(I32)))
-    assert device._debug_messages == [] and capsys.readouterr().err == ""
+    assert capsys.readouterr().err == ""
 
 
 def test_removed_device_fails_hresult_methods():

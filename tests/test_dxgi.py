@@ -6,7 +6,7 @@ from dmlemu.dxgi import *  # noqa: F401,F403
 from dmlemu.com import CStruct
 from dmlemu.dxgi import FORMAT_BYTES
 from dmlemu.errors import DXGI_ERROR_NOT_FOUND, DXGI_ERROR_UNSUPPORTED, E_INVALIDARG
-from dmlemu.presets import DEFAULT_PRESET, PRESETS, TEACHING
+from dmlemu.presets import DEFAULT_PRESET, PRESETS, TEACHING, preset_by_key
 
 
 def test_enum_adapters1_lists_every_preset_in_order():
@@ -23,7 +23,10 @@ def test_enum_adapters1_lists_every_preset_in_order():
 
 
 def test_adapter_zero_is_the_default_preset():
-    assert CreateDXGIFactory1().EnumAdapters1(0)._preset is DEFAULT_PRESET
+    desc = CreateDXGIFactory1().EnumAdapters1(0).GetDesc1()
+    assert (desc.Description, desc.VendorId, desc.DeviceId, desc.DedicatedVideoMemory) == (
+        DEFAULT_PRESET.description, DEFAULT_PRESET.vendor_id, DEFAULT_PRESET.device_id,
+        DEFAULT_PRESET.dedicated_video_memory)
 
 
 def test_enum_adapters1_past_the_end_is_not_found():
@@ -72,28 +75,40 @@ def test_enum_adapter_by_luid_and_by_preference():
     with pytest.raises(HResultError) as error:
         factory.EnumAdapterByLuid(LUID(LowPart=7, HighPart=0))
     assert error.value.hresult == DXGI_ERROR_NOT_FOUND
-    fastest = factory.EnumAdapterByGpuPreference(0, DXGI_GPU_PREFERENCE_HIGH_PERFORMANCE)._preset
-    slowest = factory.EnumAdapterByGpuPreference(0, DXGI_GPU_PREFERENCE_MINIMUM_POWER)._preset
-    assert fastest.key == "rx7900xtx" and slowest is TEACHING
+    fastest = factory.EnumAdapterByGpuPreference(0, DXGI_GPU_PREFERENCE_HIGH_PERFORMANCE).GetDesc1()
+    slowest = factory.EnumAdapterByGpuPreference(0, DXGI_GPU_PREFERENCE_MINIMUM_POWER).GetDesc1()
+    assert (fastest.Description, slowest.Description) == (preset_by_key("rx7900xtx").description, TEACHING.description)
     assert factory.EnumAdapterByGpuPreference(1, DXGI_GPU_PREFERENCE_UNSPECIFIED) == factory.EnumAdapters1(1)
 
 
 def test_create_factory2_flags():
-    assert isinstance(CreateDXGIFactory2(DXGI_CREATE_FACTORY_DEBUG), IDXGIFactory)
+    debug_factory = CreateDXGIFactory2(DXGI_CREATE_FACTORY_DEBUG)   # the same adapters as any factory
+    assert [debug_factory.EnumAdapters1(i) for i in range(len(PRESETS))] == [
+        CreateDXGIFactory1().EnumAdapters1(i) for i in range(len(PRESETS))]
     with pytest.raises(HResultError) as error:
         CreateDXGIFactory2(4)
     assert error.value.message == ("CreateDXGIFactory2: Flags is 4; it must be 0 or DXGI_CREATE_FACTORY_DEBUG (0x1).")
 
 
 def test_devices_on_adapters_use_their_preset():
-    from dmlemu.d3d12 import D3D_FEATURE_LEVEL_11_0, D3D12CreateDevice
+    from dmlemu.d3d12 import (CD3DX12_HEAP_PROPERTIES, CD3DX12_RESOURCE_DESC, D3D_FEATURE_LEVEL_11_0,
+                              D3D12_FEATURE_D3D12_OPTIONS1, D3D12_FEATURE_DATA_D3D12_OPTIONS1, D3D12_HEAP_TYPE_DEFAULT,
+                              D3D12CreateDevice)
+    from dmlemu.errors import E_OUTOFMEMORY
     factory = CreateDXGIFactory1()
     teaching = factory.EnumAdapters1(PRESETS.index(TEACHING))
     device = D3D12CreateDevice(teaching, D3D_FEATURE_LEVEL_11_0)
-    assert device._gpu.preset is TEACHING
-    assert device._gpu.memory.capacity_bytes == TEACHING.dedicated_video_memory
     assert device.GetAdapterLuid() == teaching.GetDesc1().AdapterLuid
-    assert D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0)._gpu.preset is DEFAULT_PRESET
+    options = device.CheckFeatureSupport(D3D12_FEATURE_D3D12_OPTIONS1, D3D12_FEATURE_DATA_D3D12_OPTIONS1())
+    assert (options.WaveLaneCountMin, options.TotalLaneCount) == (
+        TEACHING.wave_width, TEACHING.compute_units * TEACHING.simds_per_cu * TEACHING.wave_width)
+    with pytest.raises(HResultError) as error:   # the adapter's memory is the device's
+        device.CreateCommittedResource(CD3DX12_HEAP_PROPERTIES(D3D12_HEAP_TYPE_DEFAULT), 0,
+                                       CD3DX12_RESOURCE_DESC.Buffer(TEACHING.dedicated_video_memory + 1), 0, None)
+    assert error.value.hresult == E_OUTOFMEMORY
+    assert f"the adapter has {TEACHING.dedicated_video_memory} bytes" in error.value.message
+    default_device = D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0)   # None: adapter 0, the default preset
+    assert default_device.GetAdapterLuid() == factory.EnumAdapters1(0).GetDesc1().AdapterLuid
 
 
 def test_d3d12_create_device_feature_levels():

@@ -11,9 +11,12 @@ from dmlemu.errors import E_FAIL, HResultError
 from dmlemu.com import hresult_method
 from dmlemu.d3d12.base import DeviceChild, invalid_arg
 from dmlemu.com import enum_name, is_one_of
-from dmlemu.d3d12.enums import D3D12_COMMAND_LIST_TYPE
+from dmlemu.d3d12.enums import (D3D12_COMMAND_LIST_TYPE, D3D12_COMMAND_LIST_TYPE_BUNDLE,
+                                 D3D12_COMMAND_LIST_TYPE_COMPUTE, D3D12_COMMAND_LIST_TYPE_COPY,
+                                 D3D12_COMMAND_LIST_TYPE_DIRECT)
 
-ALLOCATOR_TYPES = (0, 1, 2, 3)  # DIRECT, BUNDLE, COMPUTE, COPY
+ALLOCATOR_TYPES = (D3D12_COMMAND_LIST_TYPE_DIRECT, D3D12_COMMAND_LIST_TYPE_BUNDLE, D3D12_COMMAND_LIST_TYPE_COMPUTE,
+                   D3D12_COMMAND_LIST_TYPE_COPY)
 
 
 class ID3D12CommandAllocator(DeviceChild):

@@ -29,17 +29,26 @@ from dmlemu.d3d12.command_allocator import ID3D12CommandAllocator
 from dmlemu.d3d12.commands import (CopyBufferRegionCommand, EndQueryCommand, ExecuteBundleCommand,
                                    ResolveQueryDataCommand, ResourceBarrierCommand)
 from dmlemu.d3d12.descriptor_heap import ID3D12DescriptorHeap
-from dmlemu.d3d12.enums import D3D12_COMMAND_LIST_FLAG_NONE, D3D12_COMMAND_LIST_TYPE, D3D12_DESCRIPTOR_HEAP_TYPE, \
-    D3D12_QUERY_TYPE, D3D12_RESOURCE_BARRIER_FLAGS, D3D12_RESOURCE_BARRIER_TYPE, \
-    D3D12_RESOURCE_BARRIER_TYPE_ALIASING, D3D12_RESOURCE_BARRIER_TYPE_TRANSITION, is_valid_state, state_name
+from dmlemu.d3d12.enums import (
+    D3D12_COMMAND_LIST_FLAG_NONE, D3D12_COMMAND_LIST_TYPE, D3D12_COMMAND_LIST_TYPE_BUNDLE,
+    D3D12_COMMAND_LIST_TYPE_COMPUTE, D3D12_COMMAND_LIST_TYPE_COPY, D3D12_COMMAND_LIST_TYPE_DIRECT,
+    D3D12_DESCRIPTOR_HEAP_TYPE, D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, D3D12_DESCRIPTOR_HEAP_TYPE_SAMPLER,
+    D3D12_HEAP_TYPE_READBACK, D3D12_HEAP_TYPE_UPLOAD, D3D12_QUERY_TYPE, D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES,
+    D3D12_RESOURCE_BARRIER_FLAGS, D3D12_RESOURCE_BARRIER_TYPE, D3D12_RESOURCE_BARRIER_TYPE_ALIASING,
+    D3D12_RESOURCE_BARRIER_TYPE_TRANSITION, D3D12_RESOURCE_BARRIER_TYPE_UAV, D3D12_RESOURCE_STATE_COPY_DEST,
+    D3D12_RESOURCE_STATE_COPY_SOURCE, D3D12_RESOURCE_STATE_GENERIC_READ, is_valid_state, state_name)
 from dmlemu.d3d12.query_heap import COPY_QUEUE_TIMESTAMP_HEAP, ID3D12QueryHeap, TIMESTAMP_HEAP, TIMESTAMP_QUERY
 from dmlemu.d3d12.resource import FIXED_STATE, ID3D12Resource
 from dmlemu.d3d12.structs import D3D12_RESOURCE_BARRIER
 
-DIRECT, BUNDLE, COMPUTE, COPY = 0, 1, 2, 3
+DIRECT, BUNDLE, COMPUTE, COPY = (D3D12_COMMAND_LIST_TYPE_DIRECT, D3D12_COMMAND_LIST_TYPE_BUNDLE,
+                                  D3D12_COMMAND_LIST_TYPE_COMPUTE, D3D12_COMMAND_LIST_TYPE_COPY)
 LIST_TYPES = (DIRECT, BUNDLE, COMPUTE, COPY)
-ALL_SUBRESOURCES = 0xFFFFFFFF
-COPY_QUEUE_STATES = 0x400 | 0x800  # states a copy list may transition between (plus COMMON)
+# States a copy list may transition between (plus COMMON); a plain int, so `~` is the bitwise complement.
+COPY_QUEUE_STATES = int(D3D12_RESOURCE_STATE_COPY_DEST | D3D12_RESOURCE_STATE_COPY_SOURCE)
+# A barrier as recorded: (kind, resource, StateBefore, StateAfter, Flags, index), kind a plain int.
+_TRANSITION, _ALIASING, _UAV = (int(D3D12_RESOURCE_BARRIER_TYPE_TRANSITION), int(D3D12_RESOURCE_BARRIER_TYPE_ALIASING),
+                                int(D3D12_RESOURCE_BARRIER_TYPE_UAV))
 
 
 def _type_name(list_type):
@@ -191,7 +200,7 @@ class ID3D12GraphicsCommandList(DeviceChild):
             if not isinstance(heap, ID3D12DescriptorHeap) or heap._device is not self._device:
                 raise VoidMisuse(f"ppDescriptorHeaps[{i}] is {heap!r}; it must be a descriptor heap of this device.")
             type_name = enum_name(D3D12_DESCRIPTOR_HEAP_TYPE, heap._type)
-            if heap._type not in (0, 1):
+            if heap._type not in (D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, D3D12_DESCRIPTOR_HEAP_TYPE_SAMPLER):
                 raise VoidMisuse(f"ppDescriptorHeaps[{i}] is {heap._label}, a {type_name} heap; only CBV_SRV_UAV and "
                                  "SAMPLER heaps are set on a list.")
             if not heap._shader_visible:
@@ -229,7 +238,7 @@ class ID3D12GraphicsCommandList(DeviceChild):
             t = barrier.Transition
             self._check_resource(f"{where}.Transition.pResource", t.pResource)
             resource = t.pResource
-            if t.Subresource not in (0, ALL_SUBRESOURCES):
+            if t.Subresource not in (0, D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES):
                 raise VoidMisuse(f"{where}.Transition.Subresource is {t.Subresource!r}; a buffer has only "
                                  "subresource 0 (or D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES).")
             for field in ("StateBefore", "StateAfter"):
@@ -244,23 +253,24 @@ class ID3D12GraphicsCommandList(DeviceChild):
                                  f"{state_name(t.StateBefore)}; a transition must change the state.")
             fixed = FIXED_STATE.get(resource._heap_type)
             if fixed is not None:
+                heap = "UPLOAD" if fixed == D3D12_RESOURCE_STATE_GENERIC_READ else "READBACK"
                 raise VoidMisuse(f"{where} transitions {resource._label}, which lives on an "
-                                 f"{'UPLOAD' if fixed == 0xAC3 else 'READBACK'} heap and stays in {state_name(fixed)}.")
+                                 f"{heap} heap and stays in {state_name(fixed)}.")
             if self._type == COPY:
                 for field in ("StateBefore", "StateAfter"):
                     if int(getattr(t, field)) & ~COPY_QUEUE_STATES:
                         raise VoidMisuse(f"{where}.Transition.{field} is {state_name(getattr(t, field))}; a COPY "
                                          "list only uses COMMON, COPY_SOURCE and COPY_DEST.")
-            return (0, resource, int(t.StateBefore), int(t.StateAfter), int(flags), i)
+            return (_TRANSITION, resource, int(t.StateBefore), int(t.StateAfter), int(flags), i)
         if kind == D3D12_RESOURCE_BARRIER_TYPE_ALIASING:
             a = barrier.Aliasing
             for field in ("pResourceBefore", "pResourceAfter"):
                 if getattr(a, field) is not None:
                     self._check_resource(f"{where}.Aliasing.{field}", getattr(a, field))
-            return (1, None, 0, 0, int(flags), i)
+            return (_ALIASING, None, 0, 0, int(flags), i)
         if barrier.UAV.pResource is not None:   # D3D12_RESOURCE_BARRIER_TYPE_UAV
             self._check_resource(f"{where}.UAV.pResource", barrier.UAV.pResource)
-        return (2, barrier.UAV.pResource, 0, 0, int(flags), i)
+        return (_UAV, barrier.UAV.pResource, 0, 0, int(flags), i)
 
     # ---- copies --------------------------------------------------------------------------------
     @recording_method
@@ -301,10 +311,10 @@ class ID3D12GraphicsCommandList(DeviceChild):
 
     @staticmethod
     def _check_copy_heaps(dst, src):
-        if dst._heap_type == 2:
+        if dst._heap_type == D3D12_HEAP_TYPE_UPLOAD:
             raise VoidMisuse(f"the destination {dst._label} is on an UPLOAD heap, which stays in "
                              "D3D12_RESOURCE_STATE_GENERIC_READ and cannot be written by the GPU.")
-        if src._heap_type == 3:
+        if src._heap_type == D3D12_HEAP_TYPE_READBACK:
             raise VoidMisuse(f"the source {src._label} is on a READBACK heap, which stays in "
                              "D3D12_RESOURCE_STATE_COPY_DEST and cannot be read by the GPU.")
 
@@ -318,9 +328,10 @@ class ID3D12GraphicsCommandList(DeviceChild):
         wanted = COPY_QUEUE_TIMESTAMP_HEAP if self._type == COPY else TIMESTAMP_HEAP
         if heap._type != wanted:
             kind = "a COPY list" if self._type == COPY else f"a {_type_name(self._type)} list"
-            raise VoidMisuse(f"{heap._label} is a {'COPY_QUEUE_TIMESTAMP' if heap._type == 5 else 'TIMESTAMP'} heap; "
-                             f"{kind} needs a D3D12_QUERY_HEAP_TYPE_"
-                             f"{'COPY_QUEUE_TIMESTAMP' if wanted == 5 else 'TIMESTAMP'} heap.")
+            def short(heap_type):
+                return "COPY_QUEUE_TIMESTAMP" if heap_type == COPY_QUEUE_TIMESTAMP_HEAP else "TIMESTAMP"
+            raise VoidMisuse(f"{heap._label} is a {short(heap._type)} heap; "
+                             f"{kind} needs a D3D12_QUERY_HEAP_TYPE_{short(wanted)} heap.")
         if not _is_uint(index) or not _is_uint(count) or index + count > heap._count:
             what = f"{first_field} {index!r}" if count == 1 and first_field == "Index" else \
                 f"StartIndex {index!r} + NumQueries {count!r}"
@@ -353,7 +364,7 @@ class ID3D12GraphicsCommandList(DeviceChild):
         if offset + 8 * NumQueries > pDestinationBuffer._width:
             raise VoidMisuse(f"{NumQueries} queries (8 bytes each) from AlignedDestinationBufferOffset {offset} pass "
                              f"the end of {pDestinationBuffer._label}, which is {pDestinationBuffer._width} bytes.")
-        if pDestinationBuffer._heap_type == 2:
+        if pDestinationBuffer._heap_type == D3D12_HEAP_TYPE_UPLOAD:
             raise VoidMisuse(f"the destination {pDestinationBuffer._label} is on an UPLOAD heap, which the GPU "
                              "cannot write.")
         self._commands.append(ResolveQueryDataCommand(pQueryHeap, StartIndex, NumQueries, pDestinationBuffer, offset))

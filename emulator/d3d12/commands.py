@@ -12,6 +12,7 @@ will do.
 import numpy as np
 
 from dmlemu.d3d12.enums import D3D12_RESOURCE_STATE_UNORDERED_ACCESS as UNORDERED_ACCESS
+from dmlemu.d3d12.enums import D3D12_RESOURCE_BARRIER_FLAG_BEGIN_ONLY, D3D12_RESOURCE_BARRIER_TYPE_TRANSITION
 from dmlemu.d3d12.resource import COPY_DEST, COPY_SOURCE, _require_state, _transition
 
 
@@ -32,7 +33,8 @@ class ResourceBarrierCommand:
     def execute(self, ctx):
         release = False
         for kind, resource, before, after, flags, index in self.barriers:
-            if kind == 0 and not flags & 0x1:  # a transition (BEGIN_ONLY halves change nothing yet)
+            # a transition (BEGIN_ONLY halves change nothing yet)
+            if kind == D3D12_RESOURCE_BARRIER_TYPE_TRANSITION and not flags & D3D12_RESOURCE_BARRIER_FLAG_BEGIN_ONLY:
                 _transition(resource, before, after, f"ResourceBarrier: barrier {index}")
                 release |= bool(before & UNORDERED_ACCESS) and not after & UNORDERED_ACCESS
         if release:

@@ -16,19 +16,27 @@ is one sequence).
 """
 import numpy as np
 
-from dmlemu.dxgi import DXGI_SAMPLE_DESC
+from dmlemu.dxgi import DXGI_FORMAT_UNKNOWN, DXGI_SAMPLE_DESC
+from dmlemu.d3d12.enums import (D3D12_CPU_PAGE_PROPERTY_UNKNOWN, D3D12_MEMORY_POOL_UNKNOWN,
+                                 D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES, D3D12_RESOURCE_BARRIER_FLAG_NONE,
+                                 D3D12_RESOURCE_BARRIER_TYPE_ALIASING, D3D12_RESOURCE_BARRIER_TYPE_TRANSITION,
+                                 D3D12_RESOURCE_BARRIER_TYPE_UAV, D3D12_RESOURCE_DIMENSION_BUFFER,
+                                 D3D12_RESOURCE_FLAG_NONE, D3D12_TEXTURE_LAYOUT_ROW_MAJOR)
 from dmlemu.d3d12.structs import (D3D12_CPU_DESCRIPTOR_HANDLE, D3D12_GPU_DESCRIPTOR_HANDLE, D3D12_HEAP_PROPERTIES, D3D12_RANGE,
                       D3D12_RESOURCE_ALIASING_BARRIER, D3D12_RESOURCE_BARRIER, D3D12_RESOURCE_DESC,
                       D3D12_RESOURCE_TRANSITION_BARRIER, D3D12_RESOURCE_UAV_BARRIER)
 
-ALL_SUBRESOURCES = 0xFFFFFFFF
+# The structs hold plain ints, as C structs do (an enum member's repr would show in sentences).
+ALL_SUBRESOURCES = int(D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES)
+_NO_FLAGS = int(D3D12_RESOURCE_BARRIER_FLAG_NONE)
 
 
 class CD3DX12_HEAP_PROPERTIES(D3D12_HEAP_PROPERTIES):
     """D3D12_HEAP_PROPERTIES for a heap type, with unknown CPU page property and memory pool."""
 
     def __init__(self, type, creationNodeMask=1, nodeMask=1):
-        super().__init__(Type=type, CPUPageProperty=0, MemoryPoolPreference=0,
+        super().__init__(Type=type, CPUPageProperty=int(D3D12_CPU_PAGE_PROPERTY_UNKNOWN),
+                         MemoryPoolPreference=int(D3D12_MEMORY_POOL_UNKNOWN),
                          CreationNodeMask=creationNodeMask, VisibleNodeMask=nodeMask)
 
 
@@ -36,29 +44,33 @@ class CD3DX12_RESOURCE_DESC(D3D12_RESOURCE_DESC):
     """D3D12_RESOURCE_DESC with the C++ static builders (buffers only here)."""
 
     @staticmethod
-    def Buffer(width, flags=0, alignment=0):
+    def Buffer(width, flags=int(D3D12_RESOURCE_FLAG_NONE), alignment=0):
         """A buffer of `width` bytes: row-major, one sample, format unknown."""
         return CD3DX12_RESOURCE_DESC(
-            Dimension=1, Alignment=alignment, Width=width, Height=1, DepthOrArraySize=1, MipLevels=1, Format=0,
-            SampleDesc=DXGI_SAMPLE_DESC(Count=1, Quality=0), Layout=1, Flags=flags)
+            Dimension=int(D3D12_RESOURCE_DIMENSION_BUFFER), Alignment=alignment, Width=width, Height=1,
+            DepthOrArraySize=1, MipLevels=1, Format=int(DXGI_FORMAT_UNKNOWN),
+            SampleDesc=DXGI_SAMPLE_DESC(Count=1, Quality=0), Layout=int(D3D12_TEXTURE_LAYOUT_ROW_MAJOR), Flags=flags)
 
 
 class CD3DX12_RESOURCE_BARRIER(D3D12_RESOURCE_BARRIER):
     """D3D12_RESOURCE_BARRIER with the C++ static builders."""
 
     @staticmethod
-    def Transition(pResource, stateBefore, stateAfter, subresource=ALL_SUBRESOURCES, flags=0):
-        return CD3DX12_RESOURCE_BARRIER(Type=0, Flags=flags, Transition=D3D12_RESOURCE_TRANSITION_BARRIER(
-            pResource=pResource, Subresource=subresource, StateBefore=stateBefore, StateAfter=stateAfter))
+    def Transition(pResource, stateBefore, stateAfter, subresource=ALL_SUBRESOURCES, flags=_NO_FLAGS):
+        return CD3DX12_RESOURCE_BARRIER(
+            Type=int(D3D12_RESOURCE_BARRIER_TYPE_TRANSITION), Flags=flags, Transition=D3D12_RESOURCE_TRANSITION_BARRIER(
+                pResource=pResource, Subresource=subresource, StateBefore=stateBefore, StateAfter=stateAfter))
 
     @staticmethod
     def UAV(pResource):
-        return CD3DX12_RESOURCE_BARRIER(Type=2, Flags=0, UAV=D3D12_RESOURCE_UAV_BARRIER(pResource=pResource))
+        return CD3DX12_RESOURCE_BARRIER(Type=int(D3D12_RESOURCE_BARRIER_TYPE_UAV), Flags=_NO_FLAGS,
+                                        UAV=D3D12_RESOURCE_UAV_BARRIER(pResource=pResource))
 
     @staticmethod
     def Aliasing(pResourceBefore, pResourceAfter):
-        return CD3DX12_RESOURCE_BARRIER(Type=1, Flags=0, Aliasing=D3D12_RESOURCE_ALIASING_BARRIER(
-            pResourceBefore=pResourceBefore, pResourceAfter=pResourceAfter))
+        return CD3DX12_RESOURCE_BARRIER(Type=int(D3D12_RESOURCE_BARRIER_TYPE_ALIASING), Flags=_NO_FLAGS,
+                                        Aliasing=D3D12_RESOURCE_ALIASING_BARRIER(pResourceBefore=pResourceBefore,
+                                                                                 pResourceAfter=pResourceAfter))
 
 
 class CD3DX12_RANGE(D3D12_RANGE):

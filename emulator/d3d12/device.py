@@ -28,9 +28,17 @@ from dmlemu.d3d12.command_list import create_command_list, create_command_list1
 from dmlemu.d3d12.command_queue import create_command_queue
 from dmlemu.d3d12.descriptor_heap import CPU_DESCRIPTOR_BASE, CPU_RANGE_ALIGNMENT, INCREMENT_SIZE, _ptr, create_descriptor_heap
 from dmlemu.com import enum_name, is_one_of
-from dmlemu.d3d12.enums import (D3D_FEATURE_LEVEL, D3D12_FEATURE, D3D12_FEATURE_ARCHITECTURE, D3D12_FEATURE_D3D12_OPTIONS1,
-                                 D3D12_FEATURE_D3D12_OPTIONS4, D3D12_FEATURE_FEATURE_LEVELS,
-                                 D3D12_FEATURE_GPU_VIRTUAL_ADDRESS_SUPPORT, D3D12_FEATURE_SHADER_MODEL)
+from dmlemu.d3d12.enums import (
+    D3D_FEATURE_LEVEL, D3D_FEATURE_LEVEL_1_0_CORE, D3D_FEATURE_LEVEL_1_0_GENERIC, D3D_FEATURE_LEVEL_11_0,
+    D3D_FEATURE_LEVEL_11_1, D3D_FEATURE_LEVEL_12_0, D3D_FEATURE_LEVEL_12_1, D3D_FEATURE_LEVEL_12_2, D3D_SHADER_MODEL_5_1,
+    D3D_SHADER_MODEL_6_0, D3D_SHADER_MODEL_6_1, D3D_SHADER_MODEL_6_2, D3D_SHADER_MODEL_6_3, D3D_SHADER_MODEL_6_4,
+    D3D_SHADER_MODEL_6_5, D3D_SHADER_MODEL_6_6, D3D_SHADER_MODEL_6_7, D3D_SHADER_MODEL_6_8,
+    D3D12_CPU_PAGE_PROPERTY_NOT_AVAILABLE, D3D12_CPU_PAGE_PROPERTY_UNKNOWN, D3D12_CPU_PAGE_PROPERTY_WRITE_BACK,
+    D3D12_CPU_PAGE_PROPERTY_WRITE_COMBINE, D3D12_FEATURE, D3D12_FEATURE_ARCHITECTURE, D3D12_FEATURE_D3D12_OPTIONS1,
+    D3D12_FEATURE_D3D12_OPTIONS4, D3D12_FEATURE_FEATURE_LEVELS, D3D12_FEATURE_GPU_VIRTUAL_ADDRESS_SUPPORT,
+    D3D12_FEATURE_SHADER_MODEL, D3D12_HEAP_TYPE_CUSTOM, D3D12_HEAP_TYPE_DEFAULT, D3D12_HEAP_TYPE_READBACK,
+    D3D12_FENCE_FLAG_NON_MONITORED, D3D12_FENCE_FLAG_SHARED, D3D12_FENCE_FLAG_SHARED_CROSS_ADAPTER,
+    D3D12_HEAP_TYPE_UPLOAD, D3D12_MEMORY_POOL_L0, D3D12_MEMORY_POOL_L1, D3D12_MEMORY_POOL_UNKNOWN)
 from dmlemu.d3d12.fence import ID3D12Fence, UINT64_MAX
 from dmlemu.d3d12.query_heap import create_query_heap
 from dmlemu.d3d12.resource import BUFFER_ALIGNMENT, _check_buffer_desc, create_committed_resource
@@ -41,11 +49,22 @@ from dmlemu.d3d12.structs import (D3D12_FEATURE_DATA_ARCHITECTURE, D3D12_FEATURE
 from dmlemu.d3d12 import views
 
 # The highest Direct3D feature level every emulated adapter reports.
-MAX_FEATURE_LEVEL = 0xC100  # D3D_FEATURE_LEVEL_12_1
+MAX_FEATURE_LEVEL = int(D3D_FEATURE_LEVEL_12_1)
 # Levels D3D12CreateDevice accepts as a minimum: the compute-only core levels and 11_0 and up.
-_DEVICE_LEVELS = (0x100, 0x1000, 0xB000, 0xB100, 0xC000, 0xC100, 0xC200)
-HIGHEST_SHADER_MODEL = 0x66  # D3D_SHADER_MODEL_6_6
-_SHADER_MODELS = (0x51, 0x60, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68)
+_DEVICE_LEVELS = (D3D_FEATURE_LEVEL_1_0_GENERIC, D3D_FEATURE_LEVEL_1_0_CORE, D3D_FEATURE_LEVEL_11_0,
+                  D3D_FEATURE_LEVEL_11_1, D3D_FEATURE_LEVEL_12_0, D3D_FEATURE_LEVEL_12_1, D3D_FEATURE_LEVEL_12_2)
+HIGHEST_SHADER_MODEL = int(D3D_SHADER_MODEL_6_6)
+_SHADER_MODELS = (D3D_SHADER_MODEL_5_1, D3D_SHADER_MODEL_6_0, D3D_SHADER_MODEL_6_1, D3D_SHADER_MODEL_6_2,
+                  D3D_SHADER_MODEL_6_3, D3D_SHADER_MODEL_6_4, D3D_SHADER_MODEL_6_5, D3D_SHADER_MODEL_6_6,
+                  D3D_SHADER_MODEL_6_7, D3D_SHADER_MODEL_6_8)
+_KNOWN_FENCE_FLAGS = int(D3D12_FENCE_FLAG_SHARED | D3D12_FENCE_FLAG_SHARED_CROSS_ADAPTER
+                         | D3D12_FENCE_FLAG_NON_MONITORED)
+# GetCustomHeapProperties: the CUSTOM heap equal to each standard heap on a discrete GPU, as
+# heap type -> (CPUPageProperty, MemoryPoolPreference).
+_CUSTOM_EQUIVALENT = {
+    D3D12_HEAP_TYPE_DEFAULT: (D3D12_CPU_PAGE_PROPERTY_NOT_AVAILABLE, D3D12_MEMORY_POOL_L1),
+    D3D12_HEAP_TYPE_UPLOAD: (D3D12_CPU_PAGE_PROPERTY_WRITE_COMBINE, D3D12_MEMORY_POOL_L0),
+    D3D12_HEAP_TYPE_READBACK: (D3D12_CPU_PAGE_PROPERTY_WRITE_BACK, D3D12_MEMORY_POOL_L0)}
 _device_numbers = itertools.count(1)
 
 
@@ -217,15 +236,16 @@ class ID3D12Device(COMObject):
                                                            "sequence of D3D12_RESOURCE_DESC (the C count and array).")
         total = 0
         for i, desc in enumerate(pResourceDescs):
-            _check_buffer_desc(f"GetResourceAllocationInfo: pResourceDescs[{i}]", desc, 1)
+            _check_buffer_desc(f"GetResourceAllocationInfo: pResourceDescs[{i}]", desc, D3D12_HEAP_TYPE_DEFAULT)
             total += -(-desc.Width // BUFFER_ALIGNMENT) * BUFFER_ALIGNMENT
         return D3D12_RESOURCE_ALLOCATION_INFO(SizeInBytes=total, Alignment=BUFFER_ALIGNMENT)
 
     def GetCustomHeapProperties(self, nodeMask, heapType):
         """The CUSTOM heap properties equivalent to a DEFAULT, UPLOAD or READBACK heap (discrete GPU)."""
-        page, pool = {1: (1, 2), 2: (2, 1), 3: (3, 1)}.get(_enum_key(heapType), (0, 0))
-        return D3D12_HEAP_PROPERTIES(Type=4, CPUPageProperty=page, MemoryPoolPreference=pool,
-                                     CreationNodeMask=1, VisibleNodeMask=1)
+        page, pool = _CUSTOM_EQUIVALENT.get(_enum_key(heapType),
+                                            (D3D12_CPU_PAGE_PROPERTY_UNKNOWN, D3D12_MEMORY_POOL_UNKNOWN))
+        return D3D12_HEAP_PROPERTIES(Type=int(D3D12_HEAP_TYPE_CUSTOM), CPUPageProperty=int(page),
+                                     MemoryPoolPreference=int(pool), CreationNodeMask=1, VisibleNodeMask=1)
 
     @hresult_method
     def CreateDescriptorHeap(self, pDescriptorHeapDesc, riid=None):
@@ -262,7 +282,7 @@ class ID3D12Device(COMObject):
         if not isinstance(InitialValue, int) or isinstance(InitialValue, bool) or not 0 <= InitialValue <= UINT64_MAX:
             raise invalid_arg("CreateFence",
                               f"InitialValue is {InitialValue!r}; it must be an unsigned 64-bit integer.")
-        if not isinstance(Flags, int) or Flags & ~0x7:
+        if not isinstance(Flags, int) or Flags & ~_KNOWN_FENCE_FLAGS:
             raise invalid_arg("CreateFence", f"Flags is {Flags!r}; it must be a combination of D3D12_FENCE_FLAGS.")
         fence = ID3D12Fence(self, InitialValue, Flags)
         self._fences.add(fence)

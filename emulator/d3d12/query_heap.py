@@ -11,11 +11,12 @@ import numpy as np
 from dmlemu.errors import E_NOTIMPL, HResultError
 from dmlemu.d3d12.base import DeviceChild, invalid_arg
 from dmlemu.com import enum_name, is_one_of
-from dmlemu.d3d12.enums import D3D12_QUERY_HEAP_TYPE
+from dmlemu.d3d12.enums import (D3D12_QUERY_HEAP_TYPE, D3D12_QUERY_HEAP_TYPE_COPY_QUEUE_TIMESTAMP,
+                                 D3D12_QUERY_HEAP_TYPE_TIMESTAMP, D3D12_QUERY_TYPE_TIMESTAMP)
 from dmlemu.d3d12.structs import D3D12_QUERY_HEAP_DESC
 
-TIMESTAMP_HEAP, COPY_QUEUE_TIMESTAMP_HEAP = 1, 5
-TIMESTAMP_QUERY = 2
+TIMESTAMP_HEAP, COPY_QUEUE_TIMESTAMP_HEAP = D3D12_QUERY_HEAP_TYPE_TIMESTAMP, D3D12_QUERY_HEAP_TYPE_COPY_QUEUE_TIMESTAMP
+TIMESTAMP_QUERY = D3D12_QUERY_TYPE_TIMESTAMP
 
 
 class ID3D12QueryHeap(DeviceChild):

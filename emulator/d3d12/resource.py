@@ -33,27 +33,50 @@ from dmlemu.functional.device_memory import OutOfDeviceMemory
 from dmlemu.com import VoidMisuse, hresult_method, void_method
 from dmlemu.d3d12.base import DeviceChild, invalid_arg
 from dmlemu.com import enum_name, is_one_of
-from dmlemu.d3d12.enums import (D3D12_HEAP_TYPE, D3D12_RESOURCE_DIMENSION, is_read_only_state, is_valid_state,
-                    state_name)
+from dmlemu.d3d12.enums import (
+    D3D12_CPU_PAGE_PROPERTY_NOT_AVAILABLE, D3D12_CPU_PAGE_PROPERTY_UNKNOWN, D3D12_CPU_PAGE_PROPERTY_WRITE_BACK,
+    D3D12_CPU_PAGE_PROPERTY_WRITE_COMBINE, D3D12_DEFAULT_RESOURCE_PLACEMENT_ALIGNMENT, D3D12_HEAP_FLAG_ALLOW_DISPLAY,
+    D3D12_HEAP_FLAG_ALLOW_SHADER_ATOMICS, D3D12_HEAP_FLAG_ALLOW_WRITE_WATCH, D3D12_HEAP_FLAG_CREATE_NOT_RESIDENT,
+    D3D12_HEAP_FLAG_CREATE_NOT_ZEROED, D3D12_HEAP_FLAG_DENY_BUFFERS, D3D12_HEAP_FLAG_DENY_NON_RT_DS_TEXTURES,
+    D3D12_HEAP_FLAG_DENY_RT_DS_TEXTURES, D3D12_HEAP_FLAG_HARDWARE_PROTECTED, D3D12_HEAP_FLAG_SHARED,
+    D3D12_HEAP_FLAG_SHARED_CROSS_ADAPTER, D3D12_HEAP_TYPE, D3D12_HEAP_TYPE_CUSTOM, D3D12_HEAP_TYPE_DEFAULT,
+    D3D12_HEAP_TYPE_READBACK, D3D12_HEAP_TYPE_UPLOAD, D3D12_MEMORY_POOL_L0, D3D12_MEMORY_POOL_L1,
+    D3D12_MEMORY_POOL_UNKNOWN, D3D12_RESOURCE_DIMENSION, D3D12_RESOURCE_DIMENSION_BUFFER,
+    D3D12_RESOURCE_DIMENSION_TEXTURE1D, D3D12_RESOURCE_DIMENSION_TEXTURE2D, D3D12_RESOURCE_DIMENSION_TEXTURE3D,
+    D3D12_RESOURCE_FLAG_ALLOW_CROSS_ADAPTER, D3D12_RESOURCE_FLAG_ALLOW_DEPTH_STENCIL,
+    D3D12_RESOURCE_FLAG_ALLOW_RENDER_TARGET, D3D12_RESOURCE_FLAG_ALLOW_SIMULTANEOUS_ACCESS,
+    D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS, D3D12_RESOURCE_FLAG_DENY_SHADER_RESOURCE,
+    D3D12_RESOURCE_FLAG_RAYTRACING_ACCELERATION_STRUCTURE, D3D12_RESOURCE_FLAG_VIDEO_DECODE_REFERENCE_ONLY,
+    D3D12_RESOURCE_FLAG_VIDEO_ENCODE_REFERENCE_ONLY, D3D12_RESOURCE_STATE_COMMON, D3D12_RESOURCE_STATE_COPY_DEST,
+    D3D12_RESOURCE_STATE_COPY_SOURCE, D3D12_RESOURCE_STATE_GENERIC_READ, D3D12_RESOURCE_STATE_UNORDERED_ACCESS,
+    D3D12_TEXTURE_LAYOUT_ROW_MAJOR, is_read_only_state, is_valid_state, state_name)
 from dmlemu.d3d12.structs import D3D12_HEAP_PROPERTIES, D3D12_RANGE, D3D12_RESOURCE_DESC
+from dmlemu.dxgi import DXGI_FORMAT_UNKNOWN
 
-COMMON = 0x0
-UNORDERED_ACCESS = 0x8
-COPY_DEST = 0x400
-COPY_SOURCE = 0x800
-GENERIC_READ = 0xAC3
+# Plain ints (the state model stores and combines them; enum members would print differently).
+COMMON = int(D3D12_RESOURCE_STATE_COMMON)
+UNORDERED_ACCESS = int(D3D12_RESOURCE_STATE_UNORDERED_ACCESS)
+COPY_DEST = int(D3D12_RESOURCE_STATE_COPY_DEST)
+COPY_SOURCE = int(D3D12_RESOURCE_STATE_COPY_SOURCE)
+GENERIC_READ = int(D3D12_RESOURCE_STATE_GENERIC_READ)
 
-HEAP_DEFAULT, HEAP_UPLOAD, HEAP_READBACK, HEAP_CUSTOM = 1, 2, 3, 4
+HEAP_DEFAULT, HEAP_UPLOAD, HEAP_READBACK, HEAP_CUSTOM = (int(D3D12_HEAP_TYPE_DEFAULT), int(D3D12_HEAP_TYPE_UPLOAD),
+                                                         int(D3D12_HEAP_TYPE_READBACK), int(D3D12_HEAP_TYPE_CUSTOM))
 # Heaps whose resources keep one state for life (D3D12: "cannot be changed").
 FIXED_STATE = {HEAP_UPLOAD: GENERIC_READ, HEAP_READBACK: COPY_DEST}
-_CPU_PAGE_NOT_AVAILABLE = 1
-_KNOWN_HEAP_FLAGS = 0x1 | 0x4 | 0x8 | 0x20 | 0x40 | 0x80 | 0x100 | 0x200 | 0x400 | 0x800 | 0x1000
-_KNOWN_RESOURCE_FLAGS = 0x1FF
-_RESOURCE_FLAG_ALLOW_RENDER_TARGET = 0x1
-_RESOURCE_FLAG_ALLOW_DEPTH_STENCIL = 0x2
-_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS = 0x4
-_RESOURCE_FLAG_ALLOW_SIMULTANEOUS_ACCESS = 0x20
-BUFFER_ALIGNMENT = 65536
+_KNOWN_HEAP_FLAGS = int(
+    D3D12_HEAP_FLAG_SHARED | D3D12_HEAP_FLAG_DENY_BUFFERS | D3D12_HEAP_FLAG_ALLOW_DISPLAY
+    | D3D12_HEAP_FLAG_SHARED_CROSS_ADAPTER | D3D12_HEAP_FLAG_DENY_RT_DS_TEXTURES
+    | D3D12_HEAP_FLAG_DENY_NON_RT_DS_TEXTURES | D3D12_HEAP_FLAG_HARDWARE_PROTECTED
+    | D3D12_HEAP_FLAG_ALLOW_WRITE_WATCH | D3D12_HEAP_FLAG_ALLOW_SHADER_ATOMICS
+    | D3D12_HEAP_FLAG_CREATE_NOT_RESIDENT | D3D12_HEAP_FLAG_CREATE_NOT_ZEROED)
+_KNOWN_RESOURCE_FLAGS = int(
+    D3D12_RESOURCE_FLAG_ALLOW_RENDER_TARGET | D3D12_RESOURCE_FLAG_ALLOW_DEPTH_STENCIL
+    | D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS | D3D12_RESOURCE_FLAG_DENY_SHADER_RESOURCE
+    | D3D12_RESOURCE_FLAG_ALLOW_CROSS_ADAPTER | D3D12_RESOURCE_FLAG_ALLOW_SIMULTANEOUS_ACCESS
+    | D3D12_RESOURCE_FLAG_VIDEO_DECODE_REFERENCE_ONLY | D3D12_RESOURCE_FLAG_VIDEO_ENCODE_REFERENCE_ONLY
+    | D3D12_RESOURCE_FLAG_RAYTRACING_ACCELERATION_STRUCTURE)
+BUFFER_ALIGNMENT = int(D3D12_DEFAULT_RESOURCE_PLACEMENT_ALIGNMENT)
 
 
 def _is_uint(value, bits=64):
@@ -136,7 +159,7 @@ class ID3D12Resource(DeviceChild):
     def _cpu_visible(self):
         if self._heap_type in (HEAP_UPLOAD, HEAP_READBACK):
             return True
-        return self._heap_type == HEAP_CUSTOM and self._heap_properties.CPUPageProperty != _CPU_PAGE_NOT_AVAILABLE
+        return self._heap_type == HEAP_CUSTOM and self._heap_properties.CPUPageProperty != D3D12_CPU_PAGE_PROPERTY_NOT_AVAILABLE
 
     def _range_problem(self, field, rng):
         """The sentence saying what is wrong with a Map/Unmap range, or None when it is fine."""
@@ -216,13 +239,18 @@ def create_committed_resource(device, heap_properties, heap_flags, desc, initial
         raise invalid_arg(m, f"pHeapProperties.Type is {enum_name(D3D12_HEAP_TYPE, heap_type)}; the emulator "
                              "supports D3D12_HEAP_TYPE_DEFAULT, UPLOAD, READBACK and CUSTOM.")
     if heap_type == HEAP_CUSTOM:
-        if heap_properties.CPUPageProperty not in (1, 2, 3) or heap_properties.MemoryPoolPreference not in (1, 2):
+        if heap_properties.CPUPageProperty not in (D3D12_CPU_PAGE_PROPERTY_NOT_AVAILABLE,
+                                                   D3D12_CPU_PAGE_PROPERTY_WRITE_COMBINE,
+                                                   D3D12_CPU_PAGE_PROPERTY_WRITE_BACK) \
+                or heap_properties.MemoryPoolPreference not in (D3D12_MEMORY_POOL_L0, D3D12_MEMORY_POOL_L1):
             raise invalid_arg(m, "a D3D12_HEAP_TYPE_CUSTOM heap needs pHeapProperties.CPUPageProperty and "
                                  "MemoryPoolPreference set (not UNKNOWN).")
-        if heap_properties.MemoryPoolPreference == 2 and heap_properties.CPUPageProperty != 1:
+        if heap_properties.MemoryPoolPreference == D3D12_MEMORY_POOL_L1 \
+                and heap_properties.CPUPageProperty != D3D12_CPU_PAGE_PROPERTY_NOT_AVAILABLE:
             raise invalid_arg(m, "pHeapProperties.MemoryPoolPreference D3D12_MEMORY_POOL_L1 needs "
                                  "CPUPageProperty D3D12_CPU_PAGE_PROPERTY_NOT_AVAILABLE.")
-    elif heap_properties.CPUPageProperty != 0 or heap_properties.MemoryPoolPreference != 0:
+    elif heap_properties.CPUPageProperty != D3D12_CPU_PAGE_PROPERTY_UNKNOWN \
+            or heap_properties.MemoryPoolPreference != D3D12_MEMORY_POOL_UNKNOWN:
         raise invalid_arg(m, f"pHeapProperties.CPUPageProperty and MemoryPoolPreference must be UNKNOWN (0) for "
                              f"{enum_name(D3D12_HEAP_TYPE, heap_type)}; only CUSTOM heaps set them.")
     for field in ("CreationNodeMask", "VisibleNodeMask"):
@@ -231,7 +259,7 @@ def create_committed_resource(device, heap_properties, heap_flags, desc, initial
                                  "adapter has one node, so it must be 0 or 1.")
     if not _is_uint(heap_flags, 32) or heap_flags & ~_KNOWN_HEAP_FLAGS:
         raise invalid_arg(m, f"HeapFlags is {heap_flags!r}; it must be a combination of D3D12_HEAP_FLAGS.")
-    if heap_flags & 0x4:
+    if heap_flags & D3D12_HEAP_FLAG_DENY_BUFFERS:
         raise invalid_arg(m, "HeapFlags has D3D12_HEAP_FLAG_DENY_BUFFERS, but the resource is a buffer.")
     _check_buffer_desc(m, desc, heap_type)
     if not is_valid_state(initial_state):
@@ -260,8 +288,9 @@ def create_committed_resource(device, heap_properties, heap_flags, desc, initial
 def _check_buffer_desc(m, desc, heap_type):
     if not isinstance(desc, D3D12_RESOURCE_DESC):
         raise invalid_arg(m, f"pDesc is {desc!r}; it must be a D3D12_RESOURCE_DESC.")
-    if desc.Dimension != 1:
-        if desc.Dimension in (2, 3, 4):
+    if desc.Dimension != D3D12_RESOURCE_DIMENSION_BUFFER:
+        if desc.Dimension in (D3D12_RESOURCE_DIMENSION_TEXTURE1D, D3D12_RESOURCE_DIMENSION_TEXTURE2D,
+                              D3D12_RESOURCE_DIMENSION_TEXTURE3D):
             raise HResultError(E_NOTIMPL, f"{m}: pDesc.Dimension is "
                                           f"{enum_name(D3D12_RESOURCE_DIMENSION, desc.Dimension)}; the emulator "
                                           "creates only D3D12_RESOURCE_DIMENSION_BUFFER resources.")
@@ -274,22 +303,22 @@ def _check_buffer_desc(m, desc, heap_type):
     for field in ("Height", "DepthOrArraySize", "MipLevels"):
         if getattr(desc, field) != 1:
             raise invalid_arg(m, f"pDesc.{field} is {getattr(desc, field)!r}; a buffer must have {field} 1.")
-    if desc.Format != 0:
+    if desc.Format != DXGI_FORMAT_UNKNOWN:
         raise invalid_arg(m, f"pDesc.Format is {desc.Format!r}; a buffer must have DXGI_FORMAT_UNKNOWN.")
     sample = desc.SampleDesc
     if getattr(sample, "Count", None) != 1 or getattr(sample, "Quality", None) != 0:
         raise invalid_arg(m, f"pDesc.SampleDesc is {sample!r}; a buffer must have SampleDesc.Count 1 and Quality 0.")
-    if desc.Layout != 1:
+    if desc.Layout != D3D12_TEXTURE_LAYOUT_ROW_MAJOR:
         raise invalid_arg(m, f"pDesc.Layout is {desc.Layout!r}; a buffer must have D3D12_TEXTURE_LAYOUT_ROW_MAJOR.")
     flags = desc.Flags
     if not _is_uint(flags, 32) or flags & ~_KNOWN_RESOURCE_FLAGS:
         raise invalid_arg(m, f"pDesc.Flags is {flags!r}; it must be a combination of D3D12_RESOURCE_FLAGS.")
-    for bit, name in ((_RESOURCE_FLAG_ALLOW_RENDER_TARGET, "ALLOW_RENDER_TARGET"),
-                      (_RESOURCE_FLAG_ALLOW_DEPTH_STENCIL, "ALLOW_DEPTH_STENCIL"),
-                      (_RESOURCE_FLAG_ALLOW_SIMULTANEOUS_ACCESS, "ALLOW_SIMULTANEOUS_ACCESS")):
+    for bit, name in ((D3D12_RESOURCE_FLAG_ALLOW_RENDER_TARGET, "ALLOW_RENDER_TARGET"),
+                      (D3D12_RESOURCE_FLAG_ALLOW_DEPTH_STENCIL, "ALLOW_DEPTH_STENCIL"),
+                      (D3D12_RESOURCE_FLAG_ALLOW_SIMULTANEOUS_ACCESS, "ALLOW_SIMULTANEOUS_ACCESS")):
         if flags & bit:
             raise invalid_arg(m, f"pDesc.Flags has D3D12_RESOURCE_FLAG_{name}, which a buffer cannot have.")
-    if flags & _RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS and heap_type in FIXED_STATE:
+    if flags & D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS and heap_type in FIXED_STATE:
         raise invalid_arg(m, f"pDesc.Flags has D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS, which a buffer on a "
                              f"{enum_name(D3D12_HEAP_TYPE, heap_type)} heap cannot have.")
 

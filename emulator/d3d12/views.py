@@ -9,20 +9,23 @@ format's size for typed ones. A None resource writes a null descriptor (all zero
 D3D12's null views do. Misuse raises VoidMisuse, which removes the device (see base.py).
 """
 from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE, write_buffer_descriptor
-from dmlemu.dxgi import FORMAT_BYTES, DXGI_FORMAT
+from dmlemu.dxgi import DXGI_FORMAT_R32_TYPELESS, DXGI_FORMAT_UNKNOWN, FORMAT_BYTES, DXGI_FORMAT
 from dmlemu.com import VoidMisuse
 from dmlemu.com import enum_name, is_integer, is_one_of
 from dmlemu.d3d12.descriptor_heap import CBV_SRV_UAV, INCREMENT_SIZE, _ptr
-from dmlemu.d3d12.enums import D3D12_DESCRIPTOR_HEAP_TYPE, D3D12_UAV_DIMENSION_BUFFER
+from dmlemu.d3d12.enums import (D3D12_BUFFER_UAV_FLAG_RAW, D3D12_CONSTANT_BUFFER_DATA_PLACEMENT_ALIGNMENT,
+                                 D3D12_DESCRIPTOR_HEAP_TYPE, D3D12_RAW_UAV_SRV_BYTE_ALIGNMENT,
+                                 D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS, D3D12_RESOURCE_FLAG_DENY_SHADER_RESOURCE,
+                                 D3D12_UAV_DIMENSION_BUFFER)
 from dmlemu.d3d12.resource import ID3D12Resource
 from dmlemu.d3d12.structs import (D3D12_CONSTANT_BUFFER_VIEW_DESC, D3D12_SHADER_RESOURCE_VIEW_DESC,
                       D3D12_UNORDERED_ACCESS_VIEW_DESC)
 
 BUFFER_DIMENSION = D3D12_UAV_DIMENSION_BUFFER  # == D3D12_SRV_DIMENSION_BUFFER
-RAW_FLAG = 0x1
-FORMAT_R32_TYPELESS = 39
-RAW_ALIGNMENT = 16  # D3D12_RAW_UAV_SRV_BYTE_ALIGNMENT
-CBV_ALIGNMENT = 256
+RAW_FLAG = int(D3D12_BUFFER_UAV_FLAG_RAW)  # == D3D12_BUFFER_SRV_FLAG_RAW
+FORMAT_R32_TYPELESS = int(DXGI_FORMAT_R32_TYPELESS)
+RAW_ALIGNMENT = int(D3D12_RAW_UAV_SRV_BYTE_ALIGNMENT)
+CBV_ALIGNMENT = int(D3D12_CONSTANT_BUFFER_DATA_PLACEMENT_ALIGNMENT)
 CBV_MAX_BYTES = 65536
 
 
@@ -50,7 +53,7 @@ def _element_size(view_name, fmt, flags, stride):
                              "StructureByteStride 0.")
         return 4
     if stride:
-        if fmt != 0:
+        if fmt != DXGI_FORMAT_UNKNOWN:
             raise VoidMisuse(f"{view_name}.Buffer.StructureByteStride is {stride}, so Format must be "
                              "DXGI_FORMAT_UNKNOWN (a structured buffer).")
         return stride
@@ -94,7 +97,7 @@ def create_unordered_access_view(device, resource, counter, desc, dest):
     if not isinstance(desc, D3D12_UNORDERED_ACCESS_VIEW_DESC) or not is_one_of(desc.ViewDimension, (BUFFER_DIMENSION,)):
         raise VoidMisuse(f"pDesc is {desc!r}; a buffer's unordered-access view needs a "
                          "D3D12_UNORDERED_ACCESS_VIEW_DESC with ViewDimension D3D12_UAV_DIMENSION_BUFFER.")
-    if not resource._flags & 0x4:
+    if not resource._flags & D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS:
         raise VoidMisuse(f"{resource._label} was created without D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS, so it "
                          "cannot have an unordered-access view.")
     if desc.Buffer.CounterOffsetInBytes:
@@ -114,7 +117,7 @@ def create_shader_resource_view(device, resource, desc, dest):
     if not isinstance(desc, D3D12_SHADER_RESOURCE_VIEW_DESC) or not is_one_of(desc.ViewDimension, (BUFFER_DIMENSION,)):
         raise VoidMisuse(f"pDesc is {desc!r}; a buffer's shader-resource view needs a "
                          "D3D12_SHADER_RESOURCE_VIEW_DESC with ViewDimension D3D12_SRV_DIMENSION_BUFFER.")
-    if resource._flags & 0x8:
+    if resource._flags & D3D12_RESOURCE_FLAG_DENY_SHADER_RESOURCE:
         raise VoidMisuse(f"{resource._label} was created with D3D12_RESOURCE_FLAG_DENY_SHADER_RESOURCE.")
     size = _element_size("pDesc", desc.Format, desc.Buffer.Flags, desc.Buffer.StructureByteStride)
     va, nbytes = _buffer_range("pDesc", resource, desc.Buffer, size)

@@ -5,20 +5,12 @@ and GPU address, which descriptor heap a handle points into, a command list's ty
 descriptor heaps, and, when a recorded dispatch executes, the resources' states and the GPU. Every
 such access goes through this module, so the rest of emulator/directml uses only public names.
 """
-D3D12_HEAP_TYPE_DEFAULT = 1
-D3D12_COMMAND_LIST_TYPE_DIRECT = 0
-D3D12_COMMAND_LIST_TYPE_COMPUTE = 2
-D3D12_RESOURCE_DIMENSION_BUFFER = 1
-D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS = 0x4
-D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV = 0
-D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE = 0x1
-D3D12_RESOURCE_STATE_COMMON = 0
-D3D12_RESOURCE_STATE_UNORDERED_ACCESS = 0x8
-
-COMMAND_LIST_TYPE_NAMES = {0: "D3D12_COMMAND_LIST_TYPE_DIRECT", 1: "D3D12_COMMAND_LIST_TYPE_BUNDLE",
-                           2: "D3D12_COMMAND_LIST_TYPE_COMPUTE", 3: "D3D12_COMMAND_LIST_TYPE_COPY"}
-DESCRIPTOR_HEAP_TYPE_NAMES = {0: "D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV", 1: "D3D12_DESCRIPTOR_HEAP_TYPE_SAMPLER",
-                              2: "D3D12_DESCRIPTOR_HEAP_TYPE_RTV", 3: "D3D12_DESCRIPTOR_HEAP_TYPE_DSV"}
+from dmlemu.com import enum_name
+from dmlemu.d3d12.enums import (  # noqa: F401 (the D3D12 names the rest of emulator/directml reads from here)
+    D3D12_COMMAND_LIST_TYPE, D3D12_COMMAND_LIST_TYPE_COMPUTE, D3D12_COMMAND_LIST_TYPE_DIRECT, D3D12_DESCRIPTOR_HEAP_TYPE,
+    D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, D3D12_HEAP_TYPE, D3D12_HEAP_TYPE_DEFAULT, D3D12_RESOURCE_DIMENSION_BUFFER,
+    D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS, D3D12_RESOURCE_STATE_UNORDERED_ACCESS,
+)
 
 
 # ---- devices ------------------------------------------------------------------------------------
@@ -72,6 +64,11 @@ def resource_allows_uav(resource):
     return bool(resource._flags & D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS)
 
 
+def resource_heap_type_name(heap_type):
+    """The C name of a D3D12_HEAP_TYPE value, for sentences."""
+    return enum_name(D3D12_HEAP_TYPE, heap_type)
+
+
 def resource_heap_type(resource):
     return resource._heap_type
 
@@ -122,7 +119,7 @@ def heap_is_cbv_srv_uav(heap):
 
 
 def heap_type_name(heap):
-    return DESCRIPTOR_HEAP_TYPE_NAMES.get(heap._type, str(heap._type))
+    return enum_name(D3D12_DESCRIPTOR_HEAP_TYPE, heap._type)
 
 
 def heap_is_shader_visible(heap):
@@ -159,7 +156,7 @@ def command_list_type(command_list):
 
 
 def command_list_type_name(list_type):
-    return COMMAND_LIST_TYPE_NAMES.get(list_type, str(list_type))
+    return enum_name(D3D12_COMMAND_LIST_TYPE, list_type)
 
 
 def command_list_is_open(command_list):

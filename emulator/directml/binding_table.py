@@ -29,10 +29,6 @@ from dmlemu.com import (
 from dmlemu.directml.objects import IDMLDeviceChild, IDMLDispatchable
 from dmlemu.directml.structs import DML_BINDING_DESC, DML_BINDING_TABLE_DESC, DML_BUFFER_ARRAY_BINDING, DML_BUFFER_BINDING
 
-D3D12_HEAP_TYPE_NAMES = {1: "D3D12_HEAP_TYPE_DEFAULT", 2: "D3D12_HEAP_TYPE_UPLOAD", 3: "D3D12_HEAP_TYPE_READBACK",
-                         4: "D3D12_HEAP_TYPE_CUSTOM"}
-
-
 @dataclass(frozen=True)
 class BoundBuffer:
     """One validated DML_BUFFER_BINDING: a resource range."""
@@ -239,7 +235,7 @@ class IDMLBindingTable(IDMLDeviceChild):
         heap_type = _d3d12.resource_heap_type(resource)
         if heap_type != _d3d12.D3D12_HEAP_TYPE_DEFAULT:
             raise VoidMisuse(f"{where}.Buffer {_d3d12.label(resource)} is in a "
-                         f"{D3D12_HEAP_TYPE_NAMES.get(heap_type, str(heap_type))} heap; DirectML requires all bound "
+                         f"{_d3d12.resource_heap_type_name(heap_type)} heap; DirectML requires all bound "
                          f"buffers to be D3D12_HEAP_TYPE_DEFAULT.")
         if not _d3d12.resource_allows_uav(resource):
             raise VoidMisuse(f"{where}.Buffer {_d3d12.label(resource)} was created without "

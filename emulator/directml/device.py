@@ -24,7 +24,7 @@ from dmlemu.directml import enums
 from dmlemu.directml.enums import (
     DML_CREATE_DEVICE_FLAG_DEBUG, DML_CREATE_DEVICE_FLAGS, DML_EXECUTION_FLAGS, DML_FEATURE,
     DML_FEATURE_LEVEL, DML_FEATURE_LEVEL_1_0, DML_FEATURE_LEVEL_3_0,
-    DML_FEATURE_LEVEL_6_3, DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT, DML_TENSOR_DATA_TYPE,
+    DML_FEATURE_LEVEL_6_3, DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT, DML_TENSOR_DATA_TYPE, DML_TENSOR_DATA_TYPE_UNKNOWN,
 )
 from dmlemu.com import check_enum, check_flags, check_sequence, check_uint, hresult_method, invalid, is_integer
 from dmlemu.directml.objects import IDMLObject, IDMLPageable
@@ -160,7 +160,7 @@ class IDMLDevice(IDMLObject):
         return DML_FEATURE_DATA_FEATURE_LEVELS(MaxSupportedFeatureLevel=DML_FEATURE_LEVEL(max(supported)))
 
     def _supports_data_type(self, data_type):
-        if data_type == 0:
+        if data_type == DML_TENSOR_DATA_TYPE_UNKNOWN:
             return False
         name = short_type_name(data_type)
         if name in SIXTY_FOUR_BIT_TYPES:

@@ -1,26 +1,27 @@
-"""Shared machinery of the reliability tests (issue 6): cases, a mirror runner, and memory watches.
+"""Operator cases: the plain data a property test draws for one DirectML dispatch, and their runner.
 
 A `Case` is everything one DirectML dispatch of a seed operator needs, as plain data that hypothesis
 draws and shrinks: the adapter, the emulated feature level, the operator and its tensors (data type,
 sizes, strides, TotalTensorSizeInBytes, alignment), ScaleBias and bounds, the execution flags, the
 buffers and each tensor's binding (buffer, offset, size), and a seed for the buffer contents.
 A fault (`Case.faults`, a set of names) turns a valid case into a specific misuse; `run_case` runs
-a case through the mirror only (dmlemu.d3d12 + dmlemu.directml, the way a C++ program would)
-and returns an `Outcome`: the output buffers' bytes, or the HResultError and the stage that raised
-it, or the device removal and its sentence. Any other exception escapes: the tests fail on it.
+a case on a MirrorRig (tests/mirror_rig.py: dmlemu.d3d12 + dmlemu.directml, the way a C++ program
+would) and returns an `Outcome`: the output buffers' bytes, or the HResultError and the stage that
+raised it, or the device removal and its sentence, with what the DirectML debug layer printed. Any
+other exception escapes: the tests fail on it. A MemoryWatch (tests/memory_watch.py) runs around
+every dispatch.
 
-`MemoryWatch` is the memory check run around every test dispatch: with guard bytes on (the module
-sets DMLEMU_GUARD_BYTES before devices are created) it verifies every guard zone, and it compares
-every byte of every live allocation before and after, allowing changes only at the bound outputs'
-element positions (and the binding table's descriptor slots, which DirectML writes at record and
-execution time). So nothing may be written outside an output's [offset, offset + TotalTensorSize),
-not even its padding, and inputs are never written (except an in-place output's own elements).
+Also here: the hypothesis profile helpers (`scaled`) and `garbage`, the strategy of hostile arguments
+the API-boundary tests pass where the mirror's methods expect structs, enums, sequences and objects.
 """
+import contextlib
 import dataclasses
+import io
 import os
 from dataclasses import dataclass, field
 
 import numpy as np
+from hypothesis import strategies as st
 
 from dmlemu import golden
 from dmlemu.d3d12 import *  # noqa: F401,F403
@@ -28,9 +29,10 @@ from dmlemu.directml import *  # noqa: F401,F403
 from dmlemu.directml.operators import SCHEMAS
 from dmlemu.directml.validation import exact_tensor_size
 from dmlemu.errors import DXGI_ERROR_DEVICE_REMOVED, HResultError, S_OK
+from memory_watch import MemoryWatch, element_byte_mask
+from mirror_rig import BITS, MirrorRig, buffer_binding, highest_feature_level, removal, same_bits
 
 GUARD_BYTES = 64
-BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 TYPE_OF = {name: int(getattr(DML_TENSOR_DATA_TYPE, "DML_TENSOR_DATA_TYPE_" + name))
            for name in tuple(golden.DATA_TYPES) + ("UNKNOWN", "UINT4", "INT4")}
 OPERATORS = {
@@ -51,6 +53,23 @@ def fuzz_profile():
 def scaled(ci_examples, long_factor=25):
     """Examples for one property test: `ci_examples` in CI, `long_factor` times more in the long profile."""
     return ci_examples * long_factor if fuzz_profile() == "long" else ci_examples
+
+
+# Hostile arguments: what a careless or malicious caller passes where the mirror's methods expect structs,
+# enums, sequences and objects. Only HResultError may come out of an HRESULT method given any of them.
+garbage = st.one_of(
+    st.none(), st.booleans(), st.integers(min_value=-(1 << 70), max_value=1 << 70),
+    st.integers(min_value=-3, max_value=20), st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=3), st.binary(max_size=4),
+    st.lists(st.integers(min_value=-5, max_value=(1 << 33)), max_size=9),
+    st.lists(st.one_of(st.integers(-2, 9), st.floats(), st.none(), st.text(max_size=1)), max_size=9),
+    st.tuples(st.integers(1, 4), st.integers(1, 4)),
+    st.builds(lambda v: np.array(v, dtype=np.int64), st.lists(st.integers(-3, 10), max_size=5)),
+    st.builds(lambda v: np.array(v, dtype=np.float32), st.lists(st.floats(-3, 10, width=32), max_size=5)),
+    st.just(np.zeros((2, 2), np.uint32)), st.just(np.float16(2.0)), st.just(np.uint64(1 << 63)),
+    st.dictionaries(st.text(max_size=2), st.integers(), max_size=2), st.just(object()),
+    st.just(DML_TENSOR_DESC()), st.just(DML_BUFFER_TENSOR_DESC()), st.just(DML_SCALE_BIAS()),
+)
 
 
 # ---- cases ----------------------------------------------------------------------------------------------
@@ -188,69 +207,6 @@ def expected_outputs(case, initial):
     return {out_binding.buffer: expected}
 
 
-def element_byte_mask(nbytes, offset, tensor):
-    """Bool mask over a buffer's bytes: True at every byte of the tensor's elements."""
-    mask = np.zeros(nbytes, dtype=bool)
-    index = np.zeros(tuple(tensor.sizes), dtype=np.int64)
-    for axis, (size, stride) in enumerate(zip(tensor.sizes, tensor.effective_strides)):
-        shape = [1] * len(tensor.sizes)
-        shape[axis] = size
-        index += (np.arange(size, dtype=np.int64) * stride).reshape(shape)
-    starts = offset + np.unique(index.reshape(-1)) * tensor.itemsize
-    for k in range(tensor.itemsize):
-        mask[starts + k] = True
-    return mask
-
-
-def same_bits(got, expected, what="output"):
-    got, expected = np.asarray(got), np.asarray(expected)
-    assert got.dtype == expected.dtype and got.shape == expected.shape, (got.dtype, got.shape, expected.shape)
-    bits = BITS[got.dtype.itemsize]
-    g, e = got.view(bits).reshape(-1), expected.view(bits).reshape(-1)
-    if not np.array_equal(g, e):
-        bad = np.flatnonzero(g != e)
-        raise AssertionError(f"{what}: {bad.size} of {g.size} differ; first at {bad[0]}: got 0x{int(g[bad[0]]):X}, "
-                             f"expected 0x{int(e[bad[0]]):X}")
-
-
-# ---- memory watch ----------------------------------------------------------------------------------------
-class MemoryWatch:
-    """Snapshot every live allocation of a GPU; later check guards and that only allowed bytes changed."""
-
-    def __init__(self, gpu):
-        self.gpu = gpu
-        self.before = {id(a): (a, a.data.copy()) for a in gpu.memory.allocations}
-        self.allowed = {}   # id(allocation) -> bool mask
-
-    def allow(self, allocation, mask):
-        key = id(allocation)
-        self.allowed[key] = mask if key not in self.allowed else (self.allowed[key] | mask)
-
-    def allow_range(self, allocation, start, end):
-        mask = np.zeros(allocation.size, dtype=bool)
-        mask[start:end] = True
-        self.allow(allocation, mask)
-
-    def check(self):
-        """Assert guards intact and nothing changed outside the allowed masks; returns changed byte count."""
-        self.gpu.memory.verify_guards()
-        changed_total = 0
-        for key, (allocation, old) in self.before.items():
-            if allocation.freed:
-                continue
-            diff = allocation.data != old
-            if not diff.any():
-                continue
-            changed_total += int(diff.sum())
-            stray = diff & ~self.allowed.get(key, np.zeros(allocation.size, dtype=bool))
-            if stray.any():
-                where = np.flatnonzero(stray)
-                raise AssertionError(f"{allocation!r}: {where.size} byte(s) written outside the allowed ranges; "
-                                     f"first at byte {where[0]} (0x{int(old[where[0]]):02X} -> "
-                                     f"0x{int(allocation.data[where[0]]):02X})")
-        return changed_total
-
-
 # ---- the mirror runner -------------------------------------------------------------------------------------
 @dataclass
 class Outcome:
@@ -262,95 +218,19 @@ class Outcome:
     expected: dict = None              # buffer index -> golden bytes ("ok")
     rig: object = None
     handles: dict = None               # objects for after-checks (compiled, table, ...)
+    debug_output: str = ""             # what the DirectML debug layer printed (stderr)
 
 
-class Rig:
-    """The D3D12 + DirectML objects one case needs."""
-
-    def __init__(self, case):
-        self.case = case
-        self.device = D3D12CreateDevice(case.adapter, D3D_FEATURE_LEVEL_11_0)
-        self.device._debug_layer = case.d3d12_debug   # documented as settable (emulator/d3d12/device.py)
-        flags = DML_CREATE_DEVICE_FLAG_DEBUG if case.debug else DML_CREATE_DEVICE_FLAG_NONE
-        if case.create1:
-            self.dml = DMLCreateDevice1(self.device, flags, case.level, max_feature_level=case.level)
-        else:
-            self.dml = DMLCreateDevice(self.device, flags, max_feature_level=case.level)
-        if case.debug:
-            self.dml.SetMuteDebugOutput(True)
-        self.queue = self.device.CreateCommandQueue(D3D12_COMMAND_QUEUE_DESC(Type=D3D12_COMMAND_LIST_TYPE_DIRECT))
-        self.allocator = self.device.CreateCommandAllocator(D3D12_COMMAND_LIST_TYPE_DIRECT)
-        self.list = self.device.CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_DIRECT, self.allocator, None)
-        self.heap = self.device.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(
-            Type=D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, NumDescriptors=HEAP_SLOTS,
-            Flags=D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE))
-        self.list.SetDescriptorHeaps([self.heap])
-        self.recorder = self.dml.CreateCommandRecorder()
-        self.fence = self.device.CreateFence(0, D3D12_FENCE_FLAG_NONE)
-        self.fence_value = 0
-
-    @property
-    def gpu(self):
-        return self.device._gpu
-
-    def buffer(self, size, heap_type=D3D12_HEAP_TYPE_DEFAULT, uav=True, device=None):
-        device = device or self.device
-        state = {D3D12_HEAP_TYPE_UPLOAD: D3D12_RESOURCE_STATE_GENERIC_READ,
-                 D3D12_HEAP_TYPE_READBACK: D3D12_RESOURCE_STATE_COPY_DEST}.get(heap_type, D3D12_RESOURCE_STATE_COMMON)
-        flags = D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS if uav and heap_type == D3D12_HEAP_TYPE_DEFAULT else 0
-        return device.CreateCommittedResource(CD3DX12_HEAP_PROPERTIES(heap_type), D3D12_HEAP_FLAG_NONE,
-                                              CD3DX12_RESOURCE_DESC.Buffer(size, flags), state, None)
-
-    def table_desc(self, dispatchable, first=0, size=None):
-        if size is None:
-            size = max(1, dispatchable.GetBindingProperties().RequiredDescriptorCount)
-        cpu, gpu = self.heap.GetCPUDescriptorHandleForHeapStart(), self.heap.GetGPUDescriptorHandleForHeapStart()
-        return DML_BINDING_TABLE_DESC(Dispatchable=dispatchable,
-                                      CPUDescriptorHandle=D3D12_CPU_DESCRIPTOR_HANDLE(ptr=cpu.ptr + 32 * first),
-                                      GPUDescriptorHandle=D3D12_GPU_DESCRIPTOR_HANDLE(ptr=gpu.ptr + 32 * first),
-                                      SizeInDescriptors=size)
-
-    def submit(self, command_list=None):
-        """Close, execute, signal, wait; then reset the allocator and the list (HelloDirectML's CloseExecuteResetWait)."""
-        command_list = command_list or self.list
-        command_list.Close()
-        self.queue.ExecuteCommandLists([command_list])
-        self.wait()
-        self.allocator.Reset()
-        command_list.Reset(self.allocator, None)
-        command_list.SetDescriptorHeaps([self.heap])
-
-    def wait(self):
-        self.fence_value += 1
-        self.queue.Signal(self.fence, self.fence_value)
-        self.fence.SetEventOnCompletion(self.fence_value, None)
-
-    def upload(self, resource, data, offset=0):
-        data = np.ascontiguousarray(data).view(np.uint8).reshape(-1)
-        staging = self.buffer(max(4, data.size), D3D12_HEAP_TYPE_UPLOAD, uav=False)
-        staging.Map(0, None)[:data.size] = data
-        self.list.CopyBufferRegion(resource, offset, staging, 0, data.size)
-        return staging
-
-    def download(self, resources):
-        """Bytes of DEFAULT buffers, copied through one READBACK buffer (one submission)."""
-        offsets, end = [], 0
-        for r in resources:
-            offsets.append(end)
-            end += -(-r.GetDesc().Width // 256) * 256
-        readback = self.buffer(max(256, end), D3D12_HEAP_TYPE_READBACK, uav=False)
-        for r, offset in zip(resources, offsets):
-            self.list.CopyBufferRegion(readback, offset, r, 0, r.GetDesc().Width)
-        self.submit()
-        data = readback.Map(0, None)
-        out = [data[o:o + r.GetDesc().Width].copy() for r, o in zip(resources, offsets)]
-        readback.Unmap(0, None)
-        return out
+def case_rig(case):
+    """The MirrorRig a case runs on: its adapter, DML flags and feature level, a HEAP_SLOTS-descriptor heap."""
+    flags = DML_CREATE_DEVICE_FLAG_DEBUG if case.debug else DML_CREATE_DEVICE_FLAG_NONE
+    return MirrorRig(case.adapter, dml_flags=flags, feature_level=case.level,
+                     minimum_feature_level=case.level if case.create1 else None, heap_slots=HEAP_SLOTS,
+                     d3d12_debug=case.d3d12_debug)
 
 
 def binding_desc(resource, offset, size):
-    return DML_BINDING_DESC(Type=DML_BINDING_TYPE_BUFFER, Desc=DML_BUFFER_BINDING(Buffer=resource, Offset=offset,
-                                                                                SizeInBytes=size))
+    return buffer_binding(resource, offset, size)
 
 
 def initial_bytes(case):
@@ -404,16 +284,20 @@ class Stage:
 
 
 def run_case(case, watch=True):
-    """Run a case through the mirror. Returns an Outcome; only HResultError is caught (and attributed)."""
+    """Run a case through the mirror. Returns an Outcome; only HResultError is caught (and attributed).
+    What the DirectML debug layer prints meanwhile (stderr) is kept as Outcome.debug_output."""
     stage = Stage()
     rig = None
     handles = {}
-    try:
-        stage("D3D12CreateDevice/DMLCreateDevice")
-        rig = Rig(case)
-        return _run(case, rig, stage, handles, watch)
-    except HResultError as error:
-        return Outcome("hresult", stage.name, error.hresult, error.message, rig=rig, handles=handles)
+    with contextlib.redirect_stderr(io.StringIO()) as stderr:
+        try:
+            stage("D3D12CreateDevice/DMLCreateDevice")
+            rig = case_rig(case)
+            outcome = _run(case, rig, stage, handles, watch)
+        except HResultError as error:
+            outcome = Outcome("hresult", stage.name, error.hresult, error.message, rig=rig, handles=handles)
+    outcome.debug_output = stderr.getvalue()
+    return outcome
 
 
 def _run(case, rig, stage, handles, watch):
@@ -432,14 +316,15 @@ def _run(case, rig, stage, handles, watch):
 
     stage("CreateCommittedResource")
     other = D3D12CreateDevice(case.adapter, D3D_FEATURE_LEVEL_11_0) if any(b.other_device for b in case.buffers) else None
-    resources = [rig.buffer(b.width, b.heap_type, b.uav, other if b.other_device else None) for b in case.buffers]
+    resources = [rig.buffer(b.width, b.heap_type, uav=b.uav, device=other if b.other_device else None)
+                 for b in case.buffers]
     handles["resources"] = resources
     initial = initial_bytes(case)
     stage("upload")
     staging = []
     for resource, spec, data in zip(resources, case.buffers, initial):
         if spec.heap_type == D3D12_HEAP_TYPE_DEFAULT and not spec.other_device:
-            staging.append(rig.upload(resource, data))
+            staging.append(rig.record_upload(resource, data))
         elif spec.heap_type == D3D12_HEAP_TYPE_UPLOAD:
             resource.Map(0, None)[:] = data
     stage("RecordDispatch(initializer)")
@@ -451,7 +336,7 @@ def _run(case, rig, stage, handles, watch):
     elif "no_init" not in faults:
         rig.recorder.RecordDispatch(rig.list, initializer, init_table)
     stage("ExecuteCommandLists(upload)")
-    rig.submit()
+    rig.execute()
     del staging
 
     # ---- the checked part: bindings, recording, execution ----
@@ -555,14 +440,14 @@ def _run(case, rig, stage, handles, watch):
         mem_watch.check()
     reason = rig.dml.GetDeviceRemovedReason()
     if reason != S_OK:
-        return Outcome("removed", stage.name, reason, rig.dml._removed_message, rig=rig, handles=handles)
+        return Outcome("removed", stage.name, reason, removal(rig.dml)[1], rig=rig, handles=handles)
     stage("readback")
     rig.allocator.Reset()
     command_list.Reset(rig.allocator, None)
     command_list.SetDescriptorHeaps([rig.heap])
     out_index = sorted(expected)
     got = rig.download([resources[i] for i in out_index])
-    rig.gpu.memory.verify_guards()
+    rig.memory.verify_guards()
     return Outcome("ok", stage.name, outputs=dict(zip(out_index, got)), expected=expected, rig=rig, handles=handles)
 
 
@@ -575,53 +460,16 @@ def check_ok(outcome):
 
 # ---- after an error ----------------------------------------------------------------------------------------
 def small_clip_works(rig):
-    """Run a valid 64-element FLOAT32 CLIP on the rig's devices (fresh allocator and list); check it bit for bit."""
-    device, dml = rig.device, rig.dml
-    sizes = [64]
+    """Run a valid 64-element FLOAT32 CLIP on the rig's devices (MirrorRig.run_operator: its own allocator, list
+    and heap, so the rig's list may be in any state); check it bit for bit and the guard bytes."""
+    sizes = [64] if highest_feature_level(rig.dml) >= DML_FEATURE_LEVEL_3_0 else [1, 1, 8, 8]   # 4 dimensions only
     t = DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
         DataType=DML_TENSOR_DATA_TYPE_FLOAT32, Sizes=sizes, TotalTensorSizeInBytes=256))
-    level = dml._feature_level
-    if level < DML_FEATURE_LEVEL_3_0:  # 4 dimensions only
-        sizes = [1, 1, 8, 8]
-        t.Desc.Sizes = sizes
-    compiled = dml.CompileOperator(dml.CreateOperator(DML_OPERATOR_DESC(
-        Type=DML_OPERATOR_ELEMENT_WISE_CLIP,
-        Desc=DML_ELEMENT_WISE_CLIP_OPERATOR_DESC(InputTensor=t, OutputTensor=t, Min=-1.0, Max=1.0))), 0)
-    allocator = device.CreateCommandAllocator(D3D12_COMMAND_LIST_TYPE_DIRECT)
-    command_list = device.CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_DIRECT, allocator, None)
-    heap = device.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(
-        Type=D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, NumDescriptors=2, Flags=D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE))
-    command_list.SetDescriptorHeaps([heap])
-    recorder = dml.CreateCommandRecorder()
-
-    def table(dispatchable):
-        return dml.CreateBindingTable(DML_BINDING_TABLE_DESC(
-            Dispatchable=dispatchable, CPUDescriptorHandle=heap.GetCPUDescriptorHandleForHeapStart(),
-            GPUDescriptorHandle=heap.GetGPUDescriptorHandleForHeapStart(), SizeInDescriptors=2))
-    initializer = dml.CreateOperatorInitializer([compiled])
-    recorder.RecordDispatch(command_list, initializer, table(initializer))
-    x = np.linspace(-3, 3, 64, dtype=np.float32)
-    buffer = rig.buffer(256)
-    staging = rig.buffer(256, D3D12_HEAP_TYPE_UPLOAD, uav=False)
-    staging.Map(0, None)[:] = x.view(np.uint8)
-    command_list.CopyBufferRegion(buffer, 0, staging, 0, 256)
-    command_list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.Transition(
-        buffer, D3D12_RESOURCE_STATE_COPY_DEST, D3D12_RESOURCE_STATE_UNORDERED_ACCESS)])
-    t2 = table(compiled)
-    t2.BindInputs([binding_desc(buffer, 0, 256)])
-    t2.BindOutputs([binding_desc(buffer, 0, 256)])
-    recorder.RecordDispatch(command_list, compiled, t2)
-    readback = rig.buffer(256, D3D12_HEAP_TYPE_READBACK, uav=False)
-    command_list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.Transition(
-        buffer, D3D12_RESOURCE_STATE_UNORDERED_ACCESS, D3D12_RESOURCE_STATE_COPY_SOURCE)])
-    command_list.CopyResource(readback, buffer)
-    command_list.Close()
-    rig.queue.ExecuteCommandLists([command_list])
-    if rig.device.GetDeviceRemovedReason() == S_OK:
-        rig.wait()
-    assert dml.GetDeviceRemovedReason() == S_OK and device.GetDeviceRemovedReason() == S_OK
-    same_bits(readback.Map(0, None).view(np.float32), golden.clip(x, np.float32(-1), np.float32(1)), "small CLIP")
-    rig.gpu.memory.verify_guards()
+    x = np.linspace(-3, 3, 64, dtype=np.float32).reshape(sizes)
+    clip = DML_ELEMENT_WISE_CLIP_OPERATOR_DESC(InputTensor=t, OutputTensor=t, Min=-1.0, Max=1.0)
+    [y] = rig.run_operator(DML_OPERATOR_DESC(Type=DML_OPERATOR_ELEMENT_WISE_CLIP, Desc=clip), [x])
+    same_bits(y, golden.clip(x, np.float32(-1), np.float32(1)), "small CLIP")
+    rig.memory.verify_guards()
 
 
 def assert_removed_everywhere(rig, handles, reason, d3d12_removed=False):
@@ -629,7 +477,7 @@ def assert_removed_everywhere(rig, handles, reason, d3d12_removed=False):
     naming the first cause, void methods do nothing, GetDeviceRemovedReason keeps the reason."""
     dml = rig.dml
     assert dml.GetDeviceRemovedReason() == reason
-    message = dml._removed_message
+    message = removal(dml)[1]
     t = DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
         DataType=DML_TENSOR_DATA_TYPE_FLOAT32, Sizes=[1, 1, 1, 4], TotalTensorSizeInBytes=16))
     valid = DML_OPERATOR_DESC(Type=DML_OPERATOR_ELEMENT_WISE_IDENTITY,
@@ -678,7 +526,7 @@ def assert_removed_everywhere(rig, handles, reason, d3d12_removed=False):
             count = len(command_list._commands)
             assert rig.recorder.RecordDispatch(command_list, handles["compiled"], table) is None
             assert len(command_list._commands) == count
-    assert dml.GetDeviceRemovedReason() == reason and dml._removed_message == message
+    assert removal(dml) == (reason, message)
     if d3d12_removed:
         device = rig.device
         for name, call in (("CreateFence", lambda: device.CreateFence(0, 0)),
@@ -693,4 +541,4 @@ def assert_removed_everywhere(rig, handles, reason, d3d12_removed=False):
         assert rig.fence.GetCompletedValue() == (1 << 64) - 1
     else:
         assert rig.device.GetDeviceRemovedReason() == S_OK  # DML removal does not remove the D3D12 device
-    rig.gpu.memory.verify_guards()
+    rig.memory.verify_guards()

@@ -15,26 +15,21 @@ from hypothesis import strategies as st
 from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.errors import DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_INVALID_CALL, E_INVALIDARG, HResultError, S_OK
 from dmlemu.presets import TEACHING
-from test_directml_fuzz import garbage
+from mirror_rig import MirrorRig, removal
+from operator_cases import garbage, scaled
 
-from reliability_helpers import scaled
 
+class Objects(MirrorRig):
+    """The shared D3D12 rig (teaching adapter, DIRECT queue, allocator, open list, fence) and one object of each
+    other kind the calls below take: a DEFAULT and an UPLOAD buffer, a shader-visible descriptor heap (not set on
+    the list) and a timestamp query heap."""
 
-class Objects:
     def __init__(self):
-        d = self.device = D3D12CreateDevice(TEACHING, D3D_FEATURE_LEVEL_11_0)
-        self.queue = d.CreateCommandQueue(D3D12_COMMAND_QUEUE_DESC(Type=D3D12_COMMAND_LIST_TYPE_DIRECT))
-        self.allocator = d.CreateCommandAllocator(D3D12_COMMAND_LIST_TYPE_DIRECT)
-        self.list = d.CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_DIRECT, self.allocator, None)
-        self.buffer = d.CreateCommittedResource(CD3DX12_HEAP_PROPERTIES(D3D12_HEAP_TYPE_DEFAULT), D3D12_HEAP_FLAG_NONE,
-                                                CD3DX12_RESOURCE_DESC.Buffer(256, D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS),
-                                                D3D12_RESOURCE_STATE_COMMON, None)
-        self.upload = d.CreateCommittedResource(CD3DX12_HEAP_PROPERTIES(D3D12_HEAP_TYPE_UPLOAD), D3D12_HEAP_FLAG_NONE,
-                                                CD3DX12_RESOURCE_DESC.Buffer(256), D3D12_RESOURCE_STATE_GENERIC_READ, None)
-        self.heap = d.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(
-            Type=D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, NumDescriptors=4, Flags=D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE))
-        self.fence = d.CreateFence(0, D3D12_FENCE_FLAG_NONE)
-        self.queries = d.CreateQueryHeap(D3D12_QUERY_HEAP_DESC(Type=D3D12_QUERY_HEAP_TYPE_TIMESTAMP, Count=2))
+        super().__init__(TEACHING)
+        self.target = self.buffer(256)
+        self.staging = self.buffer(256, D3D12_HEAP_TYPE_UPLOAD)
+        self.descriptors = self.shader_visible_heap(4)
+        self.queries = self.device.CreateQueryHeap(D3D12_QUERY_HEAP_DESC(Type=D3D12_QUERY_HEAP_TYPE_TIMESTAMP, Count=2))
 
 
 def _uav(o, g):
@@ -68,16 +63,16 @@ CALLS = {
     "GetDescriptorHandleIncrementSize": ("value", lambda o, g: o.device.GetDescriptorHandleIncrementSize(g[0])),
     "GetCustomHeapProperties": ("value", lambda o, g: o.device.GetCustomHeapProperties(g[0], g[1])),
     "Evict": ("hresult", lambda o, g: o.device.Evict(g[0])),
-    "SetName": ("hresult", lambda o, g: o.buffer.SetName(g[0])),
-    "Map": ("hresult", lambda o, g: o.upload.Map(g[0], g[1])),
-    "Map(range)": ("hresult", lambda o, g: o.upload.Map(0, D3D12_RANGE(Begin=g[0], End=g[1]))),
-    "Unmap": ("void", lambda o, g: o.upload.Unmap(g[0], g[1])),
+    "SetName": ("hresult", lambda o, g: o.target.SetName(g[0])),
+    "Map": ("hresult", lambda o, g: o.staging.Map(g[0], g[1])),
+    "Map(range)": ("hresult", lambda o, g: o.staging.Map(0, D3D12_RANGE(Begin=g[0], End=g[1]))),
+    "Unmap": ("void", lambda o, g: o.staging.Unmap(g[0], g[1])),
     "CreateUnorderedAccessView": ("void", lambda o, g: o.device.CreateUnorderedAccessView(g[0], g[1], g[2], g[3])),
     "CreateUnorderedAccessView(desc)": ("void", lambda o, g: o.device.CreateUnorderedAccessView(
-        o.buffer, None, _uav(o, g), o.heap.GetCPUDescriptorHandleForHeapStart())),
+        o.target, None, _uav(o, g), o.descriptors.GetCPUDescriptorHandleForHeapStart())),
     "CreateShaderResourceView": ("void", lambda o, g: o.device.CreateShaderResourceView(g[0], g[1], g[2])),
     "CreateConstantBufferView": ("void", lambda o, g: o.device.CreateConstantBufferView(
-        D3D12_CONSTANT_BUFFER_VIEW_DESC(BufferLocation=g[0], SizeInBytes=g[1]), o.heap.GetCPUDescriptorHandleForHeapStart())),
+        D3D12_CONSTANT_BUFFER_VIEW_DESC(BufferLocation=g[0], SizeInBytes=g[1]), o.descriptors.GetCPUDescriptorHandleForHeapStart())),
     "CopyDescriptorsSimple": ("void", lambda o, g: o.device.CopyDescriptorsSimple(g[0], g[1], g[2], g[3])),
     "ExecuteCommandLists": ("void", lambda o, g: o.queue.ExecuteCommandLists(g[0])),
     "Signal": ("hresult", lambda o, g: o.queue.Signal(g[0], g[1])),
@@ -85,16 +80,16 @@ CALLS = {
     "ID3D12Fence::Signal": ("hresult", lambda o, g: o.fence.Signal(g[0])),
     "SetEventOnCompletion": ("hresult", lambda o, g: o.fence.SetEventOnCompletion(g[0], g[1])),
     "Reset": ("hresult", lambda o, g: o.list.Reset(g[0], g[1])),
-    "CopyBufferRegion": ("record", lambda o, g: o.list.CopyBufferRegion(o.buffer, g[0], o.upload, g[1], g[2])),
+    "CopyBufferRegion": ("record", lambda o, g: o.list.CopyBufferRegion(o.target, g[0], o.staging, g[1], g[2])),
     "CopyBufferRegion(resources)": ("record", lambda o, g: o.list.CopyBufferRegion(g[0], 0, g[1], 0, g[2])),
     "CopyResource": ("record", lambda o, g: o.list.CopyResource(g[0], g[1])),
     "ResourceBarrier": ("record", lambda o, g: o.list.ResourceBarrier(g[0])),
     "ResourceBarrier(fields)": ("record", lambda o, g: o.list.ResourceBarrier([D3D12_RESOURCE_BARRIER(Type=g[0], Flags=g[1])])),
     "ResourceBarrier(transition)": ("record", lambda o, g: o.list.ResourceBarrier(
-        [CD3DX12_RESOURCE_BARRIER.Transition(o.buffer, g[0], g[1])])),
+        [CD3DX12_RESOURCE_BARRIER.Transition(o.target, g[0], g[1])])),
     "SetDescriptorHeaps": ("record", lambda o, g: o.list.SetDescriptorHeaps(g[0])),
     "EndQuery": ("record", lambda o, g: o.list.EndQuery(o.queries, g[0], g[1])),
-    "ResolveQueryData": ("record", lambda o, g: o.list.ResolveQueryData(o.queries, g[0], g[1], g[2], o.buffer, g[3])),
+    "ResolveQueryData": ("record", lambda o, g: o.list.ResolveQueryData(o.queries, g[0], g[1], g[2], o.target, g[3])),
     "ClearState": ("record", lambda o, g: o.list.ClearState(g[0])),
     "ExecuteBundle": ("record", lambda o, g: o.list.ExecuteBundle(g[0])),
 }
@@ -140,7 +135,7 @@ def test_a_non_sequence_is_e_invalidarg():
 
 def test_a_malformed_recording_argument_puts_the_list_in_its_error_state():
     o = Objects()
-    o.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.Transition(o.buffer, None, D3D12_RESOURCE_STATE_COPY_DEST)])
+    o.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.Transition(o.target, None, D3D12_RESOURCE_STATE_COPY_DEST)])
     assert o.device.GetDeviceRemovedReason() == S_OK
     with pytest.raises(HResultError) as info:
         o.list.Close()
@@ -152,7 +147,7 @@ def test_a_malformed_recording_argument_puts_the_list_in_its_error_state():
 def test_a_malformed_void_argument_removes_the_device():
     o = Objects()
     o.queue.ExecuteCommandLists(7)   # void in C: device removal, naming the problem
-    assert o.device._removed_reason == (DXGI_ERROR_INVALID_CALL, (
+    assert removal(o.device) == (DXGI_ERROR_INVALID_CALL, (
         "ExecuteCommandLists: ppCommandLists must be a sequence of command lists (the C count and array)."))
     with pytest.raises(HResultError) as info:
         o.device.CreateFence(0, 0)
