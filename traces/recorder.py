@@ -43,6 +43,7 @@ import numpy as np
 from dmlemu.timing.caches import TRAFFIC_FIELDS
 
 DETAILS = ("dispatch", "wave", "instruction", "memory")
+DISPATCH, WAVE, INSTRUCTION, MEMORY = range(len(DETAILS))   # detail levels, as `level` compares them
 DEFAULT_MAX_ROWS = 200_000
 COUNTER_BUCKETS = 256
 
@@ -84,6 +85,8 @@ class TraceRecorder:
         self.preset = preset
         self.wave_width = wave_width
         self.level = DETAILS.index(detail)
+        self.keeps_segments = self.level >= INSTRUCTION    # read once per cohort by the SIMDs
+        self.keeps_memory = self.level >= MEMORY
         self.detail = detail
         self.max_rows = max_rows
         self.rows = {name: [] for name in TABLES}
@@ -124,7 +127,7 @@ class TraceRecorder:
 
     def wave_group(self, cu, simd, first_wave, waves, start, end, alu_cycles=0):
         self._busy.append((start, end, waves, alu_cycles, first_wave))
-        if self.level >= 1 and not self._add("wave_groups", (self._dispatch, cu, simd, first_wave, waves, start, end)):
+        if self.level >= WAVE and not self._add("wave_groups", (self._dispatch, cu, simd, first_wave, waves, start, end)):
             key = (self._dispatch, cu, simd)
             s = self._summary.get(key)
             if s is None:
@@ -135,11 +138,11 @@ class TraceRecorder:
                 s[3] = max(s[3], end)
 
     def segment(self, cu, simd, first_wave, waves, pc_first, pc_last, start, end):
-        if self.level >= 2:
+        if self.keeps_segments:
             self._add("segments", (self._dispatch, cu, simd, first_wave, waves, pc_first, pc_last, start, end))
 
     def memory(self, cu, simd, pc, issue, complete, num_bytes, dram_bytes, write):
-        if self.level >= 3:
+        if self.keeps_memory:
             self._add("memory", (self._dispatch, cu, simd, pc, issue, complete, num_bytes, dram_bytes, write))
 
     def dram(self, start, end, num_bytes, write):

@@ -20,7 +20,7 @@ import numpy as np
 
 from dmlemu.isa.constants import constant_value
 from dmlemu.isa.opcodes import TYPES
-from dmlemu.isa.operands import EXEC_HI, EXEC_LO, NUM_SGPRS, NUM_VGPRS, SCC, VCC_HI, VCC_LO
+from dmlemu.isa.operands import EXEC_HI, EXEC_LO, NUM_SGPRS, NUM_VGPRS, SCC, VCC_HI, VCC_LO, VGPR_BASE
 
 _ZERO = np.zeros((1, 1), dtype=np.uint32)
 _MASK32 = np.uint64(0xFFFFFFFF)
@@ -104,8 +104,8 @@ class WaveBatch:
     # ---- operand access -----------------------------------------------------------------------
     def _dword(self, code):
         """The raw uint32 array of one 32-bit register or special half."""
-        if code >= 256:
-            v = self.vgpr[code - 256]
+        if code >= VGPR_BASE:
+            v = self.vgpr[code - VGPR_BASE]
             if v is None:
                 return _ZERO
             # A register written with a 16-bit value keeps it as uint16 (zero-extended meaning).
@@ -131,8 +131,8 @@ class WaveBatch:
         code = operand.code
         if dwords == 1:
             if np.dtype(dtype).itemsize == 2:
-                if code >= 256 and self.vgpr[code - 256] is not None and self.vgpr[code - 256].dtype == np.uint16:
-                    return self.vgpr[code - 256].view(dtype)
+                if code >= VGPR_BASE and self.vgpr[code - VGPR_BASE] is not None and self.vgpr[code - VGPR_BASE].dtype == np.uint16:
+                    return self.vgpr[code - VGPR_BASE].view(dtype)
                 return self._dword(code).view(np.uint16)[..., ::2].view(dtype)
             return self._dword(code).view(dtype)
         if dwords == 2 and code in (VCC_LO, EXEC_LO):
@@ -161,7 +161,7 @@ class WaveBatch:
                 # 16-bit results stay uint16 in vector registers (read back zero-extended);
                 # scalar registers always hold uint32.
                 raw16 = value.astype(dtype, copy=False).view(np.uint16)
-                raws = (raw16 if code >= 256 else raw16.astype(np.uint32),)
+                raws = (raw16 if code >= VGPR_BASE else raw16.astype(np.uint32),)
             else:
                 raws = (value.astype(dtype, copy=False).view(np.uint32),)
         elif dwords == 2:
@@ -173,11 +173,11 @@ class WaveBatch:
             self._write_dword(code + i, raw, masked)
 
     def _write_dword(self, code, raw, masked):
-        if code >= 256:
+        if code >= VGPR_BASE:
             if masked and not self.exec_full:
-                old = self.vgpr[code - 256]
+                old = self.vgpr[code - VGPR_BASE]
                 raw = np.where(self.exec, raw, _ZERO if old is None else old)
-            self.vgpr[code - 256] = raw
+            self.vgpr[code - VGPR_BASE] = raw
         elif code < NUM_SGPRS:
             self.sgpr[code] = raw
         elif code in (VCC_LO, VCC_HI, EXEC_LO, EXEC_HI):

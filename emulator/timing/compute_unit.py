@@ -14,6 +14,21 @@ memory path has two parts that every wave memory instruction passes:
 Behind them the memory system (memory_system.py) serves the request's bytes at each level.
 """
 import heapq
+from typing import NamedTuple
+
+
+class LevelBytes(NamedTuple):
+    """The bytes one memory request moves at each level of the hierarchy (caches.py classifies them)."""
+    l2: int            # every sector passes the L2: hits and fills alike
+    infinity_cache: int   # reads the Infinity Cache serves plus write-backs into it
+    dram: int          # reads from DRAM plus write-backs to it
+    ic_reads: int      # of infinity_cache: the reads (the request waits for these)
+    dram_reads: int    # of dram: the reads (the request waits for these)
+
+    def share(self, first, count, total):
+        """This request's bytes for sectors first .. first + count - 1 of `total` (exact shares)."""
+        end = first + count
+        return LevelBytes(*(b * end // total - b * first // total for b in self))
 
 
 class ComputeUnit:
@@ -43,7 +58,7 @@ class ComputeUnit:
 
     def try_issue(self, now, sectors, level_bytes, is_write):
         """Send a request of `sectors` at once if the miss queue has room: its completion cycle,
-        else None. `level_bytes`: (L2, Infinity Cache, DRAM, Infinity Cache reads, DRAM reads)."""
+        else None. `level_bytes`: a LevelBytes."""
         self.retire(now)
         if self.sectors_in_flight + sectors > self.capacity:
             return None
@@ -51,9 +66,9 @@ class ComputeUnit:
 
     def send(self, now, sectors, level_bytes, is_write):
         """Put `sectors` of a request in flight now; returns their completion cycle."""
-        l2, ic, dram, ic_reads, dram_reads = level_bytes
-        done = self.memory.request(now, l2, ic, dram, is_write, ic_reads, dram_reads)
-        heapq.heappush(self.in_flight, (done, sectors))
+        b = level_bytes
+        done = self.memory.request(now, b.l2, b.infinity_cache, b.dram, is_write, b.ic_reads, b.dram_reads)
+        heapq.heappush(self.in_flight, (done, sectors))   # (completion cycle, sectors): a heap orders by the first
         self.sectors_in_flight += sectors
         return done
 

@@ -20,6 +20,7 @@ few thousand cohorts per SIMD, each a handful of simpy events.
 """
 import bisect
 
+from dmlemu.timing.compute_unit import LevelBytes
 from dmlemu.timing.kernel_path import ALU, SMEM, VMEM, WAIT
 
 
@@ -63,8 +64,8 @@ class Simd:
         steps, busy = cost.schedule(waves)
         self.busy_cycles += busy
         recorder = d.recorder
-        segments = recorder is not None and recorder.level >= 2
-        memory = recorder is not None and recorder.level >= 3
+        segments = recorder is not None and recorder.keeps_segments
+        memory = recorder is not None and recorder.keeps_memory
         cu = self.cu
         sector_bytes = d.sector_bytes
         t = env.now
@@ -98,15 +99,15 @@ class Simd:
                 arrive = cu.look_up(t + step.latency, lines) if lines else t
                 done = arrive
                 if sectors:
-                    level_bytes = (sectors * sector_bytes, (ic_hits + ic_writes) * sector_bytes,
-                                   (dram_reads + dram_writes) * sector_bytes, ic_hits * sector_bytes,
-                                   dram_reads * sector_bytes)
+                    level_bytes = LevelBytes(sectors * sector_bytes, (ic_hits + ic_writes) * sector_bytes,
+                                             (dram_reads + dram_writes) * sector_bytes, ic_hits * sector_bytes,
+                                             dram_reads * sector_bytes)
                     done = cu.try_issue(arrive, sectors, level_bytes, is_write)
                     if done is None:
                         yield env.timeout(arrive - env.now)
                         done = yield from self._issue_in_chunks(env, sectors, level_bytes, is_write)
                     if memory:
-                        recorder.memory(cu.index, self.index, pc, issued, done, level_bytes[0], level_bytes[2],
+                        recorder.memory(cu.index, self.index, pc, issued, done, level_bytes.l2, level_bytes.dram,
                                         is_write)
                 if segments:
                     recorder.segment(cu.index, self.index, first_wave, waves, pc, pc, issued, t)
@@ -133,8 +134,6 @@ class Simd:
                 yield env.timeout(cu.time_until_free(want - free) - now)
                 continue
             n = min(free, sectors - sent)
-
-            piece = tuple(b * (sent + n) // sectors - b * sent // sectors for b in level_bytes)
-            done = max(done, cu.send(now, n, piece, is_write))
+            done = max(done, cu.send(now, n, level_bytes.share(sent, n, sectors), is_write))
             sent += n
         return done
