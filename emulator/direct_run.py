@@ -40,7 +40,12 @@ class DirectRun:
         return self.kernel.launch(self.table.gpu_va, self.constants.gpu_va)
 
     def dispatch(self):
-        return self.gpu.dispatch(self.launch())
+        """Dispatch, then a barrier (as a UAV barrier after it would): the next dispatch on this GPU
+        starts after this one has completed and the flush; stats.cycles runs from the start to
+        the last wave's end and last store (the flush is the barrier's)."""
+        stats = self.gpu.dispatch(self.launch())
+        self.gpu.barrier()
+        return stats
 
     def output_bytes(self, index=-1):
         return self.allocations[index].data

@@ -8,6 +8,10 @@ engine, which keep the GPU clock in integer cycles that timestamp queries read.
 Functional results never depend on timing: with timing=False the same work gives bit-identical
 outputs and the clock advances by a first-order estimate instead of the simulation.
 
+Two clocks: `clock_cycles` is the command processor's (when it reads the next command) and
+`idle_cycle` the bottom of the pipe (when everything issued so far has completed). Dispatches
+overlap when no barrier separates them; `barrier()` joins the two clocks.
+
 Guard bytes (memory.py) are a testing aid: `guard_bytes=64`, or the environment variable
 DMLEMU_GUARD_BYTES=64 when the keyword is left out (so devices the D3D12 mirror creates get them
 too), surrounds every allocation with a checked guard zone. Off (0) by default.
@@ -40,7 +44,9 @@ class Gpu:
         self.command_processor = CommandProcessor(preset, self.wave_width)
         self.copy_engine = CopyEngine(preset)
         self.timing = timing
-        self.clock_cycles = 0
+        self.clock_cycles = 0     # the command processor: when it can read the next command
+        self.idle_cycle = 0       # the bottom of the pipe: when all work issued so far has completed
+        self._unflushed = False   # work issued since the last barrier
         self.timestamp_frequency = preset.clock_hz
         self.recorder = None   # a traces recorder while a capture is active; None costs nothing
 
@@ -52,28 +58,51 @@ class Gpu:
             self.recorder.submission(self.clock_cycles)
 
     def dispatch(self, launch):
-        """Run a KernelLaunch to completion and advance the clock; returns its ExecutionStats."""
+        """Run a KernelLaunch (functionally to completion at once); returns its ExecutionStats.
+
+        Timed, the dispatch starts when the command processor reads it and the command processor
+        goes on once its last waves have a SIMD: with no barrier in between, the next dispatch
+        overlaps this one's tail (timing/command_processor.py). stats.cycles runs from the start
+        to the last wave's end and last store. Untimed, a first-order estimate, one after another.
+        """
         stats = self.dispatcher.run(launch, sector_bytes=self.preset.sector_bytes if self.timing else None)
         start = self.clock_cycles
         if self.timing:
-            stats.cycles = self.command_processor.simulate_dispatch(launch, stats, start, self.recorder)
+            handed_out, end = self.command_processor.simulate_dispatch(launch, stats, start, self.recorder)
+            self.clock_cycles = handed_out
         else:
-            stats.cycles = self._estimate_cycles(stats)
+            end = start + self._estimate_cycles(stats)
             if self.recorder is not None:
-                self.recorder.untimed_dispatch(launch, stats, start, start + stats.cycles)
+                self.recorder.untimed_dispatch(launch, stats, start, end)
+            self.clock_cycles = end
+        stats.cycles = end - start
         stats.start_cycle = start
-        self.clock_cycles = start + stats.cycles
+        self.idle_cycle = max(self.idle_cycle, end)
+        self._unflushed = True
         return stats
 
+    def barrier(self, release=False):
+        """A barrier (ResourceBarrier, or the end of an ExecuteCommandLists): the command processor
+        waits until all work issued so far has completed and pays `flush_cycles` (wait, invalidate
+        the CUs' own caches, signal) when there was any since the last barrier. A release (a
+        transition out of UAV use, the end of an ExecuteCommandLists) also makes the results
+        visible to other agents (copy engine, CPU): the L2 writes its dirty sectors back and the
+        clock advances while it does. Returns the cycles the command processor spent."""
+        before = idle = flushed = self.clock_cycles
+        if self._unflushed:
+            idle = max(self.clock_cycles, self.idle_cycle)
+            flushed = self.clock_cycles = idle + self.preset.flush_cycles
+            self._unflushed = False
+        if release and self.timing:
+            self.clock_cycles += self.command_processor.release_cycles()
+        self.idle_cycle = max(self.idle_cycle, self.clock_cycles)
+        if self.recorder is not None and self.clock_cycles > before:
+            self.recorder.barrier(before, idle, flushed, self.clock_cycles, release)
+        return self.clock_cycles - before
+
     def release_caches(self):
-        """A release: a transition out of UAV use or the end of an ExecuteCommandLists makes the
-        work's results visible to other agents (copy engine, CPU): the L2 writes its dirty sectors
-        back and the clock advances while it does. Returns the cycles (0 with timing off)."""
-        if not self.timing:
-            return 0
-        cycles = self.command_processor.release_cycles()
-        self.clock_cycles += cycles
-        return cycles
+        """A barrier with a release (see barrier)."""
+        return self.barrier(release=True)
 
     def copy_buffer(self, dst, dst_offset, src, src_offset, num_bytes):
         """Copy bytes between two allocations (the copy engine) and advance the clock. The copy
@@ -85,11 +114,14 @@ class Gpu:
         if self.recorder is not None:
             self.recorder.copy(self.clock_cycles, self.clock_cycles + cycles, num_bytes, dst.name, src.name)
         self.clock_cycles += cycles
+        self.idle_cycle = max(self.idle_cycle, self.clock_cycles)
+        self._unflushed = True
         return cycles
 
     def timestamp(self):
-        """The GPU clock in ticks of `timestamp_frequency`."""
-        return self.clock_cycles
+        """The GPU clock in ticks of `timestamp_frequency`, written at the bottom of the pipe: when
+        all work before it has completed (it does not hold up the command processor)."""
+        return max(self.clock_cycles, self.idle_cycle)
 
     # ---- emulation-only time ------------------------------------------------------------------
     def _estimate_cycles(self, stats):
@@ -99,7 +131,7 @@ class Gpu:
         issue = -(-stats.wave_instructions // simds)
         moved = stats.bytes_read + stats.bytes_written
         memory = -(-moved * p.clock_hz // p.dram_bytes_per_second) + p.dram_latency_cycles
-        return p.launch_cycles + max(issue, memory) + p.flush_cycles
+        return p.launch_cycles + max(issue, memory)
 
 
 def _guard_bytes_from_environment():

@@ -93,10 +93,17 @@ def test_refresh_costs_bandwidth():
 
 
 def test_launch_and_flush_are_fixed_costs():
-    base = identity_run(RX_7900_XTX, 64)[1].dispatch().cycles
-    slower = identity_run(dataclasses.replace(RX_7900_XTX, launch_cycles=RX_7900_XTX.launch_cycles + 1000,
-                                              flush_cycles=RX_7900_XTX.flush_cycles + 500), 64)[1].dispatch().cycles
-    assert slower - base == 1500
+    """Launch is in the dispatch's cycles; the flush is the barrier's after it (DirectRun adds one)."""
+    def measure(preset):
+        gpu, run = identity_run(preset, 64)
+        start = gpu.clock_cycles
+        cycles = run.dispatch().cycles
+        return cycles, gpu.clock_cycles - start
+    base, base_total = measure(RX_7900_XTX)
+    slower, slower_total = measure(dataclasses.replace(RX_7900_XTX, launch_cycles=RX_7900_XTX.launch_cycles + 1000,
+                                                       flush_cycles=RX_7900_XTX.flush_cycles + 500))
+    assert slower - base == 1000 and slower_total - base_total == 1500
+    assert base_total == base + RX_7900_XTX.flush_cycles
 
 
 def test_wider_waves_on_narrow_simds_take_more_passes():

@@ -317,7 +317,7 @@ def test_table_csv_has_every_row(teaching_memory_trace, tmp_path):
         with open(save_table_csv(trace, name, tmp_path / f"{name}.csv"), newline="") as f:
             rows = list(csv.reader(f))
         assert tuple(rows[0]) == trace.tables[name].dtype.names and len(rows) == len(trace.tables[name]) + 1
-    with pytest.raises(ValueError, match="trace has no table named 'waves'; its tables are copies, counters, "):
+    with pytest.raises(ValueError, match="trace has no table named 'waves'; its tables are barriers, copies, counters, "):
         save_table_csv(trace, "waves", tmp_path / "x.csv")
 
 

@@ -49,6 +49,7 @@ DEFAULT_MAX_EVENTS = 200_000
 DEVICE_PID = 1
 CP_TID = 1
 COPY_TID = 2
+DISPATCH_TID = 10      # dispatch lanes: 10, 11, ... (overlapping dispatches get their own lane)
 CU_PID_BASE = 100
 _SEGMENT_NAME_INSTRUCTIONS = 3   # longer segments are named by their first two instructions
 _NOTES = 16                      # room kept for the "trace note" events
@@ -121,6 +122,7 @@ class _Export:
         self.order = 0
         self.cus = set()       # CU indices that have events
         self.simds = set()     # (CU, SIMD) that have events
+        self.dispatch_lanes = set()   # dispatch lanes that have events
 
     # ---- assembly ---------------------------------------------------------------------------------
     def build(self):
@@ -159,6 +161,10 @@ class _Export:
                   _meta("thread_sort_index", DEVICE_PID, CP_TID, sort_index=0),
                   _meta("thread_name", DEVICE_PID, COPY_TID, name="Copy engine"),
                   _meta("thread_sort_index", DEVICE_PID, COPY_TID, sort_index=1)]
+        for lane in sorted(self.dispatch_lanes):
+            events += [_meta("thread_name", DEVICE_PID, DISPATCH_TID + lane,
+                             name="Dispatches" if lane == 0 else f"Dispatches (overlapping, {lane + 1})"),
+                       _meta("thread_sort_index", DEVICE_PID, DISPATCH_TID + lane, sort_index=2 + lane)]
         for cu in sorted(self.cus):
             events += [_meta("process_name", _cu_pid(cu), None, name=f"CU {cu}"),
                        _meta("process_sort_index", _cu_pid(cu), None, sort_index=1 + cu)]
@@ -181,17 +187,23 @@ class _Export:
 
     # ---- command processor and copy engine ---------------------------------------------------------
     def _command_processor(self, budget):
-        """Submissions, dispatches (with launch and flush inside) and copies; returns events used."""
+        """Submissions, barriers (wait for idle, flush, L2 write-back), dispatches (launch inside; a lane
+        per overlap) and copies; returns events used."""
         t, p, clock = self.trace, self.preset, self.clock
         subs, disps, copies = t.tables["submissions"], t.tables["dispatches"], t.tables["copies"]
-        need = len(subs) + len(copies) + len(disps) + 2 * int(disps["timed"].sum())
+        barriers = t.tables.get("barriers")
+        if barriers is None:     # a trace saved before barriers were recorded
+            barriers = np.zeros(0, dtype=[("start", "i8"), ("idle", "i8"), ("flushed", "i8"), ("end", "i8"),
+                                          ("release", "?")])
+        need = len(subs) + len(copies) + len(disps) + int(disps["timed"].sum()) + 4 * len(barriers)
         if need > budget:
             # Keep the beginning: half the budget for dispatches (3 events each), a quarter each for
             # submissions and copies up to the last dispatch kept.
             disps = disps[:max(1, budget // 6)]
             horizon = int(disps["end"].max()) if len(disps) else 0
-            subs = subs[subs["cycle"] <= horizon][:budget // 4]
-            copies = copies[copies["start"] <= horizon][:budget // 4]
+            subs = subs[subs["cycle"] <= horizon][:budget // 8]
+            copies = copies[copies["start"] <= horizon][:budget // 8]
+            barriers = barriers[barriers["start"] <= horizon][:budget // 16]
             self.notes.append(f"only the first {len(disps)} of {len(t.tables['dispatches'])} dispatches, "
                               f"{len(subs)} submissions and {len(copies)} copies are on the device "
                               f"(limit {self.max_events} events)")
@@ -202,17 +214,29 @@ class _Export:
             self._x(s, e, DEVICE_PID, CP_TID, "ExecuteCommandLists", "submission", {"end_cycle": cycle})
             used += 1
         summary = {s["dispatch"]: s for s in t.summary()}
-        for d in disps:
+        lanes = _lanes(disps["start"], disps["end"])
+        for d, lane in zip(disps, lanes):
             start, end = int(d["start"]), int(d["end"])
             s = summary[int(d["id"])]
             args = dict(s)
-            ns = clock.ns([start, end, min(end, start + p.launch_cycles), max(start, end - p.flush_cycles)]).tolist()
-            self._x(ns[0], ns[1], DEVICE_PID, CP_TID, f"{d['name']} #{int(d['id'])}", "dispatch", args)
+            tid = DISPATCH_TID + lane
+            self.dispatch_lanes.add(lane)
+            ns = clock.ns([start, end, min(end, start + p.launch_cycles)]).tolist()
+            self._x(ns[0], ns[1], DEVICE_PID, tid, f"{d['name']} #{int(d['id'])}", "dispatch", args)
             used += 1
             if bool(d["timed"]):
-                self._x(ns[0], ns[2], DEVICE_PID, CP_TID, "launch", "dispatch", {"cycles": int(p.launch_cycles)})
-                self._x(ns[3], ns[1], DEVICE_PID, CP_TID, "flush", "dispatch", {"cycles": int(p.flush_cycles)})
-                used += 2
+                self._x(ns[0], ns[2], DEVICE_PID, tid, "launch", "dispatch", {"cycles": int(p.launch_cycles)})
+                used += 1
+        for start, idle, flushed, end, release in barriers.tolist():
+            ns = clock.ns([start, idle, flushed, end]).tolist()
+            self._x(ns[0], ns[3], DEVICE_PID, CP_TID, "barrier (release)" if release else "barrier", "barrier",
+                    {"start_cycle": start, "idle_cycle": idle, "end_cycle": end, "release": bool(release)})
+            for (a, z), name in zip(((ns[0], ns[1]), (ns[1], ns[2]), (ns[2], ns[3])),
+                                    ("wait for idle", "flush", "L2 write-back")):
+                if z > a:
+                    self._x(a, z, DEVICE_PID, CP_TID, name, "barrier", {})
+                    used += 1
+            used += 1
         cs, ce = clock.ns(copies["start"]).tolist(), clock.ns(copies["end"]).tolist()
         for s, e, c in zip(cs, ce, copies.tolist()):
             self._x(s, e, DEVICE_PID, COPY_TID, f"copy {c[2]} B", "copy",
@@ -378,6 +402,22 @@ class _Export:
                              "ts": b / 1000.0})
             self.cus.add(c)
             self.simds.add((c, s))
+
+
+def _lanes(starts, ends):
+    """A lane per dispatch so that no two dispatches on one lane overlap (the first free lane,
+    in dispatch order): overlapping dispatches get tracks of their own."""
+    lane_ends, lanes = [], []
+    for start, end in zip(starts.tolist(), ends.tolist()):
+        for k, lane_end in enumerate(lane_ends):
+            if lane_end <= start:
+                break
+        else:
+            k = len(lane_ends)
+            lane_ends.append(0)
+        lane_ends[k] = end
+        lanes.append(k)
+    return lanes
 
 
 def _meta(kind, pid, tid, **args):

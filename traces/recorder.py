@@ -70,6 +70,7 @@ TABLES = {
                ("complete", "i8"), ("bytes", "i8"), ("dram_bytes", "i8"), ("write", "?")],
     "copies": [("start", "i8"), ("end", "i8"), ("bytes", "i8"), ("dst", "U64"), ("src", "U64")],
     "submissions": [("cycle", "i8")],
+    "barriers": [("start", "i8"), ("idle", "i8"), ("flushed", "i8"), ("end", "i8"), ("release", "?")],
     "counters": [("dispatch", "i8"), ("start", "i8"), ("end", "i8"), ("dram_read_bytes", "i8"),
                  ("dram_write_bytes", "i8"), ("resident_waves", "f8"), ("alu_busy", "f8"),
                  ("l2_hits", "i8"), ("l2_misses", "i8"), ("ic_hits", "i8"), ("ic_misses", "i8")],
@@ -112,6 +113,11 @@ class TraceRecorder:
     # ---- hooks called by the GPU and the timing model -------------------------------------------
     def submission(self, cycle):
         self._add("submissions", (cycle,))
+
+    def barrier(self, start, idle, flushed, end, release):
+        """A barrier reached at `start`: the GPU idle at `idle`, flushed at `flushed`, the L2 written
+        back (a release) at `end`."""
+        self._add("barriers", (start, idle, flushed, end, release))
 
     def copy(self, start, end, num_bytes, dst, src):
         self._add("copies", (start, end, num_bytes, dst[:64], src[:64]))

@@ -171,7 +171,7 @@ class ID3D12CommandQueue(DeviceChild):
                         device._report_misuse(error.hresult, f"ExecuteCommandLists: {error.message} (in "
                                                              f"{command_list._label} on {self._label})")
                         return
-            ctx.gpu.release_caches()   # the submission's results become visible (fences, CPU)
+            ctx.gpu.barrier(release=True)   # wait for idle; the results become visible (fences, CPU)
         finally:
             _decay(device._ecl_touched)
             device._ecl_touched = {}

@@ -19,9 +19,9 @@ from dmlemu.d3d12.resource import COPY_DEST, COPY_SOURCE, _require_state, _trans
 class ResourceBarrierCommand:
     """ResourceBarrier: transitions change tracked states; UAV and aliasing barriers order only.
 
-    The emulated GPU finishes each command before the next starts, so UAV and aliasing barriers
-    have nothing to wait for; they are kept so that traces show them. A transition out of
-    UNORDERED_ACCESS is a release: the GPU writes its L2 back (Gpu.release_caches), once per call.
+    Every ResourceBarrier call waits for the GPU to be idle (Gpu.barrier: dispatches before it
+    and after it do not overlap) and pays the flush. A transition out of UNORDERED_ACCESS is also a
+    release: the GPU writes its L2 back, once per call.
     """
 
     __slots__ = ("barriers",)
@@ -37,8 +37,7 @@ class ResourceBarrierCommand:
             if kind == D3D12_RESOURCE_BARRIER_TYPE_TRANSITION and not flags & D3D12_RESOURCE_BARRIER_FLAG_BEGIN_ONLY:
                 _transition(resource, before, after, f"ResourceBarrier: barrier {index}")
                 release |= bool(before & UNORDERED_ACCESS) and not after & UNORDERED_ACCESS
-        if release:
-            ctx.gpu.release_caches()
+        ctx.gpu.barrier(release)
 
 
 class CopyBufferRegionCommand:

@@ -4,11 +4,16 @@ One per GPU. It charges `submit_cycles` per ExecuteCommandLists and `launch_cycl
 (reading the packet, setting up the kernel), then simulates the dispatch with simpy: the workgroup
 dispatcher feeds waves to every SIMD of every compute unit, the SIMDs run cohorts of waves
 through the kernel's path and the memory system serves their requests. The dispatch ends when
-the last wave has ended and its last store is acknowledged, plus `flush_cycles` (wait for idle,
-invalidate the CUs' own caches, signal completion). Dispatches run one after another, as if a UAV
-barrier separated each pair (see docs/DEVIATIONS.md). A release (a transition out of UAV use, the
-end of an ExecuteCommandLists) writes the L2's dirty sectors back: `release_cycles`. Functional
-results never depend on any of this.
+the last wave has ended and its last store is acknowledged.
+
+Pipelined: the command processor is free for the next command once the dispatch's last waves have
+been handed to SIMDs, so a dispatch with no barrier before it launches while the previous one
+drains; its waves take each SIMD as that SIMD frees up (`simd_free`), and its memory requests queue
+behind the previous dispatch's in the device's one memory system. A barrier (Gpu.barrier: any
+ResourceBarrier, and the end of an ExecuteCommandLists) waits for idle and costs `flush_cycles`
+(wait, invalidate the CUs' own caches, signal); a release (a transition out of UAV use, the end of
+an ExecuteCommandLists) also writes the L2's dirty sectors back: `release_cycles`. Functional results
+never depend on any of this.
 """
 import numpy as np
 import simpy
@@ -60,6 +65,9 @@ class CommandProcessor:
         self.preset = preset
         self.wave_width = wave_width
         self.caches = CacheHierarchy(preset)   # lives as long as the device: state carries over
+        self.memory = MemorySystem(preset)      # so do the bandwidth queues of L2, Infinity Cache, DRAM
+        self.compute_units = [ComputeUnit(c, preset, self.memory) for c in range(preset.compute_units)]
+        self.simd_free = [0] * (preset.compute_units * preset.simds_per_cu)   # cycle each SIMD frees up
 
     def submit_cycles(self):
         return self.preset.submit_cycles
@@ -81,53 +89,54 @@ class CommandProcessor:
         return cycles
 
     def simulate_dispatch(self, launch, stats, start_cycle, recorder=None):
-        """Cycles the dispatch takes from `start_cycle`; fills stats.timing."""
+        """Simulate a dispatch whose packet the command processor reads at `start_cycle`; fills
+        stats.timing. Returns (cycle at which its last waves had a SIMD: the command processor
+        may go on, cycle at which its last wave ended and its last store was acknowledged)."""
         preset = self.preset
         launched = start_cycle + preset.launch_cycles
         if recorder is not None:
             recorder.begin_dispatch(launch, stats, start_cycle)
         record = stats.record
         traffic = self.caches.account(record, preset.line_bytes)
+        memory = self.memory
+        memory.attach(recorder)
+        before = (memory.dram.bytes, memory.dram.busy_cycles)
         if stats.waves == 0:
-            end = launched + preset.flush_cycles
-            stats.timing = DispatchTiming(start_cycle, end, 0, MemorySystem(preset), [], traffic, preset)
+            stats.timing = DispatchTiming(start_cycle, launched, 0, memory, before, [], traffic, preset)
             if recorder is not None:
-                recorder.end_dispatch(stats, end)
-            return end - start_cycle
+                recorder.end_dispatch(stats, launched)
+            return launched, launched
         env = simpy.Environment(initial_time=launched)
         sim = DispatchSimulation(preset, launch, record, traffic, self.wave_width, launched, recorder)
-        memory = MemorySystem(preset, recorder)
         slots = occupancy(preset, launch.vgprs_used)
         simds = []
-        for c in range(preset.compute_units):
-            cu = ComputeUnit(c, preset, memory)
+        for cu in self.compute_units:
             for s in range(preset.simds_per_cu):
-                simd = Simd(cu, s, slots, sim)
-                simds.append(simd)
+                simds.append(Simd(cu, s, slots, sim, free_at=self.simd_free[len(simds)]))
         # SIMD s of every CU asks first, then SIMD s+1: work spreads over all CUs.
         order = sorted(range(len(simds)), key=lambda i: (simds[i].index, simds[i].cu.index))
         for i in order:
             env.process(simds[i].run(env))
         env.run()
         last_wave = int(env.now)
-        last_store = max([s.last_store for s in simds] + [last_wave])
-        end = last_store + preset.flush_cycles
-        stats.timing = DispatchTiming(start_cycle, end, slots, memory, simds, traffic, preset)
+        end = max([s.last_store for s in simds] + [last_wave])
+        self.simd_free = [s.free_at for s in simds]
+        stats.timing = DispatchTiming(start_cycle, end, slots, memory, before, simds, traffic, preset)
         if recorder is not None:
             recorder.end_dispatch(stats, end)
-        return end - start_cycle
+        return max(launched, sim.dispatcher.handed_out), end
 
 
 class DispatchTiming:
     """What the timing model measured for one dispatch."""
 
-    def __init__(self, start, end, slots, memory, simds, traffic, preset):
+    def __init__(self, start, end, slots, memory, before, simds, traffic, preset):
         self.start_cycle = start
         self.end_cycle = end
         self.waves_per_simd = slots
-        self.dram_bytes = memory.dram.bytes
+        self.dram_bytes = memory.dram.bytes - before[0]     # this dispatch's share of the device's DRAM
         self.traffic = traffic                 # caches.DispatchTraffic: per level and instruction
         self.sector_bytes = preset.sector_bytes
-        self.dram_busy_cycles = memory.dram.busy_cycles
+        self.dram_busy_cycles = memory.dram.busy_cycles - before[1]
         self.simd_busy_cycles = sum(s.busy_cycles for s in simds)
         self.simds = len(simds)

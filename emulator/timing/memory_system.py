@@ -1,6 +1,6 @@
 """The memory system's bandwidth: the L2, the Infinity Cache and DRAM that every compute unit shares.
 
-One per dispatch simulation (what the caches *hold* lives on in caches.py, one per device). A
+One per device, like the caches (caches.py) whose classification it charges. A
 vector memory request arrives from a compute unit's memory pipeline already classified by the
 caches: how many bytes pass the L2, how many the Infinity Cache serves and how many DRAM moves
 (misses of the last level and write-backs only). DRAM is a FIFO server at the preset's bandwidth:
@@ -50,7 +50,8 @@ class FifoServer:
 
 
 class MemorySystem:
-    """L2, Infinity Cache and DRAM bandwidth of one GPU during one dispatch (see the module banner)."""
+    """L2, Infinity Cache and DRAM bandwidth of one GPU (see the module banner). It lives as long as
+    the device, so overlapping dispatches queue behind each other's transfers."""
 
     def __init__(self, preset, recorder=None):
         self.dram = FifoServer(preset.clock_hz, preset.dram_bytes_per_second,
@@ -61,9 +62,13 @@ class MemorySystem:
         self.dram_latency = preset.dram_latency_cycles
         self.l2_latency = preset.l2_latency_cycles
         self.ic_latency = preset.infinity_cache_latency_cycles
-        self.recorder = recorder   # None: nothing recorded (tracing off costs nothing)
-        # While tracing, DRAM transfers are appended straight to the recorder's list (one tuple
-        # append per request, no method call: this runs once per memory request).
+        self.dram_log = None
+        self.attach(recorder)
+
+    def attach(self, recorder):
+        """Trace the next dispatch's DRAM transfers into `recorder` (None: nothing recorded, which
+        costs nothing). While tracing they are appended straight to the recorder's list (one tuple
+        append per request, no method call: this runs once per memory request)."""
         self.dram_log = recorder.dram_log() if recorder is not None else None
 
     def request(self, now, l2_bytes, ic_bytes, dram_bytes, is_write, ic_read_bytes=0, dram_read_bytes=0):

@@ -27,20 +27,24 @@ from dmlemu.timing.kernel_path import ALU, SMEM, VMEM, WAIT
 class Simd:
     """One SIMD of a compute unit: a simpy process that runs cohorts of resident waves."""
 
-    def __init__(self, cu, index, slots, dispatch):
+    def __init__(self, cu, index, slots, dispatch, free_at=0):
         self.cu = cu
         self.index = index
         self.slots = slots
         self.dispatch = dispatch      # the DispatchSimulation this SIMD works for
+        self.free_at = free_at        # the previous dispatch's waves leave this SIMD then
         self.busy_cycles = 0
         self.last_store = 0
 
     def run(self, env):
         d = self.dispatch
         recorder = d.recorder
+        if self.free_at > env.now:
+            yield env.timeout(self.free_at - env.now)
         while True:
             work = d.take_waves(env.now, self.slots)
             if work is None:
+                self.free_at = int(env.now)
                 return
             start_at, first, count = work
             if start_at > env.now:

@@ -16,6 +16,7 @@ class WorkgroupDispatcher:
         self.launch_cycles = launch_cycles
         self.next_wave = 0
         self.next_launch = start_cycle
+        self.handed_out = start_cycle
         self.wave_path = wave_path  # int array: path id of every wave
         # Most dispatches have one path (or one plus the tail wave's): the waves whose path
         # differs from wave 0's are few, so ranges without any are answered without NumPy.
@@ -32,6 +33,8 @@ class WorkgroupDispatcher:
         groups = -(-(first + count) // self.per_group) - -(-first // self.per_group)
         start = max(now, self.next_launch)
         self.next_launch = start + groups * self.launch_cycles
+        if self.next_wave >= self.total:
+            self.handed_out = start    # the dispatch's last waves have a SIMD
         return start, first, count
 
     def split_by_path(self, first, count):

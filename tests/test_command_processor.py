@@ -1,0 +1,108 @@
+"""The pipelined command processor (emulator/timing/command_processor.py, emulator/gpu.py): dispatches
+with no barrier between them overlap, a barrier waits for idle and pays the flush, timestamps are
+written at the bottom of the pipe. Measured through the D3D12 / DirectML mirror with timestamp queries."""
+import numpy as np
+import pytest
+
+from dmlemu.d3d12 import (CD3DX12_RESOURCE_BARRIER, D3D12_HEAP_TYPE_READBACK, D3D12_QUERY_HEAP_DESC,
+                          D3D12_QUERY_HEAP_TYPE_TIMESTAMP, D3D12_QUERY_TYPE_TIMESTAMP, D3D12_RESOURCE_STATE_UNORDERED_ACCESS)
+from dmlemu.directml import (DML_BUFFER_TENSOR_DESC, DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC,
+                             DML_OPERATOR_DESC, DML_OPERATOR_ELEMENT_WISE_IDENTITY, DML_TENSOR_DATA_TYPE_FLOAT32,
+                             DML_TENSOR_DESC, DML_TENSOR_TYPE_BUFFER)
+from dmlemu.gpu import Gpu
+from dmlemu.presets import RTX_3070, RX_6800_XT, RX_7900_XTX
+from dmlemu.traces import capture
+from dmlemu.traces.chrome import to_chrome
+from mirror_rig import MirrorRig, buffer_binding
+
+DISCRETE = (RX_7900_XTX, RX_6800_XT, RTX_3070)
+
+
+def chain_seconds(preset, barriers, count=64, elements=256):
+    """GPU seconds per dispatch of `count` tiny IDENTITY dispatches in one command list (a UAV
+    barrier after each, or none), between two timestamps."""
+    rig = MirrorRig(preset, dml_flags=0)
+    nbytes = elements * 4
+    tensor = DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
+        DataType=DML_TENSOR_DATA_TYPE_FLOAT32, Sizes=[1, 1, 1, elements], TotalTensorSizeInBytes=nbytes))
+    compiled = rig.compile(DML_OPERATOR_DESC(Type=DML_OPERATOR_ELEMENT_WISE_IDENTITY,
+                                             Desc=DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC(InputTensor=tensor,
+                                                                                          OutputTensor=tensor)))
+    rig.initialize(compiled)
+    rig.execute()
+    a = rig.buffer(nbytes, state=D3D12_RESOURCE_STATE_UNORDERED_ACCESS)
+    b = rig.buffer(nbytes, state=D3D12_RESOURCE_STATE_UNORDERED_ACCESS)
+    table = rig.table(compiled)
+    table.BindInputs([buffer_binding(a, 0, nbytes)])
+    table.BindOutputs([buffer_binding(b, 0, nbytes)])
+    heap = rig.device.CreateQueryHeap(D3D12_QUERY_HEAP_DESC(Type=D3D12_QUERY_HEAP_TYPE_TIMESTAMP, Count=2))
+    readback = rig.buffer(16, D3D12_HEAP_TYPE_READBACK)
+    rig.list.EndQuery(heap, D3D12_QUERY_TYPE_TIMESTAMP, 0)
+    for _ in range(count):
+        rig.recorder.RecordDispatch(rig.list, compiled, table)
+        if barriers:
+            rig.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.UAV(None)])
+    rig.list.EndQuery(heap, D3D12_QUERY_TYPE_TIMESTAMP, 1)
+    rig.list.ResolveQueryData(heap, D3D12_QUERY_TYPE_TIMESTAMP, 0, 2, readback, 0)
+    rig.execute()
+    ticks = readback.Map(0, None)[:16].copy().view("<u8")
+    return int(ticks[1] - ticks[0]) / rig.queue.GetTimestampFrequency() / count
+
+
+@pytest.mark.parametrize("preset", DISCRETE, ids=lambda p: p.key)
+def test_independent_dispatches_overlap_and_barriers_cost_a_drain(preset):
+    """Published small-kernel sweeps: a dependent dispatch ~3.3 us on an RX 6900 XT, ~1.6 us on an
+    L40; the issue asks 1.5-8 us each with a UAV barrier after each, and <= 0.7x that without."""
+    dependent = chain_seconds(preset, barriers=True)
+    independent = chain_seconds(preset, barriers=False)
+    assert 1.5e-6 <= dependent <= 8e-6, f"{dependent * 1e6:.2f} us per dependent dispatch"
+    assert independent <= 0.7 * dependent, f"{independent * 1e6:.2f} vs {dependent * 1e6:.2f} us"
+
+
+def test_a_barrier_waits_for_idle_then_flushes():
+    gpu = Gpu(RX_7900_XTX)
+    launch = _tiny_launch(gpu)
+    first = gpu.dispatch(launch)
+    cp = gpu.clock_cycles
+    assert cp < first.start_cycle + first.cycles == gpu.idle_cycle      # the command processor went on
+    idle = gpu.idle_cycle
+    assert gpu.timestamp() == idle                                      # bottom of the pipe
+    assert gpu.barrier() == idle - cp + RX_7900_XTX.flush_cycles
+    assert gpu.clock_cycles == gpu.idle_cycle == idle + RX_7900_XTX.flush_cycles
+    assert gpu.barrier() == 0                                           # nothing issued since: free
+
+
+def test_the_next_dispatch_starts_before_the_previous_one_ends():
+    gpu = Gpu(RX_7900_XTX)
+    launch = _tiny_launch(gpu, elements=1 << 16)
+    first = gpu.dispatch(launch)
+    second = gpu.dispatch(launch)
+    assert second.start_cycle < first.start_cycle + first.cycles
+    # ... and a barrier between them serialises them.
+    gpu.barrier()
+    third = gpu.dispatch(launch)
+    assert third.start_cycle >= second.start_cycle + second.cycles + RX_7900_XTX.flush_cycles
+
+
+def test_overlapping_dispatches_get_their_own_trace_lanes_and_barriers_show():
+    gpu = Gpu(RX_7900_XTX)
+    launch = _tiny_launch(gpu, elements=1 << 16)
+    with capture(gpu, "dispatch") as cap:
+        gpu.dispatch(launch)
+        gpu.dispatch(launch)
+        gpu.barrier(release=True)
+    trace = cap.trace
+    assert len(trace.barriers) == 1 and trace.barriers["release"][0]
+    events = to_chrome(trace)["traceEvents"]
+    lanes = {e["tid"] for e in events if e.get("cat") == "dispatch" and e["name"].startswith("element_wise")}
+    assert len(lanes) == 2
+    names = {e["name"] for e in events if e.get("cat") == "barrier"}
+    assert {"barrier (release)", "wait for idle", "flush"} <= names
+
+
+def _tiny_launch(gpu, elements=256):
+    from dmlemu.direct_run import DirectRun
+    from dmlemu.kernels.driver import TensorSpec
+    spec = TensorSpec("FLOAT32", (elements,), None, elements * 4)
+    zeros = np.zeros(elements * 4, np.uint8)
+    return DirectRun(gpu, "ELEMENT_WISE_IDENTITY", [spec, spec], [zeros, zeros.copy()]).launch()
