@@ -17,6 +17,8 @@ its reason.
 With trace="wave" (or another detail level) it also captures the run: `[y], trace = run_operator(...,
 trace="wave")`; trace.format_summary(), traces.save_chrome_json(trace, "clip.json"), traces.plot_all(...).
 """
+import itertools
+
 import numpy as np
 
 from dmlemu import golden
@@ -101,9 +103,7 @@ class Session:
         d3d12 = _d3d12()
         compiled = self.dml.CompileOperator(self.dml.CreateOperator(_operator_desc(desc)), flags)
         info = compiled._info
-        if len(inputs) != len(info.inputs):
-            raise ValueError(f"{info.schema.c_name} takes {len(info.inputs)} inputs "
-                             f"({', '.join(t.field for t in info.inputs)}); {len(inputs)} were given")
+        inputs = _input_list(inputs, info)
         arrays = [_input_array(array, tensor) for array, tensor in zip(inputs, info.inputs)]
 
         initializer = self.dml.CreateOperatorInitializer([compiled])
@@ -191,7 +191,9 @@ def run_operator(desc, inputs, *, flags=0, adapter=None, feature_level=None, deb
 
     desc: a DML_OPERATOR_DESC, or an operator desc struct (DML_ELEMENT_WISE_CLIP_OPERATOR_DESC, ...).
     inputs: one array per input tensor in binding order (IF: condition, A, B), each of the tensor's
-        logical shape (Sizes) and NumPy dtype; it is written at the tensor's strides.
+        logical shape (Sizes) and NumPy dtype; it is written at the tensor's strides. Any iterable of
+        arrays will do; TypeError for None or a non-iterable, ValueError (a sentence) for the wrong
+        count, or a nested sequence holding more elements than the tensor (checked without building it).
     flags: DML_EXECUTION_FLAGS for CompileOperator.
     adapter: None (the default adapter), an IDXGIAdapter, an AdapterPreset or a preset key ("irisxe").
     feature_level: the emulated DirectML runtime's highest feature level (None: the adapter's).
@@ -212,8 +214,72 @@ def run_operator(desc, inputs, *, flags=0, adapter=None, feature_level=None, deb
     return outputs, cap.trace
 
 
+def _input_list(inputs, info):
+    """`inputs` as a list of exactly one object per input tensor. Any iterable of them will do (a
+    generator too); at most one more item than needed is taken from it, so a huge or endless one
+    costs nothing. TypeError for None, a text or a mapping; ValueError for the wrong count."""
+    count = len(info.inputs)
+    fields = ", ".join(t.field for t in info.inputs)
+    if inputs is None or isinstance(inputs, (str, bytes, dict)) or not hasattr(inputs, "__iter__"):
+        raise TypeError(f"inputs is {_described(inputs)}; give a list with one array per input tensor of "
+                        f"{info.schema.c_name} ({fields})")
+    try:
+        given = len(inputs)
+    except (TypeError, OverflowError):   # no len(), or one past sys.maxsize (range(10**20))
+        given = None
+    items = list(itertools.islice(iter(inputs), count + 1))
+    if given is None and len(items) > count:
+        given = f"more than {count}"
+    if given is None:
+        given = len(items)
+    if given != count or len(items) != count:
+        raise ValueError(f"{info.schema.c_name} takes {count} inputs ({fields}); {given} were given")
+    return items
+
+
+def _described(value):
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 40 else text[:40] + '...'}" if value is not None else "None"
+
+
+_MAX_NESTING = 32   # a tensor has at most 8 dimensions; deeper nesting is refused before it is walked
+
+
+def _element_total(value, limit, depth=0):
+    """How many scalars a nested sequence holds, counted without building it; stops (returns limit + 1)
+    as soon as the count passes `limit`, so range(10**18) costs nothing. ValueError past _MAX_NESTING."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or hasattr(value, "__array__"):
+        return int(getattr(value, "size", 1)) if hasattr(value, "__array__") else 1
+    if depth >= _MAX_NESTING:
+        raise ValueError(f"nests more than {_MAX_NESTING} levels deep")
+    try:
+        n = len(value)
+    except (TypeError, OverflowError):   # len() refused, or past sys.maxsize (range(10**20))
+        return limit + 1
+    if n > limit:
+        return limit + 1
+    total = 0
+    for item in value:
+        total += _element_total(item, limit - total, depth + 1)
+        if total > limit:
+            return limit + 1
+    return total
+
+
 def _input_array(array, tensor):
-    array = np.asarray(array)
+    if not hasattr(array, "__array__"):   # a sequence: size it before NumPy builds it
+        try:
+            total = _element_total(array, tensor.element_count)
+        except ValueError as error:
+            raise ValueError(f"{tensor.field}: the {type(array).__name__} given {error}") from None
+        if total > tensor.element_count:
+            raise ValueError(f"{tensor.field} has Sizes {list(tensor.sizes)} ({tensor.element_count} elements); "
+                             f"the {type(array).__name__} given holds more")
+    try:
+        array = np.asarray(array)
+    except ValueError as error:   # ragged nested sequences
+        raise ValueError(f"{tensor.field}: the {type(array).__name__} given is not an array: "
+                         f"{' '.join(str(error).split())}") from None
     dtype = golden.DATA_TYPES[short_type_name(tensor.data_type)]
     if array.dtype != dtype:
         raise TypeError(f"{tensor.field} is {tensor.type_name}; the array given has dtype {array.dtype}, not {dtype}")

@@ -13,19 +13,64 @@ bits). Directives, for one source to serve several data types:
                            `==`, `!=`, parentheses (symbols are also defined by the caller)
     .include "file"        insert another source, relative to the including file
 A symbol may stand for a number operand too (e.g. `s_load_dword s5, s[2:3], CB_COUNT`).
+
+Hostile sources stop with an AssemblyError naming the file and line, never with Python's own
+errors or unbounded memory: sources are UTF-8 regular files; everything read for one assembly, the
+includes together, is at most MAX_SOURCE_BYTES; includes nest at most MAX_INCLUDE_DEPTH deep and
+`.if` blocks MAX_IF_DEPTH deep; a line, after `${NAME}` substitution, is at most MAX_LINE_CHARS
+characters and a `.if` expression MAX_EXPRESSION_CHARS; a decimal number past the float range (1e400)
+is an error rather than infinity.
 """
 import ast
 import os
 import re
+import stat
 
 from dmlemu.isa import opcodes as op
 from dmlemu.isa.constants import encode_number
-from dmlemu.isa.encoding import Instruction, encode
+from dmlemu.isa.encoding import Instruction, encode, slot_problem
 from dmlemu.isa.operands import Operand, parse_register
 
 
 class AssemblyError(ValueError):
     """A source line the assembler cannot accept; the message names the file, line and reason."""
+
+
+MAX_SOURCE_BYTES = 16 << 20      # all the text one assembly reads, includes together
+MAX_INCLUDE_DEPTH = 8            # .include inside .include ...
+MAX_IF_DEPTH = 64                # .if inside .if ...
+MAX_LINE_CHARS = 10_000          # one line, after ${NAME} substitution
+MAX_EXPRESSION_CHARS = 1_000     # one .if expression
+_MAX_EXPRESSION_NESTING = 100    # operators and parentheses inside one .if expression
+
+
+class _Budget:
+    """What is left of MAX_SOURCE_BYTES for one assembly (shared by a source and its includes)."""
+
+    def __init__(self, total=None):
+        self.left = MAX_SOURCE_BYTES if total is None else total
+
+
+def read_source(path, budget=None, where=None):
+    """The text of a source file: a UTF-8 regular file within the byte budget; AssemblyError
+    otherwise (OSError, such as a missing file, passes through for the caller to name)."""
+    budget = budget or _Budget()
+    shown = f"{where}: " if where else ""   # the including line, for an include
+    with open(path, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise AssemblyError(f"{shown}{path} is not a regular file; a source must be a text file")
+        data = f.read(budget.left + 1)
+    if len(data) > budget.left:
+        raise AssemblyError(f"{shown}{path} goes past the {MAX_SOURCE_BYTES}-byte limit on the source text "
+                            f"of one assembly (includes together)")
+    budget.left -= len(data)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise AssemblyError(f"{path}:{line}: byte 0x{data[e.start]:02x} at offset {e.start} is not UTF-8 text; "
+                            f"sources are UTF-8") from None
 
 
 _SUBST = re.compile(r"\$\{(\w+)\}")
@@ -41,9 +86,15 @@ def _strip_comment(line):
 
 
 def _eval_condition(expr, symbols, where):
-    def value(node):
+    if len(expr) > MAX_EXPRESSION_CHARS:
+        raise AssemblyError(f"{where}: .if expression is {len(expr)} characters long; "
+                            f"the limit is {MAX_EXPRESSION_CHARS}")
+
+    def value(node, depth=0):
+        if depth > _MAX_EXPRESSION_NESTING:
+            raise AssemblyError(f"{where}: .if expression nests more than {_MAX_EXPRESSION_NESTING} deep")
         if isinstance(node, ast.Expression):
-            return value(node.body)
+            return value(node.body, depth + 1)
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, str)):
             return node.value
         if isinstance(node, ast.Name):
@@ -51,39 +102,71 @@ def _eval_condition(expr, symbols, where):
                 raise AssemblyError(f"{where}: .if uses undefined symbol {node.id}")
             return symbols[node.id]
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            return not value(node.operand)
+            return not value(node.operand, depth + 1)
         if isinstance(node, ast.BoolOp):
-            vals = [value(v) for v in node.values]
+            vals = [value(v, depth + 1) for v in node.values]
             return all(vals) if isinstance(node.op, ast.And) else any(vals)
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
-            a, b = value(node.left), value(node.comparators[0])
+            a, b = value(node.left, depth + 1), value(node.comparators[0], depth + 1)
             return (str(a) == str(b)) if isinstance(node.ops[0], ast.Eq) else (str(a) != str(b))
-        raise AssemblyError(f"{where}: .if expression {expr!r} is not supported")
+        raise AssemblyError(f"{where}: .if expression {_shown(expr)} is not supported")
     try:
         tree = ast.parse(expr, mode="eval")
-    except SyntaxError:
-        raise AssemblyError(f"{where}: .if expression {expr!r} is not valid") from None
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        # Python's parser: SyntaxError, ValueError (a NUL byte, an integer past its digit limit),
+        # RecursionError or MemoryError (nesting its stack cannot hold).
+        raise AssemblyError(f"{where}: .if expression {_shown(expr)} is not valid") from None
     result = value(tree)
     if isinstance(result, str):
         result = result not in ("", "0")
     return bool(result)
 
 
-def preprocess(text, symbols=None, filename="<source>", _depth=0):
+def _shown(text, limit=80):
+    """Text for an error message: repr, cut to `limit` characters."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
+
+
+def _substitute(line, symbols, where, missing=None):
+    """`line` with every ${NAME} replaced by its symbol's text (`missing` for an undefined one, or
+    an error when None), refusing before it is built a line longer than MAX_LINE_CHARS."""
+    matches = list(_SUBST.finditer(line))
+    if not matches:
+        return line
+    texts = [_symbol_text(symbols, m.group(1), where) if missing is None or m.group(1) in symbols else missing
+             for m in matches]
+    length = len(line) - sum(m.end() - m.start() for m in matches) + sum(len(t) for t in texts)
+    if length > MAX_LINE_CHARS:
+        raise AssemblyError(f"{where}: the line is {length} characters long after ${{NAME}} substitution; "
+                            f"the limit is {MAX_LINE_CHARS}")
+    parts, end = [], 0
+    for m, t in zip(matches, texts):
+        parts += [line[end:m.start()], t]
+        end = m.end()
+    parts.append(line[end:])
+    return "".join(parts)
+
+
+def preprocess(text, symbols=None, filename="<source>", _depth=0, _budget=None):
     """Resolve directives; returns a list of (where, line) with comments and directives removed."""
     symbols = dict(symbols or {})
+    budget = _budget or _Budget(max(0, MAX_SOURCE_BYTES - len(text)))   # the includes share what is left
     out = []
     stack = []  # (active_before, this_branch_taken, in_else)
     active = True
     for number, raw in enumerate(text.splitlines(), 1):
         where = f"{filename}:{number}"
+        if len(raw) > MAX_LINE_CHARS:
+            raise AssemblyError(f"{where}: the line is {len(raw)} characters long; the limit is {MAX_LINE_CHARS}")
         line = _strip_comment(raw)
         if not line:
             continue
         word = line.split(None, 1)[0]
         rest = line[len(word):].strip()
         if word == ".if":
-            taken = active and _eval_condition(_SUBST.sub(lambda m: str(symbols.get(m.group(1), "")), rest), symbols, where)
+            if len(stack) >= MAX_IF_DEPTH:
+                raise AssemblyError(f"{where}: .if blocks nest more than {MAX_IF_DEPTH} deep")
+            taken = active and _eval_condition(_substitute(rest, symbols, where, missing=""), symbols, where)
             stack.append((active, taken, False))
             active = taken
             continue
@@ -101,7 +184,9 @@ def preprocess(text, symbols=None, filename="<source>", _depth=0):
             continue
         if not active:
             continue
-        line = _SUBST.sub(lambda m: _symbol_text(symbols, m.group(1), where), line)
+        line = _substitute(line, symbols, where)
+        if not line.strip():
+            continue
         word = line.split(None, 1)[0]
         rest = line[len(word):].strip()
         if word == ".set":
@@ -109,16 +194,17 @@ def preprocess(text, symbols=None, filename="<source>", _depth=0):
             symbols[name.strip()] = _parse_symbol_value(value.strip())
             continue
         if word == ".include":
-            if _depth > 8:
-                raise AssemblyError(f"{where}: .include nested too deeply")
+            if _depth >= MAX_INCLUDE_DEPTH:
+                raise AssemblyError(f"{where}: .include nested too deeply (more than {MAX_INCLUDE_DEPTH} levels)")
             name = rest.strip().strip('"')
+            if not name:
+                raise AssemblyError(f'{where}: .include needs a file name: .include "file"')
             path = os.path.join(os.path.dirname(filename), name)
             try:
-                with open(path, encoding="utf-8") as f:
-                    included = f.read()
+                included = read_source(path, budget, where)
             except OSError as e:
-                raise AssemblyError(f"{where}: cannot include {name}: {e.strerror}") from None
-            sub = preprocess(included, symbols, path, _depth + 1)
+                raise AssemblyError(f"{where}: cannot include {name}: {e.strerror or e}") from None
+            sub = preprocess(included, symbols, path, _depth + 1, budget)
             out.extend(sub.lines)
             symbols.update(sub.symbols)
             continue
@@ -149,6 +235,10 @@ def _parse_symbol_value(text):
         return text
 
 
+class _NumberError(ValueError):
+    """Number text that reads as a number the operand cannot have (the message says why)."""
+
+
 def _parse_number(text):
     t = text.strip().lower()
     neg = t.startswith("-")
@@ -162,7 +252,13 @@ def _parse_number(text):
         return int(t, 10), False
     except ValueError:
         pass
-    return float(t), False
+    value = float(t)
+    if value != value or value in (float("inf"), float("-inf")):
+        # float() turns 1e400 into inf (and 'infinity' or '-nan' into inf and nan): only the words
+        # inf and nan may name those values.
+        raise _NumberError(f"{text.strip()!r} is outside the range of a float (it would be {value}); "
+                           f"write inf, -inf or nan for those values")
+    return value, False
 
 
 def _split_operands(text):
@@ -207,8 +303,10 @@ def _parse_operand(text, kind, type_name, width, symbols, where, mnemonic):
     value_text = str(symbols.get(text.strip(), text))
     try:
         number, is_hex = _parse_number(value_text)
+    except _NumberError as e:
+        raise AssemblyError(f"{where}: {mnemonic} operand {e}") from None
     except ValueError:
-        raise AssemblyError(f"{where}: {mnemonic} operand {text!r} is neither a register nor a number") from None
+        raise AssemblyError(f"{where}: {mnemonic} operand {_shown(text)} is neither a register nor a number") from None
     try:
         return encode_number(number, type_name, is_hex)
     except ValueError as e:
@@ -217,6 +315,11 @@ def _parse_operand(text, kind, type_name, width, symbols, where, mnemonic):
 
 def parse(text, symbols=None, filename="<source>"):
     """Assemble source text into a list of Instructions (branch offsets resolved)."""
+    return [inst for _, inst in _parse_located(text, symbols, filename)]
+
+
+def _parse_located(text, symbols, filename):
+    """parse(), each Instruction with the `file:line` it came from."""
     pre = preprocess(text, symbols, filename)
     syms = pre.symbols
     items, labels, address = [], {}, 0
@@ -264,7 +367,7 @@ def parse(text, symbols=None, filename="<source>"):
                 raise AssemblyError(f"{where}: {entry.mnemonic} jumps to undefined label {pending}")
             offset = labels[pending] - (address + size)
             operands = [offset if isinstance(o, str) else o for o in operands]
-        program.append(Instruction(entry, tuple(operands), size))
+        program.append((where, Instruction(entry, tuple(operands), size)))
     return program
 
 
@@ -277,16 +380,23 @@ def symbols_value(text, symbols, where, mnemonic):
 
 
 def assemble(text, symbols=None, filename="<source>"):
-    """Assemble source text into program dwords (a list of ints)."""
+    """Assemble source text into program dwords (a list of ints). Every operand is also held to the
+    decoder's rules (isa.encoding.slot_problem), so whatever assembles also loads."""
     dwords = []
-    for inst in parse(text, symbols, filename):
+    for where, inst in _parse_located(text, symbols, filename):
+        entry = inst.opcode
+        for position, (kind, value) in enumerate(zip(entry.operands, inst.operands)):
+            if kind not in (op.LABEL, op.IMM):
+                problem = slot_problem(entry, position, value.code)
+                if problem:
+                    raise AssemblyError(f"{where}: {entry.mnemonic} operand {position + 1} ({kind}): {problem}")
         try:
             dwords.extend(encode(inst))
         except ValueError as e:
-            raise AssemblyError(f"{filename}: {inst.opcode.mnemonic}: {e}") from None
+            raise AssemblyError(f"{where}: {entry.mnemonic}: {e}") from None
     return dwords
 
 
 def assemble_file(path, symbols=None):
-    with open(path, encoding="utf-8") as f:
-        return assemble(f.read(), symbols, path)
+    """Assemble a source file (see read_source for what it must be)."""
+    return assemble(read_source(path), symbols, path)

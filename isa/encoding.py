@@ -18,7 +18,9 @@ format name (SOP1, VOP2, MUBUF, ...) is documentation of the operand shape, not 
 from dataclasses import dataclass
 
 from dmlemu.isa import opcodes as op
-from dmlemu.isa.operands import LITERAL, Operand, format_operand
+from dmlemu.isa.operands import (
+    INLINE_FLOATS, LITERAL, NUM_SGPRS, SPECIAL_NAMES, VCC_LO, VGPR_BASE, Operand, format_operand, operand_problem,
+)
 
 OPCODE_BITS = (0, 10)
 SLOT_BITS = ((10, 10), (20, 10), (30, 10), (40, 10))
@@ -91,23 +93,35 @@ def encode(instruction):
 
 
 def decode_one(dwords, index):
-    """Decode the instruction starting at dwords[index]; returns an Instruction."""
+    """Decode the instruction starting at dwords[index]; returns an Instruction.
+
+    Untrusted words are checked: ValueError, a sentence naming the dword, for an unknown opcode, an
+    operand code that names no register or constant, a register range past its register file, an
+    operand of the wrong kind for its slot (a constant as a destination, a scalar where a vector
+    register belongs, ...), set bits in fields the instruction does not use, or a missing dword.
+    """
     if index + 1 >= len(dwords):
-        raise ValueError(f"truncated instruction at dword {index}")
+        raise ValueError(f"truncated instruction at dword {index}: an instruction is 2 dwords, "
+                         f"the program has {len(dwords)}")
     word = int(dwords[index]) | (int(dwords[index + 1]) << 32)
     code = _get(word, OPCODE_BITS)
     entry = op.BY_OPCODE.get(code)
     if entry is None:
         raise ValueError(f"unknown opcode 0x{code:03x} at dword {index}")
-    operands, size = [], 2
-    for (place, slot), kind, width in zip(layout(entry), entry.operands, entry.widths):
+    operands, size, used = [], 2, _mask(OPCODE_BITS)
+    for position, ((place, slot), kind, width) in enumerate(zip(layout(entry), entry.operands, entry.widths)):
         if place == "imm":
+            used |= _mask(IMM_BITS)
             value = _get(word, IMM_BITS)
             if kind == op.LABEL and value > IMM_MAX:
                 value -= 1 << 14
             operands.append(value)
         else:
+            used |= _mask(SLOT_BITS[slot])
             c = _get(word, SLOT_BITS[slot])
+            problem = slot_problem(entry, position, c)
+            if problem:
+                raise ValueError(f"{entry.mnemonic} at dword {index}, operand {position + 1} ({kind}): {problem}")
             literal = None
             if c == LITERAL:
                 if index + 2 >= len(dwords):
@@ -115,7 +129,45 @@ def decode_one(dwords, index):
                 literal = int(dwords[index + 2])
                 size = 3
             operands.append(Operand(c, width, literal))
+    if word & ~used:
+        raise ValueError(f"{entry.mnemonic} at dword {index} has bits set outside its fields "
+                         f"(0x{word & ~used:016x}); unused fields must be 0")
     return Instruction(entry, tuple(operands), size)
+
+
+def _mask(bits):
+    start, width = bits
+    return ((1 << width) - 1) << start
+
+
+def slot_problem(entry, position, code):
+    """Why operand code `code` cannot be operand `position` of `entry`, as a clause; None when it can.
+    The one rule set of the decoder and the assembler (which checks what it encodes with it too)."""
+    kind, type_name = entry.operands[position], entry.types[position]
+    problem = operand_problem(code, entry.widths[position]) or _kind_problem(code, kind, type_name)
+    if problem is None and entry.kind == "smem" and position == 0 and code >= NUM_SGPRS:
+        problem = f"operand code {code} is not a scalar register range; a scalar load writes s registers only"
+    return problem
+
+
+def _kind_problem(code, kind, type_name):
+    """Why an operand code (already known to exist) is wrong for an operand kind and type, or None."""
+    is_vgpr = code >= VGPR_BASE
+    is_register = is_vgpr or code < NUM_SGPRS or code in SPECIAL_NAMES
+    if kind in (op.VDST, op.VREG) and not is_vgpr:
+        return f"operand code {code} is not a vector register"
+    if kind == op.SDST and (is_vgpr or not is_register):
+        return f"operand code {code} is not a scalar register"
+    if kind == op.SREG and code >= NUM_SGPRS:
+        return f"operand code {code} is not a scalar register range"
+    if kind == op.SSRC and is_vgpr:
+        return f"operand code {code} is a vector register"
+    if kind == op.VCCO and code != VCC_LO:
+        return f"operand code {code} is not vcc"
+    if code in INLINE_FLOATS and type_name not in op.FLOAT_TYPES:
+        return f"operand code {code} is the inline float constant {INLINE_FLOATS[code]}; a {type_name} operand " \
+               f"takes integer constants only"
+    return None
 
 
 def decode(dwords):

@@ -65,6 +65,30 @@ class Operand:
         return self.code - VGPR_BASE if self.is_vgpr else self.code
 
 
+def operand_problem(code, dwords):
+    """None when operand code `code` spanning `dwords` dwords names something that exists, else the
+    reason as a clause (for decoders of untrusted binaries; the assembler never produces such codes)."""
+    if code >= VGPR_BASE:
+        first, last = code - VGPR_BASE, code - VGPR_BASE + dwords - 1
+        if last >= NUM_VGPRS:
+            named = f"v{first}" if dwords == 1 else f"v[{first}:{last}]"
+            return f"operand code {code} names {named}; there are {NUM_VGPRS} vector registers, v0 to v{NUM_VGPRS - 1}"
+        return None
+    if code < NUM_SGPRS:
+        last = code + dwords - 1
+        if last >= NUM_SGPRS:
+            return (f"operand code {code} names s[{code}:{last}]; there are {NUM_SGPRS} scalar registers, "
+                    f"s0 to s{NUM_SGPRS - 1}")
+        return None
+    if code in SPECIAL_NAMES:
+        if dwords == 1 or (dwords == 2 and code in SPECIAL_PAIRS):
+            return None
+        return f"operand code {code} ({SPECIAL_NAMES[code]}) cannot hold a {dwords}-dword value"
+    if code == LITERAL or INLINE_INT_ZERO <= code <= INLINE_NEG_BASE + 16 or code in INLINE_FLOATS:
+        return None
+    return f"operand code {code} names no register or constant"
+
+
 def inline_value(code):
     """The Python number an inline constant code stands for."""
     if INLINE_INT_ZERO <= code <= INLINE_INT_ZERO + INLINE_INT_MAX:
@@ -138,6 +162,8 @@ def inline_code_for(value, is_float_type):
             return INLINE_NEG_BASE - value
         return None
     if is_float_type:
+        if value != value or value in (float("inf"), float("-inf")):
+            return None   # inf and nan are literals (int() of them would raise)
         for code, f in INLINE_FLOATS.items():
             if f == value and str(value) != "-0.0":
                 return code

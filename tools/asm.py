@@ -6,17 +6,18 @@ The sources in kernels/ serve many data types, so they need symbols: `parse_vari
 (kernels.variant_symbols); `-D NAME=VALUE` symbols are added on top.
 """
 import os
+import stat
 
 import numpy as np
 
-from dmlemu.isa.assembler import assemble
+from dmlemu.isa.assembler import assemble, read_source
 from dmlemu.isa.disassembler import disassemble
 from dmlemu.kernels.driver import KERNEL_DIR, SOURCES, VARIANTS, variant_symbols
 
 from dmlemu.tools.operators import OPERATORS, UsageError, parse_data_type, parse_operator
 
-__all__ = ["parse_variant", "parse_defines", "assemble_source", "to_bytes", "from_bytes", "disassemble_bytes",
-           "kernel_source"]
+__all__ = ["parse_variant", "parse_defines", "assemble_source", "read_binary", "to_bytes", "from_bytes",
+           "disassemble_bytes", "kernel_source", "MAX_BINARY_BYTES"]
 
 _VARIANT_FLAGS = ("packed", "sb", "half")
 
@@ -58,11 +59,29 @@ def kernel_source(operator):
 
 
 def assemble_source(path, variant=None, defines=None):
-    """Assemble a source file with a variant's symbols and -D symbols; returns the dwords."""
+    """Assemble a source file with a variant's symbols and -D symbols; returns the dwords.
+
+    The file must be UTF-8 text within the assembler's limits (isa.assembler.read_source)."""
     symbols = variant_symbols(*parse_variant(variant)) if variant else {}
     symbols.update(parse_defines(defines))
-    with open(path, encoding="utf-8") as f:
-        return assemble(f.read(), symbols, path)
+    return assemble(read_source(path), symbols, path)
+
+
+# A program binary larger than this is refused before it is read (1 Mi dwords: far more than any
+# kernel; branch offsets reach only 8 Ki dwords).
+MAX_BINARY_BYTES = 4 << 20
+
+
+def read_binary(path):
+    """The bytes of a program binary: a regular file of at most MAX_BINARY_BYTES (UsageError
+    otherwise; OSError, such as a missing file, passes through)."""
+    with open(path, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise UsageError(f"{path} is not a regular file; a program binary must be a file")
+        data = f.read(MAX_BINARY_BYTES + 1)
+    if len(data) > MAX_BINARY_BYTES:
+        raise UsageError(f"{path} is larger than {MAX_BINARY_BYTES} bytes, the limit on a program binary")
+    return data
 
 
 def to_bytes(dwords):

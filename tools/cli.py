@@ -11,10 +11,13 @@
     dmlemu adapters   the emulated GPUs (adapter presets), their figures and sources
 
 Errors in the arguments or from the DirectML mirror print one line, `dmlemu: error: <sentence>`,
-and exit with status 2; no traceback.
+and exit with status 2; no traceback. `dmlemu run` checks everything it can before it makes or reads
+an input: the desc (through CreateOperator and CompileOperator on a fresh device), the seed, and
+the memory the run needs against the adapter's budget and the host's RAM (docs/RELIABILITY.md).
 """
 import argparse
 import os
+import stat
 import sys
 
 import numpy as np
@@ -53,6 +56,115 @@ def _add_operator_arguments(p, operator_default=None, dtype_default="FLOAT32", s
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
 
 
+_UINT_MAX = (1 << 32) - 1
+
+
+def _check_uints(values, option, field, low):
+    """Each value of --sizes / --strides must be a DirectML UINT (sizes 0 are left to the mirror's rule)."""
+    for i, value in enumerate(values or ()):
+        if not low <= value <= _UINT_MAX:
+            raise UsageError(f"{option} {' '.join(map(str, values))}: {field}[{i}] is {value}; a DirectML "
+                             f"{field} value is a UINT ({low} to {_UINT_MAX})")
+
+
+def _feature_level(text):
+    """--feature-level as parse_feature_level reads it, with its sentence also for bad hexadecimal."""
+    from dmlemu.tools.operators import parse_feature_level
+    try:
+        return parse_feature_level(text)
+    except UsageError:
+        raise
+    except ValueError:   # '0xZZ': int() refused it; say what parse_feature_level says of an unknown level
+        from dmlemu.directml import DML_FEATURE_LEVEL
+        known = ", ".join(m[len("DML_FEATURE_LEVEL_"):] for m in DML_FEATURE_LEVEL.__members__)
+        raise UsageError(f"feature level {text!r} is not a DML_FEATURE_LEVEL; known: {known}") from None
+
+
+def _check_run_arguments(args, run, preset):
+    """Everything `dmlemu run` can check before it makes or reads an input (UsageError or the
+    mirror's HResultError, one sentence): the seed, the desc (CreateOperator and CompileOperator on a
+    fresh device, so every DirectML rule applies), and the memory the run needs. Returns the feature
+    level. (`dmlemu step` makes its inputs the same way and could call this too.)
+
+    GPU memory: each input is written to an UPLOAD and a DEFAULT buffer and the output is read
+    through a DEFAULT and a READBACK buffer, so the run needs twice the tensors' TotalTensorSizeInBytes;
+    it must fit the budget the device will have (dmlemu.functional.device_memory.default_budget).
+    Host memory: the random inputs are drawn as 8-byte values and the inputs and outputs are held as
+    NumPy arrays and by the golden model; that must fit the share of the host's RAM the device
+    budget leaves.
+    """
+    from dmlemu.functional.device_memory import HOST_MEMORY_FRACTION, default_budget, host_memory_bytes
+    from dmlemu.tools.operators import describe, operator_desc, tensor_names, validate
+    if args.seed is not None and args.seed < 0:
+        raise UsageError(f"--seed is {args.seed}; a seed must be a non-negative integer")
+    feature_level = _feature_level(args.feature_level)
+    validate(run, preset.key, feature_level)
+    desc = operator_desc(run).Desc
+    totals = [getattr(desc, name).Desc.TotalTensorSizeInBytes for name in tensor_names(run.operator)]
+    device_bytes = 2 * sum(totals)
+    budget = default_budget(preset.dedicated_video_memory)
+    if device_bytes > budget:
+        raise UsageError(
+            f"{describe(run)} needs {device_bytes} bytes of GPU memory (its tensors' {sum(totals)} bytes twice: "
+            f"UPLOAD and DEFAULT buffers for the inputs, DEFAULT and READBACK for the output); the "
+            f"{preset.key} adapter's budget is {budget} bytes (its memory, at most "
+            f"{HOST_MEMORY_FRACTION:.0%} of the host's RAM)")
+    elements = 1
+    for size in run.sizes:
+        elements *= size
+    host_bytes = 8 * elements * len(totals) + 2 * sum(totals)
+    host = host_memory_bytes()
+    if host is not None and host_bytes > host * (1 - HOST_MEMORY_FRACTION):
+        raise UsageError(
+            f"{describe(run)} needs about {host_bytes} bytes of host memory for its NumPy arrays "
+            f"({elements} elements per tensor); the host has {int(host * (1 - HOST_MEMORY_FRACTION))} bytes "
+            f"for them ({1 - HOST_MEMORY_FRACTION:.0%} of its RAM, the rest is the device's budget)")
+    return feature_level
+
+
+def _load_inputs(run, paths):
+    """The --input arrays: each a regular .npy file no larger than its tensor needs (so nothing huge
+    is read), of the tensor's dtype and element count (check_inputs)."""
+    from dmlemu import golden
+    from dmlemu.tools.operators import check_inputs, tensor_names
+    from dmlemu.traces.io import read_npy_header
+    fields = tensor_names(run.operator)[:-1]
+    if len(paths) != len(fields):
+        raise UsageError(f"ELEMENT_WISE_{run.operator} takes {len(fields)} input(s) ({', '.join(fields)}); "
+                         f"{len(paths)} --input files were given")
+    elements = 1
+    for size in run.sizes:
+        elements *= size
+    inputs = []
+    for path, field, type_name in zip(paths, fields, run.tensor_types()):
+        limit = elements * golden.DATA_TYPES[type_name].itemsize + (1 << 20)   # data + the largest header
+        with open(path, "rb") as f:
+            info = os.fstat(f.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise UsageError(f"{path} is not a regular file; --input takes .npy files")
+            if info.st_size > limit:
+                raise UsageError(f"{path} is {info.st_size} bytes; {field} ({type_name}, {elements} elements) "
+                                 f"needs a .npy file of at most {limit} bytes")
+            if f.read(4) == b"PK\x03\x04":
+                raise UsageError(f"cannot read {path}: it is a .npz archive, not a .npy array")
+            f.seek(0)
+            try:
+                read_npy_header(f, info.st_size)   # the header must declare exactly the bytes the file holds
+                f.seek(0)
+                array = np.load(f, allow_pickle=False)
+            except (ValueError, EOFError, OSError) as e:
+                raise UsageError(f"cannot read {path}: {_one_line(e) or type(e).__name__}") from None
+        inputs.append(array)
+    return check_inputs(run, inputs, names=paths)
+
+
+def _check_output_folders(paths):
+    for path in paths or ():
+        folder = os.path.dirname(os.path.abspath(str(path)))
+        if not os.path.isdir(folder):
+            raise UsageError(f"cannot write {path}: the folder {folder} does not exist")
+
+
 def _operator_run(args):
     from dmlemu.tools.operators import OperatorRun, parse_flags
     return OperatorRun(args.operator, args.dtype, tuple(args.sizes), strides=args.strides,
@@ -71,29 +183,27 @@ def cmd_demo(args):
 
 def cmd_run(args):
     from dmlemu.tools import tracefiles
-    from dmlemu.tools.operators import check_inputs, describe, execute, format_array, parse_feature_level, preset_for, \
-        random_inputs, tensor_names
+    from dmlemu.tools.operators import describe, execute, format_array, preset_for, random_inputs, tensor_names
     from dmlemu.tools.progress import Progress
+    _check_uints(args.sizes, "--sizes", "Sizes", 0)
+    for strides in args.strides or ():
+        _check_uints(strides, "--strides", "Strides", 0)
     run = _operator_run(args)
     preset = preset_for(args.adapter)
-    feature_level = parse_feature_level(args.feature_level)
-    if args.input:
-        inputs = []
-        for path in args.input:
-            try:
-                inputs.append(np.load(path, allow_pickle=False))
-            except (OSError, ValueError) as e:
-                raise UsageError(f"cannot read {path} as a .npy array: {e}") from None
-        inputs = check_inputs(run, inputs, names=args.input)
-        origin = ", ".join(args.input)
-    else:
-        inputs = random_inputs(run, args.seed)
-        origin = f"random, seed {args.seed}"
     names = tensor_names(run.operator)
     if args.output and len(args.output) != 1:
         raise UsageError(f"ELEMENT_WISE_{run.operator} has 1 output; {len(args.output)} --output paths were given")
     for path in args.trace or ():
         tracefiles._suffix(path)
+    _check_output_folders(args.output)
+    # Nothing is made or read before the desc, the seed and the memory it needs are known to be good.
+    feature_level = _check_run_arguments(args, run, preset)
+    if args.input:
+        inputs = _load_inputs(run, args.input)
+        origin = ", ".join(args.input)
+    else:
+        inputs = random_inputs(run, args.seed)
+        origin = f"random, seed {args.seed}"
     detail = args.trace_detail or ("wave" if (args.trace or args.plots) else "dispatch")
     stages = 1 + len(args.trace or ()) + (1 if args.plots else 0)
     with Progress(stages, "dmlemu run") as bar:
@@ -146,9 +256,8 @@ def cmd_asm(args):
 
 
 def cmd_disasm(args):
-    from dmlemu.tools.asm import disassemble_bytes
-    with open(args.binary, "rb") as f:
-        data = f.read()
+    from dmlemu.tools.asm import disassemble_bytes, read_binary
+    data = read_binary(args.binary)
     try:
         text = disassemble_bytes(data, with_addresses=args.addresses)
     except ValueError as e:
@@ -185,8 +294,12 @@ def cmd_readme(args):
         checkout_root("readme")
         args.path = README
     shown = os.path.relpath(args.path)
-    with open(args.path, encoding="utf-8") as f:
-        text = f.read()
+    with open(args.path, "rb") as f:
+        data = f.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise UsageError(f"{shown}: byte 0x{data[e.start]:02x} at offset {e.start} is not UTF-8 text") from None
     new = update_readme(text, main)
     if args.check:
         if new == text:
@@ -359,6 +472,10 @@ def main(argv=None):
     except OSError as e:
         print(f"dmlemu: error: {_one_line(e.strerror or e)}: {e.filename}" if e.filename else
               f"dmlemu: error: {_one_line(e)}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        # The checks above bound what a command allocates; this is the host refusing anyway.
+        print("dmlemu: error: the host ran out of memory (MemoryError); try smaller tensors", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("", file=sys.stderr)

@@ -45,14 +45,19 @@ def save(trace, path):
 
 
 def load(path):
-    """A trace saved as .npz (traces.io.load_trace)."""
+    """A trace saved as .npz (traces.io.load_trace); UsageError (one sentence) for a file that is not one."""
     if os.path.splitext(str(path))[1].lower() != ".npz":
         raise UsageError(f"{path}: dmlemu reads traces saved as .npz (`dmlemu run ... --trace run.npz`); "
                          f"JSON and CSV are exports")
     if not os.path.exists(path):
         raise UsageError(f"{path}: no such file")
-    from dmlemu.traces.io import load_trace
-    return load_trace(path)
+    if not os.path.isfile(path):
+        raise UsageError(f"{path} is not a regular file; a trace is a .npz file")
+    from dmlemu.traces.io import TraceFileError, load_trace
+    try:
+        return load_trace(path)
+    except TraceFileError as error:
+        raise UsageError(str(error)) from None
 
 
 def plot(trace, folder):

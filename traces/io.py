@@ -10,21 +10,36 @@ Files written before a table gained columns (the memory hierarchy counters of `d
 `counters`) or a table (`mem_instructions`) still load: the missing columns read as zeros and the
 missing tables as empty, so their cache figures read 0 (as an untimed dispatch's do). A column
 of another type, or one this version does not know, is an error.
+
+Loading trusts nothing in the file: anything that is not a trace this version wrote (not a zip, a
+truncated or damaged member, a member that is not a plain .npy array, an object/pickle dtype, a
+table that is not a one-dimensional array of its columns, a meta.npy that is not the JSON above, a
+preset that could not be built) raises `TraceFileError`, a ValueError whose sentence names the file
+and the member. Members are read one by one after their .npy header is checked against their size,
+and all of them together may hold at most MAX_TRACE_BYTES, so a small file cannot make the loader
+allocate a large one.
 """
 import dataclasses
 import io
 import json
+import tokenize
 import zipfile
+import zlib
 
 import numpy as np
 
-from dmlemu.traces.recorder import TABLES
+from dmlemu.traces.recorder import DETAILS, TABLES
 from dmlemu.traces.trace import Trace
 
-__all__ = ["save_trace", "load_trace"]
+__all__ = ["save_trace", "load_trace", "read_npy_header", "TraceFileError", "MAX_TRACE_BYTES"]
 
 FORMAT = 1
 _DATE = (1980, 1, 1, 0, 0, 0)
+MAX_TRACE_BYTES = 4 << 30    # the uncompressed arrays of one trace file, together
+
+
+class TraceFileError(ValueError):
+    """A file that is not a readable dmlemu trace; the message names the file, the member and why."""
 
 
 def save_trace(trace, path):
@@ -48,38 +63,172 @@ def save_trace(trace, path):
 
 
 def load_trace(path):
-    """The Trace saved in `path` by save_trace."""
-    from dmlemu.presets import PRESETS, AdapterPreset
-    with np.load(path, allow_pickle=False) as z:
-        if "meta" not in z.files:
-            raise ValueError(f"{path} is not a dmlemu trace: it has no meta.npy member")
-        meta = json.loads(str(z["meta"].reshape(-1)[0]))
-        if meta.get("format") != FORMAT:
-            raise ValueError(f"{path} is a dmlemu trace of format {meta.get('format')!r}; "
-                             f"this version reads format {FORMAT}")
+    """The Trace saved in `path` by save_trace; TraceFileError for anything else (see the module banner).
+    OSError (no such file, no permission) passes through."""
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, NotImplementedError):
+        # NotImplementedError: a central directory claiming a zip version zipfile does not read.
+        raise TraceFileError(f"{path} is not a dmlemu trace: it is not a .npz (zip) file, or it is truncated") from None
+    with archive:
+        names = {info.filename: info for info in archive.infolist()}
+        if "meta.npy" not in names:
+            raise TraceFileError(f"{path} is not a dmlemu trace: it has no meta.npy member")
+        wanted = ["meta"] + [name for name in TABLES if name + ".npy" in names]
+        total = sum(names[name + ".npy"].file_size for name in wanted)
+        if total > MAX_TRACE_BYTES:
+            raise TraceFileError(f"{path}: its arrays hold {total} bytes; a trace file may hold at most "
+                                 f"{MAX_TRACE_BYTES}")
+        meta = _read_meta(_read_member(archive, names["meta.npy"], path), path)
         tables = {}
         for name, columns in TABLES.items():
             expected = np.dtype(columns)
-            array = z[name] if name in z.files else np.zeros(0, dtype=expected)
+            if name + ".npy" not in names:
+                tables[name] = np.zeros(0, dtype=expected)
+                continue
+            array = _read_member(archive, names[name + ".npy"], path)
+            if array.ndim != 1:
+                raise TraceFileError(f"{path}: table {name} has shape {array.shape}; a table is one-dimensional")
             if array.dtype != expected:
                 array = _with_new_columns(array, expected, name, path)
             tables[name] = array
+    preset = _read_preset(meta, path)
+    return Trace(tables, preset, meta["wave_width"], meta["detail"], meta["aggregated"], meta["programs"])
+
+
+def read_npy_header(fp, size):
+    """(shape, fortran_order, dtype) of the .npy stream `fp` holding `size` bytes, read up to the data;
+    ValueError, a clause saying why, unless it is a plain .npy 1.0 / 2.0 array whose header declares
+    exactly the data the stream holds (so reading it allocates no more than `size` bytes)."""
+    try:
+        version = np.lib.format.read_magic(fp)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fp)
+        elif version == (2, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fp)
+        else:
+            raise ValueError(f"it is .npy format {version[0]}.{version[1]}; 1.0 and 2.0 are read")
+    except (ValueError, SyntaxError, TypeError, EOFError, tokenize.TokenError, RecursionError, MemoryError) as e:
+        # NumPy parses the header (at most 10,000 characters) with Python's tokenizer and literal_eval.
+        raise ValueError(f"it is not a .npy array ({' '.join(str(e).split())[:120] or type(e).__name__})") from None
+    if dtype.hasobject:
+        raise ValueError(f"it holds Python objects (dtype {dtype}); only plain arrays are read")
+    count = 1
+    for n in shape:
+        count *= int(n)
+    data = count * dtype.itemsize
+    if fp.tell() + data != size:
+        raise ValueError(f"its header declares {data} bytes of data (shape {shape}, dtype {dtype}) but it holds "
+                         f"{size - fp.tell()}")
+    return shape, fortran, dtype
+
+
+def _read_member(archive, info, path):
+    """One .npy member as an array, its header checked against its size before any data is read."""
+    where = f"{path}: member {info.filename}"
+    try:
+        with archive.open(info) as f:
+            try:
+                shape, fortran, dtype = read_npy_header(f, info.file_size)
+            except ValueError as e:
+                raise TraceFileError(f"{where}: {e}") from None
+            size = info.file_size - f.tell()
+            data = f.read(size)
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError) as e:
+        # A damaged or truncated member (bad CRC, cut deflate stream), or one compressed in a way
+        # zipfile cannot read (NotImplementedError) or encrypted (RuntimeError).
+        raise TraceFileError(f"{where} cannot be read: {' '.join(str(e).split())[:120] or type(e).__name__}") from None
+    if len(data) != size:
+        raise TraceFileError(f"{where} is truncated: {len(data)} of {size} bytes")
+    return np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C").copy()
+
+
+def _read_meta(array, path):
+    """meta.npy's JSON, every field checked: the format, the preset, wave width, detail, tables, programs."""
+    where = f"{path}: meta.npy"
+    if array.dtype.kind != "U" or array.size != 1:
+        raise TraceFileError(f"{where} is a {array.dtype} array of shape {array.shape}; it must hold one JSON text")
+    try:
+        meta = json.loads(str(array.reshape(-1)[0]))
+    except (ValueError, RecursionError):
+        raise TraceFileError(f"{where} is not JSON text") from None
+    if not isinstance(meta, dict):
+        raise TraceFileError(f"{where} holds a JSON {type(meta).__name__}; it must be an object")
+    if meta.get("format") != FORMAT:
+        raise TraceFileError(f"{path} is a dmlemu trace of format {meta.get('format')!r}; "
+                             f"this version reads format {FORMAT}")
+    checks = {
+        "preset_key": lambda v: isinstance(v, str),
+        "preset": lambda v: isinstance(v, dict),
+        "wave_width": lambda v: type(v) is int and v in (4, 8, 16, 32, 64),
+        "detail": lambda v: v in DETAILS,
+        "aggregated": lambda v: isinstance(v, list) and all(isinstance(n, str) for n in v),
+        "programs": lambda v: isinstance(v, list) and all(
+            isinstance(p, list) and len(p) == 3 and type(p[0]) is int and isinstance(p[1], str)
+            and isinstance(p[2], list) and all(isinstance(line, str) for line in p[2]) for p in v),
+    }
+    rules = {"preset_key": "a text", "preset": "an object", "wave_width": "4, 8, 16, 32 or 64",
+             "detail": "one of " + ", ".join(DETAILS), "aggregated": "a list of table names",
+             "programs": "a list of [dispatch id, kernel name, [instruction texts]]"}
+    for key, check in checks.items():
+        if key not in meta:
+            raise TraceFileError(f"{where} has no field {key!r}")
+        if not check(meta[key]):
+            raise TraceFileError(f"{where} field {key!r} is {_short(meta[key])}; it must be {rules[key]}")
+    meta["programs"] = {k: (name, list(lines)) for k, name, lines in meta["programs"]}
+    meta["aggregated"] = list(meta["aggregated"])
+    return meta
+
+
+def _read_preset(meta, path):
+    """The AdapterPreset of the trace: today's preset of that key with the saved fields over it, every
+    field of the right type, the whole one the timing model could build (presets.preset_problem)."""
+    from dmlemu.presets import PRESETS, AdapterPreset, preset_problem
+    where = f"{path}: meta.npy preset"
     fields = dict(meta["preset"])
-    fields["sources"] = tuple(fields.get("sources", ()))
-    known = {f.name for f in dataclasses.fields(AdapterPreset)}
+    fields["sources"] = fields.get("sources", [])
+    if not isinstance(fields["sources"], list) or not all(isinstance(t, str) for t in fields["sources"]):
+        raise TraceFileError(f"{where} field 'sources' is {_short(fields['sources'])}; it must be a list of texts")
+    fields["sources"] = tuple(fields["sources"])
+    known = {f.name: f for f in dataclasses.fields(AdapterPreset)}
     fields = {k: v for k, v in fields.items() if k in known}
+    for name, value in fields.items():
+        kind = known[name].type
+        if kind is bool:
+            ok = isinstance(value, bool)
+        elif kind is int:
+            ok = type(value) is int and 0 <= value < 1 << 63
+        else:
+            ok = isinstance(value, kind)
+        if not ok:
+            raise TraceFileError(f"{where} field {name!r} is {_short(value)}; it must be "
+                                 f"{'a non-negative integer' if kind is int else 'a ' + kind.__name__}")
     # Start from today's preset of that key where there is one, so fields added since have a value.
     base = next((p for p in PRESETS if p.key == meta["preset_key"]), None)
-    preset = dataclasses.replace(base, **fields) if base is not None else AdapterPreset(**fields)
-    programs = {int(k): (name, list(lines)) for k, name, lines in meta["programs"]}
-    return Trace(tables, preset, meta["wave_width"], meta["detail"], list(meta["aggregated"]), programs)
+    try:
+        preset = dataclasses.replace(base, **fields) if base is not None else AdapterPreset(**fields)
+    except TypeError:
+        missing = sorted(set(known) - set(fields) - {f.name for f in known.values()
+                                                      if f.default is not dataclasses.MISSING
+                                                      or f.default_factory is not dataclasses.MISSING})
+        raise TraceFileError(f"{where} of the unknown adapter {meta['preset_key']!r} lacks the field(s) "
+                             f"{', '.join(missing)}") from None
+    problem = preset_problem(preset)
+    if problem:
+        raise TraceFileError(f"{where}: {problem}")
+    return preset
+
+
+def _short(value):
+    text = repr(value)
+    return text if len(text) <= 60 else text[:60] + "..."
 
 
 def _with_new_columns(array, expected, name, path):
     """A table saved before columns were added: the same rows, the new columns zero."""
     names = array.dtype.names or ()
     if not names or any(n not in expected.names or array.dtype[n] != expected[n] for n in names):
-        raise ValueError(f"{path}: table {name} has columns {array.dtype.descr}; expected {expected.descr}")
+        raise TraceFileError(f"{path}: table {name} has columns {array.dtype.descr}; expected {expected.descr}")
     upgraded = np.zeros(array.shape, dtype=expected)
     for n in names:
         upgraded[n] = array[n]

@@ -26,14 +26,27 @@ class KernelFault(Exception):
 
 
 class Program:
-    """A decoded kernel: records indexed by instruction number, branch targets resolved."""
+    """A decoded kernel: records indexed by instruction number, branch targets resolved.
+
+    Validated once here, so that execution never meets a bad word: KernelFault, a sentence naming
+    the program and the dword, for dwords that are not 32-bit values, an unknown opcode, an operand
+    code that names no register or constant, a register range past the register file, an operand
+    of the wrong kind, a truncated instruction (isa.encoding.decode_one), a branch to anything but
+    the start of an instruction, or a last instruction that is not s_endpgm or a branch.
+    """
 
     __slots__ = ("dwords", "records", "addresses", "name")
 
     def __init__(self, dwords, name="kernel"):
-        self.dwords = tuple(int(d) for d in dwords)
+        try:
+            self.dwords = tuple(_dword(d) for d in dwords)
+        except (TypeError, ValueError, OverflowError) as error:
+            raise KernelFault(f"{name}: {error}") from None
         self.name = name
-        decoded = decode(self.dwords)
+        try:
+            decoded = decode(self.dwords)
+        except ValueError as error:
+            raise KernelFault(f"{name}: {error}") from None
         self.addresses = [a for a, _ in decoded]
         index_of = {a: i for i, a in enumerate(self.addresses)}
         records = []
@@ -44,7 +57,8 @@ class Program:
                     t = address + inst.dwords + value
                     if t not in index_of:
                         raise KernelFault(f"{name}: branch at dword {address} targets dword {t}, "
-                                          f"which is not the start of an instruction")
+                                          f"which is not the start of an instruction (the program has "
+                                          f"{len(self.dwords)} dwords)")
                     target = index_of[t]
             records.append((_HANDLERS[inst.opcode.kind], inst.opcode, inst.operands, target))
         if not records or records[-1][1].kind not in ("end", "branch"):
@@ -53,6 +67,16 @@ class Program:
 
     def __len__(self):
         return len(self.records)
+
+
+def _dword(value):
+    """A program word as an int in 0 .. 2**32 - 1 (ValueError naming it otherwise)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"program word {value!r} is not an integer")
+    value = int(value)
+    if not 0 <= value <= 0xFFFFFFFF:
+        raise ValueError(f"program word {value} is not a 32-bit dword (0 to 0xFFFFFFFF)")
+    return value
 
 
 class ExecutionStats:
