@@ -59,10 +59,10 @@ def test_access_patterns_cost_what_real_gpus_charge(preset):
     packed = seconds(preset)
     assert 2.5 <= seconds(preset, "transposed") / packed <= 20
     assert 1.3 <= seconds(preset, "stride2") / packed <= 2.5
-    # Reads hit the L2; real GPUs <= 0.75. The RX 7900 XTX's general-path kernel is issue-bound in
-    # lock step (0.81, docs/FIDELITY.md), so 0.85 here until waves overlap ALU with memory.
+    # Reads hit the L2, a write-only stream: real GPUs <= 0.75 (a general-path kernel: its address
+    # arithmetic hides under memory only because a SIMD's slot groups overlap, test_simd.py).
     big = seconds(preset, side=2048)      # these need fixed costs to be small
-    assert seconds(preset, "broadcast", side=2048) / big <= 0.85
+    assert seconds(preset, "broadcast", side=2048) / big <= 0.75
     assert 0.4 <= seconds(preset, data_type="FLOAT16", item=2, side=2048) / big <= 0.65
     assert 1.7 <= seconds(preset, data_type="FLOAT64", item=8, side=2048) / big <= 2.3
 

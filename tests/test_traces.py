@@ -201,7 +201,7 @@ def test_chrome_json_layout(teaching_memory_trace, tmp_path):
     assert processes[(1, None)] == f"GPU: {TEACHING.description}"
     assert {name for name in processes.values() if name.startswith("CU ")} == {"CU 0", "CU 1"}
     threads = set(names_of(events, "thread_name").values())
-    assert {"Command processor", "Copy engine", "SIMD 0"} <= threads
+    assert {"Command processor", "Copy engine", "SIMD 0 / group 0"} <= threads
     kinds = Counter(e["ph"] for e in events)
     t = trace.tables
     assert kinds["b"] == kinds["e"] == len(t["memory"])

@@ -154,10 +154,9 @@ Infinity Cache holds it and <= peak with a 4 MB L2. The mechanisms: the coalesce
 lines per wave instruction), the CU's tag-lookup front end (one line per cycle), sectors in flight
 per CU, and the caches' capacity (docs/DEVIATIONS.md says what they simplify).
 
-Known miss, from a mechanism not yet modelled (the command-stream issue): all resident waves of a
-SIMD issue in lock step, so a general-path kernel's address arithmetic cannot hide behind another
-wave's memory wait. The RX 7900 XTX broadcast row (a 4 M-lane general path, issue-bound at about 49
-instructions per wave) therefore stays near 0.8x instead of <= 0.75x.
+The broadcast row is a general-path kernel (about 49 instructions of address arithmetic per wave):
+it reaches <= 0.75x only because a SIMD's two slot groups overlap one's arithmetic with the other's
+memory wait (emulator/timing/simd.py); with all slots in lock step it measured 0.80x on the RX 7900 XTX.
 
 """
 

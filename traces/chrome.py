@@ -59,8 +59,20 @@ def _cu_pid(cu):
     return CU_PID_BASE + cu
 
 
-def _simd_tid(cu, simd):
-    return (CU_PID_BASE + cu) * 1000 + simd
+def _simd_tid(cu, track):
+    return (CU_PID_BASE + cu) * 1000 + track
+
+
+GROUP_TRACKS = 16    # a track per (SIMD, slot group): track = simd * GROUP_TRACKS + group
+
+
+def _tracks(table):
+    """The track of each row of a table with simd and group columns."""
+    return table["simd"].astype(np.int64) * GROUP_TRACKS + table["group"]
+
+
+def _unit(cu, track):
+    return f"gpu.cu[{cu}].simd[{track // GROUP_TRACKS}].group[{track % GROUP_TRACKS}]"
 
 
 class _Clock:
@@ -168,9 +180,10 @@ class _Export:
         for cu in sorted(self.cus):
             events += [_meta("process_name", _cu_pid(cu), None, name=f"CU {cu}"),
                        _meta("process_sort_index", _cu_pid(cu), None, sort_index=1 + cu)]
-        for cu, simd in sorted(self.simds):
-            events += [_meta("thread_name", _cu_pid(cu), _simd_tid(cu, simd), name=f"SIMD {simd}"),
-                       _meta("thread_sort_index", _cu_pid(cu), _simd_tid(cu, simd), sort_index=simd)]
+        for cu, track in sorted(self.simds):
+            name = f"SIMD {track // GROUP_TRACKS} / group {track % GROUP_TRACKS}"
+            events += [_meta("thread_name", _cu_pid(cu), _simd_tid(cu, track), name=name),
+                       _meta("thread_sort_index", _cu_pid(cu), _simd_tid(cu, track), sort_index=track)]
         return events
 
     def _other_data(self):
@@ -326,7 +339,7 @@ class _Export:
                 self._wave_events(*rows)
             return
         if w:
-            self._wave_events(waves["dispatch"], waves["cu"], waves["simd"], waves["first_wave"], waves["waves"],
+            self._wave_events(waves["dispatch"], waves["cu"], _tracks(waves), waves["first_wave"], waves["waves"],
                               waves["start"], waves["end"], np.ones(w, dtype=np.int64), waves["end"] - waves["start"])
         # What room is left goes to the earliest segments, then the earliest memory requests (2 events
         # each): full detail over a window at the start rather than none at all.
@@ -356,7 +369,7 @@ class _Export:
                    start.tolist(), end.tolist(), groups.tolist(), busy.tolist(), s_ns, e_ns)
         for d, c, s, f, n, start_c, end_c, k, b, s_n, e_n in rows:
             kernel = programs[d][0] if d in programs else f"dispatch {d}"
-            args = {"dispatch": d, "first_wave": f, "waves": n, "unit": f"gpu.cu[{c}].simd[{s}]",
+            args = {"dispatch": d, "first_wave": f, "waves": n, "unit": _unit(c, s),
                     "start_cycle": start_c, "end_cycle": end_c}
             if k == 1:
                 name = f"{kernel} waves {f}-{f + n - 1}"
@@ -372,7 +385,8 @@ class _Export:
         clock, programs = self.clock, self.trace.programs
         names = {}
         s_ns, e_ns = clock.ns(segments["start"]).tolist(), clock.ns(segments["end"]).tolist()
-        for (d, c, s, f, n, pc0, pc1, start_c, end_c), s_n, e_n in zip(segments.tolist(), s_ns, e_ns):
+        tracks = _tracks(segments).tolist()
+        for (d, c, _, _, f, n, pc0, pc1, start_c, end_c), s, s_n, e_n in zip(segments.tolist(), tracks, s_ns, e_ns):
             key = (d, pc0, pc1)
             name = names.get(key)
             if name is None:
@@ -385,8 +399,9 @@ class _Export:
     def _memory_events(self, memory):
         clock, programs = self.clock, self.trace.programs
         i_ns, c_ns = clock.ns(memory["issue"]).tolist(), clock.ns(memory["complete"]).tolist()
-        for row_id, ((d, c, s, pc, issue, complete, nbytes, dram, write), a, b) in enumerate(
-                zip(memory.tolist(), i_ns, c_ns)):
+        tracks = _tracks(memory).tolist()
+        for row_id, ((d, c, _, _, pc, issue, complete, nbytes, dram, write), s, a, b) in enumerate(
+                zip(memory.tolist(), tracks, i_ns, c_ns)):
             lines = programs.get(d, ("", []))[1]
             text = lines[pc] if 0 <= pc < len(lines) else ("store" if write else "load")
             name = text.split(" ", 1)[0]
@@ -394,7 +409,7 @@ class _Export:
             self._add(a, b - a, {"ph": "b", "name": name, "cat": "memory", "id": row_id, "pid": pid, "tid": tid,
                                  "ts": a / 1000.0, "args": {
                                      "instruction": text, "pc": pc, "bytes": nbytes, "dram_bytes": dram,
-                                     "write": bool(write), "dispatch": d, "unit": f"gpu.cu[{c}].simd[{s}]",
+                                     "write": bool(write), "dispatch": d, "unit": _unit(c, s),
                                      "issue_cycle": issue, "complete_cycle": complete}})
             # Sort key (time, -duration, order): this end comes after every begin at the same time
             # that has a positive duration, and after its own begin.
@@ -465,12 +480,13 @@ def _hit_percent(hits, misses):
 
 
 def _merge_wave_groups(waves, budget):
-    """Merge each (dispatch, CU, SIMD)'s consecutive wave groups k at a time, with the smallest k
-    that fits `budget` events; None when even one event per (dispatch, CU, SIMD) does not fit."""
-    order = np.lexsort((waves["start"], waves["simd"], waves["cu"], waves["dispatch"]))
-    w = waves[order]
+    """Merge each (dispatch, CU, track)'s consecutive wave groups k at a time, with the smallest k
+    that fits `budget` events; None when even one event per (dispatch, CU, track) does not fit."""
+    tracks = _tracks(waves)
+    order = np.lexsort((waves["start"], tracks, waves["cu"], waves["dispatch"]))
+    w, tracks = waves[order], tracks[order]
     key = np.r_[True, (w["dispatch"][1:] != w["dispatch"][:-1]) | (w["cu"][1:] != w["cu"][:-1])
-                | (w["simd"][1:] != w["simd"][:-1])]
+                | (tracks[1:] != tracks[:-1])]
     first_of = np.flatnonzero(key)
     sizes = np.diff(np.r_[first_of, len(w)])
     if len(first_of) > budget:
@@ -490,7 +506,7 @@ def _merge_wave_groups(waves, budget):
     rank = np.arange(len(w)) - np.repeat(first_of, sizes)
     at = np.flatnonzero(key | (rank % k == 0))
     count = np.diff(np.r_[at, len(w)])
-    rows = (w["dispatch"][at].astype(np.int64), w["cu"][at].astype(np.int64), w["simd"][at].astype(np.int64),
+    rows = (w["dispatch"][at].astype(np.int64), w["cu"][at].astype(np.int64), tracks[at],
             w["first_wave"][at].astype(np.int64),
             np.add.reduceat(w["waves"].astype(np.int64), at),
             w["start"][at].astype(np.int64), np.maximum.reduceat(w["end"], at).astype(np.int64),

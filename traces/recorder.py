@@ -60,13 +60,15 @@ TABLES = {
                          ("waves", "i8"), ("useful_bytes", "i8"), ("sectors", "i8"), ("lines", "i8"),
                          ("l2_hits", "i8"), ("ic_hits", "i8"), ("dram_reads", "i8"), ("dram_writes", "i8"),
                          ("ic_writes", "i8"), ("coalescing", "f8")],
-    "wave_groups": [("dispatch", "i8"), ("cu", "i4"), ("simd", "i4"), ("first_wave", "i8"), ("waves", "i4"),
+    "wave_groups": [("dispatch", "i8"), ("cu", "i4"), ("simd", "i4"), ("group", "i4"), ("first_wave", "i8"),
+                    ("waves", "i4"),
                     ("start", "i8"), ("end", "i8")],
     "wave_summary": [("dispatch", "i8"), ("cu", "i4"), ("simd", "i4"), ("waves", "i8"), ("groups", "i8"),
                      ("start", "i8"), ("end", "i8")],
-    "segments": [("dispatch", "i8"), ("cu", "i4"), ("simd", "i4"), ("first_wave", "i8"), ("waves", "i4"),
+    "segments": [("dispatch", "i8"), ("cu", "i4"), ("simd", "i4"), ("group", "i4"), ("first_wave", "i8"),
+                 ("waves", "i4"),
                  ("pc_first", "i4"), ("pc_last", "i4"), ("start", "i8"), ("end", "i8")],
-    "memory": [("dispatch", "i8"), ("cu", "i4"), ("simd", "i4"), ("pc", "i4"), ("issue", "i8"),
+    "memory": [("dispatch", "i8"), ("cu", "i4"), ("simd", "i4"), ("group", "i4"), ("pc", "i4"), ("issue", "i8"),
                ("complete", "i8"), ("bytes", "i8"), ("dram_bytes", "i8"), ("write", "?")],
     "copies": [("start", "i8"), ("end", "i8"), ("bytes", "i8"), ("dst", "U64"), ("src", "U64")],
     "submissions": [("cycle", "i8")],
@@ -131,9 +133,10 @@ class TraceRecorder:
             self.programs[self._dispatch] = (launch.program.name,
                                              [format_instruction(r_inst) for r_inst in _instructions(launch.program)])
 
-    def wave_group(self, cu, simd, first_wave, waves, start, end, alu_cycles=0):
+    def wave_group(self, cu, simd, group, first_wave, waves, start, end, alu_cycles=0):
         self._busy.append((start, end, waves, alu_cycles, first_wave))
-        if self.level >= WAVE and not self._add("wave_groups", (self._dispatch, cu, simd, first_wave, waves, start, end)):
+        if self.level >= WAVE and not self._add("wave_groups", (self._dispatch, cu, simd, group, first_wave, waves,
+                                                                start, end)):
             key = (self._dispatch, cu, simd)
             s = self._summary.get(key)
             if s is None:
@@ -143,13 +146,13 @@ class TraceRecorder:
                 s[1] += 1
                 s[3] = max(s[3], end)
 
-    def segment(self, cu, simd, first_wave, waves, pc_first, pc_last, start, end):
+    def segment(self, cu, simd, group, first_wave, waves, pc_first, pc_last, start, end):
         if self.keeps_segments:
-            self._add("segments", (self._dispatch, cu, simd, first_wave, waves, pc_first, pc_last, start, end))
+            self._add("segments", (self._dispatch, cu, simd, group, first_wave, waves, pc_first, pc_last, start, end))
 
-    def memory(self, cu, simd, pc, issue, complete, num_bytes, dram_bytes, write):
+    def memory(self, cu, simd, group, pc, issue, complete, num_bytes, dram_bytes, write):
         if self.keeps_memory:
-            self._add("memory", (self._dispatch, cu, simd, pc, issue, complete, num_bytes, dram_bytes, write))
+            self._add("memory", (self._dispatch, cu, simd, group, pc, issue, complete, num_bytes, dram_bytes, write))
 
     def dram(self, start, end, num_bytes, write):
         self._dram.append((start, end, num_bytes, write))

@@ -113,10 +113,12 @@ class CommandProcessor:
         for cu in self.compute_units:
             for s in range(preset.simds_per_cu):
                 simds.append(Simd(cu, s, slots, sim, free_at=self.simd_free[len(simds)]))
-        # SIMD s of every CU asks first, then SIMD s+1: work spreads over all CUs.
-        order = sorted(range(len(simds)), key=lambda i: (simds[i].index, simds[i].cu.index))
-        for i in order:
-            env.process(simds[i].run(env))
+        # Group 0 of SIMD s of every CU asks first, then SIMD s+1, then the next group: work
+        # spreads over all CUs.
+        order = sorted(((g, simd.index, simd.cu.index, simd) for simd in simds
+                        for g in range(len(simd.group_slots))), key=lambda k: k[:3])
+        for g, _, _, simd in order:
+            env.process(simd.run(env, g))
         env.run()
         last_wave = int(env.now)
         end = max([s.last_store for s in simds] + [last_wave])

@@ -2,17 +2,22 @@
 
 `preset.simds_per_cu` per compute unit. A SIMD holds up to `occupancy` resident waves (wave slots,
 limited by the kernel's vector registers) and issues one instruction per cycle from any of them; a
-wave wider than the SIMD takes several passes (wave64 on a 32-lane SIMD: 2). Each SIMD runs as one
-simpy process over *cohorts*: it takes as many waves as it has free slots from the workgroup
-dispatcher, runs them through the kernel's path together (kernel_path.py gives the steps, from the
-ISA table), and takes the next cohort when they end:
+wave wider than the SIMD takes several passes (wave64 on a 32-lane SIMD: 2).
 
-    AluStep     the cohort clock moves by the step's cycles
+Its slots are split into ISSUE_GROUPS slot groups, each one simpy process over *cohorts*: a group
+takes as many waves as it has free slots from the workgroup dispatcher, runs them through the
+kernel's path together (kernel_path.py gives the steps, from the ISA table), and takes the next
+cohort when they end. The groups share the SIMD's issue port (IssuePort, a calendar of booked
+cycles), so while one group's cohort waits for memory, the other's issues: the overlap of
+computation with memory latency that a real SIMD gets from switching between its resident waves,
+at the granularity of two groups (docs/DEVIATIONS.md).
+
+    AluStep     the step's cycles are booked on the issue port, at the first gap from the cohort's clock
     SmemStep    the scalar data returns the step's latency later
     WaitStep    s_waitcnt n: the clock moves to when at most n of the cohort's loads are outstanding
-    VmemStep    one issue pass per wave; then the CU's cache front end looks up the lines the
-                cohort's waves touched, and the request's sectors go through the CU's miss queue to
-                the memory system, charged as the caches classified them (caches.py)
+    VmemStep    one issue pass per wave, booked on the port; then the CU's cache front end looks
+                up the lines the cohort's waves touched, and the request's sectors go through the
+                CU's miss queue to the memory system, charged as the caches classified them (caches.py)
     s_endpgm    the cohort ends; stores may still be in flight
 
 This is the representation that avoids one Python process per wave: a 16M-element dispatch is a
@@ -24,39 +29,80 @@ from dmlemu.timing.compute_unit import LevelBytes
 from dmlemu.timing.kernel_path import ALU, SMEM, VMEM, WAIT
 
 
+ISSUE_GROUPS = 2   # slot groups per SIMD whose cohorts issue independently (1: all slots in lock step)
+
+
+class IssuePort:
+    """A SIMD's instruction issue, shared by its slot groups: a calendar of booked intervals.
+
+    A cohort books its ALU runs and memory issue as it computes them, which may be ahead of
+    simulated time; a booking takes the first gap at or after its start that fits it, so work that
+    another group books later but for an earlier time still goes first when there is room."""
+
+    __slots__ = ("booked",)
+
+    def __init__(self):
+        self.booked = []     # sorted, disjoint (start, end) intervals not yet over
+
+    def book(self, now, t, cycles):
+        """Reserve `cycles` of issue from cycle t on (now: the simulated time); returns the start."""
+        booked = self.booked
+        while booked and booked[0][1] <= now:
+            del booked[0]
+        if not booked or t >= booked[-1][1]:       # after everything booked (the common case)
+            if booked and t == booked[-1][1]:
+                booked[-1] = (booked[-1][0], t + cycles)
+            else:
+                booked.append((t, t + cycles))
+            return t
+        start = t
+        for i, (s, e) in enumerate(booked):
+            if start + cycles <= s:
+                booked.insert(i, (start, start + cycles))
+                return start
+            if e > start:
+                start = e
+        booked.append((start, start + cycles))
+        return start
+
+
 class Simd:
     """One SIMD of a compute unit: a simpy process that runs cohorts of resident waves."""
 
-    def __init__(self, cu, index, slots, dispatch, free_at=0):
+    def __init__(self, cu, index, slots, dispatch, free_at=0, groups=None):
         self.cu = cu
         self.index = index
         self.slots = slots
         self.dispatch = dispatch      # the DispatchSimulation this SIMD works for
         self.free_at = free_at        # the previous dispatch's waves leave this SIMD then
+        groups = max(1, min(ISSUE_GROUPS if groups is None else groups, slots))
+        self.group_slots = [slots // groups + (1 if g < slots % groups else 0) for g in range(groups)]
+        self.port = IssuePort() if groups > 1 else None   # shared by the groups
         self.busy_cycles = 0
         self.last_store = 0
 
-    def run(self, env):
+    def run(self, env, group=0):
         d = self.dispatch
         recorder = d.recorder
+        slots = self.group_slots[group]
         if self.free_at > env.now:
             yield env.timeout(self.free_at - env.now)
         while True:
-            work = d.take_waves(env.now, self.slots)
+            work = d.take_waves(env.now, slots)
             if work is None:
-                self.free_at = int(env.now)
+                self.free_at = max(self.free_at, int(env.now))
                 return
             start_at, first, count = work
             if start_at > env.now:
                 yield env.timeout(start_at - env.now)
             for path_id, path_first, waves in d.split_by_path(first, count):
                 begin, busy = env.now, self.busy_cycles
-                yield from self._run_cohort(env, d, d.path_costs[path_id], waves, path_first)
+                yield from self._run_cohort(env, d, d.path_costs[path_id], waves, path_first, group)
                 if recorder is not None:
-                    recorder.wave_group(self.cu.index, self.index, path_first, waves, begin, env.now,
+                    recorder.wave_group(self.cu.index, self.index, group, path_first, waves, begin, env.now,
                                         self.busy_cycles - busy)
 
-    def _run_cohort(self, env, d, cost, waves, first_wave):
+    def _run_cohort(self, env, d, cost, waves, first_wave, group):
         """Time one cohort of `waves` waves (first_wave ..) through one path.
 
         Speed trick: the cohort keeps its own clock `t` and yields to simpy only when it must
@@ -71,14 +117,17 @@ class Simd:
         segments = recorder is not None and recorder.keeps_segments
         memory = recorder is not None and recorder.keeps_memory
         cu = self.cu
+        port = self.port
         sector_bytes = d.sector_bytes
         t = env.now
         loads = []          # completion cycles of the cohort's outstanding loads, sorted
         for step in steps:
             kind = step.kind
             if kind == ALU:
+                if port is not None:
+                    t = port.book(env.now, t, step.cycles)
                 if segments:
-                    recorder.segment(cu.index, self.index, first_wave, waves, step.first_pc, step.last_pc,
+                    recorder.segment(cu.index, self.index, group, first_wave, waves, step.first_pc, step.last_pc,
                                      t, t + step.cycles)
                 t += step.cycles
             elif kind == SMEM:
@@ -92,6 +141,8 @@ class Simd:
                     del loads[:len(loads) - step.cycles]
             else:
                 pc, is_write = step.first_pc, step.is_write
+                if port is not None:
+                    t = port.book(env.now, t, step.cycles)
                 issued = t
                 t += step.cycles
                 sectors, lines, l2_hits, ic_hits, dram_reads, dram_writes, ic_writes = \
@@ -111,10 +162,10 @@ class Simd:
                         yield env.timeout(arrive - env.now)
                         done = yield from self._issue_in_chunks(env, sectors, level_bytes, is_write)
                     if memory:
-                        recorder.memory(cu.index, self.index, pc, issued, done, level_bytes.l2, level_bytes.dram,
+                        recorder.memory(cu.index, self.index, group, pc, issued, done, level_bytes.l2, level_bytes.dram,
                                         is_write)
                 if segments:
-                    recorder.segment(cu.index, self.index, first_wave, waves, pc, pc, issued, t)
+                    recorder.segment(cu.index, self.index, group, first_wave, waves, pc, pc, issued, t)
                 t = env.now
                 if is_write:
                     if done > self.last_store:
