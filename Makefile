@@ -22,11 +22,12 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -q -p no:cacheprovider
 
-# Benchmarks: the CLIP FLOAT16 microkernel against the golden NumPy model, then the cost of the
-# timing model and tracing (the large runs take a minute or two).
+# Benchmarks: the CLIP FLOAT16 microkernel against the golden NumPy model, the cost of the timing
+# model and tracing (the large runs take a minute or two), then one kernel per instruction rate class.
 bench: $(STAMP)
 	$(PY) bench/bench_clip.py
 	$(PY) bench/bench_timing.py
+	$(PY) bench/bench_rates.py
 
 # docs/ISA.md from the opcode table.
 isa-doc: $(STAMP)

@@ -30,6 +30,9 @@ class AdapterPreset:
     waves_per_simd: int = 16       # wave slots per SIMD
     vgprs_per_simd_lane: int = 512  # vector register file depth (occupancy limit)
     simd_lanes: int = 32           # lanes a SIMD executes per cycle (wave64 on SIMD32: 2 passes)
+    # Issue cycles per wave pass of each VALU rate class of the ISA table that is slower than one
+    # (("fp64", 16), ...); classes left out issue at the table's figure. See isa/opcodes.py.
+    valu_rate_cycles: tuple = ()
     # The memory hierarchy (timing/caches.py). A wave memory instruction's coalescer turns its lanes'
     # addresses into distinct sectors; each distinct line costs the CU's cache front end one tag
     # lookup; sectors are what moves between the caches and DRAM.
@@ -53,6 +56,10 @@ class AdapterPreset:
     workgroup_launch_cycles: int = 1  # the workgroup dispatcher starts one workgroup per this many cycles
     copy_bytes_per_cycle: int = 0  # copy engine limit (0: DRAM bound)
     sources: tuple = field(default_factory=tuple)
+
+    def rate_cycles(self):
+        """{rate class: issue cycles per wave pass} of the classes this preset slows down."""
+        return dict(self.valu_rate_cycles)
 
 
 TEACHING = AdapterPreset(
@@ -81,6 +88,7 @@ RX_7900_XTX = AdapterPreset(
     infinity_cache_bytes=96 << 20, infinity_cache_bytes_per_second=5_300_000_000_000,
     infinity_cache_latency_cycles=376,
     refresh_interval_cycles=9_750, refresh_cycles=300, submit_cycles=12_500, flush_cycles=3_750,
+    valu_rate_cycles=(("fp64", 16), ("int32_mul", 4), ("int64", 2)),
     sources=(
         "AMD product page, Radeon RX 7900 XTX: 96 CUs, 2.5 GHz boost, 24 GB GDDR6, 960 GB/s.",
         "AMD RDNA3 ISA reference guide: 2 SIMD32 per CU, wave32 native, 16 wave slots per SIMD, "
@@ -94,6 +102,10 @@ RX_7900_XTX = AdapterPreset(
         "Chips and Cheese, 'Latency Testing is Hard (RDNA 3 Power Saving)' (2023-06-14): RX 7900 XTX vector "
         "Infinity Cache latency 150.3 ns with the card in its higher power state (376 cycles at 2.5 GHz).",
         "Estimates: 64-byte request sectors, 16-way Infinity Cache.",
+        "TechPowerUp GPU Database, RX 7900 XTX: FP32 61.39 TFLOPS counting RDNA3 dual issue, FP64 1.919 TFLOPS "
+        "(1:32): FP64 issues at 1/16 of single-issue FP32, 16 cycles per wave32 (dual issue is not modelled).",
+        "Estimates: 32-bit integer multiply at quarter rate (4 cycles, as on GCN/RDNA), 64-bit integer "
+        "compares and min/max as two 32-bit instructions (2 cycles), conversions at full rate.",
     ),
 )
 
@@ -109,6 +121,7 @@ RX_6800_XT = AdapterPreset(
     infinity_cache_bytes=128 << 20, infinity_cache_bytes_per_second=1_990_000_000_000,
     infinity_cache_latency_cycles=380,
     refresh_interval_cycles=8_775, refresh_cycles=270, submit_cycles=11_250, flush_cycles=3_375,
+    valu_rate_cycles=(("fp64", 16), ("int32_mul", 4), ("int64", 2)),
     sources=(
         "AMD product page, Radeon RX 6800 XT: 72 CUs, 2.25 GHz boost, 16 GB GDDR6, 512 GB/s.",
         "AMD RDNA2 ISA reference guide: 2 SIMD32 per CU, wave32, 16 wave slots per SIMD.",
@@ -116,6 +129,9 @@ RX_6800_XT = AdapterPreset(
         "AMD RDNA2 product pages and whitepaper: 4 MB L2 with 128-byte lines (16-way), 128 MB Infinity Cache "
         "with 'up to 1.99 TB/s' peak bandwidth (AMD's figure for Navi 21).",
         "Estimates: 64-byte request sectors, 16-way Infinity Cache, Infinity Cache latency ~170 ns.",
+        "TechPowerUp GPU Database, RX 6800 XT: FP32 20.74 TFLOPS, FP64 1.296 TFLOPS (1:16): 16 cycles per wave32.",
+        "Estimates: 32-bit integer multiply at quarter rate (4 cycles), 64-bit integer compares and min/max "
+        "as two 32-bit instructions (2 cycles), conversions at full rate.",
     ),
 )
 
@@ -129,6 +145,7 @@ RTX_3070 = AdapterPreset(
     launch_cycles=3_500, waves_per_simd=12, vgprs_per_simd_lane=512, max_lines_in_flight_per_cu=82,
     sector_bytes=32, l2_bytes=4 << 20, l2_bytes_per_cycle=1536, l2_latency_cycles=200, smem_latency_percent=40,
     refresh_interval_cycles=6_727, refresh_cycles=207, submit_cycles=8_625, flush_cycles=2_600,
+    valu_rate_cycles=(("fp64", 64), ("int32_mul", 2), ("conversion", 8), ("int64", 2)),
     sources=(
         "NVIDIA Ampere GA102/GA104 whitepaper: RTX 3070 has 46 SMs, 4 processing blocks each, warp 32.",
         "NVIDIA product page, GeForce RTX 3070: 1.725 GHz boost, 8 GB GDDR6, 448 GB/s.",
@@ -138,6 +155,11 @@ RTX_3070 = AdapterPreset(
         "(the 41 64-byte requests of the earlier model).",
         "NVIDIA GA104 (Ampere) whitepaper: 4 MB L2. CUDA C++ Best Practices Guide: global memory is accessed "
         "in 32-byte sectors of 128-byte cache lines; the L1 serves one 128-byte line per clock.",
+        "CUDA C++ Programming Guide, throughput of native arithmetic instructions, compute capability 8.6 "
+        "(results per clock per SM): FP32 128, FP64 2, 32-bit integer multiply 64, type conversions 16. Per "
+        "processing block and warp: FP64 64 cycles, integer multiply 2, conversions 8. NVIDIA GA102 whitepaper: "
+        "GA10x FP64 rate is 1/64 of FP32 (TechPowerUp GPU Database, RTX 3070: 20.31 TFLOPS FP32, 317 GFLOPS FP64).",
+        "Estimate: 64-bit integer compares and min/max as two 32-bit instructions (2 cycles).",
     ),
 )
 
@@ -152,13 +174,15 @@ IRIS_XE = AdapterPreset(
     max_lines_in_flight_per_cu=4, line_bytes=64, sector_bytes=64, l2_bytes=3840 << 10, l2_ways=16,
     l2_bytes_per_cycle=512, l2_latency_cycles=180, smem_latency_percent=40,
     refresh_interval_cycles=5_265, refresh_cycles=243, submit_cycles=6_750, flush_cycles=4_050,
+    valu_rate_cycles=(("int32_mul", 4),),
     sources=(
         "Intel Xe-LP (Tiger Lake) graphics: 96 EUs, up to 1.35 GHz, SIMD8 EUs with 7 threads each; "
         "compute kernels run as SIMD16 threads (wave16, 2 passes on a SIMD8 EU).",
         "Estimates: LPDDR4x latency ~300 ns, refresh 3.9 us / 180 ns, 4 lines in flight per EU, ~6 us "
         "dispatch launch and ~3 us flush (an integrated GPU behind a shared-memory driver path).",
         "Shared LPDDR4x-4266, 128-bit: about 68 GB/s.",
-        "Xe-LP lacks native 64-bit integer and FP64 arithmetic.",
+        "Xe-LP lacks native 64-bit integer and FP64 arithmetic (so no 64-bit rates: such tensors are refused).",
+        "Estimate: 32-bit integer multiply at quarter rate (4 cycles per pass).",
         "Intel Xe-LP: 3.84 MB L3 (the GPU's last level before the shared LLC) with 64-byte lines; 16 ways is "
         "an estimate. The SoC's LLC shared with the CPU is not modelled.",
     ),
@@ -179,6 +203,12 @@ def preset_problem(preset):
     if preset.line_bytes % preset.sector_bytes:
         return (f"line_bytes is {preset.line_bytes}; it must be a multiple of sector_bytes "
                 f"({preset.sector_bytes})")
+    from dmlemu.isa.opcodes import RATE_CLASSES
+    for entry in preset.valu_rate_cycles:
+        if (not isinstance(entry, tuple) or len(entry) != 2 or entry[0] not in RATE_CLASSES[1:]
+                or not isinstance(entry[1], int) or entry[1] <= 0):
+            return (f"valu_rate_cycles has {entry!r}; each entry must be (rate class, positive integer cycles) "
+                    f"with a class of {', '.join(RATE_CLASSES[1:])}")
     caches = [("l2", preset.l2_bytes, preset.l2_ways)]
     if preset.infinity_cache_bytes:
         if preset.infinity_cache_bytes_per_second <= 0:

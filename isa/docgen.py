@@ -28,17 +28,19 @@ def generate():
     lines = [HEADER]
     lines += _encoding_section()
     lines += ["## Instructions", "",
-              f"{len(op.TABLE)} instructions. Cycles: issue / latency, as the timing model charges them.", ""]
+              f"{len(op.TABLE)} instructions. Cycles: issue / latency, as the timing model charges them; a VALU "
+              "instruction's issue cycles are those of its rate class on the adapter preset "
+              "(`valu_rate_cycles`; \"full\" is the table's figure).", ""]
     for unit in op.UNITS:
         entries = sorted((e for e in op.TABLE if e.unit == unit), key=lambda e: e.opcode)
         if not entries:
             continue
-        lines += [f"### {unit}", "", "| opcode | mnemonic | format | operands | types | cycles | description |",
-                  "|---|---|---|---|---|---|---|"]
+        lines += [f"### {unit}", "", "| opcode | mnemonic | format | operands | types | cycles | rate class | description |",
+                  "|---|---|---|---|---|---|---|---|"]
         for e in entries:
             ops = ", ".join(e.operands) or "-"
             types = ", ".join(t or "-" for t in e.types) or "-"
             lines.append(f"| 0x{e.opcode:03x} | `{e.mnemonic}` | {e.fmt} | {ops} | {types} | "
-                         f"{e.issue_cycles} / {e.latency_cycles} | {e.doc} |")
+                         f"{e.issue_cycles} / {e.latency_cycles} | {e.rate_class} | {e.doc} |")
         lines.append("")
     return "\n".join(lines)

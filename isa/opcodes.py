@@ -23,7 +23,14 @@ Semantics by `kind` (how the executor applies the function):
     wait    s_waitcnt: no functional effect; the wave waits until at most imm of its loads
             (vector and scalar) are outstanding
 
-Timing reads `kind`, `unit`, `issue_cycles` and `latency_cycles` only (never a mnemonic). For SMEM
+Throughput classes (`rate_class`, VALU only): "full" (one issue cycle per wave pass), "fp64",
+"int64" (64-bit integer compares, min/max and widening: two or more hardware instructions),
+"int32_mul" (32-bit integer multiplies) and "conversion" (conversions that involve no f64). A preset
+gives the issue cycles per wave pass of each class (AdapterPreset.valu_rate_cycles); the classes are
+read from the types here, or named where the types do not tell (multiplies, conversions).
+
+Timing reads `kind`, `unit`, `rate_class`, `issue_cycles` and `latency_cycles` only (never a
+mnemonic). For SMEM
 the latency is the scalar cache's hit latency (a preset scales it by `smem_latency_percent`); for
 VMEM it is the pipeline from issue to the cache front end, to which the memory hierarchy adds
 the time of the caches and DRAM.
@@ -83,6 +90,7 @@ class Opcode:
     mem_type: str | None = None     # element type of a buffer access
     mem_dwords: int = 0             # dwords moved by a scalar load
     sign_extend: bool = False       # buffer loads of narrow signed elements
+    rate_class: str = "full"        # VALU throughput class (see the module banner)
 
     @property
     def widths(self):
@@ -95,9 +103,26 @@ BY_MNEMONIC = {}
 BY_OPCODE = {}
 
 
+RATE_CLASSES = ("full", "fp64", "int64", "int32_mul", "conversion")
+
+
+def _rate_class(fields):
+    """A VALU entry's throughput class from its value types, unless it names one."""
+    if "rate_class" in fields or fields.get("unit") != VALU:
+        return fields.get("rate_class", "full")
+    types = fields.get("types", ())
+    if "f64" in types:
+        return "fp64"
+    if "i64" in types or "u64" in types:
+        return "int64"
+    return "full"
+
+
 def define(**fields):
     """Add one entry to the table (explicit keyword fields only)."""
-    entry = Opcode(**fields)
+    entry = Opcode(**{**fields, "rate_class": _rate_class(fields)})
+    if entry.rate_class not in RATE_CLASSES:
+        raise ValueError(f"{entry.mnemonic}: unknown rate class {entry.rate_class}")
     if entry.mnemonic in BY_MNEMONIC:
         raise ValueError(f"mnemonic {entry.mnemonic} defined twice")
     if entry.opcode in BY_OPCODE:
@@ -245,11 +270,15 @@ define(mnemonic="v_add_u32", opcode=0x202, fmt="VOP2", operands=(VDST, VSRC, VSR
 define(mnemonic="v_sub_u32", opcode=0x203, fmt="VOP2", operands=(VDST, VSRC, VSRC), types=("u32",) * 3,
        doc="d = a - b (mod 2^32)", semantics=lambda a, b: a - b, **_VALU)
 define(mnemonic="v_mul_lo_u32", opcode=0x204, fmt="VOP3", operands=(VDST, VSRC, VSRC), types=("u32",) * 3,
-       doc="d = a * b (low 32 bits)", semantics=lambda a, b: a * b, **_VALU)
+       doc="d = a * b (low 32 bits)", semantics=lambda a, b: a * b, rate_class="int32_mul", **_VALU)
 define(mnemonic="v_mul_hi_u32", opcode=0x205, fmt="VOP3", operands=(VDST, VSRC, VSRC), types=("u32",) * 3,
-       doc="d = (a * b) >> 32 (unsigned)", semantics=_mul_hi_u32, **_VALU)
+       doc="d = (a * b) >> 32 (unsigned)", semantics=_mul_hi_u32, rate_class="int32_mul", **_VALU)
 define(mnemonic="v_mad_u32", opcode=0x206, fmt="VOP3", operands=(VDST, VSRC, VSRC, VSRC),
-       types=("u32",) * 4, doc="d = a * b + c (mod 2^32)", semantics=lambda a, b, c: a * b + c, **_VALU)
+       types=("u32",) * 4, doc="d = a * b + c (mod 2^32)", semantics=lambda a, b, c: a * b + c, rate_class="int32_mul", **_VALU)
+define(mnemonic="v_mad_u32_u24", opcode=0x20F, fmt="VOP3", operands=(VDST, VSRC, VSRC, VSRC),
+       types=("u32",) * 4, doc="d = a[23:0] * b[23:0] + c (mod 2^32): the full-rate 24-bit multiply-add",
+       semantics=lambda a, b, c: ((_u64(a & np.uint32(0xFFFFFF)) * _u64(b & np.uint32(0xFFFFFF)) + _u64(c))
+                                  & np.uint64(0xFFFFFFFF)).astype(np.uint32), **_VALU)
 define(mnemonic="v_lshl_b32", opcode=0x207, fmt="VOP2", operands=(VDST, VSRC, VSRC), types=("b32",) * 3,
        doc="d = a << (b & 31)", semantics=lambda a, b: a << (b & np.uint32(31)), **_VALU)
 define(mnemonic="v_lshr_b32", opcode=0x208, fmt="VOP2", operands=(VDST, VSRC, VSRC), types=("b32",) * 3,
@@ -316,10 +345,10 @@ for _k, _t in enumerate(_MINMAX_TYPES):
 # Conversions.
 define(mnemonic="v_cvt_f32_f16", opcode=0x240, fmt="VOP1", operands=(VDST, VSRC), types=("f32", "f16"),
        doc="d = float32(a): exact widening (a NaN keeps its payload bits, shifted into place)",
-       semantics=lambda a: a.astype(np.float32), **_VALU)
+       semantics=lambda a: a.astype(np.float32), rate_class="conversion", **_VALU)
 define(mnemonic="v_cvt_f16_f32", opcode=0x241, fmt="VOP1", operands=(VDST, VSRC), types=("f16", "f32"),
        doc="d = float16(a), round to nearest even; overflow -> inf; subnormals kept; NaN canonical",
-       semantics=nm.narrow_f16, **_VALU)
+       semantics=nm.narrow_f16, rate_class="conversion", **_VALU)
 define(mnemonic="v_cvt_f32_f64", opcode=0x242, fmt="VOP1", operands=(VDST, VSRC), types=("f32", "f64"),
        doc="d = float32(a), round to nearest even; NaN canonical",
        semantics=lambda a: nm.canonicalize(a.astype(np.float32)), **_VALU)
@@ -334,7 +363,7 @@ for _k, (_name, _dt, _dst) in enumerate(_CVT_INT):
            types=(_dst, "f32"),
            doc=f"d = a truncated toward zero, saturated to the {_name} range, NaN -> 0 (in a {_dst} register)",
            semantics=(lambda dt, wide: lambda a: nm.float_to_int(a, dt).astype(TYPES[wide][0]))(_dt, _dst),
-           **_VALU)
+           rate_class="conversion", **_VALU)
 _WIDEN = (("v_cvt_i64_i32", "i64", "i32", "sign-extend"), ("v_cvt_u64_u32", "u64", "u32", "zero-extend"),
           ("v_cvt_i32_i64", "i32", "i64", "keep the low 32 bits of"), ("v_cvt_u32_u64", "u32", "u64", "keep the low 32 bits of"))
 for _k, (_m, _d, _s, _how) in enumerate(_WIDEN):

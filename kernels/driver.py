@@ -116,12 +116,13 @@ def division_magic(d):
     return magic & 0xFFFFFFFF, min(l, 1), max(l - 1, 0)
 
 
-def variant_symbols(operator, data_type, packed, scale_bias, half, layout=LAYOUT):
+def variant_symbols(operator, data_type, packed, scale_bias, half, layout=LAYOUT, *, wide=False):
     """The assembler symbols that select one variant of an operator's kernel source.
 
     `operator` is the operator's name without DML_OPERATOR_ (ELEMENT_WISE_CLIP), `data_type` a
     DirectML data type name (FLOAT16); `packed`: every tensor dense and in the same order;
-    `scale_bias`: the desc has a ScaleBias; `half`: FLOAT16 computed in FLOAT16. Every variant
+    `scale_bias`: the desc has a ScaleBias; `half`: FLOAT16 computed in FLOAT16; `wide`: a size or a
+    stride of the general path needs more than 24 bits (32-bit multiply-adds). Every variant
     also gets the byte offsets the kernel reads at: DESC_T0 .. DESC_T3 (descriptor table slot of
     tensor 0 .. 3) and one CB_<FIELD> per field of the constant buffer `layout`.
     """
@@ -148,23 +149,24 @@ def variant_symbols(operator, data_type, packed, scale_bias, half, layout=LAYOUT
     for i, o in enumerate(offs):
         symbols[f"OFF_T{i}"] = o
         symbols[f"DESC_T{i}"] = i * DESCRIPTOR_SIZE   # one table slot per tensor, in binding order
+    symbols["MAD_OFFSET"] = "v_mad_u32" if wide else "v_mad_u32_u24"
     symbols.update(layout.symbols())
     return symbols
 
 
-def variant_name(operator, data_type, packed, scale_bias, half):
+def variant_name(operator, data_type, packed, scale_bias, half, wide=False):
     """The program name of one variant, e.g. element_wise_clip_float16_packed_sb."""
     return (f"{operator.lower()}_{data_type.lower()}{'_packed' if packed else ''}"
-            f"{'_sb' if scale_bias else ''}{'_half' if half else ''}")
+            f"{'_sb' if scale_bias else ''}{'_half' if half else ''}{'_wide' if wide else ''}")
 
 
 @functools.lru_cache(maxsize=None)
-def build_program(operator, data_type, packed, scale_bias, half, layout=LAYOUT):
+def build_program(operator, data_type, packed, scale_bias, half, layout=LAYOUT, wide=False):
     """Assemble and decode one variant of an operator's kernel (cached)."""
-    symbols = variant_symbols(operator, data_type, packed, scale_bias, half, layout)
+    symbols = variant_symbols(operator, data_type, packed, scale_bias, half, layout, wide=wide)
     path = os.path.join(KERNEL_DIR, SOURCES[operator])
     dwords = assemble_file(path, symbols)
-    return Program(dwords, variant_name(operator, data_type, packed, scale_bias, half))
+    return Program(dwords, variant_name(operator, data_type, packed, scale_bias, half, wide))
 
 
 def registers_used(program):
@@ -226,7 +228,10 @@ def compile_operator(operator, tensors, *, min_value=None, max_value=None, scale
     merged_sizes, merged_strides = merge_dimensions(sizes, strides)
     packed = len(merged_sizes) == 1 and all(s[0] == 1 for s in merged_strides)
     half = bool(half_precision) and data.data_type == "FLOAT16"
-    program = build_program(operator, data.data_type, packed, scale_bias is not None, half, layout)
+    # 24-bit multiply-adds place the element when every coordinate (< its size) and stride fits 24 bits.
+    wide = not packed and (max(merged_sizes) > 1 << 24
+                           or any(s >= 1 << 24 for strides_t in merged_strides for s in strides_t))
+    program = build_program(operator, data.data_type, packed, scale_bias is not None, half, layout, wide)
 
     if workgroup_size is None:
         workgroup_size = preset.workgroup_size if preset is not None else 256

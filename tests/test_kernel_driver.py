@@ -344,3 +344,31 @@ def test_division_magic_is_exact_near_powers_of_two(k, delta, n):
 def test_division_magic_refuses_divisors_out_of_range(d):
     with pytest.raises(ValueError):
         division_magic(d)
+
+
+def test_wide_general_paths_use_32_bit_multiply_adds_and_stay_bit_exact():
+    """A stride of 2^24 elements does not fit the 24-bit multiply-add: the _wide variant places the
+    elements with v_mad_u32 and gives the golden model's bits; narrow strides use v_mad_u32_u24."""
+    import numpy as np
+    from dmlemu import golden
+    from dmlemu.direct_run import DirectRun
+    from dmlemu.gpu import Gpu
+    from dmlemu.presets import TEACHING
+    from dmlemu.isa.encoding import format_instruction
+    from dmlemu.isa.encoding import decode
+    strides = (1 << 24, 1)
+    span = (1 << 24) + 3
+    x = np.random.default_rng(7).integers(0, 255, span, dtype=np.uint8)
+    gpu = Gpu(TEACHING, timing=False)
+    for sizes_, strides_, wide in (((2, 3), strides, True), ((2, 3), (5, 1), False)):
+        source = TensorSpec("UINT8", sizes_, strides_, span)
+        out = TensorSpec("UINT8", sizes_, None, 6)
+        run = DirectRun(gpu, "ELEMENT_WISE_CLIP", [source, out], [x, np.zeros(6, np.uint8)],
+                        min_value=10.0, max_value=200.0)
+        assert run.kernel.program.name.endswith("_wide") == wide
+        texts = [format_instruction(i) for _, i in decode(run.kernel.program.dwords)]
+        assert any(t.startswith("v_mad_u32 " if wide else "v_mad_u32_u24 ") for t in texts)
+        run.dispatch()
+        expected = golden.clip(golden.gather(x, 0, np.uint8, sizes_, strides_), 10.0, 200.0)
+        assert np.array_equal(run.output_bytes()[:6].reshape(sizes_), expected)
+        run.free()

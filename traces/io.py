@@ -190,6 +190,12 @@ def _read_preset(meta, path):
     if not isinstance(fields["sources"], list) or not all(isinstance(t, str) for t in fields["sources"]):
         raise TraceFileError(f"{where} field 'sources' is {_short(fields['sources'])}; it must be a list of texts")
     fields["sources"] = tuple(fields["sources"])
+    if "valu_rate_cycles" in fields:     # saved as [[class, cycles], ...]; checked by preset_problem
+        rates = fields["valu_rate_cycles"]
+        if not isinstance(rates, list) or not all(isinstance(r, list) and len(r) == 2 for r in rates):
+            raise TraceFileError(f"{where} field 'valu_rate_cycles' is {_short(rates)}; it must be a list of "
+                                 "[rate class, cycles] pairs")
+        fields["valu_rate_cycles"] = tuple(tuple(r) for r in rates)
     known = {f.name: f for f in dataclasses.fields(AdapterPreset)}
     fields = {k: v for k, v in fields.items() if k in known}
     for name, value in fields.items():

@@ -46,7 +46,8 @@ class DispatchSimulation:
         self.sector_bytes = preset.sector_bytes
         self.traffic = traffic
         per_group = -(-launch.workgroup_size // wave_width)
-        self.path_costs = {pid: PathCost(launch.program, path, self.passes, preset.smem_latency_percent)
+        rates = preset.rate_cycles()
+        self.path_costs = {pid: PathCost(launch.program, path, self.passes, preset.smem_latency_percent, rates)
                            for path, pid in record.paths.items()}
         self.dispatcher = WorkgroupDispatcher(record.total_waves, per_group, preset.workgroup_launch_cycles,
                                               start_cycle, record.wave_path)

@@ -6,7 +6,9 @@ mnemonic), with the issue and latency cycles the table gives:
 
     AluStep    a run of ALU, compare, branch and s_nop instructions: the cohort clock moves by
                max(waves * issue * passes, latency) per instruction (waves interleave, so a
-               dependent latency hides behind the other waves); s_nop idles imm + 1 cycles
+               dependent latency hides behind the other waves); a VALU instruction's issue is its
+               rate class's cycles on the preset (fp64, int32_mul, ...: valu_rate_cycles) or the
+               table's; s_nop idles imm + 1 cycles
     SmemStep   a scalar load: data returns the table's SMEM latency (scaled by the preset's
                smem_latency_percent) later
     WaitStep   s_waitcnt imm: wait until at most imm loads of the wave are outstanding
@@ -34,7 +36,8 @@ class Step(NamedTuple):
 class PathCost:
     """A control-flow path of a kernel, cut into the steps the SIMD times as a whole."""
 
-    def __init__(self, program, path, passes, smem_latency_percent):
+    def __init__(self, program, path, passes, smem_latency_percent, rate_cycles=None):
+        rates = rate_cycles or {}
         self._segments = []      # ("alu", ((issue, latency), ...), first, last) or a ready Step
         alu, first = [], None
         previous = None
@@ -69,8 +72,11 @@ class PathCost:
                     # The wave idles imm + 1 cycles; the cohort's other waves may issue meanwhile.
                     alu.append((entry.issue_cycles, int(operands[0]) + 1))
                 else:
-                    p = passes if entry.unit == op.VALU else 1
-                    alu.append((entry.issue_cycles * p, entry.latency_cycles))
+                    if entry.unit == op.VALU:   # one issue per pass, at the rate class's cycles
+                        issue = rates.get(entry.rate_class, entry.issue_cycles) * passes
+                    else:
+                        issue = entry.issue_cycles
+                    alu.append((issue, entry.latency_cycles))
             previous = pc
         flush(previous)
         self._schedules = {}
