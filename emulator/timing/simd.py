@@ -39,21 +39,24 @@ class IssuePort:
     simulated time; a booking takes the first gap at or after its start that fits it, so work that
     another group books later but for an earlier time still goes first when there is room."""
 
-    __slots__ = ("booked",)
+    __slots__ = ("booked", "end")
 
     def __init__(self):
         self.booked = []     # sorted, disjoint (start, end) intervals not yet over
+        self.end = 0         # the end of the last one
 
     def book(self, now, t, cycles):
-        """Reserve `cycles` of issue from cycle t on (now: the simulated time); returns the start."""
+        """Reserve `cycles` of issue from cycle t on (now: the simulated time); returns the start.
+        (The SIMD's cohort loop inlines the common case, t >= self.end.)"""
         booked = self.booked
         while booked and booked[0][1] <= now:
             del booked[0]
-        if not booked or t >= booked[-1][1]:       # after everything booked (the common case)
-            if booked and t == booked[-1][1]:
+        if t >= self.end:                          # after everything booked
+            if booked and t == self.end:
                 booked[-1] = (booked[-1][0], t + cycles)
             else:
                 booked.append((t, t + cycles))
+            self.end = t + cycles
             return t
         start = t
         for i, (s, e) in enumerate(booked):
@@ -63,6 +66,7 @@ class IssuePort:
             if e > start:
                 start = e
         booked.append((start, start + cycles))
+        self.end = start + cycles
         return start
 
 
@@ -125,7 +129,14 @@ class Simd:
             kind = step.kind
             if kind == ALU:
                 if port is not None:
-                    t = port.book(env.now, t, step.cycles)
+                    if t >= port.end and len(port.booked) < 8:     # IssuePort.book's common case, inline
+                        if t == port.end and port.booked:
+                            port.booked[-1] = (port.booked[-1][0], t + step.cycles)
+                        else:
+                            port.booked.append((t, t + step.cycles))
+                        port.end = t + step.cycles
+                    else:
+                        t = port.book(env.now, t, step.cycles)
                 if segments:
                     recorder.segment(cu.index, self.index, group, first_wave, waves, step.first_pc, step.last_pc,
                                      t, t + step.cycles)
@@ -142,7 +153,14 @@ class Simd:
             else:
                 pc, is_write = step.first_pc, step.is_write
                 if port is not None:
-                    t = port.book(env.now, t, step.cycles)
+                    if t >= port.end and len(port.booked) < 8:     # IssuePort.book's common case, inline
+                        if t == port.end and port.booked:
+                            port.booked[-1] = (port.booked[-1][0], t + step.cycles)
+                        else:
+                            port.booked.append((t, t + step.cycles))
+                        port.end = t + step.cycles
+                    else:
+                        t = port.book(env.now, t, step.cycles)
                 issued = t
                 t += step.cycles
                 sectors, lines, l2_hits, ic_hits, dram_reads, dram_writes, ic_writes = \
