@@ -209,8 +209,10 @@ def test_chrome_json_layout(teaching_memory_trace, tmp_path):
     assert cats["wave"] == len(t["wave_groups"]) and cats["instruction"] == len(t["segments"])
     assert cats["copy"] == 2 and cats["submission"] == len(t["submissions"])
     counters = {e["name"]: e["args"] for e in events if e["ph"] == "C"}
-    assert set(counters["DRAM bandwidth (GB/s)"]) == {"read", "write"}
-    assert {"Resident waves", "Occupancy (%)", "ALU busy (%)"} <= set(counters)
+    # Perfetto names each track "<name> <argument>": "DRAM bandwidth read (GB/s)", "Resident waves".
+    assert set(counters["DRAM bandwidth"]) == {"read (GB/s)", "write (GB/s)"}
+    assert set(counters["Resident"]) == {"waves"} and set(counters["Occupancy"]) == {"(%)"}
+    assert set(counters["ALU busy"]) == {"(%)"}
     assert sum(e["args"]["waves"] for e in events if e.get("cat") == "wave") == 4096 // TEACHING.wave_width
     segment = next(e for e in events if e.get("cat") == "instruction" and e["args"]["pc_first"] == 0)
     assert segment["name"] == trace.programs[0][1][0]

@@ -47,8 +47,8 @@ __all__ = ["to_chrome", "save_chrome_json", "DEFAULT_MAX_EVENTS"]
 
 DEFAULT_MAX_EVENTS = 200_000
 DEVICE_PID = 1
-CP_TID = 1
-COPY_TID = 2
+CP_TID = 2            # not the pid: Perfetto calls the thread whose tid is its pid "main thread"
+COPY_TID = 3
 DISPATCH_TID = 10      # dispatch lanes: 10, 11, ... (overlapping dispatches get their own lane)
 CU_PID_BASE = 100
 _SEGMENT_NAME_INSTRUCTIONS = 3   # longer segments are named by their first two instructions
@@ -178,7 +178,8 @@ class _Export:
                              name="Dispatches" if lane == 0 else f"Dispatches (overlapping, {lane + 1})"),
                        _meta("thread_sort_index", DEVICE_PID, DISPATCH_TID + lane, sort_index=2 + lane)]
         for cu in sorted(self.cus):
-            events += [_meta("process_name", _cu_pid(cu), None, name=f"CU {cu}"),
+            # Zero-padded ("CU 07"): viewers that order processes by name then list them in CU order.
+            events += [_meta("process_name", _cu_pid(cu), None, name=f"CU {cu:0{len(str(p.compute_units - 1))}d}"),
                        _meta("process_sort_index", _cu_pid(cu), None, sort_index=1 + cu)]
         for cu, track in sorted(self.simds):
             name = f"SIMD {track // GROUP_TRACKS} / group {track % GROUP_TRACKS}"
@@ -310,12 +311,14 @@ class _Export:
         return used
 
     def _counter(self, ns, bandwidth, resident, occupancy, alu, l2_hit, ic_hit):
+        # Perfetto names a JSON counter track "<event name> <argument>": the argument carries the
+        # unit, so tracks read "Occupancy (%)", "DRAM bandwidth read (GB/s)", "Resident waves".
         ts = ns / 1000.0
-        tracks = [("DRAM bandwidth (GB/s)", bandwidth), ("Resident waves", {"waves": resident}),
-                  ("Occupancy (%)", {"occupancy": occupancy}), ("ALU busy (%)", {"busy": alu}),
-                  ("L2 hit rate (%)", {"hit rate": l2_hit})]
+        tracks = [("DRAM bandwidth", {"read (GB/s)": bandwidth["read"], "write (GB/s)": bandwidth["write"]}),
+                  ("Resident", {"waves": resident}), ("Occupancy", {"(%)": occupancy}),
+                  ("ALU busy", {"(%)": alu}), ("L2 hit rate", {"(%)": l2_hit})]
         if ic_hit is not None:
-            tracks.append(("Infinity Cache hit rate (%)", {"hit rate": ic_hit}))
+            tracks.append(("Infinity Cache hit rate", {"(%)": ic_hit}))
         for name, args in tracks:
             self._add(ns, 0, {"ph": "C", "name": name, "pid": DEVICE_PID, "tid": CP_TID, "ts": ts, "args": args})
 
