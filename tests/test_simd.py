@@ -63,3 +63,33 @@ def test_two_slot_groups_overlap_arithmetic_with_memory(monkeypatch):
     packed_1 = clip_cycles(RX_7900_XTX, groups=1, monkeypatch=monkeypatch)
     packed_2 = clip_cycles(RX_7900_XTX, groups=2, monkeypatch=monkeypatch)
     assert abs(packed_2 - packed_1) <= 0.03 * packed_1
+
+
+def _cohort_and_reference(preset, layout, side=512):
+    """(cycles of the timing model, cycles of the per-wave reference) for a FLOAT32 CLIP of a
+    side x side tensor whose input has the layout's strides."""
+    from reference_timing import reference_cycles
+    n = side * side
+    strides = {"packed": None, "transposed": (1, side), "broadcast": (0, 1)}[layout]
+    source = TensorSpec("FLOAT32", (side, side), strides, n * 4)
+    out = TensorSpec("FLOAT32", (side, side), None, n * 4)
+
+    def run_on(gpu):
+        return DirectRun(gpu, "ELEMENT_WISE_CLIP", [source, out], [np.zeros(n * 4, np.uint8), np.zeros(n * 4, np.uint8)],
+                         min_value=0.0, max_value=1.0)
+    cohort = run_on(Gpu(preset)).dispatch().cycles
+    gpu = Gpu(preset, timing=False)
+    launch = run_on(gpu).launch()
+    stats = gpu.dispatcher.run(launch, sector_bytes=preset.sector_bytes)
+    return cohort, reference_cycles(preset, gpu.wave_width, launch, stats)
+
+
+@pytest.mark.parametrize("preset, layout", [(RX_7900_XTX, "broadcast"), (RX_7900_XTX, "transposed"),
+                                            (RTX_3070, "packed"), (RTX_3070, "broadcast")],
+                         ids=lambda v: getattr(v, "key", v))
+def test_cohorts_stay_close_to_a_per_wave_simulation(preset, layout):
+    """tests/reference_timing.py runs every wave as its own process (same ISA costs, caches, CU and
+    memory system). Measured (docs/DEVIATIONS.md): the cohorts run 2-8 % long on the RX 7900 XTX
+    and the RTX 3070 (with all slots in lock step: up to 21 %)."""
+    cohort, reference = _cohort_and_reference(preset, layout)
+    assert reference <= cohort <= 1.10 * reference, f"{cohort} vs {reference} per wave"

@@ -1,0 +1,118 @@
+"""A slow per-wave reference for the timing model's cohorts (emulator/timing/simd.py).
+
+The timing model runs a SIMD's resident waves as two slot groups of cohorts that issue together.
+This reference runs every wave as its own simpy process: a wave takes a free slot of a SIMD when the
+workgroup dispatcher hands it out, each of its ALU runs holds the SIMD's issue port (one wave at a
+time, first come first served, in simulated time) for the run's issue cycles and then waits out the
+rest of its latency, and each memory instruction sends that wave's own sectors through the same
+compute unit front end, miss queue and memory system classes the model uses, charged from the same
+cache classification. Everything else (the ISA table's costs, the preset, the dispatch record) is
+shared, so the difference between the two is the cohort approximation alone.
+
+Use it on small dispatches: it costs a few simpy events per wave and instruction run.
+"""
+import bisect
+
+import simpy
+
+from dmlemu.timing.caches import CacheHierarchy
+from dmlemu.timing.command_processor import occupancy
+from dmlemu.timing.compute_unit import ComputeUnit, LevelBytes
+from dmlemu.timing.kernel_path import ALU, SMEM, VMEM, WAIT, PathCost, Step
+from dmlemu.timing.memory_system import MemorySystem
+from dmlemu.timing.simd import Simd
+
+
+def reference_cycles(preset, wave_width, launch, stats):
+    """Cycles from the dispatch's start (launch included) to its last wave's end and last store,
+    simulated wave by wave. `stats` is the functional run's ExecutionStats (its dispatch record)."""
+    record = stats.record
+    traffic = CacheHierarchy(preset).account(record, preset.line_bytes)
+    passes = max(1, -(-wave_width // preset.simd_lanes))
+    costs = {pid: PathCost(launch.program, path, passes, preset.smem_latency_percent, preset.rate_cycles())
+             for path, pid in record.paths.items()}
+    runs = {pid: _runs(cost) for pid, cost in costs.items()}
+    launched = preset.launch_cycles
+    env = simpy.Environment(initial_time=launched)
+    memory = MemorySystem(preset)
+    slots = occupancy(preset, launch.vgprs_used)
+    simds = []
+    for c in range(preset.compute_units):
+        cu = ComputeUnit(c, preset, memory)
+        simds += [Simd(cu, s, slots, None, groups=1) for s in range(preset.simds_per_cu)]
+    ports = [simpy.Resource(env, capacity=1) for _ in simds]
+    free = simpy.Store(env)
+    for _ in range(slots):            # the first round: SIMD s of every CU, then SIMD s + 1
+        for i in sorted(range(len(simds)), key=lambda i: (simds[i].index, simds[i].cu.index)):
+            free.put(i)
+    last = {"end": launched, "store": launched}
+    per_group = -(-launch.workgroup_size // wave_width)
+    sector_bytes = preset.sector_bytes
+
+    def wave(w, i):
+        simd, port = simds[i], ports[i]
+        loads = []
+        for kind, issue, wave_cycles, step in runs[int(record.wave_path[w])]:
+            if kind == ALU:
+                with port.request() as req:
+                    yield req
+                    yield env.timeout(issue)
+                if wave_cycles > issue:
+                    yield env.timeout(wave_cycles - issue)
+            elif kind == SMEM:
+                bisect.insort(loads, env.now + step.cycles)
+            elif kind == WAIT:
+                while loads and loads[0] <= env.now:
+                    loads.pop(0)
+                if len(loads) > step.cycles:
+                    yield env.timeout(loads[len(loads) - step.cycles - 1] - env.now)
+                    del loads[:len(loads) - step.cycles]
+            else:
+                with port.request() as req:
+                    yield req
+                    yield env.timeout(step.cycles)
+                sectors, lines, _, ic_hits, dram_reads, dram_writes, ic_writes = traffic.cohort(step.first_pc, w, 1)
+                arrive = simd.cu.look_up(env.now + step.latency, lines) if lines else env.now
+                done = arrive
+                if sectors:
+                    level_bytes = LevelBytes(sectors * sector_bytes, (ic_hits + ic_writes) * sector_bytes,
+                                             (dram_reads + dram_writes) * sector_bytes, ic_hits * sector_bytes,
+                                             dram_reads * sector_bytes)
+                    done = simd.cu.try_issue(arrive, sectors, level_bytes, step.is_write)
+                    if done is None:
+                        yield env.timeout(arrive - env.now)
+                        done = yield from simd._issue_in_chunks(env, sectors, level_bytes, step.is_write)
+                if step.is_write:
+                    last["store"] = max(last["store"], done)
+                else:
+                    bisect.insort(loads, done)
+        last["end"] = max(last["end"], env.now)
+        free.put(i)
+
+    def dispatcher():
+        next_launch = launched
+        for w in range(record.total_waves):
+            i = yield free.get()
+            if w % per_group == 0:            # a workgroup starts: the dispatcher's launch cost
+                if next_launch > env.now:
+                    yield env.timeout(next_launch - env.now)
+                next_launch = env.now + preset.workgroup_launch_cycles
+            env.process(wave(w, i))
+
+    env.process(dispatcher())
+    env.run()
+    return max(last["end"], last["store"])
+
+
+def _runs(cost):
+    """(kind, port cycles, wave cycles, step) for one wave: an ALU run holds the port for its issue
+    cycles and the wave for max(issue, latency) per instruction."""
+    runs = []
+    for segment in cost._segments:
+        if isinstance(segment, Step):
+            runs.append((segment.kind, segment.cycles, segment.cycles, segment))
+        else:
+            _, pairs, first, last = segment
+            issue = sum(i for i, _ in pairs)
+            runs.append((ALU, issue, sum(max(i, lat) for i, lat in pairs), None))
+    return runs
