@@ -27,6 +27,8 @@ from dmlemu.functional.device_memory import GpuMemory
 from dmlemu.errors import E_INVALIDARG, HResultError
 from dmlemu.presets import DEFAULT_PRESET, preset_problem
 
+COMPUTE, COPY = "compute", "copy"   # the engines: DIRECT and COMPUTE queues, COPY queues
+
 
 class Gpu:
     """An emulated GPU built from an adapter preset."""
@@ -47,12 +49,17 @@ class Gpu:
         self.clock_cycles = 0     # the command processor: when it can read the next command
         self.idle_cycle = 0       # the bottom of the pipe: when all work issued so far has completed
         self._unflushed = False   # work issued since the last barrier
+        self.copy_clock = 0       # the copy engine's own timeline (COPY queues run beside compute)
         self.timestamp_frequency = preset.clock_hz
         self.recorder = None   # a traces recorder while a capture is active; None costs nothing
 
     # ---- work ---------------------------------------------------------------------------------
-    def begin_submission(self):
-        """An ExecuteCommandLists call reached the command processor."""
+    def begin_submission(self, engine=COMPUTE):
+        """An ExecuteCommandLists call reached the command processor (COMPUTE: DIRECT and COMPUTE
+        queues) or the copy engine (COPY queues)."""
+        if engine == COPY:
+            self.copy_clock += self.preset.submit_cycles
+            return
         self.clock_cycles += self.preset.submit_cycles
         if self.recorder is not None:
             self.recorder.submission(self.clock_cycles)
@@ -81,13 +88,16 @@ class Gpu:
         self._unflushed = True
         return stats
 
-    def barrier(self, release=False):
+    def barrier(self, release=False, engine=COMPUTE):
         """A barrier (ResourceBarrier, or the end of an ExecuteCommandLists): the command processor
         waits until all work issued so far has completed and pays `flush_cycles` (wait, invalidate
         the CUs' own caches, signal) when there was any since the last barrier. A release (a
         transition out of UAV use, the end of an ExecuteCommandLists) also makes the results
         visible to other agents (copy engine, CPU): the L2 writes its dirty sectors back and the
-        clock advances while it does. Returns the cycles the command processor spent."""
+        clock advances while it does. Returns the cycles the command processor spent. On the copy
+        engine, whose copies are already complete in order and bypass the caches, a barrier is free."""
+        if engine == COPY:
+            return 0
         before = idle = flushed = self.clock_cycles
         if self._unflushed:
             idle = max(self.clock_cycles, self.idle_cycle)
@@ -104,24 +114,45 @@ class Gpu:
         """A barrier with a release (see barrier)."""
         return self.barrier(release=True)
 
-    def copy_buffer(self, dst, dst_offset, src, src_offset, num_bytes):
-        """Copy bytes between two allocations (the copy engine) and advance the clock. The copy
-        writes memory behind the L2, whose copies of the destination bytes become stale."""
+    def copy_buffer(self, dst, dst_offset, src, src_offset, num_bytes, engine=COMPUTE):
+        """Copy bytes between two allocations and advance the engine's clock. The copy writes
+        memory behind the L2, whose copies of the destination bytes become stale. On the COPY
+        engine it runs on its own timeline, beside compute work, and its bytes take their share
+        of the device's DRAM (compute requests queue behind them); on a DIRECT or COMPUTE queue it
+        runs in the command processor's order."""
         if num_bytes:
             np.copyto(dst.data[dst_offset:dst_offset + num_bytes], src.data[src_offset:src_offset + num_bytes])
             self.command_processor.caches.invalidate(dst.gpu_va + dst_offset, num_bytes)
         cycles = self.copy_engine.cycles(num_bytes)
+        start = self.copy_clock if engine == COPY else self.clock_cycles
         if self.recorder is not None:
-            self.recorder.copy(self.clock_cycles, self.clock_cycles + cycles, num_bytes, dst.name, src.name)
-        self.clock_cycles += cycles
+            self.recorder.copy(start, start + cycles, num_bytes, dst.name, src.name)
+        if engine == COPY:
+            self.copy_clock = start + cycles
+            if self.timing and num_bytes:
+                self.command_processor.memory.dram.serve(start, 2 * num_bytes)   # read and write
+            return cycles
+        self.clock_cycles = start + cycles
         self.idle_cycle = max(self.idle_cycle, self.clock_cycles)
         self._unflushed = True
         return cycles
 
-    def timestamp(self):
-        """The GPU clock in ticks of `timestamp_frequency`, written at the bottom of the pipe: when
-        all work before it has completed (it does not hold up the command processor)."""
+    def timestamp(self, engine=COMPUTE):
+        """The engine's clock in ticks of `timestamp_frequency`, written at the bottom of the pipe:
+        when all work before it on that engine has completed (it does not hold up the command
+        processor)."""
+        if engine == COPY:
+            return self.copy_clock
         return max(self.clock_cycles, self.idle_cycle)
+
+    def wait_until(self, cycle, engine=COMPUTE):
+        """A queue Wait on a fence that some engine signalled at `cycle`: this engine's later work
+        starts no earlier."""
+        if engine == COPY:
+            self.copy_clock = max(self.copy_clock, cycle)
+        else:
+            self.clock_cycles = max(self.clock_cycles, cycle)
+            self.idle_cycle = max(self.idle_cycle, self.clock_cycles)
 
     # ---- emulation-only time ------------------------------------------------------------------
     def _estimate_cycles(self, stats):

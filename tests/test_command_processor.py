@@ -107,3 +107,67 @@ def _tiny_launch(gpu, elements=256):
     spec = TensorSpec("FLOAT32", (elements,), None, elements * 4)
     zeros = np.zeros(elements * 4, np.uint8)
     return DirectRun(gpu, "ELEMENT_WISE_IDENTITY", [spec, spec], [zeros, zeros.copy()]).launch()
+
+
+def _copy_and_compute(preset, fenced):
+    """(compute start, compute end, copy start, copy end) in GPU ticks: a 2^20-element IDENTITY on a
+    DIRECT queue and a 16 MiB copy on a COPY queue, submitted together; with `fenced`, the copy
+    queue Waits on a fence the DIRECT queue Signals after its dispatch."""
+    from dmlemu.d3d12 import (D3D12_COMMAND_LIST_TYPE_COPY, D3D12_COMMAND_QUEUE_DESC, D3D12_FENCE_FLAG_NONE,
+                              D3D12_HEAP_TYPE_UPLOAD, D3D12_QUERY_HEAP_TYPE_COPY_QUEUE_TIMESTAMP,
+                              D3D12_RESOURCE_STATE_COPY_DEST)
+    rig = MirrorRig(preset, dml_flags=0)
+    elements = 1 << 20
+    nbytes = elements * 4
+    tensor = DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
+        DataType=DML_TENSOR_DATA_TYPE_FLOAT32, Sizes=[1, 1, 1, elements], TotalTensorSizeInBytes=nbytes))
+    compiled = rig.compile(DML_OPERATOR_DESC(Type=DML_OPERATOR_ELEMENT_WISE_IDENTITY,
+                                             Desc=DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC(InputTensor=tensor,
+                                                                                          OutputTensor=tensor)))
+    rig.initialize(compiled)
+    rig.execute()
+    a = rig.buffer(nbytes, state=D3D12_RESOURCE_STATE_UNORDERED_ACCESS)
+    b = rig.buffer(nbytes, state=D3D12_RESOURCE_STATE_UNORDERED_ACCESS)
+    table = rig.table(compiled)
+    table.BindInputs([buffer_binding(a, 0, nbytes)])
+    table.BindOutputs([buffer_binding(b, 0, nbytes)])
+    heap = rig.device.CreateQueryHeap(D3D12_QUERY_HEAP_DESC(Type=D3D12_QUERY_HEAP_TYPE_TIMESTAMP, Count=2))
+    ticks = rig.buffer(16, D3D12_HEAP_TYPE_READBACK)
+    rig.list.EndQuery(heap, D3D12_QUERY_TYPE_TIMESTAMP, 0)
+    rig.recorder.RecordDispatch(rig.list, compiled, table)
+    rig.list.EndQuery(heap, D3D12_QUERY_TYPE_TIMESTAMP, 1)
+    rig.list.ResolveQueryData(heap, D3D12_QUERY_TYPE_TIMESTAMP, 0, 2, ticks, 0)
+    rig.list.Close()
+
+    copy_queue = rig.device.CreateCommandQueue(D3D12_COMMAND_QUEUE_DESC(Type=D3D12_COMMAND_LIST_TYPE_COPY))
+    copy_allocator = rig.device.CreateCommandAllocator(D3D12_COMMAND_LIST_TYPE_COPY)
+    copy_list = rig.device.CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_COPY, copy_allocator, None)
+    source = rig.buffer(16 << 20, D3D12_HEAP_TYPE_UPLOAD, uav=False)
+    target = rig.buffer(16 << 20, state=D3D12_RESOURCE_STATE_COPY_DEST, uav=False)
+    copy_heap = rig.device.CreateQueryHeap(D3D12_QUERY_HEAP_DESC(Type=D3D12_QUERY_HEAP_TYPE_COPY_QUEUE_TIMESTAMP,
+                                                                 Count=2))
+    copy_ticks = rig.buffer(16, D3D12_HEAP_TYPE_READBACK)
+    copy_list.EndQuery(copy_heap, D3D12_QUERY_TYPE_TIMESTAMP, 0)
+    copy_list.CopyBufferRegion(target, 0, source, 0, 16 << 20)
+    copy_list.EndQuery(copy_heap, D3D12_QUERY_TYPE_TIMESTAMP, 1)
+    copy_list.ResolveQueryData(copy_heap, D3D12_QUERY_TYPE_TIMESTAMP, 0, 2, copy_ticks, 0)
+    copy_list.Close()
+
+    fence = rig.device.CreateFence(0, D3D12_FENCE_FLAG_NONE)
+    if fenced:
+        copy_queue.Wait(fence, 1)
+    copy_queue.ExecuteCommandLists([copy_list])
+    rig.queue.ExecuteCommandLists([rig.list])
+    rig.queue.Signal(fence, 1)
+    copy_queue.Signal(fence, 2)
+    fence.SetEventOnCompletion(2, None)
+    compute = ticks.Map(0, None)[:16].copy().view("<u8")
+    copy = copy_ticks.Map(0, None)[:16].copy().view("<u8")
+    return int(compute[0]), int(compute[1]), int(copy[0]), int(copy[1])
+
+
+def test_a_copy_queue_runs_beside_compute_and_fences_order_them():
+    c0, c1, k0, k1 = _copy_and_compute(RX_7900_XTX, fenced=False)
+    assert k0 < c1 and c0 < k1                 # the two engines' work overlaps in time
+    c0, c1, k0, k1 = _copy_and_compute(RX_7900_XTX, fenced=True)
+    assert k0 >= c1                            # the copy queue's Wait holds it until the Signal

@@ -25,11 +25,13 @@ from dmlemu.com import VoidMisuse, hresult_method, void_method
 from dmlemu.d3d12.base import DeviceChild, invalid_arg
 from dmlemu.d3d12.command_list import ID3D12GraphicsCommandList
 from dmlemu.com import enum_name, is_one_of
-from dmlemu.d3d12.enums import (D3D12_COMMAND_LIST_TYPE, D3D12_COMMAND_QUEUE_FLAG_DISABLE_GPU_TIMEOUT, D3D12_COMMAND_QUEUE_FLAG_NONE,
+from dmlemu.d3d12.enums import (D3D12_COMMAND_LIST_TYPE, D3D12_COMMAND_LIST_TYPE_COPY,
+                                 D3D12_COMMAND_QUEUE_FLAG_DISABLE_GPU_TIMEOUT, D3D12_COMMAND_QUEUE_FLAG_NONE,
                                  D3D12_COMMAND_QUEUE_PRIORITY)
 from dmlemu.d3d12.fence import ID3D12Fence, _check_value
 from dmlemu.d3d12.resource import _decay, _require_state
 from dmlemu.d3d12.structs import D3D12_COMMAND_QUEUE_DESC
+from dmlemu.gpu import COMPUTE, COPY
 
 QUEUE_TYPES = (0, 2, 3)  # DIRECT, COMPUTE, COPY
 BUNDLE = 1
@@ -38,13 +40,14 @@ BUNDLE = 1
 class ExecutionContext:
     """What a command sees while it executes: the device, its GPU, the queue and the list."""
 
-    __slots__ = ("device", "gpu", "queue", "command_list")
+    __slots__ = ("device", "gpu", "queue", "command_list", "engine")
 
     def __init__(self, queue):
         self.device = queue._device
         self.gpu = queue._device._gpu
         self.queue = queue
         self.command_list = None
+        self.engine = queue._engine      # the GPU engine the queue feeds (gpu.COMPUTE or gpu.COPY)
 
     def require_state(self, resource, allowed_states, what):
         """resource._require_state for commands: check/promote the state the access needs."""
@@ -62,6 +65,7 @@ class ID3D12CommandQueue(DeviceChild):
         super().__init__(device)
         self._desc = desc
         self._type = int(desc.Type)
+        self._engine = COPY if self._type == D3D12_COMMAND_LIST_TYPE_COPY else COMPUTE
         self._pending = collections.deque()  # ("execute", serial, lists) / ("signal", fence, value) / ("wait", ...)
         self._submitted_serial = 0
         self._executed_serial = 0
@@ -79,7 +83,7 @@ class ID3D12CommandQueue(DeviceChild):
     @hresult_method
     def GetClockCalibration(self):
         """(GPU timestamp, CPU timestamp in ns of time.perf_counter_ns), the two C out-parameters."""
-        return self._device._gpu.timestamp(), time.perf_counter_ns()
+        return self._device._gpu.timestamp(self._engine), time.perf_counter_ns()
 
     @void_method
     def ExecuteCommandLists(self, ppCommandLists):
@@ -148,10 +152,12 @@ class ID3D12CommandQueue(DeviceChild):
             if item[1]._value < item[2]:
                 return False
             self._pending.popleft()
+            # The GPU side of the wait: this engine's later work starts when the value was signalled.
+            self._device._gpu.wait_until(item[1]._signal_cycle(item[2]), self._engine)
             return True
         self._pending.popleft()
         if item[0] == "signal":
-            item[1]._set(item[2], self)
+            item[1]._set(item[2], self, self._device._gpu.timestamp(self._engine))
         else:
             self._execute(item[1], item[2])
         return True
@@ -160,7 +166,7 @@ class ID3D12CommandQueue(DeviceChild):
         device = self._device
         ctx = ExecutionContext(self)
         device._ecl_touched = {}
-        ctx.gpu.begin_submission()  # the command processor's cost of one ExecuteCommandLists
+        ctx.gpu.begin_submission(self._engine)  # the command processor's cost of one ExecuteCommandLists
         try:
             for command_list, commands in snapshot:
                 ctx.command_list = command_list
@@ -171,7 +177,7 @@ class ID3D12CommandQueue(DeviceChild):
                         device._report_misuse(error.hresult, f"ExecuteCommandLists: {error.message} (in "
                                                              f"{command_list._label} on {self._label})")
                         return
-            ctx.gpu.barrier(release=True)   # wait for idle; the results become visible (fences, CPU)
+            ctx.gpu.barrier(True, self._engine)   # wait for idle; the results become visible (fences, CPU)
         finally:
             _decay(device._ecl_touched)
             device._ecl_touched = {}

@@ -37,7 +37,7 @@ class ResourceBarrierCommand:
             if kind == D3D12_RESOURCE_BARRIER_TYPE_TRANSITION and not flags & D3D12_RESOURCE_BARRIER_FLAG_BEGIN_ONLY:
                 _transition(resource, before, after, f"ResourceBarrier: barrier {index}")
                 release |= bool(before & UNORDERED_ACCESS) and not after & UNORDERED_ACCESS
-        ctx.gpu.barrier(release)
+        ctx.gpu.barrier(release, ctx.engine)
 
 
 class CopyBufferRegionCommand:
@@ -53,7 +53,7 @@ class CopyBufferRegionCommand:
         _require_state(self.src, COPY_SOURCE, f"the source of {self.name}")
         _require_state(self.dst, COPY_DEST, f"the destination of {self.name}")
         ctx.gpu.copy_buffer(self.dst._allocation, self.dst_offset, self.src._allocation, self.src_offset,
-                            self.num_bytes)
+                            self.num_bytes, ctx.engine)
 
 
 class EndQueryCommand:
@@ -66,7 +66,7 @@ class EndQueryCommand:
         self.heap, self.index = heap, index
 
     def execute(self, ctx):
-        self.heap._ticks[self.index] = ctx.gpu.timestamp()
+        self.heap._ticks[self.index] = ctx.gpu.timestamp(ctx.engine)
 
 
 class ResolveQueryDataCommand:

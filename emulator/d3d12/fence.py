@@ -37,6 +37,7 @@ class ID3D12Fence(DeviceChild):
         self._value = initial_value
         self._flags = flags
         self._signal_records = []  # [value, queue, serial] of queue Signals not yet observed
+        self._gpu_signals = []     # (value, GPU cycle) of queue Signals, in order: when a value was reached
         self._events = []          # [value, event] of SetEventOnCompletion calls not yet reached
 
     # ---- ID3D12Fence ---------------------------------------------------------------------------
@@ -80,11 +81,15 @@ class ID3D12Fence(DeviceChild):
         return self._flags
 
     # ---- internal ------------------------------------------------------------------------------
-    def _set(self, value, queue=None):
-        """The fence takes `value`; from a queue Signal, remember it for observation."""
+    def _set(self, value, queue=None, cycle=0):
+        """The fence takes `value`; from a queue Signal (at GPU `cycle` on its engine), remember it
+        for observation and for GPU-side waits."""
         self._value = value
         if queue is not None:
             self._signal_records.append([value, queue, queue._executed_serial])
+            self._gpu_signals.append((value, cycle))
+            if len(self._gpu_signals) > 64:
+                del self._gpu_signals[:-64]
         if self._events:
             reached = [entry for entry in self._events if entry[0] <= value]
             self._events = [entry for entry in self._events if entry[0] > value]
@@ -92,6 +97,14 @@ class ID3D12Fence(DeviceChild):
                 self._observe(value)
             for _, event in reached:
                 event.set()
+
+    def _signal_cycle(self, value):
+        """The GPU cycle at which a queue Signal took the fence to `value` or beyond (0 when the CPU
+        did, or it is too old to matter)."""
+        for signalled, cycle in self._gpu_signals:
+            if signalled >= value:
+                return cycle
+        return 0
 
     def _observe(self, value):
         """The CPU learned the fence is at `value`: queue work signalled at or below it is complete."""
