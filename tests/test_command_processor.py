@@ -19,9 +19,8 @@ from mirror_rig import MirrorRig, buffer_binding
 DISCRETE = (RX_7900_XTX, RX_6800_XT, RTX_3070)
 
 
-def chain_seconds(preset, barriers, count=64, elements=256):
-    """GPU seconds per dispatch of `count` tiny IDENTITY dispatches in one command list (a UAV
-    barrier after each, or none), between two timestamps."""
+def identity_rig(preset, elements):
+    """A MirrorRig with an initialized FLOAT32 IDENTITY of `elements` and its bound binding table."""
     rig = MirrorRig(preset, dml_flags=0)
     nbytes = elements * 4
     tensor = DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
@@ -36,6 +35,13 @@ def chain_seconds(preset, barriers, count=64, elements=256):
     table = rig.table(compiled)
     table.BindInputs([buffer_binding(a, 0, nbytes)])
     table.BindOutputs([buffer_binding(b, 0, nbytes)])
+    return rig, compiled, table
+
+
+def chain_seconds(preset, barriers, count=64, elements=256):
+    """GPU seconds per dispatch of `count` tiny IDENTITY dispatches in one command list (a UAV
+    barrier after each, or none), between two timestamps."""
+    rig, compiled, table = identity_rig(preset, elements)
     heap = rig.device.CreateQueryHeap(D3D12_QUERY_HEAP_DESC(Type=D3D12_QUERY_HEAP_TYPE_TIMESTAMP, Count=2))
     readback = rig.buffer(16, D3D12_HEAP_TYPE_READBACK)
     rig.list.EndQuery(heap, D3D12_QUERY_TYPE_TIMESTAMP, 0)
@@ -116,21 +122,7 @@ def _copy_and_compute(preset, fenced):
     from dmlemu.d3d12 import (D3D12_COMMAND_LIST_TYPE_COPY, D3D12_COMMAND_QUEUE_DESC, D3D12_FENCE_FLAG_NONE,
                               D3D12_HEAP_TYPE_UPLOAD, D3D12_QUERY_HEAP_TYPE_COPY_QUEUE_TIMESTAMP,
                               D3D12_RESOURCE_STATE_COPY_DEST)
-    rig = MirrorRig(preset, dml_flags=0)
-    elements = 1 << 20
-    nbytes = elements * 4
-    tensor = DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
-        DataType=DML_TENSOR_DATA_TYPE_FLOAT32, Sizes=[1, 1, 1, elements], TotalTensorSizeInBytes=nbytes))
-    compiled = rig.compile(DML_OPERATOR_DESC(Type=DML_OPERATOR_ELEMENT_WISE_IDENTITY,
-                                             Desc=DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC(InputTensor=tensor,
-                                                                                          OutputTensor=tensor)))
-    rig.initialize(compiled)
-    rig.execute()
-    a = rig.buffer(nbytes, state=D3D12_RESOURCE_STATE_UNORDERED_ACCESS)
-    b = rig.buffer(nbytes, state=D3D12_RESOURCE_STATE_UNORDERED_ACCESS)
-    table = rig.table(compiled)
-    table.BindInputs([buffer_binding(a, 0, nbytes)])
-    table.BindOutputs([buffer_binding(b, 0, nbytes)])
+    rig, compiled, table = identity_rig(preset, 1 << 20)
     heap = rig.device.CreateQueryHeap(D3D12_QUERY_HEAP_DESC(Type=D3D12_QUERY_HEAP_TYPE_TIMESTAMP, Count=2))
     ticks = rig.buffer(16, D3D12_HEAP_TYPE_READBACK)
     rig.list.EndQuery(heap, D3D12_QUERY_TYPE_TIMESTAMP, 0)
