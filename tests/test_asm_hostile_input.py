@@ -6,9 +6,7 @@ files, at most MAX_SOURCE_BYTES with their includes, includes at most MAX_INCLUD
 at most MAX_IF_DEPTH deep, lines at most MAX_LINE_CHARS after substitution; binaries at most
 MAX_BINARY_BYTES. Whatever assembles also decodes (the decoder's operand rules apply to both).
 """
-import io
 import os
-from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -22,17 +20,7 @@ from dmlemu.isa.assembler import (
 )
 from dmlemu.isa.encoding import decode
 from dmlemu.tools.asm import MAX_BINARY_BYTES
-from dmlemu.tools.cli import main
-
-
-def cli(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            status = main([str(a) for a in argv])
-        except SystemExit as e:
-            status = e.code
-    return status, out.getvalue(), err.getvalue()
+from cli_runner import cli
 
 
 def asm_error(tmp_path, source, name="k.s"):

@@ -13,7 +13,6 @@ import resource
 import subprocess
 import sys
 import time
-from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np
 import pytest
@@ -22,21 +21,10 @@ from hypothesis import strategies as st
 
 from dmlemu.functional.device_memory import default_budget
 from dmlemu.presets import DEFAULT_PRESET
-from dmlemu.tools.cli import main
+from cli_runner import cli
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LEVELS = "1_0, 2_0, 2_1, 3_0, 3_1, 4_0, 4_1, 5_0, 5_1, 5_2, 6_0, 6_1, 6_2, 6_3, 6_4"
-
-
-def cli(*argv):
-    """(exit status, stdout, stderr) of `dmlemu ARGV`, in-process; argparse's exit counts as a status."""
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            status = main([str(a) for a in argv])
-        except SystemExit as e:
-            status = e.code
-    return status, out.getvalue(), err.getvalue()
 
 
 def error_line(*argv):
