@@ -153,11 +153,11 @@ def check_chrome(doc):
             assert e["dur"] >= 0 and isinstance(e["cat"], str)
         if e["ph"] == "C":
             assert e["args"] and all(isinstance(v, float) for v in e["args"].values())
-        if e["ph"] in "be":
-            assert e["cat"] == "memory" and isinstance(e["id"], int)
+        if e["ph"] in "be":      # process-local ids: viewers file requests under their CU
+            assert e["cat"] == "memory" and isinstance(e["id2"]["local"], int) and "id" not in e
     # Async requests: exactly one begin and one end per id, the end not before the begin.
-    begins = {e["id"]: e for e in events if e["ph"] == "b"}
-    ends = {e["id"]: e for e in events if e["ph"] == "e"}
+    begins = {e["id2"]["local"]: e for e in events if e["ph"] == "b"}
+    ends = {e["id2"]["local"]: e for e in events if e["ph"] == "e"}
     assert len(begins) == sum(e["ph"] == "b" for e in events) and begins.keys() == ends.keys()
     for i, b in begins.items():
         assert ends[i]["ts"] >= b["ts"] and ends[i]["name"] == b["name"] and ends[i]["pid"] == b["pid"]

@@ -161,6 +161,71 @@ memory wait (emulator/timing/simd.py); with all slots in lock step it measured 0
 """
 
 
+def chain_seconds(preset, barriers, count=64, elements=256):
+    """GPU seconds per dispatch of `count` tiny FLOAT32 IDENTITY dispatches, a UAV barrier after
+    each or none (then one at the end)."""
+    gpu = Gpu(preset)
+    spec = TensorSpec("FLOAT32", (elements,), None, elements * 4)
+    zeros = np.zeros(elements * 4, np.uint8)
+    launch = DirectRun(gpu, "ELEMENT_WISE_IDENTITY", [spec, spec], [zeros, zeros.copy()]).launch()
+    start = gpu.timestamp()
+    for _ in range(count):
+        gpu.dispatch(launch)
+        if barriers:
+            gpu.barrier()
+    gpu.barrier()
+    return (gpu.clock_cycles - start) / preset.clock_hz / count
+
+
+GENERAL_SIZES = (4, 4, 4, 4, 4, 4, 4, 256)
+
+
+def general_path_ratio(preset):
+    """Cycles of an 8-D FLOAT32 CLIP whose input rows are padded by one element (the general
+    addressing path) against the same CLIP packed, and the general one's SIMD busy share."""
+    n = int(np.prod(GENERAL_SIZES))
+    strides, acc = [], 1
+    for i, s in enumerate(reversed(GENERAL_SIZES)):
+        strides.append(acc)
+        acc *= s + 1 if i == 0 else s
+    results = []
+    for source_strides, span in ((None, n), (tuple(reversed(strides)), acc)):
+        gpu = Gpu(preset)
+        source = TensorSpec("FLOAT32", GENERAL_SIZES, source_strides, span * 4)
+        out = TensorSpec("FLOAT32", GENERAL_SIZES, None, n * 4)
+        stats = DirectRun(gpu, "ELEMENT_WISE_CLIP", [source, out], [np.zeros(span * 4, np.uint8),
+                                                                    np.zeros(n * 4, np.uint8)],
+                          min_value=-1.0, max_value=1.0).dispatch()
+        results.append((stats.cycles, stats.timing.simd_busy_cycles / stats.timing.simds / stats.cycles))
+    return results[1][0] / results[0][0], results[1][1]
+
+
+def render_command_stream(presets=LARGE_PRESETS):
+    lines = ["| preset | dependent dispatch (us) | independent dispatch (us) | ratio | 8-D general-path CLIP / packed "
+             "| its SIMD busy |", "|---|---:|---:|---:|---:|---:|"]
+    for preset in presets:
+        dependent, independent = chain_seconds(preset, True), chain_seconds(preset, False)
+        ratio, busy = general_path_ratio(preset)
+        lines.append(f"| {preset.key} | {dependent * 1e6:.2f} | {independent * 1e6:.2f} | "
+                     f"{independent / dependent:.2f} | {ratio:.2f} | {100 * busy:.0f} % |")
+    return "\n".join(lines)
+
+
+STREAM_HEAD = """
+## The command stream and overlap
+
+64 tiny FLOAT32 IDENTITY dispatches (256 elements) with a UAV barrier after each (dependent) or with
+none (independent; the command processor launches the next while the previous drains), GPU time per
+dispatch. Published small-kernel sweeps put a dependent dispatch at about 3.3 us on an RX 6900 XT and
+1.6 us on an L40; issue 11 of this project asks 1.5-8 us and <= 0.7x without barriers. Then an 8-D
+CLIP on 2^22 elements whose input rows are padded (the general addressing path, with its integer
+division) against the packed one: its arithmetic fits under its memory time, so real GPUs keep it
+near the packed time (the issue asks <= 1.2x); here two slot groups per SIMD overlap it
+(emulator/timing/simd.py), and tests/reference_timing.py bounds what the cohorts add (docs/DEVIATIONS.md).
+
+"""
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", help="write the Markdown report to this path")
@@ -171,9 +236,11 @@ def main(argv=None):
     print(text)
     patterns = render_patterns(pattern_rows())
     print(patterns)
+    stream = render_command_stream()
+    print(stream)
     if args.write:
         with open(args.write, "w", encoding="utf-8") as f:
-            f.write(REPORT_HEAD + text + "\n" + PATTERNS_HEAD + patterns + "\n")
+            f.write(REPORT_HEAD + text + "\n" + PATTERNS_HEAD + patterns + "\n" + STREAM_HEAD + stream + "\n")
     return rows
 
 

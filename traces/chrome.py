@@ -12,7 +12,8 @@ Layout (one JSON object: traceEvents, displayTimeUnit, otherData):
     process "CU 3"                               pid 100 + CU index, one per compute unit that ran work
         thread "SIMD 1"                          wave groups (X, cat "wave"); instruction segments
                                                  (X, cat "instruction") nested inside them
-        async tracks, cat "memory"               memory requests (b/e pairs, one id each): issue to
+        async tracks, cat "memory"               memory requests (b/e pairs, one process-local id2 each,
+                                                 so viewers file them under their CU): issue to
                                                  completion; they overlap, so they are not X events
 
 Time: "ts" and "dur" are microseconds, taken from integer GPU cycles through the preset's clock and
@@ -409,14 +410,16 @@ class _Export:
             text = lines[pc] if 0 <= pc < len(lines) else ("store" if write else "load")
             name = text.split(" ", 1)[0]
             pid, tid = _cu_pid(c), _simd_tid(c, s)
-            self._add(a, b - a, {"ph": "b", "name": name, "cat": "memory", "id": row_id, "pid": pid, "tid": tid,
+            self._add(a, b - a, {"ph": "b", "name": name, "cat": "memory", "id2": {"local": row_id}, "pid": pid,
+                                 "tid": tid,
                                  "ts": a / 1000.0, "args": {
                                      "instruction": text, "pc": pc, "bytes": nbytes, "dram_bytes": dram,
                                      "write": bool(write), "dispatch": d, "unit": _unit(c, s),
                                      "issue_cycle": issue, "complete_cycle": complete}})
             # Sort key (time, -duration, order): this end comes after every begin at the same time
             # that has a positive duration, and after its own begin.
-            self._add(b, 0, {"ph": "e", "name": name, "cat": "memory", "id": row_id, "pid": pid, "tid": tid,
+            self._add(b, 0, {"ph": "e", "name": name, "cat": "memory", "id2": {"local": row_id}, "pid": pid,
+                             "tid": tid,
                              "ts": b / 1000.0})
             self.cus.add(c)
             self.simds.add((c, s))
