@@ -229,3 +229,12 @@ def test_dmlemu_trace_on_files_that_are_not_traces(tmp_path, content, message):
     assert error_line("trace", path) == f"dmlemu: error: {path} {message}"
     assert error_line("trace", tmp_path) == f"dmlemu: error: {tmp_path}: dmlemu reads traces saved as .npz " \
                                             f"(`dmlemu run ... --trace run.npz`); JSON and CSV are exports"
+
+
+@pytest.mark.parametrize("argv, sentence", [
+    (("step", "--sizes", "-4", "4"), "Sizes[0] is -4; a DirectML Sizes value is a UINT"),
+    (("step", "--sizes", "65535", "65535", "--dtype", "UINT8"), "bytes of GPU memory"),
+    (("step", "--seed", "-1"), "--seed is -1; a seed must be a non-negative integer"),
+])
+def test_step_checks_its_arguments_before_it_makes_anything(argv, sentence):
+    assert sentence in error_line(*argv)

@@ -84,7 +84,7 @@ def _check_run_arguments(args, run, preset):
     """Everything `dmlemu run` can check before it makes or reads an input (UsageError or the
     mirror's HResultError, one sentence): the seed, the desc (CreateOperator and CompileOperator on a
     fresh device, so every DirectML rule applies), and the memory the run needs. Returns the feature
-    level. (`dmlemu step` makes its inputs the same way and could call this too.)
+    level. `dmlemu step` makes its inputs the same way and calls it too.
 
     GPU memory: each input is written to an UPLOAD and a DEFAULT buffer and the output is read
     through a DEFAULT and a READBACK buffer, so the run needs twice the tensors' TotalTensorSizeInBytes;
@@ -316,8 +316,13 @@ def cmd_readme(args):
 
 def cmd_step(args):
     from dmlemu.tools.stepper import WaveStepper, format_footer, format_header, format_step
-    from dmlemu.tools.operators import random_inputs
+    from dmlemu.tools.operators import preset_for, random_inputs
+    _check_uints(args.sizes, "--sizes", "Sizes", 0)
+    for strides in args.strides or ():
+        _check_uints(strides, "--strides", "Strides", 0)
     run = _operator_run(args)
+    args.feature_level = None      # step has no --feature-level: the adapter's own
+    _check_run_arguments(args, run, preset_for(args.adapter))   # nothing is made before the desc is good
     stepper = WaveStepper(run, random_inputs(run, args.seed), width=args.width, wave=args.wave,
                           adapter=args.adapter)
     print(format_header(stepper))
