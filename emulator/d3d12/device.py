@@ -15,6 +15,7 @@ creation; settable) makes misuse also raise at the offending call.
 """
 import itertools
 import numbers
+import threading
 import weakref
 
 from dmlemu.errors import DXGI_ERROR_INVALID_CALL, DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, E_NOTIMPL, HResultError, S_OK
@@ -87,6 +88,9 @@ class ID3D12Device(COMObject):
         self._next_cpu_descriptor = CPU_DESCRIPTOR_BASE
         self._ecl_touched = {}  # buffers touched by the ExecuteCommandLists call running now
         self._pumping = False
+        # Free-threaded device: one lock orders the queues' execution and the device's counters
+        # (re-entrant: executing work may create objects or pump again on the same thread).
+        self._lock = threading.RLock()
 
     # ---- internal: shared by the children --------------------------------------------------------
     @property
@@ -98,8 +102,9 @@ class ID3D12Device(COMObject):
         return f"device {self._name!r}" if self._name else f"device #{self._number}"
 
     def _next_serial(self, kind):
-        self._counters[kind] = self._counters.get(kind, 0) + 1
-        return self._counters[kind]
+        with self._lock:
+            self._counters[kind] = self._counters.get(kind, 0) + 1
+            return self._counters[kind]
 
     def _check_not_removed(self, method_name):
         if self._removed_reason is not None:
@@ -138,24 +143,26 @@ class ID3D12Device(COMObject):
 
     def _pump_queues(self):
         """Run every queue's pending work that can run, until none can (waits on fences hold it)."""
-        if self._pumping:
-            return
-        self._pumping = True
-        try:
-            progress = True
-            while progress and self._removed_reason is None:
-                progress = False
-                for queue in self._queues:
-                    while queue._step():
-                        progress = True
-        finally:
-            self._pumping = False
+        with self._lock:    # another thread's pump finishes first, then this one sees its work
+            if self._pumping:   # re-entered on this thread: the running pump goes on with it
+                return
+            self._pumping = True
+            try:
+                progress = True
+                while progress and self._removed_reason is None:
+                    progress = False
+                    for queue in list(self._queues):
+                        while queue._step():
+                            progress = True
+            finally:
+                self._pumping = False
 
     def _reserve_cpu_descriptor_range(self, size):
-        base = self._next_cpu_descriptor
-        span = -(-size // CPU_RANGE_ALIGNMENT) * CPU_RANGE_ALIGNMENT + CPU_RANGE_ALIGNMENT  # + a gap
-        self._next_cpu_descriptor += span
-        return base
+        with self._lock:
+            base = self._next_cpu_descriptor
+            span = -(-size // CPU_RANGE_ALIGNMENT) * CPU_RANGE_ALIGNMENT + CPU_RANGE_ALIGNMENT  # + a gap
+            self._next_cpu_descriptor += span
+            return base
 
     def _register_descriptor_heap(self, heap):
         self._heaps[heap._cpu_base] = heap

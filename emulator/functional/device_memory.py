@@ -29,6 +29,7 @@ Bounded memory (docs/RELIABILITY.md, "Memory model"):
 """
 import bisect
 import os
+import threading
 
 import numpy as np
 
@@ -156,10 +157,18 @@ class GpuMemory:
         self._starts = []      # sorted gpu_va of live allocations
         self._allocations = []  # same order as _starts
         self._freed_damaged = []  # allocations whose guards were found changed when freed
+        # D3D12 devices are free-threaded: resource creation and release from several threads
+        # must never hand two live allocations the same addresses.
+        self._lock = threading.Lock()
 
     def allocate(self, size, name=""):
         """Reserve `size` bytes (zero-filled); raises OutOfDeviceMemory past the budget, past the
-        virtual address space, or when the host cannot back the bytes (nothing changes then)."""
+        virtual address space, or when the host cannot back the bytes (nothing changes then).
+        Thread-safe."""
+        with self._lock:
+            return self._allocate(size, name)
+
+    def _allocate(self, size, name):
         size = int(size)
         if size <= 0:
             raise ValueError(f"allocation size must be positive, got {size}")
@@ -202,7 +211,12 @@ class GpuMemory:
         return None
 
     def free(self, allocation):
-        """Return an allocation's bytes to the budget and its address range to the free list."""
+        """Return an allocation's bytes to the budget and its address range to the free list
+        (thread-safe)."""
+        with self._lock:
+            self._free(allocation)
+
+    def _free(self, allocation):
         if allocation.freed:
             return
         if allocation.guard_bytes and allocation.guard_damage() is not None:
@@ -240,7 +254,11 @@ class GpuMemory:
         return self._next_va - VA_BASE
 
     def resolve(self, gpu_va):
-        """The allocation holding `gpu_va` and the offset inside it, or (None, 0)."""
+        """The allocation holding `gpu_va` and the offset inside it, or (None, 0) (thread-safe)."""
+        with self._lock:
+            return self._resolve(gpu_va)
+
+    def _resolve(self, gpu_va):
         index = bisect.bisect(self._starts, gpu_va) - 1
         if index >= 0:
             allocation = self._allocations[index]
