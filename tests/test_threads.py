@@ -74,3 +74,30 @@ def test_operators_compiled_and_run_from_six_threads_keep_their_own_constants(in
             (y,) = rig.run_operator(desc, [x])
             assert np.array_equal(y, golden.clip(x, 0.0, high)), (i, k)
     run_threads(6, work)
+
+
+def test_a_null_event_wait_blocks_until_another_thread_signals():
+    rig = MirrorRig(TEACHING)
+    fence = rig.device.CreateFence(0, 0)
+    signaller = threading.Timer(0.2, lambda: rig.queue.Signal(fence, 5))
+    signaller.start()
+    fence.SetEventOnCompletion(5, None)          # returns once the other thread's Signal lands
+    signaller.join()
+    assert fence.GetCompletedValue() == 5
+
+
+def test_a_null_event_wait_nobody_will_satisfy_is_reported(monkeypatch):
+    import dmlemu.d3d12.fence as fence_module
+    from dmlemu.errors import HResultError
+    monkeypatch.setattr(fence_module, "BLOCKING_WAIT_SECONDS", 0.2)
+    rig = MirrorRig(TEACHING)
+    fence = rig.device.CreateFence(0, 0)
+    stop = threading.Event()
+    idle = threading.Thread(target=stop.wait, args=(5.0,))
+    idle.start()                                  # another thread exists, but it never signals
+    try:
+        with pytest.raises(HResultError, match="no other thread did within 0.2 s"):
+            fence.SetEventOnCompletion(1, None)
+    finally:
+        stop.set()
+        idle.join()

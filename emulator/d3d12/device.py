@@ -91,6 +91,7 @@ class ID3D12Device(COMObject):
         # Free-threaded device: one lock orders the queues' execution and the device's counters
         # (re-entrant: executing work may create objects or pump again on the same thread).
         self._lock = threading.RLock()
+        self._fence_changed = threading.Condition(self._lock)   # a fence took a new value
 
     # ---- internal: shared by the children --------------------------------------------------------
     @property

@@ -9,16 +9,21 @@ observing a value >= the record's marks that queue's work up to the serial as co
 lets ID3D12CommandAllocator::Reset succeed.
 
 SetEventOnCompletion(value, None) blocks until the value is reached, as a NULL event does in D3D12.
-The emulator is single-threaded, so if nothing already submitted will ever reach the value the wait
-would block forever; it raises E_FAIL with a sentence instead. An event argument may be any object
+Work runs when it is submitted, so when nothing already submitted will reach the value only another
+thread can: with other threads alive the call waits for one to signal (up to BLOCKING_WAIT_SECONDS),
+and with none, or past that, it raises E_FAIL with a sentence instead of hanging. An event argument may be any object
 with a `set()` method (a threading.Event, say); it is set when the value is reached. Once the device
 is removed, GetCompletedValue returns UINT64_MAX, as in D3D12.
 """
+import threading
+import time
+
 from dmlemu.errors import E_FAIL, E_INVALIDARG, HResultError
 from dmlemu.com import hresult_method
 from dmlemu.d3d12.base import DeviceChild
 
 UINT64_MAX = (1 << 64) - 1
+BLOCKING_WAIT_SECONDS = 30.0   # how long a NULL-event wait waits for another thread to signal
 
 
 def _check_value(method, value):
@@ -69,13 +74,30 @@ class ID3D12Fence(DeviceChild):
         if hEvent is not None:
             self._events.append([Value, hEvent])
             return
+        if threading.active_count() > 1 and self._wait_for_another_thread(Value):
+            self._observe(self._value)
+            return
         waiting = [q._label for q in self._device._queues if q._pending]
         because = (f"; {', '.join(waiting)} {'is' if len(waiting) == 1 else 'are'} blocked on a Wait"
                    if waiting else "")
         raise HResultError(
             E_FAIL,
             f"SetEventOnCompletion: {self._label} is at {self._value} and no submitted work will signal it to "
-            f"{Value}{because}, so waiting with a NULL event would block forever.")
+            f"{Value}{because}, so waiting with a NULL event would block forever"
+            f"{'' if threading.active_count() == 1 else f' (no other thread did within {BLOCKING_WAIT_SECONDS:g} s)'}.")
+
+    def _wait_for_another_thread(self, value):
+        """Wait until another thread's Signal (CPU or queue) brings the fence to `value`; False after
+        BLOCKING_WAIT_SECONDS, once no other thread is left alive, or when the device is removed."""
+        changed = self._device._fence_changed
+        deadline = time.monotonic() + BLOCKING_WAIT_SECONDS
+        with changed:
+            while self._value < value:
+                left = deadline - time.monotonic()
+                if left <= 0 or self._device._removed_reason is not None or threading.active_count() == 1:
+                    return False
+                changed.wait(min(left, 0.05))
+        return True
 
     def GetCreationFlags(self):
         return self._flags
@@ -85,6 +107,8 @@ class ID3D12Fence(DeviceChild):
         """The fence takes `value`; from a queue Signal (at GPU `cycle` on its engine), remember it
         for observation and for GPU-side waits."""
         self._value = value
+        with self._device._fence_changed:
+            self._device._fence_changed.notify_all()
         if queue is not None:
             self._signal_records.append([value, queue, queue._executed_serial])
             self._gpu_signals.append((value, cycle))
