@@ -101,3 +101,30 @@ def test_a_null_event_wait_nobody_will_satisfy_is_reported(monkeypatch):
     finally:
         stop.set()
         idle.join()
+
+
+def test_a_command_list_recorded_from_two_threads_at_once_is_reported(monkeypatch):
+    """A command list is single-threaded: a call that arrives while another thread is inside a
+    method of the same list puts the list in error, and Close says why."""
+    from dmlemu.d3d12 import D3D12_HEAP_TYPE_UPLOAD, ID3D12GraphicsCommandList
+    from dmlemu.errors import HResultError
+    rig = MirrorRig(TEACHING)
+    source = rig.buffer(64, D3D12_HEAP_TYPE_UPLOAD, uav=False)
+    target = rig.buffer(64, uav=False)
+    inside, release = threading.Event(), threading.Event()
+    check = ID3D12GraphicsCommandList._check_copy_heaps
+
+    def held(dst, src):                        # the first thread stays inside CopyBufferRegion
+        if threading.current_thread() is not threading.main_thread():
+            inside.set()
+            release.wait(5)
+        return check(dst, src)
+    monkeypatch.setattr(ID3D12GraphicsCommandList, "_check_copy_heaps", staticmethod(held))
+    first = threading.Thread(target=rig.list.CopyBufferRegion, args=(target, 0, source, 0, 64))
+    first.start()
+    assert inside.wait(5)
+    rig.list.CopyBufferRegion(target, 0, source, 0, 64)          # the main thread, meanwhile
+    release.set()
+    first.join()
+    with pytest.raises(HResultError, match="a command list is single-threaded"):
+        rig.list.Close()

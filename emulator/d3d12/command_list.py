@@ -21,6 +21,7 @@ Internal contract for other modules: `_record(command)` appends a command (anyth
 `_descriptor_heaps`, `_device`, `_commands`.
 """
 import functools
+import threading
 
 from dmlemu.errors import DXGI_ERROR_INVALID_CALL, E_FAIL, E_INVALIDARG, HResultError
 from dmlemu.com import VoidMisuse, enum_name, hresult_method, is_integer, is_one_of
@@ -72,9 +73,14 @@ def _check_allocator(method, device, allocator, list_type, command_list=None):
                                   "an allocator backs one recording list at a time.")
 
 
+_RECORDING_LOCK = threading.Lock()   # guards every list's `_recording` (thread, depth) pair
+
+
 def recording_method(method):
     """Wrap a recording method: no-op once the device is removed; closed list -> device removal;
-    VoidMisuse -> the list's error state."""
+    VoidMisuse -> the list's error state; a call while another thread is inside a method of the
+    same list -> the list's error state too (a command list is single-threaded; D3D12's debug layer
+    reports the same)."""
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
@@ -83,11 +89,19 @@ def recording_method(method):
         if not self._open:
             self._report_closed(method.__name__)
             return None
+        other = self._enter_recording()
+        if other is not None:
+            self._record_error(method.__name__, f"{self._label} is being recorded by thread {other} while thread "
+                                                f"{threading.get_ident()} calls it; a command list is single-threaded "
+                                                "(use one list per thread).")
+            return None
         try:
             return method(self, *args, **kwargs)
         except VoidMisuse as misuse:
             self._record_error(method.__name__, misuse.message)
             return None
+        finally:
+            self._leave_recording()
 
     return wrapper
 
@@ -107,6 +121,25 @@ class ID3D12GraphicsCommandList(DeviceChild):
         self._commands = []
         self._descriptor_heaps = ()
         self._error = None  # (hresult, sentence) of the first misuse since the last Reset
+        self._recording = None  # [thread id, depth] while a recording method runs
+
+    def _enter_recording(self):
+        """Mark this thread as recording; the other thread's id when another one already is."""
+        me = threading.get_ident()
+        with _RECORDING_LOCK:
+            if self._recording is None:
+                self._recording = [me, 1]
+            elif self._recording[0] == me:
+                self._recording[1] += 1
+            else:
+                return self._recording[0]
+        return None
+
+    def _leave_recording(self):
+        with _RECORDING_LOCK:
+            self._recording[1] -= 1
+            if self._recording[1] == 0:
+                self._recording = None
 
     # ---- internal contract ---------------------------------------------------------------------
     def _is_open(self):
