@@ -47,17 +47,17 @@ def test_buffers_created_from_eight_threads_never_share_addresses(interleaved):
     made = [[] for _ in range(8)]
 
     def create(i):
-        for _ in range(150):
+        for _ in range(300):
             made[i].append(rig.device.CreateCommittedResource(
                 CD3DX12_HEAP_PROPERTIES(D3D12_HEAP_TYPE_DEFAULT), D3D12_HEAP_FLAG_NONE,
                 CD3DX12_RESOURCE_DESC.Buffer(4096), D3D12_RESOURCE_STATE_COMMON, None))
     run_threads(8, create)
     ranges = sorted((r.GetGPUVirtualAddress(), r.GetDesc().Width) for rs in made for r in rs)
-    assert len(ranges) == 1200
+    assert len(ranges) == 2400
     assert all(a + size <= b for (a, size), (b, _) in zip(ranges, ranges[1:]))   # disjoint
 
 
-def test_operators_compiled_and_run_from_six_threads_keep_their_own_constants(interleaved):
+def test_operators_compiled_and_run_from_eight_threads_keep_their_own_constants(interleaved):
     """Each thread has its own queue, list and fence on one device and runs CLIPs whose Max is its
     own: a shared constant buffer or a lost signal would show as a wrong output or a hang."""
     device = MirrorRig(TEACHING).device
@@ -67,13 +67,13 @@ def test_operators_compiled_and_run_from_six_threads_keep_their_own_constants(in
 
     def work(i):
         rig = MirrorRig(device=device, dml_flags=0)
-        for k in range(6):
+        for k in range(20):
             high = float(i * 3 + k % 3 + 1)
             desc = DML_OPERATOR_DESC(Type=DML_OPERATOR_ELEMENT_WISE_CLIP, Desc=DML_ELEMENT_WISE_CLIP_OPERATOR_DESC(
                 InputTensor=tensor, OutputTensor=tensor, Min=0.0, Max=high))
             (y,) = rig.run_operator(desc, [x])
             assert np.array_equal(y, golden.clip(x, 0.0, high)), (i, k)
-    run_threads(6, work)
+    run_threads(8, work)
 
 
 def test_a_null_event_wait_blocks_until_another_thread_signals():
