@@ -390,7 +390,11 @@ class _Export:
         names = {}
         s_ns, e_ns = clock.ns(segments["start"]).tolist(), clock.ns(segments["end"]).tolist()
         tracks = _tracks(segments).tolist()
+        zero = 0
         for (d, c, _, _, f, n, pc0, pc1, start_c, end_c), s, s_n, e_n in zip(segments.tolist(), tracks, s_ns, e_ns):
+            if e_n == s_n and end_c > start_c:
+                zero += 1       # shorter than Perfetto's nanosecond: it would draw as an instant, misplaced
+                continue
             key = (d, pc0, pc1)
             name = names.get(key)
             if name is None:
@@ -399,6 +403,9 @@ class _Export:
                     {"pc_first": pc0, "pc_last": pc1, "first_wave": f, "waves": n, "cycles": end_c - start_c})
             self.cus.add(c)
             self.simds.add((c, s))
+        if zero:
+            self.notes.append(f"{zero} instruction segments shorter than a nanosecond left out (they round to "
+                              f"zero duration); the trace's segments table has them")
 
     def _memory_events(self, memory):
         clock, programs = self.clock, self.trace.programs
