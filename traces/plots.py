@@ -8,8 +8,10 @@
     plot_all             the four into one folder
 
 The plots read the trace's columns, never text. Big traces stay fast and readable: wave groups
-closer together than a pixel are drawn as one bar. Output is deterministic for the same trace
-(fixed size and DPI, no "Software" or date metadata in the PNG).
+closer together than a pixel are drawn as one bar, and the time plots shorten the idle gaps between
+dispatches (to 3 % of the busy time each, marked with dotted lines; tick labels stay real times), so
+a capture of small dispatches and one big one is not mostly white. Output is deterministic for the
+same trace (fixed size and DPI, no "Software" or date metadata in the PNG).
 """
 import os
 
@@ -17,6 +19,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
 __all__ = ["plot_wave_timeline", "plot_bandwidth", "plot_occupancy", "plot_roofline", "plot_all"]
 
@@ -47,6 +50,63 @@ def _empty(ax, message):
     ax.set_yticks([])
 
 
+class _BusyTime:
+    """The time axis of the time plots: real GPU time inside dispatches, idle gaps between them
+    shortened to `gap_share` of the busy time each. x(cycles) gives plot coordinates (us)."""
+
+    def __init__(self, trace, gap_share=0.03):
+        d = trace.tables["dispatches"]
+        self.trace = trace
+        spans = sorted(zip(d["start"].tolist(), d["end"].tolist()))
+        windows = []
+        for start, end in spans:
+            if windows and start <= windows[-1][1]:
+                windows[-1][1] = max(windows[-1][1], end)
+            else:
+                windows.append([start, end])
+        busy = sum(end - start for start, end in windows)
+        self.gap = max(1, int(busy * gap_share))
+        real, plotted, self.cuts = [], [], []
+        x = 0
+        for i, (start, end) in enumerate(windows):
+            if i:
+                idle = start - windows[i - 1][1]
+                shortened = min(idle, self.gap)
+                if shortened < idle:
+                    self.cuts.append(x + shortened / 2)
+                x += shortened
+            real += [start, end]
+            plotted += [x, x + end - start]
+            x += end - start
+        self.real = np.array(real or [0, 1], dtype=np.float64)
+        self.plotted = np.array(plotted or [0, 1], dtype=np.float64)
+        self.offset = self.real[0]
+
+    def x(self, cycles):
+        """Plot coordinate (us) of GPU cycles (outside the dispatches: at the nearest edge's slope)."""
+        c = np.asarray(cycles, dtype=np.float64)
+        inside = np.interp(c, self.real, self.plotted)
+        before, after = c < self.real[0], c > self.real[-1]
+        inside = np.where(before, self.plotted[0] - (self.real[0] - c), inside)
+        inside = np.where(after, self.plotted[-1] + (c - self.real[-1]), inside)
+        return (inside + self.offset) * 1e6 / self.trace.preset.clock_hz
+
+    def decorate(self, ax):
+        """Real-time tick labels, dotted lines where idle time was cut out, the axis label."""
+        scale = self.trace.preset.clock_hz / 1e6
+
+        def label(x, _):
+            cycles = x * scale - self.offset
+            real = np.interp(cycles, self.plotted, self.real) if self.real[-1] > self.real[0] else cycles + self.offset
+            return f"{real / scale:.4g}"
+        ax.xaxis.set_major_formatter(FuncFormatter(label))
+        for cut in self.cuts:
+            ax.axvline((cut + self.offset) / scale, color="#999999", linestyle=":", linewidth=0.8)
+        shortened = f"; {len(self.cuts)} idle gap{'s' if len(self.cuts) != 1 else ''} shortened (dotted)" \
+            if self.cuts else ""
+        ax.set_xlabel(f"time (us){shortened}")
+
+
 def _kernel(trace, dispatch):
     return trace.programs[dispatch][0] if dispatch in trace.programs else f"dispatch {dispatch}"
 
@@ -67,8 +127,9 @@ def plot_wave_timeline(trace, path):
     span = max(1, int(waves["end"].max() - waves["start"].min()))
     bars = _merge_bars(row, waves["dispatch"].astype(np.int64), waves["start"], waves["end"], span / _WIDTH_PX)
     b_row, b_dispatch, b_start, b_end = bars
-    x0, x1 = _us(trace, b_start), _us(trace, b_end)
-    x1 = np.maximum(x1, x0 + _us(trace, span) / (4 * _WIDTH_PX))   # at least a quarter pixel wide
+    axis = _BusyTime(trace)
+    x0, x1 = axis.x(b_start), axis.x(b_end)
+    x1 = np.maximum(x1, x0 + (axis.x(waves["end"].max()) - axis.x(waves["start"].min())) / (4 * _WIDTH_PX))
     verts = np.stack([np.stack([x0, b_row - 0.4], 1), np.stack([x1, b_row - 0.4], 1),
                       np.stack([x1, b_row + 0.4], 1), np.stack([x0, b_row + 0.4], 1)], axis=1)
     dispatches = np.unique(b_dispatch)
@@ -76,12 +137,12 @@ def plot_wave_timeline(trace, path):
     ax.add_collection(PolyCollection(verts, facecolors=[color_of[int(d)] for d in b_dispatch], linewidths=0))
     for d in dispatches[:len(_COLORS)]:
         ax.plot([], [], color=color_of[int(d)], linewidth=6, label=f"#{int(d)} {_kernel(trace, int(d))[:40]}")
-    ax.set_xlim(_us(trace, waves["start"].min()), _us(trace, waves["end"].max()))
+    ax.set_xlim(axis.x(waves["start"].min()), axis.x(waves["end"].max()))
     ax.set_ylim(rows_total - 0.5, -0.5)
     step = max(1, -(-p.compute_units // 24))
     ax.set_yticks(np.arange(0, p.compute_units, step) * p.simds_per_cu)
     ax.set_yticklabels([f"CU {c}" for c in range(0, p.compute_units, step)], fontsize=7)
-    ax.set_xlabel("time (us)")
+    axis.decorate(ax)
     ax.set_ylabel(f"CU and SIMD ({p.simds_per_cu} SIMD{'s' if p.simds_per_cu > 1 else ''} per CU)")
     merged = "" if len(b_row) == len(waves) else f"; {len(waves)} groups drawn as {len(b_row)} bars"
     ax.set_title(f"Wave groups per SIMD: {p.description}{merged}", fontsize=10)
@@ -99,16 +160,18 @@ def _merge_bars(row, dispatch, start, end, gap):
 
 
 # ---- counters over time -----------------------------------------------------------------------------
-def _counter_steps(trace, values):
+def _counter_steps(trace, values, axis=None):
     """(edges, values) of the counters in time order, with zero-valued steps over the gaps between
-    dispatches, for Axes.stairs; values: the per-row values (same order as the counters table)."""
+    dispatches, for Axes.stairs; values: the per-row values (same order as the counters table);
+    edges on `axis` (a _BusyTime) when given, else in real microseconds."""
     c = trace.tables["counters"]
     order = np.argsort(c["start"], kind="stable")
     start, end, values = c["start"][order], c["end"][order], np.asarray(values, dtype=np.float64)[order]
     gap = np.flatnonzero(start[1:] > end[:-1])
     edges = np.insert(start, gap + 1, end[gap])
     values = np.insert(values, gap + 1, 0.0)
-    return _us(trace, np.r_[edges, end[-1]]), values
+    edges = np.r_[edges, end[-1]]
+    return (axis.x(edges) if axis is not None else _us(trace, edges)), values
 
 
 def plot_bandwidth(trace, path):
@@ -124,14 +187,15 @@ def plot_bandwidth(trace, path):
         seconds = np.maximum(c["end"] - c["start"], 1) / p.clock_hz
         read = c["dram_read_bytes"] / seconds / 1e9
         write = c["dram_write_bytes"] / seconds / 1e9
-        edges, total = _counter_steps(trace, read + write)
+        axis = _BusyTime(trace)
+        edges, total = _counter_steps(trace, read + write, axis)
         ax.stairs(total, edges, fill=True, color="#cccccc", label="total")
         for values, label, color in ((read, "read", _COLORS[0]), (write, "write", _COLORS[1])):
-            edges, steps = _counter_steps(trace, values)
+            edges, steps = _counter_steps(trace, values, axis)
             ax.stairs(steps, edges, label=label, color=color, linewidth=1.0)
         ax.axhline(peak, color=_COLORS[3], linestyle="--", label=f"peak {peak:g} GB/s")
         ax.set_ylim(0, peak * 1.15)
-        ax.set_xlabel("time (us)")
+        axis.decorate(ax)
         ax.set_ylabel("DRAM bandwidth (GB/s)")
         ax.legend(loc="upper right", fontsize=8)
     summary = trace.summary()
@@ -154,12 +218,13 @@ def plot_occupancy(trace, path):
         slots = {int(d["id"]): max(1, int(d["waves_per_simd"])) for d in trace.tables["dispatches"]}
         capacity = np.array([p.compute_units * p.simds_per_cu * slots.get(int(d), 1) for d in c["dispatch"]],
                             dtype=np.float64)
-        edges, occupancy = _counter_steps(trace, 100.0 * c["resident_waves"] / capacity)
+        axis = _BusyTime(trace)
+        edges, occupancy = _counter_steps(trace, 100.0 * c["resident_waves"] / capacity, axis)
         ax.stairs(occupancy, edges, label="resident waves (% of wave slots)", color=_COLORS[0])
-        edges, alu = _counter_steps(trace, 100.0 * c["alu_busy"])
+        edges, alu = _counter_steps(trace, 100.0 * c["alu_busy"], axis)
         ax.stairs(alu, edges, label="ALU busy (% of SIMDs)", color=_COLORS[2])
         ax.set_ylim(0, 115)
-        ax.set_xlabel("time (us)")
+        axis.decorate(ax)
         ax.set_ylabel("%")
         ax.legend(loc="upper right", fontsize=8)
     ax.set_title(f"Occupancy: {p.description}", fontsize=10)
