@@ -180,3 +180,18 @@ def test_errors_raised_while_a_queue_executes_are_not_argument_errors():
     o.list.Close()
     with pytest.raises(TypeError, match="an emulator bug"):
         o.queue.ExecuteCommandLists([o.list])
+
+
+def test_a_huge_cpu_only_descriptor_heap_is_out_of_memory_not_a_numpy_error():
+    """CPU-only heaps live in host memory: a heap bigger than a device's share of the host's RAM is
+    E_OUTOFMEMORY with a sentence, decided before anything is allocated; the device stays usable."""
+    from dmlemu.d3d12 import (D3D12CreateDevice, D3D12_DESCRIPTOR_HEAP_DESC, D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV,
+                              D3D_FEATURE_LEVEL_11_0)
+    from dmlemu.errors import E_OUTOFMEMORY, HResultError
+    device = D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0)
+    desc = D3D12_DESCRIPTOR_HEAP_DESC(Type=D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, NumDescriptors=2 ** 32 - 1, Flags=0)
+    with pytest.raises(HResultError, match="CPU-only heap needs 137438953440 bytes of host memory") as caught:
+        device.CreateDescriptorHeap(desc)
+    assert caught.value.hresult == E_OUTOFMEMORY and device.GetDeviceRemovedReason() == 0
+    desc.NumDescriptors = 16
+    assert device.CreateDescriptorHeap(desc).GetDesc().NumDescriptors == 16

@@ -18,7 +18,7 @@ import weakref
 
 from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE
 from dmlemu.errors import E_OUTOFMEMORY, HResultError
-from dmlemu.functional.device_memory import Allocation, OutOfDeviceMemory
+from dmlemu.functional.device_memory import HOST_MEMORY_FRACTION, Allocation, OutOfDeviceMemory, host_memory_bytes
 from dmlemu.d3d12.base import DeviceChild, invalid_arg
 from dmlemu.com import UINT32_MAX, enum_name, is_one_of
 from dmlemu.d3d12.enums import (D3D12_DESCRIPTOR_HEAP_FLAG_NONE, D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE,
@@ -155,7 +155,19 @@ def create_descriptor_heap(device, desc):
                 f"{m}: a {count}-descriptor heap ({size} bytes) does not fit: the adapter has "
                 f"{memory.capacity_bytes} bytes and {memory.used_bytes} are in use.") from None
     else:
-        allocation = Allocation(0, size, "descriptor heap")
+        # A CPU-only heap lives in the host's memory: bounded by the share of the host's RAM a
+        # device may use (the same rule as the device budget), checked before anything is made.
+        host = host_memory_bytes()
+        limit = None if host is None else int(host * HOST_MEMORY_FRACTION)
+        if limit is not None and size > limit:
+            raise HResultError(E_OUTOFMEMORY, f"{m}: a {count}-descriptor CPU-only heap needs {size} bytes of host "
+                                              f"memory; at most {limit} bytes ({HOST_MEMORY_FRACTION:.0%} of the "
+                                              "host's RAM) are available to a device.")
+        try:
+            allocation = Allocation(0, size, "descriptor heap")
+        except MemoryError:
+            raise HResultError(E_OUTOFMEMORY, f"{m}: a {count}-descriptor CPU-only heap needs {size} bytes of host "
+                                              "memory, which the host could not provide.") from None
     heap = ID3D12DescriptorHeap(device, desc._copy(), allocation, device._reserve_cpu_descriptor_range(size))
     device._register_descriptor_heap(heap)
     return heap

@@ -166,12 +166,18 @@ class ID3D12Device(COMObject):
             return base
 
     def _register_descriptor_heap(self, heap):
-        self._heaps[heap._cpu_base] = heap
+        with self._lock:
+            self._heaps[heap._cpu_base] = heap
+
+    def _live_heaps(self):
+        """The device's descriptor heaps now (under the lock: another thread may be creating one)."""
+        with self._lock:
+            return list(self._heaps.values())
 
     def _descriptor_heap_from_cpu_handle(self, handle):
         """The descriptor heap of this device whose CPU range holds the handle, or None."""
         ptr = _ptr(handle)
-        for heap in list(self._heaps.values()):
+        for heap in self._live_heaps():
             if heap._contains_cpu(ptr):
                 return heap
         return None
@@ -179,7 +185,7 @@ class ID3D12Device(COMObject):
     def _descriptor_heap_from_gpu_handle(self, handle):
         """The shader-visible descriptor heap of this device whose GPU range holds the handle, or None."""
         ptr = _ptr(handle)
-        for heap in list(self._heaps.values()):
+        for heap in self._live_heaps():
             if heap._contains_gpu(ptr):
                 return heap
         return None
