@@ -110,10 +110,6 @@ class Gpu:
             self.recorder.barrier(before, idle, flushed, self.clock_cycles, release)
         return self.clock_cycles - before
 
-    def release_caches(self):
-        """A barrier with a release (see barrier)."""
-        return self.barrier(release=True)
-
     def copy_buffer(self, dst, dst_offset, src, src_offset, num_bytes, engine=COMPUTE):
         """Copy bytes between two allocations and advance the engine's clock. The copy writes
         memory behind the L2, whose copies of the destination bytes become stale. On the COPY

@@ -66,6 +66,16 @@ def direct_identity(gpu, strides=None):
 
 
 # ---- per dispatch and per instruction ---------------------------------------------------------------
+def identity_twice():
+    """The trace (detail "dispatch") of the same packed IDENTITY dispatched twice on one RX 7900 XTX."""
+    gpu = Gpu(RX_7900_XTX)
+    run = direct_identity(gpu)
+    with capture(gpu, "dispatch") as cap:
+        run.dispatch()
+        run.dispatch()
+    return cap.trace
+
+
 def test_run_operator_summary_carries_the_memory_counters_of_a_packed_cold_read():
     y, trace = identity(tensor())
     assert np.array_equal(y.reshape(-1), np.arange(N, dtype=np.float32))
@@ -109,16 +119,12 @@ def test_a_transposed_read_coalesces_badly():
 
 
 def test_the_caches_persist_across_dispatches_on_one_device():
-    gpu = Gpu(RX_7900_XTX)
-    run = direct_identity(gpu)
-    with capture(gpu, "dispatch") as cap:
-        run.dispatch()
-        run.dispatch()
-    first, second = cap.trace.summary()
+    trace = identity_twice()
+    first, second = trace.summary()
     assert first["l2_hit_rate"] == 0.0 and second["l2_hit_rate"] == 1.0
     assert second["ic_requests"] == 0 and second["dram_read_bytes"] == 0
     # The counters split the same hits and misses over time, without losing one.
-    c = cap.trace.counters
+    c = trace.counters
     for s in (first, second):
         mine = c[c["dispatch"] == s["dispatch"]]
         assert int(mine["l2_hits"].sum()) == s["l2_hits"] and int(mine["l2_misses"].sum()) == s["l2_misses"]
@@ -163,13 +169,9 @@ def test_csv_has_the_new_columns_and_is_byte_identical(tmp_path):
 
 
 def test_chrome_json_has_cache_hit_rate_counter_tracks():
-    gpu = Gpu(RX_7900_XTX)
-    run = direct_identity(gpu)
-    with capture(gpu, "dispatch") as cap:
-        run.dispatch()
-        run.dispatch()
-    doc = to_chrome(cap.trace)
-    assert json.dumps(doc, sort_keys=True) == json.dumps(to_chrome(cap.trace), sort_keys=True)
+    trace = identity_twice()
+    doc = to_chrome(trace)
+    assert json.dumps(doc, sort_keys=True) == json.dumps(to_chrome(trace), sort_keys=True)
     counters = [e for e in doc["traceEvents"] if e["ph"] == "C"]
     l2 = [e["args"]["(%)"] for e in counters if e["name"] == "L2 hit rate"]
     ic = [e["args"]["(%)"] for e in counters if e["name"] == "Infinity Cache hit rate"]

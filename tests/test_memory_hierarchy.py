@@ -15,14 +15,11 @@ from dmlemu.kernels.driver import TensorSpec
 from dmlemu.presets import RTX_3070, RX_6800_XT, RX_7900_XTX, TEACHING
 from dmlemu.timing.caches import SetAssociativeCache
 from dmlemu.timing.kernel_path import ALU, SMEM, WAIT, PathCost
+from dmlemu.tools.fidelity import layout_strides
 from dmlemu.traces import capture
 from dmlemu.traces.chrome import to_chrome
 
 SIDE = 1024
-
-
-def layout_strides(layout, side):
-    return {"packed": None, "transposed": (1, side), "broadcast": (0, 1), "stride2": (2 * side, 2)}[layout]
 
 
 def copy_run(gpu, layout="packed", data_type="FLOAT32", item=4, side=SIDE):
@@ -167,12 +164,12 @@ def test_a_release_writes_the_l2_back_and_charges_its_bytes():
         dirty = l2.dirty_sectors()
         assert dirty == 256 * 256 * 4 // preset.sector_bytes
         before = gpu.clock_cycles
-        cycles = gpu.release_caches()
+        cycles = gpu.barrier(release=True)
         # Through the Infinity Cache (written through) into DRAM: the slower level bounds it.
         dram = -(-dirty * preset.sector_bytes * preset.clock_hz // preset.dram_bytes_per_second)
         assert cycles == dram + preset.dram_latency_cycles
         assert gpu.clock_cycles == before + cycles
-        assert l2.dirty_sectors() == 0 and gpu.release_caches() == 0
+        assert l2.dirty_sectors() == 0 and gpu.barrier(release=True) == 0
 
 
 def test_a_copy_makes_the_l2_copies_of_its_destination_stale():

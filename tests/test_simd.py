@@ -9,6 +9,7 @@ from dmlemu.gpu import Gpu
 from dmlemu.kernels.driver import TensorSpec
 from dmlemu.presets import RTX_3070, RX_6800_XT, RX_7900_XTX
 from dmlemu.timing.simd import IssuePort
+from dmlemu.tools.fidelity import layout_strides
 
 SIZES = (4, 4, 4, 4, 4, 4, 4, 256)      # 8-D, 2^22 elements
 
@@ -70,7 +71,7 @@ def _cohort_and_reference(preset, layout, side=512):
     side x side tensor whose input has the layout's strides."""
     from reference_timing import reference_cycles
     n = side * side
-    strides = {"packed": None, "transposed": (1, side), "broadcast": (0, 1)}[layout]
+    strides = layout_strides(layout, side)
     source = TensorSpec("FLOAT32", (side, side), strides, n * 4)
     out = TensorSpec("FLOAT32", (side, side), None, n * 4)
 

@@ -58,12 +58,18 @@ def table(presets=LARGE_PRESETS, sizes=SIZES):
 LAYOUTS = ("packed", "transposed", "broadcast", "stride2")
 
 
+def layout_strides(layout, side):
+    """Input Strides of a side x side tensor: packed (None), transposed {1, side}, a broadcast row
+    {0, 1}, or every other element of a twice-as-long buffer (stride2)."""
+    return {"packed": None, "transposed": (1, side), "broadcast": (0, 1), "stride2": (2 * side, 2)}[layout]
+
+
 def copy_seconds(preset, layout="packed", data_type="FLOAT32", side=2048, repeats=1):
     """GPU seconds of the last of `repeats` IDENTITY copies of a side x side tensor whose input has
     the layout's strides (transposed: Strides {1, side}; broadcast row: {0, 1}; stride2: every other
     element of a twice-as-long buffer), on one device (the caches keep their contents between repeats)."""
     item = np.dtype(DATA_TYPES[data_type]).itemsize
-    strides = {"packed": None, "transposed": (1, side), "broadcast": (0, 1), "stride2": (2 * side, 2)}[layout]
+    strides = layout_strides(layout, side)
     n = side * side
     in_bytes = n * item * (2 if layout == "stride2" else 1)
     gpu = Gpu(preset)

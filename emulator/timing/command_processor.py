@@ -70,9 +70,6 @@ class CommandProcessor:
         self.compute_units = [ComputeUnit(c, preset, self.memory) for c in range(preset.compute_units)]
         self.simd_free = [0] * (preset.compute_units * preset.simds_per_cu)   # cycle each SIMD frees up
 
-    def submit_cycles(self):
-        return self.preset.submit_cycles
-
     def release_cycles(self):
         """Write the L2's dirty sectors back (CacheHierarchy.write_back_l2); returns the cycles the
         command processor waits for it: the bytes at the bandwidth of the level they go to (the

@@ -46,8 +46,7 @@ class IssuePort:
         self.end = 0         # the end of the last one
 
     def book(self, now, t, cycles):
-        """Reserve `cycles` of issue from cycle t on (now: the simulated time); returns the start.
-        (The SIMD's cohort loop inlines the common case, t >= self.end.)"""
+        """Reserve `cycles` of issue from cycle t on (now: the simulated time); returns the start."""
         booked = self.booked
         while booked and booked[0][1] <= now:
             del booked[0]
@@ -76,7 +75,6 @@ class Simd:
     def __init__(self, cu, index, slots, dispatch, free_at=0, groups=None):
         self.cu = cu
         self.index = index
-        self.slots = slots
         self.dispatch = dispatch      # the DispatchSimulation this SIMD works for
         self.free_at = free_at        # the previous dispatch's waves leave this SIMD then
         groups = max(1, min(ISSUE_GROUPS if groups is None else groups, slots))
@@ -127,16 +125,9 @@ class Simd:
         loads = []          # completion cycles of the cohort's outstanding loads, sorted
         for step in steps:
             kind = step.kind
+            if port is not None and (kind == ALU or kind == VMEM):
+                t = port.book(env.now, t, step.cycles)     # the issue cycles, on the shared port
             if kind == ALU:
-                if port is not None:
-                    if t >= port.end and len(port.booked) < 8:     # IssuePort.book's common case, inline
-                        if t == port.end and port.booked:
-                            port.booked[-1] = (port.booked[-1][0], t + step.cycles)
-                        else:
-                            port.booked.append((t, t + step.cycles))
-                        port.end = t + step.cycles
-                    else:
-                        t = port.book(env.now, t, step.cycles)
                 if segments:
                     recorder.segment(cu.index, self.index, group, first_wave, waves, step.first_pc, step.last_pc,
                                      t, t + step.cycles)
@@ -152,15 +143,6 @@ class Simd:
                     del loads[:len(loads) - step.cycles]
             else:
                 pc, is_write = step.first_pc, step.is_write
-                if port is not None:
-                    if t >= port.end and len(port.booked) < 8:     # IssuePort.book's common case, inline
-                        if t == port.end and port.booked:
-                            port.booked[-1] = (port.booked[-1][0], t + step.cycles)
-                        else:
-                            port.booked.append((t, t + step.cycles))
-                        port.end = t + step.cycles
-                    else:
-                        t = port.book(env.now, t, step.cycles)
                 issued = t
                 t += step.cycles
                 sectors, lines, l2_hits, ic_hits, dram_reads, dram_writes, ic_writes = \
