@@ -126,7 +126,7 @@ class Gpu:
         if engine == COPY:
             self.copy_clock = start + cycles
             if self.timing and num_bytes:
-                self.command_processor.memory.dram.serve(start, 2 * num_bytes)   # read and write
+                self.command_processor.memory.dram.serve_mixed(start, 2 * num_bytes, num_bytes)   # read and write
             return cycles
         self.clock_cycles = start + cycles
         self.idle_cycle = max(self.idle_cycle, self.clock_cycles)

@@ -51,6 +51,12 @@ class AdapterPreset:
     smem_latency_percent: int = 60  # scalar cache hit: the ISA table's SMEM latency scaled by this (%)
     refresh_interval_cycles: int = 0  # DRAM refresh: every interval the DRAM stalls ...
     refresh_cycles: int = 0           # ... for this many cycles (0: no refresh modelled)
+    # DRAM read/write turnaround (timing/memory_system.py): the memory controllers hold writes in
+    # their write queues and drain them in batches of dram_write_batch_bytes (all channels together);
+    # a drain that follows reads leaves the data bus idle for dram_turnaround_cycles (read-to-write
+    # plus write-to-read). 0: no turnaround modelled.
+    dram_write_batch_bytes: int = 0
+    dram_turnaround_cycles: int = 0
     submit_cycles: int = 2000      # command processor cost of one ExecuteCommandLists
     flush_cycles: int = 2000       # end of a dispatch: wait for idle, invalidate CU caches, signal
     workgroup_launch_cycles: int = 1  # the workgroup dispatcher starts one workgroup per this many cycles
@@ -76,6 +82,17 @@ TEACHING = AdapterPreset(
     sources=("Invented for teaching: small enough that a whole trace can be read.",),
 )
 
+# The GDDR6 presets' read/write turnaround and write batches (one source for three presets).
+GDDR6_TURNAROUND = (
+    "GDDR6 read/write turnaround, from GPGPU-Sim's DRAM model (gpu-sim.cc: tRTW = CL + BL/ratio + 2 - WL, "
+    "tWTR = WL + BL/ratio + CDLR, in command clocks) with the GDDR6 timings of Accel-Sim's SM86_RTX3070 "
+    "config (CL=24, WL=8, CDLR=10, BL=16, command clock 3.5 GHz, data:command ratio 4): a burst holds the "
+    "bus 4 command clocks, so a read-write-read round trip idles it (22-4)+(22-4) = 36 clocks = 10.3 ns. "
+    "Write batches: GPGPU-Sim's separate DRAM write queue as Accel-Sim configures it (64:56:32, drained "
+    "from the high to the low watermark: 24 bursts of 32 bytes = 768 bytes per 16-bit GDDR6 channel). "
+    "Estimates: that these simulator settings hold for this GPU's controllers; timings constant in ns.")
+
+
 RX_7900_XTX = AdapterPreset(
     key="rx7900xtx",
     description="AMD Radeon RX 7900 XTX (emulated)",
@@ -88,6 +105,7 @@ RX_7900_XTX = AdapterPreset(
     infinity_cache_bytes=96 << 20, infinity_cache_bytes_per_second=5_300_000_000_000,
     infinity_cache_latency_cycles=376,
     refresh_interval_cycles=9_750, refresh_cycles=300, submit_cycles=12_500, flush_cycles=3_750,
+    dram_write_batch_bytes=24 * 768, dram_turnaround_cycles=26,
     valu_rate_cycles=(("fp64", 16), ("int32_mul", 4), ("int64", 2)),
     sources=(
         "AMD product page, Radeon RX 7900 XTX: 96 CUs, 2.5 GHz boost, 24 GB GDDR6, 960 GB/s.",
@@ -106,6 +124,7 @@ RX_7900_XTX = AdapterPreset(
         "(1:32): FP64 issues at 1/16 of single-issue FP32, 16 cycles per wave32 (dual issue is not modelled).",
         "Estimates: 32-bit integer multiply at quarter rate (4 cycles, as on GCN/RDNA), 64-bit integer "
         "compares and min/max as two 32-bit instructions (2 cycles), conversions at full rate.",
+        "384-bit GDDR6 = 24 16-bit channels; 10.3 ns of turnaround = 26 cycles at 2.5 GHz. " + GDDR6_TURNAROUND,
     ),
 )
 
@@ -121,6 +140,7 @@ RX_6800_XT = AdapterPreset(
     infinity_cache_bytes=128 << 20, infinity_cache_bytes_per_second=1_990_000_000_000,
     infinity_cache_latency_cycles=380,
     refresh_interval_cycles=8_775, refresh_cycles=270, submit_cycles=11_250, flush_cycles=3_375,
+    dram_write_batch_bytes=16 * 768, dram_turnaround_cycles=23,
     valu_rate_cycles=(("fp64", 16), ("int32_mul", 4), ("int64", 2)),
     sources=(
         "AMD product page, Radeon RX 6800 XT: 72 CUs, 2.25 GHz boost, 16 GB GDDR6, 512 GB/s.",
@@ -132,6 +152,7 @@ RX_6800_XT = AdapterPreset(
         "TechPowerUp GPU Database, RX 6800 XT: FP32 20.74 TFLOPS, FP64 1.296 TFLOPS (1:16): 16 cycles per wave32.",
         "Estimates: 32-bit integer multiply at quarter rate (4 cycles), 64-bit integer compares and min/max "
         "as two 32-bit instructions (2 cycles), conversions at full rate.",
+        "256-bit GDDR6 = 16 16-bit channels; 10.3 ns of turnaround = 23 cycles at 2.25 GHz. " + GDDR6_TURNAROUND,
     ),
 )
 
@@ -145,6 +166,7 @@ RTX_3070 = AdapterPreset(
     launch_cycles=3_500, waves_per_simd=12, vgprs_per_simd_lane=512, max_lines_in_flight_per_cu=82,
     sector_bytes=32, l2_bytes=4 << 20, l2_bytes_per_cycle=1536, l2_latency_cycles=200, smem_latency_percent=40,
     refresh_interval_cycles=6_727, refresh_cycles=207, submit_cycles=8_625, flush_cycles=2_600,
+    dram_write_batch_bytes=16 * 768, dram_turnaround_cycles=18,
     valu_rate_cycles=(("fp64", 64), ("int32_mul", 2), ("conversion", 8), ("int64", 2)),
     sources=(
         "NVIDIA Ampere GA102/GA104 whitepaper: RTX 3070 has 46 SMs, 4 processing blocks each, warp 32.",
@@ -160,6 +182,7 @@ RTX_3070 = AdapterPreset(
         "processing block and warp: FP64 64 cycles, integer multiply 2, conversions 8. NVIDIA GA102 whitepaper: "
         "GA10x FP64 rate is 1/64 of FP32 (TechPowerUp GPU Database, RTX 3070: 20.31 TFLOPS FP32, 317 GFLOPS FP64).",
         "Estimate: 64-bit integer compares and min/max as two 32-bit instructions (2 cycles).",
+        "256-bit GDDR6 = 16 16-bit channels; 10.3 ns of turnaround = 18 cycles at 1.725 GHz. " + GDDR6_TURNAROUND,
     ),
 )
 
@@ -174,6 +197,7 @@ IRIS_XE = AdapterPreset(
     max_lines_in_flight_per_cu=4, line_bytes=64, sector_bytes=64, l2_bytes=3840 << 10, l2_ways=16,
     l2_bytes_per_cycle=512, l2_latency_cycles=180, smem_latency_percent=40,
     refresh_interval_cycles=5_265, refresh_cycles=243, submit_cycles=6_750, flush_cycles=4_050,
+    dram_write_batch_bytes=8 * 768, dram_turnaround_cycles=27,
     valu_rate_cycles=(("int32_mul", 4),),
     sources=(
         "Intel Xe-LP (Tiger Lake) graphics: 96 EUs, up to 1.35 GHz, SIMD8 EUs with 7 threads each; "
@@ -185,12 +209,22 @@ IRIS_XE = AdapterPreset(
         "Estimate: 32-bit integer multiply at quarter rate (4 cycles per pass).",
         "Intel Xe-LP: 3.84 MB L3 (the GPU's last level before the shared LLC) with 64-byte lines; 16 ways is "
         "an estimate. The SoC's LLC shared with the CPU is not modelled.",
+        "Estimates: LPDDR4x read/write turnaround ~20 ns per round trip (JEDEC LPDDR4 tWTR is 10 ns; the "
+        "read-to-write gap taken as about as long) = 27 cycles at 1.35 GHz; write batches as on the GDDR6 "
+        "presets: 768 bytes per 16-bit channel, 8 channels on a 128-bit bus.",
     ),
 )
 
 def preset_problem(preset):
     """A sentence naming the first impossible field of a preset (its cache geometry, rates and
     sizes), or None when it can be built."""
+    for name in ("dram_write_batch_bytes", "dram_turnaround_cycles"):
+        value = getattr(preset, name)
+        if not isinstance(value, int) or value < 0:
+            return f"{name} is {value!r}; it must be a non-negative integer"
+    if preset.dram_turnaround_cycles and not preset.dram_write_batch_bytes:
+        return (f"dram_write_batch_bytes is 0 while dram_turnaround_cycles is {preset.dram_turnaround_cycles}; "
+                f"a preset with a read/write turnaround needs the write batch it follows")
     positive = ("compute_units", "simds_per_cu", "wave_width", "clock_hz", "dram_bytes_per_second", "line_bytes",
                 "sector_bytes", "lookups_per_cycle_per_cu", "max_lines_in_flight_per_cu", "l2_bytes", "l2_ways",
                 "l2_bytes_per_cycle", "simd_lanes", "waves_per_simd", "workgroup_size")

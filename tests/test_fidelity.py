@@ -20,11 +20,11 @@ def test_streaming_efficiency(preset, operator, args):
     last_level = preset.infinity_cache_bytes or preset.l2_bytes
     assert efficiencies[0] < efficiencies[1], f"efficiency does not rise from 2^16: {efficiencies}"
     # Sizes whose traffic the last-level cache can absorb (writes stay in it) may run above DRAM
-    # peak; once the stream is 4x the cache it is DRAM-bound again. DRAM has no banks or
-    # read/write turnaround here (docs/DEVIATIONS.md), so a pure DRAM stream reaches up to 98 %.
+    # peak; once the stream is 4x the cache it is DRAM-bound again, where refresh and read/write
+    # turnaround (timing/memory_system.py) hold a copy to 75-95 % of peak.
     for r, e in zip(results, efficiencies):
         if r[1] >= 4 * last_level:
-            assert 0.75 <= e <= (1.25 if preset.infinity_cache_bytes else 0.98), f"{r[1]} bytes reach {e:.1%} of peak"
+            assert 0.75 <= e <= (1.25 if preset.infinity_cache_bytes else 0.95), f"{r[1]} bytes reach {e:.1%} of peak"
     assert results[-1][1] >= 4 * last_level
     smallest_seconds, _, _, fixed_share, _ = results[0]
     assert fixed_share > 0.5, f"fixed costs are only {fixed_share:.0%} of the smallest dispatch"

@@ -34,7 +34,7 @@ N = SIDE * SIDE
 SIZES = [1, 1, SIDE, SIDE]
 NEW_SUMMARY_KEYS = ["l2_requests", "l2_lines", "l2_hits", "l2_misses", "l2_hit_rate", "l2_bytes",
                     "ic_requests", "ic_hits", "ic_misses", "ic_hit_rate", "ic_bytes", "ic_write_bytes",
-                    "dram_read_bytes", "dram_write_bytes", "coalescing_efficiency"]
+                    "dram_read_bytes", "dram_write_bytes", "dram_turnarounds", "coalescing_efficiency"]
 
 
 def tensor(strides=None, total=4 * N):

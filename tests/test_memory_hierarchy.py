@@ -119,6 +119,13 @@ def test_an_impossible_cache_geometry_is_rejected_with_the_field_named():
     assert "l2_bytes is 1000; it must be a multiple of line_bytes x l2_ways (128 x 16)" in error.value.message
     with pytest.raises(HResultError, match="infinity_cache_bytes_per_second is 0"):
         Gpu(dataclasses.replace(RX_7900_XTX, infinity_cache_bytes_per_second=0))
+    with pytest.raises(HResultError) as error:
+        Gpu(dataclasses.replace(RX_7900_XTX, dram_write_batch_bytes=0))
+    assert ("dram_write_batch_bytes is 0 while dram_turnaround_cycles is 26; a preset with a read/write "
+            "turnaround needs the write batch it follows") in error.value.message
+    with pytest.raises(HResultError) as error:
+        Gpu(dataclasses.replace(RX_7900_XTX, dram_turnaround_cycles=-1))
+    assert "dram_turnaround_cycles is -1; it must be a non-negative integer" in error.value.message
 
 
 # ---- the ISA table is the only source of instruction timing -------------------------------------

@@ -7,7 +7,8 @@ import pytest
 from dmlemu.timing.command_processor import occupancy
 from dmlemu.direct_run import DirectRun
 from dmlemu.gpu import Gpu
-from dmlemu.timing.memory_system import FifoServer
+from dmlemu.timing.copy_engine import CopyEngine
+from dmlemu.timing.memory_system import DramServer, FifoServer
 from dmlemu.presets import DEFAULT_PRESET, RX_7900_XTX, TEACHING
 from dmlemu.kernels.driver import TensorSpec, build_program, registers_used
 
@@ -41,6 +42,55 @@ def test_refresh_windows_stall_transfers():
     refreshed = FifoServer(clock_hz=1, bytes_per_second=1, refresh_interval=100, refresh_cycles=10)
     assert plain.serve(0, 250) == (0, 250)
     assert refreshed.serve(0, 250) == (0, 270)   # two refresh windows crossed
+
+
+def _bus(batch=100, turnaround=7):
+    """A DRAM of 1 byte per cycle, no refresh, whose writes drain in batches of `batch` bytes."""
+    return DramServer(dataclasses.replace(TEACHING, clock_hz=1, dram_bytes_per_second=1, refresh_cycles=0,
+                                          refresh_interval_cycles=0, dram_write_batch_bytes=batch,
+                                          dram_turnaround_cycles=turnaround))
+
+
+def test_a_write_batch_after_reads_turns_the_dram_bus_around():
+    dram = _bus()
+    assert dram.serve_mixed(0, 50, 0) == (0, 50)        # reads
+    assert dram.serve_mixed(0, 100, 100) == (50, 150)   # a whole batch of writes: the controller drains it
+    assert dram.serve_mixed(0, 10, 0) == (157, 167)     # ... and the bus idled 7 cycles turning around
+    assert dram.turnarounds == 1 and dram.busy_cycles == 160   # the bubble is not busy time
+    assert dram.serve_mixed(0, 60, 60) == (167, 227) and dram.turnarounds == 1   # batch not full yet
+    assert dram.serve_mixed(0, 40, 40) == (227, 267) and dram.turnarounds == 2   # 100 written: drained
+    assert dram.serve_mixed(0, 1, 0) == (274, 275)
+
+
+def test_read_only_and_write_only_streams_never_turn_the_bus_around():
+    reads, writes = _bus(), _bus()
+    for _ in range(20):
+        reads.serve_mixed(0, 100, 0)
+        writes.serve_mixed(0, 100, 100)
+    assert reads.turnarounds == writes.turnarounds == 0
+    assert reads.serve_mixed(0, 1, 0) == writes.serve_mixed(0, 1, 1) == (2000, 2001)
+
+
+def test_turnaround_costs_a_streaming_copy_bandwidth_in_proportion_to_its_write_batches():
+    preset = RX_7900_XTX
+    n = 1 << 22              # 16 MiB written: more than the 6 MB L2, so write-backs reach DRAM
+    stats = identity_run(preset, n)[1].dispatch()
+    timing = stats.timing
+    written = timing.traffic.totals["dram_writes"] * preset.sector_bytes
+    batches = written // preset.dram_write_batch_bytes
+    # Every batch turns the bus around but the few at the end, which follow no read.
+    assert written > 0 and 0.95 * batches <= timing.dram_turnarounds <= batches
+    plain = identity_run(dataclasses.replace(preset, dram_turnaround_cycles=0), n)[1].dispatch().cycles
+    assert plain < stats.cycles
+    # Reads wait for the bus; at most each bubble's cycles are lost to the dispatch.
+    assert stats.cycles - plain <= timing.dram_turnarounds * preset.dram_turnaround_cycles + preset.dram_latency_cycles
+
+
+def test_the_copy_engine_pays_one_turnaround_per_write_batch():
+    preset = RX_7900_XTX
+    engine, plain = CopyEngine(preset), CopyEngine(dataclasses.replace(preset, dram_turnaround_cycles=0))
+    n = 10 * preset.dram_write_batch_bytes + 5
+    assert engine.cycles(n) - plain.cycles(n) == 10 * preset.dram_turnaround_cycles
 
 
 def test_occupancy_is_limited_by_vector_registers():

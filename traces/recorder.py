@@ -55,7 +55,7 @@ TABLES = {
                    ("oob_reads", "i8"), ("oob_writes", "i8"), ("timed", "?"),
                    ("l2_requests", "i8"), ("l2_lines", "i8"), ("l2_hits", "i8"), ("ic_requests", "i8"),
                    ("ic_hits", "i8"), ("dram_read_sectors", "i8"), ("dram_write_sectors", "i8"),
-                   ("ic_write_sectors", "i8")],
+                   ("ic_write_sectors", "i8"), ("dram_turnarounds", "i8")],
     "mem_instructions": [("dispatch", "i8"), ("pc", "i4"), ("instruction", "U64"), ("write", "?"),
                          ("waves", "i8"), ("useful_bytes", "i8"), ("sectors", "i8"), ("lines", "i8"),
                          ("l2_hits", "i8"), ("ic_hits", "i8"), ("dram_reads", "i8"), ("dram_writes", "i8"),
@@ -167,7 +167,7 @@ class TraceRecorder:
         has_ic = bool(self.preset.infinity_cache_bytes)
         levels = (totals["sectors"], totals["lines"], totals["l2_hits"],
                   totals["ic_hits"] + totals["dram_reads"] if has_ic else 0, totals["ic_hits"],
-                  totals["dram_reads"], totals["dram_writes"], totals["ic_writes"])
+                  totals["dram_reads"], totals["dram_writes"], totals["ic_writes"], timing.dram_turnarounds)
         self._add("dispatches", self._dispatch_row(stats, stats.start_cycle if stats.start_cycle else timing.start_cycle,
                                                    end, timing.dram_bytes, timing.waves_per_simd, True, levels))
         self._mem_instructions(stats, timing)
@@ -176,7 +176,7 @@ class TraceRecorder:
     def untimed_dispatch(self, launch, stats, start, end):
         self.begin_dispatch(launch, stats, start)
         self._add("dispatches", self._dispatch_row(stats, start, end, stats.bytes_read + stats.bytes_written, 0, False,
-                                                   (0,) * 8))
+                                                   (0,) * 9))
 
     def _dispatch_row(self, stats, start, end, dram_bytes, waves_per_simd, timed, levels):
         return (self._dispatch, stats.name[:64], start, end, stats.waves, stats.workgroups, stats.elements,

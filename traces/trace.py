@@ -13,6 +13,8 @@ cell stays a number. Coalescing efficiency is the bytes the lanes asked for over
 was asked for (sectors x sector_bytes): 1.0 when every byte of every sector a wave touched was
 used, 0.0 where nothing was requested. For the L2, writes count as requests too (a write hit finds
 its sector resident); the Infinity Cache is looked up by the L2's read misses only.
+dram_turnarounds counts the write batches during the dispatch that turned the DRAM data bus around
+after reads (timing/memory_system.py): each cost the preset's dram_turnaround_cycles of idle bus.
 """
 import numpy as np
 
@@ -129,5 +131,6 @@ def _levels(d, sector, useful_bytes):
         "ic_write_bytes": int(d["ic_write_sectors"]) * sector,
         "dram_read_bytes": int(d["dram_read_sectors"]) * sector,
         "dram_write_bytes": int(d["dram_write_sectors"]) * sector,
+        "dram_turnarounds": int(d["dram_turnarounds"]),
         "coalescing_efficiency": _rate(useful_bytes, requests * sector),
     }

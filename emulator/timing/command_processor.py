@@ -98,7 +98,7 @@ class CommandProcessor:
         traffic = self.caches.account(record, preset.line_bytes)
         memory = self.memory
         memory.attach(recorder)
-        before = (memory.dram.bytes, memory.dram.busy_cycles)
+        before = (memory.dram.bytes, memory.dram.busy_cycles, memory.dram.turnarounds)
         if stats.waves == 0:
             stats.timing = DispatchTiming(start_cycle, launched, 0, memory, before, [], traffic, preset)
             if recorder is not None:
@@ -138,5 +138,6 @@ class DispatchTiming:
         self.traffic = traffic                 # caches.DispatchTraffic: per level and instruction
         self.sector_bytes = preset.sector_bytes
         self.dram_busy_cycles = memory.dram.busy_cycles - before[1]
+        self.dram_turnarounds = memory.dram.turnarounds - before[2]   # read/write bus turnarounds (memory_system.py)
         self.simd_busy_cycles = sum(s.busy_cycles for s in simds)
         self.simds = len(simds)

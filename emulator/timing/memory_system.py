@@ -6,7 +6,11 @@ caches: how many bytes pass the L2, how many the Infinity Cache serves and how m
 (misses of the last level and write-backs only). DRAM is a FIFO server at the preset's bandwidth:
 a request waits for the requests ahead of it, transfers at the peak rate, and stalls while the DRAM
 refreshes (every refresh_interval_cycles, for refresh_cycles). Its data (or its write
-acknowledgement) arrives dram_latency_cycles after the transfer. The L2 and the Infinity Cache are
+acknowledgement) arrives dram_latency_cycles after the transfer. Reads and writes share the data
+bus: the memory controllers hold writes in their write queues and drain them in batches of
+dram_write_batch_bytes; a drain that follows reads turns the bus around (read-to-write, then back
+write-to-read) and leaves it idle for dram_turnaround_cycles, which delays every later transfer.
+A stream of only reads or only writes never turns the bus around. The L2 and the Infinity Cache are
 FIFO servers at their own bandwidth with their own latency.
 
 Time is integer cycles. Bandwidth arithmetic is exact: a server's clock is kept in "byte-time"
@@ -49,13 +53,44 @@ class FifoServer:
         return start, end
 
 
+class DramServer(FifoServer):
+    """DRAM: a FifoServer whose data bus turns around between read and write batches."""
+
+    __slots__ = ("write_batch_bytes", "turnaround_cycles", "pending_write_bytes", "read_since_drain", "turnarounds")
+
+    def __init__(self, preset):
+        super().__init__(preset.clock_hz, preset.dram_bytes_per_second,
+                         preset.refresh_interval_cycles, preset.refresh_cycles)
+        self.write_batch_bytes = preset.dram_write_batch_bytes
+        self.turnaround_cycles = preset.dram_turnaround_cycles
+        self.pending_write_bytes = 0     # writes queued since the last drain
+        self.read_since_drain = False    # the bus carried reads since the last drain
+        self.turnarounds = 0
+
+    def serve_mixed(self, now, num_bytes, write_bytes):
+        """(start, end) of a transfer of num_bytes of which write_bytes are writes (see the banner)."""
+        span = self.serve(now, num_bytes)
+        if self.turnaround_cycles:
+            if num_bytes > write_bytes:
+                self.read_since_drain = True
+            pending = self.pending_write_bytes + write_bytes
+            if pending >= self.write_batch_bytes:
+                pending %= self.write_batch_bytes
+                if self.read_since_drain:
+                    # The drain's bubble: the bus idles, every later transfer starts later.
+                    self.free_units += self.turnaround_cycles * self.bytes_per_second
+                    self.turnarounds += 1
+                    self.read_since_drain = False
+            self.pending_write_bytes = pending
+        return span
+
+
 class MemorySystem:
     """L2, Infinity Cache and DRAM bandwidth of one GPU (see the module banner). It lives as long as
     the device, so overlapping dispatches queue behind each other's transfers."""
 
     def __init__(self, preset, recorder=None):
-        self.dram = FifoServer(preset.clock_hz, preset.dram_bytes_per_second,
-                               preset.refresh_interval_cycles, preset.refresh_cycles)
+        self.dram = DramServer(preset)
         self.l2 = FifoServer(preset.clock_hz, preset.l2_bytes_per_cycle * preset.clock_hz)
         self.infinity_cache = (FifoServer(preset.clock_hz, preset.infinity_cache_bytes_per_second)
                                if preset.infinity_cache_bytes else None)
@@ -87,7 +122,7 @@ class MemorySystem:
             if ic_read_bytes:
                 done = max(done, end + self.ic_latency)
         if dram_bytes:
-            start, end = self.dram.serve(now, dram_bytes)
+            start, end = self.dram.serve_mixed(now, dram_bytes, dram_bytes - dram_read_bytes)
             if dram_read_bytes:
                 done = max(done, end + self.dram_latency)
             if self.dram_log is not None:
