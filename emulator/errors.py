@@ -63,3 +63,10 @@ def describe(value):
         return "None"
     name = type(value).__name__
     return f"{'an' if name[0] in 'AEIOUaeiou' else 'a'} {name}"
+
+
+def short_repr(value, limit=60):
+    """repr(value) on one line (runs of white space as one space), cut to `limit` characters with
+    '...' so a sentence stays one short line."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= limit else text[:limit] + "..."

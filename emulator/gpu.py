@@ -24,8 +24,8 @@ from dmlemu.timing.command_processor import CommandProcessor
 from dmlemu.timing.copy_engine import CopyEngine
 from dmlemu.functional.wave_dispatcher import Dispatcher
 from dmlemu.functional.device_memory import GpuMemory
-from dmlemu.errors import E_INVALIDARG, HResultError
-from dmlemu.presets import DEFAULT_PRESET, preset_problem
+from dmlemu.errors import E_INVALIDARG, HResultError, short_repr
+from dmlemu.presets import DEFAULT_PRESET, AdapterPreset, preset_problem
 
 COMPUTE, COPY = "compute", "copy"   # the engines: DIRECT and COMPUTE queues, COPY queues
 
@@ -36,7 +36,8 @@ class Gpu:
     def __init__(self, preset=DEFAULT_PRESET, *, wave_width=None, timing=True, guard_bytes=None):
         problem = preset_problem(preset)
         if problem:
-            raise HResultError(E_INVALIDARG, f"adapter preset {preset.key!r}: {problem}")
+            key = preset.key if isinstance(preset, AdapterPreset) else preset
+            raise HResultError(E_INVALIDARG, f"adapter preset {short_repr(key)}: {problem}")
         self.preset = preset
         if guard_bytes is None:
             guard_bytes = _guard_bytes_from_environment()

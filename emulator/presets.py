@@ -4,7 +4,10 @@ A preset holds what the functional model needs (wave width, memory size, native 
 support, feature level) and the figures the timing model uses (clock, compute units, SIMDs,
 DRAM bandwidth). Public sources are cited beside each real GPU's figures.
 """
+import dataclasses
 from dataclasses import dataclass, field
+
+from dmlemu.errors import short_repr
 
 GiB = 1 << 30
 
@@ -27,6 +30,7 @@ class AdapterPreset:
     native_fp16: bool = True       # honours DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION
     supports_64bit: bool = True    # INT64/UINT64/FLOAT64 tensors (DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT)
     max_feature_level: int = 0x6400
+    uma: bool = False              # integrated GPU: one memory with the CPU (D3D12_FEATURE_DATA_ARCHITECTURE.UMA)
     waves_per_simd: int = 16       # wave slots per SIMD
     vgprs_per_simd_lane: int = 512  # vector register file depth (occupancy limit)
     simd_lanes: int = 32           # lanes a SIMD executes per cycle (wave64 on SIMD32: 2 passes)
@@ -193,7 +197,7 @@ IRIS_XE = AdapterPreset(
     dedicated_video_memory=2 * GiB,
     compute_units=96, simds_per_cu=1, wave_width=16, workgroup_size=64,
     clock_hz=1_350_000_000, dram_bytes_per_second=68_000_000_000, dram_latency_cycles=400,
-    launch_cycles=8_100, waves_per_simd=7, supports_64bit=False, simd_lanes=8, vgprs_per_simd_lane=1024,
+    launch_cycles=8_100, waves_per_simd=7, supports_64bit=False, uma=True, simd_lanes=8, vgprs_per_simd_lane=1024,
     max_lines_in_flight_per_cu=4, line_bytes=64, sector_bytes=64, l2_bytes=3840 << 10, l2_ways=16,
     l2_bytes_per_cycle=512, l2_latency_cycles=180, smem_latency_percent=40,
     refresh_interval_cycles=5_265, refresh_cycles=243, submit_cycles=6_750, flush_cycles=4_050,
@@ -215,23 +219,55 @@ IRIS_XE = AdapterPreset(
     ),
 )
 
+# Fields that must be above zero; the other integer fields may be 0 (0: not modelled, or free).
+POSITIVE_FIELDS = ("compute_units", "simds_per_cu", "wave_width", "clock_hz", "dram_bytes_per_second", "line_bytes",
+                   "sector_bytes", "lookups_per_cycle_per_cu", "max_lines_in_flight_per_cu", "l2_bytes", "l2_ways",
+                   "l2_bytes_per_cycle", "simd_lanes", "waves_per_simd", "workgroup_size", "vgprs_per_simd_lane",
+                   "workgroup_launch_cycles", "dedicated_video_memory")
+# Upper bounds on the fields that size the emulator's own host objects (one object per compute unit
+# and SIMD, cache tag arrays of size / sector_bytes, per-wave-slot state): far above any real GPU,
+# low enough that a preset cannot make the emulator allocate without bound.
+FIELD_LIMITS = {"compute_units": 1024, "simds_per_cu": 16, "waves_per_simd": 64, "vgprs_per_simd_lane": 1 << 14,
+                "simd_lanes": 128, "workgroup_size": 1024, "line_bytes": 4096, "l2_ways": 256,
+                "infinity_cache_ways": 256, "max_lines_in_flight_per_cu": 1 << 16, "l2_bytes": 1 << 30,
+                "infinity_cache_bytes": 1 << 32, "dedicated_video_memory": 1 << 44, "max_feature_level": 0xFFFF,
+                "vendor_id": 0xFFFF, "device_id": 0xFFFF}
+MAX_CACHE_SECTORS = 1 << 22   # a modelled cache's tag array: sectors (9 bytes each on the host)
+MAX_FIELD = 1 << 62     # every other integer field: large enough, and exact in any arithmetic done with it
+
+
+def _field_problem(name, kind, value):
+    """A sentence when `value` is not of the field's type (and, for integers, range), else None."""
+    if kind is bool:
+        return None if isinstance(value, bool) else f"{name} is {short_repr(value)}; it must be a bool"
+    if kind is str:
+        return None if isinstance(value, str) else f"{name} is {short_repr(value)}; it must be a text"
+    if kind is tuple:
+        return None if isinstance(value, tuple) else f"{name} is {short_repr(value)}; it must be a tuple"
+    if type(value) is not int or value < 0:     # no bool, no float, no NumPy scalar
+        return f"{name} is {short_repr(value)}; it must be a non-negative integer"
+    if name in POSITIVE_FIELDS and value == 0:
+        return f"{name} is 0; it must be a positive integer"
+    limit = FIELD_LIMITS.get(name, MAX_FIELD)
+    if value > limit:
+        return f"{name} is {value}; it must be at most {limit}"
+    return None
+
+
 def preset_problem(preset):
-    """A sentence naming the first impossible field of a preset (its cache geometry, rates and
-    sizes), or None when it can be built."""
-    for name in ("dram_write_batch_bytes", "dram_turnaround_cycles"):
-        value = getattr(preset, name)
-        if not isinstance(value, int) or value < 0:
-            return f"{name} is {value!r}; it must be a non-negative integer"
+    """A sentence naming the first impossible field of a preset (its types and ranges, cache
+    geometry, rates and sizes), or None when it can be built."""
+    if not isinstance(preset, AdapterPreset):
+        return f"it is a {type(preset).__name__}, not an AdapterPreset"
+    for f in dataclasses.fields(AdapterPreset):
+        problem = _field_problem(f.name, f.type, getattr(preset, f.name))
+        if problem:
+            return problem
+    if not all(isinstance(text, str) for text in preset.sources):
+        return f"sources is {short_repr(preset.sources)}; it must be a tuple of texts"
     if preset.dram_turnaround_cycles and not preset.dram_write_batch_bytes:
         return (f"dram_write_batch_bytes is 0 while dram_turnaround_cycles is {preset.dram_turnaround_cycles}; "
                 f"a preset with a read/write turnaround needs the write batch it follows")
-    positive = ("compute_units", "simds_per_cu", "wave_width", "clock_hz", "dram_bytes_per_second", "line_bytes",
-                "sector_bytes", "lookups_per_cycle_per_cu", "max_lines_in_flight_per_cu", "l2_bytes", "l2_ways",
-                "l2_bytes_per_cycle", "simd_lanes", "waves_per_simd", "workgroup_size")
-    for name in positive:
-        value = getattr(preset, name)
-        if not isinstance(value, int) or value <= 0:
-            return f"{name} is {value!r}; it must be a positive integer"
     if preset.wave_width not in (4, 8, 16, 32, 64):
         return f"wave_width is {preset.wave_width}; it must be 4, 8, 16, 32 or 64"
     if preset.line_bytes % preset.sector_bytes:
@@ -240,8 +276,8 @@ def preset_problem(preset):
     from dmlemu.isa.opcodes import RATE_CLASSES
     for entry in preset.valu_rate_cycles:
         if (not isinstance(entry, tuple) or len(entry) != 2 or entry[0] not in RATE_CLASSES[1:]
-                or not isinstance(entry[1], int) or entry[1] <= 0):
-            return (f"valu_rate_cycles has {entry!r}; each entry must be (rate class, positive integer cycles) "
+                or type(entry[1]) is not int or not 0 < entry[1] <= 1 << 16):
+            return (f"valu_rate_cycles has {short_repr(entry)}; each entry must be (rate class, cycles from 1 to 65536) "
                     f"with a class of {', '.join(RATE_CLASSES[1:])}")
     caches = [("l2", preset.l2_bytes, preset.l2_ways)]
     if preset.infinity_cache_bytes:
@@ -253,6 +289,9 @@ def preset_problem(preset):
         if ways <= 0 or size % (preset.line_bytes * ways):
             return (f"{name}_bytes is {size}; it must be a multiple of line_bytes x {name}_ways "
                     f"({preset.line_bytes} x {ways})")
+        if size // preset.sector_bytes > MAX_CACHE_SECTORS:
+            return (f"{name}_bytes is {size}; with sector_bytes {preset.sector_bytes} that is more than "
+                    f"{MAX_CACHE_SECTORS} sectors, the most a modelled cache holds")
     return None
 
 

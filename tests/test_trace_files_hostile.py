@@ -161,9 +161,9 @@ def test_meta_that_is_not_the_json_saved(saved, tmp_path, meta, message):
     ({"aggregated": "memory"}, "F: meta.npy field 'aggregated' is 'memory'; it must be a list of table names"),
     ({"preset": []}, "F: meta.npy field 'preset' is []; it must be an object"),
     ({"preset": {"clock_hz": 0}}, "F: meta.npy preset: clock_hz is 0; it must be a positive integer"),
-    ({"preset": {"clock_hz": "fast"}}, "F: meta.npy preset field 'clock_hz' is 'fast'; it must be a non-negative "
+    ({"preset": {"clock_hz": "fast"}}, "F: meta.npy preset: clock_hz is 'fast'; it must be a non-negative "
                                        "integer"),
-    ({"preset": {"native_fp16": 1}}, "F: meta.npy preset field 'native_fp16' is 1; it must be a bool"),
+    ({"preset": {"native_fp16": 1}}, "F: meta.npy preset: native_fp16 is 1; it must be a bool"),
     ({"preset": {"sources": "x"}}, "F: meta.npy preset field 'sources' is 'x'; it must be a list of texts"),
     ({"preset_key": "custom", "preset": {"key": "custom"}},
      "F: meta.npy preset of the unknown adapter 'custom' lacks the field(s) clock_hz, compute_units, "

@@ -39,7 +39,7 @@ class ComputeUnit:
         self.memory = memory_system
         self.capacity = preset.max_lines_in_flight_per_cu
         # A blocked request waits for a quarter of the pipeline to retire (docs/DEVIATIONS.md).
-        self.chunk = max(2, self.capacity // 4)
+        self.chunk = min(self.capacity, max(2, self.capacity // 4))   # never more than fits
         self.lookups_per_cycle = preset.lookups_per_cycle_per_cu
         self.front_end_free = 0    # cycle at which the tag lookups queued so far are done
         self.in_flight = []        # heap of (completion cycle, sectors)
