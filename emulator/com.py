@@ -11,6 +11,8 @@ Everything the three API mirrors do the same way lives here once:
   `check_sequence`, `check_float`, `is_integer`, `is_one_of`): each raises E_INVALIDARG with one sentence naming
   the field, its value and the rule. Only arguments are checked; a bug inside the mirror propagates
   as the Python exception it is.
+- `query_interface` / `as_guid`: IUnknown::QueryInterface over a table of interface IDs (E_NOINTERFACE
+  for any other).
 - `CStruct` / `define_struct`: the C structs (C field names, C order, C zero defaults).
 - `c_enum` / `enum_name`: the C enums (IntEnum / IntFlag named like the C type) and their C names.
 
@@ -22,11 +24,12 @@ device provides `_check_not_removed(where)`, `_is_removed()`, `_report_failure(s
 import functools
 import numbers
 import operator
+import uuid
 from enum import IntEnum, IntFlag
 
 import numpy as np
 
-from dmlemu.errors import E_INVALIDARG, HResultError
+from dmlemu.errors import E_INVALIDARG, E_NOINTERFACE, HResultError
 
 UINT32_MAX = (1 << 32) - 1
 UINT64_MAX = (1 << 64) - 1
@@ -50,6 +53,13 @@ class COMObject:
         return method_name
 
 
+def prefixed(where, message):
+    """`where: message`, the form every reported sentence takes; a message that already begins with
+    that prefix is returned as it is (a method's name never appears twice in a row)."""
+    prefix = f"{where}: "
+    return message if message.startswith(prefix) else prefix + message
+
+
 def hresult_method(method):
     """Wrap an HRESULT method: removed device -> DXGI_ERROR_DEVICE_REMOVED; failures reported, then raised."""
 
@@ -61,7 +71,7 @@ def hresult_method(method):
         try:
             return method(self, *args, **kwargs)
         except HResultError as error:
-            device._report_failure(f"{where}: {error.message}")
+            device._report_failure(prefixed(where, error.message))
             raise
 
     return wrapper
@@ -78,10 +88,39 @@ def void_method(method):
         try:
             return method(self, *args, **kwargs)
         except VoidMisuse as misuse:
-            device._report_misuse(misuse.hresult, f"{self._call_name(method.__name__)}: {misuse.message}")
+            device._report_misuse(misuse.hresult, prefixed(self._call_name(method.__name__), misuse.message))
             return None
 
     return wrapper
+
+
+# ---- IUnknown::QueryInterface ------------------------------------------------------------------------
+IID_IUnknown = uuid.UUID("00000000-0000-0000-c000-000000000046")
+
+
+def as_guid(value, where):
+    """A GUID argument (uuid.UUID or its string form) as a uuid.UUID; E_INVALIDARG for anything else."""
+    if isinstance(value, uuid.UUID):
+        return value
+    try:
+        return uuid.UUID(str(value))
+    except (ValueError, TypeError, AttributeError):
+        raise HResultError(E_INVALIDARG, f"{where} is {value!r}; it must be a GUID (uuid.UUID or its string).") from None
+
+
+def query_interface(obj, riid, interfaces, what, where=None):
+    """QueryInterface: `obj` when `riid` is one of `interfaces` (a dict IID -> C interface name, IUnknown
+    always included); else E_NOINTERFACE with a sentence naming `what` and the interfaces it has
+    (prefixed with `where`, the method's name, when the API's sentences carry it)."""
+    try:
+        iid = as_guid(riid, "riid")
+    except HResultError as error:
+        raise HResultError(error.hresult, error.message if where is None else prefixed(where, error.message)) from None
+    if iid == IID_IUnknown or iid in interfaces:
+        return obj
+    names = ", ".join(["IUnknown"] + list(interfaces.values()))
+    message = f"riid {iid} is not an interface of {what}; it implements {names}."
+    raise HResultError(E_NOINTERFACE, message if where is None else prefixed(where, message))
 
 
 # ---- argument checks ----------------------------------------------------------------------------------

@@ -23,12 +23,13 @@ import numpy as np
 
 from dmlemu import golden
 from dmlemu.directml import (
-    DML_BINDING_DESC, DML_BINDING_TABLE_DESC, DML_BINDING_TYPE_BUFFER, DML_BUFFER_BINDING,
+    DML_BINDING_DESC, DML_BINDING_TABLE_DESC, DML_BINDING_TYPE_BUFFER, DML_BINDING_TYPE_BUFFER_ARRAY,
+    DML_BINDING_TYPE_NONE, DML_BUFFER_ARRAY_BINDING, DML_BUFFER_BINDING,
     DML_CREATE_DEVICE_FLAG_DEBUG, DML_CREATE_DEVICE_FLAG_NONE, DML_OPERATOR_DESC, DMLCreateDevice,
 )
 from dmlemu.directml.structs import OPERATOR_DESC_TYPES
 from dmlemu.directml.validation import short_type_name
-from dmlemu.errors import DXGI_ERROR_DEVICE_REMOVED, HResultError, hresult_name
+from dmlemu.errors import DXGI_ERROR_DEVICE_REMOVED, HResultError, describe, hresult_name
 
 __all__ = ["Session", "run_operator"]
 
@@ -44,9 +45,16 @@ def _adapter(adapter):
     """None, an IDXGIAdapter, an AdapterPreset or a preset key -> an IDXGIAdapter or None."""
     if adapter is None or hasattr(adapter, "GetDesc1"):
         return adapter
-    from dmlemu.dxgi import CreateDXGIFactory1
-    from dmlemu.presets import PRESETS, preset_by_key
-    return CreateDXGIFactory1().EnumAdapters1(PRESETS.index(preset_by_key(getattr(adapter, "key", adapter))))
+    from dmlemu.dxgi import CreateDXGIFactory1, IDXGIAdapter
+    from dmlemu.presets import PRESETS, AdapterPreset, preset_by_key
+    if isinstance(adapter, AdapterPreset):
+        if adapter in PRESETS:
+            return CreateDXGIFactory1().EnumAdapters1(PRESETS.index(adapter))
+        return IDXGIAdapter(len(PRESETS), adapter)   # a custom preset: checked when the device builds its GPU
+    if not isinstance(adapter, str):
+        raise TypeError(f"adapter is {describe(adapter)}; give None, an IDXGIAdapter, an AdapterPreset or a preset "
+                        f"key ({', '.join(p.key for p in PRESETS)})")
+    return CreateDXGIFactory1().EnumAdapters1(PRESETS.index(preset_by_key(adapter)))
 
 
 def _operator_desc(desc):
@@ -62,8 +70,9 @@ class Session:
     """One D3D12 device and one DML device; runs operators on it one after another.
 
     Each run is the HelloDirectML sequence: CreateOperator, CompileOperator, a descriptor heap and
-    binding table, the initializer's RecordDispatch, UPLOAD -> DEFAULT copies, the operator's
-    RecordDispatch, a READBACK copy, then one ExecuteCommandLists and a fence wait. Operators run on
+    binding table, UPLOAD -> DEFAULT copies, the initializer's RecordDispatch (which fills the
+    persistent resource, DML-owned inputs included), the operator's RecordDispatch (the table Reset
+    to the heap's next range), a READBACK copy, then one ExecuteCommandLists and a fence wait. Operators run on
     one session share one device, so one capture (traces.capture(session.device)) holds them all.
     """
 
@@ -108,13 +117,16 @@ class Session:
 
         initializer = self.dml.CreateOperatorInitializer([compiled])
         init_props, exec_props = initializer.GetBindingProperties(), compiled.GetBindingProperties()
-        count = max(1, init_props.RequiredDescriptorCount, exec_props.RequiredDescriptorCount)
+        # Two ranges of one heap: the initializer's descriptors at 0, the operator's after them. Both
+        # dispatches go into one command list, and each reads its own range when it executes.
+        init_count, exec_count = init_props.RequiredDescriptorCount, exec_props.RequiredDescriptorCount
         heap = self.device.CreateDescriptorHeap(d3d12.D3D12_DESCRIPTOR_HEAP_DESC(
-            Type=d3d12.D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, NumDescriptors=count,
+            Type=d3d12.D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, NumDescriptors=max(1, init_count + exec_count),
             Flags=d3d12.D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE, NodeMask=0))
-        table_desc = DML_BINDING_TABLE_DESC(
-            Dispatchable=initializer, CPUDescriptorHandle=heap.GetCPUDescriptorHandleForHeapStart(),
-            GPUDescriptorHandle=heap.GetGPUDescriptorHandleForHeapStart(), SizeInDescriptors=count)
+        increment = self.device.GetDescriptorHandleIncrementSize(d3d12.D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV)
+        cpu, gpu = heap.GetCPUDescriptorHandleForHeapStart(), heap.GetGPUDescriptorHandleForHeapStart()
+        table_desc = DML_BINDING_TABLE_DESC(Dispatchable=initializer, CPUDescriptorHandle=cpu,
+                                            GPUDescriptorHandle=gpu, SizeInDescriptors=init_count)
         table = self.dml.CreateBindingTable(table_desc)
         temporary_size = max(init_props.TemporaryResourceSize, exec_props.TemporaryResourceSize)
         persistent_size = exec_props.PersistentResourceSize
@@ -126,10 +138,6 @@ class Session:
             table.BindTemporaryResource(_binding(temporary, temporary_size))
         if persistent is not None:
             table.BindOutputs([_binding(persistent, persistent_size)])
-        self.command_list.SetDescriptorHeaps([heap])
-        # Initialize the operator. RecordDispatch writes the table's descriptors as it records, so
-        # the same list can go on to rebind the table and record the execution (one submission).
-        self.recorder.RecordDispatch(self.command_list, initializer, table)
 
         # Inputs: one UPLOAD buffer -> a DEFAULT buffer each, written at each tensor's strides.
         upload_offsets, upload_size = _layout([t.total_bytes for t in info.inputs])
@@ -148,17 +156,32 @@ class Session:
         upload.Unmap(0, None)
         if barriers:
             self.command_list.ResourceBarrier(barriers)
+        # Initialize the operator: DML_TENSOR_FLAG_OWNED_BY_DML inputs are bound to the initializer (one
+        # DML_BUFFER_ARRAY_BINDING for the operator) and copied into the persistent resource; the others
+        # are bound for the execution.
+        owned = [t.owned_by_dml for t in info.inputs]
+        if any(owned):
+            table.BindInputs([DML_BINDING_DESC(Type=DML_BINDING_TYPE_BUFFER_ARRAY, Desc=DML_BUFFER_ARRAY_BINDING(
+                Bindings=[DML_BUFFER_BINDING(Buffer=r if o else None, Offset=0, SizeInBytes=t.total_bytes if o else 0)
+                          for r, t, o in zip(input_buffers, info.inputs, owned)]))])
+        self.command_list.SetDescriptorHeaps([heap])
+        self.recorder.RecordDispatch(self.command_list, initializer, table)
+        if persistent is not None:   # the execution reads what initialization wrote
+            self.command_list.ResourceBarrier([d3d12.CD3DX12_RESOURCE_BARRIER.UAV(persistent)])
         output_buffers = [self._buffer(t.total_bytes, d3d12.D3D12_HEAP_TYPE_DEFAULT,
                                        d3d12.D3D12_RESOURCE_STATE_UNORDERED_ACCESS) for t in info.outputs]
 
         # Rebind the table for execution and record the dispatch.
         table_desc.Dispatchable = compiled
+        table_desc.CPUDescriptorHandle = d3d12.D3D12_CPU_DESCRIPTOR_HANDLE(ptr=cpu.ptr + init_count * increment)
+        table_desc.GPUDescriptorHandle = d3d12.D3D12_GPU_DESCRIPTOR_HANDLE(ptr=gpu.ptr + init_count * increment)
+        table_desc.SizeInDescriptors = exec_count
         table.Reset(table_desc)
         if temporary is not None:
             table.BindTemporaryResource(_binding(temporary, temporary_size))
         if persistent is not None:
             table.BindPersistentResource(_binding(persistent, persistent_size))
-        table.BindInputs([_binding(r, t.total_bytes) for r, t in zip(input_buffers, info.inputs)])
+        table.BindInputs([_binding(r, t.total_bytes, o) for r, t, o in zip(input_buffers, info.inputs, owned)])
         table.BindOutputs([_binding(r, t.total_bytes) for r, t in zip(output_buffers, info.outputs)])
         self.recorder.RecordDispatch(self.command_list, compiled, table)
 
@@ -299,5 +322,8 @@ def _layout(sizes):
     return offsets, max(end, _ALIGNMENT)
 
 
-def _binding(resource, size):
+def _binding(resource, size, owned=False):
+    """A DML_BUFFER_BINDING of a whole buffer; DML_BINDING_TYPE_NONE for a DML-owned input at execution."""
+    if owned:
+        return DML_BINDING_DESC(Type=DML_BINDING_TYPE_NONE, Desc=None)
     return DML_BINDING_DESC(Type=DML_BINDING_TYPE_BUFFER, Desc=DML_BUFFER_BINDING(Buffer=resource, Offset=0, SizeInBytes=size))

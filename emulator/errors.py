@@ -3,6 +3,7 @@
 Every method of the DirectML / D3D12 mirror that returns an HRESULT in C raises `HResultError` on
 failure. Its message is one sentence naming the object, the field, the value and the rule broken.
 """
+import re
 
 S_OK = 0x00000000
 S_FALSE = 0x00000001
@@ -53,6 +54,8 @@ class HResultError(Exception):
 
     def __init__(self, hresult, message):
         self.hresult = hresult & 0xFFFFFFFF
+        if "\n" in message:      # a value's multi-line repr (a NumPy array) inside the sentence: one line
+            message = re.sub(r"\s*\n\s*", " ", message)
         self.message = message
         super().__init__(f"{message} ({hresult_name(self.hresult)})")
 

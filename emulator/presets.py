@@ -304,4 +304,4 @@ def preset_by_key(key):
     for preset in PRESETS:
         if preset.key == key:
             return preset
-    raise ValueError(f"no adapter preset named {key!r}; known: {', '.join(p.key for p in PRESETS)}")
+    raise ValueError(f"no adapter preset named {short_repr(key)}; known: {', '.join(p.key for p in PRESETS)}")

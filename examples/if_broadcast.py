@@ -41,19 +41,30 @@ def main():
     compiled = dml.CompileOperator(operator, DML_EXECUTION_FLAG_NONE)
     initializer = dml.CreateOperatorInitializer([compiled])
 
-    # A descriptor heap and a binding table, first for the initializer.
-    count = max(initializer.GetBindingProperties().RequiredDescriptorCount,
-                compiled.GetBindingProperties().RequiredDescriptorCount)
+    # A descriptor heap with two ranges, as both dispatches go into one command list and each reads its
+    # descriptors when it executes: the initializer's first, then the compiled operator's.
+    init_count = initializer.GetBindingProperties().RequiredDescriptorCount
+    exec_properties = compiled.GetBindingProperties()
     heap = device.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(
-        Type=D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, NumDescriptors=count,
+        Type=D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, NumDescriptors=init_count + exec_properties.RequiredDescriptorCount,
         Flags=D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE, NodeMask=0))
-    table_desc = DML_BINDING_TABLE_DESC(
-        Dispatchable=initializer, CPUDescriptorHandle=heap.GetCPUDescriptorHandleForHeapStart(),
-        GPUDescriptorHandle=heap.GetGPUDescriptorHandleForHeapStart(), SizeInDescriptors=count)
+    cpu, gpu = heap.GetCPUDescriptorHandleForHeapStart(), heap.GetGPUDescriptorHandleForHeapStart()
+    table_desc = DML_BINDING_TABLE_DESC(Dispatchable=initializer, CPUDescriptorHandle=cpu, GPUDescriptorHandle=gpu,
+                                        SizeInDescriptors=init_count)
     table = dml.CreateBindingTable(table_desc)
+    # The persistent resource: the initializer writes the operator's precomputed constants into it.
+    persistent_size = exec_properties.PersistentResourceSize
+    persistent = device.CreateCommittedResource(
+        CD3DX12_HEAP_PROPERTIES(D3D12_HEAP_TYPE_DEFAULT), D3D12_HEAP_FLAG_NONE,
+        CD3DX12_RESOURCE_DESC.Buffer(persistent_size, D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS),
+        D3D12_RESOURCE_STATE_COMMON, None)
+    persistent_binding = DML_BINDING_DESC(Type=DML_BINDING_TYPE_BUFFER, Desc=DML_BUFFER_BINDING(
+        Buffer=persistent, Offset=0, SizeInBytes=persistent_size))
+    table.BindOutputs([persistent_binding])
     recorder = dml.CreateCommandRecorder()
     command_list.SetDescriptorHeaps([heap])
     recorder.RecordDispatch(command_list, initializer, table)
+    command_list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.UAV(persistent)])
 
     # Inputs: a checkerboard mask (one 3 x 4 plane), A = 1 .. 24, B = -1 .. -24 with a NaN and a -0.
     mask = (np.add.outer(np.arange(3), np.arange(4)) % 2 == 0).astype(np.uint8)
@@ -84,8 +95,12 @@ def main():
     output = default_buffer(data_bytes, D3D12_RESOURCE_STATE_UNORDERED_ACCESS)
 
     # Rebind the table for the compiled operator, record it, copy the output to a readback buffer.
-    table_desc.Dispatchable = compiled
-    table.Reset(table_desc)
+    increment = device.GetDescriptorHandleIncrementSize(D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV)
+    table.Reset(DML_BINDING_TABLE_DESC(
+        Dispatchable=compiled, CPUDescriptorHandle=D3D12_CPU_DESCRIPTOR_HANDLE(ptr=cpu.ptr + init_count * increment),
+        GPUDescriptorHandle=D3D12_GPU_DESCRIPTOR_HANDLE(ptr=gpu.ptr + init_count * increment),
+        SizeInDescriptors=exec_properties.RequiredDescriptorCount))
+    table.BindPersistentResource(persistent_binding)
     table.BindInputs([DML_BINDING_DESC(Type=DML_BINDING_TYPE_BUFFER,
                                        Desc=DML_BUFFER_BINDING(Buffer=buffer, Offset=0, SizeInBytes=size))
                       for buffer, size in inputs])

@@ -8,6 +8,10 @@ read these tables and nothing else:
     one symbol per field (CB_ELEMENTS, CB_MIN, CB_RECORD_MAGIC, ...) plus CB_RECORD_BYTES,
     CB_MAX_RECORDS and CB_BYTES, and driver.variant_symbols passes them to every kernel variant.
 
+The same table lives in the persistent resource: CompileOperator packs it once, the operator's
+initializer dispatch copies it into the persistent resource (kernels/initialize.s, whose own small
+constants are COPY_FIELDS below), and every execution reads it there (the launch's s[2:3]).
+
 Two orderings are part of the kernels' code, not only of this table: clip.s, threshold.s and
 identity.s load Min, Max, Scale and Bias with one s_load_dwordx4 from CB_MIN (so the four must be
 consecutive dwords, in that order), and address.inc loads a whole record with one s_load_dwordx8
@@ -166,5 +170,36 @@ def _encode(field, value):
 LAYOUT = Layout()
 CONSTANTS_BYTES = LAYOUT.total_bytes
 
+# The constants of one initializer copy (kernels/initialize.s): its symbols are CB_COPY_<NAME>.
+# DWORDS .. RESERVED are loaded with one s_load_dwordx4 and SOURCE_LO, SOURCE_HI with one
+# s_load_dwordx2, so each group stays consecutive and in this order.
+COPY_FIELDS = (
+    Field(name="DWORDS", offset=0, meaning="dwords to copy (one per lane)"),
+    Field(name="WORKGROUP_SIZE", offset=4, meaning="threads per workgroup"),
+    Field(name="DESTINATION_OFFSET", offset=8, meaning="byte offset of the region in the persistent resource"),
+    Field(name="RESERVED", offset=12, meaning="unused, zero"),
+    Field(name="SOURCE_LO", offset=16, meaning="GPU address of the source's buffer descriptor, bits 0..31"),
+    Field(name="SOURCE_HI", offset=20, meaning="GPU address of the source's buffer descriptor, bits 32..63"),
+)
+COPY_BYTES = 32   # the copy constants; bytes 24..31 are zero
+_check_fields(COPY_FIELDS, COPY_BYTES, "copy constants")
+
+
+def copy_symbols():
+    """The assembler symbols of the copy constants: CB_COPY_<NAME> = byte offset of each field."""
+    return {f"CB_COPY_{f.name}": f.offset for f in COPY_FIELDS}
+
+
+def pack_copy(values):
+    """The copy constants' bytes (a uint8 array of COPY_BYTES): `values` maps COPY_FIELDS names to
+    integers in 0 .. 2**32-1; anything not given is zero."""
+    words = np.zeros(COPY_BYTES // 4, dtype=np.uint32)
+    by_name = {f.name: f for f in COPY_FIELDS}
+    for name, value in values.items():
+        if name not in by_name:
+            raise KeyError(f"the copy constants have no field {name}")
+        words[by_name[name].offset // 4] = _encode(by_name[name], value)
+    return words.view(np.uint8).copy()
+
 __all__ = ["Field", "Layout", "FIELDS", "RECORD_FIELDS", "LAYOUT", "MAX_RECORDS", "RECORD_BYTES",
-           "CONSTANTS_BYTES", "f32_bits"]
+           "CONSTANTS_BYTES", "f32_bits", "COPY_FIELDS", "COPY_BYTES", "copy_symbols", "pack_copy"]

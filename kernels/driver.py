@@ -9,6 +9,11 @@ are contiguous in every tensor, precomputes division constants for the general a
 packs the constant buffer by field name. The constant buffer's layout is one table,
 kernels/constant_buffer.py, read by both the packer and (through the symbols) the kernel sources.
 Assembled programs are cached: a variant is assembled and decoded once per process.
+
+The constant buffer is what DirectML calls precomputed data: it is packed once, at CompileOperator,
+and lives in the operator's persistent resource, where the initializer's dispatch copies it with
+initialize.s (`copy_launch`); `CompiledKernel.launch` takes the address the kernel reads it at (the
+persistent resource's), so an execution sees exactly the bytes initialization left there.
 """
 import functools
 import os
@@ -21,7 +26,7 @@ from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE
 from dmlemu.functional.wave_dispatcher import KernelLaunch
 from dmlemu.functional.executor import Program
 from dmlemu.isa.assembler import assemble_file
-from dmlemu.kernels.constant_buffer import LAYOUT
+from dmlemu.kernels.constant_buffer import LAYOUT, copy_symbols
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 SOURCES = {
@@ -195,6 +200,8 @@ class CompiledKernel:
         self.vgprs_used, self.sgprs_used = registers_used(program)
 
     def launch(self, descriptor_table_va, constants_va):
+        """The KernelLaunch: s[0:1] = the descriptor table, s[2:3] = where the constant buffer is read
+        (the persistent resource holding it, or any copy of `constants`)."""
         return KernelLaunch(
             program=self.program,
             num_workgroups=-(-self.elements // self.workgroup_size),
@@ -256,5 +263,28 @@ def compile_operator(operator, tensors, *, min_value=None, max_value=None, scale
     return CompiledKernel(operator, program, constants, len(tensors), elements, workgroup_size)
 
 
+COPY_SOURCE = "initialize.s"
+
+
+@functools.lru_cache(maxsize=None)
+def build_copy_program():
+    """Assemble and decode kernels/initialize.s, the initializer's copy into a persistent resource (cached)."""
+    symbols = dict(copy_symbols(), DESC_PERSISTENT=0, DESC_SOURCE=0)
+    return Program(assemble_file(os.path.join(KERNEL_DIR, COPY_SOURCE), symbols), "dml_initialize_copy")
+
+
+def copy_launch(table_va, constants_va, dwords, workgroup_size, name):
+    """The KernelLaunch of one initializer copy of `dwords` dwords (kernels/initialize.s): `table_va` is
+    the initializer's descriptor range of the operator (slot 0: the persistent resource), `constants_va`
+    the copy's constants (constant_buffer.pack_copy)."""
+    program = build_copy_program()
+    vgprs, sgprs = registers_used(program)
+    return KernelLaunch(
+        program=program, num_workgroups=max(1, -(-dwords // workgroup_size)), workgroup_size=workgroup_size,
+        user_sgprs=(table_va & 0xFFFFFFFF, table_va >> 32, constants_va & 0xFFFFFFFF, constants_va >> 32),
+        name=name, elements=dwords, vgprs_used=vgprs, sgprs_used=sgprs)
+
+
 __all__ = ["TensorSpec", "DataTypeVariant", "CompiledKernel", "compile_operator", "build_program", "variant_symbols",
-           "variant_name", "merge_dimensions", "division_magic", "packed_strides", "VARIANTS", "SOURCES"]
+           "variant_name", "merge_dimensions", "division_magic", "packed_strides", "VARIANTS", "SOURCES",
+           "build_copy_program", "copy_launch"]

@@ -74,6 +74,7 @@ class MirrorRig:
         self.recorder = self.dml.CreateCommandRecorder() if self.dml is not None else None
         self.fence = self.device.CreateFence(0, D3D12_FENCE_FLAG_NONE)
         self.fence_value = 0
+        self.persistent = {}   # compiled operator -> the persistent resource `initialize` bound for it
 
     # ---- the emulated GPU behind the device (internals, for the tests that check memory itself) ----------------
     @property
@@ -179,15 +180,40 @@ class MirrorRig:
             GPUDescriptorHandle=D3D12_GPU_DESCRIPTOR_HANDLE(ptr=gpu.ptr + first * increment), SizeInDescriptors=size)
 
     def table(self, dispatchable, first=0, size=None, heap=None):
-        return self.dml.CreateBindingTable(self.table_desc(dispatchable, first, size, heap))
+        """A binding table; for a compiled operator `initialize` initialized, its persistent resource is bound."""
+        table = self.dml.CreateBindingTable(self.table_desc(dispatchable, first, size, heap))
+        persistent = self.persistent.get(dispatchable)
+        if persistent is not None:
+            table.BindPersistentResource(buffer_binding(persistent))
+        return table
+
+    def persistent_resource(self, compiled):
+        """A DEFAULT buffer of the compiled operator's PersistentResourceSize (remembered for `table`)."""
+        counters = self.device._counters            # internals: the rig's own persistent resources are named and
+        before = counters.get("buffer", 0)           # do not take a number, so the tests' buffers keep theirs
+        resource = self.buffer(max(256, compiled.GetBindingProperties().PersistentResourceSize))
+        counters["buffer"] = before
+        resource.SetName(f"persistent resource {len(self.persistent) + 1}")
+        self.persistent[compiled] = resource
+        return resource
 
     def compile(self, desc, flags=DML_EXECUTION_FLAG_NONE):
         return self.dml.CompileOperator(self.dml.CreateOperator(desc), flags)
 
-    def initialize(self, *compiled):
-        """Record the initializer of `compiled` into the rig's list (it runs with the next execute)."""
+    def initialize(self, *compiled, owned=None):
+        """Record the initializer of `compiled` into the rig's list (it runs with the next execute), with a fresh
+        persistent resource for each (bound by `table` from then on). Its descriptors take the last slots of the
+        rig's heap, so that tables from slot 0 recorded into the same list do not overwrite them. `owned`: one
+        list of DML_BUFFER_BINDING per operator for its DML-owned inputs (the initializer's BindInputs)."""
         initializer = self.dml.CreateOperatorInitializer(list(compiled))
-        self.recorder.RecordDispatch(self.list, initializer, self.table(initializer))
+        size = max(1, initializer.GetBindingProperties().RequiredDescriptorCount)
+        table = self.table(initializer, first=max(0, self.heap.GetDesc().NumDescriptors - size), size=size)
+        if compiled:
+            table.BindOutputs([buffer_binding(self.persistent_resource(c)) for c in compiled])
+        if owned is not None:
+            table.BindInputs([DML_BINDING_DESC(Type=DML_BINDING_TYPE_BUFFER_ARRAY, Desc=DML_BUFFER_ARRAY_BINDING(
+                Bindings=list(entries))) for entries in owned])
+        self.recorder.RecordDispatch(self.list, initializer, table)
         return initializer
 
     def run_operator(self, desc, inputs, flags=DML_EXECUTION_FLAG_NONE):
@@ -202,11 +228,15 @@ class MirrorRig:
         compiled = self.compile(desc, flags)
         initializer = self.dml.CreateOperatorInitializer([compiled])
         count = len(tensors)
-        heap = self.shader_visible_heap(count)
+        init_count = initializer.GetBindingProperties().RequiredDescriptorCount
+        heap = self.shader_visible_heap(count + init_count)
         allocator = self.device.CreateCommandAllocator(D3D12_COMMAND_LIST_TYPE_DIRECT)
         command_list = self.device.CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_DIRECT, allocator, None)
         command_list.SetDescriptorHeaps([heap])
-        self.recorder.RecordDispatch(command_list, initializer, self.table(initializer, size=count, heap=heap))
+        init_table = self.table(initializer, first=count, size=init_count, heap=heap)
+        init_table.BindOutputs([buffer_binding(self.persistent_resource(compiled))])
+        self.recorder.RecordDispatch(command_list, initializer, init_table)
+        command_list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.UAV(self.persistent[compiled])])
         staging, bindings = [], []
         for array, tensor in zip(inputs, in_tensors):
             total = tensor.TotalTensorSizeInBytes
@@ -315,8 +345,10 @@ class ClipRig(MirrorRig):
         self.a, self.b = self.buffer(64), self.buffer(64)
 
     def initialize_clip(self):
-        """Record the CLIP's initializer into the rig's list."""
-        self.recorder.RecordDispatch(self.list, self.initializer, self.table(self.initializer, size=2))
+        """Record the CLIP's initializer into the rig's list, with a persistent resource (`table` binds it)."""
+        table = self.table(self.initializer, first=2, size=2)
+        table.BindOutputs([buffer_binding(self.persistent_resource(self.compiled))])
+        self.recorder.RecordDispatch(self.list, self.initializer, table)
 
     def bound_table(self):
         """A binding table of the CLIP: input a, output b."""

@@ -50,6 +50,16 @@ def fuzz_profile():
     return os.environ.get("DMLEMU_FUZZ_PROFILE", "ci")
 
 
+REFUSED, ACCEPTED = "refused with its documented error", "accepted"
+
+
+def outcome(kind):
+    """Note how one hostile input ended (REFUSED or ACCEPTED): `--hypothesis-show-statistics` shows the
+    split per property test, and bench/hostile_census.py tables it per public entry."""
+    from hypothesis import event
+    event(kind)
+
+
 def scaled(ci_examples, long_factor=25):
     """Examples for one property test: `ci_examples` in CI, `long_factor` times more in the long profile."""
     return ci_examples * long_factor if fuzz_profile() == "long" else ci_examples
@@ -144,7 +154,7 @@ class Case:
     seed: int = 0
     in_place: bool = False
     late_bind: bool = False           # DESCRIPTORS_VOLATILE: record with a decoy output, rebind before execution
-    scratch: bool = False             # bind (unused) temporary and persistent resources in their own buffer
+    scratch: bool = False             # bind a temporary resource in its own buffer (and the persistent one again)
     d3d12_debug: bool = False         # the D3D12 debug layer on for this device (device._debug_layer)
     faults: set = field(default_factory=set)
     fault_args: dict = field(default_factory=dict)
@@ -313,6 +323,7 @@ def _run(case, rig, stage, handles, watch):
     initializer = dml.CreateOperatorInitializer([compiled])
     handles["initializer"] = initializer
     init_table = dml.CreateBindingTable(rig.table_desc(initializer))
+    init_table.BindOutputs([buffer_binding(rig.persistent_resource(compiled))])
 
     stage("CreateCommittedResource")
     other = D3D12CreateDevice(case.adapter, D3D_FEATURE_LEVEL_11_0) if any(b.other_device for b in case.buffers) else None
@@ -346,6 +357,8 @@ def _run(case, rig, stage, handles, watch):
     table_dispatchable = initializer if "table_for_initializer" in faults else compiled
     table_desc = rig.table_desc(table_dispatchable, case.first_slot, size)
     table = dml.CreateBindingTable(table_desc)
+    if table_dispatchable is compiled:
+        table.BindPersistentResource(buffer_binding(rig.persistent[compiled]))
     handles["table"] = table
     command_list = rig.list
     if "copy_list" in faults:
@@ -390,7 +403,7 @@ def _run(case, rig, stage, handles, watch):
         table.BindTemporaryResource(binding_desc(resources[victim.buffer], 0, case.buffers[victim.buffer].width))
     if scratch is not None:
         table.BindTemporaryResource(binding_desc(scratch, 0, 512))
-        table.BindPersistentResource(binding_desc(scratch, 512, 512))
+        table.BindPersistentResource(buffer_binding(rig.persistent[compiled]))   # the initialized one
     if "evict" in faults:
         stage("Evict")
         dml.Evict([compiled])

@@ -21,6 +21,7 @@ from dmlemu.isa.assembler import (
 from dmlemu.isa.encoding import decode
 from dmlemu.tools.asm import MAX_BINARY_BYTES
 from cli_runner import cli
+from operator_cases import ACCEPTED, REFUSED, outcome
 
 
 def asm_error(tmp_path, source, name="k.s"):
@@ -194,9 +195,11 @@ def test_hostile_sources_give_one_line_or_a_program_that_decodes(folder, data):
     status, out, err = cli("asm", path, "-D", "X=1")
     assert "Traceback" not in err
     if status == 0:
+        outcome(ACCEPTED)
         return
     lines = err.strip().splitlines()
     assert status == 2 and len(lines) == 1 and lines[0].startswith("dmlemu: error: "), (data, status, err)
+    outcome(REFUSED)
 
 
 @settings(max_examples=300)
@@ -209,7 +212,9 @@ def test_the_assembler_raises_only_assembly_errors_and_its_output_decodes(data):
     try:
         dwords = assemble(text, {"X": 1})
     except AssemblyError:
+        outcome(REFUSED)
         return
+    outcome(ACCEPTED)
     decode(dwords)   # whatever assembles is a program the executor can load (or only misses its end)
 
 
@@ -224,6 +229,8 @@ def test_hostile_binaries_give_one_line_or_a_listing(folder, data):
     assert "Traceback" not in err
     if status == 0:
         assert err == ""
+        outcome(ACCEPTED)
         return
     lines = err.strip().splitlines()
     assert status == 2 and len(lines) == 1 and lines[0].startswith("dmlemu: error: "), (data, status, err)
+    outcome(REFUSED)

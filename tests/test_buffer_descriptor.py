@@ -94,7 +94,7 @@ def test_a_volatile_descriptor_overwritten_with_a_short_view_reads_zero_and_drop
     """Through the mirror: with DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE the descriptors Bind* wrote are the ones
     the kernel reads; an application that overwrites them with a shorter UAV gets D3D12's volatile-range
     behaviour (reads 0, writes dropped), and the trace counts the stray accesses."""
-    rig = MirrorRig(TEACHING, dml_flags=DML_CREATE_DEVICE_FLAG_NONE, heap_slots=2)
+    rig = MirrorRig(TEACHING, dml_flags=DML_CREATE_DEVICE_FLAG_NONE, heap_slots=4)   # the initializer: slots 2, 3
     device, dml = rig.device, rig.dml
     t = DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
         DataType=DML_TENSOR_DATA_TYPE_FLOAT32, Sizes=[64], TotalTensorSizeInBytes=256))
@@ -122,6 +122,8 @@ def test_a_volatile_descriptor_overwritten_with_a_short_view_reads_zero_and_drop
     watch = MemoryWatch(rig.gpu)
     watch.allow_range(src._allocation, 0, 256)   # the upload copy in the same list
     watch.allow_range(dst._allocation, 0, 96)
+    persistent = rig.persistent[compiled]._allocation
+    watch.allow_range(persistent, 0, persistent.size)   # the initializer's dispatch in the same list
     with capture(device, detail="dispatch") as cap:
         rig.execute()
     watch.check()

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from dmlemu.functional.device_memory import default_budget
 from dmlemu.presets import DEFAULT_PRESET
 from cli_runner import cli
+from operator_cases import ACCEPTED, REFUSED, outcome
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LEVELS = "1_0, 2_0, 2_1, 3_0, 3_1, 4_0, 4_1, 5_0, 5_1, 5_2, 6_0, 6_1, 6_2, 6_3, 6_4"
@@ -207,8 +208,10 @@ def test_hostile_run_arguments_give_one_line_or_run(files, argv):
     assert "Traceback" not in err
     if status == 0:
         assert "bit-exact against dmlemu.golden: yes" in out and err == ""
+        outcome(ACCEPTED)
         return
     assert status == 2, (argv, status, out, err)
+    outcome(REFUSED)
     lines = err.strip().splitlines()
     if lines and lines[-1].startswith("dmlemu run: error: "):   # argparse: usage, then its error line
         assert lines[0].startswith("usage: dmlemu run") and out == ""

@@ -72,14 +72,18 @@ def removal(rig, call):
 def test_binding_properties(rig):
     compiled = rig.compile(clip_desc())
     props = compiled.GetBindingProperties()
-    assert (props.RequiredDescriptorCount, props.TemporaryResourceSize, props.PersistentResourceSize) == (2, 0, 0)
+    # One descriptor per tensor; the persistent resource holds the constant buffer (288 bytes, rounded up to
+    # DML_PERSISTENT_BUFFER_ALIGNMENT); tests/test_persistent_resources.py covers the sizes further.
+    assert (props.RequiredDescriptorCount, props.TemporaryResourceSize, props.PersistentResourceSize) == (2, 0, 512)
     assert rig.compile(if_desc()).GetBindingProperties().RequiredDescriptorCount == 4
     initializer = rig.dml.CreateOperatorInitializer([compiled])
     props = initializer.GetBindingProperties()
-    assert (props.RequiredDescriptorCount, props.TemporaryResourceSize, props.PersistentResourceSize) == (0, 0, 0)
+    assert (props.RequiredDescriptorCount, props.TemporaryResourceSize, props.PersistentResourceSize) == (2, 0, 0)
     initializer.Reset(None)   # it now initializes no operator: recording it leaves `compiled` uninitialized
+    assert initializer.GetBindingProperties().RequiredDescriptorCount == 0
     rig.recorder.RecordDispatch(rig.list, initializer, rig.table(initializer))
     table = rig.table(compiled)
+    table.BindPersistentResource(buffer_binding(rig.buffer(512)))
     table.BindInputs([buffer_binding(rig.buffer(256), size=96)])
     table.BindOutputs([buffer_binding(rig.buffer(256), size=96)])
     assert removal(rig, lambda: rig.recorder.RecordDispatch(rig.list, compiled, table)) == (
@@ -118,8 +122,10 @@ def test_compiled_operator_owns_its_constant_buffer(rig):
     before = memory.used_bytes
     compiled = rig.compile(clip_desc())
     allocation = compiled._constants
-    assert memory.used_bytes == before + allocation.size == before + len(compiled._kernel.constants)
-    assert bytes(allocation.data) == bytes(compiled._kernel.constants)
+    constants = bytes(compiled._kernel.constants)
+    # The constant buffer, then a 32-byte descriptor of it and the 32 bytes of its initializer copy's constants.
+    assert memory.used_bytes == before + allocation.size == before + len(constants) + 64
+    assert bytes(allocation.data[:len(constants)]) == constants
     del compiled
     import gc
     gc.collect()
@@ -132,6 +138,7 @@ def test_empty_binding_table_and_reset(rig):
     rig.initialize(compiled)
     table = rig.dml.CreateBindingTable(None)
     table.Reset(rig.table_desc(compiled))   # now the table of `compiled`: it binds and records
+    table.BindPersistentResource(buffer_binding(rig.persistent[compiled]))
     table.BindInputs([buffer_binding(rig.buffer(256), size=96)])
     table.BindOutputs([buffer_binding(rig.buffer(256), size=96)])
     rig.recorder.RecordDispatch(rig.list, compiled, table)
@@ -154,11 +161,11 @@ def test_binding_table_desc_rules(rig):
         "DML_BINDING_TABLE_DESC.SizeInDescriptors is 1; <IDMLCompiledOperator DML_OPERATOR_ELEMENT_WISE_CLIP> requires "
         "2 descriptors (GetBindingProperties().RequiredDescriptorCount).")
     assert _table_error(rig, rig.table_desc(compiled, first=15)) == (
-        "DML_BINDING_TABLE_DESC.SizeInDescriptors is 2 from descriptor 15; the heap holds only 16 descriptors.")
+        "DML_BINDING_TABLE_DESC.SizeInDescriptors is 2 from descriptor 15 of the CPUDescriptorHandle's heap; the "
+        "heap holds only 16 descriptors.")
     desc = rig.table_desc(compiled)
     desc.GPUDescriptorHandle = D3D12_GPU_DESCRIPTOR_HANDLE(ptr=desc.GPUDescriptorHandle.ptr + 32)
-    assert _table_error(rig, desc) == ("DML_BINDING_TABLE_DESC.GPUDescriptorHandle and CPUDescriptorHandle name "
-                                       "different descriptors; they must name the same range.")
+    assert rig.dml.CreateBindingTable(desc) is not None   # other slots: the application copies between them
     desc = rig.table_desc(compiled)
     desc.CPUDescriptorHandle = D3D12_CPU_DESCRIPTOR_HANDLE(ptr=12345)
     assert _table_error(rig, desc) == ("DML_BINDING_TABLE_DESC.CPUDescriptorHandle 0x3039 is not inside a descriptor "
@@ -185,8 +192,8 @@ def test_binding_table_heap_must_be_shader_visible_cbv_srv_uav(rig):
     desc = DML_BINDING_TABLE_DESC(Dispatchable=compiled, CPUDescriptorHandle=cpu_only.GetCPUDescriptorHandleForHeapStart(),
                                   GPUDescriptorHandle=cpu_only.GetGPUDescriptorHandleForHeapStart(), SizeInDescriptors=2)
     assert _table_error(rig, desc) == (
-        "DML_BINDING_TABLE_DESC.CPUDescriptorHandle is in a heap without D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE; "
-        "DirectML's GPU handle must be shader-visible.")
+        "DML_BINDING_TABLE_DESC.GPUDescriptorHandle 0x0 is not inside a shader-visible descriptor heap of this D3D12 "
+        "device; DirectML's GPU handle must be shader-visible.")
     samplers = rig.device.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(
         Type=D3D12_DESCRIPTOR_HEAP_TYPE_SAMPLER, NumDescriptors=4, Flags=D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE))
     desc = DML_BINDING_TABLE_DESC(Dispatchable=compiled, CPUDescriptorHandle=samplers.GetCPUDescriptorHandleForHeapStart(),
@@ -369,21 +376,16 @@ def test_record_dispatch_on_a_compute_list_works():
     assert rig.dml.GetDeviceRemovedReason() == S_OK
 
 
-def test_record_dispatch_needs_the_descriptor_heap_set(rig):
+def test_record_dispatch_without_the_tables_heap_set_is_a_d3d12_error(rig):
+    """Not a DirectML misuse: the DML device stays; the list cannot Close (tests/test_descriptor_heap_bytes.py pins
+    the sentences)."""
     compiled, table, _, _ = _bound_clip(rig)
     rig.list.ClearState(None)
-    assert removal(rig, lambda: rig.recorder.RecordDispatch(rig.list, compiled, table)) == (
-        "no D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV descriptor heap is set on commandList; call SetDescriptorHeaps with "
-        "the binding table's heap first.")
-
-
-def test_record_dispatch_needs_the_tables_heap(rig):
-    compiled, table, _, _ = _bound_clip(rig)
-    other = rig.device.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(
-        Type=D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, NumDescriptors=4, Flags=D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE))
-    rig.list.SetDescriptorHeaps([other])
-    assert removal(rig, lambda: rig.recorder.RecordDispatch(rig.list, compiled, table)) == (
-        "the CBV_SRV_UAV descriptor heap set on commandList is not the one holding the binding table's descriptors.")
+    rig.recorder.RecordDispatch(rig.list, compiled, table)
+    assert rig.dml.GetDeviceRemovedReason() == S_OK
+    with pytest.raises(HResultError) as info:
+        rig.list.Close()
+    assert info.value.hresult == E_INVALIDARG and "SetComputeRootDescriptorTable" in info.value.message
 
 
 def test_record_dispatch_table_must_match_the_dispatchable(rig):
@@ -405,6 +407,7 @@ def test_record_dispatch_needs_every_binding(rig):
 def test_record_dispatch_needs_initialization(rig):
     compiled = rig.compile(clip_desc())
     table = rig.table(compiled)
+    table.BindPersistentResource(buffer_binding(rig.buffer(512)))
     table.BindInputs([buffer_binding(rig.buffer(256), size=96)])
     table.BindOutputs([buffer_binding(rig.buffer(256), size=96)])
     assert removal(rig, lambda: rig.recorder.RecordDispatch(rig.list, compiled, table)) == (
@@ -417,8 +420,11 @@ def test_initializer_recorded_but_never_executed_removes_at_execution(rig):
     # The initializer goes into a list that is never executed.
     allocator = rig.device.CreateCommandAllocator(D3D12_COMMAND_LIST_TYPE_DIRECT)
     side_list = rig.device.CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_DIRECT, allocator, None)
+    rig.set_heap_on(side_list)
     initializer = rig.dml.CreateOperatorInitializer([compiled])
-    rig.recorder.RecordDispatch(side_list, initializer, rig.dml.CreateBindingTable(rig.table_desc(initializer)))
+    init_table = rig.dml.CreateBindingTable(rig.table_desc(initializer, first=8))
+    init_table.BindOutputs([buffer_binding(rig.persistent_resource(compiled))])
+    rig.recorder.RecordDispatch(side_list, initializer, init_table)
     table = rig.table(compiled)
     out = rig.buffer(256)
     table.BindInputs([buffer_binding(rig.buffer(256), size=96)])
@@ -458,7 +464,7 @@ def test_record_dispatch_argument_types(args, message, rig):
     assert removal(rig, lambda: rig.recorder.RecordDispatch(*args(rig, compiled, table))) == message
 
 
-def test_record_dispatch_writes_descriptors_in_binding_order(rig):
+def test_bind_writes_descriptors_in_binding_order(rig):
     from dmlemu.functional.buffer_descriptor import unpack_buffer_descriptor
     compiled = rig.compile(if_desc())
     rig.initialize(compiled)
@@ -467,15 +473,12 @@ def test_record_dispatch_writes_descriptors_in_binding_order(rig):
     table.BindInputs([buffer_binding(buffers[0], size=16), buffer_binding(buffers[1], 32, 32),
                       buffer_binding(buffers[2], 64, 48)])
     table.BindOutputs([buffer_binding(buffers[3], 16, 240)])
-    heap_bytes = rig.heap._allocation.data
-    assert not heap_bytes.any()  # nothing written before RecordDispatch
-    rig.recorder.RecordDispatch(rig.list, compiled, table)
+    heap_bytes = rig.heap._allocation.data   # Bind* wrote them through the CPU handle at once
     expected = [(buffers[0], 0, 16), (buffers[1], 32, 32), (buffers[2], 64, 48), (buffers[3], 16, 240)]
     for slot, (resource, offset, size) in enumerate(expected):
         start = (3 + slot) * 32
         va, nbytes, valid = unpack_buffer_descriptor(heap_bytes[start:start + 16].view(np.uint32))
         assert (va, nbytes, valid) == (resource.GetGPUVirtualAddress() + offset, size, True)
-    assert not heap_bytes[:96].any() and not heap_bytes[7 * 32:].any()
 
 
 # ---- aliasing --------------------------------------------------------------------------------------
@@ -607,17 +610,20 @@ def test_descriptors_volatile_allows_late_binding(rig):
     assert not rig.read(b).any()
 
 
-def test_without_volatile_descriptors_are_fixed_at_record_time(rig):
+def test_reset_right_after_record_dispatch_changes_nothing(rig):
     compiled, table, a, b = _bound_clip(rig)
     x = np.linspace(-2, 2, 24, dtype=np.float32)
     rig.write(a, x)
     rig.recorder.RecordDispatch(rig.list, compiled, table)
-    table.Reset(None)  # allowed right after RecordDispatch
+    table.Reset(None)  # allowed right after RecordDispatch: the descriptors stay in the heap
     rig.execute()
     assert np.array_equal(rig.read(b)[:96].view(np.float32), np.clip(x, -1, 1))
 
 
-def test_two_dispatches_may_share_one_table_range_without_volatile(rig):
+def test_two_dispatches_sharing_one_table_range_read_the_last_bindings(rig):
+    """Without DESCRIPTORS_VOLATILE a range rebound before execution is undefined in DirectML; the GPU reads what
+    the heap holds at execution, so both dispatches run on the second bindings (the debug layer says so:
+    tests/test_descriptor_heap_bytes.py)."""
     compiled, table, a, b = _bound_clip(rig)
     x = np.linspace(-2, 2, 24, dtype=np.float32)
     rig.write(a, x)
@@ -627,10 +633,11 @@ def test_two_dispatches_may_share_one_table_range_without_volatile(rig):
     table.BindInputs([buffer_binding(b, size=96)])  # the same range, rewritten before execution
     table.BindOutputs([buffer_binding(c, size=96)])
     rig.recorder.RecordDispatch(rig.list, compiled, table)
-    rig.execute()
+    with contextlib.redirect_stderr(io.StringIO()):
+        rig.execute()
     assert rig.dml.GetDeviceRemovedReason() == S_OK
-    assert np.array_equal(rig.read(b)[:96].view(np.float32), np.clip(x, -1, 1))
-    assert np.array_equal(rig.read(c)[:96].view(np.float32), np.clip(x, -1, 1))
+    assert not rig.read(b).any() and not rig.read(c).any()
+    assert len(rig.dml._debug_messages) == 2   # the first dispatch's two slots
 
 
 def test_outputs_writable_ranges_must_not_overlap(rig):

@@ -38,10 +38,12 @@ def test_fix_temporary_binding_must_not_overlap_a_tensor():
 
 def test_fix_persistent_binding_must_not_overlap_an_output_or_the_temporary():
     rig, table = _hazard_rig()
-    table.BindPersistentResource(buffer_binding(rig.b, 0, 64))
+    big = rig.buffer(1024)
+    table.BindOutputs([buffer_binding(big, 256, 64)])
+    table.BindPersistentResource(buffer_binding(big, 0, 512))
     rig.recorder.RecordDispatch(rig.list, rig.compiled, table)
     assert removal(rig.dml)[1].endswith(
-        "the persistent resource (bytes 0 to 64 of buffer #2) overlaps OutputTensor (bytes 0 to 64); DirectML "
+        "the persistent resource (bytes 0 to 512 of buffer #3) overlaps OutputTensor (bytes 256 to 320); DirectML "
         "requires the persistent binding not to intersect any output or temporary binding.")
     rig, table = _hazard_rig()
     scratch = rig.buffer(1024)
@@ -56,7 +58,7 @@ def test_fix_disjoint_scratch_bindings_and_inputs_sharing_a_resource_stay_legal(
     rig, table = _hazard_rig()
     scratch = rig.buffer(1024)
     table.BindTemporaryResource(buffer_binding(scratch, 0, 256))
-    table.BindPersistentResource(buffer_binding(scratch, 512, 256))
+    table.BindPersistentResource(buffer_binding(scratch, 512, 512))
     rig.recorder.RecordDispatch(rig.list, rig.compiled, table)
     assert rig.dml.GetDeviceRemovedReason() == S_OK
 
@@ -72,10 +74,14 @@ def test_fix_late_bound_volatile_outputs_get_the_in_place_checks():
     compiled = rig.dml.CompileOperator(rig.dml.CreateOperator(DML_OPERATOR_DESC(
         Type=DML_OPERATOR_ELEMENT_WISE_IF, Desc=DML_ELEMENT_WISE_IF_OPERATOR_DESC(
             ConditionTensor=u8, ATensor=f32, BTensor=f32, OutputTensor=f32))), DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE)
-    heap = rig.shader_visible_heap(4)
+    heap = rig.shader_visible_heap(8)
     rig.list.SetDescriptorHeaps([heap])
     initializer = rig.dml.CreateOperatorInitializer([compiled])
-    rig.recorder.RecordDispatch(rig.list, initializer, rig.table(initializer, size=4, heap=heap))
+    init_table = rig.table(initializer, first=4, size=4, heap=heap)   # its own range: both run in one list
+    init_table.BindOutputs([buffer_binding(rig.persistent_resource(compiled))])
+    rig.recorder.RecordDispatch(rig.list, initializer, init_table)
+    rig.execute()
+    rig.list.SetDescriptorHeaps([heap])
     cond, c = rig.buffer(64), rig.buffer(64)
     t = rig.table(compiled, size=4, heap=heap)
     t.BindInputs([buffer_binding(cond, 0, 16), buffer_binding(rig.a, 0, 64), buffer_binding(rig.b, 0, 64)])

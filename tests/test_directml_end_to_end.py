@@ -194,8 +194,7 @@ def test_in_place_clip_at_an_aligned_offset_then_identity_in_one_list(rig):
     copy = rig.dml.CompileOperator(rig.dml.CreateOperator(DML_OPERATOR_DESC(
         Type=DML_OPERATOR_ELEMENT_WISE_IDENTITY, Desc=DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC(
             InputTensor=t, OutputTensor=t))), DML_EXECUTION_FLAG_NONE)
-    initializer = rig.dml.CreateOperatorInitializer([clip, copy])
-    rig.recorder.RecordDispatch(rig.list, initializer, rig.table(initializer))
+    rig.initialize(clip, copy)
 
     work, out = rig.buffer(512), rig.buffer(512)
     upload = rig.buffer(512, D3D12_HEAP_TYPE_UPLOAD)
@@ -228,8 +227,7 @@ def test_initialization_survives_across_submissions_and_executes_repeatedly(rig)
     op = rig.dml.CompileOperator(rig.dml.CreateOperator(DML_OPERATOR_DESC(
         Type=DML_OPERATOR_ELEMENT_WISE_THRESHOLD,
         Desc=DML_ELEMENT_WISE_THRESHOLD_OPERATOR_DESC(InputTensor=t, OutputTensor=t, Min=2.9))), 0)
-    initializer = rig.dml.CreateOperatorInitializer([op])
-    rig.recorder.RecordDispatch(rig.list, initializer, rig.table(initializer))
+    rig.initialize(op)
     rig.execute()
     assert rig.dml.GetDeviceRemovedReason() == S_OK   # initialized; no later submission initializes it again
     buf = rig.buffer(256)
@@ -256,8 +254,7 @@ def test_timestamps_bracket_a_dispatch(rig):
     t = tensor("FLOAT32", (1024,))
     op = rig.dml.CompileOperator(rig.dml.CreateOperator(DML_OPERATOR_DESC(
         Type=DML_OPERATOR_ELEMENT_WISE_IDENTITY, Desc=DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC(InputTensor=t, OutputTensor=t))), 0)
-    initializer = rig.dml.CreateOperatorInitializer([op])
-    rig.recorder.RecordDispatch(rig.list, initializer, rig.table(initializer))
+    rig.initialize(op)
     table = rig.table(op)
     a, b = rig.buffer(4096), rig.buffer(4096)
     table.BindInputs([buffer_binding(a, 0, 4096)])

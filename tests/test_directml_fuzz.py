@@ -7,7 +7,7 @@ from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.directml import *  # noqa: F401,F403
 from dmlemu.errors import HResultError
 from mirror_rig import MirrorRig
-from operator_cases import garbage
+from operator_cases import ACCEPTED, REFUSED, garbage, outcome
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -72,8 +72,9 @@ def test_create_and_compile_operator_only_raise_hresult_errors(paths, values, le
     try:
         op = device.CreateOperator(desc)
         device.CompileOperator(op, DML_EXECUTION_FLAG_NONE)
+        outcome(ACCEPTED)
     except HResultError:
-        pass
+        outcome(REFUSED)
 
 
 @SETTINGS
@@ -84,8 +85,9 @@ def test_create_if_only_raises_hresult_errors(path, value):
     mutate(desc, path, value)
     try:
         device.CompileOperator(device.CreateOperator(desc), 0)
+        outcome(ACCEPTED)
     except HResultError:
-        pass
+        outcome(REFUSED)
 
 
 @SETTINGS
@@ -93,8 +95,9 @@ def test_create_if_only_raises_hresult_errors(path, value):
 def test_calc_buffer_tensor_size_only_raises_hresult_errors(args):
     try:
         DMLCalcBufferTensorSize(*args)
+        outcome(ACCEPTED)
     except HResultError:
-        pass
+        outcome(REFUSED)
 
 
 @SETTINGS
@@ -104,8 +107,9 @@ def test_calc_buffer_tensor_size_only_raises_hresult_errors(args):
 def test_check_feature_support_only_raises_hresult_errors(feature, query):
     try:
         DMLCreateDevice(d3d12_device(), 0).CheckFeatureSupport(feature, query)
+        outcome(ACCEPTED)
     except HResultError:
-        pass
+        outcome(REFUSED)
 
 
 @SETTINGS
@@ -113,8 +117,9 @@ def test_check_feature_support_only_raises_hresult_errors(feature, query):
 def test_create_device_only_raises_hresult_errors(flags, level, minimum):
     try:
         DMLCreateDevice1(d3d12_device(), flags, minimum, max_feature_level=level)
+        outcome(ACCEPTED)
     except HResultError:
-        pass
+        outcome(REFUSED)
 
 
 def if_rig():
@@ -170,6 +175,8 @@ def test_bind_never_raises(use_initializer, method, specs):
     recorder = rig.dml.CreateCommandRecorder() if rig.dml.GetDeviceRemovedReason() == 0 else None
     if recorder is not None:
         assert recorder.RecordDispatch(rig.list, dispatchable, table) is None
+    # Void methods: misuse removes the DirectML device (DirectML's documented reaction).
+    outcome(REFUSED if rig.dml.GetDeviceRemovedReason() else ACCEPTED)
 
 
 @SETTINGS
@@ -183,8 +190,9 @@ def test_create_binding_table_only_raises_hresult_errors(fields):
         setattr(desc, name, value)
     try:
         rig.dml.CreateBindingTable(desc)
+        outcome(ACCEPTED)
     except HResultError:
-        pass
+        outcome(REFUSED)
 
 
 @SETTINGS
@@ -195,6 +203,7 @@ def test_record_dispatch_never_raises(args, which):
     real = [rig.list, rig.compiled, table]
     real[which] = args[which]
     assert rig.dml.CreateCommandRecorder().RecordDispatch(*real) is None
+    outcome(REFUSED if rig.dml.GetDeviceRemovedReason() or rig.list._error is not None else ACCEPTED)
 
 
 @SETTINGS
@@ -208,5 +217,6 @@ def test_object_methods_only_raise_hresult_errors(value):
                  lambda: device.CompileOperator(value, 0), lambda: device.CreateOperator(value)):
         try:
             call()
+            outcome(ACCEPTED)
         except HResultError:
-            pass
+            outcome(REFUSED)

@@ -362,10 +362,11 @@ def test_tensor_field_rules(output, message):
     assert rejected(dml_device(), clip(_buffer(), output)) == message
 
 
-def test_owned_by_dml_inputs_are_not_implemented():
-    message = rejected(dml_device(), clip(_buffer(Flags=DML_TENSOR_FLAG_OWNED_BY_DML), _buffer()), E_NOTIMPL)
-    assert message == ("InputTensor.Flags has DML_TENSOR_FLAG_OWNED_BY_DML; dmlemu does not implement DML-owned "
-                       "tensors yet (bind InputTensor at execution instead).")
+def test_owned_by_dml_inputs_are_accepted():
+    """An owned input is bound at initialization and kept in the persistent resource
+    (tests/test_persistent_resources.py runs it)."""
+    op = dml_device().CreateOperator(clip(_buffer(Flags=DML_TENSOR_FLAG_OWNED_BY_DML), _buffer()))
+    assert op._info.inputs[0].owned_by_dml and not op._info.outputs[0].owned_by_dml
 
 
 def test_sizes_as_numpy_arrays_and_tuples_are_accepted():

@@ -19,7 +19,7 @@ def run_example(path):
 
 
 def test_the_required_examples_exist():
-    for name in ("hello_directml_identity.py", "threshold.py", "if_broadcast.py"):
+    for name in ("hello_directml_identity.py", "threshold.py", "if_broadcast.py", "pydirectml_device.py"):
         assert os.path.join("examples", name) in EXAMPLES
 
 

@@ -15,7 +15,7 @@ from dmlemu.functional.device_memory import OutOfDeviceMemory
 from dmlemu.gpu import Gpu
 from dmlemu.kernels.driver import TensorSpec
 from dmlemu.presets import FIELD_LIMITS, PRESETS, TEACHING, AdapterPreset, preset_problem
-from operator_cases import garbage, scaled
+from operator_cases import ACCEPTED, REFUSED, garbage, outcome, scaled
 
 FIELDS = [f.name for f in dataclasses.fields(AdapterPreset)]
 INT_FIELDS = [f.name for f in dataclasses.fields(AdapterPreset) if f.type is int]
@@ -36,12 +36,15 @@ def _rejected_or_runs(preset, field):
         _copy_runs(preset)
     except OutOfDeviceMemory:
         assert preset.dedicated_video_memory < 800      # the two 400-byte tensors do not fit: a valid refusal
+        outcome(REFUSED)
         return None
     except HResultError as error:
+        outcome(REFUSED)
         assert error.hresult == E_INVALIDARG
         assert error.message.startswith(f"adapter preset {short_repr(preset.key)}: "), error.message
         assert len(error.message) < 300 and "\n" not in error.message
         return error.message
+    outcome(ACCEPTED)
     return None
 
 

@@ -24,6 +24,7 @@ from dmlemu.isa.disassembler import disassemble
 from dmlemu.isa.encoding import IMM_BITS, OPCODE_BITS, SLOT_BITS, decode, layout
 from dmlemu.isa.operands import LITERAL, NUM_SGPRS, NUM_VGPRS, VGPR_BASE, operand_problem
 from dmlemu.presets import TEACHING
+from operator_cases import ACCEPTED, REFUSED, outcome
 
 END = assemble("s_endpgm")
 
@@ -187,11 +188,14 @@ def test_random_programs_are_rejected_or_run_to_an_end(dwords, gpu, monkeypatch)
         program = Program(dwords, "random")
     except KernelFault as error:
         assert str(error).startswith("random: ")
+        outcome(REFUSED)
         return
     try:
         g.dispatch(KernelLaunch(program, 2, 6, (table.gpu_va & 0xFFFFFFFF, table.gpu_va >> 32)))
+        outcome(ACCEPTED)
     except KernelFault as error:
         assert "executed more than 500 instructions" in str(error) or "disagree" in str(error), str(error)
+        outcome(REFUSED)
 
 
 @settings(max_examples=400)
@@ -203,7 +207,9 @@ def test_random_words_disassemble_to_text_that_assembles_back_or_are_rejected(dw
         assert " at dword " in str(error) or "truncated" in str(error) or "missing literal" in str(error), str(error)
         with pytest.raises(ValueError):
             decode(dwords) and disassemble(dwords)
+        outcome(REFUSED)
         return
+    outcome(ACCEPTED)
     assert assemble(text) == [int(d) for d in dwords], text
 
 

@@ -6,12 +6,16 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from dmlemu import run_operator
+from dmlemu import HResultError, run_operator
 from dmlemu.directml import (
     DML_BUFFER_TENSOR_DESC, DML_ELEMENT_WISE_CLIP_OPERATOR_DESC, DML_ELEMENT_WISE_IF_OPERATOR_DESC,
     DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DESC, DML_TENSOR_TYPE_BUFFER,
 )
+
+from operator_cases import ACCEPTED, REFUSED, garbage, outcome, scaled
 
 CLIP = "DML_OPERATOR_ELEMENT_WISE_CLIP"
 
@@ -83,3 +87,28 @@ def test_iterables_of_arrays_still_run():
     picked = np.array([[1, 0, 1], [0, 1, 0]], dtype=np.uint8)
     [y] = run_operator(condition, itertools.chain([picked], [X, -X]))
     assert np.array_equal(y, np.where(picked, X, -X))
+
+
+# ---- property: any argument ends in a result or a documented error ---------------------------------------
+_ARGUMENTS = ("desc", "inputs", "flags", "adapter", "feature_level", "debug", "trace")
+
+
+@settings(max_examples=scaled(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from(_ARGUMENTS), value=st.one_of(garbage, st.sampled_from(
+    [[X], [X.astype(np.float16)], [X[:1]], "teaching", "nope", "wave", "memory", 0x6400, 0x1000, np.int64(0)])))
+def test_any_argument_ends_in_outputs_or_a_documented_error(name, value):
+    """run_operator's documented errors: HResultError from the mirror, TypeError / ValueError sentences for its
+    own arguments (see its docstring). Each is one line naming what was wrong."""
+    arguments = {"desc": DESC, "inputs": [X], "adapter": "teaching"}
+    arguments[name] = value
+    desc, inputs = arguments.pop("desc"), arguments.pop("inputs")
+    try:
+        result = run_operator(desc, inputs, **arguments)
+    except (HResultError, TypeError, ValueError) as error:
+        text = error.message if isinstance(error, HResultError) else str(error)
+        assert text and "\n" not in text and len(text) < 400, text
+        outcome(REFUSED)
+        return
+    outcome(ACCEPTED)
+    outputs = result[0] if arguments.get("trace") is not None else result
+    assert isinstance(outputs, list) and all(isinstance(y, np.ndarray) for y in outputs)

@@ -22,6 +22,7 @@ from dmlemu.tools.cli import main
 from dmlemu.traces import save_dispatch_csv, to_chrome
 from dmlemu.traces import io as trace_io
 from dmlemu.traces.io import TraceFileError, load_trace, save_trace
+from operator_cases import ACCEPTED, REFUSED, outcome
 
 
 @pytest.fixture(scope="module")
@@ -210,7 +211,9 @@ def test_damaged_bytes_give_a_trace_or_a_sentence(saved, tmp_path, edits, cut):
         trace = load_trace(bad)
     except TraceFileError as e:
         assert str(e).startswith(str(bad))
+        outcome(REFUSED)
         return
+    outcome(ACCEPTED)
     readable(trace, tmp_path)
 
 
@@ -237,7 +240,9 @@ def test_any_meta_field_value_gives_a_trace_or_a_sentence(saved, tmp_path, key, 
     try:
         trace = load_trace(bad)
     except TraceFileError:
+        outcome(REFUSED)
         return
+    outcome(ACCEPTED)
     readable(trace, tmp_path)
 
 
@@ -256,5 +261,7 @@ def test_any_table_array_gives_a_trace_or_a_sentence(saved, tmp_path, table, sha
         trace = load_trace(bad)
     except TraceFileError as e:
         assert f"table {table}" in str(e), str(e)
+        outcome(REFUSED)
         return
+    outcome(ACCEPTED)
     readable(trace, tmp_path)

@@ -1,6 +1,8 @@
 """Assembling kernel sources to binaries and back: the library behind `dmlemu asm` and `dmlemu disasm`.
 
-A binary is the program's dwords, little-endian, nothing else (the same words the executor decodes).
+A binary is the program's dwords, little-endian, nothing else (the same words the executor decodes);
+a compute shader source (one with .numthreads, isa/shader_binary.py) becomes the compute shader
+binary instead: a header, then those dwords (what CreateComputePipelineState takes).
 The sources in kernels/ serve many data types, so they need symbols: `parse_variant` turns
 'CLIP:FLOAT16[:packed][:sb][:half]' into the symbol set kernels.build_program uses
 (kernels.variant_symbols); `-D NAME=VALUE` symbols are added on top.
@@ -12,12 +14,14 @@ import numpy as np
 
 from dmlemu.isa.assembler import assemble, read_source
 from dmlemu.isa.disassembler import disassemble
+from dmlemu.isa.shader_binary import (CBV, ROOT_CONSTANTS, SRV, UAV, assemble_shader, is_shader_binary, is_shader_source,
+                                      parse_shader_binary)
 from dmlemu.kernels.driver import KERNEL_DIR, SOURCES, VARIANTS, variant_symbols
 
 from dmlemu.tools.operators import OPERATORS, UsageError, parse_data_type, parse_operator
 
 __all__ = ["parse_variant", "parse_defines", "assemble_source", "read_binary", "to_bytes", "from_bytes",
-           "disassemble_bytes", "kernel_source", "MAX_BINARY_BYTES"]
+           "disassemble_bytes", "kernel_source", "MAX_BINARY_BYTES", "assemble_shader_source", "describe_shader"]
 
 _VARIANT_FLAGS = ("packed", "sb", "half")
 
@@ -95,4 +99,27 @@ def from_bytes(data):
 
 
 def disassemble_bytes(data, with_addresses=False):
+    """A binary's text: a compute shader's header as comments and its program, or a bare program's."""
+    if is_shader_binary(data):
+        return describe_shader(parse_shader_binary(data), with_addresses)
     return disassemble(from_bytes(data), with_addresses=with_addresses)
+
+
+def assemble_shader_source(path, defines=None):
+    """A ShaderBinary when the source is a compute shader (a top-level .numthreads), else None."""
+    text = read_source(path)
+    if not is_shader_source(text):
+        return None
+    return assemble_shader(text, parse_defines(defines), path)
+
+
+def describe_shader(shader, with_addresses=True):
+    """A compute shader binary as text the assembler accepts again: its directives, then its program."""
+    lines = [f"; compute shader {shader.name}: {shader.vgprs} VGPRs, {shader.sgprs} SGPRs",
+             f".numthreads {', '.join(map(str, shader.numthreads))}"]
+    for b in shader.bindings:
+        directive = {SRV: ".srv", UAV: ".uav", CBV: ".cbv", ROOT_CONSTANTS: ".root_constants"}[b.kind]
+        count = f", {b.count}" if b.kind == ROOT_CONSTANTS else ""
+        space = f", space{b.space}" if b.space else ""
+        lines.append(f"{directive} {b.name.split(',')[0]}{count}{space}")
+    return "\n".join(lines) + "\n" + disassemble(list(shader.program), with_addresses=with_addresses)

@@ -234,7 +234,19 @@ def cmd_run(args):
 
 
 def cmd_asm(args):
-    from dmlemu.tools.asm import assemble_source, to_bytes
+    from dmlemu.tools.asm import assemble_shader_source, assemble_source, to_bytes
+    shader = assemble_shader_source(args.source, args.define) if not args.variant else None
+    if shader is not None:
+        if args.output:
+            with open(args.output, "wb") as f:
+                f.write(shader.to_bytes())
+            print(f"wrote compute shader {shader.name} ({len(shader.to_bytes())} bytes: numthreads "
+                  f"{', '.join(map(str, shader.numthreads))}, {len(shader.bindings)} bindings, "
+                  f"{len(shader.program)} program dwords) to {args.output}")
+        else:
+            from dmlemu.tools.asm import describe_shader
+            print(describe_shader(shader), end="")
+        return 0
     try:
         dwords = assemble_source(args.source, args.variant, args.define)
     except AssemblyError as e:
@@ -314,9 +326,26 @@ def cmd_readme(args):
     return 0
 
 
+def _kernel_stepper(args):
+    """`dmlemu step --kernel FILE.s`: one wave of a user's compute shader."""
+    from dmlemu.tools.stepper import KernelStepper, format_kernel_footer, format_kernel_header, parse_buffer, \
+        parse_constant
+    rng = np.random.default_rng(args.seed)
+    buffers = dict(parse_buffer(text, rng) for text in args.buffer or ())
+    constants = [parse_constant(text) for text in args.constants or ()]
+    stepper = KernelStepper(args.kernel, groups=args.groups or (1,), constants=constants, buffers=buffers,
+                            width=args.width, wave=args.wave, adapter=args.adapter, defines=args.define)
+    return stepper, format_kernel_header, format_kernel_footer
+
+
 def cmd_step(args):
     from dmlemu.tools.stepper import WaveStepper, format_footer, format_header, format_step
     from dmlemu.tools.operators import preset_for, random_inputs
+    if args.kernel:
+        stepper, format_header, format_footer = _kernel_stepper(args)
+        return _step_loop(args, stepper, format_header, format_footer, format_step)
+    if args.buffer or args.constants or args.groups or args.define:
+        raise UsageError("--buffer, --constants, --groups and -D go with --kernel FILE.s")
     _check_uints(args.sizes, "--sizes", "Sizes", 0)
     for strides in args.strides or ():
         _check_uints(strides, "--strides", "Strides", 0)
@@ -325,6 +354,10 @@ def cmd_step(args):
     _check_run_arguments(args, run, preset_for(args.adapter))   # nothing is made before the desc is good
     stepper = WaveStepper(run, random_inputs(run, args.seed), width=args.width, wave=args.wave,
                           adapter=args.adapter)
+    return _step_loop(args, stepper, format_header, format_footer, format_step)
+
+
+def _step_loop(args, stepper, format_header, format_footer, format_step):
     print(format_header(stepper))
     executed = 0
     interactive = args.interactive
@@ -377,8 +410,18 @@ def cmd_adapters(args):
 
 
 # ---- the parser -----------------------------------------------------------------------------------
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser whose usage error stays one line whatever the user typed (a carriage return or
+    another control character in an argument is shown escaped)."""
+
+    def error(self, message):
+        shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {shown}\n")
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="dmlemu", description="An emulated DirectML GPU: run operators, step through waves, read traces.",
         epilog="`dmlemu COMMAND --help` describes each command.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -417,6 +460,17 @@ def build_parser():
     p.add_argument("--wave", type=int, default=0, metavar="N", help="which wave of the dispatch (default 0)")
     p.add_argument("--adapter", default="teaching", metavar="KEY", help="adapter preset (default teaching)")
     p.add_argument("--interactive", "-i", action="store_true", help="wait for Enter after each instruction")
+    p.add_argument("--kernel", metavar="FILE.s",
+                   help="step your own compute shader source (.numthreads and bindings, docs/KERNEL_ABI.md) "
+                        "instead of an operator's kernel")
+    p.add_argument("--groups", nargs="+", type=int, metavar="N", help="--kernel: Dispatch's group counts X [Y [Z]] "
+                                                                      "(default 1 1 1)")
+    p.add_argument("--constants", nargs="+", metavar="V",
+                   help="--kernel: the root constants in declaration order (7, 0x10, -1 or 2.5 as FLOAT32)")
+    p.add_argument("--buffer", action="append", metavar="REG=SPEC",
+                   help="--kernel: a buffer for register REG (t0, u0, b1): DTYPE:COUNT (random values from "
+                        "--seed), DTYPE:COUNT:zeros, or FILE.npy; once per binding")
+    p.add_argument("-D", dest="define", action="append", metavar="NAME=VALUE", help="--kernel: define a symbol")
     p.set_defaults(handler=cmd_step)
 
     p = sub.add_parser("asm", help="assemble a kernel source to a binary")

@@ -12,6 +12,10 @@ Values print by the type the instruction gives them: floats as floats, u/i types
 b32/b64 bits in decimal below 2^20 and in hexadecimal above (addresses, descriptors, bit patterns);
 buffer loads print as the tensor's element type.
 
+A user's compute shader steps the same way (`KernelStepper`, `dmlemu step --kernel FILE.s`): its
+source is assembled into a compute shader binary, given buffers and root constants, and launched
+under the kernel ABI of docs/KERNEL_ABI.md (emulator/d3d12/pipeline_state.ComputeShader.launch).
+
 The memory hierarchy: under each buffer load and store, what the wave asked of the caches (a
 `WaveTraffic`): the bytes its lanes asked for, the distinct sectors and cache lines the coalescer
 made of them (the first line addresses in hex), and how many of those sectors hit the L2, hit
@@ -35,7 +39,8 @@ from dmlemu.isa.operands import EXEC_LO, NUM_SGPRS, VCC_LO, format_operand
 from dmlemu.kernels.driver import TensorSpec
 from dmlemu.timing.caches import TRAFFIC_FIELDS
 
-from dmlemu.tools.operators import OPERATORS, UsageError, describe, golden_outputs, preset_for, same_bits, tensor_names, validate
+from dmlemu.tools.operators import (OPERATORS, UsageError, describe, golden_outputs, parse_data_type, preset_for,
+                                    same_bits, tensor_names, validate)
 
 __all__ = ["Change", "Step", "WaveTraffic", "WaveStepper", "lane_string", "format_step", "format_header", "format_footer"]
 
@@ -117,16 +122,32 @@ class WaveStepper:
             buffers.append(data)
         self.direct = self._direct_run(self.gpu)
         self.launch = self.direct.launch()
+        per_group = self._pick_wave(wave)
+        self.first_element = self.workgroup * self.launch.workgroup_size + (wave % per_group) * width
+        self._decode_texts()
+        self.element_type = golden.DATA_TYPES[run.data_type]
+
+    def _direct_run(self, gpu):
+        run = self.run
+        return DirectRun(gpu, OPERATORS[run.operator], self.specs, self._buffers,
+                         min_value=run.min_value, max_value=run.max_value, scale_bias=run.scale_bias,
+                         half_precision=run.half_precision(self.preset))
+
+    def _pick_wave(self, wave):
+        """Choose the stepped wave of `self.launch` and form its batch; returns waves per workgroup."""
         self.program = self.launch.program
         per_group = self.gpu.dispatcher.waves_per_workgroup(self.launch.workgroup_size)
         self.total_waves = self.launch.num_workgroups * per_group
         if not 0 <= wave < self.total_waves:
             raise UsageError(f"wave {wave} does not exist: the dispatch has {self.total_waves} waves "
-                             f"(0 to {self.total_waves - 1}) of {width} lanes")
+                             f"(0 to {self.total_waves - 1}) of {self.width} lanes")
         self.wave = wave
         self.workgroup = wave // per_group
-        self.first_element = self.workgroup * self.launch.workgroup_size + (wave % per_group) * width
         self.batch = self.gpu.dispatcher.form_batch(self.launch, wave, 1)
+        return per_group
+
+    def _decode_texts(self):
+        """The program's instruction texts, branch targets as labels L<addr> (both steppers)."""
         decoded = decode(self.program.dwords)
         self.instructions = [inst for _, inst in decoded]
         targets = set()
@@ -136,13 +157,6 @@ class WaveStepper:
                     targets.add(address + inst.dwords + value)
         self.labels = {t: f"L{t}" for t in targets}
         self.texts = [format_instruction(inst, address, self.labels) for address, inst in decoded]
-        self.element_type = golden.DATA_TYPES[run.data_type]
-
-    def _direct_run(self, gpu):
-        run = self.run
-        return DirectRun(gpu, OPERATORS[run.operator], self.specs, self._buffers,
-                         min_value=run.min_value, max_value=run.max_value, scale_bias=run.scale_bias,
-                         half_precision=run.half_precision(self.preset))
 
     # ---- running ------------------------------------------------------------------------------
     def steps(self):
@@ -307,7 +321,12 @@ def format_header(stepper):
     for name, array in zip(tensor_names(run.operator), stepper.inputs):
         flat = np.asarray(array).reshape(-1)[stepper.wave_elements()]
         lines.append(f"{name} of these elements: {' '.join(_format_value(v, _type_of(flat)) for v in flat)}")
-    lines += [
+    return "\n".join(lines + _legend())
+
+
+def _legend():
+    """The lines under a header that explain the columns (both steppers)."""
+    return [
         "addr: the instruction's address in dwords (branch targets L<addr> use it). EXEC: the lanes",
         "the instruction runs for (1) or skips (0), lane 0 first. Below it, the registers it changed;",
         "vector results show '-' for skipped lanes, which keep their old value. 'memory' is what a",
@@ -318,7 +337,6 @@ def format_header(stepper):
         "",
         f"{'#':>3}  {'addr':>4}  {'instruction':<{TEXT_WIDTH}}  EXEC",
     ]
-    return "\n".join(lines)
 
 
 def _plural(n, word):
@@ -401,3 +419,169 @@ def format_footer(stepper, executed):
     else:
         lines.append("It had no element to process: the prologue switched every lane off.")
     return "\n".join(lines)
+
+
+# ---- a user's compute shader (`dmlemu step --kernel`) -------------------------------------------------
+_MAX_STEP_BUFFER_BYTES = 64 << 20     # one --buffer: enough for any kernel a learner steps
+
+
+def parse_constant(text):
+    """A root constant from the command line as its 32 bits: 7, 0x10, -1 (int32) or 2.5 (FLOAT32)."""
+    t = text.strip()
+    try:
+        value = int(t, 0)
+    except ValueError:
+        try:
+            return int(np.array(np.float32(float(t))).view(np.uint32))
+        except ValueError:
+            raise UsageError(f"root constant {text!r} is not a number; give an integer (7, 0x10, -1) or a "
+                             "float (2.5)") from None
+    if not -(1 << 31) <= value < 1 << 32:
+        raise UsageError(f"root constant {text!r} does not fit in 32 bits")
+    return value & 0xFFFFFFFF
+
+
+def parse_buffer(text, rng):
+    """'u0=float32:1000' (random values), 'u0=uint32:16:zeros' or 'u0=FILE.npy' -> (register, array)."""
+    import os
+    register, sep, spec = text.partition("=")
+    register = register.strip().lower()
+    if not sep or not register or register[0] not in "tub" or not register[1:].isdigit():
+        raise UsageError(f"--buffer {text!r} must be REGISTER=DTYPE:COUNT[:zeros] or REGISTER=FILE.npy, e.g. "
+                         "u0=float32:1000")
+    if spec.lower().endswith(".npy"):
+        if not os.path.isfile(spec):
+            raise UsageError(f"--buffer {text!r}: {spec} is not a file")
+        if os.path.getsize(spec) > _MAX_STEP_BUFFER_BYTES:
+            raise UsageError(f"--buffer {text!r}: {spec} is larger than {_MAX_STEP_BUFFER_BYTES} bytes")
+        try:
+            array = np.load(spec, allow_pickle=False)
+        except (ValueError, OSError) as error:
+            raise UsageError(f"--buffer {text!r}: {spec} is not a .npy array ({error})") from None
+        return register, np.ascontiguousarray(array).reshape(-1)
+    parts = spec.split(":")
+    if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2].lower() != "zeros"):
+        raise UsageError(f"--buffer {text!r} must be REGISTER=DTYPE:COUNT[:zeros] or REGISTER=FILE.npy")
+    try:
+        dtype = golden.DATA_TYPES[parse_data_type(parts[0])]
+    except UsageError as error:
+        raise UsageError(f"--buffer {text!r}: {error}") from None
+    if not parts[1].strip().isdigit() or not 1 <= int(parts[1]) * dtype.itemsize <= _MAX_STEP_BUFFER_BYTES:
+        raise UsageError(f"--buffer {text!r}: COUNT must be a whole number of elements from 1 to "
+                         f"{_MAX_STEP_BUFFER_BYTES // dtype.itemsize}")
+    count = int(parts[1])
+    if len(parts) == 3:
+        return register, np.zeros(count, dtype)
+    if dtype.kind == "f":
+        return register, rng.uniform(-4, 4, count).astype(dtype)
+    info = np.iinfo(dtype)
+    return register, rng.integers(max(info.min, -100), min(info.max, 100), count, endpoint=True).astype(dtype)
+
+
+class KernelStepper(WaveStepper):
+    """One wave of a user's compute shader source, launched as Dispatch(*groups) would launch it.
+
+    `buffers`: {register text ('t0', 'u0', 'b1'): NumPy array} for every SRV/UAV/CBV the shader
+    declares; `constants`: the root constants' 32-bit values, all of them, in declaration order.
+    Each buffer gets its own allocation and binding-table slot (the ABI of docs/KERNEL_ABI.md)."""
+
+    def __init__(self, source_path, *, groups=(1, 1, 1), constants=(), buffers=None, width=8, wave=0,
+                 adapter="teaching", defines=None):
+        from dmlemu.d3d12.pipeline_state import load_compute_shader
+        from dmlemu.isa.assembler import read_source
+        from dmlemu.isa.shader_binary import assemble_shader
+        from dmlemu.tools.asm import parse_defines
+        self.preset = preset_for(adapter)
+        self.width = width
+        binary = assemble_shader(read_source(source_path), parse_defines(defines), source_path)
+        self.shader = load_compute_shader(binary.to_bytes())
+        self.source_path = source_path
+        groups = tuple(groups) + (1,) * (3 - len(groups))
+        if len(groups) != 3 or not all(1 <= g <= 65535 for g in groups):
+            raise UsageError(f"--groups {' '.join(map(str, groups))}: give 1 to 3 group counts, each 1 to 65535")
+        self.groups = groups
+        wanted = sum(b.count for b in binary.constant_bindings)
+        if len(constants) != wanted:
+            names = ", ".join(f"{b.name} ({b.count})" for b in binary.constant_bindings) or "none"
+            raise UsageError(f"the kernel reads {wanted} root constants ({names}); --constants gave {len(constants)}")
+        self.constants = tuple(constants)
+        buffers = dict(buffers or {})
+        self.arrays = []
+        for b in binary.table_bindings:
+            key = b.name.replace(", space", "_space")
+            if key not in buffers:
+                raise UsageError(f"the kernel reads {b.name}; give it a buffer with --buffer {key}=DTYPE:COUNT")
+            self.arrays.append((b, buffers.pop(key)))
+        if buffers:
+            raise UsageError(f"the kernel declares no {', '.join(sorted(buffers))}; its bindings are "
+                             f"{', '.join(b.name for b in binary.bindings) or 'none'}")
+        self.gpu = Gpu(self.preset, wave_width=width, timing=False)
+        self._timed = None
+        self.launch, self.allocations = self._setup(self.gpu)
+        self._pick_wave(wave)
+        self._decode_texts()
+        writable = [a for b, a in self.arrays if b.kind == 1] or [a for _, a in self.arrays] or [np.zeros(0, np.uint32)]
+        self.element_type = writable[0].dtype
+
+    def _setup(self, gpu):
+        from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE, write_buffer_descriptor
+        allocations = []
+        for i, (binding, array) in enumerate(self.arrays):
+            raw = array.view(np.uint8).reshape(-1)
+            allocation = gpu.memory.allocate(max(4, raw.size), binding.name)
+            allocation.data[:raw.size] = raw
+            allocations.append(allocation)
+        table = gpu.memory.allocate(DESCRIPTOR_SIZE * max(1, len(self.arrays)), "binding table")
+        for i, ((_, array), allocation) in enumerate(zip(self.arrays, allocations)):
+            write_buffer_descriptor(table.data, i * DESCRIPTOR_SIZE, allocation.gpu_va, array.nbytes)
+        return self.shader.launch(table.gpu_va, self.constants, self.groups), allocations
+
+    def timed_stats(self):
+        if self._timed is None:
+            gpu = Gpu(self.preset, wave_width=self.width, timing=True)
+            launch, _ = self._setup(gpu)
+            self._timed = gpu.dispatch(launch)
+        return self._timed
+
+    def buffer(self, binding_name):
+        """A bound buffer as device memory holds it now (only the stepped wave has run)."""
+        for (b, array), allocation in zip(self.arrays, self.allocations):
+            if b.name == binding_name:
+                return allocation.data[:array.nbytes].view(array.dtype)
+        raise KeyError(binding_name)
+
+
+
+def format_kernel_header(stepper):
+    s, launch = stepper.shader, stepper.launch
+    x, y, z = stepper.groups
+    tx, ty, tz = s.numthreads
+    lines = [
+        f"dmlemu step: {stepper.source_path}, Dispatch({x}, {y}, {z}) of numthreads ({tx}, {ty}, {tz})",
+        f"kernel {s.name} ({len(stepper.program)} instructions) on {stepper.preset.description}",
+        f"{_plural(launch.num_workgroups, 'workgroup')} of {launch.workgroup_size} threads = "
+        f"{_plural(stepper.total_waves, 'wave')} of {stepper.width} lanes",
+        f"stepping wave {stepper.wave} (workgroup {stepper.workgroup})",
+    ]
+    if stepper.constants:
+        lines.append("root constants (s5 ..): " + " ".join(f"0x{c:08x}" for c in stepper.constants))
+    for slot, (b, array) in enumerate(stepper.arrays):
+        head = " ".join(_format_value(v, _type_of(array)) for v in array[:8])
+        lines.append(f"{b.name} (binding table slot {slot}): {array.size} x {array.dtype}: {head}"
+                     + (" ..." if array.size > 8 else ""))
+    return "\n".join(lines + _legend())
+
+
+def format_kernel_footer(stepper, executed):
+    lines = [f"The wave ended after {executed} instructions."]
+    for b, array in stepper.arrays:
+        if b.kind == 1:   # a UAV: what the kernel may have written
+            now = stepper.buffer(b.name)
+            head = " ".join(_format_value(v, _type_of(now)) for v in now[:8])
+            changed = int(np.count_nonzero(now.view(np.uint8) != array.view(np.uint8).reshape(-1)))
+            lines.append(f"{b.name} after this wave: {head}" + (" ..." if now.size > 8 else "")
+                         + f"  ({changed} bytes changed)")
+    return "\n".join(lines)
+
+
+__all__ += ["KernelStepper", "format_kernel_header", "format_kernel_footer", "parse_constant", "parse_buffer"]

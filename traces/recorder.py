@@ -30,6 +30,9 @@ cache lines per wave instruction). Per dispatch (table `dispatches`):
     dram_read_sectors   sectors read from DRAM (read misses of the last cache level)
     dram_write_sectors  dirty sectors written back to DRAM by evictions during the dispatch
     ic_write_sectors    dirty L2 sectors written back into the Infinity Cache during the dispatch
+    hazards             hazards the dispatch made with earlier work of its ExecuteCommandLists call that
+                        no barrier ordered (emulator/d3d12/hazards.py); table `hazards` has one row each:
+                        the dispatch id (-1 for a copy), kind, both operations, the resource and bytes
 
 Table `mem_instructions` has the same quantities per memory instruction (pc) of each timed
 dispatch, with the bytes its lanes asked for (`useful_bytes`) and the coalescing efficiency
@@ -39,6 +42,8 @@ hits and misses over time: each wave group's hits are spread evenly over its lif
 import itertools
 
 import numpy as np
+
+from dmlemu.errors import short_repr
 
 from dmlemu.timing.caches import TRAFFIC_FIELDS
 
@@ -55,7 +60,7 @@ TABLES = {
                    ("oob_reads", "i8"), ("oob_writes", "i8"), ("timed", "?"),
                    ("l2_requests", "i8"), ("l2_lines", "i8"), ("l2_hits", "i8"), ("ic_requests", "i8"),
                    ("ic_hits", "i8"), ("dram_read_sectors", "i8"), ("dram_write_sectors", "i8"),
-                   ("ic_write_sectors", "i8"), ("dram_turnarounds", "i8")],
+                   ("ic_write_sectors", "i8"), ("dram_turnarounds", "i8"), ("hazards", "i8")],
     "mem_instructions": [("dispatch", "i8"), ("pc", "i4"), ("instruction", "U64"), ("write", "?"),
                          ("waves", "i8"), ("useful_bytes", "i8"), ("sectors", "i8"), ("lines", "i8"),
                          ("l2_hits", "i8"), ("ic_hits", "i8"), ("dram_reads", "i8"), ("dram_writes", "i8"),
@@ -73,6 +78,8 @@ TABLES = {
     "copies": [("start", "i8"), ("end", "i8"), ("bytes", "i8"), ("dst", "U64"), ("src", "U64")],
     "submissions": [("cycle", "i8")],
     "barriers": [("start", "i8"), ("idle", "i8"), ("flushed", "i8"), ("end", "i8"), ("release", "?")],
+    "hazards": [("dispatch", "i8"), ("kind", "U20"), ("operation", "U96"), ("earlier", "U96"), ("resource", "U64"),
+                ("start", "i8"), ("end", "i8")],
     "counters": [("dispatch", "i8"), ("start", "i8"), ("end", "i8"), ("dram_read_bytes", "i8"),
                  ("dram_write_bytes", "i8"), ("resident_waves", "f8"), ("alu_busy", "f8"),
                  ("l2_hits", "i8"), ("l2_misses", "i8"), ("ic_hits", "i8"), ("ic_misses", "i8")],
@@ -83,8 +90,8 @@ class TraceRecorder:
     """Collects rows from the GPU's hooks; `finish()` returns a traces.Trace."""
 
     def __init__(self, preset, wave_width, detail="wave", max_rows=DEFAULT_MAX_ROWS):
-        if detail not in DETAILS:
-            raise ValueError(f"trace detail {detail!r} is not one of {', '.join(DETAILS)}")
+        if not isinstance(detail, str) or detail not in DETAILS:
+            raise ValueError(f"trace detail {short_repr(detail)} is not one of {', '.join(DETAILS)}")
         self.preset = preset
         self.wave_width = wave_width
         self.level = DETAILS.index(detail)
@@ -101,6 +108,7 @@ class TraceRecorder:
         self._vgprs = 0
         self._dram = []           # (start, end, bytes, write) of the current dispatch
         self._busy = []           # (start, end, waves, ALU cycles, first wave) of the current dispatch's groups
+        self._hazards = 0         # hazards noted for the dispatch about to start (its `hazards` column)
 
     # ---- bounded append --------------------------------------------------------------------------
     def _add(self, table, row):
@@ -120,6 +128,13 @@ class TraceRecorder:
         """A barrier reached at `start`: the GPU idle at `idle`, flushed at `flushed`, the L2 written
         back (a release) at `end`."""
         self._add("barriers", (start, idle, flushed, end, release))
+
+    def hazard(self, kind, operation, earlier, resource, start, end, dispatch=True):
+        """A hazard (d3d12/hazards.py) the next operation makes: counted in the next dispatch's row when
+        that operation is a dispatch (dispatch id -1 in table `hazards` otherwise)."""
+        self._add("hazards", (self._dispatch + 1 if dispatch else -1, kind[:20], operation[:96], earlier[:96],
+                              resource[:64], start, end))
+        self._hazards += bool(dispatch)
 
     def copy(self, start, end, num_bytes, dst, src):
         self._add("copies", (start, end, num_bytes, dst[:64], src[:64]))
@@ -179,10 +194,11 @@ class TraceRecorder:
                                                    (0,) * 9))
 
     def _dispatch_row(self, stats, start, end, dram_bytes, waves_per_simd, timed, levels):
+        hazards, self._hazards = self._hazards, 0
         return (self._dispatch, stats.name[:64], start, end, stats.waves, stats.workgroups, stats.elements,
                 stats.bytes_read, stats.bytes_written, dram_bytes, stats.wave_instructions,
                 stats.unit_instructions.get("VALU", 0),
-                self._vgprs, waves_per_simd, stats.oob_reads, stats.oob_writes, timed, *levels)
+                self._vgprs, waves_per_simd, stats.oob_reads, stats.oob_writes, timed, *levels, hazards)
 
     def _mem_instructions(self, stats, timing):
         """One row per vector memory instruction of the dispatch: its traffic at each level."""

@@ -1,7 +1,7 @@
 """A captured trace: structured columns (NumPy) plus what is needed to read them.
 
 Tables (see recorder.TABLES for the columns): dispatches, wave_groups, segments, memory, copies,
-submissions, counters, mem_instructions. Times are GPU cycles; `seconds(cycles)` converts with the
+submissions, counters, mem_instructions, hazards (unordered conflicting accesses, d3d12/hazards.py). Times are GPU cycles; `seconds(cycles)` converts with the
 preset's clock. Exports and plots live beside this module (chrome.py, csv_export.py, plots.py)
 and read only these columns.
 
@@ -67,7 +67,7 @@ class Trace:
                 "wave_instructions": int(d["wave_instructions"]),
                 "valu_instructions": int(d["valu_instructions"]), "vgprs": int(d["vgprs"]),
                 "waves_per_simd": int(d["waves_per_simd"]), "occupancy": occupancy,
-                "oob_reads": int(d["oob_reads"]), "oob_writes": int(d["oob_writes"]),
+                "oob_reads": int(d["oob_reads"]), "oob_writes": int(d["oob_writes"]), "hazards": int(d["hazards"]),
                 "timed": bool(d["timed"]),
                 **_levels(d, sector, int(d["bytes_read"] + d["bytes_written"])),
             })

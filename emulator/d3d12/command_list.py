@@ -24,12 +24,15 @@ import functools
 import threading
 
 from dmlemu.errors import DXGI_ERROR_INVALID_CALL, E_FAIL, E_INVALIDARG, HResultError
-from dmlemu.com import VoidMisuse, enum_name, hresult_method, is_integer, is_one_of
+from dmlemu.com import VoidMisuse, enum_name, hresult_method, is_integer, is_one_of, prefixed
 from dmlemu.d3d12.base import DeviceChild, invalid_arg
+from dmlemu.d3d12.clear import record_clear
 from dmlemu.d3d12.command_allocator import ID3D12CommandAllocator
 from dmlemu.d3d12.commands import (CopyBufferRegionCommand, EndQueryCommand, ExecuteBundleCommand,
                                    ResolveQueryDataCommand, ResourceBarrierCommand)
 from dmlemu.d3d12.descriptor_heap import ID3D12DescriptorHeap
+from dmlemu.d3d12 import dispatch as _dispatch
+from dmlemu.d3d12.dispatch import is_pipeline_state_of
 from dmlemu.d3d12.enums import (
     D3D12_COMMAND_LIST_FLAG_NONE, D3D12_COMMAND_LIST_TYPE, D3D12_COMMAND_LIST_TYPE_BUNDLE,
     D3D12_COMMAND_LIST_TYPE_COMPUTE, D3D12_COMMAND_LIST_TYPE_COPY, D3D12_COMMAND_LIST_TYPE_DIRECT,
@@ -120,6 +123,9 @@ class ID3D12GraphicsCommandList(DeviceChild):
         self._open = False
         self._commands = []
         self._descriptor_heaps = ()
+        self._pipeline_state = None          # SetPipelineState (compute pipelines only)
+        self._compute_root_signature = None  # SetComputeRootSignature
+        self._compute_root_args = {}         # root parameter index -> its argument (see Dispatch)
         self._error = None  # (hresult, sentence) of the first misuse since the last Reset
         self._recording = None  # [thread id, depth] while a recording method runs
 
@@ -157,7 +163,7 @@ class ID3D12GraphicsCommandList(DeviceChild):
 
     def _record_error(self, method_name, message, hresult=E_INVALIDARG):
         """Misuse while recording: the list is in error (Close fails); the debug layer raises at once."""
-        sentence = f"{method_name}: {message}"
+        sentence = prefixed(method_name, message)
         if self._error is None:
             self._error = (hresult, sentence)
         if self._device._debug_layer:
@@ -168,13 +174,16 @@ class ID3D12GraphicsCommandList(DeviceChild):
             DXGI_ERROR_INVALID_CALL,
             f"{method_name}: {self._label} is closed; Reset it before recording into it.")
 
-    def _begin(self, allocator):
+    def _begin(self, allocator, initial_state=None):
         self._allocator = allocator
         self._allocator_epoch = allocator._epoch
         allocator._recording_list = self
         self._open = True
         self._commands = []
         self._descriptor_heaps = ()
+        self._pipeline_state = initial_state
+        self._compute_root_signature = None
+        self._compute_root_args = {}
         self._error = None
 
     def _check_resource(self, field, resource):
@@ -209,16 +218,22 @@ class ID3D12GraphicsCommandList(DeviceChild):
         if self._open:
             raise HResultError(E_FAIL, f"Reset: {self._label} is still recording; Close it before Reset.")
         _check_allocator("Reset", self._device, pAllocator, self._type, self)
-        if pInitialState is not None:
-            raise invalid_arg("Reset", "pInitialState must be None: the emulator has no pipeline state objects.")
-        self._begin(pAllocator)
+        if not is_pipeline_state_of(self._device, pInitialState):
+            raise invalid_arg("Reset", f"pInitialState is {pInitialState!r}; it must be a pipeline state of this "
+                                       "device or None.")
+        self._begin(pAllocator, pInitialState)
 
     @recording_method
     def ClearState(self, pPipelineState):
-        """Reset the list's state (its descriptor heaps) to the defaults."""
-        if pPipelineState is not None:
-            raise VoidMisuse("pPipelineState must be None: the emulator has no pipeline state objects.")
+        """Reset the list's state (descriptor heaps, root signature and arguments) to the defaults, with
+        pPipelineState (or none) as its pipeline state."""
+        if not is_pipeline_state_of(self._device, pPipelineState):
+            raise VoidMisuse(f"pPipelineState is {pPipelineState!r}; it must be a pipeline state of this device "
+                             "or None.")
         self._descriptor_heaps = ()
+        self._pipeline_state = pPipelineState
+        self._compute_root_signature = None
+        self._compute_root_args = {}
 
     @recording_method
     def SetDescriptorHeaps(self, ppDescriptorHeaps):
@@ -351,6 +366,24 @@ class ID3D12GraphicsCommandList(DeviceChild):
             raise VoidMisuse(f"the source {src._label} is on a READBACK heap, which stays in "
                              "D3D12_RESOURCE_STATE_COPY_DEST and cannot be read by the GPU.")
 
+    # ---- UAV clears (clear.py) -----------------------------------------------------------------
+    @recording_method
+    def ClearUnorderedAccessViewUint(self, ViewGPUHandleInCurrentHeap, ViewCPUHandle, pResource, Values, NumRects,
+                                     pRects):
+        """Record a clear of a buffer UAV to Values (UINT[4]: each channel's low bits; RAW and structured
+        views take Values[0] per 32-bit word); runs as a dispatch, unordered without a UAV barrier."""
+        self._require_type(DIRECT, COMPUTE)
+        record_clear(self, "ClearUnorderedAccessViewUint", ViewGPUHandleInCurrentHeap, ViewCPUHandle, pResource,
+                     Values, NumRects, pRects, is_float=False)
+
+    @recording_method
+    def ClearUnorderedAccessViewFloat(self, ViewGPUHandleInCurrentHeap, ViewCPUHandle, pResource, Values, NumRects,
+                                      pRects):
+        """Record a clear of a FLOAT / UNORM / SNORM buffer UAV to Values (FLOAT[4], converted per channel)."""
+        self._require_type(DIRECT, COMPUTE)
+        record_clear(self, "ClearUnorderedAccessViewFloat", ViewGPUHandleInCurrentHeap, ViewCPUHandle, pResource,
+                     Values, NumRects, pRects, is_float=True)
+
     # ---- queries -------------------------------------------------------------------------------
     def _check_query(self, heap, query_type, index, count=1, first_field="Index"):
         if not isinstance(heap, ID3D12QueryHeap) or heap._device is not self._device:
@@ -402,6 +435,66 @@ class ID3D12GraphicsCommandList(DeviceChild):
                              "cannot write.")
         self._commands.append(ResolveQueryDataCommand(pQueryHeap, StartIndex, NumQueries, pDestinationBuffer, offset))
 
+    # ---- compute pipelines: pipeline state, root signature, root arguments, Dispatch -------------
+    # The checks and the command are dispatch.py's; the list keeps `_pipeline_state`,
+    # `_compute_root_signature` and `_compute_root_args`, which Reset and ClearState clear.
+    @recording_method
+    def SetPipelineState(self, pPipelineState):
+        """Make pPipelineState (a compute pipeline) the one later Dispatch calls run."""
+        self._require_type(DIRECT, COMPUTE)
+        _dispatch.set_pipeline_state(self, pPipelineState)
+
+    @recording_method
+    def SetComputeRootSignature(self, pRootSignature):
+        """Set the compute root signature; a different layout drops the root arguments set so far."""
+        self._require_type(DIRECT, COMPUTE)
+        _dispatch.set_root_signature(self, pRootSignature)
+
+    @recording_method
+    def SetComputeRoot32BitConstant(self, RootParameterIndex, SrcData, DestOffsetIn32BitValues):
+        """Set one 32-bit value (a UINT, or an np.float32's bits) of a 32BIT_CONSTANTS parameter."""
+        self._require_type(DIRECT, COMPUTE)
+        _dispatch.set_constants(self, RootParameterIndex, [SrcData], DestOffsetIn32BitValues, "SrcData")
+
+    @recording_method
+    def SetComputeRoot32BitConstants(self, RootParameterIndex, Num32BitValuesToSet, pSrcData, DestOffsetIn32BitValues):
+        """Set Num32BitValuesToSet values (bytes, a 4-byte NumPy array or a sequence) from DestOffsetIn32BitValues."""
+        self._require_type(DIRECT, COMPUTE)
+        _dispatch.set_constants(self, RootParameterIndex, pSrcData, DestOffsetIn32BitValues, "pSrcData",
+                                Num32BitValuesToSet)
+
+    @recording_method
+    def SetComputeRootDescriptorTable(self, RootParameterIndex, BaseDescriptor):
+        """Point a DESCRIPTOR_TABLE parameter at a slot of a shader-visible CBV_SRV_UAV heap."""
+        self._require_type(DIRECT, COMPUTE)
+        _dispatch.set_descriptor_table(self, RootParameterIndex, BaseDescriptor)
+
+    @recording_method
+    def SetComputeRootConstantBufferView(self, RootParameterIndex, BufferLocation):
+        """Bind a root CBV: the GPU virtual address of constant data (256-byte aligned)."""
+        self._require_type(DIRECT, COMPUTE)
+        _dispatch.set_root_view(self, RootParameterIndex, BufferLocation, "CBV")
+
+    @recording_method
+    def SetComputeRootShaderResourceView(self, RootParameterIndex, BufferLocation):
+        """Bind a root SRV: a GPU virtual address inside a buffer (the view reaches the buffer's end)."""
+        self._require_type(DIRECT, COMPUTE)
+        _dispatch.set_root_view(self, RootParameterIndex, BufferLocation, "SRV")
+
+    @recording_method
+    def SetComputeRootUnorderedAccessView(self, RootParameterIndex, BufferLocation):
+        """Bind a root UAV: a GPU virtual address inside a buffer with ALLOW_UNORDERED_ACCESS."""
+        self._require_type(DIRECT, COMPUTE)
+        _dispatch.set_root_view(self, RootParameterIndex, BufferLocation, "UAV")
+
+    @recording_method
+    def Dispatch(self, ThreadGroupCountX, ThreadGroupCountY, ThreadGroupCountZ):
+        """Record the pipeline state's compute shader over a grid of thread groups (0 in any: nothing)."""
+        self._require_type(DIRECT, COMPUTE)
+        command = _dispatch.record(self, ThreadGroupCountX, ThreadGroupCountY, ThreadGroupCountZ)
+        if command is not None:
+            self._commands.append(command)
+
     # ---- bundles -------------------------------------------------------------------------------
     @recording_method
     def ExecuteBundle(self, pCommandList):
@@ -424,11 +517,11 @@ def create_command_list(device, node_mask, list_type, allocator, initial_state):
         raise invalid_arg(m, f"nodeMask is {node_mask!r}; the emulated adapter has one node, so it must be 0 or 1.")
     if not is_one_of(list_type, LIST_TYPES):
         raise invalid_arg(m, f"type is {_type_name(list_type)}; it must be DIRECT, BUNDLE, COMPUTE or COPY.")
-    if initial_state is not None:
-        raise invalid_arg(m, "pInitialState must be None: the emulator has no pipeline state objects.")
+    if not is_pipeline_state_of(device, initial_state):
+        raise invalid_arg(m, f"pInitialState is {initial_state!r}; it must be a pipeline state of this device or None.")
     _check_allocator(m, device, allocator, list_type)
     command_list = ID3D12GraphicsCommandList(device, int(list_type), node_mask)
-    command_list._begin(allocator)
+    command_list._begin(allocator, initial_state)
     return command_list
 
 

@@ -15,6 +15,9 @@ One per CreateCommandQueue call (of type DIRECT, COMPUTE or COPY). Execution mod
   while executing (a wrong StateBefore, a resource in the wrong state) raises HResultError; the
   queue removes the device with that code and sentence and drops the rest of the work. With the
   debug layer on, both also raise at once.
+- Each ExecuteCommandLists call's commands share one hazard tracker (ExecutionContext.hazards,
+  hazards.py): accesses to overlapping bytes with no barrier between them are counted and, with the
+  debug layer, reported once the work has run. Separate calls are ordered, so each starts afresh.
 - GetTimestampFrequency is the emulated GPU's clock (device._gpu.timestamp_frequency), in Hz.
 """
 import collections
@@ -29,6 +32,7 @@ from dmlemu.d3d12.enums import (D3D12_COMMAND_LIST_TYPE, D3D12_COMMAND_LIST_TYPE
                                  D3D12_COMMAND_QUEUE_FLAG_DISABLE_GPU_TIMEOUT, D3D12_COMMAND_QUEUE_FLAG_NONE,
                                  D3D12_COMMAND_QUEUE_PRIORITY)
 from dmlemu.d3d12.fence import ID3D12Fence, _check_value
+from dmlemu.d3d12.hazards import HazardTracker
 from dmlemu.d3d12.resource import _decay, _require_state
 from dmlemu.d3d12.structs import D3D12_COMMAND_QUEUE_DESC
 from dmlemu.gpu import COMPUTE, COPY
@@ -40,7 +44,7 @@ BUNDLE = 1
 class ExecutionContext:
     """What a command sees while it executes: the device, its GPU, the queue and the list."""
 
-    __slots__ = ("device", "gpu", "queue", "command_list", "engine")
+    __slots__ = ("device", "gpu", "queue", "command_list", "engine", "hazards")
 
     def __init__(self, queue):
         self.device = queue._device
@@ -48,6 +52,7 @@ class ExecutionContext:
         self.queue = queue
         self.command_list = None
         self.engine = queue._engine      # the GPU engine the queue feeds (gpu.COMPUTE or gpu.COPY)
+        self.hazards = HazardTracker()   # one per ExecuteCommandLists call: they are ordered (hazards.py)
 
     def require_state(self, resource, allowed_states, what):
         """resource._require_state for commands: check/promote the state the access needs."""

@@ -7,13 +7,14 @@ checks at execution what only execution can know (resource states, via `_require
 `_transition` in resource.py) and reports misuse by raising HResultError, which removes the device.
 Other modules (DirectML's RecordDispatch) record their own command objects the same way, through
 `command_list._record(command)`; anything with `execute(ctx)` (and a `name` for error sentences)
-will do.
+will do. Commands that touch memory or order it tell the hazard tracker (hazards.py) at execution.
 """
 import numpy as np
 
 from dmlemu.d3d12.enums import D3D12_RESOURCE_STATE_UNORDERED_ACCESS as UNORDERED_ACCESS
 from dmlemu.d3d12.enums import D3D12_RESOURCE_BARRIER_FLAG_BEGIN_ONLY, D3D12_RESOURCE_BARRIER_TYPE_TRANSITION
 from dmlemu.d3d12.resource import COPY_DEST, COPY_SOURCE, _require_state, _transition
+from dmlemu.d3d12.hazards import note_access, note_barrier
 
 
 class ResourceBarrierCommand:
@@ -33,10 +34,13 @@ class ResourceBarrierCommand:
     def execute(self, ctx):
         release = False
         for kind, resource, before, after, flags, index in self.barriers:
-            # a transition (BEGIN_ONLY halves change nothing yet)
-            if kind == D3D12_RESOURCE_BARRIER_TYPE_TRANSITION and not flags & D3D12_RESOURCE_BARRIER_FLAG_BEGIN_ONLY:
+            if flags & D3D12_RESOURCE_BARRIER_FLAG_BEGIN_ONLY:
+                continue   # a split barrier's first half changes and orders nothing yet
+            if kind == D3D12_RESOURCE_BARRIER_TYPE_TRANSITION:
                 _transition(resource, before, after, f"ResourceBarrier: barrier {index}")
                 release |= bool(before & UNORDERED_ACCESS) and not after & UNORDERED_ACCESS
+            # UAV (None: every resource), transition (its resource), aliasing (recorded as None: all)
+            note_barrier(ctx, resource)
         ctx.gpu.barrier(release, ctx.engine)
 
 
@@ -52,6 +56,8 @@ class CopyBufferRegionCommand:
     def execute(self, ctx):
         _require_state(self.src, COPY_SOURCE, f"the source of {self.name}")
         _require_state(self.dst, COPY_DEST, f"the destination of {self.name}")
+        note_access(ctx, self.name, reads=[(self.src, self.src_offset, self.num_bytes)],
+                    writes=[(self.dst, self.dst_offset, self.num_bytes)], copy=True)
         ctx.gpu.copy_buffer(self.dst._allocation, self.dst_offset, self.src._allocation, self.src_offset,
                             self.num_bytes, ctx.engine)
 

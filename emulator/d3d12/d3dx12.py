@@ -2,22 +2,24 @@
 
 Each CD3DX12_* class is a subclass of its D3D12 struct (so it can go wherever the struct goes) with
 the C++ constructors and static builders the compute path uses:
-    CD3DX12_HEAP_PROPERTIES(type, creationNodeMask=1, nodeMask=1)
+    CD3DX12_HEAP_PROPERTIES(type, creationNodeMask=1, nodeMask=1) and
+    CD3DX12_HEAP_PROPERTIES(cpuPageProperty, memoryPoolPreference, creationNodeMask=1, nodeMask=1) (CUSTOM)
     CD3DX12_RESOURCE_DESC.Buffer(width, flags=D3D12_RESOURCE_FLAG_NONE, alignment=0)
     CD3DX12_RESOURCE_BARRIER.Transition(pResource, stateBefore, stateAfter, subresource=ALL, flags=NONE)
     CD3DX12_RESOURCE_BARRIER.UAV(pResource) and .Aliasing(pResourceBefore, pResourceAfter)
     CD3DX12_RANGE(begin, end)
     CD3DX12_CPU_DESCRIPTOR_HANDLE(other, offsetInDescriptors, descriptorIncrementSize) and .Offset(...)
     CD3DX12_GPU_DESCRIPTOR_HANDLE(...) likewise
-UpdateSubresources(cmdList, dst, intermediate, intermediateOffset, firstSubresource, srcData) maps the
-intermediate buffer, copies srcData[0].pData into it and records a CopyBufferRegion into dst; as in
+UpdateSubresources(cmdList, dst, intermediate, intermediateOffset, firstSubresource[, numSubresources],
+srcData) maps the intermediate buffer, copies srcData[0].pData into it and records a CopyBufferRegion into dst; as in
 C++, it returns the bytes needed, or 0 when it cannot do the update (srcData, the C count and array,
 is one sequence).
 """
 import numpy as np
 
 from dmlemu.dxgi import DXGI_FORMAT_UNKNOWN, DXGI_SAMPLE_DESC
-from dmlemu.d3d12.enums import (D3D12_CPU_PAGE_PROPERTY_UNKNOWN, D3D12_MEMORY_POOL_UNKNOWN,
+from dmlemu.d3d12.enums import (D3D12_CPU_PAGE_PROPERTY, D3D12_CPU_PAGE_PROPERTY_UNKNOWN, D3D12_HEAP_TYPE_CUSTOM,
+                                 D3D12_MEMORY_POOL, D3D12_MEMORY_POOL_UNKNOWN,
                                  D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES, D3D12_RESOURCE_BARRIER_FLAG_NONE,
                                  D3D12_RESOURCE_BARRIER_TYPE_ALIASING, D3D12_RESOURCE_BARRIER_TYPE_TRANSITION,
                                  D3D12_RESOURCE_BARRIER_TYPE_UAV, D3D12_RESOURCE_DIMENSION_BUFFER,
@@ -32,12 +34,31 @@ _NO_FLAGS = int(D3D12_RESOURCE_BARRIER_FLAG_NONE)
 
 
 class CD3DX12_HEAP_PROPERTIES(D3D12_HEAP_PROPERTIES):
-    """D3D12_HEAP_PROPERTIES for a heap type, with unknown CPU page property and memory pool."""
+    """D3D12_HEAP_PROPERTIES, with the two C++ constructors:
+    (type, creationNodeMask=1, nodeMask=1): a standard heap, CPU page property and pool UNKNOWN;
+    (cpuPageProperty, memoryPoolPreference, creationNodeMask=1, nodeMask=1): a D3D12_HEAP_TYPE_CUSTOM heap.
+    C++ picks the overload by the argument's type; so does this class: a D3D12_CPU_PAGE_PROPERTY first
+    argument, a D3D12_MEMORY_POOL second one, or the keyword cpuPageProperty / memoryPoolPreference
+    selects the CUSTOM form (a plain int first argument is a heap type, as C++ has no int overload)."""
 
-    def __init__(self, type, creationNodeMask=1, nodeMask=1):
-        super().__init__(Type=type, CPUPageProperty=int(D3D12_CPU_PAGE_PROPERTY_UNKNOWN),
-                         MemoryPoolPreference=int(D3D12_MEMORY_POOL_UNKNOWN),
-                         CreationNodeMask=creationNodeMask, VisibleNodeMask=nodeMask)
+    def __init__(self, *args, **kwargs):
+        custom = ("cpuPageProperty" in kwargs or "memoryPoolPreference" in kwargs
+                  or (len(args) > 0 and isinstance(args[0], D3D12_CPU_PAGE_PROPERTY))
+                  or (len(args) > 1 and isinstance(args[1], D3D12_MEMORY_POOL)))
+        fields = _custom_heap(*args, **kwargs) if custom else _typed_heap(*args, **kwargs)
+        super().__init__(**fields)
+
+
+def _typed_heap(type, creationNodeMask=1, nodeMask=1):
+    return dict(Type=type, CPUPageProperty=int(D3D12_CPU_PAGE_PROPERTY_UNKNOWN),
+                MemoryPoolPreference=int(D3D12_MEMORY_POOL_UNKNOWN), CreationNodeMask=creationNodeMask,
+                VisibleNodeMask=nodeMask)
+
+
+def _custom_heap(cpuPageProperty, memoryPoolPreference, creationNodeMask=1, nodeMask=1):
+    return dict(Type=int(D3D12_HEAP_TYPE_CUSTOM), CPUPageProperty=cpuPageProperty,
+                MemoryPoolPreference=memoryPoolPreference, CreationNodeMask=creationNodeMask,
+                VisibleNodeMask=nodeMask)
 
 
 class CD3DX12_RESOURCE_DESC(D3D12_RESOURCE_DESC):
@@ -112,10 +133,23 @@ def GetRequiredIntermediateSize(pDestinationResource, FirstSubresource, NumSubre
     return pDestinationResource.GetDesc().Width if (FirstSubresource, NumSubresources) == (0, 1) else 0
 
 
-def UpdateSubresources(pCmdList, pDestinationResource, pIntermediate, IntermediateOffset, FirstSubresource,
-                       pSrcData):
-    """Upload srcData[0] into a buffer through a mapped intermediate; returns the bytes needed, 0 on failure."""
-    sources = list(pSrcData or ())
+def UpdateSubresources(pCmdList, pDestinationResource, pIntermediate, IntermediateOffset, FirstSubresource, *args):
+    """Upload srcData[0] into a buffer through a mapped intermediate; returns the bytes needed, 0 on failure.
+
+    Two of d3dx12's forms: (..., FirstSubresource, pSrcData), the emulator's short one with the count
+    implied by the sequence, and d3dx12's (..., FirstSubresource, NumSubresources, pSrcData), whose
+    NumSubresources must equal len(pSrcData). A buffer has one subresource, so both need
+    FirstSubresource 0 and one D3D12_SUBRESOURCE_DATA. The form with pLayouts / pNumRows /
+    pRowSizesInBytes (precomputed footprints) is not provided."""
+    if len(args) == 1:
+        sources = list(args[0] or ())
+    elif len(args) == 2:
+        sources = list(args[1] or ())
+        if args[0] != len(sources):
+            return 0
+    else:
+        raise TypeError(f"UpdateSubresources takes pSrcData, or NumSubresources and pSrcData, after "
+                        f"FirstSubresource; {len(args)} arguments were given")
     if FirstSubresource != 0 or len(sources) != 1:
         return 0
     width = pDestinationResource.GetDesc().Width

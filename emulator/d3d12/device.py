@@ -23,7 +23,8 @@ from dmlemu import dxgi
 from dmlemu.presets import AdapterPreset, DEFAULT_PRESET, PRESETS
 from dmlemu.d3d12 import debug
 from dmlemu.com import COMObject, hresult_method, void_method
-from dmlemu.d3d12.base import invalid_arg, removed_error
+from dmlemu.d3d12.base import invalid_arg, query_d3d12_interface, removed_error
+from dmlemu.d3d12.heap import allocation_size, create_heap, create_placed_resource
 from dmlemu.d3d12.command_allocator import create_command_allocator
 from dmlemu.d3d12.command_list import create_command_list, create_command_list1
 from dmlemu.d3d12.command_queue import create_command_queue
@@ -43,6 +44,11 @@ from dmlemu.d3d12.enums import (
 from dmlemu.d3d12.fence import ID3D12Fence, UINT64_MAX
 from dmlemu.d3d12.query_heap import create_query_heap
 from dmlemu.d3d12.resource import BUFFER_ALIGNMENT, _check_buffer_desc, create_committed_resource
+from dmlemu.d3d12.enums import (
+    D3D12_CONSERVATIVE_RASTERIZATION_TIER_1, D3D12_CROSS_NODE_SHARING_TIER_NOT_SUPPORTED, D3D12_FEATURE_ARCHITECTURE1,
+    D3D12_FEATURE_D3D12_OPTIONS, D3D12_RESOURCE_BINDING_TIER_2, D3D12_RESOURCE_HEAP_TIER_2,
+    D3D12_SHADER_MIN_PRECISION_SUPPORT_16_BIT, D3D12_TILED_RESOURCES_TIER_NOT_SUPPORTED)
+from dmlemu.d3d12.structs import D3D12_FEATURE_DATA_ARCHITECTURE1, D3D12_FEATURE_DATA_D3D12_OPTIONS
 from dmlemu.d3d12.structs import (D3D12_FEATURE_DATA_ARCHITECTURE, D3D12_FEATURE_DATA_D3D12_OPTIONS1,
                       D3D12_FEATURE_DATA_D3D12_OPTIONS4, D3D12_FEATURE_DATA_FEATURE_LEVELS,
                       D3D12_FEATURE_DATA_GPU_VIRTUAL_ADDRESS_SUPPORT, D3D12_FEATURE_DATA_SHADER_MODEL,
@@ -85,8 +91,11 @@ class ID3D12Device(COMObject):
         self._fences = weakref.WeakSet()
         self._heaps = weakref.WeakValueDictionary()       # cpu base -> descriptor heap
         self._buffers = weakref.WeakValueDictionary()     # gpu_va -> buffer
+        self._memory_heaps = weakref.WeakValueDictionary()  # gpu_va -> ID3D12Heap (CreateHeap)
         self._next_cpu_descriptor = CPU_DESCRIPTOR_BASE
         self._ecl_touched = {}  # buffers touched by the ExecuteCommandLists call running now
+        self._hazard_count = 0  # hazards the queues' work made (hazards.py), debug layer or not
+        self._deferred_reports = []  # debug-layer reports found while executing, raised after the pump
         self._pumping = False
         # Free-threaded device: one lock orders the queues' execution and the device's counters
         # (re-entrant: executing work may create objects or pump again on the same thread).
@@ -142,8 +151,14 @@ class ID3D12Device(COMObject):
         if self._debug_layer:
             raise HResultError(hresult, message)
 
+    def _defer_debug_report(self, hresult, message):
+        """Misuse the debug layer reports while the GPU executes, without removing anything (a hazard):
+        raised as HResultError when the running pump has finished the work that can run."""
+        self._deferred_reports.append((hresult, message))
+
     def _pump_queues(self):
-        """Run every queue's pending work that can run, until none can (waits on fences hold it)."""
+        """Run every queue's pending work that can run, until none can (waits on fences hold it); then
+        raise the first debug-layer report the work made (_defer_debug_report), if any."""
         with self._lock:    # another thread's pump finishes first, then this one sees its work
             if self._pumping:   # re-entered on this thread: the running pump goes on with it
                 return
@@ -157,6 +172,12 @@ class ID3D12Device(COMObject):
                             progress = True
             finally:
                 self._pumping = False
+                reports, self._deferred_reports = self._deferred_reports, []
+        if reports:
+            hresult, message = reports[0]
+            more = f" ({len(reports) - 1} more report{'s' if len(reports) > 2 else ''} followed.)" \
+                if len(reports) > 1 else ""
+            raise HResultError(hresult, message + more)
 
     def _reserve_cpu_descriptor_range(self, size):
         with self._lock:
@@ -191,12 +212,23 @@ class ID3D12Device(COMObject):
         return None
 
     def _resource_from_gpu_va(self, gpu_va):
-        """The buffer of this device whose bytes hold GPU address `gpu_va`, or None."""
+        """The buffer of this device whose bytes hold GPU address `gpu_va`, or None (in a heap: the
+        newest live resource placed over that address)."""
         allocation, _ = self._gpu.memory.resolve(gpu_va)
         if allocation is None:
             return None
         buffer = self._buffers.get(allocation.gpu_va)
-        return buffer if buffer is not None and buffer._allocation is allocation else None
+        if buffer is not None and buffer._allocation is allocation:
+            return buffer
+        heap = self._memory_heaps.get(allocation.gpu_va)
+        if heap is not None and heap._allocation is allocation:
+            placed = heap._resources_at(gpu_va)
+            return placed[0] if placed else None
+        return None
+
+    def _register_memory_heap(self, heap):
+        with self._lock:
+            self._memory_heaps[heap._allocation.gpu_va] = heap
 
     # ---- ID3D12Object / ID3D12Device ---------------------------------------------------------------
     @hresult_method
@@ -243,6 +275,21 @@ class ID3D12Device(COMObject):
         return resource
 
     @hresult_method
+    def CreateHeap(self, pDesc, riid=None):
+        """A heap of GPU memory for CreatePlacedResource (heap.py); E_OUTOFMEMORY past the adapter's memory."""
+        return create_heap(self, pDesc)
+
+    @hresult_method
+    def CreatePlacedResource(self, pHeap, HeapOffset, pDesc, InitialState, pOptimizedClearValue, riid=None):
+        """A buffer whose bytes are pHeap's from HeapOffset; resources on overlapping ranges alias (heap.py)."""
+        return create_placed_resource(self, pHeap, HeapOffset, pDesc, InitialState, pOptimizedClearValue)
+
+    def QueryInterface(self, riid):
+        """IUnknown::QueryInterface: this device for ID3D12Device .. ID3D12Device4 (the C ppvObject is the
+        return value); E_NOINTERFACE otherwise. Works after removal, as COM calls do."""
+        return query_d3d12_interface(self, riid)
+
+    @hresult_method
     def GetResourceAllocationInfo(self, visibleMask, pResourceDescs):
         """D3D12_RESOURCE_ALLOCATION_INFO for a sequence of buffer descs (64 KiB aligned sizes)."""
         if not isinstance(pResourceDescs, (list, tuple)):
@@ -251,13 +298,18 @@ class ID3D12Device(COMObject):
         total = 0
         for i, desc in enumerate(pResourceDescs):
             _check_buffer_desc(f"GetResourceAllocationInfo: pResourceDescs[{i}]", desc, D3D12_HEAP_TYPE_DEFAULT)
-            total += -(-desc.Width // BUFFER_ALIGNMENT) * BUFFER_ALIGNMENT
+            total += allocation_size(desc.Width)   # what CreatePlacedResource needs at its HeapOffset
         return D3D12_RESOURCE_ALLOCATION_INFO(SizeInBytes=total, Alignment=BUFFER_ALIGNMENT)
 
     def GetCustomHeapProperties(self, nodeMask, heapType):
-        """The CUSTOM heap properties equivalent to a DEFAULT, UPLOAD or READBACK heap (discrete GPU)."""
+        """The CUSTOM heap properties equivalent to a DEFAULT, UPLOAD or READBACK heap: on a discrete
+        adapter DEFAULT is L1; on a UMA one (cache-coherent) everything is L0 and UPLOAD is WRITE_BACK."""
         page, pool = _CUSTOM_EQUIVALENT.get(_enum_key(heapType),
                                             (D3D12_CPU_PAGE_PROPERTY_UNKNOWN, D3D12_MEMORY_POOL_UNKNOWN))
+        if self._preset.uma and pool != D3D12_MEMORY_POOL_UNKNOWN:
+            pool = D3D12_MEMORY_POOL_L0
+            if page == D3D12_CPU_PAGE_PROPERTY_WRITE_COMBINE:
+                page = D3D12_CPU_PAGE_PROPERTY_WRITE_BACK
         return D3D12_HEAP_PROPERTIES(Type=int(D3D12_HEAP_TYPE_CUSTOM), CPUPageProperty=int(page),
                                      MemoryPoolPreference=int(pool), CreationNodeMask=1, VisibleNodeMask=1)
 
@@ -291,6 +343,14 @@ class ID3D12Device(COMObject):
         views.copy_descriptors_simple(self, NumDescriptors, DestDescriptorRangeStart, SrcDescriptorRangeStart,
                                       DescriptorHeapsType)
 
+    @void_method
+    def CopyDescriptors(self, pDestDescriptorRangeStarts, pDestDescriptorRangeSizes, pSrcDescriptorRangeStarts,
+                        pSrcDescriptorRangeSizes, DescriptorHeapsType):
+        """Copy descriptor ranges (the C count and array pairs as sequences; a None size array: ranges of
+        1) from non-shader-visible heaps; both sides hold the same number of descriptors in total."""
+        views.copy_descriptors(self, pDestDescriptorRangeStarts, pDestDescriptorRangeSizes,
+                               pSrcDescriptorRangeStarts, pSrcDescriptorRangeSizes, DescriptorHeapsType)
+
     @hresult_method
     def CreateFence(self, InitialValue, Flags, riid=None):
         if not isinstance(InitialValue, int) or isinstance(InitialValue, bool) or not 0 <= InitialValue <= UINT64_MAX:
@@ -307,6 +367,18 @@ class ID3D12Device(COMObject):
         return create_query_heap(self, pDesc)
 
     @hresult_method
+    def CreateRootSignature(self, nodeMask, pBlobWithRootSignature, blobLengthInBytes, riid=None):
+        """A root signature from D3D12SerializeRootSignature's blob (its bytes or the ID3DBlob)."""
+        from dmlemu.d3d12.root_signature import create_root_signature
+        return create_root_signature(self, nodeMask, pBlobWithRootSignature, blobLengthInBytes)
+
+    @hresult_method
+    def CreateComputePipelineState(self, pDesc, riid=None):
+        """A compute pipeline: a root signature and a dmlemu compute shader binary (`dmlemu asm`)."""
+        from dmlemu.d3d12.pipeline_state import create_compute_pipeline_state
+        return create_compute_pipeline_state(self, pDesc)
+
+    @hresult_method
     def Evict(self, ppObjects):
         """Accepted for portability: emulated memory is always resident."""
 
@@ -316,12 +388,14 @@ class ID3D12Device(COMObject):
 
     @hresult_method
     def CheckFeatureSupport(self, Feature, pFeatureSupportData):
-        """Fill pFeatureSupportData (and return it) for FEATURE_LEVELS, ARCHITECTURE, SHADER_MODEL,
-        D3D12_OPTIONS1, D3D12_OPTIONS4 and GPU_VIRTUAL_ADDRESS_SUPPORT."""
+        """Fill pFeatureSupportData (and return it) for FEATURE_LEVELS, ARCHITECTURE, ARCHITECTURE1,
+        SHADER_MODEL, D3D12_OPTIONS, D3D12_OPTIONS1, D3D12_OPTIONS4 and GPU_VIRTUAL_ADDRESS_SUPPORT."""
         m = "CheckFeatureSupport"
         expected = {
             D3D12_FEATURE_FEATURE_LEVELS: D3D12_FEATURE_DATA_FEATURE_LEVELS,
             D3D12_FEATURE_ARCHITECTURE: D3D12_FEATURE_DATA_ARCHITECTURE,
+            D3D12_FEATURE_ARCHITECTURE1: D3D12_FEATURE_DATA_ARCHITECTURE1,
+            D3D12_FEATURE_D3D12_OPTIONS: D3D12_FEATURE_DATA_D3D12_OPTIONS,
             D3D12_FEATURE_SHADER_MODEL: D3D12_FEATURE_DATA_SHADER_MODEL,
             D3D12_FEATURE_D3D12_OPTIONS1: D3D12_FEATURE_DATA_D3D12_OPTIONS1,
             D3D12_FEATURE_D3D12_OPTIONS4: D3D12_FEATURE_DATA_D3D12_OPTIONS4,
@@ -343,10 +417,15 @@ class ID3D12Device(COMObject):
             supported = [level for level in levels if level in D3D_FEATURE_LEVEL._c_names_
                          and level <= MAX_FEATURE_LEVEL]
             data.MaxSupportedFeatureLevel = max(supported) if supported else 0
-        elif Feature == D3D12_FEATURE_ARCHITECTURE:
+        elif Feature in (D3D12_FEATURE_ARCHITECTURE, D3D12_FEATURE_ARCHITECTURE1):
             if data.NodeIndex != 0:
                 raise invalid_arg(m, f"NodeIndex is {data.NodeIndex!r}; the emulated adapter has one node (0).")
-            data.TileBasedRenderer, data.UMA, data.CacheCoherentUMA = 0, 0, 0
+            # An integrated preset shares one cache-coherent memory with the CPU; discrete ones do not.
+            data.TileBasedRenderer, data.UMA, data.CacheCoherentUMA = 0, int(p.uma), int(p.uma)
+            if Feature == D3D12_FEATURE_ARCHITECTURE1:
+                data.IsolatedMMU = 1   # every WDDM 2 GPU has its own GPU page tables
+        elif Feature == D3D12_FEATURE_D3D12_OPTIONS:
+            _fill_options(data, p)
         elif Feature == D3D12_FEATURE_SHADER_MODEL:
             if data.HighestShaderModel not in _SHADER_MODELS:
                 raise invalid_arg(m, f"HighestShaderModel is {data.HighestShaderModel!r}; it must be a "
@@ -369,6 +448,29 @@ class ID3D12Device(COMObject):
 
     def __repr__(self):
         return f"<ID3D12Device {self._label} on {self._preset.description}>"
+
+
+def _fill_options(data, preset):
+    """D3D12_FEATURE_DATA_D3D12_OPTIONS of a preset: what the emulated device can do, and a feature
+    level 12_1 adapter's answers for the graphics fields (ROVs, conservative rasterization tier 1).
+    Tiled resources are NOT_SUPPORTED (there is no CreateReservedResource); the binding tier is 2,
+    whose 1,000,000-descriptor heap limit CreateDescriptorHeap enforces; heaps are tier 2 (one heap
+    may hold buffers and textures)."""
+    data.DoublePrecisionFloatShaderOps = int(preset.supports_64bit)
+    data.OutputMergerLogicOp = 1
+    data.MinPrecisionSupport = int(D3D12_SHADER_MIN_PRECISION_SUPPORT_16_BIT) if preset.native_fp16 else 0
+    data.TiledResourcesTier = int(D3D12_TILED_RESOURCES_TIER_NOT_SUPPORTED)
+    data.ResourceBindingTier = int(D3D12_RESOURCE_BINDING_TIER_2)
+    data.PSSpecifiedStencilRefSupported = 0
+    data.TypedUAVLoadAdditionalFormats = 1
+    data.ROVsSupported = 1
+    data.ConservativeRasterizationTier = int(D3D12_CONSERVATIVE_RASTERIZATION_TIER_1)
+    data.MaxGPUVirtualAddressBitsPerResource = 40
+    data.StandardSwizzle64KBSupported = 0
+    data.CrossNodeSharingTier = int(D3D12_CROSS_NODE_SHARING_TIER_NOT_SUPPORTED)
+    data.CrossAdapterRowMajorTextureSupported = 0
+    data.VPAndRTArrayIndexFromAnyShaderFeedingRasterizerSupportedWithoutGSEmulation = 0
+    data.ResourceHeapTier = int(D3D12_RESOURCE_HEAP_TIER_2)
 
 
 def _enum_key(value):

@@ -5,7 +5,9 @@ its full C name (`D3D12_HEAP_TYPE.D3D12_HEAP_TYPE_UPLOAD`) and is also a module-
 `from dmlemu.d3d12 import *` gives the names C code uses. Error sentences never print enum reprs
 (which differ between Python versions); they use `enum_name` and `state_name`, which print C names.
 """
-from dmlemu.com import c_enum
+import uuid
+
+from dmlemu.com import IID_IUnknown, c_enum
 
 __all__ = []
 
@@ -96,6 +98,33 @@ _constant("D3D12_DEFAULT_SHADER_4_COMPONENT_MAPPING", 0x1688)
 _constant("D3D12_MAX_SHADER_VISIBLE_DESCRIPTOR_HEAP_SIZE_TIER_1", 1000000)
 _constant("D3D12_MAX_SHADER_VISIBLE_SAMPLER_HEAP_SIZE", 2048)
 
+# ---- root signatures and compute pipelines ------------------------------------------------------------
+c_enum(globals(), "D3D_ROOT_SIGNATURE_VERSION", "D3D_ROOT_SIGNATURE_VERSION_", [
+    ("1", 0x1), ("1_0", 0x1), ("1_1", 0x2), ("1_2", 0x3)])
+c_enum(globals(), "D3D12_ROOT_PARAMETER_TYPE", "D3D12_ROOT_PARAMETER_TYPE_", [
+    ("DESCRIPTOR_TABLE", 0), ("32BIT_CONSTANTS", 1), ("CBV", 2), ("SRV", 3), ("UAV", 4)])
+c_enum(globals(), "D3D12_DESCRIPTOR_RANGE_TYPE", "D3D12_DESCRIPTOR_RANGE_TYPE_", [
+    ("SRV", 0), ("UAV", 1), ("CBV", 2), ("SAMPLER", 3)])
+c_enum(globals(), "D3D12_SHADER_VISIBILITY", "D3D12_SHADER_VISIBILITY_", [
+    ("ALL", 0), ("VERTEX", 1), ("HULL", 2), ("DOMAIN", 3), ("GEOMETRY", 4), ("PIXEL", 5), ("AMPLIFICATION", 6),
+    ("MESH", 7)])
+c_enum(globals(), "D3D12_ROOT_SIGNATURE_FLAGS", "D3D12_ROOT_SIGNATURE_FLAG_", [
+    ("NONE", 0), ("ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT", 0x1), ("DENY_VERTEX_SHADER_ROOT_ACCESS", 0x2),
+    ("DENY_HULL_SHADER_ROOT_ACCESS", 0x4), ("DENY_DOMAIN_SHADER_ROOT_ACCESS", 0x8),
+    ("DENY_GEOMETRY_SHADER_ROOT_ACCESS", 0x10), ("DENY_PIXEL_SHADER_ROOT_ACCESS", 0x20),
+    ("ALLOW_STREAM_OUTPUT", 0x40), ("LOCAL_ROOT_SIGNATURE", 0x80), ("DENY_AMPLIFICATION_SHADER_ROOT_ACCESS", 0x100),
+    ("DENY_MESH_SHADER_ROOT_ACCESS", 0x200), ("CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED", 0x400),
+    ("SAMPLER_HEAP_DIRECTLY_INDEXED", 0x800)], flag=True)
+c_enum(globals(), "D3D12_PIPELINE_STATE_FLAGS", "D3D12_PIPELINE_STATE_FLAG_", [
+    ("NONE", 0), ("TOOL_DEBUG", 0x1)], flag=True)
+_constant("D3D12_DESCRIPTOR_RANGE_OFFSET_APPEND", 0xFFFFFFFF)
+_constant("D3D12_MAX_ROOT_COST", 64)
+_constant("D3D12_CS_DISPATCH_MAX_THREAD_GROUPS_PER_DIMENSION", 65535)
+_constant("D3D12_CS_THREAD_GROUP_MAX_THREADS_PER_GROUP", 1024)
+_constant("D3D12_CS_THREAD_GROUP_MAX_X", 1024)
+_constant("D3D12_CS_THREAD_GROUP_MAX_Y", 1024)
+_constant("D3D12_CS_THREAD_GROUP_MAX_Z", 64)
+
 # ---- queries ----------------------------------------------------------------------------------------
 c_enum(globals(), "D3D12_QUERY_HEAP_TYPE", "D3D12_QUERY_HEAP_TYPE_", [
     ("OCCLUSION", 0), ("TIMESTAMP", 1), ("PIPELINE_STATISTICS", 2), ("SO_STATISTICS", 3),
@@ -113,6 +142,52 @@ c_enum(globals(), "D3D12_FEATURE", "D3D12_FEATURE_", [
     ("ROOT_SIGNATURE", 12), ("ARCHITECTURE1", 16), ("D3D12_OPTIONS2", 18), ("SHADER_CACHE", 19),
     ("COMMAND_QUEUE_PRIORITY", 20), ("D3D12_OPTIONS3", 21), ("EXISTING_HEAPS", 22), ("D3D12_OPTIONS4", 23),
     ("SERIALIZATION", 24), ("CROSS_NODE", 25), ("D3D12_OPTIONS5", 27)])
+
+# ---- D3D12_FEATURE_DATA_D3D12_OPTIONS fields ---------------------------------------------------------
+c_enum(globals(), "D3D12_SHADER_MIN_PRECISION_SUPPORT", "D3D12_SHADER_MIN_PRECISION_SUPPORT_", [
+    ("NONE", 0), ("10_BIT", 0x1), ("16_BIT", 0x2)], flag=True)
+c_enum(globals(), "D3D12_TILED_RESOURCES_TIER", "D3D12_TILED_RESOURCES_TIER_", [
+    ("NOT_SUPPORTED", 0), ("1", 1), ("2", 2), ("3", 3), ("4", 4)])
+c_enum(globals(), "D3D12_RESOURCE_BINDING_TIER", "D3D12_RESOURCE_BINDING_TIER_", [("1", 1), ("2", 2), ("3", 3)])
+c_enum(globals(), "D3D12_CONSERVATIVE_RASTERIZATION_TIER", "D3D12_CONSERVATIVE_RASTERIZATION_TIER_", [
+    ("NOT_SUPPORTED", 0), ("1", 1), ("2", 2), ("3", 3)])
+c_enum(globals(), "D3D12_CROSS_NODE_SHARING_TIER", "D3D12_CROSS_NODE_SHARING_TIER_", [
+    ("NOT_SUPPORTED", 0), ("1_EMULATED", 1), ("1", 2), ("2", 3), ("3", 4)])
+c_enum(globals(), "D3D12_RESOURCE_HEAP_TIER", "D3D12_RESOURCE_HEAP_TIER_", [("1", 1), ("2", 2)])
+
+# ---- interface IDs (d3d12.h; IIDs are GUIDs, not enums: uuid.UUID constants) ----------------------------
+_IIDS = [
+    ("ID3D12Object", "c4fec28f-7966-4e95-9f94-f431cb56c3b8"),
+    ("ID3D12DeviceChild", "905db94b-a00c-4140-9df5-2b64ca9ea357"),
+    ("ID3D12RootSignature", "c54a6b66-72df-4ee8-8be5-a946a1429214"),
+    ("ID3D12Pageable", "63ee58fb-1268-4835-86da-f008ce62f0d6"),
+    ("ID3D12Heap", "6b3b2502-6e51-45b3-90ee-9884265e8df3"),
+    ("ID3D12Resource", "696442be-a72e-4059-bc79-5b5c98040fad"),
+    ("ID3D12CommandAllocator", "6102dee4-af59-4b09-b999-b44d73f09b24"),
+    ("ID3D12Fence", "0a753dcf-c4d8-4b91-adf6-be5a60d95a76"),
+    ("ID3D12Fence1", "433685fe-e22b-4ca0-a8db-b5b4f4dd0e4a"),
+    ("ID3D12PipelineState", "765a30f3-f624-4c6f-a828-ace948622445"),
+    ("ID3D12DescriptorHeap", "8efb471d-616c-4f49-90f7-127bb763fa51"),
+    ("ID3D12QueryHeap", "0d9658ae-ed45-469e-a61d-970ec583cab4"),
+    ("ID3D12CommandList", "7116d91c-e7e4-47ce-b8c6-ec8168f437e5"),
+    ("ID3D12GraphicsCommandList", "5b160d0f-ac1b-4185-8ba8-b3ae42a5a455"),
+    ("ID3D12GraphicsCommandList1", "553103fb-1fe7-4557-bb38-946d7d0e7ca7"),
+    ("ID3D12GraphicsCommandList2", "38c3e585-ff17-412c-9150-4fc6f9d72a28"),
+    ("ID3D12CommandQueue", "0ec870a6-5d7e-4c22-8cfc-5baae07616ed"),
+    ("ID3D12Device", "189819f1-1db6-4b57-be54-1821339b85f7"),
+    ("ID3D12Device1", "77acce80-638e-4e65-8895-c1f23386863e"),
+    ("ID3D12Device2", "30baa41e-b15b-475c-a0bb-1af5c5b64328"),
+    ("ID3D12Device3", "81dadc15-2bad-4392-93c5-101345c4aa98"),
+    ("ID3D12Device4", "e865df17-a9ee-46f9-a463-3098315aa2e5"),
+    ("ID3D12Device5", "8b4f173b-2fea-4b80-8f58-4307191ab95d"),
+    ("ID3D12Resource1", "9d5e227a-4430-4161-88b3-3eca6bb16e19"),
+    ("ID3D12Heap1", "572f7389-2168-49e3-9693-d6df5871bf6d"),
+]
+for _interface, _text in _IIDS:
+    _constant("IID_" + _interface, uuid.UUID(_text))
+_constant("IID_IUnknown", IID_IUnknown)
+# C interface name -> IID (QueryInterface's table; base.py says which class implements which).
+INTERFACE_IIDS = {name: globals()["IID_" + name] for name, _ in _IIDS}
 
 # ---- resource-state classes (not C names; used by the state model in resource.py) ---------------------
 _S = D3D12_RESOURCE_STATES  # noqa: F821 (defined by c_enum)

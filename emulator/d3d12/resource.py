@@ -88,8 +88,9 @@ class ID3D12Resource(DeviceChild):
 
     _kind = "buffer"
 
-    def __init__(self, device, heap_properties, heap_flags, desc, initial_state, allocation):
+    def __init__(self, device, heap_properties, heap_flags, desc, initial_state, allocation, heap=None):
         super().__init__(device)
+        self._heap = heap    # the ID3D12Heap a placed resource lives in (kept alive by it); None: committed
         self._heap_properties = heap_properties
         self._heap_type = int(heap_properties.Type)
         self._heap_flags = int(heap_flags)
@@ -101,7 +102,8 @@ class ID3D12Resource(DeviceChild):
         self._map_count = 0
         self._allocation = allocation
         allocation.name = self._label
-        self._finalizer = weakref.finalize(self, device._gpu.memory.free, allocation)
+        if heap is None:    # a placed resource's bytes are its heap's, freed with the heap
+            self._finalizer = weakref.finalize(self, device._gpu.memory.free, allocation)
 
     # ---- ID3D12Resource ------------------------------------------------------------------------
     @hresult_method
@@ -229,39 +231,46 @@ def _decay(resources):
 
 
 # ---- creation ---------------------------------------------------------------------------------------
-def create_committed_resource(device, heap_properties, heap_flags, desc, initial_state, clear_value):
-    """ID3D12Device::CreateCommittedResource for buffers: validate as D3D12 does, then allocate."""
-    m = "CreateCommittedResource"
+def check_heap_properties(m, heap_properties, field, uma=False):
+    """CreateCommittedResource's / CreateHeap's rules for a D3D12_HEAP_PROPERTIES (`field` names it)."""
     if not isinstance(heap_properties, D3D12_HEAP_PROPERTIES):
-        raise invalid_arg(m, f"pHeapProperties is {heap_properties!r}; it must be a D3D12_HEAP_PROPERTIES.")
+        raise invalid_arg(m, f"{field} is {heap_properties!r}; it must be a D3D12_HEAP_PROPERTIES.")
     heap_type = heap_properties.Type
     if heap_type not in (HEAP_DEFAULT, HEAP_UPLOAD, HEAP_READBACK, HEAP_CUSTOM):
-        raise invalid_arg(m, f"pHeapProperties.Type is {enum_name(D3D12_HEAP_TYPE, heap_type)}; the emulator "
+        raise invalid_arg(m, f"{field}.Type is {enum_name(D3D12_HEAP_TYPE, heap_type)}; the emulator "
                              "supports D3D12_HEAP_TYPE_DEFAULT, UPLOAD, READBACK and CUSTOM.")
     if heap_type == HEAP_CUSTOM:
         if heap_properties.CPUPageProperty not in (D3D12_CPU_PAGE_PROPERTY_NOT_AVAILABLE,
                                                    D3D12_CPU_PAGE_PROPERTY_WRITE_COMBINE,
                                                    D3D12_CPU_PAGE_PROPERTY_WRITE_BACK) \
                 or heap_properties.MemoryPoolPreference not in (D3D12_MEMORY_POOL_L0, D3D12_MEMORY_POOL_L1):
-            raise invalid_arg(m, "a D3D12_HEAP_TYPE_CUSTOM heap needs pHeapProperties.CPUPageProperty and "
+            raise invalid_arg(m, f"a D3D12_HEAP_TYPE_CUSTOM heap needs {field}.CPUPageProperty and "
                                  "MemoryPoolPreference set (not UNKNOWN).")
-        if heap_properties.MemoryPoolPreference == D3D12_MEMORY_POOL_L1 \
-                and heap_properties.CPUPageProperty != D3D12_CPU_PAGE_PROPERTY_NOT_AVAILABLE:
-            raise invalid_arg(m, "pHeapProperties.MemoryPoolPreference D3D12_MEMORY_POOL_L1 needs "
-                                 "CPUPageProperty D3D12_CPU_PAGE_PROPERTY_NOT_AVAILABLE.")
+        if heap_properties.MemoryPoolPreference == D3D12_MEMORY_POOL_L1:
+            if uma:
+                raise invalid_arg(m, f"{field}.MemoryPoolPreference is D3D12_MEMORY_POOL_L1, but the adapter is "
+                                     "UMA (one memory pool, L0).")
+            if heap_properties.CPUPageProperty != D3D12_CPU_PAGE_PROPERTY_NOT_AVAILABLE:
+                raise invalid_arg(m, f"{field}.MemoryPoolPreference D3D12_MEMORY_POOL_L1 needs "
+                                     "CPUPageProperty D3D12_CPU_PAGE_PROPERTY_NOT_AVAILABLE.")
     elif heap_properties.CPUPageProperty != D3D12_CPU_PAGE_PROPERTY_UNKNOWN \
             or heap_properties.MemoryPoolPreference != D3D12_MEMORY_POOL_UNKNOWN:
-        raise invalid_arg(m, f"pHeapProperties.CPUPageProperty and MemoryPoolPreference must be UNKNOWN (0) for "
+        raise invalid_arg(m, f"{field}.CPUPageProperty and MemoryPoolPreference must be UNKNOWN (0) for "
                              f"{enum_name(D3D12_HEAP_TYPE, heap_type)}; only CUSTOM heaps set them.")
-    for field in ("CreationNodeMask", "VisibleNodeMask"):
-        if getattr(heap_properties, field) not in (0, 1):
-            raise invalid_arg(m, f"pHeapProperties.{field} is {getattr(heap_properties, field)!r}; the emulated "
+    for name in ("CreationNodeMask", "VisibleNodeMask"):
+        if getattr(heap_properties, name) not in (0, 1):
+            raise invalid_arg(m, f"{field}.{name} is {getattr(heap_properties, name)!r}; the emulated "
                                  "adapter has one node, so it must be 0 or 1.")
+    return int(heap_type)
+
+
+def check_heap_flags(m, heap_flags, field="HeapFlags"):
     if not _is_uint(heap_flags, 32) or heap_flags & ~_KNOWN_HEAP_FLAGS:
-        raise invalid_arg(m, f"HeapFlags is {heap_flags!r}; it must be a combination of D3D12_HEAP_FLAGS.")
-    if heap_flags & D3D12_HEAP_FLAG_DENY_BUFFERS:
-        raise invalid_arg(m, "HeapFlags has D3D12_HEAP_FLAG_DENY_BUFFERS, but the resource is a buffer.")
-    _check_buffer_desc(m, desc, heap_type)
+        raise invalid_arg(m, f"{field} is {heap_flags!r}; it must be a combination of D3D12_HEAP_FLAGS.")
+    return int(heap_flags)
+
+
+def check_initial_state(m, initial_state, heap_type):
     if not is_valid_state(initial_state):
         raise invalid_arg(m, f"InitialResourceState {state_name(initial_state)} is not a valid state: it must be "
                              "COMMON, one write state, or a combination of read states.")
@@ -269,11 +278,27 @@ def create_committed_resource(device, heap_properties, heap_flags, desc, initial
     if fixed is not None and initial_state != fixed:
         raise invalid_arg(m, f"InitialResourceState is {state_name(initial_state)}, but a resource on a "
                              f"{enum_name(D3D12_HEAP_TYPE, heap_type)} heap must be created in {state_name(fixed)}.")
-    if clear_value is not None:
-        raise invalid_arg(m, "pOptimizedClearValue must be None for a buffer.")
+
+
+def stored_desc(desc):
+    """The desc a resource keeps: Alignment 0 reads 65536, as D3D12's GetDesc reports it."""
     stored = desc._copy()
     if stored.Alignment == 0:
         stored.Alignment = BUFFER_ALIGNMENT
+    return stored
+
+
+def create_committed_resource(device, heap_properties, heap_flags, desc, initial_state, clear_value):
+    """ID3D12Device::CreateCommittedResource for buffers: validate as D3D12 does, then allocate."""
+    m = "CreateCommittedResource"
+    heap_type = check_heap_properties(m, heap_properties, "pHeapProperties", device._preset.uma)
+    check_heap_flags(m, heap_flags)
+    if heap_flags & D3D12_HEAP_FLAG_DENY_BUFFERS:
+        raise invalid_arg(m, "HeapFlags has D3D12_HEAP_FLAG_DENY_BUFFERS, but the resource is a buffer.")
+    _check_buffer_desc(m, desc, heap_type)
+    check_initial_state(m, initial_state, heap_type)
+    if clear_value is not None:
+        raise invalid_arg(m, "pOptimizedClearValue must be None for a buffer.")
     memory = device._gpu.memory
     try:
         allocation = memory.allocate(desc.Width, name="buffer")
@@ -282,7 +307,7 @@ def create_committed_resource(device, heap_properties, heap_flags, desc, initial
             E_OUTOFMEMORY,
             f"{m}: a {desc.Width}-byte buffer does not fit: the adapter has {memory.capacity_bytes} bytes and "
             f"{memory.used_bytes} are in use.") from None
-    return ID3D12Resource(device, heap_properties._copy(), heap_flags, stored, initial_state, allocation)
+    return ID3D12Resource(device, heap_properties._copy(), heap_flags, stored_desc(desc), initial_state, allocation)
 
 
 def _check_buffer_desc(m, desc, heap_type):

@@ -7,7 +7,7 @@ as D3D12 does (the d3dx12 helpers fill the usual values). A C union (D3D12_RESOU
 Transition / Aliasing / UAV, a view desc's Buffer) has one field per member; the Type field says
 which is read. A (count, pointer) pair becomes one sequence.
 """
-from dmlemu.com import define_struct
+from dmlemu.com import Count, define_struct
 from dmlemu.dxgi import DXGI_SAMPLE_DESC
 
 __all__ = []
@@ -32,6 +32,14 @@ _struct("D3D12_CLEAR_VALUE", "An optimized clear value (textures only; buffers t
         [("Format", 0), ("Color", None), ("DepthStencil", None)])
 _struct("D3D12_RESOURCE_ALLOCATION_INFO", "GetResourceAllocationInfo: SizeInBytes and Alignment.",
         [("SizeInBytes", 0), ("Alignment", 0)])
+_struct("D3D12_HEAP_DESC", "A heap: SizeInBytes, Properties, Alignment and Flags (CreateHeap).",
+        [("SizeInBytes", 0), ("Properties", D3D12_HEAP_PROPERTIES), ("Alignment", 0), ("Flags", 0)])  # noqa: F821
+_struct("D3D12_RECT", "A rectangle [left, right) x [top, bottom) (a RECT); for a buffer view, elements left to right.",
+        [("left", 0), ("top", 0), ("right", 0), ("bottom", 0)])
+_struct("D3D12_SUBRESOURCE_FOOTPRINT", "A subresource's layout: Format, Width, Height, Depth, RowPitch.",
+        [("Format", 0), ("Width", 0), ("Height", 0), ("Depth", 0), ("RowPitch", 0)])
+_struct("D3D12_PLACED_SUBRESOURCE_FOOTPRINT", "Where a subresource lies in a buffer: Offset and Footprint.",
+        [("Offset", 0), ("Footprint", D3D12_SUBRESOURCE_FOOTPRINT)])  # noqa: F821
 _struct("D3D12_RANGE", "A byte range [Begin, End) of a mapped subresource.", [("Begin", 0), ("End", 0)])
 _struct("D3D12_SUBRESOURCE_DATA", "Source data for UpdateSubresources: pData (bytes-like), RowPitch, SlicePitch.",
         [("pData", None), ("RowPitch", 0), ("SlicePitch", 0)])
@@ -65,6 +73,34 @@ _struct("D3D12_SHADER_RESOURCE_VIEW_DESC", "A shader-resource view: Format, View
 _struct("D3D12_CONSTANT_BUFFER_VIEW_DESC", "A constant-buffer view: BufferLocation (a GPU VA) and SizeInBytes.",
         [("BufferLocation", 0), ("SizeInBytes", 0)])
 
+# ---- root signatures and compute pipelines -------------------------------------------------------
+_struct("D3D12_DESCRIPTOR_RANGE", "A range of NumDescriptors descriptors of one RangeType in a descriptor table.",
+        [("RangeType", 0), ("NumDescriptors", 0), ("BaseShaderRegister", 0), ("RegisterSpace", 0),
+         ("OffsetInDescriptorsFromTableStart", 0)])
+_struct("D3D12_ROOT_DESCRIPTOR_TABLE", "A descriptor table: its ranges (NumDescriptorRanges may be omitted).",
+        [("NumDescriptorRanges", Count("pDescriptorRanges")), ("pDescriptorRanges", None)])
+_struct("D3D12_ROOT_CONSTANTS", "Num32BitValues root constants read as constant buffer ShaderRegister.",
+        [("ShaderRegister", 0), ("RegisterSpace", 0), ("Num32BitValues", 0)])
+_struct("D3D12_ROOT_DESCRIPTOR", "A root CBV, SRV or UAV: a GPU virtual address bound to ShaderRegister.",
+        [("ShaderRegister", 0), ("RegisterSpace", 0)])
+_struct("D3D12_ROOT_PARAMETER", "A root parameter: ParameterType selects the union member read "
+        "(DescriptorTable, Constants or Descriptor).",
+        [("ParameterType", 0), ("DescriptorTable", D3D12_ROOT_DESCRIPTOR_TABLE),  # noqa: F821
+         ("Constants", D3D12_ROOT_CONSTANTS), ("Descriptor", D3D12_ROOT_DESCRIPTOR),  # noqa: F821
+         ("ShaderVisibility", 0)])
+_struct("D3D12_ROOT_SIGNATURE_DESC", "A root signature: its parameters, static samplers and Flags (counts may be "
+        "omitted).",
+        [("NumParameters", Count("pParameters")), ("pParameters", None),
+         ("NumStaticSamplers", Count("pStaticSamplers")), ("pStaticSamplers", None), ("Flags", 0)])
+_struct("D3D12_SHADER_BYTECODE", "A shader binary: pShaderBytecode (bytes-like) and BytecodeLength.",
+        [("pShaderBytecode", None), ("BytecodeLength", 0)])
+_struct("D3D12_CACHED_PIPELINE_STATE", "A cached pipeline blob (GetCachedBlob's bytes), or none.",
+        [("pCachedBlob", None), ("CachedBlobSizeInBytes", 0)])
+_struct("D3D12_COMPUTE_PIPELINE_STATE_DESC", "A compute pipeline: root signature, CS bytecode, NodeMask, "
+        "CachedPSO, Flags.",
+        [("pRootSignature", None), ("CS", D3D12_SHADER_BYTECODE), ("NodeMask", 0),  # noqa: F821
+         ("CachedPSO", D3D12_CACHED_PIPELINE_STATE), ("Flags", 0)])  # noqa: F821
+
 # ---- queries ------------------------------------------------------------------------------------
 _struct("D3D12_QUERY_HEAP_DESC", "A query heap: Type, Count, NodeMask.", [("Type", 0), ("Count", 0), ("NodeMask", 0)])
 
@@ -74,6 +110,16 @@ _struct("D3D12_FEATURE_DATA_FEATURE_LEVELS",
         [("NumFeatureLevels", None), ("pFeatureLevelsRequested", None), ("MaxSupportedFeatureLevel", 0)])
 _struct("D3D12_FEATURE_DATA_ARCHITECTURE", "Out: TileBasedRenderer, UMA, CacheCoherentUMA for NodeIndex.",
         [("NodeIndex", 0), ("TileBasedRenderer", 0), ("UMA", 0), ("CacheCoherentUMA", 0)])
+_struct("D3D12_FEATURE_DATA_ARCHITECTURE1", "Out: ARCHITECTURE's fields and IsolatedMMU for NodeIndex.",
+        [("NodeIndex", 0), ("TileBasedRenderer", 0), ("UMA", 0), ("CacheCoherentUMA", 0), ("IsolatedMMU", 0)])
+_struct("D3D12_FEATURE_DATA_D3D12_OPTIONS", "Out: the adapter's D3D12 options (binding, tiled-resource and heap tiers, ...).",
+        [("DoublePrecisionFloatShaderOps", 0), ("OutputMergerLogicOp", 0), ("MinPrecisionSupport", 0),
+         ("TiledResourcesTier", 0), ("ResourceBindingTier", 0), ("PSSpecifiedStencilRefSupported", 0),
+         ("TypedUAVLoadAdditionalFormats", 0), ("ROVsSupported", 0), ("ConservativeRasterizationTier", 0),
+         ("MaxGPUVirtualAddressBitsPerResource", 0), ("StandardSwizzle64KBSupported", 0),
+         ("CrossNodeSharingTier", 0), ("CrossAdapterRowMajorTextureSupported", 0),
+         ("VPAndRTArrayIndexFromAnyShaderFeedingRasterizerSupportedWithoutGSEmulation", 0),
+         ("ResourceHeapTier", 0)])
 _struct("D3D12_FEATURE_DATA_SHADER_MODEL", "In: the highest shader model the caller knows. Out: the highest supported.",
         [("HighestShaderModel", 0)])
 _struct("D3D12_FEATURE_DATA_D3D12_OPTIONS1", "Out: wave operations and the wave width (the preset's).",

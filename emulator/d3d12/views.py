@@ -2,7 +2,9 @@
 
 Device methods (void in C) that write one buffer descriptor (emulator/functional/buffer_descriptor.py layout: base
 GPU address and size in bytes) into the CBV_SRV_UAV heap slot a CPU handle names, and
-CopyDescriptorsSimple, which copies slots between heaps. Only buffer views exist. A view's range is
+CopyDescriptorsSimple and CopyDescriptors, which copy slots from non-shader-visible heaps into
+any heap of the same type (the bytes are the descriptors: a kernel reads whatever a shader-visible
+heap's slots hold when it executes). Only buffer views exist. A view's range is
 [FirstElement, FirstElement + NumElements) elements of the buffer, the element size coming from the
 view: 4 bytes for RAW (DXGI_FORMAT_R32_TYPELESS), StructureByteStride for structured buffers, the
 format's size for typed ones. A None resource writes a null descriptor (all zeros, not valid), as
@@ -12,6 +14,7 @@ from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE, write_buffer_de
 from dmlemu.dxgi import DXGI_FORMAT_R32_TYPELESS, DXGI_FORMAT_UNKNOWN, FORMAT_BYTES, DXGI_FORMAT
 from dmlemu.com import VoidMisuse
 from dmlemu.com import enum_name, is_integer, is_one_of
+from dmlemu.d3d12.clear import stamp_view
 from dmlemu.d3d12.descriptor_heap import CBV_SRV_UAV, INCREMENT_SIZE, _ptr
 from dmlemu.d3d12.enums import (D3D12_BUFFER_UAV_FLAG_RAW, D3D12_CONSTANT_BUFFER_DATA_PLACEMENT_ALIGNMENT,
                                  D3D12_DESCRIPTOR_HEAP_TYPE, D3D12_RAW_UAV_SRV_BYTE_ALIGNMENT,
@@ -105,6 +108,7 @@ def create_unordered_access_view(device, resource, counter, desc, dest):
     size = _element_size("pDesc", desc.Format, desc.Buffer.Flags, desc.Buffer.StructureByteStride)
     va, nbytes = _buffer_range("pDesc", resource, desc.Buffer, size)
     write_buffer_descriptor(data, offset, va, nbytes)
+    stamp_view(data, offset, desc.Format, desc.Buffer.Flags, desc.Buffer.StructureByteStride)  # for the clears
 
 
 def create_shader_resource_view(device, resource, desc, dest):
@@ -145,20 +149,72 @@ def create_constant_buffer_view(device, desc, dest):
     write_buffer_descriptor(data, offset, va, size)
 
 
-def copy_descriptors_simple(device, count, dest, src, heap_type):
+def _check_heap_type(heap_type):
     if not is_one_of(heap_type, INCREMENT_SIZE):
         raise VoidMisuse(f"DescriptorHeapsType is {heap_type!r}; it must be a D3D12_DESCRIPTOR_HEAP_TYPE.")
-    if not isinstance(count, int) or count < 0:
+
+
+def _range(device, handle, count, heap_type, field, side):
+    """(heap, byte offset, byte count) of `count` descriptors from a CPU handle; VoidMisuse when they
+    leave the heap, or when a source lies in a shader-visible heap."""
+    heap, offset = _dest_slot(device, handle, heap_type, field)
+    if side == "source" and heap._shader_visible:
+        raise VoidMisuse(f"{field} is in {heap._label}, which is shader-visible; descriptors are copied only from "
+                         "heaps that are not shader-visible.")
+    nbytes = count * heap._increment
+    if offset + nbytes > heap._size_bytes:
+        raise VoidMisuse(f"the {side} range of {count} descriptors from slot {offset // heap._increment} passes "
+                         f"the end of {heap._label}, which has {heap._num_descriptors}.")
+    return heap, offset, nbytes
+
+
+def copy_descriptors_simple(device, count, dest, src, heap_type):
+    _check_heap_type(heap_type)
+    if not isinstance(count, int) or isinstance(count, bool) or count < 0:
         raise VoidMisuse(f"NumDescriptors is {count!r}; it must be a count from 0.")
-    dest_heap, dest_offset = _dest_slot(device, dest, heap_type, "DestDescriptorRangeStart")
-    src_heap, src_offset = _dest_slot(device, src, heap_type, "SrcDescriptorRangeStart")
-    if src_heap._shader_visible:
-        raise VoidMisuse(f"SrcDescriptorRangeStart is in {src_heap._label}, which is shader-visible; descriptors "
-                         "are copied only from heaps that are not shader-visible.")
-    nbytes = count * src_heap._increment
-    for heap, offset, field in ((dest_heap, dest_offset, "destination"), (src_heap, src_offset, "source")):
-        if offset + nbytes > heap._size_bytes:
-            raise VoidMisuse(f"the {field} range of {count} descriptors from slot {offset // heap._increment} passes "
-                             f"the end of {heap._label}, which has {heap._num_descriptors}.")
+    dest_heap, dest_offset, nbytes = _range(device, dest, count, heap_type, "DestDescriptorRangeStart", "destination")
+    src_heap, src_offset, _ = _range(device, src, count, heap_type, "SrcDescriptorRangeStart", "source")
     source = src_heap._allocation.data[src_offset:src_offset + nbytes]
     dest_heap._allocation.data[dest_offset:dest_offset + nbytes] = source
+
+
+def _ranges(device, starts, sizes, heap_type, side):
+    """A CopyDescriptors side: [(heap, byte offset, byte count)] from its starts and sizes (None: 1 each)."""
+    prefix = "pDest" if side == "destination" else "pSrc"
+    if not isinstance(starts, (list, tuple)):
+        raise VoidMisuse(f"{prefix}DescriptorRangeStarts is {starts!r}; it must be a sequence of "
+                         "D3D12_CPU_DESCRIPTOR_HANDLE (the C count and array).")
+    if sizes is None:
+        sizes = (1,) * len(starts)
+    if not isinstance(sizes, (list, tuple)) or len(sizes) != len(starts):
+        raise VoidMisuse(f"{prefix}DescriptorRangeSizes is {sizes!r}; it must be None or a sequence of "
+                         f"{len(starts)} counts, one per range.")
+    ranges = []
+    for i, (start, size) in enumerate(zip(starts, sizes)):
+        if not isinstance(size, int) or isinstance(size, bool) or not 0 <= size < 1 << 32:
+            raise VoidMisuse(f"{prefix}DescriptorRangeSizes[{i}] is {size!r}; it must be a UINT count.")
+        ranges.append(_range(device, start, size, heap_type, f"{prefix}DescriptorRangeStarts[{i}]", side))
+    return ranges
+
+
+def copy_descriptors(device, dest_starts, dest_sizes, src_starts, src_sizes, heap_type):
+    """ID3D12Device::CopyDescriptors: the source ranges' descriptors, in order, into the destination ranges."""
+    _check_heap_type(heap_type)
+    dest = _ranges(device, dest_starts, dest_sizes, heap_type, "destination")
+    src = _ranges(device, src_starts, src_sizes, heap_type, "source")
+    dest_total, src_total = sum(n for _, _, n in dest), sum(n for _, _, n in src)
+    if dest_total != src_total:
+        increment = INCREMENT_SIZE[int(heap_type)]
+        raise VoidMisuse(f"the destination ranges hold {dest_total // increment} descriptors and the source ranges "
+                         f"{src_total // increment}; CopyDescriptors needs the same number on both sides.")
+    for d_heap, d_offset, d_bytes in dest:
+        for s_heap, s_offset, s_bytes in src:
+            if d_heap is s_heap and d_offset < s_offset + s_bytes and s_offset < d_offset + d_bytes:
+                raise VoidMisuse(f"a destination range and a source range overlap in {d_heap._label} (slots "
+                                 f"{d_offset // d_heap._increment} and {s_offset // s_heap._increment}); the "
+                                 "result of an overlapping copy is undefined.")
+    source = b"".join(bytes(h._allocation.data[o:o + n]) for h, o, n in src)
+    at = 0
+    for heap, offset, nbytes in dest:
+        heap._allocation.data[offset:offset + nbytes] = memoryview(source)[at:at + nbytes]
+        at += nbytes

@@ -171,12 +171,48 @@ def record(command_list, command):
     command_list._record(command)
 
 
+def record_error(command_list, method_name, sentence):
+    """A D3D12 error while recording (not a DirectML one): the list goes into its error state (Close
+    fails with E_INVALIDARG naming it); with the D3D12 debug layer it also raises at once."""
+    command_list._record_error(method_name, sentence)
+
+
+def heap_label(heap):
+    return heap._label
+
+
+
 # ---- execution ----------------------------------------------------------------------------------
 def require_unordered_access(context, resource, what):
     """At execution: `resource` must be in UNORDERED_ACCESS (a COMMON buffer is promoted). On a
     mismatch this raises HResultError(DXGI_ERROR_INVALID_CALL), which the queue turns into removal
     of the D3D12 device (and so of the DML device), as D3D12's GPU-based validation reports it."""
     context.require_state(resource, D3D12_RESOURCE_STATE_UNORDERED_ACCESS, what)
+
+
+def read_descriptors(context, table_va, count):
+    """At execution: the `count` descriptor slots at GPU address `table_va`, as the GPU reads them now
+    (a uint8 array, count * DESCRIPTOR_SIZE bytes; zeros where no memory is mapped, as a kernel's read)."""
+    import numpy as np
+    from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE
+    out = np.zeros(count * DESCRIPTOR_SIZE, dtype=np.uint8)
+    allocation, offset = context.gpu.memory.resolve(table_va)
+    if allocation is not None:
+        available = max(0, min(out.size, allocation.size - offset))
+        out[:available] = allocation.data[offset:offset + available]
+    return out
+
+
+def resource_at(context, gpu_va):
+    """The buffer of the executing device whose bytes hold `gpu_va`, or None."""
+    return context.device._resource_from_gpu_va(gpu_va)
+
+
+def note_access(context, operation, reads, writes):
+    """At execution: hand an operation's (resource, offset, size) reads and writes to the D3D12 hazard
+    tracker (emulator/d3d12/hazards.py), which counts and reports unordered conflicts."""
+    from dmlemu.d3d12.hazards import note_access as note
+    return note(context, operation, reads, writes)
 
 
 def dispatch(context, launch):

@@ -1,20 +1,34 @@
 """IDMLBindingTable: which buffers a dispatchable reads and writes, and where its descriptors go.
 
-A table is created (or Reset) for one dispatchable with a range of a shader-visible CBV_SRV_UAV
-descriptor heap (checked at once: E_INVALIDARG). Bind* methods are void in C: they check each
-binding against DirectML's rules and a misuse removes the DML device. The buffer descriptors are
-written into the heap range by RecordDispatch (and also by Bind* for operators compiled with
-DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE, whose bindings may change until the list is executed).
+A table is created (or Reset) for one dispatchable with two handles (checked at once: E_INVALIDARG):
+CPUDescriptorHandle, the start of a range of a CBV_SRV_UAV heap (shader-visible or not) that DirectML
+writes descriptors into, and GPUDescriptorHandle, the start of a range of a shader-visible CBV_SRV_UAV
+heap that RecordDispatch binds and the GPU reads when the dispatch executes. Both ranges hold
+SizeInDescriptors slots. They are usually the same slots; when they differ (a CPU-only staging heap,
+say) the application copies the CPU range into the GPU range (CopyDescriptors / CopyDescriptorsSimple)
+before the work executes, as IDMLDevice::CreateBindingTable's documentation requires.
+
+Bind* methods are void in C: they check each binding against DirectML's rules (a misuse removes the
+DML device), then write the buffer descriptors through the CPU handle at once (slot i = tensor i in
+binding order, inputs then outputs; a null descriptor for an unbound tensor). Reset writes nothing.
+Nothing keeps a copy of the bindings for the GPU: the dispatch reads whatever the GPU range holds
+when it executes (command_recorder.py says what that means with and without
+DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE). `_write_slots(first_slot, bindings)` is the one writer, for
+any binding kind that gets a descriptor.
 
 Rules (DIRECTML_FACTS.md 2.3 and 3.2): a compiled operator takes exactly one binding per input and
 per output (DML_BINDING_TYPE_NONE only for optional tensors); an initializer takes one
 DML_BINDING_TYPE_BUFFER_ARRAY per operator as inputs (only DML-owned tensors are bound) and one
-persistent resource (or none) per operator as outputs. Bound buffers are DEFAULT-heap buffers created
+persistent resource (or none) per operator as outputs; their descriptors go to the initializer's range
+(per operator: the persistent resource, then its inputs). A DML-owned input of a compiled operator is
+DML_BINDING_TYPE_NONE at execution; its slot describes its copy in the persistent resource. Bound buffers are DEFAULT-heap buffers created
 with ALLOW_UNORDERED_ACCESS; Offset is a multiple of 16 or of the tensor's
 GuaranteedBaseOffsetAlignment (256 for temporary and persistent resources); the range lies inside the
 buffer and holds TotalTensorSizeInBytes; outputs' writable ranges do not overlap.
 """
 from dataclasses import dataclass
+
+import numpy as np
 
 from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE, write_buffer_descriptor
 from dmlemu.errors import HResultError, describe
@@ -47,8 +61,10 @@ class IDMLBindingTable(IDMLDeviceChild):
     def __init__(self, dml_device):
         super().__init__(dml_device)
         self._dispatchable = None
-        self._heap = None            # the descriptor heap holding the table's range
-        self._first_index = 0        # the range's first descriptor in that heap
+        self._cpu_heap = None        # the heap DirectML writes the descriptors into (CPUDescriptorHandle)
+        self._cpu_first = 0          # the CPU range's first descriptor in that heap
+        self._heap = None            # the shader-visible heap the GPU reads them from (GPUDescriptorHandle)
+        self._first_index = 0        # the GPU range's first descriptor in that heap
         self._size = 0               # SizeInDescriptors
         self._clear_bindings()
 
@@ -61,13 +77,15 @@ class IDMLBindingTable(IDMLDeviceChild):
     # ---- Reset ------------------------------------------------------------------------------------
     @hresult_method
     def Reset(self, desc):
-        """Retarget the table (None: empty); E_INVALIDARG when the desc is wrong. Clears all bindings."""
+        """Retarget the table (None: empty); E_INVALIDARG when the desc is wrong. Clears all bindings
+        (and writes nothing: the descriptors already in the heaps stay as they are)."""
         self._reset(desc)
 
     def _reset(self, desc):
         device = self._device
         if desc is None:
-            self._dispatchable, self._heap, self._first_index, self._size = None, None, 0, 0
+            self._dispatchable, self._size = None, 0
+            self._cpu_heap, self._cpu_first, self._heap, self._first_index = None, 0, None, 0
             self._clear_bindings()
             return
         if not isinstance(desc, DML_BINDING_TABLE_DESC):
@@ -78,13 +96,18 @@ class IDMLBindingTable(IDMLDeviceChild):
         if size < required:
             raise invalid(f"DML_BINDING_TABLE_DESC.SizeInDescriptors is {size}; {dispatchable!r} requires {required} "
                           f"descriptors (GetBindingProperties().RequiredDescriptorCount).")
-        heap, first = None, 0
+        cpu_heap, cpu_first, gpu_heap, gpu_first = None, 0, None, 0
         if size:
-            heap, first = self._check_handles(desc, size)
-        self._dispatchable, self._heap, self._first_index, self._size = dispatchable, heap, first, size
+            cpu_heap, cpu_first, gpu_heap, gpu_first = self._check_handles(desc, size)
+        self._dispatchable, self._size = dispatchable, size
+        self._cpu_heap, self._cpu_first, self._heap, self._first_index = cpu_heap, cpu_first, gpu_heap, gpu_first
         self._clear_bindings()
 
     def _check_handles(self, desc, size):
+        """(CPU heap, first, GPU heap, first) for the desc's two handles. DirectML writes descriptors through
+        the CPU handle and binds the GPU handle's range: both in CBV_SRV_UAV heaps, the GPU one shader-visible.
+        They may lie in different heaps (or ranges); the application then copies the CPU range into the GPU
+        range (CopyDescriptors / CopyDescriptorsSimple) before the work executes."""
         d3d12_device = self._device._d3d12_device
         cpu = _d3d12.handle_ptr(desc.CPUDescriptorHandle)
         gpu = _d3d12.handle_ptr(desc.GPUDescriptorHandle)
@@ -98,25 +121,19 @@ class IDMLBindingTable(IDMLDeviceChild):
         if found is None:
             raise invalid(f"DML_BINDING_TABLE_DESC.CPUDescriptorHandle 0x{cpu:X} is not inside a descriptor heap "
                           f"of this D3D12 device.")
-        heap, first = found
-        if not _d3d12.heap_is_cbv_srv_uav(heap):
-            raise invalid(f"DML_BINDING_TABLE_DESC.CPUDescriptorHandle is in a {_d3d12.heap_type_name(heap)} heap; "
-                          f"DirectML needs a D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV heap.")
-        count = _d3d12.heap_num_descriptors(heap)
-        if first + size > count:
-            raise invalid(f"DML_BINDING_TABLE_DESC.SizeInDescriptors is {size} from descriptor {first}; the heap "
-                          f"holds only {count} descriptors.")
-        if not _d3d12.heap_is_shader_visible(heap):
-            raise invalid("DML_BINDING_TABLE_DESC.CPUDescriptorHandle is in a heap without "
-                          "D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE; DirectML's GPU handle must be shader-visible.")
         found_gpu = _d3d12.find_heap_by_gpu_handle(d3d12_device, gpu)
         if found_gpu is None:
             raise invalid(f"DML_BINDING_TABLE_DESC.GPUDescriptorHandle 0x{gpu:X} is not inside a shader-visible "
-                          f"descriptor heap of this D3D12 device.")
-        if found_gpu != (heap, first):
-            raise invalid("DML_BINDING_TABLE_DESC.GPUDescriptorHandle and CPUDescriptorHandle name different "
-                          "descriptors; they must name the same range.")
-        return heap, first
+                          f"descriptor heap of this D3D12 device; DirectML's GPU handle must be shader-visible.")
+        for field, (heap, first) in (("CPUDescriptorHandle", found), ("GPUDescriptorHandle", found_gpu)):
+            if not _d3d12.heap_is_cbv_srv_uav(heap):
+                raise invalid(f"DML_BINDING_TABLE_DESC.{field} is in a {_d3d12.heap_type_name(heap)} heap; "
+                              f"DirectML needs a D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV heap.")
+            count = _d3d12.heap_num_descriptors(heap)
+            if first + size > count:
+                raise invalid(f"DML_BINDING_TABLE_DESC.SizeInDescriptors is {size} from descriptor {first} of the "
+                              f"{field}'s heap; the heap holds only {count} descriptors.")
+        return found + found_gpu
 
     # ---- Bind* ------------------------------------------------------------------------------------
     def _require_dispatchable(self):
@@ -132,9 +149,10 @@ class IDMLBindingTable(IDMLDeviceChild):
         bindings = self._sequence(bindings, "BindInputs")
         if isinstance(dispatchable, IDMLCompiledOperator):
             self._inputs = self._bind_tensors(dispatchable, bindings, "BindInputs", dispatchable._info.inputs)
+            self._write_slots(0, dispatchable._descriptor_bindings(self._inputs or [None] * len(dispatchable._info.inputs),
+                                                                   self._persistent))
         else:
             self._inputs = self._bind_initializer_inputs(dispatchable, bindings)
-        self._write_volatile()
 
     @void_method
     def BindOutputs(self, bindings):
@@ -147,9 +165,10 @@ class IDMLBindingTable(IDMLDeviceChild):
             if outputs:
                 self._check_outputs_disjoint(dispatchable, outputs)
             self._outputs = outputs
+            info = dispatchable._info
+            self._write_slots(len(info.inputs), outputs or [None] * len(info.outputs))
         else:
             self._outputs = self._bind_initializer_outputs(dispatchable, bindings)
-        self._write_volatile()
 
     @void_method
     def BindTemporaryResource(self, binding):
@@ -164,6 +183,12 @@ class IDMLBindingTable(IDMLDeviceChild):
         size = dispatchable.GetBindingProperties().PersistentResourceSize
         self._persistent = self._bind_resource(binding, "BindPersistentResource", DML_PERSISTENT_BUFFER_ALIGNMENT,
                                                size, "DML_PERSISTENT_BUFFER_ALIGNMENT", "PersistentResourceSize")
+        from dmlemu.directml.compiled_operator import IDMLCompiledOperator
+        if isinstance(dispatchable, IDMLCompiledOperator):
+            # An owned input's slot describes its copy in the persistent resource (null when none is bound).
+            slots = dispatchable._descriptor_bindings([None] * len(dispatchable._info.tensors), self._persistent)
+            for index, _ in dispatchable._regions[1:]:
+                self._write_slots(index, [slots[index]])
 
     # ---- checks -----------------------------------------------------------------------------------
     @staticmethod
@@ -189,7 +214,11 @@ class IDMLBindingTable(IDMLDeviceChild):
         for i, (binding, tensor) in enumerate(zip(bindings, tensors)):
             where = f"{method}[{i}] ({tensor.field})"
             role = next(r for r in compiled._schema.tensors if r.field == tensor.field)
-            bound.append(self._bind_one(binding, where, tensor, role.optional))
+            bound.append(self._bind_one(binding, where, tensor, role.optional or tensor.owned_by_dml))
+            if tensor.owned_by_dml and bound[-1] is not None:
+                raise VoidMisuse(f"{where} binds {_d3d12.label(bound[-1].resource)}, but {tensor.field} is "
+                                 f"DML_TENSOR_FLAG_OWNED_BY_DML: it is bound at initialization (the initializer's "
+                                 f"BindInputs) and must be DML_BINDING_TYPE_NONE at execution.")
         return bound
 
     def _bind_one(self, binding, where, tensor, optional):
@@ -287,13 +316,14 @@ class IDMLBindingTable(IDMLDeviceChild):
                                   required, f"GetBindingProperties().{required_name}")
 
     def _bind_initializer_inputs(self, initializer, bindings):
-        """One BUFFER_ARRAY (or NONE) per target operator; only DML-owned tensors take a buffer."""
-        if not bindings:
-            return None
+        """One BUFFER_ARRAY (or NONE) per target operator, its array sized to the operator's inputs (or
+        empty); only DML-owned tensors take a buffer. Returns one list of BoundBuffer|None per operator and
+        writes their descriptors (slots 1.. of each operator's part of the range)."""
         operators = initializer._operators
-        if len(bindings) != len(operators):
+        if bindings and len(bindings) != len(operators):
             raise VoidMisuse(f"BindInputs got {len(bindings)} bindings; the initializer has {len(operators)} operators "
                          f"and takes one DML_BINDING_TYPE_BUFFER_ARRAY per operator (or no bindings).")
+        bound = [[None] * len(compiled._info.inputs) for compiled in operators]
         for i, (binding, compiled) in enumerate(zip(bindings, operators)):
             where = f"BindInputs[{i}]"
             binding_type = self._binding_type(binding, where)
@@ -316,16 +346,28 @@ class IDMLBindingTable(IDMLDeviceChild):
             for j, (entry, tensor) in enumerate(zip(entries, inputs)):
                 if not isinstance(entry, DML_BUFFER_BINDING):
                     raise VoidMisuse(f"{where}.Bindings[{j}] is {describe(entry)}; it must be a DML_BUFFER_BINDING.")
-                if entry.Buffer is not None:
+                if entry.Buffer is None:
+                    continue
+                if not tensor.owned_by_dml:
                     raise VoidMisuse(f"{where}.Bindings[{j}] ({tensor.field}) has a Buffer, but {tensor.field} is not "
                                  f"DML_TENSOR_FLAG_OWNED_BY_DML; only DML-owned tensors are bound at initialization.")
-        return list(bindings)
+                bound[i][j] = self._check_buffer(
+                    entry, f"{where}.Bindings[{j}] ({tensor.field})", tensor.binding_alignment,
+                    f"a multiple of {tensor.binding_alignment} (DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT or "
+                    f"{tensor.field}.GuaranteedBaseOffsetAlignment)", tensor.total_bytes,
+                    f"{tensor.field}.TotalTensorSizeInBytes")
+        for first, inputs in zip(initializer._first_slots(), bound):
+            self._write_slots(first + 1, inputs)
+        return bound if bindings else None
 
     def _bind_initializer_outputs(self, initializer, bindings):
-        """The persistent resource of each target operator (NONE or an empty binding when none)."""
-        if not bindings:
-            return None
+        """The persistent resource of each target operator (NONE or an empty binding when none); writes
+        each into slot 0 of its operator's part of the range."""
         operators = initializer._operators
+        if not bindings:
+            for first in initializer._first_slots():
+                self._write_slots(first, [None])
+            return None
         if len(bindings) != len(operators):
             raise VoidMisuse(f"BindOutputs got {len(bindings)} bindings; the initializer has {len(operators)} operators "
                          f"and takes one persistent-resource binding per operator (or no bindings).")
@@ -334,6 +376,8 @@ class IDMLBindingTable(IDMLDeviceChild):
             size = compiled.GetBindingProperties().PersistentResourceSize
             bound.append(self._bind_resource(binding, f"BindOutputs[{i}]", DML_PERSISTENT_BUFFER_ALIGNMENT, size,
                                              "DML_PERSISTENT_BUFFER_ALIGNMENT", "PersistentResourceSize"))
+        for first, persistent in zip(initializer._first_slots(), bound):
+            self._write_slots(first, [persistent])
         return bound
 
     # ---- descriptors --------------------------------------------------------------------------------
@@ -344,20 +388,25 @@ class IDMLBindingTable(IDMLDeviceChild):
         outputs = self._outputs or [None] * len(compiled._info.outputs)
         return list(inputs) + list(outputs)
 
-    def _write_descriptors(self, bindings):
-        """Write one buffer descriptor per bound tensor into the table's heap range (slot = binding order)."""
-        write_descriptors(self._heap, self._first_index, bindings)
-
-    def _write_volatile(self):
-        """With DESCRIPTORS_VOLATILE, Bind* writes descriptors at once (late binding)."""
-        from dmlemu.directml.compiled_operator import IDMLCompiledOperator
-        compiled = self._dispatchable
-        if isinstance(compiled, IDMLCompiledOperator) and compiled._descriptors_volatile and self._heap is not None:
-            self._write_descriptors(self._tensor_bindings())
+    def _write_slots(self, first_slot, bindings):
+        """Bind*: one buffer descriptor per binding (a null descriptor for None) into the CPU range, slots
+        first_slot, first_slot + 1, ... (slot i = tensor i in binding order). The GPU reads the GPU range
+        when the dispatch executes; when the two ranges differ the application copies one to the other."""
+        if self._cpu_heap is not None:
+            write_descriptors(self._cpu_heap, self._cpu_first + first_slot, bindings)
 
     @property
     def _descriptor_table_gpu_va(self):
         return _d3d12.heap_descriptor_gpu_va(self._heap, self._first_index)
+
+
+def descriptor_bytes(bindings):
+    """The descriptor slots `bindings` (BoundBuffer or None) make, as one uint8 array (what Bind* writes)."""
+    data = np.zeros(len(bindings) * DESCRIPTOR_SIZE, dtype=np.uint8)
+    for slot, bound in enumerate(bindings):
+        if bound is not None:
+            write_buffer_descriptor(data, slot * DESCRIPTOR_SIZE, bound.gpu_va, bound.size)
+    return data
 
 
 def write_descriptors(heap, first_index, bindings):

@@ -1,24 +1,33 @@
 """IDMLCommandRecorder: records DirectML dispatches into D3D12 command lists.
 
 RecordDispatch is void in C, so its checks remove the DML device: the command list must be open and
-of type DIRECT or COMPUTE, the binding table must belong to the dispatchable, the list must have the
-table's shader-visible descriptor heap set, every required binding must be present, a compiled
-operator must have been initialized (or have its initializer dispatch recorded), an output may
-alias an input only for in-place operators, with the same offset and size, and the temporary and
-persistent resources follow DirectML 1.7's hazard rules (the temporary intersects no other binding,
-the persistent no output). It then writes the bound
-tensors' buffer descriptors into the table's heap range (slot i = tensor i in binding order) and
-appends one command to the list (through the D3D12 list's `_record`). When the queue executes it,
-the command checks that the operator was initialized (else the DML device is removed and the dispatch
-skipped) and that every bound resource is in UNORDERED_ACCESS, promoting COMMON buffers as D3D12 does
-(a resource in another state is a D3D12 execution error: the queue removes the D3D12 device, and the
-DML device with it); then the GPU runs the kernel with the table's descriptors and the constant buffer.
-With DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE the bindings in force at execution are used, and get the
-same aliasing and hazard checks there (a misuse removes the DML device and skips the dispatch).
+of type DIRECT or COMPUTE, the binding table must belong to the dispatchable, a compiled operator must
+have been initialized (or have its initializer dispatch recorded) and, without
+DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE, every required binding must be present, an output may alias an
+input only for in-place operators (same offset and size), and the temporary and persistent resources
+follow DirectML 1.7's hazard rules. A table whose GPU range is not in the CBV_SRV_UAV heap set on the
+list is a D3D12 error instead (SetComputeRootDescriptorTable: the list's error state, nothing recorded).
+RecordDispatch writes no descriptor (Bind* did, through the table's CPU handle) and keeps no binding:
+the recorded command keeps the table's GPU range. When the queue executes it, the command reads the
+descriptors the GPU range holds now; without DESCRIPTORS_VOLATILE the DML debug layer reports each slot
+that differs from what the bindings were at RecordDispatch (undefined in DirectML), with it the
+descriptors found get RecordDispatch's binding checks there (a misuse removes the DML device and skips
+the dispatch). Every buffer the descriptors name must be in UNORDERED_ACCESS (COMMON is promoted; another
+state removes the D3D12 device), the reads and writes go to the hazard tracker (d3d12/hazards.py), and
+the GPU runs the kernel on that descriptor table. See docs/DESCRIPTORS_AND_HAZARDS.md.
+An initializer's dispatch (InitializeCommand) runs the copy kernel kernels/initialize.s once per region
+of each target operator's persistent resource; a compiled operator's kernel reads its constants at the
+persistent binding's address. The DML debug layer reports an unbound or never-initialized persistent
+resource; without it the kernel reads what those bytes hold (docs/PERSISTENT_RESOURCES.md).
 """
+import weakref
+
+import numpy as np
+
 from dmlemu.directml import _d3d12, enums
+from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE, unpack_buffer_descriptor
 from dmlemu.directml.compiled_operator import IDMLCompiledOperator
-from dmlemu.directml.binding_table import IDMLBindingTable, write_descriptors
+from dmlemu.directml.binding_table import BoundBuffer, IDMLBindingTable, descriptor_bytes
 from dmlemu.com import VoidMisuse, void_method
 from dmlemu.errors import describe
 from dmlemu.directml.objects import IDMLDeviceChild, IDMLDispatchable
@@ -46,18 +55,21 @@ class IDMLCommandRecorder(IDMLDeviceChild):
             raise VoidMisuse(f"the binding table was created (or Reset) for {bindings._dispatchable!r}, not for "
                          f"{dispatchable!r}.")
         properties = dispatchable.GetBindingProperties()
-        if properties.RequiredDescriptorCount:
-            self._check_heap_set(commandList, bindings)
         if properties.TemporaryResourceSize and bindings._temporary is None:
             raise VoidMisuse(f"{dispatchable!r} needs a temporary resource of {properties.TemporaryResourceSize} bytes; "
                          f"none is bound (BindTemporaryResource).")
-        if properties.PersistentResourceSize and bindings._persistent is None:
+        if properties.PersistentResourceSize and bindings._persistent is None and device._debug:
             raise VoidMisuse(f"{dispatchable!r} needs a persistent resource of {properties.PersistentResourceSize} bytes; "
                          f"none is bound (BindPersistentResource).")
-        if isinstance(dispatchable, IDMLCompiledOperator):
-            command = self._record_compiled(dispatchable, bindings)
+        compiled = isinstance(dispatchable, IDMLCompiledOperator)
+        if compiled:
+            expected = self._check_compiled(dispatchable, bindings)
+        if properties.RequiredDescriptorCount and not self._descriptor_table_settable(commandList, bindings):
+            return   # a D3D12 error: the list is in its error state and records nothing more of this call
+        if compiled:
+            command = DispatchCommand(self._device, dispatchable, bindings, expected)
         else:
-            command = self._record_initializer(dispatchable)
+            command = self._record_initializer(dispatchable, bindings)
         _d3d12.record(commandList, command)
 
     # ---- checks -----------------------------------------------------------------------------------
@@ -74,30 +86,49 @@ class IDMLCommandRecorder(IDMLDeviceChild):
             raise VoidMisuse("commandList is closed; Reset it before recording.")
 
     @staticmethod
-    def _check_heap_set(command_list, table):
+    def _descriptor_table_settable(command_list, table):
+        """RecordDispatch sets the table's GPU range as the dispatch's descriptor table, which D3D12 allows
+        only inside the CBV_SRV_UAV heap set on the list (RecordDispatch does not set heaps). Otherwise a
+        D3D12 error (SetComputeRootDescriptorTable: the list's error state), not a DirectML one: False."""
         heaps = _d3d12.command_list_descriptor_heaps(command_list)
         heap = next((h for h in heaps if _d3d12.heap_is_cbv_srv_uav(h)), None)
+        if heap is table._heap:
+            return True
+        gpu = _d3d12.heap_descriptor_gpu_va(table._heap, table._first_index)
+        where = (f"DirectML's RecordDispatch sets the descriptor table at GPU handle 0x{gpu:X} (slot "
+                 f"{table._first_index} of {_d3d12.heap_label(table._heap)}), but ")
+        list_label = _d3d12.label(command_list)
         if heap is None:
-            raise VoidMisuse("no D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV descriptor heap is set on commandList; call "
-                         "SetDescriptorHeaps with the binding table's heap first.")
-        if heap is not table._heap:
-            raise VoidMisuse("the CBV_SRV_UAV descriptor heap set on commandList is not the one holding the binding "
-                         "table's descriptors.")
+            sentence = (f"{where}no D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV descriptor heap is set on {list_label}; "
+                        f"call SetDescriptorHeaps with that heap before RecordDispatch.")
+        else:
+            sentence = (f"{where}the CBV_SRV_UAV heap set on {list_label} is {_d3d12.heap_label(heap)}; a "
+                        f"descriptor table must lie in the heap that is set.")
+        _d3d12.record_error(command_list, "SetComputeRootDescriptorTable", sentence)
+        return False
 
-    def _record_compiled(self, compiled, table):
+    def _check_compiled(self, compiled, table):
+        """RecordDispatch's checks of a compiled operator's bindings; the descriptor bytes the GPU must read
+        (what Bind* wrote), or None with DESCRIPTORS_VOLATILE, whose bindings may still change."""
         schema = compiled._schema
-        bound = table._tensor_bindings()
-        for tensor, binding in zip(compiled._info.tensors, bound):
-            if binding is None:
-                method = "BindOutputs" if tensor.is_output else "BindInputs"
-                raise VoidMisuse(f"{schema.c_name} has no binding for {tensor.field}; call {method} before RecordDispatch.")
-        if not (compiled._initialized or compiled._initialization_recorded):
+        if compiled._descriptors_volatile:
+            bound = None   # binding may be deferred until the list is submitted: checked at execution
+        else:
+            bound = table._tensor_bindings()
+            for tensor, binding in zip(compiled._info.tensors, bound):
+                if binding is None and not tensor.owned_by_dml:
+                    method = "BindOutputs" if tensor.is_output else "BindInputs"
+                    raise VoidMisuse(f"{schema.c_name} has no binding for {tensor.field}; call {method} before "
+                                     f"RecordDispatch.")
+        if not (compiled._initialized or compiled._initialization_recorded) and self._device._debug:
             raise VoidMisuse(f"the compiled operator {schema.c_name} was never initialized; record an "
-                         f"IDMLOperatorInitializer dispatch for it (and execute it) first.")
+                             f"IDMLOperatorInitializer dispatch for it (and execute it) first.")
+        if bound is None:
+            return None
+        bound = compiled._descriptor_bindings(bound, table._persistent)   # owned inputs: in the persistent resource
         self._check_aliasing(compiled, bound)
         self._check_scratch_hazards(compiled, bound, table)
-        table._write_descriptors(bound)
-        return DispatchCommand(self._device, compiled, table, bound)
+        return descriptor_bytes(bound)
 
     @staticmethod
     def _check_aliasing(compiled, bound):
@@ -110,7 +141,7 @@ class IDMLCommandRecorder(IDMLDeviceChild):
             out_end = out.offset + out_tensor.total_bytes
             for i, in_tensor in enumerate(info.inputs):
                 inp = bound[i]
-                if inp.resource is not out.resource:
+                if inp is None or inp.resource is not out.resource:
                     continue
                 in_end = inp.offset + in_tensor.total_bytes
                 if not (inp.offset < out_end and out.offset < in_end):
@@ -134,7 +165,7 @@ class IDMLCommandRecorder(IDMLDeviceChild):
         """DirectML 1.7.0's binding-hazard rules for the temporary and persistent resources: the temporary
         binding intersects no input, output or persistent binding; the persistent binding no output."""
         regions = [(t.field, b.resource, b.offset, b.offset + t.total_bytes, t.is_output)
-                   for t, b in zip(compiled._info.tensors, bound)]
+                   for t, b in zip(compiled._info.tensors, bound) if b is not None]
         persistent, temporary = table._persistent, table._temporary
         if persistent is not None:
             regions.append(("the persistent resource", persistent.resource, persistent.offset,
@@ -153,21 +184,43 @@ class IDMLCommandRecorder(IDMLDeviceChild):
                                  f"{field} (bytes {other_start} to {other_end}); DirectML requires the {name} binding "
                                  f"not to intersect {rule}.")
 
-    def _record_initializer(self, initializer):
+    def _record_initializer(self, initializer, table):
+        """The initializer's dispatch. The DML debug layer checks that each operator's persistent resource
+        and owned inputs are bound (a misuse removes the device); without it a missing binding is a null
+        descriptor: the copy writes nothing, or copies zeros."""
+        if self._device._debug:
+            outputs = table._outputs or [None] * len(initializer._operators)
+            inputs = table._inputs or [[None] * len(c._info.inputs) for c in initializer._operators]
+            for k, (compiled, persistent, bound) in enumerate(zip(initializer._operators, outputs, inputs)):
+                size = compiled.GetBindingProperties().PersistentResourceSize
+                if size and persistent is None:
+                    raise VoidMisuse(f"the initializer's BindOutputs[{k}] binds no persistent resource for "
+                                     f"{compiled._schema.c_name}, which needs {size} bytes (PersistentResourceSize).")
+                for j, (tensor, binding) in enumerate(zip(compiled._info.inputs, bound)):
+                    if tensor.owned_by_dml and binding is None:
+                        raise VoidMisuse(f"the initializer's BindInputs[{k}].Bindings[{j}] binds nothing for "
+                                         f"{tensor.field} of {compiled._schema.c_name}, which is "
+                                         f"DML_TENSOR_FLAG_OWNED_BY_DML: its data is bound at initialization.")
         for compiled in initializer._operators:
             compiled._initialization_recorded = True
-        return InitializeCommand(self._device, initializer._operators)
+        return InitializeCommand(self._device, initializer, table)
 
 
 class DispatchCommand:
-    """A compiled operator's dispatch on a command list; runs when the queue executes the list."""
+    """A compiled operator's dispatch on a command list; runs when the queue executes the list.
 
-    def __init__(self, dml_device, compiled, table, bound):
+    It keeps the table's GPU range (where the kernel reads its descriptors) and, without
+    DESCRIPTORS_VOLATILE, the descriptors the bindings made at RecordDispatch (`expected`), to tell the
+    DML debug layer when the range holds others at execution. No binding is kept for the GPU."""
+
+    def __init__(self, dml_device, compiled, table, expected):
         self.dml_device = dml_device
         self.compiled = compiled
-        self.table = table if compiled._descriptors_volatile else None
-        self.bound = tuple(bound)
-        self.heap, self.first_index = table._heap, table._first_index
+        self.table = table             # read at execution only for DESCRIPTORS_VOLATILE scratch bindings
+        self.expected = expected       # uint8 descriptor bytes, or None (DESCRIPTORS_VOLATILE)
+        self.gpu_heap, self.gpu_first = table._heap, table._first_index
+        self.cpu_heap, self.cpu_first = table._cpu_heap, table._cpu_first
+        self.scratch = (table._temporary, table._persistent)
         self.descriptor_table_va = table._descriptor_table_gpu_va
         self.name = f"DirectML {compiled._schema.name}"
 
@@ -177,47 +230,177 @@ class DispatchCommand:
             return
         compiled = self.compiled
         c_name = compiled._schema.c_name
-        if not compiled._initialized:
-            device._remove(f"ExecuteCommandLists: the compiled operator {c_name} was never initialized (its "
-                           f"IDMLOperatorInitializer dispatch did not execute before it); the dispatch is skipped.")
+        persistent = self.scratch[1] if self.expected is not None or self.table._dispatchable is not compiled \
+            else self.table._persistent   # the persistent binding in force (DESCRIPTORS_VOLATILE: as it is now)
+        if device._debug and not _persistent_initialized(device, compiled, persistent):
             return
-        bound = self.bound
-        late = self.table is not None and self.table._dispatchable is compiled
-        if late:
-            bound = tuple(self.table._tensor_bindings())  # DESCRIPTORS_VOLATILE: bindings as they are now
+        tensors = compiled._info.tensors
+        # What the GPU reads: the descriptor table's slots as the heap holds them now.
+        slots = _d3d12.read_descriptors(context, self.descriptor_table_va, len(tensors))
+        bound = [_decode(context, slots, i) for i in range(len(tensors))]
+        if self.expected is None:
+            if not self._check_late_bindings(device, compiled, bound):
+                return
+        else:
+            self._report_changed_descriptors(context, device, compiled, slots)
+        for tensor, binding in zip(tensors, bound):
+            if binding is not None:
+                _d3d12.require_unordered_access(context, binding.resource,
+                                                f"the {tensor.field} of a DirectML {c_name} dispatch")
+        ranges = [(t.is_output, (b.resource, b.offset, b.size)) for t, b in zip(tensors, bound) if b is not None]
+        _d3d12.note_access(context, self.name, reads=[r for is_output, r in ranges if not is_output],
+                           writes=[r for is_output, r in ranges if is_output])
+        launch = compiled._kernel.launch(self.descriptor_table_va, compiled._constants_va(persistent))
+        _d3d12.dispatch(context, launch)
+
+    def _check_late_bindings(self, device, compiled, bound):
+        """DESCRIPTORS_VOLATILE: the bindings are the descriptors in force now; they get RecordDispatch's
+        checks here (a misuse removes the DML device and skips the dispatch). False when skipped."""
+        c_name = compiled._schema.c_name
         for tensor, binding in zip(compiled._info.tensors, bound):
             if binding is None:
-                device._remove(f"ExecuteCommandLists: {c_name} has no binding for {tensor.field}; the dispatch is skipped.")
-                return
-        if late:
-            # Bindings changed after RecordDispatch get the hazard checks RecordDispatch gave the old ones.
-            try:
-                IDMLCommandRecorder._check_aliasing(compiled, bound)
-                IDMLCommandRecorder._check_scratch_hazards(compiled, bound, self.table)
-            except VoidMisuse as misuse:
-                device._remove(f"ExecuteCommandLists: {misuse.message.rstrip('.')} (bindings in force at execution, "
-                               f"DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE); the dispatch is skipped.")
-                return
-        for tensor, binding in zip(compiled._info.tensors, bound):
-            _d3d12.require_unordered_access(context, binding.resource, f"the {tensor.field} of a DirectML {c_name} dispatch")
-        if self.table is None:
-            # Without DESCRIPTORS_VOLATILE DirectML keeps the bindings of record time (real DirectML may
-            # promote them to root descriptors), so the table's range may be reused or Reset meanwhile.
-            write_descriptors(self.heap, self.first_index, bound)
-        launch = compiled._kernel.launch(self.descriptor_table_va, compiled._constants.gpu_va)
-        _d3d12.dispatch(context, launch)
+                device._remove(f"ExecuteCommandLists: {c_name} has no binding for {tensor.field}; the dispatch is "
+                               f"skipped.")
+                return False
+        table = self.table
+        scratch = table if table._dispatchable is compiled else _Scratch(*self.scratch)
+        try:
+            IDMLCommandRecorder._check_aliasing(compiled, bound)
+            IDMLCommandRecorder._check_scratch_hazards(compiled, bound, scratch)
+        except VoidMisuse as misuse:
+            device._remove(f"ExecuteCommandLists: {misuse.message.rstrip('.')} (bindings in force at execution, "
+                           f"DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE); the dispatch is skipped.")
+            return False
+        return True
+
+    def _report_changed_descriptors(self, context, device, compiled, slots):
+        """Without DESCRIPTORS_VOLATILE, bindings changed after RecordDispatch are undefined in DirectML; the
+        DML debug layer reports each slot whose descriptor is not the one bound at RecordDispatch (the GPU
+        reads what the heap holds)."""
+        gpu_label = _d3d12.heap_label(self.gpu_heap)
+        split = self.cpu_heap is not self.gpu_heap or self.cpu_first != self.gpu_first
+        for i, tensor in enumerate(compiled._info.tensors):
+            now = slots[i * DESCRIPTOR_SIZE:i * DESCRIPTOR_SIZE + 16]
+            then = self.expected[i * DESCRIPTOR_SIZE:i * DESCRIPTOR_SIZE + 16]
+            if (now == then).all():
+                continue
+            hint = (f"; was the table's CPU range (from slot {self.cpu_first} of {_d3d12.heap_label(self.cpu_heap)}) "
+                    f"copied into it?" if split else "")
+            device._report(f"ExecuteCommandLists: slot {self.gpu_first + i} of {gpu_label}, the {tensor.field} "
+                           f"descriptor of a {compiled._schema.c_name} dispatch, holds {_describe(context, now)}, but "
+                           f"RecordDispatch was called with {_describe(context, then)}{hint} Without "
+                           f"DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE the bindings must not change from RecordDispatch "
+                           f"until the work completes (undefined in DirectML; the GPU reads what the heap holds).")
+
+
+class _Scratch:
+    """The temporary and persistent bindings of record time, for the scratch checks of a late dispatch
+    whose table was Reset since."""
+
+    def __init__(self, temporary, persistent):
+        self._temporary, self._persistent = temporary, persistent
+
+
+def _decode(context, slots, index):
+    """Descriptor `index` of a descriptor table as a BoundBuffer, or None (null, or no buffer there)."""
+    va, size, valid = unpack_buffer_descriptor(slots[index * DESCRIPTOR_SIZE:(index + 1) * DESCRIPTOR_SIZE].view(np.uint32))
+    if not valid:
+        return None
+    resource = _d3d12.resource_at(context, va)
+    if resource is None:
+        return None
+    return BoundBuffer(resource, va - _d3d12.resource_gpu_va(resource), size)
+
+
+def _describe(context, descriptor):
+    """A descriptor (16 bytes) in words: "buffer #2 bytes 0 to 96", "a null descriptor", ..."""
+    va, size, valid = unpack_buffer_descriptor(descriptor.view(np.uint32))
+    if not valid:
+        return "a null descriptor"
+    resource = _d3d12.resource_at(context, va)
+    if resource is None:
+        return f"a descriptor of GPU addresses 0x{va:X} to 0x{va + size:X}, in no buffer"
+    offset = va - _d3d12.resource_gpu_va(resource)
+    return f"{_d3d12.label(resource)} bytes {offset} to {offset + size}"
 
 
 class InitializeCommand:
-    """An initializer's dispatch: marks its operators initialized when executed."""
+    """An initializer's dispatch: for each target operator, copy kernels (kernels/initialize.s) through the
+    GPU's dispatch path fill its persistent resource: its precomputed constants, then each owned input.
+    Each reads its descriptors in the table's GPU range as the heap holds them at execution (slot 0 of an
+    operator's part: the persistent resource; slot 1 + i: input i)."""
 
-    def __init__(self, dml_device, operators):
+    def __init__(self, dml_device, initializer, table):
+        from dmlemu.errors import E_OUTOFMEMORY
+        from dmlemu.functional.device_memory import OutOfDeviceMemory
+        from dmlemu.kernels.constant_buffer import COPY_BYTES, pack_copy
         self.dml_device = dml_device
-        self.operators = tuple(operators)
         self.name = "DirectML initialize"
+        self.workgroup_size = dml_device._preset.workgroup_size
+        self.parts = []          # (compiled, table GPU VA of its part, [(name, copy constants VA, dwords)])
+        owned = [(c, first, i, offset) for c, first in zip(initializer._operators, initializer._first_slots())
+                 for i, offset in c._regions[1:]]
+        memory = dml_device._gpu.memory
+        constants = None
+        if owned:
+            try:
+                constants = memory.allocate(COPY_BYTES * len(owned), name="DirectML initializer copies")
+            except OutOfDeviceMemory as error:
+                raise VoidMisuse(f"no GPU memory for the initializer's copies: {error}.", E_OUTOFMEMORY) from None
+            weakref.finalize(self, memory.free, constants)
+        n = 0
+        for compiled, first in zip(initializer._operators, initializer._first_slots()):
+            table_va = _d3d12.heap_descriptor_gpu_va(table._heap, table._first_index + first)
+            c_name = compiled._schema.c_name
+            copies = [(f"DirectML initialize {c_name} constants", compiled._constants_copy_va,
+                       len(compiled._kernel.constants) // 4)]
+            for index, offset in compiled._regions[1:]:
+                tensor = compiled._info.inputs[index]
+                source = _d3d12.heap_descriptor_gpu_va(table._heap, table._first_index + first + 1 + index)
+                dwords = -(-tensor.total_bytes // 4)
+                constants.data[n * COPY_BYTES:(n + 1) * COPY_BYTES] = pack_copy({
+                    "DWORDS": dwords, "WORKGROUP_SIZE": self.workgroup_size, "DESTINATION_OFFSET": offset,
+                    "SOURCE_LO": source & 0xFFFFFFFF, "SOURCE_HI": source >> 32})
+                copies.append((f"DirectML initialize {c_name} {tensor.field}", constants.gpu_va + n * COPY_BYTES, dwords))
+                n += 1
+            self.parts.append((compiled, table_va, copies))
 
     def execute(self, context):
+        from dmlemu.kernels.driver import copy_launch
         if self.dml_device._removed_reason is not None:
             return
-        for compiled in self.operators:
+        for compiled, table_va, copies in self.parts:
+            c_name = compiled._schema.c_name
+            inputs = compiled._info.inputs
+            slots = _d3d12.read_descriptors(context, table_va, 1 + len(inputs))
+            persistent = _decode(context, slots, 0)
+            owned = [(inputs[i], _decode(context, slots, 1 + i)) for i, _ in compiled._regions[1:]]
+            for what, binding in [("persistent resource", persistent)] + [(t.field, b) for t, b in owned]:
+                if binding is not None:
+                    _d3d12.require_unordered_access(context, binding.resource,
+                                                    f"the {what} of a DirectML {c_name} initialization")
+            _d3d12.note_access(context, f"DirectML initialize {c_name}",
+                               reads=[(b.resource, b.offset, b.size) for _, b in owned if b is not None],
+                               writes=[] if persistent is None else [(persistent.resource, persistent.offset,
+                                                                      persistent.size)])
+            for name, constants_va, dwords in copies:
+                _d3d12.dispatch(context, copy_launch(table_va, constants_va, dwords, self.workgroup_size, name))
             compiled._initialized = True
+            compiled._initialized_persistent = None if persistent is None else persistent.gpu_va
+
+
+def _persistent_initialized(device, compiled, persistent):
+    """The DML debug layer at execution: the operator was initialized, into the persistent resource now
+    bound. Otherwise it removes the DML device (the dispatch is skipped) and returns False."""
+    c_name = compiled._schema.c_name
+    if not compiled._initialized:
+        device._remove(f"ExecuteCommandLists: the compiled operator {c_name} was never initialized (its "
+                       f"IDMLOperatorInitializer dispatch did not execute before it); the dispatch is skipped.")
+        return False
+    if persistent is not None and persistent.gpu_va != compiled._initialized_persistent:
+        device._remove(f"ExecuteCommandLists: the persistent resource bound to {c_name} "
+                       f"({_d3d12.label(persistent.resource)} bytes {persistent.offset} to "
+                       f"{persistent.offset + persistent.size}) is not the one its initialization wrote; bind the "
+                       f"persistent resource the IDMLOperatorInitializer dispatch initialized. The dispatch is skipped.")
+        return False
+    return True

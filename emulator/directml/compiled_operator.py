@@ -1,17 +1,30 @@
-"""IDMLCompiledOperator: an operator turned into a GPU kernel plus its constant buffer.
+"""IDMLCompiledOperator: an operator turned into a GPU kernel plus its persistent resource layout.
 
-CompileOperator hands the validated tensors and attributes to the kernel compiler (kernels/), then
-allocates the kernel's constant buffer in GPU memory and copies the constants there; the compiled
-operator owns that memory until it is garbage-collected. It needs one descriptor per tensor (binding
-order: inputs, then outputs), no temporary and no persistent resource. Like every DirectML compiled
-operator it must be initialized once (an IDMLOperatorInitializer dispatch) before it executes.
+CompileOperator hands the validated tensors and attributes to the kernel compiler (kernels/), which
+packs the operator's precomputed constants (element count, dimension records with their division
+constants, Min/Max, Scale/Bias: kernels/constant_buffer.py) once. They are not read from there at
+execution: they live in the operator's persistent resource, which the initializer's dispatch fills
+(a copy kernel, kernels/initialize.s) from the compiled operator's own GPU copy (`_constants`, owned
+until the object is garbage-collected), together with the data of every DML_TENSOR_FLAG_OWNED_BY_DML
+input. Every execution reads them in the bound persistent resource, so an execution sees what
+initialization left there.
+
+Binding properties: one descriptor per tensor (binding order: inputs, then outputs; an owned input's
+slot describes its copy in the persistent resource), no temporary resource, and a persistent
+resource of `persistent_layout` bytes: the constants at 0, then each owned input at the next multiple
+of DML_PERSISTENT_BUFFER_ALIGNMENT. Like every DirectML compiled operator it must be initialized (an
+IDMLOperatorInitializer dispatch) before it executes.
 """
 import weakref
 
 from dmlemu.errors import E_INVALIDARG, E_NOTIMPL, E_OUTOFMEMORY, HResultError
+from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE, write_buffer_descriptor
 from dmlemu.functional.device_memory import OutOfDeviceMemory
 from dmlemu.directml import enums
-from dmlemu.directml.enums import DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION, DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE
+from dmlemu.directml.enums import (
+    DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION, DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE,
+    DML_PERSISTENT_BUFFER_ALIGNMENT,
+)
 from dmlemu.directml.objects import IDMLDispatchable
 from dmlemu.directml.structs import DML_BINDING_PROPERTIES
 
@@ -47,7 +60,9 @@ class IDMLCompiledOperator(IDMLDispatchable):
         self._half_precision = bool(flags & DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION) and preset.native_fp16
         self._initialized = False            # set when an initializer dispatch for it executes
         self._initialization_recorded = False  # set when such a dispatch is recorded
+        self._initialized_persistent = None  # (resource, offset) the last executed initialization wrote
         self._kernel = self._compile(preset)
+        self._regions, self._persistent_size = persistent_layout(self._info.inputs, len(self._kernel.constants))
         self._constants = self._upload_constants(dml_device._gpu.memory)
 
     @property
@@ -77,20 +92,66 @@ class IDMLCompiledOperator(IDMLDispatchable):
                                              f"{self._schema.c_name}: {error}") from None
 
     def _upload_constants(self, memory):
+        """DirectML's own GPU copy of the precomputed constants, which initialization copies into the
+        persistent resource: the constant buffer, then (at the next 32 bytes) a buffer descriptor of it and
+        the constants of its copy (kernels/initialize.s)."""
+        from dmlemu.kernels.constant_buffer import COPY_BYTES, pack_copy
         constants = self._kernel.constants
+        descriptor_at = -(-len(constants) // DESCRIPTOR_SIZE) * DESCRIPTOR_SIZE
         try:
-            allocation = memory.allocate(max(4, len(constants)), name=f"{self._schema.c_name} constants")
+            allocation = memory.allocate(descriptor_at + DESCRIPTOR_SIZE + COPY_BYTES,
+                                         name=f"{self._schema.c_name} constants")
         except OutOfDeviceMemory as error:
             raise HResultError(E_OUTOFMEMORY, f"CompileOperator: no GPU memory for the constant buffer of "
                                               f"{self._schema.c_name}: {error}.") from None
         allocation.data[:len(constants)] = constants
+        write_buffer_descriptor(allocation.data, descriptor_at, allocation.gpu_va, len(constants))
+        source = allocation.gpu_va + descriptor_at
+        copy = pack_copy({"DWORDS": len(constants) // 4, "WORKGROUP_SIZE": self._device._preset.workgroup_size,
+                          "DESTINATION_OFFSET": 0, "SOURCE_LO": source & 0xFFFFFFFF, "SOURCE_HI": source >> 32})
+        allocation.data[descriptor_at + DESCRIPTOR_SIZE:] = copy
+        self._constants_copy_va = source + DESCRIPTOR_SIZE
         weakref.finalize(self, memory.free, allocation)
         return allocation
 
     def GetBindingProperties(self):
-        """One descriptor per tensor; no temporary or persistent resource."""
+        """One descriptor per tensor, no temporary resource, the persistent resource of persistent_layout."""
         return DML_BINDING_PROPERTIES(RequiredDescriptorCount=len(self._info.tensors),
-                                      TemporaryResourceSize=0, PersistentResourceSize=0)
+                                      TemporaryResourceSize=0, PersistentResourceSize=self._persistent_size)
+
+    def _descriptor_bindings(self, bound, persistent):
+        """What the descriptor table's slots describe at execution: `bound` (BoundBuffer or None per tensor,
+        binding order), with each owned input's slot pointing at its copy in the `persistent` binding (None
+        when no persistent resource is bound: a null descriptor, whose reads return 0)."""
+        from dmlemu.directml.binding_table import BoundBuffer
+        slots = list(bound)
+        for index, offset in self._regions[1:]:
+            tensor = self._info.inputs[index]
+            slots[index] = None if persistent is None else BoundBuffer(
+                persistent.resource, persistent.offset + offset, tensor.total_bytes)
+        return slots
+
+    @staticmethod
+    def _constants_va(persistent):
+        """Where an execution's kernel reads the constant buffer: the persistent binding (0 when none is
+        bound; the GPU reads zeros there)."""
+        return 0 if persistent is None else persistent.gpu_va
 
     def __repr__(self):
         return f"<IDMLCompiledOperator {self._schema.c_name}>"
+
+
+def persistent_layout(inputs, constants_bytes):
+    """The regions of a compiled operator's persistent resource and its size.
+
+    Returns ([(None, 0), (input index, byte offset), ...], size): the constant buffer at 0, then each
+    DML_TENSOR_FLAG_OWNED_BY_DML input at the next multiple of DML_PERSISTENT_BUFFER_ALIGNMENT; the size
+    is rounded up to that alignment too.
+    """
+    align = lambda n: -(-n // DML_PERSISTENT_BUFFER_ALIGNMENT) * DML_PERSISTENT_BUFFER_ALIGNMENT
+    regions, end = [(None, 0)], align(constants_bytes)
+    for index, tensor in enumerate(inputs):
+        if tensor.owned_by_dml:
+            regions.append((index, end))
+            end = align(end + tensor.total_bytes)
+    return regions, end

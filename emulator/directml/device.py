@@ -252,7 +252,7 @@ class IDMLDevice1(IDMLDevice):
 
     @hresult_method
     def CompileGraph(self, desc, flags):
-        raise HResultError(E_NOTIMPL, "IDMLDevice1.CompileGraph: dmlemu does not implement operator graphs yet.")
+        raise HResultError(E_NOTIMPL, "dmlemu does not implement operator graphs yet.")
 
 
 def _create_device(d3d12_device, flags, minimum_level, max_feature_level, where):
@@ -261,19 +261,26 @@ def _create_device(d3d12_device, flags, minimum_level, max_feature_level, where)
                                          f"{describe(d3d12_device)}; "
                                          f"it must be an ID3D12Device.")
     flags = check_flags(flags, DML_CREATE_DEVICE_FLAGS, f"{where} flags")
-    minimum_level = check_enum(minimum_level, DML_FEATURE_LEVEL, f"{where} minimumFeatureLevel")
     preset = _d3d12.gpu_of(d3d12_device).preset
     if max_feature_level is None:
         max_feature_level = preset.max_feature_level
     max_feature_level = check_enum(max_feature_level, DML_FEATURE_LEVEL, f"{where} max_feature_level")
+    # A level above the runtime's highest is DXGI_ERROR_UNSUPPORTED, also when this runtime does not
+    # know its name (a newer DirectML's level); only unknown values below it are E_INVALIDARG.
+    if is_integer(minimum_level) and int(minimum_level) > max_feature_level:
+        raise HResultError(DXGI_ERROR_UNSUPPORTED,
+                           f"{where} minimumFeatureLevel is {_level_text(minimum_level)}; this DirectML supports up "
+                           f"to {max_feature_level.name}.")
+    minimum_level = check_enum(minimum_level, DML_FEATURE_LEVEL, f"{where} minimumFeatureLevel")
     reason = _d3d12.device_removed_reason(d3d12_device)
     if reason:
         raise HResultError(DXGI_ERROR_DEVICE_REMOVED, f"{where}: the D3D12 device was removed ({hresult_name(reason)}).")
-    if minimum_level > max_feature_level:
-        raise HResultError(DXGI_ERROR_UNSUPPORTED,
-                           f"{where} minimumFeatureLevel is {minimum_level.name}; this DirectML supports up to "
-                           f"{max_feature_level.name}.")
     return IDMLDevice1(d3d12_device, flags, max_feature_level)
+
+
+def _level_text(level):
+    """A DML_FEATURE_LEVEL's C name, or its hex value when this runtime has no name for it."""
+    return DML_FEATURE_LEVEL(int(level)).name if int(level) in DML_FEATURE_LEVEL._c_names_ else f"0x{int(level):X}"
 
 
 def DMLCreateDevice(d3d12Device, flags, *, max_feature_level=None):

@@ -1,10 +1,18 @@
 """IDMLOperatorInitializer: the dispatchable that initializes compiled operators before they run.
 
-DirectML requires each compiled operator to be initialized once (its persistent resource filled,
-DML-owned weights uploaded) by recording an initializer dispatch and executing it. dmlemu's operators
-own no persistent data, so the dispatch only marks them initialized when it executes on the GPU
-queue; executing a compiled operator that never was is an error. An initializer with no operators is
-legal and its dispatch does nothing.
+DirectML requires each compiled operator to be initialized (its persistent resource filled, DML-owned
+inputs copied into it) by recording an initializer dispatch and executing it. Here the dispatch runs,
+for each target operator, the copy kernel kernels/initialize.s through the GPU's dispatch path: once
+for the operator's precomputed constants and once per DML_TENSOR_FLAG_OWNED_BY_DML input, each into
+its region of the operator's persistent resource (compiled_operator.persistent_layout).
+
+Binding properties: the initializer's descriptor range holds, for each target operator in order, one
+descriptor for its persistent resource (the initializer's output) followed by one per input of the
+operator (the DML_BUFFER_ARRAY_BINDING of BindInputs; only owned inputs are bound, the other slots
+hold null descriptors). RequiredDescriptorCount is the sum of (1 + input count) over the operators;
+no temporary resource is needed; initializers never have a persistent resource. An initializer with
+no operators is legal: it needs nothing and its dispatch does nothing. Reset retargets it, and its
+binding properties change with the operators.
 """
 from dmlemu.directml import enums
 from dmlemu.com import hresult_method
@@ -24,9 +32,19 @@ class IDMLOperatorInitializer(IDMLDispatchable):
         """Retarget the initializer at a new sequence of IDMLCompiledOperator (None: none)."""
         self._operators = self._device._check_compiled_list(operators, "operators")
 
+    def _first_slots(self):
+        """The first descriptor of each operator's part of the range (its persistent resource's slot)."""
+        firsts, slot = [], 0
+        for compiled in self._operators:
+            firsts.append(slot)
+            slot += 1 + len(compiled._info.inputs)
+        return firsts
+
     def GetBindingProperties(self):
-        """No descriptors, no temporary resource; initializers never have a persistent resource."""
-        return DML_BINDING_PROPERTIES(RequiredDescriptorCount=0, TemporaryResourceSize=0, PersistentResourceSize=0)
+        """A persistent-resource descriptor and one per input for each operator; no temporary resource;
+        initializers never have a persistent resource."""
+        count = sum(1 + len(compiled._info.inputs) for compiled in self._operators)
+        return DML_BINDING_PROPERTIES(RequiredDescriptorCount=count, TemporaryResourceSize=0, PersistentResourceSize=0)
 
     def __repr__(self):
         return f"<IDMLOperatorInitializer of {len(self._operators)} operators>"

@@ -8,20 +8,14 @@ DXGI_ERROR_DEVICE_REMOVED; failures reported to the debug layer and raised as HR
 `void_method` for Bind* / RecordDispatch (a no-op once the device is removed; a VoidMisuse removes the
 device with E_INVALIDARG). Sentences name methods as "IDMLBindingTable.BindInputs".
 """
-import uuid
-
-from dmlemu.com import COMObject, hresult_method
-from dmlemu.errors import DXGI_ERROR_NOT_FOUND, E_INVALIDARG, E_NOINTERFACE, HResultError, describe
+from dmlemu.com import COMObject, as_guid, hresult_method, query_interface
+from dmlemu.errors import DXGI_ERROR_NOT_FOUND, E_INVALIDARG, HResultError, describe
 from dmlemu.directml import enums
 
 
-def _guid(value, where):
-    if isinstance(value, uuid.UUID):
-        return value
-    try:
-        return uuid.UUID(str(value))
-    except (ValueError, TypeError, AttributeError):
-        raise HResultError(E_INVALIDARG, f"{where} is {value!r}; it must be a GUID (uuid.UUID or its string).") from None
+_guid = as_guid
+# IID -> C interface name, for QueryInterface's sentences.
+_INTERFACE_NAMES = {getattr(enums, name): name[len("IID_"):] for name in dir(enums) if name.startswith("IID_")}
 
 
 class IDMLObject(COMObject):
@@ -40,10 +34,8 @@ class IDMLObject(COMObject):
     @hresult_method
     def QueryInterface(self, riid):
         """Returns this object when it implements `riid`; E_NOINTERFACE otherwise."""
-        iid = _guid(riid, "riid")
-        if iid in self._supported_iids():
-            return self
-        raise HResultError(E_NOINTERFACE, f"riid {iid} is not an interface of {type(self).__name__}.")
+        interfaces = {iid: _INTERFACE_NAMES.get(iid, str(iid)) for iid in sorted(self._supported_iids(), key=str)}
+        return query_interface(self, riid, interfaces, type(self).__name__)
 
     def _supported_iids(self):
         iids = set()

@@ -12,8 +12,8 @@ Rules that are dmlemu's own choices rather than documented DirectML behaviour (s
   be non-zero and exceed the largest offset reachable by the dimensions with smaller strides. Every
   packed, padded or permuted (e.g. NHWC) layout passes; a few exotic interleavings that happen to be
   injective are rejected too.
-- DML_TENSOR_FLAG_OWNED_BY_DML is E_INVALIDARG on outputs (as in DirectML) and E_NOTIMPL on inputs
-  (DirectML accepts it; dmlemu does not implement DML-owned weights yet).
+- DML_TENSOR_FLAG_OWNED_BY_DML is E_INVALIDARG on outputs (as in DirectML); an owned input is bound
+  at initialization and kept in the persistent resource (docs/PERSISTENT_RESOURCES.md).
 - A 64-bit tensor (FLOAT64/INT64/UINT64) on an adapter without 64-bit support is E_INVALIDARG.
 """
 from dataclasses import dataclass
@@ -157,6 +157,11 @@ class TensorInfo:
         return tuple(reversed(strides))
 
     @property
+    def owned_by_dml(self):
+        """DML_TENSOR_FLAG_OWNED_BY_DML: bound at initialization, read from the persistent resource."""
+        return bool(self.flags & DML_TENSOR_FLAG_OWNED_BY_DML)
+
+    @property
     def binding_alignment(self):
         """What a binding's Offset must be a multiple of."""
         return max(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, self.alignment)
@@ -190,11 +195,8 @@ def validate_tensor(tensor_desc, role, support, schema, feature_level, preset):
                       f"a DML_TENSOR_TYPE_BUFFER tensor needs a DML_BUFFER_TENSOR_DESC.")
     data_type = check_enum(desc.DataType, DML_TENSOR_DATA_TYPE, f"{name}.DataType")
     flags = check_flags(desc.Flags, DML_TENSOR_FLAGS, f"{name}.Flags")
-    if flags & DML_TENSOR_FLAG_OWNED_BY_DML:
-        if role.is_output:
-            raise invalid(f"{name}.Flags has DML_TENSOR_FLAG_OWNED_BY_DML; only input tensors can be owned by DirectML.")
-        raise HResultError(E_NOTIMPL, f"{name}.Flags has DML_TENSOR_FLAG_OWNED_BY_DML; dmlemu does not implement "
-                                      f"DML-owned tensors yet (bind {name} at execution instead).")
+    if flags & DML_TENSOR_FLAG_OWNED_BY_DML and role.is_output:
+        raise invalid(f"{name}.Flags has DML_TENSOR_FLAG_OWNED_BY_DML; only input tensors can be owned by DirectML.")
 
     sizes = check_sequence(desc.Sizes, f"{name}.Sizes") if desc.Sizes is not None else None
     if sizes is None:

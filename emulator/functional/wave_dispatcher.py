@@ -9,6 +9,8 @@ Launch ABI (what a wave finds when it starts):
     s0 .. s(k-1)   the launch's user SGPRs (descriptor table address, constant buffer address, ...)
     s(k)           the workgroup id
     v0             the thread id within the workgroup
+    (a compute shader launch, with a group grid: s(k) .. s(k+2) the group's X, Y, Z and v1 .. v3 the
+    thread's X, Y, Z in its group; docs/KERNEL_ABI.md)
     EXEC           lanes whose thread id is < T
 """
 from dataclasses import dataclass
@@ -20,6 +22,7 @@ from dmlemu.functional.executor import ExecutionStats, run
 from dmlemu.functional.wave import WaveBatch
 
 DEFAULT_BATCH_LANES = 1 << 17
+_ZERO_ID = np.zeros((1, 1), dtype=np.uint32)
 
 
 def _keep_freed_memory():
@@ -60,6 +63,11 @@ class KernelLaunch:
     elements: int = 0             # logical elements processed (for summaries)
     vgprs_used: int = 0           # registers the kernel needs (occupancy in the timing model)
     sgprs_used: int = 0
+    # Compute shaders (D3D12 Dispatch): the grid of groups (X, Y, Z) and of threads in a group
+    # (numthreads). With a grid, s(k), s(k+1), s(k+2) hold the group's X, Y, Z instead of the linear
+    # group id, and v1, v2, v3 the thread's X, Y, Z in its group (docs/KERNEL_ABI.md).
+    group_grid: tuple = ()
+    thread_grid: tuple = ()
 
 
 class Dispatcher:
@@ -106,5 +114,24 @@ class Dispatcher:
         batch.sgpr[len(launch.user_sgprs)] = group
         thread = in_group * np.uint32(width) + np.arange(width, dtype=np.uint32).reshape(1, width)
         batch.vgpr[0] = thread
+        if launch.group_grid:
+            self._grid_ids(batch, len(launch.user_sgprs), group, thread, launch.group_grid, launch.thread_grid)
         batch.set_exec(thread < np.uint32(launch.workgroup_size))
         return batch
+
+    @staticmethod
+    def _grid_ids(batch, first_sgpr, group, thread, group_grid, thread_grid):
+        """The 3-D ids of a compute shader launch: group X, Y, Z in s(k) .. s(k+2), thread X, Y, Z in v1 .. v3."""
+        for i, part in enumerate(_split_ids(group, group_grid)):
+            batch.sgpr[first_sgpr + i] = part
+        for i, part in enumerate(_split_ids(thread, thread_grid)):
+            batch.vgpr[1 + i] = part
+
+
+def _split_ids(ids, grid):
+    """Linear ids -> (X, Y, Z) in a grid, X fastest. A 1-D grid keeps the linear ids and two compact
+    zeros: no per-lane work is added."""
+    if grid[1] == 1 and grid[2] == 1:
+        return ids, _ZERO_ID, _ZERO_ID
+    gx, gy = np.uint32(grid[0]), np.uint32(grid[1])
+    return ids % gx, (ids // gx) % gy, ids // (gx * gy)

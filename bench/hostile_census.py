@@ -1,0 +1,99 @@
+"""Census of hostile inputs: for each public entry, how many hostile inputs its property tests tried and how
+each ended (refused with its documented error, or accepted and run correctly); a failing one is a bug.
+
+Runs the property tests of each entry under pytest with hypothesis statistics and reads the outcome events
+the tests note (tests/operator_cases.py `outcome`). The CI profile is what `make test` runs; the long profile
+(DMLEMU_FUZZ_PROFILE=long) tries 25 times more.
+
+    .venv/bin/python bench/hostile_census.py [--profile ci|long] [--markdown]
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# entry -> the property tests that feed it hostile input (pytest node ids, relative to the checkout)
+ENTRIES = [
+    ("D3D12 mirror methods", ["tests/test_d3d12_hostile_input.py::test_d3d12_methods_only_raise_hresult_errors"]),
+    ("DirectML device, operators, bindings", ["tests/test_directml_fuzz.py"]),
+    ("DirectML operator descs (dispatched)",
+     ["tests/test_directml_dispatch_fuzz.py::test_invalid_cases_fail_cleanly_with_a_sentence",
+      "tests/test_directml_dispatch_fuzz.py::test_valid_cases_match_golden_bit_for_bit"]),
+    ("run_operator", ["tests/test_run_operator_hostile_inputs.py::test_any_argument_ends_in_outputs_or_a_documented_error"]),
+    ("dmlemu run", ["tests/test_cli_hostile_input.py::test_hostile_run_arguments_give_one_line_or_run"]),
+    ("every dmlemu command", ["tests/test_cli_commands_hostile.py"]),
+    ("dmlemu asm / assembler", ["tests/test_asm_hostile_input.py::test_hostile_sources_give_one_line_or_a_program_that_decodes",
+                                "tests/test_asm_hostile_input.py::test_the_assembler_raises_only_assembly_errors_and_its_output_decodes"]),
+    ("dmlemu disasm / disassembler", ["tests/test_asm_hostile_input.py::test_hostile_binaries_give_one_line_or_a_listing",
+                                      "tests/test_program_validation.py::test_random_words_disassemble_to_text_that_assembles_back_or_are_rejected"]),
+    ("program loader and executor", ["tests/test_program_validation.py::test_random_programs_are_rejected_or_run_to_an_end"]),
+    ("trace reader", ["tests/test_trace_files_hostile.py"]),
+    ("adapter preset construction", ["tests/test_preset_hostile_input.py"]),
+]
+
+REFUSED, ACCEPTED = "refused with its documented error", "accepted"
+_PHASE = re.compile(r"(\d+) passing, (\d+) failing, and (\d+) invalid")
+_EVENT = re.compile(r"\*\s+([\d.]+)%, (.+)$")
+
+
+def census(node_ids, profile):
+    """(inputs tried, refused, accepted, failing) summed over the property tests named by node_ids."""
+    env = dict(os.environ, DMLEMU_FUZZ_PROFILE=profile)
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                             "--hypothesis-show-statistics", *node_ids], cwd=ROOT, env=env,
+                            capture_output=True, text=True)
+    tried = refused = accepted = failing = 0
+    test = passing = None
+    for line in result.stdout.splitlines():
+        if "::" in line and line.rstrip().endswith(":") and not line.startswith(" "):
+            test = line.strip()
+            continue
+        phase = _PHASE.search(line)
+        if phase:
+            passing = int(phase.group(1))
+            tried += passing
+            failing += int(phase.group(2))
+            # The dispatch fuzz draws its cases valid or invalid by construction (its own events name them).
+            if "test_valid_cases" in test:
+                accepted += passing
+            elif "test_invalid_cases" in test:
+                refused += passing
+            continue
+        event = _EVENT.search(line.strip())
+        if event and passing:
+            count = round(float(event.group(1)) * passing / 100)
+            if event.group(2) == REFUSED:
+                refused += count
+            elif event.group(2) == ACCEPTED:
+                accepted += count
+    if result.returncode not in (0, 5):
+        failing = max(failing, 1)
+    return tried, refused, accepted, failing
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--profile", choices=("ci", "long"), default="ci")
+    parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    args = parser.parse_args(argv)
+    rows = [(name, *census(nodes, args.profile)) for name, nodes in ENTRIES]
+    if args.markdown:
+        print("| entry | hostile inputs tried | refused with a documented error | accepted and correct | failing |")
+        print("|---|---:|---:|---:|---:|")
+        for name, tried, refused, accepted, failing in rows:
+            print(f"| {name} | {tried} | {refused} | {accepted} | {failing} |")
+    else:
+        print(f"{'entry':<40} {'tried':>8} {'refused':>8} {'accepted':>9} {'failing':>8}")
+        for name, tried, refused, accepted, failing in rows:
+            print(f"{name:<40} {tried:>8} {refused:>8} {accepted:>9} {failing:>8}")
+    total = [sum(r[i] for r in rows) for i in range(1, 5)]
+    print(f"total: {total[0]} hostile inputs tried, {total[1]} refused with a documented error, {total[2]} accepted "
+          f"and correct, {total[3]} failing ({args.profile} profile)")
+    return 1 if total[3] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
