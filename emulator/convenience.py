@@ -70,9 +70,10 @@ class Session:
     """One D3D12 device and one DML device; runs operators on it one after another.
 
     Each run is the HelloDirectML sequence: CreateOperator, CompileOperator, a descriptor heap and
-    binding table, UPLOAD -> DEFAULT copies, the initializer's RecordDispatch (which fills the
-    persistent resource, DML-owned inputs included), the operator's RecordDispatch (the table Reset
-    to the heap's next range), a READBACK copy, then one ExecuteCommandLists and a fence wait. Operators run on
+    binding table, the initializer's RecordDispatch (which fills the persistent resource, uploaded
+    DML-owned inputs included) executed and waited for, then UPLOAD -> DEFAULT copies, the
+    operator's RecordDispatch (the table Reset to the heap's next range), a READBACK copy, one
+    ExecuteCommandLists and a fence wait. Operators run on
     one session share one device, so one capture (traces.capture(session.device)) holds them all.
     """
 
@@ -106,9 +107,33 @@ class Session:
         self.allocator.Reset()
         self.command_list.Reset(self.allocator, None)
 
-    def run(self, desc, inputs, flags=0):
+    def _upload_inputs(self, arrays, tensors, which, buffers):
+        """Record UPLOAD -> DEFAULT copies of the inputs `which` selects into new DEFAULT buffers (stored in
+        `buffers`), each written at its tensor's strides; returns the UPLOAD buffer (or None)."""
+        d3d12 = _d3d12()
+        chosen = [i for i, w in enumerate(which) if w]
+        if not chosen:
+            return None
+        offsets, size = _layout([tensors[i].total_bytes for i in chosen])
+        upload = self._buffer(size, d3d12.D3D12_HEAP_TYPE_UPLOAD, d3d12.D3D12_RESOURCE_STATE_GENERIC_READ, uav=False)
+        mapped = upload.Map(0, None)
+        barriers = []
+        for i, offset in zip(chosen, offsets):
+            tensor = tensors[i]
+            golden.scatter(mapped[offset:offset + tensor.total_bytes], 0, arrays[i], tensor.effective_strides)
+            resource = self._buffer(tensor.total_bytes, d3d12.D3D12_HEAP_TYPE_DEFAULT, d3d12.D3D12_RESOURCE_STATE_COPY_DEST)
+            self.command_list.CopyBufferRegion(resource, 0, upload, offset, tensor.total_bytes)
+            barriers.append(d3d12.CD3DX12_RESOURCE_BARRIER.Transition(
+                resource, d3d12.D3D12_RESOURCE_STATE_COPY_DEST, d3d12.D3D12_RESOURCE_STATE_UNORDERED_ACCESS))
+            buffers[i] = resource
+        upload.Unmap(0, None)
+        self.command_list.ResourceBarrier(barriers)
+        return upload
+
+    def run(self, desc, inputs, flags=0, started=None):
         """Create, compile, initialize, bind, record and execute one operator; returns its outputs
-        (see run_operator for the arguments)."""
+        (see run_operator for the arguments). `started`, if given, is called once initialization has
+        executed, before the execution's work is recorded."""
         d3d12 = _d3d12()
         compiled = self.dml.CompileOperator(self.dml.CreateOperator(_operator_desc(desc)), flags)
         info = compiled._info
@@ -139,35 +164,24 @@ class Session:
         if persistent is not None:
             table.BindOutputs([_binding(persistent, persistent_size)])
 
-        # Inputs: one UPLOAD buffer -> a DEFAULT buffer each, written at each tensor's strides.
-        upload_offsets, upload_size = _layout([t.total_bytes for t in info.inputs])
-        upload = self._buffer(upload_size, d3d12.D3D12_HEAP_TYPE_UPLOAD, d3d12.D3D12_RESOURCE_STATE_GENERIC_READ,
-                              uav=False)
-        mapped = upload.Map(0, None)
-        input_buffers, barriers = [], []
-        for array, tensor, offset in zip(arrays, info.inputs, upload_offsets):
-            golden.scatter(mapped[offset:offset + tensor.total_bytes], 0, array, tensor.effective_strides)
-            resource = self._buffer(tensor.total_bytes, d3d12.D3D12_HEAP_TYPE_DEFAULT,
-                                    d3d12.D3D12_RESOURCE_STATE_COPY_DEST)
-            self.command_list.CopyBufferRegion(resource, 0, upload, offset, tensor.total_bytes)
-            barriers.append(d3d12.CD3DX12_RESOURCE_BARRIER.Transition(
-                resource, d3d12.D3D12_RESOURCE_STATE_COPY_DEST, d3d12.D3D12_RESOURCE_STATE_UNORDERED_ACCESS))
-            input_buffers.append(resource)
-        upload.Unmap(0, None)
-        if barriers:
-            self.command_list.ResourceBarrier(barriers)
-        # Initialize the operator: DML_TENSOR_FLAG_OWNED_BY_DML inputs are bound to the initializer (one
-        # DML_BUFFER_ARRAY_BINDING for the operator) and copied into the persistent resource; the others
-        # are bound for the execution.
+        # Initialize the operator, in a submission of its own as HelloDirectML does (before `started`):
+        # DML_TENSOR_FLAG_OWNED_BY_DML inputs are uploaded first and bound to the initializer (one
+        # DML_BUFFER_ARRAY_BINDING for the operator), which copies them into the persistent resource.
         owned = [t.owned_by_dml for t in info.inputs]
+        input_buffers = [None] * len(arrays)
+        keep = [self._upload_inputs(arrays, info.inputs, owned, input_buffers)]
         if any(owned):
             table.BindInputs([DML_BINDING_DESC(Type=DML_BINDING_TYPE_BUFFER_ARRAY, Desc=DML_BUFFER_ARRAY_BINDING(
                 Bindings=[DML_BUFFER_BINDING(Buffer=r if o else None, Offset=0, SizeInBytes=t.total_bytes if o else 0)
                           for r, t, o in zip(input_buffers, info.inputs, owned)]))])
         self.command_list.SetDescriptorHeaps([heap])
         self.recorder.RecordDispatch(self.command_list, initializer, table)
-        if persistent is not None:   # the execution reads what initialization wrote
-            self.command_list.ResourceBarrier([d3d12.CD3DX12_RESOURCE_BARRIER.UAV(persistent)])
+        self._execute_and_wait()
+        if started is not None:
+            started()
+        # The other inputs: one UPLOAD buffer -> a DEFAULT buffer each, written at each tensor's strides.
+        keep.append(self._upload_inputs(arrays, info.inputs, [not o for o in owned], input_buffers))
+        self.command_list.SetDescriptorHeaps([heap])
         output_buffers = [self._buffer(t.total_bytes, d3d12.D3D12_HEAP_TYPE_DEFAULT,
                                        d3d12.D3D12_RESOURCE_STATE_UNORDERED_ACCESS) for t in info.outputs]
 
@@ -209,7 +223,8 @@ class Session:
         return outputs
 
 
-def run_operator(desc, inputs, *, flags=0, adapter=None, feature_level=None, debug=False, trace=None):
+def run_operator(desc, inputs, *, flags=0, adapter=None, feature_level=None, debug=False, trace=None,
+                 trace_max_rows=None):
     """Run an operator on NumPy inputs through the mirror; returns the outputs as NumPy arrays.
 
     desc: a DML_OPERATOR_DESC, or an operator desc struct (DML_ELEMENT_WISE_CLIP_OPERATOR_DESC, ...).
@@ -222,8 +237,12 @@ def run_operator(desc, inputs, *, flags=0, adapter=None, feature_level=None, deb
     feature_level: the emulated DirectML runtime's highest feature level (None: the adapter's).
     debug: create the DML device with DML_CREATE_DEVICE_FLAG_DEBUG.
     trace: None (no capture), or a trace detail level ("dispatch", "wave", "instruction", "memory"):
-        the whole run on the device (uploads, dispatches, readback) is captured with traces.capture
-        and (outputs, trace) is returned instead of outputs.
+        the run on the device after initialization (uploads, the dispatch, readback; the initializer's
+        dispatch runs in a submission of its own before) is captured with traces.capture
+        and (outputs, trace) is returned instead of outputs. Export it with traces.save_chrome_json,
+        traces.save_pftrace (native Perfetto, the optional perfetto package) or traces.save_trace.
+    trace_max_rows: rows the recorder keeps per table before it folds (None: its default,
+        traces.recorder.DEFAULT_MAX_ROWS); the trace's folded() says what was folded.
     Each output comes back with its tensor's Sizes as shape, read at its strides. A fresh Session
     (devices, queue, list) serves each call; use Session directly to run several on one device.
     """
@@ -231,9 +250,11 @@ def run_operator(desc, inputs, *, flags=0, adapter=None, feature_level=None, deb
     if trace is None:
         return session.run(desc, inputs, flags)
     from dmlemu.traces.capture import capture
-    cap = capture(session.device, detail=trace)
-    with cap:
-        outputs = session.run(desc, inputs, flags)
+    cap = capture(session.device, detail=trace, max_rows=trace_max_rows)
+    try:
+        outputs = session.run(desc, inputs, flags, started=cap.begin)
+    finally:
+        cap.end()
     return outputs, cap.trace
 
 

@@ -342,6 +342,7 @@ def _run(case, rig, stage, handles, watch):
     if "side_init" in faults:
         side_allocator = rig.device.CreateCommandAllocator(D3D12_COMMAND_LIST_TYPE_DIRECT)
         side = rig.device.CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_DIRECT, side_allocator, None)
+        rig.set_heap_on(side)   # the initializer's descriptors are in the rig's heap
         rig.recorder.RecordDispatch(side, initializer, init_table)   # recorded, never executed
         handles["side_list"] = side
     elif "no_init" not in faults:

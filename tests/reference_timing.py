@@ -78,10 +78,10 @@ def reference_cycles(preset, wave_width, launch, stats):
                     level_bytes = LevelBytes(sectors * sector_bytes, (ic_hits + ic_writes) * sector_bytes,
                                              (dram_reads + dram_writes) * sector_bytes, ic_hits * sector_bytes,
                                              dram_reads * sector_bytes)
-                    done = simd.cu.try_issue(arrive, sectors, level_bytes, step.is_write)
+                    done = simd.cu.try_issue(arrive, sectors, step.is_write, *level_bytes)
                     if done is None:
                         yield env.timeout(arrive - env.now)
-                        done = yield from simd._issue_in_chunks(env, sectors, level_bytes, step.is_write)
+                        done, _ = yield from simd._issue_in_chunks(env.timeout, arrive, sectors, level_bytes, step.is_write)
                 if step.is_write:
                     last["store"] = max(last["store"], done)
                 else:

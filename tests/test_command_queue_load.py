@@ -42,14 +42,13 @@ class LoadRig(MirrorRig):
 
     def __init__(self, preset=DEFAULT_PRESET, timing=True):
         # timing=False: emulation-only mode, same bits, estimated cycles
-        super().__init__(preset, dml_flags=DML_CREATE_DEVICE_FLAG_NONE, heap_slots=2, timing=timing)
+        super().__init__(preset, dml_flags=DML_CREATE_DEVICE_FLAG_NONE, heap_slots=4, timing=timing)
         t = DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
             DataType=DML_TENSOR_DATA_TYPE_FLOAT32, Sizes=[ELEMENTS], TotalTensorSizeInBytes=4 * ELEMENTS))
         self.compiled = self.compile(DML_OPERATOR_DESC(
             Type=DML_OPERATOR_ELEMENT_WISE_CLIP, Desc=DML_ELEMENT_WISE_CLIP_OPERATOR_DESC(
                 InputTensor=t, OutputTensor=t, ScaleBias=DML_SCALE_BIAS(*SCALE_BIAS), Min=MIN, Max=MAX)))
-        initializer = self.dml.CreateOperatorInitializer([self.compiled])
-        self.recorder.RecordDispatch(self.list, initializer, self.table(initializer, size=2))
+        self.initialize(self.compiled)
         self.work = self.buffer(4 * ELEMENTS)
         self.staging = self.buffer(4 * ELEMENTS, D3D12_HEAP_TYPE_UPLOAD)
         self.readback = self.buffer(4 * ELEMENTS, D3D12_HEAP_TYPE_READBACK)

@@ -20,7 +20,7 @@ from dmlemu.errors import (DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_INVALID_CALL, E
 from dmlemu.functional.executor import Program
 from dmlemu.presets import TEACHING
 from memory_watch import MemoryWatch
-from mirror_rig import ClipRig, MirrorRig, removal
+from mirror_rig import buffer_binding, ClipRig, MirrorRig, removal
 from operator_cases import small_clip_works
 
 pytestmark = pytest.mark.usefixtures("guard_bytes")
@@ -47,7 +47,9 @@ def _never_initialized(rig):
     side = rig.device.CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_DIRECT,
                                         rig.device.CreateCommandAllocator(D3D12_COMMAND_LIST_TYPE_DIRECT), None)
     rig.set_heap_on(side)
-    rig.recorder.RecordDispatch(side, rig.initializer, rig.table(rig.initializer, size=2))   # never executed
+    table = rig.table(rig.initializer, first=2, size=2)
+    table.BindOutputs([buffer_binding(rig.persistent_resource(rig.compiled))])
+    rig.recorder.RecordDispatch(side, rig.initializer, table)   # never executed
     rig.recorder.RecordDispatch(rig.list, rig.compiled, rig.bound_table())
     rig.list.Close()
     rig.queue.ExecuteCommandLists([rig.list])
@@ -89,6 +91,14 @@ def test_command_list_misuse_is_reported_and_named(misuse, reporter, hresult, se
     rig = ClipRig(d3d12_debug=debug, dml_debug=debug, mute_debug_output=False)
     watch = MemoryWatch(rig.gpu)
     watch.allow_range(rig.heap._allocation, 0, 128)   # the binding tables' descriptor slots (Bind* writes them)
+    if misuse is _never_initialized and not debug:
+        # Only the DML debug layer checks initialization; without it the kernel reads the persistent resource's
+        # bytes (zeros: element count 0) and writes nothing (docs/PERSISTENT_RESOURCES.md).
+        misuse(rig)
+        rig.wait()
+        watch.check()
+        assert rig.dml.GetDeviceRemovedReason() == S_OK and rig.device.GetDeviceRemovedReason() == S_OK
+        return
     with contextlib.redirect_stderr(io.StringIO()) as debug_output:
         if reporter == "d3d12" and debug:
             with pytest.raises(HResultError) as info:   # the D3D12 debug layer stops at the offending call

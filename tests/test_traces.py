@@ -337,7 +337,7 @@ def test_saved_trace_loads_back_the_same(teaching_memory_trace, tmp_path):
 def test_plots_write_png_files(teaching_memory_trace, tmp_path):
     paths = plot_all(teaching_memory_trace, tmp_path / "plots")
     assert [p.rsplit("/", 1)[-1] for p in map(str, paths)] == \
-        ["wave_timeline.png", "bandwidth.png", "occupancy.png", "roofline.png"]
+        ["wave_timeline.png", "bandwidth.png", "occupancy.png", "roofline.png", "caches.png"]
     first = []
     for p in paths:
         data = open(p, "rb").read()

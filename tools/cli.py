@@ -9,6 +9,8 @@
     dmlemu readme     regenerate the generated blocks of README.md
     dmlemu trace      summarise, convert or plot a saved trace (.npz)
     dmlemu adapters   the emulated GPUs (adapter presets), their figures and sources
+    dmlemu compare    two runs (saved traces or run specs) side by side, with a difference plot
+    dmlemu sweep      a grid of timed runs as tasks on a Dask cluster: results.csv and plots
 
 Errors in the arguments or from the DirectML mirror print one line, `dmlemu: error: <sentence>`,
 and exit with status 2; no traceback. `dmlemu run` checks everything it can before it makes or reads
@@ -195,6 +197,8 @@ def cmd_run(args):
         raise UsageError(f"ELEMENT_WISE_{run.operator} has 1 output; {len(args.output)} --output paths were given")
     for path in args.trace or ():
         tracefiles._suffix(path)
+    if args.trace_max_rows is not None and args.trace_max_rows < 1:
+        raise UsageError(f"--trace-max-rows is {args.trace_max_rows}; it must be at least 1 (or --trace-all)")
     _check_output_folders(args.output)
     # Nothing is made or read before the desc, the seed and the memory it needs are known to be good.
     feature_level = _check_run_arguments(args, run, preset)
@@ -208,14 +212,17 @@ def cmd_run(args):
     stages = 1 + len(args.trace or ()) + (1 if args.plots else 0)
     with Progress(stages, "dmlemu run") as bar:
         bar.advance(f"running {run.operator}", steps=0)
-        result = execute(run, inputs, adapter=args.adapter, feature_level=feature_level, trace=detail)
+        max_rows = sys.maxsize if args.trace_all else args.trace_max_rows
+        result = execute(run, inputs, adapter=args.adapter, feature_level=feature_level, trace=detail,
+                         trace_max_rows=max_rows)
         bar.advance("writing")
         written = []
         for path in args.output or ():
             np.save(path, result.outputs[0])
             written.append(path if path.endswith(".npy") else path + ".npy")
+        folded = []
         for path in args.trace or ():
-            written.append(tracefiles.save(result.trace, path))
+            written.append(tracefiles.save(result.trace, path, sys.maxsize if args.trace_all else None, folded))
             bar.advance("writing traces")
         if args.plots:
             bar.advance("plotting", steps=0)
@@ -230,7 +237,24 @@ def cmd_run(args):
     print(result.trace.format_summary())
     for path in written:
         print(f"wrote {path}")
+    line = _folded_line(result.trace, folded)
+    if line and (args.trace or args.plots):
+        print(f"{line}. --trace-all keeps every row and event (memory grows with the run)")
     return 0 if result.bit_exact else 1
+
+
+def _folded_line(trace, export_notes):
+    """One line saying what the recorder (trace.aggregated) and the exports (their notes) folded or left
+    out; empty when nothing was."""
+    what = {"wave_groups": "folded {} wave groups into per-SIMD summaries", "segments": "left out {} instruction "
+            "segments", "memory": "left out {} memory requests", "counters": "left out {} counter buckets"}
+    parts = [what.get(name, "left out {} rows of " + name).format(trace.dropped.get(name, "later"))
+             for name in trace.aggregated]
+    if parts:
+        limit = max(len(trace.tables[name]) for name in trace.aggregated)
+        parts = [f"past {limit} rows per table the recorder " + ", ".join(parts)]
+    parts += export_notes
+    return f"note: the trace was folded to stay bounded: {'; '.join(parts)}" if parts else ""
 
 
 def cmd_asm(args):
@@ -383,12 +407,16 @@ def cmd_trace(args):
     from dmlemu.tools import tracefiles
     trace = tracefiles.load(args.file)
     did = False
-    for path, kind in ((args.to_json, ".json"), (args.to_csv, ".csv")):
+    folded = []
+    for path, kind in ((args.to_json, ".json"), (args.to_pftrace, ".pftrace"), (args.to_csv, ".csv")):
         if path:
             if not path.lower().endswith(kind):
                 raise UsageError(f"{path} must end in {kind}")
-            print(f"wrote {tracefiles.save(trace, path)}")
+            print(f"wrote {tracefiles.save(trace, path, sys.maxsize if args.all_events else None, folded)}")
             did = True
+    line = _folded_line(trace, folded)
+    if line and did:
+        print(f"{line}. `dmlemu run ... --trace-all` records every row; --all-events keeps every Chrome JSON event")
     if args.plots:
         for path in tracefiles.plot(trace, args.plots):
             print(f"wrote {path}")
@@ -409,15 +437,65 @@ def cmd_adapters(args):
     return 0
 
 
+# ---- compare and sweep ----------------------------------------------------------------------------
+def cmd_compare(args):
+    from dmlemu.tools.compare import compare, format_comparison, load_side
+    a, b = load_side(args.a, "A"), load_side(args.b, "B")
+    result = compare(a, b)
+    print(format_comparison(result))
+    if args.plots:
+        from dmlemu.tools.compare import plot_comparison
+        for path in plot_comparison(result, args.plots):
+            print(f"wrote {path}")
+    return 0
+
+
+def cmd_sweep(args):
+    import time
+    from dmlemu.tools import sweep
+    from dmlemu.tools.progress import Progress
+    if args.serial and args.scheduler:
+        raise UsageError("--serial runs the points in this process; it cannot be given with --scheduler")
+    if not 1 <= args.workers <= 256:
+        raise UsageError(f"--workers is {args.workers}; a local cluster has 1 to 256 workers")
+    if not (args.serial or sweep.dask_available()):
+        raise UsageError("dmlemu sweep runs its points on Dask, which is not installed: "
+                         "pip install 'dmlemu[sweep]' (or --serial to run them in this process)")
+    overrides = [sweep.parse_override(text) for text in args.set or ()]
+    sizes = [sweep.parse_size(text) for text in args.sizes]
+    if args.heatmap:
+        sweep.check_heatmap_axes(args.heatmap, [f for f, _ in overrides])
+    points, skipped = sweep.build_grid(args.adapters or [None], args.operators, args.dtypes, sizes, args.layouts,
+                                       overrides)
+    for text in skipped:
+        print(f"skipped {text}", file=sys.stderr)
+    if not points:
+        raise UsageError("every point of the sweep was skipped (see above); nothing to run")
+    os.makedirs(args.out, exist_ok=True)
+    where = "in this process" if args.serial else (f"on the Dask scheduler at {args.scheduler}" if args.scheduler
+                                                    else f"on a local Dask cluster of {args.workers} workers")
+    start = time.perf_counter()
+    with Progress(len(points), "dmlemu sweep") as bar:
+        rows = (sweep.run_serial(points, bar) if args.serial else
+                sweep.run_dask(points, workers=args.workers, scheduler=args.scheduler, progress=bar))
+    seconds = time.perf_counter() - start
+    print(sweep.format_table(rows))
+    print(f"{len(points)} points {where} in {seconds:.1f} s ({len(points) / seconds:.2f} points/s)")
+    print(f"wrote {sweep.write_csv(rows, os.path.join(args.out, 'results.csv'))}")
+    if not args.no_plots:
+        for path in sweep.plot_sweep(rows, args.out, args.heatmap):
+            print(f"wrote {path}")
+    return 0
+
+
 # ---- the parser -----------------------------------------------------------------------------------
 class _Parser(argparse.ArgumentParser):
     """argparse's parser whose usage error stays one line whatever the user typed (a carriage return or
     another control character in an argument is shown escaped)."""
 
     def error(self, message):
-        shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
         self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {shown}\n")
+        self.exit(2, f"{self.prog}: error: {_printable(message)}\n")
 
 
 def build_parser():
@@ -440,9 +518,16 @@ def build_parser():
     p.add_argument("--feature-level", metavar="L", help="the emulated DirectML's highest feature level, e.g. 5_0")
     p.add_argument("--input", nargs="+", metavar="FILE.npy", help="one .npy per input tensor (default: random)")
     p.add_argument("--output", nargs="+", metavar="FILE.npy", help="where to save the output tensor")
-    p.add_argument("--trace", nargs="+", metavar="FILE", help="save the trace: .json (Chrome/Perfetto), .npz, .csv")
+    p.add_argument("--trace", nargs="+", metavar="FILE",
+                   help="save the trace: .json (Chrome/Perfetto), .pftrace (native Perfetto; "
+                        "pip install 'dmlemu[perfetto]'), .npz, .csv")
     p.add_argument("--trace-detail", choices=TRACE_DETAILS,
                    help="how much to record (default: wave with --trace or --plots, else dispatch)")
+    bound = p.add_mutually_exclusive_group()
+    bound.add_argument("--trace-max-rows", type=int, metavar="N",
+                       help="rows the recorder keeps per table before it folds (default 200000)")
+    bound.add_argument("--trace-all", action="store_true",
+                       help="keep every row and every Chrome JSON event: nothing folded (memory grows with the run)")
     p.add_argument("--plots", metavar="DIR", help="write the trace's PNG plots into DIR")
     p.set_defaults(handler=cmd_run)
 
@@ -501,18 +586,64 @@ def build_parser():
     p.add_argument("file", metavar="FILE.npz")
     p.add_argument("--summary", action="store_true", help="print the per-dispatch summary (the default)")
     p.add_argument("--to-json", metavar="OUT.json", help="Chrome Trace Event JSON for Perfetto")
+    p.add_argument("--to-pftrace", metavar="OUT.pftrace",
+                   help="native Perfetto trace (protobuf; pip install 'dmlemu[perfetto]')")
     p.add_argument("--to-csv", metavar="OUT.csv", help="one row per dispatch")
+    p.add_argument("--all-events", action="store_true", help="--to-json: keep every event (no event limit)")
     p.add_argument("--plots", metavar="DIR", help="write the PNG plots into DIR")
     p.set_defaults(handler=cmd_trace)
 
     p = sub.add_parser("adapters", help="list the emulated GPUs with their figures and sources")
     p.add_argument("--no-sources", action="store_true", help="only the table")
     p.set_defaults(handler=cmd_adapters)
+
+    p = sub.add_parser(
+        "compare", help="two runs side by side: time, bytes per cache level, hit rates, coalescing, plots",
+        description="Put two runs side by side. A and B are each a saved trace (FILE.npz from `dmlemu run ... "
+                    "--trace FILE.npz`) or a run spec: the arguments of `dmlemu run` in one quoted word, e.g. "
+                    "'CLIP --sizes 2048 2048 --strides 1 2048' or 'IDENTITY --sizes 1048576 --adapter rtx3070'. "
+                    "Prints time, bandwidth, bytes at each cache level, hit rates and coalescing of both, with "
+                    "B/A, summed over the timed dispatches, then dispatch by dispatch.")
+    p.add_argument("a", metavar="A", help="FILE.npz or a quoted run spec")
+    p.add_argument("b", metavar="B", help="FILE.npz or a quoted run spec")
+    p.add_argument("--plots", metavar="DIR", help="write compare.png (the difference plot) into DIR")
+    p.set_defaults(handler=cmd_compare)
+
+    p = sub.add_parser(
+        "sweep", help="a grid of timed runs on Dask: operators x dtypes x sizes x layouts x adapters x overrides",
+        description="Run every point of a grid (operators x data types x sizes x layouts x adapters x preset "
+                    "overrides), each on a fresh emulated GPU, as tasks on a Dask cluster (a local one by default; "
+                    "pip install 'dmlemu[sweep]'). Writes DIR/results.csv (one row per point) and summary plots.")
+    p.add_argument("--operators", nargs="+", default=["IDENTITY"], metavar="OP",
+                   help="IDENTITY, THRESHOLD, CLIP, IF (default IDENTITY)")
+    p.add_argument("--dtypes", nargs="+", default=["FLOAT32"], metavar="T", help="data types (default FLOAT32)")
+    p.add_argument("--sizes", nargs="+", default=["4096", "65536", "1048576"], metavar="N",
+                   help="elements of a side x side tensor: square numbers, 2^N allowed (default 4096 65536 1048576)")
+    p.add_argument("--layouts", nargs="+", default=["packed"], metavar="L",
+                   help="input layouts: packed, transposed, broadcast, stride2 (default packed)")
+    p.add_argument("--adapters", nargs="+", metavar="KEY", help="adapter presets (default: the default adapter)")
+    p.add_argument("--set", action="append", metavar="FIELD=V[,V...]",
+                   help="sweep a preset field too, e.g. compute_units=48,96 or dram_bytes_per_second=480G,960G or "
+                        "l2_bytes=4Mi,8Mi; repeat for more fields")
+    p.add_argument("--workers", type=int, default=2, metavar="N", help="local Dask cluster processes (default 2)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="use the Dask cluster at ADDRESS, e.g. tcp://host:8786")
+    p.add_argument("--serial", action="store_true", help="run the points in this process, without Dask")
+    p.add_argument("--out", default="dmlemu-sweep-out", metavar="DIR",
+                   help="folder for results.csv and the plots (default dmlemu-sweep-out)")
+    p.add_argument("--heatmap", nargs=2, metavar=("X", "Y"),
+                   help="the heat map's two columns (default: the first two swept --set fields)")
+    p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    p.set_defaults(handler=cmd_sweep)
     return parser
 
 
 def _one_line(error):
     return " ".join(str(error).split())
+
+
+def _printable(text):
+    """`text` with each control or other unprintable character shown as its escape (one line, visible)."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
 
 
 def main(argv=None):
@@ -529,7 +660,7 @@ def main(argv=None):
         os.dup2(devnull, sys.stdout.fileno())
         return 1
     except OSError as e:
-        print(f"dmlemu: error: {_one_line(e.strerror or e)}: {e.filename}" if e.filename else
+        print(f"dmlemu: error: {_one_line(e.strerror or e)}: {_printable(e.filename)}" if e.filename else
               f"dmlemu: error: {_one_line(e)}", file=sys.stderr)
         return 2
     except MemoryError:

@@ -7,6 +7,8 @@ occupancy). Prints every small tensor, checks every output bit for bit against d
 prints the per-dispatch summary, and writes into the output folder (fixed names, no timestamps):
 
     trace.json       Chrome Trace Event JSON: open it in https://ui.perfetto.dev
+    trace.pftrace    the same as a native Perfetto trace (when the optional perfetto package is
+                     installed: pip install 'dmlemu[perfetto]'; `make demo` installs it)
     trace.npz        the trace's columns: `dmlemu trace OUT/trace.npz` summarises or converts it
     dispatches.csv   one row per dispatch
     *.png            the plots (traces.plots)
@@ -84,8 +86,13 @@ def run_demo(out_dir=DEFAULT_OUT, adapter=None, stream=None, plots=True):
         trace = cap.trace
         bar.advance("writing the trace", steps=0)
         os.makedirs(out_dir, exist_ok=True)
-        files = [tracefiles.save(trace, os.path.join(out_dir, name))
-                 for name in ("trace.json", "trace.npz", "dispatches.csv")]
+        from dmlemu.traces.pftrace import PerfettoMissing, require_perfetto
+        try:
+            require_perfetto()
+            names, skipped = ("trace.json", "trace.pftrace", "trace.npz", "dispatches.csv"), None
+        except PerfettoMissing as e:
+            names, skipped = ("trace.json", "trace.npz", "dispatches.csv"), str(e)
+        files = [tracefiles.save(trace, os.path.join(out_dir, name)) for name in names]
         bar.advance("plotting" if plots else "done")
         if plots:
             files += tracefiles.plot(trace, out_dir)
@@ -108,6 +115,8 @@ def run_demo(out_dir=DEFAULT_OUT, adapter=None, stream=None, plots=True):
     print(f"\nWrote {len(files)} files to {out_dir}{os.sep}:", file=stream)
     for path in files:
         print(f"  {os.path.relpath(path, out_dir)}", file=stream)
+    if skipped:
+        print(f"  (no trace.pftrace: {skipped})", file=stream)
     print(f"Open {os.path.join(out_dir, 'trace.json')} in https://ui.perfetto.dev to see every wave on the "
           f"timeline; `dmlemu trace {os.path.join(out_dir, 'trace.npz')}` summarises it again.", file=stream)
     print("All outputs bit-exact." if ok else "SOME OUTPUTS DIFFER FROM dmlemu.golden.", file=stream)

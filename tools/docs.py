@@ -46,7 +46,13 @@ def isa_doc_text():
     memory instructions read (defined by the functional model, so the ISA package does not import it)."""
     from dmlemu.functional import buffer_descriptor
     from dmlemu.isa.docgen import generate
-    return generate() + "\n".join(["", "## Buffer descriptors", "", "```", buffer_descriptor.__doc__.strip(), "```", ""])
+    abi = ["", "## The kernel ABI", "",
+           "What a kernel finds when it starts (which SGPRs hold the binding table's address, the group counts, the root",
+           "constants and the group id; which VGPRs hold the thread ids; how EXEC is set) and the compute-shader",
+           "directives (`.numthreads`, `.srv`, `.uav`, `.cbv`, `.root_constants`) are in",
+           "[KERNEL_ABI.md](KERNEL_ABI.md); the DirectML kernels' own ABI (their constant buffer) is in",
+           "kernels/constant_buffer.py.", ""]
+    return generate() + "\n".join(["", "## Buffer descriptors", "", "```", buffer_descriptor.__doc__.strip(), "```"] + abi)
 
 
 def write_isa_doc(path=ISA_DOC):

@@ -65,17 +65,22 @@ def layout_strides(layout, side):
     return {"packed": None, "transposed": (1, side), "broadcast": (0, 1), "stride2": (2 * side, 2)}[layout]
 
 
+def layout_tensor(layout, data_type, side):
+    """(TensorSpec, buffer bytes) of a side x side tensor of `data_type` read with the layout's
+    strides (layout_strides); stride2 spans a buffer twice as long."""
+    item = np.dtype(DATA_TYPES[data_type]).itemsize
+    in_bytes = side * side * item * (2 if layout == "stride2" else 1)
+    return TensorSpec(data_type, (side, side), layout_strides(layout, side), in_bytes), in_bytes
+
+
 def copy_seconds(preset, layout="packed", data_type="FLOAT32", side=2048, repeats=1):
     """GPU seconds of the last of `repeats` IDENTITY copies of a side x side tensor whose input has
     the layout's strides (transposed: Strides {1, side}; broadcast row: {0, 1}; stride2: every other
     element of a twice-as-long buffer), on one device (the caches keep their contents between repeats)."""
-    item = np.dtype(DATA_TYPES[data_type]).itemsize
-    strides = layout_strides(layout, side)
-    n = side * side
-    in_bytes = n * item * (2 if layout == "stride2" else 1)
+    source, in_bytes = layout_tensor(layout, data_type, side)
+    out, _ = layout_tensor("packed", data_type, side)
+    n, item = side * side, np.dtype(DATA_TYPES[data_type]).itemsize
     gpu = Gpu(preset)
-    source = TensorSpec(data_type, (side, side), strides, in_bytes)
-    out = TensorSpec(data_type, (side, side), None, n * item)
     run = DirectRun(gpu, "ELEMENT_WISE_IDENTITY", [source, out],
                     [np.zeros(in_bytes, np.uint8), np.zeros(n * item, np.uint8)])
     for _ in range(repeats):

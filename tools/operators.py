@@ -324,18 +324,20 @@ def validate(run, adapter=None, feature_level=None):
     dml.CompileOperator(dml.CreateOperator(operator_desc(run)), run.flags)
 
 
-def execute(run, inputs, *, adapter=None, feature_level=None, trace=None, debug=False):
+def execute(run, inputs, *, adapter=None, feature_level=None, trace=None, debug=False, trace_max_rows=None):
     """Run through the API mirror (dmlemu.convenience.run_operator); returns a RunResult.
 
     trace: None, or a trace detail level ("dispatch", "wave", "instruction", "memory"); the
-    RunResult then carries the run's traces.Trace.
+    RunResult then carries the run's traces.Trace. trace_max_rows: the recorder's rows per table
+    (None: its default).
     """
     from dmlemu.convenience import run_operator
     preset = preset_for(adapter)
     inputs = check_inputs(run, inputs)
     kwargs = dict(flags=run.flags, adapter=preset.key, feature_level=feature_level, debug=debug)
     if trace:
-        outputs, recorded = run_operator(operator_desc(run), inputs, trace=trace, **kwargs)
+        outputs, recorded = run_operator(operator_desc(run), inputs, trace=trace, trace_max_rows=trace_max_rows,
+                                         **kwargs)
     else:
         outputs, recorded = run_operator(operator_desc(run), inputs, **kwargs), None
     return RunResult(run, inputs, outputs, golden_outputs(run, inputs, preset), recorded)

@@ -1,6 +1,8 @@
 """Writing and reading trace files by their suffix: the library behind --trace, --plots and `dmlemu trace`.
 
     .json   Chrome Trace Event JSON (open it in https://ui.perfetto.dev or chrome://tracing)
+    .pftrace  native Perfetto trace (protobuf TrackEvent; traces.pftrace): needs the optional
+            perfetto package, `pip install 'dmlemu[perfetto]'`
     .npz    the trace itself, every column (traces.io); `dmlemu trace FILE.npz` reads it back
     .csv    one row per dispatch (traces.csv_export)
 
@@ -12,14 +14,22 @@ from dmlemu.tools.operators import UsageError
 
 __all__ = ["TRACE_SUFFIXES", "save", "load", "plot"]
 
-TRACE_SUFFIXES = (".json", ".npz", ".csv")
+TRACE_SUFFIXES = (".json", ".pftrace", ".npz", ".csv")
 
 
 def _suffix(path):
+    """The suffix of a trace file to write; UsageError for another one, or for .pftrace without the
+    perfetto package (so a run stops before it starts)."""
     suffix = os.path.splitext(str(path))[1].lower()
     if suffix not in TRACE_SUFFIXES:
         raise UsageError(f"trace file {path} must end in {', '.join(TRACE_SUFFIXES)} "
-                         f"(Chrome JSON, the trace's columns, or one CSV row per dispatch)")
+                         f"(Chrome JSON, native Perfetto, the trace's columns, or one CSV row per dispatch)")
+    if suffix == ".pftrace":
+        from dmlemu.traces.pftrace import PerfettoMissing, require_perfetto
+        try:
+            require_perfetto()
+        except PerfettoMissing as e:
+            raise UsageError(f"cannot write {path}: {e}") from None
     return suffix
 
 
@@ -28,13 +38,22 @@ def _make_parent(path):
     os.makedirs(parent, exist_ok=True)
 
 
-def save(trace, path):
-    """Write `trace` to `path` in the format its suffix names; returns the path."""
+def save(trace, path, max_events=None, notes=None):
+    """Write `trace` to `path` in the format its suffix names; returns the path. max_events: the
+    Chrome JSON's event limit (None: its default); `notes`, a list, receives what the file had to
+    fold or leave out beyond what the recorder did (Trace.folded())."""
     suffix = _suffix(path)
     _make_parent(path)
     if suffix == ".json":
-        from dmlemu.traces.chrome import save_chrome_json
-        save_chrome_json(trace, path)
+        from dmlemu.traces.chrome import DEFAULT_MAX_EVENTS, save_chrome_json
+        found = []
+        save_chrome_json(trace, path, DEFAULT_MAX_EVENTS if max_events is None else max_events, found)
+        if notes is not None:
+            recorder = trace.folded()
+            notes.extend(f"{os.path.basename(str(path))}: {n}" for n in found if n not in recorder)
+    elif suffix == ".pftrace":
+        from dmlemu.traces.pftrace import save_pftrace
+        save_pftrace(trace, path)
     elif suffix == ".npz":
         from dmlemu.traces.io import save_trace
         save_trace(trace, path)

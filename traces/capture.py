@@ -8,8 +8,15 @@ In the spirit of a programmatic PIX capture (BeginCapture / EndCapture):
     trace = cap.trace            # a traces.Trace; cap.trace.format_summary(), export, plots
 
 `target` may be a D3D12 device, a DirectML device (its D3D12 device is used) or an emulator Gpu.
-Captures do not nest on one GPU.
+Captures do not nest on one GPU. `max_rows` bounds each table (None: DEFAULT_MAX_ROWS); past it
+the recorder folds, and `cap.trace.folded()` says what (traces/recorder.py).
+
+Exports of cap.trace: traces.save_chrome_json (Chrome JSON), traces.save_pftrace (native Perfetto,
+needs the optional perfetto package), traces.save_trace (.npz, every column), traces.plot_all.
 """
+import operator
+
+from dmlemu.errors import short_repr
 from dmlemu.traces.recorder import DEFAULT_MAX_ROWS, TraceRecorder
 
 
@@ -27,6 +34,15 @@ def _gpu_of(target):
 
 class Capture:
     def __init__(self, target, detail="wave", max_rows=DEFAULT_MAX_ROWS):
+        if max_rows is None:
+            max_rows = DEFAULT_MAX_ROWS
+        try:
+            rows = operator.index(max_rows)
+        except TypeError:
+            rows = 0
+        if isinstance(max_rows, bool) or rows < 1:
+            raise ValueError(f"max_rows is {short_repr(max_rows)}; it must be a whole number of rows, at least 1")
+        max_rows = rows
         self.gpu = _gpu_of(target)
         self.recorder = TraceRecorder(self.gpu.preset, self.gpu.wave_width, detail, max_rows)
         self.trace = None

@@ -3,6 +3,7 @@
 Layout (one JSON object: traceEvents, displayTimeUnit, otherData):
 
     process "GPU: <preset description>"          pid 1
+        thread "Trace notes"                     what was folded or left out to stay bounded (i), if any
         thread "Command processor"               submissions, dispatches (X); inside each timed
                                                  dispatch its "launch" and "flush" (X)
         thread "Copy engine"                     copies (X)
@@ -33,8 +34,8 @@ are merged), then every wave group; the room left goes to the earliest instructi
 the earliest memory requests (full detail over a window at the start). If the wave groups alone do
 not fit, segments and requests are left out and each SIMD's consecutive wave groups are merged k
 at a time into one event (args.groups = k). Every such step, and every table the recorder itself
-truncated (trace.aggregated), is named in otherData.notes and as an instant event "trace note" on
-the command processor thread.
+truncated (trace.aggregated, Trace.folded()), is named in otherData.notes and as an instant event
+"trace note" on a thread of its own, "Trace notes", listed first.
 
 Deterministic: the same trace gives the same bytes (keys sorted, no wall clock, ids from row order).
 """
@@ -50,6 +51,7 @@ DEFAULT_MAX_EVENTS = 200_000
 DEVICE_PID = 1
 CP_TID = 2            # not the pid: Perfetto calls the thread whose tid is its pid "main thread"
 COPY_TID = 3
+NOTES_TID = 4         # "Trace notes": what was folded or left out to stay bounded (first, when there is any)
 DISPATCH_TID = 10      # dispatch lanes: 10, 11, ... (overlapping dispatches get their own lane)
 CU_PID_BASE = 100
 _SEGMENT_NAME_INSTRUCTIONS = 3   # longer segments are named by their first two instructions
@@ -98,9 +100,12 @@ def to_chrome(trace, max_events=DEFAULT_MAX_EVENTS):
         return _Export(trace, max_events).build()
 
 
-def save_chrome_json(trace, path, max_events=DEFAULT_MAX_EVENTS):
-    """Write to_chrome(trace) to `path` as compact JSON (keys sorted); returns the path."""
+def save_chrome_json(trace, path, max_events=DEFAULT_MAX_EVENTS, notes=None):
+    """Write to_chrome(trace) to `path` as compact JSON (keys sorted); returns the path. `notes`, a
+    list, receives the trace notes (what was folded or left out to stay bounded)."""
     doc = to_chrome(trace, max_events)
+    if notes is not None:
+        notes.extend(doc["otherData"]["notes"])
     # One encoder call for the whole document: per-event calls cost twice as much at 200,000 events.
     with _gc_paused():
         text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True, check_circular=False)
@@ -140,9 +145,7 @@ class _Export:
     # ---- assembly ---------------------------------------------------------------------------------
     def build(self):
         t = self.trace
-        for name in t.aggregated:
-            self.notes.append(f"the recorder kept only the first {len(t.tables[name])} rows of {name}; "
-                              f"later rows are not in this trace (the counters still cover them)")
+        self.notes.extend(t.folded())
         # Names: 6 for the device, 2 per CU and 2 per SIMD at most; and room for the notes (13 at most).
         metadata_budget = 6 + 2 * self.preset.compute_units * (1 + self.preset.simds_per_cu) + _NOTES
         budget = self.max_events - metadata_budget
@@ -157,7 +160,7 @@ class _Export:
         first = min((e[0] for e in self.timed), default=0)
         for note in self.notes:
             self._add(first, 0, {"ph": "i", "s": "t", "name": "trace note", "cat": "note", "pid": DEVICE_PID,
-                                 "tid": CP_TID, "ts": first / 1000.0, "args": {"note": note}})
+                                 "tid": NOTES_TID, "ts": first / 1000.0, "args": {"note": note}})
         self.timed.sort(key=lambda e: e[:3])
         events = self._metadata() + [e[3] for e in self.timed]
         return {"traceEvents": events, "displayTimeUnit": "ns", "otherData": self._other_data()}
@@ -174,6 +177,9 @@ class _Export:
                   _meta("thread_sort_index", DEVICE_PID, CP_TID, sort_index=0),
                   _meta("thread_name", DEVICE_PID, COPY_TID, name="Copy engine"),
                   _meta("thread_sort_index", DEVICE_PID, COPY_TID, sort_index=1)]
+        if self.notes:   # within the room kept for notes (_NOTES)
+            events += [_meta("thread_name", DEVICE_PID, NOTES_TID, name="Trace notes (what was folded to stay bounded)"),
+                       _meta("thread_sort_index", DEVICE_PID, NOTES_TID, sort_index=-1)]
         for lane in sorted(self.dispatch_lanes):
             events += [_meta("thread_name", DEVICE_PID, DISPATCH_TID + lane,
                              name="Dispatches" if lane == 0 else f"Dispatches (overlapping, {lane + 1})"),
@@ -287,18 +293,9 @@ class _Export:
         if merge > 1:
             c = _merge_counters(c, merge)
             self.notes.append(f"counter buckets merged {merge} at a time (limit {self.max_events} events)")
-        slots = {int(d["id"]): int(d["waves_per_simd"]) for d in t.tables["dispatches"]}
-        simds = p.compute_units * p.simds_per_cu
-        widths = (c["end"] - c["start"]).astype(np.float64)
-        seconds = np.maximum(widths, 1) / p.clock_hz
-        read = np.round(c["dram_read_bytes"] / seconds / 1e9, 3).tolist()
-        write = np.round(c["dram_write_bytes"] / seconds / 1e9, 3).tolist()
-        resident = np.round(c["resident_waves"], 3).tolist()
-        capacity = np.array([simds * max(1, slots.get(int(d), 1)) for d in c["dispatch"]], dtype=np.float64)
-        occupancy = np.round(100.0 * c["resident_waves"] / capacity, 3).tolist()
-        alu = np.round(100.0 * c["alu_busy"], 3).tolist()
-        l2 = _hit_percent(c["l2_hits"], c["l2_misses"])
-        ic = _hit_percent(c["ic_hits"], c["ic_misses"]) if has_ic else None
+        v = counter_values(t, c)
+        read, write, resident, occupancy, alu, l2, ic = (v[k] for k in ("read", "write", "resident", "occupancy",
+                                                                      "alu", "l2", "ic"))
         starts, ends = clock.ns(c["start"]).tolist(), clock.ns(c["end"]).tolist()
         used = 0
         for i in range(len(c)):
@@ -484,6 +481,24 @@ def _merge_counters(c, merge):
     for name in ("l2_hits", "l2_misses", "ic_hits", "ic_misses"):
         out[name] = np.add.reduceat(c[name], at)
     return out
+
+
+def counter_values(trace, c):
+    """The counter tracks of counters rows `c`, one value per row: DRAM read and write bandwidth (GB/s),
+    resident waves, occupancy, ALU busy, L2 and (None without one) Infinity Cache hit rate (%);
+    rounded to 3 decimals. The Chrome and Perfetto exports both draw these."""
+    p = trace.preset
+    slots = {int(d["id"]): int(d["waves_per_simd"]) for d in trace.tables["dispatches"]}
+    simds = p.compute_units * p.simds_per_cu
+    seconds = np.maximum((c["end"] - c["start"]).astype(np.float64), 1) / p.clock_hz
+    capacity = np.array([simds * max(1, slots.get(int(d), 1)) for d in c["dispatch"]], dtype=np.float64)
+    return {"read": np.round(c["dram_read_bytes"] / seconds / 1e9, 3).tolist(),
+            "write": np.round(c["dram_write_bytes"] / seconds / 1e9, 3).tolist(),
+            "resident": np.round(c["resident_waves"], 3).tolist(),
+            "occupancy": np.round(100.0 * c["resident_waves"] / capacity, 3).tolist(),
+            "alu": np.round(100.0 * c["alu_busy"], 3).tolist(),
+            "l2": _hit_percent(c["l2_hits"], c["l2_misses"]),
+            "ic": _hit_percent(c["ic_hits"], c["ic_misses"]) if p.infinity_cache_bytes else None}
 
 
 def _hit_percent(hits, misses):

@@ -3,7 +3,8 @@ converted and plotted later (`dmlemu trace`).
 
 Members: one array per table (structured, no pickles) and `meta.npy`, a JSON text with the format
 version, the preset (its key and every field, so a trace of a changed or custom preset still reads
-back as captured), the wave width, the detail level, the aggregated tables and the programs.
+back as captured), the wave width, the detail level, the aggregated tables (with `dropped`, the rows each
+lost past the row limit; optional) and the programs.
 The file is deterministic: same trace, same bytes (zip entries carry a fixed date).
 
 Files written before a table gained columns (the memory hierarchy counters of `dispatches` and
@@ -49,7 +50,8 @@ def save_trace(trace, path):
     preset["sources"] = list(preset.get("sources", ()))
     meta = {"format": FORMAT, "preset_key": trace.preset.key, "preset": preset,
             "wave_width": int(trace.wave_width), "detail": trace.detail, "aggregated": list(trace.aggregated),
-            "programs": [[int(k), name, list(lines)] for k, (name, lines) in sorted(trace.programs.items())]}
+            "programs": [[int(k), name, list(lines)] for k, (name, lines) in sorted(trace.programs.items())],
+            "dropped": {name: int(n) for name, n in sorted(getattr(trace, "dropped", {}).items())}}
     members = [("meta", np.array(json.dumps(meta, sort_keys=True)))]
     members += [(name, trace.tables[name]) for name in sorted(trace.tables)]
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as z:
@@ -94,7 +96,8 @@ def load_trace(path):
                 array = _with_new_columns(array, expected, name, path)
             tables[name] = array
     preset = _read_preset(meta, path)
-    return Trace(tables, preset, meta["wave_width"], meta["detail"], meta["aggregated"], meta["programs"])
+    return Trace(tables, preset, meta["wave_width"], meta["detail"], meta["aggregated"], meta["programs"],
+                 meta.get("dropped"))
 
 
 def read_npy_header(fp, size):
@@ -176,6 +179,11 @@ def _read_meta(array, path):
             raise TraceFileError(f"{where} has no field {key!r}")
         if not check(meta[key]):
             raise TraceFileError(f"{where} field {key!r} is {short_repr(meta[key])}; it must be {rules[key]}")
+    dropped = meta.get("dropped", {})     # optional: files written before it was saved have none
+    if not isinstance(dropped, dict) or not all(isinstance(k, str) and type(v) is int and v >= 0
+                                                for k, v in dropped.items()):
+        raise TraceFileError(f"{where} field 'dropped' is {short_repr(dropped)}; it must be an object of "
+                             f"table names and row counts")
     meta["programs"] = {k: (name, list(lines)) for k, name, lines in meta["programs"]}
     meta["aggregated"] = list(meta["aggregated"])
     return meta

@@ -1,11 +1,14 @@
 """Plots of a Trace (PNG, matplotlib's Agg canvas; nothing is ever shown on screen).
 
     plot_wave_timeline   wave groups per CU and SIMD as horizontal bars over time
-    plot_bandwidth       DRAM read / write bandwidth over time against the preset's peak
+    plot_bandwidth       DRAM read / write bandwidth over time (a smoothed area) against the preset's peak
     plot_occupancy       resident waves (% of the wave slots) and ALU busy (%) over time
     plot_roofline        each dispatch as a point: lane-ops per DRAM byte vs lane-ops per second,
                          under the bandwidth roof and the compute roof
-    plot_all             the four into one folder
+    plot_caches          L2 and Infinity Cache hit rates and coalescing efficiency per dispatch
+    plot_all             the five into one folder
+    plot_comparison      two runs side by side (`dmlemu compare`)
+    plot_sweep_*         a sweep's efficiency against size and its heat map (`dmlemu sweep`)
 
 The plots read the trace's columns, never text. Big traces stay fast and readable: wave groups
 closer together than a pixel are drawn as one bar, and the time plots shorten the idle gaps between
@@ -21,7 +24,9 @@ from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-__all__ = ["plot_wave_timeline", "plot_bandwidth", "plot_occupancy", "plot_roofline", "plot_all"]
+__all__ = ["plot_wave_timeline", "plot_bandwidth", "plot_occupancy", "plot_roofline", "plot_caches", "plot_all",
+           "plot_comparison",
+           "plot_sweep_efficiency", "plot_sweep_heatmap"]
 
 DPI = 100
 _WIDTH_PX = 1200          # the timeline merges wave groups closer together than one of these pixels
@@ -185,15 +190,17 @@ def plot_bandwidth(trace, path):
         _empty(ax, "no counters in this trace (no timed dispatch)")
     else:
         seconds = np.maximum(c["end"] - c["start"], 1) / p.clock_hz
-        read = c["dram_read_bytes"] / seconds / 1e9
-        write = c["dram_write_bytes"] / seconds / 1e9
         axis = _BusyTime(trace)
-        edges, total = _counter_steps(trace, read + write, axis)
-        ax.stairs(total, edges, fill=True, color="#cccccc", label="total")
-        for values, label, color in ((read, "read", _COLORS[0]), (write, "write", _COLORS[1])):
-            edges, steps = _counter_steps(trace, values, axis)
-            ax.stairs(steps, edges, label=label, color=color, linewidth=1.0)
+        edges, total = _counter_steps(trace, (c["dram_read_bytes"] + c["dram_write_bytes"]) / seconds / 1e9, axis)
+        ax.stairs(total, edges, color="#888888", linewidth=0.5, alpha=0.6, label="read + write, per bucket")
+        windows = set()
+        for j, (_, real_edges, read, write, window) in enumerate(_smoothed_bandwidth(trace)):
+            _area(ax, axis.x(real_edges), read, write, (_COLORS[0], _COLORS[1]), "smoothed " if j == 0 else None)
+            windows.add(window)
         ax.axhline(peak, color=_COLORS[3], linestyle="--", label=f"peak {peak:g} GB/s")
+        if windows:
+            ax.text(0.01, 0.97, f"smoothed: moving average over {max(windows)} of each dispatch's counter buckets",
+                    transform=ax.transAxes, fontsize=7, va="top")
         ax.set_ylim(0, peak * 1.15)
         axis.decorate(ax)
         ax.set_ylabel("DRAM bandwidth (GB/s)")
@@ -255,8 +262,13 @@ def plot_roofline(trace, path):
     ax.text(lo * 1.2, lo * bandwidth * 1.4, f"DRAM {bandwidth / 1e9:g} GB/s", fontsize=8)
     ax.text(hi / 1.2, compute * 1.15, f"compute {_si(compute)} lane-ops/s", fontsize=8, ha="right")
     for i, (xi, yi, label) in enumerate(points):
-        ax.plot([xi], [yi], "o", color=_COLORS[i % len(_COLORS)])
-        ax.annotate(label, (xi, yi), textcoords="offset points", xytext=(5, -10 if i % 2 else 5), fontsize=7)
+        # The point carries its dispatch numbers; the legend names the kernel and how close to its roof it is.
+        roof = min(compute, xi * bandwidth)
+        ax.plot([xi], [yi], "o", color=_COLORS[i % len(_COLORS)], label=f"{label} ({100 * yi / roof:.2g} % of roof)")
+        ax.annotate(label.split(" ", 1)[0].rstrip(","), (xi, yi), textcoords="offset points",
+                    xytext=(6, 6 if i % 2 else -12), fontsize=8, color=_COLORS[i % len(_COLORS)])
+    if points:
+        ax.legend(loc="upper left", fontsize=7, title="dispatch, kernel", title_fontsize=7)
     if not points:
         ax.text(0.5, 0.5, "no timed dispatch that moved DRAM bytes", ha="center", transform=ax.transAxes)
     ax.set_xscale("log")
@@ -272,6 +284,39 @@ def plot_roofline(trace, path):
     return _save(fig, path)
 
 
+# ---- cache hit rates and coalescing per dispatch ----------------------------------------------------
+def plot_caches(trace, path):
+    """Per timed dispatch: L2 hit rate, Infinity Cache hit rate (adapters that have one) and coalescing
+    efficiency (%), as grouped bars; a level with no request shows no bar; returns path."""
+    p = trace.preset
+    timed = [s for s in trace.summary() if s["timed"]]
+    fig = _figure(12, 5)
+    ax = fig.add_subplot()
+    series = [("L2 hit rate", "l2_hit_rate", "l2_requests"), ("coalescing efficiency", "coalescing_efficiency",
+                                                                "l2_requests")]
+    if p.infinity_cache_bytes:
+        series.insert(1, ("Infinity Cache hit rate", "ic_hit_rate", "ic_requests"))
+    if not timed:
+        _empty(ax, "no timed dispatch in this trace")
+    else:
+        index = np.arange(len(timed))
+        width = 0.8 / len(series)
+        for k, (label, key, requests) in enumerate(series):
+            values = [100.0 * s[key] if s[requests] else np.nan for s in timed]
+            ax.bar(index + (k - (len(series) - 1) / 2) * width, values, width, color=_COLORS[k], label=label)
+        step = max(1, -(-len(timed) // 24))
+        ax.set_xticks(index[::step])
+        ax.set_xticklabels([f"#{s['dispatch']} {s['kernel'][:28]}" for s in timed[::step]], fontsize=7,
+                           rotation=20, ha="right")
+        ax.set_ylim(0, 110)
+        ax.set_ylabel("%")
+        ax.legend(loc="upper right", fontsize=8, ncol=len(series))
+        ax.grid(True, axis="y", linewidth=0.3)
+    ax.set_title(f"Cache hit rates and coalescing efficiency per dispatch: {p.description}", fontsize=10)
+    fig.subplots_adjust(bottom=0.25)
+    return _save(fig, path)
+
+
 def _si(value):
     """1.536e13 -> '15.4 T', 8e8 -> '800 M'."""
     for factor, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
@@ -281,8 +326,223 @@ def _si(value):
 
 
 def plot_all(trace, folder):
-    """wave_timeline.png, bandwidth.png, occupancy.png and roofline.png in `folder`; returns their paths."""
+    """wave_timeline.png, bandwidth.png, occupancy.png, roofline.png and caches.png in `folder`; returns
+    their paths."""
     os.makedirs(folder, exist_ok=True)
     return [plot(trace, os.path.join(folder, name)) for plot, name in (
         (plot_wave_timeline, "wave_timeline.png"), (plot_bandwidth, "bandwidth.png"),
-        (plot_occupancy, "occupancy.png"), (plot_roofline, "roofline.png"))]
+        (plot_occupancy, "occupancy.png"), (plot_roofline, "roofline.png"), (plot_caches, "caches.png"))]
+
+
+# ---- sweeps (tools/sweep.py): one row per point ------------------------------------------------------
+_SWEEP_AXES = ("adapter", "operator", "dtype", "elements", "layout")
+_RESULT_COLUMNS = ("cycles", "time_us", "bytes_read", "bytes_written", "l2_bytes", "ic_bytes", "dram_read_bytes",
+                   "dram_write_bytes", "l2_hit_rate", "ic_hit_rate", "coalescing", "gbps", "pct_peak")
+_STYLES = ("-", "--", ":", "-.")
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+
+
+def _parameters(rows):
+    """The grid's columns of the rows (everything but the results), in their order."""
+    return [c for c in rows[0] if c not in _RESULT_COLUMNS] if rows else []
+
+
+def _unique(rows, column):
+    seen = []
+    for r in rows:
+        if r[column] not in seen:
+            seen.append(r[column])
+    return seen
+
+
+def plot_sweep_efficiency(rows, path):
+    """% of DRAM peak against elements (log scale): one colour per adapter, one line style and marker
+    per combination of the other swept parameters; returns path."""
+    fig = _figure(11, 6)
+    ax = fig.add_subplot()
+    others = [c for c in _parameters(rows) if c not in ("adapter", "elements") and len(_unique(rows, c)) > 1]
+    adapters = _unique(rows, "adapter")
+    combos = sorted({tuple(r[c] for c in others) for r in rows}, key=lambda k: [str(v) for v in k])
+    for ai, adapter in enumerate(adapters):
+        for ci, combo in enumerate(combos):
+            line = sorted((r["elements"], r["pct_peak"]) for r in rows
+                          if r["adapter"] == adapter and tuple(r[c] for c in others) == combo)
+            if not line:
+                continue
+            x, y = zip(*line)
+            label = " ".join([adapter] + [f"{c}={v}" if c not in _SWEEP_AXES else str(v) for c, v in zip(others, combo)])
+            ax.plot(x, y, color=_COLORS[ai % len(_COLORS)], linestyle=_STYLES[ci % len(_STYLES)],
+                    marker=_MARKERS[ci % len(_MARKERS)], markersize=5, label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(0, max([105.0] + [1.05 * r["pct_peak"] for r in rows]))
+    ax.axhline(100, color="#999999", linestyle=":", linewidth=0.8)
+    ax.set_xlabel("elements per tensor (log scale)")
+    ax.set_ylabel("% of the adapter's DRAM peak ((bytes read + written) / time)")
+    ax.grid(True, which="major", linewidth=0.3)
+    if rows:
+        ax.legend(loc="upper left", fontsize=7, ncol=1 + len(adapters) * len(combos) // 12)
+    ax.set_title(f"Sweep: efficiency against size ({len(rows)} points)", fontsize=10)
+    return _save(fig, path)
+
+
+def plot_sweep_heatmap(rows, path, x, y):
+    """% of DRAM peak over two parameters `x` and `y`, one panel per adapter (unless one of them is
+    the adapter); the other swept parameters are held at their first value (named in the title);
+    returns path."""
+    fixed = {c: _unique(rows, c)[0] for c in _parameters(rows)
+             if c not in (x, y, "adapter") and len(_unique(rows, c)) > 1}
+    rows = [r for r in rows if all(r[c] == v for c, v in fixed.items())]
+    panels = [None] if "adapter" in (x, y) else _unique(rows, "adapter")
+    fig = _figure(min(18, 1.5 + 5 * len(panels)), 5)
+    xs, ys = _ordered(rows, x), _ordered(rows, y)
+    image = None
+    for i, adapter in enumerate(panels):
+        ax = fig.add_subplot(1, len(panels), i + 1)
+        grid = np.full((len(ys), len(xs)), np.nan)
+        for r in rows:
+            if adapter is None or r["adapter"] == adapter:
+                grid[ys.index(r[y]), xs.index(r[x])] = r["pct_peak"]
+        image = ax.imshow(grid, cmap="viridis", vmin=0, vmax=100, aspect="auto", origin="lower")
+        for (yi, xi), value in np.ndenumerate(grid):
+            if not np.isnan(value):
+                ax.text(xi, yi, f"{value:.0f}", ha="center", va="center", fontsize=8,
+                        color="white" if value < 60 else "black")
+        ax.set_xticks(range(len(xs)))
+        ax.set_xticklabels([str(v) for v in xs], fontsize=7, rotation=30 if len(xs) > 4 else 0)
+        ax.set_yticks(range(len(ys)))
+        ax.set_yticklabels([str(v) for v in ys], fontsize=7)
+        ax.set_xlabel(x)
+        if i == 0:
+            ax.set_ylabel(y)
+        if adapter is not None:
+            ax.set_title(adapter, fontsize=9)
+    if image is not None:
+        fig.colorbar(image, ax=fig.axes, label="% of DRAM peak", fraction=0.04)
+    held = "; held at " + ", ".join(f"{c}={v}" for c, v in fixed.items()) if fixed else ""
+    fig.suptitle(f"Sweep: % of DRAM peak over {x} and {y}{held}", fontsize=10)
+    return _save(fig, path)
+
+
+def _ordered(rows, column):
+    """A column's values: numbers in numeric order, texts in the grid's order."""
+    values = _unique(rows, column)
+    return sorted(values) if all(isinstance(v, (int, float)) for v in values) else values
+
+
+# ---- two runs side by side (tools/compare.py) --------------------------------------------------------
+def _smoothed_bandwidth(trace, window_share=0.12):
+    """Per dispatch with counters: (dispatch, x edges in real cycles, read GB/s, write GB/s), each
+    bucket's rate averaged with its neighbours over `window_share` of the dispatch's buckets (a
+    centred moving average that never crosses into another dispatch)."""
+    c = trace.tables["counters"]
+    out = []
+    for d in np.unique(c["dispatch"]):
+        rows = c[c["dispatch"] == d]
+        rows = rows[np.argsort(rows["start"], kind="stable")]
+        seconds = np.maximum(rows["end"] - rows["start"], 1) / trace.preset.clock_hz
+        window = max(1, int(round(len(rows) * window_share)) | 1)
+        kernel = np.ones(window)
+        count = np.convolve(np.ones(len(rows)), kernel, mode="same")
+        rates = [np.convolve(rows[name] / seconds / 1e9, kernel, mode="same") / count
+                 for name in ("dram_read_bytes", "dram_write_bytes")]
+        edges = np.r_[rows["start"], rows["end"][-1]]
+        out.append((int(d), edges, rates[0], rates[1], window))
+    return out
+
+
+def _area(ax, x_edges, read, write, colors, label=""):
+    """A stacked area (read, then write on top) over bucket midpoints, closed at the edges."""
+    mids = (x_edges[:-1] + x_edges[1:]) / 2
+    x = np.r_[x_edges[0], mids, x_edges[-1]]
+    read = np.r_[read[0], read, read[-1]]
+    total = read + np.r_[write[0], write, write[-1]]
+    ax.fill_between(x, 0, read, color=colors[0], alpha=0.55, linewidth=0, label=f"{label}read" if label is not None
+                    else None)
+    ax.fill_between(x, read, total, color=colors[1], alpha=0.55, linewidth=0,
+                    label=f"{label}write" if label is not None else None)
+
+
+def plot_comparison(a, b, path):
+    """Two runs side by side: time per dispatch, bytes per cache level, hit rates and coalescing (each
+    with B against A), and DRAM bandwidth over time of both. `a` and `b` carry .label, .trace and
+    .totals (tools.compare.totals of the trace's summary); returns path."""
+    fig = _figure(14, 9)
+    axes = fig.subplots(2, 2)
+    names = ("A", "B")
+    colors = (_COLORS[0], _COLORS[1])
+    # time per dispatch, paired in order
+    ax = axes[0][0]
+    sa, sb = a.trace.summary(), b.trace.summary()
+    count = max(len(sa), len(sb))
+    index = np.arange(count)
+    for k, (s, name) in enumerate(((sa, "A"), (sb, "B"))):
+        times = [s[i]["seconds"] * 1e6 if i < len(s) else 0.0 for i in range(count)]
+        ax.bar(index + (k - 0.5) * 0.4, times, 0.4, color=colors[k], label=name)
+    ax.set_xticks(index)
+    ax.set_xticklabels([f"#{i} {(sb[i] if i < len(sb) else sa[i])['kernel'][:22]}" for i in index],
+                       fontsize=7, rotation=15 if count > 2 else 0, ha="right" if count > 2 else "center")
+    ax.set_ylabel("time (us)")
+    ax.set_title(f"time per dispatch; all timed: A {a.totals['time_us']:.2f} us, B {b.totals['time_us']:.2f} us "
+                 f"({_ratio(a.totals['time_us'], b.totals['time_us'])})", fontsize=9)
+    ax.legend(fontsize=8)
+    # bytes per cache level
+    ax = axes[0][1]
+    levels = (("L2 requests", "l2_bytes"), ("IC lookups", "ic_bytes"), ("DRAM read", "dram_read_bytes"),
+              ("DRAM write-back", "dram_write_bytes"))
+    _paired_bars(ax, [label for label, _ in levels], [[side.totals[key] / 1e6 for _, key in levels] for side in (a, b)],
+                 colors, names, lambda va, vb: _ratio(va, vb))
+    ax.set_ylabel("MB (10^6 bytes), all timed dispatches")
+    ax.set_title("bytes at each cache level (B vs A above each pair)", fontsize=9)
+    # rates
+    ax = axes[1][0]
+    rates = (("L2 hit rate", "l2_hit_rate", 100), ("IC hit rate", "ic_hit_rate", 100),
+             ("coalescing", "coalescing", 100), ("% of DRAM peak", "pct_peak", 1), ("occupancy", "occupancy", 100))
+    values = [[(side.totals[key] or 0.0) * scale for _, key, scale in rates] for side in (a, b)]
+    _paired_bars(ax, [label for label, _, _ in rates], values, colors, names, lambda va, vb: f"{vb - va:+.1f} pt")
+    ax.set_ylim(0, 118)
+    ax.set_ylabel("%")
+    ax.set_title("hit rates, coalescing efficiency, bandwidth and occupancy (B - A in points)", fontsize=9)
+    # DRAM bandwidth over time, each run from its first dispatch's start
+    ax = axes[1][1]
+    for k, side in enumerate((a, b)):
+        trace = side.trace
+        d = trace.tables["dispatches"]
+        origin = int(d["start"].min()) if len(d) else 0
+        for j, (_, edges, read, write, _) in enumerate(_smoothed_bandwidth(trace)):
+            x = (edges - origin) * 1e6 / trace.preset.clock_hz
+            total = read + write
+            mids = (x[:-1] + x[1:]) / 2
+            ax.fill_between(np.r_[x[0], mids, x[-1]], 0, np.r_[total[0], total, total[-1]], color=colors[k],
+                            alpha=0.35, linewidth=0, label=f"{names[k]} read + write" if j == 0 else None)
+        peak = trace.preset.dram_bytes_per_second / 1e9
+        ax.axhline(peak, color=colors[k], linestyle="--", linewidth=1,
+                   label=f"{names[k]} peak {peak:g} GB/s")
+    ax.set_xlabel("time from the run's first dispatch (us), idle gaps included")
+    ax.set_ylabel("DRAM bandwidth (GB/s), smoothed")
+    ax.set_ylim(0, max(a.trace.preset.dram_bytes_per_second, b.trace.preset.dram_bytes_per_second) / 1e9 * 1.2)
+    ax.legend(fontsize=7, loc="upper right")
+    ax.set_title("DRAM bandwidth over time", fontsize=9)
+    fig.suptitle(f"A: {a.label[:70]} ({a.trace.preset.key})\nB: {b.label[:70]} ({b.trace.preset.key})", fontsize=10)
+    fig.subplots_adjust(hspace=0.38, wspace=0.22, top=0.88, bottom=0.09, left=0.06, right=0.98)
+    return _save(fig, path)
+
+
+def _ratio(a, b):
+    if not a:
+        return "-" if not b else "new"
+    return f"B/A {b / a:.2f}x"
+
+
+def _paired_bars(ax, labels, values, colors, names, annotate):
+    """Bars of A and B side by side for each label, `annotate(a, b)` written above each pair."""
+    index = np.arange(len(labels))
+    top = max([v for side in values for v in side] + [1e-9])
+    for k, side in enumerate(values):
+        ax.bar(index + (k - 0.5) * 0.4, side, 0.4, color=colors[k], label=names[k])
+    for i in index:
+        va, vb = values[0][i], values[1][i]
+        ax.text(i, max(va, vb) + top * 0.02, annotate(va, vb), ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(index)
+    ax.set_xticklabels(labels, fontsize=8)
+    ax.set_ylim(0, max(ax.get_ylim()[1], top * 1.15))
+    ax.legend(fontsize=8, loc="upper right")

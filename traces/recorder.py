@@ -45,7 +45,6 @@ import numpy as np
 
 from dmlemu.errors import short_repr
 
-from dmlemu.timing.caches import TRAFFIC_FIELDS
 
 DETAILS = ("dispatch", "wave", "instruction", "memory")
 DISPATCH, WAVE, INSTRUCTION, MEMORY = range(len(DETAILS))   # detail levels, as `level` compares them
@@ -260,13 +259,11 @@ class TraceRecorder:
 
     def _group_levels(self, traffic, first, waves):
         """Per wave group (waves first .. first + waves - 1): L2 hits, L2 misses, Infinity Cache hits,
-        Infinity Cache misses, over all its memory instructions (prefix sums summed over pcs)."""
-        if not traffic.prefix:
+        Infinity Cache misses, over all its memory instructions."""
+        if not traffic.per_wave:
             return [np.zeros(first.size, dtype=np.int64)] * 4
         names = ("sectors", "l2_hits", "ic_hits", "dram_reads")
-        index = [TRAFFIC_FIELDS.index(n) for n in names]
-        sums = {n: sum(p[i] for p in traffic.prefix.values()) for n, i in zip(names, index)}
-        per = {n: a[first + waves] - a[first] for n, a in sums.items()}
+        per = dict(zip(names, traffic.range_sums(names, first, waves)))
         if not self.preset.infinity_cache_bytes:
             zero = np.zeros(first.size, dtype=np.int64)
             return [per["l2_hits"], per["sectors"] - per["l2_hits"], zero, zero]
@@ -277,7 +274,8 @@ class TraceRecorder:
         self.rows["wave_summary"] = [(*key, *value) for key, value in sorted(self._summary.items())]
         tables = {name: np.array(rows, dtype=TABLES[name]) if rows else np.zeros(0, dtype=TABLES[name])
                   for name, rows in self.rows.items()}
-        return Trace(tables, self.preset, self.wave_width, self.detail, sorted(self.aggregated), self.programs)
+        return Trace(tables, self.preset, self.wave_width, self.detail, sorted(self.aggregated), self.programs,
+                     dict(self.dropped))
 
 
 def _instructions(program):

@@ -20,19 +20,37 @@ import numpy as np
 
 
 class Trace:
-    def __init__(self, tables, preset, wave_width, detail, aggregated, programs):
+    def __init__(self, tables, preset, wave_width, detail, aggregated, programs, dropped=None):
         self.tables = tables
         self.preset = preset
         self.wave_width = wave_width
         self.detail = detail
         self.aggregated = aggregated      # names of tables whose rows were folded past max_rows
         self.programs = programs          # dispatch id -> (kernel name, instruction texts)
+        self.dropped = dict(dropped or {})   # table -> rows not kept past max_rows (unknown: absent)
 
     def __getattr__(self, name):
         tables = self.__dict__.get("tables", {})
         if name in tables:
             return tables[name]
         raise AttributeError(name)
+
+    def folded(self):
+        """One sentence per table the recorder folded or cut past its row limit (empty when the trace
+        holds every row): what is missing and where its figures still are. Exports show these (a
+        track of their own) and `dmlemu run` prints them."""
+        notes = []
+        for name in self.aggregated:
+            kept, dropped = len(self.tables[name]), self.dropped.get(name)
+            more = f"{dropped} later rows" if dropped is not None else "later rows"
+            if name == "wave_groups":
+                s = self.tables["wave_summary"]
+                where = (f"folded into {len(s)} per-SIMD summaries (table wave_summary: "
+                         f"{int(s['waves'].sum())} waves in {int(s['groups'].sum())} groups)")
+            else:
+                where = "not in this trace (the counters and per-dispatch figures still cover them)"
+            notes.append(f"the recorder kept only the first {kept} rows of {name}; {more} are {where}")
+        return notes
 
     def seconds(self, cycles):
         return np.asarray(cycles, dtype=np.float64) / self.preset.clock_hz

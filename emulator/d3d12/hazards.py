@@ -20,6 +20,9 @@ of one resource with no such barrier in between, the tracker reports, for the la
 
 (one hazard per pair of operations and resource, the first of these kinds that applies). Reads
 never conflict with reads, and one operation never conflicts with itself (an in-place dispatch).
+The history is bounded: an access covered by a later one to the same bytes (any access by a later
+write, a read by a later read; a copy covers only copies) is forgotten, since whatever conflicts with
+it conflicts with the later one too; the hazard then names the later operation.
 Copies (CopyBufferRegion, CopyResource) are ordered with each other, as D3D12's copy operations
 are serialised by the runtime (there is no barrier that could order two copies); a copy still
 conflicts with a dispatch, but the resource states make a transition necessary between them.
@@ -86,7 +89,15 @@ class HazardTracker:
                 kind = WRITE_AFTER_WRITE if is_write and o_write else READ_AFTER_WRITE if o_write else WRITE_AFTER_READ
                 found.append(Hazard(kind, name, other, resource, max(start, o_start), min(end, o_end)))
         for resource, start, end, is_write in mine:
-            self._accesses.setdefault(resource, []).append((name, start, end, is_write, copy))
+            # Bounded history: an earlier access that this one covers (a write covers every access to its
+            # bytes, a read covers reads) is dropped; anything that would conflict with it conflicts with
+            # this one too, so the hazard is still found (naming the later operation). A chain of in-place
+            # dispatches with no barrier keeps one entry per resource, not one per dispatch.
+            # A copy covers only copies: copies never conflict with each other, so one could hide a dispatch.
+            kept = [a for a in self._accesses.get(resource, ())
+                    if not (start <= a[1] and a[2] <= end and (is_write or not a[3]) and (not copy or a[4]))]
+            kept.append((name, start, end, is_write, copy))
+            self._accesses[resource] = kept
         return found
 
     def barrier(self, resource=None):

@@ -15,6 +15,7 @@ resource of `persistent_layout` bytes: the constants at 0, then each owned input
 of DML_PERSISTENT_BUFFER_ALIGNMENT. Like every DirectML compiled operator it must be initialized (an
 IDMLOperatorInitializer dispatch) before it executes.
 """
+import dataclasses
 import weakref
 
 from dmlemu.errors import E_INVALIDARG, E_NOTIMPL, E_OUTOFMEMORY, HResultError
@@ -123,12 +124,11 @@ class IDMLCompiledOperator(IDMLDispatchable):
         """What the descriptor table's slots describe at execution: `bound` (BoundBuffer or None per tensor,
         binding order), with each owned input's slot pointing at its copy in the `persistent` binding (None
         when no persistent resource is bound: a null descriptor, whose reads return 0)."""
-        from dmlemu.directml.binding_table import BoundBuffer
         slots = list(bound)
         for index, offset in self._regions[1:]:
             tensor = self._info.inputs[index]
-            slots[index] = None if persistent is None else BoundBuffer(
-                persistent.resource, persistent.offset + offset, tensor.total_bytes)
+            slots[index] = None if persistent is None else dataclasses.replace(
+                persistent, offset=persistent.offset + offset, size=tensor.total_bytes)
         return slots
 
     @staticmethod

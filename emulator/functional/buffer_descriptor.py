@@ -10,7 +10,9 @@ Layout (little-endian dwords), our own, documented in docs/ISA.md:
     dword1  base address bits 32..47 (bits 16..31 reserved, 0)
     dword2  size of the range in bytes (num_records)
     dword3  bit 0 = valid; other bits reserved, 0
-In a D3D12 descriptor heap each descriptor occupies DESCRIPTOR_SIZE bytes; the tail is zero.
+In a D3D12 descriptor heap each descriptor occupies DESCRIPTOR_SIZE bytes. The kernels read only
+the first 16; a UAV's slot keeps its view's format, RAW flag and structure stride in bytes 16..27 (for
+ClearUnorderedAccessView*, emulator/d3d12/clear.py); the rest of the tail is zero.
 """
 import numpy as np
 

@@ -64,9 +64,17 @@ class SetAssociativeCache:
         return hits, (np.concatenate(evicted) if evicted else np.empty(0, dtype=np.int64))
 
     def _chunk(self, sectors, writes):
-        unique, first, inverse = np.unique(sectors, return_index=True, return_inverse=True)
-        written = np.zeros(unique.size, dtype=bool)
-        np.logical_or.at(written, inverse, writes)
+        # Speed: this runs once per `sets` accesses, so it avoids ufunc.at (slow): the written flag
+        # of each distinct sector is a reduceat over its run of the sorted chunk, and the FIFO
+        # pointers of the sets that missed (distinct) are updated by fancy indexing.
+        order = np.argsort(sectors, kind="stable")     # np.unique(return_index=True), inlined
+        ordered = sectors[order]
+        new = np.empty(sectors.size, dtype=bool)
+        new[:1] = True
+        np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+        unique = ordered[new]
+        first = order[new]                             # each sector's first access in the chunk
+        written = np.logical_or.reduceat(writes[order], np.flatnonzero(new))   # any access writes
         sets = self.set_of(unique)
         match = self.tags[sets] == unique[:, None]
         present = match.any(axis=1)
@@ -82,8 +90,11 @@ class SetAssociativeCache:
             miss_sets = sets[miss]
             order = np.argsort(miss_sets, kind="stable")
             ordered_sets = miss_sets[order]
-            starts = np.flatnonzero(np.r_[True, ordered_sets[1:] != ordered_sets[:-1]])
-            group_sizes = np.diff(np.r_[starts, ordered_sets.size])
+            boundary = np.empty(ordered_sets.size, dtype=bool)
+            boundary[:1] = True
+            np.not_equal(ordered_sets[1:], ordered_sets[:-1], out=boundary[1:])
+            starts = np.flatnonzero(boundary)
+            group_sizes = np.diff(starts, append=ordered_sets.size)
             rank = np.empty(miss.size, dtype=np.int64)
             rank[order] = np.arange(miss.size) - np.repeat(starts, group_sizes)
             ways = (self.next_way[miss_sets] + rank) % self.ways
@@ -94,13 +105,13 @@ class SetAssociativeCache:
             evicted = victims[victim_dirty & (rank < self.ways)]
             self.tags[miss_sets, ways] = unique[miss]
             self.dirty[miss_sets, ways] = written[miss]
-            np.add.at(self.next_way, ordered_sets[starts], group_sizes)
-            self.next_way %= self.ways
-        hit = present[inverse]
-        # A repeat of a sector within the chunk hits (its first access brought it in).
-        repeat = np.ones(sectors.size, dtype=bool)
-        repeat[first] = False
-        return hit | repeat, evicted
+            touched = ordered_sets[starts]      # distinct: += is add.at here
+            self.next_way[touched] = (self.next_way[touched] + group_sizes) % self.ways
+        # A repeat of a sector within the chunk hits (its first access brought it in); a first
+        # access hits if the sector was present.
+        hit = np.ones(sectors.size, dtype=bool)
+        hit[first] = present
+        return hit, evicted
 
     def write_back(self):
         """Flush: every dirty sector is written to the next level and becomes clean; returns them."""
@@ -123,29 +134,79 @@ class SetAssociativeCache:
         return int((self.tags >= 0).sum())
 
 
-# The per-wave quantities a cohort's memory request is charged from (prefix sums over waves).
+# The per-wave quantities a cohort's memory request is charged from (summed over its waves).
 TRAFFIC_FIELDS = ("sectors", "lines", "l2_hits", "ic_hits", "dram_reads", "dram_writes", "ic_writes")
 
 
 class DispatchTraffic:
     """What one dispatch's memory instructions cost at each level, per instruction and per wave.
 
-    `prefix[pc]` is an array of shape (len(TRAFFIC_FIELDS), waves + 1): row i holds field i's prefix
-    sums over the wave index, so a cohort of waves first .. first + n - 1 costs
-    prefix[pc][i][first + n] - prefix[pc][i][first].
+    `per_wave[pc]` is an array of shape (len(TRAFFIC_FIELDS), waves): row i holds field i for every
+    wave, in the narrowest unsigned type that holds them (every field counts some of the wave's
+    sectors: uint8 for most kernels, a quarter of int32 prefix sums); a cohort of waves
+    first .. first + n - 1 costs the sum of columns first .. first + n - 1.
     `totals[field]` sums the dispatch (in sectors, except `lines`: tag lookups).
     """
 
-    def __init__(self, prefix, totals, per_instruction):
-        self.prefix = prefix
+    BLOCK = 4096     # cohorts whose costs are worked out together (see cohort())
+
+    def __init__(self, per_wave, totals, per_instruction):
+        self.per_wave = per_wave
         self.totals = totals
         self.per_instruction = per_instruction   # pc -> {field: total}
+        self._blocks = {}    # (pc, count, block) -> [costs of cohort k of the block], a list each
 
     def cohort(self, pc, first, count):
-        p = self.prefix.get(pc)
+        """The costs (TRAFFIC_FIELDS, summed) of waves first .. first + count - 1 at instruction pc.
+
+        Speed: this runs once per memory request. The workgroup dispatcher hands out contiguous
+        ranges of a slot group's size in order, so most cohorts are aligned runs of `count`
+        waves: their costs are summed BLOCK cohorts at a time, with one NumPy sum and one
+        tolist(), and kept while cohorts of that block are still being handed out (the one before
+        it is dropped when a block is started). Any other range is summed on its own; both give
+        the same numbers."""
+        if first % count == 0:
+            k = first // count
+            key = (pc, count, k // self.BLOCK)
+            rows = self._blocks.get(key)
+            if rows is None:
+                rows = self._block(*key)
+            if rows is not None:
+                return rows[k % self.BLOCK]
+        p = self.per_wave.get(pc)
         if p is None:
             return (0,) * len(TRAFFIC_FIELDS)
-        return (p[:, first + count] - p[:, first]).tolist()
+        return p[:, first:first + count].sum(axis=1, dtype=np.int64).tolist()
+
+    def _block(self, pc, count, block):
+        p = self.per_wave.get(pc)
+        if p is None:
+            return None
+        lo = block * self.BLOCK * count
+        cohorts = min(self.BLOCK, (p.shape[1] - lo) // count)    # whole cohorts from wave lo on
+        if cohorts <= 0:
+            return None
+        sums = p[:, lo:lo + cohorts * count].reshape(len(p), cohorts, count).sum(axis=2, dtype=np.int64)
+        rows = sums.T.tolist()
+        self._blocks.pop((pc, count, block - 1), None)
+        self._blocks[(pc, count, block)] = rows
+        return rows
+
+    def range_sums(self, fields, first, count):
+        """For arrays of wave ranges (first, count): each field's sum over the ranges' waves and
+        every memory instruction (int64 arrays, one per field)."""
+        if not self.per_wave:
+            return [np.zeros(first.size, dtype=np.int64) for _ in fields]
+        waves = next(iter(self.per_wave.values())).shape[1]
+        out = []
+        for field in fields:
+            i = TRAFFIC_FIELDS.index(field)
+            prefix = np.zeros(waves + 1, dtype=np.int64)
+            for p in self.per_wave.values():
+                prefix[1:] += p[i]
+            np.cumsum(prefix, out=prefix)
+            out.append(prefix[first + count] - prefix[first])
+        return out
 
 
 class CacheHierarchy:
@@ -159,10 +220,16 @@ class CacheHierarchy:
             self.infinity_cache = SetAssociativeCache("Infinity Cache", preset.infinity_cache_bytes,
                                                       preset.sector_bytes, preset.infinity_cache_ways)
 
-    def classify(self, sectors, writes):
+    def classify(self, stream):
         """For a stream of sector accesses in order: per access, whether it hit the L2, whether it
         hit the Infinity Cache (after missing the L2), whether it reads DRAM, and the number of
-        sectors written back to DRAM (and to the Infinity Cache) that it caused by eviction."""
+        sectors written back to DRAM (and to the Infinity Cache) that it caused by eviction.
+
+        `stream` is a list [sectors, write flags] that classify empties: holding the only
+        references, it frees the sectors once the Infinity Cache's stream is built (memory: the
+        largest array of a dispatch's accounting)."""
+        sectors, writes = stream
+        stream.clear()
         l2_hit, l2_evicted = self.l2.access(sectors, writes)
         n = sectors.size
         ic_hit = np.zeros(n, dtype=bool)
@@ -177,8 +244,11 @@ class CacheHierarchy:
         # allocated there and reaches the Infinity Cache only when evicted); the L2's dirty
         # evictions are then written into it, and through it to DRAM (write-through: they stay
         # resident, clean, for later reads, and DRAM bandwidth is spent now).
-        below = np.flatnonzero(dram_read)
-        stream = np.concatenate([sectors[below], l2_evicted])
+        below = np.flatnonzero(dram_read).astype(np.int32 if n < 2 ** 31 else np.int64)   # half the memory
+        stream = np.empty(below.size + l2_evicted.size, dtype=sectors.dtype)   # no temporaries
+        np.take(sectors, below, out=stream[:below.size])
+        stream[below.size:] = l2_evicted
+        del l2_evicted, sectors, writes
         hit, _ = self.infinity_cache.access(stream, np.zeros(stream.size, dtype=bool))
         ic_hit[below] = hit[:below.size]
         dram_read[below] = ~hit[:below.size]
@@ -211,37 +281,43 @@ class CacheHierarchy:
             stream_writes[pos] = r.is_write
             before += c
             positions.append(pos)
-        l2_hit, ic_hit, dram_read, dram_writes, ic_writes = self.classify(stream, stream_writes)
+        # Memory: what only built the stream goes before the caches run; classify frees the stream.
+        del counts, per_wave_total, wave_start, before
+        stream = [stream, stream_writes]
+        del stream_writes
+        l2_hit, ic_hit, dram_read, dram_writes, ic_writes = self.classify(stream)
         ratio = max(1, line_bytes // self.sector_bytes)
-        prefix, per_instruction = {}, {}
+        per_wave_tables, per_instruction = {}, {}
         totals = dict.fromkeys(TRAFFIC_FIELDS, 0)
         for pc, pos in zip(pcs, positions):
             r = rows[pc]
             lines = r.sectors // ratio
             new_line = np.ones(lines.size, dtype=bool)
             new_line[1:] = lines[1:] != lines[:-1]
-            new_line[r.offsets[:-1][r.counts() > 0]] = True
-            values = (None, new_line, l2_hit[pos], ic_hit[pos], dram_read[pos], dram_writes[pos], ic_writes[pos])
-            # int32 while the instruction's accesses fit (they do unless it runs > 2^31 sectors):
-            # half the memory of the largest per-dispatch table.
-            dtype = np.int32 if pos.size + int(dram_writes[pos].sum()) < 2 ** 31 else np.int64
-            table = np.zeros((len(TRAFFIC_FIELDS), waves + 1), dtype=dtype)
+            del lines
             counts = r.counts()
-            table[0, 1:] = counts
+            new_line[r.offsets[:-1][counts > 0]] = True
+            flags = (None, new_line, l2_hit, ic_hit, dram_read, dram_writes, ic_writes)   # per access
+            # Every field counts some of a wave's sectors (a write-back charge is 0 or 1 per
+            # access), so the wave's sector count bounds them all: the narrowest type that holds it.
+            table = np.zeros((len(TRAFFIC_FIELDS), waves), dtype=np.min_scalar_type(int(counts.max(initial=0))))
+            table[0] = counts
             if pos.size:
-                # Per-wave sums (reduceat over each wave's run of accesses; a wave with none gets 0).
+                # Per-wave sums (reduceat over each wave's run of accesses; a wave with none gets 0),
+                # one field at a time (memory: one field's accesses at once).
                 starts = np.minimum(r.offsets[:-1], pos.size - 1)
                 empty = counts == 0
-                for i, v in enumerate(values[1:], start=1):
+                for i in range(1, len(TRAFFIC_FIELDS)):
+                    v = new_line if i == 1 else flags[i][pos]
                     per_wave = np.add.reduceat(v, starts, dtype=np.int64)
                     per_wave[empty] = 0
-                    table[i, 1:] = per_wave
-            np.cumsum(table, axis=1, out=table)    # prefix sums over waves
-            prefix[pc] = table
-            per_instruction[pc] = dict(zip(TRAFFIC_FIELDS, table[:, -1].tolist()))
+                    table[i] = per_wave
+            del new_line, flags
+            per_wave_tables[pc] = table
+            per_instruction[pc] = dict(zip(TRAFFIC_FIELDS, table.sum(axis=1, dtype=np.int64).tolist()))
             for field, total in per_instruction[pc].items():
                 totals[field] += total
-        return DispatchTraffic(prefix, totals, per_instruction)
+        return DispatchTraffic(per_wave_tables, totals, per_instruction)
 
     def write_back_l2(self):
         """Release (a transition out of UAV use, the end of an ExecuteCommandLists): the L2's dirty
@@ -267,11 +343,15 @@ class CacheHierarchy:
 def _charge(per_access, eligible, count, chunk=1 << 20):
     """Spread `count` write-backs evenly over the eligible accesses of the stream (the misses, which
     allocate ways and so cause evictions), so their bandwidth is paid during the dispatch. The k-th
-    eligible access gets floor((k+1) count / E) - floor(k count / E); done in chunks (bounded memory)."""
-    rows = np.flatnonzero(eligible)
-    total = rows.size
-    if count == 0 or total == 0:
+    eligible access gets floor((k+1) count / E) - floor(k count / E); done `chunk` accesses of the
+    stream at a time (bounded memory)."""
+    if count == 0:
         return
-    for lo in range(0, total, chunk):
-        k = np.arange(lo, min(total, lo + chunk), dtype=np.int64)
-        per_access[rows[lo:lo + chunk]] = (k + 1) * count // total - k * count // total
+    total = int(np.count_nonzero(eligible))
+    k0 = 0    # eligible accesses before this piece of the stream
+    for lo in range(0, eligible.size, chunk):
+        rows = np.flatnonzero(eligible[lo:lo + chunk])
+        if rows.size:
+            k = np.arange(k0, k0 + rows.size, dtype=np.int64)
+            per_access[lo + rows] = (k + 1) * count // total - k * count // total
+            k0 += rows.size

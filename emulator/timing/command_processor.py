@@ -52,12 +52,6 @@ class DispatchSimulation:
         self.dispatcher = WorkgroupDispatcher(record.total_waves, per_group, preset.workgroup_launch_cycles,
                                               start_cycle, record.wave_path)
 
-    def take_waves(self, now, slots):
-        return self.dispatcher.take(now, slots)
-
-    def split_by_path(self, first, count):
-        return self.dispatcher.split_by_path(first, count)
-
 
 class CommandProcessor:
     """Charges command overheads and runs each dispatch's timing simulation."""

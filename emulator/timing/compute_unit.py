@@ -25,11 +25,6 @@ class LevelBytes(NamedTuple):
     ic_reads: int      # of infinity_cache: the reads (the request waits for these)
     dram_reads: int    # of dram: the reads (the request waits for these)
 
-    def share(self, first, count, total):
-        """This request's bytes for sectors first .. first + count - 1 of `total` (exact shares)."""
-        end = first + count
-        return LevelBytes(*(b * end // total - b * first // total for b in self))
-
 
 class ComputeUnit:
     """One compute unit's memory pipeline, shared by its SIMDs."""
@@ -56,18 +51,19 @@ class ComputeUnit:
         while heap and heap[0][0] <= now:
             self.sectors_in_flight -= heapq.heappop(heap)[1]
 
-    def try_issue(self, now, sectors, level_bytes, is_write):
+    def try_issue(self, now, sectors, is_write, l2, infinity_cache, dram, ic_reads, dram_reads):
         """Send a request of `sectors` at once if the miss queue has room: its completion cycle,
-        else None. `level_bytes`: a LevelBytes."""
+        else None. The bytes at each level are LevelBytes' fields, passed as plain ints (this runs
+        once per memory request: no tuple is built for it)."""
         self.retire(now)
         if self.sectors_in_flight + sectors > self.capacity:
             return None
-        return self.send(now, sectors, level_bytes, is_write)
+        return self.send(now, sectors, is_write, l2, infinity_cache, dram, ic_reads, dram_reads)
 
-    def send(self, now, sectors, level_bytes, is_write):
-        """Put `sectors` of a request in flight now; returns their completion cycle."""
-        b = level_bytes
-        done = self.memory.request(now, b.l2, b.infinity_cache, b.dram, is_write, b.ic_reads, b.dram_reads)
+    def send(self, now, sectors, is_write, l2, infinity_cache, dram, ic_reads, dram_reads):
+        """Put `sectors` of a request in flight now (bytes per level as in LevelBytes); returns
+        their completion cycle."""
+        done = self.memory.request(now, l2, infinity_cache, dram, is_write, ic_reads, dram_reads)
         heapq.heappush(self.in_flight, (done, sectors))   # (completion cycle, sectors): a heap orders by the first
         self.sectors_in_flight += sectors
         return done

@@ -15,19 +15,24 @@ FIFO servers at their own bandwidth with their own latency.
 
 Time is integer cycles. Bandwidth arithmetic is exact: a server's clock is kept in "byte-time"
 units (one cycle = bytes_per_second units, one byte = clock_hz units), so no rounding
-accumulates however many requests are served.
+accumulates however many requests are served. Speed: both are divided by their greatest common
+divisor first (every quantity is a multiple of one of them, so every cycle comes out the same), which
+keeps the numbers small: an L2 of 2,048 bytes per cycle counts 2,048 units a cycle instead of
+5 x 10^12 at 2.5 GHz, and Python's arithmetic on small integers is faster.
 """
+import math
 
 
 class FifoServer:
     """A first-come first-served server with a fixed byte rate (exact integer arithmetic)."""
 
-    __slots__ = ("clock_hz", "bytes_per_second", "free_units", "refresh_interval", "refresh_cycles",
+    __slots__ = ("units_per_byte", "units_per_cycle", "free_units", "refresh_interval", "refresh_cycles",
                  "busy_cycles", "bytes")
 
     def __init__(self, clock_hz, bytes_per_second, refresh_interval=0, refresh_cycles=0):
-        self.clock_hz = clock_hz
-        self.bytes_per_second = bytes_per_second
+        common = math.gcd(clock_hz, bytes_per_second)
+        self.units_per_byte = clock_hz // common            # clock_hz, reduced
+        self.units_per_cycle = bytes_per_second // common   # bytes_per_second, reduced
         self.free_units = 0
         self.refresh_interval = refresh_interval
         self.refresh_cycles = refresh_cycles
@@ -36,9 +41,11 @@ class FifoServer:
 
     def serve(self, now, num_bytes):
         """(start cycle, end cycle) of a transfer of num_bytes arriving at cycle `now`."""
-        bps = self.bytes_per_second
-        start_units = max(now * bps, self.free_units)
-        end_units = start_units + num_bytes * self.clock_hz
+        bps = self.units_per_cycle
+        start_units = now * bps
+        if start_units < self.free_units:     # (a comparison, not max(): this runs per request)
+            start_units = self.free_units
+        end_units = start_units + num_bytes * self.units_per_byte
         start = -(-start_units // bps)
         end = -(-end_units // bps)
         if self.refresh_interval:
@@ -78,7 +85,7 @@ class DramServer(FifoServer):
                 pending %= self.write_batch_bytes
                 if self.read_since_drain:
                     # The drain's bubble: the bus idles, every later transfer starts later.
-                    self.free_units += self.turnaround_cycles * self.bytes_per_second
+                    self.free_units += self.turnaround_cycles * self.units_per_cycle
                     self.turnarounds += 1
                     self.read_since_drain = False
             self.pending_write_bytes = pending
@@ -115,16 +122,15 @@ class MemorySystem:
         (`ic_read_bytes`, `dram_read_bytes`): a write-back drains behind the request and costs
         bandwidth, not latency.
         """
-        _, end = self.l2.serve(now, l2_bytes)
-        done = end + self.l2_latency
+        done = self.l2.serve(now, l2_bytes)[1] + self.l2_latency
         if ic_bytes:
-            _, end = self.infinity_cache.serve(now, ic_bytes)
-            if ic_read_bytes:
-                done = max(done, end + self.ic_latency)
+            end = self.infinity_cache.serve(now, ic_bytes)[1] + self.ic_latency
+            if ic_read_bytes and end > done:
+                done = end
         if dram_bytes:
             start, end = self.dram.serve_mixed(now, dram_bytes, dram_bytes - dram_read_bytes)
-            if dram_read_bytes:
-                done = max(done, end + self.dram_latency)
+            if dram_read_bytes and end + self.dram_latency > done:
+                done = end + self.dram_latency
             if self.dram_log is not None:
                 self.dram_log.append((start, end, dram_bytes, is_write))
         return done

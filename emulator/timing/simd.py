@@ -23,9 +23,8 @@ at the granularity of two groups (docs/DEVIATIONS.md).
 This is the representation that avoids one Python process per wave: a 16M-element dispatch is a
 few thousand cohorts per SIMD, each a handful of simpy events.
 """
-import bisect
+from bisect import bisect_right, insort
 
-from dmlemu.timing.compute_unit import LevelBytes
 from dmlemu.timing.kernel_path import ALU, SMEM, VMEM, WAIT
 
 
@@ -37,36 +36,55 @@ class IssuePort:
 
     A cohort books its ALU runs and memory issue as it computes them, which may be ahead of
     simulated time; a booking takes the first gap at or after its start that fits it, so work that
-    another group books later but for an earlier time still goes first when there is room."""
+    another group books later but for an earlier time still goes first when there is room.
 
-    __slots__ = ("booked", "end")
+    Speed: the calendar is one flat sorted list of bounds [start0, end0, start1, end1, ...] of
+    disjoint intervals, adjacent ones fused, so `bisect` (C) finds where a booking starts and the
+    parity of the index says whether that cycle is booked. Where a booking lands depends only on
+    which cycles are booked, not on how they are cut into intervals, so fusing changes nothing;
+    nor does dropping intervals that ended before the simulated time (every booking starts at or
+    after it)."""
+
+    __slots__ = ("bounds",)
 
     def __init__(self):
-        self.booked = []     # sorted, disjoint (start, end) intervals not yet over
-        self.end = 0         # the end of the last one
+        self.bounds = []     # start0, end0, start1, end1, ...: sorted, disjoint, not adjacent
+
+    @property
+    def booked(self):
+        """The booked intervals not yet over, as (start, end) pairs."""
+        b = self.bounds
+        return list(zip(b[::2], b[1::2]))
 
     def book(self, now, t, cycles):
-        """Reserve `cycles` of issue from cycle t on (now: the simulated time); returns the start."""
-        booked = self.booked
-        while booked and booked[0][1] <= now:
-            del booked[0]
-        if t >= self.end:                          # after everything booked
-            if booked and t == self.end:
-                booked[-1] = (booked[-1][0], t + cycles)
+        """Reserve `cycles` (> 0) of issue from cycle t >= now on (now: the simulated time); returns
+        the start."""
+        b = self.bounds
+        if b and b[1] <= now:                      # drop what is over
+            i = 2
+            while i < len(b) and b[i + 1] <= now:
+                i += 2
+            del b[:i]
+        i = bisect_right(b, t)
+        if i & 1:                                  # t is inside booked interval [b[i-1], b[i])
+            t = b[i]
+            i += 1
+        n = len(b)
+        while i < n and t + cycles > b[i]:         # the gap before the interval at i is too short
+            t = b[i + 1]
+            i += 2
+        end = t + cycles
+        # [t, end) goes in the gap between b[i - 1] (an end) and b[i] (a start): fuse with either.
+        if i and b[i - 1] == t:
+            if i < n and b[i] == end:
+                del b[i - 1:i + 1]
             else:
-                booked.append((t, t + cycles))
-            self.end = t + cycles
-            return t
-        start = t
-        for i, (s, e) in enumerate(booked):
-            if start + cycles <= s:
-                booked.insert(i, (start, start + cycles))
-                return start
-            if e > start:
-                start = e
-        booked.append((start, start + cycles))
-        self.end = start + cycles
-        return start
+                b[i - 1] = end
+        elif i < n and b[i] == end:
+            b[i] = t
+        else:
+            b[i:i] = (t, end)
+        return t
 
 
 class Simd:
@@ -87,31 +105,41 @@ class Simd:
         d = self.dispatch
         recorder = d.recorder
         slots = self.group_slots[group]
-        if self.free_at > env.now:
-            yield env.timeout(self.free_at - env.now)
+        take, split, costs = d.dispatcher.take, d.dispatcher.split_by_path, d.path_costs
+        now = env.now
+        if self.free_at > now:
+            yield env.timeout(self.free_at - now)
+            now = self.free_at
         while True:
-            work = d.take_waves(env.now, slots)
+            work = take(now, slots)
             if work is None:
-                self.free_at = max(self.free_at, int(env.now))
+                self.free_at = max(self.free_at, int(now))
                 return
             start_at, first, count = work
-            if start_at > env.now:
-                yield env.timeout(start_at - env.now)
-            for path_id, path_first, waves in d.split_by_path(first, count):
-                begin, busy = env.now, self.busy_cycles
-                yield from self._run_cohort(env, d, d.path_costs[path_id], waves, path_first, group)
+            if start_at > now:
+                yield env.timeout(start_at - now)
+                now = start_at
+            for path_id, path_first, waves in split(first, count):
+                begin, busy = now, self.busy_cycles
+                now = yield from self._run_cohort(env, now, d, costs[path_id], waves, path_first, group)
                 if recorder is not None:
-                    recorder.wave_group(self.cu.index, self.index, group, path_first, waves, begin, env.now,
+                    recorder.wave_group(self.cu.index, self.index, group, path_first, waves, begin, now,
                                         self.busy_cycles - busy)
 
-    def _run_cohort(self, env, d, cost, waves, first_wave, group):
-        """Time one cohort of `waves` waves (first_wave ..) through one path.
+    def _run_cohort(self, env, now, d, cost, waves, first_wave, group):
+        """Time one cohort of `waves` waves (first_wave ..) through one path, from simulated time
+        `now`; returns the simulated time at which it ends.
 
         Speed trick: the cohort keeps its own clock `t` and yields to simpy only when it must
         meet the rest of the GPU at the right time: right before each memory request (the CU
         pipeline and the memory system are shared) and when it ends. ALU runs, scalar-load latency
         and s_waitcnt only move `t`, so a cohort costs about one simpy event per memory instruction
         however many instructions the kernel has.
+
+        Speed: the simulated time is kept in the local `now` instead of reading `env.now` (a
+        property): a timeout of `t - now` resumes this process at exactly `t`, so after each yield
+        `now` is what it waited for. Steps are unpacked in the `for` statement (no attribute reads)
+        and the hooks, port and traffic table are bound to locals once per cohort.
         """
         steps, busy = cost.schedule(waves)
         self.busy_cycles += busy
@@ -119,76 +147,90 @@ class Simd:
         segments = recorder is not None and recorder.keeps_segments
         memory = recorder is not None and recorder.keeps_memory
         cu = self.cu
-        port = self.port
+        book = self.port.book if self.port is not None else None
+        traffic = d.traffic.cohort
+        timeout = env.timeout
         sector_bytes = d.sector_bytes
-        t = env.now
+        t = now
         loads = []          # completion cycles of the cohort's outstanding loads, sorted
-        for step in steps:
-            kind = step.kind
-            if port is not None and (kind == ALU or kind == VMEM):
-                t = port.book(env.now, t, step.cycles)     # the issue cycles, on the shared port
+        for kind, cycles, pc, last_pc, is_write, latency in steps:
             if kind == ALU:
+                if book is not None:
+                    t = book(now, t, cycles)       # the issue cycles, on the shared port
                 if segments:
-                    recorder.segment(cu.index, self.index, group, first_wave, waves, step.first_pc, step.last_pc,
-                                     t, t + step.cycles)
-                t += step.cycles
+                    recorder.segment(cu.index, self.index, group, first_wave, waves, pc, last_pc, t, t + cycles)
+                t += cycles
             elif kind == SMEM:
-                bisect.insort(loads, t + step.cycles)
+                insort(loads, t + cycles)
             elif kind == WAIT:
-                # At most step.cycles (the count) loads may remain: wait for the others.
+                # At most `cycles` (the count) loads may remain: wait for the others.
                 while loads and loads[0] <= t:
                     loads.pop(0)
-                if len(loads) > step.cycles:
-                    t = loads[len(loads) - step.cycles - 1]
-                    del loads[:len(loads) - step.cycles]
+                if len(loads) > cycles:
+                    t = loads[len(loads) - cycles - 1]
+                    del loads[:len(loads) - cycles]
             else:
-                pc, is_write = step.first_pc, step.is_write
+                if book is not None:
+                    t = book(now, t, cycles)
                 issued = t
-                t += step.cycles
-                sectors, lines, l2_hits, ic_hits, dram_reads, dram_writes, ic_writes = \
-                    d.traffic.cohort(pc, first_wave, waves)
-                yield env.timeout(t - env.now)
+                t += cycles
+                sectors, lines, l2_hits, ic_hits, dram_reads, dram_writes, ic_writes = traffic(pc, first_wave, waves)
+                yield timeout(t - now)
+                now = t
                 # The addresses reach the cache front end after the pipeline latency; the request
                 # leaves for the L2 once its lines are looked up. The SIMD goes on meanwhile,
                 # unless the CU's miss queue is full.
-                arrive = cu.look_up(t + step.latency, lines) if lines else t
+                arrive = cu.look_up(t + latency, lines) if lines else t
                 done = arrive
                 if sectors:
-                    level_bytes = LevelBytes(sectors * sector_bytes, (ic_hits + ic_writes) * sector_bytes,
-                                             (dram_reads + dram_writes) * sector_bytes, ic_hits * sector_bytes,
-                                             dram_reads * sector_bytes)
-                    done = cu.try_issue(arrive, sectors, level_bytes, is_write)
+                    # A LevelBytes' fields as a plain tuple (one per request: no NamedTuple built).
+                    level_bytes = (sectors * sector_bytes, (ic_hits + ic_writes) * sector_bytes,
+                                   (dram_reads + dram_writes) * sector_bytes, ic_hits * sector_bytes,
+                                   dram_reads * sector_bytes)
+                    done = cu.try_issue(arrive, sectors, is_write, *level_bytes)
                     if done is None:
-                        yield env.timeout(arrive - env.now)
-                        done = yield from self._issue_in_chunks(env, sectors, level_bytes, is_write)
+                        yield timeout(arrive - now)
+                        done, now = yield from self._issue_in_chunks(timeout, arrive, sectors, level_bytes, is_write)
                     if memory:
-                        recorder.memory(cu.index, self.index, group, pc, issued, done, level_bytes.l2, level_bytes.dram,
-                                        is_write)
+                        recorder.memory(cu.index, self.index, group, pc, issued, done, level_bytes[0],
+                                        level_bytes[2], is_write)
                 if segments:
                     recorder.segment(cu.index, self.index, group, first_wave, waves, pc, pc, issued, t)
-                t = env.now
+                t = now
                 if is_write:
                     if done > self.last_store:
                         self.last_store = done
                 else:
-                    bisect.insort(loads, done)
-        if t > env.now:
-            yield env.timeout(t - env.now)
+                    insort(loads, done)
+        if t > now:
+            yield timeout(t - now)
+            now = t
+        return now
 
-    def _issue_in_chunks(self, env, sectors, level_bytes, is_write):
+    def _issue_in_chunks(self, timeout, now, sectors, level_bytes, is_write):
         """The CU's miss queue is full: send the request in pieces as sectors retire (each piece
-        gets its exact share of every level's bytes). Returns the last piece's completion."""
+        gets its exact share of every level's bytes: b x end // sectors - b x first // sectors). Starts at simulated time
+        `now`; returns (the last piece's completion, the simulated time when the last was sent).
+
+        Speed: this loop runs once per wake-up of a request that waits for room (the most frequent
+        event of an uncoalesced dispatch), so it keeps the time in a local (as _run_cohort does)
+        and computes the shares inline."""
         cu = self.cu
-        sent, done = 0, env.now
+        capacity, chunk = cu.capacity, cu.chunk
+        sent, done = 0, now
         while sent < sectors:
-            now = env.now
             cu.retire(now)
-            free = cu.capacity - cu.sectors_in_flight
-            want = min(sectors - sent, cu.chunk)
-            if free < want:
-                yield env.timeout(cu.time_until_free(want - free) - now)
+            left = sectors - sent
+            free = capacity - cu.sectors_in_flight
+            if free < (left if left < chunk else chunk):
+                wake = cu.time_until_free((left if left < chunk else chunk) - free)
+                yield timeout(wake - now)
+                now = wake
                 continue
-            n = min(free, sectors - sent)
-            done = max(done, cu.send(now, n, level_bytes.share(sent, n, sectors), is_write))
-            sent += n
-        return done
+            end = sent + (free if free < left else left)
+            piece = cu.send(now, end - sent, is_write,
+                            *[b * end // sectors - b * sent // sectors for b in level_bytes])
+            if piece > done:
+                done = piece
+            sent = end
+        return done, now

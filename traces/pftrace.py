@@ -1,0 +1,406 @@
+"""Native Perfetto export: a Trace as a protobuf trace of TrackEvent packets (.pftrace).
+
+Written with the `perfetto` package's trace builder and protobuf classes (an optional extra:
+`pip install 'dmlemu[perfetto]'`); without it, save_pftrace raises PerfettoMissing, an ImportError
+whose sentence says what to install. The Chrome JSON export (traces/chrome.py) needs nothing.
+
+Layout: one tree of TrackDescriptors. Every parent orders its children explicitly (child_ordering
+EXPLICIT, sibling_order_rank), so Perfetto shows them in this order whatever their names:
+
+    GPU: <preset description>
+        Trace note: <table> folded  what the recorder folded or left out to stay bounded (a track per
+                                    table, Trace.folded()): one slice over the whole trace (absent
+                                    when nothing was)
+        Command processor           submissions; barriers with wait for idle, flush, L2 write-back
+        Dispatches                  dispatches with their "launch" nested; a flow from each dispatch
+                                    to its first wave group on every CU; overlapping dispatches get
+                                    "Dispatches (overlapping, 2)", ...
+        Copy engine                 copies
+        DRAM read bandwidth, ...    counters, each with its unit (CounterDescriptor): DRAM read and
+                                    write bandwidth (GB/s), resident waves (count), occupancy, ALU
+                                    busy, L2 and Infinity Cache hit rate (%)
+        CU 00, CU 01, ...           the compute units that ran work, in numeric order; inside each:
+            SIMD 0 / group 0, ...   wave groups, their instruction segments nested inside them
+            SIMD 0 folded waves     wave groups past the recorder's row limit: one slice per
+                                    dispatch (table wave_summary)
+            Memory requests         memory requests issue to completion, one lane track per overlap,
+                                    named "<instruction>: L2" (no DRAM bytes) or ": DRAM"
+            Requests in flight      counters (count): the CU's memory requests in flight, and
+            DRAM requests in flight   those of them that went to DRAM
+
+Nothing is left out here: every row the trace holds is an event (a slice of zero nanoseconds
+included). Time: packet timestamps are GPU cycles through the preset's clock, snapped down to
+whole nanoseconds (chrome._Clock), so a child never ends after its parent; exact cycles are in
+each event's debug annotations. Names of events and annotations are interned. Packets are
+written in timestamp order, a chunk at a time (the events come from one generator per track,
+merged), so memory holds the trace's tables and one chunk, not the whole file.
+
+Deterministic: the same trace gives the same bytes (track ids and intern ids from a fixed order,
+no wall clock).
+"""
+import heapq
+import itertools
+from operator import itemgetter
+
+import numpy as np
+
+from dmlemu.traces.chrome import GROUP_TRACKS, _Clock, _lanes, _segment_name, _tracks, _unit, counter_values
+
+__all__ = ["save_pftrace", "require_perfetto", "PerfettoMissing", "INSTALL_HINT"]
+
+INSTALL_HINT = "pip install 'dmlemu[perfetto]'"
+CHUNK_PACKETS = 4096          # packets serialised and written at a time
+_SEQUENCE = 1                 # trusted_packet_sequence_id of every packet (one writer)
+_BEGIN, _END, _INSTANT, _COUNTER = 1, 2, 3, 4   # TrackEvent.Type values
+_CLEARED, _NEEDS_STATE = 1, 2                  # TracePacket.SequenceFlags values
+_EXPLICIT = 3                                  # TrackDescriptor.ChildTracksOrdering.EXPLICIT
+_UNIT_COUNT = 2                                # CounterDescriptor.Unit.UNIT_COUNT
+_LANES = 1000        # sibling_order_rank = rank x _LANES + overlap lane (int32: ranks stay below 2,000,000)
+
+
+class PerfettoMissing(ImportError):
+    """The optional `perfetto` package is not installed."""
+
+
+def require_perfetto():
+    """The perfetto package's TraceProtoBuilder class; PerfettoMissing (a sentence) without it."""
+    try:
+        from perfetto.trace_builder.proto_builder import TraceProtoBuilder
+    except ImportError:
+        raise PerfettoMissing(f"writing a .pftrace (native Perfetto trace) needs the perfetto package: "
+                              f"{INSTALL_HINT} (or write .json, Chrome trace JSON, which Perfetto also opens)") from None
+    return TraceProtoBuilder
+
+
+def save_pftrace(trace, path):
+    """Write `trace` to `path` as a native Perfetto trace (see the module banner); returns the path."""
+    builder_class = require_perfetto()
+    export = _Export(trace)
+    with open(path, "wb") as f:
+        _Writer(builder_class, f).write(export.descriptors(), export.events())
+    return path
+
+
+class _Writer:
+    """Packets into chunks of the library's TraceProtoBuilder; each chunk's serialised Trace is appended
+    to the file (a concatenation of Trace messages is one Trace: `packet` is a repeated field)."""
+
+    def __init__(self, builder_class, f):
+        self.builder_class = builder_class
+        self.f = f
+        self.names = {}       # event name -> iid
+        self.keys = {}        # debug annotation name -> iid
+
+    def write(self, descriptors, events):
+        builder = self.builder_class()
+        first = builder.add_packet()
+        first.trusted_packet_sequence_id = _SEQUENCE
+        first.sequence_flags = _CLEARED
+        for uuid, parent, name, rank, counter_unit in descriptors:
+            d = builder.add_packet()
+            d.trusted_packet_sequence_id = _SEQUENCE
+            t = d.track_descriptor
+            t.uuid = uuid
+            t.name = name
+            t.child_ordering = _EXPLICIT
+            if parent:
+                t.parent_uuid = parent
+                t.sibling_order_rank = rank
+            if counter_unit is not None:
+                if counter_unit == "count":
+                    t.counter.unit = _UNIT_COUNT
+                else:
+                    t.counter.unit_name = counter_unit
+        count = 0
+        for ns, kind, track, name, args, flows_out, flows_in in events:
+            p = builder.add_packet()
+            p.timestamp = ns
+            p.trusted_packet_sequence_id = _SEQUENCE
+            p.sequence_flags = _NEEDS_STATE
+            e = p.track_event
+            e.type = kind
+            e.track_uuid = track
+            if kind == _COUNTER:
+                e.double_counter_value = args
+            else:
+                if name is not None:
+                    e.name_iid = self._iid(self.names, name, p.interned_data.event_names)
+                if args:
+                    for key, value in args:
+                        a = e.debug_annotations.add()
+                        a.name_iid = self._iid(self.keys, key, p.interned_data.debug_annotation_names)
+                        if isinstance(value, bool):
+                            a.bool_value = value
+                        elif isinstance(value, int):
+                            a.int_value = value
+                        elif isinstance(value, float):
+                            a.double_value = value
+                        else:
+                            a.string_value = str(value)
+                if flows_out:
+                    e.flow_ids.extend(flows_out)
+                if flows_in:
+                    e.terminating_flow_ids.extend(flows_in)
+            count += 1
+            if count == CHUNK_PACKETS:
+                self.f.write(builder.serialize())
+                builder, count = self.builder_class(), 0
+        self.f.write(builder.serialize())
+
+    @staticmethod
+    def _iid(table, text, interned):
+        iid = table.get(text)
+        if iid is None:
+            iid = table[text] = len(table) + 1
+            entry = interned.add()
+            entry.iid = iid
+            entry.name = text
+        return iid
+
+
+class _Export:
+    def __init__(self, trace):
+        self.trace = trace
+        self.preset = trace.preset
+        self.clock = _Clock(trace.preset.clock_hz)
+        self.tracks = []          # (uuid, parent uuid, name, rank, counter unit or None)
+        self.streams = []         # one generator of events per track, each in timestamp order
+        self.root = self._track(0, f"GPU: {self.preset.description}", 0)
+        self.flows = {}           # (dispatch, cu) -> flow id: dispatch -> its first wave group on the CU
+        self._build()
+
+    def descriptors(self):
+        return self.tracks
+
+    def events(self):
+        # Each stream is in timestamp order and valid on its own (a child's end before its parent's);
+        # merge keeps the streams' order for equal timestamps, so the whole is in timestamp order.
+        return heapq.merge(*self.streams, key=itemgetter(0))
+
+    def _track(self, parent, name, rank, counter_unit=None, lane=0):
+        """A new track; its sibling_order_rank leaves room for `rank`'s overlap lanes (_slices)."""
+        uuid = len(self.tracks) + 1
+        self.tracks.append((uuid, parent, name, rank * _LANES + lane, counter_unit))
+        return uuid
+
+    # ---- slices on tracks, a lane track per overlap ---------------------------------------------------
+    def _slices(self, parent, name, rank, tops):
+        """Tracks `name` (and "<name> (overlapping, k)" where top slices overlap) under `parent`, ranked
+        from `rank`. tops: (start ns, end ns, name, args, flows out, flows in, children) sorted by start;
+        children: (start ns, end ns, name, args) in order, inside their top slice."""
+        if not tops:
+            return
+        lanes = _lanes(np.array([t[0] for t in tops], dtype=np.int64), np.array([t[1] for t in tops], dtype=np.int64))
+        for lane in range(max(lanes) + 1):
+            uuid = self._track(parent, name if lane == 0 else f"{name} (overlapping, {lane + 1})", rank, lane=lane)
+            mine = [t for t, k in zip(tops, lanes) if k == lane] if lane or max(lanes) else tops
+            self.streams.append(_slice_events(uuid, mine))
+
+    def _counter(self, parent, name, rank, unit, times, values):
+        uuid = self._track(parent, name, rank, unit)
+        self.streams.append(zip(times, itertools.repeat(_COUNTER), itertools.repeat(uuid), itertools.repeat(None),
+                                values, itertools.repeat(None), itertools.repeat(None)))
+
+    # ---- the tree -----------------------------------------------------------------------------------------
+    def _build(self):
+        t, clock = self.trace, self.clock
+        notes = t.folded()
+        if notes:   # a track per folded table, first of all: one slice over the whole trace saying what is missing
+            first, last = self._span()
+            for lane, (table, note) in enumerate(zip(t.aggregated, notes)):
+                uuid = self._track(self.root, f"Trace note: {table} folded", 0, lane=lane)
+                self.streams.append(_slice_events(uuid, [(first, last, note, [("note", note)], None, None, ())]))
+        self._command_processor()
+        self._dispatches()
+        copies = t.tables["copies"]
+        cs, ce = clock.ns(copies["start"]).tolist(), clock.ns(copies["end"]).tolist()
+        self._slices(self.root, "Copy engine", 200, sorted(
+            (s, e, f"copy {c[2]} B", [("bytes", c[2]), ("dst", c[3]), ("src", c[4]), ("start_cycle", c[0]),
+                                      ("end_cycle", c[1])], None, None, ())
+            for s, e, c in zip(cs, ce, copies.tolist())))
+        self._device_counters()
+        self._compute_units()
+
+    def _span(self):
+        """First and last nanosecond of the trace's events."""
+        t = self.trace.tables
+        points = [t["submissions"]["cycle"], t["dispatches"]["start"], t["dispatches"]["end"],
+                  t["copies"]["start"], t["copies"]["end"], t["wave_groups"]["start"], t["wave_groups"]["end"]]
+        points = np.concatenate([np.asarray(p, dtype=np.int64) for p in points])
+        if not len(points):
+            return 0, 0
+        ns = self.clock.ns([points.min(), points.max()]).tolist()
+        return ns[0], ns[1]
+
+    def _command_processor(self):
+        t, p, clock = self.trace, self.preset, self.clock
+        subs = t.tables["submissions"]["cycle"]
+        tops = [(s, e, "ExecuteCommandLists", [("end_cycle", c)], None, None, ())
+                for s, e, c in zip(clock.ns(np.maximum(subs - p.submit_cycles, 0)).tolist(), clock.ns(subs).tolist(),
+                                   subs.tolist())]
+        for start, idle, flushed, end, release in t.tables["barriers"].tolist():
+            ns = clock.ns([start, idle, flushed, end]).tolist()
+            children = [(a, z, name, None) for (a, z), name in zip(
+                ((ns[0], ns[1]), (ns[1], ns[2]), (ns[2], ns[3])), ("wait for idle", "flush", "L2 write-back")) if z > a]
+            tops.append((ns[0], ns[3], "barrier (release)" if release else "barrier",
+                         [("start_cycle", start), ("idle_cycle", idle), ("end_cycle", end), ("release", bool(release))],
+                         None, None, children))
+        self._slices(self.root, "Command processor", 1, sorted(tops, key=itemgetter(0, 1)))
+
+    def _dispatches(self):
+        t, p, clock = self.trace, self.preset, self.clock
+        waves = t.tables["wave_groups"]
+        ids = sorted(set(zip(waves["dispatch"].tolist(), waves["cu"].tolist())))
+        self.flows = {key: n + 1 for n, key in enumerate(ids)}
+        out = {}
+        for d, cu in ids:
+            out.setdefault(d, []).append(self.flows[(d, cu)])
+        summary = {s["dispatch"]: s for s in t.summary()}
+        tops = []
+        for d in t.tables["dispatches"]:
+            start, end, did = int(d["start"]), int(d["end"]), int(d["id"])
+            ns = clock.ns([start, end, min(end, start + p.launch_cycles)]).tolist()
+            children = [(ns[0], ns[2], "launch", [("cycles", int(p.launch_cycles))])] if bool(d["timed"]) else []
+            tops.append((ns[0], ns[1], f"{d['name']} #{did}", list(summary[did].items()), out.get(did), None,
+                         children))
+        self._slices(self.root, "Dispatches", 10, sorted(tops, key=itemgetter(0)))
+
+    def _device_counters(self):
+        t, clock = self.trace, self.clock
+        c = t.tables["counters"]
+        c = c[np.lexsort((c["start"], c["dispatch"]))]
+        if not len(c):
+            return
+        v = counter_values(t, c)
+        starts, ends = clock.ns(c["start"]).tolist(), clock.ns(c["end"]).tolist()
+        # Back to zero where the next bucket does not start right away (between dispatches).
+        gaps = [i for i in range(len(c)) if i + 1 == len(c) or starts[i + 1] > ends[i]]
+        times = sorted([(s, 0, i) for i, s in enumerate(starts)] + [(ends[i], 1, i) for i in gaps])
+        tracks = [("DRAM read bandwidth", "GB/s", "read"), ("DRAM write bandwidth", "GB/s", "write"),
+                  ("Resident waves", "count", "resident"), ("Occupancy", "%", "occupancy"),
+                  ("ALU busy", "%", "alu"), ("L2 hit rate", "%", "l2")]
+        if v["ic"] is not None:
+            tracks.append(("Infinity Cache hit rate", "%", "ic"))
+        for rank, (name, unit, key) in enumerate(tracks, 300):
+            values = v[key]
+            self._counter(self.root, name, rank, unit, [ts for ts, _, _ in times],
+                          [0.0 if zero else float(values[i]) for _, zero, i in times])
+
+    # ---- compute units --------------------------------------------------------------------------------------
+    def _compute_units(self):
+        t, clock = self.trace, self.clock
+        waves, segments, memory, summary = (t.tables[n] for n in ("wave_groups", "segments", "memory", "wave_summary"))
+        per_cu = {}
+        for name, table in (("waves", waves), ("segments", segments), ("memory", memory), ("summary", summary)):
+            cus = table["cu"]
+            order = np.argsort(cus, kind="stable")
+            bounds = np.flatnonzero(np.r_[True, cus[order][1:] != cus[order][:-1], True]) if len(table) else []
+            for a, b in zip(bounds[:-1], bounds[1:]):
+                per_cu.setdefault(int(cus[order[a]]), {})[name] = table[order[a:b]]
+        width = len(str(self.preset.compute_units - 1))
+        for cu in sorted(per_cu):
+            tables = per_cu[cu]
+            empty = {n: t.tables[m][:0] for n, m in (("waves", "wave_groups"), ("segments", "segments"),
+                                                     ("memory", "memory"), ("summary", "wave_summary"))}
+            tables = {**empty, **tables}
+            node = self._track(self.root, f"CU {cu:0{width}d}", 1000 + cu)
+            self._simds(node, cu, tables["waves"], tables["segments"])
+            s = tables["summary"]
+            for simd in sorted(set(s["simd"].tolist())):
+                rows = s[s["simd"] == simd]
+                rows = rows[np.argsort(rows["start"], kind="stable")]
+                ns_s, ns_e = clock.ns(rows["start"]).tolist(), clock.ns(rows["end"]).tolist()
+                self._slices(node, f"SIMD {simd} folded waves", 5000 + 100 * simd, [
+                    (a, z, f"{self._kernel(d)}: {n} waves in {g} groups (folded)",
+                     [("dispatch", d), ("waves", n), ("groups", g), ("start_cycle", sc), ("end_cycle", ec)],
+                     None, None, ())
+                    for a, z, (d, _, _, n, g, sc, ec) in zip(ns_s, ns_e, rows.tolist())])
+            self._memory(node, cu, tables["memory"])
+
+    def _kernel(self, d):
+        programs = self.trace.programs
+        return programs[d][0] if d in programs else f"dispatch {d}"
+
+    def _simds(self, node, cu, waves, segments):
+        """A track per (SIMD, slot group): wave groups, each with its instruction segments nested."""
+        clock, programs = self.clock, self.trace.programs
+        children = {}
+        names = {}
+        seg_tracks = _tracks(segments).tolist()
+        for (d, _, simd, group, f, n, pc0, pc1, sc, ec), a, z, track in zip(
+                segments.tolist(), clock.ns(segments["start"]).tolist(), clock.ns(segments["end"]).tolist(),
+                seg_tracks):
+            name = names.get((d, pc0, pc1))
+            if name is None:
+                name = names[(d, pc0, pc1)] = _segment_name(programs.get(d, ("", []))[1], pc0, pc1)
+            children.setdefault((d, track, f), []).append(
+                (a, z, name, [("pc_first", pc0), ("pc_last", pc1), ("first_wave", f), ("waves", n),
+                              ("cycles", ec - sc), ("start_cycle", sc)]))
+        tops = {}
+        first_on_cu = {}
+        wave_tracks = _tracks(waves).tolist()
+        order = np.argsort(waves["start"], kind="stable")
+        rows = waves.tolist()
+        s_ns, e_ns = clock.ns(waves["start"]).tolist(), clock.ns(waves["end"]).tolist()
+        for i in order.tolist():
+            d, _, simd, group, f, n, sc, ec = rows[i]
+            track = wave_tracks[i]
+            flow = None
+            if d not in first_on_cu:
+                first_on_cu[d] = True
+                flow = [self.flows[(d, cu)]]
+            tops.setdefault(track, []).append(
+                (s_ns[i], e_ns[i], f"{self._kernel(d)} waves {f}-{f + n - 1}",
+                 [("dispatch", d), ("first_wave", f), ("waves", n), ("unit", _unit(cu, track)),
+                  ("start_cycle", sc), ("end_cycle", ec)], None, flow,
+                 sorted(children.pop((d, track, f), ()), key=itemgetter(0))))
+        for (d, track, f), orphans in children.items():   # segments whose wave group was not kept
+            tops.setdefault(track, []).extend((a, z, name, args, None, None, ()) for a, z, name, args in orphans)
+        for track in sorted(tops):
+            self._slices(node, f"SIMD {track // GROUP_TRACKS} / group {track % GROUP_TRACKS}", track,
+                         sorted(tops[track], key=itemgetter(0)))
+
+    def _memory(self, node, cu, memory):
+        """Memory requests on lane tracks under a "Memory requests" group, and two in-flight counters."""
+        if not len(memory):
+            return
+        clock, programs = self.clock, self.trace.programs
+        memory = memory[np.argsort(memory["issue"], kind="stable")]
+        issue, complete = clock.ns(memory["issue"]), clock.ns(memory["complete"])
+        tops = []
+        for (d, _, simd, group, pc, ic, cc, nbytes, dram, write), a, z, track in zip(
+                memory.tolist(), issue.tolist(), complete.tolist(), _tracks(memory).tolist()):
+            lines = programs.get(d, ("", []))[1]
+            text = lines[pc] if 0 <= pc < len(lines) else ("store" if write else "load")
+            tops.append((a, z, f"{text.split(' ', 1)[0]}: {'DRAM' if dram else 'L2'}",
+                         [("instruction", text), ("pc", pc), ("bytes", nbytes), ("dram_bytes", dram),
+                          ("write", bool(write)), ("dispatch", d), ("unit", _unit(cu, track)),
+                          ("issue_cycle", ic), ("complete_cycle", cc)], None, None, ()))
+        group = self._track(node, "Memory requests", 10_000)
+        self._slices(group, "requests", 0, tops)
+        for rank, (name, rows) in enumerate((("Requests in flight", np.ones(len(memory), dtype=bool)),
+                                             ("DRAM requests in flight", memory["dram_bytes"] > 0)), 10_001):
+            times, values = _in_flight(issue[rows], complete[rows])
+            self._counter(node, name, rank, "count", times, values)
+
+
+def _slice_events(uuid, tops):
+    for start, end, name, args, flows_out, flows_in, children in tops:
+        yield start, _BEGIN, uuid, name, args, flows_out, flows_in
+        for c_start, c_end, c_name, c_args in children:
+            yield c_start, _BEGIN, uuid, c_name, c_args, None, None
+            yield c_end, _END, uuid, None, None, None, None
+        yield end, _END, uuid, None, None, None, None
+
+
+def _in_flight(issue, complete):
+    """(times, values): how many intervals [issue, complete) are open from each time on (one value per
+    distinct time, in order)."""
+    if not len(issue):
+        return [], []
+    times = np.concatenate([issue, complete])
+    delta = np.concatenate([np.ones(len(issue), dtype=np.int64), -np.ones(len(complete), dtype=np.int64)])
+    order = np.argsort(times, kind="stable")
+    times, level = times[order], np.cumsum(delta[order])
+    last = np.r_[times[1:] != times[:-1], True]       # the level after every change at that time
+    return times[last].tolist(), level[last].astype(np.float64).tolist()
