@@ -34,7 +34,8 @@ def _timing_from(directory):
     """Import dmlemu.timing and dmlemu.dispatch_record from `directory` instead of the checkout."""
     import dmlemu.timing
     dmlemu.timing.__path__ = [os.path.join(directory, "timing")]
-    spec = importlib.util.spec_from_file_location("dmlemu.dispatch_record", os.path.join(directory, "dispatch_record.py"))
+    path = os.path.join(directory, "dispatch_record.py")
+    spec = importlib.util.spec_from_file_location("dmlemu.dispatch_record", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules["dmlemu.dispatch_record"] = module
     spec.loader.exec_module(module)

@@ -29,7 +29,7 @@ class SectorRows:
     def __init__(self, pc, is_write, offsets, sectors):
         self.pc = pc
         self.is_write = is_write
-        self.offsets = offsets      # int64, total_waves + 1
+        self.offsets = offsets      # total_waves + 1; int32 while the sectors number < 2^31, else int64
         self.sectors = sectors      # int64, sorted within each wave's row
 
     def counts(self):
@@ -108,4 +108,6 @@ class DispatchRecord:
             cursor[waves] += per_wave
             row = np.sort(np.where(keep, grid, np.iinfo(np.int64).max), axis=1)[:, :grid.shape[1]]
             sectors[dest] = row[np.arange(row.shape[1])[None, :] < per_wave[:, None]]
+        if offsets[-1] < 2 ** 31:
+            offsets = offsets.astype(np.int32)    # memory: half of a table as long as the waves
         return SectorRows(pc, self._writes[pc], offsets, sectors)

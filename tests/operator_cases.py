@@ -305,7 +305,12 @@ def run_case(case, watch=True):
             rig = case_rig(case)
             outcome = _run(case, rig, stage, handles, watch)
         except HResultError as error:
-            outcome = Outcome("hresult", stage.name, error.hresult, error.message, rig=rig, handles=handles)
+            reason = rig.dml.GetDeviceRemovedReason() if rig is not None and rig.dml is not None else S_OK
+            if error.hresult == DXGI_ERROR_DEVICE_REMOVED and reason != S_OK:
+                # A void call removed the DML device and a later creation reported it: the removal is the outcome.
+                outcome = Outcome("removed", stage.name, reason, removal(rig.dml)[1], rig=rig, handles=handles)
+            else:
+                outcome = Outcome("hresult", stage.name, error.hresult, error.message, rig=rig, handles=handles)
     outcome.debug_output = stderr.getvalue()
     return outcome
 

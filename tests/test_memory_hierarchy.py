@@ -13,7 +13,7 @@ from dmlemu.isa.assembler import assemble
 from dmlemu.functional.executor import Program
 from dmlemu.kernels.driver import TensorSpec
 from dmlemu.presets import RTX_3070, RX_6800_XT, RX_7900_XTX, TEACHING
-from dmlemu.timing.caches import SetAssociativeCache
+from dmlemu.timing.caches import DispatchTraffic, SetAssociativeCache, _any_per_row, _stable_order
 from dmlemu.timing.kernel_path import ALU, SMEM, WAIT, PathCost
 from dmlemu.tools.fidelity import layout_strides
 from dmlemu.traces import capture
@@ -204,3 +204,34 @@ def test_a_submission_ends_with_a_clean_l2():
     (y,) = session.run(DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC(InputTensor=tensor, OutputTensor=tensor), [x])
     assert np.array_equal(y, x)
     assert session.device._gpu.command_processor.caches.l2.dirty_sectors() == 0
+
+
+def test_cohort_traffic_is_the_sum_over_its_waves_however_it_is_read():
+    """DispatchTraffic.cohort answers aligned cohorts a block at a time and other ranges one by
+    one; both are the plain sum of the per-wave table, as are range_sums (the recorder's)."""
+    rng = np.random.default_rng(3)
+    for waves in (1, 9, 8 * DispatchTraffic.BLOCK + 5):
+        table = rng.integers(0, 5, (7, waves)).astype(np.uint8)
+        traffic = DispatchTraffic({4: table}, {}, {})
+        for _ in range(500):
+            count = int(rng.integers(1, 17))
+            first = int(rng.integers(0, waves))
+            if rng.random() < 0.8:
+                first -= first % count
+            count = min(count, waves - first)
+            assert list(traffic.cohort(4, first, count)) == table[:, first:first + count].sum(axis=1).tolist()
+        assert list(traffic.cohort(5, 0, 1)) == [0] * 7          # no memory instruction at pc 5
+        first = rng.integers(0, waves, 20)
+        count = np.minimum(rng.integers(1, 9, 20), waves - first)
+        sums = traffic.range_sums(("sectors", "dram_reads"), first, count)
+        assert sums[1].tolist() == [int(table[4, f:f + c].sum()) for f, c in zip(first, count)]
+
+
+def test_the_cache_chunks_fast_helpers_give_numpys_answers():
+    rng = np.random.default_rng(5)
+    for bound in (2, 6144, 1 << 16, 98304, 1 << 32, 1 << 40):
+        keys = rng.integers(0, bound, 5000)
+        assert (_stable_order(keys, bound) == np.argsort(keys, kind="stable")).all()
+    for ways in (4, 8, 12, 16, 32):
+        match = rng.random((300, ways)) < 0.05
+        assert (_any_per_row(match) == match.any(axis=1)).all()

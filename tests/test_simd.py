@@ -21,8 +21,26 @@ def test_the_issue_port_books_the_first_gap_that_fits():
     assert port.book(0, 40, 30) == 50            # overlaps [10, 50): next gap [50, 100) fits 30
     assert port.book(0, 60, 30) == 150           # [80, 100) is too small: after [100, 150)
     assert port.book(0, 180, 10) == 180 and port.book(0, 190, 5) == 190   # appended, adjacent runs merge
-    assert port.booked[-1] == (150, 195)
+    assert port.booked == [(10, 80), (100, 195)]
     assert port.book(1000, 1000, 1) == 1000 and port.booked == [(1000, 1001)]   # the past is dropped
+
+
+def test_the_issue_port_matches_a_cycle_by_cycle_calendar():
+    """The port keeps fused intervals and drops the past; an obvious model keeps every booked
+    cycle: both place every booking at the first free run of its length at or after its start."""
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        port, busy, now = IssuePort(), set(), 0
+        for _ in range(int(rng.integers(1, 60))):
+            now += int(rng.choice([0, 0, 1, 5, 40]))
+            t = now + int(rng.choice([0, 1, 3, 20, 150]))
+            cycles = int(rng.integers(1, 60))
+            start = t
+            while any(c in busy for c in range(start, start + cycles)):
+                start += 1
+            busy.update(range(start, start + cycles))
+            assert port.book(now, t, cycles) == start
+            assert {c for s, e in port.booked for c in range(max(s, now), e)} == {c for c in busy if c >= now}
 
 
 def clip_cycles(preset, strides=None, groups=None, monkeypatch=None):

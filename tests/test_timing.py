@@ -9,7 +9,7 @@ from dmlemu.direct_run import DirectRun
 from dmlemu.gpu import Gpu
 from dmlemu.timing.copy_engine import CopyEngine
 from dmlemu.timing.memory_system import DramServer, FifoServer
-from dmlemu.presets import DEFAULT_PRESET, RX_7900_XTX, TEACHING
+from dmlemu.presets import DEFAULT_PRESET, IRIS_XE, RTX_3070, RX_7900_XTX, TEACHING
 from dmlemu.kernels.driver import TensorSpec, build_program, registers_used
 
 
@@ -197,3 +197,29 @@ def test_tracing_at_any_detail_leaves_cycles_unchanged(detail):
     with capture(gpu, detail):
         traced = run.dispatch().cycles
     assert traced == untraced
+
+
+def test_the_timing_models_speed_work_moved_no_cycle():
+    """Cycles and memory-request times pinned with the timing model before its speed work
+    (flat issue calendar, per-block cohort traffic, narrow per-wave tables, faster cache chunks):
+    it must give the same numbers. bench/timing_identity.py checks many more runs, trace bytes
+    included, against a recording of the previous model."""
+    cycles = {p.key: identity_run(p, 100_003)[1].dispatch().cycles for p in (TEACHING, RX_7900_XTX, RTX_3070, IRIS_XE)}
+    assert cycles == {"teaching": 220971, "rx7900xtx": 8324, "rtx3070": 6821, "irisxe": 20735}
+    starved = dataclasses.replace(RX_7900_XTX, max_lines_in_flight_per_cu=8)    # requests sent in pieces
+    assert identity_run(starved, 1 << 16)[1].dispatch().cycles == 11330
+    assert identity_run(RX_7900_XTX, 1 << 16, wave_width=64)[1].dispatch().cycles == 7250   # two passes
+    from dmlemu.traces import capture
+    gpu, run = identity_run(TEACHING, 1 << 14)
+    with capture(gpu, "memory") as cap:        # three dispatches with no barrier: they overlap
+        assert [gpu.dispatch(run.launch()).cycles for _ in range(3)] == [36344, 35995, 36000]
+    memory = cap.trace.memory
+    assert (len(memory), int(memory["issue"].sum()), int(memory["complete"].sum())) == (8190, 443566175, 443935276)
+    side = 128
+    for preset, expected in ((RX_7900_XTX, 10912), (IRIS_XE, 21379)):
+        source = TensorSpec("FLOAT32", (side, side), (1, side), side * side * 4)   # transposed read
+        out = TensorSpec("FLOAT32", (side, side), None, side * side * 4)
+        run = DirectRun(Gpu(preset), "ELEMENT_WISE_CLIP", [source, out], [np.zeros(side * side * 4, np.uint8),
+                                                                           np.zeros(side * side * 4, np.uint8)],
+                        min_value=0.0, max_value=1.0)
+        assert run.dispatch().cycles == expected

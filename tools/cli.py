@@ -438,9 +438,42 @@ def cmd_adapters(args):
 
 
 # ---- compare and sweep ----------------------------------------------------------------------------
+class _SpecParser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(message)
+
+
+def run_spec_trace(text, name):
+    """The wave-level trace of a run spec (`dmlemu compare`: the arguments of `dmlemu run` in one
+    word, optionally after 'run'), checked as `dmlemu run` checks them."""
+    import shlex
+    from dmlemu.tools.operators import execute, preset_for, random_inputs
+    try:
+        words = shlex.split(text)
+    except ValueError as e:
+        raise UsageError(f"{name} {text!r} is neither a .npz trace nor a run spec ({e})") from None
+    words = words[2:] if words[:2] == ["dmlemu", "run"] else words[1:] if words[:1] == ["run"] else words
+    parser = _SpecParser(prog=f"dmlemu compare {name}", add_help=False)
+    _add_operator_arguments(parser)
+    parser.add_argument("--adapter", metavar="KEY")
+    parser.add_argument("--feature-level", metavar="L")
+    try:
+        args = parser.parse_args(words)
+    except UsageError as e:
+        raise UsageError(f"{name} {text!r} is neither a .npz trace nor a run spec (the arguments of "
+                         f"`dmlemu run`, e.g. 'CLIP --sizes 1024 1024'): {e}") from None
+    _check_uints(args.sizes, "--sizes", "Sizes", 0)
+    for strides in args.strides or ():
+        _check_uints(strides, "--strides", "Strides", 0)
+    run = _operator_run(args)
+    feature_level = _check_run_arguments(args, run, preset_for(args.adapter))
+    return execute(run, random_inputs(run, args.seed), adapter=args.adapter, feature_level=feature_level,
+                   trace="wave").trace
+
+
 def cmd_compare(args):
     from dmlemu.tools.compare import compare, format_comparison, load_side
-    a, b = load_side(args.a, "A"), load_side(args.b, "B")
+    a, b = load_side(args.a, "A", run_spec_trace), load_side(args.b, "B", run_spec_trace)
     result = compare(a, b)
     print(format_comparison(result))
     if args.plots:

@@ -49,7 +49,7 @@ class SetAssociativeCache:
         return (hashed % np.uint64(self.sets)).astype(np.int64)
 
     def access(self, sectors, writes):
-        """Look up a stream of sectors (in order) with their write flags.
+        """Look up a stream of sectors (in order) with their write flags (None: all reads).
 
         Returns (hit per access, sectors evicted dirty: the write-backs this stream caused).
         """
@@ -57,16 +57,19 @@ class SetAssociativeCache:
         evicted = []
         step = max(1, self.sets)
         for lo in range(0, sectors.size, step):
-            hit, wb = self._chunk(sectors[lo:lo + step], writes[lo:lo + step])
+            hit, wb = self._chunk(sectors[lo:lo + step], None if writes is None else writes[lo:lo + step])
             hits[lo:lo + step] = hit
             if wb.size:
                 evicted.append(wb)
         return hits, (np.concatenate(evicted) if evicted else np.empty(0, dtype=np.int64))
 
     def _chunk(self, sectors, writes):
-        # Speed: this runs once per `sets` accesses, so it avoids ufunc.at (slow): the written flag
-        # of each distinct sector is a reduceat over its run of the sorted chunk, and the FIFO
-        # pointers of the sets that missed (distinct) are updated by fancy indexing.
+        # Speed: this runs once per `sets` accesses (thousands of times for a large dispatch), so
+        # it avoids ufunc.at (slow): the written flag of each distinct sector is a reduceat over its
+        # run of the sorted chunk, and the FIFO pointers of the sets that missed (distinct) are
+        # updated by fancy indexing. The tag array is read and written through flat indices
+        # (np.take and 1-D indexing are faster than 2-D fancy indexing); sorts of set numbers and
+        # chunk positions go through _stable_order.
         order = np.argsort(sectors, kind="stable")     # np.unique(return_index=True), inlined
         ordered = sectors[order]
         new = np.empty(sectors.size, dtype=bool)
@@ -74,10 +77,13 @@ class SetAssociativeCache:
         np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
         unique = ordered[new]
         first = order[new]                             # each sector's first access in the chunk
-        written = np.logical_or.reduceat(writes[order], np.flatnonzero(new))   # any access writes
+        if writes is None:
+            written = np.zeros(unique.size, dtype=bool)
+        else:
+            written = np.logical_or.reduceat(writes[order], np.flatnonzero(new))   # any access writes
         sets = self.set_of(unique)
-        match = self.tags[sets] == unique[:, None]
-        present = match.any(axis=1)
+        match = np.take(self.tags, sets, axis=0) == unique[:, None]
+        present = _any_per_row(match)
         # Hits that write: mark the way dirty.
         hit_rows = np.flatnonzero(present & written)
         if hit_rows.size:
@@ -86,9 +92,9 @@ class SetAssociativeCache:
         miss = np.flatnonzero(~present)
         evicted = np.empty(0, dtype=np.int64)
         if miss.size:
-            miss = miss[np.argsort(first[miss], kind="stable")]
+            miss = miss[_stable_order(first[miss], sectors.size)]
             miss_sets = sets[miss]
-            order = np.argsort(miss_sets, kind="stable")
+            order = _stable_order(miss_sets, self.sets)
             ordered_sets = miss_sets[order]
             boundary = np.empty(ordered_sets.size, dtype=bool)
             boundary[:1] = True
@@ -97,14 +103,15 @@ class SetAssociativeCache:
             group_sizes = np.diff(starts, append=ordered_sets.size)
             rank = np.empty(miss.size, dtype=np.int64)
             rank[order] = np.arange(miss.size) - np.repeat(starts, group_sizes)
-            ways = (self.next_way[miss_sets] + rank) % self.ways
-            victims = self.tags[miss_sets, ways]
-            victim_dirty = self.dirty[miss_sets, ways] & (victims >= 0)
+            slots = miss_sets * self.ways + (self.next_way[miss_sets] + rank) % self.ways   # flat (set, way)
+            tags, dirty = self.tags.ravel(), self.dirty.ravel()     # views: both are C-contiguous
+            victims = tags[slots]
+            victim_dirty = dirty[slots] & (victims >= 0)
             # A set that takes more misses than it has ways in one chunk overwrites its own new
             # entries; only entries older than the chunk are written back (rank < ways).
             evicted = victims[victim_dirty & (rank < self.ways)]
-            self.tags[miss_sets, ways] = unique[miss]
-            self.dirty[miss_sets, ways] = written[miss]
+            tags[slots] = unique[miss]           # a repeated slot: the last write wins, in order
+            dirty[slots] = written[miss]
             touched = ordered_sets[starts]      # distinct: += is add.at here
             self.next_way[touched] = (self.next_way[touched] + group_sizes) % self.ways
         # A repeat of a sector within the chunk hits (its first access brought it in); a first
@@ -132,6 +139,31 @@ class SetAssociativeCache:
 
     def resident_sectors(self):
         return int((self.tags >= 0).sum())
+
+
+def _any_per_row(match):
+    """match.any(axis=1) for a C-contiguous 2-D bool array, faster when rows are whole 8-byte
+    words (a NumPy bool is one byte, 0 or 1): the words of each row are OR-ed as uint64."""
+    if match.shape[1] % 8 or not match.flags.c_contiguous:
+        return match.any(axis=1)
+    words = match.view(np.uint64)
+    acc = words[:, 0].copy()
+    for c in range(1, words.shape[1]):
+        acc |= words[:, c]
+    return acc != 0
+
+
+def _stable_order(keys, bound):
+    """np.argsort(keys, kind="stable") for non-negative integer keys below `bound`: the same order,
+    faster. NumPy sorts 16-bit keys stably by radix sort, several times faster than int64 keys;
+    keys below 2^32 take two such passes, low half then high half (a stable LSD radix sort)."""
+    if bound <= 1 << 16:
+        return np.argsort(keys.astype(np.uint16), kind="stable")
+    if bound <= 1 << 32:
+        low = np.argsort((keys & 0xFFFF).astype(np.uint16), kind="stable")
+        high = np.argsort((keys[low] >> 16).astype(np.uint16), kind="stable")
+        return low[high]
+    return np.argsort(keys, kind="stable")
 
 
 # The per-wave quantities a cohort's memory request is charged from (summed over its waves).
@@ -244,14 +276,15 @@ class CacheHierarchy:
         # allocated there and reaches the Infinity Cache only when evicted); the L2's dirty
         # evictions are then written into it, and through it to DRAM (write-through: they stay
         # resident, clean, for later reads, and DRAM bandwidth is spent now).
-        below = np.flatnonzero(dram_read).astype(np.int32 if n < 2 ** 31 else np.int64)   # half the memory
-        stream = np.empty(below.size + l2_evicted.size, dtype=sectors.dtype)   # no temporaries
-        np.take(sectors, below, out=stream[:below.size])
-        stream[below.size:] = l2_evicted
+        # Memory: the reads are picked by the mask (no index array), into the stream's buffer.
+        reads = int(np.count_nonzero(dram_read))
+        stream = np.empty(reads + l2_evicted.size, dtype=sectors.dtype)
+        np.compress(dram_read, sectors, out=stream[:reads])
+        stream[reads:] = l2_evicted
         del l2_evicted, sectors, writes
-        hit, _ = self.infinity_cache.access(stream, np.zeros(stream.size, dtype=bool))
-        ic_hit[below] = hit[:below.size]
-        dram_read[below] = ~hit[:below.size]
+        hit, _ = self.infinity_cache.access(stream, None)
+        ic_hit[dram_read] = hit[:reads]
+        dram_read &= ~ic_hit          # the reads that missed the Infinity Cache too
         return l2_hit, ic_hit, dram_read, written_back, written_back
 
     def account(self, record, line_bytes):
@@ -327,7 +360,7 @@ class CacheHierarchy:
         flushed = self.l2.write_back()
         if self.infinity_cache is None:
             return 0, int(flushed.size)
-        self.infinity_cache.access(flushed, np.zeros(flushed.size, dtype=bool))   # write-through
+        self.infinity_cache.access(flushed, None)   # write-through: nothing marked dirty
         return int(flushed.size), int(flushed.size)
 
     def invalidate(self, first_byte, num_bytes):

@@ -70,6 +70,9 @@ class ComputeUnit:
 
     def time_until_free(self, needed):
         """Cycle at which at least `needed` more sectors will have retired."""
+        first = self.in_flight[0]          # the heap's first is the sorted order's first:
+        if first[1] >= needed:             # enough on its own (most calls) without sorting
+            return first[0]
         freed = 0
         for done, n in sorted(self.in_flight):
             freed += n

@@ -16,9 +16,10 @@ FIFO servers at their own bandwidth with their own latency.
 Time is integer cycles. Bandwidth arithmetic is exact: a server's clock is kept in "byte-time"
 units (one cycle = bytes_per_second units, one byte = clock_hz units), so no rounding
 accumulates however many requests are served. Speed: both are divided by their greatest common
-divisor first (every quantity is a multiple of one of them, so every cycle comes out the same), which
-keeps the numbers small: an L2 of 2,048 bytes per cycle counts 2,048 units a cycle instead of
-5 x 10^12 at 2.5 GHz, and Python's arithmetic on small integers is faster.
+divisor first (every quantity is a sum of multiples of the two, so all of them scale alike and every
+cycle comes out the same), which keeps the numbers small: an L2 of 2,048 bytes per cycle counts
+2,048 units a cycle instead of 5 x 10^12 at 2.5 GHz, and Python's arithmetic on small integers is
+faster.
 """
 import math
 

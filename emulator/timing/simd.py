@@ -209,8 +209,9 @@ class Simd:
 
     def _issue_in_chunks(self, timeout, now, sectors, level_bytes, is_write):
         """The CU's miss queue is full: send the request in pieces as sectors retire (each piece
-        gets its exact share of every level's bytes: b x end // sectors - b x first // sectors). Starts at simulated time
-        `now`; returns (the last piece's completion, the simulated time when the last was sent).
+        gets its exact share of every level's bytes: b x end // sectors - b x first // sectors).
+        Starts at simulated time `now`; returns (the last piece's completion, the simulated time
+        when the last was sent).
 
         Speed: this loop runs once per wake-up of a request that waits for room (the most frequent
         event of an uncoalesced dispatch), so it keeps the time in a local (as _run_cohort does)
@@ -222,8 +223,9 @@ class Simd:
             cu.retire(now)
             left = sectors - sent
             free = capacity - cu.sectors_in_flight
-            if free < (left if left < chunk else chunk):
-                wake = cu.time_until_free((left if left < chunk else chunk) - free)
+            want = left if left < chunk else chunk      # (comparisons, not min(): here and below)
+            if free < want:
+                wake = cu.time_until_free(want - free)
                 yield timeout(wake - now)
                 now = wake
                 continue

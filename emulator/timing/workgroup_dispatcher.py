@@ -21,6 +21,11 @@ class WorkgroupDispatcher:
         # Most dispatches have one path (or one plus the tail wave's): the waves whose path
         # differs from wave 0's are few, so ranges without any are answered without NumPy.
         self.exceptions = np.flatnonzero(wave_path != wave_path[0]) if wave_path.size else wave_path
+        # Speed: split_by_path runs once per cohort; these plain ints answer it without NumPy
+        # scalars when the range holds no exception (a wave outside [first, last] has wave 0's path).
+        self._path0 = int(wave_path[0]) if wave_path.size else 0
+        self._first_exception = int(self.exceptions[0]) if self.exceptions.size else None
+        self._last_exception = int(self.exceptions[-1]) if self.exceptions.size else None
 
     def take(self, now, slots):
         """(start cycle, first wave, count) for a SIMD with `slots` free, or None when done."""
@@ -39,9 +44,8 @@ class WorkgroupDispatcher:
 
     def split_by_path(self, first, count):
         """[(path id, first wave, count)] for a contiguous wave range, in wave order."""
-        exceptions = self.exceptions
-        if exceptions.size == 0 or exceptions[-1] < first or exceptions[0] >= first + count:
-            return [(int(self.wave_path[first]), first, count)]
+        if self._first_exception is None or self._last_exception < first or self._first_exception >= first + count:
+            return [(self._path0, first, count)]
         paths = self.wave_path[first:first + count]
         cuts = np.flatnonzero(np.diff(paths)) + 1
         bounds = [0, *cuts.tolist(), count]
