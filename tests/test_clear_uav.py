@@ -2,12 +2,13 @@
 what they refuse while recording (Close -> E_INVALIDARG naming the call), state and hazard rules at execution."""
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.errors import DXGI_ERROR_INVALID_CALL, E_INVALIDARG, HResultError
 from dmlemu.presets import TEACHING
 from mirror_rig import MirrorRig, removal
+from operator_cases import scaled
 
 
 class ClearRig(MirrorRig):
@@ -118,6 +119,54 @@ def test_uint_clear_matches_a_numpy_oracle(fmt, values, first, count):
     for i in range(first, first + count):
         expected[i * size:(i + 1) * size] = element.view(np.uint8)
     assert np.array_equal(rig.clear(values, fmt=fmt, first=first, count=count), expected)
+
+
+# The float clear's NumPy model: format -> (kind, channel bits from the lowest), per D3D's conversion rules.
+_FLOAT_FORMATS = {
+    DXGI_FORMAT_R32_FLOAT: ("FLOAT", (32,)), DXGI_FORMAT_R16_FLOAT: ("FLOAT", (16,)),
+    DXGI_FORMAT_R32G32_FLOAT: ("FLOAT", (32, 32)), DXGI_FORMAT_R16G16B16A16_FLOAT: ("FLOAT", (16, 16, 16, 16)),
+    DXGI_FORMAT_R32G32B32A32_FLOAT: ("FLOAT", (32, 32, 32, 32)),
+    DXGI_FORMAT_R8_UNORM: ("UNORM", (8,)), DXGI_FORMAT_R16_UNORM: ("UNORM", (16,)),
+    DXGI_FORMAT_R8G8B8A8_UNORM: ("UNORM", (8, 8, 8, 8)), DXGI_FORMAT_R16G16B16A16_UNORM: ("UNORM", (16, 16, 16, 16)),
+    DXGI_FORMAT_R8_SNORM: ("SNORM", (8,)), DXGI_FORMAT_R8G8_SNORM: ("SNORM", (8, 8)),
+    DXGI_FORMAT_R16G16_SNORM: ("SNORM", (16, 16)),
+    DXGI_FORMAT_R8G8B8A8_SNORM: ("SNORM", (8, 8, 8, 8)),
+}
+
+
+def _model_channel(value, kind, bits):
+    """One channel's bits: FLOAT32 as is, FLOAT16 rounded to nearest even (NumPy's cast), UNORM / SNORM clamped,
+    scaled by 2^n - 1 (2^(n-1) - 1) and rounded to nearest even, NaN to 0, SNORM in two's complement."""
+    v = np.array([value], np.float32)
+    if kind == "FLOAT":
+        with np.errstate(over="ignore"):
+            return int(v.view(np.uint32)[0]) if bits == 32 else int(v.astype(np.float16).view(np.uint16)[0])
+    x = 0.0 if np.isnan(v[0]) else float(v[0])
+    low, scale = (0.0, 2**bits - 1) if kind == "UNORM" else (-1.0, 2**(bits - 1) - 1)
+    return int(np.rint(min(max(x, low), 1.0) * scale)) % 2**bits
+
+
+_FLOAT_VALUES = st.one_of(st.floats(width=32), st.sampled_from([0.5 / 255, 1.5 / 255, -0.0, 0.5 / 127, 65520.0,
+                                                               65519.99, 2.0**-25, 2.0**-24 * 1.5]))
+
+
+@settings(max_examples=scaled(100), deadline=None)
+@given(fmt=st.sampled_from(sorted(_FLOAT_FORMATS)), values=st.lists(_FLOAT_VALUES, min_size=4, max_size=4),
+       first=st.integers(0, 2), count=st.integers(1, 3))
+def test_float_clear_matches_a_numpy_model(fmt, values, first, count):
+    """Any FLOAT / UNORM / SNORM view, any FLOAT values (NaN, infinities, ties, FLOAT16 overflow): each element is
+    the model's channels packed from the lowest bits; bytes outside the selected elements stay zero."""
+    kind, channels = _FLOAT_FORMATS[fmt]
+    element, shift = 0, 0
+    for index, bits in enumerate(channels):
+        element |= _model_channel(values[index], kind, bits) << shift
+        shift += bits
+    size = shift // 8
+    expected = np.zeros(128, np.uint8)
+    for i in range(first, first + count):
+        expected[i * size:(i + 1) * size] = np.frombuffer(element.to_bytes(size, "little"), np.uint8)
+    rig = ClearRig(128)
+    assert np.array_equal(rig.clear(values, is_float=True, fmt=fmt, first=first, count=count), expected)
 
 
 # ---- recording errors ---------------------------------------------------------------------------------

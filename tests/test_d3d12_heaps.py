@@ -1,14 +1,18 @@
 """CreateHeap / CreatePlacedResource (emulator/d3d12/heap.py), aliasing, custom heaps, the CD3DX12_HEAP_PROPERTIES
-CUSTOM overload, CheckFeatureSupport's D3D12_OPTIONS and ARCHITECTURE1, and UpdateSubresources' d3dx12 form."""
+CUSTOM overload, CheckFeatureSupport's D3D12_OPTIONS and ARCHITECTURE1, and UpdateSubresources' d3dx12 form; property
+tests of hostile CreateHeap / CreatePlacedResource arguments (only HResultError escapes; a placed resource stays inside
+its heap)."""
 import gc
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.errors import E_INVALIDARG, E_OUTOFMEMORY, HResultError
 from dmlemu.presets import IRIS_XE, TEACHING
 from mirror_rig import MirrorRig
+from operator_cases import ACCEPTED, REFUSED, garbage, outcome, scaled
 
 KB64 = 65536
 
@@ -155,3 +159,100 @@ def test_update_subresources_with_num_subresources():
     assert UpdateSubresources(rig.list, dst, upload, 16, 0, 2, [D3D12_SUBRESOURCE_DATA(pData=data)]) == 0
     rig.execute()
     assert np.array_equal(rig.read(dst), data)
+
+
+# ---- hostile CreateHeap / CreatePlacedResource arguments ----------------------------------------------------
+def mostly(valid):
+    """`valid` three times in four, else `garbage` (st.one_of would flatten garbage's many branches and drown it)."""
+    return st.integers(0, 3).flatmap(lambda k: valid if k < 3 else garbage)
+
+
+_HEAP_TYPES = mostly(st.sampled_from([D3D12_HEAP_TYPE_DEFAULT, D3D12_HEAP_TYPE_UPLOAD, D3D12_HEAP_TYPE_READBACK,
+                                      D3D12_HEAP_TYPE_CUSTOM]))
+_SIZES = mostly(st.one_of(st.integers(-2, 4 * KB64), st.sampled_from([2**30, 2**30 + 1, 2**64, 2**64 - 1])))
+_HEAP_DESCS = mostly(st.builds(
+    D3D12_HEAP_DESC, SizeInBytes=_SIZES,
+    Properties=mostly(_HEAP_TYPES.map(lambda t: D3D12_HEAP_PROPERTIES(Type=t))),
+    Alignment=mostly(st.sampled_from([0, 0, KB64, 4 * 1024 * 1024, 1, 4096])),
+    Flags=mostly(st.sampled_from([D3D12_HEAP_FLAG_NONE, D3D12_HEAP_FLAG_ALLOW_ONLY_BUFFERS,
+                                  D3D12_HEAP_FLAG_DENY_BUFFERS, D3D12_HEAP_FLAG_SHARED]))))
+
+
+@settings(max_examples=scaled(300), deadline=None)
+@given(desc=_HEAP_DESCS)
+def test_hostile_heap_descs_give_a_heap_or_an_hresult_error(desc):
+    rig = MirrorRig(TEACHING)
+    try:
+        heap = rig.device.CreateHeap(desc)
+    except HResultError as error:
+        assert error.message.startswith("CreateHeap: ")
+        outcome(REFUSED)
+        return
+    outcome(ACCEPTED)
+    assert heap.GetDesc().SizeInBytes == desc.SizeInBytes > 0
+    assert heap.GetDesc().Alignment in (KB64, 4 * 1024 * 1024)
+
+
+_VALID_STATES = st.sampled_from([D3D12_RESOURCE_STATE_COMMON, D3D12_RESOURCE_STATE_GENERIC_READ,
+                                 D3D12_RESOURCE_STATE_COPY_DEST, D3D12_RESOURCE_STATE_UNORDERED_ACCESS])
+_STATES = mostly(st.one_of(st.just("the heap's"), _VALID_STATES))
+_HEAP_STATE = {D3D12_HEAP_TYPE_DEFAULT: D3D12_RESOURCE_STATE_COMMON,
+               D3D12_HEAP_TYPE_UPLOAD: D3D12_RESOURCE_STATE_GENERIC_READ,
+               D3D12_HEAP_TYPE_READBACK: D3D12_RESOURCE_STATE_COPY_DEST}
+
+
+@settings(max_examples=scaled(400), deadline=None)
+@given(heap_type=st.sampled_from([D3D12_HEAP_TYPE_DEFAULT, D3D12_HEAP_TYPE_UPLOAD, D3D12_HEAP_TYPE_READBACK]),
+       heap_size=st.one_of(st.integers(2, 3).map(lambda k: k * KB64), st.integers(1, 3 * KB64)),
+       offset=mostly(st.one_of(st.integers(0, 1).map(lambda k: k * KB64),
+                               st.integers(-KB64, 4 * KB64).map(lambda o: o // 4096 * 4096),
+                               st.sampled_from([2**64 - KB64, 2**63]))),
+       width=mostly(st.one_of(st.integers(1, 2 * KB64), st.integers(-1, 3 * KB64))),
+       alignment=st.sampled_from([0, 0, KB64, 4096]),
+       flags=st.sampled_from([D3D12_RESOURCE_FLAG_NONE, D3D12_RESOURCE_FLAG_NONE,
+                              D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS]),
+       state=_STATES, clear=mostly(st.none()), desc_garbage=mostly(st.none()))
+def test_a_placed_resource_never_reaches_outside_its_heap(heap_type, heap_size, offset, width, alignment, flags,
+                                                          state, clear, desc_garbage):
+    """Hostile placements end as a resource wholly inside its heap, or an HResultError; writing every byte of
+    the resource through Map changes no heap byte outside [HeapOffset, HeapOffset + Width)."""
+    rig = MirrorRig(TEACHING)
+    heap = rig.device.CreateHeap(heap_desc(heap_size, heap_type, D3D12_HEAP_FLAG_NONE))
+    desc = desc_garbage if desc_garbage is not None else CD3DX12_RESOURCE_DESC.Buffer(width, flags, alignment)
+    state = _HEAP_STATE[heap_type] if isinstance(state, str) and state == "the heap's" else state
+    try:
+        resource = rig.device.CreatePlacedResource(heap, offset, desc, state, clear)
+    except HResultError as error:
+        assert error.message.startswith("CreatePlacedResource: ")
+        outcome(REFUSED)
+        return
+    outcome(ACCEPTED)
+    heap_va, heap_bytes = heap._allocation.gpu_va, heap._allocation.data
+    va, size = resource.GetGPUVirtualAddress(), resource.GetDesc().Width
+    assert heap_va <= va and va + size <= heap_va + heap_size and va - heap_va == offset
+    if heap_type != D3D12_HEAP_TYPE_DEFAULT:
+        before = heap_bytes.copy()
+        resource.Map(0, None)[:] = 0xA5
+        outside = np.ones(heap_bytes.size, bool)
+        outside[offset:offset + size] = False
+        assert np.array_equal(heap_bytes[outside], before[outside])
+        assert np.all(heap_bytes[offset:offset + size] == 0xA5)
+
+
+def test_arrays_and_none_in_heap_and_state_fields_are_e_invalidarg_sentences():
+    """Found by the property tests above: these raised TypeError / ValueError from NumPy comparisons."""
+    rig = MirrorRig(TEACHING)
+    grid = np.zeros((2, 2), np.uint32)
+    assert error(lambda: rig.device.CreateHeap(D3D12_HEAP_DESC(SizeInBytes=KB64, Properties=D3D12_HEAP_PROPERTIES(
+        Type=grid)))) == (E_INVALIDARG, "CreateHeap: pDesc.Properties.Type is array([[0, 0], [0, 0]], "
+                                        "dtype=uint32); the emulator supports D3D12_HEAP_TYPE_DEFAULT, UPLOAD, "
+                                        "READBACK and CUSTOM.")
+    assert error(lambda: rig.device.CreateHeap(heap_desc(alignment=grid)))[0] == E_INVALIDARG
+    heap = rig.device.CreateHeap(heap_desc())
+    assert error(lambda: placed(rig.device, heap, 0, 256, state=None)) == (
+        E_INVALIDARG, "CreatePlacedResource: InitialResourceState is None; it must be a D3D12_RESOURCE_STATES.")
+    desc = CD3DX12_RESOURCE_DESC.Buffer(256)
+    desc.Height = grid
+    assert error(lambda: rig.device.CreatePlacedResource(heap, 0, desc, D3D12_RESOURCE_STATE_COMMON, None)) == (
+        E_INVALIDARG, "CreatePlacedResource: pDesc.Height is array([[0, 0], [0, 0]], dtype=uint32); a buffer "
+                      "must have Height 1.")

@@ -116,3 +116,44 @@ def test_no_sentence_repeats_its_method_prefix(capsys):
     doubled = [m for m in messages if _PREFIX.match(m)]
     assert doubled == []
     assert any(m.startswith("IDMLDevice1.CompileGraph: dmlemu does not implement") for m in rig.dml._debug_messages)
+
+
+def test_interface_ids_are_the_header_guids():
+    """d3d12.h's MIDL_INTERFACE GUIDs of the versioned interfaces hosts ask for."""
+    assert {name: str(globals()["IID_" + name]) for name in (
+        "ID3D12Fence1", "ID3D12Heap1", "ID3D12GraphicsCommandList1", "ID3D12GraphicsCommandList2",
+        "ID3D12GraphicsCommandList3", "ID3D12GraphicsCommandList4")} == {
+        "ID3D12Fence1": "433685fe-e22b-4ca0-a8db-b5b4f4dd0e4a",
+        "ID3D12Heap1": "572f7389-2168-49e3-9693-d6df5871bf6d",
+        "ID3D12GraphicsCommandList1": "553103fb-1fe7-4557-bb38-946d7d0e7ca7",
+        "ID3D12GraphicsCommandList2": "38c3e585-ff17-412c-9150-4fc6f9d72a28",
+        "ID3D12GraphicsCommandList3": "6fda83a7-b84c-4e38-9ac8-c7bd22016b3d",
+        "ID3D12GraphicsCommandList4": "8754318e-d3a9-4541-98cf-645b50dc4874"}
+
+
+def test_a_fence_is_also_id3d12fence1_with_its_creation_flags():
+    rig = MirrorRig(TEACHING)
+    fence = rig.device.CreateFence(0, D3D12_FENCE_FLAG_SHARED)
+    fence1 = fence.QueryInterface(IID_ID3D12Fence1)
+    assert fence1 is fence and fence1.GetCreationFlags() == D3D12_FENCE_FLAG_SHARED
+
+
+@pytest.mark.parametrize("name", ["ID3D12GraphicsCommandList1", "ID3D12GraphicsCommandList2",
+                                  "ID3D12GraphicsCommandList3", "ID3D12GraphicsCommandList4"])
+def test_later_command_list_versions_are_e_nointerface(name):
+    """Their compute-path methods (AtomicCopyBufferUINT/UINT64, WriteBufferImmediate,
+    SetProtectedResourceSession, meta commands) are not in the mirror: a host must not be told otherwise."""
+    rig = MirrorRig(TEACHING)
+    with pytest.raises(HResultError) as info:
+        rig.list.QueryInterface(globals()["IID_" + name])
+    assert info.value.hresult == E_NOINTERFACE
+    assert info.value.message.endswith("it implements IUnknown, ID3D12Object, ID3D12DeviceChild, ID3D12CommandList, "
+                                       "ID3D12GraphicsCommandList.")
+
+
+def test_a_heap_is_not_id3d12heap1():
+    rig = MirrorRig(TEACHING)
+    heap = objects(rig)["ID3D12Heap"]
+    with pytest.raises(HResultError) as info:
+        heap.QueryInterface(IID_ID3D12Heap1)
+    assert info.value.hresult == E_NOINTERFACE

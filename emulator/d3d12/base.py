@@ -40,7 +40,7 @@ INTERFACES = {
                                   "ID3D12GraphicsCommandList"),
     "ID3D12Resource": _PAGEABLE + ("ID3D12Resource",),
     "ID3D12Heap": _PAGEABLE + ("ID3D12Heap",),
-    "ID3D12Fence": _PAGEABLE + ("ID3D12Fence",),
+    "ID3D12Fence": _PAGEABLE + ("ID3D12Fence", "ID3D12Fence1"),   # Fence1 adds only GetCreationFlags
     "ID3D12DescriptorHeap": _PAGEABLE + ("ID3D12DescriptorHeap",),
     "ID3D12QueryHeap": _PAGEABLE + ("ID3D12QueryHeap",),
     "ID3D12RootSignature": ("ID3D12Object", "ID3D12DeviceChild", "ID3D12RootSignature"),

@@ -10,10 +10,11 @@ the C++ constructors and static builders the compute path uses:
     CD3DX12_RANGE(begin, end)
     CD3DX12_CPU_DESCRIPTOR_HANDLE(other, offsetInDescriptors, descriptorIncrementSize) and .Offset(...)
     CD3DX12_GPU_DESCRIPTOR_HANDLE(...) likewise
-UpdateSubresources(cmdList, dst, intermediate, intermediateOffset, firstSubresource[, numSubresources],
-srcData) maps the intermediate buffer, copies srcData[0].pData into it and records a CopyBufferRegion into dst; as in
-C++, it returns the bytes needed, or 0 when it cannot do the update (srcData, the C count and array,
-is one sequence).
+GetRequiredIntermediateSize(dst, firstSubresource, numSubresources): GetCopyableFootprints' total.
+UpdateSubresources in d3dx12's three forms (intermediate offset with or without a count, or the
+precomputed pLayouts / pNumRows / pRowSizesInBytes), for buffers: maps the intermediate buffer, copies
+the source rows into it and records a CopyBufferRegion into dst; as in C++, it returns the bytes
+needed, or 0 when it cannot do the update (the C count and array pairs are sequences).
 """
 import numpy as np
 
@@ -24,7 +25,8 @@ from dmlemu.d3d12.enums import (D3D12_CPU_PAGE_PROPERTY, D3D12_CPU_PAGE_PROPERTY
                                  D3D12_RESOURCE_BARRIER_TYPE_ALIASING, D3D12_RESOURCE_BARRIER_TYPE_TRANSITION,
                                  D3D12_RESOURCE_BARRIER_TYPE_UAV, D3D12_RESOURCE_DIMENSION_BUFFER,
                                  D3D12_RESOURCE_FLAG_NONE, D3D12_TEXTURE_LAYOUT_ROW_MAJOR)
-from dmlemu.d3d12.structs import (D3D12_CPU_DESCRIPTOR_HANDLE, D3D12_GPU_DESCRIPTOR_HANDLE, D3D12_HEAP_PROPERTIES, D3D12_RANGE,
+from dmlemu.d3d12.structs import (D3D12_CPU_DESCRIPTOR_HANDLE, D3D12_GPU_DESCRIPTOR_HANDLE, D3D12_HEAP_PROPERTIES,
+                      D3D12_PLACED_SUBRESOURCE_FOOTPRINT, D3D12_RANGE,
                       D3D12_RESOURCE_ALIASING_BARRIER, D3D12_RESOURCE_BARRIER, D3D12_RESOURCE_DESC,
                       D3D12_RESOURCE_TRANSITION_BARRIER, D3D12_RESOURCE_UAV_BARRIER)
 
@@ -129,40 +131,84 @@ class CD3DX12_GPU_DESCRIPTOR_HANDLE(_HandleArithmetic, D3D12_GPU_DESCRIPTOR_HAND
 
 
 def GetRequiredIntermediateSize(pDestinationResource, FirstSubresource, NumSubresources):
-    """Bytes an upload buffer needs to update the subresources: a buffer's Width."""
-    return pDestinationResource.GetDesc().Width if (FirstSubresource, NumSubresources) == (0, 1) else 0
+    """Bytes an upload buffer needs to update the subresources: GetCopyableFootprints' pTotalBytes with
+    BaseOffset 0, as d3dx12 computes it (a buffer's Width for (0, 1), 0 for (0, 0), UINT64_MAX for a
+    range the buffer does not have)."""
+    desc = pDestinationResource.GetDesc()
+    return pDestinationResource.GetDevice().GetCopyableFootprints(desc, FirstSubresource, NumSubresources, 0)[3]
 
 
-def UpdateSubresources(pCmdList, pDestinationResource, pIntermediate, IntermediateOffset, FirstSubresource, *args):
-    """Upload srcData[0] into a buffer through a mapped intermediate; returns the bytes needed, 0 on failure.
+def UpdateSubresources(pCmdList, pDestinationResource, pIntermediate, *args):
+    """Upload pSrcData into a buffer through a mapped intermediate; returns the bytes needed, 0 on failure.
 
-    Two of d3dx12's forms: (..., FirstSubresource, pSrcData), the emulator's short one with the count
-    implied by the sequence, and d3dx12's (..., FirstSubresource, NumSubresources, pSrcData), whose
-    NumSubresources must equal len(pSrcData). A buffer has one subresource, so both need
-    FirstSubresource 0 and one D3D12_SUBRESOURCE_DATA. The form with pLayouts / pNumRows /
-    pRowSizesInBytes (precomputed footprints) is not provided."""
-    if len(args) == 1:
-        sources = list(args[0] or ())
-    elif len(args) == 2:
-        sources = list(args[1] or ())
-        if args[0] != len(sources):
+    d3dx12's forms, told apart by their number of arguments after pIntermediate:
+      (IntermediateOffset, FirstSubresource, pSrcData): the emulator's short form, the count implied
+          by the sequence;
+      (IntermediateOffset, FirstSubresource, NumSubresources, pSrcData): NumSubresources must equal
+          len(pSrcData);
+      (FirstSubresource, NumSubresources, RequiredSize, pLayouts, pNumRows, pRowSizesInBytes, pSrcData):
+          precomputed footprints (GetCopyableFootprints' outputs; the C arrays are sequences).
+    The first two get the footprints from GetCopyableFootprints(dst desc, FirstSubresource,
+    NumSubresources, IntermediateOffset) and go on as the third, as d3dx12 does. The third returns 0
+    (nothing written or recorded) when the intermediate is narrower than RequiredSize +
+    pLayouts[0].Offset, or the destination buffer is not updated as FirstSubresource 0 and
+    NumSubresources 1; otherwise it maps the intermediate, copies each subresource's pNumRows rows of
+    pRowSizesInBytes bytes (source rows pSrcData[i].RowPitch apart, slices SlicePitch apart;
+    destination rows Footprint.RowPitch apart from pLayouts[i].Offset), unmaps it, records
+    CopyBufferRegion(dst, 0, intermediate, pLayouts[0].Offset, pLayouts[0].Footprint.Width) and returns
+    RequiredSize. Where C would read or write out of bounds (a sequence shorter than NumSubresources,
+    pData shorter than the rows, rows past the intermediate), it returns 0 instead. Buffers only, as
+    the mirror has no textures."""
+    if len(args) in (3, 4):
+        offset, first = args[0], args[1]
+        sources = list(args[-1] or ())
+        count = len(sources) if len(args) == 3 else args[2]
+        if count != len(sources):
             return 0
-    else:
-        raise TypeError(f"UpdateSubresources takes pSrcData, or NumSubresources and pSrcData, after "
-                        f"FirstSubresource; {len(args)} arguments were given")
-    if FirstSubresource != 0 or len(sources) != 1:
+        desc = pDestinationResource.GetDesc()
+        layouts, rows, row_sizes, required = pDestinationResource.GetDevice().GetCopyableFootprints(
+            desc, first, count, offset)
+        return _update_from_footprints(pCmdList, pDestinationResource, pIntermediate, first, count, required,
+                                       layouts, rows, row_sizes, sources)
+    if len(args) == 7:
+        return _update_from_footprints(pCmdList, pDestinationResource, pIntermediate, *args)
+    raise TypeError(f"UpdateSubresources takes 3, 4 or 7 arguments after pIntermediate (d3dx12's forms); "
+                    f"{len(args)} were given")
+
+
+def _is_count(value):
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _update_from_footprints(cmd_list, dst, intermediate, first, count, required, layouts, rows, row_sizes, sources):
+    """d3dx12's UpdateSubresources with precomputed footprints (see UpdateSubresources)."""
+    arrays = [list(a) if isinstance(a, (list, tuple)) else None for a in (layouts, rows, row_sizes, sources)]
+    if not _is_count(count) or count < 1 or any(a is None or len(a) < count for a in arrays):
         return 0
-    width = pDestinationResource.GetDesc().Width
-    if pIntermediate.GetDesc().Width < IntermediateOffset + width:
+    layouts, rows, row_sizes, sources = arrays
+    if not (_is_count(required) and all(isinstance(layout, D3D12_PLACED_SUBRESOURCE_FOOTPRINT) for layout in layouts)
+            and all(_is_count(n) for n in rows + row_sizes)):
         return 0
-    source = np.frombuffer(memoryview(sources[0].pData).cast("B"), dtype=np.uint8)
-    if source.size < width:
+    capacity = intermediate.GetDesc().Width
+    if capacity < required + layouts[0].Offset or (first, count) != (0, 1):
         return 0
-    mapped = pIntermediate.Map(0, None)
-    mapped[IntermediateOffset:IntermediateOffset + width] = source[:width]
-    pIntermediate.Unmap(0, None)
-    pCmdList.CopyBufferRegion(pDestinationResource, 0, pIntermediate, IntermediateOffset, width)
-    return width
+    plan = []
+    for i in range(count):
+        footprint = layouts[i].Footprint
+        source = np.frombuffer(memoryview(sources[i].pData).cast("B"), dtype=np.uint8)
+        for z in range(footprint.Depth):
+            for y in range(rows[i]):
+                src = z * sources[i].SlicePitch + y * sources[i].RowPitch
+                dst_at = layouts[i].Offset + (z * rows[i] + y) * footprint.RowPitch
+                if src < 0 or src + row_sizes[i] > source.size or dst_at + row_sizes[i] > capacity:
+                    return 0
+                plan.append((dst_at, source[src:src + row_sizes[i]]))
+    mapped = intermediate.Map(0, None)
+    for dst_at, row in plan:
+        mapped[dst_at:dst_at + row.size] = row
+    intermediate.Unmap(0, None)
+    cmd_list.CopyBufferRegion(dst, 0, intermediate, layouts[0].Offset, layouts[0].Footprint.Width)
+    return required
 
 
 __all__ = ["CD3DX12_HEAP_PROPERTIES", "CD3DX12_RESOURCE_DESC", "CD3DX12_RESOURCE_BARRIER", "CD3DX12_RANGE",

@@ -43,7 +43,7 @@ from dmlemu.d3d12.enums import (
     D3D12_HEAP_TYPE_UPLOAD, D3D12_MEMORY_POOL_L0, D3D12_MEMORY_POOL_L1, D3D12_MEMORY_POOL_UNKNOWN)
 from dmlemu.d3d12.fence import ID3D12Fence, UINT64_MAX
 from dmlemu.d3d12.query_heap import create_query_heap
-from dmlemu.d3d12.resource import BUFFER_ALIGNMENT, _check_buffer_desc, create_committed_resource
+from dmlemu.d3d12.resource import BUFFER_ALIGNMENT, _check_buffer_desc, copyable_footprints, create_committed_resource
 from dmlemu.d3d12.enums import (
     D3D12_CONSERVATIVE_RASTERIZATION_TIER_1, D3D12_CROSS_NODE_SHARING_TIER_NOT_SUPPORTED, D3D12_FEATURE_ARCHITECTURE1,
     D3D12_FEATURE_D3D12_OPTIONS, D3D12_RESOURCE_BINDING_TIER_2, D3D12_RESOURCE_HEAP_TIER_2,
@@ -300,6 +300,13 @@ class ID3D12Device(COMObject):
             _check_buffer_desc(f"GetResourceAllocationInfo: pResourceDescs[{i}]", desc, D3D12_HEAP_TYPE_DEFAULT)
             total += allocation_size(desc.Width)   # what CreatePlacedResource needs at its HeapOffset
         return D3D12_RESOURCE_ALLOCATION_INFO(SizeInBytes=total, Alignment=BUFFER_ALIGNMENT)
+
+    def GetCopyableFootprints(self, pResourceDesc, FirstSubresource, NumSubresources, BaseOffset):
+        """The layout of a buffer's bytes in an upload or readback buffer: the four C out-parameters as a
+        tuple (pLayouts, pNumRows, pRowSizeInBytes, pTotalBytes), the three arrays as lists of
+        NumSubresources entries (resource.py `copyable_footprints` has the values and the failure
+        rules). Buffers only; a pure computation, so it answers on a removed device too."""
+        return copyable_footprints(self, pResourceDesc, FirstSubresource, NumSubresources, BaseOffset)
 
     def GetCustomHeapProperties(self, nodeMask, heapType):
         """The CUSTOM heap properties equivalent to a DEFAULT, UPLOAD or READBACK heap: on a discrete

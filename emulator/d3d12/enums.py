@@ -173,6 +173,8 @@ _IIDS = [
     ("ID3D12GraphicsCommandList", "5b160d0f-ac1b-4185-8ba8-b3ae42a5a455"),
     ("ID3D12GraphicsCommandList1", "553103fb-1fe7-4557-bb38-946d7d0e7ca7"),
     ("ID3D12GraphicsCommandList2", "38c3e585-ff17-412c-9150-4fc6f9d72a28"),
+    ("ID3D12GraphicsCommandList3", "6fda83a7-b84c-4e38-9ac8-c7bd22016b3d"),
+    ("ID3D12GraphicsCommandList4", "8754318e-d3a9-4541-98cf-645b50dc4874"),
     ("ID3D12CommandQueue", "0ec870a6-5d7e-4c22-8cfc-5baae07616ed"),
     ("ID3D12Device", "189819f1-1db6-4b57-be54-1821339b85f7"),
     ("ID3D12Device1", "77acce80-638e-4e65-8895-c1f23386863e"),

@@ -100,6 +100,7 @@ class ID3D12Fence(DeviceChild):
         return True
 
     def GetCreationFlags(self):
+        """ID3D12Fence1::GetCreationFlags: the D3D12_FENCE_FLAGS given to CreateFence."""
         return self._flags
 
     # ---- internal ------------------------------------------------------------------------------

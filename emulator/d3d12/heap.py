@@ -25,7 +25,7 @@ Rules (D3D12's, for the buffers the emulator has):
 """
 import weakref
 
-from dmlemu.com import is_integer
+from dmlemu.com import is_integer, is_one_of
 from dmlemu.d3d12.base import DeviceChild, invalid_arg
 from dmlemu.d3d12.enums import D3D12_HEAP_FLAG_DENY_BUFFERS
 from dmlemu.d3d12.resource import (BUFFER_ALIGNMENT, ID3D12Resource, _check_buffer_desc, check_heap_flags,
@@ -103,7 +103,7 @@ def create_heap(device, desc):
     if not is_integer(size) or not 0 < size < 1 << 64:
         raise invalid_arg(m, f"pDesc.SizeInBytes is {size!r}; a heap is at least 1 byte.")
     check_heap_properties(m, desc.Properties, "pDesc.Properties", device._preset.uma)
-    if desc.Alignment not in (0, BUFFER_ALIGNMENT, MSAA_ALIGNMENT):
+    if not is_one_of(desc.Alignment, (0, BUFFER_ALIGNMENT, MSAA_ALIGNMENT)):
         raise invalid_arg(m, f"pDesc.Alignment is {desc.Alignment!r}; it must be 0, 65536 "
                              f"(D3D12_DEFAULT_RESOURCE_PLACEMENT_ALIGNMENT) or {MSAA_ALIGNMENT} "
                              "(D3D12_DEFAULT_MSAA_RESOURCE_PLACEMENT_ALIGNMENT).")

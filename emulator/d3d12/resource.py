@@ -30,7 +30,7 @@ import weakref
 
 from dmlemu.errors import DXGI_ERROR_INVALID_CALL, E_NOTIMPL, E_OUTOFMEMORY, HResultError
 from dmlemu.functional.device_memory import OutOfDeviceMemory
-from dmlemu.com import VoidMisuse, hresult_method, void_method
+from dmlemu.com import VoidMisuse, hresult_method, is_integer, void_method
 from dmlemu.d3d12.base import DeviceChild, invalid_arg
 from dmlemu.com import enum_name, is_one_of
 from dmlemu.d3d12.enums import (
@@ -50,7 +50,8 @@ from dmlemu.d3d12.enums import (
     D3D12_RESOURCE_FLAG_VIDEO_ENCODE_REFERENCE_ONLY, D3D12_RESOURCE_STATE_COMMON, D3D12_RESOURCE_STATE_COPY_DEST,
     D3D12_RESOURCE_STATE_COPY_SOURCE, D3D12_RESOURCE_STATE_GENERIC_READ, D3D12_RESOURCE_STATE_UNORDERED_ACCESS,
     D3D12_TEXTURE_LAYOUT_ROW_MAJOR, is_read_only_state, is_valid_state, state_name)
-from dmlemu.d3d12.structs import D3D12_HEAP_PROPERTIES, D3D12_RANGE, D3D12_RESOURCE_DESC
+from dmlemu.d3d12.structs import (D3D12_HEAP_PROPERTIES, D3D12_PLACED_SUBRESOURCE_FOOTPRINT, D3D12_RANGE,
+                                  D3D12_RESOURCE_DESC, D3D12_SUBRESOURCE_FOOTPRINT)
 from dmlemu.dxgi import DXGI_FORMAT_UNKNOWN
 
 # Plain ints (the state model stores and combines them; enum members would print differently).
@@ -236,14 +237,14 @@ def check_heap_properties(m, heap_properties, field, uma=False):
     if not isinstance(heap_properties, D3D12_HEAP_PROPERTIES):
         raise invalid_arg(m, f"{field} is {heap_properties!r}; it must be a D3D12_HEAP_PROPERTIES.")
     heap_type = heap_properties.Type
-    if heap_type not in (HEAP_DEFAULT, HEAP_UPLOAD, HEAP_READBACK, HEAP_CUSTOM):
+    if not is_one_of(heap_type, (HEAP_DEFAULT, HEAP_UPLOAD, HEAP_READBACK, HEAP_CUSTOM)):
         raise invalid_arg(m, f"{field}.Type is {enum_name(D3D12_HEAP_TYPE, heap_type)}; the emulator "
                              "supports D3D12_HEAP_TYPE_DEFAULT, UPLOAD, READBACK and CUSTOM.")
     if heap_type == HEAP_CUSTOM:
-        if heap_properties.CPUPageProperty not in (D3D12_CPU_PAGE_PROPERTY_NOT_AVAILABLE,
-                                                   D3D12_CPU_PAGE_PROPERTY_WRITE_COMBINE,
-                                                   D3D12_CPU_PAGE_PROPERTY_WRITE_BACK) \
-                or heap_properties.MemoryPoolPreference not in (D3D12_MEMORY_POOL_L0, D3D12_MEMORY_POOL_L1):
+        if not is_one_of(heap_properties.CPUPageProperty, (D3D12_CPU_PAGE_PROPERTY_NOT_AVAILABLE,
+                                                           D3D12_CPU_PAGE_PROPERTY_WRITE_COMBINE,
+                                                           D3D12_CPU_PAGE_PROPERTY_WRITE_BACK)) \
+                or not is_one_of(heap_properties.MemoryPoolPreference, (D3D12_MEMORY_POOL_L0, D3D12_MEMORY_POOL_L1)):
             raise invalid_arg(m, f"a D3D12_HEAP_TYPE_CUSTOM heap needs {field}.CPUPageProperty and "
                                  "MemoryPoolPreference set (not UNKNOWN).")
         if heap_properties.MemoryPoolPreference == D3D12_MEMORY_POOL_L1:
@@ -253,12 +254,12 @@ def check_heap_properties(m, heap_properties, field, uma=False):
             if heap_properties.CPUPageProperty != D3D12_CPU_PAGE_PROPERTY_NOT_AVAILABLE:
                 raise invalid_arg(m, f"{field}.MemoryPoolPreference D3D12_MEMORY_POOL_L1 needs "
                                      "CPUPageProperty D3D12_CPU_PAGE_PROPERTY_NOT_AVAILABLE.")
-    elif heap_properties.CPUPageProperty != D3D12_CPU_PAGE_PROPERTY_UNKNOWN \
-            or heap_properties.MemoryPoolPreference != D3D12_MEMORY_POOL_UNKNOWN:
+    elif not is_one_of(heap_properties.CPUPageProperty, (D3D12_CPU_PAGE_PROPERTY_UNKNOWN,)) \
+            or not is_one_of(heap_properties.MemoryPoolPreference, (D3D12_MEMORY_POOL_UNKNOWN,)):
         raise invalid_arg(m, f"{field}.CPUPageProperty and MemoryPoolPreference must be UNKNOWN (0) for "
                              f"{enum_name(D3D12_HEAP_TYPE, heap_type)}; only CUSTOM heaps set them.")
     for name in ("CreationNodeMask", "VisibleNodeMask"):
-        if getattr(heap_properties, name) not in (0, 1):
+        if not is_one_of(getattr(heap_properties, name), (0, 1)):
             raise invalid_arg(m, f"{field}.{name} is {getattr(heap_properties, name)!r}; the emulated "
                                  "adapter has one node, so it must be 0 or 1.")
     return int(heap_type)
@@ -271,6 +272,8 @@ def check_heap_flags(m, heap_flags, field="HeapFlags"):
 
 
 def check_initial_state(m, initial_state, heap_type):
+    if not is_integer(initial_state) or not 0 <= initial_state < 1 << 32:
+        raise invalid_arg(m, f"InitialResourceState is {initial_state!r}; it must be a D3D12_RESOURCE_STATES.")
     if not is_valid_state(initial_state):
         raise invalid_arg(m, f"InitialResourceState {state_name(initial_state)} is not a valid state: it must be "
                              "COMMON, one write state, or a combination of read states.")
@@ -310,42 +313,82 @@ def create_committed_resource(device, heap_properties, heap_flags, desc, initial
     return ID3D12Resource(device, heap_properties._copy(), heap_flags, stored_desc(desc), initial_state, allocation)
 
 
-def _check_buffer_desc(m, desc, heap_type):
+def _check_buffer_desc(m, desc, heap_type, field="pDesc"):
     if not isinstance(desc, D3D12_RESOURCE_DESC):
-        raise invalid_arg(m, f"pDesc is {desc!r}; it must be a D3D12_RESOURCE_DESC.")
-    if desc.Dimension != D3D12_RESOURCE_DIMENSION_BUFFER:
-        if desc.Dimension in (D3D12_RESOURCE_DIMENSION_TEXTURE1D, D3D12_RESOURCE_DIMENSION_TEXTURE2D,
-                              D3D12_RESOURCE_DIMENSION_TEXTURE3D):
-            raise HResultError(E_NOTIMPL, f"{m}: pDesc.Dimension is "
+        raise invalid_arg(m, f"{field} is {desc!r}; it must be a D3D12_RESOURCE_DESC.")
+    if not is_one_of(desc.Dimension, (D3D12_RESOURCE_DIMENSION_BUFFER,)):
+        if is_one_of(desc.Dimension, (D3D12_RESOURCE_DIMENSION_TEXTURE1D, D3D12_RESOURCE_DIMENSION_TEXTURE2D,
+                                      D3D12_RESOURCE_DIMENSION_TEXTURE3D)):
+            raise HResultError(E_NOTIMPL, f"{m}: {field}.Dimension is "
                                           f"{enum_name(D3D12_RESOURCE_DIMENSION, desc.Dimension)}; the emulator "
                                           "creates only D3D12_RESOURCE_DIMENSION_BUFFER resources.")
-        raise invalid_arg(m, f"pDesc.Dimension is {enum_name(D3D12_RESOURCE_DIMENSION, desc.Dimension)}; it must be "
+        raise invalid_arg(m, f"{field}.Dimension is {enum_name(D3D12_RESOURCE_DIMENSION, desc.Dimension)}; it must be "
                              "D3D12_RESOURCE_DIMENSION_BUFFER.")
     if not _is_uint(desc.Width) or desc.Width == 0:
-        raise invalid_arg(m, f"pDesc.Width is {desc.Width!r}; a buffer must be at least 1 byte.")
-    if desc.Alignment not in (0, BUFFER_ALIGNMENT):
-        raise invalid_arg(m, f"pDesc.Alignment is {desc.Alignment!r}; a buffer takes 0 or 65536.")
-    for field in ("Height", "DepthOrArraySize", "MipLevels"):
-        if getattr(desc, field) != 1:
-            raise invalid_arg(m, f"pDesc.{field} is {getattr(desc, field)!r}; a buffer must have {field} 1.")
-    if desc.Format != DXGI_FORMAT_UNKNOWN:
-        raise invalid_arg(m, f"pDesc.Format is {desc.Format!r}; a buffer must have DXGI_FORMAT_UNKNOWN.")
+        raise invalid_arg(m, f"{field}.Width is {desc.Width!r}; a buffer must be at least 1 byte.")
+    if not is_one_of(desc.Alignment, (0, BUFFER_ALIGNMENT)):
+        raise invalid_arg(m, f"{field}.Alignment is {desc.Alignment!r}; a buffer takes 0 or 65536.")
+    for name in ("Height", "DepthOrArraySize", "MipLevels"):
+        if not is_one_of(getattr(desc, name), (1,)):
+            raise invalid_arg(m, f"{field}.{name} is {getattr(desc, name)!r}; a buffer must have {name} 1.")
+    if not is_one_of(desc.Format, (DXGI_FORMAT_UNKNOWN,)):
+        raise invalid_arg(m, f"{field}.Format is {desc.Format!r}; a buffer must have DXGI_FORMAT_UNKNOWN.")
     sample = desc.SampleDesc
-    if getattr(sample, "Count", None) != 1 or getattr(sample, "Quality", None) != 0:
-        raise invalid_arg(m, f"pDesc.SampleDesc is {sample!r}; a buffer must have SampleDesc.Count 1 and Quality 0.")
-    if desc.Layout != D3D12_TEXTURE_LAYOUT_ROW_MAJOR:
-        raise invalid_arg(m, f"pDesc.Layout is {desc.Layout!r}; a buffer must have D3D12_TEXTURE_LAYOUT_ROW_MAJOR.")
+    if not is_one_of(getattr(sample, "Count", None), (1,)) or not is_one_of(getattr(sample, "Quality", None), (0,)):
+        raise invalid_arg(m, f"{field}.SampleDesc is {sample!r}; a buffer must have SampleDesc.Count 1 and Quality 0.")
+    if not is_one_of(desc.Layout, (D3D12_TEXTURE_LAYOUT_ROW_MAJOR,)):
+        raise invalid_arg(m, f"{field}.Layout is {desc.Layout!r}; a buffer must have D3D12_TEXTURE_LAYOUT_ROW_MAJOR.")
     flags = desc.Flags
     if not _is_uint(flags, 32) or flags & ~_KNOWN_RESOURCE_FLAGS:
-        raise invalid_arg(m, f"pDesc.Flags is {flags!r}; it must be a combination of D3D12_RESOURCE_FLAGS.")
+        raise invalid_arg(m, f"{field}.Flags is {flags!r}; it must be a combination of D3D12_RESOURCE_FLAGS.")
     for bit, name in ((D3D12_RESOURCE_FLAG_ALLOW_RENDER_TARGET, "ALLOW_RENDER_TARGET"),
                       (D3D12_RESOURCE_FLAG_ALLOW_DEPTH_STENCIL, "ALLOW_DEPTH_STENCIL"),
                       (D3D12_RESOURCE_FLAG_ALLOW_SIMULTANEOUS_ACCESS, "ALLOW_SIMULTANEOUS_ACCESS")):
         if flags & bit:
-            raise invalid_arg(m, f"pDesc.Flags has D3D12_RESOURCE_FLAG_{name}, which a buffer cannot have.")
+            raise invalid_arg(m, f"{field}.Flags has D3D12_RESOURCE_FLAG_{name}, which a buffer cannot have.")
     if flags & D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS and heap_type in FIXED_STATE:
-        raise invalid_arg(m, f"pDesc.Flags has D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS, which a buffer on a "
+        raise invalid_arg(m, f"{field}.Flags has D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS, which a buffer on a "
                              f"{enum_name(D3D12_HEAP_TYPE, heap_type)} heap cannot have.")
+
+
+# GetCopyableFootprints (d3d12.h constants): a row pitch is a multiple of D3D12_TEXTURE_DATA_PITCH_ALIGNMENT;
+# a subresource range is at most D3D12_REQ_SUBRESOURCES long.
+TEXTURE_DATA_PITCH_ALIGNMENT = 256
+REQ_SUBRESOURCES = 30720
+_ALL_ONES_32 = (1 << 32) - 1
+_ALL_ONES_64 = (1 << 64) - 1
+
+
+def copyable_footprints(device, desc, first, count, base_offset):
+    """ID3D12Device::GetCopyableFootprints for a buffer: (pLayouts, pNumRows, pRowSizeInBytes, pTotalBytes).
+
+    A buffer is one subresource, one row of Width bytes: Footprint (DXGI_FORMAT_UNKNOWN, Width, 1, 1,
+    RowPitch = Width rounded up to 256), Offset = BaseOffset, NumRows 1, RowSizeInBytes = Width, and
+    TotalBytes = Width (BaseOffset not included); a range of 0 subresources has TotalBytes 0. For
+    invalid arguments D3D12 fills every output with all-one bits (TotalBytes UINT64_MAX) and reports the
+    problem only through the debug layer; so does the emulator (`_report_warning`: E_INVALIDARG, or
+    E_NOTIMPL for a texture, raised when the debug layer is on)."""
+    m = "GetCopyableFootprints"
+    slots = int(count) if is_integer(count) and 0 <= count <= REQ_SUBRESOURCES else 0
+    try:
+        _check_buffer_desc(m, desc, HEAP_DEFAULT, "pResourceDesc")
+        if not _is_uint(first, 32) or first != 0:
+            raise invalid_arg(m, f"FirstSubresource is {first!r}; a buffer has one subresource, 0.")
+        if not _is_uint(count, 32) or count > 1:
+            raise invalid_arg(m, f"NumSubresources is {count!r}; from FirstSubresource 0 a buffer has 0 or 1 "
+                                 "subresources.")
+        if not _is_uint(base_offset):
+            raise invalid_arg(m, f"BaseOffset is {base_offset!r}; it must be a UINT64.")
+    except HResultError as error:
+        device._report_warning(error.hresult, error.message)
+        failed = D3D12_PLACED_SUBRESOURCE_FOOTPRINT(Offset=_ALL_ONES_64, Footprint=D3D12_SUBRESOURCE_FOOTPRINT(
+            Format=_ALL_ONES_32, Width=_ALL_ONES_32, Height=_ALL_ONES_32, Depth=_ALL_ONES_32, RowPitch=_ALL_ONES_32))
+        return [failed._copy() for _ in range(slots)], [_ALL_ONES_32] * slots, [_ALL_ONES_64] * slots, _ALL_ONES_64
+    width = int(desc.Width)
+    pitch = -(-width // TEXTURE_DATA_PITCH_ALIGNMENT) * TEXTURE_DATA_PITCH_ALIGNMENT
+    layouts = [D3D12_PLACED_SUBRESOURCE_FOOTPRINT(Offset=int(base_offset), Footprint=D3D12_SUBRESOURCE_FOOTPRINT(
+        Format=int(DXGI_FORMAT_UNKNOWN), Width=width, Height=1, Depth=1, RowPitch=pitch)) for _ in range(slots)]
+    return layouts, [1] * slots, [width] * slots, width * slots
 
 
 __all__ = ["ID3D12Resource"]
