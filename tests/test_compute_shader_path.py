@@ -15,6 +15,7 @@ from dmlemu.isa.assembler import AssemblyError
 from dmlemu.isa.shader_binary import ShaderBinaryError, assemble_shader, parse_shader_binary
 
 from cli_runner import cli
+from operator_cases import ACCEPTED, REFUSED, outcome
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNELS = os.path.join(ROOT, "examples", "kernels")
@@ -193,8 +194,10 @@ def test_random_bytes_as_a_root_signature_blob_are_refused_with_a_sentence(data)
     for blob in (data, b"DMRS\x01\0\0\0" + data):
         try:
             device.CreateRootSignature(0, blob, len(blob))
+            outcome(ACCEPTED)
         except HResultError as error:
             assert error.hresult in (E_INVALIDARG, E_NOTIMPL) and error.message.startswith("CreateRootSignature: ")
+            outcome(REFUSED)
 
 
 _DEVICE = D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0)
@@ -219,7 +222,9 @@ def test_random_root_signature_descs_serialize_and_round_trip_or_are_refused(par
     except HResultError as error:
         assert error.hresult in (E_INVALIDARG, E_NOTIMPL)
         assert error.message.startswith("D3D12SerializeRootSignature: pRootSignature")
+        outcome(REFUSED)
         return
+    outcome(ACCEPTED)
     rs = _DEVICE.CreateRootSignature(0, blob.GetBufferPointer(), blob.GetBufferSize())
     assert len(rs._parameters) == len(params) and rs._blob == blob.GetBufferPointer()
 
@@ -307,9 +312,11 @@ def test_random_and_mutated_bytecode_is_refused_with_a_sentence_or_accepted(data
     for code in (data, _with_word(bytecode(), index, word)):
         try:
             rig.pipeline(code)
+            outcome(ACCEPTED)
         except HResultError as error:
             assert error.hresult == E_INVALIDARG
             assert error.message.startswith("CreateComputePipelineState: pDesc.CS ")
+            outcome(REFUSED)
 
 
 _PSO_RIG = Rig()
