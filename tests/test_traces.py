@@ -390,3 +390,22 @@ def test_sub_nanosecond_segments_are_left_out_with_a_note():
     assert shown and all(e["dur"] > 0 for e in shown)
     (note,) = [n for n in data["otherData"]["notes"] if "shorter than a nanosecond" in n]
     assert len(shown) + int(note.split()[0]) == len(cap.trace.segments)
+
+
+@pytest.mark.parametrize("preset", [TEACHING, DEFAULT_PRESET], ids=lambda p: p.key)
+def test_alu_busy_counts_each_cohort_once_and_never_exceeds_the_simds(preset):
+    """The ALU busy counter spreads each cohort's own issue cycles over its span. It once took the SIMD's running
+    count across the cohort, so the other slot group's cycles counted twice (203 % on the teaching adapter)."""
+    n = 1 << 12
+    x = np.ones(n, np.float16)
+    gpu = Gpu(preset)
+    spec = TensorSpec("FLOAT16", (n,), None, x.nbytes)
+    run = DirectRun(gpu, "ELEMENT_WISE_CLIP", [spec, spec], [x.view(np.uint8), np.zeros(x.nbytes, np.uint8)],
+                    min_value=0.0, max_value=1.0)
+    with capture(gpu, "wave") as cap:
+        stats = run.dispatch()
+    c = cap.trace.counters
+    assert 0 < c["alu_busy"].max() <= 1.0
+    simds = preset.compute_units * preset.simds_per_cu
+    charged = float((c["alu_busy"] * (c["end"] - c["start"])).sum()) * simds
+    assert 0.97 * stats.timing.simd_busy_cycles <= charged <= stats.timing.simd_busy_cycles + 1

@@ -245,6 +245,9 @@ class TraceRecorder:
                             count=5 * len(self._busy)).reshape(-1, 5)
             resident = np.diff(_integral(b[:, 0], b[:, 1], b[:, 2].astype(np.float64), edges)) / widths
             dur = np.maximum(b[:, 1] - b[:, 0], 1).astype(np.float64)
+            # A cohort's issue cycles are spread evenly over its span. Where two slot groups' cohorts
+            # overlap in a short bucket that can exceed the port's capacity a little (the port itself is
+            # never booked twice: timing/simd.py IssuePort), so the share is capped at the SIMDs' 100 %.
             alu = np.diff(_integral(b[:, 0], b[:, 1], b[:, 3] / dur, edges)) / widths
             for out, per_group in zip(levels, self._group_levels(traffic, b[:, 4], b[:, 2])):
                 if per_group.any():
@@ -254,7 +257,8 @@ class TraceRecorder:
         l2_hits, l2_misses, ic_hits, ic_misses = levels
         for i in range(buckets):
             self._add("counters", (self._dispatch, int(edges[i]), int(edges[i + 1]), int(read[i]), int(write[i]),
-                                   float(resident[i]), float(alu[i]) / simds, int(l2_hits[i]), int(l2_misses[i]),
+                                   float(resident[i]), min(float(alu[i]) / simds, 1.0), int(l2_hits[i]),
+                                   int(l2_misses[i]),
                                    int(ic_hits[i]), int(ic_misses[i])))
 
     def _group_levels(self, traffic, first, waves):

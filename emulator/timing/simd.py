@@ -120,11 +120,13 @@ class Simd:
                 yield env.timeout(start_at - now)
                 now = start_at
             for path_id, path_first, waves in split(first, count):
-                begin, busy = now, self.busy_cycles
-                now = yield from self._run_cohort(env, now, d, costs[path_id], waves, path_first, group)
+                begin, cost = now, costs[path_id]
+                now = yield from self._run_cohort(env, now, d, cost, waves, path_first, group)
                 if recorder is not None:
+                    # The cohort's own issue cycles (cached schedule), not the SIMD's count, which the
+                    # other slot group also raises while this cohort waits for memory.
                     recorder.wave_group(self.cu.index, self.index, group, path_first, waves, begin, now,
-                                        self.busy_cycles - busy)
+                                        cost.schedule(waves)[1])
 
     def _run_cohort(self, env, now, d, cost, waves, first_wave, group):
         """Time one cohort of `waves` waves (first_wave ..) through one path, from simulated time
