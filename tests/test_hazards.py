@@ -252,7 +252,8 @@ def test_the_history_stays_bounded_on_a_long_chain_without_barriers():
     t = HazardTracker()
     for i in range(10_000):
         found = t.access(f"op{i}", reads=[(B, 0, 64)], writes=[(B, 0, 64)])
-        assert [(h.kind, h.earlier) for h in found] == ([] if i == 0 else [("read-after-write", f"operation {i} (op{i - 1})")])
+        expected = [] if i == 0 else [("read-after-write", f"operation {i} (op{i - 1})")]
+        assert [(h.kind, h.earlier) for h in found] == expected
     assert len(t._accesses[B]) == 1
     for i in range(1000):     # many readers of one range: a later write conflicts with the latest one
         t.access(f"read{i}", reads=[(A, 0, 32)])

@@ -409,3 +409,49 @@ def test_alu_busy_counts_each_cohort_once_and_never_exceeds_the_simds(preset):
     simds = preset.compute_units * preset.simds_per_cu
     charged = float((c["alu_busy"] * (c["end"] - c["start"])).sum()) * simds
     assert 0.97 * stats.timing.simd_busy_cycles <= charged <= stats.timing.simd_busy_cycles + 1
+
+
+# ---- spilling large tables to disk (unbounded captures) -----------------------------------------------
+def test_a_capture_spilled_to_disk_writes_the_same_files_and_leaves_no_temporary_file(tmp_path):
+    """A tiny spill threshold sends every table to a file, mapped back at the end: the .npz, the Chrome
+    JSON and the .pftrace are byte-identical to those of the in-memory capture, and the spill folder is gone."""
+    from dmlemu.traces import save_pftrace
+    from dmlemu.traces.pftrace import PerfettoMissing
+    x = clip_input(8192)
+    spec = TensorSpec("FLOAT16", (8192,), None, x.nbytes)
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    files = {}
+    for how, kwargs in (("memory", {"spill_bytes": None}), ("disk", {"spill_bytes": 1, "spill_dir": str(spill)})):
+        gpu = Gpu(TEACHING)
+        run = DirectRun(gpu, "ELEMENT_WISE_CLIP", [spec, spec], [x.view(np.uint8), np.zeros(x.nbytes, np.uint8)],
+                        **CLIP_ARGS)
+        with capture(gpu, detail="memory", max_rows=10**9, **kwargs) as cap:
+            run.dispatch()
+            assert (cap.recorder.spill_folder is not None) == (how == "disk")
+            if how == "disk":
+                assert sorted(p.name for p in spill.iterdir()) == [cap.recorder.spill_folder.rsplit("/", 1)[-1]]
+        mapped = {name for name, t in cap.trace.tables.items() if isinstance(t, np.memmap)}
+        assert mapped == (set() if how == "memory" else {n for n, t in cap.trace.tables.items() if len(t)})
+        assert len(cap.trace.tables["segments"]) > 1000 and len(cap.trace.tables["memory"]) > 100
+        files[how] = [save_trace(cap.trace, tmp_path / f"{how}.npz").read_bytes(),
+                      save_chrome_json(cap.trace, tmp_path / f"{how}.json", max_events=10**9).read_bytes()]
+        try:
+            files[how].append(save_pftrace(cap.trace, tmp_path / f"{how}.pftrace").read_bytes())
+        except PerfettoMissing:
+            pass
+        assert list(spill.iterdir()) == []     # the spill files and their folder are removed at the end
+    assert files["disk"] == files["memory"]
+    # The streamed JSON writer gives the bytes of one json.dumps of to_chrome's dict.
+    whole = json.dumps(to_chrome(cap.trace, max_events=10**9), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    assert files["disk"][1] == (whole + "\n").encode("ascii")
+    assert load_trace(tmp_path / "disk.npz").tables["segments"].tobytes() == cap.trace.tables["segments"].tobytes()
+
+
+def test_a_bad_spill_threshold_or_folder_is_one_sentence():
+    with pytest.raises(ValueError, match=r"^spill_bytes is 0; it must be a whole number of bytes, at least 1 "
+                                         r"\(or None: never spill\)$"):
+        capture(Gpu(TEACHING), detail="wave", spill_bytes=0)
+    with pytest.raises(ValueError, match=r"^spill_dir is '/no/such/folder'; it must be an existing folder \(or None: "
+                                         r"the system's temporary folder\)$"):
+        capture(Gpu(TEACHING), detail="wave", spill_dir="/no/such/folder")

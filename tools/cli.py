@@ -239,7 +239,7 @@ def cmd_run(args):
         print(f"wrote {path}")
     line = _folded_line(result.trace, folded)
     if line and (args.trace or args.plots):
-        print(f"{line}. --trace-all keeps every row and event (memory grows with the run)")
+        print(f"{line}. --trace-all keeps every row and event (spilled to a temporary folder, so memory stays bounded)")
     return 0 if result.bit_exact else 1
 
 
@@ -560,7 +560,7 @@ def build_parser():
     bound.add_argument("--trace-max-rows", type=int, metavar="N",
                        help="rows the recorder keeps per table before it folds (default 200000)")
     bound.add_argument("--trace-all", action="store_true",
-                       help="keep every row and every Chrome JSON event: nothing folded (memory grows with the run)")
+                       help="keep every row and every Chrome JSON event: nothing folded (rows spill to disk; the files grow with the run)")
     p.add_argument("--plots", metavar="DIR", help="write the trace's PNG plots into DIR")
     p.set_defaults(handler=cmd_run)
 

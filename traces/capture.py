@@ -9,7 +9,9 @@ In the spirit of a programmatic PIX capture (BeginCapture / EndCapture):
 
 `target` may be a D3D12 device, a DirectML device (its D3D12 device is used) or an emulator Gpu.
 Captures do not nest on one GPU. `max_rows` bounds each table (None: DEFAULT_MAX_ROWS); past it
-the recorder folds, and `cap.trace.folded()` says what (traces/recorder.py).
+the recorder folds, and `cap.trace.folded()` says what (traces/recorder.py). `spill_bytes` (per
+table; None: never) and `spill_dir` say when and where the recorder writes a large table to a
+temporary file, mapped back at the end, so memory stays bounded with every row kept (recorder.py).
 
 Exports of cap.trace: traces.save_chrome_json (Chrome JSON), traces.save_pftrace (native Perfetto,
 needs the optional perfetto package), traces.save_trace (.npz, every column), traces.plot_all.
@@ -17,7 +19,7 @@ needs the optional perfetto package), traces.save_trace (.npz, every column), tr
 import operator
 
 from dmlemu.errors import short_repr
-from dmlemu.traces.recorder import DEFAULT_MAX_ROWS, TraceRecorder
+from dmlemu.traces.recorder import DEFAULT_MAX_ROWS, SPILL_BYTES, TraceRecorder
 
 
 def _gpu_of(target):
@@ -33,7 +35,7 @@ def _gpu_of(target):
 
 
 class Capture:
-    def __init__(self, target, detail="wave", max_rows=DEFAULT_MAX_ROWS):
+    def __init__(self, target, detail="wave", max_rows=DEFAULT_MAX_ROWS, spill_bytes=SPILL_BYTES, spill_dir=None):
         if max_rows is None:
             max_rows = DEFAULT_MAX_ROWS
         try:
@@ -44,7 +46,7 @@ class Capture:
             raise ValueError(f"max_rows is {short_repr(max_rows)}; it must be a whole number of rows, at least 1")
         max_rows = rows
         self.gpu = _gpu_of(target)
-        self.recorder = TraceRecorder(self.gpu.preset, self.gpu.wave_width, detail, max_rows)
+        self.recorder = TraceRecorder(self.gpu.preset, self.gpu.wave_width, detail, max_rows, spill_bytes, spill_dir)
         self.trace = None
 
     def begin(self):
@@ -67,6 +69,6 @@ class Capture:
         return False
 
 
-def capture(target, detail="wave", max_rows=DEFAULT_MAX_ROWS):
+def capture(target, detail="wave", max_rows=DEFAULT_MAX_ROWS, spill_bytes=SPILL_BYTES, spill_dir=None):
     """A Capture of `target`; use it as a context manager or call begin() and end()."""
-    return Capture(target, detail, max_rows)
+    return Capture(target, detail, max_rows, spill_bytes, spill_dir)

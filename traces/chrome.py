@@ -38,9 +38,16 @@ truncated (trace.aggregated, Trace.folded()), is named in otherData.notes and as
 "trace note" on a thread of its own, "Trace notes", listed first.
 
 Deterministic: the same trace gives the same bytes (keys sorted, no wall clock, ids from row order).
+Streamed: the device's events and the counters are made first; wave groups, instruction segments
+and memory requests (the bulk) are made a block at a time as they are written, merged in file order
+from their sort keys (NumPy columns, about 24 bytes an event), and save_chrome_json encodes and
+writes WRITE_CHUNK_EVENTS events at a time: the same bytes as one json.dumps of to_chrome's dict,
+without the whole list of events or the whole text in memory. to_chrome itself returns every event.
 """
 import contextlib
 import gc
+import heapq
+import itertools
 import json
 
 import numpy as np
@@ -48,6 +55,7 @@ import numpy as np
 __all__ = ["to_chrome", "save_chrome_json", "DEFAULT_MAX_EVENTS"]
 
 DEFAULT_MAX_EVENTS = 200_000
+WRITE_CHUNK_EVENTS = 20_000   # events encoded and written at a time by save_chrome_json
 DEVICE_PID = 1
 CP_TID = 2            # not the pid: Perfetto calls the thread whose tid is its pid "main thread"
 COPY_TID = 3
@@ -56,6 +64,7 @@ DISPATCH_TID = 10      # dispatch lanes: 10, 11, ... (overlapping dispatches get
 CU_PID_BASE = 100
 _SEGMENT_NAME_INSTRUCTIONS = 3   # longer segments are named by their first two instructions
 _NOTES = 16                      # room kept for the "trace note" events
+_BLOCK = 4096                    # rows made into events at a time by the lazy sources
 
 
 def _cu_pid(cu):
@@ -97,21 +106,31 @@ class _Clock:
 def to_chrome(trace, max_events=DEFAULT_MAX_EVENTS):
     """The trace as a Chrome Trace Event Format dict (see the module banner for the layout)."""
     with _gc_paused():
-        return _Export(trace, max_events).build()
+        other, events = _Export(trace, max_events).prepare()
+        return {"traceEvents": list(events), "displayTimeUnit": "ns", "otherData": other}
 
 
 def save_chrome_json(trace, path, max_events=DEFAULT_MAX_EVENTS, notes=None):
     """Write to_chrome(trace) to `path` as compact JSON (keys sorted); returns the path. `notes`, a
     list, receives the trace notes (what was folded or left out to stay bounded)."""
-    doc = to_chrome(trace, max_events)
-    if notes is not None:
-        notes.extend(doc["otherData"]["notes"])
-    # One encoder call for the whole document: per-event calls cost twice as much at 200,000 events.
+    encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True, check_circular=False).encode
     with _gc_paused():
-        text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True, check_circular=False)
-    with open(path, "w", encoding="ascii", newline="\n") as f:
-        f.write(text)
-        f.write("\n")
+        other, events = _Export(trace, max_events).prepare()
+        if notes is not None:
+            notes.extend(other["notes"])
+        # The same bytes as json.dumps of to_chrome's dict (keys sorted: displayTimeUnit, otherData,
+        # traceEvents), the events made and encoded WRITE_CHUNK_EVENTS at a time: one encoder call per
+        # chunk (per-event calls cost twice as much), so neither the events nor the text are all in memory.
+        with open(path, "w", encoding="ascii", newline="\n") as f:
+            f.write('{"displayTimeUnit":"ns","otherData":' + encode(other) + ',"traceEvents":[')
+            sep = ""
+            while True:
+                chunk = list(itertools.islice(events, WRITE_CHUNK_EVENTS))
+                if not chunk:
+                    break
+                f.write(sep + encode(chunk)[1:-1])
+                sep = ","
+            f.write("]}\n")
     return path
 
 
@@ -141,9 +160,13 @@ class _Export:
         self.cus = set()       # CU indices that have events
         self.simds = set()     # (CU, SIMD) that have events
         self.dispatch_lanes = set()   # dispatch lanes that have events
+        self.lazy = []         # (starts, -durations, orders, make): events made as they are written
 
     # ---- assembly ---------------------------------------------------------------------------------
-    def build(self):
+    def prepare(self):
+        """(otherData, an iterator of the events in file order). The device's events and the counters
+        are made here; wave groups, instruction segments and memory requests, the bulk, are made as
+        the iterator reaches them (_lazy), so they are never all in memory at once."""
         t = self.trace
         self.notes.extend(t.folded())
         # Names: 6 for the device, 2 per CU and 2 per SIMD at most; and room for the notes (13 at most).
@@ -157,13 +180,23 @@ class _Export:
         budget -= self._counters(budget // 2)
         self._waves(budget)
         assert len(self.notes) <= _NOTES
-        first = min((e[0] for e in self.timed), default=0)
+        first = min([e[0] for e in self.timed] + [int(src[0].min()) for src in self.lazy if len(src[0])], default=0)
         for note in self.notes:
             self._add(first, 0, {"ph": "i", "s": "t", "name": "trace note", "cat": "note", "pid": DEVICE_PID,
                                  "tid": NOTES_TID, "ts": first / 1000.0, "args": {"note": note}})
         self.timed.sort(key=lambda e: e[:3])
-        events = self._metadata() + [e[3] for e in self.timed]
-        return {"traceEvents": events, "displayTimeUnit": "ns", "otherData": self._other_data()}
+        # Every sort key (start, -duration, order) is distinct, so merging the sorted sources gives the
+        # order one sort of every event would.
+        merged = heapq.merge(self.timed, *(_lazy_events(*src) for src in self.lazy), key=lambda e: e[:3])
+        return self._other_data(), itertools.chain(self._metadata(), (e[3] for e in merged))
+
+    def _lazy(self, starts, durations, make):
+        """Events made later, a block at a time: start and duration (ns) of each, in order; make(rows)
+        gives the events of those positions. They take the next order numbers, as _add would."""
+        starts = np.asarray(starts, dtype=np.int64)
+        orders = np.arange(self.order, self.order + len(starts), dtype=np.int64)
+        self.order += len(starts)
+        self.lazy.append((starts, -np.asarray(durations, dtype=np.int64), orders, make))
 
     def _add(self, start_ns, dur_ns, event):
         self.timed.append((start_ns, -dur_ns, self.order, event))
@@ -364,69 +397,102 @@ class _Export:
         return table[keep]
 
     def _wave_events(self, dispatch, cu, simd, first, count, start, end, groups, busy):
-        clock, programs = self.clock, self.trace.programs
-        s_ns, e_ns = clock.ns(start).tolist(), clock.ns(end).tolist()
-        rows = zip(dispatch.tolist(), cu.tolist(), simd.tolist(), first.tolist(), count.tolist(),
-                   start.tolist(), end.tolist(), groups.tolist(), busy.tolist(), s_ns, e_ns)
-        for d, c, s, f, n, start_c, end_c, k, b, s_n, e_n in rows:
-            kernel = programs[d][0] if d in programs else f"dispatch {d}"
-            args = {"dispatch": d, "first_wave": f, "waves": n, "unit": _unit(c, s),
-                    "start_cycle": start_c, "end_cycle": end_c}
-            if k == 1:
-                name = f"{kernel} waves {f}-{f + n - 1}"
-            else:
-                # Merged groups: a SIMD's waves are not consecutive (groups go round the CUs).
-                args["groups"], args["busy_cycles"] = k, b
-                name = f"{kernel} {k} groups, {n} waves"
-            self._x(s_n, e_n, _cu_pid(c), _simd_tid(c, s), name, "wave", args)
-            self.cus.add(c)
-            self.simds.add((c, s))
+        clock = self.clock
+        s_ns, e_ns = clock.ns(start), clock.ns(end)
+        self.cus.update(np.unique(cu).tolist())
+        self.simds.update(zip(*np.unique(np.stack([np.asarray(cu, dtype=np.int64), np.asarray(simd, dtype=np.int64)]),
+                                         axis=1).tolist()) if len(cu) else ())
+        columns = (dispatch, cu, simd, first, count, start, end, groups, busy, s_ns, e_ns)
+
+        def make(rows):
+            programs = self.trace.programs
+            for d, c, s, f, n, start_c, end_c, k, b, s_n, e_n in zip(*(np.asarray(a)[rows].tolist() for a in columns)):
+                kernel = programs[d][0] if d in programs else f"dispatch {d}"
+                args = {"dispatch": d, "first_wave": f, "waves": n, "unit": _unit(c, s),
+                        "start_cycle": start_c, "end_cycle": end_c}
+                if k == 1:
+                    name = f"{kernel} waves {f}-{f + n - 1}"
+                else:
+                    # Merged groups: a SIMD's waves are not consecutive (groups go round the CUs).
+                    args["groups"], args["busy_cycles"] = k, b
+                    name = f"{kernel} {k} groups, {n} waves"
+                yield _x_event(s_n, e_n, _cu_pid(c), _simd_tid(c, s), name, "wave", args)
+        self._lazy(s_ns, e_ns - s_ns, make)
 
     def _segment_events(self, segments):
-        clock, programs = self.clock, self.trace.programs
+        clock = self.clock
+        s_ns, e_ns = clock.ns(segments["start"]), clock.ns(segments["end"])
+        # Shorter than Perfetto's nanosecond: it would draw as an instant, misplaced; left out.
+        zero = (e_ns == s_ns) & (segments["end"] > segments["start"])
+        if zero.any():
+            keep = ~zero
+            segments, s_ns, e_ns = segments[keep], s_ns[keep], e_ns[keep]
+        tracks = _tracks(segments)
+        self.cus.update(np.unique(segments["cu"]).tolist())
+        self.simds.update((c, s) for c, s in set(zip(segments["cu"].tolist(), tracks.tolist())))
         names = {}
-        s_ns, e_ns = clock.ns(segments["start"]).tolist(), clock.ns(segments["end"]).tolist()
-        tracks = _tracks(segments).tolist()
-        zero = 0
-        for (d, c, _, _, f, n, pc0, pc1, start_c, end_c), s, s_n, e_n in zip(segments.tolist(), tracks, s_ns, e_ns):
-            if e_n == s_n and end_c > start_c:
-                zero += 1       # shorter than Perfetto's nanosecond: it would draw as an instant, misplaced
-                continue
-            key = (d, pc0, pc1)
-            name = names.get(key)
-            if name is None:
-                name = names[key] = _segment_name(programs.get(d, ("", []))[1], pc0, pc1)
-            self._x(s_n, e_n, _cu_pid(c), _simd_tid(c, s), name, "instruction",
-                    {"pc_first": pc0, "pc_last": pc1, "first_wave": f, "waves": n, "cycles": end_c - start_c})
-            self.cus.add(c)
-            self.simds.add((c, s))
-        if zero:
-            self.notes.append(f"{zero} instruction segments shorter than a nanosecond left out (they round to "
-                              f"zero duration); the trace's segments table has them")
+
+        def make(rows):
+            programs = self.trace.programs
+            for (d, c, _, _, f, n, pc0, pc1, start_c, end_c), s, s_n, e_n in zip(
+                    segments[rows].tolist(), tracks[rows].tolist(), s_ns[rows].tolist(), e_ns[rows].tolist()):
+                key = (d, pc0, pc1)
+                name = names.get(key)
+                if name is None:
+                    name = names[key] = _segment_name(programs.get(d, ("", []))[1], pc0, pc1)
+                yield _x_event(s_n, e_n, _cu_pid(c), _simd_tid(c, s), name, "instruction",
+                               {"pc_first": pc0, "pc_last": pc1, "first_wave": f, "waves": n, "cycles": end_c - start_c})
+        self._lazy(s_ns, e_ns - s_ns, make)
+        if zero.any():
+            self.notes.append(f"{int(zero.sum())} instruction segments shorter than a nanosecond left out (they round "
+                              f"to zero duration); the trace's segments table has them")
 
     def _memory_events(self, memory):
-        clock, programs = self.clock, self.trace.programs
-        i_ns, c_ns = clock.ns(memory["issue"]).tolist(), clock.ns(memory["complete"]).tolist()
-        tracks = _tracks(memory).tolist()
-        for row_id, ((d, c, _, _, pc, issue, complete, nbytes, dram, write), s, a, b) in enumerate(
-                zip(memory.tolist(), tracks, i_ns, c_ns)):
-            lines = programs.get(d, ("", []))[1]
-            text = lines[pc] if 0 <= pc < len(lines) else ("store" if write else "load")
-            name = text.split(" ", 1)[0]
-            pid, tid = _cu_pid(c), _simd_tid(c, s)
-            self._add(a, b - a, {"ph": "b", "name": name, "cat": "memory", "id2": {"local": row_id}, "pid": pid,
-                                 "tid": tid,
-                                 "ts": a / 1000.0, "args": {
-                                     "instruction": text, "pc": pc, "bytes": nbytes, "dram_bytes": dram,
-                                     "write": bool(write), "dispatch": d, "unit": _unit(c, s),
-                                     "issue_cycle": issue, "complete_cycle": complete}})
-            # Sort key (time, -duration, order): this end comes after every begin at the same time
-            # that has a positive duration, and after its own begin.
-            self._add(b, 0, {"ph": "e", "name": name, "cat": "memory", "id2": {"local": row_id}, "pid": pid,
-                             "tid": tid,
-                             "ts": b / 1000.0})
-            self.cus.add(c)
-            self.simds.add((c, s))
+        clock = self.clock
+        i_ns, c_ns = clock.ns(memory["issue"]), clock.ns(memory["complete"])
+        tracks = _tracks(memory)
+        self.cus.update(np.unique(memory["cu"]).tolist())
+        self.simds.update(set(zip(memory["cu"].tolist(), tracks.tolist())))
+        # Two events per request, b then e (positions 2 x row and 2 x row + 1).
+        starts = np.stack([i_ns, c_ns], axis=1).reshape(-1)
+        durations = np.stack([c_ns - i_ns, np.zeros_like(c_ns)], axis=1).reshape(-1)
+
+        def make(positions):
+            programs = self.trace.programs
+            rows = positions // 2
+            for p, (d, c, _, _, pc, issue, complete, nbytes, dram, write), s, a, b in zip(
+                    positions.tolist(), memory[rows].tolist(), tracks[rows].tolist(), i_ns[rows].tolist(),
+                    c_ns[rows].tolist()):
+                row_id = p // 2
+                lines = programs.get(d, ("", []))[1]
+                text = lines[pc] if 0 <= pc < len(lines) else ("store" if write else "load")
+                name = text.split(" ", 1)[0]
+                pid, tid = _cu_pid(c), _simd_tid(c, s)
+                if p % 2 == 0:
+                    yield {"ph": "b", "name": name, "cat": "memory", "id2": {"local": row_id}, "pid": pid, "tid": tid,
+                           "ts": a / 1000.0, "args": {
+                               "instruction": text, "pc": pc, "bytes": nbytes, "dram_bytes": dram,
+                               "write": bool(write), "dispatch": d, "unit": _unit(c, s),
+                               "issue_cycle": issue, "complete_cycle": complete}}
+                else:
+                    # Sort key (time, -duration, order): this end comes after every begin at the same time
+                    # that has a positive duration, and after its own begin.
+                    yield {"ph": "e", "name": name, "cat": "memory", "id2": {"local": row_id}, "pid": pid, "tid": tid,
+                           "ts": b / 1000.0}
+        self._lazy(starts, durations, make)
+
+
+def _lazy_events(starts, negative_durations, orders, make):
+    """A lazy source's (start, -duration, order, event) in sort order, made a block at a time."""
+    order = np.lexsort((orders, negative_durations, starts))
+    for lo in range(0, len(order), _BLOCK):
+        rows = order[lo:lo + _BLOCK]
+        yield from zip(starts[rows].tolist(), negative_durations[rows].tolist(), orders[rows].tolist(), make(rows))
+
+
+def _x_event(start_ns, end_ns, pid, tid, name, cat, args):
+    return {"ph": "X", "name": name, "cat": cat, "pid": pid, "tid": tid, "ts": start_ns / 1000.0,
+            "dur": (end_ns - start_ns) / 1000.0, "args": args}
 
 
 def _lanes(starts, ends):

@@ -5,7 +5,9 @@ Members: one array per table (structured, no pickles) and `meta.npy`, a JSON tex
 version, the preset (its key and every field, so a trace of a changed or custom preset still reads
 back as captured), the wave width, the detail level, the aggregated tables (with `dropped`, the rows each
 lost past the row limit; optional) and the programs.
-The file is deterministic: same trace, same bytes (zip entries carry a fixed date).
+The file is deterministic: same trace, same bytes (zip entries carry a fixed date). Each member is
+written into the zip a chunk of rows at a time (WRITE_CHUNK_BYTES), so a table mapped from the
+recorder's spill file (traces/recorder.py) is never copied whole into memory.
 
 Files written before a table gained columns (the memory hierarchy counters of `dispatches` and
 `counters`) or a table (`mem_instructions`) still load: the missing columns read as zeros and the
@@ -38,6 +40,7 @@ __all__ = ["save_trace", "load_trace", "read_npy_header", "TraceFileError", "MAX
 FORMAT = 1
 _DATE = (1980, 1, 1, 0, 0, 0)
 MAX_TRACE_BYTES = 4 << 30    # the uncompressed arrays of one trace file, together
+WRITE_CHUNK_BYTES = 4 << 20  # rows of a table written into the zip at a time
 
 
 class TraceFileError(ValueError):
@@ -56,13 +59,27 @@ def save_trace(trace, path):
     members += [(name, trace.tables[name]) for name in sorted(trace.tables)]
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as z:
         for name, array in members:
-            buffer = io.BytesIO()
-            np.lib.format.write_array(buffer, np.ascontiguousarray(array), allow_pickle=False)
-            info = zipfile.ZipInfo(name + ".npy", date_time=_DATE)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            z.writestr(info, buffer.getvalue())
+            _write_member(z, name + ".npy", np.ascontiguousarray(array))
     return path
+
+
+def _write_member(z, name, array):
+    """`array` as the .npy member `name`: the same bytes np.lib.format.write_array gives (a 1.0 header
+    for these dtypes), written in chunks of rows; the size is set first, as writestr does."""
+    if array.dtype.hasobject:
+        raise ValueError(f"table member {name} holds Python objects (dtype {array.dtype}); only plain arrays are saved")
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, np.lib.format.header_data_from_array_1_0(array))
+    info = zipfile.ZipInfo(name, date_time=_DATE)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = 0o644 << 16
+    info.file_size = header.tell() + array.nbytes
+    flat = array.reshape(-1)
+    rows = max(1, WRITE_CHUNK_BYTES // max(1, array.dtype.itemsize))
+    with z.open(info, mode="w") as dest:
+        dest.write(header.getvalue())
+        for i in range(0, len(flat), rows):
+            dest.write(flat[i:i + rows].tobytes())
 
 
 def load_trace(path):

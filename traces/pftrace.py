@@ -33,7 +33,10 @@ included). Time: packet timestamps are GPU cycles through the preset's clock, sn
 whole nanoseconds (chrome._Clock), so a child never ends after its parent; exact cycles are in
 each event's debug annotations. Names of events and annotations are interned. Packets are
 written in timestamp order, a chunk at a time (the events come from one generator per track,
-merged), so memory holds the trace's tables and one chunk, not the whole file.
+merged), so memory holds the trace's tables and one chunk, not the whole file. The wave groups,
+their instruction segments and the memory requests become slices only as their track's generator
+reaches them (from NumPy index arrays, _lazy_slices), so a trace with every row kept costs its
+tables and a few index arrays, not one Python object per event.
 
 Deterministic: the same trace gives the same bytes (track ids and intern ids from a fixed order,
 no wall clock).
@@ -55,6 +58,7 @@ _BEGIN, _END, _INSTANT, _COUNTER = 1, 2, 3, 4   # TrackEvent.Type values
 _CLEARED, _NEEDS_STATE = 1, 2                  # TracePacket.SequenceFlags values
 _EXPLICIT = 3                                  # TrackDescriptor.ChildTracksOrdering.EXPLICIT
 _UNIT_COUNT = 2                                # CounterDescriptor.Unit.UNIT_COUNT
+_BLOCK = 4096                 # rows turned into Python values at a time by the lazy streams
 _LANES = 1000        # sibling_order_rank = rank x _LANES + overlap lane (int32: ranks stay below 2,000,000)
 
 
@@ -167,6 +171,7 @@ class _Export:
         self.streams = []         # one generator of events per track, each in timestamp order
         self.root = self._track(0, f"GPU: {self.preset.description}", 0)
         self.flows = {}           # (dispatch, cu) -> flow id: dispatch -> its first wave group on the CU
+        self.segment_names = {}   # (dispatch, first pc, last pc) -> segment slice name
         self._build()
 
     def descriptors(self):
@@ -322,66 +327,112 @@ class _Export:
         return programs[d][0] if d in programs else f"dispatch {d}"
 
     def _simds(self, node, cu, waves, segments):
-        """A track per (SIMD, slot group): wave groups, each with its instruction segments nested."""
-        clock, programs = self.clock, self.trace.programs
-        children = {}
-        names = {}
-        seg_tracks = _tracks(segments).tolist()
-        for (d, _, simd, group, f, n, pc0, pc1, sc, ec), a, z, track in zip(
-                segments.tolist(), clock.ns(segments["start"]).tolist(), clock.ns(segments["end"]).tolist(),
-                seg_tracks):
+        """A track per (SIMD, slot group): wave groups, each with its instruction segments nested.
+
+        The slices are made as the packets are written (_lazy_tops), from index arrays: a wave group
+        with its segments at a time, so memory holds the tables, not one object per event."""
+        clock = self.clock
+        seg_tracks = _tracks(segments)
+        seg_a, seg_z = clock.ns(segments["start"]), clock.ns(segments["end"])
+        # Segments by (dispatch, track, first wave), each group by start (ties in row order).
+        s_order = np.lexsort((seg_a, segments["first_wave"], seg_tracks, segments["dispatch"]))
+        keys = np.stack([segments["dispatch"].astype(np.int64), seg_tracks, segments["first_wave"].astype(np.int64)])
+        k = keys[:, s_order]
+        bounds = np.flatnonzero(np.r_[True, (k[:, 1:] != k[:, :-1]).any(axis=0), True]) if len(segments) else []
+        groups = {tuple(key): (lo, hi) for key, lo, hi in zip(k[:, bounds[:-1]].T.tolist(), bounds[:-1], bounds[1:])}
+        wave_tracks = _tracks(waves)
+        order = np.argsort(waves["start"], kind="stable")
+        s_ns, e_ns = clock.ns(waves["start"]), clock.ns(waves["end"])
+        items, claims, flows = {}, {}, {}
+        first_on_cu = set()
+        for i, d, track, f in zip(order.tolist(), waves["dispatch"][order].tolist(), wave_tracks[order].tolist(),
+                                  waves["first_wave"][order].tolist()):
+            if d not in first_on_cu:
+                first_on_cu.add(d)
+                flows[i] = [self.flows[(d, cu)]]
+            span = groups.pop((d, track, f), None)
+            if span is not None:
+                claims[i] = span
+            items.setdefault(track, []).append(i)
+        # Segments whose wave group was not kept: after the wave groups, in the order they came.
+        for (d, track, f), (lo, hi) in sorted(groups.items(), key=lambda g: s_order[g[1][0]:g[1][1]].min()):
+            items.setdefault(track, []).extend(-1 - r for r in np.sort(s_order[lo:hi]).tolist())
+        context = (cu, waves, segments, s_order, seg_a, seg_z, s_ns, e_ns, claims, flows)
+        for track in sorted(items):
+            it = np.array(items[track], dtype=np.int64)
+            starts = np.where(it >= 0, s_ns[np.maximum(it, 0)], seg_a[np.maximum(-1 - it, 0)] if len(segments) else 0)
+            ends = np.where(it >= 0, e_ns[np.maximum(it, 0)], seg_z[np.maximum(-1 - it, 0)] if len(segments) else 0)
+            by_start = np.argsort(starts, kind="stable")
+            self._lazy_slices(node, f"SIMD {track // GROUP_TRACKS} / group {track % GROUP_TRACKS}", track,
+                              it[by_start], starts[by_start], ends[by_start],
+                              lambda rows, track=track: self._wave_tops(context, track, rows))
+
+    def _lazy_slices(self, parent, name, rank, items, starts, ends, tops):
+        """_slices, with the top slices made as they are written: tops(items of a lane) yields them."""
+        if not len(items):
+            return
+        lanes = np.array(_lanes(starts, ends), dtype=np.int64)
+        for lane in range(int(lanes.max()) + 1):
+            uuid = self._track(parent, name if lane == 0 else f"{name} (overlapping, {lane + 1})", rank, lane=lane)
+            self.streams.append(_slice_events(uuid, tops(items[lanes == lane])))
+
+    def _wave_tops(self, context, track, items):
+        cu, waves, segments, s_order, seg_a, seg_z, s_ns, e_ns, claims, flows = context
+        programs = self.trace.programs
+        unit = _unit(cu, track)
+        for it in items.tolist():
+            if it < 0:      # a segment whose wave group was not kept
+                r = -1 - it
+                a, z, name, args = self._segment_children(segments, seg_a, seg_z, np.array([r]))[0]
+                yield a, z, name, args, None, None, ()
+                continue
+            d, _, simd, group, f, n, sc, ec = waves[it].tolist()
+            span = claims.get(it)
+            children = () if span is None else self._segment_children(segments, seg_a, seg_z,
+                                                                      s_order[span[0]:span[1]])
+            yield (int(s_ns[it]), int(e_ns[it]), f"{self._kernel(d)} waves {f}-{f + n - 1}",
+                   [("dispatch", d), ("first_wave", f), ("waves", n), ("unit", unit),
+                    ("start_cycle", sc), ("end_cycle", ec)], None, flows.get(it), children)
+
+    def _segment_children(self, segments, seg_a, seg_z, rows):
+        programs, names, out = self.trace.programs, self.segment_names, []
+        for (d, _, simd, group, f, n, pc0, pc1, sc, ec), a, z in zip(segments[rows].tolist(), seg_a[rows].tolist(),
+                                                                  seg_z[rows].tolist()):
             name = names.get((d, pc0, pc1))
             if name is None:
                 name = names[(d, pc0, pc1)] = _segment_name(programs.get(d, ("", []))[1], pc0, pc1)
-            children.setdefault((d, track, f), []).append(
-                (a, z, name, [("pc_first", pc0), ("pc_last", pc1), ("first_wave", f), ("waves", n),
-                              ("cycles", ec - sc), ("start_cycle", sc)]))
-        tops = {}
-        first_on_cu = {}
-        wave_tracks = _tracks(waves).tolist()
-        order = np.argsort(waves["start"], kind="stable")
-        rows = waves.tolist()
-        s_ns, e_ns = clock.ns(waves["start"]).tolist(), clock.ns(waves["end"]).tolist()
-        for i in order.tolist():
-            d, _, simd, group, f, n, sc, ec = rows[i]
-            track = wave_tracks[i]
-            flow = None
-            if d not in first_on_cu:
-                first_on_cu[d] = True
-                flow = [self.flows[(d, cu)]]
-            tops.setdefault(track, []).append(
-                (s_ns[i], e_ns[i], f"{self._kernel(d)} waves {f}-{f + n - 1}",
-                 [("dispatch", d), ("first_wave", f), ("waves", n), ("unit", _unit(cu, track)),
-                  ("start_cycle", sc), ("end_cycle", ec)], None, flow,
-                 sorted(children.pop((d, track, f), ()), key=itemgetter(0))))
-        for (d, track, f), orphans in children.items():   # segments whose wave group was not kept
-            tops.setdefault(track, []).extend((a, z, name, args, None, None, ()) for a, z, name, args in orphans)
-        for track in sorted(tops):
-            self._slices(node, f"SIMD {track // GROUP_TRACKS} / group {track % GROUP_TRACKS}", track,
-                         sorted(tops[track], key=itemgetter(0)))
+            out.append((a, z, name, [("pc_first", pc0), ("pc_last", pc1), ("first_wave", f), ("waves", n),
+                                     ("cycles", ec - sc), ("start_cycle", sc)]))
+        return out
 
     def _memory(self, node, cu, memory):
         """Memory requests on lane tracks under a "Memory requests" group, and two in-flight counters."""
         if not len(memory):
             return
-        clock, programs = self.clock, self.trace.programs
+        clock = self.clock
         memory = memory[np.argsort(memory["issue"], kind="stable")]
         issue, complete = clock.ns(memory["issue"]), clock.ns(memory["complete"])
-        tops = []
-        for (d, _, simd, group, pc, ic, cc, nbytes, dram, write), a, z, track in zip(
-                memory.tolist(), issue.tolist(), complete.tolist(), _tracks(memory).tolist()):
-            lines = programs.get(d, ("", []))[1]
-            text = lines[pc] if 0 <= pc < len(lines) else ("store" if write else "load")
-            tops.append((a, z, f"{text.split(' ', 1)[0]}: {'DRAM' if dram else 'L2'}",
-                         [("instruction", text), ("pc", pc), ("bytes", nbytes), ("dram_bytes", dram),
-                          ("write", bool(write)), ("dispatch", d), ("unit", _unit(cu, track)),
-                          ("issue_cycle", ic), ("complete_cycle", cc)], None, None, ()))
+        tracks = _tracks(memory)
         group = self._track(node, "Memory requests", 10_000)
-        self._slices(group, "requests", 0, tops)
+        self._lazy_slices(group, "requests", 0, np.arange(len(memory)), issue, complete,
+                          lambda rows: self._memory_tops(cu, memory, issue, complete, tracks, rows))
         for rank, (name, rows) in enumerate((("Requests in flight", np.ones(len(memory), dtype=bool)),
                                              ("DRAM requests in flight", memory["dram_bytes"] > 0)), 10_001):
             times, values = _in_flight(issue[rows], complete[rows])
             self._counter(node, name, rank, "count", times, values)
+
+    def _memory_tops(self, cu, memory, issue, complete, tracks, rows):
+        programs = self.trace.programs
+        for lo in range(0, len(rows), _BLOCK):
+            block = rows[lo:lo + _BLOCK]
+            for (d, _, simd, group, pc, ic, cc, nbytes, dram, write), a, z, track in zip(
+                    memory[block].tolist(), issue[block].tolist(), complete[block].tolist(), tracks[block].tolist()):
+                lines = programs.get(d, ("", []))[1]
+                text = lines[pc] if 0 <= pc < len(lines) else ("store" if write else "load")
+                yield (a, z, f"{text.split(' ', 1)[0]}: {'DRAM' if dram else 'L2'}",
+                       [("instruction", text), ("pc", pc), ("bytes", nbytes), ("dram_bytes", dram),
+                        ("write", bool(write)), ("dispatch", d), ("unit", _unit(cu, track)),
+                        ("issue_cycle", ic), ("complete_cycle", cc)], None, None, ())
 
 
 def _slice_events(uuid, tops):

@@ -17,6 +17,17 @@ in `dropped`). The counters are computed from every row, kept or not. The trace 
 concerned in `aggregated`. Time is in GPU cycles throughout; the recorder never reads a wall clock,
 so the same program gives a byte-identical trace.
 
+Storage: rows arrive as tuples and are packed into NumPy chunks of about CHUNK_BYTES each, so a
+table costs its column bytes, not Python objects. Once a table's packed chunks pass `spill_bytes`
+(SPILL_BYTES per table by default; None: never), they are written to a file in a temporary folder
+(under `spill_dir`, default the system's) and every later chunk goes there too. `finish()` maps
+each such file back as a read-only-on-disk NumPy array (np.memmap, copy on write) and removes the
+file and the folder at once (the mapping stays valid; where the system refuses to delete a mapped
+file, the folder is removed when the recorder or the table is garbage-collected). Memory for an
+unbounded capture (`--trace-all`) then stays bounded: the tuples of one chunk per table, plus the
+pages of the mapped tables the exports touch, which the system can drop. The tables hold the same
+bytes whichever way they were kept.
+
 Memory hierarchy counters come from the timing model's cache accounting (stats.timing.traffic,
 timing/caches.py), read once at the end of each timed dispatch, so they cost nothing while the
 dispatch runs. Units are sectors (`preset.sector_bytes`) except `l2_lines` (tag lookups: distinct
@@ -40,6 +51,10 @@ dispatch, with the bytes its lanes asked for (`useful_bytes`) and the coalescing
 hits and misses over time: each wave group's hits are spread evenly over its lifetime.
 """
 import itertools
+import os
+import shutil
+import tempfile
+import weakref
 
 import numpy as np
 
@@ -49,6 +64,8 @@ from dmlemu.errors import short_repr
 DETAILS = ("dispatch", "wave", "instruction", "memory")
 DISPATCH, WAVE, INSTRUCTION, MEMORY = range(len(DETAILS))   # detail levels, as `level` compares them
 DEFAULT_MAX_ROWS = 200_000
+CHUNK_BYTES = 1 << 20          # rows are packed into NumPy chunks of about this many bytes
+SPILL_BYTES = 16 << 20         # a table's packed bytes past which its chunks go to a file (per table)
 COUNTER_BUCKETS = 256
 
 TABLES = {
@@ -88,9 +105,17 @@ TABLES = {
 class TraceRecorder:
     """Collects rows from the GPU's hooks; `finish()` returns a traces.Trace."""
 
-    def __init__(self, preset, wave_width, detail="wave", max_rows=DEFAULT_MAX_ROWS):
+    def __init__(self, preset, wave_width, detail="wave", max_rows=DEFAULT_MAX_ROWS, spill_bytes=SPILL_BYTES,
+                 spill_dir=None):
         if not isinstance(detail, str) or detail not in DETAILS:
             raise ValueError(f"trace detail {short_repr(detail)} is not one of {', '.join(DETAILS)}")
+        if spill_bytes is not None and (isinstance(spill_bytes, bool) or not isinstance(spill_bytes, int)
+                                        or spill_bytes < 1):
+            raise ValueError(f"spill_bytes is {short_repr(spill_bytes)}; it must be a whole number of bytes, at "
+                             f"least 1 (or None: never spill)")
+        if spill_dir is not None and not os.path.isdir(spill_dir):
+            raise ValueError(f"spill_dir is {short_repr(spill_dir)}; it must be an existing folder (or None: the "
+                             f"system's temporary folder)")
         self.preset = preset
         self.wave_width = wave_width
         self.level = DETAILS.index(detail)
@@ -98,7 +123,9 @@ class TraceRecorder:
         self.keeps_memory = self.level >= MEMORY
         self.detail = detail
         self.max_rows = max_rows
-        self.rows = {name: [] for name in TABLES}
+        self.tables = {name: _Table(name, spill_bytes, self._spill_folder) for name in TABLES}
+        self.spill_dir = spill_dir
+        self.spill_folder = None  # the temporary folder of spilled tables, once one spilled
         self.aggregated = set()
         self.dropped = {}         # table -> rows not kept past max_rows
         self._summary = {}        # (dispatch, cu, simd) -> [waves, groups, start, end] past max_rows
@@ -111,9 +138,12 @@ class TraceRecorder:
 
     # ---- bounded append --------------------------------------------------------------------------
     def _add(self, table, row):
-        rows = self.rows[table]
-        if len(rows) < self.max_rows:
-            rows.append(row)
+        t = self.tables[table]
+        if t.count < self.max_rows:
+            t.count += 1
+            t.pending.append(row)
+            if len(t.pending) == t.chunk_rows:
+                t.pack()
             return True
         self.aggregated.add(table)
         self.dropped[table] = self.dropped.get(table, 0) + 1
@@ -273,13 +303,82 @@ class TraceRecorder:
             return [per["l2_hits"], per["sectors"] - per["l2_hits"], zero, zero]
         return [per["l2_hits"], per["sectors"] - per["l2_hits"], per["ic_hits"], per["dram_reads"]]
 
+    def _spill_folder(self):
+        """The temporary folder spilled tables go to (created on first use; removed by finish())."""
+        if self.spill_folder is None:
+            self.spill_folder = tempfile.mkdtemp(prefix="dmlemu-trace-", dir=self.spill_dir)
+            self._cleanup = weakref.finalize(self, shutil.rmtree, self.spill_folder, True)
+        return self.spill_folder
+
     def finish(self):
         from dmlemu.traces.trace import Trace
-        self.rows["wave_summary"] = [(*key, *value) for key, value in sorted(self._summary.items())]
-        tables = {name: np.array(rows, dtype=TABLES[name]) if rows else np.zeros(0, dtype=TABLES[name])
-                  for name, rows in self.rows.items()}
+        summary = self.tables["wave_summary"]
+        summary.pending = [(*key, *value) for key, value in sorted(self._summary.items())]
+        summary.count = len(summary.pending)
+        tables = {name: t.finish() for name, t in self.tables.items()}
+        if self.spill_folder is not None:
+            try:
+                os.rmdir(self.spill_folder)
+                self._cleanup.detach()
+            except OSError:      # a mapped file the system would not delete (Windows): removed on collection
+                for table in tables.values():
+                    if isinstance(table, np.memmap):
+                        weakref.finalize(table, shutil.rmtree, self.spill_folder, True)
         return Trace(tables, self.preset, self.wave_width, self.detail, sorted(self.aggregated), self.programs,
                      dict(self.dropped))
+
+
+class _Table:
+    """One table's rows: tuples waiting to be packed (`pending`), then packed NumPy chunks in memory
+    or, past `spill_bytes`, appended to a file (see the module banner)."""
+
+    def __init__(self, name, spill_bytes, folder):
+        self.name = name
+        self.dtype = np.dtype(TABLES[name])
+        self.spill_bytes = spill_bytes
+        self.folder = folder              # callable: the spill folder
+        limit = CHUNK_BYTES if spill_bytes is None else min(CHUNK_BYTES, spill_bytes)
+        self.chunk_rows = max(1, limit // self.dtype.itemsize)
+        self.count = 0                    # rows kept so far
+        self.pending = []                 # rows not packed yet (tuples)
+        self.chunks = []                  # packed chunks in memory
+        self.packed_bytes = 0
+        self.file = None                  # the spill file, once the table spilled
+        self.path = None
+
+    def pack(self):
+        chunk = np.array(self.pending, dtype=self.dtype)
+        self.pending = []
+        if self.file is not None:
+            chunk.tofile(self.file)
+            return
+        self.chunks.append(chunk)
+        self.packed_bytes += chunk.nbytes
+        if self.spill_bytes is not None and self.packed_bytes > self.spill_bytes:
+            self.path = os.path.join(self.folder(), self.name + ".bin")
+            self.file = open(self.path, "wb")
+            for c in self.chunks:
+                c.tofile(self.file)
+            self.chunks, self.packed_bytes = [], 0
+
+    def finish(self):
+        """The whole table: an array in memory, or the spill file mapped (and the file removed)."""
+        if self.pending:
+            self.pack()
+        if self.file is None:
+            if not self.chunks:
+                return np.zeros(0, dtype=self.dtype)
+            table = self.chunks[0] if len(self.chunks) == 1 else np.concatenate(self.chunks)
+            self.chunks = []
+            return table
+        self.file.close()
+        table = np.memmap(self.path, dtype=self.dtype, mode="c", shape=(self.count,))
+        try:
+            os.remove(self.path)     # the mapping keeps the data
+        except OSError:
+            pass
+        self.file = None
+        return table
 
 
 def _instructions(program):
