@@ -197,3 +197,16 @@ def test_a_huge_cpu_only_descriptor_heap_is_out_of_memory_not_a_numpy_error():
     assert caught.value.hresult == E_OUTOFMEMORY and device.GetDeviceRemovedReason() == 0
     desc.NumDescriptors = 16
     assert device.CreateDescriptorHeap(desc).GetDesc().NumDescriptors == 16
+
+
+def test_an_array_as_num_queries_is_a_recording_error():
+    """Found by the long fuzz profile: NumQueries as a NumPy array raised NumPy's ambiguous-truth ValueError while
+    the sentence was being written."""
+    o = Objects()
+    assert o.list.ResolveQueryData(o.queries, D3D12_QUERY_TYPE_TIMESTAMP, 0, np.zeros((2, 2), np.uint32), o.target,
+                                   0) is None
+    with pytest.raises(HResultError) as info:
+        o.list.Close()
+    assert info.value.hresult == E_INVALIDARG and info.value.message.endswith(
+        "ResolveQueryData: StartIndex 0 + NumQueries array([[0, 0], [0, 0]], dtype=uint32) passes the end of query "
+        "heap #1, which holds 2 queries.")

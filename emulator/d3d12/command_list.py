@@ -23,7 +23,7 @@ Internal contract for other modules: `_record(command)` appends a command (anyth
 import functools
 import threading
 
-from dmlemu.errors import DXGI_ERROR_INVALID_CALL, E_FAIL, E_INVALIDARG, HResultError
+from dmlemu.errors import DXGI_ERROR_INVALID_CALL, E_FAIL, E_INVALIDARG, HResultError, short_repr
 from dmlemu.com import VoidMisuse, enum_name, hresult_method, is_integer, is_one_of, prefixed
 from dmlemu.d3d12.base import DeviceChild, invalid_arg
 from dmlemu.d3d12.clear import record_clear
@@ -399,8 +399,9 @@ class ID3D12GraphicsCommandList(DeviceChild):
             raise VoidMisuse(f"{heap._label} is a {short(heap._type)} heap; "
                              f"{kind} needs a D3D12_QUERY_HEAP_TYPE_{short(wanted)} heap.")
         if not _is_uint(index) or not _is_uint(count) or index + count > heap._count:
-            what = f"{first_field} {index!r}" if count == 1 and first_field == "Index" else \
-                f"StartIndex {index!r} + NumQueries {count!r}"
+            single = first_field == "Index" and _is_uint(count) and count == 1   # count may be anything here
+            what = f"{first_field} {short_repr(index)}" if single else \
+                f"StartIndex {short_repr(index)} + NumQueries {short_repr(count)}"
             raise VoidMisuse(f"{what} passes the end of {heap._label}, which holds {heap._count} queries.")
 
     @recording_method
