@@ -21,6 +21,7 @@ import os
 from dataclasses import dataclass, field
 
 import numpy as np
+from hypothesis import event
 from hypothesis import strategies as st
 
 from dmlemu import golden
@@ -56,7 +57,6 @@ REFUSED, ACCEPTED = "refused with its documented error", "accepted"
 def outcome(kind):
     """Note how one hostile input ended (REFUSED or ACCEPTED): `--hypothesis-show-statistics` shows the
     split per property test, and bench/hostile_census.py tables it per public entry."""
-    from hypothesis import event
     event(kind)
 
 

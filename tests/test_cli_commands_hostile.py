@@ -98,20 +98,18 @@ SLOW = ["run", "step", "demo", "compare", "sweep"]     # each example runs kerne
 QUICK = sorted(set(SUBCOMMANDS) - set(SLOW))
 
 
-@settings(max_examples=scaled(200), deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-@given(data=st.data())
-def test_hostile_arguments_to_every_quick_command(folder, data):
-    command = data.draw(st.sampled_from(QUICK))
-    _check(folder, _argv(data.draw, command))
+def _fuzz(commands, examples):
+    """A property test drawing one of `commands` and a hostile argument list for it."""
+    @settings(max_examples=scaled(examples), deadline=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+    @given(data=st.data())
+    def test(folder, data):
+        _check(folder, _argv(data.draw, data.draw(st.sampled_from(commands))))
+    return test
 
 
-@settings(max_examples=scaled(40), deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-@given(data=st.data())
-def test_hostile_arguments_to_the_commands_that_run_kernels(folder, data):
-    command = data.draw(st.sampled_from(SLOW))
-    _check(folder, _argv(data.draw, command))
+test_hostile_arguments_to_every_quick_command = _fuzz(QUICK, 200)
+test_hostile_arguments_to_the_commands_that_run_kernels = _fuzz(SLOW, 40)
 
 
 def test_every_command_is_fuzzed():

@@ -39,7 +39,7 @@ from dmlemu.d3d12.descriptor_heap import CBV_SRV_UAV
 from dmlemu.d3d12.enums import D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS, D3D12_RESOURCE_STATE_UNORDERED_ACCESS
 from dmlemu.d3d12.structs import D3D12_RECT
 from dmlemu.dxgi import DXGI_FORMAT
-from dmlemu.functional.buffer_descriptor import pack_buffer_descriptor, unpack_buffer_descriptor
+from dmlemu.functional.buffer_descriptor import pack_buffer_descriptor, read_buffer_descriptor
 
 _STAMP = slice(16, 28)      # the descriptor slot's reserved bytes that carry the view's kind
 _RAW = 0x1
@@ -55,7 +55,7 @@ def stamp_view(heap_bytes, slot_offset, fmt, flags, stride):
 def _read_view(heap, offset):
     """(gpu_va, size, valid, format, raw, stride) of the descriptor at a heap slot."""
     slot = heap._allocation.data[offset:offset + _STAMP.stop]
-    va, size, valid = unpack_buffer_descriptor(slot[:16].view("<u4"))
+    va, size, valid = read_buffer_descriptor(slot)
     fmt, flags, stride = (int(w) for w in slot[_STAMP].view("<u4"))
     return va, size, valid, fmt, bool(flags & _RAW), stride
 
@@ -245,10 +245,10 @@ def record_clear(command_list, method, gpu_handle, cpu_handle, resource, values,
     """Check a ClearUnorderedAccessView* call and record its command (VoidMisuse on misuse)."""
     device = command_list._device
     values = _values(method, values, is_float)
-    heaps = [h for h in command_list._descriptor_heaps if h._type == CBV_SRV_UAV]
+    current = command_list._cbv_srv_uav_heap()
     visible, _ = _slot(device, gpu_handle, "ViewGPUHandleInCurrentHeap", True)
-    if not heaps or heaps[0] is not visible:
-        current = heaps[0]._label if heaps else "none"
+    if current is not visible:
+        current = current._label if current is not None else "none"
         raise VoidMisuse(f"ViewGPUHandleInCurrentHeap is in {visible._label}, but the CBV_SRV_UAV heap set on "
                          f"{command_list._label} is {current}; set it with SetDescriptorHeaps first.")
     heap, offset = _slot(device, cpu_handle, "ViewCPUHandle", False)

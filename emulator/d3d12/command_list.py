@@ -259,6 +259,11 @@ class ID3D12GraphicsCommandList(DeviceChild):
             seen[heap._type] = i
         self._descriptor_heaps = heaps
 
+    def _cbv_srv_uav_heap(self):
+        """The shader-visible CBV_SRV_UAV heap set by SetDescriptorHeaps, or None: where descriptor tables
+        (RecordDispatch's, SetComputeRootDescriptorTable's, a clear's GPU handle) must lie."""
+        return next((h for h in self._descriptor_heaps if h._type == D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV), None)
+
     # ---- barriers ------------------------------------------------------------------------------
     @recording_method
     def ResourceBarrier(self, pBarriers):

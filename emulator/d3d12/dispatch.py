@@ -40,7 +40,7 @@ from dmlemu.d3d12.pipeline_state import ID3D12PipelineState
 from dmlemu.d3d12.resource import _require_state
 from dmlemu.d3d12.root_signature import CONSTANTS, ID3D12RootSignature, ROOT_CBV, ROOT_SRV, ROOT_UAV, TABLE
 from dmlemu.errors import DXGI_ERROR_DEVICE_HUNG, DXGI_ERROR_INVALID_CALL, HResultError
-from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE, unpack_buffer_descriptor, write_buffer_descriptor
+from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE, read_buffer_descriptor, write_buffer_descriptor
 from dmlemu.isa.shader_binary import CBV, ROOT_CONSTANTS, SRV, UAV
 
 __all__ = ["DispatchCommand"]
@@ -76,7 +76,7 @@ class DispatchCommand:
                     _, heap, index = source
                     start = index * heap._increment
                     table.data[offset:offset + DESCRIPTOR_SIZE] = heap._allocation.data[start:start + DESCRIPTOR_SIZE]
-                    va, size, valid = unpack_buffer_descriptor(table.data[offset:offset + 16].view(np.uint32))
+                    va, size, valid = read_buffer_descriptor(table.data, offset)
                     if not valid:
                         continue      # a null descriptor: reads return 0, writes are dropped
                     resource = device._resource_from_gpu_va(va)
@@ -94,7 +94,7 @@ class DispatchCommand:
                     end = resource._allocation.gpu_va + resource._width
                     write_buffer_descriptor(table.data, offset, va, end - va)
                 _require_state(resource, REQUIRED_STATE[binding.kind], f"the {ACCESS[binding.kind]} {where}")
-                view = unpack_buffer_descriptor(table.data[offset:offset + 16].view(np.uint32))
+                view = read_buffer_descriptor(table.data, offset)
                 start = view[0] - resource._allocation.gpu_va
                 span = (resource, start, max(0, min(view[1], resource._width - start)))
                 (writes if binding.kind == UAV else reads).append(span)
@@ -243,7 +243,7 @@ def record(command_list, x, y, z):
     if not rs._same_layout(pso._root_signature):
         raise VoidMisuse(f"{pso._label} was created with {pso._root_signature._label}, whose layout differs from "
                          f"{rs._label} set by SetComputeRootSignature.")
-    heap = next((h for h in command_list._descriptor_heaps if h._type == CBV_SRV_UAV), None)
+    heap = command_list._cbv_srv_uav_heap()
     sources, constants = [], []
     for binding, index, offset in pso._bindings:
         argument = command_list._compute_root_args.get(index)

@@ -163,8 +163,8 @@ def command_list_is_open(command_list):
     return command_list._is_open()
 
 
-def command_list_descriptor_heaps(command_list):
-    return list(command_list._descriptor_heaps or ())
+def command_list_cbv_srv_uav_heap(command_list):
+    return command_list._cbv_srv_uav_heap()
 
 
 def record(command_list, command):

@@ -25,7 +25,7 @@ import weakref
 import numpy as np
 
 from dmlemu.directml import _d3d12, enums
-from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE, unpack_buffer_descriptor
+from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE, read_buffer_descriptor
 from dmlemu.directml.compiled_operator import IDMLCompiledOperator
 from dmlemu.directml.binding_table import BoundBuffer, IDMLBindingTable, descriptor_bytes
 from dmlemu.com import VoidMisuse, void_method
@@ -90,8 +90,7 @@ class IDMLCommandRecorder(IDMLDeviceChild):
         """RecordDispatch sets the table's GPU range as the dispatch's descriptor table, which D3D12 allows
         only inside the CBV_SRV_UAV heap set on the list (RecordDispatch does not set heaps). Otherwise a
         D3D12 error (SetComputeRootDescriptorTable: the list's error state), not a DirectML one: False."""
-        heaps = _d3d12.command_list_descriptor_heaps(command_list)
-        heap = next((h for h in heaps if _d3d12.heap_is_cbv_srv_uav(h)), None)
+        heap = _d3d12.command_list_cbv_srv_uav_heap(command_list)
         if heap is table._heap:
             return True
         gpu = _d3d12.heap_descriptor_gpu_va(table._heap, table._first_index)
@@ -303,7 +302,7 @@ class _Scratch:
 
 def _decode(context, slots, index):
     """Descriptor `index` of a descriptor table as a BoundBuffer, or None (null, or no buffer there)."""
-    va, size, valid = unpack_buffer_descriptor(slots[index * DESCRIPTOR_SIZE:(index + 1) * DESCRIPTOR_SIZE].view(np.uint32))
+    va, size, valid = read_buffer_descriptor(slots, index * DESCRIPTOR_SIZE)
     if not valid:
         return None
     resource = _d3d12.resource_at(context, va)
@@ -314,7 +313,7 @@ def _decode(context, slots, index):
 
 def _describe(context, descriptor):
     """A descriptor (16 bytes) in words: "buffer #2 bytes 0 to 96", "a null descriptor", ..."""
-    va, size, valid = unpack_buffer_descriptor(descriptor.view(np.uint32))
+    va, size, valid = read_buffer_descriptor(descriptor)
     if not valid:
         return "a null descriptor"
     resource = _d3d12.resource_at(context, va)

@@ -36,6 +36,11 @@ def unpack_buffer_descriptor(dwords):
     return d0 | ((d1 & 0xFFFF) << 32), d2, bool(d3 & VALID)
 
 
+def read_buffer_descriptor(heap_bytes, slot_offset=0):
+    """(base address, size in bytes, valid) of the descriptor at `slot_offset` of a uint8 array."""
+    return unpack_buffer_descriptor(heap_bytes[slot_offset:slot_offset + 16].view("<u4"))
+
+
 def write_buffer_descriptor(heap_bytes, slot_offset, gpu_va, size_bytes):
     """Write a descriptor into a heap's bytes at `slot_offset`, zeroing the slot's tail."""
     slot = heap_bytes[slot_offset:slot_offset + DESCRIPTOR_SIZE]
