@@ -37,6 +37,12 @@ SOURCES = {
 }
 
 
+def has_kernel(operator):
+    """Whether a microkernel exists for `operator` (its name without DML_OPERATOR_, e.g. ELEMENT_WISE_ADD).
+    CreateOperator answers E_NOTIMPL for a validated operator this is False for."""
+    return operator in SOURCES
+
+
 @dataclass(frozen=True, kw_only=True)
 class DataTypeVariant:
     """How one DirectML data type is loaded, computed and stored by the kernels."""
@@ -285,6 +291,6 @@ def copy_launch(table_va, constants_va, dwords, workgroup_size, name):
         name=name, elements=dwords, vgprs_used=vgprs, sgprs_used=sgprs)
 
 
-__all__ = ["TensorSpec", "DataTypeVariant", "CompiledKernel", "compile_operator", "build_program", "variant_symbols",
+__all__ = ["has_kernel", "TensorSpec", "DataTypeVariant", "CompiledKernel", "compile_operator", "build_program", "variant_symbols",
            "variant_name", "merge_dimensions", "division_magic", "packed_strides", "VARIANTS", "SOURCES",
            "build_copy_program", "copy_launch"]
