@@ -196,12 +196,22 @@ def test_valid_operators_are_created():
         assert device.CompileOperator(op, 0).GetBindingProperties().RequiredDescriptorCount == tensors
 
 
-def test_unimplemented_operator_is_e_notimpl():
-    message = rejected(dml_device(), DML_OPERATOR_DESC(Type=DML_OPERATOR_ELEMENT_WISE_ADD,
-                                                       Desc=DML_ELEMENT_WISE_ADD_OPERATOR_DESC()), E_NOTIMPL)
-    assert message == ("DML_OPERATOR_DESC.Type is DML_OPERATOR_ELEMENT_WISE_ADD; dmlemu does not implement that "
-                       "operator yet (it implements DML_OPERATOR_ELEMENT_WISE_IDENTITY, "
-                       "DML_OPERATOR_ELEMENT_WISE_THRESHOLD, DML_OPERATOR_ELEMENT_WISE_CLIP, DML_OPERATOR_ELEMENT_WISE_IF).")
+def test_operator_without_a_schema_is_e_notimpl():
+    message = rejected(dml_device(), DML_OPERATOR_DESC(Type=DML_OPERATOR_GEMM, Desc=None), E_NOTIMPL)
+    assert message.startswith("DML_OPERATOR_DESC.Type is DML_OPERATOR_GEMM; dmlemu does not implement that "
+                              "operator yet (it implements DML_OPERATOR_ELEMENT_WISE_IDENTITY, ")
+
+
+def test_validated_operator_without_a_kernel_is_e_notimpl(monkeypatch):
+    """The desc is validated completely first (a bad one is still E_INVALIDARG), then E_NOTIMPL."""
+    import dmlemu.kernels.driver as driver
+    monkeypatch.setattr(driver, "has_kernel", lambda name: name != "ELEMENT_WISE_CLIP")
+    device = dml_device()
+    assert rejected(device, clip(tensor(), Min=2.0, Max=3.0), E_NOTIMPL) == (
+        "DML_OPERATOR_DESC.Type is DML_OPERATOR_ELEMENT_WISE_CLIP; its desc is validated, but dmlemu has no kernel "
+        "for it yet.")
+    assert "Sizes has 9 dimensions" in rejected(device, clip(tensor(sizes=(1,) * 9)))
+    device.CreateOperator(if_op(tensor(U8), tensor(), tensor(), tensor()))
 
 
 def test_operator_introduced_after_the_device_level():
@@ -420,6 +430,8 @@ def test_float_attributes():
     op = dml_device().CreateOperator(clip(tensor(), Min=np.float64(0.1), Max=1e40))
     assert op._info.floats["Min"] == np.float32(0.1)
     assert np.isinf(op._info.floats["Max"])
+    assert op._info.attributes == {"Min": np.float32(0.1), "Max": np.float32(np.inf)}
+    assert all(type(value) is np.float32 for value in op._info.attributes.values())
 
 
 @pytest.mark.parametrize("sizes, strides, aliases", [

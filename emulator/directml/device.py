@@ -171,9 +171,17 @@ class IDMLDevice(IDMLObject):
 
     @hresult_method
     def CreateOperator(self, desc):
-        """Validate a DML_OPERATOR_DESC at this device's feature level; returns an IDMLOperator."""
+        """Validate a DML_OPERATOR_DESC at this device's feature level; returns an IDMLOperator.
+
+        An operator dmlemu has a schema for is validated completely first; if no microkernel exists
+        for it yet (dmlemu.kernels.driver.has_kernel) the answer is then E_NOTIMPL.
+        """
         from dmlemu.directml.operators import IDMLOperator
+        from dmlemu.kernels.driver import has_kernel     # lazily: the API mirror does not import the kernels at load
         info = validate_operator_desc(desc, self._feature_level, self._preset)
+        if not has_kernel(info.schema.name):
+            raise HResultError(E_NOTIMPL, f"DML_OPERATOR_DESC.Type is {info.schema.c_name}; its desc is validated, but "
+                                          f"dmlemu has no kernel for it yet.")
         return IDMLOperator(self, info)
 
     @hresult_method

@@ -261,12 +261,27 @@ def validate_tensor(tensor_desc, role, support, schema, feature_level, preset):
 
 # ---- operators --------------------------------------------------------------------------------------
 @dataclass(frozen=True)
+class FusedActivation:
+    """A validated FusedActivation: the activation operator's name without DML_OPERATOR_ (e.g.
+    "ACTIVATION_RELU") and its own validated attributes by C field name (e.g. {"Alpha": np.float32(0.01)})."""
+    name: str
+    attributes: dict
+
+
+@dataclass(frozen=True)
 class OperatorInfo:
-    """A validated operator desc, frozen: the schema, tensors in binding order and attributes."""
+    """A validated operator desc, frozen: the schema, tensors in binding order and attributes.
+
+    `attributes` holds every non-tensor field of the desc except ScaleBias, by C field name: FLOAT
+    fields as np.float32, enum and integer fields as int, DML_SCALAR_UNION fields as a NumPy scalar of
+    the desc's MinMaxDataType, FusedActivation as None or a `FusedActivation`. `floats` is the FLOAT
+    subset (what the callers before `attributes` read).
+    """
     schema: object
     tensors: tuple                  # TensorInfo, binding order
     scale_bias: tuple               # (scale, bias) as np.float32, or None
     floats: dict                    # FLOAT attributes, e.g. {"Min": np.float32(-1.0)}
+    attributes: dict                # every non-tensor field but ScaleBias, validated (see above)
 
     @property
     def inputs(self):
@@ -331,4 +346,4 @@ def validate_operator_desc(op_desc, feature_level, preset):
                           f"dmlemu accepts ScaleBias only for FLOAT32 and FLOAT16 tensors.")
         scale_bias = (scale, bias)
     floats = {field: check_float(getattr(desc, field), field) for field in schema.float_fields}
-    return OperatorInfo(schema=schema, tensors=tensors, scale_bias=scale_bias, floats=floats)
+    return OperatorInfo(schema=schema, tensors=tensors, scale_bias=scale_bias, floats=floats, attributes=dict(floats))
