@@ -112,3 +112,375 @@ def float_to_int(values, dtype):
     out = np.where(too_big, dtype.type(hi), out)
     out = np.where(too_small, dtype.type(lo), out)
     return out.astype(dtype, copy=False)
+
+
+# =================================================================================================
+# Instruction-level rules for the transcendental, rounding, fused and conversion instructions.
+#
+# Every rule below gives the same bits on every machine: it is built only from IEEE 754 basic
+# operations in float64 (+ - * / and sqrt, correctly rounded on every platform NumPy supports),
+# exact operations (floor, rint, comparisons, integer bit manipulation) and one final
+# round-to-nearest-even conversion to the destination type. No libm function (np.exp, np.log,
+# np.sin, np.exp2, ...) is called: their results differ between platforms and NumPy builds.
+# Polynomial coefficients are computed once, at import, with the decimal module (software
+# arithmetic at 40 digits), then rounded to float64: the same constants everywhere.
+#
+# The golden model (dmlemu.golden) calls these same functions for the operators built on the
+# instructions: it never runs instructions, but it shares the instruction-level rules.
+# Measured errors: docs/ISA_PRECISION.md (bench/isa_precision.py).
+# =================================================================================================
+import decimal as _decimal
+
+
+def _decimal_constants():
+    """ln 2 and 2*pi to 40 digits, from series in decimal arithmetic (no float anywhere)."""
+    ctx = _decimal.Context(prec=50)
+    one = _decimal.Decimal(1)
+    # ln 2 = 2 atanh(1/3) = 2 * sum 1 / ((2k+1) 3^(2k+1))
+    ln2, term, k = _decimal.Decimal(0), ctx.divide(one, 3), 0
+    while term > _decimal.Decimal("1e-48"):
+        ln2 = ctx.add(ln2, ctx.divide(term, 2 * k + 1))
+        term, k = ctx.divide(term, 9), k + 1
+    ln2 = ctx.multiply(ln2, 2)
+    # pi by Machin: 16 atan(1/5) - 4 atan(1/239)
+    def atan_inv(n):
+        total, power, k, sign = _decimal.Decimal(0), ctx.divide(one, n), 0, 1
+        while power > _decimal.Decimal("1e-48"):
+            total = ctx.add(total, ctx.multiply(sign, ctx.divide(power, 2 * k + 1)))
+            power, k, sign = ctx.divide(power, n * n), k + 1, -sign
+        return total
+    pi = ctx.subtract(ctx.multiply(16, atan_inv(5)), ctx.multiply(4, atan_inv(239)))
+    return ctx, ln2, ctx.multiply(2, pi)
+
+
+def _series_coefficients():
+    ctx, ln2, two_pi = _decimal_constants()
+    fact = [_decimal.Decimal(1)]
+    for k in range(1, 24):
+        fact.append(fact[-1] * k)
+    exp2 = tuple(float(ctx.divide(ctx.power(ln2, k), fact[k])) for k in range(16))
+    sin = tuple(float(ctx.divide(ctx.power(two_pi, 2 * j + 1), fact[2 * j + 1]) * (-1) ** j) for j in range(10))
+    cos = tuple(float(ctx.divide(ctx.power(two_pi, 2 * j), fact[2 * j]) * (-1) ** j) for j in range(11))
+    return exp2, sin, cos, float(ctx.divide(1, ln2))
+
+
+# 2^f = sum (ln2)^k / k! f^k; sin(2 pi f) = sum (-1)^j (2 pi)^(2j+1) / (2j+1)! f^(2j+1); cos likewise.
+EXP2_COEFFICIENTS, SIN_COEFFICIENTS, COS_COEFFICIENTS, INV_LN2 = _series_coefficients()
+# log(m) = 2 atanh(s), s = (m - 1) / (m + 1): coefficients 2 / (2k+1), exact-ish in float64 by one division
+LOG_COEFFICIENTS = tuple(2.0 / (2 * k + 1) for k in range(12))
+_SQRT2_BITS = 0x3FF6A09E667F3BCD   # float64 sqrt(2) rounded; the split point of log2's mantissa
+
+
+def _horner(coefficients, x):
+    result = np.full_like(x, coefficients[-1])
+    for c in coefficients[-2::-1]:
+        result = result * x + c
+    return result
+
+
+def _power_of_two(n):
+    """2.0 ** n as float64 for integer-valued float64 n in the normal range, built from bits."""
+    return ((n.astype(np.int64) + 1023) << 52).view(np.float64)
+
+
+def _round_to(value, out_dtype):
+    """float64 -> out_dtype, one rounding to nearest even. float16 goes through narrow_f64_to_f16,
+    which never rounds twice (NumPy's own float64 -> float16 cast is not relied on)."""
+    if np.dtype(out_dtype) == np.float16:
+        return narrow_f64_to_f16(value)
+    return value.astype(out_dtype)
+
+
+def _finish(value, out_dtype, nan_mask=None):
+    """Round a float64 result once to the destination type; NaN lanes get the canonical NaN."""
+    out = _round_to(value, out_dtype)
+    if nan_mask is not None and nan_mask.any():
+        out = np.where(nan_mask, canonical_nan(out_dtype), out)
+    return out
+
+
+def _as_f64(x):
+    return np.asarray(x).astype(np.float64)
+
+
+def exp2(x, out_dtype):
+    """2^x rounded once to out_dtype (float16 or float32), x of out_dtype.
+
+    Rule: n = rint(x), f = x - n (exact, |f| <= 1/2); 2^f by the Taylor series of e^(f ln 2) to
+    degree 15 in Horner form (truncation < 1e-17 relative); times 2^n built from bits; one
+    round-to-nearest-even to the destination (overflow -> +inf, subnormals produced, underflow to
+    +0). exp2(-inf) = +0, exp2(+inf) = +inf, exp2(+-0) = 1, NaN -> canonical NaN.
+    """
+    with np.errstate(all="ignore"):
+        x = _as_f64(x)
+        nan = np.isnan(x)
+        # Past +-200 every result is inf or 0 in both destination types: clamp so 2^n stays normal.
+        clamped = np.clip(np.where(nan, 0.0, x), -200.0, 200.0)
+        n = np.rint(clamped)
+        f = clamped - n
+        value = _horner(EXP2_COEFFICIENTS, f) * _power_of_two(n)
+        return _finish(value, out_dtype, nan)
+
+
+def log2(x, out_dtype):
+    """log2(x) rounded once to out_dtype, x of out_dtype.
+
+    Rule: x = m * 2^e with m in [sqrt(2)/2, sqrt(2)) (from the float64 bits; float16/32 subnormals
+    are normal in float64); s = (m - 1) / (m + 1); ln m = 2 atanh(s) = sum 2 s^(2k+1) / (2k+1) to
+    k = 11 (|s| <= 0.172, truncation < 1e-18); log2 x = e + ln m / ln 2, rounded once. Specials:
+    log2(+-0) = -inf, log2(x < 0) = NaN, log2(+inf) = +inf, log2(1) = +0, NaN -> canonical NaN.
+    """
+    with np.errstate(all="ignore"):
+        x = _as_f64(x)
+        bits = x.view(np.uint64)
+        # Exponent relative to the mantissa's split at sqrt(2): m's bits are x's with the exponent
+        # field replaced by 1023 (m in [1, 2)) or 1022 (m in [0.5, 1)).
+        mant = bits & np.uint64((1 << 52) - 1)
+        high = mant >= np.uint64(_SQRT2_BITS & ((1 << 52) - 1))
+        e = (bits >> np.uint64(52)).astype(np.int64) & 0x7FF
+        e = e - 1023 + high.astype(np.int64)
+        m = (mant | np.where(high, np.uint64(1022 << 52), np.uint64(1023 << 52))).view(np.float64)
+        s = (m - 1.0) / (m + 1.0)
+        s2 = s * s
+        ln_m = s * _horner(LOG_COEFFICIENTS, s2)
+        value = e.astype(np.float64) + ln_m * INV_LN2
+        value = np.where(x == 0.0, -np.inf, value)
+        value = np.where(x == np.inf, np.inf, value)
+        nan = np.isnan(x) | (x < 0.0)
+        return _finish(value, out_dtype, nan)
+
+
+def _sin_cos_reduced(x):
+    """(quadrant k mod 4, f) with x = k/4 + f exactly, |f| <= 1/8, for finite float64 x from float16/32."""
+    k = np.rint(x * 4.0)           # exact: x * 4 and k / 4 are exact, x - k/4 is exact (see below)
+    f = x - k * 0.25               # x has <= 24 significant bits, so x - k/4 fits in 53
+    quadrant = np.mod(k, 4.0).astype(np.int64)
+    return quadrant, f
+
+
+def sin_revolutions(x, out_dtype):
+    """sin(2 pi x) rounded once to out_dtype: the angle is in revolutions (AMD V_SIN_F32).
+
+    Rule: reduce exactly, x = k/4 + f (|f| <= 1/8, exact for every finite float16/32 x, so there is
+    no domain limit); sin(2 pi f) and cos(2 pi f) by their Taylor series (degree 19 and 20, Horner
+    in f^2, truncation < 1e-17); pick by k mod 4; round once. Odd: sin(-x) = -sin(x) bit for bit;
+    an exact zero result (x a multiple of 1/2) has the sign of x. +-inf and NaN -> canonical NaN.
+    """
+    with np.errstate(all="ignore"):
+        x = _as_f64(x)
+        nan = ~np.isfinite(x)
+        a = np.where(nan, 0.0, np.abs(x))
+        quadrant, f = _sin_cos_reduced(a)
+        f2 = f * f
+        s = f * _horner(SIN_COEFFICIENTS, f2)
+        c = _horner(COS_COEFFICIENTS, f2)
+        value = np.select([quadrant == 0, quadrant == 1, quadrant == 2], [s, c, -s], -c)
+        value = np.where(value == 0.0, 0.0, value)                 # zeros are +0 before the sign
+        value = np.where(np.signbit(x), -value, value)
+        return _finish(value, out_dtype, nan)
+
+
+def cos_revolutions(x, out_dtype):
+    """cos(2 pi x) rounded once to out_dtype, the angle in revolutions (AMD V_COS_F32).
+
+    Rule: as sin_revolutions, on |x| (cos is even: cos(-x) = cos(x) bit for bit); an exact zero
+    result (x an odd multiple of 1/4) is +0. +-inf and NaN -> canonical NaN.
+    """
+    with np.errstate(all="ignore"):
+        x = _as_f64(x)
+        nan = ~np.isfinite(x)
+        a = np.where(nan, 0.0, np.abs(x))
+        quadrant, f = _sin_cos_reduced(a)
+        f2 = f * f
+        s = f * _horner(SIN_COEFFICIENTS, f2)
+        c = _horner(COS_COEFFICIENTS, f2)
+        value = np.select([quadrant == 0, quadrant == 1, quadrant == 2], [c, -s, -c], s)
+        value = np.where(value == 0.0, 0.0, value)
+        return _finish(value, out_dtype, nan)
+
+
+def reciprocal(x, out_dtype):
+    """1 / x, correctly rounded to out_dtype (float16/32/64).
+
+    float16/32: the float64 quotient rounded again; float64 has more than 2p + 2 bits for both, so
+    this double rounding is innocuous (the result is the correctly rounded 1/x). rcp(+-0) = +-inf,
+    rcp(+-inf) = +-0, NaN -> canonical NaN. Subnormal inputs and outputs are kept.
+    """
+    with np.errstate(all="ignore"):
+        if np.dtype(out_dtype) == np.float64:
+            return canonicalize(np.divide(1.0, np.asarray(x, dtype=np.float64)))
+        x = _as_f64(x)
+        return _finish(1.0 / x, out_dtype, np.isnan(x))
+
+
+def square_root(x, out_dtype):
+    """sqrt(x), correctly rounded to out_dtype (IEEE squareRoot; double rounding through float64
+    is innocuous for float16/32). sqrt(-0) = -0, sqrt(x < 0) = NaN, NaN -> canonical NaN."""
+    with np.errstate(all="ignore"):
+        x = _as_f64(x)
+        return _finish(np.sqrt(x), out_dtype, np.isnan(x) | (x < 0.0))
+
+
+def reciprocal_sqrt(x, out_dtype):
+    """1 / sqrt(x): float64 sqrt, float64 division, then one rounding to out_dtype (for float64
+    the division's rounding is the last). rsq(+0) = +inf, rsq(-0) = -inf, rsq(+inf) = +0,
+    rsq(x < 0) = NaN, NaN -> canonical NaN."""
+    with np.errstate(all="ignore"):
+        x = _as_f64(x)
+        value = 1.0 / np.sqrt(x)
+        value = np.where(x == 0.0, np.where(np.signbit(x), -np.inf, np.inf), value)
+        return _finish(value, out_dtype, np.isnan(x) | (x < 0.0))
+
+
+# ---- rounding to integral values ------------------------------------------------------------------
+def round_integral(x, how):
+    """floor / ceil / trunc / rndne (ties to even) of x in its own type: exact, sign of zero kept
+    (floor(-0.5) = -1, ceil(-0.5) = -0, trunc(-0.5) = -0, rndne(-0.5) = -0); +-inf kept; NaN canonical."""
+    fn = {"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "rndne": np.rint}[how]
+    x = np.asarray(x)
+    return canonicalize(fn(x).astype(x.dtype, copy=False))
+
+
+_BELOW_ONE = {np.dtype(np.float16): np.uint16(0x3BFF), np.dtype(np.float32): np.uint32(0x3F7FFFFF),
+              np.dtype(np.float64): np.uint64(0x3FEFFFFFFFFFFFFF)}
+
+
+def fract(x):
+    """x - floor(x), clamped to the largest value below 1 (a tiny negative x would round to 1.0),
+    as AMD V_FRACT and OpenCL fract: fract(-0) = -0, fract(+-inf) = NaN, NaN canonical."""
+    with np.errstate(all="ignore"):
+        x = np.asarray(x)
+        wide = _as_f64(x)
+        value = wide - np.floor(wide)          # exact in float64 for float16/32; rounds for float64
+        out = value.astype(x.dtype)
+        below_one = _BELOW_ONE[x.dtype].view(x.dtype)
+        out = np.where(out >= 1.0, below_one, out)
+        out = np.where(wide == 0.0, x, out)    # keeps -0
+        return canonicalize(out.astype(x.dtype, copy=False))
+
+
+# ---- one rounding of an exact sum: the round-to-odd trick ------------------------------------------
+def _two_sum(a, b):
+    """s = fl(a + b) and the exact error e = (a + b) - s (Knuth's TwoSum, any magnitudes)."""
+    s = a + b
+    bb = s - a
+    e = (a - (s - bb)) + (b - bb)
+    return s, e
+
+
+def _round_to_odd(s, e):
+    """The float64 nearest a + b = s + e rounded to odd: if the sum was inexact and s's last bit is
+    even, step s one ulp toward e. Rounding that once more to a format of p <= 51 bits gives the
+    correctly rounded a + b (Boldo and Melquiond, 'Emulation of FMA and correctly rounded sums:
+    proved algorithms using rounding to odd', IEEE TC 2008)."""
+    bits = s.view(np.int64)
+    inexact = (e != 0.0) & np.isfinite(s) & ((bits & 1) == 0)
+    toward_bigger = (e > 0.0) == (s > 0.0)      # away from zero when e has s's sign
+    step = np.where(toward_bigger, 1, -1)
+    return np.where(inexact, bits + step, bits).view(np.float64)
+
+
+def round_sum_once(a, b, out_dtype):
+    """a + b for float64 a, b, rounded once to float16 or float32 (no double rounding)."""
+    with np.errstate(all="ignore"):
+        s, e = _two_sum(a, b)
+        return _round_to(_round_to_odd(s, e), out_dtype)
+
+
+def fused_multiply_add(a, b, c):
+    """a * b + c rounded once (IEEE fusedMultiplyAdd) for float16 or float32 lanes.
+
+    The product is exact in float64 (2 x 24 bits <= 53); the sum is rounded to odd in float64 and
+    then to nearest even in the destination. Special cases follow IEEE: inf * 0 is NaN, inf - inf
+    is NaN, the sign of an exact zero sum is + unless both addends are -0. NaN canonical.
+    """
+    with np.errstate(all="ignore"):
+        dtype = np.result_type(a, b, c)
+        p = _as_f64(a) * _as_f64(b)
+        cc = _as_f64(c)
+        out = round_sum_once(p, cc, dtype)
+        return canonicalize(out)
+
+
+# ---- classification ------------------------------------------------------------------------------
+# AMD's V_CMP_CLASS mask bits: 0 signalling NaN, 1 quiet NaN, 2 -inf, 3 -normal, 4 -denormal, 5 -0,
+# 6 +0, 7 +denormal, 8 +normal, 9 +inf.
+CLASS_BITS = ("snan", "qnan", "-inf", "-normal", "-denormal", "-0", "+0", "+denormal", "+normal", "+inf")
+_LAYOUT = {np.dtype(np.float16): (np.uint16, 10, 5), np.dtype(np.float32): (np.uint32, 23, 8),
+           np.dtype(np.float64): (np.uint64, 52, 11)}
+
+
+def float_class(x):
+    """The index (0..9) of each lane's class in CLASS_BITS."""
+    x = np.asarray(x)
+    uint, mant_bits, exp_bits = _LAYOUT[x.dtype]
+    bits = x.view(uint).astype(np.uint64)
+    exp = (bits >> np.uint64(mant_bits)) & np.uint64((1 << exp_bits) - 1)
+    mant = bits & np.uint64((1 << mant_bits) - 1)
+    quiet = (bits >> np.uint64(mant_bits - 1)) & np.uint64(1)
+    negative = np.signbit(x)
+    top = np.uint64((1 << exp_bits) - 1)
+    positive_class = np.select(
+        [(exp == top) & (mant != 0) & (quiet == 0), (exp == top) & (mant != 0), exp == top,
+         (exp == 0) & (mant == 0), exp == 0],
+        [0, 1, 9, 6, 7], 8)
+    mirrored = np.select([positive_class == 9, positive_class == 6, positive_class == 7, positive_class == 8],
+                         [2, 5, 4, 3], positive_class)
+    return np.where(negative & (positive_class > 1), mirrored, positive_class)
+
+
+def class_test(x, mask):
+    """AMD V_CMP_CLASS: true where bit class(x) of mask is set."""
+    return ((np.asarray(mask).astype(np.uint32) >> float_class(x).astype(np.uint32)) & np.uint32(1)) != 0
+
+
+def ldexp_exact(x, n):
+    """x * 2^n rounded once (float32 x, int32 n): exact in float64 after clamping n to +-300."""
+    with np.errstate(all="ignore"):
+        wide = _as_f64(x)
+        k = np.clip(np.asarray(n).astype(np.int64), -300, 300)
+        # 2^k for |k| <= 300 in two normal factors keeps the product exact and in range
+        half = k // 2
+        value = wide * _power_of_two(half.astype(np.float64)) * _power_of_two((k - half).astype(np.float64))
+        return _finish(value, np.asarray(x).dtype, np.isnan(wide))
+
+
+# ---- integer -> float conversions, one rounding ----------------------------------------------------
+def int_to_float(values, out_dtype):
+    """A signed or unsigned integer (up to 64 bits) converted to float16/32/64 with one rounding to
+    nearest even. The value is split into a high part (x >> 32, signed for signed types) times 2^32
+    and a low part (x & 0xFFFFFFFF), both exact in float64; their float64 sum is the correctly
+    rounded result for float64, and for narrower types the sum is rounded to odd first."""
+    with np.errstate(all="ignore"):
+        v = np.asarray(values)
+        if v.dtype.itemsize < 8:
+            return _round_to(v.astype(np.float64), out_dtype)   # exact in float64, rounded once
+        high = (v >> v.dtype.type(32)).astype(np.float64) * 4294967296.0
+        low = (v & v.dtype.type(0xFFFFFFFF)).astype(np.float64)
+        if np.dtype(out_dtype) == np.float64:
+            return high + low
+        return round_sum_once(high, low, out_dtype)
+
+
+def narrow_f64_to_f16(values):
+    """float64 -> float16, one rounding to nearest even (not via float32's rounding): the value is
+    first rounded to odd at 24 bits (truncate the low 29 mantissa bits, set bit 29 if any was
+    set), which float32 holds exactly, then rounded once to float16. Magnitudes are clamped into
+    [2^-30, 2^17] first (every value outside rounds to 0 or inf alike). NaN canonical."""
+    with np.errstate(all="ignore"):
+        x = _as_f64(values)
+        nan = np.isnan(x)
+        a = np.abs(x)
+        a = np.where(a > 131072.0, 131072.0, a)
+        a = np.where((a < 2.0 ** -30) & (a > 0.0), 2.0 ** -30, a)
+        bits = a.view(np.uint64)
+        low = bits & np.uint64((1 << 29) - 1)
+        odd = (bits & ~np.uint64((1 << 29) - 1)) | np.where(low != 0, np.uint64(1 << 29), np.uint64(0))
+        out = odd.view(np.float64).astype(np.float32).astype(np.float16)
+        out = np.where(np.signbit(x), -out, out)
+        return np.where(nan, canonical_nan(np.float16), out) if nan.any() else out
+
+
+def popcount32(values):
+    """Set bits per 32-bit lane."""
+    return np.bitwise_count(np.asarray(values).astype(np.uint32)).astype(np.uint32)

@@ -25,7 +25,9 @@ Semantics by `kind` (how the executor applies the function):
 
 Throughput classes (`rate_class`, VALU only): "full" (one issue cycle per wave pass), "fp64",
 "int64" (64-bit integer compares, min/max and widening: two or more hardware instructions),
-"int32_mul" (32-bit integer multiplies) and "conversion" (conversions that involve no f64). A preset
+"int32_mul" (32-bit integer multiplies), "conversion" (conversions that involve no f64 and no 64-bit
+integer) and "transcendental" (exp, log, rcp, rsq, sqrt, sin, cos in f16 and f32: AMD's
+transcendental unit, NVIDIA's SFU). A preset
 gives the issue cycles per wave pass of each class (AdapterPreset.valu_rate_cycles); the classes are
 read from the types here, or named where the types do not tell (multiplies, conversions).
 
@@ -103,7 +105,7 @@ BY_MNEMONIC = {}
 BY_OPCODE = {}
 
 
-RATE_CLASSES = ("full", "fp64", "int64", "int32_mul", "conversion")
+RATE_CLASSES = ("full", "fp64", "int64", "int32_mul", "conversion", "transcendental")
 
 
 def _rate_class(fields):
@@ -370,15 +372,149 @@ for _k, (_m, _d, _s, _how) in enumerate(_WIDEN):
     define(mnemonic=_m, opcode=0x250 + _k, fmt="VOP1", operands=(VDST, VSRC), types=(_d, _s),
            doc=f"d = {_how} a", semantics=(lambda d: lambda a: a.astype(TYPES[d][0]))(_d), **_VALU)
 
+# More conversions (CAST between every pair of tensor types). Integer -> float rounds once to
+# nearest even (64-bit sources are not converted through float64 on their way to float32);
+# float64 -> integer truncates, saturates and maps NaN to 0 like the f32 sources above.
+_CVT_TO_FLOAT = (
+    ("v_cvt_f32_i32", 0x254, "f32", "i32"), ("v_cvt_f32_u32", 0x255, "f32", "u32"),
+    ("v_cvt_f64_i32", 0x256, "f64", "i32"), ("v_cvt_f64_u32", 0x257, "f64", "u32"),
+    ("v_cvt_f64_i64", 0x258, "f64", "i64"), ("v_cvt_f64_u64", 0x259, "f64", "u64"),
+    ("v_cvt_f32_i64", 0x25A, "f32", "i64"), ("v_cvt_f32_u64", 0x25B, "f32", "u64"),
+)
+for _m, _op, _d, _s in _CVT_TO_FLOAT:
+    _exact = _d == "f64" and _s in ("i32", "u32")
+    define(mnemonic=_m, opcode=_op, fmt="VOP1", operands=(VDST, VSRC), types=(_d, _s),
+           doc=(f"d = {_d}(a): exact" if _exact else
+                f"d = {_d}(a), rounded once to nearest even (numerics.int_to_float)"),
+           semantics=(lambda d: lambda a: nm.int_to_float(a, TYPES[d][0]))(_d),
+           **({"rate_class": "conversion"} if _d == "f32" and _s in ("i32", "u32") else {}), **_VALU)
+define(mnemonic="v_cvt_f16_f64", opcode=0x25C, fmt="VOP1", operands=(VDST, VSRC), types=("f16", "f64"),
+       doc="d = float16(a), rounded once to nearest even (not through float32's rounding); overflow -> inf; "
+           "subnormals kept; NaN canonical (numerics.narrow_f64_to_f16)",
+       semantics=nm.narrow_f64_to_f16, **_VALU)
+for _k, (_name, _dt) in enumerate((("i32", np.int32), ("u32", np.uint32), ("i64", np.int64), ("u64", np.uint64))):
+    define(mnemonic=f"v_cvt_{_name}_f64", opcode=0x25D + _k, fmt="VOP1", operands=(VDST, VSRC),
+           types=(_name, "f64"), doc=f"d = a truncated toward zero, saturated to the {_name} range, NaN -> 0",
+           semantics=(lambda dt: lambda a: nm.float_to_int(a, dt))(_dt), **_VALU)
+
+# Transcendental approximation instructions, as AMD RDNA has them (V_EXP_F32 = 2^x, V_LOG_F32 =
+# log2 x, V_SIN_F32 / V_COS_F32 with the angle in revolutions: sin(2 pi x)). Each is a fixed,
+# documented rule in numerics.py built from IEEE basic operations (the same bits on every machine);
+# their measured error is in docs/ISA_PRECISION.md. They issue on the transcendental unit.
+_TRANS = (
+    ("exp", "d = 2^a (numerics.exp2): +-0 -> 1, -inf -> +0, +inf -> +inf, overflow -> +inf", nm.exp2),
+    ("log", "d = log2(a) (numerics.log2): +-0 -> -inf, a < 0 -> NaN, 1 -> +0, +inf -> +inf", nm.log2),
+    ("rcp", "d = 1 / a, correctly rounded: +-0 -> +-inf, +-inf -> +-0", nm.reciprocal),
+    ("rsq", "d = 1 / sqrt(a) (numerics.reciprocal_sqrt): +0 -> +inf, -0 -> -inf, a < 0 -> NaN", nm.reciprocal_sqrt),
+    ("sqrt", "d = sqrt(a), correctly rounded: -0 -> -0, a < 0 -> NaN", nm.square_root),
+    ("sin", "d = sin(2 pi a), a in revolutions, exact reduction for every finite a (numerics.sin_revolutions): "
+            "odd, a zero result has a's sign; +-inf -> NaN", nm.sin_revolutions),
+    ("cos", "d = cos(2 pi a), a in revolutions (numerics.cos_revolutions): even, a zero result is +0; "
+            "+-inf -> NaN", nm.cos_revolutions),
+)
+for _k, _t in enumerate(("f16", "f32")):
+    for _j, (_name, _doc, _fn) in enumerate(_TRANS):
+        define(mnemonic=f"v_{_name}_{_t}", opcode=0x270 + 8 * _k + _j, fmt="VOP1", operands=(VDST, VSRC),
+               types=(_t, _t), doc=f"{_doc}; subnormals kept; NaN canonical ({_t})",
+               semantics=(lambda fn, dt: lambda a: fn(a, dt))(_fn, TYPES[_t][0]),
+               rate_class="transcendental", **_VALU)
+define(mnemonic="v_rcp_iflag_f32", opcode=0x27F, fmt="VOP1", operands=(VDST, VSRC), types=("f32", "f32"),
+       doc="d = 1 / a, correctly rounded, as v_rcp_f32 (AMD's variant for integer division sequences; "
+           "dmlemu raises no flags)",
+       semantics=lambda a: nm.reciprocal(a, np.float32), rate_class="transcendental", **_VALU)
+for _j, (_name, _doc, _fn) in enumerate(_TRANS):
+    if _name in ("rcp", "rsq", "sqrt"):
+        define(mnemonic=f"v_{_name}_f64", opcode=0x280 + _j, fmt="VOP1", operands=(VDST, VSRC),
+               types=("f64", "f64"),
+               doc=(f"{_doc}; NaN canonical (f64)" if _name != "rsq" else
+                    "d = 1 / sqrt(a): float64 sqrt then float64 division, two roundings (<= 1 ulp); "
+                    "+0 -> +inf, -0 -> -inf, a < 0 -> NaN; NaN canonical (f64)"),
+               semantics=(lambda fn: lambda a: fn(a, np.float64))(_fn), **_VALU)
+
+# Rounding to integral values and the fractional part, exact in every type.
+_ROUNDING = (("floor", "toward -inf"), ("ceil", "toward +inf"), ("trunc", "toward zero"),
+             ("rndne", "to nearest, ties to even"))
+for _k, _t in enumerate(FLOAT_TYPES):
+    for _j, (_name, _how) in enumerate(_ROUNDING):
+        define(mnemonic=f"v_{_name}_{_t}", opcode=0x288 + 8 * _k + _j, fmt="VOP1", operands=(VDST, VSRC),
+               types=(_t, _t), doc=f"d = a rounded to an integral value {_how}, exact; the sign of a zero "
+                                   f"is kept; +-inf kept; NaN canonical ({_t})",
+               semantics=(lambda how: lambda a: nm.round_integral(a, how))(_name), **_VALU)
+    define(mnemonic=f"v_fract_{_t}", opcode=0x288 + 8 * _k + 4, fmt="VOP1", operands=(VDST, VSRC),
+           types=(_t, _t), doc=f"d = a - floor(a), at most the largest value below 1; -0 -> -0; +-inf -> NaN; "
+                               f"NaN canonical ({_t})",
+           semantics=nm.fract, **_VALU)
+
+for _k, _t in enumerate(("f16", "f32")):
+    define(mnemonic=f"v_fma_{_t}", opcode=0x2A0 + _k, fmt="VOP3", operands=(VDST, VSRC, VSRC, VSRC),
+           types=(_t,) * 4, doc=f"d = a * b + c rounded once (fused; numerics.fused_multiply_add); NaN canonical ({_t})",
+           semantics=nm.fused_multiply_add, **_VALU)
+define(mnemonic="v_ldexp_f32", opcode=0x2A2, fmt="VOP2", operands=(VDST, VSRC, VSRC), types=("f32", "f32", "i32"),
+       doc="d = a * 2^b rounded once (subnormal results rounded to nearest even, overflow -> inf); "
+           "NaN canonical",
+       semantics=nm.ldexp_exact, **_VALU)
+
+# Integer and bit instructions.
+define(mnemonic="v_not_b32", opcode=0x2B0, fmt="VOP1", operands=(VDST, VSRC), types=("b32", "b32"),
+       doc="d = ~a", semantics=lambda a: ~a, **_VALU)
+define(mnemonic="v_bcnt_u32", opcode=0x2B1, fmt="VOP2", operands=(VDST, VSRC, VSRC), types=("u32", "b32", "u32"),
+       doc="d = popcount(a) + b (mod 2^32), as AMD V_BCNT_U32_B32",
+       semantics=lambda a, b: nm.popcount32(a) + b, **_VALU)
+define(mnemonic="v_mul_hi_i32", opcode=0x2B2, fmt="VOP3", operands=(VDST, VSRC, VSRC), types=("i32",) * 3,
+       doc="d = (a * b) >> 32 (signed)",
+       semantics=lambda a, b: ((a.astype(np.int64) * b.astype(np.int64)) >> np.int64(32)).astype(np.int32),
+       rate_class="int32_mul", **_VALU)
+_B64 = (("and", "a & b", np.bitwise_and, 0x2B3), ("or", "a | b", np.bitwise_or, 0x2B4),
+        ("xor", "a ^ b", np.bitwise_xor, 0x2B5))
+for _name, _formula, _fn, _op in _B64:
+    define(mnemonic=f"v_{_name}_b64", opcode=_op, fmt="VOP2", operands=(VDST, VSRC, VSRC), types=("b64",) * 3,
+           doc=f"d = {_formula} (64-bit; two 32-bit operations in hardware)", semantics=_fn,
+           rate_class="int64", **_VALU)
+define(mnemonic="v_not_b64", opcode=0x2B6, fmt="VOP1", operands=(VDST, VSRC), types=("b64", "b64"),
+       doc="d = ~a (64-bit)", semantics=lambda a: ~a, rate_class="int64", **_VALU)
+define(mnemonic="v_lshl_b64", opcode=0x2B7, fmt="VOP3", operands=(VDST, VSRC, VSRC), types=("b64", "b64", "u32"),
+       doc="d = a << (b & 63) (the count masked to 6 bits, as RDNA's V_LSHLREV_B64)",
+       semantics=lambda a, b: a << (b & np.uint32(63)).astype(np.uint64), rate_class="int64", **_VALU)
+define(mnemonic="v_lshr_b64", opcode=0x2B8, fmt="VOP3", operands=(VDST, VSRC, VSRC), types=("b64", "b64", "u32"),
+       doc="d = a >> (b & 63), logical", semantics=lambda a, b: a >> (b & np.uint32(63)).astype(np.uint64),
+       rate_class="int64", **_VALU)
+define(mnemonic="v_ashr_i64", opcode=0x2B9, fmt="VOP3", operands=(VDST, VSRC, VSRC), types=("i64", "i64", "u32"),
+       doc="d = a >> (b & 63), arithmetic", semantics=lambda a, b: a >> (b & np.uint32(63)).astype(np.int64),
+       **_VALU)
+# One 64-bit add rather than AMD's carry pair (V_ADD_CO_U32 + V_ADDC_CO_U32): the int64 rate
+# class charges the pair's two issue cycles.
+define(mnemonic="v_add_u64", opcode=0x2BA, fmt="VOP3", operands=(VDST, VSRC, VSRC), types=("u64",) * 3,
+       doc="d = a + b (mod 2^64; AMD issues it as a carry pair)", semantics=lambda a, b: a + b, **_VALU)
+define(mnemonic="v_sub_u64", opcode=0x2BB, fmt="VOP3", operands=(VDST, VSRC, VSRC), types=("u64",) * 3,
+       doc="d = a - b (mod 2^64; AMD issues it as a borrow pair)", semantics=lambda a, b: a - b, **_VALU)
+define(mnemonic="v_mul_lo_u64", opcode=0x2BC, fmt="VOP3", operands=(VDST, VSRC, VSRC), types=("u64",) * 3,
+       doc="d = a * b (low 64 bits; timed as a 64-bit integer operation, though hardware needs three "
+           "32-bit multiplies and adds)", semantics=lambda a, b: a * b, **_VALU)
+
 # =================================================================================================
 # Vector compares (VOPC): VCC = a <op> b per lane; inactive lanes get 0.
 # IEEE for floats: every comparison with NaN is false except ne, which is true.
 # =================================================================================================
-for _i, _t in enumerate(("u32", "i32", "f32", "f16", "u64", "i64")):
+_VCMP = dict(fmt="VOPC", unit=VALU, issue_cycles=1, latency_cycles=4, kind="vcmp")
+for _i, _t in enumerate(("u32", "i32", "f32", "f16", "u64", "i64", "f64")):
     for _j, (_, _name, _fn, _sym) in enumerate(COMPARISONS):
-        define(mnemonic=f"v_cmp_{_name}_{_t}", opcode=0x300 + 8 * _i + _j, fmt="VOPC",
-               operands=(VCCO, VSRC, VSRC), types=("mask", _t, _t), unit=VALU, issue_cycles=1,
-               latency_cycles=4, kind="vcmp", doc=f"VCC = a {_sym} b ({_t})", semantics=_fn)
+        define(mnemonic=f"v_cmp_{_name}_{_t}", opcode=0x300 + 8 * _i + _j,
+               operands=(VCCO, VSRC, VSRC), types=("mask", _t, _t), doc=f"VCC = a {_sym} b ({_t})",
+               semantics=_fn, **_VCMP)
+    if _t in FLOAT_TYPES:
+        # the two free slots of a float type's row: ordered and unordered
+        define(mnemonic=f"v_cmp_o_{_t}", opcode=0x300 + 8 * _i + 6, operands=(VCCO, VSRC, VSRC),
+               types=("mask", _t, _t), doc=f"VCC = neither a nor b is NaN ({_t})",
+               semantics=lambda a, b: ~(np.isnan(a) | np.isnan(b)), **_VCMP)
+        define(mnemonic=f"v_cmp_u_{_t}", opcode=0x300 + 8 * _i + 7, operands=(VCCO, VSRC, VSRC),
+               types=("mask", _t, _t), doc=f"VCC = a or b is NaN ({_t})",
+               semantics=lambda a, b: np.isnan(a) | np.isnan(b), **_VCMP)
+for _k, _t in enumerate(FLOAT_TYPES):
+    define(mnemonic=f"v_cmp_class_{_t}", opcode=0x340 + _k, operands=(VCCO, VSRC, VSRC),
+           types=("mask", _t, "u32"),
+           doc=f"VCC = bit class(a) of b is set; AMD's class bits: 0 signalling NaN, 1 quiet NaN, 2 -inf, "
+               f"3 -normal, 4 -denormal, 5 -0, 6 +0, 7 +denormal, 8 +normal, 9 +inf ({_t})",
+           semantics=nm.class_test, **_VCMP)
 
 # =================================================================================================
 # Buffer memory (MUBUF): one element per active lane at descriptor base + vaddr + offset (bytes).

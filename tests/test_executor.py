@@ -117,8 +117,12 @@ SALU_CHOICES = ["s_add_u32", "s_sub_u32", "s_mul_i32", "s_lshl_b32", "s_and_b32"
 CMP_CHOICES = ["v_cmp_lt_u32", "v_cmp_gt_f32", "v_cmp_ne_i32", "v_cmp_le_f16", "v_cmp_eq_u64"]
 
 
-def random_program(rng):
+def random_program(rng, only=None, steps=None):
+    """A random program; with `only`, every step is that one VALU instruction (or compare)."""
     from dmlemu.isa import opcodes as op
+    alu_choices, cmp_choices = ALU_CHOICES, CMP_CHOICES
+    if only is not None:
+        alu_choices = cmp_choices = [only]
     lines = ["s_mov_b64 s[30:31], exec", "v_lane_id v1"]
     # Seed registers with lane- and wave-dependent values, including float specials.
     specials = ["0x7fc00000", "0x80000000", "0x7f800000", "0x00000001", "0x3f800000", "0xffffffff", "0x7e00"]
@@ -141,10 +145,12 @@ def random_program(rng):
             return f"s{int(rng.integers(12, 15))}"
         return str(int(rng.integers(-16, 65)))
 
-    for step in range(int(rng.integers(8, 30))):
+    for step in range(int(rng.integers(8, 30)) if steps is None else steps):
         roll = rng.random()
+        if only is not None:
+            roll = 0.05 if op.BY_MNEMONIC[only].kind == "vcmp" else 0.5
         if roll < 0.1:
-            m = rng.choice(CMP_CHOICES)
+            m = rng.choice(cmp_choices)
             e = op.BY_MNEMONIC[m]
             lines.append(f"{m} vcc, {source(e.widths[1], e.types[1])}, {source(e.widths[2], e.types[2])}")
             if rng.random() < 0.5:
@@ -160,7 +166,7 @@ def random_program(rng):
             lines += [f"s_cmp_lt_u32 s12, {int(rng.integers(0, 4))}", f"s_cbranch_scc1 {label}",
                       f"v_add_u32 v{int(rng.integers(1, 12))}, v1, 7", f"{label}:"]
         else:
-            m = rng.choice(ALU_CHOICES)
+            m = rng.choice(alu_choices)
             e = op.BY_MNEMONIC[m]
             args = [vreg(e.widths[0])]
             for kind, width, t in zip(e.operands[1:], e.widths[1:], e.types[1:]):
@@ -179,9 +185,31 @@ def random_program(rng):
 @pytest.mark.parametrize("seed", range(60))
 def test_random_sequences_match_reference(seed):
     rng = np.random.default_rng(seed)
-    width = int(rng.choice([4, 8, 16, 32, 64]))
-    groups, group_size = int(rng.integers(1, 6)), 16
-    program = Program(assemble(random_program(rng)), f"random{seed}")
+    run_random_program(rng, random_program(rng), f"random{seed}")
+
+
+def _valu_entries(kinds):
+    from dmlemu.isa import opcodes as op
+    return [e.mnemonic for e in op.TABLE if e.unit == op.VALU and e.kind in kinds]
+
+
+@pytest.mark.parametrize("mnemonic", _valu_entries(("alu", "vcmp")))
+def test_every_valu_instruction_matches_reference(mnemonic):
+    """Each VALU instruction of the table, in a short random program of its own (specials in the
+    registers, constants and SGPR operands, EXEC changed by compares), fast against reference."""
+    from dmlemu.isa import opcodes as op
+    rng = np.random.default_rng(zlib.crc32(mnemonic.encode()))
+    is_cmp = op.BY_MNEMONIC[mnemonic].kind == "vcmp"
+    text = random_program(rng, only=mnemonic, steps=5)
+    if is_cmp:   # make sure the compare runs and its VCC reaches memory
+        text = text.replace("s_mov_b64 exec, s[30:31]", "v_cndmask_b32 v12, 0, 1, vcc\ns_mov_b64 exec, s[30:31]", 1)
+    run_random_program(rng, text, mnemonic, width=8, groups=2)
+
+
+def run_random_program(rng, text, name, width=None, groups=None):
+    width = int(rng.choice([4, 8, 16, 32, 64])) if width is None else width
+    groups, group_size = int(rng.integers(1, 6)) if groups is None else groups, 16
+    program = Program(assemble(text), name)
     out = []
     for gpu in (Gpu(TEACHING, wave_width=width), Gpu(TEACHING, wave_width=width)):
         gpu.dispatcher.batch_lanes = width * 2  # several batches, several waves per batch
