@@ -1,10 +1,11 @@
 """Benchmark: instruction rates, one microbenchmark kernel per rate class on each preset.
 
 Each kernel is a chain of 256 instructions of one class (v_mad_f32 for full rate, v_mad_f64,
-v_mul_lo_u32, v_min_u64, v_cvt_i32_f32) run by enough waves to fill every SIMD's slots eight times
+v_mul_lo_u32, v_min_u64, v_cvt_i32_f32, v_exp_f32 for the transcendental unit) run by enough waves to fill every SIMD's slots eight times
 over, with the timing model on. The table shows the dispatch's cycles and their ratio to the
 full-rate chain: the preset's valu_rate_cycles for that class (e.g. FP64 at 1/64 on the RTX 3070,
-1/16 on the RDNA presets), diluted only by the launch and the tail.
+1/16 on the RDNA presets; v_exp_f32 at 1/4 on the RDNA presets, 1/8 on the RTX 3070), diluted only by
+the launch and the tail.
 
     .venv/bin/python bench/bench_rates.py
 """

@@ -110,7 +110,9 @@ RX_7900_XTX = AdapterPreset(
     infinity_cache_latency_cycles=376,
     refresh_interval_cycles=9_750, refresh_cycles=300, submit_cycles=12_500, flush_cycles=3_750,
     dram_write_batch_bytes=24 * 768, dram_turnaround_cycles=26,
-    valu_rate_cycles=(("fp64", 16), ("int32_mul", 4), ("int64", 2)),
+    # transcendental: AMD "RDNA Architecture" whitepaper (2019), Vector ALUs: transcendental instructions (exp,
+    # log, rcp, rsq, sqrt, sin, cos) run on a separate quarter-rate unit beside each SIMD32: 4 cycles per pass.
+    valu_rate_cycles=(("fp64", 16), ("int32_mul", 4), ("int64", 2), ("transcendental", 4)),
     sources=(
         "AMD product page, Radeon RX 7900 XTX: 96 CUs, 2.5 GHz boost, 24 GB GDDR6, 960 GB/s.",
         "AMD RDNA3 ISA reference guide: 2 SIMD32 per CU, wave32 native, 16 wave slots per SIMD, "
@@ -145,7 +147,9 @@ RX_6800_XT = AdapterPreset(
     infinity_cache_latency_cycles=380,
     refresh_interval_cycles=8_775, refresh_cycles=270, submit_cycles=11_250, flush_cycles=3_375,
     dram_write_batch_bytes=16 * 768, dram_turnaround_cycles=23,
-    valu_rate_cycles=(("fp64", 16), ("int32_mul", 4), ("int64", 2)),
+    # transcendental: AMD "RDNA Architecture" whitepaper (2019), Vector ALUs: transcendental instructions (exp,
+    # log, rcp, rsq, sqrt, sin, cos) run on a separate quarter-rate unit beside each SIMD32: 4 cycles per pass.
+    valu_rate_cycles=(("fp64", 16), ("int32_mul", 4), ("int64", 2), ("transcendental", 4)),
     sources=(
         "AMD product page, Radeon RX 6800 XT: 72 CUs, 2.25 GHz boost, 16 GB GDDR6, 512 GB/s.",
         "AMD RDNA2 ISA reference guide: 2 SIMD32 per CU, wave32, 16 wave slots per SIMD.",
@@ -171,7 +175,9 @@ RTX_3070 = AdapterPreset(
     sector_bytes=32, l2_bytes=4 << 20, l2_bytes_per_cycle=1536, l2_latency_cycles=200, smem_latency_percent=40,
     refresh_interval_cycles=6_727, refresh_cycles=207, submit_cycles=8_625, flush_cycles=2_600,
     dram_write_batch_bytes=16 * 768, dram_turnaround_cycles=18,
-    valu_rate_cycles=(("fp64", 64), ("int32_mul", 2), ("conversion", 8), ("int64", 2)),
+    # transcendental: CUDA C++ Programming Guide, arithmetic instruction throughput, compute capability 8.6:
+    # 16 results per clock per SM for rcp, rsqrt, log2, exp2, sin, cos (the SFUs) against 128 FP32: 8 cycles.
+    valu_rate_cycles=(("fp64", 64), ("int32_mul", 2), ("conversion", 8), ("int64", 2), ("transcendental", 8)),
     sources=(
         "NVIDIA Ampere GA102/GA104 whitepaper: RTX 3070 has 46 SMs, 4 processing blocks each, warp 32.",
         "NVIDIA product page, GeForce RTX 3070: 1.725 GHz boost, 8 GB GDDR6, 448 GB/s.",
@@ -202,7 +208,8 @@ IRIS_XE = AdapterPreset(
     l2_bytes_per_cycle=512, l2_latency_cycles=180, smem_latency_percent=40,
     refresh_interval_cycles=5_265, refresh_cycles=243, submit_cycles=6_750, flush_cycles=4_050,
     dram_write_batch_bytes=8 * 768, dram_turnaround_cycles=27,
-    valu_rate_cycles=(("int32_mul", 4),),
+    # transcendental: an estimate, not a vendor figure: the EU's extended-math unit taken at quarter rate.
+    valu_rate_cycles=(("int32_mul", 4), ("transcendental", 4)),
     sources=(
         "Intel Xe-LP (Tiger Lake) graphics: 96 EUs, up to 1.35 GHz, SIMD8 EUs with 7 threads each; "
         "compute kernels run as SIMD16 threads (wave16, 2 passes on a SIMD8 EU).",

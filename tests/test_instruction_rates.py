@@ -1,6 +1,6 @@
 """Instruction rates from the ISA table (rate classes, isa/opcodes.py) and the presets
-(valu_rate_cycles, emulator/presets.py): FP64, 32-bit integer multiply, 64-bit integer and
-conversions issue at their class's rate; everything else at the table's one cycle per pass."""
+(valu_rate_cycles, emulator/presets.py): FP64, 32-bit integer multiply, 64-bit integer,
+conversions and transcendentals issue at their class's rate; everything else at the table's one cycle per pass."""
 import dataclasses
 
 import numpy as np
@@ -47,6 +47,19 @@ def test_fp64_on_the_rtx_3070_runs_at_a_64th_of_fp32():
     """The CUDA guide's compute capability 8.6 table: 2 FP64 results per clock per SM against 128 FP32."""
     assert chain_cycles(RTX_3070, "fp64") == 64 * chain_cycles(RTX_3070, "full")
     assert chain_cycles(RX_7900_XTX, "fp64") == 16 * chain_cycles(RX_7900_XTX, "full")
+
+
+def test_transcendentals_run_at_a_quarter_on_rdna_and_an_eighth_on_the_rtx_3070():
+    """AMD RDNA: a quarter-rate transcendental unit; CUDA guide, compute capability 8.6: 16 SFU results
+    per clock per SM against 128 FP32. Every f16/f32 exp, log, rcp, rsq, sqrt, sin and cos is in the class;
+    the f64 ones are FP64 and the fused multiply-add is full rate."""
+    for name in ("exp", "log", "rcp", "rsq", "sqrt", "sin", "cos"):
+        for t in ("f16", "f32"):
+            assert op.BY_MNEMONIC[f"v_{name}_{t}"].rate_class == "transcendental"
+    assert op.BY_MNEMONIC["v_rcp_f64"].rate_class == "fp64" and op.BY_MNEMONIC["v_fma_f32"].rate_class == "full"
+    for preset in (RX_7900_XTX, RX_6800_XT):
+        assert chain_cycles(preset, "transcendental") == 4 * chain_cycles(preset, "full")
+    assert chain_cycles(RTX_3070, "transcendental") == 8 * chain_cycles(RTX_3070, "full")
 
 
 def test_a_general_path_clip_pays_the_integer_multiply_rate():
