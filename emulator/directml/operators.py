@@ -1,27 +1,43 @@
 """Operator schemas and IDMLOperator: the per-operator tables that CreateOperator validates against.
 
-One `OperatorSchema` per operator dmlemu implements, transcribed from the operator's DirectML page
-(shared/seeds/*, DIRECTML_FACTS.md section 1.7): its tensors in binding order, the "Tensor support"
-table (one row per feature level, highest first; a row applies from its level upward), which tensors
-must agree on DataType / DimensionCount / Sizes, whether it has a ScaleBias and which FLOAT fields,
-and whether the output may alias an input (in-place execution). Validation, binding and recording
-read only these tables; there is no per-operator `if` chain elsewhere.
-"""
-from dataclasses import dataclass
+One `OperatorSchema` per operator dmlemu validates, transcribed from the operator's DirectML page
+(learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_<operator>_operator_desc, i.e.
+MicrosoftDocs/sdk-api sdk-api-src/content/directml/, and MicrosoftDocs/windows-ai-docs docs/directml/api
+for the pages added since DirectML 1.8; shared/seeds/*, DIRECTML_FACTS.md section 1.7): its tensors in
+binding order, the "Tensor support" table (one row per feature level, highest first; a row applies from
+its level upward; a tensor the table calls "Optional input" may be None from that row's level), which
+tensors must agree on DataType, DimensionCount or Sizes ("Tensor constraints"), the data type rules the
+field descriptions add (`TypeMatch`), tensors that must hold one element, the non-tensor fields
+(`AttributeSpec`: FLOAT, enum, DML_SCALAR_UNION and fused-activation fields and their rules), and whether
+the output may alias an input (in-place execution). Whether a desc has a ScaleBias is read from its
+struct. Validation, binding and recording read only these tables; there is no per-operator `if` chain
+elsewhere.
 
+DirectML broadcasts only through strides: the tensors of an element-wise operator have the same Sizes
+(a broadcast input has stride 0 along the broadcast dimensions), so "same Sizes" is the whole rule.
+"""
+from dataclasses import dataclass, replace
+
+from dmlemu.directml import enums as _enums
 from dmlemu.directml.enums import (
-    DML_FEATURE_LEVEL_1_0, DML_FEATURE_LEVEL_2_0, DML_FEATURE_LEVEL_2_1, DML_FEATURE_LEVEL_3_0,
-    DML_FEATURE_LEVEL_4_1, DML_FEATURE_LEVEL_5_0, DML_OPERATOR_ELEMENT_WISE_CLIP, DML_OPERATOR_ELEMENT_WISE_IDENTITY,
-    DML_OPERATOR_ELEMENT_WISE_IF, DML_OPERATOR_ELEMENT_WISE_THRESHOLD, OPERATOR_INTRODUCED_AT,
+    DML_FEATURE_LEVEL_1_0, DML_FEATURE_LEVEL_2_0, DML_FEATURE_LEVEL_2_1, DML_FEATURE_LEVEL_3_0, DML_FEATURE_LEVEL_3_1,
+    DML_FEATURE_LEVEL_4_0, DML_FEATURE_LEVEL_4_1, DML_FEATURE_LEVEL_5_0, DML_FEATURE_LEVEL_5_1, DML_FEATURE_LEVEL_6_0,
+    DML_FEATURE_LEVEL_6_2, DML_FEATURE_LEVEL_6_4, DML_IS_INFINITY_MODE, DML_ROUNDING_MODE, DML_TENSOR_DATA_TYPE,
+    OPERATOR_INTRODUCED_AT,
 )
 from dmlemu.directml.objects import IDMLDeviceChild
 from dmlemu.directml.structs import OPERATOR_DESC_TYPES
-from dmlemu.directml import enums as _enums
+
+L1_0, L2_0, L2_1, L3_0, L3_1, L4_0, L4_1, L5_0, L5_1, L6_0, L6_2, L6_4 = (
+    DML_FEATURE_LEVEL_1_0, DML_FEATURE_LEVEL_2_0, DML_FEATURE_LEVEL_2_1, DML_FEATURE_LEVEL_3_0, DML_FEATURE_LEVEL_3_1,
+    DML_FEATURE_LEVEL_4_0, DML_FEATURE_LEVEL_4_1, DML_FEATURE_LEVEL_5_0, DML_FEATURE_LEVEL_5_1, DML_FEATURE_LEVEL_6_0,
+    DML_FEATURE_LEVEL_6_2, DML_FEATURE_LEVEL_6_4)
 
 
 @dataclass(frozen=True)
 class TensorRole:
-    """One tensor field of an operator desc, in binding order."""
+    """One tensor field of an operator desc, in binding order; `optional`: the desc may leave it None
+    (from the first level whose support row calls it "Optional input"), and then it binds as NONE."""
     field: str              # the desc field, e.g. "InputTensor"
     is_output: bool = False
     optional: bool = False
@@ -29,10 +45,12 @@ class TensorRole:
 
 @dataclass(frozen=True)
 class TensorSupport:
-    """What one tensor accepts at one feature level: dimension counts and data type names."""
+    """What one tensor accepts at one feature level: dimension counts, data type names, and whether
+    the tensor may be left out (None; the table's "Optional input")."""
     min_dims: int
     max_dims: int
     data_types: tuple       # short names as in DirectML's tables: "FLOAT32", "INT8", ...
+    optional: bool = False
 
     def dims_text(self):
         if self.min_dims == self.max_dims:
@@ -48,15 +66,50 @@ class SupportRow:
 
 
 @dataclass(frozen=True)
+class TypeMatch:
+    """A data type rule from a field's description: `field`'s DataType must equal `other`'s, except
+    that where `other` is one of `exceptions`' first types it must be the paired second type; from
+    `until` upward (a DML_FEATURE_LEVEL) the rule no longer applies (None: at every level)."""
+    field: str
+    other: str
+    exceptions: tuple = ()  # (other's type, the type `field` must then have)
+    until: int = None
+
+    def required(self, other_type):
+        return dict(self.exceptions).get(other_type, other_type)
+
+
+# Attribute kinds: the C type of a non-tensor desc field.
+FLOAT = "FLOAT"                    # a C FLOAT -> np.float32
+ENUM = "ENUM"                      # an enum value -> int
+SCALAR_UNION = "DML_SCALAR_UNION"  # 8 bytes read as the data type another field names -> a NumPy scalar
+FUSED_ACTIVATION = "FUSED_ACTIVATION"   # _Maybenull_ const DML_OPERATOR_DESC* -> None or FusedActivation
+
+
+@dataclass(frozen=True)
+class AttributeSpec:
+    """One non-tensor field of an operator desc (ScaleBias aside) and the rules its page states."""
+    field: str
+    kind: str = FLOAT
+    enum: object = None             # ENUM: the enum type (a DML_* IntEnum)
+    matches: str = None             # ENUM of DML_TENSOR_DATA_TYPE: must equal this tensor's DataType
+    type_field: str = None          # SCALAR_UNION: the ENUM field that names its data type
+    at_least: float = None          # FLOAT: the smallest value allowed ...
+    at_least_until: int = None      # ... below this feature level only (None: at every level)
+
+
+@dataclass(frozen=True)
 class OperatorSchema:
     type: int                       # DML_OPERATOR_TYPE value
     name: str                       # without the DML_OPERATOR_ prefix, e.g. "ELEMENT_WISE_CLIP"
     tensors: tuple                  # TensorRole, inputs then outputs (binding order)
     support: tuple                  # SupportRow, highest level first
-    same_data_type: tuple           # fields that must share DataType
-    same_sizes: tuple               # fields that must share DimensionCount and Sizes
-    scale_bias: bool = False        # has an optional DML_SCALE_BIAS* ScaleBias field
-    float_fields: tuple = ()        # FLOAT attributes, e.g. ("Min", "Max")
+    same_data_type: tuple           # groups of fields that must share DataType
+    same_sizes: tuple               # groups of fields that must share DimensionCount and Sizes
+    same_dimension_count: tuple = ()  # groups of fields that must share DimensionCount only
+    type_matches: tuple = ()        # TypeMatch rules
+    single_element: tuple = ()      # fields whose tensor must hold exactly one element
+    attributes: tuple = ()          # AttributeSpec, every non-tensor field but ScaleBias, in C order
     in_place: bool = False          # the output may alias an input when binding
 
     @property
@@ -70,6 +123,16 @@ class OperatorSchema:
     @property
     def introduced_at(self):
         return OPERATOR_INTRODUCED_AT[self.type]
+
+    @property
+    def scale_bias(self):
+        """The desc has an optional DML_SCALE_BIAS* ScaleBias field."""
+        return "ScaleBias" in self.desc_type._fields_
+
+    @property
+    def float_fields(self):
+        """The FLOAT attributes, e.g. ("Min", "Max")."""
+        return tuple(a.field for a in self.attributes if a.kind == FLOAT)
 
     @property
     def inputs(self):
@@ -86,64 +149,270 @@ class OperatorSchema:
                 return row
         return None
 
+    def data_types_at(self, feature_level):
+        """Every data type some tensor of the operator accepts at `feature_level` (table order)."""
+        row = self.support_at(feature_level)
+        seen = {}
+        for role in self.tensors:
+            for name in row.tensors[role.field].data_types:
+                seen[name] = None
+        return tuple(seen)
+
 
 # ---- data type groups, named as in DirectML's tables ----------------------------------------------
 FLOATS = ("FLOAT32", "FLOAT16")
 INTS_8_TO_32 = ("INT32", "INT16", "INT8", "UINT32", "UINT16", "UINT8")
 INTS_64 = ("INT64", "UINT64")
+SIGNED_8_TO_32 = ("INT32", "INT16", "INT8")
+UNSIGNED_8_TO_32 = ("UINT32", "UINT16", "UINT8")
+ALL_10 = ("FLOAT32", "FLOAT16", "INT64", "INT32", "INT16", "INT8", "UINT64", "UINT32", "UINT16", "UINT8")
+ALL_11 = ("FLOAT64",) + ALL_10
+FLOAT_INTS_8_TO_32 = FLOATS + INTS_8_TO_32
+FLOAT_32_INTS = ("FLOAT32", "FLOAT16", "INT32", "UINT32")
+UINT32_8 = ("UINT32", "UINT8")
+SIGNED_FLOATS_64 = ("FLOAT32", "FLOAT16", "INT64", "INT32", "INT16", "INT8")
 
 
-def _unary_rows(*rows):
-    """Rows for an InputTensor -> OutputTensor operator whose two tensors accept the same things."""
-    return tuple(SupportRow(level, {"InputTensor": TensorSupport(lo, hi, types), "OutputTensor": TensorSupport(lo, hi, types)})
-                 for level, lo, hi, types in rows)
+class Optional(tuple):
+    """The data types of an "Optional input" row entry."""
 
 
-_UNARY_TENSORS = (TensorRole("InputTensor"), TensorRole("OutputTensor", is_output=True))
+def _dims(dims):
+    return (dims, dims) if isinstance(dims, int) else dims
 
-SCHEMAS = {schema.type: schema for schema in (
-    OperatorSchema(
-        type=DML_OPERATOR_ELEMENT_WISE_IDENTITY, name="ELEMENT_WISE_IDENTITY", tensors=_UNARY_TENSORS,
-        support=_unary_rows(
-            (DML_FEATURE_LEVEL_4_1, 1, 8, ("FLOAT64",) + FLOATS + INTS_64 + INTS_8_TO_32),
-            (DML_FEATURE_LEVEL_3_0, 1, 8, FLOATS + INTS_8_TO_32),
-            (DML_FEATURE_LEVEL_2_1, 4, 5, FLOATS + INTS_8_TO_32),
-            (DML_FEATURE_LEVEL_1_0, 4, 5, FLOATS)),
-        same_data_type=("InputTensor", "OutputTensor"), same_sizes=("InputTensor", "OutputTensor"),
-        scale_bias=True, in_place=True),
-    OperatorSchema(
-        type=DML_OPERATOR_ELEMENT_WISE_THRESHOLD, name="ELEMENT_WISE_THRESHOLD", tensors=_UNARY_TENSORS,
-        support=_unary_rows(
-            (DML_FEATURE_LEVEL_3_0, 1, 8, FLOATS + INTS_8_TO_32),
-            (DML_FEATURE_LEVEL_2_1, 4, 4, FLOATS + INTS_8_TO_32),
-            (DML_FEATURE_LEVEL_1_0, 4, 4, FLOATS)),
-        same_data_type=("InputTensor", "OutputTensor"), same_sizes=("InputTensor", "OutputTensor"),
-        scale_bias=True, float_fields=("Min",), in_place=True),
-    OperatorSchema(
-        type=DML_OPERATOR_ELEMENT_WISE_CLIP, name="ELEMENT_WISE_CLIP", tensors=_UNARY_TENSORS,
-        support=_unary_rows(
-            (DML_FEATURE_LEVEL_5_0, 1, 8, FLOATS + INTS_64 + INTS_8_TO_32),
-            (DML_FEATURE_LEVEL_3_0, 1, 8, FLOATS + INTS_8_TO_32),
-            (DML_FEATURE_LEVEL_2_1, 4, 4, FLOATS + INTS_8_TO_32),
-            (DML_FEATURE_LEVEL_1_0, 4, 4, FLOATS)),
-        same_data_type=("InputTensor", "OutputTensor"), same_sizes=("InputTensor", "OutputTensor"),
-        scale_bias=True, float_fields=("Min", "Max"), in_place=True),
-    OperatorSchema(
-        type=DML_OPERATOR_ELEMENT_WISE_IF, name="ELEMENT_WISE_IF",
-        tensors=(TensorRole("ConditionTensor"), TensorRole("ATensor"), TensorRole("BTensor"),
-                 TensorRole("OutputTensor", is_output=True)),
-        support=tuple(
-            SupportRow(level, {"ConditionTensor": TensorSupport(lo, hi, ("UINT8",)),
-                               "ATensor": TensorSupport(lo, hi, types), "BTensor": TensorSupport(lo, hi, types),
-                               "OutputTensor": TensorSupport(lo, hi, types)})
-            for level, lo, hi, types in (
-                (DML_FEATURE_LEVEL_5_0, 1, 8, ("FLOAT64",) + FLOATS + INTS_64 + INTS_8_TO_32),
-                (DML_FEATURE_LEVEL_3_0, 1, 8, FLOATS + INTS_8_TO_32),
-                (DML_FEATURE_LEVEL_2_0, 4, 4, ("FLOAT16",)))),
-        same_data_type=("ATensor", "BTensor", "OutputTensor"),
-        same_sizes=("ConditionTensor", "ATensor", "BTensor", "OutputTensor"),
-        in_place=False),
-)}
+
+def _rows(roles, *rows):
+    """Support rows from compact ones: (level, dims, types), where dims is a count or (min, max) and types
+    one tuple for every tensor, or a dict of field -> tuple with "*" for the fields it leaves out."""
+    fields = [role.field for role in roles]
+    built = []
+    for level, dims, types in rows:
+        lo, hi = _dims(dims)
+        per_field = types if isinstance(types, dict) else {"*": types}
+        tensors = {}
+        for field in fields:
+            entry = per_field.get(field, per_field.get("*"))
+            tensors[field] = TensorSupport(lo, hi, tuple(entry), optional=isinstance(entry, Optional))
+        built.append(SupportRow(level, tensors))
+    return tuple(built)
+
+
+def _roles(*fields):
+    """TensorRoles in binding order; the last field is the output."""
+    return tuple(TensorRole(f, is_output=(i == len(fields) - 1)) for i, f in enumerate(fields))
+
+
+UNARY = _roles("InputTensor", "OutputTensor")
+BINARY = _roles("ATensor", "BTensor", "OutputTensor")
+GRAD = _roles("InputTensor", "InputGradientTensor", "OutputGradientTensor")
+# The common tables (each DirectML page that repeats them is named in the operator lists below).
+FLOAT_ONLY_FL1 = ((L3_0, (1, 8), FLOATS), (L1_0, 4, FLOATS))                       # ACOS, EXP, ... (FL1.0)
+FLOAT_ONLY_FL2 = ((L3_0, (1, 8), FLOATS), (L2_0, 4, FLOATS))                       # ERF, SINH, ... (FL2.0)
+ACTIVATION_FL1 = ((L3_0, (1, 8), FLOATS), (L2_0, (4, 5), FLOATS), (L1_0, 4, FLOATS))  # ELU, SIGMOID, ...
+LOGICAL = ((L3_0, (1, 8), UINT32_8), (L2_0, 4, UINT32_8), (L1_0, 4, ("UINT32",)))  # AND, OR, XOR, NOT
+ADD_LIKE = ((L5_1, (1, 8), ALL_10), (L4_1, (1, 8), ("FLOAT32", "FLOAT16", "INT64", "INT32", "UINT64", "UINT32")),
+            (L3_0, (1, 8), FLOAT_32_INTS))
+BITWISE = ((L4_1, (1, 8), ALL_11), (L3_0, (1, 8), UNSIGNED_8_TO_32))                # BIT_AND, OR, XOR, NOT
+SHIFT = ((L4_1, (1, 8), ("UINT64",) + UNSIGNED_8_TO_32), (L3_0, (1, 8), UNSIGNED_8_TO_32),
+         (L2_1, 4, UNSIGNED_8_TO_32))
+MIN_MAX = ((L5_0, (1, 8), ALL_10), (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L2_1, 4, FLOAT_INTS_8_TO_32),
+           (L1_0, 4, FLOATS))
+MODULUS = ((L6_0, (1, 8), ALL_10), (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L2_1, 4, FLOAT_INTS_8_TO_32))
+COMPARE_OUT = {"OutputTensor": UINT32_8}
+COMPARISON_FL3 = ((L4_1, (1, 8), {"*": ALL_10, **COMPARE_OUT}), (L3_0, (1, 8), {"*": FLOAT_INTS_8_TO_32, **COMPARE_OUT}))
+COMPARISON_FL1 = COMPARISON_FL3 + (
+    (L2_1, 4, {"*": FLOAT_INTS_8_TO_32, **COMPARE_OUT}), (L2_0, 4, {"*": FLOATS, **COMPARE_OUT}),
+    (L1_0, 4, {"*": FLOATS, "OutputTensor": ("UINT32",)}))
+RELU_LIKE = ((L5_1, (1, 8), FLOATS + SIGNED_8_TO_32),) + ACTIVATION_FL1             # RELU, PARAMETERIZED_RELU
+
+ALPHA, BETA = AttributeSpec("Alpha"), AttributeSpec("Beta")
+# Activations that an operator's FusedActivation may name (docs/directml/dml-fused-activations.md,
+# "Activations that are supported for fusion"; ELEMENT_WISE_CLIP is listed for Convolution and GEMM only).
+FUSABLE_ACTIVATIONS = (
+    "ACTIVATION_LINEAR", "ACTIVATION_SIGMOID", "ACTIVATION_HARD_SIGMOID", "ACTIVATION_TANH", "ACTIVATION_SCALED_TANH",
+    "ACTIVATION_RELU", "ACTIVATION_LEAKY_RELU", "ACTIVATION_THRESHOLDED_RELU", "ACTIVATION_ELU", "ACTIVATION_CELU",
+    "ACTIVATION_SCALED_ELU", "ACTIVATION_SOFTPLUS", "ACTIVATION_PARAMETRIC_SOFTPLUS", "ACTIVATION_SOFTSIGN",
+    "ACTIVATION_IDENTITY", "ACTIVATION_SHRINK", "ACTIVATION_GELU")
+# Data types an output may have when a FusedActivation is given (the ADD1 page: "Fused activation may be
+# used only when the output datatype is FLOAT16 or FLOAT32").
+FUSED_ACTIVATION_TYPES = ("FLOAT32", "FLOAT16")
+
+
+def _op(name, tensors, rows, same_type=None, same_sizes=None, **fields):
+    """One schema. By default every tensor shares DataType, DimensionCount and Sizes (the constraint most
+    pages state); `same_type` / `same_sizes` give the groups where a page says otherwise ([] for none)."""
+    all_fields = tuple(t.field for t in tensors)
+    support = _rows(tensors, *rows)
+    tensors = tuple(replace(t, optional=any(row.tensors[t.field].optional for row in support)) for t in tensors)
+    return OperatorSchema(
+        type=int(_enums.DML_OPERATOR_TYPE["DML_OPERATOR_" + name]), name=name, tensors=tensors, support=support,
+        same_data_type=tuple(same_type) if same_type is not None else (all_fields,),
+        same_sizes=tuple(same_sizes) if same_sizes is not None else (all_fields,), **fields)
+
+
+_ONLY_SIZES = dict(same_type=[])        # "must have the same DimensionCount and Sizes" (types differ)
+_COMPARISON = dict(same_type=[("ATensor", "BTensor")])
+_MIN_MAX_TYPE = AttributeSpec("MinMaxDataType", ENUM, enum=DML_TENSOR_DATA_TYPE)
+_SCALAR_MIN = AttributeSpec("Min", SCALAR_UNION, type_field="MinMaxDataType")
+_SCALAR_MAX = AttributeSpec("Max", SCALAR_UNION, type_field="MinMaxDataType")
+
+_SCHEMA_LIST = [
+    # -- the four seed operators (shared/seeds), as before -----------------------------------------------
+    _op("ELEMENT_WISE_IDENTITY", UNARY, (
+        (L4_1, (1, 8), ("FLOAT64",) + FLOATS + INTS_64 + INTS_8_TO_32),
+        (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L2_1, (4, 5), FLOAT_INTS_8_TO_32), (L1_0, (4, 5), FLOATS)), in_place=True),
+    _op("ELEMENT_WISE_THRESHOLD", UNARY, (
+        (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L2_1, 4, FLOAT_INTS_8_TO_32), (L1_0, 4, FLOATS)),
+        attributes=(AttributeSpec("Min"),), in_place=True),
+    _op("ELEMENT_WISE_CLIP", UNARY, (
+        (L5_0, (1, 8), FLOATS + INTS_64 + INTS_8_TO_32), (L3_0, (1, 8), FLOAT_INTS_8_TO_32),
+        (L2_1, 4, FLOAT_INTS_8_TO_32), (L1_0, 4, FLOATS)),
+        attributes=(AttributeSpec("Min"), AttributeSpec("Max")), in_place=True),
+    _op("ELEMENT_WISE_IF", _roles("ConditionTensor", "ATensor", "BTensor", "OutputTensor"), (
+        (L5_0, (1, 8), {"*": ("FLOAT64",) + FLOATS + INTS_64 + INTS_8_TO_32, "ConditionTensor": ("UINT8",)}),
+        (L3_0, (1, 8), {"*": FLOAT_INTS_8_TO_32, "ConditionTensor": ("UINT8",)}),
+        (L2_0, 4, {"*": ("FLOAT16",), "ConditionTensor": ("UINT8",)})),
+        same_type=[("ATensor", "BTensor", "OutputTensor")]),
+
+    # -- unary with ScaleBias ----------------------------------------------------------------------------
+    _op("ELEMENT_WISE_ABS", UNARY, (
+        (L4_1, (1, 8), SIGNED_FLOATS_64), (L3_0, (1, 8), FLOATS + SIGNED_8_TO_32), (L2_1, 4, FLOATS + SIGNED_8_TO_32),
+        (L1_0, 4, FLOATS)), in_place=True),
+    *(_op("ELEMENT_WISE_" + name, UNARY, FLOAT_ONLY_FL1, in_place=True)
+      for name in ("ACOS", "ASIN", "ATAN", "CEIL", "COS", "EXP", "FLOOR", "LOG", "RECIP", "SIN", "SQRT", "TAN")),
+    *(_op("ELEMENT_WISE_" + name, UNARY, FLOAT_ONLY_FL2, in_place=True)
+      for name in ("ERF", "SINH", "COSH", "TANH", "ASINH", "ACOSH", "ATANH")),
+    _op("ELEMENT_WISE_CONSTANT_POW", UNARY, FLOAT_ONLY_FL1, attributes=(AttributeSpec("Exponent"),), in_place=True),
+    _op("ELEMENT_WISE_CLIP1", UNARY, ((L5_0, (1, 8), ALL_10),),
+        attributes=(AttributeSpec("MinMaxDataType", ENUM, enum=DML_TENSOR_DATA_TYPE, matches="OutputTensor"),
+                    _SCALAR_MIN, _SCALAR_MAX), in_place=True),
+
+    # -- unary without ScaleBias -------------------------------------------------------------------------
+    _op("ELEMENT_WISE_LOGICAL_NOT", UNARY, LOGICAL, in_place=True),
+    _op("ELEMENT_WISE_SIGN", UNARY, (
+        (L4_1, (1, 8), ALL_10), (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L2_1, 4, FLOAT_INTS_8_TO_32), (L2_0, 4, FLOATS)),
+        in_place=True),
+    _op("ELEMENT_WISE_IS_NAN", UNARY, (
+        (L3_0, (1, 8), {"InputTensor": FLOATS, "OutputTensor": UINT32_8}),
+        (L2_0, 4, {"InputTensor": FLOATS, "OutputTensor": UINT32_8})), **_ONLY_SIZES),
+    _op("ELEMENT_WISE_IS_INFINITY", UNARY, (
+        (L3_0, (1, 8), {"InputTensor": FLOATS, "OutputTensor": ("UINT8",)}),
+        (L2_1, 4, {"InputTensor": FLOATS, "OutputTensor": ("UINT8",)})),
+        attributes=(AttributeSpec("InfinityMode", ENUM, enum=DML_IS_INFINITY_MODE),), in_place=True, **_ONLY_SIZES),
+    _op("ELEMENT_WISE_ROUND", UNARY, ((L3_0, (1, 8), FLOATS), (L2_1, 4, FLOATS)),
+        attributes=(AttributeSpec("RoundingMode", ENUM, enum=DML_ROUNDING_MODE),), in_place=True),
+    _op("ELEMENT_WISE_BIT_NOT", UNARY, BITWISE, in_place=True),
+    _op("ELEMENT_WISE_BIT_COUNT", UNARY, (
+        (L4_1, (1, 8), {"InputTensor": ALL_11, "OutputTensor": UINT32_8}),
+        (L3_0, (1, 8), {"InputTensor": UNSIGNED_8_TO_32, "OutputTensor": UINT32_8})), **_ONLY_SIZES),
+    _op("ELEMENT_WISE_NEGATE", UNARY, ((L5_0, (1, 8), SIGNED_FLOATS_64),), in_place=True),
+
+    # -- binary ------------------------------------------------------------------------------------------
+    _op("ELEMENT_WISE_ADD", BINARY, ADD_LIKE + ((L2_1, (4, 5), FLOAT_32_INTS), (L1_0, (4, 5), FLOATS)), in_place=True),
+    _op("ELEMENT_WISE_MULTIPLY", BINARY, ADD_LIKE + ((L2_1, (4, 5), FLOAT_32_INTS), (L1_0, (4, 5), FLOATS)),
+        in_place=True),
+    _op("ELEMENT_WISE_SUBTRACT", BINARY, ADD_LIKE + ((L2_1, 4, FLOAT_32_INTS), (L1_0, 4, FLOATS)), in_place=True),
+    _op("ELEMENT_WISE_DIVIDE", BINARY, (
+        (L6_0, (1, 8), ALL_10), (L5_1, (1, 8), FLOAT_INTS_8_TO_32), (L3_0, (1, 8), FLOAT_32_INTS),
+        (L2_1, 4, FLOAT_32_INTS), (L1_0, 4, FLOATS)), in_place=True),
+    _op("ELEMENT_WISE_ADD1", _roles("ATensor", "BTensor", "OutputTensor"), (
+        (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L2_1, (4, 5), FLOAT_32_INTS), (L2_0, (4, 5), FLOATS)),
+        attributes=(AttributeSpec("FusedActivation", FUSED_ACTIVATION),), in_place=True),
+    _op("ELEMENT_WISE_MEAN", BINARY, ((L3_0, (1, 8), FLOAT_32_INTS), (L2_1, 4, FLOAT_32_INTS), (L1_0, 4, FLOATS)),
+        in_place=True),
+    _op("ELEMENT_WISE_MAX", BINARY, MIN_MAX, in_place=True),
+    _op("ELEMENT_WISE_MIN", BINARY, MIN_MAX, in_place=True),
+    *(_op("ELEMENT_WISE_" + name, BINARY, LOGICAL, in_place=True) for name in ("LOGICAL_AND", "LOGICAL_OR", "LOGICAL_XOR")),
+    *(_op("ELEMENT_WISE_" + name, BINARY, COMPARISON_FL1, **_COMPARISON)
+      for name in ("LOGICAL_EQUALS", "LOGICAL_GREATER_THAN", "LOGICAL_LESS_THAN")),
+    *(_op("ELEMENT_WISE_" + name, BINARY, COMPARISON_FL3, **_COMPARISON)
+      for name in ("LOGICAL_GREATER_THAN_OR_EQUAL", "LOGICAL_LESS_THAN_OR_EQUAL")),
+    _op("ELEMENT_WISE_BIT_SHIFT_LEFT", BINARY, SHIFT, in_place=True),
+    _op("ELEMENT_WISE_BIT_SHIFT_RIGHT", BINARY, SHIFT, in_place=True),
+    *(_op("ELEMENT_WISE_" + name, BINARY, BITWISE, in_place=True) for name in ("BIT_AND", "BIT_OR", "BIT_XOR")),
+    _op("ELEMENT_WISE_MODULUS_TRUNCATE", BINARY, MODULUS, in_place=True),
+    _op("ELEMENT_WISE_MODULUS_FLOOR", BINARY, MODULUS, in_place=True),
+    _op("ELEMENT_WISE_ATAN_YX", BINARY, ((L3_1, (1, 8), FLOATS),), in_place=True),
+    _op("ELEMENT_WISE_DIFFERENCE_SQUARE", BINARY, ((L3_1, (1, 8), FLOAT_32_INTS),), in_place=True),
+    _op("ELEMENT_WISE_POW", _roles("InputTensor", "ExponentTensor", "OutputTensor"), (
+        (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L1_0, 4, FLOATS)),
+        same_type=[("InputTensor", "OutputTensor")],
+        # "Until DML_FEATURE_LEVEL_3_0, ExponentTensor must match the type of InputTensor."
+        type_matches=(TypeMatch("ExponentTensor", "InputTensor", until=L3_0),), in_place=True),
+
+    # -- gradients -----------------------------------------------------------------------------------------
+    _op("ELEMENT_WISE_CLIP_GRAD", GRAD, ((L5_0, (1, 8), ALL_10), (L3_1, (1, 8), FLOAT_INTS_8_TO_32)),
+        attributes=(AttributeSpec("Min"), AttributeSpec("Max")), in_place=True),
+    _op("ELEMENT_WISE_CLIP_GRAD1", GRAD, ((L5_0, (1, 8), ALL_10),),
+        attributes=(AttributeSpec("MinMaxDataType", ENUM, enum=DML_TENSOR_DATA_TYPE, matches="OutputGradientTensor"),
+                    _SCALAR_MIN, _SCALAR_MAX), in_place=True),
+
+    # -- quantization --------------------------------------------------------------------------------------
+    _op("ELEMENT_WISE_QUANTIZE_LINEAR", _roles("InputTensor", "ScaleTensor", "ZeroPointTensor", "OutputTensor"), (
+        (L6_2, (1, 8), {"InputTensor": FLOATS + ("INT32",), "ScaleTensor": FLOATS,
+                        "ZeroPointTensor": Optional(("INT8", "UINT8")), "OutputTensor": ("INT8", "UINT8")}),
+        (L6_0, (1, 8), {"InputTensor": FLOATS + ("INT32",), "ScaleTensor": FLOATS, "*": ("INT8", "UINT8")}),
+        (L3_0, (1, 8), {"InputTensor": ("FLOAT32", "INT32"), "ScaleTensor": ("FLOAT32",), "*": ("INT8", "UINT8")}),
+        (L2_1, 4, {"InputTensor": ("FLOAT32", "INT32"), "ScaleTensor": ("FLOAT32",), "*": ("INT8", "UINT8")}),
+        (L1_0, 4, {"InputTensor": ("FLOAT32",), "ScaleTensor": ("FLOAT32",), "*": ("UINT8",)})),
+        same_type=[("OutputTensor", "ZeroPointTensor")],
+        # "If InputTensor is INT32, then ScaleTensor must be FLOAT32. Otherwise, ScaleTensor must have the
+        # same DataType as InputTensor."
+        type_matches=(TypeMatch("ScaleTensor", "InputTensor", exceptions=(("INT32", "FLOAT32"),)),)),
+    _op("ELEMENT_WISE_DEQUANTIZE_LINEAR", _roles("InputTensor", "ScaleTensor", "ZeroPointTensor", "OutputTensor"), (
+        (L6_2, (1, 8), {"*": INTS_8_TO_32, "ZeroPointTensor": Optional(INTS_8_TO_32), "ScaleTensor": FLOATS,
+                        "OutputTensor": FLOATS}),
+        (L6_0, (1, 8), {"*": INTS_8_TO_32, "ScaleTensor": FLOATS, "OutputTensor": FLOATS}),
+        (L3_0, (1, 8), {"*": INTS_8_TO_32, "ScaleTensor": ("FLOAT32",), "OutputTensor": ("FLOAT32",)}),
+        (L2_1, 4, {"*": INTS_8_TO_32, "ScaleTensor": ("FLOAT32",), "OutputTensor": ("FLOAT32",)}),
+        (L1_0, 4, {"*": ("UINT8",), "ScaleTensor": ("FLOAT32",), "OutputTensor": ("FLOAT32",)})),
+        same_type=[("InputTensor", "ZeroPointTensor"), ("OutputTensor", "ScaleTensor")]),
+    _op("ELEMENT_WISE_QUANTIZED_LINEAR_ADD",
+        _roles("ATensor", "AScaleTensor", "AZeroPointTensor", "BTensor", "BScaleTensor", "BZeroPointTensor",
+               "OutputScaleTensor", "OutputZeroPointTensor", "OutputTensor"), (
+        (L4_0, (1, 8), {"*": ("INT8", "UINT8"), "AScaleTensor": ("FLOAT32",), "BScaleTensor": ("FLOAT32",),
+                        "OutputScaleTensor": ("FLOAT32",), "AZeroPointTensor": Optional(("INT8", "UINT8")),
+                        "BZeroPointTensor": Optional(("INT8", "UINT8")),
+                        "OutputZeroPointTensor": Optional(("INT8", "UINT8"))}),),
+        same_type=[("ATensor", "AZeroPointTensor"), ("BTensor", "BZeroPointTensor"),
+                   ("OutputTensor", "OutputZeroPointTensor")],
+        same_sizes=[("ATensor", "BTensor", "OutputTensor")],
+        same_dimension_count=(("ATensor", "AScaleTensor", "AZeroPointTensor", "BTensor", "BScaleTensor",
+                               "BZeroPointTensor", "OutputScaleTensor", "OutputZeroPointTensor", "OutputTensor"),),
+        # "The expected number of elements in AScaleTensor is 1." (and for each scale / zero point)
+        single_element=("AScaleTensor", "AZeroPointTensor", "BScaleTensor", "BZeroPointTensor",
+                        "OutputScaleTensor", "OutputZeroPointTensor")),
+
+    # -- activations ---------------------------------------------------------------------------------------
+    *(_op("ACTIVATION_" + name, UNARY, ACTIVATION_FL1, attributes=attributes, in_place=True) for name, attributes in (
+        ("ELU", (ALPHA,)), ("HARD_SIGMOID", (ALPHA, BETA)), ("IDENTITY", ()), ("LEAKY_RELU", (ALPHA,)),
+        ("LINEAR", (ALPHA, BETA)), ("PARAMETRIC_SOFTPLUS", (ALPHA, BETA)),
+        ("SCALED_ELU", (ALPHA, AttributeSpec("Gamma"))), ("SCALED_TANH", (ALPHA, BETA)), ("SIGMOID", ()),
+        ("SOFTSIGN", ()), ("TANH", ()), ("THRESHOLDED_RELU", (ALPHA,)),
+        # "This value cannot be less than 1." (the SOFTPLUS page); DML_FEATURE_LEVEL_6_4 "Updated
+        # DML_OPERATOR_ACTIVATION_SOFTPLUS to allow Steepness < 1" (dml-feature-level-history).
+        ("SOFTPLUS", (AttributeSpec("Steepness", at_least=1.0, at_least_until=L6_4),)))),
+    _op("ACTIVATION_CELU", UNARY, ((L3_0, (1, 8), FLOATS),), attributes=(ALPHA,), in_place=True),
+    _op("ACTIVATION_GELU", UNARY, ((L5_1, (1, 8), FLOATS),)),
+    _op("ACTIVATION_HARD_SWISH", UNARY, ((L6_2, (1, 8), FLOATS),), attributes=(ALPHA, BETA), in_place=True),
+    _op("ACTIVATION_SWISH", UNARY, ((L6_2, (1, 8), FLOATS),), attributes=(AttributeSpec("SigmoidInputScale"),),
+        in_place=True),
+    _op("ACTIVATION_RELU", UNARY, RELU_LIKE, in_place=True),
+    _op("ACTIVATION_PARAMETERIZED_RELU", _roles("InputTensor", "SlopeTensor", "OutputTensor"), RELU_LIKE,
+        in_place=True),
+    _op("ACTIVATION_SHRINK", UNARY, (
+        (L5_1, (1, 8), FLOAT_INTS_8_TO_32), (L3_0, (1, 8), FLOATS), (L2_0, (4, 5), FLOATS)),
+        attributes=(AttributeSpec("Bias"), AttributeSpec("Threshold")), in_place=True),
+    _op("ACTIVATION_RELU_GRAD", GRAD, (
+        (L5_1, (1, 8), FLOATS + SIGNED_8_TO_32), (L4_0, (1, 8), FLOATS), (L3_0, (1, 8), FLOATS))),
+
+    # -- CAST ----------------------------------------------------------------------------------------------
+    _op("CAST", UNARY, (
+        (L4_1, (1, 8), ALL_11), (L3_1, (1, 8), ALL_10), (L3_0, 4, ALL_10),
+        (L1_0, 4, ("FLOAT32", "FLOAT16", "INT16", "INT8", "UINT16", "UINT8"))), **_ONLY_SIZES),
+]
+SCHEMAS = {schema.type: schema for schema in _SCHEMA_LIST}
+SCHEMAS_BY_NAME = {schema.name: schema for schema in _SCHEMA_LIST}
 
 
 # Each implemented operator's tensor fields in binding order, by name without DML_OPERATOR_ (what the
@@ -152,14 +421,30 @@ TENSOR_NAMES = {schema.name: tuple(role.field for role in schema.tensors) for sc
 
 
 def _check_tables():
-    """Each schema's first support row starts at the level that introduced the operator."""
+    """Each schema is consistent with its desc struct and with the operator table."""
+    assert len(SCHEMAS) == len(_SCHEMA_LIST)
     for schema in SCHEMAS.values():
+        fields = {t.field for t in schema.tensors}
         assert schema.support[-1].level == schema.introduced_at, schema.name
         levels = [row.level for row in schema.support]
-        assert levels == sorted(levels, reverse=True), schema.name
+        assert levels == sorted(levels, reverse=True) and len(set(levels)) == len(levels), schema.name
         for row in schema.support:
-            assert set(row.tensors) == {t.field for t in schema.tensors}, schema.name
-        assert {t.field for t in schema.tensors} <= set(schema.desc_type._fields_), schema.name
+            assert set(row.tensors) == fields, schema.name
+            assert not any(row.tensors[t.field].optional for t in schema.outputs), schema.name
+        groups = schema.same_data_type + schema.same_sizes + schema.same_dimension_count
+        assert all(set(group) <= fields for group in groups), schema.name
+        assert set(schema.single_element) <= fields, schema.name
+        assert {(m.field, m.other) for m in schema.type_matches} <= {(a, b) for a in fields for b in fields}, schema.name
+        attribute_fields = [a.field for a in schema.attributes]
+        desc_fields = [f for f in schema.desc_type._fields_ if f != "ScaleBias"]
+        assert desc_fields == [t.field for t in schema.tensors] + attribute_fields \
+            or sorted(desc_fields) == sorted([t.field for t in schema.tensors] + attribute_fields), schema.name
+        for spec in schema.attributes:
+            assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION), schema.name
+            assert spec.kind != ENUM or spec.enum is not None, schema.name
+            assert spec.type_field is None or spec.type_field in attribute_fields, schema.name
+    for name in FUSABLE_ACTIVATIONS:
+        assert SCHEMAS_BY_NAME[name].outputs and name.startswith("ACTIVATION_"), name
 
 
 _check_tables()

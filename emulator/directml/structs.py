@@ -105,6 +105,7 @@ class DML_SCALAR_UNION:
 
 # ---- operator descs (section 1.7) -------------------------------------------------------------------
 # Each: the operator type name (without DML_OPERATOR_), then its fields in C order with zero defaults.
+# Every ELEMENT_WISE operator of DML_FEATURE_LEVEL_6_4, the element-wise activations and CAST.
 _UNARY_SCALE_BIAS = ("IDENTITY", "ABS", "ACOS", "ASIN", "ATAN", "CEIL", "COS", "EXP", "FLOOR", "LOG", "RECIP",
                      "SIN", "SQRT", "TAN", "ERF", "SINH", "COSH", "TANH", "ASINH", "ACOSH", "ATANH")
 _UNARY = ("LOGICAL_NOT", "SIGN", "IS_NAN", "BIT_NOT", "BIT_COUNT", "NEGATE")
@@ -146,4 +147,28 @@ _operator_desc("DEQUANTIZE_LINEAR", InputTensor=None, ScaleTensor=None, ZeroPoin
 _operator_desc("QUANTIZED_LINEAR_ADD", ATensor=None, AScaleTensor=None, AZeroPointTensor=None, BTensor=None,
                BScaleTensor=None, BZeroPointTensor=None, OutputScaleTensor=None, OutputZeroPointTensor=None,
                OutputTensor=None)
-del _op
+
+
+def _other_desc(struct_name, op, **fields):
+    cls = _define(struct_name, f"The desc of DML_OPERATOR_{op}.", **fields)
+    OPERATOR_DESC_TYPES[int(_enums.DML_OPERATOR_TYPE["DML_OPERATOR_" + op])] = cls
+    return cls
+
+
+# The element-wise activations (DirectML.h): InputTensor, OutputTensor and their FLOAT coefficients.
+_ACTIVATIONS = {
+    "ELU": ("Alpha",), "CELU": ("Alpha",), "GELU": (), "HARD_SIGMOID": ("Alpha", "Beta"),
+    "HARD_SWISH": ("Alpha", "Beta"), "IDENTITY": (), "LEAKY_RELU": ("Alpha",), "LINEAR": ("Alpha", "Beta"),
+    "PARAMETRIC_SOFTPLUS": ("Alpha", "Beta"), "RELU": (), "SCALED_ELU": ("Alpha", "Gamma"),
+    "SCALED_TANH": ("Alpha", "Beta"), "SHRINK": ("Bias", "Threshold"), "SIGMOID": (), "SOFTPLUS": ("Steepness",),
+    "SOFTSIGN": (), "SWISH": ("SigmoidInputScale",), "TANH": (), "THRESHOLDED_RELU": ("Alpha",),
+}
+for _op, _floats in _ACTIVATIONS.items():
+    _other_desc(f"DML_ACTIVATION_{_op}_OPERATOR_DESC", "ACTIVATION_" + _op, InputTensor=None, OutputTensor=None,
+                **{name: 0.0 for name in _floats})
+_other_desc("DML_ACTIVATION_PARAMETERIZED_RELU_OPERATOR_DESC", "ACTIVATION_PARAMETERIZED_RELU",
+            InputTensor=None, SlopeTensor=None, OutputTensor=None)
+_other_desc("DML_ACTIVATION_RELU_GRAD_OPERATOR_DESC", "ACTIVATION_RELU_GRAD",
+            InputTensor=None, InputGradientTensor=None, OutputGradientTensor=None)
+_other_desc("DML_CAST_OPERATOR_DESC", "CAST", InputTensor=None, OutputTensor=None)
+del _op, _floats

@@ -18,6 +18,8 @@ Rules that are dmlemu's own choices rather than documented DirectML behaviour (s
 """
 from dataclasses import dataclass
 
+import numpy as np
+
 from dmlemu.com import (
     UINT32_MAX, UINT64_MAX, check_enum, check_flags, check_float, check_sequence, check_uint, enum_name, invalid,
     is_integer,
@@ -28,8 +30,12 @@ from dmlemu.directml.enums import (
     DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, OPERATOR_INTRODUCED_AT, DML_OPERATOR_TYPE, DML_OPERATOR_INVALID,
     DML_FEATURE_LEVEL,
 )
-from dmlemu.directml.operators import SCHEMAS
-from dmlemu.directml.structs import DML_BUFFER_TENSOR_DESC, DML_OPERATOR_DESC, DML_SCALE_BIAS, DML_TENSOR_DESC
+from dmlemu.directml.operators import (
+    ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION_TYPES, SCALAR_UNION, SCHEMAS,
+)
+from dmlemu.directml.structs import (
+    DML_BUFFER_TENSOR_DESC, DML_OPERATOR_DESC, DML_SCALAR_UNION, DML_SCALE_BIAS, DML_TENSOR_DESC,
+)
 
 # Element size in bits per data type (DirectMLX's DMLCalcBufferTensorSize); others give size 0.
 ELEMENT_SIZE_BITS = {
@@ -314,25 +320,9 @@ def validate_operator_desc(op_desc, feature_level, preset):
         raise invalid(f"DML_OPERATOR_DESC.Desc is {describe(desc)}; "
                       f"{schema.c_name} needs a {schema.desc_type.__name__}.")
     support = schema.support_at(feature_level)
-    tensors = tuple(validate_tensor(getattr(desc, role.field), role, support, schema, feature_level, preset)
+    tensors = tuple(_validate_role(schema, role, getattr(desc, role.field), support, feature_level, preset)
                     for role in schema.tensors)
-    by_field = {t.field: t for t in tensors}
-
-    first = by_field[schema.same_data_type[0]]
-    for field in schema.same_data_type[1:]:
-        other = by_field[field]
-        if other.data_type != first.data_type:
-            raise invalid(f"{field}.DataType is {c_type_name(other.data_type)} but {first.field}.DataType is "
-                          f"{c_type_name(first.data_type)}; {schema.c_name} requires the same DataType.")
-    first = by_field[schema.same_sizes[0]]
-    for field in schema.same_sizes[1:]:
-        other = by_field[field]
-        if len(other.sizes) != len(first.sizes):
-            raise invalid(f"{field}.DimensionCount is {len(other.sizes)} but {first.field}.DimensionCount is "
-                          f"{len(first.sizes)}; {schema.c_name} requires the same DimensionCount.")
-        if other.sizes != first.sizes:
-            raise invalid(f"{field}.Sizes is {format_uints(other.sizes)} but {first.field}.Sizes is "
-                          f"{format_uints(first.sizes)}; {schema.c_name} requires the same Sizes.")
+    _check_tensor_constraints(schema, {t.field: t for t in tensors if t is not None}, feature_level)
 
     scale_bias = None
     if schema.scale_bias and desc.ScaleBias is not None:
@@ -345,5 +335,150 @@ def validate_operator_desc(op_desc, feature_level, preset):
             raise invalid(f"ScaleBias is set but {tensors[0].field}.DataType is {c_type_name(data_type)}; "
                           f"dmlemu accepts ScaleBias only for FLOAT32 and FLOAT16 tensors.")
         scale_bias = (scale, bias)
-    floats = {field: check_float(getattr(desc, field), field) for field in schema.float_fields}
-    return OperatorInfo(schema=schema, tensors=tensors, scale_bias=scale_bias, floats=floats, attributes=dict(floats))
+    attributes = _validate_attributes(schema, desc, tensors, feature_level, "")
+    floats = {field: attributes[field] for field in schema.float_fields}
+    return OperatorInfo(schema=schema, tensors=tensors, scale_bias=scale_bias, floats=floats, attributes=attributes)
+
+
+def _validate_role(schema, role, tensor_desc, support, feature_level, preset):
+    """One tensor field: None where the support row marks it optional, else a validated TensorInfo."""
+    if tensor_desc is None:
+        if support.tensors[role.field].optional:
+            return None
+        optional_from = [row.level for row in schema.support if row.tensors[role.field].optional]
+        if optional_from:
+            raise invalid(f"{role.field} is None; {schema.c_name} requires it below {c_level_name(min(optional_from))} "
+                          f"(this device: {c_level_name(feature_level)}).")
+    return validate_tensor(tensor_desc, role, support, schema, feature_level, preset)
+
+
+def _check_tensor_constraints(schema, by_field, feature_level):
+    """The page's "Tensor constraints" and the data type rules of its field descriptions (absent
+    optional tensors take part in none)."""
+    op = schema.c_name
+    for group in schema.same_data_type:
+        present = [by_field[f] for f in group if f in by_field]
+        for other in present[1:]:
+            first = present[0]
+            if other.data_type != first.data_type:
+                raise invalid(f"{other.field}.DataType is {c_type_name(other.data_type)} but {first.field}.DataType is "
+                              f"{c_type_name(first.data_type)}; {op} requires the same DataType.")
+    for group in schema.same_sizes + schema.same_dimension_count:
+        present = [by_field[f] for f in group if f in by_field]
+        for other in present[1:]:
+            first = present[0]
+            if len(other.sizes) != len(first.sizes):
+                raise invalid(f"{other.field}.DimensionCount is {len(other.sizes)} but {first.field}.DimensionCount is "
+                              f"{len(first.sizes)}; {op} requires the same DimensionCount.")
+    for group in schema.same_sizes:
+        present = [by_field[f] for f in group if f in by_field]
+        for other in present[1:]:
+            first = present[0]
+            if other.sizes != first.sizes:
+                raise invalid(f"{other.field}.Sizes is {format_uints(other.sizes)} but {first.field}.Sizes is "
+                              f"{format_uints(first.sizes)}; {op} requires the same Sizes.")
+    for match in schema.type_matches:
+        if match.field not in by_field or match.other not in by_field:
+            continue
+        if match.until is not None and feature_level >= match.until:
+            continue
+        tensor, other = by_field[match.field], by_field[match.other]
+        required = match.required(other.type_name)
+        if tensor.type_name != required:
+            if required == other.type_name:
+                rule = f"{op} requires the same DataType"
+            else:
+                rule = f"{op} requires {PREFIX}{required} when {other.field}.DataType is {c_type_name(other.data_type)}"
+            if match.until is not None:
+                rule += f" below {c_level_name(match.until)}"
+            raise invalid(f"{tensor.field}.DataType is {c_type_name(tensor.data_type)} but {other.field}.DataType is "
+                          f"{c_type_name(other.data_type)}; {rule}.")
+    for field in schema.single_element:
+        tensor = by_field.get(field)
+        if tensor is not None and tensor.element_count != 1:
+            raise invalid(f"{field}.Sizes is {format_uints(tensor.sizes)} ({tensor.element_count} elements); {op} "
+                          f"expects exactly 1 element in {field}.")
+
+
+# NumPy scalar type of each data type a DML_SCALAR_UNION can be read as (little-endian, as on Windows).
+SCALAR_TYPES = {
+    "FLOAT32": np.float32, "FLOAT16": np.float16, "FLOAT64": np.float64, "INT8": np.int8, "INT16": np.int16,
+    "INT32": np.int32, "INT64": np.int64, "UINT8": np.uint8, "UINT16": np.uint16, "UINT32": np.uint32,
+    "UINT64": np.uint64,
+}
+
+
+def _validate_attributes(schema, desc, tensors, feature_level, prefix):
+    """Every non-tensor field but ScaleBias, by C field name (see OperatorInfo.attributes). `prefix`
+    names where the desc sits in the caller's desc ("FusedActivation.Desc." for a fused activation)."""
+    op = schema.c_name
+    by_field = {t.field: t for t in tensors if t is not None}
+    values = {}
+    for spec in schema.attributes:
+        where = prefix + spec.field
+        value = getattr(desc, spec.field)
+        if spec.kind == FLOAT:
+            value = check_float(value, where)
+            applies = spec.at_least_until is None or feature_level < spec.at_least_until
+            if spec.at_least is not None and applies and not value >= spec.at_least:
+                until = f" below {c_level_name(spec.at_least_until)}" if spec.at_least_until is not None else ""
+                raise invalid(f"{where} is {float(value)!r}; {op} requires {spec.field} >= {spec.at_least:g}{until} "
+                              f"(this device: {c_level_name(feature_level)}).")
+        elif spec.kind == ENUM:
+            member = check_enum(value, spec.enum, where)
+            if spec.matches is not None and spec.matches in by_field:
+                tensor = by_field[spec.matches]
+                if int(member) != tensor.data_type:
+                    raise invalid(f"{where} is {enum_name(spec.enum, member)}; it must match {spec.matches}.DataType "
+                                  f"({c_type_name(tensor.data_type)}) for {op}.")
+            value = int(member)
+        elif spec.kind == SCALAR_UNION:
+            if not isinstance(value, DML_SCALAR_UNION):
+                raise invalid(f"{where} is {describe(value)}; it must be a DML_SCALAR_UNION.")
+            type_name = short_type_name(values[spec.type_field])
+            scalar_type = SCALAR_TYPES.get(type_name)
+            if scalar_type is None:
+                raise invalid(f"{prefix}{spec.type_field} is {c_type_name(values[spec.type_field])}; a "
+                              f"DML_SCALAR_UNION cannot hold that data type ({where}).")
+            size = np.dtype(scalar_type).itemsize
+            value = np.frombuffer(value.Bytes[:size], dtype=np.dtype(scalar_type).newbyteorder("<"))[0]
+            value = scalar_type(value)
+        else:  # FUSED_ACTIVATION
+            value = _validate_fused_activation(schema, value, by_field, feature_level, where)
+        values[spec.field] = value
+    return values
+
+
+def _validate_fused_activation(schema, value, by_field, feature_level, where):
+    """A FusedActivation: None, or a DML_OPERATOR_DESC of a fusable activation with null tensors
+    (docs/directml/dml-fused-activations.md), on an operator whose output is FLOAT16 or FLOAT32."""
+    if value is None:
+        return None
+    op = schema.c_name
+    if not isinstance(value, DML_OPERATOR_DESC):
+        raise invalid(f"{where} is {describe(value)}; it must be a DML_OPERATOR_DESC or None.")
+    act_type = check_enum(value.Type, DML_OPERATOR_TYPE, f"{where}.Type")
+    name = act_type.name[len("DML_OPERATOR_"):]
+    if name not in FUSABLE_ACTIVATIONS:
+        raise invalid(f"{where}.Type is {act_type.name}; {op} can fuse only "
+                      f"{', '.join('DML_OPERATOR_' + n for n in FUSABLE_ACTIVATIONS)}.")
+    introduced = OPERATOR_INTRODUCED_AT[int(act_type)]
+    if introduced > feature_level:
+        raise invalid(f"{where}.Type is {act_type.name}, introduced in {c_level_name(introduced)}; "
+                      f"this device supports up to {c_level_name(feature_level)}.")
+    activation = SCHEMAS[int(act_type)]
+    if not isinstance(value.Desc, activation.desc_type):
+        raise invalid(f"{where}.Desc is {describe(value.Desc)}; {act_type.name} needs a "
+                      f"{activation.desc_type.__name__}.")
+    for role in activation.tensors:
+        if getattr(value.Desc, role.field) is not None:
+            raise invalid(f"{where}.Desc.{role.field} is {describe(getattr(value.Desc, role.field))}; a fused "
+                          f"activation's tensors must be None (NULL).")
+    for output in schema.outputs:
+        tensor = by_field[output.field]
+        if tensor.type_name not in FUSED_ACTIVATION_TYPES:
+            raise invalid(f"{where} is set but {output.field}.DataType is {c_type_name(tensor.data_type)}; "
+                          f"{op} accepts a fused activation only when the output data type is "
+                          f"{' or '.join(FUSED_ACTIVATION_TYPES)}.")
+    attributes = _validate_attributes(activation, value.Desc, (), feature_level, f"{where}.Desc.")
+    return FusedActivation(name=activation.name, attributes=attributes)
