@@ -1,6 +1,15 @@
 """Generates docs/ISA.md from the opcode table, so the reference can never drift from the code."""
-from dmlemu.isa import opcodes as op
+import inspect
+
 from dmlemu.isa import encoding, operands
+from dmlemu.isa import numerics as nm
+from dmlemu.isa import opcodes as op
+
+# The instruction-level numeric rules the semantics call, documented from their docstrings.
+RULES = (nm.canonicalize, nm.min_num, nm.max_num, nm.narrow_f16, nm.f16_arith, nm.float_to_int, nm.exp2, nm.log2,
+         nm.sin_revolutions, nm.cos_revolutions, nm.reciprocal, nm.square_root, nm.reciprocal_sqrt,
+         nm.round_integral, nm.fract, nm.fused_multiply_add, nm.float_class, nm.class_test, nm.ldexp_exact,
+         nm.int_to_float, nm.narrow_f64_to_f16)
 
 HEADER = """# The dmlemu instruction set
 
@@ -10,6 +19,10 @@ A test fails when this file is stale.
 dmlemu kernels run on a small vector ISA in the style of AMD GCN/RDNA: scalar (`s_`) instructions
 run once per wave, vector (`v_`) instructions once per active lane, under the EXEC mask. 64-bit
 values live in register pairs. See README.md for how a wave executes.
+
+Numeric rules: every instruction's result is a fixed rule that gives the same bits on every machine
+(section "Numeric rules" below, from isa/numerics.py; the golden model calls the same functions).
+The measured error of the transcendental instructions is in [ISA_PRECISION.md](ISA_PRECISION.md).
 """
 
 
@@ -43,4 +56,8 @@ def generate():
             lines.append(f"| 0x{e.opcode:03x} | `{e.mnemonic}` | {e.fmt} | {ops} | {types} | "
                          f"{e.issue_cycles} / {e.latency_cycles} | {e.rate_class} | {e.doc} |")
         lines.append("")
+    lines += ["## Numeric rules", "", "From `isa/numerics.py`: the functions the semantics above call, and their rules.", ""]
+    for fn in RULES:
+        signature = str(inspect.signature(fn))
+        lines += [f"### `numerics.{fn.__name__}{signature}`", "", inspect.cleandoc(fn.__doc__), ""]
     return "\n".join(lines)

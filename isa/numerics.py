@@ -4,6 +4,11 @@ These pin the numeric rules of ../shared/NUMERICS.md at the instruction level: c
 out of arithmetic, IEEE 754-2008 minNum/maxNum with -0 < +0, round-to-nearest-even narrowing, and
 float -> integer conversion that truncates, saturates and maps NaN to 0. Every function takes and
 returns NumPy arrays over lanes (any broadcastable shapes) and never loops over lanes.
+
+The second half holds the rules of the transcendental (exp2, log2, sin/cos in revolutions, rcp,
+rsq, sqrt), rounding, fused multiply-add, classification and conversion instructions: each is
+built from IEEE basic operations only, so it gives the same bits on every machine, and the golden
+model calls the same functions. docs/ISA.md prints every rule; docs/ISA_PRECISION.md the errors.
 """
 import numpy as np
 
