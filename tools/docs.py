@@ -6,6 +6,7 @@ blocks between markers, which are regenerated from the code so that they cannot 
     <!-- BEGIN file kernels/clip.s -->        a file of the repository, in a fenced code block
     <!-- BEGIN command step -->               the stdout of `dmlemu step` (any subcommand and arguments)
     <!-- BEGIN isa-summary -->                the instruction table summary (isa.opcodes)
+    <!-- BEGIN operators -->                  the DirectML operators dmlemu validates, by feature level
     ...
     <!-- END -->
 
@@ -19,7 +20,7 @@ import re
 import shlex
 
 __all__ = ["ROOT", "ISA_DOC", "README", "checkout_root", "isa_doc_text", "write_isa_doc", "isa_doc_is_current",
-           "isa_summary", "render_block", "update_readme", "readme_blocks"]
+           "isa_summary", "operator_table", "render_block", "update_readme", "readme_blocks"]
 
 # In a checkout (the editable install of `make test`) tools/ sits in the repository root, next to
 # docs/ and README.md. An installed wheel has dmlemu/tools/ in site-packages and no docs at all.
@@ -86,6 +87,45 @@ def isa_summary():
     return "\n".join(lines)
 
 
+def _level_text(level):
+    return f"{level >> 12}.{(level >> 8) & 0xF}"
+
+
+def operator_table():
+    """A Markdown table of every operator with a schema (dmlemu.directml.operators.SCHEMAS): the
+    feature level that introduced it, the data types its tensors accept at DML_FEATURE_LEVEL_6_4
+    (inputs, then the output's when they differ) and whether a microkernel runs it
+    (dmlemu.kernels.driver.has_kernel; without one, CreateOperator validates the desc and answers
+    E_NOTIMPL)."""
+    from dmlemu.directml.enums import DML_FEATURE_LEVEL_6_4
+    from dmlemu.directml.operators import SCHEMAS
+    from dmlemu.kernels.driver import has_kernel
+
+    def types(roles, row):
+        seen = {}
+        for role in roles:
+            for name in row.tensors[role.field].data_types:
+                seen[name] = None
+        return tuple(seen)
+
+    schemas = sorted(SCHEMAS.values(), key=lambda s: (s.introduced_at, s.type))
+    lines = ["| operator | introduced at | data types at DML_FEATURE_LEVEL_6_4 | kernel |", "|---|---|---|---|"]
+    for schema in schemas:
+        row = schema.support_at(DML_FEATURE_LEVEL_6_4)
+        inputs, outputs = types(schema.inputs, row), types(schema.outputs, row)
+        text = ", ".join(inputs)
+        if set(outputs) != set(inputs):
+            text += " &rarr; " + ", ".join(outputs)
+        lines.append(f"| `{schema.name}` | {_level_text(schema.introduced_at)} | {text} | "
+                     f"{'yes' if has_kernel(schema.name) else 'no'} |")
+    kernels = sum(has_kernel(s.name) for s in schemas)
+    lines.append("")
+    lines.append(f"{len(schemas)} operators validated, {kernels} with a kernel. The tables per feature level (dimension "
+                 f"counts, data types per tensor, optional tensors, attribute rules) are "
+                 f"`dmlemu.directml.operators.SCHEMAS`, transcribed from each operator's DirectML page.")
+    return "\n".join(lines)
+
+
 def _fence(text, lang=""):
     if not text.endswith("\n"):
         text += "\n"
@@ -122,7 +162,9 @@ def render_block(spec, main):
         return _fence(f"$ dmlemu {rest.strip()}\n" + _run_command(main, args), "text")
     if kind == "isa-summary":
         return isa_summary() + "\n"
-    raise ValueError(f"README block kind {kind!r} is not one of file, command, isa-summary")
+    if kind == "operators":
+        return operator_table() + "\n"
+    raise ValueError(f"README block kind {kind!r} is not one of file, command, isa-summary, operators")
 
 
 def readme_blocks(text):
