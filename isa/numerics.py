@@ -10,7 +10,16 @@ rsq, sqrt), rounding, fused multiply-add, classification and conversion instruct
 built from IEEE basic operations only, so it gives the same bits on every machine, and the golden
 model calls the same functions. docs/ISA.md prints every rule; docs/ISA_PRECISION.md the errors.
 """
+import decimal as _decimal
+
 import numpy as np
+
+__all__ = [
+    "CANONICAL_NAN_BITS", "CLASS_BITS", "canonical_nan", "canonicalize", "min_num", "max_num", "narrow_f16",
+    "f16_arith", "float_to_int", "exp2", "log2", "sin_revolutions", "cos_revolutions", "reciprocal",
+    "square_root", "reciprocal_sqrt", "round_integral", "fract", "round_sum_once", "fused_multiply_add",
+    "float_class", "class_test", "ldexp_exact", "int_to_float", "narrow_f64_to_f16", "popcount32",
+]
 
 CANONICAL_NAN_BITS = {
     np.dtype(np.float16): np.uint16(0x7E00),
@@ -134,7 +143,6 @@ def float_to_int(values, dtype):
 # instructions: it never runs instructions, but it shares the instruction-level rules.
 # Measured errors: docs/ISA_PRECISION.md (bench/isa_precision.py).
 # =================================================================================================
-import decimal as _decimal
 
 
 def _decimal_constants():
@@ -177,9 +185,13 @@ _SQRT2_BITS = 0x3FF6A09E667F3BCD   # float64 sqrt(2) rounded; the split point of
 
 
 def _horner(coefficients, x):
-    result = np.full_like(x, coefficients[-1])
-    for c in coefficients[-2::-1]:
-        result = result * x + c
+    # In place: one result array instead of two temporaries per step (the same operations, in the
+    # same order, so the same bits).
+    result = x * coefficients[-1]
+    result += coefficients[-2]
+    for c in coefficients[-3::-1]:
+        result *= x
+        result += c
     return result
 
 

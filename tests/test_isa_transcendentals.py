@@ -229,6 +229,20 @@ def test_fma_is_rounded_once(type_name, dtype):
     assert bits(got[0]) == 0 and bits(got[3]) == 0 and np.signbit(got[4])
 
 
+@settings(max_examples=scaled(300), deadline=None)
+@given(st.floats(width=32, allow_nan=False, allow_infinity=False), st.floats(width=32, allow_nan=False, allow_infinity=False),
+       st.floats(width=32, allow_nan=False, allow_infinity=False))
+def test_fma_f32_property(a, b, c):
+    r = run("v_fma_f32", f32(a), f32(b), f32(c))[0]
+    assert is_correctly_rounded(r, exact(a) * exact(b) + exact(c), np.float32)
+
+
+@settings(max_examples=scaled(300), deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_f64_to_f16_property(x):
+    assert is_correctly_rounded(run("v_cvt_f16_f64", np.array([x]))[0], exact(x), np.float16)
+
+
 def test_fma_differs_from_mad_where_fusing_matters():
     a = f32(1 + 2.0 ** -12)
     c = f32(-(1 + 2.0 ** -11))
