@@ -396,3 +396,23 @@ def test_ordered_unordered_and_f64_compares(type_name, dtype):
     assert run(f"v_cmp_u_{type_name}", a, b).tolist() == [False, True, True, True, False]
     assert run(f"v_cmp_eq_{type_name}", a, b).tolist() == [False, False, False, False, True]
     assert run(f"v_cmp_ne_{type_name}", a, b).tolist() == [True, True, True, True, False]
+
+
+def test_unsigned_division_sequence_with_rcp_iflag_is_exact():
+    """The AMD compilers' 32-bit unsigned division (v_cvt_f32_u32, v_rcp_iflag_f32, a scale by
+    0x4f7ffffe, v_cvt_u32_f32, one Newton step with v_mul_lo/v_mul_hi, two corrections), written
+    with this ISA's instructions: the quotient is exact for every divisor."""
+    rng = np.random.default_rng(11)
+    d = np.concatenate([np.array([1, 2, 3, 7, 641, 65535, 65536, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 1, 2 ** 32 - 1]),
+                        rng.integers(1, 2 ** 32, 3000), rng.integers(1, 2 ** 12, 1000)]).astype(np.uint32)
+    edges = [0, 1, 2 ** 32 - 1, 2 ** 31, 2 ** 31 - 1, 2 ** 32 - 2, 65536, 6, 640, 2 ** 32 - 1, 2 ** 32 - 1]
+    n = np.concatenate([edges, rng.integers(0, 2 ** 32, d.size - len(edges))]).astype(np.uint32)
+    scale = np.array([0x4F7FFFFE], dtype=np.uint32).view(np.float32)
+    estimate = run("v_cvt_u32_f32", run("v_mul_f32", run("v_rcp_iflag_f32", run("v_cvt_f32_u32", d)), scale))
+    error = run("v_mul_lo_u32", run("v_sub_u32", np.uint32(0), d), estimate)
+    estimate = run("v_add_u32", estimate, run("v_mul_hi_u32", estimate, error))
+    q = run("v_mul_hi_u32", n, estimate)
+    for _ in range(2):
+        r = run("v_sub_u32", n, run("v_mul_lo_u32", q, d))
+        q = np.where(r >= d, q + np.uint32(1), q)
+    assert np.array_equal(q, n // d)
