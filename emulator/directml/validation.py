@@ -16,6 +16,7 @@ Rules that are dmlemu's own choices rather than documented DirectML behaviour (s
   at initialization and kept in the persistent resource (docs/PERSISTENT_RESOURCES.md).
 - A 64-bit tensor (FLOAT64/INT64/UINT64) on an adapter without 64-bit support is E_INVALIDARG.
 """
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,7 +25,7 @@ from dmlemu.com import (
     UINT32_MAX, UINT64_MAX, check_enum, check_flags, check_float, check_sequence, check_uint, enum_name, invalid,
     is_integer,
 )
-from dmlemu.errors import E_NOTIMPL, HResultError, describe
+from dmlemu.errors import E_NOTIMPL, HResultError, describe, short_repr
 from dmlemu.directml.enums import (
     DML_TENSOR_DATA_TYPE, DML_TENSOR_FLAG_OWNED_BY_DML, DML_TENSOR_FLAGS, DML_TENSOR_TYPE_BUFFER, DML_TENSOR_TYPE,
     DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, OPERATOR_INTRODUCED_AT, DML_OPERATOR_TYPE, DML_OPERATOR_INVALID,
@@ -408,6 +409,13 @@ SCALAR_TYPES = {
 }
 
 
+def _named(value):
+    """A value in a sentence: numbers and strings by their repr, other objects by their kind."""
+    if isinstance(value, (numbers.Number, str, bytes, np.generic)) and not isinstance(value, bool):
+        return short_repr(value)
+    return describe(value)
+
+
 def _validate_attributes(schema, desc, tensors, feature_level, prefix):
     """Every non-tensor field but ScaleBias, by C field name (see OperatorInfo.attributes). `prefix`
     names where the desc sits in the caller's desc ("FusedActivation.Desc." for a fused activation)."""
@@ -434,7 +442,7 @@ def _validate_attributes(schema, desc, tensors, feature_level, prefix):
             value = int(member)
         elif spec.kind == SCALAR_UNION:
             if not isinstance(value, DML_SCALAR_UNION):
-                raise invalid(f"{where} is {describe(value)}; it must be a DML_SCALAR_UNION.")
+                raise invalid(f"{where} is {_named(value)}; it must be a DML_SCALAR_UNION.")
             type_name = short_type_name(values[spec.type_field])
             scalar_type = SCALAR_TYPES.get(type_name)
             if scalar_type is None:
@@ -456,7 +464,7 @@ def _validate_fused_activation(schema, value, by_field, feature_level, where):
         return None
     op = schema.c_name
     if not isinstance(value, DML_OPERATOR_DESC):
-        raise invalid(f"{where} is {describe(value)}; it must be a DML_OPERATOR_DESC or None.")
+        raise invalid(f"{where} is {_named(value)}; it must be a DML_OPERATOR_DESC or None.")
     act_type = check_enum(value.Type, DML_OPERATOR_TYPE, f"{where}.Type")
     name = act_type.name[len("DML_OPERATOR_"):]
     if name not in FUSABLE_ACTIVATIONS:
