@@ -257,19 +257,19 @@ _SCALAR_MIN = AttributeSpec("Min", SCALAR_UNION, type_field="MinMaxDataType")
 _SCALAR_MAX = AttributeSpec("Max", SCALAR_UNION, type_field="MinMaxDataType")
 
 _SCHEMA_LIST = [
-    # -- the four seed operators (shared/seeds), as before -----------------------------------------------
+    # -- the four seed operators (shared/seeds; data types in the pages' order) -------------------------
     _op("ELEMENT_WISE_IDENTITY", UNARY, (
-        (L4_1, (1, 8), ("FLOAT64",) + FLOATS + INTS_64 + INTS_8_TO_32),
-        (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L2_1, (4, 5), FLOAT_INTS_8_TO_32), (L1_0, (4, 5), FLOATS)), in_place=True),
+        (L4_1, (1, 8), ALL_11), (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L2_1, (4, 5), FLOAT_INTS_8_TO_32),
+        (L1_0, (4, 5), FLOATS)), in_place=True),
     _op("ELEMENT_WISE_THRESHOLD", UNARY, (
         (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L2_1, 4, FLOAT_INTS_8_TO_32), (L1_0, 4, FLOATS)),
         attributes=(AttributeSpec("Min"),), in_place=True),
     _op("ELEMENT_WISE_CLIP", UNARY, (
-        (L5_0, (1, 8), FLOATS + INTS_64 + INTS_8_TO_32), (L3_0, (1, 8), FLOAT_INTS_8_TO_32),
+        (L5_0, (1, 8), ALL_10), (L3_0, (1, 8), FLOAT_INTS_8_TO_32),
         (L2_1, 4, FLOAT_INTS_8_TO_32), (L1_0, 4, FLOATS)),
         attributes=(AttributeSpec("Min"), AttributeSpec("Max")), in_place=True),
     _op("ELEMENT_WISE_IF", _roles("ConditionTensor", "ATensor", "BTensor", "OutputTensor"), (
-        (L5_0, (1, 8), {"*": ("FLOAT64",) + FLOATS + INTS_64 + INTS_8_TO_32, "ConditionTensor": ("UINT8",)}),
+        (L5_0, (1, 8), {"*": ALL_11, "ConditionTensor": ("UINT8",)}),
         (L3_0, (1, 8), {"*": FLOAT_INTS_8_TO_32, "ConditionTensor": ("UINT8",)}),
         (L2_0, 4, {"*": ("FLOAT16",), "ConditionTensor": ("UINT8",)})),
         same_type=[("ATensor", "BTensor", "OutputTensor")]),
@@ -315,8 +315,7 @@ _SCHEMA_LIST = [
     _op("ELEMENT_WISE_DIVIDE", BINARY, (
         (L6_0, (1, 8), ALL_10), (L5_1, (1, 8), FLOAT_INTS_8_TO_32), (L3_0, (1, 8), FLOAT_32_INTS),
         (L2_1, 4, FLOAT_32_INTS), (L1_0, 4, FLOATS)), in_place=True),
-    _op("ELEMENT_WISE_ADD1", _roles("ATensor", "BTensor", "OutputTensor"), (
-        (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L2_1, (4, 5), FLOAT_32_INTS), (L2_0, (4, 5), FLOATS)),
+    _op("ELEMENT_WISE_ADD1", BINARY, ((L3_0, (1, 8), FLOATS), (L2_0, (4, 5), FLOATS)),
         attributes=(AttributeSpec("FusedActivation", FUSED_ACTIVATION),), in_place=True),
     _op("ELEMENT_WISE_MEAN", BINARY, ((L3_0, (1, 8), FLOAT_32_INTS), (L2_1, 4, FLOAT_32_INTS), (L1_0, 4, FLOATS)),
         in_place=True),
