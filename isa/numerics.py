@@ -18,7 +18,8 @@ __all__ = [
     "CANONICAL_NAN_BITS", "CLASS_BITS", "canonical_nan", "canonicalize", "min_num", "max_num", "narrow_f16",
     "f16_arith", "float_to_int", "exp2", "log2", "sin_revolutions", "cos_revolutions", "reciprocal",
     "square_root", "reciprocal_sqrt", "round_integral", "fract", "round_sum_once", "fused_multiply_add",
-    "float_class", "class_test", "ldexp_exact", "int_to_float", "narrow_f64_to_f16", "popcount32",
+    "float_class", "class_test", "ldexp_exact", "int_to_float", "narrow_f64_to_f16", "popcount32", "divide",
+    "bit_field_extract",
 ]
 
 CANONICAL_NAN_BITS = {
@@ -347,6 +348,33 @@ def reciprocal_sqrt(x, out_dtype):
         value = 1.0 / np.sqrt(x)
         value = np.where(x == 0.0, np.where(np.signbit(x), -np.inf, np.inf), value)
         return _finish(value, out_dtype, np.isnan(x) | (x < 0.0))
+
+
+def divide(a, b):
+    """a / b correctly rounded in the operands' type (IEEE division): float16/32 through the
+    float64 quotient (its rounding is innocuous: 53 >= 2p + 2), float64 directly. x / +-0 = +-inf
+    (sign of a xor b), 0 / 0 and inf / inf = NaN; NaN canonical; subnormals kept."""
+    with np.errstate(all="ignore"):
+        dtype = np.result_type(a, b)
+        if dtype == np.float64:
+            return canonicalize(np.divide(a, b))
+        wide_a, wide_b = _as_f64(a), _as_f64(b)
+        quotient = wide_a / wide_b
+        return _finish(quotient, dtype, np.isnan(quotient))
+
+
+def bit_field_extract(a, offset, width, signed):
+    """AMD V_BFE_U32 / V_BFE_I32: bits [offset, offset + width) of a (offset and width taken mod 32),
+    zero- or sign-extended; width 0 gives 0."""
+    a = np.asarray(a).astype(np.uint32).astype(np.int64)
+    o = np.asarray(offset).astype(np.int64) & 31
+    w = np.asarray(width).astype(np.int64) & 31
+    field = (a >> o) & ((np.int64(1) << w) - 1)
+    if signed:
+        sign = (field >> np.maximum(w - 1, 0)) & 1
+        field = np.where((w > 0) & (sign == 1), field - (np.int64(1) << w), field)
+        return field.astype(np.int32)
+    return field.astype(np.uint32)
 
 
 # ---- rounding to integral values ------------------------------------------------------------------

@@ -23,7 +23,8 @@ Semantics by `kind` (how the executor applies the function):
     wait    s_waitcnt: no functional effect; the wave waits until at most imm of its loads
             (vector and scalar) are outstanding
 
-Throughput classes (`rate_class`, VALU only): "full" (one issue cycle per wave pass), "fp64",
+Throughput classes (`rate_class`, VALU only): "full" (the table's issue cycles per wave pass: one,
+except the division instructions, which stand for a sequence), "fp64",
 "int64" (64-bit integer compares, min/max and widening: two or more hardware instructions),
 "int32_mul" (32-bit integer multiplies), "conversion" (conversions that involve no f64 and no 64-bit
 integer) and "transcendental" (exp, log, rcp, rsq, sqrt, sin, cos in f16 and f32: AMD's
@@ -449,6 +450,14 @@ for _k, _t in enumerate(("f16", "f32")):
     define(mnemonic=f"v_fma_{_t}", opcode=0x2A0 + _k, fmt="VOP3", operands=(VDST, VSRC, VSRC, VSRC),
            types=(_t,) * 4, doc=f"d = a * b + c rounded once (fused; numerics.fused_multiply_add); NaN canonical ({_t})",
            semantics=nm.fused_multiply_add, **_VALU)
+# Division as one instruction: AMD GPUs divide with a sequence (V_DIV_SCALE, V_RCP, four V_FMA,
+# V_DIV_FMAS, V_DIV_FIXUP) that gives the IEEE quotient; dmlemu folds it into one instruction,
+# timed as the sequence's ten issue cycles (fp64: the preset's FP64 rate, once: an underestimate).
+for _k, _t in enumerate(FLOAT_TYPES):
+    define(mnemonic=f"v_div_{_t}", opcode=0x2A3 + _k, fmt="VOP2", operands=(VDST, VSRC, VSRC), types=(_t,) * 3,
+           doc=f"d = a / b, correctly rounded (numerics.divide): x / +-0 = +-inf, 0 / 0 and inf / inf = NaN; "
+               f"one instruction for AMD's ten-instruction division sequence; NaN canonical ({_t})",
+           semantics=nm.divide, **{**_VALU, "issue_cycles": 10})
 define(mnemonic="v_ldexp_f32", opcode=0x2A2, fmt="VOP2", operands=(VDST, VSRC, VSRC), types=("f32", "f32", "i32"),
        doc="d = a * 2^b rounded once (subnormal results rounded to nearest even, overflow -> inf); "
            "NaN canonical",
@@ -487,6 +496,12 @@ define(mnemonic="v_add_u64", opcode=0x2BA, fmt="VOP3", operands=(VDST, VSRC, VSR
        doc="d = a + b (mod 2^64; AMD issues it as a carry pair)", semantics=lambda a, b: a + b, **_VALU)
 define(mnemonic="v_sub_u64", opcode=0x2BB, fmt="VOP3", operands=(VDST, VSRC, VSRC), types=("u64",) * 3,
        doc="d = a - b (mod 2^64; AMD issues it as a borrow pair)", semantics=lambda a, b: a - b, **_VALU)
+for _k, (_t, _signed) in enumerate((("u32", False), ("i32", True))):
+    define(mnemonic=f"v_bfe_{_t}", opcode=0x2BD + _k, fmt="VOP3", operands=(VDST, VSRC, VSRC, VSRC),
+           types=(_t, _t, "u32", "u32"),
+           doc=f"d = bits [b, b + c) of a (b and c mod 32), {'sign' if _signed else 'zero'}-extended; "
+               f"c = 0 gives 0 (AMD V_BFE_{_t.upper()})",
+           semantics=(lambda signed: lambda a, b, c: nm.bit_field_extract(a, b, c, signed))(_signed), **_VALU)
 define(mnemonic="v_mul_lo_u64", opcode=0x2BC, fmt="VOP3", operands=(VDST, VSRC, VSRC), types=("u64",) * 3,
        doc="d = a * b (low 64 bits; timed as a 64-bit integer operation, though hardware needs three "
            "32-bit multiplies and adds)", semantics=lambda a, b: a * b, **_VALU)

@@ -416,3 +416,37 @@ def test_unsigned_division_sequence_with_rcp_iflag_is_exact():
         r = run("v_sub_u32", n, run("v_mul_lo_u32", q, d))
         q = np.where(r >= d, q + np.uint32(1), q)
     assert np.array_equal(q, n // d)
+
+
+@pytest.mark.parametrize("type_name, dtype", [("f16", np.float16), ("f32", np.float32), ("f64", np.float64)])
+def test_division_is_correctly_rounded(type_name, dtype):
+    """Random bit patterns of every exponent (subnormal quotients and reciprocals included, where an
+    rcp-and-fma sequence without AMD's scaling goes wrong) against fractions; then the specials."""
+    rng = np.random.default_rng(12)
+    uint = UINT[np.dtype(dtype)]
+    width = np.dtype(dtype).itemsize * 8
+    a, b = (rng.integers(0, 2 ** width, 1500, dtype=np.uint64).astype(uint).view(dtype) for _ in range(2))
+    got = run(f"v_div_{type_name}", a, b)
+    for x, y, r in zip(a, b, got):
+        if np.isfinite(x) and np.isfinite(y) and y != 0:
+            assert is_correctly_rounded(r, exact(x) / exact(y), dtype), (x, y, r)
+    x = np.array([1.0, -1.0, 0.0, np.inf, 1.0, -0.0, np.nan], dtype=dtype)
+    y = np.array([0.0, 0.0, 0.0, np.inf, -np.inf, 5.0, 1.0], dtype=dtype)
+    got = run(f"v_div_{type_name}", x, y)
+    assert got[:2].tolist() == [np.inf, -np.inf] and np.signbit(got[4]) and got[4] == 0 and np.signbit(got[5])
+    assert (bits(got[[2, 3, 6]]) == bits(nm.canonical_nan(dtype))).all()
+
+
+def test_bit_field_extract():
+    rng = np.random.default_rng(13)
+    a = rng.integers(0, 2 ** 32, 400, dtype=np.uint64).astype(np.uint32)
+    offsets = rng.integers(0, 70, 400).astype(np.uint32)
+    widths = rng.integers(0, 70, 400).astype(np.uint32)
+    unsigned = run("v_bfe_u32", a, offsets, widths)
+    signed = run("v_bfe_i32", a.view(np.int32), offsets, widths)
+    for x, o, w, u, s in zip(a.tolist(), offsets.tolist(), widths.tolist(), unsigned.tolist(), signed.tolist()):
+        o, w = o & 31, w & 31
+        field = (x >> o) & ((1 << w) - 1)
+        assert u == field
+        assert s == (field - (1 << w) if w and field >> (w - 1) else field)
+    assert run("v_bfe_i32", np.array([0x80], np.int32), np.uint32(0), np.uint32(8)).tolist() == [-128]
