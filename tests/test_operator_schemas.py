@@ -312,6 +312,15 @@ def test_quantize_linear_scale_and_zero_point_rules():
                    for row in quantize.support for f in row.tensors)   # INT4/UINT4: DML_OPERATOR_QUANTIZE only
 
 
+def test_a_left_out_optional_tensor_keeps_its_binding_slot(monkeypatch):
+    monkeypatch.setattr("dmlemu.kernels.driver.has_kernel", lambda name: True)
+    quantize = SCHEMAS_BY_NAME["ELEMENT_WISE_QUANTIZE_LINEAR"]
+    types = {"InputTensor": "FLOAT16", "ScaleTensor": "FLOAT16", "OutputTensor": "UINT8"}
+    info = device(DML_FEATURE_LEVEL_6_2).CreateOperator(build_desc(quantize, types, 2))._info
+    assert info.tensors[2] is None and [t and t.field for t in info.inputs] == ["InputTensor", "ScaleTensor", None]
+    assert [t.field for t in info.outputs] == ["OutputTensor"]
+
+
 def test_quantized_linear_add_scales_hold_one_element():
     qla = SCHEMAS_BY_NAME["ELEMENT_WISE_QUANTIZED_LINEAR_ADD"]
     types = next(type_assignments(qla, qla.support[0]))

@@ -2,8 +2,10 @@
 
 `from dmlemu.directml import *` gives every DirectML enum constant with its C name and value, the
 structs, DMLCreateDevice / DMLCreateDevice1 / DMLCalcBufferTensorSize, and the interfaces IDMLDevice
-... IDMLCommandRecorder. The operators dmlemu implements are ELEMENT_WISE_IDENTITY, THRESHOLD, CLIP and
-IF; CreateOperator answers E_NOTIMPL for the others. See device.py for the emulated feature level.
+... IDMLCommandRecorder. CreateOperator validates every operator of operators.SCHEMAS (every
+ELEMENT_WISE operator, the element-wise activations and CAST) at the device's feature level, then answers
+E_NOTIMPL for one without a kernel yet (dmlemu.kernels.driver.has_kernel) and for any other operator.
+See device.py for the emulated feature level.
 """
 from dmlemu.directml import enums as _enums
 from dmlemu.directml import structs as _structs

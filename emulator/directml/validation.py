@@ -285,18 +285,18 @@ class OperatorInfo:
     subset (what the callers before `attributes` read).
     """
     schema: object
-    tensors: tuple                  # TensorInfo, binding order
+    tensors: tuple                  # TensorInfo, binding order (None: an optional tensor left out)
     scale_bias: tuple               # (scale, bias) as np.float32, or None
     floats: dict                    # FLOAT attributes, e.g. {"Min": np.float32(-1.0)}
     attributes: dict                # every non-tensor field but ScaleBias, validated (see above)
 
     @property
     def inputs(self):
-        return tuple(t for t in self.tensors if not t.is_output)
+        return tuple(t for t, role in zip(self.tensors, self.schema.tensors) if not role.is_output)
 
     @property
     def outputs(self):
-        return tuple(t for t in self.tensors if t.is_output)
+        return tuple(t for t, role in zip(self.tensors, self.schema.tensors) if role.is_output)
 
 
 def validate_operator_desc(op_desc, feature_level, preset):
