@@ -524,3 +524,614 @@ def calc_buffer_tensor_size(data_type_name, sizes, strides=None):
         size_in_bits = ((index_of_last_element + 1) * element_bits) & _U64
     size_in_bytes = ((size_in_bits + 7) & _U64) // 8
     return ((size_in_bytes + 3) & _U64) & ~3 & _U64
+
+
+# ---------------------------------------------------------------------------------------------
+# The element-wise family (docs/NUMERICS_ELEMENT_WISE.md): one function per operator, and `run`
+# ---------------------------------------------------------------------------------------------
+# Instruction-level primitives whose rounding the numeric rules define once (a correctly rounded
+# reciprocal, a fused multiply-add rounded once, float -> integer conversion, FLOAT16 narrowing)
+# come from isa/numerics.py; everything else here is plain NumPy on whole arrays.
+from dmlemu.isa import numerics as _nm   # noqa: E402  (primitives only; the ISA is never run)
+
+
+class _Work:
+    """The working precision of one float operator: FLOAT16 widened to float32 (or, with half
+    precision, every step rounded to float16), FLOAT32 in float32. Integer tensors work in their
+    own type (NumPy's integer arithmetic wraps, as the kernels' 32- and 64-bit registers do once
+    narrowed)."""
+
+    def __init__(self, dtype, half_precision=False):
+        self.storage = np.dtype(dtype)
+        self.is_float = self.storage.kind == "f"
+        self.half = bool(half_precision) and self.storage == np.float16
+        if self.storage == np.float16 and not self.half:
+            self.dtype = np.dtype(np.float32)
+        else:
+            self.dtype = self.storage
+
+    def widen(self, x):
+        """An input in the working type (FLOAT16 -> float32 is exact and keeps NaN payloads)."""
+        return np.asarray(x).astype(self.dtype)
+
+    def param(self, value):
+        """A FLOAT attribute in the working type: rounded to FLOAT32 (it is a C FLOAT), then to FLOAT16
+        with half precision."""
+        with np.errstate(over="ignore"):
+            return self.dtype.type(np.float32(value))
+
+    def _binary(self, fn, a, b):
+        with np.errstate(all="ignore"):
+            if self.half:   # a float16 sum, difference or product is exact in float64: one rounding
+                return _nm.narrow_f16(fn(np.asarray(a, np.float64), np.asarray(b, np.float64)))
+            return _nm.canonicalize(np.asarray(fn(np.asarray(a, self.dtype), np.asarray(b, self.dtype)),
+                                               dtype=self.dtype))
+
+    def add(self, a, b):
+        return self._binary(np.add, a, b)
+
+    def sub(self, a, b):
+        return self._binary(np.subtract, a, b)
+
+    def mul(self, a, b):
+        return self._binary(np.multiply, a, b)
+
+    def mad(self, a, b, c):
+        """a * b + c with the product and the sum each rounded (not fused)."""
+        return self.add(self.mul(a, b), c)
+
+    def fma(self, a, b, c):
+        dtype = self.dtype.type
+        return _nm.fused_multiply_add(np.asarray(a, self.dtype), np.asarray(b, self.dtype),
+                                      np.asarray(c, self.dtype)).astype(dtype)
+
+    def rcp(self, b):
+        return np.asarray(_nm.reciprocal(np.asarray(b, self.dtype), self.dtype), dtype=self.dtype)
+
+    def finish(self, y, canonical=False):
+        """The stored result: NaNs made canonical when `canonical` (operators that select rather than
+        compute), then FLOAT16 narrowed once (round to nearest even, NaN canonical) when widened."""
+        y = np.asarray(y)
+        if canonical and self.is_float:
+            y = _nm.canonicalize(y)
+        if self.is_float and self.storage == np.float16 and not self.half:
+            return _nm.narrow_f16(y.astype(np.float32))
+        return y.astype(self.storage)
+
+
+def _scale_biased(x, scale_bias, half_precision):
+    """(work, _Work): x in its working type after the optional ScaleBias."""
+    x = np.asarray(x)
+    _check_tensor_dtype(x.dtype)
+    w = _Work(x.dtype, half_precision)
+    if scale_bias is None:
+        return w.widen(x), w
+    with np.errstate(all="ignore"):
+        work = _working_values(x, scale_bias, half_precision)   # float32 (holding FLOAT16 values with half)
+    return _nm.canonicalize(work).astype(w.dtype), w
+
+
+def _same_dtype(*arrays):
+    arrays = [np.asarray(a) for a in arrays]
+    for a in arrays[1:]:
+        if a.dtype != arrays[0].dtype:
+            raise TypeError(f"the tensors of this operator share one data type, not {arrays[0].dtype} and {a.dtype}")
+    _check_tensor_dtype(arrays[0].dtype)
+    return arrays
+
+
+def _bits_of(x):
+    x = np.asarray(x)
+    return x.view(_BITS[x.dtype.itemsize])
+
+
+# ---- arithmetic -------------------------------------------------------------------------------------------
+def _arith(fn_name, a, b, half_precision, fused_activation=None):
+    a, b = _same_dtype(a, b)
+    w = _Work(a.dtype, half_precision)
+    with np.errstate(all="ignore"):
+        if not w.is_float:
+            return {"add": np.add, "sub": np.subtract, "mul": np.multiply}[fn_name](a, b).astype(a.dtype)
+        y = getattr(w, fn_name)(w.widen(a), w.widen(b))
+        canonical = False
+        if fused_activation is not None:
+            y, canonical = _apply_activation(fused_activation, y, w)
+        return w.finish(y, canonical)
+
+
+def add(a, b, half_precision=False):
+    """ELEMENT_WISE_ADD: a + b, rounded once in the working type; integers wrap."""
+    return _arith("add", a, b, half_precision)
+
+
+def add1(a, b, FusedActivation=None, half_precision=False):
+    """ELEMENT_WISE_ADD1: FusedActivation(a + b); the activation runs on the working value, before the
+    one narrowing to FLOAT16."""
+    return _arith("add", a, b, half_precision, FusedActivation)
+
+
+def subtract(a, b, half_precision=False):
+    """ELEMENT_WISE_SUBTRACT: a - b; integers wrap."""
+    return _arith("sub", a, b, half_precision)
+
+
+def multiply(a, b, half_precision=False):
+    """ELEMENT_WISE_MULTIPLY: a * b; integers keep the low bits."""
+    return _arith("mul", a, b, half_precision)
+
+
+def difference_square(a, b, half_precision=False):
+    """ELEMENT_WISE_DIFFERENCE_SQUARE: (a - b) * (a - b), each step rounded; integers wrap."""
+    a, b = _same_dtype(a, b)
+    w = _Work(a.dtype, half_precision)
+    with np.errstate(all="ignore"):
+        if not w.is_float:
+            d = np.subtract(a, b)
+            return np.multiply(d, d).astype(a.dtype)
+        d = w.sub(w.widen(a), w.widen(b))
+        return w.finish(w.mul(d, d))
+
+
+def mean(a, b, half_precision=False):
+    """ELEMENT_WISE_MEAN: (a + b) * 0.5, the sum rounded, then halved (exact unless subnormal)."""
+    a, b = _same_dtype(a, b)
+    w = _Work(a.dtype, half_precision)
+    return w.finish(w.mul(w.add(w.widen(a), w.widen(b)), w.dtype.type(0.5)))
+
+
+def minimum(a, b, half_precision=False):
+    """ELEMENT_WISE_MIN: minNum (one NaN -> the other operand, min(-0, +0) = -0); integers: min."""
+    a, b = _same_dtype(a, b)
+    w = _Work(a.dtype, half_precision)
+    return w.finish(min_num(w.widen(a), w.widen(b)))
+
+
+def maximum(a, b, half_precision=False):
+    """ELEMENT_WISE_MAX: maxNum (one NaN -> the other operand, max(-0, +0) = +0); integers: max."""
+    a, b = _same_dtype(a, b)
+    w = _Work(a.dtype, half_precision)
+    return w.finish(max_num(w.widen(a), w.widen(b)))
+
+
+_SIGN_BIT = {2: 0x8000, 4: 0x8000_0000, 8: 0x8000_0000_0000_0000}
+
+
+def abs_(x, scale_bias=None, half_precision=False):
+    """ELEMENT_WISE_ABS: the sign bit cleared for floats (NaN payloads kept; after a ScaleBias the NaN is
+    canonical first); integers: |x| with the most negative value wrapping to itself; unsigned: x."""
+    x = np.asarray(x)
+    _check_tensor_dtype(x.dtype)
+    if x.dtype.kind != "f":
+        with np.errstate(all="ignore"):
+            return np.abs(x) if x.dtype.kind == "i" else x.copy()
+    if scale_bias is None:
+        bits = _bits_of(x)
+        return (bits & bits.dtype.type(~_SIGN_BIT[x.dtype.itemsize] & ((1 << 8 * x.dtype.itemsize) - 1))).view(x.dtype)
+    work, w = _scale_biased(x, scale_bias, half_precision)
+    bits = _bits_of(work)
+    work = (bits & bits.dtype.type(_SIGN_BIT[work.dtype.itemsize] - 1)).view(work.dtype)
+    return w.finish(work)
+
+
+def negate(x, half_precision=False):
+    """ELEMENT_WISE_NEGATE: the sign bit flipped for floats (NaN payloads kept); integers: 0 - x (wraps)."""
+    x = np.asarray(x)
+    _check_tensor_dtype(x.dtype)
+    if x.dtype.kind == "f":
+        bits = _bits_of(x)
+        return (bits ^ bits.dtype.type(_SIGN_BIT[x.dtype.itemsize])).view(x.dtype)
+    with np.errstate(all="ignore"):
+        return np.subtract(x.dtype.type(0), x).astype(x.dtype)
+
+
+def sign(x, half_precision=False):
+    """ELEMENT_WISE_SIGN: 1 for x > 0, -1 for x < 0, else x itself (+-0 keep their sign, NaN canonical);
+    integers: (x > 0) - (x < 0)."""
+    x = np.asarray(x)
+    _check_tensor_dtype(x.dtype)
+    w = _Work(x.dtype, half_precision)
+    work = w.widen(x)
+    with np.errstate(all="ignore"):
+        if not w.is_float:
+            return ((work > 0).astype(x.dtype) - (work < 0).astype(x.dtype)).astype(x.dtype)
+        y = np.where(work > 0, w.dtype.type(1), np.where(work < 0, w.dtype.type(-1), work))
+    return w.finish(y, canonical=True)
+
+
+def _typed_bounds(w, low, high, dtype):
+    """CLIP1 / CLIP_GRAD1 bounds (DML_SCALAR_UNION values of the tensor's own type) in the working type."""
+    return w.dtype.type(dtype.type(low)), w.dtype.type(dtype.type(high))
+
+
+def clip1(x, Min, Max, scale_bias=None, half_precision=False):
+    """ELEMENT_WISE_CLIP1: maxNum(Min, minNum(g(x), Max)) with Min and Max of the tensor's type (no cast)."""
+    work, w = _scale_biased(x, scale_bias, half_precision)
+    low, high = _typed_bounds(w, Min, Max, np.asarray(x).dtype)
+    return w.finish(max_num(np.full_like(work, low), min_num(work, np.full_like(work, high))))
+
+
+def _clip_grad(x, gradient, low, high, half_precision):
+    x, gradient = _same_dtype(x, gradient)
+    w = _Work(x.dtype, half_precision)
+    work, grad = w.widen(x), w.widen(gradient)
+    with np.errstate(invalid="ignore"):
+        zero = (work <= low) | (work >= high)
+    return w.finish(np.where(zero, w.dtype.type(0), grad), canonical=True)
+
+
+def clip_grad(x, gradient, Min, Max, half_precision=False):
+    """ELEMENT_WISE_CLIP_GRAD: 0 where x <= Min or x >= Max, else the gradient (a NaN x passes it). Min and
+    Max are cast to the tensor's type as CLIP's are."""
+    x = np.asarray(x)
+    w = _Work(x.dtype, half_precision)
+    low = w.dtype.type(cast_bound(Min, x.dtype))
+    high = w.dtype.type(cast_bound(Max, x.dtype))
+    return _clip_grad(x, gradient, low, high, half_precision)
+
+
+def clip_grad1(x, gradient, Min, Max, half_precision=False):
+    """ELEMENT_WISE_CLIP_GRAD1: CLIP_GRAD with Min and Max of the tensor's type."""
+    x = np.asarray(x)
+    w = _Work(x.dtype, half_precision)
+    low, high = _typed_bounds(w, Min, Max, x.dtype)
+    return _clip_grad(x, gradient, low, high, half_precision)
+
+
+# ---- division -----------------------------------------------------------------------------------------------
+_DIVISION_BY_ZERO = "all bits set"
+
+
+def _integer_divide(a, b):
+    """(quotient, truncated remainder) of integer arrays: quotients round toward zero, the remainder has a's
+    sign; the most negative value / -1 wraps; x / 0 and x % 0 have all bits set (D3D's udiv rule)."""
+    a, b = _same_dtype(a, b)
+    dtype = a.dtype
+    wide = np.int64 if dtype.kind == "i" else np.uint64
+    aa, bb = a.astype(wide), b.astype(wide)
+    zero = bb == 0
+    safe = np.where(zero, 1, bb)
+    with np.errstate(all="ignore"):
+        if dtype.kind == "i":
+            q = np.abs(aa) // np.abs(safe) * np.where((aa < 0) != (safe < 0), -1, 1)
+        else:
+            q = aa // safe
+        r = aa - q * safe
+    ones = np.array(-1, dtype=np.int64).astype(wide)
+    q = np.where(zero, ones, q)
+    r = np.where(zero, ones, r)
+    return q.astype(dtype), r.astype(dtype), b
+
+
+def divide(a, b, half_precision=False):
+    """ELEMENT_WISE_DIVIDE. Floats: q = a * rcp(b), then one Newton correction q + fma(-q, b, a) * rcp(b)
+    (each step rounded once; rcp correctly rounded), and q itself where the correction is NaN (b or q zero
+    or infinite); see docs/NUMERICS_ELEMENT_WISE.md for how often this differs from IEEE a / b.
+    Integers: toward zero; x / 0 has all bits set."""
+    a, b = _same_dtype(a, b)
+    if a.dtype.kind != "f":
+        return _integer_divide(a, b)[0]
+    w = _Work(a.dtype, half_precision)
+    aw, bw = w.widen(a), w.widen(b)
+    with np.errstate(all="ignore"):
+        y = w.rcp(bw)
+        q = w.mul(aw, y)
+        r = w.fma(-q, bw, aw)
+        q1 = w.fma(r, y, q)
+        return w.finish(np.where(np.isnan(q1), q, q1))
+
+
+def modulus_truncate(a, b):
+    """ELEMENT_WISE_MODULUS_TRUNCATE (integers): a - trunc(a / b) * b, the sign of a; x % 0 has all bits set."""
+    return _integer_divide(a, b)[1]
+
+
+def modulus_floor(a, b):
+    """ELEMENT_WISE_MODULUS_FLOOR (integers): a - floor(a / b) * b, the sign of b; x % 0 has all bits set."""
+    q, r, b = _integer_divide(a, b)
+    if r.dtype.kind == "i":
+        with np.errstate(all="ignore"):
+            fix = (r != 0) & ((r < 0) != (b < 0)) & (b != 0)
+            r = np.where(fix, (r + b).astype(r.dtype), r)
+    return r
+
+
+# ---- rounding -------------------------------------------------------------------------------------------------
+def _round_like(x, scale_bias, half_precision, fn):
+    work, w = _scale_biased(x, scale_bias, half_precision)
+    with np.errstate(all="ignore"):
+        return w.finish(_nm.canonicalize(fn(work)))
+
+
+def ceil(x, scale_bias=None, half_precision=False):
+    """ELEMENT_WISE_CEIL: the smallest integral value >= g(x), exact; -0 and +-inf kept, NaN canonical."""
+    return _round_like(x, scale_bias, half_precision, np.ceil)
+
+
+def floor(x, scale_bias=None, half_precision=False):
+    """ELEMENT_WISE_FLOOR: the largest integral value <= g(x), exact."""
+    return _round_like(x, scale_bias, half_precision, np.floor)
+
+
+def round_(x, RoundingMode=0, half_precision=False):
+    """ELEMENT_WISE_ROUND: DML_ROUNDING_MODE 0 halves to nearest even, 1 toward zero, 2 halves away from zero
+    (DirectML's TOWARD_INFINITY: -2.5 -> -3, 2.5 -> 3). Exact; zeros keep their sign; NaN canonical."""
+    def fn(v):
+        t = np.trunc(v)
+        if int(RoundingMode) == 0:
+            return np.rint(v)
+        if int(RoundingMode) == 1:
+            return t
+        away = np.abs(v - t) >= 0.5
+        return np.where(away, t + np.copysign(v.dtype.type(1), v), t)
+    return _round_like(x, None, half_precision, fn)
+
+
+# ---- comparisons and logic ------------------------------------------------------------------------------------
+def _boolean(result, output_type):
+    return np.asarray(result).astype(_as_dtype(output_type or "UINT8"))
+
+
+_COMPARISONS = {"EQUALS": np.equal, "GREATER_THAN": np.greater, "LESS_THAN": np.less,
+                "GREATER_THAN_OR_EQUAL": np.greater_equal, "LESS_THAN_OR_EQUAL": np.less_equal}
+
+
+def compare(kind, a, b, output_type=None):
+    """ELEMENT_WISE_LOGICAL_<kind> (EQUALS, GREATER_THAN, ...): 1 where a <op> b holds, else 0 (IEEE: false
+    with a NaN operand); FLOAT16 compares exactly (as widened)."""
+    a, b = _same_dtype(a, b)
+    with np.errstate(invalid="ignore"):
+        return _boolean(_COMPARISONS[kind](a, b), output_type)
+
+
+def logical(kind, a, b=None, output_type=None):
+    """ELEMENT_WISE_LOGICAL_AND / OR / XOR / NOT on integer tensors: non-zero is true; 1 or 0 out."""
+    if kind == "NOT":
+        return _boolean(np.asarray(a) == 0, output_type)
+    a, b = _same_dtype(a, b)
+    fn = {"AND": np.logical_and, "OR": np.logical_or, "XOR": np.logical_xor}[kind]
+    return _boolean(fn(a != 0, b != 0), output_type)
+
+
+def is_nan(x, output_type=None):
+    """ELEMENT_WISE_IS_NAN: 1 for any NaN (quiet or signalling), else 0."""
+    return _boolean(np.isnan(np.asarray(x)), output_type)
+
+
+def is_infinity(x, InfinityMode=0, output_type=None):
+    """ELEMENT_WISE_IS_INFINITY: DML_IS_INFINITY_MODE 0 either infinity, 1 +inf only, 2 -inf only."""
+    x = np.asarray(x)
+    mode = int(InfinityMode)
+    hit = np.isinf(x) & (True if mode == 0 else (x > 0) if mode == 1 else (x < 0))
+    return _boolean(hit, output_type)
+
+
+# ---- bits -----------------------------------------------------------------------------------------------------
+def bit_and(a, b):
+    a, b = _same_dtype(a, b)
+    return np.bitwise_and(a, b)
+
+
+def bit_or(a, b):
+    a, b = _same_dtype(a, b)
+    return np.bitwise_or(a, b)
+
+
+def bit_xor(a, b):
+    a, b = _same_dtype(a, b)
+    return np.bitwise_xor(a, b)
+
+
+def bit_not(x):
+    return np.invert(np.asarray(x))
+
+
+def bit_count(x, output_type=None):
+    """ELEMENT_WISE_BIT_COUNT: the number of set bits of the element's own width."""
+    bits = _bits_of(x).astype(np.uint64)
+    count = np.zeros(bits.shape, dtype=np.uint64)
+    for _ in range(8 * np.asarray(x).dtype.itemsize):
+        count += bits & np.uint64(1)
+        bits >>= np.uint64(1)
+    return _boolean(count, output_type)
+
+
+def _shift_count(b):
+    """The shift count: B's value read as unsigned (a negative count is a huge one)."""
+    return _bits_of(b).astype(np.uint64)
+
+
+def bit_shift_left(a, b):
+    """ELEMENT_WISE_BIT_SHIFT_LEFT: a << b; a count of the register width (32; 64 for 64-bit types) or
+    more gives 0 (narrower types lose their bits earlier, as the shifted value is stored by its low bits)."""
+    a, b = _same_dtype(a, b)
+    width = 64 if a.dtype.itemsize == 8 else 32
+    n = _shift_count(b)
+    big = n >= width
+    bits = _bits_of(a.astype(np.int64 if a.dtype.kind == "i" else np.uint64)).astype(np.uint64)
+    shifted = bits << np.where(big, 0, n).astype(np.uint64)
+    return np.where(big, 0, shifted).astype(np.uint64).view(np.int64 if a.dtype.kind == "i" else np.uint64) \
+        .astype(a.dtype)
+
+
+def bit_shift_right(a, b):
+    """ELEMENT_WISE_BIT_SHIFT_RIGHT: logical for unsigned types, arithmetic for signed ones; a count of the
+    register width or more gives 0 (unsigned) or the sign in every bit (signed)."""
+    a, b = _same_dtype(a, b)
+    width = 64 if a.dtype.itemsize == 8 else 32
+    n = np.minimum(_shift_count(b), np.uint64(width))
+    if a.dtype.kind == "i":
+        return (a.astype(np.int64) >> np.minimum(n, width - 1).astype(np.int64)).astype(a.dtype)
+    big = n >= width
+    return np.where(big, 0, a.astype(np.uint64) >> np.where(big, 0, n)).astype(a.dtype)
+
+
+# ---- conversion -----------------------------------------------------------------------------------------------
+def cast(x, output_type):
+    """CAST to `output_type` (a DirectML name or a dtype). Floats -> floats: round to nearest even once, NaN
+    canonical (FLOAT16 -> FLOAT32 is exact and keeps the payload; a same-type cast copies bits); floats ->
+    integers: truncate, saturate, NaN -> 0; integers -> floats: round to nearest even (FLOAT16: through
+    FLOAT32, which is exact below 2^24, and every larger value overflows FLOAT16 anyway); integers ->
+    integers: two's complement, the low bits kept, sign- or zero-extended by the source's signedness."""
+    x = np.asarray(x)
+    _check_tensor_dtype(x.dtype)
+    out = _as_dtype(output_type)
+    if out == x.dtype:
+        return x.copy()
+    with np.errstate(all="ignore"):
+        if x.dtype.kind == "f" and out.kind == "f":
+            if x.dtype == np.float16 and out == np.float32:
+                return x.astype(np.float32)
+            if out == np.float16:
+                return _nm.narrow_f64_to_f16(_nm.canonicalize(x.astype(np.float64)))
+            return _nm.canonicalize(x.astype(np.float32 if x.dtype == np.float16 else x.dtype)).astype(out)
+        if x.dtype.kind == "f":
+            return float_to_int(x, out)
+        if out.kind == "f":
+            as32 = _nm.int_to_float(x, np.float32) if out != np.float64 else _nm.int_to_float(x, np.float64)
+            return as32.astype(out)
+        wide = x.astype(np.int64 if x.dtype.kind == "i" else np.uint64)
+        return wide.astype(out)
+
+
+# ---- activations ----------------------------------------------------------------------------------------------
+def _activation_fn(name):
+    """(fn(w, x, attributes, extra inputs) -> working result, canonical) of an activation by name."""
+    def relu(w, x, at, extra):
+        return max_num(x, np.zeros_like(x)) if w.is_float else np.maximum(x, 0), False
+
+    def leaky(w, x, at, extra):
+        return np.where(x < 0, w.mul(x, w.param(at["Alpha"])), x), True
+
+    def prelu(w, x, at, extra):
+        return np.where(x < 0, w.mul(x, extra[0]), x), True
+
+    def linear(w, x, at, extra):
+        return w.mad(x, w.param(at["Alpha"]), w.param(at["Beta"])), False
+
+    def hard_sigmoid(w, x, at, extra):
+        y = w.mad(x, w.param(at["Alpha"]), w.param(at["Beta"]))
+        return max_num(min_num(y, np.full_like(y, 1)), np.zeros_like(y)), False
+
+    def hard_swish(w, x, at, extra):
+        y, _ = hard_sigmoid(w, x, at, extra)
+        return w.mul(x, y), False
+
+    def shrink(w, x, at, extra):
+        bias, threshold = w.param(at["Bias"]), w.param(at["Threshold"])
+        with np.errstate(invalid="ignore"):
+            return np.where(x < -threshold, w.add(x, bias), np.where(x > threshold, w.sub(x, bias), 0)), True
+
+    def thresholded(w, x, at, extra):
+        with np.errstate(invalid="ignore"):
+            return np.where(x > w.param(at["Alpha"]), x, 0), True
+
+    def relu_grad(w, x, at, extra):
+        with np.errstate(invalid="ignore"):
+            return np.where(x > 0, extra[0], 0), True
+
+    def identity_(w, x, at, extra):
+        return x, False
+
+    return {"ACTIVATION_RELU": relu, "ACTIVATION_LEAKY_RELU": leaky, "ACTIVATION_PARAMETERIZED_RELU": prelu,
+            "ACTIVATION_LINEAR": linear, "ACTIVATION_HARD_SIGMOID": hard_sigmoid, "ACTIVATION_HARD_SWISH": hard_swish,
+            "ACTIVATION_SHRINK": shrink, "ACTIVATION_THRESHOLDED_RELU": thresholded,
+            "ACTIVATION_RELU_GRAD": relu_grad, "ACTIVATION_IDENTITY": identity_}[name]
+
+
+def _fused(fused):
+    if isinstance(fused, tuple):
+        return fused[0], dict(fused[1] or {})
+    return fused.name, dict(fused.attributes or {})
+
+
+def _apply_activation(fused, y, w):
+    name, attributes = _fused(fused)
+    with np.errstate(all="ignore"):
+        return _activation_fn(name.replace("DML_OPERATOR_", ""))(w, y, attributes, ())
+
+
+def activation(name, x, *extra, half_precision=False, **attributes):
+    """ACTIVATION_<name> (RELU, LEAKY_RELU, LINEAR, PARAMETERIZED_RELU (extra: the slope), HARD_SIGMOID,
+    HARD_SWISH, SHRINK, THRESHOLDED_RELU, RELU_GRAD (extra: the gradient), IDENTITY) on x, with its FLOAT
+    attributes by C field name (Alpha, Beta, Bias, Threshold)."""
+    arrays = _same_dtype(x, *extra)
+    w = _Work(arrays[0].dtype, half_precision)
+    with np.errstate(all="ignore"):
+        y, canonical = _activation_fn("ACTIVATION_" + name)(w, w.widen(arrays[0]), attributes,
+                                                            [w.widen(e) for e in arrays[1:]])
+        return w.finish(y, canonical)
+
+
+# ---- by name ----------------------------------------------------------------------------------------------------
+def _by_name():
+    table = {
+        "ELEMENT_WISE_IDENTITY": lambda i, at, sb, h, o: identity(i[0], sb, h),
+        "ELEMENT_WISE_THRESHOLD": lambda i, at, sb, h, o: threshold(i[0], at["Min"], sb, h),
+        "ELEMENT_WISE_CLIP": lambda i, at, sb, h, o: clip(i[0], at["Min"], at["Max"], sb, h),
+        "ELEMENT_WISE_IF": lambda i, at, sb, h, o: if_(*i),
+        "ELEMENT_WISE_ADD": lambda i, at, sb, h, o: add(*i, half_precision=h),
+        "ELEMENT_WISE_ADD1": lambda i, at, sb, h, o: add1(*i, FusedActivation=at.get("FusedActivation"),
+                                                          half_precision=h),
+        "ELEMENT_WISE_SUBTRACT": lambda i, at, sb, h, o: subtract(*i, half_precision=h),
+        "ELEMENT_WISE_MULTIPLY": lambda i, at, sb, h, o: multiply(*i, half_precision=h),
+        "ELEMENT_WISE_DIFFERENCE_SQUARE": lambda i, at, sb, h, o: difference_square(*i, half_precision=h),
+        "ELEMENT_WISE_MEAN": lambda i, at, sb, h, o: mean(*i, half_precision=h),
+        "ELEMENT_WISE_MIN": lambda i, at, sb, h, o: minimum(*i, half_precision=h),
+        "ELEMENT_WISE_MAX": lambda i, at, sb, h, o: maximum(*i, half_precision=h),
+        "ELEMENT_WISE_ABS": lambda i, at, sb, h, o: abs_(i[0], sb, h),
+        "ELEMENT_WISE_NEGATE": lambda i, at, sb, h, o: negate(i[0], h),
+        "ELEMENT_WISE_SIGN": lambda i, at, sb, h, o: sign(i[0], h),
+        "ELEMENT_WISE_CLIP1": lambda i, at, sb, h, o: clip1(i[0], at["Min"], at["Max"], sb, h),
+        "ELEMENT_WISE_CLIP_GRAD": lambda i, at, sb, h, o: clip_grad(*i, at["Min"], at["Max"], h),
+        "ELEMENT_WISE_CLIP_GRAD1": lambda i, at, sb, h, o: clip_grad1(*i, at["Min"], at["Max"], h),
+        "ELEMENT_WISE_DIVIDE": lambda i, at, sb, h, o: divide(*i, half_precision=h),
+        "ELEMENT_WISE_MODULUS_TRUNCATE": lambda i, at, sb, h, o: modulus_truncate(*i),
+        "ELEMENT_WISE_MODULUS_FLOOR": lambda i, at, sb, h, o: modulus_floor(*i),
+        "ELEMENT_WISE_CEIL": lambda i, at, sb, h, o: ceil(i[0], sb, h),
+        "ELEMENT_WISE_FLOOR": lambda i, at, sb, h, o: floor(i[0], sb, h),
+        "ELEMENT_WISE_ROUND": lambda i, at, sb, h, o: round_(i[0], at.get("RoundingMode", 0), h),
+        "ELEMENT_WISE_LOGICAL_NOT": lambda i, at, sb, h, o: logical("NOT", i[0], output_type=o),
+        "ELEMENT_WISE_IS_NAN": lambda i, at, sb, h, o: is_nan(i[0], o),
+        "ELEMENT_WISE_IS_INFINITY": lambda i, at, sb, h, o: is_infinity(i[0], at.get("InfinityMode", 0), o),
+        "ELEMENT_WISE_BIT_AND": lambda i, at, sb, h, o: bit_and(*i),
+        "ELEMENT_WISE_BIT_OR": lambda i, at, sb, h, o: bit_or(*i),
+        "ELEMENT_WISE_BIT_XOR": lambda i, at, sb, h, o: bit_xor(*i),
+        "ELEMENT_WISE_BIT_NOT": lambda i, at, sb, h, o: bit_not(i[0]),
+        "ELEMENT_WISE_BIT_COUNT": lambda i, at, sb, h, o: bit_count(i[0], o),
+        "ELEMENT_WISE_BIT_SHIFT_LEFT": lambda i, at, sb, h, o: bit_shift_left(*i),
+        "ELEMENT_WISE_BIT_SHIFT_RIGHT": lambda i, at, sb, h, o: bit_shift_right(*i),
+        "CAST": lambda i, at, sb, h, o: cast(i[0], o),
+    }
+    for kind in _COMPARISONS:
+        table[f"ELEMENT_WISE_LOGICAL_{kind}"] = (lambda k: lambda i, at, sb, h, o: compare(k, *i, output_type=o))(kind)
+    for kind in ("AND", "OR", "XOR"):
+        table[f"ELEMENT_WISE_LOGICAL_{kind}"] = (lambda k: lambda i, at, sb, h, o: logical(k, *i, output_type=o))(kind)
+    for name in ("RELU", "LEAKY_RELU", "LINEAR", "PARAMETERIZED_RELU", "HARD_SIGMOID", "HARD_SWISH", "SHRINK",
+                 "THRESHOLDED_RELU", "RELU_GRAD", "IDENTITY"):
+        table[f"ACTIVATION_{name}"] = (lambda n: lambda i, at, sb, h, o: activation(
+            n, *i, half_precision=h, **{k: v for k, v in at.items() if k != "FusedActivation"}))(name)
+    return table
+
+
+OPERATORS = _by_name()
+
+
+def run(name, inputs, attributes=None, scale_bias=None, half_precision=False, output_type=None):
+    """The golden result of operator `name` (without DML_OPERATOR_, e.g. ELEMENT_WISE_ADD) on NumPy arrays
+    `inputs` (binding order), with the desc's non-tensor fields `attributes` by C field name (as
+    validation.OperatorInfo.attributes has them), an optional ScaleBias (scale, bias) and the half-precision
+    flag. `output_type` is the output tensor's data type where it is not the inputs' (CAST, comparisons)."""
+    name = str(name)
+    if name.startswith("DML_OPERATOR_"):
+        name = name[len("DML_OPERATOR_"):]
+    if name not in OPERATORS:
+        raise KeyError(f"the golden model has no operator {name}")
+    return OPERATORS[name]([np.asarray(i) for i in inputs], dict(attributes or {}), scale_bias,
+                           bool(half_precision), output_type)
+
+
+__all__ += ["add", "add1", "subtract", "multiply", "difference_square", "mean", "minimum", "maximum", "abs_",
+            "negate", "sign", "clip1", "clip_grad", "clip_grad1", "divide", "modulus_truncate", "modulus_floor",
+            "ceil", "floor", "round_", "compare", "logical", "is_nan", "is_infinity", "bit_and", "bit_or",
+            "bit_xor", "bit_not", "bit_count", "bit_shift_left", "bit_shift_right", "cast", "activation",
+            "OPERATORS", "run"]

@@ -12,12 +12,15 @@ The same table lives in the persistent resource: CompileOperator packs it once, 
 initializer dispatch copies it into the persistent resource (kernels/initialize.s, whose own small
 constants are COPY_FIELDS below), and every execution reads it there (the launch's s[2:3]).
 
-Two orderings are part of the kernels' code, not only of this table: clip.s, threshold.s and
-identity.s load Min, Max, Scale and Bias with one s_load_dwordx4 from CB_MIN (so the four must be
-consecutive dwords, in that order), and address.inc loads a whole record with one s_load_dwordx8
-(so a record's fields must be consecutive dwords: size, magic, shift1, shift2, stride of tensor
-0 to 3). Any other offset may change here alone; tests/test_kernel_driver.py runs the kernels with a
-rearranged layout to prove it.
+Three orderings are part of the kernels' code, not only of this table: element_wise_head.inc loads
+Min, Max, Scale and Bias with one s_load_dwordx4 from CB_MIN (so the four must be consecutive dwords,
+in that order) and PARAM0 .. PARAM7 with one s_load_dwordx8 from CB_PARAM0, and address.inc loads a
+whole record with one s_load_dwordx8 (so a record's fields must be consecutive dwords: size, magic,
+shift1, shift2, stride of tensor 0 to 3). Any other offset may change here alone;
+tests/test_kernel_driver.py runs the kernels with a rearranged layout to prove it.
+
+An operator whose kernel reads no PARAM field gets a buffer that ends with the last other field
+(`Layout.pack(..., params=False)`): 288 bytes with this layout, as before the PARAM fields existed.
 """
 import struct
 from dataclasses import dataclass
@@ -53,7 +56,12 @@ FIELDS = (
     Field(name="BIAS", offset=28, type="f32", meaning="ScaleBias Bias (FLOAT32 bits; 0.0 without ScaleBias)"),
     Field(name="RECORDS", offset=32, size=MAX_RECORDS * RECORD_BYTES, type="records",
           meaning="dimension records (RECORD_FIELDS), innermost dimension first; unused records are zero"),
-)
+) + tuple(
+    Field(name=f"PARAM{i}", offset=288 + 4 * i,
+          meaning=f"attribute dword {i} of the operator and its FusedActivation (kernels/element_wise_ops.py "
+                  f"says which; FLOAT32 bits or the tensor type's bits); absent for operators without any")
+    for i in range(8))
+PARAM_FIELDS = tuple(f"PARAM{i}" for i in range(8))
 
 RECORD_FIELDS = (
     Field(name="SIZE", offset=0, meaning="size of the dimension (the divisor)"),
@@ -137,10 +145,16 @@ class Layout:
         symbols.update(CB_RECORD_BYTES=self.record_bytes, CB_MAX_RECORDS=self.max_records, CB_BYTES=self.total_bytes)
         return symbols
 
-    def pack(self, values, records=()):
+    @property
+    def bytes_without_params(self):
+        """The buffer's size for a kernel that reads no PARAM field: up to the end of the last other field."""
+        return max(f.end for f in self.fields if f.name not in PARAM_FIELDS)
+
+    def pack(self, values, records=(), params=True):
         """The buffer's bytes (a uint8 array): `values` maps field names to numbers (u32 fields take
         integers in 0 .. 2**32-1, f32 fields any number, stored as FLOAT32 bits); `records` is one
-        {record field name: integer} per dimension, innermost first. Anything not given is zero."""
+        {record field name: integer} per dimension, innermost first. Anything not given is zero.
+        `params=False`: the kernel reads no PARAM field, and the buffer ends at bytes_without_params."""
         records = list(records)
         if len(records) > self.max_records:
             raise ValueError(f"{len(records)} dimension records; the constant buffer holds {self.max_records}")
@@ -155,7 +169,12 @@ class Layout:
             for name, value in record.items():
                 f = self.record_field(name)
                 words[(base + r * self.record_bytes + f.offset) // 4] = _encode(f, value)
-        return words.view(np.uint8).copy()
+        data = words.view(np.uint8).copy()
+        if not params:
+            if any(name in PARAM_FIELDS for name in values):
+                raise ValueError("PARAM fields given for a buffer without them")
+            data = data[:self.bytes_without_params].copy()
+        return data
 
 
 def _encode(field, value):
@@ -201,5 +220,5 @@ def pack_copy(values):
         words[by_name[name].offset // 4] = _encode(by_name[name], value)
     return words.view(np.uint8).copy()
 
-__all__ = ["Field", "Layout", "FIELDS", "RECORD_FIELDS", "LAYOUT", "MAX_RECORDS", "RECORD_BYTES",
+__all__ = ["Field", "Layout", "FIELDS", "PARAM_FIELDS", "RECORD_FIELDS", "LAYOUT", "MAX_RECORDS", "RECORD_BYTES",
            "CONSTANTS_BYTES", "f32_bits", "COPY_FIELDS", "COPY_BYTES", "copy_symbols", "pack_copy"]

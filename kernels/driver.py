@@ -21,26 +21,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dmlemu.directml.operators import TENSOR_NAMES   # the DirectML desc's tensor fields, in binding order
 from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE
 from dmlemu.functional.wave_dispatcher import KernelLaunch
 from dmlemu.functional.executor import Program
 from dmlemu.isa.assembler import assemble_file
-from dmlemu.kernels.constant_buffer import LAYOUT, copy_symbols
+from dmlemu.kernels.constant_buffer import LAYOUT, PARAM_FIELDS, copy_symbols, f32_bits
+from dmlemu.kernels.element_wise_ops import OPERATORS
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
-SOURCES = {
-    "ELEMENT_WISE_IDENTITY": "identity.s",
-    "ELEMENT_WISE_THRESHOLD": "threshold.s",
-    "ELEMENT_WISE_CLIP": "clip.s",
-    "ELEMENT_WISE_IF": "if.s",
-}
+# The sources of the operators with a listing of their own (the tools' `asm --variant` reads this);
+# every other operator of the table is element_wise.s with its body from element_wise_bodies.inc.
+SOURCES = {name: row.source for name, row in OPERATORS.items() if row.source != "element_wise.s"}
 
 
 def has_kernel(operator):
     """Whether a microkernel exists for `operator` (its name without DML_OPERATOR_, e.g. ELEMENT_WISE_ADD).
     CreateOperator answers E_NOTIMPL for a validated operator this is False for."""
-    return operator in SOURCES
+    return operator in OPERATORS
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -127,57 +124,237 @@ def division_magic(d):
     return magic & 0xFFFFFFFF, min(l, 1), max(l - 1, 0)
 
 
-def variant_symbols(operator, data_type, packed, scale_bias, half, layout=LAYOUT, *, wide=False):
+def tensor_types(operator, data_type):
+    """The data type of each tensor (binding order) when the operator's deciding tensor has `data_type`:
+    IF's condition is UINT8, comparisons write UINT8, every other tensor has `data_type`."""
+    op = OPERATORS[operator]
+    types = [data_type] * len(op.tensors)
+    if op.type_tensor == 1:
+        types[0] = "UINT8"
+    if op.output == "u32":
+        types[-1] = op.output_types[0]
+    return tuple(types)
+
+
+_INT_KIND = {"INT8": "i32", "INT16": "i32", "INT32": "i32", "UINT8": "u32", "UINT16": "u32", "UINT32": "u32",
+             "INT64": "i64", "UINT64": "u64"}
+_NARROW_CLAMP = {"INT8": (-128, 127), "INT16": (-32768, 32767), "UINT8": (None, 255), "UINT16": (None, 65535)}
+
+
+def cast_steps(source, target):
+    """The instructions of CAST from `source` to `target` (data type names), after the head has loaded the
+    input into v10 (v[10:11] for 64-bit types; FLOAT16 widened to f32) and before the store of v10
+    (v[10:11]): [(mnemonic, destination, source operands)]. Narrow integers are stored by their low bits."""
+    x = "v[10:11]" if VARIANTS[source].pair else "v10"
+    y = "v[10:11]" if VARIANTS[target].pair else "v10"
+    kind = "f32" if source == "FLOAT16" else {"FLOAT32": "f32", "FLOAT64": "f64"}.get(source, _INT_KIND.get(source))
+    if source == target or (source == "FLOAT16" and target == "FLOAT32"):
+        return []
+    if kind in ("f32", "f64"):
+        if target == "FLOAT16":
+            return [(f"v_cvt_f16_{kind}", y, x)]
+        if target in ("FLOAT32", "FLOAT64"):
+            return [(f"v_cvt_{VARIANTS[target].compute}_{kind}", y, x)]
+        if kind == "f32" or target in ("INT32", "UINT32", "INT64", "UINT64"):
+            name = {"INT8": "i8", "UINT8": "u8", "INT16": "i16", "UINT16": "u16"}.get(target, VARIANTS[target].compute)
+            return [(f"v_cvt_{name}_{kind}", y, x)]
+        low, high = _NARROW_CLAMP[target]   # f64 -> a narrow integer: saturate to 32 bits, then to the type
+        wide = "i32" if low is not None else "u32"
+        steps = [(f"v_cvt_{wide}_f64", y, x), (f"v_min_{wide}", y, f"{y}, {high}")]
+        if low is not None:
+            steps.append(("v_max_i32", y, f"{y}, {low}"))
+        return steps
+    # integer sources
+    if target in ("FLOAT16", "FLOAT32"):
+        steps = [(f"v_cvt_f32_{kind}", "v10", x)]   # FLOAT16: f32 first; exact below 2^24, inf above 65519
+        return steps + ([("v_cvt_f16_f32", "v10", "v10")] if target == "FLOAT16" else [])
+    if target == "FLOAT64":
+        return [(f"v_cvt_f64_{kind}", y, x)]
+    if VARIANTS[target].pair and not VARIANTS[source].pair:
+        return [("v_cvt_i64_i32" if kind == "i32" else "v_cvt_u64_u32", y, x)]   # extend by the source's sign
+    if VARIANTS[source].pair and not VARIANTS[target].pair:
+        return [("v_cvt_u32_u64", y, x)]   # the low 32 bits
+    return []
+
+
+def _activation_row(activation):
+    """The table row of a FusedActivation (a name like ACTIVATION_RELU), or None."""
+    if activation is None:
+        return None
+    if activation not in OPERATORS or not activation.startswith("ACTIVATION_"):
+        raise ValueError(f"FusedActivation {activation} has no kernel body")
+    return OPERATORS[activation]
+
+
+def _param_slots(op, act, types, compute):
+    """[(symbol, first dword, dwords, encoding)] of every attribute packed into PARAM0.., the operator's
+    then its FusedActivation's."""
+    slots, at = [], 0
+    for row in (op, act):
+        if row is None:
+            continue
+        for name, encoding in row.params:
+            width = 2 if encoding == "tensor" and compute in ("f64", "i64", "u64") else 1
+            slots.append((f"P_{name.upper()}", at, width, encoding))
+            at += width
+    if at > len(PARAM_FIELDS):
+        raise ValueError(f"{op.name} needs {at} attribute dwords; the constant buffer has {len(PARAM_FIELDS)}")
+    return slots
+
+
+def variant_symbols(operator, data_type, packed, scale_bias, half, layout=LAYOUT, *, wide=False, types=None,
+                    activation=None):
     """The assembler symbols that select one variant of an operator's kernel source.
 
     `operator` is the operator's name without DML_OPERATOR_ (ELEMENT_WISE_CLIP), `data_type` a
-    DirectML data type name (FLOAT16); `packed`: every tensor dense and in the same order;
-    `scale_bias`: the desc has a ScaleBias; `half`: FLOAT16 computed in FLOAT16; `wide`: a size or a
-    stride of the general path needs more than 24 bits (32-bit multiply-adds). Every variant
-    also gets the byte offsets the kernel reads at: DESC_T0 .. DESC_T3 (descriptor table slot of
-    tensor 0 .. 3) and one CB_<FIELD> per field of the constant buffer `layout`.
+    DirectML data type name (FLOAT16) of the tensor that decides the variant (the first input; IF's
+    ATensor); `types` the data type of every tensor when they differ otherwise than `tensor_types`
+    says (CAST); `packed`: every tensor dense and in the same order; `scale_bias`: the desc has a
+    ScaleBias; `half`: FLOAT16 computed in FLOAT16; `wide`: a size or a stride of the general path
+    needs more than 24 bits (32-bit multiply-adds); `activation`: the FusedActivation's name
+    (ACTIVATION_RELU) or None. Every variant also gets the byte offsets the kernel reads at: DESC_T0 ..
+    (descriptor table slot of each tensor) and one CB_<FIELD> per field of the constant buffer `layout`.
     """
-    v = VARIANTS[data_type]
-    widen = data_type == "FLOAT16" and not half
-    compute = "f16" if (data_type == "FLOAT16" and half) else v.compute
-    reg = (lambda n: f"v[{n}:{n + 1}]") if v.pair else (lambda n: f"v{n}")
-    tensors = 4 if operator == "ELEMENT_WISE_IF" else 2
-    shift = v.size.bit_length() - 1
+    op = OPERATORS[operator]
+    act = _activation_row(activation)
+    types = tuple(types) if types is not None else tensor_types(operator, data_type)
+    main = types[op.type_tensor]
+    v = VARIANTS[main]
+    n = len(types)
+    half = bool(half) and main == "FLOAT16" and op.output != "any"
+    moves_bits = (op.bits == "always" or (op.bits == "without_scale_bias" and not scale_bias)
+                  or (op.bits == "cast" and types[0] == types[-1]))
+    widen = main == "FLOAT16" and not half and not moves_bits
+    compute = "f16" if half else v.compute
+    reg_of = lambda t: (lambda r: f"v[{r}:{r + 1}]") if VARIANTS[t].pair else (lambda r: f"v{r}")
+    reg = reg_of(main)
+    inputs = [reg_of(t)(10 + 2 * i) for i, t in enumerate(types[:-1])]
+    if op.type_tensor == 1:                   # IF: the condition byte in v9, a and b in v10, v12
+        inputs = ["v9"] + [reg_of(t)(10 + 2 * i) for i, t in enumerate(types[1:-1])]
+    x = inputs[op.type_tensor]
+    shifts = [VARIANTS[t].size.bit_length() - 1 for t in types]
+    t_base = 12 + 2 * n if op.bounds and v.bound_cvt != "none" and n > 2 else 16   # temporaries after LO, HI
+    body = op.body if op.body != "DIVIDE" else ("FLOAT_DIVIDE" if v.is_float else "INTEGER_DIVIDE")
+    float_bits = {"f16": (0x8000, 0x7FFF, 0x3C00, 0xBC00)}.get(compute, (0x80000000, 0x7FFFFFFF, 0x3F800000,
+                                                                          0xBF800000))
+    raw_f16 = main == "FLOAT16" and moves_bits       # ABS, NEGATE without ScaleBias: the stored bits
+    width = 64 if v.pair else 32
     symbols = {
-        "PACKED": int(packed), "SCALE_BIAS": int(scale_bias), "HALF": int(half and data_type == "FLOAT16"),
-        "WIDEN_F16": int(widen), "LOAD": v.load, "STORE": v.store, "CT": compute,
-        "BOUND_CVT": v.bound_cvt, "SHIFT_DATA": shift,
-        "X": reg(10), "A": reg(10), "B": reg(12), "SEL": "b64" if v.pair else "b32",
-        "LO": "s38" if v.bound_cvt == "none" else reg(12),
-        "HI": "s39" if v.bound_cvt == "none" else reg(14),
+        "BODY": body, "PACKED": int(packed), "SCALE_BIAS": int(scale_bias), "HALF": int(half),
+        "WIDEN_F16": int(widen), "LOAD": v.load, "STORE": VARIANTS[types[-1]].store, "CT": compute,
+        "BOUND_CVT": v.bound_cvt, "SHIFT_DATA": shifts[-1],
+        "X": x, "A": x, "B": reg(12) if op.type_tensor == 1 else (inputs[1] if len(inputs) > 1 else reg(12)),
+        "C": inputs[2] if len(inputs) > 2 else reg(14), "SEL": "b64" if v.pair else "b32",
+        "LO": "s38" if v.bound_cvt == "none" else reg(8 + 2 * n),     # after the inputs: v12 for CLIP
+        "HI": "s39" if v.bound_cvt == "none" else reg(10 + 2 * n),
+        "T0": reg(t_base), "T1": reg(t_base + 2), "T2": reg(t_base + 4), "T3": reg(t_base + 6),
+        "IS_FLOAT": int(v.is_float), "IS_SIGNED": int(main.startswith("INT")), "IS_PAIR": int(v.pair),
+        "BITS": 8 * v.size,
+        "HAS_T2": int(n > 2), "HAS_T3": int(n > 3), "INPUTS_2": int(n > 2), "INPUTS_3": int(n > 3),
+        "LOAD_MIN_BIAS": int(op.scale_bias or bool(op.bounds)),
+        "CVT_MIN": int("Min" in op.bounds and v.bound_cvt != "none"),
+        "CVT_MAX": int("Max" in op.bounds and v.bound_cvt != "none"),
+        "WIDEN_MIN": int("Min" in op.bounds and widen), "WIDEN_MAX": int("Max" in op.bounds and widen),
+        "NARROW_F16": int(types[-1] == "FLOAT16" and widen and op.output == "same"),
+        "Y": x if op.output == "same" else reg_of(types[-1])(10) if op.output == "any" else "v10",
+        "ACTIVATION": activation if act is not None else "none",
+        "MAD_OFFSET": "v_mad_u32" if wide else "v_mad_u32_u24",
+        "OUT_IS_FLOAT": int(VARIANTS[types[-1]].is_float), "OUT_BITS": 8 * VARIANTS[types[-1]].size,
+        "OUT_IS_SIGNED": int(types[-1].startswith("INT")), "OUT_CT": VARIANTS[types[-1]].compute,
+        "ADD": f"v_add_{compute}" if v.is_float else f"v_add_u{width}",
+        "SUB": f"v_sub_{compute}" if v.is_float else f"v_sub_u{width}",
+        "MUL": f"v_mul_{compute}" if v.is_float else f"v_mul_lo_u{width}",
+        "BAND": f"v_and_b{width}", "BOR": f"v_or_b{width}", "BXOR": f"v_xor_b{width}", "BNOT": f"v_not_b{width}",
+        "SHL": f"v_lshl_b{width}",
+        "SHR": f"v_ashr_i{width}" if main.startswith("INT") else f"v_lshr_b{width}",
+        "WIDTH": width, "WIDTH_M1": width - 1, "UCT": f"u{width}", "B_LO": "v12",
+        "TYPE_MASK": {1: 0xFF, 2: 0xFFFF}.get(v.size, 0),
+        "RAW_SIGN_REG": "v11" if main == "FLOAT64" else "v10",
+        "RAW_SIGN": 0x8000 if raw_f16 else float_bits[0], "RAW_MAG": 0x7FFF if raw_f16 else float_bits[1],
+        "CT_SIGN": float_bits[0], "CT_MAG": float_bits[1], "CT_ONE": float_bits[2], "CT_MINUS_ONE": float_bits[3],
+        "CANONICALIZE": int(v.is_float and (op.canonical or (act is not None and act.canonical))),
+        "CMP": "eq", "LOGIC": "and", "DIVISION": "quotient",
     }
-    if tensors == 2:
-        symbols.update(SHIFT_T0=shift, SHIFT_T1=shift)
-        offs = ("v2", "v2") if packed else ("v2", "v3")
-    else:
-        symbols.update(SHIFT_T0=0, SHIFT_T1=shift, SHIFT_T2=shift, SHIFT_T3=shift)
-        offs = ("v1", "v2", "v2", "v2") if packed else ("v2", "v3", "v4", "v5")
-    for i, o in enumerate(offs):
-        symbols[f"OFF_T{i}"] = o
+    steps = cast_steps(types[0], types[-1]) if op.output == "any" else []
+    for k in range(3):
+        mnemonic, dst, src = steps[k] if k < len(steps) else ("none", "v10", "v10")
+        symbols.update({f"CAST{k + 1}": mnemonic, f"CAST{k + 1}_D": dst, f"CAST{k + 1}_S": src})
+    for i, t in enumerate(types[:-1]):
+        symbols[f"IN{i}"] = inputs[i]
+        symbols[f"LOAD_T{i}"] = VARIANTS[t].load
+        symbols[f"WIDEN_IN{i}"] = int(t == "FLOAT16" and widen)
+    for i in range(len(types) - 1, 3):
+        symbols[f"WIDEN_IN{i}"] = 0
+    # Tensor offsets: the general path keeps one register per tensor (v2 ..); the packed path one per
+    # element size (the output's in v2; 1-byte inputs of another size read v1, the index itself).
+    extra = {}
+    for i, shift in enumerate(shifts):
+        symbols[f"SHIFT_T{i}"] = shift
         symbols[f"DESC_T{i}"] = i * DESCRIPTOR_SIZE   # one table slot per tensor, in binding order
-    symbols["MAD_OFFSET"] = "v_mad_u32" if wide else "v_mad_u32_u24"
+        if not packed:
+            symbols[f"OFF_T{i}"] = f"v{2 + i}"
+        elif shift == 0 and i < op.type_tensor:   # IF's condition byte: the index is its offset
+            symbols[f"OFF_T{i}"] = "v1"
+        elif shift == shifts[-1]:
+            symbols[f"OFF_T{i}"] = "v2"
+        elif shift == 0:
+            symbols[f"OFF_T{i}"] = "v1"
+        else:
+            symbols[f"OFF_T{i}"] = extra.setdefault(shift, f"v{3 + len(extra)}")
+    for k in (1, 2):
+        group = list(extra.items())[k - 1] if len(extra) >= k else None
+        symbols[f"PACKED_X{k}"] = int(group is not None)
+        symbols[f"PACKED_X{k}_SHIFT"], symbols[f"PACKED_X{k}_REG"] = group if group else (0, "v3")
+    if len(extra) > 2:
+        raise ValueError(f"{operator}: more than three element sizes in one operator")
+    symbols["OFF_OUT"] = symbols[f"OFF_T{n - 1}"]
+    symbols["DESC_OUT"] = f"s[{8 + 4 * (n - 1)}:{11 + 4 * (n - 1)}]"
+    # Attributes: PARAM dwords in s44 ..; FLOAT ones cast to the compute type into v24, v26, ..
+    slots = _param_slots(op, act, types, compute)
+    symbols["LOAD_PARAMS"] = int(bool(slots))
+    converted = 0
+    for k in range(4):
+        symbols[f"P{k}_CVT"], symbols[f"P{k}"], symbols[f"P{k}_SGPR"] = "none", "v24", "s44"
+    for name, at, width, encoding in slots:
+        sgpr = f"s{44 + at}" if width == 1 else f"s[{44 + at}:{45 + at}]"
+        if encoding == "f32" and compute != "f32":
+            cvt = {"f16": "v_cvt_f16_f32", "f64": "v_cvt_f64_f32"}.get(compute)
+            if cvt is None:
+                raise ValueError(f"{operator}: a FLOAT attribute cannot be cast to {compute}")
+            target = reg(24 + 2 * converted)
+            symbols.update({f"P{converted}_CVT": cvt, f"P{converted}": target, f"P{converted}_SGPR": sgpr})
+            converted += 1
+            symbols[name] = target
+        else:
+            symbols[name] = sgpr
+    if "P_MIN" in symbols:                     # CLIP1, CLIP_GRAD1: typed bounds, already in the tensor's type
+        symbols["LO"], symbols["HI"] = symbols["P_MIN"], symbols["P_MAX"]
+    symbols.update(op.symbols)
+    if act is not None:
+        symbols.update(act.symbols)
     symbols.update(layout.symbols())
     return symbols
 
 
-def variant_name(operator, data_type, packed, scale_bias, half, wide=False):
+def variant_name(operator, data_type, packed, scale_bias, half, wide=False, types=None, activation=None):
     """The program name of one variant, e.g. element_wise_clip_float16_packed_sb."""
-    return (f"{operator.lower()}_{data_type.lower()}{'_packed' if packed else ''}"
-            f"{'_sb' if scale_bias else ''}{'_half' if half else ''}{'_wide' if wide else ''}")
+    to = ""
+    if types is not None and tuple(types) != tensor_types(operator, data_type):
+        to = "_to_" + types[-1].lower()
+    act = "" if activation is None else "_" + activation.lower()
+    return (f"{operator.lower()}_{data_type.lower()}{to}{'_packed' if packed else ''}"
+            f"{'_sb' if scale_bias else ''}{'_half' if half else ''}{'_wide' if wide else ''}{act}")
 
 
 @functools.lru_cache(maxsize=None)
-def build_program(operator, data_type, packed, scale_bias, half, layout=LAYOUT, wide=False):
+def build_program(operator, data_type, packed, scale_bias, half, layout=LAYOUT, wide=False, types=None,
+                  activation=None):
     """Assemble and decode one variant of an operator's kernel (cached)."""
-    symbols = variant_symbols(operator, data_type, packed, scale_bias, half, layout, wide=wide)
-    path = os.path.join(KERNEL_DIR, SOURCES[operator])
+    symbols = variant_symbols(operator, data_type, packed, scale_bias, half, layout, wide=wide, types=types,
+                              activation=activation)
+    path = os.path.join(KERNEL_DIR, OPERATORS[operator].source)
     dwords = assemble_file(path, symbols)
-    return Program(dwords, variant_name(operator, data_type, packed, scale_bias, half, wide))
+    return Program(dwords, variant_name(operator, data_type, packed, scale_bias, half, wide, types, activation))
 
 
 def registers_used(program):
@@ -218,33 +395,95 @@ class CompiledKernel:
             vgprs_used=self.vgprs_used, sgprs_used=self.sgprs_used)
 
 
-def compile_operator(operator, tensors, *, min_value=None, max_value=None, scale_bias=None,
-                     half_precision=False, preset=None, workgroup_size=None, layout=LAYOUT):
+def _activation_of(attributes):
+    """(name, attributes) of the desc's FusedActivation (a validation.FusedActivation, a (name, dict) pair,
+    or None)."""
+    fused = attributes.get("FusedActivation")
+    if fused is None:
+        return None, {}
+    if isinstance(fused, tuple):
+        name, fields = fused
+    else:
+        name, fields = fused.name, fused.attributes
+    name = str(name)
+    if name.startswith("DML_OPERATOR_"):
+        name = name[len("DML_OPERATOR_"):]
+    return name, dict(fields or {})
+
+
+def _param_dwords(value, encoding, compute):
+    """The PARAM dwords of one attribute: FLOAT32 bits, an integer, or a DML_SCALAR_UNION's value in the
+    compute register's bits (8- and 16-bit integers extended to 32 bits, FLOAT16 widened to FLOAT32 unless
+    computed in f16, 64-bit types in two dwords, low first)."""
+    if encoding == "f32":
+        return [f32_bits(value)]
+    if encoding == "u32":
+        return [int(value) & 0xFFFFFFFF]
+    if encoding == "infinity_class":   # DML_IS_INFINITY_MODE -> v_cmp_class bits: 2 -inf, 9 +inf
+        return [{0: 0x204, 1: 0x200, 2: 0x004}[int(value)]]
+    value = np.asarray(value)
+    register = {"f32": np.float32, "f16": np.float16, "f64": np.float64, "i32": np.int32, "u32": np.uint32,
+                "i64": np.int64, "u64": np.uint64}[compute]
+    if value.dtype.kind == "f" and np.dtype(register).kind != "f":
+        raise ValueError(f"a {value.dtype} attribute cannot be a {compute} operand")
+    if value.dtype.kind in "iu" and np.dtype(register).kind in "iu":
+        word = int(value) & ((1 << (8 * np.dtype(register).itemsize)) - 1)   # two's complement, extended
+    else:
+        word = int(value.astype(register).reshape(1).view({2: np.uint16, 4: np.uint32, 8: np.uint64}[
+            np.dtype(register).itemsize])[0])
+    return [word & 0xFFFFFFFF] + ([word >> 32] if np.dtype(register).itemsize == 8 else [])
+
+
+def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, half_precision=False, preset=None,
+                     workgroup_size=None, layout=LAYOUT, min_value=None, max_value=None):
     """Build the kernel for a validated operator desc (tensors in binding order).
 
-    `layout` is the constant buffer layout (kernels/constant_buffer.py); the packer and the
-    assembled kernel both follow it. Only tests pass another one.
+    `attributes` is the desc's validated non-tensor fields by C name (validation.OperatorInfo.attributes:
+    FLOAT fields, enums, DML_SCALAR_UNION values, FusedActivation); `min_value` / `max_value` are the older
+    spelling of {"Min": .., "Max": ..}. `layout` is the constant buffer layout (kernels/constant_buffer.py);
+    the packer and the assembled kernel both follow it. Only tests pass another one.
     """
-    if operator not in SOURCES:
+    if operator not in OPERATORS:
         raise ValueError(f"no microkernel for {operator}")
-    names = TENSOR_NAMES[operator]
-    if len(tensors) != len(names):
-        raise ValueError(f"{operator} takes {len(names)} tensors, got {len(tensors)}")
+    op = OPERATORS[operator]
+    attributes = dict(attributes or {})
+    if min_value is not None:
+        attributes["Min"] = min_value
+    if max_value is not None:
+        attributes["Max"] = max_value
+    if len(tensors) != len(op.tensors):
+        raise ValueError(f"{operator} takes {len(op.tensors)} tensors, got {len(tensors)}")
+    types = tuple(t.data_type for t in tensors)
+    for t in types:
+        if t not in VARIANTS:
+            raise ValueError(f"no kernel variant for {t}")
+    data_type = types[op.type_tensor]
+    if data_type not in op.types:
+        raise ValueError(f"{operator} has no kernel for {data_type}")
+    if op.output in ("any", "u32") and types[-1] not in op.output_types:
+        raise ValueError(f"{operator} has no kernel for {data_type} to {types[-1]}")
+    expected = tensor_types(operator, data_type)
+    if types[:-1] != expected[:-1] or (op.output == "same" and types[-1] != expected[-1]):
+        raise ValueError(f"{operator} has no kernel for the data types {', '.join(types)}")
+    if scale_bias is not None and (not op.scale_bias or not VARIANTS[data_type].is_float):
+        raise ValueError(f"ScaleBias is not supported for {data_type}" if op.scale_bias
+                         else f"{operator} has no ScaleBias")
+    activation, activation_attributes = _activation_of(attributes) if op.activation else (None, {})
+    if activation is not None and not VARIANTS[data_type].is_float:
+        raise ValueError(f"a FusedActivation needs a FLOAT16 or FLOAT32 output, not {data_type}")
     data = tensors[-1]
-    if data.data_type not in VARIANTS:
-        raise ValueError(f"no kernel variant for {data.data_type}")
-    if scale_bias is not None and not VARIANTS[data.data_type].is_float:
-        raise ValueError(f"ScaleBias is not supported for {data.data_type}")
     sizes = tuple(int(s) for s in data.sizes)
     elements = int(np.prod(sizes, dtype=np.int64))
     strides = [tuple(t.strides) if t.strides is not None else packed_strides(t.sizes) for t in tensors]
     merged_sizes, merged_strides = merge_dimensions(sizes, strides)
     packed = len(merged_sizes) == 1 and all(s[0] == 1 for s in merged_strides)
-    half = bool(half_precision) and data.data_type == "FLOAT16"
+    half = bool(half_precision) and data_type == "FLOAT16"
     # 24-bit multiply-adds place the element when every coordinate (< its size) and stride fits 24 bits.
     wide = not packed and (max(merged_sizes) > 1 << 24
                            or any(s >= 1 << 24 for strides_t in merged_strides for s in strides_t))
-    program = build_program(operator, data.data_type, packed, scale_bias is not None, half, layout, wide)
+    variant_types = None if types == tensor_types(operator, data_type) else types
+    program = build_program(operator, data_type, packed, scale_bias is not None, half, layout, wide,
+                            variant_types, activation)
 
     if workgroup_size is None:
         workgroup_size = preset.workgroup_size if preset is not None else 256
@@ -253,11 +492,19 @@ def compile_operator(operator, tensors, *, min_value=None, max_value=None, scale
         "ELEMENTS": elements,
         "WORKGROUP_SIZE": workgroup_size,
         "RECORD_COUNT": len(merged_sizes),
-        "MIN": 0.0 if min_value is None else min_value,
-        "MAX": 0.0 if max_value is None else max_value,
+        "MIN": float(attributes["Min"]) if "Min" in op.bounds and attributes.get("Min") is not None else 0.0,
+        "MAX": float(attributes["Max"]) if "Max" in op.bounds and attributes.get("Max") is not None else 0.0,
         "SCALE": scale,
         "BIAS": bias,
     }
+    compute = "f16" if half else VARIANTS[data_type].compute
+    dwords = []
+    for row, fields in ((op, attributes), (_activation_row(activation), activation_attributes)):
+        for name, encoding in (row.params if row is not None else ()):
+            if fields.get(name) is None:
+                raise ValueError(f"{row.name} needs its attribute {name}")
+            dwords += _param_dwords(fields[name], encoding, compute)
+    values.update({PARAM_FIELDS[i]: word for i, word in enumerate(dwords)})
     records = []
     for d in reversed(range(len(merged_sizes))):  # innermost first
         magic, shift1, shift2 = division_magic(merged_sizes[d])
@@ -265,7 +512,7 @@ def compile_operator(operator, tensors, *, min_value=None, max_value=None, scale
         for t in range(len(tensors)):
             record[f"STRIDE_T{t}"] = merged_strides[t][d] & 0xFFFFFFFF   # two's complement
         records.append(record)
-    constants = layout.pack(values, records)
+    constants = layout.pack(values, records, params=bool(dwords))
     return CompiledKernel(operator, program, constants, len(tensors), elements, workgroup_size)
 
 
@@ -291,6 +538,6 @@ def copy_launch(table_va, constants_va, dwords, workgroup_size, name):
         name=name, elements=dwords, vgprs_used=vgprs, sgprs_used=sgprs)
 
 
-__all__ = ["has_kernel", "TensorSpec", "DataTypeVariant", "CompiledKernel", "compile_operator", "build_program", "variant_symbols",
+__all__ = ["has_kernel", "tensor_types", "TensorSpec", "DataTypeVariant", "CompiledKernel", "compile_operator", "build_program", "variant_symbols",
            "variant_name", "merge_dimensions", "division_magic", "packed_strides", "VARIANTS", "SOURCES",
            "build_copy_program", "copy_launch"]

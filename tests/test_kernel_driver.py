@@ -20,6 +20,7 @@ from dmlemu.isa.assembler import AssemblyError
 from dmlemu.isa.disassembler import disassemble
 from dmlemu.kernels import constant_buffer as cbuf
 from dmlemu.kernels.constant_buffer import CONSTANTS_BYTES, FIELDS, LAYOUT, RECORD_FIELDS, Field, Layout, f32_bits
+from dmlemu.kernels.element_wise_ops import OPERATORS
 from dmlemu.kernels.driver import (SOURCES, VARIANTS, DataTypeVariant, TensorSpec, build_program, compile_operator,
                                    division_magic, variant_symbols)
 
@@ -28,9 +29,9 @@ from test_kernels import check, random_strides, seeded, tensor_types
 KERNEL_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "kernels")
 
 # The scalar registers the kernel sources keep each constant buffer field in (prologue.inc: s24, s25;
-# address.inc: s26 and one record in s[28:35]; clip.s, threshold.s, identity.s: s[38:41]).
+# address.inc: s26 and one record in s[28:35]; element_wise_head.inc: s[38:41] and the PARAMs in s[44:51]).
 FIELD_REGISTERS = {24: "ELEMENTS", 25: "WORKGROUP_SIZE", 26: "RECORD_COUNT",
-                   38: "MIN", 39: "MAX", 40: "SCALE", 41: "BIAS"}
+                   38: "MIN", 39: "MAX", 40: "SCALE", 41: "BIAS", **{44 + i: f"PARAM{i}" for i in range(8)}}
 RECORD_REGISTERS = {28: "SIZE", 29: "MAGIC", 30: "SHIFT1", 31: "SHIFT2",
                     32: "STRIDE_T0", 33: "STRIDE_T1", 34: "STRIDE_T2", 35: "STRIDE_T3"}
 # The descriptor of tensor t is loaded into s[8 + 4t : 11 + 4t].
@@ -119,16 +120,19 @@ def test_the_fields_do_not_overlap_and_describe_every_byte():
     assert all(f.meaning for f in FIELDS + RECORD_FIELDS)
 
 
+WITHOUT_RECORDS = tuple(f for f in FIELDS if f.name != "RECORDS")
+
+
 @pytest.mark.parametrize("fields, record_fields, record_bytes, message", [
     (FIELDS + (Field(name="EXTRA", offset=20, meaning="x"),), RECORD_FIELDS, 32, "overlap"),
-    (FIELDS[:-1] + (Field(name="RECORDS", offset=28, size=256, type="records", meaning="x"),), RECORD_FIELDS, 32,
-     "overlap"),
+    (WITHOUT_RECORDS + (Field(name="RECORDS", offset=28, size=256, type="records", meaning="x"),), RECORD_FIELDS,
+     32, "overlap"),
     (FIELDS, RECORD_FIELDS + (Field(name="EXTRA", offset=32, meaning="x"),), 32, "does not fit"),
     (FIELDS, RECORD_FIELDS, 24, "does not fit"),
     (FIELDS + (Field(name="ODD", offset=290, meaning="x"),), RECORD_FIELDS, 32, "dword"),
     (FIELDS + (FIELDS[0],), RECORD_FIELDS, 32, "twice"),
-    (FIELDS[:-1], RECORD_FIELDS, 32, "RECORDS"),
-    (FIELDS + (Field(name="RECORD_SIZE", offset=288, meaning="x"),), RECORD_FIELDS, 32, "same CB_ symbol"),
+    (WITHOUT_RECORDS, RECORD_FIELDS, 32, "RECORDS"),
+    (FIELDS + (Field(name="RECORD_SIZE", offset=320, meaning="x"),), RECORD_FIELDS, 32, "same CB_ symbol"),
 ])
 def test_a_layout_with_overlapping_or_misfit_fields_is_refused(fields, record_fields, record_bytes, message):
     with pytest.raises(ValueError, match=message):
@@ -189,6 +193,12 @@ def test_every_field_but_reserved_is_read_by_some_kernel():
     for variant in all_variants():
         read |= check_program_reads_the_layout(build_program(*variant).dwords, LAYOUT,
                                                4 if variant[0] == "ELEMENT_WISE_IF" else 2)
+    assert read == {f.name for f in FIELDS} - {"RESERVED"} - set(cbuf.PARAM_FIELDS)
+    for operator in sorted(OPERATORS):      # the PARAMs: read, with one load, by the operators with attributes
+        program = build_program(operator, OPERATORS[operator].types[0], False, False, False)
+        fields = check_program_reads_the_layout(program.dwords, LAYOUT, len(OPERATORS[operator].tensors))
+        assert (set(cbuf.PARAM_FIELDS) <= fields) == bool(OPERATORS[operator].params), operator
+        read |= fields
     assert read == {f.name for f in FIELDS} - {"RESERVED"}
 
 
@@ -262,9 +272,10 @@ def test_compile_operator_packs_the_desc_by_field():
 
 # ---- a rearranged layout: nothing else may hard-code an offset ---------------------------------------------
 def rearranged_layout():
-    """Every field somewhere else: Min..Bias and a record's fields stay consecutive (one load each)."""
+    """Every field somewhere else: Min..Bias, the PARAMs and a record's fields stay consecutive (one load each)."""
     header = {"RECORD_COUNT": 0, "MIN": 8, "MAX": 12, "SCALE": 16, "BIAS": 20, "RESERVED": 24, "ELEMENTS": 44,
               "WORKGROUP_SIZE": 60}
+    header.update({f"PARAM{i}": 392 + 4 * i for i in range(8)})
     fields = tuple(dataclasses.replace(f, offset=header[f.name]) for f in FIELDS if f.type != "records")
     fields += (dataclasses.replace(LAYOUT.field("RECORDS"), offset=72, size=8 * 40),)
     return Layout(fields=fields, record_fields=RECORD_FIELDS, record_bytes=40)

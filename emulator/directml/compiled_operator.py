@@ -79,15 +79,12 @@ class IDMLCompiledOperator(IDMLDispatchable):
         info = self._info
         specs = [TensorSpec(t.type_name, t.sizes, t.strides, t.total_bytes) for t in info.tensors]
         kwargs = {}
-        if "Min" in info.floats:
-            kwargs["min_value"] = float(info.floats["Min"])
-        if "Max" in info.floats:
-            kwargs["max_value"] = float(info.floats["Max"])
         if info.scale_bias is not None:
             kwargs["scale_bias"] = (float(info.scale_bias[0]), float(info.scale_bias[1]))
+        attributes = dict(getattr(info, "attributes", None) or info.floats)
         try:
-            return compile_operator(self._schema.name, specs, half_precision=self._half_precision,
-                                    preset=preset, **kwargs)
+            return compile_operator(self._schema.name, specs, attributes=attributes,
+                                    half_precision=self._half_precision, preset=preset, **kwargs)
         except ValueError as error:
             raise HResultError(E_INVALIDARG, f"CompileOperator: the kernel compiler rejected "
                                              f"{self._schema.c_name}: {error}") from None
