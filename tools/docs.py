@@ -120,8 +120,8 @@ def operator_table():
                      f"{'yes' if has_kernel(schema.name) else 'no'} |")
     kernels = sum(has_kernel(s.name) for s in schemas)
     lines.append("")
-    lines.append(f"{len(schemas)} operators validated, {kernels} with a kernel. The tables per feature level (dimension "
-                 f"counts, data types per tensor, optional tensors, attribute rules) are "
+    lines.append(f"{len(schemas)} operators validated, {kernels} with a kernel. The tables per feature level "
+                 f"(dimension counts, data types per tensor, optional tensors, attribute rules) are "
                  f"`dmlemu.directml.operators.SCHEMAS`, transcribed from each operator's DirectML page.")
     return "\n".join(lines)
 

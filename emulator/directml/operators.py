@@ -219,7 +219,8 @@ MIN_MAX = ((L5_0, (1, 8), ALL_10), (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L2_1, 4,
            (L1_0, 4, FLOATS))
 MODULUS = ((L6_0, (1, 8), ALL_10), (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L2_1, 4, FLOAT_INTS_8_TO_32))
 COMPARE_OUT = {"OutputTensor": UINT32_8}
-COMPARISON_FL3 = ((L4_1, (1, 8), {"*": ALL_10, **COMPARE_OUT}), (L3_0, (1, 8), {"*": FLOAT_INTS_8_TO_32, **COMPARE_OUT}))
+COMPARISON_FL3 = ((L4_1, (1, 8), {"*": ALL_10, **COMPARE_OUT}),
+                  (L3_0, (1, 8), {"*": FLOAT_INTS_8_TO_32, **COMPARE_OUT}))
 COMPARISON_FL1 = COMPARISON_FL3 + (
     (L2_1, 4, {"*": FLOAT_INTS_8_TO_32, **COMPARE_OUT}), (L2_0, 4, {"*": FLOATS, **COMPARE_OUT}),
     (L1_0, 4, {"*": FLOATS, "OutputTensor": ("UINT32",)}))
@@ -321,7 +322,8 @@ _SCHEMA_LIST = [
         in_place=True),
     _op("ELEMENT_WISE_MAX", BINARY, MIN_MAX, in_place=True),
     _op("ELEMENT_WISE_MIN", BINARY, MIN_MAX, in_place=True),
-    *(_op("ELEMENT_WISE_" + name, BINARY, LOGICAL, in_place=True) for name in ("LOGICAL_AND", "LOGICAL_OR", "LOGICAL_XOR")),
+    *(_op("ELEMENT_WISE_" + name, BINARY, LOGICAL, in_place=True)
+      for name in ("LOGICAL_AND", "LOGICAL_OR", "LOGICAL_XOR")),
     *(_op("ELEMENT_WISE_" + name, BINARY, COMPARISON_FL1, **_COMPARISON)
       for name in ("LOGICAL_EQUALS", "LOGICAL_GREATER_THAN", "LOGICAL_LESS_THAN")),
     *(_op("ELEMENT_WISE_" + name, BINARY, COMPARISON_FL3, **_COMPARISON)
@@ -433,7 +435,7 @@ def _check_tables():
         groups = schema.same_data_type + schema.same_sizes + schema.same_dimension_count
         assert all(set(group) <= fields for group in groups), schema.name
         assert set(schema.single_element) <= fields, schema.name
-        assert {(m.field, m.other) for m in schema.type_matches} <= {(a, b) for a in fields for b in fields}, schema.name
+        assert all({m.field, m.other} <= fields for m in schema.type_matches), schema.name
         attribute_fields = [a.field for a in schema.attributes]
         desc_fields = [f for f in schema.desc_type._fields_ if f != "ScaleBias"]
         assert desc_fields == [t.field for t in schema.tensors] + attribute_fields \

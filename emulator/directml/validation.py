@@ -15,6 +15,14 @@ Rules that are dmlemu's own choices rather than documented DirectML behaviour (s
 - DML_TENSOR_FLAG_OWNED_BY_DML is E_INVALIDARG on outputs (as in DirectML); an owned input is bound
   at initialization and kept in the persistent resource (docs/PERSISTENT_RESOURCES.md).
 - A 64-bit tensor (FLOAT64/INT64/UINT64) on an adapter without 64-bit support is E_INVALIDARG.
+- QUANTIZED_LINEAR_ADD's scale and zero-point tensors must hold exactly one element (its page: "The expected
+  number of elements in AScaleTensor is 1"), and a DML_SCALAR_UNION bound is read little-endian.
+
+The operator tables themselves (operators.py) are DirectML's; validate_operator_desc reads them in this
+order: operator type and level, each tensor in binding order (None only where the support row says
+"Optional input"), the tensor constraints (same DataType / DimensionCount / Sizes groups, TypeMatch rules,
+single-element tensors), ScaleBias, then the attributes in C order (a FusedActivation's own attributes
+with the sentence prefix "FusedActivation.Desc.").
 """
 import numbers
 from dataclasses import dataclass
