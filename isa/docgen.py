@@ -8,7 +8,7 @@ from dmlemu.isa import opcodes as op
 # The instruction-level numeric rules the semantics call, documented from their docstrings.
 RULES = (nm.canonicalize, nm.min_num, nm.max_num, nm.narrow_f16, nm.f16_arith, nm.float_to_int, nm.exp2, nm.log2,
          nm.sin_revolutions, nm.cos_revolutions, nm.reciprocal, nm.square_root, nm.reciprocal_sqrt,
-         nm.round_integral, nm.fract, nm.fused_multiply_add, nm.float_class, nm.class_test, nm.ldexp_exact,
+         nm.round_integral, nm.fract, nm.fused_multiply_add, nm.fused_multiply_add_f64, nm.float_class, nm.class_test, nm.ldexp_exact,
          nm.int_to_float, nm.narrow_f64_to_f16, nm.divide, nm.bit_field_extract)
 
 HEADER = """# The dmlemu instruction set

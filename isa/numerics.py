@@ -19,6 +19,7 @@ __all__ = [
     "f16_arith", "float_to_int", "exp2", "log2", "sin_revolutions", "cos_revolutions", "reciprocal",
     "square_root", "reciprocal_sqrt", "round_integral", "fract", "round_sum_once", "fused_multiply_add",
     "float_class", "class_test", "ldexp_exact", "int_to_float", "narrow_f64_to_f16", "popcount32", "divide",
+    "fused_multiply_add_f64",
     "bit_field_extract",
 ]
 
@@ -445,6 +446,94 @@ def fused_multiply_add(a, b, c):
         cc = _as_f64(c)
         out = round_sum_once(p, cc, dtype)
         return canonicalize(out)
+
+
+_SPLITTER = 134217729.0   # 2^27 + 1: Veltkamp's constant for float64
+
+
+def _split(x):
+    gamma = _SPLITTER * x
+    high = gamma - (gamma - x)
+    return high, x - high
+
+
+def _two_product(a, b):
+    """p = fl(a * b) and the exact error (Dekker): exact while nothing overflows or underflows."""
+    p = a * b
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _scale(x, exponent):
+    """x * 2^exponent for integer arrays |exponent| <= 2200, as three exact power-of-two factors
+    (exact whenever the start and the result are normal or the result is larger)."""
+    third = exponent // 3
+    rest = exponent - 2 * third
+    for e in (third, third, rest):
+        x = x * _power_of_two(e.astype(np.float64))
+    return x
+
+
+def _fma_f64_exact_lanes(a, b, c):
+    """The correctly rounded a * b + c one lane at a time, with Python integers (Fraction): the rare
+    lanes whose result is subnormal or overflows, where the scaled algorithm cannot round once."""
+    from fractions import Fraction
+    out = []
+    for x, y, z in zip(a.tolist(), b.tolist(), c.tolist()):
+        exact = Fraction(x) * Fraction(y) + Fraction(z)
+        try:
+            out.append(float(exact))         # int / int true division: correctly rounded
+        except OverflowError:
+            out.append(float("inf") if exact > 0 else float("-inf"))
+    return np.array(out, dtype=np.float64)
+
+
+def fused_multiply_add_f64(a, b, c):
+    """a * b + c rounded once for float64 lanes (IEEE fusedMultiplyAdd).
+
+    Finite non-zero operands: a = ma 2^ea, b = mb 2^eb (frexp, exact), E = ea + eb; c is scaled by
+    2^-E (exactly, in three power-of-two steps; a c below 2^(E-200) is replaced by +-2^(E-200) of
+    its sign, which cannot change the rounding, and a c above 2^(E+55) is the result); then
+    Boldo and Melquiond's emulated FMA in the scaled range: (uh, ul) = TwoProduct(ma, mb),
+    (th, tl) = TwoSum(c', uh), v = RoundToOdd(tl + ul), z' = RN(th + v), and z = z' 2^E. Lanes
+    whose z would be subnormal or overflow are computed exactly with Python integers. Zeros and
+    specials follow IEEE (inf * 0 = NaN, a finite product plus +-inf is +-inf, an exact zero sum
+    is +0 unless both addends are -0, a non-zero result that rounds to zero keeps its sign); NaN
+    canonical.
+    """
+    with np.errstate(all="ignore"):
+        a, b, c = (np.asarray(v, dtype=np.float64) for v in (a, b, c))
+        a, b, c = np.broadcast_arrays(a, b, c)
+        naive = a * b + c
+        result = np.where(np.isinf(c) & np.isfinite(a) & np.isfinite(b), c, naive)
+        result = np.where((c == 0.0) & (a != 0.0) & (b != 0.0) & np.isfinite(a) & np.isfinite(b), a * b, result)
+        general = np.isfinite(a) & np.isfinite(b) & np.isfinite(c) & (a != 0.0) & (b != 0.0) & (c != 0.0)
+        if general.any():
+            ga, gb, gc = a[general], b[general], c[general]
+            ma, ea = np.frexp(ga)
+            mb, eb = np.frexp(gb)
+            _, ec = np.frexp(gc)
+            e = ea.astype(np.int64) + eb.astype(np.int64)
+            ec = ec.astype(np.int64)
+            c_dominates = e <= ec - 55
+            tiny = ec < e - 200
+            c_scaled = np.where(tiny, np.copysign(2.0 ** -200, gc),
+                                _scale(gc, -np.clip(e, ec - 300, ec + 300)))
+            uh, ul = _two_product(ma, mb)
+            th, tl = _two_sum(c_scaled, uh)
+            s, err = _two_sum(tl, ul)
+            z = th + _round_to_odd(s, err)
+            _, ez = np.frexp(z)
+            final_exponent = ez.astype(np.int64) + e
+            exact_lanes = (z != 0.0) & ~c_dominates & ((final_exponent < -1021) | (final_exponent > 1024))
+            value = np.where(z == 0.0, 0.0, _scale(z, np.where(exact_lanes, 0, e)))
+            value = np.where(c_dominates, gc, value)
+            if exact_lanes.any():
+                value[exact_lanes] = _fma_f64_exact_lanes(ga[exact_lanes], gb[exact_lanes], gc[exact_lanes])
+            result = result.copy()
+            result[general] = value
+        return canonicalize(result)
 
 
 # ---- classification ------------------------------------------------------------------------------

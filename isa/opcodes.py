@@ -458,6 +458,9 @@ for _k, _t in enumerate(FLOAT_TYPES):
            doc=f"d = a / b, correctly rounded (numerics.divide): x / +-0 = +-inf, 0 / 0 and inf / inf = NaN; "
                f"one instruction for AMD's ten-instruction division sequence; NaN canonical ({_t})",
            semantics=nm.divide, **{**_VALU, "issue_cycles": 10})
+define(mnemonic="v_fma_f64", opcode=0x2A6, fmt="VOP3", operands=(VDST, VSRC, VSRC, VSRC), types=("f64",) * 4,
+       doc="d = a * b + c rounded once (fused; numerics.fused_multiply_add_f64); NaN canonical (f64)",
+       semantics=nm.fused_multiply_add_f64, **_VALU)
 define(mnemonic="v_ldexp_f32", opcode=0x2A2, fmt="VOP2", operands=(VDST, VSRC, VSRC), types=("f32", "f32", "i32"),
        doc="d = a * 2^b rounded once (subnormal results rounded to nearest even, overflow -> inf); "
            "NaN canonical",

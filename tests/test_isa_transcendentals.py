@@ -243,6 +243,51 @@ def test_f64_to_f16_property(x):
     assert is_correctly_rounded(run("v_cvt_f16_f64", np.array([x]))[0], exact(x), np.float16)
 
 
+def f64_fma_is_correct(x, y, z, r):
+    """r is the IEEE fusedMultiplyAdd of float64 x, y, z (exact zero sums: +0 unless both addends are -0)."""
+    value = exact(x) * exact(y) + exact(z)
+    if value == 0 and r == 0:
+        both_negative = np.signbit(x) != np.signbit(y) and np.signbit(z)
+        return bool(np.signbit(r)) == bool(both_negative and z == 0)
+    return is_correctly_rounded(r, value, np.float64)
+
+
+def test_fma_f64_is_rounded_once():
+    """Every exponent range: cancellation, c far above or below the product, subnormal and
+    overflowing results (the exact per-lane path), random bit patterns."""
+    rng = np.random.default_rng(14)
+    n = 600
+    moderate = [rng.normal(size=n) * 2.0 ** rng.integers(-30, 30, n) for _ in range(2)]
+    cases = [
+        (*moderate, -(moderate[0] * moderate[1]) * (1 + rng.integers(-3, 4, n) * 2.0 ** -52)),
+        (*moderate, rng.normal(size=n) * 2.0 ** rng.integers(-300, 300, n)),
+        tuple(rng.integers(0, 2 ** 64, n, dtype=np.uint64).view(np.float64) for _ in range(3)),
+        (rng.normal(size=n) * 2.0 ** -530, rng.normal(size=n) * 2.0 ** -530, rng.normal(size=n) * 2.0 ** -1050),
+        (rng.normal(size=n) * 2.0 ** 512, rng.normal(size=n) * 2.0 ** 512, rng.normal(size=n) * 2.0 ** 1020),
+    ]
+    for a, b, c in cases:
+        with np.errstate(all="ignore"):
+            got = run("v_fma_f64", a, b, c)
+        for x, y, z, r in zip(a, b, c, got):
+            if np.isfinite(x) and np.isfinite(y) and np.isfinite(z):
+                assert f64_fma_is_correct(x, y, z, r), (x, y, z, r)
+
+
+def test_fma_f64_breaks_a_product_tie_by_the_addend():
+    """(1 + 2^-30)(1 + 2^-23) lies exactly halfway between two float64 values: a tiny c decides."""
+    a, b = np.float64(1 + 2.0 ** -30), np.float64(1 + 2.0 ** -23)
+    low = np.float64(1 + 2.0 ** -23 + 2.0 ** -30)
+    high = np.nextafter(low, 2.0)
+    c = np.array([0.0, 2.0 ** -300, -(2.0 ** -300), 5e-324, -5e-324])
+    got = run("v_fma_f64", np.full(5, a), np.full(5, b), c)
+    even = low if low.view(np.uint64) % 2 == 0 else high
+    assert got.tolist() == [even, high, low, high, low]
+    specials = run("v_fma_f64", np.array([np.inf, 1e300, -0.0, 1e-300]), np.array([0.0, 1e300, 5.0, -1e-300]),
+                   np.array([1.0, -np.inf, -0.0, 0.0]))
+    assert np.isnan(specials[0]) and specials[1] == -np.inf and np.signbit(specials[2]) and specials[3] == 0
+    assert np.signbit(specials[3])   # -1e-600 rounds to zero and keeps its sign
+
+
 def test_fma_differs_from_mad_where_fusing_matters():
     a = f32(1 + 2.0 ** -12)
     c = f32(-(1 + 2.0 ** -11))
