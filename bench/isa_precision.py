@@ -121,7 +121,7 @@ def main():
     out.write("| `v_rcp_f64`, `v_sqrt_f64` | - | 0.5 | correctly rounded by construction (one IEEE division / "
               "square root); checked against fractions in tests/test_isa_transcendentals.py |\n")
     out.write(f"| `v_rsq_f64` | {F64_SAMPLE} positive FLOAT64 bit patterns, every exponent | {rsq64:.6f} | "
-              "two roundings (sqrt, then division) against 50-digit decimal arithmetic |\n")
+              "one Newton step on an exact residual, against 50-digit decimal arithmetic |\n")
     out.write("\nSin and cos reduce the angle exactly for every finite input, so the rule has no domain "
               "limit (hardware implementations may restrict the input range). Denormal inputs and results "
               "are kept, never flushed. Real GPUs' instructions are approximations with vendor-specific "

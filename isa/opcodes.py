@@ -428,8 +428,8 @@ for _j, (_name, _doc, _fn) in enumerate(_TRANS):
         define(mnemonic=f"v_{_name}_f64", opcode=0x280 + _j, fmt="VOP1", operands=(VDST, VSRC),
                types=("f64", "f64"),
                doc=(f"{_doc}; NaN canonical (f64)" if _name != "rsq" else
-                    "d = 1 / sqrt(a): float64 sqrt then float64 division, two roundings (<= 1 ulp); "
-                    "+0 -> +inf, -0 -> -inf, a < 0 -> NaN; NaN canonical (f64)"),
+                    "d = 1 / sqrt(a), one Newton step on an exact residual (numerics.reciprocal_sqrt, "
+                    "within 0.5 ulp + 2^-40): +0 -> +inf, -0 -> -inf, a < 0 -> NaN; NaN canonical (f64)"),
                semantics=(lambda fn: lambda a: fn(a, np.float64))(_fn), **_VALU)
 
 # Rounding to integral values and the fractional part, exact in every type.
