@@ -26,12 +26,17 @@ from dmlemu.functional.wave_dispatcher import KernelLaunch
 from dmlemu.functional.executor import Program
 from dmlemu.isa.assembler import assemble_file
 from dmlemu.kernels.constant_buffer import LAYOUT, PARAM_FIELDS, copy_symbols, f32_bits
-from dmlemu.kernels.element_wise_ops import OPERATORS
+from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 # The sources of the operators with a listing of their own (the tools' `asm --variant` reads this);
 # every other operator of the table is element_wise.s with its body from element_wise_bodies.inc.
 SOURCES = {name: row.source for name, row in OPERATORS.items() if row.source != "element_wise.s"}
+
+
+class NoKernel(NotImplementedError):
+    """A validated operator desc that no kernel variant serves (yet): its data types, its FusedActivation.
+    The mirror answers E_NOTIMPL with the sentence."""
 
 
 def has_kernel(operator):
@@ -444,7 +449,7 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
     the packer and the assembled kernel both follow it. Only tests pass another one.
     """
     if operator not in OPERATORS:
-        raise ValueError(f"no microkernel for {operator}")
+        raise NoKernel(f"dmlemu has no microkernel for {operator}")
     op = OPERATORS[operator]
     attributes = dict(attributes or {})
     if min_value is not None:
@@ -459,9 +464,9 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
             raise ValueError(f"no kernel variant for {t}")
     data_type = types[op.type_tensor]
     if data_type not in op.types:
-        raise ValueError(f"{operator} has no kernel for {data_type}")
+        raise NoKernel(f"dmlemu's kernel for {operator} serves {', '.join(op.types)}, not {data_type}")
     if op.output in ("any", "u32") and types[-1] not in op.output_types:
-        raise ValueError(f"{operator} has no kernel for {data_type} to {types[-1]}")
+        raise NoKernel(f"dmlemu's kernel for {operator} has no {data_type} to {types[-1]} variant")
     expected = tensor_types(operator, data_type)
     if types[:-1] != expected[:-1] or (op.output == "same" and types[-1] != expected[-1]):
         raise ValueError(f"{operator} has no kernel for the data types {', '.join(types)}")
@@ -471,6 +476,8 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
     activation, activation_attributes = _activation_of(attributes) if op.activation else (None, {})
     if activation is not None and not VARIANTS[data_type].is_float:
         raise ValueError(f"a FusedActivation needs a FLOAT16 or FLOAT32 output, not {data_type}")
+    if activation is not None and activation not in FUSABLE:
+        raise NoKernel(f"dmlemu has no fused kernel body for the FusedActivation {activation}")
     data = tensors[-1]
     sizes = tuple(int(s) for s in data.sizes)
     elements = int(np.prod(sizes, dtype=np.int64))
@@ -538,6 +545,6 @@ def copy_launch(table_va, constants_va, dwords, workgroup_size, name):
         name=name, elements=dwords, vgprs_used=vgprs, sgprs_used=sgprs)
 
 
-__all__ = ["has_kernel", "tensor_types", "TensorSpec", "DataTypeVariant", "CompiledKernel", "compile_operator", "build_program", "variant_symbols",
+__all__ = ["has_kernel", "NoKernel", "tensor_types", "cast_steps", "TensorSpec", "DataTypeVariant", "CompiledKernel", "compile_operator", "build_program", "variant_symbols",
            "variant_name", "merge_dimensions", "division_magic", "packed_strides", "VARIANTS", "SOURCES",
            "build_copy_program", "copy_launch"]

@@ -85,6 +85,9 @@ class IDMLCompiledOperator(IDMLDispatchable):
         try:
             return compile_operator(self._schema.name, specs, attributes=attributes,
                                     half_precision=self._half_precision, preset=preset, **kwargs)
+        except NotImplementedError as error:   # kernels.driver.NoKernel: valid, but no kernel variant yet
+            raise HResultError(E_NOTIMPL, f"CompileOperator: {self._schema.c_name} was validated, but {error}.") \
+                from None
         except ValueError as error:
             raise HResultError(E_INVALIDARG, f"CompileOperator: the kernel compiler rejected "
                                              f"{self._schema.c_name}: {error}") from None

@@ -1,0 +1,60 @@
+"""Every FLOAT16 bit pattern through every unary float operator of the element-wise skeleton, and CAST from
+FLOAT16 to every type: all 65,536 inputs in one dispatch each, bit for bit against the golden model
+(NaN payloads, signalling NaNs, +-0, subnormals, +-inf included)."""
+import numpy as np
+import pytest
+
+from dmlemu.gpu import Gpu
+from dmlemu.kernels.element_wise_ops import ALL_TYPES
+from dmlemu.presets import DEFAULT_PRESET
+from test_element_wise_ops import check_operator, seeded
+
+ALL_F16 = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16)
+F32 = np.float32
+
+SWEEPS = [
+    ("ELEMENT_WISE_ABS", {}, None, False), ("ELEMENT_WISE_ABS", {}, (-1.5, 0.25), False),
+    ("ELEMENT_WISE_ABS", {}, (0.3, -2.0), True),
+    ("ELEMENT_WISE_NEGATE", {}, None, False),
+    ("ELEMENT_WISE_SIGN", {}, None, False), ("ELEMENT_WISE_SIGN", {}, None, True),
+    ("ELEMENT_WISE_CEIL", {}, None, False), ("ELEMENT_WISE_FLOOR", {}, (3.0, 0.5), True),
+    ("ELEMENT_WISE_ROUND", {"RoundingMode": 0}, None, False), ("ELEMENT_WISE_ROUND", {"RoundingMode": 1}, None, True),
+    ("ELEMENT_WISE_ROUND", {"RoundingMode": 2}, None, False), ("ELEMENT_WISE_ROUND", {"RoundingMode": 2}, None, True),
+    ("ELEMENT_WISE_IS_NAN", {}, None, False),
+    ("ELEMENT_WISE_IS_INFINITY", {"InfinityMode": 0}, None, False),
+    ("ELEMENT_WISE_IS_INFINITY", {"InfinityMode": 1}, None, False),
+    ("ELEMENT_WISE_IS_INFINITY", {"InfinityMode": 2}, None, False),
+    ("ELEMENT_WISE_CLIP1", {"Min": np.float16(-0.0), "Max": np.float16(6.0)}, None, False),
+    ("ELEMENT_WISE_CLIP1", {"Min": np.float16(-2.5), "Max": np.float16(np.nan)}, (0.5, 0.0), True),
+    ("ACTIVATION_IDENTITY", {}, None, False), ("ACTIVATION_IDENTITY", {}, None, True),
+    ("ACTIVATION_RELU", {}, None, False), ("ACTIVATION_RELU", {}, None, True),
+    ("ACTIVATION_LEAKY_RELU", {"Alpha": F32(0.01)}, None, False),
+    ("ACTIVATION_LEAKY_RELU", {"Alpha": F32(0.01)}, None, True),
+    ("ACTIVATION_LINEAR", {"Alpha": F32(1.7), "Beta": F32(-0.3)}, None, False),
+    ("ACTIVATION_LINEAR", {"Alpha": F32(1.7), "Beta": F32(-0.3)}, None, True),
+    ("ACTIVATION_HARD_SIGMOID", {"Alpha": F32(0.2), "Beta": F32(0.5)}, None, False),
+    ("ACTIVATION_HARD_SIGMOID", {"Alpha": F32(0.2), "Beta": F32(0.5)}, None, True),
+    ("ACTIVATION_HARD_SWISH", {"Alpha": F32(1 / 6), "Beta": F32(0.5)}, None, False),
+    ("ACTIVATION_HARD_SWISH", {"Alpha": F32(1 / 6), "Beta": F32(0.5)}, None, True),
+    ("ACTIVATION_SHRINK", {"Bias": F32(0.5), "Threshold": F32(0.5)}, None, False),
+    ("ACTIVATION_SHRINK", {"Bias": F32(0.25), "Threshold": F32(1.0)}, None, True),
+    ("ACTIVATION_THRESHOLDED_RELU", {"Alpha": F32(1.0)}, None, False),
+    ("ACTIVATION_THRESHOLDED_RELU", {"Alpha": F32(-0.5)}, None, True),
+]
+
+
+@pytest.fixture(scope="module")
+def gpu():
+    return Gpu(DEFAULT_PRESET, timing=False)
+
+
+@pytest.mark.parametrize("name, attributes, scale_bias, half", SWEEPS)
+def test_every_float16_bit_pattern(gpu, name, attributes, scale_bias, half):
+    check_operator(name, "FLOAT16", [65536], rng=seeded("sweep", name), attributes=attributes, scale_bias=scale_bias,
+                   half=half, payload=[ALL_F16], offsets=[0, 0], gpu=gpu)
+
+
+@pytest.mark.parametrize("target", ALL_TYPES)
+def test_cast_every_float16_bit_pattern(gpu, target):
+    check_operator("CAST", "FLOAT16", [65536], rng=seeded("cast", target), payload=[ALL_F16], offsets=[0, 0], gpu=gpu,
+                   output_type=target)
