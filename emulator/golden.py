@@ -673,8 +673,11 @@ def difference_square(a, b, half_precision=False):
 
 
 def mean(a, b, half_precision=False):
-    """ELEMENT_WISE_MEAN: (a + b) * 0.5, the sum rounded, then halved (exact unless subnormal)."""
+    """ELEMENT_WISE_MEAN: (a + b) * 0.5, the sum rounded, then halved (exact unless subnormal); integers:
+    floor((a + b) / 2), exact (no overflow)."""
     a, b = _same_dtype(a, b)
+    if a.dtype.kind in "iu":
+        return (np.bitwise_and(a, b) + (np.bitwise_xor(a, b) >> a.dtype.type(1))).astype(a.dtype)
     w = _Work(a.dtype, half_precision)
     return w.finish(w.mul(w.add(w.widen(a), w.widen(b)), w.dtype.type(0.5)))
 
@@ -781,25 +784,33 @@ def clip_grad1(x, gradient, Min, Max, half_precision=False):
 _DIVISION_BY_ZERO = "all bits set"
 
 
+def _magnitude(x):
+    """|x| as uint64 (exact for every integer type: the most negative value included) and x < 0."""
+    x64 = x.astype(np.int64) if x.dtype.kind == "i" else x.astype(np.uint64)
+    if x.dtype.kind != "i":
+        return x64, np.zeros(x.shape, dtype=bool)
+    negative = x64 < 0
+    bits = x64.view(np.uint64)
+    return np.where(negative, ~bits + np.uint64(1), bits), negative
+
+
 def _integer_divide(a, b):
-    """(quotient, truncated remainder) of integer arrays: quotients round toward zero, the remainder has a's
-    sign; the most negative value / -1 wraps; x / 0 and x % 0 have all bits set (D3D's udiv rule)."""
+    """(quotient, truncated remainder, b) of integer arrays: quotients round toward zero, the remainder has
+    a's sign; the most negative value / -1 wraps; x / 0 and x % 0 have all bits set (D3D's udiv rule)."""
     a, b = _same_dtype(a, b)
     dtype = a.dtype
-    wide = np.int64 if dtype.kind == "i" else np.uint64
-    aa, bb = a.astype(wide), b.astype(wide)
-    zero = bb == 0
-    safe = np.where(zero, 1, bb)
-    with np.errstate(all="ignore"):
-        if dtype.kind == "i":
-            q = np.abs(aa) // np.abs(safe) * np.where((aa < 0) != (safe < 0), -1, 1)
-        else:
-            q = aa // safe
-        r = aa - q * safe
-    ones = np.array(-1, dtype=np.int64).astype(wide)
+    ua, a_negative = _magnitude(a)
+    ub, b_negative = _magnitude(b)
+    zero = ub == 0
+    safe = np.where(zero, np.uint64(1), ub)
+    q, r = ua // safe, ua % safe
+    q = np.where(a_negative != b_negative, ~q + np.uint64(1), q)     # two's complement negation in 64 bits
+    r = np.where(a_negative, ~r + np.uint64(1), r)
+    ones = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
     q = np.where(zero, ones, q)
     r = np.where(zero, ones, r)
-    return q.astype(dtype), r.astype(dtype), b
+    wide = np.int64 if dtype.kind == "i" else np.uint64
+    return q.view(wide).astype(dtype), r.view(wide).astype(dtype), b
 
 
 def divide(a, b, half_precision=False):
@@ -901,23 +912,29 @@ def is_infinity(x, InfinityMode=0, output_type=None):
 
 
 # ---- bits -----------------------------------------------------------------------------------------------------
+def _bitwise(fn, *arrays):
+    arrays = _same_dtype(*arrays)
+    return fn(*[_bits_of(a) for a in arrays]).view(arrays[0].dtype)
+
+
 def bit_and(a, b):
-    a, b = _same_dtype(a, b)
-    return np.bitwise_and(a, b)
+    """ELEMENT_WISE_BIT_AND: a & b of the elements' bits (float tensors too)."""
+    return _bitwise(np.bitwise_and, a, b)
 
 
 def bit_or(a, b):
-    a, b = _same_dtype(a, b)
-    return np.bitwise_or(a, b)
+    """ELEMENT_WISE_BIT_OR: a | b of the elements' bits."""
+    return _bitwise(np.bitwise_or, a, b)
 
 
 def bit_xor(a, b):
-    a, b = _same_dtype(a, b)
-    return np.bitwise_xor(a, b)
+    """ELEMENT_WISE_BIT_XOR: a ^ b of the elements' bits."""
+    return _bitwise(np.bitwise_xor, a, b)
 
 
 def bit_not(x):
-    return np.invert(np.asarray(x))
+    """ELEMENT_WISE_BIT_NOT: ~x of the element's bits."""
+    return _bitwise(np.invert, x)
 
 
 def bit_count(x, output_type=None):
@@ -1012,6 +1029,13 @@ def _activation_fn(name):
         return w.mul(x, y), False
 
     def shrink(w, x, at, extra):
+        if not w.is_float:   # integers: Bias and Threshold cast to the type, arithmetic in the 32-bit register
+            reg = _register_dtype(w.storage)
+            bias, threshold = (reg.type(cast_bound(at[f], w.storage)) for f in ("Bias", "Threshold"))
+            xr = x.astype(reg)
+            with np.errstate(all="ignore"):
+                return np.where(xr < reg.type(0) - threshold, xr + bias,
+                                np.where(xr > threshold, xr - bias, 0)).astype(reg), False
         bias, threshold = w.param(at["Bias"]), w.param(at["Threshold"])
         with np.errstate(invalid="ignore"):
             return np.where(x < -threshold, w.add(x, bias), np.where(x > threshold, w.sub(x, bias), 0)), True
@@ -1031,6 +1055,14 @@ def _activation_fn(name):
             "ACTIVATION_LINEAR": linear, "ACTIVATION_HARD_SIGMOID": hard_sigmoid, "ACTIVATION_HARD_SWISH": hard_swish,
             "ACTIVATION_SHRINK": shrink, "ACTIVATION_THRESHOLDED_RELU": thresholded,
             "ACTIVATION_RELU_GRAD": relu_grad, "ACTIVATION_IDENTITY": identity_}[name]
+
+
+def _register_dtype(dtype):
+    """The kernels' register type of an integer tensor: 8- to 32-bit types widen to 32 bits."""
+    dtype = np.dtype(dtype)
+    if dtype.itemsize == 8:
+        return dtype
+    return np.dtype(np.int32 if dtype.kind == "i" else np.uint32)
 
 
 def _fused(fused):

@@ -323,8 +323,9 @@ def variant_symbols(operator, data_type, packed, scale_bias, half, layout=LAYOUT
     for name, at, width, encoding in slots:
         sgpr = f"s{44 + at}" if width == 1 else f"s[{44 + at}:{45 + at}]"
         if encoding == "f32" and compute != "f32":
-            cvt = {"f16": "v_cvt_f16_f32", "f64": "v_cvt_f64_f32"}.get(compute)
-            if cvt is None:
+            # FLOAT16 (half) and FLOAT64 round or widen; integers truncate and saturate to the tensor's type
+            cvt = {"f16": "v_cvt_f16_f32", "f64": "v_cvt_f64_f32"}.get(compute, v.bound_cvt)
+            if cvt == "none":
                 raise ValueError(f"{operator}: a FLOAT attribute cannot be cast to {compute}")
             target = reg(24 + 2 * converted)
             symbols.update({f"P{converted}_CVT": cvt, f"P{converted}": target, f"P{converted}_SGPR": sgpr})

@@ -93,7 +93,7 @@ _row(name="ELEMENT_WISE_ADD1", tensors=BINARY, types=NUMERIC_TYPES, body_name="E
 _row(name="ELEMENT_WISE_SUBTRACT", tensors=BINARY, types=NUMERIC_TYPES)
 _row(name="ELEMENT_WISE_MULTIPLY", tensors=BINARY, types=NUMERIC_TYPES)
 _row(name="ELEMENT_WISE_DIFFERENCE_SQUARE", tensors=BINARY, types=NUMERIC_TYPES)
-_row(name="ELEMENT_WISE_MEAN", tensors=BINARY, types=FLOAT_TYPES)
+_row(name="ELEMENT_WISE_MEAN", tensors=BINARY, types=NUMERIC_TYPES)
 _row(name="ELEMENT_WISE_MIN", tensors=BINARY, types=NUMERIC_TYPES)
 _row(name="ELEMENT_WISE_MAX", tensors=BINARY, types=NUMERIC_TYPES)
 _row(name="ELEMENT_WISE_ABS", tensors=UNARY, types=FLOAT_TYPES + INTEGER_TYPES, scale_bias=True,
@@ -106,14 +106,11 @@ _row(name="ELEMENT_WISE_CLIP_GRAD", tensors=("InputTensor", "InputGradientTensor
      types=NUMERIC_TYPES, bounds=("Min", "Max"), body_name="CLIP_GRAD", canonical=True)
 _row(name="ELEMENT_WISE_CLIP_GRAD1", tensors=("InputTensor", "InputGradientTensor", "OutputGradientTensor"),
      types=NUMERIC_TYPES, params=(("Min", "tensor"), ("Max", "tensor")), body_name="CLIP_GRAD", canonical=True)
-_row(name="ELEMENT_WISE_DIVIDE", tensors=BINARY, types=FLOAT_TYPES + ("INT32", "INT16", "INT8", "UINT32", "UINT16",
-                                                                       "UINT8"),
+_row(name="ELEMENT_WISE_DIVIDE", tensors=BINARY, types=NUMERIC_TYPES,
      body_name="DIVIDE", symbols={"DIVISION": "quotient"})
-_row(name="ELEMENT_WISE_MODULUS_TRUNCATE", tensors=BINARY, types=("INT32", "INT16", "INT8", "UINT32", "UINT16",
-                                                                   "UINT8"),
+_row(name="ELEMENT_WISE_MODULUS_TRUNCATE", tensors=BINARY, types=INTEGER_TYPES,
      body_name="INTEGER_DIVIDE", symbols={"DIVISION": "truncate"})
-_row(name="ELEMENT_WISE_MODULUS_FLOOR", tensors=BINARY, types=("INT32", "INT16", "INT8", "UINT32", "UINT16",
-                                                                "UINT8"),
+_row(name="ELEMENT_WISE_MODULUS_FLOOR", tensors=BINARY, types=INTEGER_TYPES,
      body_name="INTEGER_DIVIDE", symbols={"DIVISION": "floor"})
 # ---- rounding ---------------------------------------------------------------------------------------------
 _row(name="ELEMENT_WISE_CEIL", tensors=UNARY, types=FLOAT_TYPES, scale_bias=True)
@@ -133,10 +130,11 @@ _row(name="ELEMENT_WISE_IS_NAN", tensors=UNARY, types=FLOAT_TYPES, output="u32",
 _row(name="ELEMENT_WISE_IS_INFINITY", tensors=UNARY, types=FLOAT_TYPES, output="u32", output_types=_BOOL_OUT,
      params=(("InfinityMode", "infinity_class"),))
 # ---- bits -------------------------------------------------------------------------------------------------
-for _name in ("AND", "OR", "XOR"):
-    _row(name=f"ELEMENT_WISE_BIT_{_name}", tensors=BINARY, types=INTEGER_TYPES)
-_row(name="ELEMENT_WISE_BIT_NOT", tensors=UNARY, types=INTEGER_TYPES)
-_row(name="ELEMENT_WISE_BIT_COUNT", tensors=UNARY, types=INTEGER_TYPES, output="u32", output_types=_BOOL_OUT)
+for _name in ("AND", "OR", "XOR"):      # float tensors: their bits
+    _row(name=f"ELEMENT_WISE_BIT_{_name}", tensors=BINARY, types=ALL_TYPES, bits="always")
+_row(name="ELEMENT_WISE_BIT_NOT", tensors=UNARY, types=ALL_TYPES, bits="always")
+_row(name="ELEMENT_WISE_BIT_COUNT", tensors=UNARY, types=ALL_TYPES, bits="always", output="u32",
+     output_types=_BOOL_OUT)
 _row(name="ELEMENT_WISE_BIT_SHIFT_LEFT", tensors=BINARY, types=INTEGER_TYPES)
 _row(name="ELEMENT_WISE_BIT_SHIFT_RIGHT", tensors=BINARY, types=INTEGER_TYPES)
 # ---- conversion -------------------------------------------------------------------------------------------
@@ -147,16 +145,17 @@ _row(name="ACTIVATION_IDENTITY", tensors=UNARY, types=FLOAT_TYPES)
 _row(name="ACTIVATION_RELU", tensors=UNARY, types=FLOAT_TYPES + SIGNED_TYPES)
 _row(name="ACTIVATION_LEAKY_RELU", tensors=UNARY, types=FLOAT_TYPES, params=(("Alpha", "f32"),), canonical=True)
 _row(name="ACTIVATION_LINEAR", tensors=UNARY, types=FLOAT_TYPES, params=(("Alpha", "f32"), ("Beta", "f32")))
-_row(name="ACTIVATION_PARAMETERIZED_RELU", tensors=("InputTensor", "SlopeTensor", "OutputTensor"), types=FLOAT_TYPES,
-     canonical=True)
+_row(name="ACTIVATION_PARAMETERIZED_RELU", tensors=("InputTensor", "SlopeTensor", "OutputTensor"),
+     types=FLOAT_TYPES + ("INT32", "INT16", "INT8"), canonical=True)
 _row(name="ACTIVATION_HARD_SIGMOID", tensors=UNARY, types=FLOAT_TYPES, params=(("Alpha", "f32"), ("Beta", "f32")))
 _row(name="ACTIVATION_HARD_SWISH", tensors=UNARY, types=FLOAT_TYPES, params=(("Alpha", "f32"), ("Beta", "f32")))
-_row(name="ACTIVATION_SHRINK", tensors=UNARY, types=FLOAT_TYPES, params=(("Bias", "f32"), ("Threshold", "f32")),
-     canonical=True)
+_row(name="ACTIVATION_SHRINK", tensors=UNARY, types=FLOAT_TYPES + ("INT32", "INT16", "INT8", "UINT32", "UINT16",
+                                                                  "UINT8"),
+     params=(("Bias", "f32"), ("Threshold", "f32")), canonical=True)
 _row(name="ACTIVATION_THRESHOLDED_RELU", tensors=UNARY, types=FLOAT_TYPES, params=(("Alpha", "f32"),),
      canonical=True)
 _row(name="ACTIVATION_RELU_GRAD", tensors=("InputTensor", "InputGradientTensor", "OutputGradientTensor"),
-     types=FLOAT_TYPES, canonical=True)
+     types=FLOAT_TYPES + ("INT32", "INT16", "INT8"), canonical=True)
 
 OPERATORS = {row.name: row for row in _ROWS}
 # The activations a FusedActivation may name (DirectML's "Using fused operators" list, those with a kernel).

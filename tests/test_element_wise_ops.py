@@ -181,3 +181,19 @@ def test_random_operators_types_ranks_strides_and_broadcasting(data):
                    attributes=random_attributes(rng, name, data_type),
                    output_type=output_type_for(rng, name, data_type),
                    width=data.draw(st.sampled_from([4, 8, 32, 64])))
+
+
+BINARY_CASES = [(name, dt) for name in NEW for dt in OPERATORS[name].types
+                if OPERATORS[name].inputs == 2 and OPERATORS[name].type_tensor == 0]
+
+
+@pytest.mark.parametrize("name, data_type", BINARY_CASES)
+def test_every_pair_of_special_values(name, data_type):
+    """Integer extremes (wrap-around, MIN / -1, x / 0, shifts past the width), NaNs, zeros of both signs and
+    infinities, every pair of them (a in every row, b in every column)."""
+    s = specials(golden.DATA_TYPES[data_type])
+    a, b = np.repeat(s, s.size), np.tile(s, s.size)
+    rng = seeded("pairs", name, data_type)
+    check_operator(name, data_type, [a.size], rng=rng, payload=[a, b], offsets=[0, 0, 0], width=64,
+                   gpu=Gpu(TEACHING, wave_width=64, timing=False), attributes=random_attributes(rng, name, data_type),
+                   output_type=output_type_for(rng, name, data_type))
