@@ -826,13 +826,36 @@ def divide(a, b, half_precision=False):
         return _nm.canonicalize(np.divide(a, b))
 
 
-def modulus_truncate(a, b):
-    """ELEMENT_WISE_MODULUS_TRUNCATE (integers): a - trunc(a / b) * b, the sign of a; x % 0 has all bits set."""
+def _fmod(a, b, half_precision):
+    """(C fmod(a, b) exactly, the working type, b): the sign of a; fmod(x, +-inf) = x; fmod(+-inf, y) and
+    fmod(x, 0) are NaN (canonical)."""
+    a, b = _same_dtype(a, b)
+    w = _Work(a.dtype, False)    # exact: the working type does not matter, FLOAT16 in float32
+    with np.errstate(all="ignore"):
+        r = _nm.canonicalize(np.fmod(np.asarray(a, np.float64), np.asarray(b, np.float64))).astype(w.dtype)
+    return r, w, w.widen(b), half_precision
+
+
+def modulus_truncate(a, b, half_precision=False):
+    """ELEMENT_WISE_MODULUS_TRUNCATE: a - trunc(a / b) * b, the sign of a. Floats: C's fmod, exact;
+    integers: x % 0 has all bits set."""
+    if np.asarray(a).dtype.kind == "f":
+        r, w, _, _ = _fmod(a, b, half_precision)
+        return w.finish(r)
     return _integer_divide(a, b)[1]
 
 
-def modulus_floor(a, b):
-    """ELEMENT_WISE_MODULUS_FLOOR (integers): a - floor(a / b) * b, the sign of b; x % 0 has all bits set."""
+def modulus_floor(a, b, half_precision=False):
+    """ELEMENT_WISE_MODULUS_FLOOR: a - floor(a / b) * b, the sign of b. Floats: r = fmod(a, b); a non-zero r
+    of the other sign than b becomes r + b (rounded), a zero r the zero of b's sign (NumPy's divmod rule);
+    integers: x % 0 has all bits set."""
+    if np.asarray(a).dtype.kind == "f":
+        r, w, bw, _ = _fmod(a, b, half_precision)
+        with np.errstate(all="ignore"):
+            differ = np.signbit(r) != np.signbit(bw)
+            adjusted = np.where(differ, w.add(r, bw), r)
+            zero = np.copysign(np.zeros_like(r), bw)
+            return w.finish(np.where(r == 0, zero, adjusted))
     q, r, b = _integer_divide(a, b)
     if r.dtype.kind == "i":
         with np.errstate(all="ignore"):
@@ -1112,8 +1135,8 @@ def _by_name():
         "ELEMENT_WISE_CLIP_GRAD": lambda i, at, sb, h, o: clip_grad(*i, at["Min"], at["Max"], h),
         "ELEMENT_WISE_CLIP_GRAD1": lambda i, at, sb, h, o: clip_grad1(*i, at["Min"], at["Max"], h),
         "ELEMENT_WISE_DIVIDE": lambda i, at, sb, h, o: divide(*i, half_precision=h),
-        "ELEMENT_WISE_MODULUS_TRUNCATE": lambda i, at, sb, h, o: modulus_truncate(*i),
-        "ELEMENT_WISE_MODULUS_FLOOR": lambda i, at, sb, h, o: modulus_floor(*i),
+        "ELEMENT_WISE_MODULUS_TRUNCATE": lambda i, at, sb, h, o: modulus_truncate(*i, half_precision=h),
+        "ELEMENT_WISE_MODULUS_FLOOR": lambda i, at, sb, h, o: modulus_floor(*i, half_precision=h),
         "ELEMENT_WISE_CEIL": lambda i, at, sb, h, o: ceil(i[0], sb, h),
         "ELEMENT_WISE_FLOOR": lambda i, at, sb, h, o: floor(i[0], sb, h),
         "ELEMENT_WISE_ROUND": lambda i, at, sb, h, o: round_(i[0], at.get("RoundingMode", 0), h),

@@ -239,7 +239,8 @@ def variant_symbols(operator, data_type, packed, scale_bias, half, layout=LAYOUT
     x = inputs[op.type_tensor]
     shifts = [VARIANTS[t].size.bit_length() - 1 for t in types]
     t_base = 12 + 2 * n if op.bounds and v.bound_cvt != "none" and n > 2 else 16   # temporaries after LO, HI
-    body = op.body if op.body != "DIVIDE" else ("FLOAT_DIVIDE" if v.is_float else "INTEGER_DIVIDE")
+    body = {"DIVIDE": "FLOAT_DIVIDE" if v.is_float else "INTEGER_DIVIDE",
+            "MODULUS": "FLOAT_MODULUS" if v.is_float else "INTEGER_DIVIDE"}.get(op.body, op.body)
     float_bits = {"f16": (0x8000, 0x7FFF, 0x3C00, 0xBC00)}.get(compute, (0x80000000, 0x7FFFFFFF, 0x3F800000,
                                                                           0xBF800000))
     raw_f16 = main == "FLOAT16" and moves_bits       # ABS, NEGATE without ScaleBias: the stored bits
@@ -278,7 +279,7 @@ def variant_symbols(operator, data_type, packed, scale_bias, half, layout=LAYOUT
         "RAW_SIGN": 0x8000 if raw_f16 else float_bits[0], "RAW_MAG": 0x7FFF if raw_f16 else float_bits[1],
         "CT_SIGN": float_bits[0], "CT_MAG": float_bits[1], "CT_ONE": float_bits[2], "CT_MINUS_ONE": float_bits[3],
         "CANONICALIZE": int(v.is_float and (op.canonical or (act is not None and act.canonical))),
-        "CMP": "eq", "LOGIC": "and", "DIVISION": "quotient",
+        "CMP": "eq", "LOGIC": "and", "DIVISION": "quotient", "FMOD_TRIPS": 2 if main == "FLOAT16" else 11,
     }
     steps = cast_steps(types[0], types[-1]) if op.output == "any" else []
     for k in range(3):

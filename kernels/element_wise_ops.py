@@ -108,10 +108,10 @@ _row(name="ELEMENT_WISE_CLIP_GRAD1", tensors=("InputTensor", "InputGradientTenso
      types=NUMERIC_TYPES, params=(("Min", "tensor"), ("Max", "tensor")), body_name="CLIP_GRAD", canonical=True)
 _row(name="ELEMENT_WISE_DIVIDE", tensors=BINARY, types=NUMERIC_TYPES,
      body_name="DIVIDE", symbols={"DIVISION": "quotient"})
-_row(name="ELEMENT_WISE_MODULUS_TRUNCATE", tensors=BINARY, types=INTEGER_TYPES,
-     body_name="INTEGER_DIVIDE", symbols={"DIVISION": "truncate"})
-_row(name="ELEMENT_WISE_MODULUS_FLOOR", tensors=BINARY, types=INTEGER_TYPES,
-     body_name="INTEGER_DIVIDE", symbols={"DIVISION": "floor"})
+_row(name="ELEMENT_WISE_MODULUS_TRUNCATE", tensors=BINARY, types=NUMERIC_TYPES,
+     body_name="MODULUS", symbols={"DIVISION": "truncate"})
+_row(name="ELEMENT_WISE_MODULUS_FLOOR", tensors=BINARY, types=NUMERIC_TYPES,
+     body_name="MODULUS", symbols={"DIVISION": "floor"})
 # ---- rounding ---------------------------------------------------------------------------------------------
 _row(name="ELEMENT_WISE_CEIL", tensors=UNARY, types=FLOAT_TYPES, scale_bias=True)
 _row(name="ELEMENT_WISE_FLOOR", tensors=UNARY, types=FLOAT_TYPES, scale_bias=True)
