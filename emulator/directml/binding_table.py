@@ -149,6 +149,9 @@ class IDMLBindingTable(IDMLDeviceChild):
         bindings = self._sequence(bindings, "BindInputs")
         if isinstance(dispatchable, IDMLCompiledOperator):
             self._inputs = self._bind_tensors(dispatchable, bindings, "BindInputs", dispatchable._info.inputs)
+            if _is_graph(dispatchable):
+                self._write_graph_slots()
+                return
             self._write_slots(0, dispatchable._descriptor_bindings(self._inputs or [None] * len(dispatchable._info.inputs),
                                                                    self._persistent))
         else:
@@ -165,6 +168,9 @@ class IDMLBindingTable(IDMLDeviceChild):
             if outputs:
                 self._check_outputs_disjoint(dispatchable, outputs)
             self._outputs = outputs
+            if _is_graph(dispatchable):
+                self._write_graph_slots()
+                return
             info = dispatchable._info
             self._write_slots(len(info.inputs), outputs or [None] * len(info.outputs))
         else:
@@ -176,6 +182,8 @@ class IDMLBindingTable(IDMLDeviceChild):
         size = dispatchable.GetBindingProperties().TemporaryResourceSize
         self._temporary = self._bind_resource(binding, "BindTemporaryResource", DML_TEMPORARY_BUFFER_ALIGNMENT,
                                               size, "DML_TEMPORARY_BUFFER_ALIGNMENT", "TemporaryResourceSize")
+        if _is_graph(dispatchable):
+            self._write_graph_slots()   # the intermediate tensors' slots describe their temporary regions
 
     @void_method
     def BindPersistentResource(self, binding):
@@ -184,7 +192,9 @@ class IDMLBindingTable(IDMLDeviceChild):
         self._persistent = self._bind_resource(binding, "BindPersistentResource", DML_PERSISTENT_BUFFER_ALIGNMENT,
                                                size, "DML_PERSISTENT_BUFFER_ALIGNMENT", "PersistentResourceSize")
         from dmlemu.directml.compiled_operator import IDMLCompiledOperator
-        if isinstance(dispatchable, IDMLCompiledOperator):
+        if _is_graph(dispatchable):
+            self._write_graph_slots()   # owned inputs' and constants' slots describe their persistent regions
+        elif isinstance(dispatchable, IDMLCompiledOperator):
             # An owned input's slot describes its copy in the persistent resource (null when none is bound).
             slots = dispatchable._descriptor_bindings([None] * len(dispatchable._info.tensors), self._persistent)
             for index, _ in dispatchable._regions[1:]:
@@ -395,9 +405,21 @@ class IDMLBindingTable(IDMLDeviceChild):
         if self._cpu_heap is not None:
             write_descriptors(self._cpu_heap, self._cpu_first + first_slot, bindings)
 
+    def _write_graph_slots(self):
+        """A compiled graph (compiled_graph.py): every node's slots for the bindings in force. A graph
+        input, output, temporary or persistent binding is described in every node slot that reads or
+        writes it, so each Bind* rewrites the whole range."""
+        graph = self._dispatchable
+        self._write_slots(0, graph._descriptor_slots(self._inputs, self._outputs, self._temporary, self._persistent))
+
     @property
     def _descriptor_table_gpu_va(self):
         return _d3d12.heap_descriptor_gpu_va(self._heap, self._first_index)
+
+
+def _is_graph(dispatchable):
+    from dmlemu.directml.compiled_graph import IDMLCompiledGraph
+    return isinstance(dispatchable, IDMLCompiledGraph)
 
 
 def descriptor_bytes(bindings):

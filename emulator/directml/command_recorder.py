@@ -20,6 +20,7 @@ of each target operator's persistent resource; a compiled operator's kernel read
 persistent binding's address. The DML debug layer reports an unbound or never-initialized persistent
 resource; without it the kernel reads what those bytes hold (docs/PERSISTENT_RESOURCES.md).
 """
+import dataclasses
 import weakref
 
 import numpy as np
@@ -27,6 +28,7 @@ import numpy as np
 from dmlemu.directml import _d3d12, enums
 from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE, read_buffer_descriptor
 from dmlemu.directml.compiled_operator import IDMLCompiledOperator
+from dmlemu.directml.compiled_graph import IDMLCompiledGraph
 from dmlemu.directml.binding_table import BoundBuffer, IDMLBindingTable, descriptor_bytes
 from dmlemu.com import VoidMisuse, void_method
 from dmlemu.errors import describe
@@ -66,6 +68,9 @@ class IDMLCommandRecorder(IDMLDeviceChild):
             expected = self._check_compiled(dispatchable, bindings)
         if properties.RequiredDescriptorCount and not self._descriptor_table_settable(commandList, bindings):
             return   # a D3D12 error: the list is in its error state and records nothing more of this call
+        if compiled and isinstance(dispatchable, IDMLCompiledGraph):
+            self._record_graph(commandList, dispatchable, bindings, expected)
+            return
         if compiled:
             command = DispatchCommand(self._device, dispatchable, bindings, expected)
         else:
@@ -115,7 +120,8 @@ class IDMLCommandRecorder(IDMLDeviceChild):
         else:
             bound = table._tensor_bindings()
             for tensor, binding in zip(compiled._info.tensors, bound):
-                if binding is None and not tensor.owned_by_dml:
+                # total_bytes 0: a graph input no edge uses (compiled_graph.py), which needs no binding
+                if binding is None and not tensor.owned_by_dml and tensor.total_bytes:
                     method = "BindOutputs" if tensor.is_output else "BindInputs"
                     raise VoidMisuse(f"{schema.c_name} has no binding for {tensor.field}; call {method} before "
                                      f"RecordDispatch.")
@@ -127,6 +133,9 @@ class IDMLCommandRecorder(IDMLDeviceChild):
         bound = compiled._descriptor_bindings(bound, table._persistent)   # owned inputs: in the persistent resource
         self._check_aliasing(compiled, bound)
         self._check_scratch_hazards(compiled, bound, table)
+        if isinstance(compiled, IDMLCompiledGraph):   # the node slots, as Bind* wrote them
+            return descriptor_bytes(compiled._descriptor_slots(table._inputs, table._outputs, table._temporary,
+                                                               table._persistent))
         return descriptor_bytes(bound)
 
     @staticmethod
@@ -182,6 +191,20 @@ class IDMLCommandRecorder(IDMLDeviceChild):
                     raise VoidMisuse(f"the {name} resource (bytes {start} to {end} of {_d3d12.label(resource)}) overlaps "
                                  f"{field} (bytes {other_start} to {other_end}); DirectML requires the {name} binding "
                                  f"not to intersect {rule}.")
+
+    def _record_graph(self, command_list, graph, table, expected):
+        """A compiled graph's dispatch: its partition's dispatches in order (graph.py), each a node's kernel
+        on the node's slots of the table's range, with the UAV barrier DirectML records between dependency
+        levels (a null UAV barrier through the list's ResourceBarrier), after one command that does the
+        execution-time checks once for the whole graph."""
+        from dmlemu.d3d12.d3dx12 import CD3DX12_RESOURCE_BARRIER
+        execution = GraphExecution(self._device, graph, table, expected)
+        _d3d12.record(command_list, GraphStartCommand(execution))
+        for dispatch in graph._plan.dispatches:
+            if dispatch.barrier_before:
+                command_list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.UAV(None)])
+            for k in dispatch.nodes:
+                _d3d12.record(command_list, NodeDispatchCommand(execution, k))
 
     def _record_initializer(self, initializer, table):
         """The initializer's dispatch. The DML debug layer checks that each operator's persistent resource
@@ -292,6 +315,131 @@ class DispatchCommand:
                            f"until the work completes (undefined in DirectML; the GPU reads what the heap holds).")
 
 
+class GraphExecution:
+    """What the commands of one recorded graph dispatch share: the graph, the table's GPU range, the
+    bindings RecordDispatch saw (`expected`: the descriptor bytes of every node slot; None with
+    DESCRIPTORS_VOLATILE) and, while the list executes, whether the start command let the nodes run and
+    which persistent binding is in force."""
+
+    def __init__(self, dml_device, graph, table, expected):
+        self.dml_device = dml_device
+        self.graph = graph
+        self.table = table
+        self.expected = expected
+        self.gpu_heap, self.gpu_first = table._heap, table._first_index
+        self.cpu_heap, self.cpu_first = table._cpu_heap, table._cpu_first
+        self.scratch = (table._temporary, table._persistent)
+        self.run = False                 # set by GraphStartCommand at each execution
+        self.persistent = None
+
+    def slot_va(self, slot):
+        return _d3d12.heap_descriptor_gpu_va(self.gpu_heap, self.gpu_first + slot)
+
+
+class GraphStartCommand:
+    """The execution-time checks of a graph dispatch, once for all its nodes: the device still works,
+    the graph was initialized (DML debug layer), descriptors changed since RecordDispatch are reported
+    (without DESCRIPTORS_VOLATILE, debug layer), or, with DESCRIPTORS_VOLATILE, the bindings in force
+    are complete and legal (a misuse removes the DML device and the nodes are skipped)."""
+
+    name = "DirectML graph"
+
+    def __init__(self, execution):
+        self.execution = execution
+
+    def execute(self, context):
+        ex = self.execution
+        ex.run = False
+        device, graph, table = ex.dml_device, ex.graph, ex.table
+        if device._removed_reason is not None:
+            return
+        volatile = ex.expected is None
+        ex.persistent = table._persistent if volatile and table._dispatchable is graph else ex.scratch[1]
+        if device._debug and not _persistent_initialized(device, graph, ex.persistent):
+            return
+        if volatile:
+            if table._dispatchable is not graph:
+                device._remove(f"ExecuteCommandLists: the binding table of a {graph._schema.c_name} dispatch was "
+                               f"Reset for another dispatchable before it executed (DML_EXECUTION_FLAG_DESCRIPTORS_"
+                               f"VOLATILE); the dispatch is skipped.")
+                return
+            bound = table._tensor_bindings()
+            for tensor, binding in zip(graph._info.tensors, bound):
+                if binding is None and not tensor.owned_by_dml and tensor.total_bytes:
+                    device._remove(f"ExecuteCommandLists: {graph._schema.c_name} has no binding for {tensor.field}; "
+                                   f"the dispatch is skipped.")
+                    return
+            try:
+                IDMLCommandRecorder._check_aliasing(graph, bound)
+                IDMLCommandRecorder._check_scratch_hazards(graph, bound, table)
+            except VoidMisuse as misuse:
+                device._remove(f"ExecuteCommandLists: {misuse.message.rstrip('.')} (bindings in force at execution, "
+                               f"DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE); the dispatch is skipped.")
+                return
+        elif device._debug:
+            self._report_changed_descriptors(context)
+        ex.run = True
+
+    def _report_changed_descriptors(self, context):
+        ex = self.execution
+        graph = ex.graph
+        slots = _d3d12.read_descriptors(context, ex.slot_va(0), graph._descriptor_count)
+        split = ex.cpu_heap is not ex.gpu_heap or ex.cpu_first != ex.gpu_first
+        for k in graph._plan.order:
+            first, count = graph._node_slots(k)
+            node = graph._plan.nodes[k]
+            for i, tensor in enumerate(graph._nodes[k]._info.tensors):
+                at = (first + i) * DESCRIPTOR_SIZE
+                now, then = slots[at:at + 16], ex.expected[at:at + 16]
+                if (now == then).all():
+                    continue
+                hint = (f"; was the table's CPU range (from slot {ex.cpu_first} of {_d3d12.heap_label(ex.cpu_heap)}) "
+                        f"copied into it?" if split else "")
+                field = "?" if tensor is None else tensor.field
+                ex.dml_device._report(
+                    f"ExecuteCommandLists: slot {ex.gpu_first + first + i} of {_d3d12.heap_label(ex.gpu_heap)}, the "
+                    f"{field} descriptor of {node.label} in a {graph._schema.c_name} dispatch, holds "
+                    f"{_describe(context, now)}, but RecordDispatch was called with {_describe(context, then)}{hint} "
+                    f"Without DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE the bindings must not change from RecordDispatch "
+                    f"until the work completes (undefined in DirectML; the GPU reads what the heap holds).")
+
+
+class NodeDispatchCommand:
+    """One dispatch of a graph's partition: an operator node's kernel on its slots of the graph's range,
+    reading its constants in its region of the graph's persistent resource. Like a single operator's
+    dispatch it checks the resource states and tells the hazard tracker what it reads and writes; the
+    trace names it after the node."""
+
+    def __init__(self, execution, k):
+        self.execution = execution
+        self.k = k
+        node = execution.graph._plan.nodes[k]
+        self.name = f"DirectML {node.info.schema.name} {node.label}"
+
+    def execute(self, context):
+        ex = self.execution
+        if not ex.run or ex.dml_device._removed_reason is not None:
+            return
+        graph, k = ex.graph, self.k
+        node, compiled = graph._plan.nodes[k], graph._nodes[k]
+        first, count = graph._node_slots(k)
+        table_va = ex.slot_va(first)
+        slots = _d3d12.read_descriptors(context, table_va, count)
+        tensors = compiled._info.tensors
+        bound = [_decode(context, slots, i) for i in range(count)]
+        for tensor, binding in zip(tensors, bound):
+            if binding is not None:
+                _d3d12.require_unordered_access(context, binding.resource,
+                                                f"the {tensor.field} of {node.label} in a DirectML graph dispatch")
+        ranges = [(t.is_output, (b.resource, b.offset, b.size)) for t, b in zip(tensors, bound) if b is not None]
+        _d3d12.note_access(context, self.name, reads=[r for is_output, r in ranges if not is_output],
+                           writes=[r for is_output, r in ranges if is_output])
+        persistent = ex.persistent
+        constants_va = 0 if persistent is None else persistent.gpu_va + graph._node_persistent[k]
+        launch = compiled._kernel.launch(table_va, constants_va)
+        _d3d12.dispatch(context, dataclasses.replace(launch, name=f"{node.name}: {launch.name}"))
+
+
 class _Scratch:
     """The temporary and persistent bindings of record time, for the scratch checks of a late dispatch
     whose table was Reset since."""
@@ -351,8 +499,11 @@ class InitializeCommand:
         for compiled, first in zip(initializer._operators, initializer._first_slots()):
             table_va = _d3d12.heap_descriptor_gpu_va(table._heap, table._first_index + first)
             c_name = compiled._schema.c_name
-            copies = [(f"DirectML initialize {c_name} constants", compiled._constants_copy_va,
-                       len(compiled._kernel.constants) // 4)]
+            if isinstance(compiled, IDMLCompiledGraph):   # every node's constants and every constant node
+                copies = compiled._constant_copies()
+            else:
+                copies = [(f"DirectML initialize {c_name} constants", compiled._constants_copy_va,
+                           len(compiled._kernel.constants) // 4)]
             for index, offset in compiled._regions[1:]:
                 tensor = compiled._info.inputs[index]
                 source = _d3d12.heap_descriptor_gpu_va(table._heap, table._first_index + first + 1 + index)

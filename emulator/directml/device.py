@@ -260,7 +260,14 @@ class IDMLDevice1(IDMLDevice):
 
     @hresult_method
     def CompileGraph(self, desc, flags):
-        raise HResultError(E_NOTIMPL, "dmlemu does not implement operator graphs yet.")
+        """Compile a DML_GRAPH_DESC into an IDMLCompiledOperator (emulator/directml/graph.py checks and
+        partitions it; compiled_graph.py lays it out). The C riid is implied: the result is an
+        IDMLCompiledOperator. Introduced in DML_FEATURE_LEVEL_2_1."""
+        from dmlemu.directml.compiled_graph import IDMLCompiledGraph
+        from dmlemu.directml.graph import validate_graph_desc
+        plan = validate_graph_desc(desc, self)
+        flags = check_flags(flags, DML_EXECUTION_FLAGS, "flags")
+        return IDMLCompiledGraph(self, plan, flags)
 
 
 def _create_device(d3d12_device, flags, minimum_level, max_feature_level, where):
