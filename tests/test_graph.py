@@ -1,0 +1,570 @@
+"""IDMLDevice1.CompileGraph: validation sentences, binding, dispatch order and barriers, and results bit for
+bit equal to running the same operators one by one through the mirror.
+
+A graph here is built from `GraphSpec`: operator descs (or constant bytes) and edges as plain tuples,
+turned into a DML_GRAPH_DESC by `graph_desc`. `run_graph` runs it the way a DirectML program does
+(CompileGraph, an initializer dispatch with the DML-owned graph inputs, a binding table with inputs,
+outputs, temporary and persistent resources, RecordDispatch, ExecuteCommandLists) and returns every graph
+output's bytes; `run_one_by_one` runs each node alone in the graph's order (MirrorRig.run_operator), each
+node's inputs read from the bytes the earlier nodes wrote (so a consumer that reads its producer's bytes
+with other Sizes, Strides or DataType reads exactly what the graph's consumer reads). The property test
+draws small random DAGs of whatever element-wise operators have kernels, and broken variants of them.
+"""
+import dataclasses
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dmlemu import golden
+from dmlemu.d3d12 import *  # noqa: F401,F403
+from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.errors import E_INVALIDARG, HResultError, S_OK
+from dmlemu.kernels.driver import has_kernel
+from dmlemu.traces import capture
+from mirror_rig import MirrorRig, buffer_binding, removal, same_bits
+from operator_cases import scaled
+
+F32, F16, U8, U32 = (DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_UINT8,
+                     DML_TENSOR_DATA_TYPE_UINT32)
+
+
+# ---- building graphs ---------------------------------------------------------------------------------
+def tensor(sizes, data_type=F32, strides=None, flags=DML_TENSOR_FLAG_NONE):
+    sizes = list(sizes)
+    total = DMLCalcBufferTensorSize(data_type, len(sizes), sizes, strides)
+    return DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
+        DataType=data_type, Flags=flags, Sizes=sizes, Strides=strides, TotalTensorSizeInBytes=total))
+
+
+def op(name, **fields):
+    """A DML_OPERATOR_DESC of DML_OPERATOR_<name> with its desc's fields."""
+    struct = globals()[f"DML_{name}_OPERATOR_DESC"]
+    return DML_OPERATOR_DESC(Type=int(globals()[f"DML_OPERATOR_{name}"]), Desc=struct(**fields))
+
+
+def clip(t, lo, hi, out=None):
+    return op("ELEMENT_WISE_CLIP", InputTensor=t, OutputTensor=out or t, Min=lo, Max=hi)
+
+
+def threshold(t, lo, out=None):
+    return op("ELEMENT_WISE_THRESHOLD", InputTensor=t, OutputTensor=out or t, Min=lo)
+
+
+def identity(t, out=None, scale_bias=None):
+    sb = None if scale_bias is None else DML_SCALE_BIAS(Scale=scale_bias[0], Bias=scale_bias[1])
+    return op("ELEMENT_WISE_IDENTITY", InputTensor=t, OutputTensor=out or t, ScaleBias=sb)
+
+
+def if_(c, a, b, out=None):
+    return op("ELEMENT_WISE_IF", ConditionTensor=c, ATensor=a, BTensor=b, OutputTensor=out or a)
+
+
+@dataclasses.dataclass
+class GraphSpec:
+    """nodes: (DML_OPERATOR_DESC or bytes, name); inputs: (graph input, node, node input);
+    intermediates: (node, output, node, input); outputs: (node, output, graph output)."""
+    nodes: list
+    input_count: int
+    output_count: int
+    inputs: list
+    intermediates: list
+    outputs: list
+    names: bool = True
+
+
+def _edge(kind, struct, **fields):
+    return DML_GRAPH_EDGE_DESC(Type=kind, Desc=struct(**fields))
+
+
+def graph_desc(dml, spec):
+    nodes = []
+    for node, name in spec.nodes:
+        name = name if spec.names else None
+        if isinstance(node, bytes):
+            nodes.append(DML_GRAPH_NODE_DESC(Type=DML_GRAPH_NODE_TYPE_CONSTANT,
+                                             Desc=DML_CONSTANT_DATA_GRAPH_NODE_DESC(Data=node, Name=name)))
+        else:
+            operator = node if isinstance(node, IDMLOperator) else dml.CreateOperator(node)
+            nodes.append(DML_GRAPH_NODE_DESC(Type=DML_GRAPH_NODE_TYPE_OPERATOR,
+                                             Desc=DML_OPERATOR_GRAPH_NODE_DESC(Operator=operator, Name=name)))
+    return DML_GRAPH_DESC(
+        InputCount=spec.input_count, OutputCount=spec.output_count, Nodes=nodes,
+        InputEdges=[_edge(DML_GRAPH_EDGE_TYPE_INPUT, DML_INPUT_GRAPH_EDGE_DESC, GraphInputIndex=g, ToNodeIndex=k,
+                          ToNodeInputIndex=j) for g, k, j in spec.inputs],
+        OutputEdges=[_edge(DML_GRAPH_EDGE_TYPE_OUTPUT, DML_OUTPUT_GRAPH_EDGE_DESC, FromNodeIndex=k, FromNodeOutputIndex=o,
+                           GraphOutputIndex=h) for k, o, h in spec.outputs],
+        IntermediateEdges=[_edge(DML_GRAPH_EDGE_TYPE_INTERMEDIATE, DML_INTERMEDIATE_GRAPH_EDGE_DESC, FromNodeIndex=m,
+                                 FromNodeOutputIndex=o, ToNodeIndex=k, ToNodeInputIndex=j)
+                           for m, o, k, j in spec.intermediates])
+
+
+def _tensors(op_desc):
+    """(inputs, outputs): the DML_BUFFER_TENSOR_DESCs of an operator desc in binding order."""
+    tensors = [(name, value.Desc) for name, value in vars(op_desc.Desc).items() if isinstance(value, DML_TENSOR_DESC)]
+    return ([t for name, t in tensors if not name.startswith("Output")],
+            [t for name, t in tensors if name.startswith("Output")])
+
+
+def _buffer_desc(t):
+    return t.Desc if isinstance(t, DML_TENSOR_DESC) else t
+
+
+def _dtype(t):
+    t = _buffer_desc(t)
+    return golden.DATA_TYPES[DML_TENSOR_DATA_TYPE(t.DataType).name[len("DML_TENSOR_DATA_TYPE_"):]]
+
+
+def _strides(t):
+    t = _buffer_desc(t)
+    return tuple(t.Strides) if t.Strides is not None else golden.packed_strides(tuple(t.Sizes))
+
+
+def _as_array(data, t):
+    t = _buffer_desc(t)
+    return golden.gather(data, 0, _dtype(t), tuple(t.Sizes), _strides(t))
+
+
+def _as_bytes(array, t):
+    t = _buffer_desc(t)
+    data = np.zeros(t.TotalTensorSizeInBytes, np.uint8)
+    golden.scatter(data, 0, np.asarray(array, _dtype(t)), _strides(t))
+    return data
+
+
+def graph_input_tensors(spec):
+    """The tensor desc of each graph input (that of the first node input it feeds)."""
+    found = {}
+    for g, k, j in spec.inputs:
+        found.setdefault(g, _tensors(spec.nodes[k][0])[0][j])
+    return [found[g] for g in range(spec.input_count)]
+
+
+def graph_output_tensors(spec):
+    found = {h: _tensors(spec.nodes[k][0])[1][o] for k, o, h in spec.outputs}
+    return [found[h] for h in range(spec.output_count)]
+
+
+# ---- running them --------------------------------------------------------------------------------------
+def run_graph(rig, spec, inputs, flags=DML_EXECUTION_FLAG_NONE, owned=(), trace=False):
+    """Compile, initialize, bind and dispatch the graph on `inputs` (one uint8 array per graph input);
+    returns each graph output's bytes (and the dispatch-level trace with trace=True)."""
+    graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), flags)
+    props = graph.GetBindingProperties()
+    buffers = []
+    for data in inputs:
+        buffer = rig.buffer(max(256, data.size))
+        rig.write(buffer, data)
+        buffers.append(buffer)
+    entries = [DML_BUFFER_BINDING(Buffer=buffers[g] if g in owned else None, SizeInBytes=inputs[g].size)
+               for g in range(spec.input_count)]
+    rig.initialize(graph, owned=[entries] if owned else None)
+    rig.execute()
+    out_tensors = graph_output_tensors(spec)
+    outputs = [rig.buffer(max(256, t.TotalTensorSizeInBytes)) for t in out_tensors]
+    table = rig.table(graph, size=props.RequiredDescriptorCount)
+    table.BindInputs([DML_BINDING_DESC(Type=DML_BINDING_TYPE_NONE) if g in owned else
+                      buffer_binding(buffers[g], 0, inputs[g].size) for g in range(spec.input_count)])
+    table.BindOutputs([buffer_binding(r, 0, t.TotalTensorSizeInBytes) for r, t in zip(outputs, out_tensors)])
+    temporary = None
+    if props.TemporaryResourceSize:
+        temporary = rig.buffer(props.TemporaryResourceSize)
+        table.BindTemporaryResource(buffer_binding(temporary))
+    rig.recorder.RecordDispatch(rig.list, graph, table)
+    with capture(rig.device, detail="dispatch") as cap:
+        rig.execute()
+    assert removal(rig.dml) == (S_OK, "") and removal(rig.device) == (S_OK, ""), (removal(rig.dml), removal(rig.device))
+    data = [d[:t.TotalTensorSizeInBytes] for d, t in zip(rig.download(outputs), out_tensors)]
+    return (data, cap.trace) if trace else data
+
+
+def run_one_by_one(rig, spec, inputs, flags=DML_EXECUTION_FLAG_NONE):
+    """Each operator node alone (MirrorRig.run_operator) in an order that respects the edges; a node input
+    reads the bytes its source holds with the input's own tensor desc. Returns each graph output's bytes."""
+    produced = {}
+    done = set()
+    operator_nodes = [k for k, (node, _) in enumerate(spec.nodes) if not isinstance(node, bytes)]
+    while len(done) < len(operator_nodes):
+        for k in operator_nodes:
+            if k in done:
+                continue
+            ins, outs = _tensors(spec.nodes[k][0])
+            sources = {}
+            for g, kk, j in spec.inputs:
+                if kk == k:
+                    sources[j] = inputs[g]
+            ready = True
+            for m, o, kk, j in spec.intermediates:
+                if kk != k:
+                    continue
+                node = spec.nodes[m][0]
+                if isinstance(node, bytes):
+                    sources[j] = np.frombuffer(node.ljust(ins[j].TotalTensorSizeInBytes, b"\0"), np.uint8)
+                elif (m, o) in produced:
+                    sources[j] = produced[(m, o)]
+                else:
+                    ready = False
+            if not ready:
+                continue
+            arrays = [_as_array(sources[j], t) for j, t in enumerate(ins)]
+            results = rig.run_operator(spec.nodes[k][0], arrays, flags)
+            for o, (array, t) in enumerate(zip(results, outs)):
+                produced[(k, o)] = _as_bytes(array, t)
+            done.add(k)
+    return [produced[(k, o)] for k, o, h in sorted(spec.outputs, key=lambda e: e[2])]
+
+
+def assert_graph_matches(spec, inputs, flags=DML_EXECUTION_FLAG_NONE, owned=(), rig=None):
+    rig = rig or MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
+    got = run_graph(rig, spec, inputs, flags, owned)
+    expected = run_one_by_one(rig, spec, inputs, flags)
+    for h, (g, e, t) in enumerate(zip(got, expected, graph_output_tensors(spec))):
+        same_bits(_as_array(g, t), _as_array(e, t), f"graph output {h}")
+    return got
+
+
+def _random(t, seed, special=True):
+    """Bytes for a tensor desc: values around the bounds the tests use, with NaN, -0 and infinities."""
+    rng = np.random.default_rng(seed)
+    t = _buffer_desc(t)
+    dtype = _dtype(t)
+    count = t.TotalTensorSizeInBytes // dtype.itemsize
+    if dtype.kind == "f":
+        values = rng.uniform(-4, 4, count).astype(dtype)
+        if special and count >= 4:
+            values[:4] = np.array([np.nan, -0.0, np.inf, -np.inf], dtype)
+    else:
+        values = rng.integers(0, 3, count).astype(dtype)
+    return np.frombuffer(values.tobytes().ljust(t.TotalTensorSizeInBytes, b"\0"), np.uint8).copy()
+
+
+# ---- results -------------------------------------------------------------------------------------------------
+X = tensor([4, 16])
+
+
+def chain(x=X):
+    return GraphSpec(nodes=[(clip(x, -1.0, 2.0), "clip"), (threshold(x, 0.5), "threshold"),
+                            (identity(x, scale_bias=(3.0, 1.0)), "scale")],
+                     input_count=1, output_count=1, inputs=[(0, 0, 0)],
+                     intermediates=[(0, 0, 1, 0), (1, 0, 2, 0)], outputs=[(2, 0, 0)])
+
+
+def test_a_chain_is_bit_exact_runs_three_named_dispatches_with_two_barriers_and_no_hazard():
+    rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
+    x = _random(X, 1)
+    (out,), trace = run_graph(rig, chain(), [x], trace=True)
+    a = x.view(np.float32)
+    expected = golden.identity(golden.threshold(golden.clip(a, -1.0, 2.0), 0.5), scale_bias=(3.0, 1.0))
+    same_bits(out.view(np.float32), expected)
+    assert [str(n).split(":")[0] for n in trace.dispatches["name"]] == ["clip", "threshold", "scale"]
+    assert rig.device._hazard_count == 0
+    graph = rig.dml.CompileGraph(graph_desc(rig.dml, chain()), DML_EXECUTION_FLAG_NONE)
+    assert [(d.nodes, d.barrier_before) for d in graph._plan.dispatches] == [((0,), False), ((1,), True), ((2,), True)]
+    props = graph.GetBindingProperties()
+    assert (props.RequiredDescriptorCount, props.TemporaryResourceSize) == (6, 512)   # two intermediates, 256 each
+    assert_graph_matches(chain(), [x])
+
+
+def test_a_diamond_runs_its_two_branches_in_one_level_and_if_reads_both():
+    c = tensor([4, 16], U8)
+    spec = GraphSpec(nodes=[(clip(X, -1.0, 1.0), "left"), (threshold(X, 0.0), "right"), (if_(c, X, X), "select")],
+                     input_count=2, output_count=1, inputs=[(0, 0, 0), (0, 1, 0), (1, 2, 0)],
+                     intermediates=[(0, 0, 2, 1), (1, 0, 2, 2)], outputs=[(2, 0, 0)])
+    rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
+    graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE)
+    assert [(d.nodes, d.level, d.barrier_before) for d in graph._plan.dispatches] == [
+        ((0,), 0, False), ((1,), 0, False), ((2,), 1, True)]
+    assert_graph_matches(spec, [_random(X, 2), _random(c, 3)], rig=rig)
+    assert rig.device._hazard_count == 0
+
+
+def test_a_graph_output_that_another_node_reads_is_written_once_into_the_output_binding():
+    spec = GraphSpec(nodes=[(clip(X, -1.0, 1.0), None), (identity(X, scale_bias=(0.5, 0.25)), None)],
+                     input_count=1, output_count=2, inputs=[(0, 0, 0)], intermediates=[(0, 0, 1, 0)],
+                     outputs=[(1, 0, 0), (0, 0, 1)], names=False)
+    rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
+    assert rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE).GetBindingProperties() \
+        .TemporaryResourceSize == 0   # no intermediate tensor: node 1 reads graph output 1's binding
+    (scaled_out, clipped), trace = run_graph(rig, spec, [_random(X, 4)], trace=True)
+    assert [str(n).split(":")[0] for n in trace.dispatches["name"]] == ["node 0", "node 1"]
+    assert_graph_matches(spec, [_random(X, 4)], rig=rig)
+
+
+def test_an_edge_may_broadcast_through_strides_and_reinterpret_the_data_type():
+    row = tensor([1, 16])
+    wide = tensor([4, 16], strides=[0, 1])            # the same 64 bytes, each row the producer's row
+    bits = tensor([4, 16], U32, strides=[0, 1])       # ... read as UINT32 bits
+    spec = GraphSpec(nodes=[(clip(row, -2.0, 2.0), "clip"), (identity(wide, out=X, scale_bias=(2.0, 0.0)), "twice"),
+                            (identity(bits, out=tensor([4, 16], U32)), "bits")],
+                     input_count=1, output_count=2, inputs=[(0, 0, 0)],
+                     intermediates=[(0, 0, 1, 0), (0, 0, 2, 0)], outputs=[(1, 0, 0), (2, 0, 1)])
+    twice, as_bits = assert_graph_matches(spec, [_random(row, 5)])
+    clipped = golden.clip(_random(row, 5).view(np.float32), -2.0, 2.0)
+    assert np.array_equal(as_bits.view(np.uint32).reshape(4, 16)[3], clipped.view(np.uint32))
+
+
+@pytest.mark.parametrize("flags", [DML_EXECUTION_FLAG_NONE, DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION])
+def test_a_float16_chain_is_bit_exact_with_and_without_half_precision(flags):
+    h = tensor([2, 33], F16)        # 66 elements: TotalTensorSizeInBytes 132
+    spec = GraphSpec(nodes=[(identity(h, scale_bias=(1.7, -0.3)), "a"), (clip(h, -1.5, 1.25), "b"),
+                            (identity(h, scale_bias=(3.1, 0.1)), "c"), (threshold(h, 0.2), "d")],
+                     input_count=1, output_count=1, inputs=[(0, 0, 0)],
+                     intermediates=[(0, 0, 1, 0), (1, 0, 2, 0), (2, 0, 3, 0)], outputs=[(3, 0, 0)])
+    assert_graph_matches(spec, [_random(h, 6)], flags)
+
+
+def test_dml_owned_graph_inputs_are_bound_at_initialization_and_read_from_the_persistent_resource():
+    owned_c = tensor([4, 16], U8, flags=DML_TENSOR_FLAG_OWNED_BY_DML)
+    spec = GraphSpec(nodes=[(clip(X, 0.0, 1.0), "clip"), (if_(owned_c, X, X), "mask")],
+                     input_count=2, output_count=1, inputs=[(0, 0, 0), (1, 1, 0), (0, 1, 2)],
+                     intermediates=[(0, 0, 1, 1)], outputs=[(1, 0, 0)])
+    c = _random(owned_c, 7)
+    x = _random(X, 8)
+    rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
+    (out,) = run_graph(rig, spec, [x, c], owned={1})
+    clipped = golden.clip(x.view(np.float32), 0.0, 1.0)
+    same_bits(out.view(np.float32), np.where(c != 0, clipped, x.view(np.float32)))
+
+
+def test_a_constant_node_feeds_node_inputs_through_the_persistent_resource():
+    c = tensor([4, 16], U8)
+    mask = bytes([1, 0, 0, 1] * 15)   # 60 of the 64 bytes: the rest reads as zeros
+    spec = GraphSpec(nodes=[(mask, "mask"), (if_(c, X, X), "select")], input_count=2, output_count=1,
+                     inputs=[(0, 1, 1), (1, 1, 2)], intermediates=[(0, 0, 1, 0)], outputs=[(1, 0, 0)])
+    a, b = _random(X, 9), _random(X, 10)
+    (out,) = assert_graph_matches(spec, [a, b])
+    select = np.frombuffer(mask.ljust(64, b"\0"), np.uint8) != 0
+    same_bits(out.view(np.float32), np.where(select, a.view(np.float32), b.view(np.float32)))
+
+
+# ---- validation sentences --------------------------------------------------------------------------------------------
+def _compile_error(spec, rig=None, mutate=None, flags=DML_EXECUTION_FLAG_NONE):
+    rig = rig or MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_NONE)
+    desc = graph_desc(rig.dml, spec)
+    if mutate is not None:
+        mutate(desc)
+    with pytest.raises(HResultError) as error:
+        rig.dml.CompileGraph(desc, flags)
+    assert error.value.hresult == E_INVALIDARG, error.value
+    return error.value.message
+
+
+def _spec(**changes):
+    return dataclasses.replace(chain(), **changes)
+
+
+def test_a_cycle_is_named_node_by_node():
+    spec = _spec(intermediates=[(0, 0, 1, 0), (1, 0, 2, 0), (2, 0, 0, 0)], inputs=[])
+    assert _compile_error(dataclasses.replace(spec, input_count=0)) == (
+        'DML_GRAPH_DESC.IntermediateEdges form a cycle: node 0 ("clip") -> node 1 ("threshold") -> node 2 ("scale") '
+        '-> node 0 ("clip"); the graph must be a directed acyclic graph.')
+
+
+@pytest.mark.parametrize("changes, sentence", [
+    (dict(intermediates=[(1, 0, 2, 0)], outputs=[(2, 0, 0), (0, 0, 1)], output_count=2),
+     'input 0 (InputTensor) of node 1 ("threshold") is fed by no edge; every node input must be connected '
+     '(DML_GRAPH_DESC), except inputs optional for the operator.'),
+    (dict(intermediates=[(0, 0, 1, 0), (1, 0, 2, 0), (0, 0, 2, 0)]),
+     'IntermediateEdges[2] feeds input 0 (InputTensor) of node 2 ("scale"), which IntermediateEdges[1] already '
+     'feeds; a node input takes exactly one edge.'),
+    (dict(intermediates=[(0, 0, 1, 0), (1, 0, 3, 0)]),
+     'DML_GRAPH_DESC.IntermediateEdges[1].ToNodeIndex is 3; the graph has 3 nodes.'),
+    (dict(intermediates=[(0, 0, 1, 0), (1, 1, 2, 0)]),
+     'DML_GRAPH_DESC.IntermediateEdges[1].FromNodeOutputIndex is 1; node 1 ("threshold") '
+     '(DML_OPERATOR_ELEMENT_WISE_THRESHOLD) has 1 outputs.'),
+    (dict(inputs=[(1, 0, 0)]),
+     'DML_GRAPH_DESC.InputEdges[0].GraphInputIndex is 1; the graph has 1 inputs (DML_GRAPH_DESC.InputCount).'),
+    (dict(outputs=[(2, 0, 0), (1, 0, 0)]),
+     'DML_GRAPH_DESC.OutputEdges[1].GraphOutputIndex is 0, which OutputEdges[0] already writes; every graph output '
+     'is written by exactly one output edge.'),
+    (dict(output_count=2),
+     'graph output 1 is written by no element of DML_GRAPH_DESC.OutputEdges; every graph output '
+     '(DML_GRAPH_DESC.OutputCount is 2) is written by exactly one output edge.'),
+    (dict(outputs=[]),
+     'graph output 0 is written by no element of DML_GRAPH_DESC.OutputEdges; every graph output '
+     '(DML_GRAPH_DESC.OutputCount is 1) is written by exactly one output edge.'),
+    (dict(outputs=[(1, 0, 0)], intermediates=[(0, 0, 1, 0)]),
+     'input 0 (InputTensor) of node 2 ("scale") is fed by no edge; every node input must be connected '
+     '(DML_GRAPH_DESC), except inputs optional for the operator.'),
+    (dict(nodes=[], intermediates=[], inputs=[], outputs=[]),
+     'DML_GRAPH_DESC.NodeCount is 0; a graph has at least one node.'),
+])
+def test_bad_graphs_are_refused_with_a_sentence(changes, sentence):
+    assert _compile_error(_spec(**changes)) == sentence
+
+
+def test_an_unused_node_output_is_refused():
+    spec = _spec(nodes=chain().nodes + [(identity(X), "spare")], inputs=[(0, 0, 0), (0, 3, 0)])
+    assert _compile_error(spec) == (
+        'output 0 (OutputTensor) of node 3 ("spare") goes to no graph output and no node input; every node output '
+        'must be connected (DML_GRAPH_DESC), except outputs optional for the operator.')
+
+
+def test_connected_tensors_must_have_one_total_tensor_size():
+    spec = _spec(nodes=[(clip(X, 0.0, 1.0), "clip"), (threshold(tensor([4, 8]), 0.0), "threshold"),
+                        (identity(tensor([4, 8])), "scale")])
+    assert _compile_error(spec) == (
+        'DML_GRAPH_DESC.IntermediateEdges[0] connects output 0 (OutputTensor) of node 0 ("clip") '
+        '(TotalTensorSizeInBytes 256) to input 0 (InputTensor) of node 1 ("threshold") (TotalTensorSizeInBytes 128); '
+        'connected tensors must have identical TotalTensorSizeInBytes (their DataType and Sizes may differ).')
+
+
+def test_owned_by_dml_inputs_come_from_graph_inputs_that_agree_on_the_flag():
+    owned = tensor([4, 16], flags=DML_TENSOR_FLAG_OWNED_BY_DML)
+    spec = _spec(nodes=[(clip(X, 0.0, 1.0), "clip"), (threshold(owned, 0.0, out=X), "threshold"),
+                        (identity(X), "scale")])
+    assert _compile_error(spec) == (
+        'DML_GRAPH_DESC.IntermediateEdges[0] feeds input 0 (InputTensor) of node 1 ("threshold") from node 0 ("clip"), '
+        'but that input is DML_TENSOR_FLAG_OWNED_BY_DML; such inputs must be connected to graph inputs.')
+    both = _spec(nodes=spec.nodes, inputs=[(0, 0, 0), (0, 1, 0)], intermediates=[(1, 0, 2, 0)],
+                 outputs=[(2, 0, 0), (0, 0, 1)], output_count=2)
+    assert _compile_error(both) == (
+        'graph input 0 feeds input 0 (InputTensor) of node 0 ("clip") without DML_TENSOR_FLAG_OWNED_BY_DML and input 0 '
+        '(InputTensor) of node 1 ("threshold") with it; all inputs connected to one graph input must use or omit the '
+        'flag equivalently.')
+
+
+def test_struct_and_edge_type_mistakes_name_the_field():
+    def wrong_type(desc):
+        desc.OutputEdges[0].Type = DML_GRAPH_EDGE_TYPE_INPUT
+
+    assert _compile_error(chain(), mutate=wrong_type) == (
+        "DML_GRAPH_DESC.OutputEdges[0].Type is DML_GRAPH_EDGE_TYPE_INPUT; every element of OutputEdges must be "
+        "DML_GRAPH_EDGE_TYPE_OUTPUT.")
+
+    def wrong_count(desc):
+        desc.NodeCount = 4
+
+    assert _compile_error(chain(), mutate=wrong_count) == (
+        "DML_GRAPH_DESC.NodeCount is 4 but DML_GRAPH_DESC.Nodes has 3 elements; they must agree.")
+
+
+def test_graphs_and_constant_nodes_need_their_feature_levels():
+    old = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_NONE, feature_level=DML_FEATURE_LEVEL_2_0)
+    assert _compile_error(chain(tensor([1, 1, 4, 16])), rig=old) == (
+        "IDMLDevice1.CompileGraph was introduced in DML_FEATURE_LEVEL_2_1 (DirectML 1.2.0); this device supports "
+        "up to DML_FEATURE_LEVEL_2_0.")
+    rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_NONE, feature_level=DML_FEATURE_LEVEL_6_1)
+    c = tensor([4, 16], U8)
+    spec = GraphSpec(nodes=[(bytes(64), "mask"), (if_(c, X, X), "select")], input_count=1, output_count=1,
+                     inputs=[(0, 1, 1), (0, 1, 2)], intermediates=[(0, 0, 1, 0)], outputs=[(1, 0, 0)])
+    assert _compile_error(spec, rig=rig) == (
+        "DML_GRAPH_DESC.Nodes[0].Type is DML_GRAPH_NODE_TYPE_CONSTANT, introduced in DML_FEATURE_LEVEL_6_2; this "
+        "device supports up to DML_FEATURE_LEVEL_6_1.")
+    big = dataclasses.replace(spec, nodes=[(bytes(68), "mask"), spec.nodes[1]])
+    assert _compile_error(big) == (
+        'DML_GRAPH_DESC.IntermediateEdges[0] feeds input 0 (ConditionTensor) of node 1 ("select") '
+        '(TotalTensorSizeInBytes 64) from node 0 ("mask"), whose DataSize is 68; a constant node\'s data must fit '
+        'the inputs it feeds (dmlemu).')
+
+
+def test_binding_a_graph_takes_one_binding_per_graph_input_and_needs_its_temporary_resource():
+    rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64, mute_debug_output=True)
+    graph = rig.dml.CompileGraph(graph_desc(rig.dml, chain()), DML_EXECUTION_FLAG_NONE)
+    a, b = rig.buffer(256), rig.buffer(256)
+    table = rig.table(graph)
+    table.BindInputs([buffer_binding(a), buffer_binding(b)])
+    assert removal(rig.dml)[1] == ("IDMLBindingTable.BindInputs: BindInputs got 2 bindings; graph of 3 nodes has 1 "
+                                   "input (graph input 0), and the count must match exactly.")
+    rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64, mute_debug_output=True)
+    graph = rig.dml.CompileGraph(graph_desc(rig.dml, chain()), DML_EXECUTION_FLAG_NONE)
+    rig.initialize(graph)
+    table = rig.table(graph)
+    table.BindInputs([buffer_binding(rig.buffer(256))])
+    table.BindOutputs([buffer_binding(rig.buffer(256))])
+    rig.recorder.RecordDispatch(rig.list, graph, table)
+    assert removal(rig.dml)[1] == ("IDMLCommandRecorder.RecordDispatch: <IDMLCompiledOperator graph of 3 nodes> needs "
+                                   "a temporary resource of 512 bytes; none is bound (BindTemporaryResource).")
+
+
+# ---- random DAGs ----------------------------------------------------------------------------------------------
+UNARY = [name for name in ("ELEMENT_WISE_IDENTITY", "ELEMENT_WISE_CLIP", "ELEMENT_WISE_THRESHOLD", "ELEMENT_WISE_ABS",
+                           "ELEMENT_WISE_NEGATE", "ACTIVATION_RELU") if has_kernel(name)]
+BINARY = [name for name in ("ELEMENT_WISE_ADD", "ELEMENT_WISE_MULTIPLY", "ELEMENT_WISE_MAX", "ELEMENT_WISE_SUBTRACT")
+          if has_kernel(name)]
+
+
+def _node_desc(kind, t, draw):
+    """One node of `kind` on tensor desc t (every tensor the same desc)."""
+    if kind == "ELEMENT_WISE_IDENTITY":
+        return identity(t, scale_bias=draw(st.sampled_from([None, (1.5, -0.25), (-2.0, 0.5)])))
+    if kind == "ELEMENT_WISE_CLIP":
+        return clip(t, draw(st.sampled_from([-1.0, 0.0])), draw(st.sampled_from([0.5, 2.0])))
+    if kind == "ELEMENT_WISE_THRESHOLD":
+        return threshold(t, draw(st.sampled_from([-0.5, 0.25])))
+    if kind == "IF":
+        return if_(tensor(t.Desc.Sizes, U8), t, t)
+    if kind in BINARY:
+        return op(kind, ATensor=t, BTensor=t, OutputTensor=t)
+    if kind.startswith("ACTIVATION_"):
+        return op(kind, InputTensor=t, OutputTensor=t)
+    return op(kind, InputTensor=t, OutputTensor=t)
+
+
+@st.composite
+def random_graphs(draw):
+    """A DAG of 1 to 5 nodes on one FLOAT32 or FLOAT16 shape: each node input reads a graph input or an
+    earlier node; each node output is a graph output, or read later, or both."""
+    dt = draw(st.sampled_from([F32, F16]))
+    t = tensor(draw(st.sampled_from([[7], [2, 9], [3, 1, 5]])), dt)
+    kinds = ["ELEMENT_WISE_IDENTITY", "ELEMENT_WISE_CLIP", "ELEMENT_WISE_THRESHOLD", "IF"] + UNARY + BINARY
+    n = draw(st.integers(1, 5))
+    nodes, inputs, intermediates, n_inputs, cond_inputs = [], [], [], draw(st.integers(1, 2)), []
+    for k in range(n):
+        kind = draw(st.sampled_from(kinds))
+        desc = _node_desc(kind, t, draw)
+        nodes.append((desc, f"n{k}"))
+        value_inputs = range(1, 3) if kind == "IF" else range(len(_tensors(desc)[0]))
+        if kind == "IF":
+            cond_inputs.append(k)
+        for j in value_inputs:
+            source = draw(st.integers(-n_inputs, k - 1))
+            if source < 0:
+                inputs.append((-source - 1, k, j))
+            else:
+                intermediates.append((source, 0, k, j))
+    cond_graph_input = n_inputs
+    for k in cond_inputs:
+        inputs.append((cond_graph_input, k, 0))
+    used = {m for m, _, _, _ in intermediates}
+    outputs = [(k, 0) for k in range(n) if k not in used or draw(st.booleans())]
+    used_inputs = sorted({g for g, _, _ in inputs})
+    renumber = {g: i for i, g in enumerate(used_inputs)}
+    spec = GraphSpec(nodes=nodes, input_count=len(used_inputs), output_count=len(outputs),
+                     inputs=[(renumber[g], k, j) for g, k, j in inputs], intermediates=intermediates,
+                     outputs=[(k, o, h) for h, (k, o) in enumerate(outputs)])
+    flags = draw(st.sampled_from([DML_EXECUTION_FLAG_NONE, DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION]))
+    return spec, flags, draw(st.integers(0, 2 ** 16))
+
+
+@settings(max_examples=scaled(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_graphs())
+def test_random_graphs_are_bit_exact_against_their_operators_one_by_one(case):
+    spec, flags, seed = case
+    inputs = [_random(t, seed + g) for g, t in enumerate(graph_input_tensors(spec))]
+    assert_graph_matches(spec, inputs, flags)
+
+
+BREAKS = ["drop an input edge", "cycle", "duplicate output", "unwritten output", "feed twice"]
+
+
+@settings(max_examples=scaled(10), deadline=None)
+@given(random_graphs(), st.sampled_from(BREAKS), st.data())
+def test_broken_random_graphs_are_refused_with_a_sentence(case, how, data):
+    spec, flags, _ = case
+    if how == "drop an input edge" and spec.inputs:
+        spec = dataclasses.replace(spec, inputs=spec.inputs[1:])
+    elif how == "cycle" and spec.intermediates:
+        m, o, k, j = spec.intermediates[0]
+        spec = dataclasses.replace(spec, intermediates=spec.intermediates[1:] + [(k, 0, m, 0)],
+                                   inputs=[e for e in spec.inputs if e[1:] != (m, 0)])
+    elif how == "duplicate output":
+        spec = dataclasses.replace(spec, outputs=spec.outputs + [spec.outputs[0]])
+    elif how == "unwritten output":
+        spec = dataclasses.replace(spec, output_count=spec.output_count + 1)
+    else:
+        g, k, j = data.draw(st.sampled_from(spec.inputs)) if spec.inputs else (0, 0, 0)
+        spec = dataclasses.replace(spec, inputs=spec.inputs + [(g, k, j)], input_count=max(1, spec.input_count))
+    message = _compile_error(spec)
+    assert message.endswith(".") and len(message) > 40, message
