@@ -568,3 +568,36 @@ def test_broken_random_graphs_are_refused_with_a_sentence(case, how, data):
         spec = dataclasses.replace(spec, inputs=spec.inputs + [(g, k, j)], input_count=max(1, spec.input_count))
     message = _compile_error(spec)
     assert message.endswith(".") and len(message) > 40, message
+
+
+# ---- dmlemu graph ------------------------------------------------------------------------------------------
+def test_dmlemu_graph_prints_the_example_partition_level_by_level(capsys):
+    from dmlemu.tools.cli import main
+    assert main(["graph"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:2] == ["graph: 5 nodes (5 operators), 2 inputs, 2 outputs; FLOAT32 [256, 1024]",
+                         "dispatches: 5 (no fusion yet: one per operator node), UAV barriers: 3"]
+    assert [line.split()[2] for line in lines if line.startswith("  dispatch")] == [
+        "scale", "floor", "relu", "clip", "select"]
+    assert lines.count("  -- UAV barrier --") == 3
+    assert lines[-1].startswith("binding: 12 descriptors, temporary resource 3145728 bytes")
+
+
+def test_dmlemu_graph_reads_a_json_graph_and_draws_it(tmp_path, capsys):
+    import json
+    from dmlemu.tools.cli import main
+    spec = {"dtype": "FLOAT16", "sizes": [8, 8], "inputs": ["x"],
+            "nodes": [{"name": "a", "op": "CLIP", "inputs": ["x"], "attrs": {"Min": 0, "Max": 1}},
+                      {"name": "b", "op": "THRESHOLD", "inputs": ["x"], "attrs": {"Min": 0.5}},
+                      {"name": "c", "op": "add", "inputs": ["a", "b"]}],
+            "outputs": ["c"]}
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(spec))
+    png = tmp_path / "g.png"
+    assert main(["graph", str(path), "--plot", str(png)]) == 0
+    out = capsys.readouterr().out
+    assert "  dispatch 3  c  ELEMENT_WISE_ADD        reads a, b; writes graph output 0" in out
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+    path.write_text(json.dumps(dict(spec, outputs=["z"])))
+    assert main(["graph", str(path)]) == 2
+    assert capsys.readouterr().err == 'dmlemu: error: the graph\'s output "z" is no node\n'

@@ -11,6 +11,7 @@
     dmlemu adapters   the emulated GPUs (adapter presets), their figures and sources
     dmlemu compare    two runs (saved traces or run specs) side by side, with a difference plot
     dmlemu sweep      a grid of timed runs as tasks on a Dask cluster: results.csv and plots
+    dmlemu graph      how a DirectML graph (an example, or FILE.json) compiles into dispatches; --plot PNG
 
 Errors in the arguments or from the DirectML mirror print one line, `dmlemu: error: <sentence>`,
 and exit with status 2; no traceback. `dmlemu run` checks everything it can before it makes or reads
@@ -483,6 +484,17 @@ def cmd_compare(args):
     return 0
 
 
+def cmd_graph(args):
+    from dmlemu.tools.graph_view import EXAMPLE, compile_graph, format_partition, load_graph, plot_partition
+    spec = EXAMPLE if args.file is None else load_graph(args.file)
+    graph = compile_graph(spec, args.adapter)
+    print(format_partition(graph, spec))
+    if args.plot:
+        plot_partition(graph, args.plot)
+        print(f"wrote {args.plot}")
+    return 0
+
+
 def cmd_sweep(args):
     import time
     from dmlemu.tools import sweep
@@ -641,6 +653,13 @@ def build_parser():
     p.add_argument("b", metavar="B", help="FILE.npz or a quoted run spec")
     p.add_argument("--plots", metavar="DIR", help="write compare.png (the difference plot) into DIR")
     p.set_defaults(handler=cmd_compare)
+
+    p = sub.add_parser("graph", help="how a DirectML graph compiles into dispatches (text; --plot FILE.png)")
+    p.add_argument("file", nargs="?", metavar="FILE.json", help="a graph (tools/graph_view.py says the format; "
+                                                                 "default: a built-in example)")
+    p.add_argument("--plot", metavar="FILE.png", help="also draw the partition into FILE.png")
+    p.add_argument("--adapter", metavar="KEY", help="adapter preset (default: the default adapter)")
+    p.set_defaults(handler=cmd_graph)
 
     p = sub.add_parser(
         "sweep", help="a grid of timed runs on Dask: operators x dtypes x sizes x layouts x adapters x overrides",

@@ -1,0 +1,281 @@
+"""`dmlemu graph`: how a DirectML graph is compiled into dispatches, as text and as a picture.
+
+A graph is given as plain data (a dict, or a JSON file of the same shape): one data type and Sizes for
+every tensor, the graph inputs by name, the nodes in order, each an operator with the names it reads
+(graph inputs or earlier nodes, in the operator's input order) and its fields, and the names that are
+graph outputs:
+
+    {"dtype": "FLOAT32", "sizes": [1024],
+     "inputs": ["x", "mask"],
+     "nodes": [{"name": "scale", "op": "IDENTITY", "inputs": ["x"], "scale": 2, "bias": 1},
+               {"name": "relu", "op": "relu", "inputs": ["scale"]},
+               {"name": "clip", "op": "CLIP", "inputs": ["relu"], "attrs": {"Min": 0, "Max": 6}}],
+     "outputs": ["clip"]}
+
+Operators are named as `dmlemu run` names them (tools/operators.py: every operator with a kernel), and
+each tensor takes the data type that operator gives it for "dtype" (IF's condition: UINT8). A node's
+"attrs" are its desc's fields (Min, Max, Alpha, ...), "scale" / "bias" its ScaleBias. The graph is built
+as a DML_GRAPH_DESC and compiled with IDMLDevice1.CompileGraph on the chosen adapter, through the
+mirror as a program would; `format_partition` prints what the compiled graph runs (the partition of
+emulator/directml/graph.py: dispatches level by level, UAV barriers, where each tensor lives, the
+binding properties) and `plot_partition` draws it (matplotlib, PNG).
+"""
+import json
+
+from dmlemu.d3d12 import D3D12CreateDevice, D3D_FEATURE_LEVEL_11_0
+from dmlemu.directml import (
+    DML_CREATE_DEVICE_FLAG_NONE, DML_EXECUTION_FLAG_NONE, DML_GRAPH_DESC, DML_GRAPH_EDGE_DESC,
+    DML_GRAPH_EDGE_TYPE_INPUT, DML_GRAPH_EDGE_TYPE_INTERMEDIATE, DML_GRAPH_EDGE_TYPE_OUTPUT, DML_GRAPH_NODE_DESC,
+    DML_GRAPH_NODE_TYPE_OPERATOR, DML_INPUT_GRAPH_EDGE_DESC, DML_INTERMEDIATE_GRAPH_EDGE_DESC,
+    DML_OPERATOR_GRAPH_NODE_DESC, DML_OUTPUT_GRAPH_EDGE_DESC, DMLCreateDevice,
+)
+from dmlemu.tools.operators import OperatorRun, UsageError, operator_desc, preset_for
+
+__all__ = ["EXAMPLE", "load_graph", "graph_desc", "compile_graph", "format_partition", "plot_partition"]
+
+# A DirectMLX-style chain (x * 2 + 1 -> Relu -> Clip) with a masked branch: five dispatches in four levels.
+EXAMPLE = {
+    "dtype": "FLOAT32", "sizes": [256, 1024],
+    "inputs": ["x", "mask"],
+    "nodes": [
+        {"name": "scale", "op": "IDENTITY", "inputs": ["x"], "scale": 2.0, "bias": 1.0},
+        {"name": "floor", "op": "THRESHOLD", "inputs": ["x"], "attrs": {"Min": 0.0}},
+        {"name": "relu", "op": "relu", "inputs": ["scale"]},
+        {"name": "clip", "op": "CLIP", "inputs": ["relu"], "attrs": {"Min": 0.0, "Max": 6.0}},
+        {"name": "select", "op": "IF", "inputs": ["mask", "clip", "floor"]},
+    ],
+    "outputs": ["select", "relu"],
+}
+
+
+def load_graph(path):
+    """A graph dict from a JSON file (UsageError naming the file when it is not one)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            spec = json.load(f)
+    except OSError as error:
+        raise UsageError(f"cannot read the graph file {path}: {error.strerror}") from None
+    except json.JSONDecodeError as error:
+        raise UsageError(f"the graph file {path} is not JSON: {error.msg} at line {error.lineno}") from None
+    if not isinstance(spec, dict):
+        raise UsageError(f"the graph file {path} holds a {type(spec).__name__}; it must hold one object")
+    return spec
+
+
+def _field(spec, key, kind, where):
+    if key not in spec:
+        raise UsageError(f"{where} has no \"{key}\"")
+    if not isinstance(spec[key], kind):
+        raise UsageError(f"{where}'s \"{key}\" is {spec[key]!r}; it must be a {kind.__name__}")
+    return spec[key]
+
+
+def _runs(spec):
+    """(node names, {name: OperatorRun}, {name: input names}) of a graph dict, checked."""
+    inputs = _field(spec, "inputs", list, "the graph")
+    sizes = _field(spec, "sizes", list, "the graph")
+    names, runs, reads = list(inputs), {}, {}
+    for i, node in enumerate(_field(spec, "nodes", list, "the graph")):
+        where = f"node {i}"
+        if not isinstance(node, dict):
+            raise UsageError(f"{where} is {node!r}; it must be an object")
+        name = str(node.get("name", f"node {i}"))
+        if name in names:
+            raise UsageError(f"{where} is named \"{name}\", which names an earlier input or node; names are unique")
+        run = OperatorRun(_field(node, "op", str, where), data_type=spec.get("dtype"), sizes=tuple(sizes),
+                          scale=node.get("scale"), bias=node.get("bias"), attributes=node.get("attrs"))
+        wanted = len(run.schema.inputs)
+        read = _field(node, "inputs", list, where)
+        if len(read) != wanted:
+            raise UsageError(f"{where} (\"{name}\", {run.name}) reads {len(read)} names; it has {wanted} inputs")
+        for source in read:
+            if source not in names:
+                raise UsageError(f"{where} (\"{name}\") reads \"{source}\", which is no graph input and no earlier node")
+        names.append(name)
+        runs[name], reads[name] = run, read
+    outputs = _field(spec, "outputs", list, "the graph")
+    for name in outputs:
+        if name not in runs:
+            raise UsageError(f"the graph's output \"{name}\" is no node")
+    return list(inputs), runs, reads, outputs
+
+
+def _edge(kind, struct, **fields):
+    return DML_GRAPH_EDGE_DESC(Type=kind, Desc=struct(**fields))
+
+
+def graph_desc(spec, dml):
+    """The DML_GRAPH_DESC of a graph dict, its operators created on `dml` (an IDMLDevice)."""
+    inputs, runs, reads, outputs = _runs(spec)
+    order = list(runs)
+    nodes, input_edges, intermediate_edges = [], [], []
+    for k, name in enumerate(order):
+        operator = dml.CreateOperator(operator_desc(runs[name]))
+        nodes.append(DML_GRAPH_NODE_DESC(Type=DML_GRAPH_NODE_TYPE_OPERATOR,
+                                         Desc=DML_OPERATOR_GRAPH_NODE_DESC(Operator=operator, Name=name)))
+        for j, source in enumerate(reads[name]):
+            if source in runs:
+                intermediate_edges.append(_edge(DML_GRAPH_EDGE_TYPE_INTERMEDIATE, DML_INTERMEDIATE_GRAPH_EDGE_DESC,
+                                                FromNodeIndex=order.index(source), FromNodeOutputIndex=0,
+                                                ToNodeIndex=k, ToNodeInputIndex=j))
+            else:
+                input_edges.append(_edge(DML_GRAPH_EDGE_TYPE_INPUT, DML_INPUT_GRAPH_EDGE_DESC,
+                                         GraphInputIndex=inputs.index(source), ToNodeIndex=k, ToNodeInputIndex=j))
+    output_edges = [_edge(DML_GRAPH_EDGE_TYPE_OUTPUT, DML_OUTPUT_GRAPH_EDGE_DESC, FromNodeIndex=order.index(name),
+                          FromNodeOutputIndex=0, GraphOutputIndex=h) for h, name in enumerate(outputs)]
+    return DML_GRAPH_DESC(InputCount=len(inputs), OutputCount=len(outputs), Nodes=nodes, InputEdges=input_edges,
+                          OutputEdges=output_edges, IntermediateEdges=intermediate_edges)
+
+
+def compile_graph(spec, adapter=None, flags=DML_EXECUTION_FLAG_NONE):
+    """The compiled graph (an IDMLCompiledOperator from IDMLDevice1.CompileGraph) of a graph dict on a
+    fresh device of `adapter` (a preset key; None: the default adapter)."""
+    device = D3D12CreateDevice(preset_for(adapter), D3D_FEATURE_LEVEL_11_0)
+    dml = DMLCreateDevice(device, DML_CREATE_DEVICE_FLAG_NONE)
+    return dml.CompileGraph(graph_desc(spec, dml), flags)
+
+
+def _source_text(graph, k, j):
+    plan = graph._plan
+    source = plan.sources.get((k, j))
+    if source is None:
+        return "nothing"
+    if source[0] == "input":
+        return f"graph input {source[1]}"
+    if source[0] == "constant":
+        return f"constant {plan.nodes[source[1]].name}"
+    return plan.nodes[source[1]].name
+
+
+def _destination_text(graph, k, o):
+    h = graph._plan.graph_output_of(k, o)
+    if h is not None:
+        return f"graph output {h}"
+    return f"temporary +{graph._temporary_offset[(k, o)]}"
+
+
+def format_partition(graph, spec=None):
+    """What a compiled graph runs, as text: one line per dispatch, level by level, with the barriers."""
+    plan = graph._plan
+    props = graph.GetBindingProperties()
+    operators = sum(not n.is_constant for n in plan.nodes)
+    head = (f"graph: {len(plan.nodes)} nodes ({operators} operators), {plan.input_count} inputs, "
+            f"{plan.output_count} outputs")
+    if spec is not None:
+        head += f"; {spec.get('dtype', 'FLOAT32')} {list(spec.get('sizes', []))}"
+    lines = [head, f"dispatches: {len(plan.dispatches)} (no fusion yet: one per operator node), "
+                   f"UAV barriers: {plan.barrier_count}"]
+    width = max(len(plan.nodes[k].name) for k in plan.order)
+    kind_width = max(len(plan.nodes[k].kind) for k in plan.order)
+    level = None
+    for i, dispatch in enumerate(plan.dispatches, 1):
+        if dispatch.barrier_before:
+            lines.append("  -- UAV barrier --")
+        if dispatch.level != level:
+            level = dispatch.level
+            lines.append(f"level {level}")
+        for k in dispatch.nodes:
+            node = plan.nodes[k]
+            reads = ", ".join(_source_text(graph, k, j) for j in range(len(node.info.inputs)))
+            writes = ", ".join(_destination_text(graph, k, o) for o in range(len(node.info.outputs)))
+            lines.append(f"  dispatch {i}  {node.name:<{width}}  {node.kind:<{kind_width}}  reads {reads}; "
+                         f"writes {writes}")
+    lines.append(f"binding: {props.RequiredDescriptorCount} descriptors, temporary resource "
+                 f"{props.TemporaryResourceSize} bytes, persistent resource {props.PersistentResourceSize} bytes")
+    return "\n".join(lines)
+
+
+def _crossings(start, end, rad, boxes):
+    """How many sample points of matplotlib's arc3 curve from `start` to `end` lie inside a node box."""
+    (x1, y1), (x2, y2) = start, end
+    cx, cy = (x1 + x2) / 2 + rad * (y2 - y1), (y1 + y2) / 2 - rad * (x2 - x1)
+    count = 0
+    for i in range(1, 40):
+        t = i / 40
+        x = (1 - t) ** 2 * x1 + 2 * (1 - t) * t * cx + t ** 2 * x2
+        y = (1 - t) ** 2 * y1 + 2 * (1 - t) * t * cy + t ** 2 * y2
+        count += any(abs(x - bx) < 0.42 and abs(y - by) < 0.32 for bx, by in boxes)
+    return count
+
+
+def plot_partition(graph, path, title=None):
+    """Draw the partition into a PNG: graph inputs on the left, one column per dependency level (a box per
+    dispatch, its operator under its name), graph outputs on the right, an arrow per edge, dashed lines
+    where the UAV barriers are."""
+    from matplotlib.figure import Figure
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.patches import FancyBboxPatch
+
+    plan = graph._plan
+    levels = max((d.level for d in plan.dispatches), default=0) + 1
+    columns = {}
+    for dispatch in plan.dispatches:
+        for k in dispatch.nodes:
+            columns.setdefault(dispatch.level, []).append(k)
+    tallest = max([len(v) for v in columns.values()] + [plan.input_count, plan.output_count])
+    fig = Figure(figsize=(2.4 * (levels + 2), 1.2 * tallest + 2.0))
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot(1, 1, 1)
+    ax.set_xlim(-0.7, levels + 1.7)
+    ax.set_ylim(-tallest - 0.2, 1.0)
+    ax.axis("off")
+
+    def ys(count):
+        return [-(tallest - 1) / 2 - (count - 1) / 2 + i for i in range(count)][::-1]
+
+    where = {}
+    for g, y in zip(range(plan.input_count), ys(plan.input_count)):
+        where[("input", g)] = (0, y)
+        ax.text(0, y, f"graph input {g}", ha="center", va="center", fontsize=9,
+                bbox=dict(boxstyle="round", facecolor="#e8eef7", edgecolor="#5577aa"))
+    order = {k: i for i, k in enumerate(plan.order, 1)}
+    for level, nodes in columns.items():
+        for k, y in zip(nodes, ys(len(nodes))):
+            x = level + 1
+            where[("node", k)] = (x, y)
+            ax.add_patch(FancyBboxPatch((x - 0.38, y - 0.28), 0.76, 0.56, boxstyle="round,pad=0.02",
+                                        facecolor="#fdf1d8", edgecolor="#b07d1a"))
+            node = plan.nodes[k]
+            ax.text(x, y + 0.08, f"{order[k]}. {node.name}", ha="center", va="center", fontsize=9, weight="bold")
+            ax.text(x, y - 0.14, node.kind.replace("ELEMENT_WISE_", ""), ha="center", va="center", fontsize=7)
+    for h, y in zip(range(plan.output_count), ys(plan.output_count)):
+        where[("output", h)] = (levels + 1, y)
+        ax.text(levels + 1, y, f"graph output {h}", ha="center", va="center", fontsize=9,
+                bbox=dict(boxstyle="round", facecolor="#e6f2e6", edgecolor="#4a8a4a"))
+
+    def arrow(a, b, color, j=0, inputs=1):
+        """An edge into input j of `inputs` (its own point on the box's left side); an edge that skips a
+        column bends around the boxes between."""
+        (x0, y0), (x1, y1) = a, b
+        y1 = y1 + 0.18 * ((inputs - 1) / 2 - j)
+        rad = min((0.0, -0.25, 0.25), key=lambda r: (_crossings((x0 + 0.4, y0), (x1 - 0.4, y1), r, boxes),
+                                                                abs(r)))
+        ax.annotate("", xy=(x1 - 0.4, y1), xytext=(x0 + 0.4, y0),
+                    arrowprops=dict(arrowstyle="->", color=color, lw=1.2, shrinkA=0, shrinkB=0,
+                                    connectionstyle=f"arc3,rad={rad}"))
+        if inputs > 1:
+            ax.text(x1 - 0.43, y1, str(j), ha="right", va="center", fontsize=6, color=color)
+
+    boxes = [(x, y) for key, (x, y) in where.items() if key[0] == "node"]
+    for (k, j), source in plan.sources.items():
+        inputs = len(plan.nodes[k].info.inputs)
+        if source[0] == "input":
+            arrow(where[("input", source[1])], where[("node", k)], "#5577aa", j, inputs)
+        elif source[0] == "node":
+            temporary = plan.graph_output_of(source[1], source[2]) is None
+            arrow(where[("node", source[1])], where[("node", k)], "#b07d1a" if temporary else "#4a8a4a", j, inputs)
+    for h, (k, o) in enumerate(plan.graph_outputs):
+        arrow(where[("node", k)], where[("output", h)], "#4a8a4a")
+    fig.text(0.01, 0.01, "edges: blue from a graph input, orange through the temporary resource, green into a graph "
+                         "output's binding; small numbers: the node input", fontsize=7, color="#555555")
+    for dispatch in plan.dispatches:
+        if dispatch.barrier_before:
+            x = dispatch.level + 0.5
+            ax.plot([x, x], [-tallest + 0.45, 0.75], linestyle="--", color="#aa3333", lw=1)
+            ax.text(x, 0.82, "UAV barrier", ha="center", fontsize=7, color="#aa3333")
+    props = graph.GetBindingProperties()
+    ax.set_title(title or f"{len(plan.dispatches)} dispatches, {plan.barrier_count} UAV barriers; temporary "
+                          f"{props.TemporaryResourceSize} B, persistent {props.PersistentResourceSize} B",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
