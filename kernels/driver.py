@@ -1,10 +1,13 @@
 """Operator microkernels: the driver side that turns an operator desc into a kernel launch.
 
-The kernels themselves are assembly sources in this folder, one per operator (identity.s,
-threshold.s, clip.s, if.s, with the shared prologue.inc, address.inc and scale_bias.inc).
-`compile_operator` picks the data-type variant by assembling the operator's one source with symbols
-(load/store width, compute type, registers, and the offsets of what the kernel reads: descriptor
-table slots `${DESC_T0}` .. and constant buffer fields `${CB_...}`), merges tensor dimensions that
+The kernels themselves are assembly sources in this folder: one skeleton (element_wise_head.inc, a
+body, element_wise_tail.inc) for every operator of the table kernels/element_wise_ops.py; clip.s,
+identity.s, threshold.s and if.s spell their bodies out, element_wise.s takes its body from
+element_wise_bodies.inc. `compile_operator` picks the variant (the tensors' data types, packed or
+strided, ScaleBias, half precision, the FusedActivation) by assembling the operator's source with
+symbols (load/store widths, compute type, registers, the type's instructions, and the offsets of what
+the kernel reads: descriptor table slots `${DESC_T0}` .. and constant buffer fields `${CB_...}`; the
+table row decides them, no operator is named here), merges tensor dimensions that
 are contiguous in every tensor, precomputes division constants for the general addressing path, and
 packs the constant buffer by field name. The constant buffer's layout is one table,
 kernels/constant_buffer.py, read by both the packer and (through the symbols) the kernel sources.
