@@ -125,7 +125,7 @@ def test_run_half_precision_flag_on_another_adapter(tmp_path):
     (("run", "CLIP", "--dtype", "INT64", "--sizes", 4, "--adapter", "irisxe"),
      "(E_INVALIDARG)"),
     (("run", "IDENTITY", "--sizes", 4, "--min", 1),
-     "dmlemu: error: ELEMENT_WISE_IDENTITY has no Min; --min applies to THRESHOLD and CLIP"),
+     "dmlemu: error: ELEMENT_WISE_IDENTITY has no Min; --min applies to THRESHOLD, CLIP, CLIP1, CLIP_GRAD, CLIP_GRAD1"),
     (("run", "CLIP", "--sizes", 4, "--adapter", "nosuchgpu"),
      "dmlemu: error: no adapter preset named 'nosuchgpu'"),
     (("run", "CLIP", "--sizes", 4, "--feature-level", "9_9"),

@@ -1,7 +1,9 @@
 """`dmlemu`: the command line. Each subcommand is a thin wrapper over a library module of tools/.
 
     dmlemu demo       THRESHOLD, CLIP and IF through the DirectML mirror, checked, traced, plotted
-    dmlemu run        one operator from the command line (.npy in and out, traces, plots)
+    dmlemu run        one operator from the command line (.npy in and out, traces, plots): every
+                      operator with a kernel (`dmlemu operators` lists them)
+    dmlemu operators  the operators that run: introduced at, data types, attributes
     dmlemu step       one wave of a kernel, instruction by instruction (for learners)
     dmlemu asm        assemble a kernel source to a binary (little-endian dwords)
     dmlemu disasm     disassemble a binary
@@ -36,22 +38,37 @@ TRACE_DETAILS = ("dispatch", "wave", "instruction", "memory")
 
 
 # ---- argument groups shared by run and step -----------------------------------------------------
-def _add_operator_arguments(p, operator_default=None, dtype_default="FLOAT32", sizes_default=None):
+def _add_operator_arguments(p, operator_default=None, dtype_default=None, sizes_default=None):
+    names = ("any operator `dmlemu operators` lists: add, ELEMENT_WISE_ADD, DML_OPERATOR_ELEMENT_WISE_ADD, relu, "
+             "ACTIVATION_RELU, cast, ...; IDENTITY is ELEMENT_WISE_IDENTITY (ACTIVATION_IDENTITY for the activation)")
     if operator_default is None:
-        p.add_argument("operator", metavar="OPERATOR", help="IDENTITY, THRESHOLD, CLIP or IF")
+        p.add_argument("operator", metavar="OPERATOR", help=names)
     else:
-        p.add_argument("--operator", default=operator_default, help=f"IDENTITY, THRESHOLD, CLIP or IF "
-                                                                   f"(default {operator_default})")
+        p.add_argument("--operator", default=operator_default, help=f"{names} (default {operator_default})")
     p.add_argument("--dtype", default=dtype_default, metavar="T",
-                   help=f"tensor data type: FLOAT32, FLOAT16, FLOAT64, (U)INT8/16/32/64 (default {dtype_default})")
+                   help="the operator's data type: FLOAT32, FLOAT16, FLOAT64, (U)INT8/16/32/64 (default " +
+                        (dtype_default or "FLOAT32, or the first type the operator takes") + "); tensors that "
+                        "cannot have it take UINT8 (IF's condition, comparison outputs) or their first type")
+    p.add_argument("--output-dtype", metavar="T",
+                   help="the output's data type where it may differ (CAST: required; comparisons: UINT8 or UINT32)")
     p.add_argument("--sizes", nargs="+", type=int, required=sizes_default is None, default=sizes_default,
                    metavar="N", help="tensor Sizes, outermost first" +
                    (f" (default {' '.join(map(str, sizes_default))})" if sizes_default else ""))
     p.add_argument("--strides", nargs="+", type=int, action="append", metavar="S",
                    help="Strides in elements (0 broadcasts); once for every tensor, or once per tensor in "
                         "binding order (IF: condition, A, B, output)")
-    p.add_argument("--min", type=float, dest="min_value", metavar="X", help="Min (THRESHOLD default 0, CLIP -1)")
-    p.add_argument("--max", type=float, dest="max_value", metavar="Y", help="Max (CLIP, default 1)")
+    p.add_argument("--input-sizes", action="append", metavar="TENSOR=N[,N]",
+                   help="an input's own sizes, broadcast to --sizes NumPy-style through stride 0, e.g. B=1,4 "
+                        "(BTensor); once per broadcast input")
+    p.add_argument("--min", type=float, dest="min_value", metavar="X",
+                   help="the Min attribute (CLIP, CLIP1, CLIP_GRAD: default -1; THRESHOLD: 0)")
+    p.add_argument("--max", type=float, dest="max_value", metavar="Y", help="the Max attribute (default 1)")
+    p.add_argument("--attr", action="append", metavar="NAME=VALUE",
+                   help="an attribute of the desc, e.g. Alpha=0.1 or RoundingMode=TOWARD_ZERO (enums by name or "
+                        "number); once per attribute (`dmlemu operators` lists them)")
+    p.add_argument("--fused", metavar="ACTIVATION", help="ADD1's FusedActivation, e.g. RELU or LEAKY_RELU")
+    p.add_argument("--fused-attr", action="append", metavar="NAME=VALUE",
+                   help="an attribute of the --fused activation, e.g. Alpha=0.1")
     p.add_argument("--scale", type=float, metavar="S", help="ScaleBias.Scale (adds a ScaleBias; Bias default 0)")
     p.add_argument("--bias", type=float, metavar="B", help="ScaleBias.Bias (adds a ScaleBias; Scale default 1)")
     p.add_argument("--flags", default="", metavar="F[,F]",
@@ -133,13 +150,11 @@ def _load_inputs(run, paths):
     from dmlemu.traces.io import read_npy_header
     fields = tensor_names(run.operator)[:-1]
     if len(paths) != len(fields):
-        raise UsageError(f"ELEMENT_WISE_{run.operator} takes {len(fields)} input(s) ({', '.join(fields)}); "
+        raise UsageError(f"{run.name} takes {len(fields)} input(s) ({', '.join(fields)}); "
                          f"{len(paths)} --input files were given")
-    elements = 1
-    for size in run.sizes:
-        elements *= size
     inputs = []
-    for path, field, type_name in zip(paths, fields, run.tensor_types()):
+    for path, field, type_name, sizes in zip(paths, fields, run.tensor_types(), run.tensor_sizes()):
+        elements = int(np.prod(sizes, dtype=object))
         limit = elements * golden.DATA_TYPES[type_name].itemsize + (1 << 20)   # data + the largest header
         with open(path, "rb") as f:
             info = os.fstat(f.fileno())
@@ -169,10 +184,13 @@ def _check_output_folders(paths):
 
 
 def _operator_run(args):
-    from dmlemu.tools.operators import OperatorRun, parse_flags
+    from dmlemu.tools.operators import OperatorRun, parse_assignments, parse_flags, parse_input_sizes
     return OperatorRun(args.operator, args.dtype, tuple(args.sizes), strides=args.strides,
                        min_value=args.min_value, max_value=args.max_value, scale=args.scale, bias=args.bias,
-                       flags=parse_flags(args.flags))
+                       flags=parse_flags(args.flags), attributes=parse_assignments(args.attr),
+                       fused=args.fused, fused_attributes=parse_assignments(args.fused_attr, "--fused-attr"),
+                       output_type=args.output_dtype, input_sizes=parse_input_sizes(args.input_sizes),
+                       feature_level=_feature_level(getattr(args, "feature_level", None)))
 
 
 # ---- subcommands ----------------------------------------------------------------------------------
@@ -195,7 +213,7 @@ def cmd_run(args):
     preset = preset_for(args.adapter)
     names = tensor_names(run.operator)
     if args.output and len(args.output) != 1:
-        raise UsageError(f"ELEMENT_WISE_{run.operator} has 1 output; {len(args.output)} --output paths were given")
+        raise UsageError(f"{run.name} has 1 output; {len(args.output)} --output paths were given")
     for path in args.trace or ():
         tracefiles._suffix(path)
     if args.trace_max_rows is not None and args.trace_max_rows < 1:
@@ -432,6 +450,12 @@ def cmd_trace(args):
     return 0
 
 
+def cmd_operators(args):
+    from dmlemu.tools.operators import format_operator_list
+    print(format_operator_list(_feature_level(args.feature_level)))
+    return 0
+
+
 def cmd_adapters(args):
     from dmlemu.tools.adapters import format_adapters
     print(format_adapters(with_sources=not args.no_sources))
@@ -637,6 +661,10 @@ def build_parser():
     p.add_argument("--all-events", action="store_true", help="--to-json: keep every event (no event limit)")
     p.add_argument("--plots", metavar="DIR", help="write the PNG plots into DIR")
     p.set_defaults(handler=cmd_trace)
+
+    p = sub.add_parser("operators", help="the operators `dmlemu run` runs: introduced at, data types, attributes")
+    p.add_argument("--feature-level", metavar="L", help="whose data types to list (default 6_4)")
+    p.set_defaults(handler=cmd_operators)
 
     p = sub.add_parser("adapters", help="list the emulated GPUs with their figures and sources")
     p.add_argument("--no-sources", action="store_true", help="only the table")

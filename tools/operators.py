@@ -1,12 +1,35 @@
-"""One DirectML operator from plain arguments: the library behind `dmlemu run`, `demo` and `step`.
+"""One DirectML operator from plain arguments: the library behind `dmlemu run`, `demo`, `step` and `operators`.
 
-An `OperatorRun` names an operator, a data type, sizes and the operator's fields (Min, Max,
-ScaleBias) the way a command line gives them. From it this module builds the DirectML desc
+An `OperatorRun` names an operator, a data type, sizes and the operator's fields (attributes such as
+Alpha or RoundingMode, Min and Max, ScaleBias, a FusedActivation) the way a command line gives them.
+Everything per operator comes from the DirectML tables (dmlemu.directml.operators.SCHEMAS and their
+AttributeSpecs): its tensors in binding order, the data type each tensor gets, its attribute fields and
+their kinds; there is no per-operator table here. Every operator with a schema and a kernel
+(dmlemu.kernels.driver.has_kernel) runs. From an OperatorRun this module builds the DirectML desc
 (`operator_desc`), seeded random inputs (`random_inputs`), the golden model's outputs
-(`golden_outputs`), and runs it through the API mirror (`execute`, on top of
-dmlemu.convenience.run_operator). Argument problems raise `UsageError` with one sentence; the
-mirror's own checks raise `dmlemu.HResultError` unchanged.
+(`golden_outputs`, through dmlemu.golden.run with the attributes CreateOperator validated), and runs it
+through the API mirror (`execute`, on top of dmlemu.convenience.run_operator). Argument problems raise
+`UsageError` with one sentence; the mirror's own checks raise `dmlemu.HResultError` unchanged.
+
+Names. An operator is named by its DirectML name with or without DML_OPERATOR_ ('DML_OPERATOR_ELEMENT_WISE_ADD',
+'ELEMENT_WISE_ADD', 'ACTIVATION_RELU', 'CAST') or by its short name, the name without ELEMENT_WISE_ or
+ACTIVATION_ ('add', 'relu'), case-insensitively, '-' for '_'. Where a short name is both (IDENTITY, TANH),
+it means the ELEMENT_WISE_ operator; the activation is then 'ACTIVATION_IDENTITY' (its short name keeps the
+prefix). `OPERATORS` maps each short name that runs to its DirectML name.
+
+Data types. --dtype is the operator's data type (default FLOAT32, or the first type its first input accepts
+when no input accepts FLOAT32). The first input whose support row allows it has it (the first input when
+none does: CreateOperator's sentence then says which types it takes); each other tensor, in binding order,
+takes the type of a tensor it must share DataType with, else --dtype when its row allows it, else UINT8
+where allowed (IF's condition, comparison, IS_NAN and BIT_COUNT outputs), else the first type its row lists. `output_type` (--output-dtype) sets the
+output's type (CAST's target: CAST needs it).
+
+Attribute defaults (dmlemu's choices, for a quick run; DirectML itself has no defaults): FLOAT fields by
+name in ATTRIBUTE_DEFAULTS (Min -1 and Max 1 where a desc has both, a lone Min 0 as THRESHOLD's, Alpha 0.2,
+Beta 0.5, ...), enums their value 0, MinMaxDataType the type of the tensor it must match, a DML_SCALAR_UNION
+Min/Max -1 (0 for unsigned types) and 1, FusedActivation none.
 """
+import textwrap
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,29 +40,39 @@ from dmlemu.directml import (
     DML_FEATURE_LEVEL, DML_OPERATOR_DESC, DML_OPERATOR_TYPE, DML_SCALE_BIAS, DML_TENSOR_DATA_TYPE, DML_TENSOR_DESC,
     DML_TENSOR_FLAG_NONE, DML_TENSOR_TYPE_BUFFER, DMLCalcBufferTensorSize,
 )
-from dmlemu.directml.operators import TENSOR_NAMES
-from dmlemu.directml.structs import OPERATOR_DESC_TYPES
+from dmlemu.directml.enums import DML_FEATURE_LEVEL_6_4
+from dmlemu.directml.operators import (ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, SCALAR_UNION, SCHEMAS_BY_NAME,
+                                       TENSOR_NAMES)
+from dmlemu.directml.structs import DML_SCALAR_UNION
+from dmlemu.kernels.driver import has_kernel
 from dmlemu.presets import DEFAULT_PRESET, PRESETS, preset_by_key
 
-__all__ = ["UsageError", "OperatorRun", "RunResult", "OPERATORS", "parse_operator", "parse_data_type",
-           "parse_flags", "parse_feature_level", "preset_for", "tensor_names", "operator_desc",
+__all__ = ["UsageError", "OperatorRun", "RunResult", "OPERATORS", "ATTRIBUTE_DEFAULTS", "parse_operator",
+           "parse_activation", "parse_data_type", "parse_flags", "parse_feature_level", "parse_assignments",
+           "parse_input_sizes", "preset_for", "schema_of", "tensor_names", "operator_desc", "operator_info",
            "random_inputs", "as_stored", "check_inputs", "golden_outputs", "same_bits", "validate", "execute",
-           "format_array", "describe"]
+           "format_array", "describe", "format_operator_list"]
 
-# Short names (what the command line takes) -> DirectML operator names without DML_OPERATOR_.
-OPERATORS = {
-    "IDENTITY": "ELEMENT_WISE_IDENTITY",
-    "THRESHOLD": "ELEMENT_WISE_THRESHOLD",
-    "CLIP": "ELEMENT_WISE_CLIP",
-    "IF": "ELEMENT_WISE_IF",
-}
-_SCALAR_FIELDS = {  # which scalar fields each operator's desc has (its tensors: dmlemu.directml TENSOR_NAMES)
-    "IDENTITY": ("ScaleBias",),
-    "THRESHOLD": ("ScaleBias", "Min"),
-    "CLIP": ("ScaleBias", "Min", "Max"),
-    "IF": (),
-}
-_DEFAULT_BOUNDS = {"THRESHOLD": (0.0, None), "CLIP": (-1.0, 1.0)}
+
+def _short_name(name, all_names):
+    """ELEMENT_WISE_ADD -> ADD; ACTIVATION_RELU -> RELU unless ELEMENT_WISE_RELU exists; CAST -> CAST."""
+    if name.startswith("ELEMENT_WISE_"):
+        return name[len("ELEMENT_WISE_"):]
+    if name.startswith("ACTIVATION_") and "ELEMENT_WISE_" + name[len("ACTIVATION_"):] not in all_names:
+        return name[len("ACTIVATION_"):]
+    return name
+
+
+_SHORT = {name: _short_name(name, SCHEMAS_BY_NAME) for name in SCHEMAS_BY_NAME}      # every schema
+_ALIASES = {**{short: name for name, short in _SHORT.items()}, **{name: name for name in _SHORT}}
+# Short names (what the command line takes) -> DirectML operator names without DML_OPERATOR_: every
+# operator with a schema and a kernel.
+OPERATORS = {short: name for name, short in _SHORT.items() if has_kernel(name)}
+
+# FLOAT attribute defaults by C field name (dmlemu's choices, see the banner; ONNX's where one name has one).
+ATTRIBUTE_DEFAULTS = {"Min": -1.0, "Max": 1.0, "Alpha": 0.2, "Beta": 0.5, "Gamma": 1.0507, "Bias": 0.0,
+                      "Threshold": 0.5, "Exponent": 2.0, "Steepness": 1.0, "SigmoidInputScale": 1.0}
+_LONE_MIN_DEFAULT = 0.0     # a Min without a Max (THRESHOLD: y = max(x, 0))
 _FLAG_ALIASES = {"half-precision": int(DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION), "none": 0}
 
 
@@ -52,12 +85,37 @@ def _strip(text, prefix):
     return text[len(prefix):] if text.startswith(prefix) else text
 
 
+def _key(text):
+    return _strip(str(text).replace("-", "_"), "DML_OPERATOR_")
+
+
 def parse_operator(text):
-    """'clip', 'ELEMENT_WISE_CLIP' or 'DML_OPERATOR_ELEMENT_WISE_CLIP' -> 'CLIP'."""
-    name = _strip(_strip(text, "DML_OPERATOR_"), "ELEMENT_WISE_")
-    if name not in OPERATORS:
-        raise UsageError(f"operator {text!r} is not one dmlemu runs; choose one of {', '.join(OPERATORS)}")
+    """'add', 'ELEMENT_WISE_ADD', 'DML_OPERATOR_ELEMENT_WISE_ADD' -> 'ADD'; 'relu' or 'ACTIVATION_RELU' -> 'RELU'
+    (see the banner for IDENTITY and TANH). UsageError for an unknown operator or one without a kernel."""
+    name = _ALIASES.get(_key(text))
+    if name is None:
+        raise UsageError(f"operator {text!r} is not a DirectML operator dmlemu knows; `dmlemu operators` lists the "
+                         f"{len(OPERATORS)} that run (e.g. ADD, RELU, CAST)")
+    if not has_kernel(name):
+        raise UsageError(f"DML_OPERATOR_{name} has no kernel in dmlemu yet (CreateOperator validates its desc and "
+                         f"answers E_NOTIMPL); `dmlemu operators` lists the {len(OPERATORS)} that run")
+    return _SHORT[name]
+
+
+def parse_activation(text):
+    """A FusedActivation's operator: 'relu', 'ACTIVATION_RELU', 'identity' -> 'ACTIVATION_RELU', ... (the
+    activation even where an ELEMENT_WISE_ operator has the same short name)."""
+    key = _key(text)
+    name = key if key.startswith("ACTIVATION_") else "ACTIVATION_" + key
+    if name not in FUSABLE_ACTIVATIONS:
+        raise UsageError(f"--fused {text!r} is not an activation DirectML can fuse; choose one of "
+                         f"{', '.join(n[len('ACTIVATION_'):] for n in FUSABLE_ACTIVATIONS)}")
     return name
+
+
+def schema_of(operator):
+    """The OperatorSchema of a short name (OPERATORS key)."""
+    return SCHEMAS_BY_NAME[OPERATORS[operator]]
 
 
 def parse_data_type(text):
@@ -117,67 +175,355 @@ def preset_for(adapter):
 
 
 def tensor_names(operator):
-    """The operator's tensor fields in binding order: inputs, then OutputTensor."""
+    """The operator's tensor fields in binding order: inputs, then the output."""
     return TENSOR_NAMES[OPERATORS[operator]]
+
+
+def parse_assignments(texts, option="--attr"):
+    """['Alpha=0.1', 'RoundingMode=TOWARD_ZERO'] -> {'Alpha': '0.1', 'RoundingMode': 'TOWARD_ZERO'} (values as
+    text; each name once)."""
+    out = {}
+    for text in texts or ():
+        name, sep, value = str(text).partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise UsageError(f"{option} {text!r} is not NAME=VALUE; give e.g. {option} Alpha=0.1")
+        if name.lower() in {k.lower() for k in out}:
+            raise UsageError(f"{option} gives {name} twice")
+        out[name] = value.strip()
+    return out
+
+
+def parse_input_sizes(texts):
+    """['B=1,4', 'ATensor=3 1'] -> {'B': (1, 4), 'ATensor': (3, 1)} (--input-sizes; fields matched later)."""
+    out = {}
+    for text in texts or ():
+        name, sep, value = str(text).partition("=")
+        parts = value.replace(",", " ").split()
+        try:
+            sizes = tuple(int(p) for p in parts)
+        except ValueError:
+            sizes = ()
+        if not sep or not name.strip() or not sizes:
+            raise UsageError(f"--input-sizes {text!r} is not TENSOR=N[,N...]; give e.g. --input-sizes B=1,4 "
+                             f"(BTensor's own sizes, broadcast to --sizes through stride 0)")
+        out[name.strip()] = sizes
+    return out
+
+
+def _field_of(schema, name, option, inputs_only=True):
+    """A tensor field named 'B', 'btensor' or 'BTensor' (case-insensitive; 'Tensor' may be left out)."""
+    roles = schema.inputs if inputs_only else schema.tensors
+    key = name.strip().lower()
+    for role in roles:
+        field = role.field.lower()
+        if key in (field, field[:-len("tensor")] if field.endswith("tensor") else field):
+            return role.field
+    raise UsageError(f"{option} names {name!r}; {schema.c_name}'s input tensors are "
+                     f"{', '.join(r.field for r in schema.inputs)}")
+
+
+def _packed(sizes):
+    strides, step = [], 1
+    for s in reversed(sizes):
+        strides.append(step)
+        step *= s
+    return tuple(reversed(strides))
+
+
+def _broadcast_strides(field, own, sizes):
+    """The Strides that make a tensor of sizes `own` (NumPy broadcasting: aligned at the right, each 1 or
+    the tensor's size) read as a tensor of `sizes`: packed strides of `own`, 0 where it broadcasts."""
+    if len(own) > len(sizes):
+        raise UsageError(f"--input-sizes {field}: {len(own)} sizes were given for a tensor of {len(sizes)} "
+                         f"dimensions (--sizes)")
+    padded = (1,) * (len(sizes) - len(own)) + tuple(own)
+    for i, (o, s) in enumerate(zip(padded, sizes)):
+        if o not in (1, s) or o < 1:
+            raise UsageError(f"--input-sizes {field} {list(own)} does not broadcast to --sizes {list(sizes)}: "
+                             f"dimension {i} is {o}; it must be 1 or {s}")
+    packed = _packed(padded)
+    return tuple(0 if o == 1 and s != 1 else st for o, st, s in zip(padded, packed, sizes))
+
+
+def _enum_prefix(enum):
+    return enum.__name__ + "_"
+
+
+def _enum_choices(enum):
+    prefix = _enum_prefix(enum)
+    return ", ".join(f"{name[len(prefix):]} ({int(member)})" for name, member in enum.__members__.items())
+
+
+def _type_name(value):
+    try:
+        return DML_TENSOR_DATA_TYPE(int(value)).name[len("DML_TENSOR_DATA_TYPE_"):]
+    except (ValueError, TypeError):
+        return None
+
+
+def _scalar(value, type_name, where, spec, op):
+    """A DML_SCALAR_UNION value as a NumPy scalar of `type_name` (text or number; integers exactly)."""
+    dtype = golden.DATA_TYPES.get(type_name)
+    if dtype is None:
+        return None   # a MinMaxDataType no union can hold: CreateOperator's sentence says so
+    what = f"{spec.field} of {op} is a DML_SCALAR_UNION read as {type_name}"
+    try:
+        number = float(value) if not isinstance(value, str) else None
+        if isinstance(value, str):
+            try:
+                number = int(value.strip(), 0)
+            except ValueError:
+                number = float(value)
+    except (ValueError, OverflowError):
+        raise UsageError(f"{where}: {what}; {value!r} is not a number") from None
+    if dtype.kind == "f":
+        with np.errstate(over="ignore"):
+            return dtype.type(number)
+    if isinstance(number, float) and not number.is_integer():
+        raise UsageError(f"{where}: {what}; {value!r} is not an integer")
+    info = np.iinfo(dtype)
+    if not info.min <= int(number) <= info.max:
+        raise UsageError(f"{where}: {what}; {value!r} is outside its range {info.min} to {info.max}")
+    return dtype.type(int(number))
+
+
+def _attribute(schema, spec, value, resolved, types, where):
+    """One attribute's value (text from the command line or a number) in the kind its AttributeSpec says:
+    FLOAT -> float, ENUM -> int, DML_SCALAR_UNION -> a NumPy scalar of the MinMaxDataType."""
+    op = schema.c_name
+    if spec.kind == FLOAT:
+        try:
+            return float(value)
+        except (TypeError, ValueError, OverflowError):
+            raise UsageError(f"{where}: {spec.field} of {op} is a FLOAT; {value!r} is not a number") from None
+    if spec.kind == ENUM:
+        enum, prefix = spec.enum, _enum_prefix(spec.enum)
+        number = value
+        if isinstance(value, str):
+            text = value.strip()
+            try:
+                number = int(text, 0)
+            except ValueError:
+                name = prefix + _strip(text, prefix)
+                if name not in enum.__members__:
+                    raise UsageError(f"{where}: {spec.field} of {op} is a {enum.__name__}; {text!r} is not one of "
+                                     f"its values: {_enum_choices(enum)}") from None
+                return int(enum.__members__[name])
+        if number not in {int(m) for m in enum.__members__.values()}:
+            raise UsageError(f"{where}: {spec.field} of {op} is a {enum.__name__}; {number!r} is not one of its "
+                             f"values: {_enum_choices(enum)}")
+        return int(number)
+    if spec.kind == SCALAR_UNION:
+        return _scalar(value, _type_name(resolved.get(spec.type_field)), where, spec, op)
+    raise UsageError(f"{where}: {spec.field} of {op} is a FusedActivation; give it as --fused NAME")
+
+
+def _default(schema, spec, resolved, types):
+    """The value an attribute takes when the command line leaves it out (see the banner)."""
+    fields = {a.field for a in schema.attributes}
+    if spec.kind == FLOAT:
+        if spec.field == "Min" and "Max" not in fields:
+            return _LONE_MIN_DEFAULT
+        value = ATTRIBUTE_DEFAULTS.get(spec.field, 1.0)
+        return value if spec.at_least is None else max(value, spec.at_least)
+    if spec.kind == ENUM:
+        if spec.matches is not None:
+            return int(DML_TENSOR_DATA_TYPE["DML_TENSOR_DATA_TYPE_" + types[spec.matches]])
+        return min(int(m) for m in spec.enum.__members__.values())
+    if spec.kind == SCALAR_UNION:
+        type_name = _type_name(resolved.get(spec.type_field))
+        value = ATTRIBUTE_DEFAULTS.get(spec.field, 0.0)
+        dtype = golden.DATA_TYPES.get(type_name)
+        if dtype is not None and dtype.kind == "u":
+            value = max(value, 0.0)
+        return _scalar(value, type_name, "default", spec, schema.c_name)
+    return None   # FusedActivation: none
+
+
+def _resolve_attributes(schema, given, types, option, fused=None, fused_given=None):
+    """Every attribute of `schema` in C order, from `given` ({name: text or number}, names case-insensitive)
+    and the defaults; `fused` / `fused_given`: a FusedActivation's operator name and its attributes."""
+    by_lower = {spec.field.lower(): spec for spec in schema.attributes}
+    given = dict(given or {})
+    named = {}
+    for name, value in given.items():
+        spec = by_lower.get(str(name).lower())
+        if spec is None:
+            have = ", ".join(s.field for s in schema.attributes if s.kind != FUSED_ACTIVATION) or "none"
+            raise UsageError(f"{option} {name}: {schema.c_name} has no attribute {name}; its attributes: {have}")
+        named[spec.field] = value
+    resolved = {}
+    for spec in schema.attributes:
+        if spec.kind == FUSED_ACTIVATION:
+            name = fused if fused is not None else named.get(spec.field)
+            if name is None:
+                if fused_given:
+                    raise UsageError(f"--fused-attr needs --fused: {schema.c_name} has no FusedActivation to "
+                                     f"give attributes to")
+                resolved[spec.field] = None
+                continue
+            activation = SCHEMAS_BY_NAME[parse_activation(name)]
+            attrs = _resolve_attributes(activation, fused_given, {}, "--fused-attr")
+            resolved[spec.field] = (activation.name, attrs)
+        elif spec.field in named:
+            resolved[spec.field] = _attribute(schema, spec, named[spec.field], resolved, types,
+                                              f"{option} {spec.field}={named[spec.field]}")
+        else:
+            resolved[spec.field] = _default(schema, spec, resolved, types)
+    return resolved
 
 
 @dataclass
 class OperatorRun:
     """One operator run as a command line describes it (short names; see the module banner).
 
+    data_type: the operator's data type (None: FLOAT32 or the first one it accepts; see the banner).
     strides: None (packed), or one sequence of element strides for every tensor, or one per tensor
-    in binding order (a None entry is packed). min_value / max_value: None means the operator's
-    default (THRESHOLD Min 0; CLIP Min -1, Max 1). scale / bias: a ScaleBias when either is given.
+    in binding order (a None entry is packed). input_sizes: {input field (or 'B', 'btensor'): sizes}, a
+    NumPy-broadcast input (stride 0 where its size is 1). min_value / max_value: the Min and Max
+    attributes (None: the default). scale / bias: a ScaleBias when either is given. attributes: {C field
+    name: value or text} (Alpha, RoundingMode, ...). fused / fused_attributes: ADD1's FusedActivation.
+    output_type: the output's data type (CAST's target). feature_level: the level whose support rows
+    pick the tensors' data types (None: DML_FEATURE_LEVEL_6_4).
+
+    After construction: `operator` is the short name, `data_type` and `output_type` are set,
+    `attributes` holds every attribute in C order (FLOAT as float, enums as int, DML_SCALAR_UNION as a
+    NumPy scalar, FusedActivation as None or (name, attributes)), and `strides` one entry per tensor.
     """
     operator: str
-    data_type: str
-    sizes: tuple
+    data_type: str | None = None
+    sizes: tuple = (1,)
     strides: object = None
     min_value: float | None = None
     max_value: float | None = None
     scale: float | None = None
     bias: float | None = None
     flags: int = 0
-    condition_type: str = "UINT8"
+    attributes: dict | None = None
+    fused: str | None = None
+    fused_attributes: dict | None = None
+    output_type: str | None = None
+    input_sizes: dict | None = None
+    feature_level: int | None = None
 
     def __post_init__(self):
         self.operator = parse_operator(self.operator)
-        self.data_type = parse_data_type(self.data_type)
+        schema = self.schema
         self.sizes = tuple(int(s) for s in self.sizes)
-        names, fields = tensor_names(self.operator), _SCALAR_FIELDS[self.operator]
-        if (self.scale is not None or self.bias is not None) and "ScaleBias" not in fields:
-            raise UsageError(f"ELEMENT_WISE_{self.operator} has no ScaleBias; --scale and --bias apply to "
-                             f"IDENTITY, THRESHOLD and CLIP")
-        if self.min_value is not None and "Min" not in fields:
-            raise UsageError(f"ELEMENT_WISE_{self.operator} has no Min; --min applies to THRESHOLD and CLIP")
-        if self.max_value is not None and "Max" not in fields:
-            raise UsageError(f"ELEMENT_WISE_{self.operator} has no Max; --max applies to CLIP")
-        lo, hi = _DEFAULT_BOUNDS.get(self.operator, (None, None))
-        if "Min" in fields and self.min_value is None:
-            self.min_value = lo
-        if "Max" in fields and self.max_value is None:
-            self.max_value = hi
-        self.strides = self._per_tensor_strides(self.strides, len(names))
+        row = schema.support_at(self.feature_level or DML_FEATURE_LEVEL_6_4) or schema.support[-1]
+        if self.data_type is None:
+            accepted = [t for role in schema.inputs for t in row.tensors[role.field].data_types]
+            self.data_type = "FLOAT32" if "FLOAT32" in accepted else accepted[0]
+        self.data_type = parse_data_type(self.data_type)
+        if self.output_type is not None:
+            self.output_type = parse_data_type(self.output_type)
+        elif schema.name == "CAST":
+            raise UsageError("CAST needs --output-dtype: the OutputTensor's data type (e.g. --dtype FLOAT32 "
+                             "--output-dtype FLOAT16)")
+        self._types = self._derive_types(row)
+        if self.output_type is None:
+            self.output_type = self._types[schema.outputs[0].field]
+        if (self.scale is not None or self.bias is not None) and not schema.scale_bias:
+            with_sb = ", ".join(k for k, n in OPERATORS.items() if SCHEMAS_BY_NAME[n].scale_bias)
+            own = (f" (its own {'Bias' if self.bias is not None else 'attribute'} field: --attr "
+                   f"{'Bias' if self.bias is not None else 'NAME'}=V)") if "Bias" in {
+                a.field for a in schema.attributes} else ""
+            raise UsageError(f"{schema.name} has no ScaleBias; --scale and --bias apply to {with_sb}{own}")
+        given = dict(self.attributes or {})
+        for option, field, value in (("--min", "Min", self.min_value), ("--max", "Max", self.max_value)):
+            if value is None:
+                continue
+            if field not in {a.field for a in schema.attributes}:
+                having = ", ".join(k for k, n in OPERATORS.items()
+                                   if field in {a.field for a in SCHEMAS_BY_NAME[n].attributes})
+                raise UsageError(f"{schema.name} has no {field}; {option} applies to {having}")
+            if any(str(k).lower() == field.lower() for k in given):
+                raise UsageError(f"{option} and --attr {field} both give {field}; give it once")
+            given[field] = value
+        self.attributes = _resolve_attributes(schema, given, self._types, "--attr", self.fused,
+                                              self.fused_attributes)
+        if self.fused is None and self.fused_attributes and not any(
+                a.kind == FUSED_ACTIVATION for a in schema.attributes):
+            raise UsageError(f"{schema.name} has no FusedActivation; --fused-attr applies with --fused to "
+                             f"{', '.join(k for k, n in OPERATORS.items() if _fusable(n))}")
+        if self.fused is not None and not _fusable(schema.name):
+            raise UsageError(f"{schema.name} has no FusedActivation; --fused applies to "
+                             f"{', '.join(k for k, n in OPERATORS.items() if _fusable(n))}")
+        self.min_value = self.attributes.get("Min")
+        self.max_value = self.attributes.get("Max")
+        self.strides = self._per_tensor_strides(self.strides, len(schema.tensors))
+
+    @property
+    def schema(self):
+        return schema_of(self.operator)
+
+    @property
+    def name(self):
+        """The DirectML name without DML_OPERATOR_, e.g. ELEMENT_WISE_ADD."""
+        return OPERATORS[self.operator]
+
+    def _derive_types(self, row):
+        """Each tensor's data type (see the banner): {field: type name}."""
+        schema = self.schema
+        anchor = next((r.field for r in schema.inputs if self.data_type in row.tensors[r.field].data_types),
+                      schema.inputs[0].field)
+        types = {anchor: self.data_type}
+        output = schema.outputs[0].field
+        if self.output_type is not None:
+            types[output] = self.output_type
+        for role in schema.tensors:
+            if role.field in types:
+                continue
+            allowed = row.tensors[role.field].data_types
+            partners = [types[f] for group in schema.same_data_type if role.field in group
+                        for f in group if f in types]
+            if partners:
+                types[role.field] = partners[0]
+            elif self.data_type in allowed:
+                types[role.field] = self.data_type
+            else:
+                types[role.field] = "UINT8" if "UINT8" in allowed else allowed[0]
+        return types
 
     def _per_tensor_strides(self, strides, count):
+        names = tensor_names(self.operator)
         if strides is None:
-            return [None] * count
-        strides = list(strides)
-        if not strides or not isinstance(strides[0], (list, tuple, type(None))):
-            strides = [strides] * count   # one stride list for every tensor
-        if len(strides) == 1:
-            strides = strides * count
-        if len(strides) != count:
-            raise UsageError(f"ELEMENT_WISE_{self.operator} has {count} tensors; give --strides once (for all) "
-                             f"or {count} times (one per tensor in binding order), not {len(strides)} times")
+            strides = [None] * count
+        else:
+            strides = list(strides)
+            if not strides or not isinstance(strides[0], (list, tuple, type(None))):
+                strides = [strides] * count   # one stride list for every tensor
+            if len(strides) == 1:
+                strides = strides * count
+            if len(strides) != count:
+                raise UsageError(f"{self.name} has {count} tensors; give --strides once (for all) "
+                                 f"or {count} times (one per tensor in binding order), not {len(strides)} times")
+        sizes = self.tensor_sizes()
         out = []
-        for name, s in zip(tensor_names(self.operator), strides):
+        for name, s, own in zip(names, strides, sizes):
             if s is not None:
                 s = tuple(int(v) for v in s)
-                if len(s) != len(self.sizes):
-                    raise UsageError(f"{name}: {len(s)} strides were given for {len(self.sizes)} sizes")
+                if len(s) != len(own):
+                    raise UsageError(f"{name}: {len(s)} strides were given for {len(own)} sizes")
             out.append(s)
+        for given, own in (self.input_sizes or {}).items():
+            field = _field_of(self.schema, given, "--input-sizes")
+            index = names.index(field)
+            if out[index] is not None:
+                raise UsageError(f"--input-sizes and --strides both give {field}'s layout; give one")
+            out[index] = _broadcast_strides(field, tuple(int(v) for v in own), sizes[index])
         return out
+
+    def tensor_types(self):
+        """Data type name of each tensor in binding order."""
+        return [self._types[name] for name in tensor_names(self.operator)]
+
+    def tensor_sizes(self):
+        """Sizes of each tensor in binding order: `sizes`, or one element per dimension for the tensors
+        the schema requires to hold one element (QUANTIZED_LINEAR_ADD's scales and zero points)."""
+        single = set(self.schema.single_element)
+        return [(1,) * len(self.sizes) if name in single else self.sizes for name in tensor_names(self.operator)]
 
     @property
     def scale_bias(self):
@@ -185,17 +531,15 @@ class OperatorRun:
             return None
         return (1.0 if self.scale is None else float(self.scale), 0.0 if self.bias is None else float(self.bias))
 
-    def tensor_types(self):
-        """Data type name of each tensor in binding order."""
-        if self.operator == "IF":
-            return [self.condition_type, self.data_type, self.data_type, self.data_type]
-        return [self.data_type, self.data_type]
-
     def half_precision(self, preset=None):
-        """Whether the kernel computes FLOAT16 in FLOAT16 (the flag, a native-FP16 adapter, FLOAT16 data)."""
+        """Whether FLOAT16 math rounds every step to FLOAT16 (the flag on a native-FP16 adapter); the
+        golden model and the kernels apply it to FLOAT16 tensors only."""
         preset = preset or DEFAULT_PRESET
-        return (bool(self.flags & DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION) and preset.native_fp16
-                and self.data_type == "FLOAT16")
+        return bool(self.flags & DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION) and preset.native_fp16
+
+
+def _fusable(name):
+    return any(a.kind == FUSED_ACTIVATION for a in SCHEMAS_BY_NAME[name].attributes)
 
 
 def _tensor_desc(data_type, sizes, strides):
@@ -206,35 +550,58 @@ def _tensor_desc(data_type, sizes, strides):
         Strides=list(strides) if strides else None, TotalTensorSizeInBytes=total, GuaranteedBaseOffsetAlignment=0))
 
 
+def _c_value(spec, value):
+    """An attribute as its desc field holds it (a DML_SCALAR_UNION from its NumPy scalar)."""
+    if spec.kind == SCALAR_UNION:
+        data = np.asarray(value).astype(np.asarray(value).dtype.newbyteorder("<")).tobytes() if value is not None \
+            else b""
+        return DML_SCALAR_UNION(Bytes=data.ljust(8, b"\0"))
+    if spec.kind == FUSED_ACTIVATION:
+        if value is None:
+            return None
+        name, attributes = value
+        activation = SCHEMAS_BY_NAME[name]
+        fields = {s.field: _c_value(s, attributes[s.field]) for s in activation.attributes}
+        return DML_OPERATOR_DESC(Type=activation.type, Desc=activation.desc_type(**fields))
+    return value
+
+
 def operator_desc(run):
     """The DML_OPERATOR_DESC of an OperatorRun (CreateOperator validates it)."""
-    names, fields = tensor_names(run.operator), _SCALAR_FIELDS[run.operator]
-    values = {name: _tensor_desc(t, run.sizes, s) for name, t, s in zip(names, run.tensor_types(), run.strides)}
-    if "ScaleBias" in fields:
+    schema = run.schema
+    values = {name: _tensor_desc(t, sizes, s) for name, t, sizes, s in
+              zip(tensor_names(run.operator), run.tensor_types(), run.tensor_sizes(), run.strides)}
+    if schema.scale_bias:
         sb = run.scale_bias
         values["ScaleBias"] = None if sb is None else DML_SCALE_BIAS(Scale=sb[0], Bias=sb[1])
-    if "Min" in fields:
-        values["Min"] = float(run.min_value)
-    if "Max" in fields:
-        values["Max"] = float(run.max_value)
-    op_type = int(DML_OPERATOR_TYPE["DML_OPERATOR_" + OPERATORS[run.operator]])
-    return DML_OPERATOR_DESC(Type=op_type, Desc=OPERATOR_DESC_TYPES[op_type](**values))
+    for spec in schema.attributes:
+        values[spec.field] = _c_value(spec, run.attributes[spec.field])
+    return DML_OPERATOR_DESC(Type=schema.type, Desc=schema.desc_type(**values))
+
+
+def operator_info(run, preset=None, feature_level=None):
+    """The validation.OperatorInfo CreateOperator makes of the run's desc (its `attributes` are what the
+    kernels and dmlemu.golden.run take); HResultError where DirectML rejects the desc."""
+    from dmlemu.directml.validation import validate_operator_desc
+    preset = preset or DEFAULT_PRESET
+    level = feature_level or min(preset.max_feature_level, DML_FEATURE_LEVEL_6_4)
+    return validate_operator_desc(operator_desc(run), level, preset)
 
 
 def random_inputs(run, seed=0):
     """Seeded inputs, easy to read: floats in quarter steps of [-4, 4], small integers, 0/1 conditions."""
     rng = np.random.default_rng(seed)
     arrays = []
-    for name, type_name in zip(tensor_names(run.operator)[:-1], run.tensor_types()[:-1]):
+    for name, type_name, sizes in zip(tensor_names(run.operator)[:-1], run.tensor_types()[:-1], run.tensor_sizes()):
         dtype = golden.DATA_TYPES[type_name]
         if name == "ConditionTensor":
-            values = rng.integers(0, 2, run.sizes)
+            values = rng.integers(0, 2, sizes)
         elif dtype.kind == "f":
-            values = rng.integers(-16, 17, run.sizes) / 4.0
+            values = rng.integers(-16, 17, sizes) / 4.0
         elif dtype.kind == "i":
-            values = rng.integers(-100, 101, run.sizes)
+            values = rng.integers(-100, 101, sizes)
         else:
-            values = rng.integers(0, 201, run.sizes)
+            values = rng.integers(0, 201, sizes)
         arrays.append(np.asarray(values).astype(dtype))
     return [as_stored(run, i, a) for i, a in enumerate(arrays)]
 
@@ -248,10 +615,10 @@ def as_stored(run, index, array):
     strides = run.strides[index]
     if strides is None:
         return array
-    type_name = run.tensor_types()[index]
-    buffer = np.zeros(max(4, golden.calc_buffer_tensor_size(type_name, run.sizes, strides)), dtype=np.uint8)
+    type_name, sizes = run.tensor_types()[index], run.tensor_sizes()[index]
+    buffer = np.zeros(max(4, golden.calc_buffer_tensor_size(type_name, sizes, strides)), dtype=np.uint8)
     golden.scatter(buffer, 0, array, strides)
-    return golden.gather(buffer, 0, golden.DATA_TYPES[type_name], run.sizes, strides)
+    return golden.gather(buffer, 0, golden.DATA_TYPES[type_name], sizes, strides)
 
 
 def check_inputs(run, arrays, names=None):
@@ -259,32 +626,32 @@ def check_inputs(run, arrays, names=None):
     out = []
     fields = tensor_names(run.operator)[:-1]
     if len(arrays) != len(fields):
-        raise UsageError(f"ELEMENT_WISE_{run.operator} takes {len(fields)} input(s) ({', '.join(fields)}); "
+        raise UsageError(f"{run.name} takes {len(fields)} input(s) ({', '.join(fields)}); "
                          f"{len(arrays)} were given")
-    for i, (array, field_name, type_name) in enumerate(zip(arrays, fields, run.tensor_types())):
+    for i, (array, field_name, type_name, sizes) in enumerate(zip(arrays, fields, run.tensor_types(),
+                                                                  run.tensor_sizes())):
         source = names[i] if names else f"input {i}"
         dtype = golden.DATA_TYPES[type_name]
         array = np.asarray(array)
         if array.dtype != dtype:
             raise UsageError(f"{field_name} is {type_name}; {source} holds {array.dtype}, not {dtype}")
-        count = int(np.prod(run.sizes))
+        count = int(np.prod(sizes))
         if array.size != count:
-            raise UsageError(f"{field_name} has Sizes {list(run.sizes)} ({count} elements); "
+            raise UsageError(f"{field_name} has Sizes {list(sizes)} ({count} elements); "
                              f"{source} has shape {array.shape} ({array.size} elements)")
-        out.append(as_stored(run, i, array.reshape(run.sizes)))
+        out.append(as_stored(run, i, array.reshape(sizes)))
     return out
 
 
-def golden_outputs(run, inputs, preset=None):
-    """The outputs dmlemu.golden prescribes for these inputs."""
-    half = run.half_precision(preset)
-    if run.operator == "IDENTITY":
-        return [golden.identity(inputs[0], run.scale_bias, half)]
-    if run.operator == "THRESHOLD":
-        return [golden.threshold(inputs[0], run.min_value, run.scale_bias, half)]
-    if run.operator == "CLIP":
-        return [golden.clip(inputs[0], run.min_value, run.max_value, run.scale_bias, half)]
-    return [golden.if_(*inputs)]
+def golden_outputs(run, inputs, preset=None, feature_level=None):
+    """The outputs dmlemu.golden prescribes for these inputs (golden.run with the validated attributes)."""
+    preset = preset or DEFAULT_PRESET
+    info = operator_info(run, preset, feature_level)
+    scale_bias = None if info.scale_bias is None else tuple(float(v) for v in info.scale_bias)
+    result = golden.run(run.name, inputs, info.attributes, scale_bias, run.half_precision(preset),
+                        output_type=run.output_type)
+    dtype = golden.DATA_TYPES[run.output_type]
+    return [np.asarray(result).astype(dtype, copy=False).reshape(run.tensor_sizes()[-1])]
 
 
 def same_bits(a, b):
@@ -312,8 +679,9 @@ class RunResult:
 def validate(run, adapter=None, feature_level=None):
     """Create and compile the operator on a fresh DirectML device, as a program would.
 
-    Raises the mirror's HResultError (E_INVALIDARG with its sentence, ...) for a desc DirectML
-    rejects; tools that run kernels without the mirror (`dmlemu step`) call this first.
+    Raises the mirror's HResultError (E_INVALIDARG with its sentence, E_NOTIMPL where no kernel variant
+    serves the data types, ...) for a desc DirectML rejects; tools that run kernels without the mirror
+    (`dmlemu step`) call this first.
     """
     from dmlemu.d3d12 import D3D_FEATURE_LEVEL_11_0, D3D12CreateDevice
     from dmlemu.directml import DML_CREATE_DEVICE_FLAG_NONE, DMLCreateDevice
@@ -340,7 +708,7 @@ def execute(run, inputs, *, adapter=None, feature_level=None, trace=None, debug=
                                          **kwargs)
     else:
         outputs, recorded = run_operator(operator_desc(run), inputs, **kwargs), None
-    return RunResult(run, inputs, outputs, golden_outputs(run, inputs, preset), recorded)
+    return RunResult(run, inputs, outputs, golden_outputs(run, inputs, preset, feature_level), recorded)
 
 
 def format_array(array, max_elements=64):
@@ -353,18 +721,88 @@ def format_array(array, max_elements=64):
     return np.array2string(array, separator=" ", max_line_width=100)
 
 
+def _attribute_text(spec, value):
+    if spec.kind == ENUM:
+        return spec.enum(value).name[len(_enum_prefix(spec.enum)):]
+    if spec.kind == FUSED_ACTIVATION:
+        name, attributes = value
+        activation = SCHEMAS_BY_NAME[name]
+        inner = ", ".join(f"{s.field} {_attribute_text(s, attributes[s.field])}" for s in activation.attributes)
+        return name + (f" ({inner})" if inner else "")
+    return f"{value:g}" if isinstance(value, (float, np.floating)) else str(value)
+
+
 def describe(run):
     """One line: 'ELEMENT_WISE_CLIP FLOAT16 Sizes {2, 4}, ScaleBias (2, 0.5), Min -1, Max 1'."""
-    parts = [f"ELEMENT_WISE_{run.operator} {run.data_type} Sizes {{{', '.join(map(str, run.sizes))}}}"]
+    parts = [f"{run.name} {run.data_type} Sizes {{{', '.join(map(str, run.sizes))}}}"]
+    for name, type_name in zip(tensor_names(run.operator), run.tensor_types()):
+        if type_name != run.data_type:
+            parts.append(f"{name} {type_name}")
     for name, strides in zip(tensor_names(run.operator), run.strides):
         if strides is not None:
             parts.append(f"{name}.Strides {{{', '.join(map(str, strides))}}}")
     if run.scale_bias is not None:
         parts.append(f"ScaleBias ({run.scale_bias[0]:g}, {run.scale_bias[1]:g})")
-    if run.min_value is not None:
-        parts.append(f"Min {run.min_value:g}")
-    if run.max_value is not None:
-        parts.append(f"Max {run.max_value:g}")
+    for spec in run.schema.attributes:
+        value = run.attributes[spec.field]
+        if value is not None:
+            parts.append(f"{spec.field} {_attribute_text(spec, value)}")
     if run.flags:
         parts.append(f"flags {DML_EXECUTION_FLAGS(run.flags).name}")
     return ", ".join(parts)
+
+
+def _level(level):
+    return f"{level >> 12}_{(level >> 8) & 0xF}"
+
+
+def _attribute_kind(spec):
+    if spec.kind == ENUM:
+        prefix = _enum_prefix(spec.enum)
+        if spec.matches:
+            return f"{spec.enum.__name__}, = {spec.matches}.DataType"
+        return " | ".join(n[len(prefix):] for n in spec.enum.__members__)
+    if spec.kind == SCALAR_UNION:
+        return f"DML_SCALAR_UNION of {spec.type_field}"
+    if spec.kind == FUSED_ACTIVATION:
+        return "--fused NAME"
+    rule = f", >= {spec.at_least:g}" + (f" below {_level(spec.at_least_until)}" if spec.at_least_until else "") \
+        if spec.at_least is not None else ""
+    return f"FLOAT{rule}"
+
+
+def format_operator_list(feature_level=None):
+    """`dmlemu operators`: every operator that runs, with the level that introduced it, its tensors' data
+    types at `feature_level` (None: DML_FEATURE_LEVEL_6_4) and its attributes; then the operators
+    dmlemu validates but has no kernel for."""
+    level = feature_level or DML_FEATURE_LEVEL_6_4
+    lines = [f"{len(OPERATORS)} operators run (`dmlemu run NAME`); data types at DML_FEATURE_LEVEL_{_level(level)}, "
+             f"inputs -> output where they differ:", ""]
+    for short, name in sorted(OPERATORS.items()):
+        schema = SCHEMAS_BY_NAME[name]
+        row = schema.support_at(level)
+        head = f"{short:<28} DML_OPERATOR_{name}, since {_level(schema.introduced_at)}"
+        if row is None:
+            lines.append(f"{head}; not at this level")
+            continue
+        seen_in, seen_out = {}, {}
+        for role in schema.inputs:
+            seen_in.update(dict.fromkeys(row.tensors[role.field].data_types))
+        for role in schema.outputs:
+            seen_out.update(dict.fromkeys(row.tensors[role.field].data_types))
+        types = " ".join(seen_in) + ("" if list(seen_out) == list(seen_in) else " -> " + " ".join(seen_out))
+        lines.append(head)
+        lines.append(f"{'':<4}{', '.join(r.field for r in schema.inputs)}: {types}")
+        extras = (["ScaleBias (--scale, --bias)"] if schema.scale_bias else []) + [
+            f"{spec.field} ({_attribute_kind(spec)})" for spec in schema.attributes]
+        if extras:
+            lines.append(f"{'':<4}{'; '.join(extras)}")
+    pending = sorted(n for n in SCHEMAS_BY_NAME if not has_kernel(n))
+    if pending:
+        lines += [""] + textwrap.wrap(f"validated, no kernel yet (CreateOperator answers E_NOTIMPL): "
+                                      f"{', '.join(pending)}", 110)
+    lines += ["", "Names: 'add', 'ELEMENT_WISE_ADD' or 'DML_OPERATOR_ELEMENT_WISE_ADD'; a short name that is both an "
+              "ELEMENT_WISE_ and an ACTIVATION_ operator (IDENTITY) means the ELEMENT_WISE_ one.",
+              "Attributes: --attr NAME=VALUE (enums by name or number), --min/--max for Min/Max, --fused NAME "
+              "[--fused-attr NAME=VALUE]."]
+    return "\n".join(lines)

@@ -39,7 +39,7 @@ from dmlemu.isa.operands import EXEC_LO, NUM_SGPRS, VCC_LO, format_operand
 from dmlemu.kernels.driver import TensorSpec
 from dmlemu.timing.caches import TRAFFIC_FIELDS
 
-from dmlemu.tools.operators import (OPERATORS, UsageError, describe, golden_outputs, parse_data_type, preset_for,
+from dmlemu.tools.operators import (UsageError, describe, golden_outputs, operator_info, parse_data_type, preset_for,
                                     same_bits, tensor_names, validate)
 
 __all__ = ["Change", "Step", "WaveTraffic", "WaveStepper", "lane_string", "format_step", "format_header", "format_footer"]
@@ -113,12 +113,12 @@ class WaveStepper:
         self.specs, buffers = [], []
         self._buffers = buffers
         self._timed = None
-        for array, type_name, strides in zip(list(inputs) + [None], types, run.strides):
-            total = golden.calc_buffer_tensor_size(type_name, run.sizes, strides)
+        for array, type_name, strides, sizes in zip(list(inputs) + [None], types, run.strides, run.tensor_sizes()):
+            total = golden.calc_buffer_tensor_size(type_name, sizes, strides)
             data = np.zeros(max(total, 4), dtype=np.uint8)
             if array is not None:
-                golden.scatter(data, 0, np.asarray(array).reshape(run.sizes), strides)
-            self.specs.append(TensorSpec(type_name, run.sizes, strides, total))
+                golden.scatter(data, 0, np.asarray(array).reshape(sizes), strides)
+            self.specs.append(TensorSpec(type_name, sizes, strides, total))
             buffers.append(data)
         self.direct = self._direct_run(self.gpu)
         self.launch = self.direct.launch()
@@ -129,9 +129,10 @@ class WaveStepper:
 
     def _direct_run(self, gpu):
         run = self.run
-        return DirectRun(gpu, OPERATORS[run.operator], self.specs, self._buffers,
-                         min_value=run.min_value, max_value=run.max_value, scale_bias=run.scale_bias,
-                         half_precision=run.half_precision(self.preset))
+        info = operator_info(run, self.preset)   # the attributes as CreateOperator validates them
+        scale_bias = None if info.scale_bias is None else tuple(float(v) for v in info.scale_bias)
+        return DirectRun(gpu, run.name, self.specs, self._buffers, attributes=info.attributes,
+                         scale_bias=scale_bias, half_precision=run.half_precision(self.preset))
 
     def _pick_wave(self, wave):
         """Choose the stepped wave of `self.launch` and form its batch; returns waves per workgroup."""
@@ -223,7 +224,7 @@ class WaveStepper:
         return np.arange(self.first_element, min(count, self.first_element + self.width))
 
     def expected(self):
-        return golden_outputs(self.run, [np.asarray(a).reshape(self.run.sizes) for a in self.inputs],
+        return golden_outputs(self.run, [np.asarray(a).reshape(s) for a, s in zip(self.inputs, self.run.tensor_sizes())],
                               self.preset)[0]
 
     # ---- what changed ---------------------------------------------------------------------------
