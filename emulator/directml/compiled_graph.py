@@ -146,14 +146,27 @@ class IDMLCompiledGraph(IDMLCompiledOperator):
         self._persistent_size = end
 
     def _layout_temporary(self, plan):
-        """One region per intermediate tensor, in execution order of its producer."""
-        self._temporary_offset, end = {}, 0
+        """A region per intermediate tensor, reused once its readers are done: an intermediate lives from
+        its producer's level to its last reader's level, and two whose lives do not overlap may share
+        bytes (the UAV barrier between levels orders the last read before the next write). First fit
+        in execution order, each region at a multiple of DML_TEMPORARY_BUFFER_ALIGNMENT."""
+        self._temporary_offset, placed, end = {}, [], 0     # placed: (start, end, last level read)
         for k in plan.order:
+            level = plan.levels[k]
             for o, tensor in enumerate(plan.nodes[k].info.outputs):
                 if tensor is None or plan.graph_output_of(k, o) is not None:
                     continue
-                self._temporary_offset[(k, o)] = end
-                end = _align(end + tensor.total_bytes, DML_TEMPORARY_BUFFER_ALIGNMENT)
+                last = max(plan.levels[c] for c, _ in plan.consumers[(k, o)])
+                size = _align(tensor.total_bytes, DML_TEMPORARY_BUFFER_ALIGNMENT)
+                busy = sorted((a, b) for a, b, read in placed if read >= level)
+                offset = 0
+                for a, b in busy:
+                    if offset + size <= a:
+                        break
+                    offset = max(offset, b)
+                self._temporary_offset[(k, o)] = offset
+                placed.append((offset, offset + size, last))
+                end = max(end, offset + size)
         self._temporary_size = end
 
     def _upload_copies(self, memory):
