@@ -25,6 +25,10 @@ DML_BINDING_TYPE_NONE at execution; its slot describes its copy in the persisten
 with ALLOW_UNORDERED_ACCESS; Offset is a multiple of 16 or of the tensor's
 GuaranteedBaseOffsetAlignment (256 for temporary and persistent resources); the range lies inside the
 buffer and holds TotalTensorSizeInBytes; outputs' writable ranges do not overlap.
+
+A compiled graph (compiled_graph.py, an IDMLCompiledOperator) binds like one operator whose tensors are
+the graph inputs and outputs; its descriptor range holds every dispatched node's slots instead, which
+each Bind* rewrites for the bindings in force (`_write_graph_slots`; docs/GRAPHS.md).
 """
 from dataclasses import dataclass
 

@@ -19,6 +19,9 @@ An initializer's dispatch (InitializeCommand) runs the copy kernel kernels/initi
 of each target operator's persistent resource; a compiled operator's kernel reads its constants at the
 persistent binding's address. The DML debug layer reports an unbound or never-initialized persistent
 resource; without it the kernel reads what those bytes hold (docs/PERSISTENT_RESOURCES.md).
+A compiled graph (compiled_graph.py) gets the same checks once, then records a start command and its
+partition's node dispatches, with a UAV barrier (through the list's ResourceBarrier) where a dependency
+level starts: GraphStartCommand, NodeDispatchCommand (docs/GRAPHS.md).
 """
 import dataclasses
 import weakref

@@ -13,6 +13,11 @@ hold null descriptors). RequiredDescriptorCount is the sum of (1 + input count) 
 no temporary resource is needed; initializers never have a persistent resource. An initializer with
 no operators is legal: it needs nothing and its dispatch does nothing. Reset retargets it, and its
 binding properties change with the operators.
+
+A compiled graph is one target operator whose inputs are the graph inputs (only DML_TENSOR_FLAG_OWNED_BY_DML
+ones are bound); its dispatch copies every node's constants and every constant node's data into the
+graph's persistent resource, and each owned graph input into each node region that reads it
+(compiled_graph.py, docs/GRAPHS.md).
 """
 from dmlemu.directml import enums
 from dmlemu.com import hresult_method
