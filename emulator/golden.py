@@ -594,9 +594,10 @@ class _Work:
         y = np.asarray(y)
         if canonical and self.is_float:
             y = _nm.canonicalize(y)
-        if self.is_float and self.storage == np.float16 and not self.half:
-            return _nm.narrow_f16(y.astype(np.float32))
-        return y.astype(self.storage)
+        with np.errstate(over="ignore"):
+            if self.is_float and self.storage == np.float16 and not self.half:
+                return _nm.narrow_f16(y.astype(np.float32))
+            return y.astype(self.storage)
 
 
 def _scale_biased(x, scale_bias, half_precision):

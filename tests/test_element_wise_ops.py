@@ -160,10 +160,11 @@ def test_every_operator_and_data_type_with_special_values(name, data_type):
                        output_type=output_type_for(rng, name, data_type))
 
 
-@settings(max_examples=scaled(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.data())
-def test_random_operators_types_ranks_strides_and_broadcasting(data):
-    name = data.draw(st.sampled_from(NEW))
+@pytest.mark.parametrize("name", NEW)
+@settings(max_examples=scaled(4), deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                      HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_random_types_ranks_strides_and_broadcasting_per_operator(name, data):
     op = OPERATORS[name]
     data_type = data.draw(st.sampled_from(op.types))
     ndim = data.draw(st.integers(1, 8))

@@ -963,6 +963,149 @@ def test_calc_buffer_tensor_size_examples():
 
 
 # ---------------------------------------------------------------------------------------------
+# The element-wise family (docs/NUMERICS_ELEMENT_WISE.md): the golden model against the documented
+# examples and against independent references (fractions, Python's integers, math.fmod)
+# ---------------------------------------------------------------------------------------------
+
+def bits_equal(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype, (a.dtype, b.dtype)
+    width = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize]
+    return np.array_equal(a.view(width), b.view(width))
+
+
+def test_round_follows_the_rounding_mode_table_of_the_directml_page():
+    # DML_ROUNDING_MODE remarks: the rows for -2.5, -1.75, -1.5, -1.25, 0, 1.25, 1.5, 1.75, 2.5
+    x = np.array([-2.5, -1.75, -1.5, -1.25, 0, 1.25, 1.5, 1.75, 2.5], dtype=np.float32)
+    table = {0: [-2, -2, -2, -1, 0, 1, 2, 2, 2], 1: [-2, -1, -1, -1, 0, 1, 1, 1, 2], 2: [-3, -2, -2, -1, 0, 1, 2, 2, 3]}
+    for mode, expected in table.items():
+        for dtype in (np.float32, np.float16):
+            for half in (False, True):
+                got = golden.run("ELEMENT_WISE_ROUND", [x.astype(dtype)], {"RoundingMode": mode}, half_precision=half)
+                assert got.dtype == dtype and got.tolist() == expected, (mode, dtype, half)
+    zeros = golden.round_(np.array([-0.25, -0.0, 0.4], np.float32), 2)
+    assert np.signbit(zeros).tolist() == [True, True, False] and not zeros.any()
+
+
+def test_float_divide_is_the_correctly_rounded_quotient():
+    from fractions import Fraction
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 2 ** 32, 400, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    b = rng.integers(0, 2 ** 32, 400, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    q = golden.divide(a, b)
+    for x, y, got in zip(a, b, q):
+        if not (np.isfinite(x) and np.isfinite(y)) or y == 0:
+            continue
+        exact = Fraction(float(x)) / Fraction(float(y))
+        below = np.nextafter(got, np.float32(-np.inf))
+        above = np.nextafter(got, np.float32(np.inf))
+        if np.isfinite(got) and got != 0:   # no representable value is nearer to the exact quotient
+            assert abs(Fraction(float(got)) - exact) <= abs(Fraction(float(below)) - exact)
+            assert abs(Fraction(float(got)) - exact) <= abs(Fraction(float(above)) - exact)
+    assert bits_equal(golden.divide(np.float32([1, -1, 0, np.inf]), np.float32([0, 0, 0, np.inf]))[:2],
+                      np.float32([np.inf, -np.inf]))
+    assert np.isnan(golden.divide(np.float32([0, np.inf]), np.float32([0, np.inf]))).all()
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64])
+def test_integer_division_and_both_moduli_follow_c_and_python(dtype):
+    values = [-7, 7, -1, 1, 2, -2, 3, -3, 0, np.iinfo(dtype).min, np.iinfo(dtype).max]
+    a = np.array([x for x in values for _ in values], dtype=dtype)
+    b = np.array([y for _ in values for y in values], dtype=dtype)
+    q, t, f = golden.divide(a, b), golden.modulus_truncate(a, b), golden.modulus_floor(a, b)
+    bits = 8 * np.dtype(dtype).itemsize
+    wrap = lambda v: (v + (1 << bits - 1)) % (1 << bits) - (1 << bits - 1)
+    for x, y, qq, tt, ff in zip(a.tolist(), b.tolist(), q.tolist(), t.tolist(), f.tolist()):
+        if y == 0:
+            assert qq == tt == ff == -1            # all bits set
+            continue
+        trunc = abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)
+        assert qq == wrap(trunc), (x, y)          # toward zero; MIN / -1 wraps
+        assert tt == wrap(x - trunc * y) and ff == wrap(x % y), (x, y)   # C's % and Python's %
+    assert golden.divide(np.uint8([200, 7]), np.uint8([0, 2])).tolist() == [255, 3]
+
+
+def test_float_moduli_are_fmod_and_python_mod():
+    rng = np.random.default_rng(4)
+    a = (rng.normal(size=300) * 10.0 ** rng.integers(-5, 6, 300)).astype(np.float32)
+    b = (rng.normal(size=300) * 10.0 ** rng.integers(-5, 6, 300)).astype(np.float32)
+    t, f = golden.modulus_truncate(a, b), golden.modulus_floor(a, b)
+    for x, y, tt, ff in zip(a, b, t, f):
+        assert bits_equal(np.float32(math.fmod(float(x), float(y))), tt)   # exact
+        r = math.fmod(float(x), float(y))
+        if r != 0 and (r < 0) != (y < 0):
+            r = float(np.float32(r) + y)
+        assert ff == np.float32(r)
+    assert bits_equal(golden.modulus_truncate(np.float32([-4.0, 5.0]), np.float32([2.0, np.inf])),
+                      np.float32([-0.0, 5.0]))
+    assert np.signbit(golden.modulus_floor(np.float32([4.0]), np.float32([-2.0])))[0]   # zero of b's sign
+
+
+def test_cast_saturates_wraps_and_rounds_once():
+    assert golden.cast(np.float32([1e10, -1e10, np.nan, -1.9, 2.9]), "INT32").tolist() == \
+        [2 ** 31 - 1, -2 ** 31, 0, -1, 2]
+    assert golden.cast(np.float32([300.0, -5.0]), "UINT8").tolist() == [255, 0]
+    assert golden.cast(np.int64([300, -1]), "INT8").tolist() == [44, -1]            # the low bits
+    assert golden.cast(np.int8([-1]), "UINT64").tolist() == [2 ** 64 - 1]          # sign-extended
+    assert golden.cast(np.uint8([255]), "INT64").tolist() == [255]                 # zero-extended
+    # 1 + 2^-11 + 2^-40: through FLOAT32 it would round to the tie 1 + 2^-11 and then to even (1.0)
+    x = np.float64(1 + 2 ** -11 + 2 ** -40)
+    assert golden.cast(np.array([x]), "FLOAT16")[0] == np.float16(1 + 2 ** -10)
+    signalling = np.array([0x7C01], np.uint16).view(np.float16)
+    assert golden.cast(signalling, "FLOAT32").view(np.uint32)[0] == 0x7F802000        # exact widening
+    assert golden.cast(signalling, "FLOAT64").view(np.uint64)[0] == 0x7FF8000000000000
+    assert golden.cast(np.int32([16777217]), "FLOAT32")[0] == np.float32(16777216)
+
+
+def test_shifts_bit_count_mean_and_sign_rules():
+    assert golden.bit_shift_left(np.uint32([1, 1, 1]), np.uint32([31, 32, 100])).tolist() == [2 ** 31, 0, 0]
+    assert golden.bit_shift_right(np.int8([-128, -128, 64]), np.int8([1, 100, -1])).tolist() == [-64, -1, 0]
+    assert golden.bit_shift_left(np.uint8([1]), np.uint8([9])).tolist() == [0]
+    assert golden.bit_count(np.int8([-1, 0, 5])).tolist() == [8, 0, 2]
+    assert golden.bit_count(np.float32([-0.0])).tolist() == [1]
+    big = np.iinfo(np.int32).max
+    assert golden.mean(np.int32([big, -3, 3]), np.int32([big, 0, 0])).tolist() == [big, -2, 1]
+    got = golden.sign(np.float32([-0.0, 0.0, -3, 7, np.nan]))
+    assert bits_equal(got, np.array([0x80000000, 0, 0xBF800000, 0x3F800000, 0x7FC00000], np.uint32).view(np.float32))
+    assert golden.sign(np.int8([-128, 0, 5])).tolist() == [-1, 0, 1]
+
+
+def test_abs_and_negate_keep_nan_payloads_and_wrap_integers():
+    payload = np.array([0xFFC01234, 0x7F800001], np.uint32).view(np.float32)
+    assert golden.abs_(payload).view(np.uint32).tolist() == [0x7FC01234, 0x7F800001]
+    assert golden.negate(payload).view(np.uint32).tolist() == [0x7FC01234, 0xFF800001]
+    assert golden.abs_(np.int32([-2 ** 31])).tolist() == [-2 ** 31]
+    assert golden.negate(np.int64([-2 ** 63])).tolist() == [-2 ** 63]
+
+
+def test_clip_grad_and_the_activations_follow_their_formulas():
+    x = np.float32([-2, -1, 0, 0.5, 1, 2, np.nan])
+    g = np.float32([10, 20, 30, 40, 50, 60, 70])
+    # DML_ELEMENT_WISE_CLIP_GRAD: 0 where x <= Min or x >= Max, else the gradient; NaN fails both tests
+    assert golden.clip_grad(x, g, -1.0, 1.0).tolist() == [0, 0, 30, 40, 0, 0, 70]
+    assert golden.activation("RELU_GRAD", x, g).tolist() == [0, 0, 0, 40, 50, 60, 0]
+    assert golden.activation("THRESHOLDED_RELU", x, Alpha=0.5).tolist()[:6] == [0, 0, 0, 0, 1, 2]
+    assert golden.activation("SHRINK", x, Bias=0.5, Threshold=1.0).tolist()[:6] == [-1.5, 0, 0, 0, 0, 1.5]
+    hs = golden.activation("HARD_SIGMOID", x, Alpha=0.2, Beta=0.5)
+    assert hs[-1] == 1.0 and hs[0] == np.float32(np.float32(0.2) * np.float32(-2)) + np.float32(0.5)
+    relu = golden.activation("RELU", np.float32([-0.0, np.nan, -1, 3]))
+    assert bits_equal(relu, np.float32([0.0, 0.0, 0.0, 3.0]))
+    fused = golden.add1(np.float32([1, -4]), np.float32([1, 1]), ("ACTIVATION_LEAKY_RELU", {"Alpha": 0.5}))
+    assert fused.tolist() == [2.0, -1.5]
+
+
+def test_run_dispatches_every_operator_by_name():
+    from dmlemu.kernels.element_wise_ops import OPERATORS
+    assert set(OPERATORS) <= set(golden.OPERATORS)
+    x = np.float32([1.5, -2.0])
+    assert golden.run("DML_OPERATOR_ELEMENT_WISE_ADD", [x, x]).tolist() == [3.0, -4.0]
+    assert golden.run("ELEMENT_WISE_LOGICAL_LESS_THAN", [x, np.float32([2, -3])], output_type="UINT32").dtype == \
+        np.uint32
+    with pytest.raises(KeyError, match="no operator ELEMENT_WISE_EXP"):
+        golden.run("ELEMENT_WISE_EXP", [x])
+
+
+# ---------------------------------------------------------------------------------------------
 # Speed baseline (excluded by default: pytest -m benchmark)
 # ---------------------------------------------------------------------------------------------
 

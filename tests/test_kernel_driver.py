@@ -383,3 +383,32 @@ def test_wide_general_paths_use_32_bit_multiply_adds_and_stay_bit_exact():
         expected = golden.clip(golden.gather(x, 0, np.uint8, sizes_, strides_), 10.0, 200.0)
         assert np.array_equal(run.output_bytes()[:6].reshape(sizes_), expected)
         run.free()
+
+
+@pytest.mark.parametrize("operator, data_type, attributes", [
+    ("ELEMENT_WISE_ADD1", "FLOAT16", {"FusedActivation": ("ACTIVATION_LINEAR", {"Alpha": 1.5, "Beta": -0.25})}),
+    ("ELEMENT_WISE_CLIP1", "INT64", {"Min": np.int64(-(1 << 40)), "Max": np.int64(1 << 41)}),
+    ("ELEMENT_WISE_ROUND", "FLOAT32", {"RoundingMode": 2}),
+])
+def test_the_attribute_dwords_follow_a_rearranged_layout(operator, data_type, attributes):
+    """The PARAM dwords move with the table too (they are loaded at CB_PARAM0, wherever that is)."""
+    from test_element_wise_ops import check_operator, seeded as seeded_case
+    rng = seeded_case("rearranged-params", operator)
+    program = build_program(operator, data_type, True, False, False, OTHER,
+                            activation="ACTIVATION_LINEAR" if operator == "ELEMENT_WISE_ADD1" else None)
+    assert set(cbuf.PARAM_FIELDS) <= check_program_reads_the_layout(program.dwords, OTHER,
+                                                                    len(OPERATORS[operator].tensors))
+    check_operator(operator, data_type, [3, 5, 7], rng=rng, attributes=attributes, width=8)
+    from dmlemu.gpu import Gpu
+    from dmlemu.presets import TEACHING
+    from dmlemu.direct_run import DirectRun
+    from dmlemu import golden
+    sizes, types = [3, 5, 7], [data_type] * len(OPERATORS[operator].tensors)
+    specs = [TensorSpec(t, tuple(sizes), None, golden.calc_buffer_tensor_size(t, sizes)) for t in types]
+    buffers = [rng.integers(0, 256, size=s.total_bytes, dtype=np.uint8) for s in specs]
+    gpu = Gpu(TEACHING, wave_width=8)
+    runs = [DirectRun(gpu, operator, specs, buffers, attributes=attributes, layout=layout) for layout in (LAYOUT, OTHER)]
+    for run in runs:
+        run.dispatch()
+    assert np.array_equal(runs[0].output_bytes(), runs[1].output_bytes())
+    assert runs[1].kernel.constants.size == OTHER.total_bytes
