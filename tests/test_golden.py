@@ -236,10 +236,14 @@ def test_data_types_map_names_to_numpy_dtypes():
 
 
 def test_public_namespace_is_small():
-    assert set(golden.__all__) == {
-        "DATA_TYPES", "float_to_int", "cast_bound", "canonical_nan", "min_num", "max_num",
-        "identity", "threshold", "clip", "if_", "gather", "scatter", "packed_strides",
-        "calc_buffer_tensor_size"}
+    helpers = {"DATA_TYPES", "float_to_int", "cast_bound", "canonical_nan", "min_num", "max_num", "gather",
+               "scatter", "packed_strides", "calc_buffer_tensor_size", "OPERATORS", "run"}
+    operators = {"identity", "threshold", "clip", "if_", "add", "add1", "subtract", "multiply", "difference_square",
+                 "mean", "minimum", "maximum", "abs_", "negate", "sign", "clip1", "clip_grad", "clip_grad1", "divide",
+                 "modulus_truncate", "modulus_floor", "ceil", "floor", "round_", "compare", "logical", "is_nan",
+                 "is_infinity", "bit_and", "bit_or", "bit_xor", "bit_not", "bit_count", "bit_shift_left",
+                 "bit_shift_right", "cast", "activation"}
+    assert set(golden.__all__) == helpers | operators   # one function per operator (families by name), and run
 
 
 @pytest.mark.parametrize("dtype, pattern", [
