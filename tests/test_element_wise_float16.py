@@ -38,6 +38,7 @@ SWEEPS = [
     ("ACTIVATION_HARD_SWISH", {"Alpha": F32(1 / 6), "Beta": F32(0.5)}, None, True),
     ("ACTIVATION_SHRINK", {"Bias": F32(0.5), "Threshold": F32(0.5)}, None, False),
     ("ACTIVATION_SHRINK", {"Bias": F32(0.25), "Threshold": F32(1.0)}, None, True),
+    ("ACTIVATION_SHRINK", {"Bias": F32(-0.5), "Threshold": F32(-0.375)}, None, False),   # both tests can hold
     ("ACTIVATION_THRESHOLDED_RELU", {"Alpha": F32(1.0)}, None, False),
     ("ACTIVATION_THRESHOLDED_RELU", {"Alpha": F32(-0.5)}, None, True),
 ]

@@ -1090,6 +1090,8 @@ def test_clip_grad_and_the_activations_follow_their_formulas():
     assert golden.activation("RELU_GRAD", x, g).tolist() == [0, 0, 0, 40, 50, 60, 0]
     assert golden.activation("THRESHOLDED_RELU", x, Alpha=0.5).tolist()[:6] == [0, 0, 0, 0, 1, 2]
     assert golden.activation("SHRINK", x, Bias=0.5, Threshold=1.0).tolist()[:6] == [-1.5, 0, 0, 0, 0, 1.5]
+    # a negative Threshold: x < -Threshold is tested first (the formula's order), so it wins
+    assert golden.activation("SHRINK", np.float32([0.25, 2.0]), Bias=1.0, Threshold=-0.5).tolist() == [1.25, 1.0]
     hs = golden.activation("HARD_SIGMOID", x, Alpha=0.2, Beta=0.5)
     assert hs[-1] == 1.0 and hs[0] == np.float32(np.float32(0.2) * np.float32(-2)) + np.float32(0.5)
     relu = golden.activation("RELU", np.float32([-0.0, np.nan, -1, 3]))
