@@ -173,6 +173,16 @@ _OPTION_VALUES = {
     "--scale": mostly(st.sampled_from(["2", "0.5"]), st.sampled_from(["0", "1e-45", "nan"])),
     "--bias": mostly(st.sampled_from(["1", "-0.25"]), st.sampled_from(["inf", "1e39"])),
     "--trace-detail": mostly(st.sampled_from(["wave", "dispatch"]), st.just("bogus")),
+    "--output-dtype": mostly(st.sampled_from(["UINT8", "FLOAT16", "int32", "UINT32"]),
+                             st.sampled_from(["BOOL", "", "UINT4"])),
+    "--attr": mostly(st.sampled_from(["Min=0.5", "Max=2", "Alpha=0.1", "RoundingMode=TOWARD_ZERO",
+                                      "InfinityMode=1", "MinMaxDataType=FLOAT32"]),
+                     st.sampled_from(["Alpha", "=1", "Min=abc", "RoundingMode=9", "Max=1e400", "Foo=1", "Min=",
+                                      "MinMaxDataType=UNKNOWN", "Max=-1"])),
+    "--fused": mostly(st.sampled_from(["RELU", "leaky_relu", "IDENTITY"]), st.sampled_from(["SOFTMAX", "", "EXP"])),
+    "--fused-attr": mostly(st.sampled_from(["Alpha=0.5"]), st.sampled_from(["Alpha", "Beta=x", "=0"])),
+    "--input-sizes": mostly(st.sampled_from(["B=1", "A=1,1", "ATensor=1", "Condition=1"]),
+                            st.sampled_from(["B", "B=", "B=0", "B=-1", "Z=1", "B=1,2,3,4,5,6,7,8,9", "B=x"])),
 }
 _INPUTS = ["/dev/null", "/dev/zero", "folder", "missing.npy", "empty.npy", "text.npy", "objects.npy", "archive.npz",
            "liar.npy", "cut.npy", "big.npy", "int.npy", "good16.npy"]
@@ -181,7 +191,10 @@ _INPUTS = ["/dev/null", "/dev/zero", "folder", "missing.npy", "empty.npy", "text
 @st.composite
 def run_arguments(draw):
     operator = draw(mostly(st.sampled_from(["CLIP", "clip", "IF", "IDENTITY", "THRESHOLD",
-                                            "DML_OPERATOR_ELEMENT_WISE_CLIP"]), st.sampled_from(["FOO", ""])))
+                                            "DML_OPERATOR_ELEMENT_WISE_CLIP", "add", "ADD1", "CLIP1",
+                                            "LOGICAL_GREATER_THAN", "ROUND", "cast", "ACTIVATION_IDENTITY",
+                                            "LEAKY_RELU", "SHRINK", "IS_INFINITY", "BIT_SHIFT_LEFT"]),
+                           st.sampled_from(["FOO", "", "EXP", "ELEMENT_WISE_", "DML_OPERATOR_"])))
     args = ["run", operator, "--sizes"] + draw(st.lists(_SIZES, min_size=1, max_size=3))
     for _ in range(draw(st.sampled_from([0, 0, 0, 1, 2]))):
         args += ["--strides"] + draw(st.lists(_STRIDES, min_size=1, max_size=3))
