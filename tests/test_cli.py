@@ -42,7 +42,8 @@ def test_demo_prints_checks_and_writes_trace_and_plots(tmp_path):
     for name in ("ELEMENT_WISE_THRESHOLD", "ELEMENT_WISE_CLIP", "ELEMENT_WISE_IF", "InputTensor:",
                  "ConditionTensor:", "OutputTensor:", "ConditionTensor.Strides {0, 1}"):
         assert name in out
-    assert out.count("bit-exact against dmlemu.golden: yes") == 4
+    assert out.count("bit-exact against dmlemu.golden: yes") == 5
+    assert "ELEMENT_WISE_ADD FLOAT32 Sizes {2, 4}, BTensor.Strides {0, 1}" in out
     assert "All outputs bit-exact." in out
     # The per-dispatch summary: cycles, time, bandwidth and % of peak, one row per dispatch.
     header = next(line for line in out.splitlines() if "cycles" in line and "% peak" in line)
@@ -62,7 +63,7 @@ def test_demo_prints_checks_and_writes_trace_and_plots(tmp_path):
     events = json.loads((folder / "trace.json").read_text())
     events = events["traceEvents"] if isinstance(events, dict) else events
     assert any("clip" in str(e.get("name", "")).lower() for e in events)
-    assert (folder / "dispatches.csv").read_text().count("\n") >= 5   # header + 4 dispatches
+    assert (folder / "dispatches.csv").read_text().count("\n") >= 6   # header + 5 dispatches
 
 
 # ---- run ------------------------------------------------------------------------------------------

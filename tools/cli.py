@@ -1,6 +1,6 @@
 """`dmlemu`: the command line. Each subcommand is a thin wrapper over a library module of tools/.
 
-    dmlemu demo       THRESHOLD, CLIP and IF through the DirectML mirror, checked, traced, plotted
+    dmlemu demo       THRESHOLD, CLIP, IF and a broadcast ADD through the DirectML mirror, checked, traced
     dmlemu run        one operator from the command line (.npy in and out, traces, plots): every
                       operator with a kernel (`dmlemu operators` lists them)
     dmlemu operators  the operators that run: introduced at, data types, attributes
@@ -574,7 +574,8 @@ def build_parser():
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    p = sub.add_parser("demo", help="THRESHOLD, CLIP and IF through the DirectML mirror, checked and traced")
+    p = sub.add_parser("demo", help="THRESHOLD, CLIP, IF and a broadcast ADD through the DirectML mirror, checked "
+                                    "and traced")
     p.add_argument("--out", default="dmlemu-demo-out", metavar="DIR",
                    help="folder for the trace and plots (default dmlemu-demo-out)")
     p.add_argument("--adapter", metavar="KEY", help="adapter preset (default: the default adapter)")

@@ -1,7 +1,7 @@
-"""`dmlemu demo`: three DirectML operators on the default adapter, checked and traced.
+"""`dmlemu demo`: four DirectML operators on the default adapter, checked and traced.
 
-Runs ELEMENT_WISE_THRESHOLD, CLIP (FLOAT16 with a ScaleBias) and IF (with a broadcast condition)
-on small tensors through the DirectML mirror, on one device (dmlemu.convenience.Session) inside one
+Runs ELEMENT_WISE_THRESHOLD, CLIP (FLOAT16 with a ScaleBias), IF (with a broadcast condition) and ADD
+(a row added to every row: NumPy-style broadcasting, which DirectML does through stride 0) on small tensors through the DirectML mirror, on one device (dmlemu.convenience.Session) inside one
 trace capture, then one larger CLIP so that the timing model has something to show (bandwidth and
 occupancy). Prints every small tensor, checks every output bit for bit against dmlemu.golden,
 prints the per-dispatch summary, and writes into the output folder (fixed names, no timestamps):
@@ -48,6 +48,8 @@ def demo_cases():
     clip = OperatorRun("CLIP", "FLOAT16", (2, 4), scale=2.0, bias=0.5, min_value=-1.0, max_value=1.0)
     # IF: the condition has strides {0, 1}: one row of 4 bytes serves both rows (a broadcast).
     if_ = OperatorRun("IF", "FLOAT32", (2, 4), strides=[(0, 1), None, None, None])
+    # ADD: BTensor has sizes {1, 4} broadcast to {2, 4}, i.e. Strides {0, 1}: one row in memory serves both.
+    add = OperatorRun("ADD", "FLOAT32", (2, 4), input_sizes={"BTensor": (1, 4)})
     big = OperatorRun("CLIP", "FLOAT16", (BIG_ELEMENTS,), scale=2.0, bias=0.5, min_value=-1.0, max_value=1.0)
     rng = np.random.default_rng(2024)
     return [
@@ -59,6 +61,9 @@ def demo_cases():
                  [np.array([[1, 0, 1, 0], [1, 0, 1, 0]], dtype=np.uint8),
                   np.arange(1, 9, dtype=np.float32).reshape(2, 4),
                   -np.arange(1, 9, dtype=np.float32).reshape(2, 4)]),
+        DemoCase("ADD: y = A + B, with B one row broadcast to both rows (stride 0); NaN in, NaN out", add,
+                 [np.array([[1.0, 2.0, 3.0, 4.0], [-1.0, -0.0, nan, 100.0]], dtype=np.float32),
+                  np.array([[0.5, -0.0, 10.0, -inf]] * 2, dtype=np.float32)]),
         DemoCase(f"CLIP on {BIG_ELEMENTS:,} FLOAT16 elements, to show the timing model at work", big,
                  [(rng.standard_normal(BIG_ELEMENTS) * 2).astype(np.float16)], show=False),
     ]
