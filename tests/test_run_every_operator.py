@@ -71,6 +71,22 @@ def test_every_data_type_runs_bit_exact_or_is_not_implemented():
     assert exact >= 80 and len(not_implemented) <= 10, (exact, not_implemented)
 
 
+def test_every_float16_operator_with_the_half_precision_flag_and_scale_bias():
+    """FLOAT16 with DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION on a native-FP16 adapter (every step
+    rounds to FLOAT16), a ScaleBias wherever the desc has one: the golden model follows the same flag."""
+    count = 0
+    for short in RUNNABLE:
+        schema = SCHEMAS_BY_NAME[OPERATORS[short]]
+        if "FLOAT16" not in schema.support_at(DML_FEATURE_LEVEL_6_4).tensors[schema.inputs[0].field].data_types:
+            continue
+        extra = dict(scale=0.3, bias=0.1) if schema.scale_bias else {}
+        run = _run(short, "FLOAT16", (3, 5), flags=1, **extra)
+        result = execute(run, random_inputs(run, 1), adapter="rtx3070")
+        assert result.bit_exact, describe(run)
+        count += 1
+    assert count >= 40
+
+
 @settings(max_examples=scaled(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_random_operators_ranks_broadcasts_and_seeds(data):
