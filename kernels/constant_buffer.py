@@ -19,8 +19,11 @@ whole record with one s_load_dwordx8 (so a record's fields must be consecutive d
 shift1, shift2, stride of tensor 0 to 3). Any other offset may change here alone;
 tests/test_kernel_driver.py runs the kernels with a rearranged layout to prove it.
 
-An operator whose kernel reads no PARAM field gets a buffer that ends with the last other field
-(`Layout.pack(..., params=False)`): 288 bytes with this layout, as before the PARAM fields existed.
+Operators of more than 4 tensors also read WIDE_RECORDS, the strides of tensors 4 .. 11 per dimension
+record (the same record size and order as RECORDS, loaded with one s_load_dwordx8 per record).
+A buffer ends with the last field its kernel reads (`Layout.pack(..., params=, wide=)`): 288 bytes with
+this layout for an operator without attributes (as before the PARAM fields existed), 320 with them, 576
+with WIDE_RECORDS.
 """
 import struct
 from dataclasses import dataclass
@@ -60,7 +63,11 @@ FIELDS = (
     Field(name=f"PARAM{i}", offset=288 + 4 * i,
           meaning=f"attribute dword {i} of the operator and its FusedActivation (kernels/element_wise_ops.py "
                   f"says which; FLOAT32 bits or the tensor type's bits); absent for operators without any")
-    for i in range(8))
+    for i in range(8)) + (
+    Field(name="WIDE_RECORDS", offset=320, size=MAX_RECORDS * RECORD_BYTES, type="records",
+          meaning="the strides of tensors 4 .. 11 per dimension record (WIDE_RECORD_FIELDS), same order and "
+                  "record size as RECORDS; absent for operators of at most 4 tensors"),
+)
 PARAM_FIELDS = tuple(f"PARAM{i}" for i in range(8))
 
 RECORD_FIELDS = (
@@ -73,6 +80,12 @@ RECORD_FIELDS = (
     Field(name="STRIDE_T2", offset=24, meaning="stride of tensor 2 in elements (ELEMENT_WISE_IF only, else 0)"),
     Field(name="STRIDE_T3", offset=28, meaning="stride of tensor 3 in elements (ELEMENT_WISE_IF only, else 0)"),
 )
+
+
+WIDE_RECORD_FIELDS = tuple(
+    Field(name=f"STRIDE_T{t}", offset=4 * (t - 4), meaning=f"stride of tensor {t} in elements (operators of more "
+                                                          f"than 4 tensors)")
+    for t in range(4, 12))
 
 
 def f32_bits(value):
@@ -104,18 +117,23 @@ class Layout:
     fields: tuple = FIELDS
     record_fields: tuple = RECORD_FIELDS
     record_bytes: int = RECORD_BYTES
+    wide_record_fields: tuple = WIDE_RECORD_FIELDS
 
     def __post_init__(self):
         _check_fields(self.record_fields, self.record_bytes, "dimension record")
-        if any(f.type == "records" for f in self.record_fields):
+        _check_fields(self.wide_record_fields, self.record_bytes, "wide dimension record")
+        if any(f.type == "records" for f in self.record_fields + self.wide_record_fields):
             raise ValueError("a dimension record cannot hold records")
-        records = [f for f in self.fields if f.type == "records"]
+        records = [f for f in self.fields if f.type == "records" and f.name != "WIDE_RECORDS"]
         if len(records) != 1 or records[0].name != "RECORDS":
             raise ValueError("the layout needs exactly one records field, named RECORDS")
         if records[0].size % self.record_bytes:
             raise ValueError("RECORDS must be a whole number of records")
+        wide = [f for f in self.fields if f.name == "WIDE_RECORDS"]
+        if wide and (wide[0].type != "records" or wide[0].size != records[0].size):
+            raise ValueError("WIDE_RECORDS must be records of the size of RECORDS")
         _check_fields(self.fields, max(f.end for f in self.fields), "constant buffer")
-        if len(self.symbols()) != len(self.fields) + len(self.record_fields) + 3:
+        if len(self.symbols()) != len(self.fields) + len(self.record_fields) + len(self.wide_record_fields) + 3:
             raise ValueError("two fields would get the same CB_ symbol")
 
     @property
@@ -138,23 +156,39 @@ class Layout:
                 return f
         raise KeyError(f"a dimension record has no field {name}")
 
+    def wide_record_field(self, name):
+        for f in self.wide_record_fields:
+            if f.name == name:
+                return f
+        raise KeyError(f"a wide dimension record has no field {name}")
+
     def symbols(self):
         """The assembler symbols of this layout: CB_<NAME> = byte offset of each field, and so on."""
         symbols = {f"CB_{f.name}": f.offset for f in self.fields}
         symbols.update({f"CB_RECORD_{f.name}": f.offset for f in self.record_fields})
+        symbols.update({f"CB_WIDE_RECORD_{f.name}": f.offset for f in self.wide_record_fields})
         symbols.update(CB_RECORD_BYTES=self.record_bytes, CB_MAX_RECORDS=self.max_records, CB_BYTES=self.total_bytes)
         return symbols
 
     @property
     def bytes_without_params(self):
-        """The buffer's size for a kernel that reads no PARAM field: up to the end of the last other field."""
-        return max(f.end for f in self.fields if f.name not in PARAM_FIELDS)
+        """The buffer's size for a kernel that reads neither a PARAM field nor WIDE_RECORDS: up to the end of
+        the last other field."""
+        return self.bytes_for(params=False, wide=False)
 
-    def pack(self, values, records=(), params=True):
+    def bytes_for(self, params, wide):
+        """The buffer's size for a kernel that reads the PARAM fields (`params`) and WIDE_RECORDS (`wide`) or
+        not: up to the end of the last field it reads."""
+        skipped = (() if params else PARAM_FIELDS) + (() if wide else ("WIDE_RECORDS",))
+        return max(f.end for f in self.fields if f.name not in skipped)
+
+    def pack(self, values, records=(), params=True, wide=None):
         """The buffer's bytes (a uint8 array): `values` maps field names to numbers (u32 fields take
         integers in 0 .. 2**32-1, f32 fields any number, stored as FLOAT32 bits); `records` is one
-        {record field name: integer} per dimension, innermost first. Anything not given is zero.
-        `params=False`: the kernel reads no PARAM field, and the buffer ends at bytes_without_params."""
+        {record field name: integer} per dimension, innermost first (STRIDE_T4 .. go to WIDE_RECORDS).
+        Anything not given is zero. `params=False`: the kernel reads no PARAM field; `wide=False`: no
+        WIDE_RECORDS (default: whether a record names a tensor past 3); the buffer ends after the last
+        field the kernel reads."""
         records = list(records)
         if len(records) > self.max_records:
             raise ValueError(f"{len(records)} dimension records; the constant buffer holds {self.max_records}")
@@ -165,16 +199,24 @@ class Layout:
                 raise ValueError("dimension records are passed as `records`")
             words[f.offset // 4] = _encode(f, value)
         base = self.field("RECORDS").offset
+        wide_names = {f.name for f in self.wide_record_fields}
+        if wide is None:
+            wide = any(name in wide_names for record in records for name in record)
         for r, record in enumerate(records):
             for name, value in record.items():
-                f = self.record_field(name)
-                words[(base + r * self.record_bytes + f.offset) // 4] = _encode(f, value)
+                if name in wide_names:
+                    if not wide:
+                        raise ValueError(f"{name} given for a buffer without WIDE_RECORDS")
+                    f = self.wide_record_field(name)
+                    at = self.field("WIDE_RECORDS").offset + r * self.record_bytes + f.offset
+                else:
+                    f = self.record_field(name)
+                    at = base + r * self.record_bytes + f.offset
+                words[at // 4] = _encode(f, value)
         data = words.view(np.uint8).copy()
-        if not params:
-            if any(name in PARAM_FIELDS for name in values):
-                raise ValueError("PARAM fields given for a buffer without them")
-            data = data[:self.bytes_without_params].copy()
-        return data
+        if not params and any(name in PARAM_FIELDS for name in values):
+            raise ValueError("PARAM fields given for a buffer without them")
+        return data[:self.bytes_for(params, wide)].copy()
 
 
 def _encode(field, value):
@@ -220,5 +262,5 @@ def pack_copy(values):
         words[by_name[name].offset // 4] = _encode(by_name[name], value)
     return words.view(np.uint8).copy()
 
-__all__ = ["Field", "Layout", "FIELDS", "PARAM_FIELDS", "RECORD_FIELDS", "LAYOUT", "MAX_RECORDS", "RECORD_BYTES",
+__all__ = ["Field", "Layout", "FIELDS", "PARAM_FIELDS", "WIDE_RECORD_FIELDS", "RECORD_FIELDS", "LAYOUT", "MAX_RECORDS", "RECORD_BYTES",
            "CONSTANTS_BYTES", "f32_bits", "COPY_FIELDS", "COPY_BYTES", "copy_symbols", "pack_copy"]

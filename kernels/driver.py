@@ -42,6 +42,9 @@ class NoKernel(NotImplementedError):
     The mirror answers E_NOTIMPL with the sentence."""
 
 
+MAX_TENSORS = 9      # QUANTIZED_LINEAR_ADD: 8 inputs and the output
+
+
 def has_kernel(operator):
     """Whether a microkernel exists for `operator` (its name without DML_OPERATOR_, e.g. ELEMENT_WISE_ADD).
     CreateOperator answers E_NOTIMPL for a validated operator this is False for."""
@@ -236,7 +239,10 @@ def variant_symbols(operator, data_type, packed, scale_bias, half, layout=LAYOUT
     compute = "f16" if half else v.compute
     reg_of = lambda t: (lambda r: f"v[{r}:{r + 1}]") if VARIANTS[t].pair else (lambda r: f"v{r}")
     reg = reg_of(main)
-    inputs = [reg_of(t)(10 + 2 * i) for i, t in enumerate(types[:-1])]
+    if n > MAX_TENSORS:
+        raise ValueError(f"{operator} has {n} tensors; the skeleton addresses at most {MAX_TENSORS}")
+    input_register = lambda i: 10 + 2 * i if i < 3 else 34 + 2 * (i - 3)   # v10, v12, v14, then v34 ..
+    inputs = [reg_of(t)(input_register(i)) for i, t in enumerate(types[:-1])]
     if op.type_tensor == 1:                   # IF: the condition byte in v9, a and b in v10, v12
         inputs = ["v9"] + [reg_of(t)(10 + 2 * i) for i, t in enumerate(types[1:-1])]
     x = inputs[op.type_tensor]
@@ -259,7 +265,8 @@ def variant_symbols(operator, data_type, packed, scale_bias, half, layout=LAYOUT
         "T0": reg(t_base), "T1": reg(t_base + 2), "T2": reg(t_base + 4), "T3": reg(t_base + 6),
         "IS_FLOAT": int(v.is_float), "IS_SIGNED": int(main.startswith("INT")), "IS_PAIR": int(v.pair),
         "BITS": 8 * v.size,
-        "HAS_T2": int(n > 2), "HAS_T3": int(n > 3), "INPUTS_2": int(n > 2), "INPUTS_3": int(n > 3),
+        **{f"HAS_T{t}": int(n > t) for t in range(2, MAX_TENSORS)},
+        **{f"INPUTS_{k}": int(n - 1 >= k) for k in range(2, MAX_TENSORS)},
         "LOAD_MIN_BIAS": int(op.scale_bias or bool(op.bounds)),
         "CVT_MIN": int("Min" in op.bounds and v.bound_cvt != "none"),
         "CVT_MAX": int("Max" in op.bounds and v.bound_cvt != "none"),
@@ -292,7 +299,7 @@ def variant_symbols(operator, data_type, packed, scale_bias, half, layout=LAYOUT
         symbols[f"IN{i}"] = inputs[i]
         symbols[f"LOAD_T{i}"] = VARIANTS[t].load
         symbols[f"WIDEN_IN{i}"] = int(t == "FLOAT16" and widen)
-    for i in range(len(types) - 1, 3):
+    for i in range(len(types) - 1, MAX_TENSORS - 1):
         symbols[f"WIDEN_IN{i}"] = 0
     # Tensor offsets: the general path keeps one register per tensor (v2 ..); the packed path one per
     # element size (the output's in v2; 1-byte inputs of another size read v1, the index itself).
@@ -301,7 +308,7 @@ def variant_symbols(operator, data_type, packed, scale_bias, half, layout=LAYOUT
         symbols[f"SHIFT_T{i}"] = shift
         symbols[f"DESC_T{i}"] = i * DESCRIPTOR_SIZE   # one table slot per tensor, in binding order
         if not packed:
-            symbols[f"OFF_T{i}"] = f"v{2 + i}"
+            symbols[f"OFF_T{i}"] = f"v{2 + i}" if i < 4 else f"v{24 + i}"   # tensors 4 .. 8: v28 .. v32
         elif shift == 0 and i < op.type_tensor:   # IF's condition byte: the index is its offset
             symbols[f"OFF_T{i}"] = "v1"
         elif shift == shifts[-1]:
@@ -317,7 +324,8 @@ def variant_symbols(operator, data_type, packed, scale_bias, half, layout=LAYOUT
     if len(extra) > 2:
         raise ValueError(f"{operator}: more than three element sizes in one operator")
     symbols["OFF_OUT"] = symbols[f"OFF_T{n - 1}"]
-    symbols["DESC_OUT"] = f"s[{8 + 4 * (n - 1)}:{11 + 4 * (n - 1)}]"
+    first = 8 + 4 * (n - 1) if n <= 4 else 64 + 4 * (n - 5)
+    symbols["DESC_OUT"] = f"s[{first}:{first + 3}]"
     # Attributes: PARAM dwords in s44 ..; FLOAT ones cast to the compute type into v24, v26, ..
     slots = _param_slots(op, act, types, compute)
     symbols["LOAD_PARAMS"] = int(bool(slots))
@@ -524,7 +532,7 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
         for t in range(len(tensors)):
             record[f"STRIDE_T{t}"] = merged_strides[t][d] & 0xFFFFFFFF   # two's complement
         records.append(record)
-    constants = layout.pack(values, records, params=bool(dwords))
+    constants = layout.pack(values, records, params=bool(dwords), wide=len(tensors) > 4)
     return CompiledKernel(operator, program, constants, len(tensors), elements, workgroup_size)
 
 
@@ -550,6 +558,6 @@ def copy_launch(table_va, constants_va, dwords, workgroup_size, name):
         name=name, elements=dwords, vgprs_used=vgprs, sgprs_used=sgprs)
 
 
-__all__ = ["has_kernel", "NoKernel", "tensor_types", "cast_steps", "TensorSpec", "DataTypeVariant", "CompiledKernel", "compile_operator", "build_program", "variant_symbols",
+__all__ = ["has_kernel", "NoKernel", "MAX_TENSORS", "tensor_types", "cast_steps", "TensorSpec", "DataTypeVariant", "CompiledKernel", "compile_operator", "build_program", "variant_symbols",
            "variant_name", "merge_dimensions", "division_magic", "packed_strides", "VARIANTS", "SOURCES",
            "build_copy_program", "copy_launch"]

@@ -198,3 +198,44 @@ def test_every_pair_of_special_values(name, data_type):
     check_operator(name, data_type, [a.size], rng=rng, payload=[a, b], offsets=[0, 0, 0], width=64,
                    gpu=Gpu(TEACHING, wave_width=64, timing=False), attributes=random_attributes(rng, name, data_type),
                    output_type=output_type_for(rng, name, data_type))
+
+
+@pytest.mark.parametrize("inputs", [3, 5, 8])
+@pytest.mark.parametrize("data_type", ["FLOAT32", "FLOAT16", "INT8", "UINT16", "INT64"])
+def test_the_skeleton_addresses_up_to_nine_tensors(monkeypatch, inputs, data_type):
+    """QUANTIZED_LINEAR_ADD has 8 inputs and an output: a test operator summing every input (body
+    ADD_EVERY_INPUT) runs through the same head and tail, with broadcast, padded and transposed strides."""
+    from dmlemu.kernels.element_wise_ops import ElementWiseOperator
+    name = f"TEST_ADD_EVERY_INPUT_{inputs}"
+    row = ElementWiseOperator(name=name, tensors=tuple(f"T{i}" for i in range(inputs)) + ("OutputTensor",),
+                              types=(data_type,), body_name="ADD_EVERY_INPUT")
+    monkeypatch.setitem(OPERATORS, name, row)
+    rng = seeded("nine", inputs, data_type)
+    dtype = golden.DATA_TYPES[data_type]
+    for strided in (False, True):
+        sizes = [3, 4, 5] if strided else [61]
+        types = [data_type] * (inputs + 1)
+        strides = [random_strides(rng, sizes, t == inputs) if strided else None for t in range(inputs + 1)]
+        offsets = [16 * int(rng.integers(0, 3)) for _ in types]
+        specs, buffers, values = [], [], []
+        for t, (st_, off) in enumerate(zip(strides, offsets)):
+            nbytes = golden.calc_buffer_tensor_size(data_type, sizes, st_)
+            specs.append(TensorSpec(data_type, tuple(sizes), None if st_ is None else tuple(st_), nbytes))
+            buf = rng.integers(0, 256, size=off + nbytes + GUARD, dtype=np.uint8)
+            if t < inputs:
+                v = (rng.normal(size=sizes) * 100).astype(dtype)
+                golden.scatter(buf, off, v, st_)
+                values.append(golden.gather(buf, off, dtype, sizes, st_))
+            buffers.append(buf)
+        run = DirectRun(Gpu(TEACHING, wave_width=8), name, specs, buffers, offsets=offsets)
+        stats = run.dispatch()
+        work = np.float32 if data_type == "FLOAT16" else dtype
+        with np.errstate(over="ignore"):
+            total = values[0].astype(work)
+            for v in values[1:]:
+                total = (total + v.astype(work)).astype(work)
+            expected = buffers[-1].copy()
+            golden.scatter(expected, offsets[-1], total.astype(dtype), strides[-1])
+        assert np.array_equal(run.allocations[-1].data, expected), (inputs, data_type, strided)
+        assert stats.oob_reads == 0 and stats.oob_writes == 0
+        assert run.kernel.constants.size == (576 if inputs + 1 > 4 else 288)

@@ -34,8 +34,8 @@ FIELD_REGISTERS = {24: "ELEMENTS", 25: "WORKGROUP_SIZE", 26: "RECORD_COUNT",
                    38: "MIN", 39: "MAX", 40: "SCALE", 41: "BIAS", **{44 + i: f"PARAM{i}" for i in range(8)}}
 RECORD_REGISTERS = {28: "SIZE", 29: "MAGIC", 30: "SHIFT1", 31: "SHIFT2",
                     32: "STRIDE_T0", 33: "STRIDE_T1", 34: "STRIDE_T2", 35: "STRIDE_T3"}
-# The descriptor of tensor t is loaded into s[8 + 4t : 11 + 4t].
-DESCRIPTOR_REGISTERS = {8: 0, 12: 1, 16: 2, 20: 3}
+# The descriptor of tensor t is loaded into s[8 + 4t : 11 + 4t] (tensors 4 .. 8: s[64 + 4(t - 4) ..]).
+DESCRIPTOR_REGISTERS = {8: 0, 12: 1, 16: 2, 20: 3, 64: 4, 68: 5, 72: 6, 76: 7, 80: 8}
 
 
 def all_variants():
@@ -55,6 +55,8 @@ def all_variants():
 _SLOAD = re.compile(r"^\s*s_load_dword(?:x(\d+))?\s+s(?:\[(\d+):\d+\]|(\d+)),\s*s\[(\d+):\d+\],\s*(\S+)\s*$")
 _SMOV = re.compile(r"^\s*s_mov_b32\s+s36,\s*(\S+)\s*$")
 _SADD = re.compile(r"^\s*s_add_u32\s+s36,\s*s36,\s*(\S+)\s*$")
+_SMOV_WIDE = re.compile(r"^\s*s_mov_b32\s+s53,\s*(\S+)\s*$")
+_SADD_WIDE = re.compile(r"^\s*s_add_u32\s+s53,\s*s53,\s*(\S+)\s*$")
 
 
 def scalar_loads(dwords):
@@ -94,6 +96,13 @@ def check_program_reads_the_layout(dwords, layout, tensors):
             assert start == layout.field("RECORDS").offset and step == layout.record_bytes
             read.add("RECORDS")
             continue
+        if offset == "s53":   # the wide record (strides of tensors 4 ..), at CB_WIDE_RECORDS + r * CB_RECORD_BYTES
+            assert count == 8 and reg == 56
+            (start,) = [int(m.group(1), 0) for m in map(_SMOV_WIDE.match, text.splitlines()) if m]
+            (step,) = [int(m.group(1), 0) for m in map(_SADD_WIDE.match, text.splitlines()) if m]
+            assert start == layout.field("WIDE_RECORDS").offset and step == layout.record_bytes
+            read.add("WIDE_RECORDS")
+            continue
         first = int(offset, 0)
         assert first in {f.offset for f in layout.fields}, f"offset {first} is not a field's offset"
         for i in range(count):
@@ -132,7 +141,7 @@ WITHOUT_RECORDS = tuple(f for f in FIELDS if f.name != "RECORDS")
     (FIELDS + (Field(name="ODD", offset=290, meaning="x"),), RECORD_FIELDS, 32, "dword"),
     (FIELDS + (FIELDS[0],), RECORD_FIELDS, 32, "twice"),
     (WITHOUT_RECORDS, RECORD_FIELDS, 32, "RECORDS"),
-    (FIELDS + (Field(name="RECORD_SIZE", offset=320, meaning="x"),), RECORD_FIELDS, 32, "same CB_ symbol"),
+    (FIELDS + (Field(name="RECORD_SIZE", offset=576, meaning="x"),), RECORD_FIELDS, 32, "same CB_ symbol"),
 ])
 def test_a_layout_with_overlapping_or_misfit_fields_is_refused(fields, record_fields, record_bytes, message):
     with pytest.raises(ValueError, match=message):
@@ -193,13 +202,14 @@ def test_every_field_but_reserved_is_read_by_some_kernel():
     for variant in all_variants():
         read |= check_program_reads_the_layout(build_program(*variant).dwords, LAYOUT,
                                                4 if variant[0] == "ELEMENT_WISE_IF" else 2)
-    assert read == {f.name for f in FIELDS} - {"RESERVED"} - set(cbuf.PARAM_FIELDS)
+    assert read == {f.name for f in FIELDS} - {"RESERVED", "WIDE_RECORDS"} - set(cbuf.PARAM_FIELDS)
     for operator in sorted(OPERATORS):      # the PARAMs: read, with one load, by the operators with attributes
         program = build_program(operator, OPERATORS[operator].types[0], False, False, False)
         fields = check_program_reads_the_layout(program.dwords, LAYOUT, len(OPERATORS[operator].tensors))
         assert (set(cbuf.PARAM_FIELDS) <= fields) == bool(OPERATORS[operator].params), operator
         read |= fields
-    assert read == {f.name for f in FIELDS} - {"RESERVED"}
+    # WIDE_RECORDS: only operators of more than 4 tensors read them (the test after the next)
+    assert read == {f.name for f in FIELDS} - {"RESERVED", "WIDE_RECORDS"}
 
 
 def test_a_source_without_the_layout_symbols_does_not_assemble():
@@ -219,8 +229,9 @@ def test_the_packer_writes_each_field_at_its_offset_and_nothing_else():
     values = {f.name: 1000 + i for i, f in enumerate(FIELDS) if f.type == "u32"}
     values.update({f.name: 0.5 + i for i, f in enumerate(FIELDS) if f.type == "f32"})
     records = [{f.name: 100 * r + i + 1 for i, f in enumerate(RECORD_FIELDS)} for r in range(3)]
-    data = LAYOUT.pack(values, records)
+    data = LAYOUT.pack(values, records, wide=True)
     assert data.dtype == np.uint8 and data.size == CONSTANTS_BYTES
+    assert LAYOUT.pack({}, records).size == 320 and LAYOUT.pack({}, records, params=False).size == 288
     expected = np.zeros(CONSTANTS_BYTES, dtype=np.uint8)
     for f in FIELDS:
         if f.type == "records":
@@ -276,8 +287,10 @@ def rearranged_layout():
     header = {"RECORD_COUNT": 0, "MIN": 8, "MAX": 12, "SCALE": 16, "BIAS": 20, "RESERVED": 24, "ELEMENTS": 44,
               "WORKGROUP_SIZE": 60}
     header.update({f"PARAM{i}": 392 + 4 * i for i in range(8)})
+    header["WIDE_RECORDS"] = 424
     fields = tuple(dataclasses.replace(f, offset=header[f.name]) for f in FIELDS if f.type != "records")
-    fields += (dataclasses.replace(LAYOUT.field("RECORDS"), offset=72, size=8 * 40),)
+    fields += (dataclasses.replace(LAYOUT.field("RECORDS"), offset=72, size=8 * 40),
+               dataclasses.replace(LAYOUT.field("WIDE_RECORDS"), offset=424, size=8 * 40))
     return Layout(fields=fields, record_fields=RECORD_FIELDS, record_bytes=40)
 
 
@@ -411,4 +424,21 @@ def test_the_attribute_dwords_follow_a_rearranged_layout(operator, data_type, at
     for run in runs:
         run.dispatch()
     assert np.array_equal(runs[0].output_bytes(), runs[1].output_bytes())
-    assert runs[1].kernel.constants.size == OTHER.total_bytes
+    assert runs[1].kernel.constants.size == OTHER.bytes_for(params=True, wide=False)   # no WIDE_RECORDS
+
+
+def test_operators_of_more_than_four_tensors_read_the_wide_records(monkeypatch):
+    """Nine tensors (QUANTIZED_LINEAR_ADD's count): descriptors in s[64:83], the strides of tensors 4 .. 8 from
+    WIDE_RECORDS, record by record, with the same record size; both layouts."""
+    from dmlemu.kernels.element_wise_ops import ElementWiseOperator
+    row = ElementWiseOperator(name="TEST_NINE", tensors=tuple(f"T{i}" for i in range(9)), types=("FLOAT32",),
+                              body_name="ADD_EVERY_INPUT")
+    monkeypatch.setitem(OPERATORS, "TEST_NINE", row)
+    for layout in (LAYOUT, OTHER):
+        program = build_program("TEST_NINE", "FLOAT32", False, False, False, layout)
+        assert "WIDE_RECORDS" in check_program_reads_the_layout(program.dwords, layout, 9)
+    kernel = compile_operator("TEST_NINE", [TensorSpec("FLOAT32", (2, 3), (3, t + 1) if t < 8 else None)
+                                            for t in range(9)])
+    wide = LAYOUT.field("WIDE_RECORDS").offset
+    strides = np.frombuffer(kernel.constants[wide:wide + 2 * LAYOUT.record_bytes], dtype="<u4").reshape(2, 8)
+    assert strides[:, :5].tolist() == [[5, 6, 7, 8, 1], [3, 3, 3, 3, 3]]   # innermost first; T8 packed
