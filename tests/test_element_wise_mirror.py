@@ -118,3 +118,15 @@ def test_has_kernel_is_true_for_every_operator_of_the_table():
     from dmlemu.kernels.element_wise_ops import OPERATORS
     assert all(has_kernel(name) for name in OPERATORS)
     assert not has_kernel("ELEMENT_WISE_EXP") and not has_kernel("GEMM")
+
+
+def test_a_valid_desc_no_kernel_variant_serves_is_e_notimpl_with_a_sentence(rig):
+    fused = DML_OPERATOR_DESC(Type=DML_OPERATOR_ACTIVATION_SIGMOID, Desc=DML_ACTIVATION_SIGMOID_OPERATOR_DESC(
+        InputTensor=None, OutputTensor=None))
+    desc = operator_desc("ELEMENT_WISE_ADD1", ATensor=tensor("FLOAT32", SIZES), BTensor=tensor("FLOAT32", SIZES),
+                         OutputTensor=tensor("FLOAT32", SIZES), FusedActivation=fused)
+    with pytest.raises(HResultError) as caught:
+        rig.compile(desc)
+    assert caught.value.hresult == E_NOTIMPL
+    assert "DML_OPERATOR_ELEMENT_WISE_ADD1 was validated, but dmlemu has no fused kernel body for the " \
+           "FusedActivation ACTIVATION_SIGMOID" in str(caught.value)
