@@ -147,10 +147,10 @@ def graph_output_tensors(spec):
 
 
 # ---- running them --------------------------------------------------------------------------------------
-def run_graph(rig, spec, inputs, flags=DML_EXECUTION_FLAG_NONE, owned=(), trace=False):
-    """Compile, initialize, bind and dispatch the graph on `inputs` (one uint8 array per graph input);
-    returns each graph output's bytes (and the dispatch-level trace with trace=True)."""
-    graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), flags)
+def run_graph(rig, spec, inputs, flags=DML_EXECUTION_FLAG_NONE, owned=(), trace=False, fuse=True):
+    """Compile (fused or not), initialize, bind and dispatch the graph on `inputs` (one uint8 array per graph
+    input); returns each graph output's bytes (and the dispatch-level trace with trace=True)."""
+    graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), flags, fuse=fuse)
     props = graph.GetBindingProperties()
     buffers = []
     for data in inputs:
@@ -216,11 +216,13 @@ def run_one_by_one(rig, spec, inputs, flags=DML_EXECUTION_FLAG_NONE):
 
 
 def assert_graph_matches(spec, inputs, flags=DML_EXECUTION_FLAG_NONE, owned=(), rig=None):
+    """The graph, fused and unfused, against its nodes one by one: every graph output bit for bit."""
     rig = rig or MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
-    got = run_graph(rig, spec, inputs, flags, owned)
     expected = run_one_by_one(rig, spec, inputs, flags)
-    for h, (g, e, t) in enumerate(zip(got, expected, graph_output_tensors(spec))):
-        same_bits(_as_array(g, t), _as_array(e, t), f"graph output {h}")
+    for fuse in (False, True):
+        got = run_graph(rig, spec, inputs, flags, owned, fuse=fuse)
+        for h, (g, e, t) in enumerate(zip(got, expected, graph_output_tensors(spec))):
+            same_bits(_as_array(g, t), _as_array(e, t), f"graph output {h} ({'fused' if fuse else 'unfused'})")
     return got
 
 
@@ -253,13 +255,13 @@ def chain(x=X):
 def test_a_chain_is_bit_exact_runs_three_named_dispatches_with_two_barriers_and_no_hazard():
     rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
     x = _random(X, 1)
-    (out,), trace = run_graph(rig, chain(), [x], trace=True)
+    (out,), trace = run_graph(rig, chain(), [x], trace=True, fuse=False)
     a = x.view(np.float32)
     expected = golden.identity(golden.threshold(golden.clip(a, -1.0, 2.0), 0.5), scale_bias=(3.0, 1.0))
     same_bits(out.view(np.float32), expected)
     assert [str(n).split(":")[0] for n in trace.dispatches["name"]] == ["clip", "threshold", "scale"]
     assert rig.device._hazard_count == 0
-    graph = rig.dml.CompileGraph(graph_desc(rig.dml, chain()), DML_EXECUTION_FLAG_NONE)
+    graph = rig.dml.CompileGraph(graph_desc(rig.dml, chain()), DML_EXECUTION_FLAG_NONE, fuse=False)
     assert [(d.nodes, d.barrier_before) for d in graph._plan.dispatches] == [((0,), False), ((1,), True), ((2,), True)]
     props = graph.GetBindingProperties()
     assert (props.RequiredDescriptorCount, props.TemporaryResourceSize) == (6, 512)   # two intermediates, 256 each
@@ -272,7 +274,7 @@ def test_an_intermediate_region_is_reused_once_its_readers_are_done_with_no_haza
                      input_count=1, output_count=1, inputs=[(0, 0, 0)],
                      intermediates=[(0, 0, 1, 0), (1, 0, 2, 0), (2, 0, 3, 0)], outputs=[(3, 0, 0)])
     rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64, d3d12_debug=True)
-    graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE)
+    graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE, fuse=False)
     assert graph.GetBindingProperties().TemporaryResourceSize == 512   # three intermediates, two regions
     assert [graph._temporary_offset[(k, 0)] for k in range(3)] == [0, 256, 0]
     assert_graph_matches(spec, [_random(X, 11)], rig=rig)
@@ -285,7 +287,7 @@ def test_a_diamond_runs_its_two_branches_in_one_level_and_if_reads_both():
                      input_count=2, output_count=1, inputs=[(0, 0, 0), (0, 1, 0), (1, 2, 0)],
                      intermediates=[(0, 0, 2, 1), (1, 0, 2, 2)], outputs=[(2, 0, 0)])
     rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
-    graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE)
+    graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE, fuse=False)
     assert [(d.nodes, d.level, d.barrier_before) for d in graph._plan.dispatches] == [
         ((0,), 0, False), ((1,), 0, False), ((2,), 1, True)]
     assert_graph_matches(spec, [_random(X, 2), _random(c, 3)], rig=rig)
@@ -297,9 +299,9 @@ def test_a_graph_output_that_another_node_reads_is_written_once_into_the_output_
                      input_count=1, output_count=2, inputs=[(0, 0, 0)], intermediates=[(0, 0, 1, 0)],
                      outputs=[(1, 0, 0), (0, 0, 1)], names=False)
     rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
-    assert rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE).GetBindingProperties() \
-        .TemporaryResourceSize == 0   # no intermediate tensor: node 1 reads graph output 1's binding
-    (scaled_out, clipped), trace = run_graph(rig, spec, [_random(X, 4)], trace=True)
+    assert rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE, fuse=False) \
+        .GetBindingProperties().TemporaryResourceSize == 0   # no intermediate tensor: node 1 reads graph output 1
+    (scaled_out, clipped), trace = run_graph(rig, spec, [_random(X, 4)], trace=True, fuse=False)
     assert [str(n).split(":")[0] for n in trace.dispatches["name"]] == ["node 0", "node 1"]
     assert_graph_matches(spec, [_random(X, 4)], rig=rig)
 
@@ -335,9 +337,10 @@ def test_dml_owned_graph_inputs_are_bound_at_initialization_and_read_from_the_pe
     c = _random(owned_c, 7)
     x = _random(X, 8)
     rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
-    (out,) = run_graph(rig, spec, [x, c], owned={1})
     clipped = golden.clip(x.view(np.float32), 0.0, 1.0)
-    same_bits(out.view(np.float32), np.where(c != 0, clipped, x.view(np.float32)))
+    for fuse in (False, True):
+        (out,) = run_graph(rig, spec, [x, c], owned={1}, fuse=fuse)
+        same_bits(out.view(np.float32), np.where(c != 0, clipped, x.view(np.float32)))
 
 
 def test_a_constant_node_feeds_node_inputs_through_the_persistent_resource():
@@ -349,6 +352,47 @@ def test_a_constant_node_feeds_node_inputs_through_the_persistent_resource():
     (out,) = assert_graph_matches(spec, [a, b])
     select = np.frombuffer(mask.ljust(64, b"\0"), np.uint8) != 0
     same_bits(out.view(np.float32), np.where(select, a.view(np.float32), b.view(np.float32)))
+
+
+def test_a_fused_chain_is_one_dispatch_that_reads_and_writes_one_tensor_each():
+    rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
+    graph = rig.dml.CompileGraph(graph_desc(rig.dml, chain()), DML_EXECUTION_FLAG_NONE)
+    (unit,) = graph._units
+    props = graph.GetBindingProperties()
+    assert (unit.nodes, props.RequiredDescriptorCount, props.TemporaryResourceSize) == ((0, 1, 2), 2, 0)
+    loads = [line for line in unit.source.splitlines() if "buffer_load" in line]
+    stores = [line for line in unit.source.splitlines() if "buffer_store" in line]
+    assert len(loads) == 1 and len(stores) == 1, unit.source   # the intermediates never touch memory
+    x = _random(X, 12)
+    (fused,), trace = run_graph(rig, chain(), [x], trace=True)
+    (unfused,), unfused_trace = run_graph(rig, chain(), [x], trace=True, fuse=False)
+    same_bits(fused.view(np.float32), unfused.view(np.float32))
+    assert [str(n) for n in trace.dispatches["name"]] == ["clip+threshold+scale: fused_clip_threshold_identity"]
+    assert (int(trace.dispatches["bytes_read"].sum()), int(trace.dispatches["bytes_written"].sum())) == (256, 256)
+    assert (int(unfused_trace.dispatches["bytes_read"].sum()),
+            int(unfused_trace.dispatches["bytes_written"].sum())) == (768, 768)
+
+
+def test_fusion_stops_at_four_memory_tensors_and_at_edges_that_change_the_layout():
+    if not has_kernel("ELEMENT_WISE_ADD"):
+        pytest.skip("no ELEMENT_WISE_ADD kernel")
+    add = op("ELEMENT_WISE_ADD", ATensor=X, BTensor=X, OutputTensor=X)
+    spec = GraphSpec(nodes=[(add, "a"), (add, "b"), (add, "c"), (add, "d")], input_count=5, output_count=1,
+                     inputs=[(0, 0, 0), (1, 0, 1), (2, 1, 1), (3, 2, 1), (4, 3, 1)],
+                     intermediates=[(0, 0, 1, 0), (1, 0, 2, 0), (2, 0, 3, 0)], outputs=[(3, 0, 0)])
+    rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
+    graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE)
+    assert [(d.nodes, d.barrier_before) for d in graph._plan.dispatches] == [((0, 1), False), ((2, 3), True)]
+    assert [len(u.infos) for u in graph._units] == [4, 4]   # x0, x1, x2 and b; b, x3, x4 and d
+    assert_graph_matches(spec, [_random(X, 20 + g) for g in range(5)], rig=rig)
+    row, wide = tensor([1, 16]), tensor([4, 16], strides=[0, 1])
+    spec = GraphSpec(nodes=[(clip(row, -2.0, 2.0), "clip"), (identity(row, scale_bias=(2.0, 0.0)), "twice"),
+                            (identity(wide, out=X), "broadcast")],
+                     input_count=1, output_count=1, inputs=[(0, 0, 0)],
+                     intermediates=[(0, 0, 1, 0), (1, 0, 2, 0)], outputs=[(2, 0, 0)])
+    graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE)
+    assert [d.nodes for d in graph._plan.dispatches] == [(0, 1), (2,)]
+    assert_graph_matches(spec, [_random(row, 30)], rig=rig)
 
 
 # ---- validation sentences --------------------------------------------------------------------------------------------
@@ -474,14 +518,14 @@ def test_graphs_and_constant_nodes_need_their_feature_levels():
 
 def test_binding_a_graph_takes_one_binding_per_graph_input_and_needs_its_temporary_resource():
     rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64, mute_debug_output=True)
-    graph = rig.dml.CompileGraph(graph_desc(rig.dml, chain()), DML_EXECUTION_FLAG_NONE)
+    graph = rig.dml.CompileGraph(graph_desc(rig.dml, chain()), DML_EXECUTION_FLAG_NONE, fuse=False)
     a, b = rig.buffer(256), rig.buffer(256)
     table = rig.table(graph)
     table.BindInputs([buffer_binding(a), buffer_binding(b)])
     assert removal(rig.dml)[1] == ("IDMLBindingTable.BindInputs: BindInputs got 2 bindings; graph of 3 nodes has 1 "
                                    "input (graph input 0), and the count must match exactly.")
     rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64, mute_debug_output=True)
-    graph = rig.dml.CompileGraph(graph_desc(rig.dml, chain()), DML_EXECUTION_FLAG_NONE)
+    graph = rig.dml.CompileGraph(graph_desc(rig.dml, chain()), DML_EXECUTION_FLAG_NONE, fuse=False)
     rig.initialize(graph)
     table = rig.table(graph)
     table.BindInputs([buffer_binding(rig.buffer(256))])
@@ -588,8 +632,16 @@ def test_dmlemu_graph_prints_the_example_partition_level_by_level(capsys):
     from dmlemu.tools.cli import main
     assert main(["graph"]) == 0
     lines = capsys.readouterr().out.splitlines()
+    assert lines[1:4] == ["dispatches: 1 (1 fused), UAV barriers: 0", "level 0",
+                          "  dispatch 1  scale > floor > relu > clip > select  ELEMENT_WISE_IDENTITY > "
+                          "ELEMENT_WISE_THRESHOLD > ACTIVATION_RELU > ELEMENT_WISE_CLIP > ELEMENT_WISE_IF  reads graph "
+                          "input 0, graph input 1; writes graph output 1, graph output 0; in registers: scale, floor, "
+                          "clip"]
+    assert lines[4] == "binding: 4 descriptors, temporary resource 0 bytes, persistent resource 2048 bytes"
+    assert main(["graph", "--no-fuse"]) == 0
+    lines = capsys.readouterr().out.splitlines()
     assert lines[:2] == ["graph: 5 nodes (5 operators), 2 inputs, 2 outputs; FLOAT32 [256, 1024]",
-                         "dispatches: 5 (no fusion yet: one per operator node), UAV barriers: 3"]
+                         "dispatches: 5 (no fusion: one per operator node), UAV barriers: 3"]
     assert [line.split()[2] for line in lines if line.startswith("  dispatch")] == [
         "scale", "floor", "relu", "clip", "select"]
     assert lines.count("  -- UAV barrier --") == 3
@@ -607,7 +659,7 @@ def test_dmlemu_graph_reads_a_json_graph_and_draws_it(tmp_path, capsys):
     path = tmp_path / "g.json"
     path.write_text(json.dumps(spec))
     png = tmp_path / "g.png"
-    assert main(["graph", str(path), "--plot", str(png)]) == 0
+    assert main(["graph", str(path), "--plot", str(png), "--no-fuse"]) == 0
     out = capsys.readouterr().out
     assert "  dispatch 3  c  ELEMENT_WISE_ADD        reads a, b; writes graph output 0" in out
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000

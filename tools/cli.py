@@ -511,7 +511,7 @@ def cmd_compare(args):
 def cmd_graph(args):
     from dmlemu.tools.graph_view import EXAMPLE, compile_graph, format_partition, load_graph, plot_partition
     spec = EXAMPLE if args.file is None else load_graph(args.file)
-    graph = compile_graph(spec, args.adapter)
+    graph = compile_graph(spec, args.adapter, fuse=not args.no_fuse)
     print(format_partition(graph, spec))
     if args.plot:
         plot_partition(graph, args.plot)
@@ -687,6 +687,7 @@ def build_parser():
     p.add_argument("file", nargs="?", metavar="FILE.json", help="a graph (tools/graph_view.py says the format; "
                                                                  "default: a built-in example)")
     p.add_argument("--plot", metavar="FILE.png", help="also draw the partition into FILE.png")
+    p.add_argument("--no-fuse", action="store_true", help="one dispatch per operator node (no fused kernels)")
     p.add_argument("--adapter", metavar="KEY", help="adapter preset (default: the default adapter)")
     p.set_defaults(handler=cmd_graph)
 

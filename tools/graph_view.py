@@ -127,17 +127,16 @@ def graph_desc(spec, dml):
                           OutputEdges=output_edges, IntermediateEdges=intermediate_edges)
 
 
-def compile_graph(spec, adapter=None, flags=DML_EXECUTION_FLAG_NONE):
+def compile_graph(spec, adapter=None, flags=DML_EXECUTION_FLAG_NONE, fuse=True):
     """The compiled graph (an IDMLCompiledOperator from IDMLDevice1.CompileGraph) of a graph dict on a
-    fresh device of `adapter` (a preset key; None: the default adapter)."""
+    fresh device of `adapter` (a preset key; None: the default adapter), fused or not."""
     device = D3D12CreateDevice(preset_for(adapter), D3D_FEATURE_LEVEL_11_0)
     dml = DMLCreateDevice(device, DML_CREATE_DEVICE_FLAG_NONE)
-    return dml.CompileGraph(graph_desc(spec, dml), flags)
+    return dml.CompileGraph(graph_desc(spec, dml), flags, fuse=fuse)
 
 
-def _source_text(graph, k, j):
+def _source_text(graph, source):
     plan = graph._plan
-    source = plan.sources.get((k, j))
     if source is None:
         return "nothing"
     if source[0] == "input":
@@ -155,31 +154,35 @@ def _destination_text(graph, k, o):
 
 
 def format_partition(graph, spec=None):
-    """What a compiled graph runs, as text: one line per dispatch, level by level, with the barriers."""
+    """What a compiled graph runs, as text: one line per dispatch, level by level, with the barriers. A
+    fused dispatch lists its nodes in order ("a > b > c") and the values it keeps in registers."""
     plan = graph._plan
     props = graph.GetBindingProperties()
     operators = sum(not n.is_constant for n in plan.nodes)
+    fused = sum(unit.fused for unit in graph._units)
     head = (f"graph: {len(plan.nodes)} nodes ({operators} operators), {plan.input_count} inputs, "
             f"{plan.output_count} outputs")
     if spec is not None:
         head += f"; {spec.get('dtype', 'FLOAT32')} {list(spec.get('sizes', []))}"
-    lines = [head, f"dispatches: {len(plan.dispatches)} (no fusion yet: one per operator node), "
-                   f"UAV barriers: {plan.barrier_count}"]
-    width = max(len(plan.nodes[k].name) for k in plan.order)
-    kind_width = max(len(plan.nodes[k].kind) for k in plan.order)
+    how = f"{fused} fused" if fused else "no fusion: one per operator node"
+    lines = [head, f"dispatches: {len(plan.dispatches)} ({how}), UAV barriers: {plan.barrier_count}"]
+    names = [unit.name.replace("+", " > ") for unit in graph._units]
+    kinds = [" > ".join(plan.nodes[k].kind for k in unit.nodes) for unit in graph._units]
+    width, kind_width = max(map(len, names)), max(map(len, kinds))
     level = None
-    for i, dispatch in enumerate(plan.dispatches, 1):
+    for unit, dispatch, name, kind in zip(graph._units, plan.dispatches, names, kinds):
         if dispatch.barrier_before:
             lines.append("  -- UAV barrier --")
         if dispatch.level != level:
             level = dispatch.level
             lines.append(f"level {level}")
-        for k in dispatch.nodes:
-            node = plan.nodes[k]
-            reads = ", ".join(_source_text(graph, k, j) for j in range(len(node.info.inputs)))
-            writes = ", ".join(_destination_text(graph, k, o) for o in range(len(node.info.outputs)))
-            lines.append(f"  dispatch {i}  {node.name:<{width}}  {node.kind:<{kind_width}}  reads {reads}; "
-                         f"writes {writes}")
+        reads = ", ".join(_source_text(graph, plan.sources.get(ks[0])) for ks in unit.inputs)
+        writes = ", ".join(_destination_text(graph, k, o) for k, o in unit.outputs)
+        line = f"  dispatch {unit.index + 1}  {name:<{width}}  {kind:<{kind_width}}  reads {reads}; writes {writes}"
+        kept = [plan.nodes[k].name for k in unit.nodes if (k, 0) not in unit.outputs]
+        if unit.fused:
+            line += f"; in registers: {', '.join(kept) if kept else 'nothing'}"
+        lines.append(line)
     lines.append(f"binding: {props.RequiredDescriptorCount} descriptors, temporary resource "
                  f"{props.TemporaryResourceSize} bytes, persistent resource {props.PersistentResourceSize} bytes")
     return "\n".join(lines)
@@ -207,13 +210,13 @@ def plot_partition(graph, path, title=None):
     from matplotlib.patches import FancyBboxPatch
 
     plan = graph._plan
+    units = graph._units
     levels = max((d.level for d in plan.dispatches), default=0) + 1
     columns = {}
-    for dispatch in plan.dispatches:
-        for k in dispatch.nodes:
-            columns.setdefault(dispatch.level, []).append(k)
+    for dispatch, unit in zip(plan.dispatches, units):
+        columns.setdefault(dispatch.level, []).append(unit)
     tallest = max([len(v) for v in columns.values()] + [plan.input_count, plan.output_count])
-    fig = Figure(figsize=(2.4 * (levels + 2), 1.2 * tallest + 2.0))
+    fig = Figure(figsize=(2.6 * (levels + 2), 1.2 * tallest + 2.0))
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(1, 1, 1)
     ax.set_xlim(-0.7, levels + 1.7)
@@ -228,53 +231,67 @@ def plot_partition(graph, path, title=None):
         where[("input", g)] = (0, y)
         ax.text(0, y, f"graph input {g}", ha="center", va="center", fontsize=9,
                 bbox=dict(boxstyle="round", facecolor="#e8eef7", edgecolor="#5577aa"))
-    order = {k: i for i, k in enumerate(plan.order, 1)}
-    for level, nodes in columns.items():
-        for k, y in zip(nodes, ys(len(nodes))):
+    for level, members in columns.items():
+        for unit, y in zip(members, ys(len(members))):
             x = level + 1
-            where[("node", k)] = (x, y)
-            ax.add_patch(FancyBboxPatch((x - 0.38, y - 0.28), 0.76, 0.56, boxstyle="round,pad=0.02",
-                                        facecolor="#fdf1d8", edgecolor="#b07d1a"))
-            node = plan.nodes[k]
-            ax.text(x, y + 0.08, f"{order[k]}. {node.name}", ha="center", va="center", fontsize=9, weight="bold")
-            ax.text(x, y - 0.14, node.kind.replace("ELEMENT_WISE_", ""), ha="center", va="center", fontsize=7)
+            for k in unit.nodes:
+                where[("node", k)] = (x, y)
+            short = [plan.nodes[k].kind.replace("ELEMENT_WISE_", "").replace("ACTIVATION_", "") for k in unit.nodes]
+            if unit.fused:   # one line per node, in execution order
+                rows = [f"{plan.nodes[k].name}: {kind}" for k, kind in zip(unit.nodes, short)]
+                half = 0.16 + 0.065 * len(rows)
+                ax.add_patch(FancyBboxPatch((x - 0.42, y - half), 0.84, 2 * half, boxstyle="round,pad=0.02",
+                                            facecolor="#fde2c8", edgecolor="#b07d1a"))
+                ax.text(x, y + half - 0.1, f"{unit.index + 1}. fused ({len(rows)} nodes)", ha="center", va="center",
+                        fontsize=8, weight="bold")
+                for i, row in enumerate(rows):
+                    ax.text(x, y + half - 0.25 - 0.13 * i, row, ha="center", va="center", fontsize=7)
+            else:
+                ax.add_patch(FancyBboxPatch((x - 0.42, y - 0.3), 0.84, 0.6, boxstyle="round,pad=0.02",
+                                            facecolor="#fdf1d8", edgecolor="#b07d1a"))
+                ax.text(x, y + 0.1, f"{unit.index + 1}. {unit.name}", ha="center", va="center", fontsize=9,
+                        weight="bold")
+                ax.text(x, y - 0.14, short[0], ha="center", va="center", fontsize=7)
     for h, y in zip(range(plan.output_count), ys(plan.output_count)):
         where[("output", h)] = (levels + 1, y)
         ax.text(levels + 1, y, f"graph output {h}", ha="center", va="center", fontsize=9,
                 bbox=dict(boxstyle="round", facecolor="#e6f2e6", edgecolor="#4a8a4a"))
 
     def arrow(a, b, color, j=0, inputs=1):
-        """An edge into input j of `inputs` (its own point on the box's left side); an edge that skips a
-        column bends around the boxes between."""
+        """An edge into input j of `inputs` (its own point on the box's left side), bent around boxes."""
         (x0, y0), (x1, y1) = a, b
         y1 = y1 + 0.18 * ((inputs - 1) / 2 - j)
-        rad = min((0.0, -0.25, 0.25), key=lambda r: (_crossings((x0 + 0.4, y0), (x1 - 0.4, y1), r, boxes),
-                                                                abs(r)))
-        ax.annotate("", xy=(x1 - 0.4, y1), xytext=(x0 + 0.4, y0),
+        rad = min((0.0, -0.25, 0.25), key=lambda r: (_crossings((x0 + 0.42, y0), (x1 - 0.42, y1), r, boxes),
+                                                     abs(r)))
+        ax.annotate("", xy=(x1 - 0.42, y1), xytext=(x0 + 0.42, y0),
                     arrowprops=dict(arrowstyle="->", color=color, lw=1.2, shrinkA=0, shrinkB=0,
                                     connectionstyle=f"arc3,rad={rad}"))
-        if inputs > 1:
-            ax.text(x1 - 0.43, y1, str(j), ha="right", va="center", fontsize=6, color=color)
 
-    boxes = [(x, y) for key, (x, y) in where.items() if key[0] == "node"]
-    for (k, j), source in plan.sources.items():
-        inputs = len(plan.nodes[k].info.inputs)
-        if source[0] == "input":
-            arrow(where[("input", source[1])], where[("node", k)], "#5577aa", j, inputs)
-        elif source[0] == "node":
-            temporary = plan.graph_output_of(source[1], source[2]) is None
-            arrow(where[("node", source[1])], where[("node", k)], "#b07d1a" if temporary else "#4a8a4a", j, inputs)
+    boxes = sorted({xy for key, xy in where.items() if key[0] == "node"})
+    for unit in units:
+        for j, readers in enumerate(unit.inputs):
+            source = plan.sources.get(readers[0])
+            if source is None:
+                continue
+            if source[0] == "input":
+                arrow(where[("input", source[1])], where[("node", unit.nodes[0])], "#5577aa", j, len(unit.inputs))
+            elif source[0] == "node":
+                temporary = plan.graph_output_of(source[1], source[2]) is None
+                arrow(where[("node", source[1])], where[("node", unit.nodes[0])],
+                      "#b07d1a" if temporary else "#4a8a4a", j, len(unit.inputs))
     for h, (k, o) in enumerate(plan.graph_outputs):
         arrow(where[("node", k)], where[("output", h)], "#4a8a4a")
-    fig.text(0.01, 0.01, "edges: blue from a graph input, orange through the temporary resource, green into a graph "
-                         "output's binding; small numbers: the node input", fontsize=7, color="#555555")
+    fig.text(0.01, 0.01, "boxes: dispatches (darker: a fused kernel, its nodes' values kept in registers)\nedges: "
+                         "blue from a graph input, orange through the temporary resource, green into a graph output",
+             fontsize=7, color="#555555")
     for dispatch in plan.dispatches:
         if dispatch.barrier_before:
             x = dispatch.level + 0.5
             ax.plot([x, x], [-tallest + 0.45, 0.75], linestyle="--", color="#aa3333", lw=1)
             ax.text(x, 0.82, "UAV barrier", ha="center", fontsize=7, color="#aa3333")
     props = graph.GetBindingProperties()
-    ax.set_title(title or f"{len(plan.dispatches)} dispatches, {plan.barrier_count} UAV barriers; temporary "
+    count = len(plan.dispatches)
+    ax.set_title(title or f"{count} dispatch{'es' if count != 1 else ''}, {plan.barrier_count} UAV barriers; temporary "
                           f"{props.TemporaryResourceSize} B, persistent {props.PersistentResourceSize} B",
                  fontsize=10)
     fig.tight_layout()

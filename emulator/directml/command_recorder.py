@@ -203,11 +203,10 @@ class IDMLCommandRecorder(IDMLDeviceChild):
         from dmlemu.d3d12.d3dx12 import CD3DX12_RESOURCE_BARRIER
         execution = GraphExecution(self._device, graph, table, expected)
         _d3d12.record(command_list, GraphStartCommand(execution))
-        for dispatch in graph._plan.dispatches:
+        for dispatch, unit in zip(graph._plan.dispatches, graph._units):
             if dispatch.barrier_before:
                 command_list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.UAV(None)])
-            for k in dispatch.nodes:
-                _d3d12.record(command_list, NodeDispatchCommand(execution, k))
+            _d3d12.record(command_list, NodeDispatchCommand(execution, unit))
 
     def _record_initializer(self, initializer, table):
         """The initializer's dispatch. The DML debug layer checks that each operator's persistent resource
@@ -388,10 +387,9 @@ class GraphStartCommand:
         graph = ex.graph
         slots = _d3d12.read_descriptors(context, ex.slot_va(0), graph._descriptor_count)
         split = ex.cpu_heap is not ex.gpu_heap or ex.cpu_first != ex.gpu_first
-        for k in graph._plan.order:
-            first, count = graph._node_slots(k)
-            node = graph._plan.nodes[k]
-            for i, tensor in enumerate(graph._nodes[k]._info.tensors):
+        for unit in graph._units:
+            first = unit.first_slot
+            for i, tensor in enumerate(unit.infos):
                 at = (first + i) * DESCRIPTOR_SIZE
                 now, then = slots[at:at + 16], ex.expected[at:at + 16]
                 if (now == then).all():
@@ -401,46 +399,48 @@ class GraphStartCommand:
                 field = "?" if tensor is None else tensor.field
                 ex.dml_device._report(
                     f"ExecuteCommandLists: slot {ex.gpu_first + first + i} of {_d3d12.heap_label(ex.gpu_heap)}, the "
-                    f"{field} descriptor of {node.label} in a {graph._schema.c_name} dispatch, holds "
+                    f"{field} descriptor of dispatch {unit.index + 1} ({unit.name}) of a {graph._schema.c_name} "
+                    f"dispatch, holds "
                     f"{_describe(context, now)}, but RecordDispatch was called with {_describe(context, then)}{hint} "
                     f"Without DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE the bindings must not change from RecordDispatch "
                     f"until the work completes (undefined in DirectML; the GPU reads what the heap holds).")
 
 
 class NodeDispatchCommand:
-    """One dispatch of a graph's partition: an operator node's kernel on its slots of the graph's range,
-    reading its constants in its region of the graph's persistent resource. Like a single operator's
-    dispatch it checks the resource states and tells the hazard tracker what it reads and writes; the
-    trace names it after the node."""
+    """One dispatch of a graph's partition (compiled_graph.DispatchUnit): a node's kernel, or a fused
+    group's, on its slots of the graph's range, reading its constants in its region of the graph's
+    persistent resource. Like a single operator's dispatch it checks the resource states and tells the
+    hazard tracker what it reads and writes; the trace names it after its nodes ("a+b+c: <kernel>")."""
 
-    def __init__(self, execution, k):
+    def __init__(self, execution, unit):
         self.execution = execution
-        self.k = k
-        node = execution.graph._plan.nodes[k]
-        self.name = f"DirectML {node.info.schema.name} {node.label}"
+        self.unit = unit
+        plan = execution.graph._plan
+        kinds = "+".join(plan.nodes[k].kind for k in unit.nodes)
+        labels = ", ".join(plan.nodes[k].label for k in unit.nodes)
+        self.name = f"DirectML {kinds} {labels}" if not unit.fused else f"DirectML fused {kinds} ({labels})"
 
     def execute(self, context):
         ex = self.execution
         if not ex.run or ex.dml_device._removed_reason is not None:
             return
-        graph, k = ex.graph, self.k
-        node, compiled = graph._plan.nodes[k], graph._nodes[k]
-        first, count = graph._node_slots(k)
-        table_va = ex.slot_va(first)
-        slots = _d3d12.read_descriptors(context, table_va, count)
-        tensors = compiled._info.tensors
-        bound = [_decode(context, slots, i) for i in range(count)]
-        for tensor, binding in zip(tensors, bound):
+        unit = self.unit
+        table_va = ex.slot_va(unit.first_slot)
+        slots = _d3d12.read_descriptors(context, table_va, unit.slot_count)
+        bound = [_decode(context, slots, i) for i in range(unit.slot_count)]
+        outputs_from = len(unit.inputs)
+        for i, (tensor, binding) in enumerate(zip(unit.infos, bound)):
             if binding is not None:
                 _d3d12.require_unordered_access(context, binding.resource,
-                                                f"the {tensor.field} of {node.label} in a DirectML graph dispatch")
-        ranges = [(t.is_output, (b.resource, b.offset, b.size)) for t, b in zip(tensors, bound) if b is not None]
+                                                f"the {tensor.field} of dispatch {unit.index + 1} ({unit.name}) "
+                                                f"in a DirectML graph dispatch")
+        ranges = [(i >= outputs_from, (b.resource, b.offset, b.size)) for i, b in enumerate(bound) if b is not None]
         _d3d12.note_access(context, self.name, reads=[r for is_output, r in ranges if not is_output],
                            writes=[r for is_output, r in ranges if is_output])
         persistent = ex.persistent
-        constants_va = 0 if persistent is None else persistent.gpu_va + graph._node_persistent[k]
-        launch = compiled._kernel.launch(table_va, constants_va)
-        _d3d12.dispatch(context, dataclasses.replace(launch, name=f"{node.name}: {launch.name}"))
+        constants_va = 0 if persistent is None else persistent.gpu_va + unit.persistent_offset
+        launch = unit.kernel.launch(table_va, constants_va)
+        _d3d12.dispatch(context, dataclasses.replace(launch, name=f"{unit.name}: {launch.name}"))
 
 
 class _Scratch:

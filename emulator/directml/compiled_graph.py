@@ -73,8 +73,49 @@ class GraphInfo:
         return tuple(t for t in self.tensors if t.is_output)
 
 
+@dataclasses.dataclass(frozen=True)
+class DispatchUnit:
+    """One dispatch of a compiled graph: the nodes it runs (one, or a fused group), its kernel, the
+    tensors it reads and writes in memory in its descriptor table's order (inputs: the node inputs one
+    memory tensor feeds, ((node, input index), ...), None for an input left unconnected; outputs:
+    (node, output index)) with their TensorInfo, and its region of the persistent resource: its
+    constant buffer at `persistent_offset`, then each DML-owned input at `regions` [(tensor, offset)]."""
+    index: int
+    nodes: tuple
+    kernel: object
+    inputs: tuple
+    outputs: tuple
+    infos: tuple
+    regions: tuple
+    persistent_offset: int
+    persistent_size: int
+    first_slot: int
+    name: str                         # what the trace calls it: the node names joined by "+"
+    source: str = None                # a fused kernel's generated assembly
+
+    @property
+    def fused(self):
+        return len(self.nodes) > 1
+
+    @property
+    def slot_count(self):
+        return len(self.infos)
+
+
+def _unit_regions(inputs, constants_bytes):
+    """compiled_operator.persistent_layout for a unit's memory inputs (None: an unconnected input)."""
+    align = lambda n: _align(n, DML_PERSISTENT_BUFFER_ALIGNMENT)
+    regions, end = [], align(constants_bytes)
+    for index, tensor in enumerate(inputs):
+        if tensor is not None and tensor.owned_by_dml:
+            regions.append((index, end))
+            end = align(end + tensor.total_bytes)
+    return tuple(regions), end
+
+
 class IDMLCompiledGraph(IDMLCompiledOperator):
-    """A compiled DML graph: its plan, one IDMLCompiledOperator per operator node, and the layouts of its
+    """A compiled DML graph: its plan, one IDMLCompiledOperator per operator node, one DispatchUnit per
+    dispatch of the partition (a fused group gets the kernel of fusion.py), and the layouts of its
     descriptor range, persistent resource and temporary resource."""
 
     _iids = (enums.IID_IDMLCompiledOperator,)
@@ -92,11 +133,9 @@ class IDMLCompiledGraph(IDMLCompiledOperator):
         # Each operator node through the single-operator path (its kernel, constants, persistent layout).
         self._nodes = {k: IDMLCompiledOperator(dml_device, plan.nodes[k].operator, flags) for k in plan.order}
         self._info = self._graph_info(plan)
-        self._first_slot, slot = {}, 0
-        for k in plan.order:
-            self._first_slot[k] = slot
-            slot += len(self._nodes[k]._info.tensors)
-        self._descriptor_count = slot
+        self._units = self._make_units(plan, preset)
+        self._unit_of = {k: unit.index for unit in self._units for k in unit.nodes}
+        self._descriptor_count = sum(unit.slot_count for unit in self._units)
         self._layout_persistent(plan)
         self._layout_temporary(plan)
         self._copies = self._upload_copies(dml_device._gpu.memory)
@@ -125,16 +164,45 @@ class IDMLCompiledGraph(IDMLCompiledOperator):
                              tensors=tuple(roles))
         return GraphInfo(schema=schema, tensors=tuple(tensors))
 
+    def _make_units(self, plan, preset):
+        """One DispatchUnit per dispatch of the partition, with its slots and persistent region placed."""
+        from dmlemu.directml.fusion import compile_fused
+        from dmlemu.directml.graph import group_tensors
+        units, slot, offset = [], 0, 0
+        for index, dispatch in enumerate(plan.dispatches):
+            names = "+".join(plan.nodes[k].name for k in dispatch.nodes)
+            if len(dispatch.nodes) == 1:
+                k = dispatch.nodes[0]
+                info = plan.nodes[k].info
+                kernel = self._nodes[k]._kernel
+                inputs = tuple(((k, j),) for j in range(len(info.inputs)))
+                outputs = tuple((k, o) for o in range(len(info.outputs)))
+                infos, source = tuple(info.tensors), None
+            else:
+                inputs, outputs = group_tensors(plan, dispatch.nodes)
+                kernel, source = compile_fused(plan, dispatch.nodes, inputs, outputs,
+                                               {k: self._nodes[k]._kernel for k in dispatch.nodes},
+                                               self._half_precision, preset.workgroup_size)
+                inputs, outputs = tuple(tuple(ks) for ks in inputs), tuple(outputs)
+                infos = tuple(plan.nodes[ks[0][0]].info.inputs[ks[0][1]] for ks in inputs) + \
+                    tuple(plan.nodes[k].info.outputs[o] for k, o in outputs)
+            regions, size = _unit_regions(infos[:len(inputs)], len(kernel.constants))
+            units.append(DispatchUnit(index=index, nodes=dispatch.nodes, kernel=kernel, inputs=inputs,
+                                      outputs=outputs, infos=infos, regions=regions, persistent_offset=offset,
+                                      persistent_size=size, first_slot=slot, name=names, source=source))
+            slot += len(infos)
+            offset = _align(offset + size, DML_PERSISTENT_BUFFER_ALIGNMENT)
+        self._units_persistent_end = offset
+        return tuple(units)
+
     def _layout_persistent(self, plan):
-        """Each operator node's persistent region, then each constant node's data (offsets in bytes)."""
-        self._node_persistent, end = {}, 0
+        """After the units' regions, each constant node's data; the owned inputs the initializer copies."""
         regions = [(None, 0)]        # what the initializer copies from graph inputs: (graph input, offset)
-        for k in plan.order:
-            compiled = self._nodes[k]
-            self._node_persistent[k] = end
-            for j, offset in compiled._regions[1:]:
-                regions.append((plan.sources[(k, j)][1], end + offset))
-            end = _align(end + compiled._persistent_size, DML_PERSISTENT_BUFFER_ALIGNMENT)
+        for unit in self._units:
+            for index, offset in unit.regions:
+                k, j = unit.inputs[index][0]
+                regions.append((plan.sources[(k, j)][1], unit.persistent_offset + offset))
+        end = self._units_persistent_end
         self._constant_persistent, self._constant_bytes = {}, {}
         for node in plan.nodes:
             if node.is_constant:
@@ -146,19 +214,22 @@ class IDMLCompiledGraph(IDMLCompiledOperator):
         self._persistent_size = end
 
     def _layout_temporary(self, plan):
-        """A region per intermediate tensor, reused once its readers are done: an intermediate lives from
-        its producer's level to its last reader's level, and two whose lives do not overlap may share
-        bytes (the UAV barrier between levels orders the last read before the next write). First fit
-        in execution order, each region at a multiple of DML_TEMPORARY_BUFFER_ALIGNMENT."""
-        self._temporary_offset, placed, end = {}, [], 0     # placed: (start, end, last level read)
-        for k in plan.order:
-            level = plan.levels[k]
-            for o, tensor in enumerate(plan.nodes[k].info.outputs):
+        """A region per intermediate tensor in memory (a unit's output that is no graph output; what a
+        fused unit keeps in registers needs none), reused once its readers are done: it lives from its
+        producer's dispatch to its last reader's, and a later write may take its bytes when a UAV barrier
+        comes after that last read and no later than the write. First fit in execution order, each region
+        at a multiple of DML_TEMPORARY_BUFFER_ALIGNMENT."""
+        barriers = [d.barrier_before for d in plan.dispatches]
+        self._temporary_offset, placed, end = {}, [], 0     # placed: (start, end, last dispatch reading)
+        for unit in self._units:
+            w = unit.index
+            for k, o in unit.outputs:
+                tensor = plan.nodes[k].info.outputs[o]
                 if tensor is None or plan.graph_output_of(k, o) is not None:
                     continue
-                last = max(plan.levels[c] for c, _ in plan.consumers[(k, o)])
+                last = max(self._unit_of[c] for c, _ in plan.consumers[(k, o)])
                 size = _align(tensor.total_bytes, DML_TEMPORARY_BUFFER_ALIGNMENT)
-                busy = sorted((a, b) for a, b, read in placed if read >= level)
+                busy = sorted((a, b) for a, b, read in placed if not any(barriers[read + 1:w + 1]))
                 offset = 0
                 for a, b in busy:
                     if offset + size <= a:
@@ -170,54 +241,47 @@ class IDMLCompiledGraph(IDMLCompiledOperator):
         self._temporary_size = end
 
     def _upload_copies(self, memory):
-        """DirectML's own GPU data for initialization: each constant node's bytes (zero-padded) with a
-        buffer descriptor of them, and the copy constants (kernels/initialize.s) of every node's constant
-        buffer and every constant node into the graph's persistent resource. Returns [(name, copy
+        """DirectML's own GPU data for initialization: each unit's constant buffer and each constant node's
+        bytes (zero-padded), each followed by a buffer descriptor of it, and the copy constants
+        (kernels/initialize.s) that put them into the graph's persistent resource. Returns [(name, copy
         constants VA, dwords)], what `_constant_copies` hands the initializer."""
         from dmlemu.kernels.constant_buffer import COPY_BYTES, pack_copy
         plan = self._plan
-        data_at, end = {}, 0
+        items = [(f"DirectML initialize {unit.name} constants", np.asarray(unit.kernel.constants, np.uint8),
+                  unit.persistent_offset) for unit in self._units]
         for c, size in self._constant_bytes.items():
-            data_at[c] = end
-            end = _align(end + size, DESCRIPTOR_SIZE) + DESCRIPTOR_SIZE
+            data = np.zeros(size, np.uint8)
+            data[:len(plan.nodes[c].data)] = np.frombuffer(plan.nodes[c].data, np.uint8)
+            items.append((f"DirectML initialize {plan.nodes[c].name} data", data, self._constant_persistent[c]))
+        data_at, end = [], 0
+        for _, data, _ in items:
+            data_at.append(end)
+            end = _align(end + data.size, DESCRIPTOR_SIZE) + DESCRIPTOR_SIZE
         copies_at = end
-        count = len(self._nodes) + len(self._constant_bytes)
         try:
-            allocation = memory.allocate(copies_at + count * COPY_BYTES, name="DirectML graph initialization data")
+            allocation = memory.allocate(copies_at + len(items) * COPY_BYTES, name="DirectML graph initialization data")
         except OutOfDeviceMemory as error:
             raise HResultError(E_OUTOFMEMORY, f"CompileGraph: no GPU memory for the graph's initialization data: "
                                               f"{error}.") from None
         weakref.finalize(self, memory.free, allocation)
         workgroup_size = self._device._preset.workgroup_size
         copies = []
-
-        def add(name, dwords, destination, source_descriptor_va):
-            at = copies_at + len(copies) * COPY_BYTES
-            allocation.data[at:at + COPY_BYTES] = pack_copy({
-                "DWORDS": dwords, "WORKGROUP_SIZE": workgroup_size, "DESTINATION_OFFSET": destination,
-                "SOURCE_LO": source_descriptor_va & 0xFFFFFFFF, "SOURCE_HI": source_descriptor_va >> 32})
-            copies.append((name, allocation.gpu_va + at, dwords))
-
-        for k in plan.order:
-            compiled = self._nodes[k]
-            # The node's own GPU copy of its constants: a buffer descriptor of it sits just before its
-            # copy constants (IDMLCompiledOperator._upload_constants).
-            add(f"DirectML initialize {plan.nodes[k].name} constants", len(compiled._kernel.constants) // 4,
-                self._node_persistent[k], compiled._constants_copy_va - DESCRIPTOR_SIZE)
-        for c, size in self._constant_bytes.items():
-            data = plan.nodes[c].data
-            at = data_at[c]
-            allocation.data[at:at + len(data)] = np.frombuffer(data, dtype=np.uint8)
-            descriptor_at = _align(at + size, DESCRIPTOR_SIZE)
-            write_buffer_descriptor(allocation.data, descriptor_at, allocation.gpu_va + at, size)
-            add(f"DirectML initialize {plan.nodes[c].name} data", size // 4, self._constant_persistent[c],
-                allocation.gpu_va + descriptor_at)
+        for i, ((name, data, destination), at) in enumerate(zip(items, data_at)):
+            allocation.data[at:at + data.size] = data
+            descriptor_at = _align(at + data.size, DESCRIPTOR_SIZE)
+            write_buffer_descriptor(allocation.data, descriptor_at, allocation.gpu_va + at, data.size)
+            source = allocation.gpu_va + descriptor_at
+            blob = copies_at + i * COPY_BYTES
+            allocation.data[blob:blob + COPY_BYTES] = pack_copy({
+                "DWORDS": data.size // 4, "WORKGROUP_SIZE": workgroup_size, "DESTINATION_OFFSET": destination,
+                "SOURCE_LO": source & 0xFFFFFFFF, "SOURCE_HI": source >> 32})
+            copies.append((name, allocation.gpu_va + blob, data.size // 4))
         return copies
 
     # ---- what the rest of the mirror asks ---------------------------------------------------------
     def GetBindingProperties(self):
-        """One descriptor per tensor of every dispatched node, the intermediate tensors' temporary
-        resource, and the nodes' and constants' persistent resource."""
+        """One descriptor per memory tensor of every dispatch, the intermediate tensors' temporary
+        resource, and the dispatches' and constants' persistent resource."""
         return DML_BINDING_PROPERTIES(RequiredDescriptorCount=self._descriptor_count,
                                       TemporaryResourceSize=self._temporary_size,
                                       PersistentResourceSize=self._persistent_size)
@@ -228,12 +292,12 @@ class IDMLCompiledGraph(IDMLCompiledOperator):
 
     def _descriptor_bindings(self, bound, persistent):
         """The graph's own bindings as RecordDispatch checks them (inputs then outputs; owned inputs
-        unbound at execution): the node slots are `_descriptor_slots`."""
+        unbound at execution): the dispatches' slots are `_descriptor_slots`."""
         return list(bound)
 
     def _descriptor_slots(self, inputs, outputs, temporary, persistent):
         """Every slot of the graph's descriptor range (BoundBuffer or None) for the bindings in force:
-        for each dispatched node, its inputs then its outputs, each described where it lives."""
+        for each dispatch, its memory tensors in its table's order, each described where it lives."""
         plan = self._plan
 
         def region(scratch, offset, size):
@@ -246,31 +310,27 @@ class IDMLCompiledGraph(IDMLCompiledOperator):
             return region(temporary, self._temporary_offset[(k, o)], size)
 
         slots = []
-        for k in plan.order:
-            node, compiled = plan.nodes[k], self._nodes[k]
-            owned = dict(compiled._regions[1:])
-            for j, tensor in enumerate(node.info.inputs):
+        for unit in self._units:
+            owned = dict(unit.regions)
+            for index, (readers, tensor) in enumerate(zip(unit.inputs, unit.infos)):
+                k, j = readers[0]
                 source = plan.sources.get((k, j))
                 if tensor is None or source is None:
                     slots.append(None)
                 elif tensor.owned_by_dml:
-                    slots.append(region(persistent, self._node_persistent[k] + owned[j], tensor.total_bytes))
+                    slots.append(region(persistent, unit.persistent_offset + owned[index], tensor.total_bytes))
                 elif source[0] == "input":
                     slots.append(inputs[source[1]] if inputs else None)
                 elif source[0] == "node":
                     slots.append(output(source[1], source[2], tensor.total_bytes))
                 else:
                     slots.append(region(persistent, self._constant_persistent[source[1]], tensor.total_bytes))
-            for o, tensor in enumerate(node.info.outputs):
+            for (k, o), tensor in zip(unit.outputs, unit.infos[len(unit.inputs):]):
                 slots.append(None if tensor is None else output(k, o, tensor.total_bytes))
         return slots
-
-    def _node_slots(self, k):
-        """(first slot, count) of node k's descriptor table in the graph's range."""
-        return self._first_slot[k], len(self._nodes[k]._info.tensors)
 
     def __repr__(self):
         return f"<IDMLCompiledOperator {self._info.schema.c_name}>"
 
 
-__all__ = ["IDMLCompiledGraph", "GraphInfo", "GraphSchema"]
+__all__ = ["IDMLCompiledGraph", "DispatchUnit", "GraphInfo", "GraphSchema"]

@@ -259,13 +259,16 @@ class IDMLDevice1(IDMLDevice):
     _iids = (enums.IID_IDMLDevice1,)
 
     @hresult_method
-    def CompileGraph(self, desc, flags):
+    def CompileGraph(self, desc, flags, *, fuse=True):
         """Compile a DML_GRAPH_DESC into an IDMLCompiledOperator (emulator/directml/graph.py checks and
-        partitions it; compiled_graph.py lays it out). The C riid is implied: the result is an
-        IDMLCompiledOperator. Introduced in DML_FEATURE_LEVEL_2_1."""
+        partitions it; compiled_graph.py lays it out; fusion.py compiles fused groups). The C riid is
+        implied: the result is an IDMLCompiledOperator. Introduced in DML_FEATURE_LEVEL_2_1.
+
+        `fuse` (dmlemu's, keyword-only): fuse element-wise nodes into shared kernels, as DirectML does
+        (default); False gives one dispatch per operator node (same bits, docs/GRAPHS.md)."""
         from dmlemu.directml.compiled_graph import IDMLCompiledGraph
         from dmlemu.directml.graph import validate_graph_desc
-        plan = validate_graph_desc(desc, self)
+        plan = validate_graph_desc(desc, self, fuse=bool(fuse))
         flags = check_flags(flags, DML_EXECUTION_FLAGS, "flags")
         return IDMLCompiledGraph(self, plan, flags)
 

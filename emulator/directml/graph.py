@@ -34,6 +34,7 @@ The rules and where each comes from:
 
 Every failure is E_INVALIDARG with one sentence naming the struct, index, field, value and rule.
 """
+import dataclasses
 from dataclasses import dataclass
 
 from dmlemu.com import check_enum, check_sequence, check_uint, invalid
@@ -227,8 +228,9 @@ def _operator_node(nodes, k, where, role):
     return node
 
 
-def validate_graph_desc(desc, device):
-    """Check a DML_GRAPH_DESC for `device` (an IDMLDevice1); returns its GraphPlan."""
+def validate_graph_desc(desc, device, fuse=False):
+    """Check a DML_GRAPH_DESC for `device` (an IDMLDevice1); returns its GraphPlan, partitioned with
+    fusion (`fuse`) or one dispatch per operator node."""
     if device._feature_level < GRAPH_FEATURE_LEVEL:
         raise invalid(f"IDMLDevice1.CompileGraph was introduced in {c_level_name(GRAPH_FEATURE_LEVEL)} (DirectML "
                       f"1.2.0); this device supports up to {c_level_name(device._feature_level)}.")
@@ -369,13 +371,98 @@ def validate_graph_desc(desc, device):
                               f"TotalTensorSizeInBytes (dmlemu).")
 
     levels = _levels(nodes, predecessors)
-    operator_nodes = sorted((levels[k], k) for k in range(n) if not nodes[k].is_constant)
-    dispatches = tuple(Dispatch(nodes=(k,), level=level, barrier_before=i > 0 and operator_nodes[i - 1][0] != level)
-                       for i, (level, k) in enumerate(operator_nodes))
-    return GraphPlan(input_count=input_count, output_count=output_count, nodes=nodes, sources=sources,
+    plan = GraphPlan(input_count=input_count, output_count=output_count, nodes=nodes, sources=sources,
                      graph_outputs=tuple(graph_outputs), input_consumers=tuple(tuple(c) for c in input_consumers),
                      consumers={key: tuple(value) for key, value in consumers.items()}, levels=levels,
-                     dispatches=dispatches)
+                     dispatches=())
+    return dataclasses.replace(plan, dispatches=partition(plan, fuse))
+
+
+# ---- the partition --------------------------------------------------------------------------------------
+FUSED_TENSOR_LIMIT = 4      # a fused kernel addresses its tensors with kernels/address.inc: tensors 0 .. 3
+FUSED_NODE_LIMIT = 8        # nodes in one fused kernel (registers for the values kept between them)
+
+
+def fusable_edge(produced, read):
+    """Whether a node may read its producer's output in registers: the unfused consumer reads element c
+    where the producer wrote element c (same DataType, Sizes and strides in force), so a register copy
+    with the store's and the load's width is the same bits."""
+    return (produced.data_type == read.data_type and tuple(produced.sizes) == tuple(read.sizes)
+            and tuple(produced.effective_strides) == tuple(read.effective_strides))
+
+
+def _fusable_operator(node):
+    from dmlemu.kernels.element_wise_ops import OPERATORS   # lazily, as the mirror reaches the kernels
+    return not node.is_constant and node.info.schema.name in OPERATORS
+
+
+def group_tensors(plan, group):
+    """The tensors a dispatch of `group` (operator nodes, in order) reads and writes in memory, each once:
+    (inputs, outputs). An input is ((node, input index), ...) for the node inputs that read one source with
+    one tensor desc; an output is (node, output index): a graph output, or read by a node outside the
+    group. Node inputs fed inside the group and outputs read only inside it stay in registers."""
+    members = set(group)
+    inputs, keys = [], {}
+    for k in group:
+        for j, tensor in enumerate(plan.nodes[k].info.inputs):
+            source = plan.sources.get((k, j))
+            if tensor is None or source is None or (source[0] == "node" and source[1] in members):
+                continue
+            key = (source, tensor.data_type, tuple(tensor.sizes), tuple(tensor.effective_strides), tensor.flags)
+            if key in keys:
+                inputs[keys[key]] += ((k, j),)
+            else:
+                keys[key] = len(inputs)
+                inputs.append(((k, j),))
+    outputs = []
+    for k in group:
+        for o, tensor in enumerate(plan.nodes[k].info.outputs):
+            if tensor is None:
+                continue
+            readers = plan.consumers.get((k, o), ())
+            if plan.graph_output_of(k, o) is not None or any(c not in members for c, _ in readers):
+                outputs.append((k, o))
+    return inputs, outputs
+
+
+def _joins(plan, group, k):
+    """Whether operator node k may join the fused group (whose nodes all precede k in execution order)."""
+    node = plan.nodes[k]
+    first = plan.nodes[group[0]]
+    if (len(group) >= FUSED_NODE_LIMIT or not _fusable_operator(node)
+            or tuple(node.info.outputs[0].sizes) != tuple(first.info.outputs[0].sizes)):
+        return False
+    for j, tensor in enumerate(node.info.inputs):
+        source = plan.sources.get((k, j))
+        if source is not None and source[0] == "node" and source[1] in group:
+            if not fusable_edge(plan.nodes[source[1]].info.outputs[source[2]], tensor):
+                return False
+    inputs, outputs = group_tensors(plan, tuple(group) + (k,))
+    return len(inputs) + len(outputs) <= FUSED_TENSOR_LIMIT
+
+
+def partition(plan, fuse):
+    """The dispatches of a plan, in execution order. Operator nodes are taken in dependency-level order
+    (node index inside a level); without fusion each is one dispatch, with it a node joins the dispatch
+    being built when `_joins` allows, else starts the next one. A dispatch gets a UAV barrier before it
+    when it reads a tensor a dispatch since the last barrier wrote; `level` counts the barriers."""
+    order = [k for _, k in sorted((plan.levels[k], k) for k in plan.levels)]
+    groups = []
+    for k in order:
+        if fuse and groups and _fusable_operator(plan.nodes[groups[-1][0]]) and _joins(plan, groups[-1], k):
+            groups[-1].append(k)
+        else:
+            groups.append([k])
+    dispatches, written, level = [], set(), 0
+    for group in groups:
+        inputs, outputs = group_tensors(plan, tuple(group))
+        reads = {plan.sources[ks[0]][1:] for ks in inputs if plan.sources[ks[0]][0] == "node"}
+        barrier = bool(reads & written)
+        if barrier:
+            written, level = set(), level + 1
+        written.update(outputs)
+        dispatches.append(Dispatch(nodes=tuple(group), level=level, barrier_before=barrier))
+    return tuple(dispatches)
 
 
 def _levels(nodes, predecessors):
@@ -413,5 +500,6 @@ def _cycle_text(nodes, remaining):
     return " -> ".join(nodes[k].label for k in cycle)
 
 
-__all__ = ["GraphNode", "Dispatch", "GraphPlan", "validate_graph_desc", "GRAPH_FEATURE_LEVEL",
-           "CONSTANT_NODE_FEATURE_LEVEL"]
+__all__ = ["GraphNode", "Dispatch", "GraphPlan", "validate_graph_desc", "partition", "group_tensors",
+           "fusable_edge", "GRAPH_FEATURE_LEVEL", "CONSTANT_NODE_FEATURE_LEVEL", "FUSED_TENSOR_LIMIT",
+           "FUSED_NODE_LIMIT"]
