@@ -666,3 +666,15 @@ def test_dmlemu_graph_reads_a_json_graph_and_draws_it(tmp_path, capsys):
     path.write_text(json.dumps(dict(spec, outputs=["z"])))
     assert main(["graph", str(path)]) == 2
     assert capsys.readouterr().err == 'dmlemu: error: the graph\'s output "z" is no node\n'
+
+
+def test_execute_graph_runs_a_graph_dict_fused_and_unfused_to_the_same_bits():
+    from dmlemu.tools.graph_view import EXAMPLE, execute_graph
+    spec = dict(EXAMPLE, sizes=[8, 40])
+    graph, fused, trace = execute_graph(spec, fuse=True, trace="dispatch")
+    _, unfused, unfused_trace = execute_graph(spec, fuse=False, trace="dispatch")
+    assert [len(o) for o in fused] == [1280, 1280]
+    for a, b in zip(fused, unfused):
+        assert np.array_equal(a, b)
+    assert len(trace.dispatches) == 1 and len(unfused_trace.dispatches) == 5
+    assert str(trace.dispatches["name"][0]).startswith("scale+floor+relu+clip+select: fused_identity_threshold")

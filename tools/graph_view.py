@@ -31,7 +31,7 @@ from dmlemu.directml import (
 )
 from dmlemu.tools.operators import OperatorRun, UsageError, operator_desc, preset_for
 
-__all__ = ["EXAMPLE", "load_graph", "graph_desc", "compile_graph", "format_partition", "plot_partition"]
+__all__ = ["EXAMPLE", "load_graph", "graph_desc", "compile_graph", "format_partition", "plot_partition", "execute_graph"]
 
 # A DirectMLX-style chain (x * 2 + 1 -> Relu -> Clip) with a masked branch: five dispatches in four levels.
 EXAMPLE = {
@@ -296,3 +296,110 @@ def plot_partition(graph, path, title=None):
                  fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
+
+
+def execute_graph(spec, inputs=None, *, adapter=None, fuse=True, seed=0, trace=None):
+    """Run a graph dict through the mirror as a DirectML program does (CompileGraph, the initializer's
+    dispatch, a binding table, RecordDispatch, ExecuteCommandLists) on `inputs` (one uint8 array of
+    TotalTensorSizeInBytes per graph input; None: seeded random values) on a fresh device of `adapter`.
+    Returns (the graph, each graph output's bytes, the trace of the graph's dispatch with `trace` a
+    detail level, else None)."""
+    import numpy as np
+    from dmlemu import d3d12 as d
+    from dmlemu import directml as dml_api
+    from dmlemu.convenience import Session
+    session = Session(adapter)
+    device, dml, queue, cl, allocator = session.device, session.dml, session.queue, session.command_list, \
+        session.allocator
+    graph = dml.CompileGraph(graph_desc(spec, dml), DML_EXECUTION_FLAG_NONE, fuse=fuse)
+    props = graph.GetBindingProperties()
+    initializer = dml.CreateOperatorInitializer([graph])
+    init_count = initializer.GetBindingProperties().RequiredDescriptorCount
+    heap = device.CreateDescriptorHeap(d.D3D12_DESCRIPTOR_HEAP_DESC(
+        Type=d.D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, NumDescriptors=props.RequiredDescriptorCount + init_count,
+        Flags=d.D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE))
+    increment = device.GetDescriptorHandleIncrementSize(d.D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV)
+
+    def buffer(size, heap_type=d.D3D12_HEAP_TYPE_DEFAULT, state=d.D3D12_RESOURCE_STATE_COMMON):
+        flags = d.D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS if heap_type == d.D3D12_HEAP_TYPE_DEFAULT \
+            else d.D3D12_RESOURCE_FLAG_NONE
+        return device.CreateCommittedResource(d.CD3DX12_HEAP_PROPERTIES(heap_type), d.D3D12_HEAP_FLAG_NONE,
+                                              d.CD3DX12_RESOURCE_DESC.Buffer(max(256, size), flags), state, None)
+
+    def binding(resource, size):
+        return dml_api.DML_BINDING_DESC(Type=dml_api.DML_BINDING_TYPE_BUFFER, Desc=dml_api.DML_BUFFER_BINDING(
+            Buffer=resource, Offset=0, SizeInBytes=max(256, size)))
+
+    def table(dispatchable, first, count):
+        cpu, gpu = heap.GetCPUDescriptorHandleForHeapStart(), heap.GetGPUDescriptorHandleForHeapStart()
+        return dml.CreateBindingTable(dml_api.DML_BINDING_TABLE_DESC(
+            Dispatchable=dispatchable, CPUDescriptorHandle=d.D3D12_CPU_DESCRIPTOR_HANDLE(ptr=cpu.ptr + first * increment),
+            GPUDescriptorHandle=d.D3D12_GPU_DESCRIPTOR_HANDLE(ptr=gpu.ptr + first * increment), SizeInDescriptors=count))
+
+    def submit():
+        cl.Close()
+        queue.ExecuteCommandLists([cl])
+        session.fence_value += 1
+        queue.Signal(session.fence, session.fence_value)
+        session.fence.SetEventOnCompletion(session.fence_value, None)
+        allocator.Reset()
+        cl.Reset(allocator, None)
+        cl.SetDescriptorHeaps([heap])
+
+    rng = np.random.default_rng(seed)
+    in_tensors, out_tensors = graph._info.inputs, graph._info.outputs
+    if inputs is None:
+        inputs = []
+        for t in in_tensors:
+            dtype = np.dtype({"FLOAT32": np.float32, "FLOAT16": np.float16}.get(t.type_name, np.uint8))
+            values = rng.uniform(-4, 4, t.total_bytes // dtype.itemsize) if dtype.kind == "f" else \
+                rng.integers(0, 2, t.total_bytes // dtype.itemsize)
+            inputs.append(np.frombuffer(values.astype(dtype).tobytes(), np.uint8))
+    cl.SetDescriptorHeaps([heap])
+    staging, in_buffers = [], []
+    for data, t in zip(inputs, in_tensors):
+        upload = buffer(data.size, d.D3D12_HEAP_TYPE_UPLOAD, d.D3D12_RESOURCE_STATE_GENERIC_READ)
+        upload.Map(0, None)[:data.size] = data
+        target = buffer(data.size, state=d.D3D12_RESOURCE_STATE_COPY_DEST)
+        cl.CopyBufferRegion(target, 0, upload, 0, data.size)
+        cl.ResourceBarrier([d.CD3DX12_RESOURCE_BARRIER.Transition(target, d.D3D12_RESOURCE_STATE_COPY_DEST,
+                                                                  d.D3D12_RESOURCE_STATE_UNORDERED_ACCESS)])
+        staging.append(upload)
+        in_buffers.append(target)
+    persistent = buffer(props.PersistentResourceSize)
+    init_table = table(initializer, props.RequiredDescriptorCount, init_count)
+    init_table.BindOutputs([binding(persistent, props.PersistentResourceSize)])
+    session.recorder.RecordDispatch(cl, initializer, init_table)
+    cl.ResourceBarrier([d.CD3DX12_RESOURCE_BARRIER.UAV(persistent)])
+    submit()
+    outputs = [buffer(t.total_bytes) for t in out_tensors]
+    exec_table = table(graph, 0, props.RequiredDescriptorCount)
+    exec_table.BindInputs([binding(b, t.total_bytes) for b, t in zip(in_buffers, in_tensors)])
+    exec_table.BindOutputs([binding(b, t.total_bytes) for b, t in zip(outputs, out_tensors)])
+    exec_table.BindPersistentResource(binding(persistent, props.PersistentResourceSize))
+    if props.TemporaryResourceSize:
+        temporary = buffer(props.TemporaryResourceSize)
+        exec_table.BindTemporaryResource(binding(temporary, props.TemporaryResourceSize))
+    session.recorder.RecordDispatch(cl, graph, exec_table)
+    captured = None
+    if trace is not None:
+        from dmlemu.traces.capture import capture
+        with capture(device, detail=trace) as cap:
+            submit()
+        captured = cap.trace
+    else:
+        submit()
+    readback = buffer(sum(-(-t.total_bytes // 256) * 256 for t in out_tensors), d.D3D12_HEAP_TYPE_READBACK,
+                      d.D3D12_RESOURCE_STATE_COPY_DEST)
+    offsets, at = [], 0
+    for b, t in zip(outputs, out_tensors):
+        cl.ResourceBarrier([d.CD3DX12_RESOURCE_BARRIER.Transition(b, d.D3D12_RESOURCE_STATE_UNORDERED_ACCESS,
+                                                                  d.D3D12_RESOURCE_STATE_COPY_SOURCE)])
+        cl.CopyBufferRegion(readback, at, b, 0, t.total_bytes)
+        offsets.append(at)
+        at += -(-t.total_bytes // 256) * 256
+    submit()
+    data = readback.Map(0, None)
+    results = [np.array(data[o:o + t.total_bytes]) for o, t in zip(offsets, out_tensors)]
+    readback.Unmap(0, None)
+    return graph, results, captured
