@@ -2,23 +2,25 @@
 
 DirectML returns a graph as an IDMLCompiledOperator; so does dmlemu (this class derives from
 IDMLCompiledOperator, so CreateOperatorInitializer, binding tables and RecordDispatch take it where
-they take one operator). Nothing is fused yet: each operator node is compiled by the single-operator
-path (IDMLCompiledOperator: its kernel and constant buffer) and runs as its own dispatch, in the
-order and with the UAV barriers of the graph's partition (graph.py). What the graph adds is where
+they take one operator). Each operator node is compiled by the single-operator path
+(IDMLCompiledOperator: its kernel variant and constant buffer); each dispatch of the graph's partition
+(graph.py) is a DispatchUnit: one node's own kernel, or the fused kernel fusion.py builds from the
+nodes' variants. The units run in order with the partition's UAV barriers. What the graph adds is where
 things live:
 
 - descriptors: the graph's descriptor range holds, for each dispatch in order, one slot per tensor
-  of its node (inputs then outputs, the node's own binding order), so each node's kernel reads its
-  descriptor table where it expects it. DirectML writes them when the graph's inputs, outputs,
-  temporary and persistent resources are bound (`_descriptor_slots`);
-- the persistent resource: each node's own persistent layout (its constants, then its
-  DML_TENSOR_FLAG_OWNED_BY_DML inputs, compiled_operator.persistent_layout) at the next multiple of
+  it reads or writes in memory (a lone node: its tensors in its own binding order), so each kernel
+  reads its descriptor table where it expects it. DirectML writes them when the graph's inputs,
+  outputs, temporary and persistent resources are bound (`_descriptor_slots`);
+- the persistent resource: each dispatch's constant buffer then its DML_TENSOR_FLAG_OWNED_BY_DML
+  inputs (compiled_operator.persistent_layout's rule) at the next multiple of
   DML_PERSISTENT_BUFFER_ALIGNMENT, then each constant node's data (zero-padded to the largest
   TotalTensorSizeInBytes it feeds). The initializer copies all of it (`_constant_copies`, and one
   copy per owned input from the graph input bound at initialization);
-- the temporary resource: one region per intermediate tensor (a node output that is no graph
-  output), each at the next multiple of DML_TEMPORARY_BUFFER_ALIGNMENT. A node output that is also a
-  graph output is written straight into the graph output's binding, and later nodes read it there.
+- the temporary resource: a region per intermediate tensor in memory (a node output that is no graph
+  output and that another dispatch reads; values a fused kernel keeps in registers need none), reused
+  once a barrier orders its last read before the next write. A node output that is also a graph output
+  is written straight into the graph output's binding, and later nodes read it there.
 
 Binding: BindInputs takes one binding per graph input (DML_GRAPH_DESC.InputCount; a graph input no
 edge uses may be DML_BINDING_TYPE_NONE), BindOutputs one per graph output, by graph index. The

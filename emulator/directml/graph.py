@@ -11,12 +11,16 @@ graph (compiled_graph.py), the `dmlemu graph` view (tools/graph_view.py) and the
   output -> node input (IntermediateEdges);
 - where every node input comes from (`sources`), which node output each graph output is
   (`graph_outputs`), the graph inputs' own tensor descs (`input_tensors`), and
-- the partition: the dispatches in order (`dispatches`), each with the operator nodes it runs and
-  whether a UAV barrier comes before it. Today every operator node is one dispatch (nothing is fused
-  yet; docs/GRAPHS.md), in dependency levels: a node's level is one more than the highest level of
-  the operator nodes it reads from; the dispatches run level by level (node index order inside a
-  level) with one UAV barrier between levels, the barriers DirectML needs between dependent
-  dispatches (dml-barriers: "adjacent dispatches may run concurrently").
+- the partition (`partition`): the dispatches in order (`dispatches`), each with the operator nodes it
+  runs and whether a UAV barrier comes before it. The operator nodes are taken in dependency-level
+  order (a node's level is one more than the highest level of the operator nodes it reads from; node
+  index order inside a level). Without fusion each is one dispatch; with fusion (the default of
+  CompileGraph) an element-wise node joins the dispatch being built when it has that dispatch's Sizes,
+  every edge it reads from inside the dispatch keeps DataType and layout, and the dispatch still
+  reads and writes at most FUSED_TENSOR_LIMIT tensors in memory (fusion.py compiles such a dispatch).
+  A dispatch gets a UAV barrier before it when it reads a tensor that a dispatch since the last barrier
+  wrote: the barriers DirectML needs between dependent dispatches (dml-barriers: "adjacent dispatches
+  may run concurrently").
 
 The rules and where each comes from:
 - the graph is a directed acyclic graph; every input and output of every node is connected, except
