@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from dmlemu import HResultError, run_operator
 from dmlemu.directml import (
-    DML_BUFFER_TENSOR_DESC, DML_ELEMENT_WISE_CLIP_OPERATOR_DESC, DML_ELEMENT_WISE_IF_OPERATOR_DESC,
+    DML_BUFFER_TENSOR_DESC, DML_ELEMENT_WISE_ADD_OPERATOR_DESC, DML_ELEMENT_WISE_CLIP_OPERATOR_DESC,
+    DML_ELEMENT_WISE_IF_OPERATOR_DESC, DML_ELEMENT_WISE_LOGICAL_GREATER_THAN_OPERATOR_DESC,
     DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DESC, DML_TENSOR_TYPE_BUFFER,
 )
 
@@ -112,3 +113,35 @@ def test_any_argument_ends_in_outputs_or_a_documented_error(name, value):
     outcome(ACCEPTED)
     outputs = result[0] if arguments.get("trace") is not None else result
     assert isinstance(outputs, list) and all(isinstance(y, np.ndarray) for y in outputs)
+
+
+# ---- the operators beyond the seeds: two inputs, a broadcast, an output of another type -------------------
+ADD = DML_ELEMENT_WISE_ADD_OPERATOR_DESC(
+    ATensor=tensor(), OutputTensor=tensor(),
+    BTensor=DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
+        DataType=DML_TENSOR_DATA_TYPE_FLOAT32, Sizes=[2, 3], Strides=[0, 1], TotalTensorSizeInBytes=12)))
+GREATER = DML_ELEMENT_WISE_LOGICAL_GREATER_THAN_OPERATOR_DESC(ATensor=tensor(), BTensor=tensor(),
+                                                              OutputTensor=tensor(DML_TENSOR_DATA_TYPE_UINT8, 8))
+
+
+@pytest.mark.parametrize("desc, inputs, error, message", [
+    (ADD, [X, X.astype(np.float16)], TypeError,
+     "BTensor is FLOAT32; the array given has dtype float16, not float32"),
+    (ADD, [X, X[:1]], ValueError, "BTensor has Sizes [2, 3]; the array given has shape (1, 3)"),
+    (ADD, [X], ValueError, "DML_OPERATOR_ELEMENT_WISE_ADD takes 2 inputs (ATensor, BTensor); 1 were given"),
+    (GREATER, [X, X, X], ValueError,
+     "DML_OPERATOR_ELEMENT_WISE_LOGICAL_GREATER_THAN takes 2 inputs (ATensor, BTensor); 3 were given"),
+    (GREATER, [X, range(10 ** 18)], ValueError, "BTensor has Sizes [2, 3] (6 elements); the range given holds more"),
+])
+def test_binary_operators_name_the_input_that_is_wrong(desc, inputs, error, message):
+    with pytest.raises(error) as info:
+        run_operator(desc, inputs)
+    assert str(info.value) == message
+
+
+def test_a_broadcast_input_and_a_uint8_output_run():
+    row = np.array([[0.5, -1.0, 2.0]], dtype=np.float32)
+    [y] = run_operator(ADD, [X, np.repeat(row, 2, axis=0)])
+    assert np.array_equal(y, X + row)
+    [z] = run_operator(GREATER, [X, -X])
+    assert z.dtype == np.uint8 and np.array_equal(z, (X > -X).astype(np.uint8))
