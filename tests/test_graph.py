@@ -678,3 +678,85 @@ def test_execute_graph_runs_a_graph_dict_fused_and_unfused_to_the_same_bits():
         assert np.array_equal(a, b)
     assert len(trace.dispatches) == 1 and len(unfused_trace.dispatches) == 5
     assert str(trace.dispatches["name"][0]).startswith("scale+floor+relu+clip+select: fused_identity_threshold")
+
+
+# ---- hostile descs, late binding, the debug layer ------------------------------------------------------------
+_FIELDS = [("desc", None), ("InputCount", None), ("OutputCount", None), ("NodeCount", None), ("Nodes", None),
+           ("Nodes", 0), ("Nodes.Type", 0), ("Nodes.Desc", 0), ("Nodes.Desc.Operator", 0), ("Nodes.Desc.Name", 0),
+           ("InputEdges", None), ("InputEdges", 0), ("InputEdges.Type", 0), ("InputEdges.Desc", 0),
+           ("InputEdges.Desc.GraphInputIndex", 0), ("InputEdges.Desc.ToNodeInputIndex", 0),
+           ("OutputEdges.Desc.FromNodeIndex", 0), ("OutputEdges.Desc.GraphOutputIndex", 0),
+           ("IntermediateEdges", 1), ("IntermediateEdges.Desc.FromNodeOutputIndex", 1),
+           ("IntermediateEdges.Desc.ToNodeIndex", 0), ("IntermediateEdgeCount", None)]
+
+
+@settings(max_examples=scaled(40), deadline=None)
+@given(st.sampled_from(_FIELDS), st.data())
+def test_hostile_graph_descs_only_give_sentences(field, data):
+    from operator_cases import garbage
+    rig = _HOSTILE_RIG
+    desc = graph_desc(rig.dml, chain())
+    value = data.draw(garbage)
+    path, index = field
+    if path == "desc":
+        desc = value
+    else:
+        parts = path.split(".")
+        target = desc
+        if index is not None:
+            target = getattr(desc, parts[0])[index]
+            parts = parts[1:]
+        for part in parts[:-1]:
+            target = getattr(target, part)
+        if not parts:
+            getattr(desc, path)[index] = value
+        else:
+            setattr(target, parts[-1], value)
+    try:
+        graph = rig.dml.CompileGraph(desc, DML_EXECUTION_FLAG_NONE)
+    except HResultError as error:
+        assert error.hresult == E_INVALIDARG and error.message.endswith(".") and len(error.message) > 20, error
+    else:
+        assert graph.GetBindingProperties().RequiredDescriptorCount > 0   # the garbage happened to be valid
+
+
+_HOSTILE_RIG = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_NONE)
+
+
+def test_descriptors_volatile_graphs_may_be_bound_after_recording_and_check_at_execution():
+    rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64, mute_debug_output=True)
+    graph = rig.dml.CompileGraph(graph_desc(rig.dml, chain()), DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE, fuse=False)
+    rig.initialize(graph)
+    rig.execute()
+    x = _random(X, 13)
+    a, out, temporary = rig.buffer(256), rig.buffer(256), rig.buffer(512)
+    rig.write(a, x)
+    table = rig.table(graph)
+    rig.recorder.RecordDispatch(rig.list, graph, table)       # nothing bound yet: checked at execution
+    table.BindInputs([buffer_binding(a)])
+    table.BindOutputs([buffer_binding(out)])
+    table.BindTemporaryResource(buffer_binding(temporary))
+    rig.execute()
+    assert removal(rig.dml) == (S_OK, "")
+    expected = golden.identity(golden.threshold(golden.clip(x.view(np.float32), -1.0, 2.0), 0.5), scale_bias=(3.0, 1.0))
+    same_bits(rig.read(out).view(np.float32), expected)
+    table = rig.table(graph)
+    table.BindInputs([buffer_binding(a)])
+    table.BindTemporaryResource(buffer_binding(temporary))
+    rig.recorder.RecordDispatch(rig.list, graph, table)
+    rig.execute()
+    assert removal(rig.dml)[1] == ("ExecuteCommandLists: graph of 3 nodes has no binding for graph output 0; the "
+                                   "dispatch is skipped.")
+
+
+def test_the_debug_layer_refuses_a_graph_that_was_never_initialized():
+    rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64, mute_debug_output=True)
+    graph = rig.dml.CompileGraph(graph_desc(rig.dml, chain()), DML_EXECUTION_FLAG_NONE)
+    table = rig.table(graph)
+    table.BindInputs([buffer_binding(rig.buffer(256))])
+    table.BindOutputs([buffer_binding(rig.buffer(256))])
+    table.BindPersistentResource(buffer_binding(rig.buffer(graph.GetBindingProperties().PersistentResourceSize)))
+    rig.recorder.RecordDispatch(rig.list, graph, table)
+    assert removal(rig.dml)[1] == ("IDMLCommandRecorder.RecordDispatch: the compiled operator graph of 3 nodes was "
+                                   "never initialized; record an IDMLOperatorInitializer dispatch for it (and execute "
+                                   "it) first.")

@@ -60,7 +60,8 @@ class IDMLCommandRecorder(IDMLDeviceChild):
             raise VoidMisuse(f"the binding table was created (or Reset) for {bindings._dispatchable!r}, not for "
                          f"{dispatchable!r}.")
         properties = dispatchable.GetBindingProperties()
-        if properties.TemporaryResourceSize and bindings._temporary is None:
+        volatile = isinstance(dispatchable, IDMLCompiledOperator) and dispatchable._descriptors_volatile
+        if properties.TemporaryResourceSize and bindings._temporary is None and not volatile:
             raise VoidMisuse(f"{dispatchable!r} needs a temporary resource of {properties.TemporaryResourceSize} bytes; "
                          f"none is bound (BindTemporaryResource).")
         if properties.PersistentResourceSize and bindings._persistent is None and device._debug:
@@ -364,6 +365,11 @@ class GraphStartCommand:
                 device._remove(f"ExecuteCommandLists: the binding table of a {graph._schema.c_name} dispatch was "
                                f"Reset for another dispatchable before it executed (DML_EXECUTION_FLAG_DESCRIPTORS_"
                                f"VOLATILE); the dispatch is skipped.")
+                return
+            temporary_size = graph.GetBindingProperties().TemporaryResourceSize
+            if temporary_size and table._temporary is None:
+                device._remove(f"ExecuteCommandLists: {graph!r} needs a temporary resource of {temporary_size} "
+                               f"bytes; none is bound (BindTemporaryResource); the dispatch is skipped.")
                 return
             bound = table._tensor_bindings()
             for tensor, binding in zip(graph._info.tensors, bound):
