@@ -233,8 +233,8 @@ def run_operator(desc, inputs, *, flags=0, adapter=None, feature_level=None, deb
         E_NOTIMPL).
     inputs: one array per input tensor in binding order (IF: condition, A, B), each of the tensor's
         logical shape (Sizes) and NumPy dtype; it is written at the tensor's strides (a broadcast
-        input, stride 0, too: of the elements that share an address the last one written stays). Any iterable of
-        arrays will do; TypeError for None or a non-iterable, ValueError (a sentence) for the wrong
+        input, stride 0, too: of the elements that share an address the last one written stays). Any
+        iterable of arrays will do; TypeError for None or a non-iterable, ValueError (a sentence) for the wrong
         count, or a nested sequence holding more elements than the tensor (checked without building it).
     flags: DML_EXECUTION_FLAGS for CompileOperator.
     adapter: None (the default adapter), an IDXGIAdapter, an AdapterPreset or a preset key ("irisxe").

@@ -1,9 +1,9 @@
 """`dmlemu demo`: four DirectML operators on the default adapter, checked and traced.
 
 Runs ELEMENT_WISE_THRESHOLD, CLIP (FLOAT16 with a ScaleBias), IF (with a broadcast condition) and ADD
-(a row added to every row: NumPy-style broadcasting, which DirectML does through stride 0) on small tensors through the DirectML mirror, on one device (dmlemu.convenience.Session) inside one
-trace capture, then one larger CLIP so that the timing model has something to show (bandwidth and
-occupancy). Prints every small tensor, checks every output bit for bit against dmlemu.golden,
+(a row added to every row: NumPy-style broadcasting, which DirectML does through stride 0) on small
+tensors through the DirectML mirror, on one device (dmlemu.convenience.Session) inside one trace capture,
+then one larger CLIP so that the timing model has something to show (bandwidth and occupancy). Prints every small tensor, checks every output bit for bit against dmlemu.golden,
 prints the per-dispatch summary, and writes into the output folder (fixed names, no timestamps):
 
     trace.json       Chrome Trace Event JSON: open it in https://ui.perfetto.dev

@@ -21,8 +21,8 @@ Data types. --dtype is the operator's data type (default FLOAT32, or the first t
 when no input accepts FLOAT32). The first input whose support row allows it has it (the first input when
 none does: CreateOperator's sentence then says which types it takes); each other tensor, in binding order,
 takes the type of a tensor it must share DataType with, else --dtype when its row allows it, else UINT8
-where allowed (IF's condition, comparison, IS_NAN and BIT_COUNT outputs), else the first type its row lists. `output_type` (--output-dtype) sets the
-output's type (CAST's target: CAST needs it).
+where allowed (IF's condition, comparison, IS_NAN and BIT_COUNT outputs), else the first type its row lists.
+`output_type` (--output-dtype) sets the output's type (CAST's target: CAST needs it).
 
 Attribute defaults (dmlemu's choices, for a quick run; DirectML itself has no defaults): FLOAT fields by
 name in ATTRIBUTE_DEFAULTS (Min -1 and Max 1 where a desc has both, a lone Min 0 as THRESHOLD's, Alpha 0.2,
@@ -41,8 +41,8 @@ from dmlemu.directml import (
     DML_TENSOR_FLAG_NONE, DML_TENSOR_TYPE_BUFFER, DMLCalcBufferTensorSize,
 )
 from dmlemu.directml.enums import DML_FEATURE_LEVEL_6_4
-from dmlemu.directml.operators import (ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, SCALAR_UNION, SCHEMAS_BY_NAME,
-                                       TENSOR_NAMES)
+from dmlemu.directml.operators import (ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, SCALAR_UNION,
+                                       SCHEMAS_BY_NAME, TENSOR_NAMES)
 from dmlemu.directml.structs import DML_SCALAR_UNION
 from dmlemu.kernels.driver import has_kernel
 from dmlemu.presets import DEFAULT_PRESET, PRESETS, preset_by_key
@@ -646,6 +646,9 @@ def check_inputs(run, arrays, names=None):
 def golden_outputs(run, inputs, preset=None, feature_level=None):
     """The outputs dmlemu.golden prescribes for these inputs (golden.run with the validated attributes)."""
     preset = preset or DEFAULT_PRESET
+    if run.name not in golden.OPERATORS:
+        raise UsageError(f"{run.name} has a kernel but dmlemu.golden has no model of it yet, so its run cannot be "
+                         f"checked bit for bit")
     info = operator_info(run, preset, feature_level)
     scale_bias = None if info.scale_bias is None else tuple(float(v) for v in info.scale_bias)
     result = golden.run(run.name, inputs, info.attributes, scale_bias, run.half_precision(preset),

@@ -224,8 +224,8 @@ class WaveStepper:
         return np.arange(self.first_element, min(count, self.first_element + self.width))
 
     def expected(self):
-        return golden_outputs(self.run, [np.asarray(a).reshape(s) for a, s in zip(self.inputs, self.run.tensor_sizes())],
-                              self.preset)[0]
+        inputs = [np.asarray(a).reshape(s) for a, s in zip(self.inputs, self.run.tensor_sizes())]
+        return golden_outputs(self.run, inputs, self.preset)[0]
 
     # ---- what changed ---------------------------------------------------------------------------
     def _lanes(self, value, type_name, active):
