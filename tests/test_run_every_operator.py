@@ -259,6 +259,18 @@ def test_input_sizes_broadcast_through_stride_zero():
     assert result.bit_exact and result.outputs[0].tolist() == [[11, 12, 13], [21, 22, 23]]
 
 
+def test_an_input_file_may_hold_just_its_own_sizes(tmp_path):
+    np.save(tmp_path / "a.npy", np.arange(6, dtype=np.float32).reshape(2, 3))
+    np.save(tmp_path / "b.npy", np.array([10.0, 20.0, 30.0], dtype=np.float32))
+    status, out, err = cli("run", "add", "--sizes", 2, 3, "--input-sizes", "B=3", "--input", tmp_path / "a.npy",
+                           tmp_path / "b.npy", "--output", tmp_path / "y.npy")
+    assert status == 0, err
+    assert np.load(tmp_path / "y.npy").tolist() == [[10.0, 21.0, 32.0], [13.0, 24.0, 35.0]]
+    status, out, err = cli("run", "add", "--sizes", 2, 3, "--input", tmp_path / "a.npy", tmp_path / "b.npy")
+    assert status == 2 and err.strip() == (f"dmlemu: error: BTensor has Sizes [2, 3] (6 elements); "
+                                           f"{tmp_path / 'b.npy'} has shape (3,) (3 elements)")
+
+
 # ---- dmlemu.run_operator on hand-written descs ------------------------------------------------------------
 def _tensor(data_type, sizes, strides=None, element=4):
     count = sum((s - 1) * t for s, t in zip(sizes, strides)) + 1 if strides else int(np.prod(sizes))

@@ -507,12 +507,14 @@ class OperatorRun:
                 if len(s) != len(own):
                     raise UsageError(f"{name}: {len(s)} strides were given for {len(own)} sizes")
             out.append(s)
+        self.own_sizes = {}
         for given, own in (self.input_sizes or {}).items():
             field = _field_of(self.schema, given, "--input-sizes")
             index = names.index(field)
             if out[index] is not None:
                 raise UsageError(f"--input-sizes and --strides both give {field}'s layout; give one")
             out[index] = _broadcast_strides(field, tuple(int(v) for v in own), sizes[index])
+            self.own_sizes[field] = tuple(int(v) for v in own)
         return out
 
     def tensor_types(self):
@@ -622,7 +624,8 @@ def as_stored(run, index, array):
 
 
 def check_inputs(run, arrays, names=None):
-    """Each input array must have its tensor's dtype and element count; returns them in shape."""
+    """Each input array must have its tensor's dtype and element count (or, for an input given --input-sizes,
+    those sizes' count: it is broadcast); returns them in shape."""
     out = []
     fields = tensor_names(run.operator)[:-1]
     if len(arrays) != len(fields):
@@ -636,6 +639,9 @@ def check_inputs(run, arrays, names=None):
         if array.dtype != dtype:
             raise UsageError(f"{field_name} is {type_name}; {source} holds {array.dtype}, not {dtype}")
         count = int(np.prod(sizes))
+        own = run.own_sizes.get(field_name)
+        if own is not None and array.size == int(np.prod(own)) and array.size != count:
+            array = np.broadcast_to(array.reshape((1,) * (len(sizes) - len(own)) + own), sizes)   # --input-sizes
         if array.size != count:
             raise UsageError(f"{field_name} has Sizes {list(sizes)} ({count} elements); "
                              f"{source} has shape {array.shape} ({array.size} elements)")
