@@ -760,3 +760,33 @@ def test_the_debug_layer_refuses_a_graph_that_was_never_initialized():
     assert removal(rig.dml)[1] == ("IDMLCommandRecorder.RecordDispatch: the compiled operator graph of 3 nodes was "
                                    "never initialized; record an IDMLOperatorInitializer dispatch for it (and execute "
                                    "it) first.")
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 1 << 33) | st.floats(allow_nan=False) |
+                     st.text(max_size=4), lambda children: st.lists(children, max_size=3) |
+                     st.dictionaries(st.text(max_size=6), children, max_size=3), max_leaves=6)
+
+
+@settings(max_examples=scaled(25), deadline=None)
+@given(st.sampled_from(["dtype", "sizes", "inputs", "nodes", "outputs", "node.op", "node.inputs", "node.scale",
+                        "node.attrs", "node.name"]), _JSON)
+def test_dmlemu_graph_turns_a_hostile_json_graph_into_one_error_line(tmp_path_factory, key, value):
+    import json
+    from dmlemu.tools.cli import main
+    from dmlemu.tools.graph_view import EXAMPLE
+    spec = json.loads(json.dumps(EXAMPLE))
+    spec["sizes"] = [4, 4]
+    if key.startswith("node."):
+        spec["nodes"][0][key[5:]] = value
+    else:
+        spec[key] = value
+    path = tmp_path_factory.mktemp("g") / "g.json"
+    path.write_text(json.dumps(spec))
+    import contextlib
+    import io
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        status = main(["graph", str(path)])
+    assert status in (0, 2)
+    if status == 2:
+        assert err.getvalue().startswith("dmlemu: error: ") and err.getvalue().count("\n") == 1, err.getvalue()

@@ -73,13 +73,24 @@ def _field(spec, key, kind, where):
 def _runs(spec):
     """(node names, {name: OperatorRun}, {name: input names}) of a graph dict, checked."""
     inputs = _field(spec, "inputs", list, "the graph")
+    if not all(isinstance(name, str) for name in inputs) or len(set(inputs)) != len(inputs):
+        raise UsageError(f"the graph's \"inputs\" is {inputs!r}; it must be a list of distinct names")
     sizes = _field(spec, "sizes", list, "the graph")
+    if not sizes or not all(isinstance(n, int) and not isinstance(n, bool) and 0 < n < 1 << 32 for n in sizes):
+        raise UsageError(f"the graph's \"sizes\" is {sizes!r}; it must be a list of positive integers")
+    if not isinstance(spec.get("dtype", "FLOAT32"), str):
+        raise UsageError(f"the graph's \"dtype\" is {spec['dtype']!r}; it must be a data type name")
     names, runs, reads = list(inputs), {}, {}
     for i, node in enumerate(_field(spec, "nodes", list, "the graph")):
         where = f"node {i}"
         if not isinstance(node, dict):
             raise UsageError(f"{where} is {node!r}; it must be an object")
         name = str(node.get("name", f"node {i}"))
+        for key in ("scale", "bias"):
+            if key in node and (isinstance(node[key], bool) or not isinstance(node[key], (int, float))):
+                raise UsageError(f"{where}'s \"{key}\" is {node[key]!r}; it must be a number")
+        if not isinstance(node.get("attrs", {}), dict):
+            raise UsageError(f"{where}'s \"attrs\" is {node['attrs']!r}; it must be an object")
         if name in names:
             raise UsageError(f"{where} is named \"{name}\", which names an earlier input or node; names are unique")
         run = OperatorRun(_field(node, "op", str, where), data_type=spec.get("dtype"), sizes=tuple(sizes),
@@ -94,8 +105,10 @@ def _runs(spec):
         names.append(name)
         runs[name], reads[name] = run, read
     outputs = _field(spec, "outputs", list, "the graph")
+    if not outputs:
+        raise UsageError("the graph's \"outputs\" is empty; name at least one node")
     for name in outputs:
-        if name not in runs:
+        if not isinstance(name, str) or name not in runs:
             raise UsageError(f"the graph's output \"{name}\" is no node")
     return list(inputs), runs, reads, outputs
 
