@@ -363,7 +363,9 @@ def test_operators_command_lists_every_operator_that_runs():
     assert sorted(heads) == RUNNABLE
     add = out.splitlines().index(next(l for l in out.splitlines() if l.startswith("ADD ")))
     assert "ATensor, BTensor: FLOAT32 FLOAT16 INT64" in out.splitlines()[add + 1]
-    assert "RoundingMode (HALVES_TO_NEAREST_EVEN | TOWARD_ZERO | TOWARD_INFINITY)" in out
+    assert "RoundingMode (HALVES_TO_NEAREST_EVEN | TOWARD_ZERO | TOWARD_INFINITY; default HALVES_TO_NEAREST_EVEN)" \
+        in out
+    assert "Alpha (FLOAT; default 0.2)" in out and "Min (FLOAT; default 0)" in out   # LEAKY_RELU, THRESHOLD
     assert "-> UINT32 UINT8" in out     # comparisons write UINT32 or UINT8
     status, old, _ = cli("operators", "--feature-level", "2_0")
     assert status == 0 and "DML_FEATURE_LEVEL_2_0" in old and old != out

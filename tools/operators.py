@@ -765,19 +765,22 @@ def _level(level):
     return f"{level >> 12}_{(level >> 8) & 0xF}"
 
 
-def _attribute_kind(spec):
+def _attribute_kind(schema, spec):
+    """How `dmlemu operators` describes an attribute: its kind, its values or rule, its default here."""
     if spec.kind == ENUM:
         prefix = _enum_prefix(spec.enum)
         if spec.matches:
             return f"{spec.enum.__name__}, = {spec.matches}.DataType"
-        return " | ".join(n[len(prefix):] for n in spec.enum.__members__)
+        default = spec.enum(_default(schema, spec, {}, {})).name[len(prefix):]
+        return " | ".join(n[len(prefix):] for n in spec.enum.__members__) + f"; default {default}"
     if spec.kind == SCALAR_UNION:
-        return f"DML_SCALAR_UNION of {spec.type_field}"
+        value = ATTRIBUTE_DEFAULTS.get(spec.field, 0.0)
+        return f"DML_SCALAR_UNION of {spec.type_field}; default {value:g}" + (", 0 if unsigned" if value < 0 else "")
     if spec.kind == FUSED_ACTIVATION:
-        return "--fused NAME"
+        return "--fused NAME; default none"
     rule = f", >= {spec.at_least:g}" + (f" below {_level(spec.at_least_until)}" if spec.at_least_until else "") \
         if spec.at_least is not None else ""
-    return f"FLOAT{rule}"
+    return f"FLOAT{rule}; default {_default(schema, spec, {}, {}):g}"
 
 
 def format_operator_list(feature_level=None):
@@ -803,7 +806,7 @@ def format_operator_list(feature_level=None):
         lines.append(head)
         lines.append(f"{'':<4}{', '.join(r.field for r in schema.inputs)}: {types}")
         extras = (["ScaleBias (--scale, --bias)"] if schema.scale_bias else []) + [
-            f"{spec.field} ({_attribute_kind(spec)})" for spec in schema.attributes]
+            f"{spec.field} ({_attribute_kind(schema, spec)})" for spec in schema.attributes]
         if extras:
             lines.append(f"{'':<4}{'; '.join(extras)}")
     pending = sorted(n for n in SCHEMAS_BY_NAME if not has_kernel(n))
