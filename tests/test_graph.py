@@ -790,3 +790,50 @@ def test_dmlemu_graph_turns_a_hostile_json_graph_into_one_error_line(tmp_path_fa
     assert status in (0, 2)
     if status == 2:
         assert err.getvalue().startswith("dmlemu: error: ") and err.getvalue().count("\n") == 1, err.getvalue()
+
+
+_TYPES = {"INT8": DML_TENSOR_DATA_TYPE_INT8, "UINT8": U8, "INT16": DML_TENSOR_DATA_TYPE_INT16,
+          "UINT16": DML_TENSOR_DATA_TYPE_UINT16, "INT32": DML_TENSOR_DATA_TYPE_INT32, "UINT32": U32,
+          "INT64": DML_TENSOR_DATA_TYPE_INT64, "UINT64": DML_TENSOR_DATA_TYPE_UINT64, "FLOAT16": F16}
+
+
+@pytest.mark.parametrize("type_name", list(_TYPES))
+def test_fused_integer_and_64_bit_edges_keep_the_bits_a_store_and_load_would(type_name):
+    """Edges of every width and signedness inside one fused kernel (the copies that stand for a store and
+    a load: v_mov_b32, v_bfe_u32 / v_bfe_i32 of 8 or 16 bits, register pairs)."""
+    if not all(has_kernel(n) for n in ("ELEMENT_WISE_ADD", "ELEMENT_WISE_MULTIPLY", "ELEMENT_WISE_MAX")):
+        pytest.skip("no binary kernels")
+    t = tensor([3, 7], _TYPES[type_name])
+    add = op("ELEMENT_WISE_ADD", ATensor=t, BTensor=t, OutputTensor=t)
+    mul = op("ELEMENT_WISE_MULTIPLY", ATensor=t, BTensor=t, OutputTensor=t)
+    big = op("ELEMENT_WISE_MAX", ATensor=t, BTensor=t, OutputTensor=t)
+    spec = GraphSpec(nodes=[(add, "add"), (mul, "mul"), (big, "max")], input_count=2, output_count=2,
+                     inputs=[(0, 0, 0), (1, 0, 1), (1, 1, 1), (0, 2, 1)],
+                     intermediates=[(0, 0, 1, 0), (1, 0, 2, 0)], outputs=[(2, 0, 0), (0, 0, 1)])
+    rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
+    graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE)
+    assert [d.nodes for d in graph._plan.dispatches] == [(0, 1, 2)]
+    rng = np.random.default_rng(len(type_name))
+    inputs = [np.frombuffer(rng.integers(0, 256, t.Desc.TotalTensorSizeInBytes, dtype=np.uint8).tobytes(), np.uint8)
+              for _ in range(2)]
+    if type_name == "FLOAT16":
+        inputs = [_random(t, 40), _random(t, 41)]
+    assert_graph_matches(spec, inputs, rig=rig)
+
+
+def test_a_comparison_feeds_if_through_a_byte_kept_in_a_register():
+    if not has_kernel("ELEMENT_WISE_LOGICAL_GREATER_THAN"):
+        pytest.skip("no comparison kernel")
+    c = tensor([4, 16], U8)
+    greater = op("ELEMENT_WISE_LOGICAL_GREATER_THAN", ATensor=X, BTensor=X, OutputTensor=c)
+    spec = GraphSpec(nodes=[(greater, "greater"), (if_(c, X, X), "select"), (clip(X, -1.0, 1.0), "clip")],
+                     input_count=2, output_count=1, inputs=[(0, 0, 0), (1, 0, 1), (0, 1, 1), (1, 1, 2)],
+                     intermediates=[(0, 0, 1, 0), (1, 0, 2, 0)], outputs=[(2, 0, 0)])
+    rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
+    graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE)
+    assert [d.nodes for d in graph._plan.dispatches] == [(0, 1, 2)]
+    a, b = _random(X, 50), _random(X, 51)
+    (out,) = assert_graph_matches(spec, [a, b], rig=rig)
+    fa, fb = a.view(np.float32), b.view(np.float32)
+    with np.errstate(invalid="ignore"):
+        same_bits(out.view(np.float32), golden.clip(np.where(fa > fb, fa, fb), -1.0, 1.0))
