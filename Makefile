@@ -18,9 +18,11 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(DMLEMU) demo
 
-# Every test except the benchmarks (marked `benchmark`, skipped by default).
+# Every test except the benchmarks (marked `benchmark`, skipped by default), spread over one pytest
+# worker per core (pytest-xdist); `make test TEST_WORKERS=0` runs them in this one process.
+TEST_WORKERS ?= auto
 test: $(STAMP)
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS)
 
 # Benchmarks: the CLIP FLOAT16 microkernel against the golden NumPy model, the cost of the timing
 # model and tracing (the large runs take a minute or two), then one kernel per instruction rate class.
