@@ -69,7 +69,9 @@ _ALIASES = {**{short: name for name, short in _SHORT.items()}, **{name: name for
 # operator with a schema and a kernel.
 OPERATORS = {short: name for name, short in _SHORT.items() if has_kernel(name)}
 
-# FLOAT attribute defaults by C field name (dmlemu's choices, see the banner; ONNX's where one name has one).
+# FLOAT attribute defaults by C field name, for a quick run: dmlemu's choices, not DirectML's (its descs have no
+# defaults). Alpha 0.2 / Beta 0.5 are ONNX HardSigmoid's, Threshold 0.5 ONNX Shrink's lambd, Gamma ONNX Selu's
+# gamma (1.0507009873554805) rounded; the others keep each operator's output easy to read.
 ATTRIBUTE_DEFAULTS = {"Min": -1.0, "Max": 1.0, "Alpha": 0.2, "Beta": 0.5, "Gamma": 1.0507, "Bias": 0.0,
                       "Threshold": 0.5, "Exponent": 2.0, "Steepness": 1.0, "SigmoidInputScale": 1.0}
 _LONE_MIN_DEFAULT = 0.0     # a Min without a Max (THRESHOLD: y = max(x, 0))
