@@ -239,3 +239,25 @@ def test_the_skeleton_addresses_up_to_nine_tensors(monkeypatch, inputs, data_typ
         assert np.array_equal(run.allocations[-1].data, expected), (inputs, data_type, strided)
         assert stats.oob_reads == 0 and stats.oob_writes == 0
         assert run.kernel.constants.size == (576 if inputs + 1 > 4 else 288)
+
+
+@pytest.mark.parametrize("source", OPERATORS["CAST"].types)
+def test_cast_every_type_pair_with_special_values(source):
+    """CAST from `source` to every data type: saturation, NaN -> 0, wrap-around, sign extension, rounding."""
+    values = np.concatenate([specials(golden.DATA_TYPES[source]),
+                             random_values(seeded("cast", source), golden.DATA_TYPES[source], (40,))])
+    gpu = Gpu(TEACHING, wave_width=32, timing=False)
+    for target in OPERATORS["CAST"].output_types:
+        check_operator("CAST", source, [values.size], rng=seeded("cast", source, target), payload=[values],
+                       offsets=[0, 16], gpu=gpu, output_type=target, width=32)
+
+
+@pytest.mark.parametrize("output_type", OPERATORS["ELEMENT_WISE_LOGICAL_EQUALS"].output_types)
+def test_comparison_and_count_outputs_of_every_integer_type(output_type):
+    gpu = Gpu(TEACHING, wave_width=16, timing=False)
+    for name, data_type in (("ELEMENT_WISE_LOGICAL_GREATER_THAN_OR_EQUAL", "INT64"), ("ELEMENT_WISE_IS_NAN", "FLOAT16"),
+                            ("ELEMENT_WISE_BIT_COUNT", "UINT64"), ("ELEMENT_WISE_LOGICAL_XOR", "INT8")):
+        rng = seeded("outputs", name, output_type)
+        check_operator(name, data_type, [5, 7], rng=rng, gpu=gpu, output_type=output_type, width=16,
+                       strides=[random_strides(rng, [5, 7], t == len(OPERATORS[name].tensors) - 1)
+                                for t in range(len(OPERATORS[name].tensors))])
