@@ -21,6 +21,7 @@ SWEEPS = [
     ("ELEMENT_WISE_ROUND", {"RoundingMode": 0}, None, False), ("ELEMENT_WISE_ROUND", {"RoundingMode": 1}, None, True),
     ("ELEMENT_WISE_ROUND", {"RoundingMode": 2}, None, False), ("ELEMENT_WISE_ROUND", {"RoundingMode": 2}, None, True),
     ("ELEMENT_WISE_IS_NAN", {}, None, False),
+    ("ELEMENT_WISE_BIT_NOT", {}, None, False), ("ELEMENT_WISE_BIT_COUNT", {}, None, False),
     ("ELEMENT_WISE_IS_INFINITY", {"InfinityMode": 0}, None, False),
     ("ELEMENT_WISE_IS_INFINITY", {"InfinityMode": 1}, None, False),
     ("ELEMENT_WISE_IS_INFINITY", {"InfinityMode": 2}, None, False),
