@@ -51,14 +51,25 @@ class Gpu:
         self.idle_cycle = 0       # the bottom of the pipe: when all work issued so far has completed
         self._unflushed = False   # work issued since the last barrier
         self.copy_clock = 0       # the copy engine's own timeline (COPY queues run beside compute)
+        self._open_copy = None    # (start, bytes, dst, src) of a COPY-queue copy whose end is not settled
         self.timestamp_frequency = preset.clock_hz
-        self.recorder = None   # a traces recorder while a capture is active; None costs nothing
+        self._recorder = None  # a traces recorder while a capture is active; None costs nothing
+
+    @property
+    def recorder(self):
+        return self._recorder
+
+    @recorder.setter
+    def recorder(self, recorder):
+        self._settle_copy()      # an open copy's trace row goes to the capture it started in
+        self._recorder = recorder
 
     # ---- work ---------------------------------------------------------------------------------
     def begin_submission(self, engine=COMPUTE):
         """An ExecuteCommandLists call reached the command processor (COMPUTE: DIRECT and COMPUTE
         queues) or the copy engine (COPY queues)."""
         if engine == COPY:
+            self._settle_copy()
             self.copy_clock += self.preset.submit_cycles
             return
         self.clock_cycles += self.preset.submit_cycles
@@ -112,23 +123,37 @@ class Gpu:
         return self.clock_cycles - before
 
     def copy_buffer(self, dst, dst_offset, src, src_offset, num_bytes, engine=COMPUTE):
-        """Copy bytes between two allocations and advance the engine's clock. The copy writes
-        memory behind the L2, whose copies of the destination bytes become stale. On the COPY
-        engine it runs on its own timeline, beside compute work, and its bytes take their share
-        of the device's DRAM (compute requests queue behind them); on a DIRECT or COMPUTE queue it
-        runs in the command processor's order."""
+        """Copy bytes between two allocations and advance the engine's clock; returns the copy's
+        cycles as known now. The copy writes memory behind the L2, whose copies of the destination
+        bytes become stale. On a DIRECT or COMPUTE queue it runs in the command processor's order.
+
+        On the COPY engine it runs on its own timeline, beside compute work, and shares DRAM with
+        it (timing/memory_system.py): its bytes start behind the DRAM requests already queued, and
+        stay an open stream on the DRAM server, half the bus each with the compute requests that
+        overlap it, until its end is observed (the copy engine's timestamp, a fence signal, its
+        next submission or copy, the end of a trace capture): then the copy engine's clock moves to
+        where the sharing pushed the end, and its trace row is written."""
         if num_bytes:
             np.copyto(dst.data[dst_offset:dst_offset + num_bytes], src.data[src_offset:src_offset + num_bytes])
             self.command_processor.caches.invalidate(dst.gpu_va + dst_offset, num_bytes)
         cycles = self.copy_engine.cycles(num_bytes)
-        start = self.copy_clock if engine == COPY else self.clock_cycles
+        if engine == COPY:
+            self._settle_copy()
+            start = self.copy_clock
+            if self.timing and num_bytes:
+                ce = self.copy_engine
+                _, end = self.command_processor.memory.dram.open_stream(
+                    start + ce.setup_cycles(), 2 * num_bytes, ce.stream_cycles(num_bytes))   # read and write
+                self._open_copy = (start, num_bytes, dst.name, src.name)
+                self.copy_clock = end + ce.latency_cycles(num_bytes)
+                return self.copy_clock - start
+            if self.recorder is not None:
+                self.recorder.copy(start, start + cycles, num_bytes, dst.name, src.name)
+            self.copy_clock = start + cycles
+            return cycles
+        start = self.clock_cycles
         if self.recorder is not None:
             self.recorder.copy(start, start + cycles, num_bytes, dst.name, src.name)
-        if engine == COPY:
-            self.copy_clock = start + cycles
-            if self.timing and num_bytes:
-                self.command_processor.memory.dram.serve_mixed(start, 2 * num_bytes, num_bytes)   # read and write
-            return cycles
         self.clock_cycles = start + cycles
         self.idle_cycle = max(self.idle_cycle, self.clock_cycles)
         self._unflushed = True
@@ -139,6 +164,7 @@ class Gpu:
         when all work before it on that engine has completed (it does not hold up the command
         processor)."""
         if engine == COPY:
+            self._settle_copy()
             return self.copy_clock
         return max(self.clock_cycles, self.idle_cycle)
 
@@ -146,10 +172,25 @@ class Gpu:
         """A queue Wait on a fence that some engine signalled at `cycle`: this engine's later work
         starts no earlier."""
         if engine == COPY:
+            self._settle_copy()
             self.copy_clock = max(self.copy_clock, cycle)
         else:
             self.clock_cycles = max(self.clock_cycles, cycle)
             self.idle_cycle = max(self.idle_cycle, self.clock_cycles)
+
+    def _settle_copy(self):
+        """The open COPY-queue copy's end is observed: close its DRAM stream where the compute
+        requests that shared the bus pushed it, move the copy engine's clock there and write its
+        trace row."""
+        if self._open_copy is None:
+            return
+        start, num_bytes, dst, src = self._open_copy
+        self._open_copy = None
+        end = self.command_processor.memory.dram.close_stream() + self.copy_engine.latency_cycles(num_bytes)
+        if end > self.copy_clock:
+            self.copy_clock = end
+        if self._recorder is not None:
+            self._recorder.copy(start, self.copy_clock, num_bytes, dst, src)
 
     # ---- emulation-only time ------------------------------------------------------------------
     def _estimate_cycles(self, stats):

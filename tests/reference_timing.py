@@ -80,9 +80,7 @@ def reference_cycles(preset, wave_width, launch, stats):
                                              dram_reads * sector_bytes)
                     done = simd.cu.try_issue(arrive, sectors, step.is_write, *level_bytes)
                     if done is None:
-                        yield env.timeout(arrive - env.now)
-                        done, _ = yield from simd._issue_in_chunks(env.timeout, arrive, sectors, level_bytes,
-                                                                   step.is_write)
+                        done, _ = yield from simd.cu.wait_for_room(env, arrive, sectors, level_bytes, step.is_write)
                 if step.is_write:
                     last["store"] = max(last["store"], done)
                 else:

@@ -163,3 +163,37 @@ def test_a_copy_queue_runs_beside_compute_and_fences_order_them():
     assert k0 < c1 and c0 < k1                 # the two engines' work overlaps in time
     c0, c1, k0, k1 = _copy_and_compute(RX_7900_XTX, fenced=True)
     assert k0 >= c1                            # the copy queue's Wait holds it until the Signal
+
+
+def test_a_copy_queue_and_compute_share_dram_both_ways():
+    """A 16 MiB copy on the copy engine, then a 2^20-element IDENTITY, both streaming: the dispatch
+    runs slower than alone but does not wait for the whole copy, and the copy ends later than alone
+    by exactly the bus time the dispatch's DRAM bytes took (the two requesters take turns: half
+    the bandwidth each while both move bytes)."""
+    from dmlemu.tools.fidelity import copy_beside_compute
+    for preset in (RX_7900_XTX, RTX_3070):
+        compute, compute_shared, copy, copy_shared, dram_bytes = copy_beside_compute(preset)
+        dram_cycles = dram_bytes * preset.clock_hz / preset.dram_bytes_per_second
+        assert 1.2 * compute < compute_shared < compute + copy / 2     # measured 1.47x / 1.68x
+        assert copy_shared - copy == pytest.approx(dram_cycles, rel=0.01, abs=2)
+
+
+def test_the_dram_server_shares_the_bus_with_an_open_copy_stream():
+    """memory_system.DramServer: a request that overlaps an open copy stream moves at half rate and
+    pushes the stream's end back by its own transfer time; closing the stream fixes its end and
+    later requests queue behind it."""
+    import dataclasses
+    from dmlemu.timing.memory_system import DramServer
+    preset = dataclasses.replace(RX_7900_XTX, dram_turnaround_cycles=0, refresh_interval_cycles=0)
+    per_cycle = preset.dram_bytes_per_second // preset.clock_hz          # 384 bytes a cycle
+    dram = DramServer(preset)
+    assert dram.open_stream(100, 2000 * per_cycle, 2000) == (100, 2100)
+    assert dram.serve_mixed(50, 100 * per_cycle, 0) == (50, 200)        # 50 cycles alone, then 2 x 50 shared
+    assert dram.stream_end == 2150 * dram.units_per_cycle                # pushed back by 50
+    assert dram.serve_mixed(2000, 1000 * per_cycle, 0) == (2000, 3150)  # 150 shared (x2), then 850 alone
+    assert dram.close_stream() == 2300
+    assert dram.serve_mixed(2200, per_cycle, 0) == (3150, 3151)          # behind the compute request queued before
+    dram = DramServer(preset)
+    dram.open_stream(0, 1000 * per_cycle, 1000)
+    assert dram.close_stream() == 1000
+    assert dram.serve_mixed(10, per_cycle, 0) == (1000, 1001)            # a closed stream: first come, first served

@@ -70,7 +70,8 @@ class SetAssociativeCache:
         # updated by fancy indexing. The tag array is read and written through flat indices
         # (np.take and 1-D indexing are faster than 2-D fancy indexing); sorts of set numbers and
         # chunk positions go through _stable_order.
-        order = np.argsort(sectors, kind="stable")     # np.unique(return_index=True), inlined
+        low = sectors.min() if sectors.size else 0     # np.unique(return_index=True), inlined: the
+        order = _stable_order(sectors - low, int(sectors.max()) - int(low) + 1 if sectors.size else 1)  # stable order
         ordered = sectors[order]
         new = np.empty(sectors.size, dtype=bool)
         new[:1] = True

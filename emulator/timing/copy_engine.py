@@ -3,7 +3,9 @@
 One per GPU. A copy reads and writes its bytes through DRAM: it costs a setup of launch_cycles / 4
 plus the time to stream 2 x bytes at the DRAM bandwidth (or the engine's own limit, when the
 preset sets copy_bytes_per_cycle), plus one DRAM read/write turnaround per batch of written bytes
-(as in timing/memory_system.py), plus one DRAM latency.
+(as in timing/memory_system.py), plus one DRAM latency. On a COPY queue the stream shares DRAM
+with the compute units' requests (memory_system.DramServer: half the bus each while both move
+bytes), so it can end later than `cycles` says (gpu.py).
 """
 
 
@@ -11,7 +13,11 @@ class CopyEngine:
     def __init__(self, preset):
         self.preset = preset
 
-    def cycles(self, num_bytes):
+    def setup_cycles(self):
+        return self.preset.launch_cycles // 4
+
+    def stream_cycles(self, num_bytes):
+        """Cycles the copy's bytes hold the DRAM bus, alone (both directions, turnarounds included)."""
         p = self.preset
         moved = 2 * num_bytes
         stream = -(-moved * p.clock_hz // p.dram_bytes_per_second)
@@ -19,4 +25,11 @@ class CopyEngine:
             stream = max(stream, -(-moved // p.copy_bytes_per_cycle))
         if p.dram_turnaround_cycles:
             stream += num_bytes // p.dram_write_batch_bytes * p.dram_turnaround_cycles
-        return p.launch_cycles // 4 + stream + (p.dram_latency_cycles if num_bytes else 0)
+        return stream
+
+    def latency_cycles(self, num_bytes):
+        return self.preset.dram_latency_cycles if num_bytes else 0
+
+    def cycles(self, num_bytes):
+        """The copy's cycles alone: setup, stream, latency."""
+        return self.setup_cycles() + self.stream_cycles(num_bytes) + self.latency_cycles(num_bytes)

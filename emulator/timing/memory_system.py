@@ -13,6 +13,15 @@ write-to-read) and leaves it idle for dram_turnaround_cycles, which delays every
 A stream of only reads or only writes never turns the bus around. The L2 and the Infinity Cache are
 FIFO servers at their own bandwidth with their own latency.
 
+The copy engine shares DRAM with the compute units (timing/copy_engine.py). A copy on a COPY queue
+is an open *stream* on the DRAM server until its completion is observed (a timestamp, a fence
+signal, the next copy: gpu.py). While a stream and a compute request both have bytes to move, the
+memory controllers serve the two requesters in turn, half the bandwidth each: the request takes
+twice as long as alone and pushes the stream's end back by its own transfer time (the bus time it
+took from the copy). So both slow down, and the bytes the two move together take as long as they
+would one after the other. A stream whose completion was observed is fixed: later requests queue
+behind its bytes (first come, first served).
+
 Time is integer cycles. Bandwidth arithmetic is exact: a server's clock is kept in "byte-time"
 units (one cycle = bytes_per_second units, one byte = clock_hz units), so no rounding
 accumulates however many requests are served. Speed: both are divided by their greatest common
@@ -62,9 +71,11 @@ class FifoServer:
 
 
 class DramServer(FifoServer):
-    """DRAM: a FifoServer whose data bus turns around between read and write batches."""
+    """DRAM: a FifoServer whose data bus turns around between read and write batches and which
+    shares its bandwidth with an open copy stream (see the banner)."""
 
-    __slots__ = ("write_batch_bytes", "turnaround_cycles", "pending_write_bytes", "read_since_drain", "turnarounds")
+    __slots__ = ("write_batch_bytes", "turnaround_cycles", "pending_write_bytes", "read_since_drain", "turnarounds",
+                 "stream_start", "stream_end", "shared_cycles")
 
     def __init__(self, preset):
         super().__init__(preset.clock_hz, preset.dram_bytes_per_second,
@@ -74,10 +85,71 @@ class DramServer(FifoServer):
         self.pending_write_bytes = 0     # writes queued since the last drain
         self.read_since_drain = False    # the bus carried reads since the last drain
         self.turnarounds = 0
+        self.stream_start = None         # the open copy stream's [start, end) in byte-time units, or None
+        self.stream_end = None
+        self.shared_cycles = 0           # cycles compute requests spent sharing the bus with a stream
+
+    def open_stream(self, now, num_bytes, cycles):
+        """A copy engine's transfer of num_bytes (read and written bytes together) that holds the bus
+        for `cycles` alone, from cycle `now` on, behind the requests already queued; it stays open,
+        sharing the bus with later requests, until close_stream. Returns its (start, end) cycles as
+        if nothing shared it."""
+        assert self.stream_end is None, "one copy stream at a time: close the last one first"
+        start_units = max(now * self.units_per_cycle, self.free_units)
+        self.stream_start = start_units
+        self.stream_end = start_units + cycles * self.units_per_cycle
+        self.bytes += num_bytes
+        return -(-start_units // self.units_per_cycle), -(-self.stream_end // self.units_per_cycle)
+
+    def close_stream(self):
+        """Fix the open stream where the requests that shared it have pushed its end; later requests
+        queue behind it. Returns its end cycle (None when no stream is open)."""
+        if self.stream_end is None:
+            return None
+        start, end = self.stream_start, self.stream_end
+        self.stream_start = self.stream_end = None
+        if end > self.free_units:
+            self.free_units = end
+        first, last = -(-start // self.units_per_cycle), -(-end // self.units_per_cycle)
+        self.busy_cycles += last - first
+        return last
+
+    def _serve_shared(self, now, num_bytes):
+        """serve() while a copy stream is open: the part of the transfer that overlaps the stream
+        moves at half rate and pushes the stream's end back by its own length (see the banner)."""
+        bps = self.units_per_cycle
+        start_units = now * bps
+        if start_units < self.free_units:
+            start_units = self.free_units
+        work = num_bytes * self.units_per_byte
+        end_units = start_units + work
+        s0, e0 = self.stream_start, self.stream_end
+        if end_units > s0 and start_units < e0:
+            x = s0 if start_units < s0 else start_units      # where the sharing starts
+            rest = work - (x - start_units)                   # work left then
+            remain = e0 - x                                   # the stream's work left then
+            if rest <= remain:
+                end_units = x + 2 * rest
+                self.stream_end = e0 + rest
+            else:
+                end_units = x + 2 * remain + (rest - remain)
+                self.stream_end = x + 2 * remain
+            self.shared_cycles += -(-(end_units - x) // bps)
+        start = -(-start_units // bps)
+        end = -(-end_units // bps)
+        if self.refresh_interval:
+            windows = end // self.refresh_interval - start // self.refresh_interval
+            if windows:
+                end += windows * self.refresh_cycles
+                end_units += windows * self.refresh_cycles * bps
+        self.free_units = end_units
+        self.busy_cycles += end - start
+        self.bytes += num_bytes
+        return start, end
 
     def serve_mixed(self, now, num_bytes, write_bytes):
         """(start, end) of a transfer of num_bytes of which write_bytes are writes (see the banner)."""
-        span = self.serve(now, num_bytes)
+        span = self.serve(now, num_bytes) if self.stream_end is None else self._serve_shared(now, num_bytes)
         if self.turnaround_cycles:
             if num_bytes > write_bytes:
                 self.read_since_drain = True
@@ -123,7 +195,18 @@ class MemorySystem:
         (`ic_read_bytes`, `dram_read_bytes`): a write-back drains behind the request and costs
         bandwidth, not latency.
         """
-        done = self.l2.serve(now, l2_bytes)[1] + self.l2_latency
+        # FifoServer.serve for the L2, inlined (this runs once per request; the L2 has no refresh).
+        l2 = self.l2
+        bps = l2.units_per_cycle
+        start_units = now * bps
+        if start_units < l2.free_units:
+            start_units = l2.free_units
+        end_units = start_units + l2_bytes * l2.units_per_byte
+        end = -(-end_units // bps)
+        l2.free_units = end_units
+        l2.busy_cycles += end + (-start_units // bps)    # end - start, start = -(-start_units // bps)
+        l2.bytes += l2_bytes
+        done = end + self.l2_latency
         if ic_bytes:
             end = self.infinity_cache.serve(now, ic_bytes)[1] + self.ic_latency
             if ic_read_bytes and end > done:

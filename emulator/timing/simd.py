@@ -102,139 +102,123 @@ class Simd:
         self.last_store = 0
 
     def run(self, env, group=0):
+        """The slot group's process: take cohorts from the workgroup dispatcher until none is left
+        and time each through its path (the steps of kernel_path.py).
+
+        Speed trick: a cohort keeps its own clock `t` and yields to simpy only when it must meet
+        the rest of the GPU at the right time: right before each memory request (the CU pipeline
+        and the memory system are shared) and when it ends. ALU runs, scalar-load latency and
+        s_waitcnt only move `t`, so a cohort costs about one simpy event per memory instruction
+        however many instructions the kernel has.
+
+        Speed: the cohort's steps run inline here, not in a generator of their own (each `yield
+        from` level costs every resume a frame switch). The simulated time is kept in the local
+        `now` instead of reading `env.now` (a property): a timeout of `t - now` resumes this
+        process at exactly `t`, so after each yield `now` is what it waited for. Steps are unpacked
+        in the `for` statement (no attribute reads) and the hooks, port and traffic table are bound
+        to locals once per process.
+        """
         d = self.dispatch
         recorder = d.recorder
+        segments = recorder is not None and recorder.keeps_segments
+        memory = recorder is not None and recorder.keeps_memory
         slots = self.group_slots[group]
         take, split, costs = d.dispatcher.take, d.dispatcher.split_by_path, d.path_costs
+        cu = self.cu
+        cu_index, simd_index = cu.index, self.index
+        book = self.port.book if self.port is not None else None
+        # Speed: the port's calendar, read here so that the common booking (nothing booked from t
+        # on) is an append without a call; book() keeps the list short (it drops what is over).
+        bounds = self.port.bounds if self.port is not None else None
+        traffic = d.traffic.cohort
+        timeout = env.timeout
+        sector_bytes = d.sector_bytes
+        look_up, try_issue, wait_for_room = cu.look_up, cu.try_issue, cu.wait_for_room
         now = env.now
         if self.free_at > now:
-            yield env.timeout(self.free_at - now)
+            yield timeout(self.free_at - now)
             now = self.free_at
         while True:
             work = take(now, slots)
             if work is None:
-                self.free_at = max(self.free_at, int(now))
+                if now > self.free_at:
+                    self.free_at = int(now)
                 return
             start_at, first, count = work
             if start_at > now:
-                yield env.timeout(start_at - now)
+                yield timeout(start_at - now)
                 now = start_at
-            for path_id, path_first, waves in split(first, count):
-                begin, cost = now, costs[path_id]
-                now = yield from self._run_cohort(env, now, d, cost, waves, path_first, group)
+            for path_id, first_wave, waves in split(first, count):
+                begin = now
+                steps, busy = costs[path_id].schedule(waves)
+                self.busy_cycles += busy
+                # ---- one cohort of `waves` waves (first_wave ..) through the path, from `now` ----
+                t = now
+                loads = []          # completion cycles of the cohort's outstanding loads, sorted
+                for kind, cycles, pc, last_pc, is_write, latency in steps:
+                    if kind == ALU:
+                        if bounds is not None:             # the issue cycles, on the shared port
+                            if bounds and bounds[-1] > t or len(bounds) > 16:
+                                t = book(now, t, cycles)
+                            elif bounds and bounds[-1] == t:    # IssuePort.book when nothing is booked
+                                bounds[-1] = t + cycles         # from t on: append, fused if adjacent
+                            else:
+                                bounds += (t, t + cycles)
+                        if segments:
+                            recorder.segment(cu_index, simd_index, group, first_wave, waves, pc, last_pc, t,
+                                             t + cycles)
+                        t += cycles
+                    elif kind == SMEM:
+                        insort(loads, t + cycles)
+                    elif kind == WAIT:
+                        # At most `cycles` (the count) loads may remain: wait for the others.
+                        while loads and loads[0] <= t:
+                            loads.pop(0)
+                        if len(loads) > cycles:
+                            t = loads[len(loads) - cycles - 1]
+                            del loads[:len(loads) - cycles]
+                    else:
+                        if bounds is not None:             # as for ALU steps
+                            if bounds and bounds[-1] > t or len(bounds) > 16:
+                                t = book(now, t, cycles)
+                            elif bounds and bounds[-1] == t:
+                                bounds[-1] = t + cycles
+                            else:
+                                bounds += (t, t + cycles)
+                        issued = t
+                        t += cycles
+                        sectors, lines, l2_hits, ic_hits, dram_reads, dram_writes, ic_writes = traffic(
+                            pc, first_wave, waves)
+                        yield timeout(t - now)
+                        now = t
+                        # The addresses reach the cache front end after the pipeline latency; the
+                        # request leaves for the L2 once its lines are looked up. The SIMD goes on
+                        # meanwhile, unless the CU's miss queue is full.
+                        arrive = look_up(t + latency, lines) if lines else t
+                        done = arrive
+                        if sectors:
+                            # A LevelBytes' fields as a plain tuple (one per request: no NamedTuple).
+                            level_bytes = (sectors * sector_bytes, (ic_hits + ic_writes) * sector_bytes,
+                                           (dram_reads + dram_writes) * sector_bytes, ic_hits * sector_bytes,
+                                           dram_reads * sector_bytes)
+                            done = try_issue(arrive, sectors, is_write, *level_bytes)
+                            if done is None:     # the miss queue is full: wait in the CU's queue
+                                done, now = yield from wait_for_room(env, arrive, sectors, level_bytes, is_write)
+                            if memory:
+                                recorder.memory(cu_index, simd_index, group, pc, issued, done, level_bytes[0],
+                                                level_bytes[2], is_write)
+                        if segments:
+                            recorder.segment(cu_index, simd_index, group, first_wave, waves, pc, pc, issued, t)
+                        t = now
+                        if is_write:
+                            if done > self.last_store:
+                                self.last_store = done
+                        else:
+                            insort(loads, done)
+                if t > now:
+                    yield timeout(t - now)
+                    now = t
                 if recorder is not None:
                     # The cohort's own issue cycles (cached schedule), not the SIMD's count, which the
                     # other slot group also raises while this cohort waits for memory.
-                    recorder.wave_group(self.cu.index, self.index, group, path_first, waves, begin, now,
-                                        cost.schedule(waves)[1])
-
-    def _run_cohort(self, env, now, d, cost, waves, first_wave, group):
-        """Time one cohort of `waves` waves (first_wave ..) through one path, from simulated time
-        `now`; returns the simulated time at which it ends.
-
-        Speed trick: the cohort keeps its own clock `t` and yields to simpy only when it must
-        meet the rest of the GPU at the right time: right before each memory request (the CU
-        pipeline and the memory system are shared) and when it ends. ALU runs, scalar-load latency
-        and s_waitcnt only move `t`, so a cohort costs about one simpy event per memory instruction
-        however many instructions the kernel has.
-
-        Speed: the simulated time is kept in the local `now` instead of reading `env.now` (a
-        property): a timeout of `t - now` resumes this process at exactly `t`, so after each yield
-        `now` is what it waited for. Steps are unpacked in the `for` statement (no attribute reads)
-        and the hooks, port and traffic table are bound to locals once per cohort.
-        """
-        steps, busy = cost.schedule(waves)
-        self.busy_cycles += busy
-        recorder = d.recorder
-        segments = recorder is not None and recorder.keeps_segments
-        memory = recorder is not None and recorder.keeps_memory
-        cu = self.cu
-        book = self.port.book if self.port is not None else None
-        traffic = d.traffic.cohort
-        timeout = env.timeout
-        sector_bytes = d.sector_bytes
-        t = now
-        loads = []          # completion cycles of the cohort's outstanding loads, sorted
-        for kind, cycles, pc, last_pc, is_write, latency in steps:
-            if kind == ALU:
-                if book is not None:
-                    t = book(now, t, cycles)       # the issue cycles, on the shared port
-                if segments:
-                    recorder.segment(cu.index, self.index, group, first_wave, waves, pc, last_pc, t, t + cycles)
-                t += cycles
-            elif kind == SMEM:
-                insort(loads, t + cycles)
-            elif kind == WAIT:
-                # At most `cycles` (the count) loads may remain: wait for the others.
-                while loads and loads[0] <= t:
-                    loads.pop(0)
-                if len(loads) > cycles:
-                    t = loads[len(loads) - cycles - 1]
-                    del loads[:len(loads) - cycles]
-            else:
-                if book is not None:
-                    t = book(now, t, cycles)
-                issued = t
-                t += cycles
-                sectors, lines, l2_hits, ic_hits, dram_reads, dram_writes, ic_writes = traffic(pc, first_wave, waves)
-                yield timeout(t - now)
-                now = t
-                # The addresses reach the cache front end after the pipeline latency; the request
-                # leaves for the L2 once its lines are looked up. The SIMD goes on meanwhile,
-                # unless the CU's miss queue is full.
-                arrive = cu.look_up(t + latency, lines) if lines else t
-                done = arrive
-                if sectors:
-                    # A LevelBytes' fields as a plain tuple (one per request: no NamedTuple built).
-                    level_bytes = (sectors * sector_bytes, (ic_hits + ic_writes) * sector_bytes,
-                                   (dram_reads + dram_writes) * sector_bytes, ic_hits * sector_bytes,
-                                   dram_reads * sector_bytes)
-                    done = cu.try_issue(arrive, sectors, is_write, *level_bytes)
-                    if done is None:
-                        yield timeout(arrive - now)
-                        done, now = yield from self._issue_in_chunks(timeout, arrive, sectors, level_bytes, is_write)
-                    if memory:
-                        recorder.memory(cu.index, self.index, group, pc, issued, done, level_bytes[0],
-                                        level_bytes[2], is_write)
-                if segments:
-                    recorder.segment(cu.index, self.index, group, first_wave, waves, pc, pc, issued, t)
-                t = now
-                if is_write:
-                    if done > self.last_store:
-                        self.last_store = done
-                else:
-                    insort(loads, done)
-        if t > now:
-            yield timeout(t - now)
-            now = t
-        return now
-
-    def _issue_in_chunks(self, timeout, now, sectors, level_bytes, is_write):
-        """The CU's miss queue is full: send the request in pieces as sectors retire (each piece
-        gets its exact share of every level's bytes: b x end // sectors - b x first // sectors).
-        Starts at simulated time `now`; returns (the last piece's completion, the simulated time
-        when the last was sent).
-
-        Speed: this loop runs once per wake-up of a request that waits for room (the most frequent
-        event of an uncoalesced dispatch), so it keeps the time in a local (as _run_cohort does)
-        and computes the shares inline."""
-        cu = self.cu
-        capacity, chunk = cu.capacity, cu.chunk
-        sent, done = 0, now
-        while sent < sectors:
-            cu.retire(now)
-            left = sectors - sent
-            free = capacity - cu.sectors_in_flight
-            want = left if left < chunk else chunk      # (comparisons, not min(): here and below)
-            if free < want:
-                wake = cu.time_until_free(want - free)
-                yield timeout(wake - now)
-                now = wake
-                continue
-            end = sent + (free if free < left else left)
-            piece = cu.send(now, end - sent, is_write,
-                            *[b * end // sectors - b * sent // sectors for b in level_bytes])
-            if piece > done:
-                done = piece
-            sent = end
-        return done, now
+                    recorder.wave_group(cu_index, simd_index, group, first_wave, waves, begin, now, busy)
