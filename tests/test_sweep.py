@@ -42,6 +42,18 @@ def test_a_point_reads_its_trace_and_honours_the_overrides():
     assert transposed["coalescing"] < 0.5 and transposed["l2_bytes"] > 4 * base["l2_bytes"]
 
 
+def test_any_operator_with_a_kernel_sweeps_with_its_own_tensor_types():
+    points, skipped = build_grid(["rx7900xtx"], ["add", "LOGICAL_GREATER_THAN", "cast"], ["FLOAT32"], [4096],
+                                 ["broadcast"])
+    assert [p.operator for p in points] == ["ADD", "LOGICAL_GREATER_THAN"]
+    assert len(skipped) == 1 and "CAST" in skipped[0] and "--output-dtype" in skipped[0]
+    add, greater = (run_point(p) for p in points)
+    # Both inputs are broadcast rows (64 distinct elements each); the comparison stores UINT8.
+    assert add["bytes_read"] == greater["bytes_read"] == 2 * 4096 * 4
+    assert add["bytes_written"] == 4096 * 4 and greater["bytes_written"] == 4096
+    assert add["l2_hit_rate"] > 0.5
+
+
 def test_the_grid_skips_what_the_adapter_or_directml_refuses():
     points, skipped = build_grid(["irisxe", "teaching"], ["IDENTITY", "CLIP"], ["FLOAT64"], [64], ["packed"],
                                  [("compute_units", (1, 2))])

@@ -697,7 +697,7 @@ def build_parser():
                     "overrides), each on a fresh emulated GPU, as tasks on a Dask cluster (a local one by default; "
                     "pip install 'dmlemu[sweep]'). Writes DIR/results.csv (one row per point) and summary plots.")
     p.add_argument("--operators", nargs="+", default=["IDENTITY"], metavar="OP",
-                   help="IDENTITY, THRESHOLD, CLIP, IF (default IDENTITY)")
+                   help="any operator `dmlemu operators` lists with a kernel, e.g. IDENTITY ADD RELU (default IDENTITY)")
     p.add_argument("--dtypes", nargs="+", default=["FLOAT32"], metavar="T", help="data types (default FLOAT32)")
     p.add_argument("--sizes", nargs="+", default=["4096", "65536", "1048576"], metavar="N",
                    help="elements of a side x side tensor: square numbers, 2^N allowed (default 4096 65536 1048576)")

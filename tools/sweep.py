@@ -26,13 +26,11 @@ import numpy as np
 from dmlemu.tools.fidelity import LAYOUTS, layout_tensor
 from dmlemu.tools.operators import UsageError
 
-__all__ = ["SweepPoint", "OPERATOR_ARGS", "parse_override", "parse_size", "build_grid", "run_point",
+__all__ = ["SweepPoint", "parse_override", "parse_size", "build_grid", "run_point",
            "run_serial", "run_dask", "dask_available", "check_heatmap_axes", "COLUMNS", "write_csv", "read_csv", "format_table", "plot_sweep"]
 
-# The operators a sweep runs, with the scalar arguments of their kernels (CLIP and THRESHOLD at the
-# `dmlemu run` defaults).
-OPERATOR_ARGS = {"IDENTITY": {}, "THRESHOLD": {"min_value": 0.0}, "CLIP": {"min_value": -1.0, "max_value": 1.0},
-                 "IF": {}}
+# A sweep runs any operator `dmlemu run` runs (every one with a kernel), with the attributes `dmlemu run`
+# defaults to (tools/operators.py: CLIP -1..1, THRESHOLD 0, ...); its inputs take the layout's strides.
 # Preset fields a sweep may not override: names and identities, and what the functional model reads.
 _FIXED_FIELDS = ("key", "description", "vendor_id", "device_id", "sources", "wave_width", "native_fp16",
                  "supports_64bit", "max_feature_level", "uma", "valu_rate_cycles")
@@ -108,9 +106,6 @@ def build_grid(adapters, operators, dtypes, sizes, layouts, overrides=()):
     from dmlemu.tools.operators import OperatorRun, parse_data_type, parse_operator, preset_for, validate
     presets = [preset_for(a) for a in adapters]
     operators = [parse_operator(o) for o in operators]
-    for o in operators:
-        if o not in OPERATOR_ARGS:
-            raise UsageError(f"a sweep runs {', '.join(OPERATOR_ARGS)}; not {o}")
     dtypes = [parse_data_type(t) for t in dtypes]
     for layout in layouts:
         if layout not in LAYOUTS:
@@ -136,11 +131,11 @@ def build_grid(adapters, operators, dtypes, sizes, layouts, overrides=()):
                 if key not in checked:
                     side = math.isqrt(n)
                     try:
-                        validate(OperatorRun(operator, dtype, (side, side), **OPERATOR_ARGS[operator],
-                                             strides=_run_strides(operator, layout, side)), preset.key)
+                        validate(_operator_run(operator, dtype, layout, side), preset.key)
                         checked[key] = None
-                    except HResultError as e:    # e.g. CLIP has no FLOAT64: DirectML refuses the desc
-                        checked[key] = (preset.key, operator, dtype, " ".join(str(e).split()))
+                    except (HResultError, UsageError) as e:   # CLIP has no FLOAT64: DirectML refuses the
+                        checked[key] = (preset.key, operator, dtype, " ".join(str(e).split()))  # desc; CAST
+                        # needs an output type a sweep does not choose
                 if checked[key] is None:
                     points.append(SweepPoint(preset.key, operator, dtype, n, layout, combo))
                 else:
@@ -149,11 +144,14 @@ def build_grid(adapters, operators, dtypes, sizes, layouts, overrides=()):
                     for (a, o, t, why), count in skipped.items()]
 
 
-def _run_strides(operator, layout, side):
-    """Per-tensor strides for OperatorRun: every input with the layout's strides, the output packed."""
+def _operator_run(operator, dtype, layout, side):
+    """The OperatorRun of one point: a side x side tensor, every input read with the layout's strides
+    (a one-element tensor such as a quantization scale stays packed), the output packed."""
+    from dmlemu.tools.operators import OperatorRun
     spec, _ = layout_tensor(layout, "UINT8", side)
-    inputs = 3 if operator == "IF" else 1
-    return [spec.strides] * inputs + [None]
+    run = OperatorRun(operator, dtype, (side, side))
+    strides = [None if sizes != run.sizes else spec.strides for sizes in run.tensor_sizes()[:-1]] + [None]
+    return OperatorRun(operator, dtype, (side, side), strides=strides)
 
 
 # ---- one point ----------------------------------------------------------------------------------------
@@ -168,17 +166,25 @@ def run_point(point):
     from dmlemu.gpu import Gpu
     from dmlemu.traces.capture import capture
     preset = point.preset()
+    from dmlemu.golden import DATA_TYPES
+    from dmlemu.kernels.driver import TensorSpec
+    from dmlemu.tools.operators import operator_info
     side = math.isqrt(point.elements)
+    operator = _operator_run(point.operator, point.dtype, point.layout, side)
+    info = operator_info(operator, preset)
     specs, buffers = [], []
-    for dtype in (["UINT8", point.dtype, point.dtype] if point.operator == "IF" else [point.dtype]):
-        spec, size = layout_tensor(point.layout, dtype, side)
+    output = len(operator.tensor_types()) - 1
+    for index, (dtype, sizes) in enumerate(zip(operator.tensor_types(), operator.tensor_sizes())):
+        if sizes != operator.sizes:        # a one-element tensor (a quantization scale or zero point)
+            spec = TensorSpec(dtype, sizes, None, np.dtype(DATA_TYPES[dtype]).itemsize)
+            size = spec.total_bytes
+        else:
+            spec, size = layout_tensor("packed" if index == output else point.layout, dtype, side)
         specs.append(spec)
         buffers.append(np.zeros(size, np.uint8))
-    out, size = layout_tensor("packed", point.dtype, side)
-    specs.append(out)
-    buffers.append(np.zeros(size, np.uint8))
     gpu = Gpu(preset)
-    run = DirectRun(gpu, "ELEMENT_WISE_" + point.operator, specs, buffers, **OPERATOR_ARGS[point.operator])
+    run = DirectRun(gpu, operator.schema.name, specs, buffers, attributes=info.attributes,
+                    scale_bias=info.scale_bias)
     with capture(gpu, detail="dispatch") as cap:
         run.dispatch()
     run.free()
