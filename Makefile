@@ -24,10 +24,12 @@ TEST_WORKERS ?= auto
 test: $(STAMP)
 	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS)
 
-# Benchmarks: the CLIP FLOAT16 microkernel against the golden NumPy model, the cost of the timing
-# model and tracing (the large runs take a minute or two), then one kernel per instruction rate class.
+# Benchmarks: the CLIP FLOAT16 microkernel against the golden NumPy model, one operator per element-wise
+# class against it, the cost of the timing model and tracing (the large runs take a minute or two), then
+# one kernel per instruction rate class.
 bench: $(STAMP)
 	$(PY) bench/bench_clip.py
+	$(PY) bench/bench_element_wise.py
 	$(PY) bench/bench_timing.py
 	$(PY) bench/bench_rates.py
 
