@@ -59,6 +59,14 @@ class GraphSchema:
     tensors: tuple                  # TensorRole: the graph inputs, then the graph outputs
     in_place: bool = False
 
+    @property
+    def inputs(self):
+        return tuple(r for r in self.tensors if not r.is_output)
+
+    @property
+    def outputs(self):
+        return tuple(r for r in self.tensors if r.is_output)
+
 
 @dataclasses.dataclass(frozen=True)
 class GraphInfo:

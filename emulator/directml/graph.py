@@ -396,8 +396,10 @@ def fusable_edge(produced, read):
 
 
 def _fusable_operator(node):
+    """An element-wise operator of the kernels' table whose desc leaves no optional tensor out."""
     from dmlemu.kernels.element_wise_ops import OPERATORS   # lazily, as the mirror reaches the kernels
-    return not node.is_constant and node.info.schema.name in OPERATORS
+    return (not node.is_constant and node.info.schema.name in OPERATORS
+            and all(t is not None for t in node.info.tensors) and len(node.info.outputs) == 1)
 
 
 def group_tensors(plan, group):
