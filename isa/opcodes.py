@@ -297,10 +297,10 @@ define(mnemonic="v_xor_b32", opcode=0x20C, fmt="VOP2", operands=(VDST, VSRC, VSR
        doc="d = a ^ b", semantics=lambda a, b: a ^ b, **_VALU)
 define(mnemonic="v_cndmask_b32", opcode=0x20D, fmt="VOP2", operands=(VDST, VSRC, VSRC, VCCO),
        types=("b32", "b32", "b32", "mask"), doc="d = VCC ? b : a (per lane)",
-       semantics=lambda a, b, m: np.where(m, b, a), **_VALU)
+       semantics=nm.select, **_VALU)
 define(mnemonic="v_cndmask_b64", opcode=0x20E, fmt="VOP3", operands=(VDST, VSRC, VSRC, VCCO),
        types=("b64", "b64", "b64", "mask"), doc="d = VCC ? b : a (per lane, register pairs)",
-       semantics=lambda a, b, m: np.where(m, b, a), **_VALU)
+       semantics=nm.select, **_VALU)
 
 # Typed arithmetic. f32 and f64 use NumPy's correctly rounded ops; f16 is computed exactly in
 # float64 and rounded once to float16. All NaN results are canonical.

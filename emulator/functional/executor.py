@@ -16,6 +16,7 @@ from dmlemu.isa.encoding import decode
 from dmlemu.isa.operands import EXEC_LO, VCC_LO
 
 from dmlemu.functional.buffer_descriptor import unpack_buffer_descriptor
+from dmlemu.functional.wave import Ramp
 
 MAX_INSTRUCTIONS_PER_WAVE = 1 << 20
 _MASK_CODES = (EXEC_LO, VCC_LO)
@@ -131,6 +132,7 @@ def _record_access(ctx, batch, is_write, va, index, item_size, use, first):
         record.add_contiguous(ctx.pc, is_write, int(waves[0]), waves.size, va + first * item_size,
                               batch.width * item_size)
         return
+    index = np.broadcast_to(np.asarray(index), (batch.waves, batch.width))
     addresses = np.int64(va) + index.astype(np.int64) * item_size
     record.add_lanes(ctx.pc, is_write, waves, addresses, np.ones(index.shape, bool) if use is None else use)
 
@@ -159,7 +161,9 @@ def _vcmp(ctx, batch, entry, operands):
     a = batch.read(operands[1], entry.types[1])
     b = batch.read(operands[2], entry.types[2])
     result = entry.semantics(a, b)
-    batch.vcc = result & batch.exec  # inactive lanes read as 0 in VCC
+    # Inactive lanes read as 0 in VCC; with every lane active the result is VCC as it is (it may be
+    # one value per wave, (W, 1), when an operand is a Ramp).
+    batch.vcc = result if batch.exec_full else result & batch.exec
 
 
 def _scmp(ctx, batch, entry, operands):
@@ -248,13 +252,17 @@ def _element_indices(batch, operands, item_size):
     return offset >> np.uint32(shift) if shift else offset
 
 
-def _contiguous_start(index):
+def _contiguous_start(index, shape):
     """The first index when the lanes' indices are consecutive (lane order), else None.
 
     Packed tensors give every lane of every wave the next element, so a slice copy replaces the
-    gather or scatter (what a memory coalescer does). The test costs a cheap compare pass.
+    gather or scatter (what a memory coalescer does). On a Ramp (the prologue's element index and
+    byte offsets, wave.py) the test looks at one base and step per wave; on an array it costs a
+    compare pass.
     """
-    flat = index.reshape(-1)
+    if isinstance(index, Ramp):
+        return index.contiguous_start(shape[0])
+    flat = np.broadcast_to(index, shape).reshape(-1)
     first = int(flat[0])
     if int(flat[-1]) - first != flat.size - 1:
         return None
@@ -265,24 +273,35 @@ def _contiguous_start(index):
 
 def _load(ctx, batch, entry, operands):
     dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
-    index = np.broadcast_to(_element_indices(batch, operands, dtype.itemsize), (batch.waves, batch.width))
-    result = np.zeros((batch.waves, batch.width), dtype=dtype)
+    shape = (batch.waves, batch.width)
+    index = _element_indices(batch, operands, dtype.itemsize)
+    result = None
     for selector, dwords in _descriptor_groups(batch, operands[2]):
         data, size, va = _resolve(ctx, dwords)
         count = size // dtype.itemsize
+        first = _contiguous_start(index, shape) if selector is None and batch.exec_full else None
+        if first is not None and first + batch.waves * batch.width <= count:
+            # Hottest path (packed tensors): every lane active, the lanes' elements consecutive and
+            # in range, found on the Ramp's columns or by one compare pass: one slice copy.
+            # Copy: a register must not alias memory that a later store may change.
+            typed = data[:count * dtype.itemsize].view(dtype)
+            result = typed[first:first + batch.waves * batch.width].reshape(shape).copy()
+            n_active = result.size
+            _record_access(ctx, batch, False, va, index, dtype.itemsize, None, first)
+            ctx.stats.bytes_read += n_active * dtype.itemsize
+            ctx.stats.memory_bytes[ctx.pc] += n_active * dtype.itemsize
+            continue
+        index = np.broadcast_to(index, shape)
+        if result is None:
+            result = np.zeros(shape, dtype=dtype)
         active = batch.exec if selector is None else (batch.exec & selector[:, None])
         valid = index < np.uint32(count) if count < (1 << 32) else np.ones_like(index, dtype=bool)
         if selector is None and batch.exec_full and valid.all():
-            # Hot path: every lane active and in range: one slice copy or one gather.
+            # Hot path: every lane active and in range: one gather.
             typed = data[:count * dtype.itemsize].view(dtype)
-            first = _contiguous_start(index)
-            if first is not None:
-                # Copy: a register must not alias memory that a later store may change.
-                result = typed[first:first + index.size].reshape(index.shape).copy()
-            else:
-                result = typed.take(index)
+            result = typed.take(index)
             n_active = index.size
-            _record_access(ctx, batch, False, va, index, dtype.itemsize, None, first)
+            _record_access(ctx, batch, False, va, index, dtype.itemsize, None, None)
         else:
             use = active & valid
             n_active = int(active.sum())
@@ -315,22 +334,29 @@ def _store(ctx, batch, entry, operands):
         value = value.view(dtype)
     index = _element_indices(batch, operands, dtype.itemsize)
     shape = (batch.waves, batch.width)
-    index, value = np.broadcast_to(index, shape), np.broadcast_to(value, shape)
+    value = np.broadcast_to(value, shape)
     for selector, dwords in _descriptor_groups(batch, operands[2]):
         data, size, va = _resolve(ctx, dwords)
         count = size // dtype.itemsize
+        target = data[:count * dtype.itemsize].view(dtype) if count else None
+        first = _contiguous_start(index, shape) if selector is None and batch.exec_full else None
+        if first is not None and first + value.size <= count:
+            # Hottest path (packed tensors): every lane active, the lanes' elements consecutive and
+            # in range (a Ramp's columns or one compare pass tell): one slice copy.
+            target[first:first + value.size] = value.reshape(-1)
+            n_active = value.size
+            _record_access(ctx, batch, True, va, index, dtype.itemsize, None, first)
+            ctx.stats.bytes_written += n_active * dtype.itemsize
+            ctx.stats.memory_bytes[ctx.pc] += n_active * dtype.itemsize
+            continue
+        index = np.broadcast_to(index, shape)
         active = batch.exec if selector is None else (batch.exec & selector[:, None])
         valid = index < np.uint32(count) if count < (1 << 32) else np.ones_like(index, dtype=bool)
-        target = data[:count * dtype.itemsize].view(dtype) if count else None
         if selector is None and batch.exec_full and valid.all():
             # Hot path: every lane active and in range, one scatter (lane order: last write wins).
-            first = _contiguous_start(index)
-            if first is not None:
-                target[first:first + index.size] = value.reshape(-1)
-            else:
-                target[index.reshape(-1)] = value.reshape(-1)
+            target[index.reshape(-1)] = value.reshape(-1)
             n_active = index.size
-            _record_access(ctx, batch, True, va, index, dtype.itemsize, None, first)
+            _record_access(ctx, batch, True, va, index, dtype.itemsize, None, None)
         else:
             use = active & valid
             n_active = int(active.sum())

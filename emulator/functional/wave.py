@@ -15,6 +15,13 @@ lane. 64-bit values live in register pairs (low dword first); 16-bit values in t
 Speed trick: a vector register written with a 16-bit value keeps it as a uint16 array, which
 means the same as the zero-extended uint32 (it is widened only when read as 32 bits); this saves
 two full passes per FLOAT16 element in the FP16 kernels.
+Speed trick: a vector register whose lanes hold an arithmetic sequence, base + step * lane (mod 2^32)
+with a base and a step per wave (thread ids and the element indices and byte offsets a kernel's
+prologue derives from them), may be held as a `Ramp`: two (W, 1) columns instead of W x width
+lanes. Address arithmetic on it (add, subtract, multiply and shift by uniform values) then costs
+O(W), a compare against a uniform bound usually gives a (W, 1) mask, and a buffer access through it
+is known to be contiguous without looking at the lanes (executor.py). Anything else sees an
+ordinary uint32 array (`Ramp.values()`, made once).
 """
 import numpy as np
 
@@ -25,6 +32,186 @@ from dmlemu.isa.operands import EXEC_HI, EXEC_LO, NUM_SGPRS, NUM_VGPRS, SCC, VCC
 _ZERO = np.zeros((1, 1), dtype=np.uint32)
 _MASK32 = np.uint64(0xFFFFFFFF)
 _SHIFT32 = np.uint64(32)
+
+
+_U32_LIMIT = 0xFFFFFFFF
+# Ufuncs whose result on an arithmetic sequence and a uniform (or a second sequence) is again an
+# arithmetic sequence, mod 2^32: (b + s l) op u = (b op u) + (s op' u) l.
+_LINEAR = {np.add, np.subtract, np.multiply, np.left_shift}
+# Order comparisons: monotone in each operand, so on a sequence that does not wrap they hold for a
+# prefix or a suffix of the lanes, and the two end lanes decide whether for all or none.
+_MONOTONE = {np.greater, np.greater_equal, np.less, np.less_equal}
+
+
+def _uniform_u32(x):
+    """x as a (k, 1) uint32 column when it is one uint32 value per wave (or one for all), else None."""
+    if isinstance(x, np.generic):
+        return np.array(x).reshape(1, 1) if x.dtype == np.uint32 else None
+    if isinstance(x, np.ndarray) and x.dtype == np.uint32 and x.ndim == 2 and x.shape[1] == 1:
+        return x
+    return None
+
+
+class Ramp(np.lib.mixins.NDArrayOperatorsMixin):
+    """uint32 lanes base + step * lane (mod 2^32) of W waves: a vector register kept as two columns.
+
+    base and step are uint32 arrays of shape (W, 1) or (1, 1). It stands for the (W', width) array
+    `values()` (W' = the larger first dimension) wherever an array is expected: NumPy functions
+    and ufuncs that have no rule below, attributes and methods that are not defined here all see
+    that array, made once and read-only (registers are never written in place).
+
+    Exact rules, on the columns only (each is the lanes' result bit for bit):
+      add, subtract, multiply, left shift by uniform uint32 values (or add / subtract two ramps):
+          modular arithmetic distributes over b + s l;
+      right shift by k: when no lane wraps (b + s (width - 1) < 2^32) and b and s are multiples
+          of 2^k, (b + s l) >> k = (b >> k) + (s >> k) l;
+      >, >=, <, <= against a uniform value: when no lane wraps, the lanes increase (s >= 0), so
+          if the first and last lanes of every wave agree all lanes do: a (W, 1) result.
+    """
+
+    __slots__ = ("base", "step", "width", "_values", "_wraps")
+    dtype = np.dtype(np.uint32)
+    ndim = 2
+
+    def __init__(self, base, step, width):
+        self.base = base        # (W, 1) or (1, 1) uint32
+        self.step = step        # (W, 1) or (1, 1) uint32
+        self.width = width
+        self._values = None
+        self._wraps = None
+
+    @property
+    def shape(self):
+        return (max(self.base.shape[0], self.step.shape[0]), self.width)
+
+    @property
+    def size(self):
+        rows, width = self.shape
+        return rows * width
+
+    def values(self):
+        """The lanes as a read-only (W, width) uint32 array (computed on first use)."""
+        if self._values is None:
+            lanes = np.arange(self.width, dtype=np.uint32).reshape(1, self.width)
+            values = self.base + self.step * lanes
+            values.flags.writeable = False
+            self._values = values
+        return self._values
+
+    def __array__(self, dtype=None, copy=None):
+        values = self.values()
+        if dtype is not None and np.dtype(dtype) != values.dtype:
+            return values.astype(dtype)
+        return values.copy() if copy else values
+
+    def __getattr__(self, name):
+        # Any other ndarray attribute or method (flat, reshape, sum, T, ...) works on the lanes.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.values(), name)
+
+    def __getitem__(self, key):
+        return self.values()[key]
+
+    def view(self, dtype=None):
+        if dtype is None or np.dtype(dtype) == np.uint32:
+            return self
+        return self.values().view(dtype)
+
+    def astype(self, dtype, copy=True):
+        if np.dtype(dtype) == np.uint32 and not copy:
+            return self
+        return self.values().astype(dtype, copy=copy)
+
+    def take_waves(self, keep):
+        """The ramp of the waves where `keep` (W,) is true (WaveBatch.select)."""
+        pick = lambda c: c if c.shape[0] == 1 else c[keep]
+        return Ramp(pick(self.base), pick(self.step), self.width)
+
+    def _last(self):
+        """The last lane as uint64, exactly (no modular wrap), for the no-wrap tests."""
+        return self.base.astype(np.uint64) + self.step.astype(np.uint64) * np.uint64(self.width - 1)
+
+    def wraps(self):
+        """Whether some wave's lanes pass 2^32 (then they are not increasing); found once."""
+        if self._wraps is None:
+            self._wraps = bool((self._last() > _U32_LIMIT).any())
+        return self._wraps
+
+    def contiguous_start(self, rows):
+        """The first value when the flattened lanes of `rows` waves, wave after wave, are consecutive
+        integers first, first + 1, ... without wrapping; else None (O(W))."""
+        if not (self.step == 1).all():
+            return None
+        base = np.broadcast_to(self.base, (rows, 1)).reshape(-1).astype(np.int64)
+        first = int(base[0])
+        if first + rows * self.width - 1 > _U32_LIMIT:
+            return None
+        if rows > 1 and not (base == first + self.width * np.arange(rows, dtype=np.int64)).all():
+            return None
+        return first
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if method == "__call__" and not kwargs and len(inputs) == 2:
+            result = self._rule(ufunc, *inputs)
+            if result is not None:
+                return result
+        inputs = tuple(x.values() if isinstance(x, Ramp) else x for x in inputs)
+        return getattr(ufunc, method)(*inputs, **kwargs)
+
+    def _rule(self, ufunc, x, y):
+        """The exact column rule for ufunc(x, y), or None when there is none (see the class)."""
+        if ufunc in _LINEAR:
+            if isinstance(x, Ramp) and isinstance(y, Ramp):
+                if ufunc in (np.add, np.subtract) and x.width == y.width:
+                    return Ramp(ufunc(x.base, y.base), ufunc(x.step, y.step), x.width)
+                return None
+            if isinstance(x, Ramp):
+                u = _uniform_u32(y)
+                if u is None or (ufunc is np.left_shift and (u > 31).any()):
+                    return None
+                step = x.step if ufunc in (np.add, np.subtract) else ufunc(x.step, u)
+                return Ramp(ufunc(x.base, u), step, x.width)
+            u = _uniform_u32(x)
+            if u is None or ufunc is np.left_shift:
+                return None
+            step = y.step if ufunc is np.add else ufunc(np.uint32(0) if ufunc is np.subtract else u, y.step)
+            return Ramp(ufunc(u, y.base), step, y.width)
+        if ufunc is np.right_shift and isinstance(x, Ramp):
+            u = _uniform_u32(y)
+            if u is None or (u > 31).any() or x.wraps():
+                return None
+            low = (np.uint32(1) << u) - np.uint32(1)
+            if ((x.base | x.step) & low).any():
+                return None
+            return Ramp(x.base >> u, x.step >> u, x.width)
+        if ufunc in _MONOTONE:
+            ramp, other = (x, y) if isinstance(x, Ramp) else (y, x)
+            u = _uniform_u32(other)
+            if u is None or ramp.wraps():
+                return None
+            first = ramp.base
+            last = ramp._last().astype(np.uint32)     # exact: no wrap
+            ends = (ufunc(first, u), ufunc(last, u)) if ramp is x else (ufunc(u, first), ufunc(u, last))
+            if np.array_equal(*np.broadcast_arrays(*ends)):
+                return ends[0]
+        return None
+
+
+_DWORD_VIEWS = {name: dtype for name, (dtype, dwords) in TYPES.items() if dwords == 1 and np.dtype(dtype).itemsize == 4}
+_CONSTANTS = {}
+
+
+def _constant(operand, type_name):
+    """An inline constant or literal as a (1, 1) array of the type, made once per operand and type
+    (read-only: every instruction that names it shares the array)."""
+    key = (operand, type_name)
+    value = _CONSTANTS.get(key)
+    if value is None:
+        value = np.array(constant_value(operand, type_name)).reshape(1, 1)
+        value.flags.writeable = False
+        _CONSTANTS[key] = value
+    return value
 
 
 def pack_mask(mask, waves):
@@ -46,7 +233,7 @@ def unpack_mask(bits, waves, width):
 class WaveBatch:
     """W waves executing together: registers, masks and ids (see the module banner)."""
 
-    __slots__ = ("waves", "width", "sgpr", "vgpr", "exec", "exec_full", "vcc", "scc",
+    __slots__ = ("waves", "width", "sgpr", "vgpr", "exec", "exec_full", "exec_compact", "vcc", "scc",
                  "wave_index", "workgroup", "wave_in_group")
 
     def __init__(self, waves, width):
@@ -55,6 +242,7 @@ class WaveBatch:
         self.sgpr = [None] * NUM_SGPRS
         self.vgpr = [None] * NUM_VGPRS
         self.exec = np.ones((waves, width), dtype=bool)
+        self.exec_compact = self.exec   # EXEC as set, before broadcasting (e.g. (W, 1)): same lanes
         self.exec_full = True
         self.vcc = np.zeros((1, 1), dtype=bool)
         self.scc = np.zeros((1, 1), dtype=bool)
@@ -64,10 +252,17 @@ class WaveBatch:
 
     # ---- masks ------------------------------------------------------------------------------
     def set_exec(self, mask):
+        # A mask that is one value per wave ((W, 1), e.g. a compare on a Ramp) is kept as it came
+        # in `exec_compact` too: mask arithmetic, all() and any() on it cost O(W), not O(lanes).
+        mask = np.asarray(mask)
+        self.exec_compact = mask
         self.exec = np.broadcast_to(mask, (self.waves, self.width))
-        self.exec_full = bool(self.exec.all())
+        self.exec_full = bool(mask.all())
 
     def exec_any(self):
+        compact = self.exec_compact
+        if compact.ndim == 2 and compact.shape[0] == self.waves:
+            return compact.any(axis=1, keepdims=True)
         return self.exec.any(axis=1, keepdims=True)
 
     def ones(self):
@@ -91,11 +286,12 @@ class WaveBatch:
         def pick(a):
             if a is None or a.shape[0] == 1:
                 return a
+            if isinstance(a, Ramp):
+                return a.take_waves(keep)
             return a[keep]
         out.sgpr = [pick(a) for a in self.sgpr]
         out.vgpr = [pick(a) for a in self.vgpr]
-        out.exec = self.exec[keep]
-        out.exec_full = bool(out.exec.all())
+        out.set_exec(self.exec[keep])
         out.vcc, out.scc = pick(self.vcc), pick(self.scc)
         out.wave_index, out.workgroup, out.wave_in_group = (
             pick(self.wave_index), pick(self.workgroup), pick(self.wave_in_group))
@@ -124,11 +320,17 @@ class WaveBatch:
     def read(self, operand, type_name):
         """The operand's value as a NumPy array of the type (at least 2-D, broadcastable)."""
         if type_name == "mask":
-            return self.vcc if operand.code == VCC_LO else self.exec
-        if not operand.is_register:
-            return np.array(constant_value(operand, type_name)).reshape(1, 1)
-        dtype, dwords = TYPES[type_name]
+            return self.vcc if operand.code == VCC_LO else self.exec_compact
         code = operand.code
+        if code >= VGPR_BASE and type_name in _DWORD_VIEWS:
+            # Hot path: a 32-bit read of a vector register (a Ramp stays one for u32 / b32).
+            v = self.vgpr[code - VGPR_BASE]
+            if v is None:
+                return _ZERO.view(_DWORD_VIEWS[type_name])
+            return (v.astype(np.uint32) if v.dtype == np.uint16 else v).view(_DWORD_VIEWS[type_name])
+        if not operand.is_register:
+            return _constant(operand, type_name)
+        dtype, dwords = TYPES[type_name]
         if dwords == 1:
             if np.dtype(dtype).itemsize == 2:
                 if code >= VGPR_BASE and self.vgpr[code - VGPR_BASE] is not None and self.vgpr[code - VGPR_BASE].dtype == np.uint16:
@@ -145,7 +347,8 @@ class WaveBatch:
     def write(self, operand, type_name, value, masked):
         """Write a result; vector writes keep inactive lanes when `masked`."""
         dtype, dwords = TYPES[type_name]
-        value = np.asarray(value)
+        if not isinstance(value, Ramp):
+            value = np.asarray(value)
         if value.ndim < 2:
             value = value.reshape((1,) * (2 - value.ndim) + value.shape)
         code = operand.code

@@ -19,10 +19,11 @@ import numpy as np
 
 from dmlemu.dispatch_record import DispatchRecord
 from dmlemu.functional.executor import ExecutionStats, run
-from dmlemu.functional.wave import WaveBatch
+from dmlemu.functional.wave import Ramp, WaveBatch
 
-DEFAULT_BATCH_LANES = 1 << 17
+DEFAULT_BATCH_LANES = 1 << 19
 _ZERO_ID = np.zeros((1, 1), dtype=np.uint32)
+_ONE = np.ones((1, 1), dtype=np.uint32)
 
 
 def _keep_freed_memory():
@@ -43,8 +44,8 @@ def _keep_freed_memory():
     try:
         libc = ctypes.CDLL("libc.so.6")
         M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
-        libc.mallopt(M_MMAP_THRESHOLD, 4 << 20)
-        libc.mallopt(M_TRIM_THRESHOLD, 64 << 20)
+        libc.mallopt(M_MMAP_THRESHOLD, 32 << 20)
+        libc.mallopt(M_TRIM_THRESHOLD, 256 << 20)
     except (OSError, AttributeError):
         pass
 
@@ -112,7 +113,9 @@ class Dispatcher:
         for i, value in enumerate(launch.user_sgprs):
             batch.sgpr[i] = np.full((1, 1), value & 0xFFFFFFFF, dtype=np.uint32)
         batch.sgpr[len(launch.user_sgprs)] = group
-        thread = in_group * np.uint32(width) + np.arange(width, dtype=np.uint32).reshape(1, width)
+        # The thread ids, in_group * width + lane, as a Ramp (wave.py): no per-lane array until an
+        # instruction needs one; the prologue's index arithmetic and EXEC stay O(waves).
+        thread = Ramp(in_group * np.uint32(width), _ONE, width)
         batch.vgpr[0] = thread
         if launch.group_grid:
             self._grid_ids(batch, len(launch.user_sgprs), group, thread, launch.group_grid, launch.thread_grid)
