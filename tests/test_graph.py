@@ -835,3 +835,22 @@ def test_a_comparison_feeds_if_through_a_byte_kept_in_a_register():
     fa, fb = a.view(np.float32), b.view(np.float32)
     with np.errstate(invalid="ignore"):
         same_bits(out.view(np.float32), golden.clip(np.where(fa > fb, fa, fb), -1.0, 1.0))
+
+
+def test_a_graph_input_no_edge_uses_may_be_bound_as_none():
+    spec = dataclasses.replace(chain(), input_count=2, inputs=[(1, 0, 0)])   # graph input 0 feeds nothing
+    rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
+    graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE)
+    rig.initialize(graph)
+    rig.execute()
+    x = _random(X, 60)
+    a, out = rig.buffer(256), rig.buffer(256)
+    rig.write(a, x)
+    table = rig.table(graph)
+    table.BindInputs([DML_BINDING_DESC(Type=DML_BINDING_TYPE_NONE), buffer_binding(a)])
+    table.BindOutputs([buffer_binding(out)])
+    rig.recorder.RecordDispatch(rig.list, graph, table)
+    rig.execute()
+    assert removal(rig.dml) == (S_OK, "")
+    expected = golden.identity(golden.threshold(golden.clip(x.view(np.float32), -1.0, 2.0), 0.5), scale_bias=(3.0, 1.0))
+    same_bits(rig.read(out).view(np.float32), expected)
