@@ -1029,6 +1029,65 @@ def cast(x, output_type):
         return wide.astype(out)
 
 
+# ---- quantization ---------------------------------------------------------------------------------------------
+# QUANTIZE_LINEAR, DEQUANTIZE_LINEAR, QUANTIZED_LINEAR_ADD (docs/NUMERICS_ELEMENT_WISE.md, "Quantization"): FLOAT32
+# throughout whatever the half-precision flag says; a zero point left out (None) is 0. Scales and zero points of
+# other shapes broadcast the NumPy way (the kernels broadcast them through stride 0).
+def _quantized(value, zero_point, output_type):
+    """sat(rndne(value) + zero_point) of float32 `value`: round half to even (exact), add the zero point in
+    float32 (exact while |rndne(value)| < 2^24; beyond it the result saturates either way), then the FLOAT ->
+    integer rule (truncate, saturate to INT8 / UINT8, NaN -> 0)."""
+    zero = np.float32(0) if zero_point is None else np.asarray(zero_point).astype(np.float32)
+    with np.errstate(all="ignore"):
+        y = np.rint(np.asarray(value, np.float32)) + zero
+    return float_to_int(y, _as_dtype(output_type))
+
+
+def _dequantized(x, scale, zero_point):
+    """float32((x - zero_point)) * scale in float32: the difference exact (int64), converted once (exact below
+    2^24), the product rounded once; NaN canonical."""
+    x = np.asarray(x)
+    diff = x.astype(np.int64) - (0 if zero_point is None else np.asarray(zero_point).astype(np.int64))
+    with np.errstate(all="ignore"):
+        return _nm.canonicalize(_nm.int_to_float(diff, np.float32) * np.asarray(scale).astype(np.float32))
+
+
+def quantize_linear(x, scale, zero_point=None, output_type=None):
+    """ELEMENT_WISE_QUANTIZE_LINEAR: sat(rndne(x / scale) + zero_point) into INT8 or UINT8 (`output_type`,
+    default the zero point's type, else UINT8). x / scale is the IEEE quotient correctly rounded in float32
+    (FLOAT16 x and scale widened exactly; INT32 x rounded once to float32 first)."""
+    x = np.asarray(x)
+    xf = _nm.int_to_float(x, np.float32) if x.dtype.kind in "iu" else x.astype(np.float32)
+    with np.errstate(all="ignore"):
+        q = xf / np.asarray(scale).astype(np.float32)   # NumPy's float32 division: the IEEE quotient
+    if output_type is None:
+        output_type = np.asarray(zero_point).dtype if zero_point is not None else np.uint8
+    return _quantized(q, zero_point, output_type)
+
+
+def dequantize_linear(x, scale, zero_point=None, output_type=None):
+    """ELEMENT_WISE_DEQUANTIZE_LINEAR: (x - zero_point) * scale in float32 (see _dequantized), narrowed once to
+    FLOAT16 when the output (`output_type`, default the scale's type) is FLOAT16."""
+    y = _dequantized(x, scale, zero_point)
+    out = _as_dtype(output_type) if output_type is not None else np.asarray(scale).dtype
+    with np.errstate(over="ignore"):
+        return _nm.narrow_f16(y) if out == np.float16 else y
+
+
+def quantized_linear_add(a, a_scale, a_zero_point, b, b_scale, b_zero_point, output_scale, output_zero_point,
+                         output_type=None):
+    """ELEMENT_WISE_QUANTIZED_LINEAR_ADD: AValue = (A - AZeroPoint) * AScale and BValue likewise (each as
+    dequantize_linear), OutputValue = AValue + BValue, then sat(rndne(OutputValue / OutputScale) +
+    OutputZeroPoint), every step rounded in float32. `output_type` defaults to the output zero point's type,
+    else A's."""
+    with np.errstate(all="ignore"):
+        total = _dequantized(a, a_scale, a_zero_point) + _dequantized(b, b_scale, b_zero_point)
+        q = total / np.asarray(output_scale).astype(np.float32)
+    if output_type is None:
+        output_type = np.asarray(output_zero_point if output_zero_point is not None else a).dtype
+    return _quantized(q, output_zero_point, output_type)
+
+
 # ---- activations ----------------------------------------------------------------------------------------------
 def _activation_fn(name):
     """(fn(w, x, attributes, extra inputs) -> working result, canonical) of an activation by name."""
@@ -1152,6 +1211,9 @@ def _by_name():
         "ELEMENT_WISE_BIT_SHIFT_LEFT": lambda i, at, sb, h, o: bit_shift_left(*i),
         "ELEMENT_WISE_BIT_SHIFT_RIGHT": lambda i, at, sb, h, o: bit_shift_right(*i),
         "CAST": lambda i, at, sb, h, o: cast(i[0], o),
+        "ELEMENT_WISE_QUANTIZE_LINEAR": lambda i, at, sb, h, o: quantize_linear(*i, output_type=o),
+        "ELEMENT_WISE_DEQUANTIZE_LINEAR": lambda i, at, sb, h, o: dequantize_linear(*i, output_type=o),
+        "ELEMENT_WISE_QUANTIZED_LINEAR_ADD": lambda i, at, sb, h, o: quantized_linear_add(*i, output_type=o),
     }
     for kind in _COMPARISONS:
         table[f"ELEMENT_WISE_LOGICAL_{kind}"] = (lambda k: lambda i, at, sb, h, o: compare(k, *i, output_type=o))(kind)
@@ -1177,10 +1239,12 @@ def run(name, inputs, attributes=None, scale_bias=None, half_precision=False, ou
         name = name[len("DML_OPERATOR_"):]
     if name not in OPERATORS:
         raise KeyError(f"the golden model has no operator {name}")
-    return OPERATORS[name]([np.asarray(i) for i in inputs], dict(attributes or {}), scale_bias,
+    # None: an optional tensor the desc left out (QUANTIZE_LINEAR's ZeroPointTensor, ...)
+    return OPERATORS[name]([None if i is None else np.asarray(i) for i in inputs], dict(attributes or {}), scale_bias,
                            bool(half_precision), output_type)
 
 
+__all__ += ["quantize_linear", "dequantize_linear", "quantized_linear_add"]
 __all__ += ["add", "add1", "subtract", "multiply", "difference_square", "mean", "minimum", "maximum", "abs_",
             "negate", "sign", "clip1", "clip_grad", "clip_grad1", "divide", "modulus_truncate", "modulus_floor",
             "ceil", "floor", "round_", "compare", "logical", "is_nan", "is_infinity", "bit_and", "bit_or",

@@ -135,10 +135,16 @@ def division_magic(d):
     return magic & 0xFFFFFFFF, min(l, 1), max(l - 1, 0)
 
 
-def tensor_types(operator, data_type):
+def tensor_types(operator, data_type, output_type=None):
     """The data type of each tensor (binding order) when the operator's deciding tensor has `data_type`:
-    IF's condition is UINT8, comparisons write UINT8, every other tensor has `data_type`."""
+    IF's condition is UINT8, comparisons write UINT8, every other tensor has `data_type`; an operator with
+    `type_combos` takes its first tuple with `data_type` (and `output_type`, where given)."""
     op = OPERATORS[operator]
+    if op.type_combos:
+        for combo in op.type_combos:
+            if combo[op.type_tensor] == data_type and output_type in (None, combo[-1]):
+                return combo
+        raise NoKernel(f"dmlemu's kernel for {operator} has no variant with {data_type} and {output_type}")
     types = [data_type] * len(op.tensors)
     if op.type_tensor == 1:
         types[0] = "UINT8"
@@ -214,7 +220,7 @@ def _param_slots(op, act, types, compute):
 
 
 def variant_symbols(operator, data_type, packed, scale_bias, half, layout=LAYOUT, *, wide=False, types=None,
-                    activation=None):
+                    activation=None, absent=()):
     """The assembler symbols that select one variant of an operator's kernel source.
 
     `operator` is the operator's name without DML_OPERATOR_ (ELEMENT_WISE_CLIP), `data_type` a
@@ -223,8 +229,10 @@ def variant_symbols(operator, data_type, packed, scale_bias, half, layout=LAYOUT
     says (CAST); `packed`: every tensor dense and in the same order; `scale_bias`: the desc has a
     ScaleBias; `half`: FLOAT16 computed in FLOAT16; `wide`: a size or a stride of the general path
     needs more than 24 bits (32-bit multiply-adds); `activation`: the FusedActivation's name
-    (ACTIVATION_RELU) or None. Every variant also gets the byte offsets the kernel reads at: DESC_T0 ..
-    (descriptor table slot of each tensor) and one CB_<FIELD> per field of the constant buffer `layout`.
+    (ACTIVATION_RELU) or None; `absent`: the binding indices of optional tensors the desc left out (the
+    variant loads nothing for them; ABSENT_T<i> tells the body). Every variant also gets the byte offsets the
+    kernel reads at: DESC_T0 .. (descriptor table slot of each tensor) and one CB_<FIELD> per field of the
+    constant buffer `layout`, and each tensor's data type name TYPE_T<i> (OUT_TYPE: the output's).
     """
     op = OPERATORS[operator]
     act = _activation_row(activation)
@@ -266,7 +274,9 @@ def variant_symbols(operator, data_type, packed, scale_bias, half, layout=LAYOUT
         "IS_FLOAT": int(v.is_float), "IS_SIGNED": int(main.startswith("INT")), "IS_PAIR": int(v.pair),
         "BITS": 8 * v.size,
         **{f"HAS_T{t}": int(n > t) for t in range(2, MAX_TENSORS)},
-        **{f"INPUTS_{k}": int(n - 1 >= k) for k in range(2, MAX_TENSORS)},
+        **{f"INPUTS_{k}": int(n - 1 >= k and k - 1 not in absent) for k in range(2, MAX_TENSORS)},
+        **{f"ABSENT_T{t}": int(t in absent) for t in range(MAX_TENSORS)},
+        **{f"TYPE_T{t}": types[t] if t < n else "none" for t in range(MAX_TENSORS)}, "OUT_TYPE": types[-1],
         "LOAD_MIN_BIAS": int(op.scale_bias or bool(op.bounds)),
         "CVT_MIN": int("Min" in op.bounds and v.bound_cvt != "none"),
         "CVT_MAX": int("Max" in op.bounds and v.bound_cvt != "none"),
@@ -354,25 +364,33 @@ def variant_symbols(operator, data_type, packed, scale_bias, half, layout=LAYOUT
     return symbols
 
 
-def variant_name(operator, data_type, packed, scale_bias, half, wide=False, types=None, activation=None):
+def variant_name(operator, data_type, packed, scale_bias, half, wide=False, types=None, activation=None, absent=()):
     """The program name of one variant, e.g. element_wise_clip_float16_packed_sb."""
     to = ""
     if types is not None and tuple(types) != tensor_types(operator, data_type):
         to = "_to_" + types[-1].lower()
+        if OPERATORS[operator].type_combos:   # types varying apart: every tensor's (f32, u8, ..)
+            to = "_" + "_".join(_SHORT_TYPE[t] for t in types)
+    to += "".join(f"_no_t{i}" for i in absent)
     act = "" if activation is None else "_" + activation.lower()
     return (f"{operator.lower()}_{data_type.lower()}{to}{'_packed' if packed else ''}"
             f"{'_sb' if scale_bias else ''}{'_half' if half else ''}{'_wide' if wide else ''}{act}")
 
 
+_SHORT_TYPE = {"FLOAT32": "f32", "FLOAT16": "f16", "FLOAT64": "f64", "INT64": "i64", "INT32": "i32", "INT16": "i16",
+               "INT8": "i8", "UINT64": "u64", "UINT32": "u32", "UINT16": "u16", "UINT8": "u8"}
+
+
 @functools.lru_cache(maxsize=None)
 def build_program(operator, data_type, packed, scale_bias, half, layout=LAYOUT, wide=False, types=None,
-                  activation=None):
+                  activation=None, absent=()):
     """Assemble and decode one variant of an operator's kernel (cached)."""
     symbols = variant_symbols(operator, data_type, packed, scale_bias, half, layout, wide=wide, types=types,
-                              activation=activation)
+                              activation=activation, absent=absent)
     path = os.path.join(KERNEL_DIR, OPERATORS[operator].source)
     dwords = assemble_file(path, symbols)
-    return Program(dwords, variant_name(operator, data_type, packed, scale_bias, half, wide, types, activation))
+    return Program(dwords, variant_name(operator, data_type, packed, scale_bias, half, wide, types, activation,
+                                        absent))
 
 
 def registers_used(program):
@@ -471,17 +489,31 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
         attributes["Max"] = max_value
     if len(tensors) != len(op.tensors):
         raise ValueError(f"{operator} takes {len(op.tensors)} tensors, got {len(tensors)}")
-    types = tuple(t.data_type for t in tensors)
-    for t in types:
-        if t not in VARIANTS:
+    # Optional tensors the desc left out (None): the variant reads nothing for them; they take the data type
+    # their combination implies and the output's layout (so that they never change the addressing path).
+    absent = tuple(i for i, t in enumerate(tensors) if t is None)
+    for i in absent:
+        if i not in op.optional:
+            raise ValueError(f"{operator}'s tensor {i} ({op.tensors[i]}) is None; only optional tensors may be")
+    given = tuple(None if t is None else t.data_type for t in tensors)
+    for t in given:
+        if t is not None and t not in VARIANTS:
             raise ValueError(f"no kernel variant for {t}")
+    if op.type_combos:
+        combos = [c for c in op.type_combos if all(g in (None, c[i]) for i, g in enumerate(given))]
+        if not combos:
+            raise NoKernel(f"dmlemu's kernel for {operator} has no variant for the data types "
+                           f"{', '.join(str(g) for g in given)}")
+        types = combos[0]
+    else:
+        types = given
     data_type = types[op.type_tensor]
     if data_type not in op.types:
         raise NoKernel(f"dmlemu's kernel for {operator} serves {', '.join(op.types)}, not {data_type}")
     if op.output in ("any", "u32") and types[-1] not in op.output_types:
         raise NoKernel(f"dmlemu's kernel for {operator} has no {data_type} to {types[-1]} variant")
     expected = tensor_types(operator, data_type)
-    if types[:-1] != expected[:-1] or (op.output == "same" and types[-1] != expected[-1]):
+    if not op.type_combos and (types[:-1] != expected[:-1] or (op.output == "same" and types[-1] != expected[-1])):
         raise ValueError(f"{operator} has no kernel for the data types {', '.join(types)}")
     if scale_bias is not None and (not op.scale_bias or not VARIANTS[data_type].is_float):
         raise ValueError(f"ScaleBias is not supported for {data_type}" if op.scale_bias
@@ -494,7 +526,12 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
     data = tensors[-1]
     sizes = tuple(int(s) for s in data.sizes)
     elements = int(np.prod(sizes, dtype=np.int64))
-    strides = [tuple(t.strides) if t.strides is not None else packed_strides(t.sizes) for t in tensors]
+    own = [data if t is None else t for t in tensors]
+    # A dimension of size 1 where the output's is larger (QUANTIZED_LINEAR_ADD's one-element scales and zero
+    # points) is broadcast: stride 0 (its only coordinate is 0, so this changes no address).
+    strides = [tuple(0 if size == 1 else st for size, st in zip(t.sizes, t.strides if t.strides is not None
+                                                                    else packed_strides(t.sizes)))
+               for t in own]
     merged_sizes, merged_strides = merge_dimensions(sizes, strides)
     packed = len(merged_sizes) == 1 and all(s[0] == 1 for s in merged_strides)
     half = bool(half_precision) and data_type == "FLOAT16"
@@ -503,7 +540,7 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
                            or any(s >= 1 << 24 for strides_t in merged_strides for s in strides_t))
     variant_types = None if types == tensor_types(operator, data_type) else types
     program = build_program(operator, data_type, packed, scale_bias is not None, half, layout, wide,
-                            variant_types, activation)
+                            variant_types, activation, absent)
 
     if workgroup_size is None:
         workgroup_size = preset.workgroup_size if preset is not None else 256

@@ -12,4 +12,5 @@
 ; =============================================================================================
 .include "element_wise_head.inc"
 .include "element_wise_bodies.inc"
+.include "element_wise_quantize.inc"
 .include "element_wise_tail.inc"

@@ -24,6 +24,11 @@ says everything else, by name:
                 result by 1.0 so that a NaN leaves canonical, as arithmetic's does
   activation    the desc has a FusedActivation (ADD1)
   symbols       extra symbols for a body shared by several operators (e.g. the comparison)
+  type_combos   operators whose tensors' data types vary apart (QUANTIZE/DEQUANTIZE_LINEAR,
+                QUANTIZED_LINEAR_ADD): every data type tuple (binding order) the kernel serves; the
+                first one whose deciding tensor has a type is that type's default
+  optional      tensors (binding indices) the desc may leave out (None): the variant loads nothing
+                for them (the body sees ABSENT_T<i>) and their slot is bound DML_BINDING_TYPE_NONE
 
 The driver (kernels/driver.py) turns a row, the tensors' data types and the desc's flags into the
 assembler symbols of one variant; nothing else in the driver depends on the operator.
@@ -57,6 +62,8 @@ class ElementWiseOperator:
     output_types: tuple = ()        # output "u32" / "any": the output data types served
     body_name: str = ""             # a body shared with other operators (default: the operator's name)
     canonical: bool = False
+    type_combos: tuple = ()         # every data type tuple served, where the tensors' types vary apart
+    optional: tuple = ()            # binding indices of the tensors the desc may leave out
 
     @property
     def inputs(self):
@@ -140,6 +147,26 @@ _row(name="ELEMENT_WISE_BIT_SHIFT_RIGHT", tensors=BINARY, types=INTEGER_TYPES)
 # ---- conversion -------------------------------------------------------------------------------------------
 _row(name="CAST", tensors=UNARY, types=ALL_TYPES, output="any", output_types=ALL_TYPES, bits="cast",
      body_name="ELEMENT_WISE_CAST")
+# ---- quantization (bodies: element_wise_quantize.inc) -------------------------------------------------------
+# The tables of FL6.4: QUANTIZE_LINEAR FLOAT32/FLOAT16 (scale of the input's type) or INT32 (FLOAT32 scale) to
+# INT8/UINT8 (the zero point's type); DEQUANTIZE_LINEAR 8- to 32-bit integers (zero point of the input's type)
+# to FLOAT32/FLOAT16 (the scale's type); QUANTIZED_LINEAR_ADD INT8/UINT8 A, B and output (each with its zero
+# point), FLOAT32 scales of one element. The zero points are optional (FL6.2; QUANTIZED_LINEAR_ADD: FL4.0).
+_QUANT_OUT = ("UINT8", "INT8")
+_row(name="ELEMENT_WISE_QUANTIZE_LINEAR", tensors=("InputTensor", "ScaleTensor", "ZeroPointTensor", "OutputTensor"),
+     types=("FLOAT32", "FLOAT16", "INT32"), output="any", output_types=_QUANT_OUT, optional=(2,),
+     type_combos=tuple((x, "FLOAT32" if x == "INT32" else x, y, y) for x in ("FLOAT32", "FLOAT16", "INT32")
+                       for y in _QUANT_OUT))
+_INTS_8_TO_32 = ("INT32", "INT16", "INT8", "UINT32", "UINT16", "UINT8")
+_row(name="ELEMENT_WISE_DEQUANTIZE_LINEAR", tensors=("InputTensor", "ScaleTensor", "ZeroPointTensor", "OutputTensor"),
+     types=_INTS_8_TO_32, output="any", output_types=FLOAT_TYPES, optional=(2,),
+     type_combos=tuple((x, y, x, y) for x in _INTS_8_TO_32 for y in FLOAT_TYPES))
+_row(name="ELEMENT_WISE_QUANTIZED_LINEAR_ADD",
+     tensors=("ATensor", "AScaleTensor", "AZeroPointTensor", "BTensor", "BScaleTensor", "BZeroPointTensor",
+              "OutputScaleTensor", "OutputZeroPointTensor", "OutputTensor"),
+     types=("INT8", "UINT8"), output="any", output_types=("INT8", "UINT8"), optional=(2, 5, 7),
+     type_combos=tuple((a, "FLOAT32", a, b, "FLOAT32", b, "FLOAT32", y, y) for a in ("INT8", "UINT8")
+                       for b in (a, "UINT8" if a == "INT8" else "INT8") for y in (a, "UINT8" if a == "INT8" else "INT8")))
 # ---- activations (also FusedActivation bodies) ----------------------------------------------------------------
 _row(name="ACTIVATION_IDENTITY", tensors=UNARY, types=FLOAT_TYPES)
 _row(name="ACTIVATION_RELU", tensors=UNARY, types=FLOAT_TYPES + SIGNED_TYPES)

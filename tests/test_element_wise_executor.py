@@ -21,6 +21,8 @@ SAMPLE = [
     ("ELEMENT_WISE_CLIP_GRAD", "INT8", None), ("ELEMENT_WISE_IS_INFINITY", "FLOAT32", "UINT8"),
     ("CAST", "FLOAT64", "INT8"), ("CAST", "UINT32", "FLOAT16"), ("ACTIVATION_SHRINK", "FLOAT32", None),
     ("ACTIVATION_HARD_SWISH", "FLOAT16", None), ("ELEMENT_WISE_SIGN", "INT32", None),
+    ("ELEMENT_WISE_QUANTIZE_LINEAR", "FLOAT16", "INT8"), ("ELEMENT_WISE_DEQUANTIZE_LINEAR", "UINT32", "FLOAT16"),
+    ("ELEMENT_WISE_QUANTIZED_LINEAR_ADD", "UINT8", "INT8"),
 ]
 
 
@@ -29,7 +31,7 @@ SAMPLE = [
 def test_fast_and_reference_executors_agree(name, data_type, output_type, strided):
     rng = seeded("executor", name, data_type, strided)
     op = OPERATORS[name]
-    types = list(tensor_types(name, data_type))
+    types = list(tensor_types(name, data_type, output_type) if op.type_combos else tensor_types(name, data_type))
     if output_type is not None:
         types[-1] = output_type
     sizes = [3, 1, 5] if strided else [23]

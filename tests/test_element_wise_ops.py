@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from dmlemu import golden
 from dmlemu.direct_run import DirectRun
+from dmlemu.directml.operators import SCHEMAS_BY_NAME
 from dmlemu.gpu import Gpu
 from dmlemu.kernels.driver import TensorSpec, tensor_types
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS
@@ -96,29 +97,42 @@ def output_type_for(rng, name, data_type):
     return None
 
 
+def own_sizes(name, sizes):
+    """Each tensor's Sizes: `sizes`, or one element per dimension for the tensors the schema requires to hold
+    one element (QUANTIZED_LINEAR_ADD's scales and zero points, broadcast by the kernel)."""
+    single = set(SCHEMAS_BY_NAME[name].single_element) if name in SCHEMAS_BY_NAME else set()
+    return [(1,) * len(sizes) if field in single else tuple(sizes) for field in OPERATORS[name].tensors]
+
+
 def check_operator(name, data_type, sizes, *, rng, strides=None, offsets=None, attributes=None, scale_bias=None,
-                   half=False, width=8, output_type=None, payload=None, gpu=None):
-    """Run one case through the kernel and the golden model; assert bit equality of the whole output buffer."""
-    types = list(tensor_types(name, data_type))
-    if output_type is not None:
-        types[-1] = output_type
+                   half=False, width=8, output_type=None, payload=None, gpu=None, types=None, absent=()):
+    """Run one case through the kernel and the golden model; assert bit equality of the whole output buffer.
+    `types`: every tensor's data type (default: tensor_types); `absent`: optional tensors left out (None specs,
+    a garbage buffer the kernel must not read, None to the golden model)."""
+    if types is None:
+        types = list(tensor_types(name, data_type, output_type) if OPERATORS[name].type_combos
+                     else tensor_types(name, data_type))
+        if output_type is not None:
+            types[-1] = output_type
+    types = list(types)
     strides = strides or [None] * len(types)
     offsets = offsets or [16 * int(rng.integers(0, 3)) for _ in types]
     specs, buffers, inputs = [], [], []
-    for t, (dt, st_, off) in enumerate(zip(types, strides, offsets)):
-        nbytes = golden.calc_buffer_tensor_size(dt, sizes, st_)
-        specs.append(TensorSpec(dt, tuple(sizes), None if st_ is None else tuple(st_), nbytes))
+    for t, (dt, st_, off, own) in enumerate(zip(types, strides, offsets, own_sizes(name, sizes))):
+        nbytes = golden.calc_buffer_tensor_size(dt, own, st_)
+        specs.append(None if t in absent else TensorSpec(dt, own, None if st_ is None else tuple(st_), nbytes))
         buf = rng.integers(0, 256, size=off + nbytes + GUARD, dtype=np.uint8)
         if t < len(types) - 1:
-            values = payload[t] if payload is not None else random_values(rng, golden.DATA_TYPES[dt], sizes)
-            golden.scatter(buf, off, np.resize(values, sizes).astype(golden.DATA_TYPES[dt]), st_)
+            values = payload[t] if payload is not None else random_values(rng, golden.DATA_TYPES[dt], own)
+            golden.scatter(buf, off, np.resize(values, own).astype(golden.DATA_TYPES[dt]), st_)
         buffers.append(buf)
     gpu = gpu or Gpu(TEACHING, wave_width=width)
     run = DirectRun(gpu, name, specs, buffers, offsets=offsets, attributes=attributes, scale_bias=scale_bias,
                     half_precision=half)
     stats = run.dispatch()
-    inputs = [golden.gather(b, o, golden.DATA_TYPES[dt], sizes, s)
-              for b, o, dt, s in zip(buffers[:-1], offsets[:-1], types[:-1], strides[:-1])]
+    inputs = [None if t in absent else golden.gather(b, o, golden.DATA_TYPES[dt], own, s)
+              for t, (b, o, dt, s, own) in enumerate(zip(buffers[:-1], offsets[:-1], types[:-1], strides[:-1],
+                                                         own_sizes(name, sizes)))]
     result = golden.run(name, inputs, attributes, scale_bias, half, output_type=types[-1])
     expected = buffers[-1].copy()
     golden.scatter(expected, offsets[-1], np.asarray(result).astype(golden.DATA_TYPES[types[-1]]), strides[-1])
@@ -129,7 +143,8 @@ def check_operator(name, data_type, sizes, *, rng, strides=None, offsets=None, a
         want = np.asarray(result).astype(golden.DATA_TYPES[types[-1]]).reshape(-1)
         bits = lambda a: a.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize])
         diff = np.flatnonzero(bits(out) != bits(want))
-        shown = [(tuple(np.asarray(i).reshape(-1)[k] for i in inputs), out[k], want[k]) for k in diff[:4]]
+        shown = [(tuple(np.broadcast_to(i, sizes).reshape(-1)[k] for i in inputs if i is not None), out[k], want[k])
+                 for k in diff[:4]]
         raise AssertionError(f"{name} {types} sizes={sizes} strides={strides} attributes={attributes} "
                              f"sb={scale_bias} half={half}: {bad.size} bytes differ; (inputs, kernel, golden): "
                              f"{shown}")
@@ -157,7 +172,7 @@ def test_every_operator_and_data_type_with_special_values(name, data_type):
         sb = (float(rng.normal()), float(rng.normal())) if op.scale_bias and floats and ndim == 8 else None
         check_operator(name, data_type, sizes, rng=rng, strides=strides, gpu=gpu, half=half, scale_bias=sb,
                        attributes=random_attributes(rng, name, data_type),
-                       output_type=output_type_for(rng, name, data_type))
+                       output_type=output_type_for(rng, name, data_type), absent=op.optional if ndim == 3 else ())
 
 
 @pytest.mark.parametrize("name", NEW)
@@ -181,7 +196,8 @@ def test_random_types_ranks_strides_and_broadcasting_per_operator(name, data):
                    half=data_type == "FLOAT16" and data.draw(st.booleans()), scale_bias=sb,
                    attributes=random_attributes(rng, name, data_type),
                    output_type=output_type_for(rng, name, data_type),
-                   width=data.draw(st.sampled_from([4, 8, 32, 64])))
+                   width=data.draw(st.sampled_from([4, 8, 32, 64])),
+                   absent=tuple(i for i in op.optional if data.draw(st.booleans())))
 
 
 BINARY_CASES = [(name, dt) for name in NEW for dt in OPERATORS[name].types

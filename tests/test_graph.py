@@ -638,6 +638,9 @@ def test_dmlemu_graph_prints_the_example_partition_level_by_level(capsys):
                           "input 0, graph input 1; writes graph output 1, graph output 0; in registers: scale, floor, "
                           "clip"]
     assert lines[4] == "binding: 4 descriptors, temporary resource 0 bytes, persistent resource 2048 bytes"
+    assert main(["graph", "--source"]) == 0
+    source = capsys.readouterr().out
+    assert source.count("buffer_load_") == 2 and source.count("buffer_store_") == 2   # x and mask read once each
     assert main(["graph", "--no-fuse"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[:2] == ["graph: 5 nodes (5 operators), 2 inputs, 2 outputs; FLOAT32 [256, 1024]",

@@ -513,6 +513,10 @@ def cmd_graph(args):
     spec = EXAMPLE if args.file is None else load_graph(args.file)
     graph = compile_graph(spec, args.adapter, fuse=not args.no_fuse)
     print(format_partition(graph, spec))
+    if args.source:
+        for unit in graph._units:
+            if unit.source is not None:
+                print(f"\n; ==== dispatch {unit.index + 1} ({unit.name}): the fused kernel\n{unit.source}", end="")
     if args.plot:
         plot_partition(graph, args.plot)
         print(f"wrote {args.plot}")
@@ -688,6 +692,7 @@ def build_parser():
                                                                  "default: a built-in example)")
     p.add_argument("--plot", metavar="FILE.png", help="also draw the partition into FILE.png")
     p.add_argument("--no-fuse", action="store_true", help="one dispatch per operator node (no fused kernels)")
+    p.add_argument("--source", action="store_true", help="also print each fused kernel's generated assembly")
     p.add_argument("--adapter", metavar="KEY", help="adapter preset (default: the default adapter)")
     p.set_defaults(handler=cmd_graph)
 

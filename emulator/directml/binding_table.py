@@ -219,15 +219,22 @@ class IDMLBindingTable(IDMLDeviceChild):
         if not bindings:
             return None
         op = compiled._schema.c_name
+        # The schema's roles name every tensor, a left-out optional one (None in `tensors`) included.
+        roles = compiled._schema.inputs if method == "BindInputs" else compiled._schema.outputs
         if len(bindings) != len(tensors):
-            names = ", ".join(t.field for t in tensors)
+            names = ", ".join(r.field for r in roles)
             kind = "input" if method == "BindInputs" else "output"
             raise VoidMisuse(f"{method} got {len(bindings)} bindings; {op} has {len(tensors)} {kind}"
                          f"{'s' if len(tensors) != 1 else ''} ({names}), and the count must match exactly.")
         bound = []
-        for i, (binding, tensor) in enumerate(zip(bindings, tensors)):
-            where = f"{method}[{i}] ({tensor.field})"
-            role = next(r for r in compiled._schema.tensors if r.field == tensor.field)
+        for i, (binding, tensor, role) in enumerate(zip(bindings, tensors, roles)):
+            where = f"{method}[{i}] ({role.field})"
+            if tensor is None:   # an optional tensor the desc left out: DML_BINDING_TYPE_NONE only
+                if self._binding_type(binding, where) != DML_BINDING_TYPE_NONE:
+                    raise VoidMisuse(f"{where} is {self._binding_type(binding, where).name}; {role.field} was left "
+                                     f"out of the operator desc (None), so it must be DML_BINDING_TYPE_NONE.")
+                bound.append(None)
+                continue
             bound.append(self._bind_one(binding, where, tensor, role.optional or tensor.owned_by_dml))
             if tensor.owned_by_dml and bound[-1] is not None:
                 raise VoidMisuse(f"{where} binds {_d3d12.label(bound[-1].resource)}, but {tensor.field} is "
@@ -362,6 +369,10 @@ class IDMLBindingTable(IDMLDeviceChild):
                     raise VoidMisuse(f"{where}.Bindings[{j}] is {describe(entry)}; it must be a DML_BUFFER_BINDING.")
                 if entry.Buffer is None:
                     continue
+                if tensor is None:
+                    raise VoidMisuse(f"{where}.Bindings[{j}] has a Buffer, but that optional tensor was left out of "
+                                     f"{compiled._schema.c_name}'s desc (None); only DML-owned tensors are bound at "
+                                     f"initialization.")
                 if not tensor.owned_by_dml:
                     raise VoidMisuse(f"{where}.Bindings[{j}] ({tensor.field}) has a Buffer, but {tensor.field} is not "
                                  f"DML_TENSOR_FLAG_OWNED_BY_DML; only DML-owned tensors are bound at initialization.")

@@ -124,8 +124,9 @@ class IDMLCommandRecorder(IDMLDeviceChild):
         else:
             bound = table._tensor_bindings()
             for tensor, binding in zip(compiled._info.tensors, bound):
-                # total_bytes 0: a graph input no edge uses (compiled_graph.py), which needs no binding
-                if binding is None and not tensor.owned_by_dml and tensor.total_bytes:
+                # total_bytes 0: a graph input no edge uses (compiled_graph.py), which needs no binding;
+                # None: an optional tensor the desc left out (bound as DML_BINDING_TYPE_NONE)
+                if binding is None and tensor is not None and not tensor.owned_by_dml and tensor.total_bytes:
                     method = "BindOutputs" if tensor.is_output else "BindInputs"
                     raise VoidMisuse(f"{schema.c_name} has no binding for {tensor.field}; call {method} before "
                                      f"RecordDispatch.")
@@ -222,7 +223,7 @@ class IDMLCommandRecorder(IDMLDeviceChild):
                     raise VoidMisuse(f"the initializer's BindOutputs[{k}] binds no persistent resource for "
                                      f"{compiled._schema.c_name}, which needs {size} bytes (PersistentResourceSize).")
                 for j, (tensor, binding) in enumerate(zip(compiled._info.inputs, bound)):
-                    if tensor.owned_by_dml and binding is None:
+                    if tensor is not None and tensor.owned_by_dml and binding is None:
                         raise VoidMisuse(f"the initializer's BindInputs[{k}].Bindings[{j}] binds nothing for "
                                          f"{tensor.field} of {compiled._schema.c_name}, which is "
                                          f"DML_TENSOR_FLAG_OWNED_BY_DML: its data is bound at initialization.")
@@ -283,7 +284,7 @@ class DispatchCommand:
         checks here (a misuse removes the DML device and skips the dispatch). False when skipped."""
         c_name = compiled._schema.c_name
         for tensor, binding in zip(compiled._info.tensors, bound):
-            if binding is None:
+            if binding is None and tensor is not None:   # None: a left-out optional tensor, bound as NONE
                 device._remove(f"ExecuteCommandLists: {c_name} has no binding for {tensor.field}; the dispatch is "
                                f"skipped.")
                 return False

@@ -10,7 +10,8 @@ input. Every execution reads them in the bound persistent resource, so an execut
 initialization left there.
 
 Binding properties: one descriptor per tensor (binding order: inputs, then outputs; an owned input's
-slot describes its copy in the persistent resource), no temporary resource, and a persistent
+slot describes its copy in the persistent resource; an optional tensor the desc left out keeps its slot,
+bound as DML_BINDING_TYPE_NONE, which the kernel never reads), no temporary resource, and a persistent
 resource of `persistent_layout` bytes: the constants at 0, then each owned input at the next multiple
 of DML_PERSISTENT_BUFFER_ALIGNMENT. Like every DirectML compiled operator it must be initialized (an
 IDMLOperatorInitializer dispatch) before it executes.
@@ -77,7 +78,9 @@ class IDMLCompiledOperator(IDMLDispatchable):
     def _compile(self, preset):
         compile_operator, TensorSpec = kernel_compiler()
         info = self._info
-        specs = [TensorSpec(t.type_name, t.sizes, t.strides, t.total_bytes) for t in info.tensors]
+        # A left-out optional tensor (None) stays None: the kernel variant reads nothing for it.
+        specs = [None if t is None else TensorSpec(t.type_name, t.sizes, t.strides, t.total_bytes)
+                 for t in info.tensors]
         kwargs = {}
         if info.scale_bias is not None:
             kwargs["scale_bias"] = (float(info.scale_bias[0]), float(info.scale_bias[1]))
@@ -151,7 +154,7 @@ def persistent_layout(inputs, constants_bytes):
     align = lambda n: -(-n // DML_PERSISTENT_BUFFER_ALIGNMENT) * DML_PERSISTENT_BUFFER_ALIGNMENT
     regions, end = [(None, 0)], align(constants_bytes)
     for index, tensor in enumerate(inputs):
-        if tensor.owned_by_dml:
+        if tensor is not None and tensor.owned_by_dml:   # None: a left-out optional tensor
             regions.append((index, end))
             end = align(end + tensor.total_bytes)
     return regions, end

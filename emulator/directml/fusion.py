@@ -16,6 +16,8 @@ reading one another through edges whose two ends have one DataType and one layou
         (the producer's tail narrows as before its store), and fusion never changes a bit;
       - the store of a value only stages read replaced by a copy into a register kept for it
         (above every register a stage uses); a value also read outside the group is stored too;
+      - a memory input several stages read loaded once: the first of them keeps the loaded value
+        (copied once its load lands, at the stage's s_waitcnt), the later ones copy it;
       - its descriptor slots and offsets those of the group's memory tensors, its constant buffer
         fields (Min, Max, Scale, Bias, PARAM ..) read from its own block of the fused constant
         buffer, its labels renamed apart ("done" is the fused kernel's end)
@@ -141,6 +143,10 @@ def compile_fused(plan, group, inputs, outputs, kernels, half_precision, workgro
     slot_of_input = {kj: i for i, ks in enumerate(inputs) for kj in ks}
     slot_of_output = {ko: len(inputs) + i for i, ko in enumerate(outputs)}
     members = set(group)
+    # A memory input read by several stages is loaded by the first and copied by the later ones.
+    position_of = {k: p for p, k in enumerate(group)}
+    first_reader = {i: min(position_of[k] for k, _ in ks) for i, ks in enumerate(inputs)}
+    shared = {i for i, ks in enumerate(inputs) if len({position_of[k] for k, _ in ks}) > 1}
     stages, blocks, at = [], [header], _align(len(header), BLOCK_ALIGNMENT)
     for position, k in enumerate(group):
         info = nodes[k].info
@@ -155,7 +161,14 @@ def compile_fused(plan, group, inputs, outputs, kernels, half_precision, workgro
         for i in range(count - 1):
             slot = slot_of_input.get((k, i))
             symbols[f"DESC_T{i}"] = (slot or 0) * DESCRIPTOR_SIZE
-            symbols[f"OFF_T{i}"] = offsets[slot] if slot is not None else f"@IN{i}@"
+            if slot is None:
+                symbols[f"OFF_T{i}"] = f"@IN{i}@"          # produced by an earlier stage
+            elif slot in shared and first_reader[slot] < position:
+                symbols[f"OFF_T{i}"] = f"@EXT{slot}@"      # loaded by an earlier stage
+            elif slot in shared:
+                symbols[f"OFF_T{i}"] = f"{offsets[slot]}@LOAD{slot}@"   # this stage loads it for the later ones
+            else:
+                symbols[f"OFF_T{i}"] = offsets[slot]
         out_slot = slot_of_output.get((k, 0))
         symbols[f"DESC_T{count - 1}"] = (out_slot or 0) * DESCRIPTOR_SIZE
         symbols[f"OFF_T{count - 1}"] = symbols["OFF_OUT"] = offsets[out_slot] if out_slot is not None else "@OUT@"
@@ -175,12 +188,16 @@ def compile_fused(plan, group, inputs, outputs, kernels, half_precision, workgro
             width = 2 if nodes[k].info.outputs[0].element_size == 8 else 1
             kept[k] = [kept_base + i for i in range(width)]
             kept_base += 2
+    loaded = {}                         # memory input -> the register(s) keeping its loaded value
+    for slot in sorted(shared):
+        loaded[slot] = [kept_base, kept_base + 1]
+        kept_base += 2
     if kept_base > 256:
         raise ValueError(f"fusion: the group keeps values up to v{kept_base - 1}; a wave has 256 VGPRs")
     lines = []
     for position, (k, stage) in enumerate(zip(group, stages)):
         lines.append(f"; ---- stage {position + 1}: {nodes[k].label}, {nodes[k].kind}")
-        lines += _stage(stage, k, position, plan, members, kept)
+        lines += _stage(stage, k, position, plan, members, kept, loaded)
     lines += ["done:", "    s_endpgm"]
     source = '.include "prologue.inc"\n.include "address.inc"\n' + "\n".join(lines) + "\n"
     program_name = "fused_" + "_".join(nodes[k].kind.replace("ELEMENT_WISE_", "").lower() for k in group)
@@ -192,10 +209,13 @@ def compile_fused(plan, group, inputs, outputs, kernels, half_precision, workgro
     return CompiledKernel("FUSED", program, constants, len(tensors), elements, workgroup_size), source
 
 
-def _stage(stage, k, position, plan, members, kept):
+def _stage(stage, k, position, plan, members, kept, loaded):
     """One node's preprocessed lines as a stage of the fused kernel (see the module docstring)."""
-    out = []
+    out, pending = [], []               # pending: copies of loaded values to make once the loads land
     internal = {int(m.group(1)) for _, line in stage for m in [re.search(r"@IN(\d+)@", line)] if m}
+    # ... and the memory inputs an earlier stage loaded: tensor t's descriptor is s[8 + 4t : 11 + 4t]
+    internal |= {(int(re.search(r"s\[(\d+):\d+\]", line.split(",")[2]).group(1)) - 8) // 4
+                 for _, line in stage if "@EXT" in line}
     if any("@OUT@" in line for _, line in stage):
         internal.add(len(plan.nodes[k].info.tensors) - 1)
     labels = {line[:-1] for where, line in stage if line.endswith(":")} - {"done"}
@@ -212,6 +232,21 @@ def _stage(stage, k, position, plan, members, kept):
         if rename is not None:
             line = rename.sub(lambda m: f"{m.group(1)}_s{position + 1}", line)
         mnemonic, operands = _operands(line)
+        if mnemonic == "s_waitcnt" and pending:
+            out.append("    " + line)
+            out += pending                            # the shared inputs' loaded values, kept for later stages
+            pending = []
+            continue
+        shared = re.search(r"@EXT(\d+)@", line)
+        if shared is not None:                        # a memory input an earlier stage loaded: copy it
+            destination = _registers(operands[0])
+            out += [f"    v_mov_b32 v{d}, v{s}" for d, s in zip(destination, loaded[int(shared.group(1))])]
+            continue
+        first = re.search(r"@LOAD(\d+)@", line)
+        if first is not None:                         # this stage loads it; later stages copy it
+            line = line.replace(first.group(0), "")
+            destination = _registers(_operands(line)[1][0])
+            pending += [f"    v_mov_b32 v{s}, v{d}" for d, s in zip(destination, loaded[int(first.group(1))])]
         marker = re.search(r"@IN(\d+)@", line)
         if marker is not None:                        # an input another stage produced: copy its kept value
             source = plan.sources[(k, int(marker.group(1)))]
