@@ -1137,7 +1137,7 @@ def _activation_fn(name):
     return {"ACTIVATION_RELU": relu, "ACTIVATION_LEAKY_RELU": leaky, "ACTIVATION_PARAMETERIZED_RELU": prelu,
             "ACTIVATION_LINEAR": linear, "ACTIVATION_HARD_SIGMOID": hard_sigmoid, "ACTIVATION_HARD_SWISH": hard_swish,
             "ACTIVATION_SHRINK": shrink, "ACTIVATION_THRESHOLDED_RELU": thresholded,
-            "ACTIVATION_RELU_GRAD": relu_grad, "ACTIVATION_IDENTITY": identity_}[name]
+            "ACTIVATION_RELU_GRAD": relu_grad, "ACTIVATION_IDENTITY": identity_, **_MATH_ACTIVATIONS}[name]
 
 
 def _register_dtype(dtype):
@@ -1170,6 +1170,380 @@ def activation(name, x, *extra, half_precision=False, **attributes):
         y, canonical = _activation_fn("ACTIVATION_" + name)(w, w.widen(arrays[0]), attributes,
                                                             [w.widen(e) for e in arrays[1:]])
         return w.finish(y, canonical)
+
+
+# ---- transcendental functions and their activations -----------------------------------------------------------
+# The same sequences of rounded steps as kernels/element_wise_math.inc and its math_*.inc functions, step for
+# step (each line below is one instruction there), with the constants of kernels/element_wise_math.py. The
+# algorithms and special cases are written down in docs/NUMERICS_ELEMENT_WISE.md.
+from dmlemu.kernels.element_wise_math import constants as _math_constants   # noqa: E402  (a table of numbers)
+
+
+class _Math:
+    """The instruction-level steps of one compute type (float32, or float16 with half precision), on arrays."""
+
+    def __init__(self, dtype):
+        self.dt = np.dtype(dtype)
+        self.k = {name: np.asarray(v, dtype=self.dt) for name, v in _math_constants(self.dt).items()}
+        self.uint = _BITS[self.dt.itemsize]
+        self.sign_bit = self.uint.type(1 << (8 * self.dt.itemsize - 1))
+        self.one, self.zero = np.asarray(1, self.dt), np.asarray(0, self.dt)
+
+    def _a(self, x):
+        return np.asarray(x, dtype=self.dt)
+
+    def _binary(self, fn, a, b):
+        with np.errstate(all="ignore"):
+            if self.dt == np.float16:
+                return _nm.f16_arith(fn, self._a(a), self._a(b))
+            return _nm.canonicalize(np.asarray(fn(self._a(a), self._a(b)), dtype=self.dt))
+
+    def add(self, a, b):
+        return self._binary(np.add, a, b)
+
+    def sub(self, a, b):
+        return self._binary(np.subtract, a, b)
+
+    def mul(self, a, b):
+        return self._binary(np.multiply, a, b)
+
+    def fma(self, a, b, c):
+        a, b, c = np.broadcast_arrays(self._a(a), self._a(b), self._a(c))
+        return np.asarray(_nm.fused_multiply_add(a, b, c), dtype=self.dt)
+
+    def div(self, a, b):
+        a, b = np.broadcast_arrays(self._a(a), self._a(b))
+        return np.asarray(_nm.divide(a, b), dtype=self.dt)
+
+    def exp2(self, x):
+        return np.asarray(_nm.exp2(self._a(x), self.dt), dtype=self.dt)
+
+    def log2(self, x):
+        return np.asarray(_nm.log2(self._a(x), self.dt), dtype=self.dt)
+
+    def rcp(self, x):
+        return np.asarray(_nm.reciprocal(self._a(x), self.dt), dtype=self.dt)
+
+    def sqrt(self, x):
+        return np.asarray(_nm.square_root(self._a(x), self.dt), dtype=self.dt)
+
+    def sin_rev(self, x):
+        return np.asarray(_nm.sin_revolutions(self._a(x), self.dt), dtype=self.dt)
+
+    def cos_rev(self, x):
+        return np.asarray(_nm.cos_revolutions(self._a(x), self.dt), dtype=self.dt)
+
+    def rndne(self, x):
+        return _nm.round_integral(self._a(x), "rndne")
+
+    def trunc(self, x):
+        return _nm.round_integral(self._a(x), "trunc")
+
+    def fract(self, x):
+        return _nm.fract(self._a(x))
+
+    def cls(self, x, mask):
+        return _nm.class_test(self._a(x), mask)
+
+    def neg(self, x):        # v_xor_b32 with the sign bit: bits, NaN included
+        return (self._a(x).view(self.uint) ^ self.sign_bit).view(self.dt)
+
+    def abs(self, x):        # v_and_b32 with the magnitude mask
+        return (self._a(x).view(self.uint) & self.uint.type(~int(self.sign_bit) & (int(self.sign_bit) * 2 - 1))
+                ).view(self.dt)
+
+    def sign_of(self, x):    # +-1.0 with x's sign bit (v_and_b32 then v_or_b32)
+        return ((self._a(x).view(self.uint) & self.sign_bit) | self.one.view(self.uint)).view(self.dt)
+
+    def sel(self, mask, b, a):   # v_cndmask_b32: mask ? b : a, bits
+        a, b = np.broadcast_arrays(self._a(a), self._a(b))
+        return np.where(mask, b, a)
+
+    def poly(self, name, degree, x):
+        """Horner with fma: c_n, then c = c * x + c_k for k = n - 1 .. 0."""
+        c = np.broadcast_to(self.k[f"{name}{degree}"], np.shape(x))
+        for k in range(degree - 1, -1, -1):
+            c = self.fma(c, x, self.k[f"{name}{k}"])
+        return c
+
+    # ---- the shared functions (math_*.inc) ------------------------------------------------------------
+    def exp(self, x, halved=False):
+        k = self.k
+        y = self.mul(x, k["LOG2E_HI"])
+        e = self.fma(x, k["LOG2E_HI"], self.neg(y))
+        e = self.fma(x, k["LOG2E_LO"], e)
+        c = self.mul(e, k["LN2_HI"])
+        if halved:
+            y = self.sub(y, 1)
+        p = self.exp2(y)
+        return self.sel(self.cls(p, 0x240), p, self.fma(p, c, p))
+
+    def expm1(self, x):
+        large = self.add(self.exp(x), -1)
+        small = self.fma(self.mul(x, x), self.poly("EXPM1_P", 7, x), x)
+        with np.errstate(invalid="ignore"):
+            r = self.sel(self.abs(x) < 0.5, small, large)
+            return self.sel(self._a(x) == 0, x, r)
+
+    def log(self, x):
+        l = self.log2(x)
+        return self.fma(l, self.k["LN2_HI"], self.mul(l, self.k["LN2_LO"]))
+
+    def log1p(self, u):
+        w = self.add(u, 1)
+        d = self.sub(w, 1)
+        r = self.mul(self.log(w), self.div(u, d))
+        r = self.sel(d == 0, u, r)
+        return self.sel(self.cls(w, 0x200), w, r)
+
+    def atan2(self, y, x):
+        k = self.k
+        y, x = self._a(y), self._a(x)
+        ay, ax = self.abs(y), self.abs(x)
+        mn, mx = _nm.min_num(ay, ax), _nm.max_num(ay, ax)
+        z = self.div(mn, mx)
+        z = self.sel(np.isnan(z), _nm.min_num(mn, self.one), z)
+        wq = self.div(self.sub(z, 1), self.add(z, 1))
+        with np.errstate(invalid="ignore"):
+            big = z > k["TAN_PI_8"]
+            w = self.sel(big, wq, z)
+            lo, hi = self.sel(big, k["PI_4_LO"], 0), self.sel(big, k["PI_4_HI"], 0)
+            w2 = self.mul(w, w)
+            r = self.fma(self.mul(w2, w), self.poly("ATAN_P", 7, w2), w)
+            r = self.add(self.add(r, lo), hi)
+            r = self.sel(ay > ax, self.add(self.sub(k["PI_2_HI"], r), k["PI_2_LO"]), r)
+            r = self.sel(self.cls(x, 0x3C), self.add(self.sub(k["PI_HI"], r), k["PI_LO"]), r)
+            r = (r.view(self.uint) | (y.view(self.uint) & self.sign_bit)).view(self.dt)
+            return self.sel(np.isnan(y) | np.isnan(x), k["NAN"], r)
+
+    def erf_erfc(self, a, lo):
+        """(erf(a), erfc(a)) for a >= 0 (or NaN) with a low part lo (math_erf.inc)."""
+        k = self.k
+        a = self._a(a)
+        s_small = self.fma(a, self.poly("ERF_P", 7, self.mul(a, a)), a)
+        with np.errstate(invalid="ignore"):
+            clamped = a > k["ERFC_CLAMP"]
+            ac = self.sel(clamped, k["ERFC_CLAMP"], a)
+            lo = self.sel(clamped, 0, lo)
+            s = self.mul(ac, ac)
+            ns = self.neg(s)
+            r = self.fma(self.add(ac, ac), lo, self.fma(ac, ac, ns))
+            e = self.exp(ns)
+            e = self.fma(e, self.neg(r), e)
+            u = self.sub(self.rcp(ac), k["ERFC_MID"])
+            c = self.mul(e, self.poly("ERFC_R", 12, u))
+            one_minus_s, one_minus_c = self.sub(1, s_small), self.sub(1, c)
+            small = a < k["ERF_SPLIT"]
+            return self.sel(small, s_small, one_minus_c), self.sel(small, one_minus_s, c)
+
+    def reduce(self, a, cos=False):
+        """(f, (-1)^k) of math_reduce.inc for a = |x|."""
+        k = self.k
+        t = self.mul(a, k["INV_2PI_HI"])
+        e = self.fma(a, k["INV_2PI_LO"], self.fma(a, k["INV_2PI_HI"], self.neg(t)))
+        n = self.rndne(self.fma(t, 2, -0.5) if cos else self.add(t, t))
+        f = self.fma(n, -0.5, t)
+        if cos:
+            f = self.sub(f, k["QUARTER"])
+        f = self.add(f, e)
+        even = self.fract(self.mul(n, 0.5)) == 0
+        return f, self.sel(even, self.one, -self.one)
+
+    # ---- the operators' bodies (element_wise_math.inc) ------------------------------------------------
+    def sin(self, x):
+        f, parity = self.reduce(self.abs(x))
+        return self.mul(self.sin_rev(f), self.mul(self.sign_of(x), parity))
+
+    def cos(self, x):
+        f, parity = self.reduce(self.abs(x), cos=True)
+        return self.mul(self.sin_rev(f), self.neg(parity))
+
+    def tan(self, x):
+        f, _ = self.reduce(self.abs(x))
+        return self.mul(self.div(self.sin_rev(f), self.cos_rev(f)), self.sign_of(x))
+
+    def asin_acos(self, x, acos):
+        a = self.abs(x)
+        root = self.sqrt(self.mul(self.sub(1, a), self.add(a, 1)))
+        return self.atan2(root, x) if acos else self.atan2(x, root)
+
+    def sinh(self, x):
+        a = self.abs(x)
+        e = self.expm1(a)
+        small = self.mul(self.add(e, self.div(e, self.add(e, 1))), 0.5)
+        h = self.exp(a, halved=True)
+        large = self.sub(h, self.rcp(self.mul(h, 4)))
+        with np.errstate(invalid="ignore"):
+            return self.mul(self.sel(a < 1, small, large), self.sign_of(x))
+
+    def cosh(self, x):
+        h = self.exp(self.abs(x), halved=True)
+        return self.add(h, self.rcp(self.mul(h, 4)))
+
+    def tanh(self, x):
+        a = self.abs(x)
+        with np.errstate(invalid="ignore"):
+            a = self.sel(a > self.k["TANH_CLAMP"], self.k["TANH_CLAMP"], a)
+        e = self.expm1(self.add(a, a))
+        return self.mul(self.div(e, self.add(e, 2)), self.sign_of(x))
+
+    def _log_2x(self, a):
+        l = self.add(self.log2(a), 1)
+        return self.fma(l, self.k["LN2_HI"], self.mul(l, self.k["LN2_LO"]))
+
+    def asinh(self, x):
+        a = self.abs(x)
+        a2 = self.mul(a, a)
+        u = self.add(a, self.div(a2, self.add(self.sqrt(self.add(a2, 1)), 1)))
+        with np.errstate(invalid="ignore"):
+            r = self.sel(a > self.k["BIG"], self._log_2x(a), self.log1p(u))
+        return self.mul(r, self.sign_of(x))
+
+    def acosh(self, x):
+        x = self._a(x)
+        t = self.sub(x, 1)
+        u = self.add(t, self.sqrt(self.mul(self.add(t, 2), t)))
+        with np.errstate(invalid="ignore"):
+            r = self.sel(x > self.k["BIG"], self._log_2x(x), self.log1p(u))
+            return self.sel(x < 1, self.k["NAN"], r)
+
+    def atanh(self, x):
+        a = self.abs(x)
+        u = self.div(self.add(a, a), self.sub(1, a))
+        return self.mul(self.mul(self.log1p(u), 0.5), self.sign_of(x))
+
+    def erf(self, x):
+        return self.mul(self.erf_erfc(self.abs(x), self.zero)[0], self.sign_of(x))
+
+    def pow(self, x, y):
+        x, y = np.broadcast_arrays(self._a(x), self._a(y))
+        ax = self.abs(x)
+        l = self.log2(ax)
+        t = self.mul(y, l)
+        c = self.mul(self.fma(y, l, self.neg(t)), self.k["LN2_HI"])
+        p = self.exp2(t)
+        r = self.sel(self.cls(p, 0x240), p, self.fma(p, c, p))
+        odd = self.fract(self.mul(y, 0.5)) == 0.5
+        r = self.sel(self.cls(x, 0x3C), self.sel(odd, self.neg(r), r), r)
+        with np.errstate(invalid="ignore"):
+            r = self.sel(self.cls(x, 0x18), self.sel(self.trunc(y) != y, self.k["NAN"], r), r)
+            r = self.sel(ax == 1, self.sel(self.cls(y, 0x204), self.one, r), r)
+            r = self.sel(x == 1, self.one, r)
+            return self.sel(y == 0, self.one, r)
+
+    def sigmoid(self, z):
+        e = self.exp(self.neg(self.abs(z)))
+        with np.errstate(invalid="ignore"):
+            return self.div(self.sel(self._a(z) < 0, e, self.one), self.add(e, 1))
+
+    def softplus_core(self, z):
+        lp = self.log1p(self.exp(self.neg(self.abs(z))))
+        return self.add(_nm.max_num(self._a(z), self.zero), lp)
+
+    def gelu(self, x):
+        k = self.k
+        x = self._a(x)
+        u = self.mul(x, k["RSQRT2_HI"])
+        ru = self.fma(x, k["RSQRT2_LO"], self.fma(x, k["RSQRT2_HI"], self.neg(u)))
+        lo = (ru.view(self.uint) ^ (u.view(self.uint) & self.sign_bit)).view(self.dt)
+        erf, erfc = self.erf_erfc(self.abs(u), lo)
+        with np.errstate(invalid="ignore"):
+            factor = self.sel(x >= 0, self.add(erf, 1), erfc)
+        r = self.mul(self.mul(x, 0.5), factor)
+        return self.sel(self.cls(x, 0x4), self.neg(self.zero), r)
+
+
+def _math_unary(method):
+    def fn(x, scale_bias=None, half_precision=False):
+        work, w = _scale_biased(x, scale_bias, half_precision)
+        with np.errstate(all="ignore"):
+            return w.finish(method(_Math(w.dtype), work))
+    return fn
+
+
+_MATH_UNARY = {
+    "EXP": lambda m, x: m.exp(x), "LOG": lambda m, x: m.log(x), "SQRT": lambda m, x: m.sqrt(x),
+    "RECIP": lambda m, x: m.rcp(x), "SIN": lambda m, x: m.sin(x), "COS": lambda m, x: m.cos(x),
+    "TAN": lambda m, x: m.tan(x), "ASIN": lambda m, x: m.asin_acos(x, False),
+    "ACOS": lambda m, x: m.asin_acos(x, True), "ATAN": lambda m, x: m.atan2(x, np.ones_like(x)),
+    "SINH": lambda m, x: m.sinh(x), "COSH": lambda m, x: m.cosh(x), "TANH": lambda m, x: m.tanh(x),
+    "ASINH": lambda m, x: m.asinh(x), "ACOSH": lambda m, x: m.acosh(x), "ATANH": lambda m, x: m.atanh(x),
+    "ERF": lambda m, x: m.erf(x),
+}
+exp, log, sqrt, recip, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, erf = (
+    _math_unary(_MATH_UNARY[n]) for n in _MATH_UNARY)
+for _f, _n in zip((exp, log, sqrt, recip, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh,
+                   erf), _MATH_UNARY):
+    _f.__name__ = _n.lower()
+    _f.__doc__ = (f"ELEMENT_WISE_{_n} with an optional ScaleBias, as kernels/element_wise_math.inc computes it "
+                  f"(docs/NUMERICS_ELEMENT_WISE.md).")
+
+
+def constant_pow(x, Exponent, scale_bias=None, half_precision=False):
+    """ELEMENT_WISE_CONSTANT_POW: g(x)^Exponent, the Exponent a FLOAT attribute (IEEE pow's special cases)."""
+    work, w = _scale_biased(x, scale_bias, half_precision)
+    with np.errstate(all="ignore"):
+        return w.finish(_Math(w.dtype).pow(work, np.full_like(work, w.param(Exponent))))
+
+
+def pow_(x, exponent, scale_bias=None, half_precision=False):
+    """ELEMENT_WISE_POW: g(x)^exponent element by element, the exponent tensor of x's type."""
+    x, exponent = _same_dtype(x, exponent)
+    work, w = _scale_biased(x, scale_bias, half_precision)
+    with np.errstate(all="ignore"):
+        return w.finish(_Math(w.dtype).pow(work, w.widen(exponent)))
+
+
+def atan_yx(a, b, half_precision=False):
+    """ELEMENT_WISE_ATAN_YX: atan2(a, b), a the y and b the x coordinate (IEEE atan2's special cases)."""
+    a, b = _same_dtype(a, b)
+    w = _Work(a.dtype, half_precision)
+    with np.errstate(all="ignore"):
+        return w.finish(_Math(w.dtype).atan2(w.widen(a), w.widen(b)))
+
+
+def _math_activation(fn):
+    def activation_fn(w, x, at, extra):
+        return fn(_Math(w.dtype), w, x, at), False
+    return activation_fn
+
+
+_MATH_ACTIVATIONS = {
+    "ACTIVATION_ELU": _math_activation(lambda m, w, x, at: m.sel(
+        np.asarray(x) >= 0, x, m.mul(m.expm1(x), w.param(at["Alpha"])))),
+    "ACTIVATION_SCALED_ELU": _math_activation(lambda m, w, x, at: m.mul(m.sel(
+        np.asarray(x) > 0, x, m.mul(m.expm1(x), w.param(at["Alpha"]))), w.param(at["Gamma"]))),
+    "ACTIVATION_CELU": _math_activation(lambda m, w, x, at: m.add(
+        _nm.max_num(m._a(x), m.zero),
+        _nm.min_num(m.mul(m.expm1(m.div(x, w.param(at["Alpha"]))), w.param(at["Alpha"])), m.zero))),
+    "ACTIVATION_SIGMOID": _math_activation(lambda m, w, x, at: m.sigmoid(x)),
+    "ACTIVATION_SWISH": _math_activation(lambda m, w, x, at: m.mul(
+        x, m.sigmoid(m.mul(x, w.param(at["SigmoidInputScale"]))))),
+    "ACTIVATION_SOFTPLUS": _math_activation(lambda m, w, x, at: m.div(
+        m.softplus_core(m.mul(x, w.param(at["Steepness"]))), w.param(at["Steepness"]))),
+    "ACTIVATION_PARAMETRIC_SOFTPLUS": _math_activation(lambda m, w, x, at: m.mul(
+        m.softplus_core(m.mul(x, w.param(at["Beta"]))), w.param(at["Alpha"]))),
+    "ACTIVATION_SOFTSIGN": _math_activation(lambda m, w, x, at: m.sel(
+        m.cls(x, 0x204), m.sign_of(x), m.div(x, m.add(m.abs(x), 1)))),
+    "ACTIVATION_TANH": _math_activation(lambda m, w, x, at: m.tanh(x)),
+    "ACTIVATION_SCALED_TANH": _math_activation(lambda m, w, x, at: m.mul(
+        m.tanh(m.mul(x, w.param(at["Beta"]))), w.param(at["Alpha"]))),
+    "ACTIVATION_GELU": _math_activation(lambda m, w, x, at: m.gelu(x)),
+}
+
+
+def _math_table():
+    """The by-name entries of the operators above (`run`)."""
+    table = {f"ELEMENT_WISE_{n}": (lambda f: lambda i, at, sb, h, o: f(i[0], sb, h))(f)
+             for n, f in zip(_MATH_UNARY, (exp, log, sqrt, recip, sin, cos, tan, asin, acos, atan, sinh, cosh,
+                                            tanh, asinh, acosh, atanh, erf))}
+    table["ELEMENT_WISE_CONSTANT_POW"] = lambda i, at, sb, h, o: constant_pow(i[0], at["Exponent"], sb, h)
+    table["ELEMENT_WISE_POW"] = lambda i, at, sb, h, o: pow_(i[0], i[1], sb, h)
+    table["ELEMENT_WISE_ATAN_YX"] = lambda i, at, sb, h, o: atan_yx(*i, half_precision=h)
+    for name in _MATH_ACTIVATIONS:
+        table[name] = (lambda n: lambda i, at, sb, h, o: activation(
+            n, *i, half_precision=h, **{k: v for k, v in at.items() if k != "FusedActivation"}))(name[11:])
+    return table
 
 
 # ---- by name ----------------------------------------------------------------------------------------------------
@@ -1223,6 +1597,7 @@ def _by_name():
                  "THRESHOLDED_RELU", "RELU_GRAD", "IDENTITY"):
         table[f"ACTIVATION_{name}"] = (lambda n: lambda i, at, sb, h, o: activation(
             n, *i, half_precision=h, **{k: v for k, v in at.items() if k != "FusedActivation"}))(name)
+    table.update(_math_table())
     return table
 
 

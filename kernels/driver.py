@@ -30,6 +30,7 @@ from dmlemu.functional.executor import Program
 from dmlemu.isa.assembler import assemble_file
 from dmlemu.kernels.constant_buffer import LAYOUT, PARAM_FIELDS, copy_symbols, f32_bits
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS
+from dmlemu.kernels.element_wise_math import symbols as math_symbols
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 # The sources of the operators with a listing of their own (the tools' `asm --variant` reads this);
@@ -357,6 +358,7 @@ def variant_symbols(operator, data_type, packed, scale_bias, half, layout=LAYOUT
             symbols[name] = sgpr
     if "P_MIN" in symbols:                     # CLIP1, CLIP_GRAD1: typed bounds, already in the tensor's type
         symbols["LO"], symbols["HI"] = symbols["P_MIN"], symbols["P_MAX"]
+    symbols.update(math_symbols(compute))     # ${K_<NAME>}: the transcendental bodies' constants
     symbols.update(op.symbols)
     if act is not None:
         symbols.update(act.symbols)

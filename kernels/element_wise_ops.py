@@ -184,10 +184,33 @@ _row(name="ACTIVATION_THRESHOLDED_RELU", tensors=UNARY, types=FLOAT_TYPES, param
 _row(name="ACTIVATION_RELU_GRAD", tensors=("InputTensor", "InputGradientTensor", "OutputGradientTensor"),
      types=FLOAT_TYPES + ("INT32", "INT16", "INT8"), canonical=True)
 
+# ---- transcendental functions and their activations (bodies: element_wise_math.inc) ------------------------------
+for _name in ("EXP", "LOG", "SQRT", "RECIP", "SIN", "COS", "TAN", "ASIN", "ACOS", "ATAN", "SINH", "COSH", "ASINH",
+              "ACOSH", "ATANH", "ERF"):
+    _row(name=f"ELEMENT_WISE_{_name}", tensors=UNARY, types=FLOAT_TYPES, scale_bias=True)
+_row(name="ELEMENT_WISE_TANH", tensors=UNARY, types=FLOAT_TYPES, scale_bias=True, body_name="TANH")
+_row(name="ELEMENT_WISE_CONSTANT_POW", tensors=UNARY, types=FLOAT_TYPES, scale_bias=True,
+     params=(("Exponent", "f32"),), body_name="POW", symbols={"POW_TENSOR": 0})
+# POW of integer tensors (FL3.0) and an ExponentTensor of another type than the input have no kernel (E_NOTIMPL)
+_row(name="ELEMENT_WISE_POW", tensors=("InputTensor", "ExponentTensor", "OutputTensor"), types=FLOAT_TYPES,
+     scale_bias=True, body_name="POW", symbols={"POW_TENSOR": 1})
+_row(name="ELEMENT_WISE_ATAN_YX", tensors=BINARY, types=FLOAT_TYPES)
+_row(name="ACTIVATION_ELU", tensors=UNARY, types=FLOAT_TYPES, params=(("Alpha", "f32"),))
+_row(name="ACTIVATION_CELU", tensors=UNARY, types=FLOAT_TYPES, params=(("Alpha", "f32"),))
+_row(name="ACTIVATION_SCALED_ELU", tensors=UNARY, types=FLOAT_TYPES, params=(("Alpha", "f32"), ("Gamma", "f32")))
+_row(name="ACTIVATION_GELU", tensors=UNARY, types=FLOAT_TYPES)
+_row(name="ACTIVATION_SIGMOID", tensors=UNARY, types=FLOAT_TYPES)
+_row(name="ACTIVATION_SWISH", tensors=UNARY, types=FLOAT_TYPES, params=(("SigmoidInputScale", "f32"),))
+_row(name="ACTIVATION_SOFTPLUS", tensors=UNARY, types=FLOAT_TYPES, params=(("Steepness", "f32"),))
+_row(name="ACTIVATION_PARAMETRIC_SOFTPLUS", tensors=UNARY, types=FLOAT_TYPES, params=(("Alpha", "f32"), ("Beta", "f32")))
+_row(name="ACTIVATION_SOFTSIGN", tensors=UNARY, types=FLOAT_TYPES)
+_row(name="ACTIVATION_TANH", tensors=UNARY, types=FLOAT_TYPES, body_name="TANH")
+_row(name="ACTIVATION_SCALED_TANH", tensors=UNARY, types=FLOAT_TYPES, params=(("Alpha", "f32"), ("Beta", "f32")))
+
 OPERATORS = {row.name: row for row in _ROWS}
 # The activations a FusedActivation may name (DirectML's "Using fused operators" list, those with a kernel).
 FUSABLE = tuple(name for name in OPERATORS if name.startswith("ACTIVATION_") and name not in (
-    "ACTIVATION_RELU_GRAD", "ACTIVATION_PARAMETERIZED_RELU"))
+    "ACTIVATION_RELU_GRAD", "ACTIVATION_PARAMETERIZED_RELU", "ACTIVATION_SWISH"))
 
 __all__ = ["ElementWiseOperator", "OPERATORS", "FUSABLE", "ALL_TYPES", "FLOAT_TYPES", "INTEGER_TYPES", "SIGNED_TYPES",
            "NUMERIC_TYPES"]

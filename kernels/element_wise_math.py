@@ -1,0 +1,99 @@
+"""The constants of the transcendental bodies (kernels/element_wise_math.inc and its math_*.inc functions).
+
+One table, read by both sides: the driver hands each constant to the kernel source as a `${K_<NAME>}` symbol
+(the bit pattern of the compute type, f32 or f16), and the golden model (emulator/golden.py) computes with
+the same numbers. A constant is rounded once, to nearest even, from its float64 value; a split constant
+NAME has NAME_HI (the value rounded) and NAME_LO (the rest, rounded), so that x * NAME_HI + x * NAME_LO
+carries about twice the type's bits (the kernels add the low part with a fused multiply-add).
+
+Polynomial coefficients were fitted offline (near-minimax: least squares on Chebyshev nodes, reweighted by
+Lawson's iteration, against 30-digit mpmath values, then rounded to FLOAT32); docs/NUMERICS_ELEMENT_WISE.md
+gives each function's algorithm and bench/element_wise_precision.py measures the result. FLOAT16 compute
+(DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION) uses the same coefficients rounded to FLOAT16.
+"""
+import math
+
+import numpy as np
+
+# Split constants: value rounded (_HI) and the remainder rounded (_LO).
+SPLIT = {
+    "LOG2E": 1.4426950408889634074,        # log2(e)
+    "LN2": 0.69314718055994530942,         # ln(2)
+    "INV_2PI": 0.15915494309189533577,     # 1 / (2 pi): radians to revolutions
+    "PI": math.pi,
+    "PI_2": math.pi / 2,
+    "PI_4": math.pi / 4,
+    "RSQRT2": 0.70710678118654752440,      # 1 / sqrt(2) (GELU)
+}
+
+# Plain constants, the same value for both compute types.
+PLAIN = {
+    "TAN_PI_8": 0.41421356237309504880,    # atan's reduction point, tan(pi / 8)
+    "QUARTER": 0.25,
+    "ERF_SPLIT": 0.875,                    # erf: a x P(x^2) below, 1 - erfc above
+    "ERFC_CLAMP": 16.0,                    # erfc(16) is 0 in both types
+    "ERFC_MID": 0.6026785714285714,        # erfc's polynomial variable is 1/a - ERFC_MID
+}
+
+# Constants that differ by compute type: (f32, f16).
+PER_TYPE = {
+    "TANH_CLAMP": (10.0, 5.0),             # tanh(x) rounds to 1 beyond; expm1(2 x) stays finite below
+    "BIG": (4096.0, 64.0),                 # asinh / acosh: log(2 x) beyond (x * x stays finite below)
+}
+
+# expm1(x) = x + x^2 P(x), |x| < 0.5: P0 .. P7
+EXPM1_P = (0.5, 0.1666666716337204, 0.0416666679084301, 0.008333333767950535, 0.001388867269270122,
+           0.0001984093541977927, 2.4939739887486212e-05, 2.771428171399748e-06)
+# atan(w) = w + w^3 P(w^2), |w| <= tan(pi / 8): P0 .. P7
+ATAN_P = (-0.3333333432674408, 0.20000000298023224, -0.14285708963871002, 0.11110828071832657,
+          -0.09084241092205048, 0.07605990767478943, -0.06032346934080124, 0.0330406054854393)
+# erf(a) = a + a P(a^2), a < 0.875: P0 .. P7
+ERF_P = (0.12837916612625122, -0.37612637877464294, 0.11283789575099945, -0.026865961030125618,
+         0.005222889129072428, -0.0008517364040017128, 0.0001156152575276792, -1.0698478945414536e-05)
+# erfc(a) = exp(-a^2) R(1/a - ERFC_MID), 0.875 <= a <= 16: R0 .. R12
+ERFC_R = (0.2973335087299347, 0.39004430174827576, -0.1752527803182602, 0.041438352316617966,
+          0.0290055051445961, -0.05297349765896797, 0.045786336064338684, -0.027353577315807343,
+          0.011223801411688328, 0.03066922351717949, -0.07528462260961533, 0.015217876061797142,
+          0.04413242265582085)
+
+POLYNOMIALS = {"EXPM1_P": EXPM1_P, "ATAN_P": ATAN_P, "ERF_P": ERF_P, "ERFC_R": ERFC_R}
+
+_DTYPES = {"f32": np.dtype(np.float32), "f16": np.dtype(np.float16)}
+_UINT = {2: np.uint16, 4: np.uint32}
+
+
+def constants(dtype):
+    """Every constant as a scalar of `dtype` (float32 or float16), by name (LOG2E_HI, EXPM1_P3, ...)."""
+    dtype = np.dtype(dtype)
+    out = {}
+    for name, value in SPLIT.items():
+        hi = dtype.type(np.float64(value))           # NumPy's float64 -> float16/32 rounds once to nearest even
+        out[name + "_HI"] = hi
+        out[name + "_LO"] = dtype.type(np.float64(value) - np.float64(hi))
+    for name, value in PLAIN.items():
+        out[name] = dtype.type(np.float64(value))
+    for name, (f32, f16) in PER_TYPE.items():
+        out[name] = dtype.type(f32 if dtype == np.float32 else f16)
+    for name, coefficients in POLYNOMIALS.items():
+        for k, c in enumerate(coefficients):
+            out[f"{name}{k}"] = dtype.type(np.float64(c))
+    out["NAN"] = dtype.type(np.nan)
+    return out
+
+
+def symbols(compute):
+    """The `${K_<NAME>}` assembler symbols (hexadecimal bit patterns) of compute type `compute` (f32, f16);
+    none for other compute types, whose variants have no transcendental body."""
+    if compute not in _DTYPES:
+        return {}
+    dtype = _DTYPES[compute]
+    out = {}
+    for name, value in constants(dtype).items():
+        bits = int(np.array(value, dtype=dtype).view(_UINT[dtype.itemsize]))
+        if name == "NAN":
+            bits = 0x7E00 if dtype.itemsize == 2 else 0x7FC00000
+        out["K_" + name] = f"0x{bits:X}"
+    return out
+
+
+__all__ = ["constants", "symbols", "SPLIT", "PLAIN", "PER_TYPE", "POLYNOMIALS"]
