@@ -23,6 +23,11 @@ SAMPLE = [
     ("ACTIVATION_HARD_SWISH", "FLOAT16", None), ("ELEMENT_WISE_SIGN", "INT32", None),
     ("ELEMENT_WISE_QUANTIZE_LINEAR", "FLOAT16", "INT8"), ("ELEMENT_WISE_DEQUANTIZE_LINEAR", "UINT32", "FLOAT16"),
     ("ELEMENT_WISE_QUANTIZED_LINEAR_ADD", "UINT8", "INT8"),
+    # transcendental functions and their activations (every math_*.inc function at least once)
+    ("ELEMENT_WISE_SIN", "FLOAT32", None), ("ELEMENT_WISE_COS", "FLOAT16", None),
+    ("ELEMENT_WISE_ATAN_YX", "FLOAT32", None), ("ELEMENT_WISE_ASINH", "FLOAT16", None),
+    ("ELEMENT_WISE_POW", "FLOAT32", None), ("ACTIVATION_GELU", "FLOAT32", None),
+    ("ACTIVATION_SOFTPLUS", "FLOAT16", None), ("ELEMENT_WISE_SINH", "FLOAT32", None),
 ]
 
 

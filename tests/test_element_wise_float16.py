@@ -43,6 +43,26 @@ SWEEPS = [
     ("ACTIVATION_THRESHOLDED_RELU", {"Alpha": F32(1.0)}, None, False),
     ("ACTIVATION_THRESHOLDED_RELU", {"Alpha": F32(-0.5)}, None, True),
 ]
+# The transcendental functions and their activations, both FLOAT16 paths (FLOAT32 compute, FLOAT16 compute).
+MATH_SWEEPS = [
+    ("ELEMENT_WISE_EXP", {}, None), ("ELEMENT_WISE_LOG", {}, None), ("ELEMENT_WISE_SQRT", {}, (2.0, -1.0)),
+    ("ELEMENT_WISE_RECIP", {}, None), ("ELEMENT_WISE_SIN", {}, None), ("ELEMENT_WISE_COS", {}, None),
+    ("ELEMENT_WISE_TAN", {}, None), ("ELEMENT_WISE_ASIN", {}, None), ("ELEMENT_WISE_ACOS", {}, None),
+    ("ELEMENT_WISE_ATAN", {}, None), ("ELEMENT_WISE_SINH", {}, None), ("ELEMENT_WISE_COSH", {}, None),
+    ("ELEMENT_WISE_TANH", {}, None), ("ELEMENT_WISE_ASINH", {}, None), ("ELEMENT_WISE_ACOSH", {}, None),
+    ("ELEMENT_WISE_ATANH", {}, None), ("ELEMENT_WISE_ERF", {}, (0.5, 0.25)),
+    ("ELEMENT_WISE_CONSTANT_POW", {"Exponent": F32(-2.5)}, None),
+    ("ELEMENT_WISE_CONSTANT_POW", {"Exponent": F32(3.0)}, None),
+    ("ACTIVATION_ELU", {"Alpha": F32(1.0)}, None), ("ACTIVATION_CELU", {"Alpha": F32(0.7)}, None),
+    ("ACTIVATION_SCALED_ELU", {"Alpha": F32(1.6732632), "Gamma": F32(1.050701)}, None),
+    ("ACTIVATION_GELU", {}, None), ("ACTIVATION_SIGMOID", {}, None),
+    ("ACTIVATION_SWISH", {"SigmoidInputScale": F32(1.702)}, None),
+    ("ACTIVATION_SOFTPLUS", {"Steepness": F32(1.0)}, None),
+    ("ACTIVATION_PARAMETRIC_SOFTPLUS", {"Alpha": F32(0.5), "Beta": F32(2.0)}, None),
+    ("ACTIVATION_SOFTSIGN", {}, None), ("ACTIVATION_TANH", {}, None),
+    ("ACTIVATION_SCALED_TANH", {"Alpha": F32(1.7159), "Beta": F32(0.6666667)}, None),
+]
+SWEEPS += [(name, attributes, scale_bias, half) for name, attributes, scale_bias in MATH_SWEEPS for half in (False, True)]
 
 
 @pytest.fixture(scope="module")

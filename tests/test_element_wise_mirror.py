@@ -117,16 +117,51 @@ def test_activations_with_attributes(rig):
 def test_has_kernel_is_true_for_every_operator_of_the_table():
     from dmlemu.kernels.element_wise_ops import OPERATORS
     assert all(has_kernel(name) for name in OPERATORS)
-    assert not has_kernel("ELEMENT_WISE_EXP") and not has_kernel("GEMM")
+    assert has_kernel("ELEMENT_WISE_EXP") and not has_kernel("GEMM")
 
 
 def test_a_valid_desc_no_kernel_variant_serves_is_e_notimpl_with_a_sentence(rig):
-    fused = DML_OPERATOR_DESC(Type=DML_OPERATOR_ACTIVATION_SIGMOID, Desc=DML_ACTIVATION_SIGMOID_OPERATOR_DESC(
-        InputTensor=None, OutputTensor=None))
-    desc = operator_desc("ELEMENT_WISE_ADD1", ATensor=tensor("FLOAT32", SIZES), BTensor=tensor("FLOAT32", SIZES),
-                         OutputTensor=tensor("FLOAT32", SIZES), FusedActivation=fused)
+    """POW of INT32 tensors is valid from DML_FEATURE_LEVEL_3_0; its kernel serves FLOAT32 and FLOAT16 only."""
+    desc = operator_desc("ELEMENT_WISE_POW", InputTensor=tensor("INT32", SIZES), ExponentTensor=tensor("INT32", SIZES),
+                         OutputTensor=tensor("INT32", SIZES))
     with pytest.raises(HResultError) as caught:
         rig.compile(desc)
     assert caught.value.hresult == E_NOTIMPL
-    assert "DML_OPERATOR_ELEMENT_WISE_ADD1 was validated, but dmlemu has no fused kernel body for the " \
-           "FusedActivation ACTIVATION_SIGMOID" in str(caught.value)
+    assert "DML_OPERATOR_ELEMENT_WISE_POW was validated, but dmlemu's kernel for ELEMENT_WISE_POW serves " \
+           "FLOAT32, FLOAT16, not INT32" in str(caught.value)
+
+
+@pytest.mark.parametrize("name, fields", [
+    ("SIGMOID", {}), ("GELU", {}), ("ELU", {"Alpha": 0.75}), ("SOFTPLUS", {"Steepness": 2.0}),
+    ("SCALED_TANH", {"Alpha": 1.5, "Beta": 0.5}), ("PARAMETRIC_SOFTPLUS", {"Alpha": 0.5, "Beta": 3.0})])
+@pytest.mark.parametrize("type_name", ["FLOAT32", "FLOAT16"])
+def test_add1_with_a_fused_transcendental_activation(rig, name, fields, type_name):
+    rng = seeded("mirror-add1-fused", name, type_name)
+    a, b = (random_values(rng, golden.DATA_TYPES[type_name], SIZES) for _ in range(2))
+    fused = DML_OPERATOR_DESC(Type=getattr(enums, f"DML_OPERATOR_ACTIVATION_{name}"),
+                              Desc=getattr(structs, f"DML_ACTIVATION_{name}_OPERATOR_DESC")(
+                                  InputTensor=None, OutputTensor=None, **fields))
+    tensors = dict(ATensor=tensor(type_name, SIZES), BTensor=tensor(type_name, SIZES),
+                   OutputTensor=tensor(type_name, SIZES))
+    run(rig, "ELEMENT_WISE_ADD1", tensors, [a, b], attributes={"FusedActivation": fused},
+        golden_attributes={"FusedActivation": (f"ACTIVATION_{name}",
+                                               {k: np.float32(v) for k, v in fields.items()})})
+
+
+def test_transcendentals_through_the_mirror(rig):
+    rng = seeded("mirror-transcendentals")
+    x = random_values(rng, np.float32, SIZES)
+    unary = dict(InputTensor=tensor("FLOAT32", SIZES), OutputTensor=tensor("FLOAT32", SIZES))
+    for name in ("EXP", "LOG", "SIN", "COS", "TAN", "ATAN", "ERF", "TANH", "ASINH"):
+        run(rig, "ELEMENT_WISE_" + name, unary, [x])
+    run(rig, "ELEMENT_WISE_CONSTANT_POW", unary, [x], attributes={"Exponent": 2.5},
+        golden_attributes={"Exponent": np.float32(2.5)})
+    y = random_values(rng, np.float32, SIZES)
+    run(rig, "ELEMENT_WISE_ATAN_YX", dict(ATensor=tensor("FLOAT32", SIZES), BTensor=tensor("FLOAT32", SIZES),
+                                          OutputTensor=tensor("FLOAT32", SIZES)), [x, y])
+    run(rig, "ELEMENT_WISE_POW", dict(InputTensor=tensor("FLOAT32", SIZES), ExponentTensor=tensor("FLOAT32", SIZES),
+                                      OutputTensor=tensor("FLOAT32", SIZES)), [x, y])
+    for name, fields in (("CELU", {"Alpha": 1.5}), ("SCALED_ELU", {"Alpha": 1.67, "Gamma": 1.05}),
+                         ("SWISH", {"SigmoidInputScale": 1.702}), ("SOFTSIGN", {}), ("TANH", {})):
+        run(rig, "ACTIVATION_" + name, unary, [x], attributes=fields,
+            golden_attributes={k: np.float32(v) for k, v in fields.items()})
