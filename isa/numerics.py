@@ -58,8 +58,11 @@ def select(a, b, mask):
     dtype = np.result_type(a, b)
     shape = np.broadcast_shapes(mask.shape, a.shape, b.shape)
     out = np.broadcast_to(mask, shape).astype(dtype)     # a fresh 0/1 array of the result's shape
-    out *= a ^ b
-    out ^= a
+    difference = a ^ b
+    if difference.size != 1 or difference.flat[0] != 1:  # (uniform a ^ b == 1: out is already the product)
+        out *= difference
+    if a.size != 1 or a.flat[0] != 0:                    # (uniform a == 0: nothing to flip)
+        out ^= a
     return out
 
 

@@ -264,3 +264,187 @@ def test_tail_lanes_are_masked():
     assert np.array_equal(run.output_bytes()[:52].view(np.float32), x)
     assert run.output_bytes()[52:].tolist() == [0xEE] * 12   # nothing written past the tensor
     assert stats.oob_writes == 0 and stats.waves == 2
+
+
+# ---- the speed tricks of the fast executor, each against the plain computation --------------------
+# (wave.Ramp: lanes kept as base + step * lane columns; numerics.select: v_cndmask's blend;
+# numerics.divide's float32 route). Each must give the bits the plain NumPy computation gives.
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+from dmlemu.functional.wave import Ramp  # noqa: E402
+from dmlemu.isa import numerics as nm  # noqa: E402
+from operator_cases import scaled  # noqa: E402
+
+_EDGES = [0, 1, 2, 3, 4, 63, 64, 0x7FFFFFFF, 0x80000000, 0xFFFFFFC0, 0xFFFFFFFE, 0xFFFFFFFF]
+_u32 = st.one_of(st.sampled_from(_EDGES), st.integers(0, 0xFFFFFFFF))
+
+
+@st.composite
+def ramps(draw, waves=None):
+    """A Ramp of 1 to 4 waves, its bases either a wave-after-wave run or anything, steps uniform or not."""
+    width = draw(st.sampled_from([4, 8, 64]))
+    rows = draw(st.integers(1, 4)) if waves is None else waves
+    step = draw(st.sampled_from([1, 2, 4, 8, 0, 3])) if draw(st.booleans()) else draw(_u32)
+    b0 = draw(_u32)
+    if draw(st.booleans()):
+        base = [(b0 + w * width * step) & 0xFFFFFFFF for w in range(rows)]
+    else:
+        base = [draw(_u32) for _ in range(rows)]
+    steps = [step] if draw(st.booleans()) else [draw(st.sampled_from([step, draw(_u32)])) for _ in range(rows)]
+    column = lambda values: np.array(values, dtype=np.uint32).reshape(-1, 1)
+    return Ramp(column(base), column(steps), width)
+
+
+def uniforms(rows):
+    """A uint32 value per wave, one for all as (1, 1), or a NumPy scalar (what operands read as)."""
+    return st.one_of(st.builds(np.uint32, _u32),
+                     st.builds(lambda v: np.array([[v]], dtype=np.uint32), _u32),
+                     st.lists(_u32, min_size=rows, max_size=rows).map(
+                         lambda v: np.array(v, dtype=np.uint32).reshape(-1, 1)))
+
+
+_RAMP_UFUNCS = [np.add, np.subtract, np.multiply, np.left_shift, np.right_shift, np.greater, np.greater_equal,
+                np.less, np.less_equal, np.equal, np.bitwise_and]
+
+
+@settings(max_examples=scaled(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_ramp_arithmetic_gives_the_lanes_bits(data):
+    """Every ufunc on a Ramp and a uniform value (either side), or on two Ramps, gives the bits and
+    type of the same ufunc on the lanes, whether a column rule applied or not."""
+    ramp = data.draw(ramps())
+    rows = ramp.shape[0]
+    ufunc = data.draw(st.sampled_from(_RAMP_UFUNCS))
+    lanes = np.asarray(ramp).copy()
+    assert np.array_equal(lanes, (ramp.base.astype(np.uint64) + ramp.step.astype(np.uint64)
+                                  * np.arange(ramp.width, dtype=np.uint64)).astype(np.uint32))
+    kind = data.draw(st.sampled_from(["right", "left", "ramp"]))
+    if ufunc in (np.left_shift, np.right_shift) and kind != "ramp":
+        other = data.draw(st.integers(0, 31).map(np.uint32))
+    else:
+        other = data.draw(ramps(waves=rows)) if kind == "ramp" else data.draw(uniforms(rows))
+    if kind == "ramp" and other.width != ramp.width:
+        other = Ramp(other.base, other.step, ramp.width)
+    plain_other = np.asarray(other).copy() if isinstance(other, Ramp) else other
+    with np.errstate(all="ignore"):
+        got = ufunc(other, ramp) if kind == "left" else ufunc(ramp, other)
+        want = ufunc(plain_other, lanes) if kind == "left" else ufunc(lanes, plain_other)
+    got = np.asarray(got)
+    assert got.dtype == want.dtype
+    assert np.array_equal(np.broadcast_to(got, want.shape), want)
+
+
+@settings(max_examples=scaled(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ramp=ramps(), offset=st.one_of(st.sampled_from([0, 4, 60, 0xFFFFFFFF]), st.integers(0, 0xFFFF)),
+       shift=st.sampled_from([0, 1, 2, 3]))
+def test_ramp_element_runs_are_exact(ramp, offset, shift):
+    """Ramp.element_run (the loads' and stores' contiguity on columns) and Ramp.contiguous_start
+    agree with the lanes' element indices, as the executor computes them."""
+    rows = ramp.shape[0]
+    lanes = np.asarray(ramp).astype(np.uint64)
+    index = (((lanes + np.uint64(offset)) & np.uint64(0xFFFFFFFF)) >> np.uint64(shift)).reshape(-1).astype(np.int64)
+    consecutive = bool((np.diff(index) == 1).all())
+    first = ramp.element_run(offset, shift, rows)
+    if first is not None:
+        assert consecutive and first == int(index[0])
+    elif consecutive and ramp.step.size == 1 and int((lanes + np.uint64(offset)).max()) <= 0xFFFFFFFF:
+        # Runs are missed only where a lane's offset passes 2^32 (or steps are per wave): the slow path
+        # then gives the same bits.
+        pytest.fail("a run of consecutive elements was not found")
+    plain = lanes.reshape(-1).astype(np.int64)
+    start = ramp.contiguous_start(rows)
+    if start is not None:
+        assert (np.diff(plain) == 1).all() and start == plain[0]
+    elif (np.diff(plain) == 1).all() and ramp.step.size == 1:
+        pytest.fail("a run of consecutive lanes was not found")
+
+
+def test_select_is_np_where_bit_for_bit():
+    """numerics.select (v_cndmask's blend) against np.where over operand shapes and both widths."""
+    rng = np.random.default_rng(7)
+    shapes = [((5, 8), (1, 1), (1, 1)), ((5, 1), (5, 8), (1, 1)), ((5, 8), (5, 8), (5, 8)), ((1, 1), (5, 8), (5, 1)),
+              ((1,), (1,), (1,)), ((5, 8), (1, 8), (5, 1))]
+    for mask_shape, a_shape, b_shape in shapes:
+        for dtype, top in ((np.uint32, 1 << 32), (np.uint64, 1 << 64)):
+            for a_value, b_value in ((None, None), (0, 1), (1, 0), (0, 0), (top - 1, 1)):
+                mask = rng.random(mask_shape) < 0.5
+                a = rng.integers(0, top, a_shape, dtype=dtype) if a_value is None else np.full(a_shape, a_value, dtype)
+                b = rng.integers(0, top, b_shape, dtype=dtype) if b_value is None else np.full(b_shape, b_value, dtype)
+                got, want = nm.select(a, b, mask), np.where(mask, b, a)
+                assert got.dtype == want.dtype and got.shape == want.shape and np.array_equal(got, want)
+
+
+def test_float32_divide_matches_the_float64_route():
+    """numerics.divide computes float32 quotients in float32; the documented rule (the float64 quotient
+    rounded once) must give the same bits: every pair of special and boundary values, random bit
+    patterns, and pairs whose quotients land among the subnormals and near overflow."""
+    def through_float64(a, b):
+        with np.errstate(all="ignore"):
+            q = a.astype(np.float64) / b.astype(np.float64)
+            return nm.canonicalize(q.astype(np.float32))
+    specials = np.array([0, 0x80000000, 1, 0x80000001, 0x007FFFFF, 0x00800000, 0x3F800000, 0xBF800000,
+                         0x7F7FFFFF, 0xFF7FFFFF, 0x7F800000, 0xFF800000, 0x7FC00000, 0x7F800001, 0x34000000,
+                         0x4B000000, 0x3F7FFFFF, 0x3F800001], dtype=np.uint32)
+    a, b = np.meshgrid(specials, specials)
+    rng = np.random.default_rng(15)
+    n = 1 << 18
+    mantissa = lambda: rng.integers(0, 1 << 23, n, dtype=np.uint32)
+    pairs = [(a.reshape(-1), b.reshape(-1)),
+             (rng.integers(0, 1 << 32, n, dtype=np.uint32), rng.integers(0, 1 << 32, n, dtype=np.uint32)),
+             (mantissa() | (rng.integers(0, 40, n, dtype=np.uint32) << 23),         # tiny / large: subnormal
+              mantissa() | (rng.integers(100, 254, n, dtype=np.uint32) << 23)),
+             (mantissa() | (rng.integers(200, 255, n, dtype=np.uint32) << 23),      # large / small: overflow
+              mantissa() | (rng.integers(1, 80, n, dtype=np.uint32) << 23))]
+    for bits_a, bits_b in pairs:
+        x, y = bits_a.view(np.float32), bits_b.view(np.float32)
+        assert np.array_equal(nm.divide(x, y).view(np.uint32), through_float64(x, y).view(np.uint32))
+
+
+_ADDRESS_STEPS = ["v_add_u32 v1, v1, {c}", "v_add_u32 v1, s21, v1", "v_sub_u32 v1, v1, {c}", "v_sub_u32 v1, s21, v1",
+                  "v_mul_lo_u32 v1, v1, {c}", "v_lshl_b32 v1, v1, {k}", "v_lshr_b32 v1, v1, {k}",
+                  "v_and_b32 v1, v1, {c}", "v_mad_u32_u24 v1, v1, {c}, s21"]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_address_arithmetic_on_thread_ids_matches_reference(seed):
+    """Random address arithmetic on the thread ids (the Ramp rules, then arrays where none applies), a
+    compare of the result against a bound into EXEC, loads and stores through the result with an
+    offset, over workgroups that are not a whole number of waves and batches that split them: fast
+    executor against the reference, memory and out-of-range counts."""
+    rng = np.random.default_rng(seed)
+    width = int(rng.choice([4, 8, 16, 64]))
+    group_size, groups = int(rng.integers(1, 3 * width)), int(rng.integers(1, 6))
+    lines = ["s_load_dwordx4 s[8:11], s[0:1], 0", "s_load_dwordx4 s[12:15], s[0:1], 32", "s_waitcnt 0",
+             f"s_mul_i32 s20, s4, {group_size}", "v_add_u32 v1, s20, v0", "v_lshl_b32 v3, v1, 2",
+             f"s_mov_b32 s21, {int(rng.integers(0, 2 ** 32))}"]
+    for _ in range(int(rng.integers(0, 4))):
+        step = str(rng.choice(_ADDRESS_STEPS))
+        lines.append(step.format(c=int(rng.choice([1, 2, 4, 3, 64, 0xFFFFFFFC, int(rng.integers(0, 2 ** 32))])),
+                                 k=int(rng.integers(0, 4))))
+    if rng.random() < 0.5:
+        lines += [f"v_cmp_{rng.choice(['gt', 'lt', 'ge', 'le', 'ne'])}_u32 vcc, {int(rng.integers(0, 4096))}, v1",
+                  "s_and_b64 exec, exec, vcc"]
+    offset = int(rng.choice([0, 4, 8, 60]))
+    item = int(rng.choice([1, 2, 4]))
+    load, store = {1: ("ubyte", "byte"), 2: ("ushort", "short"), 4: ("dword", "dword")}[item]
+    lines += [f"buffer_load_{load} v2, v1, s[8:11], {offset}", "s_waitcnt 0",
+              f"buffer_store_{store} v2, v1, s[12:15], {offset}", "buffer_store_dword v1, v3, s[12:15], 4096",
+              "s_endpgm"]
+    program = Program(assemble("\n".join(lines)), f"address{seed}")
+    source, visible = random_bytes(rng, 4096), int(rng.choice([4096, 1000]))
+    batch_lanes = width * int(rng.integers(1, 4))
+    out = []
+    for gpu in (Gpu(TEACHING, wave_width=width), Gpu(TEACHING, wave_width=width)):
+        gpu.dispatcher.batch_lanes = batch_lanes
+        src = gpu.memory.allocate(4096, "src")
+        src.data[:] = source
+        dst = gpu.memory.allocate(4096 + 4 * group_size * groups, "dst")
+        table = gpu.memory.allocate(64, "table")
+        write_buffer_descriptor(table.data, 0, src.gpu_va, visible)
+        write_buffer_descriptor(table.data, 32, dst.gpu_va, dst.size)
+        out.append((gpu, dst, KernelLaunch(program, groups, group_size, (table.gpu_va & 0xFFFFFFFF, table.gpu_va >> 32))))
+    (fast_gpu, fast_dst, launch), (ref_gpu, ref_dst, ref_launch) = out
+    stats = fast_gpu.dispatch(launch)
+    ref_stats = run_launch(ref_launch, ref_gpu.memory, width)
+    assert np.array_equal(fast_dst.data, ref_dst.data)
+    assert (stats.oob_reads, stats.oob_writes) == (ref_stats.oob_reads, ref_stats.oob_writes)

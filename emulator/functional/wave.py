@@ -30,6 +30,8 @@ from dmlemu.isa.opcodes import TYPES
 from dmlemu.isa.operands import EXEC_HI, EXEC_LO, NUM_SGPRS, NUM_VGPRS, SCC, VCC_HI, VCC_LO, VGPR_BASE
 
 _ZERO = np.zeros((1, 1), dtype=np.uint32)
+_TRUE = np.ones((1, 1), dtype=bool)
+_TRUE.flags.writeable = False
 _MASK32 = np.uint64(0xFFFFFFFF)
 _SHIFT32 = np.uint64(32)
 
@@ -69,7 +71,7 @@ class Ramp(np.lib.mixins.NDArrayOperatorsMixin):
           if the first and last lanes of every wave agree all lanes do: a (W, 1) result.
     """
 
-    __slots__ = ("base", "step", "width", "_values", "_wraps")
+    __slots__ = ("base", "step", "width", "_values", "_last_lane", "_wraps", "_runs")
     dtype = np.dtype(np.uint32)
     ndim = 2
 
@@ -78,7 +80,9 @@ class Ramp(np.lib.mixins.NDArrayOperatorsMixin):
         self.step = step        # (W, 1) or (1, 1) uint32
         self.width = width
         self._values = None
+        self._last_lane = None
         self._wraps = None
+        self._runs = None
 
     @property
     def shape(self):
@@ -129,14 +133,49 @@ class Ramp(np.lib.mixins.NDArrayOperatorsMixin):
         return Ramp(pick(self.base), pick(self.step), self.width)
 
     def _last(self):
-        """The last lane as uint64, exactly (no modular wrap), for the no-wrap tests."""
-        return self.base.astype(np.uint64) + self.step.astype(np.uint64) * np.uint64(self.width - 1)
+        """The last lane as uint64, exactly (no modular wrap), for the no-wrap tests; found once."""
+        if self._last_lane is None:
+            self._last_lane = self.base.astype(np.uint64) + self.step.astype(np.uint64) * np.uint64(self.width - 1)
+        return self._last_lane
 
     def wraps(self):
         """Whether some wave's lanes pass 2^32 (then they are not increasing); found once."""
         if self._wraps is None:
             self._wraps = bool((self._last() > _U32_LIMIT).any())
         return self._wraps
+
+    def element_run(self, offset, shift, rows):
+        """For a buffer access through these byte offsets: the element index of the first lane when
+        the lanes of `rows` waves, wave after wave, address consecutive elements of 2^shift bytes,
+        else None. The lanes' indices are ((value + offset) mod 2^32) >> shift (executor.py); with
+        step 2^shift and no wrap, lane k of the run is first + k (floor division by 2^shift of a
+        start plus k whole elements), whether or not the start is aligned. O(W); remembered per
+        (offset, shift, rows): the loads and the store of a kernel share their offset register.
+        """
+        key = (offset, shift, rows)
+        if self._runs is None:
+            self._runs = {}
+        elif key in self._runs:
+            return self._runs[key]
+        self._runs[key] = first = self._element_run(offset, shift, rows)
+        return first
+
+    def _element_run(self, offset, shift, rows):
+        item = 1 << shift
+        step = self.step
+        if step.size != 1 or int(step.flat[0]) != item:
+            return None
+        base = self.base.reshape(-1)
+        if base.size != rows and not (base.size == 1 and rows == 1):
+            return None
+        start = int(base[0]) + offset
+        if start + (rows * self.width - 1) * item > _U32_LIMIT:
+            return None
+        # Consecutive waves' bases a whole wave of elements apart (uint32 differences: no wave
+        # wraps, as the whole run stays below 2^32).
+        if rows > 1 and not (np.diff(base) == np.uint32(self.width * item)).all():
+            return None
+        return start >> shift
 
     def contiguous_start(self, rows):
         """The first value when the flattened lanes of `rows` waves, wave after wave, are consecutive
@@ -193,7 +232,7 @@ class Ramp(np.lib.mixins.NDArrayOperatorsMixin):
             first = ramp.base
             last = ramp._last().astype(np.uint32)     # exact: no wrap
             ends = (ufunc(first, u), ufunc(last, u)) if ramp is x else (ufunc(u, first), ufunc(u, last))
-            if np.array_equal(*np.broadcast_arrays(*ends)):
+            if (ends[0] == ends[1]).all():
                 return ends[0]
         return None
 
@@ -241,8 +280,8 @@ class WaveBatch:
         self.width = width
         self.sgpr = [None] * NUM_SGPRS
         self.vgpr = [None] * NUM_VGPRS
-        self.exec = np.ones((waves, width), dtype=bool)
-        self.exec_compact = self.exec   # EXEC as set, before broadcasting (e.g. (W, 1)): same lanes
+        self.exec_compact = _TRUE      # EXEC as set, before broadcasting (e.g. (W, 1)): same lanes
+        self.exec = np.broadcast_to(_TRUE, (waves, width))
         self.exec_full = True
         self.vcc = np.zeros((1, 1), dtype=bool)
         self.scc = np.zeros((1, 1), dtype=bool)
