@@ -1330,37 +1330,46 @@ class _Math:
             r = self.fma(self.add(ac, ac), lo, self.fma(ac, ac, ns))
             e = self.exp(ns)
             e = self.fma(e, self.neg(r), e)
-            u = self.sub(self.rcp(ac), k["ERFC_MID"])
-            c = self.mul(e, self.poly("ERFC_R", 12, u))
+            t = self.rcp(ac)
+            c = self.mul(e, self.mul(self.poly("ERFC_S", 12, self.sub(t, k["ERFC_MID"])), t))
             one_minus_s, one_minus_c = self.sub(1, s_small), self.sub(1, c)
             small = a < k["ERF_SPLIT"]
             return self.sel(small, s_small, one_minus_c), self.sel(small, one_minus_s, c)
 
     def reduce(self, a, cos=False):
-        """(f, (-1)^k) of math_reduce.inc for a = |x|."""
-        k = self.k
-        t = self.mul(a, k["INV_2PI_HI"])
-        e = self.fma(a, k["INV_2PI_LO"], self.fma(a, k["INV_2PI_HI"], self.neg(t)))
-        n = self.rndne(self.fma(t, 2, -0.5) if cos else self.add(t, t))
-        f = self.fma(n, -0.5, t)
+        """(f, (-1)^k) of math_reduce.inc for a = |x|: FLOAT32 steps in both compute types."""
+        m = self if self.dt == np.float32 else _Math(np.float32)
+        k = m.k
+        a = np.asarray(a).astype(np.float32)     # exact widening
+        t = m.mul(a, k["INV_2PI_HI"])
+        e = m.fma(a, k["INV_2PI_HI"], m.neg(t))
+        e = m.fma(a, k["INV_2PI_LO2"], m.fma(a, k["INV_2PI_LO"], e))
+        n = m.rndne(m.fma(t, 2, -0.5) if cos else m.add(t, t))
+        f = m.fma(n, -0.5, t)
         if cos:
-            f = self.sub(f, k["QUARTER"])
-        f = self.add(f, e)
-        even = self.fract(self.mul(n, 0.5)) == 0
+            f = m.sub(f, 0.25)
+        f = m.add(f, e)
+        if self.dt == np.float16:
+            f = _nm.narrow_f16(f)
+        even = m.fract(m.mul(n, 0.5)) == 0
         return f, self.sel(even, self.one, -self.one)
 
     # ---- the operators' bodies (element_wise_math.inc) ------------------------------------------------
     def sin(self, x):
         f, parity = self.reduce(self.abs(x))
-        return self.mul(self.sin_rev(f), self.mul(self.sign_of(x), parity))
+        return self.mul(self.mul(self.sin_rev(f), parity), self.sign_of(x))
 
     def cos(self, x):
         f, parity = self.reduce(self.abs(x), cos=True)
         return self.mul(self.sin_rev(f), self.neg(parity))
 
     def tan(self, x):
-        f, _ = self.reduce(self.abs(x))
-        return self.mul(self.div(self.sin_rev(f), self.cos_rev(f)), self.sign_of(x))
+        a = self.abs(x)
+        f, parity = self.reduce(a)
+        s = self.mul(self.sin_rev(f), parity)
+        f, parity = self.reduce(a, cos=True)
+        c = self.mul(self.sin_rev(f), self.neg(parity))
+        return self.mul(self.div(s, c), self.sign_of(x))
 
     def asin_acos(self, x, acos):
         a = self.abs(x)
@@ -1419,8 +1428,10 @@ class _Math:
         x, y = np.broadcast_arrays(self._a(x), self._a(y))
         ax = self.abs(x)
         l = self.log2(ax)
+        m = self.exp2(self.neg(l))
+        l_lo = self.sel(self.cls(m, 0x100), self.mul(self.fma(ax, m, -1), self.k["LOG2E_HI"]), 0)
         t = self.mul(y, l)
-        c = self.mul(self.fma(y, l, self.neg(t)), self.k["LN2_HI"])
+        c = self.mul(self.fma(y, l_lo, self.fma(y, l, self.neg(t))), self.k["LN2_HI"])
         p = self.exp2(t)
         r = self.sel(self.cls(p, 0x240), p, self.fma(p, c, p))
         odd = self.fract(self.mul(y, 0.5)) == 0.5

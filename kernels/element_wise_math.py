@@ -50,13 +50,17 @@ ATAN_P = (-0.3333333432674408, 0.20000000298023224, -0.14285708963871002, 0.1111
 # erf(a) = a + a P(a^2), a < 0.875: P0 .. P7
 ERF_P = (0.12837916612625122, -0.37612637877464294, 0.11283789575099945, -0.026865961030125618,
          0.005222889129072428, -0.0008517364040017128, 0.0001156152575276792, -1.0698478945414536e-05)
-# erfc(a) = exp(-a^2) R(1/a - ERFC_MID), 0.875 <= a <= 16: R0 .. R12
-ERFC_R = (0.2973335087299347, 0.39004430174827576, -0.1752527803182602, 0.041438352316617966,
-          0.0290055051445961, -0.05297349765896797, 0.045786336064338684, -0.027353577315807343,
-          0.011223801411688328, 0.03066922351717949, -0.07528462260961533, 0.015217876061797142,
-          0.04413242265582085)
+# erfc(a) = exp(-a^2) t S(t - ERFC_MID), t = 1/a, 0.875 <= a <= 16: S0 .. S12 (S = erfc(a) e^(a^2) a varies
+# only between 0.42 and 0.57, so Horner's partial sums do not cancel)
+ERFC_S = (0.49335336685180664, -0.17141669988632202, -0.006361621432006359, 0.07933302968740463,
+          -0.08364423364400864, 0.050272032618522644, -0.0054230461828410625, -0.028600143268704414,
+          0.05270424112677574, -0.08340495824813843, 0.05427400395274162, 0.06889043748378754,
+          -0.08774455636739731)
 
-POLYNOMIALS = {"EXPM1_P": EXPM1_P, "ATAN_P": ATAN_P, "ERF_P": ERF_P, "ERFC_R": ERFC_R}
+# 1/(2 pi) - float64(1/(2 pi)), the part float64 itself misses (from 1/(2 pi) to 40 digits:
+# 0.15915494309189533576888376337251436203446, mpmath).
+_INV_2PI_TAIL = -9.839338337591243e-18
+POLYNOMIALS = {"EXPM1_P": EXPM1_P, "ATAN_P": ATAN_P, "ERF_P": ERF_P, "ERFC_S": ERFC_S}
 
 _DTYPES = {"f32": np.dtype(np.float32), "f16": np.dtype(np.float16)}
 _UINT = {2: np.uint16, 4: np.uint32}
@@ -70,6 +74,9 @@ def constants(dtype):
         hi = dtype.type(np.float64(value))           # NumPy's float64 -> float16/32 rounds once to nearest even
         out[name + "_HI"] = hi
         out[name + "_LO"] = dtype.type(np.float64(value) - np.float64(hi))
+    # 1 / (2 pi) in three parts (the trigonometric reduction): the third is what the first two miss.
+    i2 = np.float64(SPLIT["INV_2PI"]) - np.float64(out["INV_2PI_HI"]) - np.float64(out["INV_2PI_LO"])
+    out["INV_2PI_LO2"] = dtype.type(i2 + _INV_2PI_TAIL)
     for name, value in PLAIN.items():
         out[name] = dtype.type(np.float64(value))
     for name, (f32, f16) in PER_TYPE.items():
@@ -82,17 +89,18 @@ def constants(dtype):
 
 
 def symbols(compute):
-    """The `${K_<NAME>}` assembler symbols (hexadecimal bit patterns) of compute type `compute` (f32, f16);
-    none for other compute types, whose variants have no transcendental body."""
+    """The `${K_<NAME>}` assembler symbols (hexadecimal bit patterns) of compute type `compute` (f32, f16), and
+    `${K32_<NAME>}`, the FLOAT32 ones (the trigonometric reduction is FLOAT32 in both); none for other compute
+    types, whose variants have no transcendental body."""
     if compute not in _DTYPES:
         return {}
-    dtype = _DTYPES[compute]
     out = {}
-    for name, value in constants(dtype).items():
-        bits = int(np.array(value, dtype=dtype).view(_UINT[dtype.itemsize]))
-        if name == "NAN":
-            bits = 0x7E00 if dtype.itemsize == 2 else 0x7FC00000
-        out["K_" + name] = f"0x{bits:X}"
+    for prefix, dtype in (("K_", _DTYPES[compute]), ("K32_", _DTYPES["f32"])):   # K32_: the f32 reduction's
+        for name, value in constants(dtype).items():
+            bits = int(np.array(value, dtype=dtype).view(_UINT[dtype.itemsize]))
+            if name == "NAN":
+                bits = 0x7E00 if dtype.itemsize == 2 else 0x7FC00000
+            out[prefix + name] = f"0x{bits:X}"
     return out
 
 
