@@ -395,6 +395,18 @@ def test_fusion_stops_at_four_memory_tensors_and_at_edges_that_change_the_layout
     assert_graph_matches(spec, [_random(row, 30)], rig=rig)
 
 
+def test_two_independent_chains_of_two_shapes_become_two_fused_dispatches():
+    y = tensor([2, 9])
+    spec = GraphSpec(nodes=[(clip(X, -1.0, 1.0), "a1"), (clip(y, 0.0, 2.0), "b1"), (threshold(X, 0.5), "a2"),
+                            (identity(y, scale_bias=(2.0, 1.0)), "b2")],
+                     input_count=2, output_count=2, inputs=[(0, 0, 0), (1, 1, 0)],
+                     intermediates=[(0, 0, 2, 0), (1, 0, 3, 0)], outputs=[(2, 0, 0), (3, 0, 1)])
+    rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
+    graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE)
+    assert [(d.nodes, d.barrier_before) for d in graph._plan.dispatches] == [((0, 2), False), ((1, 3), False)]
+    assert_graph_matches(spec, [_random(X, 70), _random(y, 71)], rig=rig)
+
+
 # ---- validation sentences --------------------------------------------------------------------------------------------
 def _compile_error(spec, rig=None, mutate=None, flags=DML_EXECUTION_FLAG_NONE):
     rig = rig or MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_NONE)
@@ -561,29 +573,32 @@ def _node_desc(kind, t, draw):
 
 @st.composite
 def random_graphs(draw):
-    """A DAG of 1 to 5 nodes on one FLOAT32 or FLOAT16 shape: each node input reads a graph input or an
-    earlier node; each node output is a graph output, or read later, or both."""
+    """A DAG of 1 to 6 nodes on one or two FLOAT32 or FLOAT16 shapes: each node has one of the shapes and
+    each of its inputs reads a graph input or an earlier node of its shape; each node output is a graph
+    output, or read later, or both."""
     dt = draw(st.sampled_from([F32, F16]))
-    t = tensor(draw(st.sampled_from([[7], [2, 9], [3, 1, 5]])), dt)
+    shapes = draw(st.lists(st.sampled_from([(7,), (2, 9), (3, 1, 5)]), min_size=1, max_size=2, unique=True))
     kinds = ["ELEMENT_WISE_IDENTITY", "ELEMENT_WISE_CLIP", "ELEMENT_WISE_THRESHOLD", "IF"] + UNARY + BINARY
-    n = draw(st.integers(1, 5))
-    nodes, inputs, intermediates, n_inputs, cond_inputs = [], [], [], draw(st.integers(1, 2)), []
+    n = draw(st.integers(1, 6))
+    n_inputs = draw(st.integers(1, 2))
+    nodes, inputs, intermediates, shape_of, cond_inputs = [], [], [], [], []
     for k in range(n):
+        shape = draw(st.integers(0, len(shapes) - 1))
         kind = draw(st.sampled_from(kinds))
-        desc = _node_desc(kind, t, draw)
+        desc = _node_desc(kind, tensor(shapes[shape], dt), draw)
         nodes.append((desc, f"n{k}"))
-        value_inputs = range(1, 3) if kind == "IF" else range(len(_tensors(desc)[0]))
+        shape_of.append(shape)
         if kind == "IF":
-            cond_inputs.append(k)
-        for j in value_inputs:
-            source = draw(st.integers(-n_inputs, k - 1))
-            if source < 0:
-                inputs.append((-source - 1, k, j))
+            cond_inputs.append((k, shape))
+        same = [m for m in range(k) if shape_of[m] == shape]
+        for j in (range(1, 3) if kind == "IF" else range(len(_tensors(desc)[0]))):
+            source = draw(st.integers(-n_inputs, len(same) - 1))
+            if source < 0:   # graph inputs: n_inputs per shape, then one condition input per shape
+                inputs.append((shape * (n_inputs + 1) + (-source - 1), k, j))
             else:
-                intermediates.append((source, 0, k, j))
-    cond_graph_input = n_inputs
-    for k in cond_inputs:
-        inputs.append((cond_graph_input, k, 0))
+                intermediates.append((same[source], 0, k, j))
+    for k, shape in cond_inputs:
+        inputs.append((shape * (n_inputs + 1) + n_inputs, k, 0))
     used = {m for m, _, _, _ in intermediates}
     outputs = [(k, 0) for k in range(n) if k not in used or draw(st.booleans())]
     used_inputs = sorted({g for g, _, _ in inputs})

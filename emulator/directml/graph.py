@@ -449,16 +449,30 @@ def _joins(plan, group, k):
 
 def partition(plan, fuse):
     """The dispatches of a plan, in execution order. Operator nodes are taken in dependency-level order
-    (node index inside a level); without fusion each is one dispatch, with it a node joins the dispatch
-    being built when `_joins` allows, else starts the next one. A dispatch gets a UAV barrier before it
-    when it reads a tensor a dispatch since the last barrier wrote; `level` counts the barriers."""
+    (node index inside a level); without fusion each is one dispatch, with it a node joins the latest
+    dispatch that `_joins` allows and that runs no earlier than every node it reads, else starts the
+    next one. A dispatch gets a UAV barrier before it when it reads a tensor a dispatch since the last
+    barrier wrote; `level` counts the barriers."""
     order = [k for _, k in sorted((plan.levels[k], k) for k in plan.levels)]
-    groups = []
+    groups, group_of = [], {}
     for k in order:
-        if fuse and groups and _fusable_operator(plan.nodes[groups[-1][0]]) and _joins(plan, groups[-1], k):
-            groups[-1].append(k)
-        else:
+        # The latest group it may join: every node it reads is in that group or in an earlier one (the
+        # group runs where it stands), and _joins allows it. Else it starts a new group.
+        sources = [s[1] for j in range(len(plan.nodes[k].info.inputs))
+                   for s in [plan.sources.get((k, j))] if s is not None and s[0] == "node"]
+        earliest = max((group_of[m] for m in sources), default=0)
+        target = None
+        if fuse:
+            for g in range(len(groups) - 1, earliest - 1, -1):
+                if _fusable_operator(plan.nodes[groups[g][0]]) and _joins(plan, groups[g], k):
+                    target = g
+                    break
+        if target is None:
             groups.append([k])
+            target = len(groups) - 1
+        else:
+            groups[target].append(k)
+        group_of[k] = target
     dispatches, written, level = [], set(), 0
     for group in groups:
         inputs, outputs = group_tensors(plan, tuple(group))
