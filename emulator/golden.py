@@ -1342,22 +1342,28 @@ class _Math:
         k = m.k
         a = np.asarray(a).astype(np.float32)     # exact widening
         t = m.mul(a, k["INV_2PI_HI"])
-        e = m.fma(a, k["INV_2PI_HI"], m.neg(t))
-        e = m.fma(a, k["INV_2PI_LO2"], m.fma(a, k["INV_2PI_LO"], e))
+        e0 = m.fma(a, k["INV_2PI_HI"], m.neg(t))
+        p1 = m.mul(a, k["INV_2PI_LO"])
+        p2 = m.fma(a, k["INV_2PI_LO2"], m.fma(a, k["INV_2PI_LO"], m.neg(p1)))
         n = m.rndne(m.fma(t, 2, -0.5) if cos else m.add(t, t))
         f = m.fma(n, -0.5, t)
         if cos:
             f = m.sub(f, 0.25)
-        f = m.add(f, e)
+        f = m.add(m.add(m.add(f, e0), p1), p2)
         if self.dt == np.float16:
             f = _nm.narrow_f16(f)
         even = m.fract(m.mul(n, 0.5)) == 0
         return f, self.sel(even, self.one, -self.one)
 
     # ---- the operators' bodies (element_wise_math.inc) ------------------------------------------------
+    def _tiny(self, a, r):
+        with np.errstate(invalid="ignore"):
+            return self.sel(a < self.k["TRIG_TINY"], a, r)
+
     def sin(self, x):
-        f, parity = self.reduce(self.abs(x))
-        return self.mul(self.mul(self.sin_rev(f), parity), self.sign_of(x))
+        a = self.abs(x)
+        f, parity = self.reduce(a)
+        return self.mul(self._tiny(a, self.mul(self.sin_rev(f), parity)), self.sign_of(x))
 
     def cos(self, x):
         f, parity = self.reduce(self.abs(x), cos=True)
@@ -1369,7 +1375,7 @@ class _Math:
         s = self.mul(self.sin_rev(f), parity)
         f, parity = self.reduce(a, cos=True)
         c = self.mul(self.sin_rev(f), self.neg(parity))
-        return self.mul(self.div(s, c), self.sign_of(x))
+        return self.mul(self._tiny(a, self.div(s, c)), self.sign_of(x))
 
     def asin_acos(self, x, acos):
         a = self.abs(x)

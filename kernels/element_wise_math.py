@@ -30,6 +30,7 @@ SPLIT = {
 PLAIN = {
     "TAN_PI_8": 0.41421356237309504880,    # atan's reduction point, tan(pi / 8)
     "QUARTER": 0.25,
+    "TRIG_TINY": 2.0 ** -12,               # sin x and tan x round to x below (x^2 / 3 < 2^-25)
     "ERF_SPLIT": 0.875,                    # erf: a x P(x^2) below, 1 - erfc above
     "ERFC_CLAMP": 16.0,                    # erfc(16) is 0 in both types
     "ERFC_MID": 0.6026785714285714,        # erfc's polynomial variable is 1/a - ERFC_MID
