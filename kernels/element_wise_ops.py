@@ -165,8 +165,9 @@ _row(name="ELEMENT_WISE_QUANTIZED_LINEAR_ADD",
      tensors=("ATensor", "AScaleTensor", "AZeroPointTensor", "BTensor", "BScaleTensor", "BZeroPointTensor",
               "OutputScaleTensor", "OutputZeroPointTensor", "OutputTensor"),
      types=("INT8", "UINT8"), output="any", output_types=("INT8", "UINT8"), optional=(2, 5, 7),
-     type_combos=tuple((a, "FLOAT32", a, b, "FLOAT32", b, "FLOAT32", y, y) for a in ("INT8", "UINT8")
-                       for b in (a, "UINT8" if a == "INT8" else "INT8") for y in (a, "UINT8" if a == "INT8" else "INT8")))
+     type_combos=tuple((a, "FLOAT32", a, b, "FLOAT32", b, "FLOAT32", y, y) for a, other in (("INT8", "UINT8"),
+                                                                                        ("UINT8", "INT8"))
+                       for b in (a, other) for y in (a, other)))   # A's type first: the default is all one type
 # ---- activations (also FusedActivation bodies) ----------------------------------------------------------------
 _row(name="ACTIVATION_IDENTITY", tensors=UNARY, types=FLOAT_TYPES)
 _row(name="ACTIVATION_RELU", tensors=UNARY, types=FLOAT_TYPES + SIGNED_TYPES)

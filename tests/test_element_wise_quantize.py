@@ -149,8 +149,8 @@ def test_per_channel_and_per_tensor_scales_broadcast_through_strides(name, data_
     sizes = [2, 3, 4, 5]
     for scale_strides in ([0, 1, 0, 0], [0, 0, 0, 0]):
         check_operator(name, data_type, sizes, rng=rng, output_type=output_type,
-                       strides=[None, scale_strides, scale_strides, None], gpu=Gpu(TEACHING, wave_width=32, timing=False),
-                       width=32)
+                       strides=[None, scale_strides, scale_strides, None], width=32,
+                       gpu=Gpu(TEACHING, wave_width=32, timing=False))
 
 
 # ---- the mirror ----------------------------------------------------------------------------------------------------
@@ -252,13 +252,14 @@ def test_a_buffer_bound_for_a_left_out_zero_point_removes_the_device():
         pass   # later calls on the removed device answer DXGI_ERROR_DEVICE_REMOVED
     reason, sentence = removal(rig.dml)
     assert reason != 0
-    assert sentence == ("IDMLBindingTable.BindInputs: BindInputs[2] (ZeroPointTensor) is DML_BINDING_TYPE_BUFFER; ZeroPointTensor was left out of "
-                        "the operator desc (None), so it must be DML_BINDING_TYPE_NONE.")
+    assert sentence == ("IDMLBindingTable.BindInputs: BindInputs[2] (ZeroPointTensor) is DML_BINDING_TYPE_BUFFER; "
+                        "ZeroPointTensor was left out of the operator desc (None), so it must be DML_BINDING_TYPE_NONE.")
 
 
 def test_a_left_out_zero_point_below_feature_level_6_2_is_e_invalidarg():
     rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_NONE, feature_level=DML_FEATURE_LEVEL_6_1, timing=False)
-    desc = DML_OPERATOR_DESC(Type=DML_OPERATOR_ELEMENT_WISE_QUANTIZE_LINEAR, Desc=DML_ELEMENT_WISE_QUANTIZE_LINEAR_OPERATOR_DESC(
+    desc = DML_OPERATOR_DESC(Type=DML_OPERATOR_ELEMENT_WISE_QUANTIZE_LINEAR,
+                             Desc=DML_ELEMENT_WISE_QUANTIZE_LINEAR_OPERATOR_DESC(
         InputTensor=tensor("FLOAT32", SIZES), ScaleTensor=tensor("FLOAT32", SIZES), ZeroPointTensor=None,
         OutputTensor=tensor("UINT8", SIZES)))
     with pytest.raises(HResultError) as caught:
@@ -319,7 +320,8 @@ def test_dequantize_then_relu_and_identity_then_quantize_fuse_bit_exact(rig):
     scale = np.full(SIZES, 0.05, np.float32)
     zp = np.full(SIZES, 7, np.uint8)
     flat = [0, 0, 0]
-    dq = DML_OPERATOR_DESC(Type=DML_OPERATOR_ELEMENT_WISE_DEQUANTIZE_LINEAR, Desc=DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC(
+    dq = DML_OPERATOR_DESC(Type=DML_OPERATOR_ELEMENT_WISE_DEQUANTIZE_LINEAR,
+                           Desc=DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC(
         InputTensor=tensor("UINT8", SIZES), ScaleTensor=tensor("FLOAT32", SIZES, flat),
         ZeroPointTensor=tensor("UINT8", SIZES, flat), OutputTensor=tensor("FLOAT32", SIZES)))
     relu = DML_OPERATOR_DESC(Type=DML_OPERATOR_ACTIVATION_RELU, Desc=DML_ACTIVATION_RELU_OPERATOR_DESC(
@@ -338,7 +340,8 @@ def test_dequantize_then_relu_and_identity_then_quantize_fuse_bit_exact(rig):
     identity = DML_OPERATOR_DESC(Type=DML_OPERATOR_ELEMENT_WISE_IDENTITY, Desc=DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC(
         InputTensor=tensor("FLOAT32", SIZES), OutputTensor=tensor("FLOAT32", SIZES),
         ScaleBias=DML_SCALE_BIAS(Scale=3.0, Bias=-0.5)))
-    q = DML_OPERATOR_DESC(Type=DML_OPERATOR_ELEMENT_WISE_QUANTIZE_LINEAR, Desc=DML_ELEMENT_WISE_QUANTIZE_LINEAR_OPERATOR_DESC(
+    q = DML_OPERATOR_DESC(Type=DML_OPERATOR_ELEMENT_WISE_QUANTIZE_LINEAR,
+                          Desc=DML_ELEMENT_WISE_QUANTIZE_LINEAR_OPERATOR_DESC(
         InputTensor=tensor("FLOAT32", SIZES), ScaleTensor=tensor("FLOAT32", SIZES, flat),
         ZeroPointTensor=tensor("INT8", SIZES, flat), OutputTensor=tensor("INT8", SIZES)))
     zp8 = np.full(SIZES, -3, np.int8)
