@@ -138,7 +138,8 @@ class Session:
         compiled = self.dml.CompileOperator(self.dml.CreateOperator(_operator_desc(desc)), flags)
         info = compiled._info
         inputs = _input_list(inputs, info)
-        arrays = [_input_array(array, tensor) for array, tensor in zip(inputs, info.inputs)]
+        arrays = [_input_array(array, tensor, role) for array, tensor, role in zip(inputs, info.inputs,
+                                                                                    info.schema.inputs)]
 
         initializer = self.dml.CreateOperatorInitializer([compiled])
         init_props, exec_props = initializer.GetBindingProperties(), compiled.GetBindingProperties()
@@ -167,7 +168,7 @@ class Session:
         # Initialize the operator, in a submission of its own as HelloDirectML does (before `started`):
         # DML_TENSOR_FLAG_OWNED_BY_DML inputs are uploaded first and bound to the initializer (one
         # DML_BUFFER_ARRAY_BINDING for the operator), which copies them into the persistent resource.
-        owned = [t.owned_by_dml for t in info.inputs]
+        owned = [t is not None and t.owned_by_dml for t in info.inputs]
         input_buffers = [None] * len(arrays)
         keep = [self._upload_inputs(arrays, info.inputs, owned, input_buffers)]
         if any(owned):
@@ -180,7 +181,8 @@ class Session:
         if started is not None:
             started()
         # The other inputs: one UPLOAD buffer -> a DEFAULT buffer each, written at each tensor's strides.
-        keep.append(self._upload_inputs(arrays, info.inputs, [not o for o in owned], input_buffers))
+        present = [t is not None and not o for t, o in zip(info.inputs, owned)]
+        keep.append(self._upload_inputs(arrays, info.inputs, present, input_buffers))
         self.command_list.SetDescriptorHeaps([heap])
         output_buffers = [self._buffer(t.total_bytes, d3d12.D3D12_HEAP_TYPE_DEFAULT,
                                        d3d12.D3D12_RESOURCE_STATE_UNORDERED_ACCESS) for t in info.outputs]
@@ -195,7 +197,8 @@ class Session:
             table.BindTemporaryResource(_binding(temporary, temporary_size))
         if persistent is not None:
             table.BindPersistentResource(_binding(persistent, persistent_size))
-        table.BindInputs([_binding(r, t.total_bytes, o) for r, t, o in zip(input_buffers, info.inputs, owned)])
+        table.BindInputs([_binding(r, t.total_bytes, o) if t is not None else _binding(None, 0, True)   # NONE
+                          for r, t, o in zip(input_buffers, info.inputs, owned)])
         table.BindOutputs([_binding(r, t.total_bytes) for r, t in zip(output_buffers, info.outputs)])
         self.recorder.RecordDispatch(self.command_list, compiled, table)
 
@@ -267,7 +270,7 @@ def _input_list(inputs, info):
     generator too); at most one more item than needed is taken from it, so a huge or endless one
     costs nothing. TypeError for None, a text or a mapping; ValueError for the wrong count."""
     count = len(info.inputs)
-    fields = ", ".join(t.field for t in info.inputs)
+    fields = ", ".join(role.field for role in info.schema.inputs)   # a left-out optional tensor is None
     if inputs is None or isinstance(inputs, (str, bytes, dict)) or not hasattr(inputs, "__iter__"):
         raise TypeError(f"inputs is {_described(inputs)}; give a list with one array per input tensor of "
                         f"{info.schema.c_name} ({fields})")
@@ -314,7 +317,12 @@ def _element_total(value, limit, depth=0):
     return total
 
 
-def _input_array(array, tensor):
+def _input_array(array, tensor, role=None):
+    if tensor is None:   # an optional tensor the desc left out: no data, bound as DML_BINDING_TYPE_NONE
+        if array is not None:
+            raise ValueError(f"{role.field} was left out of the desc (None); its input must be None, not a "
+                             f"{type(array).__name__}")
+        return None
     if not hasattr(array, "__array__"):   # a sequence: size it before NumPy builds it
         try:
             total = _element_total(array, tensor.element_count)

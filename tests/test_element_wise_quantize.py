@@ -350,3 +350,18 @@ def test_dequantize_then_relu_and_identity_then_quantize_fuse_bit_exact(rig):
                             (tensor("INT8", SIZES, flat), zp8)], tensor("INT8", SIZES))
     assert [d.nodes for d in graph._plan.dispatches] == [(0, 1)]
     same_bits(got, golden.quantize_linear(golden.identity(x, (3.0, -0.5)), scale, zp8, "INT8"), "IDENTITY -> Q")
+
+
+def test_run_operator_takes_none_for_a_left_out_zero_point():
+    """dmlemu.run_operator: one input per input tensor, None for a left-out optional one (bound as NONE)."""
+    import dmlemu
+    desc = DML_OPERATOR_DESC(Type=DML_OPERATOR_ELEMENT_WISE_QUANTIZE_LINEAR,
+                             Desc=DML_ELEMENT_WISE_QUANTIZE_LINEAR_OPERATOR_DESC(
+        InputTensor=tensor("FLOAT32", SIZES), ScaleTensor=tensor("FLOAT32", SIZES, [0, 0, 0]), ZeroPointTensor=None,
+        OutputTensor=tensor("UINT8", SIZES)))
+    x, scale = np.arange(24, dtype=np.float32).reshape(SIZES), np.full(SIZES, 2, np.float32)
+    (got,) = dmlemu.run_operator(desc, [x, scale, None])
+    assert got.reshape(-1)[:8].tolist() == [0, 0, 1, 2, 2, 2, 3, 4]   # x / 2, halves to even
+    with pytest.raises(ValueError, match=r"ZeroPointTensor was left out of the desc \(None\); its input must be None, "
+                                         r"not a ndarray"):
+        dmlemu.run_operator(desc, [x, scale, x])
