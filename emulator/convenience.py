@@ -234,7 +234,8 @@ def run_operator(desc, inputs, *, flags=0, adapter=None, feature_level=None, deb
         DML_ELEMENT_WISE_ADD_OPERATOR_DESC, DML_ACTIVATION_RELU_OPERATOR_DESC, DML_CAST_OPERATOR_DESC, ...):
         any operator with a kernel (`dmlemu operators` lists them; one validated without a kernel is
         E_NOTIMPL).
-    inputs: one array per input tensor in binding order (IF: condition, A, B), each of the tensor's
+    inputs: one array per input tensor in binding order (IF: condition, A, B; None for an optional
+        tensor the desc left out, such as QUANTIZE_LINEAR's ZeroPointTensor), each of the tensor's
         logical shape (Sizes) and NumPy dtype; it is written at the tensor's strides (a broadcast
         input, stride 0, too: of the elements that share an address the last one written stays). Any
         iterable of arrays will do; TypeError for None or a non-iterable, ValueError (a sentence) for the wrong
