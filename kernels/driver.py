@@ -516,7 +516,8 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
         raise NoKernel(f"dmlemu's kernel for {operator} has no {data_type} to {types[-1]} variant")
     expected = tensor_types(operator, data_type)
     if not op.type_combos and (types[:-1] != expected[:-1] or (op.output == "same" and types[-1] != expected[-1])):
-        raise ValueError(f"{operator} has no kernel for the data types {', '.join(types)}")
+        # a valid desc no variant serves (POW with an ExponentTensor of another type): E_NOTIMPL, not E_INVALIDARG
+        raise NoKernel(f"dmlemu's kernel for {operator} has no variant for the data types {', '.join(types)}")
     if scale_bias is not None and (not op.scale_bias or not VARIANTS[data_type].is_float):
         raise ValueError(f"ScaleBias is not supported for {data_type}" if op.scale_bias
                          else f"{operator} has no ScaleBias")

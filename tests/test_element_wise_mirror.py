@@ -129,6 +129,13 @@ def test_a_valid_desc_no_kernel_variant_serves_is_e_notimpl_with_a_sentence(rig)
     assert caught.value.hresult == E_NOTIMPL
     assert "DML_OPERATOR_ELEMENT_WISE_POW was validated, but dmlemu's kernel for ELEMENT_WISE_POW serves " \
            "FLOAT32, FLOAT16, not INT32" in str(caught.value)
+    desc = operator_desc("ELEMENT_WISE_POW", InputTensor=tensor("FLOAT32", SIZES),
+                         ExponentTensor=tensor("INT32", SIZES), OutputTensor=tensor("FLOAT32", SIZES))
+    with pytest.raises(HResultError) as caught:     # an exponent of another type: valid from FL3.0
+        rig.compile(desc)
+    assert caught.value.hresult == E_NOTIMPL
+    assert "dmlemu's kernel for ELEMENT_WISE_POW has no variant for the data types FLOAT32, INT32, FLOAT32" \
+           in str(caught.value)
 
 
 @pytest.mark.parametrize("name, fields", [
