@@ -872,3 +872,51 @@ def test_a_graph_input_no_edge_uses_may_be_bound_as_none():
     assert removal(rig.dml) == (S_OK, "")
     expected = golden.identity(golden.threshold(golden.clip(x.view(np.float32), -1.0, 2.0), 0.5), scale_bias=(3.0, 1.0))
     same_bits(rig.read(out).view(np.float32), expected)
+
+
+_CHAINABLE = {}
+
+
+def _chainable(dml, data_type):
+    """The operators (short names, tools/operators) whose output keeps `data_type` and whose desc CreateOperator
+    takes with that type: links of a chain."""
+    from dmlemu.tools.operators import OPERATORS as SHORT, OperatorRun, operator_desc
+    if data_type not in _CHAINABLE:
+        found = []
+        for short in sorted(SHORT):
+            try:
+                run = OperatorRun(short, data_type=data_type, sizes=(2, 5))
+                if run.tensor_types()[-1] == data_type:
+                    dml.CreateOperator(operator_desc(run))
+                    found.append(short)
+            except (HResultError, ValueError):
+                continue
+        _CHAINABLE[data_type] = found
+    return _CHAINABLE[data_type]
+
+
+@settings(max_examples=scaled(6), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["FLOAT32", "FLOAT16"]), st.data())
+def test_random_chains_of_any_element_wise_operators_fuse_bit_exactly(data_type, data):
+    """Three operators drawn from every element-wise operator with a kernel (transcendentals, integer-style
+    bit operators on float bits, activations with attributes, ...), each reading the previous one's output
+    in its first input of the chain's type; their other inputs are graph inputs."""
+    from dmlemu.tools.operators import OperatorRun, operator_desc
+    rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=96)
+    names = data.draw(st.lists(st.sampled_from(_chainable(rig.dml, data_type)), min_size=3, max_size=3))
+    nodes, inputs, intermediates, graph_inputs = [], [], [], []
+    for k, short in enumerate(names):
+        desc = operator_desc(OperatorRun(short, data_type=data_type, sizes=(2, 5)))
+        nodes.append((desc, short.lower()))
+        ins = _tensors(desc)[0]
+        chained = next(j for j, t in enumerate(ins) if t.DataType == _tensors(desc)[1][0].DataType)   # IF: A
+        for j, t in enumerate(ins):
+            if j == chained and k > 0:
+                intermediates.append((k - 1, 0, k, j))
+            else:
+                inputs.append((len(graph_inputs), k, j))
+                graph_inputs.append(t)
+    spec = GraphSpec(nodes=nodes, input_count=len(graph_inputs), output_count=1, inputs=inputs,
+                     intermediates=intermediates, outputs=[(len(nodes) - 1, 0, 0)])
+    seed = data.draw(st.integers(0, 1000))
+    assert_graph_matches(spec, [_random(t, seed + g) for g, t in enumerate(graph_inputs)], rig=rig)
