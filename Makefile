@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,sweep,perfetto]'
+	$(PY) -m pip install --quiet -e '.[test,sweep,perfetto,onnx]'
 	touch $(STAMP)
 
 # THRESHOLD, CLIP and IF through the DirectML mirror; trace and plots in dmlemu-demo-out/.

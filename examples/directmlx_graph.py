@@ -141,7 +141,7 @@ class Graph:
                             FromNodeIndex=index + (len(self.nodes) if kind == "constant" else 0), FromNodeOutputIndex=0,
                             ToNodeIndex=k, ToNodeInputIndex=j)))
         nodes += [DML_GRAPH_NODE_DESC(Type=DML_GRAPH_NODE_TYPE_CONSTANT,
-                                      Desc=DML_CONSTANT_DATA_GRAPH_NODE_DESC(Data=data, Name=name))
+                                      Desc=DML_CONSTANT_DATA_GRAPH_NODE_DESC(Data=data, DataSize=len(data), Name=name))
                   for data, name in self.constants]
         output_edges = [DML_GRAPH_EDGE_DESC(Type=DML_GRAPH_EDGE_TYPE_OUTPUT, Desc=DML_OUTPUT_GRAPH_EDGE_DESC(
             FromNodeIndex=y.source[1], FromNodeOutputIndex=0, GraphOutputIndex=h)) for h, y in enumerate(outputs)]
@@ -178,11 +178,12 @@ def reinterpret(x, sizes, strides):     # dml::Reinterpret: the same bytes read 
 
 # ---- the host program: HelloDirectML's flow for a compiled graph -------------------------------------------
 class Host:
-    """A D3D12 device, a DirectML device, a queue, an allocator, a command list and a fence."""
+    """A D3D12 device, a DirectML device, a queue, an allocator, a command list and a fence.
+    `feature_level`: emulate a DirectML runtime that stops there (dmlemu's max_feature_level)."""
 
-    def __init__(self):
+    def __init__(self, feature_level=None):
         self.device = D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0)
-        self.dml = DMLCreateDevice(self.device, DML_CREATE_DEVICE_FLAG_NONE)
+        self.dml = DMLCreateDevice(self.device, DML_CREATE_DEVICE_FLAG_NONE, max_feature_level=feature_level)
         self.queue = self.device.CreateCommandQueue(D3D12_COMMAND_QUEUE_DESC(Type=D3D12_COMMAND_LIST_TYPE_DIRECT))
         self.allocator = self.device.CreateCommandAllocator(D3D12_COMMAND_LIST_TYPE_DIRECT)
         self.list = self.device.CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_DIRECT, self.allocator, None)
@@ -295,9 +296,10 @@ def _read(data, tensor):
     return golden.gather(data, 0, _dtype(tensor), tuple(d.Sizes), strides)
 
 
-def one_by_one(graph, inputs, outputs):
+def golden_values(graph, inputs):
     """Each node in order through golden.run on what its inputs read from the bytes their sources hold,
-    its result stored as its packed output tensor's bytes. Returns each graph output's bytes."""
+    its result stored as its packed output tensor's bytes. Returns {source: bytes} for every graph input,
+    constant and node."""
     held = {("input", g): np.ascontiguousarray(a).view(np.uint8).reshape(-1) for g, a in enumerate(inputs)}
     held.update({("constant", c): np.frombuffer(data, np.uint8) for c, (data, _) in enumerate(graph.constants)})
     for k, node in enumerate(graph.nodes):
@@ -308,6 +310,12 @@ def one_by_one(graph, inputs, outputs):
         y = golden.run(node.operator, arrays, attributes, None if sb is None else (sb.Scale, sb.Bias),
                        output_type=output_type)
         held[("node", k)] = np.ascontiguousarray(y, output_type).view(np.uint8).reshape(-1)
+    return held
+
+
+def one_by_one(graph, inputs, outputs):
+    """The bytes of each graph output when the nodes run one by one (golden_values)."""
+    held = golden_values(graph, inputs)
     return [held[y.source] for y in outputs]
 
 
