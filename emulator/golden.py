@@ -1285,9 +1285,11 @@ class _Math:
             r = self.sel(self.abs(x) < 0.5, small, large)
             return self.sel(self._a(x) == 0, x, r)
 
+    def _times_ln2(self, l):
+        return self.sel(self.cls(l, 0x204), l, self.fma(l, self.k["LN2_HI"], self.mul(l, self.k["LN2_LO"])))
+
     def log(self, x):
-        l = self.log2(x)
-        return self.fma(l, self.k["LN2_HI"], self.mul(l, self.k["LN2_LO"]))
+        return self._times_ln2(self.log2(x))
 
     def log1p(self, u):
         w = self.add(u, 1)
@@ -1403,8 +1405,7 @@ class _Math:
         return self.mul(self.div(e, self.add(e, 2)), self.sign_of(x))
 
     def _log_2x(self, a):
-        l = self.add(self.log2(a), 1)
-        return self.fma(l, self.k["LN2_HI"], self.mul(l, self.k["LN2_LO"]))
+        return self._times_ln2(self.add(self.log2(a), 1))
 
     def asinh(self, x):
         a = self.abs(x)
@@ -1547,6 +1548,10 @@ _MATH_ACTIVATIONS = {
         m.tanh(m.mul(x, w.param(at["Beta"]))), w.param(at["Alpha"]))),
     "ACTIVATION_GELU": _math_activation(lambda m, w, x, at: m.gelu(x)),
 }
+
+
+__all__ += ["exp", "log", "sqrt", "recip", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+            "asinh", "acosh", "atanh", "erf", "constant_pow", "pow_", "atan_yx"]
 
 
 def _math_table():

@@ -242,7 +242,9 @@ def test_public_namespace_is_small():
                  "mean", "minimum", "maximum", "abs_", "negate", "sign", "clip1", "clip_grad", "clip_grad1", "divide",
                  "modulus_truncate", "modulus_floor", "ceil", "floor", "round_", "compare", "logical", "is_nan",
                  "is_infinity", "bit_and", "bit_or", "bit_xor", "bit_not", "bit_count", "bit_shift_left",
-                 "bit_shift_right", "cast", "activation"}
+                 "bit_shift_right", "cast", "activation", "quantize_linear", "dequantize_linear",
+                 "quantized_linear_add", "exp", "log", "sqrt", "recip", "sin", "cos", "tan", "asin", "acos", "atan",
+                 "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "constant_pow", "pow_", "atan_yx"}
     assert set(golden.__all__) == helpers | operators   # one function per operator (families by name), and run
 
 
@@ -1107,8 +1109,60 @@ def test_run_dispatches_every_operator_by_name():
     assert golden.run("DML_OPERATOR_ELEMENT_WISE_ADD", [x, x]).tolist() == [3.0, -4.0]
     assert golden.run("ELEMENT_WISE_LOGICAL_LESS_THAN", [x, np.float32([2, -3])], output_type="UINT32").dtype == \
         np.uint32
-    with pytest.raises(KeyError, match="no operator ELEMENT_WISE_EXP"):
-        golden.run("ELEMENT_WISE_EXP", [x])
+    with pytest.raises(KeyError, match="no operator GEMM"):
+        golden.run("GEMM", [x])
+
+
+INF, NAN = np.inf, np.nan
+# (operator, attributes, inputs, expected): the special cases docs/NUMERICS_ELEMENT_WISE.md writes down for the
+# transcendental functions, in FLOAT32 and FLOAT16 (both paths); -0 and NaN compared by bits.
+MATH_SPECIAL_CASES = [
+    ("ELEMENT_WISE_EXP", {}, [[0.0, -0.0, INF, -INF, NAN, -200.0, 200.0]], [1.0, 1.0, INF, 0.0, NAN, 0.0, INF]),
+    ("ELEMENT_WISE_LOG", {}, [[1.0, 0.0, -0.0, -1.0, INF, NAN]], [0.0, -INF, -INF, NAN, INF, NAN]),
+    ("ELEMENT_WISE_SQRT", {}, [[-0.0, -1.0, INF, 4.0]], [-0.0, NAN, INF, 2.0]),
+    ("ELEMENT_WISE_RECIP", {}, [[0.0, -0.0, INF, -INF, 4.0]], [INF, -INF, 0.0, -0.0, 0.25]),
+    ("ELEMENT_WISE_SIN", {}, [[0.0, -0.0, INF, -INF, NAN, 1e-30, -1e-30]], [0.0, -0.0, NAN, NAN, NAN, 1e-30, -1e-30]),
+    ("ELEMENT_WISE_COS", {}, [[0.0, -0.0, INF, NAN]], [1.0, 1.0, NAN, NAN]),
+    ("ELEMENT_WISE_TAN", {}, [[0.0, -0.0, INF, NAN]], [0.0, -0.0, NAN, NAN]),
+    ("ELEMENT_WISE_ASIN", {}, [[0.0, -0.0, 1.5, -INF, NAN]], [0.0, -0.0, NAN, NAN, NAN]),
+    ("ELEMENT_WISE_ACOS", {}, [[1.0, 2.0, NAN]], [0.0, NAN, NAN]),
+    ("ELEMENT_WISE_ATAN", {}, [[0.0, -0.0, NAN]], [0.0, -0.0, NAN]),
+    ("ELEMENT_WISE_ATAN_YX", {}, [[0.0, -0.0, 0.0, -0.0, 1.0, NAN, 0.0], [0.0, 0.0, -0.0, -0.0, NAN, 1.0, 5.0]],
+     [0.0, -0.0, np.pi, -np.pi, NAN, NAN, 0.0]),
+    ("ELEMENT_WISE_SINH", {}, [[0.0, -0.0, INF, -INF, NAN]], [0.0, -0.0, INF, -INF, NAN]),
+    ("ELEMENT_WISE_COSH", {}, [[0.0, -0.0, INF, -INF, NAN]], [1.0, 1.0, INF, INF, NAN]),
+    ("ELEMENT_WISE_TANH", {}, [[0.0, -0.0, INF, -INF, NAN, 50.0]], [0.0, -0.0, 1.0, -1.0, NAN, 1.0]),
+    ("ELEMENT_WISE_ASINH", {}, [[0.0, -0.0, INF, -INF, NAN]], [0.0, -0.0, INF, -INF, NAN]),
+    ("ELEMENT_WISE_ACOSH", {}, [[1.0, 0.5, -2.0, INF, NAN]], [0.0, NAN, NAN, INF, NAN]),
+    ("ELEMENT_WISE_ATANH", {}, [[0.0, -0.0, 1.0, -1.0, 1.5, NAN]], [0.0, -0.0, INF, -INF, NAN, NAN]),
+    ("ELEMENT_WISE_ERF", {}, [[0.0, -0.0, INF, -INF, NAN, 10.0]], [0.0, -0.0, 1.0, -1.0, NAN, 1.0]),
+    ("ELEMENT_WISE_POW", {}, [[NAN, 1.0, -1.0, -2.0, -0.0, -0.0, -INF, -0.0, -2.0, 0.0, INF, 2.0],
+                              [0.0, NAN, INF, 3.0, 3.0, -3.0, 3.0, 0.5, 0.5, -1.0, -1.0, 10.0]],
+     [1.0, 1.0, 1.0, -8.0, -0.0, -INF, -INF, 0.0, NAN, INF, 0.0, 1024.0]),
+    ("ELEMENT_WISE_CONSTANT_POW", {"Exponent": np.float32(2.0)}, [[-3.0, NAN, -0.0]], [9.0, NAN, 0.0]),
+    ("ACTIVATION_ELU", {"Alpha": np.float32(1.0)}, [[-0.0, -INF, NAN, 2.0]], [-0.0, -1.0, NAN, 2.0]),
+    ("ACTIVATION_CELU", {"Alpha": np.float32(1.0)}, [[NAN, -INF, 3.0]], [0.0, -1.0, 3.0]),
+    ("ACTIVATION_GELU", {}, [[-INF, INF, NAN, 0.0]], [-0.0, INF, NAN, 0.0]),
+    ("ACTIVATION_SIGMOID", {}, [[0.0, INF, -INF, NAN]], [0.5, 1.0, 0.0, NAN]),
+    ("ACTIVATION_SOFTPLUS", {"Steepness": np.float32(1.0)}, [[INF, -INF, NAN]], [INF, 0.0, NAN]),
+    ("ACTIVATION_SOFTSIGN", {}, [[INF, -INF, NAN, 1.0]], [1.0, -1.0, NAN, 0.5]),
+    ("ACTIVATION_SWISH", {"SigmoidInputScale": np.float32(1.0)}, [[0.0, INF, NAN]], [0.0, INF, NAN]),
+]
+
+
+@pytest.mark.parametrize("name, attributes, inputs, expected", MATH_SPECIAL_CASES)
+@pytest.mark.parametrize("dtype, half", [(np.float32, False), (np.float16, False), (np.float16, True)])
+def test_transcendental_special_cases(name, attributes, inputs, expected, dtype, half):
+    with np.errstate(over="ignore"):
+        got = golden.run(name, [np.array(i, dtype=dtype) for i in inputs], attributes, None, half)
+        want = np.array(expected, dtype=np.float64).astype(dtype)
+    bits = {2: np.uint16, 4: np.uint32}[np.dtype(dtype).itemsize]
+    exact = ~np.isnan(want) & (np.isinf(want) | (want == 0) | (np.abs(want) == 1) | (want == 0.5) | (np.abs(want) == 8))
+    assert np.array_equal(np.isnan(got), np.isnan(want)), (got, want)
+    assert np.all(got.view(bits)[np.isnan(got)] == golden.canonical_nan(dtype).view(bits))   # canonical NaNs
+    assert np.array_equal(got[exact].view(bits), want[exact].view(bits)), (got, want)        # signs of zero too
+    close = ~np.isnan(want) & ~exact
+    assert np.allclose(got[close], want[close], rtol=4e-3), (got, want)
 
 
 # ---------------------------------------------------------------------------------------------
