@@ -133,8 +133,9 @@ class Graph:
             for j, x in enumerate(node.inputs):
                 kind, index = x.source
                 if kind == "input":
-                    input_edges.append(DML_GRAPH_EDGE_DESC(Type=DML_GRAPH_EDGE_TYPE_INPUT, Desc=DML_INPUT_GRAPH_EDGE_DESC(
-                        GraphInputIndex=index, ToNodeIndex=k, ToNodeInputIndex=j)))
+                    input_edges.append(DML_GRAPH_EDGE_DESC(
+                        Type=DML_GRAPH_EDGE_TYPE_INPUT,
+                        Desc=DML_INPUT_GRAPH_EDGE_DESC(GraphInputIndex=index, ToNodeIndex=k, ToNodeInputIndex=j)))
                 else:   # constant nodes come after the operator nodes in DML_GRAPH_DESC.Nodes
                     intermediate_edges.append(DML_GRAPH_EDGE_DESC(
                         Type=DML_GRAPH_EDGE_TYPE_INTERMEDIATE, Desc=DML_INTERMEDIATE_GRAPH_EDGE_DESC(
@@ -268,7 +269,8 @@ class Host:
         if props.TemporaryResourceSize:
             table.BindTemporaryResource(binding(temporary, props.TemporaryResourceSize))
         self.recorder.RecordDispatch(self.list, compiled, table)
-        readback = self.buffer(256 * len(outputs) + sum(sizes), D3D12_HEAP_TYPE_READBACK, D3D12_RESOURCE_STATE_COPY_DEST)
+        readback = self.buffer(256 * len(outputs) + sum(sizes), D3D12_HEAP_TYPE_READBACK,
+                               D3D12_RESOURCE_STATE_COPY_DEST)
         offsets, at = [], 0
         for b, size in zip(outputs, sizes):
             self.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.Transition(
@@ -306,7 +308,7 @@ def golden_values(graph, inputs):
         arrays = [_read(held[x.source], x.tensor) for x in node.inputs]
         sb = node.fields.get("ScaleBias")
         attributes = {f: v for f, v in node.fields.items() if f != "ScaleBias"}
-        output_type = golden.DATA_TYPES[DML_TENSOR_DATA_TYPE(node.output.Desc.DataType).name[len("DML_TENSOR_DATA_TYPE_"):]]
+        output_type = _dtype(node.output)
         y = golden.run(node.operator, arrays, attributes, None if sb is None else (sb.Scale, sb.Bias),
                        output_type=output_type)
         held[("node", k)] = np.ascontiguousarray(y, output_type).view(np.uint8).reshape(-1)

@@ -2,7 +2,7 @@
 
     python examples/onnx_to_dml.py          (from the repository root: converts a tiny model and checks it)
 
-`convert(model, dml)` walks an ONNX ModelProto (opset 13 or later: Clip's bounds are inputs) and builds
+`convert(model, dml)` walks an ONNX ModelProto (opset 11 or later: Clip's bounds are inputs) and builds
 the graph with the DirectMLX-style `Graph` of examples/directmlx_graph.py, which emits the
 DML_GRAPH_DESC for IDMLDevice1::CompileGraph:
 
@@ -17,14 +17,20 @@ DML_GRAPH_DESC for IDMLDevice1::CompileGraph:
   the caller binds with the initializer's bytes (`Converted.inputs(...)` orders them);
 - Clip's min and max must be initializers (they become the desc's Min and Max); an absent one is -inf/+inf.
 
+Data types are the ONNX model's; an operator given a type its DirectML desc does not take is refused by
+IDMLDevice::CreateOperator when the graph compiles (an HResultError sentence). Cast into an integer type
+follows DirectML's rules (NUMERICS.md: truncate, saturate, NaN -> 0), which ONNX leaves open for NaN and
+out-of-range values.
+
 Refused, each with one sentence naming the node: an operator outside the table (not element-wise, or
 not written here), an attribute the converter does not read, an input or output shape that is not
 static, an element type DirectML has no element-wise support for (DOUBLE, STRING, ...), a Clip bound
-that is not an initializer, and the two inputs whose results ONNX and DirectML define differently
-(../shared/NUMERICS.md): a Clip with min > max (ONNX Runtime returns max, DirectML's CLIP Min) or a NaN
-bound. Model outputs that are a model input or an initializer (DirectML's graph outputs come from
-operator nodes) and nodes whose outputs no model output needs (pruned: every DML node output must be
-connected) are handled as the comments say.
+that is not an initializer, a model output that is a model input or an initializer (a DirectML graph
+output comes from an operator node: put an Identity in front of it), and the two inputs whose results
+ONNX and DirectML define differently (../shared/NUMERICS.md): a Clip with min > max (ONNX Runtime
+returns max, DirectML's CLIP Min) or a NaN bound (DirectML's CLIP ignores it). Nodes whose outputs no
+model output needs, and initializers no kept node reads, are dropped (every DML node output must be
+connected, and a constant node must feed something).
 """
 import dataclasses
 
@@ -153,9 +159,6 @@ class Converted:
         """The arrays to bind to the DML graph inputs, in order, from the model's {input name: array}."""
         return [np.ascontiguousarray(feeds[n] if n in feeds else self.initializers[n]) for n in self.input_names]
 
-    def compile(self, fuse=True):
-        return self.graph.compile(DML_EXECUTION_FLAG_NONE, self.outputs, fuse=fuse)
-
 
 def _static_shape(value_info, where):
     dims = value_info.type.tensor_type.shape.dim
@@ -183,8 +186,9 @@ def _scalar_bound(node, j, initializers, default):
         return default
     name = node.input[j]
     if name not in initializers:
-        raise ConversionError(f"node \"{node.name}\" (Clip) reads its {('min', 'max')[j - 1]} from \"{name}\", which is "
-                              f"no initializer; DirectML's CLIP takes Min and Max as numbers, so they must be constants")
+        raise ConversionError(f"node \"{node.name}\" (Clip) reads its {('min', 'max')[j - 1]} from \"{name}\", which "
+                              f"is no initializer; DirectML's CLIP takes Min and Max as numbers, so they must be "
+                              f"constants")
     value = initializers[name]
     if value.size != 1:
         raise ConversionError(f"node \"{node.name}\" (Clip) has a {('min', 'max')[j - 1]} of {value.size} values; "
@@ -215,10 +219,12 @@ def convert(model, dml, constants=None):
         values[value.name] = graph.input(shapes[value.name] or [1], dml_type(types[value.name], where))
         input_names.append(value.name)
     nodes = _needed_nodes(onnx_graph)
-    clip_bounds = {n.input[j] for n in nodes if n.op_type == "Clip" for j in (1, 2) if j < len(n.input)}
+    # The initializers a kept node reads as a tensor (not those read only as Clip's min / max, nor unused
+    # ones: a constant node must feed something).
+    tensors_read = {name for n in nodes for name in (n.input[:1] if n.op_type == "Clip" else n.input)}
     for name, array in initializers.items():
-        if name in clip_bounds and not any(name in n.input for n in nodes if n.op_type != "Clip"):
-            continue                      # read as Min / Max only
+        if name not in tensors_read:
+            continue
         where = f"initializer \"{name}\""
         shapes[name], types[name] = list(array.shape), initializer_types[name]
         data_type = dml_type(types[name], where)
@@ -235,8 +241,8 @@ def convert(model, dml, constants=None):
     for value in onnx_graph.output:
         name = value.name
         if name not in values or values[name].source[0] != "node":
-            raise ConversionError(f"graph output \"{name}\" is a graph input or an initializer; a DirectML graph output "
-                                  f"comes from an operator node (put an Identity node in front of it)")
+            raise ConversionError(f"graph output \"{name}\" is a graph input or an initializer; a DirectML graph "
+                                  f"output comes from an operator node (put an Identity node in front of it)")
         if name in output_names:
             raise ConversionError(f"graph output \"{name}\" is listed twice; dmlemu's CompileGraph lets a node output "
                                   f"be one graph output")
@@ -276,8 +282,9 @@ def _convert_node(graph, node, values, shapes, types, initializers):
         low = _scalar_bound(node, 1, initializers, -np.inf)
         high = _scalar_bound(node, 2, initializers, np.inf)
         if np.isnan(low) or np.isnan(high):
-            raise ConversionError(f"{where} has a NaN bound (min {low}, max {high}); ONNX Runtime propagates it and "
-                                  f"DirectML ignores it (NUMERICS.md), so the converter refuses it")
+            raise ConversionError(f"{where} has a NaN bound (min {low}, max {high}); DirectML's CLIP ignores a NaN "
+                                  f"bound where ONNX Runtime's min / max do not (NUMERICS.md), so the converter "
+                                  f"refuses it")
         if low > high:
             raise ConversionError(f"{where} has min {low} > max {high}; ONNX Runtime returns max there and DirectML's "
                                   f"CLIP returns Min (NUMERICS.md), so the converter refuses it")
