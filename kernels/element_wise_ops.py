@@ -211,7 +211,7 @@ _row(name="ACTIVATION_SCALED_TANH", tensors=UNARY, types=FLOAT_TYPES, params=(("
 OPERATORS = {row.name: row for row in _ROWS}
 # The activations a FusedActivation may name (DirectML's "Using fused operators" list, those with a kernel).
 FUSABLE = tuple(name for name in OPERATORS if name.startswith("ACTIVATION_") and name not in (
-    "ACTIVATION_RELU_GRAD", "ACTIVATION_PARAMETERIZED_RELU", "ACTIVATION_SWISH"))
+    "ACTIVATION_RELU_GRAD", "ACTIVATION_PARAMETERIZED_RELU", "ACTIVATION_SWISH", "ACTIVATION_HARD_SWISH"))
 
 __all__ = ["ElementWiseOperator", "OPERATORS", "FUSABLE", "ALL_TYPES", "FLOAT_TYPES", "INTEGER_TYPES", "SIGNED_TYPES",
            "NUMERIC_TYPES"]

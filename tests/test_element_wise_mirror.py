@@ -114,6 +114,13 @@ def test_activations_with_attributes(rig):
     run(rig, "ACTIVATION_RELU", unary, [x])
 
 
+def test_every_activation_directml_fuses_has_a_fused_body():
+    """kernels' FUSABLE is the DirectML list ("Using fused operators"), every one with a body the tail can run."""
+    from dmlemu.directml.operators import FUSABLE_ACTIVATIONS
+    from dmlemu.kernels.element_wise_ops import FUSABLE
+    assert set(FUSABLE) == set(FUSABLE_ACTIVATIONS)
+
+
 def test_has_kernel_is_true_for_every_operator_of_the_table():
     from dmlemu.kernels.element_wise_ops import OPERATORS
     assert all(has_kernel(name) for name in OPERATORS)
