@@ -27,7 +27,8 @@ def run_example(name, prelude=None):
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     path = os.path.join("examples", name)
     command = [sys.executable, path] if prelude is None else \
-        [sys.executable, "-c", f"{prelude}\nimport runpy\nrunpy.run_path({path!r}, run_name='__main__')"]
+        [sys.executable, "-c", f"{prelude}\nimport runpy, sys\nsys.path.insert(0, 'examples')\n"   # as `python path` does
+                               f"runpy.run_path({path!r}, run_name='__main__')"]
     result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, f"{path} exited {result.returncode}\n{result.stdout}\n{result.stderr}"
     return result.stdout
@@ -69,9 +70,11 @@ def test_directmlx_expressions_become_the_nodes_directmlx_makes():
 
 # ---- examples/onnx_elementwise.py --------------------------------------------------------------------------
 def test_onnx_example_without_the_packages_says_what_to_install():
-    out = run_example("onnx_elementwise.py", prelude="import sys; sys.modules['onnxruntime'] = None")
-    assert out == ("examples/onnx_elementwise.py needs onnx and onnxruntime (onnxruntime is missing): "
-                   "pip install -e '.[onnx]'\n")
+    hidden = "import sys; sys.modules['onnx'] = sys.modules['onnxruntime'] = None"   # as if not installed
+    out = run_example("onnx_elementwise.py", prelude=hidden)
+    assert out == "examples/onnx_elementwise.py needs onnx and onnxruntime (onnx is missing): pip install -e '.[onnx]'\n"
+    out = run_example("onnx_to_dml.py", prelude=hidden)
+    assert out == "examples/onnx_to_dml.py needs the onnx package: pip install -e '.[onnx]'\n"
 
 
 @pytest.fixture(scope="module")
