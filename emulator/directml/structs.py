@@ -48,7 +48,7 @@ _define("DML_FEATURE_QUERY_FEATURE_LEVELS", "Query: which of these feature level
         RequestedFeatureLevelCount=Count("RequestedFeatureLevels"), RequestedFeatureLevels=None)
 _define("DML_FEATURE_DATA_FEATURE_LEVELS", "Answer: MaxSupportedFeatureLevel.", MaxSupportedFeatureLevel=0)
 
-# ---- graphs (declared for completeness; IDMLDevice1.CompileGraph is not implemented) ----------------
+# ---- graphs (IDMLDevice1.CompileGraph: emulator/directml/graph.py, docs/GRAPHS.md) ----------------------------
 _define("DML_GRAPH_EDGE_DESC", "A graph edge: Type (DML_GRAPH_EDGE_TYPE) and Desc.", Type=0, Desc=None)
 _define("DML_INPUT_GRAPH_EDGE_DESC", "A graph input edge.", GraphInputIndex=0, ToNodeIndex=0, ToNodeInputIndex=0, Name=None)
 _define("DML_OUTPUT_GRAPH_EDGE_DESC", "A graph output edge.", FromNodeIndex=0, FromNodeOutputIndex=0, GraphOutputIndex=0, Name=None)
