@@ -76,6 +76,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     global CLOCK
     CLOCK = time.process_time if args.cpu else time.perf_counter
+    clock = "CPU" if args.cpu else "wall"
 
     print("CLIP FLOAT16 + ScaleBias, RX 7900 XTX, wave32")
     print(f"{'elements':>10} {'golden s':>9} {'functional s':>12} {'timed s':>8} {'timed+trace s':>13} "
@@ -110,7 +111,7 @@ def main(argv=None):
     wall, stats = timed(run.dispatch)
     expected = golden.identity(golden.gather(x.view(np.uint8), 0, np.float32, (side, side), (1, side)))
     assert np.array_equal(run.output_bytes().view(np.float32).reshape(side, side), expected)
-    print(f"IDENTITY FLOAT32 {side}x{side} transposed read, with timing: {wall:.2f} s wall, golden {gold:.4f} s, "
+    print(f"IDENTITY FLOAT32 {side}x{side} transposed read, with timing: {wall:.2f} s {clock}, golden {gold:.4f} s, "
           f"{wall / gold:.1f}x; {stats.cycles / RX_7900_XTX.clock_hz * 1e6:.1f} us GPU")
 
     if not args.skip_large:
@@ -125,7 +126,7 @@ def main(argv=None):
         seconds = stats.cycles / RX_7900_XTX.clock_hz
         peak = _peak_memory()
         tensors = 2 * n * 4
-        print(f"IDENTITY FLOAT32 2^{args.log2_large} with timing: {wall:.1f} s wall, {seconds * 1e3:.3f} ms GPU, "
+        print(f"IDENTITY FLOAT32 2^{args.log2_large} with timing: {wall:.1f} s {clock}, {seconds * 1e3:.3f} ms GPU, "
               f"{(stats.bytes_read + stats.bytes_written) / seconds / 1e9:.0f} GB/s; peak memory during the dispatch "
               f"{peak / 2 ** 30:.2f} GiB = {peak / tensors:.2f}x the tensors' {tensors / 2 ** 30:.0f} GiB (whole process)")
 
