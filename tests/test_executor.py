@@ -415,7 +415,7 @@ def test_address_arithmetic_on_thread_ids_matches_reference(seed):
     width = int(rng.choice([4, 8, 16, 64]))
     group_size, groups = int(rng.integers(1, 3 * width)), int(rng.integers(1, 6))
     lines = ["s_load_dwordx4 s[8:11], s[0:1], 0", "s_load_dwordx4 s[12:15], s[0:1], 32", "s_waitcnt 0",
-             f"s_mul_i32 s20, s4, {group_size}", "v_add_u32 v1, s20, v0", "v_lshl_b32 v3, v1, 2",
+             f"s_mul_i32 s20, s2, {group_size}", "v_add_u32 v1, s20, v0", "v_lshl_b32 v3, v1, 2",
              f"s_mov_b32 s21, {int(rng.integers(0, 2 ** 32))}"]
     for _ in range(int(rng.integers(0, 4))):
         step = str(rng.choice(_ADDRESS_STEPS))
@@ -448,3 +448,51 @@ def test_address_arithmetic_on_thread_ids_matches_reference(seed):
     ref_stats = run_launch(ref_launch, ref_gpu.memory, width)
     assert np.array_equal(fast_dst.data, ref_dst.data)
     assert (stats.oob_reads, stats.oob_writes) == (ref_stats.oob_reads, ref_stats.oob_writes)
+
+
+@pytest.mark.parametrize("width, batch_waves, whole_waves", [(8, 1, False), (8, 3, True), (64, 2, True), (64, 3, False)])
+def test_loaded_registers_keep_their_values_when_memory_changes(width, batch_waves, whole_waves):
+    """Loads in `run` hand registers views of memory (copy on write): a store into the loaded range,
+    in place, must leave every register that holds the old values (the load's, a move's copy) as
+    they were, and a later load sees the new bytes. Fast executor against the reference and the
+    expected values."""
+    groups, group_size = 5, 2 * width if whole_waves else 3 * width // 2   # or a partial last wave per group
+    n = groups * group_size
+    text = f"""
+        s_load_dwordx4 s[8:11], s[0:1], 0
+        s_load_dwordx4 s[12:15], s[0:1], 32
+        s_waitcnt 0
+        s_mul_i32 s20, s2, {group_size}
+        v_add_u32 v1, s20, v0
+        v_lshl_b32 v1, v1, 2
+        buffer_load_dword v2, v1, s[8:11], 0
+        s_waitcnt 0
+        v_mov_b32 v3, v2
+        v_add_u32 v4, v2, 1
+        buffer_store_dword v4, v1, s[8:11], 0
+        buffer_load_dword v5, v1, s[8:11], 0
+        s_waitcnt 0
+        buffer_store_dword v2, v1, s[12:15], 0
+        buffer_store_dword v3, v1, s[12:15], {4 * n}
+        buffer_store_dword v5, v1, s[12:15], {8 * n}
+        s_endpgm"""
+    program = Program(assemble(text), "in_place")
+    original = np.random.default_rng(width).integers(0, 1 << 32, n, dtype=np.uint32)
+    results = []
+    for fast in (True, False):
+        gpu = Gpu(TEACHING, wave_width=width)
+        gpu.dispatcher.batch_lanes = width * batch_waves
+        a, b = gpu.memory.allocate(4 * n, "a"), gpu.memory.allocate(12 * n, "b")
+        a.data[:n * 4] = original.view(np.uint8)
+        table = gpu.memory.allocate(64, "table")
+        write_buffer_descriptor(table.data, 0, a.gpu_va, n * 4)
+        write_buffer_descriptor(table.data, 32, b.gpu_va, b.size)
+        launch = KernelLaunch(program, groups, group_size, (table.gpu_va & 0xFFFFFFFF, table.gpu_va >> 32))
+        gpu.dispatch(launch) if fast else run_launch(launch, gpu.memory, width)
+        results.append((a.data.copy(), b.data.copy()))
+    assert all(np.array_equal(f, r) for f, r in zip(*results))
+    (a_bytes, b_bytes), _ = results
+    words = b_bytes.view(np.uint32)
+    assert np.array_equal(a_bytes[:n * 4].view(np.uint32), original + np.uint32(1))
+    assert np.array_equal(words[:n], original) and np.array_equal(words[n:2 * n], original)
+    assert np.array_equal(words[2 * n:], original + np.uint32(1))

@@ -108,14 +108,20 @@ class ExecutionStats:
 
 
 class _Context:
-    """Per-run access to memory and counters for the handlers."""
+    """Per-run access to memory and counters for the handlers.
 
-    __slots__ = ("memory", "stats", "pc")
+    `share`: loads may hand registers read-only views of memory instead of copies (`run`; see
+    _load and _detach). `step` (teaching tools, which compare register objects between
+    instructions) always copies.
+    """
 
-    def __init__(self, memory, stats):
+    __slots__ = ("memory", "stats", "pc", "share")
+
+    def __init__(self, memory, stats, share=False):
         self.memory = memory
         self.stats = stats
         self.pc = 0
+        self.share = share
 
 
 def _record_access(ctx, batch, is_write, va, index, item_size, use, first):
@@ -309,10 +315,16 @@ def _load(ctx, batch, entry, operands):
         count = size // dtype.itemsize
         if selector is None and first is not None and first + batch.waves * batch.width <= count:
             # Hottest path (packed tensors): every lane active, the lanes' elements consecutive and
-            # in range, found on the Ramp's columns or by one compare pass: one slice copy.
-            # Copy: a register must not alias memory that a later store may change.
+            # in range, found on the Ramp's columns or by one compare pass: a slice of memory.
+            # In `run` the register is that slice itself, read-only, not a copy: copy on write,
+            # a store first copies every register that overlaps what it writes (_detach).
             typed = data[:count * dtype.itemsize].view(dtype)
-            result = typed[first:first + batch.waves * batch.width].reshape(shape).copy()
+            result = typed[first:first + batch.waves * batch.width].reshape(shape)
+            if ctx.share:
+                result.flags.writeable = False
+                batch.views = True
+            else:
+                result = result.copy()
             n_active = result.size
             _record_access(ctx, batch, False, va, index, dtype.itemsize, None, first)
             ctx.stats.bytes_read += n_active * dtype.itemsize
@@ -350,6 +362,17 @@ def _load(ctx, batch, entry, operands):
         batch.write(operands[0], entry.types[0], result.view(op.TYPES[entry.types[0]][0]), masked=True)
 
 
+def _detach(batch, region):
+    """Copy on write: give every register that may share memory with `region` (about to be stored
+    to) its own copy, so that it keeps the values it was loaded with. Only registers can hold such
+    views (loads in `run`, and what instructions made of them without computing: moves, bit
+    views); np.may_share_memory compares bounds only, so it errs towards copying."""
+    for bank in (batch.vgpr, batch.sgpr):
+        for i, value in enumerate(bank):
+            if type(value) is np.ndarray and value.base is not None and np.may_share_memory(value, region):
+                bank[i] = value.copy()
+
+
 def _store(ctx, batch, entry, operands):
     dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
     if dtype.itemsize == 2:
@@ -369,6 +392,8 @@ def _store(ctx, batch, entry, operands):
         data, size, va = _resolve(ctx, dwords)
         count = size // dtype.itemsize
         target = data[:count * dtype.itemsize].view(dtype) if count else None
+        if batch.views and target is not None:
+            _detach(batch, target)
         if selector is None and first is not None and first + value.size <= count:
             # Hottest path (packed tensors): every lane active, the lanes' elements consecutive and
             # in range (a Ramp's columns or one compare pass tell): one slice copy. Bytes are cast
@@ -412,7 +437,7 @@ _HANDLERS = {"alu": _alu, "vcmp": _vcmp, "scmp": _scmp, "ctx": _ctx, "idle": _no
 def run(program, batch, memory, stats):
     """Execute `program` for every wave of `batch` until all reach s_endpgm."""
     records = program.records
-    ctx = _Context(memory, stats)
+    ctx = _Context(memory, stats, share=True)
     unit_counts = stats.unit_instructions
     per_instruction = stats.instruction_waves
     record = stats.record

@@ -273,7 +273,7 @@ class WaveBatch:
     """W waves executing together: registers, masks and ids (see the module banner)."""
 
     __slots__ = ("waves", "width", "sgpr", "vgpr", "exec", "exec_full", "exec_compact", "vcc", "scc",
-                 "wave_index", "workgroup", "wave_in_group")
+                 "wave_index", "workgroup", "wave_in_group", "views")
 
     def __init__(self, waves, width):
         self.waves = waves
@@ -285,6 +285,7 @@ class WaveBatch:
         self.exec_full = True
         self.vcc = np.zeros((1, 1), dtype=bool)
         self.scc = np.zeros((1, 1), dtype=bool)
+        self.views = False         # some register may be a read-only view of memory (executor._load)
         self.wave_index = None     # (W, 1) uint32: wave number in the dispatch
         self.workgroup = None      # (W, 1) uint32
         self.wave_in_group = None  # (W, 1) uint32
@@ -324,6 +325,10 @@ class WaveBatch:
 
         def pick(a):
             if a is None or a.shape[0] == 1:
+                # Shared by both halves; a view of memory is copied (small: one wave's row), or a
+                # store of one half would change what the other half loaded (executor._detach).
+                if self.views and type(a) is np.ndarray and a.base is not None:
+                    return a.copy()
                 return a
             if isinstance(a, Ramp):
                 return a.take_waves(keep)
@@ -334,6 +339,7 @@ class WaveBatch:
         out.vcc, out.scc = pick(self.vcc), pick(self.scc)
         out.wave_index, out.workgroup, out.wave_in_group = (
             pick(self.wave_index), pick(self.workgroup), pick(self.wave_in_group))
+        out.views = self.views
         return out
 
     # ---- operand access -----------------------------------------------------------------------
