@@ -114,6 +114,15 @@ def test_activations_with_attributes(rig):
     run(rig, "ACTIVATION_RELU", unary, [x])
 
 
+def test_constant_pow_on_an_integer_tensor_is_e_invalidarg_with_a_sentence(rig):
+    desc = operator_desc("ELEMENT_WISE_CONSTANT_POW", InputTensor=tensor("INT32", SIZES),
+                         OutputTensor=tensor("INT32", SIZES), Exponent=2.0)
+    with pytest.raises(HResultError) as caught:
+        rig.compile(desc)
+    assert "InputTensor.DataType is DML_TENSOR_DATA_TYPE_INT32; DML_FEATURE_LEVEL_6_4 allows FLOAT32, FLOAT16 for " \
+           "InputTensor of DML_OPERATOR_ELEMENT_WISE_CONSTANT_POW" in str(caught.value)
+
+
 def test_every_activation_directml_fuses_has_a_fused_body():
     """kernels' FUSABLE is the DirectML list ("Using fused operators"), every one with a body the tail can run."""
     from dmlemu.directml.operators import FUSABLE_ACTIVATIONS
