@@ -59,3 +59,21 @@ def test_fast_and_reference_executors_agree(name, data_type, output_type, stride
     for a, b in zip(fast.allocations, ref.allocations):
         assert np.array_equal(a.data, b.data), f"{name} {types}: the executors disagree"
     assert op.name == name
+
+
+@pytest.mark.xfail(strict=True, reason="fast executor: a VCC from a compare of uniform (SGPR-derived) operands, "
+                   "saved with s_mov_b64 and combined with a per-lane VCC by s_and_b64, reaches only lane 0 "
+                   "(the reference executor gives every lane); POW's body avoids the pattern. Remove this marker "
+                   "when emulator/functional fixes it.")
+def test_a_uniform_compare_result_combined_with_a_per_lane_one_by_salu():
+    from test_executor import run_random_program
+    text = "\n".join([
+        "s_mov_b64 s[30:31], exec", "v_lane_id v1",
+        "s_mov_b32 s13, 0x3dcccccd", "v_mov_b32 v2, s13", "v_trunc_f32 v3, v2",
+        "v_cmp_ne_f32 vcc, v3, v2",               # uniform: true in every lane
+        "s_mov_b64 s[56:57], vcc", "v_cmp_gt_u32 vcc, v1, 2", "s_and_b64 vcc, vcc, s[56:57]",
+        "v_cndmask_b32 v4, 0, 1, vcc",            # lanes 3 .. 7: 1
+        "s_mov_b64 exec, s[30:31]", "s_load_dwordx4 s[20:23], s[0:1], 0", "s_waitcnt 0",
+        "s_mul_i32 s24, s4, 16", "v_add_u32 v13, s24, v0", "v_lshl_b32 v13, v13, 6"]
+        + [f"buffer_store_dword v{r}, v13, s[20:23], {4 * r}" for r in range(1, 13)] + ["s_endpgm"])
+    run_random_program(np.random.default_rng(0), text, "uniform_vcc_and", width=8, groups=1)
