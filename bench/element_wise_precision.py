@@ -178,7 +178,8 @@ def _at(inputs):
 
 def table(rows):
     out = ["| operator | FLOAT16, FLOAT32 compute: max ulp (at) | FLOAT16, FLOAT16 compute | FLOAT32 dense domain | "
-           "max ulp (at) | bounds: FLOAT32 dense / FLOAT16 / FLOAT16 compute | FLOAT32 all bit patterns: max ulp (at) |",
+           "max ulp (at) | bounds: FLOAT32 dense / FLOAT16 / FLOAT16 compute | "
+           "FLOAT32 all bit patterns: max ulp (at) |",
            "|---|---|---|---|---|---|---|"]
     for name, f16, half, domain, dense, every in rows:
         f32_bound, (f16_bound, half_bound) = FUNCTIONS[name][3:]

@@ -62,7 +62,8 @@ MATH_SWEEPS = [
     ("ACTIVATION_SOFTSIGN", {}, None), ("ACTIVATION_TANH", {}, None),
     ("ACTIVATION_SCALED_TANH", {"Alpha": F32(1.7159), "Beta": F32(0.6666667)}, None),
 ]
-SWEEPS += [(name, attributes, scale_bias, half) for name, attributes, scale_bias in MATH_SWEEPS for half in (False, True)]
+SWEEPS += [(name, attributes, scale_bias, half) for name, attributes, scale_bias in MATH_SWEEPS
+           for half in (False, True)]
 
 
 @pytest.fixture(scope="module")
