@@ -21,7 +21,9 @@ from dmlemu import golden
 from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.directml import *  # noqa: F401,F403
 from dmlemu.errors import E_INVALIDARG, HResultError, S_OK
-from dmlemu.kernels.driver import has_kernel
+from dmlemu.directml.graph import FUSED_LIVE_LIMIT, FUSED_TENSOR_LIMIT, FUSED_UNIFORM_LIMIT
+from dmlemu.kernels.driver import MAX_TENSORS, has_kernel
+from dmlemu.kernels.fusion import MAX_UNIFORM
 from dmlemu.traces import capture
 from mirror_rig import MirrorRig, buffer_binding, removal, same_bits
 from operator_cases import scaled
@@ -373,18 +375,22 @@ def test_a_fused_chain_is_one_dispatch_that_reads_and_writes_one_tensor_each():
             int(unfused_trace.dispatches["bytes_written"].sum())) == (768, 768)
 
 
-def test_fusion_stops_at_four_memory_tensors_and_at_edges_that_change_the_layout():
+def test_fusion_stops_at_nine_memory_tensors_and_at_edges_that_change_the_layout():
     if not has_kernel("ELEMENT_WISE_ADD"):
         pytest.skip("no ELEMENT_WISE_ADD kernel")
+    assert (FUSED_TENSOR_LIMIT, FUSED_UNIFORM_LIMIT) == (MAX_TENSORS, MAX_UNIFORM)   # what the kernels address
+    # A chain of 9 ADDs each reading one more graph input: nodes 0 .. 7 would read 9 inputs and write node
+    # 7's value for node 8 (10 tensors); the first pass joins node 7 optimistically, the check gives it back.
     add = op("ELEMENT_WISE_ADD", ATensor=X, BTensor=X, OutputTensor=X)
-    spec = GraphSpec(nodes=[(add, "a"), (add, "b"), (add, "c"), (add, "d")], input_count=5, output_count=1,
-                     inputs=[(0, 0, 0), (1, 0, 1), (2, 1, 1), (3, 2, 1), (4, 3, 1)],
-                     intermediates=[(0, 0, 1, 0), (1, 0, 2, 0), (2, 0, 3, 0)], outputs=[(3, 0, 0)])
+    spec = GraphSpec(nodes=[(add, f"a{i}") for i in range(9)], input_count=10, output_count=1,
+                     inputs=[(0, 0, 0)] + [(g, g - 1, 1) for g in range(1, 10)],
+                     intermediates=[(i, 0, i + 1, 0) for i in range(8)], outputs=[(8, 0, 0)])
     rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
     graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE)
-    assert [(d.nodes, d.barrier_before) for d in graph._plan.dispatches] == [((0, 1), False), ((2, 3), True)]
-    assert [len(u.infos) for u in graph._units] == [4, 4]   # x0, x1, x2 and b; b, x3, x4 and d
-    assert_graph_matches(spec, [_random(X, 20 + g) for g in range(5)], rig=rig)
+    assert [(d.nodes, d.barrier_before) for d in graph._plan.dispatches] == [(tuple(range(7)), False),
+                                                                             ((7, 8), True)]
+    assert [len(u.infos) for u in graph._units] == [9, 4]   # x0 .. x7 and a6; a6, x8, x9 and a8
+    assert_graph_matches(spec, [_random(X, 20 + g) for g in range(10)], rig=rig)
     row, wide = tensor([1, 16]), tensor([4, 16], strides=[0, 1])
     spec = GraphSpec(nodes=[(clip(row, -2.0, 2.0), "clip"), (identity(row, scale_bias=(2.0, 0.0)), "twice"),
                             (identity(wide, out=X), "broadcast")],

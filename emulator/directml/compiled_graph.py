@@ -5,7 +5,7 @@ IDMLCompiledOperator, so CreateOperatorInitializer, binding tables and RecordDis
 they take one operator). Each operator node is compiled by the single-operator path
 (IDMLCompiledOperator: its kernel variant and constant buffer); each dispatch of the graph's partition
 (graph.py) is a DispatchUnit: one node's own kernel, or the fused kernel fusion.py builds from the
-nodes' variants. The units run in order with the partition's UAV barriers. What the graph adds is where
+nodes' variants (kernels/fusion.py). The units run in order with the partition's UAV barriers. What the graph adds is where
 things live:
 
 - descriptors: the graph's descriptor range holds, for each dispatch in order, one slot per tensor
@@ -176,7 +176,7 @@ class IDMLCompiledGraph(IDMLCompiledOperator):
 
     def _make_units(self, plan, preset):
         """One DispatchUnit per dispatch of the partition, with its slots and persistent region placed."""
-        from dmlemu.directml.fusion import compile_fused
+        from dmlemu.directml.fusion import fused_kernel
         from dmlemu.directml.graph import group_tensors
         units, slot, offset = [], 0, 0
         for index, dispatch in enumerate(plan.dispatches):
@@ -190,9 +190,9 @@ class IDMLCompiledGraph(IDMLCompiledOperator):
                 infos, source = tuple(info.tensors), None
             else:
                 inputs, outputs = group_tensors(plan, dispatch.nodes)
-                kernel, source = compile_fused(plan, dispatch.nodes, inputs, outputs,
-                                               {k: self._nodes[k]._kernel for k in dispatch.nodes},
-                                               self._half_precision, preset.workgroup_size)
+                kernel, source = fused_kernel(plan, dispatch.nodes, inputs, outputs,
+                                              {k: self._nodes[k]._kernel for k in dispatch.nodes},
+                                              self._half_precision, preset.workgroup_size)
                 inputs, outputs = tuple(tuple(ks) for ks in inputs), tuple(outputs)
                 infos = tuple(plan.nodes[ks[0][0]].info.inputs[ks[0][1]] for ks in inputs) + \
                     tuple(plan.nodes[k].info.outputs[o] for k, o in outputs)

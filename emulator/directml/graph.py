@@ -383,8 +383,13 @@ def validate_graph_desc(desc, device, fuse=False):
 
 
 # ---- the partition --------------------------------------------------------------------------------------
-FUSED_TENSOR_LIMIT = 4      # a fused kernel addresses its tensors with kernels/address.inc: tensors 0 .. 3
-FUSED_NODE_LIMIT = 8        # nodes in one fused kernel (registers for the values kept between them)
+# What one fused kernel may hold (kernels/fusion.py builds it; tests/test_graph.py pins the first two to
+# the kernels' own constants):
+FUSED_TENSOR_LIMIT = 9      # vector memory tensors: kernels/address.inc addresses tensors 0 .. 8 (MAX_TENSORS)
+FUSED_UNIFORM_LIMIT = 8     # uniform inputs (one element, or stride 0 everywhere): scalar loads into s88 .. s103
+FUSED_LIVE_LIMIT = 16       # values kept in registers at once between nodes (dmlemu's choice: <= 32 VGPRs above
+                            # the nodes' own, so a fused kernel's occupancy stays that of its largest node's)
+FUSED_NODE_LIMIT = 32       # nodes in one fused kernel (dmlemu's choice: bounds the program's length)
 
 
 def fusable_edge(produced, read):
@@ -402,11 +407,12 @@ def _fusable_operator(node):
             and all(t is not None for t in node.info.tensors) and len(node.info.outputs) == 1)
 
 
-def group_tensors(plan, group):
+def group_tensors(plan, group, undecided=frozenset()):
     """The tensors a dispatch of `group` (operator nodes, in order) reads and writes in memory, each once:
     (inputs, outputs). An input is ((node, input index), ...) for the node inputs that read one source with
     one tensor desc; an output is (node, output index): a graph output, or read by a node outside the
-    group. Node inputs fed inside the group and outputs read only inside it stay in registers."""
+    group. Node inputs fed inside the group and outputs read only inside it stay in registers. While the
+    partition is built, readers in `undecided` (not placed yet, and they may still join) do not count."""
     members = set(group)
     inputs, keys = [], {}
     for k in group:
@@ -426,53 +432,85 @@ def group_tensors(plan, group):
             if tensor is None:
                 continue
             readers = plan.consumers.get((k, o), ())
-            if plan.graph_output_of(k, o) is not None or any(c not in members for c, _ in readers):
+            if plan.graph_output_of(k, o) is not None or any(c not in members and c not in undecided
+                                                             for c, _ in readers):
                 outputs.append((k, o))
     return inputs, outputs
 
 
-def _joins(plan, group, k):
-    """Whether operator node k may join the fused group (whose nodes all precede k in execution order)."""
+def fused_counts(plan, group, undecided=frozenset()):
+    """(vector memory tensors, uniform inputs, values live in registers at once) of a fused group: what
+    FUSED_TENSOR_LIMIT, FUSED_UNIFORM_LIMIT and FUSED_LIVE_LIMIT bound. A value lives from the node that
+    makes it (or, for a memory input several nodes read, the first of them) to the last node reading it;
+    its register is free again at that node."""
+    from dmlemu.kernels.fusion import is_uniform
+    inputs, outputs = group_tensors(plan, group, undecided)
+    tensors = [plan.nodes[ks[0][0]].info.inputs[ks[0][1]] for ks in inputs]
+    uniform = sum(map(is_uniform, tensors))
+    position = {k: p for p, k in enumerate(group)}
+    intervals = []
+    for k in group:
+        readers = [position[c] for c, _ in plan.consumers.get((k, 0), ()) if c in position]
+        if readers:
+            intervals.append((position[k], max(readers)))
+    for ks, tensor in zip(inputs, tensors):
+        readers = {position[k] for k, _ in ks}
+        if len(readers) > 1 and not is_uniform(tensor):
+            intervals.append((min(readers), max(readers)))
+    live = max((sum(first <= p < last for first, last in intervals) for p in range(len(group))), default=0)
+    return len(inputs) - uniform + len(outputs), uniform, live
+
+
+def _within_limits(counts, nodes):
+    vector, uniform, live = counts
+    return (vector <= FUSED_TENSOR_LIMIT and uniform <= FUSED_UNIFORM_LIMIT and live <= FUSED_LIVE_LIMIT
+            and nodes <= FUSED_NODE_LIMIT)
+
+
+def _may_read_in_registers(plan, members, k, sizes):
+    """Whether node k could join a group of `members` (of output Sizes `sizes`): a fusable operator of
+    those Sizes whose edges from the members keep their layout."""
     node = plan.nodes[k]
-    first = plan.nodes[group[0]]
-    if (len(group) >= FUSED_NODE_LIMIT or not _fusable_operator(node)
-            or tuple(node.info.outputs[0].sizes) != tuple(first.info.outputs[0].sizes)):
+    if not _fusable_operator(node) or tuple(node.info.outputs[0].sizes) != sizes:
         return False
     for j, tensor in enumerate(node.info.inputs):
         source = plan.sources.get((k, j))
-        if source is not None and source[0] == "node" and source[1] in group:
+        if source is not None and source[0] == "node" and source[1] in members:
             if not fusable_edge(plan.nodes[source[1]].info.outputs[source[2]], tensor):
                 return False
-    inputs, outputs = group_tensors(plan, tuple(group) + (k,))
-    return len(inputs) + len(outputs) <= FUSED_TENSOR_LIMIT
+    return True
+
+
+def _joins(plan, group, k, placed):
+    """Whether operator node k may join the fused group (whose nodes all precede k in execution order).
+    A member's output counts as a memory tensor when a graph output or a node that cannot join (placed
+    elsewhere, or unable to read it in registers) needs it; nodes not placed yet that may still join do
+    not count (the partition checks the groups once every node is placed)."""
+    sizes = tuple(plan.nodes[group[0]].info.outputs[0].sizes)
+    members = set(group) | {k}
+    if not _may_read_in_registers(plan, set(group), k, sizes):
+        return False
+    undecided = {c for m in members for c, _ in plan.consumers.get((m, 0), ())
+                 if c not in members and c not in placed and _may_read_in_registers(plan, members, c, sizes)}
+    return _within_limits(fused_counts(plan, tuple(group) + (k,), frozenset(undecided)), len(group) + 1)
 
 
 def partition(plan, fuse):
     """The dispatches of a plan, in execution order. Operator nodes are taken in dependency-level order
     (node index inside a level); without fusion each is one dispatch, with it a node joins the latest
     dispatch that `_joins` allows and that runs no earlier than every node it reads, else starts the
-    next one. A dispatch gets a UAV barrier before it when it reads a tensor a dispatch since the last
-    barrier wrote; `level` counts the barriers."""
+    next one. Joining counts optimistically (a value a later node may still read in registers is not a
+    memory tensor yet); once every node is placed, a group over a limit gives up its last node (that node
+    may not join that group) and the partition is built again. A dispatch gets a UAV barrier before it
+    when it reads a tensor a dispatch since the last barrier wrote; `level` counts the barriers."""
     order = [k for _, k in sorted((plan.levels[k], k) for k in plan.levels)]
-    groups, group_of = [], {}
-    for k in order:
-        # The latest group it may join: every node it reads is in that group or in an earlier one (the
-        # group runs where it stands), and _joins allows it. Else it starts a new group.
-        sources = [s[1] for j in range(len(plan.nodes[k].info.inputs))
-                   for s in [plan.sources.get((k, j))] if s is not None and s[0] == "node"]
-        earliest = max((group_of[m] for m in sources), default=0)
-        target = None
-        if fuse:
-            for g in range(len(groups) - 1, earliest - 1, -1):
-                if _fusable_operator(plan.nodes[groups[g][0]]) and _joins(plan, groups[g], k):
-                    target = g
-                    break
-        if target is None:
-            groups.append([k])
-            target = len(groups) - 1
-        else:
-            groups[target].append(k)
-        group_of[k] = target
+    refused = set()                       # (first node of a group, node that may not join it)
+    while True:
+        groups = _groups(plan, order, fuse, refused)
+        over = [g for g in groups if len(g) > 1 and not _within_limits(fused_counts(plan, tuple(g)), len(g))]
+        if not over:
+            break
+        refused.update((g[0], g[-1]) for g in over)
     dispatches, written, level = [], set(), 0
     for group in groups:
         inputs, outputs = group_tensors(plan, tuple(group))
@@ -483,6 +521,31 @@ def partition(plan, fuse):
         written.update(outputs)
         dispatches.append(Dispatch(nodes=tuple(group), level=level, barrier_before=barrier))
     return tuple(dispatches)
+
+
+def _groups(plan, order, fuse, refused):
+    """The greedy pass of `partition`: each node joins the latest group it may, else starts one."""
+    groups, group_of = [], {}
+    for k in order:
+        # The latest group it may join: every node it reads is in that group or in an earlier one (the
+        # group runs where it stands), and _joins allows it. Else it starts a new group.
+        sources = [s[1] for j in range(len(plan.nodes[k].info.inputs))
+                   for s in [plan.sources.get((k, j))] if s is not None and s[0] == "node"]
+        earliest = max((group_of[m] for m in sources), default=0)
+        target = None
+        if fuse:
+            for g in range(len(groups) - 1, earliest - 1, -1):
+                if ((groups[g][0], k) not in refused and _fusable_operator(plan.nodes[groups[g][0]])
+                        and _joins(plan, groups[g], k, group_of)):
+                    target = g
+                    break
+        if target is None:
+            groups.append([k])
+            target = len(groups) - 1
+        else:
+            groups[target].append(k)
+        group_of[k] = target
+    return groups
 
 
 def _levels(nodes, predecessors):
@@ -521,5 +584,5 @@ def _cycle_text(nodes, remaining):
 
 
 __all__ = ["GraphNode", "Dispatch", "GraphPlan", "validate_graph_desc", "partition", "group_tensors",
-           "fusable_edge", "GRAPH_FEATURE_LEVEL", "CONSTANT_NODE_FEATURE_LEVEL", "FUSED_TENSOR_LIMIT",
-           "FUSED_NODE_LIMIT"]
+           "fusable_edge", "fused_counts", "GRAPH_FEATURE_LEVEL", "CONSTANT_NODE_FEATURE_LEVEL",
+           "FUSED_TENSOR_LIMIT", "FUSED_UNIFORM_LIMIT", "FUSED_LIVE_LIMIT", "FUSED_NODE_LIMIT"]
