@@ -926,3 +926,102 @@ def test_random_chains_of_any_element_wise_operators_fuse_bit_exactly(data_type,
                      intermediates=intermediates, outputs=[(len(nodes) - 1, 0, 0)])
     seed = data.draw(st.integers(0, 1000))
     assert_graph_matches(spec, [_random(t, seed + g) for g, t in enumerate(graph_inputs)], rig=rig)
+
+
+# ---- the partition's limits: nine vector tensors, uniform inputs, live ranges, values needed outside ----------------
+def test_a_diamond_whose_first_value_is_also_a_graph_output_is_one_dispatch():
+    """examples/directmlx_graph.py's diamond with h = x + bias also a graph output: relu's value is read by
+    gate only, so it never counts as a memory output while sigmoid joins (x, bias, h, y: 4 tensors)."""
+    for name in ("ELEMENT_WISE_ADD", "ELEMENT_WISE_MULTIPLY", "ACTIVATION_RELU", "ACTIVATION_SIGMOID"):
+        if not has_kernel(name):
+            pytest.skip(f"no {name} kernel")
+    bias = tensor([4, 16], strides=[0, 1])
+    spec = GraphSpec(nodes=[(op("ELEMENT_WISE_ADD", ATensor=X, BTensor=bias, OutputTensor=X), "add_bias"),
+                            (op("ACTIVATION_RELU", InputTensor=X, OutputTensor=X), "relu"),
+                            (op("ACTIVATION_SIGMOID", InputTensor=X, OutputTensor=X), "sigmoid"),
+                            (op("ELEMENT_WISE_MULTIPLY", ATensor=X, BTensor=X, OutputTensor=X), "gate")],
+                     input_count=2, output_count=2, inputs=[(0, 0, 0), (1, 0, 1)],
+                     intermediates=[(0, 0, 1, 0), (0, 0, 2, 0), (1, 0, 3, 0), (2, 0, 3, 1)],
+                     outputs=[(0, 0, 0), (3, 0, 1)])
+    rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
+    graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE)
+    assert [d.nodes for d in graph._plan.dispatches] == [(0, 1, 2, 3)]
+    assert [len(u.infos) for u in graph._units] == [4]
+    assert_graph_matches(spec, [_random(X, 80), _random(bias, 81)], rig=rig)
+
+
+@pytest.mark.parametrize("data_type", [F32, F16, DML_TENSOR_DATA_TYPE_INT8, DML_TENSOR_DATA_TYPE_INT64])
+def test_uniform_inputs_are_scalar_loads_beside_the_nine_vector_tensors(data_type):
+    """Ten ADD / SUBTRACT nodes, each reading one more one-element input broadcast by stride 0 (graph inputs and
+    constant nodes): each is loaded once per wave by a scalar load, takes no addressing, and the kernel keeps
+    the packed path; eight fit one kernel (FUSED_UNIFORM_LIMIT), the last two make the second dispatch."""
+    if not (has_kernel("ELEMENT_WISE_ADD") and has_kernel("ELEMENT_WISE_SUBTRACT")):
+        pytest.skip("no ELEMENT_WISE_ADD / SUBTRACT kernel")
+    x, one = tensor([4, 16], data_type), tensor([4, 16], data_type, strides=[0, 0])
+    nodes, inputs, intermediates, values = [], [(0, 0, 0)], [], [_random(x, 90)]
+    size = _dtype(x).itemsize
+    for i in range(10):
+        name = "ELEMENT_WISE_ADD" if i % 2 == 0 else "ELEMENT_WISE_SUBTRACT"
+        nodes.append((op(name, ATensor=x, BTensor=one, OutputTensor=x), f"n{i}"))
+        if i > 0:
+            intermediates.append((2 * i - 2 if i > 5 else i - 1, 0, len(nodes) - 1, 0))
+    # nodes 0 .. 4 read graph inputs 1 .. 5; nodes 5 .. 9 read constant nodes (placed after each operator)
+    spec_nodes, index = [], {}
+    for i, node in enumerate(nodes):
+        index[i] = len(spec_nodes)
+        spec_nodes.append(node)
+        if i >= 5:
+            spec_nodes.append((_random(one, 100 + i)[:size].tobytes(), f"c{i}"))
+    intermediates = []
+    for i in range(10):
+        if i > 0:
+            intermediates.append((index[i - 1], 0, index[i], 0))
+        if i < 5:
+            inputs.append((1 + i, index[i], 1))
+            values.append(_random(one, 100 + i))
+        else:
+            intermediates.append((index[i] + 1, 0, index[i], 1))
+    spec = GraphSpec(nodes=spec_nodes, input_count=6, output_count=1, inputs=inputs, intermediates=intermediates,
+                     outputs=[(index[9], 0, 0)])
+    rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
+    graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE)
+    assert [d.nodes for d in graph._plan.dispatches] == [tuple(index[i] for i in range(8)), (index[8], index[9])]
+    first = graph._units[0]
+    assert len(first.infos) == 10                              # x, eight uniform inputs, the output
+    source = first.source.splitlines()
+    assert sum("buffer_load" in line for line in source) == 1, first.source      # x only
+    scalar = "s_load_dwordx2 s[" if size == 8 else "s_load_dword s"
+    assert sum(line.strip().startswith(scalar) for line in source) == 8, first.source
+    assert_graph_matches(spec, values, rig=rig)
+
+
+def test_more_than_four_strided_tensors_take_the_general_addressing_path_of_tensors_4_to_8():
+    """A chain of five ADDs reading transposed graph inputs: seven vector tensors, the general path
+    (address.inc's tensors 4 .. 8 in v28 ..), bit for bit."""
+    if not has_kernel("ELEMENT_WISE_ADD"):
+        pytest.skip("no ELEMENT_WISE_ADD kernel")
+    t = tensor([4, 16], strides=[1, 4])
+    nodes = [(op("ELEMENT_WISE_ADD", ATensor=X if i else t, BTensor=t, OutputTensor=X), f"a{i}") for i in range(5)]
+    spec = GraphSpec(nodes=nodes, input_count=6, output_count=1,
+                     inputs=[(0, 0, 0)] + [(g, g - 1, 1) for g in range(1, 6)],
+                     intermediates=[(i, 0, i + 1, 0) for i in range(4)], outputs=[(4, 0, 0)])
+    rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
+    graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE)
+    assert [d.nodes for d in graph._plan.dispatches] == [(0, 1, 2, 3, 4)]
+    assert len(graph._units[0].infos) == 7
+    assert_graph_matches(spec, [_random(t, 110 + g) for g in range(6)], rig=rig)
+
+
+def test_a_long_chain_keeps_one_value_at_a_time_in_registers():
+    """Twenty nodes (more than the old limit of 8) in one kernel; a value's register is free again at the node
+    that reads it last, so the fused kernel uses hardly more VGPRs than its largest node."""
+    nodes = [(clip(X, -1.0, 2.0) if i % 2 else identity(X, scale_bias=(1.5, -0.25)), f"n{i}") for i in range(20)]
+    spec = GraphSpec(nodes=nodes, input_count=1, output_count=1, inputs=[(0, 0, 0)],
+                     intermediates=[(i, 0, i + 1, 0) for i in range(19)], outputs=[(19, 0, 0)])
+    rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
+    graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE)
+    (unit,) = graph._units
+    assert unit.nodes == tuple(range(20))
+    largest = max(graph._nodes[k]._kernel.vgprs_used for k in range(20))
+    assert unit.kernel.vgprs_used <= max(32, largest + 2) + 2
+    assert_graph_matches(spec, [_random(X, 120)], rig=rig)
