@@ -197,3 +197,30 @@ def test_the_dram_server_shares_the_bus_with_an_open_copy_stream():
     dram.open_stream(0, 1000 * per_cycle, 1000)
     assert dram.close_stream() == 1000
     assert dram.serve_mixed(10, per_cycle, 0) == (1000, 1001)            # a closed stream: first come, first served
+
+
+def test_a_shared_copys_trace_row_and_clock_show_where_the_compute_pushed_it():
+    """The copy engine's end is settled when observed: the trace row written then (here at the end of
+    the capture) and its timestamp show the end the dispatch pushed back; submitted after the
+    dispatch, the copy streams behind the dispatch's DRAM requests instead."""
+    from dmlemu.gpu import COPY
+    from dmlemu.tools.fidelity import copy_beside_compute
+    _, _, copy_alone, copy_shared, _ = copy_beside_compute(RX_7900_XTX)
+    gpu = Gpu(RX_7900_XTX)
+    launch = _tiny_launch(gpu, 1 << 20)
+    source, target = gpu.memory.allocate(16 << 20, "source"), gpu.memory.allocate(16 << 20, "target")
+    with capture(gpu, "wave") as cap:
+        gpu.copy_buffer(target, 0, source, 0, 16 << 20, engine=COPY)
+        gpu.dispatch(launch)
+    row = cap.trace.copies
+    assert len(row) == 1 and int(row["end"][0]) - int(row["start"][0]) == copy_shared > copy_alone
+    assert gpu.timestamp(COPY) == copy_shared
+    gpu = Gpu(RX_7900_XTX)                                   # the other order
+    launch = _tiny_launch(gpu, 1 << 20)
+    source, target = gpu.memory.allocate(16 << 20, "source"), gpu.memory.allocate(16 << 20, "target")
+    gpu.dispatch(launch)
+    queued = -(-gpu.command_processor.memory.dram.free_units // gpu.command_processor.memory.dram.units_per_cycle)
+    gpu.copy_buffer(target, 0, source, 0, 16 << 20, engine=COPY)
+    engine = gpu.copy_engine
+    assert gpu.timestamp(COPY) == max(queued, engine.setup_cycles()) + engine.stream_cycles(16 << 20) + \
+        engine.latency_cycles(16 << 20)
