@@ -66,3 +66,19 @@ def test_bad_sides_are_one_error_line(a, message):
     status, out, err = cli("compare", a, "IDENTITY --sizes 4")
     assert status == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and err.startswith("dmlemu: error: ") and message in err, err
+
+
+def test_a_graph_fused_against_unfused_from_two_saved_traces(tmp_path):
+    """`dmlemu graph --no-fuse --trace` and `dmlemu graph --trace` of the built-in example, compared: one fused
+    dispatch against five, the intermediates' bytes gone, the same DRAM reads of the graph's inputs."""
+    for name, flags in (("unfused.npz", ("--no-fuse",)), ("fused.npz", ())):
+        status, out, err = cli("graph", *flags, "--trace", tmp_path / name)
+        assert status == 0 and f"wrote {tmp_path / name}" in out, err
+    status, out, err = cli("compare", tmp_path / "unfused.npz", tmp_path / "fused.npz")
+    assert status == 0, err
+    a, b = load_side(tmp_path / "unfused.npz"), load_side(tmp_path / "fused.npz")
+    assert (a.totals["dispatches"], b.totals["dispatches"]) == (5, 1)
+    assert _row(out, "dispatches") == ["5", "1", "0.20x"]
+    assert b.totals["bytes_read"] * 5 == a.totals["bytes_read"]          # x once instead of once per node
+    assert b.totals["time_us"] < 0.5 * a.totals["time_us"]
+    assert "scale+floor+relu+clip+select: fused_id" in out   # the fused dispatch, named by its nodes (cut to the column)

@@ -520,6 +520,10 @@ def cmd_graph(args):
     if args.plot:
         plot_partition(graph, args.plot)
         print(f"wrote {args.plot}")
+    if args.trace:              # run it (seeded inputs) and save the wave-level trace: `dmlemu compare` reads it
+        from dmlemu.tools.graph_view import execute_graph
+        from dmlemu.tools.tracefiles import save
+        print(f"wrote {save(execute_graph(spec, adapter=args.adapter, fuse=not args.no_fuse, trace='wave')[2], args.trace)}")
     return 0
 
 
@@ -693,6 +697,7 @@ def build_parser():
     p.add_argument("--plot", metavar="FILE.png", help="also draw the partition into FILE.png")
     p.add_argument("--no-fuse", action="store_true", help="one dispatch per operator node (no fused kernels)")
     p.add_argument("--source", action="store_true", help="also print each fused kernel's generated assembly")
+    p.add_argument("--trace", metavar="FILE", help="also run the graph and save its trace (.npz for dmlemu compare)")
     p.add_argument("--adapter", metavar="KEY", help="adapter preset (default: the default adapter)")
     p.set_defaults(handler=cmd_graph)
 
