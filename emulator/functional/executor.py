@@ -438,10 +438,24 @@ def run(program, batch, memory, stats):
     """Execute `program` for every wave of `batch` until all reach s_endpgm."""
     records = program.records
     ctx = _Context(memory, stats, share=True)
-    unit_counts = stats.unit_instructions
-    per_instruction = stats.instruction_waves
+    # Waves per instruction counted in a Python list and added to the stats once at the end (a
+    # NumPy element update per instruction costs more than the list's).
+    per_instruction = [0] * len(records)
     record = stats.record
     work = [(0, batch, 0, [])]
+    try:
+        _run(records, program.name, ctx, per_instruction, record, work)
+    finally:
+        counts = stats.instruction_waves
+        counts += np.array(per_instruction, dtype=np.int64)
+        unit_counts = stats.unit_instructions
+        for pc, waves in enumerate(per_instruction):
+            if waves:
+                unit_counts[records[pc][1].unit] += waves
+        stats.wave_instructions = int(counts.sum())
+
+
+def _run(records, name, ctx, per_instruction, record, work):
     with np.errstate(all="ignore"):
         while work:
             pc, b, executed, path = work.pop()
@@ -449,12 +463,11 @@ def run(program, batch, memory, stats):
             while True:
                 handler, entry, operands, target = records[pc]
                 per_instruction[pc] += waves
-                unit_counts[entry.unit] += waves
                 if record is not None:
                     path.append(pc)
                 executed += 1
                 if executed > MAX_INSTRUCTIONS_PER_WAVE:
-                    raise KernelFault(f"{program.name}: a wave executed more than "
+                    raise KernelFault(f"{name}: a wave executed more than "
                                       f"{MAX_INSTRUCTIONS_PER_WAVE} instructions without ending")
                 kind = entry.kind
                 if kind == "end":
@@ -475,7 +488,6 @@ def run(program, batch, memory, stats):
                 ctx.pc = pc
                 handler(ctx, b, entry, operands)
                 pc += 1
-    stats.wave_instructions = int(per_instruction.sum())
 
 
 def step(program, batch, memory, stats, pc):

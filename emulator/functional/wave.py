@@ -237,6 +237,17 @@ class Ramp(np.lib.mixins.NDArrayOperatorsMixin):
         return None
 
 
+_ALL_LANES = {}
+
+
+def _all_lanes(waves, width):
+    """A read-only (waves, width) all-true EXEC (a broadcast view, made once per shape)."""
+    lanes = _ALL_LANES.get((waves, width))
+    if lanes is None:
+        lanes = _ALL_LANES[(waves, width)] = np.broadcast_to(_TRUE, (waves, width))
+    return lanes
+
+
 _DWORD_VIEWS = {name: dtype for name, (dtype, dwords) in TYPES.items() if dwords == 1 and np.dtype(dtype).itemsize == 4}
 _CONSTANTS = {}
 
@@ -281,7 +292,7 @@ class WaveBatch:
         self.sgpr = [None] * NUM_SGPRS
         self.vgpr = [None] * NUM_VGPRS
         self.exec_compact = _TRUE      # EXEC as set, before broadcasting (e.g. (W, 1)): same lanes
-        self.exec = np.broadcast_to(_TRUE, (waves, width))
+        self.exec = _all_lanes(waves, width)
         self.exec_full = True
         self.vcc = np.zeros((1, 1), dtype=bool)
         self.scc = np.zeros((1, 1), dtype=bool)
@@ -296,8 +307,11 @@ class WaveBatch:
         # in `exec_compact` too: mask arithmetic, all() and any() on it cost O(W), not O(lanes).
         mask = np.asarray(mask)
         self.exec_compact = mask
-        self.exec = np.broadcast_to(mask, (self.waves, self.width))
         self.exec_full = bool(mask.all())
+        if self.exec_full:
+            self.exec = _all_lanes(self.waves, self.width)
+        else:
+            self.exec = np.broadcast_to(mask, (self.waves, self.width))
 
     def exec_any(self):
         compact = self.exec_compact
@@ -367,12 +381,17 @@ class WaveBatch:
         if type_name == "mask":
             return self.vcc if operand.code == VCC_LO else self.exec_compact
         code = operand.code
-        if code >= VGPR_BASE and type_name in _DWORD_VIEWS:
-            # Hot path: a 32-bit read of a vector register (a Ramp stays one for u32 / b32).
-            v = self.vgpr[code - VGPR_BASE]
-            if v is None:
-                return _ZERO.view(_DWORD_VIEWS[type_name])
-            return (v.astype(np.uint32) if v.dtype == np.uint16 else v).view(_DWORD_VIEWS[type_name])
+        if type_name in _DWORD_VIEWS:
+            # Hot paths: a 32-bit read of a vector register (a Ramp stays one for u32 / b32) or a
+            # scalar register.
+            if code >= VGPR_BASE:
+                v = self.vgpr[code - VGPR_BASE]
+                if v is None:
+                    return _ZERO.view(_DWORD_VIEWS[type_name])
+                return (v.astype(np.uint32) if v.dtype == np.uint16 else v).view(_DWORD_VIEWS[type_name])
+            if code < NUM_SGPRS:
+                v = self.sgpr[code]
+                return (_ZERO if v is None else v).view(_DWORD_VIEWS[type_name])
         if not operand.is_register:
             return _constant(operand, type_name)
         dtype, dwords = TYPES[type_name]

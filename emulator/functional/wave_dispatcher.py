@@ -21,7 +21,11 @@ from dmlemu.dispatch_record import DispatchRecord
 from dmlemu.functional.executor import ExecutionStats, run
 from dmlemu.functional.wave import Ramp, WaveBatch
 
-DEFAULT_BATCH_LANES = 1 << 19
+# Lanes per batch: fewer batches mean less per-instruction Python overhead, larger ones more memory
+# per lane array (4 MiB for 32-bit values at 2^20 lanes, under the mmap threshold set below). On
+# the element-wise benchmark (2^24 FLOAT32, bench/bench_element_wise.py, a 2-core EPYC VM) 2^20 was
+# fastest: GREATER_THAN 25 / 17 / 13 / 12 / 13 ms at 2^18 / 2^19 / 2^20 / 2^21 / 2^22 lanes.
+DEFAULT_BATCH_LANES = 1 << 20
 _ZERO_ID = np.zeros((1, 1), dtype=np.uint32)
 _ONE = np.ones((1, 1), dtype=np.uint32)
 
@@ -29,10 +33,11 @@ _ONE = np.ones((1, 1), dtype=np.uint32)
 def _keep_freed_memory():
     """Performance trick: ask glibc to keep freed blocks instead of returning them to the OS.
 
-    Every instruction of a batch allocates a fresh lane array (about 0.5 MiB). With glibc's
-    defaults such blocks are mmap-ed and unmapped each time, so every instruction pays page
-    faults; measured on the CLIP FLOAT16 benchmark this costs about 40 % of the run time.
-    Raising the mmap and trim thresholds makes those blocks reuse the heap. Set DMLEMU_NO_MALLOPT=1
+    Every instruction of a batch allocates a fresh lane array (4 MiB for 32-bit values, 8 MiB for
+    64-bit ones at DEFAULT_BATCH_LANES). With glibc's defaults such blocks are mmap-ed and unmapped
+    each time, so every instruction pays page faults; measured on the CLIP FLOAT16 benchmark this
+    cost about 40 % of the run time. Raising the mmap threshold to glibc's maximum (32 MiB) and the
+    trim threshold makes those blocks reuse the heap. Set DMLEMU_NO_MALLOPT=1
     to leave the allocator alone; on other C libraries this does nothing.
     """
     import ctypes
