@@ -14,8 +14,9 @@ with broadcast initializers (a per-column scale of shape [64], a bias of shape [
 
 examples/onnx_to_dml.py converts it (initializers as DML_CONSTANT_DATA_GRAPH_NODE_DESC: the default
 adapter's runtime has DML_FEATURE_LEVEL_6_4), CompileGraph fuses it, and it runs through the mirror.
-The 16 nodes become 7 dispatches (`dmlemu graph` shows such partitions): a fused kernel reads and writes
-at most 4 tensors in memory (docs/GRAPHS.md), and each constant, scalars included, is one of them.
+The 16 nodes become 1 dispatch (`dmlemu graph` shows such partitions): a fused kernel reads and writes
+up to 9 tensors in memory, plus up to 8 uniform inputs (the scalars: one scalar load per wave), see
+docs/GRAPHS.md.
 Three checks:
 
 1. dmlemu's graph against the same DML operators run one by one through dmlemu.golden: bit for bit.

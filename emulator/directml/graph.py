@@ -16,8 +16,8 @@ graph (compiled_graph.py), the `dmlemu graph` view (tools/graph_view.py) and the
   order (a node's level is one more than the highest level of the operator nodes it reads from; node
   index order inside a level). Without fusion each is one dispatch; with fusion (the default of
   CompileGraph) an element-wise node joins the dispatch being built when it has that dispatch's Sizes,
-  every edge it reads from inside the dispatch keeps DataType and layout, and the dispatch still
-  reads and writes at most FUSED_TENSOR_LIMIT tensors in memory (fusion.py compiles such a dispatch).
+  every edge it reads from inside the dispatch keeps DataType and layout, and the dispatch stays within
+  the fused kernel's limits (FUSED_*_LIMIT, `fused_counts`; fusion.py and kernels/fusion.py compile it).
   A dispatch gets a UAV barrier before it when it reads a tensor that a dispatch since the last barrier
   wrote: the barriers DirectML needs between dependent dispatches (dml-barriers: "adjacent dispatches
   may run concurrently").
