@@ -1,5 +1,5 @@
 """Measures the error of every transcendental operator and activation and prints the section of
-docs/NUMERICS_ELEMENT_WISE.md between its `precision` markers.
+docs/NUMERICS.md between its `precision` markers.
 
 Each function is the golden model's (emulator/golden.py), which the kernels match bit for bit
 (tests/test_element_wise_ops.py, tests/test_element_wise_float16.py); the reference is float64 NumPy/libm
@@ -29,7 +29,7 @@ from dmlemu import golden
 SEED = 2026
 F32_DENSE = 1 << 19
 F32_RANDOM = 1 << 19
-DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "NUMERICS_ELEMENT_WISE.md")
+DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "NUMERICS.md")
 BEGIN, END = "<!-- precision: begin (bench/element_wise_precision.py) -->", "<!-- precision: end -->"
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])

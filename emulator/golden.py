@@ -527,7 +527,7 @@ def calc_buffer_tensor_size(data_type_name, sizes, strides=None):
 
 
 # ---------------------------------------------------------------------------------------------
-# The element-wise family (docs/NUMERICS_ELEMENT_WISE.md): one function per operator, and `run`
+# The element-wise family (docs/NUMERICS.md): one function per operator, and `run`
 # ---------------------------------------------------------------------------------------------
 # Instruction-level primitives whose rounding the numeric rules define once (a correctly rounded
 # reciprocal, a fused multiply-add rounded once, float -> integer conversion, FLOAT16 narrowing)
@@ -1030,7 +1030,7 @@ def cast(x, output_type):
 
 
 # ---- quantization ---------------------------------------------------------------------------------------------
-# QUANTIZE_LINEAR, DEQUANTIZE_LINEAR, QUANTIZED_LINEAR_ADD (docs/NUMERICS_ELEMENT_WISE.md, "Quantization"): FLOAT32
+# QUANTIZE_LINEAR, DEQUANTIZE_LINEAR, QUANTIZED_LINEAR_ADD (docs/NUMERICS.md, "Quantization"): FLOAT32
 # throughout whatever the half-precision flag says; a zero point left out (None) is 0. Scales and zero points of
 # other shapes broadcast the NumPy way (the kernels broadcast them through stride 0).
 def _quantized(value, zero_point, output_type):
@@ -1175,7 +1175,7 @@ def activation(name, x, *extra, half_precision=False, **attributes):
 # ---- transcendental functions and their activations -----------------------------------------------------------
 # The same sequences of rounded steps as kernels/element_wise_math.inc and its math_*.inc functions, step for
 # step (each line below is one instruction there), with the constants of kernels/element_wise_math.py. The
-# algorithms and special cases are written down in docs/NUMERICS_ELEMENT_WISE.md.
+# algorithms and special cases are written down in docs/NUMERICS.md.
 from dmlemu.kernels.element_wise_math import constants as _math_constants   # noqa: E402  (a table of numbers)
 
 
@@ -1494,7 +1494,7 @@ for _f, _n in zip((exp, log, sqrt, recip, sin, cos, tan, asin, acos, atan, sinh,
                    erf), _MATH_UNARY):
     _f.__name__ = _n.lower()
     _f.__doc__ = (f"ELEMENT_WISE_{_n} with an optional ScaleBias, as kernels/element_wise_math.inc computes it "
-                  f"(docs/NUMERICS_ELEMENT_WISE.md).")
+                  f"(docs/NUMERICS.md).")
 
 
 def constant_pow(x, Exponent, scale_bias=None, half_precision=False):

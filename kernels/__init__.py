@@ -9,5 +9,5 @@ body comes from `element_wise_bodies.inc`. The table of operators is `dmlemu.ker
 (docs/PERSISTENT_RESOURCES.md). The driver side, which picks a variant, merges dimensions and packs the
 constant buffer, is `dmlemu.kernels.driver`; the constant buffer's layout, one table read by the packer and
 (as `${CB_...}` symbols) by the sources, is `dmlemu.kernels.constant_buffer`. The numeric rules are
-docs/NUMERICS_ELEMENT_WISE.md.
+docs/NUMERICS.md.
 """

@@ -7,7 +7,7 @@ NAME has NAME_HI (the value rounded) and NAME_LO (the rest, rounded), so that x 
 carries about twice the type's bits (the kernels add the low part with a fused multiply-add).
 
 Polynomial coefficients were fitted offline (near-minimax: least squares on Chebyshev nodes, reweighted by
-Lawson's iteration, against 30-digit mpmath values, then rounded to FLOAT32); docs/NUMERICS_ELEMENT_WISE.md
+Lawson's iteration, against 30-digit mpmath values, then rounded to FLOAT32); docs/NUMERICS.md
 gives each function's algorithm and bench/element_wise_precision.py measures the result. FLOAT16 compute
 (DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION) uses the same coefficients rounded to FLOAT16.
 """

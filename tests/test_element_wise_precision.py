@@ -1,6 +1,6 @@
 """Every transcendental operator and activation within its documented error bound.
 
-The bounds are bench/element_wise_precision.py's (the table it writes into docs/NUMERICS_ELEMENT_WISE.md):
+The bounds are bench/element_wise_precision.py's (the table it writes into docs/NUMERICS.md):
 FLOAT32 ulps on the function's dense domain, and FLOAT16 ulps on every FLOAT16 path. Here a smaller fixed
 sample: 8,192 seeded FLOAT32 inputs of the dense domain plus its edge cases, and every fifth FLOAT16 bit
 pattern on both FLOAT16 paths, measured on the golden model (which the kernels match bit for bit:

@@ -969,7 +969,7 @@ def test_calc_buffer_tensor_size_examples():
 
 
 # ---------------------------------------------------------------------------------------------
-# The element-wise family (docs/NUMERICS_ELEMENT_WISE.md): the golden model against the documented
+# The element-wise family (docs/NUMERICS.md): the golden model against the documented
 # examples and against independent references (fractions, Python's integers, math.fmod)
 # ---------------------------------------------------------------------------------------------
 
@@ -1114,7 +1114,7 @@ def test_run_dispatches_every_operator_by_name():
 
 
 INF, NAN = np.inf, np.nan
-# (operator, attributes, inputs, expected): the special cases docs/NUMERICS_ELEMENT_WISE.md writes down for the
+# (operator, attributes, inputs, expected): the special cases docs/NUMERICS.md writes down for the
 # transcendental functions, in FLOAT32 and FLOAT16 (both paths); -0 and NaN compared by bits.
 MATH_SPECIAL_CASES = [
     ("ELEMENT_WISE_EXP", {}, [[0.0, -0.0, INF, -INF, NAN, -200.0, 200.0]], [1.0, 1.0, INF, 0.0, NAN, 0.0, INF]),
