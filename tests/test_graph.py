@@ -1025,3 +1025,25 @@ def test_a_long_chain_keeps_one_value_at_a_time_in_registers():
     largest = max(graph._nodes[k]._kernel.vgprs_used for k in range(20))
     assert unit.kernel.vgprs_used <= max(32, largest + 2) + 2
     assert_graph_matches(spec, [_random(X, 120)], rig=rig)
+
+
+def test_a_long_fused_name_is_whole_in_the_trace_and_its_files(tmp_path):
+    """Twenty nodes' names with the fused kernel's name pass 64 characters: the trace's name column widens for
+    that trace only (a trace whose names fit keeps U64 and its bytes), and the name survives .npz and the Chrome
+    JSON whole."""
+    from dmlemu.traces.chrome import to_chrome
+    from dmlemu.traces.io import load_trace, save_trace
+    nodes = [(clip(X, -1.0, 2.0) if i % 2 else identity(X, scale_bias=(1.5, -0.25)), f"node_{i:02d}") for i in range(20)]
+    spec = GraphSpec(nodes=nodes, input_count=1, output_count=1, inputs=[(0, 0, 0)],
+                     intermediates=[(i, 0, i + 1, 0) for i in range(19)], outputs=[(19, 0, 0)])
+    rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
+    _, trace = run_graph(rig, spec, [_random(X, 130)], trace=True)
+    name = "+".join(f"node_{i:02d}" for i in range(20)) + ": fused_" + "_".join(
+        "clip" if i % 2 else "identity" for i in range(20))
+    assert len(name) > 128 and [str(n) for n in trace.dispatches["name"]] == [name]
+    assert trace.dispatches.dtype["name"].itemsize // 4 == -(-len(name) // 64) * 64
+    save_trace(trace, tmp_path / "long.npz")
+    assert [str(n) for n in load_trace(tmp_path / "long.npz").dispatches["name"]] == [name]
+    assert any(e.get("name") == f"{name} #0" for e in to_chrome(trace)["traceEvents"])   # the kernel's slice
+    _, short = run_graph(rig, chain(), [_random(X, 131)], trace=True)
+    assert short.dispatches.dtype["name"].itemsize // 4 == 64

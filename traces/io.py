@@ -242,11 +242,19 @@ def _read_preset(meta, path):
 
 
 
+def _column_fits(have, want):
+    """A saved column of the expected type, or a string column wider than it (a dispatch name past 64)."""
+    return have == want or (have.kind == want.kind == "U" and have.itemsize >= want.itemsize)
+
+
 def _with_new_columns(array, expected, name, path):
     """A table saved before columns were added: the same rows, the new columns zero."""
     names = array.dtype.names or ()
-    if not names or any(n not in expected.names or array.dtype[n] != expected[n] for n in names):
+    if not names or any(n not in expected.names or not _column_fits(array.dtype[n], expected[n]) for n in names):
         raise TraceFileError(f"{path}: table {name} has columns {array.dtype.descr}; expected {expected.descr}")
+    if names == expected.names:
+        return array             # a string column widened for long names (recorder.MAX_NAME)
+    expected = np.dtype([(n, array.dtype[n] if n in names else expected[n]) for n in expected.names])
     upgraded = np.zeros(array.shape, dtype=expected)
     for n in names:
         upgraded[n] = array[n]

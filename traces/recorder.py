@@ -67,6 +67,7 @@ DEFAULT_MAX_ROWS = 200_000
 CHUNK_BYTES = 1 << 20          # rows are packed into NumPy chunks of about this many bytes
 SPILL_BYTES = 16 << 20         # a table's packed bytes past which its chunks go to a file (per table)
 COUNTER_BUCKETS = 256
+MAX_NAME = 1024                # characters of a dispatch name kept (the column widens past 64 only when needed)
 
 TABLES = {
     "dispatches": [("id", "i8"), ("name", "U64"), ("start", "i8"), ("end", "i8"), ("waves", "i8"),
@@ -222,9 +223,19 @@ class TraceRecorder:
         self._add("dispatches", self._dispatch_row(stats, start, end, stats.bytes_read + stats.bytes_written, 0, False,
                                                    (0,) * 9))
 
+    def _dispatch_name(self, name):
+        """A dispatch's name whole (up to MAX_NAME characters): the column is U64 (TABLES) and widens, for
+        this trace, to the next multiple of 64 characters a longer name needs (a fused graph dispatch names
+        every node it runs), so that a trace whose names fit keeps its bytes."""
+        name = name[:MAX_NAME]
+        table = self.tables["dispatches"]
+        if len(name) > table.dtype["name"].itemsize // 4:
+            table.widen("name", -(-len(name) // 64) * 64)
+        return name
+
     def _dispatch_row(self, stats, start, end, dram_bytes, waves_per_simd, timed, levels):
         hazards, self._hazards = self._hazards, 0
-        return (self._dispatch, stats.name[:64], start, end, stats.waves, stats.workgroups, stats.elements,
+        return (self._dispatch, self._dispatch_name(stats.name), start, end, stats.waves, stats.workgroups, stats.elements,
                 stats.bytes_read, stats.bytes_written, dram_bytes, stats.wave_instructions,
                 stats.unit_instructions.get("VALU", 0),
                 self._vgprs, waves_per_simd, stats.oob_reads, stats.oob_writes, timed, *levels, hazards)
@@ -360,6 +371,19 @@ class _Table:
             for c in self.chunks:
                 c.tofile(self.file)
             self.chunks, self.packed_bytes = [], 0
+
+    def widen(self, column, chars):
+        """Let the string column `column` hold `chars` characters from now on: rows packed so far (in
+        memory or in the spill file) are converted, field by field."""
+        dtype = np.dtype([(n, f"<U{chars}" if n == column else self.dtype.fields[n][0]) for n in self.dtype.names])
+        self.chunks = [c.astype(dtype) for c in self.chunks]
+        self.packed_bytes = sum(c.nbytes for c in self.chunks)
+        if self.file is not None:
+            self.file.close()
+            rows = np.fromfile(self.path, dtype=self.dtype).astype(dtype)
+            self.file = open(self.path, "wb")
+            rows.tofile(self.file)
+        self.dtype = dtype
 
     def finish(self):
         """The whole table: an array in memory, or the spill file mapped (and the file removed)."""
