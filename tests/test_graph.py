@@ -992,6 +992,9 @@ def test_uniform_inputs_are_scalar_loads_beside_the_nine_vector_tensors(data_typ
     assert sum("buffer_load" in line for line in source) == 1, first.source      # x only
     scalar = "s_load_dwordx2 s[" if size == 8 else "s_load_dword s"
     assert sum(line.strip().startswith(scalar) for line in source) == 8, first.source
+    from dmlemu.tools.graph_view import format_partition
+    view = format_partition(graph).splitlines()
+    assert [line.count("(scalar load)") for line in view if "dispatch " in line] == [8, 2]
     assert_graph_matches(spec, values, rig=rig)
 
 

@@ -168,7 +168,9 @@ def _destination_text(graph, k, o):
 
 def format_partition(graph, spec=None):
     """What a compiled graph runs, as text: one line per dispatch, level by level, with the barriers. A
-    fused dispatch lists its nodes in order ("a > b > c") and the values it keeps in registers."""
+    fused dispatch lists its nodes in order ("a > b > c"), its uniform inputs ("(scalar load)") and the
+    values it keeps in registers."""
+    from dmlemu.kernels.fusion import is_uniform
     plan = graph._plan
     props = graph.GetBindingProperties()
     operators = sum(not n.is_constant for n in plan.nodes)
@@ -189,7 +191,9 @@ def format_partition(graph, spec=None):
         if dispatch.level != level:
             level = dispatch.level
             lines.append(f"level {level}")
-        reads = ", ".join(_source_text(graph, plan.sources.get(ks[0])) for ks in unit.inputs)
+        reads = ", ".join(_source_text(graph, plan.sources.get(ks[0])) +
+                          (" (scalar load)" if unit.fused and is_uniform(tensor) else "")
+                          for ks, tensor in zip(unit.inputs, unit.infos))
         writes = ", ".join(_destination_text(graph, k, o) for k, o in unit.outputs)
         line = f"  dispatch {unit.index + 1}  {name:<{width}}  {kind:<{kind_width}}  reads {reads}; writes {writes}"
         kept = [plan.nodes[k].name for k in unit.nodes if (k, 0) not in unit.outputs]
