@@ -581,30 +581,41 @@ def _node_desc(kind, t, draw):
 def random_graphs(draw):
     """A DAG of 1 to 6 nodes on one or two FLOAT32 or FLOAT16 shapes: each node has one of the shapes and
     each of its inputs reads a graph input or an earlier node of its shape; each node output is a graph
-    output, or read later, or both."""
+    output, or read later, or both. A binary node's BTensor may be one element broadcast by stride 0 (a
+    uniform input: fused kernels read it with a scalar load), fed by that shape's scalar graph input."""
     dt = draw(st.sampled_from([F32, F16]))
     shapes = draw(st.lists(st.sampled_from([(7,), (2, 9), (3, 1, 5)]), min_size=1, max_size=2, unique=True))
     kinds = ["ELEMENT_WISE_IDENTITY", "ELEMENT_WISE_CLIP", "ELEMENT_WISE_THRESHOLD", "IF"] + UNARY + BINARY
     n = draw(st.integers(1, 6))
     n_inputs = draw(st.integers(1, 2))
+    per_shape = n_inputs + 2      # graph inputs of a shape: n_inputs, then its condition, then its scalar
     nodes, inputs, intermediates, shape_of, cond_inputs = [], [], [], [], []
     for k in range(n):
         shape = draw(st.integers(0, len(shapes) - 1))
         kind = draw(st.sampled_from(kinds))
-        desc = _node_desc(kind, tensor(shapes[shape], dt), draw)
+        scalar = kind in BINARY and draw(st.booleans())
+        if scalar:
+            t = tensor(shapes[shape], dt)
+            desc = op(kind, ATensor=t, BTensor=tensor(shapes[shape], dt, strides=[0] * len(shapes[shape])),
+                      OutputTensor=t)
+        else:
+            desc = _node_desc(kind, tensor(shapes[shape], dt), draw)
         nodes.append((desc, f"n{k}"))
         shape_of.append(shape)
         if kind == "IF":
             cond_inputs.append((k, shape))
         same = [m for m in range(k) if shape_of[m] == shape]
         for j in (range(1, 3) if kind == "IF" else range(len(_tensors(desc)[0]))):
+            if scalar and j == 1:
+                inputs.append((shape * per_shape + n_inputs + 1, k, j))
+                continue
             source = draw(st.integers(-n_inputs, len(same) - 1))
             if source < 0:   # graph inputs: n_inputs per shape, then one condition input per shape
-                inputs.append((shape * (n_inputs + 1) + (-source - 1), k, j))
+                inputs.append((shape * per_shape + (-source - 1), k, j))
             else:
                 intermediates.append((same[source], 0, k, j))
     for k, shape in cond_inputs:
-        inputs.append((shape * (n_inputs + 1) + n_inputs, k, 0))
+        inputs.append((shape * per_shape + n_inputs, k, 0))
     used = {m for m, _, _, _ in intermediates}
     outputs = [(k, 0) for k in range(n) if k not in used or draw(st.booleans())]
     used_inputs = sorted({g for g, _, _ in inputs})
