@@ -335,7 +335,8 @@ def _stage(stage_lines, position, stage, kept, scalar):
         if marker is not None and marker.group(1) == "LOAD":   # this stage loads it; later stages copy it
             line = line.replace(marker.group(0), "")
             destination = _registers(_operands(line)[1][0])
-            pending += [f"    v_mov_b32 v{s}, v{d}" for d, s in zip(destination, kept[("memory", int(marker.group(2)))])]
+            keep = kept[("memory", int(marker.group(2)))]
+            pending += [f"    v_mov_b32 v{s}, v{d}" for d, s in zip(destination, keep)]
         elif marker is not None:                      # a value in registers: copy it with the load's width
             number = int(marker.group(2))
             if marker.group(1) == "UNI":

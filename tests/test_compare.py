@@ -81,4 +81,4 @@ def test_a_graph_fused_against_unfused_from_two_saved_traces(tmp_path):
     assert _row(out, "dispatches") == ["5", "1", "0.20x"]
     assert b.totals["bytes_read"] * 5 == a.totals["bytes_read"]          # x once instead of once per node
     assert b.totals["time_us"] < 0.5 * a.totals["time_us"]
-    assert "scale+floor+relu+clip+select: fused_id" in out   # the fused dispatch, named by its nodes (cut to the column)
+    assert "scale+floor+relu+clip+select: fused_id" in out   # the fused dispatch by its nodes (cut to the column)

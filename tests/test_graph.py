@@ -1047,7 +1047,8 @@ def test_a_long_fused_name_is_whole_in_the_trace_and_its_files(tmp_path):
     JSON whole."""
     from dmlemu.traces.chrome import to_chrome
     from dmlemu.traces.io import load_trace, save_trace
-    nodes = [(clip(X, -1.0, 2.0) if i % 2 else identity(X, scale_bias=(1.5, -0.25)), f"node_{i:02d}") for i in range(20)]
+    nodes = [(clip(X, -1.0, 2.0) if i % 2 else identity(X, scale_bias=(1.5, -0.25)), f"node_{i:02d}")
+             for i in range(20)]
     spec = GraphSpec(nodes=nodes, input_count=1, output_count=1, inputs=[(0, 0, 0)],
                      intermediates=[(i, 0, i + 1, 0) for i in range(19)], outputs=[(19, 0, 0)])
     rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)

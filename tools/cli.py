@@ -523,7 +523,8 @@ def cmd_graph(args):
     if args.trace:              # run it (seeded inputs) and save the wave-level trace: `dmlemu compare` reads it
         from dmlemu.tools.graph_view import execute_graph
         from dmlemu.tools.tracefiles import save
-        print(f"wrote {save(execute_graph(spec, adapter=args.adapter, fuse=not args.no_fuse, trace='wave')[2], args.trace)}")
+        trace = execute_graph(spec, adapter=args.adapter, fuse=not args.no_fuse, trace="wave")[2]
+        print(f"wrote {save(trace, args.trace)}")
     return 0
 
 
