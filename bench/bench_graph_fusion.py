@@ -7,7 +7,10 @@ timing model on. Prints, per size, each run's dispatches, GPU time (first dispat
 cycles and microseconds), DRAM bytes, bytes read and written by the kernels, and fused / unfused; the
 outputs must be equal bit for bit.
 
-    .venv/bin/python bench/bench_graph_fusion.py [--log2 18 20 22] [--adapter KEY]
+    .venv/bin/python bench/bench_graph_fusion.py [--log2 18 20 22] [--adapter KEY] [--case chain|diamond]
+
+`--case diamond` measures examples/directmlx_graph.py's diamond with h = x + b also a graph output
+(h -> Relu, h -> Sigmoid, Relu * Sigmoid -> y): one fused dispatch of four memory tensors (x, b, h, y).
 """
 import argparse
 
@@ -23,10 +26,19 @@ CHAIN = {
               {"name": "threshold", "op": "THRESHOLD", "inputs": ["clip"], "attrs": {"Min": 0.5}}],
     "outputs": ["threshold"],
 }
+DIAMOND = {
+    "dtype": "FLOAT32", "inputs": ["x", "b"],
+    "nodes": [{"name": "h", "op": "ADD", "inputs": ["x", "b"]},
+              {"name": "relu", "op": "relu", "inputs": ["h"]},
+              {"name": "sigmoid", "op": "sigmoid", "inputs": ["h"]},
+              {"name": "gate", "op": "MULTIPLY", "inputs": ["relu", "sigmoid"]}],
+    "outputs": ["h", "gate"],
+}
+CASES = {"chain": CHAIN, "diamond": DIAMOND}
 
 
-def measure(log2n, adapter):
-    spec = dict(CHAIN, sizes=[1 << log2n])
+def measure(log2n, adapter, case="chain"):
+    spec = dict(CASES[case], sizes=[1 << log2n])
     rows, outputs = {}, {}
     for fuse in (True, False):
         graph, outs, trace = execute_graph(spec, adapter=adapter, fuse=fuse, trace="dispatch")
@@ -35,8 +47,8 @@ def measure(log2n, adapter):
         rows[fuse] = dict(dispatches=len(d), cycles=cycles, us=trace.seconds(cycles) * 1e6,
                           dram=int(d["dram_bytes"].sum()), read=int(d["bytes_read"].sum()),
                           written=int(d["bytes_written"].sum()))
-        outputs[fuse] = outs[0]
-    assert np.array_equal(outputs[True], outputs[False]), "fused and unfused outputs differ"
+        outputs[fuse] = outs
+    assert all(np.array_equal(f, u) for f, u in zip(outputs[True], outputs[False])), "fused and unfused differ"
     return rows
 
 
@@ -44,11 +56,12 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--log2", nargs="+", type=int, default=[18, 20, 22])
     parser.add_argument("--adapter", default=None)
+    parser.add_argument("--case", choices=sorted(CASES), default="chain")
     args = parser.parse_args(argv)
     print(f"{'elements':>10} {'run':>8} {'disp':>4} {'cycles':>10} {'us':>9} {'DRAM bytes':>12} {'read':>11} "
           f"{'written':>11}")
     for log2n in args.log2:
-        rows = measure(log2n, args.adapter)
+        rows = measure(log2n, args.adapter, args.case)
         for fuse in (False, True):
             r = rows[fuse]
             print(f"{1 << log2n:>10} {'fused' if fuse else 'unfused':>8} {r['dispatches']:>4} {r['cycles']:>10} "
