@@ -6,7 +6,9 @@ from the very sources CompileOperator assembles, so that every stage computes wh
 kernel computes:
 
     prologue.inc, address.inc      once, for the group's vector memory tensors (at most MAX_TENSORS,
-                                   what address.inc addresses: tensors 0 .. 8)
+                                   what address.inc addresses: tensors 0 .. 8; on the general path
+                                   the offsets of tensors 4 .. 8, which address.inc leaves in v28 ..,
+                                   are copied above every register a stage uses)
     scalar preamble                each uniform input (a tensor whose every element is element 0: one
                                    element, or stride 0 in every dimension) loaded once per wave with a
                                    scalar load (s_load_dword / s_load_dwordx2 at the descriptor's base)
@@ -210,6 +212,10 @@ def compile_fused(stages, tensors, half_precision, workgroup_size):
     address, vector_offsets, header, elements = _address_symbols([tensors[s] for s in vector], sizes,
                                                                  workgroup_size, LAYOUT)
     offsets = dict(zip(vector, vector_offsets))
+    # address.inc leaves tensors 4 .. 8 of the general path in v28 .., where a stage's own registers may be
+    # (its FLOAT attributes in v24 .. v31): they move above every register a stage uses (`relocated`).
+    moved = {slot: offsets[slot] for slot in vector[4:] if len(vector) > 4 and not address["PACKED"]}
+    offsets.update({slot: f"@OFF{slot}@" for slot in moved})
     scalar = {slot: UNIFORM_SGPR + 2 * u for u, slot in enumerate(uniform)}
     # A vector memory input read by several stages is loaded by the first and copied by the later ones.
     readers = {}
@@ -260,14 +266,19 @@ def compile_fused(stages, tensors, half_precision, workgroup_size):
     # The values kept between stages live above every register a stage or an operator's kernel uses.
     used = [s.kernel.vgprs_used for s in stages] + [int(r) for lines in lines_of for _, line in lines
                                                     for r in re.findall(r"\bv\[?(\d+)", line)]
-    base = _align(max(34 if len(vector) > 4 else 32, max(used) + 2), 2)
+    base = _align(max(32, max(used) + 2), 2)
+    relocated = {slot: base + i for i, slot in enumerate(moved)}
+    base = _align(base + len(relocated), 2)
     intervals = {("stage", p): (p, last, 2 if stages[p].info.outputs[0].element_size == 8 else 1)
                  for p, last in last_reader.items()}
     intervals.update({("memory", slot): (first, last, 2) for slot, (first, last) in shared.items()})
     kept, end = _allocate(intervals, base)
     if end > 256:
         raise ValueError(f"fusion: the group keeps values up to v{end - 1}; a wave has 256 VGPRs")
-    lines = _preamble(tensors, scalar)
+    lines = [f"    v_mov_b32 v{reg}, {moved[slot]}   ; tensor offset kept above the stages' registers"
+             for slot, reg in relocated.items()] + _preamble(tensors, scalar)
+    lines_of = [[(where, re.sub(r"@OFF(\d+)@", lambda m: f"v{relocated[int(m.group(1))]}", line))
+                 for where, line in stage_lines] for stage_lines in lines_of]
     for position, (stage, stage_lines) in enumerate(zip(stages, lines_of)):
         lines.append(f"; ---- stage {position + 1}: {stage.label}, {stage.info.schema.name}")
         lines += _stage(stage_lines, position, stage, kept, scalar)

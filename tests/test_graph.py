@@ -1023,6 +1023,8 @@ def test_more_than_four_strided_tensors_take_the_general_addressing_path_of_tens
     graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE)
     assert [d.nodes for d in graph._plan.dispatches] == [(0, 1, 2, 3, 4)]
     assert len(graph._units[0].infos) == 7
+    # tensors 4 .. 6 leave address.inc's v28 .. v30 for registers above every stage's own
+    assert graph._units[0].source.count("tensor offset kept above the stages' registers") == 3
     assert_graph_matches(spec, [_random(t, 110 + g) for g in range(6)], rig=rig)
 
 
