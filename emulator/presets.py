@@ -226,6 +226,70 @@ IRIS_XE = AdapterPreset(
     ),
 )
 
+# The HBM preset's read/write turnaround and write batches.
+HBM_TURNAROUND = (
+    "HBM read/write turnaround, from GPGPU-Sim's DRAM model (gpu-sim.cc: tRTW = CL + BL/ratio + 2 - WL, "
+    "tWTR = WL + BL/ratio + CDLR, in command clocks) with the HBM timings of the Accel-Sim framework's HBM "
+    "configuration example (its QV100 config: CL=12, WL=2, CDLR=3, burst length 2, data:command ratio 2, "
+    "850 MHz command clock, 16-byte channel bus): a burst holds the bus 1 command clock, so a "
+    "read-write-read round trip idles it (13-1)+(6-1) = 17 clocks = 20.0 ns. Write batches: Accel-Sim's "
+    "separate DRAM write queue (64:56:32, drained from the high to the low watermark: 24 bursts of 32 bytes = "
+    "768 bytes per 128-bit channel). Estimates: that these HBM2 simulator settings hold for HBM3e "
+    "controllers, with timings constant in ns.")
+
+H200 = AdapterPreset(
+    key="h200",
+    description="NVIDIA H200 (emulated)",
+    vendor_id=0x10DE, device_id=0x2335,
+    dedicated_video_memory=141_000_000_000,
+    compute_units=132, simds_per_cu=4, wave_width=32, workgroup_size=256,
+    clock_hz=1_980_000_000, dram_bytes_per_second=4_800_000_000_000, dram_latency_cycles=990,
+    launch_cycles=4_000, waves_per_simd=16, vgprs_per_simd_lane=512, max_lines_in_flight_per_cu=576,
+    sector_bytes=32, l2_bytes=60 << 20, l2_ways=16, l2_bytes_per_cycle=5120, l2_latency_cycles=260,
+    smem_latency_percent=40, refresh_interval_cycles=7_722, refresh_cycles=238,
+    submit_cycles=9_900, flush_cycles=2_970,
+    dram_write_batch_bytes=48 * 768, dram_turnaround_cycles=40,
+    # transcendental: CUDA C++ Programming Guide, arithmetic instruction throughput, compute capability 9.0:
+    # 16 results per clock per SM for rcp, rsqrt, log2, exp2, sin, cos (the SFUs) against 128 FP32: 8 cycles.
+    valu_rate_cycles=(("fp64", 2), ("int32_mul", 2), ("conversion", 8), ("int64", 2), ("transcendental", 8)),
+    sources=(
+        "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022): GH100 SXM5 has 132 SMs, 4 processing "
+        "blocks (SM sub-partitions) each, warp 32; H200 is the same GH100 die with HBM3e. The PCI ID "
+        "Repository (pci.ids): 10de:2335 = GH100 [H200 SXM 141GB].",
+        "NVIDIA H200 Tensor Core GPU product page and datasheet: 141 GB HBM3e at 4.8 TB/s. NVIDIA's maximum "
+        "SM clock for H100/H200 SXM: 1,980 MHz (the measured H200 of docs/REAL_GPU_CHECKS.md reported 1980 MHz).",
+        "CUDA occupancy tables for compute capability 9.0: 64 warps and 64K 32-bit registers per SM "
+        "(16 warps, 512 registers per lane per processing block).",
+        "L2: the NVIDIA H100 whitepaper gives 50 MB for H100 SXM5; the CUDA driver of the measured H200 reports "
+        "60 MiB (62,914,560 bytes, cudaDevAttrL2CacheSize). This preset uses 60 MiB because it models that "
+        "device and the driver reports what is enabled on it. 16 ways is an estimate.",
+        "CUDA C++ Best Practices Guide: global memory is accessed in 32-byte sectors of 128-byte cache lines; "
+        "the L1 serves one 128-byte line per clock (an estimate carried over from the RTX 3070 preset).",
+        "CUDA C++ Programming Guide, throughput of native arithmetic instructions, compute capability 9.0 "
+        "(results per clock per SM): FP32 128, FP64 64 (half rate), 32-bit integer multiply 64, type "
+        "conversions 16, special functions 16 (1/8). Per processing block and warp: FP64 2 cycles, integer "
+        "multiply 2, conversions 8, transcendentals 8.",
+        "Estimate: 64-bit integer compares and min/max as two 32-bit instructions (2 cycles).",
+        "L2 bandwidth: the NVIDIA A100 whitepaper gives 5,120 bytes per clock of L2 read bandwidth; estimate: "
+        "Hopper has at least that (10.1 TB/s at 1.98 GHz). NVIDIA publishes no H100/H200 figure.",
+        "Estimates, not vendor figures: L2 hit latency ~130 ns (260 cycles) and HBM latency ~500 ns (990 "
+        "cycles), the order of public pointer-chasing microbenchmarks of Hopper and Ampere (Chips and Cheese, "
+        "'Nvidia's H100: Funny L2, and Tons of Bandwidth', 2023, measured an H100 PCIe; its exact figures were "
+        "not available to this preset's author, so these are not taken from it).",
+        "Estimate: 576 sectors of 32 bytes in flight per SM (18 KiB): what Little's law needs for one SM's share "
+        "of peak (4.8 TB/s / 132 / 1.98 GHz = 18.4 bytes per cycle) over the estimated 990-cycle latency, "
+        "rounded up to a multiple of 64. Not fitted to the measured copy rate.",
+        "Estimates: HBM refresh every 3.9 us (JEDEC tREFI) for ~120 ns (the GDDR6 presets' figure; HBM's "
+        "per-bank refresh hides part of the all-bank tRFC): 7,722 and 238 cycles at 1.98 GHz.",
+        "Estimates, not fitted to the measured tiny-kernel figure: ~2.0 us dispatch launch, ~1.5 us "
+        "end-of-dispatch flush and ~5 us ExecuteCommandLists, the same times as the RTX 3070 preset's "
+        "estimates (a D3D12 dispatch with its UAV barrier, which flushes caches; published small-kernel "
+        "sweeps put one at ~1.6 us on an L40 and ~3.3 us on an RX 6900 XT).",
+        "6144-bit HBM3e (6 stacks of 1024 bits; NVIDIA H200 datasheet / TechPowerUp GPU Database) = 48 "
+        "128-bit channels; 20.0 ns of turnaround = 40 cycles at 1.98 GHz. " + HBM_TURNAROUND,
+    ),
+)
+
 # Fields that must be above zero; the other integer fields may be 0 (0: not modelled, or free).
 POSITIVE_FIELDS = ("compute_units", "simds_per_cu", "wave_width", "clock_hz", "dram_bytes_per_second", "line_bytes",
                    "sector_bytes", "lookups_per_cycle_per_cu", "max_lines_in_flight_per_cu", "l2_bytes", "l2_ways",
@@ -302,7 +366,7 @@ def preset_problem(preset):
     return None
 
 
-PRESETS = (RX_7900_XTX, RX_6800_XT, RTX_3070, IRIS_XE, TEACHING)
+PRESETS = (RX_7900_XTX, RX_6800_XT, RTX_3070, IRIS_XE, TEACHING, H200)
 DEFAULT_PRESET = RX_7900_XTX
 
 
