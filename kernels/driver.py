@@ -433,7 +433,7 @@ class CompiledKernel:
             vgprs_used=self.vgprs_used, sgprs_used=self.sgprs_used)
 
 
-def _activation_of(attributes):
+def activation_of(attributes):
     """(name, attributes) of the desc's FusedActivation (a validation.FusedActivation, a (name, dict) pair,
     or None)."""
     fused = attributes.get("FusedActivation")
@@ -521,7 +521,7 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
     if scale_bias is not None and (not op.scale_bias or not VARIANTS[data_type].is_float):
         raise ValueError(f"ScaleBias is not supported for {data_type}" if op.scale_bias
                          else f"{operator} has no ScaleBias")
-    activation, activation_attributes = _activation_of(attributes) if op.activation else (None, {})
+    activation, activation_attributes = activation_of(attributes) if op.activation else (None, {})
     if activation is not None and not VARIANTS[data_type].is_float:
         raise ValueError(f"a FusedActivation needs a FLOAT16 or FLOAT32 output, not {data_type}")
     if activation is not None and activation not in FUSABLE:
@@ -598,6 +598,6 @@ def copy_launch(table_va, constants_va, dwords, workgroup_size, name):
         name=name, elements=dwords, vgprs_used=vgprs, sgprs_used=sgprs)
 
 
-__all__ = ["has_kernel", "NoKernel", "MAX_TENSORS", "tensor_types", "cast_steps", "TensorSpec", "DataTypeVariant", "CompiledKernel", "compile_operator", "build_program", "variant_symbols",
+__all__ = ["has_kernel", "activation_of", "NoKernel", "MAX_TENSORS", "tensor_types", "cast_steps", "TensorSpec", "DataTypeVariant", "CompiledKernel", "compile_operator", "build_program", "variant_symbols",
            "variant_name", "merge_dimensions", "division_magic", "packed_strides", "VARIANTS", "SOURCES",
            "build_copy_program", "copy_launch"]

@@ -55,8 +55,8 @@ from dmlemu.functional.executor import Program
 from dmlemu.isa.assembler import assemble, preprocess, read_source
 from dmlemu.kernels.constant_buffer import LAYOUT
 from dmlemu.kernels.driver import (
-    KERNEL_DIR, MAX_TENSORS, CompiledKernel, division_magic, merge_dimensions, tensor_types, variant_name,
-    variant_symbols,
+    KERNEL_DIR, MAX_TENSORS, CompiledKernel, activation_of, division_magic, merge_dimensions, tensor_types,
+    variant_name, variant_symbols,
 )
 from dmlemu.kernels.element_wise_ops import OPERATORS
 
@@ -104,16 +104,6 @@ def _operands(line):
     return mnemonic, [o.strip() for o in rest.split(",")]
 
 
-def fused_activation(attributes):
-    """The FusedActivation's operator name (without DML_OPERATOR_) of a desc's attributes, or None: a
-    validation.FusedActivation or a (name, fields) pair, as compile_operator reads it."""
-    fused = attributes.get("FusedActivation")
-    if fused is None:
-        return None
-    name = str(fused[0] if isinstance(fused, tuple) else fused.name)
-    return name[len("DML_OPERATOR_"):] if name.startswith("DML_OPERATOR_") else name
-
-
 def stage_variant(info, half_precision):
     """(operator, data_type, scale_bias, half, types, activation): the arguments compile_operator gives
     variant_symbols for a validated OperatorInfo, so that a stage is the operator's own kernel."""
@@ -123,7 +113,7 @@ def stage_variant(info, half_precision):
     data_type = types[row.type_tensor]
     half = bool(half_precision) and data_type == "FLOAT16"
     attributes = dict(getattr(info, "attributes", None) or info.floats)
-    activation = fused_activation(attributes) if row.activation else None
+    activation = activation_of(attributes)[0] if row.activation else None
     variant_types = None if types == tensor_types(name, data_type) else types
     return name, data_type, info.scale_bias is not None, half, variant_types, activation
 
@@ -372,5 +362,5 @@ def _stage(stage_lines, position, stage, kept, scalar):
     return out
 
 
-__all__ = ["FusedStage", "compile_fused", "stage_variant", "fused_activation", "is_uniform", "BLOCK_ALIGNMENT",
+__all__ = ["FusedStage", "compile_fused", "stage_variant", "is_uniform", "BLOCK_ALIGNMENT",
            "MAX_UNIFORM"]
