@@ -226,16 +226,22 @@ IRIS_XE = AdapterPreset(
     ),
 )
 
-# The HBM preset's read/write turnaround and write batches.
+# The H200 preset's HBM read/write turnaround and write batches, and the other figures it takes from
+# GPGPU-Sim / Accel-Sim's H100 configuration (one source for several fields).
+ACCEL_SIM_H100 = (
+    "GPGPU-Sim / Accel-Sim, configs/tested-cfgs/SM90_H100/gpgpusim.config (accel-sim/gpgpu-sim_distribution): "
+    "core clock 1980 MHz, DRAM command clock 3106 MHz, HBM3 timings CL=19, WL=6, CDLR=8, burst length 4, "
+    "data:command ratio 2 on 8-byte (64-bit) channels")
+
 HBM_TURNAROUND = (
-    "HBM read/write turnaround, from GPGPU-Sim's DRAM model (gpu-sim.cc: tRTW = CL + BL/ratio + 2 - WL, "
-    "tWTR = WL + BL/ratio + CDLR, in command clocks) with the HBM timings of the Accel-Sim framework's HBM "
-    "configuration example (its QV100 config: CL=12, WL=2, CDLR=3, burst length 2, data:command ratio 2, "
-    "850 MHz command clock, 16-byte channel bus): a burst holds the bus 1 command clock, so a "
-    "read-write-read round trip idles it (13-1)+(6-1) = 17 clocks = 20.0 ns. Write batches: Accel-Sim's "
-    "separate DRAM write queue (64:56:32, drained from the high to the low watermark: 24 bursts of 32 bytes = "
-    "768 bytes per 128-bit channel). Estimates: that these HBM2 simulator settings hold for HBM3e "
-    "controllers, with timings constant in ns.")
+    "HBM3 read/write turnaround, from GPGPU-Sim's DRAM model (gpu-sim.cc: tRTW = CL + BL/ratio + 2 - WL, "
+    "tWTR = WL + BL/ratio + CDLR, in command clocks) with the HBM3 timings of Accel-Sim's SM90_H100 config "
+    "(CL=19, WL=6, CDLR=8, burst length 4, data:command ratio 2, 3106 MHz command clock): tRTW = 17, tWTR = 16; a burst holds the bus 2 command clocks, so a read-write-read round trip idles it "
+    "(17-2)+(16-2) = 29 clocks = 9.3 ns = 18 cycles at 1.98 GHz. Write batches: GPGPU-Sim's separate DRAM write "
+    "queue setting left commented out in that config (64:56:32, drained from the high to the low watermark: "
+    "24 bursts of 32 bytes = 768 bytes per 64-bit channel); 6144-bit HBM3e (6 stacks of 1024 bits, NVIDIA "
+    "H200 datasheet) = 96 such channels. Estimates: that these simulator settings hold for the H200's HBM3e "
+    "controllers (the config is for H100's HBM3).")
 
 H200 = AdapterPreset(
     key="h200",
@@ -243,16 +249,17 @@ H200 = AdapterPreset(
     vendor_id=0x10DE, device_id=0x2335,
     dedicated_video_memory=141_000_000_000,
     compute_units=132, simds_per_cu=4, wave_width=32, workgroup_size=256,
-    clock_hz=1_980_000_000, dram_bytes_per_second=4_800_000_000_000, dram_latency_cycles=990,
-    launch_cycles=4_000, waves_per_simd=16, vgprs_per_simd_lane=512, max_lines_in_flight_per_cu=576,
-    sector_bytes=32, l2_bytes=60 << 20, l2_ways=16, l2_bytes_per_cycle=5120, l2_latency_cycles=260,
+    clock_hz=1_980_000_000, dram_bytes_per_second=4_800_000_000_000, dram_latency_cycles=472,
+    launch_cycles=3_000, waves_per_simd=16, vgprs_per_simd_lane=512, max_lines_in_flight_per_cu=512,
+    sector_bytes=32, l2_bytes=60 << 20, l2_ways=20, l2_bytes_per_cycle=5120, l2_latency_cycles=278,
     smem_latency_percent=40, refresh_interval_cycles=7_722, refresh_cycles=238,
     submit_cycles=9_900, flush_cycles=2_970,
-    dram_write_batch_bytes=48 * 768, dram_turnaround_cycles=40,
+    dram_write_batch_bytes=96 * 768, dram_turnaround_cycles=18,
     # transcendental: CUDA C++ Programming Guide, arithmetic instruction throughput, compute capability 9.0:
     # 16 results per clock per SM for rcp, rsqrt, log2, exp2, sin, cos (the SFUs) against 128 FP32: 8 cycles.
     valu_rate_cycles=(("fp64", 2), ("int32_mul", 2), ("conversion", 8), ("int64", 2), ("transcendental", 8)),
     sources=(
+        ACCEL_SIM_H100 + " (its default for H100 is the simple DRAM model; the detailed timings are used here).",
         "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022): GH100 SXM5 has 132 SMs, 4 processing "
         "blocks (SM sub-partitions) each, warp 32; H200 is the same GH100 die with HBM3e. The PCI ID "
         "Repository (pci.ids): 10de:2335 = GH100 [H200 SXM 141GB].",
@@ -262,7 +269,8 @@ H200 = AdapterPreset(
         "(16 warps, 512 registers per lane per processing block).",
         "L2: the NVIDIA H100 whitepaper gives 50 MB for H100 SXM5; the CUDA driver of the measured H200 reports "
         "60 MiB (62,914,560 bytes, cudaDevAttrL2CacheSize). This preset uses 60 MiB because it models that "
-        "device and the driver reports what is enabled on it. 16 ways is an estimate.",
+        "device and the driver reports what is enabled on it. 20 ways: the L2 of Accel-Sim's SM90_H100 config "
+        "(256 sets x 128 bytes x 20 ways per sub-partition).",
         "CUDA C++ Best Practices Guide: global memory is accessed in 32-byte sectors of 128-byte cache lines; "
         "the L1 serves one 128-byte line per clock (an estimate carried over from the RTX 3070 preset).",
         "CUDA C++ Programming Guide, throughput of native arithmetic instructions, compute capability 9.0 "
@@ -272,21 +280,20 @@ H200 = AdapterPreset(
         "Estimate: 64-bit integer compares and min/max as two 32-bit instructions (2 cycles).",
         "L2 bandwidth: the NVIDIA A100 whitepaper gives 5,120 bytes per clock of L2 read bandwidth; estimate: "
         "Hopper has at least that (10.1 TB/s at 1.98 GHz). NVIDIA publishes no H100/H200 figure.",
-        "Estimates, not vendor figures: L2 hit latency ~130 ns (260 cycles) and HBM latency ~500 ns (990 "
-        "cycles), the order of public pointer-chasing microbenchmarks of Hopper and Ampere (Chips and Cheese, "
-        "'Nvidia's H100: Funny L2, and Tons of Bandwidth', 2023, measured an H100 PCIe; its exact figures were "
-        "not available to this preset's author, so these are not taken from it).",
-        "Estimate: 576 sectors of 32 bytes in flight per SM (18 KiB): what Little's law needs for one SM's share "
-        "of peak (4.8 TB/s / 132 / 1.98 GHz = 18.4 bytes per cycle) over the estimated 990-cycle latency, "
-        "rounded up to a multiple of 64. Not fitted to the measured copy rate.",
+        "Latencies from Accel-Sim's SM90_H100 config: an L1 miss that hits the L2 takes the L1 latency (41) plus "
+        "the L2 ROP latency (237) = 278 core cycles; one that goes to DRAM adds dram_latency (194): 472 cycles "
+        "(Accel-Sim's tuner derives dram_latency as the measured memory round trip less the L2 hit latency). "
+        "Chips and Cheese, 'Nvidia's H100: Funny L2, and Tons of Bandwidth' (2023) measured an H100 PCIe; its "
+        "latency figures were not in the excerpts available to this preset's author, so none is taken from it.",
+        "512 sectors of 32 bytes in flight per SM: the L1 MSHR of Accel-Sim's SM90_H100 config (A:512:64, 512 "
+        "entries), taken as 512 outstanding sectors. Not fitted to the measured copy rate.",
         "Estimates: HBM refresh every 3.9 us (JEDEC tREFI) for ~120 ns (the GDDR6 presets' figure; HBM's "
         "per-bank refresh hides part of the all-bank tRFC): 7,722 and 238 cycles at 1.98 GHz.",
-        "Estimates, not fitted to the measured tiny-kernel figure: ~2.0 us dispatch launch, ~1.5 us "
-        "end-of-dispatch flush and ~5 us ExecuteCommandLists, the same times as the RTX 3070 preset's "
-        "estimates (a D3D12 dispatch with its UAV barrier, which flushes caches; published small-kernel "
-        "sweeps put one at ~1.6 us on an L40 and ~3.3 us on an RX 6900 XT).",
-        "6144-bit HBM3e (6 stacks of 1024 bits; NVIDIA H200 datasheet / TechPowerUp GPU Database) = 48 "
-        "128-bit channels; 20.0 ns of turnaround = 40 cycles at 1.98 GHz. " + HBM_TURNAROUND,
+        "Dispatch launch 3,000 cycles (1.5 us): -gpgpu_kernel_launch_latency of Accel-Sim's SM90_H100 config. "
+        "Estimates, not fitted to the measured tiny-kernel figure: ~1.5 us end-of-dispatch flush and ~5 us "
+        "ExecuteCommandLists, the same times as the RTX 3070 preset's estimates (a D3D12 dispatch with its UAV "
+        "barrier, which flushes caches; published small-kernel sweeps put one at ~1.6 us on an L40).",
+        HBM_TURNAROUND,
     ),
 )
 
