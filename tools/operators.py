@@ -225,14 +225,6 @@ def _field_of(schema, name, option, inputs_only=True):
                      f"{', '.join(r.field for r in schema.inputs)}")
 
 
-def _packed(sizes):
-    strides, step = [], 1
-    for s in reversed(sizes):
-        strides.append(step)
-        step *= s
-    return tuple(reversed(strides))
-
-
 def _broadcast_strides(field, own, sizes):
     """The Strides that make a tensor of sizes `own` (NumPy broadcasting: aligned at the right, each 1 or
     the tensor's size) read as a tensor of `sizes`: packed strides of `own`, 0 where it broadcasts."""
@@ -244,7 +236,7 @@ def _broadcast_strides(field, own, sizes):
         if o not in (1, s) or o < 1:
             raise UsageError(f"--input-sizes {field} {list(own)} does not broadcast to --sizes {list(sizes)}: "
                              f"dimension {i} is {o}; it must be 1 or {s}")
-    packed = _packed(padded)
+    packed = golden.packed_strides(padded)
     return tuple(0 if o == 1 and s != 1 else st for o, st, s in zip(padded, packed, sizes))
 
 
