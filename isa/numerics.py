@@ -79,17 +79,27 @@ def _min_max(a, b, pick_a, fast, combine_signs):
     not used: their scalar and SIMD loops disagree on signalling NaNs. Left to fix: a NaN b
     (return a), a tie between -0 and +0 (combine the sign bits), and NaN, NaN (canonical). A
     uniform operand that is neither zero nor NaN rules all three out, which is the common case in
-    CLIP and THRESHOLD: then one compare and one select are the whole cost.
+    CLIP and THRESHOLD: then one compare and one select are the whole cost. A uniform zero (RELU's
+    max(x, 0)) leaves only the ties with the other operand's zeros, fixed where there are any.
     """
     for uniform in (b, a):
         u = _uniform_value(uniform)
-        if u is not None and u != 0 and not np.isnan(u):
+        if u is not None and not np.isnan(u):
             # Fast path: np.minimum/np.maximum (SIMD) propagate NaN; only a NaN in the other
-            # operand can make a NaN result here, and it must become the uniform value.
+            # operand can make a NaN result here, and it must become the uniform value. (Not
+            # np.where on the comparison: its per-element branch costs about 4 ns a lane on
+            # unpredictable signs, 10x the SIMD loop.)
             result = fast(a, b)
             nan = np.isnan(result)
             if nan.any():
                 result = np.where(nan, uniform, result)
+            if u == 0:
+                # -0 against +0: NumPy may return either zero; the rule combines the sign bits.
+                tie = (a == b)
+                if tie.any():
+                    ints = UINT_OF[result.dtype]
+                    signs = combine_signs(a.view(ints), b.view(ints)).view(result.dtype)
+                    result = np.where(tie, signs, result)
             return result
     result = np.where(pick_a(a, b), a, b)
     ints = UINT_OF[result.dtype]

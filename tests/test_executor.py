@@ -496,3 +496,26 @@ def test_loaded_registers_keep_their_values_when_memory_changes(width, batch_wav
     assert np.array_equal(a_bytes[:n * 4].view(np.uint32), original + np.uint32(1))
     assert np.array_equal(words[:n], original) and np.array_equal(words[n:2 * n], original)
     assert np.array_equal(words[2 * n:], original + np.uint32(1))
+
+
+def test_min_max_with_a_uniform_operand_match_the_general_rule():
+    """numerics.min_num / max_num take a SIMD path when one operand is one value (CLIP's bounds,
+    RELU's 0); the per-lane reference executor always passes one-element operands, so here the
+    same value as a full array (the general path) is the oracle: every special value (signed
+    zeros, infinities, quiet and signalling NaNs, subnormals) and random bits, both orders, all
+    float widths."""
+    rng = np.random.default_rng(21)
+    for dtype, ints, specials in (
+            (np.float32, np.uint32, [0, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0x7F800001, 0xFFC00001,
+                                     1, 0x80000001, 0x3F800000, 0xBF800000]),
+            (np.float16, np.uint16, [0, 0x8000, 0x7C00, 0xFC00, 0x7E00, 0x7C01, 1, 0x8001, 0x3C00, 0xBC00]),
+            (np.float64, np.uint64, [0, 1 << 63, 0x7FF0 << 48, 0xFFF0 << 48, 0x7FF8 << 48, (0x7FF0 << 48) | 1, 1,
+                                     0x3FF0 << 48])):
+        bits = np.concatenate([np.array(specials, dtype=ints),
+                               rng.integers(0, np.iinfo(ints).max, 2000, dtype=ints, endpoint=True)])
+        x = bits.view(dtype).reshape(1, -1)
+        for u in np.array(specials, dtype=ints).view(dtype):
+            uniform, full = np.full((1, 1), u, dtype), np.full(x.shape, u, dtype)
+            for fn in (nm.min_num, nm.max_num):
+                for got, want in ((fn(x, uniform), fn(x, full)), (fn(uniform, x), fn(full, x))):
+                    assert np.array_equal(np.asarray(got).view(ints), np.asarray(want).view(ints)), (fn.__name__, u)
