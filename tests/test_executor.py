@@ -519,3 +519,30 @@ def test_min_max_with_a_uniform_operand_match_the_general_rule():
             for fn in (nm.min_num, nm.max_num):
                 for got, want in ((fn(x, uniform), fn(x, full)), (fn(uniform, x), fn(full, x))):
                     assert np.array_equal(np.asarray(got).view(ints), np.asarray(want).view(ints)), (fn.__name__, u)
+
+
+def test_float_class_table_covers_every_float16_and_random_wider_bits():
+    """numerics.float_class (a table indexed by five bit tests) against the classes from NumPy's own
+    predicates: every FLOAT16 bit pattern, and random FLOAT32 / FLOAT64 bits biased to the
+    all-ones and zero exponents."""
+    rng = np.random.default_rng(33)
+    samples = [np.arange(1 << 16, dtype=np.uint16).view(np.float16)]
+    for dtype, ints in ((np.float32, np.uint32), (np.float64, np.uint64)):
+        info = np.finfo(dtype)
+        exponent = ints(((1 << (info.bits - info.nmant - 1)) - 1) << info.nmant)
+        raw = rng.integers(0, np.iinfo(ints).max, 30000, dtype=ints, endpoint=True)
+        raw[::3] |= exponent
+        raw[1::3] &= ~exponent
+        samples.append(raw.view(dtype))
+    for x in samples:
+        info = np.finfo(x.dtype)
+        ints = {2: np.uint16, 4: np.uint32, 8: np.uint64}[x.dtype.itemsize]
+        quiet = (x.view(ints) >> ints(info.nmant - 1)) & ints(1) == 1
+        negative = np.signbit(x)
+        with np.errstate(invalid="ignore"):
+            subnormal = (x != 0) & (np.abs(x) < info.smallest_normal)
+        want = np.select([np.isnan(x) & ~quiet, np.isnan(x), np.isinf(x) & negative, np.isinf(x), x == 0,
+                          subnormal], [0, 1, 2, 9, 6, 7], 8)
+        want = np.where(negative & (want == 6), 5, np.where(negative & (want == 7), 4,
+                                                             np.where(negative & (want == 8), 3, want)))
+        assert np.array_equal(nm.float_class(x), want)
