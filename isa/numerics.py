@@ -304,7 +304,9 @@ def _sin_cos_reduced(x):
     """(quadrant k mod 4, f) with x = k/4 + f exactly, |f| <= 1/8, for finite float64 x from float16/32."""
     k = np.rint(x * 4.0)           # exact: x * 4 and k / 4 are exact, x - k/4 is exact (see below)
     f = x - k * 0.25               # x has <= 24 significant bits, so x - k/4 fits in 53
-    quadrant = np.mod(k, 4.0).astype(np.int64)
+    # k mod 4 for the integer k >= 0 (callers pass |x|): k - 4 floor(k / 4), every step exact (a
+    # power-of-two scaling, an integer floor); a few times faster than np.mod's fmod, same value.
+    quadrant = (k - 4.0 * np.floor(k * 0.25)).astype(np.int64)
     return quadrant, f
 
 
@@ -324,7 +326,7 @@ def sin_revolutions(x, out_dtype):
         f2 = f * f
         s = f * _horner(SIN_COEFFICIENTS, f2)
         c = _horner(COS_COEFFICIENTS, f2)
-        value = np.select([quadrant == 0, quadrant == 1, quadrant == 2], [s, c, -s], -c)
+        value = np.choose(quadrant, [s, c, -s, -c])               # by k mod 4 (one gather)
         value = np.where(value == 0.0, 0.0, value)                 # zeros are +0 before the sign
         value = np.where(np.signbit(x), -value, value)
         return _finish(value, out_dtype, nan)
@@ -344,7 +346,7 @@ def cos_revolutions(x, out_dtype):
         f2 = f * f
         s = f * _horner(SIN_COEFFICIENTS, f2)
         c = _horner(COS_COEFFICIENTS, f2)
-        value = np.select([quadrant == 0, quadrant == 1, quadrant == 2], [c, -s, -c], s)
+        value = np.choose(quadrant, [c, -s, -c, s])               # by k mod 4 (one gather)
         value = np.where(value == 0.0, 0.0, value)
         return _finish(value, out_dtype, nan)
 
