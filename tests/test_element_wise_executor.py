@@ -61,11 +61,9 @@ def test_fast_and_reference_executors_agree(name, data_type, output_type, stride
     assert op.name == name
 
 
-@pytest.mark.xfail(strict=True, reason="fast executor: a VCC from a compare of uniform (SGPR-derived) operands, "
-                   "saved with s_mov_b64 and combined with a per-lane VCC by s_and_b64, reaches only lane 0 "
-                   "(the reference executor gives every lane); POW's body avoids the pattern. Remove this marker "
-                   "when emulator/functional fixes it.")
 def test_a_uniform_compare_result_combined_with_a_per_lane_one_by_salu():
+    # A compare of uniform operands leaves one VCC value per batch; read as a 64-bit SGPR pair it stands
+    # for every lane (WaveBatch's pack_mask once packed it as lane 0 alone).
     from test_executor import run_random_program
     text = "\n".join([
         "s_mov_b64 s[30:31], exec", "v_lane_id v1",
