@@ -64,6 +64,7 @@ class AdapterPreset:
     submit_cycles: int = 2000      # command processor cost of one ExecuteCommandLists
     flush_cycles: int = 2000       # end of a dispatch: wait for idle, invalidate CU caches, signal
     workgroup_launch_cycles: int = 1  # the workgroup dispatcher starts one workgroup per this many cycles
+    workgroup_launchers: int = 1   # ... on each of this many launchers working in parallel (shader engines / GPCs)
     copy_bytes_per_cycle: int = 0  # copy engine limit (0: DRAM bound)
     sources: tuple = field(default_factory=tuple)
 
@@ -253,13 +254,16 @@ H200 = AdapterPreset(
     launch_cycles=3_000, waves_per_simd=16, vgprs_per_simd_lane=512, max_lines_in_flight_per_cu=512,
     sector_bytes=32, l2_bytes=60 << 20, l2_ways=20, l2_bytes_per_cycle=5120, l2_latency_cycles=278,
     smem_latency_percent=40, refresh_interval_cycles=7_722, refresh_cycles=238,
-    submit_cycles=9_900, flush_cycles=2_970,
+    submit_cycles=9_900, flush_cycles=2_970, workgroup_launchers=8,
     dram_write_batch_bytes=96 * 768, dram_turnaround_cycles=18,
     # transcendental: CUDA C++ Programming Guide, arithmetic instruction throughput, compute capability 9.0:
     # 16 results per clock per SM for rcp, rsqrt, log2, exp2, sin, cos (the SFUs) against 128 FP32: 8 cycles.
     valu_rate_cycles=(("fp64", 2), ("int32_mul", 2), ("conversion", 8), ("int64", 2), ("transcendental", 8)),
     sources=(
         ACCEL_SIM_H100 + " (its default for H100 is the simple DRAM model; the detailed timings are used here).",
+        "Estimate: workgroups launched by 8 launchers in parallel, one per GPC (H100 SXM5 has 8 GPCs: NVIDIA H100 "
+        "whitepaper); NVIDIA publishes no CTA launch rate for the GigaThread engine. One launcher for the whole "
+        "GPU would cap a 256-thread streaming kernel at 256 elements per cycle, below this GPU's DRAM speed.",
         "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022): GH100 SXM5 has 132 SMs, 4 processing "
         "blocks (SM sub-partitions) each, warp 32; H200 is the same GH100 die with HBM3e. The PCI ID "
         "Repository (pci.ids): 10de:2335 = GH100 [H200 SXM 141GB].",
@@ -301,11 +305,11 @@ H200 = AdapterPreset(
 POSITIVE_FIELDS = ("compute_units", "simds_per_cu", "wave_width", "clock_hz", "dram_bytes_per_second", "line_bytes",
                    "sector_bytes", "lookups_per_cycle_per_cu", "max_lines_in_flight_per_cu", "l2_bytes", "l2_ways",
                    "l2_bytes_per_cycle", "simd_lanes", "waves_per_simd", "workgroup_size", "vgprs_per_simd_lane",
-                   "workgroup_launch_cycles", "dedicated_video_memory")
+                   "workgroup_launch_cycles", "workgroup_launchers", "dedicated_video_memory")
 # Upper bounds on the fields that size the emulator's own host objects (one object per compute unit
 # and SIMD, cache tag arrays of size / sector_bytes, per-wave-slot state): far above any real GPU,
 # low enough that a preset cannot make the emulator allocate without bound.
-FIELD_LIMITS = {"compute_units": 1024, "simds_per_cu": 16, "waves_per_simd": 64, "vgprs_per_simd_lane": 1 << 14,
+FIELD_LIMITS = {"compute_units": 1024, "workgroup_launchers": 64, "simds_per_cu": 16, "waves_per_simd": 64, "vgprs_per_simd_lane": 1 << 14,
                 "simd_lanes": 128, "workgroup_size": 1024, "line_bytes": 4096, "l2_ways": 256,
                 "infinity_cache_ways": 256, "max_lines_in_flight_per_cu": 1 << 16, "l2_bytes": 1 << 30,
                 "infinity_cache_bytes": 1 << 32, "dedicated_video_memory": 1 << 44, "max_feature_level": 0xFFFF,

@@ -89,13 +89,15 @@ def reference_cycles(preset, wave_width, launch, stats):
         free.put(i)
 
     def dispatcher():
-        next_launch = launched
+        next_launch, carry = launched, 0
         for w in range(record.total_waves):
             i = yield free.get()
-            if w % per_group == 0:            # a workgroup starts: the dispatcher's launch cost
-                if next_launch > env.now:
+            if w % per_group == 0:            # a workgroup starts: the dispatcher's launch cost, shared by
+                if next_launch > env.now:     # its parallel launchers (carried in integers)
                     yield env.timeout(next_launch - env.now)
-                next_launch = env.now + preset.workgroup_launch_cycles
+                spent = preset.workgroup_launch_cycles + carry
+                next_launch = env.now + spent // preset.workgroup_launchers
+                carry = spent % preset.workgroup_launchers
             env.process(wave(w, i))
 
     env.process(dispatcher())

@@ -278,3 +278,16 @@ def test_the_cu_wait_queue_sends_waiting_requests_in_arrival_order_in_pieces():
     env.process(small())
     env.run()
     assert passed[0][0] is not None and passed[0][1] == 1
+
+
+def test_parallel_workgroup_launchers_share_the_launch_cost_exactly():
+    from dmlemu.timing.workgroup_dispatcher import WorkgroupDispatcher
+    one = WorkgroupDispatcher(16, 1, 1, 0, np.zeros(16, np.int64))
+    eight = WorkgroupDispatcher(16, 1, 1, 0, np.zeros(16, np.int64), launchers=8)
+    assert one.take(0, 16) == (0, 0, 16) and one.next_launch == 16
+    assert eight.take(0, 16) == (0, 0, 16) and eight.next_launch == 2
+    # Three launchers, one workgroup at a time: 2 cycles each, so 2/3 of a cycle per workgroup, the
+    # remainder carried: the fourth workgroup starts at cycle 2 (6 launcher-cycles / 3).
+    three = WorkgroupDispatcher(4, 1, 2, 0, np.zeros(4, np.int64), launchers=3)
+    starts = [three.take(0, 1)[0] for _ in range(4)]
+    assert starts == [0, 0, 1, 2] and three.next_launch == 2 and three.launch_carry == 2

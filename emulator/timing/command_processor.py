@@ -50,7 +50,7 @@ class DispatchSimulation:
         self.path_costs = {pid: PathCost(launch.program, path, self.passes, preset.smem_latency_percent, rates)
                            for path, pid in record.paths.items()}
         self.dispatcher = WorkgroupDispatcher(record.total_waves, per_group, preset.workgroup_launch_cycles,
-                                              start_cycle, record.wave_path)
+                                              start_cycle, record.wave_path, preset.workgroup_launchers)
 
 
 class CommandProcessor:

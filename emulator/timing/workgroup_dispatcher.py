@@ -1,8 +1,10 @@
 """The workgroup dispatcher: hands a dispatch's waves to SIMDs as wave slots free up (timing).
 
 One per GPU. Waves are handed out in dispatch order (workgroup 0's waves first). Starting a
-workgroup costs the dispatcher `workgroup_launch_cycles`, so a wide GPU running a tiny kernel
-is limited by how fast waves can be launched, not by its compute units. A SIMD asks for up to
+workgroup costs one of the dispatcher's `workgroup_launchers` (one per shader engine / GPC where a
+preset says so) `workgroup_launch_cycles`, so a wide GPU running a tiny kernel is limited by how fast
+waves can be launched, not by its compute units. The launchers work in parallel: n workgroups take
+n x launch_cycles / launchers cycles, the remainder carried in integers to the next hand-out. A SIMD asks for up to
 its free slot count and gets a contiguous range of waves; waves of one workgroup may land on
 different SIMDs (the DirectML kernels here use no shared memory, so nothing ties them together).
 """
@@ -10,10 +12,12 @@ import numpy as np
 
 
 class WorkgroupDispatcher:
-    def __init__(self, total_waves, waves_per_workgroup, launch_cycles, start_cycle, wave_path):
+    def __init__(self, total_waves, waves_per_workgroup, launch_cycles, start_cycle, wave_path, launchers=1):
         self.total = total_waves
         self.per_group = waves_per_workgroup
         self.launch_cycles = launch_cycles
+        self.launchers = launchers
+        self.launch_carry = 0      # launcher-cycles already spent into the next whole cycle
         self.next_wave = 0
         self.next_launch = start_cycle
         self.handed_out = start_cycle
@@ -37,7 +41,12 @@ class WorkgroupDispatcher:
         # Workgroups whose first wave is in this range: each costs one launch.
         groups = -(-(first + count) // self.per_group) - -(-first // self.per_group)
         start = max(now, self.next_launch)
-        self.next_launch = start + groups * self.launch_cycles
+        if self.launchers == 1:
+            self.next_launch = start + groups * self.launch_cycles
+        else:
+            spent = groups * self.launch_cycles + self.launch_carry
+            self.next_launch = start + spent // self.launchers
+            self.launch_carry = spent % self.launchers
         if self.next_wave >= self.total:
             self.handed_out = start    # the dispatch's last waves have a SIMD
         return start, first, count
