@@ -97,7 +97,7 @@ def test_random_operators_ranks_broadcasts_and_seeds(data):
     sizes = tuple(data.draw(st.lists(st.integers(1, 4), min_size=1, max_size=4)))
     broadcast = {}
     for role in schema.inputs:
-        if data.draw(st.booleans()):
+        if role.field not in schema.single_element and data.draw(st.booleans()):
             broadcast[role.field] = tuple(data.draw(st.sampled_from([1, s])) for s in sizes)
     run = _run(short, data_type, sizes, input_sizes=broadcast)
     try:
@@ -234,6 +234,9 @@ def test_attributes_from_text_reach_the_kernel_and_the_golden_model():
      "--input-sizes BTensor: 3 sizes were given for a tensor of 2 dimensions (--sizes)"),
     ("ADD", dict(input_sizes={"B": (1, 3)}, strides=[3, 1]),
      "--input-sizes and --strides both give BTensor's layout; give one"),
+    ("QUANTIZED_LINEAR_ADD", dict(input_sizes={"OutputZeroPointTensor": (2,)}),
+     "--input-sizes OutputZeroPointTensor: ELEMENT_WISE_QUANTIZED_LINEAR_ADD's OutputZeroPointTensor holds one "
+     "element, so it has no sizes to broadcast"),
 ])
 def test_bad_attributes_and_options_are_one_sentence(short, kwargs, sentence):
     with pytest.raises(UsageError) as info:

@@ -507,6 +507,9 @@ class OperatorRun:
             index = names.index(field)
             if out[index] is not None:
                 raise UsageError(f"--input-sizes and --strides both give {field}'s layout; give one")
+            if field in self.schema.single_element:
+                raise UsageError(f"--input-sizes {field}: {self.schema.name}'s {field} holds one element, so it "
+                                 f"has no sizes to broadcast")
             out[index] = _broadcast_strides(field, tuple(int(v) for v in own), sizes[index])
             self.own_sizes[field] = tuple(int(v) for v in own)
         return out
