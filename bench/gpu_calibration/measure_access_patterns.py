@@ -4,13 +4,14 @@ repeated copy that fits the L2, and back-to-back tiny kernels. Not part of the t
 PyTorch and a CUDA GPU, and writes JSON to the path given (default: stdout).
 
 Each figure is the median of CUDA-event timings after warm-up. Run: python measure_access_patterns.py out.json
+[SIDE] (SIDE 2048: the patterns on 16 MiB tensors only).
 """
 import json
 import statistics
 import sys
 
 
-def main(out_path=None):
+def main(out_path=None, n=8192, tail=True):
     import torch
     dev = torch.device("cuda")
     props = torch.cuda.get_device_properties(dev)
@@ -39,7 +40,8 @@ def main(out_path=None):
             fn()
         return run
 
-    n = 8192                              # 8192^2 FLOAT32 = 256 MiB per tensor, far above any L2
+    # n = 8192: 8192^2 FLOAT32 = 256 MiB per tensor, far above any L2; n = 2048 (16 MiB) is the size
+    # docs/FIDELITY.md uses, where fixed per-kernel costs weigh more.
     x = torch.randn(n, n, device=dev)
     y = torch.empty_like(x)
     t_flush = timed(lambda: flush.zero_())
@@ -53,11 +55,15 @@ def main(out_path=None):
     fp16 = timed(cold(lambda: y16.copy_(x16))) - t_flush
     x64, y64 = x.double(), torch.empty(n, n, dtype=torch.float64, device=dev)
     fp64 = timed(cold(lambda: y64.copy_(x64))) - t_flush
-    result["copy_8192x8192_f32_us"] = packed
+    result["side"] = n
+    result["copy_f32_us"] = packed
     result["bytes_moved_packed"] = 2 * x.numel() * 4
     result["packed_GBps"] = result["bytes_moved_packed"] / packed / 1e3
     result["ratios_to_packed"] = {"transposed": transposed / packed, "broadcast_row": broadcast / packed,
                                   "stride2": stride2 / packed, "float16": fp16 / packed, "float64": fp64 / packed}
+    if not tail:
+        json.dump(result, open(out_path, "w") if out_path else sys.stdout, indent=1)
+        return
     # the same 16 MiB copied again and again: hits the L2 when it fits (bytes counted as read + write)
     small = torch.randn(2048, 2048, device=dev)
     small_out = torch.empty_like(small)
@@ -82,4 +88,6 @@ def main(out_path=None):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else None)
+    # measure_access_patterns.py [OUT.json [SIDE]]: SIDE other than 8192 measures the patterns only
+    side = int(sys.argv[2]) if len(sys.argv) > 2 else 8192
+    main(sys.argv[1] if len(sys.argv) > 1 else None, side, side == 8192)
