@@ -581,9 +581,8 @@ class _Work:
         return self.add(self.mul(a, b), c)
 
     def fma(self, a, b, c):
-        dtype = self.dtype.type
-        return _nm.fused_multiply_add(np.asarray(a, self.dtype), np.asarray(b, self.dtype),
-                                      np.asarray(c, self.dtype)).astype(dtype)
+        a, b, c = np.broadcast_arrays(np.asarray(a, self.dtype), np.asarray(b, self.dtype), np.asarray(c, self.dtype))
+        return np.asarray(_nm.fused_multiply_add(a, b, c), dtype=self.dtype)
 
     def rcp(self, b):
         return np.asarray(_nm.reciprocal(np.asarray(b, self.dtype), self.dtype), dtype=self.dtype)
@@ -1179,11 +1178,13 @@ def activation(name, x, *extra, half_precision=False, **attributes):
 from dmlemu.kernels.element_wise_math import constants as _math_constants   # noqa: E402  (a table of numbers)
 
 
-class _Math:
-    """The instruction-level steps of one compute type (float32, or float16 with half precision), on arrays."""
+class _Math(_Work):
+    """The instruction-level steps of one compute type (float32, or float16 with half precision), on arrays:
+    _Work's rounded add / sub / mul / fma on operands first cast to the compute type, and the rest below."""
 
     def __init__(self, dtype):
-        self.dt = np.dtype(dtype)
+        super().__init__(dtype, half_precision=True)   # float16 computes in float16; float32 in float32
+        self.dt = self.dtype
         self.k = {name: np.asarray(v, dtype=self.dt) for name, v in _math_constants(self.dt).items()}
         self.uint = _BITS[self.dt.itemsize]
         self.sign_bit = self.uint.type(1 << (8 * self.dt.itemsize - 1))
@@ -1193,23 +1194,7 @@ class _Math:
         return np.asarray(x, dtype=self.dt)
 
     def _binary(self, fn, a, b):
-        with np.errstate(all="ignore"):
-            if self.dt == np.float16:
-                return _nm.f16_arith(fn, self._a(a), self._a(b))
-            return _nm.canonicalize(np.asarray(fn(self._a(a), self._a(b)), dtype=self.dt))
-
-    def add(self, a, b):
-        return self._binary(np.add, a, b)
-
-    def sub(self, a, b):
-        return self._binary(np.subtract, a, b)
-
-    def mul(self, a, b):
-        return self._binary(np.multiply, a, b)
-
-    def fma(self, a, b, c):
-        a, b, c = np.broadcast_arrays(self._a(a), self._a(b), self._a(c))
-        return np.asarray(_nm.fused_multiply_add(a, b, c), dtype=self.dt)
+        return super()._binary(fn, self._a(a), self._a(b))
 
     def div(self, a, b):
         a, b = np.broadcast_arrays(self._a(a), self._a(b))

@@ -310,6 +310,18 @@ def _sin_cos_reduced(x):
     return quadrant, f
 
 
+def _sin_cos_of_magnitude(x, cosine):
+    """(sin or cos of 2 pi |x| in float64, zeros +0; the non-finite lanes) for float64 x."""
+    nan = ~np.isfinite(x)
+    quadrant, f = _sin_cos_reduced(np.where(nan, 0.0, np.abs(x)))
+    f2 = f * f
+    s = f * _horner(SIN_COEFFICIENTS, f2)
+    c = _horner(COS_COEFFICIENTS, f2)
+    # by k mod 4 (one gather): sin 2pi(k/4 + f) is s, c, -s, -c for k = 0..3; cos is c, -s, -c, s
+    value = np.choose(quadrant, [c, -s, -c, s] if cosine else [s, c, -s, -c])
+    return np.where(value == 0.0, 0.0, value), nan                 # zeros are +0 before any sign
+
+
 def sin_revolutions(x, out_dtype):
     """sin(2 pi x) rounded once to out_dtype: the angle is in revolutions (AMD V_SIN_F32).
 
@@ -320,14 +332,7 @@ def sin_revolutions(x, out_dtype):
     """
     with np.errstate(all="ignore"):
         x = _as_f64(x)
-        nan = ~np.isfinite(x)
-        a = np.where(nan, 0.0, np.abs(x))
-        quadrant, f = _sin_cos_reduced(a)
-        f2 = f * f
-        s = f * _horner(SIN_COEFFICIENTS, f2)
-        c = _horner(COS_COEFFICIENTS, f2)
-        value = np.choose(quadrant, [s, c, -s, -c])               # by k mod 4 (one gather)
-        value = np.where(value == 0.0, 0.0, value)                 # zeros are +0 before the sign
+        value, nan = _sin_cos_of_magnitude(x, cosine=False)
         value = np.where(np.signbit(x), -value, value)
         return _finish(value, out_dtype, nan)
 
@@ -340,14 +345,7 @@ def cos_revolutions(x, out_dtype):
     """
     with np.errstate(all="ignore"):
         x = _as_f64(x)
-        nan = ~np.isfinite(x)
-        a = np.where(nan, 0.0, np.abs(x))
-        quadrant, f = _sin_cos_reduced(a)
-        f2 = f * f
-        s = f * _horner(SIN_COEFFICIENTS, f2)
-        c = _horner(COS_COEFFICIENTS, f2)
-        value = np.choose(quadrant, [c, -s, -c, s])               # by k mod 4 (one gather)
-        value = np.where(value == 0.0, 0.0, value)
+        value, nan = _sin_cos_of_magnitude(x, cosine=True)
         return _finish(value, out_dtype, nan)
 
 

@@ -7,6 +7,8 @@ the results' bits are pinned by CRC so that a platform or NumPy build that compu
 fails here. Correctly rounded rules (rcp, sqrt, fma, integer -> float, float64 -> float16) are
 checked against fractions on random and hard (midpoint) inputs.
 """
+import importlib.util
+import os
 import zlib
 from fractions import Fraction
 
@@ -23,6 +25,14 @@ ALL_F16 = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16).r
 F32_SAMPLE = np.random.default_rng(2026).integers(0, 2 ** 32, 1 << 16, dtype=np.uint64).astype(
     np.uint32).view(np.float32).reshape(1, -1)
 UINT = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
+
+
+# The float64 references and the ulp measure are bench/isa_precision.py's, the script that writes
+# docs/ISA_PRECISION.md (loaded by path, as tests/test_element_wise_precision.py loads its bench script).
+_SPEC = importlib.util.spec_from_file_location(
+    "isa_precision", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench", "isa_precision.py"))
+precision = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(precision)
 
 
 def run(mnemonic, *args):
@@ -66,30 +76,6 @@ def test_no_libm_function_is_called(monkeypatch):
 
 
 # ---- accuracy against float64 libm ----------------------------------------------------------------
-def ulp_errors(result, reference, dtype):
-    """|result - reference| in units in the last place of `dtype` at the reference (float64)."""
-    info = np.finfo(dtype)
-    with np.errstate(all="ignore"):
-        exponent = np.floor(np.log2(np.maximum(np.abs(reference), float(info.smallest_normal))))
-        return np.abs(result.astype(np.float64) - reference) / 2.0 ** (exponent - info.nmant)
-
-
-def references(name, x):
-    """float64 NumPy/libm reference values (sin/cos: exact reduction to a quarter revolution first)."""
-    with np.errstate(all="ignore"):
-        d = x.astype(np.float64)
-        if name in ("sin", "cos"):
-            k = np.rint(4.0 * d)
-            f = 2 * np.pi * (d - k / 4)
-            q = np.mod(k, 4)
-            s, c = np.sin(f), np.cos(f)
-            if name == "sin":
-                return np.select([q == 0, q == 1, q == 2], [s, c, -s], -c)
-            return np.select([q == 0, q == 1, q == 2], [c, -s, -c], s)
-        return {"exp": np.exp2, "log": np.log2, "rcp": lambda v: 1 / v, "rsq": lambda v: 1 / np.sqrt(v),
-                "sqrt": np.sqrt}[name](d)
-
-
 BOUNDS = {"exp": 0.501, "log": 0.501, "rcp": 0.5, "rsq": 0.501, "sqrt": 0.5, "sin": 0.501, "cos": 0.501}
 
 
@@ -98,9 +84,10 @@ BOUNDS = {"exp": 0.501, "log": 0.501, "rcp": 0.5, "rsq": 0.501, "sqrt": 0.5, "si
 def test_transcendental_error_is_within_its_documented_bound(name, type_name, dtype):
     x = (ALL_F16 if type_name == "f16" else F32_SAMPLE).reshape(-1)
     got = run(f"v_{name}_{type_name}", x)
-    ref = references(name, x)
-    finite = np.isfinite(ref) & (np.abs(ref) <= float(np.finfo(dtype).max))
-    assert ulp_errors(got[finite], ref[finite], dtype).max() <= BOUNDS[name]
+    with np.errstate(all="ignore"):
+        ref = precision.reference(name, x)
+        finite = np.isfinite(ref) & (np.abs(ref) <= float(np.finfo(dtype).max))
+        assert precision.ulp_errors(got[finite], ref[finite], dtype).max() <= BOUNDS[name]
     # every non-finite reference gives the same special (overflow -> inf, NaN -> canonical NaN)
     special = ~finite & ~np.isnan(ref)
     assert np.array_equal(got[special].astype(np.float64), np.where(ref[special] > 0, np.inf, -np.inf))

@@ -6,9 +6,11 @@ PyTorch and a CUDA GPU, and writes JSON to the path given (default: stdout).
 Each figure is the median of CUDA-event timings after warm-up. Run: python measure_access_patterns.py out.json
 [SIDE] (SIDE 2048: the patterns on 16 MiB tensors only).
 """
+import functools
 import json
-import statistics
 import sys
+
+import measure_rates    # beside this script: python puts the script's folder on sys.path
 
 
 def main(out_path=None, n=8192, tail=True):
@@ -18,19 +20,7 @@ def main(out_path=None, n=8192, tail=True):
     result = {"device": props.name, "sm_count": props.multi_processor_count,
               "l2_bytes": getattr(props, "L2_cache_size", None), "torch": torch.__version__}
 
-    def timed(fn, reps=20, warm=3):
-        for _ in range(warm):
-            fn()
-        torch.cuda.synchronize()
-        times = []
-        for _ in range(reps):
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record()
-            fn()
-            b.record()
-            b.synchronize()
-            times.append(a.elapsed_time(b) * 1e3)   # microseconds
-        return statistics.median(times)
+    timed = functools.partial(measure_rates.timed, torch, reps=20)   # CUDA-event median, microseconds
 
     flush = torch.empty(512 << 20, dtype=torch.uint8, device=dev)
 

@@ -42,7 +42,7 @@ from dmlemu.directml.enums import (
     DML_TEMPORARY_BUFFER_ALIGNMENT,
 )
 from dmlemu.directml.objects import IDMLDispatchable
-from dmlemu.directml.operators import TensorRole
+from dmlemu.directml.operators import InputsAndOutputs, TensorRole
 from dmlemu.directml.structs import DML_BINDING_PROPERTIES
 from dmlemu.directml.validation import TensorInfo
 
@@ -52,35 +52,19 @@ def _align(n, alignment):
 
 
 @dataclasses.dataclass(frozen=True)
-class GraphSchema:
+class GraphSchema(InputsAndOutputs):
     """What binding tables and RecordDispatch read of a compiled operator's schema, for a graph."""
     name: str
     c_name: str
     tensors: tuple                  # TensorRole: the graph inputs, then the graph outputs
     in_place: bool = False
 
-    @property
-    def inputs(self):
-        return tuple(r for r in self.tensors if not r.is_output)
-
-    @property
-    def outputs(self):
-        return tuple(r for r in self.tensors if r.is_output)
-
 
 @dataclasses.dataclass(frozen=True)
-class GraphInfo:
+class GraphInfo(InputsAndOutputs):
     """The graph's tensors as one operator's: graph inputs then graph outputs (binding order)."""
     schema: GraphSchema
     tensors: tuple
-
-    @property
-    def inputs(self):
-        return tuple(t for t in self.tensors if not t.is_output)
-
-    @property
-    def outputs(self):
-        return tuple(t for t in self.tensors if t.is_output)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -98,8 +98,20 @@ class AttributeSpec:
     at_least_until: int = None      # ... below this feature level only (None: at every level)
 
 
+class InputsAndOutputs:
+    """`inputs` and `outputs` of anything whose `tensors` (binding order) say which are outputs."""
+
+    @property
+    def inputs(self):
+        return tuple(t for t in self.tensors if not t.is_output)
+
+    @property
+    def outputs(self):
+        return tuple(t for t in self.tensors if t.is_output)
+
+
 @dataclass(frozen=True)
-class OperatorSchema:
+class OperatorSchema(InputsAndOutputs):
     type: int                       # DML_OPERATOR_TYPE value
     name: str                       # without the DML_OPERATOR_ prefix, e.g. "ELEMENT_WISE_CLIP"
     tensors: tuple                  # TensorRole, inputs then outputs (binding order)
@@ -133,14 +145,6 @@ class OperatorSchema:
     def float_fields(self):
         """The FLOAT attributes, e.g. ("Min", "Max")."""
         return tuple(a.field for a in self.attributes if a.kind == FLOAT)
-
-    @property
-    def inputs(self):
-        return tuple(t for t in self.tensors if not t.is_output)
-
-    @property
-    def outputs(self):
-        return tuple(t for t in self.tensors if t.is_output)
 
     def support_at(self, feature_level):
         """The support row in force at `feature_level` (None below the operator's first row)."""

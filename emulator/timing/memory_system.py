@@ -55,7 +55,12 @@ class FifoServer:
         start_units = now * bps
         if start_units < self.free_units:     # (a comparison, not max(): this runs per request)
             start_units = self.free_units
-        end_units = start_units + num_bytes * self.units_per_byte
+        return self._book(start_units, start_units + num_bytes * self.units_per_byte, num_bytes)
+
+    def _book(self, start_units, end_units, num_bytes):
+        """(start cycle, end cycle) of a transfer that holds the server from start_units to end_units,
+        pushed back by the refresh windows it spans; the server is busy until then."""
+        bps = self.units_per_cycle
         start = -(-start_units // bps)
         end = -(-end_units // bps)
         if self.refresh_interval:
@@ -135,17 +140,7 @@ class DramServer(FifoServer):
                 end_units = x + 2 * remain + (rest - remain)
                 self.stream_end = x + 2 * remain
             self.shared_cycles += -(-(end_units - x) // bps)
-        start = -(-start_units // bps)
-        end = -(-end_units // bps)
-        if self.refresh_interval:
-            windows = end // self.refresh_interval - start // self.refresh_interval
-            if windows:
-                end += windows * self.refresh_cycles
-                end_units += windows * self.refresh_cycles * bps
-        self.free_units = end_units
-        self.busy_cycles += end - start
-        self.bytes += num_bytes
-        return start, end
+        return self._book(start_units, end_units, num_bytes)
 
     def serve_mixed(self, now, num_bytes, write_bytes):
         """(start, end) of a transfer of num_bytes of which write_bytes are writes (see the banner)."""
