@@ -15,6 +15,8 @@ ResourceBarrier, and the end of an ExecuteCommandLists) waits for idle and costs
 an ExecuteCommandLists) also writes the L2's dirty sectors back: `release_cycles`. Functional results
 never depend on any of this.
 """
+import os
+
 import numpy as np
 import simpy
 
@@ -24,6 +26,19 @@ from dmlemu.timing.kernel_path import PathCost
 from dmlemu.timing.memory_system import MemorySystem
 from dmlemu.timing.simd import Simd
 from dmlemu.timing.workgroup_dispatcher import WorkgroupDispatcher
+
+try:       # the compiled twin of the simpy model (cohort_engine.pyx), built by setup.py where a compiler is
+    from dmlemu.timing import cohort_engine
+except ImportError:
+    cohort_engine = None
+
+
+def engine():
+    """The engine that runs dispatches: "compiled" (cohort_engine.pyx) when it was built, else "simpy"
+    (the Python model, the reference; same cycles). DMLEMU_TIMING_ENGINE=simpy picks the reference."""
+    if cohort_engine is None or os.environ.get("DMLEMU_TIMING_ENGINE", "").lower() == "simpy":
+        return "simpy"
+    return "compiled"
 
 
 def occupancy(preset, vgprs_used):
@@ -98,7 +113,6 @@ class CommandProcessor:
             if recorder is not None:
                 recorder.end_dispatch(stats, launched)
             return launched, launched
-        env = simpy.Environment(initial_time=launched)
         sim = DispatchSimulation(preset, launch, record, traffic, self.wave_width, launched, recorder)
         slots = occupancy(preset, launch.vgprs_used)
         simds = []
@@ -107,12 +121,18 @@ class CommandProcessor:
                 simds.append(Simd(cu, s, slots, sim, free_at=self.simd_free[len(simds)]))
         # Group 0 of SIMD s of every CU asks first, then SIMD s+1, then the next group: work
         # spreads over all CUs.
-        order = sorted(((g, simd.index, simd.cu.index, simd) for simd in simds
-                        for g in range(len(simd.group_slots))), key=lambda k: k[:3])
-        for g, _, _, simd in order:
-            env.process(simd.run(env, g))
-        env.run()
-        last_wave = int(env.now)
+        order = [(g, simd) for g, _, _, simd in sorted(((g, simd.index, simd.cu.index, simd) for simd in simds
+                                                         for g in range(len(simd.group_slots))),
+                                                        key=lambda k: k[:3])]
+        last_wave = None
+        if engine() == "compiled":
+            last_wave = cohort_engine.run(sim, simds, order, self.compute_units, memory, launched)
+        if last_wave is None:       # the simpy model (the reference)
+            env = simpy.Environment(initial_time=launched)
+            for g, simd in order:
+                env.process(simd.run(env, g))
+            env.run()
+            last_wave = int(env.now)
         end = max([s.last_store for s in simds] + [last_wave])
         self.simd_free = [s.free_at for s in simds]
         stats.timing = DispatchTiming(start_cycle, end, slots, memory, before, simds, traffic, preset)

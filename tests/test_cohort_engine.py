@@ -1,0 +1,150 @@
+"""The compiled cohort engine (timing/cohort_engine.pyx) against the simpy model it mirrors.
+
+Both engines run the same dispatches; every cycle, counter, server state and trace row must be the
+same. The simpy model is the reference (DMLEMU_TIMING_ENGINE=simpy picks it). The fixed cases cover
+the paths of the engine: the issue port's bookings (two and three slot groups), scalar loads and
+waits, the miss queue's wait queue in pieces (a starved queue), wave64 on 32-lane SIMDs, state carried
+from dispatch to dispatch, DRAM refresh and bus turnarounds, the Infinity Cache, a copy stream sharing
+DRAM, every trace detail; a property test draws presets and layouts.
+"""
+import dataclasses
+import shutil
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from dmlemu.direct_run import DirectRun
+from dmlemu.gpu import Gpu
+from dmlemu.kernels.driver import TensorSpec
+from dmlemu.presets import RTX_3070, RX_7900_XTX, TEACHING
+from dmlemu.timing import command_processor, simd as simd_module
+from dmlemu.tools.fidelity import layout_strides
+from dmlemu.traces import capture
+
+pytestmark = pytest.mark.skipif(command_processor.cohort_engine is None,
+                                reason="the compiled cohort engine is not built here (no C compiler)")
+
+
+def test_the_engine_is_built_where_a_compiler_is():
+    """`make test` installs with a C compiler present: the engine must have been built (a silent fallback
+    to the simpy model would make the timing model ~2.5x slower)."""
+    assert shutil.which("cc") or shutil.which("gcc")
+    assert command_processor.engine() == "compiled"
+
+
+def _layout_run(gpu, layout, data_type="FLOAT32", side=64, operator="ELEMENT_WISE_IDENTITY"):
+    item = {"FLOAT16": 2, "FLOAT32": 4, "FLOAT64": 8}[data_type]
+    n = side * side
+    if layout == "padded":             # each row padded by one element
+        strides, in_bytes = (side + 1, 1), side * (side + 1) * item
+    else:
+        strides, in_bytes = layout_strides(layout, side), n * item * (2 if layout == "stride2" else 1)
+    source = TensorSpec(data_type, (side, side), strides, in_bytes)
+    out = TensorSpec(data_type, (side, side), None, n * item)
+    args = dict(min_value=-1.0, max_value=1.0) if operator == "ELEMENT_WISE_CLIP" else {}
+    rng = np.random.default_rng(side)
+    return DirectRun(gpu, operator, [source, out], [rng.integers(0, 255, in_bytes, dtype=np.uint8),
+                                                    np.zeros(n * item, np.uint8)], **args)
+
+
+def _facts(gpu, stats_list, trace):
+    memory = gpu.command_processor.memory
+    servers = [memory.l2, memory.dram] + ([memory.infinity_cache] if memory.infinity_cache else [])
+    out = {
+        "dispatches": [(s.cycles, s.start_cycle, s.timing.end_cycle, s.timing.dram_bytes, s.timing.dram_busy_cycles,
+                        s.timing.dram_turnarounds, s.timing.simd_busy_cycles) for s in stats_list],
+        "servers": [(s.free_units, s.busy_cycles, s.bytes) for s in servers],
+        "dram": (memory.dram.pending_write_bytes, memory.dram.read_since_drain, memory.dram.turnarounds,
+                 memory.dram.shared_cycles, memory.dram.stream_start, memory.dram.stream_end),
+        "cus": [(cu.front_end_free, cu.sectors_in_flight, sorted(cu.in_flight)) for cu in
+                gpu.command_processor.compute_units],
+        "simd_free": list(gpu.command_processor.simd_free),
+        "clock": gpu.clock_cycles,
+    }
+    if trace is not None:
+        out["tables"] = {name: np.ascontiguousarray(a).tobytes() for name, a in sorted(trace.tables.items())}
+    return out
+
+
+def _both(monkeypatch, scenario):
+    """The scenario's facts under the simpy model and under the compiled engine."""
+    results = []
+    for name in ("simpy", "compiled"):
+        monkeypatch.setenv("DMLEMU_TIMING_ENGINE", name)
+        assert command_processor.engine() == name
+        results.append(scenario())
+    return results
+
+
+def _scenario(preset, layout="packed", data_type="FLOAT32", side=64, detail=None, repeats=2, operator=None,
+              wave_width=None, stream=None):
+    def run():
+        gpu = Gpu(preset, **({"wave_width": wave_width} if wave_width else {}))
+        r = _layout_run(gpu, layout, data_type, side, operator or "ELEMENT_WISE_IDENTITY")
+        cap = capture(gpu, detail) if detail else None
+        if cap:
+            cap.begin()
+        stats = []
+        for i in range(repeats):
+            if stream and i == 0:     # a copy stream open on DRAM while the dispatch runs
+                gpu.command_processor.memory.dram.open_stream(gpu.clock_cycles, *stream)
+            stats.append(r.dispatch() if i % 2 == 0 else gpu.dispatch(r.launch()))
+        facts = _facts(gpu, stats, cap.end() if cap else None)
+        facts["stream_end"] = gpu.command_processor.memory.dram.close_stream()
+        return facts
+    return run
+
+
+STARVED = dataclasses.replace(RX_7900_XTX, max_lines_in_flight_per_cu=8)
+TINY_QUEUE = dataclasses.replace(TEACHING, max_lines_in_flight_per_cu=3, lookups_per_cycle_per_cu=1)
+
+CASES = {
+    "packed-rx7900xtx-instruction": dict(preset=RX_7900_XTX, detail="instruction"),
+    "transposed-rtx3070-memory": dict(preset=RTX_3070, layout="transposed", detail="memory"),
+    "clip16-broadcast-rx7900xtx-wave": dict(preset=RX_7900_XTX, layout="broadcast", data_type="FLOAT16",
+                                            operator="ELEMENT_WISE_CLIP", detail="wave"),
+    "starved-transposed-memory": dict(preset=STARVED, layout="transposed", detail="memory"),
+    "tinyqueue-stride2-teaching": dict(preset=TINY_QUEUE, layout="stride2", side=32, detail="memory", repeats=3),
+    "wave64-float64-transposed": dict(preset=RX_7900_XTX, layout="transposed", data_type="FLOAT64", wave_width=64),
+    "copy-stream-sharing-dram": dict(preset=RTX_3070, side=128, stream=(1 << 20, 4000)),
+    "teaching-padded-instruction": dict(preset=TEACHING, layout="padded", side=32, detail="instruction"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_compiled_engine_matches_the_simpy_model(monkeypatch, case):
+    simpy_facts, compiled_facts = _both(monkeypatch, _scenario(**CASES[case]))
+    assert compiled_facts == simpy_facts
+
+
+@pytest.mark.parametrize("groups", [1, 3])
+def test_compiled_engine_matches_with_other_slot_group_counts(monkeypatch, groups):
+    monkeypatch.setattr(simd_module, "ISSUE_GROUPS", groups)
+    simpy_facts, compiled_facts = _both(monkeypatch, _scenario(RTX_3070, "transposed", detail="instruction"))
+    assert compiled_facts == simpy_facts
+
+
+def test_rates_too_large_for_64_bits_fall_back_to_the_simpy_model(monkeypatch):
+    """A DRAM rate whose byte-time units do not fit 64-bit arithmetic (clock and bandwidth coprime and
+    large): the engine declines (returns None) and the simpy model runs: the same facts either way."""
+    preset = dataclasses.replace(TEACHING, clock_hz=1_000_000_007, dram_bytes_per_second=998_244_353_000_001)
+    simpy_facts, compiled_facts = _both(monkeypatch, _scenario(preset, side=32, repeats=1))
+    assert compiled_facts == simpy_facts
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(layout=st.sampled_from(["packed", "transposed", "broadcast", "stride2", "padded"]),
+       data_type=st.sampled_from(["FLOAT16", "FLOAT32", "FLOAT64"]),
+       side=st.sampled_from([8, 24, 40]),
+       base=st.sampled_from([TEACHING, RTX_3070, RX_7900_XTX]),
+       queue=st.integers(1, 64), lookups=st.integers(1, 8), refresh=st.sampled_from([0, 50, 3900]),
+       turnaround=st.sampled_from([0, 7]), batch=st.sampled_from([64, 1024]))
+def test_compiled_engine_matches_on_drawn_presets(monkeypatch, layout, data_type, side, base, queue, lookups,
+                                                  refresh, turnaround, batch):
+    preset = dataclasses.replace(base, max_lines_in_flight_per_cu=queue, lookups_per_cycle_per_cu=lookups,
+                                 refresh_interval_cycles=refresh, refresh_cycles=13 if refresh else 0,
+                                 dram_turnaround_cycles=turnaround, dram_write_batch_bytes=batch,
+                                 compute_units=min(base.compute_units, 4))
+    simpy_facts, compiled_facts = _both(monkeypatch, _scenario(preset, layout, data_type, side, detail="memory"))
+    assert compiled_facts == simpy_facts
