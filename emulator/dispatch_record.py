@@ -78,36 +78,50 @@ class DispatchRecord:
         return self.accesses
 
     def _rows(self, pc):
+        # Each part (one add_contiguous or add_lanes call) gives its waves, how many distinct sectors
+        # each has and those sectors, wave after wave, ascending within a wave: a range's sectors
+        # count up from its first, and a lane row is sorted before its repeats and idle lanes (-1)
+        # are dropped. Speed: a row that is already in order (a gather whose lanes' addresses rise
+        # with the lane) skips the sort, which would leave it as it is.
         total, sb = self.total_waves, self.sector_bytes
         counts = np.zeros(total, dtype=np.int64)
-        parts = []   # (wave ids (k,), sectors per wave as a padded (k, m) array with -1)
+        parts = []   # (wave ids (k,), distinct sectors per wave (k,), those sectors in wave order)
         for first_wave, waves, first_byte, per_wave in self._ranges.get(pc, ()):
             starts = first_byte + per_wave * np.arange(waves, dtype=np.int64)
             lo, hi = starts // sb, (starts + per_wave - 1) // sb
             width = int((hi - lo).max()) + 1
             grid = lo[:, None] + np.arange(width, dtype=np.int64)
-            parts.append((np.arange(first_wave, first_wave + waves, dtype=np.int64),
-                          np.where(grid <= hi[:, None], grid, -1)))
+            keep = (grid <= hi[:, None]) & (grid >= 0)
+            parts.append((np.arange(first_wave, first_wave + waves, dtype=np.int64), keep.sum(axis=1), grid[keep]))
         for wave_indices, sectors in self._lanes.get(pc, ()):
-            # Distinct sectors per wave: sort each row, blank repeats (and the -1 of idle lanes).
-            s = np.sort(sectors, axis=1)
-            repeat = np.zeros_like(s, dtype=bool)
-            repeat[:, 1:] = s[:, 1:] == s[:, :-1]
-            parts.append((wave_indices, np.where(repeat | (s < 0), -1, s)))
-        for waves, grid in parts:
-            counts[waves] += (grid >= 0).sum(axis=1)
+            # Distinct sectors per wave: sort each row, drop repeats (and the -1 of idle lanes).
+            s = sectors if _rows_ascending(sectors) else np.sort(sectors, axis=1)
+            keep = s >= 0
+            keep[:, 1:] &= s[:, 1:] != s[:, :-1]
+            parts.append((wave_indices, keep.sum(axis=1), s[keep]))
+        for waves, per_wave, _ in parts:
+            counts[waves] += per_wave
         offsets = np.zeros(total + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
-        sectors = np.empty(int(offsets[-1]), dtype=np.int64)
-        cursor = offsets[:-1].copy()    # where each wave's next sectors go (a loop may revisit pc)
-        for waves, grid in parts:
-            keep = grid >= 0
-            per_wave = keep.sum(axis=1)
-            dest = np.repeat(cursor[waves], per_wave) + (np.arange(int(per_wave.sum())) -
-                                                         np.repeat(np.cumsum(per_wave) - per_wave, per_wave))
-            cursor[waves] += per_wave
-            row = np.sort(np.where(keep, grid, np.iinfo(np.int64).max), axis=1)[:, :grid.shape[1]]
-            sectors[dest] = row[np.arange(row.shape[1])[None, :] < per_wave[:, None]]
+        order = np.concatenate([waves for waves, _, _ in parts]) if parts else np.empty(0, dtype=np.int64)
+        if order.size <= 1 or bool((order[1:] > order[:-1]).all()):
+            # Every wave in at most one part and the parts in wave order: the sectors, part after
+            # part, are already laid out wave after wave (what the placement below would give).
+            sectors = (np.concatenate([flat for _, _, flat in parts]).astype(np.int64, copy=False) if parts
+                       else np.empty(0, dtype=np.int64))
+        else:
+            sectors = np.empty(int(offsets[-1]), dtype=np.int64)
+            cursor = offsets[:-1].copy()    # where each wave's next sectors go (a loop may revisit pc)
+            for waves, per_wave, flat in parts:
+                dest = np.repeat(cursor[waves], per_wave) + (np.arange(int(per_wave.sum())) -
+                                                             np.repeat(np.cumsum(per_wave) - per_wave, per_wave))
+                cursor[waves] += per_wave
+                sectors[dest] = flat
         if offsets[-1] < 2 ** 31:
             offsets = offsets.astype(np.int32)    # memory: half of a table as long as the waves
         return SectorRows(pc, self._writes[pc], offsets, sectors)
+
+
+def _rows_ascending(rows):
+    """Whether every row of a 2-D array is already in ascending order (then sorting it is a no-op)."""
+    return rows.shape[1] < 2 or not bool((rows[:, 1:] < rows[:, :-1]).any())
