@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test bench isa-doc readme docs-images docs clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py emulator/timing/cohort_engine.pyx
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test,sweep,perfetto,onnx]'

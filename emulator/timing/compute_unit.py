@@ -15,6 +15,8 @@ memory path has two parts that every wave memory instruction passes:
                       requests, so a waiting request costs an event per piece, not per try.
 
 Behind them the memory system (memory_system.py) serves the request's bytes at each level.
+
+cohort_engine.pyx runs this model compiled, cycle for cycle (see simd.py's banner).
 """
 import heapq
 from collections import deque

@@ -29,6 +29,8 @@ divisor first (every quantity is a sum of multiples of the two, so all of them s
 cycle comes out the same), which keeps the numbers small: an L2 of 2,048 bytes per cycle counts
 2,048 units a cycle instead of 5 x 10^12 at 2.5 GHz, and Python's arithmetic on small integers is
 faster.
+
+cohort_engine.pyx runs the request path compiled, cycle for cycle (see simd.py's banner).
 """
 import math
 

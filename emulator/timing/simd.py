@@ -22,6 +22,10 @@ at the granularity of two groups (docs/DEVIATIONS.md).
 
 This is the representation that avoids one Python process per wave: a 16M-element dispatch is a
 few thousand cohorts per SIMD, each a handful of simpy events.
+
+This module, compute_unit.py and memory_system.py are the timing model's reference, run by simpy.
+cohort_engine.pyx runs the same simulation compiled (where it was built), cycle for cycle: a change
+here must be made there too; tests/test_cohort_engine.py compares the two.
 """
 from bisect import bisect_right, insort
 
