@@ -68,23 +68,36 @@ class SetAssociativeCache:
         # it avoids ufunc.at (slow): the written flag of each distinct sector is a reduceat over its
         # run of the sorted chunk, and the FIFO pointers of the sets that missed (distinct) are
         # updated by fancy indexing. The tag array is read and written through flat indices
-        # (np.take and 1-D indexing are faster than 2-D fancy indexing); sorts of sectors, set
-        # numbers and chunk positions go through _stable_order.
-        # np.unique(return_index=True), inlined. The stable order of the sectors comes from their
-        # offsets from the chunk's lowest (a chunk spans far less than 2^32 sectors: two 16-bit
-        # radix passes, about 3x faster than sorting the int64 sectors).
+        # (np.take and 1-D indexing are faster than 2-D fancy indexing); sorts of sectors and set
+        # numbers go through _stable_order.
+        # The distinct sectors, each at its first access, in stream order. The stable order of the
+        # sectors comes from their offsets from the chunk's lowest (a chunk spans far less than
+        # 2^32 sectors: two 16-bit radix passes, about 3x faster than sorting the int64 sectors).
+        # A chunk without repeats (a streaming kernel's) is its own list of first accesses.
         low = int(sectors.min()) if sectors.size else 0
         order = _stable_order(sectors - low, int(sectors.max()) - low + 1 if sectors.size else 1)
         ordered = sectors[order]
         new = np.empty(sectors.size, dtype=bool)
         new[:1] = True
         np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
-        unique = ordered[new]
-        first = order[new]                             # each sector's first access in the chunk
-        if writes is None:
-            written = np.zeros(unique.size, dtype=bool)
+        del ordered
+        if new.all():
+            first = None                               # every access is a first access
+            unique = sectors
+            written = np.zeros(sectors.size, dtype=bool) if writes is None else writes
         else:
-            written = np.logical_or.reduceat(writes[order], np.flatnonzero(new))   # any access writes
+            first = np.zeros(sectors.size, dtype=bool)
+            first[order[new]] = True                   # each sector's first access in the chunk
+            unique = sectors[first]
+            if writes is None:
+                written = np.zeros(unique.size, dtype=bool)
+            else:
+                # Any access writes: reduced over each sector's run of the sorted chunk, then put
+                # at the sector's first access and read back in stream order.
+                at_first = np.zeros(sectors.size, dtype=bool)
+                at_first[order[new]] = np.logical_or.reduceat(writes[order], np.flatnonzero(new))
+                written = at_first[first]
+        del order, new
         sets = self.set_of(unique)
         match = np.take(self.tags, sets, axis=0) == unique[:, None]
         present = _any_per_row(match)
@@ -92,11 +105,11 @@ class SetAssociativeCache:
         hit_rows = np.flatnonzero(present & written)
         if hit_rows.size:
             self.dirty[sets[hit_rows], match[hit_rows].argmax(axis=1)] = True
-        # Misses, in stream order, fill their set's ways FIFO.
+        del match
+        # Misses, in stream order (the distinct sectors are), fill their set's ways FIFO.
         miss = np.flatnonzero(~present)
         evicted = np.empty(0, dtype=np.int64)
         if miss.size:
-            miss = miss[_stable_order(first[miss], sectors.size)]
             miss_sets = sets[miss]
             order = _stable_order(miss_sets, self.sets)
             ordered_sets = miss_sets[order]
@@ -120,7 +133,9 @@ class SetAssociativeCache:
             self.next_way[touched] = (self.next_way[touched] + group_sizes) % self.ways
         # A repeat of a sector within the chunk hits (its first access brought it in); a first
         # access hits if the sector was present.
-        hit = np.ones(sectors.size, dtype=bool)
+        if first is None:
+            return present, evicted
+        hit = ~first
         hit[first] = present
         return hit, evicted
 
@@ -293,7 +308,15 @@ class CacheHierarchy:
 
     def account(self, record, line_bytes):
         """Run a dispatch's sector stream (a DispatchRecord) through the caches, in wave order and
-        instruction order within a wave; returns its DispatchTraffic."""
+        instruction order within a wave; returns its DispatchTraffic.
+
+        Speed: a wave's accesses of one instruction are one run of the stream, so a per-wave sum of
+        a per-access flag is the difference of the flag's prefix sum at the run's two ends (one
+        cumsum per flag; no gather of the accesses). When every wave makes the same number of
+        accesses at each instruction (a packed or uniformly strided tensor), the stream is a
+        (waves, accesses per wave) grid and instruction pc owns a band of its columns: the stream
+        is built, and the flags summed, band by band (strided copies, no index arrays). Both give
+        the sums and the stream that placing each access one by one would."""
         rows = record.finish()
         pcs = list(rows)
         waves = record.total_waves
@@ -301,55 +324,90 @@ class CacheHierarchy:
         # Where each access lands in the stream ordered by (wave, instruction): before it come every
         # access of earlier waves, then this wave's accesses of earlier instructions. No sort.
         per_wave_total = np.sum(counts, axis=0) if counts else np.zeros(waves, dtype=np.int64)
-        wave_start = np.zeros(waves + 1, dtype=np.int64)
-        np.cumsum(per_wave_total, out=wave_start[1:])
-        before = np.zeros(waves, dtype=np.int64)
-        n = int(wave_start[-1])
+        n = int(per_wave_total.sum())
         stream = np.empty(n, dtype=np.int64)
         stream_writes = np.empty(n, dtype=bool)
-        positions = []
-        index_type = np.int32 if n < 2 ** 31 else np.int64    # stream positions: half the memory
-        for pc, c in zip(pcs, counts):
-            r = rows[pc]
-            # Access i of wave w goes to wave_start[w] + before[w] + (i - offsets[w]).
-            pos = np.repeat((wave_start[:-1] + before - r.offsets[:-1]).astype(index_type), c)
-            pos += np.arange(r.sectors.size, dtype=index_type)
-            stream[pos] = r.sectors
-            stream_writes[pos] = r.is_write
-            before += c
-            positions.append(pos)
+        uniform = waves > 0 and all(bool((c == c[0]).all()) for c in counts)
+        runs = []      # per pc: the stream position of every wave's first access
+        if uniform:
+            # Access j of wave w at pc goes to w * width + column + j: a band of the grid.
+            width = int(per_wave_total[0])
+            grid, write_grid = stream.reshape(waves, width), stream_writes.reshape(waves, width)
+            column = 0
+            for pc, c in zip(pcs, counts):
+                r, k = rows[pc], int(c[0])
+                grid[:, column:column + k] = r.sectors.reshape(waves, k)
+                write_grid[:, column:column + k] = r.is_write
+                runs.append(column)
+                column += k
+            del grid, write_grid
+        else:
+            wave_start = np.zeros(waves + 1, dtype=np.int64)
+            np.cumsum(per_wave_total, out=wave_start[1:])
+            before = np.zeros(waves, dtype=np.int64)
+            index_type = np.int32 if n < 2 ** 31 else np.int64    # stream positions: half the memory
+            for pc, c in zip(pcs, counts):
+                r = rows[pc]
+                # Access i of wave w goes to wave_start[w] + before[w] + (i - offsets[w]).
+                first = wave_start[:-1] + before
+                pos = np.repeat((first - r.offsets[:-1]).astype(index_type), c)
+                pos += np.arange(r.sectors.size, dtype=index_type)
+                stream[pos] = r.sectors
+                stream_writes[pos] = r.is_write
+                del pos
+                before += c
+                runs.append(first)
+            del wave_start, before
         # Memory: what only built the stream goes before the caches run; classify frees the stream.
-        del counts, per_wave_total, wave_start, before
+        del per_wave_total
         stream = [stream, stream_writes]
         del stream_writes
         l2_hit, ic_hit, dram_read, dram_writes, ic_writes = self.classify(stream)
+        flags = (None, None, l2_hit, ic_hit, dram_read, dram_writes, ic_writes)   # per access
+        del l2_hit, ic_hit, dram_read, dram_writes, ic_writes
+        # Every field counts some of a wave's sectors (a write-back charge is 0 or 1 per access), so
+        # the wave's sector count bounds them all: the narrowest type that holds it.
+        tables = [np.zeros((len(TRAFFIC_FIELDS), waves), dtype=np.min_scalar_type(int(c.max(initial=0))))
+                  for c in counts]
+        for table, c in zip(tables, counts):
+            table[0] = c
         ratio = max(1, line_bytes // self.sector_bytes)
-        per_wave_tables, per_instruction = {}, {}
-        totals = dict.fromkeys(TRAFFIC_FIELDS, 0)
-        for pc, pos in zip(pcs, positions):
+        for table, pc, c in zip(tables, pcs, counts):
             r = rows[pc]
-            lines = r.sectors // ratio
+            if r.sectors.size == 0:
+                continue
+            # Tag lookups: an access starts a new line unless it is in its wave's previous line.
+            lines = r.sectors >> (ratio.bit_length() - 1) if ratio & (ratio - 1) == 0 else r.sectors // ratio
             new_line = np.ones(lines.size, dtype=bool)
             new_line[1:] = lines[1:] != lines[:-1]
             del lines
-            counts = r.counts()
-            new_line[r.offsets[:-1][counts > 0]] = True
-            flags = (None, new_line, l2_hit, ic_hit, dram_read, dram_writes, ic_writes)   # per access
-            # Every field counts some of a wave's sectors (a write-back charge is 0 or 1 per
-            # access), so the wave's sector count bounds them all: the narrowest type that holds it.
-            table = np.zeros((len(TRAFFIC_FIELDS), waves), dtype=np.min_scalar_type(int(counts.max(initial=0))))
-            table[0] = counts
-            if pos.size:
-                # Per-wave sums (reduceat over each wave's run of accesses; a wave with none gets 0),
-                # one field at a time (memory: one field's accesses at once).
-                starts = np.minimum(r.offsets[:-1], pos.size - 1)
-                empty = counts == 0
-                for i in range(1, len(TRAFFIC_FIELDS)):
-                    v = new_line if i == 1 else flags[i][pos]
-                    per_wave = np.add.reduceat(v, starts, dtype=np.int64)
-                    per_wave[empty] = 0
-                    table[i] = per_wave
-            del new_line, flags
+            if uniform:
+                new_line = new_line.reshape(waves, int(c[0]))
+                new_line[:, 0] = True
+                table[1] = new_line.sum(axis=1)
+            else:
+                new_line[r.offsets[:-1][c > 0]] = True
+                table[1] = _run_sums(new_line, [(r.offsets[:-1].astype(np.int64), c)])[0]
+            del new_line
+        done = {}    # id of a flag array -> its field (write-backs to DRAM and to the Infinity Cache
+        for i in range(2, len(TRAFFIC_FIELDS)):     # are one array when the preset has one)
+            flag = flags[i]
+            if id(flag) in done:
+                for table in tables:
+                    table[i] = table[done[id(flag)]]
+                continue
+            done[id(flag)] = i
+            if uniform:
+                flag = flag.reshape(waves, width)
+                for table, column, c in zip(tables, runs, counts):
+                    table[i] = flag[:, column:column + int(c[0])].sum(axis=1)
+            else:
+                for table, sums in zip(tables, _run_sums(flag, [(first, c) for first, c in zip(runs, counts)])):
+                    table[i] = sums
+        del flags, flag
+        per_wave_tables, per_instruction = {}, {}
+        totals = dict.fromkeys(TRAFFIC_FIELDS, 0)
+        for pc, table in zip(pcs, tables):
             per_wave_tables[pc] = table
             per_instruction[pc] = dict(zip(TRAFFIC_FIELDS, table.sum(axis=1, dtype=np.int64).tolist()))
             for field, total in per_instruction[pc].items():
@@ -392,3 +450,12 @@ def _charge(per_access, eligible, count, chunk=1 << 20):
             k = np.arange(k0, k0 + rows.size, dtype=np.int64)
             per_access[lo + rows] = (k + 1) * count // total - k * count // total
             k0 += rows.size
+
+
+def _run_sums(values, runs):
+    """For each (first, count) of `runs` (arrays, one entry per run): the sums of
+    values[first[k]:first[k] + count[k]] (0 for an empty run), as the difference of the values'
+    prefix sum at the runs' two ends."""
+    prefix = np.zeros(values.size + 1, dtype=np.int32 if values.size < 2 ** 31 else np.int64)
+    np.cumsum(values, out=prefix[1:])
+    return [prefix[first + count] - prefix[first] for first, count in runs]

@@ -1,0 +1,140 @@
+"""The caches' vectorised accounting against a plain loop over the same rules (timing/caches.py).
+
+SetAssociativeCache.access and CacheHierarchy.account take shortcuts for speed (chunks without
+repeats, grid-shaped streams, prefix sums per wave); these tests replay small random streams one
+access at a time under the rules the module docstring states and compare every hit, eviction,
+tag and per-wave count.
+"""
+import numpy as np
+import pytest
+
+from dmlemu.dispatch_record import DispatchRecord
+from dmlemu.timing.caches import CacheHierarchy, SetAssociativeCache, TRAFFIC_FIELDS
+
+
+def _reference_access(cache, sectors, writes):
+    """Chunks of `sets` accesses; within one, a repeat hits, a first access is looked up against the
+    chunk's starting state, misses fill their set FIFO in stream order (rank within the set), only
+    victims older than the chunk are written back, and a sector is dirty if any access wrote it."""
+    hits, evicted = [], []
+    tags, dirty, next_way = cache.tags.copy(), cache.dirty.copy(), cache.next_way.copy()
+    step = max(1, cache.sets)
+    for lo in range(0, len(sectors), step):
+        chunk = [int(s) for s in sectors[lo:lo + step]]
+        wrote = {}
+        for k, s in enumerate(chunk):
+            wrote[s] = wrote.get(s, False) or (writes is not None and bool(writes[lo + k]))
+        start_tags = tags.copy()
+        seen, rank = set(), {}
+        for s in chunk:
+            if s in seen:
+                hits.append(True)
+                continue
+            seen.add(s)
+            st = int(cache.set_of(np.array([s]))[0])
+            ways = list(start_tags[st])
+            if s in ways:
+                hits.append(True)
+                if wrote[s]:
+                    dirty[st, ways.index(s)] = True
+                continue
+            hits.append(False)
+            r = rank.get(st, 0)
+            rank[st] = r + 1
+            way = (next_way[st] + r) % cache.ways
+            if r < cache.ways and dirty[st, way] and tags[st, way] >= 0:
+                evicted.append(int(tags[st, way]))
+            tags[st, way], dirty[st, way] = s, wrote[s]
+        for st, r in rank.items():
+            next_way[st] = (next_way[st] + r) % cache.ways
+    return np.array(hits, dtype=bool), np.array(evicted, dtype=np.int64), tags, dirty, next_way
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_access_matches_one_access_at_a_time(seed):
+    rng = np.random.default_rng(seed)
+    cache = SetAssociativeCache("L2", 64 * 4 * 16, 64, 4)      # 16 sets of 4 ways
+    for _ in range(3):     # the state carries over from one stream to the next
+        n = int(rng.integers(1, 200))
+        # Few distinct sectors (repeats within chunks, sets over-filled) or none repeated at all.
+        span = int(rng.choice([20, 80, 10_000]))
+        sectors = rng.integers(0, span, n).astype(np.int64)
+        if rng.random() < 0.3:
+            sectors = np.arange(n, dtype=np.int64) * 3 + int(rng.integers(0, 1000))
+        writes = None if rng.random() < 0.3 else rng.random(n) < 0.5
+        hits, evicted, tags, dirty, next_way = _reference_access(cache, sectors, writes)
+        got_hits, got_evicted = cache.access(sectors, writes)
+        assert np.array_equal(got_hits, hits)
+        assert np.array_equal(got_evicted, evicted)
+        assert np.array_equal(cache.tags, tags) and np.array_equal(cache.dirty, dirty)
+        assert np.array_equal(cache.next_way, next_way)
+
+
+class _Preset:
+    sector_bytes, l2_bytes, l2_ways = 64, 64 * 4 * 16, 4
+    infinity_cache_bytes, infinity_cache_ways = 64 * 4 * 64, 4
+
+
+def _random_record(rng, uniform):
+    waves, width = int(rng.integers(1, 40)), 8
+    record = DispatchRecord(waves, width, 64, 8)
+    for pc in (1, 4, 6):
+        if uniform or rng.random() < 0.5:
+            # Whole sectors from a sector boundary: the same count every wave (a grid-shaped stream).
+            per_wave = int(rng.choice([64, 128])) if uniform else int(rng.choice([64, 100, 200]))
+            first = int(rng.integers(0, 1 << 8)) * (64 if uniform else 4)
+            record.add_contiguous(pc, pc == 6, 0, waves, first, per_wave)
+        else:
+            addresses = rng.integers(0, 1 << 14, (waves, width)).astype(np.int64)
+            record.add_lanes(pc, pc == 6, np.arange(waves), addresses, rng.random((waves, width)) < 0.7)
+    return record
+
+
+@pytest.mark.parametrize("uniform", [True, False])
+@pytest.mark.parametrize("seed", range(5))
+def test_account_per_wave_counts_match_a_loop(seed, uniform):
+    rng = np.random.default_rng(100 + seed)
+    record = _random_record(rng, uniform)
+    caches, check = CacheHierarchy(_Preset), CacheHierarchy(_Preset)
+    traffic = caches.account(record, 128)
+    rows = record.finish()
+    # The stream in (wave, instruction) order, one access at a time.
+    stream, owner = [], []
+    for w in range(record.total_waves):
+        for pc, r in rows.items():
+            for s in r.sectors[r.offsets[w]:r.offsets[w + 1]]:
+                stream.append((int(s), r.is_write))
+                owner.append((pc, w))
+    sectors = np.array([s for s, _ in stream], dtype=np.int64)
+    writes = np.array([wr for _, wr in stream], dtype=bool)
+    l2_hit, ic_hit, dram_read, dram_writes, ic_writes = check.classify([sectors, writes])
+    for pc, r in rows.items():
+        table = traffic.per_wave[pc]
+        for w in range(record.total_waves):
+            mine = [k for k, o in enumerate(owner) if o == (pc, w)]
+            row = r.sectors[r.offsets[w]:r.offsets[w + 1]] // 2
+            lines = sum(1 for k in range(len(row)) if k == 0 or row[k] != row[k - 1])
+            expected = [len(mine), lines] + [int(np.sum(f[mine])) for f in
+                                             (l2_hit, ic_hit, dram_read, dram_writes, ic_writes)]
+            assert table[:, w].tolist() == expected, (pc, w)
+    for field in TRAFFIC_FIELDS:
+        assert traffic.totals[field] == sum(int(t[TRAFFIC_FIELDS.index(field)].sum()) for t in traffic.per_wave.values())
+    assert np.array_equal(caches.l2.tags, check.l2.tags) and np.array_equal(caches.l2.dirty, check.l2.dirty)
+
+
+def test_rows_of_a_record_are_distinct_sorted_sectors_per_wave():
+    rng = np.random.default_rng(7)
+    record = DispatchRecord(6, 8, 64, 4)
+    addresses = rng.integers(0, 2048, (6, 8)).astype(np.int64)
+    active = rng.random((6, 8)) < 0.6
+    record.add_lanes(2, False, np.array([3, 0, 5]), addresses[:3], active[:3])   # out of wave order
+    record.add_lanes(2, False, np.array([1, 4]), addresses[3:5], active[3:5])
+    record.add_lanes(2, False, np.array([3]), addresses[5:], active[5:])         # wave 3 again (a loop)
+    rows = record.finish()[2]
+    expected = {w: [] for w in range(6)}
+    for waves, a, m in ((np.array([3, 0, 5]), addresses[:3], active[:3]), (np.array([1, 4]), addresses[3:5], active[3:5]),
+                        (np.array([3]), addresses[5:], active[5:])):
+        for w, row, act in zip(waves, a, m):
+            expected[int(w)] += sorted({int(x) // 64 for x, on in zip(row, act) if on})
+    for w in range(6):
+        assert rows.sectors[rows.offsets[w]:rows.offsets[w + 1]].tolist() == expected[w]
