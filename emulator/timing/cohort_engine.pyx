@@ -101,9 +101,15 @@ cdef class _Engine:
     # per SIMD write-back state
     cdef list simd_objects, simd_cu
     cdef long long[:] simd_free, simd_busy, simd_last_store, simd_has_port, simd_index, simd_cu_index
-    cdef object take, split, costs, traffic, recorder, dram_log, schedules
+    cdef object split, costs, traffic, recorder, dram_log, schedules
     cdef bint segments, memory_rows
     cdef list pieces, piece_index
+    # the workgroup dispatcher (workgroup_dispatcher.py), in C integers
+    cdef long long total, per_group, launch_cycles, launchers, launch_carry, next_wave, next_launch, handed_out
+    cdef long long path0, first_exception, last_exception    # exceptions: -1 when every wave has path0
+    # the last schedule looked up (most cohorts of a dispatch share one)
+    cdef long long last_path, last_waves, last_nsteps, last_busy
+    cdef long long *last_steps
 
     def __cinit__(self):
         self.heap = NULL
@@ -377,6 +383,26 @@ cdef class _Engine:
             p.cap = (p.n + more) * 2
             p.b = <long long *> realloc(p.b, p.cap * sizeof(long long))
 
+    # ---- the workgroup dispatcher (WorkgroupDispatcher.take and split_by_path) ---------------------
+    cdef bint take(self, long long now, long long slots, long long *start, long long *first, long long *count):
+        cdef long long groups, spent
+        if self.next_wave >= self.total:
+            return False
+        first[0] = self.next_wave
+        count[0] = slots if slots < self.total - first[0] else self.total - first[0]
+        self.next_wave = first[0] + count[0]
+        groups = _ceil(first[0] + count[0], self.per_group) - _ceil(first[0], self.per_group)
+        start[0] = now if now > self.next_launch else self.next_launch
+        if self.launchers == 1:
+            self.next_launch = start[0] + groups * self.launch_cycles
+        else:
+            spent = groups * self.launch_cycles + self.launch_carry
+            self.next_launch = start[0] + spent // self.launchers
+            self.launch_carry = spent % self.launchers
+        if self.next_wave >= self.total:
+            self.handed_out = start[0]
+        return True
+
     # ---- a slot group (simd.Simd.run as a state machine) -------------------------------------------
     cdef void insort(self, Group *g, long long value):
         cdef long long i
@@ -397,9 +423,12 @@ cdef class _Engine:
         g.nloads -= k
 
     cdef int load_steps(self, Group *g) except -1:
+        cdef long long i, n
+        if g.path_id == self.last_path and g.waves == self.last_waves:
+            g.steps, g.nsteps, g.busy = self.last_steps, self.last_nsteps, self.last_busy
+            return 0
         cdef object key = (g.path_id, g.waves)
         cdef object entry = self.schedules.get(key)
-        cdef long long i, n
         if entry is None:
             steps, busy = self.costs[g.path_id].schedule(g.waves)
             n = len(steps)
@@ -414,6 +443,8 @@ cdef class _Engine:
         g.steps = <long long *> raw
         g.nsteps = entry[1]
         g.busy = entry[2]
+        self.last_path, self.last_waves = g.path_id, g.waves
+        self.last_steps, self.last_nsteps, self.last_busy = g.steps, g.nsteps, g.busy
         return 0
 
     cdef int run_group(self, long long gi, long long now) except -1:
@@ -421,7 +452,7 @@ cdef class _Engine:
         cdef long long s = g.simd, cycles, kind, k, c, arrive, done, sector_bytes = self.sector_bytes
         cdef long long *st
         cdef bint has_port = self.simd_has_port[s]
-        cdef object work, costs
+        cdef long long start_at, first, count
         g.now = now
         if g.state == G_START:
             if self.simd_free[s] > now:
@@ -431,19 +462,22 @@ cdef class _Engine:
             g.state = G_TAKE
         while True:
             if g.state == G_TAKE:
-                work = self.take(g.now, g.slots)
-                if work is None:
+                if not self.take(g.now, g.slots, &start_at, &first, &count):
                     if g.now > self.simd_free[s]:
                         self.simd_free[s] = g.now
                     g.state = G_DONE
                     return 0
-                start_at, g.first, g.count = work
+                g.first, g.count = first, count
                 g.state = G_SPLIT
                 if start_at > g.now:
                     self.schedule(start_at, NORMAL, gi)
                     return 0
             if g.state == G_SPLIT:
-                self.pieces[gi] = self.split(g.first, g.count)
+                if self.first_exception < 0 or self.last_exception < g.first or \
+                        self.first_exception >= g.first + g.count:
+                    self.pieces[gi] = None         # one piece: (path0, first, count)
+                else:
+                    self.pieces[gi] = self.split(g.first, g.count)
                 self.piece_index[gi] = 0
                 g.state = G_COHORT_END
                 g.t = g.now
@@ -455,10 +489,16 @@ cdef class _Engine:
                                                  g.waves, g.begin, g.now, g.busy)
                     self.piece_index[gi] += 1
                 pieces = self.pieces[gi]
-                if self.piece_index[gi] == len(pieces):
-                    g.state = G_TAKE
-                    continue
-                g.path_id, g.first_wave, g.waves = pieces[self.piece_index[gi]]
+                if pieces is None:
+                    if self.piece_index[gi] == 1:
+                        g.state = G_TAKE
+                        continue
+                    g.path_id, g.first_wave, g.waves = self.path0, g.first, g.count
+                else:
+                    if self.piece_index[gi] == len(pieces):
+                        g.state = G_TAKE
+                        continue
+                    g.path_id, g.first_wave, g.waves = pieces[self.piece_index[gi]]
                 g.begin = g.now
                 self.load_steps(g)
                 self.simd_busy[s] += g.busy
@@ -573,7 +613,14 @@ def run(sim, simds, order, compute_units, memory, launched):
     cdef long long i, n = len(simds)
     cdef Event ev
     e.cap_heap, e.nheap, e.eid = 0, 0, 0
-    e.take, e.split, e.costs = sim.dispatcher.take, sim.dispatcher.split_by_path, sim.path_costs
+    d = sim.dispatcher
+    e.split, e.costs = d.split_by_path, sim.path_costs
+    e.total, e.per_group, e.launch_cycles, e.launchers = d.total, d.per_group, d.launch_cycles, d.launchers
+    e.launch_carry, e.next_wave, e.next_launch, e.handed_out = d.launch_carry, d.next_wave, d.next_launch, d.handed_out
+    e.path0 = d._path0
+    e.first_exception = -1 if d._first_exception is None else d._first_exception
+    e.last_exception = -1 if d._last_exception is None else d._last_exception
+    e.last_path, e.last_waves = -1, -1
     e.traffic = sim.traffic.cohort
     e.recorder = sim.recorder
     e.segments = sim.recorder is not None and sim.recorder.keeps_segments
@@ -633,6 +680,7 @@ def run(sim, simds, order, compute_units, memory, launched):
         else:
             e.admit(ev.target - e.ngroups, ev.time)
     # write the state back
+    d.launch_carry, d.next_wave, d.next_launch, d.handed_out = e.launch_carry, e.next_wave, e.next_launch, e.handed_out
     for i in range(n):
         s = simds[i]
         s.free_at, s.busy_cycles, s.last_store = int(e.simd_free[i]), int(e.simd_busy[i]), int(e.simd_last_store[i])
