@@ -14,8 +14,9 @@ from dmlemu.timing.caches import CacheHierarchy, SetAssociativeCache, TRAFFIC_FI
 
 def _reference_access(cache, sectors, writes):
     """Chunks of `sets` accesses; within one, a repeat hits, a first access is looked up against the
-    chunk's starting state, misses fill their set FIFO in stream order (rank within the set), only
-    victims older than the chunk are written back, and a sector is dirty if any access wrote it."""
+    chunk's starting state, misses fill their set FIFO in stream order (rank within the set) after
+    the hits have marked what they wrote, only victims older than the chunk are written back, and a
+    sector is dirty if any access of the chunk wrote it."""
     hits, evicted = [], []
     tags, dirty, next_way = cache.tags.copy(), cache.dirty.copy(), cache.next_way.copy()
     step = max(1, cache.sets)
@@ -24,21 +25,23 @@ def _reference_access(cache, sectors, writes):
         wrote = {}
         for k, s in enumerate(chunk):
             wrote[s] = wrote.get(s, False) or (writes is not None and bool(writes[lo + k]))
-        start_tags = tags.copy()
-        seen, rank = set(), {}
+        # First accesses are looked up against the chunk's starting state; hits that write mark
+        # their way dirty before the misses pick their victims.
+        seen, missed = set(), []
         for s in chunk:
             if s in seen:
                 hits.append(True)
                 continue
             seen.add(s)
             st = int(cache.set_of(np.array([s]))[0])
-            ways = list(start_tags[st])
+            ways = list(tags[st])
+            hits.append(s in ways)
             if s in ways:
-                hits.append(True)
-                if wrote[s]:
-                    dirty[st, ways.index(s)] = True
-                continue
-            hits.append(False)
+                dirty[st, ways.index(s)] |= wrote[s]
+            else:
+                missed.append((s, st))
+        rank = {}
+        for s, st in missed:
             r = rank.get(st, 0)
             rank[st] = r + 1
             way = (next_way[st] + r) % cache.ways
@@ -50,10 +53,11 @@ def _reference_access(cache, sectors, writes):
     return np.array(hits, dtype=bool), np.array(evicted, dtype=np.int64), tags, dirty, next_way
 
 
+@pytest.mark.parametrize("ways", [4, 3])
 @pytest.mark.parametrize("seed", range(6))
-def test_access_matches_one_access_at_a_time(seed):
+def test_access_matches_one_access_at_a_time(seed, ways):
     rng = np.random.default_rng(seed)
-    cache = SetAssociativeCache("L2", 64 * 4 * 16, 64, 4)      # 16 sets of 4 ways
+    cache = SetAssociativeCache("L2", 64 * ways * 16, 64, ways)      # 16 sets
     for _ in range(3):     # the state carries over from one stream to the next
         n = int(rng.integers(1, 200))
         # Few distinct sectors (repeats within chunks, sets over-filled) or none repeated at all.

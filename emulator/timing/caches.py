@@ -56,20 +56,24 @@ class SetAssociativeCache:
         hits = np.empty(sectors.size, dtype=bool)
         evicted = []
         step = max(1, self.sets)
+        # Reads only into a cache with nothing dirty (the write-through Infinity Cache, always):
+        # no access marks a sector dirty, so every victim of this stream is clean.
+        clean = writes is None and not self.dirty.any()
         for lo in range(0, sectors.size, step):
-            hit, wb = self._chunk(sectors[lo:lo + step], None if writes is None else writes[lo:lo + step])
+            hit, wb = self._chunk(sectors[lo:lo + step], None if writes is None else writes[lo:lo + step], clean)
             hits[lo:lo + step] = hit
             if wb.size:
                 evicted.append(wb)
         return hits, (np.concatenate(evicted) if evicted else np.empty(0, dtype=np.int64))
 
-    def _chunk(self, sectors, writes):
+    def _chunk(self, sectors, writes, clean=False):
         # Speed: this runs once per `sets` accesses (thousands of times for a large dispatch), so
         # it avoids ufunc.at (slow): the written flag of each distinct sector is a reduceat over its
         # run of the sorted chunk, and the FIFO pointers of the sets that missed (distinct) are
         # updated by fancy indexing. The tag array is read and written through flat indices
         # (np.take and 1-D indexing are faster than 2-D fancy indexing); sorts of sectors and set
-        # numbers go through _stable_order.
+        # numbers go through _stable_order. `clean`: reads only and no sector dirty, so nothing is
+        # marked dirty, written back or cleaned (those steps are skipped; they would change nothing).
         # The distinct sectors, each at its first access, in stream order. The stable order of the
         # sectors comes from their offsets from the chunk's lowest (a chunk spans far less than
         # 2^32 sectors: two 16-bit radix passes, about 3x faster than sorting the int64 sectors).
@@ -80,29 +84,32 @@ class SetAssociativeCache:
         new = np.empty(sectors.size, dtype=bool)
         new[:1] = True
         np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
-        del ordered
         if new.all():
             first = None                               # every access is a first access
             unique = sectors
             written = np.zeros(sectors.size, dtype=bool) if writes is None else writes
         else:
+            first_at = order[new]                      # each sector's first access in the chunk
             first = np.zeros(sectors.size, dtype=bool)
-            first[order[new]] = True                   # each sector's first access in the chunk
+            first[first_at] = True
             unique = sectors[first]
-            if writes is None:
+            if writes is None or not writes.any():
                 written = np.zeros(unique.size, dtype=bool)
+            elif writes.all():
+                written = np.ones(unique.size, dtype=bool)
             else:
-                # Any access writes: reduced over each sector's run of the sorted chunk, then put
-                # at the sector's first access and read back in stream order.
+                # Any access writes: the sectors written are found among the distinct sectors
+                # (ascending in `ordered`'s first accesses) and marked at their first access, then
+                # read back in stream order.
                 at_first = np.zeros(sectors.size, dtype=bool)
-                at_first[order[new]] = np.logical_or.reduceat(writes[order], np.flatnonzero(new))
+                at_first[first_at[np.searchsorted(ordered[new], sectors[writes])]] = True
                 written = at_first[first]
-        del order, new
+        del order, new, ordered
         sets = self.set_of(unique)
         match = np.take(self.tags, sets, axis=0) == unique[:, None]
         present = _any_per_row(match)
         # Hits that write: mark the way dirty.
-        hit_rows = np.flatnonzero(present & written)
+        hit_rows = np.empty(0, dtype=np.int64) if clean else np.flatnonzero(present & written)
         if hit_rows.size:
             self.dirty[sets[hit_rows], match[hit_rows].argmax(axis=1)] = True
         del match
@@ -120,17 +127,18 @@ class SetAssociativeCache:
             group_sizes = np.diff(starts, append=ordered_sets.size)
             rank = np.empty(miss.size, dtype=np.int64)
             rank[order] = np.arange(miss.size) - np.repeat(starts, group_sizes)
-            slots = miss_sets * self.ways + (self.next_way[miss_sets] + rank) % self.ways   # flat (set, way)
+            slots = miss_sets * self.ways + self._way(self.next_way[miss_sets] + rank)   # flat (set, way)
             tags, dirty = self.tags.ravel(), self.dirty.ravel()     # views: both are C-contiguous
-            victims = tags[slots]
-            victim_dirty = dirty[slots] & (victims >= 0)
-            # A set that takes more misses than it has ways in one chunk overwrites its own new
-            # entries; only entries older than the chunk are written back (rank < ways).
-            evicted = victims[victim_dirty & (rank < self.ways)]
+            if not clean:
+                victims = tags[slots]
+                victim_dirty = dirty[slots] & (victims >= 0)
+                # A set that takes more misses than it has ways in one chunk overwrites its own new
+                # entries; only entries older than the chunk are written back (rank < ways).
+                evicted = victims[victim_dirty & (rank < self.ways)]
+                dirty[slots] = written[miss]
             tags[slots] = unique[miss]           # a repeated slot: the last write wins, in order
-            dirty[slots] = written[miss]
             touched = ordered_sets[starts]      # distinct: += is add.at here
-            self.next_way[touched] = (self.next_way[touched] + group_sizes) % self.ways
+            self.next_way[touched] = self._way(self.next_way[touched] + group_sizes)
         # A repeat of a sector within the chunk hits (its first access brought it in); a first
         # access hits if the sector was present.
         if first is None:
@@ -138,6 +146,13 @@ class SetAssociativeCache:
         hit = ~first
         hit[first] = present
         return hit, evicted
+
+    def _way(self, count):
+        """count % ways for non-negative counts; a mask when ways is a power of two (the same
+        value, without a division)."""
+        if self.ways & (self.ways - 1) == 0:
+            return count & (self.ways - 1)
+        return count % self.ways
 
     def write_back(self):
         """Flush: every dirty sector is written to the next level and becomes clean; returns them."""
