@@ -93,16 +93,15 @@ class SetAssociativeCache:
             first = np.zeros(sectors.size, dtype=bool)
             first[first_at] = True
             unique = sectors[first]
-            if writes is None or not writes.any():
-                written = np.zeros(unique.size, dtype=bool)
-            elif writes.all():
-                written = np.ones(unique.size, dtype=bool)
+            stored = sectors[writes] if writes is not None else sectors[:0]
+            if stored.size in (0, sectors.size):        # no access writes, or every one does
+                written = np.full(unique.size, stored.size > 0)
             else:
                 # Any access writes: the sectors written are found among the distinct sectors
                 # (ascending in `ordered`'s first accesses) and marked at their first access, then
                 # read back in stream order.
                 at_first = np.zeros(sectors.size, dtype=bool)
-                at_first[first_at[np.searchsorted(ordered[new], sectors[writes])]] = True
+                at_first[first_at[np.searchsorted(ordered[new], stored)]] = True
                 written = at_first[first]
         del order, new, ordered
         sets = self.set_of(unique)
@@ -124,7 +123,9 @@ class SetAssociativeCache:
             boundary[:1] = True
             np.not_equal(ordered_sets[1:], ordered_sets[:-1], out=boundary[1:])
             starts = np.flatnonzero(boundary)
-            group_sizes = np.diff(starts, append=ordered_sets.size)
+            group_sizes = np.empty_like(starts)
+            group_sizes[:-1] = starts[1:] - starts[:-1]
+            group_sizes[-1] = ordered_sets.size - starts[-1]
             rank = np.empty(miss.size, dtype=np.int64)
             rank[order] = np.arange(miss.size) - np.repeat(starts, group_sizes)
             slots = miss_sets * self.ways + self._way(self.next_way[miss_sets] + rank)   # flat (set, way)
@@ -227,18 +228,19 @@ class DispatchTraffic:
 
         Speed: this runs once per memory request. The workgroup dispatcher hands out contiguous
         ranges of a slot group's size in order, so most cohorts are aligned runs of `count`
-        waves: their costs are summed BLOCK cohorts at a time, with one NumPy sum and one
-        tolist(), and kept while cohorts of that block are still being handed out (the one before
-        it is dropped when a block is started). Any other range is summed on its own; both give
-        the same numbers."""
+        waves: their costs are summed BLOCK cohorts at a time, with one NumPy pass and one flat
+        tolist() (cohort after cohort; a cohort's costs are a slice of it), and kept while cohorts
+        of that block are still being handed out (the one before it is dropped when a block is
+        started). Any other range is summed on its own; both give the same numbers."""
         if first % count == 0:
             k = first // count
             key = (pc, count, k // self.BLOCK)
             rows = self._blocks.get(key)
             if rows is None:
                 rows = self._block(*key)
-            if rows is not None:
-                return rows[k % self.BLOCK]
+            at = (k % self.BLOCK) * len(TRAFFIC_FIELDS)
+            if rows is not None and at < len(rows):
+                return rows[at:at + len(TRAFFIC_FIELDS)]
         p = self.per_wave.get(pc)
         if p is None:
             return (0,) * len(TRAFFIC_FIELDS)
@@ -252,8 +254,15 @@ class DispatchTraffic:
         cohorts = min(self.BLOCK, (p.shape[1] - lo) // count)    # whole cohorts from wave lo on
         if cohorts <= 0:
             return None
-        sums = p[:, lo:lo + cohorts * count].reshape(len(p), cohorts, count).sum(axis=2, dtype=np.int64)
-        rows = sums.T.tolist()
+        waves = p[:, lo:lo + cohorts * count].reshape(len(p), cohorts, count)
+        if count <= 16:
+            # A few waves per cohort: added column by column (faster than a sum over a short axis).
+            sums = waves[:, :, 0].astype(np.int64)
+            for j in range(1, count):
+                sums += waves[:, :, j]
+        else:
+            sums = waves.sum(axis=2, dtype=np.int64)
+        rows = sums.T.ravel().tolist()     # cohort after cohort, TRAFFIC_FIELDS each
         self._blocks.pop((pc, count, block - 1), None)
         self._blocks[(pc, count, block)] = rows
         return rows
