@@ -64,9 +64,15 @@ class DispatchRecord:
         self._ranges.setdefault(pc, []).append((first_wave, waves, first_byte, bytes_per_wave))
 
     def add_lanes(self, pc, is_write, wave_indices, byte_addresses, active):
-        """Any pattern: the byte address of every lane (waves, width) and which lanes accessed."""
+        """Any pattern: the byte address of every lane (waves, width) and which lanes accessed
+        (None: all of them)."""
         self._writes[pc] = is_write
-        sectors = np.where(active, byte_addresses // self.sector_bytes, -1).astype(np.int64)
+        sb = self.sector_bytes
+        # A power-of-two sector: the floor division is a shift (the same value, negatives too).
+        sectors = byte_addresses >> (sb.bit_length() - 1) if sb & (sb - 1) == 0 else byte_addresses // sb
+        if active is not None:
+            sectors = np.where(active, sectors, -1)
+        sectors = sectors.astype(np.int64, copy=False)
         self._lanes.setdefault(pc, []).append((np.asarray(wave_indices, dtype=np.int64).reshape(-1), sectors))
 
     # ---- read by the timing model ---------------------------------------------------------------

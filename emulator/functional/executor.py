@@ -142,7 +142,7 @@ def _record_access(ctx, batch, is_write, va, index, item_size, use, first):
         index = np.arange(first, first + waves.size * batch.width, dtype=np.int64).reshape(waves.size, batch.width)
     index = np.broadcast_to(np.asarray(index), (batch.waves, batch.width))
     addresses = np.int64(va) + index.astype(np.int64) * item_size
-    record.add_lanes(ctx.pc, is_write, waves, addresses, np.ones(index.shape, bool) if use is None else use)
+    record.add_lanes(ctx.pc, is_write, waves, addresses, use)
 
 
 # ---- handlers: one per `kind` of the opcode table (not per opcode) ------------------------------
