@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from dmlemu.dispatch_record import DispatchRecord
-from dmlemu.timing.caches import CacheHierarchy, SetAssociativeCache, TRAFFIC_FIELDS
+from dmlemu.timing.caches import CacheHierarchy, SetAssociativeCache, TRAFFIC_FIELDS, _distinct
 
 
 def _reference_access(cache, sectors, writes):
@@ -66,6 +66,9 @@ def test_access_matches_one_access_at_a_time(seed, ways):
         if rng.random() < 0.3:
             sectors = np.arange(n, dtype=np.int64) * 3 + int(rng.integers(0, 1000))
         writes = None if rng.random() < 0.3 else rng.random(n) < 0.5
+        if rng.random() < 0.3:     # a streaming kernel: reads and writes of two tensors, in order
+            writes = rng.random(n) < 0.5
+            sectors = np.where(writes, 5000, 100) + np.arange(n, dtype=np.int64)
         hits, evicted, tags, dirty, next_way = _reference_access(cache, sectors, writes)
         got_hits, got_evicted = cache.access(sectors, writes)
         assert np.array_equal(got_hits, hits)
@@ -142,3 +145,16 @@ def test_rows_of_a_record_are_distinct_sorted_sectors_per_wave():
             expected[int(w)] += sorted({int(x) // 64 for x, on in zip(row, act) if on})
     for w in range(6):
         assert rows.sectors[rows.offsets[w]:rows.offsets[w + 1]].tolist() == expected[w]
+
+
+def test_distinct_is_a_sufficient_test_for_no_repeats():
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        n = int(rng.integers(0, 40))
+        writes = rng.random(n) < 0.5
+        sectors = np.where(writes, int(rng.integers(0, 60)), 0) + np.cumsum(rng.integers(0, 3, n))
+        for w in (writes, None):
+            got = _distinct(sectors, w, piece=int(rng.integers(1, 8)))
+            assert got == _distinct(sectors, w)                 # pieces do not change the answer
+            if got:
+                assert np.unique(sectors).size == n

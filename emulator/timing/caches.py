@@ -59,14 +59,17 @@ class SetAssociativeCache:
         # Reads only into a cache with nothing dirty (the write-through Infinity Cache, always):
         # no access marks a sector dirty, so every victim of this stream is clean.
         clean = writes is None and not self.dirty.any()
+        distinct = writes is not None and _distinct(sectors[:step], writes[:step]) and _distinct(sectors, writes)
         for lo in range(0, sectors.size, step):
-            hit, wb = self._chunk(sectors[lo:lo + step], None if writes is None else writes[lo:lo + step], clean)
+            chunk = sectors[lo:lo + step]
+            hit, wb = self._chunk(chunk, None if writes is None else writes[lo:lo + step], clean,
+                                  distinct or (writes is None and _distinct(chunk, None)))
             hits[lo:lo + step] = hit
             if wb.size:
                 evicted.append(wb)
         return hits, (np.concatenate(evicted) if evicted else np.empty(0, dtype=np.int64))
 
-    def _chunk(self, sectors, writes, clean=False):
+    def _chunk(self, sectors, writes, clean=False, distinct=False):
         # Speed: this runs once per `sets` accesses (thousands of times for a large dispatch), so
         # it avoids ufunc.at (slow): the written flag of each distinct sector is a reduceat over its
         # run of the sorted chunk, and the FIFO pointers of the sets that missed (distinct) are
@@ -77,14 +80,17 @@ class SetAssociativeCache:
         # The distinct sectors, each at its first access, in stream order. The stable order of the
         # sectors comes from their offsets from the chunk's lowest (a chunk spans far less than
         # 2^32 sectors: two 16-bit radix passes, about 3x faster than sorting the int64 sectors).
-        # A chunk without repeats (a streaming kernel's) is its own list of first accesses.
-        low = int(sectors.min()) if sectors.size else 0
-        order = _stable_order(sectors - low, int(sectors.max()) - low + 1 if sectors.size else 1)
-        ordered = sectors[order]
-        new = np.empty(sectors.size, dtype=bool)
-        new[:1] = True
-        np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
-        if new.all():
+        # A chunk without repeats (a streaming kernel's) is its own list of first accesses; one
+        # known to have none (`distinct`: see _distinct) is not sorted at all.
+        if not distinct:
+            low = int(sectors.min()) if sectors.size else 0
+            order = _stable_order(sectors - low, int(sectors.max()) - low + 1 if sectors.size else 1)
+            ordered = sectors[order]
+            new = np.empty(sectors.size, dtype=bool)
+            new[:1] = True
+            np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+            distinct = bool(new.all())
+        if distinct:
             first = None                               # every access is a first access
             unique = sectors
             written = np.zeros(sectors.size, dtype=bool) if writes is None else writes
@@ -103,7 +109,7 @@ class SetAssociativeCache:
                 at_first = np.zeros(sectors.size, dtype=bool)
                 at_first[first_at[np.searchsorted(ordered[new], stored)]] = True
                 written = at_first[first]
-        del order, new, ordered
+            del order, new, ordered
         sets = self.set_of(unique)
         match = np.take(self.tags, sets, axis=0) == unique[:, None]
         present = _any_per_row(match)
@@ -186,6 +192,25 @@ def _any_per_row(match):
     for c in range(1, words.shape[1]):
         acc |= words[:, c]
     return acc != 0
+
+
+def _distinct(sectors, writes, piece=1 << 20):
+    """True when no sector occurs twice in the stream, by a sufficient test that streaming kernels
+    pass: the sectors read rise strictly, so do the sectors written, and the two ranges do not
+    overlap (writes None: the sectors rise strictly). False: maybe repeats. Taken `piece`
+    accesses at a time (bounded memory); each piece continues the previous one's runs."""
+    ends = [None, None]     # (first, last) sector read, written so far
+    for lo in range(0, sectors.size, piece):
+        part = sectors[lo:lo + piece]
+        kinds = ((0, part),) if writes is None else ((0, part[~writes[lo:lo + piece]]), (1, part[writes[lo:lo + piece]]))
+        for kind, run in kinds:
+            if run.size == 0:
+                continue
+            if not bool((run[1:] > run[:-1]).all()) or (ends[kind] is not None and run[0] <= ends[kind][1]):
+                return False
+            ends[kind] = (run[0] if ends[kind] is None else ends[kind][0], run[-1])
+    reads, written = ends
+    return bool(reads is None or written is None or reads[1] < written[0] or written[1] < reads[0])
 
 
 def _stable_order(keys, bound):
