@@ -45,8 +45,11 @@ class SetAssociativeCache:
         self.next_way = np.zeros(self.sets, dtype=np.int64)   # FIFO pointer per set
 
     def set_of(self, sectors):
-        hashed = (sectors.astype(np.uint64) * _HASH) >> np.uint64(20)
-        return (hashed % np.uint64(self.sets)).astype(np.int64)
+        # An int64 array is reinterpreted as uint64 (the same bits astype gives, without a copy);
+        # a set number is below `sets`, so its uint64 bits read as int64 are the same number.
+        words = sectors.view(np.uint64) if sectors.dtype == np.int64 else sectors.astype(np.uint64)
+        hashed = (words * _HASH) >> np.uint64(20)
+        return (hashed % np.uint64(self.sets)).view(np.int64)
 
     def access(self, sectors, writes):
         """Look up a stream of sectors (in order) with their write flags (None: all reads).
