@@ -74,8 +74,8 @@ class SetAssociativeCache:
 
     def _chunk(self, sectors, writes, clean=False, distinct=False):
         # Speed: this runs once per `sets` accesses (thousands of times for a large dispatch), so
-        # it avoids ufunc.at (slow): the written flag of each distinct sector is a reduceat over its
-        # run of the sorted chunk, and the FIFO pointers of the sets that missed (distinct) are
+        # it avoids ufunc.at (slow): the sectors written are looked up (searchsorted) among the
+        # sorted distinct sectors, and the FIFO pointers of the sets that missed (distinct) are
         # updated by fancy indexing. The tag array is read and written through flat indices
         # (np.take and 1-D indexing are faster than 2-D fancy indexing); sorts of sectors and set
         # numbers go through _stable_order. `clean`: reads only and no sector dirty, so nothing is
