@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from dmlemu.dispatch_record import DispatchRecord
-from dmlemu.timing.caches import CacheHierarchy, SetAssociativeCache, TRAFFIC_FIELDS, _distinct
+from dmlemu.timing.caches import CacheHierarchy, SetAssociativeCache, TRAFFIC_FIELDS, _charge, _distinct
 
 
 def _reference_access(cache, sectors, writes):
@@ -158,3 +158,19 @@ def test_distinct_is_a_sufficient_test_for_no_repeats():
             assert got == _distinct(sectors, w)                 # pieces do not change the answer
             if got:
                 assert np.unique(sectors).size == n
+
+
+def test_charge_spreads_write_backs_as_its_formula_says():
+    rng = np.random.default_rng(4)
+    for _ in range(100):
+        n = int(rng.integers(1, 3000))
+        eligible = rng.random(n) < rng.random()
+        total = int(eligible.sum())
+        count = int(rng.integers(0, total + 1))
+        got = np.zeros(n, dtype=np.int8)
+        _charge(got, eligible, count, chunk=int(rng.integers(1, 500)))
+        k = np.arange(total)
+        expected = np.zeros(n, dtype=np.int8)
+        if count:
+            expected[eligible] = (k + 1) * count // total - k * count // total
+        assert np.array_equal(got, expected) and int(got.sum()) == count

@@ -499,8 +499,9 @@ def _charge(per_access, eligible, count, chunk=1 << 20):
     for lo in range(0, eligible.size, chunk):
         rows = np.flatnonzero(eligible[lo:lo + chunk])
         if rows.size:
-            k = np.arange(k0, k0 + rows.size, dtype=np.int64)
-            per_access[lo + rows] = (k + 1) * count // total - k * count // total
+            # floor(k count / E) for k = k0 .. k0 + rows: one division per access, not two.
+            floors = np.arange(k0, k0 + rows.size + 1, dtype=np.int64) * count // total
+            per_access[lo + rows] = floors[1:] - floors[:-1]
             k0 += rows.size
 
 
