@@ -97,14 +97,20 @@ class DispatchRecord:
             lo, hi = starts // sb, (starts + per_wave - 1) // sb
             width = int((hi - lo).max()) + 1
             grid = lo[:, None] + np.arange(width, dtype=np.int64)
+            wave_ids = np.arange(first_wave, first_wave + waves, dtype=np.int64)
+            count = hi - lo + 1
+            if waves and int(lo.min()) >= 0 and bool((count == width).all()):
+                # Every wave the same whole number of sectors (aligned): the grid is the rows.
+                parts.append((wave_ids, count, grid.ravel()))
+                continue
             keep = (grid <= hi[:, None]) & (grid >= 0)
-            parts.append((np.arange(first_wave, first_wave + waves, dtype=np.int64), keep.sum(axis=1), grid[keep]))
+            parts.append((wave_ids, row_sums(keep), grid[keep]))
         for wave_indices, sectors in self._lanes.get(pc, ()):
             # Distinct sectors per wave: sort each row, drop repeats (and the -1 of idle lanes).
             s = sectors if _rows_ascending(sectors) else np.sort(sectors, axis=1)
             keep = s >= 0
             keep[:, 1:] &= s[:, 1:] != s[:, :-1]
-            parts.append((wave_indices, keep.sum(axis=1), s[keep]))
+            parts.append((wave_indices, row_sums(keep), s[keep]))
         for waves, per_wave, _ in parts:
             counts[waves] += per_wave
         offsets = np.zeros(total + 1, dtype=np.int64)
@@ -126,6 +132,17 @@ class DispatchRecord:
         if offsets[-1] < 2 ** 31:
             offsets = offsets.astype(np.int32)    # memory: half of a table as long as the waves
         return SectorRows(pc, self._writes[pc], offsets, sectors)
+
+
+def row_sums(rows):
+    """rows.sum(axis=1) as int64 for a 2-D array; column by column when the rows are short (a
+    reduction over a short axis costs a call per row, the column adds a pass each)."""
+    if rows.shape[1] > 64 or rows.shape[1] == 0:
+        return rows.sum(axis=1, dtype=np.int64)
+    total = rows[:, 0].astype(np.int64)
+    for j in range(1, rows.shape[1]):
+        total += rows[:, j]
+    return total
 
 
 def _rows_ascending(rows):

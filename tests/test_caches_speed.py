@@ -174,3 +174,15 @@ def test_charge_spreads_write_backs_as_its_formula_says():
         if count:
             expected[eligible] = (k + 1) * count // total - k * count // total
         assert np.array_equal(got, expected) and int(got.sum()) == count
+
+
+@pytest.mark.parametrize("first_byte, per_wave", [(0, 128), (256, 64), (100, 64), (64, 200), (4, 3)])
+def test_rows_of_contiguous_waves_are_the_sectors_they_touch(first_byte, per_wave):
+    record = DispatchRecord(7, 8, 64, 2)
+    record.add_contiguous(1, True, 0, 3, first_byte, per_wave)
+    record.add_contiguous(1, True, 3, 4, first_byte + 3 * per_wave, per_wave)
+    rows = record.finish()[1]
+    for w in range(7):
+        start = first_byte + w * per_wave
+        expected = list(range(start // 64, (start + per_wave - 1) // 64 + 1))
+        assert rows.sectors[rows.offsets[w]:rows.offsets[w + 1]].tolist() == expected

@@ -436,7 +436,7 @@ class CacheHierarchy:
             if uniform:
                 new_line = new_line.reshape(waves, int(c[0]))
                 new_line[:, 0] = True
-                table[1] = new_line.sum(axis=1)
+                table[1] = _band_sums(new_line, 0, new_line.shape[1])
             else:
                 new_line[r.offsets[:-1][c > 0]] = True
                 table[1] = _run_sums(new_line, [(r.offsets[:-1].astype(np.int64), c)])[0]
@@ -452,7 +452,7 @@ class CacheHierarchy:
             if uniform:
                 flag = flag.reshape(waves, width)
                 for table, column, c in zip(tables, runs, counts):
-                    table[i] = flag[:, column:column + int(c[0])].sum(axis=1)
+                    table[i] = _band_sums(flag, column, int(c[0]))
             else:
                 for table, sums in zip(tables, _run_sums(flag, [(first, c) for first, c in zip(runs, counts)])):
                     table[i] = sums
@@ -503,6 +503,18 @@ def _charge(per_access, eligible, count, chunk=1 << 20):
             floors = np.arange(k0, k0 + rows.size + 1, dtype=np.int64) * count // total
             per_access[lo + rows] = floors[1:] - floors[:-1]
             k0 += rows.size
+
+
+def _band_sums(grid, column, k):
+    """Per row of a 2-D array, the sum of columns column .. column + k - 1 (int64). Column by
+    column while the band is narrow: NumPy reduces a short axis row by row, several times slower
+    than a few whole-column adds."""
+    if k > 64:
+        return grid[:, column:column + k].sum(axis=1, dtype=np.int64)
+    total = np.zeros(grid.shape[0], dtype=np.int64)
+    for j in range(column, column + k):
+        total += grid[:, j]
+    return total
 
 
 def _run_sums(values, runs):
