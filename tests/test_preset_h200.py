@@ -53,3 +53,24 @@ def test_fp64_and_transcendental_rates_are_near_the_measured_h200():
     assert transcendental == pytest.approx(measured["exp2_mul_over_fma_f32_time"], rel=0.15)
     # And the model's ratios are the rate classes', not the measurement's: never above 2 and 8.
     assert fp64 <= 2 and transcendental <= 8
+
+
+def test_a_transposed_read_costs_what_the_measured_h200_charged():
+    """Measured on the real H200 (bench/gpu_calibration/results/h200_access_patterns_2048.json): a FLOAT32
+    2048 x 2048 copy whose input is read transposed took 2.84x the packed copy. The model's cost is the
+    L1TEX tag stage's 4 lines per clock (presets.L1TEX_TAGS): 32 lines per wave load take 8 clocks
+    (with 1 line per clock it was 6.3x). Bound: 15 %."""
+    import numpy as np
+    from dmlemu.direct_run import DirectRun
+    from dmlemu.kernels.driver import TensorSpec
+    with open(os.path.join(os.path.dirname(RESULTS), "h200_access_patterns_2048.json"), encoding="utf-8") as f:
+        measured = json.load(f)["ratios_to_packed"]["transposed"]
+    side = 2048
+    cycles = []
+    for strides in (None, (1, side)):
+        source = TensorSpec("FLOAT32", (side, side), strides, side * side * 4)
+        out = TensorSpec("FLOAT32", (side, side), None, side * side * 4)
+        run = DirectRun(Gpu(H200), "ELEMENT_WISE_IDENTITY", [source, out],
+                        [np.zeros(side * side * 4, np.uint8), np.zeros(side * side * 4, np.uint8)])
+        cycles.append(run.dispatch().cycles)
+    assert cycles[1] / cycles[0] == pytest.approx(measured, rel=0.15)
