@@ -7,13 +7,17 @@
 3. IDENTITY FLOAT32 on 2^28 elements with timing (target < 60 s on a 2-core machine, peak memory
    <= 2x the tensors' bytes), and how the cost grows with size.
 
-    .venv/bin/python bench/bench_timing.py [--skip-large] [--cpu]
+    .venv/bin/python bench/bench_timing.py [--skip-large] [--cpu] [--engine simpy]
+
+The timing model runs compiled (emulator/timing/cohort_engine.pyx) where it was built; --engine simpy
+times the reference simpy model instead (the same cycles; the figures before the compiled engine).
 
 On a machine shared with other work, wall times swing by 30 % or more from run to run; --cpu times
 every column (the golden model's too) with the process's CPU time instead, which other processes
 disturb less. Either way, compare medians of several runs.
 """
 import argparse
+import os
 import resource
 import time
 
@@ -73,7 +77,12 @@ def main(argv=None):
     parser.add_argument("--skip-large", action="store_true", help="skip the large IDENTITY run")
     parser.add_argument("--log2-large", type=int, default=28, help="log2 of the large run's elements (28)")
     parser.add_argument("--cpu", action="store_true", help="time with the process's CPU time, not wall time")
+    parser.add_argument("--engine", choices=("compiled", "simpy"), default="compiled",
+                        help="the timing model's engine (default: compiled, where it was built)")
     args = parser.parse_args(argv)
+    os.environ["DMLEMU_TIMING_ENGINE"] = args.engine
+    from dmlemu.timing.command_processor import engine
+    print(f"timing engine: {engine()}")
     global CLOCK
     CLOCK = time.process_time if args.cpu else time.perf_counter
     clock = "CPU" if args.cpu else "wall"
