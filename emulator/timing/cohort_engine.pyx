@@ -29,7 +29,7 @@ import heapq
 
 from libc.stdlib cimport malloc, realloc, free
 
-from dmlemu.timing import kernel_path
+from dmlemu.timing import caches, kernel_path
 
 cdef enum:
     ALU, SMEM, WAIT, VMEM          # kernel_path's step kinds (checked below)
@@ -38,6 +38,8 @@ cdef enum:
     G_START, G_TAKE, G_SPLIT, G_WALK, G_VMEM, G_ROOM, G_COHORT_END, G_DONE
 
 assert (kernel_path.ALU, kernel_path.SMEM, kernel_path.WAIT, kernel_path.VMEM) == (ALU, SMEM, WAIT, VMEM)
+# cohort_traffic reads the per-wave rows in this order
+assert caches.TRAFFIC_FIELDS == ("sectors", "lines", "l2_hits", "ic_hits", "dram_reads", "dram_writes", "ic_writes")
 LIMIT = 1 << 24      # largest byte-time rate handled in 64 bits (cycles < 2^38 then fit)
 
 
@@ -102,7 +104,7 @@ cdef class _Engine:
     cdef list simd_objects, simd_cu
     cdef long long[:] simd_free, simd_busy, simd_last_store, simd_has_port, simd_index, simd_cu_index
     cdef object split, costs, traffic, recorder, dram_log, schedules
-    cdef bint segments, memory_rows
+    cdef bint segments, memory_rows, sum_traffic
     cdef list pieces, piece_index
     # the workgroup dispatcher (workgroup_dispatcher.py), in C integers
     cdef long long total, per_group, launch_cycles, launchers, launch_carry, next_wave, next_launch, handed_out
@@ -110,11 +112,21 @@ cdef class _Engine:
     # the last schedule looked up (most cohorts of a dispatch share one)
     cdef long long last_path, last_waves, last_nsteps, last_busy
     cdef long long *last_steps
+    # per-wave traffic (caches.DispatchTraffic.per_wave): per pc, the (fields, waves) array's memory
+    cdef long long npcs
+    cdef char **pc_data
+    cdef long long *pc_item
+    cdef long long *pc_row
+    cdef long long *pc_col
+    cdef long long *pc_waves
+    cdef list keep           # the arrays pc_data points into
 
     def __cinit__(self):
         self.heap = NULL
         self.groups = NULL
         self.ports = NULL
+        self.pc_data = NULL
+        self.pc_item = self.pc_row = self.pc_col = self.pc_waves = NULL
 
     def __dealloc__(self):
         cdef long long i
@@ -127,6 +139,68 @@ cdef class _Engine:
                 free(self.ports[i].b)
             free(self.ports)
         free(self.heap)
+        free(self.pc_data)
+        free(self.pc_item)
+        free(self.pc_row)
+        free(self.pc_col)
+        free(self.pc_waves)
+
+    # ---- a cohort's traffic (caches.DispatchTraffic.cohort, summed here) ---------------------------
+    cdef int load_traffic(self, traffic) except -1:
+        """Point at every memory instruction's per-wave costs (no copy: any unsigned width)."""
+        cdef long long pc, n = 0
+        for pc in traffic.per_wave:
+            if pc + 1 > n:
+                n = pc + 1
+        self.npcs = n
+        self.pc_data = <char **> malloc(max(1, n) * sizeof(char *))
+        self.pc_item = <long long *> malloc(max(1, n) * sizeof(long long))
+        self.pc_row = <long long *> malloc(max(1, n) * sizeof(long long))
+        self.pc_col = <long long *> malloc(max(1, n) * sizeof(long long))
+        self.pc_waves = <long long *> malloc(max(1, n) * sizeof(long long))
+        self.keep = []
+        for pc in range(n):
+            self.pc_data[pc] = NULL
+        for pc, array in traffic.per_wave.items():
+            if not (array.dtype.kind == "u" and array.dtype.itemsize in (1, 2, 4, 8)
+                    or array.dtype.kind == "i" and array.dtype.itemsize == 8) or array.ndim != 2 or array.shape[0] != 7:
+                return 1                       # not a layout summed here: ask DispatchTraffic
+            self.keep.append(array)
+            self.pc_data[pc] = <char *> <size_t> array.ctypes.data
+            self.pc_item[pc] = array.dtype.itemsize
+            self.pc_row[pc], self.pc_col[pc] = array.strides
+            self.pc_waves[pc] = array.shape[1]
+        return 0
+
+    cdef void cohort_traffic(self, Group *g):
+        """The cohort's sectors, lines, ... at its instruction (TRAFFIC_FIELDS summed over its waves)."""
+        cdef long long f, j, total, item, row, col, waves = 0
+        cdef long long out[7]
+        cdef char *base
+        cdef char *at
+        if g.pc < self.npcs and self.pc_data[g.pc] != NULL:      # the waves of the range that exist
+            waves = min(g.waves, self.pc_waves[g.pc] - g.first_wave)
+        if waves <= 0:
+            for f in range(7):
+                out[f] = 0
+        else:
+            base, item, row, col = self.pc_data[g.pc], self.pc_item[g.pc], self.pc_row[g.pc], self.pc_col[g.pc]
+            for f in range(7):
+                total = 0
+                at = base + f * row + g.first_wave * col
+                for j in range(waves):
+                    if item == 1:
+                        total += (<unsigned char *> at)[0]
+                    elif item == 2:
+                        total += (<unsigned short *> at)[0]
+                    elif item == 4:
+                        total += (<unsigned int *> at)[0]
+                    else:
+                        total += (<long long *> at)[0]
+                    at += col
+                out[f] = total
+        g.sectors, g.lines = out[0], out[1]
+        g.ic_hits, g.dram_reads, g.dram_writes, g.ic_writes = out[3], out[4], out[5], out[6]
 
     # ---- the event heap (simpy's order: time, priority, insertion) --------------------------------
     cdef void schedule(self, long long time, long long priority, long long target):
@@ -584,9 +658,13 @@ cdef class _Engine:
                     g.issued = g.t
                     g.t += cycles
                     g.pc, g.is_write, g.latency = st[2], st[4], st[5]
-                    traffic = self.traffic(g.pc, g.first_wave, g.waves)
-                    g.sectors, g.lines = traffic[0], traffic[1]
-                    g.ic_hits, g.dram_reads, g.dram_writes, g.ic_writes = traffic[3], traffic[4], traffic[5], traffic[6]
+                    if self.sum_traffic:
+                        self.cohort_traffic(g)
+                    else:
+                        traffic = self.traffic(g.pc, g.first_wave, g.waves)
+                        g.sectors, g.lines = traffic[0], traffic[1]
+                        g.ic_hits, g.dram_reads, g.dram_writes = traffic[3], traffic[4], traffic[5]
+                        g.ic_writes = traffic[6]
                     g.state = G_VMEM
                     self.schedule(g.t, NORMAL, gi)
                     return 0
@@ -622,6 +700,7 @@ def run(sim, simds, order, compute_units, memory, launched):
     e.last_exception = -1 if d._last_exception is None else d._last_exception
     e.last_path, e.last_waves = -1, -1
     e.traffic = sim.traffic.cohort
+    e.sum_traffic = e.load_traffic(sim.traffic) == 0
     e.recorder = sim.recorder
     e.segments = sim.recorder is not None and sim.recorder.keeps_segments
     e.memory_rows = sim.recorder is not None and sim.recorder.keeps_memory
