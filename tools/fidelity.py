@@ -171,10 +171,9 @@ presets, the L1TEX tag rate NVIDIA states), sectors in flight per CU, and the ca
 (docs/DEVIATIONS.md says what they simplify). The transposed bound's 2.5 comes from naive transposes,
 whose uncoalesced side is the write; a transposed *read* on NVIDIA's L1TEX is cheaper: a real H200
 read a transposed 2048 x 2048 tensor at 2.84x its packed copy (docs/REAL_GPU_CHECKS.md; h200 here:
-about 2.4-2.7x), so the tests hold the NVIDIA presets to >= 2.0x. Larger tensors cost real GPUs more:
-the H200 3.59x at 8192 x 8192, an RTX 2080 SUPER 2.84x for a naive transpose at 11584 x 11584 (Vulkan;
-semihguresci/gpu-memory-access-benchmark, experiment 33), while the model stays near 2-2.5x on NVIDIA:
-it has no DRAM row-buffer locality (each scattered sector opens a DRAM row; docs/DEVIATIONS.md).
+about 2.4-2.7x), so the tests hold the NVIDIA presets to >= 2.0x. Larger tensors cost the real GPU
+more (the H200: 3.59x at 8192 x 8192) while the model stays near 2-2.5x on NVIDIA: it has no DRAM
+row-buffer locality (each scattered sector opens a DRAM row; docs/DEVIATIONS.md).
 
 The broadcast row is a general-path kernel (about 49 instructions of address arithmetic per wave):
 it reaches <= 0.75x only because a SIMD's two slot groups overlap one's arithmetic with the other's
