@@ -687,6 +687,10 @@ def run(sim, simds, order, compute_units, memory, launched):
             return None
     if memory.dram.stream_end is not None and memory.dram.stream_end >= 1 << 60:
         return None
+    # Cycles reach byte-time units as cycle x units_per_cycle: keep the dispatch's start below 2^60
+    # units, which leaves it 2^62 - 2^60 units (over 2^37 cycles at the largest rate taken) to run.
+    if launched * max(server.units_per_cycle for server in servers) >= 1 << 60:
+        return None
     cdef _Engine e = _Engine()
     cdef long long i, n = len(simds)
     cdef Event ev
