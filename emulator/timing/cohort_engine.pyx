@@ -15,15 +15,18 @@ Why it exists: a 16M-element dispatch is about 65,000 cohorts with two memory re
 Python each costs ~20 us of interpreter and simpy overhead, which made the timing model 16x the golden
 NumPy model (issue 10 asks for <= 8x). Here a cohort costs about a microsecond.
 
-What stays in Python: the workgroup dispatcher (take, split_by_path), the cohorts' traffic lookup
-(caches.DispatchTraffic.cohort), the kernel path schedules (kernel_path.py), the miss queue's heap of
-completions (a Python list kept by heapq, so its state between dispatches is the reference's) and
-the trace recorder's hooks. The servers' state is read from the MemorySystem at the start and
-written back at the end, so dispatches run by either engine continue each other exactly.
+Also in C: the workgroup dispatcher's hand-out (its state read from and written back to the
+WorkgroupDispatcher) and a cohort's traffic, summed straight from caches.DispatchTraffic.per_wave.
+What stays in Python: splitting a range of waves with several paths (split_by_path), the kernel path
+schedules (kernel_path.py, looked up once per cohort size), the miss queue's heap of completions (a
+Python list kept by heapq, so its state between dispatches is the reference's) and the trace
+recorder's hooks. The servers' state is read from the MemorySystem at the start and written back at
+the end, so dispatches run by either engine continue each other exactly.
 
 Used by CommandProcessor.simulate_dispatch when this extension was built (setup.py builds it with
 Cython when a C compiler is there) and DMLEMU_TIMING_ENGINE is not `simpy`; run() returns None (and
-the simpy model runs instead) when a preset's rates would overflow 64-bit byte-time arithmetic.
+the simpy model runs instead) when 64-bit byte-time arithmetic could overflow: a rate above LIMIT
+units per cycle, or a dispatch that starts past 2^60 units.
 """
 import heapq
 
