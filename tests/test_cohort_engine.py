@@ -154,3 +154,32 @@ def test_compiled_engine_matches_on_drawn_presets(monkeypatch, layout, data_type
                                  compute_units=min(base.compute_units, 4))
     simpy_facts, compiled_facts = _both(monkeypatch, _scenario(preset, layout, data_type, side, detail="memory"))
     assert compiled_facts == simpy_facts
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.lists(st.tuples(*[st.integers(0, 2)] * 3, st.integers(0, 10_000), st.integers(1, 16),
+                               st.integers(0, 1000), st.integers(0, 1000), st.integers(0, 10_000)),
+                     min_size=1, max_size=200),
+       max_rows=st.integers(0, 40), detail=st.sampled_from(["dispatch", "wave", "memory"]),
+       before=st.integers(0, 30))
+def test_the_recorders_bulk_wave_groups_equal_one_call_per_cohort(rows, max_rows, detail, before):
+    """TraceRecorder.wave_groups (the compiled engine's path) keeps the same rows, chunks, row limit,
+    summary and counters' input as wave_group called once per cohort, whatever was recorded before."""
+    from dmlemu.traces.recorder import TraceRecorder
+    recorders = [TraceRecorder(RX_7900_XTX, 32, detail, max_rows=max_rows, spill_bytes=64 * 40) for _ in range(2)]
+    for r in recorders:
+        for k in range(before):
+            r.wave_group(k % 3, k % 2, 0, k, 8, k, k + 5, 3)
+    one, bulk = recorders
+    for cu, simd, group, first, waves, start, end, alu in rows:
+        one.wave_group(cu, simd, group, first, waves, start, end, alu)
+    bulk.wave_groups(*[list(column) for column in zip(*rows)])
+
+    def state(r):
+        t = r.tables["wave_groups"]
+        packed = np.concatenate(t.chunks).tobytes() if t.chunks else b""
+        if t.file is not None:
+            t.file.flush()
+        spilled = open(t.path, "rb").read() if t.path else b""
+        return (t.count, list(t.pending), packed, spilled, sorted(r.aggregated), r.dropped, r._summary, r._busy)
+    assert state(bulk) == state(one)

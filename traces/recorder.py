@@ -191,6 +191,38 @@ class TraceRecorder:
                 s[1] += 1
                 s[3] = max(s[3], end)
 
+    def wave_groups(self, cu, simd, group, first_wave, waves, start, end, alu_cycles):
+        """wave_group for many cohorts at once: equal-length sequences of ints, in the order the
+        cohorts ended (the compiled timing engine hands a dispatch's over at its end). The same
+        rows, chunks, row limit and summary as one wave_group call per cohort."""
+        n = len(start)
+        self._busy.extend(zip(start, end, waves, alu_cycles, first_wave))
+        if self.level < WAVE or not n:
+            return
+        table = self.tables["wave_groups"]
+        kept = max(0, min(n, self.max_rows - table.count))
+        rows = list(zip([self._dispatch] * kept, cu[:kept], simd[:kept], group[:kept], first_wave[:kept],
+                        waves[:kept], start[:kept], end[:kept]))
+        i = 0
+        while i < kept:                    # _add, a chunk at a time
+            take = min(table.chunk_rows - len(table.pending), kept - i)
+            table.pending.extend(rows[i:i + take])
+            table.count += take
+            i += take
+            if len(table.pending) == table.chunk_rows:
+                table.pack()
+        for k in range(kept, n):           # past max_rows: the summary, as wave_group keeps it
+            self.aggregated.add("wave_groups")
+            self.dropped["wave_groups"] = self.dropped.get("wave_groups", 0) + 1
+            key = (self._dispatch, cu[k], simd[k])
+            summary = self._summary.get(key)
+            if summary is None:
+                self._summary[key] = [waves[k], 1, start[k], end[k]]
+            else:
+                summary[0] += waves[k]
+                summary[1] += 1
+                summary[3] = max(summary[3], end[k])
+
     def segment(self, cu, simd, group, first_wave, waves, pc_first, pc_last, start, end):
         if self.keeps_segments:
             self._add("segments", (self._dispatch, cu, simd, group, first_wave, waves, pc_first, pc_last, start, end))

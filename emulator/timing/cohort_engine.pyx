@@ -123,6 +123,10 @@ cdef class _Engine:
     cdef long long *pc_col
     cdef long long *pc_waves
     cdef list keep           # the arrays pc_data points into
+    # the trace's wave-group rows (cu, simd, group, first wave, waves, start, end, ALU cycles), handed to
+    # the recorder at the end (TraceRecorder.wave_groups: as one wave_group call per cohort)
+    cdef long long *rows
+    cdef long long nrows, cap_rows
 
     def __cinit__(self):
         self.heap = NULL
@@ -130,6 +134,8 @@ cdef class _Engine:
         self.ports = NULL
         self.pc_data = NULL
         self.pc_item = self.pc_row = self.pc_col = self.pc_waves = NULL
+        self.rows = NULL
+        self.nrows = self.cap_rows = 0
 
     def __dealloc__(self):
         cdef long long i
@@ -147,6 +153,26 @@ cdef class _Engine:
         free(self.pc_row)
         free(self.pc_col)
         free(self.pc_waves)
+        free(self.rows)
+
+    cdef void wave_group(self, Group *g, long long s):
+        """One cohort's trace row (see `rows`)."""
+        cdef long long *r
+        if self.nrows == self.cap_rows:
+            self.cap_rows = self.cap_rows * 2 + 1024
+            self.rows = <long long *> realloc(self.rows, self.cap_rows * 8 * sizeof(long long))
+        r = self.rows + 8 * self.nrows
+        r[0], r[1], r[2], r[3] = self.simd_cu_index[s], self.simd_index[s], g.group, g.first_wave
+        r[4], r[5], r[6], r[7] = g.waves, g.begin, g.now, g.busy
+        self.nrows += 1
+
+    cdef object row_columns(self):
+        """The wave-group rows as 8 lists of ints, one per column."""
+        cdef long long i, c
+        columns = []
+        for c in range(8):
+            columns.append([self.rows[8 * i + c] for i in range(self.nrows)])
+        return columns
 
     # ---- a cohort's traffic (caches.DispatchTraffic.cohort, summed here) ---------------------------
     cdef int load_traffic(self, traffic) except -1:
@@ -562,8 +588,7 @@ cdef class _Engine:
             if g.state == G_COHORT_END:
                 if g.begin >= 0:                    # the cohort that just ended
                     if self.recorder is not None:
-                        self.recorder.wave_group(self.simd_cu_index[s], self.simd_index[s], g.group, g.first_wave,
-                                                 g.waves, g.begin, g.now, g.busy)
+                        self.wave_group(g, s)
                     self.piece_index[gi] += 1
                 pieces = self.pieces[gi]
                 if pieces is None:
@@ -765,6 +790,8 @@ def run(sim, simds, order, compute_units, memory, launched):
             e.run_group(ev.target, ev.time)
         else:
             e.admit(ev.target - e.ngroups, ev.time)
+    if e.recorder is not None:
+        e.recorder.wave_groups(*e.row_columns())
     # write the state back
     d.launch_carry, d.next_wave, d.next_launch, d.handed_out = e.launch_carry, e.next_wave, e.next_launch, e.handed_out
     for i in range(n):
