@@ -182,14 +182,18 @@ class TraceRecorder:
         self._busy.append((start, end, waves, alu_cycles, first_wave))
         if self.level >= WAVE and not self._add("wave_groups", (self._dispatch, cu, simd, group, first_wave, waves,
                                                                 start, end)):
-            key = (self._dispatch, cu, simd)
-            s = self._summary.get(key)
-            if s is None:
-                self._summary[key] = [waves, 1, start, end]
-            else:
-                s[0] += waves
-                s[1] += 1
-                s[3] = max(s[3], end)
+            self._summarize(cu, simd, waves, start, end)
+
+    def _summarize(self, cu, simd, waves, start, end):
+        """Fold a wave group past max_rows into its (dispatch, CU, SIMD) summary."""
+        key = (self._dispatch, cu, simd)
+        s = self._summary.get(key)
+        if s is None:
+            self._summary[key] = [waves, 1, start, end]
+        else:
+            s[0] += waves
+            s[1] += 1
+            s[3] = max(s[3], end)
 
     def wave_groups(self, cu, simd, group, first_wave, waves, start, end, alu_cycles):
         """wave_group for many cohorts at once: equal-length sequences of ints, in the order the
@@ -211,17 +215,11 @@ class TraceRecorder:
             i += take
             if len(table.pending) == table.chunk_rows:
                 table.pack()
-        for k in range(kept, n):           # past max_rows: the summary, as wave_group keeps it
+        if kept < n:                       # past max_rows: counted as _add does, folded as wave_group does
             self.aggregated.add("wave_groups")
-            self.dropped["wave_groups"] = self.dropped.get("wave_groups", 0) + 1
-            key = (self._dispatch, cu[k], simd[k])
-            summary = self._summary.get(key)
-            if summary is None:
-                self._summary[key] = [waves[k], 1, start[k], end[k]]
-            else:
-                summary[0] += waves[k]
-                summary[1] += 1
-                summary[3] = max(summary[3], end[k])
+            self.dropped["wave_groups"] = self.dropped.get("wave_groups", 0) + n - kept
+            for k in range(kept, n):
+                self._summarize(cu[k], simd[k], waves[k], start[k], end[k])
 
     def segment(self, cu, simd, group, first_wave, waves, pc_first, pc_last, start, end):
         if self.keeps_segments:

@@ -361,28 +361,28 @@ def _validate_role(schema, role, tensor_desc, support, feature_level, preset):
     return validate_tensor(tensor_desc, role, support, schema, feature_level, preset)
 
 
+def _present_pairs(group, by_field):
+    """(first, other) for the present tensors of a constraint group: each after the first against it."""
+    present = [by_field[f] for f in group if f in by_field]
+    return [(present[0], other) for other in present[1:]]
+
+
 def _check_tensor_constraints(schema, by_field, feature_level):
     """The page's "Tensor constraints" and the data type rules of its field descriptions (absent
     optional tensors take part in none)."""
     op = schema.c_name
     for group in schema.same_data_type:
-        present = [by_field[f] for f in group if f in by_field]
-        for other in present[1:]:
-            first = present[0]
+        for first, other in _present_pairs(group, by_field):
             if other.data_type != first.data_type:
                 raise invalid(f"{other.field}.DataType is {c_type_name(other.data_type)} but {first.field}.DataType is "
                               f"{c_type_name(first.data_type)}; {op} requires the same DataType.")
     for group in schema.same_sizes + schema.same_dimension_count:
-        present = [by_field[f] for f in group if f in by_field]
-        for other in present[1:]:
-            first = present[0]
+        for first, other in _present_pairs(group, by_field):
             if len(other.sizes) != len(first.sizes):
                 raise invalid(f"{other.field}.DimensionCount is {len(other.sizes)} but {first.field}.DimensionCount is "
                               f"{len(first.sizes)}; {op} requires the same DimensionCount.")
     for group in schema.same_sizes:
-        present = [by_field[f] for f in group if f in by_field]
-        for other in present[1:]:
-            first = present[0]
+        for first, other in _present_pairs(group, by_field):
             if other.sizes != first.sizes:
                 raise invalid(f"{other.field}.Sizes is {format_uints(other.sizes)} but {first.field}.Sizes is "
                               f"{format_uints(first.sizes)}; {op} requires the same Sizes.")

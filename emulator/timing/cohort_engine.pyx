@@ -30,6 +30,8 @@ units per cycle, or a dispatch that starts past 2^60 units.
 """
 import heapq
 
+import numpy as np
+
 from libc.stdlib cimport malloc, realloc, free
 
 from dmlemu.timing import caches, kernel_path
@@ -104,7 +106,7 @@ cdef class _Engine:
     cdef list cus, waiting, admit_running, cu_front, cu_in_flight, cu_sectors
     cdef long long[:] cu_capacity, cu_chunk, cu_lookups
     # per SIMD write-back state
-    cdef list simd_objects, simd_cu
+    cdef list simd_cu
     cdef long long[:] simd_free, simd_busy, simd_last_store, simd_has_port, simd_index, simd_cu_index
     cdef object split, costs, traffic, recorder, dram_log, schedules
     cdef bint segments, memory_rows, sum_traffic
@@ -168,11 +170,10 @@ cdef class _Engine:
 
     cdef object row_columns(self):
         """The wave-group rows as 8 lists of ints, one per column."""
-        cdef long long i, c
-        columns = []
-        for c in range(8):
-            columns.append([self.rows[8 * i + c] for i in range(self.nrows)])
-        return columns
+        if self.nrows == 0:
+            return [[] for _ in range(8)]
+        cdef long long[:, ::1] rows = <long long[:self.nrows, :8]> self.rows
+        return np.asarray(rows).T.tolist()
 
     # ---- a cohort's traffic (caches.DispatchTraffic.cohort, summed here) ---------------------------
     cdef int load_traffic(self, traffic) except -1:
@@ -753,12 +754,10 @@ def run(sim, simds, order, compute_units, memory, launched):
     e.cu_front = [cu.front_end_free for cu in compute_units]
     e.cu_in_flight = [cu.in_flight for cu in compute_units]
     e.cu_sectors = [cu.sectors_in_flight for cu in compute_units]
-    import numpy as np
     e.cu_capacity = np.array([cu.capacity for cu in compute_units], dtype=np.int64)
     e.cu_chunk = np.array([cu.chunk for cu in compute_units], dtype=np.int64)
     e.cu_lookups = np.array([cu.lookups_per_cycle for cu in compute_units], dtype=np.int64)
     # SIMDs and their ports
-    e.simd_objects = list(simds)
     simd_number = {id(s): k for k, s in enumerate(simds)}
     e.simd_cu = [index[id(s.cu)] for s in simds]
     e.simd_free = np.array([s.free_at for s in simds], dtype=np.int64)
