@@ -10,7 +10,7 @@ blocks between markers, which are regenerated from the code so that they cannot 
     ...
     <!-- END -->
 
-`dmlemu readme` rewrites the blocks, `dmlemu readme --check` (and tests/test_readme.py) fails when
+`dmlemu readme` rewrites the blocks, `dmlemu readme --check` (and tests/package/test_readme.py) fails when
 one is stale. Commands run in-process (the caller passes the command line's `main`), from the repository root.
 """
 import contextlib

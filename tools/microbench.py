@@ -1,6 +1,6 @@
 """Microbenchmark kernels: one chain of instructions per rate class of the ISA table.
 
-Read by bench/bench_rates.py (a dispatch per class on each preset) and tests/test_instruction_rates.py
+Read by bench/bench_rates.py (a dispatch per class on each preset) and tests/isa/test_instruction_rates.py
 (the path cost of each chain). Each chain repeats one instruction of its class over a few registers,
 so its time is the class's issue rate, not a dependency's latency.
 """

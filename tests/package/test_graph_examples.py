@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from operator_cases import scaled
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLES = os.path.join(ROOT, "examples")
 sys.path.insert(0, EXAMPLES)   # the examples import each other as scripts do (directmlx_graph, onnx_to_dml)
 

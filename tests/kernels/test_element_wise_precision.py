@@ -4,7 +4,7 @@ The bounds are bench/element_wise_precision.py's (the table it writes into docs/
 FLOAT32 ulps on the function's dense domain, and FLOAT16 ulps on every FLOAT16 path. Here a smaller fixed
 sample: 8,192 seeded FLOAT32 inputs of the dense domain plus its edge cases, and every fifth FLOAT16 bit
 pattern on both FLOAT16 paths, measured on the golden model (which the kernels match bit for bit:
-tests/test_element_wise_ops.py, tests/test_element_wise_float16.py) against float64 NumPy/libm.
+tests/kernels/test_element_wise_ops.py, tests/kernels/test_element_wise_float16.py) against float64 NumPy/libm.
 """
 import importlib.util
 import os
@@ -13,7 +13,7 @@ import zlib
 import numpy as np
 import pytest
 
-_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench", "element_wise_precision.py")
+_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "element_wise_precision.py")
 _SPEC = importlib.util.spec_from_file_location("element_wise_precision", _PATH)
 precision = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(precision)

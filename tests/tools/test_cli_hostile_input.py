@@ -24,7 +24,7 @@ from dmlemu.presets import DEFAULT_PRESET
 from cli_runner import cli
 from operator_cases import ACCEPTED, REFUSED, outcome
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LEVELS = "1_0, 2_0, 2_1, 3_0, 3_1, 4_0, 4_1, 5_0, 5_1, 5_2, 6_0, 6_1, 6_2, 6_3, 6_4"
 
 

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CANDIDATES = [os.environ.get("DMLEMU_CONTRACT_DIR", ""), os.path.join(ROOT, "..", "shared", "contract"),
               "/work/shared/contract"]
 CONTRACT_DIR = next((os.path.abspath(c) for c in CANDIDATES if c and os.path.isdir(c)), None)

@@ -17,7 +17,7 @@ from dmlemu.isa.shader_binary import ShaderBinaryError, assemble_shader, parse_s
 from cli_runner import cli
 from operator_cases import ACCEPTED, REFUSED, outcome
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 KERNELS = os.path.join(ROOT, "examples", "kernels")
 _spec = importlib.util.spec_from_file_location("saxpy_dispatch", os.path.join(ROOT, "examples", "saxpy_dispatch.py"))
 example = importlib.util.module_from_spec(_spec)

@@ -16,6 +16,7 @@ from dmlemu.direct_run import DirectRun
 from dmlemu.gpu import Gpu
 from dmlemu.presets import TEACHING, DEFAULT_PRESET
 from dmlemu.kernels.driver import TensorSpec
+from element_wise_cases import random_sizes, random_strides
 
 OPS = ("ELEMENT_WISE_IDENTITY", "ELEMENT_WISE_THRESHOLD", "ELEMENT_WISE_CLIP", "ELEMENT_WISE_IF")
 ALL_TYPES = ("FLOAT32", "FLOAT16", "FLOAT64", "INT64", "INT32", "INT16", "INT8", "UINT64", "UINT32",
@@ -103,28 +104,6 @@ def random_args(rng, operator, data_type, half=False, scale_bias=None):
     if operator == "ELEMENT_WISE_CLIP":
         args["max_value"] = pick()
     return args
-
-
-def random_sizes(rng, ndim, max_elements=300):
-    sizes = [1] * ndim
-    for i in range(ndim):
-        sizes[i] = int(rng.integers(1, 5))
-    while int(np.prod(sizes)) > max_elements:
-        sizes[int(np.argmax(sizes))] -= 1
-    return sizes
-
-
-def random_strides(rng, sizes, output):
-    """Broadcasting (0), padding and transposed layouts; outputs keep distinct addresses."""
-    order = rng.permutation(len(sizes))   # a random dimension order: transposed layouts
-    strides, step = [0] * len(sizes), 1
-    for d in reversed(order):
-        if not output and rng.random() < 0.25:
-            strides[d] = 0
-            continue
-        strides[d] = step
-        step *= sizes[d] + int(rng.integers(0, 2))  # padding
-    return strides
 
 
 CASES = [(op, dt, nd) for op in OPS for dt in SUPPORTED[op] for nd in range(1, 9)]

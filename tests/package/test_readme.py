@@ -41,7 +41,7 @@ def test_kernel_listing_is_the_file(readme):
 
 @pytest.mark.parametrize("path", ["examples/hello_directml_identity.py", "examples/threshold.py"])
 def test_example_listings_are_the_files(readme, path):
-    # The files themselves are run by tests/test_examples.py.
+    # The files themselves are run by tests/package/test_examples.py.
     with open(os.path.join(ROOT, path), encoding="utf-8") as f:
         assert f"```python\n{f.read()}```" in readme
 

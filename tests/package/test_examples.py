@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLES = sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "examples", "*.py")))
 
 
@@ -25,7 +25,7 @@ def test_the_required_examples_exist():
 
 @pytest.mark.parametrize("path", EXAMPLES)
 def test_example_runs_and_is_bit_exact(path):
-    if os.path.basename(path).startswith("onnx_"):   # the `onnx` extra (tests/test_graph_examples.py runs them too)
+    if os.path.basename(path).startswith("onnx_"):   # the `onnx` extra (tests/package/test_graph_examples.py runs them too)
         pytest.importorskip("onnx")
         pytest.importorskip("onnxruntime")
     out = run_example(path)

@@ -65,7 +65,7 @@ def _wrong_resource_state(rig):
 
 
 # RecordDispatch with no descriptor heap set removes no device: it is a D3D12 recording error
-# (tests/test_descriptor_heap_bytes.py).
+# (tests/d3d12/test_descriptor_heap_bytes.py).
 
 
 # (misuse, who reports it, HRESULT, the sentence's key part)

@@ -117,7 +117,7 @@ def test_operand_problem_accepts_exactly_what_exists():
 
 
 def test_the_watchdog_stops_a_wave_that_never_ends(monkeypatch):
-    """The watchdog (MAX_INSTRUCTIONS_PER_WAVE, 2**20; tests/test_executor.py runs it at full length)."""
+    """The watchdog (MAX_INSTRUCTIONS_PER_WAVE, 2**20; tests/functional/test_executor.py runs it at full length)."""
     assert executor.MAX_INSTRUCTIONS_PER_WAVE == 1 << 20
     monkeypatch.setattr(executor, "MAX_INSTRUCTIONS_PER_WAVE", 1000)
     gpu = Gpu(TEACHING, wave_width=4)

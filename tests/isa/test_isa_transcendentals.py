@@ -28,9 +28,9 @@ UINT = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32, np.dty
 
 
 # The float64 references and the ulp measure are bench/isa_precision.py's, the script that writes
-# docs/ISA_PRECISION.md (loaded by path, as tests/test_element_wise_precision.py loads its bench script).
+# docs/ISA_PRECISION.md (loaded by path, as tests/kernels/test_element_wise_precision.py loads its bench script).
 _SPEC = importlib.util.spec_from_file_location(
-    "isa_precision", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench", "isa_precision.py"))
+    "isa_precision", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "isa_precision.py"))
 precision = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(precision)
 

@@ -10,7 +10,7 @@ from dmlemu.gpu import Gpu
 from dmlemu.presets import H200, PRESETS, TEACHING, preset_by_key, preset_problem
 from dmlemu.tools.microbench import chain_program
 
-RESULTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench", "gpu_calibration",
+RESULTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "bench", "gpu_calibration",
                        "results", "h200_rates.json")
 
 

@@ -7,7 +7,7 @@ import pytest
 from dmlemu.gpu import Gpu
 from dmlemu.kernels.element_wise_ops import ALL_TYPES
 from dmlemu.presets import DEFAULT_PRESET
-from test_element_wise_ops import check_operator, seeded
+from element_wise_cases import check_operator, seeded
 
 ALL_F16 = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16)
 F32 = np.float32

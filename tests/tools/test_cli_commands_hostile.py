@@ -63,7 +63,7 @@ def _argv(draw, command):
         argv += ["--check", "--path", "ISA.md" if command == "isa-doc" else "README.md"]
     if command == "demo":
         argv += ["--no-plots", "--out", "demo-out"]
-    if command == "sweep":     # in-process: a Dask cluster per example would be slow (tests/test_sweep.py runs one)
+    if command == "sweep":     # in-process: a Dask cluster per example would be slow (tests/tools/test_sweep.py runs one)
         argv += ["--serial", "--no-plots"]
     return argv
 

@@ -374,7 +374,7 @@ def test_tensor_field_rules(output, message):
 
 def test_owned_by_dml_inputs_are_accepted():
     """An owned input is bound at initialization and kept in the persistent resource
-    (tests/test_persistent_resources.py runs it)."""
+    (tests/directml/test_persistent_resources.py runs it)."""
     op = dml_device().CreateOperator(clip(_buffer(Flags=DML_TENSOR_FLAG_OWNED_BY_DML), _buffer()))
     assert op._info.inputs[0].owned_by_dml and not op._info.outputs[0].owned_by_dml
 

@@ -2,7 +2,7 @@
 combination their FL6.4 tables allow with and without the optional zero points, scales and zero points
 broadcast through strides, and the mirror end to end (a left-out zero point bound as DML_BINDING_TYPE_NONE).
 
-The generic tables of tests/test_element_wise_ops.py run these operators too (special values, ranks 1 to 8,
+The generic tables of tests/kernels/test_element_wise_ops.py run these operators too (special values, ranks 1 to 8,
 strides, hypothesis draws of types, widths and left-out zero points); here the values the rules give are
 written out, so that the kernel and the golden model cannot agree on a wrong rule.
 """
@@ -19,7 +19,7 @@ from dmlemu.kernels.driver import TensorSpec
 from dmlemu.kernels.element_wise_ops import OPERATORS
 from dmlemu.presets import TEACHING
 from mirror_rig import MirrorRig, buffer_binding, removal, same_bits
-from test_element_wise_ops import check_operator, random_values, seeded
+from element_wise_cases import check_operator, random_values, seeded
 
 Q, DQ, QLA = "ELEMENT_WISE_QUANTIZE_LINEAR", "ELEMENT_WISE_DEQUANTIZE_LINEAR", "ELEMENT_WISE_QUANTIZED_LINEAR_ADD"
 

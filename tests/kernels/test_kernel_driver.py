@@ -26,7 +26,7 @@ from dmlemu.kernels.driver import (SOURCES, VARIANTS, DataTypeVariant, TensorSpe
 
 from test_kernels import check, random_strides, seeded, tensor_types
 
-KERNEL_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "kernels")
+KERNEL_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "kernels")
 
 # The scalar registers the kernel sources keep each constant buffer field in (prologue.inc: s24, s25;
 # address.inc: s26 and one record in s[28:35]; element_wise_head.inc: s[38:41] and the PARAMs in s[44:51]).
@@ -406,7 +406,7 @@ def test_wide_general_paths_use_32_bit_multiply_adds_and_stay_bit_exact():
 ])
 def test_the_attribute_dwords_follow_a_rearranged_layout(operator, data_type, attributes):
     """The PARAM dwords move with the table too (they are loaded at CB_PARAM0, wherever that is)."""
-    from test_element_wise_ops import check_operator, seeded as seeded_case
+    from element_wise_cases import check_operator, seeded as seeded_case
     rng = seeded_case("rearranged-params", operator)
     program = build_program(operator, data_type, True, False, False, OTHER,
                             activation="ACTIVATION_LINEAR" if operator == "ELEMENT_WISE_ADD1" else None)

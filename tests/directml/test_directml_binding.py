@@ -73,7 +73,7 @@ def test_binding_properties(rig):
     compiled = rig.compile(clip_desc())
     props = compiled.GetBindingProperties()
     # One descriptor per tensor; the persistent resource holds the constant buffer (288 bytes, rounded up to
-    # DML_PERSISTENT_BUFFER_ALIGNMENT); tests/test_persistent_resources.py covers the sizes further.
+    # DML_PERSISTENT_BUFFER_ALIGNMENT); tests/directml/test_persistent_resources.py covers the sizes further.
     assert (props.RequiredDescriptorCount, props.TemporaryResourceSize, props.PersistentResourceSize) == (2, 0, 512)
     assert rig.compile(if_desc()).GetBindingProperties().RequiredDescriptorCount == 4
     initializer = rig.dml.CreateOperatorInitializer([compiled])
@@ -377,7 +377,7 @@ def test_record_dispatch_on_a_compute_list_works():
 
 
 def test_record_dispatch_without_the_tables_heap_set_is_a_d3d12_error(rig):
-    """Not a DirectML misuse: the DML device stays; the list cannot Close (tests/test_descriptor_heap_bytes.py pins
+    """Not a DirectML misuse: the DML device stays; the list cannot Close (tests/d3d12/test_descriptor_heap_bytes.py pins
     the sentences)."""
     compiled, table, _, _ = _bound_clip(rig)
     rig.list.ClearState(None)
@@ -623,7 +623,7 @@ def test_reset_right_after_record_dispatch_changes_nothing(rig):
 def test_two_dispatches_sharing_one_table_range_read_the_last_bindings(rig):
     """Without DESCRIPTORS_VOLATILE a range rebound before execution is undefined in DirectML; the GPU reads what
     the heap holds at execution, so both dispatches run on the second bindings (the debug layer says so:
-    tests/test_descriptor_heap_bytes.py)."""
+    tests/d3d12/test_descriptor_heap_bytes.py)."""
     compiled, table, a, b = _bound_clip(rig)
     x = np.linspace(-2, 2, 24, dtype=np.float32)
     rig.write(a, x)

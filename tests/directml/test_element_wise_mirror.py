@@ -11,7 +11,7 @@ from dmlemu.directml import structs
 from dmlemu.errors import E_NOTIMPL, HResultError
 from dmlemu.kernels.driver import has_kernel
 from mirror_rig import MirrorRig, same_bits
-from test_element_wise_ops import random_values, seeded
+from element_wise_cases import random_values, seeded
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from dmlemu.isa.disassembler import disassemble
 from dmlemu.tools.docs import isa_doc_text
 from dmlemu.isa.encoding import FIELDS, decode, encode, layout
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def sample_operand(kind, type_name, position):

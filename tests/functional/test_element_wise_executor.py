@@ -1,4 +1,4 @@
-"""The fast executor against the slow per-lane reference executor (tests/reference_executor.py) on a sample
+"""The fast executor against the slow per-lane reference executor (tests/oracles/reference_executor.py) on a sample
 of the element-wise skeleton's kernels: every register and memory byte the two leave must agree."""
 import numpy as np
 import pytest
@@ -10,7 +10,7 @@ from dmlemu.kernels.element_wise_ops import OPERATORS
 from dmlemu import golden
 from dmlemu.presets import TEACHING
 from reference_executor import run_launch
-from test_element_wise_ops import random_attributes, random_strides, random_values, seeded
+from element_wise_cases import random_attributes, random_strides, random_values, seeded
 
 SAMPLE = [
     ("ELEMENT_WISE_ADD", "INT64", None), ("ELEMENT_WISE_ADD1", "FLOAT16", None),

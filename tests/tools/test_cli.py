@@ -17,7 +17,7 @@ from dmlemu.tools.operators import OperatorRun, golden_outputs, random_inputs, s
 from dmlemu.tools.progress import Progress
 from dmlemu.tools.stepper import WaveStepper, format_footer, format_step
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
