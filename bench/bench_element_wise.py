@@ -1,4 +1,4 @@
-"""Benchmark: the element-wise kernels per operator class against the golden NumPy model (issue 15, "Speed").
+"""Benchmark: the element-wise kernels per operator class against the golden NumPy model.
 
 For each operator class (simple arithmetic, comparison, transcendental, activation, cast) a few
 operators at 2^24 FLOAT32 elements by default: the functional model's time for one dispatch (timing

@@ -195,7 +195,7 @@ RTX_3070 = AdapterPreset(
         "CUDA occupancy tables for compute capability 8.6: 48 warps and 64K 32-bit registers per SM "
         "(12 warps, 512 registers per lane per processing block).",
         "Estimates: DRAM latency ~290 ns, refresh 3.9 us / 120 ns, 82 sectors of 32 bytes in flight per SM "
-        "(the 41 64-byte requests of the earlier model).",
+        "(41 requests of 64 bytes).",
         "NVIDIA GA104 (Ampere) whitepaper: 4 MB L2. CUDA C++ Best Practices Guide: global memory is accessed "
         "in 32-byte sectors of 128-byte cache lines.",
         L1TEX_TAGS,

@@ -162,7 +162,7 @@ PATTERNS_HEAD = """
 FLOAT32 IDENTITY of 2048 x 2048 elements (16 MiB each way) on a fresh device; "ratio" is GPU time
 against the packed FLOAT32 copy on the same preset (the repeated row: achieved bytes / time against
 DRAM peak, 4th of four copies of the same 16 MiB on one device). What real GPUs show (published
-transpose and bandwidth measurements; issue 10 of this project lists them): a naive transposed read
+transpose and bandwidth measurements, the bounds this page checks): a naive transposed read
 2.5-20x, a broadcast row <= 0.75x (reads hit; a write-only stream), a stride-2 read 1.3-2.5x,
 FLOAT16 0.4-0.65x and FLOAT64 1.7-2.3x, a repeated 16 MiB copy >= 1.5x DRAM peak where a 96/128 MB
 Infinity Cache holds it and <= peak with a 4 MB L2. The mechanisms: the coalescer (distinct sectors and
@@ -277,8 +277,7 @@ A 16 MiB copy on a COPY queue submitted first and a 2^20-element FLOAT32 IDENTIT
 queue (its end observed after the dispatch): while both move bytes, the memory controllers serve
 the two requesters in turn, half the DRAM bandwidth each (emulator/timing/memory_system.py), so the
 dispatch slows down and the copy ends later by the bus time the dispatch's DRAM bytes took (last
-column: 1.00 means exactly that). Issue 11 asks that copy and compute overlap and both slow down
-when both stream. Submitted in the other order, the copy streams behind the DRAM requests the
+column: 1.00 means exactly that). Copy and compute overlap, and both slow down when both stream. Submitted in the other order, the copy streams behind the DRAM requests the
 dispatch already queued (docs/DEVIATIONS.md).
 
 """
@@ -290,10 +289,10 @@ STREAM_HEAD = """
 64 tiny FLOAT32 IDENTITY dispatches (256 elements) with a UAV barrier after each (dependent) or with
 none (independent; the command processor launches the next while the previous drains), GPU time per
 dispatch. Published small-kernel sweeps put a dependent dispatch at about 3.3 us on an RX 6900 XT and
-1.6 us on an L40; issue 11 of this project asks 1.5-8 us and <= 0.7x without barriers. Then an 8-D
+1.6 us on an L40; the bound checked here is 1.5-8 us, and <= 0.7x without barriers. Then an 8-D
 CLIP on 2^22 elements whose input rows are padded (the general addressing path, with its integer
 division) against the packed one: where its arithmetic fits under its memory time, real GPUs keep it
-near the packed time (the issue asks <= 1.2x); here two slot groups per SIMD overlap it
+near the packed time (the bound: <= 1.2x); here two slot groups per SIMD overlap it
 (emulator/timing/simd.py), and tests/oracles/reference_timing.py bounds what the cohorts add (docs/DEVIATIONS.md).
 The last column is the premise: the general path's ALU issue cycles per SIMD against the packed
 dispatch's time (below 1: the arithmetic fits under the memory time). On h200 it does not fit with any
