@@ -18,6 +18,8 @@ import math
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from dmlemu import data_types as _data_types
+
 __all__ = [
     "DATA_TYPES",
     "float_to_int",
@@ -36,20 +38,8 @@ __all__ = [
 ]
 
 # DirectML data type names (DML_TENSOR_DATA_TYPE_<name>) and the little-endian NumPy dtypes
-# that store them.
-DATA_TYPES = {
-    "FLOAT32": np.dtype(np.float32),
-    "FLOAT16": np.dtype(np.float16),
-    "FLOAT64": np.dtype(np.float64),
-    "UINT8": np.dtype(np.uint8),
-    "UINT16": np.dtype(np.uint16),
-    "UINT32": np.dtype(np.uint32),
-    "UINT64": np.dtype(np.uint64),
-    "INT8": np.dtype(np.int8),
-    "INT16": np.dtype(np.int16),
-    "INT32": np.dtype(np.int32),
-    "INT64": np.dtype(np.int64),
-}
+# that store them (the stored rows of dmlemu.data_types).
+DATA_TYPES = _data_types.DATA_TYPES
 
 _TYPE_NAMES = {dtype: name for name, dtype in DATA_TYPES.items()}
 
@@ -57,20 +47,7 @@ _TYPE_NAMES = {dtype: name for name, dtype in DATA_TYPES.items()}
 _BITS = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16),
          4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
 
-_CANONICAL_NAN_BITS = {
-    np.dtype(np.float16): 0x7E00,
-    np.dtype(np.float32): 0x7FC0_0000,
-    np.dtype(np.float64): 0x7FF8_0000_0000_0000,
-}
-
-# Element sizes in bits for DMLCalcBufferTensorSize; any other type gives 0, as in C.
-_ELEMENT_BITS = {
-    "FLOAT64": 64, "UINT64": 64, "INT64": 64,
-    "FLOAT32": 32, "UINT32": 32, "INT32": 32,
-    "FLOAT16": 16, "UINT16": 16, "INT16": 16,
-    "UINT8": 8, "INT8": 8,
-    "UINT4": 4, "INT4": 4,
-}
+_FLOATS = {t.dtype: t for t in _data_types.STORED if t.is_float}
 
 _U32 = (1 << 32) - 1
 _U64 = (1 << 64) - 1
@@ -142,9 +119,7 @@ def cast_bound(value, dtype):
 
 def canonical_nan(dtype):
     """The canonical quiet NaN of a float type: 0x7E00, 0x7FC00000 or 0x7FF8000000000000."""
-    dtype = _as_dtype(dtype)
-    bits = _BITS[dtype.itemsize]
-    return np.array(_CANONICAL_NAN_BITS[dtype], dtype=bits).view(dtype)[()]
+    return _FLOATS[_as_dtype(dtype)].canonical_nan()
 
 
 def _canonicalize_nans(array):
@@ -166,7 +141,7 @@ def _min_max_num(a, b, is_min):
         raise TypeError(f"min_num/max_num need operands of one dtype, not {a.dtype} and {b.dtype}")
     if a.dtype.kind in "iu":
         return np.minimum(a, b) if is_min else np.maximum(a, b)
-    if a.dtype not in _CANONICAL_NAN_BITS:
+    if a.dtype not in _FLOATS:
         raise TypeError(f"min_num/max_num take float or integer arrays, not {a.dtype}")
     # np.fmin/np.fmax are not used: for a signalling NaN, NumPy's SIMD loops return the other
     # operand but its scalar loops (libm fmin, which follows 754-2008's sNaN clause) return
@@ -499,7 +474,7 @@ def calc_buffer_tensor_size(data_type_name, sizes, strides=None):
     name = str(data_type_name).upper()
     if name.startswith("DML_TENSOR_DATA_TYPE_"):
         name = name[len("DML_TENSOR_DATA_TYPE_"):]
-    element_bits = _ELEMENT_BITS.get(name, 0)
+    element_bits = _data_types.BY_NAME[name].bits if name in _data_types.BY_NAME else 0
     sizes = [int(s) for s in sizes]
     if not sizes:
         raise ValueError("sizes must have at least one dimension")

@@ -14,6 +14,8 @@ import decimal as _decimal
 
 import numpy as np
 
+from dmlemu.data_types import DATA_TYPE_TABLE
+
 __all__ = [
     "CANONICAL_NAN_BITS", "CLASS_BITS", "canonical_nan", "canonicalize", "min_num", "max_num", "narrow_f16",
     "f16_arith", "float_to_int", "exp2", "log2", "sin_revolutions", "cos_revolutions", "reciprocal",
@@ -23,12 +25,10 @@ __all__ = [
     "bit_field_extract", "select",
 ]
 
-CANONICAL_NAN_BITS = {
-    np.dtype(np.float16): np.uint16(0x7E00),
-    np.dtype(np.float32): np.uint32(0x7FC00000),
-    np.dtype(np.float64): np.uint64(0x7FF8000000000000),
-}
-UINT_OF = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
+# The canonical quiet NaN of each float type (the data type table's), as its unsigned bits.
+_FLOAT_ROWS = tuple(t for t in DATA_TYPE_TABLE if t.is_float)
+CANONICAL_NAN_BITS = {t.dtype: t.uint_dtype.type(t.canonical_nan_bits) for t in _FLOAT_ROWS}
+UINT_OF = {t.dtype: t.uint_dtype.type for t in _FLOAT_ROWS}
 
 
 def canonical_nan(dtype):

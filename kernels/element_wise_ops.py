@@ -35,11 +35,13 @@ assembler symbols of one variant; nothing else in the driver depends on the oper
 """
 from dataclasses import dataclass, field
 
-FLOAT_TYPES = ("FLOAT32", "FLOAT16")
-ALL_TYPES = ("FLOAT32", "FLOAT16", "FLOAT64", "INT64", "INT32", "INT16", "INT8", "UINT64", "UINT32", "UINT16",
-             "UINT8")
-INTEGER_TYPES = ("INT64", "INT32", "INT16", "INT8", "UINT64", "UINT32", "UINT16", "UINT8")
-SIGNED_TYPES = ("INT64", "INT32", "INT16", "INT8")
+from dmlemu import data_types as _data_types
+
+# Type lists of the rows, from the data type table (every type a tensor is stored in).
+ALL_TYPES = _data_types.names()
+FLOAT_TYPES = tuple(t for t in _data_types.names("float") if t != "FLOAT64")   # the element-wise arithmetic's floats
+INTEGER_TYPES = _data_types.names("signed", "unsigned")
+SIGNED_TYPES = _data_types.names("signed")
 NUMERIC_TYPES = FLOAT_TYPES + INTEGER_TYPES     # DirectML's element-wise tables have no FLOAT64 arithmetic
 NO_FLOAT64 = NUMERIC_TYPES
 
