@@ -31,7 +31,10 @@ says everything else, by name:
                 for them (the body sees ABSENT_T<i>) and their slot is bound DML_BINDING_TYPE_NONE
 
 The driver (kernels/driver.py) turns a row, the tensors' data types and the desc's flags into the
-assembler symbols of one variant; nothing else in the driver depends on the operator.
+assembler symbols of one variant; nothing else in the driver depends on the operator. A row is keyed by
+the operator's DirectML name, as its schema (dmlemu.directml.operators) and golden function (dmlemu.golden)
+are; dmlemu.operator_registry checks that the three exist together and agree, and that every body a row
+selects has its block.
 """
 from dataclasses import dataclass, field
 
