@@ -1,7 +1,7 @@
 """Measures the error of every transcendental operator and activation and prints the section of
 docs/NUMERICS.md between its `precision` markers.
 
-Each function is the golden model's (emulator/golden.py), which the kernels match bit for bit
+Each function is the golden model's (emulator/golden/), which the kernels match bit for bit
 (tests/kernels/test_element_wise_ops.py, tests/kernels/test_element_wise_float16.py); the reference is float64 NumPy/libm
 (erf/erfc: Python's math module). The error is |result - reference| in units in the last place of the
 tensor's type at the reference (subnormal spacing below the normal range); a result that overflows to inf

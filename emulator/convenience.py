@@ -22,6 +22,7 @@ import itertools
 import numpy as np
 
 from dmlemu import golden
+from dmlemu.data_types import DATA_TYPES
 from dmlemu.directml import (
     DML_BINDING_DESC, DML_BINDING_TABLE_DESC, DML_BINDING_TYPE_BUFFER, DML_BINDING_TYPE_BUFFER_ARRAY,
     DML_BINDING_TYPE_NONE, DML_BUFFER_ARRAY_BINDING, DML_BUFFER_BINDING,
@@ -219,7 +220,7 @@ class Session:
             raise HResultError(DXGI_ERROR_DEVICE_REMOVED, f"run_operator: the DirectML device was removed "
                                                           f"({hresult_name(reason)}): {self.dml._removed_message}")
         data = readback.Map(0, None)
-        outputs = [golden.gather(data[offset:offset + t.total_bytes].copy(), 0, golden.DATA_TYPES[t.type_name],
+        outputs = [golden.gather(data[offset:offset + t.total_bytes].copy(), 0, DATA_TYPES[t.type_name],
                                  t.sizes, t.effective_strides)
                    for t, offset in zip(info.outputs, readback_offsets)]
         readback.Unmap(0, None)
@@ -337,7 +338,7 @@ def _input_array(array, tensor, role=None):
     except ValueError as error:   # ragged nested sequences
         raise ValueError(f"{tensor.field}: the {type(array).__name__} given is not an array: "
                          f"{' '.join(str(error).split())}") from None
-    dtype = golden.DATA_TYPES[short_type_name(tensor.data_type)]
+    dtype = DATA_TYPES[short_type_name(tensor.data_type)]
     if array.dtype != dtype:
         raise TypeError(f"{tensor.field} is {tensor.type_name}; the array given has dtype {array.dtype}, not {dtype}")
     if array.shape != tensor.sizes:

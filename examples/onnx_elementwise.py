@@ -25,7 +25,7 @@ Three checks:
    (0 for the operators both sides compute exactly; the transcendental ones differ in the last bits, as
    their implementations differ: dmlemu's rules are in docs/ISA_PRECISION.md; Sigmoid also by an
    absolute bound, see TOLERANCE). -0 and +0 count
-   as equal (ONNX Runtime's Where turns -0 into +0, ../shared/NUMERICS.md); the inputs hold no NaN,
+   as equal (ONNX Runtime's Where turns -0 into +0, docs/NUMERICS.md); the inputs hold no NaN,
    where ONNX Runtime and DirectML disagree on Min/Max/Clip.
 3. The whole model against ONNX Runtime's whole model: within RTOL / ATOL (np.allclose), and the largest
    difference in ulps is printed.

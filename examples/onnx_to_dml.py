@@ -27,7 +27,7 @@ not written here), an attribute the converter does not read, an input or output 
 static, an element type DirectML has no element-wise support for (DOUBLE, STRING, ...), a Clip bound
 that is not an initializer, a model output that is a model input or an initializer (a DirectML graph
 output comes from an operator node: put an Identity in front of it), and the two inputs whose results
-ONNX and DirectML define differently (../shared/NUMERICS.md): a Clip with min > max (ONNX Runtime
+ONNX and DirectML define differently (docs/NUMERICS.md): a Clip with min > max (ONNX Runtime
 returns max, DirectML's CLIP Min) or a NaN bound (DirectML's CLIP ignores it). Nodes whose outputs no
 model output needs, and initializers no kept node reads, are dropped (every DML node output must be
 connected, and a constant node must feed something).

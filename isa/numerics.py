@@ -1,6 +1,6 @@
 """Vectorised arithmetic helpers that the opcode semantics share.
 
-These pin the numeric rules of ../shared/NUMERICS.md at the instruction level: canonical quiet NaNs
+These pin the numeric rules of docs/NUMERICS.md at the instruction level: canonical quiet NaNs
 out of arithmetic, IEEE 754-2008 minNum/maxNum with -0 < +0, round-to-nearest-even narrowing, and
 float -> integer conversion that truncates, saturates and maps NaN to 0. Every function takes and
 returns NumPy arrays over lanes (any broadcastable shapes) and never loops over lanes.
@@ -14,6 +14,8 @@ import decimal as _decimal
 
 import numpy as np
 
+from dmlemu.data_types import DATA_TYPE_TABLE
+
 __all__ = [
     "CANONICAL_NAN_BITS", "CLASS_BITS", "canonical_nan", "canonicalize", "min_num", "max_num", "narrow_f16",
     "f16_arith", "float_to_int", "exp2", "log2", "sin_revolutions", "cos_revolutions", "reciprocal",
@@ -23,12 +25,10 @@ __all__ = [
     "bit_field_extract", "select",
 ]
 
-CANONICAL_NAN_BITS = {
-    np.dtype(np.float16): np.uint16(0x7E00),
-    np.dtype(np.float32): np.uint32(0x7FC00000),
-    np.dtype(np.float64): np.uint64(0x7FF8000000000000),
-}
-UINT_OF = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
+# The canonical quiet NaN of each float type (the data type table's), as its unsigned bits.
+_FLOAT_ROWS = tuple(t for t in DATA_TYPE_TABLE if t.is_float)
+CANONICAL_NAN_BITS = {t.dtype: t.uint_dtype.type(t.canonical_nan_bits) for t in _FLOAT_ROWS}
+UINT_OF = {t.dtype: t.uint_dtype.type for t in _FLOAT_ROWS}
 
 
 def canonical_nan(dtype):
@@ -409,7 +409,7 @@ def divide(a, b):
             # even, subnormals kept, as NumPy never sets FTZ/DAZ). The float64 route rounds the
             # quotient correctly too (53 >= 2 * 24 + 2 makes its double rounding innocuous), so
             # both give the same bits, NaN payloads aside, which canonicalize makes equal; about 6x
-            # faster. tests/test_executor.py compares the routes on special and random bit patterns.
+            # faster. tests/functional/test_executor.py compares the routes on special and random bit patterns.
             return canonicalize(np.divide(a, b))
         wide_a, wide_b = _as_f64(a), _as_f64(b)
         quotient = wide_a / wide_b

@@ -17,7 +17,7 @@ Min, Max, Scale and Bias with one s_load_dwordx4 from CB_MIN (so the four must b
 in that order) and PARAM0 .. PARAM7 with one s_load_dwordx8 from CB_PARAM0, and address.inc loads a
 whole record with one s_load_dwordx8 (so a record's fields must be consecutive dwords: size, magic,
 shift1, shift2, stride of tensor 0 to 3). Any other offset may change here alone;
-tests/test_kernel_driver.py runs the kernels with a rearranged layout to prove it.
+tests/kernels/test_kernel_driver.py runs the kernels with a rearranged layout to prove it.
 
 Operators of more than 4 tensors also read WIDE_RECORDS, the strides of tensors 4 .. 11 per dimension
 record (the same record size and order as RECORDS, loaded with one s_load_dwordx8 per record).

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dmlemu.data_types import BY_NAME, DataType
 from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE
 from dmlemu.functional.wave_dispatcher import KernelLaunch
 from dmlemu.functional.executor import Program
@@ -54,40 +55,48 @@ def has_kernel(operator):
 
 @dataclass(frozen=True, kw_only=True)
 class DataTypeVariant:
-    """How one DirectML data type is loaded, computed and stored by the kernels."""
-    size: int
+    """How one DirectML data type (a row of dmlemu.data_types) is loaded, computed and stored by the kernels."""
+    data_type: DataType
     load: str
     store: str
     compute: str          # type suffix of v_min/v_max (after widening)
     bound_cvt: str        # instruction casting a FLOAT32 bound to the compute register, or none
-    pair: bool            # 64-bit: values live in register pairs
-    is_float: bool
+
+    @property
+    def size(self):
+        return self.data_type.itemsize
+
+    @property
+    def pair(self):
+        """64-bit: values live in register pairs."""
+        return self.data_type.is_64bit
+
+    @property
+    def is_float(self):
+        return self.data_type.is_float
+
+    @property
+    def is_signed(self):
+        return self.data_type.kind == "signed"
 
 
-VARIANTS = {
-    "FLOAT32": DataTypeVariant(size=4, load="dword",   store="dword",   compute="f32", bound_cvt="none",
-                               pair=False, is_float=True),
-    "FLOAT16": DataTypeVariant(size=2, load="ushort",  store="short",   compute="f32", bound_cvt="v_cvt_f16_f32",
-                               pair=False, is_float=True),
-    "FLOAT64": DataTypeVariant(size=8, load="dwordx2", store="dwordx2", compute="f64", bound_cvt="none",
-                               pair=True,  is_float=True),
-    "INT32":   DataTypeVariant(size=4, load="dword",   store="dword",   compute="i32", bound_cvt="v_cvt_i32_f32",
-                               pair=False, is_float=False),
-    "UINT32":  DataTypeVariant(size=4, load="dword",   store="dword",   compute="u32", bound_cvt="v_cvt_u32_f32",
-                               pair=False, is_float=False),
-    "INT16":   DataTypeVariant(size=2, load="sshort",  store="short",   compute="i32", bound_cvt="v_cvt_i16_f32",
-                               pair=False, is_float=False),
-    "UINT16":  DataTypeVariant(size=2, load="ushort",  store="short",   compute="u32", bound_cvt="v_cvt_u16_f32",
-                               pair=False, is_float=False),
-    "INT8":    DataTypeVariant(size=1, load="sbyte",   store="byte",    compute="i32", bound_cvt="v_cvt_i8_f32",
-                               pair=False, is_float=False),
-    "UINT8":   DataTypeVariant(size=1, load="ubyte",   store="byte",    compute="u32", bound_cvt="v_cvt_u8_f32",
-                               pair=False, is_float=False),
-    "INT64":   DataTypeVariant(size=8, load="dwordx2", store="dwordx2", compute="i64", bound_cvt="v_cvt_i64_f32",
-                               pair=True,  is_float=False),
-    "UINT64":  DataTypeVariant(size=8, load="dwordx2", store="dwordx2", compute="u64", bound_cvt="v_cvt_u64_f32",
-                               pair=True,  is_float=False),
-}
+def _variant(name, **fields):
+    return DataTypeVariant(data_type=BY_NAME[name], **fields)
+
+
+VARIANTS = {v.data_type.name: v for v in (
+    _variant("FLOAT32", load="dword",   store="dword",   compute="f32", bound_cvt="none"),
+    _variant("FLOAT16", load="ushort",  store="short",   compute="f32", bound_cvt="v_cvt_f16_f32"),
+    _variant("FLOAT64", load="dwordx2", store="dwordx2", compute="f64", bound_cvt="none"),
+    _variant("INT32",   load="dword",   store="dword",   compute="i32", bound_cvt="v_cvt_i32_f32"),
+    _variant("UINT32",  load="dword",   store="dword",   compute="u32", bound_cvt="v_cvt_u32_f32"),
+    _variant("INT16",   load="sshort",  store="short",   compute="i32", bound_cvt="v_cvt_i16_f32"),
+    _variant("UINT16",  load="ushort",  store="short",   compute="u32", bound_cvt="v_cvt_u16_f32"),
+    _variant("INT8",    load="sbyte",   store="byte",    compute="i32", bound_cvt="v_cvt_i8_f32"),
+    _variant("UINT8",   load="ubyte",   store="byte",    compute="u32", bound_cvt="v_cvt_u8_f32"),
+    _variant("INT64",   load="dwordx2", store="dwordx2", compute="i64", bound_cvt="v_cvt_i64_f32"),
+    _variant("UINT64",  load="dwordx2", store="dwordx2", compute="u64", bound_cvt="v_cvt_u64_f32"),
+)}
 
 
 @dataclass(frozen=True)
@@ -154,9 +163,10 @@ def tensor_types(operator, data_type, output_type=None):
     return tuple(types)
 
 
-_INT_KIND = {"INT8": "i32", "INT16": "i32", "INT32": "i32", "UINT8": "u32", "UINT16": "u32", "UINT32": "u32",
-             "INT64": "i64", "UINT64": "u64"}
-_NARROW_CLAMP = {"INT8": (-128, 127), "INT16": (-32768, 32767), "UINT8": (None, 255), "UINT16": (None, 65535)}
+def _narrow_clamp(target):
+    """(lowest or None for unsigned, highest) of a narrow integer type."""
+    info = np.iinfo(VARIANTS[target].data_type.dtype)
+    return (int(info.min) if info.min else None), int(info.max)
 
 
 def cast_steps(source, target):
@@ -165,7 +175,7 @@ def cast_steps(source, target):
     (v[10:11]): [(mnemonic, destination, source operands)]. Narrow integers are stored by their low bits."""
     x = "v[10:11]" if VARIANTS[source].pair else "v10"
     y = "v[10:11]" if VARIANTS[target].pair else "v10"
-    kind = "f32" if source == "FLOAT16" else {"FLOAT32": "f32", "FLOAT64": "f64"}.get(source, _INT_KIND.get(source))
+    kind = VARIANTS[source].compute     # FLOAT16 sources are widened to f32 by the head
     if source == target or (source == "FLOAT16" and target == "FLOAT32"):
         return []
     if kind in ("f32", "f64"):
@@ -176,7 +186,7 @@ def cast_steps(source, target):
         if kind == "f32" or target in ("INT32", "UINT32", "INT64", "UINT64"):
             name = {"INT8": "i8", "UINT8": "u8", "INT16": "i16", "UINT16": "u16"}.get(target, VARIANTS[target].compute)
             return [(f"v_cvt_{name}_{kind}", y, x)]
-        low, high = _NARROW_CLAMP[target]   # f64 -> a narrow integer: saturate to 32 bits, then to the type
+        low, high = _narrow_clamp(target)   # f64 -> a narrow integer: saturate to 32 bits, then to the type
         wide = "i32" if low is not None else "u32"
         steps = [(f"v_cvt_{wide}_f64", y, x), (f"v_min_{wide}", y, f"{y}, {high}")]
         if low is not None:
@@ -272,7 +282,7 @@ def variant_symbols(operator, data_type, packed, scale_bias, half, layout=LAYOUT
         "LO": "s38" if v.bound_cvt == "none" else reg(8 + 2 * n),     # after the inputs: v12 for CLIP
         "HI": "s39" if v.bound_cvt == "none" else reg(10 + 2 * n),
         "T0": reg(t_base), "T1": reg(t_base + 2), "T2": reg(t_base + 4), "T3": reg(t_base + 6),
-        "IS_FLOAT": int(v.is_float), "IS_SIGNED": int(main.startswith("INT")), "IS_PAIR": int(v.pair),
+        "IS_FLOAT": int(v.is_float), "IS_SIGNED": int(v.is_signed), "IS_PAIR": int(v.pair),
         "BITS": 8 * v.size,
         **{f"HAS_T{t}": int(n > t) for t in range(2, MAX_TENSORS)},
         **{f"INPUTS_{k}": int(n - 1 >= k and k - 1 not in absent) for k in range(2, MAX_TENSORS)},
@@ -287,13 +297,13 @@ def variant_symbols(operator, data_type, packed, scale_bias, half, layout=LAYOUT
         "ACTIVATION": activation if act is not None else "none",
         "MAD_OFFSET": "v_mad_u32" if wide else "v_mad_u32_u24",
         "OUT_IS_FLOAT": int(VARIANTS[types[-1]].is_float), "OUT_BITS": 8 * VARIANTS[types[-1]].size,
-        "OUT_IS_SIGNED": int(types[-1].startswith("INT")), "OUT_CT": VARIANTS[types[-1]].compute,
+        "OUT_IS_SIGNED": int(VARIANTS[types[-1]].is_signed), "OUT_CT": VARIANTS[types[-1]].compute,
         "ADD": f"v_add_{compute}" if v.is_float else f"v_add_u{width}",
         "SUB": f"v_sub_{compute}" if v.is_float else f"v_sub_u{width}",
         "MUL": f"v_mul_{compute}" if v.is_float else f"v_mul_lo_u{width}",
         "BAND": f"v_and_b{width}", "BOR": f"v_or_b{width}", "BXOR": f"v_xor_b{width}", "BNOT": f"v_not_b{width}",
         "SHL": f"v_lshl_b{width}",
-        "SHR": f"v_ashr_i{width}" if main.startswith("INT") else f"v_lshr_b{width}",
+        "SHR": f"v_ashr_i{width}" if v.is_signed else f"v_lshr_b{width}",
         "WIDTH": width, "WIDTH_M1": width - 1, "UCT": f"u{width}", "B_LO": "v12",
         "TYPE_MASK": {1: 0xFF, 2: 0xFFFF}.get(v.size, 0),
         "RAW_SIGN_REG": "v11" if main == "FLOAT64" else "v10",

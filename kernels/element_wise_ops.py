@@ -31,15 +31,20 @@ says everything else, by name:
                 for them (the body sees ABSENT_T<i>) and their slot is bound DML_BINDING_TYPE_NONE
 
 The driver (kernels/driver.py) turns a row, the tensors' data types and the desc's flags into the
-assembler symbols of one variant; nothing else in the driver depends on the operator.
+assembler symbols of one variant; nothing else in the driver depends on the operator. A row is keyed by
+the operator's DirectML name, as its schema (dmlemu.directml.operators) and golden function (dmlemu.golden)
+are; dmlemu.operator_registry checks that the three exist together and agree, and that every body a row
+selects has its block.
 """
 from dataclasses import dataclass, field
 
-FLOAT_TYPES = ("FLOAT32", "FLOAT16")
-ALL_TYPES = ("FLOAT32", "FLOAT16", "FLOAT64", "INT64", "INT32", "INT16", "INT8", "UINT64", "UINT32", "UINT16",
-             "UINT8")
-INTEGER_TYPES = ("INT64", "INT32", "INT16", "INT8", "UINT64", "UINT32", "UINT16", "UINT8")
-SIGNED_TYPES = ("INT64", "INT32", "INT16", "INT8")
+from dmlemu import data_types as _data_types
+
+# Type lists of the rows, from the data type table (every type a tensor is stored in).
+ALL_TYPES = _data_types.names()
+FLOAT_TYPES = tuple(t for t in _data_types.names("float") if t != "FLOAT64")   # the element-wise arithmetic's floats
+INTEGER_TYPES = _data_types.names("signed", "unsigned")
+SIGNED_TYPES = _data_types.names("signed")
 NUMERIC_TYPES = FLOAT_TYPES + INTEGER_TYPES     # DirectML's element-wise tables have no FLOAT64 arithmetic
 NO_FLOAT64 = NUMERIC_TYPES
 

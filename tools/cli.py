@@ -145,7 +145,7 @@ def _check_run_arguments(args, run, preset):
 def _load_inputs(run, paths):
     """The --input arrays: each a regular .npy file no larger than its tensor needs (so nothing huge
     is read), of the tensor's dtype and element count (check_inputs)."""
-    from dmlemu import golden
+    from dmlemu.data_types import DATA_TYPES
     from dmlemu.tools.operators import check_inputs, tensor_names
     from dmlemu.traces.io import read_npy_header
     fields = tensor_names(run.operator)[:-1]
@@ -155,7 +155,7 @@ def _load_inputs(run, paths):
     inputs = []
     for path, field, type_name, sizes in zip(paths, fields, run.tensor_types(), run.tensor_sizes()):
         elements = int(np.prod(sizes, dtype=object))
-        limit = elements * golden.DATA_TYPES[type_name].itemsize + (1 << 20)   # data + the largest header
+        limit = elements * DATA_TYPES[type_name].itemsize + (1 << 20)   # data + the largest header
         with open(path, "rb") as f:
             info = os.fstat(f.fileno())
             if not stat.S_ISREG(info.st_mode):

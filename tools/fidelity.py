@@ -18,7 +18,7 @@ import numpy as np
 
 
 from dmlemu.direct_run import DirectRun
-from dmlemu.golden import DATA_TYPES
+from dmlemu.data_types import DATA_TYPES
 from dmlemu.gpu import Gpu
 from dmlemu.presets import PRESETS, TEACHING
 from dmlemu.kernels.driver import TensorSpec

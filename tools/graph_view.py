@@ -22,6 +22,7 @@ binding properties) and `plot_partition` draws it (matplotlib, PNG).
 """
 import json
 
+from dmlemu import data_types
 from dmlemu.d3d12 import D3D12CreateDevice, D3D_FEATURE_LEVEL_11_0
 from dmlemu.directml import (
     DML_CREATE_DEVICE_FLAG_NONE, DML_EXECUTION_FLAG_NONE, DML_GRAPH_DESC, DML_GRAPH_EDGE_DESC,
@@ -368,7 +369,8 @@ def execute_graph(spec, inputs=None, *, adapter=None, fuse=True, seed=0, trace=N
     if inputs is None:
         inputs = []
         for t in in_tensors:
-            dtype = np.dtype({"FLOAT32": np.float32, "FLOAT16": np.float16}.get(t.type_name, np.uint8))
+            row = data_types.BY_NAME[t.type_name]     # floats: values; integers: bytes of 0 and 1
+            dtype = row.dtype if row.is_float else np.dtype(np.uint8)
             values = rng.uniform(-4, 4, t.total_bytes // dtype.itemsize) if dtype.kind == "f" else \
                 rng.integers(0, 2, t.total_bytes // dtype.itemsize)
             inputs.append(np.frombuffer(values.astype(dtype).tobytes(), np.uint8))

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dmlemu import golden
+from dmlemu.data_types import DATA_TYPES
 from dmlemu.directml import (
     DML_BUFFER_TENSOR_DESC, DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION, DML_EXECUTION_FLAGS,
     DML_FEATURE_LEVEL, DML_OPERATOR_DESC, DML_OPERATOR_TYPE, DML_SCALE_BIAS, DML_TENSOR_DATA_TYPE, DML_TENSOR_DESC,
@@ -123,9 +124,9 @@ def schema_of(operator):
 def parse_data_type(text):
     """'float16', 'FLOAT16' or 'DML_TENSOR_DATA_TYPE_FLOAT16' -> 'FLOAT16'."""
     name = _strip(text, "DML_TENSOR_DATA_TYPE_")
-    if name not in golden.DATA_TYPES:
+    if name not in DATA_TYPES:
         raise UsageError(f"data type {text!r} is not a DirectML tensor data type dmlemu runs; "
-                         f"choose one of {', '.join(golden.DATA_TYPES)}")
+                         f"choose one of {', '.join(DATA_TYPES)}")
     return name
 
 
@@ -258,7 +259,7 @@ def _type_name(value):
 
 def _scalar(value, type_name, where, spec, op):
     """A DML_SCALAR_UNION value as a NumPy scalar of `type_name` (text or number; integers exactly)."""
-    dtype = golden.DATA_TYPES.get(type_name)
+    dtype = DATA_TYPES.get(type_name)
     if dtype is None:
         return None   # a MinMaxDataType no union can hold: CreateOperator's sentence says so
     what = f"{spec.field} of {op} is a DML_SCALAR_UNION read as {type_name}"
@@ -328,7 +329,7 @@ def _default(schema, spec, resolved, types):
     if spec.kind == SCALAR_UNION:
         type_name = _type_name(resolved.get(spec.type_field))
         value = ATTRIBUTE_DEFAULTS.get(spec.field, 0.0)
-        dtype = golden.DATA_TYPES.get(type_name)
+        dtype = DATA_TYPES.get(type_name)
         if dtype is not None and dtype.kind == "u":
             value = max(value, 0.0)
         return _scalar(value, type_name, "default", spec, schema.c_name)
@@ -592,7 +593,7 @@ def random_inputs(run, seed=0):
     rng = np.random.default_rng(seed)
     arrays = []
     for name, type_name, sizes in zip(tensor_names(run.operator)[:-1], run.tensor_types()[:-1], run.tensor_sizes()):
-        dtype = golden.DATA_TYPES[type_name]
+        dtype = DATA_TYPES[type_name]
         if name == "ConditionTensor":
             values = rng.integers(0, 2, sizes)
         elif dtype.kind == "f":
@@ -617,7 +618,7 @@ def as_stored(run, index, array):
     type_name, sizes = run.tensor_types()[index], run.tensor_sizes()[index]
     buffer = np.zeros(max(4, golden.calc_buffer_tensor_size(type_name, sizes, strides)), dtype=np.uint8)
     golden.scatter(buffer, 0, array, strides)
-    return golden.gather(buffer, 0, golden.DATA_TYPES[type_name], sizes, strides)
+    return golden.gather(buffer, 0, DATA_TYPES[type_name], sizes, strides)
 
 
 def check_inputs(run, arrays, names=None):
@@ -631,7 +632,7 @@ def check_inputs(run, arrays, names=None):
     for i, (array, field_name, type_name, sizes) in enumerate(zip(arrays, fields, run.tensor_types(),
                                                                   run.tensor_sizes())):
         source = names[i] if names else f"input {i}"
-        dtype = golden.DATA_TYPES[type_name]
+        dtype = DATA_TYPES[type_name]
         array = np.asarray(array)
         if array.dtype != dtype:
             raise UsageError(f"{field_name} is {type_name}; {source} holds {array.dtype}, not {dtype}")
@@ -656,7 +657,7 @@ def golden_outputs(run, inputs, preset=None, feature_level=None):
     scale_bias = None if info.scale_bias is None else tuple(float(v) for v in info.scale_bias)
     result = golden.run(run.name, inputs, info.attributes, scale_bias, run.half_precision(preset),
                         output_type=run.output_type)
-    dtype = golden.DATA_TYPES[run.output_type]
+    dtype = DATA_TYPES[run.output_type]
     return [np.asarray(result).astype(dtype, copy=False).reshape(run.tensor_sizes()[-1])]
 
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dmlemu import golden
+from dmlemu.data_types import DATA_TYPES
 from dmlemu.direct_run import DirectRun
 from dmlemu.functional.executor import ExecutionStats, step
 from dmlemu.gpu import Gpu
@@ -125,7 +126,7 @@ class WaveStepper:
         per_group = self._pick_wave(wave)
         self.first_element = self.workgroup * self.launch.workgroup_size + (wave % per_group) * width
         self._decode_texts()
-        self.element_type = golden.DATA_TYPES[run.data_type]
+        self.element_type = DATA_TYPES[run.data_type]
 
     def _direct_run(self, gpu):
         run = self.run
@@ -215,7 +216,7 @@ class WaveStepper:
     def output(self):
         """The output tensor as the device memory holds it now (only this wave has run)."""
         spec = self.specs[-1]
-        return golden.gather(self.direct.output_bytes(), 0, golden.DATA_TYPES[spec.data_type], spec.sizes,
+        return golden.gather(self.direct.output_bytes(), 0, DATA_TYPES[spec.data_type], spec.sizes,
                              spec.strides)
 
     def wave_elements(self):
@@ -464,7 +465,7 @@ def parse_buffer(text, rng):
     if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2].lower() != "zeros"):
         raise UsageError(f"--buffer {text!r} must be REGISTER=DTYPE:COUNT[:zeros] or REGISTER=FILE.npy")
     try:
-        dtype = golden.DATA_TYPES[parse_data_type(parts[0])]
+        dtype = DATA_TYPES[parse_data_type(parts[0])]
     except UsageError as error:
         raise UsageError(f"--buffer {text!r}: {error}") from None
     if not parts[1].strip().isdigit() or not 1 <= int(parts[1]) * dtype.itemsize <= _MAX_STEP_BUFFER_BYTES:

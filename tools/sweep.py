@@ -166,7 +166,7 @@ def run_point(point):
     from dmlemu.gpu import Gpu
     from dmlemu.traces.capture import capture
     preset = point.preset()
-    from dmlemu.golden import DATA_TYPES
+    from dmlemu.data_types import DATA_TYPES
     from dmlemu.kernels.driver import TensorSpec
     from dmlemu.tools.operators import operator_info
     side = math.isqrt(point.elements)

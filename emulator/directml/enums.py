@@ -3,12 +3,14 @@
 One IntEnum (or IntFlag) per C enum type, named like the C type; each member carries its full C
 name (`DML_TENSOR_DATA_TYPE.DML_TENSOR_DATA_TYPE_FLOAT32`), and every member is also a module-level
 constant, so `from dmlemu.directml import *` gives the names C code uses. `DML_OPERATOR_TYPE` is
-built from one table that also records the feature level that introduced each operator.
+built from one table that also records the feature level that introduced each operator;
+`DML_TENSOR_DATA_TYPE` from the data type table (dmlemu.data_types).
 Source: shared/reference/DIRECTML_FACTS.md sections 1.2, 1.3 and 1.6.
 """
 import uuid
 
 from dmlemu.com import c_enum
+from dmlemu.data_types import DATA_TYPE_TABLE
 
 DML_TARGET_VERSION = 0x6400
 
@@ -26,10 +28,9 @@ __all__ = [
 ]
 
 
+# The data types' values are rows of dmlemu.data_types (with their sizes, kinds and NumPy dtypes).
 DML_TENSOR_DATA_TYPE = c_enum(globals(), "DML_TENSOR_DATA_TYPE", "DML_TENSOR_DATA_TYPE_", [
-    ("UNKNOWN", 0), ("FLOAT32", 1), ("FLOAT16", 2), ("UINT32", 3), ("UINT16", 4), ("UINT8", 5),
-    ("INT32", 6), ("INT16", 7), ("INT8", 8), ("FLOAT64", 9), ("UINT64", 10), ("INT64", 11),
-    ("UINT4", 12), ("INT4", 13)])
+    ("UNKNOWN", 0), *((t.name, t.value) for t in DATA_TYPE_TABLE)])
 DML_TENSOR_TYPE = c_enum(globals(), "DML_TENSOR_TYPE", "DML_TENSOR_TYPE_", [("INVALID", 0), ("BUFFER", 1)])
 DML_TENSOR_FLAGS = c_enum(globals(), "DML_TENSOR_FLAGS", "DML_TENSOR_FLAG_", [("NONE", 0), ("OWNED_BY_DML", 0x1)], flag=True)
 DML_FEATURE_LEVEL = c_enum(globals(), "DML_FEATURE_LEVEL", "DML_FEATURE_LEVEL_", [

@@ -383,7 +383,7 @@ def validate_graph_desc(desc, device, fuse=False):
 
 
 # ---- the partition --------------------------------------------------------------------------------------
-# What one fused kernel may hold (kernels/fusion.py builds it; tests/test_graph.py pins the first two to
+# What one fused kernel may hold (kernels/fusion.py builds it; tests/directml/test_graph.py pins the first two to
 # the kernels' own constants):
 FUSED_TENSOR_LIMIT = 9      # vector memory tensors: kernels/address.inc addresses tensors 0 .. 8 (MAX_TENSORS)
 FUSED_UNIFORM_LIMIT = 8     # uniform inputs (one element, or stride 0 everywhere): scalar loads into s88 .. s103

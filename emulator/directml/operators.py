@@ -9,9 +9,12 @@ its level upward; a tensor the table calls "Optional input" may be None from tha
 tensors must agree on DataType, DimensionCount or Sizes ("Tensor constraints"), the data type rules the
 field descriptions add (`TypeMatch`), tensors that must hold one element, the non-tensor fields
 (`AttributeSpec`: FLOAT, enum, DML_SCALAR_UNION and fused-activation fields and their rules), and whether
-the output may alias an input (in-place execution). Whether a desc has a ScaleBias is read from its
-struct. Validation, binding and recording read only these tables; there is no per-operator `if` chain
-elsewhere.
+the output may alias an input (in-place execution), and whether the desc has a ScaleBias. Each row also
+defines its operator's desc struct, DML_<NAME>_OPERATOR_DESC in dmlemu.directml.structs: the tensor fields,
+ScaleBias where the row has one, then the attributes, in C order. Validation, binding and recording read only
+these tables; there is no per-operator `if` chain elsewhere. The operator's kernel row
+(dmlemu.kernels.element_wise_ops) and golden function (dmlemu.golden) are keyed by the same name;
+dmlemu.operator_registry joins the three and tests/package/test_operator_registry.py checks that none is missing.
 
 DirectML broadcasts only through strides: the tensors of an element-wise operator have the same Sizes
 (a broadcast input has stride 0 along the broadcast dimensions), so "same Sizes" is the whole rule.
@@ -26,7 +29,7 @@ from dmlemu.directml.enums import (
     OPERATOR_INTRODUCED_AT,
 )
 from dmlemu.directml.objects import IDMLDeviceChild
-from dmlemu.directml.structs import OPERATOR_DESC_TYPES
+from dmlemu.directml.structs import OPERATOR_DESC_TYPES, define_operator_desc
 
 L1_0, L2_0, L2_1, L3_0, L3_1, L4_0, L4_1, L5_0, L5_1, L6_0, L6_2, L6_4 = (
     DML_FEATURE_LEVEL_1_0, DML_FEATURE_LEVEL_2_0, DML_FEATURE_LEVEL_2_1, DML_FEATURE_LEVEL_3_0, DML_FEATURE_LEVEL_3_1,
@@ -123,6 +126,7 @@ class OperatorSchema(InputsAndOutputs):
     single_element: tuple = ()      # fields whose tensor must hold exactly one element
     attributes: tuple = ()          # AttributeSpec, every non-tensor field but ScaleBias, in C order
     in_place: bool = False          # the output may alias an input when binding
+    scale_bias: bool = False        # the desc has an optional DML_SCALE_BIAS* ScaleBias (after the tensors)
 
     @property
     def c_name(self):
@@ -136,10 +140,12 @@ class OperatorSchema(InputsAndOutputs):
     def introduced_at(self):
         return OPERATOR_INTRODUCED_AT[self.type]
 
-    @property
-    def scale_bias(self):
-        """The desc has an optional DML_SCALE_BIAS* ScaleBias field."""
-        return "ScaleBias" in self.desc_type._fields_
+    def desc_fields(self):
+        """The desc struct's (C field name, zero value) pairs in C order: the tensors (binding order is C
+        order), ScaleBias, then the attributes."""
+        zero = {FLOAT: 0.0, ENUM: 0, SCALAR_UNION: None, FUSED_ACTIVATION: None}
+        return ([(t.field, None) for t in self.tensors] + ([("ScaleBias", None)] if self.scale_bias else [])
+                + [(a.field, zero[a.kind]) for a in self.attributes])
 
     @property
     def float_fields(self):
@@ -244,15 +250,18 @@ FUSED_ACTIVATION_TYPES = ("FLOAT32", "FLOAT16")
 
 
 def _op(name, tensors, rows, same_type=None, same_sizes=None, **fields):
-    """One schema. By default every tensor shares DataType, DimensionCount and Sizes (the constraint most
-    pages state); `same_type` / `same_sizes` give the groups where a page says otherwise ([] for none)."""
+    """One schema, and its desc struct. By default every tensor shares DataType, DimensionCount and Sizes (the
+    constraint most pages state); `same_type` / `same_sizes` give the groups where a page says otherwise ([] for
+    none)."""
     all_fields = tuple(t.field for t in tensors)
     support = _rows(tensors, *rows)
     tensors = tuple(replace(t, optional=any(row.tensors[t.field].optional for row in support)) for t in tensors)
-    return OperatorSchema(
+    schema = OperatorSchema(
         type=int(_enums.DML_OPERATOR_TYPE["DML_OPERATOR_" + name]), name=name, tensors=tensors, support=support,
         same_data_type=tuple(same_type) if same_type is not None else (all_fields,),
         same_sizes=tuple(same_sizes) if same_sizes is not None else (all_fields,), **fields)
+    define_operator_desc(schema.type, name, schema.desc_fields())
+    return schema
 
 
 _ONLY_SIZES = dict(same_type=[])        # "must have the same DimensionCount and Sizes" (types differ)
@@ -265,14 +274,14 @@ _SCHEMA_LIST = [
     # -- the four seed operators (shared/seeds; data types in the pages' order) -------------------------
     _op("ELEMENT_WISE_IDENTITY", UNARY, (
         (L4_1, (1, 8), ALL_11), (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L2_1, (4, 5), FLOAT_INTS_8_TO_32),
-        (L1_0, (4, 5), FLOATS)), in_place=True),
+        (L1_0, (4, 5), FLOATS)), in_place=True, scale_bias=True),
     _op("ELEMENT_WISE_THRESHOLD", UNARY, (
         (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L2_1, 4, FLOAT_INTS_8_TO_32), (L1_0, 4, FLOATS)),
-        attributes=(AttributeSpec("Min"),), in_place=True),
+        attributes=(AttributeSpec("Min"),), in_place=True, scale_bias=True),
     _op("ELEMENT_WISE_CLIP", UNARY, (
         (L5_0, (1, 8), ALL_10), (L3_0, (1, 8), FLOAT_INTS_8_TO_32),
         (L2_1, 4, FLOAT_INTS_8_TO_32), (L1_0, 4, FLOATS)),
-        attributes=(AttributeSpec("Min"), AttributeSpec("Max")), in_place=True),
+        attributes=(AttributeSpec("Min"), AttributeSpec("Max")), in_place=True, scale_bias=True),
     _op("ELEMENT_WISE_IF", _roles("ConditionTensor", "ATensor", "BTensor", "OutputTensor"), (
         (L5_0, (1, 8), {"*": ALL_11, "ConditionTensor": ("UINT8",)}),
         (L3_0, (1, 8), {"*": FLOAT_INTS_8_TO_32, "ConditionTensor": ("UINT8",)}),
@@ -282,15 +291,16 @@ _SCHEMA_LIST = [
     # -- unary with ScaleBias ----------------------------------------------------------------------------
     _op("ELEMENT_WISE_ABS", UNARY, (
         (L4_1, (1, 8), SIGNED_FLOATS_64), (L3_0, (1, 8), FLOATS + SIGNED_8_TO_32), (L2_1, 4, FLOATS + SIGNED_8_TO_32),
-        (L1_0, 4, FLOATS)), in_place=True),
-    *(_op("ELEMENT_WISE_" + name, UNARY, FLOAT_ONLY_FL1, in_place=True)
+        (L1_0, 4, FLOATS)), in_place=True, scale_bias=True),
+    *(_op("ELEMENT_WISE_" + name, UNARY, FLOAT_ONLY_FL1, in_place=True, scale_bias=True)
       for name in ("ACOS", "ASIN", "ATAN", "CEIL", "COS", "EXP", "FLOOR", "LOG", "RECIP", "SIN", "SQRT", "TAN")),
-    *(_op("ELEMENT_WISE_" + name, UNARY, FLOAT_ONLY_FL2, in_place=True)
+    *(_op("ELEMENT_WISE_" + name, UNARY, FLOAT_ONLY_FL2, in_place=True, scale_bias=True)
       for name in ("ERF", "SINH", "COSH", "TANH", "ASINH", "ACOSH", "ATANH")),
-    _op("ELEMENT_WISE_CONSTANT_POW", UNARY, FLOAT_ONLY_FL1, attributes=(AttributeSpec("Exponent"),), in_place=True),
+    _op("ELEMENT_WISE_CONSTANT_POW", UNARY, FLOAT_ONLY_FL1, attributes=(AttributeSpec("Exponent"),), in_place=True,
+        scale_bias=True),
     _op("ELEMENT_WISE_CLIP1", UNARY, ((L5_0, (1, 8), ALL_10),),
         attributes=(AttributeSpec("MinMaxDataType", ENUM, enum=DML_TENSOR_DATA_TYPE, matches="OutputTensor"),
-                    _SCALAR_MIN, _SCALAR_MAX), in_place=True),
+                    _SCALAR_MIN, _SCALAR_MAX), in_place=True, scale_bias=True),
 
     # -- unary without ScaleBias -------------------------------------------------------------------------
     _op("ELEMENT_WISE_LOGICAL_NOT", UNARY, LOGICAL, in_place=True),
@@ -343,7 +353,7 @@ _SCHEMA_LIST = [
         (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L1_0, 4, FLOATS)),
         same_type=[("InputTensor", "OutputTensor")],
         # "Until DML_FEATURE_LEVEL_3_0, ExponentTensor must match the type of InputTensor."
-        type_matches=(TypeMatch("ExponentTensor", "InputTensor", until=L3_0),), in_place=True),
+        type_matches=(TypeMatch("ExponentTensor", "InputTensor", until=L3_0),), in_place=True, scale_bias=True),
 
     # -- gradients -----------------------------------------------------------------------------------------
     _op("ELEMENT_WISE_CLIP_GRAD", GRAD, ((L5_0, (1, 8), ALL_10), (L3_1, (1, 8), FLOAT_INTS_8_TO_32)),
@@ -441,9 +451,7 @@ def _check_tables():
         assert set(schema.single_element) <= fields, schema.name
         assert all({m.field, m.other} <= fields for m in schema.type_matches), schema.name
         attribute_fields = [a.field for a in schema.attributes]
-        desc_fields = [f for f in schema.desc_type._fields_ if f != "ScaleBias"]
-        assert desc_fields == [t.field for t in schema.tensors] + attribute_fields \
-            or sorted(desc_fields) == sorted([t.field for t in schema.tensors] + attribute_fields), schema.name
+        assert schema.desc_type._fields_ == tuple(f for f, _ in schema.desc_fields()), schema.name
         for spec in schema.attributes:
             assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION), schema.name
             assert spec.kind != ENUM or spec.enum is not None, schema.name

@@ -6,11 +6,13 @@ left out take C's zero value (0, or None for pointers). A pointer field takes an
 the sequence's length; if given it is kept as given and the API call that consumes the struct checks
 that it agrees. Fields are checked by the API calls, not here, so a struct can hold anything a C
 program could put in it; assigning a field the struct does not have raises AttributeError.
+
+The operator descs (DML_<OPERATOR>_OPERATOR_DESC) are defined here by the operator schemas
+(operators.py): each schema row gives its desc's fields, through `define_operator_desc`.
 """
 import struct as _pack
 
 from dmlemu.com import Count, define_struct
-from dmlemu.directml import enums as _enums
 
 
 def _define(name, doc, **fields):
@@ -104,71 +106,12 @@ class DML_SCALAR_UNION:
 
 
 # ---- operator descs (section 1.7) -------------------------------------------------------------------
-# Each: the operator type name (without DML_OPERATOR_), then its fields in C order with zero defaults.
-# Every ELEMENT_WISE operator of DML_FEATURE_LEVEL_6_4, the element-wise activations and CAST.
-_UNARY_SCALE_BIAS = ("IDENTITY", "ABS", "ACOS", "ASIN", "ATAN", "CEIL", "COS", "EXP", "FLOOR", "LOG", "RECIP",
-                     "SIN", "SQRT", "TAN", "ERF", "SINH", "COSH", "TANH", "ASINH", "ACOSH", "ATANH")
-_UNARY = ("LOGICAL_NOT", "SIGN", "IS_NAN", "BIT_NOT", "BIT_COUNT", "NEGATE")
-_BINARY = ("ADD", "DIVIDE", "LOGICAL_AND", "LOGICAL_EQUALS", "LOGICAL_GREATER_THAN", "LOGICAL_LESS_THAN",
-           "LOGICAL_OR", "LOGICAL_XOR", "MAX", "MEAN", "MIN", "MULTIPLY", "SUBTRACT", "BIT_SHIFT_LEFT",
-           "BIT_SHIFT_RIGHT", "MODULUS_TRUNCATE", "MODULUS_FLOOR", "BIT_AND", "BIT_OR", "BIT_XOR",
-           "LOGICAL_GREATER_THAN_OR_EQUAL", "LOGICAL_LESS_THAN_OR_EQUAL", "ATAN_YX", "DIFFERENCE_SQUARE")
-
 OPERATOR_DESC_TYPES = {}  # DML_OPERATOR_TYPE value -> desc struct class
 
 
-def _operator_desc(op, **fields):
-    name = f"DML_ELEMENT_WISE_{op}_OPERATOR_DESC"
-    cls = _define(name, f"The desc of DML_OPERATOR_ELEMENT_WISE_{op}.", **fields)
-    OPERATOR_DESC_TYPES[int(_enums.DML_OPERATOR_TYPE["DML_OPERATOR_ELEMENT_WISE_" + op])] = cls
+def define_operator_desc(op_type, name, fields):
+    """Define DML_<name>_OPERATOR_DESC, the desc of DML_OPERATOR_<name> (type value `op_type`), with `fields`
+    ((C field name, zero value) pairs in C order). The operator schemas (operators.py) call it, one per row."""
+    cls = _define(f"DML_{name}_OPERATOR_DESC", f"The desc of DML_OPERATOR_{name}.", **dict(fields))
+    OPERATOR_DESC_TYPES[op_type] = cls
     return cls
-
-
-for _op in _UNARY_SCALE_BIAS:
-    _operator_desc(_op, InputTensor=None, OutputTensor=None, ScaleBias=None)
-_operator_desc("CLIP", InputTensor=None, OutputTensor=None, ScaleBias=None, Min=0.0, Max=0.0)
-_operator_desc("THRESHOLD", InputTensor=None, OutputTensor=None, ScaleBias=None, Min=0.0)
-_operator_desc("CONSTANT_POW", InputTensor=None, OutputTensor=None, ScaleBias=None, Exponent=0.0)
-_operator_desc("CLIP1", InputTensor=None, OutputTensor=None, ScaleBias=None, MinMaxDataType=0, Min=None, Max=None)
-for _op in _UNARY:
-    _operator_desc(_op, InputTensor=None, OutputTensor=None)
-_operator_desc("ROUND", InputTensor=None, OutputTensor=None, RoundingMode=0)
-_operator_desc("IS_INFINITY", InputTensor=None, OutputTensor=None, InfinityMode=0)
-for _op in _BINARY:
-    _operator_desc(_op, ATensor=None, BTensor=None, OutputTensor=None)
-_operator_desc("ADD1", ATensor=None, BTensor=None, OutputTensor=None, FusedActivation=None)
-_operator_desc("POW", InputTensor=None, ExponentTensor=None, OutputTensor=None, ScaleBias=None)
-_operator_desc("IF", ConditionTensor=None, ATensor=None, BTensor=None, OutputTensor=None)
-_operator_desc("CLIP_GRAD", InputTensor=None, InputGradientTensor=None, OutputGradientTensor=None, Min=0.0, Max=0.0)
-_operator_desc("CLIP_GRAD1", InputTensor=None, InputGradientTensor=None, OutputGradientTensor=None,
-               MinMaxDataType=0, Min=None, Max=None)
-_operator_desc("QUANTIZE_LINEAR", InputTensor=None, ScaleTensor=None, ZeroPointTensor=None, OutputTensor=None)
-_operator_desc("DEQUANTIZE_LINEAR", InputTensor=None, ScaleTensor=None, ZeroPointTensor=None, OutputTensor=None)
-_operator_desc("QUANTIZED_LINEAR_ADD", ATensor=None, AScaleTensor=None, AZeroPointTensor=None, BTensor=None,
-               BScaleTensor=None, BZeroPointTensor=None, OutputScaleTensor=None, OutputZeroPointTensor=None,
-               OutputTensor=None)
-
-
-def _other_desc(struct_name, op, **fields):
-    cls = _define(struct_name, f"The desc of DML_OPERATOR_{op}.", **fields)
-    OPERATOR_DESC_TYPES[int(_enums.DML_OPERATOR_TYPE["DML_OPERATOR_" + op])] = cls
-    return cls
-
-
-# The element-wise activations (DirectML.h): InputTensor, OutputTensor and their FLOAT coefficients.
-_ACTIVATIONS = {
-    "ELU": ("Alpha",), "CELU": ("Alpha",), "GELU": (), "HARD_SIGMOID": ("Alpha", "Beta"),
-    "HARD_SWISH": ("Alpha", "Beta"), "IDENTITY": (), "LEAKY_RELU": ("Alpha",), "LINEAR": ("Alpha", "Beta"),
-    "PARAMETRIC_SOFTPLUS": ("Alpha", "Beta"), "RELU": (), "SCALED_ELU": ("Alpha", "Gamma"),
-    "SCALED_TANH": ("Alpha", "Beta"), "SHRINK": ("Bias", "Threshold"), "SIGMOID": (), "SOFTPLUS": ("Steepness",),
-    "SOFTSIGN": (), "SWISH": ("SigmoidInputScale",), "TANH": (), "THRESHOLDED_RELU": ("Alpha",),
-}
-for _op, _floats in _ACTIVATIONS.items():
-    _other_desc(f"DML_ACTIVATION_{_op}_OPERATOR_DESC", "ACTIVATION_" + _op, InputTensor=None, OutputTensor=None,
-                **{name: 0.0 for name in _floats})
-_other_desc("DML_ACTIVATION_PARAMETERIZED_RELU_OPERATOR_DESC", "ACTIVATION_PARAMETERIZED_RELU",
-            InputTensor=None, SlopeTensor=None, OutputTensor=None)
-_other_desc("DML_ACTIVATION_RELU_GRAD_OPERATOR_DESC", "ACTIVATION_RELU_GRAD",
-            InputTensor=None, InputGradientTensor=None, OutputGradientTensor=None)
-_other_desc("DML_CAST_OPERATOR_DESC", "CAST", InputTensor=None, OutputTensor=None)
-del _op, _floats

@@ -33,7 +33,9 @@ from dmlemu.com import (
     UINT32_MAX, UINT64_MAX, check_enum, check_flags, check_float, check_sequence, check_uint, enum_name, invalid,
     is_integer,
 )
+from dmlemu.data_types import BY_NAME, DATA_TYPE_TABLE, DATA_TYPES
 from dmlemu.errors import E_NOTIMPL, HResultError, describe, short_repr
+from dmlemu.golden import calc_buffer_tensor_size as golden_calc_buffer_tensor_size
 from dmlemu.directml.enums import (
     DML_TENSOR_DATA_TYPE, DML_TENSOR_FLAG_OWNED_BY_DML, DML_TENSOR_FLAGS, DML_TENSOR_TYPE_BUFFER, DML_TENSOR_TYPE,
     DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, OPERATOR_INTRODUCED_AT, DML_OPERATOR_TYPE, DML_OPERATOR_INVALID,
@@ -46,12 +48,7 @@ from dmlemu.directml.structs import (
     DML_BUFFER_TENSOR_DESC, DML_OPERATOR_DESC, DML_SCALAR_UNION, DML_SCALE_BIAS, DML_TENSOR_DESC,
 )
 
-# Element size in bits per data type (DirectMLX's DMLCalcBufferTensorSize); others give size 0.
-ELEMENT_SIZE_BITS = {
-    "FLOAT32": 32, "UINT32": 32, "INT32": 32, "FLOAT16": 16, "UINT16": 16, "INT16": 16,
-    "UINT8": 8, "INT8": 8, "UINT4": 4, "INT4": 4, "FLOAT64": 64, "UINT64": 64, "INT64": 64,
-}
-SIXTY_FOUR_BIT_TYPES = ("FLOAT64", "UINT64", "INT64")
+SIXTY_FOUR_BIT_TYPES = tuple(t.name for t in DATA_TYPE_TABLE if t.is_64bit)
 PREFIX = "DML_TENSOR_DATA_TYPE_"
 
 
@@ -75,28 +72,14 @@ def format_uints(values):
 
 # ---- DMLCalcBufferTensorSize ------------------------------------------------------------------------
 def calc_buffer_tensor_size(data_type_name, sizes, strides):
-    """DirectMLX's algorithm on already-checked values (UINT wrap-around reproduced)."""
-    bits = ELEMENT_SIZE_BITS.get(data_type_name)
-    if bits is None:
-        return 0
-    if strides is None:
-        total = sizes[0]
-        for size in sizes[1:]:
-            total = (total * size) & UINT64_MAX
-        total = (total * bits) & UINT64_MAX
-    else:
-        last_index = 0
-        for size, stride in zip(sizes, strides):
-            last_index = (last_index + ((size - 1) & UINT32_MAX) * stride) & UINT32_MAX
-        total = ((last_index + 1) * bits) & UINT64_MAX
-    total = ((total + 7) & UINT64_MAX) // 8
-    return ((total + 3) & UINT64_MAX) & ~3
+    """DirectMLX's algorithm on already-checked values (UINT wrap-around reproduced): the golden model's."""
+    return golden_calc_buffer_tensor_size(data_type_name, sizes, strides)
 
 
 def exact_tensor_size(data_type_name, sizes, strides):
     """DMLCalcBufferTensorSize without C's 32-bit wrap of the last element's index (what validation
     uses, so that no element of a valid tensor lies past TotalTensorSizeInBytes)."""
-    bits = ELEMENT_SIZE_BITS[data_type_name]
+    bits = BY_NAME[data_type_name].bits
     if strides is None:
         count = 1
         for size in sizes:
@@ -151,7 +134,7 @@ class TensorInfo:
 
     @property
     def element_size(self):
-        return ELEMENT_SIZE_BITS[self.type_name] // 8
+        return BY_NAME[self.type_name].itemsize
 
     @property
     def element_count(self):
@@ -261,7 +244,7 @@ def validate_tensor(tensor_desc, role, support, schema, feature_level, preset):
                       f"bytes (DMLCalcBufferTensorSize).")
 
     alignment = check_uint(desc.GuaranteedBaseOffsetAlignment, f"{name}.GuaranteedBaseOffsetAlignment")
-    element_size = ELEMENT_SIZE_BITS[type_name] // 8
+    element_size = BY_NAME[type_name].itemsize
     if alignment and (alignment & (alignment - 1) or alignment < element_size):
         raise invalid(f"{name}.GuaranteedBaseOffsetAlignment is {alignment}; it must be 0 or a power of two "
                       f"of at least the element size ({element_size} bytes).")
@@ -409,12 +392,6 @@ def _check_tensor_constraints(schema, by_field, feature_level):
                           f"expects exactly 1 element in {field}.")
 
 
-# NumPy scalar type of each data type a DML_SCALAR_UNION can be read as (little-endian, as on Windows).
-SCALAR_TYPES = {
-    "FLOAT32": np.float32, "FLOAT16": np.float16, "FLOAT64": np.float64, "INT8": np.int8, "INT16": np.int16,
-    "INT32": np.int32, "INT64": np.int64, "UINT8": np.uint8, "UINT16": np.uint16, "UINT32": np.uint32,
-    "UINT64": np.uint64,
-}
 
 
 def _named(value):
@@ -452,13 +429,12 @@ def _validate_attributes(schema, desc, tensors, feature_level, prefix):
             if not isinstance(value, DML_SCALAR_UNION):
                 raise invalid(f"{where} is {_named(value)}; it must be a DML_SCALAR_UNION.")
             type_name = short_type_name(values[spec.type_field])
-            scalar_type = SCALAR_TYPES.get(type_name)
-            if scalar_type is None:
+            # A DML_SCALAR_UNION is read as any stored data type (little-endian, as on Windows).
+            dtype = DATA_TYPES.get(type_name)
+            if dtype is None:
                 raise invalid(f"{prefix}{spec.type_field} is {c_type_name(values[spec.type_field])}; a "
                               f"DML_SCALAR_UNION cannot hold that data type ({where}).")
-            size = np.dtype(scalar_type).itemsize
-            value = np.frombuffer(value.Bytes[:size], dtype=np.dtype(scalar_type).newbyteorder("<"))[0]
-            value = scalar_type(value)
+            value = dtype.type(np.frombuffer(value.Bytes[:dtype.itemsize], dtype=dtype)[0])
         else:  # FUSED_ACTIVATION
             value = _validate_fused_activation(schema, value, by_field, feature_level, where)
         values[spec.field] = value

@@ -3,7 +3,7 @@
 Every operator of the table, every data type it serves, ranks 1 to 8, broadcasting and padded or transposed
 strides, special values (NaN, signalling NaN, +-0, +-inf, subnormals, integer extremes) mixed into random
 data: the output buffer must equal the golden model's bits scattered into the original bytes, and no other
-byte may change (tests/test_kernels.py `check`, generalised here to any tensors and attributes).
+byte may change (tests/kernels/test_kernels.py `check`, generalised here to any tensors and attributes).
 """
 
 import numpy as np

@@ -21,6 +21,7 @@ from dmlemu.isa.disassembler import disassemble
 from dmlemu.kernels import constant_buffer as cbuf
 from dmlemu.kernels.constant_buffer import CONSTANTS_BYTES, FIELDS, LAYOUT, RECORD_FIELDS, Field, Layout, f32_bits
 from dmlemu.kernels.element_wise_ops import OPERATORS
+from dmlemu import data_types
 from dmlemu.kernels.driver import (SOURCES, VARIANTS, DataTypeVariant, TensorSpec, build_program, compile_operator,
                                    division_magic, variant_symbols)
 
@@ -333,9 +334,9 @@ def test_the_kernels_follow_a_rearranged_layout(operator, data_type, args):
 def test_variant_rows_take_named_fields_only():
     assert all(isinstance(v, DataTypeVariant) for v in VARIANTS.values())
     with pytest.raises(TypeError):
-        DataTypeVariant(4, "dword", "dword", "f32", "none", False, True)
-    assert VARIANTS["INT8"] == DataTypeVariant(size=1, load="sbyte", store="byte", compute="i32",
-                                               bound_cvt="v_cvt_i8_f32", pair=False, is_float=False)
+        DataTypeVariant(data_types.BY_NAME["FLOAT32"], "dword", "dword", "f32", "none")
+    assert VARIANTS["INT8"] == DataTypeVariant(data_type=data_types.BY_NAME["INT8"], load="sbyte", store="byte",
+                                               compute="i32", bound_cvt="v_cvt_i8_f32")
     for name, v in VARIANTS.items():
         assert v.size == (1 if name.endswith("8") else 2 if name.endswith("16") else 8 if name.endswith("64") else 4)
         assert v.pair == (v.size == 8) and v.is_float == name.startswith("FLOAT")

@@ -1,4 +1,4 @@
-"""Every microkernel against the golden model (emulator/golden.py), bit for bit.
+"""Every microkernel against the golden model (emulator/golden/), bit for bit.
 
 Each case uploads random bytes for every tensor (with guard bytes around the tensor and a binding
 offset), runs the kernel, and checks that the output buffer equals the original bytes with the

@@ -1,4 +1,4 @@
-"""Tests of the golden model (emulator/golden.py) against hand-checked values and independent
+"""Tests of the golden model (emulator/golden/) against hand-checked values and independent
 references: a per-element Python reference (struct does the float16/float32 rounding, Python
 ints do the integer rules) and a second vectorised formulation that shares none of the golden
 model's shortcuts. Every float comparison is on bit patterns."""
