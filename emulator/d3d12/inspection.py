@@ -489,8 +489,8 @@ def inspect(obj):
     view = view_type(obj)
     if view is None:
         names = ", ".join(cls.__name__ for cls, _ in VIEWS)
-        raise TypeError(f"inspect: obj is {short_repr(obj)}, {describe(obj)}; dmlemu.d3d12.inspect takes a D3D12 mirror object "
-                        f"({names}).")
+        raise TypeError(f"inspect: obj is {short_repr(obj)}, {describe(obj)}; dmlemu.d3d12.inspect takes a D3D12 "
+                        f"mirror object ({names}).")
     return view(obj)
 
 
