@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from dmlemu.direct_run import DirectRun
+from dmlemu.d3d12 import inspect
 from dmlemu.errors import HResultError
 from dmlemu.gpu import Gpu
 from dmlemu.isa.assembler import assemble
@@ -208,7 +209,7 @@ def test_a_submission_ends_with_a_clean_l2():
     x = np.arange(64 * 64, dtype=np.float32).reshape(1, 1, 64, 64)
     (y,) = session.run(DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC(InputTensor=tensor, OutputTensor=tensor), [x])
     assert np.array_equal(y, x)
-    assert session.device._gpu.command_processor.caches.l2.dirty_sectors() == 0
+    assert inspect(session.device).gpu.command_processor.caches.l2.dirty_sectors() == 0
 
 
 def test_cohort_traffic_is_the_sum_over_its_waves_however_it_is_read():
