@@ -21,6 +21,7 @@ import numpy as np
 from dmlemu import golden
 from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.directml import inspect
 from dmlemu.errors import DXGI_ERROR_DEVICE_REMOVED, HResultError, S_OK
 from dmlemu.presets import TEACHING
 
@@ -80,7 +81,7 @@ class MirrorRig:
     @property
     def gpu(self):
         """The device's emulated GPU: its GpuMemory (guard bytes, bytes in use), its clock, its timing switch."""
-        return self.device._gpu
+        return inspect(self.device).gpu
 
     @property
     def memory(self):

@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from dmlemu import golden
 from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.directml import inspect
 from dmlemu.directml.operators import SCHEMAS
 from dmlemu.directml.validation import exact_tensor_size
 from dmlemu.errors import DXGI_ERROR_DEVICE_REMOVED, HResultError, S_OK
@@ -155,7 +156,7 @@ class Case:
     in_place: bool = False
     late_bind: bool = False           # DESCRIPTORS_VOLATILE: record with a decoy output, rebind before execution
     scratch: bool = False             # bind a temporary resource in its own buffer (and the persistent one again)
-    d3d12_debug: bool = False         # the D3D12 debug layer on for this device (device._debug_layer)
+    d3d12_debug: bool = False         # the D3D12 debug layer on for this device
     faults: set = field(default_factory=set)
     fault_args: dict = field(default_factory=dict)
 
@@ -385,7 +386,7 @@ def _run(case, rig, stage, handles, watch):
         decoy = handles["decoy"] = rig.buffer(out.offset + out.size)
     mem_watch = MemoryWatch(rig.gpu) if watch else None
     if mem_watch is not None:
-        heap_alloc = rig.heap._allocation
+        heap_alloc = inspect(rig.heap).allocation
         mem_watch.allow_range(heap_alloc, 32 * case.first_slot, 32 * (case.first_slot + n))
     stage("Bind")
     bindings = [binding_desc(resources[b.buffer], b.offset, b.size) for b in case.bindings]
@@ -453,7 +454,7 @@ def _run(case, rig, stage, handles, watch):
         expected = expected_outputs(case, initial)
         if mem_watch is not None:
             out_tensor, out_binding = case.tensors[-1], case.bindings[-1]
-            allocation = resources[out_binding.buffer]._allocation
+            allocation = inspect(resources[out_binding.buffer]).allocation
             mem_watch.allow(allocation, element_byte_mask(allocation.size, out_binding.offset, out_tensor))
     if mem_watch is not None:
         mem_watch.check()
@@ -537,14 +538,14 @@ def assert_removed_everywhere(rig, handles, reason, d3d12_removed=False):
     # void methods: no-ops
     table = handles.get("table")
     if table is not None:
-        before = (table._inputs, table._outputs)
+        before = (inspect(table).inputs, inspect(table).outputs)
         assert table.BindInputs(None) is None and table.BindOutputs(None) is None
-        assert (table._inputs, table._outputs) == before
+        assert (inspect(table).inputs, inspect(table).outputs) == before
         if handles.get("compiled") is not None:
             command_list = handles.get("list") or rig.list
-            count = len(command_list._commands)
+            count = len(inspect(command_list).commands)
             assert rig.recorder.RecordDispatch(command_list, handles["compiled"], table) is None
-            assert len(command_list._commands) == count
+            assert len(inspect(command_list).commands) == count
     assert removal(dml) == (reason, message)
     if d3d12_removed:
         device = rig.device

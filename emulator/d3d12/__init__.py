@@ -10,7 +10,9 @@ command_allocator, command_list (recording rules), commands (what lists record),
 and the resource-state model), heap (CreateHeap and placed, aliasing resources), descriptor_heap, views, fence (completion and observation),
 query_heap (timestamps), root_signature and pipeline_state (compute pipelines), dispatch
 (Dispatch and the root arguments it reads), debug (the debug layer switch), d3dx12, enums, structs,
-base.
+base. `inspect(obj)` (inspection.py) is the one name beyond the C API: a read-only view of an object's
+state that D3D12 shows only through tools such as PIX (a resource's state and bytes, a command list's
+recorded commands, a device's GPU).
 """
 from dmlemu import errors as _errors
 from dmlemu.dxgi import DXGI_FORMAT, DXGI_SAMPLE_DESC
@@ -27,6 +29,7 @@ from dmlemu.d3d12.device import D3D12CreateDevice, ID3D12Device
 from dmlemu.d3d12.enums import *  # noqa: F401,F403
 from dmlemu.d3d12.fence import ID3D12Fence
 from dmlemu.d3d12.heap import ID3D12Heap
+from dmlemu.d3d12.inspection import inspect
 from dmlemu.d3d12.query_heap import ID3D12QueryHeap
 from dmlemu.d3d12.pipeline_state import ID3D12PipelineState
 from dmlemu.d3d12.root_signature import D3D12SerializeRootSignature, ID3D12RootSignature, ID3DBlob
@@ -43,6 +46,6 @@ __all__ = (
     ["D3D12CreateDevice", "D3D12GetDebugInterface", "ID3D12Device", "ID3D12CommandQueue", "ID3D12CommandAllocator",
      "ID3D12GraphicsCommandList", "ID3D12Resource", "ID3D12Heap", "ID3D12DescriptorHeap", "ID3D12Fence", "ID3D12QueryHeap",
      "D3D12SerializeRootSignature", "ID3D12RootSignature", "ID3D12PipelineState", "ID3DBlob",
-     "ID3D12Debug", "DXGI_FORMAT", "DXGI_SAMPLE_DESC"]
+     "ID3D12Debug", "DXGI_FORMAT", "DXGI_SAMPLE_DESC", "inspect"]
     + [member.name for member in DXGI_FORMAT]
     + list(_enums.__all__) + list(_structs.__all__) + list(_d3dx12_all) + _HRESULTS)

@@ -5,9 +5,9 @@ can be checked while recording); a command queue runs them in order, calling `co
 with an ExecutionContext (command_queue.py) that gives the device, its GPU and the queue. A command
 checks at execution what only execution can know (resource states, via `_require_state` /
 `_transition` in resource.py) and reports misuse by raising HResultError, which removes the device.
-Other modules (DirectML's RecordDispatch) record their own command objects the same way, through
-`command_list._record(command)`; anything with `execute(ctx)` (and a `name` for error sentences)
-will do. Commands that touch memory or order it tell the hazard tracker (hazards.py) at execution.
+Other modules (DirectML's RecordDispatch) and tests record their own command objects the same way,
+through `record(command_list, command)`; anything with `execute(ctx)` (and a `name` for error
+sentences) will do. Commands that touch memory or order it tell the hazard tracker (hazards.py) at execution.
 """
 import numpy as np
 
@@ -15,6 +15,12 @@ from dmlemu.d3d12.enums import D3D12_RESOURCE_STATE_UNORDERED_ACCESS as UNORDERE
 from dmlemu.d3d12.enums import D3D12_RESOURCE_BARRIER_FLAG_BEGIN_ONLY, D3D12_RESOURCE_BARRIER_TYPE_TRANSITION
 from dmlemu.d3d12.resource import COPY_DEST, COPY_SOURCE, _require_state, _transition
 from dmlemu.d3d12.hazards import note_access, note_barrier
+
+
+def record(command_list, command):
+    """Append a command object to an open command list: True; False (nothing recorded) on a removed device
+    or a closed list (recording into a closed list is misuse: it removes the device)."""
+    return command_list._record(command)
 
 
 class ResourceBarrierCommand:

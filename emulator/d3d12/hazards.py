@@ -100,6 +100,11 @@ class HazardTracker:
             self._accesses[resource] = kept
         return found
 
+    def history(self, resource):
+        """The accesses to `resource` kept since its last barrier, oldest first: (operation name, start, end,
+        is_write, is_copy) each; a tuple, read-only."""
+        return tuple(self._accesses.get(resource, ()))
+
     def barrier(self, resource=None):
         """A barrier that orders every earlier access to `resource` (None: to every resource)."""
         if resource is None:

@@ -168,7 +168,8 @@ def command_list_cbv_srv_uav_heap(command_list):
 
 
 def record(command_list, command):
-    command_list._record(command)
+    from dmlemu.d3d12.commands import record as record_command
+    record_command(command_list, command)
 
 
 def record_error(command_list, method_name, sentence):

@@ -91,7 +91,7 @@ def guard_pattern(n):
 class Allocation:
     """A range of GPU memory: its virtual address, size in bytes, and its bytes.
 
-    With `guard_bytes` > 0 the bytes live in `_backing` between two guard zones and `data` is the
+    With `guard_bytes` > 0 the bytes live in `backing` between two guard zones and `data` is the
     view of the `size` bytes between them.
     """
 
@@ -113,6 +113,12 @@ class Allocation:
         else:
             self._backing = None
             self.data = np.zeros(size, dtype=np.uint8)
+
+    @property
+    def backing(self):
+        """The guard zone before, the data, the guard zone after: one uint8 array (`data` is a view of its
+        middle); None without guard bytes. Tests damage a guard through it to see the damage found."""
+        return self._backing
 
     def guard_damage(self):
         """None when both guard zones hold the pattern, else a sentence naming the first changed byte."""
@@ -270,6 +276,12 @@ class GpuMemory:
     @property
     def allocations(self):
         return tuple(self._allocations)
+
+    @property
+    def free_ranges(self):
+        """The free ranges below the top, lowest first: (start, size in bytes) each (thread-safe)."""
+        with self._lock:
+            return tuple(zip(self._free_starts, self._free_sizes))
 
     # ---- guard bytes (testing aid) ----------------------------------------------------------------
     def check_guards(self):

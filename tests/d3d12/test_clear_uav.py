@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from dmlemu.d3d12 import *  # noqa: F401,F403
+from dmlemu.d3d12 import inspect
 from dmlemu.errors import DXGI_ERROR_INVALID_CALL, E_INVALIDARG, HResultError
 from dmlemu.presets import TEACHING
 from mirror_rig import MirrorRig, removal
@@ -262,7 +263,7 @@ def test_a_clear_is_a_timed_dispatch_and_a_hazard_without_a_uav_barrier():
     rig.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.UAV(rig.target)])
     rig.list.ClearUnorderedAccessViewUint(gpu, cpu, rig.target, [4, 0, 0, 0], 0, None)
     rig.execute()
-    assert rig.device._hazard_count == 1
+    assert inspect(rig.device).hazard_count == 1
     assert np.all(rig.read(rig.target).view(np.uint32) == 4)
 
 

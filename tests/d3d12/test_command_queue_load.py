@@ -21,6 +21,7 @@ import pytest
 
 from dmlemu import golden
 from dmlemu.d3d12 import *  # noqa: F401,F403
+from dmlemu.d3d12 import inspect
 from dmlemu.directml import *  # noqa: F401,F403
 from dmlemu.errors import S_OK
 from dmlemu.presets import DEFAULT_PRESET, TEACHING
@@ -188,8 +189,9 @@ def _snapshot(rig):
     gc.collect()
     memory = rig.memory
     return {"used_bytes": memory.used_bytes, "allocations": len(memory.allocations),
-            "objects": len(gc.get_objects()), "pending": sum(len(q._pending) for q in rig.device._queues),
-            "fence_records": len(rig.fence._signal_records), "submissions": len(rig.allocator._submissions)}
+            "objects": len(gc.get_objects()), "pending": sum(len(inspect(q).pending) for q in inspect(rig.device).queues),
+            "fence_records": len(inspect(rig.fence).pending_signals),
+            "submissions": len(inspect(rig.allocator).submissions)}
 
 
 @pytest.mark.parametrize("timing, iterations", [(False, 1_000), (True, 200)], ids=["timing off", "timing on"])

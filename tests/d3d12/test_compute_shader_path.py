@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dmlemu.d3d12 import *  # noqa: F401,F403
+from dmlemu.d3d12 import inspect
 from dmlemu.errors import DXGI_ERROR_INVALID_CALL, E_INVALIDARG, E_NOTIMPL, HResultError
 from dmlemu.isa.assembler import AssemblyError
 from dmlemu.isa.shader_binary import ShaderBinaryError, assemble_shader, parse_shader_binary
@@ -109,12 +110,13 @@ def test_root_signature_serializes_and_creates_with_the_same_layout():
     assert isinstance(blob, ID3DBlob) and blob.GetBufferSize() == len(blob.GetBufferPointer())
     rs = device.CreateRootSignature(0, blob, blob.GetBufferSize())
     assert isinstance(rs, ID3D12RootSignature)
-    assert [p.type for p in rs._parameters] == [1, 3, 0]
-    assert rs._parameters[0].values == 2 and rs._parameters[2].ranges[0].offset == 0
+    parameters = inspect(rs).parameters
+    assert [p.type for p in parameters] == [1, 3, 0]
+    assert parameters[0].values == 2 and parameters[2].ranges[0].offset == 0
     again = device.CreateRootSignature(0, blob.GetBufferPointer(), blob.GetBufferSize())
-    assert again is not rs and again._same_layout(rs)
+    assert again is not rs and inspect(again).same_layout(rs)
     other = serialize(constants_param(values=3))
-    assert not device.CreateRootSignature(0, other.GetBufferPointer(), other.GetBufferSize())._same_layout(rs)
+    assert not inspect(device.CreateRootSignature(0, other.GetBufferPointer(), other.GetBufferSize())).same_layout(rs)
 
 
 @pytest.mark.parametrize("params, fields, code, sentence", [
@@ -170,7 +172,7 @@ def test_visibility_other_than_all_does_not_overlap_and_is_not_seen_by_compute()
     code = source_bytecode(".numthreads 1\n.uav u1\n s_endpgm\n")
     error = error_of(rig.pipeline, code, rs)
     assert error.message == ("CreateComputePipelineState: pDesc.CS does not match pDesc.pRootSignature: the shader "
-                             f"reads u1 (a UAV), which no root parameter of {rs._label} with "
+                             f"reads u1 (a UAV), which no root parameter of {inspect(rs).label} with "
                              "D3D12_SHADER_VISIBILITY_ALL provides.")
 
 
@@ -226,7 +228,7 @@ def test_random_root_signature_descs_serialize_and_round_trip_or_are_refused(par
         return
     outcome(ACCEPTED)
     rs = _DEVICE.CreateRootSignature(0, blob.GetBufferPointer(), blob.GetBufferSize())
-    assert len(rs._parameters) == len(params) and rs._blob == blob.GetBufferPointer()
+    assert len(inspect(rs).parameters) == len(params) and inspect(rs).blob == blob.GetBufferPointer()
 
 
 # ---- the shader binary and CreateComputePipelineState ---------------------------------------------------
@@ -302,7 +304,7 @@ def test_pipeline_creation_checks_the_shader_against_the_root_signature(text, se
     rig = Rig()
     error = error_of(rig.pipeline, source_bytecode(text))
     assert error.message == ("CreateComputePipelineState: pDesc.CS does not match pDesc.pRootSignature: "
-                             + sentence.format(rs=rig.rs._label) + ".")
+                             + sentence.format(rs=inspect(rig.rs).label) + ".")
 
 
 @settings(max_examples=150, deadline=None)
@@ -373,19 +375,19 @@ def test_a_root_signature_with_another_layout_fails_dispatch_and_drops_the_argum
     blob = serialize(constants_param(values=4))
     other = rig.device.CreateRootSignature(0, blob.GetBufferPointer(), blob.GetBufferSize())
     rig.list.SetComputeRootSignature(other)
-    assert rig.list._compute_root_args == {}
+    assert inspect(rig.list).compute_root_args == {}
     assert error_of(rig.list.Dispatch, 1, 1, 1).message == (
-        f"Dispatch: {rig.pso._label} was created with {rig.rs._label}, whose layout differs from {other._label} set "
-        "by SetComputeRootSignature.")
+        f"Dispatch: {inspect(rig.pso).label} was created with {inspect(rig.rs).label}, whose layout differs from "
+        f"{inspect(other).label} set by SetComputeRootSignature.")
 
 
 def test_without_the_debug_layer_a_bad_dispatch_makes_close_fail():
     rig = Rig(debug=False)
     rig.list.Dispatch(1, 1, 1)
-    assert rig.list._commands == []
+    assert inspect(rig.list).commands == ()
     assert error_of(rig.list.Close).message == (
-        f"Close: {rig.list._label} recorded an invalid call, so it cannot be executed: Dispatch: no pipeline state is "
-        "set; call SetPipelineState with a compute pipeline state first.")
+        f"Close: {inspect(rig.list).label} recorded an invalid call, so it cannot be executed: Dispatch: no pipeline "
+        "state is set; call SetPipelineState with a compute pipeline state first.")
 
 
 @pytest.mark.parametrize("groups", [(0, 1, 1), (4, 0, 1), (1, 1, 0)])
@@ -393,9 +395,9 @@ def test_a_dispatch_of_zero_groups_records_nothing(groups):
     rig = Rig()
     rig.bind_all()
     rig.list.Dispatch(*groups)
-    assert rig.list._commands == []
+    assert inspect(rig.list).commands == ()
     rig.list.Dispatch(1, 1, 1)
-    assert len(rig.list._commands) == 1
+    assert len(inspect(rig.list).commands) == 1
 
 
 def test_reset_with_an_initial_pipeline_state_and_clear_state():
@@ -403,9 +405,9 @@ def test_reset_with_an_initial_pipeline_state_and_clear_state():
     rig.list.Close()
     rig.allocator.Reset()
     rig.list.Reset(rig.allocator, rig.pso)
-    assert rig.list._pipeline_state is rig.pso
+    assert inspect(rig.list).pipeline_state is rig.pso
     rig.list.ClearState(None)
-    assert rig.list._pipeline_state is None and rig.list._compute_root_signature is None
+    assert inspect(rig.list).pipeline_state is None and inspect(rig.list).compute_root_signature is None
     assert error_of(rig.list.SetPipelineState, None).message == (
         "SetPipelineState: pPipelineState is None; it must be a pipeline state of this device.")
 
@@ -420,12 +422,12 @@ def test_a_shader_reading_a_buffer_in_the_wrong_state_removes_the_device_at_exec
     rig.list.Dispatch(1, 1, 1)
     rig.list.Close()
     queue.ExecuteCommandLists([rig.list])
-    code, sentence = rig.device._removed_reason
+    code, sentence = inspect(rig.device).removed_reason
     assert code == DXGI_ERROR_INVALID_CALL
-    assert sentence == (f"ExecuteCommandLists: the SRV t0 of the Dispatch of {rig.pso._label} (saxpy) needs "
-                        f"{x._label} in D3D12_RESOURCE_STATE_NON_PIXEL_SHADER_RESOURCE, but it is in "
+    assert sentence == (f"ExecuteCommandLists: the SRV t0 of the Dispatch of {inspect(rig.pso).label} (saxpy) needs "
+                        f"{inspect(x).label} in D3D12_RESOURCE_STATE_NON_PIXEL_SHADER_RESOURCE, but it is in "
                         "D3D12_RESOURCE_STATE_COPY_DEST; record a transition barrier first. "
-                        f"(in {rig.list._label} on {queue._label})")
+                        f"(in {inspect(rig.list).label} on {inspect(queue).label})")
     assert heap is not None
 
 
@@ -487,7 +489,7 @@ def test_the_abi_gives_3d_group_and_thread_ids():
     rig.list.Dispatch(*groups)
     rig.list.Close()
     queue.ExecuteCommandLists([rig.list])
-    got = out._allocation.data[:8 * 12 * 4].view(np.uint32)
+    got = inspect(out).data[:8 * 12 * 4].view(np.uint32)
     want = [tx | ty << 4 | gx << 8 | gy << 12 | gz << 16
             for gz in range(2) for gy in range(2) for gx in range(3) for ty in range(2) for tx in range(4)]
     assert got.tolist() == want
@@ -503,11 +505,11 @@ def test_dispatch_is_timed_and_traced_and_functional_results_do_not_depend_on_ti
     summary = cap.trace.format_summary()
     assert "saxpy" in summary
     untimed_device = D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0)
-    untimed_device._gpu.timing = False
+    inspect(untimed_device).gpu.timing = False
     untimed = example.saxpy(1.5, x, y, untimed_device)
     assert np.array_equal(timed.view(np.uint32), untimed.view(np.uint32))
     assert np.array_equal(timed.view(np.uint32), example.numpy_saxpy(1.5, x, y).view(np.uint32))
-    assert device._gpu.clock_cycles > 0
+    assert inspect(device).gpu.clock_cycles > 0
 
 
 # ---- the command line: asm, disasm, step --kernel ---------------------------------------------------------

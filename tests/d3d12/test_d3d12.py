@@ -9,6 +9,8 @@ import dmlemu.d3d12 as d3d12
 from dmlemu import HResultError
 from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.d3d12 import debug as d3d12_debug
+from dmlemu.d3d12 import inspect
+from dmlemu.d3d12.commands import record
 from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE, unpack_buffer_descriptor
 from dmlemu.errors import (DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_INVALID_CALL, E_FAIL, E_INVALIDARG, E_NOTIMPL,
                              E_OUTOFMEMORY, S_OK)
@@ -38,7 +40,7 @@ def raises(code, call, *args):
 
 
 class Probe:
-    """A command of our own, recorded through the internal contract; logs what it sees."""
+    """A command of our own, recorded through commands.record; logs what it sees."""
     name = "Probe"
 
     def __init__(self, log, resource=None, state=None):
@@ -164,10 +166,11 @@ def test_heap_states_are_fixed_at_creation(rig):
                      D3D12_RESOURCE_STATE_GENERIC_READ, None)
     assert message == ("CreateCommittedResource: InitialResourceState is D3D12_RESOURCE_STATE_GENERIC_READ, but a "
                        "resource on a D3D12_HEAP_TYPE_READBACK heap must be created in D3D12_RESOURCE_STATE_COPY_DEST.")
-    assert rig.buffer(16, D3D12_HEAP_TYPE_UPLOAD)._state == D3D12_RESOURCE_STATE_GENERIC_READ
-    assert rig.buffer(16, D3D12_HEAP_TYPE_READBACK)._state == D3D12_RESOURCE_STATE_COPY_DEST
+    assert inspect(rig.buffer(16, D3D12_HEAP_TYPE_UPLOAD)).state == D3D12_RESOURCE_STATE_GENERIC_READ
+    assert inspect(rig.buffer(16, D3D12_HEAP_TYPE_READBACK)).state == D3D12_RESOURCE_STATE_COPY_DEST
     default = rig.buffer(16, state=D3D12_RESOURCE_STATE_COPY_DEST)  # buffers start in COMMON whatever was asked
-    assert (default._state, default._initial_state) == (D3D12_RESOURCE_STATE_COMMON, D3D12_RESOURCE_STATE_COPY_DEST)
+    view = inspect(default)
+    assert (view.state, view.initial_state) == (D3D12_RESOURCE_STATE_COMMON, D3D12_RESOURCE_STATE_COPY_DEST)
 
 
 def test_buffer_desc_rules(rig):
@@ -317,11 +320,12 @@ def test_states_follow_barriers_at_execution_and_decay_after(rig):
     rig.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.Transition(
         buffer, D3D12_RESOURCE_STATE_COMMON, D3D12_RESOURCE_STATE_UNORDERED_ACCESS)])
     seen = []
-    rig.list._record(type("Peek", (), {"execute": lambda self, ctx: seen.append(buffer._state), "name": "Peek"})())
-    assert buffer._state == D3D12_RESOURCE_STATE_COMMON  # recording changes nothing
+    record(rig.list, type("Peek", (), {"execute": lambda self, ctx: seen.append(inspect(buffer).state),
+                                       "name": "Peek"})())
+    assert inspect(buffer).state == D3D12_RESOURCE_STATE_COMMON  # recording changes nothing
     rig.execute()
     assert seen == [D3D12_RESOURCE_STATE_UNORDERED_ACCESS]
-    assert buffer._state == D3D12_RESOURCE_STATE_COMMON  # buffers decay after ExecuteCommandLists
+    assert inspect(buffer).state == D3D12_RESOURCE_STATE_COMMON  # buffers decay after ExecuteCommandLists
 
 
 def test_wrong_state_before_removes_the_device(rig):
@@ -373,14 +377,15 @@ def test_an_access_in_the_wrong_state_removes_the_device(rig):
 def test_common_buffers_are_promoted_and_read_promotions_accumulate(rig):
     buffer = rig.buffer(16)
     log = []
-    rig.list._record(Probe(log, buffer, D3D12_RESOURCE_STATE_COPY_SOURCE))
-    rig.list._record(Probe(log, buffer, D3D12_RESOURCE_STATE_NON_PIXEL_SHADER_RESOURCE))
-    rig.list._record(type("Peek", (), {"execute": lambda self, ctx: log.append(buffer._state), "name": "Peek"})())
+    record(rig.list, Probe(log, buffer, D3D12_RESOURCE_STATE_COPY_SOURCE))
+    record(rig.list, Probe(log, buffer, D3D12_RESOURCE_STATE_NON_PIXEL_SHADER_RESOURCE))
+    record(rig.list, type("Peek", (), {"execute": lambda self, ctx: log.append(inspect(buffer).state),
+                                       "name": "Peek"})())
     rig.execute()
     assert log[-1] == D3D12_RESOURCE_STATE_COPY_SOURCE | D3D12_RESOURCE_STATE_NON_PIXEL_SHADER_RESOURCE
     assert rig.device.GetDeviceRemovedReason() == S_OK
-    rig.list._record(Probe(log, buffer, D3D12_RESOURCE_STATE_UNORDERED_ACCESS))  # a write promotion is final
-    rig.list._record(Probe(log, buffer, D3D12_RESOURCE_STATE_COPY_SOURCE))
+    record(rig.list, Probe(log, buffer, D3D12_RESOURCE_STATE_UNORDERED_ACCESS))  # a write promotion is final
+    record(rig.list, Probe(log, buffer, D3D12_RESOURCE_STATE_COPY_SOURCE))
     rig.list.Close()
     rig.queue.ExecuteCommandLists([rig.list])
     assert removal(rig.device)[1].startswith(
@@ -443,7 +448,7 @@ def test_fence_gpu_and_cpu_signals(rig):
 def test_queue_wait_holds_later_work_until_the_fence_is_signalled(rig):
     gate = rig.device.CreateFence(0, D3D12_FENCE_FLAG_NONE)
     log = []
-    rig.list._record(Probe(log))
+    record(rig.list, Probe(log))
     rig.list.Close()
     rig.queue.Wait(gate, 1)
     rig.queue.ExecuteCommandLists([rig.list])
@@ -526,14 +531,14 @@ def test_recording_into_a_closed_list_removes_the_device(rig):
 
 def test_record_contract_on_a_closed_list(rig):
     rig.list.Close()
-    assert rig.list._record(Probe([])) is False
+    assert record(rig.list, Probe([])) is False
     assert removal(rig.device) == (
         DXGI_ERROR_INVALID_CALL, "Probe: command list #1 is closed; Reset it before recording into it.")
 
 
 def test_executing_an_open_list_removes_the_device_and_runs_nothing(rig):
     log = []
-    rig.list._record(Probe(log))
+    record(rig.list, Probe(log))
     rig.queue.ExecuteCommandLists([rig.list])
     assert log == []
     assert rig.device.GetDeviceRemovedReason() == DXGI_ERROR_INVALID_CALL
@@ -562,11 +567,11 @@ def test_executing_a_list_of_another_type_or_a_stale_list(rig, device):
 
 def test_commands_run_in_order_with_the_execution_context(rig):
     log = []
-    rig.list._record(Probe(log))
-    rig.list._record(Probe(log))
+    record(rig.list, Probe(log))
+    record(rig.list, Probe(log))
     second = rig.device.CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_DIRECT,
                                           rig.device.CreateCommandAllocator(D3D12_COMMAND_LIST_TYPE_DIRECT), None)
-    second._record(Probe(log))
+    record(second, Probe(log))
     second.Close()
     rig.list.Close()
     rig.queue.ExecuteCommandLists([rig.list, second])
@@ -582,8 +587,8 @@ def test_an_hresult_error_raised_by_a_command_removes_the_device(rig):
             raise HResultError(E_INVALIDARG, "Failing: the operator was never initialized.")
 
     log = []
-    rig.list._record(Failing())
-    rig.list._record(Probe(log))
+    record(rig.list, Failing())
+    record(rig.list, Probe(log))
     rig.list.Close()
     rig.queue.ExecuteCommandLists([rig.list])
     assert log == []  # the rest of the work is dropped
@@ -596,7 +601,7 @@ def test_bundles_run_inside_direct_lists_only(rig, device):
     bundle_allocator = device.CreateCommandAllocator(D3D12_COMMAND_LIST_TYPE_BUNDLE)
     bundle = device.CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_BUNDLE, bundle_allocator, None)
     log = []
-    bundle._record(Probe(log))
+    record(bundle, Probe(log))
     bundle.Close()
     rig.list.ExecuteBundle(bundle)
     rig.list.ExecuteBundle(bundle)
@@ -694,21 +699,21 @@ def test_descriptor_handle_arithmetic(rig, device):
     cpu_only = device.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(
         Type=D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, NumDescriptors=8))
     cpu, gpu = visible.GetCPUDescriptorHandleForHeapStart(), visible.GetGPUDescriptorHandleForHeapStart()
-    assert gpu.ptr == visible._allocation.gpu_va and rig.memory.resolve(gpu.ptr + 255)[0] is visible._allocation
+    assert gpu.ptr == inspect(visible).gpu_base and rig.memory.resolve(gpu.ptr + 255)[0] is inspect(visible).allocation
     assert cpu_only.GetGPUDescriptorHandleForHeapStart() == D3D12_GPU_DESCRIPTOR_HANDLE(ptr=0)
     other_cpu = cpu_only.GetCPUDescriptorHandleForHeapStart().ptr
     assert other_cpu >= cpu.ptr + 8 * increment + 65536  # separate ranges with a gap
     third = CD3DX12_CPU_DESCRIPTOR_HANDLE(cpu, 3, increment)
     assert third.ptr == cpu.ptr + 96 and CD3DX12_CPU_DESCRIPTOR_HANDLE(cpu, 96) == third
     assert CD3DX12_GPU_DESCRIPTOR_HANDLE(gpu).Offset(7, increment).ptr == gpu.ptr + 224
-    assert device._descriptor_heap_from_cpu_handle(third) is visible
-    assert visible._slot_offset_from_cpu_handle(third) == 96
-    assert visible._slot_offset_from_cpu_handle(third.ptr + 4) is None   # between slots
-    assert device._descriptor_heap_from_cpu_handle(cpu.ptr + 8 * increment) is None  # one past the end
-    assert device._descriptor_heap_from_gpu_handle(gpu.ptr + 7 * increment) is visible
-    assert visible._slot_offset_from_gpu_handle(gpu.ptr + 7 * increment) == 224
-    assert device._descriptor_heap_from_cpu_handle(other_cpu) is cpu_only
-    assert device._descriptor_heap_from_gpu_handle(0) is None
+    assert inspect(device).descriptor_heap_at_cpu_handle(third) is visible
+    assert inspect(visible).slot_offset_from_cpu_handle(third) == 96
+    assert inspect(visible).slot_offset_from_cpu_handle(third.ptr + 4) is None   # between slots
+    assert inspect(device).descriptor_heap_at_cpu_handle(cpu.ptr + 8 * increment) is None  # one past the end
+    assert inspect(device).descriptor_heap_at_gpu_handle(gpu.ptr + 7 * increment) is visible
+    assert inspect(visible).slot_offset_from_gpu_handle(gpu.ptr + 7 * increment) == 224
+    assert inspect(device).descriptor_heap_at_cpu_handle(other_cpu) is cpu_only
+    assert inspect(device).descriptor_heap_at_gpu_handle(0) is None
 
 
 def test_descriptor_heap_creation_rules(device):
@@ -731,7 +736,7 @@ def test_unordered_access_views_write_buffer_descriptors(rig, device):
     typed = D3D12_UNORDERED_ACCESS_VIEW_DESC(Format=DXGI_FORMAT_R16_FLOAT, ViewDimension=D3D12_UAV_DIMENSION_BUFFER,
                                              Buffer=D3D12_BUFFER_UAV(FirstElement=0, NumElements=128))
     device.CreateUnorderedAccessView(buffer, None, typed, CD3DX12_CPU_DESCRIPTOR_HANDLE(start, 2, 32))
-    data = heap._allocation.data
+    data = inspect(heap).data
     va = buffer.GetGPUVirtualAddress()
     assert unpack_buffer_descriptor(data[32:48].view(np.uint32)) == (va + 16, 32, True)
     assert unpack_buffer_descriptor(data[64:80].view(np.uint32)) == (va, 256, True)
@@ -772,7 +777,7 @@ def test_copy_descriptors_simple(rig, device):
     device.CreateUnorderedAccessView(buffer, None, desc, staging.GetCPUDescriptorHandleForHeapStart())
     device.CopyDescriptorsSimple(1, CD3DX12_CPU_DESCRIPTOR_HANDLE(visible.GetCPUDescriptorHandleForHeapStart(), 3, 32),
                                  staging.GetCPUDescriptorHandleForHeapStart(), D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV)
-    assert unpack_buffer_descriptor(visible._allocation.data[96:112].view(np.uint32)) == (
+    assert inspect(visible).descriptor(3) == (
         buffer.GetGPUVirtualAddress(), 16, True)
     device.CopyDescriptorsSimple(1, staging.GetCPUDescriptorHandleForHeapStart(),
                                  visible.GetCPUDescriptorHandleForHeapStart(), 0)
@@ -784,9 +789,9 @@ def test_copy_descriptors_simple(rig, device):
 def test_set_descriptor_heaps(rig, device):
     visible = device.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(Type=0, NumDescriptors=4, Flags=1))
     rig.list.SetDescriptorHeaps([visible])
-    assert rig.list._descriptor_heaps == (visible,)
+    assert inspect(rig.list).descriptor_heaps == (visible,)
     rig.execute()
-    assert rig.list._descriptor_heaps == ()  # Reset clears list state
+    assert inspect(rig.list).descriptor_heaps == ()  # Reset clears list state
     hidden = device.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(Type=0, NumDescriptors=4))
     rig.list.SetDescriptorHeaps([hidden])
     assert raises(E_INVALIDARG, rig.list.Close).endswith(
@@ -820,7 +825,7 @@ def test_shader_resource_and_constant_buffer_views(rig, device):
     va = buffer.GetGPUVirtualAddress()
     device.CreateConstantBufferView(D3D12_CONSTANT_BUFFER_VIEW_DESC(BufferLocation=va + 256, SizeInBytes=512),
                                     CD3DX12_CPU_DESCRIPTOR_HANDLE(start, 1, 32))
-    data = heap._allocation.data
+    data = inspect(heap).data
     assert unpack_buffer_descriptor(data[0:16].view(np.uint32)) == (va + 24, 120, True)
     assert unpack_buffer_descriptor(data[32:48].view(np.uint32)) == (va + 256, 512, True)
     device.CreateConstantBufferView(D3D12_CONSTANT_BUFFER_VIEW_DESC(BufferLocation=va + 768, SizeInBytes=512), start)
@@ -847,4 +852,4 @@ def test_heap_properties_round_trip(rig):
     props, _ = buffer.GetHeapProperties()
     assert (props.Type, props.CPUPageProperty, props.MemoryPoolPreference) == (
         D3D12_HEAP_TYPE_CUSTOM, D3D12_CPU_PAGE_PROPERTY_WRITE_COMBINE, D3D12_MEMORY_POOL_L0)
-    assert buffer._state == D3D12_RESOURCE_STATE_COMMON
+    assert inspect(buffer).state == D3D12_RESOURCE_STATE_COMMON

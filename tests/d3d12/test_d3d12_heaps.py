@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from dmlemu.d3d12 import *  # noqa: F401,F403
+from dmlemu.d3d12 import inspect
 from dmlemu.errors import E_INVALIDARG, E_OUTOFMEMORY, HResultError
 from dmlemu.presets import IRIS_XE, TEACHING
 from mirror_rig import MirrorRig
@@ -227,7 +228,7 @@ def test_a_placed_resource_never_reaches_outside_its_heap(heap_type, heap_size, 
         outcome(REFUSED)
         return
     outcome(ACCEPTED)
-    heap_va, heap_bytes = heap._allocation.gpu_va, heap._allocation.data
+    heap_va, heap_bytes = inspect(heap).gpu_va, inspect(heap).data
     va, size = resource.GetGPUVirtualAddress(), resource.GetDesc().Width
     assert heap_va <= va and va + size <= heap_va + heap_size and va - heap_va == offset
     if heap_type != D3D12_HEAP_TYPE_DEFAULT:

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dmlemu.d3d12 import *  # noqa: F401,F403
+from dmlemu.d3d12.commands import record
 from dmlemu.errors import DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_INVALID_CALL, E_INVALIDARG, HResultError, S_OK
 from dmlemu.presets import TEACHING
 from mirror_rig import MirrorRig, removal
@@ -178,7 +179,7 @@ def test_errors_raised_while_a_queue_executes_are_not_argument_errors():
         def execute(self, ctx):
             raise TypeError("an emulator bug")
 
-    o.list._record(Broken())
+    record(o.list, Broken())
     o.list.Close()
     with pytest.raises(TypeError, match="an emulator bug"):
         o.queue.ExecuteCommandLists([o.list])

@@ -13,8 +13,8 @@ from hypothesis import given, settings, strategies as st
 
 from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.directml import inspect
 from dmlemu.errors import DXGI_ERROR_INVALID_CALL, E_INVALIDARG, HResultError, S_OK
-from dmlemu.functional.buffer_descriptor import unpack_buffer_descriptor
 from mirror_rig import ClipRig, MirrorRig, buffer_binding, removal
 
 X = np.linspace(-2, 2, 16, dtype=np.float32)
@@ -28,7 +28,7 @@ def cpu_only_heap(rig, slots=4):
 
 def slot(heap, index):
     """(GPU address, size, valid) of a heap slot's descriptor."""
-    return unpack_buffer_descriptor(heap._allocation.data[32 * index:32 * index + 16].view(np.uint32))
+    return inspect(heap).descriptor(index)
 
 
 def ready(dml_debug=True):
@@ -55,7 +55,7 @@ def split_table(rig, cpu_heap):
 
 
 def debug_messages(rig):
-    return list(rig.dml._debug_messages)
+    return list(inspect(rig.dml).debug_messages)
 
 
 # ---- Bind* writes through the CPU handle --------------------------------------------------------------------
@@ -96,7 +96,8 @@ def test_a_split_table_whose_descriptors_were_not_copied_reads_null_descriptors_
     assert debug_messages(rig) == [
         f"ExecuteCommandLists: slot {2 + i} of descriptor heap #3, the {field} descriptor of a "
         f"DML_OPERATOR_ELEMENT_WISE_CLIP dispatch, holds a null descriptor, but RecordDispatch was called with "
-        f"{buffer._label} bytes 0 to 64; was the table's CPU range (from slot 0 of descriptor heap #2) copied into it? "
+        f"{inspect(buffer).label} bytes 0 to 64; was the table's CPU range (from slot 0 of descriptor heap #2) copied "
+        f"into it? "
         f"Without DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE the bindings must not change from RecordDispatch until the "
         f"work completes (undefined in DirectML; the GPU reads what the heap holds)."
         for i, (field, buffer) in enumerate((("InputTensor", rig.a), ("OutputTensor", rig.b)))]
@@ -125,7 +126,8 @@ def test_rebinding_a_recorded_range_without_volatile_changes_what_the_gpu_reads_
         "buffer #1 bytes 0 to 64 Without DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE the bindings must not change from "
         "RecordDispatch until the work completes (undefined in DirectML; the GPU reads what the heap holds).",
         "ExecuteCommandLists: slot 1 of descriptor heap #1, the OutputTensor descriptor of a "
-        f"DML_OPERATOR_ELEMENT_WISE_CLIP dispatch, holds {c._label} bytes 0 to 64, but RecordDispatch was called with "
+        f"DML_OPERATOR_ELEMENT_WISE_CLIP dispatch, holds {inspect(c).label} bytes 0 to 64, but RecordDispatch was "
+        "called with "
         "buffer #2 bytes 0 to 64 Without DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE the bindings must not change from "
         "RecordDispatch until the work completes (undefined in DirectML; the GPU reads what the heap holds)."]
 
@@ -230,7 +232,8 @@ def views_rig():
 
 
 def fill(heap, seed):
-    heap._allocation.data[:] = np.random.default_rng(seed).integers(0, 256, heap._allocation.data.size, dtype=np.uint8)
+    data = inspect(heap).allocation.data   # the functional model's bytes: the test writes below the API
+    data[:] = np.random.default_rng(seed).integers(0, 256, data.size, dtype=np.uint8)
 
 
 def handle(heap, index):
@@ -240,15 +243,15 @@ def handle(heap, index):
 def test_copy_descriptors_copies_the_source_ranges_in_order_into_the_destination_ranges():
     rig, src, dst = views_rig()
     fill(src, 1)
-    before = src._allocation.data.copy()
+    before = inspect(src).data.copy()
     rig.device.CopyDescriptors([handle(dst, 0), handle(dst, 5)], [3, 2], [handle(src, 4), handle(src, 0)], [1, 4],
                                D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV)
     source = np.concatenate([before[128:160], before[0:128]])
-    assert np.array_equal(dst._allocation.data[:96], source[:96])
-    assert np.array_equal(dst._allocation.data[160:224], source[96:])
-    assert not dst._allocation.data[96:160].any() and not dst._allocation.data[224:].any()
+    assert np.array_equal(inspect(dst).data[:96], source[:96])
+    assert np.array_equal(inspect(dst).data[160:224], source[96:])
+    assert not inspect(dst).data[96:160].any() and not inspect(dst).data[224:].any()
     rig.device.CopyDescriptors([handle(dst, 7)], None, [handle(src, 7)], None, D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV)
-    assert np.array_equal(dst._allocation.data[224:], before[224:])
+    assert np.array_equal(inspect(dst).data[224:], before[224:])
     assert rig.device.GetDeviceRemovedReason() == S_OK
 
 
@@ -273,7 +276,7 @@ def test_copy_descriptors_copies_the_source_ranges_in_order_into_the_destination
 def test_copy_descriptors_misuse_removes_the_device(call, sentence):
     rig, src, dst = views_rig()
     assert call(rig.device, src, dst) is None
-    reason, message = rig.device._removed_reason
+    reason, message = inspect(rig.device).removed_reason
     assert reason == DXGI_ERROR_INVALID_CALL and message.startswith("CopyDescriptors: " + sentence)
 
 
@@ -289,11 +292,11 @@ def test_copy_descriptors_on_hostile_ranges_matches_a_model_or_removes_the_devic
     rig, src_heap, dst_heap = views_rig()
     fill(src_heap, 2)
     fill(dst_heap, 3)
-    before = dst_heap._allocation.data.copy()
+    before = inspect(dst_heap).data.copy()
     model = before.copy()
     ok = sum(n for _, n in dest) == sum(n for _, n in src) and all(i < 8 and i + n <= 8 for i, n in dest + src)
     if ok:
-        stream = np.concatenate([src_heap._allocation.data[32 * i:32 * (i + n)] for i, n in src])
+        stream = np.concatenate([inspect(src_heap).data[32 * i:32 * (i + n)] for i, n in src])
         at = 0
         for i, n in dest:
             model[32 * i:32 * (i + n)] = stream[at:at + 32 * n]
@@ -301,4 +304,4 @@ def test_copy_descriptors_on_hostile_ranges_matches_a_model_or_removes_the_devic
     rig.device.CopyDescriptors([handle(dst_heap, i) if i < 8 else i for i, _ in dest], [n for _, n in dest],
                                [handle(src_heap, i) if i < 8 else i for i, _ in src], [n for _, n in src], CBV)
     assert (rig.device.GetDeviceRemovedReason() == S_OK) == ok
-    assert np.array_equal(dst_heap._allocation.data, model if ok else before)
+    assert np.array_equal(inspect(dst_heap).data, model if ok else before)

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from dmlemu.d3d12 import *  # noqa: F401,F403
+from dmlemu.d3d12 import inspect
 from dmlemu.directml import *  # noqa: F401,F403
 from dmlemu.errors import (DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_INVALID_CALL, E_FAIL, E_INVALIDARG, HResultError,
                            S_OK)
@@ -90,7 +91,7 @@ MISUSES = [
 def test_command_list_misuse_is_reported_and_named(misuse, reporter, hresult, sentence, debug):
     rig = ClipRig(d3d12_debug=debug, dml_debug=debug, mute_debug_output=False)
     watch = MemoryWatch(rig.gpu)
-    watch.allow_range(rig.heap._allocation, 0, 128)   # the binding tables' descriptor slots (Bind* writes them)
+    watch.allow_range(inspect(rig.heap).allocation, 0, 128)   # the binding tables' descriptor slots (Bind* writes them)
     if misuse is _never_initialized and not debug:
         # Only the DML debug layer checks initialization; without it the kernel reads the persistent resource's
         # bytes (zeros: element count 0) and writes nothing (docs/PERSISTENT_RESOURCES.md).

@@ -14,21 +14,18 @@ from hypothesis import given, settings, strategies as st
 from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.d3d12.hazards import HazardTracker, note_access
 from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.directml import inspect
 from dmlemu.errors import DXGI_ERROR_INVALID_CALL, HResultError, S_OK
 from dmlemu.traces import capture
-from mirror_rig import ClipRig, buffer_binding
+from mirror_rig import ClipRig, MirrorRig, buffer_binding
 
 
-class Res:
-    def __init__(self, label):
-        self._label = label
-
-
-A, B = Res("buffer #1"), Res("buffer #2")
+_STAND_BY = MirrorRig(heap_slots=0)      # two buffers the tracker tests name: "buffer #1" and "buffer #2"
+A, B = _STAND_BY.buffer(64), _STAND_BY.buffer(64)
 
 
 def kinds(found):
-    return [(h.kind, h.operation, h.earlier, h.resource._label, h.start, h.end) for h in found]
+    return [(h.kind, h.operation, h.earlier, inspect(h.resource).label, h.start, h.end) for h in found]
 
 
 # ---- the tracker ---------------------------------------------------------------------------------------------
@@ -111,10 +108,10 @@ def test_the_tracker_agrees_with_a_brute_force_model(steps):
         for r, start, end, write in mine:
             for m, r2, s2, e2, w2, c2, epoch in history:
                 if r2 == r and epoch == epochs[r] and (write or w2) and not (copy and c2) and start < e2 and s2 < end:
-                    expected.add((f"operation {m} (op{m})", RESOURCES[r]._label))
+                    expected.add((f"operation {m} (op{m})", RESOURCES[r]))
         found = t.access(f"op{n}", reads=[(RESOURCES[r], o, s) for r, o, s, w in payload if not w],
                          writes=[(RESOURCES[r], o, s) for r, o, s, w in payload if w], copy=copy)
-        assert {(h.earlier, h.resource._label) for h in found} == expected
+        assert {(h.earlier, h.resource) for h in found} == expected
         assert len(found) == len(expected)
         # The tracker forgets an access covered by a later one to the same bytes (a write covers all, a read
         # covers reads, a copy only copies): whatever conflicts with it conflicts with the later one too.
@@ -163,7 +160,7 @@ def test_a_dependent_dispatch_without_a_barrier_is_counted_in_the_device_and_the
         rig.queue.ExecuteCommandLists([rig.list])
     _reopen(rig)
     assert rig.device.GetDeviceRemovedReason() == S_OK and rig.dml.GetDeviceRemovedReason() == S_OK
-    assert rig.device._hazard_count == 1
+    assert inspect(rig.device).hazard_count == 1
     assert cap.trace.dispatches["hazards"].tolist() == [0, 1]
     row = cap.trace.hazards[0]
     assert (int(row["dispatch"]), str(row["kind"]), str(row["operation"]), str(row["earlier"]),
@@ -198,7 +195,7 @@ def test_a_uav_barrier_global_or_on_the_resource_orders_the_dispatches():
         _two_clips(rig, barrier(rig))
         rig.queue.ExecuteCommandLists([rig.list])
         rig.wait()
-        assert rig.device._hazard_count == 0
+        assert inspect(rig.device).hazard_count == 0
 
 
 def test_a_uav_barrier_on_another_resource_does_not():
@@ -206,7 +203,7 @@ def test_a_uav_barrier_on_another_resource_does_not():
     _two_clips(rig, CD3DX12_RESOURCE_BARRIER.UAV(rig.a))
     rig.queue.ExecuteCommandLists([rig.list])
     rig.wait()
-    assert rig.device._hazard_count == 1
+    assert inspect(rig.device).hazard_count == 1
 
 
 def test_separate_execute_command_lists_calls_are_ordered():
@@ -221,7 +218,7 @@ def test_separate_execute_command_lists_calls_are_ordered():
         table.BindOutputs([buffer_binding(dst, 0, 64)])
         rig.recorder.RecordDispatch(rig.list, rig.compiled, table)
         rig.execute()
-    assert rig.device._hazard_count == 0
+    assert inspect(rig.device).hazard_count == 0
     assert np.array_equal(rig.read(rig.a).view(np.float32), np.clip(X, 0, 1))
 
 
@@ -243,7 +240,7 @@ def test_lists_of_one_call_share_the_tracker():
         rig.queue.ExecuteCommandLists([rig.list, second_list])
     rig.wait()
     # operation 2 reads b (written by 1) and writes a (read by 1): one hazard per (earlier operation, resource)
-    assert rig.device._hazard_count == 2
+    assert inspect(rig.device).hazard_count == 2
 
 
 def test_the_history_stays_bounded_on_a_long_chain_without_barriers():
@@ -254,9 +251,9 @@ def test_the_history_stays_bounded_on_a_long_chain_without_barriers():
         found = t.access(f"op{i}", reads=[(B, 0, 64)], writes=[(B, 0, 64)])
         expected = [] if i == 0 else [("read-after-write", f"operation {i} (op{i - 1})")]
         assert [(h.kind, h.earlier) for h in found] == expected
-    assert len(t._accesses[B]) == 1
+    assert len(t.history(B)) == 1
     for i in range(1000):     # many readers of one range: a later write conflicts with the latest one
         t.access(f"read{i}", reads=[(A, 0, 32)])
-    assert len(t._accesses[A]) == 1
+    assert len(t.history(A)) == 1
     (hazard,) = t.access("writer", writes=[(A, 0, 32)])
     assert hazard.kind == "write-after-read" and hazard.earlier == "operation 11000 (read999)"

@@ -7,7 +7,8 @@ import pytest
 
 from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.directml import *  # noqa: F401,F403
-from dmlemu.errors import DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, E_NOINTERFACE, HResultError
+from dmlemu.directml import inspect
+from dmlemu.errors import DXGI_ERROR_INVALID_CALL, DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, E_NOINTERFACE, HResultError
 from dmlemu.presets import TEACHING
 from mirror_rig import MirrorRig
 
@@ -59,7 +60,8 @@ def test_other_interfaces_are_e_nointerface_with_a_sentence():
 
 def test_query_interface_works_after_device_removal():
     rig = MirrorRig(TEACHING)
-    rig.device._remove(0x887A0005, "removed for the test.")
+    rig.queue.ExecuteCommandLists(None)   # void-method misuse removes the device
+    assert rig.device.GetDeviceRemovedReason() == DXGI_ERROR_INVALID_CALL
     assert rig.device.QueryInterface(IID_ID3D12Device) is rig.device
     assert rig.fence.QueryInterface(uuid.UUID(str(IID_ID3D12Fence))) is rig.fence
 
@@ -111,11 +113,11 @@ def test_no_sentence_repeats_its_method_prefix(capsys):
             call()
         except HResultError as error:
             messages.append(error.message)
-    messages += list(rig.dml._debug_messages)
+    messages += list(inspect(rig.dml).debug_messages)
     assert len(messages) >= 15
     doubled = [m for m in messages if _PREFIX.match(m)]
     assert doubled == []
-    assert any(m.startswith("IDMLDevice1.CompileGraph: desc is None") for m in rig.dml._debug_messages)
+    assert any(m.startswith("IDMLDevice1.CompileGraph: desc is None") for m in inspect(rig.dml).debug_messages)
 
 
 def test_interface_ids_are_the_header_guids():

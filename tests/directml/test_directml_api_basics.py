@@ -101,11 +101,18 @@ def test_struct_rejects_unknown_fields():
         bias.bias = 2.0
 
 
-def test_operator_desc_structs_have_c_fields():
-    assert DML_ELEMENT_WISE_CLIP_OPERATOR_DESC._fields_ == ("InputTensor", "OutputTensor", "ScaleBias", "Min", "Max")
-    assert DML_ELEMENT_WISE_THRESHOLD_OPERATOR_DESC._fields_ == ("InputTensor", "OutputTensor", "ScaleBias", "Min")
-    assert DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC._fields_ == ("InputTensor", "OutputTensor", "ScaleBias")
-    assert DML_ELEMENT_WISE_IF_OPERATOR_DESC._fields_ == ("ConditionTensor", "ATensor", "BTensor", "OutputTensor")
+@pytest.mark.parametrize("struct, fields", [
+    (DML_ELEMENT_WISE_CLIP_OPERATOR_DESC, ("InputTensor", "OutputTensor", "ScaleBias", "Min", "Max")),
+    (DML_ELEMENT_WISE_THRESHOLD_OPERATOR_DESC, ("InputTensor", "OutputTensor", "ScaleBias", "Min")),
+    (DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC, ("InputTensor", "OutputTensor", "ScaleBias")),
+    (DML_ELEMENT_WISE_IF_OPERATOR_DESC, ("ConditionTensor", "ATensor", "BTensor", "OutputTensor")),
+])
+def test_operator_desc_structs_have_c_fields(struct, fields):
+    # C aggregate initialization: positional values fill the fields in C order, and there are no more fields.
+    desc = struct(*range(len(fields)))
+    assert [getattr(desc, field) for field in fields] == list(range(len(fields)))
+    with pytest.raises(TypeError, match=f"{struct.__name__} has {len(fields)} fields; {len(fields) + 1} values"):
+        struct(*range(len(fields) + 1))
 
 
 def test_scalar_union_shares_bytes():

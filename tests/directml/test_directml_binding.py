@@ -13,6 +13,7 @@ import pytest
 
 from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.directml import inspect
 from dmlemu.errors import DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_INVALID_CALL, E_INVALIDARG, HResultError, S_OK
 from dmlemu.presets import DEFAULT_PRESET
 from mirror_rig import MirrorRig, buffer_binding
@@ -95,8 +96,8 @@ def test_compile_flags(rig):
     op = rig.dml.CreateOperator(clip_desc(tensor(F16)))
     all_flags = (DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION | DML_EXECUTION_FLAG_DISABLE_META_COMMANDS
                  | DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE)
-    assert rig.dml.CompileOperator(op, all_flags)._half_precision
-    assert not rig.dml.CompileOperator(op, DML_EXECUTION_FLAG_NONE)._half_precision
+    assert inspect(rig.dml.CompileOperator(op, all_flags)).half_precision
+    assert not inspect(rig.dml.CompileOperator(op, DML_EXECUTION_FLAG_NONE)).half_precision
     with pytest.raises(HResultError) as info:
         rig.dml.CompileOperator(op, 0x8)
     assert info.value.hresult == E_INVALIDARG
@@ -114,15 +115,15 @@ def test_half_precision_is_ignored_without_native_fp16():
     preset = dataclasses.replace(DEFAULT_PRESET, native_fp16=False)
     rig = MirrorRig(preset, dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG)
     compiled = rig.compile(clip_desc(tensor(F16)), DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION)
-    assert not compiled._half_precision
+    assert not inspect(compiled).half_precision
 
 
 def test_compiled_operator_owns_its_constant_buffer(rig):
     memory = rig.memory
     before = memory.used_bytes
     compiled = rig.compile(clip_desc())
-    allocation = compiled._constants
-    constants = bytes(compiled._kernel.constants)
+    allocation = inspect(compiled).constants
+    constants = bytes(inspect(compiled).kernel.constants)
     # The constant buffer, then a 32-byte descriptor of it and the 32 bytes of its initializer copy's constants.
     assert memory.used_bytes == before + allocation.size == before + len(constants) + 64
     assert bytes(allocation.data[:len(constants)]) == constants
@@ -473,7 +474,7 @@ def test_bind_writes_descriptors_in_binding_order(rig):
     table.BindInputs([buffer_binding(buffers[0], size=16), buffer_binding(buffers[1], 32, 32),
                       buffer_binding(buffers[2], 64, 48)])
     table.BindOutputs([buffer_binding(buffers[3], 16, 240)])
-    heap_bytes = rig.heap._allocation.data   # Bind* wrote them through the CPU handle at once
+    heap_bytes = inspect(rig.heap).data   # Bind* wrote them through the CPU handle at once
     expected = [(buffers[0], 0, 16), (buffers[1], 32, 32), (buffers[2], 64, 48), (buffers[3], 16, 240)]
     for slot, (resource, offset, size) in enumerate(expected):
         start = (3 + slot) * 32
@@ -637,7 +638,7 @@ def test_two_dispatches_sharing_one_table_range_read_the_last_bindings(rig):
         rig.execute()
     assert rig.dml.GetDeviceRemovedReason() == S_OK
     assert not rig.read(b).any() and not rig.read(c).any()
-    assert len(rig.dml._debug_messages) == 2   # the first dispatch's two slots
+    assert len(inspect(rig.dml).debug_messages) == 2   # the first dispatch's two slots
 
 
 def test_outputs_writable_ranges_must_not_overlap(rig):

@@ -5,6 +5,7 @@ from hypothesis import strategies as st
 
 from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.directml import inspect
 from dmlemu.errors import HResultError
 from mirror_rig import MirrorRig
 from operator_cases import ACCEPTED, REFUSED, garbage, outcome
@@ -53,7 +54,8 @@ def mutate(desc, path, value):
     *parents, last = path.split(".")
     obj = desc
     for name in parents + [last]:
-        if not isinstance(getattr(obj, "_fields_", None), tuple) or name not in obj._fields_:
+        fields = getattr(obj, "_fields_", None)   # a CStruct's C field names (ctypes' convention)
+        if not isinstance(fields, tuple) or name not in fields:
             return False  # an earlier mutation replaced this part of the desc
         if name == last:
             setattr(obj, last, value)
@@ -203,7 +205,7 @@ def test_record_dispatch_never_raises(args, which):
     real = [rig.list, rig.compiled, table]
     real[which] = args[which]
     assert rig.dml.CreateCommandRecorder().RecordDispatch(*real) is None
-    outcome(REFUSED if rig.dml.GetDeviceRemovedReason() or rig.list._error is not None else ACCEPTED)
+    outcome(REFUSED if rig.dml.GetDeviceRemovedReason() or inspect(rig.list).error is not None else ACCEPTED)
 
 
 @SETTINGS

@@ -9,6 +9,7 @@ import pytest
 
 from dmlemu.d3d12 import D3D12CreateDevice, D3D_FEATURE_LEVEL_11_0
 from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.directml import inspect
 from dmlemu.dxgi import CreateDXGIFactory1
 from dmlemu.errors import (
     DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, E_NOINTERFACE, E_NOTIMPL, HResultError, S_OK,
@@ -234,71 +235,95 @@ def test_operator_desc_shape(desc, message):
     assert rejected(dml_device(), desc) == message
 
 
-# Per level: (device level, data type, dims, accepted?) for THRESHOLD (CLIP agrees except 64-bit).
+# The support tables' rows: (device level, data type[, dims], outcome). The outcome is ACCEPTED (the operator's
+# validated tensors have that type and rank) or (tensor, field, what the level allows): the exact sentence.
+ACCEPTED = "accepted"
+FLOATS = "FLOAT32, FLOAT16"
+ALL_32 = "FLOAT32, FLOAT16, INT32, INT16, INT8, UINT32, UINT16, UINT8"
+ALL_64 = "FLOAT32, FLOAT16, INT64, INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8"
+
+
+def check_support(level, desc, data_type, dims, outcome):
+    """CreateOperator's answer for a support-table row: the operator, or the row's sentence."""
+    device = dml_device(level)
+    name = DML_OPERATOR_TYPE(desc.Type).name
+    if outcome == ACCEPTED:
+        info = inspect(device.CreateOperator(desc)).info
+        assert info.schema.c_name == name
+        assert [(t.data_type, len(t.sizes)) for t in info.tensors if t.field != "ConditionTensor"] == \
+            [(data_type, dims)] * (len(info.tensors) - (name == "DML_OPERATOR_ELEMENT_WISE_IF"))
+        return
+    tensor_name, field, allowed = outcome
+    level_name = DML_FEATURE_LEVEL(level).name
+    if field == "DataType":
+        sentence = (f"{tensor_name}.DataType is {DML_TENSOR_DATA_TYPE(data_type).name}; {level_name} allows {allowed} "
+                    f"for {tensor_name} of {name}.")
+    else:
+        sentence = f"{tensor_name}.Sizes has {dims} dimensions; {level_name} allows {allowed} for {name}."
+    assert rejected(device, desc) == sentence
+
+
+def input_rule(field, allowed):
+    return ("InputTensor", field, allowed)
+
+
+# THRESHOLD per level (CLIP agrees except 64-bit).
 THRESHOLD_CASES = [
-    (DML_FEATURE_LEVEL_1_0, F32, 4, True), (DML_FEATURE_LEVEL_1_0, F16, 4, True),
-    (DML_FEATURE_LEVEL_1_0, I32, 4, False), (DML_FEATURE_LEVEL_1_0, F32, 3, False),
-    (DML_FEATURE_LEVEL_2_0, I32, 4, False), (DML_FEATURE_LEVEL_2_1, I32, 4, True),
-    (DML_FEATURE_LEVEL_2_1, U8, 4, True), (DML_FEATURE_LEVEL_2_1, I8, 4, True),
-    (DML_FEATURE_LEVEL_2_1, F32, 3, False), (DML_FEATURE_LEVEL_2_1, F32, 5, False),
-    (DML_FEATURE_LEVEL_3_0, F32, 1, True), (DML_FEATURE_LEVEL_3_0, U16, 8, True),
-    (DML_FEATURE_LEVEL_3_0, F32, 9, False), (DML_FEATURE_LEVEL_6_4, I64, 4, False),
-    (DML_FEATURE_LEVEL_6_4, F64, 4, False),
+    (DML_FEATURE_LEVEL_1_0, F32, 4, ACCEPTED), (DML_FEATURE_LEVEL_1_0, F16, 4, ACCEPTED),
+    (DML_FEATURE_LEVEL_1_0, I32, 4, input_rule("DataType", FLOATS)),
+    (DML_FEATURE_LEVEL_1_0, F32, 3, input_rule("Sizes", "4")),
+    (DML_FEATURE_LEVEL_2_0, I32, 4, input_rule("DataType", FLOATS)), (DML_FEATURE_LEVEL_2_1, I32, 4, ACCEPTED),
+    (DML_FEATURE_LEVEL_2_1, U8, 4, ACCEPTED), (DML_FEATURE_LEVEL_2_1, I8, 4, ACCEPTED),
+    (DML_FEATURE_LEVEL_2_1, F32, 3, input_rule("Sizes", "4")),
+    (DML_FEATURE_LEVEL_2_1, F32, 5, input_rule("Sizes", "4")),
+    (DML_FEATURE_LEVEL_3_0, F32, 1, ACCEPTED), (DML_FEATURE_LEVEL_3_0, U16, 8, ACCEPTED),
+    (DML_FEATURE_LEVEL_3_0, F32, 9, input_rule("Sizes", "1 to 8")),
+    (DML_FEATURE_LEVEL_6_4, I64, 4, input_rule("DataType", ALL_32)),
+    (DML_FEATURE_LEVEL_6_4, F64, 4, input_rule("DataType", ALL_32)),
 ]
 
 
-@pytest.mark.parametrize("level, data_type, dims, accepted", THRESHOLD_CASES)
-def test_threshold_support_table(level, data_type, dims, accepted):
-    device = dml_device(level)
+@pytest.mark.parametrize("level, data_type, dims, outcome", THRESHOLD_CASES)
+def test_threshold_support_table(level, data_type, dims, outcome):
     t = tensor(data_type, (1,) * (dims - 1) + (3,))
-    desc = unary(DML_OPERATOR_ELEMENT_WISE_THRESHOLD, t, Min=0.0)
-    if accepted:
-        device.CreateOperator(desc)
-    else:
-        rejected(device, desc)
+    check_support(level, unary(DML_OPERATOR_ELEMENT_WISE_THRESHOLD, t, Min=0.0), data_type, dims, outcome)
 
 
-@pytest.mark.parametrize("level, data_type, accepted", [
-    (DML_FEATURE_LEVEL_4_1, I64, False), (DML_FEATURE_LEVEL_5_0, I64, True), (DML_FEATURE_LEVEL_5_0, U64, True),
-    (DML_FEATURE_LEVEL_6_4, F64, False), (DML_FEATURE_LEVEL_2_1, U32, True), (DML_FEATURE_LEVEL_2_0, U32, False),
+@pytest.mark.parametrize("level, data_type, outcome", [
+    (DML_FEATURE_LEVEL_4_1, I64, input_rule("DataType", ALL_32)), (DML_FEATURE_LEVEL_5_0, I64, ACCEPTED),
+    (DML_FEATURE_LEVEL_5_0, U64, ACCEPTED), (DML_FEATURE_LEVEL_6_4, F64, input_rule("DataType", ALL_64)),
+    (DML_FEATURE_LEVEL_2_1, U32, ACCEPTED), (DML_FEATURE_LEVEL_2_0, U32, input_rule("DataType", FLOATS)),
 ])
-def test_clip_support_table(level, data_type, accepted):
-    device = dml_device(level)
-    desc = clip(tensor(data_type, (1, 1, 2, 2)))
-    if accepted:
-        device.CreateOperator(desc)
-    else:
-        rejected(device, desc)
+def test_clip_support_table(level, data_type, outcome):
+    check_support(level, clip(tensor(data_type, (1, 1, 2, 2))), data_type, 4, outcome)
 
 
-@pytest.mark.parametrize("level, data_type, dims, accepted", [
-    (DML_FEATURE_LEVEL_1_0, F32, 4, True), (DML_FEATURE_LEVEL_1_0, F32, 5, True), (DML_FEATURE_LEVEL_1_0, F32, 3, False),
-    (DML_FEATURE_LEVEL_1_0, I16, 4, False), (DML_FEATURE_LEVEL_2_1, I16, 5, True), (DML_FEATURE_LEVEL_2_1, I16, 2, False),
-    (DML_FEATURE_LEVEL_3_0, I16, 2, True), (DML_FEATURE_LEVEL_4_0, I64, 2, False), (DML_FEATURE_LEVEL_4_1, I64, 2, True),
-    (DML_FEATURE_LEVEL_4_1, F64, 2, True), (DML_FEATURE_LEVEL_4_1, U64, 8, True),
+@pytest.mark.parametrize("level, data_type, dims, outcome", [
+    (DML_FEATURE_LEVEL_1_0, F32, 4, ACCEPTED), (DML_FEATURE_LEVEL_1_0, F32, 5, ACCEPTED),
+    (DML_FEATURE_LEVEL_1_0, F32, 3, input_rule("Sizes", "4 to 5")),
+    (DML_FEATURE_LEVEL_1_0, I16, 4, input_rule("DataType", FLOATS)), (DML_FEATURE_LEVEL_2_1, I16, 5, ACCEPTED),
+    (DML_FEATURE_LEVEL_2_1, I16, 2, input_rule("Sizes", "4 to 5")),
+    (DML_FEATURE_LEVEL_3_0, I16, 2, ACCEPTED), (DML_FEATURE_LEVEL_4_0, I64, 2, input_rule("DataType", ALL_32)),
+    (DML_FEATURE_LEVEL_4_1, I64, 2, ACCEPTED), (DML_FEATURE_LEVEL_4_1, F64, 2, ACCEPTED),
+    (DML_FEATURE_LEVEL_4_1, U64, 8, ACCEPTED),
 ])
-def test_identity_support_table(level, data_type, dims, accepted):
-    device = dml_device(level)
+def test_identity_support_table(level, data_type, dims, outcome):
     desc = unary(DML_OPERATOR_ELEMENT_WISE_IDENTITY, tensor(data_type, (1,) * (dims - 1) + (2,)))
-    if accepted:
-        device.CreateOperator(desc)
-    else:
-        rejected(device, desc)
+    check_support(level, desc, data_type, dims, outcome)
 
 
-@pytest.mark.parametrize("level, data_type, dims, accepted", [
-    (DML_FEATURE_LEVEL_2_0, F16, 4, True), (DML_FEATURE_LEVEL_2_0, F32, 4, False), (DML_FEATURE_LEVEL_2_1, F16, 3, False),
-    (DML_FEATURE_LEVEL_3_0, F32, 3, True), (DML_FEATURE_LEVEL_3_0, U8, 1, True), (DML_FEATURE_LEVEL_3_0, I64, 1, False),
-    (DML_FEATURE_LEVEL_5_0, I64, 1, True), (DML_FEATURE_LEVEL_5_0, F64, 8, True), (DML_FEATURE_LEVEL_4_1, F64, 2, False),
+@pytest.mark.parametrize("level, data_type, dims, outcome", [
+    (DML_FEATURE_LEVEL_2_0, F16, 4, ACCEPTED), (DML_FEATURE_LEVEL_2_0, F32, 4, ("ATensor", "DataType", "FLOAT16")),
+    (DML_FEATURE_LEVEL_2_1, F16, 3, ("ConditionTensor", "Sizes", "4")),
+    (DML_FEATURE_LEVEL_3_0, F32, 3, ACCEPTED), (DML_FEATURE_LEVEL_3_0, U8, 1, ACCEPTED),
+    (DML_FEATURE_LEVEL_3_0, I64, 1, ("ATensor", "DataType", ALL_32)),
+    (DML_FEATURE_LEVEL_5_0, I64, 1, ACCEPTED), (DML_FEATURE_LEVEL_5_0, F64, 8, ACCEPTED),
+    (DML_FEATURE_LEVEL_4_1, F64, 2, ("ATensor", "DataType", ALL_32)),
 ])
-def test_if_support_table(level, data_type, dims, accepted):
-    device = dml_device(level)
+def test_if_support_table(level, data_type, dims, outcome):
     sizes = (1,) * (dims - 1) + (2,)
     desc = if_op(tensor(U8, sizes), tensor(data_type, sizes), tensor(data_type, sizes), tensor(data_type, sizes))
-    if accepted:
-        device.CreateOperator(desc)
-    else:
-        rejected(device, desc)
+    check_support(level, desc, data_type, dims, outcome)
 
 
 def test_feature_level_messages_name_the_level_and_what_it_allows():
@@ -376,7 +401,8 @@ def test_owned_by_dml_inputs_are_accepted():
     """An owned input is bound at initialization and kept in the persistent resource
     (tests/directml/test_persistent_resources.py runs it)."""
     op = dml_device().CreateOperator(clip(_buffer(Flags=DML_TENSOR_FLAG_OWNED_BY_DML), _buffer()))
-    assert op._info.inputs[0].owned_by_dml and not op._info.outputs[0].owned_by_dml
+    info = inspect(op).info
+    assert info.inputs[0].owned_by_dml and not info.outputs[0].owned_by_dml
 
 
 def test_sizes_as_numpy_arrays_and_tuples_are_accepted():
@@ -428,10 +454,11 @@ def test_float_attributes():
     assert rejected(dml_device(), unary(DML_OPERATOR_ELEMENT_WISE_THRESHOLD, tensor(), Min=[0])) == (
         "Min is [0]; it must be a number (a C FLOAT).")
     op = dml_device().CreateOperator(clip(tensor(), Min=np.float64(0.1), Max=1e40))
-    assert op._info.floats["Min"] == np.float32(0.1)
-    assert np.isinf(op._info.floats["Max"])
-    assert op._info.attributes == {"Min": np.float32(0.1), "Max": np.float32(np.inf)}
-    assert all(type(value) is np.float32 for value in op._info.attributes.values())
+    info = inspect(op).info
+    assert info.floats["Min"] == np.float32(0.1)
+    assert np.isinf(info.floats["Max"])
+    assert info.attributes == {"Min": np.float32(0.1), "Max": np.float32(np.inf)}
+    assert all(type(value) is np.float32 for value in info.attributes.values())
 
 
 @pytest.mark.parametrize("sizes, strides, aliases", [
@@ -450,15 +477,19 @@ def test_output_strides_that_may_alias_are_rejected(sizes, strides, aliases):
             f"OutputTensor.Strides {{{','.join(map(str, strides))}}} with Sizes {{{','.join(map(str, sizes))}}} can make "
             "two elements share an address; dmlemu requires each output element to have its own address.")
     else:
-        device.CreateOperator(desc)
+        output = inspect(device.CreateOperator(desc)).info.outputs[0]
+        assert (output.sizes, output.strides) == (sizes, strides)
     # Inputs may broadcast freely.
-    device.CreateOperator(clip(tensor(F32, sizes, tuple(0 for _ in sizes)), tensor(F32, sizes)))
+    zeros = tuple(0 for _ in sizes)
+    info = inspect(device.CreateOperator(clip(tensor(F32, sizes, zeros), tensor(F32, sizes)))).info
+    assert (info.inputs[0].sizes, info.inputs[0].strides, info.outputs[0].strides) == (sizes, zeros, None)
 
 
 def test_guaranteed_alignment_accepted_values():
     device = dml_device()
     for alignment in (0, 4, 16, 256):
-        device.CreateOperator(clip(_buffer(GuaranteedBaseOffsetAlignment=alignment)))
+        assert inspect(device.CreateOperator(clip(_buffer(GuaranteedBaseOffsetAlignment=alignment)))).info.inputs[
+            0].alignment == alignment
 
 
 # ---- removal and the debug layer --------------------------------------------------------------------
@@ -471,7 +502,7 @@ def test_debug_layer_reports_hresult_failures(capsys):
     device.SetMuteDebugOutput(True)
     rejected(device, unary(DML_OPERATOR_ELEMENT_WISE_THRESHOLD, tensor(I32)))
     assert capsys.readouterr().err == ""
-    assert len(device._debug_messages) == 2   # muted, the debug layer still keeps what it would have printed
+    assert len(inspect(device).debug_messages) == 2   # muted, the debug layer still keeps what it would have printed
 
 
 def test_no_debug_messages_without_the_flag(capsys):
@@ -482,10 +513,11 @@ def test_no_debug_messages_without_the_flag(capsys):
 
 def test_removed_device_fails_hresult_methods():
     device = dml_device()
-    device._remove("test removal.")
+    device.CreateCommandRecorder().RecordDispatch(None, None, None)   # void-method misuse removes the device
     assert device.GetDeviceRemovedReason() == E_INVALIDARG
     with pytest.raises(HResultError) as info:
         device.CreateOperator(clip(tensor()))
     assert info.value.hresult == DXGI_ERROR_DEVICE_REMOVED
     assert info.value.message == ("IDMLDevice1.CreateOperator failed: the DirectML device was removed earlier "
-                                  "(E_INVALIDARG): test removal.")
+                                  "(E_INVALIDARG): IDMLCommandRecorder.RecordDispatch: commandList is None; it must be "
+                                  "an ID3D12GraphicsCommandList.")

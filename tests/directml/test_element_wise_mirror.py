@@ -6,6 +6,7 @@ import pytest
 
 from dmlemu import golden
 from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.directml import inspect
 from dmlemu.directml import enums
 from dmlemu.directml import structs
 from dmlemu.errors import E_NOTIMPL, HResultError
@@ -36,8 +37,7 @@ def run(rig, name, tensors, inputs, attributes=None, golden_attributes=None, fla
         output_type=None):
     desc = operator_desc(name, **tensors, **(attributes or {}))
     (got,) = rig.run_operator(desc, inputs, flags)
-    half = bool(flags & DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION) and rig.device._preset.native_fp16 \
-        if hasattr(rig.device, "_preset") else False
+    half = bool(flags & DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION) and inspect(rig.device).preset.native_fp16
     expected = golden.run(name, inputs, golden_attributes or attributes or {}, None, half, output_type=output_type)
     same_bits(got, np.asarray(expected).astype(got.dtype), name)
 

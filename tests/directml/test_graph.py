@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from dmlemu import golden
 from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.directml import inspect
 from dmlemu.errors import E_INVALIDARG, HResultError, S_OK
 from dmlemu.directml.graph import FUSED_LIVE_LIMIT, FUSED_TENSOR_LIMIT, FUSED_UNIFORM_LIMIT
 from dmlemu.kernels.driver import MAX_TENSORS, has_kernel
@@ -262,9 +263,10 @@ def test_a_chain_is_bit_exact_runs_three_named_dispatches_with_two_barriers_and_
     expected = golden.identity(golden.threshold(golden.clip(a, -1.0, 2.0), 0.5), scale_bias=(3.0, 1.0))
     same_bits(out.view(np.float32), expected)
     assert [str(n).split(":")[0] for n in trace.dispatches["name"]] == ["clip", "threshold", "scale"]
-    assert rig.device._hazard_count == 0
+    assert inspect(rig.device).hazard_count == 0
     graph = rig.dml.CompileGraph(graph_desc(rig.dml, chain()), DML_EXECUTION_FLAG_NONE, fuse=False)
-    assert [(d.nodes, d.barrier_before) for d in graph._plan.dispatches] == [((0,), False), ((1,), True), ((2,), True)]
+    assert [(d.nodes, d.barrier_before) for d in inspect(graph).dispatches] == [((0,), False), ((1,), True),
+                                                                                 ((2,), True)]
     props = graph.GetBindingProperties()
     assert (props.RequiredDescriptorCount, props.TemporaryResourceSize) == (6, 512)   # two intermediates, 256 each
     assert_graph_matches(chain(), [x])
@@ -278,9 +280,9 @@ def test_an_intermediate_region_is_reused_once_its_readers_are_done_with_no_haza
     rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64, d3d12_debug=True)
     graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE, fuse=False)
     assert graph.GetBindingProperties().TemporaryResourceSize == 512   # three intermediates, two regions
-    assert [graph._temporary_offset[(k, 0)] for k in range(3)] == [0, 256, 0]
+    assert [inspect(graph).temporary_offsets[(k, 0)] for k in range(3)] == [0, 256, 0]
     assert_graph_matches(spec, [_random(X, 11)], rig=rig)
-    assert rig.device._hazard_count == 0
+    assert inspect(rig.device).hazard_count == 0
 
 
 def test_a_diamond_runs_its_two_branches_in_one_level_and_if_reads_both():
@@ -290,10 +292,10 @@ def test_a_diamond_runs_its_two_branches_in_one_level_and_if_reads_both():
                      intermediates=[(0, 0, 2, 1), (1, 0, 2, 2)], outputs=[(2, 0, 0)])
     rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
     graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE, fuse=False)
-    assert [(d.nodes, d.level, d.barrier_before) for d in graph._plan.dispatches] == [
+    assert [(d.nodes, d.level, d.barrier_before) for d in inspect(graph).dispatches] == [
         ((0,), 0, False), ((1,), 0, False), ((2,), 1, True)]
     assert_graph_matches(spec, [_random(X, 2), _random(c, 3)], rig=rig)
-    assert rig.device._hazard_count == 0
+    assert inspect(rig.device).hazard_count == 0
 
 
 def test_a_graph_output_that_another_node_reads_is_written_once_into_the_output_binding():
@@ -359,7 +361,7 @@ def test_a_constant_node_feeds_node_inputs_through_the_persistent_resource():
 def test_a_fused_chain_is_one_dispatch_that_reads_and_writes_one_tensor_each():
     rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
     graph = rig.dml.CompileGraph(graph_desc(rig.dml, chain()), DML_EXECUTION_FLAG_NONE)
-    (unit,) = graph._units
+    (unit,) = inspect(graph).units
     props = graph.GetBindingProperties()
     assert (unit.nodes, props.RequiredDescriptorCount, props.TemporaryResourceSize) == ((0, 1, 2), 2, 0)
     loads = [line for line in unit.source.splitlines() if "buffer_load" in line]
@@ -387,9 +389,9 @@ def test_fusion_stops_at_nine_memory_tensors_and_at_edges_that_change_the_layout
                      intermediates=[(i, 0, i + 1, 0) for i in range(8)], outputs=[(8, 0, 0)])
     rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
     graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE)
-    assert [(d.nodes, d.barrier_before) for d in graph._plan.dispatches] == [(tuple(range(7)), False),
+    assert [(d.nodes, d.barrier_before) for d in inspect(graph).dispatches] == [(tuple(range(7)), False),
                                                                              ((7, 8), True)]
-    assert [len(u.infos) for u in graph._units] == [9, 4]   # x0 .. x7 and a6; a6, x8, x9 and a8
+    assert [len(u.infos) for u in inspect(graph).units] == [9, 4]   # x0 .. x7 and a6; a6, x8, x9 and a8
     assert_graph_matches(spec, [_random(X, 20 + g) for g in range(10)], rig=rig)
     row, wide = tensor([1, 16]), tensor([4, 16], strides=[0, 1])
     spec = GraphSpec(nodes=[(clip(row, -2.0, 2.0), "clip"), (identity(row, scale_bias=(2.0, 0.0)), "twice"),
@@ -397,7 +399,7 @@ def test_fusion_stops_at_nine_memory_tensors_and_at_edges_that_change_the_layout
                      input_count=1, output_count=1, inputs=[(0, 0, 0)],
                      intermediates=[(0, 0, 1, 0), (1, 0, 2, 0)], outputs=[(2, 0, 0)])
     graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE)
-    assert [d.nodes for d in graph._plan.dispatches] == [(0, 1), (2,)]
+    assert [d.nodes for d in inspect(graph).dispatches] == [(0, 1), (2,)]
     assert_graph_matches(spec, [_random(row, 30)], rig=rig)
 
 
@@ -409,7 +411,7 @@ def test_two_independent_chains_of_two_shapes_become_two_fused_dispatches():
                      intermediates=[(0, 0, 2, 0), (1, 0, 3, 0)], outputs=[(2, 0, 0), (3, 0, 1)])
     rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
     graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE)
-    assert [(d.nodes, d.barrier_before) for d in graph._plan.dispatches] == [((0, 2), False), ((1, 3), False)]
+    assert [(d.nodes, d.barrier_before) for d in inspect(graph).dispatches] == [((0, 2), False), ((1, 3), False)]
     assert_graph_matches(spec, [_random(X, 70), _random(y, 71)], rig=rig)
 
 
@@ -854,7 +856,7 @@ def test_fused_integer_and_64_bit_edges_keep_the_bits_a_store_and_load_would(typ
                      intermediates=[(0, 0, 1, 0), (1, 0, 2, 0)], outputs=[(2, 0, 0), (0, 0, 1)])
     rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
     graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE)
-    assert [d.nodes for d in graph._plan.dispatches] == [(0, 1, 2)]
+    assert [d.nodes for d in inspect(graph).dispatches] == [(0, 1, 2)]
     rng = np.random.default_rng(len(type_name))
     inputs = [np.frombuffer(rng.integers(0, 256, t.Desc.TotalTensorSizeInBytes, dtype=np.uint8).tobytes(), np.uint8)
               for _ in range(2)]
@@ -871,7 +873,7 @@ def test_a_comparison_feeds_if_through_a_byte_kept_in_a_register():
                      intermediates=[(0, 0, 1, 0), (1, 0, 2, 0)], outputs=[(2, 0, 0)])
     rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
     graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE)
-    assert [d.nodes for d in graph._plan.dispatches] == [(0, 1, 2)]
+    assert [d.nodes for d in inspect(graph).dispatches] == [(0, 1, 2)]
     a, b = _random(X, 50), _random(X, 51)
     (out,) = assert_graph_matches(spec, [a, b], rig=rig)
     fa, fb = a.view(np.float32), b.view(np.float32)
@@ -963,8 +965,8 @@ def test_a_diamond_whose_first_value_is_also_a_graph_output_is_one_dispatch():
                      outputs=[(0, 0, 0), (3, 0, 1)])
     rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
     graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE)
-    assert [d.nodes for d in graph._plan.dispatches] == [(0, 1, 2, 3)]
-    assert [len(u.infos) for u in graph._units] == [4]
+    assert [d.nodes for d in inspect(graph).dispatches] == [(0, 1, 2, 3)]
+    assert [len(u.infos) for u in inspect(graph).units] == [4]
     assert_graph_matches(spec, [_random(X, 80), _random(bias, 81)], rig=rig)
 
 
@@ -1003,8 +1005,8 @@ def test_uniform_inputs_are_scalar_loads_beside_the_nine_vector_tensors(data_typ
                      outputs=[(index[9], 0, 0)])
     rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
     graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE)
-    assert [d.nodes for d in graph._plan.dispatches] == [tuple(index[i] for i in range(8)), (index[8], index[9])]
-    first = graph._units[0]
+    assert [d.nodes for d in inspect(graph).dispatches] == [tuple(index[i] for i in range(8)), (index[8], index[9])]
+    first = inspect(graph).units[0]
     assert len(first.infos) == 10                              # x, eight uniform inputs, the output
     source = first.source.splitlines()
     assert sum("buffer_load" in line for line in source) == 1, first.source      # x only
@@ -1028,10 +1030,10 @@ def test_more_than_four_strided_tensors_take_the_general_addressing_path_of_tens
                      intermediates=[(i, 0, i + 1, 0) for i in range(4)], outputs=[(4, 0, 0)])
     rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
     graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE)
-    assert [d.nodes for d in graph._plan.dispatches] == [(0, 1, 2, 3, 4)]
-    assert len(graph._units[0].infos) == 7
+    assert [d.nodes for d in inspect(graph).dispatches] == [(0, 1, 2, 3, 4)]
+    assert len(inspect(graph).units[0].infos) == 7
     # tensors 4 .. 6 leave address.inc's v28 .. v30 for registers above every stage's own
-    assert graph._units[0].source.count("tensor offset kept above the stages' registers") == 3
+    assert inspect(graph).units[0].source.count("tensor offset kept above the stages' registers") == 3
     assert_graph_matches(spec, [_random(t, 110 + g) for g in range(6)], rig=rig)
 
 
@@ -1043,9 +1045,9 @@ def test_a_long_chain_keeps_one_value_at_a_time_in_registers():
                      intermediates=[(i, 0, i + 1, 0) for i in range(19)], outputs=[(19, 0, 0)])
     rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
     graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE)
-    (unit,) = graph._units
+    (unit,) = inspect(graph).units
     assert unit.nodes == tuple(range(20))
-    largest = max(graph._nodes[k]._kernel.vgprs_used for k in range(20))
+    largest = max(inspect(compiled).kernel.vgprs_used for compiled in inspect(graph).nodes.values())
     assert unit.kernel.vgprs_used <= max(32, largest + 2) + 2
     assert_graph_matches(spec, [_random(X, 120)], rig=rig)
 

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from dmlemu.d3d12 import D3D12CreateDevice, D3D_FEATURE_LEVEL_11_0
 from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.directml import inspect
 from dmlemu.directml.enums import OPERATOR_TYPE_TABLE
 from dmlemu.directml.operators import (
     ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, SCALAR_UNION, SCHEMAS, SCHEMAS_BY_NAME,
@@ -317,7 +318,7 @@ def test_a_left_out_optional_tensor_keeps_its_binding_slot(monkeypatch):
     monkeypatch.setattr("dmlemu.kernels.driver.has_kernel", lambda name: True)
     quantize = SCHEMAS_BY_NAME["ELEMENT_WISE_QUANTIZE_LINEAR"]
     types = {"InputTensor": "FLOAT16", "ScaleTensor": "FLOAT16", "OutputTensor": "UINT8"}
-    info = device(DML_FEATURE_LEVEL_6_2).CreateOperator(build_desc(quantize, types, 2))._info
+    info = inspect(device(DML_FEATURE_LEVEL_6_2).CreateOperator(build_desc(quantize, types, 2))).info
     assert info.tensors[2] is None and [t and t.field for t in info.inputs] == ["InputTensor", "ScaleTensor", None]
     assert [t.field for t in info.outputs] == ["OutputTensor"]
 
@@ -349,7 +350,7 @@ def unary_desc(name, type_name="FLOAT32", output=None, **attributes):
 def attributes_of(desc, level=DML_FEATURE_LEVEL_6_4, monkeypatch=None):
     """OperatorInfo.attributes of a valid desc (has_kernel forced true so CreateOperator returns it)."""
     monkeypatch.setattr("dmlemu.kernels.driver.has_kernel", lambda name: True)
-    return device(level).CreateOperator(desc)._info.attributes
+    return inspect(device(level).CreateOperator(desc)).info.attributes
 
 
 def test_float_attributes_become_float32(monkeypatch):
@@ -607,7 +608,7 @@ def test_hostile_attribute_values_are_refused_with_a_sentence(name, data):
         info = None
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr("dmlemu.kernels.driver.has_kernel", lambda n: True)
-            info = device().CreateOperator(desc)._info
+            info = inspect(device().CreateOperator(desc)).info
     except HResultError as error:
         assert error.hresult == E_INVALIDARG and error.message.startswith(spec.field), error.message
         outcome(REFUSED)

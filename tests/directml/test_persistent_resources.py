@@ -18,6 +18,7 @@ from dmlemu import golden
 from dmlemu.convenience import run_operator
 from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.directml import inspect
 from dmlemu.errors import E_INVALIDARG, S_OK
 from memory_watch import MemoryWatch
 from mirror_rig import ClipRig, MirrorRig, buffer_binding, removal, same_bits
@@ -65,7 +66,8 @@ def test_sizes_and_descriptor_counts_follow_the_layout():
     assert props(plain) == (2, 0, 512)
     assert props(owned) == (2, 0, 512 + 512)            # 400 bytes of owned data
     assert props(if_op) == (4, 0, 512 + 256 + 256)      # 8 bytes of condition, 48 of A
-    assert owned._regions == [(None, 0), (0, 512)] and if_op._regions == [(None, 0), (0, 512), (1, 768)]
+    assert inspect(owned).persistent_regions == ((None, 0), (0, 512))
+    assert inspect(if_op).persistent_regions == ((None, 0), (0, 512), (1, 768))
     initializer = rig.dml.CreateOperatorInitializer([plain, if_op])
     assert props(initializer) == (2 + 4, 0, 0)           # per operator: its persistent resource, then its inputs
     initializer.Reset([owned])
@@ -85,13 +87,13 @@ def test_initialization_copies_the_constants_into_the_persistent_resource_and_ex
     with cap:
         rig.initialize_clip()
         persistent = rig.persistent[rig.compiled]
-        assert not persistent._allocation.data.any()   # internals: the persistent resource is opaque to the API
+        assert not inspect(persistent).data.any()   # the persistent resource is opaque to the API
         rig.write(rig.a, x)                            # executes the list: the initializer's dispatch runs
         rig.recorder.RecordDispatch(rig.list, rig.compiled, rig.bound_table())
         rig.execute()
     assert rig.dml.GetDeviceRemovedReason() == S_OK
-    constants = bytes(rig.compiled._kernel.constants)
-    data = persistent._allocation.data
+    constants = bytes(inspect(rig.compiled).kernel.constants)
+    data = inspect(persistent).data
     assert bytes(data[:len(constants)]) == constants and not data[len(constants):].any()
     same_bits(rig.read(rig.b).view(np.float32), golden.clip(x, np.float32(0), np.float32(1)))
     summary = cap.trace.format_summary()
@@ -153,7 +155,7 @@ def test_garbage_in_the_persistent_resource_never_writes_outside_a_resource():
     table.BindPersistentResource(buffer_binding(garbage))
     rig.recorder.RecordDispatch(rig.list, rig.compiled, table)
     watch = MemoryWatch(rig.gpu)
-    watch.allow_range(rig.b._allocation, 0, 64)     # the output's bound range may change, nothing else
+    watch.allow_range(inspect(rig.b).allocation, 0, 64)     # the output's bound range may change, nothing else
     rig.list.Close()
     rig.queue.ExecuteCommandLists([rig.list])
     rig.wait()
@@ -299,7 +301,7 @@ def test_owned_data_bound_at_initialization_is_kept_after_its_buffer_changes():
     rig.execute()
     assert rig.dml.GetDeviceRemovedReason() == S_OK
     same_bits(rig.read(out).view(np.float32), golden.clip(x, np.float32(0), np.float32(1)))
-    persistent = rig.persistent[compiled]._allocation.data
+    persistent = inspect(rig.persistent[compiled]).data
     assert bytes(persistent[512:576]) == x.tobytes()
 
 

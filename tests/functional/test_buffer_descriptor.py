@@ -11,6 +11,7 @@ import pytest
 from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.direct_run import DirectRun
 from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.directml import inspect
 from dmlemu.errors import S_OK
 from dmlemu.functional.buffer_descriptor import write_buffer_descriptor
 from dmlemu.functional.executor import Program
@@ -120,9 +121,9 @@ def test_a_volatile_descriptor_overwritten_with_a_short_view_reads_zero_and_drop
     view.Buffer.NumElements = 24
     device.CreateUnorderedAccessView(dst, None, view, CD3DX12_CPU_DESCRIPTOR_HANDLE(start, 1, 32))
     watch = MemoryWatch(rig.gpu)
-    watch.allow_range(src._allocation, 0, 256)   # the upload copy in the same list
-    watch.allow_range(dst._allocation, 0, 96)
-    persistent = rig.persistent[compiled]._allocation
+    watch.allow_range(inspect(src).allocation, 0, 256)   # the upload copy in the same list
+    watch.allow_range(inspect(dst).allocation, 0, 96)
+    persistent = inspect(rig.persistent[compiled]).allocation
     watch.allow_range(persistent, 0, persistent.size)   # the initializer's dispatch in the same list
     with capture(device, detail="dispatch") as cap:
         rig.execute()

@@ -31,8 +31,8 @@ def test_guard_bytes_surround_every_allocation():
     memory = GpuMemory(1 << 20, guard_bytes=64)
     a, b = memory.allocate(10, "a"), memory.allocate(4096, "b")
     for allocation in (a, b):
-        assert allocation.data.size == allocation.size and allocation.data.base is allocation._backing
-        assert allocation._backing.size == allocation.size + 128
+        assert allocation.data.size == allocation.size and allocation.data.base is allocation.backing
+        assert allocation.backing.size == allocation.size + 128
         assert not allocation.data.any()
     a.data[:] = 0xFF   # writing every byte of the data touches no guard
     b.data[:] = 0x00
@@ -43,13 +43,13 @@ def test_guard_bytes_surround_every_allocation():
 def test_a_damaged_guard_is_found_and_named():
     memory = GpuMemory(1 << 20, guard_bytes=16)
     a, b = memory.allocate(32, "victim"), memory.allocate(32, "bystander")
-    a._backing[16 + 32 + 2] ^= 0xFF   # two bytes past the end of a's data
+    a.backing[16 + 32 + 2] ^= 0xFF   # two bytes past the end of a's data
     assert memory.check_guards() == [a]
     with pytest.raises(GuardViolation) as info:
         memory.verify_guards()
     assert str(info.value).startswith(f"Allocation('victim', va=0x{a.gpu_va:x}, size=32): 1 guard byte(s) after its "
                                       f"data changed; the first is 3 byte(s) after the allocation")
-    b._backing[15] ^= 0x01            # the byte just before b's data
+    b.backing[15] ^= 0x01            # the byte just before b's data
     assert "1 byte(s) before the allocation" in b.guard_damage()
     memory.free(a)                    # a damaged allocation stays reported after it is freed
     assert memory.check_guards() == [a, b]
@@ -86,6 +86,6 @@ def test_the_memory_watch_catches_a_stray_byte_and_a_damaged_guard():
     with pytest.raises(AssertionError, match=r"1 byte\(s\) written outside the allowed ranges; first at byte 22"):
         watch.check()
     a.data[22] = 0
-    a._backing[16 + 64] ^= 1
+    a.backing[16 + 64] ^= 1
     with pytest.raises(GuardViolation):
         watch.check()

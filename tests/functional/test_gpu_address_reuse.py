@@ -28,8 +28,7 @@ KiB, GiB = 1 << 10, 1 << 30
 
 
 def state(memory):
-    return (memory.used_bytes, memory.allocations, memory.address_space_bytes, tuple(memory._free_starts),
-            tuple(memory._free_sizes))
+    return memory.used_bytes, memory.allocations, memory.address_space_bytes, memory.free_ranges
 
 
 # ---- virtual address reuse ----------------------------------------------------------------------------
@@ -43,10 +42,10 @@ def test_a_freed_range_is_reused_and_the_top_comes_back_down():
     e = memory.allocate(1, "e")                      # the rest of b's range
     assert e.gpu_va == b.gpu_va + 64 * KiB
     memory.free(c)                                   # the top allocation: the top comes down
-    assert memory.address_space_bytes == 192 * KiB and memory._free_starts == []
+    assert memory.address_space_bytes == 192 * KiB and memory.free_ranges == ()
     for allocation in (a, d, e):
         memory.free(allocation)
-    assert state(memory) == (0, (), 0, (), ())
+    assert state(memory) == (0, (), 0, ())
 
 
 def test_a_million_allocate_free_cycles_keep_the_address_space_and_host_memory_flat():
@@ -57,7 +56,7 @@ def test_a_million_allocate_free_cycles_keep_the_address_space_and_host_memory_f
         memory.free(memory.allocate(4096, "cycled"))
     seconds = time.perf_counter() - start
     assert memory.address_space_bytes == ALLOCATION_ALIGNMENT   # only `kept`; was 64 GiB before reuse
-    assert memory.allocations == (kept,) and memory.used_bytes == 100 and memory._free_starts == []
+    assert memory.allocations == (kept,) and memory.used_bytes == 100 and memory.free_ranges == ()
     tracemalloc.start()
     try:
         for _ in range(20_000):
@@ -85,7 +84,7 @@ def test_random_allocate_free_sequences_keep_the_free_list_consistent(steps):
             memory.free(live.pop(pick % len(live)))
         spans = sorted((a.gpu_va, a.gpu_va + -(-a.size // ALLOCATION_ALIGNMENT) * ALLOCATION_ALIGNMENT) for a in live)
         peak = max(peak, sum(end - start for start, end in spans))
-        free = list(zip(memory._free_starts, (s + n for s, n in zip(memory._free_starts, memory._free_sizes))))
+        free = [(s, s + n) for s, n in memory.free_ranges]
         ranges = sorted(spans + free)
         for (s0, e0), (s1, e1) in zip(ranges, ranges[1:]):
             assert e0 <= s1                                   # nothing overlaps
@@ -99,7 +98,7 @@ def test_random_allocate_free_sequences_keep_the_free_list_consistent(steps):
             assert memory.resolve(a.gpu_va + a.size - 1) == (a, a.size - 1)
     for a in live:
         memory.free(a)
-    assert state(memory) == (0, (), 0, (), ())
+    assert state(memory) == (0, (), 0, ())
 
 
 def test_the_48_bit_address_space_ends_cleanly():

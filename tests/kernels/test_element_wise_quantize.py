@@ -12,6 +12,7 @@ import pytest
 from dmlemu import golden
 from dmlemu.direct_run import DirectRun
 from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.directml import inspect
 from dmlemu.directml import enums, structs
 from dmlemu.errors import E_INVALIDARG, HResultError
 from dmlemu.gpu import Gpu
@@ -329,7 +330,7 @@ def test_dequantize_then_relu_and_identity_then_quantize_fuse_bit_exact(rig):
     got, graph = graph_run(rig, [dq, relu], [(0, 0, 0), (1, 0, 1), (2, 0, 2)],
                            [(tensor("UINT8", SIZES), x8), (tensor("FLOAT32", SIZES, flat), scale),
                             (tensor("UINT8", SIZES, flat), zp)], tensor("FLOAT32", SIZES))
-    assert [d.nodes for d in graph._plan.dispatches] == [(0, 1)]   # one fused dispatch
+    assert [d.nodes for d in inspect(graph).dispatches] == [(0, 1)]   # one fused dispatch
     same_bits(got, golden.activation("RELU", golden.dequantize_linear(x8, scale, zp, "FLOAT32")), "DQ -> RELU")
     dq.Desc.ZeroPointTensor = None
     got, graph = graph_run(rig, [dq, relu], [(0, 0, 0), (1, 0, 1)],
@@ -348,7 +349,7 @@ def test_dequantize_then_relu_and_identity_then_quantize_fuse_bit_exact(rig):
     got, graph = graph_run(rig, [identity, q], [(0, 0, 0), (1, 1, 1), (2, 1, 2)],
                            [(tensor("FLOAT32", SIZES), x), (tensor("FLOAT32", SIZES, flat), scale),
                             (tensor("INT8", SIZES, flat), zp8)], tensor("INT8", SIZES))
-    assert [d.nodes for d in graph._plan.dispatches] == [(0, 1)]
+    assert [d.nodes for d in inspect(graph).dispatches] == [(0, 1)]
     same_bits(got, golden.quantize_linear(golden.identity(x, (3.0, -0.5)), scale, zp8, "INT8"), "IDENTITY -> Q")
 
 

@@ -29,7 +29,7 @@ def test_generated_blocks_are_current(readme):
 def test_the_expected_blocks_are_there(readme):
     specs = [spec for spec, _ in readme_blocks(readme)]
     for spec in ("isa-summary", "command step", "file kernels/clip.s", "file examples/hello_directml_identity.py",
-                 "file examples/threshold.py"):
+                 "file examples/threshold.py", "file examples/inspect_state.py"):
         assert spec in specs
 
 

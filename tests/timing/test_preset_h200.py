@@ -5,6 +5,7 @@ import os
 
 import pytest
 
+from dmlemu.dxgi import CreateDXGIFactory1
 from dmlemu.functional.wave_dispatcher import KernelLaunch
 from dmlemu.gpu import Gpu
 from dmlemu.presets import H200, PRESETS, TEACHING, preset_by_key, preset_problem
@@ -24,10 +25,13 @@ def chain_cycles(preset, rate_class, length=256, fill=8):
     return Gpu(preset).dispatch(launch).cycles
 
 
-def test_the_h200_preset_builds_and_is_listed_after_the_others():
+def test_the_h200_preset_builds_and_is_listed():
     assert preset_problem(H200) is None
-    assert preset_by_key("h200") is H200 and PRESETS[-1] is H200
-    assert PRESETS.index(TEACHING) == 4          # the teaching adapter keeps its DXGI index
+    assert preset_by_key("h200") is H200 and preset_by_key("teaching") is TEACHING
+    factory = CreateDXGIFactory1()
+    descriptions = [factory.EnumAdapters1(i).GetDesc1().Description for i in range(len(PRESETS))]
+    assert descriptions.count(H200.description) == 1          # DXGI lists it, once
+    assert descriptions[4] == TEACHING.description            # the teaching adapter keeps its DXGI index
     gpu = Gpu(H200)
     assert gpu.preset is H200
     # The figures the brief pins: 132 SMs of 4 processing blocks, warp 32, 64 warps and 64K registers

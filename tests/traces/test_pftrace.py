@@ -164,9 +164,9 @@ def test_a_dispatch_flows_to_its_first_wave_group_on_every_cu(default_trace, tmp
             cu = int(p.tracks[p.tracks[track].parent_uuid].name.split()[1])
             targets[flow] = (args["dispatch"], cu, start)
     waves = default_trace.tables["wave_groups"]
-    for track, _, _, _, name, args, flows, _ in slices:
-        if not flows:
-            continue
+    flowing = [(args, flows) for _, _, _, _, _, args, flows, _ in slices if flows]
+    assert sorted(args["dispatch"] for args, _ in flowing) == sorted(set(waves["dispatch"].tolist()))   # each once
+    for args, flows in flowing:
         d = args["dispatch"]
         cus = sorted(set(waves["cu"][waves["dispatch"] == d].tolist()))
         assert sorted(targets[f][1] for f in flows) == cus and {targets[f][0] for f in flows} == {d}

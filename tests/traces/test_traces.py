@@ -5,6 +5,7 @@ cheaply and on the default preset where the real layout (96 CUs x 2 SIMDs) matte
 """
 import csv
 import json
+import os
 import time
 from collections import Counter
 
@@ -99,7 +100,9 @@ def test_capture_of_a_mirror_run_has_copies_and_submissions(teaching_memory_trac
 
 def test_summary_bandwidth_is_bytes_over_seconds(teaching_memory_trace):
     trace = teaching_memory_trace
-    for s in trace.summary():
+    summary = trace.summary()
+    assert len(summary) == 1            # the CLIP dispatch
+    for s in summary:
         assert s["seconds"] == s["cycles"] / TEACHING.clock_hz
         assert s["bandwidth_bytes_per_second"] == (s["bytes_read"] + s["bytes_written"]) / s["seconds"]
         assert s["percent_of_peak"] == 100.0 * s["bandwidth_bytes_per_second"] / TEACHING.dram_bytes_per_second
@@ -315,6 +318,7 @@ def test_dispatch_csv_matches_the_summary(teaching_memory_trace, tmp_path):
 
 def test_table_csv_has_every_row(teaching_memory_trace, tmp_path):
     trace = teaching_memory_trace
+    assert {"dispatches", "wave_groups", "memory", "mem_instructions"} <= set(trace.tables)   # memory detail
     for name in trace.tables:
         with open(save_table_csv(trace, name, tmp_path / f"{name}.csv"), newline="") as f:
             rows = list(csv.reader(f))
@@ -349,7 +353,10 @@ def test_plots_write_png_files(teaching_memory_trace, tmp_path):
 
 def test_plots_of_a_dispatch_level_trace(tmp_path):
     _, _, trace = direct_clip(Gpu(DEFAULT_PRESET, timing=False), 256, "dispatch")
-    for p in plot_all(trace, tmp_path):
+    paths = plot_all(trace, tmp_path)
+    assert sorted(os.path.basename(p) for p in paths) == [
+        "bandwidth.png", "caches.png", "occupancy.png", "roofline.png", "wave_timeline.png"]
+    for p in paths:
         data = open(p, "rb").read()
         assert data[:8] == PNG_SIGNATURE and len(data) > 1024
 

@@ -1,0 +1,497 @@
+"""inspect(obj): a read-only view of the D3D12 mirror's state that the C API does not show.
+
+A D3D12 program sees its objects through their methods; a developer sees more through PIX and the
+debug layer (a resource's state, a command list's recorded work, a descriptor's contents). Tests and
+teaching tools need that second view, so every D3D12 mirror object has one here: `inspect(obj)`
+returns a small view object with plain PEP 8 fields, one view type per object type:
+
+    device               DeviceView           gpu, preset, removed_reason, debug_layer, hazard_count,
+                                              queues, object_counts; descriptor_heap_at_cpu_handle,
+                                              descriptor_heap_at_gpu_handle, resource_at
+    resource             ResourceView         state, initial_state, heap_type, flags, width, gpu_va,
+                                              allocation, data, heap, map_count
+    heap                 HeapView             heap_type, flags, size, gpu_va, allocation, data, placed
+    descriptor heap      DescriptorHeapView   type, num_descriptors, shader_visible, increment,
+                                              cpu_base, gpu_base, allocation, data; slot_offset_from_*,
+                                              descriptor(index)
+    command list         CommandListView      type, open, commands, error, descriptor_heaps,
+                                              pipeline_state, compute_root_signature, compute_root_args
+    command allocator    CommandAllocatorView type, submissions, recording_list
+    command queue        CommandQueueView     type, pending, submitted_serial, executed_serial,
+                                              observed_serial
+    fence                FenceView            value, pending_signals, gpu_signals, waiting_events
+    root signature       RootSignatureView    parameters, flags, blob; same_layout(other)
+    pipeline state       PipelineStateView    root_signature, shader, bindings
+    query heap           QueryHeapView        type, count, ticks
+
+Every view has `label` (how error sentences name the object: its SetName name, or its kind and
+number). A view is live: each field reads the object's state when it is read, so one view serves
+before and after ExecuteCommandLists. It changes nothing: its fields cannot be assigned, NumPy arrays
+come back read-only, and lists come back as tuples. The one way below the mirror is `allocation`, the
+functional model's Allocation (dmlemu.functional.device_memory) that holds an object's bytes, for
+tests that check or damage memory itself. inspect of anything that is not a D3D12 mirror object
+raises TypeError with a sentence naming the value. dmlemu.directml.inspect is the DirectML
+counterpart (and hands D3D12 objects to this one).
+"""
+from dmlemu.d3d12.command_allocator import ID3D12CommandAllocator
+from dmlemu.d3d12.command_list import ID3D12GraphicsCommandList
+from dmlemu.d3d12.command_queue import ID3D12CommandQueue
+from dmlemu.d3d12.descriptor_heap import ID3D12DescriptorHeap
+from dmlemu.d3d12.device import ID3D12Device
+from dmlemu.d3d12.fence import ID3D12Fence
+from dmlemu.d3d12.heap import ID3D12Heap
+from dmlemu.d3d12.pipeline_state import ID3D12PipelineState
+from dmlemu.d3d12.query_heap import ID3D12QueryHeap
+from dmlemu.d3d12.resource import ID3D12Resource
+from dmlemu.d3d12.root_signature import ID3D12RootSignature
+from dmlemu.errors import describe, short_repr
+from dmlemu.functional.buffer_descriptor import DESCRIPTOR_DWORDS, unpack_buffer_descriptor
+
+
+def read_only(array):
+    """A read-only NumPy view of `array` (the bytes stay shared; writing through the view raises)."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
+class View:
+    """Base of the views: holds the object, refuses assignment, names the object in its repr."""
+
+    __slots__ = ("_obj",)
+
+    def __init__(self, obj):
+        object.__setattr__(self, "_obj", obj)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{type(self).__name__}.{name} is read-only; a view changes nothing in the mirror.")
+
+    @property
+    def object(self):
+        """The inspected mirror object."""
+        return self._obj
+
+    @property
+    def label(self):
+        """How error sentences name the object ("buffer #3", or its SetName name)."""
+        return self._obj._label
+
+    def __repr__(self):
+        return f"<{type(self).__name__} of {self.label}>"
+
+
+class DeviceView(View):
+    """An ID3D12Device: its GPU, removal, debug layer, hazard count and the objects it created."""
+
+    __slots__ = ()
+
+    @property
+    def gpu(self):
+        """The emulated Gpu behind the device (dmlemu.gpu.Gpu): memory, clock, timing switch, caches."""
+        return self._obj._gpu
+
+    @property
+    def preset(self):
+        """The hardware preset the device was created on (dmlemu.presets)."""
+        return self._obj._preset
+
+    @property
+    def removed_reason(self):
+        """(HRESULT, sentence) that removed the device, or None while it works."""
+        return self._obj._removed_reason
+
+    @property
+    def debug_layer(self):
+        """Whether misuse also raises at the offending call (the debug layer, copied at creation)."""
+        return self._obj._debug_layer
+
+    @property
+    def hazard_count(self):
+        """Hazards (unordered conflicting accesses) the queues' work made so, debug layer or not."""
+        return self._obj._hazard_count
+
+    @property
+    def queues(self):
+        """The device's command queues, in creation order."""
+        return tuple(self._obj._queues)
+
+    @property
+    def object_counts(self):
+        """{kind: how many were numbered}: the numbers labels such as "buffer #3" come from."""
+        return dict(self._obj._counters)
+
+    def descriptor_heap_at_cpu_handle(self, handle):
+        """The descriptor heap of this device whose CPU range holds `handle` (a handle or ptr), or None."""
+        return self._obj._descriptor_heap_from_cpu_handle(handle)
+
+    def descriptor_heap_at_gpu_handle(self, handle):
+        """The shader-visible descriptor heap whose GPU range holds `handle` (a handle or ptr), or None."""
+        return self._obj._descriptor_heap_from_gpu_handle(handle)
+
+    def resource_at(self, gpu_va):
+        """The buffer whose bytes hold GPU address `gpu_va` (in a heap: the newest placed there), or None."""
+        return self._obj._resource_from_gpu_va(gpu_va)
+
+
+class ResourceView(View):
+    """An ID3D12Resource (a buffer): its tracked state and the bytes behind it."""
+
+    __slots__ = ()
+
+    @property
+    def state(self):
+        """The D3D12_RESOURCE_STATES value the state model tracks now (at execution, as the GPU sees it)."""
+        return self._obj._state
+
+    @property
+    def initial_state(self):
+        """The InitialResourceState given at creation."""
+        return self._obj._initial_state
+
+    @property
+    def heap_type(self):
+        """The D3D12_HEAP_TYPE value of the heap the buffer lives in."""
+        return self._obj._heap_type
+
+    @property
+    def flags(self):
+        """The D3D12_RESOURCE_FLAGS of its desc."""
+        return self._obj._flags
+
+    @property
+    def width(self):
+        """The buffer's size in bytes (its desc's Width)."""
+        return self._obj._width
+
+    @property
+    def gpu_va(self):
+        """The GPU virtual address of its first byte."""
+        return self._obj._allocation.gpu_va
+
+    @property
+    def allocation(self):
+        """The functional model's memory behind it: an Allocation, or a PlacedRange for a placed buffer."""
+        return self._obj._allocation
+
+    @property
+    def data(self):
+        """Its bytes (read-only uint8 array), whatever its heap type; Map is the API's way for CPU-visible ones."""
+        return read_only(self._obj._allocation.data)
+
+    @property
+    def heap(self):
+        """The ID3D12Heap a placed buffer lives in; None for a committed one."""
+        return self._obj._heap
+
+    @property
+    def map_count(self):
+        """Map calls not yet matched by Unmap."""
+        return self._obj._map_count
+
+
+class HeapView(View):
+    """An ID3D12Heap (CreateHeap): its memory and the resources placed in it."""
+
+    __slots__ = ()
+
+    @property
+    def heap_type(self):
+        return self._obj._heap_type
+
+    @property
+    def flags(self):
+        return self._obj._flags
+
+    @property
+    def size(self):
+        """SizeInBytes of its desc."""
+        return self._obj._allocation.size
+
+    @property
+    def gpu_va(self):
+        return self._obj._allocation.gpu_va
+
+    @property
+    def allocation(self):
+        return self._obj._allocation
+
+    @property
+    def data(self):
+        """Its bytes (read-only uint8 array); placed resources' bytes are windows of these."""
+        return read_only(self._obj._allocation.data)
+
+    @property
+    def placed(self):
+        """The live resources placed in it, by address then creation order."""
+        return tuple(sorted(self._obj._placed, key=lambda r: (r._allocation.gpu_va, r._serial)))
+
+
+class DescriptorHeapView(View):
+    """An ID3D12DescriptorHeap: its slots' bytes and the addresses handles point at."""
+
+    __slots__ = ()
+
+    @property
+    def type(self):
+        """The D3D12_DESCRIPTOR_HEAP_TYPE value."""
+        return self._obj._type
+
+    @property
+    def num_descriptors(self):
+        return self._obj._num_descriptors
+
+    @property
+    def shader_visible(self):
+        return self._obj._shader_visible
+
+    @property
+    def increment(self):
+        """Bytes per slot (GetDescriptorHandleIncrementSize of its type)."""
+        return self._obj._increment
+
+    @property
+    def cpu_base(self):
+        """The ptr of GetCPUDescriptorHandleForHeapStart."""
+        return self._obj._cpu_base
+
+    @property
+    def gpu_base(self):
+        """The GPU address of slot 0 (GetGPUDescriptorHandleForHeapStart's ptr); None when not shader-visible."""
+        return self._obj._allocation.gpu_va if self._obj._shader_visible else None
+
+    @property
+    def allocation(self):
+        return self._obj._allocation
+
+    @property
+    def data(self):
+        """The slots' bytes (read-only uint8 array, `increment` bytes per slot)."""
+        return read_only(self._obj._allocation.data)
+
+    def slot_offset_from_cpu_handle(self, handle):
+        """Byte offset in `data` of the slot a CPU handle (or ptr) names; None when it names no slot."""
+        return self._obj._slot_offset_from_cpu_handle(handle)
+
+    def slot_offset_from_gpu_handle(self, handle):
+        """Byte offset in `data` of the slot a GPU handle (or ptr) names; None when it names no slot."""
+        return self._obj._slot_offset_from_gpu_handle(handle)
+
+    def descriptor(self, index):
+        """Slot `index` decoded as a buffer descriptor: (gpu_va, size_bytes, valid)."""
+        if not isinstance(index, int) or not 0 <= index < self.num_descriptors:
+            raise IndexError(f"index is {index!r}; {self.label} has slots 0 to {self.num_descriptors - 1}.")
+        start = index * self.increment
+        dwords = self._obj._allocation.data[start:start + 4 * DESCRIPTOR_DWORDS].view("<u4")
+        return unpack_buffer_descriptor(dwords)
+
+
+class CommandListView(View):
+    """An ID3D12GraphicsCommandList: what it recorded and the state recording set."""
+
+    __slots__ = ()
+
+    @property
+    def type(self):
+        return self._obj._type
+
+    @property
+    def open(self):
+        """Whether it is recording (created or Reset, not yet Closed)."""
+        return self._obj._open
+
+    @property
+    def commands(self):
+        """The recorded command objects (emulator/d3d12/commands.py), in order."""
+        return tuple(self._obj._commands)
+
+    @property
+    def error(self):
+        """(HRESULT, sentence) of the first misuse since the last Reset (Close will fail), or None."""
+        return self._obj._error
+
+    @property
+    def descriptor_heaps(self):
+        """The heaps of the last SetDescriptorHeaps (cleared by Reset)."""
+        return tuple(self._obj._descriptor_heaps)
+
+    @property
+    def pipeline_state(self):
+        return self._obj._pipeline_state
+
+    @property
+    def compute_root_signature(self):
+        return self._obj._compute_root_signature
+
+    @property
+    def compute_root_args(self):
+        """{root parameter index: its argument} set by SetComputeRoot* since the root signature was set."""
+        return dict(self._obj._compute_root_args)
+
+
+class CommandAllocatorView(View):
+    """An ID3D12CommandAllocator: the list recording into it and the executions it backs."""
+
+    __slots__ = ()
+
+    @property
+    def type(self):
+        return self._obj._type
+
+    @property
+    def recording_list(self):
+        """The command list recording into it now, or None."""
+        return self._obj._recording_list
+
+    @property
+    def submissions(self):
+        """(queue, submission serial, command list label) of each execution since the last Reset."""
+        return tuple(self._obj._submissions)
+
+
+class CommandQueueView(View):
+    """An ID3D12CommandQueue: its FIFO and its submission serials."""
+
+    __slots__ = ()
+
+    @property
+    def type(self):
+        return self._obj._type
+
+    @property
+    def pending(self):
+        """The items held (behind a Wait), in order: ("execute", serial, lists), ("signal", ...), ("wait", ...)."""
+        return tuple(self._obj._pending)
+
+    @property
+    def submitted_serial(self):
+        """ExecuteCommandLists calls submitted so far."""
+        return self._obj._submitted_serial
+
+    @property
+    def executed_serial(self):
+        """The last submission that finished executing."""
+        return self._obj._executed_serial
+
+    @property
+    def observed_serial(self):
+        """The last submission the CPU knows finished (through a fence)."""
+        return self._obj._observed_serial
+
+
+class FenceView(View):
+    """An ID3D12Fence: its value and what waits on or has signalled it."""
+
+    __slots__ = ()
+
+    @property
+    def value(self):
+        """The value now, without observing it (GetCompletedValue observes)."""
+        return self._obj._value
+
+    @property
+    def pending_signals(self):
+        """(value, queue, serial) of queue Signals the CPU has not observed yet."""
+        return tuple(tuple(record) for record in self._obj._signal_records)
+
+    @property
+    def gpu_signals(self):
+        """(value, GPU cycle) of each queue Signal, in order."""
+        return tuple(self._obj._gpu_signals)
+
+    @property
+    def waiting_events(self):
+        """(value, event) of SetEventOnCompletion calls not reached yet."""
+        return tuple(tuple(entry) for entry in self._obj._events)
+
+
+class RootSignatureView(View):
+    """An ID3D12RootSignature: its parameters as the emulator keeps them."""
+
+    __slots__ = ()
+
+    @property
+    def parameters(self):
+        """The root parameters (root_signature.Parameter records, ranges resolved), in order."""
+        return tuple(self._obj._parameters)
+
+    @property
+    def flags(self):
+        return self._obj._flags
+
+    @property
+    def blob(self):
+        """The serialized bytes it was created from."""
+        return self._obj._blob
+
+    def same_layout(self, other):
+        """Whether `other` has the same layout (the same serialized bytes): D3D12's compatibility rule."""
+        return self._obj._same_layout(other)
+
+
+class PipelineStateView(View):
+    """An ID3D12PipelineState (compute): its root signature, shader and where each binding comes from."""
+
+    __slots__ = ()
+
+    @property
+    def root_signature(self):
+        return self._obj._root_signature
+
+    @property
+    def shader(self):
+        """The validated ComputeShader (pipeline_state.py): binary, program, numthreads, registers."""
+        return self._obj._shader
+
+    @property
+    def bindings(self):
+        """(shader binding, root parameter index, descriptor offset in its table or None) per binding."""
+        return tuple(self._obj._bindings)
+
+
+class QueryHeapView(View):
+    """An ID3D12QueryHeap: its timestamp slots."""
+
+    __slots__ = ()
+
+    @property
+    def type(self):
+        return self._obj._type
+
+    @property
+    def count(self):
+        return self._obj._count
+
+    @property
+    def ticks(self):
+        """The slots' values (read-only uint64 array)."""
+        return read_only(self._obj._ticks)
+
+
+VIEWS = (   # most derived first: isinstance picks the first match
+    (ID3D12Device, DeviceView), (ID3D12Resource, ResourceView), (ID3D12Heap, HeapView),
+    (ID3D12DescriptorHeap, DescriptorHeapView), (ID3D12GraphicsCommandList, CommandListView),
+    (ID3D12CommandAllocator, CommandAllocatorView), (ID3D12CommandQueue, CommandQueueView),
+    (ID3D12Fence, FenceView), (ID3D12RootSignature, RootSignatureView),
+    (ID3D12PipelineState, PipelineStateView), (ID3D12QueryHeap, QueryHeapView),
+)
+
+
+def view_type(obj):
+    """The view class for a D3D12 mirror object, or None."""
+    for cls, view in VIEWS:
+        if isinstance(obj, cls):
+            return view
+    return None
+
+
+def inspect(obj):
+    """A read-only view of a D3D12 mirror object's state (see the module's table); TypeError otherwise."""
+    view = view_type(obj)
+    if view is None:
+        names = ", ".join(cls.__name__ for cls, _ in VIEWS)
+        raise TypeError(f"inspect: obj is {short_repr(obj)}, {describe(obj)}; dmlemu.d3d12.inspect takes a D3D12 "
+                        f"mirror object ({names}).")
+    return view(obj)
+
+
+__all__ = ["inspect"]

@@ -1,0 +1,320 @@
+"""inspect(obj): a read-only view of the DirectML mirror's state that the C API does not show.
+
+DirectML hides what CreateOperator validated, what CompileOperator and CompileGraph built (kernels,
+fusion groups, dispatch order, persistent and temporary layouts) and what a binding table holds. A
+DirectML developer sees some of it in PIX and the debug layer's messages; tests and teaching tools
+need it as data, so every DirectML mirror object has a view here, one view type per object type:
+
+    DML device               DMLDeviceView          d3d12_device, gpu, preset, flags, feature_level,
+                                                    debug, debug_messages, removed_reason, removed_message
+    operator                 OperatorView           schema, info
+    compiled operator        CompiledOperatorView   operator, schema, info, flags, half_precision, kernel,
+                                                    constants, persistent_regions, persistent_size,
+                                                    initialized
+    compiled graph           CompiledGraphView      the above (kernel None), plan, dispatches, units, nodes,
+                                                    temporary_offsets, temporary_size, descriptor_count
+    binding table            BindingTableView       dispatchable, inputs, outputs, temporary, persistent,
+                                                    cpu_heap, cpu_first, heap, first_index, size
+    operator initializer     InitializerView        operators
+    command recorder         CommandRecorderView    device
+
+`info` is the validated operator (operators.py's OperatorInfo: schema, tensors with their sizes,
+strides, data types and flags, attributes); a graph's `info` lists its graph inputs then outputs. A
+view is live (each field reads the object when it is read) and changes nothing: fields cannot be
+assigned and lists come back as tuples. `constants` is the functional model's Allocation holding a
+compiled operator's own copy of its constant buffer. D3D12 objects (a DML device's D3D12 device, a
+resource) go to dmlemu.d3d12.inspect, so this inspect takes either mirror's objects; anything else
+raises TypeError with a sentence naming the value.
+"""
+from dmlemu.d3d12 import inspection as d3d12_inspection
+from dmlemu.directml.binding_table import IDMLBindingTable
+from dmlemu.directml.command_recorder import IDMLCommandRecorder
+from dmlemu.directml.compiled_graph import IDMLCompiledGraph
+from dmlemu.directml.compiled_operator import IDMLCompiledOperator
+from dmlemu.directml.device import IDMLDevice
+from dmlemu.directml.initializer import IDMLOperatorInitializer
+from dmlemu.directml.operators import IDMLOperator
+from dmlemu.errors import describe, short_repr
+
+
+class View(d3d12_inspection.View):
+    """Base of the DirectML views: a DirectML object's label is its repr (its name, if SetName gave one)."""
+
+    __slots__ = ()
+
+    @property
+    def label(self):
+        return repr(self._obj)
+
+
+class DMLDeviceView(View):
+    """An IDMLDevice: the D3D12 device under it, its feature level and the debug layer's messages."""
+
+    __slots__ = ()
+
+    @property
+    def d3d12_device(self):
+        """The ID3D12Device it was created on."""
+        return self._obj._d3d12_device
+
+    @property
+    def gpu(self):
+        """The emulated Gpu behind both devices."""
+        return self._obj._gpu
+
+    @property
+    def preset(self):
+        return self._obj._preset
+
+    @property
+    def flags(self):
+        """The DML_CREATE_DEVICE_FLAGS it was created with."""
+        return self._obj._flags
+
+    @property
+    def feature_level(self):
+        """The DML_FEATURE_LEVEL it validates operators at."""
+        return self._obj._feature_level
+
+    @property
+    def debug(self):
+        """Whether it was created with DML_CREATE_DEVICE_FLAG_DEBUG."""
+        return self._obj._debug
+
+    @property
+    def debug_messages(self):
+        """Every problem the debug layer reported, in order (kept when SetMuteDebugOutput muted printing)."""
+        return tuple(self._obj._debug_messages)
+
+    @property
+    def removed_reason(self):
+        """The HRESULT that removed it (its own removal, not the D3D12 device's), or None while it works."""
+        return self._obj._removed_reason
+
+    @property
+    def removed_message(self):
+        """The sentence that removed it ("" while it works)."""
+        return self._obj._removed_message
+
+
+class OperatorView(View):
+    """An IDMLOperator: its schema and what CreateOperator validated."""
+
+    __slots__ = ()
+
+    @property
+    def schema(self):
+        """The OperatorSchema (operators.py) it was validated against."""
+        return self._obj._info.schema
+
+    @property
+    def info(self):
+        """The validated OperatorInfo: tensors (inputs, outputs), attributes, floats, scale_bias."""
+        return self._obj._info
+
+
+class CompiledOperatorView(View):
+    """An IDMLCompiledOperator: its kernel, constant buffer and persistent layout."""
+
+    __slots__ = ()
+
+    @property
+    def operator(self):
+        """The IDMLOperator it was compiled from (None for a graph)."""
+        return self._obj._operator
+
+    @property
+    def schema(self):
+        return self._obj._info.schema
+
+    @property
+    def info(self):
+        return self._obj._info
+
+    @property
+    def flags(self):
+        """The DML_EXECUTION_FLAGS it was compiled with."""
+        return self._obj._flags
+
+    @property
+    def half_precision(self):
+        """Whether its kernel computes in FLOAT16 (ALLOW_HALF_PRECISION_COMPUTATION on a GPU with native FP16)."""
+        return self._obj._half_precision
+
+    @property
+    def kernel(self):
+        """The compiled kernel (kernels.driver): program, constants, registers used."""
+        return self._obj._kernel
+
+    @property
+    def constants(self):
+        """The Allocation holding its own GPU copy of the constant buffer (initialization copies it)."""
+        return self._obj._constants
+
+    @property
+    def persistent_regions(self):
+        """What initialization copies where: (None, 0) for the constants, then (input index, offset) per
+        DML-owned input (a graph: (graph input, offset))."""
+        return tuple(self._obj._regions)
+
+    @property
+    def persistent_size(self):
+        """PersistentResourceSize of its binding properties."""
+        return self._obj._persistent_size
+
+    @property
+    def initialized(self):
+        """Whether an initializer dispatch for it has executed."""
+        return self._obj._initialized
+
+
+class CompiledGraphView(CompiledOperatorView):
+    """A compiled graph: its plan, dispatch units (fusion groups) and resource layouts."""
+
+    __slots__ = ()
+
+    @property
+    def kernel(self):
+        """None: a graph's kernels are its units'."""
+        return None
+
+    @property
+    def constants(self):
+        """None: a graph's constant buffers are its nodes' and units'."""
+        return None
+
+    @property
+    def plan(self):
+        """The validated GraphPlan (graph.py): nodes, edges, levels, dispatches."""
+        return self._obj._plan
+
+    @property
+    def dispatches(self):
+        """The partition's Dispatch records in execution order: nodes, level, barrier_before."""
+        return tuple(self._obj._plan.dispatches)
+
+    @property
+    def units(self):
+        """One DispatchUnit per dispatch (compiled_graph.py): its nodes, kernel, tensors, generated source."""
+        return tuple(self._obj._units)
+
+    @property
+    def nodes(self):
+        """{operator node index: its IDMLCompiledOperator} (each node compiled alone)."""
+        return dict(self._obj._nodes)
+
+    @property
+    def temporary_offsets(self):
+        """{(node, output index): offset in the temporary resource} of each intermediate tensor in memory."""
+        return dict(self._obj._temporary_offset)
+
+    @property
+    def temporary_size(self):
+        return self._obj._temporary_size
+
+    @property
+    def descriptor_count(self):
+        return self._obj._descriptor_count
+
+
+class BindingTableView(View):
+    """An IDMLBindingTable: its dispatchable, its descriptor ranges and what is bound."""
+
+    __slots__ = ()
+
+    @property
+    def dispatchable(self):
+        return self._obj._dispatchable
+
+    @property
+    def inputs(self):
+        """BoundBuffer (or None) per input of the last BindInputs (an initializer: one tuple per operator);
+        None before any."""
+        return _frozen(self._obj._inputs)
+
+    @property
+    def outputs(self):
+        return _frozen(self._obj._outputs)
+
+    @property
+    def temporary(self):
+        """The BoundBuffer of BindTemporaryResource, or None."""
+        return self._obj._temporary
+
+    @property
+    def persistent(self):
+        """The BoundBuffer of BindPersistentResource, or None."""
+        return self._obj._persistent
+
+    @property
+    def cpu_heap(self):
+        """The descriptor heap its CPUDescriptorHandle points into (where Bind* writes descriptors)."""
+        return self._obj._cpu_heap
+
+    @property
+    def cpu_first(self):
+        return self._obj._cpu_first
+
+    @property
+    def heap(self):
+        """The shader-visible descriptor heap its GPUDescriptorHandle points into."""
+        return self._obj._heap
+
+    @property
+    def first_index(self):
+        return self._obj._first_index
+
+    @property
+    def size(self):
+        """SizeInDescriptors."""
+        return self._obj._size
+
+
+class InitializerView(View):
+    """An IDMLOperatorInitializer: the compiled operators it initializes."""
+
+    __slots__ = ()
+
+    @property
+    def operators(self):
+        return tuple(self._obj._operators)
+
+
+class CommandRecorderView(View):
+    """An IDMLCommandRecorder: its device (it keeps no other state)."""
+
+    __slots__ = ()
+
+    @property
+    def device(self):
+        return self._obj._device
+
+
+VIEWS = (   # most derived first: isinstance picks the first match
+    (IDMLDevice, DMLDeviceView), (IDMLCompiledGraph, CompiledGraphView), (IDMLCompiledOperator, CompiledOperatorView),
+    (IDMLOperator, OperatorView), (IDMLBindingTable, BindingTableView), (IDMLOperatorInitializer, InitializerView),
+    (IDMLCommandRecorder, CommandRecorderView),
+)
+
+
+def _frozen(value):
+    """Lists (and lists of lists) as tuples; anything else as it is."""
+    if isinstance(value, list):
+        return tuple(_frozen(item) for item in value)
+    return value
+
+
+def inspect(obj):
+    """A read-only view of a DirectML (or D3D12) mirror object's state (see the module's table);
+    TypeError otherwise."""
+    for cls, view in VIEWS:
+        if isinstance(obj, cls):
+            return view(obj)
+    if d3d12_inspection.view_type(obj) is not None:
+        return d3d12_inspection.inspect(obj)
+    names = ", ".join([cls.__name__ for cls, _ in VIEWS] + [cls.__name__ for cls, _ in d3d12_inspection.VIEWS])
+    raise TypeError(f"inspect: obj is {short_repr(obj)}, {describe(obj)}; dmlemu.directml.inspect takes a "
+                    f"DirectML or D3D12 mirror object ({names}).")
+
+
+__all__ = ["inspect"]
