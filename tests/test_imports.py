@@ -306,3 +306,14 @@ def test_the_layer_check_finds_a_violation():
              "dmlemu.functional.executor": {"dmlemu.isa.program"}}
     assert layer_violations(graph, "dmlemu.timing", ("dmlemu.functional", "dmlemu.kernels")) == [
         "dmlemu.timing -> dmlemu.kernels", "dmlemu.timing.simd -> dmlemu.functional.executor"]
+
+
+def test_the_isa_imports_nothing_but_itself():
+    """The ISA (opcode table, encoding, decoded Program) is what the executor and the timing model
+    share; it knows neither of them, nor anything else of dmlemu."""
+    graph = import_graph()
+    assert "dmlemu.isa.program" in graph
+    outside = sorted(f"{name} -> {edge}" for name, edges in graph.items()
+                     if name == "dmlemu.isa" or name.startswith("dmlemu.isa.")
+                     for edge in edges if not (edge == "dmlemu.isa" or edge.startswith("dmlemu.isa.")))
+    assert outside == []
