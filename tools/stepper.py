@@ -172,7 +172,7 @@ class WaveStepper:
             changes = self._changes(entry, operands, before)
             if stored is not None:
                 changes.append(stored)
-            yield Step(number, self.program.records[pc].address, self.texts[pc], exec_mask, changes, next_pc is None,
+            yield Step(number, instruction.address, self.texts[pc], exec_mask, changes, next_pc is None,
                        traffic)
             pc = next_pc
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from dmlemu.isa import opcodes as op
 from dmlemu.isa.operands import EXEC_LO, VCC_LO
-from dmlemu.isa.program import KernelFault, Program  # noqa: F401 (Program: the name kernels build with)
+from dmlemu.isa.program import KernelFault, Program  # noqa: F401 (Program: also importable from here)
 
 from dmlemu.functional.buffer_descriptor import unpack_buffer_descriptor
 from dmlemu.functional.wave import Ramp
