@@ -27,7 +27,7 @@ import numpy as np
 from dmlemu.data_types import BY_NAME, DataType
 from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE
 from dmlemu.functional.wave_dispatcher import KernelLaunch
-from dmlemu.functional.executor import Program
+from dmlemu.isa.program import Program
 from dmlemu.isa.assembler import assemble_file
 from dmlemu.kernels.constant_buffer import LAYOUT, PARAM_FIELDS, copy_symbols, f32_bits
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS
@@ -408,8 +408,8 @@ def build_program(operator, data_type, packed, scale_bias, half, layout=LAYOUT, 
 def registers_used(program):
     """(VGPRs, SGPRs) a program touches: the occupancy inputs of the timing model."""
     vmax, smax = 1, 5
-    for _, entry, operands, _ in program.records:
-        for o, w in zip(operands, entry.widths):
+    for r in program.records:
+        for o, w in zip(r.operands, r.entry.widths):
             if hasattr(o, "code") and o.is_register:
                 if o.is_vgpr:
                     vmax = max(vmax, o.index + w)

@@ -34,8 +34,6 @@ from dmlemu.direct_run import DirectRun
 from dmlemu.functional.executor import ExecutionStats, step
 from dmlemu.gpu import Gpu
 from dmlemu.isa import opcodes as op
-from dmlemu.isa.encoding import format_instruction
-from dmlemu.isa.encoding import decode
 from dmlemu.isa.operands import EXEC_LO, NUM_SGPRS, VCC_LO, format_operand
 from dmlemu.kernels.driver import TensorSpec
 from dmlemu.timing.caches import TRAFFIC_FIELDS
@@ -125,7 +123,7 @@ class WaveStepper:
         self.launch = self.direct.launch()
         per_group = self._pick_wave(wave)
         self.first_element = self.workgroup * self.launch.workgroup_size + (wave % per_group) * width
-        self._decode_texts()
+        self._instruction_texts()
         self.element_type = DATA_TYPES[run.data_type]
 
     def _direct_run(self, gpu):
@@ -148,17 +146,9 @@ class WaveStepper:
         self.batch = self.gpu.dispatcher.form_batch(self.launch, wave, 1)
         return per_group
 
-    def _decode_texts(self):
+    def _instruction_texts(self):
         """The program's instruction texts, branch targets as labels L<addr> (both steppers)."""
-        decoded = decode(self.program.dwords)
-        self.instructions = [inst for _, inst in decoded]
-        targets = set()
-        for address, inst in decoded:
-            for kind, value in zip(inst.opcode.operands, inst.operands):
-                if kind == op.LABEL:
-                    targets.add(address + inst.dwords + value)
-        self.labels = {t: f"L{t}" for t in targets}
-        self.texts = [format_instruction(inst, address, self.labels) for address, inst in decoded]
+        self.texts = [r.text for r in self.program.records]
 
     # ---- running ------------------------------------------------------------------------------
     def steps(self):
@@ -168,7 +158,8 @@ class WaveStepper:
         shown = {}       # pc -> the step that showed its traffic
         while pc is not None:
             number += 1
-            entry, operands = self.program.records[pc][1], self.program.records[pc][2]
+            instruction = self.program.records[pc]
+            entry, operands = instruction.entry, instruction.operands
             before = (list(batch.sgpr), list(batch.vgpr), batch.exec, batch.vcc, batch.scc)
             exec_mask = lane_string(batch.exec)
             stored = self._stored(entry, operands) if entry.kind == "store" else None
@@ -182,7 +173,7 @@ class WaveStepper:
             changes = self._changes(entry, operands, before)
             if stored is not None:
                 changes.append(stored)
-            yield Step(number, self.program.addresses[pc], self.texts[pc], exec_mask, changes, next_pc is None,
+            yield Step(number, instruction.address, self.texts[pc], exec_mask, changes, next_pc is None,
                        traffic)
             pc = next_pc
 
@@ -521,7 +512,7 @@ class KernelStepper(WaveStepper):
         self._timed = None
         self.launch, self.allocations = self._setup(self.gpu)
         self._pick_wave(wave)
-        self._decode_texts()
+        self._instruction_texts()
         writable = [a for b, a in self.arrays if b.kind == 1] or [a for _, a in self.arrays] or [np.zeros(0, np.uint32)]
         self.element_type = writable[0].dtype
 

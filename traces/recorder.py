@@ -436,8 +436,7 @@ class _Table:
 
 
 def _instructions(program):
-    from dmlemu.isa.encoding import decode
-    return [inst for _, inst in decode(program.dwords)]
+    return [r.instruction for r in program.records]
 
 
 def _integral(starts, ends, weights, edges):

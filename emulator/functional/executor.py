@@ -6,78 +6,23 @@ a batch share a program counter; a branch that some waves take and others do not
 into two, each continuing on its own path, so control flow stays exact while uniform code (the
 common case) runs as one NumPy operation per instruction for the whole batch.
 
-Decode once: `Program` turns dwords into prebound records (handler, entry, operands, branch target
-index) before any wave runs; the inner loop does no parsing and no string work.
+Decode once: a kernel arrives as an isa.program.Program (decoded and validated when it was built);
+`bind` pairs each of its instruction records with this executor's handler once per Program, so
+the inner loop does no parsing and no string work.
 """
+import weakref
+
 import numpy as np
 
 from dmlemu.isa import opcodes as op
-from dmlemu.isa.encoding import decode
 from dmlemu.isa.operands import EXEC_LO, VCC_LO
+from dmlemu.isa.program import KernelFault, Program  # noqa: F401 (Program: also importable from here)
 
 from dmlemu.functional.buffer_descriptor import unpack_buffer_descriptor
 from dmlemu.functional.wave import Ramp
 
 MAX_INSTRUCTIONS_PER_WAVE = 1 << 20
 _MASK_CODES = (EXEC_LO, VCC_LO)
-
-
-class KernelFault(Exception):
-    """The kernel did something the hardware cannot finish (a hang or an invalid program)."""
-
-
-class Program:
-    """A decoded kernel: records indexed by instruction number, branch targets resolved.
-
-    Validated once here, so that execution never meets a bad word: KernelFault, a sentence naming
-    the program and the dword, for dwords that are not 32-bit values, an unknown opcode, an operand
-    code that names no register or constant, a register range past the register file, an operand
-    of the wrong kind, a truncated instruction (isa.encoding.decode_one), a branch to anything but
-    the start of an instruction, or a last instruction that is not s_endpgm or a branch.
-    """
-
-    __slots__ = ("dwords", "records", "addresses", "name")
-
-    def __init__(self, dwords, name="kernel"):
-        try:
-            self.dwords = tuple(_dword(d) for d in dwords)
-        except (TypeError, ValueError, OverflowError) as error:
-            raise KernelFault(f"{name}: {error}") from None
-        self.name = name
-        try:
-            decoded = decode(self.dwords)
-        except ValueError as error:
-            raise KernelFault(f"{name}: {error}") from None
-        self.addresses = [a for a, _ in decoded]
-        index_of = {a: i for i, a in enumerate(self.addresses)}
-        records = []
-        for i, (address, inst) in enumerate(decoded):
-            target = None
-            for kind, value in zip(inst.opcode.operands, inst.operands):
-                if kind == op.LABEL:
-                    t = address + inst.dwords + value
-                    if t not in index_of:
-                        raise KernelFault(f"{name}: branch at dword {address} targets dword {t}, "
-                                          f"which is not the start of an instruction (the program has "
-                                          f"{len(self.dwords)} dwords)")
-                    target = index_of[t]
-            records.append((_HANDLERS[inst.opcode.kind], inst.opcode, inst.operands, target))
-        if not records or records[-1][1].kind not in ("end", "branch"):
-            raise KernelFault(f"{name}: the program must end with s_endpgm or a branch")
-        self.records = tuple(records)
-
-    def __len__(self):
-        return len(self.records)
-
-
-def _dword(value):
-    """A program word as an int in 0 .. 2**32 - 1 (ValueError naming it otherwise)."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"program word {value!r} is not an integer")
-    value = int(value)
-    if not 0 <= value <= 0xFFFFFFFF:
-        raise ValueError(f"program word {value} is not a 32-bit dword (0 to 0xFFFFFFFF)")
-    return value
 
 
 class ExecutionStats:
@@ -434,9 +379,22 @@ _HANDLERS = {"alu": _alu, "vcmp": _vcmp, "scmp": _scmp, "ctx": _ctx, "idle": _no
              "load": _load, "store": _store, "branch": None, "end": None}
 
 
+_BOUND = weakref.WeakKeyDictionary()   # Program -> its bound records (bind)
+
+
+def bind(program):
+    """The executor's view of a Program: per pc, (handler, opcode entry, operands, branch target
+    index), built from the Program's records once per Program and kept while the Program lives."""
+    bound = _BOUND.get(program)
+    if bound is None:
+        bound = tuple((_HANDLERS[r.entry.kind], r.entry, r.operands, r.target) for r in program.records)
+        _BOUND[program] = bound
+    return bound
+
+
 def run(program, batch, memory, stats):
-    """Execute `program` for every wave of `batch` until all reach s_endpgm."""
-    records = program.records
+    """Execute `program` (an isa.program.Program) for every wave of `batch` until all reach s_endpgm."""
+    records = bind(program)
     ctx = _Context(memory, stats, share=True)
     # Waves per instruction counted in a Python list and added to the stats once at the end (a
     # NumPy element update per instruction costs more than the list's).
@@ -451,7 +409,7 @@ def run(program, batch, memory, stats):
         unit_counts = stats.unit_instructions
         for pc, waves in enumerate(per_instruction):
             if waves:
-                unit_counts[records[pc][1].unit] += waves
+                unit_counts[program.records[pc].entry.unit] += waves
         stats.wave_instructions = int(counts.sum())
 
 
@@ -497,7 +455,7 @@ def step(program, batch, memory, stats, pc):
     the fast path and does not use it. Same handlers and counters as `run`; the waves of the batch
     must agree on every branch (a batch of one wave always does).
     """
-    handler, entry, operands, target = program.records[pc]
+    handler, entry, operands, target = bind(program)[pc]
     stats.instruction_waves[pc] += batch.waves
     stats.unit_instructions[entry.unit] += batch.waves
     stats.wave_instructions += batch.waves

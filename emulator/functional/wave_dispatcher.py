@@ -61,7 +61,7 @@ _MALLOPT_DONE = False   # set by the first Dispatcher (a GPU): importing dmlemu 
 @dataclass
 class KernelLaunch:
     """Everything needed to start a kernel: program, grid and initial scalar registers."""
-    program: object               # executor.Program
+    program: object               # isa.program.Program
     num_workgroups: int
     workgroup_size: int
     user_sgprs: tuple = ()        # 32-bit values for s0, s1, ...

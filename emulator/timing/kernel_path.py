@@ -49,8 +49,8 @@ class PathCost:
             alu, first = [], None
 
         for pc in path:
-            entry = program.records[pc][1]
-            operands = program.records[pc][2]
+            instruction = program.records[pc]
+            entry, operands = instruction.entry, instruction.operands
             kind = entry.kind
             if kind in ("load", "store"):
                 flush(previous)

@@ -2,6 +2,7 @@
 timing that never depends on how the functional model batches its work (docs/FIDELITY.md)."""
 import dataclasses
 import json
+import types
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ from dmlemu.d3d12 import inspect
 from dmlemu.errors import HResultError
 from dmlemu.gpu import Gpu
 from dmlemu.isa.assembler import assemble
-from dmlemu.functional.executor import Program
+from dmlemu.isa.program import Program
 from dmlemu.kernels.driver import TensorSpec
 from dmlemu.presets import RTX_3070, RX_6800_XT, RX_7900_XTX, TEACHING
 from dmlemu.timing.caches import DispatchTraffic, SetAssociativeCache, _any_per_row, _stable_order
@@ -155,10 +156,10 @@ def test_s_waitcnt_carries_its_count():
 def test_a_table_latency_change_moves_the_cycles(monkeypatch):
     program, cost = _path_cost("s_load_dword s4, s[2:3], 0\ns_waitcnt 0\ns_endpgm", percent=50)
     assert cost.schedule(1)[0][1].cycles == 50
-    handler, entry, operands, target = program.records[0]
-    slower = dataclasses.replace(entry, latency_cycles=300)
-    program.records = ((handler, slower, operands, target),) + program.records[1:]
-    assert PathCost(program, range(len(program)), 1, 50).schedule(1)[0][1].cycles == 150
+    first = program.records[0]
+    slower = dataclasses.replace(first, entry=dataclasses.replace(first.entry, latency_cycles=300))
+    changed = types.SimpleNamespace(records=(slower,) + program.records[1:])
+    assert PathCost(changed, range(len(program)), 1, 50).schedule(1)[0][1].cycles == 150
 
 
 def test_teaching_preset_still_times_small_kernels():
