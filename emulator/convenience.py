@@ -262,7 +262,10 @@ def run_operator(desc, inputs, *, flags=0, adapter=None, feature_level=None, deb
     try:
         outputs = session.run(desc, inputs, flags, started=cap.begin)
     finally:
-        cap.end()
+        if cap.started:
+            cap.end()
+        else:
+            cap.discard()     # the run failed before its work began: nothing to record
     return outputs, cap.trace
 
 
