@@ -46,7 +46,7 @@ from dmlemu.d3d12.enums import INTERFACE_IIDS
 from dmlemu.d3d12.messages import (
     D3D12_INFO_QUEUE_DEFAULT_MESSAGE_COUNT_LIMIT, D3D12_INFO_QUEUE_FILTER, D3D12_INFO_QUEUE_FILTER_DESC, D3D12_MESSAGE,
     D3D12_MESSAGE_CALLBACK_FLAGS, D3D12_MESSAGE_CALLBACK_IGNORE_FILTERS, D3D12_MESSAGE_CATEGORY,
-    D3D12_MESSAGE_CATEGORY_APPLICATION_DEFINED, D3D12_MESSAGE_ID_STRING_FROM_APPLICATION, D3D12_MESSAGE_SEVERITY,
+    D3D12_MESSAGE_CATEGORY_APPLICATION_DEFINED, D3D12_MESSAGE_ID, D3D12_MESSAGE_ID_STRING_FROM_APPLICATION, D3D12_MESSAGE_SEVERITY,
     D3D12_MESSAGE_SEVERITY_CORRUPTION, D3D12_MESSAGE_SEVERITY_ERROR, D3D12DebugBreak, debug_output,
 )
 from dmlemu.errors import E_FAIL, E_OUTOFMEMORY, HResultError
@@ -57,6 +57,11 @@ MAX_FILTER_STACK = 1024            # filters a stack holds (the emulator's bound
 MAX_FILTER_ENTRIES = 1 << 16       # entries one filter list holds (the emulator's bound)
 MAX_DESCRIPTION_BYTES = 1 << 20    # an application message's text (the emulator's bound)
 _DEFAULT_BREAK_SEVERITIES = (int(D3D12_MESSAGE_SEVERITY_CORRUPTION), int(D3D12_MESSAGE_SEVERITY_ERROR))
+
+
+def _id(message_id):
+    """A message ID as its D3D12_MESSAGE_ID member when the mirror names it, else the plain number."""
+    return D3D12_MESSAGE_ID(message_id) if message_id in D3D12_MESSAGE_ID._c_names_ else message_id
 
 
 class _Filter:
@@ -88,7 +93,7 @@ class _Filter:
             return D3D12_INFO_QUEUE_FILTER_DESC(
                 pCategoryList=[D3D12_MESSAGE_CATEGORY(v) for v in sorted(sets[0])] or None,
                 pSeverityList=[D3D12_MESSAGE_SEVERITY(v) for v in sorted(sets[1])] or None,
-                pIDList=sorted(sets[2]) or None)
+                pIDList=[_id(v) for v in sorted(sets[2])] or None)
         return D3D12_INFO_QUEUE_FILTER(AllowList=side(self.allow), DenyList=side(self.deny))
 
 
@@ -122,7 +127,7 @@ class ID3D12InfoQueue1(COMObject):
             callbacks = [(f, c) for f, flags, c in self._callbacks.values()
                          if allowed or flags & D3D12_MESSAGE_CALLBACK_IGNORE_FILTERS]
         for function, context in callbacks:
-            function(D3D12_MESSAGE_CATEGORY(category), D3D12_MESSAGE_SEVERITY(severity), message_id, text, context)
+            function(D3D12_MESSAGE_CATEGORY(category), D3D12_MESSAGE_SEVERITY(severity), _id(message_id), text, context)
         if not allowed:
             return False
         if not self._mute:
@@ -206,7 +211,7 @@ class ID3D12InfoQueue1(COMObject):
             raise invalid(f"{m}: pMessageByteLength is {length}, but message {index} needs {needed} bytes; call "
                           f"GetMessage with pMessage None first to get its length.")
         pMessage.Category, pMessage.Severity = D3D12_MESSAGE_CATEGORY(category), D3D12_MESSAGE_SEVERITY(severity)
-        pMessage.ID, pMessage.pDescription, pMessage.DescriptionByteLength = message_id, text, description
+        pMessage.ID, pMessage.pDescription, pMessage.DescriptionByteLength = _id(message_id), text, description
         return pMessage
 
     # ---- filters --------------------------------------------------------------------------------------

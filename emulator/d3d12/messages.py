@@ -106,6 +106,7 @@ class D3D12DebugBreak(HResultError):
     def __init__(self, hresult, message, category, severity, message_id):
         super().__init__(hresult, message)
         self.category, self.severity, self.id = category, severity, message_id
+        self.reported = True     # already in the info queue: the HRESULT wrapper does not store it again
 
 
 # ---- which message is which: the C method at the head of the sentence ---------------------------
@@ -198,6 +199,7 @@ _METHODS = {
                                 ("is open", "EXECUTECOMMANDLISTS_OPENCOMMANDLIST"),
                                 ("not closed", "EXECUTECOMMANDLISTS_OPENCOMMANDLIST"),
                                 ("type", "EXECUTECOMMANDLISTS_COMMANDLISTMISMATCH")),
+    "CheckFeatureSupport": _row(_C.D3D12_MESSAGE_CATEGORY_STATE_GETTING, "UNKNOWN"),
     "Signal": _row(_C.D3D12_MESSAGE_CATEGORY_EXECUTION, "FENCE_INVALIDOPERATION"),
     "Wait": _row(_C.D3D12_MESSAGE_CATEGORY_EXECUTION, "FENCE_INVALIDOPERATION"),
     "SetEventOnCompletion": _row(_C.D3D12_MESSAGE_CATEGORY_EXECUTION, "FENCE_INVALIDOPERATION"),
@@ -206,14 +208,19 @@ _DEFAULT = (_C.D3D12_MESSAGE_CATEGORY_MISCELLANEOUS, _ID.D3D12_MESSAGE_ID_UNKNOW
 
 
 def classify(text):
-    """(category, ID) of a D3D12 message from its sentence: the method that heads it (`Method: ...`),
+    """(category, ID) of a D3D12 message from its sentence: the method that heads it (`Method: ...`; for
+    `ExecuteCommandLists: Method: ...`, a recorded command that failed at execution, that command),
     then the first of its phrases the sentence holds."""
     method = text.split(":", 1)[0].strip() if ":" in text else ""
+    rest = text[len(method) + 1:]
+    if method == "ExecuteCommandLists":   # a recorded command that failed at execution: that command's message
+        inner = rest.split(":", 1)[0].strip() if ":" in rest else ""
+        if inner in _METHODS and inner != method:
+            return classify(rest.strip())
     row = _METHODS.get(method)
     if row is None:
         return _DEFAULT
     category, message_id, phrases = row
-    rest = text[len(method) + 1:]
     for phrase, exact in phrases:
         if phrase in rest:
             return category, exact
@@ -283,3 +290,14 @@ def report(d3d12_device, hresult, text, *, source="D3D12", severity=None, catego
             d3d12_device._deferred_reports.append(error)
         else:
             raise error
+
+
+def id_table_markdown():
+    """The `_METHODS` table as the Markdown docs/INFO_QUEUE.md shows (a test keeps the page equal to it)."""
+    prefix = "D3D12_MESSAGE_ID_"
+    lines = ["| method | category | ID (value) | more exact IDs: phrase in the sentence -> ID |", "|---|---|---|---|"]
+    for method, (category, message_id, phrases) in _METHODS.items():
+        more = "; ".join(f'"{p}" -> {e.name[len(prefix):]} ({int(e)})' for p, e in phrases) or "-"
+        lines.append(f"| `{method}` | {category.name[len('D3D12_MESSAGE_CATEGORY_'):]} | "
+                     f"{message_id.name[len(prefix):]} ({int(message_id)}) | {more} |")
+    return "\n".join(lines) + "\n"
