@@ -71,7 +71,8 @@ def hresult_method(method):
         try:
             return method(self, *args, **kwargs)
         except HResultError as error:
-            device._report_failure(prefixed(where, error.message))
+            if not getattr(error, "reported", False):   # a debug-layer break was reported where it was found
+                device._report_failure(prefixed(where, error.message))
             raise
 
     return wrapper

@@ -47,15 +47,20 @@ def _adapter(adapter):
     if adapter is None or hasattr(adapter, "GetDesc1"):
         return adapter
     from dmlemu.dxgi import CreateDXGIFactory1, IDXGIAdapter
-    from dmlemu.presets import PRESETS, AdapterPreset, preset_by_key
+    from dmlemu.presets import PRESETS, WARP, AdapterPreset, preset_by_key
     if isinstance(adapter, AdapterPreset):
         if adapter in PRESETS:
             return CreateDXGIFactory1().EnumAdapters1(PRESETS.index(adapter))
+        if adapter is WARP:
+            return CreateDXGIFactory1().EnumWarpAdapter()
         return IDXGIAdapter(len(PRESETS), adapter)   # a custom preset: checked when the device builds its GPU
     if not isinstance(adapter, str):
         raise TypeError(f"adapter is {describe(adapter)}; give None, an IDXGIAdapter, an AdapterPreset or a preset "
                         f"key ({', '.join(p.key for p in PRESETS)})")
-    return CreateDXGIFactory1().EnumAdapters1(PRESETS.index(preset_by_key(adapter)))
+    preset = preset_by_key(adapter)
+    if preset not in PRESETS:
+        return CreateDXGIFactory1().EnumWarpAdapter()     # the one adapter EnumAdapters1 does not list
+    return CreateDXGIFactory1().EnumAdapters1(PRESETS.index(preset))
 
 
 def _operator_desc(desc):
@@ -263,7 +268,10 @@ def run_operator(desc, inputs, *, flags=0, adapter=None, feature_level=None, deb
     try:
         outputs = session.run(desc, inputs, flags, started=cap.begin)
     finally:
-        cap.end()
+        if cap.started:
+            cap.end()
+        else:
+            cap.discard()     # the run failed before its work began: nothing to record
     return outputs, cap.trace
 
 

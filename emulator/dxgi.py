@@ -9,10 +9,18 @@ DXGI_SAMPLE_DESC).
 Memory figures: DedicatedVideoMemory is the preset's memory budget; DedicatedSystemMemory and
 SharedSystemMemory are not modelled and read 0. AdapterLuid is deterministic: HighPart 0,
 LowPart 0x1000 + the adapter's index.
+
+WARP: IDXGIFactory4::EnumWarpAdapter returns the adapter of dmlemu.presets.WARP (Microsoft's software
+rasteriser on a CPU), index len(PRESETS), after the hardware adapters. As on Windows its desc has
+DXGI_ADAPTER_FLAG_SOFTWARE, VendorId 0x1414 and DeviceId 0x8C, and its memory is system memory:
+DedicatedVideoMemory 0 and SharedSystemMemory the preset's budget. EnumAdapters1 lists the hardware
+presets only (on Windows the Microsoft Basic Render Driver is also listed last); EnumAdapterByLuid
+finds WARP by its LUID.
 """
 from dmlemu.com import c_enum, define_struct
 from dmlemu.errors import DXGI_ERROR_NOT_FOUND, E_INVALIDARG, HResultError
-from dmlemu.presets import PRESETS
+from dmlemu.com import as_guid
+from dmlemu.presets import PRESETS, SOFTWARE_PRESETS, WARP
 
 __all__ = [
     "CreateDXGIFactory", "CreateDXGIFactory1", "CreateDXGIFactory2", "IDXGIFactory", "IDXGIAdapter",
@@ -80,10 +88,12 @@ class IDXGIAdapter:
     def GetDesc1(self):
         """DXGI_ADAPTER_DESC1 of the preset: its name, PCI ids, memory budget and LUID."""
         p = self._preset
+        dedicated, shared = (0, p.dedicated_video_memory) if p.software else (p.dedicated_video_memory, 0)
         return DXGI_ADAPTER_DESC1(
             Description=p.description, VendorId=p.vendor_id, DeviceId=p.device_id, SubSysId=0, Revision=0,
-            DedicatedVideoMemory=p.dedicated_video_memory, DedicatedSystemMemory=0, SharedSystemMemory=0,
-            AdapterLuid=self._luid(), Flags=DXGI_ADAPTER_FLAG_NONE)  # noqa: F821
+            DedicatedVideoMemory=dedicated, DedicatedSystemMemory=0, SharedSystemMemory=shared,
+            AdapterLuid=self._luid(),
+            Flags=DXGI_ADAPTER_FLAG_SOFTWARE if p.software else DXGI_ADAPTER_FLAG_NONE)  # noqa: F821
 
     def GetDesc(self):
         """DXGI_ADAPTER_DESC: GetDesc1 without Flags."""
@@ -135,9 +145,19 @@ class IDXGIFactory:
         index = order[Adapter]
         return IDXGIAdapter(index, PRESETS[index])
 
+    def EnumWarpAdapter(self, riid=None):
+        """IDXGIFactory4: the WARP adapter (dmlemu.presets.WARP), for D3D12CreateDevice like any other (the
+        C riid/ppvAdapter pair becomes the return value; riid, when given, must be a GUID)."""
+        if riid is not None:
+            try:
+                as_guid(riid, "riid")
+            except HResultError as error:
+                raise HResultError(error.hresult, f"EnumWarpAdapter: {error.message}") from None
+        return IDXGIAdapter(len(PRESETS), WARP)
+
     def EnumAdapterByLuid(self, AdapterLuid, riid=None):
-        """IDXGIFactory4: the adapter with this LUID; DXGI_ERROR_NOT_FOUND when none has it."""
-        for index, preset in enumerate(PRESETS):
+        """IDXGIFactory4: the adapter with this LUID (WARP's included); DXGI_ERROR_NOT_FOUND when none has it."""
+        for index, preset in enumerate(PRESETS + SOFTWARE_PRESETS):
             adapter = IDXGIAdapter(index, preset)
             luid = adapter._luid()
             if (getattr(AdapterLuid, "LowPart", None), getattr(AdapterLuid, "HighPart", None)) == (

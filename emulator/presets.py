@@ -31,6 +31,7 @@ class AdapterPreset:
     supports_64bit: bool = True    # INT64/UINT64/FLOAT64 tensors (DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT)
     max_feature_level: int = 0x6400
     uma: bool = False              # integrated GPU: one memory with the CPU (D3D12_FEATURE_DATA_ARCHITECTURE.UMA)
+    software: bool = False         # a software adapter (WARP): DXGI_ADAPTER_FLAG_SOFTWARE in its DXGI_ADAPTER_DESC1
     waves_per_simd: int = 16       # wave slots per SIMD
     vgprs_per_simd_lane: int = 512  # vector register file depth (occupancy limit)
     simd_lanes: int = 32           # lanes a SIMD executes per cycle (wave64 on SIMD32: 2 passes)
@@ -312,6 +313,49 @@ H200 = AdapterPreset(
     ),
 )
 
+# WARP, Microsoft's software rasteriser, on a desktop CPU: what IDXGIFactory4::EnumWarpAdapter returns. It
+# is not in PRESETS (EnumAdapters1 lists the hardware presets); preset_by_key("warp") finds it. The CPU
+# it stands for is an 8-core x86-64 desktop part with AVX2 and dual-channel DDR4-3200: each core is one
+# "compute unit" whose 256-bit vector units are its SIMDs, eight FP32 lanes wide.
+WARP = AdapterPreset(
+    key="warp",
+    description="Microsoft Basic Render Driver (emulated)",
+    vendor_id=0x1414, device_id=0x008C,
+    dedicated_video_memory=8 * GiB,
+    compute_units=8, simds_per_cu=2, wave_width=8, workgroup_size=64,
+    clock_hz=3_000_000_000, dram_bytes_per_second=51_200_000_000, dram_latency_cycles=240,
+    launch_cycles=30_000, native_fp16=False, uma=True, software=True,
+    waves_per_simd=2, vgprs_per_simd_lane=1024, simd_lanes=8,
+    line_bytes=64, sector_bytes=64, lookups_per_cycle_per_cu=2, max_lines_in_flight_per_cu=12,
+    l2_bytes=16 << 20, l2_ways=16, l2_bytes_per_cycle=256, l2_latency_cycles=45, smem_latency_percent=10,
+    refresh_interval_cycles=23_400, refresh_cycles=1_050, submit_cycles=15_000, flush_cycles=3_000,
+    workgroup_launch_cycles=100,
+    # fp64 and int64: 4 lanes per 256-bit register against 8 FP32 lanes; transcendental: no hardware
+    # instruction, a short polynomial sequence (estimate).
+    valu_rate_cycles=(("fp64", 2), ("int64", 2), ("transcendental", 8)),
+    sources=(
+        "Microsoft, 'Windows Advanced Rasterization Platform (WARP) Guide' (learn.microsoft.com, "
+        "direct3darticles/directx-warp): WARP is a software rasteriser that JIT-compiles shaders to SSE/AVX "
+        "vector code and spreads work over the CPU's cores; it implements feature levels up to 12_1.",
+        "Microsoft, DXGI Overview, 'New info about enumerating adapters for Windows 8': the Microsoft Basic "
+        "Render Driver has VendorId 0x1414 and DeviceId 0x8C and DXGI_ADAPTER_FLAG_SOFTWARE set; it is "
+        "render-only (no outputs).",
+        "Estimate: the CPU is an 8-core x86-64 desktop part at 3.0 GHz with AVX2: each core is one compute "
+        "unit with its two 256-bit FMA pipes as two SIMDs of 8 FP32 lanes (wave8), two waves per SIMD "
+        "standing for the two hardware threads per core; registers are memory, so the VGPR limit is loose.",
+        "Dual-channel DDR4-3200 (JEDEC: 3200 MT/s x 8 bytes x 2 channels = 51.2 GB/s); estimates: ~80 ns "
+        "load-to-use DRAM latency (240 cycles), refresh every 7.8 us (JEDEC tREFI) for ~350 ns (8 Gb tRFC).",
+        "Estimates: the shared L3 (16 MiB, 16 ways, 64-byte lines, ~15 ns) as the modelled L2 at 32 bytes "
+        "per cycle per core; 12 line fill buffers per core as the misses in flight; two loads per cycle.",
+        "Estimates: a dispatch costs ~10 us of runtime and thread-pool work (launch), ExecuteCommandLists "
+        "~5 us, the end-of-dispatch join ~1 us, and each workgroup ~33 ns to hand to a worker thread.",
+        "UMA: WARP uses system memory (D3D12_FEATURE_DATA_ARCHITECTURE.UMA and CacheCoherentUMA); the 8 GiB "
+        "budget stands for the shared system memory DXGI reports (an estimate: half of a 16 GiB host). FP16 "
+        "is computed in FP32 (no native half arithmetic on AVX2: an estimate of WARP's choice); 64-bit "
+        "types are supported.",
+    ),
+)
+
 # Fields that must be above zero; the other integer fields may be 0 (0: not modelled, or free).
 POSITIVE_FIELDS = ("compute_units", "simds_per_cu", "wave_width", "clock_hz", "dram_bytes_per_second", "line_bytes",
                    "sector_bytes", "lookups_per_cycle_per_cu", "max_lines_in_flight_per_cu", "l2_bytes", "l2_ways",
@@ -392,9 +436,15 @@ PRESETS = (RX_7900_XTX, RX_6800_XT, RTX_3070, IRIS_XE, TEACHING, H200)
 DEFAULT_PRESET = RX_7900_XTX
 
 
+# Adapters that EnumAdapters1 does not list but a program can ask for (EnumWarpAdapter).
+SOFTWARE_PRESETS = (WARP,)
+
+
 def preset_by_key(key):
-    """The preset whose key is `key`; ValueError (one sentence naming the known keys) when none is."""
-    for preset in PRESETS:
+    """The preset whose key is `key` (WARP's "warp" included); ValueError (one sentence naming the known
+    keys) when none is."""
+    for preset in PRESETS + SOFTWARE_PRESETS:
         if preset.key == key:
             return preset
-    raise ValueError(f"no adapter preset named {short_repr(key)}; known: {', '.join(p.key for p in PRESETS)}")
+    raise ValueError(f"no adapter preset named {short_repr(key)}; known: "
+                     f"{', '.join(p.key for p in PRESETS + SOFTWARE_PRESETS)}")

@@ -4,8 +4,9 @@ Microsoft's PyDirectML (microsoft/DirectML, Python/src/device.cpp, device.h and 
 DirectML device in a `Device` object whose `compute(op, inputs)` runs one compiled operator the same
 way every time. This file keeps that structure, call for call:
 
-- Device.__init__ (device.cpp, Device::Device): a D3D12 device, a COMPUTE command queue, allocator and
-  list; a DML device tried with DML_CREATE_DEVICE_FLAG_DEBUG first; one command recorder, an empty
+- Device.__init__ (device.cpp, Device::Device): a D3D12 device (on the WARP adapter,
+  IDXGIFactory4::EnumWarpAdapter, when useGpu is false; with the D3D12 debug layer when asked), a
+  COMPUTE command queue, allocator and list; a DML device tried with DML_CREATE_DEVICE_FLAG_DEBUG first; one command recorder, an empty
   operator initializer (CreateOperatorInitializer(0, nullptr)) and an empty binding table
   (CreateBindingTable(nullptr)) that every call Resets.
 - Device.compute -> InitializeOperator + ExecuteOperator (device.cpp): Reset the initializer to the
@@ -31,13 +32,20 @@ import numpy as np
 from dmlemu import golden
 from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.dxgi import CreateDXGIFactory1
 
 
 class Device:
     """PyDirectML's pydml::Device (device.h): a DML device with the resources `compute` reuses."""
 
-    def __init__(self):
-        self.d3d12 = D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0)
+    def __init__(self, use_gpu=True, use_debug_layer=False):
+        if use_debug_layer:     # the D3D12 debug layer, enabled before the device is created
+            D3D12GetDebugInterface().EnableDebugLayer()
+        adapter = None if use_gpu else CreateDXGIFactory1().EnumWarpAdapter()   # useGpu false: WARP
+        self.d3d12 = D3D12CreateDevice(adapter, D3D_FEATURE_LEVEL_11_0)
+        self.adapter_name = "the default adapter" if use_gpu else adapter.GetDesc1().Description
+        # With the debug layer, D3D12's and DirectML's messages are kept in the device's info queue.
+        self.info_queue = self.d3d12.QueryInterface(IID_ID3D12InfoQueue) if use_debug_layer else None
         self.queue = self.d3d12.CreateCommandQueue(D3D12_COMMAND_QUEUE_DESC(Type=D3D12_COMMAND_LIST_TYPE_COMPUTE))
         self.allocator = self.d3d12.CreateCommandAllocator(D3D12_COMMAND_LIST_TYPE_COMPUTE)
         self.list = self.d3d12.CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_COMPUTE, self.allocator, None)
@@ -197,7 +205,11 @@ class Device:
 
 
 def main():
-    device = Device()
+    for use_gpu in (True, False):
+        run(Device(use_gpu=use_gpu, use_debug_layer=not use_gpu))
+
+
+def run(device):
     sizes = [1, 1, 3, 5]
     nbytes = DMLCalcBufferTensorSize(DML_TENSOR_DATA_TYPE_FLOAT32, len(sizes), sizes, None)
     tensor = DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
@@ -210,11 +222,18 @@ def main():
     for _ in range(2):   # PyDirectML runs initialize + execute on every compute() call
         [out] = device.compute(op, [x], [nbytes])
     y = out.view(np.float32).reshape(sizes)
+    print("adapter:", device.adapter_name)
     print("x:", x.ravel())
     print("y:", y.ravel())
     expected = golden.clip(x, -1.0, 1.0)
     if not np.array_equal(y.view(np.uint32), expected.view(np.uint32)):
         raise SystemExit(f"CLIP output differs from dmlemu.golden:\n got      {y}\n expected {expected}")
+    if device.info_queue is not None:
+        count = device.info_queue.GetNumStoredMessages()
+        if count:
+            raise SystemExit(f"the debug layers stored {count} messages; the first: "
+                             f"{device.info_queue.GetMessage(0, D3D12_MESSAGE(), 1 << 20).pDescription}")
+        print("debug layers: no messages in the info queue.")
     print("bit-exact against dmlemu.golden.")
 
 

@@ -1,10 +1,11 @@
 """The adapter presets as a table: the library behind `dmlemu adapters`.
 
-Reads dmlemu.presets.PRESETS (one DXGI adapter each, in EnumAdapters1 order) and prints the
-figures that matter for a DirectML program and for its timing, then each preset's sources.
+Reads dmlemu.presets.PRESETS (one DXGI adapter each, in EnumAdapters1 order) and the software
+presets (WARP, from EnumWarpAdapter; its index column reads "warp") and prints the figures that matter
+for a DirectML program and for its timing, then each preset's sources.
 """
 from dmlemu.directml import DML_FEATURE_LEVEL
-from dmlemu.presets import DEFAULT_PRESET, PRESETS
+from dmlemu.presets import DEFAULT_PRESET, PRESETS, SOFTWARE_PRESETS
 
 __all__ = ["adapter_rows", "format_adapters", "feature_level_name"]
 
@@ -22,9 +23,9 @@ def feature_level_name(value):
 def adapter_rows():
     """One dict per preset with the table's columns (values as text)."""
     rows = []
-    for index, p in enumerate(PRESETS):
+    for index, p in [(str(i), p) for i, p in enumerate(PRESETS)] + [("warp", p) for p in SOFTWARE_PRESETS]:
         rows.append({
-            "index": str(index), "key": p.key + (" *" if p is DEFAULT_PRESET else ""),
+            "index": index, "key": p.key + (" *" if p is DEFAULT_PRESET else ""),
             "CUs": str(p.compute_units), "SIMDs/CU": str(p.simds_per_cu), "wave": str(p.wave_width),
             "clock GHz": f"{p.clock_hz / 1e9:.4g}", "memory GiB": f"{p.dedicated_video_memory / (1 << 30):g}",
             "DRAM GB/s": f"{p.dram_bytes_per_second / 1e9:g}", "FP16": "native" if p.native_fp16 else "emulated",
@@ -41,10 +42,11 @@ def format_adapters(with_sources=True):
         lines.append("  ".join(f"{r[c]:>{widths[c]}}" if c not in ("key",) else f"{r[c]:<{widths[c]}}"
                                for c in COLUMNS))
     lines += ["", "* the default adapter (D3D12CreateDevice(None, ...) and EnumAdapters1(0)). "
-              "Pick one with --adapter KEY.", "FP16 'native': DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION "
+              "Pick one with --adapter KEY.", "warp: the software adapter IDXGIFactory4::EnumWarpAdapter returns "
+              "(not listed by EnumAdapters1).", "FP16 'native': DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION "
               "computes FLOAT16 in FLOAT16; 64-bit: INT64/UINT64/FLOAT64 tensors."]
     if with_sources:
-        for p in PRESETS:
+        for p in PRESETS + SOFTWARE_PRESETS:
             lines += ["", f"{p.key}: {p.description}"]
             lines += [f"  - {s}" for s in p.sources]
     return "\n".join(lines)

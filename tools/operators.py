@@ -694,7 +694,9 @@ def validate(run, adapter=None, feature_level=None):
     from dmlemu.directml import DML_CREATE_DEVICE_FLAG_NONE, DMLCreateDevice
     from dmlemu.dxgi import CreateDXGIFactory1
     preset = preset_for(adapter)
-    device = D3D12CreateDevice(CreateDXGIFactory1().EnumAdapters1(PRESETS.index(preset)), D3D_FEATURE_LEVEL_11_0)
+    factory = CreateDXGIFactory1()
+    adapter = factory.EnumAdapters1(PRESETS.index(preset)) if preset in PRESETS else factory.EnumWarpAdapter()
+    device = D3D12CreateDevice(adapter, D3D_FEATURE_LEVEL_11_0)
     dml = DMLCreateDevice(device, DML_CREATE_DEVICE_FLAG_NONE, max_feature_level=feature_level)
     dml.CompileOperator(dml.CreateOperator(operator_desc(run)), run.flags)
 

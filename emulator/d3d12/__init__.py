@@ -9,10 +9,11 @@ Modules, one concept each: device (the device and removal), command_queue (execu
 command_allocator, command_list (recording rules), commands (what lists record), resource (buffers
 and the resource-state model), heap (CreateHeap and placed, aliasing resources), descriptor_heap, views, fence (completion and observation),
 query_heap (timestamps), root_signature and pipeline_state (compute pipelines), dispatch
-(Dispatch and the root arguments it reads), debug (the debug layer switch), d3dx12, enums, structs,
-base. `inspect(obj)` (inspection.py) is the one name beyond the C API: a read-only view of an object's
-state that D3D12 shows only through tools such as PIX (a resource's state and bytes, a command list's
-recorded commands, a device's GPU).
+(Dispatch and the root arguments it reads), debug (the debug layer switch), messages (the debug
+layer's messages and the one function that reports them), info_queue (ID3D12InfoQueue1), d3dx12,
+enums, structs, base. `inspect(obj)` (inspection.py) is the one name beyond the C API: a read-only view
+of an object's state that D3D12 shows only through tools such as PIX (a resource's state and bytes, a
+command list's recorded commands, a device's GPU).
 """
 from dmlemu import errors as _errors
 from dmlemu.dxgi import DXGI_FORMAT, DXGI_SAMPLE_DESC
@@ -29,7 +30,10 @@ from dmlemu.d3d12.device import D3D12CreateDevice, ID3D12Device
 from dmlemu.d3d12.enums import *  # noqa: F401,F403
 from dmlemu.d3d12.fence import ID3D12Fence
 from dmlemu.d3d12.heap import ID3D12Heap
+from dmlemu.d3d12.info_queue import ID3D12InfoQueue1
 from dmlemu.d3d12.inspection import inspect
+from dmlemu.d3d12 import messages as _messages
+from dmlemu.d3d12.messages import *  # noqa: F401,F403
 from dmlemu.d3d12.query_heap import ID3D12QueryHeap
 from dmlemu.d3d12.pipeline_state import ID3D12PipelineState
 from dmlemu.d3d12.root_signature import D3D12SerializeRootSignature, ID3D12RootSignature, ID3DBlob
@@ -39,6 +43,7 @@ from dmlemu.d3d12.structs import *  # noqa: F401,F403
 _HRESULTS = [name for name in _errors.HRESULT_NAMES.values()]
 for _name in _HRESULTS:
     globals()[_name] = getattr(_errors, _name)
+ID3D12InfoQueue = ID3D12InfoQueue1   # one class implements both interfaces
 for _member in DXGI_FORMAT:
     globals()[_member.name] = _member
 
@@ -46,6 +51,6 @@ __all__ = (
     ["D3D12CreateDevice", "D3D12GetDebugInterface", "ID3D12Device", "ID3D12CommandQueue", "ID3D12CommandAllocator",
      "ID3D12GraphicsCommandList", "ID3D12Resource", "ID3D12Heap", "ID3D12DescriptorHeap", "ID3D12Fence", "ID3D12QueryHeap",
      "D3D12SerializeRootSignature", "ID3D12RootSignature", "ID3D12PipelineState", "ID3DBlob",
-     "ID3D12Debug", "DXGI_FORMAT", "DXGI_SAMPLE_DESC", "inspect"]
+     "ID3D12Debug", "ID3D12InfoQueue", "ID3D12InfoQueue1", "DXGI_FORMAT", "DXGI_SAMPLE_DESC", "inspect"]
     + [member.name for member in DXGI_FORMAT]
-    + list(_enums.__all__) + list(_structs.__all__) + list(_d3dx12_all) + _HRESULTS)
+    + list(_enums.__all__) + list(_structs.__all__) + list(_messages.__all__) + list(_d3dx12_all) + _HRESULTS)

@@ -42,6 +42,7 @@ from dmlemu.d3d12.enums import (
     D3D12_RESOURCE_BARRIER_TYPE_TRANSITION, D3D12_RESOURCE_BARRIER_TYPE_UAV, D3D12_RESOURCE_STATE_COPY_DEST,
     D3D12_RESOURCE_STATE_COPY_SOURCE, D3D12_RESOURCE_STATE_GENERIC_READ, is_valid_state, state_name)
 from dmlemu.d3d12.query_heap import COPY_QUEUE_TIMESTAMP_HEAP, ID3D12QueryHeap, TIMESTAMP_HEAP, TIMESTAMP_QUERY
+from dmlemu.d3d12.messages import report
 from dmlemu.d3d12.resource import FIXED_STATE, ID3D12Resource
 from dmlemu.d3d12.structs import D3D12_RESOURCE_BARRIER
 
@@ -167,7 +168,7 @@ class ID3D12GraphicsCommandList(DeviceChild):
         if self._error is None:
             self._error = (hresult, sentence)
         if self._device._debug_layer:
-            raise HResultError(hresult, sentence)
+            report(self._device, hresult, sentence)   # raises when the info queue breaks on it
 
     def _report_closed(self, method_name):
         self._device._report_misuse(

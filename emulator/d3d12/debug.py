@@ -2,9 +2,11 @@
 
 One process-wide switch, as in D3D12: D3D12GetDebugInterface().EnableDebugLayer() affects devices
 created afterwards (each device copies it into `device._debug_layer`). The emulator always validates;
-what the debug layer adds is reporting at once: misuse that a void method (or a recording method)
-would only record — device removal, a command list's error state, an Unmap without Map — also
-raises HResultError from the offending call, the way a break-on-error debug layer stops there.
+what the debug layer adds is messages: every misuse goes to the device's ID3D12InfoQueue
+(info_queue.py, reached with QueryInterface), is printed to stderr unless muted, and, as the queue
+breaks on errors by default, misuse that a void method (or a recording method) would only record —
+device removal, a command list's error state, an Unmap without Map — also raises from the offending
+call (D3D12DebugBreak, an HResultError; docs/INFO_QUEUE.md).
 """
 _enabled = False
 

@@ -11,14 +11,18 @@ the device (`_remove(hresult, sentence)`). Afterwards every HRESULT method of th
 children raises DXGI_ERROR_DEVICE_REMOVED naming that reason, void methods do nothing, pending queue
 work is dropped, fences read UINT64_MAX, and GetDeviceRemovedReason returns the reason's code
 (S_OK while the device is fine). `_debug_layer` (copied from the process-wide debug layer switch at
-creation; settable) makes misuse also raise at the offending call.
+creation; settable) turns on the debug layer: every misuse becomes a message of the device's info
+queue (`_info_queue`, info_queue.py; QueryInterface(IID_ID3D12InfoQueue) reaches it), which by default
+breaks on errors, so the misuse also raises at the offending call (messages.report).
 """
 import itertools
 import numbers
 import threading
+import uuid
 import weakref
 
-from dmlemu.errors import DXGI_ERROR_INVALID_CALL, DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, E_NOTIMPL, HResultError, S_OK
+from dmlemu.errors import (DXGI_ERROR_INVALID_CALL, DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, E_NOINTERFACE, E_NOTIMPL,
+                           HResultError, S_OK)
 from dmlemu import dxgi
 from dmlemu.presets import AdapterPreset, DEFAULT_PRESET, PRESETS
 from dmlemu.d3d12 import debug
@@ -42,6 +46,9 @@ from dmlemu.d3d12.enums import (
     D3D12_FENCE_FLAG_NON_MONITORED, D3D12_FENCE_FLAG_SHARED, D3D12_FENCE_FLAG_SHARED_CROSS_ADAPTER,
     D3D12_HEAP_TYPE_UPLOAD, D3D12_MEMORY_POOL_L0, D3D12_MEMORY_POOL_L1, D3D12_MEMORY_POOL_UNKNOWN)
 from dmlemu.d3d12.fence import ID3D12Fence, UINT64_MAX
+from dmlemu.d3d12.enums import IID_ID3D12InfoQueue, IID_ID3D12InfoQueue1
+from dmlemu.d3d12.info_queue import ID3D12InfoQueue1
+from dmlemu.d3d12.messages import D3D12_MESSAGE_CATEGORY_EXECUTION, D3D12_MESSAGE_ID_UNKNOWN, report
 from dmlemu.d3d12.query_heap import create_query_heap
 from dmlemu.d3d12.resource import BUFFER_ALIGNMENT, _check_buffer_desc, copyable_footprints, create_committed_resource
 from dmlemu.d3d12.enums import (
@@ -86,6 +93,7 @@ class ID3D12Device(COMObject):
         self._name = ""
         self._removed_reason = None
         self._debug_layer = debug.is_enabled()
+        self._info_queue = ID3D12InfoQueue1(self)   # reachable through QueryInterface with the debug layer on
         self._counters = {}
         self._queues = []
         self._fences = weakref.WeakSet()
@@ -136,25 +144,29 @@ class ID3D12Device(COMObject):
         return self._removed_reason is not None
 
     def _report_failure(self, message):
-        """An HRESULT method failed: D3D12 reports it through the returned code only."""
+        """An HRESULT method failed: the debug layer stores the message (the failure itself is the break)."""
+        if self._debug_layer:
+            report(self, 0, message, may_break=False)
 
     def _report_misuse(self, hresult, message):
-        """Misuse in a void method: remove the device (hresult None: DXGI_ERROR_INVALID_CALL); with the debug
-        layer, also raise now."""
+        """Misuse in a void method: remove the device (hresult None: DXGI_ERROR_INVALID_CALL); the debug
+        layer reports it (raising now when its info queue breaks on it)."""
         hresult = DXGI_ERROR_INVALID_CALL if hresult is None else hresult
         self._remove(hresult, message)
         if self._debug_layer:
-            raise HResultError(hresult, message)
+            report(self, hresult, message)
 
     def _report_warning(self, hresult, message):
-        """Misuse D3D12 only reports (nothing is removed): raises with the debug layer, else ignored."""
+        """Misuse D3D12 only reports (nothing is removed): a debug-layer message, else ignored."""
         if self._debug_layer:
-            raise HResultError(hresult, message)
+            report(self, hresult, message)
 
     def _defer_debug_report(self, hresult, message):
         """Misuse the debug layer reports while the GPU executes, without removing anything (a hazard):
-        raised as HResultError when the running pump has finished the work that can run."""
-        self._deferred_reports.append((hresult, message))
+        stored at once; when the info queue breaks on it, raised when the running pump has finished the
+        work that can run."""
+        report(self, hresult, message, category=D3D12_MESSAGE_CATEGORY_EXECUTION, message_id=D3D12_MESSAGE_ID_UNKNOWN,
+               defer=True)
 
     def _pump_queues(self):
         """Run every queue's pending work that can run, until none can (waits on fences hold it); then
@@ -174,10 +186,11 @@ class ID3D12Device(COMObject):
                 self._pumping = False
                 reports, self._deferred_reports = self._deferred_reports, []
         if reports:
-            hresult, message = reports[0]
-            more = f" ({len(reports) - 1} more report{'s' if len(reports) > 2 else ''} followed.)" \
-                if len(reports) > 1 else ""
-            raise HResultError(hresult, message + more)
+            first = reports[0]
+            if len(reports) > 1:
+                more = f" ({len(reports) - 1} more report{'s' if len(reports) > 2 else ''} followed.)"
+                first = type(first)(first.hresult, first.message + more, first.category, first.severity, first.id)
+            raise first
 
     def _reserve_cpu_descriptor_range(self, size):
         with self._lock:
@@ -286,7 +299,18 @@ class ID3D12Device(COMObject):
 
     def QueryInterface(self, riid):
         """IUnknown::QueryInterface: this device for ID3D12Device .. ID3D12Device4 (the C ppvObject is the
-        return value); E_NOINTERFACE otherwise. Works after removal, as COM calls do."""
+        return value); with the debug layer, its ID3D12InfoQueue1 for ID3D12InfoQueue / ID3D12InfoQueue1;
+        E_NOINTERFACE otherwise. Works after removal, as COM calls do."""
+        try:
+            iid = uuid.UUID(str(riid))
+        except (ValueError, TypeError, AttributeError):
+            iid = None     # query_d3d12_interface says what is wrong with it
+        if iid in (IID_ID3D12InfoQueue, IID_ID3D12InfoQueue1):
+            if self._debug_layer:
+                return self._info_queue
+            raise HResultError(E_NOINTERFACE, f"QueryInterface: riid {iid} is an info queue interface, which "
+                                              f"{self._label} has only with the debug layer on: call "
+                                              f"D3D12GetDebugInterface().EnableDebugLayer() before D3D12CreateDevice.")
         return query_d3d12_interface(self, riid)
 
     @hresult_method

@@ -184,6 +184,8 @@ _IIDS = [
     ("ID3D12Device5", "8b4f173b-2fea-4b80-8f58-4307191ab95d"),
     ("ID3D12Resource1", "9d5e227a-4430-4161-88b3-3eca6bb16e19"),
     ("ID3D12Heap1", "572f7389-2168-49e3-9693-d6df5871bf6d"),
+    ("ID3D12InfoQueue", "0742a90b-c387-483f-b946-30a7e4e61458"),     # d3d12sdklayers.h
+    ("ID3D12InfoQueue1", "2852dd88-b484-4c0c-b6b1-67168500e600"),
 ]
 for _interface, _text in _IIDS:
     _constant("IID_" + _interface, uuid.UUID(_text))

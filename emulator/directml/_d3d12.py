@@ -6,6 +6,7 @@ descriptor heaps, and, when a recorded dispatch executes, the resources' states 
 such access goes through this module, so the rest of emulator/directml uses only public names.
 """
 from dmlemu.com import enum_name
+from dmlemu.d3d12.messages import DIRECTML_PREFIX, report as report_debug_message  # noqa: F401 (device.py's)
 from dmlemu.d3d12.enums import (  # noqa: F401 (the D3D12 names the rest of emulator/directml reads from here)
     D3D12_COMMAND_LIST_TYPE, D3D12_COMMAND_LIST_TYPE_COMPUTE, D3D12_COMMAND_LIST_TYPE_DIRECT, D3D12_DESCRIPTOR_HEAP_TYPE,
     D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, D3D12_HEAP_TYPE, D3D12_HEAP_TYPE_DEFAULT, D3D12_RESOURCE_DIMENSION_BUFFER,

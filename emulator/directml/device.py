@@ -5,16 +5,17 @@ answers CheckFeatureSupport. It is also where removal lives: a misuse detected b
 (Bind*, RecordDispatch) or at execution removes this DML device (not the D3D12 device); afterwards
 every HRESULT method of the device and its children raises DXGI_ERROR_DEVICE_REMOVED, void methods do
 nothing, and GetDeviceRemovedReason() returns the cause (S_OK while not removed). With
-DML_CREATE_DEVICE_FLAG_DEBUG every problem is also reported at once: printed to stderr prefixed
-"[DIRECTML ERROR]: " and appended to `device._debug_messages`.
+DML_CREATE_DEVICE_FLAG_DEBUG every problem is also reported at once (appended to `device._debug_messages`)
+through dmlemu.d3d12.messages.report, as DirectML sends its messages to the ID3D12InfoQueue of the
+D3D12 device: with the D3D12 debug layer on they are stored there (and printed unless muted);
+without it they are printed to stderr prefixed "[DIRECTML ERROR]: ". IDMLDebugDevice::SetMuteDebugOutput
+stops both.
 
 The emulated DirectML runtime's feature level: by default the adapter preset's `max_feature_level`
 (DML_FEATURE_LEVEL_6_4); `DMLCreateDevice(..., max_feature_level=L)` and
 `DMLCreateDevice1(..., max_feature_level=L)` emulate an older runtime that stops at L. The device
 validates operators at that level (its maximum supported level), whatever minimum was requested.
 """
-import sys
-
 from dmlemu.errors import (
     DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, E_NOTIMPL, S_OK,
     HResultError, describe, hresult_name,
@@ -34,7 +35,7 @@ from dmlemu.directml.structs import (
 )
 from dmlemu.directml.validation import SIXTY_FOUR_BIT_TYPES, c_level_name, short_type_name, validate_operator_desc
 
-DEBUG_PREFIX = "[DIRECTML ERROR]: "
+DEBUG_PREFIX = _d3d12.DIRECTML_PREFIX     # "[DIRECTML ERROR]: "
 
 
 class IDMLDevice(IDMLObject):
@@ -62,20 +63,23 @@ class IDMLDevice(IDMLObject):
     def _debug(self):
         return bool(self._flags & DML_CREATE_DEVICE_FLAG_DEBUG)
 
-    def _report(self, message):
-        """The debug layer: keep and print a problem (only with DML_CREATE_DEVICE_FLAG_DEBUG)."""
+    def _report(self, message, may_break=True):
+        """The debug layer: keep a problem and send it to the D3D12 device's info queue, or stderr (only
+        with DML_CREATE_DEVICE_FLAG_DEBUG; muted by SetMuteDebugOutput). Raises D3D12DebugBreak when the
+        info queue breaks on it (deferred to ExecuteCommandLists while the GPU executes)."""
         if not self._debug:
             return
         self._debug_messages.append(message)
         if not self._mute_debug_output:
-            print(DEBUG_PREFIX + message, file=sys.stderr)
+            _d3d12.report_debug_message(self._d3d12_device, E_INVALIDARG, message, source="DirectML",
+                                         may_break=may_break)
 
-    def _remove(self, message, reason=E_INVALIDARG):
+    def _remove(self, message, reason=E_INVALIDARG, may_break=True):
         """Put the device in the removed state (the first cause is kept) and report why."""
         if self._removed_reason is None:
             self._removed_reason = reason
             self._removed_message = message
-        self._report(f"{message} The DirectML device is now removed ({hresult_name(reason)}).")
+        self._report(f"{message} The DirectML device is now removed ({hresult_name(reason)}).", may_break)
 
     def _follow_d3d12_removal(self):
         """D3D12 device removal removes the DML device too (with the D3D12 reason)."""
@@ -83,15 +87,15 @@ class IDMLDevice(IDMLObject):
             reason = _d3d12.device_removed_reason(self._d3d12_device)
             if reason:
                 self._remove(f"the D3D12 device was removed: {_d3d12.device_removed_message(self._d3d12_device)}",
-                             reason)
+                             reason, may_break=False)
 
     def _is_removed(self):
         self._follow_d3d12_removal()
         return self._removed_reason is not None
 
     def _report_failure(self, message):
-        """An HRESULT method failed: the debug layer reports it."""
-        self._report(message)
+        """An HRESULT method failed: the debug layer reports it (the failure itself is the break)."""
+        self._report(message, may_break=False)
 
     def _report_misuse(self, hresult, message):
         """Misuse in a void method: remove the device (hresult None: E_INVALIDARG)."""

@@ -39,7 +39,8 @@ def test_kernel_listing_is_the_file(readme):
     assert f"```asm\n{source}```" in readme
 
 
-@pytest.mark.parametrize("path", ["examples/hello_directml_identity.py", "examples/threshold.py"])
+@pytest.mark.parametrize("path", ["examples/hello_directml_identity.py", "examples/threshold.py",
+                                  "examples/capture_trace.py"])
 def test_example_listings_are_the_files(readme, path):
     # The files themselves are run by tests/package/test_examples.py.
     with open(os.path.join(ROOT, path), encoding="utf-8") as f:
