@@ -51,7 +51,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE
-from dmlemu.functional.executor import Program
+from dmlemu.isa.program import Program
 from dmlemu.isa.assembler import assemble, preprocess, read_source
 from dmlemu.kernels.constant_buffer import LAYOUT
 from dmlemu.kernels.driver import (

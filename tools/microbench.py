@@ -4,7 +4,7 @@ Read by bench/bench_rates.py (a dispatch per class on each preset) and tests/isa
 (the path cost of each chain). Each chain repeats one instruction of its class over a few registers,
 so its time is the class's issue rate, not a dependency's latency.
 """
-from dmlemu.functional.executor import Program
+from dmlemu.isa.program import Program
 from dmlemu.isa.assembler import assemble
 
 CHAINS = {

@@ -139,7 +139,7 @@ _VGPRS, _SGPRS = 6, 17
 @functools.lru_cache(maxsize=None)
 def _fill_program(unit, stores):
     """The fill kernel storing `stores` pieces of `unit` bytes per element (assembled once)."""
-    from dmlemu.functional.executor import Program   # late: the functional model is needed only to run a clear
+    from dmlemu.isa.program import Program
     from dmlemu.isa.assembler import assemble
     words = max(1, unit // 4)
     lines = [

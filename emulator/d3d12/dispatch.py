@@ -100,7 +100,7 @@ class DispatchCommand:
                 (writes if binding.kind == UAV else reads).append(span)
             note_access(ctx, f"Dispatch of {self.pso._label} ({shader.name})", reads, writes)
             launch = shader.launch(table.gpu_va, self.constants, self.groups)
-            from dmlemu.functional.executor import KernelFault
+            from dmlemu.isa.program import KernelFault
             try:
                 gpu.dispatch(launch)
             except KernelFault as fault:

@@ -3,7 +3,7 @@
 One per CreateComputePipelineState call. Its CS bytecode is a dmlemu compute shader binary
 (isa/shader_binary.py: what `dmlemu asm` writes for a source with .numthreads): the header gives the
 thread-group shape, the registers the program uses and the resources it reads (t, u and b registers,
-and root constants); the program is decoded once here (dmlemu.functional.executor.Program), so
+and root constants); the program is decoded once here (dmlemu.isa.program.Program), so
 execution never meets a bad word. Creation fails with E_INVALIDARG and a sentence for bytecode that
 is not a valid shader (bad header, truncated, unknown opcode, a register past what the header
 declares) and for a shader whose bindings the root signature does not provide (a register no
@@ -55,7 +55,7 @@ class ComputeShader:
 
 def load_compute_shader(data):
     """A ComputeShader from untrusted bytecode; ValueError with a sentence (no method name) otherwise."""
-    from dmlemu.functional.executor import KernelFault, Program
+    from dmlemu.isa.program import KernelFault, Program
     binary = parse_shader_binary(data)
     try:
         program = Program(binary.program, binary.name)

@@ -220,12 +220,12 @@ def note_access(context, operation, reads, writes):
 def dispatch(context, launch):
     """Run a kernel launch on the executing queue's GPU.
 
-    A kernel the hardware cannot finish (dmlemu.functional.executor.KernelFault: a hang) is a GPU fault:
+    A kernel the hardware cannot finish (dmlemu.isa.program.KernelFault: a hang) is a GPU fault:
     it raises DXGI_ERROR_DEVICE_HUNG, which the queue turns into removal of the device, as
     Windows' timeout detection and recovery would.
     """
     from dmlemu.errors import DXGI_ERROR_DEVICE_HUNG, HResultError
-    from dmlemu.functional.executor import KernelFault
+    from dmlemu.isa.program import KernelFault
     try:
         return context.gpu.dispatch(launch)
     except KernelFault as fault:

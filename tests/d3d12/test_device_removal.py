@@ -18,7 +18,7 @@ from dmlemu.d3d12 import inspect
 from dmlemu.directml import *  # noqa: F401,F403
 from dmlemu.errors import (DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_INVALID_CALL, E_FAIL, E_INVALIDARG, HResultError,
                            S_OK)
-from dmlemu.functional.executor import Program
+from dmlemu.isa.program import Program
 from dmlemu.presets import TEACHING
 from memory_watch import MemoryWatch
 from mirror_rig import buffer_binding, ClipRig, MirrorRig, removal

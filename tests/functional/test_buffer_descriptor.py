@@ -14,7 +14,7 @@ from dmlemu.directml import *  # noqa: F401,F403
 from dmlemu.directml import inspect
 from dmlemu.errors import S_OK
 from dmlemu.functional.buffer_descriptor import write_buffer_descriptor
-from dmlemu.functional.executor import Program
+from dmlemu.isa.program import Program
 from dmlemu.functional.wave_dispatcher import KernelLaunch
 from dmlemu.gpu import Gpu
 from dmlemu.isa.assembler import assemble

@@ -6,7 +6,7 @@ import pytest
 
 from dmlemu.functional.buffer_descriptor import write_buffer_descriptor
 from dmlemu.functional.wave_dispatcher import KernelLaunch
-from dmlemu.functional.executor import KernelFault, Program
+from dmlemu.isa.program import KernelFault, Program
 from dmlemu.gpu import Gpu
 from dmlemu.direct_run import DirectRun
 from dmlemu.presets import TEACHING

@@ -1,4 +1,4 @@
-"""Programs are validated when they are loaded (dmlemu.functional.executor.Program, through
+"""Programs are validated when they are loaded (dmlemu.isa.program.Program, through
 dmlemu.isa.encoding.decode_one), so execution never meets a word it cannot run.
 
 Bad words are rejected with a KernelFault sentence naming the program, the dword and the rule: an
@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dmlemu.functional import executor
-from dmlemu.functional.executor import KernelFault, Program
+from dmlemu.isa.program import KernelFault, Program
 from dmlemu.functional.wave_dispatcher import KernelLaunch
 from dmlemu.gpu import Gpu
 from dmlemu.isa import opcodes as op
