@@ -12,7 +12,7 @@ Two clocks: `clock_cycles` is the command processor's (when it reads the next co
 `idle_cycle` the bottom of the pipe (when everything issued so far has completed). Dispatches
 overlap when no barrier separates them; `barrier()` joins the two clocks.
 
-Guard bytes (memory.py) are a testing aid: `guard_bytes=64`, or the environment variable
+Guard bytes (functional/device_memory.py) are a testing aid: `guard_bytes=64`, or the environment variable
 DMLEMU_GUARD_BYTES=64 when the keyword is left out (so devices the D3D12 mirror creates get them
 too), surrounds every allocation with a checked guard zone. Off (0) by default.
 """

@@ -4,7 +4,7 @@ One per emulated GPU. Each allocation (a committed resource, a descriptor heap, 
 operator's constant buffer) gets a range of the GPU virtual address space and a NumPy uint8 array
 for its bytes. Allocations are budgeted against the adapter's memory size; going past it raises
 `OutOfDeviceMemory` and changes nothing. Kernels reach memory only through buffer descriptors
-(see descriptors.py), and `resolve` turns a descriptor's address back into an allocation.
+(see buffer_descriptor.py), and `resolve` turns a descriptor's address back into an allocation.
 
 Guard bytes (a testing aid, off by default and then free): `GpuMemory(capacity, guard_bytes=64)`
 keeps each allocation's bytes in one backing array between two guard zones of `guard_bytes` bytes
