@@ -1,6 +1,6 @@
 """A captured trace: structured columns (NumPy) plus what is needed to read them.
 
-Tables (see recorder.TABLES for the columns): dispatches, wave_groups, segments, memory, copies,
+Tables (traces/schema.py declares their columns): dispatches, wave_groups, segments, memory, copies,
 submissions, counters, mem_instructions, hazards (unordered conflicting accesses, d3d12/hazards.py). Times are GPU cycles; `seconds(cycles)` converts with the
 preset's clock. Exports and plots live beside this module (chrome.py, csv_export.py, plots.py)
 and read only these columns. A large table of a capture that kept every row may be an np.memmap of
