@@ -1,21 +1,20 @@
 """Chrome Trace Event Format export: a Trace as JSON that opens in Perfetto and chrome://tracing.
 
-Layout (one JSON object: traceEvents, displayTimeUnit, otherData):
+Layout: the tracks of traces/tracks.py (their names, and their order as each process's and thread's
+sort index), as processes and threads in one JSON object (traceEvents, displayTimeUnit, otherData):
 
-    process "GPU: <preset description>"          pid 1
-        thread "Trace notes"                     what was folded or left out to stay bounded (i), if any
-        thread "Command processor"               submissions, dispatches (X); inside each timed
-                                                 dispatch its "launch" and "flush" (X)
-        thread "Copy engine"                     copies (X)
-        counters (C)                             DRAM bandwidth (GB/s: read, write), resident waves,
-                                                 occupancy (%), ALU busy (%), L2 hit rate (%) and,
-                                                 on presets with one, Infinity Cache hit rate (%)
-    process "CU 3"                               pid 100 + CU index, one per compute unit that ran work
-        thread "SIMD 1"                          wave groups (X, cat "wave"); instruction segments
-                                                 (X, cat "instruction") nested inside them
-        async tracks, cat "memory"               memory requests (b/e pairs, one process-local id2 each,
-                                                 so viewers file them under their CU): issue to
-                                                 completion; they overlap, so they are not X events
+    process, pid 1              the device (tracks.device)
+        thread, tid 4           tracks.NOTES: what was folded or left out to stay bounded (i), if any
+        thread, tid 2           tracks.COMMAND_PROCESSOR: submissions (X); barriers (X) with their phases
+        thread, tid 10 + lane   tracks.DISPATCHES, a thread per overlap lane: dispatches (X), inside each
+                                timed one its "launch" (X)
+        thread, tid 3           tracks.COPY_ENGINE: copies (X)
+        counters (C)            tracks.counters(preset), spelt as Counter.json_event / json_arg
+    process, pid 100 + CU       tracks.compute_unit, one per compute unit that ran work
+        thread per slot group   tracks.slot: wave groups (X, cat "wave"); instruction segments
+                                (X, cat "instruction") nested inside them; memory requests as async
+                                events (b/e pairs, cat "memory", one process-local id2 each, so viewers
+                                file them under their CU): issue to completion
 
 Time: "ts" and "dur" are microseconds, taken from integer GPU cycles through the preset's clock and
 snapped down to whole nanoseconds (Perfetto's resolution) before the division by 1000, so a child's

@@ -4,33 +4,30 @@ Written with the `perfetto` package's trace builder and protobuf classes (an opt
 `pip install 'dmlemu[perfetto]'`); without it, save_pftrace raises PerfettoMissing, an ImportError
 whose sentence says what to install. The Chrome JSON export (traces/chrome.py) needs nothing.
 
-Layout: one tree of TrackDescriptors. Every parent orders its children explicitly (child_ordering
-EXPLICIT, sibling_order_rank), so Perfetto shows them in this order whatever their names:
+Layout: the tree of traces/tracks.py, one TrackDescriptor per track and overlap lane. Every parent
+orders its children explicitly (child_ordering EXPLICIT, sibling_order_rank = Track.order(lane)), so
+Perfetto shows them in the layout's order whatever their names. What goes where:
 
     GPU: <preset description>
-        Trace note: <table> folded  what the recorder folded or left out to stay bounded (a track per
-                                    table, Trace.folded()): one slice over the whole trace (absent
-                                    when nothing was)
+        Trace note: <table> folded  a lane of tracks.NOTES per folded table: one slice over the whole
+                                    trace saying what is missing (Trace.folded())
         Command processor           submissions; barriers with wait for idle, flush, L2 write-back
         Dispatches                  dispatches with their "launch" nested; a flow from each dispatch
-                                    to its first wave group on every CU; overlapping dispatches get
-                                    "Dispatches (overlapping, 2)", ...
+                                    to its first wave group on every CU
         Copy engine                 copies
-        DRAM read bandwidth, ...    counters, each with its unit (CounterDescriptor): DRAM read and
-                                    write bandwidth (GB/s), resident waves (count), occupancy, ALU
-                                    busy, L2 and Infinity Cache hit rate (%)
-        CU 00, CU 01, ...           the compute units that ran work, in numeric order; inside each:
+        DRAM read bandwidth, ...    the device counters, each with its unit (CounterDescriptor)
+        CU 00, CU 01, ...           the compute units that ran work; inside each:
             SIMD 0 / group 0, ...   wave groups, their instruction segments nested inside them
             SIMD 0 folded waves     wave groups past the recorder's row limit: one slice per
                                     dispatch (table wave_summary)
-            Memory requests         memory requests issue to completion, one lane track per overlap,
+            Memory requests         memory requests issue to completion on "requests" lane tracks,
                                     named "<instruction>: L2" (no DRAM bytes) or ": DRAM"
             Requests in flight      counters (count): the CU's memory requests in flight, and
             DRAM requests in flight   those of them that went to DRAM
 
 Nothing is left out here: every row the trace holds is an event (a slice of zero nanoseconds
 included). Time: packet timestamps are GPU cycles through the preset's clock, snapped down to
-whole nanoseconds (chrome._Clock), so a child never ends after its parent; exact cycles are in
+whole nanoseconds (tracks.Clock), so a child never ends after its parent; exact cycles are in
 each event's debug annotations. Names of events and annotations are interned. Packets are
 written in timestamp order, a chunk at a time (the events come from one generator per track,
 merged), so memory holds the trace's tables and one chunk, not the whole file. The wave groups,

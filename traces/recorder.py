@@ -72,11 +72,6 @@ SPILL_BYTES = 16 << 20         # a table's packed bytes past which its chunks go
 COUNTER_BUCKETS = 256
 MAX_NAME = 1024                # characters of a dispatch name kept (the column widens past 64 only when needed)
 
-# The rows of the tables the hooks write per wave group, instruction segment and memory request: each
-# call names every column (schema.py); bound to module names so that the hot hooks look them up once.
-_wave_group_row = TABLES["wave_groups"].row
-_segment_row = TABLES["segments"].row
-_memory_row = TABLES["memory"].row
 _NO_TRAFFIC = dict.fromkeys(TRAFFIC, 0)    # an untimed dispatch's memory hierarchy columns
 
 
@@ -102,6 +97,11 @@ class TraceRecorder:
         self.detail = detail
         self.max_rows = max_rows
         self.tables = {name: _Table(name, spill_bytes, self._spill_folder) for name in TABLES}
+        # The row makers of the tables written per wave group, instruction segment and memory request
+        # (schema.py: every column by keyword), looked up once here rather than in every hook call.
+        self._wave_group_row = TABLES["wave_groups"].row
+        self._segment_row = TABLES["segments"].row
+        self._memory_row = TABLES["memory"].row
         self.spill_dir = spill_dir
         self.spill_folder = None  # the temporary folder of spilled tables, once one spilled
         self.aggregated = set()
@@ -159,7 +159,7 @@ class TraceRecorder:
 
     def wave_group(self, cu, simd, group, first_wave, waves, start, end, alu_cycles=0):
         self._busy.append((start, end, waves, alu_cycles, first_wave))
-        if self.level >= WAVE and not self._add("wave_groups", _wave_group_row(
+        if self.level >= WAVE and not self._add("wave_groups", self._wave_group_row(
                 dispatch=self._dispatch, cu=cu, simd=simd, group=group, first_wave=first_wave, waves=waves,
                 start=start, end=end)):
             self._summarize(cu, simd, waves, start, end)
@@ -204,15 +204,15 @@ class TraceRecorder:
 
     def segment(self, cu, simd, group, first_wave, waves, pc_first, pc_last, start, end):
         if self.keeps_segments:
-            self._add("segments", _segment_row(dispatch=self._dispatch, cu=cu, simd=simd, group=group,
-                                               first_wave=first_wave, waves=waves, pc_first=pc_first,
-                                               pc_last=pc_last, start=start, end=end))
+            self._add("segments", self._segment_row(dispatch=self._dispatch, cu=cu, simd=simd, group=group,
+                                                    first_wave=first_wave, waves=waves, pc_first=pc_first,
+                                                    pc_last=pc_last, start=start, end=end))
 
     def memory(self, cu, simd, group, pc, issue, complete, num_bytes, dram_bytes, write):
         if self.keeps_memory:
-            self._add("memory", _memory_row(dispatch=self._dispatch, cu=cu, simd=simd, group=group, pc=pc,
-                                            issue=issue, complete=complete, bytes=num_bytes, dram_bytes=dram_bytes,
-                                            write=write))
+            self._add("memory", self._memory_row(dispatch=self._dispatch, cu=cu, simd=simd, group=group, pc=pc,
+                                                 issue=issue, complete=complete, bytes=num_bytes,
+                                                 dram_bytes=dram_bytes, write=write))
 
     def dram(self, start, end, num_bytes, write):
         self._dram.append((start, end, num_bytes, write))
