@@ -96,9 +96,11 @@ class TraceRecorder:
         self.keeps_memory = self.level >= MEMORY
         self.detail = detail
         self.max_rows = max_rows
-        self.tables = {name: _Table(name, spill_bytes, self._spill_folder) for name in TABLES}
-        # The row makers of the tables written per wave group, instruction segment and memory request
+        self.tables = {name: _Table(name, max_rows, spill_bytes, self._spill_folder) for name in TABLES}
+        # The tables written per wave group, instruction segment and memory request, and their row makers
         # (schema.py: every column by keyword), looked up once here rather than in every hook call.
+        self._wave_groups, self._segments, self._memory = (self.tables[n] for n in ("wave_groups", "segments",
+                                                                                     "memory"))
         self._wave_group_row = TABLES["wave_groups"].row
         self._segment_row = TABLES["segments"].row
         self._memory_row = TABLES["memory"].row
@@ -117,16 +119,16 @@ class TraceRecorder:
 
     # ---- bounded append --------------------------------------------------------------------------
     def _add(self, table, row):
-        t = self.tables[table]
-        if t.count < self.max_rows:
-            t.count += 1
-            t.pending.append(row)
-            if len(t.pending) == t.chunk_rows:
-                t.pack()
+        """Keep `row` in `table` unless it holds max_rows rows already; False (and counted) then."""
+        if self.tables[table].add(row):
             return True
-        self.aggregated.add(table)
-        self.dropped[table] = self.dropped.get(table, 0) + 1
+        self._drop(table)
         return False
+
+    def _drop(self, table, rows=1):
+        """Count `rows` rows of `table` not kept past max_rows."""
+        self.aggregated.add(table)
+        self.dropped[table] = self.dropped.get(table, 0) + rows
 
     # ---- hooks called by the GPU and the timing model -------------------------------------------
     def submission(self, cycle):
@@ -159,10 +161,17 @@ class TraceRecorder:
 
     def wave_group(self, cu, simd, group, first_wave, waves, start, end, alu_cycles=0):
         self._busy.append((start, end, waves, alu_cycles, first_wave))
-        if self.level >= WAVE and not self._add("wave_groups", self._wave_group_row(
-                dispatch=self._dispatch, cu=cu, simd=simd, group=group, first_wave=first_wave, waves=waves,
-                start=start, end=end)):
-            self._summarize(cu, simd, waves, start, end)
+        if self.level >= WAVE:
+            t = self._wave_groups
+            if t.count < t.limit:          # _Table.add, inlined in the hooks called per cohort or request
+                t.count += 1
+                t.pending.append(self._wave_group_row(dispatch=self._dispatch, cu=cu, simd=simd, group=group,
+                                                      first_wave=first_wave, waves=waves, start=start, end=end))
+                if len(t.pending) == t.chunk_rows:
+                    t.pack()
+            else:
+                self._drop("wave_groups")
+                self._summarize(cu, simd, waves, start, end)
 
     def _summarize(self, cu, simd, waves, start, end):
         """Fold a wave group past max_rows into its (dispatch, CU, SIMD) summary."""
@@ -183,36 +192,49 @@ class TraceRecorder:
         self._busy.extend(zip(start, end, waves, alu_cycles, first_wave))
         if self.level < WAVE or not n:
             return
-        table = self.tables["wave_groups"]
-        kept = max(0, min(n, self.max_rows - table.count))
+        table = self._wave_groups
+        kept = max(0, min(n, table.limit - table.count))
         rows = list(TABLES["wave_groups"].zip({
             "dispatch": [self._dispatch] * kept, "cu": cu[:kept], "simd": simd[:kept], "group": group[:kept],
             "first_wave": first_wave[:kept], "waves": waves[:kept], "start": start[:kept], "end": end[:kept]}))
         i = 0
-        while i < kept:                    # _add, a chunk at a time
-            take = min(table.chunk_rows - len(table.pending), kept - i)
+        while i < kept:
+            take = min(table.chunk_rows - len(table.pending), kept - i)     # Table.add, a chunk at a time
             table.pending.extend(rows[i:i + take])
             table.count += take
             i += take
             if len(table.pending) == table.chunk_rows:
                 table.pack()
-        if kept < n:                       # past max_rows: counted as _add does, folded as wave_group does
-            self.aggregated.add("wave_groups")
-            self.dropped["wave_groups"] = self.dropped.get("wave_groups", 0) + n - kept
+        if kept < n:                       # past max_rows: counted and folded as wave_group does
+            self._drop("wave_groups", n - kept)
             for k in range(kept, n):
                 self._summarize(cu[k], simd[k], waves[k], start[k], end[k])
 
     def segment(self, cu, simd, group, first_wave, waves, pc_first, pc_last, start, end):
         if self.keeps_segments:
-            self._add("segments", self._segment_row(dispatch=self._dispatch, cu=cu, simd=simd, group=group,
-                                                    first_wave=first_wave, waves=waves, pc_first=pc_first,
-                                                    pc_last=pc_last, start=start, end=end))
+            t = self._segments
+            if t.count < t.limit:          # _Table.add, inlined (see wave_group); no row made past the limit
+                t.count += 1
+                t.pending.append(self._segment_row(dispatch=self._dispatch, cu=cu, simd=simd, group=group,
+                                                   first_wave=first_wave, waves=waves, pc_first=pc_first,
+                                                   pc_last=pc_last, start=start, end=end))
+                if len(t.pending) == t.chunk_rows:
+                    t.pack()
+            else:
+                self._drop("segments")
 
     def memory(self, cu, simd, group, pc, issue, complete, num_bytes, dram_bytes, write):
         if self.keeps_memory:
-            self._add("memory", self._memory_row(dispatch=self._dispatch, cu=cu, simd=simd, group=group, pc=pc,
-                                                 issue=issue, complete=complete, bytes=num_bytes,
-                                                 dram_bytes=dram_bytes, write=write))
+            t = self._memory
+            if t.count < t.limit:          # _Table.add, inlined (see wave_group); no row made past the limit
+                t.count += 1
+                t.pending.append(self._memory_row(dispatch=self._dispatch, cu=cu, simd=simd, group=group, pc=pc,
+                                                  issue=issue, complete=complete, bytes=num_bytes,
+                                                  dram_bytes=dram_bytes, write=write))
+                if len(t.pending) == t.chunk_rows:
+                    t.pack()
+            else:
+                self._drop("memory")
 
     def dram(self, start, end, num_bytes, write):
         self._dram.append((start, end, num_bytes, write))
@@ -373,8 +395,9 @@ class _Table:
     """One table's rows: tuples waiting to be packed (`pending`), then packed NumPy chunks in memory
     or, past `spill_bytes`, appended to a file (see the module banner)."""
 
-    def __init__(self, name, spill_bytes, folder):
+    def __init__(self, name, limit, spill_bytes, folder):
         self.name = name
+        self.limit = limit                # rows kept at most (the recorder's max_rows)
         self.dtype = TABLES[name].dtype
         self.spill_bytes = spill_bytes
         self.folder = folder              # callable: the spill folder
@@ -386,6 +409,16 @@ class _Table:
         self.packed_bytes = 0
         self.file = None                  # the spill file, once the table spilled
         self.path = None
+
+    def add(self, row):
+        """Keep `row` (a tuple in column order) unless `limit` rows are kept already; False then."""
+        if self.count < self.limit:
+            self.count += 1
+            self.pending.append(row)
+            if len(self.pending) == self.chunk_rows:
+                self.pack()
+            return True
+        return False
 
     def pack(self):
         chunk = np.array(self.pending, dtype=self.dtype)
