@@ -372,37 +372,51 @@ class _Export:
             self.streams.append(_slice_events(uuid, tops(items[lane_of == lane])))
 
     def _wave_tops(self, context, track, items):
+        """The top slices of `items` (a wave group's row, or -1 - row of a segment whose wave group was
+        not kept), with their segments nested, made _BLOCK items at a time: each block reads its
+        columns by name once."""
         cu, waves, segments, s_order, seg_a, seg_z, s_ns, e_ns, claims, flows = context
         unit = unit_name(cu, track)
         names = ("dispatch", "first_wave", "waves", "start", "end")
         for lo in range(0, len(items), _BLOCK):
-            block = items[lo:lo + _BLOCK]
+            block = items[lo:lo + _BLOCK].tolist()
             # Columns of the block's wave groups (a segment's item, negative, reads a row it ignores).
             values = columns(waves, names, np.maximum(block, 0)) if len(waves) else [[None] * len(block)] * len(names)
-            for it, d, f, n, sc, ec in zip(block.tolist(), *values):
+            # The segments of the whole block, read at once: item i's are children(bounds[i], bounds[i + 1]).
+            rows, bounds = [], [0]
+            if len(segments):
+                for it in block:
+                    span = claims.get(it) if it >= 0 else None
+                    rows += [-1 - it] if it < 0 else [] if span is None else s_order[span[0]:span[1]].tolist()
+                    bounds.append(len(rows))
+            children = self._segment_children(segments, seg_a, seg_z, np.array(rows, dtype=np.int64))
+            for i, (it, d, f, n, sc, ec) in enumerate(zip(block, *values)):
+                mine = children(bounds[i], bounds[i + 1]) if rows else ()
                 if it < 0:      # a segment whose wave group was not kept
-                    r = -1 - it
-                    a, z, name, args = self._segment_children(segments, seg_a, seg_z, np.array([r]))[0]
+                    a, z, name, args = mine[0]
                     yield a, z, name, args, None, None, ()
                     continue
-                span = claims.get(it)
-                children = () if span is None else self._segment_children(segments, seg_a, seg_z,
-                                                                          s_order[span[0]:span[1]])
                 yield (int(s_ns[it]), int(e_ns[it]), f"{self._kernel(d)} waves {f}-{f + n - 1}",
                        [("dispatch", d), ("first_wave", f), ("waves", n), ("unit", unit),
-                        ("start_cycle", sc), ("end_cycle", ec)], None, flows.get(it), children)
+                        ("start_cycle", sc), ("end_cycle", ec)], None, flows.get(it), mine or ())
 
     def _segment_children(self, segments, seg_a, seg_z, rows):
-        programs, names, out = self.trace.programs, self.segment_names, []
-        for d, f, n, pc0, pc1, sc, ec, a, z in zip(
-                *columns(segments, ("dispatch", "first_wave", "waves", "pc_first", "pc_last", "start", "end"), rows),
-                seg_a[rows].tolist(), seg_z[rows].tolist()):
-            name = names.get((d, pc0, pc1))
-            if name is None:
-                name = names[(d, pc0, pc1)] = segment_name(programs.get(d, ("", []))[1], pc0, pc1)
-            out.append((a, z, name, [("pc_first", pc0), ("pc_last", pc1), ("first_wave", f), ("waves", n),
-                                     ("cycles", ec - sc), ("start_cycle", sc)]))
-        return out
+        """children(lo, hi): the child slices of segment rows rows[lo:hi], made when asked (their columns
+        are read here, once), so a block holds its segments' values, not every child slice."""
+        programs, names = self.trace.programs, self.segment_names
+        values = columns(segments, ("dispatch", "first_wave", "waves", "pc_first", "pc_last", "start", "end"), rows)
+        values = list(zip(*values, seg_a[rows].tolist(), seg_z[rows].tolist()))
+
+        def children(lo, hi):
+            out = []
+            for d, f, n, pc0, pc1, sc, ec, a, z in values[lo:hi]:
+                name = names.get((d, pc0, pc1))
+                if name is None:
+                    name = names[(d, pc0, pc1)] = segment_name(programs.get(d, ("", []))[1], pc0, pc1)
+                out.append((a, z, name, [("pc_first", pc0), ("pc_last", pc1), ("first_wave", f), ("waves", n),
+                                         ("cycles", ec - sc), ("start_cycle", sc)]))
+            return out
+        return children
 
     def _memory(self, node, cu, memory):
         """Memory requests on lane tracks under a "Memory requests" group, and two in-flight counters."""
