@@ -25,7 +25,8 @@ from the column names when this module is imported (as collections.namedtuple ge
 __new__), so a row costs one call with keywords: no dict, no validation loop (the recorder's hooks
 make one per wave group, instruction segment and memory request when those are kept).
 `TABLES[name].zip(columns)` makes rows from whole columns (a dict of column name -> sequence),
-checked once per call, for hooks that hand many rows over at once.
+checked once per call, for hooks that hand many rows over at once. `columns(array, names, rows)`
+gives readers the named columns of a table as Python lists, to zip over row by row.
 """
 import keyword
 
