@@ -1,21 +1,20 @@
 """Chrome Trace Event Format export: a Trace as JSON that opens in Perfetto and chrome://tracing.
 
-Layout (one JSON object: traceEvents, displayTimeUnit, otherData):
+Layout: the tracks of traces/tracks.py (their names, and their order as each process's and thread's
+sort index), as processes and threads in one JSON object (traceEvents, displayTimeUnit, otherData):
 
-    process "GPU: <preset description>"          pid 1
-        thread "Trace notes"                     what was folded or left out to stay bounded (i), if any
-        thread "Command processor"               submissions, dispatches (X); inside each timed
-                                                 dispatch its "launch" and "flush" (X)
-        thread "Copy engine"                     copies (X)
-        counters (C)                             DRAM bandwidth (GB/s: read, write), resident waves,
-                                                 occupancy (%), ALU busy (%), L2 hit rate (%) and,
-                                                 on presets with one, Infinity Cache hit rate (%)
-    process "CU 3"                               pid 100 + CU index, one per compute unit that ran work
-        thread "SIMD 1"                          wave groups (X, cat "wave"); instruction segments
-                                                 (X, cat "instruction") nested inside them
-        async tracks, cat "memory"               memory requests (b/e pairs, one process-local id2 each,
-                                                 so viewers file them under their CU): issue to
-                                                 completion; they overlap, so they are not X events
+    process, pid 1              the device (tracks.device)
+        thread, tid 4           tracks.NOTES: what was folded or left out to stay bounded (i), if any
+        thread, tid 2           tracks.COMMAND_PROCESSOR: submissions (X); barriers (X) with their phases
+        thread, tid 10 + lane   tracks.DISPATCHES, a thread per overlap lane: dispatches (X), inside each
+                                timed one its "launch" (X)
+        thread, tid 3           tracks.COPY_ENGINE: copies (X)
+        counters (C)            tracks.counters(preset), spelt as Counter.json_event / json_arg
+    process, pid 100 + CU       tracks.compute_unit, one per compute unit that ran work
+        thread per slot group   tracks.slot: wave groups (X, cat "wave"); instruction segments
+                                (X, cat "instruction") nested inside them; memory requests as async
+                                events (b/e pairs, cat "memory", one process-local id2 each, so viewers
+                                file them under their CU): issue to completion
 
 Time: "ts" and "dur" are microseconds, taken from integer GPU cycles through the preset's clock and
 snapped down to whole nanoseconds (Perfetto's resolution) before the division by 1000, so a child's
@@ -52,6 +51,10 @@ import json
 
 import numpy as np
 
+from dmlemu.traces import tracks
+from dmlemu.traces.schema import TABLES, columns
+from dmlemu.traces.tracks import Clock, lanes, segment_name, slot_tracks, unit_name
+
 __all__ = ["to_chrome", "save_chrome_json", "DEFAULT_MAX_EVENTS"]
 
 DEFAULT_MAX_EVENTS = 200_000
@@ -62,7 +65,6 @@ COPY_TID = 3
 NOTES_TID = 4         # "Trace notes": what was folded or left out to stay bounded (first, when there is any)
 DISPATCH_TID = 10      # dispatch lanes: 10, 11, ... (overlapping dispatches get their own lane)
 CU_PID_BASE = 100
-_SEGMENT_NAME_INSTRUCTIONS = 3   # longer segments are named by their first two instructions
 _NOTES = 16                      # room kept for the "trace note" events
 _BLOCK = 4096                    # rows made into events at a time by the lazy sources
 
@@ -73,34 +75,6 @@ def _cu_pid(cu):
 
 def _simd_tid(cu, track):
     return (CU_PID_BASE + cu) * 1000 + track
-
-
-GROUP_TRACKS = 16    # a track per (SIMD, slot group): track = simd * GROUP_TRACKS + group
-
-
-def _tracks(table):
-    """The track of each row of a table with simd and group columns."""
-    return table["simd"].astype(np.int64) * GROUP_TRACKS + table["group"]
-
-
-def _unit(cu, track):
-    return f"gpu.cu[{cu}].simd[{track // GROUP_TRACKS}].group[{track % GROUP_TRACKS}]"
-
-
-class _Clock:
-    """Cycles -> whole nanoseconds (floor, exact integer arithmetic) -> microseconds."""
-
-    def __init__(self, clock_hz):
-        self.hz = int(clock_hz)
-
-    def ns(self, cycles):
-        c = np.asarray(cycles, dtype=np.int64)
-        # Split so that cycles * 10**9 never overflows int64.
-        return (c // self.hz) * 1_000_000_000 + (c % self.hz) * 1_000_000_000 // self.hz
-
-    @staticmethod
-    def us(ns):
-        return (np.asarray(ns, dtype=np.float64) / 1000.0).tolist()
 
 
 def to_chrome(trace, max_events=DEFAULT_MAX_EVENTS):
@@ -152,7 +126,7 @@ class _Export:
     def __init__(self, trace, max_events):
         self.trace = trace
         self.preset = trace.preset
-        self.clock = _Clock(trace.preset.clock_hz)
+        self.clock = Clock(trace.preset.clock_hz)
         self.max_events = int(max_events)
         self.notes = []
         self.timed = []        # (start ns, -dur ns, order, event) for X / C / b / e / i events
@@ -203,28 +177,26 @@ class _Export:
         self.order += 1
 
     def _metadata(self):
+        """Names and sort indices of the processes and threads: the layout's (traces/tracks.py)."""
         p = self.preset
-        events = [_meta("process_name", DEVICE_PID, None, name=f"GPU: {p.description}"),
-                  _meta("process_sort_index", DEVICE_PID, None, sort_index=0),
-                  _meta("thread_name", DEVICE_PID, CP_TID, name="Command processor"),
-                  _meta("thread_sort_index", DEVICE_PID, CP_TID, sort_index=0),
-                  _meta("thread_name", DEVICE_PID, COPY_TID, name="Copy engine"),
-                  _meta("thread_sort_index", DEVICE_PID, COPY_TID, sort_index=1)]
+        gpu = tracks.device(p)
+        events = [_meta("process_name", DEVICE_PID, None, name=gpu.name),
+                  _meta("process_sort_index", DEVICE_PID, None, sort_index=gpu.order())]
+        threads = [(tracks.COMMAND_PROCESSOR, 0, CP_TID), (tracks.COPY_ENGINE, 0, COPY_TID)]
         if self.notes:   # within the room kept for notes (_NOTES)
-            events += [_meta("thread_name", DEVICE_PID, NOTES_TID, name="Trace notes (what was folded to stay bounded)"),
-                       _meta("thread_sort_index", DEVICE_PID, NOTES_TID, sort_index=-1)]
-        for lane in sorted(self.dispatch_lanes):
-            events += [_meta("thread_name", DEVICE_PID, DISPATCH_TID + lane,
-                             name="Dispatches" if lane == 0 else f"Dispatches (overlapping, {lane + 1})"),
-                       _meta("thread_sort_index", DEVICE_PID, DISPATCH_TID + lane, sort_index=2 + lane)]
+            threads.append((tracks.NOTES, 0, NOTES_TID))
+        threads += [(tracks.DISPATCHES, lane, DISPATCH_TID + lane) for lane in sorted(self.dispatch_lanes)]
+        for track, lane, tid in threads:
+            events += [_meta("thread_name", DEVICE_PID, tid, name=track.lane_name(lane)),
+                       _meta("thread_sort_index", DEVICE_PID, tid, sort_index=track.order(lane))]
         for cu in sorted(self.cus):
-            # Zero-padded ("CU 07"): viewers that order processes by name then list them in CU order.
-            events += [_meta("process_name", _cu_pid(cu), None, name=f"CU {cu:0{len(str(p.compute_units - 1))}d}"),
-                       _meta("process_sort_index", _cu_pid(cu), None, sort_index=1 + cu)]
+            unit = tracks.compute_unit(cu, p.compute_units)
+            events += [_meta("process_name", _cu_pid(cu), None, name=unit.name),
+                       _meta("process_sort_index", _cu_pid(cu), None, sort_index=unit.order())]
         for cu, track in sorted(self.simds):
-            name = f"SIMD {track // GROUP_TRACKS} / group {track % GROUP_TRACKS}"
-            events += [_meta("thread_name", _cu_pid(cu), _simd_tid(cu, track), name=name),
-                       _meta("thread_sort_index", _cu_pid(cu), _simd_tid(cu, track), sort_index=track)]
+            slot = tracks.slot(track)
+            events += [_meta("thread_name", _cu_pid(cu), _simd_tid(cu, track), name=slot.name),
+                       _meta("thread_sort_index", _cu_pid(cu), _simd_tid(cu, track), sort_index=slot.order())]
         return events
 
     def _other_data(self):
@@ -247,8 +219,7 @@ class _Export:
         subs, disps, copies = t.tables["submissions"], t.tables["dispatches"], t.tables["copies"]
         barriers = t.tables.get("barriers")
         if barriers is None:     # a trace saved before barriers were recorded
-            barriers = np.zeros(0, dtype=[("start", "i8"), ("idle", "i8"), ("flushed", "i8"), ("end", "i8"),
-                                          ("release", "?")])
+            barriers = np.zeros(0, dtype=TABLES["barriers"].dtype)
         need = len(subs) + len(copies) + len(disps) + int(disps["timed"].sum()) + 4 * len(barriers)
         if need > budget:
             # Keep the beginning: half the budget for dispatches (3 events each), a quarter each for
@@ -268,8 +239,7 @@ class _Export:
             self._x(s, e, DEVICE_PID, CP_TID, "ExecuteCommandLists", "submission", {"end_cycle": cycle})
             used += 1
         summary = {s["dispatch"]: s for s in t.summary()}
-        lanes = _lanes(disps["start"], disps["end"])
-        for d, lane in zip(disps, lanes):
+        for d, lane in zip(disps, lanes(disps["start"], disps["end"])):
             start, end = int(d["start"]), int(d["end"])
             s = summary[int(d["id"])]
             args = dict(s)
@@ -281,7 +251,8 @@ class _Export:
             if bool(d["timed"]):
                 self._x(ns[0], ns[2], DEVICE_PID, tid, "launch", "dispatch", {"cycles": int(p.launch_cycles)})
                 used += 1
-        for start, idle, flushed, end, release in barriers.tolist():
+        for start, idle, flushed, end, release in zip(*columns(barriers, ("start", "idle", "flushed", "end",
+                                                                         "release"))):
             ns = clock.ns([start, idle, flushed, end]).tolist()
             self._x(ns[0], ns[3], DEVICE_PID, CP_TID, "barrier (release)" if release else "barrier", "barrier",
                     {"start_cycle": start, "idle_cycle": idle, "end_cycle": end, "release": bool(release)})
@@ -292,9 +263,10 @@ class _Export:
                     used += 1
             used += 1
         cs, ce = clock.ns(copies["start"]).tolist(), clock.ns(copies["end"]).tolist()
-        for s, e, c in zip(cs, ce, copies.tolist()):
-            self._x(s, e, DEVICE_PID, COPY_TID, f"copy {c[2]} B", "copy",
-                    {"bytes": c[2], "dst": c[3], "src": c[4], "start_cycle": c[0], "end_cycle": c[1]})
+        for s, e, start, end, nbytes, dst, src in zip(cs, ce, *columns(copies, ("start", "end", "bytes", "dst",
+                                                                               "src"))):
+            self._x(s, e, DEVICE_PID, COPY_TID, f"copy {nbytes} B", "copy",
+                    {"bytes": nbytes, "dst": dst, "src": src, "start_cycle": start, "end_cycle": end})
             used += 1
         return used
 
@@ -311,8 +283,9 @@ class _Export:
         c = c[np.lexsort((c["start"], c["dispatch"]))]
         if not len(c):
             return 0
-        has_ic = bool(p.infinity_cache_bytes)
-        per_row = 6 if has_ic else 5
+        shown = tracks.counters(p)
+        events = list(dict.fromkeys(c.json_event for c in shown))   # a C event each, in the layout's order
+        per_row = len(events)
         first_of = np.flatnonzero(np.r_[True, c["dispatch"][1:] != c["dispatch"][:-1]])
         sizes = np.diff(np.r_[first_of, len(c)])
         merge = 1
@@ -326,31 +299,25 @@ class _Export:
         if merge > 1:
             c = _merge_counters(c, merge)
             self.notes.append(f"counter buckets merged {merge} at a time (limit {self.max_events} events)")
-        v = counter_values(t, c)
-        read, write, resident, occupancy, alu, l2, ic = (v[k] for k in ("read", "write", "resident", "occupancy",
-                                                                      "alu", "l2", "ic"))
+        v = tracks.counter_values(t, c)
+        values = [(c.json_event, c.json_arg, v[c.key]) for c in shown]
         starts, ends = clock.ns(c["start"]).tolist(), clock.ns(c["end"]).tolist()
         used = 0
         for i in range(len(c)):
-            self._counter(starts[i], {"read": read[i], "write": write[i]}, resident[i], occupancy[i], alu[i],
-                          l2[i], None if ic is None else ic[i])
+            self._counter(starts[i], events, [(event, arg, value[i]) for event, arg, value in values])
             used += per_row
             # Back to zero where the next bucket does not start right away (between dispatches).
             if i + 1 == len(c) or starts[i + 1] > ends[i]:
-                self._counter(ends[i], {"read": 0.0, "write": 0.0}, 0.0, 0.0, 0.0, 0.0, None if ic is None else 0.0)
+                self._counter(ends[i], events, [(event, arg, 0.0) for event, arg, _ in values])
                 used += per_row
         return used
 
-    def _counter(self, ns, bandwidth, resident, occupancy, alu, l2_hit, ic_hit):
-        # Perfetto names a JSON counter track "<event name> <argument>": the argument carries the
-        # unit, so tracks read "Occupancy (%)", "DRAM bandwidth read (GB/s)", "Resident waves".
+    def _counter(self, ns, events, values):
+        """One C event per counter event name at `ns`; values: (event, argument, value) in layout order.
+        Perfetto titles a JSON counter track "<event name> <argument>" (tracks.Counter)."""
         ts = ns / 1000.0
-        tracks = [("DRAM bandwidth", {"read (GB/s)": bandwidth["read"], "write (GB/s)": bandwidth["write"]}),
-                  ("Resident", {"waves": resident}), ("Occupancy", {"(%)": occupancy}),
-                  ("ALU busy", {"(%)": alu}), ("L2 hit rate", {"(%)": l2_hit})]
-        if ic_hit is not None:
-            tracks.append(("Infinity Cache hit rate", {"(%)": ic_hit}))
-        for name, args in tracks:
+        for name in events:
+            args = {arg: value for event, arg, value in values if event == name}
             self._add(ns, 0, {"ph": "C", "name": name, "pid": DEVICE_PID, "tid": CP_TID, "ts": ts, "args": args})
 
     # ---- compute units: wave groups, instruction segments, memory requests ----------------------------
@@ -373,7 +340,7 @@ class _Export:
                 self._wave_events(*rows)
             return
         if w:
-            self._wave_events(waves["dispatch"], waves["cu"], _tracks(waves), waves["first_wave"], waves["waves"],
+            self._wave_events(waves["dispatch"], waves["cu"], slot_tracks(waves), waves["first_wave"], waves["waves"],
                               waves["start"], waves["end"], np.ones(w, dtype=np.int64), waves["end"] - waves["start"])
         # What room is left goes to the earliest segments, then the earliest memory requests (2 events
         # each): full detail over a window at the start rather than none at all.
@@ -402,13 +369,13 @@ class _Export:
         self.cus.update(np.unique(cu).tolist())
         self.simds.update(zip(*np.unique(np.stack([np.asarray(cu, dtype=np.int64), np.asarray(simd, dtype=np.int64)]),
                                          axis=1).tolist()) if len(cu) else ())
-        columns = (dispatch, cu, simd, first, count, start, end, groups, busy, s_ns, e_ns)
+        arrays = (dispatch, cu, simd, first, count, start, end, groups, busy, s_ns, e_ns)
 
         def make(rows):
             programs = self.trace.programs
-            for d, c, s, f, n, start_c, end_c, k, b, s_n, e_n in zip(*(np.asarray(a)[rows].tolist() for a in columns)):
-                kernel = programs[d][0] if d in programs else f"dispatch {d}"
-                args = {"dispatch": d, "first_wave": f, "waves": n, "unit": _unit(c, s),
+            for d, c, s, f, n, start_c, end_c, k, b, s_n, e_n in zip(*(np.asarray(a)[rows].tolist() for a in arrays)):
+                kernel = tracks.kernel_name(programs, d)
+                args = {"dispatch": d, "first_wave": f, "waves": n, "unit": unit_name(c, s),
                         "start_cycle": start_c, "end_cycle": end_c}
                 if k == 1:
                     name = f"{kernel} waves {f}-{f + n - 1}"
@@ -427,19 +394,21 @@ class _Export:
         if zero.any():
             keep = ~zero
             segments, s_ns, e_ns = segments[keep], s_ns[keep], e_ns[keep]
-        tracks = _tracks(segments)
+        slots = slot_tracks(segments)
         self.cus.update(np.unique(segments["cu"]).tolist())
-        self.simds.update((c, s) for c, s in set(zip(segments["cu"].tolist(), tracks.tolist())))
+        self.simds.update((c, s) for c, s in set(zip(segments["cu"].tolist(), slots.tolist())))
         names = {}
 
         def make(rows):
             programs = self.trace.programs
-            for (d, c, _, _, f, n, pc0, pc1, start_c, end_c), s, s_n, e_n in zip(
-                    segments[rows].tolist(), tracks[rows].tolist(), s_ns[rows].tolist(), e_ns[rows].tolist()):
+            for d, c, f, n, pc0, pc1, start_c, end_c, s, s_n, e_n in zip(
+                    *columns(segments, ("dispatch", "cu", "first_wave", "waves", "pc_first", "pc_last", "start",
+                                        "end"), rows),
+                    slots[rows].tolist(), s_ns[rows].tolist(), e_ns[rows].tolist()):
                 key = (d, pc0, pc1)
                 name = names.get(key)
                 if name is None:
-                    name = names[key] = _segment_name(programs.get(d, ("", []))[1], pc0, pc1)
+                    name = names[key] = segment_name(programs.get(d, ("", []))[1], pc0, pc1)
                 yield _x_event(s_n, e_n, _cu_pid(c), _simd_tid(c, s), name, "instruction",
                                {"pc_first": pc0, "pc_last": pc1, "first_wave": f, "waves": n, "cycles": end_c - start_c})
         self._lazy(s_ns, e_ns - s_ns, make)
@@ -450,9 +419,9 @@ class _Export:
     def _memory_events(self, memory):
         clock = self.clock
         i_ns, c_ns = clock.ns(memory["issue"]), clock.ns(memory["complete"])
-        tracks = _tracks(memory)
+        slots = slot_tracks(memory)
         self.cus.update(np.unique(memory["cu"]).tolist())
-        self.simds.update(set(zip(memory["cu"].tolist(), tracks.tolist())))
+        self.simds.update(set(zip(memory["cu"].tolist(), slots.tolist())))
         # Two events per request, b then e (positions 2 x row and 2 x row + 1).
         starts = np.stack([i_ns, c_ns], axis=1).reshape(-1)
         durations = np.stack([c_ns - i_ns, np.zeros_like(c_ns)], axis=1).reshape(-1)
@@ -460,9 +429,10 @@ class _Export:
         def make(positions):
             programs = self.trace.programs
             rows = positions // 2
-            for p, (d, c, _, _, pc, issue, complete, nbytes, dram, write), s, a, b in zip(
-                    positions.tolist(), memory[rows].tolist(), tracks[rows].tolist(), i_ns[rows].tolist(),
-                    c_ns[rows].tolist()):
+            for p, d, c, pc, issue, complete, nbytes, dram, write, s, a, b in zip(
+                    positions.tolist(), *columns(memory, ("dispatch", "cu", "pc", "issue", "complete", "bytes",
+                                                          "dram_bytes", "write"), rows),
+                    slots[rows].tolist(), i_ns[rows].tolist(), c_ns[rows].tolist()):
                 row_id = p // 2
                 lines = programs.get(d, ("", []))[1]
                 text = lines[pc] if 0 <= pc < len(lines) else ("store" if write else "load")
@@ -472,7 +442,7 @@ class _Export:
                     yield {"ph": "b", "name": name, "cat": "memory", "id2": {"local": row_id}, "pid": pid, "tid": tid,
                            "ts": a / 1000.0, "args": {
                                "instruction": text, "pc": pc, "bytes": nbytes, "dram_bytes": dram,
-                               "write": bool(write), "dispatch": d, "unit": _unit(c, s),
+                               "write": bool(write), "dispatch": d, "unit": unit_name(c, s),
                                "issue_cycle": issue, "complete_cycle": complete}}
                 else:
                     # Sort key (time, -duration, order): this end comes after every begin at the same time
@@ -495,36 +465,11 @@ def _x_event(start_ns, end_ns, pid, tid, name, cat, args):
             "dur": (end_ns - start_ns) / 1000.0, "args": args}
 
 
-def _lanes(starts, ends):
-    """A lane per dispatch so that no two dispatches on one lane overlap (the first free lane,
-    in dispatch order): overlapping dispatches get tracks of their own."""
-    lane_ends, lanes = [], []
-    for start, end in zip(starts.tolist(), ends.tolist()):
-        for k, lane_end in enumerate(lane_ends):
-            if lane_end <= start:
-                break
-        else:
-            k = len(lane_ends)
-            lane_ends.append(0)
-        lane_ends[k] = end
-        lanes.append(k)
-    return lanes
-
-
 def _meta(kind, pid, tid, **args):
     event = {"ph": "M", "name": kind, "pid": pid, "args": args}
     if tid is not None:
         event["tid"] = tid
     return event
-
-
-def _segment_name(lines, first, last):
-    texts = lines[first:last + 1] if lines else []
-    if not texts:
-        return f"pc {first}-{last}"
-    if len(texts) <= _SEGMENT_NAME_INSTRUCTIONS:
-        return "; ".join(texts)
-    return f"{texts[0]}; {texts[1]}; ... (+{len(texts) - 2} more)"
 
 
 def _merge_counters(c, merge):
@@ -549,38 +494,14 @@ def _merge_counters(c, merge):
     return out
 
 
-def counter_values(trace, c):
-    """The counter tracks of counters rows `c`, one value per row: DRAM read and write bandwidth (GB/s),
-    resident waves, occupancy, ALU busy, L2 and (None without one) Infinity Cache hit rate (%);
-    rounded to 3 decimals. The Chrome and Perfetto exports both draw these."""
-    p = trace.preset
-    slots = {int(d["id"]): int(d["waves_per_simd"]) for d in trace.tables["dispatches"]}
-    simds = p.compute_units * p.simds_per_cu
-    seconds = np.maximum((c["end"] - c["start"]).astype(np.float64), 1) / p.clock_hz
-    capacity = np.array([simds * max(1, slots.get(int(d), 1)) for d in c["dispatch"]], dtype=np.float64)
-    return {"read": np.round(c["dram_read_bytes"] / seconds / 1e9, 3).tolist(),
-            "write": np.round(c["dram_write_bytes"] / seconds / 1e9, 3).tolist(),
-            "resident": np.round(c["resident_waves"], 3).tolist(),
-            "occupancy": np.round(100.0 * c["resident_waves"] / capacity, 3).tolist(),
-            "alu": np.round(100.0 * c["alu_busy"], 3).tolist(),
-            "l2": _hit_percent(c["l2_hits"], c["l2_misses"]),
-            "ic": _hit_percent(c["ic_hits"], c["ic_misses"]) if p.infinity_cache_bytes else None}
-
-
-def _hit_percent(hits, misses):
-    """Per bucket: hits / (hits + misses) in %, rounded to 3 decimals; 0.0 where there was no request."""
-    requests = (hits + misses).astype(np.float64)
-    return np.round(100.0 * hits / np.maximum(requests, 1.0), 3).tolist()
-
-
 def _merge_wave_groups(waves, budget):
     """Merge each (dispatch, CU, track)'s consecutive wave groups k at a time, with the smallest k
     that fits `budget` events; None when even one event per (dispatch, CU, track) does not fit."""
-    tracks = _tracks(waves)
-    order = np.lexsort((waves["start"], tracks, waves["cu"], waves["dispatch"]))
-    w, tracks = waves[order], tracks[order]
+    slots = slot_tracks(waves)
+    order = np.lexsort((waves["start"], slots, waves["cu"], waves["dispatch"]))
+    w, slots = waves[order], slots[order]
     key = np.r_[True, (w["dispatch"][1:] != w["dispatch"][:-1]) | (w["cu"][1:] != w["cu"][:-1])
-                | (tracks[1:] != tracks[:-1])]
+                | (slots[1:] != slots[:-1])]
     first_of = np.flatnonzero(key)
     sizes = np.diff(np.r_[first_of, len(w)])
     if len(first_of) > budget:
@@ -600,7 +521,7 @@ def _merge_wave_groups(waves, budget):
     rank = np.arange(len(w)) - np.repeat(first_of, sizes)
     at = np.flatnonzero(key | (rank % k == 0))
     count = np.diff(np.r_[at, len(w)])
-    rows = (w["dispatch"][at].astype(np.int64), w["cu"][at].astype(np.int64), tracks[at],
+    rows = (w["dispatch"][at].astype(np.int64), w["cu"][at].astype(np.int64), slots[at],
             w["first_wave"][at].astype(np.int64),
             np.add.reduceat(w["waves"].astype(np.int64), at),
             w["start"][at].astype(np.int64), np.maximum.reduceat(w["end"], at).astype(np.int64),

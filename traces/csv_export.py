@@ -12,6 +12,8 @@ import numpy as np
 
 __all__ = ["save_dispatch_csv", "save_table_csv"]
 
+CHUNK_ROWS = 65_536     # rows of a table turned into cells at a time (a spilled table is never all in memory)
+
 
 def save_dispatch_csv(trace, path):
     """Write trace.summary() to `path`: one row per dispatch; returns the path."""
@@ -35,26 +37,26 @@ def save_table_csv(trace, table_name, path):
     with open(path, "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f, lineterminator="\n")
         writer.writerow(names)
-        bools = [i for i, n in enumerate(names) if table.dtype[n] == np.bool_]
-        floats = [i for i, n in enumerate(names) if table.dtype[n].kind == "f"]
-        if not bools and not floats:
-            writer.writerows(table.tolist())     # fast path: ints and strings print as they are
-        else:
-            for row in table.tolist():
-                row = list(row)
-                for i in bools:
-                    row[i] = int(row[i])
-                for i in floats:
-                    row[i] = repr(row[i])
-                writer.writerow(row)
+        for lo in range(0, len(table), CHUNK_ROWS):
+            rows = slice(lo, lo + CHUNK_ROWS)
+            writer.writerows(zip(*(_cells(table[name][rows]) for name in names)))
     return path
+
+
+def _cells(column):
+    """A column's values as CSV cells: booleans as 0/1, floats as repr, the rest as they are."""
+    if column.dtype == np.bool_:
+        return column.astype(np.int64).tolist()
+    if column.dtype.kind == "f":
+        return [repr(v) for v in column.tolist()]
+    return column.tolist()
 
 
 def _summary_fields(trace):
     """The summary's column names, from a one-dispatch trace of zeros (no second list to drift)."""
-    from dmlemu.traces.recorder import TABLES
+    from dmlemu.traces.schema import TABLES
     from dmlemu.traces.trace import Trace
-    tables = {name: np.zeros(1 if name == "dispatches" else 0, dtype=dtype) for name, dtype in TABLES.items()}
+    tables = {name: np.zeros(1 if name == "dispatches" else 0, dtype=t.dtype) for name, t in TABLES.items()}
     return list(Trace(tables, trace.preset, trace.wave_width, trace.detail, [], {}).summary()[0])
 
 

@@ -32,7 +32,8 @@ import zlib
 import numpy as np
 
 from dmlemu.errors import short_repr
-from dmlemu.traces.recorder import DETAILS, TABLES
+from dmlemu.traces.recorder import DETAILS
+from dmlemu.traces.schema import TABLES
 from dmlemu.traces.trace import Trace
 
 __all__ = ["save_trace", "load_trace", "read_npy_header", "TraceFileError", "MAX_TRACE_BYTES"]
@@ -101,8 +102,8 @@ def load_trace(path):
                                  f"{MAX_TRACE_BYTES}")
         meta = _read_meta(_read_member(archive, names["meta.npy"], path), path)
         tables = {}
-        for name, columns in TABLES.items():
-            expected = np.dtype(columns)
+        for name, table in TABLES.items():
+            expected = table.dtype
             if name + ".npy" not in names:
                 tables[name] = np.zeros(0, dtype=expected)
                 continue

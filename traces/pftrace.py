@@ -4,33 +4,30 @@ Written with the `perfetto` package's trace builder and protobuf classes (an opt
 `pip install 'dmlemu[perfetto]'`); without it, save_pftrace raises PerfettoMissing, an ImportError
 whose sentence says what to install. The Chrome JSON export (traces/chrome.py) needs nothing.
 
-Layout: one tree of TrackDescriptors. Every parent orders its children explicitly (child_ordering
-EXPLICIT, sibling_order_rank), so Perfetto shows them in this order whatever their names:
+Layout: the tree of traces/tracks.py, one TrackDescriptor per track and overlap lane. Every parent
+orders its children explicitly (child_ordering EXPLICIT, sibling_order_rank = Track.order(lane)), so
+Perfetto shows them in the layout's order whatever their names. What goes where:
 
     GPU: <preset description>
-        Trace note: <table> folded  what the recorder folded or left out to stay bounded (a track per
-                                    table, Trace.folded()): one slice over the whole trace (absent
-                                    when nothing was)
+        Trace note: <table> folded  a lane of tracks.NOTES per folded table: one slice over the whole
+                                    trace saying what is missing (Trace.folded())
         Command processor           submissions; barriers with wait for idle, flush, L2 write-back
         Dispatches                  dispatches with their "launch" nested; a flow from each dispatch
-                                    to its first wave group on every CU; overlapping dispatches get
-                                    "Dispatches (overlapping, 2)", ...
+                                    to its first wave group on every CU
         Copy engine                 copies
-        DRAM read bandwidth, ...    counters, each with its unit (CounterDescriptor): DRAM read and
-                                    write bandwidth (GB/s), resident waves (count), occupancy, ALU
-                                    busy, L2 and Infinity Cache hit rate (%)
-        CU 00, CU 01, ...           the compute units that ran work, in numeric order; inside each:
+        DRAM read bandwidth, ...    the device counters, each with its unit (CounterDescriptor)
+        CU 00, CU 01, ...           the compute units that ran work; inside each:
             SIMD 0 / group 0, ...   wave groups, their instruction segments nested inside them
             SIMD 0 folded waves     wave groups past the recorder's row limit: one slice per
                                     dispatch (table wave_summary)
-            Memory requests         memory requests issue to completion, one lane track per overlap,
+            Memory requests         memory requests issue to completion on "requests" lane tracks,
                                     named "<instruction>: L2" (no DRAM bytes) or ": DRAM"
             Requests in flight      counters (count): the CU's memory requests in flight, and
             DRAM requests in flight   those of them that went to DRAM
 
 Nothing is left out here: every row the trace holds is an event (a slice of zero nanoseconds
 included). Time: packet timestamps are GPU cycles through the preset's clock, snapped down to
-whole nanoseconds (chrome._Clock), so a child never ends after its parent; exact cycles are in
+whole nanoseconds (tracks.Clock), so a child never ends after its parent; exact cycles are in
 each event's debug annotations. Names of events and annotations are interned. Packets are
 written in timestamp order, a chunk at a time (the events come from one generator per track,
 merged), so memory holds the trace's tables and one chunk, not the whole file. The wave groups,
@@ -47,7 +44,9 @@ from operator import itemgetter
 
 import numpy as np
 
-from dmlemu.traces.chrome import GROUP_TRACKS, _Clock, _lanes, _segment_name, _tracks, _unit, counter_values
+from dmlemu.traces import tracks
+from dmlemu.traces.schema import columns
+from dmlemu.traces.tracks import Clock, lanes, segment_name, slot_tracks, unit_name
 
 __all__ = ["save_pftrace", "require_perfetto", "PerfettoMissing", "INSTALL_HINT"]
 
@@ -59,7 +58,6 @@ _CLEARED, _NEEDS_STATE = 1, 2                  # TracePacket.SequenceFlags value
 _EXPLICIT = 3                                  # TrackDescriptor.ChildTracksOrdering.EXPLICIT
 _UNIT_COUNT = 2                                # CounterDescriptor.Unit.UNIT_COUNT
 _BLOCK = 4096                 # rows turned into Python values at a time by the lazy streams
-_LANES = 1000        # sibling_order_rank = rank x _LANES + overlap lane (int32: ranks stay below 2,000,000)
 
 
 class PerfettoMissing(ImportError):
@@ -166,10 +164,10 @@ class _Export:
     def __init__(self, trace):
         self.trace = trace
         self.preset = trace.preset
-        self.clock = _Clock(trace.preset.clock_hz)
-        self.tracks = []          # (uuid, parent uuid, name, rank, counter unit or None)
+        self.clock = Clock(trace.preset.clock_hz)
+        self.tracks = []          # (uuid, parent uuid, name, sibling_order_rank, counter unit or None)
         self.streams = []         # one generator of events per track, each in timestamp order
-        self.root = self._track(0, f"GPU: {self.preset.description}", 0)
+        self.root = self._track(0, tracks.device(self.preset))
         self.flows = {}           # (dispatch, cu) -> flow id: dispatch -> its first wave group on the CU
         self.segment_names = {}   # (dispatch, first pc, last pc) -> segment slice name
         self._build()
@@ -182,27 +180,29 @@ class _Export:
         # merge keeps the streams' order for equal timestamps, so the whole is in timestamp order.
         return heapq.merge(*self.streams, key=itemgetter(0))
 
-    def _track(self, parent, name, rank, counter_unit=None, lane=0):
-        """A new track; its sibling_order_rank leaves room for `rank`'s overlap lanes (_slices)."""
+    def _track(self, parent, track, lane=0, name=None):
+        """A new track: lane `lane` of the layout's `track` (traces/tracks.py), named `name` if given;
+        its sibling_order_rank is track.order(lane) (int32: orders stay below 2,000,000,000)."""
         uuid = len(self.tracks) + 1
-        self.tracks.append((uuid, parent, name, rank * _LANES + lane, counter_unit))
+        self.tracks.append((uuid, parent, track.lane_name(lane) if name is None else name, track.order(lane),
+                            track.unit))
         return uuid
 
     # ---- slices on tracks, a lane track per overlap ---------------------------------------------------
-    def _slices(self, parent, name, rank, tops):
-        """Tracks `name` (and "<name> (overlapping, k)" where top slices overlap) under `parent`, ranked
-        from `rank`. tops: (start ns, end ns, name, args, flows out, flows in, children) sorted by start;
-        children: (start ns, end ns, name, args) in order, inside their top slice."""
+    def _slices(self, parent, track, tops):
+        """The layout's `track` under `parent`, a lane track per overlap (tracks.lanes). tops: (start ns,
+        end ns, name, args, flows out, flows in, children) sorted by start; children: (start ns, end ns,
+        name, args) in order, inside their top slice."""
         if not tops:
             return
-        lanes = _lanes(np.array([t[0] for t in tops], dtype=np.int64), np.array([t[1] for t in tops], dtype=np.int64))
-        for lane in range(max(lanes) + 1):
-            uuid = self._track(parent, name if lane == 0 else f"{name} (overlapping, {lane + 1})", rank, lane=lane)
-            mine = [t for t, k in zip(tops, lanes) if k == lane] if lane or max(lanes) else tops
+        lane_of = lanes(np.array([t[0] for t in tops], dtype=np.int64), np.array([t[1] for t in tops], dtype=np.int64))
+        for lane in range(max(lane_of) + 1):
+            uuid = self._track(parent, track, lane)
+            mine = [t for t, k in zip(tops, lane_of) if k == lane] if lane or max(lane_of) else tops
             self.streams.append(_slice_events(uuid, mine))
 
-    def _counter(self, parent, name, rank, unit, times, values):
-        uuid = self._track(parent, name, rank, unit)
+    def _counter(self, parent, track, times, values):
+        uuid = self._track(parent, track)
         self.streams.append(zip(times, itertools.repeat(_COUNTER), itertools.repeat(uuid), itertools.repeat(None),
                                 values, itertools.repeat(None), itertools.repeat(None)))
 
@@ -213,16 +213,17 @@ class _Export:
         if notes:   # a track per folded table, first of all: one slice over the whole trace saying what is missing
             first, last = self._span()
             for lane, (table, note) in enumerate(zip(t.aggregated, notes)):
-                uuid = self._track(self.root, f"Trace note: {table} folded", 0, lane=lane)
+                uuid = self._track(self.root, tracks.NOTES, lane, tracks.note_lane(table))
                 self.streams.append(_slice_events(uuid, [(first, last, note, [("note", note)], None, None, ())]))
         self._command_processor()
         self._dispatches()
         copies = t.tables["copies"]
         cs, ce = clock.ns(copies["start"]).tolist(), clock.ns(copies["end"]).tolist()
-        self._slices(self.root, "Copy engine", 200, sorted(
-            (s, e, f"copy {c[2]} B", [("bytes", c[2]), ("dst", c[3]), ("src", c[4]), ("start_cycle", c[0]),
-                                      ("end_cycle", c[1])], None, None, ())
-            for s, e, c in zip(cs, ce, copies.tolist())))
+        self._slices(self.root, tracks.COPY_ENGINE, sorted(
+            (s, e, f"copy {nbytes} B", [("bytes", nbytes), ("dst", dst), ("src", src), ("start_cycle", start),
+                                        ("end_cycle", end)], None, None, ())
+            for s, e, start, end, nbytes, dst, src in zip(cs, ce, *columns(copies, ("start", "end", "bytes", "dst",
+                                                                                    "src")))))
         self._device_counters()
         self._compute_units()
 
@@ -243,14 +244,15 @@ class _Export:
         tops = [(s, e, "ExecuteCommandLists", [("end_cycle", c)], None, None, ())
                 for s, e, c in zip(clock.ns(np.maximum(subs - p.submit_cycles, 0)).tolist(), clock.ns(subs).tolist(),
                                    subs.tolist())]
-        for start, idle, flushed, end, release in t.tables["barriers"].tolist():
+        for start, idle, flushed, end, release in zip(*columns(t.tables["barriers"], ("start", "idle", "flushed",
+                                                                                     "end", "release"))):
             ns = clock.ns([start, idle, flushed, end]).tolist()
             children = [(a, z, name, None) for (a, z), name in zip(
                 ((ns[0], ns[1]), (ns[1], ns[2]), (ns[2], ns[3])), ("wait for idle", "flush", "L2 write-back")) if z > a]
             tops.append((ns[0], ns[3], "barrier (release)" if release else "barrier",
                          [("start_cycle", start), ("idle_cycle", idle), ("end_cycle", end), ("release", bool(release))],
                          None, None, children))
-        self._slices(self.root, "Command processor", 1, sorted(tops, key=itemgetter(0, 1)))
+        self._slices(self.root, tracks.COMMAND_PROCESSOR, sorted(tops, key=itemgetter(0, 1)))
 
     def _dispatches(self):
         t, p, clock = self.trace, self.preset, self.clock
@@ -268,7 +270,7 @@ class _Export:
             children = [(ns[0], ns[2], "launch", [("cycles", int(p.launch_cycles))])] if bool(d["timed"]) else []
             tops.append((ns[0], ns[1], f"{d['name']} #{did}", list(summary[did].items()), out.get(did), None,
                          children))
-        self._slices(self.root, "Dispatches", 10, sorted(tops, key=itemgetter(0)))
+        self._slices(self.root, tracks.DISPATCHES, sorted(tops, key=itemgetter(0)))
 
     def _device_counters(self):
         t, clock = self.trace, self.clock
@@ -276,19 +278,14 @@ class _Export:
         c = c[np.lexsort((c["start"], c["dispatch"]))]
         if not len(c):
             return
-        v = counter_values(t, c)
+        v = tracks.counter_values(t, c)
         starts, ends = clock.ns(c["start"]).tolist(), clock.ns(c["end"]).tolist()
         # Back to zero where the next bucket does not start right away (between dispatches).
         gaps = [i for i in range(len(c)) if i + 1 == len(c) or starts[i + 1] > ends[i]]
         times = sorted([(s, 0, i) for i, s in enumerate(starts)] + [(ends[i], 1, i) for i in gaps])
-        tracks = [("DRAM read bandwidth", "GB/s", "read"), ("DRAM write bandwidth", "GB/s", "write"),
-                  ("Resident waves", "count", "resident"), ("Occupancy", "%", "occupancy"),
-                  ("ALU busy", "%", "alu"), ("L2 hit rate", "%", "l2")]
-        if v["ic"] is not None:
-            tracks.append(("Infinity Cache hit rate", "%", "ic"))
-        for rank, (name, unit, key) in enumerate(tracks, 300):
-            values = v[key]
-            self._counter(self.root, name, rank, unit, [ts for ts, _, _ in times],
+        for counter in tracks.counters(self.preset):
+            values = v[counter.key]
+            self._counter(self.root, counter.track, [ts for ts, _, _ in times],
                           [0.0 if zero else float(values[i]) for _, zero, i in times])
 
     # ---- compute units --------------------------------------------------------------------------------------
@@ -302,29 +299,28 @@ class _Export:
             bounds = np.flatnonzero(np.r_[True, cus[order][1:] != cus[order][:-1], True]) if len(table) else []
             for a, b in zip(bounds[:-1], bounds[1:]):
                 per_cu.setdefault(int(cus[order[a]]), {})[name] = table[order[a:b]]
-        width = len(str(self.preset.compute_units - 1))
         for cu in sorted(per_cu):
             tables = per_cu[cu]
             empty = {n: t.tables[m][:0] for n, m in (("waves", "wave_groups"), ("segments", "segments"),
                                                      ("memory", "memory"), ("summary", "wave_summary"))}
             tables = {**empty, **tables}
-            node = self._track(self.root, f"CU {cu:0{width}d}", 1000 + cu)
+            node = self._track(self.root, tracks.compute_unit(cu, self.preset.compute_units))
             self._simds(node, cu, tables["waves"], tables["segments"])
             s = tables["summary"]
             for simd in sorted(set(s["simd"].tolist())):
                 rows = s[s["simd"] == simd]
                 rows = rows[np.argsort(rows["start"], kind="stable")]
                 ns_s, ns_e = clock.ns(rows["start"]).tolist(), clock.ns(rows["end"]).tolist()
-                self._slices(node, f"SIMD {simd} folded waves", 5000 + 100 * simd, [
+                self._slices(node, tracks.folded_waves(simd), [
                     (a, z, f"{self._kernel(d)}: {n} waves in {g} groups (folded)",
                      [("dispatch", d), ("waves", n), ("groups", g), ("start_cycle", sc), ("end_cycle", ec)],
                      None, None, ())
-                    for a, z, (d, _, _, n, g, sc, ec) in zip(ns_s, ns_e, rows.tolist())])
+                    for a, z, d, n, g, sc, ec in zip(ns_s, ns_e, *columns(rows, ("dispatch", "waves", "groups",
+                                                                                 "start", "end")))])
             self._memory(node, cu, tables["memory"])
 
     def _kernel(self, d):
-        programs = self.trace.programs
-        return programs[d][0] if d in programs else f"dispatch {d}"
+        return tracks.kernel_name(self.trace.programs, d)
 
     def _simds(self, node, cu, waves, segments):
         """A track per (SIMD, slot group): wave groups, each with its instruction segments nested.
@@ -332,7 +328,7 @@ class _Export:
         The slices are made as the packets are written (_lazy_tops), from index arrays: a wave group
         with its segments at a time, so memory holds the tables, not one object per event."""
         clock = self.clock
-        seg_tracks = _tracks(segments)
+        seg_tracks = slot_tracks(segments)
         seg_a, seg_z = clock.ns(segments["start"]), clock.ns(segments["end"])
         # Segments by (dispatch, track, first wave), each group by start (ties in row order).
         s_order = np.lexsort((seg_a, segments["first_wave"], seg_tracks, segments["dispatch"]))
@@ -340,7 +336,7 @@ class _Export:
         k = keys[:, s_order]
         bounds = np.flatnonzero(np.r_[True, (k[:, 1:] != k[:, :-1]).any(axis=0), True]) if len(segments) else []
         groups = {tuple(key): (lo, hi) for key, lo, hi in zip(k[:, bounds[:-1]].T.tolist(), bounds[:-1], bounds[1:])}
-        wave_tracks = _tracks(waves)
+        wave_tracks = slot_tracks(waves)
         order = np.argsort(waves["start"], kind="stable")
         s_ns, e_ns = clock.ns(waves["start"]), clock.ns(waves["end"])
         items, claims, flows = {}, {}, {}
@@ -363,47 +359,64 @@ class _Export:
             starts = np.where(it >= 0, s_ns[np.maximum(it, 0)], seg_a[np.maximum(-1 - it, 0)] if len(segments) else 0)
             ends = np.where(it >= 0, e_ns[np.maximum(it, 0)], seg_z[np.maximum(-1 - it, 0)] if len(segments) else 0)
             by_start = np.argsort(starts, kind="stable")
-            self._lazy_slices(node, f"SIMD {track // GROUP_TRACKS} / group {track % GROUP_TRACKS}", track,
-                              it[by_start], starts[by_start], ends[by_start],
+            self._lazy_slices(node, tracks.slot(track), it[by_start], starts[by_start], ends[by_start],
                               lambda rows, track=track: self._wave_tops(context, track, rows))
 
-    def _lazy_slices(self, parent, name, rank, items, starts, ends, tops):
+    def _lazy_slices(self, parent, track, items, starts, ends, tops):
         """_slices, with the top slices made as they are written: tops(items of a lane) yields them."""
         if not len(items):
             return
-        lanes = np.array(_lanes(starts, ends), dtype=np.int64)
-        for lane in range(int(lanes.max()) + 1):
-            uuid = self._track(parent, name if lane == 0 else f"{name} (overlapping, {lane + 1})", rank, lane=lane)
-            self.streams.append(_slice_events(uuid, tops(items[lanes == lane])))
+        lane_of = np.array(lanes(starts, ends), dtype=np.int64)
+        for lane in range(int(lane_of.max()) + 1):
+            uuid = self._track(parent, track, lane)
+            self.streams.append(_slice_events(uuid, tops(items[lane_of == lane])))
 
     def _wave_tops(self, context, track, items):
+        """The top slices of `items` (a wave group's row, or -1 - row of a segment whose wave group was
+        not kept), with their segments nested, made _BLOCK items at a time: each block reads its
+        columns by name once."""
         cu, waves, segments, s_order, seg_a, seg_z, s_ns, e_ns, claims, flows = context
-        programs = self.trace.programs
-        unit = _unit(cu, track)
-        for it in items.tolist():
-            if it < 0:      # a segment whose wave group was not kept
-                r = -1 - it
-                a, z, name, args = self._segment_children(segments, seg_a, seg_z, np.array([r]))[0]
-                yield a, z, name, args, None, None, ()
-                continue
-            d, _, simd, group, f, n, sc, ec = waves[it].tolist()
-            span = claims.get(it)
-            children = () if span is None else self._segment_children(segments, seg_a, seg_z,
-                                                                      s_order[span[0]:span[1]])
-            yield (int(s_ns[it]), int(e_ns[it]), f"{self._kernel(d)} waves {f}-{f + n - 1}",
-                   [("dispatch", d), ("first_wave", f), ("waves", n), ("unit", unit),
-                    ("start_cycle", sc), ("end_cycle", ec)], None, flows.get(it), children)
+        unit = unit_name(cu, track)
+        names = ("dispatch", "first_wave", "waves", "start", "end")
+        for lo in range(0, len(items), _BLOCK):
+            block = items[lo:lo + _BLOCK].tolist()
+            # Columns of the block's wave groups (a segment's item, negative, reads a row it ignores).
+            values = columns(waves, names, np.maximum(block, 0)) if len(waves) else [[None] * len(block)] * len(names)
+            # The segments of the whole block, read at once: item i's are children(bounds[i], bounds[i + 1]).
+            rows, bounds = [], [0]
+            if len(segments):
+                for it in block:
+                    span = claims.get(it) if it >= 0 else None
+                    rows += [-1 - it] if it < 0 else [] if span is None else s_order[span[0]:span[1]].tolist()
+                    bounds.append(len(rows))
+            children = self._segment_children(segments, seg_a, seg_z, np.array(rows, dtype=np.int64))
+            for i, (it, d, f, n, sc, ec) in enumerate(zip(block, *values)):
+                mine = children(bounds[i], bounds[i + 1]) if rows else ()
+                if it < 0:      # a segment whose wave group was not kept
+                    a, z, name, args = mine[0]
+                    yield a, z, name, args, None, None, ()
+                    continue
+                yield (int(s_ns[it]), int(e_ns[it]), f"{self._kernel(d)} waves {f}-{f + n - 1}",
+                       [("dispatch", d), ("first_wave", f), ("waves", n), ("unit", unit),
+                        ("start_cycle", sc), ("end_cycle", ec)], None, flows.get(it), mine or ())
 
     def _segment_children(self, segments, seg_a, seg_z, rows):
-        programs, names, out = self.trace.programs, self.segment_names, []
-        for (d, _, simd, group, f, n, pc0, pc1, sc, ec), a, z in zip(segments[rows].tolist(), seg_a[rows].tolist(),
-                                                                  seg_z[rows].tolist()):
-            name = names.get((d, pc0, pc1))
-            if name is None:
-                name = names[(d, pc0, pc1)] = _segment_name(programs.get(d, ("", []))[1], pc0, pc1)
-            out.append((a, z, name, [("pc_first", pc0), ("pc_last", pc1), ("first_wave", f), ("waves", n),
-                                     ("cycles", ec - sc), ("start_cycle", sc)]))
-        return out
+        """children(lo, hi): the child slices of segment rows rows[lo:hi], made when asked (their columns
+        are read here, once), so a block holds its segments' values, not every child slice."""
+        programs, names = self.trace.programs, self.segment_names
+        values = columns(segments, ("dispatch", "first_wave", "waves", "pc_first", "pc_last", "start", "end"), rows)
+        values = list(zip(*values, seg_a[rows].tolist(), seg_z[rows].tolist()))
+
+        def children(lo, hi):
+            out = []
+            for d, f, n, pc0, pc1, sc, ec, a, z in values[lo:hi]:
+                name = names.get((d, pc0, pc1))
+                if name is None:
+                    name = names[(d, pc0, pc1)] = segment_name(programs.get(d, ("", []))[1], pc0, pc1)
+                out.append((a, z, name, [("pc_first", pc0), ("pc_last", pc1), ("first_wave", f), ("waves", n),
+                                         ("cycles", ec - sc), ("start_cycle", sc)]))
+            return out
+        return children
 
     def _memory(self, node, cu, memory):
         """Memory requests on lane tracks under a "Memory requests" group, and two in-flight counters."""
@@ -412,26 +425,27 @@ class _Export:
         clock = self.clock
         memory = memory[np.argsort(memory["issue"], kind="stable")]
         issue, complete = clock.ns(memory["issue"]), clock.ns(memory["complete"])
-        tracks = _tracks(memory)
-        group = self._track(node, "Memory requests", 10_000)
-        self._lazy_slices(group, "requests", 0, np.arange(len(memory)), issue, complete,
-                          lambda rows: self._memory_tops(cu, memory, issue, complete, tracks, rows))
-        for rank, (name, rows) in enumerate((("Requests in flight", np.ones(len(memory), dtype=bool)),
-                                             ("DRAM requests in flight", memory["dram_bytes"] > 0)), 10_001):
+        slots = slot_tracks(memory)
+        group = self._track(node, tracks.MEMORY)
+        self._lazy_slices(group, tracks.REQUESTS, np.arange(len(memory)), issue, complete,
+                          lambda rows: self._memory_tops(cu, memory, issue, complete, slots, rows))
+        for track, rows in ((tracks.IN_FLIGHT, np.ones(len(memory), dtype=bool)),
+                            (tracks.DRAM_IN_FLIGHT, memory["dram_bytes"] > 0)):
             times, values = _in_flight(issue[rows], complete[rows])
-            self._counter(node, name, rank, "count", times, values)
+            self._counter(node, track, times, values)
 
-    def _memory_tops(self, cu, memory, issue, complete, tracks, rows):
+    def _memory_tops(self, cu, memory, issue, complete, slots, rows):
         programs = self.trace.programs
         for lo in range(0, len(rows), _BLOCK):
             block = rows[lo:lo + _BLOCK]
-            for (d, _, simd, group, pc, ic, cc, nbytes, dram, write), a, z, track in zip(
-                    memory[block].tolist(), issue[block].tolist(), complete[block].tolist(), tracks[block].tolist()):
+            for d, pc, ic, cc, nbytes, dram, write, a, z, track in zip(
+                    *columns(memory, ("dispatch", "pc", "issue", "complete", "bytes", "dram_bytes", "write"), block),
+                    issue[block].tolist(), complete[block].tolist(), slots[block].tolist()):
                 lines = programs.get(d, ("", []))[1]
                 text = lines[pc] if 0 <= pc < len(lines) else ("store" if write else "load")
                 yield (a, z, f"{text.split(' ', 1)[0]}: {'DRAM' if dram else 'L2'}",
                        [("instruction", text), ("pc", pc), ("bytes", nbytes), ("dram_bytes", dram),
-                        ("write", bool(write)), ("dispatch", d), ("unit", _unit(cu, track)),
+                        ("write", bool(write)), ("dispatch", d), ("unit", unit_name(cu, track)),
                         ("issue_cycle", ic), ("complete_cycle", cc)], None, None, ())
 
 

@@ -17,8 +17,10 @@ in `dropped`). The counters are computed from every row, kept or not. The trace 
 concerned in `aggregated`. Time is in GPU cycles throughout; the recorder never reads a wall clock,
 so the same program gives a byte-identical trace.
 
-Storage: rows arrive as tuples and are packed into NumPy chunks of about CHUNK_BYTES each, so a
-table costs its column bytes, not Python objects. Once a table's packed chunks pass `spill_bytes`
+Tables and their columns are declared once, in traces/schema.py; every row is made by column name
+(`TABLES[name].row(...)`), never by position. Storage: rows arrive as tuples (in the table's column
+order, which schema.py's row functions give) and are packed into NumPy chunks of about CHUNK_BYTES
+each, so a table costs its column bytes, not Python objects. Once a table's packed chunks pass `spill_bytes`
 (SPILL_BYTES per table by default; None: never), they are written to a file in a temporary folder
 (under `spill_dir`, default the system's) and every later chunk goes there too. `finish()` maps
 each such file back as a read-only-on-disk NumPy array (np.memmap, copy on write) and removes the
@@ -59,6 +61,7 @@ import weakref
 import numpy as np
 
 from dmlemu.errors import short_repr
+from dmlemu.traces.schema import TABLES, TRAFFIC
 
 
 DETAILS = ("dispatch", "wave", "instruction", "memory")
@@ -69,38 +72,7 @@ SPILL_BYTES = 16 << 20         # a table's packed bytes past which its chunks go
 COUNTER_BUCKETS = 256
 MAX_NAME = 1024                # characters of a dispatch name kept (the column widens past 64 only when needed)
 
-TABLES = {
-    "dispatches": [("id", "i8"), ("name", "U64"), ("start", "i8"), ("end", "i8"), ("waves", "i8"),
-                   ("workgroups", "i8"), ("elements", "i8"), ("bytes_read", "i8"), ("bytes_written", "i8"),
-                   ("dram_bytes", "i8"), ("wave_instructions", "i8"), ("valu_instructions", "i8"),
-                   ("vgprs", "i4"), ("waves_per_simd", "i4"),
-                   ("oob_reads", "i8"), ("oob_writes", "i8"), ("timed", "?"),
-                   ("l2_requests", "i8"), ("l2_lines", "i8"), ("l2_hits", "i8"), ("ic_requests", "i8"),
-                   ("ic_hits", "i8"), ("dram_read_sectors", "i8"), ("dram_write_sectors", "i8"),
-                   ("ic_write_sectors", "i8"), ("dram_turnarounds", "i8"), ("hazards", "i8")],
-    "mem_instructions": [("dispatch", "i8"), ("pc", "i4"), ("instruction", "U64"), ("write", "?"),
-                         ("waves", "i8"), ("useful_bytes", "i8"), ("sectors", "i8"), ("lines", "i8"),
-                         ("l2_hits", "i8"), ("ic_hits", "i8"), ("dram_reads", "i8"), ("dram_writes", "i8"),
-                         ("ic_writes", "i8"), ("coalescing", "f8")],
-    "wave_groups": [("dispatch", "i8"), ("cu", "i4"), ("simd", "i4"), ("group", "i4"), ("first_wave", "i8"),
-                    ("waves", "i4"),
-                    ("start", "i8"), ("end", "i8")],
-    "wave_summary": [("dispatch", "i8"), ("cu", "i4"), ("simd", "i4"), ("waves", "i8"), ("groups", "i8"),
-                     ("start", "i8"), ("end", "i8")],
-    "segments": [("dispatch", "i8"), ("cu", "i4"), ("simd", "i4"), ("group", "i4"), ("first_wave", "i8"),
-                 ("waves", "i4"),
-                 ("pc_first", "i4"), ("pc_last", "i4"), ("start", "i8"), ("end", "i8")],
-    "memory": [("dispatch", "i8"), ("cu", "i4"), ("simd", "i4"), ("group", "i4"), ("pc", "i4"), ("issue", "i8"),
-               ("complete", "i8"), ("bytes", "i8"), ("dram_bytes", "i8"), ("write", "?")],
-    "copies": [("start", "i8"), ("end", "i8"), ("bytes", "i8"), ("dst", "U64"), ("src", "U64")],
-    "submissions": [("cycle", "i8")],
-    "barriers": [("start", "i8"), ("idle", "i8"), ("flushed", "i8"), ("end", "i8"), ("release", "?")],
-    "hazards": [("dispatch", "i8"), ("kind", "U20"), ("operation", "U96"), ("earlier", "U96"), ("resource", "U64"),
-                ("start", "i8"), ("end", "i8")],
-    "counters": [("dispatch", "i8"), ("start", "i8"), ("end", "i8"), ("dram_read_bytes", "i8"),
-                 ("dram_write_bytes", "i8"), ("resident_waves", "f8"), ("alu_busy", "f8"),
-                 ("l2_hits", "i8"), ("l2_misses", "i8"), ("ic_hits", "i8"), ("ic_misses", "i8")],
-}
+_NO_TRAFFIC = dict.fromkeys(TRAFFIC, 0)    # an untimed dispatch's memory hierarchy columns
 
 
 class TraceRecorder:
@@ -124,7 +96,14 @@ class TraceRecorder:
         self.keeps_memory = self.level >= MEMORY
         self.detail = detail
         self.max_rows = max_rows
-        self.tables = {name: _Table(name, spill_bytes, self._spill_folder) for name in TABLES}
+        self.tables = {name: _Table(name, max_rows, spill_bytes, self._spill_folder) for name in TABLES}
+        # The tables written per wave group, instruction segment and memory request, and their row makers
+        # (schema.py: every column by keyword), looked up once here rather than in every hook call.
+        self._wave_groups, self._segments, self._memory = (self.tables[n] for n in ("wave_groups", "segments",
+                                                                                     "memory"))
+        self._wave_group_row = TABLES["wave_groups"].row
+        self._segment_row = TABLES["segments"].row
+        self._memory_row = TABLES["memory"].row
         self.spill_dir = spill_dir
         self.spill_folder = None  # the temporary folder of spilled tables, once one spilled
         self.aggregated = set()
@@ -135,39 +114,41 @@ class TraceRecorder:
         self._vgprs = 0
         self._dram = []           # (start, end, bytes, write) of the current dispatch
         self._busy = []           # (start, end, waves, ALU cycles, first wave) of the current dispatch's groups
+        #                           (scratch for the counters, not a table: _counters reads it by these names)
         self._hazards = 0         # hazards noted for the dispatch about to start (its `hazards` column)
 
     # ---- bounded append --------------------------------------------------------------------------
     def _add(self, table, row):
-        t = self.tables[table]
-        if t.count < self.max_rows:
-            t.count += 1
-            t.pending.append(row)
-            if len(t.pending) == t.chunk_rows:
-                t.pack()
+        """Keep `row` in `table` unless it holds max_rows rows already; False (and counted) then."""
+        if self.tables[table].add(row):
             return True
-        self.aggregated.add(table)
-        self.dropped[table] = self.dropped.get(table, 0) + 1
+        self._drop(table)
         return False
+
+    def _drop(self, table, rows=1):
+        """Count `rows` rows of `table` not kept past max_rows."""
+        self.aggregated.add(table)
+        self.dropped[table] = self.dropped.get(table, 0) + rows
 
     # ---- hooks called by the GPU and the timing model -------------------------------------------
     def submission(self, cycle):
-        self._add("submissions", (cycle,))
+        self._add("submissions", TABLES["submissions"].row(cycle=cycle))
 
     def barrier(self, start, idle, flushed, end, release):
         """A barrier reached at `start`: the GPU idle at `idle`, flushed at `flushed`, the L2 written
         back (a release) at `end`."""
-        self._add("barriers", (start, idle, flushed, end, release))
+        self._add("barriers", TABLES["barriers"].row(start=start, idle=idle, flushed=flushed, end=end, release=release))
 
     def hazard(self, kind, operation, earlier, resource, start, end, dispatch=True):
         """A hazard (d3d12/hazards.py) the next operation makes: counted in the next dispatch's row when
         that operation is a dispatch (dispatch id -1 in table `hazards` otherwise)."""
-        self._add("hazards", (self._dispatch + 1 if dispatch else -1, kind[:20], operation[:96], earlier[:96],
-                              resource[:64], start, end))
+        self._add("hazards", TABLES["hazards"].row(
+            dispatch=self._dispatch + 1 if dispatch else -1, kind=kind[:20], operation=operation[:96],
+            earlier=earlier[:96], resource=resource[:64], start=start, end=end))
         self._hazards += bool(dispatch)
 
     def copy(self, start, end, num_bytes, dst, src):
-        self._add("copies", (start, end, num_bytes, dst[:64], src[:64]))
+        self._add("copies", TABLES["copies"].row(start=start, end=end, bytes=num_bytes, dst=dst[:64], src=src[:64]))
 
     def begin_dispatch(self, launch, stats, start):
         self._dispatch += 1
@@ -180,9 +161,17 @@ class TraceRecorder:
 
     def wave_group(self, cu, simd, group, first_wave, waves, start, end, alu_cycles=0):
         self._busy.append((start, end, waves, alu_cycles, first_wave))
-        if self.level >= WAVE and not self._add("wave_groups", (self._dispatch, cu, simd, group, first_wave, waves,
-                                                                start, end)):
-            self._summarize(cu, simd, waves, start, end)
+        if self.level >= WAVE:
+            t = self._wave_groups
+            if t.count < t.limit:          # _Table.add, inlined in the hooks called per cohort or request
+                t.count += 1
+                t.pending.append(self._wave_group_row(dispatch=self._dispatch, cu=cu, simd=simd, group=group,
+                                                      first_wave=first_wave, waves=waves, start=start, end=end))
+                if len(t.pending) == t.chunk_rows:
+                    t.pack()
+            else:
+                self._drop("wave_groups")
+                self._summarize(cu, simd, waves, start, end)
 
     def _summarize(self, cu, simd, waves, start, end):
         """Fold a wave group past max_rows into its (dispatch, CU, SIMD) summary."""
@@ -203,31 +192,49 @@ class TraceRecorder:
         self._busy.extend(zip(start, end, waves, alu_cycles, first_wave))
         if self.level < WAVE or not n:
             return
-        table = self.tables["wave_groups"]
-        kept = max(0, min(n, self.max_rows - table.count))
-        rows = list(zip([self._dispatch] * kept, cu[:kept], simd[:kept], group[:kept], first_wave[:kept],
-                        waves[:kept], start[:kept], end[:kept]))
+        table = self._wave_groups
+        kept = max(0, min(n, table.limit - table.count))
+        rows = list(TABLES["wave_groups"].zip({
+            "dispatch": [self._dispatch] * kept, "cu": cu[:kept], "simd": simd[:kept], "group": group[:kept],
+            "first_wave": first_wave[:kept], "waves": waves[:kept], "start": start[:kept], "end": end[:kept]}))
         i = 0
-        while i < kept:                    # _add, a chunk at a time
-            take = min(table.chunk_rows - len(table.pending), kept - i)
+        while i < kept:
+            take = min(table.chunk_rows - len(table.pending), kept - i)     # Table.add, a chunk at a time
             table.pending.extend(rows[i:i + take])
             table.count += take
             i += take
             if len(table.pending) == table.chunk_rows:
                 table.pack()
-        if kept < n:                       # past max_rows: counted as _add does, folded as wave_group does
-            self.aggregated.add("wave_groups")
-            self.dropped["wave_groups"] = self.dropped.get("wave_groups", 0) + n - kept
+        if kept < n:                       # past max_rows: counted and folded as wave_group does
+            self._drop("wave_groups", n - kept)
             for k in range(kept, n):
                 self._summarize(cu[k], simd[k], waves[k], start[k], end[k])
 
     def segment(self, cu, simd, group, first_wave, waves, pc_first, pc_last, start, end):
         if self.keeps_segments:
-            self._add("segments", (self._dispatch, cu, simd, group, first_wave, waves, pc_first, pc_last, start, end))
+            t = self._segments
+            if t.count < t.limit:          # _Table.add, inlined (see wave_group); no row made past the limit
+                t.count += 1
+                t.pending.append(self._segment_row(dispatch=self._dispatch, cu=cu, simd=simd, group=group,
+                                                   first_wave=first_wave, waves=waves, pc_first=pc_first,
+                                                   pc_last=pc_last, start=start, end=end))
+                if len(t.pending) == t.chunk_rows:
+                    t.pack()
+            else:
+                self._drop("segments")
 
     def memory(self, cu, simd, group, pc, issue, complete, num_bytes, dram_bytes, write):
         if self.keeps_memory:
-            self._add("memory", (self._dispatch, cu, simd, group, pc, issue, complete, num_bytes, dram_bytes, write))
+            t = self._memory
+            if t.count < t.limit:          # _Table.add, inlined (see wave_group); no row made past the limit
+                t.count += 1
+                t.pending.append(self._memory_row(dispatch=self._dispatch, cu=cu, simd=simd, group=group, pc=pc,
+                                                  issue=issue, complete=complete, bytes=num_bytes,
+                                                  dram_bytes=dram_bytes, write=write))
+                if len(t.pending) == t.chunk_rows:
+                    t.pack()
+            else:
+                self._drop("memory")
 
     def dram(self, start, end, num_bytes, write):
         self._dram.append((start, end, num_bytes, write))
@@ -240,21 +247,23 @@ class TraceRecorder:
         timing = stats.timing
         totals = timing.traffic.totals
         has_ic = bool(self.preset.infinity_cache_bytes)
-        levels = (totals["sectors"], totals["lines"], totals["l2_hits"],
-                  totals["ic_hits"] + totals["dram_reads"] if has_ic else 0, totals["ic_hits"],
-                  totals["dram_reads"], totals["dram_writes"], totals["ic_writes"], timing.dram_turnarounds)
+        traffic = {"l2_requests": totals["sectors"], "l2_lines": totals["lines"], "l2_hits": totals["l2_hits"],
+                   "ic_requests": totals["ic_hits"] + totals["dram_reads"] if has_ic else 0,
+                   "ic_hits": totals["ic_hits"], "dram_read_sectors": totals["dram_reads"],
+                   "dram_write_sectors": totals["dram_writes"], "ic_write_sectors": totals["ic_writes"],
+                   "dram_turnarounds": timing.dram_turnarounds}
         self._add("dispatches", self._dispatch_row(stats, stats.start_cycle if stats.start_cycle else timing.start_cycle,
-                                                   end, timing.dram_bytes, timing.waves_per_simd, True, levels))
+                                                   end, timing.dram_bytes, timing.waves_per_simd, True, traffic))
         self._mem_instructions(stats, timing)
         self._counters(timing.start_cycle, end, timing.traffic)
 
     def untimed_dispatch(self, launch, stats, start, end):
         self.begin_dispatch(launch, stats, start)
         self._add("dispatches", self._dispatch_row(stats, start, end, stats.bytes_read + stats.bytes_written, 0, False,
-                                                   (0,) * 9))
+                                                   _NO_TRAFFIC))
 
     def _dispatch_name(self, name):
-        """A dispatch's name whole (up to MAX_NAME characters): the column is U64 (TABLES) and widens, for
+        """A dispatch's name whole (up to MAX_NAME characters): the column is U64 (schema.py) and widens, for
         this trace, to the next multiple of 64 characters a longer name needs (a fused graph dispatch names
         every node it runs), so that a trace whose names fit keeps its bytes."""
         name = name[:MAX_NAME]
@@ -263,12 +272,16 @@ class TraceRecorder:
             table.widen("name", -(-len(name) // 64) * 64)
         return name
 
-    def _dispatch_row(self, stats, start, end, dram_bytes, waves_per_simd, timed, levels):
+    def _dispatch_row(self, stats, start, end, dram_bytes, waves_per_simd, timed, traffic):
+        """The dispatch's row; `traffic`: its memory hierarchy columns by name (schema.TRAFFIC)."""
         hazards, self._hazards = self._hazards, 0
-        return (self._dispatch, self._dispatch_name(stats.name), start, end, stats.waves, stats.workgroups, stats.elements,
-                stats.bytes_read, stats.bytes_written, dram_bytes, stats.wave_instructions,
-                stats.unit_instructions.get("VALU", 0),
-                self._vgprs, waves_per_simd, stats.oob_reads, stats.oob_writes, timed, *levels, hazards)
+        return TABLES["dispatches"].row(
+            id=self._dispatch, name=self._dispatch_name(stats.name), start=start, end=end, waves=stats.waves,
+            workgroups=stats.workgroups, elements=stats.elements, bytes_read=stats.bytes_read,
+            bytes_written=stats.bytes_written, dram_bytes=dram_bytes, wave_instructions=stats.wave_instructions,
+            valu_instructions=stats.unit_instructions.get("VALU", 0), vgprs=self._vgprs,
+            waves_per_simd=waves_per_simd, oob_reads=stats.oob_reads, oob_writes=stats.oob_writes, timed=timed,
+            **traffic, hazards=hazards)
 
     def _mem_instructions(self, stats, timing):
         """One row per vector memory instruction of the dispatch: its traffic at each level."""
@@ -278,10 +291,12 @@ class TraceRecorder:
         for pc, t in sorted(timing.traffic.per_instruction.items()):
             useful = int(stats.memory_bytes[pc])
             requested = t["sectors"] * sector_bytes
-            self._add("mem_instructions", (
-                self._dispatch, pc, texts[pc][:64] if 0 <= pc < len(texts) else "", bool(rows[pc].is_write),
-                int(stats.instruction_waves[pc]), useful, t["sectors"], t["lines"], t["l2_hits"], t["ic_hits"],
-                t["dram_reads"], t["dram_writes"], t["ic_writes"], useful / requested if requested else 0.0))
+            self._add("mem_instructions", TABLES["mem_instructions"].row(
+                dispatch=self._dispatch, pc=pc, instruction=texts[pc][:64] if 0 <= pc < len(texts) else "",
+                write=bool(rows[pc].is_write), waves=int(stats.instruction_waves[pc]), useful_bytes=useful,
+                sectors=t["sectors"], lines=t["lines"], l2_hits=t["l2_hits"], ic_hits=t["ic_hits"],
+                dram_reads=t["dram_reads"], dram_writes=t["dram_writes"], ic_writes=t["ic_writes"],
+                coalescing=useful / requested if requested else 0.0))
 
     def _counters(self, start, end, traffic):
         """Bucket DRAM bytes, resident waves, ALU busy time and cache hits and misses of the dispatch
@@ -299,38 +314,43 @@ class TraceRecorder:
         read = np.zeros(buckets, dtype=np.int64)
         write = np.zeros(buckets, dtype=np.int64)
         if self._dram:
-            d = np.fromiter(itertools.chain.from_iterable(self._dram), dtype=np.int64,
-                            count=4 * len(self._dram)).reshape(-1, 4)
+            # The DRAM log's entries, as the memory system appends them: (start, end, bytes, write).
+            d_start, d_end, d_bytes, d_write = np.fromiter(itertools.chain.from_iterable(self._dram), dtype=np.int64,
+                                                           count=4 * len(self._dram)).reshape(-1, 4).T
             for out, flag in ((read, 0), (write, 1)):
-                rows = d[d[:, 3] == flag]
-                if len(rows):
+                mine = d_write == flag
+                if mine.any():
+                    s, e, nbytes = d_start[mine], d_end[mine], d_bytes[mine]
                     # bytes flow uniformly over [start, end): rate = bytes / duration
-                    dur = np.maximum(rows[:, 1] - rows[:, 0], 1).astype(np.float64)
-                    share = np.diff(_integral(rows[:, 0], rows[:, 0] + dur, rows[:, 2] / dur, edges))
-                    out += _exact_integers(share, int(rows[:, 2].sum()))
+                    dur = np.maximum(e - s, 1).astype(np.float64)
+                    share = np.diff(_integral(s, s + dur, nbytes / dur, edges))
+                    out += _exact_integers(share, int(nbytes.sum()))
         resident = np.zeros(buckets)
         alu = np.zeros(buckets)
         levels = [np.zeros(buckets, dtype=np.int64) for _ in range(4)]   # L2 hits, misses; IC hits, misses
         if self._busy:
-            b = np.fromiter(itertools.chain.from_iterable(self._busy), dtype=np.int64,
-                            count=5 * len(self._busy)).reshape(-1, 5)
-            resident = np.diff(_integral(b[:, 0], b[:, 1], b[:, 2].astype(np.float64), edges)) / widths
-            dur = np.maximum(b[:, 1] - b[:, 0], 1).astype(np.float64)
+            # self._busy's entries, as wave_group and wave_groups append them.
+            b_start, b_end, b_waves, b_alu, b_first = np.fromiter(
+                itertools.chain.from_iterable(self._busy), dtype=np.int64, count=5 * len(self._busy)).reshape(-1, 5).T
+            resident = np.diff(_integral(b_start, b_end, b_waves.astype(np.float64), edges)) / widths
+            dur = np.maximum(b_end - b_start, 1).astype(np.float64)
             # A cohort's issue cycles are spread evenly over its span. Where two slot groups' cohorts
             # overlap in a short bucket that can exceed the port's capacity a little (the port itself is
             # never booked twice: timing/simd.py IssuePort), so the share is capped at the SIMDs' 100 %.
-            alu = np.diff(_integral(b[:, 0], b[:, 1], b[:, 3] / dur, edges)) / widths
-            for out, per_group in zip(levels, self._group_levels(traffic, b[:, 4], b[:, 2])):
+            alu = np.diff(_integral(b_start, b_end, b_alu / dur, edges)) / widths
+            for out, per_group in zip(levels, self._group_levels(traffic, b_first, b_waves)):
                 if per_group.any():
-                    share = np.diff(_integral(b[:, 0], b[:, 0] + dur, per_group / dur, edges))
+                    share = np.diff(_integral(b_start, b_start + dur, per_group / dur, edges))
                     out += _exact_integers(share, int(per_group.sum()))
         simds = self.preset.compute_units * self.preset.simds_per_cu
         l2_hits, l2_misses, ic_hits, ic_misses = levels
+        row = TABLES["counters"].row
         for i in range(buckets):
-            self._add("counters", (self._dispatch, int(edges[i]), int(edges[i + 1]), int(read[i]), int(write[i]),
-                                   float(resident[i]), min(float(alu[i]) / simds, 1.0), int(l2_hits[i]),
-                                   int(l2_misses[i]),
-                                   int(ic_hits[i]), int(ic_misses[i])))
+            self._add("counters", row(dispatch=self._dispatch, start=int(edges[i]), end=int(edges[i + 1]),
+                                      dram_read_bytes=int(read[i]), dram_write_bytes=int(write[i]),
+                                      resident_waves=float(resident[i]), alu_busy=min(float(alu[i]) / simds, 1.0),
+                                      l2_hits=int(l2_hits[i]), l2_misses=int(l2_misses[i]), ic_hits=int(ic_hits[i]),
+                                      ic_misses=int(ic_misses[i])))
 
     def _group_levels(self, traffic, first, waves):
         """Per wave group (waves first .. first + waves - 1): L2 hits, L2 misses, Infinity Cache hits,
@@ -354,7 +374,9 @@ class TraceRecorder:
     def finish(self):
         from dmlemu.traces.trace import Trace
         summary = self.tables["wave_summary"]
-        summary.pending = [(*key, *value) for key, value in sorted(self._summary.items())]
+        summary.pending = [TABLES["wave_summary"].row(dispatch=d, cu=cu, simd=simd, waves=waves, groups=groups,
+                                                      start=start, end=end)
+                           for (d, cu, simd), (waves, groups, start, end) in sorted(self._summary.items())]
         summary.count = len(summary.pending)
         tables = {name: t.finish() for name, t in self.tables.items()}
         if self.spill_folder is not None:
@@ -373,9 +395,10 @@ class _Table:
     """One table's rows: tuples waiting to be packed (`pending`), then packed NumPy chunks in memory
     or, past `spill_bytes`, appended to a file (see the module banner)."""
 
-    def __init__(self, name, spill_bytes, folder):
+    def __init__(self, name, limit, spill_bytes, folder):
         self.name = name
-        self.dtype = np.dtype(TABLES[name])
+        self.limit = limit                # rows kept at most (the recorder's max_rows)
+        self.dtype = TABLES[name].dtype
         self.spill_bytes = spill_bytes
         self.folder = folder              # callable: the spill folder
         limit = CHUNK_BYTES if spill_bytes is None else min(CHUNK_BYTES, spill_bytes)
@@ -386,6 +409,16 @@ class _Table:
         self.packed_bytes = 0
         self.file = None                  # the spill file, once the table spilled
         self.path = None
+
+    def add(self, row):
+        """Keep `row` (a tuple in column order) unless `limit` rows are kept already; False then."""
+        if self.count < self.limit:
+            self.count += 1
+            self.pending.append(row)
+            if len(self.pending) == self.chunk_rows:
+                self.pack()
+            return True
+        return False
 
     def pack(self):
         chunk = np.array(self.pending, dtype=self.dtype)

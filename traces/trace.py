@@ -1,9 +1,10 @@
 """A captured trace: structured columns (NumPy) plus what is needed to read them.
 
-Tables (see recorder.TABLES for the columns): dispatches, wave_groups, segments, memory, copies,
-submissions, counters, mem_instructions, hazards (unordered conflicting accesses, d3d12/hazards.py). Times are GPU cycles; `seconds(cycles)` converts with the
-preset's clock. Exports and plots live beside this module (chrome.py, csv_export.py, plots.py)
-and read only these columns. A large table of a capture that kept every row may be an np.memmap of
+Tables: those of traces/schema.py, which declares each one's columns (dispatches, mem_instructions,
+wave_groups, wave_summary, segments, memory, copies, submissions, barriers, hazards, counters); read
+them by column name. Times are GPU cycles; `seconds(cycles)` converts with the preset's clock.
+Exports and plots live beside this module (chrome.py, pftrace.py, csv_export.py, plots.py) and read
+only these columns. A large table of a capture that kept every row may be an np.memmap of
 the recorder's spill file (deleted already; traces/recorder.py): it reads like any array.
 
 Memory hierarchy figures in summary() (per dispatch) and instruction_summary() (per memory
