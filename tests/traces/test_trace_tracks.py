@@ -13,7 +13,7 @@ from dmlemu.directml import (DML_BUFFER_TENSOR_DESC, DML_ELEMENT_WISE_CLIP_OPERA
 from dmlemu.presets import RX_7900_XTX, TEACHING
 from dmlemu.traces import save_chrome_json, tracks
 
-TRACES = pathlib.Path(__file__).resolve().parent.parent / "traces"
+TRACES = pathlib.Path(__file__).resolve().parent.parent.parent / "traces"
 WRITERS = ("chrome.py", "pftrace.py")
 
 
