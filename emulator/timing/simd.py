@@ -21,15 +21,15 @@ at the granularity of two groups (docs/DEVIATIONS.md).
     s_endpgm    the cohort ends; stores may still be in flight
 
 This is the representation that avoids one Python process per wave: a 16M-element dispatch is a
-few thousand cohorts per SIMD, each a handful of simpy events.
-
-This module, compute_unit.py and memory_system.py are the timing model's reference, run by simpy.
-cohort_engine.pyx runs the same simulation compiled (where it was built), cycle for cycle: a change
-here must be made there too; tests/test_cohort_engine.py compares the two.
+few thousand cohorts per SIMD, each a handful of events. A slot group is a process (events.py): a
+state machine that the event heap or simpy resumes. A SIMD lives as long as the device (so does its
+compute unit); each dispatch gives it fresh slot groups and a fresh issue port. Compiled by Cython
+where a C compiler is (simd.pxd; setup.py).
 """
 from bisect import bisect_right, insort
 
-from dmlemu.timing.kernel_path import ALU, SMEM, VMEM, WAIT
+from dmlemu.timing.events import DONE, WAIT, Process
+from dmlemu.timing.kernel_path import ALU, SMEM, VMEM, WAIT as WAIT_STEP
 
 
 ISSUE_GROUPS = 2   # slot groups per SIMD whose cohorts issue independently (1: all slots in lock step)
@@ -48,8 +48,6 @@ class IssuePort:
     which cycles are booked, not on how they are cut into intervals, so fusing changes nothing;
     nor does dropping intervals that ended before the simulated time (every booking starts at or
     after it)."""
-
-    __slots__ = ("bounds",)
 
     def __init__(self):
         self.bounds = []     # start0, end0, start1, end1, ...: sorted, disjoint, not adjacent
@@ -91,138 +89,282 @@ class IssuePort:
         return t
 
 
-class Simd:
-    """One SIMD of a compute unit: a simpy process that runs cohorts of resident waves."""
 
-    def __init__(self, cu, index, slots, dispatch, free_at=0, groups=None):
+
+class Simd:
+    """One SIMD of a compute unit: its issue port and, per dispatch, its slot groups."""
+
+    def __init__(self, cu, index):
         self.cu = cu
         self.index = index
-        self.dispatch = dispatch      # the DispatchSimulation this SIMD works for
-        self.free_at = free_at        # the previous dispatch's waves leave this SIMD then
-        groups = max(1, min(ISSUE_GROUPS if groups is None else groups, slots))
-        self.group_slots = [slots // groups + (1 if g < slots % groups else 0) for g in range(groups)]
-        self.port = IssuePort() if groups > 1 else None   # shared by the groups
+        self.free_at = 0              # the last dispatch's waves have left this SIMD then
+        self.busy_cycles = 0          # issue cycles of the running dispatch's cohorts
+        self.last_store = 0           # the running dispatch's last store acknowledgement
+        self.group_slots = []
+        self.groups = []
+        self.port = None
+
+    def begin_dispatch(self, slots, work, groups=None):
+        """Take a dispatch whose waves get `slots` wave slots here: split them into slot groups (at
+        most ISSUE_GROUPS, or `groups`) that share a fresh issue port; returns the groups."""
+        n = max(1, min(ISSUE_GROUPS if groups is None else groups, slots))
+        self.group_slots = [slots // n + (1 if g < slots % n else 0) for g in range(n)]
+        self.port = IssuePort() if n > 1 else None   # shared by the groups
         self.busy_cycles = 0
         self.last_store = 0
+        self.groups = [SlotGroup(self, g, self.group_slots[g], work) for g in range(n)]
+        return self.groups
 
-    def run(self, env, group=0):
-        """The slot group's process: take cohorts from the workgroup dispatcher until none is left
-        and time each through its path (the steps of kernel_path.py).
 
-        Speed trick: a cohort keeps its own clock `t` and yields to simpy only when it must meet
-        the rest of the GPU at the right time: right before each memory request (the CU pipeline
-        and the memory system are shared) and when it ends. ALU runs, scalar-load latency and
-        s_waitcnt only move `t`, so a cohort costs about one simpy event per memory instruction
-        however many instructions the kernel has.
+class CohortWork:
+    """What the slot groups of one dispatch share: the workgroup dispatcher, the kernel's paths and
+    their schedules, the cache classification of every memory instruction, the trace recorder."""
 
-        Speed: the cohort's steps run inline here, not in a generator of their own (each `yield
-        from` level costs every resume a frame switch). The simulated time is kept in the local
-        `now` instead of reading `env.now` (a property): a timeout of `t - now` resumes this
-        process at exactly `t`, so after each yield `now` is what it waited for. Steps are unpacked
-        in the `for` statement (no attribute reads) and the hooks, port and traffic table are bound
-        to locals once per process.
-        """
-        d = self.dispatch
-        recorder = d.recorder
-        segments = recorder is not None and recorder.keeps_segments
-        memory = recorder is not None and recorder.keeps_memory
-        slots = self.group_slots[group]
-        take, split, costs = d.dispatcher.take, d.dispatcher.split_by_path, d.path_costs
-        cu = self.cu
-        cu_index, simd_index = cu.index, self.index
-        book = self.port.book if self.port is not None else None
-        # Speed: the port's calendar, read here so that the common booking (nothing booked from t
-        # on) is an append without a call; book() keeps the list short (it drops what is over).
-        bounds = self.port.bounds if self.port is not None else None
-        traffic = d.traffic.cohort
-        timeout = env.timeout
-        sector_bytes = d.sector_bytes
-        look_up, try_issue, wait_for_room = cu.look_up, cu.try_issue, cu.wait_for_room
-        now = env.now
-        if self.free_at > now:
-            yield timeout(self.free_at - now)
-            now = self.free_at
+    def __init__(self, dispatcher, path_costs, traffic, sector_bytes, recorder):
+        self.dispatcher = dispatcher
+        self.path_costs = path_costs          # path id -> kernel_path.PathCost
+        self.schedules = {}                   # path id << 32 | waves -> (flat steps, busy cycles)
+        self.cohort_traffic = traffic.cohort  # caches.DispatchTraffic.cohort
+        self.sector_bytes = sector_bytes
+        self.recorder = recorder
+        self.segments = recorder is not None and recorder.keeps_segments
+        self.memory_rows = recorder is not None and recorder.keeps_memory
+        self.rows = []                        # wave-group rows, 8 ints each (see wave_group_columns)
+
+    def schedule(self, path_id, waves):
+        """The steps of a cohort of `waves` waves on path `path_id` as one flat list (kind, cycles,
+        first pc, last pc, is_write, latency per step) and the issue cycles it charges its SIMD.
+
+        Speed: flattened once per path and cohort size, so a cohort reads its steps by index, as C
+        integers when compiled, with no NamedTuple attribute reads."""
+        key = path_id << 32 | waves
+        cached = self.schedules.get(key)
+        if cached is None:
+            steps, busy = self.path_costs[path_id].schedule(waves)
+            flat = []
+            for step in steps:
+                flat += (step.kind, step.cycles, step.first_pc, step.last_pc, 1 if step.is_write else 0, step.latency)
+            cached = self.schedules[key] = (flat, busy)
+        return cached
+
+    def wave_group_columns(self):
+        """The dispatch's wave-group rows as 8 lists, one per column (cu, simd, group, first wave, waves,
+        start, end, ALU cycles), for TraceRecorder.wave_groups: the same rows as one wave_group call per
+        cohort, handed over at once."""
+        rows = self.rows
+        return [rows[k::8] for k in range(8)]
+
+
+# Slot-group states: where resume() goes on.
+START, TAKE, SPLIT, NEXT_COHORT, WALK, SEND, ROOM, SENT, COHORT_END, ENDED = range(10)
+
+
+class SlotGroup(Process):
+    """A slot group of a SIMD: the process that runs cohorts of its waves (see the module banner)."""
+
+    def __init__(self, simd, group, slots, work):
+        self.simd = simd
+        self.cu = simd.cu
+        self.port = simd.port
+        self.bounds = simd.port.bounds if simd.port is not None else None
+        self.work = work
+        self.dispatcher = work.dispatcher
+        self.group = group
+        self.slots = slots
+        self.state = START
+        self.first = self.count = 0               # the waves taken from the dispatcher
+        self.pieces = None                        # split_by_path of them
+        self.piece = 0                            # the next piece's index
+        self.path_id = self.first_wave = self.waves = 0   # the cohort running
+        self.begin = self.busy = 0
+        self.steps = None
+        self.nsteps = self.step = 0
+        self.schedule_key = -1                    # path id << 32 | waves of `steps`
+        self.t = 0                                # the cohort's clock (may run ahead of simulated time)
+        self.loads = []                           # completion cycles of its outstanding loads, sorted
+        self.issued = self.pc = self.latency = 0  # the memory instruction being sent
+        self.is_write = False
+        self.sectors = self.lines = self.ic_hits = self.dram_reads = self.dram_writes = self.ic_writes = 0
+        self.done = 0
+        self.request = None                       # compute_unit.WaitingRequest while in the wait queue
+
+    def resume(self, now):
+        """Run the slot group from its state at cycle `now` until it must wait: take cohorts from the
+        workgroup dispatcher until none is left and time each through its path (the steps of
+        kernel_path.py).
+
+        Speed trick: a cohort keeps its own clock `t` and meets the rest of the GPU (returns to its
+        driver) only when it must do so at the right time: right before each memory request (the CU
+        pipeline and the memory system are shared) and when it ends. ALU runs, scalar-load latency
+        and s_waitcnt only move `t`, so a cohort costs about one event per memory instruction
+        however many instructions the kernel has."""
+        state = self.state
+        if state == START:
+            state = TAKE
+            if self.simd.free_at > now:       # the previous dispatch's waves leave this SIMD then
+                self.state = TAKE
+                return self.simd.free_at
         while True:
-            work = take(now, slots)
-            if work is None:
-                if now > self.free_at:
-                    self.free_at = int(now)
-                return
-            start_at, first, count = work
-            if start_at > now:
-                yield timeout(start_at - now)
-                now = start_at
-            for path_id, first_wave, waves in split(first, count):
-                begin = now
-                steps, busy = costs[path_id].schedule(waves)
-                self.busy_cycles += busy
-                # ---- one cohort of `waves` waves (first_wave ..) through the path, from `now` ----
-                t = now
-                loads = []          # completion cycles of the cohort's outstanding loads, sorted
-                for kind, cycles, pc, last_pc, is_write, latency in steps:
-                    if kind == ALU:
-                        if bounds is not None:             # the issue cycles, on the shared port
-                            if bounds and bounds[-1] > t or len(bounds) > 16:
-                                t = book(now, t, cycles)
-                            elif bounds and bounds[-1] == t:    # IssuePort.book when nothing is booked
-                                bounds[-1] = t + cycles         # from t on: append, fused if adjacent
-                            else:
-                                bounds += (t, t + cycles)
-                        if segments:
-                            recorder.segment(cu_index, simd_index, group, first_wave, waves, pc, last_pc, t,
-                                             t + cycles)
-                        t += cycles
-                    elif kind == SMEM:
-                        insort(loads, t + cycles)
-                    elif kind == WAIT:
-                        # At most `cycles` (the count) loads may remain: wait for the others.
-                        while loads and loads[0] <= t:
-                            loads.pop(0)
-                        if len(loads) > cycles:
-                            t = loads[len(loads) - cycles - 1]
-                            del loads[:len(loads) - cycles]
-                    else:
-                        if bounds is not None:             # as for ALU steps
-                            if bounds and bounds[-1] > t or len(bounds) > 16:
-                                t = book(now, t, cycles)
-                            elif bounds and bounds[-1] == t:
-                                bounds[-1] = t + cycles
-                            else:
-                                bounds += (t, t + cycles)
-                        issued = t
-                        t += cycles
-                        sectors, lines, l2_hits, ic_hits, dram_reads, dram_writes, ic_writes = traffic(
-                            pc, first_wave, waves)
-                        yield timeout(t - now)
-                        now = t
-                        # The addresses reach the cache front end after the pipeline latency; the
-                        # request leaves for the L2 once its lines are looked up. The SIMD goes on
-                        # meanwhile, unless the CU's miss queue is full.
-                        arrive = look_up(t + latency, lines) if lines else t
-                        done = arrive
-                        if sectors:
-                            # A LevelBytes' fields as a plain tuple (one per request: no NamedTuple).
-                            level_bytes = (sectors * sector_bytes, (ic_hits + ic_writes) * sector_bytes,
-                                           (dram_reads + dram_writes) * sector_bytes, ic_hits * sector_bytes,
-                                           dram_reads * sector_bytes)
-                            done = try_issue(arrive, sectors, is_write, *level_bytes)
-                            if done is None:     # the miss queue is full: wait in the CU's queue
-                                done, now = yield from wait_for_room(env, arrive, sectors, level_bytes, is_write)
-                            if memory:
-                                recorder.memory(cu_index, simd_index, group, pc, issued, done, level_bytes[0],
-                                                level_bytes[2], is_write)
-                        if segments:
-                            recorder.segment(cu_index, simd_index, group, first_wave, waves, pc, pc, issued, t)
-                        t = now
-                        if is_write:
-                            if done > self.last_store:
-                                self.last_store = done
-                        else:
-                            insort(loads, done)
-                if t > now:
-                    yield timeout(t - now)
-                    now = t
-                if recorder is not None:
+            if state == TAKE:
+                work = self.dispatcher.take(now, self.slots)
+                if work is None:
+                    if now > self.simd.free_at:
+                        self.simd.free_at = now
+                    self.state = ENDED
+                    return DONE
+                start_at, self.first, self.count = work
+                state = SPLIT
+                if start_at > now:
+                    self.state = SPLIT
+                    return start_at
+            if state == SPLIT:
+                self.pieces = self.dispatcher.split_by_path(self.first, self.count)
+                self.piece = 0
+                state = NEXT_COHORT
+            if state == NEXT_COHORT:
+                if self.piece == len(self.pieces):
+                    state = TAKE
+                    continue
+                self.path_id, self.first_wave, self.waves = self.pieces[self.piece]
+                self.piece += 1
+                self.begin = now
+                key = self.path_id << 32 | self.waves
+                if key != self.schedule_key:      # most cohorts of a dispatch share one schedule
+                    self.steps, self.busy = self.work.schedule(self.path_id, self.waves)
+                    self.nsteps = len(self.steps) // 6
+                    self.schedule_key = key
+                self.simd.busy_cycles += self.busy
+                self.t = now
+                del self.loads[:]
+                self.step = 0
+                state = WALK
+            elif state == SEND:
+                state = self.send(now)
+                if state == ROOM:
+                    self.state = ROOM
+                    return WAIT
+            elif state == ROOM:                   # the wait queue sent the request's last piece now
+                self.done = self.request.done
+                self.request = None
+                state = SENT
+            if state == SENT:
+                self.sent(now)
+                state = WALK
+            if state == WALK:
+                resume_at = self.walk(now)
+                if resume_at >= 0:                # a memory instruction's issue ends then
+                    self.state = SEND
+                    return resume_at
+                if self.t > now:                  # the cohort's last step ends then
+                    self.state = COHORT_END
+                    return self.t
+                state = COHORT_END
+            if state == COHORT_END:
+                if self.work.recorder is not None:
                     # The cohort's own issue cycles (cached schedule), not the SIMD's count, which the
                     # other slot group also raises while this cohort waits for memory.
-                    recorder.wave_group(cu_index, simd_index, group, first_wave, waves, begin, now, busy)
+                    self.work.rows += (self.cu.index, self.simd.index, self.group, self.first_wave, self.waves,
+                                       self.begin, now, self.busy)
+                state = NEXT_COHORT
+
+    def walk(self, now):
+        """Run the cohort's steps from `step` on, moving its clock, until a memory instruction has
+        issued (returns the cycle its issue ends: the request leaves then) or the path ends (-1)."""
+        steps, t, step = self.steps, self.t, self.step
+        bounds = self.bounds
+        work = self.work
+        while step < self.nsteps:
+            at = 6 * step
+            kind = steps[at]
+            cycles = steps[at + 1]
+            if kind == ALU:
+                if bounds is not None:             # the issue cycles, on the shared port
+                    # Speed: IssuePort.book when nothing is booked from t on is an append, fused if
+                    # adjacent, without a call; book() keeps the list short (it drops what is over).
+                    n = len(bounds)
+                    if n and bounds[n - 1] > t or n > 16:
+                        t = self.port.book(now, t, cycles)
+                    elif n and bounds[n - 1] == t:
+                        bounds[n - 1] = t + cycles
+                    else:
+                        bounds += (t, t + cycles)
+                if work.segments:
+                    work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave, self.waves,
+                                          steps[at + 2], steps[at + 3], t, t + cycles)
+                t += cycles
+            elif kind == SMEM:
+                insort(self.loads, t + cycles)
+            elif kind == WAIT_STEP:
+                # At most `cycles` (the count) loads may remain: wait for the others.
+                loads = self.loads
+                while loads and loads[0] <= t:
+                    loads.pop(0)
+                if len(loads) > cycles:
+                    t = loads[len(loads) - cycles - 1]
+                    del loads[:len(loads) - cycles]
+            else:                                  # VMEM: one issue pass per wave, on the port
+                if bounds is not None:             # as for ALU steps
+                    n = len(bounds)
+                    if n and bounds[n - 1] > t or n > 16:
+                        t = self.port.book(now, t, cycles)
+                    elif n and bounds[n - 1] == t:
+                        bounds[n - 1] = t + cycles
+                    else:
+                        bounds += (t, t + cycles)
+                self.issued = t
+                t += cycles
+                self.pc = steps[at + 2]
+                self.is_write = steps[at + 4] != 0
+                self.latency = steps[at + 5]
+                (self.sectors, self.lines, _, self.ic_hits, self.dram_reads, self.dram_writes,
+                 self.ic_writes) = work.cohort_traffic(self.pc, self.first_wave, self.waves)
+                self.t = t
+                self.step = step
+                return t
+            step += 1
+        self.t = t
+        self.step = step
+        return -1
+
+    def send(self, now):
+        """The memory instruction's issue has ended (`now`): its addresses reach the CU's cache front
+        end after the pipeline latency; the request leaves for the L2 once its lines are looked up.
+        The cohort goes on meanwhile, unless the CU's miss queue is full: then the request waits in
+        the CU's wait queue (returns ROOM), else SENT."""
+        arrive = self.cu.look_up(now + self.latency, self.lines) if self.lines else now
+        self.done = arrive
+        if self.sectors:
+            sector_bytes = self.work.sector_bytes
+            # A LevelBytes' fields as plain ints (one request per call: no tuple is built).
+            done = self.cu.try_issue(arrive, self.sectors, self.is_write, self.sectors * sector_bytes,
+                                     (self.ic_hits + self.ic_writes) * sector_bytes,
+                                     (self.dram_reads + self.dram_writes) * sector_bytes,
+                                     self.ic_hits * sector_bytes, self.dram_reads * sector_bytes)
+            if done < 0:                          # the miss queue is full: wait in the CU's queue
+                self.request = self.cu.wait_for_room(now, arrive, self.sectors, self.sectors * sector_bytes,
+                                                     (self.ic_hits + self.ic_writes) * sector_bytes,
+                                                     (self.dram_reads + self.dram_writes) * sector_bytes,
+                                                     self.ic_hits * sector_bytes, self.dram_reads * sector_bytes,
+                                                     self.is_write, self)
+                return ROOM
+            self.done = done
+        return SENT
+
+    def sent(self, now):
+        """The request has left (at `now`): trace it, and the cohort's clock goes on from now; a load's
+        completion joins the outstanding loads, a store's the SIMD's last store."""
+        work = self.work
+        if self.sectors and work.memory_rows:
+            work.recorder.memory(self.cu.index, self.simd.index, self.group, self.pc, self.issued, self.done,
+                                 self.sectors * work.sector_bytes,
+                                 (self.dram_reads + self.dram_writes) * work.sector_bytes, self.is_write)
+        if work.segments:
+            work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave, self.waves, self.pc,
+                                  self.pc, self.issued, self.t)
+        self.t = now
+        if self.is_write:
+            if self.done > self.simd.last_store:
+                self.simd.last_store = self.done
+        else:
+            insort(self.loads, self.done)
+        self.step += 1

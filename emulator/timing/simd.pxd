@@ -1,0 +1,65 @@
+# C types of simd.py (Cython pure-Python mode: the .py is the code, this file its declarations).
+cimport cython
+
+from dmlemu.timing.compute_unit cimport ComputeUnit, WaitingRequest
+from dmlemu.timing.events cimport Process
+from dmlemu.timing.workgroup_dispatcher cimport WorkgroupDispatcher
+
+# Step kinds (kernel_path.py), resume() results (events.py) and slot-group states, as C integers.
+cdef long long ALU, SMEM, VMEM, WAIT_STEP, WAIT, DONE
+cdef long long START, TAKE, SPLIT, NEXT_COHORT, WALK, SEND, ROOM, SENT, COHORT_END, ENDED
+
+
+cdef class IssuePort:
+    cdef public list bounds
+
+    @cython.locals(b=list, i=cython.Py_ssize_t, n=cython.Py_ssize_t, end=cython.longlong)
+    cpdef long long book(self, long long now, long long t, long long cycles) except? -1
+
+
+cdef class Simd:
+    cdef public ComputeUnit cu
+    cdef public long long index, free_at, busy_cycles, last_store
+    cdef public list group_slots, groups
+    cdef public IssuePort port
+
+
+cdef class CohortWork:
+    cdef public WorkgroupDispatcher dispatcher
+    cdef public dict path_costs, schedules
+    cdef public object cohort_traffic, recorder
+    cdef public long long sector_bytes
+    cdef public bint segments, memory_rows
+    cdef public list rows
+
+    @cython.locals(key=cython.longlong, flat=list)
+    cpdef tuple schedule(self, long long path_id, long long waves)
+
+
+cdef class SlotGroup(Process):
+    cdef public Simd simd
+    cdef public ComputeUnit cu
+    cdef public IssuePort port
+    cdef public list bounds, pieces, steps, loads
+    cdef public CohortWork work
+    cdef public WorkgroupDispatcher dispatcher
+    cdef public long long group, slots, state, first, count, piece, path_id, first_wave, waves, begin, busy
+    cdef public long long nsteps, step, schedule_key, t, issued, pc, latency
+    cdef public long long sectors, lines, ic_hits, dram_reads, dram_writes, ic_writes, done
+    cdef public bint is_write
+    cdef public WaitingRequest request
+
+    @cython.locals(state=cython.longlong, start_at=cython.longlong, key=cython.longlong,
+                   resume_at=cython.longlong)
+    cpdef long long resume(self, long long now) except? -3
+
+    @cython.locals(steps=list, t=cython.longlong, step=cython.longlong, bounds=list, work=CohortWork,
+                   at=cython.Py_ssize_t, kind=cython.longlong, cycles=cython.longlong, n=cython.Py_ssize_t,
+                   loads=list)
+    cpdef long long walk(self, long long now) except? -2
+
+    @cython.locals(arrive=cython.longlong, sector_bytes=cython.longlong, done=cython.longlong)
+    cpdef long long send(self, long long now) except? -1
+
+    @cython.locals(work=CohortWork)
+    cpdef sent(self, long long now)
