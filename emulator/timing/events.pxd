@@ -11,14 +11,16 @@ cdef class Scheduler:
 
 
 cdef class EventHeap(Scheduler):
-    cdef list times, orders, processes
+    cdef long long[::1] times, orders
+    cdef list processes
     cdef public long long size, scheduled
 
     @cython.locals(order=cython.longlong, i=cython.Py_ssize_t, parent=cython.Py_ssize_t, t=cython.longlong,
-                   times=list, orders=list, processes=list)
+                   times=cython.longlong[::1], orders=cython.longlong[::1], processes=list)
     cpdef push(self, long long time, long long priority, Process process)
 
     @cython.locals(last=cython.longlong, time=cython.longlong, process=Process, moved=Process,
                    n=cython.Py_ssize_t, i=cython.Py_ssize_t, child=cython.Py_ssize_t, t=cython.longlong,
-                   order=cython.longlong, resume_at=cython.longlong, times=list, orders=list, heap=list)
+                   order=cython.longlong, resume_at=cython.longlong, times=cython.longlong[::1],
+                   orders=cython.longlong[::1], heap=list)
     cpdef long long run(self, list processes, long long now) except? -3

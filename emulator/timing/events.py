@@ -1,3 +1,5 @@
+# cython: boundscheck=False
+# (compiled, the heap's indices are not checked: they stay below its capacity by construction)
 """Processes and the event heap that drives them: the timing model's clock (timing).
 
 Every timed unit that waits is a *process*: a state machine whose `resume(now)` runs it from where it
@@ -22,6 +24,7 @@ Two drivers run the same processes in the same order:
 This module is compiled by Cython where a C compiler is (events.pxd types it; setup.py); the
 `Process` and `Scheduler` classes are the bases the compiled units call through a C vtable.
 """
+from array import array
 URGENT, NORMAL = 0, 1      # simpy's event priorities: an urgent event goes first among those of its cycle
 WAIT = -1                  # resume(): wait until another unit wakes this process
 DONE = -2                  # resume(): the process has ended
@@ -50,14 +53,14 @@ class Scheduler:
 class EventHeap(Scheduler):
     """The compiled driver: a binary heap of pending resumptions in simpy's order.
 
-    Speed: the heap is three parallel lists (cycle, order, process) of a fixed capacity (one slot
-    per process: a process waits for one thing at a time), so a push or pop moves C integers when
-    compiled and allocates nothing; the order (priority and scheduling number in one integer)
-    makes every comparison two integer tests."""
+    Speed: the heap is three parallel arrays (cycle, order, process) of a fixed capacity (one slot
+    per process: a process waits for one thing at a time); cycles and orders are 64-bit arrays, so a
+    push or pop compares and moves C integers when compiled and allocates nothing; the order
+    (priority and scheduling number in one integer) makes every comparison two integer tests."""
 
     def __init__(self, capacity):
-        self.times = [0] * capacity
-        self.orders = [0] * capacity
+        self.times = array("q", bytes(8 * capacity))
+        self.orders = array("q", bytes(8 * capacity))
         self.processes = [None] * capacity
         self.size = 0
         self.scheduled = 0
@@ -68,6 +71,7 @@ class EventHeap(Scheduler):
         self.scheduled += 1
         times, orders, processes = self.times, self.orders, self.processes
         i = self.size
+        assert i < len(processes), "a process with two pending resumptions"
         self.size = i + 1
         while i > 0:                   # sift up
             parent = (i - 1) >> 1

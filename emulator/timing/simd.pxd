@@ -7,14 +7,24 @@ from dmlemu.timing.workgroup_dispatcher cimport WorkgroupDispatcher
 
 # Step kinds (kernel_path.py), resume() results (events.py) and slot-group states, as C integers.
 cdef long long ALU, SMEM, VMEM, WAIT_STEP, WAIT, DONE
+cdef long long BLOCK, FIELDS
 cdef long long START, TAKE, SPLIT, NEXT_COHORT, WALK, SEND, ROOM, SENT, COHORT_END, ENDED
 
 
 cdef class IssuePort:
-    cdef public list bounds
+    cdef public long long[::1] bounds
+    cdef public Py_ssize_t size
 
-    @cython.locals(b=list, i=cython.Py_ssize_t, n=cython.Py_ssize_t, end=cython.longlong)
+    @cython.locals(b=cython.longlong[::1], n=cython.Py_ssize_t, lo=cython.Py_ssize_t, hi=cython.Py_ssize_t,
+                   mid=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t, end=cython.longlong)
     cpdef long long book(self, long long now, long long t, long long cycles) except? -1
+
+    @cython.locals(b=cython.longlong[::1], n=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t)
+    cpdef Py_ssize_t drop(self, long long now) except -1
+
+    @cython.locals(old=cython.longlong[::1], grown=cython.longlong[::1], n=cython.Py_ssize_t,
+                   j=cython.Py_ssize_t)
+    cpdef Py_ssize_t make_room(self, long long now) except -1
 
 
 cdef class Simd:
@@ -27,20 +37,24 @@ cdef class Simd:
 cdef class CohortWork:
     cdef public WorkgroupDispatcher dispatcher
     cdef public dict path_costs, schedules
-    cdef public object cohort_traffic, recorder
-    cdef public long long sector_bytes
+    cdef public object traffic, recorder
+    cdef public dict blocks
+    cdef public long long sector_bytes, costs_at
     cdef public bint segments, memory_rows
     cdef public list rows
 
     @cython.locals(key=cython.longlong, flat=list)
     cpdef tuple schedule(self, long long path_id, long long waves)
 
+    @cython.locals(k=cython.longlong, block=cython.longlong, cached=list, rows=list, at=cython.longlong)
+    cpdef list costs(self, long long pc, long long first, long long count)
+
 
 cdef class SlotGroup(Process):
     cdef public Simd simd
     cdef public ComputeUnit cu
     cdef public IssuePort port
-    cdef public list bounds, pieces, steps, loads
+    cdef public list pieces, steps, loads
     cdef public CohortWork work
     cdef public WorkgroupDispatcher dispatcher
     cdef public long long group, slots, state, first, count, piece, path_id, first_wave, waves, begin, busy
@@ -53,9 +67,9 @@ cdef class SlotGroup(Process):
                    resume_at=cython.longlong)
     cpdef long long resume(self, long long now) except? -3
 
-    @cython.locals(steps=list, t=cython.longlong, step=cython.longlong, bounds=list, work=CohortWork,
+    @cython.locals(steps=list, t=cython.longlong, step=cython.longlong, port=IssuePort, work=CohortWork,
                    at=cython.Py_ssize_t, kind=cython.longlong, cycles=cython.longlong, n=cython.Py_ssize_t,
-                   loads=list)
+                   loads=list, costs=list, cost_at=cython.Py_ssize_t)
     cpdef long long walk(self, long long now) except? -2
 
     @cython.locals(arrive=cython.longlong, sector_bytes=cython.longlong, done=cython.longlong)

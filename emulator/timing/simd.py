@@ -26,13 +26,19 @@ state machine that the event heap or simpy resumes. A SIMD lives as long as the 
 compute unit); each dispatch gives it fresh slot groups and a fresh issue port. Compiled by Cython
 where a C compiler is (simd.pxd; setup.py).
 """
-from bisect import bisect_right, insort
+from array import array
+from bisect import insort
 
+from dmlemu.timing.caches import TRAFFIC_FIELDS, DispatchTraffic
 from dmlemu.timing.events import DONE, WAIT, Process
 from dmlemu.timing.kernel_path import ALU, SMEM, VMEM, WAIT as WAIT_STEP
 
 
 ISSUE_GROUPS = 2   # slot groups per SIMD whose cohorts issue independently (1: all slots in lock step)
+BLOCK = DispatchTraffic.BLOCK     # cohorts whose costs caches.py sums together
+FIELDS = len(TRAFFIC_FIELDS)      # costs per cohort
+assert TRAFFIC_FIELDS[:2] == ("sectors", "lines") and TRAFFIC_FIELDS[3:] == ("ic_hits", "dram_reads", "dram_writes",
+                                                                           "ic_writes")
 
 
 class IssuePort:
@@ -42,53 +48,106 @@ class IssuePort:
     simulated time; a booking takes the first gap at or after its start that fits it, so work that
     another group books later but for an earlier time still goes first when there is room.
 
-    Speed: the calendar is one flat sorted list of bounds [start0, end0, start1, end1, ...] of
-    disjoint intervals, adjacent ones fused, so `bisect` (C) finds where a booking starts and the
-    parity of the index says whether that cycle is booked. Where a booking lands depends only on
-    which cycles are booked, not on how they are cut into intervals, so fusing changes nothing;
-    nor does dropping intervals that ended before the simulated time (every booking starts at or
-    after it)."""
+    Speed: the calendar is the first `size` entries of one flat 64-bit array of bounds [start0,
+    end0, start1, end1, ...] of disjoint intervals, adjacent ones fused, so a binary search finds
+    where a booking starts and the parity of the index says whether that cycle is booked; compiled,
+    every step is on C integers. Where a booking lands depends only on which cycles are booked, not
+    on how they are cut into intervals, so fusing changes nothing; nor does dropping intervals that
+    ended before the simulated time (every booking starts at or after it). The common booking
+    (nothing booked from its start on) is an append, fused if adjacent."""
 
     def __init__(self):
-        self.bounds = []     # start0, end0, start1, end1, ...: sorted, disjoint, not adjacent
+        self.bounds = array("q", bytes(8 * 32))
+        self.size = 0        # bounds in use: sorted, disjoint, not adjacent
 
     @property
     def booked(self):
         """The booked intervals not yet over, as (start, end) pairs."""
         b = self.bounds
-        return list(zip(b[::2], b[1::2]))
+        return [(b[i], b[i + 1]) for i in range(0, self.size, 2)]
 
     def book(self, now, t, cycles):
         """Reserve `cycles` (> 0) of issue from cycle t >= now on (now: the simulated time); returns
         the start."""
         b = self.bounds
-        if b and b[1] <= now:                      # drop what is over
-            i = 2
-            while i < len(b) and b[i + 1] <= now:
-                i += 2
-            del b[:i]
-        i = bisect_right(b, t)
+        n = self.size
+        if n and b[1] <= now:                      # drop what is over
+            n = self.drop(now)
+        if n == 0 or b[n - 1] <= t:                # nothing booked from t on: append
+            if n and b[n - 1] == t:
+                b[n - 1] = t + cycles
+                return t
+            if n + 2 > len(b):
+                n = self.make_room(now)
+                b = self.bounds
+            b[n] = t
+            b[n + 1] = t + cycles
+            self.size = n + 2
+            return t
+        lo = 0                                     # bisect_right(bounds, t)
+        hi = n
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if t < b[mid]:
+                hi = mid
+            else:
+                lo = mid + 1
+        i = lo
         if i & 1:                                  # t is inside booked interval [b[i-1], b[i])
             t = b[i]
             i += 1
-        n = len(b)
         while i < n and t + cycles > b[i]:         # the gap before the interval at i is too short
             t = b[i + 1]
             i += 2
         end = t + cycles
         # [t, end) goes in the gap between b[i - 1] (an end) and b[i] (a start): fuse with either.
         if i and b[i - 1] == t:
-            if i < n and b[i] == end:
-                del b[i - 1:i + 1]
+            if i < n and b[i] == end:              # it fills the gap: the two intervals become one
+                for j in range(i - 1, n - 2):
+                    b[j] = b[j + 2]
+                self.size = n - 2
             else:
                 b[i - 1] = end
         elif i < n and b[i] == end:
             b[i] = t
-        else:
-            b[i:i] = (t, end)
+        else:                                      # a new interval at i
+            if n + 2 > len(b):                     # (what is over was dropped: i stays)
+                n = self.make_room(now)
+                b = self.bounds
+            j = n - 1
+            while j >= i:
+                b[j + 2] = b[j]
+                j -= 1
+            b[i] = t
+            b[i + 1] = end
+            self.size = n + 2
         return t
 
+    def drop(self, now):
+        """Drop the intervals over by cycle `now`; returns the new size."""
+        b = self.bounds
+        n = self.size
+        i = 0
+        while i < n and b[i + 1] <= now:
+            i += 2
+        if i:
+            for j in range(n - i):
+                b[j] = b[j + i]
+            n -= i
+            self.size = n
+        return n
 
+    def make_room(self, now):
+        """Room for one more interval (what is over by `now` was dropped): the array twice as long;
+        returns the size."""
+        n = self.size
+        old = self.bounds
+        if n + 2 > len(old):
+            grown = array("q", bytes(16 * len(old)))
+            for j in range(n):
+                grown[j] = old[j]
+            self.bounds = grown
+        return n
 
 
 class Simd:
@@ -124,7 +183,9 @@ class CohortWork:
         self.dispatcher = dispatcher
         self.path_costs = path_costs          # path id -> kernel_path.PathCost
         self.schedules = {}                   # path id << 32 | waves -> (flat steps, busy cycles)
-        self.cohort_traffic = traffic.cohort  # caches.DispatchTraffic.cohort
+        self.traffic = traffic                # caches.DispatchTraffic
+        self.blocks = {}                      # pc -> [count, block, rows]: the block of costs in use
+        self.costs_at = 0                     # where costs() put the cohort's costs in the list it returned
         self.sector_bytes = sector_bytes
         self.recorder = recorder
         self.segments = recorder is not None and recorder.keeps_segments
@@ -147,6 +208,28 @@ class CohortWork:
             cached = self.schedules[key] = (flat, busy)
         return cached
 
+    def costs(self, pc, first, count):
+        """The costs (caches.TRAFFIC_FIELDS) of waves first .. first + count - 1 at instruction pc: a list
+        that holds them from index `costs_at` on.
+
+        Speed: this runs once per memory request. Most cohorts are aligned runs of `count` waves, whose
+        costs caches.DispatchTraffic.block_rows sums BLOCK cohorts at a time; the block in use is kept
+        per instruction here and read in place (no slice, no call into caches.py). Any other range is
+        DispatchTraffic.cohort's sum; both give the same numbers."""
+        if first % count == 0:
+            k = first // count
+            block = k // BLOCK
+            cached = self.blocks.get(pc)
+            if cached is None or cached[0] != count or cached[1] != block:
+                cached = self.blocks[pc] = [count, block, self.traffic.block_rows(pc, count, block)]
+            rows = cached[2]
+            at = (k - block * BLOCK) * FIELDS
+            if rows is not None and at < len(rows):
+                self.costs_at = at
+                return rows
+        self.costs_at = 0
+        return list(self.traffic.cohort(pc, first, count))
+
     def wave_group_columns(self):
         """The dispatch's wave-group rows as 8 lists, one per column (cu, simd, group, first wave, waves,
         start, end, ALU cycles), for TraceRecorder.wave_groups: the same rows as one wave_group call per
@@ -166,7 +249,6 @@ class SlotGroup(Process):
         self.simd = simd
         self.cu = simd.cu
         self.port = simd.port
-        self.bounds = simd.port.bounds if simd.port is not None else None
         self.work = work
         self.dispatcher = work.dispatcher
         self.group = group
@@ -271,23 +353,15 @@ class SlotGroup(Process):
         """Run the cohort's steps from `step` on, moving its clock, until a memory instruction has
         issued (returns the cycle its issue ends: the request leaves then) or the path ends (-1)."""
         steps, t, step = self.steps, self.t, self.step
-        bounds = self.bounds
+        port = self.port
         work = self.work
         while step < self.nsteps:
             at = 6 * step
             kind = steps[at]
             cycles = steps[at + 1]
             if kind == ALU:
-                if bounds is not None:             # the issue cycles, on the shared port
-                    # Speed: IssuePort.book when nothing is booked from t on is an append, fused if
-                    # adjacent, without a call; book() keeps the list short (it drops what is over).
-                    n = len(bounds)
-                    if n and bounds[n - 1] > t or n > 16:
-                        t = self.port.book(now, t, cycles)
-                    elif n and bounds[n - 1] == t:
-                        bounds[n - 1] = t + cycles
-                    else:
-                        bounds += (t, t + cycles)
+                if port is not None:               # the issue cycles, on the shared port
+                    t = port.book(now, t, cycles)
                 if work.segments:
                     work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave, self.waves,
                                           steps[at + 2], steps[at + 3], t, t + cycles)
@@ -303,21 +377,21 @@ class SlotGroup(Process):
                     t = loads[len(loads) - cycles - 1]
                     del loads[:len(loads) - cycles]
             else:                                  # VMEM: one issue pass per wave, on the port
-                if bounds is not None:             # as for ALU steps
-                    n = len(bounds)
-                    if n and bounds[n - 1] > t or n > 16:
-                        t = self.port.book(now, t, cycles)
-                    elif n and bounds[n - 1] == t:
-                        bounds[n - 1] = t + cycles
-                    else:
-                        bounds += (t, t + cycles)
+                if port is not None:               # as for ALU steps
+                    t = port.book(now, t, cycles)
                 self.issued = t
                 t += cycles
                 self.pc = steps[at + 2]
                 self.is_write = steps[at + 4] != 0
                 self.latency = steps[at + 5]
-                (self.sectors, self.lines, _, self.ic_hits, self.dram_reads, self.dram_writes,
-                 self.ic_writes) = work.cohort_traffic(self.pc, self.first_wave, self.waves)
+                costs = work.costs(self.pc, self.first_wave, self.waves)
+                cost_at = work.costs_at       # caches.TRAFFIC_FIELDS from here on
+                self.sectors = costs[cost_at]
+                self.lines = costs[cost_at + 1]
+                self.ic_hits = costs[cost_at + 3]
+                self.dram_reads = costs[cost_at + 4]
+                self.dram_writes = costs[cost_at + 5]
+                self.ic_writes = costs[cost_at + 6]
                 self.t = t
                 self.step = step
                 return t
