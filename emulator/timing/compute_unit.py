@@ -18,7 +18,7 @@ Behind them the memory system (memory_system.py) serves the request's bytes at e
 unit lives as long as the device: its front end, miss queue and wait queue carry over from dispatch
 to dispatch. Compiled by Cython where a C compiler is (compute_unit.pxd; setup.py).
 """
-import heapq
+from array import array
 from collections import deque
 from typing import NamedTuple
 
@@ -63,10 +63,67 @@ class ComputeUnit(Process):
         self.chunk = min(self.capacity, max(2, self.capacity // 4))   # never more than fits
         self.lookups_per_cycle = preset.lookups_per_cycle_per_cu
         self.front_end_free = 0    # cycle at which the tag lookups queued so far are done
-        self.in_flight = []        # heap of (completion cycle, sectors)
+        # The miss queue: a binary heap on completion cycle of the pieces in flight, in two 64-bit
+        # arrays (completion cycle, sectors), its first `pieces` entries in use.
+        self.done_cycles = array("q", bytes(8 * 16))
+        self.done_sectors = array("q", bytes(8 * 16))
+        self.pieces = 0
         self.sectors_in_flight = 0
         self.waiting = deque()     # WaitingRequests in arrival order; the process runs while not empty
         self.scheduler = None      # the driver of the running dispatch (events.Scheduler)
+
+    @property
+    def in_flight(self):
+        """The miss queue's pieces in flight: (completion cycle, sectors), sorted."""
+        return sorted([(self.done_cycles[i], self.done_sectors[i]) for i in range(self.pieces)])
+
+    def retire(self, now):
+        """Retire the pieces completed by cycle `now` (the heap's first until it is later)."""
+        # Speed: compiled, the arrays are indexed in place (a local copy of a typed memoryview costs two
+        # atomic reference counts per call); here and in send().
+        while self.pieces and self.done_cycles[0] <= now:
+            self.sectors_in_flight -= self.done_sectors[0]
+            n = self.pieces - 1            # the last entry sifts down from the root
+            self.pieces = n
+            t, moved = self.done_cycles[n], self.done_sectors[n]
+            i = 0
+            while True:
+                child = 2 * i + 1
+                if child >= n:
+                    break
+                if child + 1 < n and self.done_cycles[child + 1] < self.done_cycles[child]:
+                    child += 1
+                if t <= self.done_cycles[child]:
+                    break
+                self.done_cycles[i] = self.done_cycles[child]
+                self.done_sectors[i] = self.done_sectors[child]
+                i = child
+            self.done_cycles[i] = t
+            self.done_sectors[i] = moved
+
+    def send(self, now, sectors, is_write, l2, infinity_cache, dram, ic_reads, dram_reads):
+        """Send a piece of `sectors` to the memory system at `now` and put it in the miss queue;
+        returns its completion cycle."""
+        done = self.memory.request(now, l2, infinity_cache, dram, is_write, ic_reads, dram_reads)
+        i = self.pieces
+        if i == len(self.done_cycles):     # more pieces than ever before: the arrays twice as long
+            grown_cycles, grown_sectors = array("q", bytes(16 * i)), array("q", bytes(16 * i))
+            for j in range(i):
+                grown_cycles[j] = self.done_cycles[j]
+                grown_sectors[j] = self.done_sectors[j]
+            self.done_cycles, self.done_sectors = grown_cycles, grown_sectors
+        self.pieces = i + 1
+        while i > 0:                       # sift up
+            parent = (i - 1) >> 1
+            if self.done_cycles[parent] <= done:
+                break
+            self.done_cycles[i] = self.done_cycles[parent]
+            self.done_sectors[i] = self.done_sectors[parent]
+            i = parent
+        self.done_cycles[i] = done
+        self.done_sectors[i] = sectors
+        self.sectors_in_flight += sectors
+        return done
 
     def look_up(self, now, lines):
         """Queue `lines` tag lookups arriving at `now`; the cycle at which the last is done."""
@@ -81,16 +138,11 @@ class ComputeUnit(Process):
         else -1. The bytes at each level are LevelBytes' fields, passed as plain ints (this runs
         once per memory request: no tuple is built for it). A request that fits goes even while
         others wait (they wait for room for a whole piece)."""
-        # Retire what has completed, then send (this runs once per memory request: all inline).
-        heap = self.in_flight
-        while heap and heap[0][0] <= now:
-            self.sectors_in_flight -= heapq.heappop(heap)[1]
+        if self.pieces and self.done_cycles[0] <= now:      # retire what has completed
+            self.retire(now)
         if self.sectors_in_flight + sectors > self.capacity:
             return -1
-        done = self.memory.request(now, l2, infinity_cache, dram, is_write, ic_reads, dram_reads)
-        heapq.heappush(heap, (done, sectors))
-        self.sectors_in_flight += sectors
-        return done
+        return self.send(now, sectors, is_write, l2, infinity_cache, dram, ic_reads, dram_reads)
 
     def wait_for_room(self, now, arrive, sectors, l2, infinity_cache, dram, ic_reads, dram_reads, is_write,
                       process):
@@ -113,14 +165,12 @@ class ComputeUnit(Process):
         Speed: one event per piece that must wait, however many requests wait (requests polling the
         miss queue for room would each cost an event per try)."""
         waiting, capacity, chunk = self.waiting, self.capacity, self.chunk
-        heap = self.in_flight
         while waiting:
             request = waiting[0]
             sectors, sent, done = request.sectors, request.sent, request.done   # done: the arrival until sent
             if done > now and not sent:
                 return done
-            while heap and heap[0][0] <= now:            # retire what has completed
-                self.sectors_in_flight -= heapq.heappop(heap)[1]
+            self.retire(now)
             left = sectors - sent
             free = capacity - self.sectors_in_flight
             want = left if left < chunk else chunk      # (comparisons, not min(): here and below)
@@ -129,18 +179,15 @@ class ComputeUnit(Process):
             end = sent + (free if free < left else left)
             # Send the piece (the whole request at once needs no shares).
             if end - sent == sectors:
-                piece = self.memory.request(now, request.l2, request.infinity_cache, request.dram, request.is_write,
-                                            request.ic_reads, request.dram_reads)
+                piece = self.send(now, sectors, request.is_write, request.l2, request.infinity_cache, request.dram,
+                                  request.ic_reads, request.dram_reads)
             else:
-                piece = self.memory.request(now, request.l2 * end // sectors - request.l2 * sent // sectors,
-                                            request.infinity_cache * end // sectors
-                                            - request.infinity_cache * sent // sectors,
-                                            request.dram * end // sectors - request.dram * sent // sectors,
-                                            request.is_write,
-                                            request.ic_reads * end // sectors - request.ic_reads * sent // sectors,
-                                            request.dram_reads * end // sectors - request.dram_reads * sent // sectors)
-            heapq.heappush(heap, (piece, end - sent))
-            self.sectors_in_flight += end - sent
+                piece = self.send(now, end - sent, request.is_write,
+                                  request.l2 * end // sectors - request.l2 * sent // sectors,
+                                  request.infinity_cache * end // sectors - request.infinity_cache * sent // sectors,
+                                  request.dram * end // sectors - request.dram * sent // sectors,
+                                  request.ic_reads * end // sectors - request.ic_reads * sent // sectors,
+                                  request.dram_reads * end // sectors - request.dram_reads * sent // sectors)
             if piece > done:
                 done = piece
             request.done = done
@@ -153,13 +200,13 @@ class ComputeUnit(Process):
         return DONE
 
     def time_until_free(self, needed):
-        """Cycle at which at least `needed` more sectors will have retired."""
-        first = self.in_flight[0]          # the heap's first is the sorted order's first:
-        if first[1] >= needed:             # enough on its own (most calls) without sorting
-            return first[0]
+        """Cycle at which at least `needed` (<= sectors in flight) more sectors will have retired."""
+        if self.done_sectors[0] >= needed:  # the heap's first is the soonest: enough on its own
+            return self.done_cycles[0]     # (most calls) without sorting
         freed = 0
-        for done, n in sorted(self.in_flight):
+        done = 0
+        for done, n in self.in_flight:
             freed += n
             if freed >= needed:
                 return done
-        return self.in_flight[-1][0]
+        return done

@@ -16,7 +16,7 @@ cdef class EventHeap(Scheduler):
     cdef public long long size, scheduled
 
     @cython.locals(order=cython.longlong, i=cython.Py_ssize_t, parent=cython.Py_ssize_t, t=cython.longlong,
-                   times=cython.longlong[::1], orders=cython.longlong[::1], processes=list)
+                   processes=list)
     cpdef push(self, long long time, long long priority, Process process)
 
     @cython.locals(last=cython.longlong, time=cython.longlong, process=Process, moved=Process,

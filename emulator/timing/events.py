@@ -69,21 +69,23 @@ class EventHeap(Scheduler):
         """Schedule `process` to resume at cycle `time`."""
         order = (priority << 62) | self.scheduled    # priority above every scheduling number
         self.scheduled += 1
-        times, orders, processes = self.times, self.orders, self.processes
+        # Speed: compiled, the arrays are indexed in place (a local copy of a typed memoryview costs two
+        # atomic reference counts per call).
+        processes = self.processes
         i = self.size
         assert i < len(processes), "a process with two pending resumptions"
         self.size = i + 1
         while i > 0:                   # sift up
             parent = (i - 1) >> 1
-            t = times[parent]
-            if t < time or t == time and orders[parent] < order:
+            t = self.times[parent]
+            if t < time or t == time and self.orders[parent] < order:
                 break
-            times[i] = t
-            orders[i] = orders[parent]
+            self.times[i] = t
+            self.orders[i] = self.orders[parent]
             processes[i] = processes[parent]
             i = parent
-        times[i] = time
-        orders[i] = order
+        self.times[i] = time
+        self.orders[i] = order
         processes[i] = process
 
     def start(self, process, now):

@@ -15,11 +15,11 @@ cdef class IssuePort:
     cdef public long long[::1] bounds
     cdef public Py_ssize_t size
 
-    @cython.locals(b=cython.longlong[::1], n=cython.Py_ssize_t, lo=cython.Py_ssize_t, hi=cython.Py_ssize_t,
+    @cython.locals(n=cython.Py_ssize_t, lo=cython.Py_ssize_t, hi=cython.Py_ssize_t,
                    mid=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t, end=cython.longlong)
     cpdef long long book(self, long long now, long long t, long long cycles) except? -1
 
-    @cython.locals(b=cython.longlong[::1], n=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t)
+    @cython.locals(n=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t)
     cpdef Py_ssize_t drop(self, long long now) except -1
 
     @cython.locals(old=cython.longlong[::1], grown=cython.longlong[::1], n=cython.Py_ssize_t,
@@ -34,6 +34,11 @@ cdef class Simd:
     cdef public IssuePort port
 
 
+cdef class CostBlock:
+    cdef public long long count, block
+    cdef public list rows
+
+
 cdef class CohortWork:
     cdef public WorkgroupDispatcher dispatcher
     cdef public dict path_costs, schedules
@@ -43,10 +48,10 @@ cdef class CohortWork:
     cdef public bint segments, memory_rows
     cdef public list rows
 
-    @cython.locals(key=cython.longlong, flat=list)
+    @cython.locals(key=cython.longlong)
     cpdef tuple schedule(self, long long path_id, long long waves)
 
-    @cython.locals(k=cython.longlong, block=cython.longlong, cached=list, rows=list, at=cython.longlong)
+    @cython.locals(k=cython.longlong, block=cython.longlong, cached=CostBlock, rows=list, at=cython.longlong)
     cpdef list costs(self, long long pc, long long first, long long count)
 
 
@@ -54,7 +59,8 @@ cdef class SlotGroup(Process):
     cdef public Simd simd
     cdef public ComputeUnit cu
     cdef public IssuePort port
-    cdef public list pieces, steps, loads
+    cdef public list pieces, loads
+    cdef public long long[::1] steps
     cdef public CohortWork work
     cdef public WorkgroupDispatcher dispatcher
     cdef public long long group, slots, state, first, count, piece, path_id, first_wave, waves, begin, busy
@@ -67,7 +73,7 @@ cdef class SlotGroup(Process):
                    resume_at=cython.longlong)
     cpdef long long resume(self, long long now) except? -3
 
-    @cython.locals(steps=list, t=cython.longlong, step=cython.longlong, port=IssuePort, work=CohortWork,
+    @cython.locals(t=cython.longlong, step=cython.longlong, port=IssuePort, work=CohortWork,
                    at=cython.Py_ssize_t, kind=cython.longlong, cycles=cython.longlong, n=cython.Py_ssize_t,
                    loads=list, costs=list, cost_at=cython.Py_ssize_t)
     cpdef long long walk(self, long long now) except? -2

@@ -69,70 +69,68 @@ class IssuePort:
     def book(self, now, t, cycles):
         """Reserve `cycles` (> 0) of issue from cycle t >= now on (now: the simulated time); returns
         the start."""
-        b = self.bounds
+        # Speed: compiled, self.bounds is indexed in place (a local copy of a typed memoryview costs
+        # two atomic reference counts per call).
         n = self.size
-        if n and b[1] <= now:                      # drop what is over
+        if n and self.bounds[1] <= now:            # drop what is over
             n = self.drop(now)
-        if n == 0 or b[n - 1] <= t:                # nothing booked from t on: append
-            if n and b[n - 1] == t:
-                b[n - 1] = t + cycles
+        if n == 0 or self.bounds[n - 1] <= t:      # nothing booked from t on: append
+            if n and self.bounds[n - 1] == t:
+                self.bounds[n - 1] = t + cycles
                 return t
-            if n + 2 > len(b):
+            if n + 2 > len(self.bounds):
                 n = self.make_room(now)
-                b = self.bounds
-            b[n] = t
-            b[n + 1] = t + cycles
+            self.bounds[n] = t
+            self.bounds[n + 1] = t + cycles
             self.size = n + 2
             return t
         lo = 0                                     # bisect_right(bounds, t)
         hi = n
         while lo < hi:
             mid = (lo + hi) >> 1
-            if t < b[mid]:
+            if t < self.bounds[mid]:
                 hi = mid
             else:
                 lo = mid + 1
         i = lo
-        if i & 1:                                  # t is inside booked interval [b[i-1], b[i])
-            t = b[i]
+        if i & 1:                                  # t is inside the booked interval that ends at bounds[i]
+            t = self.bounds[i]
             i += 1
-        while i < n and t + cycles > b[i]:         # the gap before the interval at i is too short
-            t = b[i + 1]
+        while i < n and t + cycles > self.bounds[i]:   # the gap before the interval at i is too short
+            t = self.bounds[i + 1]
             i += 2
         end = t + cycles
-        # [t, end) goes in the gap between b[i - 1] (an end) and b[i] (a start): fuse with either.
-        if i and b[i - 1] == t:
-            if i < n and b[i] == end:              # it fills the gap: the two intervals become one
+        # [t, end) goes in the gap between bounds[i - 1] (an end) and bounds[i] (a start): fuse with either.
+        if i and self.bounds[i - 1] == t:
+            if i < n and self.bounds[i] == end:    # it fills the gap: the two intervals become one
                 for j in range(i - 1, n - 2):
-                    b[j] = b[j + 2]
+                    self.bounds[j] = self.bounds[j + 2]
                 self.size = n - 2
             else:
-                b[i - 1] = end
-        elif i < n and b[i] == end:
-            b[i] = t
+                self.bounds[i - 1] = end
+        elif i < n and self.bounds[i] == end:
+            self.bounds[i] = t
         else:                                      # a new interval at i
-            if n + 2 > len(b):                     # (what is over was dropped: i stays)
+            if n + 2 > len(self.bounds):           # (what is over was dropped: i stays)
                 n = self.make_room(now)
-                b = self.bounds
             j = n - 1
             while j >= i:
-                b[j + 2] = b[j]
+                self.bounds[j + 2] = self.bounds[j]
                 j -= 1
-            b[i] = t
-            b[i + 1] = end
+            self.bounds[i] = t
+            self.bounds[i + 1] = end
             self.size = n + 2
         return t
 
     def drop(self, now):
         """Drop the intervals over by cycle `now`; returns the new size."""
-        b = self.bounds
         n = self.size
         i = 0
-        while i < n and b[i + 1] <= now:
+        while i < n and self.bounds[i + 1] <= now:
             i += 2
         if i:
             for j in range(n - i):
-                b[j] = b[j + i]
+                self.bounds[j] = self.bounds[j + i]
             n -= i
             self.size = n
         return n
@@ -175,6 +173,15 @@ class Simd:
         return self.groups
 
 
+class CostBlock:
+    """The costs of BLOCK cohorts of `count` waves at one instruction (caches.DispatchTraffic.block_rows)."""
+
+    def __init__(self, count, block, rows):
+        self.count = count
+        self.block = block
+        self.rows = rows
+
+
 class CohortWork:
     """What the slot groups of one dispatch share: the workgroup dispatcher, the kernel's paths and
     their schedules, the cache classification of every memory instruction, the trace recorder."""
@@ -184,7 +191,7 @@ class CohortWork:
         self.path_costs = path_costs          # path id -> kernel_path.PathCost
         self.schedules = {}                   # path id << 32 | waves -> (flat steps, busy cycles)
         self.traffic = traffic                # caches.DispatchTraffic
-        self.blocks = {}                      # pc -> [count, block, rows]: the block of costs in use
+        self.blocks = {}                      # pc -> the CostBlock in use
         self.costs_at = 0                     # where costs() put the cohort's costs in the list it returned
         self.sector_bytes = sector_bytes
         self.recorder = recorder
@@ -193,8 +200,8 @@ class CohortWork:
         self.rows = []                        # wave-group rows, 8 ints each (see wave_group_columns)
 
     def schedule(self, path_id, waves):
-        """The steps of a cohort of `waves` waves on path `path_id` as one flat list (kind, cycles,
-        first pc, last pc, is_write, latency per step) and the issue cycles it charges its SIMD.
+        """The steps of a cohort of `waves` waves on path `path_id` as one flat 64-bit array (kind,
+        cycles, first pc, last pc, is_write, latency per step) and the issue cycles it charges its SIMD.
 
         Speed: flattened once per path and cohort size, so a cohort reads its steps by index, as C
         integers when compiled, with no NamedTuple attribute reads."""
@@ -202,9 +209,10 @@ class CohortWork:
         cached = self.schedules.get(key)
         if cached is None:
             steps, busy = self.path_costs[path_id].schedule(waves)
-            flat = []
+            flat = array("q")
             for step in steps:
-                flat += (step.kind, step.cycles, step.first_pc, step.last_pc, 1 if step.is_write else 0, step.latency)
+                flat.extend((step.kind, step.cycles, step.first_pc, step.last_pc, 1 if step.is_write else 0,
+                             step.latency))
             cached = self.schedules[key] = (flat, busy)
         return cached
 
@@ -220,9 +228,9 @@ class CohortWork:
             k = first // count
             block = k // BLOCK
             cached = self.blocks.get(pc)
-            if cached is None or cached[0] != count or cached[1] != block:
-                cached = self.blocks[pc] = [count, block, self.traffic.block_rows(pc, count, block)]
-            rows = cached[2]
+            if cached is None or cached.count != count or cached.block != block:
+                cached = self.blocks[pc] = CostBlock(count, block, self.traffic.block_rows(pc, count, block))
+            rows = cached.rows
             at = (k - block * BLOCK) * FIELDS
             if rows is not None and at < len(rows):
                 self.costs_at = at
@@ -352,19 +360,19 @@ class SlotGroup(Process):
     def walk(self, now):
         """Run the cohort's steps from `step` on, moving its clock, until a memory instruction has
         issued (returns the cycle its issue ends: the request leaves then) or the path ends (-1)."""
-        steps, t, step = self.steps, self.t, self.step
+        t, step = self.t, self.step
         port = self.port
         work = self.work
         while step < self.nsteps:
             at = 6 * step
-            kind = steps[at]
-            cycles = steps[at + 1]
+            kind = self.steps[at]
+            cycles = self.steps[at + 1]
             if kind == ALU:
                 if port is not None:               # the issue cycles, on the shared port
                     t = port.book(now, t, cycles)
                 if work.segments:
                     work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave, self.waves,
-                                          steps[at + 2], steps[at + 3], t, t + cycles)
+                                          self.steps[at + 2], self.steps[at + 3], t, t + cycles)
                 t += cycles
             elif kind == SMEM:
                 insort(self.loads, t + cycles)
@@ -381,9 +389,9 @@ class SlotGroup(Process):
                     t = port.book(now, t, cycles)
                 self.issued = t
                 t += cycles
-                self.pc = steps[at + 2]
-                self.is_write = steps[at + 4] != 0
-                self.latency = steps[at + 5]
+                self.pc = self.steps[at + 2]
+                self.is_write = self.steps[at + 4] != 0
+                self.latency = self.steps[at + 5]
                 costs = work.costs(self.pc, self.first_wave, self.waves)
                 cost_at = work.costs_at       # caches.TRAFFIC_FIELDS from here on
                 self.sectors = costs[cost_at]
