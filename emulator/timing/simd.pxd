@@ -34,11 +34,6 @@ cdef class Simd:
     cdef public IssuePort port
 
 
-cdef class CostBlock:
-    cdef public long long count, block
-    cdef public list rows
-
-
 cdef class CohortWork:
     cdef public WorkgroupDispatcher dispatcher
     cdef public dict path_costs, schedules
@@ -51,7 +46,8 @@ cdef class CohortWork:
     @cython.locals(key=cython.longlong)
     cpdef tuple schedule(self, long long path_id, long long waves)
 
-    @cython.locals(k=cython.longlong, block=cython.longlong, cached=CostBlock, rows=list, at=cython.longlong)
+    @cython.locals(k=cython.longlong, block=cython.longlong, key=cython.longlong, rows=object,
+                   at=cython.longlong)
     cpdef list costs(self, long long pc, long long first, long long count)
 
 

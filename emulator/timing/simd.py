@@ -36,6 +36,7 @@ from dmlemu.timing.kernel_path import ALU, SMEM, VMEM, WAIT as WAIT_STEP
 
 ISSUE_GROUPS = 2   # slot groups per SIMD whose cohorts issue independently (1: all slots in lock step)
 BLOCK = DispatchTraffic.BLOCK     # cohorts whose costs caches.py sums together
+MISSING = object()
 FIELDS = len(TRAFFIC_FIELDS)      # costs per cohort
 assert TRAFFIC_FIELDS[:2] == ("sectors", "lines") and TRAFFIC_FIELDS[3:] == ("ic_hits", "dram_reads", "dram_writes",
                                                                            "ic_writes")
@@ -173,15 +174,6 @@ class Simd:
         return self.groups
 
 
-class CostBlock:
-    """The costs of BLOCK cohorts of `count` waves at one instruction (caches.DispatchTraffic.block_rows)."""
-
-    def __init__(self, count, block, rows):
-        self.count = count
-        self.block = block
-        self.rows = rows
-
-
 class CohortWork:
     """What the slot groups of one dispatch share: the workgroup dispatcher, the kernel's paths and
     their schedules, the cache classification of every memory instruction, the trace recorder."""
@@ -191,7 +183,7 @@ class CohortWork:
         self.path_costs = path_costs          # path id -> kernel_path.PathCost
         self.schedules = {}                   # path id << 32 | waves -> (flat steps, busy cycles)
         self.traffic = traffic                # caches.DispatchTraffic
-        self.blocks = {}                      # pc -> the CostBlock in use
+        self.blocks = {}                      # pc << 40 | cohort size << 20 | block -> its costs
         self.costs_at = 0                     # where costs() put the cohort's costs in the list it returned
         self.sector_bytes = sector_bytes
         self.recorder = recorder
@@ -221,16 +213,19 @@ class CohortWork:
         that holds them from index `costs_at` on.
 
         Speed: this runs once per memory request. Most cohorts are aligned runs of `count` waves, whose
-        costs caches.DispatchTraffic.block_rows sums BLOCK cohorts at a time; the block in use is kept
-        per instruction here and read in place (no slice, no call into caches.py). Any other range is
-        DispatchTraffic.cohort's sum; both give the same numbers."""
+        costs caches.DispatchTraffic.block_rows sums BLOCK cohorts at a time; a block is kept here,
+        read in place (no slice, no call into caches.py), until one two blocks later is started
+        (slot groups run at different speeds, so cohorts of neighbouring blocks interleave). Any
+        other range is DispatchTraffic.cohort's sum; both give the same numbers."""
         if first % count == 0:
             k = first // count
             block = k // BLOCK
-            cached = self.blocks.get(pc)
-            if cached is None or cached.count != count or cached.block != block:
-                cached = self.blocks[pc] = CostBlock(count, block, self.traffic.block_rows(pc, count, block))
-            rows = cached.rows
+            key = pc << 40 | count << 20 | block   # (a cohort has at most 64 waves; blocks < 2^20)
+            rows = self.blocks.get(key, MISSING)
+            if rows is MISSING:
+                rows = self.blocks[key] = self.traffic.block_rows(pc, count, block)
+                if block >= 2:
+                    self.blocks.pop(key - 2, None)  # two blocks back: its cohorts have all run
             at = (k - block * BLOCK) * FIELDS
             if rows is not None and at < len(rows):
                 self.costs_at = at
