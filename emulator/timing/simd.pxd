@@ -55,8 +55,9 @@ cdef class SlotGroup(Process):
     cdef public Simd simd
     cdef public ComputeUnit cu
     cdef public IssuePort port
-    cdef public list pieces, loads
-    cdef public long long[::1] steps
+    cdef public list pieces
+    cdef public long long[::1] steps, loads
+    cdef public Py_ssize_t nloads
     cdef public CohortWork work
     cdef public WorkgroupDispatcher dispatcher
     cdef public long long group, slots, state, first, count, piece, path_id, first_wave, waves, begin, busy
@@ -71,7 +72,7 @@ cdef class SlotGroup(Process):
 
     @cython.locals(t=cython.longlong, step=cython.longlong, port=IssuePort, work=CohortWork,
                    at=cython.Py_ssize_t, kind=cython.longlong, cycles=cython.longlong, n=cython.Py_ssize_t,
-                   loads=list, costs=list, cost_at=cython.Py_ssize_t)
+                   costs=list, cost_at=cython.Py_ssize_t, k=cython.Py_ssize_t, j=cython.Py_ssize_t)
     cpdef long long walk(self, long long now) except? -2
 
     @cython.locals(arrive=cython.longlong, sector_bytes=cython.longlong, done=cython.longlong)
@@ -79,3 +80,6 @@ cdef class SlotGroup(Process):
 
     @cython.locals(work=CohortWork)
     cpdef sent(self, long long now)
+
+    @cython.locals(n=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t)
+    cpdef add_load(self, long long done)

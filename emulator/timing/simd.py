@@ -27,7 +27,6 @@ compute unit); each dispatch gives it fresh slot groups and a fresh issue port. 
 where a C compiler is (simd.pxd; setup.py).
 """
 from array import array
-from bisect import insort
 
 from dmlemu.timing.caches import TRAFFIC_FIELDS, DispatchTraffic
 from dmlemu.timing.events import DONE, WAIT, Process
@@ -266,7 +265,10 @@ class SlotGroup(Process):
         self.nsteps = self.step = 0
         self.schedule_key = -1                    # path id << 32 | waves of `steps`
         self.t = 0                                # the cohort's clock (may run ahead of simulated time)
-        self.loads = []                           # completion cycles of its outstanding loads, sorted
+        # Completion cycles of the cohort's outstanding loads, sorted: the first `nloads` of a 64-bit
+        # array (compiled: C integers, no list of Python ints).
+        self.loads = array("q", bytes(8 * 8))
+        self.nloads = 0
         self.issued = self.pc = self.latency = 0  # the memory instruction being sent
         self.is_write = False
         self.sectors = self.lines = self.ic_hits = self.dram_reads = self.dram_writes = self.ic_writes = 0
@@ -320,7 +322,7 @@ class SlotGroup(Process):
                     self.schedule_key = key
                 self.simd.busy_cycles += self.busy
                 self.t = now
-                del self.loads[:]
+                self.nloads = 0
                 self.step = 0
                 state = WALK
             elif state == SEND:
@@ -370,15 +372,19 @@ class SlotGroup(Process):
                                           self.steps[at + 2], self.steps[at + 3], t, t + cycles)
                 t += cycles
             elif kind == SMEM:
-                insort(self.loads, t + cycles)
+                self.add_load(t + cycles)
             elif kind == WAIT_STEP:
                 # At most `cycles` (the count) loads may remain: wait for the others.
-                loads = self.loads
-                while loads and loads[0] <= t:
-                    loads.pop(0)
-                if len(loads) > cycles:
-                    t = loads[len(loads) - cycles - 1]
-                    del loads[:len(loads) - cycles]
+                k = 0                              # the loads done by t
+                while k < self.nloads and self.loads[k] <= t:
+                    k += 1
+                if self.nloads - k > cycles:       # wait for the oldest of those too many
+                    k = self.nloads - cycles
+                    t = self.loads[k - 1]
+                if k:
+                    self.nloads -= k
+                    for j in range(self.nloads):
+                        self.loads[j] = self.loads[j + k]
             else:                                  # VMEM: one issue pass per wave, on the port
                 if port is not None:               # as for ALU steps
                     t = port.book(now, t, cycles)
@@ -443,5 +449,21 @@ class SlotGroup(Process):
             if self.done > self.simd.last_store:
                 self.simd.last_store = self.done
         else:
-            insort(self.loads, self.done)
+            self.add_load(self.done)
         self.step += 1
+
+    def add_load(self, done):
+        """An outstanding load of the cohort that completes at cycle `done` (after any that complete
+        then too: bisect.insort's order)."""
+        n = self.nloads
+        if n == len(self.loads):           # more loads than ever before: the array twice as long
+            grown = array("q", bytes(16 * n))
+            for j in range(n):
+                grown[j] = self.loads[j]
+            self.loads = grown
+        i = n
+        while i > 0 and self.loads[i - 1] > done:
+            self.loads[i] = self.loads[i - 1]
+            i -= 1
+        self.loads[i] = done
+        self.nloads = n + 1
