@@ -41,7 +41,9 @@ cdef class CohortWork:
     cdef public dict blocks
     cdef public long long sector_bytes, costs_at
     cdef public bint segments, memory_rows
-    cdef public list rows
+    cdef public object rows_buffer
+    cdef public long long[::1] rows
+    cdef public Py_ssize_t nrows
 
     @cython.locals(key=cython.longlong)
     cpdef tuple schedule(self, long long path_id, long long waves)
@@ -49,6 +51,10 @@ cdef class CohortWork:
     @cython.locals(k=cython.longlong, block=cython.longlong, key=cython.longlong, rows=object,
                    at=cython.longlong)
     cpdef list costs(self, long long pc, long long first, long long count)
+
+    @cython.locals(at=cython.Py_ssize_t)
+    cpdef wave_group(self, long long cu, long long simd, long long group, long long first_wave, long long waves,
+                     long long start, long long end, long long alu_cycles)
 
 
 cdef class SlotGroup(Process):

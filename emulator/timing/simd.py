@@ -28,6 +28,8 @@ where a C compiler is (simd.pxd; setup.py).
 """
 from array import array
 
+import numpy as np
+
 from dmlemu.timing.caches import TRAFFIC_FIELDS, DispatchTraffic
 from dmlemu.timing.events import DONE, WAIT, Process
 from dmlemu.timing.kernel_path import ALU, SMEM, VMEM, WAIT as WAIT_STEP
@@ -188,7 +190,10 @@ class CohortWork:
         self.recorder = recorder
         self.segments = recorder is not None and recorder.keeps_segments
         self.memory_rows = recorder is not None and recorder.keeps_memory
-        self.rows = []                        # wave-group rows, 8 ints each (see wave_group_columns)
+        # Wave-group rows, 8 ints each (see wave_group): the first `nrows` of a 64-bit array.
+        self.rows_buffer = array("q", bytes(8 * 8 * 1024)) if recorder is not None else array("q")
+        self.rows = self.rows_buffer
+        self.nrows = 0
 
     def schedule(self, path_id, waves):
         """The steps of a cohort of `waves` waves on path `path_id` as one flat 64-bit array (kind,
@@ -232,12 +237,33 @@ class CohortWork:
         self.costs_at = 0
         return list(self.traffic.cohort(pc, first, count))
 
+    def wave_group(self, cu, simd, group, first_wave, waves, start, end, alu_cycles):
+        """Keep a cohort's trace row (TraceRecorder.wave_group's arguments) for wave_group_columns.
+
+        Speed: rows go into a 64-bit array (C integers when compiled, no tuple per row), handed over
+        at the dispatch's end as NumPy does it."""
+        at = 8 * self.nrows
+        if at + 8 > len(self.rows):        # the array twice as long
+            grown = array("q", bytes(16 * len(self.rows)))
+            grown[:at] = self.rows_buffer[:at]
+            self.rows_buffer = grown
+            self.rows = grown
+        self.rows[at] = cu
+        self.rows[at + 1] = simd
+        self.rows[at + 2] = group
+        self.rows[at + 3] = first_wave
+        self.rows[at + 4] = waves
+        self.rows[at + 5] = start
+        self.rows[at + 6] = end
+        self.rows[at + 7] = alu_cycles
+        self.nrows += 1
+
     def wave_group_columns(self):
         """The dispatch's wave-group rows as 8 lists, one per column (cu, simd, group, first wave, waves,
         start, end, ALU cycles), for TraceRecorder.wave_groups: the same rows as one wave_group call per
         cohort, handed over at once."""
-        rows = self.rows
-        return [rows[k::8] for k in range(8)]
+        rows = np.frombuffer(self.rows_buffer, dtype=np.int64, count=8 * self.nrows).reshape(self.nrows, 8)
+        return rows.T.tolist()
 
 
 # Slot-group states: where resume() goes on.
@@ -350,8 +376,8 @@ class SlotGroup(Process):
                 if self.work.recorder is not None:
                     # The cohort's own issue cycles (cached schedule), not the SIMD's count, which the
                     # other slot group also raises while this cohort waits for memory.
-                    self.work.rows += (self.cu.index, self.simd.index, self.group, self.first_wave, self.waves,
-                                       self.begin, now, self.busy)
+                    self.work.wave_group(self.cu.index, self.simd.index, self.group, self.first_wave, self.waves,
+                                         self.begin, now, self.busy)
                 state = NEXT_COHORT
 
     def walk(self, now):
