@@ -23,14 +23,13 @@ def _timing_extensions():
     except ImportError:           # no Cython (an install without build isolation): interpreted
         return []
     here = os.path.dirname(os.path.abspath(__file__))
-    # The package `dmlemu` is the folder emulator/: the .pxd files cimport each other as
-    # dmlemu.timing.<unit>, so Cython looks them up through a folder named dmlemu that is emulator/.
-    include = tempfile.mkdtemp(prefix="dmlemu-cython-")
-    os.symlink(os.path.join(here, "emulator"), os.path.join(include, "dmlemu"))
     extensions = [Extension(f"dmlemu.timing.{unit}", [f"emulator/timing/{unit}.py"], optional=True)
                   for unit in COMPILED_TIMING_UNITS]
-    return cythonize(extensions, include_path=[include], quiet=True,
-                     compiler_directives={"language_level": 3})
+    # The package `dmlemu` is the folder emulator/: the .pxd files cimport each other as
+    # dmlemu.timing.<unit>, so Cython looks them up through a folder named dmlemu that is emulator/.
+    with tempfile.TemporaryDirectory(prefix="dmlemu-cython-") as include:
+        os.symlink(os.path.join(here, "emulator"), os.path.join(include, "dmlemu"))
+        return cythonize(extensions, include_path=[include], quiet=True, compiler_directives={"language_level": 3})
 
 
 setup(ext_modules=_timing_extensions())

@@ -1,10 +1,12 @@
 """The command processor: turns queue work into timed GPU activity (the timing model's top).
 
 One per GPU. It charges `submit_cycles` per ExecuteCommandLists and `launch_cycles` per dispatch
-(reading the packet, setting up the kernel), then simulates the dispatch with simpy: the workgroup
+(reading the packet, setting up the kernel), then simulates the dispatch: the workgroup
 dispatcher feeds waves to every SIMD of every compute unit, the SIMDs run cohorts of waves
 through the kernel's path and the memory system serves their requests. The dispatch ends when
-the last wave has ended and its last store is acknowledged.
+the last wave has ended and its last store is acknowledged. The units (physics.py: compiled or
+interpreted) live as long as the device; a driver runs their processes for one dispatch: the event
+heap (events.py), or simpy (simpy_driver.py, the reference order) with DMLEMU_TIMING_ENGINE=simpy.
 
 Pipelined: the command processor is free for the next command once the dispatch's last waves have
 been handed to SIMDs, so a dispatch with no barrier before it launches while the previous one
@@ -17,7 +19,7 @@ never depend on any of this.
 """
 import os
 
-from dmlemu.timing import physics
+from dmlemu.timing import events, physics
 from dmlemu.timing import simd as simd_module
 from dmlemu.timing.caches import CacheHierarchy
 from dmlemu.timing.events import EventHeap
@@ -26,12 +28,14 @@ from dmlemu.timing.simpy_driver import SimpyDriver
 
 
 def engine():
-    """The driver that runs dispatches: "heap" (events.EventHeap, compiled where it was built) or
-    "simpy" (simpy_driver.SimpyDriver, the reference order; DMLEMU_TIMING_ENGINE=simpy picks it).
-    Both run the same units and give the same cycles."""
-    if os.environ.get("DMLEMU_TIMING_ENGINE", "").lower() == "simpy":
-        return "simpy"
-    return "heap"
+    """The driver that runs dispatches: "heap" (events.EventHeap) or "simpy" (simpy_driver.SimpyDriver,
+    the reference order). Both run the same units and give the same cycles. DMLEMU_TIMING_ENGINE=simpy
+    or =heap picks one; by default the heap where it was compiled, else simpy (interpreted, simpy's
+    own event loop is the faster of the two)."""
+    wanted = os.environ.get("DMLEMU_TIMING_ENGINE", "").lower()
+    if wanted in ("simpy", "heap"):
+        return wanted
+    return "heap" if physics.compiled(events) else "simpy"
 
 
 def occupancy(preset, vgprs_used):

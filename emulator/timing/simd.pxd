@@ -77,6 +77,7 @@ cdef class SlotGroup(Process):
     cpdef long long resume(self, long long now) except? -3
 
     @cython.locals(t=cython.longlong, step=cython.longlong, port=IssuePort, work=CohortWork,
+                   steps=cython.longlong[::1], segments=bint,
                    at=cython.Py_ssize_t, kind=cython.longlong, cycles=cython.longlong, n=cython.Py_ssize_t,
                    costs=list, cost_at=cython.Py_ssize_t, k=cython.Py_ssize_t, j=cython.Py_ssize_t)
     cpdef long long walk(self, long long now) except? -2

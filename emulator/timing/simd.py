@@ -4,7 +4,7 @@
 limited by the kernel's vector registers) and issues one instruction per cycle from any of them; a
 wave wider than the SIMD takes several passes (wave64 on a 32-lane SIMD: 2).
 
-Its slots are split into ISSUE_GROUPS slot groups, each one simpy process over *cohorts*: a group
+Its slots are split into ISSUE_GROUPS slot groups, each one process over *cohorts*: a group
 takes as many waves as it has free slots from the workgroup dispatcher, runs them through the
 kernel's path together (kernel_path.py gives the steps, from the ISA table), and takes the next
 cohort when they end. The groups share the SIMD's issue port (IssuePort, a calendar of booked
@@ -386,16 +386,28 @@ class SlotGroup(Process):
         t, step = self.t, self.step
         port = self.port
         work = self.work
+        steps = self.steps                         # (compiled: one typed memoryview per call)
+        segments = work.segments
         while step < self.nsteps:
             at = 6 * step
-            kind = self.steps[at]
-            cycles = self.steps[at + 1]
+            kind = steps[at]
+            cycles = steps[at + 1]
             if kind == ALU:
                 if port is not None:               # the issue cycles, on the shared port
-                    t = port.book(now, t, cycles)
-                if work.segments:
+                    # Speed: IssuePort.book when nothing is booked from t on and there is room is an
+                    # append (fused if adjacent) without a call; book() drops what is over.
+                    n = port.size
+                    if n == 0 or port.bounds[n - 1] < t and n + 2 <= len(port.bounds):
+                        port.bounds[n] = t
+                        port.bounds[n + 1] = t + cycles
+                        port.size = n + 2
+                    elif port.bounds[n - 1] == t:
+                        port.bounds[n - 1] = t + cycles
+                    else:
+                        t = port.book(now, t, cycles)
+                if segments:
                     work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave, self.waves,
-                                          self.steps[at + 2], self.steps[at + 3], t, t + cycles)
+                                          steps[at + 2], steps[at + 3], t, t + cycles)
                 t += cycles
             elif kind == SMEM:
                 self.add_load(t + cycles)
@@ -413,12 +425,20 @@ class SlotGroup(Process):
                         self.loads[j] = self.loads[j + k]
             else:                                  # VMEM: one issue pass per wave, on the port
                 if port is not None:               # as for ALU steps
-                    t = port.book(now, t, cycles)
+                    n = port.size
+                    if n == 0 or port.bounds[n - 1] < t and n + 2 <= len(port.bounds):
+                        port.bounds[n] = t
+                        port.bounds[n + 1] = t + cycles
+                        port.size = n + 2
+                    elif port.bounds[n - 1] == t:
+                        port.bounds[n - 1] = t + cycles
+                    else:
+                        t = port.book(now, t, cycles)
                 self.issued = t
                 t += cycles
-                self.pc = self.steps[at + 2]
-                self.is_write = self.steps[at + 4] != 0
-                self.latency = self.steps[at + 5]
+                self.pc = steps[at + 2]
+                self.is_write = steps[at + 4] != 0
+                self.latency = steps[at + 5]
                 costs = work.costs(self.pc, self.first_wave, self.waves)
                 cost_at = work.costs_at       # caches.TRAFFIC_FIELDS from here on
                 self.sectors = costs[cost_at]
