@@ -143,6 +143,8 @@ class CommandProcessor:
         if recorder is not None:
             recorder.wave_groups(*work.wave_group_columns())
         end = max([s.last_store for s in self.simds] + [last_wave])
+        for simd in self.simds:
+            simd.end_dispatch()
         stats.timing = DispatchTiming(start_cycle, end, slots, memory, before, self.simds, traffic, preset)
         if recorder is not None:
             recorder.end_dispatch(stats, end)

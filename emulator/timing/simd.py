@@ -174,6 +174,12 @@ class Simd:
         self.groups = [SlotGroup(self, g, self.group_slots[g], work) for g in range(n)]
         return self.groups
 
+    def end_dispatch(self):
+        """The dispatch has ended: let its slot groups (and what they share: its costs, its trace
+        recorder) go; what carries over is free_at."""
+        self.groups = []
+        self.port = None
+
 
 class CohortWork:
     """What the slot groups of one dispatch share: the workgroup dispatcher, the kernel's paths and
