@@ -78,12 +78,13 @@ def main(argv=None):
     parser.add_argument("--skip-large", action="store_true", help="skip the large IDENTITY run")
     parser.add_argument("--log2-large", type=int, default=28, help="log2 of the large run's elements (28)")
     parser.add_argument("--cpu", action="store_true", help="time with the process's CPU time, not wall time")
-    parser.add_argument("--engine", choices=("heap", "simpy"), default="heap",
-                        help="the driver of the timing units (default: the event heap)")
+    parser.add_argument("--engine", choices=("heap", "simpy"), default=None,
+                        help="the driver of the timing units (default: the heap where it is compiled, else simpy)")
     parser.add_argument("--physics", choices=("default", "interpreted"), default="default",
                         help="interpreted: the timing units' Python sources even where compiled ones exist")
     args = parser.parse_args(argv)
-    os.environ["DMLEMU_TIMING_ENGINE"] = args.engine
+    if args.engine:
+        os.environ["DMLEMU_TIMING_ENGINE"] = args.engine
     if args.physics == "interpreted":
         os.environ["DMLEMU_TIMING_PHYSICS"] = "interpreted"
     from dmlemu.timing.command_processor import engine

@@ -10,7 +10,7 @@ heap (events.py), or simpy (simpy_driver.py, the reference order) with DMLEMU_TI
 
 Pipelined: the command processor is free for the next command once the dispatch's last waves have
 been handed to SIMDs, so a dispatch with no barrier before it launches while the previous one
-drains; its waves take each SIMD as that SIMD frees up (`simd_free`), and its memory requests queue
+drains; its waves take each SIMD as that SIMD frees up (`Simd.free_at`), and its memory requests queue
 behind the previous dispatch's in the device's one memory system. A barrier (Gpu.barrier: any
 ResourceBarrier, and the end of an ExecuteCommandLists) waits for idle and costs `flush_cycles`
 (wait, invalidate the CUs' own caches, signal); a release (a transition out of UAV use, the end of
@@ -63,11 +63,6 @@ class CommandProcessor:
         self.compute_units = [units["compute_unit"].ComputeUnit(c, preset, self.memory)
                               for c in range(preset.compute_units)]
         self.simds = [units["simd"].Simd(cu, s) for cu in self.compute_units for s in range(preset.simds_per_cu)]
-
-    @property
-    def simd_free(self):
-        """The cycle each SIMD frees up (CU by CU)."""
-        return [s.free_at for s in self.simds]
 
     def release_cycles(self):
         """Write the L2's dirty sectors back (CacheHierarchy.write_back_l2); returns the cycles the
