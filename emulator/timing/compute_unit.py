@@ -170,7 +170,8 @@ class ComputeUnit(Process):
             sectors, sent, done = request.sectors, request.sent, request.done   # done: the arrival until sent
             if done > now and not sent:
                 return done
-            self.retire(now)
+            if self.pieces and self.done_cycles[0] <= now:      # retire what has completed
+                self.retire(now)
             left = sectors - sent
             free = capacity - self.sectors_in_flight
             want = left if left < chunk else chunk      # (comparisons, not min(): here and below)
