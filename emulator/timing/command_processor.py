@@ -99,6 +99,8 @@ class CommandProcessor:
         may go on, cycle at which its last wave ended and its last store was acknowledged)."""
         preset = self.preset
         launched = start_cycle + preset.launch_cycles
+        if stats.waves:
+            self._check_64_bits(launched)      # before anything changes
         if recorder is not None:
             recorder.begin_dispatch(launch, stats, start_cycle)
         record = stats.record
@@ -111,7 +113,6 @@ class CommandProcessor:
             if recorder is not None:
                 recorder.end_dispatch(stats, launched)
             return launched, launched
-        self._check_64_bits(launched)
         units = self.units
         passes = max(1, -(-self.wave_width // preset.simd_lanes))
         rates = preset.rate_cycles()
