@@ -8,7 +8,9 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test bench isa-doc readme docs-images docs clean
 
-$(STAMP): pyproject.toml setup.py emulator/timing/cohort_engine.pyx
+# The timing units Cython compiles (setup.py's COMPILED_TIMING_UNITS): their .py and .pxd files.
+TIMING_UNITS := events memory_system compute_unit simd workgroup_dispatcher
+$(STAMP): pyproject.toml setup.py $(foreach u,$(TIMING_UNITS),emulator/timing/$(u).py emulator/timing/$(u).pxd)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test,sweep,perfetto,onnx]'

@@ -1,19 +1,35 @@
-"""Build step of dmlemu: everything is in pyproject.toml except the optional compiled timing engine.
+"""Build step of dmlemu: everything is in pyproject.toml except the optional compiled timing units.
 
-emulator/timing/cohort_engine.pyx runs a dispatch's timing simulation as compiled code, cycle for cycle
-the simpy model's (see its banner). It is built with Cython (a build requirement in pyproject.toml) when a
-C compiler is there; when it cannot be built the install still succeeds and the timing model runs in
-Python (simpy), with the same results, slower.
+The timing model's units (emulator/timing/: the memory servers, the compute units' memory pipeline, the
+SIMDs' slot groups and issue port, the workgroup dispatcher, the event heap that drives them) are plain
+Python. Where a C compiler is there, Cython compiles the same files in its pure-Python mode: each
+`.py` keeps its code, a sibling `.pxd` declares its classes' fields and methods with C types, and the
+extension module `dmlemu.timing.<unit>` is imported in place of the source. When they cannot be built
+(no compiler, no Cython) the install still succeeds and the same files run interpreted, with the same
+results, slower.
 """
+import os
+import tempfile
+
 from setuptools import Extension, setup
 
-try:
-    from Cython.Build import cythonize
-except ImportError:           # no Cython (an install without build isolation): pure Python
-    extensions = []
-else:
-    extensions = cythonize([Extension("dmlemu.timing.cohort_engine", ["emulator/timing/cohort_engine.pyx"],
-                                      optional=True)],
-                           quiet=True)
+# The timing modules compiled (their .pxd files declare the C types); docs/DESIGN.md says why.
+COMPILED_TIMING_UNITS = ("events", "memory_system", "compute_unit", "simd", "workgroup_dispatcher")
 
-setup(ext_modules=extensions)
+
+def _timing_extensions():
+    try:
+        from Cython.Build import cythonize
+    except ImportError:           # no Cython (an install without build isolation): interpreted
+        return []
+    here = os.path.dirname(os.path.abspath(__file__))
+    extensions = [Extension(f"dmlemu.timing.{unit}", [f"emulator/timing/{unit}.py"], optional=True)
+                  for unit in COMPILED_TIMING_UNITS]
+    # The package `dmlemu` is the folder emulator/: the .pxd files cimport each other as
+    # dmlemu.timing.<unit>, so Cython looks them up through a folder named dmlemu that is emulator/.
+    with tempfile.TemporaryDirectory(prefix="dmlemu-cython-") as include:
+        os.symlink(os.path.join(here, "emulator"), os.path.join(include, "dmlemu"))
+        return cythonize(extensions, include_path=[include], quiet=True, compiler_directives={"language_level": 3})
+
+
+setup(ext_modules=_timing_extensions())

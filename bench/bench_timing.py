@@ -7,10 +7,11 @@
 3. IDENTITY FLOAT32 on 2^28 elements with timing (target < 60 s on a 2-core machine, peak memory
    <= 2x the tensors' bytes), and how the cost grows with size.
 
-    .venv/bin/python bench/bench_timing.py [--skip-large] [--cpu] [--engine simpy]
+    .venv/bin/python bench/bench_timing.py [--skip-large] [--cpu] [--engine simpy] [--physics interpreted]
 
-The timing model runs compiled (emulator/timing/cohort_engine.pyx) where it was built; --engine simpy
-times the reference simpy model instead (the same cycles; the figures before the compiled engine).
+The timing units run compiled where setup.py built them (emulator/timing/physics.py), driven by the
+event heap (events.EventHeap); --engine simpy drives the same units by simpy (the reference order, the
+same cycles), --physics interpreted runs the units' .py sources even where compiled ones exist.
 
 On a machine shared with other work, wall times swing by 30 % or more from run to run; --cpu times
 every column (the golden model's too) with the process's CPU time instead, which other processes
@@ -77,12 +78,17 @@ def main(argv=None):
     parser.add_argument("--skip-large", action="store_true", help="skip the large IDENTITY run")
     parser.add_argument("--log2-large", type=int, default=28, help="log2 of the large run's elements (28)")
     parser.add_argument("--cpu", action="store_true", help="time with the process's CPU time, not wall time")
-    parser.add_argument("--engine", choices=("compiled", "simpy"), default="compiled",
-                        help="the timing model's engine (default: compiled, where it was built)")
+    parser.add_argument("--engine", choices=("heap", "simpy"), default=None,
+                        help="the driver of the timing units (default: the heap where it is compiled, else simpy)")
+    parser.add_argument("--physics", choices=("default", "interpreted"), default="default",
+                        help="interpreted: the timing units' Python sources even where compiled ones exist")
     args = parser.parse_args(argv)
-    os.environ["DMLEMU_TIMING_ENGINE"] = args.engine
+    if args.engine:
+        os.environ["DMLEMU_TIMING_ENGINE"] = args.engine
+    if args.physics == "interpreted":
+        os.environ["DMLEMU_TIMING_PHYSICS"] = "interpreted"
     from dmlemu.timing.command_processor import engine
-    print(f"timing engine: {engine()}")
+    print(f"timing driver: {engine()}, units: {Gpu(RX_7900_XTX).command_processor.physics}")
     global CLOCK
     CLOCK = time.process_time if args.cpu else time.perf_counter
     clock = "CPU" if args.cpu else "wall"

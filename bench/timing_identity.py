@@ -12,6 +12,10 @@ counters and cache traffic, the GPU clocks, and the SHA-256 of the trace as .npz
     .venv/bin/python bench/timing_identity.py check golden.json    # after: exit 1 on any difference
     .venv/bin/python bench/timing_identity.py check golden.json --only clip16   # a subset (name filter)
 
+The committed baseline is bench/timing_identity_baseline.json (the default file: `check` alone
+compares with it). Run the check under both drivers of the timing units (DMLEMU_TIMING_ENGINE=simpy
+for the reference order) and, for the interpreted build, with DMLEMU_TIMING_PHYSICS=interpreted.
+
 Others may change the trace exporters meanwhile, which changes the trace bytes but not the timing:
 `record --timing-from DIR` records with the timing model of DIR (`timing/*.py` and
 `dispatch_record.py`, e.g. from `git show HEAD:...`) and everything else of the checkout.
@@ -54,6 +58,7 @@ from dmlemu.traces import capture  # noqa: E402
 from dmlemu.traces.chrome import to_chrome  # noqa: E402
 from dmlemu.traces.io import save_trace  # noqa: E402
 
+BASELINE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "timing_identity_baseline.json")
 ITEM = {"FLOAT16": 2, "FLOAT32": 4, "FLOAT64": 8}
 PADDED = (4, 4, 4, 4, 4, 2, 4, 64)        # 8-D, 2^16 elements
 
@@ -209,7 +214,8 @@ def cases():
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("mode", choices=("record", "check"))
-    parser.add_argument("path")
+    parser.add_argument("path", nargs="?", default=BASELINE,
+                        help="the facts file (default: bench/timing_identity_baseline.json)")
     parser.add_argument("--only", default="", help="run only cases whose name contains this")
     parser.add_argument("--timing-from", default=None, help="record with the timing model in this directory")
     args = parser.parse_args(argv)

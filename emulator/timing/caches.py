@@ -265,7 +265,7 @@ class DispatchTraffic:
             key = (pc, count, k // self.BLOCK)
             rows = self._blocks.get(key)
             if rows is None:
-                rows = self._block(*key)
+                rows = self.block_rows(*key)
             at = (k % self.BLOCK) * len(TRAFFIC_FIELDS)
             if rows is not None and at < len(rows):
                 return rows[at:at + len(TRAFFIC_FIELDS)]
@@ -274,7 +274,11 @@ class DispatchTraffic:
             return (0,) * len(TRAFFIC_FIELDS)
         return p[:, first:first + count].sum(axis=1, dtype=np.int64).tolist()
 
-    def _block(self, pc, count, block):
+    def block_rows(self, pc, count, block):
+        """The costs of cohorts block x BLOCK .. (block + 1) x BLOCK - 1 of `count` waves at instruction pc
+        (cohort k covers waves k x count ..), TRAFFIC_FIELDS each, cohort after cohort in one flat list;
+        only whole cohorts of waves that exist. None when pc moves no memory or no such cohort exists.
+        The block is kept until the next block of pc and count is asked for."""
         p = self.per_wave.get(pc)
         if p is None:
             return None

@@ -1,14 +1,16 @@
 """The command processor: turns queue work into timed GPU activity (the timing model's top).
 
 One per GPU. It charges `submit_cycles` per ExecuteCommandLists and `launch_cycles` per dispatch
-(reading the packet, setting up the kernel), then simulates the dispatch with simpy: the workgroup
+(reading the packet, setting up the kernel), then simulates the dispatch: the workgroup
 dispatcher feeds waves to every SIMD of every compute unit, the SIMDs run cohorts of waves
 through the kernel's path and the memory system serves their requests. The dispatch ends when
-the last wave has ended and its last store is acknowledged.
+the last wave has ended and its last store is acknowledged. The units (physics.py: compiled or
+interpreted) live as long as the device; a driver runs their processes for one dispatch: the event
+heap (events.py), or simpy (simpy_driver.py, the reference order) with DMLEMU_TIMING_ENGINE=simpy.
 
 Pipelined: the command processor is free for the next command once the dispatch's last waves have
 been handed to SIMDs, so a dispatch with no barrier before it launches while the previous one
-drains; its waves take each SIMD as that SIMD frees up (`simd_free`), and its memory requests queue
+drains; its waves take each SIMD as that SIMD frees up (`Simd.free_at`), and its memory requests queue
 behind the previous dispatch's in the device's one memory system. A barrier (Gpu.barrier: any
 ResourceBarrier, and the end of an ExecuteCommandLists) waits for idle and costs `flush_cycles`
 (wait, invalidate the CUs' own caches, signal); a release (a transition out of UAV use, the end of
@@ -17,28 +19,23 @@ never depend on any of this.
 """
 import os
 
-import numpy as np
-import simpy
-
+from dmlemu.timing import events, physics
+from dmlemu.timing import simd as simd_module
 from dmlemu.timing.caches import CacheHierarchy
-from dmlemu.timing.compute_unit import ComputeUnit
+from dmlemu.timing.events import EventHeap
 from dmlemu.timing.kernel_path import PathCost
-from dmlemu.timing.memory_system import MemorySystem
-from dmlemu.timing.simd import Simd
-from dmlemu.timing.workgroup_dispatcher import WorkgroupDispatcher
-
-try:       # the compiled twin of the simpy model (cohort_engine.pyx), built by setup.py where a compiler is
-    from dmlemu.timing import cohort_engine
-except ImportError:
-    cohort_engine = None
+from dmlemu.timing.simpy_driver import SimpyDriver
 
 
 def engine():
-    """The engine that runs dispatches: "compiled" (cohort_engine.pyx) when it was built, else "simpy"
-    (the Python model, the reference; same cycles). DMLEMU_TIMING_ENGINE=simpy picks the reference."""
-    if cohort_engine is None or os.environ.get("DMLEMU_TIMING_ENGINE", "").lower() == "simpy":
-        return "simpy"
-    return "compiled"
+    """The driver that runs dispatches: "heap" (events.EventHeap) or "simpy" (simpy_driver.SimpyDriver,
+    the reference order). Both run the same units and give the same cycles. DMLEMU_TIMING_ENGINE=simpy
+    or =heap picks one; by default the heap where it was compiled, else simpy (interpreted, simpy's
+    own event loop is the faster of the two)."""
+    wanted = os.environ.get("DMLEMU_TIMING_ENGINE", "").lower()
+    if wanted in ("simpy", "heap"):
+        return wanted
+    return "heap" if physics.compiled(events) else "simpy"
 
 
 def occupancy(preset, vgprs_used):
@@ -51,33 +48,21 @@ def occupancy(preset, vgprs_used):
     return max(1, min(preset.waves_per_simd, preset.vgprs_per_simd_lane // allocated))
 
 
-class DispatchSimulation:
-    """The state one dispatch's simulation shares between the SIMD processes."""
-
-    def __init__(self, preset, launch, record, traffic, wave_width, start_cycle, recorder):
-        self.preset = preset
-        self.recorder = recorder
-        self.passes = max(1, -(-wave_width // preset.simd_lanes))
-        self.sector_bytes = preset.sector_bytes
-        self.traffic = traffic
-        per_group = -(-launch.workgroup_size // wave_width)
-        rates = preset.rate_cycles()
-        self.path_costs = {pid: PathCost(launch.program, path, self.passes, preset.smem_latency_percent, rates)
-                           for path, pid in record.paths.items()}
-        self.dispatcher = WorkgroupDispatcher(record.total_waves, per_group, preset.workgroup_launch_cycles,
-                                              start_cycle, record.wave_path, preset.workgroup_launchers)
-
-
 class CommandProcessor:
     """Charges command overheads and runs each dispatch's timing simulation."""
 
     def __init__(self, preset, wave_width):
         self.preset = preset
         self.wave_width = wave_width
-        self.caches = CacheHierarchy(preset)   # lives as long as the device: state carries over
-        self.memory = MemorySystem(preset)      # so do the bandwidth queues of L2, Infinity Cache, DRAM
-        self.compute_units = [ComputeUnit(c, preset, self.memory) for c in range(preset.compute_units)]
-        self.simd_free = [0] * (preset.compute_units * preset.simds_per_cu)   # cycle each SIMD frees up
+        # The units live as long as the device, so every dispatch continues the state of the last.
+        units = physics.modules(preset)
+        self.physics = "compiled" if physics.compiled(units["simd"]) else "interpreted"
+        self.units = units
+        self.caches = CacheHierarchy(preset)
+        self.memory = units["memory_system"].MemorySystem(preset)   # L2, Infinity Cache, DRAM bandwidth
+        self.compute_units = [units["compute_unit"].ComputeUnit(c, preset, self.memory)
+                              for c in range(preset.compute_units)]
+        self.simds = [units["simd"].Simd(cu, s) for cu in self.compute_units for s in range(preset.simds_per_cu)]
 
     def release_cycles(self):
         """Write the L2's dirty sectors back (CacheHierarchy.write_back_l2); returns the cycles the
@@ -95,12 +80,27 @@ class CommandProcessor:
             cycles = max(cycles, -(-dram_bytes * p.clock_hz // p.dram_bytes_per_second) + p.dram_latency_cycles)
         return cycles
 
+    def _check_64_bits(self, launched):
+        """Refuse a dispatch whose byte-time would leave the compiled build's exact range (physics.py)."""
+        if self.physics != "compiled":
+            return
+        memory = self.memory
+        servers = [memory.l2, memory.dram] + ([memory.infinity_cache] if memory.infinity_cache is not None else [])
+        top = max([launched * max(s.units_per_cycle for s in servers)] + [s.free_units for s in servers]
+                  + [memory.dram.stream_end or 0])
+        if top >= physics.START_LIMIT:
+            raise OverflowError(f"a dispatch starting at cycle {launched} reaches {top} byte-time units; the "
+                                f"compiled timing units count below 2^60 exactly (emulator/timing/physics.py): "
+                                f"run this device with DMLEMU_TIMING_PHYSICS=interpreted")
+
     def simulate_dispatch(self, launch, stats, start_cycle, recorder=None):
         """Simulate a dispatch whose packet the command processor reads at `start_cycle`; fills
         stats.timing. Returns (cycle at which its last waves had a SIMD: the command processor
         may go on, cycle at which its last wave ended and its last store was acknowledged)."""
         preset = self.preset
         launched = start_cycle + preset.launch_cycles
+        if stats.waves:
+            self._check_64_bits(launched)      # before anything changes
         if recorder is not None:
             recorder.begin_dispatch(launch, stats, start_cycle)
         record = stats.record
@@ -113,32 +113,38 @@ class CommandProcessor:
             if recorder is not None:
                 recorder.end_dispatch(stats, launched)
             return launched, launched
-        sim = DispatchSimulation(preset, launch, record, traffic, self.wave_width, launched, recorder)
+        units = self.units
+        passes = max(1, -(-self.wave_width // preset.simd_lanes))
+        rates = preset.rate_cycles()
+        path_costs = {pid: PathCost(launch.program, path, passes, preset.smem_latency_percent, rates)
+                      for path, pid in record.paths.items()}
+        per_group = -(-launch.workgroup_size // self.wave_width)
+        dispatcher = units["workgroup_dispatcher"].WorkgroupDispatcher(
+            record.total_waves, per_group, preset.workgroup_launch_cycles, launched, record.wave_path,
+            preset.workgroup_launchers)
+        work = units["simd"].CohortWork(dispatcher, path_costs, traffic, preset.sector_bytes, recorder)
         slots = occupancy(preset, launch.vgprs_used)
-        simds = []
-        for cu in self.compute_units:
-            for s in range(preset.simds_per_cu):
-                simds.append(Simd(cu, s, slots, sim, free_at=self.simd_free[len(simds)]))
+        groups = []
+        for simd in self.simds:
+            groups += simd.begin_dispatch(slots, work, simd_module.ISSUE_GROUPS)
         # Group 0 of SIMD s of every CU asks first, then SIMD s+1, then the next group: work
         # spreads over all CUs.
-        order = [(g, simd) for g, _, _, simd in sorted(((g, simd.index, simd.cu.index, simd) for simd in simds
-                                                         for g in range(len(simd.group_slots))),
-                                                        key=lambda k: k[:3])]
-        last_wave = None
-        if engine() == "compiled":
-            last_wave = cohort_engine.run(sim, simds, order, self.compute_units, memory, launched)
-        if last_wave is None:       # the simpy model (the reference)
-            env = simpy.Environment(initial_time=launched)
-            for g, simd in order:
-                env.process(simd.run(env, g))
-            env.run()
-            last_wave = int(env.now)
-        end = max([s.last_store for s in simds] + [last_wave])
-        self.simd_free = [s.free_at for s in simds]
-        stats.timing = DispatchTiming(start_cycle, end, slots, memory, before, simds, traffic, preset)
+        groups.sort(key=lambda g: (g.group, g.simd.index, g.cu.index))
+        driver = SimpyDriver() if engine() == "simpy" else EventHeap(len(groups) + len(self.compute_units))
+        for cu in self.compute_units:
+            cu.scheduler = driver
+        last_wave = driver.run(groups, launched)
+        for cu in self.compute_units:
+            cu.scheduler = None
+        if recorder is not None:
+            recorder.wave_groups(*work.wave_group_columns())
+        end = max([s.last_store for s in self.simds] + [last_wave])
+        for simd in self.simds:
+            simd.end_dispatch()
+        stats.timing = DispatchTiming(start_cycle, end, slots, memory, before, self.simds, traffic, preset)
         if recorder is not None:
             recorder.end_dispatch(stats, end)
-        return max(launched, sim.dispatcher.handed_out), end
+        return max(launched, dispatcher.handed_out), end
 
 
 class DispatchTiming:

@@ -11,16 +11,18 @@ memory path has two parts that every wave memory instruction passes:
                       beyond; a request that fits goes at once. One that does not waits in the
                       CU's wait queue, which sends its requests in arrival order, each in pieces of
                       at least a quarter of the miss queue as earlier sectors retire
-                      (docs/DEVIATIONS.md). One simpy process serves the queue while it holds
+                      (docs/DEVIATIONS.md). The wait queue is a process (events.py) while it holds
                       requests, so a waiting request costs an event per piece, not per try.
 
-Behind them the memory system (memory_system.py) serves the request's bytes at each level.
-
-cohort_engine.pyx runs this model compiled, cycle for cycle (see simd.py's banner).
+Behind them the memory system (memory_system.py) serves the request's bytes at each level. A compute
+unit lives as long as the device: its front end, miss queue and wait queue carry over from dispatch
+to dispatch. Compiled by Cython where a C compiler is (compute_unit.pxd; setup.py).
 """
-import heapq
+from array import array
 from collections import deque
 from typing import NamedTuple
+
+from dmlemu.timing.events import DONE, Process
 
 
 class LevelBytes(NamedTuple):
@@ -32,8 +34,26 @@ class LevelBytes(NamedTuple):
     dram_reads: int    # of dram: the reads (the request waits for these)
 
 
-class ComputeUnit:
-    """One compute unit's memory pipeline, shared by its SIMDs."""
+class WaitingRequest:
+    """A request in a CU's wait queue: its sectors and bytes at each level, the process that waits for
+    it, and what it tells that process when its last piece is sent."""
+
+    def __init__(self, sectors, l2, infinity_cache, dram, ic_reads, dram_reads, is_write, process, arrive):
+        self.sectors = sectors
+        self.sent = 0               # sectors sent so far
+        self.l2 = l2                # LevelBytes' fields
+        self.infinity_cache = infinity_cache
+        self.dram = dram
+        self.ic_reads = ic_reads
+        self.dram_reads = dram_reads
+        self.is_write = is_write
+        self.process = process
+        self.done = arrive          # the arrival until a piece is sent, then the latest piece's completion
+        self.sent_at = 0            # the cycle its last piece was sent
+
+
+class ComputeUnit(Process):
+    """One compute unit's memory pipeline, shared by its SIMDs; as a process, its wait queue."""
 
     def __init__(self, index, preset, memory_system):
         self.index = index
@@ -43,96 +63,151 @@ class ComputeUnit:
         self.chunk = min(self.capacity, max(2, self.capacity // 4))   # never more than fits
         self.lookups_per_cycle = preset.lookups_per_cycle_per_cu
         self.front_end_free = 0    # cycle at which the tag lookups queued so far are done
-        self.in_flight = []        # heap of (completion cycle, sectors)
+        # The miss queue: a binary heap on completion cycle of the pieces in flight, in two 64-bit
+        # arrays (completion cycle, sectors), its first `pieces` entries in use.
+        self.done_cycles = array("q", bytes(8 * 16))
+        self.done_sectors = array("q", bytes(8 * 16))
+        self.pieces = 0
         self.sectors_in_flight = 0
-        # Requests waiting for room, in arrival order: [sectors, sent, level bytes, is_write, event,
-        # done so far]. One simpy process (_admit) serves it while it is not empty.
-        self.waiting = deque()
+        self.waiting = deque()     # WaitingRequests in arrival order; the process runs while not empty
+        self.scheduler = None      # the driver of the running dispatch (events.Scheduler)
+
+    @property
+    def in_flight(self):
+        """The miss queue's pieces in flight: (completion cycle, sectors), sorted."""
+        return sorted([(self.done_cycles[i], self.done_sectors[i]) for i in range(self.pieces)])
+
+    def retire(self, now):
+        """Retire the pieces completed by cycle `now` (the heap's first until it is later)."""
+        # Speed: compiled, the arrays are indexed in place (a local copy of a typed memoryview costs two
+        # atomic reference counts per call); here and in send().
+        while self.pieces and self.done_cycles[0] <= now:
+            self.sectors_in_flight -= self.done_sectors[0]
+            n = self.pieces - 1            # the last entry sifts down from the root
+            self.pieces = n
+            t, moved = self.done_cycles[n], self.done_sectors[n]
+            i = 0
+            while True:
+                child = 2 * i + 1
+                if child >= n:
+                    break
+                if child + 1 < n and self.done_cycles[child + 1] < self.done_cycles[child]:
+                    child += 1
+                if t <= self.done_cycles[child]:
+                    break
+                self.done_cycles[i] = self.done_cycles[child]
+                self.done_sectors[i] = self.done_sectors[child]
+                i = child
+            self.done_cycles[i] = t
+            self.done_sectors[i] = moved
+
+    def send(self, now, sectors, is_write, l2, infinity_cache, dram, ic_reads, dram_reads):
+        """Send a piece of `sectors` to the memory system at `now` and put it in the miss queue;
+        returns its completion cycle."""
+        done = self.memory.request(now, l2, infinity_cache, dram, is_write, ic_reads, dram_reads)
+        i = self.pieces
+        if i == len(self.done_cycles):     # more pieces than ever before: the arrays twice as long
+            grown_cycles, grown_sectors = array("q", bytes(16 * i)), array("q", bytes(16 * i))
+            for j in range(i):
+                grown_cycles[j] = self.done_cycles[j]
+                grown_sectors[j] = self.done_sectors[j]
+            self.done_cycles, self.done_sectors = grown_cycles, grown_sectors
+        self.pieces = i + 1
+        while i > 0:                       # sift up
+            parent = (i - 1) >> 1
+            if self.done_cycles[parent] <= done:
+                break
+            self.done_cycles[i] = self.done_cycles[parent]
+            self.done_sectors[i] = self.done_sectors[parent]
+            i = parent
+        self.done_cycles[i] = done
+        self.done_sectors[i] = sectors
+        self.sectors_in_flight += sectors
+        return done
 
     def look_up(self, now, lines):
         """Queue `lines` tag lookups arriving at `now`; the cycle at which the last is done."""
-        start = max(now, self.front_end_free)
+        start = self.front_end_free
+        if start < now:
+            start = now
         self.front_end_free = start + -(-lines // self.lookups_per_cycle)
         return self.front_end_free
 
     def try_issue(self, now, sectors, is_write, l2, infinity_cache, dram, ic_reads, dram_reads):
         """Send a request of `sectors` at once if the miss queue has room: its completion cycle,
-        else None. The bytes at each level are LevelBytes' fields, passed as plain ints (this runs
+        else -1. The bytes at each level are LevelBytes' fields, passed as plain ints (this runs
         once per memory request: no tuple is built for it). A request that fits goes even while
         others wait (they wait for room for a whole piece)."""
-        # Retire what has completed, then send (this runs once per memory request: all inline).
-        heap = self.in_flight
-        while heap and heap[0][0] <= now:
-            self.sectors_in_flight -= heapq.heappop(heap)[1]
+        if self.pieces and self.done_cycles[0] <= now:      # retire what has completed
+            self.retire(now)
         if self.sectors_in_flight + sectors > self.capacity:
-            return None
-        done = self.memory.request(now, l2, infinity_cache, dram, is_write, ic_reads, dram_reads)
-        heapq.heappush(heap, (done, sectors))
-        self.sectors_in_flight += sectors
-        return done
+            return -1
+        return self.send(now, sectors, is_write, l2, infinity_cache, dram, ic_reads, dram_reads)
 
-    def wait_for_room(self, env, arrive, sectors, level_bytes, is_write):
-        """A generator for a request that try_issue refused: it joins the wait queue as arriving at
-        cycle `arrive` (>= env.now: a CU's requests arrive in the order its front end looks them
-        up, so the queue stays in arrival order) and resumes when its last piece is sent. Returns
-        (the last piece's completion cycle, the cycle at which the last piece was sent)."""
-        event = env.event()
-        self.waiting.append([sectors, 0, level_bytes, is_write, event, arrive])
-        if len(self.waiting) == 1:      # no admission process is running: start one
-            env.process(self._admit(env))
-        return (yield event)
+    def wait_for_room(self, now, arrive, sectors, l2, infinity_cache, dram, ic_reads, dram_reads, is_write,
+                      process):
+        """Queue a request that try_issue refused, arriving at cycle `arrive` (>= now: a CU's requests
+        arrive in the order its front end looks them up, so the queue stays in arrival order). The
+        wait queue wakes `process` when the request's last piece is sent; the returned
+        WaitingRequest then holds the last piece's completion (`done`) and when it was sent."""
+        request = WaitingRequest(sectors, l2, infinity_cache, dram, ic_reads, dram_reads, is_write, process, arrive)
+        self.waiting.append(request)
+        if len(self.waiting) == 1:      # the wait queue's process is not running: start it
+            self.scheduler.start(self, now)
+        return request
 
-    def _admit(self, env):
+    def resume(self, now):
         """The wait queue's process: send the first waiting request, from its arrival on, in pieces
         as sectors retire (each piece gets its exact share of every level's bytes: b x end //
-        sectors - b x first // sectors), resume its cohort when the last is sent, go on with the
+        sectors - b x first // sectors), wake its process when the last is sent, go on with the
         next; end when the queue is empty.
 
-        Speed: one simpy event per piece that must wait, however many requests wait (requests
-        polling the miss queue for room each cost an event per try). The time is kept in a local
-        (as Simd.run does)."""
+        Speed: one event per piece that must wait, however many requests wait (requests polling the
+        miss queue for room would each cost an event per try)."""
         waiting, capacity, chunk = self.waiting, self.capacity, self.chunk
-        timeout, request_bytes, heap = env.timeout, self.memory.request, self.in_flight
-        now = env.now
         while waiting:
             request = waiting[0]
-            sectors, sent, level_bytes, is_write, event, done = request   # done: the arrival until sent
+            sectors, sent, done = request.sectors, request.sent, request.done   # done: the arrival until sent
             if done > now and not sent:
-                yield timeout(done - now)
-                now = done
-            while heap and heap[0][0] <= now:            # retire what has completed
-                self.sectors_in_flight -= heapq.heappop(heap)[1]
+                return done
+            if self.pieces and self.done_cycles[0] <= now:      # retire what has completed
+                self.retire(now)
             left = sectors - sent
             free = capacity - self.sectors_in_flight
             want = left if left < chunk else chunk      # (comparisons, not min(): here and below)
             if free < want:
-                wake = self.time_until_free(want - free)
-                yield timeout(wake - now)
-                now = wake
-                continue
+                return self.time_until_free(want - free)
             end = sent + (free if free < left else left)
             # Send the piece (the whole request at once needs no shares).
-            shares = level_bytes if end - sent == sectors else [b * end // sectors - b * sent // sectors
-                                                                for b in level_bytes]
-            piece = request_bytes(now, *shares[:3], is_write, *shares[3:])
-            heapq.heappush(heap, (piece, end - sent))
-            self.sectors_in_flight += end - sent
+            if end - sent == sectors:
+                piece = self.send(now, sectors, request.is_write, request.l2, request.infinity_cache, request.dram,
+                                  request.ic_reads, request.dram_reads)
+            else:
+                piece = self.send(now, end - sent, request.is_write,
+                                  request.l2 * end // sectors - request.l2 * sent // sectors,
+                                  request.infinity_cache * end // sectors - request.infinity_cache * sent // sectors,
+                                  request.dram * end // sectors - request.dram * sent // sectors,
+                                  request.ic_reads * end // sectors - request.ic_reads * sent // sectors,
+                                  request.dram_reads * end // sectors - request.dram_reads * sent // sectors)
             if piece > done:
                 done = piece
+            request.done = done
             if end == sectors:
                 waiting.popleft()
-                event.succeed((done, now))
+                request.sent_at = now
+                self.scheduler.wake(request.process, now)
             else:
-                request[1], request[5] = end, done
+                request.sent = end
+        return DONE
 
     def time_until_free(self, needed):
-        """Cycle at which at least `needed` more sectors will have retired."""
-        first = self.in_flight[0]          # the heap's first is the sorted order's first:
-        if first[1] >= needed:             # enough on its own (most calls) without sorting
-            return first[0]
+        """Cycle at which at least `needed` (<= sectors in flight) more sectors will have retired."""
+        if self.done_sectors[0] >= needed:  # the heap's first is the soonest: enough on its own
+            return self.done_cycles[0]     # (most calls) without sorting
         freed = 0
-        for done, n in sorted(self.in_flight):
+        done = 0
+        for done, n in self.in_flight:
             freed += n
             if freed >= needed:
                 return done
-        return self.in_flight[-1][0]
+        return done

@@ -30,16 +30,15 @@ cycle comes out the same), which keeps the numbers small: an L2 of 2,048 bytes p
 2,048 units a cycle instead of 5 x 10^12 at 2.5 GHz, and Python's arithmetic on small integers is
 faster.
 
-cohort_engine.pyx runs the request path compiled, cycle for cycle (see simd.py's banner).
+Compiled by Cython where a C compiler is (memory_system.pxd types it; setup.py): the byte-time
+quantities are then C 64-bit integers. A device whose rates could overflow them runs interpreted units
+instead, whose Python integers are unbounded (physics.py: the 64-bit guard).
 """
 import math
 
 
 class FifoServer:
     """A first-come first-served server with a fixed byte rate (exact integer arithmetic)."""
-
-    __slots__ = ("units_per_byte", "units_per_cycle", "free_units", "refresh_interval", "refresh_cycles",
-                 "busy_cycles", "bytes")
 
     def __init__(self, clock_hz, bytes_per_second, refresh_interval=0, refresh_cycles=0):
         common = math.gcd(clock_hz, bytes_per_second)
@@ -81,9 +80,6 @@ class DramServer(FifoServer):
     """DRAM: a FifoServer whose data bus turns around between read and write batches and which
     shares its bandwidth with an open copy stream (see the banner)."""
 
-    __slots__ = ("write_batch_bytes", "turnaround_cycles", "pending_write_bytes", "read_since_drain", "turnarounds",
-                 "stream_start", "stream_end", "shared_cycles")
-
     def __init__(self, preset):
         super().__init__(preset.clock_hz, preset.dram_bytes_per_second,
                          preset.refresh_interval_cycles, preset.refresh_cycles)
@@ -92,29 +88,41 @@ class DramServer(FifoServer):
         self.pending_write_bytes = 0     # writes queued since the last drain
         self.read_since_drain = False    # the bus carried reads since the last drain
         self.turnarounds = 0
-        self.stream_start = None         # the open copy stream's [start, end) in byte-time units, or None
-        self.stream_end = None
+        self.stream_open = False         # a copy stream is open: it holds [stream_units_start, stream_units_end)
+        self.stream_units_start = 0      # in byte-time units
+        self.stream_units_end = 0
         self.shared_cycles = 0           # cycles compute requests spent sharing the bus with a stream
+
+    @property
+    def stream_start(self):
+        """The open copy stream's start in byte-time units, or None."""
+        return self.stream_units_start if self.stream_open else None
+
+    @property
+    def stream_end(self):
+        """The open copy stream's end in byte-time units (pushed back by requests sharing it), or None."""
+        return self.stream_units_end if self.stream_open else None
 
     def open_stream(self, now, num_bytes, cycles):
         """A copy engine's transfer of num_bytes (read and written bytes together) that holds the bus
         for `cycles` alone, from cycle `now` on, behind the requests already queued; it stays open,
         sharing the bus with later requests, until close_stream. Returns its (start, end) cycles as
         if nothing shared it."""
-        assert self.stream_end is None, "one copy stream at a time: close the last one first"
+        assert not self.stream_open, "one copy stream at a time: close the last one first"
         start_units = max(now * self.units_per_cycle, self.free_units)
-        self.stream_start = start_units
-        self.stream_end = start_units + cycles * self.units_per_cycle
+        self.stream_open = True
+        self.stream_units_start = start_units
+        self.stream_units_end = start_units + cycles * self.units_per_cycle
         self.bytes += num_bytes
-        return -(-start_units // self.units_per_cycle), -(-self.stream_end // self.units_per_cycle)
+        return -(-start_units // self.units_per_cycle), -(-self.stream_units_end // self.units_per_cycle)
 
     def close_stream(self):
         """Fix the open stream where the requests that shared it have pushed its end; later requests
         queue behind it. Returns its end cycle (None when no stream is open)."""
-        if self.stream_end is None:
+        if not self.stream_open:
             return None
-        start, end = self.stream_start, self.stream_end
-        self.stream_start = self.stream_end = None
+        start, end = self.stream_units_start, self.stream_units_end
+        self.stream_open = False
         if end > self.free_units:
             self.free_units = end
         first, last = -(-start // self.units_per_cycle), -(-end // self.units_per_cycle)
@@ -130,23 +138,23 @@ class DramServer(FifoServer):
             start_units = self.free_units
         work = num_bytes * self.units_per_byte
         end_units = start_units + work
-        s0, e0 = self.stream_start, self.stream_end
+        s0, e0 = self.stream_units_start, self.stream_units_end
         if end_units > s0 and start_units < e0:
             x = s0 if start_units < s0 else start_units      # where the sharing starts
             rest = work - (x - start_units)                   # work left then
             remain = e0 - x                                   # the stream's work left then
             if rest <= remain:
                 end_units = x + 2 * rest
-                self.stream_end = e0 + rest
+                self.stream_units_end = e0 + rest
             else:
                 end_units = x + 2 * remain + (rest - remain)
-                self.stream_end = x + 2 * remain
+                self.stream_units_end = x + 2 * remain
             self.shared_cycles += -(-(end_units - x) // bps)
         return self._book(start_units, end_units, num_bytes)
 
     def serve_mixed(self, now, num_bytes, write_bytes):
         """(start, end) of a transfer of num_bytes of which write_bytes are writes (see the banner)."""
-        span = self.serve(now, num_bytes) if self.stream_end is None else self._serve_shared(now, num_bytes)
+        span = self._serve_shared(now, num_bytes) if self.stream_open else self.serve(now, num_bytes)
         if self.turnaround_cycles:
             if num_bytes > write_bytes:
                 self.read_since_drain = True

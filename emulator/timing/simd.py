@@ -4,7 +4,7 @@
 limited by the kernel's vector registers) and issues one instruction per cycle from any of them; a
 wave wider than the SIMD takes several passes (wave64 on a 32-lane SIMD: 2).
 
-Its slots are split into ISSUE_GROUPS slot groups, each one simpy process over *cohorts*: a group
+Its slots are split into ISSUE_GROUPS slot groups, each one process over *cohorts*: a group
 takes as many waves as it has free slots from the workgroup dispatcher, runs them through the
 kernel's path together (kernel_path.py gives the steps, from the ISA table), and takes the next
 cohort when they end. The groups share the SIMD's issue port (IssuePort, a calendar of booked
@@ -21,18 +21,26 @@ at the granularity of two groups (docs/DEVIATIONS.md).
     s_endpgm    the cohort ends; stores may still be in flight
 
 This is the representation that avoids one Python process per wave: a 16M-element dispatch is a
-few thousand cohorts per SIMD, each a handful of simpy events.
-
-This module, compute_unit.py and memory_system.py are the timing model's reference, run by simpy.
-cohort_engine.pyx runs the same simulation compiled (where it was built), cycle for cycle: a change
-here must be made there too; tests/test_cohort_engine.py compares the two.
+few thousand cohorts per SIMD, each a handful of events. A slot group is a process (events.py): a
+state machine that the event heap or simpy resumes. A SIMD lives as long as the device (so does its
+compute unit); each dispatch gives it fresh slot groups and a fresh issue port. Compiled by Cython
+where a C compiler is (simd.pxd; setup.py).
 """
-from bisect import bisect_right, insort
+from array import array
 
-from dmlemu.timing.kernel_path import ALU, SMEM, VMEM, WAIT
+import numpy as np
+
+from dmlemu.timing.caches import TRAFFIC_FIELDS, DispatchTraffic
+from dmlemu.timing.events import DONE, WAIT, Process
+from dmlemu.timing.kernel_path import ALU, SMEM, VMEM, WAIT as WAIT_STEP
 
 
 ISSUE_GROUPS = 2   # slot groups per SIMD whose cohorts issue independently (1: all slots in lock step)
+BLOCK = DispatchTraffic.BLOCK     # cohorts whose costs caches.py sums together
+MISSING = object()
+FIELDS = len(TRAFFIC_FIELDS)      # costs per cohort
+assert TRAFFIC_FIELDS[:2] == ("sectors", "lines") and TRAFFIC_FIELDS[3:] == ("ic_hits", "dram_reads", "dram_writes",
+                                                                           "ic_writes")
 
 
 class IssuePort:
@@ -42,187 +50,472 @@ class IssuePort:
     simulated time; a booking takes the first gap at or after its start that fits it, so work that
     another group books later but for an earlier time still goes first when there is room.
 
-    Speed: the calendar is one flat sorted list of bounds [start0, end0, start1, end1, ...] of
-    disjoint intervals, adjacent ones fused, so `bisect` (C) finds where a booking starts and the
-    parity of the index says whether that cycle is booked. Where a booking lands depends only on
-    which cycles are booked, not on how they are cut into intervals, so fusing changes nothing;
-    nor does dropping intervals that ended before the simulated time (every booking starts at or
-    after it)."""
-
-    __slots__ = ("bounds",)
+    Speed: the calendar is the first `size` entries of one flat 64-bit array of bounds [start0,
+    end0, start1, end1, ...] of disjoint intervals, adjacent ones fused, so a binary search finds
+    where a booking starts and the parity of the index says whether that cycle is booked; compiled,
+    every step is on C integers. Where a booking lands depends only on which cycles are booked, not
+    on how they are cut into intervals, so fusing changes nothing; nor does dropping intervals that
+    ended before the simulated time (every booking starts at or after it). The common booking
+    (nothing booked from its start on) is an append, fused if adjacent."""
 
     def __init__(self):
-        self.bounds = []     # start0, end0, start1, end1, ...: sorted, disjoint, not adjacent
+        self.bounds = array("q", bytes(8 * 32))
+        self.size = 0        # bounds in use: sorted, disjoint, not adjacent
 
     @property
     def booked(self):
         """The booked intervals not yet over, as (start, end) pairs."""
         b = self.bounds
-        return list(zip(b[::2], b[1::2]))
+        return [(b[i], b[i + 1]) for i in range(0, self.size, 2)]
 
     def book(self, now, t, cycles):
         """Reserve `cycles` (> 0) of issue from cycle t >= now on (now: the simulated time); returns
         the start."""
-        b = self.bounds
-        if b and b[1] <= now:                      # drop what is over
-            i = 2
-            while i < len(b) and b[i + 1] <= now:
-                i += 2
-            del b[:i]
-        i = bisect_right(b, t)
-        if i & 1:                                  # t is inside booked interval [b[i-1], b[i])
-            t = b[i]
+        # Speed: compiled, self.bounds is indexed in place (a local copy of a typed memoryview costs
+        # two atomic reference counts per call).
+        n = self.size
+        if n and self.bounds[1] <= now:            # drop what is over
+            n = self.drop(now)
+        if n == 0 or self.bounds[n - 1] <= t:      # nothing booked from t on: append
+            if n and self.bounds[n - 1] == t:
+                self.bounds[n - 1] = t + cycles
+                return t
+            if n + 2 > len(self.bounds):
+                n = self.make_room(now)
+            self.bounds[n] = t
+            self.bounds[n + 1] = t + cycles
+            self.size = n + 2
+            return t
+        lo = 0                                     # bisect_right(bounds, t)
+        hi = n
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if t < self.bounds[mid]:
+                hi = mid
+            else:
+                lo = mid + 1
+        i = lo
+        if i & 1:                                  # t is inside the booked interval that ends at bounds[i]
+            t = self.bounds[i]
             i += 1
-        n = len(b)
-        while i < n and t + cycles > b[i]:         # the gap before the interval at i is too short
-            t = b[i + 1]
+        while i < n and t + cycles > self.bounds[i]:   # the gap before the interval at i is too short
+            t = self.bounds[i + 1]
             i += 2
         end = t + cycles
-        # [t, end) goes in the gap between b[i - 1] (an end) and b[i] (a start): fuse with either.
-        if i and b[i - 1] == t:
-            if i < n and b[i] == end:
-                del b[i - 1:i + 1]
+        # [t, end) goes in the gap between bounds[i - 1] (an end) and bounds[i] (a start): fuse with either.
+        if i and self.bounds[i - 1] == t:
+            if i < n and self.bounds[i] == end:    # it fills the gap: the two intervals become one
+                for j in range(i - 1, n - 2):
+                    self.bounds[j] = self.bounds[j + 2]
+                self.size = n - 2
             else:
-                b[i - 1] = end
-        elif i < n and b[i] == end:
-            b[i] = t
-        else:
-            b[i:i] = (t, end)
+                self.bounds[i - 1] = end
+        elif i < n and self.bounds[i] == end:
+            self.bounds[i] = t
+        else:                                      # a new interval at i
+            if n + 2 > len(self.bounds):           # (what is over was dropped: i stays)
+                n = self.make_room(now)
+            j = n - 1
+            while j >= i:
+                self.bounds[j + 2] = self.bounds[j]
+                j -= 1
+            self.bounds[i] = t
+            self.bounds[i + 1] = end
+            self.size = n + 2
         return t
+
+    def drop(self, now):
+        """Drop the intervals over by cycle `now`; returns the new size."""
+        n = self.size
+        i = 0
+        while i < n and self.bounds[i + 1] <= now:
+            i += 2
+        if i:
+            for j in range(n - i):
+                self.bounds[j] = self.bounds[j + i]
+            n -= i
+            self.size = n
+        return n
+
+    def make_room(self, now):
+        """Room for one more interval (what is over by `now` was dropped): the array twice as long;
+        returns the size."""
+        n = self.size
+        old = self.bounds
+        if n + 2 > len(old):
+            grown = array("q", bytes(16 * len(old)))
+            for j in range(n):
+                grown[j] = old[j]
+            self.bounds = grown
+        return n
 
 
 class Simd:
-    """One SIMD of a compute unit: a simpy process that runs cohorts of resident waves."""
+    """One SIMD of a compute unit: its issue port and, per dispatch, its slot groups."""
 
-    def __init__(self, cu, index, slots, dispatch, free_at=0, groups=None):
+    def __init__(self, cu, index):
         self.cu = cu
         self.index = index
-        self.dispatch = dispatch      # the DispatchSimulation this SIMD works for
-        self.free_at = free_at        # the previous dispatch's waves leave this SIMD then
-        groups = max(1, min(ISSUE_GROUPS if groups is None else groups, slots))
-        self.group_slots = [slots // groups + (1 if g < slots % groups else 0) for g in range(groups)]
-        self.port = IssuePort() if groups > 1 else None   # shared by the groups
+        self.free_at = 0              # the last dispatch's waves have left this SIMD then
+        self.busy_cycles = 0          # issue cycles of the running dispatch's cohorts
+        self.last_store = 0           # the running dispatch's last store acknowledgement
+        self.group_slots = []
+        self.groups = []
+        self.port = None
+
+    def begin_dispatch(self, slots, work, groups=None):
+        """Take a dispatch whose waves get `slots` wave slots here: split them into slot groups (at
+        most ISSUE_GROUPS, or `groups`) that share a fresh issue port; returns the groups."""
+        n = max(1, min(ISSUE_GROUPS if groups is None else groups, slots))
+        self.group_slots = [slots // n + (1 if g < slots % n else 0) for g in range(n)]
+        self.port = IssuePort() if n > 1 else None   # shared by the groups
         self.busy_cycles = 0
         self.last_store = 0
+        self.groups = [SlotGroup(self, g, self.group_slots[g], work) for g in range(n)]
+        return self.groups
 
-    def run(self, env, group=0):
-        """The slot group's process: take cohorts from the workgroup dispatcher until none is left
-        and time each through its path (the steps of kernel_path.py).
+    def end_dispatch(self):
+        """The dispatch has ended: let its slot groups (and what they share: its costs, its trace
+        recorder) go; what carries over is free_at."""
+        self.groups = []
+        self.port = None
 
-        Speed trick: a cohort keeps its own clock `t` and yields to simpy only when it must meet
-        the rest of the GPU at the right time: right before each memory request (the CU pipeline
-        and the memory system are shared) and when it ends. ALU runs, scalar-load latency and
-        s_waitcnt only move `t`, so a cohort costs about one simpy event per memory instruction
-        however many instructions the kernel has.
 
-        Speed: the cohort's steps run inline here, not in a generator of their own (each `yield
-        from` level costs every resume a frame switch). The simulated time is kept in the local
-        `now` instead of reading `env.now` (a property): a timeout of `t - now` resumes this
-        process at exactly `t`, so after each yield `now` is what it waited for. Steps are unpacked
-        in the `for` statement (no attribute reads) and the hooks, port and traffic table are bound
-        to locals once per process.
-        """
-        d = self.dispatch
-        recorder = d.recorder
-        segments = recorder is not None and recorder.keeps_segments
-        memory = recorder is not None and recorder.keeps_memory
-        slots = self.group_slots[group]
-        take, split, costs = d.dispatcher.take, d.dispatcher.split_by_path, d.path_costs
-        cu = self.cu
-        cu_index, simd_index = cu.index, self.index
-        book = self.port.book if self.port is not None else None
-        # Speed: the port's calendar, read here so that the common booking (nothing booked from t
-        # on) is an append without a call; book() keeps the list short (it drops what is over).
-        bounds = self.port.bounds if self.port is not None else None
-        traffic = d.traffic.cohort
-        timeout = env.timeout
-        sector_bytes = d.sector_bytes
-        look_up, try_issue, wait_for_room = cu.look_up, cu.try_issue, cu.wait_for_room
-        now = env.now
-        if self.free_at > now:
-            yield timeout(self.free_at - now)
-            now = self.free_at
+class CohortWork:
+    """What the slot groups of one dispatch share: the workgroup dispatcher, the kernel's paths and
+    their schedules, the cache classification of every memory instruction, the trace recorder."""
+
+    def __init__(self, dispatcher, path_costs, traffic, sector_bytes, recorder):
+        self.dispatcher = dispatcher
+        self.path_costs = path_costs          # path id -> kernel_path.PathCost
+        self.schedules = {}                   # path id << 32 | waves -> (flat steps, busy cycles)
+        self.traffic = traffic                # caches.DispatchTraffic
+        self.blocks = {}                      # pc << 40 | cohort size << 20 | block -> its costs
+        self.costs_at = 0                     # where costs() put the cohort's costs in the list it returned
+        self.sector_bytes = sector_bytes
+        self.recorder = recorder
+        self.segments = recorder is not None and recorder.keeps_segments
+        self.memory_rows = recorder is not None and recorder.keeps_memory
+        # Wave-group rows, 8 ints each (see wave_group): the first `nrows` of a 64-bit array.
+        self.rows_buffer = array("q", bytes(8 * 8 * 1024)) if recorder is not None else array("q")
+        self.rows = self.rows_buffer
+        self.nrows = 0
+
+    def schedule(self, path_id, waves):
+        """The steps of a cohort of `waves` waves on path `path_id` as one flat 64-bit array (kind,
+        cycles, first pc, last pc, is_write, latency per step) and the issue cycles it charges its SIMD.
+
+        Speed: flattened once per path and cohort size, so a cohort reads its steps by index, as C
+        integers when compiled, with no NamedTuple attribute reads."""
+        key = path_id << 32 | waves
+        cached = self.schedules.get(key)
+        if cached is None:
+            steps, busy = self.path_costs[path_id].schedule(waves)
+            flat = array("q")
+            for step in steps:
+                flat.extend((step.kind, step.cycles, step.first_pc, step.last_pc, 1 if step.is_write else 0,
+                             step.latency))
+            cached = self.schedules[key] = (flat, busy)
+        return cached
+
+    def costs(self, pc, first, count):
+        """The costs (caches.TRAFFIC_FIELDS) of waves first .. first + count - 1 at instruction pc: a list
+        that holds them from index `costs_at` on.
+
+        Speed: this runs once per memory request. Most cohorts are aligned runs of `count` waves, whose
+        costs caches.DispatchTraffic.block_rows sums BLOCK cohorts at a time; a block is kept here,
+        read in place (no slice, no call into caches.py), until one two blocks later is started
+        (slot groups run at different speeds, so cohorts of neighbouring blocks interleave). Any
+        other range is DispatchTraffic.cohort's sum; both give the same numbers."""
+        if first % count == 0:
+            k = first // count
+            block = k // BLOCK
+            key = pc << 40 | count << 20 | block   # (a cohort has at most 64 waves; blocks < 2^20)
+            rows = self.blocks.get(key, MISSING)
+            if rows is MISSING:
+                rows = self.blocks[key] = self.traffic.block_rows(pc, count, block)
+                if block >= 2:
+                    self.blocks.pop(key - 2, None)  # two blocks back: its cohorts have all run
+            at = (k - block * BLOCK) * FIELDS
+            if rows is not None and at < len(rows):
+                self.costs_at = at
+                return rows
+        self.costs_at = 0
+        return list(self.traffic.cohort(pc, first, count))
+
+    def wave_group(self, cu, simd, group, first_wave, waves, start, end, alu_cycles):
+        """Keep a cohort's trace row (TraceRecorder.wave_group's arguments) for wave_group_columns.
+
+        Speed: rows go into a 64-bit array (C integers when compiled, no tuple per row), handed over
+        at the dispatch's end as NumPy does it."""
+        at = 8 * self.nrows
+        if at + 8 > len(self.rows):        # the array twice as long
+            grown = array("q", bytes(16 * len(self.rows)))
+            grown[:at] = self.rows_buffer[:at]
+            self.rows_buffer = grown
+            self.rows = grown
+        self.rows[at] = cu
+        self.rows[at + 1] = simd
+        self.rows[at + 2] = group
+        self.rows[at + 3] = first_wave
+        self.rows[at + 4] = waves
+        self.rows[at + 5] = start
+        self.rows[at + 6] = end
+        self.rows[at + 7] = alu_cycles
+        self.nrows += 1
+
+    def wave_group_columns(self):
+        """The dispatch's wave-group rows as 8 lists, one per column (cu, simd, group, first wave, waves,
+        start, end, ALU cycles), for TraceRecorder.wave_groups: the same rows as one wave_group call per
+        cohort, handed over at once."""
+        rows = np.frombuffer(self.rows_buffer, dtype=np.int64, count=8 * self.nrows).reshape(self.nrows, 8)
+        return rows.T.tolist()
+
+
+# Slot-group states: where resume() goes on.
+START, TAKE, SPLIT, NEXT_COHORT, WALK, SEND, ROOM, SENT, COHORT_END, ENDED = range(10)
+
+
+class SlotGroup(Process):
+    """A slot group of a SIMD: the process that runs cohorts of its waves (see the module banner)."""
+
+    def __init__(self, simd, group, slots, work):
+        self.simd = simd
+        self.cu = simd.cu
+        self.port = simd.port
+        self.work = work
+        self.dispatcher = work.dispatcher
+        self.group = group
+        self.slots = slots
+        self.state = START
+        self.first = self.count = 0               # the waves taken from the dispatcher
+        self.pieces = None                        # split_by_path of them
+        self.piece = 0                            # the next piece's index
+        self.path_id = self.first_wave = self.waves = 0   # the cohort running
+        self.begin = self.busy = 0
+        self.steps = None
+        self.nsteps = self.step = 0
+        self.schedule_key = -1                    # path id << 32 | waves of `steps`
+        self.t = 0                                # the cohort's clock (may run ahead of simulated time)
+        # Completion cycles of the cohort's outstanding loads, sorted: the first `nloads` of a 64-bit
+        # array (compiled: C integers, no list of Python ints).
+        self.loads = array("q", bytes(8 * 8))
+        self.nloads = 0
+        self.issued = self.pc = self.latency = 0  # the memory instruction being sent
+        self.is_write = False
+        self.sectors = self.lines = self.ic_hits = self.dram_reads = self.dram_writes = self.ic_writes = 0
+        self.done = 0
+        self.request = None                       # compute_unit.WaitingRequest while in the wait queue
+
+    def resume(self, now):
+        """Run the slot group from its state at cycle `now` until it must wait: take cohorts from the
+        workgroup dispatcher until none is left and time each through its path (the steps of
+        kernel_path.py).
+
+        Speed trick: a cohort keeps its own clock `t` and meets the rest of the GPU (returns to its
+        driver) only when it must do so at the right time: right before each memory request (the CU
+        pipeline and the memory system are shared) and when it ends. ALU runs, scalar-load latency
+        and s_waitcnt only move `t`, so a cohort costs about one event per memory instruction
+        however many instructions the kernel has."""
+        state = self.state
+        if state == START:
+            state = TAKE
+            if self.simd.free_at > now:       # the previous dispatch's waves leave this SIMD then
+                self.state = TAKE
+                return self.simd.free_at
         while True:
-            work = take(now, slots)
-            if work is None:
-                if now > self.free_at:
-                    self.free_at = int(now)
-                return
-            start_at, first, count = work
-            if start_at > now:
-                yield timeout(start_at - now)
-                now = start_at
-            for path_id, first_wave, waves in split(first, count):
-                begin = now
-                steps, busy = costs[path_id].schedule(waves)
-                self.busy_cycles += busy
-                # ---- one cohort of `waves` waves (first_wave ..) through the path, from `now` ----
-                t = now
-                loads = []          # completion cycles of the cohort's outstanding loads, sorted
-                for kind, cycles, pc, last_pc, is_write, latency in steps:
-                    if kind == ALU:
-                        if bounds is not None:             # the issue cycles, on the shared port
-                            if bounds and bounds[-1] > t or len(bounds) > 16:
-                                t = book(now, t, cycles)
-                            elif bounds and bounds[-1] == t:    # IssuePort.book when nothing is booked
-                                bounds[-1] = t + cycles         # from t on: append, fused if adjacent
-                            else:
-                                bounds += (t, t + cycles)
-                        if segments:
-                            recorder.segment(cu_index, simd_index, group, first_wave, waves, pc, last_pc, t,
-                                             t + cycles)
-                        t += cycles
-                    elif kind == SMEM:
-                        insort(loads, t + cycles)
-                    elif kind == WAIT:
-                        # At most `cycles` (the count) loads may remain: wait for the others.
-                        while loads and loads[0] <= t:
-                            loads.pop(0)
-                        if len(loads) > cycles:
-                            t = loads[len(loads) - cycles - 1]
-                            del loads[:len(loads) - cycles]
-                    else:
-                        if bounds is not None:             # as for ALU steps
-                            if bounds and bounds[-1] > t or len(bounds) > 16:
-                                t = book(now, t, cycles)
-                            elif bounds and bounds[-1] == t:
-                                bounds[-1] = t + cycles
-                            else:
-                                bounds += (t, t + cycles)
-                        issued = t
-                        t += cycles
-                        sectors, lines, l2_hits, ic_hits, dram_reads, dram_writes, ic_writes = traffic(
-                            pc, first_wave, waves)
-                        yield timeout(t - now)
-                        now = t
-                        # The addresses reach the cache front end after the pipeline latency; the
-                        # request leaves for the L2 once its lines are looked up. The SIMD goes on
-                        # meanwhile, unless the CU's miss queue is full.
-                        arrive = look_up(t + latency, lines) if lines else t
-                        done = arrive
-                        if sectors:
-                            # A LevelBytes' fields as a plain tuple (one per request: no NamedTuple).
-                            level_bytes = (sectors * sector_bytes, (ic_hits + ic_writes) * sector_bytes,
-                                           (dram_reads + dram_writes) * sector_bytes, ic_hits * sector_bytes,
-                                           dram_reads * sector_bytes)
-                            done = try_issue(arrive, sectors, is_write, *level_bytes)
-                            if done is None:     # the miss queue is full: wait in the CU's queue
-                                done, now = yield from wait_for_room(env, arrive, sectors, level_bytes, is_write)
-                            if memory:
-                                recorder.memory(cu_index, simd_index, group, pc, issued, done, level_bytes[0],
-                                                level_bytes[2], is_write)
-                        if segments:
-                            recorder.segment(cu_index, simd_index, group, first_wave, waves, pc, pc, issued, t)
-                        t = now
-                        if is_write:
-                            if done > self.last_store:
-                                self.last_store = done
-                        else:
-                            insort(loads, done)
-                if t > now:
-                    yield timeout(t - now)
-                    now = t
-                if recorder is not None:
+            if state == TAKE:
+                work = self.dispatcher.take(now, self.slots)
+                if work is None:
+                    if now > self.simd.free_at:
+                        self.simd.free_at = now
+                    self.state = ENDED
+                    return DONE
+                start_at, self.first, self.count = work
+                state = SPLIT
+                if start_at > now:
+                    self.state = SPLIT
+                    return start_at
+            if state == SPLIT:
+                self.pieces = self.dispatcher.split_by_path(self.first, self.count)
+                self.piece = 0
+                state = NEXT_COHORT
+            if state == NEXT_COHORT:
+                if self.piece == len(self.pieces):
+                    state = TAKE
+                    continue
+                self.path_id, self.first_wave, self.waves = self.pieces[self.piece]
+                self.piece += 1
+                self.begin = now
+                key = self.path_id << 32 | self.waves
+                if key != self.schedule_key:      # most cohorts of a dispatch share one schedule
+                    self.steps, self.busy = self.work.schedule(self.path_id, self.waves)
+                    self.nsteps = len(self.steps) // 6
+                    self.schedule_key = key
+                self.simd.busy_cycles += self.busy
+                self.t = now
+                self.nloads = 0
+                self.step = 0
+                state = WALK
+            elif state == SEND:
+                state = self.send(now)
+                if state == ROOM:
+                    self.state = ROOM
+                    return WAIT
+            elif state == ROOM:                   # the wait queue sent the request's last piece now
+                self.done = self.request.done
+                self.request = None
+                state = SENT
+            if state == SENT:
+                self.sent(now)
+                state = WALK
+            if state == WALK:
+                resume_at = self.walk(now)
+                if resume_at >= 0:                # a memory instruction's issue ends then
+                    self.state = SEND
+                    return resume_at
+                if self.t > now:                  # the cohort's last step ends then
+                    self.state = COHORT_END
+                    return self.t
+                state = COHORT_END
+            if state == COHORT_END:
+                if self.work.recorder is not None:
                     # The cohort's own issue cycles (cached schedule), not the SIMD's count, which the
                     # other slot group also raises while this cohort waits for memory.
-                    recorder.wave_group(cu_index, simd_index, group, first_wave, waves, begin, now, busy)
+                    self.work.wave_group(self.cu.index, self.simd.index, self.group, self.first_wave, self.waves,
+                                         self.begin, now, self.busy)
+                state = NEXT_COHORT
+
+    def walk(self, now):
+        """Run the cohort's steps from `step` on, moving its clock, until a memory instruction has
+        issued (returns the cycle its issue ends: the request leaves then) or the path ends (-1)."""
+        t, step = self.t, self.step
+        port = self.port
+        work = self.work
+        steps = self.steps                         # (compiled: one typed memoryview per call)
+        segments = work.segments
+        while step < self.nsteps:
+            at = 6 * step
+            kind = steps[at]
+            cycles = steps[at + 1]
+            if kind == ALU:
+                if port is not None:               # the issue cycles, on the shared port
+                    # Speed: IssuePort.book when nothing is booked from t on and there is room is an
+                    # append (fused if adjacent) without a call; book() drops what is over.
+                    n = port.size
+                    if n == 0 or port.bounds[n - 1] < t and n + 2 <= len(port.bounds):
+                        port.bounds[n] = t
+                        port.bounds[n + 1] = t + cycles
+                        port.size = n + 2
+                    elif port.bounds[n - 1] == t:
+                        port.bounds[n - 1] = t + cycles
+                    else:
+                        t = port.book(now, t, cycles)
+                if segments:
+                    work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave, self.waves,
+                                          steps[at + 2], steps[at + 3], t, t + cycles)
+                t += cycles
+            elif kind == SMEM:
+                self.add_load(t + cycles)
+            elif kind == WAIT_STEP:
+                # At most `cycles` (the count) loads may remain: wait for the others.
+                k = 0                              # the loads done by t
+                while k < self.nloads and self.loads[k] <= t:
+                    k += 1
+                if self.nloads - k > cycles:       # wait for the oldest of those too many
+                    k = self.nloads - cycles
+                    t = self.loads[k - 1]
+                if k:
+                    self.nloads -= k
+                    for j in range(self.nloads):
+                        self.loads[j] = self.loads[j + k]
+            else:                                  # VMEM: one issue pass per wave, on the port
+                if port is not None:               # as for ALU steps
+                    n = port.size
+                    if n == 0 or port.bounds[n - 1] < t and n + 2 <= len(port.bounds):
+                        port.bounds[n] = t
+                        port.bounds[n + 1] = t + cycles
+                        port.size = n + 2
+                    elif port.bounds[n - 1] == t:
+                        port.bounds[n - 1] = t + cycles
+                    else:
+                        t = port.book(now, t, cycles)
+                self.issued = t
+                t += cycles
+                self.pc = steps[at + 2]
+                self.is_write = steps[at + 4] != 0
+                self.latency = steps[at + 5]
+                costs = work.costs(self.pc, self.first_wave, self.waves)
+                cost_at = work.costs_at       # caches.TRAFFIC_FIELDS from here on
+                self.sectors = costs[cost_at]
+                self.lines = costs[cost_at + 1]
+                self.ic_hits = costs[cost_at + 3]
+                self.dram_reads = costs[cost_at + 4]
+                self.dram_writes = costs[cost_at + 5]
+                self.ic_writes = costs[cost_at + 6]
+                self.t = t
+                self.step = step
+                return t
+            step += 1
+        self.t = t
+        self.step = step
+        return -1
+
+    def send(self, now):
+        """The memory instruction's issue has ended (`now`): its addresses reach the CU's cache front
+        end after the pipeline latency; the request leaves for the L2 once its lines are looked up.
+        The cohort goes on meanwhile, unless the CU's miss queue is full: then the request waits in
+        the CU's wait queue (returns ROOM), else SENT."""
+        arrive = self.cu.look_up(now + self.latency, self.lines) if self.lines else now
+        self.done = arrive
+        if self.sectors:
+            sector_bytes = self.work.sector_bytes
+            # A LevelBytes' fields as plain ints (one request per call: no tuple is built).
+            done = self.cu.try_issue(arrive, self.sectors, self.is_write, self.sectors * sector_bytes,
+                                     (self.ic_hits + self.ic_writes) * sector_bytes,
+                                     (self.dram_reads + self.dram_writes) * sector_bytes,
+                                     self.ic_hits * sector_bytes, self.dram_reads * sector_bytes)
+            if done < 0:                          # the miss queue is full: wait in the CU's queue
+                self.request = self.cu.wait_for_room(now, arrive, self.sectors, self.sectors * sector_bytes,
+                                                     (self.ic_hits + self.ic_writes) * sector_bytes,
+                                                     (self.dram_reads + self.dram_writes) * sector_bytes,
+                                                     self.ic_hits * sector_bytes, self.dram_reads * sector_bytes,
+                                                     self.is_write, self)
+                return ROOM
+            self.done = done
+        return SENT
+
+    def sent(self, now):
+        """The request has left (at `now`): trace it, and the cohort's clock goes on from now; a load's
+        completion joins the outstanding loads, a store's the SIMD's last store."""
+        work = self.work
+        if self.sectors and work.memory_rows:
+            work.recorder.memory(self.cu.index, self.simd.index, self.group, self.pc, self.issued, self.done,
+                                 self.sectors * work.sector_bytes,
+                                 (self.dram_reads + self.dram_writes) * work.sector_bytes, self.is_write)
+        if work.segments:
+            work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave, self.waves, self.pc,
+                                  self.pc, self.issued, self.t)
+        self.t = now
+        if self.is_write:
+            if self.done > self.simd.last_store:
+                self.simd.last_store = self.done
+        else:
+            self.add_load(self.done)
+        self.step += 1
+
+    def add_load(self, done):
+        """An outstanding load of the cohort that completes at cycle `done` (after any that complete
+        then too: bisect.insort's order)."""
+        n = self.nloads
+        if n == len(self.loads):           # more loads than ever before: the array twice as long
+            grown = array("q", bytes(16 * n))
+            for j in range(n):
+                grown[j] = self.loads[j]
+            self.loads = grown
+        i = n
+        while i > 0 and self.loads[i - 1] > done:
+            self.loads[i] = self.loads[i - 1]
+            i -= 1
+        self.loads[i] = done
+        self.nloads = n + 1

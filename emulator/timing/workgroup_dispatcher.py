@@ -7,11 +7,15 @@ waves can be launched, not by its compute units. The launchers work in parallel:
 n x launch_cycles / launchers cycles, the remainder carried in integers to the next hand-out. A SIMD asks for up to
 its free slot count and gets a contiguous range of waves; waves of one workgroup may land on
 different SIMDs (the DirectML kernels here use no shared memory, so nothing ties them together).
+One per dispatch (its waves); compiled by Cython where a C compiler is (workgroup_dispatcher.pxd;
+setup.py).
 """
 import numpy as np
 
 
 class WorkgroupDispatcher:
+    """Hands a dispatch's waves out in order (see the module banner)."""
+
     def __init__(self, total_waves, waves_per_workgroup, launch_cycles, start_cycle, wave_path, launchers=1):
         self.total = total_waves
         self.per_group = waves_per_workgroup
@@ -40,7 +44,7 @@ class WorkgroupDispatcher:
         self.next_wave = first + count
         # Workgroups whose first wave is in this range: each costs one launch.
         groups = -(-(first + count) // self.per_group) - -(-first // self.per_group)
-        start = max(now, self.next_launch)
+        start = now if now > self.next_launch else self.next_launch
         if self.launchers == 1:
             self.next_launch = start + groups * self.launch_cycles
         else:

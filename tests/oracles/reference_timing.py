@@ -18,9 +18,16 @@ import simpy
 from dmlemu.timing.caches import CacheHierarchy
 from dmlemu.timing.command_processor import occupancy
 from dmlemu.timing.compute_unit import ComputeUnit, LevelBytes
+from dmlemu.timing.events import Process
 from dmlemu.timing.kernel_path import ALU, SMEM, VMEM, WAIT, PathCost, Step
 from dmlemu.timing.memory_system import MemorySystem
 from dmlemu.timing.simd import Simd
+from dmlemu.timing.simpy_driver import SimpyDriver
+
+
+class _Waiter(Process):
+    """Stands for a wave in its CU's wait queue: the queue wakes it (simpy_driver.SimpyDriver.wake
+    succeeds the event the wave waits for)."""
 
 
 def reference_cycles(preset, wave_width, launch, stats):
@@ -34,12 +41,15 @@ def reference_cycles(preset, wave_width, launch, stats):
     runs = {pid: _runs(cost) for pid, cost in costs.items()}
     launched = preset.launch_cycles
     env = simpy.Environment(initial_time=launched)
+    driver = SimpyDriver()            # runs the CUs' wait queues in this environment
+    driver.env = env
     memory = MemorySystem(preset)
     slots = occupancy(preset, launch.vgprs_used)
     simds = []
     for c in range(preset.compute_units):
         cu = ComputeUnit(c, preset, memory)
-        simds += [Simd(cu, s, slots, None, groups=1) for s in range(preset.simds_per_cu)]
+        cu.scheduler = driver
+        simds += [Simd(cu, s) for s in range(preset.simds_per_cu)]
     ports = [simpy.Resource(env, capacity=1) for _ in simds]
     free = simpy.Store(env)
     for _ in range(slots):            # the first round: SIMD s of every CU, then SIMD s + 1
@@ -79,8 +89,11 @@ def reference_cycles(preset, wave_width, launch, stats):
                                              (dram_reads + dram_writes) * sector_bytes, ic_hits * sector_bytes,
                                              dram_reads * sector_bytes)
                     done = simd.cu.try_issue(arrive, sectors, step.is_write, *level_bytes)
-                    if done is None:
-                        done, _ = yield from simd.cu.wait_for_room(env, arrive, sectors, level_bytes, step.is_write)
+                    if done < 0:
+                        waiter = _Waiter()
+                        request = simd.cu.wait_for_room(env.now, arrive, sectors, *level_bytes, step.is_write, waiter)
+                        yield driver.waiting.setdefault(waiter, env.event())
+                        done = request.done
                 if step.is_write:
                     last["store"] = max(last["store"], done)
                 else:

@@ -231,35 +231,52 @@ def test_the_timing_models_speed_work_moved_no_cycle():
 
 def test_the_cu_wait_queue_sends_waiting_requests_in_arrival_order_in_pieces():
     """compute_unit.ComputeUnit: a request that does not fit the miss queue waits in the CU's queue;
-    one process sends the first waiting request in pieces (at least a quarter of the queue) as
+    its process sends the first waiting request in pieces (at least a quarter of the queue) as
     earlier sectors retire, then the next; a request that fits goes at once even while others wait."""
-    import simpy
     from dmlemu.timing.compute_unit import ComputeUnit
+    from dmlemu.timing.events import DONE, WAIT, Process
     from dmlemu.timing.memory_system import MemorySystem
+    from dmlemu.timing.simpy_driver import SimpyDriver
     preset = dataclasses.replace(RX_7900_XTX, max_lines_in_flight_per_cu=8, refresh_interval_cycles=0,
                                  dram_turnaround_cycles=0)
-    cu = ComputeUnit(0, preset, MemorySystem(preset))
-    env = simpy.Environment()
     sector = preset.sector_bytes
     level = lambda n: (n * sector, 0, 0, 0, 0)          # L2 hits only: done = L2 transfer + latency
-    first = cu.try_issue(0, 8, False, *level(8))         # fills the queue until `first`
-    assert cu.try_issue(0, 1, False, *level(1)) is None
-    results = {}
-
-    def request(name, arrive, sectors):
-        results[name] = yield from cu.wait_for_room(env, arrive, sectors, level(sectors), False)
-
     sends = []
-    request_bytes = cu.memory.request
 
-    def logged(now, l2, *rest):
-        done = request_bytes(now, l2, *rest)
-        sends.append((now, l2 // sector, done))
-        return done
-    cu.memory.request = logged
-    env.process(request("a", 5, 12))                     # 12 sectors through a queue of 8: two pieces
-    env.process(request("b", 6, 2))
-    env.run()
+    class Logged(MemorySystem):
+        def request(self, now, l2, *rest):
+            done = super().request(now, l2, *rest)
+            sends.append((now, l2 // sector, done))
+            return done
+
+    class Requester(Process):
+        """Arrives at `arrive` with `sectors`, asks the miss queue, waits in the wait queue if it must."""
+
+        def __init__(self, cu, name, arrive, sectors, results):
+            self.cu, self.name, self.arrive, self.sectors, self.results = cu, name, arrive, sectors, results
+            self.request = None
+
+        def resume(self, now):
+            if self.request is not None:      # woken: the last piece was sent
+                self.results[self.name] = (self.request.done, self.request.sent_at)
+                return DONE
+            if now < self.arrive:
+                return self.arrive
+            done = self.cu.try_issue(now, self.sectors, False, *level(self.sectors))
+            if done >= 0:
+                self.results[self.name] = (done, None)
+                return DONE
+            self.request = self.cu.wait_for_room(now, now, self.sectors, *level(self.sectors), False, self)
+            return WAIT
+
+    cu = ComputeUnit(0, preset, Logged(preset))
+    driver = cu.scheduler = SimpyDriver()
+    first = cu.try_issue(0, 8, False, *level(8))         # fills the queue until `first`
+    assert cu.try_issue(0, 1, False, *level(1)) == -1
+    sends.clear()
+    results = {}
+    # 12 sectors through a queue of 8: two pieces; b waits behind a.
+    driver.run([Requester(cu, "a", 5, 12, results), Requester(cu, "b", 6, 2, results)], 0)
     # Each piece: one L2 cycle and the L2's 250-cycle latency. a's first piece (8 sectors) leaves when
     # `first` retires (251), its last 4 when that piece retires (502); b, behind a, then too (4 free).
     assert first == 251
@@ -268,17 +285,11 @@ def test_the_cu_wait_queue_sends_waiting_requests_in_arrival_order_in_pieces():
     assert not cu.waiting and cu.sectors_in_flight == 6
     # A request that fits passes a waiting one that wants a whole piece (2 sectors, 1 free).
     cu = ComputeUnit(0, preset, MemorySystem(preset))
-    env = simpy.Environment()
+    driver = cu.scheduler = SimpyDriver()
     cu.try_issue(0, 7, False, *level(7))
-    passed = []
-
-    def small():
-        yield env.timeout(2)
-        passed.append((cu.try_issue(env.now, 1, False, *level(1)), len(cu.waiting)))
-    env.process(request("c", 1, 4))
-    env.process(small())
-    env.run()
-    assert passed[0][0] is not None and passed[0][1] == 1
+    results = {}
+    driver.run([Requester(cu, "c", 1, 4, results), Requester(cu, "small", 2, 1, results)], 0)
+    assert results["small"][1] is None and results["small"][0] < results["c"][0]
 
 
 def test_parallel_workgroup_launchers_share_the_launch_cost_exactly():

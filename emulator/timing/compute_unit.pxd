@@ -1,0 +1,49 @@
+# C types of compute_unit.py (Cython pure-Python mode: the .py is the code, this file its declarations).
+cimport cython
+
+from dmlemu.timing.events cimport Process, Scheduler
+from dmlemu.timing.memory_system cimport MemorySystem
+
+
+cdef class WaitingRequest:
+    cdef public long long sectors, sent, l2, infinity_cache, dram, ic_reads, dram_reads, done, sent_at
+    cdef public bint is_write
+    cdef public Process process
+
+
+cdef class ComputeUnit(Process):
+    cdef public long long index, capacity, chunk, lookups_per_cycle, front_end_free, sectors_in_flight
+    cdef public MemorySystem memory
+    cdef public long long[::1] done_cycles, done_sectors
+    cdef public Py_ssize_t pieces
+    cdef public object waiting
+    cdef public Scheduler scheduler
+
+    @cython.locals(n=cython.Py_ssize_t,
+                   t=cython.longlong, moved=cython.longlong, i=cython.Py_ssize_t, child=cython.Py_ssize_t)
+    cpdef retire(self, long long now)
+
+    @cython.locals(done=cython.longlong, i=cython.Py_ssize_t, parent=cython.Py_ssize_t, j=cython.Py_ssize_t)
+    cpdef long long send(self, long long now, long long sectors, bint is_write, long long l2,
+                         long long infinity_cache, long long dram, long long ic_reads,
+                         long long dram_reads) except? -1
+
+    @cython.locals(start=cython.longlong)
+    cpdef long long look_up(self, long long now, long long lines) except? -1
+
+    cpdef long long try_issue(self, long long now, long long sectors, bint is_write, long long l2,
+                              long long infinity_cache, long long dram, long long ic_reads,
+                              long long dram_reads) except? -2
+
+    @cython.locals(request=WaitingRequest)
+    cpdef WaitingRequest wait_for_room(self, long long now, long long arrive, long long sectors, long long l2,
+                                       long long infinity_cache, long long dram, long long ic_reads,
+                                       long long dram_reads, bint is_write, Process process)
+
+    @cython.locals(request=WaitingRequest, capacity=cython.longlong, chunk=cython.longlong,
+                   sectors=cython.longlong, sent=cython.longlong, done=cython.longlong, left=cython.longlong,
+                   free=cython.longlong, want=cython.longlong, end=cython.longlong, piece=cython.longlong)
+    cpdef long long resume(self, long long now) except? -3
+
+    @cython.locals(freed=cython.longlong, done=cython.longlong, n=cython.longlong)
+    cpdef long long time_until_free(self, long long needed) except? -1

@@ -1,0 +1,43 @@
+# C types of memory_system.py (Cython pure-Python mode: the .py is the code, this file its declarations).
+# Byte-time quantities are 64-bit: physics.py runs a device interpreted where they could overflow.
+cimport cython
+
+
+cdef class FifoServer:
+    cdef public long long units_per_byte, units_per_cycle, free_units, refresh_interval, refresh_cycles
+    cdef public long long busy_cycles, bytes
+
+    @cython.locals(bps=cython.longlong, start_units=cython.longlong)
+    cpdef tuple serve(self, long long now, long long num_bytes)
+
+    @cython.locals(bps=cython.longlong, start=cython.longlong, end=cython.longlong, windows=cython.longlong)
+    cpdef tuple _book(self, long long start_units, long long end_units, long long num_bytes)
+
+
+cdef class DramServer(FifoServer):
+    cdef public long long write_batch_bytes, turnaround_cycles, pending_write_bytes, turnarounds, shared_cycles
+    cdef public bint read_since_drain, stream_open
+    cdef public long long stream_units_start, stream_units_end
+
+    @cython.locals(start_units=cython.longlong)
+    cpdef tuple open_stream(self, long long now, long long num_bytes, long long cycles)
+
+    @cython.locals(bps=cython.longlong, start_units=cython.longlong, work=cython.longlong,
+                   end_units=cython.longlong, s0=cython.longlong, e0=cython.longlong, x=cython.longlong,
+                   rest=cython.longlong, remain=cython.longlong)
+    cpdef tuple _serve_shared(self, long long now, long long num_bytes)
+
+    @cython.locals(span=tuple, pending=cython.longlong)
+    cpdef tuple serve_mixed(self, long long now, long long num_bytes, long long write_bytes)
+
+
+cdef class MemorySystem:
+    cdef public DramServer dram
+    cdef public FifoServer l2, infinity_cache
+    cdef public long long dram_latency, l2_latency, ic_latency
+    cdef public object dram_log
+
+    @cython.locals(l2=FifoServer, bps=cython.longlong, start_units=cython.longlong, end_units=cython.longlong,
+                   end=cython.longlong, done=cython.longlong, start=cython.longlong)
+    cpdef long long request(self, long long now, long long l2_bytes, long long ic_bytes, long long dram_bytes,
+                            bint is_write, long long ic_read_bytes=*, long long dram_read_bytes=*) except? -1

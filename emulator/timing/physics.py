@@ -1,0 +1,78 @@
+"""Which build of the timing units a device runs: compiled, or the same sources interpreted (timing).
+
+One choice per device (CommandProcessor), for as long as it lives. The units (memory_system.py,
+compute_unit.py, simd.py, workgroup_dispatcher.py, and events.py's heap) are plain Python that Cython
+compiles in its pure-Python mode where a C compiler is (setup.py); then `dmlemu.timing.<unit>` is the
+extension module. The interpreted build is the same .py files loaded as Python source.
+
+The 64-bit guard: compiled, a server's byte-time quantities (memory_system.py) are C 64-bit
+integers. They stay exact while every rate, in byte-time units per cycle or per byte, is below LIMIT
+and the simulated time is below 2^60 units (over 2^36 cycles at the largest such rate): a device
+whose preset has a rate at or above LIMIT runs the interpreted build, whose Python integers are
+unbounded; a dispatch that would start past 2^60 units on a compiled device is refused with an
+OverflowError (command_processor.py) rather than computed wrongly. DMLEMU_TIMING_PHYSICS=interpreted
+runs every device interpreted.
+"""
+import importlib
+import importlib.machinery
+import importlib.util
+import math
+import os
+import sys
+
+UNITS = ("memory_system", "compute_unit", "simd", "workgroup_dispatcher")
+LIMIT = 1 << 24      # largest byte-time rate the compiled build takes (cycles < 2^36 then stay below 2^60 units)
+START_LIMIT = 1 << 60   # byte-time units a dispatch may start at on the compiled build
+
+_interpreted = None
+
+
+def compiled(module):
+    """Whether `module` is an extension module (Cython built it) rather than Python source."""
+    return module.__file__.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+
+
+def rates(preset):
+    """The byte-time rates of the preset's servers: units per cycle and units per byte of each."""
+    out = []
+    servers = [preset.dram_bytes_per_second, preset.l2_bytes_per_cycle * preset.clock_hz]
+    if preset.infinity_cache_bytes:
+        servers.append(preset.infinity_cache_bytes_per_second)
+    for bytes_per_second in servers:
+        common = math.gcd(preset.clock_hz, bytes_per_second)
+        out += [preset.clock_hz // common, bytes_per_second // common]
+    return out
+
+
+def fits_64_bits(preset):
+    """Whether the compiled build computes this preset's byte-time exactly (see the banner)."""
+    return max(rates(preset)) < LIMIT
+
+
+def modules(preset):
+    """The unit modules a device of this preset runs: {name: module}, compiled where they were built
+    and the preset fits 64 bits, else interpreted."""
+    wanted = os.environ.get("DMLEMU_TIMING_PHYSICS", "").lower()
+    built = {name: importlib.import_module(f"dmlemu.timing.{name}") for name in UNITS}
+    if wanted != "interpreted" and (fits_64_bits(preset) or not any(compiled(m) for m in built.values())):
+        return built
+    return interpreted()
+
+
+def interpreted():
+    """The unit modules loaded from their .py sources, whether or not compiled ones were built; they
+    import each other's interpreted copies (and the compiled events bases, which they subclass)."""
+    global _interpreted
+    if _interpreted is None:
+        loaded = {}
+        folder = os.path.dirname(os.path.abspath(__file__))
+        for name in ("workgroup_dispatcher", "memory_system", "compute_unit", "simd"):
+            qualified = f"dmlemu.timing._interpreted_{name}"
+            loader = importlib.machinery.SourceFileLoader(qualified, os.path.join(folder, f"{name}.py"))
+            spec = importlib.util.spec_from_loader(qualified, loader)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[qualified] = module
+            loader.exec_module(module)
+            loaded[name] = module
+        _interpreted = loaded
+    return _interpreted

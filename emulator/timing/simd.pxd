@@ -1,0 +1,92 @@
+# C types of simd.py (Cython pure-Python mode: the .py is the code, this file its declarations).
+cimport cython
+
+from dmlemu.timing.compute_unit cimport ComputeUnit, WaitingRequest
+from dmlemu.timing.events cimport Process
+from dmlemu.timing.workgroup_dispatcher cimport WorkgroupDispatcher
+
+# Step kinds (kernel_path.py), resume() results (events.py) and slot-group states, as C integers.
+cdef long long ALU, SMEM, VMEM, WAIT_STEP, WAIT, DONE
+cdef long long BLOCK, FIELDS
+cdef long long START, TAKE, SPLIT, NEXT_COHORT, WALK, SEND, ROOM, SENT, COHORT_END, ENDED
+
+
+cdef class IssuePort:
+    cdef public long long[::1] bounds
+    cdef public Py_ssize_t size
+
+    @cython.locals(n=cython.Py_ssize_t, lo=cython.Py_ssize_t, hi=cython.Py_ssize_t,
+                   mid=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t, end=cython.longlong)
+    cpdef long long book(self, long long now, long long t, long long cycles) except? -1
+
+    @cython.locals(n=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t)
+    cpdef Py_ssize_t drop(self, long long now) except -1
+
+    @cython.locals(old=cython.longlong[::1], grown=cython.longlong[::1], n=cython.Py_ssize_t,
+                   j=cython.Py_ssize_t)
+    cpdef Py_ssize_t make_room(self, long long now) except -1
+
+
+cdef class Simd:
+    cdef public ComputeUnit cu
+    cdef public long long index, free_at, busy_cycles, last_store
+    cdef public list group_slots, groups
+    cdef public IssuePort port
+
+
+cdef class CohortWork:
+    cdef public WorkgroupDispatcher dispatcher
+    cdef public dict path_costs, schedules
+    cdef public object traffic, recorder
+    cdef public dict blocks
+    cdef public long long sector_bytes, costs_at
+    cdef public bint segments, memory_rows
+    cdef public object rows_buffer
+    cdef public long long[::1] rows
+    cdef public Py_ssize_t nrows
+
+    @cython.locals(key=cython.longlong)
+    cpdef tuple schedule(self, long long path_id, long long waves)
+
+    @cython.locals(k=cython.longlong, block=cython.longlong, key=cython.longlong, rows=object,
+                   at=cython.longlong)
+    cpdef list costs(self, long long pc, long long first, long long count)
+
+    @cython.locals(at=cython.Py_ssize_t)
+    cpdef wave_group(self, long long cu, long long simd, long long group, long long first_wave, long long waves,
+                     long long start, long long end, long long alu_cycles)
+
+
+cdef class SlotGroup(Process):
+    cdef public Simd simd
+    cdef public ComputeUnit cu
+    cdef public IssuePort port
+    cdef public list pieces
+    cdef public long long[::1] steps, loads
+    cdef public Py_ssize_t nloads
+    cdef public CohortWork work
+    cdef public WorkgroupDispatcher dispatcher
+    cdef public long long group, slots, state, first, count, piece, path_id, first_wave, waves, begin, busy
+    cdef public long long nsteps, step, schedule_key, t, issued, pc, latency
+    cdef public long long sectors, lines, ic_hits, dram_reads, dram_writes, ic_writes, done
+    cdef public bint is_write
+    cdef public WaitingRequest request
+
+    @cython.locals(state=cython.longlong, start_at=cython.longlong, key=cython.longlong,
+                   resume_at=cython.longlong)
+    cpdef long long resume(self, long long now) except? -3
+
+    @cython.locals(t=cython.longlong, step=cython.longlong, port=IssuePort, work=CohortWork,
+                   steps=cython.longlong[::1], segments=bint,
+                   at=cython.Py_ssize_t, kind=cython.longlong, cycles=cython.longlong, n=cython.Py_ssize_t,
+                   costs=list, cost_at=cython.Py_ssize_t, k=cython.Py_ssize_t, j=cython.Py_ssize_t)
+    cpdef long long walk(self, long long now) except? -2
+
+    @cython.locals(arrive=cython.longlong, sector_bytes=cython.longlong, done=cython.longlong)
+    cpdef long long send(self, long long now) except? -1
+
+    @cython.locals(work=CohortWork)
+    cpdef sent(self, long long now)
+
+    @cython.locals(n=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t)
+    cpdef add_load(self, long long done)
