@@ -20,7 +20,7 @@ Others may change the trace exporters meanwhile, which changes the trace bytes b
 `record --timing-from DIR` records with the timing model of DIR (`timing/*.py` and
 `dispatch_record.py`, e.g. from `git show HEAD:...`) and everything else of the checkout.
 
-tests/test_timing.py pins the cycles of a fast subset.
+tests/timing/test_timing.py pins the cycles of a fast subset.
 """
 import argparse
 import dataclasses

@@ -186,7 +186,7 @@ class TraceRecorder:
 
     def wave_groups(self, cu, simd, group, first_wave, waves, start, end, alu_cycles):
         """wave_group for many cohorts at once: equal-length sequences of ints, in the order the
-        cohorts ended (the compiled timing engine hands a dispatch's over at its end). The same
+        cohorts ended (the slot groups hand a dispatch's rows over at its end). The same
         rows, chunks, row limit and summary as one wave_group call per cohort."""
         n = len(start)
         self._busy.extend(zip(start, end, waves, alu_cycles, first_wave))

@@ -4,15 +4,15 @@ One PathCost per distinct path of a dispatch (most dispatches have one or two). 
 instructions are cut into steps, each read from the opcode table by `kind` and `unit` (never by
 mnemonic), with the issue and latency cycles the table gives:
 
-    AluStep    a run of ALU, compare, branch and s_nop instructions: the cohort clock moves by
+    ALU step   a run of ALU, compare, branch and s_nop instructions: the cohort clock moves by
                max(waves * issue * passes, latency) per instruction (waves interleave, so a
                dependent latency hides behind the other waves); a VALU instruction's issue is its
                rate class's cycles on the preset (fp64, int32_mul, ...: valu_rate_cycles) or the
                table's; s_nop idles imm + 1 cycles
-    SmemStep   a scalar load: data returns the table's SMEM latency (scaled by the preset's
+    SMEM step  a scalar load: data returns the table's SMEM latency (scaled by the preset's
                smem_latency_percent) later
-    WaitStep   s_waitcnt imm: wait until at most imm loads of the wave are outstanding
-    VmemStep   a buffer load or store: one issue pass per wave, then the memory hierarchy
+    WAIT step  s_waitcnt imm: wait until at most imm loads of the wave are outstanding
+    VMEM step  a buffer load or store: one issue pass per wave, then the memory hierarchy
 
 Schedules are compiled per cohort size and cached, so a cohort walks a tuple of named records.
 """

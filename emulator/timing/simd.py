@@ -12,10 +12,10 @@ cycles), so while one group's cohort waits for memory, the other's issues: the o
 computation with memory latency that a real SIMD gets from switching between its resident waves,
 at the granularity of two groups (docs/DEVIATIONS.md).
 
-    AluStep     the step's cycles are booked on the issue port, at the first gap from the cohort's clock
-    SmemStep    the scalar data returns the step's latency later
-    WaitStep    s_waitcnt n: the clock moves to when at most n of the cohort's loads are outstanding
-    VmemStep    one issue pass per wave, booked on the port; then the CU's cache front end looks
+    ALU step    the step's cycles are booked on the issue port, at the first gap from the cohort's clock
+    SMEM step   the scalar data returns the step's latency later
+    WAIT step   s_waitcnt n: the clock moves to when at most n of the cohort's loads are outstanding
+    VMEM step   one issue pass per wave, booked on the port; then the CU's cache front end looks
                 up the lines the cohort's waves touched, and the request's sectors go through the
                 CU's miss queue to the memory system, charged as the caches classified them (caches.py)
     s_endpgm    the cohort ends; stores may still be in flight

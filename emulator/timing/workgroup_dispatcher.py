@@ -1,14 +1,13 @@
 """The workgroup dispatcher: hands a dispatch's waves to SIMDs as wave slots free up (timing).
 
-One per GPU. Waves are handed out in dispatch order (workgroup 0's waves first). Starting a
+One per dispatch. Waves are handed out in dispatch order (workgroup 0's waves first). Starting a
 workgroup costs one of the dispatcher's `workgroup_launchers` (one per shader engine / GPC where a
 preset says so) `workgroup_launch_cycles`, so a wide GPU running a tiny kernel is limited by how fast
 waves can be launched, not by its compute units. The launchers work in parallel: n workgroups take
 n x launch_cycles / launchers cycles, the remainder carried in integers to the next hand-out. A SIMD asks for up to
 its free slot count and gets a contiguous range of waves; waves of one workgroup may land on
 different SIMDs (the DirectML kernels here use no shared memory, so nothing ties them together).
-One per dispatch (its waves); compiled by Cython where a C compiler is (workgroup_dispatcher.pxd;
-setup.py).
+Compiled by Cython where a C compiler is (workgroup_dispatcher.pxd; setup.py).
 """
 import numpy as np
 

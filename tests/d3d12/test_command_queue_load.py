@@ -8,7 +8,7 @@
   use, the number of allocations, the Python objects alive and the traced Python memory stay flat.
 
 The emulation-only mode (Gpu.timing = False) carries the 10,000-dispatch run: with the timing model on, the
-default adapter costs about 3 to 5 ms per dispatch (the simpy cohort simulation), so the timed variants run
+default adapter costs about 3 to 5 ms per dispatch (the cohort simulation), so the timed variants run
 at a smaller scale (see docs/RELIABILITY.md for the figures).
 """
 import gc
