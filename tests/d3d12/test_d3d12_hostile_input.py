@@ -1,9 +1,8 @@
-"""Malformed arguments never crash the D3D12 mirror (issue 6): only HResultError escapes an HRESULT method, nothing
+"""Malformed arguments never crash the D3D12 mirror: only HResultError escapes an HRESULT method, nothing
 escapes a void or recording method (misuse removes the device, or puts the list in its error state).
 
-tests/directml/test_directml_fuzz.py does this for the DirectML half. Before this work, about twenty D3D12 methods let a
-TypeError / ValueError out for arguments of the wrong Python kind (a NumPy array where an enum belongs, a
-non-sequence where an array belongs, None as a resource state); each is now checked explicitly at the boundary
+tests/directml/test_directml_fuzz.py does this for the DirectML half. Arguments of the wrong Python kind (a NumPy array where an enum
+belongs, a non-sequence where an array belongs, None as a resource state) are checked explicitly at the boundary
 (dmlemu.com), and a bug inside the mirror propagates as the Python exception it is. The CD3DX12 helpers are inline C++ in d3dx12.h (a wrong type there does not
 compile), so they are not part of the contract.
 """

@@ -1,4 +1,4 @@
-"""Threads (issue 13's thread model, first part): a D3D12 device is free-threaded, so resource
+"""Threads: a D3D12 device is free-threaded, so resource
 creation, operator compilation and submissions on separate queues from several threads must give
 unique addresses, each operator its own constants, and no lost fence signal. Run under a tiny
 switch interval so the threads interleave as much as the interpreter allows."""

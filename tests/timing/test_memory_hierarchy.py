@@ -55,7 +55,7 @@ def test_timing_never_depends_on_the_functional_batch(layout):
 
 @pytest.mark.parametrize("preset", [RX_7900_XTX, RX_6800_XT, RTX_3070], ids=lambda p: p.key)
 def test_access_patterns_cost_what_real_gpus_charge(preset):
-    """Issue 10's bounds, from published measurements. The transposed read's lower bound is 2.5 on the
+    """The access-pattern bounds, from published measurements. The transposed read's lower bound is 2.5 on the
     AMD presets and 2.0 on the RTX 3070: NVIDIA's L1TEX tag stage resolves 4 lines per clock (GV100 and
     later; presets.L1TEX_TAGS), and a real H200 reads a transposed 2048 x 2048 tensor at 2.84x the packed
     copy (test_preset_h200.py holds the h200 preset to that); the 2.5-20 of the issue comes from naive

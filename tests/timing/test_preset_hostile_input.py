@@ -1,4 +1,4 @@
-"""Custom adapter presets are checked when a GPU is built from them (issue 13): a preset field of the wrong
+"""Custom adapter presets are checked when a GPU is built from them: a preset field of the wrong
 type or outside its range is E_INVALIDARG with a sentence naming the field, before anything is allocated;
 a preset that passes builds a GPU that runs a dispatch, timed, bit-exact.
 """

@@ -4,7 +4,9 @@ import dataclasses
 import numpy as np
 import pytest
 
+from dmlemu.isa import opcodes as op
 from dmlemu.timing.command_processor import occupancy
+from dmlemu.timing.kernel_path import ALU, SMEM, VMEM, WAIT, PathCost
 from dmlemu.direct_run import DirectRun
 from dmlemu.gpu import Gpu
 from dmlemu.timing.copy_engine import CopyEngine
@@ -160,10 +162,30 @@ def test_launch_and_flush_are_fixed_costs():
 
 
 def test_wider_waves_on_narrow_simds_take_more_passes():
-    w32 = identity_run(TEACHING, 4096, wave_width=4)[1].dispatch()
-    w8 = identity_run(TEACHING, 4096, wave_width=8)[1].dispatch()
-    assert w8.waves * 8 == w32.waves * 4
-    assert w8.cycles > 0 and w32.cycles > 0
+    """A wave twice as wide as its SIMD (8 lanes on TEACHING's 4-lane SIMDs) issues every VALU and memory
+    instruction in two passes: the same path costs exactly twice the issue cycles, in a cohort large
+    enough that issue, not latency, bounds each instruction; scalar instructions take one pass."""
+    assert TEACHING.simd_lanes == 4
+    narrow_gpu, narrow = identity_run(TEACHING, 4096, wave_width=4)
+    wide_gpu, wide = identity_run(TEACHING, 4096, wave_width=8)
+    narrow_stats, wide_stats = narrow.dispatch(), wide.dispatch()
+    assert wide_stats.waves * 8 == narrow_stats.waves * 4
+    program = wide.launch().program
+    path = max(wide_stats.record.paths, key=len)          # the body's path (the tail's is shorter)
+    one, two = (PathCost(program, path, passes, TEACHING.smem_latency_percent).schedule(256)[0]
+                for passes in (1, 2))
+    assert [(a.kind, a.first_pc, a.last_pc) for a in one] == [(b.kind, b.first_pc, b.last_pc) for b in two]
+    executed = path[:next(k for k, pc in enumerate(path) if program.records[pc].entry.kind == "end")]
+    valu_issue = sum(program.records[pc].entry.issue_cycles for pc in executed
+                     if program.records[pc].entry.unit == op.VALU)
+    assert valu_issue > 0 and any(a.kind == VMEM for a in one)
+    # Each VALU instruction issues once more per wave; nothing else changes.
+    assert (sum(b.cycles for b in two if b.kind == ALU) - sum(a.cycles for a in one if a.kind == ALU)
+            == 256 * valu_issue)
+    for a, b in zip(one, two):
+        assert b.cycles == (2 * a.cycles if a.kind == VMEM else b.cycles)
+        if a.kind in (SMEM, WAIT):
+            assert b.cycles == a.cycles
 
 
 def test_clock_advances_over_dispatches_and_copies():

@@ -1,4 +1,4 @@
-"""Every `dmlemu` command on hostile argument lists (issue 13): exit 0 (or 1 for a `--check` that finds a
+"""Every `dmlemu` command on hostile argument lists: exit 0 (or 1 for a `--check` that finds a
 stale file), or status 2 with argparse's usage error or exactly one `dmlemu: error:` line; never a traceback,
 never a write outside the folder the arguments name.
 

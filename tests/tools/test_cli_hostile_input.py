@@ -2,7 +2,7 @@
 status 2 (or argparse's usage error, also 2), never a traceback, and nothing made or read before the
 arguments are known to be good: a run that would need 32 GiB is refused before an input exists.
 
-Pinned sentences for each hostile input of issue 13, then a property test drawing argument lists from
+Pinned sentences for each hostile input, then a property test drawing argument lists from
 hostile tokens (sizes and strides past UINT, negative or huge seeds, bad feature levels, flags, files
 that are devices, directories, text, archives or lie about their size). The CLI runs in-process here
 (`dmlemu.tools.cli.main`) so that the property test is fast; two subprocess runs check the real command.
@@ -56,7 +56,7 @@ def files(tmp_path_factory):
     return d
 
 
-# ---- pinned: the hostile inputs of issue 13 ----------------------------------------------------------------
+# ---- pinned: the hostile inputs -----------------------------------------------------------------------------
 def test_negative_sizes():
     assert error_line("run", "CLIP", "--sizes", -4, 4) == (
         "dmlemu: error: --sizes -4 4: Sizes[0] is -4; a DirectML Sizes value is a UINT (0 to 4294967295)")
