@@ -7,9 +7,13 @@ executor groups waves into NumPy batches (`Dispatcher.batch_lanes` is a performa
 
     paths        the distinct control-flow paths (tuples of instruction indices) and, for every
                  wave, which path it took
-    accesses     for every vector memory instruction (by instruction index) and every wave that
-                 executed it, the distinct *sectors* (address // sector_bytes) its active lanes
-                 touched: what the wave's coalescer hands to the caches
+    accesses     for every *access slot* and every wave that executed it, the distinct *sectors*
+                 (address // sector_bytes) its active lanes touched: what the wave's coalescer hands
+                 to the caches. An access slot is one execution of a vector memory instruction: the
+                 k-th time (visit k, from 0) a wave runs the instruction at pc is slot
+                 pc + k x program_length (`access_slot`), so a loop of R trips is R slots, each
+                 charged its own sectors, as the same loads unrolled would be; straight-line code
+                 has one slot per memory instruction, numbered as the instruction
     useful bytes the bytes the lanes asked for, per instruction (coalescing efficiency = useful
                  bytes / sectors x sector_bytes)
 
@@ -18,16 +22,24 @@ Sectors of one wave instruction are stored sorted, as compressed rows (CSR) over
 """
 import numpy as np
 
-__all__ = ["DispatchRecord", "SectorRows"]
+__all__ = ["DispatchRecord", "SectorRows", "access_slot"]
+
+
+def access_slot(pc, visit, program_length):
+    """The access slot of the `visit`-th execution (from 0) of the memory instruction at `pc`: what the
+    executor records a wave's sectors under and the timing model charges each step of a path with."""
+    return pc + visit * program_length
 
 
 class SectorRows:
-    """The sectors every wave touched with one memory instruction (CSR over the wave index)."""
+    """The sectors every wave touched in one access slot of a memory instruction (CSR over the wave
+    index)."""
 
-    __slots__ = ("pc", "is_write", "offsets", "sectors")
+    __slots__ = ("pc", "slot", "is_write", "offsets", "sectors")
 
-    def __init__(self, pc, is_write, offsets, sectors):
-        self.pc = pc
+    def __init__(self, pc, slot, is_write, offsets, sectors):
+        self.pc = pc                # the instruction
+        self.slot = slot            # its execution: access_slot(pc, visit, program_length)
         self.is_write = is_write
         self.offsets = offsets      # total_waves + 1; int32 while the sectors number < 2^31, else int64
         self.sectors = sectors      # int64, sorted within each wave's row
@@ -42,48 +54,51 @@ class DispatchRecord:
 
     def __init__(self, total_waves, wave_width, sector_bytes, program_length):
         self.total_waves = total_waves
+        self.program_length = program_length
         self.wave_width = wave_width
         self.sector_bytes = sector_bytes
         self.paths = {}                 # path (tuple of instruction indices) -> path id
         self.wave_path = np.zeros(total_waves, dtype=np.int32)
         self.useful_bytes = np.zeros(program_length, dtype=np.int64)
-        self._ranges = {}               # pc -> [(first wave, waves, first byte, bytes per wave)]
-        self._lanes = {}                # pc -> [(wave indices, sectors (waves, width), -1 = none)]
-        self._writes = {}               # pc -> is_write
-        self.accesses = None            # pc -> SectorRows, after finish()
+        self._ranges = {}               # slot -> [(first wave, waves, first byte, bytes per wave)]
+        self._lanes = {}                # slot -> [(wave indices, sectors (waves, width), -1 = none)]
+        self._writes = {}               # slot -> is_write
+        self.accesses = None            # slot -> SectorRows, after finish()
 
     # ---- filled by the functional model --------------------------------------------------------
     def add_path(self, path, wave_indices):
         path_id = self.paths.setdefault(tuple(path), len(self.paths))
         self.wave_path[wave_indices] = path_id
 
-    def add_contiguous(self, pc, is_write, first_wave, waves, first_byte, bytes_per_wave):
-        """Waves first_wave .. first_wave + waves - 1 touched consecutive bytes, bytes_per_wave each,
-        wave after wave from `first_byte` (a packed tensor: what a coalescer merges best)."""
-        self._writes[pc] = is_write
-        self._ranges.setdefault(pc, []).append((first_wave, waves, first_byte, bytes_per_wave))
+    def add_contiguous(self, slot, is_write, first_wave, waves, first_byte, bytes_per_wave):
+        """In access slot `slot`, waves first_wave .. first_wave + waves - 1 touched consecutive bytes,
+        bytes_per_wave each, wave after wave from `first_byte` (a packed tensor: what a coalescer
+        merges best)."""
+        self._writes[slot] = is_write
+        self._ranges.setdefault(slot, []).append((first_wave, waves, first_byte, bytes_per_wave))
 
-    def add_lanes(self, pc, is_write, wave_indices, byte_addresses, active):
-        """Any pattern: the byte address of every lane (waves, width) and which lanes accessed
-        (None: all of them)."""
-        self._writes[pc] = is_write
+    def add_lanes(self, slot, is_write, wave_indices, byte_addresses, active):
+        """Any pattern, in access slot `slot`: the byte address of every lane (waves, width) and which
+        lanes accessed (None: all of them)."""
+        self._writes[slot] = is_write
         sb = self.sector_bytes
         # A power-of-two sector: the floor division is a shift (the same value, negatives too).
         sectors = byte_addresses >> (sb.bit_length() - 1) if sb & (sb - 1) == 0 else byte_addresses // sb
         if active is not None:
             sectors = np.where(active, sectors, -1)
         sectors = sectors.astype(np.int64, copy=False)
-        self._lanes.setdefault(pc, []).append((np.asarray(wave_indices, dtype=np.int64).reshape(-1), sectors))
+        self._lanes.setdefault(slot, []).append((np.asarray(wave_indices, dtype=np.int64).reshape(-1), sectors))
 
     # ---- read by the timing model ---------------------------------------------------------------
     def finish(self):
-        """Build each instruction's SectorRows; returns {pc: SectorRows} in instruction order."""
+        """Build each access slot's SectorRows; returns {slot: SectorRows} in slot order (instruction
+        order within a visit, visit after visit: the order a loop's trips run in)."""
         if self.accesses is None:
-            self.accesses = {pc: self._rows(pc) for pc in sorted(self._writes)}
+            self.accesses = {slot: self._rows(slot) for slot in sorted(self._writes)}
             self._ranges = self._lanes = None
         return self.accesses
 
-    def _rows(self, pc):
+    def _rows(self, slot):
         # Each part (one add_contiguous or add_lanes call) gives its waves, how many distinct sectors
         # each has and those sectors, wave after wave, ascending within a wave: a range's sectors
         # count up from its first, and a lane row is sorted before its repeats and idle lanes (-1)
@@ -92,7 +107,7 @@ class DispatchRecord:
         total, sb = self.total_waves, self.sector_bytes
         counts = np.zeros(total, dtype=np.int64)
         parts = []   # (wave ids (k,), distinct sectors per wave (k,), those sectors in wave order)
-        for first_wave, waves, first_byte, per_wave in self._ranges.get(pc, ()):
+        for first_wave, waves, first_byte, per_wave in self._ranges.get(slot, ()):
             starts = first_byte + per_wave * np.arange(waves, dtype=np.int64)
             lo, hi = starts // sb, (starts + per_wave - 1) // sb
             width = int((hi - lo).max()) + 1
@@ -105,7 +120,7 @@ class DispatchRecord:
                 continue
             keep = (grid <= hi[:, None]) & (grid >= 0)
             parts.append((wave_ids, row_sums(keep), grid[keep]))
-        for wave_indices, sectors in self._lanes.get(pc, ()):
+        for wave_indices, sectors in self._lanes.get(slot, ()):
             # Distinct sectors per wave: sort each row, drop repeats (and the -1 of idle lanes).
             s = sectors if _rows_ascending(sectors) else np.sort(sectors, axis=1)
             keep = s >= 0
@@ -123,7 +138,7 @@ class DispatchRecord:
                        else np.empty(0, dtype=np.int64))
         else:
             sectors = np.empty(int(offsets[-1]), dtype=np.int64)
-            cursor = offsets[:-1].copy()    # where each wave's next sectors go (a loop may revisit pc)
+            cursor = offsets[:-1].copy()    # where each wave's next sectors go (a wave in several parts of a slot)
             for waves, per_wave, flat in parts:
                 dest = np.repeat(cursor[waves], per_wave) + (np.arange(int(per_wave.sum())) -
                                                              np.repeat(np.cumsum(per_wave) - per_wave, per_wave))
@@ -131,7 +146,7 @@ class DispatchRecord:
                 sectors[dest] = flat
         if offsets[-1] < 2 ** 31:
             offsets = offsets.astype(np.int32)    # memory: half of a table as long as the waves
-        return SectorRows(pc, self._writes[pc], offsets, sectors)
+        return SectorRows(slot % self.program_length, slot, self._writes[slot], offsets, sectors)
 
 
 def row_sums(rows):

@@ -16,6 +16,7 @@ import numpy as np
 
 from dmlemu.isa import opcodes as op
 from dmlemu.isa.operands import EXEC_LO, VCC_LO
+from dmlemu.dispatch_record import access_slot
 from dmlemu.isa.program import KernelFault, Program  # noqa: F401 (Program: also importable from here)
 
 from dmlemu.functional.buffer_descriptor import unpack_buffer_descriptor
@@ -60,12 +61,13 @@ class _Context:
     instructions) always copies.
     """
 
-    __slots__ = ("memory", "stats", "pc", "share")
+    __slots__ = ("memory", "stats", "pc", "slot", "share")
 
     def __init__(self, memory, stats, share=False):
         self.memory = memory
         self.stats = stats
         self.pc = 0
+        self.slot = 0       # the memory instruction's access slot (dispatch_record.access_slot)
         self.share = share
 
 
@@ -80,14 +82,14 @@ def _record_access(ctx, batch, is_write, va, index, item_size, use, first):
         return
     waves = batch.wave_index.reshape(-1)
     if first is not None and int(waves[-1]) - int(waves[0]) == waves.size - 1:
-        record.add_contiguous(ctx.pc, is_write, int(waves[0]), waves.size, va + first * item_size,
+        record.add_contiguous(ctx.slot, is_write, int(waves[0]), waves.size, va + first * item_size,
                               batch.width * item_size)
         return
     if index is None:   # a run (_lane_run): lane k of the batch accesses element first + k
         index = np.arange(first, first + waves.size * batch.width, dtype=np.int64).reshape(waves.size, batch.width)
     index = np.broadcast_to(np.asarray(index), (batch.waves, batch.width))
     addresses = np.int64(va) + index.astype(np.int64) * item_size
-    record.add_lanes(ctx.pc, is_write, waves, addresses, use)
+    record.add_lanes(ctx.slot, is_write, waves, addresses, use)
 
 
 # ---- handlers: one per `kind` of the opcode table (not per opcode) ------------------------------
@@ -400,7 +402,7 @@ def run(program, batch, memory, stats):
     # NumPy element update per instruction costs more than the list's).
     per_instruction = [0] * len(records)
     record = stats.record
-    work = [(0, batch, 0, [])]
+    work = [(0, batch, 0, [], {})]
     try:
         _run(records, program.name, ctx, per_instruction, record, work)
     finally:
@@ -414,9 +416,10 @@ def run(program, batch, memory, stats):
 
 
 def _run(records, name, ctx, per_instruction, record, work):
+    program_length = len(records)
     with np.errstate(all="ignore"):
         while work:
-            pc, b, executed, path = work.pop()
+            pc, b, executed, path, visits = work.pop()
             waves = b.waves
             while True:
                 handler, entry, operands, target = records[pc]
@@ -438,12 +441,18 @@ def _run(records, name, ctx, per_instruction, record, work):
                         pc = target if taken[0] else pc + 1
                         continue
                     # Divergent branch across waves: split the batch, follow both paths.
-                    work.append((target, b.select(taken), executed, list(path)))
+                    work.append((target, b.select(taken), executed, list(path), dict(visits)))
                     b = b.select(~taken)
                     waves = b.waves
                     pc += 1
                     continue
                 ctx.pc = pc
+                if record is not None and (kind == "load" or kind == "store"):
+                    # The k-th execution of this memory instruction by these waves (a loop's trips
+                    # are charged apart: dispatch_record.access_slot).
+                    visit = visits.get(pc, 0)
+                    visits[pc] = visit + 1
+                    ctx.slot = access_slot(pc, visit, program_length)
                 handler(ctx, b, entry, operands)
                 pc += 1
 
@@ -468,7 +477,7 @@ def step(program, batch, memory, stats, pc):
                               f"{pc}; step one wave at a time")
         return target if taken[0] else pc + 1
     ctx = _Context(memory, stats)
-    ctx.pc = pc
+    ctx.pc = ctx.slot = pc
     with np.errstate(all="ignore"):
         handler(ctx, batch, entry, operands)
     return pc + 1

@@ -236,7 +236,8 @@ TRAFFIC_FIELDS = ("sectors", "lines", "l2_hits", "ic_hits", "dram_reads", "dram_
 class DispatchTraffic:
     """What one dispatch's memory instructions cost at each level, per instruction and per wave.
 
-    `per_wave[pc]` is an array of shape (len(TRAFFIC_FIELDS), waves): row i holds field i for every
+    `per_wave[slot]` (an access slot: one execution of a memory instruction, dispatch_record.access_slot)
+    is an array of shape (len(TRAFFIC_FIELDS), waves): row i holds field i for every
     wave, in the narrowest unsigned type that holds them (every field counts some of the wave's
     sectors: uint8 for most kernels, a quarter of int32 prefix sums); a cohort of waves
     first .. first + n - 1 costs the sum of columns first .. first + n - 1.
@@ -248,11 +249,11 @@ class DispatchTraffic:
     def __init__(self, per_wave, totals, per_instruction):
         self.per_wave = per_wave
         self.totals = totals
-        self.per_instruction = per_instruction   # pc -> {field: total}
+        self.per_instruction = per_instruction   # pc -> {field: total}, its access slots summed
         self._blocks = {}    # (pc, count, block) -> [costs of cohort k of the block], a list each
 
     def cohort(self, pc, first, count):
-        """The costs (TRAFFIC_FIELDS, summed) of waves first .. first + count - 1 at instruction pc.
+        """The costs (TRAFFIC_FIELDS, summed) of waves first .. first + count - 1 in access slot `pc`.
 
         Speed: this runs once per memory request. The workgroup dispatcher hands out contiguous
         ranges of a slot group's size in order, so most cohorts are aligned runs of `count`
@@ -463,10 +464,12 @@ class CacheHierarchy:
         del flags, flag
         per_wave_tables, per_instruction = {}, {}
         totals = dict.fromkeys(TRAFFIC_FIELDS, 0)
-        for pc, table in zip(pcs, tables):
-            per_wave_tables[pc] = table
-            per_instruction[pc] = dict(zip(TRAFFIC_FIELDS, table.sum(axis=1, dtype=np.int64).tolist()))
-            for field, total in per_instruction[pc].items():
+        for slot, table in zip(pcs, tables):
+            per_wave_tables[slot] = table
+            # Per instruction: its access slots (a loop's trips) summed.
+            sums = per_instruction.setdefault(rows[slot].pc, dict.fromkeys(TRAFFIC_FIELDS, 0))
+            for field, total in zip(TRAFFIC_FIELDS, table.sum(axis=1, dtype=np.int64).tolist()):
+                sums[field] += total
                 totals[field] += total
         return DispatchTraffic(per_wave_tables, totals, per_instruction)
 

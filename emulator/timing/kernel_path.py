@@ -18,6 +18,7 @@ Schedules are compiled per cohort size and cached, so a cohort walks a tuple of 
 """
 from typing import NamedTuple
 
+from dmlemu.dispatch_record import access_slot
 from dmlemu.isa import opcodes as op
 
 ALU, SMEM, WAIT, VMEM = range(4)   # step kinds, in the order the SIMD tests them
@@ -31,6 +32,8 @@ class Step(NamedTuple):
     last_pc: int         # last instruction (ALU runs span several)
     is_write: bool = False
     latency: int = 0     # VMEM: pipeline latency to the cache front end
+    slot: int = 0        # VMEM: the access slot whose sectors it moves (the instruction's k-th run on
+                         # the path: dispatch_record.access_slot), so each trip of a loop is charged its own
 
 
 class PathCost:
@@ -48,14 +51,17 @@ class PathCost:
                 self._segments.append(("alu", tuple(alu), first, last))
             alu, first = [], None
 
+        visits = {}              # pc -> memory instruction runs so far on the path
         for pc in path:
             instruction = program.records[pc]
             entry, operands = instruction.entry, instruction.operands
             kind = entry.kind
             if kind in ("load", "store"):
                 flush(previous)
+                visit = visits.get(pc, 0)
+                visits[pc] = visit + 1
                 self._segments.append(Step(VMEM, entry.issue_cycles * passes, pc, pc, kind == "store",
-                                           entry.latency_cycles))
+                                           entry.latency_cycles, access_slot(pc, visit, len(program.records))))
             elif kind == "smem":
                 flush(previous)
                 self._segments.append(("alu", ((entry.issue_cycles, 1),), pc, pc))

@@ -7,7 +7,7 @@ from dmlemu.timing.workgroup_dispatcher cimport WorkgroupDispatcher
 
 # Step kinds (kernel_path.py), resume() results (events.py) and slot-group states, as C integers.
 cdef long long ALU, SMEM, VMEM, WAIT_STEP, WAIT, DONE
-cdef long long BLOCK, FIELDS
+cdef long long BLOCK, FIELDS, STEP_FIELDS
 cdef long long START, TAKE, SPLIT, NEXT_COHORT, WALK, SEND, ROOM, SENT, COHORT_END, ENDED
 
 
@@ -50,7 +50,7 @@ cdef class CohortWork:
 
     @cython.locals(k=cython.longlong, block=cython.longlong, key=cython.longlong, rows=object,
                    at=cython.longlong)
-    cpdef list costs(self, long long pc, long long first, long long count)
+    cpdef list costs(self, long long slot, long long first, long long count)
 
     @cython.locals(at=cython.Py_ssize_t)
     cpdef wave_group(self, long long cu, long long simd, long long group, long long first_wave, long long waves,

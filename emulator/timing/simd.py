@@ -39,6 +39,7 @@ ISSUE_GROUPS = 2   # slot groups per SIMD whose cohorts issue independently (1: 
 BLOCK = DispatchTraffic.BLOCK     # cohorts whose costs caches.py sums together
 MISSING = object()
 FIELDS = len(TRAFFIC_FIELDS)      # costs per cohort
+STEP_FIELDS = 7                   # a flat schedule's ints per step (CohortWork.schedule)
 assert TRAFFIC_FIELDS[:2] == ("sectors", "lines") and TRAFFIC_FIELDS[3:] == ("ic_hits", "dram_reads", "dram_writes",
                                                                            "ic_writes")
 
@@ -190,7 +191,7 @@ class CohortWork:
         self.path_costs = path_costs          # path id -> kernel_path.PathCost
         self.schedules = {}                   # path id << 32 | waves -> (flat steps, busy cycles)
         self.traffic = traffic                # caches.DispatchTraffic
-        self.blocks = {}                      # pc << 40 | cohort size << 20 | block -> its costs
+        self.blocks = {}                      # slot << 27 | cohort size << 20 | block -> its costs
         self.costs_at = 0                     # where costs() put the cohort's costs in the list it returned
         self.sector_bytes = sector_bytes
         self.recorder = recorder
@@ -203,7 +204,8 @@ class CohortWork:
 
     def schedule(self, path_id, waves):
         """The steps of a cohort of `waves` waves on path `path_id` as one flat 64-bit array (kind,
-        cycles, first pc, last pc, is_write, latency per step) and the issue cycles it charges its SIMD.
+        cycles, first pc, last pc, is_write, latency, access slot: STEP_FIELDS per step) and the issue
+        cycles it charges its SIMD.
 
         Speed: flattened once per path and cohort size, so a cohort reads its steps by index, as C
         integers when compiled, with no NamedTuple attribute reads."""
@@ -214,12 +216,12 @@ class CohortWork:
             flat = array("q")
             for step in steps:
                 flat.extend((step.kind, step.cycles, step.first_pc, step.last_pc, 1 if step.is_write else 0,
-                             step.latency))
+                             step.latency, step.slot))
             cached = self.schedules[key] = (flat, busy)
         return cached
 
-    def costs(self, pc, first, count):
-        """The costs (caches.TRAFFIC_FIELDS) of waves first .. first + count - 1 at instruction pc: a list
+    def costs(self, slot, first, count):
+        """The costs (caches.TRAFFIC_FIELDS) of waves first .. first + count - 1 in access slot `slot`: a list
         that holds them from index `costs_at` on.
 
         Speed: this runs once per memory request. Most cohorts are aligned runs of `count` waves, whose
@@ -230,10 +232,10 @@ class CohortWork:
         if first % count == 0:
             k = first // count
             block = k // BLOCK
-            key = pc << 40 | count << 20 | block   # (a cohort has at most 64 waves; blocks < 2^20)
+            key = slot << 27 | count << 20 | block   # (a cohort has at most 64 waves; blocks < 2^20)
             rows = self.blocks.get(key, MISSING)
             if rows is MISSING:
-                rows = self.blocks[key] = self.traffic.block_rows(pc, count, block)
+                rows = self.blocks[key] = self.traffic.block_rows(slot, count, block)
                 if block >= 2:
                     self.blocks.pop(key - 2, None)  # two blocks back: its cohorts have all run
             at = (k - block * BLOCK) * FIELDS
@@ -241,7 +243,7 @@ class CohortWork:
                 self.costs_at = at
                 return rows
         self.costs_at = 0
-        return list(self.traffic.cohort(pc, first, count))
+        return list(self.traffic.cohort(slot, first, count))
 
     def wave_group(self, cu, simd, group, first_wave, waves, start, end, alu_cycles):
         """Keep a cohort's trace row (TraceRecorder.wave_group's arguments) for wave_group_columns.
@@ -350,7 +352,7 @@ class SlotGroup(Process):
                 key = self.path_id << 32 | self.waves
                 if key != self.schedule_key:      # most cohorts of a dispatch share one schedule
                     self.steps, self.busy = self.work.schedule(self.path_id, self.waves)
-                    self.nsteps = len(self.steps) // 6
+                    self.nsteps = len(self.steps) // STEP_FIELDS
                     self.schedule_key = key
                 self.simd.busy_cycles += self.busy
                 self.t = now
@@ -395,7 +397,7 @@ class SlotGroup(Process):
         steps = self.steps                         # (compiled: one typed memoryview per call)
         segments = work.segments
         while step < self.nsteps:
-            at = 6 * step
+            at = STEP_FIELDS * step
             kind = steps[at]
             cycles = steps[at + 1]
             if kind == ALU:
@@ -445,7 +447,7 @@ class SlotGroup(Process):
                 self.pc = steps[at + 2]
                 self.is_write = steps[at + 4] != 0
                 self.latency = steps[at + 5]
-                costs = work.costs(self.pc, self.first_wave, self.waves)
+                costs = work.costs(steps[at + 6], self.first_wave, self.waves)   # by access slot
                 cost_at = work.costs_at       # caches.TRAFFIC_FIELDS from here on
                 self.sectors = costs[cost_at]
                 self.lines = costs[cost_at + 1]

@@ -81,7 +81,7 @@ def reference_cycles(preset, wave_width, launch, stats):
                 with port.request() as req:
                     yield req
                     yield env.timeout(step.cycles)
-                sectors, lines, _, ic_hits, dram_reads, dram_writes, ic_writes = traffic.cohort(step.first_pc, w, 1)
+                sectors, lines, _, ic_hits, dram_reads, dram_writes, ic_writes = traffic.cohort(step.slot, w, 1)
                 arrive = simd.cu.look_up(env.now + step.latency, lines) if lines else env.now
                 done = arrive
                 if sectors:
