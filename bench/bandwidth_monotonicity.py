@@ -1,0 +1,48 @@
+"""Does more DRAM bandwidth ever make a dispatch slower? SIGMOID FLOAT16 on the RX 7900 XTX preset at DRAM
+bandwidths from 480 to 1200 GB/s, with the SIMDs' slot groups as configured (2) or in lock step (1).
+
+    .venv/bin/python bench/bandwidth_monotonicity.py [--log2 20] [--groups 2]
+
+Prints the dispatch's cycles per bandwidth and whether they ever rise. With one slot group per SIMD the
+time falls or stays as bandwidth grows; with two slot groups sharing a SIMD's issue port it does not
+(2^20 elements: 21,155 cycles at 480 GB/s, 23,567 at 600): slower memory staggers the two groups'
+cohorts so one computes while the other waits, faster memory lines them up on the port. DRAM busy cycles
+fall as they should; the anomaly is the issue port's scheduling of the two groups.
+"""
+import argparse
+import dataclasses
+
+import numpy as np
+
+import dmlemu.timing.simd as simd_module
+from dmlemu.direct_run import DirectRun
+from dmlemu.gpu import Gpu
+from dmlemu.kernels.driver import TensorSpec
+from dmlemu.presets import RX_7900_XTX
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--log2", type=int, default=20, help="elements: 2^LOG2 (default 20)")
+    parser.add_argument("--groups", type=int, default=simd_module.ISSUE_GROUPS, help="slot groups per SIMD")
+    args = parser.parse_args()
+    simd_module.ISSUE_GROUPS = args.groups
+    n = 1 << args.log2
+    x = np.random.default_rng(0).standard_normal(n).astype(np.float16)
+    spec = TensorSpec("FLOAT16", (n,), None, x.nbytes)
+    previous, rises = None, []
+    print(f"SIGMOID FLOAT16 2^{args.log2}, RX 7900 XTX, {args.groups} slot group(s) per SIMD")
+    print("  GB/s    cycles   DRAM busy")
+    for gbs in (480, 600, 720, 840, 960, 1200):
+        preset = dataclasses.replace(RX_7900_XTX, dram_bytes_per_second=gbs * 10**9)
+        stats = DirectRun(Gpu(preset), "ACTIVATION_SIGMOID", [spec, spec],
+                          [x.view(np.uint8), np.zeros(x.nbytes, np.uint8)]).dispatch()
+        print(f"  {gbs:4d}  {stats.cycles:8d}  {stats.timing.dram_busy_cycles:10d}")
+        if previous is not None and stats.cycles > previous[1]:
+            rises.append(f"{previous[0]} -> {gbs} GB/s: {previous[1]} -> {stats.cycles} cycles")
+        previous = (gbs, stats.cycles)
+    print("never slower with more bandwidth" if not rises else "SLOWER with more bandwidth: " + "; ".join(rises))
+
+
+if __name__ == "__main__":
+    main()
