@@ -254,12 +254,18 @@ def cmd_run(args):
         print(f"{name + ':':<{width}}{format_array(array).replace(chr(10), chr(10) + ' ' * width)}")
     print(f"bit-exact against dmlemu.golden: {'yes' if result.bit_exact else 'NO'}")
     print(result.trace.format_summary())
+    print(_verdicts(result.trace))
     for path in written:
         print(f"wrote {path}")
     line = _folded_line(result.trace, folded)
     if line and (args.trace or args.plots):
         print(f"{line}. --trace-all keeps every row and event (spilled to a temporary folder, so memory stays bounded)")
     return 0 if result.bit_exact else 1
+
+
+def _verdicts(trace):
+    """The verdict lines (traces/verdict.py) under a heading: what limited each dispatch."""
+    return "limited by (traces/verdict.py; shares of each dispatch's time):\n" + trace.format_verdicts()
 
 
 def _folded_line(trace, export_notes):
@@ -447,6 +453,7 @@ def cmd_trace(args):
         if trace.aggregated:
             print(f"tables past their row limit, folded into counters: {', '.join(trace.aggregated)}")
         print(trace.format_summary())
+        print(_verdicts(trace))
     return 0
 
 
