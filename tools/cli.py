@@ -430,8 +430,15 @@ def _step_loop(args, stepper, format_header, format_footer, format_step):
 
 def cmd_trace(args):
     from dmlemu.tools import tracefiles
+    if (args.dispatch is not None or args.top is not None) and not args.instructions:
+        raise UsageError("--dispatch and --top go with --instructions (the annotated kernel listing)")
+    if args.top is not None and args.top < 1:
+        raise UsageError(f"--top is {args.top}; it must be at least 1 (the number of instructions to list)")
     trace = tracefiles.load(args.file)
     did = False
+    if args.instructions:
+        print(tracefiles.listing(trace, args.dispatch, args.top))
+        did = True
     folded = []
     for path, kind in ((args.to_json, ".json"), (args.to_pftrace, ".pftrace"), (args.to_csv, ".csv")):
         if path:
@@ -677,6 +684,13 @@ def build_parser():
     p.add_argument("--to-csv", metavar="OUT.csv", help="one row per dispatch")
     p.add_argument("--all-events", action="store_true", help="--to-json: keep every event (no event limit)")
     p.add_argument("--plots", metavar="DIR", help="write the PNG plots into DIR")
+    p.add_argument("--instructions", action="store_true",
+                   help="the kernel listing annotated per instruction: waves, issue cycles, stall cycles at each "
+                        "s_waitcnt (traces captured with --trace-detail instruction), sectors per request, hit "
+                        "rates")
+    p.add_argument("--dispatch", type=int, metavar="N",
+                   help="--instructions: which dispatch (default: the timed one with the most cycles)")
+    p.add_argument("--top", type=int, metavar="K", help="--instructions: the K hottest instructions, hottest first")
     p.set_defaults(handler=cmd_trace)
 
     p = sub.add_parser("operators", help="the operators `dmlemu run` runs: introduced at, data types, attributes")
