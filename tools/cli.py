@@ -707,7 +707,8 @@ def build_parser():
                     "--trace FILE.npz`) or a run spec: the arguments of `dmlemu run` in one quoted word, e.g. "
                     "'CLIP --sizes 2048 2048 --strides 1 2048' or 'IDENTITY --sizes 1048576 --adapter rtx3070'. "
                     "Prints time, bandwidth, bytes at each cache level, hit rates and coalescing of both, with "
-                    "B/A, summed over the timed dispatches, then dispatch by dispatch.")
+                    "B/A, summed over the timed dispatches, then dispatch by dispatch, matched by name (the same name, graph "
+                    "nodes or kernel), with each side's verdict and the dispatches left unmatched.")
     p.add_argument("a", metavar="A", help="FILE.npz or a quoted run spec")
     p.add_argument("b", metavar="B", help="FILE.npz or a quoted run spec")
     p.add_argument("--plots", metavar="DIR", help="write compare.png (the difference plot) into DIR")
