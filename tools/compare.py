@@ -23,9 +23,9 @@ import dataclasses
 import os
 
 from dmlemu.tools.operators import UsageError
+from dmlemu.traces.trace import wrap_name
 
-__all__ = ["Side", "Comparison", "Match", "load_side", "totals", "compare", "match_dispatches", "wrap_name",
-           "format_comparison",
+__all__ = ["Side", "Comparison", "Match", "load_side", "totals", "compare", "match_dispatches", "format_comparison",
            "plot_comparison"]
 
 
@@ -197,23 +197,11 @@ def match_dispatches(sa, sb):
 NAME_WIDTH = 40
 
 
-def wrap_name(text, width=NAME_WIDTH):
-    """`text` whole, in lines of at most `width` characters, each broken after a '+', a space or a '_' in
-    its second half where there is one (else at the width): nothing cut, nothing added."""
-    lines = []
-    while len(text) > width:
-        cut = max(text.rfind(c, width // 2, width) for c in ("+", " ", "_"))
-        cut = cut + 1 if cut >= 0 else width
-        lines.append(text[:cut])
-        text = text[cut:]
-    return lines + [text]
-
-
 def _names(rows):
     """Each dispatch of a side as `#N name`, wrapped whole (wrap_name)."""
     lines = []
     for s in rows:
-        lines += [line.rstrip() for line in wrap_name(f"#{s['dispatch']} {s['kernel']}")]
+        lines += [line.rstrip() for line in wrap_name(f"#{s['dispatch']} {s['kernel']}", NAME_WIDTH)]
     return lines or ["-"]
 
 

@@ -135,13 +135,28 @@ class Trace:
         lines = [f"{'#':>3} {'kernel':<36} {'cycles':>10} {'time us':>10} {'read B':>11} {'written B':>11} "
                  f"{'GB/s':>8} {'% peak':>7} {'waves':>8} {'occup.':>6} {'L2 hit%':>7} {'IC hit%':>7} {'coal.%':>6}"]
         for s in self.summary():
-            lines.append(f"{s['dispatch']:>3} {s['kernel'][:36]:<36} {s['cycles']:>10} {s['seconds'] * 1e6:>10.2f} "
+            name = wrap_name(s["kernel"], 36)
+            lines.append(f"{s['dispatch']:>3} {name[0]:<36} {s['cycles']:>10} {s['seconds'] * 1e6:>10.2f} "
                          f"{s['bytes_read']:>11} {s['bytes_written']:>11} {s['bandwidth_bytes_per_second'] / 1e9:>8.1f} "
                          f"{s['percent_of_peak']:>6.1f}% {s['waves']:>8} {s['occupancy']:>6.2f} "
                          f"{_percent(s['l2_hit_rate'], s['l2_requests']):>7} "
                          f"{_percent(s['ic_hit_rate'], s['ic_requests']):>7} "
                          f"{_percent(s['coalescing_efficiency'], s['l2_requests']):>6}")
+            lines += [f"{'':>3} {piece}" for piece in name[1:]]      # a long name whole, on lines of its own
         return "\n".join(lines)
+
+
+def wrap_name(text, width):
+    """`text` whole, in lines of at most `width` characters, each broken after a '+', a space or a '_' in
+    its second half where there is one (else at the width): nothing cut, nothing added. Tables print a
+    dispatch's name this way (a fused graph dispatch names every node it runs)."""
+    lines = []
+    while len(text) > width:
+        cut = max(text.rfind(c, width // 2, width) for c in ("+", " ", "_"))
+        cut = cut + 1 if cut >= 0 else width
+        lines.append(text[:cut])
+        text = text[cut:]
+    return lines + [text]
 
 
 def _verdict_fields(v):

@@ -3,7 +3,8 @@ import pytest
 
 from cli_runner import cli
 from dmlemu.tools.cli import run_spec_trace
-from dmlemu.tools.compare import NAME_WIDTH, load_side, match_dispatches, totals, wrap_name
+from dmlemu.tools.compare import NAME_WIDTH, load_side, match_dispatches, totals
+from dmlemu.traces.trace import wrap_name
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PACKED = "IDENTITY --sizes 64 64"
@@ -116,8 +117,9 @@ def test_dispatches_match_by_name_then_graph_nodes_then_kernel():
 @pytest.mark.parametrize("name", ["short", "scale+floor+relu+clip+select: fused_identity_threshold_activation_relu_clip_if",
                                   "x" * 100, "#12 a_b_c_d_e_f_g_h_i_j_k_l_m_n_o_p_q_r_s_t_u_v_w_x_y_z"])
 def test_names_wrap_whole(name):
-    lines = wrap_name(name)
-    assert "".join(lines) == name and all(len(line) <= NAME_WIDTH for line in lines)
+    for width in (NAME_WIDTH, 36, 7):
+        lines = wrap_name(name, width)
+        assert "".join(lines) == name and all(len(line) <= width for line in lines)
 
 
 def test_unmatched_dispatches_are_named(tmp_path):
