@@ -46,6 +46,7 @@ readme: $(STAMP)
 # The plots shown in README.md.
 docs-images: $(STAMP)
 	$(DMLEMU) run CLIP --dtype FLOAT16 --sizes 1048576 --scale 2 --bias 0.5 --plots docs/images
+	$(DMLEMU) run SIGMOID --dtype FLOAT16 --sizes 65536 --adapter rx7900xtx --trace-detail instruction --trace docs/images/sigmoid_f16.npz
 
 docs: isa-doc readme
 

@@ -254,12 +254,18 @@ def cmd_run(args):
         print(f"{name + ':':<{width}}{format_array(array).replace(chr(10), chr(10) + ' ' * width)}")
     print(f"bit-exact against dmlemu.golden: {'yes' if result.bit_exact else 'NO'}")
     print(result.trace.format_summary())
+    print(_verdicts(result.trace))
     for path in written:
         print(f"wrote {path}")
     line = _folded_line(result.trace, folded)
     if line and (args.trace or args.plots):
         print(f"{line}. --trace-all keeps every row and event (spilled to a temporary folder, so memory stays bounded)")
     return 0 if result.bit_exact else 1
+
+
+def _verdicts(trace):
+    """The verdict lines (traces/verdict.py) under a heading: what limited each dispatch."""
+    return "limited by (traces/verdict.py; shares of each dispatch's time):\n" + trace.format_verdicts()
 
 
 def _folded_line(trace, export_notes):
@@ -424,8 +430,15 @@ def _step_loop(args, stepper, format_header, format_footer, format_step):
 
 def cmd_trace(args):
     from dmlemu.tools import tracefiles
+    if (args.dispatch is not None or args.top is not None) and not args.instructions:
+        raise UsageError("--dispatch and --top go with --instructions (the annotated kernel listing)")
+    if args.top is not None and args.top < 1:
+        raise UsageError(f"--top is {args.top}; it must be at least 1 (the number of instructions to list)")
     trace = tracefiles.load(args.file)
     did = False
+    if args.instructions:
+        print(tracefiles.listing(trace, args.dispatch, args.top))
+        did = True
     folded = []
     for path, kind in ((args.to_json, ".json"), (args.to_pftrace, ".pftrace"), (args.to_csv, ".csv")):
         if path:
@@ -447,6 +460,7 @@ def cmd_trace(args):
         if trace.aggregated:
             print(f"tables past their row limit, folded into counters: {', '.join(trace.aggregated)}")
         print(trace.format_summary())
+        print(_verdicts(trace))
     return 0
 
 
@@ -670,6 +684,13 @@ def build_parser():
     p.add_argument("--to-csv", metavar="OUT.csv", help="one row per dispatch")
     p.add_argument("--all-events", action="store_true", help="--to-json: keep every event (no event limit)")
     p.add_argument("--plots", metavar="DIR", help="write the PNG plots into DIR")
+    p.add_argument("--instructions", action="store_true",
+                   help="the kernel listing annotated per instruction: waves, issue cycles, stall cycles at each "
+                        "s_waitcnt (traces captured with --trace-detail instruction), sectors per request, hit "
+                        "rates")
+    p.add_argument("--dispatch", type=int, metavar="N",
+                   help="--instructions: which dispatch (default: the timed one with the most cycles)")
+    p.add_argument("--top", type=int, metavar="K", help="--instructions: the K hottest instructions, hottest first")
     p.set_defaults(handler=cmd_trace)
 
     p = sub.add_parser("operators", help="the operators `dmlemu run` runs: introduced at, data types, attributes")
@@ -686,7 +707,8 @@ def build_parser():
                     "--trace FILE.npz`) or a run spec: the arguments of `dmlemu run` in one quoted word, e.g. "
                     "'CLIP --sizes 2048 2048 --strides 1 2048' or 'IDENTITY --sizes 1048576 --adapter rtx3070'. "
                     "Prints time, bandwidth, bytes at each cache level, hit rates and coalescing of both, with "
-                    "B/A, summed over the timed dispatches, then dispatch by dispatch.")
+                    "B/A, summed over the timed dispatches, then dispatch by dispatch, matched by name (the same name, graph "
+                    "nodes or kernel), with each side's verdict and the dispatches left unmatched.")
     p.add_argument("a", metavar="A", help="FILE.npz or a quoted run spec")
     p.add_argument("b", metavar="B", help="FILE.npz or a quoted run spec")
     p.add_argument("--plots", metavar="DIR", help="write compare.png (the difference plot) into DIR")

@@ -7,14 +7,26 @@ which is checked as `dmlemu run` checks it and run through the mirror with a wav
 The comparison reads each trace's summary() (its columns): over the timed dispatches, time,
 bandwidth and % of the adapter's DRAM peak, bytes at each cache level (L2 requests, Infinity Cache
 lookups, DRAM reads and write-backs), hit rates, coalescing efficiency, waves and occupancy, with B/A
-for quantities and B - A (percentage points) for rates; then dispatch by dispatch, paired in order.
+for quantities and B - A (percentage points) for rates; then dispatch by dispatch, matched by name
+(match_dispatches), with each side's verdict (traces/verdict.py) and the dispatches left unmatched.
+
+Matching, in this order, each step over the dispatches the steps before left:
+    name        the same full name (a graph dispatch is named `node+node: kernel`), in order
+    graph nodes dispatches that ran the same graph nodes: a fused dispatch against the unfused
+                dispatches of its nodes is one row (times summed, rates of the summed requests)
+    kernel      the same kernel name (the part after `node: `), in order
+    only one    the one dispatch left on each side, when exactly one is (two runs of one operator
+                whose kernel variants differ, e.g. packed against transposed)
+Names are printed whole, wrapped to their column.
 """
 import dataclasses
 import os
 
 from dmlemu.tools.operators import UsageError
+from dmlemu.traces.trace import wrap_name
 
-__all__ = ["Side", "Comparison", "load_side", "totals", "compare", "format_comparison", "plot_comparison"]
+__all__ = ["Side", "Comparison", "Match", "load_side", "totals", "compare", "match_dispatches", "format_comparison",
+           "plot_comparison"]
 
 
 @dataclasses.dataclass
@@ -117,8 +129,106 @@ def _change(a, b, kind):
     return f"{b / a:.2f}x"
 
 
+@dataclasses.dataclass
+class Match:
+    """A row of the dispatch table: the summaries (Trace.summary() rows) of A's and B's dispatches it puts
+    side by side (either may be empty: unmatched) and `how` they matched (see the module banner)."""
+    a: list
+    b: list
+    how: str
+
+
+def _parts(name):
+    """(graph nodes, kernel) of a dispatch name: `n1+n2: kernel` -> (('n1', 'n2'), 'kernel')."""
+    nodes, sep, kernel = name.partition(": ")
+    if not sep or " " in nodes:
+        return (), name
+    return tuple(n for n in nodes.split("+") if n), kernel
+
+
+def match_dispatches(sa, sb):
+    """Match A's dispatches (summary rows) with B's by name (see the module banner): a list of Match,
+    in A's order (B's unmatched ones after)."""
+    left_a, left_b = list(range(len(sa))), list(range(len(sb)))
+    rows = []
+
+    def pair(key, how):
+        for i in list(left_a):
+            j = next((j for j in left_b if key(sb[j]) is not None and key(sb[j]) == key(sa[i])), None)
+            if j is not None and key(sa[i]) is not None:
+                rows.append(([i], [j], how))
+                left_a.remove(i)
+                left_b.remove(j)
+
+    pair(lambda s: s["kernel"], "name")
+    # graph nodes: connected groups of dispatches that share a node
+    nodes_a = {i: set(_parts(sa[i]["kernel"])[0]) for i in left_a}
+    nodes_b = {j: set(_parts(sb[j]["kernel"])[0]) for j in left_b}
+    for j in list(left_b):
+        if j not in left_b or not nodes_b[j]:
+            continue
+        group_a, group_b, nodes = set(), {j}, set(nodes_b[j])
+        grown = True
+        while grown:
+            grown = False
+            for i in left_a:
+                if i not in group_a and nodes_a[i] & nodes:
+                    group_a.add(i)
+                    nodes |= nodes_a[i]
+                    grown = True
+            for k in left_b:
+                if k not in group_b and nodes_b[k] & nodes:
+                    group_b.add(k)
+                    nodes |= nodes_b[k]
+                    grown = True
+        if group_a:
+            rows.append((sorted(group_a), sorted(group_b), "graph nodes"))
+            left_a[:] = [i for i in left_a if i not in group_a]
+            left_b[:] = [k for k in left_b if k not in group_b]
+    pair(lambda s: _parts(s["kernel"])[1], "kernel")
+    if len(left_a) == 1 and len(left_b) == 1:
+        rows.append((list(left_a), list(left_b), "only one"))
+        left_a, left_b = [], []
+    rows += [([i], [], "unmatched") for i in left_a] + [([], [j], "unmatched") for j in left_b]
+    rows.sort(key=lambda r: (r[0][0] if r[0] else len(sa), r[1][0] if r[1] else -1))
+    return [Match([sa[i] for i in a], [sb[j] for j in b], how) for a, b, how in rows]
+
+
+NAME_WIDTH = 40
+
+
+def _names(rows):
+    """Each dispatch of a side as `#N name`, wrapped whole (wrap_name)."""
+    lines = []
+    for s in rows:
+        lines += [line.rstrip() for line in wrap_name(f"#{s['dispatch']} {s['kernel']}", NAME_WIDTH)]
+    return lines or ["-"]
+
+
+def _group(rows):
+    """The figures of a side's dispatches together: seconds summed, rates of the summed requests."""
+    if not rows:
+        return None
+    requests = sum(s["l2_requests"] for s in rows)
+    l2_bytes = sum(s["l2_bytes"] for s in rows)
+    return {"seconds": sum(s["seconds"] for s in rows), "l2_requests": requests,
+            "l2_hit_rate": sum(s["l2_hits"] for s in rows) / requests if requests else 0.0,
+            "coalescing_efficiency": (sum(s["bytes_read"] + s["bytes_written"] for s in rows) / l2_bytes
+                                      if l2_bytes else 0.0)}
+
+
+def _limiter(rows):
+    """The verdict of a side's longest dispatch, in a few words."""
+    if not rows:
+        return "-"
+    s = max(rows, key=lambda r: r["cycles"])
+    if not s["limiter"]:
+        return "no verdict"
+    return f"{s['limiter']} {s['limiter_share']:.0%}" + (f" (#{s['dispatch']}, the longest)" if len(rows) > 1 else "")
+
+
 def format_comparison(c):
-    """The comparison as text: the two runs, the totals table, the dispatches paired in order."""
+    """The comparison as text: the two runs, the totals table, the dispatches matched by name."""
     ta, tb = c.a.totals, c.b.totals
     lines = [f"A: {c.a.label}  ({ta['dispatches']} timed dispatch(es) on {ta['adapter']})",
              f"B: {c.b.label}  ({tb['dispatches']} timed dispatch(es) on {tb['adapter']})", ""]
@@ -129,18 +239,31 @@ def format_comparison(c):
                      f"{_change(ta[key], tb[key], kind):>10}")
     lines += ["", "B vs A: a ratio for quantities, the difference in percentage points (pt) for rates; "
                   "'-' where a level had no request.", ""]
-    sa, sb = c.a.trace.summary(), c.b.trace.summary()
-    lines.append(f"{'#':>3} {'kernel A':<38} {'kernel B':<38} {'A us':>9} {'B us':>9} {'B/A':>6} "
-                 f"{'L2 hit A':>8} {'L2 hit B':>8} {'coal. A':>7} {'coal. B':>7}")
-    for i in range(max(len(sa), len(sb))):
-        da = sa[i] if i < len(sa) else None
-        db = sb[i] if i < len(sb) else None
-        lines.append(f"{i:>3} {(da['kernel'] if da else '-')[:38]:<38} {(db['kernel'] if db else '-')[:38]:<38} "
-                     f"{_us(da):>9} {_us(db):>9} "
+    matches = match_dispatches(c.a.trace.summary(), c.b.trace.summary())
+    w = NAME_WIDTH
+    lines.append(f"{'dispatch A':<{w}} {'dispatch B':<{w}} {'A us':>9} {'B us':>9} {'B/A':>6} "
+                 f"{'L2 hit A':>8} {'L2 hit B':>8} {'coal. A':>7} {'coal. B':>7}  matched by")
+    for m in matches:
+        da, db = _group(m.a), _group(m.b)
+        names_a, names_b = _names(m.a), _names(m.b)
+        lines.append(f"{names_a[0]:<{w}} {names_b[0]:<{w}} {_us(da):>9} {_us(db):>9} "
                      f"{_change(da['seconds'], db['seconds'], 'time') if da and db else '-':>6} "
                      f"{_rate(da, 'l2_hit_rate', 'l2_requests'):>8} {_rate(db, 'l2_hit_rate', 'l2_requests'):>8} "
                      f"{_rate(da, 'coalescing_efficiency', 'l2_requests'):>7} "
-                     f"{_rate(db, 'coalescing_efficiency', 'l2_requests'):>7}")
+                     f"{_rate(db, 'coalescing_efficiency', 'l2_requests'):>7}  {m.how}")
+        for k in range(1, max(len(names_a), len(names_b))):
+            lines.append(f"{names_a[k] if k < len(names_a) else '':<{w}} {names_b[k] if k < len(names_b) else ''}"
+                         .rstrip())
+        lines.append(f"{'':<4}limited by: A {_limiter(m.a)}; B {_limiter(m.b)}")
+    unmatched_a = [f"#{s['dispatch']}" for m in matches if not m.b for s in m.a]
+    unmatched_b = [f"#{s['dispatch']}" for m in matches if not m.a for s in m.b]
+    if unmatched_a or unmatched_b:
+        lines.append("unmatched: " + "; ".join(
+            part for part in (f"A {', '.join(unmatched_a)}" if unmatched_a else "",
+                              f"B {', '.join(unmatched_b)}" if unmatched_b else "") if part)
+            + " (no dispatch of the other run has its name, graph nodes or kernel)")
+    else:
+        lines.append("every dispatch matched (how: the last column)")
     return "\n".join(lines)
 
 

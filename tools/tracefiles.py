@@ -12,7 +12,7 @@ import os
 
 from dmlemu.tools.operators import UsageError
 
-__all__ = ["TRACE_SUFFIXES", "save", "load", "plot"]
+__all__ = ["TRACE_SUFFIXES", "save", "load", "plot", "listing"]
 
 TRACE_SUFFIXES = (".json", ".pftrace", ".npz", ".csv")
 
@@ -77,6 +77,28 @@ def load(path):
         return load_trace(path)
     except TraceFileError as error:
         raise UsageError(str(error)) from None
+
+
+def listing(trace, dispatch=None, top=None):
+    """`dmlemu trace FILE.npz --instructions`: the annotated kernel listing of dispatch `dispatch` (None:
+    the timed dispatch with the most cycles; traces/listing.py); UsageError (one sentence) for a
+    dispatch the trace does not hold."""
+    from dmlemu.traces.listing import default_dispatch, format_listing
+    ids = [int(i) for i in trace.dispatches["id"]]
+    if not ids:
+        raise UsageError("the trace holds no dispatch: there is no kernel to list")
+    if dispatch is None:
+        dispatch = default_dispatch(trace)
+    elif dispatch not in ids:
+        raise UsageError(f"--dispatch {dispatch}: the trace holds dispatches {_ranges(ids)}")
+    return format_listing(trace, dispatch, top)
+
+
+def _ranges(ids):
+    """'0 to 4' for consecutive ids, else the ids listed."""
+    if ids == list(range(ids[0], ids[-1] + 1)):
+        return f"{ids[0]} to {ids[-1]}" if len(ids) > 1 else f"{ids[0]} only"
+    return ", ".join(map(str, ids))
 
 
 def plot(trace, folder):

@@ -10,8 +10,9 @@ written into the zip a chunk of rows at a time (WRITE_CHUNK_BYTES), so a table m
 recorder's spill file (traces/recorder.py) is never copied whole into memory.
 
 Files written before a table gained columns (the memory hierarchy counters of `dispatches` and
-`counters`) or a table (`mem_instructions`) still load: the missing columns read as zeros and the
-missing tables as empty, so their cache figures read 0 (as an untimed dispatch's do). A column
+`counters`, the busy columns of `dispatches`) or a table (`mem_instructions`, `instructions`) still
+load: the missing columns read as zeros and the missing tables as empty, so their cache figures read 0
+(as an untimed dispatch's do) and their dispatches get no verdict (traces/verdict.py says so). A column
 of another type, or one this version does not know, is an error.
 
 Loading trusts nothing in the file: anything that is not a trace this version wrote (not a zip, a

@@ -47,6 +47,24 @@ cache lines per wave instruction). Per dispatch (table `dispatches`):
                         no barrier ordered (emulator/d3d12/hazards.py); table `hazards` has one row each:
                         the dispatch id (-1 for a copy), kind, both operations, the resource and bytes
 
+What the units were busy with (table `dispatches`, schema.BUSY; zero for an untimed dispatch), read by
+traces/verdict.py:
+
+    <class>_issue_cycles  the issue cycles of the dispatch's instructions on its SIMDs' issue ports, per
+                        VALU rate class (full, fp64, int64, int32_mul, conversion, transcendental) and
+                        `other` (SALU, scalar loads, branches, vector memory issue): each executed
+                        instruction's issue cycles per wave (issue_cycles_per_wave: the rule of
+                        timing/kernel_path.py) times the waves that executed it
+    simd_busy_cycles    the issue ports' booked cycles (timing: DispatchTiming.simd_busy_cycles), which
+                        also hold the dependent latency a cohort's other waves could not hide
+    occupied_simd_cycles  SIMD-cycles with at least one wave resident (the union of each SIMD's wave
+                        groups' lifetimes, summed over SIMDs)
+    dram_busy_cycles    cycles the DRAM server was transferring the dispatch's bytes (refresh included;
+                        timing: DispatchTiming.dram_busy_cycles)
+
+Table `instructions` has one row per instruction of each dispatch: the waves that executed it (each
+trip of a loop counted) and its issue cycles (waves x issue_cycles_per_wave).
+
 Table `mem_instructions` has the same quantities per memory instruction (pc) of each timed
 dispatch, with the bytes its lanes asked for (`useful_bytes`) and the coalescing efficiency
 (useful bytes / (sectors x sector_bytes)). The `counters` table splits L2 and Infinity Cache
@@ -61,7 +79,8 @@ import weakref
 import numpy as np
 
 from dmlemu.errors import short_repr
-from dmlemu.traces.schema import TABLES, TRAFFIC
+from dmlemu.isa import opcodes as op
+from dmlemu.traces.schema import BUSY, ISSUE, TABLES, TRAFFIC
 
 
 DETAILS = ("dispatch", "wave", "instruction", "memory")
@@ -73,6 +92,25 @@ COUNTER_BUCKETS = 256
 MAX_NAME = 1024                # characters of a dispatch name kept (the column widens past 64 only when needed)
 
 _NO_TRAFFIC = dict.fromkeys(TRAFFIC, 0)    # an untimed dispatch's memory hierarchy columns
+_NO_BUSY = dict.fromkeys(BUSY, 0)          # ... and busy columns
+_OTHER = len(op.RATE_CLASSES)              # issue class index of what is not VALU (ISSUE's last column)
+
+
+def issue_cycles_per_wave(entry, passes, rate_cycles):
+    """Issue cycles one wave spends on its SIMD's issue port for one execution of the instruction whose
+    opcode-table entry is `entry`: the rule of timing/kernel_path.py's PathCost (a VALU instruction its
+    rate class's cycles on the preset, or the table's, per pass; a vector memory instruction one issue per
+    pass; the rest the table's issue cycles; s_waitcnt and s_endpgm none). `passes`: passes of a wave
+    over its SIMD (wave64 on 32 lanes: 2); `rate_cycles`: preset.rate_cycles().
+    tests/traces/test_verdict.py checks it against PathCost's schedules."""
+    kind = entry.kind
+    if kind in ("wait", "end"):
+        return 0
+    if kind in ("load", "store"):
+        return entry.issue_cycles * passes
+    if entry.unit == op.VALU:
+        return rate_cycles.get(entry.rate_class, entry.issue_cycles) * passes
+    return entry.issue_cycles
 
 
 class TraceRecorder:
@@ -112,8 +150,9 @@ class TraceRecorder:
         self.programs = {}        # dispatch id -> (program name, disassembly lines)
         self._dispatch = -1
         self._vgprs = 0
+        self._program = None      # the current dispatch's Program (its instructions' issue costs)
         self._dram = []           # (start, end, bytes, write) of the current dispatch
-        self._busy = []           # (start, end, waves, ALU cycles, first wave) of the current dispatch's groups
+        self._busy = []           # (start, end, waves, ALU cycles, first wave, SIMD) of the current dispatch's groups
         #                           (scratch for the counters, not a table: _counters reads it by these names)
         self._hazards = 0         # hazards noted for the dispatch about to start (its `hazards` column)
 
@@ -154,13 +193,14 @@ class TraceRecorder:
         self._dispatch += 1
         self._dram, self._busy = [], []
         self._vgprs = launch.vgprs_used
+        self._program = launch.program
         if self._dispatch not in self.programs:
             from dmlemu.isa.encoding import format_instruction
             self.programs[self._dispatch] = (launch.program.name,
                                              [format_instruction(r_inst) for r_inst in _instructions(launch.program)])
 
     def wave_group(self, cu, simd, group, first_wave, waves, start, end, alu_cycles=0):
-        self._busy.append((start, end, waves, alu_cycles, first_wave))
+        self._busy.append((start, end, waves, alu_cycles, first_wave, cu * self.preset.simds_per_cu + simd))
         if self.level >= WAVE:
             t = self._wave_groups
             if t.count < t.limit:          # _Table.add, inlined in the hooks called per cohort or request
@@ -189,7 +229,8 @@ class TraceRecorder:
         cohorts ended (the slot groups hand a dispatch's rows over at its end). The same
         rows, chunks, row limit and summary as one wave_group call per cohort."""
         n = len(start)
-        self._busy.extend(zip(start, end, waves, alu_cycles, first_wave))
+        per_cu = self.preset.simds_per_cu
+        self._busy.extend(zip(start, end, waves, alu_cycles, first_wave, (c * per_cu + s for c, s in zip(cu, simd))))
         if self.level < WAVE or not n:
             return
         table = self._wave_groups
@@ -252,15 +293,18 @@ class TraceRecorder:
                    "ic_hits": totals["ic_hits"], "dram_read_sectors": totals["dram_reads"],
                    "dram_write_sectors": totals["dram_writes"], "ic_write_sectors": totals["ic_writes"],
                    "dram_turnarounds": timing.dram_turnarounds}
+        issue = self._instructions(stats)
+        busy = {**dict(zip(ISSUE, issue)), "simd_busy_cycles": timing.simd_busy_cycles,
+                "occupied_simd_cycles": self._occupied(), "dram_busy_cycles": timing.dram_busy_cycles}
         self._add("dispatches", self._dispatch_row(stats, stats.start_cycle if stats.start_cycle else timing.start_cycle,
-                                                   end, timing.dram_bytes, timing.waves_per_simd, True, traffic))
+                                                   end, timing.dram_bytes, timing.waves_per_simd, True, traffic, busy))
         self._mem_instructions(stats, timing)
         self._counters(timing.start_cycle, end, timing.traffic)
 
     def untimed_dispatch(self, launch, stats, start, end):
         self.begin_dispatch(launch, stats, start)
         self._add("dispatches", self._dispatch_row(stats, start, end, stats.bytes_read + stats.bytes_written, 0, False,
-                                                   _NO_TRAFFIC))
+                                                   _NO_TRAFFIC, _NO_BUSY))
 
     def _dispatch_name(self, name):
         """A dispatch's name whole (up to MAX_NAME characters): the column is U64 (schema.py) and widens, for
@@ -272,8 +316,9 @@ class TraceRecorder:
             table.widen("name", -(-len(name) // 64) * 64)
         return name
 
-    def _dispatch_row(self, stats, start, end, dram_bytes, waves_per_simd, timed, traffic):
-        """The dispatch's row; `traffic`: its memory hierarchy columns by name (schema.TRAFFIC)."""
+    def _dispatch_row(self, stats, start, end, dram_bytes, waves_per_simd, timed, traffic, busy):
+        """The dispatch's row; `traffic`, `busy`: its memory hierarchy and busy columns by name (schema.TRAFFIC,
+        schema.BUSY)."""
         hazards, self._hazards = self._hazards, 0
         return TABLES["dispatches"].row(
             id=self._dispatch, name=self._dispatch_name(stats.name), start=start, end=end, waves=stats.waves,
@@ -281,7 +326,39 @@ class TraceRecorder:
             bytes_written=stats.bytes_written, dram_bytes=dram_bytes, wave_instructions=stats.wave_instructions,
             valu_instructions=stats.unit_instructions.get("VALU", 0), vgprs=self._vgprs,
             waves_per_simd=waves_per_simd, oob_reads=stats.oob_reads, oob_writes=stats.oob_writes, timed=timed,
-            **traffic, hazards=hazards)
+            **traffic, hazards=hazards, **busy)
+
+    def _instructions(self, stats):
+        """One `instructions` row per instruction of the timed dispatch; returns its issue cycles per
+        class (schema.ISSUE's order)."""
+        program, waves = self._program, stats.instruction_waves
+        passes = max(1, -(-self.wave_width // self.preset.simd_lanes))
+        rates = self.preset.rate_cycles()
+        per_class = [0] * len(ISSUE)
+        row = TABLES["instructions"].row
+        for pc, record in enumerate(program.records):
+            n = int(waves[pc]) if pc < len(waves) else 0
+            entry = record.entry
+            cycles = n * issue_cycles_per_wave(entry, passes, rates)
+            per_class[op.RATE_CLASSES.index(entry.rate_class) if entry.unit == op.VALU else _OTHER] += cycles
+            self._add("instructions", row(dispatch=self._dispatch, pc=pc, waves=n, issue_cycles=cycles))
+        return per_class
+
+    def _occupied(self):
+        """SIMD-cycles of the dispatch with at least one wave resident: per SIMD, the union of its wave
+        groups' lifetimes (sorted by SIMD and start; a SIMD's groups offset past every earlier SIMD's, so
+        one running maximum of the ends serves them all)."""
+        if not self._busy:
+            return 0
+        b = np.array(self._busy, dtype=np.int64)
+        start, end, unit = b[:, 0], b[:, 1], b[:, 5]
+        offset = (int(end.max()) - int(start.min()) + 1) * unit - int(start.min())
+        start, end = start + offset, end + offset
+        order = np.lexsort((start, unit))
+        start, end = start[order], end[order]
+        reach = np.maximum.accumulate(end)
+        before = np.concatenate([[start[0]], reach[:-1]])
+        return int(np.maximum(end - np.maximum(start, before), 0).sum())
 
     def _mem_instructions(self, stats, timing):
         """One row per vector memory instruction of the dispatch: its traffic at each level."""
@@ -330,8 +407,8 @@ class TraceRecorder:
         levels = [np.zeros(buckets, dtype=np.int64) for _ in range(4)]   # L2 hits, misses; IC hits, misses
         if self._busy:
             # self._busy's entries, as wave_group and wave_groups append them.
-            b_start, b_end, b_waves, b_alu, b_first = np.fromiter(
-                itertools.chain.from_iterable(self._busy), dtype=np.int64, count=5 * len(self._busy)).reshape(-1, 5).T
+            b_start, b_end, b_waves, b_alu, b_first, _ = np.fromiter(
+                itertools.chain.from_iterable(self._busy), dtype=np.int64, count=6 * len(self._busy)).reshape(-1, 6).T
             resident = np.diff(_integral(b_start, b_end, b_waves.astype(np.float64), edges)) / widths
             dur = np.maximum(b_end - b_start, 1).astype(np.float64)
             # A cohort's issue cycles are spread evenly over its span. Where two slot groups' cohorts

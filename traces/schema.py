@@ -4,8 +4,10 @@ The recorder (traces/recorder.py) writes rows by column name and the readers (tr
 exports chrome.py, pftrace.py and csv_export.py, plots.py, the .npz reader io.py) read columns by
 name; none of them knows a column's position. Per table:
 
-    dispatches          one row per dispatch, timed or not: sizes, bytes, instruction counts, and its
-                        memory hierarchy counters (TRAFFIC; the units are in recorder.py's banner)
+    dispatches          one row per dispatch, timed or not: sizes, bytes, instruction counts, its
+                        memory hierarchy counters (TRAFFIC; the units are in recorder.py's banner) and
+                        what its units were busy with (BUSY: what traces/verdict.py reads)
+    instructions        one row per instruction of each dispatch: waves that executed it, issue cycles
     mem_instructions    one row per vector memory instruction of a timed dispatch: its traffic per level
     wave_groups         one row per wave group (waves that ran together on one slot group of a SIMD)
     wave_summary        wave groups past the row limit, folded per (dispatch, CU, SIMD)
@@ -32,7 +34,9 @@ import keyword
 
 import numpy as np
 
-__all__ = ["Table", "TABLES", "TRAFFIC", "columns"]
+from dmlemu.isa.opcodes import RATE_CLASSES
+
+__all__ = ["Table", "TABLES", "TRAFFIC", "BUSY", "ISSUE", "columns"]
 
 
 class Table:
@@ -94,13 +98,23 @@ _TRAFFIC_COLUMNS = (("l2_requests", "i8"), ("l2_lines", "i8"), ("l2_hits", "i8")
                     ("ic_write_sectors", "i8"), ("dram_turnarounds", "i8"))
 TRAFFIC = tuple(n for n, _ in _TRAFFIC_COLUMNS)
 
+# What a timed dispatch kept its units busy with (recorder.py's banner; zero for an untimed dispatch):
+# the issue cycles of its instructions, per VALU rate class (isa/opcodes.py) and the rest (SALU,
+# scalar loads, branches, vector memory issue), the SIMD issue ports' booked cycles, the SIMD-cycles
+# with a wave resident, and the DRAM server's busy cycles.
+ISSUE = tuple(f"{c}_issue_cycles" for c in RATE_CLASSES) + ("other_issue_cycles",)
+_BUSY_COLUMNS = (*((n, "i8") for n in ISSUE), ("simd_busy_cycles", "i8"), ("occupied_simd_cycles", "i8"),
+                 ("dram_busy_cycles", "i8"))
+BUSY = tuple(n for n, _ in _BUSY_COLUMNS)
+
 TABLES = {t.name: t for t in (
     Table("dispatches", (("id", "i8"), ("name", "U64"), ("start", "i8"), ("end", "i8"), ("waves", "i8"),
                          ("workgroups", "i8"), ("elements", "i8"), ("bytes_read", "i8"), ("bytes_written", "i8"),
                          ("dram_bytes", "i8"), ("wave_instructions", "i8"), ("valu_instructions", "i8"),
                          ("vgprs", "i4"), ("waves_per_simd", "i4"),
                          ("oob_reads", "i8"), ("oob_writes", "i8"), ("timed", "?"),
-                         *_TRAFFIC_COLUMNS, ("hazards", "i8"))),
+                         *_TRAFFIC_COLUMNS, ("hazards", "i8"), *_BUSY_COLUMNS)),
+    Table("instructions", (("dispatch", "i8"), ("pc", "i4"), ("waves", "i8"), ("issue_cycles", "i8"))),
     Table("mem_instructions", (("dispatch", "i8"), ("pc", "i4"), ("instruction", "U64"), ("write", "?"),
                                ("waves", "i8"), ("useful_bytes", "i8"), ("sectors", "i8"), ("lines", "i8"),
                                ("l2_hits", "i8"), ("ic_hits", "i8"), ("dram_reads", "i8"), ("dram_writes", "i8"),

@@ -17,8 +17,15 @@ used, 0.0 where nothing was requested. For the L2, writes count as requests too 
 its sector resident); the Infinity Cache is looked up by the L2's read misses only.
 dram_turnarounds counts the write batches during the dispatch that turned the DRAM data bus around
 after reads (timing/memory_system.py): each cost the preset's dram_turnaround_cycles of idle bus.
+
+The verdict (traces/verdict.py, whose banner gives the rule): summary()'s `limiter` (the modelled unit
+that limited the dispatch), `limiter_share` (the share of its time that unit explains, 0 to 1), the
+shares of every candidate (`dram_share`, `l2_share`, `ic_share`, `issue_share`, `latency_share`,
+`idle_share`) and `occupancy_limiter`; format_verdicts() says it in one line per dispatch.
 """
 import numpy as np
+
+from dmlemu.traces.verdict import format_verdict, verdict
 
 
 class Trace:
@@ -90,8 +97,14 @@ class Trace:
                 "oob_reads": int(d["oob_reads"]), "oob_writes": int(d["oob_writes"]), "hazards": int(d["hazards"]),
                 "timed": bool(d["timed"]),
                 **_levels(d, sector, int(d["bytes_read"] + d["bytes_written"])),
+                **_verdict_fields(verdict(d, self.preset)),
             })
         return out
+
+    def format_verdicts(self):
+        """One line per dispatch: what limited it and the share of its time that explains, the other
+        units' shares, its occupancy and what limited that (traces/verdict.py)."""
+        return "\n".join(format_verdict(verdict(d, self.preset), d, self.preset) for d in self.dispatches)
 
     def instruction_summary(self):
         """One dict per memory instruction of each timed dispatch (table mem_instructions): the
@@ -122,13 +135,35 @@ class Trace:
         lines = [f"{'#':>3} {'kernel':<36} {'cycles':>10} {'time us':>10} {'read B':>11} {'written B':>11} "
                  f"{'GB/s':>8} {'% peak':>7} {'waves':>8} {'occup.':>6} {'L2 hit%':>7} {'IC hit%':>7} {'coal.%':>6}"]
         for s in self.summary():
-            lines.append(f"{s['dispatch']:>3} {s['kernel'][:36]:<36} {s['cycles']:>10} {s['seconds'] * 1e6:>10.2f} "
+            name = wrap_name(s["kernel"], 36)
+            lines.append(f"{s['dispatch']:>3} {name[0]:<36} {s['cycles']:>10} {s['seconds'] * 1e6:>10.2f} "
                          f"{s['bytes_read']:>11} {s['bytes_written']:>11} {s['bandwidth_bytes_per_second'] / 1e9:>8.1f} "
                          f"{s['percent_of_peak']:>6.1f}% {s['waves']:>8} {s['occupancy']:>6.2f} "
                          f"{_percent(s['l2_hit_rate'], s['l2_requests']):>7} "
                          f"{_percent(s['ic_hit_rate'], s['ic_requests']):>7} "
                          f"{_percent(s['coalescing_efficiency'], s['l2_requests']):>6}")
+            lines += [f"{'':>3} {piece}" for piece in name[1:]]      # a long name whole, on lines of its own
         return "\n".join(lines)
+
+
+def wrap_name(text, width):
+    """`text` whole, in lines of at most `width` characters, each broken after a '+', a space or a '_' in
+    its second half where there is one (else at the width): nothing cut, nothing added. Tables print a
+    dispatch's name this way (a fused graph dispatch names every node it runs)."""
+    lines = []
+    while len(text) > width:
+        cut = max(text.rfind(c, width // 2, width) for c in ("+", " ", "_"))
+        cut = cut + 1 if cut >= 0 else width
+        lines.append(text[:cut])
+        text = text[cut:]
+    return lines + [text]
+
+
+def _verdict_fields(v):
+    """A Verdict as summary() keys (in their CSV order)."""
+    return {"limiter": v.limiter, "limiter_share": v.share,
+            **{f"{name}_share": value for name, value in v.shares.items()},
+            "occupancy_limiter": v.occupancy_limiter}
 
 
 def _rate(part, whole):

@@ -97,7 +97,9 @@ def test_initialization_copies_the_constants_into_the_persistent_resource_and_ex
     assert bytes(data[:len(constants)]) == constants and not data[len(constants):].any()
     same_bits(rig.read(rig.b).view(np.float32), golden.clip(x, np.float32(0), np.float32(1)))
     summary = cap.trace.format_summary()
-    assert "DirectML initialize DML_OPERATOR_ELE" in summary and "element_wise_clip_float32_packed" in summary, summary
+    # the initializer's name whole, wrapped to the kernel column (traces.trace.wrap_name)
+    assert "0 DirectML initialize DML_OPERATOR_ " in summary and "\n    ELEMENT_WISE_CLIP constants\n" in summary, summary
+    assert "element_wise_clip_float32_packed" in summary, summary
     assert "288         288" in summary   # the copy read and wrote the 288 bytes of constants
 
 

@@ -3,7 +3,8 @@ import pytest
 
 from cli_runner import cli
 from dmlemu.tools.cli import run_spec_trace
-from dmlemu.tools.compare import load_side, totals
+from dmlemu.tools.compare import NAME_WIDTH, load_side, match_dispatches, totals
+from dmlemu.traces.trace import wrap_name
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PACKED = "IDENTITY --sizes 64 64"
@@ -81,4 +82,50 @@ def test_a_graph_fused_against_unfused_from_two_saved_traces(tmp_path):
     assert _row(out, "dispatches") == ["5", "1", "0.20x"]
     assert b.totals["bytes_read"] * 5 == a.totals["bytes_read"]          # x once instead of once per node
     assert b.totals["time_us"] < 0.5 * a.totals["time_us"]
-    assert "scale+floor+relu+clip+select: fused_id" in out   # the fused dispatch by its nodes (cut to the column)
+    # one row: the fused dispatch against the five dispatches of its nodes, by graph node, names whole
+    row = next(i for i, line in enumerate(out.splitlines()) if line.endswith("graph nodes"))
+    lines = out.splitlines()[row:row + 10]
+    b_side = "".join(line[NAME_WIDTH + 1:2 * NAME_WIDTH + 1].strip() for line in lines[:3])
+    assert b_side.replace(" ", "") == "#0scale+floor+relu+clip+select:fused_identity_threshold_activation_relu_clip_if"
+    assert "#4 select: element_wise_if_float32_" in out and "every dispatch matched" in out
+    ratio = b.totals["time_us"] / a.totals["time_us"]
+    assert f"{ratio:.2f}x" in lines[0].split()              # the five summed against the fused one
+
+
+def _summary(dispatch, name, us=1.0):
+    return {"dispatch": dispatch, "kernel": name, "seconds": us * 1e-6, "cycles": int(us * 1000)}
+
+
+def test_dispatches_match_by_name_then_graph_nodes_then_kernel():
+    a = [_summary(0, "init: initialize"), _summary(1, "x: element_wise_add_float32_packed"),
+         _summary(2, "y: activation_relu_float32_packed"), _summary(3, "z: element_wise_clip_float32_packed"),
+         _summary(4, "lonely_kernel")]
+    b = [_summary(0, "init: initialize"), _summary(1, "x+y: fused_add_relu"),
+         _summary(2, "w: element_wise_clip_float32_packed"), _summary(3, "other_kernel"),
+         _summary(4, "another")]
+    rows = [([s["dispatch"] for s in m.a], [s["dispatch"] for s in m.b], m.how) for m in match_dispatches(a, b)]
+    assert rows == [([0], [0], "name"), ([1, 2], [1], "graph nodes"), ([3], [2], "kernel"),
+                    ([4], [], "unmatched"), ([], [3], "unmatched"), ([], [4], "unmatched")]
+    # the one dispatch left on each side pairs, whatever its name
+    assert [m.how for m in match_dispatches(a[4:], b[3:4])] == ["only one"]
+    # repeated names pair in order
+    twice = [_summary(0, "k"), _summary(1, "k")]
+    assert [([s["dispatch"] for s in m.a], [s["dispatch"] for s in m.b]) for m in match_dispatches(twice, twice)] == \
+        [([0], [0]), ([1], [1])]
+
+
+@pytest.mark.parametrize("name", ["short", "scale+floor+relu+clip+select: fused_identity_threshold_activation_relu_clip_if",
+                                  "x" * 100, "#12 a_b_c_d_e_f_g_h_i_j_k_l_m_n_o_p_q_r_s_t_u_v_w_x_y_z"])
+def test_names_wrap_whole(name):
+    for width in (NAME_WIDTH, 36, 7):
+        lines = wrap_name(name, width)
+        assert "".join(lines) == name and all(len(line) <= width for line in lines)
+
+
+def test_unmatched_dispatches_are_named(tmp_path):
+    status, _, err = cli("graph", "--no-fuse", "--trace", tmp_path / "unfused.npz")
+    assert status == 0, err
+    status, out, err = cli("compare", tmp_path / "unfused.npz", "IDENTITY --sizes 64 64")
+    assert status == 0, err
+    assert out.splitlines()[-1] == ("unmatched: A #0, #1, #2, #3, #4; B #0 (no dispatch of the other run has its "
+                                    "name, graph nodes or kernel)")
