@@ -5,7 +5,7 @@ Per instruction (pc), from the tables of traces/schema.py:
 
     waves       waves that executed it, each trip of a loop counted (table `instructions`)
     issue       its issue cycles on the SIMDs' issue ports: waves x its issue cycles per wave
-                (table `instructions`; recorder.issue_cycles_per_wave)
+                (table `instructions`; kernel_path.issue_cycles_per_wave)
     stall       cycles the wave groups waited there, summed over the groups (table `segments`, so a
                 trace captured at detail `instruction` or `memory`): the gap between two consecutive
                 timed segments of one wave group goes to the s_waitcnt just before the later one

@@ -53,8 +53,8 @@ traces/verdict.py:
     <class>_issue_cycles  the issue cycles of the dispatch's instructions on its SIMDs' issue ports, per
                         VALU rate class (full, fp64, int64, int32_mul, conversion, transcendental) and
                         `other` (SALU, scalar loads, branches, vector memory issue): each executed
-                        instruction's issue cycles per wave (issue_cycles_per_wave: the rule of
-                        timing/kernel_path.py) times the waves that executed it
+                        instruction's issue cycles per wave (kernel_path.issue_cycles_per_wave, the
+                        rule the timing model charges) times the waves that executed it
     simd_busy_cycles    the issue ports' booked cycles (timing: DispatchTiming.simd_busy_cycles), which
                         also hold the dependent latency a cohort's other waves could not hide
     occupied_simd_cycles  SIMD-cycles with at least one wave resident (the union of each SIMD's wave
@@ -80,6 +80,7 @@ import numpy as np
 
 from dmlemu.errors import short_repr
 from dmlemu.isa import opcodes as op
+from dmlemu.timing.kernel_path import issue_cycles_per_wave
 from dmlemu.traces.schema import BUSY, ISSUE, TABLES, TRAFFIC
 
 
@@ -94,23 +95,6 @@ MAX_NAME = 1024                # characters of a dispatch name kept (the column 
 _NO_TRAFFIC = dict.fromkeys(TRAFFIC, 0)    # an untimed dispatch's memory hierarchy columns
 _NO_BUSY = dict.fromkeys(BUSY, 0)          # ... and busy columns
 _OTHER = len(op.RATE_CLASSES)              # issue class index of what is not VALU (ISSUE's last column)
-
-
-def issue_cycles_per_wave(entry, passes, rate_cycles):
-    """Issue cycles one wave spends on its SIMD's issue port for one execution of the instruction whose
-    opcode-table entry is `entry`: the rule of timing/kernel_path.py's PathCost (a VALU instruction its
-    rate class's cycles on the preset, or the table's, per pass; a vector memory instruction one issue per
-    pass; the rest the table's issue cycles; s_waitcnt and s_endpgm none). `passes`: passes of a wave
-    over its SIMD (wave64 on 32 lanes: 2); `rate_cycles`: preset.rate_cycles().
-    tests/traces/test_verdict.py checks it against PathCost's schedules."""
-    kind = entry.kind
-    if kind in ("wait", "end"):
-        return 0
-    if kind in ("load", "store"):
-        return entry.issue_cycles * passes
-    if entry.unit == op.VALU:
-        return rate_cycles.get(entry.rate_class, entry.issue_cycles) * passes
-    return entry.issue_cycles
 
 
 class TraceRecorder:

@@ -24,6 +24,22 @@ from dmlemu.isa import opcodes as op
 ALU, SMEM, WAIT, VMEM = range(4)   # step kinds, in the order the SIMD tests them
 
 
+def issue_cycles_per_wave(entry, passes, rate_cycles):
+    """Issue cycles one wave spends on its SIMD's issue port for one execution of the instruction whose
+    opcode-table entry is `entry`: a VALU instruction its rate class's cycles on the preset (or the table's)
+    per pass, a vector memory instruction one issue per pass, the rest the table's issue cycles; s_waitcnt
+    and s_endpgm none. `passes`: passes of a wave over its SIMD (wave64 on 32 lanes: 2); `rate_cycles`:
+    preset.rate_cycles(). PathCost charges this; the trace's per-instruction issue cycles read it."""
+    kind = entry.kind
+    if kind in ("wait", "end"):
+        return 0
+    if kind in ("load", "store"):
+        return entry.issue_cycles * passes
+    if entry.unit == op.VALU:
+        return rate_cycles.get(entry.rate_class, entry.issue_cycles) * passes
+    return entry.issue_cycles
+
+
 class Step(NamedTuple):
     """One step of a compiled schedule (see the module banner)."""
     kind: int            # ALU, SMEM, WAIT or VMEM
@@ -60,11 +76,11 @@ class PathCost:
                 flush(previous)
                 visit = visits.get(pc, 0)
                 visits[pc] = visit + 1
-                self._segments.append(Step(VMEM, entry.issue_cycles * passes, pc, pc, kind == "store",
+                self._segments.append(Step(VMEM, issue_cycles_per_wave(entry, passes, rates), pc, pc, kind == "store",
                                            entry.latency_cycles, access_slot(pc, visit, len(program.records))))
             elif kind == "smem":
                 flush(previous)
-                self._segments.append(("alu", ((entry.issue_cycles, 1),), pc, pc))
+                self._segments.append(("alu", ((issue_cycles_per_wave(entry, passes, rates), 1),), pc, pc))
                 self._segments.append(Step(SMEM, entry.latency_cycles * smem_latency_percent // 100, pc, pc))
             elif kind == "wait":
                 flush(previous)
@@ -74,14 +90,11 @@ class PathCost:
             else:
                 if first is None:
                     first = pc
+                issue = issue_cycles_per_wave(entry, passes, rates)
                 if kind == "idle":
                     # The wave idles imm + 1 cycles; the cohort's other waves may issue meanwhile.
-                    alu.append((entry.issue_cycles, int(operands[0]) + 1))
+                    alu.append((issue, int(operands[0]) + 1))
                 else:
-                    if entry.unit == op.VALU:   # one issue per pass, at the rate class's cycles
-                        issue = rates.get(entry.rate_class, entry.issue_cycles) * passes
-                    else:
-                        issue = entry.issue_cycles
                     alu.append((issue, entry.latency_cycles))
             previous = pc
         flush(previous)

@@ -22,7 +22,7 @@ from dmlemu.presets import H200, RX_7900_XTX
 from dmlemu.timing.kernel_path import PathCost
 from dmlemu.traces import capture
 from dmlemu.traces.csv_export import save_dispatch_csv
-from dmlemu.traces.recorder import issue_cycles_per_wave
+from dmlemu.timing.kernel_path import issue_cycles_per_wave
 from dmlemu.traces.schema import ISSUE
 from dmlemu.traces.verdict import LIMITERS, verdict
 
