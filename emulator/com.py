@@ -177,8 +177,25 @@ def check_float(value, where):
         return np.float32(wide)
 
 
-def check_sequence(value, where, what="a sequence of integers"):
-    """A list/tuple/range/1-D array as a tuple; strings, bytes, sets and scalars are rejected."""
+def _range_length(value):
+    """len(range) without OverflowError for ranges longer than sys.maxsize."""
+    step = value.step
+    return max(0, (value.stop - value.start + step + (-1 if step > 0 else 1)) // step)
+
+
+def check_sequence(value, where, what="a sequence of integers", max_length=UINT32_MAX, limit=None):
+    """A list/tuple/range/1-D array as a tuple; strings, bytes, sets and scalars are rejected.
+
+    A range is the one lazy sequence taken: its length is checked against `max_length` (the field's
+    documented maximum, `limit` the sentence naming it; by default a C count, a UINT) before anything is
+    allocated, and it is refused outright where `what` names a sequence of objects (max_length 0)."""
+    if isinstance(value, range):
+        length = _range_length(value)
+        if max_length == 0:
+            raise invalid(f"{where} is {value!r}; it must be {what}.")
+        if length > max_length:
+            limit = limit or f"its C count is a UINT, at most {max_length}"
+            raise invalid(f"{where} is a range of {length} elements; {limit}.")
     if isinstance(value, np.ndarray):
         if value.ndim != 1:
             raise invalid(f"{where} is a {value.ndim}-D array; it must be {what}.")

@@ -211,7 +211,7 @@ class IDMLBindingTable(IDMLDeviceChild):
         if bindings is None:
             return ()
         try:
-            return check_sequence(bindings, method + " bindings", "a sequence of DML_BINDING_DESC")
+            return check_sequence(bindings, method + " bindings", "a sequence of DML_BINDING_DESC", max_length=0)
         except HResultError as error:
             raise VoidMisuse(error.message) from None
 
