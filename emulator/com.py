@@ -7,6 +7,9 @@ Everything the three API mirrors do the same way lives here once:
   layer first).
 - `void_method`: a method that returns nothing in C. On a removed device it does nothing; misuse is
   raised inside as `VoidMisuse` and removes the device.
+- `c_value` / `c_arguments`: a NumPy integer scalar becomes the Python int it holds wherever C takes
+  an integer (every wrapped method's arguments and every struct field), so no check downstream tells
+  np.uint64(256) from 256;
 - the argument checks used at the boundary (`check_uint`, `check_enum`, `check_flags`,
   `check_sequence`, `check_float`, `is_integer`, `is_one_of`): each raises E_INVALIDARG with one sentence naming
   the field, its value and the rule. Only arguments are checked; a bug inside the mirror propagates
@@ -53,6 +56,16 @@ class COMObject:
         return method_name
 
 
+def c_value(value):
+    """A NumPy integer scalar as the Python int it holds (C has one integer); anything else as it is."""
+    return int(value) if isinstance(value, np.integer) else value
+
+
+def c_arguments(args, kwargs):
+    """A call's arguments with NumPy integer scalars as Python ints (c_value)."""
+    return tuple(c_value(a) for a in args), {k: c_value(v) for k, v in kwargs.items()}
+
+
 def prefixed(where, message):
     """`where: message`, the form every reported sentence takes; a message that already begins with
     that prefix is returned as it is (a method's name never appears twice in a row)."""
@@ -68,6 +81,7 @@ def hresult_method(method):
         where = self._call_name(method.__name__)
         device = self._device
         device._check_not_removed(where)
+        args, kwargs = c_arguments(args, kwargs)
         try:
             return method(self, *args, **kwargs)
         except HResultError as error:
@@ -86,6 +100,7 @@ def void_method(method):
         device = self._device
         if device._is_removed():
             return None
+        args, kwargs = c_arguments(args, kwargs)
         try:
             return method(self, *args, **kwargs)
         except VoidMisuse as misuse:
@@ -162,8 +177,25 @@ def check_float(value, where):
         return np.float32(wide)
 
 
-def check_sequence(value, where, what="a sequence of integers"):
-    """A list/tuple/range/1-D array as a tuple; strings, bytes, sets and scalars are rejected."""
+def _range_length(value):
+    """len(range) without OverflowError for ranges longer than sys.maxsize."""
+    step = value.step
+    return max(0, (value.stop - value.start + step + (-1 if step > 0 else 1)) // step)
+
+
+def check_sequence(value, where, what="a sequence of integers", max_length=UINT32_MAX, limit=None):
+    """A list/tuple/range/1-D array as a tuple; strings, bytes, sets and scalars are rejected.
+
+    A range is the one lazy sequence taken: its length is checked against `max_length` (the field's
+    documented maximum, `limit` the sentence naming it; by default a C count, a UINT) before anything is
+    allocated, and it is refused outright where `what` names a sequence of objects (max_length 0)."""
+    if isinstance(value, range):
+        length = _range_length(value)
+        if max_length == 0:
+            raise invalid(f"{where} is {value!r}; it must be {what}.")
+        if length > max_length:
+            limit = limit or f"its C count is a UINT, at most {max_length}"
+            raise invalid(f"{where} is a range of {length} elements; {limit}.")
     if isinstance(value, np.ndarray):
         if value.ndim != 1:
             raise invalid(f"{where} is a {value.ndim}-D array; it must be {what}.")
@@ -232,7 +264,8 @@ class CStruct:
     takes C's zero: 0, None for a pointer, or a fresh zeroed struct for an embedded struct. A C
     (count, pointer) pair becomes one sequence field; its count field may be omitted and then reads
     as the sequence's length. Fields are checked by the API calls that consume the struct, not here;
-    assigning a field the struct does not have raises AttributeError. Two structs are equal when their
+    assigning a field the struct does not have raises AttributeError; a NumPy integer scalar assigned
+    to a field is stored as the Python int it holds. Two structs are equal when their
     types and fields are equal.
     """
 
@@ -262,7 +295,7 @@ class CStruct:
         if name not in self._fields_:
             raise AttributeError(
                 f"{type(self).__name__} has no field {name!r}; its fields are {', '.join(self._fields_)}")
-        object.__setattr__(self, name, value)
+        object.__setattr__(self, name, c_value(value))     # a NumPy integer is the C integer it holds
 
     def explicit_count(self, count_field):
         """A count field as given (None when it was left out and reads as its sequence's length)."""

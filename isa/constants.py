@@ -52,10 +52,19 @@ def encode_number(text_value, type_name, is_hex):
         return Operand(LITERAL, TYPES[type_name][1], bits)
     if is_float:
         if type_name == "f32":
-            bits = struct.unpack("<I", struct.pack("<f", value))[0]
+            try:
+                bits = struct.unpack("<I", struct.pack("<f", value))[0]
+            except OverflowError:      # a finite number past the float32 range (1e39)
+                raise ValueError(f"{value!r} is outside the range of f32 (its largest finite magnitude is "
+                                 f"{float(np.finfo(np.float32).max)!r}); write inf or -inf for an infinite "
+                                 "literal") from None
             if not np.isnan(value) and float(np.float32(value)) != float(value):
                 raise ValueError(f"{value!r} is not exactly representable as f32")
         elif type_name == "f16":
+            largest = float(np.finfo(np.float16).max)
+            if abs(value) > largest and abs(value) != float("inf"):
+                raise ValueError(f"{value!r} is outside the range of f16 (its largest finite magnitude is "
+                                 f"{largest!r}); write inf or -inf for an infinite literal")
             h = np.float16(value)
             if not np.isnan(value) and float(h) != float(value):
                 raise ValueError(f"{value!r} is not exactly representable as f16")

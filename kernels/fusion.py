@@ -3,7 +3,8 @@
 A fused kernel runs a list of stages (element-wise operators of one Sizes, in execution order) over
 the memory tensors of the whole group (descriptor table slots: inputs first, then outputs). It is built
 from the very sources CompileOperator assembles, so that every stage computes what its operator's own
-kernel computes:
+kernel computes. The generated source names a stage by its node's index only: no user string (a node's
+Name) reaches it, so a name is data whatever its characters or length. The program:
 
     prologue.inc, address.inc      once, for the group's vector memory tensors (at most MAX_TENSORS,
                                    what address.inc addresses: tensors 0 .. 8; on the general path
@@ -75,9 +76,12 @@ _DESCRIPTOR_QUADS = [f"s[{8 + 4 * i}:{11 + 4 * i}]" for i in range(4)] + \
 
 @dataclass(frozen=True)
 class FusedStage:
-    """One operator of a fused kernel: its validated desc (`info`: an OperatorInfo), its own
-    CompiledKernel, where each input comes from (("memory", slot) or ("stage", position of an earlier
-    stage)) and the memory slot its output is stored to (None: later stages read it in registers)."""
+    """One operator of a fused kernel: its node's index (the only thing of the node the generated source
+    names), how error sentences name it (`label`, which may hold the user's node name: it never reaches
+    the source), its validated desc (`info`: an OperatorInfo), its own CompiledKernel, where each input
+    comes from (("memory", slot) or ("stage", position of an earlier stage)) and the memory slot its
+    output is stored to (None: later stages read it in registers)."""
+    node: int
     label: str
     info: object
     kernel: object
@@ -270,7 +274,7 @@ def compile_fused(stages, tensors, half_precision, workgroup_size):
     lines_of = [[(where, re.sub(r"@OFF(\d+)@", lambda m: f"v{relocated[int(m.group(1))]}", line))
                  for where, line in stage_lines] for stage_lines in lines_of]
     for position, (stage, stage_lines) in enumerate(zip(stages, lines_of)):
-        lines.append(f"; ---- stage {position + 1}: {stage.label}, {stage.info.schema.name}")
+        lines.append(f"; ---- stage {position + 1}: node {int(stage.node)}, {stage.info.schema.name}")
         lines += _stage(stage_lines, position, stage, kept, scalar)
     lines += ["done:", "    s_endpgm"]
     source = '.include "prologue.inc"\n.include "address.inc"\n' + "\n".join(lines) + "\n"

@@ -530,7 +530,8 @@ def cmd_graph(args):
     if args.source:
         for unit in graph._units:
             if unit.source is not None:
-                print(f"\n; ==== dispatch {unit.index + 1} ({unit.name}): the fused kernel\n{unit.source}", end="")
+                nodes = ", ".join(str(k) for k in unit.nodes)        # by index: names are data, not source
+                print(f"\n; ==== dispatch {unit.index + 1} (nodes {nodes}): the fused kernel\n{unit.source}", end="")
     if args.plot:
         plot_partition(graph, args.plot)
         print(f"wrote {args.plot}")

@@ -182,7 +182,7 @@ def fill_launch(gpu, name, gpu_va, pattern, count):
 # ---- recording ------------------------------------------------------------------------------------
 def _slot(device, handle, field, want_visible):
     """(heap, byte offset) of the CBV_SRV_UAV slot a handle names; VoidMisuse otherwise."""
-    from dmlemu.d3d12.descriptor_heap import _ptr
+    from dmlemu.d3d12.descriptor_heap import _ptr, foreign_phrase
     ptr = _ptr(handle)
     if want_visible:
         heap = device._descriptor_heap_from_gpu_handle(ptr)
@@ -192,7 +192,8 @@ def _slot(device, handle, field, want_visible):
         offset = None if heap is None else heap._slot_offset_from_cpu_handle(ptr)
     kind = "GPU" if want_visible else "CPU"
     if heap is None or offset is None:
-        raise VoidMisuse(f"{field} 0x{ptr or 0:X} is not a {kind} handle of a descriptor slot of this device.")
+        raise VoidMisuse(f"{field} 0x{ptr or 0:X} is not a {kind} handle of a descriptor slot of this device"
+                         f"{foreign_phrase(device, ptr, gpu=want_visible)}.")
     if heap._type != CBV_SRV_UAV:
         raise VoidMisuse(f"{field} is in {heap._label}, which is not a CBV_SRV_UAV heap.")
     if not want_visible and heap._shader_visible:
@@ -260,6 +261,9 @@ def record_clear(command_list, method, gpu_handle, cpu_handle, resource, values,
     if not valid or not base <= va or va + size > base + resource._width:
         raise VoidMisuse(f"ViewCPUHandle's descriptor (slot {offset // heap._increment} of {heap._label}) is not an "
                          f"unordered-access view of pResource {resource._label}.")
+    if stride % 4:
+        raise VoidMisuse(f"ViewCPUHandle's descriptor (slot {offset // heap._increment} of {heap._label}) has "
+                         f"StructureByteStride {stride}; a structured view's stride is a multiple of 4.")
     pattern = element_pattern(method, fmt, raw, stride, values, is_float)
     element_bytes = stride or (4 if raw else pattern.size)
     spans = _rects(num_rects, rects, size // element_bytes)

@@ -24,7 +24,7 @@ import functools
 import threading
 
 from dmlemu.errors import DXGI_ERROR_INVALID_CALL, E_FAIL, E_INVALIDARG, HResultError, short_repr
-from dmlemu.com import VoidMisuse, enum_name, hresult_method, is_integer, is_one_of, prefixed
+from dmlemu.com import VoidMisuse, c_arguments, enum_name, hresult_method, is_integer, is_one_of, prefixed
 from dmlemu.d3d12.base import DeviceChild, invalid_arg
 from dmlemu.d3d12.clear import record_clear
 from dmlemu.d3d12.command_allocator import ID3D12CommandAllocator
@@ -100,6 +100,7 @@ def recording_method(method):
                                                 "(use one list per thread).")
             return None
         try:
+            args, kwargs = c_arguments(args, kwargs)
             return method(self, *args, **kwargs)
         except VoidMisuse as misuse:
             self._record_error(method.__name__, misuse.message)

@@ -9,11 +9,17 @@ descriptor in the layout of emulator/functional/buffer_descriptor.py. The slots'
   in GPU memory (gpu_va 0), and its GPU handle start is 0, as in D3D12.
 CPU handles are fake CPU addresses: each heap of a device gets its own range, starting at
 CPU_DESCRIPTOR_BASE, 64 KiB aligned and with a 64 KiB gap after it, so a handle one past the end of
-a heap belongs to no heap. `device._descriptor_heap_from_cpu_handle(ptr)` and
+a heap belongs to no heap. Handles belong to a device: every live device holds its own handle space
+(`reserve_handle_space`, the lowest free of MAX_HANDLE_SPACES), carried in bits 48 .. 62 of each of its
+CPU and GPU handles (`handle_bias`), so no two live devices hand out the same handle and another
+device's handle names no heap of this one (`foreign_heap` says whose it is, for error sentences). A
+GPU handle is the heap's gpu_va plus that bias plus index * increment; kernels read the descriptors at
+the gpu_va (the first device, space 0, has GPU handles equal to the addresses). `device._descriptor_heap_from_cpu_handle(ptr)` and
 `device._descriptor_heap_from_gpu_handle(ptr)` find a handle's heap; the heap's
 `_slot_offset_from_cpu_handle(ptr)` / `_slot_offset_from_gpu_handle(ptr)` give the byte offset of
 the slot inside `_allocation.data` (None when the handle is outside the heap or between slots).
 """
+import threading
 import weakref
 
 from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE
@@ -39,6 +45,59 @@ MAX_SHADER_VISIBLE = {CBV_SRV_UAV: D3D12_MAX_SHADER_VISIBLE_DESCRIPTOR_HEAP_SIZE
                       SAMPLER: D3D12_MAX_SHADER_VISIBLE_SAMPLER_HEAP_SIZE}
 CPU_DESCRIPTOR_BASE = 0x0000_0200_0000_0000
 CPU_RANGE_ALIGNMENT = 65536
+HANDLE_SPACE_SHIFT = 48             # GPU addresses and a device's CPU ranges stay below 2^48
+MAX_HANDLE_SPACES = 1 << 15         # bits 48 .. 62: handles stay below 2^63
+_spaces_lock = threading.RLock()     # re-entrant: a device's finalizer may run inside reserve_handle_space
+_spaces = {}                        # handle space -> weakref to the live device that holds it
+
+
+def _release_handle_space(space, ref):
+    with _spaces_lock:
+        if _spaces.get(space) is ref:
+            del _spaces[space]
+
+
+def reserve_handle_space(device):
+    """The handle space of a new device: the lowest one no live device holds (when all
+    MAX_HANDLE_SPACES are held, one by the device's number: handles may then coincide)."""
+    with _spaces_lock:
+        space = next((k for k in range(len(_spaces) + 1) if k not in _spaces), None)
+        if space is None or space >= MAX_HANDLE_SPACES:
+            space = device._number % MAX_HANDLE_SPACES
+        ref = weakref.ref(device)
+        _spaces[space] = ref
+    weakref.finalize(device, _release_handle_space, space, ref)
+    return space
+
+
+def handle_bias(space):
+    """What a device's handles carry: its handle space in bits 48 .. 62."""
+    return space << HANDLE_SPACE_SHIFT
+
+
+def foreign_heap(device, ptr, gpu):
+    """(other device, its heap) when `ptr` is a CPU (gpu=False) or GPU handle of a live heap of another
+    device than `device`, else None."""
+    if not isinstance(ptr, int) or isinstance(ptr, bool) or ptr < 0:
+        return None
+    with _spaces_lock:
+        ref = _spaces.get(ptr >> HANDLE_SPACE_SHIFT)
+    owner = ref() if ref is not None else None
+    if owner is None or owner is device:
+        return None
+    heap = owner._descriptor_heap_from_gpu_handle(ptr) if gpu else owner._descriptor_heap_from_cpu_handle(ptr)
+    return None if heap is None else (owner, heap)
+
+
+def foreign_phrase(device, ptr, gpu):
+    """'; it is a handle of <heap> of <device>, and a handle works only with its own device' for another
+    device's handle, '' otherwise: the end of a sentence refusing a handle."""
+    found = foreign_heap(device, ptr, gpu)
+    if found is None:
+        return ""
+    owner, heap = found
+    return (f"; it is a {'GPU' if gpu else 'CPU'} handle of {heap._label} of {owner._label}, and a handle works "
+            f"only with the device of its heap")
 
 
 def _ptr(handle):
@@ -74,14 +133,20 @@ class ID3D12DescriptorHeap(DeviceChild):
         return D3D12_CPU_DESCRIPTOR_HANDLE(ptr=self._cpu_base)
 
     def GetGPUDescriptorHandleForHeapStart(self):
-        """The GPU handle of slot 0: the heap's GPU address, or 0 for a heap that is not shader-visible."""
-        return D3D12_GPU_DESCRIPTOR_HANDLE(ptr=self._allocation.gpu_va if self._shader_visible else 0)
+        """The GPU handle of slot 0 (the heap's GPU address in its device's handle space), or 0 for a heap
+        that is not shader-visible."""
+        return D3D12_GPU_DESCRIPTOR_HANDLE(ptr=self._gpu_base if self._shader_visible else 0)
 
     def SetName(self, Name):
         DeviceChild.SetName(self, Name)
         self._allocation.name = self._label
 
     # ---- internal ------------------------------------------------------------------------------
+    @property
+    def _gpu_base(self):
+        """The GPU handle of slot 0 of a shader-visible heap."""
+        return self._allocation.gpu_va + self._device._handle_bias
+
     @property
     def _size_bytes(self):
         return self._num_descriptors * self._increment
@@ -94,7 +159,7 @@ class ID3D12DescriptorHeap(DeviceChild):
         """Byte offset in `_allocation.data` of the slot a GPU handle names, or None."""
         if not self._shader_visible:
             return None
-        return self._slot_offset(_ptr(handle), self._allocation.gpu_va)
+        return self._slot_offset(_ptr(handle), self._gpu_base)
 
     def _slot_offset(self, ptr, base):
         if ptr is None:
@@ -108,8 +173,10 @@ class ID3D12DescriptorHeap(DeviceChild):
         return ptr is not None and self._cpu_base <= ptr < self._cpu_base + self._size_bytes
 
     def _contains_gpu(self, ptr):
-        va = self._allocation.gpu_va
-        return self._shader_visible and ptr is not None and va <= ptr < va + self._size_bytes
+        if not self._shader_visible or ptr is None:
+            return False
+        base = self._gpu_base
+        return base <= ptr < base + self._size_bytes
 
     def _describe_handle(self, ptr, base):
         """A phrase locating a handle inside this heap, for error sentences."""

@@ -32,8 +32,9 @@ from dmlemu.d3d12.heap import allocation_size, create_heap, create_placed_resour
 from dmlemu.d3d12.command_allocator import create_command_allocator
 from dmlemu.d3d12.command_list import create_command_list, create_command_list1
 from dmlemu.d3d12.command_queue import create_command_queue
-from dmlemu.d3d12.descriptor_heap import CPU_DESCRIPTOR_BASE, CPU_RANGE_ALIGNMENT, INCREMENT_SIZE, _ptr, create_descriptor_heap
-from dmlemu.com import enum_name, is_one_of
+from dmlemu.d3d12.descriptor_heap import (CPU_DESCRIPTOR_BASE, CPU_RANGE_ALIGNMENT, INCREMENT_SIZE, _ptr,
+                                          create_descriptor_heap, handle_bias, reserve_handle_space)
+from dmlemu.com import check_sequence, enum_name, is_one_of
 from dmlemu.d3d12.enums import (
     D3D_FEATURE_LEVEL, D3D_FEATURE_LEVEL_1_0_CORE, D3D_FEATURE_LEVEL_1_0_GENERIC, D3D_FEATURE_LEVEL_11_0,
     D3D_FEATURE_LEVEL_11_1, D3D_FEATURE_LEVEL_12_0, D3D_FEATURE_LEVEL_12_1, D3D_FEATURE_LEVEL_12_2, D3D_SHADER_MODEL_5_1,
@@ -100,7 +101,8 @@ class ID3D12Device(COMObject):
         self._heaps = weakref.WeakValueDictionary()       # cpu base -> descriptor heap
         self._buffers = weakref.WeakValueDictionary()     # gpu_va -> buffer
         self._memory_heaps = weakref.WeakValueDictionary()  # gpu_va -> ID3D12Heap (CreateHeap)
-        self._next_cpu_descriptor = CPU_DESCRIPTOR_BASE
+        self._handle_bias = handle_bias(reserve_handle_space(self))   # its descriptor handles' bits 48 .. 62
+        self._next_cpu_descriptor = CPU_DESCRIPTOR_BASE + self._handle_bias
         self._ecl_touched = {}  # buffers touched by the ExecuteCommandLists call running now
         self._hazard_count = 0  # hazards the queues' work made (hazards.py), debug layer or not
         self._deferred_reports = []  # debug-layer reports found while executing, raised after the pump
@@ -441,7 +443,15 @@ class ID3D12Device(COMObject):
                                  f"{expected[Feature].__name__}.")
         p = self._preset
         if Feature == D3D12_FEATURE_FEATURE_LEVELS:
-            levels = list(data.pFeatureLevelsRequested or ())
+            requested = data.pFeatureLevelsRequested or ()
+            if isinstance(requested, range):    # lazy: its length is checked before it is listed
+                count = len(D3D_FEATURE_LEVEL._c_names_)
+                try:
+                    check_sequence(requested, "pFeatureLevelsRequested", max_length=count,
+                                   limit=f"a range repeats no value, and only {count} values are D3D_FEATURE_LEVEL values")
+                except HResultError as error:
+                    raise invalid_arg(m, error.message) from None
+            levels = list(requested)
             if not levels or (data.NumFeatureLevels is not None and data.NumFeatureLevels != len(levels)):
                 raise invalid_arg(m, f"pFeatureLevelsRequested has {len(levels)} levels and NumFeatureLevels is "
                                      f"{data.NumFeatureLevels!r}; give at least one level, and a count that agrees.")

@@ -202,8 +202,9 @@ def set_descriptor_table(command_list, index, handle):
     offset = heap._slot_offset_from_gpu_handle(ptr) if heap is not None else None
     if heap is None or offset is None or heap._type != CBV_SRV_UAV:
         shown = f"0x{int(ptr):X}" if is_integer(ptr) else repr(handle)
+        from dmlemu.d3d12.descriptor_heap import foreign_phrase
         raise VoidMisuse(f"BaseDescriptor {shown} is not the GPU handle of a slot of a shader-visible CBV_SRV_UAV "
-                         "descriptor heap of this device.")
+                         f"descriptor heap of this device{foreign_phrase(device, ptr, gpu=True)}.")
     command_list._compute_root_args[index] = ("table", heap, offset // heap._increment)
 
 

@@ -256,8 +256,9 @@ class DescriptorHeapView(View):
 
     @property
     def gpu_base(self):
-        """The GPU address of slot 0 (GetGPUDescriptorHandleForHeapStart's ptr); None when not shader-visible."""
-        return self._obj._allocation.gpu_va if self._obj._shader_visible else None
+        """GetGPUDescriptorHandleForHeapStart's ptr (the GPU address of slot 0 in the device's handle space,
+        descriptor_heap.py); None when not shader-visible."""
+        return self._obj._gpu_base if self._obj._shader_visible else None
 
     @property
     def allocation(self):

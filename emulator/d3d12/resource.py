@@ -324,8 +324,10 @@ def _check_buffer_desc(m, desc, heap_type, field="pDesc"):
                                           "creates only D3D12_RESOURCE_DIMENSION_BUFFER resources.")
         raise invalid_arg(m, f"{field}.Dimension is {enum_name(D3D12_RESOURCE_DIMENSION, desc.Dimension)}; it must be "
                              "D3D12_RESOURCE_DIMENSION_BUFFER.")
-    if not _is_uint(desc.Width) or desc.Width == 0:
-        raise invalid_arg(m, f"{field}.Width is {desc.Width!r}; a buffer must be at least 1 byte.")
+    if not _is_uint(desc.Width):
+        raise invalid_arg(m, f"{field}.Width is {desc.Width!r}; it must be a UINT64 byte count.")
+    if desc.Width == 0:
+        raise invalid_arg(m, f"{field}.Width is 0; a buffer must be at least 1 byte.")
     if not is_one_of(desc.Alignment, (0, BUFFER_ALIGNMENT)):
         raise invalid_arg(m, f"{field}.Alignment is {desc.Alignment!r}; a buffer takes 0 or 65536.")
     for name in ("Height", "DepthOrArraySize", "MipLevels"):

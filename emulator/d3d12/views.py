@@ -15,7 +15,7 @@ from dmlemu.dxgi import DXGI_FORMAT_R32_TYPELESS, DXGI_FORMAT_UNKNOWN, FORMAT_BY
 from dmlemu.com import VoidMisuse
 from dmlemu.com import enum_name, is_integer, is_one_of
 from dmlemu.d3d12.clear import stamp_view
-from dmlemu.d3d12.descriptor_heap import CBV_SRV_UAV, INCREMENT_SIZE, _ptr
+from dmlemu.d3d12.descriptor_heap import CBV_SRV_UAV, INCREMENT_SIZE, _ptr, foreign_phrase
 from dmlemu.d3d12.enums import (D3D12_BUFFER_UAV_FLAG_RAW, D3D12_CONSTANT_BUFFER_DATA_PLACEMENT_ALIGNMENT,
                                  D3D12_DESCRIPTOR_HEAP_TYPE, D3D12_RAW_UAV_SRV_BYTE_ALIGNMENT,
                                  D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS, D3D12_RESOURCE_FLAG_DENY_SHADER_RESOURCE,
@@ -30,6 +30,9 @@ FORMAT_R32_TYPELESS = int(DXGI_FORMAT_R32_TYPELESS)
 RAW_ALIGNMENT = int(D3D12_RAW_UAV_SRV_BYTE_ALIGNMENT)
 CBV_ALIGNMENT = int(D3D12_CONSTANT_BUFFER_DATA_PLACEMENT_ALIGNMENT)
 CBV_MAX_BYTES = 65536
+# A structured view's element: a multiple of 4 bytes, at most 2048 (the D3D11 functional specification's
+# rule, which the D3D12 runtime keeps; the D3D12 reference pages are silent).
+MAX_STRUCTURE_BYTE_STRIDE = 2048
 
 
 def _dest_slot(device, handle, heap_type=CBV_SRV_UAV, field="DestDescriptor"):
@@ -37,7 +40,8 @@ def _dest_slot(device, handle, heap_type=CBV_SRV_UAV, field="DestDescriptor"):
     ptr = _ptr(handle)
     heap = device._descriptor_heap_from_cpu_handle(ptr)
     if heap is None:
-        raise VoidMisuse(f"{field} 0x{ptr or 0:X} is not a CPU handle of a descriptor heap of this device.")
+        raise VoidMisuse(f"{field} 0x{ptr or 0:X} is not a CPU handle of a descriptor heap of this device"
+                         f"{foreign_phrase(device, ptr, gpu=False)}.")
     if heap._type != heap_type:
         raise VoidMisuse(f"{field} is in {heap._label}, a {enum_name(D3D12_DESCRIPTOR_HEAP_TYPE, heap._type)} heap; "
                          f"it must be a {enum_name(D3D12_DESCRIPTOR_HEAP_TYPE, heap_type)} heap.")
@@ -59,6 +63,9 @@ def _element_size(view_name, fmt, flags, stride):
         if fmt != DXGI_FORMAT_UNKNOWN:
             raise VoidMisuse(f"{view_name}.Buffer.StructureByteStride is {stride}, so Format must be "
                              "DXGI_FORMAT_UNKNOWN (a structured buffer).")
+        if stride % 4 or stride > MAX_STRUCTURE_BYTE_STRIDE:
+            raise VoidMisuse(f"{view_name}.Buffer.StructureByteStride is {stride}; a structured buffer's stride is a "
+                             f"multiple of 4 from 4 to {MAX_STRUCTURE_BYTE_STRIDE} bytes.")
         return stride
     size = FORMAT_BYTES.get(fmt, 0)
     name = DXGI_FORMAT(fmt).name if fmt in FORMAT_BYTES else repr(fmt)
@@ -174,6 +181,12 @@ def copy_descriptors_simple(device, count, dest, src, heap_type):
         raise VoidMisuse(f"NumDescriptors is {count!r}; it must be a count from 0.")
     dest_heap, dest_offset, nbytes = _range(device, dest, count, heap_type, "DestDescriptorRangeStart", "destination")
     src_heap, src_offset, _ = _range(device, src, count, heap_type, "SrcDescriptorRangeStart", "source")
+    if dest_heap is src_heap and dest_offset < src_offset + nbytes and src_offset < dest_offset + nbytes:
+        raise VoidMisuse(f"the destination range (slots {dest_offset // dest_heap._increment} to "
+                         f"{(dest_offset + nbytes) // dest_heap._increment - 1}) and the source range (slots "
+                         f"{src_offset // src_heap._increment} to {(src_offset + nbytes) // src_heap._increment - 1}) "
+                         f"of {count} descriptors overlap in {dest_heap._label}; the source and destination ranges "
+                         "must not overlap.")
     source = src_heap._allocation.data[src_offset:src_offset + nbytes]
     dest_heap._allocation.data[dest_offset:dest_offset + nbytes] = source
 

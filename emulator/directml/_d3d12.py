@@ -93,6 +93,12 @@ def handle_ptr(handle):
     return ptr
 
 
+def foreign_handle_phrase(device, ptr, gpu):
+    """'; it is a ... handle of <heap> of <device>, ...' when ptr is another live device's handle, else ''."""
+    from dmlemu.d3d12.descriptor_heap import foreign_phrase
+    return foreign_phrase(device, ptr, gpu)
+
+
 def find_heap_by_cpu_handle(device, ptr):
     """(heap, descriptor index) for a CPU handle ptr naming a slot of a live heap of `device`, or None."""
     heap = device._descriptor_heap_from_cpu_handle(ptr)
@@ -144,6 +150,11 @@ def heap_slot_offset(heap, index):
 def heap_descriptor_gpu_va(heap, index):
     """The GPU virtual address kernels read descriptor `index` of the heap from."""
     return heap._allocation.gpu_va + index * heap._increment
+
+
+def heap_gpu_handle(heap, index):
+    """The GPU descriptor handle of descriptor `index` of a shader-visible heap."""
+    return heap._gpu_base + index * heap._increment
 
 
 # ---- command lists ------------------------------------------------------------------------------

@@ -124,11 +124,12 @@ class IDMLBindingTable(IDMLDeviceChild):
         found = _d3d12.find_heap_by_cpu_handle(d3d12_device, cpu)
         if found is None:
             raise invalid(f"DML_BINDING_TABLE_DESC.CPUDescriptorHandle 0x{cpu:X} is not inside a descriptor heap "
-                          f"of this D3D12 device.")
+                          f"of this D3D12 device{_d3d12.foreign_handle_phrase(d3d12_device, cpu, gpu=False)}.")
         found_gpu = _d3d12.find_heap_by_gpu_handle(d3d12_device, gpu)
         if found_gpu is None:
             raise invalid(f"DML_BINDING_TABLE_DESC.GPUDescriptorHandle 0x{gpu:X} is not inside a shader-visible "
-                          f"descriptor heap of this D3D12 device; DirectML's GPU handle must be shader-visible.")
+                          f"descriptor heap of this D3D12 device{_d3d12.foreign_handle_phrase(d3d12_device, gpu, gpu=True)}"
+                          f"; DirectML's GPU handle must be shader-visible.")
         for field, (heap, first) in (("CPUDescriptorHandle", found), ("GPUDescriptorHandle", found_gpu)):
             if not _d3d12.heap_is_cbv_srv_uav(heap):
                 raise invalid(f"DML_BINDING_TABLE_DESC.{field} is in a {_d3d12.heap_type_name(heap)} heap; "
@@ -210,7 +211,7 @@ class IDMLBindingTable(IDMLDeviceChild):
         if bindings is None:
             return ()
         try:
-            return check_sequence(bindings, method + " bindings", "a sequence of DML_BINDING_DESC")
+            return check_sequence(bindings, method + " bindings", "a sequence of DML_BINDING_DESC", max_length=0)
         except HResultError as error:
             raise VoidMisuse(error.message) from None
 
@@ -320,6 +321,21 @@ class IDMLBindingTable(IDMLDeviceChild):
                                  f"{_d3d12.label(a.resource)}, overlapping BindOutputs[{j}] ({tensors[j].field}) at "
                                  f"{b.offset} to {b_end}; outputs' writable ranges must not overlap.")
 
+    @staticmethod
+    def _check_persistent_disjoint(bound, sizes):
+        """An initializer's persistent resources are its outputs: their writable areas (PersistentResourceSize
+        bytes from Offset) must not overlap, or one operator's initialization overwrites another's."""
+        areas = sorted((id(b.resource), b.offset, i) for i, b in enumerate(bound) if b is not None and sizes[i])
+        for (key_a, start_a, i), (key_b, start_b, j) in zip(areas, areas[1:]):
+            end_a = start_a + sizes[i]
+            if key_a == key_b and start_b < end_a:
+                first, second = sorted((i, j))
+                a, b = bound[first], bound[second]
+                raise VoidMisuse(f"BindOutputs[{second}] writes bytes {b.offset} to {b.offset + sizes[second]} of "
+                                 f"{_d3d12.label(b.resource)} (operator {second}'s persistent resource), overlapping "
+                                 f"BindOutputs[{first}] at {a.offset} to {a.offset + sizes[first]} (operator {first}'s); "
+                                 f"outputs' writable ranges must not overlap.")
+
     def _bind_resource(self, binding, method, alignment, required, alignment_name, required_name):
         """A temporary or persistent resource: None / NONE / Buffer None unbinds."""
         if binding is None:
@@ -396,11 +412,13 @@ class IDMLBindingTable(IDMLDeviceChild):
         if len(bindings) != len(operators):
             raise VoidMisuse(f"BindOutputs got {len(bindings)} bindings; the initializer has {len(operators)} operators "
                          f"and takes one persistent-resource binding per operator (or no bindings).")
-        bound = []
+        bound, sizes = [], []
         for i, (binding, compiled) in enumerate(zip(bindings, operators)):
             size = compiled.GetBindingProperties().PersistentResourceSize
             bound.append(self._bind_resource(binding, f"BindOutputs[{i}]", DML_PERSISTENT_BUFFER_ALIGNMENT, size,
                                              "DML_PERSISTENT_BUFFER_ALIGNMENT", "PersistentResourceSize"))
+            sizes.append(size)
+        self._check_persistent_disjoint(bound, sizes)
         for first, persistent in zip(initializer._first_slots(), bound):
             self._write_slots(first, [persistent])
         return bound

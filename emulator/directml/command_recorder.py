@@ -102,7 +102,7 @@ class IDMLCommandRecorder(IDMLDeviceChild):
         heap = _d3d12.command_list_cbv_srv_uav_heap(command_list)
         if heap is table._heap:
             return True
-        gpu = _d3d12.heap_descriptor_gpu_va(table._heap, table._first_index)
+        gpu = _d3d12.heap_gpu_handle(table._heap, table._first_index)
         where = (f"DirectML's RecordDispatch sets the descriptor table at GPU handle 0x{gpu:X} (slot "
                  f"{table._first_index} of {_d3d12.heap_label(table._heap)}), but ")
         list_label = _d3d12.label(command_list)

@@ -147,7 +147,10 @@ class IDMLDevice(IDMLObject):
         requested = featureQueryData.RequestedFeatureLevels
         if requested is None:
             raise invalid("featureQueryData.RequestedFeatureLevels is None; it must list at least one feature level.")
-        requested = check_sequence(requested, "featureQueryData.RequestedFeatureLevels")
+        level_count = len(DML_FEATURE_LEVEL)
+        requested = check_sequence(requested, "featureQueryData.RequestedFeatureLevels", max_length=level_count,
+                                   limit=f"a range repeats no value, and only {level_count} values are "
+                                         "DML_FEATURE_LEVEL values")
         count = featureQueryData.explicit_count("RequestedFeatureLevelCount")
         if count is not None and check_uint(count, "featureQueryData.RequestedFeatureLevelCount") != len(requested):
             raise invalid(f"featureQueryData.RequestedFeatureLevelCount is {count} but RequestedFeatureLevels has "
@@ -207,7 +210,7 @@ class IDMLDevice(IDMLObject):
         from dmlemu.directml.compiled_operator import IDMLCompiledOperator
         if operators is None:
             return ()
-        operators = check_sequence(operators, where, "a sequence of IDMLCompiledOperator")
+        operators = check_sequence(operators, where, "a sequence of IDMLCompiledOperator", max_length=0)
         return tuple(self._check_child(op, IDMLCompiledOperator, f"{where}[{i}]") for i, op in enumerate(operators))
 
     @hresult_method
@@ -235,7 +238,7 @@ class IDMLDevice(IDMLObject):
             obj._resident = True
 
     def _check_pageables(self, objects, where):
-        objects = check_sequence(objects, where, "a sequence of IDMLPageable")
+        objects = check_sequence(objects, where, "a sequence of IDMLPageable", max_length=0)
         return [self._check_child(obj, IDMLPageable, f"{where}[{i}]") for i, obj in enumerate(objects)]
 
     def GetDeviceRemovedReason(self):

@@ -27,7 +27,7 @@ def fused_kernel(plan, group, inputs, outputs, kernels, half_precision, workgrou
             else:
                 source = plan.sources[(k, j)]
                 sources.append(("stage", position_of[source[1]]))
-        stages.append(FusedStage(label=nodes[k].label, info=info, kernel=kernels[k], inputs=tuple(sources),
+        stages.append(FusedStage(node=k, label=nodes[k].label, info=info, kernel=kernels[k], inputs=tuple(sources),
                                  output=slot_of_output.get((k, 0))))
     tensors = [nodes[ks[0][0]].info.inputs[ks[0][1]] for ks in inputs] + \
               [nodes[k].info.outputs[o] for k, o in outputs]

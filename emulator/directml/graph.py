@@ -54,6 +54,7 @@ from dmlemu.directml.structs import (
 )
 from dmlemu.directml.validation import c_level_name
 
+MAX_GRAPH_INPUTS = 1_000_000     # dmlemu's bound on InputCount: D3D12_MAX_SHADER_VISIBLE_DESCRIPTOR_HEAP_SIZE_TIER_1
 GRAPH_FEATURE_LEVEL = DML_FEATURE_LEVEL_2_1       # IDMLDevice1 and CompileGraph (DirectML 1.2.0)
 CONSTANT_NODE_FEATURE_LEVEL = DML_FEATURE_LEVEL_6_2
 
@@ -147,7 +148,7 @@ def _counted(desc, field, count_field):
     """A (count, pointer) pair of DML_GRAPH_DESC as a tuple (None: empty); the count must agree."""
     value = getattr(desc, field)
     items = () if value is None else tuple(check_sequence(value, f"DML_GRAPH_DESC.{field}",
-                                                          "a sequence of structs"))
+                                                          "a sequence of structs", max_length=0))
     count = desc.explicit_count(count_field)
     if count is not None and check_uint(count, f"DML_GRAPH_DESC.{count_field}") != len(items):
         raise invalid(f"DML_GRAPH_DESC.{count_field} is {count} but DML_GRAPH_DESC.{field} has {len(items)} "
@@ -250,6 +251,11 @@ def validate_graph_desc(desc, device, fuse=False):
         raise invalid("DML_GRAPH_DESC.NodeCount is 0; a graph has at least one node.")
     if output_count == 0:
         raise invalid("DML_GRAPH_DESC.OutputCount is 0; a graph has at least one output.")
+    # Counts are checked before anything is sized by them (graph outputs: by their edges, below).
+    if input_count > MAX_GRAPH_INPUTS:
+        raise invalid(f"DML_GRAPH_DESC.InputCount is {input_count}; a graph has at most {MAX_GRAPH_INPUTS} inputs "
+                      f"(dmlemu: each is a binding, and a shader-visible descriptor heap holds at most "
+                      f"{MAX_GRAPH_INPUTS} descriptors).")
     nodes = tuple(_node(device, i, d) for i, d in enumerate(node_descs))
     n = len(nodes)
 
@@ -281,7 +287,7 @@ def validate_graph_desc(desc, device, fuse=False):
         feed(k, j, ("input", g), f"InputEdges[{i}]")
         input_consumers[g].append((k, j))
 
-    graph_outputs, output_edge_of = [None] * output_count, {}
+    graph_outputs, output_edge_of = {}, {}      # graph output -> (node, output): as many as the edges, not the count
     for i in range(len(output_edges)):
         where, edge = _edge(output_edges, i, "OutputEdges", DML_GRAPH_EDGE_TYPE_OUTPUT, DML_OUTPUT_GRAPH_EDGE_DESC)
         k = _index(edge.FromNodeIndex, f"{where}.FromNodeIndex", n, f"the graph has {n} nodes")
@@ -290,7 +296,7 @@ def validate_graph_desc(desc, device, fuse=False):
                    f"{node.label} ({node.info.schema.c_name}) has {len(node.info.outputs)} outputs")
         h = _index(edge.GraphOutputIndex, f"{where}.GraphOutputIndex", output_count,
                    f"the graph has {output_count} outputs (DML_GRAPH_DESC.OutputCount)")
-        if graph_outputs[h] is not None:
+        if h in graph_outputs:
             raise invalid(f"{where}.GraphOutputIndex is {h}, which OutputEdges[{output_edge_of[h]}] already writes; "
                           f"every graph output is written by exactly one output edge.")
         if (k, o) in output_edge_of:
@@ -298,10 +304,10 @@ def validate_graph_desc(desc, device, fuse=False):
                           f"OutputEdges[{output_edge_of[(k, o)]}] already makes it a graph output; a node output is "
                           f"at most one graph output (dmlemu).")
         graph_outputs[h], output_edge_of[h], output_edge_of[(k, o)] = (k, o), i, i
-    for h, written in enumerate(graph_outputs):
-        if written is None:
-            raise invalid(f"graph output {h} is written by no element of DML_GRAPH_DESC.OutputEdges; every graph "
-                          f"output (DML_GRAPH_DESC.OutputCount is {output_count}) is written by exactly one output edge.")
+    missing = next((h for h in range(output_count) if h not in graph_outputs), None)   # <= len(edges) + 1 steps
+    if missing is not None:
+        raise invalid(f"graph output {missing} is written by no element of DML_GRAPH_DESC.OutputEdges; every graph "
+                      f"output (DML_GRAPH_DESC.OutputCount is {output_count}) is written by exactly one output edge.")
 
     consumers, predecessors = {}, {k: set() for k in range(n)}
     for i in range(len(intermediate_edges)):
@@ -376,7 +382,7 @@ def validate_graph_desc(desc, device, fuse=False):
 
     levels = _levels(nodes, predecessors)
     plan = GraphPlan(input_count=input_count, output_count=output_count, nodes=nodes, sources=sources,
-                     graph_outputs=tuple(graph_outputs), input_consumers=tuple(tuple(c) for c in input_consumers),
+                     graph_outputs=tuple(graph_outputs[h] for h in range(output_count)), input_consumers=tuple(tuple(c) for c in input_consumers),
                      consumers={key: tuple(value) for key, value in consumers.items()}, levels=levels,
                      dispatches=())
     return dataclasses.replace(plan, dispatches=partition(plan, fuse))

@@ -39,7 +39,7 @@ from dmlemu.golden import calc_buffer_tensor_size as golden_calc_buffer_tensor_s
 from dmlemu.directml.enums import (
     DML_TENSOR_DATA_TYPE, DML_TENSOR_FLAG_OWNED_BY_DML, DML_TENSOR_FLAGS, DML_TENSOR_TYPE_BUFFER, DML_TENSOR_TYPE,
     DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, OPERATOR_INTRODUCED_AT, DML_OPERATOR_TYPE, DML_OPERATOR_INVALID,
-    DML_FEATURE_LEVEL,
+    DML_FEATURE_LEVEL, DML_TENSOR_DIMENSION_COUNT_MAX1,
 )
 from dmlemu.directml.operators import (
     ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION_TYPES, SCALAR_UNION, SCHEMAS,
@@ -89,6 +89,9 @@ def exact_tensor_size(data_type_name, sizes, strides):
     return (-(-count * bits // 8) + 3) & ~3
 
 
+_DIMENSIONS = f"a DirectML tensor has at most {DML_TENSOR_DIMENSION_COUNT_MAX1} dimensions (DML_TENSOR_DIMENSION_COUNT_MAX1)"
+
+
 def DMLCalcBufferTensorSize(dataType, dimensionCount, sizes, strides):
     """The minimum TotalTensorSizeInBytes of a buffer tensor (DirectMLX.h, section 2.1 of the facts).
 
@@ -99,12 +102,17 @@ def DMLCalcBufferTensorSize(dataType, dimensionCount, sizes, strides):
     if not is_integer(dataType):
         raise invalid(f"{where} dataType is {dataType!r}; it must be a DML_TENSOR_DATA_TYPE value.")
     dimension_count = check_uint(dimensionCount, f"{where} dimensionCount", min_value=1)
-    sizes = check_sequence(sizes, f"{where} sizes")
+    if isinstance(sizes, range):
+        sizes = sizes[:dimension_count]     # C reads dimensionCount elements
+    sizes = check_sequence(sizes, f"{where} sizes", max_length=DML_TENSOR_DIMENSION_COUNT_MAX1, limit=_DIMENSIONS)
     if len(sizes) < dimension_count:
         raise invalid(f"{where} sizes has {len(sizes)} elements; dimensionCount is {dimension_count}.")
     sizes = tuple(check_uint(s, f"{where} sizes[{i}]") for i, s in enumerate(sizes[:dimension_count]))
     if strides is not None:
-        strides = check_sequence(strides, f"{where} strides")
+        if isinstance(strides, range):
+            strides = strides[:dimension_count]
+        strides = check_sequence(strides, f"{where} strides", max_length=DML_TENSOR_DIMENSION_COUNT_MAX1,
+                                 limit=_DIMENSIONS)
         if len(strides) < dimension_count:
             raise invalid(f"{where} strides has {len(strides)} elements; dimensionCount is {dimension_count}.")
         strides = tuple(check_uint(s, f"{where} strides[{i}]") for i, s in enumerate(strides[:dimension_count]))
@@ -196,7 +204,8 @@ def validate_tensor(tensor_desc, role, support, schema, feature_level, preset):
     if flags & DML_TENSOR_FLAG_OWNED_BY_DML and role.is_output:
         raise invalid(f"{name}.Flags has DML_TENSOR_FLAG_OWNED_BY_DML; only input tensors can be owned by DirectML.")
 
-    sizes = check_sequence(desc.Sizes, f"{name}.Sizes") if desc.Sizes is not None else None
+    sizes = check_sequence(desc.Sizes, f"{name}.Sizes", max_length=DML_TENSOR_DIMENSION_COUNT_MAX1,
+                           limit=_DIMENSIONS) if desc.Sizes is not None else None
     if sizes is None:
         raise invalid(f"{name}.Sizes is None; a buffer tensor needs its sizes.")
     count = desc.explicit_count("DimensionCount")
@@ -217,7 +226,8 @@ def validate_tensor(tensor_desc, role, support, schema, feature_level, preset):
 
     strides = desc.Strides
     if strides is not None:
-        strides = check_sequence(strides, f"{name}.Strides")
+        strides = check_sequence(strides, f"{name}.Strides", max_length=DML_TENSOR_DIMENSION_COUNT_MAX1,
+                                 limit=_DIMENSIONS)
         if len(strides) != len(sizes):
             raise invalid(f"{name}.Strides has {len(strides)} elements; DimensionCount is {len(sizes)}.")
         strides = tuple(check_uint(s, f"{name}.Strides[{i}]") for i, s in enumerate(strides))

@@ -11,6 +11,7 @@ from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.d3d12 import debug as d3d12_debug
 from dmlemu.d3d12 import inspect
 from dmlemu.d3d12.commands import record
+from dmlemu.d3d12.descriptor_heap import HANDLE_SPACE_SHIFT
 from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE, unpack_buffer_descriptor
 from dmlemu.errors import (DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_INVALID_CALL, E_FAIL, E_INVALIDARG, E_NOTIMPL,
                              E_OUTOFMEMORY, S_OK)
@@ -699,7 +700,9 @@ def test_descriptor_handle_arithmetic(rig, device):
     cpu_only = device.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(
         Type=D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, NumDescriptors=8))
     cpu, gpu = visible.GetCPUDescriptorHandleForHeapStart(), visible.GetGPUDescriptorHandleForHeapStart()
-    assert gpu.ptr == inspect(visible).gpu_base and rig.memory.resolve(gpu.ptr + 255)[0] is inspect(visible).allocation
+    assert gpu.ptr == inspect(visible).gpu_base      # the heap's address in the device's handle space (bits 48 ..)
+    address = gpu.ptr % (1 << HANDLE_SPACE_SHIFT)
+    assert address == inspect(visible).allocation.gpu_va and rig.memory.resolve(address + 255)[0] is inspect(visible).allocation
     assert cpu_only.GetGPUDescriptorHandleForHeapStart() == D3D12_GPU_DESCRIPTOR_HANDLE(ptr=0)
     other_cpu = cpu_only.GetCPUDescriptorHandleForHeapStart().ptr
     assert other_cpu >= cpu.ptr + 8 * increment + 65536  # separate ranges with a gap

@@ -22,10 +22,11 @@ from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.directml import *  # noqa: F401,F403
 from dmlemu.directml import inspect
 from dmlemu.errors import E_INVALIDARG, HResultError, S_OK
-from dmlemu.directml.graph import FUSED_LIVE_LIMIT, FUSED_TENSOR_LIMIT, FUSED_UNIFORM_LIMIT
+from dmlemu.directml.graph import FUSED_LIVE_LIMIT, FUSED_NODE_LIMIT, FUSED_TENSOR_LIMIT, FUSED_UNIFORM_LIMIT
 from dmlemu.kernels.driver import MAX_TENSORS, has_kernel
 from dmlemu.kernels.fusion import MAX_UNIFORM
 from dmlemu.traces import capture
+from dmlemu.traces.recorder import MAX_NAME
 from mirror_rig import MirrorRig, buffer_binding, removal, same_bits
 from operator_cases import scaled
 
@@ -1073,3 +1074,53 @@ def test_a_long_fused_name_is_whole_in_the_trace_and_its_files(tmp_path):
     assert any(e.get("name") == f"{name} #0" for e in to_chrome(trace)["traceEvents"])   # the kernel's slice
     _, short = run_graph(rig, chain(), [_random(X, 131)], trace=True)
     assert short.dispatches.dtype["name"].itemsize // 4 == 64
+
+
+# ---- names are data ----------------------------------------------------------------------------------
+HOSTILE_NAMES = {
+    "newline and s_endpgm": "clip\n    s_endpgm\n",
+    "label and s_endpgm": "x\ndone:\ns_endpgm",
+    "directive": "\n.if 0\n",
+    "include": '\n.include "/dev/zero"\n',
+    "comment marker": "; s_endpgm // x",
+    "substitution": "${ELEMENTS}${OFF_OUT}",
+    "carriage return and line separator": "a\r\ns_endpgm\u2028s_endpgm\x85",
+    "non-ASCII": "\u00e9t\u00e9 \u6f22\u5b57 \U0001f600",
+    "20,000 characters": "n" * 20_000,
+}
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES.values(), ids=HOSTILE_NAMES.keys())
+def test_a_node_name_is_data_it_never_reaches_the_fused_source_and_results_stay_bit_exact(name):
+    spec = chain()
+    spec.nodes = [(node, name) for node, _ in spec.nodes]
+    rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
+    graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE)
+    (unit,) = inspect(graph).units
+    assert name not in unit.source and "; ---- stage 2: node 1, ELEMENT_WISE_THRESHOLD" in unit.source
+    x = _random(X, 13)
+    (fused,), trace = run_graph(rig, spec, [x], trace=True)
+    expected = golden.identity(golden.threshold(golden.clip(x.view(np.float32), -1.0, 2.0), 0.5), scale_bias=(3.0, 1.0))
+    same_bits(fused.view(np.float32), expected)
+    # The names are kept beside the kernel: the trace names the dispatch by them (its first MAX_NAME characters).
+    assert [str(n) for n in trace.dispatches["name"]] == \
+        [f"{name}+{name}+{name}: fused_clip_threshold_identity"[:MAX_NAME]]
+
+
+def test_forty_fused_nodes_with_20000_character_names_compile_and_run_bit_exact():
+    count = 40
+    nodes = [(clip(X, -1.0 - k / 64, 2.0 + k / 64) if k % 2 else threshold(X, 0.5 - k / 64), chr(0x41 + k % 26) * 20_000)
+             for k in range(count)]
+    spec = GraphSpec(nodes=nodes, input_count=1, output_count=1, inputs=[(0, 0, 0)],
+                     intermediates=[(k, 0, k + 1, 0) for k in range(count - 1)], outputs=[(count - 1, 0, 0)])
+    rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)
+    graph = rig.dml.CompileGraph(graph_desc(rig.dml, spec), DML_EXECUTION_FLAG_NONE)
+    assert [unit.nodes for unit in inspect(graph).units] == [tuple(range(FUSED_NODE_LIMIT)),
+                                                             tuple(range(FUSED_NODE_LIMIT, count))]
+    x = _random(X, 14)
+    (fused,) = run_graph(rig, spec, [x])
+    expected = x.view(np.float32)
+    for k in range(count):
+        expected = (golden.clip(expected, -1.0 - k / 64, 2.0 + k / 64) if k % 2 else
+                    golden.threshold(expected, 0.5 - k / 64))
+    same_bits(fused.view(np.float32), expected)

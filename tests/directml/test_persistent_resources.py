@@ -205,6 +205,46 @@ def test_reinitializing_into_another_persistent_resource_after_reset_works():
         same_bits(rig.read(rig.b).view(np.float32), golden.clip(x, np.float32(lo), np.float32(hi)))
 
 
+def _two_clip_initializer(debug):
+    rig = ClipRig(dml_debug=debug)
+    other = rig.compile(clip(lo=-0.5, hi=0.5))
+    initializer = rig.dml.CreateOperatorInitializer([rig.compiled, other])
+    size = rig.compiled.GetBindingProperties().PersistentResourceSize
+    assert size == other.GetBindingProperties().PersistentResourceSize == 512
+    return rig, other, initializer, rig.table(initializer, first=0, size=4), rig.buffer(1024)
+
+
+@pytest.mark.parametrize("debug", [True, False])
+def test_one_buffer_bound_as_two_operators_overlapping_persistent_resources_is_refused(debug):
+    rig, other, initializer, table, shared = _two_clip_initializer(debug)
+    table.BindOutputs([buffer_binding(shared, 0, 512), buffer_binding(shared, 256, 512)])
+    assert removal(rig.dml) == (E_INVALIDARG, (
+        "IDMLBindingTable.BindOutputs: BindOutputs[1] writes bytes 256 to 768 of buffer #3 (operator 1's persistent "
+        "resource), overlapping BindOutputs[0] at 0 to 512 (operator 0's); outputs' writable ranges must not "
+        "overlap."))
+    rig, other, initializer, table, shared = _two_clip_initializer(debug)
+    table.BindOutputs([buffer_binding(shared, 0, 512), buffer_binding(shared, 0, 512)])
+    assert removal(rig.dml)[1].startswith("IDMLBindingTable.BindOutputs: BindOutputs[1] writes bytes 0 to 512 of ")
+
+
+def test_two_operators_persistent_resources_side_by_side_in_one_buffer_keep_their_own_constants():
+    rig, other, initializer, table, shared = _two_clip_initializer(True)
+    table.BindOutputs([buffer_binding(shared, 0, 512), buffer_binding(shared, 512, 512)])
+    rig.recorder.RecordDispatch(rig.list, initializer, table)
+    rig.execute()
+    x = np.linspace(-2, 2, 16, dtype=np.float32)
+    rig.write(rig.a, x)
+    for compiled, offset, lo, hi in ((rig.compiled, 0, 0, 1), (other, 512, -0.5, 0.5)):
+        t = rig.table(compiled, size=2)
+        t.BindInputs([buffer_binding(rig.a, 0, 64)])
+        t.BindOutputs([buffer_binding(rig.b, 0, 64)])
+        t.BindPersistentResource(buffer_binding(shared, offset, 512))
+        rig.recorder.RecordDispatch(rig.list, compiled, t)
+        rig.execute()
+        assert removal(rig.dml) == (S_OK, "")
+        same_bits(rig.read(rig.b).view(np.float32), golden.clip(x, np.float32(lo), np.float32(hi)))
+
+
 # ---- OWNED_BY_DML ----------------------------------------------------------------------------------------
 OWNED_TYPES = ["FLOAT32", "FLOAT16", "INT8", "UINT16", "INT32", "UINT64", "INT64"]
 

@@ -44,6 +44,23 @@ def test_numbers_past_the_float_range_are_errors_not_infinity(tmp_path, number):
         f"write inf, -inf or nan for those values")
 
 
+@pytest.mark.parametrize("number, mnemonic, kind, largest", [
+    ("1e39", "v_add_f32", "f32", "3.4028234663852886e+38"), ("-3.4028236e38", "v_add_f32", "f32", "3.4028234663852886e+38"),
+    ("1e39", "v_add_f16", "f16", "65504.0"), ("70000", "v_add_f16", "f16", "65504.0")])
+def test_a_finite_literal_past_its_operands_float_range_is_an_error(tmp_path, number, mnemonic, kind, largest):
+    sentence = (f"{mnemonic}: {float(number) if '.' in number or 'e' in number else int(number)!r} is outside the "
+                f"range of {kind} (its largest finite magnitude is {largest}); write inf or -inf for an infinite literal")
+    assert asm_error(tmp_path, f"{mnemonic} v1, {number}, v2\ns_endpgm\n") == f"k.s:1: {sentence}"
+    with pytest.raises(AssemblyError) as info:
+        assemble(f"{mnemonic} v1, {number}, v2\ns_endpgm\n")
+    assert str(info.value) == f"<source>:1: {sentence}"
+
+
+def test_the_largest_finite_literals_still_assemble():
+    dwords = assemble("v_add_f32 v1, 3.4028234663852886e38, v2\nv_add_f16 v1, -65504, v2\ns_endpgm")
+    assert 0x7F7FFFFF in list(dwords) and 0xFBFF in list(dwords)
+
+
 def test_inf_and_nan_are_written_as_words_and_become_literals():
     """Found by these tests: `inf` and `nan` raised OverflowError / an int() message (inline_code_for)."""
     dwords = assemble("v_add_f32 v1, v2, inf\nv_add_f32 v1, v2, -inf\nv_add_f32 v1, v2, nan\n"

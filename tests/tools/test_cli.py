@@ -9,6 +9,7 @@ import sys
 import numpy as np
 import pytest
 
+from cli_runner import cli
 from dmlemu import golden
 from dmlemu.presets import PRESETS
 from dmlemu.kernels.driver import SOURCES, build_program
@@ -353,3 +354,24 @@ def test_console_script_is_installed():
     result = subprocess.run([script, "adapters", "--no-sources"], cwd=ROOT, capture_output=True, text=True,
                             timeout=120)
     assert result.returncode == 0 and "rx7900xtx" in result.stdout
+
+
+def test_graph_source_listing_names_nodes_by_index_whatever_their_names(tmp_path):
+    """Node names are data: `dmlemu graph --source` heads the fused kernel by node indices and its stages
+    by `node <index>`; a name holding a newline and s_endpgm never reaches a source line."""
+    names = ["a\ns_endpgm", "b\n.if 0", "c ${X} ; s_endpgm"]
+    spec = {"dtype": "FLOAT32", "sizes": [64], "inputs": ["x"],
+            "nodes": [{"name": names[0], "op": "IDENTITY", "inputs": ["x"], "scale": 2, "bias": 1},
+                      {"name": names[1], "op": "relu", "inputs": [names[0]]},
+                      {"name": names[2], "op": "CLIP", "inputs": [names[1]], "attrs": {"Min": 0, "Max": 6}}],
+            "outputs": [names[2]]}
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(spec))
+    status, out, err = cli("graph", path, "--source")
+    assert status == 0, err
+    listing = out[out.index("; ==== dispatch 1"):]
+    assert listing.startswith("; ==== dispatch 1 (nodes 0, 1, 2): the fused kernel\n")
+    assert [line for line in listing.splitlines() if line.startswith("; ---- stage")] == [
+        "; ---- stage 1: node 0, ELEMENT_WISE_IDENTITY", "; ---- stage 2: node 1, ACTIVATION_RELU",
+        "; ---- stage 3: node 2, ELEMENT_WISE_CLIP"]
+    assert [line.strip() for line in listing.splitlines()].count("s_endpgm") == 1 and ".if 0" not in listing
