@@ -18,11 +18,13 @@ Behind them the memory system (memory_system.py) serves the request's bytes at e
 unit lives as long as the device: its front end, miss queue and wait queue carry over from dispatch
 to dispatch. Compiled by Cython where a C compiler is (compute_unit.pxd; setup.py).
 """
-from array import array
 from collections import deque
 from typing import NamedTuple
 
 from dmlemu.timing.events import DONE, Process
+from dmlemu.timing.physics import compiled_file, zeros
+
+COMPILED = compiled_file(__file__)    # which containers (physics.zeros)
 
 
 class LevelBytes(NamedTuple):
@@ -64,9 +66,10 @@ class ComputeUnit(Process):
         self.lookups_per_cycle = preset.lookups_per_cycle_per_cu
         self.front_end_free = 0    # cycle at which the tag lookups queued so far are done
         # The miss queue: a binary heap on completion cycle of the pieces in flight, in two 64-bit
-        # arrays (completion cycle, sectors), its first `pieces` entries in use.
-        self.done_cycles = array("q", bytes(8 * 16))
-        self.done_sectors = array("q", bytes(8 * 16))
+        # arrays (completion cycle, sectors), its first `pieces` entries in use (interpreted, lists:
+        # physics.zeros).
+        self.done_cycles = zeros(16, COMPILED)
+        self.done_sectors = zeros(16, COMPILED)
         self.pieces = 0
         self.sectors_in_flight = 0
         self.waiting = deque()     # WaitingRequests in arrival order; the process runs while not empty
@@ -79,27 +82,30 @@ class ComputeUnit(Process):
 
     def retire(self, now):
         """Retire the pieces completed by cycle `now` (the heap's first until it is later)."""
-        # Speed: compiled, the arrays are indexed in place (a local copy of a typed memoryview costs two
-        # atomic reference counts per call); here and in send().
-        while self.pieces and self.done_cycles[0] <= now:
-            self.sectors_in_flight -= self.done_sectors[0]
-            n = self.pieces - 1            # the last entry sifts down from the root
-            self.pieces = n
-            t, moved = self.done_cycles[n], self.done_sectors[n]
+        # Speed: the arrays are locals (compiled: one typed memoryview each per call; interpreted, a
+        # local is read faster than an attribute); here and in send(), which reads them again after
+        # growing them.
+        cycles, sectors = self.done_cycles, self.done_sectors
+        n = self.pieces
+        while n and cycles[0] <= now:
+            self.sectors_in_flight -= sectors[0]
+            n -= 1                         # the last entry sifts down from the root
+            t, moved = cycles[n], sectors[n]
             i = 0
             while True:
                 child = 2 * i + 1
                 if child >= n:
                     break
-                if child + 1 < n and self.done_cycles[child + 1] < self.done_cycles[child]:
+                if child + 1 < n and cycles[child + 1] < cycles[child]:
                     child += 1
-                if t <= self.done_cycles[child]:
+                if t <= cycles[child]:
                     break
-                self.done_cycles[i] = self.done_cycles[child]
-                self.done_sectors[i] = self.done_sectors[child]
+                cycles[i] = cycles[child]
+                sectors[i] = sectors[child]
                 i = child
-            self.done_cycles[i] = t
-            self.done_sectors[i] = moved
+            cycles[i] = t
+            sectors[i] = moved
+        self.pieces = n
 
     def send(self, now, sectors, is_write, l2, infinity_cache, dram, ic_reads, dram_reads):
         """Send a piece of `sectors` to the memory system at `now` and put it in the miss queue;
@@ -107,21 +113,22 @@ class ComputeUnit(Process):
         done = self.memory.request(now, l2, infinity_cache, dram, is_write, ic_reads, dram_reads)
         i = self.pieces
         if i == len(self.done_cycles):     # more pieces than ever before: the arrays twice as long
-            grown_cycles, grown_sectors = array("q", bytes(16 * i)), array("q", bytes(16 * i))
+            grown_cycles, grown_sectors = zeros(2 * i, COMPILED), zeros(2 * i, COMPILED)
             for j in range(i):
                 grown_cycles[j] = self.done_cycles[j]
                 grown_sectors[j] = self.done_sectors[j]
             self.done_cycles, self.done_sectors = grown_cycles, grown_sectors
+        cycles, in_flight = self.done_cycles, self.done_sectors
         self.pieces = i + 1
         while i > 0:                       # sift up
             parent = (i - 1) >> 1
-            if self.done_cycles[parent] <= done:
+            if cycles[parent] <= done:
                 break
-            self.done_cycles[i] = self.done_cycles[parent]
-            self.done_sectors[i] = self.done_sectors[parent]
+            cycles[i] = cycles[parent]
+            in_flight[i] = in_flight[parent]
             i = parent
-        self.done_cycles[i] = done
-        self.done_sectors[i] = sectors
+        cycles[i] = done
+        in_flight[i] = sectors
         self.sectors_in_flight += sectors
         return done
 

@@ -26,13 +26,15 @@ state machine that the event heap or simpy resumes. A SIMD lives as long as the 
 compute unit); each dispatch gives it fresh slot groups and a fresh issue port. Compiled by Cython
 where a C compiler is (simd.pxd; setup.py).
 """
-from array import array
 
 import numpy as np
 
 from dmlemu.timing.caches import TRAFFIC_FIELDS, DispatchTraffic
 from dmlemu.timing.events import DONE, WAIT, Process
 from dmlemu.timing.kernel_path import ALU, SMEM, VMEM, WAIT as WAIT_STEP
+from dmlemu.timing.physics import compiled_file, zeros
+
+COMPILED = compiled_file(__file__)    # which containers (physics.zeros)
 
 
 ISSUE_GROUPS = 2   # slot groups per SIMD whose cohorts issue independently (1: all slots in lock step)
@@ -59,7 +61,7 @@ class IssuePort:
     (nothing booked from its start on) is an append, fused if adjacent."""
 
     def __init__(self):
-        self.bounds = array("q", bytes(8 * 32))
+        self.bounds = zeros(32, COMPILED)
         self.size = 0        # bounds in use: sorted, disjoint, not adjacent
 
     @property
@@ -71,68 +73,72 @@ class IssuePort:
     def book(self, now, t, cycles):
         """Reserve `cycles` (> 0) of issue from cycle t >= now on (now: the simulated time); returns
         the start."""
-        # Speed: compiled, self.bounds is indexed in place (a local copy of a typed memoryview costs
-        # two atomic reference counts per call).
+        # Speed: the bounds are a local (compiled: one typed memoryview per call; interpreted, a local
+        # is read faster than an attribute), read again after make_room, which replaces them.
+        bounds = self.bounds
         n = self.size
-        if n and self.bounds[1] <= now:            # drop what is over
+        if n and bounds[1] <= now:                 # drop what is over
             n = self.drop(now)
-        if n == 0 or self.bounds[n - 1] <= t:      # nothing booked from t on: append
-            if n and self.bounds[n - 1] == t:
-                self.bounds[n - 1] = t + cycles
+        if n == 0 or bounds[n - 1] <= t:           # nothing booked from t on: append
+            if n and bounds[n - 1] == t:
+                bounds[n - 1] = t + cycles
                 return t
-            if n + 2 > len(self.bounds):
+            if n + 2 > len(bounds):
                 n = self.make_room(now)
-            self.bounds[n] = t
-            self.bounds[n + 1] = t + cycles
+                bounds = self.bounds
+            bounds[n] = t
+            bounds[n + 1] = t + cycles
             self.size = n + 2
             return t
         lo = 0                                     # bisect_right(bounds, t)
         hi = n
         while lo < hi:
             mid = (lo + hi) >> 1
-            if t < self.bounds[mid]:
+            if t < bounds[mid]:
                 hi = mid
             else:
                 lo = mid + 1
         i = lo
         if i & 1:                                  # t is inside the booked interval that ends at bounds[i]
-            t = self.bounds[i]
+            t = bounds[i]
             i += 1
-        while i < n and t + cycles > self.bounds[i]:   # the gap before the interval at i is too short
-            t = self.bounds[i + 1]
+        while i < n and t + cycles > bounds[i]:    # the gap before the interval at i is too short
+            t = bounds[i + 1]
             i += 2
         end = t + cycles
         # [t, end) goes in the gap between bounds[i - 1] (an end) and bounds[i] (a start): fuse with either.
-        if i and self.bounds[i - 1] == t:
-            if i < n and self.bounds[i] == end:    # it fills the gap: the two intervals become one
+        if i and bounds[i - 1] == t:
+            if i < n and bounds[i] == end:         # it fills the gap: the two intervals become one
                 for j in range(i - 1, n - 2):
-                    self.bounds[j] = self.bounds[j + 2]
+                    bounds[j] = bounds[j + 2]
                 self.size = n - 2
             else:
-                self.bounds[i - 1] = end
-        elif i < n and self.bounds[i] == end:
-            self.bounds[i] = t
+                bounds[i - 1] = end
+        elif i < n and bounds[i] == end:
+            bounds[i] = t
         else:                                      # a new interval at i
-            if n + 2 > len(self.bounds):           # (what is over was dropped: i stays)
+            if n + 2 > len(bounds):                # (what is over was dropped: i stays)
                 n = self.make_room(now)
+                bounds = self.bounds
             j = n - 1
             while j >= i:
-                self.bounds[j + 2] = self.bounds[j]
+                bounds[j + 2] = bounds[j]
                 j -= 1
-            self.bounds[i] = t
-            self.bounds[i + 1] = end
+            bounds[i] = t
+            bounds[i + 1] = end
             self.size = n + 2
         return t
 
     def drop(self, now):
         """Drop the intervals over by cycle `now`; returns the new size."""
+        bounds = self.bounds
         n = self.size
         i = 0
-        while i < n and self.bounds[i + 1] <= now:
+        while i < n and bounds[i + 1] <= now:
             i += 2
         if i:
             for j in range(n - i):
-                self.bounds[j] = self.bounds[j + i]
+                bounds[j] = bounds[j + i]
             n -= i
             self.size = n
         return n
@@ -143,7 +149,7 @@ class IssuePort:
         n = self.size
         old = self.bounds
         if n + 2 > len(old):
-            grown = array("q", bytes(16 * len(old)))
+            grown = zeros(2 * len(old), COMPILED)
             for j in range(n):
                 grown[j] = old[j]
             self.bounds = grown
@@ -197,7 +203,7 @@ class CohortWork:
         self.segments = recorder is not None and recorder.keeps_segments
         self.memory_rows = recorder is not None and recorder.keeps_memory
         # Wave-group rows, 8 ints each (see wave_group): the first `nrows` of a 64-bit array.
-        self.rows_buffer = array("q", bytes(8 * 8 * 1024)) if recorder is not None else array("q")
+        self.rows_buffer = zeros(8 * 1024 if recorder is not None else 0, COMPILED)
         self.rows = self.rows_buffer
         self.nrows = 0
 
@@ -211,7 +217,7 @@ class CohortWork:
         cached = self.schedules.get(key)
         if cached is None:
             steps, busy = self.path_costs[path_id].schedule(waves)
-            flat = array("q")
+            flat = zeros(0, COMPILED)
             for step in steps:
                 flat.extend((step.kind, step.cycles, step.first_pc, step.last_pc, 1 if step.is_write else 0,
                              step.latency))
@@ -250,7 +256,7 @@ class CohortWork:
         at the dispatch's end as NumPy does it."""
         at = 8 * self.nrows
         if at + 8 > len(self.rows):        # the array twice as long
-            grown = array("q", bytes(16 * len(self.rows)))
+            grown = zeros(2 * len(self.rows), COMPILED)
             grown[:at] = self.rows_buffer[:at]
             self.rows_buffer = grown
             self.rows = grown
@@ -268,7 +274,7 @@ class CohortWork:
         """The dispatch's wave-group rows as 8 lists, one per column (cu, simd, group, first wave, waves,
         start, end, ALU cycles), for TraceRecorder.wave_groups: the same rows as one wave_group call per
         cohort, handed over at once."""
-        rows = np.frombuffer(self.rows_buffer, dtype=np.int64, count=8 * self.nrows).reshape(self.nrows, 8)
+        rows = np.asarray(self.rows_buffer[:8 * self.nrows], dtype=np.int64).reshape(self.nrows, 8)
         return rows.T.tolist()
 
 
@@ -298,8 +304,8 @@ class SlotGroup(Process):
         self.schedule_key = -1                    # path id << 32 | waves of `steps`
         self.t = 0                                # the cohort's clock (may run ahead of simulated time)
         # Completion cycles of the cohort's outstanding loads, sorted: the first `nloads` of a 64-bit
-        # array (compiled: C integers, no list of Python ints).
-        self.loads = array("q", bytes(8 * 8))
+        # array (compiled: C integers, no list of Python ints; interpreted, a list: physics.zeros).
+        self.loads = zeros(8, COMPILED)
         self.nloads = 0
         self.issued = self.pc = self.latency = 0  # the memory instruction being sent
         self.is_write = False
@@ -316,15 +322,28 @@ class SlotGroup(Process):
         driver) only when it must do so at the right time: right before each memory request (the CU
         pipeline and the memory system are shared) and when it ends. ALU runs, scalar-load latency
         and s_waitcnt only move `t`, so a cohort costs about one event per memory instruction
-        however many instructions the kernel has."""
+        however many instructions the kernel has. The states most resumptions find (SEND, then
+        ROOM) are tested first."""
         state = self.state
-        if state == START:
+        if state == SEND:                         # a memory instruction's issue has ended
+            state = self.send(now)
+            if state == ROOM:
+                self.state = ROOM
+                return WAIT
+        elif state == ROOM:                       # the wait queue sent the request's last piece now
+            self.done = self.request.done
+            self.request = None
+            state = SENT
+        elif state == START:
             state = TAKE
-            if self.simd.free_at > now:       # the previous dispatch's waves leave this SIMD then
+            if self.simd.free_at > now:           # the previous dispatch's waves leave this SIMD then
                 self.state = TAKE
                 return self.simd.free_at
         while True:
-            if state == TAKE:
+            if state == SENT:
+                self.sent(now)
+                state = WALK
+            elif state == TAKE:
                 work = self.dispatcher.take(now, self.slots)
                 if work is None:
                     if now > self.simd.free_at:
@@ -357,18 +376,6 @@ class SlotGroup(Process):
                 self.nloads = 0
                 self.step = 0
                 state = WALK
-            elif state == SEND:
-                state = self.send(now)
-                if state == ROOM:
-                    self.state = ROOM
-                    return WAIT
-            elif state == ROOM:                   # the wait queue sent the request's last piece now
-                self.done = self.request.done
-                self.request = None
-                state = SENT
-            if state == SENT:
-                self.sent(now)
-                state = WALK
             if state == WALK:
                 resume_at = self.walk(now)
                 if resume_at >= 0:                # a memory instruction's issue ends then
@@ -388,74 +395,83 @@ class SlotGroup(Process):
 
     def walk(self, now):
         """Run the cohort's steps from `step` on, moving its clock, until a memory instruction has
-        issued (returns the cycle its issue ends: the request leaves then) or the path ends (-1)."""
-        t, step = self.t, self.step
+        issued (returns the cycle its issue ends: the request leaves then) or the path ends (-1).
+
+        Speed: the clock, the step, the steps and the port's bounds are locals for the walk
+        (compiled: one typed memoryview each per call; interpreted, a local is read faster than an
+        attribute)."""
+        t, step, nsteps = self.t, self.step, self.nsteps
         port = self.port
+        bounds = port.bounds if port is not None else None
         work = self.work
-        steps = self.steps                         # (compiled: one typed memoryview per call)
+        steps = self.steps
         segments = work.segments
-        while step < self.nsteps:
+        while step < nsteps:
             at = 6 * step
             kind = steps[at]
             cycles = steps[at + 1]
-            if kind == ALU:
-                if port is not None:               # the issue cycles, on the shared port
-                    # Speed: IssuePort.book when nothing is booked from t on and there is room is an
-                    # append (fused if adjacent) without a call; book() drops what is over.
-                    n = port.size
-                    if n == 0 or port.bounds[n - 1] < t and n + 2 <= len(port.bounds):
-                        port.bounds[n] = t
-                        port.bounds[n + 1] = t + cycles
-                        port.size = n + 2
-                    elif port.bounds[n - 1] == t:
-                        port.bounds[n - 1] = t + cycles
-                    else:
-                        t = port.book(now, t, cycles)
-                if segments:
-                    work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave, self.waves,
-                                          steps[at + 2], steps[at + 3], t, t + cycles)
-                t += cycles
-            elif kind == SMEM:
-                self.add_load(t + cycles)
+            if kind == SMEM:
+                done = t + cycles
+                n = self.nloads
+                # Speed: add_load when the load completes last and there is room is a store.
+                if n < len(self.loads) and (n == 0 or self.loads[n - 1] <= done):
+                    self.loads[n] = done
+                    self.nloads = n + 1
+                else:
+                    self.add_load(done)
             elif kind == WAIT_STEP:
                 # At most `cycles` (the count) loads may remain: wait for the others.
-                k = 0                              # the loads done by t
-                while k < self.nloads and self.loads[k] <= t:
-                    k += 1
-                if self.nloads - k > cycles:       # wait for the oldest of those too many
-                    k = self.nloads - cycles
-                    t = self.loads[k - 1]
-                if k:
-                    self.nloads -= k
-                    for j in range(self.nloads):
-                        self.loads[j] = self.loads[j + k]
-            else:                                  # VMEM: one issue pass per wave, on the port
-                if port is not None:               # as for ALU steps
+                n = self.nloads
+                if n:
+                    loads = self.loads
+                    k = 0                          # the loads done by t
+                    while k < n and loads[k] <= t:
+                        k += 1
+                    if n - k > cycles:             # wait for the oldest of those too many
+                        k = n - cycles
+                        t = loads[k - 1]
+                    if k:
+                        n -= k
+                        for j in range(n):
+                            loads[j] = loads[j + k]
+                        self.nloads = n
+            else:                                  # ALU or VMEM: the issue cycles, on the shared port
+                if port is not None:
+                    # Speed: IssuePort.book when nothing is booked from t on and there is room is an
+                    # append (fused if adjacent) without a call; book() drops what is over (and may
+                    # grow the bounds: read again).
                     n = port.size
-                    if n == 0 or port.bounds[n - 1] < t and n + 2 <= len(port.bounds):
-                        port.bounds[n] = t
-                        port.bounds[n + 1] = t + cycles
+                    if n == 0 or bounds[n - 1] < t and n + 2 <= len(bounds):
+                        bounds[n] = t
+                        bounds[n + 1] = t + cycles
                         port.size = n + 2
-                    elif port.bounds[n - 1] == t:
-                        port.bounds[n - 1] = t + cycles
+                    elif bounds[n - 1] == t:
+                        bounds[n - 1] = t + cycles
                     else:
                         t = port.book(now, t, cycles)
-                self.issued = t
-                t += cycles
-                self.pc = steps[at + 2]
-                self.is_write = steps[at + 4] != 0
-                self.latency = steps[at + 5]
-                costs = work.costs(self.pc, self.first_wave, self.waves)
-                cost_at = work.costs_at       # caches.TRAFFIC_FIELDS from here on
-                self.sectors = costs[cost_at]
-                self.lines = costs[cost_at + 1]
-                self.ic_hits = costs[cost_at + 3]
-                self.dram_reads = costs[cost_at + 4]
-                self.dram_writes = costs[cost_at + 5]
-                self.ic_writes = costs[cost_at + 6]
-                self.t = t
-                self.step = step
-                return t
+                        bounds = port.bounds
+                if kind == ALU:
+                    if segments:
+                        work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave,
+                                              self.waves, steps[at + 2], steps[at + 3], t, t + cycles)
+                    t += cycles
+                else:                              # VMEM: one issue pass per wave; the request leaves after
+                    self.issued = t
+                    t += cycles
+                    self.pc = steps[at + 2]
+                    self.is_write = steps[at + 4] != 0
+                    self.latency = steps[at + 5]
+                    costs = work.costs(self.pc, self.first_wave, self.waves)
+                    cost_at = work.costs_at       # caches.TRAFFIC_FIELDS from here on
+                    self.sectors = costs[cost_at]
+                    self.lines = costs[cost_at + 1]
+                    self.ic_hits = costs[cost_at + 3]
+                    self.dram_reads = costs[cost_at + 4]
+                    self.dram_writes = costs[cost_at + 5]
+                    self.ic_writes = costs[cost_at + 6]
+                    self.t = t
+                    self.step = step
+                    return t
             step += 1
         self.t = t
         self.step = step
@@ -466,21 +482,22 @@ class SlotGroup(Process):
         end after the pipeline latency; the request leaves for the L2 once its lines are looked up.
         The cohort goes on meanwhile, unless the CU's miss queue is full: then the request waits in
         the CU's wait queue (returns ROOM), else SENT."""
-        arrive = self.cu.look_up(now + self.latency, self.lines) if self.lines else now
+        cu = self.cu
+        arrive = cu.look_up(now + self.latency, self.lines) if self.lines else now
         self.done = arrive
-        if self.sectors:
+        sectors = self.sectors
+        if sectors:
+            # A LevelBytes' fields as plain ints, worked out once (one request per call: no tuple is built).
             sector_bytes = self.work.sector_bytes
-            # A LevelBytes' fields as plain ints (one request per call: no tuple is built).
-            done = self.cu.try_issue(arrive, self.sectors, self.is_write, self.sectors * sector_bytes,
-                                     (self.ic_hits + self.ic_writes) * sector_bytes,
-                                     (self.dram_reads + self.dram_writes) * sector_bytes,
-                                     self.ic_hits * sector_bytes, self.dram_reads * sector_bytes)
+            ic_reads = self.ic_hits * sector_bytes
+            dram_reads = self.dram_reads * sector_bytes
+            ic_bytes = ic_reads + self.ic_writes * sector_bytes
+            dram_bytes = dram_reads + self.dram_writes * sector_bytes
+            done = cu.try_issue(arrive, sectors, self.is_write, sectors * sector_bytes, ic_bytes, dram_bytes,
+                                ic_reads, dram_reads)
             if done < 0:                          # the miss queue is full: wait in the CU's queue
-                self.request = self.cu.wait_for_room(now, arrive, self.sectors, self.sectors * sector_bytes,
-                                                     (self.ic_hits + self.ic_writes) * sector_bytes,
-                                                     (self.dram_reads + self.dram_writes) * sector_bytes,
-                                                     self.ic_hits * sector_bytes, self.dram_reads * sector_bytes,
-                                                     self.is_write, self)
+                self.request = cu.wait_for_room(now, arrive, sectors, sectors * sector_bytes, ic_bytes, dram_bytes,
+                                                ic_reads, dram_reads, self.is_write, self)
                 return ROOM
             self.done = done
         return SENT
@@ -509,7 +526,7 @@ class SlotGroup(Process):
         then too: bisect.insort's order)."""
         n = self.nloads
         if n == len(self.loads):           # more loads than ever before: the array twice as long
-            grown = array("q", bytes(16 * n))
+            grown = zeros(2 * n, COMPILED)
             for j in range(n):
                 grown[j] = self.loads[j]
             self.loads = grown
