@@ -27,6 +27,8 @@ compute unit); each dispatch gives it fresh slot groups and a fresh issue port. 
 where a C compiler is (simd.pxd; setup.py).
 """
 
+from bisect import bisect_right
+
 import numpy as np
 
 from dmlemu.timing.caches import TRAFFIC_FIELDS, DispatchTraffic
@@ -90,14 +92,17 @@ class IssuePort:
             bounds[n + 1] = t + cycles
             self.size = n + 2
             return t
-        lo = 0                                     # bisect_right(bounds, t)
-        hi = n
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if t < bounds[mid]:
-                hi = mid
-            else:
-                lo = mid + 1
+        if COMPILED:                               # bisect_right(bounds, t, 0, n), on C integers
+            lo = 0
+            hi = n
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if t < bounds[mid]:
+                    hi = mid
+                else:
+                    lo = mid + 1
+        else:                                      # Speed: interpreted, the standard library's (C code)
+            lo = bisect_right(bounds, t, 0, n)
         i = lo
         if i & 1:                                  # t is inside the booked interval that ends at bounds[i]
             t = bounds[i]
@@ -406,16 +411,17 @@ class SlotGroup(Process):
         work = self.work
         steps = self.steps
         segments = work.segments
+        at = 6 * step
         while step < nsteps:
-            at = 6 * step
             kind = steps[at]
             cycles = steps[at + 1]
             if kind == SMEM:
                 done = t + cycles
                 n = self.nloads
+                loads = self.loads
                 # Speed: add_load when the load completes last and there is room is a store.
-                if n < len(self.loads) and (n == 0 or self.loads[n - 1] <= done):
-                    self.loads[n] = done
+                if n < len(loads) and (n == 0 or loads[n - 1] <= done):
+                    loads[n] = done
                     self.nloads = n + 1
                 else:
                     self.add_load(done)
@@ -473,6 +479,7 @@ class SlotGroup(Process):
                     self.step = step
                     return t
             step += 1
+            at += 6
         self.t = t
         self.step = step
         return -1
