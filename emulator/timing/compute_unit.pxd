@@ -21,12 +21,11 @@ cdef class ComputeUnit(Process):
     cdef public object waiting
     cdef public Scheduler scheduler
 
-    @cython.locals(cycles=cython.longlong[::1], sectors=cython.longlong[::1], n=cython.Py_ssize_t,
+    @cython.locals(n=cython.Py_ssize_t,
                    t=cython.longlong, moved=cython.longlong, i=cython.Py_ssize_t, child=cython.Py_ssize_t)
     cpdef retire(self, long long now)
 
-    @cython.locals(done=cython.longlong, i=cython.Py_ssize_t, parent=cython.Py_ssize_t, j=cython.Py_ssize_t,
-                   cycles=cython.longlong[::1], in_flight=cython.longlong[::1])
+    @cython.locals(done=cython.longlong, i=cython.Py_ssize_t, parent=cython.Py_ssize_t, j=cython.Py_ssize_t)
     cpdef long long send(self, long long now, long long sectors, bint is_write, long long l2,
                          long long infinity_cache, long long dram, long long ic_reads,
                          long long dram_reads) except? -1

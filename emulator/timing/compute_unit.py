@@ -82,30 +82,27 @@ class ComputeUnit(Process):
 
     def retire(self, now):
         """Retire the pieces completed by cycle `now` (the heap's first until it is later)."""
-        # Speed: the arrays are locals (compiled: one typed memoryview each per call; interpreted, a
-        # local is read faster than an attribute); here and in send(), which reads them again after
-        # growing them.
-        cycles, sectors = self.done_cycles, self.done_sectors
-        n = self.pieces
-        while n and cycles[0] <= now:
-            self.sectors_in_flight -= sectors[0]
-            n -= 1                         # the last entry sifts down from the root
-            t, moved = cycles[n], sectors[n]
+        # Speed: compiled, the arrays are indexed in place (a local copy of a typed memoryview costs two
+        # atomic reference counts per call); here and in send().
+        while self.pieces and self.done_cycles[0] <= now:
+            self.sectors_in_flight -= self.done_sectors[0]
+            n = self.pieces - 1            # the last entry sifts down from the root
+            self.pieces = n
+            t, moved = self.done_cycles[n], self.done_sectors[n]
             i = 0
             while True:
                 child = 2 * i + 1
                 if child >= n:
                     break
-                if child + 1 < n and cycles[child + 1] < cycles[child]:
+                if child + 1 < n and self.done_cycles[child + 1] < self.done_cycles[child]:
                     child += 1
-                if t <= cycles[child]:
+                if t <= self.done_cycles[child]:
                     break
-                cycles[i] = cycles[child]
-                sectors[i] = sectors[child]
+                self.done_cycles[i] = self.done_cycles[child]
+                self.done_sectors[i] = self.done_sectors[child]
                 i = child
-            cycles[i] = t
-            sectors[i] = moved
-        self.pieces = n
+            self.done_cycles[i] = t
+            self.done_sectors[i] = moved
 
     def send(self, now, sectors, is_write, l2, infinity_cache, dram, ic_reads, dram_reads):
         """Send a piece of `sectors` to the memory system at `now` and put it in the miss queue;
@@ -118,17 +115,16 @@ class ComputeUnit(Process):
                 grown_cycles[j] = self.done_cycles[j]
                 grown_sectors[j] = self.done_sectors[j]
             self.done_cycles, self.done_sectors = grown_cycles, grown_sectors
-        cycles, in_flight = self.done_cycles, self.done_sectors
         self.pieces = i + 1
         while i > 0:                       # sift up
             parent = (i - 1) >> 1
-            if cycles[parent] <= done:
+            if self.done_cycles[parent] <= done:
                 break
-            cycles[i] = cycles[parent]
-            in_flight[i] = in_flight[parent]
+            self.done_cycles[i] = self.done_cycles[parent]
+            self.done_sectors[i] = self.done_sectors[parent]
             i = parent
-        cycles[i] = done
-        in_flight[i] = sectors
+        self.done_cycles[i] = done
+        self.done_sectors[i] = sectors
         self.sectors_in_flight += sectors
         return done
 

@@ -16,11 +16,11 @@ cdef class IssuePort:
     cdef public long long[::1] bounds
     cdef public Py_ssize_t size
 
-    @cython.locals(bounds=cython.longlong[::1], n=cython.Py_ssize_t, lo=cython.Py_ssize_t, hi=cython.Py_ssize_t,
+    @cython.locals(n=cython.Py_ssize_t, lo=cython.Py_ssize_t, hi=cython.Py_ssize_t,
                    mid=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t, end=cython.longlong)
     cpdef long long book(self, long long now, long long t, long long cycles) except? -1
 
-    @cython.locals(bounds=cython.longlong[::1], n=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t)
+    @cython.locals(n=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t)
     cpdef Py_ssize_t drop(self, long long now) except -1
 
     @cython.locals(old=cython.longlong[::1], grown=cython.longlong[::1], n=cython.Py_ssize_t,
@@ -78,8 +78,7 @@ cdef class SlotGroup(Process):
     cpdef long long resume(self, long long now) except? -3
 
     @cython.locals(t=cython.longlong, step=cython.longlong, nsteps=cython.Py_ssize_t, port=IssuePort,
-                   work=CohortWork, steps=cython.longlong[::1], loads=cython.longlong[::1],
-                   bounds=cython.longlong[::1], segments=bint,
+                   work=CohortWork, steps=cython.longlong[::1], segments=bint,
                    at=cython.Py_ssize_t, kind=cython.longlong, cycles=cython.longlong, n=cython.Py_ssize_t,
                    done=cython.longlong, costs=list, cost_at=cython.Py_ssize_t, k=cython.Py_ssize_t,
                    j=cython.Py_ssize_t)

@@ -75,21 +75,19 @@ class IssuePort:
     def book(self, now, t, cycles):
         """Reserve `cycles` (> 0) of issue from cycle t >= now on (now: the simulated time); returns
         the start."""
-        # Speed: the bounds are a local (compiled: one typed memoryview per call; interpreted, a local
-        # is read faster than an attribute), read again after make_room, which replaces them.
-        bounds = self.bounds
+        # Speed: compiled, self.bounds is indexed in place (a local copy of a typed memoryview costs
+        # two atomic reference counts per call).
         n = self.size
-        if n and bounds[1] <= now:                 # drop what is over
+        if n and self.bounds[1] <= now:            # drop what is over
             n = self.drop(now)
-        if n == 0 or bounds[n - 1] <= t:           # nothing booked from t on: append
-            if n and bounds[n - 1] == t:
-                bounds[n - 1] = t + cycles
+        if n == 0 or self.bounds[n - 1] <= t:      # nothing booked from t on: append
+            if n and self.bounds[n - 1] == t:
+                self.bounds[n - 1] = t + cycles
                 return t
-            if n + 2 > len(bounds):
+            if n + 2 > len(self.bounds):
                 n = self.make_room(now)
-                bounds = self.bounds
-            bounds[n] = t
-            bounds[n + 1] = t + cycles
+            self.bounds[n] = t
+            self.bounds[n + 1] = t + cycles
             self.size = n + 2
             return t
         if COMPILED:                               # bisect_right(bounds, t, 0, n), on C integers
@@ -97,53 +95,51 @@ class IssuePort:
             hi = n
             while lo < hi:
                 mid = (lo + hi) >> 1
-                if t < bounds[mid]:
+                if t < self.bounds[mid]:
                     hi = mid
                 else:
                     lo = mid + 1
         else:                                      # Speed: interpreted, the standard library's (C code)
-            lo = bisect_right(bounds, t, 0, n)
+            lo = bisect_right(self.bounds, t, 0, n)
         i = lo
         if i & 1:                                  # t is inside the booked interval that ends at bounds[i]
-            t = bounds[i]
+            t = self.bounds[i]
             i += 1
-        while i < n and t + cycles > bounds[i]:    # the gap before the interval at i is too short
-            t = bounds[i + 1]
+        while i < n and t + cycles > self.bounds[i]:   # the gap before the interval at i is too short
+            t = self.bounds[i + 1]
             i += 2
         end = t + cycles
         # [t, end) goes in the gap between bounds[i - 1] (an end) and bounds[i] (a start): fuse with either.
-        if i and bounds[i - 1] == t:
-            if i < n and bounds[i] == end:         # it fills the gap: the two intervals become one
+        if i and self.bounds[i - 1] == t:
+            if i < n and self.bounds[i] == end:    # it fills the gap: the two intervals become one
                 for j in range(i - 1, n - 2):
-                    bounds[j] = bounds[j + 2]
+                    self.bounds[j] = self.bounds[j + 2]
                 self.size = n - 2
             else:
-                bounds[i - 1] = end
-        elif i < n and bounds[i] == end:
-            bounds[i] = t
+                self.bounds[i - 1] = end
+        elif i < n and self.bounds[i] == end:
+            self.bounds[i] = t
         else:                                      # a new interval at i
-            if n + 2 > len(bounds):                # (what is over was dropped: i stays)
+            if n + 2 > len(self.bounds):           # (what is over was dropped: i stays)
                 n = self.make_room(now)
-                bounds = self.bounds
             j = n - 1
             while j >= i:
-                bounds[j + 2] = bounds[j]
+                self.bounds[j + 2] = self.bounds[j]
                 j -= 1
-            bounds[i] = t
-            bounds[i + 1] = end
+            self.bounds[i] = t
+            self.bounds[i + 1] = end
             self.size = n + 2
         return t
 
     def drop(self, now):
         """Drop the intervals over by cycle `now`; returns the new size."""
-        bounds = self.bounds
         n = self.size
         i = 0
-        while i < n and bounds[i + 1] <= now:
+        while i < n and self.bounds[i + 1] <= now:
             i += 2
         if i:
             for j in range(n - i):
-                bounds[j] = bounds[j + i]
+                self.bounds[j] = self.bounds[j + i]
             n -= i
             self.size = n
         return n
@@ -402,12 +398,11 @@ class SlotGroup(Process):
         """Run the cohort's steps from `step` on, moving its clock, until a memory instruction has
         issued (returns the cycle its issue ends: the request leaves then) or the path ends (-1).
 
-        Speed: the clock, the step, the steps and the port's bounds are locals for the walk
-        (compiled: one typed memoryview each per call; interpreted, a local is read faster than an
-        attribute)."""
+        Speed: the clock and the step are locals for the walk, and the steps (compiled: one typed
+        memoryview per call); the port's bounds and the loads are indexed in place (compiled, a local
+        copy of a typed memoryview costs two atomic reference counts)."""
         t, step, nsteps = self.t, self.step, self.nsteps
         port = self.port
-        bounds = port.bounds if port is not None else None
         work = self.work
         steps = self.steps
         segments = work.segments
@@ -418,44 +413,39 @@ class SlotGroup(Process):
             if kind == SMEM:
                 done = t + cycles
                 n = self.nloads
-                loads = self.loads
                 # Speed: add_load when the load completes last and there is room is a store.
-                if n < len(loads) and (n == 0 or loads[n - 1] <= done):
-                    loads[n] = done
+                if n < len(self.loads) and (n == 0 or self.loads[n - 1] <= done):
+                    self.loads[n] = done
                     self.nloads = n + 1
                 else:
                     self.add_load(done)
             elif kind == WAIT_STEP:
                 # At most `cycles` (the count) loads may remain: wait for the others.
                 n = self.nloads
-                if n:
-                    loads = self.loads
-                    k = 0                          # the loads done by t
-                    while k < n and loads[k] <= t:
-                        k += 1
-                    if n - k > cycles:             # wait for the oldest of those too many
-                        k = n - cycles
-                        t = loads[k - 1]
-                    if k:
-                        n -= k
-                        for j in range(n):
-                            loads[j] = loads[j + k]
-                        self.nloads = n
+                k = 0                              # the loads done by t
+                while k < n and self.loads[k] <= t:
+                    k += 1
+                if n - k > cycles:                 # wait for the oldest of those too many
+                    k = n - cycles
+                    t = self.loads[k - 1]
+                if k:
+                    n -= k
+                    for j in range(n):
+                        self.loads[j] = self.loads[j + k]
+                    self.nloads = n
             else:                                  # ALU or VMEM: the issue cycles, on the shared port
                 if port is not None:
                     # Speed: IssuePort.book when nothing is booked from t on and there is room is an
-                    # append (fused if adjacent) without a call; book() drops what is over (and may
-                    # grow the bounds: read again).
+                    # append (fused if adjacent) without a call; book() drops what is over.
                     n = port.size
-                    if n == 0 or bounds[n - 1] < t and n + 2 <= len(bounds):
-                        bounds[n] = t
-                        bounds[n + 1] = t + cycles
+                    if n == 0 or port.bounds[n - 1] < t and n + 2 <= len(port.bounds):
+                        port.bounds[n] = t
+                        port.bounds[n + 1] = t + cycles
                         port.size = n + 2
-                    elif bounds[n - 1] == t:
-                        bounds[n - 1] = t + cycles
+                    elif port.bounds[n - 1] == t:
+                        port.bounds[n - 1] = t + cycles
                     else:
                         t = port.book(now, t, cycles)
-                        bounds = port.bounds
                 if kind == ALU:
                     if segments:
                         work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave,
