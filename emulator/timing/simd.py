@@ -54,8 +54,9 @@ class IssuePort:
     simulated time; a booking takes the first gap at or after its start that fits it, so work that
     another group books later but for an earlier time still goes first when there is room.
 
-    Speed: the calendar is the first `size` entries of one flat 64-bit array of bounds [start0,
-    end0, start1, end1, ...] of disjoint intervals, adjacent ones fused, so a binary search finds
+    Speed: the calendar is the first `size` entries of one flat 64-bit array (a list interpreted:
+    physics.zeros) of bounds [start0, end0, start1, end1, ...] of disjoint intervals, adjacent ones
+    fused, so a binary search finds
     where a booking starts and the parity of the index says whether that cycle is booked; compiled,
     every step is on C integers. Where a booking lands depends only on which cycles are booked, not
     on how they are cut into intervals, so fusing changes nothing; nor does dropping intervals that
@@ -203,7 +204,8 @@ class CohortWork:
         self.recorder = recorder
         self.segments = recorder is not None and recorder.keeps_segments
         self.memory_rows = recorder is not None and recorder.keeps_memory
-        # Wave-group rows, 8 ints each (see wave_group): the first `nrows` of a 64-bit array.
+        # Wave-group rows, 8 ints each (see wave_group): the first `nrows` of a 64-bit array (a list
+        # interpreted: physics.zeros).
         self.rows_buffer = zeros(8 * 1024 if recorder is not None else 0, COMPILED)
         self.rows = self.rows_buffer
         self.nrows = 0
@@ -213,7 +215,8 @@ class CohortWork:
         cycles, first pc, last pc, is_write, latency per step) and the issue cycles it charges its SIMD.
 
         Speed: flattened once per path and cohort size, so a cohort reads its steps by index, as C
-        integers when compiled, with no NamedTuple attribute reads."""
+        integers when compiled (interpreted, from a list: physics.zeros), with no NamedTuple attribute
+        reads."""
         key = path_id << 32 | waves
         cached = self.schedules.get(key)
         if cached is None:
@@ -253,8 +256,8 @@ class CohortWork:
     def wave_group(self, cu, simd, group, first_wave, waves, start, end, alu_cycles):
         """Keep a cohort's trace row (TraceRecorder.wave_group's arguments) for wave_group_columns.
 
-        Speed: rows go into a 64-bit array (C integers when compiled, no tuple per row), handed over
-        at the dispatch's end as NumPy does it."""
+        Speed: rows go into a 64-bit array (C integers when compiled, no tuple per row; a list
+        interpreted), handed over at the dispatch's end as NumPy does it."""
         at = 8 * self.nrows
         if at + 8 > len(self.rows):        # the array twice as long
             grown = zeros(2 * len(self.rows), COMPILED)
