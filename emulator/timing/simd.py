@@ -57,10 +57,10 @@ class IssuePort:
     Speed: the calendar is the first `size` entries of one flat 64-bit array (a list interpreted:
     physics.zeros) of bounds [start0, end0, start1, end1, ...] of disjoint intervals, adjacent ones
     fused, so a binary search finds where a booking starts and the parity of the index says whether
-    that cycle is booked; compiled, every step is on C integers. Where a booking lands depends only on which cycles are booked, not
-    on how they are cut into intervals, so fusing changes nothing; nor does dropping intervals that
-    ended before the simulated time (every booking starts at or after it). The common booking
-    (nothing booked from its start on) is an append, fused if adjacent."""
+    that cycle is booked; compiled, every step is on C integers. Where a booking lands depends only
+    on which cycles are booked, not on how they are cut into intervals, so fusing changes nothing;
+    nor does dropping intervals that ended before the simulated time (every booking starts at or
+    after it). The common booking (nothing booked from its start on) is an append, fused if adjacent."""
 
     def __init__(self):
         self.bounds = zeros(32, COMPILED)
