@@ -79,7 +79,7 @@ def main(argv=None):
     parser.add_argument("--log2-large", type=int, default=28, help="log2 of the large run's elements (28)")
     parser.add_argument("--cpu", action="store_true", help="time with the process's CPU time, not wall time")
     parser.add_argument("--engine", choices=("heap", "simpy"), default=None,
-                        help="the driver of the timing units (default: the heap where it is compiled, else simpy)")
+                        help="the driver of the timing units (default: the heap, compiled or not)")
     parser.add_argument("--physics", choices=("default", "interpreted"), default="default",
                         help="interpreted: the timing units' Python sources even where compiled ones exist")
     args = parser.parse_args(argv)

@@ -19,7 +19,7 @@ never depend on any of this.
 """
 import os
 
-from dmlemu.timing import events, physics
+from dmlemu.timing import physics
 from dmlemu.timing import simd as simd_module
 from dmlemu.timing.caches import CacheHierarchy
 from dmlemu.timing.events import EventHeap
@@ -28,14 +28,10 @@ from dmlemu.timing.simpy_driver import SimpyDriver
 
 
 def engine():
-    """The driver that runs dispatches: "heap" (events.EventHeap) or "simpy" (simpy_driver.SimpyDriver,
-    the reference order). Both run the same units and give the same cycles. DMLEMU_TIMING_ENGINE=simpy
-    or =heap picks one; by default the heap where it was compiled, else simpy (interpreted, simpy's
-    own event loop is the faster of the two)."""
-    wanted = os.environ.get("DMLEMU_TIMING_ENGINE", "").lower()
-    if wanted in ("simpy", "heap"):
-        return wanted
-    return "heap" if physics.compiled(events) else "simpy"
+    """The driver that runs dispatches: "heap" (events.EventHeap, compiled or not: the default) or
+    "simpy" (simpy_driver.SimpyDriver, the reference order). Both run the same units and give the same
+    cycles; DMLEMU_TIMING_ENGINE=simpy or =heap picks one."""
+    return "simpy" if os.environ.get("DMLEMU_TIMING_ENGINE", "").lower() == "simpy" else "heap"
 
 
 def occupancy(preset, vgprs_used):

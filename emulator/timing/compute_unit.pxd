@@ -4,6 +4,8 @@ cimport cython
 from dmlemu.timing.events cimport Process, Scheduler
 from dmlemu.timing.memory_system cimport MemorySystem
 
+cdef bint COMPILED
+
 
 cdef class WaitingRequest:
     cdef public long long sectors, sent, l2, infinity_cache, dram, ic_reads, dram_reads, done, sent_at

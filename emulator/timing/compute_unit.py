@@ -18,11 +18,13 @@ Behind them the memory system (memory_system.py) serves the request's bytes at e
 unit lives as long as the device: its front end, miss queue and wait queue carry over from dispatch
 to dispatch. Compiled by Cython where a C compiler is (compute_unit.pxd; setup.py).
 """
-from array import array
 from collections import deque
 from typing import NamedTuple
 
 from dmlemu.timing.events import DONE, Process
+from dmlemu.timing.physics import compiled_file, zeros
+
+COMPILED = compiled_file(__file__)    # which containers (physics.zeros)
 
 
 class LevelBytes(NamedTuple):
@@ -64,9 +66,10 @@ class ComputeUnit(Process):
         self.lookups_per_cycle = preset.lookups_per_cycle_per_cu
         self.front_end_free = 0    # cycle at which the tag lookups queued so far are done
         # The miss queue: a binary heap on completion cycle of the pieces in flight, in two 64-bit
-        # arrays (completion cycle, sectors), its first `pieces` entries in use.
-        self.done_cycles = array("q", bytes(8 * 16))
-        self.done_sectors = array("q", bytes(8 * 16))
+        # arrays (completion cycle, sectors), its first `pieces` entries in use (interpreted, lists:
+        # physics.zeros).
+        self.done_cycles = zeros(16, COMPILED)
+        self.done_sectors = zeros(16, COMPILED)
         self.pieces = 0
         self.sectors_in_flight = 0
         self.waiting = deque()     # WaitingRequests in arrival order; the process runs while not empty
@@ -107,7 +110,7 @@ class ComputeUnit(Process):
         done = self.memory.request(now, l2, infinity_cache, dram, is_write, ic_reads, dram_reads)
         i = self.pieces
         if i == len(self.done_cycles):     # more pieces than ever before: the arrays twice as long
-            grown_cycles, grown_sectors = array("q", bytes(16 * i)), array("q", bytes(16 * i))
+            grown_cycles, grown_sectors = zeros(2 * i, COMPILED), zeros(2 * i, COMPILED)
             for j in range(i):
                 grown_cycles[j] = self.done_cycles[j]
                 grown_sectors[j] = self.done_sectors[j]

@@ -23,8 +23,15 @@ Two drivers run the same processes in the same order:
 
 This module is compiled by Cython where a C compiler is (events.pxd types it; setup.py); the
 `Process` and `Scheduler` classes are the bases the compiled units call through a C vtable.
+Interpreted, the heap is the standard library's heapq (see EventHeap).
 """
-from array import array
+from heapq import heappop, heappush
+
+from dmlemu.timing.physics import compiled_file, zeros
+
+# Speed: whether this module runs compiled (Cython built it). Each unit picks its containers by its
+# own COMPILED (physics.zeros): 64-bit arrays compiled, lists interpreted.
+COMPILED = compiled_file(__file__)
 URGENT, NORMAL = 0, 1      # simpy's event priorities: an urgent event goes first among those of its cycle
 WAIT = -1                  # resume(): wait until another unit wakes this process
 DONE = -2                  # resume(): the process has ended
@@ -51,17 +58,22 @@ class Scheduler:
 
 
 class EventHeap(Scheduler):
-    """The compiled driver: a binary heap of pending resumptions in simpy's order.
+    """The default driver: a binary heap of pending resumptions in simpy's order.
 
-    Speed: the heap is three parallel arrays (cycle, order, process) of a fixed capacity (one slot
-    per process: a process waits for one thing at a time); cycles and orders are 64-bit arrays, so a
-    push or pop compares and moves C integers when compiled and allocates nothing; the order
-    (priority and scheduling number in one integer) makes every comparison two integer tests."""
+    Every resumption's key is (cycle, order), the order being the priority and the scheduling number
+    in one integer (priority above every number), so no two keys are equal and any binary heap pops
+    them in one sequence. Speed: the container depends on the build. Compiled, the heap is three
+    parallel arrays (cycle, order, process) of a fixed capacity (one slot per process: a process
+    waits for one thing at a time); cycles and orders are 64-bit arrays, so a push or pop compares
+    and moves C integers and allocates nothing. Interpreted, a Python-level sift would cost more
+    than simpy's loop: the heap is then a list of (cycle, order, process) tuples that the standard
+    library's heapq (C code) sifts, the same keys (`queue`; the arrays stay empty)."""
 
     def __init__(self, capacity):
-        self.times = array("q", bytes(8 * capacity))
-        self.orders = array("q", bytes(8 * capacity))
-        self.processes = [None] * capacity
+        self.times = zeros(capacity if COMPILED else 0, COMPILED)    # (empty when interpreted)
+        self.orders = zeros(capacity if COMPILED else 0, COMPILED)
+        self.processes = [None] * capacity if COMPILED else []
+        self.queue = []
         self.size = 0
         self.scheduled = 0
 
@@ -69,6 +81,9 @@ class EventHeap(Scheduler):
         """Schedule `process` to resume at cycle `time`."""
         order = (priority << 62) | self.scheduled    # priority above every scheduling number
         self.scheduled += 1
+        if not COMPILED:                  # interpreted: heapq (see the class)
+            heappush(self.queue, (time, order, process))
+            return
         # Speed: compiled, the arrays are indexed in place (a local copy of a typed memoryview costs two
         # atomic reference counts per call).
         processes = self.processes
@@ -100,6 +115,14 @@ class EventHeap(Scheduler):
         for process in processes:
             self.push(now, URGENT, process)
         last = now
+        if not COMPILED:                  # interpreted: heapq (see the class)
+            queue = self.queue
+            while queue:
+                last, order, process = heappop(queue)
+                resume_at = process.resume(last)
+                if resume_at >= 0:
+                    self.push(resume_at, NORMAL, process)
+            return last
         times, orders, heap = self.times, self.orders, self.processes
         while self.size:
             # Pop the first: the last entry sifts down from the root.

@@ -13,6 +13,7 @@ unbounded; a dispatch that would start past 2^60 units on a compiled device is r
 OverflowError (command_processor.py) rather than computed wrongly. DMLEMU_TIMING_PHYSICS=interpreted
 runs every device interpreted.
 """
+from array import array
 import importlib
 import importlib.machinery
 import importlib.util
@@ -29,7 +30,21 @@ _interpreted = None
 
 def compiled(module):
     """Whether `module` is an extension module (Cython built it) rather than Python source."""
-    return module.__file__.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+    return compiled_file(module.__file__)
+
+
+def compiled_file(path):
+    """Whether a module loaded from `path` (its __file__) is an extension module. Each unit asks it of
+    itself at import (its COMPILED) and picks its containers by it (zeros()): a device may run
+    interpreted units beside the compiled events bases."""
+    return path.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+
+
+def zeros(n, compiled):
+    """`n` zero integers in the container a unit of that build indexes fastest. Speed: compiled, a
+    64-bit array (the buffer of a typed memoryview: C integers); interpreted, a list (reading an item
+    is one specialised bytecode; an array's item is looked up and built into an int object)."""
+    return array("q", bytes(8 * n)) if compiled else [0] * n
 
 
 def rates(preset):

@@ -8,6 +8,7 @@ from dmlemu.timing.workgroup_dispatcher cimport WorkgroupDispatcher
 # Step kinds (kernel_path.py), resume() results (events.py) and slot-group states, as C integers.
 cdef long long ALU, SMEM, VMEM, WAIT_STEP, WAIT, DONE
 cdef long long BLOCK, FIELDS, STEP_FIELDS
+cdef bint COMPILED
 cdef long long START, TAKE, SPLIT, NEXT_COHORT, WALK, SEND, ROOM, SENT, COHORT_END, ENDED
 
 
@@ -76,13 +77,16 @@ cdef class SlotGroup(Process):
                    resume_at=cython.longlong)
     cpdef long long resume(self, long long now) except? -3
 
-    @cython.locals(t=cython.longlong, step=cython.longlong, port=IssuePort, work=CohortWork,
-                   steps=cython.longlong[::1], segments=bint,
+    @cython.locals(t=cython.longlong, step=cython.longlong, nsteps=cython.Py_ssize_t, port=IssuePort,
+                   work=CohortWork, steps=cython.longlong[::1], segments=bint,
                    at=cython.Py_ssize_t, kind=cython.longlong, cycles=cython.longlong, n=cython.Py_ssize_t,
-                   costs=list, cost_at=cython.Py_ssize_t, k=cython.Py_ssize_t, j=cython.Py_ssize_t)
+                   done=cython.longlong, costs=list, cost_at=cython.Py_ssize_t, k=cython.Py_ssize_t,
+                   j=cython.Py_ssize_t)
     cpdef long long walk(self, long long now) except? -2
 
-    @cython.locals(arrive=cython.longlong, sector_bytes=cython.longlong, done=cython.longlong)
+    @cython.locals(cu=ComputeUnit, arrive=cython.longlong, sectors=cython.longlong, sector_bytes=cython.longlong,
+                   ic_reads=cython.longlong, dram_reads=cython.longlong, ic_bytes=cython.longlong,
+                   dram_bytes=cython.longlong, done=cython.longlong)
     cpdef long long send(self, long long now) except? -1
 
     @cython.locals(work=CohortWork)

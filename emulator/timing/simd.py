@@ -26,13 +26,17 @@ state machine that the event heap or simpy resumes. A SIMD lives as long as the 
 compute unit); each dispatch gives it fresh slot groups and a fresh issue port. Compiled by Cython
 where a C compiler is (simd.pxd; setup.py).
 """
-from array import array
+
+from bisect import bisect_right
 
 import numpy as np
 
 from dmlemu.timing.caches import TRAFFIC_FIELDS, DispatchTraffic
 from dmlemu.timing.events import DONE, WAIT, Process
 from dmlemu.timing.kernel_path import ALU, SMEM, VMEM, WAIT as WAIT_STEP
+from dmlemu.timing.physics import compiled_file, zeros
+
+COMPILED = compiled_file(__file__)    # which containers (physics.zeros)
 
 
 ISSUE_GROUPS = 2   # slot groups per SIMD whose cohorts issue independently (1: all slots in lock step)
@@ -51,16 +55,16 @@ class IssuePort:
     simulated time; a booking takes the first gap at or after its start that fits it, so work that
     another group books later but for an earlier time still goes first when there is room.
 
-    Speed: the calendar is the first `size` entries of one flat 64-bit array of bounds [start0,
-    end0, start1, end1, ...] of disjoint intervals, adjacent ones fused, so a binary search finds
-    where a booking starts and the parity of the index says whether that cycle is booked; compiled,
-    every step is on C integers. Where a booking lands depends only on which cycles are booked, not
-    on how they are cut into intervals, so fusing changes nothing; nor does dropping intervals that
-    ended before the simulated time (every booking starts at or after it). The common booking
-    (nothing booked from its start on) is an append, fused if adjacent."""
+    Speed: the calendar is the first `size` entries of one flat 64-bit array (a list interpreted:
+    physics.zeros) of bounds [start0, end0, start1, end1, ...] of disjoint intervals, adjacent ones
+    fused, so a binary search finds where a booking starts and the parity of the index says whether
+    that cycle is booked; compiled, every step is on C integers. Where a booking lands depends only
+    on which cycles are booked, not on how they are cut into intervals, so fusing changes nothing;
+    nor does dropping intervals that ended before the simulated time (every booking starts at or
+    after it). The common booking (nothing booked from its start on) is an append, fused if adjacent."""
 
     def __init__(self):
-        self.bounds = array("q", bytes(8 * 32))
+        self.bounds = zeros(32, COMPILED)
         self.size = 0        # bounds in use: sorted, disjoint, not adjacent
 
     @property
@@ -87,14 +91,17 @@ class IssuePort:
             self.bounds[n + 1] = t + cycles
             self.size = n + 2
             return t
-        lo = 0                                     # bisect_right(bounds, t)
-        hi = n
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if t < self.bounds[mid]:
-                hi = mid
-            else:
-                lo = mid + 1
+        if COMPILED:                               # bisect_right(bounds, t, 0, n), on C integers
+            lo = 0
+            hi = n
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if t < self.bounds[mid]:
+                    hi = mid
+                else:
+                    lo = mid + 1
+        else:                                      # Speed: interpreted, the standard library's (C code)
+            lo = bisect_right(self.bounds, t, 0, n)
         i = lo
         if i & 1:                                  # t is inside the booked interval that ends at bounds[i]
             t = self.bounds[i]
@@ -144,7 +151,7 @@ class IssuePort:
         n = self.size
         old = self.bounds
         if n + 2 > len(old):
-            grown = array("q", bytes(16 * len(old)))
+            grown = zeros(2 * len(old), COMPILED)
             for j in range(n):
                 grown[j] = old[j]
             self.bounds = grown
@@ -197,8 +204,9 @@ class CohortWork:
         self.recorder = recorder
         self.segments = recorder is not None and recorder.keeps_segments
         self.memory_rows = recorder is not None and recorder.keeps_memory
-        # Wave-group rows, 8 ints each (see wave_group): the first `nrows` of a 64-bit array.
-        self.rows_buffer = array("q", bytes(8 * 8 * 1024)) if recorder is not None else array("q")
+        # Wave-group rows, 8 ints each (see wave_group): the first `nrows` of a 64-bit array (a list
+        # interpreted: physics.zeros).
+        self.rows_buffer = zeros(8 * 1024 if recorder is not None else 0, COMPILED)
         self.rows = self.rows_buffer
         self.nrows = 0
 
@@ -208,12 +216,13 @@ class CohortWork:
         cycles it charges its SIMD.
 
         Speed: flattened once per path and cohort size, so a cohort reads its steps by index, as C
-        integers when compiled, with no NamedTuple attribute reads."""
+        integers when compiled (interpreted, from a list: physics.zeros), with no NamedTuple attribute
+        reads."""
         key = path_id << 32 | waves
         cached = self.schedules.get(key)
         if cached is None:
             steps, busy = self.path_costs[path_id].schedule(waves)
-            flat = array("q")
+            flat = zeros(0, COMPILED)
             for step in steps:
                 flat.extend((step.kind, step.cycles, step.first_pc, step.last_pc, 1 if step.is_write else 0,
                              step.latency, step.slot))
@@ -248,11 +257,11 @@ class CohortWork:
     def wave_group(self, cu, simd, group, first_wave, waves, start, end, alu_cycles):
         """Keep a cohort's trace row (TraceRecorder.wave_group's arguments) for wave_group_columns.
 
-        Speed: rows go into a 64-bit array (C integers when compiled, no tuple per row), handed over
-        at the dispatch's end as NumPy does it."""
+        Speed: rows go into a 64-bit array (C integers when compiled, no tuple per row; a list
+        interpreted), handed over at the dispatch's end as NumPy does it."""
         at = 8 * self.nrows
         if at + 8 > len(self.rows):        # the array twice as long
-            grown = array("q", bytes(16 * len(self.rows)))
+            grown = zeros(2 * len(self.rows), COMPILED)
             grown[:at] = self.rows_buffer[:at]
             self.rows_buffer = grown
             self.rows = grown
@@ -270,7 +279,7 @@ class CohortWork:
         """The dispatch's wave-group rows as 8 lists, one per column (cu, simd, group, first wave, waves,
         start, end, ALU cycles), for TraceRecorder.wave_groups: the same rows as one wave_group call per
         cohort, handed over at once."""
-        rows = np.frombuffer(self.rows_buffer, dtype=np.int64, count=8 * self.nrows).reshape(self.nrows, 8)
+        rows = np.asarray(self.rows_buffer[:8 * self.nrows], dtype=np.int64).reshape(self.nrows, 8)
         return rows.T.tolist()
 
 
@@ -300,8 +309,8 @@ class SlotGroup(Process):
         self.schedule_key = -1                    # path id << 32 | waves of `steps`
         self.t = 0                                # the cohort's clock (may run ahead of simulated time)
         # Completion cycles of the cohort's outstanding loads, sorted: the first `nloads` of a 64-bit
-        # array (compiled: C integers, no list of Python ints).
-        self.loads = array("q", bytes(8 * 8))
+        # array (compiled: C integers, no list of Python ints; interpreted, a list: physics.zeros).
+        self.loads = zeros(8, COMPILED)
         self.nloads = 0
         self.issued = self.pc = self.latency = 0  # the memory instruction being sent
         self.is_write = False
@@ -318,15 +327,28 @@ class SlotGroup(Process):
         driver) only when it must do so at the right time: right before each memory request (the CU
         pipeline and the memory system are shared) and when it ends. ALU runs, scalar-load latency
         and s_waitcnt only move `t`, so a cohort costs about one event per memory instruction
-        however many instructions the kernel has."""
+        however many instructions the kernel has. The states most resumptions find (SEND, then
+        ROOM) are tested first."""
         state = self.state
-        if state == START:
+        if state == SEND:                         # a memory instruction's issue has ended
+            state = self.send(now)
+            if state == ROOM:
+                self.state = ROOM
+                return WAIT
+        elif state == ROOM:                       # the wait queue sent the request's last piece now
+            self.done = self.request.done
+            self.request = None
+            state = SENT
+        elif state == START:
             state = TAKE
-            if self.simd.free_at > now:       # the previous dispatch's waves leave this SIMD then
+            if self.simd.free_at > now:           # the previous dispatch's waves leave this SIMD then
                 self.state = TAKE
                 return self.simd.free_at
         while True:
-            if state == TAKE:
+            if state == SENT:
+                self.sent(now)
+                state = WALK
+            elif state == TAKE:
                 work = self.dispatcher.take(now, self.slots)
                 if work is None:
                     if now > self.simd.free_at:
@@ -359,18 +381,6 @@ class SlotGroup(Process):
                 self.nloads = 0
                 self.step = 0
                 state = WALK
-            elif state == SEND:
-                state = self.send(now)
-                if state == ROOM:
-                    self.state = ROOM
-                    return WAIT
-            elif state == ROOM:                   # the wait queue sent the request's last piece now
-                self.done = self.request.done
-                self.request = None
-                state = SENT
-            if state == SENT:
-                self.sent(now)
-                state = WALK
             if state == WALK:
                 resume_at = self.walk(now)
                 if resume_at >= 0:                # a memory instruction's issue ends then
@@ -390,18 +400,45 @@ class SlotGroup(Process):
 
     def walk(self, now):
         """Run the cohort's steps from `step` on, moving its clock, until a memory instruction has
-        issued (returns the cycle its issue ends: the request leaves then) or the path ends (-1)."""
-        t, step = self.t, self.step
+        issued (returns the cycle its issue ends: the request leaves then) or the path ends (-1).
+
+        Speed: the clock and the step are locals for the walk, and the steps (compiled: one typed
+        memoryview per call); the port's bounds and the loads are indexed in place (compiled, a local
+        copy of a typed memoryview costs two atomic reference counts)."""
+        t, step, nsteps = self.t, self.step, self.nsteps
         port = self.port
         work = self.work
-        steps = self.steps                         # (compiled: one typed memoryview per call)
+        steps = self.steps
         segments = work.segments
-        while step < self.nsteps:
-            at = STEP_FIELDS * step
+        at = STEP_FIELDS * step
+        while step < nsteps:
             kind = steps[at]
             cycles = steps[at + 1]
-            if kind == ALU:
-                if port is not None:               # the issue cycles, on the shared port
+            if kind == SMEM:
+                done = t + cycles
+                n = self.nloads
+                # Speed: add_load when the load completes last and there is room is a store.
+                if n < len(self.loads) and (n == 0 or self.loads[n - 1] <= done):
+                    self.loads[n] = done
+                    self.nloads = n + 1
+                else:
+                    self.add_load(done)
+            elif kind == WAIT_STEP:
+                # At most `cycles` (the count) loads may remain: wait for the others.
+                n = self.nloads
+                k = 0                              # the loads done by t
+                while k < n and self.loads[k] <= t:
+                    k += 1
+                if n - k > cycles:                 # wait for the oldest of those too many
+                    k = n - cycles
+                    t = self.loads[k - 1]
+                if k:
+                    n -= k
+                    for j in range(n):
+                        self.loads[j] = self.loads[j + k]
+                    self.nloads = n
+            else:                                  # ALU or VMEM: the issue cycles, on the shared port
+                if port is not None:
                     # Speed: IssuePort.book when nothing is booked from t on and there is room is an
                     # append (fused if adjacent) without a call; book() drops what is over.
                     n = port.size
@@ -413,52 +450,30 @@ class SlotGroup(Process):
                         port.bounds[n - 1] = t + cycles
                     else:
                         t = port.book(now, t, cycles)
-                if segments:
-                    work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave, self.waves,
-                                          steps[at + 2], steps[at + 3], t, t + cycles)
-                t += cycles
-            elif kind == SMEM:
-                self.add_load(t + cycles)
-            elif kind == WAIT_STEP:
-                # At most `cycles` (the count) loads may remain: wait for the others.
-                k = 0                              # the loads done by t
-                while k < self.nloads and self.loads[k] <= t:
-                    k += 1
-                if self.nloads - k > cycles:       # wait for the oldest of those too many
-                    k = self.nloads - cycles
-                    t = self.loads[k - 1]
-                if k:
-                    self.nloads -= k
-                    for j in range(self.nloads):
-                        self.loads[j] = self.loads[j + k]
-            else:                                  # VMEM: one issue pass per wave, on the port
-                if port is not None:               # as for ALU steps
-                    n = port.size
-                    if n == 0 or port.bounds[n - 1] < t and n + 2 <= len(port.bounds):
-                        port.bounds[n] = t
-                        port.bounds[n + 1] = t + cycles
-                        port.size = n + 2
-                    elif port.bounds[n - 1] == t:
-                        port.bounds[n - 1] = t + cycles
-                    else:
-                        t = port.book(now, t, cycles)
-                self.issued = t
-                t += cycles
-                self.pc = steps[at + 2]
-                self.is_write = steps[at + 4] != 0
-                self.latency = steps[at + 5]
-                costs = work.costs(steps[at + 6], self.first_wave, self.waves)   # by access slot
-                cost_at = work.costs_at       # caches.TRAFFIC_FIELDS from here on
-                self.sectors = costs[cost_at]
-                self.lines = costs[cost_at + 1]
-                self.ic_hits = costs[cost_at + 3]
-                self.dram_reads = costs[cost_at + 4]
-                self.dram_writes = costs[cost_at + 5]
-                self.ic_writes = costs[cost_at + 6]
-                self.t = t
-                self.step = step
-                return t
+                if kind == ALU:
+                    if segments:
+                        work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave,
+                                              self.waves, steps[at + 2], steps[at + 3], t, t + cycles)
+                    t += cycles
+                else:                              # VMEM: one issue pass per wave; the request leaves after
+                    self.issued = t
+                    t += cycles
+                    self.pc = steps[at + 2]
+                    self.is_write = steps[at + 4] != 0
+                    self.latency = steps[at + 5]
+                    costs = work.costs(steps[at + 6], self.first_wave, self.waves)   # by access slot
+                    cost_at = work.costs_at       # caches.TRAFFIC_FIELDS from here on
+                    self.sectors = costs[cost_at]
+                    self.lines = costs[cost_at + 1]
+                    self.ic_hits = costs[cost_at + 3]
+                    self.dram_reads = costs[cost_at + 4]
+                    self.dram_writes = costs[cost_at + 5]
+                    self.ic_writes = costs[cost_at + 6]
+                    self.t = t
+                    self.step = step
+                    return t
             step += 1
+            at += STEP_FIELDS
         self.t = t
         self.step = step
         return -1
@@ -468,21 +483,22 @@ class SlotGroup(Process):
         end after the pipeline latency; the request leaves for the L2 once its lines are looked up.
         The cohort goes on meanwhile, unless the CU's miss queue is full: then the request waits in
         the CU's wait queue (returns ROOM), else SENT."""
-        arrive = self.cu.look_up(now + self.latency, self.lines) if self.lines else now
+        cu = self.cu
+        arrive = cu.look_up(now + self.latency, self.lines) if self.lines else now
         self.done = arrive
-        if self.sectors:
+        sectors = self.sectors
+        if sectors:
+            # A LevelBytes' fields as plain ints, worked out once (one request per call: no tuple is built).
             sector_bytes = self.work.sector_bytes
-            # A LevelBytes' fields as plain ints (one request per call: no tuple is built).
-            done = self.cu.try_issue(arrive, self.sectors, self.is_write, self.sectors * sector_bytes,
-                                     (self.ic_hits + self.ic_writes) * sector_bytes,
-                                     (self.dram_reads + self.dram_writes) * sector_bytes,
-                                     self.ic_hits * sector_bytes, self.dram_reads * sector_bytes)
+            ic_reads = self.ic_hits * sector_bytes
+            dram_reads = self.dram_reads * sector_bytes
+            ic_bytes = ic_reads + self.ic_writes * sector_bytes
+            dram_bytes = dram_reads + self.dram_writes * sector_bytes
+            done = cu.try_issue(arrive, sectors, self.is_write, sectors * sector_bytes, ic_bytes, dram_bytes,
+                                ic_reads, dram_reads)
             if done < 0:                          # the miss queue is full: wait in the CU's queue
-                self.request = self.cu.wait_for_room(now, arrive, self.sectors, self.sectors * sector_bytes,
-                                                     (self.ic_hits + self.ic_writes) * sector_bytes,
-                                                     (self.dram_reads + self.dram_writes) * sector_bytes,
-                                                     self.ic_hits * sector_bytes, self.dram_reads * sector_bytes,
-                                                     self.is_write, self)
+                self.request = cu.wait_for_room(now, arrive, sectors, sectors * sector_bytes, ic_bytes, dram_bytes,
+                                                ic_reads, dram_reads, self.is_write, self)
                 return ROOM
             self.done = done
         return SENT
@@ -511,7 +527,7 @@ class SlotGroup(Process):
         then too: bisect.insort's order)."""
         n = self.nloads
         if n == len(self.loads):           # more loads than ever before: the array twice as long
-            grown = array("q", bytes(16 * n))
+            grown = zeros(2 * n, COMPILED)
             for j in range(n):
                 grown[j] = self.loads[j]
             self.loads = grown

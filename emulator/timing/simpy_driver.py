@@ -3,7 +3,7 @@
 One per dispatch when DMLEMU_TIMING_ENGINE=simpy. Each process (events.py: a slot group of a SIMD,
 a compute unit's wait queue) is wrapped in a small simpy process that asks it to resume and yields
 what it asks for: a timeout to the cycle it names, or an event that the unit waking it succeeds.
-simpy's own event order is then the order of the model; events.EventHeap, the compiled driver, must
+simpy's own event order is then the order of the model; events.EventHeap, the default driver, must
 reproduce it exactly (tests/timing/test_cohort_engine.py compares them).
 """
 import simpy
