@@ -12,6 +12,10 @@ whose preset has a rate at or above LIMIT runs the interpreted build, whose Pyth
 unbounded; a dispatch that would start past 2^60 units on a compiled device is refused with an
 OverflowError (command_processor.py) rather than computed wrongly. DMLEMU_TIMING_PHYSICS=interpreted
 runs every device interpreted.
+
+Stale builds: a compiled unit older than its .py or .pxd (the source was edited and not rebuilt) would
+run the old code. Then every device runs the interpreted units, which are the sources as they are, and a
+RuntimeWarning names the file and how to rebuild (`make`, or `pip install -e .`).
 """
 from array import array
 import importlib
@@ -20,12 +24,14 @@ import importlib.util
 import math
 import os
 import sys
+import warnings
 
 UNITS = ("memory_system", "compute_unit", "simd", "workgroup_dispatcher")
 LIMIT = 1 << 24      # largest byte-time rate the compiled build takes (cycles < 2^36 then stay below 2^60 units)
 START_LIMIT = 1 << 60   # byte-time units a dispatch may start at on the compiled build
 
 _interpreted = None
+_warned = set()
 
 
 def compiled(module):
@@ -64,12 +70,37 @@ def fits_64_bits(preset):
     return max(rates(preset)) < LIMIT
 
 
+def stale_sources(module_file):
+    """The sources (.py, .pxd beside it) modified after the compiled module `module_file` was built."""
+    built_at = os.path.getmtime(module_file)
+    folder, name = os.path.dirname(module_file), os.path.basename(module_file).split(".")[0]
+    sources = [os.path.join(folder, name + suffix) for suffix in (".py", ".pxd")]
+    return [path for path in sources if os.path.exists(path) and os.path.getmtime(path) > built_at]
+
+
+def _stale(built):
+    """Whether any compiled unit (events included) is older than its sources; warns once per file."""
+    stale = []
+    for module in [*built.values(), importlib.import_module("dmlemu.timing.events")]:
+        if compiled(module):
+            stale += stale_sources(module.__file__)
+    for path in stale:
+        if path not in _warned:
+            _warned.add(path)
+            warnings.warn(f"{path} changed after its compiled module was built; the timing units run "
+                          f"interpreted (same results, slower) until they are rebuilt (make, or pip install -e .)",
+                          RuntimeWarning, stacklevel=3)
+    return bool(stale)
+
+
 def modules(preset):
-    """The unit modules a device of this preset runs: {name: module}, compiled where they were built
-    and the preset fits 64 bits, else interpreted."""
+    """The unit modules a device of this preset runs: {name: module}, compiled where they were built,
+    are not older than their sources and the preset fits 64 bits, else interpreted."""
     wanted = os.environ.get("DMLEMU_TIMING_PHYSICS", "").lower()
     built = {name: importlib.import_module(f"dmlemu.timing.{name}") for name in UNITS}
-    if wanted != "interpreted" and (fits_64_bits(preset) or not any(compiled(m) for m in built.values())):
+    if not any(compiled(m) for m in built.values()):
+        return built
+    if wanted != "interpreted" and fits_64_bits(preset) and not _stale(built):
         return built
     return interpreted()
 
