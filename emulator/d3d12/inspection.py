@@ -33,6 +33,8 @@ tests that check or damage memory itself. inspect of anything that is not a D3D1
 raises TypeError with a sentence naming the value. dmlemu.directml.inspect is the DirectML
 counterpart (and hands D3D12 objects to this one).
 """
+from operator import attrgetter
+
 from dmlemu.d3d12.command_allocator import ID3D12CommandAllocator
 from dmlemu.d3d12.command_list import ID3D12GraphicsCommandList
 from dmlemu.d3d12.command_queue import ID3D12CommandQueue
@@ -46,6 +48,15 @@ from dmlemu.d3d12.resource import ID3D12Resource
 from dmlemu.d3d12.root_signature import ID3D12RootSignature
 from dmlemu.errors import describe, short_repr
 from dmlemu.functional.buffer_descriptor import DESCRIPTOR_DWORDS, unpack_buffer_descriptor
+
+
+def field(attribute, doc=None, wrap=None):
+    """A view field: reads `attribute` (a dotted path) of the inspected object each time it is read, through
+    `wrap` if given (tuple for a list, read_only for an array)."""
+    get = attrgetter(attribute)
+    if wrap is None:
+        return property(lambda view: get(view._obj), doc=doc)
+    return property(lambda view: wrap(get(view._obj)), doc=doc)
 
 
 def read_only(array):
@@ -71,10 +82,7 @@ class View:
         """The inspected mirror object."""
         return self._obj
 
-    @property
-    def label(self):
-        """How error sentences name the object ("buffer #3", or its SetName name)."""
-        return self._obj._label
+    label = field("_label", """How error sentences name the object ("buffer #3", or its SetName name).""")
 
     def __repr__(self):
         return f"<{type(self).__name__} of {self.label}>"
@@ -85,35 +93,25 @@ class DeviceView(View):
 
     __slots__ = ()
 
-    @property
-    def gpu(self):
-        """The emulated Gpu behind the device (dmlemu.gpu.Gpu): memory, clock, timing switch, caches."""
-        return self._obj._gpu
+    gpu = field(
+        "_gpu",
+        """The emulated Gpu behind the device (dmlemu.gpu.Gpu): memory, clock, timing switch, caches.""")
 
-    @property
-    def preset(self):
-        """The hardware preset the device was created on (dmlemu.presets)."""
-        return self._obj._preset
+    preset = field("_preset", """The hardware preset the device was created on (dmlemu.presets).""")
 
-    @property
-    def removed_reason(self):
-        """(HRESULT, sentence) that removed the device, or None while it works."""
-        return self._obj._removed_reason
+    removed_reason = field(
+        "_removed_reason",
+        """(HRESULT, sentence) that removed the device, or None while it works.""")
 
-    @property
-    def debug_layer(self):
-        """Whether misuse also raises at the offending call (the debug layer, copied at creation)."""
-        return self._obj._debug_layer
+    debug_layer = field(
+        "_debug_layer",
+        """Whether misuse also raises at the offending call (the debug layer, copied at creation).""")
 
-    @property
-    def hazard_count(self):
-        """Hazards (unordered conflicting accesses) the queues' work made so, debug layer or not."""
-        return self._obj._hazard_count
+    hazard_count = field(
+        "_hazard_count",
+        """Hazards (unordered conflicting accesses) the queues' work made so, debug layer or not.""")
 
-    @property
-    def queues(self):
-        """The device's command queues, in creation order."""
-        return tuple(self._obj._queues)
+    queues = field("_queues", """The device's command queues, in creation order.""", wrap=tuple)
 
     @property
     def object_counts(self):
@@ -138,55 +136,32 @@ class ResourceView(View):
 
     __slots__ = ()
 
-    @property
-    def state(self):
-        """The D3D12_RESOURCE_STATES value the state model tracks now (at execution, as the GPU sees it)."""
-        return self._obj._state
+    state = field(
+        "_state",
+        """The D3D12_RESOURCE_STATES value the state model tracks now (at execution, as the GPU sees it).""")
 
-    @property
-    def initial_state(self):
-        """The InitialResourceState given at creation."""
-        return self._obj._initial_state
+    initial_state = field("_initial_state", """The InitialResourceState given at creation.""")
 
-    @property
-    def heap_type(self):
-        """The D3D12_HEAP_TYPE value of the heap the buffer lives in."""
-        return self._obj._heap_type
+    heap_type = field("_heap_type", """The D3D12_HEAP_TYPE value of the heap the buffer lives in.""")
 
-    @property
-    def flags(self):
-        """The D3D12_RESOURCE_FLAGS of its desc."""
-        return self._obj._flags
+    flags = field("_flags", """The D3D12_RESOURCE_FLAGS of its desc.""")
 
-    @property
-    def width(self):
-        """The buffer's size in bytes (its desc's Width)."""
-        return self._obj._width
+    width = field("_width", """The buffer's size in bytes (its desc's Width).""")
 
-    @property
-    def gpu_va(self):
-        """The GPU virtual address of its first byte."""
-        return self._obj._allocation.gpu_va
+    gpu_va = field("_allocation.gpu_va", """The GPU virtual address of its first byte.""")
 
-    @property
-    def allocation(self):
-        """The functional model's memory behind it: an Allocation, or a PlacedRange for a placed buffer."""
-        return self._obj._allocation
+    allocation = field(
+        "_allocation",
+        """The functional model's memory behind it: an Allocation, or a PlacedRange for a placed buffer.""")
 
-    @property
-    def data(self):
-        """Its bytes (read-only uint8 array), whatever its heap type; Map is the API's way for CPU-visible ones."""
-        return read_only(self._obj._allocation.data)
+    data = field(
+        "_allocation.data",
+        """Its bytes (read-only uint8 array), whatever its heap type; Map is the API's way for CPU-visible ones.""",
+        wrap=read_only)
 
-    @property
-    def heap(self):
-        """The ID3D12Heap a placed buffer lives in; None for a committed one."""
-        return self._obj._heap
+    heap = field("_heap", """The ID3D12Heap a placed buffer lives in; None for a committed one.""")
 
-    @property
-    def map_count(self):
-        """Map calls not yet matched by Unmap."""
-        return self._obj._map_count
+    map_count = field("_map_count", """Map calls not yet matched by Unmap.""")
 
 
 class HeapView(View):
@@ -194,31 +169,20 @@ class HeapView(View):
 
     __slots__ = ()
 
-    @property
-    def heap_type(self):
-        return self._obj._heap_type
+    heap_type = field("_heap_type")
 
-    @property
-    def flags(self):
-        return self._obj._flags
+    flags = field("_flags")
 
-    @property
-    def size(self):
-        """SizeInBytes of its desc."""
-        return self._obj._allocation.size
+    size = field("_allocation.size", """SizeInBytes of its desc.""")
 
-    @property
-    def gpu_va(self):
-        return self._obj._allocation.gpu_va
+    gpu_va = field("_allocation.gpu_va")
 
-    @property
-    def allocation(self):
-        return self._obj._allocation
+    allocation = field("_allocation")
 
-    @property
-    def data(self):
-        """Its bytes (read-only uint8 array); placed resources' bytes are windows of these."""
-        return read_only(self._obj._allocation.data)
+    data = field(
+        "_allocation.data",
+        """Its bytes (read-only uint8 array); placed resources' bytes are windows of these.""",
+        wrap=read_only)
 
     @property
     def placed(self):
@@ -231,28 +195,15 @@ class DescriptorHeapView(View):
 
     __slots__ = ()
 
-    @property
-    def type(self):
-        """The D3D12_DESCRIPTOR_HEAP_TYPE value."""
-        return self._obj._type
+    type = field("_type", """The D3D12_DESCRIPTOR_HEAP_TYPE value.""")
 
-    @property
-    def num_descriptors(self):
-        return self._obj._num_descriptors
+    num_descriptors = field("_num_descriptors")
 
-    @property
-    def shader_visible(self):
-        return self._obj._shader_visible
+    shader_visible = field("_shader_visible")
 
-    @property
-    def increment(self):
-        """Bytes per slot (GetDescriptorHandleIncrementSize of its type)."""
-        return self._obj._increment
+    increment = field("_increment", """Bytes per slot (GetDescriptorHandleIncrementSize of its type).""")
 
-    @property
-    def cpu_base(self):
-        """The ptr of GetCPUDescriptorHandleForHeapStart."""
-        return self._obj._cpu_base
+    cpu_base = field("_cpu_base", """The ptr of GetCPUDescriptorHandleForHeapStart.""")
 
     @property
     def gpu_base(self):
@@ -260,14 +211,12 @@ class DescriptorHeapView(View):
         descriptor_heap.py); None when not shader-visible."""
         return self._obj._gpu_base if self._obj._shader_visible else None
 
-    @property
-    def allocation(self):
-        return self._obj._allocation
+    allocation = field("_allocation")
 
-    @property
-    def data(self):
-        """The slots' bytes (read-only uint8 array, `increment` bytes per slot)."""
-        return read_only(self._obj._allocation.data)
+    data = field(
+        "_allocation.data",
+        """The slots' bytes (read-only uint8 array, `increment` bytes per slot).""",
+        wrap=read_only)
 
     def slot_offset_from_cpu_handle(self, handle):
         """Byte offset in `data` of the slot a CPU handle (or ptr) names; None when it names no slot."""
@@ -291,37 +240,27 @@ class CommandListView(View):
 
     __slots__ = ()
 
-    @property
-    def type(self):
-        return self._obj._type
+    type = field("_type")
 
-    @property
-    def open(self):
-        """Whether it is recording (created or Reset, not yet Closed)."""
-        return self._obj._open
+    open = field("_open", """Whether it is recording (created or Reset, not yet Closed).""")
 
-    @property
-    def commands(self):
-        """The recorded command objects (emulator/d3d12/commands.py), in order."""
-        return tuple(self._obj._commands)
+    commands = field(
+        "_commands",
+        """The recorded command objects (emulator/d3d12/commands.py), in order.""",
+        wrap=tuple)
 
-    @property
-    def error(self):
-        """(HRESULT, sentence) of the first misuse since the last Reset (Close will fail), or None."""
-        return self._obj._error
+    error = field(
+        "_error",
+        """(HRESULT, sentence) of the first misuse since the last Reset (Close will fail), or None.""")
 
-    @property
-    def descriptor_heaps(self):
-        """The heaps of the last SetDescriptorHeaps (cleared by Reset)."""
-        return tuple(self._obj._descriptor_heaps)
+    descriptor_heaps = field(
+        "_descriptor_heaps",
+        """The heaps of the last SetDescriptorHeaps (cleared by Reset).""",
+        wrap=tuple)
 
-    @property
-    def pipeline_state(self):
-        return self._obj._pipeline_state
+    pipeline_state = field("_pipeline_state")
 
-    @property
-    def compute_root_signature(self):
-        return self._obj._compute_root_signature
+    compute_root_signature = field("_compute_root_signature")
 
     @property
     def compute_root_args(self):
@@ -334,19 +273,14 @@ class CommandAllocatorView(View):
 
     __slots__ = ()
 
-    @property
-    def type(self):
-        return self._obj._type
+    type = field("_type")
 
-    @property
-    def recording_list(self):
-        """The command list recording into it now, or None."""
-        return self._obj._recording_list
+    recording_list = field("_recording_list", """The command list recording into it now, or None.""")
 
-    @property
-    def submissions(self):
-        """(queue, submission serial, command list label) of each execution since the last Reset."""
-        return tuple(self._obj._submissions)
+    submissions = field(
+        "_submissions",
+        """(queue, submission serial, command list label) of each execution since the last Reset.""",
+        wrap=tuple)
 
 
 class CommandQueueView(View):
@@ -354,29 +288,18 @@ class CommandQueueView(View):
 
     __slots__ = ()
 
-    @property
-    def type(self):
-        return self._obj._type
+    type = field("_type")
 
-    @property
-    def pending(self):
-        """The items held (behind a Wait), in order: ("execute", serial, lists), ("signal", ...), ("wait", ...)."""
-        return tuple(self._obj._pending)
+    pending = field(
+        "_pending",
+        """The items held (behind a Wait), in order: ("execute", serial, lists), ("signal", ...), ("wait", ...).""",
+        wrap=tuple)
 
-    @property
-    def submitted_serial(self):
-        """ExecuteCommandLists calls submitted so far."""
-        return self._obj._submitted_serial
+    submitted_serial = field("_submitted_serial", """ExecuteCommandLists calls submitted so far.""")
 
-    @property
-    def executed_serial(self):
-        """The last submission that finished executing."""
-        return self._obj._executed_serial
+    executed_serial = field("_executed_serial", """The last submission that finished executing.""")
 
-    @property
-    def observed_serial(self):
-        """The last submission the CPU knows finished (through a fence)."""
-        return self._obj._observed_serial
+    observed_serial = field("_observed_serial", """The last submission the CPU knows finished (through a fence).""")
 
 
 class FenceView(View):
@@ -384,20 +307,14 @@ class FenceView(View):
 
     __slots__ = ()
 
-    @property
-    def value(self):
-        """The value now, without observing it (GetCompletedValue observes)."""
-        return self._obj._value
+    value = field("_value", """The value now, without observing it (GetCompletedValue observes).""")
 
     @property
     def pending_signals(self):
         """(value, queue, serial) of queue Signals the CPU has not observed yet."""
         return tuple(tuple(record) for record in self._obj._signal_records)
 
-    @property
-    def gpu_signals(self):
-        """(value, GPU cycle) of each queue Signal, in order."""
-        return tuple(self._obj._gpu_signals)
+    gpu_signals = field("_gpu_signals", """(value, GPU cycle) of each queue Signal, in order.""", wrap=tuple)
 
     @property
     def waiting_events(self):
@@ -410,19 +327,14 @@ class RootSignatureView(View):
 
     __slots__ = ()
 
-    @property
-    def parameters(self):
-        """The root parameters (root_signature.Parameter records, ranges resolved), in order."""
-        return tuple(self._obj._parameters)
+    parameters = field(
+        "_parameters",
+        """The root parameters (root_signature.Parameter records, ranges resolved), in order.""",
+        wrap=tuple)
 
-    @property
-    def flags(self):
-        return self._obj._flags
+    flags = field("_flags")
 
-    @property
-    def blob(self):
-        """The serialized bytes it was created from."""
-        return self._obj._blob
+    blob = field("_blob", """The serialized bytes it was created from.""")
 
     def same_layout(self, other):
         """Whether `other` has the same layout (the same serialized bytes): D3D12's compatibility rule."""
@@ -434,19 +346,16 @@ class PipelineStateView(View):
 
     __slots__ = ()
 
-    @property
-    def root_signature(self):
-        return self._obj._root_signature
+    root_signature = field("_root_signature")
 
-    @property
-    def shader(self):
-        """The validated ComputeShader (pipeline_state.py): binary, program, numthreads, registers."""
-        return self._obj._shader
+    shader = field(
+        "_shader",
+        """The validated ComputeShader (pipeline_state.py): binary, program, numthreads, registers.""")
 
-    @property
-    def bindings(self):
-        """(shader binding, root parameter index, descriptor offset in its table or None) per binding."""
-        return tuple(self._obj._bindings)
+    bindings = field(
+        "_bindings",
+        """(shader binding, root parameter index, descriptor offset in its table or None) per binding.""",
+        wrap=tuple)
 
 
 class QueryHeapView(View):
@@ -454,18 +363,11 @@ class QueryHeapView(View):
 
     __slots__ = ()
 
-    @property
-    def type(self):
-        return self._obj._type
+    type = field("_type")
 
-    @property
-    def count(self):
-        return self._obj._count
+    count = field("_count")
 
-    @property
-    def ticks(self):
-        """The slots' values (read-only uint64 array)."""
-        return read_only(self._obj._ticks)
+    ticks = field("_ticks", """The slots' values (read-only uint64 array).""", wrap=read_only)
 
 
 VIEWS = (   # most derived first: isinstance picks the first match

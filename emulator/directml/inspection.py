@@ -36,6 +36,8 @@ from dmlemu.directml.initializer import IDMLOperatorInitializer
 from dmlemu.directml.operators import IDMLOperator
 from dmlemu.errors import describe, short_repr
 
+field = d3d12_inspection.field
+
 
 class View(d3d12_inspection.View):
     """Base of the DirectML views: a DirectML object's label is its repr (its name, if SetName gave one)."""
@@ -52,49 +54,28 @@ class DMLDeviceView(View):
 
     __slots__ = ()
 
-    @property
-    def d3d12_device(self):
-        """The ID3D12Device it was created on."""
-        return self._obj._d3d12_device
+    d3d12_device = field("_d3d12_device", """The ID3D12Device it was created on.""")
 
-    @property
-    def gpu(self):
-        """The emulated Gpu behind both devices."""
-        return self._obj._gpu
+    gpu = field("_gpu", """The emulated Gpu behind both devices.""")
 
-    @property
-    def preset(self):
-        return self._obj._preset
+    preset = field("_preset")
 
-    @property
-    def flags(self):
-        """The DML_CREATE_DEVICE_FLAGS it was created with."""
-        return self._obj._flags
+    flags = field("_flags", """The DML_CREATE_DEVICE_FLAGS it was created with.""")
 
-    @property
-    def feature_level(self):
-        """The DML_FEATURE_LEVEL it validates operators at."""
-        return self._obj._feature_level
+    feature_level = field("_feature_level", """The DML_FEATURE_LEVEL it validates operators at.""")
 
-    @property
-    def debug(self):
-        """Whether it was created with DML_CREATE_DEVICE_FLAG_DEBUG."""
-        return self._obj._debug
+    debug = field("_debug", """Whether it was created with DML_CREATE_DEVICE_FLAG_DEBUG.""")
 
-    @property
-    def debug_messages(self):
-        """Every problem the debug layer reported, in order (kept when SetMuteDebugOutput muted printing)."""
-        return tuple(self._obj._debug_messages)
+    debug_messages = field(
+        "_debug_messages",
+        """Every problem the debug layer reported, in order (kept when SetMuteDebugOutput muted printing).""",
+        wrap=tuple)
 
-    @property
-    def removed_reason(self):
-        """The HRESULT that removed it (its own removal, not the D3D12 device's), or None while it works."""
-        return self._obj._removed_reason
+    removed_reason = field(
+        "_removed_reason",
+        """The HRESULT that removed it (its own removal, not the D3D12 device's), or None while it works.""")
 
-    @property
-    def removed_message(self):
-        """The sentence that removed it ("" while it works)."""
-        return self._obj._removed_message
+    removed_message = field("_removed_message", """The sentence that removed it ("" while it works).""")
 
 
 class OperatorView(View):
@@ -102,15 +83,9 @@ class OperatorView(View):
 
     __slots__ = ()
 
-    @property
-    def schema(self):
-        """The OperatorSchema (operators.py) it was validated against."""
-        return self._obj._info.schema
+    schema = field("_info.schema", """The OperatorSchema (operators.py) it was validated against.""")
 
-    @property
-    def info(self):
-        """The validated OperatorInfo: tensors (inputs, outputs), attributes, floats, scale_bias."""
-        return self._obj._info
+    info = field("_info", """The validated OperatorInfo: tensors (inputs, outputs), attributes, floats, scale_bias.""")
 
 
 class CompiledOperatorView(View):
@@ -118,54 +93,33 @@ class CompiledOperatorView(View):
 
     __slots__ = ()
 
-    @property
-    def operator(self):
-        """The IDMLOperator it was compiled from (None for a graph)."""
-        return self._obj._operator
+    operator = field("_operator", """The IDMLOperator it was compiled from (None for a graph).""")
 
-    @property
-    def schema(self):
-        return self._obj._info.schema
+    schema = field("_info.schema")
 
-    @property
-    def info(self):
-        return self._obj._info
+    info = field("_info")
 
-    @property
-    def flags(self):
-        """The DML_EXECUTION_FLAGS it was compiled with."""
-        return self._obj._flags
+    flags = field("_flags", """The DML_EXECUTION_FLAGS it was compiled with.""")
 
-    @property
-    def half_precision(self):
-        """Whether its kernel computes in FLOAT16 (ALLOW_HALF_PRECISION_COMPUTATION on a GPU with native FP16)."""
-        return self._obj._half_precision
+    half_precision = field(
+        "_half_precision",
+        """Whether its kernel computes in FLOAT16 (ALLOW_HALF_PRECISION_COMPUTATION on a GPU with native FP16).""")
 
-    @property
-    def kernel(self):
-        """The compiled kernel (kernels.driver): program, constants, registers used."""
-        return self._obj._kernel
+    kernel = field("_kernel", """The compiled kernel (kernels.driver): program, constants, registers used.""")
 
-    @property
-    def constants(self):
-        """The Allocation holding its own GPU copy of the constant buffer (initialization copies it)."""
-        return self._obj._constants
+    constants = field(
+        "_constants",
+        """The Allocation holding its own GPU copy of the constant buffer (initialization copies it).""")
 
-    @property
-    def persistent_regions(self):
+    persistent_regions = field(
+        "_regions",
         """What initialization copies where: (None, 0) for the constants, then (input index, offset) per
-        DML-owned input (a graph: (graph input, offset))."""
-        return tuple(self._obj._regions)
+        DML-owned input (a graph: (graph input, offset)).""",
+        wrap=tuple)
 
-    @property
-    def persistent_size(self):
-        """PersistentResourceSize of its binding properties."""
-        return self._obj._persistent_size
+    persistent_size = field("_persistent_size", """PersistentResourceSize of its binding properties.""")
 
-    @property
-    def initialized(self):
-        """Whether an initializer dispatch for it has executed."""
-        return self._obj._initialized
+    initialized = field("_initialized", """Whether an initializer dispatch for it has executed.""")
 
 
 class CompiledGraphView(CompiledOperatorView):
@@ -183,20 +137,17 @@ class CompiledGraphView(CompiledOperatorView):
         """None: a graph's constant buffers are its nodes' and units'."""
         return None
 
-    @property
-    def plan(self):
-        """The validated GraphPlan (graph.py): nodes, edges, levels, dispatches."""
-        return self._obj._plan
+    plan = field("_plan", """The validated GraphPlan (graph.py): nodes, edges, levels, dispatches.""")
 
-    @property
-    def dispatches(self):
-        """The partition's Dispatch records in execution order: nodes, level, barrier_before."""
-        return tuple(self._obj._plan.dispatches)
+    dispatches = field(
+        "_plan.dispatches",
+        """The partition's Dispatch records in execution order: nodes, level, barrier_before.""",
+        wrap=tuple)
 
-    @property
-    def units(self):
-        """One DispatchUnit per dispatch (compiled_graph.py): its nodes, kernel, tensors, generated source."""
-        return tuple(self._obj._units)
+    units = field(
+        "_units",
+        """One DispatchUnit per dispatch (compiled_graph.py): its nodes, kernel, tensors, generated source.""",
+        wrap=tuple)
 
     @property
     def nodes(self):
@@ -208,13 +159,9 @@ class CompiledGraphView(CompiledOperatorView):
         """{(node, output index): offset in the temporary resource} of each intermediate tensor in memory."""
         return dict(self._obj._temporary_offset)
 
-    @property
-    def temporary_size(self):
-        return self._obj._temporary_size
+    temporary_size = field("_temporary_size")
 
-    @property
-    def descriptor_count(self):
-        return self._obj._descriptor_count
+    descriptor_count = field("_descriptor_count")
 
 
 class BindingTableView(View):
@@ -222,9 +169,7 @@ class BindingTableView(View):
 
     __slots__ = ()
 
-    @property
-    def dispatchable(self):
-        return self._obj._dispatchable
+    dispatchable = field("_dispatchable")
 
     @property
     def inputs(self):
@@ -236,38 +181,21 @@ class BindingTableView(View):
     def outputs(self):
         return _frozen(self._obj._outputs)
 
-    @property
-    def temporary(self):
-        """The BoundBuffer of BindTemporaryResource, or None."""
-        return self._obj._temporary
+    temporary = field("_temporary", """The BoundBuffer of BindTemporaryResource, or None.""")
 
-    @property
-    def persistent(self):
-        """The BoundBuffer of BindPersistentResource, or None."""
-        return self._obj._persistent
+    persistent = field("_persistent", """The BoundBuffer of BindPersistentResource, or None.""")
 
-    @property
-    def cpu_heap(self):
-        """The descriptor heap its CPUDescriptorHandle points into (where Bind* writes descriptors)."""
-        return self._obj._cpu_heap
+    cpu_heap = field(
+        "_cpu_heap",
+        """The descriptor heap its CPUDescriptorHandle points into (where Bind* writes descriptors).""")
 
-    @property
-    def cpu_first(self):
-        return self._obj._cpu_first
+    cpu_first = field("_cpu_first")
 
-    @property
-    def heap(self):
-        """The shader-visible descriptor heap its GPUDescriptorHandle points into."""
-        return self._obj._heap
+    heap = field("_heap", """The shader-visible descriptor heap its GPUDescriptorHandle points into.""")
 
-    @property
-    def first_index(self):
-        return self._obj._first_index
+    first_index = field("_first_index")
 
-    @property
-    def size(self):
-        """SizeInDescriptors."""
-        return self._obj._size
+    size = field("_size", """SizeInDescriptors.""")
 
 
 class InitializerView(View):
@@ -275,9 +203,7 @@ class InitializerView(View):
 
     __slots__ = ()
 
-    @property
-    def operators(self):
-        return tuple(self._obj._operators)
+    operators = field("_operators", wrap=tuple)
 
 
 class CommandRecorderView(View):
@@ -285,9 +211,7 @@ class CommandRecorderView(View):
 
     __slots__ = ()
 
-    @property
-    def device(self):
-        return self._obj._device
+    device = field("_device")
 
 
 VIEWS = (   # most derived first: isinstance picks the first match
