@@ -9,61 +9,27 @@ sectors: R^2 traffic.)
 import numpy as np
 import pytest
 
-from dmlemu.functional.buffer_descriptor import write_buffer_descriptor
-from dmlemu.functional.wave_dispatcher import KernelLaunch
 from dmlemu.gpu import Gpu
-from dmlemu.isa.assembler import assemble
 from dmlemu.isa.opcodes import BY_MNEMONIC
-from dmlemu.isa.program import Program
 from dmlemu.presets import RTX_3070, RX_7900_XTX, TEACHING
+from loop_kernels import kernel, launch, looped
 
-HEAD = """
-    s_load_dwordx4 s[8:11], s[0:1], 0
-    s_load_dwordx4 s[12:15], s[0:1], 32
-    s_waitcnt 0
-    s_get_workgroup_id s20
-    s_mul_i32 s21, s20, {group}
-    v_add_u32 v1, s21, v0
-    v_lshl_b32 v1, v1, 2
-    v_mov_b32 v4, v1
-    v_mov_b32 v3, 0
-    s_mov_b32 s23, {stride}
-"""
 TRIP = """
     buffer_load_dword v2, v1, s[8:11], 0
     s_waitcnt 0
     v_add_u32 v3, v3, v2
     v_add_u32 v1, v1, s23
 """
-TAIL = """
-    buffer_store_dword v3, v4, s[12:15], 0
-    s_endpgm
-"""
-
-
-def sum_kernel(trips, unrolled, group, stride):
-    """Each thread sums `trips` dwords, one per trip, `stride` bytes apart (a coalesced wave load per trip)."""
-    head = HEAD.format(group=group, stride=stride)
-    if unrolled:
-        return head + TRIP * trips + TAIL
-    loop = f"    s_mov_b32 s22, {trips}\nloop:\n" + TRIP + """    s_sub_u32 s22, s22, 1
-    s_cmp_lg_u32 s22, 0
-    s_cbranch_scc1 loop
-"""
-    return head + loop + TAIL
 
 
 def run(preset, trips, unrolled, groups=32, group=128):
+    """Each thread sums `trips` dwords, one per trip, a grid's width apart (a coalesced wave load per trip)."""
     gpu = Gpu(preset)
     threads = groups * group
-    src = gpu.memory.allocate(threads * 4 * trips, "src")
+    source = kernel(TRIP * trips if unrolled else looped(TRIP, trips), group, threads * 4)
+    launch_, src, dst = launch(gpu, source, "sum", groups, group, threads * 4 * trips)
     src.data[:] = np.random.default_rng(trips).integers(0, 256, src.size, dtype=np.uint8)
-    dst = gpu.memory.allocate(threads * 4, "dst")
-    table = gpu.memory.allocate(64, "table")
-    write_buffer_descriptor(table.data, 0, src.gpu_va, src.size)
-    write_buffer_descriptor(table.data, 32, dst.gpu_va, dst.size)
-    program = Program(assemble(sum_kernel(trips, unrolled, group, threads * 4)), "sum")
-    stats = gpu.dispatch(KernelLaunch(program, groups, group, (table.gpu_va & 0xFFFFFFFF, table.gpu_va >> 32)))
+    stats = gpu.dispatch(launch_)
     expected = src.data.view(np.uint32).reshape(trips, threads).sum(axis=0, dtype=np.uint32)
     assert np.array_equal(dst.data.view(np.uint32), expected)
     return stats

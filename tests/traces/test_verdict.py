@@ -10,11 +10,7 @@ nothing to issue (latency at this occupancy).
 """
 import csv
 
-import numpy as np
-import pytest
 
-from dmlemu.functional.buffer_descriptor import write_buffer_descriptor
-from dmlemu.functional.wave_dispatcher import KernelLaunch
 from dmlemu.gpu import Gpu
 from dmlemu.isa.assembler import assemble
 from dmlemu.isa.program import Program
@@ -24,30 +20,11 @@ from dmlemu.traces import capture
 from dmlemu.traces.csv_export import save_dispatch_csv
 from dmlemu.timing.kernel_path import issue_cycles_per_wave
 from dmlemu.traces.schema import ISSUE
-from dmlemu.traces.verdict import LIMITERS, verdict
+from dmlemu.traces.verdict import LIMITERS
+from loop_kernels import kernel, launch, looped
 
 from tests.cli_runner import cli
 
-HEAD = """
-    s_load_dwordx4 s[8:11], s[0:1], 0
-    s_load_dwordx4 s[12:15], s[0:1], 32
-    s_waitcnt 0
-    s_get_workgroup_id s20
-    s_mul_i32 s21, s20, {group}
-    v_add_u32 v1, s21, v0
-    v_lshl_b32 v1, v1, 2
-    v_mov_b32 v4, v1
-    v_mov_b32 v3, 0
-    s_mov_b32 s23, {stride}
-    s_mov_b32 s22, {trips}
-loop:
-"""
-TAIL = """    s_sub_u32 s22, s22, 1
-    s_cmp_lg_u32 s22, 0
-    s_cbranch_scc1 loop
-    buffer_store_dword v3, v4, s[12:15], 0
-    s_endpgm
-"""
 BODIES = {
     # `n` loads `stride` bytes apart (n buffers' worth), then back to the first
     "reads": lambda n: "".join("    buffer_load_dword v2, v1, s[8:11], 0\n    v_add_u32 v1, v1, s23\n"
@@ -58,22 +35,18 @@ BODIES = {
 
 
 def kernel_source(kind, n, trips, group, stride):
-    return HEAD.format(group=group, stride=stride, trips=trips) + BODIES[kind](n) + TAIL
+    return kernel(looped(BODIES[kind](n), trips), group, stride)
 
 
 def run_kernel(preset, kind, n, trips, groups, group=256, repeat=1, detail="dispatch"):
     """A trace of `repeat` dispatches (a barrier after each) of the kernel on one fresh GPU."""
     gpu = Gpu(preset)
     threads = groups * group
-    src = gpu.memory.allocate(threads * 4 * (n if kind == "reads" else 1), "src")
-    dst = gpu.memory.allocate(threads * 4, "dst")
-    table = gpu.memory.allocate(64, "table")
-    write_buffer_descriptor(table.data, 0, src.gpu_va, src.size)
-    write_buffer_descriptor(table.data, 32, dst.gpu_va, dst.size)
-    program = Program(assemble(kernel_source(kind, n, trips, group, threads * 4)), f"{kind}_kernel")
+    launch_, _, _ = launch(gpu, kernel_source(kind, n, trips, group, threads * 4), f"{kind}_kernel", groups, group,
+                           threads * 4 * (n if kind == "reads" else 1))
     with capture(gpu, detail=detail) as cap:
         for _ in range(repeat):
-            gpu.dispatch(KernelLaunch(program, groups, group, (table.gpu_va & 0xFFFFFFFF, table.gpu_va >> 32)))
+            gpu.dispatch(launch_)
             gpu.barrier()
     return cap.trace
 
