@@ -16,13 +16,20 @@ executor groups waves into NumPy batches (`Dispatcher.batch_lanes` is a performa
                  has one slot per memory instruction, numbered as the instruction
     useful bytes the bytes the lanes asked for, per instruction (coalescing efficiency = useful
                  bytes / sectors x sector_bytes)
+    lds          for every access slot of an LDS instruction (ds_read / ds_write / LDS atomics), the
+                 bank-conflict passes of every wave that executed it: the most distinct dwords any
+                 one of the `lds_banks` banks serves (dword d is in bank d mod lds_banks; lanes
+                 reading one dword share it, a broadcast) (LdsRows)
+    atomics      buffer atomics are access slots like loads and stores (their SectorRows say
+                 is_atomic), and for each wave the most active lanes on one dword (same-address
+                 lanes serialise at the L2: `atomic_lanes`)
 
 Sectors of one wave instruction are stored sorted, as compressed rows (CSR) over the wave index:
 `offsets[w] .. offsets[w + 1]` index `sectors` for wave w.
 """
 import numpy as np
 
-__all__ = ["DispatchRecord", "SectorRows", "access_slot"]
+__all__ = ["DispatchRecord", "SectorRows", "LdsRows", "access_slot"]
 
 
 def access_slot(pc, visit, program_length):
@@ -35,9 +42,10 @@ class SectorRows:
     """The sectors every wave touched in one access slot of a memory instruction (CSR over the wave
     index)."""
 
-    __slots__ = ("pc", "slot", "is_write", "offsets", "sectors")
+    __slots__ = ("pc", "slot", "is_write", "offsets", "sectors", "is_atomic")
 
     def __init__(self, pc, slot, is_write, offsets, sectors):
+        self.is_atomic = False      # a buffer atomic (served at the L2; DispatchRecord.atomic_lanes)
         self.pc = pc                # the instruction
         self.slot = slot            # its execution: access_slot(pc, visit, program_length)
         self.is_write = is_write
@@ -49,11 +57,47 @@ class SectorRows:
         return np.diff(self.offsets)
 
 
+class LdsRows:
+    """One access slot of an LDS instruction: the bank-conflict passes of every wave (0: a wave that
+    did not execute it) and the bytes one lane accesses."""
+
+    __slots__ = ("pc", "slot", "is_write", "access_bytes", "passes")
+
+    def __init__(self, pc, slot, is_write, access_bytes, passes):
+        self.pc = pc
+        self.slot = slot
+        self.is_write = is_write          # stores and atomics
+        self.access_bytes = access_bytes  # per lane: 1, 2, 4, 8 or 16
+        self.passes = passes              # int16, total_waves
+
+
+def bank_passes(dwords, banks):
+    """Bank-conflict passes of each row of `dwords` (k, L) int64 LDS dword addresses (-1: no access):
+    the most distinct dwords any bank serves (a dword several lanes read is one access)."""
+    k, lanes = dwords.shape
+    if k == 0:
+        return np.zeros(0, dtype=np.int16)
+    live = dwords >= 0
+    if lanes > 1 and live.all() and bool((np.diff(dwords, axis=1) == 1).all()):
+        return np.full(k, -(-lanes // banks), dtype=np.int16)   # consecutive dwords: every bank equally
+    sentinel = np.int64(1) << 62
+    key = np.where(live, (dwords % banks) << 40 | dwords, sentinel)
+    key.sort(axis=1)
+    distinct = key != sentinel
+    distinct[:, 1:] &= key[:, 1:] != key[:, :-1]
+    rows = np.broadcast_to(np.arange(k, dtype=np.int64).reshape(-1, 1), key.shape)
+    counts = np.bincount((rows * banks + (key >> 40))[distinct], minlength=k * banks).reshape(k, banks)
+    return counts.max(axis=1).astype(np.int16)
+
+
 class DispatchRecord:
     """Filled by the executor while a dispatch runs, read by the timing model afterwards."""
 
-    def __init__(self, total_waves, wave_width, sector_bytes, program_length):
+    def __init__(self, total_waves, wave_width, sector_bytes, program_length, lds_banks=32):
         self.total_waves = total_waves
+        self.lds_banks = lds_banks
+        self.lds = {}                   # slot -> LdsRows
+        self.atomic_lanes = {}          # slot -> int32 per wave: the most lanes on one dword
         self.program_length = program_length
         self.wave_width = wave_width
         self.sector_bytes = sector_bytes
@@ -88,6 +132,37 @@ class DispatchRecord:
             sectors = np.where(active, sectors, -1)
         sectors = sectors.astype(np.int64, copy=False)
         self._lanes.setdefault(slot, []).append((np.asarray(wave_indices, dtype=np.int64).reshape(-1), sectors))
+
+    def add_lds(self, slot, is_write, wave_indices, byte_addresses, active, access_bytes):
+        """An LDS instruction in access slot `slot`: each lane's byte address (waves, width), which
+        lanes accessed (in range and active), the bytes per lane."""
+        rows = self.lds.get(slot)
+        if rows is None:
+            rows = self.lds[slot] = LdsRows(slot % self.program_length, slot, is_write, access_bytes,
+                                            np.zeros(self.total_waves, dtype=np.int16))
+        first = (np.asarray(byte_addresses, dtype=np.int64) & ~np.int64(access_bytes - 1)) >> 2
+        per_lane = max(1, access_bytes // 4)
+        dwords = first[:, :, None] + np.arange(per_lane, dtype=np.int64) if per_lane > 1 else first[:, :, None]
+        dwords = np.where(np.asarray(active)[:, :, None], dwords, -1).reshape(first.shape[0], -1)
+        rows.passes[np.asarray(wave_indices, dtype=np.int64)] = bank_passes(dwords, self.lds_banks)
+
+    def add_atomic(self, slot, wave_indices, byte_addresses, active):
+        """A buffer atomic in access slot `slot` (its sectors as a store's, and same-address lanes)."""
+        self.add_lanes(slot, True, wave_indices, byte_addresses, active)
+        lanes = self.atomic_lanes.get(slot)
+        if lanes is None:
+            lanes = self.atomic_lanes[slot] = np.zeros(self.total_waves, dtype=np.int32)
+        key = np.where(active, np.asarray(byte_addresses, dtype=np.int64) >> 2, -1)
+        key = np.sort(key, axis=1)
+        # the length of each run of equal dwords, per wave: the longest run
+        run = np.ones(key.shape[0], dtype=np.int64)
+        longest = (key[:, 0] >= 0).astype(np.int64)
+        for lane in range(1, key.shape[1]):
+            equal = (key[:, lane] == key[:, lane - 1]) & (key[:, lane] >= 0)
+            run = np.where(equal, run + 1, 1)
+            longest = np.maximum(longest, np.where(key[:, lane] >= 0, run, 0))
+        waves = np.asarray(wave_indices, dtype=np.int64)
+        lanes[waves] = np.maximum(lanes[waves], longest)
 
     # ---- read by the timing model ---------------------------------------------------------------
     def finish(self):
@@ -146,7 +221,9 @@ class DispatchRecord:
                 sectors[dest] = flat
         if offsets[-1] < 2 ** 31:
             offsets = offsets.astype(np.int32)    # memory: half of a table as long as the waves
-        return SectorRows(slot % self.program_length, slot, self._writes[slot], offsets, sectors)
+        rows = SectorRows(slot % self.program_length, slot, self._writes[slot], offsets, sectors)
+        rows.is_atomic = slot in self.atomic_lanes
+        return rows
 
 
 def row_sums(rows):

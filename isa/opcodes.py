@@ -21,7 +21,17 @@ Semantics by `kind` (how the executor applies the function):
     end     s_endpgm
     idle    s_nop: no functional effect; the wave idles imm + 1 cycles
     wait    s_waitcnt: no functional effect; the wave waits until at most imm of its loads
-            (vector and scalar) are outstanding
+            (vector, scalar and LDS) are outstanding
+    barrier s_barrier: the wave waits until every live wave of its workgroup has arrived at a barrier
+    lane    cross-lane moves (v_readlane, v_writelane, v_readfirstlane, the DPP-style v_mov_b32_*):
+            fn(batch, *operands) is applied by the executor
+    lds_load, lds_store   one `mem_type` element (or `mem_dwords` dwords) per lane at LDS byte
+            address vaddr + imm, in the workgroup's LDS
+    lds_atomic  read-modify-write of one LDS dword per lane, fn(old, data[, compare]) -> new, lanes
+            applied in the order of docs/NUMERICS.md ("Atomics"); `returns`: the old value to d
+    lds_permute ds_swizzle / ds_permute / ds_bpermute: lanes exchange values through the LDS
+            crossbar, no LDS memory touched
+    atomic  buffer atomic: read-modify-write of one dword per lane through a buffer descriptor
 
 Throughput classes (`rate_class`, VALU only): "full" (the table's issue cycles per wave pass: one,
 except the division instructions, which stand for a sequence), "fp64",
@@ -42,7 +52,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dmlemu.isa import numerics as nm
+from dmlemu.isa import lanes, numerics as nm
 
 # ---- operand kinds ----------------------------------------------------------------------------
 VDST = "vdst"      # vector register destination
@@ -69,11 +79,11 @@ TYPES = {
 FLOAT_TYPES = ("f16", "f32", "f64")
 
 # ---- execution units ------------------------------------------------------------------------------
-SALU, VALU, SMEM_UNIT, VMEM, BRANCH = "SALU", "VALU", "SMEM", "VMEM", "BRANCH"
-UNITS = (SALU, VALU, SMEM_UNIT, VMEM, BRANCH)
+SALU, VALU, SMEM_UNIT, VMEM, BRANCH, LDS = "SALU", "VALU", "SMEM", "VMEM", "BRANCH", "LDS"
+UNITS = (SALU, VALU, SMEM_UNIT, VMEM, BRANCH, LDS)
 
 # ---- encoding formats (layouts in encoding.py) ---------------------------------------------------
-FORMATS = ("SOP1", "SOP2", "SOPC", "SOPP", "SMEM", "VOP1", "VOP2", "VOP3", "VOPC", "MUBUF")
+FORMATS = ("SOP1", "SOP2", "SOPC", "SOPP", "SMEM", "VOP1", "VOP2", "VOP3", "VOPC", "MUBUF", "DS")
 
 
 @dataclass(frozen=True)
@@ -94,6 +104,8 @@ class Opcode:
     mem_dwords: int = 0             # dwords moved by a scalar load
     sign_extend: bool = False       # buffer loads of narrow signed elements
     rate_class: str = "full"        # VALU throughput class (see the module banner)
+    returns: bool = False           # atomics: the old value is written to the first operand
+    name_of_operation: str = ""     # atomics: the row of ATOMIC_OPERATIONS
 
     @property
     def widths(self):
@@ -553,5 +565,144 @@ for _k, (_suffix, _mt, _rt) in enumerate(_STORES):
            types=(_rt, "u32", "b128", None), unit=VMEM, issue_cycles=1, latency_cycles=24, kind="store",
            mem_type=_mt, semantics=None,
            doc=f"store the low {_mt[1:]} bits of a at [descriptor c] + b + imm")
+
+# =================================================================================================
+# Workgroup barrier (SOPP).
+# =================================================================================================
+define(mnemonic="s_barrier", opcode=0x143, operands=(), types=(), kind="barrier",
+       doc="wait until every live wave of the workgroup has arrived at an s_barrier (a wave that ended no "
+           "longer counts); waves of one workgroup waiting at different s_barrier instructions hang the GPU",
+       semantics=None, **_SOPP)
+
+# =================================================================================================
+# Cross-lane moves (VALU): lanes read other lanes' registers. Source lanes are read whatever EXEC
+# says (the register's value); only active destination lanes are written.
+# =================================================================================================
+_LANE = dict(unit=VALU, issue_cycles=1, latency_cycles=4, kind="lane")
+define(mnemonic="v_readlane_b32", opcode=0x1C8, fmt="VOP3", operands=(SDST, VSRC, SSRC), types=("b32", "b32", "u32"),
+       doc="d (scalar) = lane (b mod width) of a, whatever EXEC says", semantics=lanes.read_lane, **_LANE)
+define(mnemonic="v_readfirstlane_b32", opcode=0x1C9, fmt="VOP1", operands=(SDST, VSRC), types=("b32", "b32"),
+       doc="d (scalar) = a in the wave's first active lane (lane 0 when no lane is active)",
+       semantics=lanes.read_first_lane, **_LANE)
+define(mnemonic="v_writelane_b32", opcode=0x1CA, fmt="VOP3", operands=(VDST, SSRC, SSRC), types=("b32", "b32", "u32"),
+       doc="lane (b mod width) of d = a (scalar), whatever EXEC says; the other lanes keep d",
+       semantics=lanes.write_lane, **_LANE)
+# DPP-style moves: AMD writes these as v_mov_b32 with a DPP control (row_shr, row_mirror, row_xmask,
+# row_bcast); dmlemu gives each control its own mnemonic. A row is 16 lanes.
+define(mnemonic="v_mov_b32_row_shr", opcode=0x1CB, fmt="VOP2", operands=(VDST, VSRC, IMM), types=("b32", "b32", None),
+       doc="lane l of each 16-lane row = a in lane l - imm of the same row; lanes with no source lane in the row get 0 "
+           "(DPP row_shr with bound_ctrl:0); imm 1 .. 15", semantics=lanes.row_shift_right, **_LANE)
+define(mnemonic="v_mov_b32_row_mirror", opcode=0x1CC, fmt="VOP1", operands=(VDST, VSRC), types=("b32", "b32"),
+       doc="lane l of each 16-lane row = a in lane 15 - l of the row (DPP row_mirror)", semantics=lanes.row_mirror, **_LANE)
+define(mnemonic="v_mov_b32_xor", opcode=0x1CD, fmt="VOP2", operands=(VDST, VSRC, IMM), types=("b32", "b32", None),
+       doc="lane l = a in lane l xor imm, imm < width (a butterfly: DPP row_xmask below 16, RDNA's "
+           "v_permlanex16 / a wave64 row swap at 16 and 32)", semantics=lanes.lane_xor, **_LANE)
+define(mnemonic="v_mov_b32_bcast", opcode=0x1CE, fmt="VOP2", operands=(VDST, VSRC, IMM), types=("b32", "b32", None),
+       doc="every lane = a in lane imm, imm < width (DPP row_bcast / a readlane and a move in one)",
+       semantics=lanes.broadcast_lane, **_LANE)
+
+# =================================================================================================
+# LDS (DS): the workgroup's local data share, addressed in bytes from 0: vaddr + imm (imm < 16384).
+# The address bits below the access size are ignored (natural alignment, as for buffers). An
+# access past the LDS the kernel declared (.lds; KernelLaunch.lds_bytes) reads 0 and is not
+# written (AMD GCN3/RDNA: LDS accesses outside the workgroup's allocation are discarded, reads
+# return 0), counted in the dispatch's statistics.
+# =================================================================================================
+_DS = dict(fmt="DS", unit=LDS, issue_cycles=1, latency_cycles=2, semantics=None)
+_DS_READS = (("u8", "u8", "b32", 1, False), ("i8", "i8", "b32", 1, True), ("u16", "u16", "b32", 1, False),
+             ("i16", "i16", "b32", 1, True), ("b32", "u32", "b32", 1, False), ("b64", "u32", "b64", 2, False),
+             ("b128", "u32", "b128", 4, False))
+for _k, (_suffix, _mt, _rt, _n, _sx) in enumerate(_DS_READS):
+    define(mnemonic=f"ds_read_{_suffix}", opcode=0x3A0 + _k, operands=(VREG, VREG, IMM), types=(_rt, "u32", None),
+           kind="lds_load", mem_type=_mt, mem_dwords=_n, sign_extend=_sx,
+           doc=(f"d = {_mt} at LDS byte a + imm, {'sign' if _sx else 'zero'}-extended" if _n == 1 and _mt != "u32"
+                else f"d = the {_n} dword(s) at LDS byte a + imm"), **_DS)
+_DS_WRITES = (("b8", "u8", "b32", 1), ("b16", "u16", "b32", 1), ("b32", "u32", "b32", 1), ("b64", "u32", "b64", 2),
+              ("b128", "u32", "b128", 4))
+for _k, (_suffix, _mt, _rt, _n) in enumerate(_DS_WRITES):
+    define(mnemonic=f"ds_write_{_suffix}", opcode=0x3A8 + _k, operands=(VREG, VREG, IMM), types=("u32", _rt, None),
+           kind="lds_store", mem_type=_mt, mem_dwords=_n,
+           doc=(f"store the low {_mt[1:]} bits of b at LDS byte a + imm" if _mt != "u32"
+                else f"store the {_n} dword(s) of b at LDS byte a + imm"), **_DS)
+
+
+def _f32_add(old, data):
+    return nm.canonicalize(old + data)
+
+
+# Read-modify-write operations of the LDS and buffer atomics: (name, value type, new value, formula).
+ATOMIC_OPERATIONS = (
+    ("add_u32", "u32", lambda old, d: old + d, "old + data (mod 2^32)"),
+    ("sub_u32", "u32", lambda old, d: old - d, "old - data (mod 2^32)"),
+    ("min_i32", "i32", np.minimum, "min(old, data), signed"),
+    ("min_u32", "u32", np.minimum, "min(old, data), unsigned"),
+    ("max_i32", "i32", np.maximum, "max(old, data), signed"),
+    ("max_u32", "u32", np.maximum, "max(old, data), unsigned"),
+    ("and_b32", "b32", np.bitwise_and, "old & data"),
+    ("or_b32", "b32", np.bitwise_or, "old | data"),
+    ("xor_b32", "b32", np.bitwise_xor, "old ^ data"),
+    ("swap_b32", "b32", lambda old, d: d, "data"),
+    ("cmpst_b32", "b32", lambda old, d, c: np.where(old == c, d, old), "data if old == compare else old"),
+    ("add_f32", "f32", _f32_add, "old + data rounded to nearest even, subnormals kept, NaN canonical"),
+    ("min_f32", "f32", nm.min_num, "IEEE minNum(old, data), min(-0, +0) = -0, NaN canonical"),
+    ("max_f32", "f32", nm.max_num, "IEEE maxNum(old, data), max(-0, +0) = +0, NaN canonical"),
+)
+ATOMIC_BY_NAME = {name: (t, fn, formula) for name, t, fn, formula in ATOMIC_OPERATIONS}
+# Operations whose final memory does not depend on the order the lanes apply them in.
+ORDER_FREE_ATOMICS = ("add_u32", "sub_u32", "min_i32", "min_u32", "max_i32", "max_u32", "and_b32", "or_b32",
+                      "xor_b32", "min_f32", "max_f32")
+
+_DS_ATOMICS = ("add_u32", "sub_u32", "min_i32", "min_u32", "max_i32", "max_u32", "and_b32", "or_b32", "xor_b32",
+               "cmpst_b32", "add_f32", "min_f32", "max_f32")
+for _k, _name in enumerate(_DS_ATOMICS):
+    _t, _fn, _formula = ATOMIC_BY_NAME[_name]
+    _op_name, _suffix = _name.rsplit("_", 1)
+    _cmp = _name == "cmpst_b32"
+    for _returns in (False, True):
+        _inputs = (VREG, VREG, VREG) if _cmp else (VREG, VREG)
+        _types = ("u32", _t, _t) if _cmp else ("u32", _t)
+        define(mnemonic=f"ds_{_op_name}{'_rtn' if _returns else ''}_{_suffix}", opcode=0x3B0 + 2 * _k + _returns,
+               operands=((VREG,) if _returns else ()) + _inputs + (IMM,),
+               types=((_t,) if _returns else ()) + _types + (None,), kind="lds_atomic", mem_type="u32",
+               mem_dwords=1, returns=_returns, name_of_operation=_name,
+               doc=(f"LDS dword at a + imm = {_formula}" + (" (compare: b, data: c)" if _cmp else "")
+                    + ("; d = old" if _returns else "")),
+               **{**_DS, "semantics": _fn})
+_PERMUTES = (
+    ("ds_swizzle_b32", (VREG, VREG, SSRC), ("b32", "b32", "u32"),
+     "d = b of lane ((l & and) | or) ^ xor within each 32 lanes, with and = c[4:0], or = c[9:5], xor = c[14:10] "
+     "(c[15] = 0); with c[15] = 1, within each 4 lanes, lane l reads lane c[2(l & 3) + 1 : 2(l & 3)] of its quad "
+     "(GCN's ds_swizzle offset, given as an operand); inactive source lanes give 0", lanes.swizzle),
+    ("ds_permute_b32", (VREG, VREG, VREG), ("b32", "u32", "b32"),
+     "forward permute: each active lane l sends c[l] to lane (b[l] / 4) mod width of d; when several lanes send "
+     "to one lane the highest wins; lanes nobody sends to get 0", lanes.permute_forward),
+    ("ds_bpermute_b32", (VREG, VREG, VREG), ("b32", "u32", "b32"),
+     "backward permute: d[l] = c of lane (b[l] / 4) mod width; inactive source lanes give 0", lanes.permute_backward),
+)
+for _k, (_m, _ops, _types, _doc, _sem) in enumerate(_PERMUTES):
+    define(mnemonic=_m, opcode=0x3D0 + _k, operands=_ops, types=_types, kind="lds_permute", doc=_doc,
+           **{**_DS, "semantics": _sem})
+
+# =================================================================================================
+# Buffer atomics (MUBUF): read-modify-write of the dword at descriptor base + vaddr + imm, served at
+# the L2. Out of the descriptor's range: no write, and a return form returns 0 (robust buffer access).
+# buffer_atomic_cmpswap takes data as a register pair: the low dword the new value, the high the
+# compare value (GCN's layout).
+# =================================================================================================
+_BUFFER_ATOMICS = (("add", "add_u32"), ("sub", "sub_u32"), ("smin", "min_i32"), ("umin", "min_u32"),
+                   ("smax", "max_i32"), ("umax", "max_u32"), ("and", "and_b32"), ("or", "or_b32"),
+                   ("xor", "xor_b32"), ("swap", "swap_b32"), ("cmpswap", "cmpst_b32"), ("add_f32", "add_f32"))
+for _k, (_suffix, _name) in enumerate(_BUFFER_ATOMICS):
+    _t, _fn, _formula = ATOMIC_BY_NAME[_name]
+    _data = "b64" if _suffix == "cmpswap" else _t
+    for _returns in (False, True):
+        define(mnemonic=f"buffer_atomic_{_suffix}{'_rtn' if _returns else ''}", opcode=0x3E0 + 2 * _k + _returns,
+               fmt="MUBUF", operands=((VREG,) if _returns else ()) + (VREG, VREG, SREG, IMM),
+               types=((_t,) if _returns else ()) + (_data, "u32", "b128", None), unit=VMEM, issue_cycles=1,
+               latency_cycles=24, kind="atomic", mem_type="u32", returns=_returns, name_of_operation=_name,
+               semantics=_fn,
+               doc=(f"dword at [descriptor] + vaddr + imm = {_formula}"
+                    + (" (data: the pair's low dword, compare: its high)" if _suffix == "cmpswap" else "")
+                    + ("; d = old" if _returns else "")))
 
 MEM_TYPES = {"u8": np.uint8, "i8": np.int8, "u16": np.uint16, "i16": np.int16, "u32": np.uint32, "u64": np.uint64}

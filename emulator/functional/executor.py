@@ -19,6 +19,7 @@ from dmlemu.isa.operands import EXEC_LO, VCC_LO
 from dmlemu.dispatch_record import access_slot
 from dmlemu.isa.program import KernelFault, Program  # noqa: F401 (Program: also importable from here)
 
+from dmlemu.functional import atomics
 from dmlemu.functional.buffer_descriptor import unpack_buffer_descriptor
 from dmlemu.functional.wave import Ramp
 
@@ -31,6 +32,8 @@ class ExecutionStats:
 
     __slots__ = ("waves", "workgroups", "wave_instructions", "unit_instructions", "instruction_waves",
                  "bytes_read", "bytes_written", "oob_reads", "oob_writes",
+                 "lds_bytes_read", "lds_bytes_written", "lds_oob_reads", "lds_oob_writes", "lds_unwritten_reads",
+                 "lds_unwritten_first_pc", "barriers",
                  "cycles", "start_cycle", "name", "elements", "memory_bytes", "record", "timing")
 
     def __init__(self, program_length, name="", record=None):
@@ -43,6 +46,13 @@ class ExecutionStats:
         self.bytes_written = 0
         self.oob_reads = 0
         self.oob_writes = 0
+        self.lds_bytes_read = 0        # LDS traffic of the lanes (ds_* instructions)
+        self.lds_bytes_written = 0
+        self.lds_oob_reads = 0         # LDS lanes past the workgroup's allocation: read 0 / not written
+        self.lds_oob_writes = 0
+        self.lds_unwritten_reads = 0   # LDS reads of bytes never written in the workgroup (the debug layer reports)
+        self.lds_unwritten_first_pc = None
+        self.barriers = 0              # workgroup barriers released (s_barrier: all live waves arrived)
         self.cycles = 0
         self.start_cycle = 0
         self.name = name
@@ -61,14 +71,15 @@ class _Context:
     instructions) always copies.
     """
 
-    __slots__ = ("memory", "stats", "pc", "slot", "share")
+    __slots__ = ("memory", "stats", "pc", "slot", "share", "lds")
 
-    def __init__(self, memory, stats, share=False):
+    def __init__(self, memory, stats, share=False, lds=None):
         self.memory = memory
         self.stats = stats
         self.pc = 0
         self.slot = 0       # the memory instruction's access slot (dispatch_record.access_slot)
         self.share = share
+        self.lds = lds      # the batch's workgroups' LocalDataShare (None: the kernel declares none)
 
 
 def _record_access(ctx, batch, is_write, va, index, item_size, use, first):
@@ -377,8 +388,194 @@ def _store(ctx, batch, entry, operands):
         ctx.stats.memory_bytes[ctx.pc] += n_active * dtype.itemsize
 
 
+# ---- workgroup instructions: LDS, atomics, cross-lane ------------------------------------------------
+def _lds_lanes(ctx, batch, address_operand, offset, access_bytes):
+    """(flat byte index (W, width), lanes that access (W, width) in range, active lanes, byte
+    addresses) of an LDS instruction; counts nothing."""
+    lds = ctx.lds
+    addresses = np.asarray(batch.read(address_operand, "u32"), dtype=np.int64) + offset
+    addresses = np.broadcast_to(addresses, (batch.waves, batch.width))
+    active = batch.exec
+    if lds is None:
+        in_range = np.zeros((batch.waves, batch.width), dtype=bool)
+        return np.zeros((batch.waves, batch.width), dtype=np.int64), in_range, active, addresses
+    flat, in_range = lds.flat_addresses(batch.workgroup, addresses, access_bytes)
+    return flat, active & in_range, active, addresses
+
+
+def _record_lds(ctx, batch, addresses, use, access_bytes, is_write):
+    record = ctx.stats.record
+    if record is not None:
+        record.add_lds(ctx.slot, is_write, batch.wave_index.reshape(-1), addresses, use, access_bytes)
+
+
+def _lds_access_bytes(entry):
+    return np.dtype(op.MEM_TYPES[entry.mem_type]).itemsize * entry.mem_dwords
+
+
+def _lds_load(ctx, batch, entry, operands):
+    size = _lds_access_bytes(entry)
+    flat, use, active, addresses = _lds_lanes(ctx, batch, operands[1], operands[2], size)
+    stats = ctx.stats
+    n_active, n_use = int(np.count_nonzero(active)), int(np.count_nonzero(use))
+    stats.lds_oob_reads += n_active - n_use
+    stats.lds_bytes_read += n_active * size
+    _record_lds(ctx, batch, addresses, use, size, False)
+    lds = ctx.lds
+    at = flat[use]
+    if lds is not None and n_use:
+        unwritten = lds.unwritten(at, size)
+        if unwritten:
+            stats.lds_unwritten_reads += unwritten
+            if stats.lds_unwritten_first_pc is None:
+                stats.lds_unwritten_first_pc = ctx.pc
+    shape = (batch.waves, batch.width)
+    if entry.mem_dwords == 1:
+        dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
+        result = np.zeros(shape, dtype=dtype)
+        if n_use:
+            result[use] = lds.data.view(dtype)[at // dtype.itemsize]
+        if dtype.itemsize < 4:
+            wide = np.int32 if entry.sign_extend else np.uint32
+            result = result.astype(wide).view(np.uint32)
+        batch.write(operands[0], "b32", result, masked=True)
+        return
+    words = [np.zeros(shape, dtype=np.uint32) for _ in range(entry.mem_dwords)]
+    if n_use:
+        view, first = lds.data.view(np.uint32), at // 4
+        for i, word in enumerate(words):
+            word[use] = view[first + i]
+    if entry.mem_dwords == 2:
+        batch.write(operands[0], "b64", (words[1].astype(np.uint64) << np.uint64(32)) | words[0], masked=True)
+    else:
+        batch.write(operands[0], entry.types[0], words, masked=True)
+
+
+def _lds_store(ctx, batch, entry, operands):
+    size = _lds_access_bytes(entry)
+    flat, use, active, addresses = _lds_lanes(ctx, batch, operands[0], operands[2], size)
+    stats = ctx.stats
+    n_active, n_use = int(np.count_nonzero(active)), int(np.count_nonzero(use))
+    stats.lds_oob_writes += n_active - n_use
+    stats.lds_bytes_written += n_active * size
+    _record_lds(ctx, batch, addresses, use, size, True)
+    if not n_use:
+        return
+    lds, shape = ctx.lds, (batch.waves, batch.width)
+    at = flat[use]
+    # Lanes in (wave, lane) order: where two lanes write one address the later lane's value stays.
+    if entry.mem_dwords == 1:
+        dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
+        value = np.broadcast_to(np.asarray(batch.read(operands[1], "b32"), dtype=np.uint32), shape)
+        lds.data.view(dtype)[at // dtype.itemsize] = value[use].astype(dtype)   # the low bits
+    else:
+        if entry.mem_dwords == 2:
+            pair = np.broadcast_to(batch.read(operands[1], "b64").view(np.uint64), shape)
+            words = ((pair & np.uint64(0xFFFFFFFF)).astype(np.uint32), (pair >> np.uint64(32)).astype(np.uint32))
+        else:
+            words = [np.broadcast_to(w, shape) for w in batch.read(operands[1], entry.types[1])]
+        view, first = lds.data.view(np.uint32), at // 4
+        for i, word in enumerate(words):
+            view[first + i] = word[use]
+    lds.mark_written(at, size)
+
+
+def _lds_atomic(ctx, batch, entry, operands):
+    returns = entry.returns
+    sources = operands[1:] if returns else operands
+    flat, use, active, addresses = _lds_lanes(ctx, batch, sources[0], sources[-1], 4)
+    stats = ctx.stats
+    n_active, n_use = int(np.count_nonzero(active)), int(np.count_nonzero(use))
+    stats.lds_oob_writes += n_active - n_use
+    stats.lds_bytes_read += n_active * 4
+    stats.lds_bytes_written += n_active * 4
+    _record_lds(ctx, batch, addresses, use, 4, True)
+    shape = (batch.waves, batch.width)
+    types = entry.types[1:] if returns else entry.types
+    data = [np.broadcast_to(np.asarray(batch.read(o, t)).view(np.uint32), shape) for o, t in zip(sources[1:-1], types[1:-1])]
+    old = None
+    if n_use:
+        compare, value = (data[0][use], data[1][use]) if len(data) == 2 else (None, data[0][use])
+        at = flat[use]
+        unwritten = ctx.lds.unwritten(at, 4)
+        if unwritten:
+            stats.lds_unwritten_reads += unwritten
+            if stats.lds_unwritten_first_pc is None:
+                stats.lds_unwritten_first_pc = ctx.pc
+        ctx.lds.mark_written(at, 4)
+        old = atomics.apply(ctx.lds.data.view(np.uint32), at // 4, value, compare, entry.name_of_operation, returns)
+    if returns:
+        result = np.zeros(shape, dtype=np.uint32)
+        if old is not None:
+            result[use] = old
+        batch.write(operands[0], "b32", result, masked=True)
+
+
+def _lds_permute(ctx, batch, entry, operands):
+    sources = [batch.read(o, t) for o, t in zip(operands[1:], entry.types[1:])]
+    batch.write(operands[0], "b32", entry.semantics(batch.exec, *sources), masked=True)
+
+
+def _lane(ctx, batch, entry, operands):
+    destination = operands[0]
+    old = batch.read(destination, "b32") if entry.operands[0] == op.VDST else None
+    sources = [o if kind == op.IMM else batch.read(o, t)
+               for o, kind, t in zip(operands[1:], entry.operands[1:], entry.types[1:])]
+    value = entry.semantics(batch.exec, old, *sources)
+    # readlane / readfirstlane write a scalar; writelane writes its lane whatever EXEC says; the
+    # DPP-style moves write the active lanes.
+    batch.write(destination, "b32", value, masked=entry.operands[0] == op.VDST and entry.mnemonic != "v_writelane_b32")
+
+
+def _atomic(ctx, batch, entry, operands):
+    returns = entry.returns
+    sources = operands[1:] if returns else operands
+    shape = (batch.waves, batch.width)
+    data_type = entry.types[1] if returns else entry.types[0]
+    raw = batch.read(sources[0], data_type)
+    if data_type == "b64":       # cmpswap: the pair's low dword is the new value, the high the compare value
+        pair = np.broadcast_to(np.asarray(raw).view(np.uint64), shape)
+        value = (pair & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+        compare = (pair >> np.uint64(32)).astype(np.uint32)
+    else:
+        value, compare = np.broadcast_to(np.asarray(raw).view(np.uint32), shape), None
+    address_operands = sources[1:]        # (vaddr, descriptor, imm): the layout of a buffer load's
+    result = np.zeros(shape, dtype=np.uint32) if returns else None
+    index = np.broadcast_to(_element_indices(batch, (None,) + tuple(address_operands), 4), shape)
+    for selector, dwords in _descriptor_groups(batch, address_operands[1]):
+        data, size, va = _resolve(ctx, dwords)
+        count = size // 4
+        active = batch.exec if selector is None else (batch.exec & selector[:, None])
+        valid = index.astype(np.int64) < count
+        use = active & valid
+        n_active, n_use = int(np.count_nonzero(active)), int(np.count_nonzero(use))
+        ctx.stats.oob_writes += n_active - n_use
+        ctx.stats.bytes_read += n_active * 4
+        ctx.stats.bytes_written += n_active * 4
+        ctx.stats.memory_bytes[ctx.pc] += n_active * 4
+        if not n_use:
+            continue
+        if batch.views:
+            _detach(batch, data[:count * 4])
+        at = index[use].astype(np.int64)
+        old = atomics.apply(data[:count * 4].view(np.uint32), at, value[use],
+                            None if compare is None else compare[use], entry.name_of_operation, returns)
+        if returns:
+            result[use] = old
+        record = ctx.stats.record
+        if record is not None:
+            record.add_atomic(ctx.slot, batch.wave_index.reshape(-1),
+                              np.int64(va) + index.astype(np.int64) * 4, use)
+    if returns:
+        batch.write(operands[0], "b32", result, masked=True)
+
+
 _HANDLERS = {"alu": _alu, "vcmp": _vcmp, "scmp": _scmp, "ctx": _ctx, "idle": _nop, "wait": _nop, "smem": _smem,
-             "load": _load, "store": _store, "branch": None, "end": None}
+             "load": _load, "store": _store, "branch": None, "end": None, "barrier": None, "lane": _lane,
+             "lds_load": _lds_load, "lds_store": _lds_store, "lds_atomic": _lds_atomic, "lds_permute": _lds_permute,
+             "atomic": _atomic}
+# Instructions whose executions are recorded per access slot for the timing model.
+_SLOTTED = frozenset(("load", "store", "atomic", "lds_load", "lds_store", "lds_atomic"))
 
 
 _BOUND = weakref.WeakKeyDictionary()   # Program -> its bound records (bind)
@@ -394,10 +591,13 @@ def bind(program):
     return bound
 
 
-def run(program, batch, memory, stats):
-    """Execute `program` (an isa.program.Program) for every wave of `batch` until all reach s_endpgm."""
+def run(program, batch, memory, stats, lds=None):
+    """Execute `program` (an isa.program.Program) for every wave of `batch` until all reach s_endpgm.
+
+    The batch holds whole workgroups; `lds` is their LocalDataShare (None: the kernel declares no LDS).
+    """
     records = bind(program)
-    ctx = _Context(memory, stats, share=True)
+    ctx = _Context(memory, stats, share=True, lds=lds)
     # Waves per instruction counted in a Python list and added to the stats once at the end (a
     # NumPy element update per instruction costs more than the list's).
     per_instruction = [0] * len(records)
@@ -416,48 +616,99 @@ def run(program, batch, memory, stats):
 
 
 def _run(records, name, ctx, per_instruction, record, work):
+    """Run the work list's paths (pc, waves, instructions executed, path so far, memory visits).
+
+    A path runs until s_endpgm or an s_barrier; there it is parked. When no path can run, every
+    parked path has arrived at a barrier and every other wave of its workgroup has arrived too or
+    ended (waves that ended no longer count, as on AMD hardware): the barrier is released and the
+    parked paths go on, in the order they arrived. The order is that of a depth-first walk of the
+    batch's branch decisions, which for each workgroup does not depend on the other workgroups in
+    the batch (so neither LDS contents nor atomic results depend on the batch size).
+    """
     program_length = len(records)
+    parked = []
     with np.errstate(all="ignore"):
-        while work:
-            pc, b, executed, path, visits = work.pop()
-            waves = b.waves
-            while True:
-                handler, entry, operands, target = records[pc]
-                per_instruction[pc] += waves
-                if record is not None:
-                    path.append(pc)
-                executed += 1
-                if executed > MAX_INSTRUCTIONS_PER_WAVE:
-                    raise KernelFault(f"{name}: a wave executed more than "
-                                      f"{MAX_INSTRUCTIONS_PER_WAVE} instructions without ending")
-                kind = entry.kind
-                if kind == "end":
+        while True:
+            while work:
+                pc, b, executed, path, visits = work.pop()
+                waves = b.waves
+                while True:
+                    handler, entry, operands, target = records[pc]
+                    per_instruction[pc] += waves
                     if record is not None:
-                        record.add_path(path, b.wave_index.reshape(-1))
-                    break
-                if kind == "branch":
-                    taken = np.asarray(entry.semantics(b)).reshape(-1)
-                    if taken.size == 1 or taken.all() or not taken.any():
-                        pc = target if taken[0] else pc + 1
+                        path.append(pc)
+                    executed += 1
+                    if executed > MAX_INSTRUCTIONS_PER_WAVE:
+                        raise KernelFault(_endless(name, b, parked))
+                    kind = entry.kind
+                    if kind == "end":
+                        if record is not None:
+                            record.add_path(path, b.wave_index.reshape(-1))
+                        break
+                    if kind == "branch":
+                        taken = np.asarray(entry.semantics(b)).reshape(-1)
+                        if taken.size == 1 or taken.all() or not taken.any():
+                            pc = target if taken[0] else pc + 1
+                            continue
+                        # Divergent branch across waves: split the batch, follow both paths.
+                        work.append((target, b.select(taken), executed, list(path), dict(visits)))
+                        b = b.select(~taken)
+                        waves = b.waves
+                        pc += 1
                         continue
-                    # Divergent branch across waves: split the batch, follow both paths.
-                    work.append((target, b.select(taken), executed, list(path), dict(visits)))
-                    b = b.select(~taken)
-                    waves = b.waves
+                    if kind == "barrier":
+                        parked.append((pc, b, executed, path, visits))
+                        break
+                    ctx.pc = pc
+                    if record is not None and kind in _SLOTTED:
+                        # The k-th execution of this memory instruction by these waves (a loop's trips
+                        # are charged apart: dispatch_record.access_slot).
+                        visit = visits.get(pc, 0)
+                        visits[pc] = visit + 1
+                        ctx.slot = access_slot(pc, visit, program_length)
+                    handler(ctx, b, entry, operands)
                     pc += 1
-                    continue
-                ctx.pc = pc
-                if record is not None and (kind == "load" or kind == "store"):
-                    # The k-th execution of this memory instruction by these waves (a loop's trips
-                    # are charged apart: dispatch_record.access_slot).
-                    visit = visits.get(pc, 0)
-                    visits[pc] = visit + 1
-                    ctx.slot = access_slot(pc, visit, program_length)
-                handler(ctx, b, entry, operands)
-                pc += 1
+            if not parked:
+                return
+            ctx.stats.barriers += _check_barrier(name, parked)
+            work = [(pc + 1, b, executed, path, visits) for pc, b, executed, path, visits in reversed(parked)]
+            parked = []
 
 
-def step(program, batch, memory, stats, pc):
+def _waves_text(batch):
+    waves = batch.wave_index.reshape(-1).tolist()
+    shown = ", ".join(str(w) for w in waves[:8])
+    return f"wave{'s' if len(waves) > 1 else ''} {shown}{', ...' if len(waves) > 8 else ''}"
+
+
+def _check_barrier(name, parked):
+    """KernelFault when the waves of one workgroup wait at different s_barrier instructions: on a GPU
+    they would wait for each other forever (HLSL forbids a barrier in divergent control flow). Returns
+    the number of workgroups the barrier releases."""
+    where = {}
+    for pc, b, *_ in parked:
+        for group in np.unique(b.workgroup).tolist():
+            first = where.setdefault(group, (pc, b))
+            if first[0] != pc:
+                raise KernelFault(
+                    f"{name}: divergent barrier: in workgroup {group}, {_waves_text(first[1])} wait at the s_barrier "
+                    f"at instruction {first[0]} while {_waves_text(b)} wait at the s_barrier at instruction {pc}; "
+                    f"every live wave of a workgroup must reach the same barrier")
+    return len(where)
+
+
+def _endless(name, batch, parked):
+    text = (f"{name}: {_waves_text(batch)} executed more than {MAX_INSTRUCTIONS_PER_WAVE} instructions "
+            f"without ending")
+    groups = set(np.unique(batch.workgroup).tolist())
+    for pc, b, *_ in parked:
+        if groups & set(np.unique(b.workgroup).tolist()):
+            return (f"{text}, while {_waves_text(b)} of the same workgroup wait at the s_barrier at instruction "
+                    f"{pc} for them")
+    return text
+
+
+def step(program, batch, memory, stats, pc, lds=None):
     """Execute the one instruction at `pc` for `batch`; returns the next pc, or None after s_endpgm.
 
     For teaching tools (`dmlemu step`), which look at the registers between instructions; `run` is
@@ -476,7 +727,9 @@ def step(program, batch, memory, stats, pc):
             raise KernelFault(f"{program.name}: the waves of the batch disagree on the branch at instruction "
                               f"{pc}; step one wave at a time")
         return target if taken[0] else pc + 1
-    ctx = _Context(memory, stats)
+    if entry.kind == "barrier":      # the caller steps the workgroup's waves to it (tools/stepper.py)
+        return pc + 1
+    ctx = _Context(memory, stats, lds=lds)
     ctx.pc = ctx.slot = pc
     with np.errstate(all="ignore"):
         handler(ctx, batch, entry, operands)

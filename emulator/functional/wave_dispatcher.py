@@ -19,6 +19,8 @@ import numpy as np
 
 from dmlemu.dispatch_record import DispatchRecord
 from dmlemu.functional.executor import ExecutionStats, run
+from dmlemu.functional.local_data_share import MAX_BATCH_LDS_BYTES, LocalDataShare
+from dmlemu.isa.opcodes import ORDER_FREE_ATOMICS
 from dmlemu.functional.wave import Ramp, WaveBatch
 
 # Lanes per batch: fewer batches mean less per-instruction Python overhead, larger ones more memory
@@ -74,6 +76,7 @@ class KernelLaunch:
     # group id, and v1, v2, v3 the thread's X, Y, Z in its group (docs/KERNEL_ABI.md).
     group_grid: tuple = ()
     thread_grid: tuple = ()
+    lds_bytes: int = 0            # LDS each workgroup owns (a compute shader's .lds; local_data_share.py)
 
 
 class Dispatcher:
@@ -90,22 +93,43 @@ class Dispatcher:
     def waves_per_workgroup(self, workgroup_size):
         return -(-workgroup_size // self.wave_width)
 
-    def run(self, launch, sector_bytes=None):
+    def run(self, launch, sector_bytes=None, lds_banks=32):
         """Execute every wave of the launch; returns ExecutionStats. With `sector_bytes` (the timing
-        model is on), stats.record is the DispatchRecord the timing model reads."""
+        model is on), stats.record is the DispatchRecord the timing model reads (`lds_banks`: the
+        preset's LDS banks, for its bank-conflict counts)."""
         width = self.wave_width
         per_group = self.waves_per_workgroup(launch.workgroup_size)
         total = launch.num_workgroups * per_group
-        record = None if sector_bytes is None else DispatchRecord(total, width, sector_bytes, len(launch.program))
+        record = (None if sector_bytes is None else
+                  DispatchRecord(total, width, sector_bytes, len(launch.program), lds_banks))
         stats = ExecutionStats(len(launch.program), launch.name, record)
         stats.waves = total
         stats.workgroups = launch.num_workgroups
         stats.elements = launch.elements
-        batch_waves = max(1, self.batch_lanes // width)
+        groups_per_batch = self.workgroups_per_batch(launch)
+        batch_waves = groups_per_batch * per_group
         for first in range(0, total, batch_waves):
             batch = self.form_batch(launch, first, min(total, first + batch_waves) - first)
-            run(launch.program, batch, self.memory, stats)
+            lds = None
+            if launch.lds_bytes:
+                group = first // per_group
+                lds = LocalDataShare(launch.lds_bytes, group, min(launch.num_workgroups - group, groups_per_batch))
+            run(launch.program, batch, self.memory, stats, lds)
         return stats
+
+    def workgroups_per_batch(self, launch):
+        """Whole workgroups per batch: as many as fit `batch_lanes` lanes (at least one) and, with LDS,
+        MAX_BATCH_LDS_BYTES of it; one when the kernel has a buffer atomic whose results depend on the
+        order of the workgroups (a returned value, swap, compare-and-swap, float add): workgroups then
+        run one after another, in order, whatever the batch size (docs/NUMERICS.md, "Atomics")."""
+        per_group = self.waves_per_workgroup(launch.workgroup_size)
+        groups = max(1, self.batch_lanes // (self.wave_width * per_group))
+        if launch.lds_bytes:
+            groups = max(1, min(groups, MAX_BATCH_LDS_BYTES // launch.lds_bytes))
+        if any(r.entry.kind == "atomic" and (r.entry.returns or r.entry.name_of_operation not in ORDER_FREE_ATOMICS)
+               for r in launch.program.records):
+            groups = 1
+        return groups
 
     def form_batch(self, launch, first_wave, count):
         """The WaveBatch of waves first_wave .. first_wave + count - 1 as they start (the launch ABI)."""

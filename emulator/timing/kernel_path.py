@@ -33,7 +33,7 @@ def issue_cycles_per_wave(entry, passes, rate_cycles):
     kind = entry.kind
     if kind in ("wait", "end"):
         return 0
-    if kind in ("load", "store"):
+    if kind in ("load", "store", "atomic"):
         return entry.issue_cycles * passes
     if entry.unit == op.VALU:
         return rate_cycles.get(entry.rate_class, entry.issue_cycles) * passes
@@ -72,11 +72,11 @@ class PathCost:
             instruction = program.records[pc]
             entry, operands = instruction.entry, instruction.operands
             kind = entry.kind
-            if kind in ("load", "store"):
+            if kind in ("load", "store", "atomic"):
                 flush(previous)
                 visit = visits.get(pc, 0)
                 visits[pc] = visit + 1
-                self._segments.append(Step(VMEM, issue_cycles_per_wave(entry, passes, rates), pc, pc, kind == "store",
+                self._segments.append(Step(VMEM, issue_cycles_per_wave(entry, passes, rates), pc, pc, kind != "load",
                                            entry.latency_cycles, access_slot(pc, visit, len(program.records))))
             elif kind == "smem":
                 flush(previous)

@@ -1,0 +1,50 @@
+"""The local data share (LDS): each workgroup's own on-chip memory, for the waves of a batch.
+
+A kernel declares how many bytes of LDS each of its workgroups gets (a compute shader's `.lds`
+directive; KernelLaunch.lds_bytes). The executor runs a batch of whole workgroups at once, so one
+LocalDataShare holds the LDS of every workgroup of the batch side by side in one flat byte array:
+workgroup g's byte a is `data[(g - first_group) * size + a]`. It starts zeroed, as the hardware's
+does not promise but as a deterministic emulator must; `written` marks the bytes a store or atomic
+of the workgroup has written, so that a read of LDS never written in this workgroup (a bug no real
+GPU reports: it returns whatever the last workgroup left there) is counted, and reported by the
+debug layer.
+"""
+import numpy as np
+
+# Memory bound: the LDS of one batch's workgroups, together (the dispatcher shrinks a batch to fit).
+MAX_BATCH_LDS_BYTES = 64 << 20
+
+
+class LocalDataShare:
+    """The LDS of workgroups first_group .. first_group + groups - 1, `size` bytes each."""
+
+    __slots__ = ("size", "first_group", "groups", "data", "written")
+
+    def __init__(self, size, first_group, groups):
+        self.size = size
+        self.first_group = first_group
+        self.groups = groups
+        # Padded to whole 16-byte rows so that dword, 64- and 128-bit views always exist.
+        total = -(-size * groups // 16) * 16
+        self.data = np.zeros(total, dtype=np.uint8)
+        self.written = np.zeros(total, dtype=np.uint8)
+
+    def flat_addresses(self, workgroup, addresses, access_bytes):
+        """(flat byte index, in range) of byte `addresses` (W, width) of each lane's workgroup
+        (`workgroup`: (W, 1)), the low bits below `access_bytes` ignored (natural alignment). An
+        access that does not fit wholly inside the workgroup's `size` bytes is out of range."""
+        aligned = addresses & ~np.int64(access_bytes - 1)
+        in_range = aligned + access_bytes <= self.size
+        slot = workgroup.astype(np.int64) - self.first_group
+        return slot * self.size + aligned, in_range
+
+    def mark_written(self, flat, access_bytes):
+        for k in range(access_bytes):
+            self.written[flat + k] = 1
+
+    def unwritten(self, flat, access_bytes):
+        """How many of the accesses at `flat` read some byte never written in their workgroup."""
+        seen = self.written[flat]
+        for k in range(1, access_bytes):
+            seen = seen & self.written[flat + k]
+        return int(seen.size - np.count_nonzero(seen))
