@@ -1,7 +1,7 @@
 """Generates docs/ISA.md from the opcode table, so the reference can never drift from the code."""
 import inspect
 
-from dmlemu.isa import encoding, operands
+from dmlemu.isa import encoding, lanes, operands
 from dmlemu.isa import numerics as nm
 from dmlemu.isa import opcodes as op
 
@@ -10,6 +10,9 @@ RULES = (nm.canonicalize, nm.min_num, nm.max_num, nm.narrow_f16, nm.f16_arith, n
          nm.sin_revolutions, nm.cos_revolutions, nm.reciprocal, nm.square_root, nm.reciprocal_sqrt,
          nm.round_integral, nm.fract, nm.fused_multiply_add, nm.fused_multiply_add_f64, nm.float_class, nm.class_test, nm.ldexp_exact,
          nm.int_to_float, nm.narrow_f64_to_f16, nm.divide, nm.bit_field_extract)
+# The cross-lane rules (isa/lanes.py).
+LANE_RULES = (lanes.read_lane, lanes.read_first_lane, lanes.write_lane, lanes.row_shift_right, lanes.row_mirror,
+              lanes.lane_xor, lanes.broadcast_lane, lanes.swizzle, lanes.permute_forward, lanes.permute_backward)
 
 HEADER = """# The dmlemu instruction set
 
@@ -19,6 +22,12 @@ A test fails when this file is stale.
 dmlemu kernels run on a small vector ISA in the style of AMD GCN/RDNA: scalar (`s_`) instructions
 run once per wave, vector (`v_`) instructions once per active lane, under the EXEC mask. 64-bit
 values live in register pairs. See README.md for how a wave executes.
+
+Workgroups: the waves of one workgroup share its LDS (`ds_` instructions, the bytes a kernel declares
+with `.lds`), wait for each other at `s_barrier`, exchange lane values with the cross-lane moves and
+`ds_swizzle` / `ds_permute`, and update memory with atomics (`ds_<op>` in the LDS, `buffer_atomic_<op>`
+in a buffer). The order in which atomics apply, and in which the waves of a workgroup run between
+barriers, is in docs/NUMERICS.md ("Atomics and the order of waves").
 
 Numeric rules: every instruction's result is a fixed rule that gives the same bits on every machine
 (section "Numeric rules" below, from isa/numerics.py; the golden model calls the same functions).
@@ -60,4 +69,7 @@ def generate():
     for fn in RULES:
         signature = str(inspect.signature(fn))
         lines += [f"### `numerics.{fn.__name__}{signature}`", "", inspect.cleandoc(fn.__doc__), ""]
+    lines += ["## Cross-lane rules", "", inspect.cleandoc(lanes.__doc__).split("\n\n")[0], ""]
+    for fn in LANE_RULES:
+        lines += [f"### `lanes.{fn.__name__}{inspect.signature(fn)}`", "", inspect.cleandoc(fn.__doc__), ""]
     return "\n".join(lines)

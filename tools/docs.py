@@ -76,7 +76,7 @@ def isa_summary():
     from dmlemu.isa import opcodes as op
     lines = ["| unit | runs | count | instructions |", "|---|---|---|---|"]
     runs = {"SALU": "once per wave", "VALU": "once per active lane", "SMEM": "once per wave",
-            "VMEM": "once per active lane", "BRANCH": "once per wave"}
+            "VMEM": "once per active lane", "BRANCH": "once per wave", "LDS": "once per active lane"}
     for unit in op.UNITS:
         entries = sorted((e for e in op.TABLE if e.unit == unit), key=lambda e: e.opcode)
         names = " ".join(f"`{e.mnemonic}`" for e in entries)

@@ -497,7 +497,7 @@ def _lds_atomic(ctx, batch, entry, operands):
     if n_use:
         compare, value = (data[0][use], data[1][use]) if len(data) == 2 else (None, data[0][use])
         at = flat[use]
-        unwritten = ctx.lds.unwritten(at, 4)
+        unwritten = ctx.lds.unwritten(np.unique(at), 4)   # the first lane on a dword reads it; the rest read what it wrote
         if unwritten:
             stats.lds_unwritten_reads += unwritten
             if stats.lds_unwritten_first_pc is None:
@@ -675,10 +675,12 @@ def _run(records, name, ctx, per_instruction, record, work):
             parked = []
 
 
-def _waves_text(batch):
-    waves = batch.wave_index.reshape(-1).tolist()
-    shown = ", ".join(str(w) for w in waves[:8])
-    return f"wave{'s' if len(waves) > 1 else ''} {shown}{', ...' if len(waves) > 8 else ''}"
+def _waves_text(batch, group):
+    """'waves 0, 2 wait' / 'wave 1 waits': the waves (numbered in their workgroup) of `batch` in `group`."""
+    mine = batch.workgroup.reshape(-1) == group
+    waves = np.broadcast_to(batch.wave_in_group.reshape(-1), mine.shape)[mine].tolist()
+    shown = ", ".join(str(w) for w in waves[:8]) + (", ..." if len(waves) > 8 else "")
+    return f"waves {shown} wait" if len(waves) > 1 else f"wave {shown} waits"
 
 
 def _check_barrier(name, parked):
@@ -691,20 +693,20 @@ def _check_barrier(name, parked):
             first = where.setdefault(group, (pc, b))
             if first[0] != pc:
                 raise KernelFault(
-                    f"{name}: divergent barrier: in workgroup {group}, {_waves_text(first[1])} wait at the s_barrier "
-                    f"at instruction {first[0]} while {_waves_text(b)} wait at the s_barrier at instruction {pc}; "
-                    f"every live wave of a workgroup must reach the same barrier")
+                    f"{name}: divergent barrier: in workgroup {group}, {_waves_text(first[1], group)} at the "
+                    f"s_barrier at instruction {first[0]} while {_waves_text(b, group)} at the s_barrier at "
+                    f"instruction {pc}; every live wave of a workgroup must reach the same barrier")
     return len(where)
 
 
 def _endless(name, batch, parked):
-    text = (f"{name}: {_waves_text(batch)} executed more than {MAX_INSTRUCTIONS_PER_WAVE} instructions "
-            f"without ending")
-    groups = set(np.unique(batch.workgroup).tolist())
-    for pc, b, *_ in parked:
-        if groups & set(np.unique(b.workgroup).tolist()):
-            return (f"{text}, while {_waves_text(b)} of the same workgroup wait at the s_barrier at instruction "
-                    f"{pc} for them")
+    text = f"{name}: a wave executed more than {MAX_INSTRUCTIONS_PER_WAVE} instructions without ending"
+    for group in np.unique(batch.workgroup).tolist():
+        for pc, b, *_ in parked:
+            if (b.workgroup.reshape(-1) == group).any():
+                return (f"{name}: in workgroup {group}, {_waves_text(batch, group).rsplit(' ', 1)[0]} executed more "
+                        f"than {MAX_INSTRUCTIONS_PER_WAVE} instructions without ending, while "
+                        f"{_waves_text(b, group)} at the s_barrier at instruction {pc} for them")
     return text
 
 

@@ -19,7 +19,7 @@ def sample_operand(kind, type_name, position):
     if kind == op.VDST:
         return "v3" if width == 1 else "v[4:5]"
     if kind == op.VREG:
-        return ("v7" if position == 0 else "v2") if width == 1 else "v[8:9]"
+        return ("v7" if position == 0 else "v2") if width == 1 else {2: "v[8:9]", 4: "v[8:11]"}[width]
     if kind == op.SDST:
         return {1: "s6", 2: "s[6:7]", 4: "s[8:11]", 8: "s[16:23]"}[width]
     if kind == op.SREG:

@@ -138,123 +138,300 @@ def _range(memory, va, size, valid):
     return (allocation, offset), min(size, allocation.size - offset)
 
 
+END, BARRIER = "end", "barrier"
+
+
 def run_wave(program, w, memory, stats, wave_id, workgroup_id, limit=100000):
+    """One wave from pc 0 to s_endpgm (a kernel without barriers)."""
     decoded = decode(program)
     index_of = {a: i for i, (a, _) in enumerate(decoded)}
-    pc = 0
-    steps = 0
-    while True:
+    pc, steps = 0, 0
+    while pc not in (END, BARRIER):
         steps += 1
         assert steps < limit, "reference wave did not end"
-        address, inst = decoded[pc]
-        entry, ops = inst.opcode, inst.operands
-        stats.instructions += 1
-        kind = entry.kind
-        if kind == "end":
-            return
-        if kind in ("idle", "wait"):
-            pc += 1
-            continue
-        if kind == "branch":
-            m = entry.mnemonic
-            taken = {
-                "s_branch": True, "s_cbranch_scc0": not w.scc, "s_cbranch_scc1": w.scc,
-                "s_cbranch_vccz": not any(w.vcc), "s_cbranch_vccnz": any(w.vcc),
-                "s_cbranch_execz": not any(w.exec), "s_cbranch_execnz": any(w.exec),
-            }[m]
-            pc = index_of[address + inst.dwords + ops[0]] if taken else pc + 1
-            continue
-        vector_dst = entry.operands and entry.operands[0] == op.VDST
-        if kind == "alu" and entry.unit == op.VALU:
-            for lane in range(w.width):
-                if w.exec[lane]:
-                    srcs = [read(w, o, t, lane) for o, t in zip(ops[1:], entry.types[1:])]
-                    write(w, ops[0], entry.types[0], entry.semantics(*srcs), lane)
-        elif kind == "alu":
-            t0 = entry.types[0]
-            srcs = []
-            for o, t in zip(ops[1:], entry.types[1:]):
-                if t == "b64" and o.code in (VCC_LO, EXEC_LO):
-                    lanes = w.vcc if o.code == VCC_LO else w.exec
-                    srcs.append(np.array([[w.pack(lanes)]], dtype=np.uint64))
-                else:
-                    srcs.append(read(w, o, t, 0))
-            value = entry.semantics(*srcs)
-            if entry.sets_scc:
-                value, scc = value
-                w.scc = bool(np.asarray(scc).reshape(-1)[0])
-            if t0 == "b64" and ops[0].code in (VCC_LO, EXEC_LO):
-                lanes = w.unpack(_bits(value, "b64"))
-                if ops[0].code == VCC_LO:
-                    w.vcc = lanes
-                else:
-                    w.exec = lanes
+        pc = step(decoded, index_of, w, pc, memory, stats, wave_id, workgroup_id, None)
+        assert pc != BARRIER, "run_wave: a kernel with barriers runs with run_launch"
+
+
+def step(decoded, index_of, w, pc, memory, stats, wave_id, workgroup_id, lds):
+    """Execute the instruction at pc for wave w; the next pc, END after s_endpgm, or BARRIER at an
+    s_barrier (the caller continues the wave at pc + 1 once the workgroup has arrived)."""
+    address, inst = decoded[pc]
+    entry, ops = inst.opcode, inst.operands
+    stats.instructions += 1
+    kind = entry.kind
+    if kind == "end":
+        return END
+    if kind == "barrier":
+        return BARRIER
+    if kind in ("idle", "wait"):
+        return pc + 1
+    if kind == "branch":
+        m = entry.mnemonic
+        taken = {
+            "s_branch": True, "s_cbranch_scc0": not w.scc, "s_cbranch_scc1": w.scc,
+            "s_cbranch_vccz": not any(w.vcc), "s_cbranch_vccnz": any(w.vcc),
+            "s_cbranch_execz": not any(w.exec), "s_cbranch_execnz": any(w.exec),
+        }[m]
+        return index_of[address + inst.dwords + ops[0]] if taken else pc + 1
+    vector_dst = entry.operands and entry.operands[0] == op.VDST
+    if kind == "alu" and entry.unit == op.VALU:
+        for lane in range(w.width):
+            if w.exec[lane]:
+                srcs = [read(w, o, t, lane) for o, t in zip(ops[1:], entry.types[1:])]
+                write(w, ops[0], entry.types[0], entry.semantics(*srcs), lane)
+    elif kind == "alu":
+        t0 = entry.types[0]
+        srcs = []
+        for o, t in zip(ops[1:], entry.types[1:]):
+            if t == "b64" and o.code in (VCC_LO, EXEC_LO):
+                lanes = w.vcc if o.code == VCC_LO else w.exec
+                srcs.append(np.array([[w.pack(lanes)]], dtype=np.uint64))
             else:
-                write(w, ops[0], t0, value, 0)
-        elif kind == "vcmp":
-            w.vcc = [bool(w.exec[lane] and np.asarray(entry.semantics(read(w, ops[1], entry.types[1], lane),
-                                                                        read(w, ops[2], entry.types[2], lane))).reshape(-1)[0])
-                     for lane in range(w.width)]
-        elif kind == "scmp":
-            w.scc = bool(np.asarray(entry.semantics(read(w, ops[0], entry.types[0], 0),
-                                                    read(w, ops[1], entry.types[1], 0))).reshape(-1)[0])
-        elif kind == "ctx":
-            for lane in range(w.width if vector_dst else 1):
-                if not vector_dst or w.exec[lane]:
-                    value = {"v_lane_id": lane, "s_get_wave_id": wave_id,
-                             "s_get_workgroup_id": workgroup_id}[entry.mnemonic]
-                    write(w, ops[0], entry.types[0], np.uint32(value), lane)
-        elif kind == "smem":
-            base = w.dword(ops[1].code, 0) | (w.dword(ops[1].code + 1, 0) << 32)
-            offset = _bits(read(w, ops[2], "u32", 0), "u32")
-            for i in range(entry.mem_dwords):
-                va = base + offset + 4 * i
-                allocation, off = memory.resolve(va)
-                value = 0
-                if allocation is not None and off + 4 <= allocation.size:
-                    value = int.from_bytes(bytes(allocation.data[off:off + 4]), "little")
-                elif allocation is None or off + 4 > allocation.size:
-                    stats.oob_reads += 1
-                w.s[ops[0].code + i] = value
-        elif kind in ("load", "store"):
-            dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
-            size = dtype.itemsize
-            target, limit_bytes = _range(memory, *_descriptor(w, ops[2].code))
-            for lane in range(w.width):
-                if not w.exec[lane]:
-                    continue
-                byte = (w.vget(ops[1].index, lane) + ops[3]) & M32
-                element = byte // size
-                ok = target is not None and (element + 1) * size <= limit_bytes
-                if kind == "load":
-                    bits = 0
-                    if ok:
-                        allocation, base = target
-                        start = base + element * size
-                        bits = int.from_bytes(bytes(allocation.data[start:start + size]), "little")
-                    else:
-                        stats.oob_reads += 1
-                    if entry.sign_extend and bits >> (8 * size - 1):
-                        bits -= 1 << (8 * size)
-                    if size == 8:
-                        w.vset(ops[0].index, lane, bits & M32)
-                        w.vset(ops[0].index + 1, lane, bits >> 32)
-                    else:
-                        w.vset(ops[0].index, lane, bits & M32)
-                else:
-                    bits = w.vget(ops[0].index, lane)
-                    if size == 8:
-                        bits |= w.vget(ops[0].index + 1, lane) << 32
-                    bits &= (1 << (8 * size)) - 1
-                    if ok:
-                        allocation, base = target
-                        start = base + element * size
-                        allocation.data[start:start + size] = np.frombuffer(bits.to_bytes(size, "little"), np.uint8)
-                    else:
-                        stats.oob_writes += 1
+                srcs.append(read(w, o, t, 0))
+        value = entry.semantics(*srcs)
+        if entry.sets_scc:
+            value, scc = value
+            w.scc = bool(np.asarray(scc).reshape(-1)[0])
+        if t0 == "b64" and ops[0].code in (VCC_LO, EXEC_LO):
+            lanes = w.unpack(_bits(value, "b64"))
+            if ops[0].code == VCC_LO:
+                w.vcc = lanes
+            else:
+                w.exec = lanes
         else:
-            raise AssertionError(kind)
-        pc += 1
+            write(w, ops[0], t0, value, 0)
+    elif kind == "vcmp":
+        w.vcc = [bool(w.exec[lane] and np.asarray(entry.semantics(read(w, ops[1], entry.types[1], lane),
+                                                                    read(w, ops[2], entry.types[2], lane))).reshape(-1)[0])
+                 for lane in range(w.width)]
+    elif kind == "scmp":
+        w.scc = bool(np.asarray(entry.semantics(read(w, ops[0], entry.types[0], 0),
+                                                read(w, ops[1], entry.types[1], 0))).reshape(-1)[0])
+    elif kind == "ctx":
+        for lane in range(w.width if vector_dst else 1):
+            if not vector_dst or w.exec[lane]:
+                value = {"v_lane_id": lane, "s_get_wave_id": wave_id,
+                         "s_get_workgroup_id": workgroup_id}[entry.mnemonic]
+                write(w, ops[0], entry.types[0], np.uint32(value), lane)
+    elif kind == "smem":
+        base = w.dword(ops[1].code, 0) | (w.dword(ops[1].code + 1, 0) << 32)
+        offset = _bits(read(w, ops[2], "u32", 0), "u32")
+        for i in range(entry.mem_dwords):
+            va = base + offset + 4 * i
+            allocation, off = memory.resolve(va)
+            value = 0
+            if allocation is not None and off + 4 <= allocation.size:
+                value = int.from_bytes(bytes(allocation.data[off:off + 4]), "little")
+            elif allocation is None or off + 4 > allocation.size:
+                stats.oob_reads += 1
+            w.s[ops[0].code + i] = value
+    elif kind in ("load", "store"):
+        dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
+        size = dtype.itemsize
+        target, limit_bytes = _range(memory, *_descriptor(w, ops[2].code))
+        for lane in range(w.width):
+            if not w.exec[lane]:
+                continue
+            byte = (w.vget(ops[1].index, lane) + ops[3]) & M32
+            element = byte // size
+            ok = target is not None and (element + 1) * size <= limit_bytes
+            if kind == "load":
+                bits = 0
+                if ok:
+                    allocation, base = target
+                    start = base + element * size
+                    bits = int.from_bytes(bytes(allocation.data[start:start + size]), "little")
+                else:
+                    stats.oob_reads += 1
+                if entry.sign_extend and bits >> (8 * size - 1):
+                    bits -= 1 << (8 * size)
+                if size == 8:
+                    w.vset(ops[0].index, lane, bits & M32)
+                    w.vset(ops[0].index + 1, lane, bits >> 32)
+                else:
+                    w.vset(ops[0].index, lane, bits & M32)
+            else:
+                bits = w.vget(ops[0].index, lane)
+                if size == 8:
+                    bits |= w.vget(ops[0].index + 1, lane) << 32
+                bits &= (1 << (8 * size)) - 1
+                if ok:
+                    allocation, base = target
+                    start = base + element * size
+                    allocation.data[start:start + size] = np.frombuffer(bits.to_bytes(size, "little"), np.uint8)
+                else:
+                    stats.oob_writes += 1
+    elif kind == "lane":
+        _cross_lane(w, entry, ops)
+    elif kind in ("lds_load", "lds_store", "lds_atomic"):
+        _lds(w, entry, ops, lds, stats)
+    elif kind == "lds_permute":
+        _permute(w, entry, ops)
+    elif kind == "atomic":
+        _buffer_atomic(w, entry, ops, memory, stats)
+    else:
+        raise AssertionError(kind)
+    return pc + 1
+
+
+
+
+# ---- workgroup instructions, lane by lane ---------------------------------------------------------
+def _lane_value(w, operand, lane):
+    return w.dword(operand.code, lane) if operand.is_register else _bits(read(w, operand, "b32", 0), "b32")
+
+
+def _cross_lane(w, entry, ops):
+    m, width = entry.mnemonic, w.width
+    if m == "v_readlane_b32":
+        lane = _bits(read(w, ops[2], "u32", 0), "u32") % width
+        w.set_dword(ops[0].code, 0, _lane_value(w, ops[1], lane))
+        return
+    if m == "v_readfirstlane_b32":
+        lane = next((i for i in range(width) if w.exec[i]), 0)
+        w.set_dword(ops[0].code, 0, _lane_value(w, ops[1], lane))
+        return
+    if m == "v_writelane_b32":
+        lane = _bits(read(w, ops[2], "u32", 0), "u32") % width
+        w.set_dword(ops[0].code, lane, _bits(read(w, ops[1], "b32", 0), "b32"))
+        return
+    source = [_lane_value(w, ops[1], lane) for lane in range(width)]
+    result = []
+    for lane in range(width):
+        if m == "v_mov_b32_row_shr":
+            src = lane - ops[2]
+            result.append(source[src] if lane % 16 >= ops[2] else 0)
+        elif m == "v_mov_b32_row_mirror":
+            result.append(source[(lane // 16) * 16 + 15 - lane % 16] if width >= 16 else source[width - 1 - lane])
+        elif m == "v_mov_b32_xor":
+            result.append(source[lane ^ (ops[2] % width)])
+        elif m == "v_mov_b32_bcast":
+            result.append(source[ops[2] % width])
+        else:
+            raise AssertionError(m)
+    for lane in range(width):
+        if w.exec[lane]:
+            w.set_dword(ops[0].code, lane, result[lane])
+
+
+def _permute(w, entry, ops):
+    m, width = entry.mnemonic, w.width
+    result = [0] * width
+    if m == "ds_swizzle_b32":
+        pattern = _bits(read(w, ops[2], "u32", 0), "u32")
+        for lane in range(width):
+            if pattern >> 15 & 1:
+                src = (lane & ~3) | ((pattern >> (2 * (lane & 3))) & 3)
+            else:
+                within = (((lane & 31) & (pattern & 31)) | ((pattern >> 5) & 31)) ^ ((pattern >> 10) & 31)
+                src = (lane & ~31) | (within & 31)
+            src %= width
+            result[lane] = w.vget(ops[1].index, src) if w.exec[src] else 0
+    elif m == "ds_bpermute_b32":
+        for lane in range(width):
+            src = (w.vget(ops[1].index, lane) >> 2) % width
+            result[lane] = w.vget(ops[2].index, src) if w.exec[src] else 0
+    elif m == "ds_permute_b32":
+        for lane in range(width):          # ascending: the highest sender to a lane wins
+            if w.exec[lane]:
+                result[(w.vget(ops[1].index, lane) >> 2) % width] = w.vget(ops[2].index, lane)
+    for lane in range(width):
+        if w.exec[lane]:
+            w.vset(ops[0].index, lane, result[lane])
+
+
+_ACCESS_BYTES = {"u8": 1, "i8": 1, "u16": 2, "i16": 2, "u32": 4}
+
+
+def _rmw(entry, old, data, compare):
+    """The table's operation on one dword (its semantics on one-element arrays)."""
+    value_type = op.ATOMIC_BY_NAME[entry.name_of_operation][0]
+    typed = lambda bits: _typed(bits, value_type)
+    args = (typed(old), typed(data)) + (() if compare is None else (typed(compare),))
+    return _bits(entry.semantics(*args), value_type)
+
+
+class RefLds:
+    """One workgroup's LDS: bytes and which were written."""
+
+    def __init__(self, size):
+        self.size = size
+        self.data = bytearray(size)
+        self.written = bytearray(size)
+        self.oob_reads = self.oob_writes = self.unwritten = 0
+
+
+def _lds(w, entry, ops, lds, stats):
+    kind = entry.kind
+    size = _ACCESS_BYTES[entry.mem_type] * entry.mem_dwords
+    returns = kind == "lds_atomic" and entry.returns
+    address_op = ops[1] if (kind == "lds_load" or returns) else ops[0]
+    offset = ops[-1]
+    limit = lds.size if lds is not None else 0
+    for lane in range(w.width):
+        if not w.exec[lane]:
+            continue
+        a = (w.vget(address_op.index, lane) + offset) & ~(size - 1)
+        ok = a + size <= limit
+        if kind == "lds_load":
+            bits = 0
+            if ok:
+                bits = int.from_bytes(bytes(lds.data[a:a + size]), "little")
+                lds.unwritten += not all(lds.written[a:a + size])
+            else:
+                lds.oob_reads += 1
+            if entry.sign_extend and bits >> (8 * size - 1):
+                bits -= 1 << (8 * size)
+            for i in range(max(1, size // 4)):
+                w.vset(ops[0].index + i, lane, (bits >> (32 * i)) & M32)
+        elif kind == "lds_store":
+            bits = 0
+            for i in range(max(1, size // 4)):
+                bits |= w.vget(ops[1].index + i, lane) << (32 * i)
+            bits &= (1 << (8 * size)) - 1
+            if ok:
+                lds.data[a:a + size] = bits.to_bytes(size, "little")
+                lds.written[a:a + size] = b"\x01" * size
+            else:
+                lds.oob_writes += 1
+        else:
+            sources = ops[2:-1] if returns else ops[1:-1]
+            values = [w.vget(o.index, lane) for o in sources]
+            compare, data = (values[0], values[1]) if len(values) == 2 else (None, values[0])
+            old = 0
+            if ok:
+                old = int.from_bytes(bytes(lds.data[a:a + 4]), "little")
+                lds.unwritten += not all(lds.written[a:a + 4])
+                lds.data[a:a + 4] = _rmw(entry, old, data, compare).to_bytes(4, "little")
+                lds.written[a:a + 4] = b"\x01" * 4
+            else:
+                lds.oob_writes += 1
+            if returns:
+                w.vset(ops[0].index, lane, old)
+
+
+def _buffer_atomic(w, entry, ops, memory, stats):
+    returns = entry.returns
+    data_op, address_op, descriptor_op, offset = (ops[1:] if returns else ops)
+    target, limit_bytes = _range(memory, *_descriptor(w, descriptor_op.code))
+    for lane in range(w.width):
+        if not w.exec[lane]:
+            continue
+        element = ((w.vget(address_op.index, lane) + offset) & M32) // 4
+        data = w.vget(data_op.index, lane)
+        compare = w.vget(data_op.index + 1, lane) if entry.types[1 if returns else 0] == "b64" else None
+        old = 0
+        if target is not None and (element + 1) * 4 <= limit_bytes:
+            allocation, base = target
+            start = base + element * 4
+            old = int.from_bytes(bytes(allocation.data[start:start + 4]), "little")
+            new = _rmw(entry, old, data, compare)
+            allocation.data[start:start + 4] = np.frombuffer(new.to_bytes(4, "little"), np.uint8)
+        else:
+            stats.oob_writes += 1
+        if returns:
+            w.vset(ops[0].index, lane, old)
 
 
 def run_launch(launch, memory, width):
@@ -264,17 +441,57 @@ def run_launch(launch, memory, width):
 
 
 def _run_launch(launch, memory, width):
+    """Workgroup after workgroup (ascending); inside one, the schedule docs/NUMERICS.md ("The order of
+    waves") writes down: waves that made the same branch decisions move as a group, one instruction
+    at a time for each of its waves in wave order; where a group's waves disagree on a branch it
+    splits, the waves that fall through first; a group at an s_barrier waits until no group can
+    run, then every waiting group goes on in the order it arrived (all must wait at one barrier)."""
     stats = RefStats()
+    stats.lds = []
     per_group = -(-launch.workgroup_size // width)
-    for wave in range(launch.num_workgroups * per_group):
-        group, in_group = divmod(wave, per_group)
-        w = RefWave(width)
-        for i, value in enumerate(launch.user_sgprs):
-            w.s[i] = value & M32
-        w.s[len(launch.user_sgprs)] = group
-        for lane in range(width):
-            thread = in_group * width + lane
-            w.vset(0, lane, thread)
-            w.exec[lane] = thread < launch.workgroup_size
-        run_wave(launch.program.dwords, w, memory, stats, in_group, group)
+    decoded = decode(launch.program.dwords)
+    index_of = {a: i for i, (a, _) in enumerate(decoded)}
+    for group in range(launch.num_workgroups):
+        lds = RefLds(launch.lds_bytes)
+        waves = []
+        for in_group in range(per_group):
+            w = RefWave(width)
+            for i, value in enumerate(launch.user_sgprs):
+                w.s[i] = value & M32
+            w.s[len(launch.user_sgprs)] = group
+            for lane in range(width):
+                thread = in_group * width + lane
+                w.vset(0, lane, thread)
+                w.exec[lane] = thread < launch.workgroup_size
+            waves.append((in_group, w))
+        stack, parked = [(0, waves)], []
+        while True:
+            while stack:
+                pc, members = stack.pop()
+                while True:
+                    entry = decoded[pc][1].opcode
+                    if entry.kind == "branch":
+                        nexts = [step(decoded, index_of, w, pc, memory, stats, i, group, lds) for i, w in members]
+                        fall = [m for m, n in zip(members, nexts) if n == pc + 1]
+                        jump = [m for m, n in zip(members, nexts) if n != pc + 1]
+                        if fall and jump:
+                            stack.append((next(n for n in nexts if n != pc + 1), jump))
+                            members, pc = fall, pc + 1
+                        else:
+                            pc = nexts[0]
+                        continue
+                    results = [step(decoded, index_of, w, pc, memory, stats, i, group, lds) for i, w in members]
+                    if results[0] == END:
+                        break
+                    if results[0] == BARRIER:
+                        parked.append((pc, members))
+                        break
+                    pc = results[0]
+            if not parked:
+                break
+            assert len({pc for pc, _ in parked}) == 1, "divergent barrier"
+            stack = [(pc + 1, members) for pc, members in reversed(parked)]
+            parked = []
+        if lds is not None:
+            stats.lds.append(lds)
     return stats
