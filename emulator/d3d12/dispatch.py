@@ -40,7 +40,8 @@ from dmlemu.d3d12.pipeline_state import ID3D12PipelineState
 from dmlemu.d3d12.resource import _require_state
 from dmlemu.d3d12.root_signature import CONSTANTS, ID3D12RootSignature, ROOT_CBV, ROOT_SRV, ROOT_UAV, TABLE
 from dmlemu.errors import DXGI_ERROR_DEVICE_HUNG, DXGI_ERROR_INVALID_CALL, HResultError
-from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE, read_buffer_descriptor, write_buffer_descriptor
+from dmlemu.functional.buffer_descriptor import (DESCRIPTOR_SIZE, mark_read_only, read_buffer_descriptor,
+                                                 write_buffer_descriptor)
 from dmlemu.isa.shader_binary import CBV, ROOT_CONSTANTS, SRV, UAV
 
 __all__ = ["DispatchCommand"]
@@ -94,6 +95,8 @@ class DispatchCommand:
                     end = resource._allocation.gpu_va + resource._width
                     write_buffer_descriptor(table.data, offset, va, end - va)
                 _require_state(resource, REQUIRED_STATE[binding.kind], f"the {ACCESS[binding.kind]} {where}")
+                if binding.kind != UAV:
+                    mark_read_only(table.data, offset)     # stores and atomics through it are dropped
                 view = read_buffer_descriptor(table.data, offset)
                 start = view[0] - resource._allocation.gpu_va
                 span = (resource, start, max(0, min(view[1], resource._width - start)))
@@ -102,11 +105,37 @@ class DispatchCommand:
             launch = shader.launch(table.gpu_va, self.constants, self.groups)
             from dmlemu.isa.program import KernelFault
             try:
-                gpu.dispatch(launch)
+                stats = gpu.dispatch(launch)
             except KernelFault as fault:
                 raise HResultError(DXGI_ERROR_DEVICE_HUNG, f"the GPU stopped responding: {fault}") from fault
+            if device._debug_layer:
+                _report_execution(ctx, self.pso, shader, stats)
         finally:
             gpu.memory.free(table)
+
+
+def _report_execution(ctx, pso, shader, stats):
+    """What the debug layer's GPU-based validation reports of a dispatch that ran: writes through a
+    read-only view (dropped) and reads of LDS no lane of the workgroup wrote."""
+    device = ctx.device
+    where = f" (in {ctx.command_list._label} on {ctx.queue._label})" if ctx.command_list is not None else ""
+    program = shader.program
+    if stats.readonly_writes:
+        pc = stats.readonly_first_pc
+        device._defer_debug_report(
+            DXGI_ERROR_INVALID_CALL,
+            f"ExecuteCommandLists: the Dispatch of {pso._label} ({shader.name}) wrote {stats.readonly_writes} "
+            f"lane(s) through a shader-resource or constant-buffer view, first with "
+            f"{program.records[pc].entry.mnemonic} at instruction {pc}; those views are read-only, so the "
+            f"writes were dropped (bind the resource as a UAV to write it){where}.")
+    if stats.lds_unwritten_reads:
+        pc = stats.lds_unwritten_first_pc
+        device._defer_debug_report(
+            DXGI_ERROR_INVALID_CALL,
+            f"ExecuteCommandLists: the Dispatch of {pso._label} ({shader.name}) read LDS that no lane of the "
+            f"workgroup had written {stats.lds_unwritten_reads} time(s), first with "
+            f"{program.records[pc].entry.mnemonic} at instruction {pc}; a GPU returns whatever an earlier "
+            f"workgroup left there (write groupshared memory and s_barrier before reading it){where}.")
 
 
 # ---- recording: the command list's compute methods ------------------------------------------------------

@@ -20,7 +20,7 @@ from dmlemu.dispatch_record import access_slot
 from dmlemu.isa.program import KernelFault, Program  # noqa: F401 (Program: also importable from here)
 
 from dmlemu.functional import atomics
-from dmlemu.functional.buffer_descriptor import unpack_buffer_descriptor
+from dmlemu.functional.buffer_descriptor import READ_ONLY, unpack_buffer_descriptor
 from dmlemu.functional.wave import Ramp
 
 MAX_INSTRUCTIONS_PER_WAVE = 1 << 20
@@ -33,7 +33,7 @@ class ExecutionStats:
     __slots__ = ("waves", "workgroups", "wave_instructions", "unit_instructions", "instruction_waves",
                  "bytes_read", "bytes_written", "oob_reads", "oob_writes",
                  "lds_bytes_read", "lds_bytes_written", "lds_oob_reads", "lds_oob_writes", "lds_unwritten_reads",
-                 "lds_unwritten_first_pc", "barriers",
+                 "lds_unwritten_first_pc", "barriers", "readonly_writes", "readonly_first_pc",
                  "cycles", "start_cycle", "name", "elements", "memory_bytes", "record", "timing")
 
     def __init__(self, program_length, name="", record=None):
@@ -53,6 +53,8 @@ class ExecutionStats:
         self.lds_unwritten_reads = 0   # LDS reads of bytes never written in the workgroup (the debug layer reports)
         self.lds_unwritten_first_pc = None
         self.barriers = 0              # workgroup barriers released (s_barrier: all live waves arrived)
+        self.readonly_writes = 0       # store / atomic lanes through a read-only (SRV, CBV) descriptor: dropped
+        self.readonly_first_pc = None
         self.cycles = 0
         self.start_cycle = 0
         self.name = name
@@ -347,6 +349,9 @@ def _store(ctx, batch, entry, operands):
     first, index = _lane_run(batch, operands, dtype.itemsize)
     value = np.broadcast_to(value, shape)
     for selector, dwords in _descriptor_groups(batch, operands[2]):
+        if dwords[3] & READ_ONLY:
+            _read_only(ctx, batch, selector)
+            continue
         data, size, va = _resolve(ctx, dwords)
         count = size // dtype.itemsize
         target = data[:count * dtype.itemsize].view(dtype) if count else None
@@ -543,6 +548,9 @@ def _atomic(ctx, batch, entry, operands):
     result = np.zeros(shape, dtype=np.uint32) if returns else None
     index = np.broadcast_to(_element_indices(batch, (None,) + tuple(address_operands), 4), shape)
     for selector, dwords in _descriptor_groups(batch, address_operands[1]):
+        if dwords[3] & READ_ONLY:
+            _read_only(ctx, batch, selector)
+            continue
         data, size, va = _resolve(ctx, dwords)
         count = size // 4
         active = batch.exec if selector is None else (batch.exec & selector[:, None])
@@ -568,6 +576,16 @@ def _atomic(ctx, batch, entry, operands):
                               np.int64(va) + index.astype(np.int64) * 4, use)
     if returns:
         batch.write(operands[0], "b32", result, masked=True)
+
+
+def _read_only(ctx, batch, selector):
+    """A store or atomic through a read-only (SRV or CBV) descriptor: nothing is written; its active
+    lanes are counted (the D3D12 debug layer reports them, as GPU-based validation does)."""
+    active = batch.exec if selector is None else (batch.exec & selector[:, None])
+    lanes = int(np.count_nonzero(active))
+    ctx.stats.readonly_writes += lanes
+    if lanes and ctx.stats.readonly_first_pc is None:
+        ctx.stats.readonly_first_pc = ctx.pc
 
 
 _HANDLERS = {"alu": _alu, "vcmp": _vcmp, "scmp": _scmp, "ctx": _ctx, "idle": _nop, "wait": _nop, "smem": _smem,

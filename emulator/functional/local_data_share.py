@@ -39,12 +39,24 @@ class LocalDataShare:
         return slot * self.size + aligned, in_range
 
     def mark_written(self, flat, access_bytes):
-        for k in range(access_bytes):
-            self.written[flat + k] = 1
+        """Mark the `access_bytes` bytes at each flat index (aligned to its size) written."""
+        view = self.written.view(_WORD[access_bytes])
+        if access_bytes == 16:
+            view[flat // 8] = _ALL_ONES[8]
+            view[flat // 8 + 1] = _ALL_ONES[8]
+        else:
+            view[flat // access_bytes] = _ALL_ONES[access_bytes]
 
     def unwritten(self, flat, access_bytes):
         """How many of the accesses at `flat` read some byte never written in their workgroup."""
-        seen = self.written[flat]
-        for k in range(1, access_bytes):
-            seen = seen & self.written[flat + k]
+        view = self.written.view(_WORD[access_bytes])
+        if access_bytes == 16:
+            seen = (view[flat // 8] == _ALL_ONES[8]) & (view[flat // 8 + 1] == _ALL_ONES[8])
+        else:
+            seen = view[flat // access_bytes] == _ALL_ONES[access_bytes]
         return int(seen.size - np.count_nonzero(seen))
+
+
+# `written` read a whole access at a time: a word as wide as the access whose every byte is 1.
+_WORD = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64, 16: np.uint64}
+_ALL_ONES = {1: np.uint8(1), 2: np.uint16(0x0101), 4: np.uint32(0x01010101), 8: np.uint64(0x0101010101010101)}
