@@ -32,17 +32,25 @@ def apply(words, index, data, compare, operation, want_old):
     typed = words.view(dtype)
     d = np.ascontiguousarray(data, dtype=np.uint32).view(dtype)
     c = None if compare is None else np.ascontiguousarray(compare, dtype=np.uint32).view(dtype)
+    if not want_old and operation in _AT:                # order-free: one unbuffered ufunc pass
+        _AT[operation].at(typed, index, d)
+        return None
+    if words.size <= 8 * n + 65536:                       # a small memory (LDS): count the lanes per word
+        distinct = int(np.bincount(index, minlength=1).max()) == 1
+    else:
+        distinct = None
+    if distinct:                                          # every lane on its own word: one step
+        old = typed[index]
+        typed[index] = fn(old, d) if c is None else fn(old, d, c)
+        return old.view(np.uint32) if want_old else None
     order = np.argsort(index, kind="stable")
     sorted_index = index[order]
     starts = np.ones(n, dtype=bool)
     starts[1:] = sorted_index[1:] != sorted_index[:-1]
-    if starts.all():                                      # every lane on its own word: one step
+    if starts.all():
         old = typed[index]
         typed[index] = fn(old, d) if c is None else fn(old, d, c)
         return old.view(np.uint32) if want_old else None
-    if not want_old and operation in _AT:
-        _AT[operation].at(typed, index, d)
-        return None
     group_start = np.maximum.accumulate(np.where(starts, np.arange(n), 0))
     rank_sorted = np.arange(n) - group_start
     if operation in ("add_u32", "sub_u32"):

@@ -394,62 +394,102 @@ def _store(ctx, batch, entry, operands):
 
 
 # ---- workgroup instructions: LDS, atomics, cross-lane ------------------------------------------------
+class _LdsLanes:
+    """Where an LDS instruction's lanes go: `flat` byte indices (W, width) into the batch's
+    LocalDataShare, `use` the lanes that access (active and in range; None: every lane), their
+    counts, and the byte addresses the kernel formed (for the timing record)."""
+
+    __slots__ = ("flat", "use", "active", "n_active", "n_use", "addresses")
+
+    def at(self, shift):
+        """The used lanes' indices in units of 2^shift bytes, lane order (flattened)."""
+        flat = self.flat.reshape(-1) if self.use is None else self.flat[self.use]
+        return flat >> shift if shift else flat
+
+    def spread(self, values, shape, dtype):
+        """A (W, width) array with `values` (one per used lane, lane order) in the used lanes, 0 elsewhere."""
+        if self.use is None:
+            return values.reshape(shape)
+        out = np.zeros(shape, dtype=dtype)
+        out[self.use] = values
+        return out
+
+    def pick(self, values, shape):
+        """The used lanes of a (W, width)-broadcastable array, lane order."""
+        values = np.broadcast_to(values, shape)
+        return values.reshape(-1) if self.use is None else values[self.use]
+
+
 def _lds_lanes(ctx, batch, address_operand, offset, access_bytes):
-    """(flat byte index (W, width), lanes that access (W, width) in range, active lanes, byte
-    addresses) of an LDS instruction; counts nothing."""
-    lds = ctx.lds
-    addresses = np.asarray(batch.read(address_operand, "u32"), dtype=np.int64) + offset
-    addresses = np.broadcast_to(addresses, (batch.waves, batch.width))
+    """The _LdsLanes of an LDS instruction (counts nothing)."""
+    lanes = _LdsLanes()
+    shape = (batch.waves, batch.width)
+    addresses = np.asarray(batch.read(address_operand, "u32")).astype(np.int64)
+    if offset:
+        addresses += offset
+    lanes.addresses = addresses = np.broadcast_to(addresses, shape)
     active = batch.exec
+    lanes.n_active = active.size if batch.exec_full else int(np.count_nonzero(active))
+    lds = ctx.lds
     if lds is None:
-        in_range = np.zeros((batch.waves, batch.width), dtype=bool)
-        return np.zeros((batch.waves, batch.width), dtype=np.int64), in_range, active, addresses
-    flat, in_range = lds.flat_addresses(batch.workgroup, addresses, access_bytes)
-    return flat, active & in_range, active, addresses
+        lanes.flat, lanes.use, lanes.n_use = np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=bool), 0
+        return lanes
+    lanes.flat, in_range = lds.flat_addresses(batch.workgroup, addresses, access_bytes)
+    if batch.exec_full and in_range.all():
+        lanes.use, lanes.n_use = None, lanes.n_active
+    else:
+        lanes.use = np.broadcast_to(active & in_range, shape)
+        lanes.n_use = int(np.count_nonzero(lanes.use))
+    return lanes
 
 
-def _record_lds(ctx, batch, addresses, use, access_bytes, is_write):
+def _record_lds(ctx, batch, lanes, access_bytes, is_write):
     record = ctx.stats.record
     if record is not None:
-        record.add_lds(ctx.slot, is_write, batch.wave_index.reshape(-1), addresses, use, access_bytes)
+        use = np.ones((batch.waves, batch.width), dtype=bool) if lanes.use is None else lanes.use
+        record.add_lds(ctx.slot, is_write, batch.wave_index.reshape(-1), lanes.addresses, use, access_bytes)
 
 
 def _lds_access_bytes(entry):
     return np.dtype(op.MEM_TYPES[entry.mem_type]).itemsize * entry.mem_dwords
 
 
+def _note_unwritten(ctx, count):
+    if count:
+        stats = ctx.stats
+        stats.lds_unwritten_reads += count
+        if stats.lds_unwritten_first_pc is None:
+            stats.lds_unwritten_first_pc = ctx.pc
+
+
 def _lds_load(ctx, batch, entry, operands):
     size = _lds_access_bytes(entry)
-    flat, use, active, addresses = _lds_lanes(ctx, batch, operands[1], operands[2], size)
-    stats = ctx.stats
-    n_active, n_use = int(np.count_nonzero(active)), int(np.count_nonzero(use))
-    stats.lds_oob_reads += n_active - n_use
-    stats.lds_bytes_read += n_active * size
-    _record_lds(ctx, batch, addresses, use, size, False)
-    lds = ctx.lds
-    at = flat[use]
-    if lds is not None and n_use:
-        unwritten = lds.unwritten(at, size)
-        if unwritten:
-            stats.lds_unwritten_reads += unwritten
-            if stats.lds_unwritten_first_pc is None:
-                stats.lds_unwritten_first_pc = ctx.pc
-    shape = (batch.waves, batch.width)
+    lanes = _lds_lanes(ctx, batch, operands[1], operands[2], size)
+    stats, lds, shape = ctx.stats, ctx.lds, (batch.waves, batch.width)
+    stats.lds_oob_reads += lanes.n_active - lanes.n_use
+    stats.lds_bytes_read += lanes.n_active * size
+    _record_lds(ctx, batch, lanes, size, False)
     if entry.mem_dwords == 1:
         dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
-        result = np.zeros(shape, dtype=dtype)
-        if n_use:
-            result[use] = lds.data.view(dtype)[at // dtype.itemsize]
+        if lanes.n_use:
+            at = lanes.at(0)
+            _note_unwritten(ctx, lds.unwritten(at, size))
+            shift = dtype.itemsize.bit_length() - 1
+            result = lanes.spread(lds.data.view(dtype)[at >> shift if shift else at], shape, dtype)
+        else:
+            result = np.zeros(shape, dtype=dtype)
         if dtype.itemsize < 4:
             wide = np.int32 if entry.sign_extend else np.uint32
             result = result.astype(wide).view(np.uint32)
         batch.write(operands[0], "b32", result, masked=True)
         return
-    words = [np.zeros(shape, dtype=np.uint32) for _ in range(entry.mem_dwords)]
-    if n_use:
-        view, first = lds.data.view(np.uint32), at // 4
-        for i, word in enumerate(words):
-            word[use] = view[first + i]
+    if lanes.n_use:
+        at = lanes.at(0)
+        _note_unwritten(ctx, lds.unwritten(at, size))
+        view, first = lds.data.view(np.uint32), at >> 2
+        words = [lanes.spread(view[first + i], shape, np.uint32) for i in range(entry.mem_dwords)]
+    else:
+        words = [np.zeros(shape, dtype=np.uint32) for _ in range(entry.mem_dwords)]
     if entry.mem_dwords == 2:
         batch.write(operands[0], "b64", (words[1].astype(np.uint64) << np.uint64(32)) | words[0], masked=True)
     else:
@@ -458,61 +498,55 @@ def _lds_load(ctx, batch, entry, operands):
 
 def _lds_store(ctx, batch, entry, operands):
     size = _lds_access_bytes(entry)
-    flat, use, active, addresses = _lds_lanes(ctx, batch, operands[0], operands[2], size)
+    lanes = _lds_lanes(ctx, batch, operands[0], operands[2], size)
     stats = ctx.stats
-    n_active, n_use = int(np.count_nonzero(active)), int(np.count_nonzero(use))
-    stats.lds_oob_writes += n_active - n_use
-    stats.lds_bytes_written += n_active * size
-    _record_lds(ctx, batch, addresses, use, size, True)
-    if not n_use:
+    stats.lds_oob_writes += lanes.n_active - lanes.n_use
+    stats.lds_bytes_written += lanes.n_active * size
+    _record_lds(ctx, batch, lanes, size, True)
+    if not lanes.n_use:
         return
     lds, shape = ctx.lds, (batch.waves, batch.width)
-    at = flat[use]
+    at = lanes.at(0)
     # Lanes in (wave, lane) order: where two lanes write one address the later lane's value stays.
     if entry.mem_dwords == 1:
         dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
-        value = np.broadcast_to(np.asarray(batch.read(operands[1], "b32"), dtype=np.uint32), shape)
-        lds.data.view(dtype)[at // dtype.itemsize] = value[use].astype(dtype)   # the low bits
+        value = lanes.pick(np.asarray(batch.read(operands[1], "b32"), dtype=np.uint32), shape)
+        shift = dtype.itemsize.bit_length() - 1
+        lds.data.view(dtype)[at >> shift if shift else at] = value.astype(dtype, copy=False)   # the low bits
     else:
         if entry.mem_dwords == 2:
-            pair = np.broadcast_to(batch.read(operands[1], "b64").view(np.uint64), shape)
+            pair = batch.read(operands[1], "b64").view(np.uint64)
             words = ((pair & np.uint64(0xFFFFFFFF)).astype(np.uint32), (pair >> np.uint64(32)).astype(np.uint32))
         else:
-            words = [np.broadcast_to(w, shape) for w in batch.read(operands[1], entry.types[1])]
-        view, first = lds.data.view(np.uint32), at // 4
+            words = batch.read(operands[1], entry.types[1])
+        view, first = lds.data.view(np.uint32), at >> 2
         for i, word in enumerate(words):
-            view[first + i] = word[use]
+            view[first + i] = lanes.pick(word, shape)
     lds.mark_written(at, size)
 
 
 def _lds_atomic(ctx, batch, entry, operands):
     returns = entry.returns
     sources = operands[1:] if returns else operands
-    flat, use, active, addresses = _lds_lanes(ctx, batch, sources[0], sources[-1], 4)
-    stats = ctx.stats
-    n_active, n_use = int(np.count_nonzero(active)), int(np.count_nonzero(use))
-    stats.lds_oob_writes += n_active - n_use
-    stats.lds_bytes_read += n_active * 4
-    stats.lds_bytes_written += n_active * 4
-    _record_lds(ctx, batch, addresses, use, 4, True)
-    shape = (batch.waves, batch.width)
+    lanes = _lds_lanes(ctx, batch, sources[0], sources[-1], 4)
+    stats, shape = ctx.stats, (batch.waves, batch.width)
+    stats.lds_oob_writes += lanes.n_active - lanes.n_use
+    stats.lds_bytes_read += lanes.n_active * 4
+    stats.lds_bytes_written += lanes.n_active * 4
+    _record_lds(ctx, batch, lanes, 4, True)
     types = entry.types[1:] if returns else entry.types
-    data = [np.broadcast_to(np.asarray(batch.read(o, t)).view(np.uint32), shape) for o, t in zip(sources[1:-1], types[1:-1])]
+    data = [lanes.pick(np.asarray(batch.read(o, t)).view(np.uint32), shape)
+            for o, t in zip(sources[1:-1], types[1:-1])]
     old = None
-    if n_use:
-        compare, value = (data[0][use], data[1][use]) if len(data) == 2 else (None, data[0][use])
-        at = flat[use]
-        unwritten = ctx.lds.unwritten(np.unique(at), 4)   # the first lane on a dword reads it; the rest read what it wrote
-        if unwritten:
-            stats.lds_unwritten_reads += unwritten
-            if stats.lds_unwritten_first_pc is None:
-                stats.lds_unwritten_first_pc = ctx.pc
+    if lanes.n_use:
+        compare, value = (data[0], data[1]) if len(data) == 2 else (None, data[0])
+        at = lanes.at(0)
+        # The first lane on a dword reads it; the later ones read what the earlier wrote.
+        _note_unwritten(ctx, ctx.lds.unwritten(at, 4, distinct=True))
         ctx.lds.mark_written(at, 4)
-        old = atomics.apply(ctx.lds.data.view(np.uint32), at // 4, value, compare, entry.name_of_operation, returns)
+        old = atomics.apply(ctx.lds.data.view(np.uint32), at >> 2, value, compare, entry.name_of_operation, returns)
     if returns:
-        result = np.zeros(shape, dtype=np.uint32)
-        if old is not None:
-            result[use] = old
+        result = lanes.spread(old, shape, np.uint32) if old is not None else np.zeros(shape, dtype=np.uint32)
         batch.write(operands[0], "b32", result, masked=True)
 
 

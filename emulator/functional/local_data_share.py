@@ -13,6 +13,9 @@ import numpy as np
 
 # Memory bound: the LDS of one batch's workgroups, together (the dispatcher shrinks a batch to fit).
 MAX_BATCH_LDS_BYTES = 64 << 20
+# The most LDS one workgroup may declare here: above every GPU's (H100: 227 KiB per block); the API
+# layers refuse less (D3D12: 32 KiB of groupshared memory).
+MAX_WORKGROUP_LDS_BYTES = 1 << 20
 
 
 class LocalDataShare:
@@ -33,10 +36,15 @@ class LocalDataShare:
         """(flat byte index, in range) of byte `addresses` (W, width) of each lane's workgroup
         (`workgroup`: (W, 1)), the low bits below `access_bytes` ignored (natural alignment). An
         access that does not fit wholly inside the workgroup's `size` bytes is out of range."""
-        aligned = addresses & ~np.int64(access_bytes - 1)
-        in_range = aligned + access_bytes <= self.size
+        flat = addresses & ~np.int64(access_bytes - 1) if access_bytes > 1 else addresses.copy()
+        in_range = flat <= self.size - access_bytes
         slot = workgroup.astype(np.int64) - self.first_group
-        return slot * self.size + aligned, in_range
+        if slot.size == 1:
+            if int(slot[0, 0]):
+                flat += int(slot[0, 0]) * self.size
+        else:
+            flat += slot * self.size
+        return flat, in_range
 
     def mark_written(self, flat, access_bytes):
         """Mark the `access_bytes` bytes at each flat index (aligned to its size) written."""
@@ -47,14 +55,20 @@ class LocalDataShare:
         else:
             view[flat // access_bytes] = _ALL_ONES[access_bytes]
 
-    def unwritten(self, flat, access_bytes):
-        """How many of the accesses at `flat` read some byte never written in their workgroup."""
+    def unwritten(self, flat, access_bytes, distinct=False):
+        """How many of the accesses at `flat` read some byte never written in their workgroup (with
+        `distinct`: how many distinct such addresses, for atomics, whose later lanes read what the
+        first wrote)."""
         view = self.written.view(_WORD[access_bytes])
         if access_bytes == 16:
             seen = (view[flat // 8] == _ALL_ONES[8]) & (view[flat // 8 + 1] == _ALL_ONES[8])
         else:
             seen = view[flat // access_bytes] == _ALL_ONES[access_bytes]
-        return int(seen.size - np.count_nonzero(seen))
+        count = int(seen.size - np.count_nonzero(seen))
+        if count and distinct:
+            addresses = np.sort(flat[~seen])
+            count = 1 + int(np.count_nonzero(addresses[1:] != addresses[:-1]))
+        return count
 
 
 # `written` read a whole access at a time: a word as wide as the access whose every byte is 1.

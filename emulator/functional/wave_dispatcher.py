@@ -19,7 +19,7 @@ import numpy as np
 
 from dmlemu.dispatch_record import DispatchRecord
 from dmlemu.functional.executor import ExecutionStats, run
-from dmlemu.functional.local_data_share import MAX_BATCH_LDS_BYTES, LocalDataShare
+from dmlemu.functional.local_data_share import MAX_BATCH_LDS_BYTES, MAX_WORKGROUP_LDS_BYTES, LocalDataShare
 from dmlemu.isa.opcodes import ORDER_FREE_ATOMICS
 from dmlemu.functional.wave import Ramp, WaveBatch
 
@@ -97,6 +97,9 @@ class Dispatcher:
         """Execute every wave of the launch; returns ExecutionStats. With `sector_bytes` (the timing
         model is on), stats.record is the DispatchRecord the timing model reads (`lds_banks`: the
         preset's LDS banks, for its bank-conflict counts)."""
+        if not isinstance(launch.lds_bytes, int) or not 0 <= launch.lds_bytes <= MAX_WORKGROUP_LDS_BYTES:
+            raise ValueError(f"{launch.name}: lds_bytes is {launch.lds_bytes!r}; a workgroup's LDS is an integer "
+                             f"from 0 to {MAX_WORKGROUP_LDS_BYTES} bytes")
         width = self.wave_width
         per_group = self.waves_per_workgroup(launch.workgroup_size)
         total = launch.num_workgroups * per_group

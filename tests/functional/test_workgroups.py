@@ -404,3 +404,15 @@ def test_results_do_not_depend_on_the_batch_size(batch_lanes, width):
 def test_the_ordered_atomics_kernel_agrees_with_the_reference():
     data = np.random.default_rng(23).normal(0, 10, 6 * 96).astype(np.float32).view(np.uint32)
     check_both(ORDERED, data, groups=6, out_dwords=8192)
+
+
+@pytest.mark.parametrize("lds_bytes", [-1, (1 << 20) + 1, 1 << 40, 2.5])
+def test_a_launch_declaring_impossible_lds_is_refused_with_a_sentence(lds_bytes):
+    with pytest.raises(ValueError, match=r"wg_test: lds_bytes is .*; a workgroup's LDS is an integer from 0 to "
+                                         r"1048576 bytes"):
+        run_fast("    s_endpgm\n", _data(96), groups=1, lds_bytes=lds_bytes)
+
+
+def test_the_largest_lds_runs_in_bounded_memory():
+    out, stats = run_fast(REVERSE.format(last=95), _data(64 * 96), groups=64, lds_bytes=1 << 20)
+    assert stats.barriers == 64
