@@ -98,7 +98,7 @@ class Dispatcher:
         model is on), stats.record is the DispatchRecord the timing model reads (`lds_banks`: the
         preset's LDS banks, for its bank-conflict counts)."""
         if not isinstance(launch.lds_bytes, int) or not 0 <= launch.lds_bytes <= MAX_WORKGROUP_LDS_BYTES:
-            raise ValueError(f"{launch.name}: lds_bytes is {launch.lds_bytes!r}; a workgroup's LDS is an integer "
+            raise ValueError(f"{launch.program.name}: lds_bytes is {launch.lds_bytes!r}; a workgroup's LDS is an integer "
                              f"from 0 to {MAX_WORKGROUP_LDS_BYTES} bytes")
         width = self.wave_width
         per_group = self.waves_per_workgroup(launch.workgroup_size)
