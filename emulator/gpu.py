@@ -43,7 +43,8 @@ class Gpu:
             guard_bytes = _guard_bytes_from_environment()
         self.memory = GpuMemory(preset.dedicated_video_memory, guard_bytes=guard_bytes)
         self.wave_width = wave_width or preset.wave_width
-        self.dispatcher = Dispatcher(self.memory, self.wave_width)
+        self.dispatcher = Dispatcher(self.memory, self.wave_width,
+                                     issue_per_second=preset.compute_units * preset.simds_per_cu * preset.clock_hz)
         self.command_processor = CommandProcessor(preset, self.wave_width)
         self.copy_engine = CopyEngine(preset)
         self.timing = timing

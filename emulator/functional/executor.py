@@ -10,6 +10,7 @@ Decode once: a kernel arrives as an isa.program.Program (decoded and validated w
 `bind` pairs each of its instruction records with this executor's handler once per Program, so
 the inner loop does no parsing and no string work.
 """
+import time
 import weakref
 
 import numpy as np
@@ -24,6 +25,32 @@ from dmlemu.functional.buffer_descriptor import READ_ONLY, unpack_buffer_descrip
 from dmlemu.functional.wave import Ramp
 
 MAX_INSTRUCTIONS_PER_WAVE = 1 << 20
+
+
+class Watchdog:
+    """A dispatch's timeout (docs/RELIABILITY.md, "GPU timeout"): the host seconds it may take in the
+    executor (`deadline`, time.monotonic) and the wave-instructions it may issue (`budget`: what the
+    modelled GPU could not issue within Windows' 2-second timeout, Dispatcher.watchdog). Either one
+    past ends the dispatch with a KernelFault, which removes the device (DXGI_ERROR_DEVICE_HUNG)."""
+
+    __slots__ = ("deadline", "budget", "issued", "seconds")
+
+    def __init__(self, seconds, budget):
+        self.seconds = seconds
+        self.deadline = time.monotonic() + seconds
+        self.budget = budget
+        self.issued = 0          # wave-instructions so far in the dispatch
+
+    def check(self, name, pc, executed):
+        """KernelFault when a limit is past (called every few hundred instructions of a path)."""
+        where = "between batches" if pc is None else f"at instruction {pc}, {executed} instructions into a path"
+        if self.issued > self.budget:
+            raise KernelFault(f"{name}: the dispatch issued more than {self.budget:.0f} wave-instructions, more than "
+                              f"the modelled GPU can issue in Windows' 2-second GPU timeout (TDR); it was {where}")
+        if time.monotonic() > self.deadline:
+            raise KernelFault(f"{name}: the dispatch ran past the emulator's limit of {self.seconds:g} s of host time "
+                              f"per dispatch (DMLEMU_DISPATCH_SECONDS); it was {where}, after {self.issued} "
+                              f"wave-instructions")
 _MASK_CODES = (EXEC_LO, VCC_LO)
 
 
@@ -643,10 +670,11 @@ def bind(program):
     return bound
 
 
-def run(program, batch, memory, stats, lds=None):
+def run(program, batch, memory, stats, lds=None, watchdog=None):
     """Execute `program` (an isa.program.Program) for every wave of `batch` until all reach s_endpgm.
 
-    The batch holds whole workgroups; `lds` is their LocalDataShare (None: the kernel declares no LDS).
+    The batch holds whole workgroups; `lds` is their LocalDataShare (None: the kernel declares no LDS);
+    `watchdog` the dispatch's Watchdog (None: only MAX_INSTRUCTIONS_PER_WAVE bounds it).
     """
     records = bind(program)
     ctx = _Context(memory, stats, share=True, lds=lds)
@@ -656,7 +684,7 @@ def run(program, batch, memory, stats, lds=None):
     record = stats.record
     work = [(0, batch, 0, [], {})]
     try:
-        _run(records, program.name, ctx, per_instruction, record, work)
+        _run(records, program.name, ctx, per_instruction, record, work, watchdog)
     finally:
         counts = stats.instruction_waves
         counts += np.array(per_instruction, dtype=np.int64)
@@ -667,7 +695,7 @@ def run(program, batch, memory, stats, lds=None):
         stats.wave_instructions = int(counts.sum())
 
 
-def _run(records, name, ctx, per_instruction, record, work):
+def _run(records, name, ctx, per_instruction, record, work, watchdog):
     """Run the work list's paths (pc, waves, instructions executed, path so far, memory visits).
 
     A path runs until s_endpgm or an s_barrier; there it is parked. When no path can run, every
@@ -692,6 +720,9 @@ def _run(records, name, ctx, per_instruction, record, work):
                     executed += 1
                     if executed > MAX_INSTRUCTIONS_PER_WAVE:
                         raise KernelFault(_endless(name, b, parked))
+                    if not executed & 255 and watchdog is not None:
+                        watchdog.issued += 256 * waves
+                        watchdog.check(name, pc, executed)
                     kind = entry.kind
                     if kind == "end":
                         if record is not None:

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from dmlemu.dispatch_record import DispatchRecord
-from dmlemu.functional.executor import ExecutionStats, run
+from dmlemu.functional.executor import ExecutionStats, Watchdog, run
 from dmlemu.functional.local_data_share import MAX_BATCH_LDS_BYTES, MAX_WORKGROUP_LDS_BYTES, LocalDataShare
 from dmlemu.isa.opcodes import ORDER_FREE_ATOMICS
+from dmlemu.isa.program import KernelFault
 from dmlemu.functional.wave import Ramp, WaveBatch
 
 # Lanes per batch: fewer batches mean less per-instruction Python overhead, larger ones more memory
@@ -28,6 +29,12 @@ from dmlemu.functional.wave import Ramp, WaveBatch
 # the element-wise benchmark (2^24 FLOAT32, bench/bench_element_wise.py, a 2-core EPYC VM) 2^20 was
 # fastest: GREATER_THAN 25 / 17 / 13 / 12 / 13 ms at 2^18 / 2^19 / 2^20 / 2^21 / 2^22 lanes.
 DEFAULT_BATCH_LANES = 1 << 20
+# The GPU timeout (docs/RELIABILITY.md): host seconds one dispatch may take in the executor, unless the
+# environment's DMLEMU_DISPATCH_SECONDS says otherwise; and Windows' TDR, 2 seconds of GPU time.
+DEFAULT_DISPATCH_SECONDS = 300.0
+TDR_SECONDS = 2
+# The most waves one dispatch may have with the timing model on (it keeps a few numbers per wave).
+MAX_TIMED_WAVES = 1 << 26
 _ZERO_ID = np.zeros((1, 1), dtype=np.uint32)
 _ONE = np.ones((1, 1), dtype=np.uint32)
 
@@ -82,13 +89,31 @@ class KernelLaunch:
 class Dispatcher:
     """Forms waves from a launch and runs them through the executor, batch by batch."""
 
-    def __init__(self, memory, wave_width, batch_lanes=DEFAULT_BATCH_LANES):
+    def __init__(self, memory, wave_width, batch_lanes=DEFAULT_BATCH_LANES, issue_per_second=None):
         if wave_width not in (4, 8, 16, 32, 64):
             raise ValueError(f"wave width must be 4, 8, 16, 32 or 64, got {wave_width}")
         self.memory = memory
         self.wave_width = wave_width
         self.batch_lanes = batch_lanes
+        # Wave-instructions the modelled GPU can issue per second (one per SIMD per cycle), for the
+        # timeout; None: no modelled-time budget.
+        self.issue_per_second = issue_per_second
         _keep_freed_memory()
+
+    def watchdog(self):
+        """A new dispatch's Watchdog: DMLEMU_DISPATCH_SECONDS (or DEFAULT_DISPATCH_SECONDS) of host time, and
+        the wave-instructions the GPU could issue in TDR_SECONDS (at one per SIMD per cycle: a GPU that
+        must issue more cannot finish within Windows' timeout)."""
+        import os
+        text = os.environ.get("DMLEMU_DISPATCH_SECONDS", "")
+        try:
+            seconds = float(text) if text else DEFAULT_DISPATCH_SECONDS
+        except ValueError:
+            seconds = DEFAULT_DISPATCH_SECONDS
+        if not seconds > 0:
+            seconds = DEFAULT_DISPATCH_SECONDS
+        budget = float("inf") if self.issue_per_second is None else TDR_SECONDS * self.issue_per_second
+        return Watchdog(seconds, budget)
 
     def waves_per_workgroup(self, workgroup_size):
         return -(-workgroup_size // self.wave_width)
@@ -103,6 +128,10 @@ class Dispatcher:
         width = self.wave_width
         per_group = self.waves_per_workgroup(launch.workgroup_size)
         total = launch.num_workgroups * per_group
+        if sector_bytes is not None and total > MAX_TIMED_WAVES:
+            raise KernelFault(f"{launch.program.name}: the dispatch has {total} waves ({launch.num_workgroups} "
+                              f"workgroups of {launch.workgroup_size} threads); the timing model holds at most "
+                              f"{MAX_TIMED_WAVES} waves per dispatch (run it with the timing model off, or split it)")
         record = (None if sector_bytes is None else
                   DispatchRecord(total, width, sector_bytes, len(launch.program), lds_banks))
         stats = ExecutionStats(len(launch.program), launch.name, record)
@@ -111,13 +140,16 @@ class Dispatcher:
         stats.elements = launch.elements
         groups_per_batch = self.workgroups_per_batch(launch)
         batch_waves = groups_per_batch * per_group
+        watchdog = self.watchdog()
         for first in range(0, total, batch_waves):
             batch = self.form_batch(launch, first, min(total, first + batch_waves) - first)
             lds = None
             if launch.lds_bytes:
                 group = first // per_group
                 lds = LocalDataShare(launch.lds_bytes, group, min(launch.num_workgroups - group, groups_per_batch))
-            run(launch.program, batch, self.memory, stats, lds)
+            run(launch.program, batch, self.memory, stats, lds, watchdog)
+            watchdog.issued = stats.wave_instructions      # exact between batches
+            watchdog.check(launch.program.name, None, None)
         return stats
 
     def workgroups_per_batch(self, launch):
