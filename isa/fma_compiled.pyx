@@ -4,7 +4,7 @@
 One optional extension module (setup.py builds it where a C compiler is). numerics.fused_multiply_add and
 numerics.fused_multiply_add_f64 call it when it is importable (and DMLEMU_NUMERICS is not `reference`);
 otherwise they run their NumPy references (numerics.fused_multiply_add_reference, ..._f64_reference),
-which cost about 100 ns a lane because an exact a * b + c takes a dozen whole-array passes. The results
+which cost 15 to 130 ns a lane because an exact a * b + c takes a dozen or more whole-array passes. The results
 are the same bits (tests/isa/test_fma_fast_path.py compares every special value, random bit patterns and
 broadcast shapes): a * b + c rounded once to nearest even, IEEE special cases (inf * 0 and inf - inf are
 NaN, an exact zero sum is +0 unless both addends are -0, a non-zero result that rounds to zero keeps its
@@ -15,13 +15,16 @@ How each type rounds once:
   in double; the sum p + c is rounded to odd in double (TwoSum gives the exact error; an inexact sum with
   an even last bit steps one ulp toward the error), and rounding that to the destination's nearest even
   is the correctly rounded a * b + c (Boldo and Melquiond 2008: 53 >= p + 2 bits). No libm function is
-  used. double -> float is the hardware's conversion; double -> float16 is done on the bits here (C has
-  no portable half type).
+  used. double -> float is the hardware's conversion; double -> float16 (C has no portable half type)
+  rounds to odd at 24 bits, which a float holds, then to float16 on the float's bits, as
+  numerics.narrow_f64_to_f16 does.
 - float64: C99's fma(), which glibc, musl and the current Microsoft CRT compute correctly rounded (in
   hardware where the CPU has FMA); the tests check it against the reference on the machine that built it.
 
 Operands are 2-D strided views of one shape (the caller broadcasts them: a stride of 0 reads one value
-for every lane); the output is a fresh C-contiguous array of the destination's unsigned bits.
+for every lane); the output is a fresh C-contiguous array of the destination's unsigned bits. The loops
+run row by row over contiguous lanes (a row whose lanes are not adjacent, as a broadcast operand's, is
+copied into a buffer first), so that the compiler vectorises them.
 """
 from libc.stdint cimport uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
@@ -36,36 +39,57 @@ cdef extern from *:
     static inline uint64_t dmlemu_bits64(double x) { uint64_t b; memcpy(&b, &x, 8); return b; }
     static inline uint32_t dmlemu_bits32(float x) { uint32_t b; memcpy(&b, &x, 4); return b; }
 
-    /* The float16 with these bits, exactly, as a double. Its exponent and significand bits, placed at
-       the top of a double's significand field and the bottom of its exponent field, are a double of
-       value 2^-1008 times the float16's (a double subnormal for a float16 subnormal); times 2^1008,
-       exact. Infinities and NaNs (exponent 31) are built from bits, selected without a branch. */
-    static inline double dmlemu_half_to_double(uint16_t h) {
-        uint64_t sign = (uint64_t)(h >> 15) << 63;
-        uint64_t finite = dmlemu_bits64(dmlemu_f64((uint64_t)(h & 0x7FFF) << 42) * 0x1p1008);
-        uint64_t special = 0x7FF0000000000000ULL | ((uint64_t)(h & 0x3FF) << 42);
-        return dmlemu_f64(sign | ((h & 0x7C00) == 0x7C00 ? special : finite));
+    static inline float dmlemu_f32(uint32_t bits) { float x; memcpy(&x, &bits, 4); return x; }
+
+    /* Every selection below is a mask (all ones or zero) and bit operations, the masks made by
+       arithmetic shifts of differences rather than C comparisons where a comparison would let the
+       compiler branch on it: the row loops then have no branch and vectorise (see the row functions). */
+
+    /* The float16 with these bits, exactly, as a float. Its exponent and significand bits, placed at
+       the top of a float's significand field and the bottom of its exponent field, are a float of value
+       2^-112 times the float16's (a float subnormal for a float16 subnormal); times 2^112, exact.
+       Infinities and NaNs (exponent 31) are built from bits. */
+    static inline float dmlemu_half_to_float(uint16_t h) {
+        uint32_t x = h;
+        uint32_t sign = (x & 0x8000) << 16;
+        uint32_t finite = dmlemu_bits32(dmlemu_f32((x & 0x7FFF) << 13) * 0x1p112f);
+        uint32_t special = 0x7F800000u | ((x & 0x3FF) << 13);
+        uint32_t is_special = (x & 0x7C00) == 0x7C00 ? ~0u : 0;
+        return dmlemu_f32(sign | (special & is_special) | (finite & ~is_special));
     }
 
     /* x rounded once to float16, to nearest even, as bits: overflow -> inf, subnormals kept, a non-zero
-       x that rounds to zero keeps its sign, NaN -> nan_bits. Branch-free (the selections compile to
-       conditional moves), after F. Giesen's float_to_half_fast3_rtne, widened to double:
-       - a normal float16: the exponent is rebiased (1023 -> 15) and 2^41 - 1, plus the last kept bit,
-         added to the bits before shifting off the 42 dropped bits: the carry rounds to nearest even,
-         and a significand that rounds up to 2^11 carries into the exponent (65520 and above reach
-         0x7C00, inf; larger values are clamped to it);
-       - a subnormal float16 (|x| < 2^-14): |x| + 2^28 rounds |x| to a multiple of 2^-24 in the
-         hardware's own addition (the ulp of [2^28, 2^29) is 2^-24), and the difference of the bits
-         is the float16 significand (1024: rounded up to the smallest normal, whose bits those are). */
+       x that rounds to zero keeps its sign, NaN -> nan_bits. As numerics.narrow_f64_to_f16: |x| is
+       clamped into [2^-30, 2^17] (every value outside rounds to the same float16), rounded to odd at 24
+       bits (the low 29 significand bits cleared, bit 29 set if any was set), which a float holds
+       exactly; that float is rounded to float16 on its bits, after F. Giesen's float_to_half_fast3_rtne:
+       - a normal float16: the exponent is rebiased (127 -> 15) and 2^12 - 1, plus the last kept bit,
+         added before shifting off the 13 dropped bits: the carry rounds to nearest even, and a
+         significand that rounds up to 2^11 carries into the exponent (65520 and above reach 0x7C00,
+         inf; larger values are clamped to it);
+       - a subnormal float16 (|x| < 2^-14): the 24-bit significand shifted right to the grid of 2^-24
+         (14 to 31 bits) with the same carry rounding (a result of 1024 is the smallest normal's bits). */
     static inline uint16_t dmlemu_double_to_half(double x, uint16_t nan_bits) {
-        uint64_t b = dmlemu_bits64(x);
-        uint16_t sign = (uint16_t)((b >> 48) & 0x8000);
-        uint64_t u = b & 0x7FFFFFFFFFFFFFFFULL;
-        uint64_t normal = (u - ((uint64_t)(1023 - 15) << 52) + ((1ULL << 41) - 1) + ((u >> 42) & 1)) >> 42;
-        normal = normal > 0x7C00 ? 0x7C00 : normal;
-        uint64_t subnormal = dmlemu_bits64(dmlemu_f64(u) + 0x1p28) - dmlemu_bits64(0x1p28);
-        uint16_t o = (uint16_t)(sign | (u < 0x3F10000000000000ULL ? subnormal : normal));    /* 2^-14 */
-        return u > 0x7FF0000000000000ULL ? nan_bits : o;
+        uint64_t bits = dmlemu_bits64(x);
+        uint32_t sign = (uint32_t)(bits >> 48) & 0x8000;
+        uint64_t u = bits & 0x7FFFFFFFFFFFFFFFULL;
+        uint64_t nan = (uint64_t)((int64_t)(0x7FF0000000000000ULL - u) >> 63);
+        uint64_t big = (uint64_t)((int64_t)(0x4100000000000000ULL - u) >> 63);               /* above 2^17 */
+        uint64_t tiny = (uint64_t)(((int64_t)(u - 0x3E10000000000000ULL) >> 63)              /* below 2^-30 */
+                                   & ~((int64_t)(u - 1) >> 63));                            /* and not 0 */
+        u = (u & ~(big | tiny)) | (0x4100000000000000ULL & big) | (0x3E10000000000000ULL & tiny);
+        uint64_t sticky = (u & ((1ULL << 29) - 1)) != 0 ? (1ULL << 29) : 0;
+        uint32_t v = dmlemu_bits32((float)dmlemu_f64((u & ~((1ULL << 29) - 1)) | sticky));
+        uint32_t normal = (v - ((uint32_t)(127 - 15) << 23) + 0xFFF + ((v >> 13) & 1)) >> 13;
+        normal = normal < 0x7C00 ? normal : 0x7C00;
+        int32_t shift = 126 - (int32_t)(v >> 23);
+        shift = shift < 14 ? 14 : shift;
+        shift = shift > 31 ? 31 : shift;
+        uint32_t m = (v & 0x7FFFFF) | 0x800000;
+        uint32_t subnormal = (m + ((1u << (shift - 1)) - 1) + ((m >> shift) & 1)) >> shift;
+        uint32_t small = (uint32_t)((int32_t)(v - 0x38800000u) >> 31);                       /* below 2^-14 */
+        uint32_t o = sign | (subnormal & small) | (normal & ~small);
+        return (uint16_t)((o & ~(uint32_t)nan) | (nan_bits & (uint32_t)nan));
     }
 
     /* p + c for exact double p and c, rounded to odd: the nearest double, or if the sum was inexact and
@@ -87,8 +111,8 @@ cdef extern from *:
     }
 
     static inline uint16_t dmlemu_fma_f16(uint16_t a, uint16_t b, uint16_t c, uint16_t nan_bits) {
-        double p = dmlemu_half_to_double(a) * dmlemu_half_to_double(b);
-        return dmlemu_double_to_half(dmlemu_sum_to_odd(p, dmlemu_half_to_double(c)), nan_bits);
+        double p = (double)dmlemu_half_to_float(a) * (double)dmlemu_half_to_float(b);
+        return dmlemu_double_to_half(dmlemu_sum_to_odd(p, (double)dmlemu_half_to_float(c)), nan_bits);
     }
 
     static inline uint32_t dmlemu_fma_f32(float a, float b, float c, uint32_t nan_bits) {
@@ -101,11 +125,11 @@ cdef extern from *:
         return r != r ? nan_bits : dmlemu_bits64(r);
     }
 
-    /* One row of contiguous lanes. Speed: the float32 body has no branch, so with non-aliasing
+    /* One row of contiguous lanes. Speed: the float16 and float32 bodies have no branch, so with non-aliasing
        (__restrict) unit-stride pointers GCC vectorises the loop where the target has 64-bit vector
        shifts and compares: on x86-64 with GCC or Clang on an ELF system each row function is also
        built for AVX2 and the loader picks it on CPUs that have it (target_clones; the same operations
-       in each lane, so the same bits). A scalar loop took 3.7 ns a float32 lane. */
+       in each lane, so the same bits). Scalar loops took 6.3 ns a float16 lane, 3.7 a float32 one. */
     #if defined(__x86_64__) && defined(__ELF__) && (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 6))
     #define DMLEMU_CLONES __attribute__((target_clones("avx2", "default")))
     #else
