@@ -10,7 +10,7 @@ results, slower.
 
 The other compiled module is the fused multiply-add of the float16/32/64 FMA instructions
 (isa/fma_compiled.pyx, `dmlemu.isa.fma_compiled`): without it isa/numerics.py runs its NumPy reference,
-the same bits, about 30 times slower.
+the same bits, 20 to 100 times slower (bench/bench_fma.py).
 """
 import os
 import tempfile

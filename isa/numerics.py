@@ -529,7 +529,7 @@ def fused_multiply_add(a, b, c):
 
 
 def fused_multiply_add_reference(a, b, c):
-    """fused_multiply_add in NumPy (the rule as written there; about 80 ns a lane)."""
+    """fused_multiply_add in NumPy, the rule as written there (15 to 40 ns a lane at 2^20 lanes: bench/bench_fma.py)."""
     with np.errstate(all="ignore"):
         dtype = np.result_type(a, b, c)
         p = _as_f64(a) * _as_f64(b)
@@ -646,7 +646,7 @@ def fused_multiply_add_f64(a, b, c):
 
 
 def fused_multiply_add_f64_reference(a, b, c):
-    """fused_multiply_add_f64 in NumPy (the rule there, about 110 ns a lane)."""
+    """fused_multiply_add_f64 in NumPy, the rule written there (about 130 ns a lane: bench/bench_fma.py)."""
     with np.errstate(all="ignore"):
         a, b, c = (np.asarray(v, dtype=np.float64) for v in (a, b, c))
         a, b, c = np.broadcast_arrays(a, b, c)
