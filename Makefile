@@ -10,7 +10,10 @@ STAMP := $(VENV)/.installed
 
 # The timing units Cython compiles (setup.py's COMPILED_TIMING_UNITS): their .py and .pxd files.
 TIMING_UNITS := events memory_system compute_unit simd workgroup_dispatcher
-$(STAMP): pyproject.toml setup.py $(foreach u,$(TIMING_UNITS),emulator/timing/$(u).py emulator/timing/$(u).pxd)
+# The compiled numeric kernels (setup.py's COMPILED_NUMERICS): their .pyx files.
+NUMERICS_KERNELS := fma_compiled
+$(STAMP): pyproject.toml setup.py $(foreach u,$(TIMING_UNITS),emulator/timing/$(u).py emulator/timing/$(u).pxd) \
+		$(foreach k,$(NUMERICS_KERNELS),isa/$(k).pyx)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test,sweep,perfetto,onnx]'

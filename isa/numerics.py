@@ -9,8 +9,14 @@ The second half holds the rules of the transcendental (exp2, log2, sin/cos in re
 rsq, sqrt), rounding, fused multiply-add, classification and conversion instructions: each is
 built from IEEE basic operations only, so it gives the same bits on every machine, and the golden
 model calls the same functions. docs/ISA.md prints every rule; docs/ISA_PRECISION.md the errors.
+
+The fused multiply-adds have a compiled fast path (isa/fma_compiled.pyx, built where a C compiler is):
+the same bits as their NumPy references here, which run when it was not built or DMLEMU_NUMERICS=reference.
 """
 import decimal as _decimal
+import math as _math
+import os as _os
+import warnings as _warnings
 
 import numpy as np
 
@@ -21,7 +27,7 @@ __all__ = [
     "f16_arith", "float_to_int", "exp2", "log2", "sin_revolutions", "cos_revolutions", "reciprocal",
     "square_root", "reciprocal_sqrt", "round_integral", "fract", "round_sum_once", "fused_multiply_add",
     "float_class", "class_test", "ldexp_exact", "int_to_float", "narrow_f64_to_f16", "popcount32", "divide",
-    "fused_multiply_add_f64",
+    "fused_multiply_add_f64", "fused_multiply_add_reference", "fused_multiply_add_f64_reference", "compiled_fma",
     "bit_field_extract", "select",
 ]
 
@@ -504,13 +510,75 @@ def fused_multiply_add(a, b, c):
     The product is exact in float64 (2 x 24 bits <= 53); the sum is rounded to odd in float64 and
     then to nearest even in the destination. Special cases follow IEEE: inf * 0 is NaN, inf - inf
     is NaN, the sign of an exact zero sum is + unless both addends are -0. NaN canonical.
+    Computed by the compiled kernel where it was built (compiled_fma), else by
+    fused_multiply_add_reference: the same bits.
     """
+    kernels = compiled_fma()
+    if kernels is not None:
+        dtype = np.result_type(a, b, c)
+        if dtype == np.float16 or dtype == np.float32:
+            operands = [np.asarray(v) for v in (a, b, c)]
+            # Only operands that the destination type holds exactly (the reference widens each one to
+            # float64 as it is: a float64 or integer operand must keep its own value).
+            if all(v.dtype.kind == "f" and v.dtype.itemsize <= dtype.itemsize for v in operands):
+                if dtype == np.float16:
+                    return _run_compiled(kernels.fma_f16, dtype, [v.astype(dtype, copy=False).view(np.uint16)
+                                                                  for v in operands])
+                return _run_compiled(kernels.fma_f32, dtype, [v.astype(dtype, copy=False) for v in operands])
+    return fused_multiply_add_reference(a, b, c)
+
+
+def fused_multiply_add_reference(a, b, c):
+    """fused_multiply_add in NumPy, the rule as written there (15 to 40 ns a lane at 2^20 lanes: bench/bench_fma.py)."""
     with np.errstate(all="ignore"):
         dtype = np.result_type(a, b, c)
         p = _as_f64(a) * _as_f64(b)
         cc = _as_f64(c)
         out = round_sum_once(p, cc, dtype)
         return canonicalize(out)
+
+
+# ---- the compiled fused multiply-add ---------------------------------------------------------------
+_compiled_fma_module = None      # the loaded module, False when it was not built or is stale; None: not looked up
+
+
+def compiled_fma():
+    """The compiled fused multiply-add kernels (the module dmlemu.isa.fma_compiled), or None where they
+    were not built, are older than isa/fma_compiled.pyx (edited, not rebuilt: a RuntimeWarning says so)
+    or DMLEMU_NUMERICS=reference (read at every call, so a test or a session may switch)."""
+    global _compiled_fma_module
+    if _os.environ.get("DMLEMU_NUMERICS", "").lower() == "reference":
+        return None
+    if _compiled_fma_module is None:
+        _compiled_fma_module = _load_compiled_fma()
+    return _compiled_fma_module or None
+
+
+def _load_compiled_fma():
+    try:
+        from dmlemu.isa import fma_compiled
+    except ImportError:
+        return False
+    source = _os.path.join(_os.path.dirname(fma_compiled.__file__), "fma_compiled.pyx")
+    if _os.path.exists(source) and _os.path.getmtime(source) > _os.path.getmtime(fma_compiled.__file__):
+        _warnings.warn(f"{source} changed after its compiled module was built; the fused multiply-adds run "
+                       f"their NumPy reference (same results, slower) until it is rebuilt (make, or pip install -e .)",
+                       RuntimeWarning, stacklevel=3)
+        return False
+    return fma_compiled
+
+
+def _run_compiled(kernel, dtype, operands):
+    """kernel over the operands broadcast to one shape: 2-D strided views (stride 0 where broadcast;
+    more than two dimensions are folded into the first, copying where a view cannot), one output array
+    of the destination's bits, returned as dtype in the broadcast shape."""
+    shape = np.broadcast_shapes(*(v.shape for v in operands))
+    grid = (_math.prod(shape[:-1]), shape[-1]) if len(shape) >= 2 else (1, _math.prod(shape))
+    views = [np.broadcast_to(v, shape).reshape(grid) for v in operands]
+    out = np.empty(grid, dtype=UINT_OF[dtype])
+    kernel(*views, out, CANONICAL_NAN_BITS[dtype])
+    out = out.view(dtype).reshape(shape)
+    return out
 
 
 _SPLITTER = 134217729.0   # 2^27 + 1: Veltkamp's constant for float64
@@ -557,6 +625,9 @@ def _fma_f64_exact_lanes(a, b, c):
 def fused_multiply_add_f64(a, b, c):
     """a * b + c rounded once for float64 lanes (IEEE fusedMultiplyAdd).
 
+    Computed by the compiled kernel where it was built (compiled_fma: C's fma(), correctly rounded),
+    else by fused_multiply_add_f64_reference, the same bits, by the rule that follows.
+
     Finite non-zero operands: a = ma 2^ea, b = mb 2^eb (frexp, exact), E = ea + eb; c is scaled by
     2^-E (exactly, in three power-of-two steps; a c below 2^(E-200) is replaced by +-2^(E-200) of
     its sign, which cannot change the rounding, and a c above 2^(E+55) is the result); then
@@ -567,6 +638,15 @@ def fused_multiply_add_f64(a, b, c):
     is +0 unless both addends are -0, a non-zero result that rounds to zero keeps its sign); NaN
     canonical.
     """
+    kernels = compiled_fma()
+    if kernels is not None:
+        return _run_compiled(kernels.fma_f64, np.dtype(np.float64),
+                             [np.asarray(v, dtype=np.float64) for v in (a, b, c)])
+    return fused_multiply_add_f64_reference(a, b, c)
+
+
+def fused_multiply_add_f64_reference(a, b, c):
+    """fused_multiply_add_f64 in NumPy, the rule written there (about 130 ns a lane: bench/bench_fma.py)."""
     with np.errstate(all="ignore"):
         a, b, c = (np.asarray(v, dtype=np.float64) for v in (a, b, c))
         a, b, c = np.broadcast_arrays(a, b, c)
