@@ -68,13 +68,13 @@ def main(argv):
     want = numpy_tree_sum(x)
     rig = ComputeRig()
     print(f"sum of {n} FLOAT32 values, groups of {GROUP}, waves of {rig.wave_width} lanes")
-    print(f"  NumPy in the kernel's tree order: {want}   (np.sum's own order: {np.sum(x)}; "
+    print(f"  NumPy in the kernel's tree order: {want!s}   (np.sum's own order: {np.sum(x)!s}; "
           f"in float64: {np.sum(x, dtype=np.float64):.7f})")
     for cross_lane, label in ((False, "LDS tree, all 8 steps"), (True, "LDS tree to one wave + butterflies")):
         got, cycles, passes = gpu_sum(rig, x, cross_lane)
         if np.float32(got).view(np.uint32) != np.float32(want).view(np.uint32):
             raise SystemExit(f"{label}: {got} differs from NumPy's {want}")
-        print(f"  {label:<36} {got:>12}  {passes} passes, {rig.describe(cycles)}")
+        print(f"  {label:<36} {got!s:>12}  {passes} passes, {rig.describe(cycles)}")
     print("both sums are bit-exact against dmlemu.golden's FLOAT32 addition in the kernel's order (NumPy).")
 
 
