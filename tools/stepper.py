@@ -559,7 +559,7 @@ def format_lds(a):
     out = [f"LDS: {_plural(a.lanes, 'lane')} x {a.access_bytes} B; dword d is in bank d mod {a.banks}"]
     fewest = -(-a.distinct_dwords // a.banks)
     if a.passes <= fewest:
-        text = f"bank conflicts: none: {_plural(a.passes, 'pass')}" + (
+        text = f"bank conflicts: none: {a.passes} {'pass' if a.passes == 1 else 'passes'}" + (
             " (no bank serves two different dwords)" if a.passes == 1 else
             f" ({a.distinct_dwords} different dwords over {a.banks} banks need {a.passes})")
     else:
@@ -604,8 +604,8 @@ def _barrier_text(wave, arrived, waiting, group, live, all_waves, workgroup):
         return f"barrier: all waves of workgroup {workgroup} still running have arrived ({_waves(arrived)}){gone}: it opens"
     if all_waves:
         return f"barrier: arrived {_waves(arrived)}; waiting for {_waves(waiting)}{gone}"
-    return (f"barrier: wave {wave} waits; waves {_waves(waiting)} of workgroup {workgroup} now run unseen to their "
-            f"next s_barrier or end (--workgroup {workgroup} shows them){gone}; then it opens")
+    return (f"barrier: wave {wave} waits; {'wave' if len(waiting) == 1 else 'waves'} {_waves(waiting)} of workgroup "
+            f"{workgroup} now {'runs' if len(waiting) == 1 else 'run'} unseen to the next s_barrier or the end (--workgroup {workgroup} shows them){gone}; then it opens")
 
 
 _SHOWN_LINES = 4      # line addresses printed per instruction
