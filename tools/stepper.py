@@ -435,12 +435,17 @@ class WaveStepper:
                 index = dest.code - 256
                 covered = set(range(index, index + n))
                 if covered & changed_v:
-                    if type_name in op.TYPES and op.TYPES[type_name][1] == n:
+                    if type_name in op.TYPES and op.TYPES[type_name][1] == n <= 2:
                         value = batch.read(dest, type_name)
                         changes.append(Change(format_operand(dest), self._lanes(value, type_name, active)))
                     else:
+                        # dwords of a wide LDS load print as the kernel's 4-byte element type (f32 for FLOAT32)
+                        word = _type_of(np.zeros(0, self.element_type)) if (
+                            entry.kind == "lds_load" and self.element_type.itemsize == 4) else "b32"
                         for i in sorted(covered):
-                            changes.append(Change(f"v{i}", self._lanes(batch.vgpr[i], "b32", active)))
+                            bits = np.asarray(batch.vgpr[i])
+                            value = bits.view(np.float32) if word == "f32" else bits
+                            changes.append(Change(f"v{i}", self._lanes(value, word, active)))
                 changed_v -= covered
             else:
                 covered = set(range(dest.code, dest.code + n))

@@ -123,3 +123,36 @@ def test_an_operator_kernel_steps_as_before_with_and_without_workgroup():
     assert status == 0 and "barrier" not in out and "LDS" not in out.split("  #  addr")[1]
     status, out, err = cli("step", "--operator", "CLIP", "--sizes", "6", "--workgroup", "0")
     assert status == 0 and "-- wave 0 (wave 0 of workgroup 0)" in out
+
+
+def test_the_commands_of_docs_workgroups_run():
+    """docs/WORKGROUPS.md is documentation that runs: its `dmlemu` lines (from the repository root)
+    exit 0, and its `python` lines name programs that exist (tests/package/test_examples.py runs them)."""
+    import re
+    import shlex
+    root = os.path.dirname(os.path.dirname(HERE))
+    with open(os.path.join(root, "docs", "WORKGROUPS.md"), encoding="utf-8") as f:
+        text = f.read()
+    lines = [line.strip() for block in re.findall(r"```sh\n(.*?)```", text, re.S) for line in block.splitlines()
+             if line.strip()]
+    assert len(lines) >= 8
+    for line in lines:
+        words = shlex.split(line)
+        if words[0] == "python":
+            assert os.path.isfile(os.path.join(root, words[1])), line
+            continue
+        assert words[0] == "dmlemu", line
+        status, out, err = cli(*[os.path.join(root, w) if w.startswith(("examples/", "tests/")) else w
+                                 for w in words[1:]])
+        assert status == 0, f"{line}\n{err}"
+
+
+def test_docs_workgroups_shows_what_the_stepper_prints():
+    root = os.path.dirname(os.path.dirname(HERE))
+    with open(os.path.join(root, "docs", "WORKGROUPS.md"), encoding="utf-8") as f:
+        text = f.read()
+    status, out, _ = cli("step", "--kernel", os.path.join(root, "examples", "kernels", "transpose_tiled.s"),
+                         "-D", "STRIDE=32", "--constants", "32", "--buffer", "t0=float32:1024",
+                         "--buffer", "u0=float32:1024:zeros")
+    shown = block(out[out.index("  #  addr"):], " 18    34  ds_read_b32")
+    assert shown in text
