@@ -10,6 +10,7 @@ bindings do:
     .uav u0                         an unordered-access view (read and written through a descriptor)
     .cbv b1                         a constant buffer read through a descriptor
     .root_constants b0, 2           2 constants of register b0, handed to the kernel in SGPRs
+    .lds 4352                       bytes of LDS each thread group owns (HLSL groupshared); default 0
     (each binding may end with `, space1` for register space 1; the default is space 0)
 
 The directives are read before the preprocessor runs, so they may not sit inside .if blocks or
@@ -22,13 +23,15 @@ first SGPR of a binding (5 for the first). The full launch ABI is docs/KERNEL_AB
 Container layout (little-endian dwords):
 
     dword 0        magic 'DMCS' (0x53434D44)
-    dword 1        version (1)
+    dword 1        version (2; version 1, which has no dword 17, is read as 0 bytes of LDS)
     dwords 2 .. 4  numthreads X, Y, Z
     dword 5        VGPRs the program uses (v0 .. v<n-1>)
     dword 6        SGPRs the program uses (s0 .. s<n-1>)
     dword 7        number of bindings N
     dword 8        number of program dwords M
     dwords 9 .. 16 the shader's name, UTF-8, zero-padded to 32 bytes
+    dword 17       bytes of LDS each thread group owns (the .lds directive; a multiple of 4, at most
+                   MAX_LDS_BYTES; whether the adapter has that much is CreateComputePipelineState's check)
     then N bindings of 4 dwords: kind (0 SRV, 1 UAV, 2 CBV, 3 root constants), register, space,
                    count (root constants: how many 32-bit values; else 0)
     then M program dwords
@@ -46,11 +49,13 @@ from dmlemu.isa.operands import NUM_SGPRS, NUM_VGPRS
 __all__ = ["ShaderBinding", "ShaderBinary", "ShaderBinaryError", "parse_shader_binary", "assemble_shader",
            "is_shader_source", "is_shader_binary", "registers_used", "MAGIC", "SRV", "UAV", "CBV", "ROOT_CONSTANTS",
            "KIND_NAMES", "ROOT_CONSTANT_FIRST_SGPR", "MAX_ROOT_CONSTANTS", "GROUP_ID_SGPR", "ABI_SGPRS",
-           "TABLE_SLOT_BYTES"]
+           "TABLE_SLOT_BYTES", "MAX_LDS_BYTES"]
 
 MAGIC = 0x53434D44          # b"DMCS" read as a little-endian dword
-VERSION = 1
-HEADER_DWORDS = 17
+VERSION = 2
+VERSIONS = (1, 2)               # version 1: no LDS dword (the header is one dword shorter)
+HEADER_DWORDS = 18
+HEADER_DWORDS_V1 = 17
 NAME_BYTES = 32
 SRV, UAV, CBV, ROOT_CONSTANTS = 0, 1, 2, 3          # SRV .. CBV: D3D12_DESCRIPTOR_RANGE_TYPE's values
 KIND_NAMES = {SRV: "SRV", UAV: "UAV", CBV: "CBV", ROOT_CONSTANTS: "root constants"}
@@ -64,6 +69,9 @@ MAX_BINDINGS = 64
 MAX_PROGRAM_DWORDS = 1 << 20
 MAX_THREADS = 1024              # D3D12_CS_THREAD_GROUP_MAX_THREADS_PER_GROUP
 MAX_NUMTHREADS = (1024, 1024, 64)   # D3D12_CS_THREAD_GROUP_MAX_X / _Y / _Z
+# The container's own bound on .lds (a sanity bound on untrusted bytes, far above any GPU's LDS);
+# the API's limit, D3D12_CS_TGSM_REGISTER_COUNT dwords = 32 KiB, is checked by CreateComputePipelineState.
+MAX_LDS_BYTES = 1 << 20
 
 
 class ShaderBinaryError(ValueError):
@@ -100,6 +108,7 @@ class ShaderBinary:
     bindings: tuple
     program: tuple
     name: str = "shader"
+    lds_bytes: int = 0
 
     @property
     def table_bindings(self):
@@ -119,6 +128,7 @@ class ShaderBinary:
         name = self.name.encode("utf-8")[:NAME_BYTES].ljust(NAME_BYTES, b"\0")
         words = [MAGIC, VERSION, *self.numthreads, self.vgprs, self.sgprs, len(self.bindings), len(self.program)]
         words += [int.from_bytes(name[i:i + 4], "little") for i in range(0, NAME_BYTES, 4)]
+        words.append(self.lds_bytes)
         for b in self.bindings:
             words += [b.kind, b.register, b.space, b.count]
         words += list(self.program)
@@ -151,18 +161,27 @@ def parse_shader_binary(data):
     decode, and whether the program stays inside its declared registers, is checked by the caller
     that decodes it (CreateComputePipelineState)."""
     data = bytes(data)
-    if len(data) < HEADER_DWORDS * 4:
+    if len(data) < HEADER_DWORDS_V1 * 4:
         raise ShaderBinaryError(f"the bytecode is {len(data)} bytes; a compute shader binary has a "
-                                f"{HEADER_DWORDS * 4}-byte header")
+                                f"{HEADER_DWORDS_V1 * 4}-byte header at least")
     if len(data) % 4:
         raise ShaderBinaryError(f"the bytecode is {len(data)} bytes; a compute shader binary is whole dwords")
-    words = [int.from_bytes(data[i:i + 4], "little") for i in range(0, HEADER_DWORDS * 4, 4)]
+    words = [int.from_bytes(data[i:i + 4], "little") for i in range(0, HEADER_DWORDS_V1 * 4, 4)]
     if words[0] != MAGIC:
         raise ShaderBinaryError(f"the bytecode starts with 0x{words[0]:08X}; a dmlemu compute shader starts with "
                                 f"the magic 0x{MAGIC:08X} ('DMCS', what `dmlemu asm` writes for a source with "
                                 ".numthreads)")
-    if words[1] != VERSION:
-        raise ShaderBinaryError(f"the header's version is {words[1]}; this emulator reads version {VERSION}")
+    if words[1] not in VERSIONS:
+        raise ShaderBinaryError(f"the header's version is {words[1]}; this emulator reads versions "
+                                f"{' and '.join(map(str, VERSIONS))}")
+    header_dwords, lds_bytes = HEADER_DWORDS_V1, 0
+    if words[1] >= 2:
+        header_dwords = HEADER_DWORDS
+        if len(data) < header_dwords * 4:
+            raise ShaderBinaryError(f"the bytecode is {len(data)} bytes; a version {words[1]} compute shader "
+                                    f"binary has a {header_dwords * 4}-byte header")
+        lds_bytes = int.from_bytes(data[HEADER_DWORDS_V1 * 4:header_dwords * 4], "little")
+        _check_lds(lds_bytes, ShaderBinaryError, "the header's LDS size")
     numthreads = tuple(words[2:5])
     for axis, value, limit in zip("XYZ", numthreads, MAX_NUMTHREADS):
         if not 1 <= value <= limit:
@@ -181,7 +200,7 @@ def parse_shader_binary(data):
     if not 1 <= length <= MAX_PROGRAM_DWORDS:
         raise ShaderBinaryError(f"the header declares {length} program dwords; a program has 1 to "
                                 f"{MAX_PROGRAM_DWORDS}")
-    expected = (HEADER_DWORDS + 4 * count + length) * 4
+    expected = (header_dwords + 4 * count + length) * 4
     if len(data) != expected:
         raise ShaderBinaryError(f"the bytecode is {len(data)} bytes, but its header ({count} bindings, {length} "
                                 f"program dwords) makes it {expected} bytes ({'truncated' if len(data) < expected else 'extra bytes at the end'})")
@@ -193,7 +212,7 @@ def parse_shader_binary(data):
     if not name.isprintable():
         raise ShaderBinaryError(f"the header's name {name!r} has characters that are not printable")
     bindings, seen, constants = [], {}, 0
-    base = HEADER_DWORDS * 4
+    base = header_dwords * 4
     for i in range(count):
         kind, register, space, number = (int.from_bytes(data[base + 16 * i + 4 * k:base + 16 * i + 4 * k + 4], "little")
                                          for k in range(4))
@@ -221,11 +240,20 @@ def parse_shader_binary(data):
                                 f"s{ROOT_CONSTANT_FIRST_SGPR + MAX_ROOT_CONSTANTS - 1})")
     start = base + 16 * count
     program = tuple(int.from_bytes(data[start + 4 * k:start + 4 * k + 4], "little") for k in range(length))
-    return ShaderBinary(numthreads, vgprs, sgprs, tuple(bindings), program, name or "shader")
+    return ShaderBinary(numthreads, vgprs, sgprs, tuple(bindings), program, name or "shader", lds_bytes)
+
+
+def _check_lds(value, error, what):
+    """The rule on an LDS size: whole dwords, 0 to MAX_LDS_BYTES; `error` (a sentence) otherwise."""
+    if not 0 <= value <= MAX_LDS_BYTES:
+        raise error(f"{what} is {value} bytes; it must be 0 to {MAX_LDS_BYTES} (CreateComputePipelineState then "
+                    "checks it against D3D12's 32 KiB of groupshared memory)")
+    if value % 4:
+        raise error(f"{what} is {value} bytes; it must be a multiple of 4 (LDS is allocated in dwords)")
 
 
 # ---- building from source ------------------------------------------------------------------------
-_DIRECTIVES = (".numthreads", ".srv", ".uav", ".cbv", ".root_constants")
+_DIRECTIVES = (".numthreads", ".srv", ".uav", ".cbv", ".root_constants", ".lds")
 _KIND_OF = {".srv": SRV, ".uav": UAV, ".cbv": CBV, ".root_constants": ROOT_CONSTANTS}
 _REGISTER = re.compile(r"^([tub])(\d+)$", re.IGNORECASE)
 _SPACE = re.compile(r"^space(\d+)$", re.IGNORECASE)
@@ -280,7 +308,7 @@ def assemble_shader(text, symbols=None, filename="<source>", name=None):
 
     AssemblyError, naming the file and line, for a bad directive, a directive inside .if, a missing
     .numthreads, a register bound twice, or anything the assembler refuses."""
-    numthreads, bindings, lines, depth, seen = None, [], [], 0, {}
+    numthreads, bindings, lines, depth, seen, lds_bytes, lds_line = None, [], [], 0, {}, 0, None
     for number, raw in enumerate(text.splitlines(), 1):
         where = f"{filename}:{number}"
         line = _code(raw)
@@ -309,6 +337,18 @@ def assemble_shader(text, symbols=None, filename="<source>", name=None):
             if total > MAX_THREADS:
                 raise AssemblyError(f"{where}: .numthreads {', '.join(map(str, numthreads))} is {total} threads; a "
                                     f"thread group has at most {MAX_THREADS}")
+            continue
+        if word == ".lds":
+            if lds_line is not None:
+                raise AssemblyError(f"{where}: .lds is given twice (first at line {lds_line})")
+            if len(fields) != 1 or not fields[0]:
+                raise AssemblyError(f"{where}: .lds takes BYTES (the thread group's LDS, HLSL groupshared)")
+            try:
+                lds_bytes = int(fields[0], 0)
+            except ValueError:
+                raise AssemblyError(f"{where}: the LDS size is {fields[0]!r}; it must be an integer") from None
+            _check_lds(lds_bytes, AssemblyError, f"{where}: the LDS size")
+            lds_line = number
             continue
         binding = _binding(word, fields, where)
         key = (REGISTER_LETTER[binding.kind], binding.register, binding.space)
@@ -341,4 +381,4 @@ def assemble_shader(text, symbols=None, filename="<source>", name=None):
         base = re.split(r"[\\/]", filename)[-1]
         name = base.rsplit(".", 1)[0] if "." in base else base
     name = name.encode("utf-8")[:NAME_BYTES].decode("utf-8", "ignore") or "shader"
-    return ShaderBinary(numthreads, vgprs, sgprs, tuple(bindings), tuple(program), name)
+    return ShaderBinary(numthreads, vgprs, sgprs, tuple(bindings), tuple(program), name, lds_bytes)

@@ -122,4 +122,6 @@ def describe_shader(shader, with_addresses=True):
         count = f", {b.count}" if b.kind == ROOT_CONSTANTS else ""
         space = f", space{b.space}" if b.space else ""
         lines.append(f"{directive} {b.name.split(',')[0]}{count}{space}")
+    if shader.lds_bytes:
+        lines.append(f".lds {shader.lds_bytes}")
     return "\n".join(lines) + "\n" + disassemble(list(shader.program), with_addresses=with_addresses)

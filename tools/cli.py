@@ -407,10 +407,14 @@ def cmd_step(args):
 
 
 def _step_loop(args, stepper, format_header, format_footer, format_step):
+    if args.workgroup is not None:
+        if args.wave:
+            raise UsageError("--wave and --workgroup both choose what to step; give one")
+        stepper.select_workgroup(args.workgroup)
     print(format_header(stepper))
     executed = 0
     interactive = args.interactive
-    for s in stepper.steps():
+    for s in (stepper.steps() if args.workgroup is None else stepper.workgroup_steps()):
         print(format_step(s, args.width))
         executed = s.number
         if interactive and not s.ended:
@@ -633,10 +637,18 @@ def build_parser():
                     "(first addresses in hex) the coalescer made of them, and how many sectors hit the L2, hit "
                     "the Infinity Cache (adapters that have one) or were read from DRAM. The cache figures come "
                     "from a timed run of the whole dispatch on a fresh GPU of the same adapter, waves in order, "
-                    "so the waves before the stepped one have warmed the caches.")
+                    "so the waves before the stepped one have warmed the caches. Under each ds_* instruction: each "
+                    "lane's LDS address and bank, the bank-conflict passes and the LDS bytes changed; at s_barrier, "
+                    "which waves of the workgroup have arrived (docs/WORKGROUPS.md).")
     _add_operator_arguments(p, operator_default="CLIP", dtype_default="FLOAT16", sizes_default=[2, 3])
     p.add_argument("--width", type=int, default=8, choices=(4, 8, 16, 32, 64), help="lanes per wave (default 8)")
-    p.add_argument("--wave", type=int, default=0, metavar="N", help="which wave of the dispatch (default 0)")
+    p.add_argument("--wave", type=int, default=0, metavar="N",
+                   help="which wave of the dispatch (default 0); at an s_barrier the other waves of its workgroup "
+                        "run unseen to theirs")
+    p.add_argument("--workgroup", type=int, metavar="N",
+                   help="step every wave of workgroup N, in issue order: round-robin in wave order, each wave runs "
+                        "to its next s_barrier or its end, then the next wave; when all waves still running have "
+                        "arrived, the barrier opens and the round starts again from the first")
     p.add_argument("--adapter", default="teaching", metavar="KEY", help="adapter preset (default teaching)")
     p.add_argument("--interactive", "-i", action="store_true", help="wait for Enter after each instruction")
     p.add_argument("--kernel", metavar="FILE.s",

@@ -23,6 +23,21 @@ the Infinity Cache (presets that have one) or went to DRAM. These come from a ti
 same dispatch on a fresh GPU of the same preset and wave width (`timed_stats()`, run on first
 use): the caches see the dispatch's waves in order, so earlier waves warm them for later ones.
 The functional step itself never depends on it.
+
+Workgroups that cooperate (docs/WORKGROUPS.md): the stepped wave's workgroup gets its LDS
+(`KernelLaunch.lds_bytes`, a LocalDataShare), and under each ds_* instruction the stepper shows
+each lane's LDS byte address and bank (dword d is in bank d mod B, B = the preset's `lds_banks`, 32
+when it says none), the bank-conflict passes (the most distinct dwords one bank must serve; lanes
+reading the same dword share it, a broadcast), the LDS bytes the instruction changed, and lanes that
+read LDS bytes no wave of the workgroup has written yet. The executor returns at an s_barrier
+without waiting; the stepper does the waiting:
+  - one wave (`--wave N`): when it reaches an s_barrier, the other waves of its workgroup run unseen
+    (in wave order), each to its next barrier or its end, so that what they write to LDS before the
+    barrier is there; then the barrier opens and the stepped wave goes on;
+  - a whole workgroup (`--workgroup N`, `workgroup_steps()`): every wave is shown, in issue order:
+    round-robin in wave order, each wave running to its next s_barrier or its end, then the next
+    wave; when every wave that has not ended has arrived, the barrier opens and the round starts
+    again from the first wave. At each s_barrier the step says which waves have arrived.
 """
 from dataclasses import dataclass, field
 
@@ -31,7 +46,9 @@ import numpy as np
 from dmlemu import golden
 from dmlemu.data_types import DATA_TYPES
 from dmlemu.direct_run import DirectRun
+from dmlemu.dispatch_record import bank_passes
 from dmlemu.functional.executor import ExecutionStats, step
+from dmlemu.functional.local_data_share import LocalDataShare
 from dmlemu.gpu import Gpu
 from dmlemu.isa import opcodes as op
 from dmlemu.isa.operands import EXEC_LO, NUM_SGPRS, VCC_LO, format_operand
@@ -41,7 +58,7 @@ from dmlemu.timing.caches import TRAFFIC_FIELDS
 from dmlemu.tools.operators import (UsageError, describe, golden_outputs, operator_info, parse_data_type, preset_for,
                                     same_bits, tensor_names, validate)
 
-__all__ = ["Change", "Step", "WaveTraffic", "WaveStepper", "lane_string", "format_step", "format_header", "format_footer"]
+__all__ = ["Change", "Step", "WaveTraffic", "LdsAccess", "WaveStepper", "lane_string", "format_step", "format_header", "format_footer"]
 
 _FLOAT_TYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
 
@@ -78,6 +95,27 @@ class WaveTraffic:
 
 
 @dataclass
+class LdsAccess:
+    """What one ds_* instruction of a wave did to its workgroup's LDS."""
+    write: bool                   # a store or an atomic (the LDS may change)
+    lanes: int                    # lanes that accessed LDS (EXEC and inside the workgroup's LDS)
+    access_bytes: int             # bytes per lane
+    banks: int                    # LDS banks (the preset's lds_banks)
+    passes: int                   # bank-conflict passes: the most distinct dwords one bank serves
+    busiest_bank: int | None      # a bank that needs `passes` passes (None: no lane accessed)
+    busiest_dwords: list          # the distinct dword addresses that bank serves
+    distinct_dwords: int          # distinct dwords the lanes accessed (ceil(this / banks): the fewest passes)
+    broadcast_lanes: int          # lanes that read or wrote a dword another lane also accessed
+    written_bytes: int = 0        # stores and atomics: distinct LDS bytes the lanes wrote
+    written_range: tuple | None = None   # (first, last) byte written
+    changed_bytes: int = 0        # LDS bytes whose value the instruction changed
+    changed_range: tuple | None = None   # (first, last) changed byte
+    unwritten_lanes: int = 0      # lanes that read LDS bytes no wave of the workgroup had written
+    out_of_range: int = 0         # active lanes past the workgroup's LDS (reads give 0, writes dropped)
+    lds_bytes: int = 0            # the workgroup's LDS size
+
+
+@dataclass
 class Step:
     number: int                   # 1 for the first instruction the wave executed
     address: int                  # dword address of the instruction
@@ -86,6 +124,10 @@ class Step:
     changes: list = field(default_factory=list)
     ended: bool = False           # s_endpgm
     traffic: WaveTraffic | None = None   # buffer loads and stores: what the wave asked of the caches
+    wave: int = 0                 # the wave that executed it (a dispatch-wide wave index)
+    lds: LdsAccess | None = None  # ds_* instructions: addresses, banks, conflicts, bytes changed
+    barrier: str | None = None    # s_barrier: which waves of the workgroup have arrived
+    banner: str | None = None     # a line before the step: a wave of the workgroup starts a run
 
 
 def _format_value(value, type_name):
@@ -152,30 +194,159 @@ class WaveStepper:
 
     # ---- running ------------------------------------------------------------------------------
     def steps(self):
-        """Yield one Step per executed instruction, until s_endpgm."""
+        """Yield one Step per instruction the stepped wave executes, until s_endpgm (at an s_barrier,
+        the other waves of its workgroup run unseen to theirs)."""
+        return self._run(all_waves=False)
+
+    def workgroup_steps(self):
+        """Yield one Step per instruction of every wave of the stepped wave's workgroup, in issue order:
+        round-robin, each wave to its next s_barrier or its end (the module banner)."""
+        return self._run(all_waves=True)
+
+    def select_workgroup(self, workgroup):
+        """Step workgroup `workgroup` (workgroup_steps() shows all its waves): its first wave is picked."""
+        per_group = self.gpu.dispatcher.waves_per_workgroup(self.launch.workgroup_size)
+        if not 0 <= workgroup < self.launch.num_workgroups:
+            raise UsageError(f"workgroup {workgroup} does not exist: the dispatch has "
+                             f"{_plural(self.launch.num_workgroups, 'workgroup')} (0 to {self.launch.num_workgroups - 1})")
+        self._pick_wave(workgroup * per_group)
+
+    def workgroup_waves(self):
+        """The dispatch-wide indices of the waves of the stepped wave's workgroup."""
+        per_group = self.gpu.dispatcher.waves_per_workgroup(self.launch.workgroup_size)
+        return list(range(self.workgroup * per_group, (self.workgroup + 1) * per_group))
+
+    def _run(self, all_waves):
+        self.all_waves = all_waves
         stats = ExecutionStats(len(self.program), self.program.name)
-        batch, pc, number = self.batch, 0, 0
-        shown = {}       # pc -> the step that showed its traffic
-        while pc is not None:
-            number += 1
-            instruction = self.program.records[pc]
-            entry, operands = instruction.entry, instruction.operands
-            before = (list(batch.sgpr), list(batch.vgpr), batch.exec, batch.vcc, batch.scc)
-            exec_mask = lane_string(batch.exec)
-            stored = self._stored(entry, operands) if entry.kind == "store" else None
-            traffic = None
-            if entry.kind in ("load", "store"):
-                traffic = self.wave_traffic(pc, exec_mask.count("1"), np.dtype(op.MEM_TYPES[entry.mem_type]).itemsize)
-                if traffic is not None and pc in shown:
-                    traffic.shown_at = shown[pc]
-                shown.setdefault(pc, number)
-            next_pc = step(self.program, batch, self.gpu.memory, stats, pc)
-            changes = self._changes(entry, operands, before)
-            if stored is not None:
-                changes.append(stored)
-            yield Step(number, instruction.address, self.texts[pc], exec_mask, changes, next_pc is None,
-                       traffic)
-            pc = next_pc
+        size = self.launch.lds_bytes
+        self.lds = LocalDataShare(size, self.workgroup, 1) if size else None
+        group = self.workgroup_waves()
+        order = group if all_waves else [self.wave] + [w for w in group if w != self.wave]
+        batches, pcs = {self.wave: self.batch}, {}
+        live, arrived, counter, shown = list(order), [], [0], {}
+        stepped, main_batch = self.wave, self.batch
+        try:
+            while live:
+                for w in list(live):
+                    if w in arrived:
+                        continue
+                    if w not in batches:
+                        batches[w] = self.gpu.dispatcher.form_batch(self.launch, w, 1)
+                    visible = all_waves or w == stepped
+                    self.batch, self.wave = batches[w], w
+                    first = True
+                    while True:
+                        pc = pcs.get(w, 0)
+                        entry = self.program.records[pc].entry
+                        s, next_pc = self._execute(stats, pc, counter, shown, visible)
+                        if entry.kind == "barrier":
+                            arrived.append(w)
+                            waiting = [v for v in live if v not in arrived]
+                            if s is not None:
+                                s.barrier = _barrier_text(w, arrived, waiting, group, live, all_waves, self.workgroup)
+                        if next_pc is None:
+                            live.remove(w)
+                        else:
+                            pcs[w] = next_pc
+                        if visible:
+                            if all_waves and first:
+                                s.banner = (f"-- wave {w} (wave {group.index(w)} of workgroup {self.workgroup}) runs "
+                                            f"to its next s_barrier or its end --")
+                            first = False
+                            yield s
+                        if next_pc is None or entry.kind == "barrier":
+                            break
+                    if not all_waves and w == stepped and next_pc is None:
+                        return
+                if arrived:
+                    stats.barriers += 1
+                arrived.clear()
+        finally:
+            self.batch, self.wave = main_batch, stepped
+
+    def _execute(self, stats, pc, counter, shown, visible):
+        """Execute the instruction at `pc` for self.batch (wave self.wave); (Step, next pc)."""
+        batch = self.batch
+        if visible:
+            counter[0] += 1
+        number = counter[0]
+        instruction = self.program.records[pc]
+        entry, operands = instruction.entry, instruction.operands
+        before = (list(batch.sgpr), list(batch.vgpr), batch.exec, batch.vcc, batch.scc)
+        exec_mask = lane_string(batch.exec)
+        stored = self._stored(entry, operands) if visible and entry.kind == "store" else None
+        traffic = None
+        if visible and entry.kind in ("load", "store"):
+            traffic = self.wave_traffic(pc, exec_mask.count("1"), np.dtype(op.MEM_TYPES[entry.mem_type]).itemsize)
+            key = (self.wave, pc)
+            if traffic is not None and key in shown:
+                traffic.shown_at = shown[key]
+            shown.setdefault(key, number)
+        lds_before = None
+        if visible and entry.kind in _LDS_KINDS:
+            lds_before = (None if self.lds is None else self.lds.data.copy(), stats.lds_unwritten_reads)
+            access = self._lds_access(entry, operands)
+        next_pc = step(self.program, batch, self.gpu.memory, stats, pc, self.lds)
+        if not visible:
+            return None, next_pc
+        changes = self._changes(entry, operands, before)
+        if stored is not None:
+            changes.append(stored)
+        s = Step(number, instruction.address, self.texts[pc], exec_mask, changes, next_pc is None, traffic, self.wave)
+        if lds_before is not None:
+            access, rows = access
+            data, unwritten = lds_before
+            if data is not None and access.write:
+                diff = np.flatnonzero(data != self.lds.data)
+                access.changed_bytes = int(diff.size)
+                access.changed_range = (int(diff[0]), int(diff[-1])) if diff.size else None
+            access.unwritten_lanes = stats.lds_unwritten_reads - unwritten
+            s.lds = access
+            s.changes = rows + s.changes
+        return s, next_pc
+
+    def _lds_access(self, entry, operands):
+        """(LdsAccess without the after-effects, [Change rows 'lds addr' and 'bank']) of a ds_* instruction
+        about to run for self.batch."""
+        batch, width = self.batch, self.width
+        if entry.kind == "lds_load":
+            address, size, write = operands[1], np.dtype(op.MEM_TYPES[entry.mem_type]).itemsize * entry.mem_dwords, False
+        elif entry.kind == "lds_store":
+            address, size, write = operands[0], np.dtype(op.MEM_TYPES[entry.mem_type]).itemsize * entry.mem_dwords, True
+        else:
+            address, size, write = (operands[1] if entry.returns else operands[0]), 4, True
+        offset = int(operands[-1])
+        addresses = np.broadcast_to(np.asarray(batch.read(address, "u32"), dtype=np.int64),
+                                    (1, width)).reshape(-1) + offset
+        aligned = addresses & ~np.int64(size - 1)
+        active = np.broadcast_to(batch.exec, (1, width)).reshape(-1).astype(bool)
+        lds_size = self.launch.lds_bytes
+        use = active & (aligned + size <= lds_size)
+        banks = int(getattr(self.preset, "lds_banks", 32))
+        per_lane = max(1, size // 4)
+        dwords = (aligned >> 2)[:, None] + np.arange(per_lane, dtype=np.int64)
+        dwords = np.where(use[:, None], dwords, -1)
+        live = dwords[dwords >= 0]
+        passes = int(bank_passes(dwords.reshape(1, -1), banks)[0]) if live.size else 0
+        busiest, busiest_dwords = None, []
+        if live.size:
+            distinct = np.unique(live)
+            per_bank = np.bincount(distinct % banks, minlength=banks)
+            busiest = int(np.argmax(per_bank))
+            busiest_dwords = [int(d) for d in distinct[distinct % banks == busiest]]
+        _, counts = np.unique(live, return_counts=True)
+        broadcast = int(counts[counts > 1].sum()) if size <= 4 else 0
+        access = LdsAccess(write, int(use.sum()), size, banks, passes, busiest, busiest_dwords,
+                           int(np.unique(live).size), broadcast,
+                           out_of_range=int((active & ~use).sum()), lds_bytes=lds_size)
+        if write and use.any():
+            written = np.unique(aligned[use][:, None] + np.arange(size, dtype=np.int64))
+            access.written_bytes, access.written_range = int(written.size), (int(written[0]), int(written[-1]))
+        rows = [Change("lds addr", [str(int(a)) if u else ("oob" if act else "-")
+                                    for a, u, act in zip(aligned, use, active)]),
+                Change("bank", [str(int(a >> 2) % banks) if u else "-" for a, u in zip(aligned, use)])]
+        return access, rows
 
     # ---- the memory hierarchy (a timed run of the same dispatch) ------------------------------------
     def timed_stats(self):
@@ -256,7 +427,7 @@ class WaveStepper:
         if dest is not None and dest.code not in (EXEC_LO, VCC_LO) and (dest.is_vgpr or dest.is_sgpr):
             n = dest.dwords
             type_name = entry.types[0]
-            if entry.kind == "load":
+            if entry.kind in ("load", "lds_load") and (entry.kind == "load" or entry.mem_dwords == 1):
                 type_name = self._memory_type(entry)
                 if type_name not in _FLOAT_TYPES and n == 1:
                     type_name = "i32" if entry.sign_extend else "u32"
@@ -264,12 +435,17 @@ class WaveStepper:
                 index = dest.code - 256
                 covered = set(range(index, index + n))
                 if covered & changed_v:
-                    if type_name in op.TYPES and op.TYPES[type_name][1] == n:
+                    if type_name in op.TYPES and op.TYPES[type_name][1] == n <= 2:
                         value = batch.read(dest, type_name)
                         changes.append(Change(format_operand(dest), self._lanes(value, type_name, active)))
                     else:
+                        # dwords of a wide LDS load print as the kernel's 4-byte element type (f32 for FLOAT32)
+                        word = _type_of(np.zeros(0, self.element_type)) if (
+                            entry.kind == "lds_load" and self.element_type.itemsize == 4) else "b32"
                         for i in sorted(covered):
-                            changes.append(Change(f"v{i}", self._lanes(batch.vgpr[i], "b32", active)))
+                            bits = np.asarray(batch.vgpr[i])
+                            value = bits.view(np.float32) if word == "f32" else bits
+                            changes.append(Change(f"v{i}", self._lanes(value, word, active)))
                 changed_v -= covered
             else:
                 covered = set(range(dest.code, dest.code + n))
@@ -354,7 +530,8 @@ def _type_of(array):
 
 def format_step(s, width=8):
     """A Step as lines of text: the instruction, its EXEC mask, then what it changed."""
-    lines = [f"{s.number:>3}  {s.address:>4}  {s.text:<{TEXT_WIDTH}}  {s.exec_mask}"]
+    lines = [s.banner] if s.banner else []
+    lines.append(f"{s.number:>3}  {s.address:>4}  {s.text:<{TEXT_WIDTH}}  {s.exec_mask}")
     vectors = [c for c in s.changes if c.lanes is not None]
     scalars = [c for c in s.changes if c.lanes is None]
     for c in scalars:
@@ -367,7 +544,73 @@ def format_step(s, width=8):
             lines.append(f"{'':11}{c.name:<{label}}" + "".join(f"{t:>{cell}}" for t in c.lanes))
     if s.traffic is not None:
         lines += [f"{'':11}{text}" for text in format_traffic(s.traffic)]
+    if s.lds is not None:
+        lines += [f"{'':11}{text}" for text in format_lds(s.lds)]
+    if s.barrier is not None:
+        lines.append(f"{'':11}{s.barrier}")
     return "\n".join(lines)
+
+
+_LDS_KINDS = ("lds_load", "lds_store", "lds_atomic")
+_SHOWN_DWORDS = 6     # dword addresses printed for the busiest bank
+
+
+def format_lds(a):
+    """An LdsAccess as short lines: lanes and bytes, bank-conflict passes, what changed."""
+    if not a.lanes:
+        text = "LDS: no lane accessed it"
+        return [text + (f" ({_plural(a.out_of_range, 'active lane')} past the workgroup's {a.lds_bytes} bytes of "
+                        "LDS: reads give 0, writes are dropped)" if a.out_of_range else "")]
+    out = [f"LDS: {_plural(a.lanes, 'lane')} x {a.access_bytes} B; dword d is in bank d mod {a.banks}"]
+    fewest = -(-a.distinct_dwords // a.banks)
+    if a.passes <= fewest:
+        text = f"bank conflicts: none: {a.passes} {'pass' if a.passes == 1 else 'passes'}" + (
+            " (no bank serves two different dwords)" if a.passes == 1 else
+            f" ({a.distinct_dwords} different dwords over {a.banks} banks need {a.passes})")
+    else:
+        shown = " ".join(str(4 * d) for d in a.busiest_dwords[:_SHOWN_DWORDS])
+        more = len(a.busiest_dwords) - _SHOWN_DWORDS
+        text = (f"bank conflicts: {a.passes} passes: bank {a.busiest_bank} serves {len(a.busiest_dwords)} different "
+                f"dwords, one per pass (bytes {shown}{f' ... +{more}' if more > 0 else ''})")
+    out.append(text)
+    if a.broadcast_lanes:
+        out.append(f"broadcast: {a.broadcast_lanes} lanes share dwords with other lanes (one access each, free)")
+    if a.write and a.written_range is not None:
+        first, last = a.written_range
+        changed = f"{a.changed_bytes} of them changed value" if a.changed_bytes else "none of them changed value"
+        out.append(f"LDS bytes written: {a.written_bytes} (bytes {first} .. {last} of {a.lds_bytes}); {changed}")
+    if a.unwritten_lanes:
+        out.append(f"{_plural(a.unwritten_lanes, 'lane')} read LDS bytes no wave of this workgroup has written yet "
+                   "(a missing s_barrier?)")
+    if a.out_of_range:
+        out.append(f"{_plural(a.out_of_range, 'active lane')} past the workgroup's {a.lds_bytes} bytes of LDS: "
+                   "reads give 0, writes are dropped")
+    return out
+
+
+def _waves(waves):
+    """Wave numbers as short text: '0, 1, 2, 5' -> '0 to 2, 5'."""
+    runs, out = [], []
+    for w in sorted(waves):
+        if runs and w == runs[-1][1] + 1:
+            runs[-1][1] = w
+        else:
+            runs.append([w, w])
+    for a, b in runs:
+        out.append(str(a) if a == b else f"{a}, {b}" if b == a + 1 else f"{a} to {b}")
+    return ", ".join(out)
+
+
+def _barrier_text(wave, arrived, waiting, group, live, all_waves, workgroup):
+    """What an s_barrier step says: who has arrived, who is awaited, whether it opens."""
+    ended = [w for w in group if w not in live]
+    gone = f"; waves {_waves(ended)} ended and no longer count" if ended else ""
+    if not waiting:
+        return f"barrier: all waves of workgroup {workgroup} still running have arrived ({_waves(arrived)}){gone}: it opens"
+    if all_waves:
+        return f"barrier: arrived {_waves(arrived)}; waiting for {_waves(waiting)}{gone}"
+    return (f"barrier: wave {wave} waits; {'wave' if len(waiting) == 1 else 'waves'} {_waves(waiting)} of workgroup "
+            f"{workgroup} now {'runs' if len(waiting) == 1 else 'run'} unseen to the next s_barrier or the end (--workgroup {workgroup} shows them){gone}; then it opens")
 
 
 _SHOWN_LINES = 4      # line addresses printed per instruction
@@ -402,7 +645,7 @@ def format_footer(stepper, executed):
     out = stepper.output().reshape(-1)
     expected = stepper.expected().reshape(-1)
     elements = stepper.wave_elements()
-    lines = [f"The wave ended after {executed} instructions."]
+    lines = [_ended_text(stepper, executed)]
     if elements.size:
         got, want = out[elements], expected[elements]
         verdict = "bit-exact against dmlemu.golden" if same_bits(got, want) else \
@@ -565,14 +808,22 @@ def format_kernel_header(stepper):
     return "\n".join(lines + _legend())
 
 
+def _ended_text(stepper, executed):
+    if getattr(stepper, "all_waves", False):
+        return (f"The {_plural(len(stepper.workgroup_waves()), 'wave')} of workgroup {stepper.workgroup} ended after "
+                f"{executed} instructions in all.")
+    return f"The wave ended after {executed} instructions."
+
+
 def format_kernel_footer(stepper, executed):
-    lines = [f"The wave ended after {executed} instructions."]
+    lines = [_ended_text(stepper, executed)]
     for b, array in stepper.arrays:
         if b.kind == 1:   # a UAV: what the kernel may have written
             now = stepper.buffer(b.name)
             head = " ".join(_format_value(v, _type_of(now)) for v in now[:8])
             changed = int(np.count_nonzero(now.view(np.uint8) != array.view(np.uint8).reshape(-1)))
-            lines.append(f"{b.name} after this wave: {head}" + (" ..." if now.size > 8 else "")
+            whose = f"workgroup {stepper.workgroup}" if getattr(stepper, "all_waves", False) else "this wave"
+            lines.append(f"{b.name} after {whose}: {head}" + (" ..." if now.size > 8 else "")
                          + f"  ({changed} bytes changed)")
     return "\n".join(lines)
 

@@ -8,7 +8,9 @@ execution never meets a bad word. Creation fails with E_INVALIDARG and a sentenc
 is not a valid shader (bad header, truncated, unknown opcode, a register past what the header
 declares) and for a shader whose bindings the root signature does not provide (a register no
 parameter of visibility ALL covers, or covered by a parameter of the wrong kind, or root constants
-fewer than the shader reads).
+fewer than the shader reads), and for a shader whose `.lds` (HLSL groupshared) is over D3D12's
+limit: D3D12_CS_TGSM_REGISTER_COUNT = 8192 32-bit registers of thread group shared memory, 32 KiB,
+the API's limit whatever the GPU (D3D12 documents it as the groupshared limit of cs_5_0 and later).
 
 `ComputeShader.launch` turns a Dispatch into a KernelLaunch under the kernel ABI of
 docs/KERNEL_ABI.md; `dmlemu step --kernel` uses it too.
@@ -22,7 +24,14 @@ from dmlemu.d3d12.structs import D3D12_COMPUTE_PIPELINE_STATE_DESC, D3D12_SHADER
 from dmlemu.isa.shader_binary import (ABI_SGPRS, CBV, MAX_ROOT_CONSTANTS, ROOT_CONSTANTS, SRV, UAV,
                                       ShaderBinaryError, parse_shader_binary, registers_used)
 
-__all__ = ["ID3D12PipelineState", "ComputeShader", "load_compute_shader"]
+__all__ = ["ID3D12PipelineState", "ComputeShader", "load_compute_shader", "D3D12_CS_TGSM_REGISTER_COUNT",
+           "MAX_GROUPSHARED_BYTES"]
+
+# D3D12's thread group shared memory: 8192 32-bit registers (d3d12.h D3D12_CS_TGSM_REGISTER_COUNT), the
+# 32 KiB an HLSL shader may declare groupshared. It is the API's rule, the same on every adapter;
+# CreateComputePipelineState refuses a shader over it.
+D3D12_CS_TGSM_REGISTER_COUNT = 8192
+MAX_GROUPSHARED_BYTES = D3D12_CS_TGSM_REGISTER_COUNT * 4
 
 _LETTER = {SRV: "t", UAV: "u", CBV: "b", ROOT_CONSTANTS: "c"}   # how root_signature._locate names a binding
 
@@ -38,6 +47,7 @@ class ComputeShader:
         self.threads_per_group = binary.threads_per_group
         self.vgprs_used = max(4, binary.vgprs)          # v0 .. v3 are written at launch
         self.sgprs_used = max(ABI_SGPRS, binary.sgprs)
+        self.lds_bytes = binary.lds_bytes
 
     def launch(self, table_va, constants, groups):
         """The KernelLaunch of Dispatch(*groups) with the binding table at `table_va` and the root
@@ -50,7 +60,7 @@ class ComputeShader:
         return KernelLaunch(program=self.program, num_workgroups=count, workgroup_size=self.threads_per_group,
                             user_sgprs=user, name=self.name, elements=count * self.threads_per_group,
                             vgprs_used=self.vgprs_used, sgprs_used=self.sgprs_used,
-                            group_grid=tuple(groups), thread_grid=self.numthreads)
+                            group_grid=tuple(groups), thread_grid=self.numthreads, lds_bytes=self.lds_bytes)
 
 
 def load_compute_shader(data):
@@ -155,6 +165,10 @@ def create_compute_pipeline_state(device, desc):
         shader = load_compute_shader(data)
     except ShaderBinaryError as error:
         raise invalid_arg(m, f"pDesc.CS is not a valid compute shader: {error}.") from None
+    if shader.lds_bytes > MAX_GROUPSHARED_BYTES:
+        raise invalid_arg(m, f"pDesc.CS ({shader.name}) declares {shader.lds_bytes} bytes of LDS (.lds, HLSL "
+                             f"groupshared); D3D12 allows a thread group at most {MAX_GROUPSHARED_BYTES} bytes "
+                             f"(D3D12_CS_TGSM_REGISTER_COUNT = {D3D12_CS_TGSM_REGISTER_COUNT} 32-bit registers).")
     try:
         return ID3D12PipelineState(device, rs, shader, desc._copy())
     except ValueError as error:

@@ -263,15 +263,15 @@ def _with_word(code, dword_index, value):
 
 
 @pytest.mark.parametrize("mutate, sentence", [
-    (lambda c: c[:40], "the bytecode is 40 bytes; a compute shader binary has a 68-byte header"),
-    (lambda c: c[:-4], "the bytecode is 232 bytes, but its header (3 bindings, 30 program dwords) makes it 236 bytes "
+    (lambda c: c[:40], "the bytecode is 40 bytes; a compute shader binary has a 68-byte header at least"),
+    (lambda c: c[:-4], "the bytecode is 236 bytes, but its header (3 bindings, 30 program dwords) makes it 240 bytes "
                        "(truncated)"),
     (lambda c: _with_word(c, 0, 0x43425844), "the bytecode starts with 0x43425844; a dmlemu compute shader starts "
                                             "with the magic 0x53434D44 ('DMCS', what `dmlemu asm` writes for a "
                                             "source with .numthreads)"),
     (lambda c: _with_word(c, 2, 0), "numthreads X is 0; it must be 1 to 1024"),
     (lambda c: _with_word(c, 5, 2), "the program uses 8 VGPRs and 25 SGPRs, but its header declares 2 and 25"),
-    (lambda c: _with_word(c, 17, 9), "binding 0 has kind 9; it must be 0 (SRV), 1 (UAV), 2 (CBV) or 3 (root "
+    (lambda c: _with_word(c, 18, 9), "binding 0 has kind 9; it must be 0 (SRV), 1 (UAV), 2 (CBV) or 3 (root "
                                      "constants)"),
 ])
 def test_pipeline_creation_refuses_bad_bytecode(mutate, sentence):
@@ -283,7 +283,7 @@ def test_pipeline_creation_refuses_bad_bytecode(mutate, sentence):
 
 def test_an_unknown_opcode_is_refused_at_pipeline_creation():
     rig = Rig()
-    code = _with_word(bytecode(), 17 + 12, 0x3FF)   # the first program word: opcode 0x3ff
+    code = _with_word(bytecode(), 18 + 12, 0x3FF)   # the first program word: opcode 0x3ff
     message = error_of(rig.pipeline, code).message
     assert message.startswith("CreateComputePipelineState: pDesc.CS is not a valid compute shader: the program does "
                               "not decode: saxpy: ")
