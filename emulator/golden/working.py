@@ -111,7 +111,8 @@ class Work:
 
     def fma(self, a, b, c):
         a, b, c = np.broadcast_arrays(np.asarray(a, self.dtype), np.asarray(b, self.dtype), np.asarray(c, self.dtype))
-        return np.asarray(_nm.fused_multiply_add(a, b, c), dtype=self.dtype)
+        fma = _nm.fused_multiply_add_f64 if self.dtype == np.float64 else _nm.fused_multiply_add
+        return np.asarray(fma(a, b, c), dtype=self.dtype)
 
     def rcp(self, b):
         return np.asarray(_nm.reciprocal(np.asarray(b, self.dtype), self.dtype), dtype=self.dtype)
