@@ -13,6 +13,7 @@ from dmlemu.direct_run import DirectRun
 from dmlemu.errors import E_INVALIDARG, HResultError, short_repr
 from dmlemu.functional.device_memory import OutOfDeviceMemory
 from dmlemu.gpu import Gpu
+from dmlemu.isa.program import KernelFault
 from dmlemu.kernels.driver import TensorSpec
 from dmlemu.presets import FIELD_LIMITS, PRESETS, TEACHING, AdapterPreset, preset_problem
 from operator_cases import ACCEPTED, REFUSED, garbage, outcome, scaled
@@ -36,6 +37,13 @@ def _rejected_or_runs(preset, field):
         _copy_runs(preset)
     except OutOfDeviceMemory:
         assert preset.dedicated_video_memory < 800      # the two 400-byte tensors do not fit: a valid refusal
+        outcome(REFUSED)
+        return None
+    except KernelFault as fault:
+        # A GPU so slow that even this copy cannot issue within Windows' 2-second timeout (clock_hz 1):
+        # the dispatch times out, as on Windows (docs/RELIABILITY.md, "GPU timeout").
+        assert "2-second GPU timeout (TDR)" in str(fault), str(fault)
+        assert preset.clock_hz * preset.compute_units * preset.simds_per_cu < 10 ** 6
         outcome(REFUSED)
         return None
     except HResultError as error:
