@@ -6,6 +6,8 @@
 ; dwords of one row (one coalesced 128-byte request). It writes the value to
 ; out[bx*32 + tx][by*32 + ty]: the same 32 lanes now write 32 different rows, N * 4 bytes apart,
 ; so every lane's dword is its own memory request. transpose_tiled.s fixes the writes with LDS.
+; With the symbol COPY = 1 it writes out[row][col] instead: a packed copy of the same bytes, the
+; bound a transpose aims at.
 ;
 ; Launch ABI (docs/KERNEL_ABI.md): s21, s22 = SV_GroupID.x, .y (bx, by); v1, v2 = SV_GroupThreadID
 ; .x, .y (tx, ty). Dispatch(N / 32, N / 32, 1); N a multiple of 32 (examples/transpose.py).
@@ -24,8 +26,13 @@
     v_lshl_b32 v6, v6, 2                 ; its byte offset
     s_waitcnt 0
     buffer_load_dword v7, v6, s[8:11], 0     ; in[row][col]: a wave reads one row segment
+.if COPY
+    s_waitcnt 0
+    buffer_store_dword v7, v6, s[12:15], 0   ; COPY: out[row][col], a packed copy (the bound a transpose aims at)
+.else
     v_mad_u32 v8, v5, s5, v4             ; col * N + row
     v_lshl_b32 v8, v8, 2
     s_waitcnt 0
     buffer_store_dword v7, v8, s[12:15], 0   ; out[col][row]: a wave writes 32 rows, one dword each
+.endif
     s_endpgm
