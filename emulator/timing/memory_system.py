@@ -13,6 +13,11 @@ write-to-read) and leaves it idle for dram_turnaround_cycles, which delays every
 A stream of only reads or only writes never turns the bus around. The L2 and the Infinity Cache are
 FIFO servers at their own bandwidth with their own latency.
 
+The L2's atomic units serve buffer atomics (simd.py): read-modify-write operations at
+`l2_atomics_per_cycle` for the whole GPU, first come first served; an atomic completes when both its
+bytes and its operations are through. An atomic costs one operation per sector it touches and one
+more per extra lane on one dword (same-address lanes serialise: DispatchRecord.atomic_lanes).
+
 The copy engine shares DRAM with the compute units (timing/copy_engine.py). A copy on a COPY queue
 is an open *stream* on the DRAM server until its completion is observed (a timestamp, a fence
 signal, the next copy: gpu.py). While a stream and a compute request both have bytes to move, the
@@ -183,7 +188,22 @@ class MemorySystem:
         self.l2_latency = preset.l2_latency_cycles
         self.ic_latency = preset.infinity_cache_latency_cycles
         self.dram_log = None
+        # The L2's atomic units (all slices together): a FIFO server of read-modify-write operations,
+        # counted exactly in units (one cycle = atomics_per_cycle units, one operation = 1).
+        self.atomics_per_cycle = preset.l2_atomics_per_cycle
+        self.atomic_free_units = 0
+        self.atomic_ops = 0          # operations served, over the device's life
         self.attach(recorder)
+
+    def atomic(self, now, operations):
+        """Serve `operations` L2 atomic operations arriving at cycle `now` behind those queued before;
+        returns the cycle the last ends."""
+        start = now * self.atomics_per_cycle
+        if start < self.atomic_free_units:
+            start = self.atomic_free_units
+        self.atomic_free_units = start + operations
+        self.atomic_ops += operations
+        return -(-self.atomic_free_units // self.atomics_per_cycle)
 
     def attach(self, recorder):
         """Trace the next dispatch's DRAM transfers into `recorder` (None: nothing recorded, which
