@@ -157,7 +157,8 @@ class CommandProcessor:
             record.total_waves, per_group, preset.workgroup_launch_cycles, launched, record.wave_path,
             preset.workgroup_launchers)
         work = units["simd"].CohortWork(dispatcher, path_costs, traffic, preset.sector_bytes, recorder,
-                                        record.lds, record.atomic_lanes)
+                                        record.lds, record.atomic_lanes, record.accesses,
+                                        preset.l2_atomics_per_cycle)
         groups = []
         if cooperative(launch.program, launch.lds_bytes):
             # Whole workgroups per slot group: a workgroup's waves share one cohort (simd.py).

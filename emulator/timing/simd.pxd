@@ -40,7 +40,8 @@ cdef class CohortWork:
     cdef public WorkgroupDispatcher dispatcher
     cdef public dict path_costs, schedules
     cdef public object traffic, recorder
-    cdef public dict blocks, lds_sums, atomic_sums
+    cdef public dict blocks, lds_sums, atomic_rows
+    cdef public long long atomic_units
     cdef public long long sector_bytes, costs_at
     cdef public bint segments, memory_rows
     cdef public object rows_buffer
@@ -53,8 +54,7 @@ cdef class CohortWork:
     @cython.locals(sums=list)
     cpdef long long lds_passes(self, long long slot, long long first, long long count) except? -1
 
-    @cython.locals(sums=list)
-    cpdef long long atomic_extra(self, long long slot, long long first, long long count) except? -1
+    cpdef list atomic_operations(self, long long slot, long long first, long long count)
 
     @cython.locals(k=cython.longlong, block=cython.longlong, key=cython.longlong, rows=object,
                    at=cython.longlong)

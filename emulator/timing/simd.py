@@ -216,7 +216,8 @@ class CohortWork:
     """What the slot groups of one dispatch share: the workgroup dispatcher, the kernel's paths and
     their schedules, the cache classification of every memory instruction, the trace recorder."""
 
-    def __init__(self, dispatcher, path_costs, traffic, sector_bytes, recorder, lds=None, atomic_lanes=None):
+    def __init__(self, dispatcher, path_costs, traffic, sector_bytes, recorder, lds=None, atomic_lanes=None,
+                 accesses=None, atomic_units=1):
         self.dispatcher = dispatcher
         self.path_costs = path_costs          # path id -> kernel_path.PathCost
         self.schedules = {}                   # path id << 32 | waves -> (flat steps, busy cycles)
@@ -225,12 +226,14 @@ class CohortWork:
         self.costs_at = 0                     # where costs() put the cohort's costs in the list it returned
         self.sector_bytes = sector_bytes
         self.recorder = recorder
-        # Per access slot, running sums over the waves (index w: waves 0 .. w - 1) of the LDS bank
-        # passes (DispatchRecord.lds) and of the atomic lanes past the first on one dword
-        # (DispatchRecord.atomic_lanes): a cohort's total is two lookups.
+        # Per LDS access slot, running sums over the waves (index w: waves 0 .. w - 1) of the bank
+        # passes (DispatchRecord.lds): a cohort's total is two lookups.
         self.lds_sums = {slot: _running_sum(rows.passes) for slot, rows in (lds or {}).items()}
-        self.atomic_sums = {slot: _running_sum(np.maximum(lanes.astype(np.int64) - 1, 0))
+        # Per buffer-atomic access slot: its SectorRows and the lanes past the first on one dword
+        # (DispatchRecord.atomic_lanes), for atomic_operations.
+        self.atomic_rows = {slot: ((accesses or {})[slot], np.maximum(lanes.astype(np.int64) - 1, 0))
                             for slot, lanes in (atomic_lanes or {}).items()}
+        self.atomic_units = atomic_units
         self.segments = recorder is not None and recorder.keeps_segments
         self.memory_rows = recorder is not None and recorder.keeps_memory
         # Wave-group rows, 8 ints each (see wave_group): the first `nrows` of a 64-bit array (a list
@@ -266,13 +269,23 @@ class CohortWork:
             return count
         return sums[first + count] - sums[first]
 
-    def atomic_extra(self, slot, first, count):
-        """The serialised same-dword lanes (past the first) of waves first .. first + count - 1 in
-        buffer-atomic access slot `slot`."""
-        sums = self.atomic_sums.get(slot)
-        if sums is None:
-            return 0
-        return sums[first + count] - sums[first]
+    def atomic_operations(self, slot, first, count):
+        """The L2 atomic operations of waves first .. first + count - 1 in buffer-atomic access slot
+        `slot`, per atomic unit (memory_system.py): one per sector at unit sector mod units, and the
+        serialised same-dword lanes past the first at the unit of each wave's first sector. A list,
+        one count per unit."""
+        units = self.atomic_units
+        entry = self.atomic_rows.get(slot)
+        if entry is None:
+            return [0] * units
+        rows, extra = entry
+        offsets = rows.offsets[first:first + count + 1].astype(np.int64)
+        sectors = rows.sectors[offsets[0]:offsets[-1]]
+        ops = np.bincount(sectors % units, minlength=units)
+        touched = offsets[1:] > offsets[:-1]
+        heads = rows.sectors[offsets[:-1][touched]] % units
+        ops += np.bincount(heads, weights=extra[first:first + count][touched], minlength=units).astype(np.int64)
+        return ops.tolist()
 
     def costs(self, slot, first, count):
         """The costs (caches.TRAFFIC_FIELDS) of waves first .. first + count - 1 in access slot `slot`: a list
@@ -583,8 +596,7 @@ class SlotGroup(Process):
         completion joins the outstanding loads, a store's the SIMD's last store."""
         work = self.work
         if self.access >= ATOMIC and not self.is_lds:   # the L2's atomic units too, from when it left
-            done = self.cu.memory.atomic(now, self.sectors + work.atomic_extra(self.slot, self.first_wave,
-                                                                                self.waves))
+            done = self.cu.memory.atomic(now, work.atomic_operations(self.slot, self.first_wave, self.waves))
             if done > self.done:
                 self.done = done
         if self.sectors and work.memory_rows:
