@@ -169,3 +169,19 @@ def test_more_lds_bandwidth_clock_or_compute_units_never_makes_an_lds_kernel_slo
     # start at another offset from its first and their LDS requests interleave otherwise in the CU's
     # FIFO pipe (a list-scheduling anomaly, as bench/bandwidth_monotonicity.py shows for the issue port).
     assert cycles(dataclasses.replace(base, compute_units=cus + more)) <= t + groups * base.workgroup_launch_cycles
+
+
+def test_the_trace_verdict_names_lds_as_the_occupancy_limiter():
+    from dmlemu.traces import capture
+    from dmlemu.traces.verdict import format_verdict, verdict
+    preset = RX_7900_XTX
+    gpu = mb.Gpu(preset)
+    with capture(gpu, detail="wave") as cap:
+        launch = mb.KernelLaunch(mb.Program(mb.assemble(mb.chase_source(4)), "chase"), 4 * preset.compute_units, 256,
+                                 (0, 0), lds_bytes=60 * 1024)
+        stats = gpu.dispatch(launch)
+    row = cap.trace.tables["dispatches"][0]
+    assert int(row["lds_bytes"]) == 60 * 1024
+    v = verdict(row, preset)
+    assert v.occupancy_limiter == stats.timing.occupancy_limiter == "LDS"
+    assert "limited by LDS (61,440 bytes of LDS per workgroup of 65,536 per CU)" in format_verdict(v, row, preset)
