@@ -157,3 +157,76 @@ def atomics(preset, one_address, trips=2):
     cycles = per_trip(preset, lambda t: atomic_source(t, one_address, group), trips, groups=groups, group=group,
                       buffer_bytes=groups * group * 4)
     return groups * group * UNROLL / cycles
+
+
+# Published figures per preset: {measure: (value, source)}; a measure left out has no published figure
+# (the preset's figure is an estimate: presets.py says so).
+PUBLISHED = {
+    "rtx3070": {"latency": (29, "Accel-Sim SM86_RTX3070 gpgpusim.config, -gpgpu_smem_latency 29"),
+                "bandwidth": (128, "CUDA C++ Programming Guide, cc 8.x: 32 banks of 32 bits, one access per clock")},
+    "h200": {"latency": (29, "Accel-Sim SM90_H100 gpgpusim.config, -gpgpu_smem_latency 29"),
+             "bandwidth": (128, "CUDA C++ Programming Guide, cc 9.0: 32 banks of 32 bits, one access per clock")},
+    "rx7900xtx": {"bandwidth": (128, "AMD RDNA whitepaper: the LDS half of a CU serves 128 bytes per clock")},
+    "rx6800xt": {"bandwidth": (128, "AMD RDNA whitepaper: the LDS half of a CU serves 128 bytes per clock")},
+}
+STRIDES = (1, 2, 4, 32, 0)      # dword strides of the conflict test (0: every lane on one address)
+
+REPORT_HEAD = """## Workgroups that cooperate: LDS, barriers, atomics
+
+Generated with the rest of this file (tools/fidelity.py; `.venv/bin/python bench/bench_lds.py` prints it
+alone); the kernels are assembly in dmlemu.tools.lds_microbench, each figure the difference of two runs
+with T and 2T loop trips. Checked by tests/timing/test_lds_timing.py, test_barriers.py and
+test_atomics_timing.py. Latency: one wave's LDS pointer chase (ds_read_b32 then s_waitcnt 0), cycles per
+read including its issue and one bank pass. Bandwidth: every CU full of waves streaming ds_read_b32 /
+ds_read_b128, LDS bytes per cycle per CU. Passes: a dependent chain whose lane l reads dword l x stride;
+the extra cycles per read over stride 1, in passes, against the bank rule (the most distinct dwords
+one bank serves; a dword many lanes read is one access: CUDA C++ Programming Guide, shared memory bank
+conflicts; AMD's LDS the same with its banks). Barrier: cycles per s_barrier of a 256-thread workgroup
+(the loop's scalar instructions included: 3 per 8 barriers, issued by each of the workgroup's waves).
+Atomics: buffer_atomic_add without return by every CU full of waves, lane atomics per cycle for the
+whole GPU, each lane its own dword (distinct) or all on one dword. Published figures where one was
+found (model / published; within 25 % is the bound); no published barrier or atomic rate was found
+for these GPUs, so those rows show the presets' estimates at work: one address runs at one atomic per
+clock (one L2 slice serialises them), distinct addresses at the L2 slices' rate (one sector's lanes
+per slice per clock: h200 80 slices x 8 dwords per 32-byte sector = 640) or below it where the CUs' miss
+queues bind first (Little's law: sectors in flight over the L2 latency; rtx3070, irisxe).
+
+"""
+
+
+def table(presets):
+    """One row per preset: every measure of the module banner."""
+    rows = []
+    for preset in presets:
+        row = {"preset": preset, "latency": latency(preset), "bandwidth_b32": bandwidth(preset, 1),
+               "bandwidth_b128": bandwidth(preset, 4),
+               "passes": [(conflict_passes(preset, s), expected_passes(preset, s)) for s in STRIDES],
+               "barrier": barrier(preset), "atomics_distinct": atomics(preset, False),
+               "atomics_one": atomics(preset, True)}
+        rows.append(row)
+    return rows
+
+
+def _against(model, published):
+    if published is None:
+        return f"{model:.1f} (estimate)"
+    return f"{model:.1f} / {published[0]} ({100 * (model - published[0]) / published[0]:+.0f} %)"
+
+
+def render(rows):
+    """The Markdown table of `rows` (table()) and the sources of its published figures."""
+    lines = ["| preset | LDS latency (cycles) | bandwidth b32 / b128 (B/cycle/CU) | conflict passes, stride "
+             "1 / 2 / 4 / 32 / broadcast (model; rule) | barrier (cycles) | atomics distinct / one address "
+             "(per cycle) |", "|---|---:|---:|---|---:|---:|"]
+    sources = []
+    for row in rows:
+        key = row["preset"].key
+        published = PUBLISHED.get(key, {})
+        bw = published.get("bandwidth")
+        passes = " / ".join(f"{m:.2f}" for m, _ in row["passes"]) + "; " + " / ".join(str(r) for _, r in row["passes"])
+        lines.append(f"| {key} | {_against(row['latency'], published.get('latency'))} | "
+                     f"{row['bandwidth_b32']:.1f} / {row['bandwidth_b128']:.1f}"
+                     + (f" vs {bw[0]}" if bw else "") + f" | {passes} | {row['barrier']:.1f} (estimate) | "
+                     f"{row['atomics_distinct']:.1f} / {row['atomics_one']:.2f} |")
+        sources += [f"- {key}, {measure}: {value[1]}." for measure, value in published.items()]
+    return "\n".join(lines) + "\n\nSources of the published figures:\n" + "\n".join(sources) + "\n"
