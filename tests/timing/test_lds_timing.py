@@ -185,3 +185,52 @@ def test_the_trace_verdict_names_lds_as_the_occupancy_limiter():
     v = verdict(row, preset)
     assert v.occupancy_limiter == stats.timing.occupancy_limiter == "LDS"
     assert "limited by LDS (61,440 bytes of LDS per workgroup of 65,536 per CU)" in format_verdict(v, row, preset)
+
+
+def _cooperative_facts():
+    """Cycles and counters of an LDS + barrier + atomic dispatch pair on one device (the second continues
+    the first's servers)."""
+    preset = RX_7900_XTX
+    gpu = mb.Gpu(preset)
+    buf = gpu.memory.allocate(1 << 16, "buffer")
+    table = gpu.memory.allocate(64, "table")
+    mb.write_buffer_descriptor(table.data, 0, buf.gpu_va, buf.size)
+    source = """
+    s_load_dwordx4 s[8:11], s[0:1], 0
+    s_waitcnt 0
+    v_lshl_b32 v5, v0, 2
+    ds_write_b32 v5, v0, 0
+    s_barrier
+    v_mul_lo_u32 v6, v0, 8
+    ds_read_b32 v7, v6, 0
+    ds_bpermute_b32 v8, v5, v7
+    s_waitcnt 0
+    v_and_b32 v9, 63, v0
+    v_lshl_b32 v9, v9, 2
+    buffer_atomic_add v7, v9, s[8:11], 0
+    buffer_atomic_add_rtn v10, v7, v5, s[8:11], 0
+    s_waitcnt 0
+    s_barrier
+    s_endpgm
+"""
+    facts = []
+    for _ in range(2):
+        launch = mb.KernelLaunch(mb.Program(mb.assemble(source), "coop"), 300, 256,
+                                 (table.gpu_va & 0xFFFFFFFF, table.gpu_va >> 32), lds_bytes=8 * 256)
+        t = gpu.dispatch(launch).timing
+        facts.append((t.start_cycle, t.end_cycle, t.barrier_wait_cycles, t.lds_passes, t.atomic_operations,
+                      t.simd_busy_cycles, t.dram_bytes, t.occupancy_limiter))
+    return facts
+
+
+def test_the_drivers_and_builds_agree_on_lds_barrier_and_atomic_dispatches(monkeypatch):
+    monkeypatch.delenv("DMLEMU_TIMING_PHYSICS", raising=False)
+    monkeypatch.setenv("DMLEMU_TIMING_ENGINE", "heap")
+    heap = _cooperative_facts()
+    monkeypatch.setenv("DMLEMU_TIMING_ENGINE", "simpy")
+    simpy = _cooperative_facts()
+    monkeypatch.setenv("DMLEMU_TIMING_ENGINE", "heap")
+    monkeypatch.setenv("DMLEMU_TIMING_PHYSICS", "interpreted")
+    interpreted = _cooperative_facts()
+    assert heap == simpy == interpreted
+    assert heap[0][3] > 0 and heap[0][4] > 0 and heap[0][2] > 0
