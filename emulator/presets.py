@@ -73,7 +73,7 @@ class AdapterPreset:
     # banks move per cycle (a bank-conflict pass moves lds_banks dwords) and the latency of a read's
     # data; an s_barrier's cycles once the workgroup's last wave has arrived; and the L2's atomic
     # units: read-modify-write operations per cycle, whole GPU (one per sector an atomic touches, and
-    # one more per extra lane on one dword: same-address lanes serialise).
+    # one more per extra lane on one dword: same-address lanes serialise), one unit per L2 slice.
     lds_bytes_per_cu: int = 65536
     lds_max_bytes_per_workgroup: int = 65536
     lds_banks: int = 32
@@ -471,6 +471,9 @@ def preset_problem(preset):
     if preset.dram_turnaround_cycles and not preset.dram_write_batch_bytes:
         return (f"dram_write_batch_bytes is 0 while dram_turnaround_cycles is {preset.dram_turnaround_cycles}; "
                 f"a preset with a read/write turnaround needs the write batch it follows")
+    if preset.lds_max_bytes_per_workgroup > preset.lds_bytes_per_cu:
+        return (f"lds_max_bytes_per_workgroup is {preset.lds_max_bytes_per_workgroup}; it must be at most "
+                f"lds_bytes_per_cu ({preset.lds_bytes_per_cu}): a workgroup's LDS is on one compute unit")
     if preset.wave_width not in (4, 8, 16, 32, 64):
         return f"wave_width is {preset.wave_width}; it must be 4, 8, 16, 32 or 64"
     if preset.line_bytes % preset.sector_bytes:

@@ -51,7 +51,7 @@ cdef class CohortWork:
     @cython.locals(key=cython.longlong)
     cpdef tuple schedule(self, long long path_id, long long waves)
 
-    @cython.locals(sums=list)
+    @cython.locals(sums=object)
     cpdef long long lds_passes(self, long long slot, long long first, long long count) except? -1
 
     cpdef list atomic_operations(self, long long slot, long long first, long long count)

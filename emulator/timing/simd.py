@@ -227,7 +227,8 @@ class CohortWork:
         self.sector_bytes = sector_bytes
         self.recorder = recorder
         # Per LDS access slot, running sums over the waves (index w: waves 0 .. w - 1) of the bank
-        # passes (DispatchRecord.lds): a cohort's total is two lookups.
+        # passes (DispatchRecord.lds): a cohort's total is two lookups. (Memory: an int64 array per
+        # slot, not a list of Python ints, since a loop of LDS reads over many waves has many slots.)
         self.lds_sums = {slot: _running_sum(rows.passes) for slot, rows in (lds or {}).items()}
         # Per buffer-atomic access slot: its SectorRows and the lanes past the first on one dword
         # (DispatchRecord.atomic_lanes), for atomic_operations.
@@ -267,7 +268,7 @@ class CohortWork:
         sums = self.lds_sums.get(slot)
         if sums is None:
             return count
-        return sums[first + count] - sums[first]
+        return int(sums[first + count] - sums[first])
 
     def atomic_operations(self, slot, first, count):
         """The L2 atomic operations of waves first .. first + count - 1 in buffer-atomic access slot
@@ -639,7 +640,7 @@ class SlotGroup(Process):
 
 
 def _running_sum(values):
-    """[0, v0, v0 + v1, ...] of an integer array, as a list of Python ints (read once per request)."""
+    """[0, v0, v0 + v1, ...] of an integer array, as int64."""
     out = np.zeros(len(values) + 1, dtype=np.int64)
     np.cumsum(values, out=out[1:])
-    return out.tolist()
+    return out

@@ -234,3 +234,11 @@ def test_the_drivers_and_builds_agree_on_lds_barrier_and_atomic_dispatches(monke
     interpreted = _cooperative_facts()
     assert heap == simpy == interpreted
     assert heap[0][3] > 0 and heap[0][4] > 0 and heap[0][2] > 0
+
+
+def test_a_preset_whose_workgroup_lds_exceeds_the_cu_is_refused():
+    from dmlemu.presets import preset_problem
+    bad = dataclasses.replace(RX_7900_XTX, lds_max_bytes_per_workgroup=1 << 17)
+    assert preset_problem(bad) == ("lds_max_bytes_per_workgroup is 131072; it must be at most lds_bytes_per_cu "
+                                   "(65536): a workgroup's LDS is on one compute unit")
+    assert preset_problem(dataclasses.replace(RX_7900_XTX, lds_banks=0)) == "lds_banks is 0; it must be a positive integer"
