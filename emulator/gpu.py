@@ -85,7 +85,11 @@ class Gpu:
         overlaps this one's tail (timing/command_processor.py). stats.cycles runs from the start
         to the last wave's end and last store. Untimed, a first-order estimate, one after another.
         """
-        stats = self.dispatcher.run(launch, sector_bytes=self.preset.sector_bytes if self.timing else None)
+        if launch.lds_bytes > self.preset.lds_max_bytes_per_workgroup:
+            raise ValueError(f"KernelLaunch.lds_bytes is {launch.lds_bytes}; adapter preset {self.preset.key} allows "
+                             f"at most {self.preset.lds_max_bytes_per_workgroup} bytes of LDS per workgroup")
+        stats = self.dispatcher.run(launch, sector_bytes=self.preset.sector_bytes if self.timing else None,
+                                    lds_banks=self.preset.lds_banks)
         start = self.clock_cycles
         if self.timing:
             handed_out, end = self.command_processor.simulate_dispatch(launch, stats, start, self.recorder)

@@ -67,6 +67,20 @@ class AdapterPreset:
     workgroup_launch_cycles: int = 1  # the workgroup dispatcher starts one workgroup per this many cycles
     workgroup_launchers: int = 1   # ... on each of this many launchers working in parallel (shader engines / GPCs)
     copy_bytes_per_cycle: int = 0  # copy engine limit (0: DRAM bound)
+    # Workgroups that cooperate (timing/compute_unit.py's LDS pipe, timing/simd.py's barriers): the LDS
+    # of one compute unit (on RDNA: one CU's half of its WGP's LDS, the CU mode), the most one workgroup
+    # may declare, its banks (dword d is in bank d mod lds_banks: DispatchRecord.lds), the bytes its
+    # banks move per cycle (a bank-conflict pass moves lds_banks dwords) and the latency of a read's
+    # data; an s_barrier's cycles once the workgroup's last wave has arrived; and the L2's atomic
+    # units: read-modify-write operations per cycle, whole GPU (one per sector an atomic touches, and
+    # one more per extra lane on one dword: same-address lanes serialise), one unit per L2 slice.
+    lds_bytes_per_cu: int = 65536
+    lds_max_bytes_per_workgroup: int = 65536
+    lds_banks: int = 32
+    lds_bytes_per_cycle: int = 128
+    lds_latency_cycles: int = 32
+    barrier_cycles: int = 16
+    l2_atomics_per_cycle: int = 16
     sources: tuple = field(default_factory=tuple)
 
     def rate_cycles(self):
@@ -85,7 +99,10 @@ TEACHING = AdapterPreset(
     line_bytes=32, sector_bytes=32, max_lines_in_flight_per_cu=8, l2_bytes=4096, l2_ways=4,
     l2_bytes_per_cycle=32, l2_latency_cycles=8,
     smem_latency_percent=4, submit_cycles=20, flush_cycles=20, workgroup_launch_cycles=2,
-    sources=("Invented for teaching: small enough that a whole trace can be read.",),
+    lds_bytes_per_cu=4096, lds_max_bytes_per_workgroup=4096, lds_banks=4, lds_bytes_per_cycle=16,
+    lds_latency_cycles=4, barrier_cycles=2, l2_atomics_per_cycle=1,
+    sources=("Invented for teaching: small enough that a whole trace can be read (LDS: 4 KiB per CU, 4 banks, "
+             "one bank per lane of a SIMD pass, 4 cycles of latency, a 2-cycle barrier, one L2 atomic per cycle).",),
 )
 
 # The GDDR6 presets' read/write turnaround and write batches (one source for three presets).
@@ -97,6 +114,21 @@ GDDR6_TURNAROUND = (
     "Write batches: GPGPU-Sim's separate DRAM write queue as Accel-Sim configures it (64:56:32, drained "
     "from the high to the low watermark: 24 bursts of 32 bytes = 768 bytes per 16-bit GDDR6 channel). "
     "Estimates: that these simulator settings hold for this GPU's controllers; timings constant in ns.")
+
+
+# The LDS, barrier and L2 atomic figures of the two RDNA presets (RDNA2 and RDNA3 share the LDS design).
+RDNA_LDS = dict(lds_bytes_per_cu=65536, lds_max_bytes_per_workgroup=65536, lds_banks=32, lds_bytes_per_cycle=128,
+                lds_latency_cycles=32, barrier_cycles=16, l2_atomics_per_cycle=16)
+RDNA_LDS_SOURCE = (
+    "LDS: AMD 'RDNA Architecture' whitepaper (2019) and the RDNA2/RDNA3 ISA reference guides: 128 KB of LDS "
+    "per WGP (two CUs), a workgroup allocates up to 64 KB; in CU mode each CU uses its own 64 KB half, built "
+    "of 32 banks of dwords (64 per WGP) that serve 128 bytes per clock. The model's compute unit is a CU in "
+    "CU mode (lds_bytes_per_cu = 64 KiB, 32 banks, 128 bytes per cycle). Estimates, not vendor figures: LDS "
+    "load-to-use latency 32 cycles (about 13 ns at 2.5 GHz, the order of tens of cycles that Chips and Cheese's "
+    "RDNA 2/3 microbenchmark articles report; the exact figure was not in the excerpts available to this "
+    "preset's author), an s_barrier 16 cycles after the last wave arrives, and one L2 atomic per L2 channel per "
+    "clock: 16 channels (l2_bytes_per_cycle 2048 / 128-byte lines; the RDNA whitepaper gives each L2 channel "
+    "128 bytes per clock).")
 
 
 RX_7900_XTX = AdapterPreset(
@@ -112,10 +144,12 @@ RX_7900_XTX = AdapterPreset(
     infinity_cache_latency_cycles=376,
     refresh_interval_cycles=9_750, refresh_cycles=300, submit_cycles=12_500, flush_cycles=3_750,
     dram_write_batch_bytes=24 * 768, dram_turnaround_cycles=26,
+    **RDNA_LDS,
     # transcendental: AMD "RDNA Architecture" whitepaper (2019), Vector ALUs: transcendental instructions (exp,
     # log, rcp, rsq, sqrt, sin, cos) run on a separate quarter-rate unit beside each SIMD32: 4 cycles per pass.
     valu_rate_cycles=(("fp64", 16), ("int32_mul", 4), ("int64", 2), ("transcendental", 4)),
     sources=(
+        RDNA_LDS_SOURCE,
         "AMD product page, Radeon RX 7900 XTX: 96 CUs, 2.5 GHz boost, 24 GB GDDR6, 960 GB/s.",
         "AMD RDNA3 ISA reference guide: 2 SIMD32 per CU, wave32 native, 16 wave slots per SIMD, "
         "1536 VGPRs per lane per SIMD in wave32.",
@@ -149,10 +183,12 @@ RX_6800_XT = AdapterPreset(
     infinity_cache_latency_cycles=380,
     refresh_interval_cycles=8_775, refresh_cycles=270, submit_cycles=11_250, flush_cycles=3_375,
     dram_write_batch_bytes=16 * 768, dram_turnaround_cycles=23,
+    **RDNA_LDS,
     # transcendental: AMD "RDNA Architecture" whitepaper (2019), Vector ALUs: transcendental instructions (exp,
     # log, rcp, rsq, sqrt, sin, cos) run on a separate quarter-rate unit beside each SIMD32: 4 cycles per pass.
     valu_rate_cycles=(("fp64", 16), ("int32_mul", 4), ("int64", 2), ("transcendental", 4)),
     sources=(
+        RDNA_LDS_SOURCE,
         "AMD product page, Radeon RX 6800 XT: 72 CUs, 2.25 GHz boost, 16 GB GDDR6, 512 GB/s.",
         "AMD RDNA2 ISA reference guide: 2 SIMD32 per CU, wave32, 16 wave slots per SIMD.",
         "Estimates: DRAM latency ~290 ns, refresh 3.9 us / 120 ns, 30 sectors in flight per CU.",
@@ -187,10 +223,19 @@ RTX_3070 = AdapterPreset(
     sector_bytes=32, l2_bytes=4 << 20, l2_bytes_per_cycle=1536, l2_latency_cycles=200, smem_latency_percent=40,
     refresh_interval_cycles=6_727, refresh_cycles=207, submit_cycles=8_625, flush_cycles=2_600,
     dram_write_batch_bytes=16 * 768, dram_turnaround_cycles=18, lookups_per_cycle_per_cu=4,
+    lds_bytes_per_cu=102_400, lds_max_bytes_per_workgroup=49_152, lds_banks=32, lds_bytes_per_cycle=128,
+    lds_latency_cycles=29, barrier_cycles=20, l2_atomics_per_cycle=32,
     # transcendental: CUDA C++ Programming Guide, arithmetic instruction throughput, compute capability 8.6:
     # 16 results per clock per SM for rcp, rsqrt, log2, exp2, sin, cos (the SFUs) against 128 FP32: 8 cycles.
     valu_rate_cycles=(("fp64", 64), ("int32_mul", 2), ("conversion", 8), ("int64", 2), ("transcendental", 8)),
     sources=(
+        "Shared memory (LDS): Accel-Sim configs/tested-cfgs/SM86_RTX3070/gpgpusim.config: -gpgpu_shmem_size "
+        "102400 (100 KiB per SM), -gpgpu_shmem_per_block 49152 (48 KiB per block, CUDA's default; opt-in "
+        "allows 99 KiB), -gpgpu_smem_latency 29, -gpgpu_shmem_num_banks 32 (CUDA C++ Programming Guide, "
+        "compute capability 8.x shared memory: 32 banks of 32 bits, each one access per clock: 128 bytes per "
+        "clock per SM). Atomics: one per L2 slice per clock, an estimate; that config has 16 memory "
+        "partitions of 2 sub-partitions = 32 L2 slices. Estimate: __syncthreads 20 cycles after the last warp "
+        "arrives.",
         "NVIDIA Ampere GA102/GA104 whitepaper: RTX 3070 has 46 SMs, 4 processing blocks each, warp 32.",
         "NVIDIA product page, GeForce RTX 3070: 1.725 GHz boost, 8 GB GDDR6, 448 GB/s.",
         "CUDA occupancy tables for compute capability 8.6: 48 warps and 64K 32-bit registers per SM "
@@ -221,9 +266,15 @@ IRIS_XE = AdapterPreset(
     l2_bytes_per_cycle=512, l2_latency_cycles=180, smem_latency_percent=40,
     refresh_interval_cycles=5_265, refresh_cycles=243, submit_cycles=6_750, flush_cycles=4_050,
     dram_write_batch_bytes=8 * 768, dram_turnaround_cycles=27,
+    lds_bytes_per_cu=65536, lds_max_bytes_per_workgroup=65536, lds_banks=16, lds_bytes_per_cycle=64,
+    lds_latency_cycles=30, barrier_cycles=20, l2_atomics_per_cycle=8,
     # transcendental: an estimate, not a vendor figure: the EU's extended-math unit taken at quarter rate.
     valu_rate_cycles=(("int32_mul", 4), ("transcendental", 4)),
     sources=(
+        "Estimates for shared local memory: Xe-LP has 64 KB of SLM per subslice of 16 EUs; the model's "
+        "compute unit is one EU, so a workgroup may take 64 KiB (lds_bytes_per_cu = 64 KiB, which overstates "
+        "how many workgroups fit), 16 banks of dwords (64 bytes per clock), ~30 cycles of latency, 20-cycle "
+        "barriers, 8 L2 (L3) atomics per clock.",
         "Intel Xe-LP (Tiger Lake) graphics: 96 EUs, up to 1.35 GHz, SIMD8 EUs with 7 threads each; "
         "compute kernels run as SIMD16 threads (wave16, 2 passes on a SIMD8 EU).",
         "Estimates: LPDDR4x latency ~300 ns, refresh 3.9 us / 180 ns, 4 lines in flight per EU, ~6 us "
@@ -267,6 +318,8 @@ H200 = AdapterPreset(
     sector_bytes=32, l2_bytes=60 << 20, l2_ways=20, l2_bytes_per_cycle=5120, l2_latency_cycles=278,
     smem_latency_percent=40, refresh_interval_cycles=7_722, refresh_cycles=238,
     submit_cycles=9_900, flush_cycles=2_970, workgroup_launchers=8, lookups_per_cycle_per_cu=4,
+    lds_bytes_per_cu=233_472, lds_max_bytes_per_workgroup=49_152, lds_banks=32, lds_bytes_per_cycle=128,
+    lds_latency_cycles=29, barrier_cycles=20, l2_atomics_per_cycle=80,
     dram_write_batch_bytes=96 * 768, dram_turnaround_cycles=18,
     # transcendental: CUDA C++ Programming Guide, arithmetic instruction throughput, compute capability 9.0:
     # 16 results per clock per SM for rcp, rsqrt, log2, exp2, sin, cos (the SFUs) against 128 FP32: 8 cycles.
@@ -276,6 +329,11 @@ H200 = AdapterPreset(
         "Estimate: workgroups launched by 8 launchers in parallel, one per GPC (H100 SXM5 has 8 GPCs: NVIDIA H100 "
         "whitepaper); NVIDIA publishes no CTA launch rate for the GigaThread engine. One launcher for the whole "
         "GPU would cap a 256-thread streaming kernel at 256 elements per cycle, below this GPU's DRAM speed.",
+        "Shared memory (LDS): " + ACCEL_SIM_H100 + ": -gpgpu_shmem_size 233472 (228 KiB per SM; the H100 "
+        "whitepaper: up to 228 KB of shared memory per SM), -gpgpu_shmem_per_block 49152 (48 KiB, CUDA's default "
+        "without opt-in), -gpgpu_smem_latency 29, -gpgpu_shmem_num_banks 32 (128 bytes per clock per SM). "
+        "Atomics: one per L2 slice per clock, an estimate; that config has 40 memory partitions of 2 "
+        "sub-partitions = 80 L2 slices. Estimate: __syncthreads 20 cycles after the last warp arrives.",
         "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022): GH100 SXM5 has 132 SMs, 4 processing "
         "blocks (SM sub-partitions) each, warp 32; H200 is the same GH100 die with HBM3e. The PCI ID "
         "Repository (pci.ids): 10de:2335 = GH100 [H200 SXM 141GB].",
@@ -330,6 +388,8 @@ WARP = AdapterPreset(
     l2_bytes=16 << 20, l2_ways=16, l2_bytes_per_cycle=256, l2_latency_cycles=45, smem_latency_percent=10,
     refresh_interval_cycles=23_400, refresh_cycles=1_050, submit_cycles=15_000, flush_cycles=3_000,
     workgroup_launch_cycles=100,
+    lds_bytes_per_cu=32768, lds_max_bytes_per_workgroup=32768, lds_banks=8, lds_bytes_per_cycle=64,
+    lds_latency_cycles=5, barrier_cycles=100, l2_atomics_per_cycle=1,
     # fp64 and int64: 4 lanes per 256-bit register against 8 FP32 lanes; transcendental: no hardware
     # instruction, a short polynomial sequence (estimate).
     valu_rate_cycles=(("fp64", 2), ("int64", 2), ("transcendental", 8)),
@@ -349,6 +409,10 @@ WARP = AdapterPreset(
         "per cycle per core; 12 line fill buffers per core as the misses in flight; two loads per cycle.",
         "Estimates: a dispatch costs ~10 us of runtime and thread-pool work (launch), ExecuteCommandLists "
         "~5 us, the end-of-dispatch join ~1 us, and each workgroup ~33 ns to hand to a worker thread.",
+        "Estimates: groupshared memory is host memory in the core's L1: D3D12's 32 KB limit per thread group "
+        "(D3D12_CS_TGSM_REGISTER_COUNT = 8192 dwords) per core, 8 'banks' (the lanes of one AVX2 register), "
+        "64 bytes per clock (two 32-byte loads), 5 cycles (an L1 hit), a 100-cycle barrier (a thread-pool "
+        "join inside the core's fibres), one atomic per clock.",
         "UMA: WARP uses system memory (D3D12_FEATURE_DATA_ARCHITECTURE.UMA and CacheCoherentUMA); the 8 GiB "
         "budget stands for the shared system memory DXGI reports (an estimate: half of a 16 GiB host). FP16 "
         "is computed in FP32 (no native half arithmetic on AVX2: an estimate of WARP's choice); 64-bit "
@@ -360,7 +424,8 @@ WARP = AdapterPreset(
 POSITIVE_FIELDS = ("compute_units", "simds_per_cu", "wave_width", "clock_hz", "dram_bytes_per_second", "line_bytes",
                    "sector_bytes", "lookups_per_cycle_per_cu", "max_lines_in_flight_per_cu", "l2_bytes", "l2_ways",
                    "l2_bytes_per_cycle", "simd_lanes", "waves_per_simd", "workgroup_size", "vgprs_per_simd_lane",
-                   "workgroup_launch_cycles", "workgroup_launchers", "dedicated_video_memory")
+                   "workgroup_launch_cycles", "workgroup_launchers", "dedicated_video_memory", "lds_banks",
+                   "lds_bytes_per_cycle", "l2_atomics_per_cycle")
 # Upper bounds on the fields that size the emulator's own host objects (one object per compute unit
 # and SIMD, cache tag arrays of size / sector_bytes, per-wave-slot state): far above any real GPU,
 # low enough that a preset cannot make the emulator allocate without bound.
@@ -368,7 +433,8 @@ FIELD_LIMITS = {"compute_units": 1024, "workgroup_launchers": 64, "simds_per_cu"
                 "simd_lanes": 128, "workgroup_size": 1024, "line_bytes": 4096, "l2_ways": 256,
                 "infinity_cache_ways": 256, "max_lines_in_flight_per_cu": 1 << 16, "l2_bytes": 1 << 30,
                 "infinity_cache_bytes": 1 << 32, "dedicated_video_memory": 1 << 44, "max_feature_level": 0xFFFF,
-                "vendor_id": 0xFFFF, "device_id": 0xFFFF}
+                "vendor_id": 0xFFFF, "device_id": 0xFFFF, "lds_banks": 1024, "lds_bytes_per_cycle": 1 << 16,
+                "l2_atomics_per_cycle": 1 << 16, "lds_bytes_per_cu": 1 << 30}
 MAX_CACHE_SECTORS = 1 << 22   # a modelled cache's tag array: sectors (9 bytes each on the host)
 MAX_FIELD = 1 << 62     # every other integer field: large enough, and exact in any arithmetic done with it
 
@@ -405,6 +471,9 @@ def preset_problem(preset):
     if preset.dram_turnaround_cycles and not preset.dram_write_batch_bytes:
         return (f"dram_write_batch_bytes is 0 while dram_turnaround_cycles is {preset.dram_turnaround_cycles}; "
                 f"a preset with a read/write turnaround needs the write batch it follows")
+    if preset.lds_max_bytes_per_workgroup > preset.lds_bytes_per_cu:
+        return (f"lds_max_bytes_per_workgroup is {preset.lds_max_bytes_per_workgroup}; it must be at most "
+                f"lds_bytes_per_cu ({preset.lds_bytes_per_cu}): a workgroup's LDS is on one compute unit")
     if preset.wave_width not in (4, 8, 16, 32, 64):
         return f"wave_width is {preset.wave_width}; it must be 4, 8, 16, 32 or 64"
     if preset.line_bytes % preset.sector_bytes:

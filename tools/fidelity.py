@@ -22,6 +22,7 @@ from dmlemu.data_types import DATA_TYPES
 from dmlemu.gpu import Gpu
 from dmlemu.presets import PRESETS, TEACHING
 from dmlemu.kernels.driver import TensorSpec
+from dmlemu.tools import lds_microbench
 
 LARGE_PRESETS = tuple(p for p in PRESETS if p is not TEACHING)
 SIZES = (16, 20, 24, 26)
@@ -317,10 +318,12 @@ def main(argv=None):
     print(stream)
     sharing = render_copy_sharing()
     print(sharing)
+    lds = lds_microbench.render(lds_microbench.table(LARGE_PRESETS))
+    print(lds)
     if args.write:
         with open(args.write, "w", encoding="utf-8") as f:
             f.write(REPORT_HEAD + text + "\n" + PATTERNS_HEAD + patterns + "\n" + STREAM_HEAD + stream + "\n"
-                    + COPY_HEAD + sharing + "\n")
+                    + COPY_HEAD + sharing + "\n" + lds_microbench.REPORT_HEAD + lds)
     return rows
 
 

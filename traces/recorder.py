@@ -134,6 +134,7 @@ class TraceRecorder:
         self.programs = {}        # dispatch id -> (program name, disassembly lines)
         self._dispatch = -1
         self._vgprs = 0
+        self._lds_bytes = 0
         self._program = None      # the current dispatch's Program (its instructions' issue costs)
         self._dram = []           # (start, end, bytes, write) of the current dispatch
         self._busy = []           # (start, end, waves, ALU cycles, first wave, SIMD) of the current dispatch's groups
@@ -177,6 +178,7 @@ class TraceRecorder:
         self._dispatch += 1
         self._dram, self._busy = [], []
         self._vgprs = launch.vgprs_used
+        self._lds_bytes = launch.lds_bytes
         self._program = launch.program
         if self._dispatch not in self.programs:
             from dmlemu.isa.encoding import format_instruction
@@ -281,7 +283,8 @@ class TraceRecorder:
         busy = {**dict(zip(ISSUE, issue)), "simd_busy_cycles": timing.simd_busy_cycles,
                 "occupied_simd_cycles": self._occupied(), "dram_busy_cycles": timing.dram_busy_cycles}
         self._add("dispatches", self._dispatch_row(stats, stats.start_cycle if stats.start_cycle else timing.start_cycle,
-                                                   end, timing.dram_bytes, timing.waves_per_simd, True, traffic, busy))
+                                                   end, timing.dram_bytes, timing.waves_per_simd, True, traffic, busy,
+                                                   timing.barrier_wait_cycles))
         self._mem_instructions(stats, timing)
         self._counters(timing.start_cycle, end, timing.traffic)
 
@@ -300,9 +303,9 @@ class TraceRecorder:
             table.widen("name", -(-len(name) // 64) * 64)
         return name
 
-    def _dispatch_row(self, stats, start, end, dram_bytes, waves_per_simd, timed, traffic, busy):
+    def _dispatch_row(self, stats, start, end, dram_bytes, waves_per_simd, timed, traffic, busy, barrier_wait_cycles=0):
         """The dispatch's row; `traffic`, `busy`: its memory hierarchy and busy columns by name (schema.TRAFFIC,
-        schema.BUSY)."""
+        schema.BUSY); `barrier_wait_cycles`: wave-cycles its waves spent at s_barrier."""
         hazards, self._hazards = self._hazards, 0
         return TABLES["dispatches"].row(
             id=self._dispatch, name=self._dispatch_name(stats.name), start=start, end=end, waves=stats.waves,
@@ -310,7 +313,7 @@ class TraceRecorder:
             bytes_written=stats.bytes_written, dram_bytes=dram_bytes, wave_instructions=stats.wave_instructions,
             valu_instructions=stats.unit_instructions.get("VALU", 0), vgprs=self._vgprs,
             waves_per_simd=waves_per_simd, oob_reads=stats.oob_reads, oob_writes=stats.oob_writes, timed=timed,
-            **traffic, hazards=hazards, **busy)
+            **traffic, hazards=hazards, **busy, lds_bytes=self._lds_bytes, barrier_wait_cycles=barrier_wait_cycles)
 
     def _instructions(self, stats):
         """One `instructions` row per instruction of the timed dispatch; returns its issue cycles per

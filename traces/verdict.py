@@ -30,10 +30,13 @@ otherwise no unit was saturated and the limiter is the larger of `latency at thi
 The occupancy limiter: the resident waves per SIMD the timing model gave the dispatch (the row's
 waves_per_simd: wave slots, limited by the vector register file: timing/command_processor.py's
 occupancy) against what the dispatch could fill: `dispatch size` when it has fewer waves than
-SIMDs x that occupancy, else `VGPRs` when the register file allows fewer waves than the preset's wave
-slots, else `wave slots`. Workgroup size limits nothing here: a workgroup's waves may land on
-different SIMDs (timing/workgroup_dispatcher.py; the kernels use no shared memory); it counts only in
-the launchers' ramp, which `launch / too few waves` covers.
+SIMDs x that occupancy, else, for a kernel whose workgroups cooperate (the row's lds_bytes, or
+barrier-wait cycles: whole workgroups per slot group, timing/command_processor.py's
+workgroup_occupancy) `LDS` when the CU's LDS holds fewer workgroups than the slots would and
+`workgroup size` when whole workgroups leave slots empty, else `VGPRs` when the register file allows
+fewer waves than the preset's wave slots, else `wave slots`. For other kernels workgroup size limits
+nothing here: a workgroup's waves may land on different SIMDs (timing/workgroup_dispatcher.py); it
+counts only in the launchers' ramp, which `launch / too few waves` covers.
 """
 import dataclasses
 
@@ -49,7 +52,7 @@ _ISSUE_NAMES = {"full": "VALU issue", "fp64": "FP64 issue", "int64": "INT64 issu
                 "transcendental": "transcendental issue", "other": "scalar and memory issue"}
 ISSUE_LIMITERS = tuple(_ISSUE_NAMES[n[:-len("_issue_cycles")]] for n in ISSUE)
 LIMITERS = (DRAM, L2, IC, *ISSUE_LIMITERS, LATENCY, IDLE)
-OCCUPANCY_LIMITERS = ("dispatch size", "VGPRs", "wave slots")
+OCCUPANCY_LIMITERS = ("dispatch size", "LDS", "workgroup size", "VGPRs", "wave slots")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -102,8 +105,14 @@ def verdict(row, preset):
     if share < BOUND:
         share, limiter = max((shares["latency"], LATENCY), (shares["idle"], IDLE), key=lambda t: t[0])
     slots = int(row["waves_per_simd"])
+    lds_bytes, workgroups = int(row["lds_bytes"]), int(row["workgroups"])
+    cooperative = (lds_bytes > 0 or int(row["barrier_wait_cycles"]) > 0) and workgroups > 0
     if int(row["waves"]) < simds * slots:
         occupancy_limiter = "dispatch size"
+    elif cooperative:
+        from dmlemu.timing.command_processor import workgroup_occupancy
+        occupancy_limiter = workgroup_occupancy(preset, int(row["vgprs"]), lds_bytes,
+                                                int(row["waves"]) // workgroups).limiter
     elif _vgpr_waves(preset, row["vgprs"]) < preset.waves_per_simd:
         occupancy_limiter = "VGPRs"
     else:
@@ -126,6 +135,10 @@ def format_verdict(v, row, preset, name=None):
         why = f"{int(row['waves']):,} waves for {simds} SIMDs"
     elif v.occupancy_limiter == "VGPRs":
         why = f"{int(row['vgprs'])} VGPRs per lane of {preset.vgprs_per_simd_lane}"
+    elif v.occupancy_limiter == "LDS":
+        why = f"{int(row['lds_bytes']):,} bytes of LDS per workgroup of {preset.lds_bytes_per_cu:,} per CU"
+    elif v.occupancy_limiter == "workgroup size":
+        why = f"{int(row['waves']) // max(1, int(row['workgroups']))}-wave workgroups in {preset.waves_per_simd} slots"
     else:
         why = f"{preset.waves_per_simd} slots"
     return (f"{head}{v.limiter}, {v.share:.0%} of {cycles:,} cycles ({units}); "

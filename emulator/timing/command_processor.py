@@ -23,7 +23,9 @@ from dmlemu.timing import physics
 from dmlemu.timing import simd as simd_module
 from dmlemu.timing.caches import CacheHierarchy
 from dmlemu.timing.events import EventHeap
-from dmlemu.timing.kernel_path import PathCost
+from typing import NamedTuple
+
+from dmlemu.timing.kernel_path import PathCost, cooperative
 from dmlemu.timing.simpy_driver import SimpyDriver
 
 
@@ -42,6 +44,41 @@ def occupancy(preset, vgprs_used):
     """
     allocated = max(8, -(-vgprs_used // 8) * 8)
     return max(1, min(preset.waves_per_simd, preset.vgprs_per_simd_lane // allocated))
+
+
+class WorkgroupOccupancy(NamedTuple):
+    """Where a kernel whose workgroups cooperate (LDS or s_barrier) runs: whole workgroups per SIMD."""
+    per_cu: int              # resident workgroups per compute unit
+    per_simd: tuple          # resident workgroups on each SIMD of a CU (per_cu spread over them)
+    waves_per_group: int
+    limiter: str             # "LDS", "workgroup size", "VGPRs" or "wave slots"
+
+
+def workgroup_occupancy(preset, vgprs_used, lds_bytes, waves_per_group):
+    """Resident workgroups of a kernel with LDS or barriers. A workgroup's waves stay together on one
+    SIMD's slot group (simd.py: a cohort holds whole workgroups), so a SIMD holds as many whole
+    workgroups as its wave slots (limited by the VGPRs) take; a CU as many as its LDS holds
+    (lds_bytes_per_cu // lds_bytes), spread over its SIMDs (SIMD s gets one more while s < the
+    remainder). The limiter is the bound that set the count: "LDS" when the LDS holds fewer than
+    the slots would, "workgroup size" when whole workgroups leave slots empty (or one workgroup
+    has more waves than a SIMD has slots: it is then given one SIMD anyway, a deviation:
+    docs/DEVIATIONS.md), else "VGPRs" or "wave slots" as for occupancy()."""
+    waves = occupancy(preset, vgprs_used)
+    simds = preset.simds_per_cu
+    fit = waves // waves_per_group
+    by_slots = simds * max(1, fit)
+    by_lds = preset.lds_bytes_per_cu // lds_bytes if lds_bytes else by_slots
+    per_cu = max(1, min(by_slots, by_lds))
+    if by_lds < by_slots:
+        limiter = "LDS"
+    elif fit == 0 or fit * waves_per_group < waves:
+        limiter = "workgroup size"
+    elif waves < preset.waves_per_simd:
+        limiter = "VGPRs"
+    else:
+        limiter = "wave slots"
+    per_simd = tuple(per_cu // simds + (1 if s < per_cu % simds else 0) for s in range(simds))
+    return WorkgroupOccupancy(per_cu, per_simd, waves_per_group, limiter)
 
 
 class CommandProcessor:
@@ -112,32 +149,52 @@ class CommandProcessor:
         units = self.units
         passes = max(1, -(-self.wave_width // preset.simd_lanes))
         rates = preset.rate_cycles()
-        path_costs = {pid: PathCost(launch.program, path, passes, preset.smem_latency_percent, rates)
+        path_costs = {pid: PathCost(launch.program, path, passes, preset.smem_latency_percent, rates,
+                                    preset.lds_latency_cycles, preset.barrier_cycles)
                       for path, pid in record.paths.items()}
         per_group = -(-launch.workgroup_size // self.wave_width)
         dispatcher = units["workgroup_dispatcher"].WorkgroupDispatcher(
             record.total_waves, per_group, preset.workgroup_launch_cycles, launched, record.wave_path,
             preset.workgroup_launchers)
-        work = units["simd"].CohortWork(dispatcher, path_costs, traffic, preset.sector_bytes, recorder)
-        slots = occupancy(preset, launch.vgprs_used)
+        work = units["simd"].CohortWork(dispatcher, path_costs, traffic, preset.sector_bytes, recorder,
+                                        record.lds, record.atomic_lanes, record.accesses,
+                                        preset.l2_atomics_per_cycle)
         groups = []
-        for simd in self.simds:
-            groups += simd.begin_dispatch(slots, work, simd_module.ISSUE_GROUPS)
+        if cooperative(launch.program, launch.lds_bytes):
+            # Whole workgroups per slot group: a workgroup's waves share one cohort (simd.py).
+            resident = workgroup_occupancy(preset, launch.vgprs_used, launch.lds_bytes, per_group)
+            slots = max(resident.per_simd) * per_group
+            limiter = resident.limiter
+            for simd in self.simds:
+                groups += simd.begin_dispatch(resident.per_simd[simd.index] * per_group, work,
+                                              simd_module.ISSUE_GROUPS, per_group)
+        else:
+            slots = occupancy(preset, launch.vgprs_used)
+            limiter = "VGPRs" if slots < preset.waves_per_simd else "wave slots"
+            for simd in self.simds:
+                groups += simd.begin_dispatch(slots, work, simd_module.ISSUE_GROUPS)
         # Group 0 of SIMD s of every CU asks first, then SIMD s+1, then the next group: work
         # spreads over all CUs.
         groups.sort(key=lambda g: (g.group, g.simd.index, g.cu.index))
         driver = SimpyDriver() if engine() == "simpy" else EventHeap(len(groups) + len(self.compute_units))
         for cu in self.compute_units:
             cu.scheduler = driver
+        lds_before = sum(cu.lds_passes for cu in self.compute_units)
+        atomics_before = memory.atomic_ops
         last_wave = driver.run(groups, launched)
         for cu in self.compute_units:
             cu.scheduler = None
         if recorder is not None:
             recorder.wave_groups(*work.wave_group_columns())
         end = max([s.last_store for s in self.simds] + [last_wave])
+        barrier_cycles = sum(s.barrier_cycles for s in self.simds)
         for simd in self.simds:
             simd.end_dispatch()
         stats.timing = DispatchTiming(start_cycle, end, slots, memory, before, self.simds, traffic, preset)
+        stats.timing.occupancy_limiter = limiter
+        stats.timing.barrier_wait_cycles = barrier_cycles
+        stats.timing.lds_passes = sum(cu.lds_passes for cu in self.compute_units) - lds_before
+        stats.timing.atomic_operations = memory.atomic_ops - atomics_before
         if recorder is not None:
             recorder.end_dispatch(stats, end)
         return max(launched, dispatcher.handed_out), end
@@ -157,3 +214,9 @@ class DispatchTiming:
         self.dram_turnarounds = memory.dram.turnarounds - before[2]   # read/write bus turnarounds (memory_system.py)
         self.simd_busy_cycles = sum(s.busy_cycles for s in simds)
         self.simds = len(simds)
+        # Resident waves per SIMD were limited by: "wave slots", "VGPRs", and for a kernel with LDS or
+        # barriers "LDS" or "workgroup size" (workgroup_occupancy); "" when no wave ran.
+        self.occupancy_limiter = ""
+        self.barrier_wait_cycles = 0      # wave-cycles spent at s_barrier (simd.py)
+        self.lds_passes = 0               # LDS bank-conflict passes the CUs' LDS pipes served
+        self.atomic_operations = 0        # L2 atomic operations (memory_system.py)

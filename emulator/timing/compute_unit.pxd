@@ -15,6 +15,7 @@ cdef class WaitingRequest:
 
 cdef class ComputeUnit(Process):
     cdef public long long index, capacity, chunk, lookups_per_cycle, front_end_free, sectors_in_flight
+    cdef public long long lds_units_per_cycle, lds_units_per_pass, lds_free_units, lds_passes
     cdef public MemorySystem memory
     cdef public long long[::1] done_cycles, done_sectors
     cdef public Py_ssize_t pieces
@@ -29,6 +30,9 @@ cdef class ComputeUnit(Process):
     cpdef long long send(self, long long now, long long sectors, bint is_write, long long l2,
                          long long infinity_cache, long long dram, long long ic_reads,
                          long long dram_reads) except? -1
+
+    @cython.locals(start=cython.longlong)
+    cpdef long long lds_serve(self, long long now, long long passes) except? -1
 
     @cython.locals(start=cython.longlong)
     cpdef long long look_up(self, long long now, long long lines) except? -1

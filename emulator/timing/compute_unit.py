@@ -14,6 +14,12 @@ memory path has two parts that every wave memory instruction passes:
                       (docs/DEVIATIONS.md). The wait queue is a process (events.py) while it holds
                       requests, so a waiting request costs an event per piece, not per try.
 
+Beside it, the CU's LDS pipe (one per CU; on RDNA the CU's half of its WGP's LDS): a FIFO server
+of bank-conflict passes. A pass serves `lds_banks` dwords, one per bank; the banks move
+`lds_bytes_per_cycle`, so a pass takes lds_banks x 4 / lds_bytes_per_cycle cycles, counted exactly
+in integer units (one cycle = lds_bytes_per_cycle units, one pass = lds_banks x 4). An LDS
+instruction of a cohort queues its waves' passes behind the LDS work already queued (lds_serve).
+
 Behind them the memory system (memory_system.py) serves the request's bytes at each level. A compute
 unit lives as long as the device: its front end, miss queue and wait queue carry over from dispatch
 to dispatch. Compiled by Cython where a C compiler is (compute_unit.pxd; setup.py).
@@ -72,6 +78,10 @@ class ComputeUnit(Process):
         self.done_sectors = zeros(16, COMPILED)
         self.pieces = 0
         self.sectors_in_flight = 0
+        self.lds_units_per_cycle = preset.lds_bytes_per_cycle
+        self.lds_units_per_pass = 4 * preset.lds_banks
+        self.lds_free_units = 0     # the LDS pipe is free from this unit on (cycle x units per cycle)
+        self.lds_passes = 0         # passes served, over the device's life
         self.waiting = deque()     # WaitingRequests in arrival order; the process runs while not empty
         self.scheduler = None      # the driver of the running dispatch (events.Scheduler)
 
@@ -127,6 +137,16 @@ class ComputeUnit(Process):
         self.done_sectors[i] = sectors
         self.sectors_in_flight += sectors
         return done
+
+    def lds_serve(self, now, passes):
+        """Serve `passes` bank-conflict passes arriving at cycle `now` after the LDS work queued
+        before them; returns the cycle the last ends."""
+        start = now * self.lds_units_per_cycle
+        if start < self.lds_free_units:
+            start = self.lds_free_units
+        self.lds_free_units = start + passes * self.lds_units_per_pass
+        self.lds_passes += passes
+        return -(-self.lds_free_units // self.lds_units_per_cycle)
 
     def look_up(self, now, lines):
         """Queue `lines` tag lookups arriving at `now`; the cycle at which the last is done."""

@@ -12,7 +12,13 @@ mnemonic), with the issue and latency cycles the table gives:
     SMEM step  a scalar load: data returns the table's SMEM latency (scaled by the preset's
                smem_latency_percent) later
     WAIT step  s_waitcnt imm: wait until at most imm loads of the wave are outstanding
-    VMEM step  a buffer load or store: one issue pass per wave, then the memory hierarchy
+    VMEM step  a buffer load, store or atomic: one issue pass per wave, then the memory hierarchy
+               (is_write: LOAD, STORE, ATOMIC or ATOMIC_RETURN; atomics also pass the L2's atomic units)
+    LDS step   an LDS read, write or atomic (ds_*), or an LDS-crossbar permute (ds_swizzle / ds_permute /
+               ds_bpermute): one issue pass per wave, then the CU's LDS pipe for the cohort's
+               bank-conflict passes (a permute: one pass per wave), then `lds_latency` to the data; reads
+               and atomics with return count as outstanding loads for s_waitcnt (GCN's lgkmcnt)
+    BARRIER    s_barrier: the cohort's waves wait for its workgroups' last wave, then `barrier_cycles`
 
 Schedules are compiled per cohort size and cached, so a cohort walks a tuple of named records.
 """
@@ -21,7 +27,17 @@ from typing import NamedTuple
 from dmlemu.dispatch_record import access_slot
 from dmlemu.isa import opcodes as op
 
-ALU, SMEM, WAIT, VMEM = range(4)   # step kinds, in the order the SIMD tests them
+ALU, SMEM, WAIT, VMEM, LDS, BARRIER = range(6)   # step kinds
+LOAD, STORE, ATOMIC, ATOMIC_RETURN = range(4)     # a VMEM or LDS step's is_write field
+PERMUTE_SLOT = -1                                 # an LDS step with no LdsRows: one pass per wave
+LDS_KINDS = ("lds_load", "lds_store", "lds_atomic", "lds_permute")
+COOPERATIVE_KINDS = LDS_KINDS + ("barrier",)      # a kernel with any keeps each workgroup on one CU
+
+
+def cooperative(program, lds_bytes=0):
+    """Whether a kernel's workgroups cooperate (LDS or s_barrier): then the timing model keeps each
+    workgroup's waves together (workgroup_dispatcher.py, simd.py)."""
+    return lds_bytes > 0 or any(r.entry.kind in COOPERATIVE_KINDS for r in program.records)
 
 
 def issue_cycles_per_wave(entry, passes, rate_cycles):
@@ -33,7 +49,7 @@ def issue_cycles_per_wave(entry, passes, rate_cycles):
     kind = entry.kind
     if kind in ("wait", "end"):
         return 0
-    if kind in ("load", "store", "atomic"):
+    if kind in ("load", "store", "atomic") or kind in LDS_KINDS:
         return entry.issue_cycles * passes
     if entry.unit == op.VALU:
         return rate_cycles.get(entry.rate_class, entry.issue_cycles) * passes
@@ -42,20 +58,23 @@ def issue_cycles_per_wave(entry, passes, rate_cycles):
 
 class Step(NamedTuple):
     """One step of a compiled schedule (see the module banner)."""
-    kind: int            # ALU, SMEM, WAIT or VMEM
-    cycles: int          # ALU: cycles; SMEM: latency; WAIT: loads allowed outstanding; VMEM: issue
+    kind: int            # ALU, SMEM, WAIT, VMEM, LDS or BARRIER
+    cycles: int          # ALU: cycles; SMEM: latency; WAIT: loads allowed outstanding; VMEM, LDS: issue;
+                         # BARRIER: the barrier's cycles
     first_pc: int        # first instruction of the step
     last_pc: int         # last instruction (ALU runs span several)
-    is_write: bool = False
-    latency: int = 0     # VMEM: pipeline latency to the cache front end
-    slot: int = 0        # VMEM: the access slot whose sectors it moves (the instruction's k-th run on
-                         # the path: dispatch_record.access_slot), so each trip of a loop is charged its own
+    is_write: int = LOAD  # VMEM, LDS: LOAD, STORE, ATOMIC or ATOMIC_RETURN
+    latency: int = 0     # VMEM: pipeline latency to the cache front end; LDS: to the data
+    slot: int = 0        # VMEM, LDS: the access slot whose sectors (bank passes) it moves (the
+                         # instruction's k-th run on the path: dispatch_record.access_slot), so each trip
+                         # of a loop is charged its own; an LDS permute: PERMUTE_SLOT
 
 
 class PathCost:
     """A control-flow path of a kernel, cut into the steps the SIMD times as a whole."""
 
-    def __init__(self, program, path, passes, smem_latency_percent, rate_cycles=None):
+    def __init__(self, program, path, passes, smem_latency_percent, rate_cycles=None, lds_latency=0,
+                 barrier_cycles=0):
         rates = rate_cycles or {}
         self._segments = []      # ("alu", ((issue, latency), ...), first, last) or a ready Step
         alu, first = [], None
@@ -72,12 +91,26 @@ class PathCost:
             instruction = program.records[pc]
             entry, operands = instruction.entry, instruction.operands
             kind = entry.kind
-            if kind in ("load", "store", "atomic"):
+            if kind in ("load", "store", "atomic") or kind in LDS_KINDS:
                 flush(previous)
                 visit = visits.get(pc, 0)
                 visits[pc] = visit + 1
-                self._segments.append(Step(VMEM, issue_cycles_per_wave(entry, passes, rates), pc, pc, kind != "load",
-                                           entry.latency_cycles, access_slot(pc, visit, len(program.records))))
+                slot = access_slot(pc, visit, len(program.records))
+                if kind in ("load", "lds_load", "lds_permute"):
+                    access = LOAD
+                elif kind in ("store", "lds_store"):
+                    access = STORE
+                else:
+                    access = ATOMIC_RETURN if entry.returns else ATOMIC
+                if kind in LDS_KINDS:
+                    self._segments.append(Step(LDS, issue_cycles_per_wave(entry, passes, rates), pc, pc, access,
+                                               lds_latency, PERMUTE_SLOT if kind == "lds_permute" else slot))
+                else:
+                    self._segments.append(Step(VMEM, issue_cycles_per_wave(entry, passes, rates), pc, pc, access,
+                                               entry.latency_cycles, slot))
+            elif kind == "barrier":
+                flush(previous)
+                self._segments.append(Step(BARRIER, barrier_cycles, pc, pc))
             elif kind == "smem":
                 flush(previous)
                 self._segments.append(("alu", ((issue_cycles_per_wave(entry, passes, rates), 1),), pc, pc))
@@ -109,7 +142,7 @@ class PathCost:
         steps, busy = [], 0
         for segment in self._segments:
             if isinstance(segment, Step):
-                if segment.kind == VMEM:
+                if segment.kind == VMEM or segment.kind == LDS:
                     segment = segment._replace(cycles=segment.cycles * waves)
                     busy += segment.cycles
                 steps.append(segment)

@@ -35,7 +35,13 @@ cdef class MemorySystem:
     cdef public DramServer dram
     cdef public FifoServer l2, infinity_cache
     cdef public long long dram_latency, l2_latency, ic_latency
+    cdef public long long atomic_units, atomic_ops
+    cdef public list atomic_free
     cdef public object dram_log
+
+    @cython.locals(done=cython.longlong, unit=cython.Py_ssize_t, n=cython.longlong, start=cython.longlong,
+                   end=cython.longlong)
+    cpdef long long atomic(self, long long now, list operations) except? -1
 
     @cython.locals(l2=FifoServer, bps=cython.longlong, start_units=cython.longlong, end_units=cython.longlong,
                    end=cython.longlong, done=cython.longlong, start=cython.longlong)

@@ -13,6 +13,15 @@ write-to-read) and leaves it idle for dram_turnaround_cycles, which delays every
 A stream of only reads or only writes never turns the bus around. The L2 and the Infinity Cache are
 FIFO servers at their own bandwidth with their own latency.
 
+The L2's atomic units serve buffer atomics (simd.py): `l2_atomics_per_cycle` units (one per L2
+slice), each a FIFO server of one read-modify-write operation per cycle; sector s belongs to unit
+s mod l2_atomics_per_cycle. A wave's atomic costs one operation per sector it touches, at that
+sector's unit, and one more per extra lane on one dword (same-address lanes serialise:
+DispatchRecord.atomic_lanes), at the unit of the wave's first sector (exact when the wave touches
+one sector, as all-lanes-one-address does). Waves hitting one address all queue at one unit: one
+operation per cycle for the whole GPU. An atomic completes when its bytes and its operations are
+through.
+
 The copy engine shares DRAM with the compute units (timing/copy_engine.py). A copy on a COPY queue
 is an open *stream* on the DRAM server until its completion is observed (a timestamp, a fence
 signal, the next copy: gpu.py). While a stream and a compute request both have bytes to move, the
@@ -183,7 +192,30 @@ class MemorySystem:
         self.l2_latency = preset.l2_latency_cycles
         self.ic_latency = preset.infinity_cache_latency_cycles
         self.dram_log = None
+        # The L2's atomic units, one per slice: the cycle each is free from (a list: this is not a
+        # hot path; atomics are rare).
+        self.atomic_units = preset.l2_atomics_per_cycle
+        self.atomic_free = [0] * preset.l2_atomics_per_cycle
+        self.atomic_ops = 0          # operations served, over the device's life
         self.attach(recorder)
+
+    def atomic(self, now, operations):
+        """Serve L2 atomic operations arriving at cycle `now`: `operations` holds each unit's count
+        (a list, l2_atomics_per_cycle long); each unit serves its share behind what it queued before,
+        one per cycle. Returns the cycle the last ends (now when there are none)."""
+        done = now
+        for unit in range(self.atomic_units):
+            n = operations[unit]
+            if n:
+                start = self.atomic_free[unit]
+                if start < now:
+                    start = now
+                end = start + n
+                self.atomic_free[unit] = end
+                self.atomic_ops += n
+                if end > done:
+                    done = end
+        return done
 
     def attach(self, recorder):
         """Trace the next dispatch's DRAM transfers into `recorder` (None: nothing recorded, which

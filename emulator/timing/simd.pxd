@@ -6,7 +6,8 @@ from dmlemu.timing.events cimport Process
 from dmlemu.timing.workgroup_dispatcher cimport WorkgroupDispatcher
 
 # Step kinds (kernel_path.py), resume() results (events.py) and slot-group states, as C integers.
-cdef long long ALU, SMEM, VMEM, WAIT_STEP, WAIT, DONE
+cdef long long ALU, SMEM, VMEM, LDS, BARRIER, WAIT_STEP, WAIT, DONE
+cdef long long STORE, ATOMIC, ATOMIC_RETURN, PERMUTE_SLOT
 cdef long long BLOCK, FIELDS, STEP_FIELDS
 cdef bint COMPILED
 cdef long long START, TAKE, SPLIT, NEXT_COHORT, WALK, SEND, ROOM, SENT, COHORT_END, ENDED
@@ -30,7 +31,7 @@ cdef class IssuePort:
 
 cdef class Simd:
     cdef public ComputeUnit cu
-    cdef public long long index, free_at, busy_cycles, last_store
+    cdef public long long index, free_at, busy_cycles, last_store, barrier_cycles
     cdef public list group_slots, groups
     cdef public IssuePort port
 
@@ -39,7 +40,8 @@ cdef class CohortWork:
     cdef public WorkgroupDispatcher dispatcher
     cdef public dict path_costs, schedules
     cdef public object traffic, recorder
-    cdef public dict blocks
+    cdef public dict blocks, lds_sums, atomic_rows
+    cdef public long long atomic_units
     cdef public long long sector_bytes, costs_at
     cdef public bint segments, memory_rows
     cdef public object rows_buffer
@@ -48,6 +50,11 @@ cdef class CohortWork:
 
     @cython.locals(key=cython.longlong)
     cpdef tuple schedule(self, long long path_id, long long waves)
+
+    @cython.locals(sums=object)
+    cpdef long long lds_passes(self, long long slot, long long first, long long count) except? -1
+
+    cpdef list atomic_operations(self, long long slot, long long first, long long count)
 
     @cython.locals(k=cython.longlong, block=cython.longlong, key=cython.longlong, rows=object,
                    at=cython.longlong)
@@ -70,7 +77,8 @@ cdef class SlotGroup(Process):
     cdef public long long group, slots, state, first, count, piece, path_id, first_wave, waves, begin, busy
     cdef public long long nsteps, step, schedule_key, t, issued, pc, latency
     cdef public long long sectors, lines, ic_hits, dram_reads, dram_writes, ic_writes, done
-    cdef public bint is_write
+    cdef public bint is_write, is_lds
+    cdef public long long access, slot
     cdef public WaitingRequest request
 
     @cython.locals(state=cython.longlong, start_at=cython.longlong, key=cython.longlong,
@@ -84,12 +92,12 @@ cdef class SlotGroup(Process):
                    j=cython.Py_ssize_t)
     cpdef long long walk(self, long long now) except? -2
 
-    @cython.locals(cu=ComputeUnit, arrive=cython.longlong, sectors=cython.longlong, sector_bytes=cython.longlong,
+    @cython.locals(cu=ComputeUnit, passes=cython.longlong, arrive=cython.longlong, sectors=cython.longlong, sector_bytes=cython.longlong,
                    ic_reads=cython.longlong, dram_reads=cython.longlong, ic_bytes=cython.longlong,
                    dram_bytes=cython.longlong, done=cython.longlong)
     cpdef long long send(self, long long now) except? -1
 
-    @cython.locals(work=CohortWork)
+    @cython.locals(work=CohortWork, done=cython.longlong)
     cpdef sent(self, long long now)
 
     @cython.locals(n=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t)

@@ -17,7 +17,19 @@ at the granularity of two groups (docs/DEVIATIONS.md).
     WAIT step   s_waitcnt n: the clock moves to when at most n of the cohort's loads are outstanding
     VMEM step   one issue pass per wave, booked on the port; then the CU's cache front end looks
                 up the lines the cohort's waves touched, and the request's sectors go through the
-                CU's miss queue to the memory system, charged as the caches classified them (caches.py)
+                CU's miss queue to the memory system, charged as the caches classified them (caches.py);
+                an atomic also passes the L2's atomic units (memory_system.py): one operation per
+                sector and one more per extra lane on one dword (DispatchRecord.atomic_lanes)
+    LDS step    one issue pass per wave, booked on the port; then the CU's LDS pipe serves the
+                cohort's bank-conflict passes (the sum over its waves: DispatchRecord.lds; one per
+                wave for a permute) after the LDS work queued before them (compute_unit.py), and the
+                data returns the LDS latency later: a read or an atomic with return is an
+                outstanding load until then (s_waitcnt waits for it, as GCN's lgkmcnt)
+    BARRIER     s_barrier: a cohort holds whole workgroups (a kernel with LDS or barriers is handed
+                out a workgroup at a time: command_processor.workgroup_occupancy), and its waves walk
+                the path in lock step, so the last wave of each of its workgroups arrives with the
+                cohort: the clock moves by the preset's barrier_cycles, counted as barrier-wait
+                cycles (x waves) in the dispatch's timing; the trace shows the barrier's pc as a segment
     s_endpgm    the cohort ends; stores may still be in flight
 
 This is the representation that avoids one Python process per wave: a 16M-element dispatch is a
@@ -33,7 +45,8 @@ import numpy as np
 
 from dmlemu.timing.caches import TRAFFIC_FIELDS, DispatchTraffic
 from dmlemu.timing.events import DONE, WAIT, Process
-from dmlemu.timing.kernel_path import ALU, SMEM, VMEM, WAIT as WAIT_STEP
+from dmlemu.timing.kernel_path import ALU, ATOMIC, ATOMIC_RETURN, BARRIER, LDS, PERMUTE_SLOT, SMEM, STORE, VMEM
+from dmlemu.timing.kernel_path import WAIT as WAIT_STEP
 from dmlemu.timing.physics import compiled_file, zeros
 
 COMPILED = compiled_file(__file__)    # which containers (physics.zeros)
@@ -167,18 +180,28 @@ class Simd:
         self.free_at = 0              # the last dispatch's waves have left this SIMD then
         self.busy_cycles = 0          # issue cycles of the running dispatch's cohorts
         self.last_store = 0           # the running dispatch's last store acknowledgement
+        self.barrier_cycles = 0       # wave-cycles the running dispatch's waves spent at s_barrier
         self.group_slots = []
         self.groups = []
         self.port = None
 
-    def begin_dispatch(self, slots, work, groups=None):
+    def begin_dispatch(self, slots, work, groups=None, unit=1):
         """Take a dispatch whose waves get `slots` wave slots here: split them into slot groups (at
-        most ISSUE_GROUPS, or `groups`) that share a fresh issue port; returns the groups."""
-        n = max(1, min(ISSUE_GROUPS if groups is None else groups, slots))
-        self.group_slots = [slots // n + (1 if g < slots % n else 0) for g in range(n)]
-        self.port = IssuePort() if n > 1 else None   # shared by the groups
+        most ISSUE_GROUPS, or `groups`) that share a fresh issue port; returns the groups. `unit`:
+        the slots come in whole workgroups of this many waves and each group gets whole ones (a
+        kernel with LDS or barriers; `slots` a multiple of it). No slots: no groups."""
         self.busy_cycles = 0
         self.last_store = 0
+        self.barrier_cycles = 0
+        if slots <= 0:
+            self.group_slots = []
+            self.port = None
+            self.groups = []
+            return self.groups
+        units = slots // unit
+        n = max(1, min(ISSUE_GROUPS if groups is None else groups, units))
+        self.group_slots = [unit * (units // n + (1 if g < units % n else 0)) for g in range(n)]
+        self.port = IssuePort() if n > 1 else None   # shared by the groups
         self.groups = [SlotGroup(self, g, self.group_slots[g], work) for g in range(n)]
         return self.groups
 
@@ -193,7 +216,8 @@ class CohortWork:
     """What the slot groups of one dispatch share: the workgroup dispatcher, the kernel's paths and
     their schedules, the cache classification of every memory instruction, the trace recorder."""
 
-    def __init__(self, dispatcher, path_costs, traffic, sector_bytes, recorder):
+    def __init__(self, dispatcher, path_costs, traffic, sector_bytes, recorder, lds=None, atomic_lanes=None,
+                 accesses=None, atomic_units=1):
         self.dispatcher = dispatcher
         self.path_costs = path_costs          # path id -> kernel_path.PathCost
         self.schedules = {}                   # path id << 32 | waves -> (flat steps, busy cycles)
@@ -202,6 +226,15 @@ class CohortWork:
         self.costs_at = 0                     # where costs() put the cohort's costs in the list it returned
         self.sector_bytes = sector_bytes
         self.recorder = recorder
+        # Per LDS access slot, running sums over the waves (index w: waves 0 .. w - 1) of the bank
+        # passes (DispatchRecord.lds): a cohort's total is two lookups. (Memory: an int64 array per
+        # slot, not a list of Python ints, since a loop of LDS reads over many waves has many slots.)
+        self.lds_sums = {slot: _running_sum(rows.passes) for slot, rows in (lds or {}).items()}
+        # Per buffer-atomic access slot: its SectorRows and the lanes past the first on one dword
+        # (DispatchRecord.atomic_lanes), for atomic_operations.
+        self.atomic_rows = {slot: ((accesses or {})[slot], np.maximum(lanes.astype(np.int64) - 1, 0))
+                            for slot, lanes in (atomic_lanes or {}).items()}
+        self.atomic_units = atomic_units
         self.segments = recorder is not None and recorder.keeps_segments
         self.memory_rows = recorder is not None and recorder.keeps_memory
         # Wave-group rows, 8 ints each (see wave_group): the first `nrows` of a 64-bit array (a list
@@ -224,10 +257,36 @@ class CohortWork:
             steps, busy = self.path_costs[path_id].schedule(waves)
             flat = zeros(0, COMPILED)
             for step in steps:
-                flat.extend((step.kind, step.cycles, step.first_pc, step.last_pc, 1 if step.is_write else 0,
+                flat.extend((step.kind, step.cycles, step.first_pc, step.last_pc, int(step.is_write),
                              step.latency, step.slot))
             cached = self.schedules[key] = (flat, busy)
         return cached
+
+    def lds_passes(self, slot, first, count):
+        """The bank-conflict passes of waves first .. first + count - 1 in LDS access slot `slot`; a
+        permute (PERMUTE_SLOT) or a slot no wave ran: one pass per wave."""
+        sums = self.lds_sums.get(slot)
+        if sums is None:
+            return count
+        return int(sums[first + count] - sums[first])
+
+    def atomic_operations(self, slot, first, count):
+        """The L2 atomic operations of waves first .. first + count - 1 in buffer-atomic access slot
+        `slot`, per atomic unit (memory_system.py): one per sector at unit sector mod units, and the
+        serialised same-dword lanes past the first at the unit of each wave's first sector. A list,
+        one count per unit."""
+        units = self.atomic_units
+        entry = self.atomic_rows.get(slot)
+        if entry is None:
+            return [0] * units
+        rows, extra = entry
+        offsets = rows.offsets[first:first + count + 1].astype(np.int64)
+        sectors = rows.sectors[offsets[0]:offsets[-1]]
+        ops = np.bincount(sectors % units, minlength=units)
+        touched = offsets[1:] > offsets[:-1]
+        heads = rows.sectors[offsets[:-1][touched]] % units
+        ops += np.bincount(heads, weights=extra[first:first + count][touched], minlength=units).astype(np.int64)
+        return ops.tolist()
 
     def costs(self, slot, first, count):
         """The costs (caches.TRAFFIC_FIELDS) of waves first .. first + count - 1 in access slot `slot`: a list
@@ -314,6 +373,9 @@ class SlotGroup(Process):
         self.nloads = 0
         self.issued = self.pc = self.latency = 0  # the memory instruction being sent
         self.is_write = False
+        self.access = 0                           # kernel_path's LOAD, STORE, ATOMIC or ATOMIC_RETURN
+        self.is_lds = False                       # the instruction being sent is an LDS one
+        self.slot = 0                             # its access slot
         self.sectors = self.lines = self.ic_hits = self.dram_reads = self.dram_writes = self.ic_writes = 0
         self.done = 0
         self.request = None                       # compute_unit.WaitingRequest while in the wait queue
@@ -423,6 +485,13 @@ class SlotGroup(Process):
                     self.nloads = n + 1
                 else:
                     self.add_load(done)
+            elif kind == BARRIER:
+                # The cohort holds whole workgroups in lock step: their last waves arrive now.
+                if segments:
+                    work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave,
+                                          self.waves, steps[at + 2], steps[at + 3], t, t + cycles)
+                t += cycles
+                self.simd.barrier_cycles += cycles * self.waves
             elif kind == WAIT_STEP:
                 # At most `cycles` (the count) loads may remain: wait for the others.
                 n = self.nloads
@@ -455,13 +524,29 @@ class SlotGroup(Process):
                         work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave,
                                               self.waves, steps[at + 2], steps[at + 3], t, t + cycles)
                     t += cycles
+                elif kind == LDS:                  # one issue pass per wave; then the CU's LDS pipe
+                    self.issued = t
+                    t += cycles
+                    self.pc = steps[at + 2]
+                    self.access = steps[at + 4]
+                    self.is_write = self.access == STORE or self.access == ATOMIC
+                    self.is_lds = True
+                    self.latency = steps[at + 5]
+                    self.slot = steps[at + 6]
+                    self.sectors = 0
+                    self.t = t
+                    self.step = step
+                    return t
                 else:                              # VMEM: one issue pass per wave; the request leaves after
                     self.issued = t
                     t += cycles
                     self.pc = steps[at + 2]
-                    self.is_write = steps[at + 4] != 0
+                    self.access = steps[at + 4]
+                    self.is_write = self.access != 0
+                    self.is_lds = False
                     self.latency = steps[at + 5]
-                    costs = work.costs(steps[at + 6], self.first_wave, self.waves)   # by access slot
+                    self.slot = steps[at + 6]
+                    costs = work.costs(self.slot, self.first_wave, self.waves)   # by access slot
                     cost_at = work.costs_at       # caches.TRAFFIC_FIELDS from here on
                     self.sectors = costs[cost_at]
                     self.lines = costs[cost_at + 1]
@@ -484,6 +569,10 @@ class SlotGroup(Process):
         The cohort goes on meanwhile, unless the CU's miss queue is full: then the request waits in
         the CU's wait queue (returns ROOM), else SENT."""
         cu = self.cu
+        if self.is_lds:                           # the CU's LDS pipe, then the latency to the data
+            passes = self.work.lds_passes(self.slot, self.first_wave, self.waves)
+            self.done = cu.lds_serve(now, passes) + self.latency
+            return SENT
         arrive = cu.look_up(now + self.latency, self.lines) if self.lines else now
         self.done = arrive
         sectors = self.sectors
@@ -507,6 +596,10 @@ class SlotGroup(Process):
         """The request has left (at `now`): trace it, and the cohort's clock goes on from now; a load's
         completion joins the outstanding loads, a store's the SIMD's last store."""
         work = self.work
+        if self.access >= ATOMIC and not self.is_lds:   # the L2's atomic units too, from when it left
+            done = self.cu.memory.atomic(now, work.atomic_operations(self.slot, self.first_wave, self.waves))
+            if done > self.done:
+                self.done = done
         if self.sectors and work.memory_rows:
             work.recorder.memory(self.cu.index, self.simd.index, self.group, self.pc, self.issued, self.done,
                                  self.sectors * work.sector_bytes,
@@ -515,7 +608,14 @@ class SlotGroup(Process):
             work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave, self.waves, self.pc,
                                   self.pc, self.issued, self.t)
         self.t = now
-        if self.is_write:
+        if self.is_lds:
+            if not self.is_write:                 # data (or an atomic's old value) returns: an outstanding load
+                self.add_load(self.done)
+            self.step += 1
+            return
+        if self.access == ATOMIC_RETURN:          # the old values return: an outstanding load
+            self.add_load(self.done)
+        elif self.is_write:
             if self.done > self.simd.last_store:
                 self.simd.last_store = self.done
         else:
@@ -537,3 +637,10 @@ class SlotGroup(Process):
             i -= 1
         self.loads[i] = done
         self.nloads = n + 1
+
+
+def _running_sum(values):
+    """[0, v0, v0 + v1, ...] of an integer array, as int64."""
+    out = np.zeros(len(values) + 1, dtype=np.int64)
+    np.cumsum(values, out=out[1:])
+    return out

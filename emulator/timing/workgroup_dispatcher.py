@@ -5,8 +5,11 @@ workgroup costs one of the dispatcher's `workgroup_launchers` (one per shader en
 preset says so) `workgroup_launch_cycles`, so a wide GPU running a tiny kernel is limited by how fast
 waves can be launched, not by its compute units. The launchers work in parallel: n workgroups take
 n x launch_cycles / launchers cycles, the remainder carried in integers to the next hand-out. A SIMD asks for up to
-its free slot count and gets a contiguous range of waves; waves of one workgroup may land on
-different SIMDs (the DirectML kernels here use no shared memory, so nothing ties them together).
+its free slot count and gets a contiguous range of waves. For a kernel without LDS or barriers,
+waves of one workgroup may land on different SIMDs (nothing ties them together); for one with
+either, every slot group's slot count is a whole number of workgroups (command_processor.py's
+workgroup_occupancy, Simd.begin_dispatch), so every range is whole workgroups and a workgroup's
+waves stay in one cohort on one SIMD of one CU.
 Compiled by Cython where a C compiler is (workgroup_dispatcher.pxd; setup.py).
 """
 import numpy as np
