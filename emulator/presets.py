@@ -99,10 +99,12 @@ TEACHING = AdapterPreset(
     line_bytes=32, sector_bytes=32, max_lines_in_flight_per_cu=8, l2_bytes=4096, l2_ways=4,
     l2_bytes_per_cycle=32, l2_latency_cycles=8,
     smem_latency_percent=4, submit_cycles=20, flush_cycles=20, workgroup_launch_cycles=2,
-    lds_bytes_per_cu=4096, lds_max_bytes_per_workgroup=4096, lds_banks=4, lds_bytes_per_cycle=16,
+    lds_bytes_per_cu=16384, lds_max_bytes_per_workgroup=16384, lds_banks=8, lds_bytes_per_cycle=32,
     lds_latency_cycles=4, barrier_cycles=2, l2_atomics_per_cycle=1,
-    sources=("Invented for teaching: small enough that a whole trace can be read (LDS: 4 KiB per CU, 4 banks, "
-             "one bank per lane of a SIMD pass, 4 cycles of latency, a 2-cycle barrier, one L2 atomic per cycle).",),
+    sources=("Invented for teaching: small enough that a whole trace can be read (LDS: 16 KiB per CU, enough for "
+             "a padded 32 x 33 FLOAT32 transpose tile; one bank per lane of a wave, 8, so that a wave's consecutive "
+             "dwords take one pass and stride 2 two, as a 32-bank LDS does for wave32; 4 cycles of latency, a "
+             "2-cycle barrier, one L2 atomic per cycle).",),
 )
 
 # The GDDR6 presets' read/write turnaround and write batches (one source for three presets).

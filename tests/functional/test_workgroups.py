@@ -408,11 +408,25 @@ def test_the_ordered_atomics_kernel_agrees_with_the_reference():
 
 @pytest.mark.parametrize("lds_bytes", [-1, (1 << 20) + 1, 1 << 40, 2.5])
 def test_a_launch_declaring_impossible_lds_is_refused_with_a_sentence(lds_bytes):
+    # The device refuses more than its preset allows; the dispatcher anything that is not 0 .. 1 MiB.
+    with pytest.raises(ValueError, match=r"(KernelLaunch.lds_bytes is .*; adapter preset teaching allows at most "
+                                         r"16384 bytes of LDS per workgroup)|(wg_test: lds_bytes is .*; a "
+                                         r"workgroup's LDS is an integer from 0 to 1048576 bytes)"):
+        run_fast("    s_endpgm\n", _data(96), groups=1, lds_bytes=lds_bytes)
+    from dmlemu.functional.wave_dispatcher import Dispatcher
     with pytest.raises(ValueError, match=r"wg_test: lds_bytes is .*; a workgroup's LDS is an integer from 0 to "
                                          r"1048576 bytes"):
-        run_fast("    s_endpgm\n", _data(96), groups=1, lds_bytes=lds_bytes)
+        gpu = Gpu(TEACHING, timing=False)
+        launch, _ = _setup(gpu, "    s_endpgm\n", 1, 96, lds_bytes, _data(96), 96)
+        Dispatcher(gpu.memory, 32).run(launch)
 
 
 def test_the_largest_lds_runs_in_bounded_memory():
-    out, stats = run_fast(REVERSE.format(last=95), _data(64 * 96), groups=64, lds_bytes=1 << 20)
-    assert stats.barriers == 64
+    from dmlemu.functional.local_data_share import MAX_WORKGROUP_LDS_BYTES
+    from dmlemu.functional.wave_dispatcher import Dispatcher
+    gpu = Gpu(TEACHING, timing=False)
+    launch, dst = _setup(gpu, PROLOGUE.format(group=96)[0:0] + REVERSE.format(last=95), 200, 96,
+                         MAX_WORKGROUP_LDS_BYTES, _data(200 * 96), 200 * 96)
+    stats = Dispatcher(gpu.memory, 32).run(launch)      # 64 groups a batch: 64 MiB of LDS at most
+    assert stats.barriers == 200
+    assert np.array_equal(dst.data.view(np.uint32), _data(200 * 96).reshape(200, 96)[:, ::-1].reshape(-1))

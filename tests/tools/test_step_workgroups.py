@@ -39,7 +39,7 @@ def test_a_conflicting_lds_read_shows_addresses_banks_and_passes():
            lds addr      0   128   256   384   512   640   768   896
            bank          0     0     0     0     0     0     0     0
            v9            0     0     0     0     0     0     0     0
-           LDS: 8 lanes x 4 B; dword d is in bank d mod 32
+           LDS: 8 lanes x 4 B; dword d is in bank d mod 8
            bank conflicts: 8 passes: bank 0 serves 8 different dwords, one per pass (bytes 0 128 256 384 512 640 ... +2)
            7 lanes read LDS bytes no wave of this workgroup has written yet (a missing s_barrier?)"""
 
@@ -50,8 +50,8 @@ def test_an_lds_write_shows_the_bytes_written_and_no_conflict():
   4     6  ds_write_b32 v4, v5, 0                            11111111
            lane          0     1     2     3     4     5     6     7
            lds addr     32    36    40    44    48    52    56    60
-           bank          8     9    10    11    12    13    14    15
-           LDS: 8 lanes x 4 B; dword d is in bank d mod 32
+           bank          0     1     2     3     4     5     6     7
+           LDS: 8 lanes x 4 B; dword d is in bank d mod 8
            bank conflicts: none: 1 pass (no bank serves two different dwords)
            LDS bytes written: 32 (bytes 32 .. 63 of 1024); 8 of them changed value"""
 
