@@ -25,17 +25,16 @@ VARIANTS = (("packed copy (not a transpose: the bound)", "transpose_naive", {"CO
             ("LDS tile, stride 33 (padded)", "transpose_tiled", {"STRIDE": 33}))
 
 
-def transpose(rig, kernel, symbols, matrix):
-    """(matrix transposed on the emulated GPU, its Dispatch's cycles). The kernel runs twice and the second
-    run is timed, so every variant finds the caches as the one before left them (what a benchmark's
-    warm-up does; a cold first run would pay the upload's misses)."""
+def transpose(rig, kernel, symbols, matrix, runs=1):
+    """(matrix transposed on the emulated GPU, the cycles of each of `runs` Dispatches). On a fresh device
+    the first run finds the matrix only in memory (cold: just uploaded); a second finds it in the caches
+    the first filled (warm, as after a benchmark's warm-up)."""
     n = matrix.shape[0]
     source = rig.upload(matrix.astype(np.float32))
     target = rig.output(matrix.nbytes)
     pipeline = rig.pipeline(kernel, symbols)
-    for _ in range(2):
-        cycles = rig.dispatch(pipeline, (n // TILE, n // TILE, 1), (n,), (source,), target)
-    return rig.read(target, np.float32, n * n).reshape(n, n), cycles
+    cycles = [rig.dispatch(pipeline, (n // TILE, n // TILE, 1), (n,), (source,), target) for _ in range(runs)]
+    return rig.read(target, np.float32, n * n).reshape(n, n), cycles if runs > 1 else cycles[0]
 
 
 def main(argv):
@@ -48,14 +47,17 @@ def main(argv):
     rig = ComputeRig()
     print(f"transpose of a {n} x {n} FLOAT32 matrix ({matrix.nbytes >> 10} KiB) in {(n // TILE) ** 2} groups "
           f"of {TILE} x {TILE} threads")
-    copy_cycles = None
+    copy = None
+    print(f"  {'':<41} {'cold (first run)':>19} {'':>8} {'warm (second run)':>18}")
     for label, kernel, symbols in VARIANTS:
-        got, cycles = transpose(rig, kernel, symbols, matrix)
+        rig = ComputeRig()         # a fresh device: nothing of the last variant's in its caches
+        got, (cold, warm) = transpose(rig, kernel, symbols, matrix, runs=2)
         expected = matrix if symbols.get("COPY") else want
         if not np.array_equal(got.view(np.uint32), expected.view(np.uint32)):
             raise SystemExit(f"{label}: differs from numpy's {'copy' if symbols.get('COPY') else 'transpose'}")
-        copy_cycles = copy_cycles or cycles
-        print(f"  {label:<41} {rig.describe(cycles)}  {cycles / copy_cycles:5.2f}x the copy")
+        copy = copy or (cold, warm)
+        print(f"  {label:<41} {cold:10d} cycles {cold / copy[0]:5.2f}x {warm:10d} cycles {warm / copy[1]:5.2f}x")
+    print(f"  (x: times the packed copy's cycles, cold and warm; the GPU clock is {rig.clock_hz / 1e9:.2f} GHz)")
     print("all three are bit-exact against dmlemu.golden's rule for a transpose (numpy's .T: bits moved, none changed).")
 
 
