@@ -1,0 +1,127 @@
+"""DML_OPERATOR_REDUCE in the order docs/NUMERICS.md ("Reductions") fixes, vectorised over the outputs.
+
+Each output element reduces the N input elements that share its kept coordinates; k numbers them in the
+row-major order of the reduced axes (the last reduced axis fastest). Sixty-four virtual threads take
+k = t, t + 64, t + 128, ... in ascending order from the function's identity; then a fixed tree combines
+thread t with thread t + s for s = 32, 16, 8, 4, 2, 1. FLOAT16 works in FLOAT32 and rounds once at the
+end; integers wrap; NaN results are canonical. This module follows that text, not the kernel: it never
+assembles or runs anything.
+
+The thread loop is one NumPy reduction over the middle axis of a (outputs, N / 64, 64) array: NumPy reduces a
+non-contiguous axis element after element into the 64 accumulators (pairwise summation is used only along the
+contiguous axis), which is exactly the threads' ascending order. MIN and MAX need no order: minNum / maxNum
+with -0 < +0 and NaN skipped are associative and commutative, so any order gives the kernel's bits.
+"""
+import numpy as np
+
+from dmlemu.golden.numbers import canonicalize_nans, max_num, min_num
+from dmlemu.golden.registry import operator
+from dmlemu.isa import numerics as _nm   # primitives only (FLOAT16 narrowing); the ISA is never run
+
+LANES = 64
+FUNCTIONS = ("ARGMAX", "ARGMIN", "AVERAGE", "L1", "L2", "LOG_SUM", "LOG_SUM_EXP", "MAX", "MIN", "MULTIPLY", "SUM",
+             "SUM_SQUARE")     # DML_REDUCE_FUNCTION values 0 .. 11
+
+
+def _function_name(function):
+    if isinstance(function, str):
+        return function.removeprefix("DML_REDUCE_FUNCTION_")
+    return FUNCTIONS[int(function)]
+
+
+def _rows(x, axes):
+    """(x as (outputs, N), output shape): kept axes first in their order, then the reduced ones."""
+    kept = [d for d in range(x.ndim) if d not in axes]
+    reduced = [d for d in range(x.ndim) if d in axes]
+    shape = tuple(1 if d in axes else s for d, s in enumerate(x.shape))
+    outputs = int(np.prod([x.shape[d] for d in kept], dtype=np.int64))
+    return np.transpose(x, kept + reduced).reshape(outputs, -1), shape
+
+
+def _threads(rows, identity):
+    """(outputs, N / 64 rounded up, 64): element k of a row at [k // 64, k % 64]; the tail is `identity`."""
+    outputs, count = rows.shape
+    steps = max(1, -(-count // LANES))
+    padded = np.full((outputs, steps * LANES), identity, dtype=rows.dtype)
+    padded[:, :count] = rows
+    return padded.reshape(outputs, steps, LANES)
+
+
+def _tree(partials, combine):
+    """The fixed tree over the 64 thread results: (t, t + 32), then (t, t + 16), ... ."""
+    width = LANES
+    while width > 1:
+        width //= 2
+        partials = combine(partials[:, :width], partials[:, width:2 * width])
+    return partials[:, 0]
+
+
+def _sum(rows, identity, add):
+    with np.errstate(all="ignore"):
+        partials = add.reduce(_threads(rows, identity), axis=1, dtype=rows.dtype)   # each thread in ascending k
+        return _tree(partials, add)
+
+
+def _min_max(rows, is_min):
+    """minNum / maxNum over each row: NaNs skipped (all NaN: canonical NaN), -0 < +0."""
+    if rows.dtype.kind in "iu":
+        return rows.min(axis=1) if is_min else rows.max(axis=1)
+    nan = np.isnan(rows)
+    fill = np.inf if is_min else -np.inf
+    values = np.where(nan, fill, rows).astype(rows.dtype)
+    best = values.min(axis=1) if is_min else values.max(axis=1)
+    zero = best == 0       # the sign of a zero result: min takes -0 if any, max takes +0 if any
+    if zero.any():
+        sign = np.signbit(values) & (values == 0)
+        plus = ~np.signbit(values) & (values == 0)
+        negative = sign.any(axis=1) if is_min else ~plus.any(axis=1)
+        best = np.where(zero, np.where(negative, rows.dtype.type(-0.0), rows.dtype.type(0.0)), best)
+    best = np.where(nan.all(axis=1), rows.dtype.type(np.nan), best).astype(rows.dtype)
+    return best
+
+
+@operator(name="REDUCE", keyword_attributes=("Function", "Axes"))
+def reduce(x, Function=10, Axes=()):
+    """DML_OPERATOR_REDUCE: `x` of the input's shape; the output keeps the rank, reduced axes of size 1."""
+    x = np.asarray(x)
+    name = _function_name(Function)
+    axes = {int(a) for a in Axes}
+    storage = x.dtype
+    is_float = storage.kind == "f"
+    work = x.astype(np.float32) if storage == np.float16 else x
+    rows, shape = _rows(work, axes)
+    count = rows.shape[1]
+    if name in ("MAX", "MIN"):
+        result = _min_max(rows, name == "MIN")
+    elif not is_float:
+        if name == "SUM":
+            result = _sum(rows, 0, np.add)
+        elif name == "MULTIPLY":
+            result = _sum(rows, 1, np.multiply)
+        else:
+            raise NotImplementedError(f"the golden REDUCE has no {name} for {storage}")
+    else:
+        with np.errstate(all="ignore"):
+            if name in ("SUM", "AVERAGE"):
+                terms = rows
+            elif name in ("SUM_SQUARE", "L2"):
+                terms = rows * rows                  # rounded, then added (not fused)
+            elif name == "L1":
+                terms = np.abs(rows)
+            elif name == "MULTIPLY":
+                terms = None
+            else:
+                raise NotImplementedError(f"the golden REDUCE has no {name} yet")
+            if terms is None:
+                result = _sum(rows, np.float32(1.0), np.multiply)
+            else:
+                result = _sum(terms, np.float32(-0.0), np.add)     # -0: the identity of addition
+            if name == "AVERAGE":
+                result = result / np.float32(count)              # one correctly rounded divide (IEEE)
+            elif name == "L2":
+                result = np.sqrt(result)                         # correctly rounded (IEEE)
+    result = np.asarray(result)
+    if is_float:
+        result = canonicalize_nans(result.astype(np.float32))
+        result = _nm.narrow_f16(result) if storage == np.float16 else result
+    return result.astype(storage).reshape(shape)

@@ -1,0 +1,166 @@
+; =============================================================================================
+; reduce.s: DML_OPERATOR_REDUCE. One workgroup of 64 threads per output element, whatever the
+; wave width (2 waves of 32, 1 of 64, 4 of 16 ...): the order of every operation is the one
+; docs/NUMERICS.md ("Reductions") fixes, so the result does not depend on the adapter.
+;
+;   1. the workgroup id g is the output element; its coordinates over the kept dimensions give
+;      the input offset of its first element (v2) and its output offset (v3);
+;   2. thread t reduces the elements k = t, t + 64, t + 128, ... (k: the index over the reduced
+;      dimensions, the last reduced dimension fastest) in ascending order into v10, starting
+;      from the function's identity (${IDENTITY}); the step is reduce_functions.inc's block
+;      `.if FUNCTION == "<function>"`;
+;   3. a fixed binary tree through LDS: v10[t] = v10[t] (op) v10[t + s] for s = 32, 16, 8, 4, 2, 1,
+;      threads t < s only, an s_barrier between levels;
+;   4. thread 0 finishes (AVERAGE: one correctly rounded divide by the count; L2: sqrt), narrows
+;      (FLOAT16) and stores.
+;
+; Constant buffer (kernels/constant_buffer.py; kernels/reduce_ops.py packs it):
+;   RECORD_COUNT        kept-dimension records (0 when every dimension is reduced), innermost first:
+;                       size, division magic, stride of the input (T0), stride of the output (T1)
+;   PARAM0              reduced-dimension records, after the kept ones (innermost first; T0 only)
+;   PARAM1              N, the elements each output reduces
+;   PARAM2              byte offset of the first reduced record
+;   PARAM3              N as FLOAT32 (AVERAGE's divisor)
+; =============================================================================================
+    s_load_dwordx4 s[8:11], s[0:1], ${DESC_T0}      ; the input's buffer descriptor
+    s_load_dwordx4 s[12:15], s[0:1], ${DESC_T1}     ; the output's
+    s_load_dwordx4 s[44:47], s[2:3], ${CB_PARAM0}   ; R, N, first reduced record, N as FLOAT32
+    s_load_dword s26, s[2:3], ${CB_RECORD_COUNT}    ; kept records
+    s_waitcnt 0
+    s_mov_b64 s[40:41], exec             ; every thread of the workgroup (restored after each branch)
+    s_cmp_gt_u32 s26, ${CB_MAX_RECORDS}  ; counts outside the record array (bytes never initialized)
+    s_cbranch_scc1 done                  ; end the workgroup, as a bounded loop would
+    s_cmp_gt_u32 s44, ${CB_MAX_RECORDS}
+    s_cbranch_scc1 done
+
+; ---- 1. this output's offsets: peel the workgroup id over the kept dimensions ----------------------
+    v_mov_b32 v2, 0                      ; input element offset of the output's first element
+    v_mov_b32 v3, 0                      ; output element offset
+    v_mov_b32 v6, s4                     ; the part of the output index still to decompose
+    s_mov_b32 s36, ${CB_RECORDS}
+    s_cmp_eq_u32 s26, 0
+    s_cbranch_scc1 kept_done             ; every dimension reduced: one output, at offset 0
+kept_dim:
+    s_load_dwordx8 s[28:35], s[2:3], s36 ; size, magic, shift1, shift2, strides
+    s_waitcnt 0
+    v_mul_hi_u32 v7, v6, s29             ; q = index / size (Granlund-Montgomery, as address.inc)
+    v_sub_u32 v8, v6, v7
+    v_lshr_b32 v8, v8, s30
+    v_add_u32 v7, v7, v8
+    v_lshr_b32 v7, v7, s31
+    v_mul_lo_u32 v8, v7, s28
+    v_sub_u32 v8, v6, v8                 ; coordinate = index - q * size
+    v_mad_u32 v2, v8, s32, v2            ; input offset += coordinate * input stride
+    v_mad_u32 v3, v8, s33, v3            ; output offset += coordinate * output stride
+    v_mov_b32 v6, v7
+    s_add_u32 s36, s36, ${CB_RECORD_BYTES}
+    s_sub_u32 s26, s26, 1
+    s_cmp_lg_u32 s26, 0
+    s_cbranch_scc1 kept_dim
+kept_done:
+
+; ---- 2. each thread: elements t, t + 64, ... in ascending order ------------------------------------
+    v_mov_b32 v10, ${IDENTITY}           ; the function's identity (an empty thread contributes it)
+    v_mov_b32 v7, v0                     ; k = t
+.if INNER_LINEAR
+    s_load_dwordx8 s[28:35], s[2:3], s46 ; one reduced record: offset = k * stride
+    s_waitcnt 0
+.endif
+next_element:
+    v_cmp_gt_u32 vcc, s45, v7            ; threads with k < N go on
+    s_and_b64 exec, exec, vcc
+    s_cbranch_execz elements_done
+.if INNER_LINEAR
+    v_mad_u32 v8, v7, s32, v2
+.else
+    v_mov_b32 v8, v2                     ; input offset of element k: peel k over the reduced records
+    v_mov_b32 v6, v7
+    s_mov_b32 s26, s44
+    s_mov_b32 s36, s46
+reduced_dim:
+    s_load_dwordx8 s[28:35], s[2:3], s36
+    s_waitcnt 0
+    v_mul_hi_u32 v12, v6, s29
+    v_sub_u32 v9, v6, v12
+    v_lshr_b32 v9, v9, s30
+    v_add_u32 v12, v12, v9
+    v_lshr_b32 v12, v12, s31
+    v_mul_lo_u32 v9, v12, s28
+    v_sub_u32 v9, v6, v9
+    v_mad_u32 v8, v9, s32, v8
+    v_mov_b32 v6, v12
+    s_add_u32 s36, s36, ${CB_RECORD_BYTES}
+    s_sub_u32 s26, s26, 1
+    s_cmp_lg_u32 s26, 0
+    s_cbranch_scc1 reduced_dim
+.endif
+    v_lshl_b32 v8, v8, ${SHIFT_IN}       ; element -> byte offset
+    buffer_load_${LOAD} v11, v8, s[8:11], 0
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v11, v11               ; FLOAT16 accumulates in FLOAT32 (exact widening)
+.endif
+.include "reduce_functions.inc"
+    v_add_u32 v7, v7, 64
+    s_branch next_element
+elements_done:
+    s_mov_b64 exec, s[40:41]
+
+; ---- 3. the fixed tree through LDS: (t, t + 32), then (t, t + 16), ... ------------------------------
+    v_lshl_b32 v5, v0, 2                 ; this thread's LDS dword
+    ds_write_b32 v5, v10, 0
+    s_barrier
+    v_cmp_gt_u32 vcc, 32, v0
+    s_and_b64 exec, exec, vcc
+    ds_read_b32 v11, v5, 128
+    ${COMBINE} v10, v10, v11
+    ds_write_b32 v5, v10, 0
+    s_mov_b64 exec, s[40:41]             ; no wave leaves: each one meets every s_barrier
+    s_barrier
+    v_cmp_gt_u32 vcc, 16, v0
+    s_and_b64 exec, exec, vcc
+    ds_read_b32 v11, v5, 64
+    ${COMBINE} v10, v10, v11
+    ds_write_b32 v5, v10, 0
+    s_mov_b64 exec, s[40:41]
+    s_barrier
+    v_cmp_gt_u32 vcc, 8, v0
+    s_and_b64 exec, exec, vcc
+    ds_read_b32 v11, v5, 32
+    ${COMBINE} v10, v10, v11
+    ds_write_b32 v5, v10, 0
+    s_mov_b64 exec, s[40:41]
+    s_barrier
+    v_cmp_gt_u32 vcc, 4, v0
+    s_and_b64 exec, exec, vcc
+    ds_read_b32 v11, v5, 16
+    ${COMBINE} v10, v10, v11
+    ds_write_b32 v5, v10, 0
+    s_mov_b64 exec, s[40:41]
+    s_barrier
+    v_cmp_gt_u32 vcc, 2, v0
+    s_and_b64 exec, exec, vcc
+    ds_read_b32 v11, v5, 8
+    ${COMBINE} v10, v10, v11
+    ds_write_b32 v5, v10, 0
+    s_mov_b64 exec, s[40:41]
+    s_barrier
+    v_cmp_eq_u32 vcc, 0, v0              ; the last level: thread 0 alone, which also stores
+    s_and_b64 exec, exec, vcc
+    ds_read_b32 v11, v5, 4
+    ${COMBINE} v10, v10, v11
+
+; ---- 4. thread 0: finish, narrow, store -------------------------------------------------------------
+.if FINISH_DIVIDE
+    v_div_f32 v10, v10, s47              ; AVERAGE: one correctly rounded divide by N (as FLOAT32)
+.endif
+.if FINISH_SQRT
+    v_sqrt_f32 v10, v10                  ; L2: correctly rounded
+.endif
+.if NARROW_F16
+    v_cvt_f16_f32 v10, v10               ; FLOAT16: rounded once, to nearest even
+.endif
+    v_lshl_b32 v3, v3, ${SHIFT_OUT}
+    buffer_store_${STORE} v10, v3, s[12:15], 0
+done:
+    s_endpgm

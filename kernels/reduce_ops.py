@@ -1,0 +1,182 @@
+"""The reduction operators' table and compiler: DML_OPERATOR_REDUCE as a kernel launch.
+
+A reduction is not an element-wise kernel: one workgroup of `LANES` threads computes one output element
+(kernels/reduce.s), so the launch has one workgroup per output, `LANES` threads per workgroup whatever the
+wave width, and `LDS_BYTES` of LDS for the tree. One `ReductionOperator` row per operator says, by name:
+
+  tensors     the desc's tensor fields in binding order, the output last
+  source      the kernel source
+  functions   per DML_REDUCE_FUNCTION the kernel serves (by name without DML_REDUCE_FUNCTION_), a
+              `ReduceFunction`: the input data types it serves, its identity per compute type, the tree's
+              instruction per compute type, the finish (AVERAGE divides, L2 takes a square root)
+  params      the desc's attributes the compiler reads (the registry checks that the schema has them)
+
+A function of the desc that the row lacks (ARGMAX, ARGMIN, LOG_SUM, LOG_SUM_EXP) or a data type it does not
+serve (64-bit) is `NoKernel`: CreateOperator validated it, CompileOperator answers E_NOTIMPL. Each function's
+per-element step is the block `.if FUNCTION == "<name>"` of kernels/reduce_functions.inc; the registry checks
+that every function served has its block and every block is served.
+
+The order of every operation is docs/NUMERICS.md's "Reductions"; the golden model (dmlemu.golden.reduce)
+follows the same description, independently.
+"""
+import functools
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dmlemu.directml.enums import DML_REDUCE_FUNCTION
+from dmlemu.isa.assembler import assemble_file
+from dmlemu.isa.program import Program
+from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
+
+KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
+LANES = 64                    # virtual threads per output (independent of the wave width)
+LDS_BYTES = LANES * 4         # one dword per thread for the tree
+_LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort", "INT32": "dword", "UINT32": "dword", "INT16": "sshort",
+         "UINT16": "ushort", "INT8": "sbyte", "UINT8": "ubyte"}
+_STORE = {"FLOAT32": "dword", "FLOAT16": "short", "INT32": "dword", "UINT32": "dword", "INT16": "short",
+          "UINT16": "short", "INT8": "byte", "UINT8": "byte"}
+_SIZE = {"FLOAT32": 4, "FLOAT16": 2, "INT32": 4, "UINT32": 4, "INT16": 2, "UINT16": 2, "INT8": 1, "UINT8": 1}
+_COMPUTE = {"FLOAT32": "f32", "FLOAT16": "f32", "INT32": "i32", "INT16": "i32", "INT8": "i32", "UINT32": "u32",
+            "UINT16": "u32", "UINT8": "u32"}
+FLOATS = ("FLOAT32", "FLOAT16")
+INTEGERS_32 = ("INT32", "UINT32")
+INTEGERS_8_TO_32 = ("INT32", "INT16", "INT8", "UINT32", "UINT16", "UINT8")
+_ADD = {"f32": "v_add_f32", "i32": "v_add_u32", "u32": "v_add_u32"}       # integers wrap
+_MUL = {"f32": "v_mul_f32", "i32": "v_mul_lo_u32", "u32": "v_mul_lo_u32"}
+_MAX = {"f32": "v_max_f32", "i32": "v_max_i32", "u32": "v_max_u32"}
+_MIN = {"f32": "v_min_f32", "i32": "v_min_i32", "u32": "v_min_u32"}
+# Identities: -0 for float sums (-0 + x == x for every x, +0 included), NaN for minNum / maxNum (a NaN
+# operand yields the other), the extreme value for integers.
+_SUM_ID = {"f32": 0x80000000, "i32": 0, "u32": 0}
+_MUL_ID = {"f32": 0x3F800000, "i32": 1, "u32": 1}
+_MAX_ID = {"f32": 0x7FC00000, "i32": 0x80000000, "u32": 0}
+_MIN_ID = {"f32": 0x7FC00000, "i32": 0x7FFFFFFF, "u32": 0xFFFFFFFF}
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReduceFunction:
+    """One DML_REDUCE_FUNCTION as the kernel computes it (see the module docstring)."""
+    types: tuple
+    identity: dict
+    combine: dict
+    finish: str = ""          # "", "divide" (AVERAGE) or "sqrt" (L2)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReductionOperator:
+    """One operator of the reduction family (see the module docstring for each field)."""
+    name: str
+    tensors: tuple
+    functions: dict
+    source: str = "reduce.s"
+    params: tuple = ()
+    scale_bias: bool = False
+    bounds: tuple = ()
+    optional: tuple = ()
+    family: str = "reduction"
+
+
+_FUNCTIONS = {
+    "SUM": ReduceFunction(types=FLOATS + INTEGERS_32, identity=_SUM_ID, combine=_ADD),
+    "MAX": ReduceFunction(types=FLOATS + INTEGERS_8_TO_32, identity=_MAX_ID, combine=_MAX),
+    "MIN": ReduceFunction(types=FLOATS + INTEGERS_8_TO_32, identity=_MIN_ID, combine=_MIN),
+    "AVERAGE": ReduceFunction(types=FLOATS, identity=_SUM_ID, combine=_ADD, finish="divide"),
+    "MULTIPLY": ReduceFunction(types=FLOATS + INTEGERS_32, identity=_MUL_ID, combine=_MUL),
+    "SUM_SQUARE": ReduceFunction(types=FLOATS, identity=_SUM_ID, combine=_ADD),
+    "L1": ReduceFunction(types=FLOATS, identity=_SUM_ID, combine=_ADD),
+    "L2": ReduceFunction(types=FLOATS, identity=_SUM_ID, combine=_ADD, finish="sqrt"),
+}
+
+OPERATORS = {row.name: row for row in (
+    ReductionOperator(name="REDUCE", tensors=("InputTensor", "OutputTensor"), functions=_FUNCTIONS,
+                      params=("Function", "Axes")),
+)}
+
+
+def function_name(value):
+    """'SUM' for DML_REDUCE_FUNCTION_SUM (an int or the enum member)."""
+    return DML_REDUCE_FUNCTION(int(value)).name[len("DML_REDUCE_FUNCTION_"):]
+
+
+def split_dimensions(sizes, axes, input_strides, output_strides):
+    """(kept records, reduced records): each a list of (size, input stride, output stride), innermost first,
+    after dropping size-1 dimensions and merging neighbours contiguous in every tensor (the kept dimensions in
+    input and output, the reduced ones in the input). The order of the indices they decompose is the row-major
+    order of the kept (reduced) dimensions."""
+    def merged(dims):
+        out = []
+        for size, si, so in dims:
+            if size == 1:
+                continue
+            if out and out[-1][1] == si * size and out[-1][2] == so * size:
+                out[-1] = (out[-1][0] * size, si, so)
+            else:
+                out.append((size, si, so))
+        return out[::-1]
+    kept = [(s, si, so) for d, (s, si, so) in enumerate(zip(sizes, input_strides, output_strides)) if d not in axes]
+    reduced = [(s, si, 0) for d, (s, si) in enumerate(zip(sizes, input_strides)) if d in axes]
+    return merged(kept), merged(reduced)
+
+
+def variant_symbols(function, input_type, output_type, inner_linear, layout=LAYOUT):
+    """The assembler symbols of one variant of reduce.s."""
+    row = OPERATORS["REDUCE"].functions[function]
+    compute = _COMPUTE[input_type]
+    return {
+        "FUNCTION": function, "CT": compute, "IDENTITY": row.identity[compute], "COMBINE": row.combine[compute],
+        "LOAD": _LOAD[input_type], "STORE": _STORE[output_type],
+        "SHIFT_IN": _SIZE[input_type].bit_length() - 1, "SHIFT_OUT": _SIZE[output_type].bit_length() - 1,
+        "WIDEN_F16": int(input_type == "FLOAT16"), "NARROW_F16": int(output_type == "FLOAT16"),
+        "FINISH_DIVIDE": int(row.finish == "divide"), "FINISH_SQRT": int(row.finish == "sqrt"),
+        "INNER_LINEAR": int(inner_linear), "DESC_T0": 0, "DESC_T1": 32, **layout.symbols()}
+
+
+@functools.lru_cache(maxsize=None)
+def build_program(function, input_type, output_type, inner_linear, layout=LAYOUT):
+    """Assemble and decode one variant of reduce.s (cached)."""
+    symbols = variant_symbols(function, input_type, output_type, inner_linear, layout)
+    dwords = assemble_file(os.path.join(KERNEL_DIR, OPERATORS["REDUCE"].source), symbols)
+    name = f"reduce_{function.lower()}_{input_type.lower()}{'_linear' if inner_linear else ''}"
+    return Program(dwords, name)
+
+
+def compile_reduction(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides):
+    """(program, constant buffer bytes, outputs, threads per workgroup, LDS bytes) of a validated REDUCE desc;
+    kernels/driver.py wraps them in a CompiledKernel. `no_kernel` is the NoKernel class to raise."""
+    row = OPERATORS[operator]
+    function = function_name(attributes["Function"])
+    if function not in row.functions:
+        raise no_kernel(f"dmlemu's kernel for {operator} has no DML_REDUCE_FUNCTION_{function} yet")
+    source, target = tensors
+    served = row.functions[function].types
+    if source.data_type not in served or target.data_type != source.data_type:
+        raise no_kernel(f"dmlemu's kernel for {operator} {function} serves {', '.join(served)}, not "
+                        f"{source.data_type} to {target.data_type}")
+    axes = {int(a) for a in attributes["Axes"]}
+    sizes = tuple(int(s) for s in source.sizes)
+    in_strides = source.strides if source.strides is not None else packed_strides(sizes)
+    out_strides = target.strides if target.strides is not None else packed_strides(tuple(target.sizes))
+    kept, reduced = split_dimensions(sizes, axes, in_strides, out_strides)
+    if len(kept) + len(reduced) > layout.max_records:    # rank 8 with every dimension apart
+        raise no_kernel(f"dmlemu's kernel for {operator} holds {layout.max_records} dimension records, not "
+                        f"{len(kept) + len(reduced)}")
+    outputs = int(np.prod([s for d, s in enumerate(sizes) if d not in axes], dtype=np.int64))
+    count = int(np.prod([sizes[d] for d in axes], dtype=np.int64))
+    records = []
+    for size, si, so in kept + (reduced or [(1, 0, 0)]):
+        magic, shift1, shift2 = division_magic(size)
+        records.append({"SIZE": size, "MAGIC": magic, "SHIFT1": shift1, "SHIFT2": shift2,
+                        "STRIDE_T0": si & 0xFFFFFFFF, "STRIDE_T1": so & 0xFFFFFFFF})
+    values = {"ELEMENTS": outputs, "WORKGROUP_SIZE": LANES, "RECORD_COUNT": len(kept),
+              "PARAM0": max(1, len(reduced)), "PARAM1": count,
+              "PARAM2": layout.field("RECORDS").offset + len(kept) * layout.record_bytes,
+              "PARAM3": f32_bits(float(np.float32(count)))}
+    constants = layout.pack(values, records, params=True, wide=False)
+    program = build_program(function, source.data_type, target.data_type, len(reduced) <= 1, layout)
+    return program, constants, outputs, LANES, LDS_BYTES
+
+
+__all__ = ["LANES", "LDS_BYTES", "OPERATORS", "ReduceFunction", "ReductionOperator", "build_program",
+           "compile_reduction", "function_name", "split_dimensions", "variant_symbols"]
