@@ -9,7 +9,8 @@ wave width, and `LDS_BYTES` of LDS for the tree. One `ReductionOperator` row per
   functions   per DML_REDUCE_FUNCTION the kernel serves (by name without DML_REDUCE_FUNCTION_), a
               `ReduceFunction`: the input data types it serves, its identity per compute type, the tree's
               instruction per compute type, the finish (AVERAGE divides, L2 takes a square root)
-  params      the desc's attributes the compiler reads (the registry checks that the schema has them)
+  params      the desc's attributes the compiler reads, (field, kind) (the registry checks that the schema has
+              them)
 
 A function of the desc that the row lacks (ARGMAX, ARGMIN, LOG_SUM, LOG_SUM_EXP) or a data type it does not
 serve (64-bit) is `NoKernel`: CreateOperator validated it, CompileOperator answers E_NOTIMPL. Each function's
@@ -91,7 +92,7 @@ _FUNCTIONS = {
 
 OPERATORS = {row.name: row for row in (
     ReductionOperator(name="REDUCE", tensors=("InputTensor", "OutputTensor"), functions=_FUNCTIONS,
-                      params=("Function", "Axes")),
+                      params=(("Function", "enum"), ("Axes", "axes"))),
 )}
 
 
