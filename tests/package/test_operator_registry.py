@@ -34,7 +34,7 @@ def test_the_check_finds_a_missing_part_a_disagreement_and_an_orphan_block():
         "ELEMENT_WISE_SUBTRACT": REGISTRY["ELEMENT_WISE_SUBTRACT"],
     }
     blocks = {**{b: "element_wise_bodies.inc" for b in ("ELEMENT_WISE_ADD", "ELEMENT_WISE_MULTIPLY", *TEST_BODIES)}}
-    found = missing_parts(registry, blocks)
+    found = missing_parts(registry, blocks, {})
     assert found == [
         "DML_OPERATOR_ELEMENT_WISE_CLIP has no golden: it needs a golden function registered in dmlemu.golden.",
         "DML_OPERATOR_ELEMENT_WISE_ADD's kernel row has tensors ('ATensor',); its schema has "
