@@ -9,7 +9,8 @@ assembles or runs anything.
 
 The thread loop is one NumPy reduction over the middle axis of a (outputs, N / 64, 64) array: NumPy reduces a
 non-contiguous axis element after element into the 64 accumulators (pairwise summation is used only along the
-contiguous axis), which is exactly the threads' ascending order. MIN and MAX need no order: minNum / maxNum
+contiguous axis), which is exactly the threads' ascending order; its `initial` is the thread's identity (without
+it NumPy starts from +0, and a sum of -0s would come out +0). MIN and MAX need no order: minNum / maxNum
 with -0 < +0 and NaN skipped are associative and commutative, so any order gives the kernel's bits.
 """
 import numpy as np
@@ -58,7 +59,8 @@ def _tree(partials, combine):
 
 def _sum(rows, identity, add):
     with np.errstate(all="ignore"):
-        partials = add.reduce(_threads(rows, identity), axis=1, dtype=rows.dtype)   # each thread in ascending k
+        partials = add.reduce(_threads(rows, identity), axis=1, dtype=rows.dtype,
+                              initial=rows.dtype.type(identity))   # each thread from its identity, ascending k
         return _tree(partials, add)
 
 

@@ -1,0 +1,271 @@
+"""DML_OPERATOR_REDUCE through the mirror, bit for bit against the golden model (docs/NUMERICS.md, "Reductions").
+
+Drawn descs (data types, ranks 1 to 8, axis subsets, strides with broadcast and padding, special values) run on
+every adapter (wave widths 8, 16 and 32) and the kernel alone on wave widths 16, 32 and 64; the golden model's
+order is checked against a per-thread loop written from the text; the validation sentences of the page's rules
+(axes, reduced sizes, per-function support rows) are pinned."""
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
+
+from dmlemu import golden, run_operator
+from dmlemu.d3d12 import *  # noqa: F401,F403
+from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.directml.operators import SCHEMAS_BY_NAME
+from dmlemu.direct_run import DirectRun
+from dmlemu.errors import E_INVALIDARG, E_NOTIMPL, HResultError
+from dmlemu.gpu import Gpu
+from dmlemu.golden.reduce import FUNCTIONS, LANES
+from dmlemu.kernels.driver import TensorSpec
+from dmlemu.kernels.reduce_ops import OPERATORS as REDUCTION_ROWS
+from dmlemu.presets import PRESETS, RX_7900_XTX, WARP
+
+SERVED = REDUCTION_ROWS["REDUCE"].functions
+DTYPES = {"FLOAT32": np.float32, "FLOAT16": np.float16, "INT32": np.int32, "UINT32": np.uint32, "INT16": np.int16,
+          "UINT16": np.uint16, "INT8": np.int8, "UINT8": np.uint8}
+BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32}
+SIZE_OF = {"FLOAT32": 4, "FLOAT16": 2, "INT32": 4, "UINT32": 4, "INT16": 2, "UINT16": 2, "INT8": 1, "UINT8": 1}
+
+
+def data_type(name):
+    return getattr(DML_TENSOR_DATA_TYPE, "DML_TENSOR_DATA_TYPE_" + name)
+
+
+def tensor(type_name, sizes, strides=None):
+    sizes = list(sizes)
+    return DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
+        DataType=data_type(type_name), Sizes=sizes, Strides=strides,
+        TotalTensorSizeInBytes=DMLCalcBufferTensorSize(data_type(type_name), len(sizes), sizes, strides)))
+
+
+def reduce_desc(function, type_name, sizes, axes, in_strides=None, out_strides=None, out_type=None):
+    out_sizes = [1 if d in axes else s for d, s in enumerate(sizes)]
+    return DML_REDUCE_OPERATOR_DESC(
+        Function=getattr(DML_REDUCE_FUNCTION, "DML_REDUCE_FUNCTION_" + function),
+        InputTensor=tensor(type_name, sizes, in_strides), OutputTensor=tensor(out_type or type_name, out_sizes, out_strides),
+        Axes=list(axes))
+
+
+def same_bits(got, expected):
+    got, expected = np.asarray(got), np.asarray(expected)
+    assert got.shape == expected.shape and got.dtype == expected.dtype
+    bits = BITS[got.dtype.itemsize]
+    diff = np.flatnonzero(got.view(bits) != expected.view(bits))
+    assert diff.size == 0, (f"{diff.size} elements differ, first at {diff[:5]}: got {got.ravel()[diff[:5]]}, "
+                            f"expected {expected.ravel()[diff[:5]]}")
+
+
+def values(rng, type_name, shape, special=False):
+    if type_name in ("FLOAT32", "FLOAT16"):
+        x = (rng.standard_normal(shape) * rng.choice([1e-3, 1.0, 1e3])).astype(DTYPES[type_name])
+        if special and x.size:
+            picks = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0], dtype=x.dtype)
+            mask = rng.random(shape) < 0.15
+            x[mask] = rng.choice(picks, size=int(mask.sum()))
+        return x
+    info = np.iinfo(DTYPES[type_name])
+    return rng.integers(info.min, int(info.max) + 1, size=shape, dtype=np.int64).astype(DTYPES[type_name])
+
+
+def expected(x, function, axes):
+    return golden.run("REDUCE", [x], {"Function": FUNCTIONS.index(function), "Axes": tuple(axes)})
+
+
+# ---- drawn descs through the mirror ------------------------------------------------------------------------------
+@st.composite
+def cases(draw):
+    function = draw(st.sampled_from(sorted(SERVED)))
+    type_name = draw(st.sampled_from(SERVED[function].types))
+    rank = draw(st.integers(1, 8))
+    sizes = [draw(st.integers(1, 5 if rank > 3 else 70)) for _ in range(rank)]
+    axes = draw(st.lists(st.integers(0, rank - 1), unique=True, max_size=rank))
+    if draw(st.booleans()):
+        axes = sorted(axes)
+    layout = draw(st.sampled_from(["packed", "padded", "broadcast", "permuted"]))
+    return function, type_name, sizes, axes, layout, draw(st.booleans()), draw(st.integers(0, 2 ** 32 - 1))
+
+
+def strided(sizes, layout, rng):
+    """(input strides or None, the dimensions broadcast through stride 0) of a layout."""
+    if layout == "packed":
+        return None, ()
+    order = list(range(len(sizes)))
+    if layout == "permuted":
+        rng.shuffle(order)
+    strides, step = [0] * len(sizes), 1
+    for d in reversed(order):
+        strides[d] = step
+        step *= sizes[d] + (1 if layout == "padded" else 0)
+    broadcast = ()
+    if layout == "broadcast":
+        broadcast = tuple(d for d in range(len(sizes)) if rng.random() < 0.4)
+        for d in broadcast:
+            strides[d] = 0
+    return strides, broadcast
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases(), st.sampled_from(PRESETS + (WARP,)))
+def test_drawn_reductions_are_bit_exact_on_every_adapter(case, preset):
+    function, type_name, sizes, axes, layout, special, seed = case
+    rng = np.random.default_rng(seed)
+    in_strides, broadcast = strided(sizes, layout, rng)
+    x = values(rng, type_name, sizes, special)
+    for d in broadcast:      # every element of a stride-0 dimension is the one stored value
+        x = np.repeat(np.take(x, [0], axis=d), sizes[d], axis=d)
+    out_sizes = [1 if d in axes else s for d, s in enumerate(sizes)]
+    out_strides = None
+    if layout == "padded":   # a padded output too: every element of its own, gaps between rows
+        out_strides = list(np.cumprod([1] + [s + 2 for s in out_sizes[::-1]])[:-1][::-1])
+    desc = reduce_desc(function, type_name, sizes, axes, in_strides, out_strides)
+    (got,) = run_operator(desc, [x], adapter=preset)
+    same_bits(got, expected(x, function, axes))
+    assert got.shape == tuple(out_sizes)
+
+
+def test_the_page_examples():
+    x = np.array([[1, 2, 3], [3, 0, 4], [2, 4, 2]], dtype=np.float32)
+    for axes, result in (([0], [[6, 6, 9]]), ([1], [[6], [7], [8]]), ([0, 1], [[21]])):
+        (got,) = run_operator(reduce_desc("SUM", "FLOAT32", [3, 3], axes), [x])
+        assert got.tolist() == result
+
+
+@pytest.mark.parametrize("function", sorted(SERVED))
+def test_each_function_against_float64_on_a_small_tensor(function):
+    x = np.random.default_rng(5).uniform(0.5, 2.0, (4, 37)).astype(np.float32)
+    (got,) = run_operator(reduce_desc(function, "FLOAT32", [4, 37], [1]), [x])
+    wide = x.astype(np.float64)
+    reference = {"SUM": wide.sum(1), "AVERAGE": wide.mean(1), "MAX": wide.max(1), "MIN": wide.min(1),
+                 "MULTIPLY": wide.prod(1), "SUM_SQUARE": (wide ** 2).sum(1), "L1": np.abs(wide).sum(1),
+                 "L2": np.sqrt((wide ** 2).sum(1))}[function]
+    np.testing.assert_allclose(got[:, 0], reference, rtol=1e-5)
+
+
+def test_special_values_follow_the_rules():
+    nan, inf = np.float32(np.nan), np.float32(np.inf)
+    x = np.array([[nan, 1, 2], [nan, nan, nan], [-0.0, 0.0, -0.0], [-0.0, -0.0, -0.0], [inf, -inf, 1]], np.float32)
+    run = lambda f: run_operator(reduce_desc(f, "FLOAT32", [5, 3], [1]), [x])[0][:, 0]
+    assert run("MAX").view(np.uint32).tolist() == [0x40000000, 0x7FC00000, 0, 0x80000000, 0x7F800000]
+    assert run("MIN").view(np.uint32).tolist() == [0x3F800000, 0x7FC00000, 0x80000000, 0x80000000, 0xFF800000]
+    assert run("SUM").view(np.uint32).tolist() == [0x7FC00000, 0x7FC00000, 0, 0x80000000, 0x7FC00000]
+
+
+def test_integer_sums_and_products_wrap():
+    x = np.array([[2 ** 31 - 1, 1, 5], [-2 ** 31, -1, 0]], np.int32)
+    (got,) = run_operator(reduce_desc("SUM", "INT32", [2, 3], [1]), [x])
+    assert got[:, 0].tolist() == [-2 ** 31 + 5, 2 ** 31 - 1]
+    x = np.array([[65536, 65536, 3]], np.uint32)
+    (got,) = run_operator(reduce_desc("MULTIPLY", "UINT32", [1, 3], [1]), [x])
+    assert got.tolist() == [[0]]
+
+
+# ---- the same kernel on every wave width --------------------------------------------------------------------------
+def run_kernel(x, type_name, function, axes, width):
+    gpu = Gpu(RX_7900_XTX, wave_width=width, timing=False)
+    out_sizes = tuple(1 if d in axes else s for d, s in enumerate(x.shape))
+    out = np.zeros(out_sizes, x.dtype)
+    specs = [TensorSpec(type_name, x.shape, None, x.nbytes), TensorSpec(type_name, out_sizes, None, out.nbytes)]
+    run = DirectRun(gpu, "REDUCE", specs, [x.view(np.uint8).reshape(-1), out.view(np.uint8).reshape(-1)],
+                    attributes={"Function": FUNCTIONS.index(function), "Axes": tuple(axes)})
+    stats = run.dispatch()
+    return run.output_bytes(1)[:out.nbytes].view(x.dtype).reshape(out_sizes), stats
+
+
+@pytest.mark.parametrize("function, type_name", [("SUM", "FLOAT32"), ("SUM", "FLOAT16"), ("AVERAGE", "FLOAT16"),
+                                                 ("MAX", "INT8"), ("L2", "FLOAT32"), ("MULTIPLY", "INT32")])
+def test_every_wave_width_gives_the_same_bits(function, type_name):
+    rng = np.random.default_rng(11)
+    x = values(rng, type_name, (3, 5, 150), special=True)
+    outs = []
+    for width in (8, 16, 32, 64):
+        got, stats = run_kernel(x, type_name, function, (0, 2), width)
+        assert stats.workgroups == 5 and stats.waves == 5 * -(-LANES // width) and stats.barriers == 5 * 6   # the first and five tree levels
+        outs.append(got)
+        same_bits(got, expected(x, function, (0, 2)))
+
+
+# ---- the golden model's order, from the text -----------------------------------------------------------------------
+def threads_then_tree(row, add, identity):
+    """One output, literally: thread t adds elements t, t + 64, ... in order, then the tree (t, t + s)."""
+    acc = [identity] * LANES
+    for k, value in enumerate(row):
+        acc[k % LANES] = add(acc[k % LANES], value)
+    s = LANES // 2
+    while s:
+        acc = [add(acc[t], acc[t + s]) for t in range(s)]
+        s //= 2
+    return acc[0]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 700), st.integers(0, 2 ** 32 - 1))
+def test_the_golden_sum_is_the_threads_then_the_tree(count, seed):
+    x = (np.random.default_rng(seed).standard_normal(count) * 1e4).astype(np.float32)
+    literal = threads_then_tree(x, lambda a, b: np.float32(a) + np.float32(b), np.float32(-0.0))
+    same_bits(golden.reduce(x, FUNCTIONS.index("SUM"), [0]), np.array([literal], np.float32))
+
+
+# ---- validation ------------------------------------------------------------------------------------------------
+def refusal(desc, feature_level=None):
+    dml = DMLCreateDevice(D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0), DML_CREATE_DEVICE_FLAG_NONE)
+    try:
+        dml.CreateOperator(DML_OPERATOR_DESC(Type=DML_OPERATOR_REDUCE, Desc=desc))
+    except HResultError as error:
+        return error.hresult, error.message
+    return "validated"
+
+
+def test_axes_are_checked():
+    desc = reduce_desc("SUM", "FLOAT32", [2, 3], [1])
+    desc.Axes = [2]
+    assert refusal(desc) == (E_INVALIDARG, "Axes[0] is 2; InputTensor has 2 dimensions, so DML_OPERATOR_REDUCE "
+                                           "takes axes 0 to 1.")
+    desc = reduce_desc("SUM", "FLOAT32", [2, 3], [0, 1])
+    desc.Axes = [1, 1]
+    assert refusal(desc) == (E_INVALIDARG, "Axes[1] is 1, which Axes already names; dmlemu requires each axis once.")
+    desc = reduce_desc("SUM", "FLOAT32", [2, 3], [1])
+    desc.AxisCount = 2
+    assert refusal(desc) == (E_INVALIDARG, "AxisCount is 2 but Axes has 1 elements; they must agree.")
+
+
+def test_the_output_sizes_must_be_the_inputs_with_ones_on_the_axes():
+    desc = reduce_desc("SUM", "FLOAT32", [2, 3], [1])
+    desc.OutputTensor = tensor("FLOAT32", [2, 3])
+    assert refusal(desc) == (E_INVALIDARG, "OutputTensor.Sizes is {2,3}; DML_OPERATOR_REDUCE with InputTensor.Sizes "
+                                           "{2,3} and Axes {1} needs {2,1} (the reduced axes of size 1).")
+    desc.OutputTensor = tensor("FLOAT32", [2])
+    assert refusal(desc)[0] == E_INVALIDARG
+
+
+def test_each_functions_support_rows_are_its_own():
+    schema = SCHEMAS_BY_NAME["REDUCE"]
+    for entry in schema.support_by:
+        row = entry.support_at(DML_FEATURE_LEVEL_6_4)
+        for function in entry.values:
+            for type_name in DTYPES:
+                allowed = type_name in row.tensors["InputTensor"].data_types
+                out_type = type_name if entry.same_type else "UINT32"
+                result = refusal(reduce_desc(function, type_name, [2, 3], [1], out_type=out_type))
+                if not allowed:
+                    assert result == (E_INVALIDARG, f"InputTensor.DataType is DML_TENSOR_DATA_TYPE_{type_name}; "
+                                      f"DML_FEATURE_LEVEL_6_4 allows {', '.join(row.tensors['InputTensor'].data_types)} "
+                                      f"for InputTensor of DML_OPERATOR_REDUCE with Function "
+                                      f"DML_REDUCE_FUNCTION_{function}."), (function, type_name)
+                else:
+                    assert result == "validated", (function, type_name, result)
+    mixed = reduce_desc("SUM", "FLOAT32", [2, 3], [1], out_type="FLOAT16")
+    assert refusal(mixed) == (E_INVALIDARG, "OutputTensor.DataType is DML_TENSOR_DATA_TYPE_FLOAT16 but "
+                                            "InputTensor.DataType is DML_TENSOR_DATA_TYPE_FLOAT32; DML_OPERATOR_REDUCE "
+                                            "requires the same DataType with Function DML_REDUCE_FUNCTION_SUM.")
+
+
+@pytest.mark.parametrize("function, type_name, out_type", [("ARGMAX", "FLOAT32", "UINT32"),
+                                                           ("LOG_SUM_EXP", "FLOAT32", None)])
+def test_functions_without_a_kernel_yet_are_e_notimpl_at_compile(function, type_name, out_type):
+    with pytest.raises(HResultError) as error:
+        run_operator(reduce_desc(function, type_name, [2, 3], [1], out_type=out_type),
+                     [np.ones((2, 3), np.float32)])
+    assert error.value.hresult == E_NOTIMPL
+    assert f"has no DML_REDUCE_FUNCTION_{function} yet" in error.value.message
