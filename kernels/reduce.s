@@ -1,15 +1,16 @@
 ; =============================================================================================
-; reduce.s: DML_OPERATOR_REDUCE. One workgroup of 64 threads per output element, whatever the
-; wave width (2 waves of 32, 1 of 64, 4 of 16 ...): the order of every operation is the one
+; reduce.s: DML_OPERATOR_REDUCE. One workgroup of L threads per output element, L = ${LANES}
+; (64 to 1024, from the element count N alone: kernels/reduce_ops.lanes_for), whatever the wave
+; width (L = 64 is 2 waves of 32, 1 of 64, 4 of 16 ...): the order of every operation is the one
 ; docs/NUMERICS.md ("Reductions") fixes, so the result does not depend on the adapter.
 ;
 ;   1. the workgroup id g is the output element; its coordinates over the kept dimensions give
 ;      the input offset of its first element (v2) and its output offset (v3);
-;   2. thread t reduces the elements k = t, t + 64, t + 128, ... (k: the index over the reduced
+;   2. thread t reduces the elements k = t, t + L, t + 2L, ... (k: the index over the reduced
 ;      dimensions, the last reduced dimension fastest) in ascending order into v10, starting
 ;      from the function's identity (${IDENTITY}); the step is reduce_functions.inc's block
 ;      `.if FUNCTION == "<function>"`;
-;   3. a fixed binary tree through LDS: v10[t] = v10[t] (op) v10[t + s] for s = 32, 16, 8, 4, 2, 1,
+;   3. a fixed binary tree through LDS: v10[t] = v10[t] (op) v10[t + s] for s = L/2, ..., 2, 1,
 ;      threads t < s only, an s_barrier between levels;
 ;   4. thread 0 finishes (AVERAGE: one correctly rounded divide by the count; L2: sqrt), narrows
 ;      (FLOAT16) and stores.
@@ -59,7 +60,7 @@ kept_dim:
     s_cbranch_scc1 kept_dim
 kept_done:
 
-; ---- 2. each thread: elements t, t + 64, ... in ascending order ------------------------------------
+; ---- 2. each thread: elements t, t + L, ... in ascending order -------------------------------------
     v_mov_b32 v10, ${IDENTITY}           ; the function's identity (an empty thread contributes it)
     v_mov_b32 v7, v0                     ; k = t
 .if INNER_LINEAR
@@ -101,15 +102,54 @@ reduced_dim:
     v_cvt_f32_f16 v11, v11               ; FLOAT16 accumulates in FLOAT32 (exact widening)
 .endif
 .include "reduce_functions.inc"
-    v_add_u32 v7, v7, 64
+    v_add_u32 v7, v7, ${LANES}
     s_branch next_element
 elements_done:
     s_mov_b64 exec, s[40:41]
 
-; ---- 3. the fixed tree through LDS: (t, t + 32), then (t, t + 16), ... ------------------------------
+; ---- 3. the fixed tree through LDS: (t, t + L/2), then (t, t + L/4), ... --------------------------
+; LEVEL_<s> says whether the workgroup has more than s threads (the driver's symbols): the levels
+; run from s = L/2 down to 1, each with threads t < s, an s_barrier after each but the last.
     v_lshl_b32 v5, v0, 2                 ; this thread's LDS dword
     ds_write_b32 v5, v10, 0
     s_barrier
+.if LEVEL_512
+    v_cmp_gt_u32 vcc, 512, v0
+    s_and_b64 exec, exec, vcc
+    ds_read_b32 v11, v5, 2048
+    ${COMBINE} v10, v10, v11
+    ds_write_b32 v5, v10, 0
+    s_mov_b64 exec, s[40:41]             ; no wave leaves: each one meets every s_barrier
+    s_barrier
+.endif
+.if LEVEL_256
+    v_cmp_gt_u32 vcc, 256, v0
+    s_and_b64 exec, exec, vcc
+    ds_read_b32 v11, v5, 1024
+    ${COMBINE} v10, v10, v11
+    ds_write_b32 v5, v10, 0
+    s_mov_b64 exec, s[40:41]             ; no wave leaves: each one meets every s_barrier
+    s_barrier
+.endif
+.if LEVEL_128
+    v_cmp_gt_u32 vcc, 128, v0
+    s_and_b64 exec, exec, vcc
+    ds_read_b32 v11, v5, 512
+    ${COMBINE} v10, v10, v11
+    ds_write_b32 v5, v10, 0
+    s_mov_b64 exec, s[40:41]             ; no wave leaves: each one meets every s_barrier
+    s_barrier
+.endif
+.if LEVEL_64
+    v_cmp_gt_u32 vcc, 64, v0
+    s_and_b64 exec, exec, vcc
+    ds_read_b32 v11, v5, 256
+    ${COMBINE} v10, v10, v11
+    ds_write_b32 v5, v10, 0
+    s_mov_b64 exec, s[40:41]             ; no wave leaves: each one meets every s_barrier
+    s_barrier
+.endif
+.if LEVEL_32
     v_cmp_gt_u32 vcc, 32, v0
     s_and_b64 exec, exec, vcc
     ds_read_b32 v11, v5, 128
@@ -117,34 +157,43 @@ elements_done:
     ds_write_b32 v5, v10, 0
     s_mov_b64 exec, s[40:41]             ; no wave leaves: each one meets every s_barrier
     s_barrier
+.endif
+.if LEVEL_16
     v_cmp_gt_u32 vcc, 16, v0
     s_and_b64 exec, exec, vcc
     ds_read_b32 v11, v5, 64
     ${COMBINE} v10, v10, v11
     ds_write_b32 v5, v10, 0
-    s_mov_b64 exec, s[40:41]
+    s_mov_b64 exec, s[40:41]             ; no wave leaves: each one meets every s_barrier
     s_barrier
+.endif
+.if LEVEL_8
     v_cmp_gt_u32 vcc, 8, v0
     s_and_b64 exec, exec, vcc
     ds_read_b32 v11, v5, 32
     ${COMBINE} v10, v10, v11
     ds_write_b32 v5, v10, 0
-    s_mov_b64 exec, s[40:41]
+    s_mov_b64 exec, s[40:41]             ; no wave leaves: each one meets every s_barrier
     s_barrier
+.endif
+.if LEVEL_4
     v_cmp_gt_u32 vcc, 4, v0
     s_and_b64 exec, exec, vcc
     ds_read_b32 v11, v5, 16
     ${COMBINE} v10, v10, v11
     ds_write_b32 v5, v10, 0
-    s_mov_b64 exec, s[40:41]
+    s_mov_b64 exec, s[40:41]             ; no wave leaves: each one meets every s_barrier
     s_barrier
+.endif
+.if LEVEL_2
     v_cmp_gt_u32 vcc, 2, v0
     s_and_b64 exec, exec, vcc
     ds_read_b32 v11, v5, 8
     ${COMBINE} v10, v10, v11
     ds_write_b32 v5, v10, 0
-    s_mov_b64 exec, s[40:41]
+    s_mov_b64 exec, s[40:41]             ; no wave leaves: each one meets every s_barrier
     s_barrier
+.endif
     v_cmp_eq_u32 vcc, 0, v0              ; the last level: thread 0 alone, which also stores
     s_and_b64 exec, exec, vcc
     ds_read_b32 v11, v5, 4

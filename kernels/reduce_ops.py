@@ -1,8 +1,9 @@
 """The reduction operators' table and compiler: DML_OPERATOR_REDUCE as a kernel launch.
 
-A reduction is not an element-wise kernel: one workgroup of `LANES` threads computes one output element
-(kernels/reduce.s), so the launch has one workgroup per output, `LANES` threads per workgroup whatever the
-wave width, and `LDS_BYTES` of LDS for the tree. One `ReductionOperator` row per operator says, by name:
+A reduction is not an element-wise kernel: one workgroup of L threads computes one output element
+(kernels/reduce.s), so the launch has one workgroup per output, L threads per workgroup whatever the wave
+width (`lanes_for`: 64 to 1024, from the number of elements each output reduces), and 4 L bytes of LDS for
+the tree. One `ReductionOperator` row per operator says, by name:
 
   tensors     the desc's tensor fields in binding order, the output last
   source      the kernel source
@@ -32,8 +33,17 @@ from dmlemu.isa.program import Program
 from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
-LANES = 64                    # virtual threads per output (independent of the wave width)
-LDS_BYTES = LANES * 4         # one dword per thread for the tree
+MIN_LANES, MAX_LANES = 64, 1024      # virtual threads per output (independent of the wave width)
+STEPS = 64                           # the elements a thread aims at before the workgroup grows
+
+
+def lanes_for(count):
+    """L, the threads that reduce `count` elements (docs/NUMERICS.md, "Reductions"): the smallest power of two
+    from 64 to 1024 with count <= 64 L, else 1024."""
+    lanes = MIN_LANES
+    while lanes < MAX_LANES and count > STEPS * lanes:
+        lanes *= 2
+    return lanes
 _LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort", "INT32": "dword", "UINT32": "dword", "INT16": "sshort",
          "UINT16": "ushort", "INT8": "sbyte", "UINT8": "ubyte"}
 _STORE = {"FLOAT32": "dword", "FLOAT16": "short", "INT32": "dword", "UINT32": "dword", "INT16": "short",
@@ -121,8 +131,8 @@ def split_dimensions(sizes, axes, input_strides, output_strides):
     return merged(kept), merged(reduced)
 
 
-def variant_symbols(function, input_type, output_type, inner_linear, layout=LAYOUT):
-    """The assembler symbols of one variant of reduce.s."""
+def variant_symbols(function, input_type, output_type, inner_linear, lanes=MIN_LANES, layout=LAYOUT):
+    """The assembler symbols of one variant of reduce.s (`lanes`: threads per workgroup, a power of two)."""
     row = OPERATORS["REDUCE"].functions[function]
     compute = _COMPUTE[input_type]
     return {
@@ -131,15 +141,16 @@ def variant_symbols(function, input_type, output_type, inner_linear, layout=LAYO
         "SHIFT_IN": _SIZE[input_type].bit_length() - 1, "SHIFT_OUT": _SIZE[output_type].bit_length() - 1,
         "WIDEN_F16": int(input_type == "FLOAT16"), "NARROW_F16": int(output_type == "FLOAT16"),
         "FINISH_DIVIDE": int(row.finish == "divide"), "FINISH_SQRT": int(row.finish == "sqrt"),
-        "INNER_LINEAR": int(inner_linear), "DESC_T0": 0, "DESC_T1": 32, **layout.symbols()}
+        "INNER_LINEAR": int(inner_linear), "DESC_T0": 0, "DESC_T1": 32, "LANES": lanes,
+        **{f"LEVEL_{1 << j}": int(lanes > 1 << j) for j in range(1, 10)}, **layout.symbols()}
 
 
 @functools.lru_cache(maxsize=None)
-def build_program(function, input_type, output_type, inner_linear, layout=LAYOUT):
+def build_program(function, input_type, output_type, inner_linear, lanes=MIN_LANES, layout=LAYOUT):
     """Assemble and decode one variant of reduce.s (cached)."""
-    symbols = variant_symbols(function, input_type, output_type, inner_linear, layout)
+    symbols = variant_symbols(function, input_type, output_type, inner_linear, lanes, layout)
     dwords = assemble_file(os.path.join(KERNEL_DIR, OPERATORS["REDUCE"].source), symbols)
-    name = f"reduce_{function.lower()}_{input_type.lower()}{'_linear' if inner_linear else ''}"
+    name = f"reduce_{function.lower()}_{input_type.lower()}_x{lanes}{'_linear' if inner_linear else ''}"
     return Program(dwords, name)
 
 
@@ -170,14 +181,15 @@ def compile_reduction(operator, tensors, attributes, layout, no_kernel, division
         magic, shift1, shift2 = division_magic(size)
         records.append({"SIZE": size, "MAGIC": magic, "SHIFT1": shift1, "SHIFT2": shift2,
                         "STRIDE_T0": si & 0xFFFFFFFF, "STRIDE_T1": so & 0xFFFFFFFF})
-    values = {"ELEMENTS": outputs, "WORKGROUP_SIZE": LANES, "RECORD_COUNT": len(kept),
+    lanes = lanes_for(count)
+    values = {"ELEMENTS": outputs, "WORKGROUP_SIZE": lanes, "RECORD_COUNT": len(kept),
               "PARAM0": max(1, len(reduced)), "PARAM1": count,
               "PARAM2": layout.field("RECORDS").offset + len(kept) * layout.record_bytes,
               "PARAM3": f32_bits(float(np.float32(count)))}
     constants = layout.pack(values, records, params=True, wide=False)
-    program = build_program(function, source.data_type, target.data_type, len(reduced) <= 1, layout)
-    return program, constants, outputs, LANES, LDS_BYTES
+    program = build_program(function, source.data_type, target.data_type, len(reduced) <= 1, lanes, layout)
+    return program, constants, outputs, lanes, 4 * lanes
 
 
-__all__ = ["LANES", "LDS_BYTES", "OPERATORS", "ReduceFunction", "ReductionOperator", "build_program",
+__all__ = ["MIN_LANES", "MAX_LANES", "STEPS", "lanes_for", "OPERATORS", "ReduceFunction", "ReductionOperator", "build_program",
            "compile_reduction", "function_name", "split_dimensions", "variant_symbols"]

@@ -1,9 +1,9 @@
 """DML_OPERATOR_REDUCE in the order docs/NUMERICS.md ("Reductions") fixes, vectorised over the outputs.
 
 Each output element reduces the N input elements that share its kept coordinates; k numbers them in the
-row-major order of the reduced axes (the last reduced axis fastest). Sixty-four virtual threads take
-k = t, t + 64, t + 128, ... in ascending order from the function's identity; then a fixed tree combines
-thread t with thread t + s for s = 32, 16, 8, 4, 2, 1. FLOAT16 works in FLOAT32 and rounds once at the
+row-major order of the reduced axes (the last reduced axis fastest). L virtual threads (L the smallest power
+of two from 64 to 1024 with N <= 64 L, else 1024) take k = t, t + L, t + 2L, ... in ascending order from the
+function's identity; then a fixed tree combines thread t with thread t + s for s = L/2, ..., 2, 1. FLOAT16 works in FLOAT32 and rounds once at the
 end; integers wrap; NaN results are canonical. This module follows that text, not the kernel: it never
 assembles or runs anything.
 
@@ -19,7 +19,13 @@ from dmlemu.golden.numbers import canonicalize_nans, max_num, min_num
 from dmlemu.golden.registry import operator
 from dmlemu.isa import numerics as _nm   # primitives only (FLOAT16 narrowing); the ISA is never run
 
-LANES = 64
+def lanes_for(count):
+    """L: the smallest power of two from 64 to 1024 with count <= 64 L, else 1024."""
+    lanes = 64
+    while lanes < 1024 and count > 64 * lanes:
+        lanes *= 2
+    return lanes
+
 FUNCTIONS = ("ARGMAX", "ARGMIN", "AVERAGE", "L1", "L2", "LOG_SUM", "LOG_SUM_EXP", "MAX", "MIN", "MULTIPLY", "SUM",
              "SUM_SQUARE")     # DML_REDUCE_FUNCTION values 0 .. 11
 
@@ -39,18 +45,20 @@ def _rows(x, axes):
     return np.transpose(x, kept + reduced).reshape(outputs, -1), shape
 
 
-def _threads(rows, identity):
-    """(outputs, N / 64 rounded up, 64): element k of a row at [k // 64, k % 64]; the tail is `identity`."""
+def _threads(rows, identity, lanes):
+    """(outputs, N / L rounded up, L): element k of a row at [k // L, k % L]; the tail is `identity`."""
     outputs, count = rows.shape
-    steps = max(1, -(-count // LANES))
-    padded = np.full((outputs, steps * LANES), identity, dtype=rows.dtype)
+    steps = max(1, -(-count // lanes))
+    if steps * lanes == count:
+        return rows.reshape(outputs, steps, lanes)      # no tail: a view
+    padded = np.full((outputs, steps * lanes), identity, dtype=rows.dtype)
     padded[:, :count] = rows
-    return padded.reshape(outputs, steps, LANES)
+    return padded.reshape(outputs, steps, lanes)
 
 
 def _tree(partials, combine):
-    """The fixed tree over the 64 thread results: (t, t + 32), then (t, t + 16), ... ."""
-    width = LANES
+    """The fixed tree over the L thread results: (t, t + L/2), then (t, t + L/4), ... ."""
+    width = partials.shape[1]
     while width > 1:
         width //= 2
         partials = combine(partials[:, :width], partials[:, width:2 * width])
@@ -59,7 +67,7 @@ def _tree(partials, combine):
 
 def _sum(rows, identity, add):
     with np.errstate(all="ignore"):
-        partials = add.reduce(_threads(rows, identity), axis=1, dtype=rows.dtype,
+        partials = add.reduce(_threads(rows, identity, lanes_for(rows.shape[1])), axis=1, dtype=rows.dtype,
                               initial=rows.dtype.type(identity))   # each thread from its identity, ascending k
         return _tree(partials, add)
 

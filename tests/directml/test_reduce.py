@@ -17,7 +17,7 @@ from dmlemu.directml.operators import SCHEMAS_BY_NAME
 from dmlemu.direct_run import DirectRun
 from dmlemu.errors import E_INVALIDARG, E_NOTIMPL, HResultError
 from dmlemu.gpu import Gpu
-from dmlemu.golden.reduce import FUNCTIONS, LANES
+from dmlemu.golden.reduce import FUNCTIONS, lanes_for
 from dmlemu.kernels.driver import TensorSpec
 from dmlemu.kernels.reduce_ops import OPERATORS as REDUCTION_ROWS
 from dmlemu.presets import PRESETS, RX_7900_XTX, WARP
@@ -173,26 +173,33 @@ def run_kernel(x, type_name, function, axes, width):
     return run.output_bytes(1)[:out.nbytes].view(x.dtype).reshape(out_sizes), stats
 
 
-@pytest.mark.parametrize("function, type_name", [("SUM", "FLOAT32"), ("SUM", "FLOAT16"), ("AVERAGE", "FLOAT16"),
-                                                 ("MAX", "INT8"), ("L2", "FLOAT32"), ("MULTIPLY", "INT32")])
-def test_every_wave_width_gives_the_same_bits(function, type_name):
+@pytest.mark.parametrize("function, type_name, count", [
+    ("SUM", "FLOAT32", 150), ("SUM", "FLOAT16", 150), ("AVERAGE", "FLOAT16", 150), ("MAX", "INT8", 150),
+    ("L2", "FLOAT32", 150), ("MULTIPLY", "INT32", 150), ("SUM", "FLOAT32", 3000), ("MIN", "FLOAT32", 30000)])
+def test_every_wave_width_gives_the_same_bits(function, type_name, count):
     rng = np.random.default_rng(11)
-    x = values(rng, type_name, (3, 5, 150), special=True)
-    outs = []
+    x = values(rng, type_name, (3, 5, count), special=True)
+    lanes = lanes_for(3 * count)
+    assert lanes == {150: 64, 3000: 256, 30000: 1024}[count]
     for width in (8, 16, 32, 64):
         got, stats = run_kernel(x, type_name, function, (0, 2), width)
-        assert stats.workgroups == 5 and stats.waves == 5 * -(-LANES // width) and stats.barriers == 5 * 6   # the first and five tree levels
-        outs.append(got)
+        # a barrier after the first write and after every tree level but the last (s = 1): log2(L)
+        assert stats.workgroups == 5 and stats.waves == 5 * -(-lanes // width)
+        assert stats.barriers == 5 * (lanes.bit_length() - 1)
         same_bits(got, expected(x, function, (0, 2)))
 
 
 # ---- the golden model's order, from the text -----------------------------------------------------------------------
 def threads_then_tree(row, add, identity):
-    """One output, literally: thread t adds elements t, t + 64, ... in order, then the tree (t, t + s)."""
-    acc = [identity] * LANES
+    """One output, literally: the threads L from the text, thread t adds elements t, t + L, ... in order, then
+    the tree (t, t + s)."""
+    lanes = 64
+    while lanes < 1024 and len(row) > 64 * lanes:
+        lanes *= 2
+    acc = [identity] * lanes
     for k, value in enumerate(row):
-        acc[k % LANES] = add(acc[k % LANES], value)
-    s = LANES // 2
+        acc[k % lanes] = add(acc[k % lanes], value)
+    s = lanes // 2
     while s:
         acc = [add(acc[t], acc[t + s]) for t in range(s)]
         s //= 2
@@ -200,7 +207,7 @@ def threads_then_tree(row, add, identity):
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.integers(1, 700), st.integers(0, 2 ** 32 - 1))
+@given(st.one_of(st.integers(1, 700), st.integers(4000, 20000)), st.integers(0, 2 ** 32 - 1))
 def test_the_golden_sum_is_the_threads_then_the_tree(count, seed):
     x = (np.random.default_rng(seed).standard_normal(count) * 1e4).astype(np.float32)
     literal = threads_then_tree(x, lambda a, b: np.float32(a) + np.float32(b), np.float32(-0.0))
