@@ -12,7 +12,8 @@
 ;      `.if FUNCTION == "<function>"`;
 ;   3. a fixed binary tree through LDS: v10[t] = v10[t] (op) v10[t + s] for s = L/2, ..., 2, 1,
 ;      threads t < s only, an s_barrier between levels;
-;   4. thread 0 finishes (AVERAGE: one correctly rounded divide by the count; L2: sqrt), narrows
+;   4. thread 0 finishes (AVERAGE: one correctly rounded divide by the count; L2: sqrt; LOG_SUM:
+;      log2 then times ln 2), narrows
 ;      (FLOAT16) and stores.
 ;
 ; Constant buffer (kernels/constant_buffer.py; kernels/reduce_ops.py packs it):
@@ -205,6 +206,10 @@ elements_done:
 .endif
 .if FINISH_SQRT
     v_sqrt_f32 v10, v10                  ; L2: correctly rounded
+.endif
+.if FINISH_LOG
+    v_log_f32 v10, v10                   ; LOG_SUM: log2 correctly rounded, then times ln 2 (FLOAT32),
+    v_mul_f32 v10, v10, ${LN2_F32}       ; rounded again
 .endif
 .if NARROW_F16
     v_cvt_f16_f32 v10, v10               ; FLOAT16: rounded once, to nearest even

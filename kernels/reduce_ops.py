@@ -13,7 +13,7 @@ the tree. One `ReductionOperator` row per operator says, by name:
   params      the desc's attributes the compiler reads, (field, kind) (the registry checks that the schema has
               them)
 
-A function of the desc that the row lacks (ARGMAX, ARGMIN, LOG_SUM, LOG_SUM_EXP) or a data type it does not
+A function of the desc that the row lacks (ARGMAX, ARGMIN, LOG_SUM_EXP) or a data type it does not
 serve (64-bit) is `NoKernel`: CreateOperator validated it, CompileOperator answers E_NOTIMPL. Each function's
 per-element step is the block `.if FUNCTION == "<name>"` of kernels/reduce_functions.inc; the registry checks
 that every function served has its block and every block is served.
@@ -72,7 +72,7 @@ class ReduceFunction:
     types: tuple
     identity: dict
     combine: dict
-    finish: str = ""          # "", "divide" (AVERAGE) or "sqrt" (L2)
+    finish: str = ""          # "", "divide" (AVERAGE), "sqrt" (L2) or "log" (LOG_SUM)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -98,7 +98,9 @@ _FUNCTIONS = {
     "SUM_SQUARE": ReduceFunction(types=FLOATS, identity=_SUM_ID, combine=_ADD),
     "L1": ReduceFunction(types=FLOATS, identity=_SUM_ID, combine=_ADD),
     "L2": ReduceFunction(types=FLOATS, identity=_SUM_ID, combine=_ADD, finish="sqrt"),
+    "LOG_SUM": ReduceFunction(types=FLOATS, identity=_SUM_ID, combine=_ADD, finish="log"),
 }
+LN2_F32 = 0x3F317218          # ln 2 rounded to FLOAT32: LOG_SUM = log2(sum) * this, each rounded
 
 OPERATORS = {row.name: row for row in (
     ReductionOperator(name="REDUCE", tensors=("InputTensor", "OutputTensor"), functions=_FUNCTIONS,
@@ -141,6 +143,7 @@ def variant_symbols(function, input_type, output_type, inner_linear, lanes=MIN_L
         "SHIFT_IN": _SIZE[input_type].bit_length() - 1, "SHIFT_OUT": _SIZE[output_type].bit_length() - 1,
         "WIDEN_F16": int(input_type == "FLOAT16"), "NARROW_F16": int(output_type == "FLOAT16"),
         "FINISH_DIVIDE": int(row.finish == "divide"), "FINISH_SQRT": int(row.finish == "sqrt"),
+        "FINISH_LOG": int(row.finish == "log"), "LN2_F32": f"0x{LN2_F32:08X}",   # raw bits, not a number
         "INNER_LINEAR": int(inner_linear), "DESC_T0": 0, "DESC_T1": 32, "LANES": lanes,
         **{f"LEVEL_{1 << j}": int(lanes > 1 << j) for j in range(1, 10)}, **layout.symbols()}
 

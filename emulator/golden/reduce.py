@@ -19,6 +19,9 @@ from dmlemu.golden.numbers import canonicalize_nans, max_num, min_num
 from dmlemu.golden.registry import operator
 from dmlemu.isa import numerics as _nm   # primitives only (FLOAT16 narrowing); the ISA is never run
 
+LN2 = 0.693147182464599609375     # ln 2 rounded to FLOAT32 (0x3F317218)
+
+
 def lanes_for(count):
     """L: the smallest power of two from 64 to 1024 with count <= 64 L, else 1024."""
     lanes = 64
@@ -112,7 +115,7 @@ def reduce(x, Function=10, Axes=()):
             raise NotImplementedError(f"the golden REDUCE has no {name} for {storage}")
     else:
         with np.errstate(all="ignore"):
-            if name in ("SUM", "AVERAGE"):
+            if name in ("SUM", "AVERAGE", "LOG_SUM"):
                 terms = rows
             elif name in ("SUM_SQUARE", "L2"):
                 terms = rows * rows                  # rounded, then added (not fused)
@@ -130,6 +133,8 @@ def reduce(x, Function=10, Axes=()):
                 result = result / np.float32(count)              # one correctly rounded divide (IEEE)
             elif name == "L2":
                 result = np.sqrt(result)                         # correctly rounded (IEEE)
+            elif name == "LOG_SUM":                              # log2 rounded once, then times ln 2 rounded
+                result = _nm.log2(np.asarray(result, np.float32), np.float32) * np.float32(LN2)
     result = np.asarray(result)
     if is_float:
         result = canonicalize_nans(result.astype(np.float32))

@@ -139,7 +139,7 @@ def test_each_function_against_float64_on_a_small_tensor(function):
     wide = x.astype(np.float64)
     reference = {"SUM": wide.sum(1), "AVERAGE": wide.mean(1), "MAX": wide.max(1), "MIN": wide.min(1),
                  "MULTIPLY": wide.prod(1), "SUM_SQUARE": (wide ** 2).sum(1), "L1": np.abs(wide).sum(1),
-                 "L2": np.sqrt((wide ** 2).sum(1))}[function]
+                 "L2": np.sqrt((wide ** 2).sum(1)), "LOG_SUM": np.log(wide.sum(1))}[function]
     np.testing.assert_allclose(got[:, 0], reference, rtol=1e-5)
 
 
