@@ -19,14 +19,13 @@
 ; Constant buffer (kernels/constant_buffer.py; kernels/reduce_ops.py packs it):
 ;   RECORD_COUNT        kept-dimension records (0 when every dimension is reduced), innermost first:
 ;                       size, division magic, stride of the input (T0), stride of the output (T1)
-;   PARAM0              reduced-dimension records, after the kept ones (innermost first; T0 only)
+;   PARAM0              reduced-dimension records, right after the kept ones (innermost first; T0 only)
 ;   PARAM1              N, the elements each output reduces
-;   PARAM2              byte offset of the first reduced record
-;   PARAM3              N as FLOAT32 (AVERAGE's divisor)
+;   PARAM2              N as FLOAT32 (AVERAGE's divisor)
 ; =============================================================================================
     s_load_dwordx4 s[8:11], s[0:1], ${DESC_T0}      ; the input's buffer descriptor
     s_load_dwordx4 s[12:15], s[0:1], ${DESC_T1}     ; the output's
-    s_load_dwordx4 s[44:47], s[2:3], ${CB_PARAM0}   ; R, N, first reduced record, N as FLOAT32
+    s_load_dwordx4 s[44:47], s[2:3], ${CB_PARAM0}   ; R, N, N as FLOAT32, (unused)
     s_load_dword s26, s[2:3], ${CB_RECORD_COUNT}    ; kept records
     s_waitcnt 0
     s_mov_b64 s[40:41], exec             ; every thread of the workgroup (restored after each branch)
@@ -60,12 +59,13 @@ kept_dim:
     s_cmp_lg_u32 s26, 0
     s_cbranch_scc1 kept_dim
 kept_done:
+    s_mov_b32 s48, s36                   ; the reduced records follow the kept ones
 
 ; ---- 2. each thread: elements t, t + L, ... in ascending order -------------------------------------
     v_mov_b32 v10, ${IDENTITY}           ; the function's identity (an empty thread contributes it)
     v_mov_b32 v7, v0                     ; k = t
 .if INNER_LINEAR
-    s_load_dwordx8 s[28:35], s[2:3], s46 ; one reduced record: offset = k * stride
+    s_load_dwordx8 s[28:35], s[2:3], s48 ; one reduced record: offset = k * stride
     s_waitcnt 0
 .endif
 next_element:
@@ -78,9 +78,9 @@ next_element:
     v_mov_b32 v8, v2                     ; input offset of element k: peel k over the reduced records
     v_mov_b32 v6, v7
     s_mov_b32 s26, s44
-    s_mov_b32 s36, s46
+    s_mov_b32 s37, s48
 reduced_dim:
-    s_load_dwordx8 s[28:35], s[2:3], s36
+    s_load_dwordx8 s[28:35], s[2:3], s37
     s_waitcnt 0
     v_mul_hi_u32 v12, v6, s29
     v_sub_u32 v9, v6, v12
@@ -91,7 +91,7 @@ reduced_dim:
     v_sub_u32 v9, v6, v9
     v_mad_u32 v8, v9, s32, v8
     v_mov_b32 v6, v12
-    s_add_u32 s36, s36, ${CB_RECORD_BYTES}
+    s_add_u32 s37, s37, ${CB_RECORD_BYTES}
     s_sub_u32 s26, s26, 1
     s_cmp_lg_u32 s26, 0
     s_cbranch_scc1 reduced_dim
@@ -202,7 +202,7 @@ elements_done:
 
 ; ---- 4. thread 0: finish, narrow, store -------------------------------------------------------------
 .if FINISH_DIVIDE
-    v_div_f32 v10, v10, s47              ; AVERAGE: one correctly rounded divide by N (as FLOAT32)
+    v_div_f32 v10, v10, s46              ; AVERAGE: one correctly rounded divide by N (as FLOAT32)
 .endif
 .if FINISH_SQRT
     v_sqrt_f32 v10, v10                  ; L2: correctly rounded

@@ -186,9 +186,7 @@ def compile_reduction(operator, tensors, attributes, layout, no_kernel, division
                         "STRIDE_T0": si & 0xFFFFFFFF, "STRIDE_T1": so & 0xFFFFFFFF})
     lanes = lanes_for(count)
     values = {"ELEMENTS": outputs, "WORKGROUP_SIZE": lanes, "RECORD_COUNT": len(kept),
-              "PARAM0": max(1, len(reduced)), "PARAM1": count,
-              "PARAM2": layout.field("RECORDS").offset + len(kept) * layout.record_bytes,
-              "PARAM3": f32_bits(float(np.float32(count)))}
+              "PARAM0": max(1, len(reduced)), "PARAM1": count, "PARAM2": f32_bits(float(np.float32(count)))}
     constants = layout.pack(values, records, params=True, wide=False)
     program = build_program(function, source.data_type, target.data_type, len(reduced) <= 1, lanes, layout)
     return program, constants, outputs, lanes, 4 * lanes
