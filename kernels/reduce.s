@@ -12,6 +12,7 @@
 ;      `.if FUNCTION == "<function>"`;
 ;   3. a fixed binary tree through LDS: v10[t] = v10[t] (op) v10[t + s] for s = L/2, ..., 2, 1,
 ;      threads t < s only, an s_barrier between levels;
+;      ARGMAX / ARGMIN carry (value, index) pairs: the better value wins, the smaller index on a tie;
 ;   4. thread 0 finishes (AVERAGE: one correctly rounded divide by the count; L2: sqrt; LOG_SUM:
 ;      log2 then times ln 2), narrows
 ;      (FLOAT16) and stores.
@@ -63,6 +64,9 @@ kept_done:
 
 ; ---- 2. each thread: elements t, t + L, ... in ascending order -------------------------------------
     v_mov_b32 v10, ${IDENTITY}           ; the function's identity (an empty thread contributes it)
+.if ARG
+    v_mov_b32 v13, 0xFFFFFFFF            ; ARGMAX / ARGMIN: no index yet (larger than every index)
+.endif
     v_mov_b32 v7, v0                     ; k = t
 .if INNER_LINEAR
     s_load_dwordx8 s[28:35], s[2:3], s48 ; one reduced record: offset = k * stride
@@ -110,95 +114,67 @@ elements_done:
 
 ; ---- 3. the fixed tree through LDS: (t, t + L/2), then (t, t + L/4), ... --------------------------
 ; LEVEL_<s> says whether the workgroup has more than s threads (the driver's symbols): the levels
-; run from s = L/2 down to 1, each with threads t < s, an s_barrier after each but the last.
+; run from s = L/2 down to 1, each with threads t < s (reduce_level.inc), an s_barrier after each but
+; the last. ARGMAX / ARGMIN keep each thread's index too, in a second LDS array at ${LDS_INDEX}.
     v_lshl_b32 v5, v0, 2                 ; this thread's LDS dword
     ds_write_b32 v5, v10, 0
+.if ARG
+    v_add_u32 v15, v5, ${LDS_INDEX}      ; this thread's index dword
+    ds_write_b32 v15, v13, 0
+.endif
     s_barrier
 .if LEVEL_512
-    v_cmp_gt_u32 vcc, 512, v0
-    s_and_b64 exec, exec, vcc
-    ds_read_b32 v11, v5, 2048
-    ${COMBINE} v10, v10, v11
-    ds_write_b32 v5, v10, 0
-    s_mov_b64 exec, s[40:41]             ; no wave leaves: each one meets every s_barrier
-    s_barrier
+.set S, 512
+.set OFFSET, 2048
+.include "reduce_level.inc"
 .endif
 .if LEVEL_256
-    v_cmp_gt_u32 vcc, 256, v0
-    s_and_b64 exec, exec, vcc
-    ds_read_b32 v11, v5, 1024
-    ${COMBINE} v10, v10, v11
-    ds_write_b32 v5, v10, 0
-    s_mov_b64 exec, s[40:41]             ; no wave leaves: each one meets every s_barrier
-    s_barrier
+.set S, 256
+.set OFFSET, 1024
+.include "reduce_level.inc"
 .endif
 .if LEVEL_128
-    v_cmp_gt_u32 vcc, 128, v0
-    s_and_b64 exec, exec, vcc
-    ds_read_b32 v11, v5, 512
-    ${COMBINE} v10, v10, v11
-    ds_write_b32 v5, v10, 0
-    s_mov_b64 exec, s[40:41]             ; no wave leaves: each one meets every s_barrier
-    s_barrier
+.set S, 128
+.set OFFSET, 512
+.include "reduce_level.inc"
 .endif
 .if LEVEL_64
-    v_cmp_gt_u32 vcc, 64, v0
-    s_and_b64 exec, exec, vcc
-    ds_read_b32 v11, v5, 256
-    ${COMBINE} v10, v10, v11
-    ds_write_b32 v5, v10, 0
-    s_mov_b64 exec, s[40:41]             ; no wave leaves: each one meets every s_barrier
-    s_barrier
+.set S, 64
+.set OFFSET, 256
+.include "reduce_level.inc"
 .endif
 .if LEVEL_32
-    v_cmp_gt_u32 vcc, 32, v0
-    s_and_b64 exec, exec, vcc
-    ds_read_b32 v11, v5, 128
-    ${COMBINE} v10, v10, v11
-    ds_write_b32 v5, v10, 0
-    s_mov_b64 exec, s[40:41]             ; no wave leaves: each one meets every s_barrier
-    s_barrier
+.set S, 32
+.set OFFSET, 128
+.include "reduce_level.inc"
 .endif
 .if LEVEL_16
-    v_cmp_gt_u32 vcc, 16, v0
-    s_and_b64 exec, exec, vcc
-    ds_read_b32 v11, v5, 64
-    ${COMBINE} v10, v10, v11
-    ds_write_b32 v5, v10, 0
-    s_mov_b64 exec, s[40:41]             ; no wave leaves: each one meets every s_barrier
-    s_barrier
+.set S, 16
+.set OFFSET, 64
+.include "reduce_level.inc"
 .endif
 .if LEVEL_8
-    v_cmp_gt_u32 vcc, 8, v0
-    s_and_b64 exec, exec, vcc
-    ds_read_b32 v11, v5, 32
-    ${COMBINE} v10, v10, v11
-    ds_write_b32 v5, v10, 0
-    s_mov_b64 exec, s[40:41]             ; no wave leaves: each one meets every s_barrier
-    s_barrier
+.set S, 8
+.set OFFSET, 32
+.include "reduce_level.inc"
 .endif
 .if LEVEL_4
-    v_cmp_gt_u32 vcc, 4, v0
-    s_and_b64 exec, exec, vcc
-    ds_read_b32 v11, v5, 16
-    ${COMBINE} v10, v10, v11
-    ds_write_b32 v5, v10, 0
-    s_mov_b64 exec, s[40:41]             ; no wave leaves: each one meets every s_barrier
-    s_barrier
+.set S, 4
+.set OFFSET, 16
+.include "reduce_level.inc"
 .endif
 .if LEVEL_2
-    v_cmp_gt_u32 vcc, 2, v0
-    s_and_b64 exec, exec, vcc
-    ds_read_b32 v11, v5, 8
-    ${COMBINE} v10, v10, v11
-    ds_write_b32 v5, v10, 0
-    s_mov_b64 exec, s[40:41]             ; no wave leaves: each one meets every s_barrier
-    s_barrier
+.set S, 2
+.set OFFSET, 8
+.include "reduce_level.inc"
 .endif
     v_cmp_eq_u32 vcc, 0, v0              ; the last level: thread 0 alone, which also stores
     s_and_b64 exec, exec, vcc
     ds_read_b32 v11, v5, 4
-    ${COMBINE} v10, v10, v11
+.if ARG
+    ds_read_b32 v14, v15, 4
+.endif
+.include "reduce_combine.inc"
 
 ; ---- 4. thread 0: finish, narrow, store -------------------------------------------------------------
 .if FINISH_DIVIDE
@@ -215,6 +191,15 @@ elements_done:
     v_cvt_f16_f32 v10, v10               ; FLOAT16: rounded once, to nearest even
 .endif
     v_lshl_b32 v3, v3, ${SHIFT_OUT}
+.if ARG
+    v_cmp_eq_u32 vcc, 0xFFFFFFFF, v13    ; every element NaN: index 0
+    v_cndmask_b32 v10, v13, 0, vcc
+    v_mov_b32 v11, 0                     ; the high dword of a 64-bit index
+.endif
+.if IS_PAIR
+    buffer_store_dwordx2 v[10:11], v3, s[12:15], 0
+.else
     buffer_store_${STORE} v10, v3, s[12:15], 0
+.endif
 done:
     s_endpgm

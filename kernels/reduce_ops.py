@@ -13,7 +13,7 @@ the tree. One `ReductionOperator` row per operator says, by name:
   params      the desc's attributes the compiler reads, (field, kind) (the registry checks that the schema has
               them)
 
-A function of the desc that the row lacks (ARGMAX, ARGMIN, LOG_SUM_EXP) or a data type it does not
+A function of the desc that the row lacks (LOG_SUM_EXP) or a data type it does not
 serve (64-bit) is `NoKernel`: CreateOperator validated it, CompileOperator answers E_NOTIMPL. Each function's
 per-element step is the block `.if FUNCTION == "<name>"` of kernels/reduce_functions.inc; the registry checks
 that every function served has its block and every block is served.
@@ -47,8 +47,9 @@ def lanes_for(count):
 _LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort", "INT32": "dword", "UINT32": "dword", "INT16": "sshort",
          "UINT16": "ushort", "INT8": "sbyte", "UINT8": "ubyte"}
 _STORE = {"FLOAT32": "dword", "FLOAT16": "short", "INT32": "dword", "UINT32": "dword", "INT16": "short",
-          "UINT16": "short", "INT8": "byte", "UINT8": "byte"}
-_SIZE = {"FLOAT32": 4, "FLOAT16": 2, "INT32": 4, "UINT32": 4, "INT16": 2, "UINT16": 2, "INT8": 1, "UINT8": 1}
+          "UINT16": "short", "INT8": "byte", "UINT8": "byte", "INT64": "dwordx2", "UINT64": "dwordx2"}
+_SIZE = {"FLOAT32": 4, "FLOAT16": 2, "INT32": 4, "UINT32": 4, "INT16": 2, "UINT16": 2, "INT8": 1, "UINT8": 1,
+         "INT64": 8, "UINT64": 8}
 _COMPUTE = {"FLOAT32": "f32", "FLOAT16": "f32", "INT32": "i32", "INT16": "i32", "INT8": "i32", "UINT32": "u32",
             "UINT16": "u32", "UINT8": "u32"}
 FLOATS = ("FLOAT32", "FLOAT16")
@@ -64,6 +65,12 @@ _SUM_ID = {"f32": 0x80000000, "i32": 0, "u32": 0}
 _MUL_ID = {"f32": 0x3F800000, "i32": 1, "u32": 1}
 _MAX_ID = {"f32": 0x7FC00000, "i32": 0x80000000, "u32": 0}
 _MIN_ID = {"f32": 0x7FC00000, "i32": 0x7FFFFFFF, "u32": 0xFFFFFFFF}
+_ARGMAX_ID = {"f32": 0xFF800000, "i32": 0x80000000, "u32": 0}          # -inf, the least integer
+_ARGMIN_ID = {"f32": 0x7F800000, "i32": 0x7FFFFFFF, "u32": 0xFFFFFFFF}  # +inf, the greatest integer
+_GREATER = {"f32": "v_cmp_gt_f32", "i32": "v_cmp_gt_i32", "u32": "v_cmp_gt_u32"}   # ARGMAX: "better than"
+_LESS = {"f32": "v_cmp_lt_f32", "i32": "v_cmp_lt_i32", "u32": "v_cmp_lt_u32"}
+_EQUAL = {"f32": "v_cmp_eq_f32", "i32": "v_cmp_eq_i32", "u32": "v_cmp_eq_u32"}
+INDEX_TYPES = ("UINT32", "INT32", "UINT64", "INT64")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,6 +80,7 @@ class ReduceFunction:
     identity: dict
     combine: dict
     finish: str = ""          # "", "divide" (AVERAGE), "sqrt" (L2) or "log" (LOG_SUM)
+    outputs: tuple = ()       # output data types where they are not the input's (ARGMAX, ARGMIN: the index)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -99,6 +107,12 @@ _FUNCTIONS = {
     "L1": ReduceFunction(types=FLOATS, identity=_SUM_ID, combine=_ADD),
     "L2": ReduceFunction(types=FLOATS, identity=_SUM_ID, combine=_ADD, finish="sqrt"),
     "LOG_SUM": ReduceFunction(types=FLOATS, identity=_SUM_ID, combine=_ADD, finish="log"),
+    # The index of the best value (the first on a tie; NaN skipped; every element NaN: 0), stored as the output's
+    # integer type. The value's identity is the worst value, its index 0xFFFFFFFF (larger than any index).
+    "ARGMAX": ReduceFunction(types=FLOATS + INTEGERS_8_TO_32, identity=_ARGMAX_ID, combine=_GREATER,
+                             outputs=INDEX_TYPES),
+    "ARGMIN": ReduceFunction(types=FLOATS + INTEGERS_8_TO_32, identity=_ARGMIN_ID, combine=_LESS,
+                             outputs=INDEX_TYPES),
 }
 LN2_F32 = 0x3F317218          # ln 2 rounded to FLOAT32: LOG_SUM = log2(sum) * this, each rounded
 
@@ -137,11 +151,14 @@ def variant_symbols(function, input_type, output_type, inner_linear, lanes=MIN_L
     """The assembler symbols of one variant of reduce.s (`lanes`: threads per workgroup, a power of two)."""
     row = OPERATORS["REDUCE"].functions[function]
     compute = _COMPUTE[input_type]
+    arg = bool(row.outputs)
     return {
         "FUNCTION": function, "CT": compute, "IDENTITY": row.identity[compute], "COMBINE": row.combine[compute],
+        "ARG": int(arg), "CMP_BETTER": row.combine[compute], "CMP_EQ": _EQUAL[compute], "LDS_INDEX": 4 * lanes,
+        "IS_PAIR": int(_SIZE[output_type] == 8),
         "LOAD": _LOAD[input_type], "STORE": _STORE[output_type],
         "SHIFT_IN": _SIZE[input_type].bit_length() - 1, "SHIFT_OUT": _SIZE[output_type].bit_length() - 1,
-        "WIDEN_F16": int(input_type == "FLOAT16"), "NARROW_F16": int(output_type == "FLOAT16"),
+        "WIDEN_F16": int(input_type == "FLOAT16"), "NARROW_F16": int(output_type == "FLOAT16" and not arg),
         "FINISH_DIVIDE": int(row.finish == "divide"), "FINISH_SQRT": int(row.finish == "sqrt"),
         "FINISH_LOG": int(row.finish == "log"), "LN2_F32": f"0x{LN2_F32:08X}",   # raw bits, not a number
         "INNER_LINEAR": int(inner_linear), "DESC_T0": 0, "DESC_T1": 32, "LANES": lanes,
@@ -153,7 +170,8 @@ def build_program(function, input_type, output_type, inner_linear, lanes=MIN_LAN
     """Assemble and decode one variant of reduce.s (cached)."""
     symbols = variant_symbols(function, input_type, output_type, inner_linear, lanes, layout)
     dwords = assemble_file(os.path.join(KERNEL_DIR, OPERATORS["REDUCE"].source), symbols)
-    name = f"reduce_{function.lower()}_{input_type.lower()}_x{lanes}{'_linear' if inner_linear else ''}"
+    to = f"_to_{output_type.lower()}" if output_type != input_type else ""
+    name = f"reduce_{function.lower()}_{input_type.lower()}{to}_x{lanes}{'_linear' if inner_linear else ''}"
     return Program(dwords, name)
 
 
@@ -166,7 +184,8 @@ def compile_reduction(operator, tensors, attributes, layout, no_kernel, division
         raise no_kernel(f"dmlemu's kernel for {operator} has no DML_REDUCE_FUNCTION_{function} yet")
     source, target = tensors
     served = row.functions[function].types
-    if source.data_type not in served or target.data_type != source.data_type:
+    output_types = row.functions[function].outputs or (source.data_type,)
+    if source.data_type not in served or target.data_type not in output_types:
         raise no_kernel(f"dmlemu's kernel for {operator} {function} serves {', '.join(served)}, not "
                         f"{source.data_type} to {target.data_type}")
     axes = {int(a) for a in attributes["Axes"]}
@@ -189,7 +208,7 @@ def compile_reduction(operator, tensors, attributes, layout, no_kernel, division
               "PARAM0": max(1, len(reduced)), "PARAM1": count, "PARAM2": f32_bits(float(np.float32(count)))}
     constants = layout.pack(values, records, params=True, wide=False)
     program = build_program(function, source.data_type, target.data_type, len(reduced) <= 1, lanes, layout)
-    return program, constants, outputs, lanes, 4 * lanes
+    return program, constants, outputs, lanes, (8 if row.functions[function].outputs else 4) * lanes
 
 
 __all__ = ["MIN_LANES", "MAX_LANES", "STEPS", "lanes_for", "OPERATORS", "ReduceFunction", "ReductionOperator", "build_program",

@@ -15,7 +15,7 @@ with -0 < +0 and NaN skipped are associative and commutative, so any order gives
 """
 import numpy as np
 
-from dmlemu.golden.numbers import canonicalize_nans, max_num, min_num
+from dmlemu.golden.numbers import DATA_TYPES, canonicalize_nans
 from dmlemu.golden.registry import operator
 from dmlemu.isa import numerics as _nm   # primitives only (FLOAT16 narrowing); the ISA is never run
 
@@ -93,9 +93,23 @@ def _min_max(rows, is_min):
     return best
 
 
-@operator(name="REDUCE", keyword_attributes=("Function", "Axes"))
-def reduce(x, Function=10, Axes=()):
-    """DML_OPERATOR_REDUCE: `x` of the input's shape; the output keeps the rank, reduced axes of size 1."""
+def _arg(rows, is_min):
+    """The index of the best value of each row: NaN skipped, the first on a tie (-0 == +0), 0 when every element
+    is NaN. The pair order ((value, index) better) is total, so the threads and the tree give this in any order."""
+    nan = np.isnan(rows) if rows.dtype.kind == "f" else np.zeros(rows.shape, bool)
+    if rows.dtype.kind == "f":
+        fill = np.inf if is_min else -np.inf
+        best = (np.where(nan, fill, rows).min(axis=1) if is_min else np.where(nan, fill, rows).max(axis=1))
+    else:
+        best = rows.min(axis=1) if is_min else rows.max(axis=1)
+    hits = (rows == best[:, None]) & ~nan
+    return np.argmax(hits, axis=1)           # the first True; 0 when there is none
+
+
+@operator(name="REDUCE", keyword_attributes=("Function", "Axes"), output_type=True)
+def reduce(x, Function=10, Axes=(), output_type=None):
+    """DML_OPERATOR_REDUCE: `x` of the input's shape; the output keeps the rank, reduced axes of size 1.
+    `output_type`: ARGMAX / ARGMIN's index type (a data type name or NumPy dtype; default UINT32)."""
     x = np.asarray(x)
     name = _function_name(Function)
     axes = {int(a) for a in Axes}
@@ -104,6 +118,9 @@ def reduce(x, Function=10, Axes=()):
     work = x.astype(np.float32) if storage == np.float16 else x
     rows, shape = _rows(work, axes)
     count = rows.shape[1]
+    if name in ("ARGMAX", "ARGMIN"):
+        index = np.dtype(DATA_TYPES[output_type] if isinstance(output_type, str) else (output_type or np.uint32))
+        return _arg(rows, name == "ARGMIN").astype(index).reshape(shape)
     if name in ("MAX", "MIN"):
         result = _min_max(rows, name == "MIN")
     elif not is_float:

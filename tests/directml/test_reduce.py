@@ -25,7 +25,7 @@ from dmlemu.presets import PRESETS, RX_7900_XTX, WARP
 SERVED = REDUCTION_ROWS["REDUCE"].functions
 DTYPES = {"FLOAT32": np.float32, "FLOAT16": np.float16, "INT32": np.int32, "UINT32": np.uint32, "INT16": np.int16,
           "UINT16": np.uint16, "INT8": np.int8, "UINT8": np.uint8}
-BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32}
+BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 SIZE_OF = {"FLOAT32": 4, "FLOAT16": 2, "INT32": 4, "UINT32": 4, "INT16": 2, "UINT16": 2, "INT8": 1, "UINT8": 1}
 
 
@@ -69,8 +69,9 @@ def values(rng, type_name, shape, special=False):
     return rng.integers(info.min, int(info.max) + 1, size=shape, dtype=np.int64).astype(DTYPES[type_name])
 
 
-def expected(x, function, axes):
-    return golden.run("REDUCE", [x], {"Function": FUNCTIONS.index(function), "Axes": tuple(axes)})
+def expected(x, function, axes, out_type=None):
+    return golden.run("REDUCE", [x], {"Function": FUNCTIONS.index(function), "Axes": tuple(axes)},
+                      output_type=out_type)
 
 
 # ---- drawn descs through the mirror ------------------------------------------------------------------------------
@@ -84,7 +85,9 @@ def cases(draw):
     if draw(st.booleans()):
         axes = sorted(axes)
     layout = draw(st.sampled_from(["packed", "padded", "broadcast", "permuted"]))
-    return function, type_name, sizes, axes, layout, draw(st.booleans()), draw(st.integers(0, 2 ** 32 - 1))
+    out_type = draw(st.sampled_from(SERVED[function].outputs)) if SERVED[function].outputs else None
+    return (function, type_name, sizes, axes, layout, draw(st.booleans()), draw(st.integers(0, 2 ** 32 - 1)),
+            out_type)
 
 
 def strided(sizes, layout, rng):
@@ -109,7 +112,9 @@ def strided(sizes, layout, rng):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases(), st.sampled_from(PRESETS + (WARP,)))
 def test_drawn_reductions_are_bit_exact_on_every_adapter(case, preset):
-    function, type_name, sizes, axes, layout, special, seed = case
+    function, type_name, sizes, axes, layout, special, seed, out_type = case
+    if out_type in ("INT64", "UINT64") and not preset.supports_64bit:
+        out_type = out_type[:-2] + "32"
     rng = np.random.default_rng(seed)
     in_strides, broadcast = strided(sizes, layout, rng)
     x = values(rng, type_name, sizes, special)
@@ -119,9 +124,9 @@ def test_drawn_reductions_are_bit_exact_on_every_adapter(case, preset):
     out_strides = None
     if layout == "padded":   # a padded output too: every element of its own, gaps between rows
         out_strides = list(np.cumprod([1] + [s + 2 for s in out_sizes[::-1]])[:-1][::-1])
-    desc = reduce_desc(function, type_name, sizes, axes, in_strides, out_strides)
+    desc = reduce_desc(function, type_name, sizes, axes, in_strides, out_strides, out_type)
     (got,) = run_operator(desc, [x], adapter=preset)
-    same_bits(got, expected(x, function, axes))
+    same_bits(got, expected(x, function, axes, out_type))
     assert got.shape == tuple(out_sizes)
 
 
@@ -135,11 +140,13 @@ def test_the_page_examples():
 @pytest.mark.parametrize("function", sorted(SERVED))
 def test_each_function_against_float64_on_a_small_tensor(function):
     x = np.random.default_rng(5).uniform(0.5, 2.0, (4, 37)).astype(np.float32)
-    (got,) = run_operator(reduce_desc(function, "FLOAT32", [4, 37], [1]), [x])
+    out_type = "UINT32" if SERVED[function].outputs else None
+    (got,) = run_operator(reduce_desc(function, "FLOAT32", [4, 37], [1], out_type=out_type), [x])
     wide = x.astype(np.float64)
     reference = {"SUM": wide.sum(1), "AVERAGE": wide.mean(1), "MAX": wide.max(1), "MIN": wide.min(1),
                  "MULTIPLY": wide.prod(1), "SUM_SQUARE": (wide ** 2).sum(1), "L1": np.abs(wide).sum(1),
-                 "L2": np.sqrt((wide ** 2).sum(1)), "LOG_SUM": np.log(wide.sum(1))}[function]
+                 "L2": np.sqrt((wide ** 2).sum(1)), "LOG_SUM": np.log(wide.sum(1)),
+                 "ARGMAX": wide.argmax(1), "ARGMIN": wide.argmin(1)}[function]
     np.testing.assert_allclose(got[:, 0], reference, rtol=1e-5)
 
 
@@ -150,6 +157,19 @@ def test_special_values_follow_the_rules():
     assert run("MAX").view(np.uint32).tolist() == [0x40000000, 0x7FC00000, 0, 0x80000000, 0x7F800000]
     assert run("MIN").view(np.uint32).tolist() == [0x3F800000, 0x7FC00000, 0x80000000, 0x80000000, 0xFF800000]
     assert run("SUM").view(np.uint32).tolist() == [0x7FC00000, 0x7FC00000, 0, 0x80000000, 0x7FC00000]
+
+
+def test_argmax_and_argmin_take_the_first_best_index_skip_nan_and_give_0_for_all_nan():
+    nan = np.float32(np.nan)
+    x = np.array([[1, 3, 3, 2], [nan, nan, nan, nan], [0.0, -0.0, 0.0, -1], [nan, -np.inf, nan, -np.inf]],
+                 np.float32)
+    (got,) = run_operator(reduce_desc("ARGMAX", "FLOAT32", [4, 4], [1], out_type="INT64"), [x])
+    assert got[:, 0].tolist() == [1, 0, 0, 1]
+    (got,) = run_operator(reduce_desc("ARGMIN", "FLOAT32", [4, 4], [1], out_type="UINT32"), [x])
+    assert got[:, 0].tolist() == [0, 0, 3, 1]
+    x = np.arange(24, dtype=np.int32).reshape(2, 3, 4) % 7      # an index over two axes is row-major over them
+    (got,) = run_operator(reduce_desc("ARGMAX", "INT32", [2, 3, 4], [0, 2], out_type="UINT32"), [x])
+    assert got.ravel().tolist() == [np.argmax(x[:, j, :].ravel()) for j in range(3)]
 
 
 def test_integer_sums_and_products_wrap():
@@ -165,17 +185,19 @@ def test_integer_sums_and_products_wrap():
 def run_kernel(x, type_name, function, axes, width):
     gpu = Gpu(RX_7900_XTX, wave_width=width, timing=False)
     out_sizes = tuple(1 if d in axes else s for d, s in enumerate(x.shape))
-    out = np.zeros(out_sizes, x.dtype)
-    specs = [TensorSpec(type_name, x.shape, None, x.nbytes), TensorSpec(type_name, out_sizes, None, out.nbytes)]
+    out_type = "UINT32" if SERVED[function].outputs else type_name
+    out = np.zeros(out_sizes, np.uint32 if SERVED[function].outputs else x.dtype)
+    specs = [TensorSpec(type_name, x.shape, None, x.nbytes), TensorSpec(out_type, out_sizes, None, out.nbytes)]
     run = DirectRun(gpu, "REDUCE", specs, [x.view(np.uint8).reshape(-1), out.view(np.uint8).reshape(-1)],
                     attributes={"Function": FUNCTIONS.index(function), "Axes": tuple(axes)})
     stats = run.dispatch()
-    return run.output_bytes(1)[:out.nbytes].view(x.dtype).reshape(out_sizes), stats
+    return run.output_bytes(1)[:out.nbytes].view(out.dtype).reshape(out_sizes), stats
 
 
 @pytest.mark.parametrize("function, type_name, count", [
     ("SUM", "FLOAT32", 150), ("SUM", "FLOAT16", 150), ("AVERAGE", "FLOAT16", 150), ("MAX", "INT8", 150),
-    ("L2", "FLOAT32", 150), ("MULTIPLY", "INT32", 150), ("SUM", "FLOAT32", 3000), ("MIN", "FLOAT32", 30000)])
+    ("L2", "FLOAT32", 150), ("MULTIPLY", "INT32", 150), ("SUM", "FLOAT32", 3000), ("MIN", "FLOAT32", 30000),
+    ("ARGMAX", "FLOAT16", 3000), ("ARGMIN", "UINT8", 150)])
 def test_every_wave_width_gives_the_same_bits(function, type_name, count):
     rng = np.random.default_rng(11)
     x = values(rng, type_name, (3, 5, count), special=True)
@@ -186,7 +208,7 @@ def test_every_wave_width_gives_the_same_bits(function, type_name, count):
         # a barrier after the first write and after every tree level but the last (s = 1): log2(L)
         assert stats.workgroups == 5 and stats.waves == 5 * -(-lanes // width)
         assert stats.barriers == 5 * (lanes.bit_length() - 1)
-        same_bits(got, expected(x, function, (0, 2)))
+        same_bits(got, expected(x, function, (0, 2), "UINT32" if SERVED[function].outputs else None))
 
 
 # ---- the golden model's order, from the text -----------------------------------------------------------------------
@@ -268,8 +290,7 @@ def test_each_functions_support_rows_are_its_own():
                                             "requires the same DataType with Function DML_REDUCE_FUNCTION_SUM.")
 
 
-@pytest.mark.parametrize("function, type_name, out_type", [("ARGMAX", "FLOAT32", "UINT32"),
-                                                           ("LOG_SUM_EXP", "FLOAT32", None)])
+@pytest.mark.parametrize("function, type_name, out_type", [("LOG_SUM_EXP", "FLOAT32", None)])
 def test_functions_without_a_kernel_yet_are_e_notimpl_at_compile(function, type_name, out_type):
     with pytest.raises(HResultError) as error:
         run_operator(reduce_desc(function, type_name, [2, 3], [1], out_type=out_type),

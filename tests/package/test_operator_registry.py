@@ -60,12 +60,12 @@ def test_the_reduction_family_is_checked_by_its_function_blocks():
     functions = dict(function_blocks())
     assert functions["SUM"] == functions["MAX"] == "reduce_functions.inc"
     del functions["MAX"]
-    functions["ARGMAX"] = "reduce_functions.inc"
+    functions["MEDIAN_OF_THREE"] = "reduce_functions.inc"
     kernel = dataclasses.replace(reduce.kernel, functions={**reduce.kernel.functions, "MEDIAN": None})
     found = missing_parts({"REDUCE": dataclasses.replace(reduce, kernel=kernel)}, {}, functions)
     assert found == [
         'DML_OPERATOR_REDUCE serves the function MAX; no kernel source has its block `.if FUNCTION == "MAX"`.',
         "DML_OPERATOR_REDUCE's kernel row serves the function MEDIAN; its schema has no such value.",
         'DML_OPERATOR_REDUCE serves the function MEDIAN; no kernel source has its block `.if FUNCTION == "MEDIAN"`.',
-        'kernels/reduce_functions.inc has a block `.if FUNCTION == "ARGMAX"` that no operator serves.',
+        'kernels/reduce_functions.inc has a block `.if FUNCTION == "MEDIAN_OF_THREE"` that no operator serves.',
     ]
