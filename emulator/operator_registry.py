@@ -91,6 +91,8 @@ def _reduction_problems(where, op, functions):
     enum attribute and has its `.if FUNCTION` block."""
     problems = []
     values = {v for entry in op.schema.support_by for v in entry.values} if op.schema is not None else set()
+    if op.kernel.function is not None:       # a single reduction (ARGMAX): its own function only
+        values = {op.kernel.function}
     for function in op.kernel.functions:
         if op.schema is not None and function not in values:
             problems.append(f"{where}'s kernel row serves the function {function}; its schema has no such value.")

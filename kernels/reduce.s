@@ -30,6 +30,7 @@
     s_load_dword s26, s[2:3], ${CB_RECORD_COUNT}    ; kept records
     s_waitcnt 0
     s_mov_b64 s[40:41], exec             ; every thread of the workgroup (restored after each branch)
+    s_sub_u32 s49, s45, 1                ; N - 1 (AxisDirection DECREASING counts indices from the back)
     s_cmp_gt_u32 s26, ${CB_MAX_RECORDS}  ; counts outside the record array (bytes never initialized)
     s_cbranch_scc1 done                  ; end the workgroup, as a bounded loop would
     s_cmp_gt_u32 s44, ${CB_MAX_RECORDS}
@@ -192,8 +193,13 @@ elements_done:
 .endif
     v_lshl_b32 v3, v3, ${SHIFT_OUT}
 .if ARG
+.if DECREASING
+    v_sub_u32 v12, s49, v13              ; the index counted from the front again
+.else
+    v_mov_b32 v12, v13
+.endif
     v_cmp_eq_u32 vcc, 0xFFFFFFFF, v13    ; every element NaN: index 0
-    v_cndmask_b32 v10, v13, 0, vcc
+    v_cndmask_b32 v10, v12, 0, vcc
     v_mov_b32 v11, 0                     ; the high dword of a 64-bit index
 .endif
 .if IS_PAIR

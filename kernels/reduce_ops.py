@@ -91,6 +91,7 @@ class ReductionOperator:
     functions: dict
     source: str = "reduce.s"
     params: tuple = ()
+    function: str = None      # the one function of an operator that is a single reduction (ARGMAX, ARGMIN)
     scale_bias: bool = False
     bounds: tuple = ()
     optional: tuple = ()
@@ -119,6 +120,10 @@ LN2_F32 = 0x3F317218          # ln 2 rounded to FLOAT32: LOG_SUM = log2(sum) * t
 OPERATORS = {row.name: row for row in (
     ReductionOperator(name="REDUCE", tensors=("InputTensor", "OutputTensor"), functions=_FUNCTIONS,
                       params=(("Function", "enum"), ("Axes", "axes"))),
+    # DML_ARGMAX / ARGMIN_OPERATOR_DESC: REDUCE's ARGMAX / ARGMIN with an AxisDirection (DECREASING: the last index)
+    *(ReductionOperator(name=name, tensors=("InputTensor", "OutputTensor"), functions={name: _FUNCTIONS[name]},
+                        function=name, params=(("Axes", "axes"), ("AxisDirection", "enum")))
+      for name in ("ARGMAX", "ARGMIN")),
 )}
 
 
@@ -147,14 +152,16 @@ def split_dimensions(sizes, axes, input_strides, output_strides):
     return merged(kept), merged(reduced)
 
 
-def variant_symbols(function, input_type, output_type, inner_linear, lanes=MIN_LANES, layout=LAYOUT):
-    """The assembler symbols of one variant of reduce.s (`lanes`: threads per workgroup, a power of two)."""
+def variant_symbols(function, input_type, output_type, inner_linear, lanes=MIN_LANES, layout=LAYOUT,
+                    decreasing=False):
+    """The assembler symbols of one variant of reduce.s (`lanes`: threads per workgroup, a power of two;
+    `decreasing`: ARGMAX / ARGMIN's AxisDirection DECREASING)."""
     row = OPERATORS["REDUCE"].functions[function]
     compute = _COMPUTE[input_type]
     arg = bool(row.outputs)
     return {
         "FUNCTION": function, "CT": compute, "IDENTITY": row.identity[compute], "COMBINE": row.combine[compute],
-        "ARG": int(arg), "CMP_BETTER": row.combine[compute], "CMP_EQ": _EQUAL[compute], "LDS_INDEX": 4 * lanes,
+        "ARG": int(arg), "DECREASING": int(bool(decreasing)), "CMP_BETTER": row.combine[compute], "CMP_EQ": _EQUAL[compute], "LDS_INDEX": 4 * lanes,
         "IS_PAIR": int(_SIZE[output_type] == 8),
         "LOAD": _LOAD[input_type], "STORE": _STORE[output_type],
         "SHIFT_IN": _SIZE[input_type].bit_length() - 1, "SHIFT_OUT": _SIZE[output_type].bit_length() - 1,
@@ -166,12 +173,13 @@ def variant_symbols(function, input_type, output_type, inner_linear, lanes=MIN_L
 
 
 @functools.lru_cache(maxsize=None)
-def build_program(function, input_type, output_type, inner_linear, lanes=MIN_LANES, layout=LAYOUT):
+def build_program(function, input_type, output_type, inner_linear, lanes=MIN_LANES, layout=LAYOUT, decreasing=False):
     """Assemble and decode one variant of reduce.s (cached)."""
-    symbols = variant_symbols(function, input_type, output_type, inner_linear, lanes, layout)
+    symbols = variant_symbols(function, input_type, output_type, inner_linear, lanes, layout, decreasing)
     dwords = assemble_file(os.path.join(KERNEL_DIR, OPERATORS["REDUCE"].source), symbols)
     to = f"_to_{output_type.lower()}" if output_type != input_type else ""
-    name = f"reduce_{function.lower()}_{input_type.lower()}{to}_x{lanes}{'_linear' if inner_linear else ''}"
+    name = (f"reduce_{function.lower()}_{input_type.lower()}{to}_x{lanes}{'_linear' if inner_linear else ''}"
+            f"{'_last' if decreasing else ''}")
     return Program(dwords, name)
 
 
@@ -179,7 +187,8 @@ def compile_reduction(operator, tensors, attributes, layout, no_kernel, division
     """(program, constant buffer bytes, outputs, threads per workgroup, LDS bytes) of a validated REDUCE desc;
     kernels/driver.py wraps them in a CompiledKernel. `no_kernel` is the NoKernel class to raise."""
     row = OPERATORS[operator]
-    function = function_name(attributes["Function"])
+    function = row.function or function_name(attributes["Function"])
+    decreasing = int(attributes.get("AxisDirection") or 0) == 1     # DML_AXIS_DIRECTION_DECREASING
     if function not in row.functions:
         raise no_kernel(f"dmlemu's kernel for {operator} has no DML_REDUCE_FUNCTION_{function} yet")
     source, target = tensors
@@ -207,7 +216,8 @@ def compile_reduction(operator, tensors, attributes, layout, no_kernel, division
     values = {"ELEMENTS": outputs, "WORKGROUP_SIZE": lanes, "RECORD_COUNT": len(kept),
               "PARAM0": max(1, len(reduced)), "PARAM1": count, "PARAM2": f32_bits(float(np.float32(count)))}
     constants = layout.pack(values, records, params=True, wide=False)
-    program = build_program(function, source.data_type, target.data_type, len(reduced) <= 1, lanes, layout)
+    program = build_program(function, source.data_type, target.data_type, len(reduced) <= 1, lanes, layout,
+                            decreasing)
     return program, constants, outputs, lanes, (8 if row.functions[function].outputs else 4) * lanes
 
 

@@ -509,6 +509,14 @@ _SCHEMA_LIST = [
         attributes=(AttributeSpec("Function", ENUM, enum=_enums.DML_REDUCE_FUNCTION),
                     AttributeSpec("Axes", AXES, of="InputTensor", count_field="AxisCount")),
         leading=("Function",), support_by=REDUCE_SUPPORT, reduces=("InputTensor", "OutputTensor", "Axes")),
+    # DML_ARGMIN_OPERATOR_DESC, DML_ARGMAX_OPERATOR_DESC (FL3_0): "InputTensor and OutputTensor must have the same
+    # DimensionCount"; AxisDirection picks the first (INCREASING) or last (DECREASING) index of equal values.
+    *(_op(name, UNARY, ((L3_0, (1, 8), {"InputTensor": FLOAT_INTS_8_TO_32, "OutputTensor": INTS_32_64}),),
+          same_type=[], same_sizes=[], same_dimension_count=(("InputTensor", "OutputTensor"),),
+          attributes=(AttributeSpec("Axes", AXES, of="InputTensor", count_field="AxisCount"),
+                      AttributeSpec("AxisDirection", ENUM, enum=_enums.DML_AXIS_DIRECTION)),
+          reduces=("InputTensor", "OutputTensor", "Axes"))
+      for name in ("ARGMIN", "ARGMAX")),
 
     # -- CAST ----------------------------------------------------------------------------------------------
     _op("CAST", UNARY, (

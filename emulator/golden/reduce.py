@@ -93,9 +93,10 @@ def _min_max(rows, is_min):
     return best
 
 
-def _arg(rows, is_min):
-    """The index of the best value of each row: NaN skipped, the first on a tie (-0 == +0), 0 when every element
-    is NaN. The pair order ((value, index) better) is total, so the threads and the tree give this in any order."""
+def _arg(rows, is_min, last=False):
+    """The index of the best value of each row: NaN skipped, the first on a tie (-0 == +0; `last`: the last), 0
+    when every element is NaN. The pair order ((value, index) better) is total, so the threads and the tree give
+    this in any order."""
     nan = np.isnan(rows) if rows.dtype.kind == "f" else np.zeros(rows.shape, bool)
     if rows.dtype.kind == "f":
         fill = np.inf if is_min else -np.inf
@@ -103,7 +104,32 @@ def _arg(rows, is_min):
     else:
         best = rows.min(axis=1) if is_min else rows.max(axis=1)
     hits = (rows == best[:, None]) & ~nan
+    if last:
+        found = hits.any(axis=1)
+        return np.where(found, rows.shape[1] - 1 - np.argmax(hits[:, ::-1], axis=1), 0)
     return np.argmax(hits, axis=1)           # the first True; 0 when there is none
+
+
+def _index_type(output_type):
+    return np.dtype(DATA_TYPES[output_type] if isinstance(output_type, str) else (output_type or np.uint32))
+
+
+def _arg_operator(x, axes, is_min, last, output_type):
+    x = np.asarray(x)
+    rows, shape = _rows(x.astype(np.float32) if x.dtype == np.float16 else x, {int(a) for a in axes})
+    return _arg(rows, is_min, last).astype(_index_type(output_type)).reshape(shape)
+
+
+@operator(name="ARGMAX", keyword_attributes=("Axes", "AxisDirection"), output_type=True)
+def argmax(x, Axes=(), AxisDirection=0, output_type=None):
+    """DML_OPERATOR_ARGMAX: the index of the largest value (AxisDirection 1, DECREASING: the last of equals)."""
+    return _arg_operator(x, Axes, False, int(AxisDirection) == 1, output_type)
+
+
+@operator(name="ARGMIN", keyword_attributes=("Axes", "AxisDirection"), output_type=True)
+def argmin(x, Axes=(), AxisDirection=0, output_type=None):
+    """DML_OPERATOR_ARGMIN: the index of the smallest value (AxisDirection 1, DECREASING: the last of equals)."""
+    return _arg_operator(x, Axes, True, int(AxisDirection) == 1, output_type)
 
 
 @operator(name="REDUCE", keyword_attributes=("Function", "Axes"), output_type=True)
@@ -119,8 +145,7 @@ def reduce(x, Function=10, Axes=(), output_type=None):
     rows, shape = _rows(work, axes)
     count = rows.shape[1]
     if name in ("ARGMAX", "ARGMIN"):
-        index = np.dtype(DATA_TYPES[output_type] if isinstance(output_type, str) else (output_type or np.uint32))
-        return _arg(rows, name == "ARGMIN").astype(index).reshape(shape)
+        return _arg(rows, name == "ARGMIN").astype(_index_type(output_type)).reshape(shape)
     if name in ("MAX", "MIN"):
         result = _min_max(rows, name == "MIN")
     elif not is_float:

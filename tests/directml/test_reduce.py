@@ -239,8 +239,10 @@ def test_the_golden_sum_is_the_threads_then_the_tree(count, seed):
 # ---- validation ------------------------------------------------------------------------------------------------
 def refusal(desc, feature_level=None):
     dml = DMLCreateDevice(D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0), DML_CREATE_DEVICE_FLAG_NONE)
+    op_type = {"DML_ARGMAX_OPERATOR_DESC": DML_OPERATOR_ARGMAX, "DML_ARGMIN_OPERATOR_DESC": DML_OPERATOR_ARGMIN}.get(
+        type(desc).__name__, DML_OPERATOR_REDUCE)
     try:
-        dml.CreateOperator(DML_OPERATOR_DESC(Type=DML_OPERATOR_REDUCE, Desc=desc))
+        dml.CreateOperator(DML_OPERATOR_DESC(Type=op_type, Desc=desc))
     except HResultError as error:
         return error.hresult, error.message
     return "validated"
@@ -297,3 +299,51 @@ def test_functions_without_a_kernel_yet_are_e_notimpl_at_compile(function, type_
                      [np.ones((2, 3), np.float32)])
     assert error.value.hresult == E_NOTIMPL
     assert f"has no DML_REDUCE_FUNCTION_{function} yet" in error.value.message
+
+
+# ---- DML_OPERATOR_ARGMAX / ARGMIN (FL3_0): REDUCE's ARGMAX / ARGMIN with an AxisDirection ------------------------------
+def arg_desc(name, type_name, sizes, axes, out_type="UINT32", direction=0, in_strides=None):
+    out_sizes = [1 if d in axes else s for d, s in enumerate(sizes)]
+    desc_type = DML_ARGMAX_OPERATOR_DESC if name == "ARGMAX" else DML_ARGMIN_OPERATOR_DESC
+    return desc_type(InputTensor=tensor(type_name, sizes, in_strides), OutputTensor=tensor(out_type, out_sizes),
+                     Axes=list(axes), AxisDirection=direction)
+
+
+def test_the_argmax_page_examples():
+    x = np.array([[1, 2, 3], [3, 0, 4], [2, 5, 2]], dtype=np.float32)
+    for axes, result in (([0], [[1, 2, 1]]), ([1], [[2], [2], [1]]), ([0, 1], [[7]])):
+        (got,) = run_operator(arg_desc("ARGMAX", "FLOAT32", [3, 3], axes), [x])
+        assert got.tolist() == result
+    x = np.array([3, 2, 1, 2, 3], dtype=np.float32)
+    assert run_operator(arg_desc("ARGMAX", "FLOAT32", [5], [0]), [x])[0].tolist() == [0]
+    assert run_operator(arg_desc("ARGMAX", "FLOAT32", [5], [0], direction=1), [x])[0].tolist() == [4]
+    assert run_operator(arg_desc("ARGMIN", "FLOAT32", [5], [0], direction=1), [x])[0].tolist() == [2]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["ARGMAX", "ARGMIN"]), st.sampled_from(sorted(DTYPES)), st.integers(1, 5),
+       st.sampled_from(["UINT32", "INT32", "UINT64", "INT64"]), st.integers(0, 1), st.booleans(),
+       st.integers(0, 2 ** 32 - 1))
+def test_drawn_argmax_and_argmin_operators_are_bit_exact(name, type_name, rank, out_type, direction, layout, seed):
+    rng = np.random.default_rng(seed)
+    sizes = [int(rng.integers(1, 9 if rank > 2 else 300)) for _ in range(rank)]
+    axes = sorted(rng.choice(rank, size=int(rng.integers(1, rank + 1)), replace=False).tolist())
+    x = values(rng, type_name, sizes, special=True)
+    if type_name not in ("FLOAT32", "FLOAT16"):
+        x = (x % 5).astype(x.dtype)      # many ties
+    in_strides = strided(sizes, "padded" if layout else "packed", rng)[0]
+    (got,) = run_operator(arg_desc(name, type_name, sizes, axes, out_type, direction, in_strides), [x])
+    same_bits(got, golden.run(name, [x], {"Axes": tuple(axes), "AxisDirection": direction}, output_type=out_type))
+    if type_name not in ("FLOAT32", "FLOAT16") and len(axes) == 1:
+        pick = np.argmax if name == "ARGMAX" else np.argmin
+        along = x if direction == 0 else np.flip(x, axes[0])
+        index = pick(along, axis=axes[0])
+        index = index if direction == 0 else sizes[axes[0]] - 1 - index
+        assert got.ravel().tolist() == index.ravel().tolist()
+
+
+def test_the_argmax_operator_is_refused_below_its_level_and_for_float_outputs():
+    desc = arg_desc("ARGMAX", "FLOAT32", [2, 3], [1], out_type="FLOAT32")
+    assert refusal(desc) == (E_INVALIDARG, "OutputTensor.DataType is DML_TENSOR_DATA_TYPE_FLOAT32; "
+                                           "DML_FEATURE_LEVEL_6_4 allows INT64, INT32, UINT64, UINT32 for OutputTensor "
+                                           "of DML_OPERATOR_ARGMAX.")
