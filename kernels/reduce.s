@@ -63,119 +63,28 @@ kept_dim:
 kept_done:
     s_mov_b32 s48, s36                   ; the reduced records follow the kept ones
 
-; ---- 2. each thread: elements t, t + L, ... in ascending order -------------------------------------
-    v_mov_b32 v10, ${IDENTITY}           ; the function's identity (an empty thread contributes it)
-.if ARG
-    v_mov_b32 v13, 0xFFFFFFFF            ; ARGMAX / ARGMIN: no index yet (larger than every index)
+; ---- 2. each thread: elements t, t + L, ... in ascending order (reduce_pass.inc) ------------------
+; ---- 3. the fixed tree through LDS: (t, t + L/2), then (t, t + L/4), ... (reduce_tree.inc) ---------
+.set PASS, 1
+.if FUNCTION == "LOG_SUM_EXP"
+.set IDENTITY, 0x7FC00000                ; LOG_SUM_EXP's first pass: the maximum M (maxNum)
+.set COMBINE, v_max_f32
 .endif
-    v_mov_b32 v7, v0                     ; k = t
-.if INNER_LINEAR
-    s_load_dwordx8 s[28:35], s[2:3], s48 ; one reduced record: offset = k * stride
-    s_waitcnt 0
-.endif
-next_element:
-    v_cmp_gt_u32 vcc, s45, v7            ; threads with k < N go on
-    s_and_b64 exec, exec, vcc
-    s_cbranch_execz elements_done
-.if INNER_LINEAR
-    v_mad_u32 v8, v7, s32, v2
-.else
-    v_mov_b32 v8, v2                     ; input offset of element k: peel k over the reduced records
-    v_mov_b32 v6, v7
-    s_mov_b32 s26, s44
-    s_mov_b32 s37, s48
-reduced_dim:
-    s_load_dwordx8 s[28:35], s[2:3], s37
-    s_waitcnt 0
-    v_mul_hi_u32 v12, v6, s29
-    v_sub_u32 v9, v6, v12
-    v_lshr_b32 v9, v9, s30
-    v_add_u32 v12, v12, v9
-    v_lshr_b32 v12, v12, s31
-    v_mul_lo_u32 v9, v12, s28
-    v_sub_u32 v9, v6, v9
-    v_mad_u32 v8, v9, s32, v8
-    v_mov_b32 v6, v12
-    s_add_u32 s37, s37, ${CB_RECORD_BYTES}
-    s_sub_u32 s26, s26, 1
-    s_cmp_lg_u32 s26, 0
-    s_cbranch_scc1 reduced_dim
-.endif
-    v_lshl_b32 v8, v8, ${SHIFT_IN}       ; element -> byte offset
-    buffer_load_${LOAD} v11, v8, s[8:11], 0
-    s_waitcnt 0
-.if WIDEN_F16
-    v_cvt_f32_f16 v11, v11               ; FLOAT16 accumulates in FLOAT32 (exact widening)
-.endif
-.include "reduce_functions.inc"
-    v_add_u32 v7, v7, ${LANES}
-    s_branch next_element
-elements_done:
+.include "reduce_pass.inc"
+.include "reduce_tree.inc"
+.if FUNCTION == "LOG_SUM_EXP"
+    ds_write_b32 v5, v10, 0              ; thread 0 puts M at LDS 0 ...
     s_mov_b64 exec, s[40:41]
-
-; ---- 3. the fixed tree through LDS: (t, t + L/2), then (t, t + L/4), ... --------------------------
-; LEVEL_<s> says whether the workgroup has more than s threads (the driver's symbols): the levels
-; run from s = L/2 down to 1, each with threads t < s (reduce_level.inc), an s_barrier after each but
-; the last. ARGMAX / ARGMIN keep each thread's index too, in a second LDS array at ${LDS_INDEX}.
-    v_lshl_b32 v5, v0, 2                 ; this thread's LDS dword
-    ds_write_b32 v5, v10, 0
-.if ARG
-    v_add_u32 v15, v5, ${LDS_INDEX}      ; this thread's index dword
-    ds_write_b32 v15, v13, 0
-.endif
     s_barrier
-.if LEVEL_512
-.set S, 512
-.set OFFSET, 2048
-.include "reduce_level.inc"
+    v_mov_b32 v17, 0
+    ds_read_b32 v16, v17, 0              ; ... and every thread reads it into v16
+    s_barrier                            ; before the second tree writes LDS 0 again
+.set PASS, 2
+.set IDENTITY, 0x80000000                ; the second pass: the sum of 2^((x - M) log2 e) from -0
+.set COMBINE, v_add_f32
+.include "reduce_pass.inc"
+.include "reduce_tree.inc"
 .endif
-.if LEVEL_256
-.set S, 256
-.set OFFSET, 1024
-.include "reduce_level.inc"
-.endif
-.if LEVEL_128
-.set S, 128
-.set OFFSET, 512
-.include "reduce_level.inc"
-.endif
-.if LEVEL_64
-.set S, 64
-.set OFFSET, 256
-.include "reduce_level.inc"
-.endif
-.if LEVEL_32
-.set S, 32
-.set OFFSET, 128
-.include "reduce_level.inc"
-.endif
-.if LEVEL_16
-.set S, 16
-.set OFFSET, 64
-.include "reduce_level.inc"
-.endif
-.if LEVEL_8
-.set S, 8
-.set OFFSET, 32
-.include "reduce_level.inc"
-.endif
-.if LEVEL_4
-.set S, 4
-.set OFFSET, 16
-.include "reduce_level.inc"
-.endif
-.if LEVEL_2
-.set S, 2
-.set OFFSET, 8
-.include "reduce_level.inc"
-.endif
-    v_cmp_eq_u32 vcc, 0, v0              ; the last level: thread 0 alone, which also stores
-    s_and_b64 exec, exec, vcc
-    ds_read_b32 v11, v5, 4
-.if ARG
-    ds_read_b32 v14, v15, 4
-.endif
-.include "reduce_combine.inc"
 
 ; ---- 4. thread 0: finish, narrow, store -------------------------------------------------------------
 .if FINISH_DIVIDE
@@ -187,6 +96,14 @@ elements_done:
 .if FINISH_LOG
     v_log_f32 v10, v10                   ; LOG_SUM: log2 correctly rounded, then times ln 2 (FLOAT32),
     v_mul_f32 v10, v10, ${LN2_F32}       ; rounded again
+.endif
+.if FINISH_LSE
+    v_log_f32 v10, v10                   ; LOG_SUM_EXP: log2(S) * ln 2 + M, each step rounded
+    v_mul_f32 v10, v10, ${LN2_F32}
+    v_add_f32 v10, v10, v16
+    v_sub_f32 v12, v16, v16              ; NaN unless M is finite ...
+    v_cmp_u_f32 vcc, v12, v12
+    v_cndmask_b32 v10, v10, v16, vcc     ; ... and then the result is M (+-inf, or NaN)
 .endif
 .if NARROW_F16
     v_cvt_f16_f32 v10, v10               ; FLOAT16: rounded once, to nearest even

@@ -13,7 +13,7 @@ the tree. One `ReductionOperator` row per operator says, by name:
   params      the desc's attributes the compiler reads, (field, kind) (the registry checks that the schema has
               them)
 
-A function of the desc that the row lacks (LOG_SUM_EXP) or a data type it does not
+A function of the desc that the row lacks or a data type it does not
 serve (64-bit) is `NoKernel`: CreateOperator validated it, CompileOperator answers E_NOTIMPL. Each function's
 per-element step is the block `.if FUNCTION == "<name>"` of kernels/reduce_functions.inc; the registry checks
 that every function served has its block and every block is served.
@@ -79,7 +79,7 @@ class ReduceFunction:
     types: tuple
     identity: dict
     combine: dict
-    finish: str = ""          # "", "divide" (AVERAGE), "sqrt" (L2) or "log" (LOG_SUM)
+    finish: str = ""          # "", "divide" (AVERAGE), "sqrt" (L2), "log" (LOG_SUM), "lse" (LOG_SUM_EXP)
     outputs: tuple = ()       # output data types where they are not the input's (ARGMAX, ARGMIN: the index)
 
 
@@ -108,6 +108,8 @@ _FUNCTIONS = {
     "L1": ReduceFunction(types=FLOATS, identity=_SUM_ID, combine=_ADD),
     "L2": ReduceFunction(types=FLOATS, identity=_SUM_ID, combine=_ADD, finish="sqrt"),
     "LOG_SUM": ReduceFunction(types=FLOATS, identity=_SUM_ID, combine=_ADD, finish="log"),
+    # Two passes (reduce.s sets the first pass's identity and operation itself: NaN and maxNum).
+    "LOG_SUM_EXP": ReduceFunction(types=FLOATS, identity=_SUM_ID, combine=_ADD, finish="lse"),
     # The index of the best value (the first on a tie; NaN skipped; every element NaN: 0), stored as the output's
     # integer type. The value's identity is the worst value, its index 0xFFFFFFFF (larger than any index).
     "ARGMAX": ReduceFunction(types=FLOATS + INTEGERS_8_TO_32, identity=_ARGMAX_ID, combine=_GREATER,
@@ -116,6 +118,7 @@ _FUNCTIONS = {
                              outputs=INDEX_TYPES),
 }
 LN2_F32 = 0x3F317218          # ln 2 rounded to FLOAT32: LOG_SUM = log2(sum) * this, each rounded
+LOG2E_F32 = 0x3FB8AA3B        # log2 e rounded to FLOAT32: exp(d) = 2^(d * this), each rounded
 
 OPERATORS = {row.name: row for row in (
     ReductionOperator(name="REDUCE", tensors=("InputTensor", "OutputTensor"), functions=_FUNCTIONS,
@@ -167,7 +170,8 @@ def variant_symbols(function, input_type, output_type, inner_linear, lanes=MIN_L
         "SHIFT_IN": _SIZE[input_type].bit_length() - 1, "SHIFT_OUT": _SIZE[output_type].bit_length() - 1,
         "WIDEN_F16": int(input_type == "FLOAT16"), "NARROW_F16": int(output_type == "FLOAT16" and not arg),
         "FINISH_DIVIDE": int(row.finish == "divide"), "FINISH_SQRT": int(row.finish == "sqrt"),
-        "FINISH_LOG": int(row.finish == "log"), "LN2_F32": f"0x{LN2_F32:08X}",   # raw bits, not a number
+        "FINISH_LOG": int(row.finish == "log"), "FINISH_LSE": int(row.finish == "lse"),
+        "LOG2E_F32": f"0x{LOG2E_F32:08X}", "LN2_F32": f"0x{LN2_F32:08X}",   # raw bits, not a number
         "INNER_LINEAR": int(inner_linear), "DESC_T0": 0, "DESC_T1": 32, "LANES": lanes,
         **{f"LEVEL_{1 << j}": int(lanes > 1 << j) for j in range(1, 10)}, **layout.symbols()}
 

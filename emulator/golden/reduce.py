@@ -20,6 +20,7 @@ from dmlemu.golden.registry import operator
 from dmlemu.isa import numerics as _nm   # primitives only (FLOAT16 narrowing); the ISA is never run
 
 LN2 = 0.693147182464599609375     # ln 2 rounded to FLOAT32 (0x3F317218)
+LOG2E = 1.44269502162933349609375  # log2 e rounded to FLOAT32 (0x3FB8AA3B)
 
 
 def lanes_for(count):
@@ -132,6 +133,21 @@ def argmin(x, Axes=(), AxisDirection=0, output_type=None):
     return _arg_operator(x, Axes, True, int(AxisDirection) == 1, output_type)
 
 
+def _log_sum_exp(rows, storage, shape):
+    """M = maxNum of the row; S = the sum (threads, then the tree) of 2^((x - M) * log2 e), each step rounded;
+    log2(S) * ln 2 + M, each step rounded; M itself where M is not finite (+-inf, or NaN: every element NaN)."""
+    with np.errstate(all="ignore"):
+        m = _min_max(rows, False)
+        d = (rows - m[:, None]) * np.float32(LOG2E)              # two roundings, as the kernel's
+        e = _nm.exp2(np.asarray(d, np.float32), np.float32)
+        total = _sum(np.asarray(e, np.float32), np.float32(-0.0), np.add)
+        result = _nm.log2(np.asarray(total, np.float32), np.float32) * np.float32(LN2) + m
+        result = np.where(np.isfinite(m), result, m).astype(np.float32)
+    result = canonicalize_nans(result)
+    result = _nm.narrow_f16(result) if storage == np.float16 else result
+    return result.astype(storage).reshape(shape)
+
+
 @operator(name="REDUCE", keyword_attributes=("Function", "Axes"), output_type=True)
 def reduce(x, Function=10, Axes=(), output_type=None):
     """DML_OPERATOR_REDUCE: `x` of the input's shape; the output keeps the rank, reduced axes of size 1.
@@ -165,6 +181,8 @@ def reduce(x, Function=10, Axes=(), output_type=None):
                 terms = np.abs(rows)
             elif name == "MULTIPLY":
                 terms = None
+            elif name == "LOG_SUM_EXP":
+                return _log_sum_exp(rows, storage, shape)
             else:
                 raise NotImplementedError(f"the golden REDUCE has no {name} yet")
             if terms is None:
