@@ -120,7 +120,7 @@ kept_done:
     v_mov_b32 v11, 0                     ; the high dword of a 64-bit index
 .endif
 .if IS_PAIR
-    buffer_store_dwordx2 v[10:11], v3, s[12:15], 0
+    buffer_store_dwordx2 ${STORE_REG}, v3, s[12:15], 0
 .else
     buffer_store_${STORE} v10, v3, s[12:15], 0
 .endif

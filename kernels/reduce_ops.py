@@ -45,26 +45,27 @@ def lanes_for(count):
         lanes *= 2
     return lanes
 _LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort", "INT32": "dword", "UINT32": "dword", "INT16": "sshort",
-         "UINT16": "ushort", "INT8": "sbyte", "UINT8": "ubyte"}
+         "UINT16": "ushort", "INT8": "sbyte", "UINT8": "ubyte", "INT64": "dwordx2", "UINT64": "dwordx2"}
 _STORE = {"FLOAT32": "dword", "FLOAT16": "short", "INT32": "dword", "UINT32": "dword", "INT16": "short",
           "UINT16": "short", "INT8": "byte", "UINT8": "byte", "INT64": "dwordx2", "UINT64": "dwordx2"}
 _SIZE = {"FLOAT32": 4, "FLOAT16": 2, "INT32": 4, "UINT32": 4, "INT16": 2, "UINT16": 2, "INT8": 1, "UINT8": 1,
          "INT64": 8, "UINT64": 8}
 _COMPUTE = {"FLOAT32": "f32", "FLOAT16": "f32", "INT32": "i32", "INT16": "i32", "INT8": "i32", "UINT32": "u32",
-            "UINT16": "u32", "UINT8": "u32"}
+            "UINT16": "u32", "UINT8": "u32", "INT64": "i64", "UINT64": "u64"}
 FLOATS = ("FLOAT32", "FLOAT16")
 INTEGERS_32 = ("INT32", "UINT32")
 INTEGERS_8_TO_32 = ("INT32", "INT16", "INT8", "UINT32", "UINT16", "UINT8")
-_ADD = {"f32": "v_add_f32", "i32": "v_add_u32", "u32": "v_add_u32"}       # integers wrap
-_MUL = {"f32": "v_mul_f32", "i32": "v_mul_lo_u32", "u32": "v_mul_lo_u32"}
-_MAX = {"f32": "v_max_f32", "i32": "v_max_i32", "u32": "v_max_u32"}
-_MIN = {"f32": "v_min_f32", "i32": "v_min_i32", "u32": "v_min_u32"}
+INTEGERS_64 = ("INT64", "UINT64")      # DML_FEATURE_LEVEL_5_0: register pairs, 8 LDS bytes per thread
+_ADD = {"f32": "v_add_f32", "i32": "v_add_u32", "u32": "v_add_u32", "i64": "v_add_u64", "u64": "v_add_u64"}   # wrap
+_MUL = {"f32": "v_mul_f32", "i32": "v_mul_lo_u32", "u32": "v_mul_lo_u32", "i64": "v_mul_lo_u64", "u64": "v_mul_lo_u64"}
+_MAX = {"f32": "v_max_f32", "i32": "v_max_i32", "u32": "v_max_u32", "i64": "v_max_i64", "u64": "v_max_u64"}
+_MIN = {"f32": "v_min_f32", "i32": "v_min_i32", "u32": "v_min_u32", "i64": "v_min_i64", "u64": "v_min_u64"}
 # Identities: -0 for float sums (-0 + x == x for every x, +0 included), NaN for minNum / maxNum (a NaN
 # operand yields the other), the extreme value for integers.
-_SUM_ID = {"f32": 0x80000000, "i32": 0, "u32": 0}
-_MUL_ID = {"f32": 0x3F800000, "i32": 1, "u32": 1}
-_MAX_ID = {"f32": 0x7FC00000, "i32": 0x80000000, "u32": 0}
-_MIN_ID = {"f32": 0x7FC00000, "i32": 0x7FFFFFFF, "u32": 0xFFFFFFFF}
+_SUM_ID = {"f32": 0x80000000, "i32": 0, "u32": 0, "i64": 0, "u64": 0}
+_MUL_ID = {"f32": 0x3F800000, "i32": 1, "u32": 1, "i64": 1, "u64": 1}
+_MAX_ID = {"f32": 0x7FC00000, "i32": 0x80000000, "u32": 0, "i64": 1 << 63, "u64": 0}
+_MIN_ID = {"f32": 0x7FC00000, "i32": 0x7FFFFFFF, "u32": 0xFFFFFFFF, "i64": (1 << 63) - 1, "u64": (1 << 64) - 1}
 _ARGMAX_ID = {"f32": 0xFF800000, "i32": 0x80000000, "u32": 0}          # -inf, the least integer
 _ARGMIN_ID = {"f32": 0x7F800000, "i32": 0x7FFFFFFF, "u32": 0xFFFFFFFF}  # +inf, the greatest integer
 _GREATER = {"f32": "v_cmp_gt_f32", "i32": "v_cmp_gt_i32", "u32": "v_cmp_gt_u32"}   # ARGMAX: "better than"
@@ -99,11 +100,11 @@ class ReductionOperator:
 
 
 _FUNCTIONS = {
-    "SUM": ReduceFunction(types=FLOATS + INTEGERS_32, identity=_SUM_ID, combine=_ADD),
-    "MAX": ReduceFunction(types=FLOATS + INTEGERS_8_TO_32, identity=_MAX_ID, combine=_MAX),
-    "MIN": ReduceFunction(types=FLOATS + INTEGERS_8_TO_32, identity=_MIN_ID, combine=_MIN),
+    "SUM": ReduceFunction(types=FLOATS + INTEGERS_32 + INTEGERS_64, identity=_SUM_ID, combine=_ADD),
+    "MAX": ReduceFunction(types=FLOATS + INTEGERS_8_TO_32 + INTEGERS_64, identity=_MAX_ID, combine=_MAX),
+    "MIN": ReduceFunction(types=FLOATS + INTEGERS_8_TO_32 + INTEGERS_64, identity=_MIN_ID, combine=_MIN),
     "AVERAGE": ReduceFunction(types=FLOATS, identity=_SUM_ID, combine=_ADD, finish="divide"),
-    "MULTIPLY": ReduceFunction(types=FLOATS + INTEGERS_32, identity=_MUL_ID, combine=_MUL),
+    "MULTIPLY": ReduceFunction(types=FLOATS + INTEGERS_32 + INTEGERS_64, identity=_MUL_ID, combine=_MUL),
     "SUM_SQUARE": ReduceFunction(types=FLOATS, identity=_SUM_ID, combine=_ADD),
     "L1": ReduceFunction(types=FLOATS, identity=_SUM_ID, combine=_ADD),
     "L2": ReduceFunction(types=FLOATS, identity=_SUM_ID, combine=_ADD, finish="sqrt"),
@@ -162,9 +163,17 @@ def variant_symbols(function, input_type, output_type, inner_linear, lanes=MIN_L
     row = OPERATORS["REDUCE"].functions[function]
     compute = _COMPUTE[input_type]
     arg = bool(row.outputs)
+    wide = compute in ("i64", "u64")
+    identity = row.identity[compute]
     return {
+        "IS_WIDE": int(wide), "ACC": "v[18:19]" if wide else "v10", "X": "v[20:21]" if wide else "v11",
+        "DS": "b64" if wide else "b32", "LDS_SHIFT": 3 if wide else 2,
+        **{f"OFF_{1 << j}": (8 if wide else 4) << j for j in range(10)},
+        "IDENTITY_LO": identity & 0xFFFFFFFF, "IDENTITY_HI": identity >> 32 if wide else 0,
+        "STORE_REG": "v[18:19]" if wide else "v[10:11]",
         "FUNCTION": function, "CT": compute, "IDENTITY": row.identity[compute], "COMBINE": row.combine[compute],
-        "ARG": int(arg), "DECREASING": int(bool(decreasing)), "CMP_BETTER": row.combine[compute], "CMP_EQ": _EQUAL[compute], "LDS_INDEX": 4 * lanes,
+        "ARG": int(arg), "DECREASING": int(bool(decreasing)), "CMP_BETTER": row.combine[compute],
+        "CMP_EQ": _EQUAL.get(compute, "none"), "LDS_INDEX": 4 * lanes,
         "IS_PAIR": int(_SIZE[output_type] == 8),
         "LOAD": _LOAD[input_type], "STORE": _STORE[output_type],
         "SHIFT_IN": _SIZE[input_type].bit_length() - 1, "SHIFT_OUT": _SIZE[output_type].bit_length() - 1,
@@ -222,7 +231,8 @@ def compile_reduction(operator, tensors, attributes, layout, no_kernel, division
     constants = layout.pack(values, records, params=True, wide=False)
     program = build_program(function, source.data_type, target.data_type, len(reduced) <= 1, lanes, layout,
                             decreasing)
-    return program, constants, outputs, lanes, (8 if row.functions[function].outputs else 4) * lanes
+    return program, constants, outputs, lanes, (8 if row.functions[function].outputs or _SIZE[source.data_type] == 8
+                                                 else 4) * lanes
 
 
 __all__ = ["MIN_LANES", "MAX_LANES", "STEPS", "lanes_for", "OPERATORS", "ReduceFunction", "ReductionOperator", "build_program",
