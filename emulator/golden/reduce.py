@@ -144,7 +144,8 @@ def _log_sum_exp(rows, storage, shape):
         result = _nm.log2(np.asarray(total, np.float32), np.float32) * np.float32(LN2) + m
         result = np.where(np.isfinite(m), result, m).astype(np.float32)
     result = canonicalize_nans(result)
-    result = _nm.narrow_f16(result) if storage == np.float16 else result
+    with np.errstate(over="ignore"):      # a FLOAT16 overflow rounds to +-inf, as the kernel's does
+        result = _nm.narrow_f16(result) if storage == np.float16 else result
     return result.astype(storage).reshape(shape)
 
 
@@ -198,5 +199,6 @@ def reduce(x, Function=10, Axes=(), output_type=None):
     result = np.asarray(result)
     if is_float:
         result = canonicalize_nans(result.astype(np.float32))
-        result = _nm.narrow_f16(result) if storage == np.float16 else result
+        with np.errstate(over="ignore"):  # a FLOAT16 overflow rounds to +-inf, as the kernel's does
+            result = _nm.narrow_f16(result) if storage == np.float16 else result
     return result.astype(storage).reshape(shape)
