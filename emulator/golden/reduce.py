@@ -170,6 +170,10 @@ def reduce(x, Function=10, Axes=(), output_type=None):
             result = _sum(rows, 0, np.add)
         elif name == "MULTIPLY":
             result = _sum(rows, 1, np.multiply)
+        elif name == "L1":                       # |x| wraps for the least signed integer, as max(x, 0 - x)
+            result = _sum(np.abs(rows) if rows.dtype.kind == "i" else rows, 0, np.add)
+        elif name == "SUM_SQUARE":
+            result = _sum(rows * rows, 0, np.add)
         else:
             raise NotImplementedError(f"the golden REDUCE has no {name} for {storage}")
     else:
