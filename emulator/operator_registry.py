@@ -8,13 +8,17 @@ An operator is one row in each place one of its parts lives, each keyed by the n
                    also defines the desc struct DML_<NAME>_OPERATOR_DESC (dmlemu.directml.structs)
   kernel           one `_row(...)` of dmlemu.kernels.element_wise_ops; an element_wise.s body is the block
                    `.if BODY == "<body>"` of kernels/element_wise_bodies.inc (element_wise_math.inc,
-                   element_wise_quantize.inc)
+                   element_wise_quantize.inc); or, for the reduction family, one row of
+                   dmlemu.kernels.reduce_ops, each function it serves the block `.if FUNCTION == "<function>"`
+                   of kernels/reduce_functions.inc
   golden           one `@operator(name=...)` registration in dmlemu.golden
 
 `REGISTRY` joins them, one `RegisteredOperator` per name any part knows; `missing_parts()` names, one sentence
 each, every part an operator lacks, every disagreement between its schema and its kernel row (tensors,
 ScaleBias, attributes, whether a FusedActivation may name it), every body a variant selects that no block
-defines and every block no operator selects (tests/package/test_operator_registry.py requires none).
+defines and every block no operator selects, and for the reduction family every function a row serves that
+the schema's enum lacks or no `.if FUNCTION` block defines, and every such block no row serves
+(tests/package/test_operator_registry.py requires none).
 """
 import os
 import re
@@ -25,14 +29,19 @@ from dmlemu.directml.enums import DML_OPERATOR_TYPE, OPERATOR_INTRODUCED_AT
 from dmlemu.directml.operators import FUSABLE_ACTIVATIONS, SCHEMAS_BY_NAME
 from dmlemu.directml.structs import OPERATOR_DESC_TYPES
 from dmlemu.kernels import driver
-from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS as KERNEL_ROWS
+from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS as ELEMENT_WISE_ROWS
+from dmlemu.kernels.reduce_ops import OPERATORS as REDUCTION_ROWS
 
-__all__ = ["RegisteredOperator", "REGISTRY", "TEST_BODIES", "body_blocks", "selected_bodies", "missing_parts"]
+KERNEL_ROWS = {**ELEMENT_WISE_ROWS, **REDUCTION_ROWS}    # every kernel row, of either family
+
+__all__ = ["RegisteredOperator", "REGISTRY", "KERNEL_ROWS", "TEST_BODIES", "body_blocks", "function_blocks",
+           "selected_bodies", "missing_parts"]
 
 # Blocks of the kernel sources that no operator selects: bodies a test assembles on its own
 # (tests/kernels/test_element_wise_ops.py: the sum of every input, to check nine-tensor addressing).
 TEST_BODIES = ("ADD_EVERY_INPUT",)
 _BLOCK = re.compile(r'BODY == "([A-Z0-9_]+)"')
+_FUNCTION_BLOCK = re.compile(r'FUNCTION == "([A-Z0-9_]+)"')
 
 
 @dataclass(frozen=True)
@@ -42,7 +51,7 @@ class RegisteredOperator:
     type: object                # the DML_OPERATOR_TYPE member
     schema: object              # dmlemu.directml.operators.OperatorSchema
     desc_type: object           # the desc struct class
-    kernel: object              # dmlemu.kernels.element_wise_ops.ElementWiseOperator
+    kernel: object              # dmlemu.kernels.element_wise_ops.ElementWiseOperator or reduce_ops.ReductionOperator
     golden: object              # dmlemu.golden.registry.GoldenOperator
 
     @property
@@ -61,15 +70,36 @@ def _join(name):
 REGISTRY = {name: _join(name) for name in dict.fromkeys([*SCHEMAS_BY_NAME, *KERNEL_ROWS, *golden.OPERATORS])}
 
 
-def body_blocks(kernel_dir=driver.KERNEL_DIR):
+def body_blocks(kernel_dir=driver.KERNEL_DIR, pattern=_BLOCK):
     """{body name: the kernel source file with its `.if BODY == "<name>"` block}."""
     blocks = {}
     for file in sorted(os.listdir(kernel_dir)):
         if file.endswith((".inc", ".s")):
             with open(os.path.join(kernel_dir, file), encoding="utf-8") as f:
-                for name in _BLOCK.findall(f.read()):
+                for name in pattern.findall(f.read()):
                     blocks.setdefault(name, file)
     return blocks
+
+
+def function_blocks(kernel_dir=driver.KERNEL_DIR):
+    """{function name: the kernel source file with its `.if FUNCTION == "<name>"` block} (the reductions)."""
+    return body_blocks(kernel_dir, _FUNCTION_BLOCK)
+
+
+def _reduction_problems(where, op, functions):
+    """The reduction family's checks of one operator: every function its row serves is a value of the schema's
+    enum attribute and has its `.if FUNCTION` block."""
+    problems = []
+    values = {v for entry in op.schema.support_by for v in entry.values} if op.schema is not None else set()
+    if op.kernel.function is not None:       # a single reduction (ARGMAX): its own function only
+        values = {op.kernel.function}
+    for function in op.kernel.functions:
+        if op.schema is not None and function not in values:
+            problems.append(f"{where}'s kernel row serves the function {function}; its schema has no such value.")
+        if function not in functions:
+            problems.append(f'{where} serves the function {function}; no kernel source has its block '
+                            f'`.if FUNCTION == "{function}"`.')
+    return problems
 
 
 def selected_bodies(row):
@@ -84,11 +114,12 @@ def selected_bodies(row):
     return bodies
 
 
-def missing_parts(registry=None, blocks=None):
+def missing_parts(registry=None, blocks=None, functions=None):
     """One sentence per missing part or disagreement (see the module docstring); [] when every operator is whole."""
     registry = REGISTRY if registry is None else registry
     blocks = body_blocks() if blocks is None else blocks
-    problems, selected = [], set()
+    functions = function_blocks() if functions is None else functions
+    problems, selected, served = [], set(), set()
     for name, op in registry.items():
         where = f"DML_OPERATOR_{name}"
         if op.type is None:
@@ -111,7 +142,10 @@ def missing_parts(registry=None, blocks=None):
             for field in (*op.kernel.bounds, *(f for f, _ in op.kernel.params)):
                 if field not in fields:
                     problems.append(f"{where}'s kernel row reads {field}; its schema has no such attribute.")
-        if op.kernel is not None:
+        if op.kernel is not None and op.kernel.name in REDUCTION_ROWS:
+            problems += _reduction_problems(where, op, functions)
+            served |= set(op.kernel.functions)
+        elif op.kernel is not None:
             bodies = selected_bodies(op.kernel)
             selected |= bodies
             if op.kernel.source == "element_wise.s" or op.kernel.name in FUSABLE:
@@ -124,4 +158,7 @@ def missing_parts(registry=None, blocks=None):
     for body, file in sorted(blocks.items()):
         if body not in selected and body not in TEST_BODIES:
             problems.append(f'kernels/{file} has a block `.if BODY == "{body}"` that no operator selects.')
+    for function, file in sorted(functions.items()):
+        if function not in served:
+            problems.append(f'kernels/{file} has a block `.if FUNCTION == "{function}"` that no operator serves.')
     return problems

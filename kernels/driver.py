@@ -32,6 +32,7 @@ from dmlemu.isa.assembler import assemble_file
 from dmlemu.kernels.constant_buffer import LAYOUT, PARAM_FIELDS, copy_symbols, f32_bits
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS
 from dmlemu.kernels.element_wise_math import symbols as math_symbols
+from dmlemu.kernels import reduce_ops
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 # The sources of the operators with a listing of their own (the tools' `asm --variant` reads this);
@@ -50,7 +51,7 @@ MAX_TENSORS = 9      # QUANTIZED_LINEAR_ADD: 8 inputs and the output
 def has_kernel(operator):
     """Whether a microkernel exists for `operator` (its name without DML_OPERATOR_, e.g. ELEMENT_WISE_ADD).
     CreateOperator answers E_NOTIMPL for a validated operator this is False for."""
-    return operator in OPERATORS
+    return operator in OPERATORS or operator in reduce_ops.OPERATORS
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -421,8 +422,11 @@ def registers_used(program):
 class CompiledKernel:
     """A kernel ready to launch: program, constant buffer bytes, descriptor count, grid."""
 
-    def __init__(self, operator, program, constants, descriptor_count, elements, workgroup_size):
+    def __init__(self, operator, program, constants, descriptor_count, elements, workgroup_size, *,
+                 workgroups=None, lds_bytes=0):
         self.operator = operator
+        self.workgroups = -(-elements // workgroup_size) if workgroups is None else workgroups
+        self.lds_bytes = lds_bytes          # LDS per workgroup (the reductions' tree)
         self.program = program
         self.constants = constants
         self.descriptor_count = descriptor_count
@@ -435,12 +439,12 @@ class CompiledKernel:
         (the persistent resource holding it, or any copy of `constants`)."""
         return KernelLaunch(
             program=self.program,
-            num_workgroups=-(-self.elements // self.workgroup_size),
+            num_workgroups=self.workgroups,
             workgroup_size=self.workgroup_size,
             user_sgprs=(descriptor_table_va & 0xFFFFFFFF, descriptor_table_va >> 32,
                         constants_va & 0xFFFFFFFF, constants_va >> 32),
             name=self.program.name, elements=self.elements,
-            vgprs_used=self.vgprs_used, sgprs_used=self.sgprs_used)
+            vgprs_used=self.vgprs_used, sgprs_used=self.sgprs_used, lds_bytes=self.lds_bytes)
 
 
 def activation_of(attributes):
@@ -491,6 +495,11 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
     spelling of {"Min": .., "Max": ..}. `layout` is the constant buffer layout (kernels/constant_buffer.py);
     the packer and the assembled kernel both follow it. Only tests pass another one.
     """
+    if operator in reduce_ops.OPERATORS:      # the reduction family: one workgroup per output element
+        program, constants, outputs, lanes, lds_bytes = reduce_ops.compile_reduction(
+            operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides)
+        return CompiledKernel(operator, program, constants, len(tensors), outputs, lanes, workgroups=outputs,
+                              lds_bytes=lds_bytes)
     if operator not in OPERATORS:
         raise NoKernel(f"dmlemu has no microkernel for {operator}")
     op = OPERATORS[operator]

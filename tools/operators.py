@@ -46,6 +46,7 @@ from dmlemu.directml.operators import (ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_A
                                        SCHEMAS_BY_NAME, TENSOR_NAMES)
 from dmlemu.directml.structs import DML_SCALAR_UNION
 from dmlemu.kernels.driver import has_kernel
+from dmlemu.kernels.element_wise_ops import OPERATORS as _ELEMENT_WISE_ROWS
 from dmlemu.presets import DEFAULT_PRESET, PRESETS, preset_by_key
 
 __all__ = ["UsageError", "OperatorRun", "RunResult", "OPERATORS", "ATTRIBUTE_DEFAULTS", "parse_operator",
@@ -67,8 +68,10 @@ def _short_name(name, all_names):
 _SHORT = {name: _short_name(name, SCHEMAS_BY_NAME) for name in SCHEMAS_BY_NAME}      # every schema
 _ALIASES = {**{short: name for name, short in _SHORT.items()}, **{name: name for name in _SHORT}}
 # Short names (what the command line takes) -> DirectML operator names without DML_OPERATOR_: every
-# operator with a schema and a kernel.
-OPERATORS = {short: name for name, short in _SHORT.items() if has_kernel(name)}
+# operator with a schema and an element-wise kernel. The reductions (REDUCE) have kernels too, but their descs
+# (Axes, an output of other Sizes) are not built from the command line yet: they run through the API.
+OPERATORS = {short: name for name, short in _SHORT.items() if name in _ELEMENT_WISE_ROWS}
+API_ONLY = sorted(name for name in SCHEMAS_BY_NAME if has_kernel(name) and name not in _ELEMENT_WISE_ROWS)
 
 # FLOAT attribute defaults by C field name, for a quick run: dmlemu's choices, not DirectML's (its descs have no
 # defaults). Alpha 0.2 / Beta 0.5 are ONNX HardSigmoid's, Threshold 0.5 ONNX Shrink's lambd, Gamma ONNX Selu's
@@ -102,6 +105,9 @@ def parse_operator(text):
     if not has_kernel(name):
         raise UsageError(f"DML_OPERATOR_{name} has no kernel in dmlemu yet (CreateOperator validates its desc and "
                          f"answers E_NOTIMPL); `dmlemu operators` lists the {len(OPERATORS)} that run")
+    if name in API_ONLY:
+        raise UsageError(f"DML_OPERATOR_{name} runs through the DirectML API (dmlemu.run_operator) but not from the "
+                         f"command line yet; `dmlemu operators` lists the {len(OPERATORS)} that do")
     return _SHORT[name]
 
 
@@ -809,6 +815,9 @@ def format_operator_list(feature_level=None):
             f"{spec.field} ({_attribute_kind(schema, spec)})" for spec in schema.attributes]
         if extras:
             lines.append(f"{'':<4}{'; '.join(extras)}")
+    if API_ONLY:
+        lines += [""] + textwrap.wrap(f"runs through the API only (dmlemu.run_operator; not from the command line "
+                                      f"yet): {', '.join(API_ONLY)}", 110)
     pending = sorted(n for n in SCHEMAS_BY_NAME if not has_kernel(n))
     if pending:
         lines += [""] + textwrap.wrap(f"validated, no kernel yet (CreateOperator answers E_NOTIMPL): "

@@ -28,6 +28,7 @@ from dmlemu.directml.enums import (
     DML_FEATURE_LEVEL_6_2, DML_FEATURE_LEVEL_6_4, DML_IS_INFINITY_MODE, DML_ROUNDING_MODE, DML_TENSOR_DATA_TYPE,
     OPERATOR_INTRODUCED_AT,
 )
+from dmlemu.com import Count
 from dmlemu.directml.objects import IDMLDeviceChild
 from dmlemu.directml.structs import OPERATOR_DESC_TYPES, define_operator_desc
 
@@ -87,6 +88,7 @@ FLOAT = "FLOAT"                    # a C FLOAT -> np.float32
 ENUM = "ENUM"                      # an enum value -> int
 SCALAR_UNION = "DML_SCALAR_UNION"  # 8 bytes read as the data type another field names -> a NumPy scalar
 FUSED_ACTIVATION = "FUSED_ACTIVATION"   # _Maybenull_ const DML_OPERATOR_DESC* -> None or FusedActivation
+AXES = "AXES"                      # UINT <count field>; _Field_size_(count) const UINT* -> a tuple of axes
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,25 @@ class AttributeSpec:
     type_field: str = None          # SCALAR_UNION: the ENUM field that names its data type
     at_least: float = None          # FLOAT: the smallest value allowed ...
     at_least_until: int = None      # ... below this feature level only (None: at every level)
+    of: str = None                  # AXES: the tensor whose dimensions the axes name
+    count_field: str = None         # AXES: the C count field before the array (e.g. AxisCount)
+
+
+@dataclass(frozen=True)
+class AttributeSupport:
+    """Support rows that depend on an ENUM attribute's value (REDUCE's "Tensor support according to function"):
+    when `field` is one of `values` (member names without the enum's prefix), the tensors must also fit `support`
+    (SupportRow, highest level first), and the input and output share DataType when `same_type`."""
+    field: str
+    values: tuple
+    support: tuple
+    same_type: bool = True
+
+    def support_at(self, feature_level):
+        for row in self.support:
+            if row.level <= feature_level:
+                return row
+        return None
 
 
 class InputsAndOutputs:
@@ -127,6 +148,9 @@ class OperatorSchema(InputsAndOutputs):
     attributes: tuple = ()          # AttributeSpec, every non-tensor field but ScaleBias, in C order
     in_place: bool = False          # the output may alias an input when binding
     scale_bias: bool = False        # the desc has an optional DML_SCALE_BIAS* ScaleBias (after the tensors)
+    leading: tuple = ()             # attribute fields that come before the tensors in C order (REDUCE's Function)
+    support_by: tuple = ()          # AttributeSupport: rows that depend on an attribute's value
+    reduces: tuple = ()             # (input, output, axes field): the output has the input's Sizes but 1 on the axes
 
     @property
     def c_name(self):
@@ -144,8 +168,15 @@ class OperatorSchema(InputsAndOutputs):
         """The desc struct's (C field name, zero value) pairs in C order: the tensors (binding order is C
         order), ScaleBias, then the attributes."""
         zero = {FLOAT: 0.0, ENUM: 0, SCALAR_UNION: None, FUSED_ACTIVATION: None}
-        return ([(t.field, None) for t in self.tensors] + ([("ScaleBias", None)] if self.scale_bias else [])
-                + [(a.field, zero[a.kind]) for a in self.attributes])
+        attributes = []
+        for a in self.attributes:
+            if a.kind == AXES:
+                attributes += [(a.count_field, _COUNTS[a.field]), (a.field, None)]
+            else:
+                attributes.append((a.field, zero[a.kind]))
+        leading = [f for f in attributes if f[0] in self.leading]
+        return (leading + [(t.field, None) for t in self.tensors] + ([("ScaleBias", None)] if self.scale_bias else [])
+                + [f for f in attributes if f[0] not in self.leading])
 
     @property
     def float_fields(self):
@@ -167,6 +198,10 @@ class OperatorSchema(InputsAndOutputs):
             for name in row.tensors[role.field].data_types:
                 seen[name] = None
         return tuple(seen)
+
+
+# The count field of each AXES attribute: one shared Count, so that a desc struct's defaults compare equal.
+_COUNTS = {"Axes": Count("Axes")}
 
 
 # ---- data type groups, named as in DirectML's tables ----------------------------------------------
@@ -262,6 +297,53 @@ def _op(name, tensors, rows, same_type=None, same_sizes=None, **fields):
         same_sizes=tuple(same_sizes) if same_sizes is not None else (all_fields,), **fields)
     define_operator_desc(schema.type, name, schema.desc_fields())
     return schema
+
+
+def _union_rows(roles, by_value):
+    """The support rows that hold every AttributeSupport's: at each level any of them starts at, each tensor's
+    widest dimension range and every data type some value allows (CreateOperator checks these before the
+    attributes, then the value's own rows)."""
+    levels = sorted({row.level for entry in by_value for row in entry.support}, reverse=True)
+    rows = []
+    for level in levels:
+        tensors = {}
+        for role in roles:
+            entries = [e.support_at(level).tensors[role.field] for e in by_value if e.support_at(level) is not None]
+            types = tuple(dict.fromkeys(t for e in entries for t in e.data_types))
+            tensors[role.field] = TensorSupport(min(e.min_dims for e in entries), max(e.max_dims for e in entries),
+                                                types)
+        rows.append(SupportRow(level, tensors))
+    return tuple(rows)
+
+
+def _by_value(field, roles, *groups):
+    """AttributeSupport entries from compact rows: (values, rows, same_type) per group (rows as `_rows` takes)."""
+    return tuple(AttributeSupport(field, tuple(values), _rows(roles, *rows), same_type)
+                 for values, rows, same_type in groups)
+
+
+# DML_REDUCE_OPERATOR_DESC, "Tensor support according to function" (sdk-api ns-directml-dml_reduce_operator_desc);
+# the DML_FEATURE_LEVEL_5_0 rows are the 64-bit types the feature level history adds for REDUCE's L1, MAX, MIN,
+# MULTIPLY, SUM and SUM_SQUARE (DIRECTML_FACTS 5.6).
+INTS_32_64 = ("INT64", "INT32", "UINT64", "UINT32")
+REDUCE_SUPPORT = _by_value("Function", UNARY, (
+    ("ARGMIN", "ARGMAX"), ((L3_0, (1, 8), {"InputTensor": FLOAT_INTS_8_TO_32, "OutputTensor": INTS_32_64}),
+                           (L2_1, 4, {"InputTensor": FLOAT_INTS_8_TO_32, "OutputTensor": ("UINT32",)}),
+                           (L1_0, 4, {"InputTensor": FLOATS, "OutputTensor": ("UINT32",)})), False), (
+    ("AVERAGE", "L2", "LOG_SUM", "LOG_SUM_EXP"), ((L3_0, (1, 8), FLOATS), (L1_0, 4, FLOATS)), True), (
+    ("L1", "SUM_SQUARE"), ((L5_0, (1, 8), FLOATS + INTS_32_64), (L3_0, (1, 8), FLOATS), (L1_0, 4, FLOATS)), True), (
+    ("MIN", "MAX"), ((L5_0, (1, 8), ALL_10), (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L2_1, 4, FLOAT_32_INTS),
+                     (L1_0, 4, FLOATS)), True), (
+    ("MULTIPLY", "SUM"), ((L5_0, (1, 8), FLOATS + INTS_32_64), (L3_0, (1, 8), FLOAT_32_INTS), (L2_1, 4, FLOAT_32_INTS),
+                          (L1_0, 4, FLOATS)), True))
+
+
+def _union(roles, by_value):
+    """`_union_rows` as the compact rows `_op` takes."""
+    return tuple((row.level, (min(t.min_dims for t in row.tensors.values()),
+                              max(t.max_dims for t in row.tensors.values())),
+                  {field: t.data_types for field, t in row.tensors.items()})
+                 for row in _union_rows(roles, by_value))
 
 
 _ONLY_SIZES = dict(same_type=[])        # "must have the same DimensionCount and Sizes" (types differ)
@@ -421,6 +503,21 @@ _SCHEMA_LIST = [
     _op("ACTIVATION_RELU_GRAD", GRAD, (
         (L5_1, (1, 8), FLOATS + SIGNED_8_TO_32), (L4_0, (1, 8), FLOATS), (L3_0, (1, 8), FLOATS))),
 
+    # -- reductions ------------------------------------------------------------------------------------------
+    _op("REDUCE", UNARY, _union(UNARY, REDUCE_SUPPORT), same_type=[], same_sizes=[],
+        same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("Function", ENUM, enum=_enums.DML_REDUCE_FUNCTION),
+                    AttributeSpec("Axes", AXES, of="InputTensor", count_field="AxisCount")),
+        leading=("Function",), support_by=REDUCE_SUPPORT, reduces=("InputTensor", "OutputTensor", "Axes")),
+    # DML_ARGMIN_OPERATOR_DESC, DML_ARGMAX_OPERATOR_DESC (FL3_0): "InputTensor and OutputTensor must have the same
+    # DimensionCount"; AxisDirection picks the first (INCREASING) or last (DECREASING) index of equal values.
+    *(_op(name, UNARY, ((L3_0, (1, 8), {"InputTensor": FLOAT_INTS_8_TO_32, "OutputTensor": INTS_32_64}),),
+          same_type=[], same_sizes=[], same_dimension_count=(("InputTensor", "OutputTensor"),),
+          attributes=(AttributeSpec("Axes", AXES, of="InputTensor", count_field="AxisCount"),
+                      AttributeSpec("AxisDirection", ENUM, enum=_enums.DML_AXIS_DIRECTION)),
+          reduces=("InputTensor", "OutputTensor", "Axes"))
+      for name in ("ARGMIN", "ARGMAX")),
+
     # -- CAST ----------------------------------------------------------------------------------------------
     _op("CAST", UNARY, (
         (L4_1, (1, 8), ALL_11), (L3_1, (1, 8), ALL_10), (L3_0, 4, ALL_10),
@@ -453,9 +550,13 @@ def _check_tables():
         attribute_fields = [a.field for a in schema.attributes]
         assert schema.desc_type._fields_ == tuple(f for f, _ in schema.desc_fields()), schema.name
         for spec in schema.attributes:
-            assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION), schema.name
+            assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION, AXES), schema.name
+            assert spec.kind != AXES or (spec.of in fields and spec.count_field), schema.name
             assert spec.kind != ENUM or spec.enum is not None, schema.name
             assert spec.type_field is None or spec.type_field in attribute_fields, schema.name
+        for entry in schema.support_by:
+            assert entry.field in attribute_fields and all(set(row.tensors) == fields for row in entry.support)
+        assert not schema.reduces or (set(schema.reduces[:2]) <= fields and schema.reduces[2] in attribute_fields)
     for name in FUSABLE_ACTIVATIONS:
         assert SCHEMAS_BY_NAME[name].outputs and name.startswith("ACTIVATION_"), name
 

@@ -42,7 +42,7 @@ from dmlemu.directml.enums import (
     DML_FEATURE_LEVEL, DML_TENSOR_DIMENSION_COUNT_MAX1,
 )
 from dmlemu.directml.operators import (
-    ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION_TYPES, SCALAR_UNION, SCHEMAS,
+    AXES, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION_TYPES, SCALAR_UNION, SCHEMAS,
 )
 from dmlemu.directml.structs import (
     DML_BUFFER_TENSOR_DESC, DML_OPERATOR_DESC, DML_SCALAR_UNION, DML_SCALE_BIAS, DML_TENSOR_DESC,
@@ -338,6 +338,7 @@ def validate_operator_desc(op_desc, feature_level, preset):
                           f"dmlemu accepts ScaleBias only for FLOAT32 and FLOAT16 tensors.")
         scale_bias = (scale, bias)
     attributes = _validate_attributes(schema, desc, tensors, feature_level, "")
+    _check_attribute_support(schema, {t.field: t for t in tensors if t is not None}, attributes, feature_level)
     floats = {field: attributes[field] for field in schema.float_fields}
     return OperatorInfo(schema=schema, tensors=tensors, scale_bias=scale_bias, floats=floats, attributes=attributes)
 
@@ -445,10 +446,76 @@ def _validate_attributes(schema, desc, tensors, feature_level, prefix):
                 raise invalid(f"{prefix}{spec.type_field} is {c_type_name(values[spec.type_field])}; a "
                               f"DML_SCALAR_UNION cannot hold that data type ({where}).")
             value = dtype.type(np.frombuffer(value.Bytes[:dtype.itemsize], dtype=dtype)[0])
+        elif spec.kind == AXES:
+            value = _validate_axes(schema, spec, desc, by_field, prefix)
         else:  # FUSED_ACTIVATION
             value = _validate_fused_activation(schema, value, by_field, feature_level, where)
         values[spec.field] = value
     return values
+
+
+def _validate_axes(schema, spec, desc, by_field, prefix):
+    """An axes array and its count field (REDUCE's AxisCount, Axes): the count agrees with the array, each axis
+    names a dimension of `spec.of` ("Values must be in the range [0, InputTensor.DimensionCount - 1]") and none
+    appears twice (dmlemu's rule where the page is silent; any order is accepted)."""
+    op = schema.c_name
+    where, count_where = prefix + spec.field, prefix + spec.count_field
+    axes = getattr(desc, spec.field)
+    axes = () if axes is None else check_sequence(axes, where, max_length=DML_TENSOR_DIMENSION_COUNT_MAX1,
+                                                 limit=_DIMENSIONS)
+    count = check_uint(getattr(desc, spec.count_field), count_where)
+    if count != len(axes):
+        raise invalid(f"{count_where} is {count} but {where} has {len(axes)} elements; they must agree.")
+    rank = len(by_field[spec.of].sizes)
+    seen = set()
+    for i, axis in enumerate(axes):
+        axis = check_uint(axis, f"{where}[{i}]")
+        if axis >= rank:
+            raise invalid(f"{where}[{i}] is {axis}; {spec.of} has {rank} dimensions, so {op} takes axes 0 to "
+                          f"{rank - 1}.")
+        if axis in seen:
+            raise invalid(f"{where}[{i}] is {axis}, which {where} already names; dmlemu requires each axis once.")
+        seen.add(axis)
+    return tuple(int(a) for a in axes)
+
+
+def _check_attribute_support(schema, by_field, attributes, feature_level):
+    """The rules that depend on an attribute's value: the support rows of REDUCE's Function (types, dimension
+    counts, whether input and output share DataType) and the reduced output's Sizes."""
+    op = schema.c_name
+    level = c_level_name(feature_level)
+    for entry in schema.support_by:
+        spec = next(a for a in schema.attributes if a.field == entry.field)
+        value = spec.enum(attributes[entry.field])
+        short = enum_name(spec.enum, value)              # DML_REDUCE_FUNCTION_SUM
+        if short[len(spec.enum.__name__) + 1:] not in entry.values:
+            continue
+        row = entry.support_at(feature_level)
+        if row is None:
+            raise invalid(f"{entry.field} is {short}; {level} has no support for it in {op}.")
+        for field, tensor in by_field.items():
+            allowed = row.tensors[field]
+            if not allowed.min_dims <= len(tensor.sizes) <= allowed.max_dims:
+                raise invalid(f"{field}.Sizes has {len(tensor.sizes)} dimensions; {level} allows "
+                              f"{allowed.dims_text()} for {field} of {op} with {entry.field} {short}.")
+            if tensor.type_name not in allowed.data_types:
+                raise invalid(f"{field}.DataType is {c_type_name(tensor.data_type)}; {level} allows "
+                              f"{', '.join(allowed.data_types)} for {field} of {op} with {entry.field} {short}.")
+        if entry.same_type:
+            first, *others = [by_field[role.field] for role in schema.tensors if role.field in by_field]
+            for other in others:
+                if other.data_type != first.data_type:
+                    raise invalid(f"{other.field}.DataType is {c_type_name(other.data_type)} but {first.field}.DataType "
+                                  f"is {c_type_name(first.data_type)}; {op} requires the same DataType with "
+                                  f"{entry.field} {short}.")
+    if schema.reduces:
+        source, target, axes_field = schema.reduces
+        source, target, axes = by_field[source], by_field[target], attributes[axes_field]
+        expected = tuple(1 if d in axes else size for d, size in enumerate(source.sizes))
+        if target.sizes != expected:
+            raise invalid(f"{target.field}.Sizes is {format_uints(target.sizes)}; {op} with {source.field}.Sizes "
+                          f"{format_uints(source.sizes)} and {axes_field} {format_uints(axes)} needs "
+                          f"{format_uints(expected)} (the reduced axes of size 1).")
 
 
 def _validate_fused_activation(schema, value, by_field, feature_level, where):

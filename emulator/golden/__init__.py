@@ -20,6 +20,7 @@ One module per family, each operator registered by name where it is defined (reg
   quantize.py        CAST and quantization
   activation.py      the activations (and FusedActivation)
   transcendental.py  EXP ... ERF, POW, ATAN_YX and the transcendental activations
+  reduce.py          REDUCE, ARGMAX, ARGMIN (the fixed order of docs/NUMERICS.md, "Reductions")
 
 `run(name, inputs, ...)` computes any registered operator by its DirectML name; OPERATORS is the table.
 """
@@ -42,6 +43,7 @@ from dmlemu.golden.transcendental import (
     acos, acosh, asin, asinh, atan, atan_yx, atanh, constant_pow, cos, cosh, erf, exp, log, pow_, recip, sin,
     sinh, sqrt, tan, tanh,
 )
+from dmlemu.golden.reduce import argmax, argmin, reduce
 from dmlemu.golden.registry import OPERATORS
 
 __all__ = [
@@ -57,6 +59,7 @@ __all__ = [
     "activation",
     "exp", "log", "sqrt", "recip", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
     "acosh", "atanh", "erf", "constant_pow", "pow_", "atan_yx",
+    "reduce", "argmax", "argmin",
     "OPERATORS", "run",
 ]
 

@@ -1124,3 +1124,16 @@ def test_forty_fused_nodes_with_20000_character_names_compile_and_run_bit_exact(
         expected = (golden.clip(expected, -1.0 - k / 64, 2.0 + k / 64) if k % 2 else
                     golden.threshold(expected, 0.5 - k / 64))
     same_bits(fused.view(np.float32), expected)
+
+
+def test_a_reduction_runs_in_a_graph_between_element_wise_nodes():
+    """REDUCE is no element-wise node: it is a dispatch of its own (one workgroup per output, LDS), fed by a fused
+    element-wise chain and feeding another."""
+    out = tensor([4, 1])
+    spec = GraphSpec(nodes=[(clip(X, -1.0, 2.0), "clip"), (threshold(X, 0.5), "threshold"),
+                            (op("REDUCE", Function=DML_REDUCE_FUNCTION_SUM, InputTensor=X, OutputTensor=out,
+                                Axes=[1]), "sum"),
+                            (identity(out, scale_bias=(3.0, 1.0)), "scale")],
+                     input_count=1, output_count=1, inputs=[(0, 0, 0)],
+                     intermediates=[(0, 0, 1, 0), (1, 0, 2, 0), (2, 0, 3, 0)], outputs=[(3, 0, 0)])
+    assert_graph_matches(spec, [_random(X, 3)])

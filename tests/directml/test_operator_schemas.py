@@ -22,7 +22,7 @@ from dmlemu.directml import *  # noqa: F401,F403
 from dmlemu.directml import inspect
 from dmlemu.directml.enums import OPERATOR_TYPE_TABLE
 from dmlemu.directml.operators import (
-    ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, SCALAR_UNION, SCHEMAS, SCHEMAS_BY_NAME,
+    AXES, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, SCALAR_UNION, SCHEMAS, SCHEMAS_BY_NAME,
 )
 from dmlemu.directml.validation import FusedActivation
 from dmlemu.dxgi import CreateDXGIFactory1
@@ -97,12 +97,25 @@ def default_attributes(schema, types):
             values[spec.field] = 1.0
         elif spec.kind == ENUM:
             values[spec.field] = (getattr(DML_TENSOR_DATA_TYPE, "DML_TENSOR_DATA_TYPE_" + types[spec.matches])
-                                  if spec.matches else 0)
+                                  if spec.matches else _supported_value(schema, spec, types))
         elif spec.kind == SCALAR_UNION:
             values[spec.field] = DML_SCALAR_UNION()
         else:
             values[spec.field] = None
     return values
+
+
+def _supported_value(schema, spec, types):
+    """0, or for an enum whose value selects support rows (REDUCE's Function) the first value whose rows at
+    DML_FEATURE_LEVEL_6_4 accept `types`."""
+    for entry in schema.support_by:
+        if entry.field != spec.field:
+            continue
+        row = entry.support_at(DML_FEATURE_LEVEL_6_4)
+        if all(types.get(f) in (None, *row.tensors[f].data_types) for f in row.tensors) and (
+                not entry.same_type or len(set(types.values())) == 1):
+            return int(spec.enum[f"{spec.enum.__name__}_{entry.values[0]}"])
+    return 0
 
 
 def sizes_for(schema, field, dims):
@@ -149,9 +162,9 @@ def test_every_element_wise_operator_activation_and_cast_has_a_schema():
     expected |= {"ACTIVATION_" + n for n in (
         "ELU", "CELU", "GELU", "HARD_SIGMOID", "HARD_SWISH", "IDENTITY", "LEAKY_RELU", "LINEAR", "PARAMETERIZED_RELU",
         "PARAMETRIC_SOFTPLUS", "RELU", "RELU_GRAD", "SCALED_ELU", "SCALED_TANH", "SHRINK", "SIGMOID", "SOFTPLUS",
-        "SOFTSIGN", "SWISH", "TANH", "THRESHOLDED_RELU")} | {"CAST"}
+        "SOFTSIGN", "SWISH", "TANH", "THRESHOLDED_RELU")} | {"CAST", "REDUCE", "ARGMIN", "ARGMAX"}
     assert set(SCHEMAS_BY_NAME) == expected
-    assert len(expected) == 87
+    assert len(expected) == 90
 
 
 # ---- per schema: introduced level, every accepted and refused type and dimension count ---------------------
@@ -167,7 +180,9 @@ def test_created_at_its_level_and_refused_below(name):
             f"this device supports up to {level_name(below[-1])}.")
 
 
-@pytest.mark.parametrize("name", NAMES)
+# Schemas whose rows depend on an attribute's value (REDUCE's Function) have their own tests
+# (tests/directml/test_reduce.py): their union rows accept no combination by themselves.
+@pytest.mark.parametrize("name", [n for n in NAMES if not SCHEMAS_BY_NAME[n].support_by])
 def test_every_row_accepts_its_types_and_refuses_the_others(name):
     schema = SCHEMAS_BY_NAME[name]
     for row in schema.support:
@@ -601,6 +616,8 @@ def test_hostile_attribute_values_are_refused_with_a_sentence(name, data):
         value = data.draw(st.one_of(garbage, st.builds(lambda b: DML_SCALAR_UNION(Bytes=b), st.binary(max_size=8))))
     elif spec.kind == ENUM:
         value = data.draw(st.one_of(garbage, st.integers(-2, 16)))
+    elif spec.kind == AXES:
+        value = data.draw(st.one_of(garbage, st.lists(st.integers(-2, 10), max_size=9)))
     else:
         value = data.draw(HOSTILE_FLOATS)
     desc = build_desc(schema, types, dims, **{spec.field: value})
@@ -610,11 +627,18 @@ def test_hostile_attribute_values_are_refused_with_a_sentence(name, data):
             patch.setattr("dmlemu.kernels.driver.has_kernel", lambda n: True)
             info = inspect(device().CreateOperator(desc)).info
     except HResultError as error:
-        assert error.hresult == E_INVALIDARG and error.message.startswith(spec.field), error.message
+        # an Axes value is also refused by its count field or by the output's Sizes it implies, and a Function by
+        # its own support rows (REDUCE): those sentences name the tensor
+        starts = (spec.field,) + ((spec.count_field, "OutputTensor.Sizes") if spec.kind == AXES else ()) + (
+            ("InputTensor.", "OutputTensor.") if any(e.field == spec.field for e in schema.support_by) else ())
+        assert error.hresult == E_INVALIDARG and error.message.startswith(starts), error.message
         outcome(REFUSED)
         return
     outcome(ACCEPTED)
     got = info.attributes[spec.field]
+    if spec.kind == AXES:
+        assert type(got) is tuple and all(type(a) is int for a in got)
+        return
     expected_type = {FLOAT: np.float32, ENUM: int}.get(spec.kind)
     if expected_type is not None:
         assert type(got) is expected_type

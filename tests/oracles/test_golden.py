@@ -244,7 +244,8 @@ def test_public_namespace_is_small():
                  "is_infinity", "bit_and", "bit_or", "bit_xor", "bit_not", "bit_count", "bit_shift_left",
                  "bit_shift_right", "cast", "activation", "quantize_linear", "dequantize_linear",
                  "quantized_linear_add", "exp", "log", "sqrt", "recip", "sin", "cos", "tan", "asin", "acos", "atan",
-                 "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "constant_pow", "pow_", "atan_yx"}
+                 "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "constant_pow", "pow_", "atan_yx",
+                 "reduce", "argmax", "argmin"}
     assert set(golden.__all__) == helpers | operators   # one function per operator (families by name), and run
 
 

@@ -1,0 +1,128 @@
+; =============================================================================================
+; reduce.s: DML_OPERATOR_REDUCE. One workgroup of L threads per output element, L = ${LANES}
+; (64 to 1024, from the element count N alone: kernels/reduce_ops.lanes_for), whatever the wave
+; width (L = 64 is 2 waves of 32, 1 of 64, 4 of 16 ...): the order of every operation is the one
+; docs/NUMERICS.md ("Reductions") fixes, so the result does not depend on the adapter.
+;
+;   1. the workgroup id g is the output element; its coordinates over the kept dimensions give
+;      the input offset of its first element (v2) and its output offset (v3);
+;   2. thread t reduces the elements k = t, t + L, t + 2L, ... (k: the index over the reduced
+;      dimensions, the last reduced dimension fastest) in ascending order into v10, starting
+;      from the function's identity (${IDENTITY}); the step is reduce_functions.inc's block
+;      `.if FUNCTION == "<function>"`;
+;   3. a fixed binary tree through LDS: v10[t] = v10[t] (op) v10[t + s] for s = L/2, ..., 2, 1,
+;      threads t < s only, an s_barrier between levels;
+;      ARGMAX / ARGMIN carry (value, index) pairs: the better value wins, the smaller index on a tie;
+;   4. thread 0 finishes (AVERAGE: one correctly rounded divide by the count; L2: sqrt; LOG_SUM:
+;      log2 then times ln 2), narrows
+;      (FLOAT16) and stores.
+;
+; Constant buffer (kernels/constant_buffer.py; kernels/reduce_ops.py packs it):
+;   RECORD_COUNT        kept-dimension records (0 when every dimension is reduced), innermost first:
+;                       size, division magic, stride of the input (T0), stride of the output (T1)
+;   PARAM0              reduced-dimension records, right after the kept ones (innermost first; T0 only)
+;   PARAM1              N, the elements each output reduces
+;   PARAM2              N as FLOAT32 (AVERAGE's divisor)
+; =============================================================================================
+    s_load_dwordx4 s[8:11], s[0:1], ${DESC_T0}      ; the input's buffer descriptor
+    s_load_dwordx4 s[12:15], s[0:1], ${DESC_T1}     ; the output's
+    s_load_dwordx4 s[44:47], s[2:3], ${CB_PARAM0}   ; R, N, N as FLOAT32, (unused)
+    s_load_dword s26, s[2:3], ${CB_RECORD_COUNT}    ; kept records
+    s_waitcnt 0
+    s_mov_b64 s[40:41], exec             ; every thread of the workgroup (restored after each branch)
+    s_sub_u32 s49, s45, 1                ; N - 1 (AxisDirection DECREASING counts indices from the back)
+    s_cmp_gt_u32 s26, ${CB_MAX_RECORDS}  ; counts outside the record array (bytes never initialized)
+    s_cbranch_scc1 done                  ; end the workgroup, as a bounded loop would
+    s_cmp_gt_u32 s44, ${CB_MAX_RECORDS}
+    s_cbranch_scc1 done
+
+; ---- 1. this output's offsets: peel the workgroup id over the kept dimensions ----------------------
+    v_mov_b32 v2, 0                      ; input element offset of the output's first element
+    v_mov_b32 v3, 0                      ; output element offset
+    v_mov_b32 v6, s4                     ; the part of the output index still to decompose
+    s_mov_b32 s36, ${CB_RECORDS}
+    s_cmp_eq_u32 s26, 0
+    s_cbranch_scc1 kept_done             ; every dimension reduced: one output, at offset 0
+kept_dim:
+    s_load_dwordx8 s[28:35], s[2:3], s36 ; size, magic, shift1, shift2, strides
+    s_waitcnt 0
+    v_mul_hi_u32 v7, v6, s29             ; q = index / size (Granlund-Montgomery, as address.inc)
+    v_sub_u32 v8, v6, v7
+    v_lshr_b32 v8, v8, s30
+    v_add_u32 v7, v7, v8
+    v_lshr_b32 v7, v7, s31
+    v_mul_lo_u32 v8, v7, s28
+    v_sub_u32 v8, v6, v8                 ; coordinate = index - q * size
+    v_mad_u32 v2, v8, s32, v2            ; input offset += coordinate * input stride
+    v_mad_u32 v3, v8, s33, v3            ; output offset += coordinate * output stride
+    v_mov_b32 v6, v7
+    s_add_u32 s36, s36, ${CB_RECORD_BYTES}
+    s_sub_u32 s26, s26, 1
+    s_cmp_lg_u32 s26, 0
+    s_cbranch_scc1 kept_dim
+kept_done:
+    s_mov_b32 s48, s36                   ; the reduced records follow the kept ones
+
+; ---- 2. each thread: elements t, t + L, ... in ascending order (reduce_pass.inc) ------------------
+; ---- 3. the fixed tree through LDS: (t, t + L/2), then (t, t + L/4), ... (reduce_tree.inc) ---------
+.set PASS, 1
+.if FUNCTION == "LOG_SUM_EXP"
+.set IDENTITY, 0x7FC00000                ; LOG_SUM_EXP's first pass: the maximum M (maxNum)
+.set COMBINE, v_max_f32
+.endif
+.include "reduce_pass.inc"
+.include "reduce_tree.inc"
+.if FUNCTION == "LOG_SUM_EXP"
+    ds_write_b32 v5, v10, 0              ; thread 0 puts M at LDS 0 ...
+    s_mov_b64 exec, s[40:41]
+    s_barrier
+    v_mov_b32 v17, 0
+    ds_read_b32 v16, v17, 0              ; ... and every thread reads it into v16
+    s_barrier                            ; before the second tree writes LDS 0 again
+.set PASS, 2
+.set IDENTITY, 0x80000000                ; the second pass: the sum of 2^((x - M) log2 e) from -0
+.set COMBINE, v_add_f32
+.include "reduce_pass.inc"
+.include "reduce_tree.inc"
+.endif
+
+; ---- 4. thread 0: finish, narrow, store -------------------------------------------------------------
+.if FINISH_DIVIDE
+    v_div_f32 v10, v10, s46              ; AVERAGE: one correctly rounded divide by N (as FLOAT32)
+.endif
+.if FINISH_SQRT
+    v_sqrt_f32 v10, v10                  ; L2: correctly rounded
+.endif
+.if FINISH_LOG
+    v_log_f32 v10, v10                   ; LOG_SUM: log2 correctly rounded, then times ln 2 (FLOAT32),
+    v_mul_f32 v10, v10, ${LN2_F32}       ; rounded again
+.endif
+.if FINISH_LSE
+    v_log_f32 v10, v10                   ; LOG_SUM_EXP: log2(S) * ln 2 + M, each step rounded
+    v_mul_f32 v10, v10, ${LN2_F32}
+    v_add_f32 v10, v10, v16
+    v_sub_f32 v12, v16, v16              ; NaN unless M is finite ...
+    v_cmp_u_f32 vcc, v12, v12
+    v_cndmask_b32 v10, v10, v16, vcc     ; ... and then the result is M (+-inf, or NaN)
+.endif
+.if NARROW_F16
+    v_cvt_f16_f32 v10, v10               ; FLOAT16: rounded once, to nearest even
+.endif
+    v_lshl_b32 v3, v3, ${SHIFT_OUT}
+.if ARG
+.if DECREASING
+    v_sub_u32 v12, s49, v13              ; the index counted from the front again
+.else
+    v_mov_b32 v12, v13
+.endif
+    v_cmp_eq_u32 vcc, 0xFFFFFFFF, v13    ; every element NaN: index 0
+    v_cndmask_b32 v10, v12, 0, vcc
+    v_mov_b32 v11, 0                     ; the high dword of a 64-bit index
+.endif
+.if IS_PAIR
+    buffer_store_dwordx2 ${STORE_REG}, v3, s[12:15], 0
+.else
+    buffer_store_${STORE} v10, v3, s[12:15], 0
+.endif
+done:
+    s_endpgm
