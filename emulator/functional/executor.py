@@ -264,6 +264,20 @@ def _lane_run(batch, operands, item_size):
     return _contiguous_start(index, (batch.waves, batch.width)), index
 
 
+def _wave_rows(index, waves, count):
+    """For element indices held as a Ramp: each wave's first element (W,) when every wave's lanes index
+    consecutive elements (step 1, no wrap) and all of them are below `count`; else None."""
+    step = index.step
+    if not (step.size == 1 and int(step.flat[0]) == 1) and not (step == 1).all():
+        return None
+    if index.wraps():
+        return None
+    rows = np.broadcast_to(index.base, (waves, 1)).reshape(-1)
+    if int(rows.max()) + index.width > count:
+        return None
+    return rows.astype(np.intp)
+
+
 def _element_indices(batch, operands, item_size):
     offset = batch.read(operands[1], "u32")
     if operands[3]:
@@ -319,6 +333,17 @@ def _load(ctx, batch, entry, operands):
             continue
         if index is None:
             index = _element_indices(batch, operands, dtype.itemsize)
+        if selector is None and isinstance(index, Ramp) and count >= batch.width:
+            rows = _wave_rows(index, batch.waves, count) if batch.exec_full else None
+            if rows is not None:
+                # Hot path: every wave's lanes read consecutive elements (each wave coalesced, the
+                # waves anywhere): whole rows of a sliding window, not a per-lane gather.
+                typed = data[:count * dtype.itemsize].view(dtype)
+                result = np.lib.stride_tricks.sliding_window_view(typed, batch.width)[rows]
+                _record_access(ctx, batch, False, va, index, dtype.itemsize, None, None)
+                ctx.stats.bytes_read += result.size * dtype.itemsize
+                ctx.stats.memory_bytes[ctx.pc] += result.size * dtype.itemsize
+                continue
         index = np.broadcast_to(index, shape)
         if result is None:
             result = np.zeros(shape, dtype=dtype)
