@@ -29,6 +29,7 @@ import numpy as np
 
 from dmlemu.errors import HResultError
 from dmlemu.isa.assembler import AssemblyError
+from dmlemu.isa.program import KernelFault
 
 from dmlemu.tools.operators import UsageError
 
@@ -779,7 +780,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         return args.handler(args)
-    except (HResultError, UsageError, AssemblyError) as e:
+    except (HResultError, UsageError, AssemblyError, KernelFault) as e:
         print(f"dmlemu: error: {_one_line(e)}", file=sys.stderr)
         return 2
     except BrokenPipeError:

@@ -49,6 +49,7 @@ from dmlemu.direct_run import DirectRun
 from dmlemu.dispatch_record import bank_passes
 from dmlemu.functional.executor import ExecutionStats, step
 from dmlemu.functional.local_data_share import LocalDataShare
+from dmlemu.isa.program import KernelFault
 from dmlemu.gpu import Gpu
 from dmlemu.isa import opcodes as op
 from dmlemu.isa.operands import EXEC_LO, NUM_SGPRS, VCC_LO, format_operand
@@ -260,10 +261,24 @@ class WaveStepper:
                     if not all_waves and w == stepped and next_pc is None:
                         return
                 if arrived:
+                    self._check_one_barrier(arrived, pcs, group)
                     stats.barriers += 1
                 arrived.clear()
         finally:
             self.batch, self.wave = main_batch, stepped
+
+    def _check_one_barrier(self, arrived, pcs, group):
+        """KernelFault when the arrived waves wait at different s_barrier instructions (a divergent
+        barrier: a GPU hangs; the executor removes the device with the same sentence)."""
+        at = {}
+        for w in arrived:
+            at.setdefault(pcs[w] - 1, []).append(group.index(w))
+        if len(at) > 1:
+            (first, a), (second, b) = sorted(at.items())[:2]
+            text = lambda waves: (f"waves {', '.join(map(str, waves))} wait" if len(waves) > 1 else f"wave {waves[0]} waits")
+            raise KernelFault(f"{self.program.name}: divergent barrier: in workgroup {self.workgroup}, {text(a)} at the "
+                              f"s_barrier at instruction {first} while {text(b)} at the s_barrier at instruction "
+                              f"{second}; every live wave of a workgroup must reach the same barrier")
 
     def _execute(self, stats, pc, counter, shown, visible):
         """Execute the instruction at `pc` for self.batch (wave self.wave); (Step, next pc)."""

@@ -156,3 +156,13 @@ def test_docs_workgroups_shows_what_the_stepper_prints():
                          "--buffer", "u0=float32:1024:zeros")
     shown = block(out[out.index("  #  addr"):], " 18    34  ds_read_b32")
     assert shown in text
+
+
+@pytest.mark.parametrize("extra", [(), ("--workgroup", "0")])
+def test_a_divergent_barrier_stops_the_stepper_with_the_executors_sentence(extra):
+    status, out, err = cli("step", "--kernel", os.path.join(HERE, "kernels", "divergent_barrier.s"),
+                           "--buffer", "u0=uint32:16:zeros", *extra)
+    assert status == 2
+    assert err.strip() == ("dmlemu: error: divergent_barrier: divergent barrier: in workgroup 0, wave 0 waits at the "
+                           "s_barrier at instruction 3 while wave 1 waits at the s_barrier at instruction 5; every live "
+                           "wave of a workgroup must reach the same barrier")
