@@ -12,6 +12,26 @@ from dmlemu.errors import short_repr
 GiB = 1 << 30
 
 
+def pcie_raw_bytes_per_second(generation, lanes):
+    """A PCIe link's raw data rate per direction in bytes per second: the generation's transfer rate
+    (PCI-SIG base specifications: 3.0 8 GT/s, 4.0 16 GT/s, 5.0 32 GT/s per lane) x lanes x the
+    128b/130b encoding, / 8 bits (4.0 x16: 31.5 GB/s)."""
+    transfers_per_second = {3: 8_000_000_000, 4: 16_000_000_000, 5: 32_000_000_000}[generation]
+    return transfers_per_second * lanes * 128 // 130 // 8
+
+
+PCIE4_X16_SOURCE = (
+    "Host link: PCIe 4.0 x16 (the card's interface: vendor product page), 16 GT/s x 16 lanes with 128b/130b "
+    "encoding = 31.5 GB/s per direction raw (PCI-SIG PCI Express Base Specification 4.0). Efficiency 830 per "
+    "mille: measured copy-engine transfers over PCIe 4.0 x16 reach 23.9-26.4 GB/s host-to-device and "
+    "26.3-27.1 GB/s device-to-host (NVIDIA nvbandwidth, host_to_device_memcpy_ce / device_to_host_memcpy_ce "
+    "on eight RTX 4090s, github.com/NVIDIA/nvbandwidth issue #15, 2024): 26.2 GB/s = 83 % of raw, a sibling "
+    "measurement (another GPU on the same link; no measurement of this card found). Latency 1 us for a read "
+    "of host memory: an estimate (the order of PCIe DMA read round trips measured with pcie-bench, "
+    "Neugebauer et al., 'Understanding PCIe performance for end host networking', SIGCOMM 2018, plus the "
+    "GPU's own path); a measured GPU figure: NOT FOUND.")
+
+
 @dataclass(frozen=True)
 class AdapterPreset:
     key: str                       # short name used on the command line
@@ -81,7 +101,20 @@ class AdapterPreset:
     lds_latency_cycles: int = 32
     barrier_cycles: int = 16
     l2_atomics_per_cycle: int = 16
+    # The host link (timing/memory_system.py's HostLink): on a discrete GPU (uma False) UPLOAD and
+    # READBACK heaps (and CUSTOM heaps in MEMORY_POOL_L0) are host memory behind PCIe. The link's raw rate
+    # per direction (the PCIe generation's transfer rate x lanes x 128b/130b encoding: pcie_raw_bytes_per_second),
+    # the fraction of it that measured transfers reach (efficiency, in per mille: protocol overheads,
+    # read requests, flow control) and the round trip of a read of host memory. 0 bytes per second: no link
+    # (UMA: host heaps are the device's own memory).
+    host_link_bytes_per_second: int = 0
+    host_link_efficiency_permille: int = 1000
+    host_link_latency_cycles: int = 0
     sources: tuple = field(default_factory=tuple)
+
+    def host_link_effective_bytes_per_second(self):
+        """The host link's modelled rate per direction: raw x efficiency (0: no link)."""
+        return self.host_link_bytes_per_second * self.host_link_efficiency_permille // 1000
 
     def rate_cycles(self):
         """{rate class: issue cycles per wave pass} of the classes this preset slows down."""
@@ -150,7 +183,10 @@ RX_7900_XTX = AdapterPreset(
     # transcendental: AMD "RDNA Architecture" whitepaper (2019), Vector ALUs: transcendental instructions (exp,
     # log, rcp, rsq, sqrt, sin, cos) run on a separate quarter-rate unit beside each SIMD32: 4 cycles per pass.
     valu_rate_cycles=(("fp64", 16), ("int32_mul", 4), ("int64", 2), ("transcendental", 4)),
+    host_link_bytes_per_second=pcie_raw_bytes_per_second(4, 16), host_link_efficiency_permille=830,
+    host_link_latency_cycles=2500,
     sources=(
+        PCIE4_X16_SOURCE,
         RDNA_LDS_SOURCE,
         "AMD product page, Radeon RX 7900 XTX: 96 CUs, 2.5 GHz boost, 24 GB GDDR6, 960 GB/s.",
         "AMD RDNA3 ISA reference guide: 2 SIMD32 per CU, wave32 native, 16 wave slots per SIMD, "
@@ -189,7 +225,10 @@ RX_6800_XT = AdapterPreset(
     # transcendental: AMD "RDNA Architecture" whitepaper (2019), Vector ALUs: transcendental instructions (exp,
     # log, rcp, rsq, sqrt, sin, cos) run on a separate quarter-rate unit beside each SIMD32: 4 cycles per pass.
     valu_rate_cycles=(("fp64", 16), ("int32_mul", 4), ("int64", 2), ("transcendental", 4)),
+    host_link_bytes_per_second=pcie_raw_bytes_per_second(4, 16), host_link_efficiency_permille=830,
+    host_link_latency_cycles=2250,
     sources=(
+        PCIE4_X16_SOURCE,
         RDNA_LDS_SOURCE,
         "AMD product page, Radeon RX 6800 XT: 72 CUs, 2.25 GHz boost, 16 GB GDDR6, 512 GB/s.",
         "AMD RDNA2 ISA reference guide: 2 SIMD32 per CU, wave32, 16 wave slots per SIMD.",
@@ -230,7 +269,10 @@ RTX_3070 = AdapterPreset(
     # transcendental: CUDA C++ Programming Guide, arithmetic instruction throughput, compute capability 8.6:
     # 16 results per clock per SM for rcp, rsqrt, log2, exp2, sin, cos (the SFUs) against 128 FP32: 8 cycles.
     valu_rate_cycles=(("fp64", 64), ("int32_mul", 2), ("conversion", 8), ("int64", 2), ("transcendental", 8)),
+    host_link_bytes_per_second=pcie_raw_bytes_per_second(4, 16), host_link_efficiency_permille=830,
+    host_link_latency_cycles=1725,
     sources=(
+        PCIE4_X16_SOURCE,
         "Shared memory (LDS): Accel-Sim configs/tested-cfgs/SM86_RTX3070/gpgpusim.config: -gpgpu_shmem_size "
         "102400 (100 KiB per SM), -gpgpu_shmem_per_block 49152 (48 KiB per block, CUDA's default; opt-in "
         "allows 99 KiB), -gpgpu_smem_latency 29, -gpgpu_shmem_num_banks 32 (CUDA C++ Programming Guide, "
@@ -309,6 +351,15 @@ HBM_TURNAROUND = (
     "H200 datasheet) = 96 such channels. Estimates: that these simulator settings hold for the H200's HBM3e "
     "controllers (the config is for H100's HBM3).")
 
+H200_HOST_LINK_SOURCE = (
+    "Host link: PCIe 5.0 x16 (this project's real H200 reports 'Gen5 x16, current = max': "
+    "bench/gpu_calibration/results/h200_microbench.md), 32 GT/s x 16 lanes with 128b/130b encoding = 63.0 GB/s "
+    "per direction raw (PCI-SIG PCI Express Base Specification 5.0). Efficiency 874 per mille: the same H200 "
+    "measured 55.1 GB/s pinned host-to-device and 55.2 GB/s device-to-host (256 MiB cudaMemcpyAsync), and "
+    "51.2 GB/s for a kernel reading mapped pinned host memory, 52.5 GB/s writing it "
+    "(bench/gpu_calibration/results/h200_microbench.json, 'host'); 55.1 / 63.0 = 87.4 %. Latency 1 us for a "
+    "read of host memory (1,980 cycles): an estimate, as on the PCIe 4.0 presets; measured: NOT FOUND.")
+
 H200 = AdapterPreset(
     key="h200",
     description="NVIDIA H200 (emulated)",
@@ -326,7 +377,10 @@ H200 = AdapterPreset(
     # transcendental: CUDA C++ Programming Guide, arithmetic instruction throughput, compute capability 9.0:
     # 16 results per clock per SM for rcp, rsqrt, log2, exp2, sin, cos (the SFUs) against 128 FP32: 8 cycles.
     valu_rate_cycles=(("fp64", 2), ("int32_mul", 2), ("conversion", 8), ("int64", 2), ("transcendental", 8)),
+    host_link_bytes_per_second=pcie_raw_bytes_per_second(5, 16), host_link_efficiency_permille=874,
+    host_link_latency_cycles=1980,
     sources=(
+        H200_HOST_LINK_SOURCE,
         ACCEL_SIM_H100 + " (its default for H100 is the simple DRAM model; the detailed timings are used here).",
         "Estimate: workgroups launched by 8 launchers in parallel, one per GPC (H100 SXM5 has 8 GPCs: NVIDIA H100 "
         "whitepaper); NVIDIA publishes no CTA launch rate for the GigaThread engine. One launcher for the whole "

@@ -137,6 +137,7 @@ class TraceRecorder:
         self._lds_bytes = 0
         self._program = None      # the current dispatch's Program (its instructions' issue costs)
         self._dram = []           # (start, end, bytes, write) of the current dispatch
+        self._host = []           # (start, end, bytes, to host) on the host link, the capture's whole life
         self._busy = []           # (start, end, waves, ALU cycles, first wave, SIMD) of the current dispatch's groups
         #                           (scratch for the counters, not a table: _counters reads it by these names)
         self._hazards = 0         # hazards noted for the dispatch about to start (its `hazards` column)
@@ -265,6 +266,14 @@ class TraceRecorder:
 
     def dram(self, start, end, num_bytes, write):
         self._dram.append((start, end, num_bytes, write))
+
+    def host_transfer(self, start, end, num_bytes, to_host):
+        """A transfer on the host link (memory_system.HostLink): a copy's, or a kernel's host accesses."""
+        self._host.append((start, end, num_bytes, to_host))
+
+    def host_log(self):
+        """The list the memory system appends a kernel's host-link transfers (start, end, bytes, to host) to."""
+        return self._host
 
     def dram_log(self):
         """The list the memory system appends (start, end, bytes, write) to for this dispatch."""
