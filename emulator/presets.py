@@ -113,8 +113,11 @@ class AdapterPreset:
     sources: tuple = field(default_factory=tuple)
 
     def host_link_effective_bytes_per_second(self):
-        """The host link's modelled rate per direction: raw x efficiency (0: no link)."""
-        return self.host_link_bytes_per_second * self.host_link_efficiency_permille // 1000
+        """The host link's modelled rate per direction: raw x efficiency, in whole MB/s (0: no link). The
+        rounding (under 1e-4 of the rate) keeps the link's byte-time rates small: a rate that shares
+        only a factor of 2 with the clock would count ~10^10 units a cycle and leave the compiled
+        build's 64-bit range (timing/physics.py)."""
+        return self.host_link_bytes_per_second * self.host_link_efficiency_permille // 1000 // 10**6 * 10**6
 
     def rate_cycles(self):
         """{rate class: issue cycles per wave pass} of the classes this preset slows down."""
@@ -490,7 +493,7 @@ FIELD_LIMITS = {"compute_units": 1024, "workgroup_launchers": 64, "simds_per_cu"
                 "infinity_cache_ways": 256, "max_lines_in_flight_per_cu": 1 << 16, "l2_bytes": 1 << 30,
                 "infinity_cache_bytes": 1 << 32, "dedicated_video_memory": 1 << 44, "max_feature_level": 0xFFFF,
                 "vendor_id": 0xFFFF, "device_id": 0xFFFF, "lds_banks": 1024, "lds_bytes_per_cycle": 1 << 16,
-                "l2_atomics_per_cycle": 1 << 16, "lds_bytes_per_cu": 1 << 30}
+                "l2_atomics_per_cycle": 1 << 16, "lds_bytes_per_cu": 1 << 30, "host_link_efficiency_permille": 1000}
 MAX_CACHE_SECTORS = 1 << 22   # a modelled cache's tag array: sectors (9 bytes each on the host)
 MAX_FIELD = 1 << 62     # every other integer field: large enough, and exact in any arithmetic done with it
 
@@ -530,6 +533,9 @@ def preset_problem(preset):
     if preset.lds_max_bytes_per_workgroup > preset.lds_bytes_per_cu:
         return (f"lds_max_bytes_per_workgroup is {preset.lds_max_bytes_per_workgroup}; it must be at most "
                 f"lds_bytes_per_cu ({preset.lds_bytes_per_cu}): a workgroup's LDS is on one compute unit")
+    if preset.host_link_bytes_per_second and not preset.host_link_efficiency_permille:
+        return (f"host_link_efficiency_permille is 0 while host_link_bytes_per_second is "
+                f"{preset.host_link_bytes_per_second}; a preset with a host link needs an efficiency from 1 to 1000")
     if preset.wave_width not in (4, 8, 16, 32, 64):
         return f"wave_width is {preset.wave_width}; it must be 4, 8, 16, 32 or 64"
     if preset.line_bytes % preset.sector_bytes:

@@ -119,6 +119,8 @@ class CommandProcessor:
             return
         memory = self.memory
         servers = [memory.l2, memory.dram] + ([memory.infinity_cache] if memory.infinity_cache is not None else [])
+        if memory.host_link is not None:
+            servers += [memory.host_link.to_device, memory.host_link.to_host]
         top = max([launched * max(s.units_per_cycle for s in servers)] + [s.free_units for s in servers]
                   + [memory.dram.stream_end or 0])
         if top >= physics.START_LIMIT:
