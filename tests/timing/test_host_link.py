@@ -160,3 +160,35 @@ def test_more_link_bandwidth_is_never_slower(preset, efficiency, factor):
     assert _copy_seconds(fast, UPLOAD, DEFAULT, 1 * MiB) <= _copy_seconds(slow, UPLOAD, DEFAULT, 1 * MiB)
     elements = 1 << 14
     assert _identity_seconds(fast, elements, True)[0] <= _identity_seconds(slow, elements, True)[0]
+
+
+def test_the_trace_shows_the_link_as_its_own_track(tmp_path):
+    """A capture with a host copy and a dispatch reading host memory: the host_link table has the copy's
+    row and the dispatch's, and both exports show a "Host link (PCIe)" track; a trace without host
+    transfers has no such track."""
+    from dmlemu.traces import capture, to_chrome
+    from dmlemu.traces.pftrace import save_pftrace
+    gpu = Gpu(RX_7900_XTX)
+    elements = 1 << 14
+    spec = TensorSpec("FLOAT32", (elements,), None, elements * 4)
+    data = np.ones(elements, dtype=np.float32).view(np.uint8)
+    run = DirectRun(gpu, "ELEMENT_WISE_IDENTITY", [spec, spec], [data, np.zeros_like(data)])
+    upload = gpu.memory.allocate(elements * 4, "upload")
+    gpu.note_host_memory(upload)
+    gpu.note_host_memory(run.allocations[0])
+    with capture(gpu) as cap:
+        gpu.copy_buffer(run.allocations[1], 0, upload, 0, elements * 4)
+        run.dispatch()
+    host = cap.trace.tables["host_link"]
+    assert host["dispatch"].tolist() == [-1, 0] and host["bytes"].tolist() == [elements * 4] * 2
+    assert not host["to_host"].any()
+    threads = [e["args"]["name"] for e in to_chrome(cap.trace)["traceEvents"] if e.get("name") == "thread_name"]
+    assert "Host link (PCIe)" in threads
+    save_pftrace(cap.trace, str(tmp_path / "t.pftrace"))
+    assert b"Host link (PCIe)" in (tmp_path / "t.pftrace").read_bytes()
+    plain = Gpu(RX_7900_XTX)
+    with capture(plain) as cap:
+        DirectRun(plain, "ELEMENT_WISE_IDENTITY", [spec, spec], [data, np.zeros_like(data)]).dispatch()
+    assert len(cap.trace.tables["host_link"]) == 0
+    threads = [e["args"]["name"] for e in to_chrome(cap.trace)["traceEvents"] if e.get("name") == "thread_name"]
+    assert "Host link (PCIe)" not in threads
