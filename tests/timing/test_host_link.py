@@ -192,3 +192,20 @@ def test_the_trace_shows_the_link_as_its_own_track(tmp_path):
     assert len(cap.trace.tables["host_link"]) == 0
     threads = [e["args"]["name"] for e in to_chrome(cap.trace)["traceEvents"] if e.get("name") == "thread_name"]
     assert "Host link (PCIe)" not in threads
+
+
+@pytest.mark.parametrize("variable, value", [("DMLEMU_TIMING_ENGINE", "simpy"), ("DMLEMU_TIMING_PHYSICS", "interpreted")])
+def test_both_drivers_and_both_builds_agree_on_host_reads(variable, value, monkeypatch):
+    """The host link is written once: the SimPy driver and the interpreted units give the event heap's
+    compiled cycles for a kernel reading host memory."""
+    def cycles():
+        gpu = Gpu(RX_7900_XTX)
+        elements = 1 << 16
+        spec = TensorSpec("FLOAT32", (elements,), None, elements * 4)
+        data = np.arange(elements, dtype=np.float32).view(np.uint8)
+        run = DirectRun(gpu, "ELEMENT_WISE_IDENTITY", [spec, spec], [data, np.zeros_like(data)])
+        gpu.note_host_memory(run.allocations[0])
+        return [run.dispatch().cycles for _ in range(2)]
+    reference = cycles()
+    monkeypatch.setenv(variable, value)
+    assert cycles() == reference
