@@ -12,6 +12,12 @@ Two clocks: `clock_cycles` is the command processor's (when it reads the next co
 `idle_cycle` the bottom of the pipe (when everything issued so far has completed). Dispatches
 overlap when no barrier separates them; `barrier()` joins the two clocks.
 
+Host memory: on a discrete GPU (a preset with a host link, uma False) the D3D12 layer marks the
+allocations of UPLOAD and READBACK heaps (and CUSTOM heaps in the L0 pool) as host memory
+(`note_host_memory`); copies from or to them stream over the host link (timing/copy_engine.py) and a
+kernel's accesses to them cross it past the caches (timing/caches.py, timing/memory_system.py). On a
+UMA preset the mark changes nothing.
+
 Guard bytes (functional/device_memory.py) are a testing aid: `guard_bytes=64`, or the environment variable
 DMLEMU_GUARD_BYTES=64 when the keyword is left out (so devices the D3D12 mirror creates get them
 too), surrounds every allocation with a checked guard zone. Off (0) by default.
@@ -55,6 +61,9 @@ class Gpu:
         self._open_copy = None    # (start, bytes, dst, src) of a COPY-queue copy whose end is not settled
         self.timestamp_frequency = preset.clock_hz
         self._recorder = None  # a traces recorder while a capture is active; None costs nothing
+        self.host_link = bool(preset.host_link_effective_bytes_per_second()) and not preset.uma
+        self._host_allocations = []   # live allocations in host memory (note_host_memory)
+        self._host_ranges_sent = ()   # the ranges the caches were last told
 
     @property
     def recorder(self):
@@ -64,6 +73,24 @@ class Gpu:
     def recorder(self, recorder):
         self._settle_copy()      # an open copy's trace row goes to the capture it started in
         self._recorder = recorder
+
+    # ---- host memory --------------------------------------------------------------------------
+    def note_host_memory(self, allocation):
+        """`allocation` (anything with gpu_va, size and freed) lives in host memory, behind the host
+        link, until it is freed. Ignored without a host link (UMA: host heaps are the device's memory)."""
+        if self.host_link:
+            self._host_allocations.append(allocation)
+
+    def host_ranges(self):
+        """The (gpu_va, size) of every live host-memory allocation (freed ones are forgotten)."""
+        if any(a.freed for a in self._host_allocations):
+            self._host_allocations = [a for a in self._host_allocations if not a.freed]
+        return [(a.gpu_va, a.size) for a in self._host_allocations]
+
+    def is_host_memory(self, allocation):
+        """Whether `allocation` is (in) a live host-memory allocation."""
+        va = allocation.gpu_va
+        return any(a.gpu_va <= va < a.gpu_va + a.size for a in self._host_allocations if not a.freed)
 
     # ---- work ---------------------------------------------------------------------------------
     def begin_submission(self, engine=COMPUTE):
@@ -92,6 +119,11 @@ class Gpu:
                                     lds_banks=self.preset.lds_banks)
         start = self.clock_cycles
         if self.timing:
+            if self.host_link:
+                ranges = tuple(self.host_ranges())
+                if ranges != self._host_ranges_sent:
+                    self.command_processor.caches.set_host_ranges(list(ranges))
+                    self._host_ranges_sent = ranges
             handed_out, end = self.command_processor.simulate_dispatch(launch, stats, start, self.recorder)
             self.clock_cycles = handed_out
         else:
@@ -141,6 +173,8 @@ class Gpu:
         if num_bytes:
             np.copyto(dst.data[dst_offset:dst_offset + num_bytes], src.data[src_offset:src_offset + num_bytes])
             self.command_processor.caches.invalidate(dst.gpu_va + dst_offset, num_bytes)
+        if self.host_link and (self.is_host_memory(src) or self.is_host_memory(dst)):
+            return self._host_copy(dst, src, num_bytes, engine)
         cycles = self.copy_engine.cycles(num_bytes)
         if engine == COPY:
             self._settle_copy()
@@ -163,6 +197,38 @@ class Gpu:
         self.idle_cycle = max(self.idle_cycle, self.clock_cycles)
         self._unflushed = True
         return cycles
+
+    def _host_copy(self, dst, src, num_bytes, engine):
+        """A copy from or to host memory (copy_buffer): its bytes cross the host link after the copy
+        engine's setup, behind what the link's direction already carries (a kernel's host accesses, an
+        earlier copy), towards the device when the source is host memory and towards the host when the
+        destination is (both at once, full duplex, host to host); it ends one link latency after its
+        last byte. It does not use DRAM's bus (timing/copy_engine.py). Returns its cycles."""
+        ce = self.copy_engine
+        if engine == COPY:
+            self._settle_copy()
+            start = self.copy_clock
+        else:
+            start = self.clock_cycles
+        end = start + ce.host_cycles(num_bytes)
+        if self.timing and num_bytes:
+            link = self.command_processor.memory.host_link
+            at = start + ce.setup_cycles()
+            for to_host in (False, True):
+                if (to_host and self.is_host_memory(dst)) or (not to_host and self.is_host_memory(src)):
+                    first, last = link.transfer(at, num_bytes, to_host)
+                    end = max(end, last)
+                    if self.recorder is not None:
+                        self.recorder.host_transfer(first, last, num_bytes, to_host)
+        if self.recorder is not None:
+            self.recorder.copy(start, end, num_bytes, dst.name, src.name)
+        if engine == COPY:
+            self.copy_clock = end
+        else:
+            self.clock_cycles = end
+            self.idle_cycle = max(self.idle_cycle, end)
+            self._unflushed = True
+        return end - start
 
     def timestamp(self, engine=COMPUTE):
         """The engine's clock in ticks of `timestamp_frequency`, written at the bottom of the pipe:

@@ -12,6 +12,26 @@ from dmlemu.errors import short_repr
 GiB = 1 << 30
 
 
+def pcie_raw_bytes_per_second(generation, lanes):
+    """A PCIe link's raw data rate per direction in bytes per second: the generation's transfer rate
+    (PCI-SIG base specifications: 3.0 8 GT/s, 4.0 16 GT/s, 5.0 32 GT/s per lane) x lanes x the
+    128b/130b encoding, / 8 bits (4.0 x16: 31.5 GB/s)."""
+    transfers_per_second = {3: 8_000_000_000, 4: 16_000_000_000, 5: 32_000_000_000}[generation]
+    return transfers_per_second * lanes * 128 // 130 // 8
+
+
+PCIE4_X16_SOURCE = (
+    "Host link: PCIe 4.0 x16 (the card's interface: vendor product page), 16 GT/s x 16 lanes with 128b/130b "
+    "encoding = 31.5 GB/s per direction raw (PCI-SIG PCI Express Base Specification 4.0). Efficiency 830 per "
+    "mille: measured copy-engine transfers over PCIe 4.0 x16 reach 23.9-26.4 GB/s host-to-device and "
+    "26.3-27.1 GB/s device-to-host (NVIDIA nvbandwidth, host_to_device_memcpy_ce / device_to_host_memcpy_ce "
+    "on eight RTX 4090s, github.com/NVIDIA/nvbandwidth issue #15, 2024): 26.2 GB/s = 83 % of raw, a sibling "
+    "measurement (another GPU on the same link; no measurement of this card found). Latency 1 us for a read "
+    "of host memory: an estimate (the order of PCIe DMA read round trips measured with pcie-bench, "
+    "Neugebauer et al., 'Understanding PCIe performance for end host networking', SIGCOMM 2018, plus the "
+    "GPU's own path); a measured GPU figure: NOT FOUND.")
+
+
 @dataclass(frozen=True)
 class AdapterPreset:
     key: str                       # short name used on the command line
@@ -81,7 +101,23 @@ class AdapterPreset:
     lds_latency_cycles: int = 32
     barrier_cycles: int = 16
     l2_atomics_per_cycle: int = 16
+    # The host link (timing/memory_system.py's HostLink): on a discrete GPU (uma False) UPLOAD and
+    # READBACK heaps (and CUSTOM heaps in MEMORY_POOL_L0) are host memory behind PCIe. The link's raw rate
+    # per direction (the PCIe generation's transfer rate x lanes x 128b/130b encoding: pcie_raw_bytes_per_second),
+    # the fraction of it that measured transfers reach (efficiency, in per mille: protocol overheads,
+    # read requests, flow control) and the round trip of a read of host memory. 0 bytes per second: no link
+    # (UMA: host heaps are the device's own memory).
+    host_link_bytes_per_second: int = 0
+    host_link_efficiency_permille: int = 1000
+    host_link_latency_cycles: int = 0
     sources: tuple = field(default_factory=tuple)
+
+    def host_link_effective_bytes_per_second(self):
+        """The host link's modelled rate per direction: raw x efficiency, in whole MB/s (0: no link). The
+        rounding (under 1e-4 of the rate) keeps the link's byte-time rates small: a rate that shares
+        only a factor of 2 with the clock would count ~10^10 units a cycle and leave the compiled
+        build's 64-bit range (timing/physics.py)."""
+        return self.host_link_bytes_per_second * self.host_link_efficiency_permille // 1000 // 10**6 * 10**6
 
     def rate_cycles(self):
         """{rate class: issue cycles per wave pass} of the classes this preset slows down."""
@@ -150,7 +186,10 @@ RX_7900_XTX = AdapterPreset(
     # transcendental: AMD "RDNA Architecture" whitepaper (2019), Vector ALUs: transcendental instructions (exp,
     # log, rcp, rsq, sqrt, sin, cos) run on a separate quarter-rate unit beside each SIMD32: 4 cycles per pass.
     valu_rate_cycles=(("fp64", 16), ("int32_mul", 4), ("int64", 2), ("transcendental", 4)),
+    host_link_bytes_per_second=pcie_raw_bytes_per_second(4, 16), host_link_efficiency_permille=830,
+    host_link_latency_cycles=2500,
     sources=(
+        PCIE4_X16_SOURCE,
         RDNA_LDS_SOURCE,
         "AMD product page, Radeon RX 7900 XTX: 96 CUs, 2.5 GHz boost, 24 GB GDDR6, 960 GB/s.",
         "AMD RDNA3 ISA reference guide: 2 SIMD32 per CU, wave32 native, 16 wave slots per SIMD, "
@@ -189,7 +228,10 @@ RX_6800_XT = AdapterPreset(
     # transcendental: AMD "RDNA Architecture" whitepaper (2019), Vector ALUs: transcendental instructions (exp,
     # log, rcp, rsq, sqrt, sin, cos) run on a separate quarter-rate unit beside each SIMD32: 4 cycles per pass.
     valu_rate_cycles=(("fp64", 16), ("int32_mul", 4), ("int64", 2), ("transcendental", 4)),
+    host_link_bytes_per_second=pcie_raw_bytes_per_second(4, 16), host_link_efficiency_permille=830,
+    host_link_latency_cycles=2250,
     sources=(
+        PCIE4_X16_SOURCE,
         RDNA_LDS_SOURCE,
         "AMD product page, Radeon RX 6800 XT: 72 CUs, 2.25 GHz boost, 16 GB GDDR6, 512 GB/s.",
         "AMD RDNA2 ISA reference guide: 2 SIMD32 per CU, wave32, 16 wave slots per SIMD.",
@@ -230,7 +272,10 @@ RTX_3070 = AdapterPreset(
     # transcendental: CUDA C++ Programming Guide, arithmetic instruction throughput, compute capability 8.6:
     # 16 results per clock per SM for rcp, rsqrt, log2, exp2, sin, cos (the SFUs) against 128 FP32: 8 cycles.
     valu_rate_cycles=(("fp64", 64), ("int32_mul", 2), ("conversion", 8), ("int64", 2), ("transcendental", 8)),
+    host_link_bytes_per_second=pcie_raw_bytes_per_second(4, 16), host_link_efficiency_permille=830,
+    host_link_latency_cycles=1725,
     sources=(
+        PCIE4_X16_SOURCE,
         "Shared memory (LDS): Accel-Sim configs/tested-cfgs/SM86_RTX3070/gpgpusim.config: -gpgpu_shmem_size "
         "102400 (100 KiB per SM), -gpgpu_shmem_per_block 49152 (48 KiB per block, CUDA's default; opt-in "
         "allows 99 KiB), -gpgpu_smem_latency 29, -gpgpu_shmem_num_banks 32 (CUDA C++ Programming Guide, "
@@ -309,6 +354,15 @@ HBM_TURNAROUND = (
     "H200 datasheet) = 96 such channels. Estimates: that these simulator settings hold for the H200's HBM3e "
     "controllers (the config is for H100's HBM3).")
 
+H200_HOST_LINK_SOURCE = (
+    "Host link: PCIe 5.0 x16 (this project's real H200 reports 'Gen5 x16, current = max': "
+    "bench/gpu_calibration/results/h200_microbench.md), 32 GT/s x 16 lanes with 128b/130b encoding = 63.0 GB/s "
+    "per direction raw (PCI-SIG PCI Express Base Specification 5.0). Efficiency 874 per mille: the same H200 "
+    "measured 55.1 GB/s pinned host-to-device and 55.2 GB/s device-to-host (256 MiB cudaMemcpyAsync), and "
+    "51.2 GB/s for a kernel reading mapped pinned host memory, 52.5 GB/s writing it "
+    "(bench/gpu_calibration/results/h200_microbench.json, 'host'); 55.1 / 63.0 = 87.4 %. Latency 1 us for a "
+    "read of host memory (1,980 cycles): an estimate, as on the PCIe 4.0 presets; measured: NOT FOUND.")
+
 H200 = AdapterPreset(
     key="h200",
     description="NVIDIA H200 (emulated)",
@@ -326,7 +380,10 @@ H200 = AdapterPreset(
     # transcendental: CUDA C++ Programming Guide, arithmetic instruction throughput, compute capability 9.0:
     # 16 results per clock per SM for rcp, rsqrt, log2, exp2, sin, cos (the SFUs) against 128 FP32: 8 cycles.
     valu_rate_cycles=(("fp64", 2), ("int32_mul", 2), ("conversion", 8), ("int64", 2), ("transcendental", 8)),
+    host_link_bytes_per_second=pcie_raw_bytes_per_second(5, 16), host_link_efficiency_permille=874,
+    host_link_latency_cycles=1980,
     sources=(
+        H200_HOST_LINK_SOURCE,
         ACCEL_SIM_H100 + " (its default for H100 is the simple DRAM model; the detailed timings are used here).",
         "Estimate: workgroups launched by 8 launchers in parallel, one per GPC (H100 SXM5 has 8 GPCs: NVIDIA H100 "
         "whitepaper); NVIDIA publishes no CTA launch rate for the GigaThread engine. One launcher for the whole "
@@ -436,7 +493,7 @@ FIELD_LIMITS = {"compute_units": 1024, "workgroup_launchers": 64, "simds_per_cu"
                 "infinity_cache_ways": 256, "max_lines_in_flight_per_cu": 1 << 16, "l2_bytes": 1 << 30,
                 "infinity_cache_bytes": 1 << 32, "dedicated_video_memory": 1 << 44, "max_feature_level": 0xFFFF,
                 "vendor_id": 0xFFFF, "device_id": 0xFFFF, "lds_banks": 1024, "lds_bytes_per_cycle": 1 << 16,
-                "l2_atomics_per_cycle": 1 << 16, "lds_bytes_per_cu": 1 << 30}
+                "l2_atomics_per_cycle": 1 << 16, "lds_bytes_per_cu": 1 << 30, "host_link_efficiency_permille": 1000}
 MAX_CACHE_SECTORS = 1 << 22   # a modelled cache's tag array: sectors (9 bytes each on the host)
 MAX_FIELD = 1 << 62     # every other integer field: large enough, and exact in any arithmetic done with it
 
@@ -476,6 +533,9 @@ def preset_problem(preset):
     if preset.lds_max_bytes_per_workgroup > preset.lds_bytes_per_cu:
         return (f"lds_max_bytes_per_workgroup is {preset.lds_max_bytes_per_workgroup}; it must be at most "
                 f"lds_bytes_per_cu ({preset.lds_bytes_per_cu}): a workgroup's LDS is on one compute unit")
+    if preset.host_link_bytes_per_second and not preset.host_link_efficiency_permille:
+        return (f"host_link_efficiency_permille is 0 while host_link_bytes_per_second is "
+                f"{preset.host_link_bytes_per_second}; a preset with a host link needs an efficiency from 1 to 1000")
     if preset.wave_width not in (4, 8, 16, 32, 64):
         return f"wave_width is {preset.wave_width}; it must be 4, 8, 16, 32 or 64"
     if preset.line_bytes % preset.sector_bytes:

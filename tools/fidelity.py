@@ -304,6 +304,74 @@ simulation gives the same ~1.5x there (tests/oracles/reference_timing.py, broadc
 """
 
 
+# Published host-link measurements per preset: (GB/s host -> device copy, GB/s kernel read of host
+# memory, source). None: NOT FOUND for that GPU (the presets' sibling source is in presets.py).
+HOST_LINK_PUBLISHED = {
+    "rx7900xtx": (None, None, "NOT FOUND for this card; sibling on PCIe 4.0 x16: RTX 4090 copy-engine H2D "
+                              "23.9-26.4 GB/s (NVIDIA/nvbandwidth issue #15)"),
+    "rx6800xt": (None, None, "NOT FOUND for this card; sibling as for rx7900xtx"),
+    "rtx3070": (None, None, "NOT FOUND for this card; sibling as for rx7900xtx"),
+    "h200": (55.1, 51.2, "this project's H200: bench/gpu_calibration/results/h200_microbench.json ('host': pinned "
+                         "H2D 256 MiB; zero-copy kernel read of mapped pinned memory)"),
+}
+
+
+def host_link_rates(preset, copy_bytes=64 << 20, elements=1 << 22):
+    """(GB/s of an UPLOAD -> DEFAULT copy of copy_bytes, GB/s a FLOAT32 IDENTITY reads an input in host
+    memory at, its time / the same kernel's on a device buffer); None for a preset without a link."""
+    from dmlemu.gpu import COMPUTE
+    gpu = Gpu(preset)
+    if not gpu.host_link:
+        return None
+    source, target = gpu.memory.allocate(copy_bytes, "upload"), gpu.memory.allocate(copy_bytes, "default")
+    gpu.note_host_memory(source)
+    start = gpu.timestamp(COMPUTE)
+    gpu.copy_buffer(target, 0, source, 0, copy_bytes)
+    copy = copy_bytes / ((gpu.timestamp(COMPUTE) - start) / preset.clock_hz) / 1e9
+    times = []
+    for host in (False, True):
+        gpu = Gpu(preset)
+        spec = TensorSpec("FLOAT32", (elements,), None, elements * 4)
+        zeros = np.zeros(elements * 4, np.uint8)
+        run = DirectRun(gpu, "ELEMENT_WISE_IDENTITY", [spec, spec], [zeros, zeros.copy()])
+        if host:
+            gpu.note_host_memory(run.allocations[0])
+        times.append(run.dispatch().cycles / preset.clock_hz)
+    return copy, elements * 4 / times[1] / 1e9, times[1] / times[0]
+
+
+def render_host_link(presets=LARGE_PRESETS):
+    lines = ["| preset | link (raw GB/s x efficiency) | modelled H2D copy, 64 MiB (GB/s) | published copy (GB/s) | "
+             "kernel read of UPLOAD, 2^22 FLOAT32 (GB/s) | published kernel read (GB/s) | read time / DEFAULT | source |",
+             "|---|---|---:|---:|---:|---:|---:|---|"]
+    for preset in presets:
+        rates = host_link_rates(preset)
+        if rates is None:
+            lines.append(f"| {preset.key} | none (UMA: one memory) | - | - | - | - | 1.00 | UMA: host heaps are "
+                         f"the same memory |")
+            continue
+        copy, read, ratio = rates
+        published_copy, published_read, source = HOST_LINK_PUBLISHED.get(preset.key, (None, None, "NOT FOUND"))
+        show = lambda v: "NOT FOUND" if v is None else f"{v:.1f}"
+        lines.append(f"| {preset.key} | {preset.host_link_bytes_per_second / 1e9:.1f} x "
+                     f"{preset.host_link_efficiency_permille / 10:.1f} % | {copy:.1f} | {show(published_copy)} | "
+                     f"{read:.1f} | {show(published_read)} | {ratio:.2f} | {source} |")
+    return "\n".join(lines) + "\n"
+
+
+HOST_LINK_HEAD = """
+## The host link: UPLOAD and READBACK heaps behind PCIe
+
+On a discrete GPU, UPLOAD and READBACK heaps are host memory behind PCIe (emulator/timing/memory_system.py's
+HostLink; the link's rate, efficiency and latency per preset are cited in emulator/presets.py). A copy
+from an UPLOAD buffer to a DEFAULT one streams over the link; a FLOAT32 IDENTITY whose input is an
+UPLOAD buffer reads it over the link, past the caches, while its output goes to DRAM (the last ratio
+column: its time against the same kernel on a DEFAULT input; about DRAM / (2 x link) when both are
+bandwidth-bound). The UMA preset keeps one memory. Checked by tests/timing/test_host_link.py.
+
+"""
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", help="write the Markdown report to this path")
@@ -320,10 +388,12 @@ def main(argv=None):
     print(sharing)
     lds = lds_microbench.render(lds_microbench.table(LARGE_PRESETS))
     print(lds)
+    host = render_host_link()
+    print(host)
     if args.write:
         with open(args.write, "w", encoding="utf-8") as f:
             f.write(REPORT_HEAD + text + "\n" + PATTERNS_HEAD + patterns + "\n" + STREAM_HEAD + stream + "\n"
-                    + COPY_HEAD + sharing + "\n" + lds_microbench.REPORT_HEAD + lds)
+                    + COPY_HEAD + sharing + "\n" + lds_microbench.REPORT_HEAD + lds + "\n" + HOST_LINK_HEAD + host)
     return rows
 
 

@@ -62,6 +62,7 @@ WRITE_CHUNK_EVENTS = 20_000   # events encoded and written at a time by save_chr
 DEVICE_PID = 1
 CP_TID = 2            # not the pid: Perfetto calls the thread whose tid is its pid "main thread"
 COPY_TID = 3
+HOST_LINK_TID = 5     # tracks.HOST_LINK, only in a trace with host-link transfers
 NOTES_TID = 4         # "Trace notes": what was folded or left out to stay bounded (first, when there is any)
 DISPATCH_TID = 10      # dispatch lanes: 10, 11, ... (overlapping dispatches get their own lane)
 CU_PID_BASE = 100
@@ -183,6 +184,8 @@ class _Export:
         events = [_meta("process_name", DEVICE_PID, None, name=gpu.name),
                   _meta("process_sort_index", DEVICE_PID, None, sort_index=gpu.order())]
         threads = [(tracks.COMMAND_PROCESSOR, 0, CP_TID), (tracks.COPY_ENGINE, 0, COPY_TID)]
+        if len(self.trace.tables.get("host_link", ())):
+            threads.append((tracks.HOST_LINK, 0, HOST_LINK_TID))
         if self.notes:   # within the room kept for notes (_NOTES)
             threads.append((tracks.NOTES, 0, NOTES_TID))
         threads += [(tracks.DISPATCHES, lane, DISPATCH_TID + lane) for lane in sorted(self.dispatch_lanes)]
@@ -220,7 +223,10 @@ class _Export:
         barriers = t.tables.get("barriers")
         if barriers is None:     # a trace saved before barriers were recorded
             barriers = np.zeros(0, dtype=TABLES["barriers"].dtype)
-        need = len(subs) + len(copies) + len(disps) + int(disps["timed"].sum()) + 4 * len(barriers)
+        host = t.tables.get("host_link")
+        if host is None:     # a trace saved before the host link was recorded
+            host = np.zeros(0, dtype=TABLES["host_link"].dtype)
+        need = len(subs) + len(copies) + len(host) + len(disps) + int(disps["timed"].sum()) + 4 * len(barriers)
         if need > budget:
             # Keep the beginning: half the budget for dispatches (3 events each), a quarter each for
             # submissions and copies up to the last dispatch kept.
@@ -228,6 +234,7 @@ class _Export:
             horizon = int(disps["end"].max()) if len(disps) else 0
             subs = subs[subs["cycle"] <= horizon][:budget // 8]
             copies = copies[copies["start"] <= horizon][:budget // 8]
+            host = host[host["start"] <= horizon][:budget // 16]
             barriers = barriers[barriers["start"] <= horizon][:budget // 16]
             self.notes.append(f"only the first {len(disps)} of {len(t.tables['dispatches'])} dispatches, "
                               f"{len(subs)} submissions and {len(copies)} copies are on the device "
@@ -267,6 +274,13 @@ class _Export:
                                                                                "src"))):
             self._x(s, e, DEVICE_PID, COPY_TID, f"copy {nbytes} B", "copy",
                     {"bytes": nbytes, "dst": dst, "src": src, "start_cycle": start, "end_cycle": end})
+            used += 1
+        hs, he = clock.ns(host["start"]).tolist(), clock.ns(host["end"]).tolist()
+        for s, e, start, end, nbytes, to_host, dispatch in zip(hs, he, *columns(host, ("start", "end", "bytes",
+                                                                                    "to_host", "dispatch"))):
+            self._x(s, e, DEVICE_PID, HOST_LINK_TID, _host_link_name(nbytes, to_host, dispatch), "host link",
+                    {"bytes": nbytes, "to_host": bool(to_host), "dispatch": dispatch, "start_cycle": start,
+                     "end_cycle": end})
             used += 1
         return used
 
@@ -527,3 +541,9 @@ def _merge_wave_groups(waves, budget):
             w["start"][at].astype(np.int64), np.maximum.reduceat(w["end"], at).astype(np.int64),
             count.astype(np.int64), np.add.reduceat(w["end"] - w["start"], at).astype(np.int64))
     return k, rows
+
+
+def _host_link_name(num_bytes, to_host, dispatch):
+    """A host-link slice's name: its direction, bytes, and whose (a copy's or a dispatch's)."""
+    direction = "to host" if to_host else "to device"
+    return f"{direction} {num_bytes} B" + ("" if dispatch < 0 else f" (dispatch {dispatch})")

@@ -224,6 +224,16 @@ class _Export:
                                         ("end_cycle", end)], None, None, ())
             for s, e, start, end, nbytes, dst, src in zip(cs, ce, *columns(copies, ("start", "end", "bytes", "dst",
                                                                                     "src")))))
+        host = t.tables.get("host_link")
+        if host is not None and len(host):
+            hs, he = clock.ns(host["start"]).tolist(), clock.ns(host["end"]).tolist()
+            self._slices(self.root, tracks.HOST_LINK, sorted(
+                (s, e, f"{'to host' if to_host else 'to device'} {nbytes} B"
+                 + ("" if dispatch < 0 else f" (dispatch {dispatch})"),
+                 [("bytes", nbytes), ("to_host", bool(to_host)), ("dispatch", dispatch), ("start_cycle", start),
+                  ("end_cycle", end)], None, None, ())
+                for s, e, start, end, nbytes, to_host, dispatch in zip(
+                    hs, he, *columns(host, ("start", "end", "bytes", "to_host", "dispatch")))))
         self._device_counters()
         self._compute_units()
 

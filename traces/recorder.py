@@ -137,6 +137,7 @@ class TraceRecorder:
         self._lds_bytes = 0
         self._program = None      # the current dispatch's Program (its instructions' issue costs)
         self._dram = []           # (start, end, bytes, write) of the current dispatch
+        self._host = []           # (start, end, bytes, to host) on the host link, of the current dispatch
         self._busy = []           # (start, end, waves, ALU cycles, first wave, SIMD) of the current dispatch's groups
         #                           (scratch for the counters, not a table: _counters reads it by these names)
         self._hazards = 0         # hazards noted for the dispatch about to start (its `hazards` column)
@@ -176,7 +177,7 @@ class TraceRecorder:
 
     def begin_dispatch(self, launch, stats, start):
         self._dispatch += 1
-        self._dram, self._busy = [], []
+        self._dram, self._busy, self._host = [], [], []
         self._vgprs = launch.vgprs_used
         self._lds_bytes = launch.lds_bytes
         self._program = launch.program
@@ -266,6 +267,15 @@ class TraceRecorder:
     def dram(self, start, end, num_bytes, write):
         self._dram.append((start, end, num_bytes, write))
 
+    def host_transfer(self, start, end, num_bytes, to_host):
+        """A copy's transfer on the host link (memory_system.HostLink): a row of table host_link."""
+        self._add("host_link", TABLES["host_link"].row(start=start, end=end, bytes=num_bytes, to_host=bool(to_host),
+                                                       dispatch=-1))
+
+    def host_log(self):
+        """The list the memory system appends a kernel's host-link transfers (start, end, bytes, to host) to."""
+        return self._host
+
     def dram_log(self):
         """The list the memory system appends (start, end, bytes, write) to for this dispatch."""
         return self._dram
@@ -287,6 +297,13 @@ class TraceRecorder:
                                                    timing.barrier_wait_cycles))
         self._mem_instructions(stats, timing)
         self._counters(timing.start_cycle, end, timing.traffic)
+        for to_host in (False, True):   # the dispatch's host-memory requests: one row per direction
+            mine = [h for h in self._host if bool(h[3]) == to_host]
+            if mine:
+                self._add("host_link", TABLES["host_link"].row(
+                    start=min(h[0] for h in mine), end=max(h[1] for h in mine), bytes=sum(h[2] for h in mine),
+                    to_host=to_host, dispatch=self._dispatch))
+        self._host = []
 
     def untimed_dispatch(self, launch, stats, start, end):
         self.begin_dispatch(launch, stats, start)

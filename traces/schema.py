@@ -129,6 +129,9 @@ TABLES = {t.name: t for t in (
     Table("memory", (("dispatch", "i8"), ("cu", "i4"), ("simd", "i4"), ("group", "i4"), ("pc", "i4"),
                      ("issue", "i8"), ("complete", "i8"), ("bytes", "i8"), ("dram_bytes", "i8"), ("write", "?"))),
     Table("copies", (("start", "i8"), ("end", "i8"), ("bytes", "i8"), ("dst", "U64"), ("src", "U64"))),
+    # The host link (timing/memory_system.py's HostLink): a copy's transfer (dispatch -1), or one row per
+    # dispatch and direction spanning its host-memory requests (first start to last end, their bytes).
+    Table("host_link", (("start", "i8"), ("end", "i8"), ("bytes", "i8"), ("to_host", "?"), ("dispatch", "i8"))),
     Table("submissions", (("cycle", "i8"),)),
     Table("barriers", (("start", "i8"), ("idle", "i8"), ("flushed", "i8"), ("end", "i8"), ("release", "?"))),
     Table("hazards", (("dispatch", "i8"), ("kind", "U20"), ("operation", "U96"), ("earlier", "U96"),

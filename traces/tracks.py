@@ -12,6 +12,8 @@ number a format sorts by, is rank x LANES + lane):
         Command processor           COMMAND_PROCESSOR          rank 1     submissions, barriers
         Dispatches                  DISPATCHES                 rank 10    a lane per overlap
         Copy engine                 COPY_ENGINE                rank 200   copies
+        Host link (PCIe)            HOST_LINK                  rank 201   host-memory transfers (only when
+                                                                          there are any)
         DRAM read bandwidth, ...    COUNTERS (counters(preset)) ranks 300.. device counters
         CU 00, CU 01, ...           compute_unit(cu, count)    rank 1000 + cu
             SIMD 0 / group 0, ...   slot(track)                rank track = simd x GROUP_TRACKS + group:
@@ -43,7 +45,7 @@ import dataclasses
 import numpy as np
 
 __all__ = ["GROUP_TRACKS", "LANES", "Track", "Counter", "Clock", "device", "NOTES", "note_lane", "COMMAND_PROCESSOR",
-           "DISPATCHES", "COPY_ENGINE", "COUNTERS", "counters", "compute_unit", "slot", "folded_waves", "MEMORY",
+           "DISPATCHES", "COPY_ENGINE", "HOST_LINK", "COUNTERS", "counters", "compute_unit", "slot", "folded_waves", "MEMORY",
            "REQUESTS", "IN_FLIGHT", "DRAM_IN_FLIGHT", "slot_tracks", "unit_name", "lanes", "segment_name",
            "kernel_name", "counter_values"]
 
@@ -85,6 +87,7 @@ NOTES = Track("Trace notes (what was folded to stay bounded)", 0)
 COMMAND_PROCESSOR = Track("Command processor", 1)
 DISPATCHES = Track("Dispatches", 10)
 COPY_ENGINE = Track("Copy engine", 200)
+HOST_LINK = Track("Host link (PCIe)", 201)
 COUNTERS = (
     Counter("read", Track("DRAM read bandwidth", 300, "GB/s"), "DRAM bandwidth", "read (GB/s)"),
     Counter("write", Track("DRAM write bandwidth", 301, "GB/s"), "DRAM bandwidth", "write (GB/s)"),

@@ -103,6 +103,9 @@ class ID3D12Resource(DeviceChild):
         self._map_count = 0
         self._allocation = allocation
         allocation.name = self._label
+        if self._heap_type in (HEAP_UPLOAD, HEAP_READBACK) or (
+                self._heap_type == HEAP_CUSTOM and heap_properties.MemoryPoolPreference == D3D12_MEMORY_POOL_L0):
+            device._gpu.note_host_memory(allocation)    # host memory behind the host link (gpu.py)
         if heap is None:    # a placed resource's bytes are its heap's, freed with the heap
             self._finalizer = weakref.finalize(self, device._gpu.memory.free, allocation)
 

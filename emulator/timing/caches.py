@@ -21,6 +21,12 @@ and through it to DRAM: the Infinity Cache is written through, keeping the data 
 reads. That is what a measured RX 6900 XT shows: a 256 MiB copy, whose 128 MiB of output would fit
 its 128 MB Infinity Cache, still runs at 88 % of DRAM peak (592 us; docs/DEVIATIONS.md).
 
+Host memory. On a discrete GPU, UPLOAD and READBACK heaps are host memory behind the host link
+(memory_system.HostLink); the device tells the caches their sector ranges (`set_host_ranges`). Their
+sectors are not looked up or kept: they pass the caches uncached and cross the link (counted as
+`host`), as accesses to write-combined (UPLOAD) and to snooped host memory are uncached at the GPU's
+L2 (an estimate of what the drivers map: no vendor figure found says a GPU L2 keeps UPLOAD data).
+
 Speed: the stream is processed in chunks of at most `sets` sectors, all NumPy. Within a chunk a
 repeated sector is a hit after its first access; first accesses are looked up against the state at
 the chunk's start and misses are inserted with their rank within their set, so consecutive misses
@@ -230,7 +236,7 @@ def _stable_order(keys, bound):
 
 
 # The per-wave quantities a cohort's memory request is charged from (summed over its waves).
-TRAFFIC_FIELDS = ("sectors", "lines", "l2_hits", "ic_hits", "dram_reads", "dram_writes", "ic_writes")
+TRAFFIC_FIELDS = ("sectors", "lines", "l2_hits", "ic_hits", "dram_reads", "dram_writes", "ic_writes", "host")
 
 
 class DispatchTraffic:
@@ -324,9 +330,27 @@ class CacheHierarchy:
         self.sector_bytes = preset.sector_bytes
         self.l2 = SetAssociativeCache("L2", preset.l2_bytes, preset.sector_bytes, preset.l2_ways)
         self.infinity_cache = None
+        self.host_starts = self.host_ends = None    # host memory's sector ranges (set_host_ranges)
         if preset.infinity_cache_bytes:
             self.infinity_cache = SetAssociativeCache("Infinity Cache", preset.infinity_cache_bytes,
                                                       preset.sector_bytes, preset.infinity_cache_ways)
+
+    def set_host_ranges(self, ranges):
+        """Host memory (see the banner): `ranges` is a list of (first byte, bytes); None or empty: none."""
+        if not ranges:
+            self.host_starts = self.host_ends = None
+            return
+        ranges = sorted(ranges)
+        self.host_starts = np.array([first // self.sector_bytes for first, _ in ranges], dtype=np.int64)
+        self.host_ends = np.array([-(-(first + size) // self.sector_bytes) for first, size in ranges], dtype=np.int64)
+
+    def host_mask(self, sectors):
+        """Per sector, whether it is host memory; None when no host range is set (nothing is)."""
+        if self.host_starts is None:
+            return None
+        at = np.searchsorted(self.host_starts, sectors, side="right") - 1
+        mask = (at >= 0) & (sectors < self.host_ends[np.maximum(at, 0)])
+        return mask if mask.any() else None
 
     def classify(self, stream):
         """For a stream of sector accesses in order: per access, whether it hit the L2, whether it
@@ -417,10 +441,28 @@ class CacheHierarchy:
             del wave_start, before
         # Memory: what only built the stream goes before the caches run; classify frees the stream.
         del per_wave_total
-        stream = [stream, stream_writes]
-        del stream_writes
-        l2_hit, ic_hit, dram_read, dram_writes, ic_writes = self.classify(stream)
-        flags = (None, None, l2_hit, ic_hit, dram_read, dram_writes, ic_writes)   # per access
+        host = self.host_mask(stream)
+        if host is None:
+            stream = [stream, stream_writes]
+            del stream_writes
+            l2_hit, ic_hit, dram_read, dram_writes, ic_writes = self.classify(stream)
+        else:
+            # Host memory's sectors skip the caches (see the banner): the rest is classified alone and
+            # its flags put back in place (a host access hits nothing, reads no DRAM, evicts nothing).
+            device = ~host
+            parts = self.classify([stream[device], stream_writes[device]])
+            del stream_writes
+            full = []
+            for part in parts:
+                same = next((f for p, f in zip(parts, full) if p is part), None)   # keep shared arrays shared
+                if same is None:
+                    same = np.zeros(n, dtype=part.dtype)
+                    same[device] = part
+                full.append(same)
+            del parts, device
+            l2_hit, ic_hit, dram_read, dram_writes, ic_writes = full
+            del full
+        flags = (None, None, l2_hit, ic_hit, dram_read, dram_writes, ic_writes, host)   # per access
         del l2_hit, ic_hit, dram_read, dram_writes, ic_writes
         # Every field counts some of a wave's sectors (a write-back charge is 0 or 1 per access), so
         # the wave's sector count bounds them all: the narrowest type that holds it.
@@ -449,6 +491,8 @@ class CacheHierarchy:
         done = {}    # id of a flag array -> its field (write-backs to DRAM and to the Infinity Cache
         for i in range(2, len(TRAFFIC_FIELDS)):     # are one array when the preset has one)
             flag = flags[i]
+            if flag is None:      # no host memory in this dispatch: the field stays 0
+                continue
             if id(flag) in done:
                 for table in tables:
                     table[i] = table[done[id(flag)]]

@@ -119,6 +119,8 @@ class CommandProcessor:
             return
         memory = self.memory
         servers = [memory.l2, memory.dram] + ([memory.infinity_cache] if memory.infinity_cache is not None else [])
+        if memory.host_link is not None:
+            servers += [memory.host_link.to_device, memory.host_link.to_host]
         top = max([launched * max(s.units_per_cycle for s in servers)] + [s.free_units for s in servers]
                   + [memory.dram.stream_end or 0])
         if top >= physics.START_LIMIT:
@@ -140,7 +142,7 @@ class CommandProcessor:
         traffic = self.caches.account(record, preset.line_bytes)
         memory = self.memory
         memory.attach(recorder)
-        before = (memory.dram.bytes, memory.dram.busy_cycles, memory.dram.turnarounds)
+        before = (memory.dram.bytes, memory.dram.busy_cycles, memory.dram.turnarounds, _host_link_bytes(memory))
         if stats.waves == 0:
             stats.timing = DispatchTiming(start_cycle, launched, 0, memory, before, [], traffic, preset)
             if recorder is not None:
@@ -200,6 +202,12 @@ class CommandProcessor:
         return max(launched, dispatcher.handed_out), end
 
 
+def _host_link_bytes(memory):
+    """Bytes the memory system's host link has carried, both directions (0 without a link)."""
+    link = memory.host_link
+    return 0 if link is None else link.to_device.bytes + link.to_host.bytes
+
+
 class DispatchTiming:
     """What the timing model measured for one dispatch."""
 
@@ -212,6 +220,7 @@ class DispatchTiming:
         self.sector_bytes = preset.sector_bytes
         self.dram_busy_cycles = memory.dram.busy_cycles - before[1]
         self.dram_turnarounds = memory.dram.turnarounds - before[2]   # read/write bus turnarounds (memory_system.py)
+        self.host_bytes = _host_link_bytes(memory) - before[3]   # bytes over the host link, both directions
         self.simd_busy_cycles = sum(s.busy_cycles for s in simds)
         self.simds = len(simds)
         # Resident waves per SIMD were limited by: "wave slots", "VGPRs", and for a kernel with LDS or

@@ -31,13 +31,22 @@ cdef class DramServer(FifoServer):
     cpdef tuple serve_mixed(self, long long now, long long num_bytes, long long write_bytes)
 
 
+cdef class HostLink:
+    cdef public FifoServer to_device, to_host
+    cdef public long long latency
+
+    @cython.locals(start=cython.longlong, end=cython.longlong)
+    cpdef tuple transfer(self, long long now, long long num_bytes, bint to_host)
+
+
 cdef class MemorySystem:
     cdef public DramServer dram
+    cdef public HostLink host_link
     cdef public FifoServer l2, infinity_cache
     cdef public long long dram_latency, l2_latency, ic_latency
     cdef public long long atomic_units, atomic_ops
     cdef public list atomic_free
-    cdef public object dram_log
+    cdef public object dram_log, host_log
 
     @cython.locals(done=cython.longlong, unit=cython.Py_ssize_t, n=cython.longlong, start=cython.longlong,
                    end=cython.longlong)
@@ -46,4 +55,5 @@ cdef class MemorySystem:
     @cython.locals(l2=FifoServer, bps=cython.longlong, start_units=cython.longlong, end_units=cython.longlong,
                    end=cython.longlong, done=cython.longlong, start=cython.longlong)
     cpdef long long request(self, long long now, long long l2_bytes, long long ic_bytes, long long dram_bytes,
-                            bint is_write, long long ic_read_bytes=*, long long dram_read_bytes=*) except? -1
+                            bint is_write, long long ic_read_bytes=*, long long dram_read_bytes=*,
+                            long long host_bytes=*) except? -1

@@ -31,6 +31,15 @@ took from the copy). So both slow down, and the bytes the two move together take
 would one after the other. A stream whose completion was observed is fixed: later requests queue
 behind its bytes (first come, first served).
 
+The host link (PCIe) is where a discrete GPU reaches host memory: UPLOAD and READBACK heaps (and
+CUSTOM heaps in the L0 pool) live there (gpu.py keeps their address ranges; caches.py sends their
+sectors here instead of through the caches). `HostLink` is two FIFO servers, one per direction (PCIe
+is full duplex), at the preset's measured rate (raw rate x efficiency), with the round trip of a read
+of host memory as latency: a kernel's reads of host memory come back over the to-device direction,
+its writes go over the to-host direction, and a request waits for its host bytes' transfer plus the
+link's latency. Copies to and from host memory stream over it too (gpu.py, copy_engine.py). A UMA
+preset has no link (host_link_bytes_per_second 0): its host heaps are its own memory.
+
 Time is integer cycles. Bandwidth arithmetic is exact: a server's clock is kept in "byte-time"
 units (one cycle = bytes_per_second units, one byte = clock_hz units), so no rounding
 accumulates however many requests are served. Speed: both are divided by their greatest common
@@ -179,6 +188,23 @@ class DramServer(FifoServer):
         return span
 
 
+class HostLink:
+    """The host link: a FIFO server per direction at the preset's measured rate, and the latency of a
+    round trip to host memory (see the banner). Built only for a preset with a link."""
+
+    def __init__(self, preset):
+        rate = preset.host_link_effective_bytes_per_second()
+        self.to_device = FifoServer(preset.clock_hz, rate)    # host memory read by the GPU
+        self.to_host = FifoServer(preset.clock_hz, rate)      # host memory written by the GPU
+        self.latency = preset.host_link_latency_cycles
+
+    def transfer(self, now, num_bytes, to_host):
+        """(start, end) cycles of num_bytes crossing the link in one direction from cycle `now` on,
+        behind what that direction has queued; the end includes the link's latency."""
+        start, end = (self.to_host if to_host else self.to_device).serve(now, num_bytes)
+        return start, end + self.latency
+
+
 class MemorySystem:
     """L2, Infinity Cache and DRAM bandwidth of one GPU (see the module banner). It lives as long as
     the device, so overlapping dispatches queue behind each other's transfers."""
@@ -192,6 +218,8 @@ class MemorySystem:
         self.l2_latency = preset.l2_latency_cycles
         self.ic_latency = preset.infinity_cache_latency_cycles
         self.dram_log = None
+        self.host_log = None
+        self.host_link = HostLink(preset) if preset.host_link_effective_bytes_per_second() and not preset.uma else None
         # The L2's atomic units, one per slice: the cycle each is free from (a list: this is not a
         # hot path; atomics are rare).
         self.atomic_units = preset.l2_atomics_per_cycle
@@ -222,15 +250,19 @@ class MemorySystem:
         costs nothing). While tracing they are appended straight to the recorder's list (one tuple
         append per request, no method call: this runs once per memory request)."""
         self.dram_log = recorder.dram_log() if recorder is not None else None
+        self.host_log = recorder.host_log() if recorder is not None and self.host_link is not None else None
 
-    def request(self, now, l2_bytes, ic_bytes, dram_bytes, is_write, ic_read_bytes=0, dram_read_bytes=0):
+    def request(self, now, l2_bytes, ic_bytes, dram_bytes, is_write, ic_read_bytes=0, dram_read_bytes=0,
+                host_bytes=0):
         """Cycle at which a request issued at `now` completes (data back or write acknowledged).
 
         Every sector passes the L2 (`l2_bytes`: hits and fills alike). `ic_bytes` move through the
         Infinity Cache and `dram_bytes` through DRAM: the reads that the level serves plus the
         write-backs of dirty sectors evicted into it. Only reads make the request wait for a level
         (`ic_read_bytes`, `dram_read_bytes`): a write-back drains behind the request and costs
-        bandwidth, not latency.
+        bandwidth, not latency. `host_bytes` are sectors of host memory (they bypass the caches):
+        they cross the host link, towards the host for a write, and the request waits for them and
+        the link's latency either way (a store is acknowledged once it reached host memory).
         """
         # FifoServer.serve for the L2, inlined (this runs once per request; the L2 has no refresh).
         l2 = self.l2
@@ -254,4 +286,10 @@ class MemorySystem:
                 done = end + self.dram_latency
             if self.dram_log is not None:
                 self.dram_log.append((start, end, dram_bytes, is_write))
+        if host_bytes:
+            start, end = self.host_link.transfer(now, host_bytes, is_write)
+            if end > done:
+                done = end
+            if self.host_log is not None:
+                self.host_log.append((start, end, host_bytes, is_write))
         return done

@@ -59,6 +59,8 @@ def rates(preset):
     servers = [preset.dram_bytes_per_second, preset.l2_bytes_per_cycle * preset.clock_hz]
     if preset.infinity_cache_bytes:
         servers.append(preset.infinity_cache_bytes_per_second)
+    if preset.host_link_effective_bytes_per_second() and not preset.uma:
+        servers.append(preset.host_link_effective_bytes_per_second())    # memory_system.HostLink
     for bytes_per_second in servers:
         common = math.gcd(preset.clock_hz, bytes_per_second)
         out += [preset.clock_hz // common, bytes_per_second // common]

@@ -76,7 +76,7 @@ cdef class SlotGroup(Process):
     cdef public WorkgroupDispatcher dispatcher
     cdef public long long group, slots, state, first, count, piece, path_id, first_wave, waves, begin, busy
     cdef public long long nsteps, step, schedule_key, t, issued, pc, latency
-    cdef public long long sectors, lines, ic_hits, dram_reads, dram_writes, ic_writes, done
+    cdef public long long sectors, lines, ic_hits, dram_reads, dram_writes, ic_writes, host, done
     cdef public bint is_write, is_lds
     cdef public long long access, slot
     cdef public WaitingRequest request
@@ -94,7 +94,7 @@ cdef class SlotGroup(Process):
 
     @cython.locals(cu=ComputeUnit, passes=cython.longlong, arrive=cython.longlong, sectors=cython.longlong, sector_bytes=cython.longlong,
                    ic_reads=cython.longlong, dram_reads=cython.longlong, ic_bytes=cython.longlong,
-                   dram_bytes=cython.longlong, done=cython.longlong)
+                   dram_bytes=cython.longlong, host=cython.longlong, done=cython.longlong)
     cpdef long long send(self, long long now) except? -1
 
     @cython.locals(work=CohortWork, done=cython.longlong)

@@ -81,13 +81,13 @@ def reference_cycles(preset, wave_width, launch, stats):
                 with port.request() as req:
                     yield req
                     yield env.timeout(step.cycles)
-                sectors, lines, _, ic_hits, dram_reads, dram_writes, ic_writes = traffic.cohort(step.slot, w, 1)
+                sectors, lines, _, ic_hits, dram_reads, dram_writes, ic_writes, host = traffic.cohort(step.slot, w, 1)
                 arrive = simd.cu.look_up(env.now + step.latency, lines) if lines else env.now
                 done = arrive
                 if sectors:
                     level_bytes = LevelBytes(sectors * sector_bytes, (ic_hits + ic_writes) * sector_bytes,
                                              (dram_reads + dram_writes) * sector_bytes, ic_hits * sector_bytes,
-                                             dram_reads * sector_bytes)
+                                             dram_reads * sector_bytes, host * sector_bytes)
                     done = simd.cu.try_issue(arrive, sectors, step.is_write, *level_bytes)
                     if done < 0:
                         waiter = _Waiter()

@@ -11,6 +11,7 @@ from dmlemu.direct_run import DirectRun
 from dmlemu.d3d12 import inspect
 from dmlemu.errors import HResultError
 from dmlemu.gpu import Gpu
+from dmlemu.timing.caches import TRAFFIC_FIELDS
 from dmlemu.isa.assembler import assemble
 from dmlemu.isa.program import Program
 from dmlemu.kernels.driver import TensorSpec
@@ -218,7 +219,7 @@ def test_cohort_traffic_is_the_sum_over_its_waves_however_it_is_read():
     one; both are the plain sum of the per-wave table, as are range_sums (the recorder's)."""
     rng = np.random.default_rng(3)
     for waves in (1, 9, 8 * DispatchTraffic.BLOCK + 5):
-        table = rng.integers(0, 5, (7, waves)).astype(np.uint8)
+        table = rng.integers(0, 5, (len(TRAFFIC_FIELDS), waves)).astype(np.uint8)
         traffic = DispatchTraffic({4: table}, {}, {})
         for _ in range(500):
             count = int(rng.integers(1, 17))
@@ -227,7 +228,7 @@ def test_cohort_traffic_is_the_sum_over_its_waves_however_it_is_read():
                 first -= first % count
             count = min(count, waves - first)
             assert list(traffic.cohort(4, first, count)) == table[:, first:first + count].sum(axis=1).tolist()
-        assert list(traffic.cohort(5, 0, 1)) == [0] * 7          # no memory instruction at pc 5
+        assert list(traffic.cohort(5, 0, 1)) == [0] * len(TRAFFIC_FIELDS)   # no memory instruction at pc 5
         first = rng.integers(0, waves, 20)
         count = np.minimum(rng.integers(1, 9, 20), waves - first)
         sums = traffic.range_sums(("sectors", "dram_reads"), first, count)

@@ -262,7 +262,7 @@ def test_the_cu_wait_queue_sends_waiting_requests_in_arrival_order_in_pieces():
     preset = dataclasses.replace(RX_7900_XTX, max_lines_in_flight_per_cu=8, refresh_interval_cycles=0,
                                  dram_turnaround_cycles=0)
     sector = preset.sector_bytes
-    level = lambda n: (n * sector, 0, 0, 0, 0)          # L2 hits only: done = L2 transfer + latency
+    level = lambda n: (n * sector, 0, 0, 0, 0, 0)       # L2 hits only: done = L2 transfer + latency
     sends = []
 
     class Logged(MemorySystem):
