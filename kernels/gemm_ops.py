@@ -1,0 +1,122 @@
+"""The matrix multiplication operators' table and compiler: DML_OPERATOR_GEMM as a kernel launch.
+
+GEMM is neither element-wise nor a reduction: kernels/gemm.s computes a 16 x 16 block of the output per
+workgroup of 16 x 16 threads, K in LDS tiles of 16, so the launch is a grid of workgroups (ceil(N / 16),
+ceil(M / 16), batches) with 2 KiB of LDS each. One `GemmOperator` row per operator says, by name:
+
+  tensors     the desc's tensor fields in binding order, the output last
+  source      the kernel source
+  types       the data types it serves (FLOAT16 is widened and accumulates in FLOAT32)
+  params      the desc's attributes the compiler reads, (field, kind) (the registry checks that the schema has
+              them)
+
+The driver hands the kernel every tensor's strides, element offsets per dimension: TransA and TransB swap the
+two strides of A's (B's) last two dimensions, so the kernel never knows about them; a broadcast batch
+dimension or C is stride 0. The order of every operation is docs/NUMERICS.md's "GEMM"; the golden model
+(dmlemu.golden.gemm) follows the same description, independently. A FusedActivation is validated by the mirror
+but has no kernel yet: CompileOperator answers E_NOTIMPL (`NoKernel`).
+"""
+import functools
+import os
+from dataclasses import dataclass
+
+from dmlemu.isa.assembler import assemble_file
+from dmlemu.isa.program import Program
+from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
+
+KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
+TILE = 16                 # the output block of a workgroup is TILE x TILE, K goes in tiles of TILE
+LDS_BYTES = 2 * TILE * TILE * 4   # As and Bs, FLOAT32
+_LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
+_STORE = {"FLOAT32": "dword", "FLOAT16": "short"}
+_SHIFT = {"FLOAT32": 2, "FLOAT16": 1}
+
+
+@dataclass(frozen=True, kw_only=True)
+class GemmOperator:
+    """One operator of the matrix multiplication family (see the module docstring for each field)."""
+    name: str
+    tensors: tuple
+    types: tuple
+    source: str = "gemm.s"
+    params: tuple = ()
+    scale_bias: bool = False
+    bounds: tuple = ()
+    optional: tuple = ()
+    family: str = "gemm"
+
+
+OPERATORS = {row.name: row for row in (
+    GemmOperator(name="GEMM", tensors=("ATensor", "BTensor", "CTensor", "OutputTensor"), types=("FLOAT32", "FLOAT16"),
+                 params=(("TransA", "enum"), ("TransB", "enum"), ("Alpha", "f32"), ("Beta", "f32")), optional=(2,)),
+)}
+
+
+def variant_symbols(data_type, has_c, layout=LAYOUT):
+    """The assembler symbols of one variant of gemm.s."""
+    records = layout.field("RECORDS").offset
+    step = layout.record_bytes
+    return {"HAS_C": int(has_c), "LOAD": _LOAD[data_type], "STORE": _STORE[data_type], "SHIFT": _SHIFT[data_type],
+            "WIDEN_F16": int(data_type == "FLOAT16"), "NARROW_F16": int(data_type == "FLOAT16"),
+            "DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64, "DESC_T3": 96,
+            "REC_0": records, "REC_1": records + step, "REC_M": records + 2 * step, "REC_N": records + 3 * step,
+            "REC_K": records + 4 * step, **layout.symbols()}
+
+
+@functools.lru_cache(maxsize=None)
+def build_program(data_type, has_c, layout=LAYOUT):
+    """Assemble and decode one variant of gemm.s (cached)."""
+    dwords = assemble_file(os.path.join(KERNEL_DIR, OPERATORS["GEMM"].source), variant_symbols(data_type, has_c, layout))
+    return Program(dwords, f"gemm_{data_type.lower()}{'' if has_c else '_no_c'}")
+
+
+def _matrix_strides(spec, packed_strides, transpose=False):
+    """(batch strides (outer, inner), row stride, column stride) of a tensor in elements, after the transpose;
+    batch dimensions of size 1 get stride 0 (their only coordinate is 0)."""
+    sizes = tuple(int(s) for s in spec.sizes)
+    strides = tuple(int(s) for s in (spec.strides if spec.strides is not None else packed_strides(sizes)))
+    row, col = strides[-2], strides[-1]
+    if transpose:
+        row, col = col, row
+    batch = [0 if size == 1 else stride for size, stride in zip(sizes[:-2], strides[:-2])]
+    batch = [0] * (2 - len(batch)) + batch
+    return batch, row, col
+
+
+def compile_gemm(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides):
+    """(program, constant buffer bytes, group grid, thread grid, LDS bytes) of a validated GEMM desc;
+    kernels/driver.py wraps them in a CompiledKernel. `no_kernel` is the NoKernel class to raise."""
+    row = OPERATORS[operator]
+    a, b, c, out = tensors
+    if out.data_type not in row.types:
+        raise no_kernel(f"dmlemu's kernel for {operator} serves {', '.join(row.types)}, not {out.data_type}")
+    if attributes.get("FusedActivation") is not None:
+        raise no_kernel(f"dmlemu's kernel for {operator} has no FusedActivation yet (run the activation as an "
+                        f"operator of its own)")
+    trans_a, trans_b = bool(int(attributes.get("TransA") or 0)), bool(int(attributes.get("TransB") or 0))
+    sizes = tuple(int(s) for s in out.sizes)
+    m, n = sizes[-2:]
+    k = int(a.sizes[-2] if trans_a else a.sizes[-1])
+    batch_sizes = [1] * (2 - len(sizes[:-2])) + list(sizes[:-2])
+    a_batch, a_m, a_k = _matrix_strides(a, packed_strides, trans_a)
+    b_batch, b_k, b_n = _matrix_strides(b, packed_strides, trans_b)
+    c_batch, c_m, c_n = _matrix_strides(c, packed_strides) if c is not None else ([0, 0], 0, 0)
+    o_batch, o_m, o_n = _matrix_strides(out, packed_strides)
+    magic, shift1, shift2 = division_magic(batch_sizes[1])
+
+    def record(size, strides, division=(0, 0, 0)):
+        fields = {"SIZE": size, "MAGIC": division[0], "SHIFT1": division[1], "SHIFT2": division[2]}
+        fields.update({f"STRIDE_T{t}": s & 0xFFFFFFFF for t, s in enumerate(strides)})
+        return fields
+    records = [record(batch_sizes[1], (a_batch[1], b_batch[1], c_batch[1], o_batch[1]), (magic, shift1, shift2)),
+               record(batch_sizes[0], (a_batch[0], b_batch[0], c_batch[0], o_batch[0])),
+               record(m, (a_m, 0, c_m, o_m)), record(n, (0, b_n, c_n, o_n)), record(k, (a_k, b_k, 0, 0))]
+    batches = batch_sizes[0] * batch_sizes[1]
+    values = {"ELEMENTS": batches * m * n, "WORKGROUP_SIZE": TILE * TILE, "RECORD_COUNT": len(records),
+              "PARAM0": f32_bits(float(attributes.get("Alpha", 1.0))), "PARAM1": f32_bits(float(attributes.get("Beta", 0.0)))}
+    constants = layout.pack(values, records, params=True, wide=False)
+    group_grid = (-(-n // TILE), -(-m // TILE), batches)
+    return build_program(out.data_type, c is not None, layout), constants, group_grid, (TILE, TILE, 1), LDS_BYTES
+
+
+__all__ = ["TILE", "LDS_BYTES", "OPERATORS", "GemmOperator", "build_program", "compile_gemm", "variant_symbols"]
