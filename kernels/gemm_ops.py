@@ -1,8 +1,8 @@
 """The matrix multiplication operators' table and compiler: DML_OPERATOR_GEMM as a kernel launch.
 
-GEMM is neither element-wise nor a reduction: kernels/gemm.s computes a 16 x 16 block of the output per
-workgroup of 16 x 16 threads, K in LDS tiles of 16, so the launch is a grid of workgroups (ceil(N / 16),
-ceil(M / 16), batches) with 2 KiB of LDS each. One `GemmOperator` row per operator says, by name:
+GEMM is neither element-wise nor a reduction: kernels/gemm.s computes a 64 x 64 block of the output per
+workgroup of 16 x 16 threads (a 4 x 4 block per thread), K in LDS tiles of 16, so the launch is a grid of
+workgroups (ceil(N / 64), ceil(M / 64), batches) with 8 KiB of LDS each. One `GemmOperator` row per operator says, by name:
 
   tensors     the desc's tensor fields in binding order, the output last
   source      the kernel source
@@ -25,8 +25,10 @@ from dmlemu.isa.program import Program
 from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
-TILE = 16                 # the output block of a workgroup is TILE x TILE, K goes in tiles of TILE
-LDS_BYTES = 2 * TILE * TILE * 4   # As and Bs, FLOAT32
+THREADS = 16              # 16 x 16 threads per workgroup
+BLOCK = 64                # the output block of a workgroup is BLOCK x BLOCK (4 x 4 per thread)
+K_TILE = 16               # K goes in tiles of K_TILE
+LDS_BYTES = 2 * BLOCK * K_TILE * 4   # AsT and Bs, FLOAT32
 _LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
 _STORE = {"FLOAT32": "dword", "FLOAT16": "short"}
 _SHIFT = {"FLOAT32": 2, "FLOAT16": 1}
@@ -112,11 +114,11 @@ def compile_gemm(operator, tensors, attributes, layout, no_kernel, division_magi
                record(batch_sizes[0], (a_batch[0], b_batch[0], c_batch[0], o_batch[0])),
                record(m, (a_m, 0, c_m, o_m)), record(n, (0, b_n, c_n, o_n)), record(k, (a_k, b_k, 0, 0))]
     batches = batch_sizes[0] * batch_sizes[1]
-    values = {"ELEMENTS": batches * m * n, "WORKGROUP_SIZE": TILE * TILE, "RECORD_COUNT": len(records),
+    values = {"ELEMENTS": batches * m * n, "WORKGROUP_SIZE": THREADS * THREADS, "RECORD_COUNT": len(records),
               "PARAM0": f32_bits(float(attributes.get("Alpha", 1.0))), "PARAM1": f32_bits(float(attributes.get("Beta", 0.0)))}
     constants = layout.pack(values, records, params=True, wide=False)
-    group_grid = (-(-n // TILE), -(-m // TILE), batches)
-    return build_program(out.data_type, c is not None, layout), constants, group_grid, (TILE, TILE, 1), LDS_BYTES
+    group_grid = (-(-n // BLOCK), -(-m // BLOCK), batches)
+    return build_program(out.data_type, c is not None, layout), constants, group_grid, (THREADS, THREADS, 1), LDS_BYTES
 
 
-__all__ = ["TILE", "LDS_BYTES", "OPERATORS", "GemmOperator", "build_program", "compile_gemm", "variant_symbols"]
+__all__ = ["THREADS", "BLOCK", "K_TILE", "LDS_BYTES", "OPERATORS", "GemmOperator", "build_program", "compile_gemm", "variant_symbols"]
