@@ -7,9 +7,13 @@ For each size n (an n x n x n product, no C, Alpha 1) it prints:
     the modelled cycles and the modelled TFLOP/s on the preset against its FP32 peak
     (compute units x SIMDs x wave width x 2 FLOP x clock: one v_fma_f32 per lane per cycle; AMD's 61.4 TFLOP/s
     for the RX 7900 XTX counts RDNA3's dual issue, which the preset does not model, so both are printed).
-The golden model checks the smaller sizes bit for bit (--check up to that n).
+The golden model checks the smaller sizes bit for bit (--check up to that n). With --ulp it tabulates instead the
+error of GEMM's result (the golden model's, which the kernel matches bit for bit) in ULPs of the output type at
+the exact value (float64 sums of the exact float64 products), against WebNN's conformance tolerance for gemm and
+matmul (2 K ULP). Normal data cancels (the exact value is small next to its terms, so its ULP is small): the last
+column measures the error in ULPs of sum |a b| instead.
 
-    .venv/bin/python bench/bench_gemm.py [--sizes 256 1024] [--timing] [--width 32] [--check 256]
+    .venv/bin/python bench/bench_gemm.py [--sizes 256 1024] [--timing] [--width 32] [--check 256] [--ulp]
 """
 import argparse
 import time
@@ -46,13 +50,39 @@ def run_once(n, timing, width, check):
     return seconds, stats
 
 
+def ulp_table():
+    """The error of GEMM in ULPs of the output type, M = N = 32, K from 16 to 4096, 3 seeds each."""
+    print("| type | K | data | max ULP | mean ULP | max ULP / (2 K) | max error in ULPs of sum |a b| |")
+    print("|---|---|---|---|---|---|---|")
+    for type_name, dtype in (("FLOAT32", np.float32), ("FLOAT16", np.float16)):
+        for k in (16, 256, 4096):
+            for data in ("normal", "uniform [0, 1)"):
+                worst, total, count, scaled = 0.0, 0.0, 0, 0.0
+                for seed in range(3):
+                    rng = np.random.default_rng(seed)
+                    draw = (lambda s: rng.standard_normal(s)) if data == "normal" else (lambda s: rng.random(s))
+                    a, b = draw((32, k)).astype(dtype), draw((k, 32)).astype(dtype)
+                    got = golden.run("GEMM", [a, b, None], {"Alpha": 1.0, "Beta": 0.0}).astype(np.float64)
+                    exact = a.astype(np.float64) @ b.astype(np.float64)
+                    ulp = np.spacing(np.abs(exact).astype(dtype)).astype(np.float64)
+                    err = np.abs(got - exact) / ulp
+                    magnitude = np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))
+                    scaled = max(scaled, float((np.abs(got - exact) / np.spacing(magnitude.astype(dtype))).max()))
+                    worst, total, count = max(worst, float(err.max())), total + float(err.sum()), count + err.size
+                print(f"| {type_name} | {k} | {data} | {worst:.2f} | {total / count:.2f} | {worst / (2 * k):.2g} | {scaled:.2f} |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[256, 1024])
     parser.add_argument("--timing", action="store_true", help="also run with the timing model on")
     parser.add_argument("--width", type=int, default=None)
     parser.add_argument("--check", type=int, default=256, help="check against the golden model up to this n")
+    parser.add_argument("--ulp", action="store_true", help="tabulate the error in ULPs instead")
     args = parser.parse_args()
+    if args.ulp:
+        ulp_table()
+        return
     p = DEFAULT_PRESET
     width = args.width or p.wave_width
     peak = p.compute_units * p.simds_per_cu * p.wave_width * 2 * p.clock_hz / 1e12
