@@ -19,7 +19,9 @@
 ;      acc[i][j] = fma(a[i], b[j], acc[i][j]): every accumulator sees k ascending;
 ;   3. s_barrier before the next tile overwrites LDS;
 ;   4. acc = Alpha * acc (one rounding); with C, acc = fma(Beta, C[m][n], acc); FLOAT16 rounds once;
-;      each of the 16 elements inside the output (m < M, n < N) is stored under its own EXEC mask.
+;      each of the 16 elements inside the output (m < M, n < N) is stored under its own EXEC mask;
+;   5. with a FusedActivation (HAS_ACT), the activation's body runs on each element before step 4's
+;      rounding and store, in FLOAT32, as element_wise_tail.inc runs it.
 ;
 ; The addresses are element offsets from per-dimension strides: TransA and TransB only swap the
 ; strides the driver gives for (m, k) and (k, n), so a transposed operand costs nothing here.
@@ -298,11 +300,13 @@ finish:
 .endif
     v_fma_f32 v48, s65, v21, v48       ; fma(Beta, C, Alpha * acc): one rounding
 .endif
+.if not HAS_ACT
 .if NARROW_F16
     v_cvt_f16_f32 v48, v48             ; FLOAT16: rounded once, to nearest even
 .endif
     v_lshl_b32 v20, v18, ${SHIFT}
     buffer_store_${STORE} v48, v20, s[20:23], 0
+.endif
 skip_00:
     s_mov_b64 exec, s[66:67]
     v_add_u32 v18, v18, s55
@@ -318,11 +322,13 @@ skip_00:
 .endif
     v_fma_f32 v49, s65, v21, v49       ; fma(Beta, C, Alpha * acc): one rounding
 .endif
+.if not HAS_ACT
 .if NARROW_F16
     v_cvt_f16_f32 v49, v49             ; FLOAT16: rounded once, to nearest even
 .endif
     v_lshl_b32 v20, v18, ${SHIFT}
     buffer_store_${STORE} v49, v20, s[20:23], 0
+.endif
 skip_01:
     s_mov_b64 exec, s[66:67]
     v_add_u32 v18, v18, s55
@@ -338,11 +344,13 @@ skip_01:
 .endif
     v_fma_f32 v50, s65, v21, v50       ; fma(Beta, C, Alpha * acc): one rounding
 .endif
+.if not HAS_ACT
 .if NARROW_F16
     v_cvt_f16_f32 v50, v50             ; FLOAT16: rounded once, to nearest even
 .endif
     v_lshl_b32 v20, v18, ${SHIFT}
     buffer_store_${STORE} v50, v20, s[20:23], 0
+.endif
 skip_02:
     s_mov_b64 exec, s[66:67]
     v_add_u32 v18, v18, s55
@@ -358,11 +366,13 @@ skip_02:
 .endif
     v_fma_f32 v51, s65, v21, v51       ; fma(Beta, C, Alpha * acc): one rounding
 .endif
+.if not HAS_ACT
 .if NARROW_F16
     v_cvt_f16_f32 v51, v51             ; FLOAT16: rounded once, to nearest even
 .endif
     v_lshl_b32 v20, v18, ${SHIFT}
     buffer_store_${STORE} v51, v20, s[20:23], 0
+.endif
 skip_03:
     s_mov_b64 exec, s[66:67]
     v_add_u32 v16, v16, s47               ; the next row
@@ -380,11 +390,13 @@ skip_03:
 .endif
     v_fma_f32 v52, s65, v21, v52       ; fma(Beta, C, Alpha * acc): one rounding
 .endif
+.if not HAS_ACT
 .if NARROW_F16
     v_cvt_f16_f32 v52, v52             ; FLOAT16: rounded once, to nearest even
 .endif
     v_lshl_b32 v20, v18, ${SHIFT}
     buffer_store_${STORE} v52, v20, s[20:23], 0
+.endif
 skip_10:
     s_mov_b64 exec, s[66:67]
     v_add_u32 v18, v18, s55
@@ -400,11 +412,13 @@ skip_10:
 .endif
     v_fma_f32 v53, s65, v21, v53       ; fma(Beta, C, Alpha * acc): one rounding
 .endif
+.if not HAS_ACT
 .if NARROW_F16
     v_cvt_f16_f32 v53, v53             ; FLOAT16: rounded once, to nearest even
 .endif
     v_lshl_b32 v20, v18, ${SHIFT}
     buffer_store_${STORE} v53, v20, s[20:23], 0
+.endif
 skip_11:
     s_mov_b64 exec, s[66:67]
     v_add_u32 v18, v18, s55
@@ -420,11 +434,13 @@ skip_11:
 .endif
     v_fma_f32 v54, s65, v21, v54       ; fma(Beta, C, Alpha * acc): one rounding
 .endif
+.if not HAS_ACT
 .if NARROW_F16
     v_cvt_f16_f32 v54, v54             ; FLOAT16: rounded once, to nearest even
 .endif
     v_lshl_b32 v20, v18, ${SHIFT}
     buffer_store_${STORE} v54, v20, s[20:23], 0
+.endif
 skip_12:
     s_mov_b64 exec, s[66:67]
     v_add_u32 v18, v18, s55
@@ -440,11 +456,13 @@ skip_12:
 .endif
     v_fma_f32 v55, s65, v21, v55       ; fma(Beta, C, Alpha * acc): one rounding
 .endif
+.if not HAS_ACT
 .if NARROW_F16
     v_cvt_f16_f32 v55, v55             ; FLOAT16: rounded once, to nearest even
 .endif
     v_lshl_b32 v20, v18, ${SHIFT}
     buffer_store_${STORE} v55, v20, s[20:23], 0
+.endif
 skip_13:
     s_mov_b64 exec, s[66:67]
     v_add_u32 v16, v16, s47               ; the next row
@@ -462,11 +480,13 @@ skip_13:
 .endif
     v_fma_f32 v56, s65, v21, v56       ; fma(Beta, C, Alpha * acc): one rounding
 .endif
+.if not HAS_ACT
 .if NARROW_F16
     v_cvt_f16_f32 v56, v56             ; FLOAT16: rounded once, to nearest even
 .endif
     v_lshl_b32 v20, v18, ${SHIFT}
     buffer_store_${STORE} v56, v20, s[20:23], 0
+.endif
 skip_20:
     s_mov_b64 exec, s[66:67]
     v_add_u32 v18, v18, s55
@@ -482,11 +502,13 @@ skip_20:
 .endif
     v_fma_f32 v57, s65, v21, v57       ; fma(Beta, C, Alpha * acc): one rounding
 .endif
+.if not HAS_ACT
 .if NARROW_F16
     v_cvt_f16_f32 v57, v57             ; FLOAT16: rounded once, to nearest even
 .endif
     v_lshl_b32 v20, v18, ${SHIFT}
     buffer_store_${STORE} v57, v20, s[20:23], 0
+.endif
 skip_21:
     s_mov_b64 exec, s[66:67]
     v_add_u32 v18, v18, s55
@@ -502,11 +524,13 @@ skip_21:
 .endif
     v_fma_f32 v58, s65, v21, v58       ; fma(Beta, C, Alpha * acc): one rounding
 .endif
+.if not HAS_ACT
 .if NARROW_F16
     v_cvt_f16_f32 v58, v58             ; FLOAT16: rounded once, to nearest even
 .endif
     v_lshl_b32 v20, v18, ${SHIFT}
     buffer_store_${STORE} v58, v20, s[20:23], 0
+.endif
 skip_22:
     s_mov_b64 exec, s[66:67]
     v_add_u32 v18, v18, s55
@@ -522,11 +546,13 @@ skip_22:
 .endif
     v_fma_f32 v59, s65, v21, v59       ; fma(Beta, C, Alpha * acc): one rounding
 .endif
+.if not HAS_ACT
 .if NARROW_F16
     v_cvt_f16_f32 v59, v59             ; FLOAT16: rounded once, to nearest even
 .endif
     v_lshl_b32 v20, v18, ${SHIFT}
     buffer_store_${STORE} v59, v20, s[20:23], 0
+.endif
 skip_23:
     s_mov_b64 exec, s[66:67]
     v_add_u32 v16, v16, s47               ; the next row
@@ -544,11 +570,13 @@ skip_23:
 .endif
     v_fma_f32 v60, s65, v21, v60       ; fma(Beta, C, Alpha * acc): one rounding
 .endif
+.if not HAS_ACT
 .if NARROW_F16
     v_cvt_f16_f32 v60, v60             ; FLOAT16: rounded once, to nearest even
 .endif
     v_lshl_b32 v20, v18, ${SHIFT}
     buffer_store_${STORE} v60, v20, s[20:23], 0
+.endif
 skip_30:
     s_mov_b64 exec, s[66:67]
     v_add_u32 v18, v18, s55
@@ -564,11 +592,13 @@ skip_30:
 .endif
     v_fma_f32 v61, s65, v21, v61       ; fma(Beta, C, Alpha * acc): one rounding
 .endif
+.if not HAS_ACT
 .if NARROW_F16
     v_cvt_f16_f32 v61, v61             ; FLOAT16: rounded once, to nearest even
 .endif
     v_lshl_b32 v20, v18, ${SHIFT}
     buffer_store_${STORE} v61, v20, s[20:23], 0
+.endif
 skip_31:
     s_mov_b64 exec, s[66:67]
     v_add_u32 v18, v18, s55
@@ -584,11 +614,13 @@ skip_31:
 .endif
     v_fma_f32 v62, s65, v21, v62       ; fma(Beta, C, Alpha * acc): one rounding
 .endif
+.if not HAS_ACT
 .if NARROW_F16
     v_cvt_f16_f32 v62, v62             ; FLOAT16: rounded once, to nearest even
 .endif
     v_lshl_b32 v20, v18, ${SHIFT}
     buffer_store_${STORE} v62, v20, s[20:23], 0
+.endif
 skip_32:
     s_mov_b64 exec, s[66:67]
     v_add_u32 v18, v18, s55
@@ -604,11 +636,87 @@ skip_32:
 .endif
     v_fma_f32 v63, s65, v21, v63       ; fma(Beta, C, Alpha * acc): one rounding
 .endif
+.if not HAS_ACT
 .if NARROW_F16
     v_cvt_f16_f32 v63, v63             ; FLOAT16: rounded once, to nearest even
 .endif
     v_lshl_b32 v20, v18, ${SHIFT}
     buffer_store_${STORE} v63, v20, s[20:23], 0
+.endif
 skip_33:
     s_mov_b64 exec, s[66:67]
+.if HAS_ACT
+; ---- 5. the FusedActivation: the activation operator's own body (element_wise_bodies.inc) on v10 -----
+; The body may use v10 .. v99 and the attribute registers s44 .. s51 (P_<NAME>), so the 16 results move
+; to v100 .. v115 and what the stores need to v116 .. v118 and s88 .. s90; then one element at a time:
+; v10 = v100, the body, narrow, store under the element's mask, and v100 .. v115 move down by one.
+    v_mad_u32 v116, v14, s47, v13
+    v_mad_u32 v116, v15, s55, v116       ; out[m][n]
+    v_mov_b32 v117, v14                  ; m
+    v_mov_b32 v118, v15                  ; n
+    s_mov_b32 s88, s47                   ; out_m
+    s_mov_b32 s89, s55                   ; out_n
+    s_mov_b32 s90, s48                   ; N
+    v_mov_b32 v100, v48
+    v_mov_b32 v101, v49
+    v_mov_b32 v102, v50
+    v_mov_b32 v103, v51
+    v_mov_b32 v104, v52
+    v_mov_b32 v105, v53
+    v_mov_b32 v106, v54
+    v_mov_b32 v107, v55
+    v_mov_b32 v108, v56
+    v_mov_b32 v109, v57
+    v_mov_b32 v110, v58
+    v_mov_b32 v111, v59
+    v_mov_b32 v112, v60
+    v_mov_b32 v113, v61
+    v_mov_b32 v114, v62
+    v_mov_b32 v115, v63
+    s_load_dwordx4 s[44:47], s[2:3], ${CB_PARAM2}   ; the activation's attributes (P_<NAME>)
+    s_waitcnt 0
+    s_mov_b32 s91, 0                     ; e = 4 i + j: the element
+act_next:
+    s_lshr_b32 s92, s91, 2               ; i
+    s_and_b32 s93, s91, 3                ; j
+    v_mov_b32 v10, v100
+.include "element_wise_bodies.inc"       ; BODY: the activation's
+.if CANONICALIZE
+    v_mul_f32 v10, v10, 1.0              ; a selected NaN becomes the canonical NaN
+.endif
+.if NARROW_F16
+    v_cvt_f16_f32 v10, v10               ; FLOAT16: rounded once, to nearest even
+.endif
+    v_add_u32 v119, s92, v117
+    v_cmp_gt_u32 vcc, s40, v119          ; m + i < M
+    s_and_b64 exec, exec, vcc
+    v_add_u32 v119, s93, v118
+    v_cmp_gt_u32 vcc, s90, v119          ; n + j < N
+    s_and_b64 exec, exec, vcc
+    s_mul_i32 s94, s92, s88
+    s_mul_i32 s95, s93, s89
+    s_add_u32 s94, s94, s95
+    v_add_u32 v119, s94, v116            ; out[m + i][n + j]
+    v_lshl_b32 v119, v119, ${SHIFT}
+    buffer_store_${STORE} v10, v119, s[20:23], 0
+    s_mov_b64 exec, s[66:67]
+    v_mov_b32 v100, v101
+    v_mov_b32 v101, v102
+    v_mov_b32 v102, v103
+    v_mov_b32 v103, v104
+    v_mov_b32 v104, v105
+    v_mov_b32 v105, v106
+    v_mov_b32 v106, v107
+    v_mov_b32 v107, v108
+    v_mov_b32 v108, v109
+    v_mov_b32 v109, v110
+    v_mov_b32 v110, v111
+    v_mov_b32 v111, v112
+    v_mov_b32 v112, v113
+    v_mov_b32 v113, v114
+    v_mov_b32 v114, v115
+    s_add_u32 s91, s91, 1
+    s_cmp_lt_u32 s91, 16
+    s_cbranch_scc1 act_next
+.endif
     s_endpgm

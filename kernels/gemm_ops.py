@@ -13,8 +13,10 @@ workgroups (ceil(N / 64), ceil(M / 64), batches) with 8 KiB of LDS each. One `Ge
 The driver hands the kernel every tensor's strides, element offsets per dimension: TransA and TransB swap the
 two strides of A's (B's) last two dimensions, so the kernel never knows about them; a broadcast batch
 dimension or C is stride 0. The order of every operation is docs/NUMERICS.md's "GEMM"; the golden model
-(dmlemu.golden.gemm) follows the same description, independently. A FusedActivation is validated by the mirror
-but has no kernel yet: CompileOperator answers E_NOTIMPL (`NoKernel`).
+(dmlemu.golden.gemm) follows the same description, independently. A FusedActivation runs the activation
+operator's own body (the block `.if BODY == "<activation>"` of kernels/element_wise_bodies.inc, assembled with the
+symbols the element-wise driver gives that activation in FLOAT32) on each result before it is rounded and stored;
+its attributes follow Alpha and Beta in the constant buffer (PARAM2 ..).
 """
 import functools
 import os
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 from dmlemu.isa.assembler import assemble_file
 from dmlemu.isa.program import Program
 from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
+from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS as ELEMENT_WISE_ROWS
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 THREADS = 16              # 16 x 16 threads per workgroup
@@ -54,11 +57,14 @@ OPERATORS = {row.name: row for row in (
 )}
 
 
-def variant_symbols(data_type, has_c, layout=LAYOUT):
-    """The assembler symbols of one variant of gemm.s."""
+def variant_symbols(data_type, has_c, layout=LAYOUT, activation=None, activation_symbols=None):
+    """The assembler symbols of one variant of gemm.s; with `activation` (ACTIVATION_RELU ...), those the
+    element-wise driver gives that activation's own kernel in FLOAT32 (`activation_symbols`: its variant_symbols,
+    handed in by kernels/driver.py), under gemm.s's own."""
     records = layout.field("RECORDS").offset
     step = layout.record_bytes
-    return {"HAS_C": int(has_c), "LOAD": _LOAD[data_type], "STORE": _STORE[data_type], "SHIFT": _SHIFT[data_type],
+    base = {} if activation is None else dict(activation_symbols(activation, "FLOAT32", True, False, False, layout))
+    return {**base, "HAS_ACT": int(activation is not None), "HAS_C": int(has_c), "LOAD": _LOAD[data_type], "STORE": _STORE[data_type], "SHIFT": _SHIFT[data_type],
             "WIDEN_F16": int(data_type == "FLOAT16"), "NARROW_F16": int(data_type == "FLOAT16"),
             "DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64, "DESC_T3": 96,
             "REC_0": records, "REC_1": records + step, "REC_M": records + 2 * step, "REC_N": records + 3 * step,
@@ -66,10 +72,12 @@ def variant_symbols(data_type, has_c, layout=LAYOUT):
 
 
 @functools.lru_cache(maxsize=None)
-def build_program(data_type, has_c, layout=LAYOUT):
+def build_program(data_type, has_c, layout=LAYOUT, activation=None, activation_symbols=None):
     """Assemble and decode one variant of gemm.s (cached)."""
-    dwords = assemble_file(os.path.join(KERNEL_DIR, OPERATORS["GEMM"].source), variant_symbols(data_type, has_c, layout))
-    return Program(dwords, f"gemm_{data_type.lower()}{'' if has_c else '_no_c'}")
+    symbols = variant_symbols(data_type, has_c, layout, activation, activation_symbols)
+    dwords = assemble_file(os.path.join(KERNEL_DIR, OPERATORS["GEMM"].source), symbols)
+    act = "" if activation is None else "_" + activation.lower()
+    return Program(dwords, f"gemm_{data_type.lower()}{'' if has_c else '_no_c'}{act}")
 
 
 def _matrix_strides(spec, packed_strides, transpose=False):
@@ -85,16 +93,22 @@ def _matrix_strides(spec, packed_strides, transpose=False):
     return batch, row, col
 
 
-def compile_gemm(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides):
+def compile_gemm(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides, activation_of,
+                 activation_symbols):
     """(program, constant buffer bytes, group grid, thread grid, LDS bytes) of a validated GEMM desc;
-    kernels/driver.py wraps them in a CompiledKernel. `no_kernel` is the NoKernel class to raise."""
+    kernels/driver.py wraps them in a CompiledKernel. `no_kernel` is the NoKernel class to raise; `activation_of`
+    and `activation_symbols` are the driver's (the FusedActivation's name and attributes; an element-wise
+    kernel's symbols)."""
     row = OPERATORS[operator]
     a, b, c, out = tensors
     if out.data_type not in row.types:
         raise no_kernel(f"dmlemu's kernel for {operator} serves {', '.join(row.types)}, not {out.data_type}")
-    if attributes.get("FusedActivation") is not None:
-        raise no_kernel(f"dmlemu's kernel for {operator} has no FusedActivation yet (run the activation as an "
-                        f"operator of its own)")
+    activation, activation_attributes = activation_of(attributes)
+    if activation is not None and activation not in FUSABLE:
+        raise no_kernel(f"dmlemu has no fused kernel body for the FusedActivation {activation}")
+    act_params = [] if activation is None else list(ELEMENT_WISE_ROWS[activation].params)
+    if len(act_params) > 4 or any(encoding != "f32" for _, encoding in act_params):
+        raise no_kernel(f"dmlemu's kernel for {operator} cannot fuse {activation}'s attributes")
     trans_a, trans_b = bool(int(attributes.get("TransA") or 0)), bool(int(attributes.get("TransB") or 0))
     sizes = tuple(int(s) for s in out.sizes)
     m, n = sizes[-2:]
@@ -116,9 +130,15 @@ def compile_gemm(operator, tensors, attributes, layout, no_kernel, division_magi
     batches = batch_sizes[0] * batch_sizes[1]
     values = {"ELEMENTS": batches * m * n, "WORKGROUP_SIZE": THREADS * THREADS, "RECORD_COUNT": len(records),
               "PARAM0": f32_bits(float(attributes.get("Alpha", 1.0))), "PARAM1": f32_bits(float(attributes.get("Beta", 0.0)))}
+    for i, (name, _) in enumerate(act_params):
+        if activation_attributes.get(name) is None:
+            raise ValueError(f"{activation} needs its attribute {name}")
+        values[f"PARAM{2 + i}"] = f32_bits(float(activation_attributes[name]))
     constants = layout.pack(values, records, params=True, wide=False)
     group_grid = (-(-n // BLOCK), -(-m // BLOCK), batches)
-    return build_program(out.data_type, c is not None, layout), constants, group_grid, (THREADS, THREADS, 1), LDS_BYTES
+    program = build_program(out.data_type, c is not None, layout, activation,
+                            activation_symbols if activation is not None else None)
+    return program, constants, group_grid, (THREADS, THREADS, 1), LDS_BYTES
 
 
 __all__ = ["THREADS", "BLOCK", "K_TILE", "LDS_BYTES", "OPERATORS", "GemmOperator", "build_program", "compile_gemm", "variant_symbols"]

@@ -287,15 +287,45 @@ def test_dimension_counts_and_types_per_feature_level():
     assert refusal(gemm_desc("INT32", [2, 3], [3, 5], [2, 5]))[0] == E_INVALIDARG
 
 
-def test_a_fused_activation_is_validated_then_e_notimpl_at_compile():
-    relu = DML_OPERATOR_DESC(Type=DML_OPERATOR_ACTIVATION_RELU, Desc=DML_ACTIVATION_RELU_OPERATOR_DESC())
-    a, b = np.ones((2, 3), np.float32), np.ones((3, 4), np.float32)
-    with pytest.raises(HResultError) as error:
-        run_operator(gemm_desc("FLOAT32", a.shape, b.shape, (2, 4), activation=relu), [a, b, None])
-    assert error.value.hresult == E_NOTIMPL
-    assert "has no FusedActivation yet" in error.value.message
-
-
 def test_block_size_is_what_the_launch_says():
     _, stats = run_kernel(np.ones((1, 130, 3), np.float32), np.ones((1, 3, 65), np.float32), None, 32)
     assert stats.workgroups == -(-130 // BLOCK) * -(-65 // BLOCK)
+
+
+# ---- FusedActivation -----------------------------------------------------------------------------------------------
+FUSABLE_ATTRIBUTES = {   # (desc struct field values) for each fusable activation's attributes
+    "ACTIVATION_CELU": {"Alpha": 0.7}, "ACTIVATION_ELU": {"Alpha": 0.7}, "ACTIVATION_HARD_SIGMOID": {"Alpha": 0.2, "Beta": 0.5},
+    "ACTIVATION_LEAKY_RELU": {"Alpha": 0.1}, "ACTIVATION_LINEAR": {"Alpha": 1.5, "Beta": -0.25},
+    "ACTIVATION_PARAMETRIC_SOFTPLUS": {"Alpha": 0.8, "Beta": 1.2}, "ACTIVATION_SCALED_ELU": {"Alpha": 1.6, "Gamma": 1.05},
+    "ACTIVATION_SCALED_TANH": {"Alpha": 1.7, "Beta": 0.66}, "ACTIVATION_SHRINK": {"Bias": 0.1, "Threshold": 0.5},
+    "ACTIVATION_SOFTPLUS": {"Steepness": 2.0}, "ACTIVATION_THRESHOLDED_RELU": {"Alpha": 0.3},
+}
+
+
+def fused(name):
+    from dmlemu.directml.operators import FUSABLE_ACTIVATIONS, SCHEMAS_BY_NAME
+    assert name in FUSABLE_ACTIVATIONS
+    desc_type = SCHEMAS_BY_NAME[name].desc_type
+    desc = desc_type(**FUSABLE_ATTRIBUTES.get(name, {}))
+    return DML_OPERATOR_DESC(Type=getattr(DML_OPERATOR_TYPE, "DML_OPERATOR_" + name), Desc=desc)
+
+
+@pytest.mark.parametrize("name", ["ACTIVATION_RELU", "ACTIVATION_SIGMOID", "ACTIVATION_TANH", "ACTIVATION_GELU",
+                                  "ACTIVATION_LEAKY_RELU", "ACTIVATION_LINEAR", "ACTIVATION_SCALED_ELU",
+                                  "ACTIVATION_SHRINK", "ACTIVATION_SOFTPLUS", "ACTIVATION_HARD_SIGMOID",
+                                  "ACTIVATION_THRESHOLDED_RELU", "ACTIVATION_IDENTITY", "ACTIVATION_CELU",
+                                  "ACTIVATION_ELU", "ACTIVATION_PARAMETRIC_SOFTPLUS", "ACTIVATION_SCALED_TANH",
+                                  "ACTIVATION_SOFTSIGN"])
+@pytest.mark.parametrize("type_name", ["FLOAT32", "FLOAT16"])
+def test_a_fused_activation_is_the_activation_of_the_result(name, type_name):
+    rng = np.random.default_rng(len(name))
+    a, b = values(rng, type_name, (67, 9), special=True), values(rng, type_name, (9, 5), special=True)
+    c = values(rng, type_name, (67, 5))
+    (got,) = run_operator(gemm_desc(type_name, a.shape, b.shape, (67, 5), (67, 5), alpha=0.5, beta=2.0,
+                                    activation=fused(name)), [a, b, c])
+    attributes = {"TransA": 0, "TransB": 0, "Alpha": np.float32(0.5), "Beta": np.float32(2.0),
+                  "FusedActivation": (name, {k: np.float32(v) for k, v in FUSABLE_ATTRIBUTES.get(name, {}).items()})}
+    same_bits(got, golden.run("GEMM", [a, b, c], attributes))
+    if type_name == "FLOAT32":     # the activation of GEMM's FLOAT32 result, as the operator alone gives it
+        plain = expected(a, b, c, alpha=0.5, beta=2.0)
+        same_bits(got, golden.run(name, [plain], attributes["FusedActivation"][1]))
