@@ -40,11 +40,11 @@
     s_load_dwordx4 s[16:19], s[0:1], ${DESC_T2}     ; C's
 .endif
     s_load_dwordx4 s[20:23], s[0:1], ${DESC_T3}     ; the output's
-    s_load_dwordx8 s[24:31], s[2:3], ${REC_0}       ; D1, magic, shift1, shift2, strides A, B, C, out
-    s_load_dwordx8 s[32:39], s[2:3], ${REC_1}       ; D0, -, -, -, strides A, B, C, out
-    s_load_dwordx8 s[40:47], s[2:3], ${REC_M}       ; M, -, -, -, A_m, 0, C_m, out_m
-    s_load_dwordx8 s[48:55], s[2:3], ${REC_N}       ; N, -, -, -, 0, B_n, C_n, out_n
-    s_load_dwordx8 s[56:63], s[2:3], ${REC_K}       ; K, -, -, -, A_k, B_k, 0, 0
+    s_load_dwordx8 s[24:31], s[2:3], ${CB_GEMM_BATCH_INNER}       ; D1, magic, shift1, shift2, strides A, B, C, out
+    s_load_dwordx8 s[32:39], s[2:3], ${CB_GEMM_BATCH_OUTER}       ; D0, -, -, -, strides A, B, C, out
+    s_load_dwordx8 s[40:47], s[2:3], ${CB_GEMM_M}       ; M, -, -, -, A_m, 0, C_m, out_m
+    s_load_dwordx8 s[48:55], s[2:3], ${CB_GEMM_N}       ; N, -, -, -, 0, B_n, C_n, out_n
+    s_load_dwordx8 s[56:63], s[2:3], ${CB_GEMM_K}       ; K, -, -, -, A_k, B_k, 0, 0
     s_load_dwordx2 s[64:65], s[2:3], ${CB_PARAM0}   ; Alpha, Beta
     s_waitcnt 0
     s_mov_b64 s[66:67], exec             ; every thread of the workgroup

@@ -67,8 +67,9 @@ def variant_symbols(data_type, has_c, layout=LAYOUT, activation=None, activation
     return {**base, "HAS_ACT": int(activation is not None), "HAS_C": int(has_c), "LOAD": _LOAD[data_type], "STORE": _STORE[data_type], "SHIFT": _SHIFT[data_type],
             "WIDEN_F16": int(data_type == "FLOAT16"), "NARROW_F16": int(data_type == "FLOAT16"),
             "DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64, "DESC_T3": 96,
-            "REC_0": records, "REC_1": records + step, "REC_M": records + 2 * step, "REC_N": records + 3 * step,
-            "REC_K": records + 4 * step, **layout.symbols()}
+            # the five records of RECORDS gemm.s reads (the layout's own offsets, named for what each holds)
+            "CB_GEMM_BATCH_INNER": records, "CB_GEMM_BATCH_OUTER": records + step, "CB_GEMM_M": records + 2 * step,
+            "CB_GEMM_N": records + 3 * step, "CB_GEMM_K": records + 4 * step, **layout.symbols()}
 
 
 @functools.lru_cache(maxsize=None)
