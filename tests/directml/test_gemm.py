@@ -130,7 +130,7 @@ def run_case(case, preset=None):
     same_bits(got, expected(a, b, c, case["trans_a"], case["trans_b"], case["alpha"], case["beta"]))
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases(), st.sampled_from(PRESETS + (WARP,)))
 def test_drawn_gemms_are_bit_exact_on_every_adapter(case, preset):
     run_case(case, preset)
