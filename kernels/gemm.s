@@ -13,10 +13,11 @@
 ;      LDS, 4 elements each (FLOAT16 widened to FLOAT32, exact). A is stored transposed, AsT[k][m],
 ;      so that a thread's 4 rows are 4 neighbouring dwords. An element outside the matrices
 ;      (m >= M, n >= N, k >= K) is written as 0 and not loaded;
-;   2. s_barrier; for each k of the tile (16, or K mod 16 in the last: never a k >= K, so no
-;      fma(0, b, acc) is added, which would turn a -0 sum into +0) two ds_read_b128 give
-;      a[0..3] = AsT[k][4 ty ..] and b[0..3] = Bs[k][4 tx ..], and 16 v_fma_f32 take
-;      acc[i][j] = fma(a[i], b[j], acc[i][j]): every accumulator sees k ascending;
+;   2. s_barrier; for each k of the tile (16, unrolled, the reads of k + 1 in flight during k's
+;      fmas; or K mod 16 in the last tile, one at a time: never a k >= K, so no fma(0, b, acc) is
+;      added, which would turn a -0 sum into +0) two ds_read_b128 give a[0..3] = AsT[k][4 ty ..]
+;      and b[0..3] = Bs[k][4 tx ..], and 16 v_fma_f32 take acc[i][j] = fma(a[i], b[j], acc[i][j]):
+;      every accumulator sees k ascending;
 ;   3. s_barrier before the next tile overwrites LDS;
 ;   4. acc = Alpha * acc (one rounding); with C, acc = fma(Beta, C[m][n], acc); FLOAT16 rounds once;
 ;      each of the 16 elements inside the output (m < M, n < N) is stored under its own EXEC mask;
@@ -195,15 +196,321 @@ tile:
     ds_write_b32 v33, v42, 6144            ; Bs[kk + 8][v0 % 64]
     ds_write_b32 v33, v43, 7168            ; Bs[kk + 12][v0 % 64]
     s_barrier                            ; both tiles complete
-    s_mov_b32 s39, 16                    ; k in this tile: 16, or the k left
     s_cmp_lt_u32 s38, 16
-    s_cbranch_scc0 whole
-    s_mov_b32 s39, s38
-whole:
+    s_cbranch_scc1 partial               ; the last tile of K mod 16
+
+; ---- 2. a whole tile: 16 k unrolled, the LDS reads of k + 1 in flight while k's fmas run ----------
+    ds_read_b128 v[40:43], v38, 0        ; a[0..3] = A[m0 + 4 ty .. + 3][k0]
+    ds_read_b128 v[44:47], v39, 4096     ; b[0..3] = B[k0][n0 + 4 tx .. + 3]
+    ds_read_b128 v[64:67], v38, 256      ; k0 + 1: a
+    ds_read_b128 v[68:71], v39, 4352     ; b
+    s_waitcnt 2                          ; k0 + 0's two reads have landed
+    v_fma_f32 v48, v40, v44, v48        ; acc[0][0], k0 + 0
+    v_fma_f32 v49, v40, v45, v49        ; acc[0][1], k0 + 0
+    v_fma_f32 v50, v40, v46, v50        ; acc[0][2], k0 + 0
+    v_fma_f32 v51, v40, v47, v51        ; acc[0][3], k0 + 0
+    v_fma_f32 v52, v41, v44, v52        ; acc[1][0], k0 + 0
+    v_fma_f32 v53, v41, v45, v53        ; acc[1][1], k0 + 0
+    v_fma_f32 v54, v41, v46, v54        ; acc[1][2], k0 + 0
+    v_fma_f32 v55, v41, v47, v55        ; acc[1][3], k0 + 0
+    v_fma_f32 v56, v42, v44, v56        ; acc[2][0], k0 + 0
+    v_fma_f32 v57, v42, v45, v57        ; acc[2][1], k0 + 0
+    v_fma_f32 v58, v42, v46, v58        ; acc[2][2], k0 + 0
+    v_fma_f32 v59, v42, v47, v59        ; acc[2][3], k0 + 0
+    v_fma_f32 v60, v43, v44, v60        ; acc[3][0], k0 + 0
+    v_fma_f32 v61, v43, v45, v61        ; acc[3][1], k0 + 0
+    v_fma_f32 v62, v43, v46, v62        ; acc[3][2], k0 + 0
+    v_fma_f32 v63, v43, v47, v63        ; acc[3][3], k0 + 0
+    ds_read_b128 v[40:43], v38, 512      ; k0 + 2: a
+    ds_read_b128 v[44:47], v39, 4608     ; b
+    s_waitcnt 2                          ; k0 + 1's two reads have landed
+    v_fma_f32 v48, v64, v68, v48        ; acc[0][0], k0 + 1
+    v_fma_f32 v49, v64, v69, v49        ; acc[0][1], k0 + 1
+    v_fma_f32 v50, v64, v70, v50        ; acc[0][2], k0 + 1
+    v_fma_f32 v51, v64, v71, v51        ; acc[0][3], k0 + 1
+    v_fma_f32 v52, v65, v68, v52        ; acc[1][0], k0 + 1
+    v_fma_f32 v53, v65, v69, v53        ; acc[1][1], k0 + 1
+    v_fma_f32 v54, v65, v70, v54        ; acc[1][2], k0 + 1
+    v_fma_f32 v55, v65, v71, v55        ; acc[1][3], k0 + 1
+    v_fma_f32 v56, v66, v68, v56        ; acc[2][0], k0 + 1
+    v_fma_f32 v57, v66, v69, v57        ; acc[2][1], k0 + 1
+    v_fma_f32 v58, v66, v70, v58        ; acc[2][2], k0 + 1
+    v_fma_f32 v59, v66, v71, v59        ; acc[2][3], k0 + 1
+    v_fma_f32 v60, v67, v68, v60        ; acc[3][0], k0 + 1
+    v_fma_f32 v61, v67, v69, v61        ; acc[3][1], k0 + 1
+    v_fma_f32 v62, v67, v70, v62        ; acc[3][2], k0 + 1
+    v_fma_f32 v63, v67, v71, v63        ; acc[3][3], k0 + 1
+    ds_read_b128 v[64:67], v38, 768      ; k0 + 3: a
+    ds_read_b128 v[68:71], v39, 4864     ; b
+    s_waitcnt 2                          ; k0 + 2's two reads have landed
+    v_fma_f32 v48, v40, v44, v48        ; acc[0][0], k0 + 2
+    v_fma_f32 v49, v40, v45, v49        ; acc[0][1], k0 + 2
+    v_fma_f32 v50, v40, v46, v50        ; acc[0][2], k0 + 2
+    v_fma_f32 v51, v40, v47, v51        ; acc[0][3], k0 + 2
+    v_fma_f32 v52, v41, v44, v52        ; acc[1][0], k0 + 2
+    v_fma_f32 v53, v41, v45, v53        ; acc[1][1], k0 + 2
+    v_fma_f32 v54, v41, v46, v54        ; acc[1][2], k0 + 2
+    v_fma_f32 v55, v41, v47, v55        ; acc[1][3], k0 + 2
+    v_fma_f32 v56, v42, v44, v56        ; acc[2][0], k0 + 2
+    v_fma_f32 v57, v42, v45, v57        ; acc[2][1], k0 + 2
+    v_fma_f32 v58, v42, v46, v58        ; acc[2][2], k0 + 2
+    v_fma_f32 v59, v42, v47, v59        ; acc[2][3], k0 + 2
+    v_fma_f32 v60, v43, v44, v60        ; acc[3][0], k0 + 2
+    v_fma_f32 v61, v43, v45, v61        ; acc[3][1], k0 + 2
+    v_fma_f32 v62, v43, v46, v62        ; acc[3][2], k0 + 2
+    v_fma_f32 v63, v43, v47, v63        ; acc[3][3], k0 + 2
+    ds_read_b128 v[40:43], v38, 1024      ; k0 + 4: a
+    ds_read_b128 v[44:47], v39, 5120     ; b
+    s_waitcnt 2                          ; k0 + 3's two reads have landed
+    v_fma_f32 v48, v64, v68, v48        ; acc[0][0], k0 + 3
+    v_fma_f32 v49, v64, v69, v49        ; acc[0][1], k0 + 3
+    v_fma_f32 v50, v64, v70, v50        ; acc[0][2], k0 + 3
+    v_fma_f32 v51, v64, v71, v51        ; acc[0][3], k0 + 3
+    v_fma_f32 v52, v65, v68, v52        ; acc[1][0], k0 + 3
+    v_fma_f32 v53, v65, v69, v53        ; acc[1][1], k0 + 3
+    v_fma_f32 v54, v65, v70, v54        ; acc[1][2], k0 + 3
+    v_fma_f32 v55, v65, v71, v55        ; acc[1][3], k0 + 3
+    v_fma_f32 v56, v66, v68, v56        ; acc[2][0], k0 + 3
+    v_fma_f32 v57, v66, v69, v57        ; acc[2][1], k0 + 3
+    v_fma_f32 v58, v66, v70, v58        ; acc[2][2], k0 + 3
+    v_fma_f32 v59, v66, v71, v59        ; acc[2][3], k0 + 3
+    v_fma_f32 v60, v67, v68, v60        ; acc[3][0], k0 + 3
+    v_fma_f32 v61, v67, v69, v61        ; acc[3][1], k0 + 3
+    v_fma_f32 v62, v67, v70, v62        ; acc[3][2], k0 + 3
+    v_fma_f32 v63, v67, v71, v63        ; acc[3][3], k0 + 3
+    ds_read_b128 v[64:67], v38, 1280      ; k0 + 5: a
+    ds_read_b128 v[68:71], v39, 5376     ; b
+    s_waitcnt 2                          ; k0 + 4's two reads have landed
+    v_fma_f32 v48, v40, v44, v48        ; acc[0][0], k0 + 4
+    v_fma_f32 v49, v40, v45, v49        ; acc[0][1], k0 + 4
+    v_fma_f32 v50, v40, v46, v50        ; acc[0][2], k0 + 4
+    v_fma_f32 v51, v40, v47, v51        ; acc[0][3], k0 + 4
+    v_fma_f32 v52, v41, v44, v52        ; acc[1][0], k0 + 4
+    v_fma_f32 v53, v41, v45, v53        ; acc[1][1], k0 + 4
+    v_fma_f32 v54, v41, v46, v54        ; acc[1][2], k0 + 4
+    v_fma_f32 v55, v41, v47, v55        ; acc[1][3], k0 + 4
+    v_fma_f32 v56, v42, v44, v56        ; acc[2][0], k0 + 4
+    v_fma_f32 v57, v42, v45, v57        ; acc[2][1], k0 + 4
+    v_fma_f32 v58, v42, v46, v58        ; acc[2][2], k0 + 4
+    v_fma_f32 v59, v42, v47, v59        ; acc[2][3], k0 + 4
+    v_fma_f32 v60, v43, v44, v60        ; acc[3][0], k0 + 4
+    v_fma_f32 v61, v43, v45, v61        ; acc[3][1], k0 + 4
+    v_fma_f32 v62, v43, v46, v62        ; acc[3][2], k0 + 4
+    v_fma_f32 v63, v43, v47, v63        ; acc[3][3], k0 + 4
+    ds_read_b128 v[40:43], v38, 1536      ; k0 + 6: a
+    ds_read_b128 v[44:47], v39, 5632     ; b
+    s_waitcnt 2                          ; k0 + 5's two reads have landed
+    v_fma_f32 v48, v64, v68, v48        ; acc[0][0], k0 + 5
+    v_fma_f32 v49, v64, v69, v49        ; acc[0][1], k0 + 5
+    v_fma_f32 v50, v64, v70, v50        ; acc[0][2], k0 + 5
+    v_fma_f32 v51, v64, v71, v51        ; acc[0][3], k0 + 5
+    v_fma_f32 v52, v65, v68, v52        ; acc[1][0], k0 + 5
+    v_fma_f32 v53, v65, v69, v53        ; acc[1][1], k0 + 5
+    v_fma_f32 v54, v65, v70, v54        ; acc[1][2], k0 + 5
+    v_fma_f32 v55, v65, v71, v55        ; acc[1][3], k0 + 5
+    v_fma_f32 v56, v66, v68, v56        ; acc[2][0], k0 + 5
+    v_fma_f32 v57, v66, v69, v57        ; acc[2][1], k0 + 5
+    v_fma_f32 v58, v66, v70, v58        ; acc[2][2], k0 + 5
+    v_fma_f32 v59, v66, v71, v59        ; acc[2][3], k0 + 5
+    v_fma_f32 v60, v67, v68, v60        ; acc[3][0], k0 + 5
+    v_fma_f32 v61, v67, v69, v61        ; acc[3][1], k0 + 5
+    v_fma_f32 v62, v67, v70, v62        ; acc[3][2], k0 + 5
+    v_fma_f32 v63, v67, v71, v63        ; acc[3][3], k0 + 5
+    ds_read_b128 v[64:67], v38, 1792      ; k0 + 7: a
+    ds_read_b128 v[68:71], v39, 5888     ; b
+    s_waitcnt 2                          ; k0 + 6's two reads have landed
+    v_fma_f32 v48, v40, v44, v48        ; acc[0][0], k0 + 6
+    v_fma_f32 v49, v40, v45, v49        ; acc[0][1], k0 + 6
+    v_fma_f32 v50, v40, v46, v50        ; acc[0][2], k0 + 6
+    v_fma_f32 v51, v40, v47, v51        ; acc[0][3], k0 + 6
+    v_fma_f32 v52, v41, v44, v52        ; acc[1][0], k0 + 6
+    v_fma_f32 v53, v41, v45, v53        ; acc[1][1], k0 + 6
+    v_fma_f32 v54, v41, v46, v54        ; acc[1][2], k0 + 6
+    v_fma_f32 v55, v41, v47, v55        ; acc[1][3], k0 + 6
+    v_fma_f32 v56, v42, v44, v56        ; acc[2][0], k0 + 6
+    v_fma_f32 v57, v42, v45, v57        ; acc[2][1], k0 + 6
+    v_fma_f32 v58, v42, v46, v58        ; acc[2][2], k0 + 6
+    v_fma_f32 v59, v42, v47, v59        ; acc[2][3], k0 + 6
+    v_fma_f32 v60, v43, v44, v60        ; acc[3][0], k0 + 6
+    v_fma_f32 v61, v43, v45, v61        ; acc[3][1], k0 + 6
+    v_fma_f32 v62, v43, v46, v62        ; acc[3][2], k0 + 6
+    v_fma_f32 v63, v43, v47, v63        ; acc[3][3], k0 + 6
+    ds_read_b128 v[40:43], v38, 2048      ; k0 + 8: a
+    ds_read_b128 v[44:47], v39, 6144     ; b
+    s_waitcnt 2                          ; k0 + 7's two reads have landed
+    v_fma_f32 v48, v64, v68, v48        ; acc[0][0], k0 + 7
+    v_fma_f32 v49, v64, v69, v49        ; acc[0][1], k0 + 7
+    v_fma_f32 v50, v64, v70, v50        ; acc[0][2], k0 + 7
+    v_fma_f32 v51, v64, v71, v51        ; acc[0][3], k0 + 7
+    v_fma_f32 v52, v65, v68, v52        ; acc[1][0], k0 + 7
+    v_fma_f32 v53, v65, v69, v53        ; acc[1][1], k0 + 7
+    v_fma_f32 v54, v65, v70, v54        ; acc[1][2], k0 + 7
+    v_fma_f32 v55, v65, v71, v55        ; acc[1][3], k0 + 7
+    v_fma_f32 v56, v66, v68, v56        ; acc[2][0], k0 + 7
+    v_fma_f32 v57, v66, v69, v57        ; acc[2][1], k0 + 7
+    v_fma_f32 v58, v66, v70, v58        ; acc[2][2], k0 + 7
+    v_fma_f32 v59, v66, v71, v59        ; acc[2][3], k0 + 7
+    v_fma_f32 v60, v67, v68, v60        ; acc[3][0], k0 + 7
+    v_fma_f32 v61, v67, v69, v61        ; acc[3][1], k0 + 7
+    v_fma_f32 v62, v67, v70, v62        ; acc[3][2], k0 + 7
+    v_fma_f32 v63, v67, v71, v63        ; acc[3][3], k0 + 7
+    ds_read_b128 v[64:67], v38, 2304      ; k0 + 9: a
+    ds_read_b128 v[68:71], v39, 6400     ; b
+    s_waitcnt 2                          ; k0 + 8's two reads have landed
+    v_fma_f32 v48, v40, v44, v48        ; acc[0][0], k0 + 8
+    v_fma_f32 v49, v40, v45, v49        ; acc[0][1], k0 + 8
+    v_fma_f32 v50, v40, v46, v50        ; acc[0][2], k0 + 8
+    v_fma_f32 v51, v40, v47, v51        ; acc[0][3], k0 + 8
+    v_fma_f32 v52, v41, v44, v52        ; acc[1][0], k0 + 8
+    v_fma_f32 v53, v41, v45, v53        ; acc[1][1], k0 + 8
+    v_fma_f32 v54, v41, v46, v54        ; acc[1][2], k0 + 8
+    v_fma_f32 v55, v41, v47, v55        ; acc[1][3], k0 + 8
+    v_fma_f32 v56, v42, v44, v56        ; acc[2][0], k0 + 8
+    v_fma_f32 v57, v42, v45, v57        ; acc[2][1], k0 + 8
+    v_fma_f32 v58, v42, v46, v58        ; acc[2][2], k0 + 8
+    v_fma_f32 v59, v42, v47, v59        ; acc[2][3], k0 + 8
+    v_fma_f32 v60, v43, v44, v60        ; acc[3][0], k0 + 8
+    v_fma_f32 v61, v43, v45, v61        ; acc[3][1], k0 + 8
+    v_fma_f32 v62, v43, v46, v62        ; acc[3][2], k0 + 8
+    v_fma_f32 v63, v43, v47, v63        ; acc[3][3], k0 + 8
+    ds_read_b128 v[40:43], v38, 2560      ; k0 + 10: a
+    ds_read_b128 v[44:47], v39, 6656     ; b
+    s_waitcnt 2                          ; k0 + 9's two reads have landed
+    v_fma_f32 v48, v64, v68, v48        ; acc[0][0], k0 + 9
+    v_fma_f32 v49, v64, v69, v49        ; acc[0][1], k0 + 9
+    v_fma_f32 v50, v64, v70, v50        ; acc[0][2], k0 + 9
+    v_fma_f32 v51, v64, v71, v51        ; acc[0][3], k0 + 9
+    v_fma_f32 v52, v65, v68, v52        ; acc[1][0], k0 + 9
+    v_fma_f32 v53, v65, v69, v53        ; acc[1][1], k0 + 9
+    v_fma_f32 v54, v65, v70, v54        ; acc[1][2], k0 + 9
+    v_fma_f32 v55, v65, v71, v55        ; acc[1][3], k0 + 9
+    v_fma_f32 v56, v66, v68, v56        ; acc[2][0], k0 + 9
+    v_fma_f32 v57, v66, v69, v57        ; acc[2][1], k0 + 9
+    v_fma_f32 v58, v66, v70, v58        ; acc[2][2], k0 + 9
+    v_fma_f32 v59, v66, v71, v59        ; acc[2][3], k0 + 9
+    v_fma_f32 v60, v67, v68, v60        ; acc[3][0], k0 + 9
+    v_fma_f32 v61, v67, v69, v61        ; acc[3][1], k0 + 9
+    v_fma_f32 v62, v67, v70, v62        ; acc[3][2], k0 + 9
+    v_fma_f32 v63, v67, v71, v63        ; acc[3][3], k0 + 9
+    ds_read_b128 v[64:67], v38, 2816      ; k0 + 11: a
+    ds_read_b128 v[68:71], v39, 6912     ; b
+    s_waitcnt 2                          ; k0 + 10's two reads have landed
+    v_fma_f32 v48, v40, v44, v48        ; acc[0][0], k0 + 10
+    v_fma_f32 v49, v40, v45, v49        ; acc[0][1], k0 + 10
+    v_fma_f32 v50, v40, v46, v50        ; acc[0][2], k0 + 10
+    v_fma_f32 v51, v40, v47, v51        ; acc[0][3], k0 + 10
+    v_fma_f32 v52, v41, v44, v52        ; acc[1][0], k0 + 10
+    v_fma_f32 v53, v41, v45, v53        ; acc[1][1], k0 + 10
+    v_fma_f32 v54, v41, v46, v54        ; acc[1][2], k0 + 10
+    v_fma_f32 v55, v41, v47, v55        ; acc[1][3], k0 + 10
+    v_fma_f32 v56, v42, v44, v56        ; acc[2][0], k0 + 10
+    v_fma_f32 v57, v42, v45, v57        ; acc[2][1], k0 + 10
+    v_fma_f32 v58, v42, v46, v58        ; acc[2][2], k0 + 10
+    v_fma_f32 v59, v42, v47, v59        ; acc[2][3], k0 + 10
+    v_fma_f32 v60, v43, v44, v60        ; acc[3][0], k0 + 10
+    v_fma_f32 v61, v43, v45, v61        ; acc[3][1], k0 + 10
+    v_fma_f32 v62, v43, v46, v62        ; acc[3][2], k0 + 10
+    v_fma_f32 v63, v43, v47, v63        ; acc[3][3], k0 + 10
+    ds_read_b128 v[40:43], v38, 3072      ; k0 + 12: a
+    ds_read_b128 v[44:47], v39, 7168     ; b
+    s_waitcnt 2                          ; k0 + 11's two reads have landed
+    v_fma_f32 v48, v64, v68, v48        ; acc[0][0], k0 + 11
+    v_fma_f32 v49, v64, v69, v49        ; acc[0][1], k0 + 11
+    v_fma_f32 v50, v64, v70, v50        ; acc[0][2], k0 + 11
+    v_fma_f32 v51, v64, v71, v51        ; acc[0][3], k0 + 11
+    v_fma_f32 v52, v65, v68, v52        ; acc[1][0], k0 + 11
+    v_fma_f32 v53, v65, v69, v53        ; acc[1][1], k0 + 11
+    v_fma_f32 v54, v65, v70, v54        ; acc[1][2], k0 + 11
+    v_fma_f32 v55, v65, v71, v55        ; acc[1][3], k0 + 11
+    v_fma_f32 v56, v66, v68, v56        ; acc[2][0], k0 + 11
+    v_fma_f32 v57, v66, v69, v57        ; acc[2][1], k0 + 11
+    v_fma_f32 v58, v66, v70, v58        ; acc[2][2], k0 + 11
+    v_fma_f32 v59, v66, v71, v59        ; acc[2][3], k0 + 11
+    v_fma_f32 v60, v67, v68, v60        ; acc[3][0], k0 + 11
+    v_fma_f32 v61, v67, v69, v61        ; acc[3][1], k0 + 11
+    v_fma_f32 v62, v67, v70, v62        ; acc[3][2], k0 + 11
+    v_fma_f32 v63, v67, v71, v63        ; acc[3][3], k0 + 11
+    ds_read_b128 v[64:67], v38, 3328      ; k0 + 13: a
+    ds_read_b128 v[68:71], v39, 7424     ; b
+    s_waitcnt 2                          ; k0 + 12's two reads have landed
+    v_fma_f32 v48, v40, v44, v48        ; acc[0][0], k0 + 12
+    v_fma_f32 v49, v40, v45, v49        ; acc[0][1], k0 + 12
+    v_fma_f32 v50, v40, v46, v50        ; acc[0][2], k0 + 12
+    v_fma_f32 v51, v40, v47, v51        ; acc[0][3], k0 + 12
+    v_fma_f32 v52, v41, v44, v52        ; acc[1][0], k0 + 12
+    v_fma_f32 v53, v41, v45, v53        ; acc[1][1], k0 + 12
+    v_fma_f32 v54, v41, v46, v54        ; acc[1][2], k0 + 12
+    v_fma_f32 v55, v41, v47, v55        ; acc[1][3], k0 + 12
+    v_fma_f32 v56, v42, v44, v56        ; acc[2][0], k0 + 12
+    v_fma_f32 v57, v42, v45, v57        ; acc[2][1], k0 + 12
+    v_fma_f32 v58, v42, v46, v58        ; acc[2][2], k0 + 12
+    v_fma_f32 v59, v42, v47, v59        ; acc[2][3], k0 + 12
+    v_fma_f32 v60, v43, v44, v60        ; acc[3][0], k0 + 12
+    v_fma_f32 v61, v43, v45, v61        ; acc[3][1], k0 + 12
+    v_fma_f32 v62, v43, v46, v62        ; acc[3][2], k0 + 12
+    v_fma_f32 v63, v43, v47, v63        ; acc[3][3], k0 + 12
+    ds_read_b128 v[40:43], v38, 3584      ; k0 + 14: a
+    ds_read_b128 v[44:47], v39, 7680     ; b
+    s_waitcnt 2                          ; k0 + 13's two reads have landed
+    v_fma_f32 v48, v64, v68, v48        ; acc[0][0], k0 + 13
+    v_fma_f32 v49, v64, v69, v49        ; acc[0][1], k0 + 13
+    v_fma_f32 v50, v64, v70, v50        ; acc[0][2], k0 + 13
+    v_fma_f32 v51, v64, v71, v51        ; acc[0][3], k0 + 13
+    v_fma_f32 v52, v65, v68, v52        ; acc[1][0], k0 + 13
+    v_fma_f32 v53, v65, v69, v53        ; acc[1][1], k0 + 13
+    v_fma_f32 v54, v65, v70, v54        ; acc[1][2], k0 + 13
+    v_fma_f32 v55, v65, v71, v55        ; acc[1][3], k0 + 13
+    v_fma_f32 v56, v66, v68, v56        ; acc[2][0], k0 + 13
+    v_fma_f32 v57, v66, v69, v57        ; acc[2][1], k0 + 13
+    v_fma_f32 v58, v66, v70, v58        ; acc[2][2], k0 + 13
+    v_fma_f32 v59, v66, v71, v59        ; acc[2][3], k0 + 13
+    v_fma_f32 v60, v67, v68, v60        ; acc[3][0], k0 + 13
+    v_fma_f32 v61, v67, v69, v61        ; acc[3][1], k0 + 13
+    v_fma_f32 v62, v67, v70, v62        ; acc[3][2], k0 + 13
+    v_fma_f32 v63, v67, v71, v63        ; acc[3][3], k0 + 13
+    ds_read_b128 v[64:67], v38, 3840      ; k0 + 15: a
+    ds_read_b128 v[68:71], v39, 7936     ; b
+    s_waitcnt 2                          ; k0 + 14's two reads have landed
+    v_fma_f32 v48, v40, v44, v48        ; acc[0][0], k0 + 14
+    v_fma_f32 v49, v40, v45, v49        ; acc[0][1], k0 + 14
+    v_fma_f32 v50, v40, v46, v50        ; acc[0][2], k0 + 14
+    v_fma_f32 v51, v40, v47, v51        ; acc[0][3], k0 + 14
+    v_fma_f32 v52, v41, v44, v52        ; acc[1][0], k0 + 14
+    v_fma_f32 v53, v41, v45, v53        ; acc[1][1], k0 + 14
+    v_fma_f32 v54, v41, v46, v54        ; acc[1][2], k0 + 14
+    v_fma_f32 v55, v41, v47, v55        ; acc[1][3], k0 + 14
+    v_fma_f32 v56, v42, v44, v56        ; acc[2][0], k0 + 14
+    v_fma_f32 v57, v42, v45, v57        ; acc[2][1], k0 + 14
+    v_fma_f32 v58, v42, v46, v58        ; acc[2][2], k0 + 14
+    v_fma_f32 v59, v42, v47, v59        ; acc[2][3], k0 + 14
+    v_fma_f32 v60, v43, v44, v60        ; acc[3][0], k0 + 14
+    v_fma_f32 v61, v43, v45, v61        ; acc[3][1], k0 + 14
+    v_fma_f32 v62, v43, v46, v62        ; acc[3][2], k0 + 14
+    v_fma_f32 v63, v43, v47, v63        ; acc[3][3], k0 + 14
+    s_waitcnt 0
+    v_fma_f32 v48, v64, v68, v48        ; acc[0][0], k0 + 15
+    v_fma_f32 v49, v64, v69, v49        ; acc[0][1], k0 + 15
+    v_fma_f32 v50, v64, v70, v50        ; acc[0][2], k0 + 15
+    v_fma_f32 v51, v64, v71, v51        ; acc[0][3], k0 + 15
+    v_fma_f32 v52, v65, v68, v52        ; acc[1][0], k0 + 15
+    v_fma_f32 v53, v65, v69, v53        ; acc[1][1], k0 + 15
+    v_fma_f32 v54, v65, v70, v54        ; acc[1][2], k0 + 15
+    v_fma_f32 v55, v65, v71, v55        ; acc[1][3], k0 + 15
+    v_fma_f32 v56, v66, v68, v56        ; acc[2][0], k0 + 15
+    v_fma_f32 v57, v66, v69, v57        ; acc[2][1], k0 + 15
+    v_fma_f32 v58, v66, v70, v58        ; acc[2][2], k0 + 15
+    v_fma_f32 v59, v66, v71, v59        ; acc[2][3], k0 + 15
+    v_fma_f32 v60, v67, v68, v60        ; acc[3][0], k0 + 15
+    v_fma_f32 v61, v67, v69, v61        ; acc[3][1], k0 + 15
+    v_fma_f32 v62, v67, v70, v62        ; acc[3][2], k0 + 15
+    v_fma_f32 v63, v67, v71, v63        ; acc[3][3], k0 + 15
+    s_branch tile_done
+
+; ---- 2'. the last tile: exactly K mod 16 k, one at a time ------------------------------------------
+partial:
+    s_mov_b32 s39, s38                   ; k in this tile
     v_mov_b32 v18, v38                   ; &AsT[k][4 ty], k = 0
     v_mov_b32 v19, v39                   ; &Bs[k][4 tx] - 4096
-
-; ---- 2. 16 fmas per k --------------------------------------------------------------------------------
 k:
     ds_read_b128 v[40:43], v18, 0        ; a[0..3] = A[m0 + 4 ty .. + 3][k]
     ds_read_b128 v[44:47], v19, 4096     ; b[0..3] = B[k][n0 + 4 tx .. + 3]
@@ -229,6 +536,7 @@ k:
     s_sub_u32 s39, s39, 1
     s_cmp_lg_u32 s39, 0
     s_cbranch_scc1 k
+tile_done:
     s_barrier                            ; 3. every wave is done with the tiles
     v_add_u32 v16, v16, s36              ; A: 16 k on
     v_add_u32 v17, v17, s37              ; B: 16 k on
