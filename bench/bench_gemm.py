@@ -15,17 +15,18 @@ column measures the error in ULPs of sum |a b| instead.
 
     .venv/bin/python bench/bench_gemm.py [--sizes 256 1024] [--timing] [--width 32] [--check 256] [--ulp]
 
-Measured (2-core VM shared with other work, load average 2 to 4, wave32, one run each; kernels/gemm.s: 64 x 64 blocks,
-4 x 4 accumulators per thread, K in LDS tiles of 16):
-  256^3   timing off 0.20 s, 11.9 ns/MAC (16 workgroups: the executor's per-instruction cost dominates);
-          timing on 0.43 s wall, 0.63 TFLOP/s modelled (16 workgroups on 96 CUs)
-  1024^3  timing off 4.7 s, 4.4 ns/MAC; timing on 17.4 s wall, 760,644 cycles, 7.06 TFLOP/s modelled = 23 % of
-          the 30.7 TFLOP/s single-issue peak (11.5 % of AMD's 61.4)
-  2048^3  timing off 80.6 s, 9.4 ns/MAC (with a test run beside it); timing on 282 s wall, 4,049,183 cycles,
-          10.6 TFLOP/s modelled = 34.5 % of 30.7 (17.3 % of 61.4)
-The issue's targets: <= 5 ns/MAC (met at 1024^3, not at 256^3 nor, on this loaded machine, 2048^3); 1024^3 with
-timing <= 30 s (met); 2048^3 at 35-65 % of the FP32 peak (34.5 % of the single-issue peak, 17 % of the dual-issue
-figure rocBLAS's ~50 % is measured against: the preset models no dual issue).
+Measured (2-core VM shared with other work, load average about 2 to 3, wave32, one run each; kernels/gemm.s: 64 x 64
+blocks, 4 x 4 accumulators per thread, K in LDS tiles of 16, whole tiles unrolled with the next k's reads in flight):
+  256^3   timing off 0.23 s, 13.7 ns/MAC (16 workgroups: the executor's per-instruction cost dominates);
+          timing on 0.47 s wall, 110,711 cycles, 0.76 TFLOP/s modelled (16 workgroups on 96 CUs)
+  1024^3  timing off 4.9 s, 4.6 ns/MAC; timing on 20.4 s wall, 613,242 cycles, 8.75 TFLOP/s modelled = 28.5 % of
+          the 30.7 TFLOP/s single-issue peak (14.3 % of AMD's 61.4)
+  2048^3  timing off 46.8 s, 5.5 ns/MAC; timing on 163 s wall, 2,884,177 cycles, 14.9 TFLOP/s modelled = 48.5 % of
+          30.7 (24.3 % of 61.4)
+The issue's targets: <= 5 ns/MAC (met at 1024^3; 5.5 at 2048^3, 13.7 at 256^3); 1024^3 with timing <= 30 s (met);
+2048^3 at 35-65 % of the FP32 peak (48.5 % of the single-issue peak the preset models; 24 % of the dual-issue
+figure that rocBLAS's ~50 % on a real card is measured against: the preset models no dual issue). The wall times
+move by tens of percent with the machine's load; the cycles do not.
 """
 import argparse
 import time
