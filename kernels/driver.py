@@ -32,7 +32,7 @@ from dmlemu.isa.assembler import assemble_file
 from dmlemu.kernels.constant_buffer import LAYOUT, PARAM_FIELDS, copy_symbols, f32_bits
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS
 from dmlemu.kernels.element_wise_math import symbols as math_symbols
-from dmlemu.kernels import reduce_ops
+from dmlemu.kernels import gemm_ops, reduce_ops
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 # The sources of the operators with a listing of their own (the tools' `asm --variant` reads this);
@@ -51,7 +51,7 @@ MAX_TENSORS = 9      # QUANTIZED_LINEAR_ADD: 8 inputs and the output
 def has_kernel(operator):
     """Whether a microkernel exists for `operator` (its name without DML_OPERATOR_, e.g. ELEMENT_WISE_ADD).
     CreateOperator answers E_NOTIMPL for a validated operator this is False for."""
-    return operator in OPERATORS or operator in reduce_ops.OPERATORS
+    return operator in OPERATORS or operator in reduce_ops.OPERATORS or operator in gemm_ops.OPERATORS
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -423,10 +423,13 @@ class CompiledKernel:
     """A kernel ready to launch: program, constant buffer bytes, descriptor count, grid."""
 
     def __init__(self, operator, program, constants, descriptor_count, elements, workgroup_size, *,
-                 workgroups=None, lds_bytes=0):
+                 workgroups=None, lds_bytes=0, group_grid=(), thread_grid=()):
         self.operator = operator
         self.workgroups = -(-elements // workgroup_size) if workgroups is None else workgroups
-        self.lds_bytes = lds_bytes          # LDS per workgroup (the reductions' tree)
+        self.lds_bytes = lds_bytes          # LDS per workgroup (the reductions' tree, GEMM's tiles)
+        # A grid launch (GEMM): the groups' (X, Y, Z) and the threads' (X, Y, Z) in a group, as a compute shader's
+        # Dispatch and numthreads give them (s4 .. s6 and v1 .. v3 at the start; wave_dispatcher.py).
+        self.group_grid, self.thread_grid = tuple(group_grid), tuple(thread_grid)
         self.program = program
         self.constants = constants
         self.descriptor_count = descriptor_count
@@ -444,7 +447,8 @@ class CompiledKernel:
             user_sgprs=(descriptor_table_va & 0xFFFFFFFF, descriptor_table_va >> 32,
                         constants_va & 0xFFFFFFFF, constants_va >> 32),
             name=self.program.name, elements=self.elements,
-            vgprs_used=self.vgprs_used, sgprs_used=self.sgprs_used, lds_bytes=self.lds_bytes)
+            vgprs_used=self.vgprs_used, sgprs_used=self.sgprs_used, lds_bytes=self.lds_bytes,
+            group_grid=self.group_grid, thread_grid=self.thread_grid)
 
 
 def activation_of(attributes):
@@ -500,6 +504,15 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
             operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides)
         return CompiledKernel(operator, program, constants, len(tensors), outputs, lanes, workgroups=outputs,
                               lds_bytes=lds_bytes)
+    if operator in gemm_ops.OPERATORS:        # matrix multiplication: a grid of 16 x 16 output blocks
+        program, constants, group_grid, thread_grid, lds_bytes = gemm_ops.compile_gemm(
+            operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides, activation_of,
+            variant_symbols)
+        groups = group_grid[0] * group_grid[1] * group_grid[2]
+        threads = thread_grid[0] * thread_grid[1] * thread_grid[2]
+        elements = int(np.prod([int(s) for s in tensors[-1].sizes], dtype=np.int64))
+        return CompiledKernel(operator, program, constants, len(tensors), elements, threads, workgroups=groups,
+                              lds_bytes=lds_bytes, group_grid=group_grid, thread_grid=thread_grid)
     if operator not in OPERATORS:
         raise NoKernel(f"dmlemu has no microkernel for {operator}")
     op = OPERATORS[operator]

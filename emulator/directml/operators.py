@@ -151,6 +151,7 @@ class OperatorSchema(InputsAndOutputs):
     leading: tuple = ()             # attribute fields that come before the tensors in C order (REDUCE's Function)
     support_by: tuple = ()          # AttributeSupport: rows that depend on an attribute's value
     reduces: tuple = ()             # (input, output, axes field): the output has the input's Sizes but 1 on the axes
+    multiplies: tuple = ()          # (A, B, C, output, TransA field, TransB field): GEMM's matrix shapes
 
     @property
     def c_name(self):
@@ -518,6 +519,20 @@ _SCHEMA_LIST = [
           reduces=("InputTensor", "OutputTensor", "Axes"))
       for name in ("ARGMIN", "ARGMAX")),
 
+    # -- matrix multiplication ------------------------------------------------------------------------------
+    # DML_GEMM_OPERATOR_DESC (sdk-api ns-directml-dml_gemm_operator_desc): "ATensor, BTensor, CTensor and
+    # OutputTensor must have the same DataType and DimensionCount"; FLOAT32 and FLOAT16, 4 dimensions from
+    # DML_FEATURE_LEVEL_1_0 and 2 to 4 from DML_FEATURE_LEVEL_4_0; CTensor optional (values 0 when absent). The
+    # shapes ({.., M, K} x {.., K, N} = {.., M, N}, TransA / TransB swapping the last two sizes, C's Sizes the
+    # output's: DirectML broadcasts C and the batch dimensions through stride 0) are `multiplies`.
+    _op("GEMM", _roles("ATensor", "BTensor", "CTensor", "OutputTensor"), (
+        (L4_0, (2, 4), {"*": FLOATS, "CTensor": Optional(FLOATS)}), (L1_0, 4, {"*": FLOATS, "CTensor": Optional(FLOATS)})),
+        same_sizes=[], same_dimension_count=(("ATensor", "BTensor", "CTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("TransA", ENUM, enum=_enums.DML_MATRIX_TRANSFORM),
+                    AttributeSpec("TransB", ENUM, enum=_enums.DML_MATRIX_TRANSFORM),
+                    ALPHA, BETA, AttributeSpec("FusedActivation", FUSED_ACTIVATION)),
+        multiplies=("ATensor", "BTensor", "CTensor", "OutputTensor", "TransA", "TransB")),
+
     # -- CAST ----------------------------------------------------------------------------------------------
     _op("CAST", UNARY, (
         (L4_1, (1, 8), ALL_11), (L3_1, (1, 8), ALL_10), (L3_0, 4, ALL_10),
@@ -557,6 +572,8 @@ def _check_tables():
         for entry in schema.support_by:
             assert entry.field in attribute_fields and all(set(row.tensors) == fields for row in entry.support)
         assert not schema.reduces or (set(schema.reduces[:2]) <= fields and schema.reduces[2] in attribute_fields)
+        assert not schema.multiplies or (set(schema.multiplies[:4]) <= fields
+                                         and set(schema.multiplies[4:]) <= set(attribute_fields))
     for name in FUSABLE_ACTIVATIONS:
         assert SCHEMAS_BY_NAME[name].outputs and name.startswith("ACTIVATION_"), name
 

@@ -508,6 +508,8 @@ def _check_attribute_support(schema, by_field, attributes, feature_level):
                     raise invalid(f"{other.field}.DataType is {c_type_name(other.data_type)} but {first.field}.DataType "
                                   f"is {c_type_name(first.data_type)}; {op} requires the same DataType with "
                                   f"{entry.field} {short}.")
+    if schema.multiplies:
+        _check_matrix_shapes(schema, by_field, attributes)
     if schema.reduces:
         source, target, axes_field = schema.reduces
         source, target, axes = by_field[source], by_field[target], attributes[axes_field]
@@ -516,6 +518,33 @@ def _check_attribute_support(schema, by_field, attributes, feature_level):
             raise invalid(f"{target.field}.Sizes is {format_uints(target.sizes)}; {op} with {source.field}.Sizes "
                           f"{format_uints(source.sizes)} and {axes_field} {format_uints(axes)} needs "
                           f"{format_uints(expected)} (the reduced axes of size 1).")
+
+
+def _check_matrix_shapes(schema, by_field, attributes):
+    """GEMM's shapes: A {.., M, K} (TransA: {.., K, M}), B {.., K, N} (TransB: {.., N, K}), the output
+    {.., M, N}, C (where given) the output's Sizes, and every leading (batch) size the output's: DirectML
+    broadcasts a batch dimension or C only through stride 0."""
+    op = schema.c_name
+    a_field, b_field, c_field, out_field, trans_a, trans_b = schema.multiplies
+    a, b, out = by_field[a_field], by_field[b_field], by_field[out_field]
+    m, k = a.sizes[-2:][::-1] if attributes[trans_a] else a.sizes[-2:]
+    k_b, n = b.sizes[-2:][::-1] if attributes[trans_b] else b.sizes[-2:]
+    if k_b != k:
+        raise invalid(f"{b_field}.Sizes is {format_uints(b.sizes)} but {a_field}.Sizes is {format_uints(a.sizes)}; "
+                      f"{op} needs B's K ({k_b}) to equal A's K ({k}) after TransA and TransB.")
+    expected = tuple(out.sizes[:-2]) + (m, n)
+    if tuple(out.sizes) != expected:
+        raise invalid(f"{out_field}.Sizes is {format_uints(out.sizes)}; {op} with {a_field}.Sizes "
+                      f"{format_uints(a.sizes)} and {b_field}.Sizes {format_uints(b.sizes)} needs {{.., {m}, {n}}}.")
+    for tensor in (a, b):
+        if tuple(tensor.sizes[:-2]) != tuple(out.sizes[:-2]):
+            raise invalid(f"{tensor.field}.Sizes is {format_uints(tensor.sizes)} but {out_field}.Sizes is "
+                          f"{format_uints(out.sizes)}; {op} needs the same leading (batch) sizes (broadcast "
+                          f"through stride 0).")
+    c = by_field.get(c_field)
+    if c is not None and tuple(c.sizes) != tuple(out.sizes):
+        raise invalid(f"{c_field}.Sizes is {format_uints(c.sizes)} but {out_field}.Sizes is "
+                      f"{format_uints(out.sizes)}; {op} requires the same Sizes (C broadcasts through stride 0).")
 
 
 def _validate_fused_activation(schema, value, by_field, feature_level, where):

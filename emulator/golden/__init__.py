@@ -21,6 +21,7 @@ One module per family, each operator registered by name where it is defined (reg
   activation.py      the activations (and FusedActivation)
   transcendental.py  EXP ... ERF, POW, ATAN_YX and the transcendental activations
   reduce.py          REDUCE, ARGMAX, ARGMIN (the fixed order of docs/NUMERICS.md, "Reductions")
+  gemm.py            GEMM (the fixed order of docs/NUMERICS.md, "GEMM")
 
 `run(name, inputs, ...)` computes any registered operator by its DirectML name; OPERATORS is the table.
 """
@@ -44,6 +45,7 @@ from dmlemu.golden.transcendental import (
     sinh, sqrt, tan, tanh,
 )
 from dmlemu.golden.reduce import argmax, argmin, reduce
+from dmlemu.golden.gemm import gemm
 from dmlemu.golden.registry import OPERATORS
 
 __all__ = [
@@ -59,7 +61,7 @@ __all__ = [
     "activation",
     "exp", "log", "sqrt", "recip", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
     "acosh", "atanh", "erf", "constant_pow", "pow_", "atan_yx",
-    "reduce", "argmax", "argmin",
+    "reduce", "argmax", "argmin", "gemm",
     "OPERATORS", "run",
 ]
 

@@ -1137,3 +1137,17 @@ def test_a_reduction_runs_in_a_graph_between_element_wise_nodes():
                      input_count=1, output_count=1, inputs=[(0, 0, 0)],
                      intermediates=[(0, 0, 1, 0), (1, 0, 2, 0), (2, 0, 3, 0)], outputs=[(3, 0, 0)])
     assert_graph_matches(spec, [_random(X, 3)])
+
+
+def test_a_gemm_runs_in_a_graph_between_element_wise_nodes():
+    """GEMM is no element-wise node: a dispatch of its own (a grid of 64 x 64 blocks, LDS tiles), fed by a fused
+    element-wise chain, with a FusedActivation, and feeding another node."""
+    w, out = tensor([16, 5]), tensor([4, 5])
+    relu = DML_OPERATOR_DESC(Type=int(DML_OPERATOR_ACTIVATION_RELU), Desc=DML_ACTIVATION_RELU_OPERATOR_DESC())
+    spec = GraphSpec(nodes=[(clip(X, -1.0, 2.0), "clip"), (threshold(X, 0.5), "threshold"),
+                            (op("GEMM", ATensor=X, BTensor=w, CTensor=out, OutputTensor=out, TransA=0, TransB=0,
+                                Alpha=0.5, Beta=-1.0, FusedActivation=relu), "gemm"),
+                            (identity(out, scale_bias=(3.0, 1.0)), "scale")],
+                     input_count=3, output_count=1, inputs=[(0, 0, 0), (1, 2, 1), (2, 2, 2)],
+                     intermediates=[(0, 0, 1, 0), (1, 0, 2, 0), (2, 0, 3, 0)], outputs=[(3, 0, 0)])
+    assert_graph_matches(spec, [_random(X, 3), _random(w, 4), _random(out, 5)])

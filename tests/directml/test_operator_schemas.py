@@ -121,6 +121,8 @@ def _supported_value(schema, spec, types):
 def sizes_for(schema, field, dims):
     if field in schema.single_element:
         return (1,) * dims
+    if schema.multiplies:        # GEMM: square matrices multiply whatever TransA and TransB say
+        return ((2, 3, 1, 2, 1, 1, 2, 1) * 2)[:max(dims - 2, 0)] + (2, 2)[:dims]
     return ((2, 3, 1, 2, 1, 1, 2, 1) * 2)[:dims]
 
 
@@ -162,9 +164,9 @@ def test_every_element_wise_operator_activation_and_cast_has_a_schema():
     expected |= {"ACTIVATION_" + n for n in (
         "ELU", "CELU", "GELU", "HARD_SIGMOID", "HARD_SWISH", "IDENTITY", "LEAKY_RELU", "LINEAR", "PARAMETERIZED_RELU",
         "PARAMETRIC_SOFTPLUS", "RELU", "RELU_GRAD", "SCALED_ELU", "SCALED_TANH", "SHRINK", "SIGMOID", "SOFTPLUS",
-        "SOFTSIGN", "SWISH", "TANH", "THRESHOLDED_RELU")} | {"CAST", "REDUCE", "ARGMIN", "ARGMAX"}
+        "SOFTSIGN", "SWISH", "TANH", "THRESHOLDED_RELU")} | {"CAST", "REDUCE", "ARGMIN", "ARGMAX", "GEMM"}
     assert set(SCHEMAS_BY_NAME) == expected
-    assert len(expected) == 90
+    assert len(expected) == 91
 
 
 # ---- per schema: introduced level, every accepted and refused type and dimension count ---------------------

@@ -1,0 +1,1030 @@
+; =============================================================================================
+; gemm.s: DML_OPERATOR_GEMM. Output = Alpha * (A x B) + Beta * C, for every batch of the leading
+; dimensions; the order of every operation is docs/NUMERICS.md's "GEMM", whatever the wave width.
+;
+; Launch (kernels/gemm_ops.py): a grid of workgroups (X, Y, Z) = (ceil(N / 64), ceil(M / 64), batches)
+; of 16 x 16 threads; s4, s5, s6 are the group's X, Y, Z, v0 the thread id, v1 = tx, v2 = ty
+; (docs/KERNEL_ABI.md). Group (X, Y, Z) computes the 64 x 64 block of batch Z's output at rows
+; m0 = 64 Y .., columns n0 = 64 X ..; thread (tx, ty) its 4 x 4 block at rows m0 + 4 ty + i and
+; columns n0 + 4 tx + j (i, j = 0 .. 3), 16 accumulators acc[i][j] = v(48 + 4 i + j), as
+; examples/kernels/sgemm_regtile.s does, with any strides, transposes and edges:
+;
+;   1. K goes in tiles of 16: the 256 threads copy a 64 x 16 tile of A and a 16 x 64 tile of B into
+;      LDS, 4 elements each (FLOAT16 widened to FLOAT32, exact). A is stored transposed, AsT[k][m],
+;      so that a thread's 4 rows are 4 neighbouring dwords. An element outside the matrices
+;      (m >= M, n >= N, k >= K) is written as 0 and not loaded;
+;   2. s_barrier; for each k of the tile (16, unrolled, the reads of k + 1 in flight during k's
+;      fmas; or K mod 16 in the last tile, one at a time: never a k >= K, so no fma(0, b, acc) is
+;      added, which would turn a -0 sum into +0) two ds_read_b128 give a[0..3] = AsT[k][4 ty ..]
+;      and b[0..3] = Bs[k][4 tx ..], and 16 v_fma_f32 take acc[i][j] = fma(a[i], b[j], acc[i][j]):
+;      every accumulator sees k ascending;
+;   3. s_barrier before the next tile overwrites LDS;
+;   4. acc = Alpha * acc (one rounding); with C, acc = fma(Beta, C[m][n], acc); FLOAT16 rounds once;
+;      each of the 16 elements inside the output (m < M, n < N) is stored under its own EXEC mask;
+;   5. with a FusedActivation (HAS_ACT), the activation's body runs on each element before step 4's
+;      rounding and store, in FLOAT32, as element_wise_tail.inc runs it.
+;
+; The addresses are element offsets from per-dimension strides: TransA and TransB only swap the
+; strides the driver gives for (m, k) and (k, n), so a transposed operand costs nothing here.
+; acc starts at -0 (the identity of addition: a sum of -0 products stays -0).
+;
+; Constant buffer (kernels/constant_buffer.py's RECORDS and PARAM fields; gemm_ops.py packs them):
+;   record 0  the inner batch dimension: size, division magic, strides of A, B, C, the output
+;   record 1  the outer batch dimension: size, (unused), strides of A, B, C, the output
+;   record 2  M: size, -, strides A_m, 0, C_m, out_m     record 3  N: size, -, 0, B_n, C_n, out_n
+;   record 4  K: size, -, A_k, B_k, 0, 0                  PARAM0, PARAM1: Alpha, Beta (FLOAT32)
+; LDS: AsT[16][64] at 0, Bs[16][64] at 4096 (FLOAT32).
+; =============================================================================================
+    s_load_dwordx4 s[8:11], s[0:1], ${DESC_T0}      ; A's buffer descriptor
+    s_load_dwordx4 s[12:15], s[0:1], ${DESC_T1}     ; B's
+.if HAS_C
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_T2}     ; C's
+.endif
+    s_load_dwordx4 s[20:23], s[0:1], ${DESC_T3}     ; the output's
+    s_load_dwordx8 s[24:31], s[2:3], ${CB_GEMM_BATCH_INNER}       ; D1, magic, shift1, shift2, strides A, B, C, out
+    s_load_dwordx8 s[32:39], s[2:3], ${CB_GEMM_BATCH_OUTER}       ; D0, -, -, -, strides A, B, C, out
+    s_load_dwordx8 s[40:47], s[2:3], ${CB_GEMM_M}       ; M, -, -, -, A_m, 0, C_m, out_m
+    s_load_dwordx8 s[48:55], s[2:3], ${CB_GEMM_N}       ; N, -, -, -, 0, B_n, C_n, out_n
+    s_load_dwordx8 s[56:63], s[2:3], ${CB_GEMM_K}       ; K, -, -, -, A_k, B_k, 0, 0
+    s_load_dwordx2 s[64:65], s[2:3], ${CB_PARAM0}   ; Alpha, Beta
+    s_waitcnt 0
+    s_mov_b64 s[66:67], exec             ; every thread of the workgroup
+
+; ---- the batch: Z = b0 * D1 + b1 (Granlund-Montgomery, as address.inc), its element offsets --------
+    v_mov_b32 v6, s6
+    v_mul_hi_u32 v7, v6, s25
+    v_sub_u32 v8, v6, v7
+    v_lshr_b32 v8, v8, s26
+    v_add_u32 v7, v7, v8
+    v_lshr_b32 v7, v7, s27               ; b0 = Z / D1
+    v_mul_lo_u32 v8, v7, s24
+    v_sub_u32 v8, v6, v8                 ; b1 = Z - b0 * D1
+    v_mul_lo_u32 v10, v8, s28
+    v_mad_u32 v10, v7, s36, v10          ; A's batch offset
+    v_mul_lo_u32 v11, v8, s29
+    v_mad_u32 v11, v7, s37, v11          ; B's
+    v_mul_lo_u32 v12, v8, s30
+    v_mad_u32 v12, v7, s38, v12          ; C's
+    v_mul_lo_u32 v13, v8, s31
+    v_mad_u32 v13, v7, s39, v13          ; the output's
+
+; ---- where this thread loads A and B from, and where it puts them in LDS ---------------------------
+    s_lshl_b32 s68, s5, 6                ; m0 = 64 Y
+    s_lshl_b32 s69, s4, 6                ; n0 = 64 X
+    v_add_u32 v14, s68, v2               ; m0 + ty: the row of A it copies (+ 16 j)
+    v_mad_u32 v16, v14, s44, v10
+    v_mad_u32 v16, v1, s60, v16          ; A[m0 + ty][tx] (tile 0, j = 0)
+    v_lshr_b32 v5, v0, 6                 ; kk = v0 / 64: the row of B it copies (+ 4 j)
+    v_and_b32 v4, v0, 63
+    v_add_u32 v15, s69, v4               ; n0 + v0 % 64: the column of B it copies
+    v_mad_u32 v17, v15, s53, v11
+    v_mad_u32 v17, v5, s61, v17          ; B[kk][n0 + v0 % 64] (tile 0, j = 0)
+    s_lshl_b32 s34, s44, 4               ; 16 A_m: A's next j
+    s_lshl_b32 s35, s61, 2               ; 4 B_k: B's next j
+    s_lshl_b32 s36, s60, 4               ; 16 A_k: A's next tile
+    s_lshl_b32 s37, s61, 4               ; 16 B_k: B's next tile
+    v_mov_b32 v6, v14
+    v_cmp_gt_u32 vcc, s40, v6
+    s_mov_b64 s[24:25], vcc         ; A row m0 + ty + 0 < M
+    v_add_u32 v6, v14, 16
+    v_cmp_gt_u32 vcc, s40, v6
+    s_mov_b64 s[26:27], vcc         ; A row m0 + ty + 16 < M
+    v_add_u32 v6, v14, 32
+    v_cmp_gt_u32 vcc, s40, v6
+    s_mov_b64 s[28:29], vcc         ; A row m0 + ty + 32 < M
+    v_add_u32 v6, v14, 48
+    v_cmp_gt_u32 vcc, s40, v6
+    s_mov_b64 s[30:31], vcc         ; A row m0 + ty + 48 < M
+    v_cmp_gt_u32 vcc, s48, v15
+    s_mov_b64 s[32:33], vcc              ; B column < N
+    v_add_u32 v34, v5, 0                  ; kk + 0
+    v_add_u32 v35, v5, 4                  ; kk + 4
+    v_add_u32 v36, v5, 8                  ; kk + 8
+    v_add_u32 v37, v5, 12                  ; kk + 12
+    v_lshl_b32 v32, v1, 8
+    v_lshl_b32 v33, v2, 2
+    v_add_u32 v32, v32, v33              ; &AsT[tx][ty] = 256 tx + 4 ty (j: + 64 j)
+    v_lshl_b32 v33, v0, 2                ; &Bs[kk][v0 % 64] - 4096 = 4 v0 (j: + 1024 j)
+    v_lshl_b32 v38, v2, 4                ; 16 ty: &AsT[0][4 ty]
+    v_lshl_b32 v39, v1, 4                ; 16 tx: &Bs[0][4 tx] - 4096
+    v_mov_b32 v48, 0x80000000           ; acc[0][0] = -0
+    v_mov_b32 v49, 0x80000000           ; acc[0][1] = -0
+    v_mov_b32 v50, 0x80000000           ; acc[0][2] = -0
+    v_mov_b32 v51, 0x80000000           ; acc[0][3] = -0
+    v_mov_b32 v52, 0x80000000           ; acc[1][0] = -0
+    v_mov_b32 v53, 0x80000000           ; acc[1][1] = -0
+    v_mov_b32 v54, 0x80000000           ; acc[1][2] = -0
+    v_mov_b32 v55, 0x80000000           ; acc[1][3] = -0
+    v_mov_b32 v56, 0x80000000           ; acc[2][0] = -0
+    v_mov_b32 v57, 0x80000000           ; acc[2][1] = -0
+    v_mov_b32 v58, 0x80000000           ; acc[2][2] = -0
+    v_mov_b32 v59, 0x80000000           ; acc[2][3] = -0
+    v_mov_b32 v60, 0x80000000           ; acc[3][0] = -0
+    v_mov_b32 v61, 0x80000000           ; acc[3][1] = -0
+    v_mov_b32 v62, 0x80000000           ; acc[3][2] = -0
+    v_mov_b32 v63, 0x80000000           ; acc[3][3] = -0
+    s_mov_b32 s38, s56                   ; k left: K
+
+; ---- 1. one tile of A and B into LDS --------------------------------------------------------------
+tile:
+    v_cmp_gt_u32 vcc, s38, v1            ; tx < k left
+    s_mov_b64 s[70:71], vcc
+    v_add_u32 v25, v16, s34
+    v_add_u32 v26, v25, s34
+    v_add_u32 v27, v26, s34
+    v_lshl_b32 v28, v16, ${SHIFT}
+    v_lshl_b32 v29, v25, ${SHIFT}
+    v_lshl_b32 v30, v26, ${SHIFT}
+    v_lshl_b32 v31, v27, ${SHIFT}
+    v_mov_b32 v20, 0
+    v_mov_b32 v21, 0
+    v_mov_b32 v22, 0
+    v_mov_b32 v23, 0
+    s_and_b64 exec, s[70:71], s[24:25]
+    buffer_load_${LOAD} v20, v28, s[8:11], 0      ; A[m0 + ty + 0][k0 + tx]
+    s_and_b64 exec, s[70:71], s[26:27]
+    buffer_load_${LOAD} v21, v29, s[8:11], 0      ; A[m0 + ty + 16][k0 + tx]
+    s_and_b64 exec, s[70:71], s[28:29]
+    buffer_load_${LOAD} v22, v30, s[8:11], 0      ; A[m0 + ty + 32][k0 + tx]
+    s_and_b64 exec, s[70:71], s[30:31]
+    buffer_load_${LOAD} v23, v31, s[8:11], 0      ; A[m0 + ty + 48][k0 + tx]
+    s_mov_b64 exec, s[66:67]
+    v_add_u32 v25, v17, s35
+    v_add_u32 v26, v25, s35
+    v_add_u32 v27, v26, s35
+    v_lshl_b32 v28, v17, ${SHIFT}
+    v_lshl_b32 v29, v25, ${SHIFT}
+    v_lshl_b32 v30, v26, ${SHIFT}
+    v_lshl_b32 v31, v27, ${SHIFT}
+    v_mov_b32 v40, 0
+    v_mov_b32 v41, 0
+    v_mov_b32 v42, 0
+    v_mov_b32 v43, 0
+    v_cmp_gt_u32 vcc, s38, v34            ; kk + 0 < k left
+    s_and_b64 exec, vcc, s[32:33]
+    buffer_load_${LOAD} v40, v28, s[12:15], 0     ; B[k0 + kk + 0][n]
+    s_mov_b64 exec, s[66:67]
+    v_cmp_gt_u32 vcc, s38, v35            ; kk + 4 < k left
+    s_and_b64 exec, vcc, s[32:33]
+    buffer_load_${LOAD} v41, v29, s[12:15], 0     ; B[k0 + kk + 4][n]
+    s_mov_b64 exec, s[66:67]
+    v_cmp_gt_u32 vcc, s38, v36            ; kk + 8 < k left
+    s_and_b64 exec, vcc, s[32:33]
+    buffer_load_${LOAD} v42, v30, s[12:15], 0     ; B[k0 + kk + 8][n]
+    s_mov_b64 exec, s[66:67]
+    v_cmp_gt_u32 vcc, s38, v37            ; kk + 12 < k left
+    s_and_b64 exec, vcc, s[32:33]
+    buffer_load_${LOAD} v43, v31, s[12:15], 0     ; B[k0 + kk + 12][n]
+    s_mov_b64 exec, s[66:67]
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v20, v20
+    v_cvt_f32_f16 v21, v21
+    v_cvt_f32_f16 v22, v22
+    v_cvt_f32_f16 v23, v23
+    v_cvt_f32_f16 v40, v40
+    v_cvt_f32_f16 v41, v41
+    v_cvt_f32_f16 v42, v42
+    v_cvt_f32_f16 v43, v43
+.endif
+    ds_write_b32 v32, v20, 0              ; AsT[tx][ty + 0]
+    ds_write_b32 v32, v21, 64              ; AsT[tx][ty + 16]
+    ds_write_b32 v32, v22, 128              ; AsT[tx][ty + 32]
+    ds_write_b32 v32, v23, 192              ; AsT[tx][ty + 48]
+    ds_write_b32 v33, v40, 4096            ; Bs[kk + 0][v0 % 64]
+    ds_write_b32 v33, v41, 5120            ; Bs[kk + 4][v0 % 64]
+    ds_write_b32 v33, v42, 6144            ; Bs[kk + 8][v0 % 64]
+    ds_write_b32 v33, v43, 7168            ; Bs[kk + 12][v0 % 64]
+    s_barrier                            ; both tiles complete
+    s_cmp_lt_u32 s38, 16
+    s_cbranch_scc1 partial               ; the last tile of K mod 16
+
+; ---- 2. a whole tile: 16 k unrolled, the LDS reads of k + 1 in flight while k's fmas run ----------
+    ds_read_b128 v[40:43], v38, 0        ; a[0..3] = A[m0 + 4 ty .. + 3][k0]
+    ds_read_b128 v[44:47], v39, 4096     ; b[0..3] = B[k0][n0 + 4 tx .. + 3]
+    ds_read_b128 v[64:67], v38, 256      ; k0 + 1: a
+    ds_read_b128 v[68:71], v39, 4352     ; b
+    s_waitcnt 2                          ; k0 + 0's two reads have landed
+    v_fma_f32 v48, v40, v44, v48        ; acc[0][0], k0 + 0
+    v_fma_f32 v49, v40, v45, v49        ; acc[0][1], k0 + 0
+    v_fma_f32 v50, v40, v46, v50        ; acc[0][2], k0 + 0
+    v_fma_f32 v51, v40, v47, v51        ; acc[0][3], k0 + 0
+    v_fma_f32 v52, v41, v44, v52        ; acc[1][0], k0 + 0
+    v_fma_f32 v53, v41, v45, v53        ; acc[1][1], k0 + 0
+    v_fma_f32 v54, v41, v46, v54        ; acc[1][2], k0 + 0
+    v_fma_f32 v55, v41, v47, v55        ; acc[1][3], k0 + 0
+    v_fma_f32 v56, v42, v44, v56        ; acc[2][0], k0 + 0
+    v_fma_f32 v57, v42, v45, v57        ; acc[2][1], k0 + 0
+    v_fma_f32 v58, v42, v46, v58        ; acc[2][2], k0 + 0
+    v_fma_f32 v59, v42, v47, v59        ; acc[2][3], k0 + 0
+    v_fma_f32 v60, v43, v44, v60        ; acc[3][0], k0 + 0
+    v_fma_f32 v61, v43, v45, v61        ; acc[3][1], k0 + 0
+    v_fma_f32 v62, v43, v46, v62        ; acc[3][2], k0 + 0
+    v_fma_f32 v63, v43, v47, v63        ; acc[3][3], k0 + 0
+    ds_read_b128 v[40:43], v38, 512      ; k0 + 2: a
+    ds_read_b128 v[44:47], v39, 4608     ; b
+    s_waitcnt 2                          ; k0 + 1's two reads have landed
+    v_fma_f32 v48, v64, v68, v48        ; acc[0][0], k0 + 1
+    v_fma_f32 v49, v64, v69, v49        ; acc[0][1], k0 + 1
+    v_fma_f32 v50, v64, v70, v50        ; acc[0][2], k0 + 1
+    v_fma_f32 v51, v64, v71, v51        ; acc[0][3], k0 + 1
+    v_fma_f32 v52, v65, v68, v52        ; acc[1][0], k0 + 1
+    v_fma_f32 v53, v65, v69, v53        ; acc[1][1], k0 + 1
+    v_fma_f32 v54, v65, v70, v54        ; acc[1][2], k0 + 1
+    v_fma_f32 v55, v65, v71, v55        ; acc[1][3], k0 + 1
+    v_fma_f32 v56, v66, v68, v56        ; acc[2][0], k0 + 1
+    v_fma_f32 v57, v66, v69, v57        ; acc[2][1], k0 + 1
+    v_fma_f32 v58, v66, v70, v58        ; acc[2][2], k0 + 1
+    v_fma_f32 v59, v66, v71, v59        ; acc[2][3], k0 + 1
+    v_fma_f32 v60, v67, v68, v60        ; acc[3][0], k0 + 1
+    v_fma_f32 v61, v67, v69, v61        ; acc[3][1], k0 + 1
+    v_fma_f32 v62, v67, v70, v62        ; acc[3][2], k0 + 1
+    v_fma_f32 v63, v67, v71, v63        ; acc[3][3], k0 + 1
+    ds_read_b128 v[64:67], v38, 768      ; k0 + 3: a
+    ds_read_b128 v[68:71], v39, 4864     ; b
+    s_waitcnt 2                          ; k0 + 2's two reads have landed
+    v_fma_f32 v48, v40, v44, v48        ; acc[0][0], k0 + 2
+    v_fma_f32 v49, v40, v45, v49        ; acc[0][1], k0 + 2
+    v_fma_f32 v50, v40, v46, v50        ; acc[0][2], k0 + 2
+    v_fma_f32 v51, v40, v47, v51        ; acc[0][3], k0 + 2
+    v_fma_f32 v52, v41, v44, v52        ; acc[1][0], k0 + 2
+    v_fma_f32 v53, v41, v45, v53        ; acc[1][1], k0 + 2
+    v_fma_f32 v54, v41, v46, v54        ; acc[1][2], k0 + 2
+    v_fma_f32 v55, v41, v47, v55        ; acc[1][3], k0 + 2
+    v_fma_f32 v56, v42, v44, v56        ; acc[2][0], k0 + 2
+    v_fma_f32 v57, v42, v45, v57        ; acc[2][1], k0 + 2
+    v_fma_f32 v58, v42, v46, v58        ; acc[2][2], k0 + 2
+    v_fma_f32 v59, v42, v47, v59        ; acc[2][3], k0 + 2
+    v_fma_f32 v60, v43, v44, v60        ; acc[3][0], k0 + 2
+    v_fma_f32 v61, v43, v45, v61        ; acc[3][1], k0 + 2
+    v_fma_f32 v62, v43, v46, v62        ; acc[3][2], k0 + 2
+    v_fma_f32 v63, v43, v47, v63        ; acc[3][3], k0 + 2
+    ds_read_b128 v[40:43], v38, 1024      ; k0 + 4: a
+    ds_read_b128 v[44:47], v39, 5120     ; b
+    s_waitcnt 2                          ; k0 + 3's two reads have landed
+    v_fma_f32 v48, v64, v68, v48        ; acc[0][0], k0 + 3
+    v_fma_f32 v49, v64, v69, v49        ; acc[0][1], k0 + 3
+    v_fma_f32 v50, v64, v70, v50        ; acc[0][2], k0 + 3
+    v_fma_f32 v51, v64, v71, v51        ; acc[0][3], k0 + 3
+    v_fma_f32 v52, v65, v68, v52        ; acc[1][0], k0 + 3
+    v_fma_f32 v53, v65, v69, v53        ; acc[1][1], k0 + 3
+    v_fma_f32 v54, v65, v70, v54        ; acc[1][2], k0 + 3
+    v_fma_f32 v55, v65, v71, v55        ; acc[1][3], k0 + 3
+    v_fma_f32 v56, v66, v68, v56        ; acc[2][0], k0 + 3
+    v_fma_f32 v57, v66, v69, v57        ; acc[2][1], k0 + 3
+    v_fma_f32 v58, v66, v70, v58        ; acc[2][2], k0 + 3
+    v_fma_f32 v59, v66, v71, v59        ; acc[2][3], k0 + 3
+    v_fma_f32 v60, v67, v68, v60        ; acc[3][0], k0 + 3
+    v_fma_f32 v61, v67, v69, v61        ; acc[3][1], k0 + 3
+    v_fma_f32 v62, v67, v70, v62        ; acc[3][2], k0 + 3
+    v_fma_f32 v63, v67, v71, v63        ; acc[3][3], k0 + 3
+    ds_read_b128 v[64:67], v38, 1280      ; k0 + 5: a
+    ds_read_b128 v[68:71], v39, 5376     ; b
+    s_waitcnt 2                          ; k0 + 4's two reads have landed
+    v_fma_f32 v48, v40, v44, v48        ; acc[0][0], k0 + 4
+    v_fma_f32 v49, v40, v45, v49        ; acc[0][1], k0 + 4
+    v_fma_f32 v50, v40, v46, v50        ; acc[0][2], k0 + 4
+    v_fma_f32 v51, v40, v47, v51        ; acc[0][3], k0 + 4
+    v_fma_f32 v52, v41, v44, v52        ; acc[1][0], k0 + 4
+    v_fma_f32 v53, v41, v45, v53        ; acc[1][1], k0 + 4
+    v_fma_f32 v54, v41, v46, v54        ; acc[1][2], k0 + 4
+    v_fma_f32 v55, v41, v47, v55        ; acc[1][3], k0 + 4
+    v_fma_f32 v56, v42, v44, v56        ; acc[2][0], k0 + 4
+    v_fma_f32 v57, v42, v45, v57        ; acc[2][1], k0 + 4
+    v_fma_f32 v58, v42, v46, v58        ; acc[2][2], k0 + 4
+    v_fma_f32 v59, v42, v47, v59        ; acc[2][3], k0 + 4
+    v_fma_f32 v60, v43, v44, v60        ; acc[3][0], k0 + 4
+    v_fma_f32 v61, v43, v45, v61        ; acc[3][1], k0 + 4
+    v_fma_f32 v62, v43, v46, v62        ; acc[3][2], k0 + 4
+    v_fma_f32 v63, v43, v47, v63        ; acc[3][3], k0 + 4
+    ds_read_b128 v[40:43], v38, 1536      ; k0 + 6: a
+    ds_read_b128 v[44:47], v39, 5632     ; b
+    s_waitcnt 2                          ; k0 + 5's two reads have landed
+    v_fma_f32 v48, v64, v68, v48        ; acc[0][0], k0 + 5
+    v_fma_f32 v49, v64, v69, v49        ; acc[0][1], k0 + 5
+    v_fma_f32 v50, v64, v70, v50        ; acc[0][2], k0 + 5
+    v_fma_f32 v51, v64, v71, v51        ; acc[0][3], k0 + 5
+    v_fma_f32 v52, v65, v68, v52        ; acc[1][0], k0 + 5
+    v_fma_f32 v53, v65, v69, v53        ; acc[1][1], k0 + 5
+    v_fma_f32 v54, v65, v70, v54        ; acc[1][2], k0 + 5
+    v_fma_f32 v55, v65, v71, v55        ; acc[1][3], k0 + 5
+    v_fma_f32 v56, v66, v68, v56        ; acc[2][0], k0 + 5
+    v_fma_f32 v57, v66, v69, v57        ; acc[2][1], k0 + 5
+    v_fma_f32 v58, v66, v70, v58        ; acc[2][2], k0 + 5
+    v_fma_f32 v59, v66, v71, v59        ; acc[2][3], k0 + 5
+    v_fma_f32 v60, v67, v68, v60        ; acc[3][0], k0 + 5
+    v_fma_f32 v61, v67, v69, v61        ; acc[3][1], k0 + 5
+    v_fma_f32 v62, v67, v70, v62        ; acc[3][2], k0 + 5
+    v_fma_f32 v63, v67, v71, v63        ; acc[3][3], k0 + 5
+    ds_read_b128 v[64:67], v38, 1792      ; k0 + 7: a
+    ds_read_b128 v[68:71], v39, 5888     ; b
+    s_waitcnt 2                          ; k0 + 6's two reads have landed
+    v_fma_f32 v48, v40, v44, v48        ; acc[0][0], k0 + 6
+    v_fma_f32 v49, v40, v45, v49        ; acc[0][1], k0 + 6
+    v_fma_f32 v50, v40, v46, v50        ; acc[0][2], k0 + 6
+    v_fma_f32 v51, v40, v47, v51        ; acc[0][3], k0 + 6
+    v_fma_f32 v52, v41, v44, v52        ; acc[1][0], k0 + 6
+    v_fma_f32 v53, v41, v45, v53        ; acc[1][1], k0 + 6
+    v_fma_f32 v54, v41, v46, v54        ; acc[1][2], k0 + 6
+    v_fma_f32 v55, v41, v47, v55        ; acc[1][3], k0 + 6
+    v_fma_f32 v56, v42, v44, v56        ; acc[2][0], k0 + 6
+    v_fma_f32 v57, v42, v45, v57        ; acc[2][1], k0 + 6
+    v_fma_f32 v58, v42, v46, v58        ; acc[2][2], k0 + 6
+    v_fma_f32 v59, v42, v47, v59        ; acc[2][3], k0 + 6
+    v_fma_f32 v60, v43, v44, v60        ; acc[3][0], k0 + 6
+    v_fma_f32 v61, v43, v45, v61        ; acc[3][1], k0 + 6
+    v_fma_f32 v62, v43, v46, v62        ; acc[3][2], k0 + 6
+    v_fma_f32 v63, v43, v47, v63        ; acc[3][3], k0 + 6
+    ds_read_b128 v[40:43], v38, 2048      ; k0 + 8: a
+    ds_read_b128 v[44:47], v39, 6144     ; b
+    s_waitcnt 2                          ; k0 + 7's two reads have landed
+    v_fma_f32 v48, v64, v68, v48        ; acc[0][0], k0 + 7
+    v_fma_f32 v49, v64, v69, v49        ; acc[0][1], k0 + 7
+    v_fma_f32 v50, v64, v70, v50        ; acc[0][2], k0 + 7
+    v_fma_f32 v51, v64, v71, v51        ; acc[0][3], k0 + 7
+    v_fma_f32 v52, v65, v68, v52        ; acc[1][0], k0 + 7
+    v_fma_f32 v53, v65, v69, v53        ; acc[1][1], k0 + 7
+    v_fma_f32 v54, v65, v70, v54        ; acc[1][2], k0 + 7
+    v_fma_f32 v55, v65, v71, v55        ; acc[1][3], k0 + 7
+    v_fma_f32 v56, v66, v68, v56        ; acc[2][0], k0 + 7
+    v_fma_f32 v57, v66, v69, v57        ; acc[2][1], k0 + 7
+    v_fma_f32 v58, v66, v70, v58        ; acc[2][2], k0 + 7
+    v_fma_f32 v59, v66, v71, v59        ; acc[2][3], k0 + 7
+    v_fma_f32 v60, v67, v68, v60        ; acc[3][0], k0 + 7
+    v_fma_f32 v61, v67, v69, v61        ; acc[3][1], k0 + 7
+    v_fma_f32 v62, v67, v70, v62        ; acc[3][2], k0 + 7
+    v_fma_f32 v63, v67, v71, v63        ; acc[3][3], k0 + 7
+    ds_read_b128 v[64:67], v38, 2304      ; k0 + 9: a
+    ds_read_b128 v[68:71], v39, 6400     ; b
+    s_waitcnt 2                          ; k0 + 8's two reads have landed
+    v_fma_f32 v48, v40, v44, v48        ; acc[0][0], k0 + 8
+    v_fma_f32 v49, v40, v45, v49        ; acc[0][1], k0 + 8
+    v_fma_f32 v50, v40, v46, v50        ; acc[0][2], k0 + 8
+    v_fma_f32 v51, v40, v47, v51        ; acc[0][3], k0 + 8
+    v_fma_f32 v52, v41, v44, v52        ; acc[1][0], k0 + 8
+    v_fma_f32 v53, v41, v45, v53        ; acc[1][1], k0 + 8
+    v_fma_f32 v54, v41, v46, v54        ; acc[1][2], k0 + 8
+    v_fma_f32 v55, v41, v47, v55        ; acc[1][3], k0 + 8
+    v_fma_f32 v56, v42, v44, v56        ; acc[2][0], k0 + 8
+    v_fma_f32 v57, v42, v45, v57        ; acc[2][1], k0 + 8
+    v_fma_f32 v58, v42, v46, v58        ; acc[2][2], k0 + 8
+    v_fma_f32 v59, v42, v47, v59        ; acc[2][3], k0 + 8
+    v_fma_f32 v60, v43, v44, v60        ; acc[3][0], k0 + 8
+    v_fma_f32 v61, v43, v45, v61        ; acc[3][1], k0 + 8
+    v_fma_f32 v62, v43, v46, v62        ; acc[3][2], k0 + 8
+    v_fma_f32 v63, v43, v47, v63        ; acc[3][3], k0 + 8
+    ds_read_b128 v[40:43], v38, 2560      ; k0 + 10: a
+    ds_read_b128 v[44:47], v39, 6656     ; b
+    s_waitcnt 2                          ; k0 + 9's two reads have landed
+    v_fma_f32 v48, v64, v68, v48        ; acc[0][0], k0 + 9
+    v_fma_f32 v49, v64, v69, v49        ; acc[0][1], k0 + 9
+    v_fma_f32 v50, v64, v70, v50        ; acc[0][2], k0 + 9
+    v_fma_f32 v51, v64, v71, v51        ; acc[0][3], k0 + 9
+    v_fma_f32 v52, v65, v68, v52        ; acc[1][0], k0 + 9
+    v_fma_f32 v53, v65, v69, v53        ; acc[1][1], k0 + 9
+    v_fma_f32 v54, v65, v70, v54        ; acc[1][2], k0 + 9
+    v_fma_f32 v55, v65, v71, v55        ; acc[1][3], k0 + 9
+    v_fma_f32 v56, v66, v68, v56        ; acc[2][0], k0 + 9
+    v_fma_f32 v57, v66, v69, v57        ; acc[2][1], k0 + 9
+    v_fma_f32 v58, v66, v70, v58        ; acc[2][2], k0 + 9
+    v_fma_f32 v59, v66, v71, v59        ; acc[2][3], k0 + 9
+    v_fma_f32 v60, v67, v68, v60        ; acc[3][0], k0 + 9
+    v_fma_f32 v61, v67, v69, v61        ; acc[3][1], k0 + 9
+    v_fma_f32 v62, v67, v70, v62        ; acc[3][2], k0 + 9
+    v_fma_f32 v63, v67, v71, v63        ; acc[3][3], k0 + 9
+    ds_read_b128 v[64:67], v38, 2816      ; k0 + 11: a
+    ds_read_b128 v[68:71], v39, 6912     ; b
+    s_waitcnt 2                          ; k0 + 10's two reads have landed
+    v_fma_f32 v48, v40, v44, v48        ; acc[0][0], k0 + 10
+    v_fma_f32 v49, v40, v45, v49        ; acc[0][1], k0 + 10
+    v_fma_f32 v50, v40, v46, v50        ; acc[0][2], k0 + 10
+    v_fma_f32 v51, v40, v47, v51        ; acc[0][3], k0 + 10
+    v_fma_f32 v52, v41, v44, v52        ; acc[1][0], k0 + 10
+    v_fma_f32 v53, v41, v45, v53        ; acc[1][1], k0 + 10
+    v_fma_f32 v54, v41, v46, v54        ; acc[1][2], k0 + 10
+    v_fma_f32 v55, v41, v47, v55        ; acc[1][3], k0 + 10
+    v_fma_f32 v56, v42, v44, v56        ; acc[2][0], k0 + 10
+    v_fma_f32 v57, v42, v45, v57        ; acc[2][1], k0 + 10
+    v_fma_f32 v58, v42, v46, v58        ; acc[2][2], k0 + 10
+    v_fma_f32 v59, v42, v47, v59        ; acc[2][3], k0 + 10
+    v_fma_f32 v60, v43, v44, v60        ; acc[3][0], k0 + 10
+    v_fma_f32 v61, v43, v45, v61        ; acc[3][1], k0 + 10
+    v_fma_f32 v62, v43, v46, v62        ; acc[3][2], k0 + 10
+    v_fma_f32 v63, v43, v47, v63        ; acc[3][3], k0 + 10
+    ds_read_b128 v[40:43], v38, 3072      ; k0 + 12: a
+    ds_read_b128 v[44:47], v39, 7168     ; b
+    s_waitcnt 2                          ; k0 + 11's two reads have landed
+    v_fma_f32 v48, v64, v68, v48        ; acc[0][0], k0 + 11
+    v_fma_f32 v49, v64, v69, v49        ; acc[0][1], k0 + 11
+    v_fma_f32 v50, v64, v70, v50        ; acc[0][2], k0 + 11
+    v_fma_f32 v51, v64, v71, v51        ; acc[0][3], k0 + 11
+    v_fma_f32 v52, v65, v68, v52        ; acc[1][0], k0 + 11
+    v_fma_f32 v53, v65, v69, v53        ; acc[1][1], k0 + 11
+    v_fma_f32 v54, v65, v70, v54        ; acc[1][2], k0 + 11
+    v_fma_f32 v55, v65, v71, v55        ; acc[1][3], k0 + 11
+    v_fma_f32 v56, v66, v68, v56        ; acc[2][0], k0 + 11
+    v_fma_f32 v57, v66, v69, v57        ; acc[2][1], k0 + 11
+    v_fma_f32 v58, v66, v70, v58        ; acc[2][2], k0 + 11
+    v_fma_f32 v59, v66, v71, v59        ; acc[2][3], k0 + 11
+    v_fma_f32 v60, v67, v68, v60        ; acc[3][0], k0 + 11
+    v_fma_f32 v61, v67, v69, v61        ; acc[3][1], k0 + 11
+    v_fma_f32 v62, v67, v70, v62        ; acc[3][2], k0 + 11
+    v_fma_f32 v63, v67, v71, v63        ; acc[3][3], k0 + 11
+    ds_read_b128 v[64:67], v38, 3328      ; k0 + 13: a
+    ds_read_b128 v[68:71], v39, 7424     ; b
+    s_waitcnt 2                          ; k0 + 12's two reads have landed
+    v_fma_f32 v48, v40, v44, v48        ; acc[0][0], k0 + 12
+    v_fma_f32 v49, v40, v45, v49        ; acc[0][1], k0 + 12
+    v_fma_f32 v50, v40, v46, v50        ; acc[0][2], k0 + 12
+    v_fma_f32 v51, v40, v47, v51        ; acc[0][3], k0 + 12
+    v_fma_f32 v52, v41, v44, v52        ; acc[1][0], k0 + 12
+    v_fma_f32 v53, v41, v45, v53        ; acc[1][1], k0 + 12
+    v_fma_f32 v54, v41, v46, v54        ; acc[1][2], k0 + 12
+    v_fma_f32 v55, v41, v47, v55        ; acc[1][3], k0 + 12
+    v_fma_f32 v56, v42, v44, v56        ; acc[2][0], k0 + 12
+    v_fma_f32 v57, v42, v45, v57        ; acc[2][1], k0 + 12
+    v_fma_f32 v58, v42, v46, v58        ; acc[2][2], k0 + 12
+    v_fma_f32 v59, v42, v47, v59        ; acc[2][3], k0 + 12
+    v_fma_f32 v60, v43, v44, v60        ; acc[3][0], k0 + 12
+    v_fma_f32 v61, v43, v45, v61        ; acc[3][1], k0 + 12
+    v_fma_f32 v62, v43, v46, v62        ; acc[3][2], k0 + 12
+    v_fma_f32 v63, v43, v47, v63        ; acc[3][3], k0 + 12
+    ds_read_b128 v[40:43], v38, 3584      ; k0 + 14: a
+    ds_read_b128 v[44:47], v39, 7680     ; b
+    s_waitcnt 2                          ; k0 + 13's two reads have landed
+    v_fma_f32 v48, v64, v68, v48        ; acc[0][0], k0 + 13
+    v_fma_f32 v49, v64, v69, v49        ; acc[0][1], k0 + 13
+    v_fma_f32 v50, v64, v70, v50        ; acc[0][2], k0 + 13
+    v_fma_f32 v51, v64, v71, v51        ; acc[0][3], k0 + 13
+    v_fma_f32 v52, v65, v68, v52        ; acc[1][0], k0 + 13
+    v_fma_f32 v53, v65, v69, v53        ; acc[1][1], k0 + 13
+    v_fma_f32 v54, v65, v70, v54        ; acc[1][2], k0 + 13
+    v_fma_f32 v55, v65, v71, v55        ; acc[1][3], k0 + 13
+    v_fma_f32 v56, v66, v68, v56        ; acc[2][0], k0 + 13
+    v_fma_f32 v57, v66, v69, v57        ; acc[2][1], k0 + 13
+    v_fma_f32 v58, v66, v70, v58        ; acc[2][2], k0 + 13
+    v_fma_f32 v59, v66, v71, v59        ; acc[2][3], k0 + 13
+    v_fma_f32 v60, v67, v68, v60        ; acc[3][0], k0 + 13
+    v_fma_f32 v61, v67, v69, v61        ; acc[3][1], k0 + 13
+    v_fma_f32 v62, v67, v70, v62        ; acc[3][2], k0 + 13
+    v_fma_f32 v63, v67, v71, v63        ; acc[3][3], k0 + 13
+    ds_read_b128 v[64:67], v38, 3840      ; k0 + 15: a
+    ds_read_b128 v[68:71], v39, 7936     ; b
+    s_waitcnt 2                          ; k0 + 14's two reads have landed
+    v_fma_f32 v48, v40, v44, v48        ; acc[0][0], k0 + 14
+    v_fma_f32 v49, v40, v45, v49        ; acc[0][1], k0 + 14
+    v_fma_f32 v50, v40, v46, v50        ; acc[0][2], k0 + 14
+    v_fma_f32 v51, v40, v47, v51        ; acc[0][3], k0 + 14
+    v_fma_f32 v52, v41, v44, v52        ; acc[1][0], k0 + 14
+    v_fma_f32 v53, v41, v45, v53        ; acc[1][1], k0 + 14
+    v_fma_f32 v54, v41, v46, v54        ; acc[1][2], k0 + 14
+    v_fma_f32 v55, v41, v47, v55        ; acc[1][3], k0 + 14
+    v_fma_f32 v56, v42, v44, v56        ; acc[2][0], k0 + 14
+    v_fma_f32 v57, v42, v45, v57        ; acc[2][1], k0 + 14
+    v_fma_f32 v58, v42, v46, v58        ; acc[2][2], k0 + 14
+    v_fma_f32 v59, v42, v47, v59        ; acc[2][3], k0 + 14
+    v_fma_f32 v60, v43, v44, v60        ; acc[3][0], k0 + 14
+    v_fma_f32 v61, v43, v45, v61        ; acc[3][1], k0 + 14
+    v_fma_f32 v62, v43, v46, v62        ; acc[3][2], k0 + 14
+    v_fma_f32 v63, v43, v47, v63        ; acc[3][3], k0 + 14
+    s_waitcnt 0
+    v_fma_f32 v48, v64, v68, v48        ; acc[0][0], k0 + 15
+    v_fma_f32 v49, v64, v69, v49        ; acc[0][1], k0 + 15
+    v_fma_f32 v50, v64, v70, v50        ; acc[0][2], k0 + 15
+    v_fma_f32 v51, v64, v71, v51        ; acc[0][3], k0 + 15
+    v_fma_f32 v52, v65, v68, v52        ; acc[1][0], k0 + 15
+    v_fma_f32 v53, v65, v69, v53        ; acc[1][1], k0 + 15
+    v_fma_f32 v54, v65, v70, v54        ; acc[1][2], k0 + 15
+    v_fma_f32 v55, v65, v71, v55        ; acc[1][3], k0 + 15
+    v_fma_f32 v56, v66, v68, v56        ; acc[2][0], k0 + 15
+    v_fma_f32 v57, v66, v69, v57        ; acc[2][1], k0 + 15
+    v_fma_f32 v58, v66, v70, v58        ; acc[2][2], k0 + 15
+    v_fma_f32 v59, v66, v71, v59        ; acc[2][3], k0 + 15
+    v_fma_f32 v60, v67, v68, v60        ; acc[3][0], k0 + 15
+    v_fma_f32 v61, v67, v69, v61        ; acc[3][1], k0 + 15
+    v_fma_f32 v62, v67, v70, v62        ; acc[3][2], k0 + 15
+    v_fma_f32 v63, v67, v71, v63        ; acc[3][3], k0 + 15
+    s_branch tile_done
+
+; ---- 2'. the last tile: exactly K mod 16 k, one at a time ------------------------------------------
+partial:
+    s_mov_b32 s39, s38                   ; k in this tile
+    v_mov_b32 v18, v38                   ; &AsT[k][4 ty], k = 0
+    v_mov_b32 v19, v39                   ; &Bs[k][4 tx] - 4096
+k:
+    ds_read_b128 v[40:43], v18, 0        ; a[0..3] = A[m0 + 4 ty .. + 3][k]
+    ds_read_b128 v[44:47], v19, 4096     ; b[0..3] = B[k][n0 + 4 tx .. + 3]
+    s_waitcnt 0
+    v_fma_f32 v48, v40, v44, v48        ; acc[0][0] = fma(a[0], b[0], acc[0][0])
+    v_fma_f32 v49, v40, v45, v49        ; acc[0][1] = fma(a[0], b[1], acc[0][1])
+    v_fma_f32 v50, v40, v46, v50        ; acc[0][2] = fma(a[0], b[2], acc[0][2])
+    v_fma_f32 v51, v40, v47, v51        ; acc[0][3] = fma(a[0], b[3], acc[0][3])
+    v_fma_f32 v52, v41, v44, v52        ; acc[1][0] = fma(a[1], b[0], acc[1][0])
+    v_fma_f32 v53, v41, v45, v53        ; acc[1][1] = fma(a[1], b[1], acc[1][1])
+    v_fma_f32 v54, v41, v46, v54        ; acc[1][2] = fma(a[1], b[2], acc[1][2])
+    v_fma_f32 v55, v41, v47, v55        ; acc[1][3] = fma(a[1], b[3], acc[1][3])
+    v_fma_f32 v56, v42, v44, v56        ; acc[2][0] = fma(a[2], b[0], acc[2][0])
+    v_fma_f32 v57, v42, v45, v57        ; acc[2][1] = fma(a[2], b[1], acc[2][1])
+    v_fma_f32 v58, v42, v46, v58        ; acc[2][2] = fma(a[2], b[2], acc[2][2])
+    v_fma_f32 v59, v42, v47, v59        ; acc[2][3] = fma(a[2], b[3], acc[2][3])
+    v_fma_f32 v60, v43, v44, v60        ; acc[3][0] = fma(a[3], b[0], acc[3][0])
+    v_fma_f32 v61, v43, v45, v61        ; acc[3][1] = fma(a[3], b[1], acc[3][1])
+    v_fma_f32 v62, v43, v46, v62        ; acc[3][2] = fma(a[3], b[2], acc[3][2])
+    v_fma_f32 v63, v43, v47, v63        ; acc[3][3] = fma(a[3], b[3], acc[3][3])
+    v_add_u32 v18, v18, 256              ; next k: one row of AsT
+    v_add_u32 v19, v19, 256              ; one row of Bs
+    s_sub_u32 s39, s39, 1
+    s_cmp_lg_u32 s39, 0
+    s_cbranch_scc1 k
+tile_done:
+    s_barrier                            ; 3. every wave is done with the tiles
+    v_add_u32 v16, v16, s36              ; A: 16 k on
+    v_add_u32 v17, v17, s37              ; B: 16 k on
+    s_cmp_le_u32 s38, 16
+    s_cbranch_scc1 finish
+    s_sub_u32 s38, s38, 16
+    s_branch tile
+
+; ---- 4. Alpha, Beta * C, narrow, store: 16 elements, each under its own mask -----------------------
+finish:
+    v_mul_f32 v48, v48, s64              ; Alpha * acc, rounded once
+    v_mul_f32 v49, v49, s64              ; Alpha * acc, rounded once
+    v_mul_f32 v50, v50, s64              ; Alpha * acc, rounded once
+    v_mul_f32 v51, v51, s64              ; Alpha * acc, rounded once
+    v_mul_f32 v52, v52, s64              ; Alpha * acc, rounded once
+    v_mul_f32 v53, v53, s64              ; Alpha * acc, rounded once
+    v_mul_f32 v54, v54, s64              ; Alpha * acc, rounded once
+    v_mul_f32 v55, v55, s64              ; Alpha * acc, rounded once
+    v_mul_f32 v56, v56, s64              ; Alpha * acc, rounded once
+    v_mul_f32 v57, v57, s64              ; Alpha * acc, rounded once
+    v_mul_f32 v58, v58, s64              ; Alpha * acc, rounded once
+    v_mul_f32 v59, v59, s64              ; Alpha * acc, rounded once
+    v_mul_f32 v60, v60, s64              ; Alpha * acc, rounded once
+    v_mul_f32 v61, v61, s64              ; Alpha * acc, rounded once
+    v_mul_f32 v62, v62, s64              ; Alpha * acc, rounded once
+    v_mul_f32 v63, v63, s64              ; Alpha * acc, rounded once
+    v_lshl_b32 v6, v2, 2
+    v_add_u32 v14, s68, v6               ; m = m0 + 4 ty (+ i)
+    v_lshl_b32 v6, v1, 2
+    v_add_u32 v15, s69, v6               ; n = n0 + 4 tx (+ j)
+    v_add_u32 v6, v14, 0
+    v_cmp_gt_u32 vcc, s40, v6
+    s_mov_b64 s[72:73], vcc         ; m + 0 < M
+    v_add_u32 v6, v14, 1
+    v_cmp_gt_u32 vcc, s40, v6
+    s_mov_b64 s[74:75], vcc         ; m + 1 < M
+    v_add_u32 v6, v14, 2
+    v_cmp_gt_u32 vcc, s40, v6
+    s_mov_b64 s[76:77], vcc         ; m + 2 < M
+    v_add_u32 v6, v14, 3
+    v_cmp_gt_u32 vcc, s40, v6
+    s_mov_b64 s[78:79], vcc         ; m + 3 < M
+    v_add_u32 v6, v15, 0
+    v_cmp_gt_u32 vcc, s48, v6
+    s_mov_b64 s[80:81], vcc         ; n + 0 < N
+    v_add_u32 v6, v15, 1
+    v_cmp_gt_u32 vcc, s48, v6
+    s_mov_b64 s[82:83], vcc         ; n + 1 < N
+    v_add_u32 v6, v15, 2
+    v_cmp_gt_u32 vcc, s48, v6
+    s_mov_b64 s[84:85], vcc         ; n + 2 < N
+    v_add_u32 v6, v15, 3
+    v_cmp_gt_u32 vcc, s48, v6
+    s_mov_b64 s[86:87], vcc         ; n + 3 < N
+    v_mad_u32 v16, v14, s47, v13
+    v_mad_u32 v16, v15, s55, v16         ; out[m][n]
+    v_mad_u32 v17, v14, s46, v12
+    v_mad_u32 v17, v15, s54, v17         ; C[m][n]
+    v_mov_b32 v18, v16
+    v_mov_b32 v19, v17
+    s_and_b64 exec, s[72:73], s[80:81]    ; element [0][0] inside the output
+    s_cbranch_execz skip_00
+.if HAS_C
+    v_lshl_b32 v20, v19, ${SHIFT}
+    buffer_load_${LOAD} v21, v20, s[16:19], 0
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v21, v21
+.endif
+    v_fma_f32 v48, s65, v21, v48       ; fma(Beta, C, Alpha * acc): one rounding
+.endif
+.if not HAS_ACT
+.if NARROW_F16
+    v_cvt_f16_f32 v48, v48             ; FLOAT16: rounded once, to nearest even
+.endif
+    v_lshl_b32 v20, v18, ${SHIFT}
+    buffer_store_${STORE} v48, v20, s[20:23], 0
+.endif
+skip_00:
+    s_mov_b64 exec, s[66:67]
+    v_add_u32 v18, v18, s55
+    v_add_u32 v19, v19, s54
+    s_and_b64 exec, s[72:73], s[82:83]    ; element [0][1] inside the output
+    s_cbranch_execz skip_01
+.if HAS_C
+    v_lshl_b32 v20, v19, ${SHIFT}
+    buffer_load_${LOAD} v21, v20, s[16:19], 0
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v21, v21
+.endif
+    v_fma_f32 v49, s65, v21, v49       ; fma(Beta, C, Alpha * acc): one rounding
+.endif
+.if not HAS_ACT
+.if NARROW_F16
+    v_cvt_f16_f32 v49, v49             ; FLOAT16: rounded once, to nearest even
+.endif
+    v_lshl_b32 v20, v18, ${SHIFT}
+    buffer_store_${STORE} v49, v20, s[20:23], 0
+.endif
+skip_01:
+    s_mov_b64 exec, s[66:67]
+    v_add_u32 v18, v18, s55
+    v_add_u32 v19, v19, s54
+    s_and_b64 exec, s[72:73], s[84:85]    ; element [0][2] inside the output
+    s_cbranch_execz skip_02
+.if HAS_C
+    v_lshl_b32 v20, v19, ${SHIFT}
+    buffer_load_${LOAD} v21, v20, s[16:19], 0
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v21, v21
+.endif
+    v_fma_f32 v50, s65, v21, v50       ; fma(Beta, C, Alpha * acc): one rounding
+.endif
+.if not HAS_ACT
+.if NARROW_F16
+    v_cvt_f16_f32 v50, v50             ; FLOAT16: rounded once, to nearest even
+.endif
+    v_lshl_b32 v20, v18, ${SHIFT}
+    buffer_store_${STORE} v50, v20, s[20:23], 0
+.endif
+skip_02:
+    s_mov_b64 exec, s[66:67]
+    v_add_u32 v18, v18, s55
+    v_add_u32 v19, v19, s54
+    s_and_b64 exec, s[72:73], s[86:87]    ; element [0][3] inside the output
+    s_cbranch_execz skip_03
+.if HAS_C
+    v_lshl_b32 v20, v19, ${SHIFT}
+    buffer_load_${LOAD} v21, v20, s[16:19], 0
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v21, v21
+.endif
+    v_fma_f32 v51, s65, v21, v51       ; fma(Beta, C, Alpha * acc): one rounding
+.endif
+.if not HAS_ACT
+.if NARROW_F16
+    v_cvt_f16_f32 v51, v51             ; FLOAT16: rounded once, to nearest even
+.endif
+    v_lshl_b32 v20, v18, ${SHIFT}
+    buffer_store_${STORE} v51, v20, s[20:23], 0
+.endif
+skip_03:
+    s_mov_b64 exec, s[66:67]
+    v_add_u32 v16, v16, s47               ; the next row
+    v_add_u32 v17, v17, s46
+    v_mov_b32 v18, v16
+    v_mov_b32 v19, v17
+    s_and_b64 exec, s[74:75], s[80:81]    ; element [1][0] inside the output
+    s_cbranch_execz skip_10
+.if HAS_C
+    v_lshl_b32 v20, v19, ${SHIFT}
+    buffer_load_${LOAD} v21, v20, s[16:19], 0
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v21, v21
+.endif
+    v_fma_f32 v52, s65, v21, v52       ; fma(Beta, C, Alpha * acc): one rounding
+.endif
+.if not HAS_ACT
+.if NARROW_F16
+    v_cvt_f16_f32 v52, v52             ; FLOAT16: rounded once, to nearest even
+.endif
+    v_lshl_b32 v20, v18, ${SHIFT}
+    buffer_store_${STORE} v52, v20, s[20:23], 0
+.endif
+skip_10:
+    s_mov_b64 exec, s[66:67]
+    v_add_u32 v18, v18, s55
+    v_add_u32 v19, v19, s54
+    s_and_b64 exec, s[74:75], s[82:83]    ; element [1][1] inside the output
+    s_cbranch_execz skip_11
+.if HAS_C
+    v_lshl_b32 v20, v19, ${SHIFT}
+    buffer_load_${LOAD} v21, v20, s[16:19], 0
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v21, v21
+.endif
+    v_fma_f32 v53, s65, v21, v53       ; fma(Beta, C, Alpha * acc): one rounding
+.endif
+.if not HAS_ACT
+.if NARROW_F16
+    v_cvt_f16_f32 v53, v53             ; FLOAT16: rounded once, to nearest even
+.endif
+    v_lshl_b32 v20, v18, ${SHIFT}
+    buffer_store_${STORE} v53, v20, s[20:23], 0
+.endif
+skip_11:
+    s_mov_b64 exec, s[66:67]
+    v_add_u32 v18, v18, s55
+    v_add_u32 v19, v19, s54
+    s_and_b64 exec, s[74:75], s[84:85]    ; element [1][2] inside the output
+    s_cbranch_execz skip_12
+.if HAS_C
+    v_lshl_b32 v20, v19, ${SHIFT}
+    buffer_load_${LOAD} v21, v20, s[16:19], 0
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v21, v21
+.endif
+    v_fma_f32 v54, s65, v21, v54       ; fma(Beta, C, Alpha * acc): one rounding
+.endif
+.if not HAS_ACT
+.if NARROW_F16
+    v_cvt_f16_f32 v54, v54             ; FLOAT16: rounded once, to nearest even
+.endif
+    v_lshl_b32 v20, v18, ${SHIFT}
+    buffer_store_${STORE} v54, v20, s[20:23], 0
+.endif
+skip_12:
+    s_mov_b64 exec, s[66:67]
+    v_add_u32 v18, v18, s55
+    v_add_u32 v19, v19, s54
+    s_and_b64 exec, s[74:75], s[86:87]    ; element [1][3] inside the output
+    s_cbranch_execz skip_13
+.if HAS_C
+    v_lshl_b32 v20, v19, ${SHIFT}
+    buffer_load_${LOAD} v21, v20, s[16:19], 0
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v21, v21
+.endif
+    v_fma_f32 v55, s65, v21, v55       ; fma(Beta, C, Alpha * acc): one rounding
+.endif
+.if not HAS_ACT
+.if NARROW_F16
+    v_cvt_f16_f32 v55, v55             ; FLOAT16: rounded once, to nearest even
+.endif
+    v_lshl_b32 v20, v18, ${SHIFT}
+    buffer_store_${STORE} v55, v20, s[20:23], 0
+.endif
+skip_13:
+    s_mov_b64 exec, s[66:67]
+    v_add_u32 v16, v16, s47               ; the next row
+    v_add_u32 v17, v17, s46
+    v_mov_b32 v18, v16
+    v_mov_b32 v19, v17
+    s_and_b64 exec, s[76:77], s[80:81]    ; element [2][0] inside the output
+    s_cbranch_execz skip_20
+.if HAS_C
+    v_lshl_b32 v20, v19, ${SHIFT}
+    buffer_load_${LOAD} v21, v20, s[16:19], 0
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v21, v21
+.endif
+    v_fma_f32 v56, s65, v21, v56       ; fma(Beta, C, Alpha * acc): one rounding
+.endif
+.if not HAS_ACT
+.if NARROW_F16
+    v_cvt_f16_f32 v56, v56             ; FLOAT16: rounded once, to nearest even
+.endif
+    v_lshl_b32 v20, v18, ${SHIFT}
+    buffer_store_${STORE} v56, v20, s[20:23], 0
+.endif
+skip_20:
+    s_mov_b64 exec, s[66:67]
+    v_add_u32 v18, v18, s55
+    v_add_u32 v19, v19, s54
+    s_and_b64 exec, s[76:77], s[82:83]    ; element [2][1] inside the output
+    s_cbranch_execz skip_21
+.if HAS_C
+    v_lshl_b32 v20, v19, ${SHIFT}
+    buffer_load_${LOAD} v21, v20, s[16:19], 0
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v21, v21
+.endif
+    v_fma_f32 v57, s65, v21, v57       ; fma(Beta, C, Alpha * acc): one rounding
+.endif
+.if not HAS_ACT
+.if NARROW_F16
+    v_cvt_f16_f32 v57, v57             ; FLOAT16: rounded once, to nearest even
+.endif
+    v_lshl_b32 v20, v18, ${SHIFT}
+    buffer_store_${STORE} v57, v20, s[20:23], 0
+.endif
+skip_21:
+    s_mov_b64 exec, s[66:67]
+    v_add_u32 v18, v18, s55
+    v_add_u32 v19, v19, s54
+    s_and_b64 exec, s[76:77], s[84:85]    ; element [2][2] inside the output
+    s_cbranch_execz skip_22
+.if HAS_C
+    v_lshl_b32 v20, v19, ${SHIFT}
+    buffer_load_${LOAD} v21, v20, s[16:19], 0
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v21, v21
+.endif
+    v_fma_f32 v58, s65, v21, v58       ; fma(Beta, C, Alpha * acc): one rounding
+.endif
+.if not HAS_ACT
+.if NARROW_F16
+    v_cvt_f16_f32 v58, v58             ; FLOAT16: rounded once, to nearest even
+.endif
+    v_lshl_b32 v20, v18, ${SHIFT}
+    buffer_store_${STORE} v58, v20, s[20:23], 0
+.endif
+skip_22:
+    s_mov_b64 exec, s[66:67]
+    v_add_u32 v18, v18, s55
+    v_add_u32 v19, v19, s54
+    s_and_b64 exec, s[76:77], s[86:87]    ; element [2][3] inside the output
+    s_cbranch_execz skip_23
+.if HAS_C
+    v_lshl_b32 v20, v19, ${SHIFT}
+    buffer_load_${LOAD} v21, v20, s[16:19], 0
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v21, v21
+.endif
+    v_fma_f32 v59, s65, v21, v59       ; fma(Beta, C, Alpha * acc): one rounding
+.endif
+.if not HAS_ACT
+.if NARROW_F16
+    v_cvt_f16_f32 v59, v59             ; FLOAT16: rounded once, to nearest even
+.endif
+    v_lshl_b32 v20, v18, ${SHIFT}
+    buffer_store_${STORE} v59, v20, s[20:23], 0
+.endif
+skip_23:
+    s_mov_b64 exec, s[66:67]
+    v_add_u32 v16, v16, s47               ; the next row
+    v_add_u32 v17, v17, s46
+    v_mov_b32 v18, v16
+    v_mov_b32 v19, v17
+    s_and_b64 exec, s[78:79], s[80:81]    ; element [3][0] inside the output
+    s_cbranch_execz skip_30
+.if HAS_C
+    v_lshl_b32 v20, v19, ${SHIFT}
+    buffer_load_${LOAD} v21, v20, s[16:19], 0
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v21, v21
+.endif
+    v_fma_f32 v60, s65, v21, v60       ; fma(Beta, C, Alpha * acc): one rounding
+.endif
+.if not HAS_ACT
+.if NARROW_F16
+    v_cvt_f16_f32 v60, v60             ; FLOAT16: rounded once, to nearest even
+.endif
+    v_lshl_b32 v20, v18, ${SHIFT}
+    buffer_store_${STORE} v60, v20, s[20:23], 0
+.endif
+skip_30:
+    s_mov_b64 exec, s[66:67]
+    v_add_u32 v18, v18, s55
+    v_add_u32 v19, v19, s54
+    s_and_b64 exec, s[78:79], s[82:83]    ; element [3][1] inside the output
+    s_cbranch_execz skip_31
+.if HAS_C
+    v_lshl_b32 v20, v19, ${SHIFT}
+    buffer_load_${LOAD} v21, v20, s[16:19], 0
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v21, v21
+.endif
+    v_fma_f32 v61, s65, v21, v61       ; fma(Beta, C, Alpha * acc): one rounding
+.endif
+.if not HAS_ACT
+.if NARROW_F16
+    v_cvt_f16_f32 v61, v61             ; FLOAT16: rounded once, to nearest even
+.endif
+    v_lshl_b32 v20, v18, ${SHIFT}
+    buffer_store_${STORE} v61, v20, s[20:23], 0
+.endif
+skip_31:
+    s_mov_b64 exec, s[66:67]
+    v_add_u32 v18, v18, s55
+    v_add_u32 v19, v19, s54
+    s_and_b64 exec, s[78:79], s[84:85]    ; element [3][2] inside the output
+    s_cbranch_execz skip_32
+.if HAS_C
+    v_lshl_b32 v20, v19, ${SHIFT}
+    buffer_load_${LOAD} v21, v20, s[16:19], 0
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v21, v21
+.endif
+    v_fma_f32 v62, s65, v21, v62       ; fma(Beta, C, Alpha * acc): one rounding
+.endif
+.if not HAS_ACT
+.if NARROW_F16
+    v_cvt_f16_f32 v62, v62             ; FLOAT16: rounded once, to nearest even
+.endif
+    v_lshl_b32 v20, v18, ${SHIFT}
+    buffer_store_${STORE} v62, v20, s[20:23], 0
+.endif
+skip_32:
+    s_mov_b64 exec, s[66:67]
+    v_add_u32 v18, v18, s55
+    v_add_u32 v19, v19, s54
+    s_and_b64 exec, s[78:79], s[86:87]    ; element [3][3] inside the output
+    s_cbranch_execz skip_33
+.if HAS_C
+    v_lshl_b32 v20, v19, ${SHIFT}
+    buffer_load_${LOAD} v21, v20, s[16:19], 0
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v21, v21
+.endif
+    v_fma_f32 v63, s65, v21, v63       ; fma(Beta, C, Alpha * acc): one rounding
+.endif
+.if not HAS_ACT
+.if NARROW_F16
+    v_cvt_f16_f32 v63, v63             ; FLOAT16: rounded once, to nearest even
+.endif
+    v_lshl_b32 v20, v18, ${SHIFT}
+    buffer_store_${STORE} v63, v20, s[20:23], 0
+.endif
+skip_33:
+    s_mov_b64 exec, s[66:67]
+.if HAS_ACT
+; ---- 5. the FusedActivation: the activation operator's own body (element_wise_bodies.inc) on v10 -----
+; The body may use v10 .. v99 and the attribute registers s44 .. s51 (P_<NAME>), so the 16 results move
+; to v100 .. v115 and what the stores need to v116 .. v118 and s88 .. s90; then one element at a time:
+; v10 = v100, the body, narrow, store under the element's mask, and v100 .. v115 move down by one.
+    v_mad_u32 v116, v14, s47, v13
+    v_mad_u32 v116, v15, s55, v116       ; out[m][n]
+    v_mov_b32 v117, v14                  ; m
+    v_mov_b32 v118, v15                  ; n
+    s_mov_b32 s88, s47                   ; out_m
+    s_mov_b32 s89, s55                   ; out_n
+    s_mov_b32 s90, s48                   ; N
+    v_mov_b32 v100, v48
+    v_mov_b32 v101, v49
+    v_mov_b32 v102, v50
+    v_mov_b32 v103, v51
+    v_mov_b32 v104, v52
+    v_mov_b32 v105, v53
+    v_mov_b32 v106, v54
+    v_mov_b32 v107, v55
+    v_mov_b32 v108, v56
+    v_mov_b32 v109, v57
+    v_mov_b32 v110, v58
+    v_mov_b32 v111, v59
+    v_mov_b32 v112, v60
+    v_mov_b32 v113, v61
+    v_mov_b32 v114, v62
+    v_mov_b32 v115, v63
+    s_load_dwordx4 s[44:47], s[2:3], ${CB_PARAM2}   ; the activation's attributes (P_<NAME>)
+    s_waitcnt 0
+    s_mov_b32 s91, 0                     ; e = 4 i + j: the element
+act_next:
+    s_lshr_b32 s92, s91, 2               ; i
+    s_and_b32 s93, s91, 3                ; j
+    v_mov_b32 v10, v100
+.include "element_wise_bodies.inc"       ; BODY: the activation's
+.if CANONICALIZE
+    v_mul_f32 v10, v10, 1.0              ; a selected NaN becomes the canonical NaN
+.endif
+.if NARROW_F16
+    v_cvt_f16_f32 v10, v10               ; FLOAT16: rounded once, to nearest even
+.endif
+    v_add_u32 v119, s92, v117
+    v_cmp_gt_u32 vcc, s40, v119          ; m + i < M
+    s_and_b64 exec, exec, vcc
+    v_add_u32 v119, s93, v118
+    v_cmp_gt_u32 vcc, s90, v119          ; n + j < N
+    s_and_b64 exec, exec, vcc
+    s_mul_i32 s94, s92, s88
+    s_mul_i32 s95, s93, s89
+    s_add_u32 s94, s94, s95
+    v_add_u32 v119, s94, v116            ; out[m + i][n + j]
+    v_lshl_b32 v119, v119, ${SHIFT}
+    buffer_store_${STORE} v10, v119, s[20:23], 0
+    s_mov_b64 exec, s[66:67]
+    v_mov_b32 v100, v101
+    v_mov_b32 v101, v102
+    v_mov_b32 v102, v103
+    v_mov_b32 v103, v104
+    v_mov_b32 v104, v105
+    v_mov_b32 v105, v106
+    v_mov_b32 v106, v107
+    v_mov_b32 v107, v108
+    v_mov_b32 v108, v109
+    v_mov_b32 v109, v110
+    v_mov_b32 v110, v111
+    v_mov_b32 v111, v112
+    v_mov_b32 v112, v113
+    v_mov_b32 v113, v114
+    v_mov_b32 v114, v115
+    s_add_u32 s91, s91, 1
+    s_cmp_lt_u32 s91, 16
+    s_cbranch_scc1 act_next
+.endif
+    s_endpgm

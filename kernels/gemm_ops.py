@@ -1,0 +1,145 @@
+"""The matrix multiplication operators' table and compiler: DML_OPERATOR_GEMM as a kernel launch.
+
+GEMM is neither element-wise nor a reduction: kernels/gemm.s computes a 64 x 64 block of the output per
+workgroup of 16 x 16 threads (a 4 x 4 block per thread), K in LDS tiles of 16, so the launch is a grid of
+workgroups (ceil(N / 64), ceil(M / 64), batches) with 8 KiB of LDS each. One `GemmOperator` row per operator says, by name:
+
+  tensors     the desc's tensor fields in binding order, the output last
+  source      the kernel source
+  types       the data types it serves (FLOAT16 is widened and accumulates in FLOAT32)
+  params      the desc's attributes the compiler reads, (field, kind) (the registry checks that the schema has
+              them)
+
+The driver hands the kernel every tensor's strides, element offsets per dimension: TransA and TransB swap the
+two strides of A's (B's) last two dimensions, so the kernel never knows about them; a broadcast batch
+dimension or C is stride 0. The order of every operation is docs/NUMERICS.md's "GEMM"; the golden model
+(dmlemu.golden.gemm) follows the same description, independently. A FusedActivation runs the activation
+operator's own body (the block `.if BODY == "<activation>"` of kernels/element_wise_bodies.inc, assembled with the
+symbols the element-wise driver gives that activation in FLOAT32) on each result before it is rounded and stored;
+its attributes follow Alpha and Beta in the constant buffer (PARAM2 ..).
+"""
+import functools
+import os
+from dataclasses import dataclass
+
+from dmlemu.isa.assembler import assemble_file
+from dmlemu.isa.program import Program
+from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
+from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS as ELEMENT_WISE_ROWS
+
+KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
+THREADS = 16              # 16 x 16 threads per workgroup
+BLOCK = 64                # the output block of a workgroup is BLOCK x BLOCK (4 x 4 per thread)
+K_TILE = 16               # K goes in tiles of K_TILE
+LDS_BYTES = 2 * BLOCK * K_TILE * 4   # AsT and Bs, FLOAT32
+_LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
+_STORE = {"FLOAT32": "dword", "FLOAT16": "short"}
+_SHIFT = {"FLOAT32": 2, "FLOAT16": 1}
+
+
+@dataclass(frozen=True, kw_only=True)
+class GemmOperator:
+    """One operator of the matrix multiplication family (see the module docstring for each field)."""
+    name: str
+    tensors: tuple
+    types: tuple
+    source: str = "gemm.s"
+    params: tuple = ()
+    scale_bias: bool = False
+    bounds: tuple = ()
+    optional: tuple = ()
+    family: str = "gemm"
+
+
+OPERATORS = {row.name: row for row in (
+    GemmOperator(name="GEMM", tensors=("ATensor", "BTensor", "CTensor", "OutputTensor"), types=("FLOAT32", "FLOAT16"),
+                 params=(("TransA", "enum"), ("TransB", "enum"), ("Alpha", "f32"), ("Beta", "f32")), optional=(2,)),
+)}
+
+
+def variant_symbols(data_type, has_c, layout=LAYOUT, activation=None, activation_symbols=None):
+    """The assembler symbols of one variant of gemm.s; with `activation` (ACTIVATION_RELU ...), those the
+    element-wise driver gives that activation's own kernel in FLOAT32 (`activation_symbols`: its variant_symbols,
+    handed in by kernels/driver.py), under gemm.s's own."""
+    records = layout.field("RECORDS").offset
+    step = layout.record_bytes
+    base = {} if activation is None else dict(activation_symbols(activation, "FLOAT32", True, False, False, layout))
+    return {**base, "HAS_ACT": int(activation is not None), "HAS_C": int(has_c), "LOAD": _LOAD[data_type], "STORE": _STORE[data_type], "SHIFT": _SHIFT[data_type],
+            "WIDEN_F16": int(data_type == "FLOAT16"), "NARROW_F16": int(data_type == "FLOAT16"),
+            "DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64, "DESC_T3": 96,
+            # the five records of RECORDS gemm.s reads (the layout's own offsets, named for what each holds)
+            "CB_GEMM_BATCH_INNER": records, "CB_GEMM_BATCH_OUTER": records + step, "CB_GEMM_M": records + 2 * step,
+            "CB_GEMM_N": records + 3 * step, "CB_GEMM_K": records + 4 * step, **layout.symbols()}
+
+
+@functools.lru_cache(maxsize=None)
+def build_program(data_type, has_c, layout=LAYOUT, activation=None, activation_symbols=None):
+    """Assemble and decode one variant of gemm.s (cached)."""
+    symbols = variant_symbols(data_type, has_c, layout, activation, activation_symbols)
+    dwords = assemble_file(os.path.join(KERNEL_DIR, OPERATORS["GEMM"].source), symbols)
+    act = "" if activation is None else "_" + activation.lower()
+    return Program(dwords, f"gemm_{data_type.lower()}{'' if has_c else '_no_c'}{act}")
+
+
+def _matrix_strides(spec, packed_strides, transpose=False):
+    """(batch strides (outer, inner), row stride, column stride) of a tensor in elements, after the transpose;
+    batch dimensions of size 1 get stride 0 (their only coordinate is 0)."""
+    sizes = tuple(int(s) for s in spec.sizes)
+    strides = tuple(int(s) for s in (spec.strides if spec.strides is not None else packed_strides(sizes)))
+    row, col = strides[-2], strides[-1]
+    if transpose:
+        row, col = col, row
+    batch = [0 if size == 1 else stride for size, stride in zip(sizes[:-2], strides[:-2])]
+    batch = [0] * (2 - len(batch)) + batch
+    return batch, row, col
+
+
+def compile_gemm(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides, activation_of,
+                 activation_symbols):
+    """(program, constant buffer bytes, group grid, thread grid, LDS bytes) of a validated GEMM desc;
+    kernels/driver.py wraps them in a CompiledKernel. `no_kernel` is the NoKernel class to raise; `activation_of`
+    and `activation_symbols` are the driver's (the FusedActivation's name and attributes; an element-wise
+    kernel's symbols)."""
+    row = OPERATORS[operator]
+    a, b, c, out = tensors
+    if out.data_type not in row.types:
+        raise no_kernel(f"dmlemu's kernel for {operator} serves {', '.join(row.types)}, not {out.data_type}")
+    activation, activation_attributes = activation_of(attributes)
+    if activation is not None and activation not in FUSABLE:
+        raise no_kernel(f"dmlemu has no fused kernel body for the FusedActivation {activation}")
+    act_params = [] if activation is None else list(ELEMENT_WISE_ROWS[activation].params)
+    if len(act_params) > 4 or any(encoding != "f32" for _, encoding in act_params):
+        raise no_kernel(f"dmlemu's kernel for {operator} cannot fuse {activation}'s attributes")
+    trans_a, trans_b = bool(int(attributes.get("TransA") or 0)), bool(int(attributes.get("TransB") or 0))
+    sizes = tuple(int(s) for s in out.sizes)
+    m, n = sizes[-2:]
+    k = int(a.sizes[-2] if trans_a else a.sizes[-1])
+    batch_sizes = [1] * (2 - len(sizes[:-2])) + list(sizes[:-2])
+    a_batch, a_m, a_k = _matrix_strides(a, packed_strides, trans_a)
+    b_batch, b_k, b_n = _matrix_strides(b, packed_strides, trans_b)
+    c_batch, c_m, c_n = _matrix_strides(c, packed_strides) if c is not None else ([0, 0], 0, 0)
+    o_batch, o_m, o_n = _matrix_strides(out, packed_strides)
+    magic, shift1, shift2 = division_magic(batch_sizes[1])
+
+    def record(size, strides, division=(0, 0, 0)):
+        fields = {"SIZE": size, "MAGIC": division[0], "SHIFT1": division[1], "SHIFT2": division[2]}
+        fields.update({f"STRIDE_T{t}": s & 0xFFFFFFFF for t, s in enumerate(strides)})
+        return fields
+    records = [record(batch_sizes[1], (a_batch[1], b_batch[1], c_batch[1], o_batch[1]), (magic, shift1, shift2)),
+               record(batch_sizes[0], (a_batch[0], b_batch[0], c_batch[0], o_batch[0])),
+               record(m, (a_m, 0, c_m, o_m)), record(n, (0, b_n, c_n, o_n)), record(k, (a_k, b_k, 0, 0))]
+    batches = batch_sizes[0] * batch_sizes[1]
+    values = {"ELEMENTS": batches * m * n, "WORKGROUP_SIZE": THREADS * THREADS, "RECORD_COUNT": len(records),
+              "PARAM0": f32_bits(float(attributes.get("Alpha", 1.0))), "PARAM1": f32_bits(float(attributes.get("Beta", 0.0)))}
+    for i, (name, _) in enumerate(act_params):
+        if activation_attributes.get(name) is None:
+            raise ValueError(f"{activation} needs its attribute {name}")
+        values[f"PARAM{2 + i}"] = f32_bits(float(activation_attributes[name]))
+    constants = layout.pack(values, records, params=True, wide=False)
+    group_grid = (-(-n // BLOCK), -(-m // BLOCK), batches)
+    program = build_program(out.data_type, c is not None, layout, activation,
+                            activation_symbols if activation is not None else None)
+    return program, constants, group_grid, (THREADS, THREADS, 1), LDS_BYTES
+
+
+__all__ = ["THREADS", "BLOCK", "K_TILE", "LDS_BYTES", "OPERATORS", "GemmOperator", "build_program", "compile_gemm", "variant_symbols"]
