@@ -19,6 +19,7 @@ from dmlemu.isa.numerics import fused_multiply_add
 from dmlemu.kernels.driver import TensorSpec
 from dmlemu.kernels.gemm_ops import BLOCK
 from dmlemu.presets import PRESETS, RX_7900_XTX, WARP
+from tensor_layouts import layout_strides
 
 DTYPES = {"FLOAT32": np.float32, "FLOAT16": np.float16}
 BITS = {2: np.uint16, 4: np.uint32}
@@ -66,25 +67,6 @@ def values(rng, type_name, shape, special=False):
 def expected(a, b, c, trans_a=0, trans_b=0, alpha=1.0, beta=1.0):
     return golden.run("GEMM", [a, b, c], {"TransA": trans_a, "TransB": trans_b, "Alpha": np.float32(alpha),
                                           "Beta": np.float32(beta)})
-
-
-def layout_strides(sizes, layout, rng):
-    """(strides or None, the dimensions broadcast through stride 0) of a tensor of `sizes` in `layout`."""
-    if layout == "packed":
-        return None, ()
-    order = list(range(len(sizes)))
-    if layout == "permuted":
-        rng.shuffle(order)
-    strides, step = [0] * len(sizes), 1
-    for d in reversed(order):
-        strides[d] = step
-        step *= sizes[d] + (1 if layout == "padded" else 0)
-    broadcast = ()
-    if layout == "broadcast":
-        broadcast = tuple(d for d in range(len(sizes)) if sizes[d] > 1 and rng.random() < 0.4)
-        for d in broadcast:
-            strides[d] = 0
-    return strides, broadcast
 
 
 def broadcast_values(x, dims):

@@ -21,6 +21,7 @@ from dmlemu.golden.reduce import FUNCTIONS, lanes_for
 from dmlemu.kernels.driver import TensorSpec
 from dmlemu.kernels.reduce_ops import OPERATORS as REDUCTION_ROWS
 from dmlemu.presets import PRESETS, RX_7900_XTX, WARP
+from tensor_layouts import layout_strides
 
 SERVED = REDUCTION_ROWS["REDUCE"].functions
 DTYPES = {"FLOAT32": np.float32, "FLOAT16": np.float16, "INT32": np.int32, "UINT32": np.uint32, "INT16": np.int16,
@@ -90,25 +91,6 @@ def cases(draw):
             out_type)
 
 
-def strided(sizes, layout, rng):
-    """(input strides or None, the dimensions broadcast through stride 0) of a layout."""
-    if layout == "packed":
-        return None, ()
-    order = list(range(len(sizes)))
-    if layout == "permuted":
-        rng.shuffle(order)
-    strides, step = [0] * len(sizes), 1
-    for d in reversed(order):
-        strides[d] = step
-        step *= sizes[d] + (1 if layout == "padded" else 0)
-    broadcast = ()
-    if layout == "broadcast":
-        broadcast = tuple(d for d in range(len(sizes)) if rng.random() < 0.4)
-        for d in broadcast:
-            strides[d] = 0
-    return strides, broadcast
-
-
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases(), st.sampled_from(PRESETS + (WARP,)))
 def test_drawn_reductions_are_bit_exact_on_every_adapter(case, preset):
@@ -118,7 +100,7 @@ def test_drawn_reductions_are_bit_exact_on_every_adapter(case, preset):
     if type_name in ("INT64", "UINT64") and not preset.supports_64bit:
         type_name = type_name[:-2] + "32"
     rng = np.random.default_rng(seed)
-    in_strides, broadcast = strided(sizes, layout, rng)
+    in_strides, broadcast = layout_strides(sizes, layout, rng)
     x = values(rng, type_name, sizes, special)
     for d in broadcast:      # every element of a stride-0 dimension is the one stored value
         x = np.repeat(np.take(x, [0], axis=d), sizes[d], axis=d)
@@ -364,7 +346,7 @@ def test_drawn_argmax_and_argmin_operators_are_bit_exact(name, type_name, rank, 
     x = values(rng, type_name, sizes, special=True)
     if type_name not in ("FLOAT32", "FLOAT16"):
         x = (x % 5).astype(x.dtype)      # many ties
-    in_strides = strided(sizes, "padded" if layout else "packed", rng)[0]
+    in_strides = layout_strides(sizes, "padded" if layout else "packed", rng)[0]
     (got,) = run_operator(arg_desc(name, type_name, sizes, axes, out_type, direction, in_strides), [x])
     same_bits(got, golden.run(name, [x], {"Axes": tuple(axes), "AxisDirection": direction}, output_type=out_type))
     if type_name not in ("FLOAT32", "FLOAT16") and len(axes) == 1:
