@@ -154,13 +154,13 @@ class DispatchRecord:
             lanes = self.atomic_lanes[slot] = np.zeros(self.total_waves, dtype=np.int32)
         key = np.where(active, np.asarray(byte_addresses, dtype=np.int64) >> 2, -1)
         key = np.sort(key, axis=1)
-        # the length of each run of equal dwords, per wave: the longest run
-        run = np.ones(key.shape[0], dtype=np.int64)
-        longest = (key[:, 0] >= 0).astype(np.int64)
-        for lane in range(1, key.shape[1]):
-            equal = (key[:, lane] == key[:, lane - 1]) & (key[:, lane] >= 0)
-            run = np.where(equal, run + 1, 1)
-            longest = np.maximum(longest, np.where(key[:, lane] >= 0, run, 0))
+        # The longest run of equal dwords in each wave's sorted row (idle lanes, -1, not counted): a run
+        # starts where the dword changes; its length at a lane is the lane minus that start, plus one.
+        columns = np.arange(key.shape[1], dtype=np.int64)
+        starts = np.ones(key.shape, dtype=bool)
+        starts[:, 1:] = key[:, 1:] != key[:, :-1]
+        run = columns - np.maximum.accumulate(np.where(starts, columns, 0), axis=1) + 1
+        longest = np.where(key >= 0, run, 0).max(axis=1)
         waves = np.asarray(wave_indices, dtype=np.int64)
         lanes[waves] = np.maximum(lanes[waves], longest)
 

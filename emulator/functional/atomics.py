@@ -20,6 +20,15 @@ _AT = {"add_u32": np.add, "sub_u32": np.subtract, "min_i32": np.minimum, "min_u3
 _MAX_ROUNDS = 64        # beyond this many lanes on one word, lane after lane in Python
 
 
+def _runs(index):
+    """(stable order sorting `index`, the sorted indices, where each run of one word starts)."""
+    order = np.argsort(index, kind="stable")
+    sorted_index = index[order]
+    starts = np.ones(index.size, dtype=bool)
+    starts[1:] = sorted_index[1:] != sorted_index[:-1]
+    return order, sorted_index, starts
+
+
 def apply(words, index, data, compare, operation, want_old):
     """Apply `operation` (a row of opcodes.ATOMIC_OPERATIONS) to the uint32 array `words` at `index`
     (n,) int64, lane after lane in index-array order, with `data` (n,) uint32 (and `compare` for
@@ -35,22 +44,17 @@ def apply(words, index, data, compare, operation, want_old):
     if not want_old and operation in _AT:                # order-free: one unbuffered ufunc pass
         _AT[operation].at(typed, index, d)
         return None
+    runs = None
     if words.size <= 8 * n + 65536:                       # a small memory (LDS): count the lanes per word
         distinct = int(np.bincount(index, minlength=1).max()) == 1
     else:
-        distinct = None
+        runs = _runs(index)
+        distinct = bool(runs[2].all())
     if distinct:                                          # every lane on its own word: one step
         old = typed[index]
         typed[index] = fn(old, d) if c is None else fn(old, d, c)
         return old.view(np.uint32) if want_old else None
-    order = np.argsort(index, kind="stable")
-    sorted_index = index[order]
-    starts = np.ones(n, dtype=bool)
-    starts[1:] = sorted_index[1:] != sorted_index[:-1]
-    if starts.all():
-        old = typed[index]
-        typed[index] = fn(old, d) if c is None else fn(old, d, c)
-        return old.view(np.uint32) if want_old else None
+    order, sorted_index, starts = runs or _runs(index)
     group_start = np.maximum.accumulate(np.where(starts, np.arange(n), 0))
     rank_sorted = np.arange(n) - group_start
     if operation in ("add_u32", "sub_u32"):
