@@ -232,7 +232,7 @@ def test_float16_accumulates_in_float32_and_rounds_once():
 
 
 # ---- validation ------------------------------------------------------------------------------------------------
-def refusal(desc, feature_level=None):
+def refusal(desc):
     dml = DMLCreateDevice(D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0), DML_CREATE_DEVICE_FLAG_NONE)
     try:
         dml.CreateOperator(DML_OPERATOR_DESC(Type=DML_OPERATOR_GEMM, Desc=desc))

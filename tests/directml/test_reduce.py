@@ -224,7 +224,7 @@ def test_the_golden_sum_is_the_threads_then_the_tree(count, seed):
 
 
 # ---- validation ------------------------------------------------------------------------------------------------
-def refusal(desc, feature_level=None):
+def refusal(desc):
     dml = DMLCreateDevice(D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0), DML_CREATE_DEVICE_FLAG_NONE)
     op_type = {"DML_ARGMAX_OPERATOR_DESC": DML_OPERATOR_ARGMAX, "DML_ARGMIN_OPERATOR_DESC": DML_OPERATOR_ARGMIN}.get(
         type(desc).__name__, DML_OPERATOR_REDUCE)
