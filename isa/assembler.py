@@ -22,6 +22,7 @@ characters and a `.if` expression MAX_EXPRESSION_CHARS; a decimal number past th
 is an error rather than infinity.
 """
 import ast
+import functools
 import os
 import re
 import stat
@@ -85,6 +86,43 @@ def _strip_comment(line):
     return line.strip()
 
 
+@functools.lru_cache(maxsize=4096)
+def _parsed_condition(expr):
+    """The syntax tree of an .if expression (None where Python's parser refuses it: SyntaxError, ValueError for
+    a NUL byte or an integer past its digit limit, RecursionError or MemoryError for nesting its stack cannot
+    hold), parsed once per distinct text: kernels evaluate the same few expressions thousands of times."""
+    try:
+        return ast.parse(expr, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+_CACHED_SOURCE_CHARS = 1 << 18   # texts up to this long have their lines kept (the kernels' sources are < 64 KiB)
+
+
+def _source_lines(text):
+    """The lines of a source text the preprocessor reads: (line number, raw length, the line without its
+    comment, its first word, the rest) for each line that is not empty once its comment is removed, or that
+    is too long (the preprocessor refuses it). Kept once per distinct text up to _CACHED_SOURCE_CHARS (an
+    include is read by every kernel variant, thousands of times when a graph compiles)."""
+    return _cached_lines(text) if len(text) <= _CACHED_SOURCE_CHARS else _lines(text)
+
+
+def _lines(text):
+    lines = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = _strip_comment(raw) if len(raw) <= MAX_LINE_CHARS else ""
+        if line:
+            word = line.split(None, 1)[0]
+            lines.append((number, len(raw), line, word, line[len(word):].strip()))
+        elif len(raw) > MAX_LINE_CHARS:
+            lines.append((number, len(raw), "", "", ""))
+    return tuple(lines)
+
+
+_cached_lines = functools.lru_cache(maxsize=64)(_lines)
+
+
 def _eval_condition(expr, symbols, where):
     if len(expr) > MAX_EXPRESSION_CHARS:
         raise AssemblyError(f"{where}: .if expression is {len(expr)} characters long; "
@@ -110,12 +148,9 @@ def _eval_condition(expr, symbols, where):
             a, b = value(node.left, depth + 1), value(node.comparators[0], depth + 1)
             return (str(a) == str(b)) if isinstance(node.ops[0], ast.Eq) else (str(a) != str(b))
         raise AssemblyError(f"{where}: .if expression {_shown(expr)} is not supported")
-    try:
-        tree = ast.parse(expr, mode="eval")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        # Python's parser: SyntaxError, ValueError (a NUL byte, an integer past its digit limit),
-        # RecursionError or MemoryError (nesting its stack cannot hold).
-        raise AssemblyError(f"{where}: .if expression {_shown(expr)} is not valid") from None
+    tree = _parsed_condition(expr)
+    if tree is None:
+        raise AssemblyError(f"{where}: .if expression {_shown(expr)} is not valid")
     result = value(tree)
     if isinstance(result, str):
         result = result not in ("", "0")
@@ -154,15 +189,10 @@ def preprocess(text, symbols=None, filename="<source>", _depth=0, _budget=None):
     out = []
     stack = []  # (active_before, this_branch_taken, in_else)
     active = True
-    for number, raw in enumerate(text.splitlines(), 1):
+    for number, raw_length, line, word, rest in _source_lines(text):
         where = f"{filename}:{number}"
-        if len(raw) > MAX_LINE_CHARS:
-            raise AssemblyError(f"{where}: the line is {len(raw)} characters long; the limit is {MAX_LINE_CHARS}")
-        line = _strip_comment(raw)
-        if not line:
-            continue
-        word = line.split(None, 1)[0]
-        rest = line[len(word):].strip()
+        if raw_length > MAX_LINE_CHARS:
+            raise AssemblyError(f"{where}: the line is {raw_length} characters long; the limit is {MAX_LINE_CHARS}")
         if word == ".if":
             if len(stack) >= MAX_IF_DEPTH:
                 raise AssemblyError(f"{where}: .if blocks nest more than {MAX_IF_DEPTH} deep")

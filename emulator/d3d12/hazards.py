@@ -22,7 +22,9 @@ of one resource with no such barrier in between, the tracker reports, for the la
 never conflict with reads, and one operation never conflicts with itself (an in-place dispatch).
 The history is bounded: an access covered by a later one to the same bytes (any access by a later
 write, a read by a later read; a copy covers only copies) is forgotten, since whatever conflicts with
-it conflicts with the later one too; the hazard then names the later operation.
+it conflicts with the later one too; the hazard then names the later operation. The accesses kept are
+sorted by their first byte, so an access finds the ones it overlaps by bisection (n log n over a list of
+dispatches that write their own parts of one buffer, not n^2).
 Copies (CopyBufferRegion, CopyResource) are ordered with each other, as D3D12's copy operations
 are serialised by the runtime (there is no barrier that could order two copies); a copy still
 conflicts with a dispatch, but the resource states make a transition necessary between them.
@@ -39,6 +41,8 @@ For other modules (ClearUnorderedAccessView*, a compute Dispatch): call note_acc
 command's execute(ctx) before the work is done, with the operation's name as error sentences
 should quote it ("ClearUnorderedAccessViewUint"), and with `copy=True` only for copy-engine work.
 """
+import bisect
+
 from dmlemu.errors import DXGI_ERROR_INVALID_CALL
 
 READ_AFTER_WRITE, WRITE_AFTER_WRITE, WRITE_AFTER_READ = "read-after-write", "write-after-write", "write-after-read"
@@ -62,13 +66,43 @@ class Hazard:
                 f"of {label} between them, so the GPU may run them at the same time.")
 
 
+class _History:
+    """The unordered accesses to one resource: (operation name, start, end, is_write, is_copy, sequence) each,
+    kept sorted by (start, sequence) so that the accesses overlapping a byte range are found by bisection
+    among those starting at most `longest` bytes before it (`longest`: the longest access ever kept), not by
+    a scan of the whole history; a program of many dispatches writing their own parts of one buffer costs
+    n log n, not n^2."""
+
+    __slots__ = ("keys", "entries", "longest")
+
+    def __init__(self):
+        self.keys, self.entries, self.longest = [], [], 0
+
+    def overlapping(self, start, end):
+        """(index, entry) of every kept access that overlaps [start, end), in storage order."""
+        lo = bisect.bisect_left(self.keys, (start - self.longest, -1))
+        hi = bisect.bisect_left(self.keys, (end, -1))
+        return [(i, self.entries[i]) for i in range(lo, hi) if self.entries[i][2] > start]
+
+    def add(self, entry):
+        key = (entry[1], entry[5])
+        i = bisect.bisect_left(self.keys, key)
+        self.keys.insert(i, key)
+        self.entries.insert(i, entry)
+        self.longest = max(self.longest, entry[2] - entry[1])
+
+    def remove(self, indices):
+        for i in sorted(indices, reverse=True):
+            del self.keys[i], self.entries[i]
+
+
 class HazardTracker:
     """The accesses since the last barrier that orders them, per resource, within one ExecuteCommandLists call."""
 
     __slots__ = ("_accesses", "_count")
 
     def __init__(self):
-        self._accesses = {}   # resource -> [(operation name, start, end, is_write, is_copy), ...]
+        self._accesses = {}   # resource -> _History
         self._count = 0       # operations noted so far (names them: "operation 3 (...)")
 
     def access(self, operation, reads=(), writes=(), copy=False):
@@ -79,8 +113,10 @@ class HazardTracker:
                [(r, int(o), int(o) + int(s), True) for r, o, s in writes if s]
         found, seen = [], set()
         for resource, start, end, is_write in mine:
-            for other, o_start, o_end, o_write, o_copy in self._accesses.get(resource, ()):
-                if not (is_write or o_write) or (copy and o_copy) or not (start < o_end and o_start < end):
+            history = self._accesses.get(resource)
+            candidates = sorted(history.overlapping(start, end), key=lambda e: e[1][5]) if history else ()
+            for _, (other, o_start, o_end, o_write, o_copy, _) in candidates:     # oldest first
+                if not (is_write or o_write) or (copy and o_copy):
                     continue
                 key = (other, resource)
                 if key in seen:
@@ -94,16 +130,17 @@ class HazardTracker:
             # this one too, so the hazard is still found (naming the later operation). A chain of in-place
             # dispatches with no barrier keeps one entry per resource, not one per dispatch.
             # A copy covers only copies: copies never conflict with each other, so one could hide a dispatch.
-            kept = [a for a in self._accesses.get(resource, ())
-                    if not (start <= a[1] and a[2] <= end and (is_write or not a[3]) and (not copy or a[4]))]
-            kept.append((name, start, end, is_write, copy))
-            self._accesses[resource] = kept
+            history = self._accesses.setdefault(resource, _History())
+            history.remove([i for i, a in history.overlapping(start, end)
+                            if start <= a[1] and a[2] <= end and (is_write or not a[3]) and (not copy or a[4])])
+            history.add((name, start, end, is_write, copy, self._count))
         return found
 
     def history(self, resource):
         """The accesses to `resource` kept since its last barrier, oldest first: (operation name, start, end,
         is_write, is_copy) each; a tuple, read-only."""
-        return tuple(self._accesses.get(resource, ()))
+        history = self._accesses.get(resource)
+        return tuple(e[:5] for e in sorted(history.entries, key=lambda e: e[5])) if history else ()
 
     def barrier(self, resource=None):
         """A barrier that orders every earlier access to `resource` (None: to every resource)."""

@@ -39,6 +39,7 @@ The rules and where each comes from:
 Every failure is E_INVALIDARG with one sentence naming the struct, index, field, value and rule.
 """
 import dataclasses
+import functools
 from dataclasses import dataclass
 
 from dmlemu.com import check_enum, check_sequence, check_uint, invalid
@@ -129,12 +130,16 @@ class GraphPlan:
         k, o = self.graph_outputs[h]
         return self.nodes[k].info.outputs[o]
 
+    @functools.cached_property
+    def _graph_output_index(self):
+        index = {}
+        for h, key in enumerate(self.graph_outputs):
+            index.setdefault(key, h)
+        return index
+
     def graph_output_of(self, k, o):
-        """The graph output node k's output o is, or None (an intermediate tensor)."""
-        for h, (node, output) in enumerate(self.graph_outputs):
-            if (node, output) == (k, o):
-                return h
-        return None
+        """The (first) graph output node k's output o is, or None (an intermediate tensor)."""
+        return self._graph_output_index.get((k, o))
 
 
 def _tensor_name(node, j, is_output=False):

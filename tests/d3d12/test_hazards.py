@@ -257,3 +257,20 @@ def test_the_history_stays_bounded_on_a_long_chain_without_barriers():
     assert len(t.history(A)) == 1
     (hazard,) = t.access("writer", writes=[(A, 0, 32)])
     assert hazard.kind == "write-after-read" and hazard.earlier == "operation 11000 (read999)"
+
+
+def test_disjoint_writers_of_one_buffer_each_keep_their_access_and_are_found_by_their_bytes():
+    """5,000 dispatches each writing its own 256 bytes of one buffer, no barrier: none conflicts, all are kept
+    (oldest first), and a later read of one part names exactly that part's writer; a write over the whole
+    buffer then conflicts with every one of them, oldest first."""
+    t = HazardTracker()
+    for i in range(5000):
+        assert t.access(f"w{i}", reads=[(A, 0, 16)], writes=[(B, 256 * i, 256)]) == []
+    assert [a[0] for a in t.history(B)][:2] == ["operation 1 (w0)", "operation 2 (w1)"]
+    assert len(t.history(B)) == 5000
+    (hazard,) = t.access("r", reads=[(B, 256 * 1234 + 10, 4)])
+    assert (hazard.kind, hazard.earlier, hazard.start, hazard.end) == (
+        "read-after-write", "operation 1235 (w1234)", 256 * 1234 + 10, 256 * 1234 + 14)
+    found = t.access("all", writes=[(B, 0, 256 * 5000)])
+    assert [h.earlier for h in found[:2]] == ["operation 1 (w0)", "operation 2 (w1)"] and len(found) == 5001
+    assert t.history(B) == (("operation 5002 (all)", 0, 256 * 5000, True, False),)
