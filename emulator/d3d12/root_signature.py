@@ -245,7 +245,9 @@ def _check_layout(params, where):
         _fail("", f"{where} costs {cost} DWORDs (a table 1, a root constant 1, a root descriptor 2); a root signature "
                   f"has at most {D3D12_MAX_ROOT_COST}.")
     spans = [(s, p.visibility) for i, p in enumerate(params) for s in _register_spans(i, p)]
-    for a in range(len(spans)):
+    if not _any_overlap(spans):
+        return
+    for a in range(len(spans)):     # the first overlap in parameter order, for the sentence
         (letter, space, first, last, at), seen = spans[a]
         for b in range(a):
             (letter2, space2, first2, last2, at2), seen2 = spans[b]
@@ -254,6 +256,28 @@ def _check_layout(params, where):
                 _fail("", f"{where}.{at} binds {_span(letter, first, last)} (space {space}), which overlaps "
                           f"{_span(letter2, first2, last2)} of {where}.{at2}; a register is bound once for the "
                           "shaders that see it.")
+
+
+def _any_overlap(spans):
+    """Whether two spans bind a register of one letter and space for a shader that sees both, found in
+    n log n: per (letter, space), spans sorted by first register, with the furthest last register reached so far
+    per visibility; a span overlaps an earlier-sorted one whose last register reaches its first, seen by the same
+    shaders (the same visibility, or either is ALL)."""
+    groups = {}
+    for (letter, space, first, last, _), seen in spans:
+        groups.setdefault((letter, space), []).append((first, last, seen))
+    for group in groups.values():
+        group.sort(key=lambda span: span[0])
+        reach = {}                  # visibility -> the furthest last register of the spans so far
+        for first, last, seen in group:
+            if seen == D3D12_SHADER_VISIBILITY_ALL:
+                furthest = max(reach.values(), default=-1)
+            else:
+                furthest = max(reach.get(seen, -1), reach.get(D3D12_SHADER_VISIBILITY_ALL, -1))
+            if furthest >= first:
+                return True
+            reach[seen] = max(reach.get(seen, -1), last)
+    return False
 
 
 def _span(letter, first, last):

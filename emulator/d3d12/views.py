@@ -10,6 +10,9 @@ view: 4 bytes for RAW (DXGI_FORMAT_R32_TYPELESS), StructureByteStride for struct
 format's size for typed ones. A None resource writes a null descriptor (all zeros, not valid), as
 D3D12's null views do. Misuse raises VoidMisuse, which removes the device (see base.py).
 """
+import bisect
+import itertools
+
 from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE, write_buffer_descriptor
 from dmlemu.dxgi import DXGI_FORMAT_R32_TYPELESS, DXGI_FORMAT_UNKNOWN, FORMAT_BYTES, DXGI_FORMAT
 from dmlemu.com import VoidMisuse
@@ -220,8 +223,22 @@ def copy_descriptors(device, dest_starts, dest_sizes, src_starts, src_sizes, hea
         increment = INCREMENT_SIZE[int(heap_type)]
         raise VoidMisuse(f"the destination ranges hold {dest_total // increment} descriptors and the source ranges "
                          f"{src_total // increment}; CopyDescriptors needs the same number on both sides.")
+    # Overlap, n log n: per heap, the source ranges sorted by start with the furthest end reached so far; a
+    # destination range overlaps a source range where one starting before its end reaches past its start.
+    by_heap = {}
+    for s_heap, s_offset, s_bytes in src:
+        by_heap.setdefault(id(s_heap), []).append((s_offset, s_offset + s_bytes))
+    reach = {}
+    for key, spans in by_heap.items():
+        spans.sort()
+        ends = list(itertools.accumulate((end for _, end in spans), max))
+        reach[key] = ([start for start, _ in spans], ends)
     for d_heap, d_offset, d_bytes in dest:
-        for s_heap, s_offset, s_bytes in src:
+        starts, ends = reach.get(id(d_heap), ((), ()))
+        i = bisect.bisect_left(starts, d_offset + d_bytes) - 1
+        if i < 0 or ends[i] <= d_offset:
+            continue
+        for s_heap, s_offset, s_bytes in src:         # the first source range it overlaps, in the caller's order
             if d_heap is s_heap and d_offset < s_offset + s_bytes and s_offset < d_offset + d_bytes:
                 raise VoidMisuse(f"a destination range and a source range overlap in {d_heap._label} (slots "
                                  f"{d_offset // d_heap._increment} and {s_offset // s_heap._increment}); the "

@@ -566,3 +566,33 @@ def test_step_kernel_matches_the_dispatch_result_for_its_wave():
 def test_step_kernel_argument_errors(argv, message):
     status, _, err = cli("step", "--kernel", os.path.join(KERNELS, "saxpy.s"), *argv)
     assert status == 2 and err.strip() == message
+
+
+_SPAN = st.tuples(st.sampled_from([D3D12_DESCRIPTOR_RANGE_TYPE_UAV, D3D12_DESCRIPTOR_RANGE_TYPE_SRV]),
+                  st.integers(0, 1), st.integers(0, 40), st.integers(1, 8),
+                  st.sampled_from([D3D12_SHADER_VISIBILITY_ALL, D3D12_SHADER_VISIBILITY_PIXEL,
+                                   D3D12_SHADER_VISIBILITY_VERTEX]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_SPAN, min_size=1, max_size=12))
+def test_root_signature_register_overlap_is_refused_exactly_when_two_ranges_share_a_register_a_shader_sees(spans):
+    """Drawn tables of one range each (kind, space, base, count, visibility): serialization fails with the overlap
+    sentence exactly when a brute-force check over every pair finds two ranges of one kind and space sharing a
+    register seen by one shader (the same visibility, or either is ALL); the sentence names the first such pair in
+    parameter order."""
+    params = [D3D12_ROOT_PARAMETER(ParameterType=D3D12_ROOT_PARAMETER_TYPE_DESCRIPTOR_TABLE, ShaderVisibility=seen,
+                                   DescriptorTable=D3D12_ROOT_DESCRIPTOR_TABLE(
+                                       pDescriptorRanges=[D3D12_DESCRIPTOR_RANGE(kind, count, base, space)]))
+              for kind, space, base, count, seen in spans]
+    first = next(((a, b) for a in range(len(spans)) for b in range(a)
+                  if spans[a][:2] == spans[b][:2] and spans[a][2] <= spans[b][2] + spans[b][3] - 1
+                  and spans[b][2] <= spans[a][2] + spans[a][3] - 1
+                  and (spans[a][4] == spans[b][4] or D3D12_SHADER_VISIBILITY_ALL in (spans[a][4], spans[b][4]))),
+                 None)
+    if first is None:
+        serialize(*params)
+    else:
+        message = error_of(serialize, *params).message
+        assert f"pParameters[{first[0]}] range 0 binds" in message and f"of pRootSignature.pParameters[{first[1]}] " \
+            "range 0;" in message

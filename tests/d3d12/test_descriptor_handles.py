@@ -7,6 +7,7 @@ overlap (as CopyDescriptors'), and a structured view's stride is a multiple of 4
 """
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.d3d12 import inspect
@@ -189,3 +190,37 @@ def test_a_uint_clear_of_a_structured_view_writes_exactly_its_rect():
     expected = np.zeros(16, np.uint32)
     expected[3:9] = 7           # elements 1 and 2: bytes 12 to 36
     assert np.array_equal(words, expected) and removal(rig.device) == (S_OK, "")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 12), st.integers(1, 4)), min_size=1, max_size=6),
+       st.lists(st.tuples(st.integers(0, 12), st.integers(0, 4)), min_size=1, max_size=6))
+def test_copy_descriptors_refuses_exactly_the_overlapping_ranges_and_names_the_first_pair(dest, src):
+    """Drawn destination and source ranges in one heap (sources may be empty or overlap each other; sizes fixed
+    so both sides hold the same count): the device is removed with the overlap sentence exactly when a brute-force
+    check over every pair finds a destination range and a source range sharing a slot (the same rule for an empty
+    source range inside a destination range), naming the first such pair in the caller's order; else the copy
+    happens as sequential copies would make it."""
+    total = sum(n for _, n in dest)
+    src = src[:-1] + [(src[-1][0], max(0, total - sum(n for _, n in src[:-1])))]
+    if sum(n for _, n in src) != total:
+        return
+    rig = MirrorRig(TEACHING)
+    heap = cpu_heap(rig.device, 40)
+    for slot in range(40):
+        rig.device.CreateUnorderedAccessView(rig.buffer(64 + 4 * slot), None, uav_desc(16 + slot), handle(heap, slot))
+    before = bytes(inspect(heap).data)
+    rig.device.CopyDescriptors([handle(heap, o) for o, _ in dest], [n for _, n in dest],
+                               [handle(heap, o) for o, _ in src], [n for _, n in src], CBV_SRV_UAV)
+    pair = next(((d, s) for d in dest for s in src if d[0] < s[0] + s[1] and s[0] < d[0] + d[1]), None)
+    code, message = removal(rig.device)
+    if pair is None:
+        assert code == S_OK
+        slots = [before[32 * (o + i):32 * (o + i + 1)] for o, n in src for i in range(n)]
+        expected = bytearray(before)
+        for (o, n), at in zip(dest, np.cumsum([0] + [n for _, n in dest])):
+            for i in range(n):
+                expected[32 * (o + i):32 * (o + i + 1)] = slots[at + i]
+        assert bytes(inspect(heap).data) == bytes(expected)
+    else:
+        assert f"(slots {pair[0][0]} and {pair[1][0]})" in message and bytes(inspect(heap).data) == before
