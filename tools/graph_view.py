@@ -49,15 +49,36 @@ EXAMPLE = {
 }
 
 
+MAX_GRAPH_FILE_BYTES = 64 << 20     # a graph file's size: far above any graph dmlemu can compile (its nodes' limits)
+
+
 def load_graph(path):
-    """A graph dict from a JSON file (UsageError naming the file when it is not one)."""
+    """A graph dict from a JSON file of at most MAX_GRAPH_FILE_BYTES of UTF-8 text (UsageError naming the file
+    and what is wrong when it is not one: unreadable, too large or endless, not UTF-8, not JSON, nested deeper
+    than the parser reads, a number past Python's digit limit)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            spec = json.load(f)
+        with open(path, "rb") as f:
+            data = f.read(MAX_GRAPH_FILE_BYTES + 1)
     except OSError as error:
         raise UsageError(f"cannot read the graph file {path}: {error.strerror}") from None
+    if len(data) > MAX_GRAPH_FILE_BYTES:
+        raise UsageError(f"the graph file {path} holds more than {MAX_GRAPH_FILE_BYTES} bytes; a graph file holds "
+                         "at most that") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UsageError(f"the graph file {path} is not UTF-8 text (byte 0x{data[error.start]:02x} at offset "
+                         f"{error.start}); graph files are UTF-8 JSON") from None
+    try:
+        spec = json.loads(text)
     except json.JSONDecodeError as error:
         raise UsageError(f"the graph file {path} is not JSON: {error.msg} at line {error.lineno}") from None
+    except RecursionError:
+        raise UsageError(f"the graph file {path} nests arrays or objects deeper than the JSON reader goes; a "
+                         "graph is nested at most four deep") from None
+    except ValueError as error:        # an integer past Python's digit limit
+        raise UsageError(f"the graph file {path} holds a number the JSON reader refuses ({error}); sizes and "
+                         "attributes are numbers of at most 32 or 64 bits") from None
     if not isinstance(spec, dict):
         raise UsageError(f"the graph file {path} holds a {type(spec).__name__}; it must hold one object")
     return spec

@@ -375,3 +375,23 @@ def test_graph_source_listing_names_nodes_by_index_whatever_their_names(tmp_path
         "; ---- stage 1: node 0, ELEMENT_WISE_IDENTITY", "; ---- stage 2: node 1, ACTIVATION_RELU",
         "; ---- stage 3: node 2, ELEMENT_WISE_CLIP"]
     assert [line.strip() for line in listing.splitlines()].count("s_endpgm") == 1 and ".if 0" not in listing
+
+
+@pytest.mark.parametrize("content, sentence", [
+    ("[" * 100_000 + "]" * 100_000, "nests arrays or objects deeper than the JSON reader goes"),
+    ('{"inputs": ["x"], "sizes": [' + "9" * 5000 + ']}', "holds a number the JSON reader refuses"),
+    ('{"a": 1}'.encode("utf-16"), "is not UTF-8 text (byte 0xff at offset 0)"),
+    ("[1, 2", "is not JSON"),
+])
+def test_graph_files_that_are_not_graphs_end_in_one_sentence(tmp_path, content, sentence):
+    path = tmp_path / "g.json"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    status, out, err = cli("graph", path)
+    assert status == 2 and out == "" and err.count("\n") == 1 and err.startswith("dmlemu: error: the graph file ")
+    assert sentence in err
+
+
+def test_an_endless_graph_file_is_read_only_up_to_its_limit():
+    status, _, err = cli("graph", "/dev/zero")
+    assert status == 2 and err == ("dmlemu: error: the graph file /dev/zero holds more than 67108864 bytes; a graph "
+                                   "file holds at most that\n")
