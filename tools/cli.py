@@ -563,8 +563,10 @@ def cmd_sweep(args):
     sizes = [sweep.parse_size(text) for text in args.sizes]
     if args.heatmap:
         sweep.check_heatmap_axes(args.heatmap, [f for f, _ in overrides])
+    if args.max_points < 1:
+        raise UsageError(f"--max-points is {args.max_points}; it must be at least 1")
     points, skipped = sweep.build_grid(args.adapters or [None], args.operators, args.dtypes, sizes, args.layouts,
-                                       overrides)
+                                       overrides, args.max_points)
     for text in skipped:
         print(f"skipped {text}", file=sys.stderr)
     if not points:
@@ -762,6 +764,8 @@ def build_parser():
     p.add_argument("--heatmap", nargs=2, metavar=("X", "Y"),
                    help="the heat map's two columns (default: the first two swept --set fields)")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    p.add_argument("--max-points", type=int, default=1000, metavar="N",
+                   help="refuse a grid of more than N points before running any (default 1000)")
     p.set_defaults(handler=cmd_sweep)
     return parser
 

@@ -94,16 +94,25 @@ def parse_size(text):
     return n
 
 
-def build_grid(adapters, operators, dtypes, sizes, layouts, overrides=()):
+MAX_POINTS = 1000       # the default bound on a grid's points (--max-points): a point costs seconds to minutes
+
+
+def build_grid(adapters, operators, dtypes, sizes, layouts, overrides=(), max_points=MAX_POINTS):
     """Every point of the cross product, in a fixed order (adapter, overrides, operator, dtype,
     layout, size: the last varies fastest), each checked before any runs: the adapter, the
     operator, the data type, the layout, the overridden preset (presets.preset_problem) and the
     operator desc (CreateOperator and CompileOperator on the adapter, as `dmlemu run` checks).
     Points the adapter or DirectML refuse (64-bit tensors on Iris Xe, CLIP on FLOAT64) are left
-    out: returns (points, texts saying which were skipped and why)."""
+    out: returns (points, texts saying which were skipped and why). A grid of more than `max_points` points
+    (counted before any is checked) is refused with a sentence naming the count and --max-points."""
     from dmlemu.errors import HResultError
     from dmlemu.presets import preset_problem
     from dmlemu.tools.operators import OperatorRun, parse_data_type, parse_operator, preset_for, validate
+    count = math.prod([len(adapters), len(operators), len(dtypes), len(sizes), len(layouts),
+                       *[len(values) for _, values in overrides]])
+    if count > max_points:
+        raise UsageError(f"the sweep's grid has {count:,} points (adapters x operators x dtypes x sizes x layouts x "
+                         f"--set values); --max-points allows {max_points:,}: raise it or sweep fewer values")
     presets = [preset_for(a) for a in adapters]
     operators = [parse_operator(o) for o in operators]
     dtypes = [parse_data_type(t) for t in dtypes]

@@ -80,6 +80,11 @@ def test_sizes_and_overrides_parse_with_suffixes():
     (["--adapters", "teaching", "--dtypes", "FLOAT64", "--operators", "CLIP"], "every point of the sweep was skipped"),
     (["--serial", "--scheduler", "tcp://127.0.0.1:1"], "--serial runs the points in this process"),
     (["--heatmap", "elements", "elements"], "--heatmap needs two different columns"),
+    (["--set", "compute_units=" + ",".join(map(str, range(1, 1002)))],
+     "the sweep's grid has 3,003 points (adapters x operators x dtypes x sizes x layouts x --set values); "
+     "--max-points allows 1,000: raise it or sweep fewer values"),
+    (["--sizes", "4096", "16384", "--max-points", "1"], "the sweep's grid has 2 points"),
+    (["--max-points", "0"], "--max-points is 0; it must be at least 1"),
 ])
 def test_bad_sweeps_are_one_error_line(argv, message, tmp_path):
     status, out, err = cli("sweep", "--serial" if "--scheduler" not in argv else "--workers", *(
