@@ -165,8 +165,10 @@ def _operator_run(operator, dtype, layout, side):
 
 # ---- one point ----------------------------------------------------------------------------------------
 COLUMNS = ("adapter", "operator", "dtype", "elements", "layout")   # then the overrides, then RESULTS
-RESULTS = ("cycles", "time_us", "bytes_read", "bytes_written", "l2_bytes", "ic_bytes", "dram_read_bytes",
-           "dram_write_bytes", "l2_hit_rate", "ic_hit_rate", "coalescing", "gbps", "pct_peak")
+# l2_request_bytes and ic_lookup_bytes: what the L2 and Infinity Cache were asked for (not l2_bytes, the preset's
+# L2 capacity, which a sweep may vary as a column of its own)
+RESULTS = ("cycles", "time_us", "bytes_read", "bytes_written", "l2_request_bytes", "ic_lookup_bytes",
+           "dram_read_bytes", "dram_write_bytes", "l2_hit_rate", "ic_hit_rate", "coalescing", "gbps", "pct_peak")
 
 
 def run_point(point):
@@ -201,7 +203,7 @@ def run_point(point):
     row = {"adapter": point.adapter, "operator": point.operator, "dtype": point.dtype, "elements": point.elements,
            "layout": point.layout, **dict(point.overrides)}
     row.update(cycles=s["cycles"], time_us=s["seconds"] * 1e6, bytes_read=s["bytes_read"],
-               bytes_written=s["bytes_written"], l2_bytes=s["l2_bytes"], ic_bytes=s["ic_bytes"],
+               bytes_written=s["bytes_written"], l2_request_bytes=s["l2_bytes"], ic_lookup_bytes=s["ic_bytes"],
                dram_read_bytes=s["dram_read_bytes"], dram_write_bytes=s["dram_write_bytes"],
                l2_hit_rate=s["l2_hit_rate"], ic_hit_rate=s["ic_hit_rate"], coalescing=s["coalescing_efficiency"],
                gbps=s["bandwidth_bytes_per_second"] / 1e9, pct_peak=s["percent_of_peak"])
@@ -301,7 +303,7 @@ def _number(text):
 def format_table(rows):
     """The rows as a text table for the terminal (the CSV has every column)."""
     columns = columns_of(rows)
-    shown = [c for c in columns if c not in ("bytes_read", "bytes_written", "ic_bytes", "dram_write_bytes")]
+    shown = [c for c in columns if c not in ("bytes_read", "bytes_written", "ic_lookup_bytes", "dram_write_bytes")]
     cells = [[_cell(row[c], c) for c in shown] for row in rows]
     widths = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(shown)]
     lines = [" ".join(c.rjust(w) for c, w in zip(shown, widths))]

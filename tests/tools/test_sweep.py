@@ -32,14 +32,14 @@ def test_a_point_reads_its_trace_and_honours_the_overrides():
                                 (("compute_units", 48), ("dram_bytes_per_second", 480 * 10 ** 9))))
     assert half["compute_units"] == 48 and half["dram_bytes_per_second"] == 480 * 10 ** 9
     assert base["bytes_read"] == base["bytes_written"] == 65536 * 4
-    assert base["l2_bytes"] >= base["bytes_read"] + base["bytes_written"] and base["coalescing"] == 1.0
+    assert base["l2_request_bytes"] >= base["bytes_read"] + base["bytes_written"] and base["coalescing"] == 1.0
     assert half["cycles"] > base["cycles"]
     for row, peak in ((base, RX_7900_XTX.dram_bytes_per_second), (half, 480e9)):
         assert row["time_us"] == pytest.approx(row["cycles"] / RX_7900_XTX.clock_hz * 1e6)
         assert row["gbps"] == pytest.approx(2 * 65536 * 4 / row["time_us"] / 1e3)
         assert row["pct_peak"] == pytest.approx(100 * row["gbps"] * 1e9 / peak)
     transposed = run_point(SweepPoint("rx7900xtx", "IDENTITY", "FLOAT32", 65536, "transposed"))
-    assert transposed["coalescing"] < 0.5 and transposed["l2_bytes"] > 4 * base["l2_bytes"]
+    assert transposed["coalescing"] < 0.5 and transposed["l2_request_bytes"] > 4 * base["l2_request_bytes"]
 
 
 def test_any_operator_with_a_kernel_sweeps_with_its_own_tensor_types():
@@ -113,3 +113,12 @@ def test_sweep_plots_are_deterministic_pngs(tmp_path):
     assert sweep.plot_sweep(rows, tmp_path / "b") == [str(tmp_path / "b" / n) for n in ("efficiency.png",
                                                                                          "heatmap.png")]
     assert [open(tmp_path / "b" / n, "rb").read() for n in ("efficiency.png", "heatmap.png")] == first
+
+
+def test_a_swept_l2_capacity_keeps_its_own_column_beside_the_l2_request_bytes(tmp_path):
+    status, out, err = cli("sweep", "--serial", "--no-plots", "--adapters", "teaching", "--sizes", "4096",
+                           "--set", "l2_bytes=64Ki,128Ki", "--out", tmp_path)
+    assert status == 0, err
+    rows = sweep.read_csv(tmp_path / "results.csv")
+    assert [r["l2_bytes"] for r in rows] == [64 << 10, 128 << 10]
+    assert all(r["l2_request_bytes"] >= 4096 * 4 for r in rows)
