@@ -210,6 +210,7 @@ def cmd_run(args):
     _check_uints(args.sizes, "--sizes", "Sizes", 0)
     for strides in args.strides or ():
         _check_uints(strides, "--strides", "Strides", 0)
+    _what_if(args)
     run = _operator_run(args)
     preset = preset_for(args.adapter)
     names = tensor_names(run.operator)
@@ -391,6 +392,7 @@ def _kernel_stepper(args):
 def cmd_step(args):
     from dmlemu.tools.stepper import WaveStepper, format_footer, format_header, format_step
     from dmlemu.tools.operators import preset_for, random_inputs
+    _what_if(args)
     if args.kernel:
         stepper, format_header, format_footer = _kernel_stepper(args)
         return _step_loop(args, stepper, format_header, format_footer, format_step)
@@ -487,6 +489,19 @@ class _SpecParser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+_SET_HELP = ("what if: the adapter with a preset field changed, e.g. --set dram_bytes_per_second=480G or --set "
+             "compute_units=48 (the fields `dmlemu sweep --set` takes, one value each); repeat for more fields")
+
+
+def _what_if(args):
+    """args.adapter becomes the adapter preset with args.set's fields changed (tools.sweep.what_if), when
+    --set is given; a bad field or value is a UsageError before anything runs."""
+    from dmlemu.tools.operators import preset_for
+    from dmlemu.tools.sweep import what_if
+    if getattr(args, "set", None):
+        args.adapter = what_if(preset_for(args.adapter), args.set)
+
+
 def run_spec_trace(text, name):
     """The wave-level trace of a run spec (`dmlemu compare`: the arguments of `dmlemu run` in one
     word, optionally after 'run'), checked as `dmlemu run` checks them."""
@@ -501,6 +516,7 @@ def run_spec_trace(text, name):
     _add_operator_arguments(parser)
     parser.add_argument("--adapter", metavar="KEY")
     parser.add_argument("--feature-level", metavar="L")
+    parser.add_argument("--set", action="append", metavar="FIELD=V")
     try:
         args = parser.parse_args(words)
     except UsageError as e:
@@ -509,6 +525,7 @@ def run_spec_trace(text, name):
     _check_uints(args.sizes, "--sizes", "Sizes", 0)
     for strides in args.strides or ():
         _check_uints(strides, "--strides", "Strides", 0)
+    _what_if(args)
     run = _operator_run(args)
     feature_level = _check_run_arguments(args, run, preset_for(args.adapter))
     return execute(run, random_inputs(run, args.seed), adapter=args.adapter, feature_level=feature_level,
@@ -529,6 +546,7 @@ def cmd_compare(args):
 
 def cmd_graph(args):
     from dmlemu.tools.graph_view import EXAMPLE, compile_graph, format_partition, load_graph, plot_partition
+    _what_if(args)
     spec = EXAMPLE if args.file is None else load_graph(args.file)
     graph = compile_graph(spec, args.adapter, fuse=not args.no_fuse)
     print(format_partition(graph, spec))
@@ -616,6 +634,7 @@ def build_parser():
     p = sub.add_parser("run", help="run one operator through the DirectML mirror")
     _add_operator_arguments(p)
     p.add_argument("--adapter", metavar="KEY", help="adapter preset (`dmlemu adapters`)")
+    p.add_argument("--set", action="append", metavar="FIELD=V", help=_SET_HELP)
     p.add_argument("--feature-level", metavar="L", help="the emulated DirectML's highest feature level, e.g. 5_0")
     p.add_argument("--input", nargs="+", metavar="FILE.npy", help="one .npy per input tensor (default: random)")
     p.add_argument("--output", nargs="+", metavar="FILE.npy", help="where to save the output tensor")
@@ -653,6 +672,7 @@ def build_parser():
                         "to its next s_barrier or its end, then the next wave; when all waves still running have "
                         "arrived, the barrier opens and the round starts again from the first")
     p.add_argument("--adapter", default="teaching", metavar="KEY", help="adapter preset (default teaching)")
+    p.add_argument("--set", action="append", metavar="FIELD=V", help=_SET_HELP)
     p.add_argument("--interactive", "-i", action="store_true", help="wait for Enter after each instruction")
     p.add_argument("--kernel", metavar="FILE.s",
                    help="step your own compute shader source (.numthreads and bindings, docs/KERNEL_ABI.md) "
@@ -738,6 +758,7 @@ def build_parser():
     p.add_argument("--source", action="store_true", help="also print each fused kernel's generated assembly")
     p.add_argument("--trace", metavar="FILE", help="also run the graph and save its trace (.npz for dmlemu compare)")
     p.add_argument("--adapter", metavar="KEY", help="adapter preset (default: the default adapter)")
+    p.add_argument("--set", action="append", metavar="FIELD=V", help=_SET_HELP)
     p.set_defaults(handler=cmd_graph)
 
     p = sub.add_parser(

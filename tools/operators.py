@@ -47,7 +47,7 @@ from dmlemu.directml.operators import (ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_A
 from dmlemu.directml.structs import DML_SCALAR_UNION
 from dmlemu.kernels.driver import has_kernel
 from dmlemu.kernels.element_wise_ops import OPERATORS as _ELEMENT_WISE_ROWS
-from dmlemu.presets import DEFAULT_PRESET, PRESETS, preset_by_key
+from dmlemu.presets import DEFAULT_PRESET, AdapterPreset, preset_by_key
 
 __all__ = ["UsageError", "OperatorRun", "RunResult", "OPERATORS", "ATTRIBUTE_DEFAULTS", "parse_operator",
            "parse_activation", "parse_data_type", "parse_flags", "parse_feature_level", "parse_assignments",
@@ -174,9 +174,12 @@ def parse_feature_level(text):
 
 
 def preset_for(adapter):
-    """The AdapterPreset for a preset key (None: the default adapter)."""
+    """The AdapterPreset for a preset key (None: the default adapter; an AdapterPreset, e.g. one `what_if`
+    made by tools/sweep.py's what_if: itself)."""
     if adapter is None:
         return DEFAULT_PRESET
+    if isinstance(adapter, AdapterPreset):
+        return adapter
     try:
         return preset_by_key(adapter)
     except ValueError as error:
@@ -698,11 +701,8 @@ def validate(run, adapter=None, feature_level=None):
     """
     from dmlemu.d3d12 import D3D_FEATURE_LEVEL_11_0, D3D12CreateDevice
     from dmlemu.directml import DML_CREATE_DEVICE_FLAG_NONE, DMLCreateDevice
-    from dmlemu.dxgi import CreateDXGIFactory1
-    preset = preset_for(adapter)
-    factory = CreateDXGIFactory1()
-    adapter = factory.EnumAdapters1(PRESETS.index(preset)) if preset in PRESETS else factory.EnumWarpAdapter()
-    device = D3D12CreateDevice(adapter, D3D_FEATURE_LEVEL_11_0)
+    from dmlemu.convenience import _adapter
+    device = D3D12CreateDevice(_adapter(preset_for(adapter)), D3D_FEATURE_LEVEL_11_0)
     dml = DMLCreateDevice(device, DML_CREATE_DEVICE_FLAG_NONE, max_feature_level=feature_level)
     dml.CompileOperator(dml.CreateOperator(operator_desc(run)), run.flags)
 
@@ -717,7 +717,7 @@ def execute(run, inputs, *, adapter=None, feature_level=None, trace=None, debug=
     from dmlemu.convenience import run_operator
     preset = preset_for(adapter)
     inputs = check_inputs(run, inputs)
-    kwargs = dict(flags=run.flags, adapter=preset.key, feature_level=feature_level, debug=debug)
+    kwargs = dict(flags=run.flags, adapter=preset, feature_level=feature_level, debug=debug)
     if trace:
         outputs, recorded = run_operator(operator_desc(run), inputs, trace=trace, trace_max_rows=trace_max_rows,
                                          **kwargs)

@@ -26,7 +26,7 @@ import numpy as np
 from dmlemu.tools.fidelity import LAYOUTS, layout_tensor
 from dmlemu.tools.operators import UsageError
 
-__all__ = ["SweepPoint", "parse_override", "parse_size", "build_grid", "run_point",
+__all__ = ["SweepPoint", "parse_override", "what_if", "parse_size", "build_grid", "run_point",
            "run_serial", "run_dask", "dask_available", "check_heatmap_axes", "COLUMNS", "write_csv", "read_csv", "format_table", "plot_sweep"]
 
 # A sweep runs any operator `dmlemu run` runs (every one with a kernel), with the attributes `dmlemu run`
@@ -77,6 +77,31 @@ def parse_override(text):
     if len(set(parsed)) != len(parsed):
         raise UsageError(f"--set {field} lists a value twice: {values}")
     return field, parsed
+
+
+def what_if(preset, texts):
+    """`preset` with the `--set FIELD=V` assignments `texts` applied (the fields and values `dmlemu sweep --set`
+    takes, one value each), checked as a sweep checks it (presets.preset_problem); UsageError with the sentence
+    otherwise. The preset keeps its key; its description (the adapter's name in headers and DXGI_ADAPTER_DESC)
+    says what changed."""
+    from dmlemu.presets import preset_problem
+    changes = {}
+    for text in texts or ():
+        field, values = parse_override(text)
+        if len(values) != 1:
+            raise UsageError(f"--set {text!r} gives {len(values)} values; here it takes one (dmlemu sweep --set "
+                             "sweeps several)")
+        if field in changes:
+            raise UsageError(f"--set {field} is given twice")
+        changes[field] = values[0]
+    if not changes:
+        return preset
+    shown = ", ".join(f"{f}={v}" for f, v in changes.items())
+    changed = dataclasses.replace(preset, **changes)
+    problem = preset_problem(changed)
+    if problem:
+        raise UsageError(f"adapter {preset.key} with {shown}: {problem}")
+    return dataclasses.replace(changed, description=f"{preset.description} with {shown}")
 
 
 def parse_size(text):

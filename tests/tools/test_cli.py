@@ -395,3 +395,43 @@ def test_an_endless_graph_file_is_read_only_up_to_its_limit():
     status, _, err = cli("graph", "/dev/zero")
     assert status == 2 and err == ("dmlemu: error: the graph file /dev/zero holds more than 67108864 bytes; a graph "
                                    "file holds at most that\n")
+
+
+def _cycles(out):
+    """The cycles column of `dmlemu run`'s dispatch table (its first dispatch)."""
+    lines = out.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.lstrip().startswith("# kernel"))
+    return int(lines[header + 1].split()[2])
+
+
+def test_run_with_set_is_the_adapter_with_that_field_changed_and_says_so():
+    base = cli("run", "ADD", "--sizes", 1 << 20, "--adapter", "rx7900xtx")
+    half = cli("run", "ADD", "--sizes", 1 << 20, "--adapter", "rx7900xtx", "--set", "dram_bytes_per_second=480G")
+    assert base[0] == half[0] == 0
+    assert half[1].splitlines()[0].endswith("on AMD Radeon RX 7900 XTX (emulated) with "
+                                            "dram_bytes_per_second=480000000000")
+    assert _cycles(half[1]) > 1.5 * _cycles(base[1])      # a DRAM-bound ADD: half the bandwidth, ~twice the time
+
+
+@pytest.mark.parametrize("argv, sentence", [
+    (["run", "ADD", "--sizes", 64, "--set", "dram_bytes_per_second=1,2"],
+     "--set 'dram_bytes_per_second=1,2' gives 2 values; here it takes one (dmlemu sweep --set sweeps several)"),
+    (["graph", "--set", "wave_width=8"], "--set 'wave_width' is not a preset field a sweep can change"),
+    (["step", "--operator", "ADD", "--sizes", 8, "--set", "compute_units=0"], "adapter teaching with compute_units=0: "),
+    (["run", "ADD", "--sizes", 64, "--set", "compute_units=2", "--set", "compute_units=3"],
+     "--set compute_units is given twice"),
+])
+def test_a_bad_set_is_one_sentence_before_anything_runs(argv, sentence):
+    status, out, err = cli(*argv)
+    assert status == 2 and err.count("\n") == 1 and err.startswith("dmlemu: error: ") and sentence in err, err
+
+
+def test_compare_runs_a_spec_with_set_and_graph_takes_set_too(tmp_path):
+    status, out, err = cli("compare", "ADD --sizes 262144 --adapter rx7900xtx",
+                           "ADD --sizes 262144 --adapter rx7900xtx --set compute_units=6")
+    assert status == 0, err
+    assert "on AMD Radeon RX 7900 XTX (emulated) with compute_units=6" in out.splitlines()[1]
+    ratio = float(next(line for line in out.splitlines() if line.startswith("cycles")).split()[-1].rstrip("x"))
+    assert ratio > 4           # 6 of 96 CUs: the waves queue on the few
+    status, out, err = cli("graph", "--set", "compute_units=1", "--adapter", "teaching", "--trace", tmp_path / "g.npz")
+    assert status == 0, err
