@@ -186,8 +186,8 @@ class MirrorRig:
         persistent = self.persistent.get(dispatchable)
         if persistent is not None:
             table.BindPersistentResource(buffer_binding(persistent))
-        temporary = dispatchable.GetBindingProperties().TemporaryResourceSize   # nonzero in strict-host mode
-        if temporary:
+        temporary = dispatchable.GetBindingProperties().TemporaryResourceSize
+        if temporary and self.dml._strict_host:   # strict-host mode: every operator needs one
             counters = self.device._counters      # internals: like the persistent resources, no number taken
             before = counters.get("buffer", 0)
             resource = self.buffer(temporary)
