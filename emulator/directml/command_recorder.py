@@ -570,12 +570,13 @@ class InitializeCommand:
 
     def _report_overwritten_slots(self, context, part):
         """The DML debug layer: the slots of operator `part`'s share of the range that no longer hold what
-        the initializer's Bind* calls wrote (another binding table made on the same slots, typically the
-        operator's execute table, bound before the initializer executed). A slot the initializer reads
+        the initializer's bindings put there (another binding table made on the same slots, typically the
+        operator's execute table, bound before the initializer executed). Each slot the initializer reads
         (the persistent resource and owned inputs of an operator that keeps data) is an error: the copies
-        go where the slot now points. A slot it does not read is a warning: the latent bug works here, as
-        on drivers that keep nothing for the operator, and breaks where a driver keeps its constants in a
-        persistent resource (strict-host mode, DMLEMU_STRICT_HOST=1, shows it)."""
+        go where the slot now points. For an operator whose initialization reads nothing, changed slots make
+        one warning: the latent bug
+        works here, as on drivers that keep nothing for the operator, and breaks where a driver keeps its
+        constants in a persistent resource (strict-host mode, DMLEMU_STRICT_HOST=1, shows it)."""
         from dmlemu.d3d12.messages import D3D12_MESSAGE_SEVERITY_WARNING
         compiled, table_va, copies = self.parts[part]
         first, expected = self.expected[part]
@@ -584,30 +585,33 @@ class InitializeCommand:
         read = {0} | {1 + i for i, _ in compiled._regions[1:]} if copies else set()
         heap = _d3d12.heap_label(self.table_heap)
         c_name = compiled._schema.c_name
+        latent = []
         for i in range(count):
             at = slice(i * DESCRIPTOR_SIZE, (i + 1) * DESCRIPTOR_SIZE)
-            now, then = slots[at], expected[at]
-            if i in read:
-                if (now == then).all():
-                    continue
-            elif self.recorded is None or (now == self.recorded[part][at]).all():
-                continue      # a slot the initialization does not read: only a change after RecordDispatch counts
-            else:
-                then = self.recorded[part][at]
+            now = slots[at]
             what = "persistent resource" if i == 0 else f"{_field(compiled, i - 1)} (initialization input)"
-            sentence = (f"ExecuteCommandLists: slot {self.table_first + first + i} of {heap}, the {what} descriptor "
-                        f"of {c_name} in an IDMLOperatorInitializer dispatch, holds {_describe(context, now)}, but it "
-                        f"held {_describe(context, then)} when the initializer was recorded; another binding table "
-                        f"on the same descriptor slots was bound before the initializer executed.")
             if i in read:
-                self.dml_device._report(f"{sentence} The initialization reads this slot and uses what it holds now; "
-                                        f"create the other binding table after the initializer has executed, or on "
-                                        f"other slots.")
-            else:
-                self.dml_device._report(f"{sentence} It works here only because {c_name} needs nothing from this slot "
-                                        f"(PersistentResourceSize {compiled._persistent_size}); a driver that keeps the "
-                                        f"operator's data in a persistent resource reads it (DMLEMU_STRICT_HOST=1 shows "
-                                        f"that case).", severity=D3D12_MESSAGE_SEVERITY_WARNING)
+                if (now == expected[at]).all():
+                    continue
+                self.dml_device._report(
+                    f"ExecuteCommandLists: slot {self.table_first + first + i} of {heap}, the {what} descriptor of "
+                    f"{c_name} in an IDMLOperatorInitializer dispatch, holds {_describe(context, now)}, but the "
+                    f"initializer's binding table bound {_describe(context, expected[at])}; another binding table on "
+                    f"the same descriptor slots was bound before the initializer executed. The initialization reads "
+                    f"this slot and uses what it holds now; create the other binding table after the initializer "
+                    f"has executed, or on other slots.")
+            elif not copies and self.recorded is not None and not (now == self.recorded[part][at]).all():
+                latent.append((self.table_first + first + i, what, now))
+        if latent:
+            slot, what, now = latent[0]
+            others = f" and {len(latent) - 1} more of its slots" if len(latent) > 1 else ""
+            self.dml_device._report(
+                f"ExecuteCommandLists: slot {slot} of {heap}, the {what} descriptor of {c_name} in an "
+                f"IDMLOperatorInitializer dispatch{others}, changed after the initializer was recorded (slot {slot} "
+                f"now holds {_describe(context, now)}): another binding table on the same descriptor slots was "
+                f"bound before the initializer executed. It works here only because {c_name} needs nothing from "
+                f"them (PersistentResourceSize 0); a driver that keeps the operator's data in a persistent resource "
+                f"reads them (DMLEMU_STRICT_HOST=1 shows that case).", severity=D3D12_MESSAGE_SEVERITY_WARNING)
 
 
 def _field(compiled, index):
