@@ -249,3 +249,11 @@ def test_the_super_resolution_port_runs_by_default_and_shows_its_latent_bug_in_s
         assert not same and result.dml_removed_reason == E_INVALIDARG
         assert severities.count("ERROR") >= 3 and "WARNING" not in severities
         assert sum("The initialization reads this slot" in text for _, text in result.messages) == 3
+
+
+def test_without_the_d3d12_debug_layer_the_warning_is_printed_as_directml_prints_it(capsys):
+    rig = ClipRig(dml_debug=True, d3d12_debug=False, mute_debug_output=False)
+    _shared_slots(rig)
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("[DIRECTML WARNING]: ExecuteCommandLists: slot 0 of descriptor "
+                                                   "heap #1, the persistent resource descriptor of "), lines
