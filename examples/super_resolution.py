@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dmlemu import golden
 from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.directml import *  # noqa: F401,F403
 
@@ -84,6 +85,7 @@ def GetDescriptorCount(ops, initializer):
 class Result:
     output: np.ndarray            # 1 x 3 x 2H x 2W FLOAT16, read back
     expected: np.ndarray          # NumPy's
+    golden: np.ndarray            # dmlemu.golden's, operator by operator
     messages: list                # (severity name, text) of every message in the D3D12 device's info queue
     dml_removed_reason: int       # IDMLDevice::GetDeviceRemovedReason
 
@@ -295,6 +297,27 @@ def expected_output(image):
     return (x.astype(np.float32) + upsampled.astype(np.float32)).astype(np.float16)
 
 
+def golden_output(image):
+    """The same layers through dmlemu.golden, the model the kernels are checked against."""
+    def conv(i, x):
+        kind, lo, hi = CONV_STAND_INS[i]
+        if kind == "CLIP":
+            return golden.run("ELEMENT_WISE_CLIP", [x], {"Min": lo, "Max": hi})
+        return golden.run("ACTIVATION_RELU", [x])
+
+    def upsample(x):
+        view = np.broadcast_to(x[:, :, :, None, :, None], (1, C, x.shape[2], 2, x.shape[3], 2))
+        return golden.run("ELEMENT_WISE_IDENTITY", [view]).reshape(1, C, 2 * x.shape[2], 2 * x.shape[3])
+
+    upsampled, x = upsample(image), image
+    for i in range(3):
+        x = conv(i, x)
+    x = upsample(x)
+    for i in range(3, NUM_CONV_LAYERS):
+        x = conv(i, x)
+    return golden.run("ELEMENT_WISE_ADD", [x, upsampled])
+
+
 def run(strict=False):
     """Run the port (strict: DMLEMU_STRICT_HOST=1 for the devices it creates) on a fixed image."""
     previous = os.environ.get("DMLEMU_STRICT_HOST")
@@ -310,7 +333,8 @@ def run(strict=False):
     sample.initialize_directml_resources()
     image = np.random.default_rng(29).uniform(-3.0, 3.0, (1, C, H, W)).astype(np.float16)
     output = sample.render(image)
-    return Result(output=output, expected=expected_output(image), messages=sample.messages(),
+    return Result(output=output, expected=expected_output(image), golden=golden_output(image),
+                  messages=sample.messages(),
                   dml_removed_reason=sample.dml.GetDeviceRemovedReason())
 
 
@@ -319,12 +343,13 @@ def main():
     result = run(strict)
     for severity, text in result.messages:
         print(f"{severity}: {text}")
-    same = np.array_equal(result.output.view(np.uint16), result.expected.view(np.uint16))
+    bits = result.output.view(np.uint16)
+    same = np.array_equal(bits, result.expected.view(np.uint16)) and np.array_equal(bits, result.golden.view(np.uint16))
     print(f"{'strict-host' if strict else 'default'} binding properties: output "
-          f"{'bit-exact against NumPy' if same else 'WRONG'}, DirectML device "
+          f"{'bit-exact against dmlemu.golden and NumPy' if same else 'WRONG'}, DirectML device "
           f"{'removed' if result.dml_removed_reason else 'not removed'}.")
     if not strict and not same:
-        raise SystemExit("the output differs from NumPy's")
+        raise SystemExit("the output differs from NumPy's or dmlemu.golden's")
 
 
 if __name__ == "__main__":

@@ -239,6 +239,7 @@ def test_the_super_resolution_port_runs_by_default_and_shows_its_latent_bug_in_s
     result = _super_resolution().run(strict=strict)
     severities = [severity for severity, _ in result.messages]
     same = np.array_equal(result.output.view(np.uint16), result.expected.view(np.uint16))
+    assert np.array_equal(result.expected.view(np.uint16), result.golden.view(np.uint16))   # NumPy == golden
     if not strict:
         assert same and result.dml_removed_reason == S_OK
         # one warning per operator whose initializer slots the execute tables took: upsample 0, conv 0, add
