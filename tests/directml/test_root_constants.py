@@ -57,6 +57,7 @@ def test_operators_without_owned_inputs_need_no_persistent_resource_by_default()
     owned = rig.compile(clip(tensor(sizes=(100,), flags=OWNED), tensor(sizes=(100,))))
     assert props(plain) == (2, 0, 0)
     assert props(owned) == (2, 0, 512)                    # only the 400 owned bytes, rounded up to 256
+    assert not inspect(rig.dml).strict_host and not inspect(plain).constants_in_persistent
     assert inspect(owned).persistent_regions == ((None, 0), (0, 0))
     assert props(rig.dml.CreateOperatorInitializer([plain, owned])) == (4, 0, 0)
 
@@ -68,7 +69,9 @@ def test_the_strict_host_switch_is_read_when_the_device_is_created(monkeypatch, 
     assert strict_host_requested() is strict
     rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_NONE)
     monkeypatch.delenv("DMLEMU_STRICT_HOST")               # later changes do not touch an existing device
-    assert props(rig.compile(clip())) == ((2, 256, 512) if strict else (2, 0, 0))
+    compiled = rig.compile(clip())
+    assert props(compiled) == ((2, 256, 512) if strict else (2, 0, 0))
+    assert inspect(rig.dml).strict_host is strict and inspect(compiled).constants_in_persistent is strict
 
 
 def _two_clips(dml):
