@@ -52,19 +52,35 @@ def main():
     table_desc = DML_BINDING_TABLE_DESC(Dispatchable=initializer, CPUDescriptorHandle=cpu, GPUDescriptorHandle=gpu,
                                         SizeInDescriptors=init_count)
     table = dml.CreateBindingTable(table_desc)
-    # The persistent resource: the initializer writes the operator's precomputed constants into it.
+    # The persistent resource, if the operator needs one (the initializer writes it; IF keeps nothing there by
+    # default: its constants are root constants; DMLEMU_STRICT_HOST=1 makes every operator need one).
     persistent_size = exec_properties.PersistentResourceSize
-    persistent = device.CreateCommittedResource(
-        CD3DX12_HEAP_PROPERTIES(D3D12_HEAP_TYPE_DEFAULT), D3D12_HEAP_FLAG_NONE,
-        CD3DX12_RESOURCE_DESC.Buffer(persistent_size, D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS),
-        D3D12_RESOURCE_STATE_COMMON, None)
-    persistent_binding = DML_BINDING_DESC(Type=DML_BINDING_TYPE_BUFFER, Desc=DML_BUFFER_BINDING(
-        Buffer=persistent, Offset=0, SizeInBytes=persistent_size))
+    persistent_binding = DML_BINDING_DESC(Type=DML_BINDING_TYPE_NONE, Desc=None)
+    if persistent_size:
+        persistent = device.CreateCommittedResource(
+            CD3DX12_HEAP_PROPERTIES(D3D12_HEAP_TYPE_DEFAULT), D3D12_HEAP_FLAG_NONE,
+            CD3DX12_RESOURCE_DESC.Buffer(persistent_size, D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS),
+            D3D12_RESOURCE_STATE_COMMON, None)
+        persistent_binding = DML_BINDING_DESC(Type=DML_BINDING_TYPE_BUFFER, Desc=DML_BUFFER_BINDING(
+            Buffer=persistent, Offset=0, SizeInBytes=persistent_size))
     table.BindOutputs([persistent_binding])
+    temporaries = []            # a temporary resource for each dispatchable that asks for one
+
+    def bind_temporary(binding_table, size):
+        if size:
+            temporaries.append(device.CreateCommittedResource(
+                CD3DX12_HEAP_PROPERTIES(D3D12_HEAP_TYPE_DEFAULT), D3D12_HEAP_FLAG_NONE,
+                CD3DX12_RESOURCE_DESC.Buffer(size, D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS),
+                D3D12_RESOURCE_STATE_COMMON, None))
+            binding_table.BindTemporaryResource(DML_BINDING_DESC(Type=DML_BINDING_TYPE_BUFFER, Desc=DML_BUFFER_BINDING(
+                Buffer=temporaries[-1], Offset=0, SizeInBytes=size)))
+
+    bind_temporary(table, initializer.GetBindingProperties().TemporaryResourceSize)
     recorder = dml.CreateCommandRecorder()
     command_list.SetDescriptorHeaps([heap])
     recorder.RecordDispatch(command_list, initializer, table)
-    command_list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.UAV(persistent)])
+    if persistent_size:
+        command_list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.UAV(persistent)])
 
     # Inputs: a checkerboard mask (one 3 x 4 plane), A = 1 .. 24, B = -1 .. -24 with a NaN and a -0.
     mask = (np.add.outer(np.arange(3), np.arange(4)) % 2 == 0).astype(np.uint8)
@@ -101,6 +117,7 @@ def main():
         GPUDescriptorHandle=D3D12_GPU_DESCRIPTOR_HANDLE(ptr=gpu.ptr + init_count * increment),
         SizeInDescriptors=exec_properties.RequiredDescriptorCount))
     table.BindPersistentResource(persistent_binding)
+    bind_temporary(table, exec_properties.TemporaryResourceSize)
     table.BindInputs([DML_BINDING_DESC(Type=DML_BINDING_TYPE_BUFFER,
                                        Desc=DML_BUFFER_BINDING(Buffer=buffer, Offset=0, SizeInBytes=size))
                       for buffer, size in inputs])

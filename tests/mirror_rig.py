@@ -186,6 +186,14 @@ class MirrorRig:
         persistent = self.persistent.get(dispatchable)
         if persistent is not None:
             table.BindPersistentResource(buffer_binding(persistent))
+        temporary = dispatchable.GetBindingProperties().TemporaryResourceSize
+        if temporary and self.dml._strict_host:   # strict-host mode: every operator needs one
+            counters = self.device._counters      # internals: like the persistent resources, no number taken
+            before = counters.get("buffer", 0)
+            resource = self.buffer(temporary)
+            counters["buffer"] = before
+            resource.SetName("temporary resource")
+            table.BindTemporaryResource(buffer_binding(resource))
         return table
 
     def persistent_resource(self, compiled):

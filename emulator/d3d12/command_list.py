@@ -12,6 +12,11 @@ until a queue executes the closed list. The rules are D3D12's:
   the bad call also raises at once.
 - Recording into a closed list has no Close left to report it: it removes the device
   (DXGI_ERROR_INVALID_CALL), and later HRESULT calls raise DXGI_ERROR_DEVICE_REMOVED naming it.
+- Per-list state tracking, as the debug layer keeps it: each transition barrier's StateAfter is the
+  state the list assumes for that buffer from then on (`_barrier_states`, cleared by Reset); a later
+  transition whose StateBefore differs is reported by the debug layer at ResourceBarrier (message
+  #527 RESOURCE_BARRIER_BEFORE_AFTER_MISMATCH, in the real layer's words), and recorded anyway (the
+  queue checks the state again when it executes: resource.py).
 - Descriptor heaps set by SetDescriptorHeaps are list state (`_descriptor_heaps`), read by DirectML's
   RecordDispatch while recording; Reset and ClearState clear them.
 
@@ -38,7 +43,8 @@ from dmlemu.d3d12.enums import (
     D3D12_COMMAND_LIST_TYPE_COMPUTE, D3D12_COMMAND_LIST_TYPE_COPY, D3D12_COMMAND_LIST_TYPE_DIRECT,
     D3D12_DESCRIPTOR_HEAP_TYPE, D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, D3D12_DESCRIPTOR_HEAP_TYPE_SAMPLER,
     D3D12_HEAP_TYPE_READBACK, D3D12_HEAP_TYPE_UPLOAD, D3D12_QUERY_TYPE, D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES,
-    D3D12_RESOURCE_BARRIER_FLAGS, D3D12_RESOURCE_BARRIER_TYPE, D3D12_RESOURCE_BARRIER_TYPE_ALIASING,
+    D3D12_RESOURCE_BARRIER_FLAG_BEGIN_ONLY, D3D12_RESOURCE_BARRIER_FLAGS, D3D12_RESOURCE_BARRIER_TYPE,
+    D3D12_RESOURCE_BARRIER_TYPE_ALIASING,
     D3D12_RESOURCE_BARRIER_TYPE_TRANSITION, D3D12_RESOURCE_BARRIER_TYPE_UAV, D3D12_RESOURCE_STATE_COPY_DEST,
     D3D12_RESOURCE_STATE_COPY_SOURCE, D3D12_RESOURCE_STATE_GENERIC_READ, is_valid_state, state_name)
 from dmlemu.d3d12.query_heap import COPY_QUEUE_TIMESTAMP_HEAP, ID3D12QueryHeap, TIMESTAMP_HEAP, TIMESTAMP_QUERY
@@ -54,6 +60,11 @@ COPY_QUEUE_STATES = int(D3D12_RESOURCE_STATE_COPY_DEST | D3D12_RESOURCE_STATE_CO
 # A barrier as recorded: (kind, resource, StateBefore, StateAfter, Flags, index), kind a plain int.
 _TRANSITION, _ALIASING, _UAV = (int(D3D12_RESOURCE_BARRIER_TYPE_TRANSITION), int(D3D12_RESOURCE_BARRIER_TYPE_ALIASING),
                                 int(D3D12_RESOURCE_BARRIER_TYPE_UAV))
+
+
+def _state_words(state):
+    """A D3D12_RESOURCE_STATES value as the debug layer prints it: '0x400: D3D12_RESOURCE_STATE_COPY_DEST'."""
+    return f"0x{int(state):X}: {state_name(state)}"
 
 
 def _type_name(list_type):
@@ -129,6 +140,7 @@ class ID3D12GraphicsCommandList(DeviceChild):
         self._compute_root_signature = None  # SetComputeRootSignature
         self._compute_root_args = {}         # root parameter index -> its argument (see Dispatch)
         self._error = None  # (hresult, sentence) of the first misuse since the last Reset
+        self._barrier_states = {}  # buffer -> the StateAfter of this list's last transition of it
         self._recording = None  # [thread id, depth] while a recording method runs
 
     def _enter_recording(self):
@@ -187,6 +199,7 @@ class ID3D12GraphicsCommandList(DeviceChild):
         self._compute_root_signature = None
         self._compute_root_args = {}
         self._error = None
+        self._barrier_states = {}
 
     def _check_resource(self, field, resource):
         if not isinstance(resource, ID3D12Resource) or resource._device is not self._device:
@@ -278,6 +291,22 @@ class ID3D12GraphicsCommandList(DeviceChild):
             records.append(self._check_barrier(i, barrier))
         if records:
             self._commands.append(ResourceBarrierCommand(tuple(records)))
+        mismatches = []
+        for kind, resource, before, after, flags, i in records:
+            if kind != _TRANSITION or flags & D3D12_RESOURCE_BARRIER_FLAG_BEGIN_ONLY:
+                continue        # a split barrier's state changes at its END_ONLY half
+            previous = self._barrier_states.get(resource)
+            if previous is not None and previous != before:
+                mismatches.append(
+                    f"ResourceBarrier: Before state ({_state_words(before)}) of resource ({resource._label}) "
+                    f"(subresource: 0) specified by transition barrier pBarriers[{i}] does not match with the state "
+                    f"({_state_words(previous)}) specified in the previous call to ResourceBarrier on {self._label}; "
+                    f"a transition's StateBefore must be the state the list's previous transition of the resource "
+                    f"left it in.")
+            self._barrier_states[resource] = after
+        if self._device._debug_layer:
+            for sentence in mismatches:       # raises at the first when the info queue breaks on errors
+                report(self._device, DXGI_ERROR_INVALID_CALL, sentence)
 
     def _check_barrier(self, i, barrier):
         where = f"pBarriers[{i}]"

@@ -252,9 +252,9 @@ def debug_output(source, category, severity, message_id, text):
     """The line a message prints to stderr (the debugger's output on Windows): D3D12's form,
     'D3D12 ERROR: text [ EXECUTION ERROR #838: EXECUTECOMMANDLISTS_FAILEDCOMMANDLIST]', or DirectML's
     '[DIRECTML ERROR]: text'."""
-    if source == "DirectML":
-        return DIRECTML_PREFIX + text
     word = _SEVERITY_WORD.get(int(severity), str(int(severity)))
+    if source == "DirectML":      # "[DIRECTML ERROR]: ", "[DIRECTML WARNING]: ", ...
+        return DIRECTML_PREFIX.replace("ERROR", word) + text
     try:
         category_name = D3D12_MESSAGE_CATEGORY(int(category)).name[len("D3D12_MESSAGE_CATEGORY_"):]  # noqa: F821
     except ValueError:

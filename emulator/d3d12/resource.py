@@ -52,6 +52,7 @@ from dmlemu.d3d12.enums import (
     D3D12_TEXTURE_LAYOUT_ROW_MAJOR, is_read_only_state, is_valid_state, state_name)
 from dmlemu.d3d12.structs import (D3D12_HEAP_PROPERTIES, D3D12_PLACED_SUBRESOURCE_FOOTPRINT, D3D12_RANGE,
                                   D3D12_RESOURCE_DESC, D3D12_SUBRESOURCE_FOOTPRINT)
+from dmlemu.d3d12.texture_layout import is_texture, texture_footprints
 from dmlemu.dxgi import DXGI_FORMAT_UNKNOWN
 
 # Plain ints (the state model stores and combines them; enum members would print differently).
@@ -365,7 +366,8 @@ _ALL_ONES_64 = (1 << 64) - 1
 
 
 def copyable_footprints(device, desc, first, count, base_offset):
-    """ID3D12Device::GetCopyableFootprints for a buffer: (pLayouts, pNumRows, pRowSizeInBytes, pTotalBytes).
+    """ID3D12Device::GetCopyableFootprints: (pLayouts, pNumRows, pRowSizeInBytes, pTotalBytes); a texture
+    desc's footprints come from texture_layout.py, a buffer's are these:
 
     A buffer is one subresource, one row of Width bytes: Footprint (DXGI_FORMAT_UNKNOWN, Width, 1, 1,
     RowPitch = Width rounded up to 256), Offset = BaseOffset, NumRows 1, RowSizeInBytes = Width, and
@@ -376,6 +378,10 @@ def copyable_footprints(device, desc, first, count, base_offset):
     m = "GetCopyableFootprints"
     slots = int(count) if is_integer(count) and 0 <= count <= REQ_SUBRESOURCES else 0
     try:
+        if isinstance(desc, D3D12_RESOURCE_DESC) and is_texture(desc):
+            if not _is_uint(count, 32) or count > REQ_SUBRESOURCES:
+                raise invalid_arg(m, f"NumSubresources is {count!r}; at most D3D12_REQ_SUBRESOURCES (30720).")
+            return texture_footprints(m, desc, first, count, base_offset, _is_uint)
         _check_buffer_desc(m, desc, HEAP_DEFAULT, "pResourceDesc")
         if not _is_uint(first, 32) or first != 0:
             raise invalid_arg(m, f"FirstSubresource is {first!r}; a buffer has one subresource, 0.")

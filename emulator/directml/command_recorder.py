@@ -445,7 +445,10 @@ class NodeDispatchCommand:
         _d3d12.note_access(context, self.name, reads=[r for is_output, r in ranges if not is_output],
                            writes=[r for is_output, r in ranges if is_output])
         persistent = ex.persistent
-        constants_va = 0 if persistent is None else persistent.gpu_va + unit.persistent_offset
+        if not ex.graph._constants_in_persistent:    # root constants, in DirectML's own memory
+            constants_va = ex.graph._unit_constants_va[unit.index]
+        else:
+            constants_va = 0 if persistent is None else persistent.gpu_va + unit.persistent_offset
         launch = unit.kernel.launch(table_va, constants_va)
         _d3d12.dispatch(context, dataclasses.replace(launch, name=f"{unit.name}: {launch.name}"))
 
@@ -495,6 +498,14 @@ class InitializeCommand:
         self.name = "DirectML initialize"
         self.workgroup_size = dml_device._preset.workgroup_size
         self.parts = []          # (compiled, table GPU VA of its part, [(name, copy constants VA, dwords)])
+        self.table_heap, self.table_first = table._heap, table._first_index
+        # For the DML debug layer: what the initializer's Bind* calls put in each operator's part of the range,
+        # and (when DirectML writes the GPU range itself) what that range held at RecordDispatch.
+        self.expected = _initializer_descriptors(initializer, table)
+        split = table._cpu_heap is not table._heap or table._cpu_first != table._first_index
+        self.recorded = None if split or table._heap is None else [
+            _d3d12.heap_bytes(table._heap)[_d3d12.heap_slot_offset(table._heap, table._first_index + first):][
+                :len(expected)].copy() for first, expected in self.expected]
         owned = [(c, first, i, offset) for c, first in zip(initializer._operators, initializer._first_slots())
                  for i, offset in c._regions[1:]]
         memory = dml_device._gpu.memory
@@ -511,9 +522,11 @@ class InitializeCommand:
             c_name = compiled._schema.c_name
             if isinstance(compiled, IDMLCompiledGraph):   # every node's constants and every constant node
                 copies = compiled._constant_copies()
-            else:
+            elif compiled._constants_in_persistent:       # strict-host mode: the constants too
                 copies = [(f"DirectML initialize {c_name} constants", compiled._constants_copy_va,
                            len(compiled._kernel.constants) // 4)]
+            else:                                         # root constants: nothing of them to copy
+                copies = []
             for index, offset in compiled._regions[1:]:
                 tensor = compiled._info.inputs[index]
                 source = _d3d12.heap_descriptor_gpu_va(table._heap, table._first_index + first + 1 + index)
@@ -529,9 +542,15 @@ class InitializeCommand:
         from dmlemu.kernels.driver import copy_launch
         if self.dml_device._removed_reason is not None:
             return
-        for compiled, table_va, copies in self.parts:
+        for part, (compiled, table_va, copies) in enumerate(self.parts):
             c_name = compiled._schema.c_name
             inputs = compiled._info.inputs
+            if self.dml_device._debug:
+                self._report_overwritten_slots(context, part)
+            if not copies:     # PersistentResourceSize 0: nothing to write, no descriptor is read
+                compiled._initialized = True
+                compiled._initialized_persistent = None
+                continue
             slots = _d3d12.read_descriptors(context, table_va, 1 + len(inputs))
             persistent = _decode(context, slots, 0)
             owned = [(inputs[i], _decode(context, slots, 1 + i)) for i, _ in compiled._regions[1:]]
@@ -549,15 +568,76 @@ class InitializeCommand:
             compiled._initialized_persistent = None if persistent is None else persistent.gpu_va
 
 
+    def _report_overwritten_slots(self, context, part):
+        """The DML debug layer: the slots of operator `part`'s share of the range that no longer hold what
+        the initializer's bindings put there (another binding table made on the same slots, typically the
+        operator's execute table, bound before the initializer executed). Each slot the initializer reads
+        (the persistent resource and owned inputs of an operator that keeps data) is an error: the copies
+        go where the slot now points. For an operator whose initialization reads nothing, changed slots make
+        one warning: the latent bug
+        works here, as on drivers that keep nothing for the operator, and breaks where a driver keeps its
+        constants in a persistent resource (strict-host mode, DMLEMU_STRICT_HOST=1, shows it)."""
+        from dmlemu.d3d12.messages import D3D12_MESSAGE_SEVERITY_WARNING
+        compiled, table_va, copies = self.parts[part]
+        first, expected = self.expected[part]
+        count = len(expected) // DESCRIPTOR_SIZE
+        slots = _d3d12.read_descriptors(context, table_va, count)
+        read = {0} | {1 + i for i, _ in compiled._regions[1:]} if copies else set()
+        heap = _d3d12.heap_label(self.table_heap)
+        c_name = compiled._schema.c_name
+        latent = []
+        for i in range(count):
+            at = slice(i * DESCRIPTOR_SIZE, (i + 1) * DESCRIPTOR_SIZE)
+            now = slots[at]
+            what = "persistent resource" if i == 0 else f"{_field(compiled, i - 1)} (initialization input)"
+            if i in read:
+                if (now == expected[at]).all():
+                    continue
+                self.dml_device._report(
+                    f"ExecuteCommandLists: slot {self.table_first + first + i} of {heap}, the {what} descriptor of "
+                    f"{c_name} in an IDMLOperatorInitializer dispatch, holds {_describe(context, now)}, but the "
+                    f"initializer's binding table bound {_describe(context, expected[at])}; another binding table on "
+                    f"the same descriptor slots was bound before the initializer executed. The initialization reads "
+                    f"this slot and uses what it holds now; create the other binding table after the initializer "
+                    f"has executed, or on other slots.")
+            elif not copies and self.recorded is not None and not (now == self.recorded[part][at]).all():
+                latent.append((self.table_first + first + i, what, now))
+        if latent:
+            slot, what, now = latent[0]
+            others = f" and {len(latent) - 1} more of its slots" if len(latent) > 1 else ""
+            self.dml_device._report(
+                f"ExecuteCommandLists: slot {slot} of {heap}, the {what} descriptor of {c_name} in an "
+                f"IDMLOperatorInitializer dispatch{others}, changed after the initializer was recorded (slot {slot} "
+                f"now holds {_describe(context, now)}): another binding table on the same descriptor slots was "
+                f"bound before the initializer executed. It works here only because {c_name} needs nothing from "
+                f"them (PersistentResourceSize 0); a driver that keeps the operator's data in a persistent resource "
+                f"reads them (DMLEMU_STRICT_HOST=1 shows that case).", severity=D3D12_MESSAGE_SEVERITY_WARNING)
+
+
+def _field(compiled, index):
+    tensor = compiled._info.inputs[index]
+    return f"input {index}" if tensor is None else tensor.field
+
+
+def _initializer_descriptors(initializer, table):
+    """[(first slot, descriptor bytes)] per target operator: what the initializer's bindings wrote in its
+    part of the range (the persistent resource, then one slot per input)."""
+    outputs = table._outputs or [None] * len(initializer._operators)
+    inputs = table._inputs or [[None] * len(c._info.inputs) for c in initializer._operators]
+    return [(first, descriptor_bytes([persistent] + list(bound)))
+            for first, persistent, bound in zip(initializer._first_slots(), outputs, inputs)]
+
+
 def _persistent_initialized(device, compiled, persistent):
     """The DML debug layer at execution: the operator was initialized, into the persistent resource now
-    bound. Otherwise it removes the DML device (the dispatch is skipped) and returns False."""
+    bound (when it has one: PersistentResourceSize 0 reads none). Otherwise it removes the DML device (the
+    dispatch is skipped) and returns False."""
     c_name = compiled._schema.c_name
     if not compiled._initialized:
         device._remove(f"ExecuteCommandLists: the compiled operator {c_name} was never initialized (its "
                        f"IDMLOperatorInitializer dispatch did not execute before it); the dispatch is skipped.")
         return False
-    if persistent is not None and persistent.gpu_va != compiled._initialized_persistent:
+    if compiled._persistent_size and persistent is not None and persistent.gpu_va != compiled._initialized_persistent:
         device._remove(f"ExecuteCommandLists: the persistent resource bound to {c_name} "
                        f"({_d3d12.label(persistent.resource)} bytes {persistent.offset} to "
                        f"{persistent.offset + persistent.size}) is not the one its initialization wrote; bind the "

@@ -12,11 +12,13 @@ things live:
   it reads or writes in memory (a lone node: its tensors in its own binding order), so each kernel
   reads its descriptor table where it expects it. DirectML writes them when the graph's inputs,
   outputs, temporary and persistent resources are bound (`_descriptor_slots`);
-- the persistent resource: each dispatch's constant buffer then its DML_TENSOR_FLAG_OWNED_BY_DML
-  inputs (compiled_operator.persistent_layout's rule) at the next multiple of
-  DML_PERSISTENT_BUFFER_ALIGNMENT, then each constant node's data (zero-padded to the largest
+- the persistent resource: each dispatch's constant buffer (strict-host mode only; by default the
+  dispatches read their constants as root constants, in DirectML's own memory) then its
+  DML_TENSOR_FLAG_OWNED_BY_DML inputs (compiled_operator.persistent_layout's rule) at the next multiple
+  of DML_PERSISTENT_BUFFER_ALIGNMENT, then each constant node's data (zero-padded to the largest
   TotalTensorSizeInBytes it feeds). The initializer copies all of it (`_constant_copies`, and one
-  copy per owned input from the graph input bound at initialization);
+  copy per owned input from the graph input bound at initialization); a graph with no owned input and
+  no constant node needs none (by default);
 - the temporary resource: a region per intermediate tensor in memory (a node output that is no graph
   output and that another dispatch reads; values a fused kernel keeps in registers need none), reused
   once a barrier orders its last read before the next write. A node output that is also a graph output
@@ -36,7 +38,7 @@ from dmlemu.errors import E_OUTOFMEMORY, HResultError
 from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE, write_buffer_descriptor
 from dmlemu.functional.device_memory import OutOfDeviceMemory
 from dmlemu.directml import enums
-from dmlemu.directml.compiled_operator import IDMLCompiledOperator
+from dmlemu.directml.compiled_operator import STRICT_TEMPORARY_BYTES, IDMLCompiledOperator
 from dmlemu.directml.enums import (
     DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION, DML_PERSISTENT_BUFFER_ALIGNMENT,
     DML_TEMPORARY_BUFFER_ALIGNMENT,
@@ -127,6 +129,8 @@ class IDMLCompiledGraph(IDMLCompiledOperator):
         # Each operator node through the single-operator path (its kernel, constants, persistent layout).
         self._nodes = {k: IDMLCompiledOperator(dml_device, plan.nodes[k].operator, flags) for k in plan.order}
         self._info = self._graph_info(plan)
+        # As for a single operator: the dispatches' constants are root constants unless in strict-host mode.
+        self._constants_in_persistent = dml_device._strict_host
         self._units = self._make_units(plan, preset)
         self._unit_of = {k: unit.index for unit in self._units for k in unit.nodes}
         self._descriptor_count = sum(unit.slot_count for unit in self._units)
@@ -180,7 +184,8 @@ class IDMLCompiledGraph(IDMLCompiledOperator):
                 inputs, outputs = tuple(tuple(ks) for ks in inputs), tuple(outputs)
                 infos = tuple(plan.nodes[ks[0][0]].info.inputs[ks[0][1]] for ks in inputs) + \
                     tuple(plan.nodes[k].info.outputs[o] for k, o in outputs)
-            regions, size = _unit_regions(infos[:len(inputs)], len(kernel.constants))
+            regions, size = _unit_regions(infos[:len(inputs)],
+                                          len(kernel.constants) if self._constants_in_persistent else 0)
             units.append(DispatchUnit(index=index, nodes=dispatch.nodes, kernel=kernel, inputs=inputs,
                                       outputs=outputs, infos=infos, regions=regions, persistent_offset=offset,
                                       persistent_size=size, first_slot=slot, name=names, source=source))
@@ -232,6 +237,8 @@ class IDMLCompiledGraph(IDMLCompiledOperator):
                 self._temporary_offset[(k, o)] = offset
                 placed.append((offset, offset + size, last))
                 end = max(end, offset + size)
+        if self._device._strict_host:      # strict-host mode: every dispatchable needs a temporary resource
+            end = max(end, STRICT_TEMPORARY_BYTES)
         self._temporary_size = end
 
     def _upload_copies(self, memory):
@@ -270,7 +277,11 @@ class IDMLCompiledGraph(IDMLCompiledOperator):
                 "DWORDS": data.size // 4, "WORKGROUP_SIZE": workgroup_size, "DESTINATION_OFFSET": destination,
                 "SOURCE_LO": source & 0xFFFFFFFF, "SOURCE_HI": source >> 32})
             copies.append((name, allocation.gpu_va + blob, data.size // 4))
-        return copies
+        # The units' constant buffers stay in this driver-owned memory: by default the kernels read them here
+        # (root constants) and the initializer copies only the constant nodes' data.
+        units = len(self._units)
+        self._unit_constants_va = tuple(allocation.gpu_va + at for at in data_at[:units])
+        return copies if self._constants_in_persistent else copies[units:]
 
     # ---- what the rest of the mirror asks ---------------------------------------------------------
     def GetBindingProperties(self):

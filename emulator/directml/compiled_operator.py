@@ -2,19 +2,26 @@
 
 CompileOperator hands the validated tensors and attributes to the kernel compiler (kernels/), which
 packs the operator's precomputed constants (element count, dimension records with their division
-constants, Min/Max, Scale/Bias: kernels/constant_buffer.py) once. They are not read from there at
-execution: they live in the operator's persistent resource, which the initializer's dispatch fills
-(a copy kernel, kernels/initialize.s) from the compiled operator's own GPU copy (`_constants`, owned
-until the object is garbage-collected), together with the data of every DML_TENSOR_FLAG_OWNED_BY_DML
-input. Every execution reads them in the bound persistent resource, so an execution sees what
-initialization left there.
+constants, Min/Max, Scale/Bias: kernels/constant_buffer.py) once, into DirectML's own GPU memory
+(`_constants`, owned until the object is garbage-collected).
+
+Where the kernel reads them depends on the device's mode (docs/PERSISTENT_RESOURCES.md):
+- by default (driver-like), from that driver-owned memory, as real DirectML passes such constants as
+  root constants: the persistent resource holds only what DirectML keeps for the host, each
+  DML_TENSOR_FLAG_OWNED_BY_DML input, so an operator without owned inputs reports
+  PersistentResourceSize 0 and its initialization binds and copies nothing;
+- in strict-host mode (device.STRICT_HOST_VARIABLE), from the bound persistent resource, at its start,
+  where the initializer's dispatch copies them (a copy kernel, kernels/initialize.s) together with the
+  owned inputs; every execution then reads what initialization left there, and the operator also
+  reports a temporary resource (`STRICT_TEMPORARY_BYTES`, never read) so that host code binds one.
 
 Binding properties: one descriptor per tensor (binding order: inputs, then outputs; an owned input's
 slot describes its copy in the persistent resource; an optional tensor the desc left out keeps its slot,
-bound as DML_BINDING_TYPE_NONE, which the kernel never reads), no temporary resource, and a persistent
-resource of `persistent_layout` bytes: the constants at 0, then each owned input at the next multiple
-of DML_PERSISTENT_BUFFER_ALIGNMENT. Like every DirectML compiled operator it must be initialized (an
-IDMLOperatorInitializer dispatch) before it executes.
+bound as DML_BINDING_TYPE_NONE, which the kernel never reads), no temporary resource (strict mode:
+STRICT_TEMPORARY_BYTES), and a persistent resource of `persistent_layout` bytes: the constants at 0
+(strict mode only), then each owned input at the next multiple of DML_PERSISTENT_BUFFER_ALIGNMENT. Like
+every DirectML compiled operator it must be initialized (an IDMLOperatorInitializer dispatch) before it
+executes, even when that dispatch has nothing to copy.
 """
 import dataclasses
 import weakref
@@ -29,6 +36,10 @@ from dmlemu.directml.enums import (
 )
 from dmlemu.directml.objects import IDMLDispatchable
 from dmlemu.directml.structs import DML_BINDING_PROPERTIES
+
+# Strict-host mode: the temporary resource every compiled operator and initializer reports (never read;
+# DML_TEMPORARY_BUFFER_ALIGNMENT bytes, so a host binds one on every path).
+STRICT_TEMPORARY_BYTES = 256
 
 
 def kernel_compiler():
@@ -64,7 +75,10 @@ class IDMLCompiledOperator(IDMLDispatchable):
         self._initialization_recorded = False  # set when such a dispatch is recorded
         self._initialized_persistent = None  # (resource, offset) the last executed initialization wrote
         self._kernel = self._compile(preset)
-        self._regions, self._persistent_size = persistent_layout(self._info.inputs, len(self._kernel.constants))
+        # Strict-host mode keeps the constants in the persistent resource; by default they are root constants.
+        self._constants_in_persistent = dml_device._strict_host
+        self._regions, self._persistent_size = persistent_layout(
+            self._info.inputs, len(self._kernel.constants) if self._constants_in_persistent else 0)
         self._constants = self._upload_constants(dml_device._gpu.memory)
 
     @property
@@ -119,9 +133,11 @@ class IDMLCompiledOperator(IDMLDispatchable):
         return allocation
 
     def GetBindingProperties(self):
-        """One descriptor per tensor, no temporary resource, the persistent resource of persistent_layout."""
+        """One descriptor per tensor, no temporary resource (strict-host mode: STRICT_TEMPORARY_BYTES), the
+        persistent resource of persistent_layout (0 without owned inputs, by default)."""
         return DML_BINDING_PROPERTIES(RequiredDescriptorCount=len(self._info.tensors),
-                                      TemporaryResourceSize=0, PersistentResourceSize=self._persistent_size)
+                                      TemporaryResourceSize=STRICT_TEMPORARY_BYTES if self._device._strict_host else 0,
+                                      PersistentResourceSize=self._persistent_size)
 
     def _descriptor_bindings(self, bound, persistent):
         """What the descriptor table's slots describe at execution: `bound` (BoundBuffer or None per tensor,
@@ -134,10 +150,11 @@ class IDMLCompiledOperator(IDMLDispatchable):
                 persistent, offset=persistent.offset + offset, size=tensor.total_bytes)
         return slots
 
-    @staticmethod
-    def _constants_va(persistent):
-        """Where an execution's kernel reads the constant buffer: the persistent binding (0 when none is
-        bound; the GPU reads zeros there)."""
+    def _constants_va(self, persistent):
+        """Where an execution's kernel reads the constant buffer: DirectML's own copy (root constants), or
+        in strict-host mode the persistent binding (0 when none is bound; the GPU reads zeros there)."""
+        if not self._constants_in_persistent:
+            return self._constants.gpu_va
         return 0 if persistent is None else persistent.gpu_va
 
     def __repr__(self):
@@ -147,9 +164,10 @@ class IDMLCompiledOperator(IDMLDispatchable):
 def persistent_layout(inputs, constants_bytes):
     """The regions of a compiled operator's persistent resource and its size.
 
-    Returns ([(None, 0), (input index, byte offset), ...], size): the constant buffer at 0, then each
-    DML_TENSOR_FLAG_OWNED_BY_DML input at the next multiple of DML_PERSISTENT_BUFFER_ALIGNMENT; the size
-    is rounded up to that alignment too.
+    Returns ([(None, 0), (input index, byte offset), ...], size): the constant buffer at 0
+    (`constants_bytes`, 0 when the constants are root constants), then each DML_TENSOR_FLAG_OWNED_BY_DML
+    input at the next multiple of DML_PERSISTENT_BUFFER_ALIGNMENT; the size is rounded up to that
+    alignment too (0 when there is nothing to keep).
     """
     align = lambda n: -(-n // DML_PERSISTENT_BUFFER_ALIGNMENT) * DML_PERSISTENT_BUFFER_ALIGNMENT
     regions, end = [(None, 0)], align(constants_bytes)

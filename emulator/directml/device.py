@@ -15,7 +15,14 @@ The emulated DirectML runtime's feature level: by default the adapter preset's `
 (DML_FEATURE_LEVEL_6_4); `DMLCreateDevice(..., max_feature_level=L)` and
 `DMLCreateDevice1(..., max_feature_level=L)` emulate an older runtime that stops at L. The device
 validates operators at that level (its maximum supported level), whatever minimum was requested.
+
+Strict-host mode (`STRICT_HOST_VARIABLE`, DMLEMU_STRICT_HOST=1 in the environment when the device is
+created): every compiled operator reports a nonzero persistent resource (its constants are kept there,
+not as root constants) and a nonzero temporary resource, so a host's binding code is exercised on every
+path a real driver may take (docs/PERSISTENT_RESOURCES.md). By default binding properties are
+driver-like: no persistent resource where DirectML keeps no data.
 """
+import os
 from dmlemu.errors import (
     DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, E_NOTIMPL, S_OK,
     HResultError, describe, hresult_name,
@@ -53,6 +60,7 @@ class IDMLDevice(IDMLObject):
         self._removed_message = ""
         self._debug_messages = []        # every problem, in order, when created with the debug flag
         self._mute_debug_output = False
+        self._strict_host = strict_host_requested()
 
     # ---- state ----------------------------------------------------------------------------------
     @property
@@ -63,16 +71,17 @@ class IDMLDevice(IDMLObject):
     def _debug(self):
         return bool(self._flags & DML_CREATE_DEVICE_FLAG_DEBUG)
 
-    def _report(self, message, may_break=True):
+    def _report(self, message, may_break=True, severity=None):
         """The debug layer: keep a problem and send it to the D3D12 device's info queue, or stderr (only
         with DML_CREATE_DEVICE_FLAG_DEBUG; muted by SetMuteDebugOutput). Raises D3D12DebugBreak when the
-        info queue breaks on it (deferred to ExecuteCommandLists while the GPU executes)."""
+        info queue breaks on it (deferred to ExecuteCommandLists while the GPU executes). `severity`: a
+        D3D12_MESSAGE_SEVERITY (None: ERROR; WARNING for a latent host bug that works here)."""
         if not self._debug:
             return
         self._debug_messages.append(message)
         if not self._mute_debug_output:
             _d3d12.report_debug_message(self._d3d12_device, E_INVALIDARG, message, source="DirectML",
-                                         may_break=may_break)
+                                         may_break=may_break, severity=severity)
 
     def _remove(self, message, reason=E_INVALIDARG, may_break=True):
         """Put the device in the removed state (the first cause is kept) and report why."""
@@ -306,6 +315,14 @@ def _create_device(d3d12_device, flags, minimum_level, max_feature_level, where)
 def _level_text(level):
     """A DML_FEATURE_LEVEL's C name, or its hex value when this runtime has no name for it."""
     return DML_FEATURE_LEVEL(int(level)).name if int(level) in DML_FEATURE_LEVEL._c_names_ else f"0x{int(level):X}"
+
+
+STRICT_HOST_VARIABLE = "DMLEMU_STRICT_HOST"
+
+
+def strict_host_requested():
+    """Whether a device created now is in strict-host mode: DMLEMU_STRICT_HOST set to 1 (or true, yes, on)."""
+    return os.environ.get(STRICT_HOST_VARIABLE, "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def DMLCreateDevice(d3d12Device, flags, *, max_feature_level=None):

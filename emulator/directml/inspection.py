@@ -66,6 +66,11 @@ class DMLDeviceView(View):
 
     debug = field("_debug", """Whether it was created with DML_CREATE_DEVICE_FLAG_DEBUG.""")
 
+    strict_host = field(
+        "_strict_host",
+        """Whether it was created in strict-host mode (DMLEMU_STRICT_HOST=1: every operator's constants in its
+        persistent resource, a temporary resource for every operator; docs/PERSISTENT_RESOURCES.md).""")
+
     debug_messages = field(
         "_debug_messages",
         """Every problem the debug layer reported, in order (kept when SetMuteDebugOutput muted printing).""",
@@ -109,12 +114,18 @@ class CompiledOperatorView(View):
 
     constants = field(
         "_constants",
-        """The Allocation holding its own GPU copy of the constant buffer (initialization copies it).""")
+        """The Allocation holding its own GPU copy of the constant buffer (the kernel reads it there as root
+        constants; in strict-host mode initialization copies it into the persistent resource).""")
+
+    constants_in_persistent = field(
+        "_constants_in_persistent",
+        """Whether its kernels read their constants in the persistent resource (strict-host mode) rather than
+        as root constants in DirectML's own memory.""")
 
     persistent_regions = field(
         "_regions",
-        """What initialization copies where: (None, 0) for the constants, then (input index, offset) per
-        DML-owned input (a graph: (graph input, offset)).""",
+        """What initialization copies where: (None, 0) for the constants (0 bytes of them unless in
+        strict-host mode), then (input index, offset) per DML-owned input (a graph: (graph input, offset)).""",
         wrap=tuple)
 
     persistent_size = field("_persistent_size", """PersistentResourceSize of its binding properties.""")

@@ -1,4 +1,5 @@
-"""ID3D12Device::GetCopyableFootprints for buffers (emulator/d3d12/resource.py `copyable_footprints`), d3dx12's
+"""ID3D12Device::GetCopyableFootprints for buffers (emulator/d3d12/resource.py `copyable_footprints`; textures:
+tests/d3d12/test_texture_footprints.py), d3dx12's
 GetRequiredIntermediateSize and UpdateSubresources with precomputed footprints (emulator/d3d12/d3dx12.py)."""
 import numpy as np
 import pytest
@@ -45,9 +46,8 @@ _BAD = [
      "GetCopyableFootprints: BaseOffset is -1; it must be a UINT64."),
     ((CD3DX12_RESOURCE_DESC.Buffer(0), 0, 1, 0), 1, E_INVALIDARG,
      "GetCopyableFootprints: pResourceDesc.Width is 0; a buffer must be at least 1 byte."),
-    ((D3D12_RESOURCE_DESC(Dimension=D3D12_RESOURCE_DIMENSION_TEXTURE2D), 0, 1, 0), 1, E_NOTIMPL,
-     "GetCopyableFootprints: pResourceDesc.Dimension is D3D12_RESOURCE_DIMENSION_TEXTURE2D; the emulator creates "
-     "only D3D12_RESOURCE_DIMENSION_BUFFER resources."),
+    ((D3D12_RESOURCE_DESC(Dimension=D3D12_RESOURCE_DIMENSION_TEXTURE2D), 0, 1, 0), 1, E_INVALIDARG,
+     "GetCopyableFootprints: pResourceDesc.Width is 0; a D3D12_RESOURCE_DIMENSION_TEXTURE2D takes 1 to 16384."),
     (("desc", 0, 1, 0), 1, E_INVALIDARG,
      "GetCopyableFootprints: pResourceDesc is 'desc'; it must be a D3D12_RESOURCE_DESC."),
     ((CD3DX12_RESOURCE_DESC.Buffer(64), 0, 2**40, 0), 0, E_INVALIDARG,

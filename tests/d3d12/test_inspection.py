@@ -101,7 +101,7 @@ def test_each_directml_object_type_has_its_view():
     assert compiled.schema.c_name == "DML_OPERATOR_ELEMENT_WISE_CLIP" and compiled.initialized
     assert directml.inspect(compiled.operator).info is compiled.info
     assert bytes(compiled.constants.data[:len(compiled.kernel.constants)]) == bytes(compiled.kernel.constants)
-    assert compiled.persistent_regions == ((None, 0),) and compiled.persistent_size == 512
+    assert compiled.persistent_regions == ((None, 0),) and compiled.persistent_size == 0   # root constants
     table = rig.bound_table()
     bound = directml.inspect(table)
     assert bound.dispatchable is rig.compiled and bound.heap is rig.heap and bound.size == 2

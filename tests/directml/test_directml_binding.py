@@ -73,9 +73,9 @@ def removal(rig, call):
 def test_binding_properties(rig):
     compiled = rig.compile(clip_desc())
     props = compiled.GetBindingProperties()
-    # One descriptor per tensor; the persistent resource holds the constant buffer (288 bytes, rounded up to
-    # DML_PERSISTENT_BUFFER_ALIGNMENT); tests/directml/test_persistent_resources.py covers the sizes further.
-    assert (props.RequiredDescriptorCount, props.TemporaryResourceSize, props.PersistentResourceSize) == (2, 0, 512)
+    # One descriptor per tensor; no persistent resource: an element-wise operator's constants are root constants
+    # (tests/directml/test_root_constants.py; strict-host sizes: tests/directml/test_persistent_resources.py).
+    assert (props.RequiredDescriptorCount, props.TemporaryResourceSize, props.PersistentResourceSize) == (2, 0, 0)
     assert rig.compile(if_desc()).GetBindingProperties().RequiredDescriptorCount == 4
     initializer = rig.dml.CreateOperatorInitializer([compiled])
     props = initializer.GetBindingProperties()

@@ -1,6 +1,7 @@
-"""Persistent resources and DML_TENSOR_FLAG_OWNED_BY_DML (docs/PERSISTENT_RESOURCES.md).
+"""Persistent resources and DML_TENSOR_FLAG_OWNED_BY_DML (docs/PERSISTENT_RESOURCES.md), in strict-host mode.
 
-The operator's precomputed constants live in its persistent resource, written by the initializer's copy
+Every test here runs with DMLEMU_STRICT_HOST=1 (the autouse fixture): the operator's precomputed constants live
+in its persistent resource, written by the initializer's copy
 kernels (kernels/initialize.s) and read there by every execution; DML-owned inputs are bound to the initializer
 (one DML_BUFFER_ARRAY_BINDING per operator) and kept there too. These tests run that path live: the sizes and
 descriptor counts, the bytes initialization writes, rebinding, re-initialization after Reset, an unbound or never
@@ -24,6 +25,13 @@ from memory_watch import MemoryWatch
 from mirror_rig import ClipRig, MirrorRig, buffer_binding, removal, same_bits
 
 pytestmark = pytest.mark.usefixtures("guard_bytes")
+
+
+@pytest.fixture(autouse=True)
+def strict_host(monkeypatch):
+    """Strict-host mode: constants in the persistent resource, a temporary resource for every operator
+    (tests/directml/test_root_constants.py covers the default, driver-like binding properties)."""
+    monkeypatch.setenv("DMLEMU_STRICT_HOST", "1")
 
 OWNED = DML_TENSOR_FLAG_OWNED_BY_DML
 
@@ -62,10 +70,11 @@ def test_sizes_and_descriptor_counts_follow_the_layout():
         BTensor=tensor(DML_TENSOR_DATA_TYPE_INT64, (2, 3)), OutputTensor=tensor(DML_TENSOR_DATA_TYPE_INT64, (2, 3)))))
     props = lambda d: (lambda p: (p.RequiredDescriptorCount, p.TemporaryResourceSize, p.PersistentResourceSize))(
         d.GetBindingProperties())
-    # The constant buffer (288 bytes) rounded up to 256, then each owned input at the next multiple of 256.
-    assert props(plain) == (2, 0, 512)
-    assert props(owned) == (2, 0, 512 + 512)            # 400 bytes of owned data
-    assert props(if_op) == (4, 0, 512 + 256 + 256)      # 8 bytes of condition, 48 of A
+    # The constant buffer (288 bytes) rounded up to 256, then each owned input at the next multiple of 256; the
+    # strict-host temporary resource (256 bytes) for every compiled operator.
+    assert props(plain) == (2, 256, 512)
+    assert props(owned) == (2, 256, 512 + 512)            # 400 bytes of owned data
+    assert props(if_op) == (4, 256, 512 + 256 + 256)      # 8 bytes of condition, 48 of A
     assert inspect(owned).persistent_regions == ((None, 0), (0, 512))
     assert inspect(if_op).persistent_regions == ((None, 0), (0, 512), (1, 768))
     initializer = rig.dml.CreateOperatorInitializer([plain, if_op])
