@@ -464,7 +464,8 @@ def _validate_attributes(schema, desc, tensors, feature_level, prefix):
                               f"from 0 to {rank - 1}.")
             value = int(value)
         elif spec.kind == BOOL:
-            value = bool(check_uint(value, where))      # a C BOOL: FALSE is 0, anything else is TRUE
+            # a C BOOL: FALSE is 0, anything else is TRUE (Python's True and False are its two values)
+            value = bool(value) if isinstance(value, (bool, np.bool_)) else bool(check_uint(value, where))
         else:  # FUSED_ACTIVATION
             value = _validate_fused_activation(schema, value, by_field, feature_level, where)
         values[spec.field] = value
