@@ -10,6 +10,11 @@ sum and the output pass); the issue asks for a row of 4096 to come from DRAM onc
 rest.
 
     .venv/bin/python bench/bench_softmax.py [--log2 22] [--row 4096] [--repeat 3] [--width 32] [--kind SOFTMAX]
+
+Measured (2-core VM shared with other jobs, wave32, so the times are noisy): SOFTMAX 1505 ms against the golden
+model's 996 ms (1.5x; both spend most of it in the exponential's numerics.exp2); HARDMAX 586 ms against 206 ms
+(2.8x); DRAM reads 1.00 x the input's bytes for SOFTMAX, LOG_SOFTMAX and HARDMAX (the second and third reads of
+each 16 KiB row hit the L2).
 """
 import argparse
 import time
