@@ -30,27 +30,7 @@
     v_mov_b32 v2, s45                    ; input element offset: the start along the axis ...
     v_mov_b32 v3, s47                    ; ... and the output's
     v_mov_b32 v6, v1
-    s_mov_b32 s36, ${CB_RECORDS}
-    s_cmp_eq_u32 s26, 0
-    s_cbranch_scc1 line_done
-line_dim:
-    s_load_dwordx8 s[28:35], s[2:3], s36
-    s_waitcnt 0
-    v_mul_hi_u32 v7, v6, s29             ; q = index / size (Granlund-Montgomery, as address.inc)
-    v_sub_u32 v8, v6, v7
-    v_lshr_b32 v8, v8, s30
-    v_add_u32 v7, v7, v8
-    v_lshr_b32 v7, v7, s31
-    v_mul_lo_u32 v8, v7, s28
-    v_sub_u32 v8, v6, v8                 ; coordinate
-    v_mad_u32 v2, v8, s32, v2
-    v_mad_u32 v3, v8, s33, v3
-    v_mov_b32 v6, v7
-    s_add_u32 s36, s36, ${CB_RECORD_BYTES}
-    s_sub_u32 s26, s26, 1
-    s_cmp_lg_u32 s26, 0
-    s_cbranch_scc1 line_dim
-line_done:
+.include "kept_offsets.inc"
 
 ; ---- the scan: n elements in AxisDirection order ---------------------------------------------------
 .if IS_WIDE

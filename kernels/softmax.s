@@ -4,7 +4,7 @@
 ; numbers them row-major over the normalized axes). ${KIND} picks the operator. The order of every
 ; operation is docs/NUMERICS.md's "Softmax, log-softmax, hardmax":
 ;   1. the kept coordinates of workgroup s4 give the row's first input (v2) and output (v3) offsets
-;      (the peel of reduce.s);
+;      (kept_offsets.inc, the peel of reduce.s);
 ;   2. M = maxNum of the row (HARDMAX: the first index of the maximum, ARGMAX's pair), the threads
 ;      then the LDS tree of the reduction family (reduce_functions.inc, reduce_tree.inc); every
 ;      thread reads M from LDS;
@@ -33,31 +33,11 @@
     s_cmp_gt_u32 s44, ${CB_MAX_RECORDS}
     s_cbranch_scc1 done
 
-; ---- 1. this row's offsets: peel the workgroup id over the kept dimensions (as reduce.s) ------------
+; ---- 1. this row's offsets: peel the workgroup id over the kept dimensions ------------------------
     v_mov_b32 v2, 0
     v_mov_b32 v3, 0
     v_mov_b32 v6, s4
-    s_mov_b32 s36, ${CB_RECORDS}
-    s_cmp_eq_u32 s26, 0
-    s_cbranch_scc1 kept_done             ; every dimension normalized: one row, at offset 0
-kept_dim:
-    s_load_dwordx8 s[28:35], s[2:3], s36
-    s_waitcnt 0
-    v_mul_hi_u32 v7, v6, s29
-    v_sub_u32 v8, v6, v7
-    v_lshr_b32 v8, v8, s30
-    v_add_u32 v7, v7, v8
-    v_lshr_b32 v7, v7, s31
-    v_mul_lo_u32 v8, v7, s28
-    v_sub_u32 v8, v6, v8
-    v_mad_u32 v2, v8, s32, v2
-    v_mad_u32 v3, v8, s33, v3
-    v_mov_b32 v6, v7
-    s_add_u32 s36, s36, ${CB_RECORD_BYTES}
-    s_sub_u32 s26, s26, 1
-    s_cmp_lg_u32 s26, 0
-    s_cbranch_scc1 kept_dim
-kept_done:
+.include "kept_offsets.inc"              ; every dimension normalized (no record): one row, at offset 0
     s_mov_b32 s48, s36                   ; the normalized records follow the kept ones
 
 ; ---- 2. M (HARDMAX: its first index): the threads, then the fixed tree --------------------------------
