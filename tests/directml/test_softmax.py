@@ -4,7 +4,10 @@ model (docs/NUMERICS.md, "Softmax, log-softmax, hardmax").
 Drawn descs (both data types, ranks 1 to 8, axis subsets, strides with broadcast, padding and permutation, special
 values) run on every adapter; the kernel alone runs on wave widths 8 to 64; the golden model's order is checked
 against a per-thread loop written from the text and against float64; the validation sentences of the pages' rules
-(the effective rank, the axes) are pinned; a SOFTMAX node runs in a graph between element-wise nodes."""
+(the effective rank, the axes) are pinned; both this family and the cumulative scans follow a rearranged constant
+buffer layout (tests/directml/test_graph.py runs them in a graph between element-wise nodes)."""
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -17,6 +20,7 @@ from dmlemu.errors import E_INVALIDARG, HResultError
 from dmlemu.gpu import Gpu
 from dmlemu.golden.reduce import lanes_for
 from dmlemu.golden.transcendental import _Math
+from dmlemu.kernels.constant_buffer import LAYOUT, RECORD_FIELDS, Layout
 from dmlemu.kernels.driver import TensorSpec
 from dmlemu.presets import PRESETS, RX_7900_XTX, WARP
 from tensor_layouts import layout_strides
@@ -253,3 +257,34 @@ def test_rows_of_4096_read_their_input_from_dram_about_once():
     same_bits(got, expected("SOFTMAX", x, (1,)))
     dram_read_bytes = int(stats.timing.traffic.totals["dram_reads"]) * RX_7900_XTX.sector_bytes
     assert x.nbytes <= dram_read_bytes <= 2 * x.nbytes, dram_read_bytes
+
+
+# ---- a rearranged constant buffer: nothing but the layout table knows an offset ---------------------------------------
+def shifted_layout():
+    """Every field 20 bytes further on, records of 40 bytes: a layout no kernel could hard-code."""
+    fields = [dataclasses.replace(f, offset=f.offset + 20) for f in LAYOUT.fields if f.type != "records"]
+    records = dataclasses.replace(LAYOUT.field("RECORDS"), offset=LAYOUT.field("RECORDS").offset + 20, size=8 * 40)
+    fields = [dataclasses.replace(f, offset=f.offset + 8 * 8) if f.offset >= records.offset else f for f in fields]
+    wide = dataclasses.replace(LAYOUT.field("WIDE_RECORDS"), offset=max(f.end for f in fields), size=8 * 40)
+    return Layout(fields=tuple(fields) + (records, wide), record_fields=RECORD_FIELDS, record_bytes=40)
+
+
+@pytest.mark.parametrize("operator, attributes", [
+    ("ACTIVATION_SOFTMAX1", {"Axes": (0, 2)}), ("ACTIVATION_HARDMAX1", {"Axes": (1,)}),
+    ("ACTIVATION_LOG_SOFTMAX", {}),
+    ("CUMULATIVE_SUMMATION", {"Axis": 1, "AxisDirection": 1, "HasExclusiveSum": True}),
+    ("CUMULATIVE_PRODUCT", {"Axis": 2, "AxisDirection": 0, "HasExclusiveProduct": False})])
+def test_the_kernels_follow_a_rearranged_constant_buffer(operator, attributes):
+    layout = shifted_layout()
+    assert all(layout.field(f.name).offset != f.offset for f in LAYOUT.fields)
+    x = np.random.default_rng(6).standard_normal((3, 5, 70)).astype(np.float32)
+    strides = [5 * 71, 71, 1]        # padded rows: the general addressing path
+    specs = [TensorSpec("FLOAT32", x.shape, strides, 4 * 3 * 5 * 71), TensorSpec("FLOAT32", x.shape, None, x.nbytes)]
+    padded = np.zeros((3, 5, 71), np.float32)
+    padded[..., :70] = x
+    gpu = Gpu(RX_7900_XTX, wave_width=16, timing=False)
+    run = DirectRun(gpu, operator, specs, [padded.view(np.uint8).reshape(-1), np.zeros(x.nbytes, np.uint8)],
+                    attributes=attributes, layout=layout)
+    run.dispatch()
+    got = run.output_bytes(1)[:x.nbytes].view(np.float32).reshape(x.shape)
+    same_bits(got, golden.run(operator, [x], attributes))
