@@ -5,8 +5,8 @@ tally: it starts at the identity (a float sum at -0, so that the first inclusive
 at +0 with HasExclusiveSum, its first output; a product at 1; integers at 0 or 1), and each element joins it by one
 rounded FLOAT32 add or multiply (FLOAT16 widened exactly, the tally kept in FLOAT32 and each output rounded once to
 FLOAT16), or a wrapping integer add or multiply of the tensor's own width. The output at an element is the tally
-after it (inclusive) or before it (HasExclusive*). NaN results are canonical. Vectorised over the lines: the loop
-runs along the axis only, each step one NumPy operation over every line.
+after it (inclusive) or before it (HasExclusive*). NaN results are canonical. Vectorised: one ufunc.accumulate,
+which is that sequential scan (tests/directml/test_cumulative.py checks it against a loop written from the text).
 """
 import numpy as np
 
@@ -22,16 +22,17 @@ def _scan(x, axis, decreasing, exclusive, ufunc, identity):
     work = np.moveaxis(x.astype(np.float32) if is_float else x, int(axis), 0)
     if decreasing:
         work = work[::-1]
-    out = np.empty(work.shape, work.dtype)
-    tally = np.full(work.shape[1:], identity(is_float, exclusive), work.dtype)
+    # ufunc.accumulate is the sequential scan: out[0] = x[0], out[i] = out[i-1] (op) x[i]. Starting the tally at
+    # the identity changes only the first step: -0 + x and 1 * x are x (a NaN comes out canonical below); an
+    # exclusive sum's +0 + x turns a first -0 into +0, so that element is replaced by the sum before the scan.
+    first = ufunc(work.dtype.type(identity(is_float, exclusive)), work[:1])
     with np.errstate(all="ignore"):
-        for i in range(work.shape[0]):
-            if exclusive:
-                out[i] = tally
-                tally = ufunc(tally, work[i])
-            else:
-                tally = ufunc(tally, work[i])
-                out[i] = tally
+        tally = ufunc.accumulate(np.concatenate([first, work[1:]]), axis=0, dtype=work.dtype)
+    if exclusive:
+        start = np.full((1,) + work.shape[1:], identity(is_float, exclusive), work.dtype)
+        out = np.concatenate([start, tally[:-1]])
+    else:
+        out = tally
     if decreasing:
         out = out[::-1]
     out = np.moveaxis(out, 0, int(axis))

@@ -153,6 +153,21 @@ def test_the_sign_of_zero_and_special_values():
     assert got.tolist()[4] == 1.0 and got.tolist()[3] == 1.0 and got.tolist()[2] == -np.inf
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(sorted(OPERATORS)), st.sampled_from(["FLOAT32", "FLOAT16"]), st.integers(1, 40),
+       st.integers(0, 1), st.booleans(), st.integers(0, 2 ** 32 - 1))
+def test_the_golden_scan_is_the_loop_of_the_text(name, type_name, count, direction, exclusive, seed):
+    x = values(np.random.default_rng(seed), name, type_name, (count,), special=True)
+    combine = np.add if name == "SUMMATION" else np.multiply
+    start = np.float32(1.0 if name == "PRODUCT" else 0.0 if exclusive else -0.0)
+    along = x.astype(np.float32)[::-1] if direction else x.astype(np.float32)
+    with np.errstate(all="ignore"):
+        literal = np.array(literal_scan(along, lambda a, b: np.float32(combine(a, b)), start, exclusive), np.float32)
+    literal = literal[::-1] if direction else literal
+    literal[np.isnan(literal)] = np.float32(np.nan)      # canonical
+    same_bits(expected(name, x, 0, direction, exclusive), literal.astype(x.dtype))
+
+
 @pytest.mark.parametrize("type_name", ["INT32", "UINT32", "INT64", "UINT64"])
 @pytest.mark.parametrize("name", sorted(OPERATORS))
 def test_integers_wrap(name, type_name):
