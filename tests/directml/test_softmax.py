@@ -5,7 +5,8 @@ Drawn descs (both data types, ranks 1 to 8, axis subsets, strides with broadcast
 values) run on every adapter; the kernel alone runs on wave widths 8 to 64; the golden model's order is checked
 against a per-thread loop written from the text and against float64; the validation sentences of the pages' rules
 (the effective rank, the axes) are pinned; both this family and the cumulative scans follow a rearranged constant
-buffer layout (tests/directml/test_graph.py runs them in a graph between element-wise nodes)."""
+buffer layout and agree with the per-lane reference executor (tests/directml/test_graph.py runs them in a graph
+between element-wise nodes)."""
 import dataclasses
 
 import numpy as np
@@ -288,3 +289,26 @@ def test_the_kernels_follow_a_rearranged_constant_buffer(operator, attributes):
     run.dispatch()
     got = run.output_bytes(1)[:x.nbytes].view(np.float32).reshape(x.shape)
     same_bits(got, golden.run(operator, [x], attributes))
+
+
+# ---- the fast executor against the per-lane reference executor --------------------------------------------------------
+@pytest.mark.parametrize("operator, attributes", [
+    ("ACTIVATION_SOFTMAX1", {"Axes": (1,)}), ("ACTIVATION_LOG_SOFTMAX1", {"Axes": (0, 1)}),
+    ("ACTIVATION_HARDMAX1", {"Axes": (1,)}),
+    ("CUMULATIVE_PRODUCT", {"Axis": 1, "AxisDirection": 1, "HasExclusiveProduct": True})])
+def test_the_kernels_agree_with_the_reference_executor(operator, attributes):
+    from reference_executor import run_launch
+    x = values(np.random.default_rng(8), "FLOAT16", (2, 90), special=True)
+    specs = [TensorSpec("FLOAT16", x.shape, None, x.nbytes)] * 2
+    results = []
+    for reference in (False, True):
+        gpu = Gpu(RX_7900_XTX, wave_width=32, timing=False)
+        run = DirectRun(gpu, operator, specs, [x.view(np.uint8).reshape(-1), np.zeros(x.nbytes, np.uint8)],
+                        attributes=attributes)
+        if reference:
+            run_launch(run.launch(), gpu.memory, 32)
+        else:
+            run.dispatch()
+        results.append(run.output_bytes(1)[:x.nbytes].view(np.float16).reshape(x.shape).copy())
+    same_bits(results[0], results[1])
+    same_bits(results[0], golden.run(operator, [x], attributes))
