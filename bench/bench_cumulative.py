@@ -7,8 +7,9 @@ their ratio; every output is checked bit for bit against the golden model.
 
     .venv/bin/python bench/bench_cumulative.py [--repeat 3] [--width 32] [--operator SUMMATION]
 
-Measured (2-core VM shared with other jobs, wave32, best of 2; noisy): last axis 2694 ms against 91 ms (30x), first
-axis 1891 ms against 294 ms (6x): about 12 instructions per element per wave, paid by the executor per wave. One thread per line is the page's sequential order; a 1-D tensor is one line
+Measured (2-core VM shared with other jobs, wave32, best of 2; noisy): last axis 1469 ms against 151 ms (10x; the
+golden model has measured 91 to 430 ms here), first axis 1042 ms against 181 ms (6x): about 9 instructions per
+element per wave, paid by the executor per wave. One thread per line is the page's sequential order; a 1-D tensor is one line
 and so one thread, whose time grows with its length (a parallel scan would reorder the float additions).
 """
 import argparse

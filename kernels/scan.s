@@ -12,8 +12,8 @@
 ;   RECORD_COUNT        the other dimensions' records, innermost first (size, division magic, the
 ;                       input's stride T0, the output's T1); 0 when Axis is the only one
 ;   PARAM0              the line's length n
-;   PARAM1, PARAM2      the input's first element (from the line's start) and step, in elements
-;                       (AxisDirection DECREASING: (n - 1) stride and -stride, two's complement)
+;   PARAM1, PARAM2      the input's first element (from the line's start, in elements) and step (in
+;                       bytes) (AxisDirection DECREASING: (n - 1) stride and -stride, two's complement)
 ;   PARAM3, PARAM4      the same for the output
 ; =============================================================================================
 .include "prologue.inc"
@@ -39,12 +39,10 @@
 .else
     v_mov_b32 v10, ${IDENTITY}
 .endif
-    s_mov_b32 s50, s44                   ; elements left
-next_element:
-    s_cmp_eq_u32 s50, 0
-    s_cbranch_scc1 done
-    v_lshl_b32 v8, v2, ${SHIFT_IN}       ; element -> byte offsets
+    v_lshl_b32 v8, v2, ${SHIFT_IN}       ; element -> byte offsets, once: the steps are in bytes
     v_lshl_b32 v9, v3, ${SHIFT_IN}
+    s_mov_b32 s50, s44                   ; elements left (n >= 1: every size is at least 1)
+next_element:
     buffer_load_${LOAD} ${X}, v8, s[8:11], 0
     s_waitcnt 0
 .if WIDEN_F16
@@ -57,9 +55,10 @@ next_element:
     ${COMBINE} ${ACC}, ${ACC}, ${X}      ; the element joins the tally, which is stored
 .include "scan_store.inc"
 .endif
-    v_add_u32 v2, v2, s46                ; the next element along the axis (two's complement steps)
-    v_add_u32 v3, v3, s48
+    v_add_u32 v8, v8, s46                ; the next element along the axis (two's complement steps)
+    v_add_u32 v9, v9, s48
     s_sub_u32 s50, s50, 1
-    s_branch next_element
+    s_cmp_lg_u32 s50, 0
+    s_cbranch_scc1 next_element
 done:
     s_endpgm

@@ -106,10 +106,11 @@ def compile_scan(operator, tensors, attributes, layout, no_kernel, division_magi
         magic, shift1, shift2 = division_magic(size)
         records.append({"SIZE": size, "MAGIC": magic, "SHIFT1": shift1, "SHIFT2": shift2,
                         "STRIDE_T0": sti & 0xFFFFFFFF, "STRIDE_T1": sto & 0xFFFFFFFF})
-    if decreasing:      # from the last element backwards: start (n - 1) stride, step -stride
-        start_in, step_in, start_out, step_out = (count - 1) * si, -si, (count - 1) * so, -so
+    size = reduce_ops._SIZE[source.data_type]
+    if decreasing:      # from the last element backwards: start (n - 1) stride (elements), step -stride (bytes)
+        start_in, step_in, start_out, step_out = (count - 1) * si, -si * size, (count - 1) * so, -so * size
     else:
-        start_in, step_in, start_out, step_out = 0, si, 0, so
+        start_in, step_in, start_out, step_out = 0, si * size, 0, so * size
     values = {"ELEMENTS": lines, "WORKGROUP_SIZE": WORKGROUP_SIZE, "RECORD_COUNT": len(kept),
               "PARAM0": count, **{f"PARAM{i}": v & 0xFFFFFFFF for i, v in
                                   enumerate((start_in, step_in, start_out, step_out), 1)}}
