@@ -33,6 +33,7 @@ from dmlemu.kernels.constant_buffer import LAYOUT, PARAM_FIELDS, copy_symbols, f
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS
 from dmlemu.kernels.element_wise_math import symbols as math_symbols
 from dmlemu.kernels import gemm_ops, reduce_ops
+from dmlemu.kernels import scan_ops, softmax_ops
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 # The sources of the operators with a listing of their own (the tools' `asm --variant` reads this);
@@ -51,7 +52,8 @@ MAX_TENSORS = 9      # QUANTIZED_LINEAR_ADD: 8 inputs and the output
 def has_kernel(operator):
     """Whether a microkernel exists for `operator` (its name without DML_OPERATOR_, e.g. ELEMENT_WISE_ADD).
     CreateOperator answers E_NOTIMPL for a validated operator this is False for."""
-    return operator in OPERATORS or operator in reduce_ops.OPERATORS or operator in gemm_ops.OPERATORS
+    return (operator in OPERATORS or operator in reduce_ops.OPERATORS or operator in gemm_ops.OPERATORS
+            or operator in softmax_ops.OPERATORS or operator in scan_ops.OPERATORS)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -504,6 +506,15 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
             operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides)
         return CompiledKernel(operator, program, constants, len(tensors), outputs, lanes, workgroups=outputs,
                               lds_bytes=lds_bytes)
+    if operator in softmax_ops.OPERATORS:     # the softmax family: one workgroup per row (a reduction, then the row)
+        program, constants, rows, lanes, lds_bytes = softmax_ops.compile_softmax(
+            operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides)
+        return CompiledKernel(operator, program, constants, len(tensors), rows, lanes, workgroups=rows,
+                              lds_bytes=lds_bytes)
+    if operator in scan_ops.OPERATORS:        # the cumulative scans: one thread per line along the axis
+        program, constants, lines, threads = scan_ops.compile_scan(
+            operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides)
+        return CompiledKernel(operator, program, constants, len(tensors), lines, threads)
     if operator in gemm_ops.OPERATORS:        # matrix multiplication: a grid of 16 x 16 output blocks
         program, constants, group_grid, thread_grid, lds_bytes = gemm_ops.compile_gemm(
             operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides, activation_of,

@@ -136,10 +136,11 @@ def function_name(value):
     return DML_REDUCE_FUNCTION(int(value)).name[len("DML_REDUCE_FUNCTION_"):]
 
 
-def split_dimensions(sizes, axes, input_strides, output_strides):
+def split_dimensions(sizes, axes, input_strides, output_strides, reduced_output=False):
     """(kept records, reduced records): each a list of (size, input stride, output stride), innermost first,
     after dropping size-1 dimensions and merging neighbours contiguous in every tensor (the kept dimensions in
-    input and output, the reduced ones in the input). The order of the indices they decompose is the row-major
+    input and output, the reduced ones in the input; with `reduced_output`, an output of the input's Sizes such
+    as softmax's, in the output too). The order of the indices they decompose is the row-major
     order of the kept (reduced) dimensions."""
     def merged(dims):
         out = []
@@ -152,7 +153,8 @@ def split_dimensions(sizes, axes, input_strides, output_strides):
                 out.append((size, si, so))
         return out[::-1]
     kept = [(s, si, so) for d, (s, si, so) in enumerate(zip(sizes, input_strides, output_strides)) if d not in axes]
-    reduced = [(s, si, 0) for d, (s, si) in enumerate(zip(sizes, input_strides)) if d in axes]
+    reduced = [(s, si, so if reduced_output else 0)
+               for d, (s, si, so) in enumerate(zip(sizes, input_strides, output_strides)) if d in axes]
     return merged(kept), merged(reduced)
 
 

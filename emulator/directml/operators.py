@@ -89,6 +89,8 @@ ENUM = "ENUM"                      # an enum value -> int
 SCALAR_UNION = "DML_SCALAR_UNION"  # 8 bytes read as the data type another field names -> a NumPy scalar
 FUSED_ACTIVATION = "FUSED_ACTIVATION"   # _Maybenull_ const DML_OPERATOR_DESC* -> None or FusedActivation
 AXES = "AXES"                      # UINT <count field>; _Field_size_(count) const UINT* -> a tuple of axes
+AXIS = "AXIS"                      # UINT naming one dimension of the tensor `of` (CUMULATIVE_*'s Axis) -> int
+BOOL = "BOOL"                      # a C BOOL (TRUE / FALSE, any UINT) -> bool
 
 
 @dataclass(frozen=True)
@@ -152,6 +154,7 @@ class OperatorSchema(InputsAndOutputs):
     support_by: tuple = ()          # AttributeSupport: rows that depend on an attribute's value
     reduces: tuple = ()             # (input, output, axes field): the output has the input's Sizes but 1 on the axes
     multiplies: tuple = ()          # (A, B, C, output, TransA field, TransB field): GEMM's matrix shapes
+    effective_rank: tuple = ()      # (field, most): the tensor's DimensionCount without leading sizes of 1 (SOFTMAX)
 
     @property
     def c_name(self):
@@ -168,7 +171,7 @@ class OperatorSchema(InputsAndOutputs):
     def desc_fields(self):
         """The desc struct's (C field name, zero value) pairs in C order: the tensors (binding order is C
         order), ScaleBias, then the attributes."""
-        zero = {FLOAT: 0.0, ENUM: 0, SCALAR_UNION: None, FUSED_ACTIVATION: None}
+        zero = {FLOAT: 0.0, ENUM: 0, SCALAR_UNION: None, FUSED_ACTIVATION: None, AXIS: 0, BOOL: 0}
         attributes = []
         for a in self.attributes:
             if a.kind == AXES:
@@ -519,6 +522,32 @@ _SCHEMA_LIST = [
           reduces=("InputTensor", "OutputTensor", "Axes"))
       for name in ("ARGMIN", "ARGMAX")),
 
+    # -- softmax, log-softmax, hardmax: one reduction and one element-wise pass (kernels/softmax_ops.py) ---------
+    # DML_ACTIVATION_SOFTMAX / LOG_SOFTMAX / HARDMAX_OPERATOR_DESC (FL1_0): "This tensor must have an effective
+    # rank no greater than 2. The effective rank of a tensor is the DimensionCount of the tensor, excluding
+    # leftmost dimensions of size 1": each row (the last dimension) is normalized; the support rows are the
+    # activations' (4; 4 to 5 from FL2_0; 1 to 8 from FL3_0; FLOAT32, FLOAT16). The `1` forms
+    # (DML_ACTIVATION_SOFTMAX1 ... _OPERATOR_DESC, FL5_1, windows-ai-docs) normalize over any Axes ("Values must
+    # be in the range [0, InputTensor.DimensionCount - 1]"), 1 to 8 dimensions, FLOAT32 and FLOAT16.
+    *(_op("ACTIVATION_" + name, UNARY, ACTIVATION_FL1, effective_rank=("InputTensor", 2))
+      for name in ("SOFTMAX", "LOG_SOFTMAX", "HARDMAX")),
+    *(_op("ACTIVATION_" + name + "1", UNARY, ((L5_1, (1, 8), FLOATS),),
+          attributes=(AttributeSpec("Axes", AXES, of="InputTensor", count_field="AxisCount"),))
+      for name in ("SOFTMAX", "LOG_SOFTMAX", "HARDMAX")),
+
+    # -- cumulative scans (kernels/scan_ops.py) ---------------------------------------------------------------
+    # DML_CUMULATIVE_SUMMATION_OPERATOR_DESC (FL2_1) and DML_CUMULATIVE_PRODUCT_OPERATOR_DESC (FL3_1): "Axis ...
+    # must be less than the DimensionCount of the InputTensor"; AxisDirection; HasExclusiveSum / Product; the same
+    # DataType, DimensionCount and Sizes; in-place execution. Rows: 4 dimensions (FLOAT32, FLOAT16, INT32,
+    # UINT32); 1 to 8 from FL4_0; the 64-bit integers from FL5_0.
+    *(_op("CUMULATIVE_" + name, UNARY, (
+        (L5_0, (1, 8), ("FLOAT32", "FLOAT16", "INT64", "INT32", "UINT64", "UINT32")),
+        (L4_0, (1, 8), FLOAT_32_INTS), (first, 4, FLOAT_32_INTS)),
+        attributes=(AttributeSpec("Axis", AXIS, of="InputTensor"),
+                    AttributeSpec("AxisDirection", ENUM, enum=_enums.DML_AXIS_DIRECTION),
+                    AttributeSpec(exclusive, BOOL)), in_place=True)
+      for name, first, exclusive in (("SUMMATION", L2_1, "HasExclusiveSum"), ("PRODUCT", L3_1, "HasExclusiveProduct"))),
+
     # -- matrix multiplication ------------------------------------------------------------------------------
     # DML_GEMM_OPERATOR_DESC (sdk-api ns-directml-dml_gemm_operator_desc): "ATensor, BTensor, CTensor and
     # OutputTensor must have the same DataType and DimensionCount"; FLOAT32 and FLOAT16, 4 dimensions from
@@ -565,13 +594,15 @@ def _check_tables():
         attribute_fields = [a.field for a in schema.attributes]
         assert schema.desc_type._fields_ == tuple(f for f, _ in schema.desc_fields()), schema.name
         for spec in schema.attributes:
-            assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION, AXES), schema.name
+            assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION, AXES, AXIS, BOOL), schema.name
             assert spec.kind != AXES or (spec.of in fields and spec.count_field), schema.name
+            assert spec.kind != AXIS or spec.of in fields, schema.name
             assert spec.kind != ENUM or spec.enum is not None, schema.name
             assert spec.type_field is None or spec.type_field in attribute_fields, schema.name
         for entry in schema.support_by:
             assert entry.field in attribute_fields and all(set(row.tensors) == fields for row in entry.support)
         assert not schema.reduces or (set(schema.reduces[:2]) <= fields and schema.reduces[2] in attribute_fields)
+        assert not schema.effective_rank or schema.effective_rank[0] in fields, schema.name
         assert not schema.multiplies or (set(schema.multiplies[:4]) <= fields
                                          and set(schema.multiplies[4:]) <= set(attribute_fields))
     for name in FUSABLE_ACTIVATIONS:

@@ -42,7 +42,7 @@ from dmlemu.directml.enums import (
     DML_FEATURE_LEVEL, DML_TENSOR_DIMENSION_COUNT_MAX1,
 )
 from dmlemu.directml.operators import (
-    AXES, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION_TYPES, SCALAR_UNION, SCHEMAS,
+    AXES, AXIS, BOOL, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION_TYPES, SCALAR_UNION, SCHEMAS,
 )
 from dmlemu.directml.structs import (
     DML_BUFFER_TENSOR_DESC, DML_OPERATOR_DESC, DML_SCALAR_UNION, DML_SCALE_BIAS, DML_TENSOR_DESC,
@@ -396,6 +396,14 @@ def _check_tensor_constraints(schema, by_field, feature_level):
                 rule += f" below {c_level_name(match.until)}"
             raise invalid(f"{tensor.field}.DataType is {c_type_name(tensor.data_type)} but {other.field}.DataType is "
                           f"{c_type_name(other.data_type)}; {rule}.")
+    if schema.effective_rank:
+        field, most = schema.effective_rank
+        sizes = tuple(by_field[field].sizes)
+        leading = next((d for d, size in enumerate(sizes) if size != 1), len(sizes))
+        if len(sizes) - leading > most:
+            raise invalid(f"{field}.Sizes is {format_uints(sizes)}, of effective rank {len(sizes) - leading} (the "
+                          f"DimensionCount without the leftmost sizes of 1); {op} allows an effective rank of at "
+                          f"most {most}.")
     for field in schema.single_element:
         tensor = by_field.get(field)
         if tensor is not None and tensor.element_count != 1:
@@ -448,6 +456,16 @@ def _validate_attributes(schema, desc, tensors, feature_level, prefix):
             value = dtype.type(np.frombuffer(value.Bytes[:dtype.itemsize], dtype=dtype)[0])
         elif spec.kind == AXES:
             value = _validate_axes(schema, spec, desc, by_field, prefix)
+        elif spec.kind == AXIS:
+            value = check_uint(value, where)
+            rank = len(by_field[spec.of].sizes)
+            if value >= rank:
+                raise invalid(f"{where} is {value}; {spec.of} has {rank} dimensions, so {op} takes an {spec.field} "
+                              f"from 0 to {rank - 1}.")
+            value = int(value)
+        elif spec.kind == BOOL:
+            # a C BOOL: FALSE is 0, anything else is TRUE (Python's True and False are its two values)
+            value = bool(value) if isinstance(value, (bool, np.bool_)) else bool(check_uint(value, where))
         else:  # FUSED_ACTIVATION
             value = _validate_fused_activation(schema, value, by_field, feature_level, where)
         values[spec.field] = value

@@ -22,6 +22,8 @@ One module per family, each operator registered by name where it is defined (reg
   transcendental.py  EXP ... ERF, POW, ATAN_YX and the transcendental activations
   reduce.py          REDUCE, ARGMAX, ARGMIN (the fixed order of docs/NUMERICS.md, "Reductions")
   gemm.py            GEMM (the fixed order of docs/NUMERICS.md, "GEMM")
+  softmax.py         SOFTMAX, LOG_SOFTMAX, HARDMAX and their `1` forms (docs/NUMERICS.md, "Softmax, ...")
+  scan.py            CUMULATIVE_SUMMATION, CUMULATIVE_PRODUCT (docs/NUMERICS.md, "Cumulative scans")
 
 `run(name, inputs, ...)` computes any registered operator by its DirectML name; OPERATORS is the table.
 """
@@ -46,6 +48,8 @@ from dmlemu.golden.transcendental import (
 )
 from dmlemu.golden.reduce import argmax, argmin, reduce
 from dmlemu.golden.gemm import gemm
+from dmlemu.golden.softmax import hardmax, hardmax1, log_softmax, log_softmax1, softmax, softmax1
+from dmlemu.golden.scan import cumulative_product, cumulative_summation
 from dmlemu.golden.registry import OPERATORS
 
 __all__ = [
@@ -62,6 +66,8 @@ __all__ = [
     "exp", "log", "sqrt", "recip", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
     "acosh", "atanh", "erf", "constant_pow", "pow_", "atan_yx",
     "reduce", "argmax", "argmin", "gemm",
+    "softmax", "log_softmax", "hardmax", "softmax1", "log_softmax1", "hardmax1",
+    "cumulative_summation", "cumulative_product",
     "OPERATORS", "run",
 ]
 

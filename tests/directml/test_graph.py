@@ -1139,6 +1139,19 @@ def test_a_reduction_runs_in_a_graph_between_element_wise_nodes():
     assert_graph_matches(spec, [_random(X, 3)])
 
 
+def test_a_softmax_and_a_cumulative_sum_run_in_a_graph_between_element_wise_nodes():
+    """SOFTMAX is no element-wise node: a dispatch of its own (one workgroup per row, LDS), fed by a fused
+    element-wise chain and feeding a CUMULATIVE_SUMMATION (one thread per line), then another element-wise node."""
+    spec = GraphSpec(nodes=[(clip(X, -1.0, 2.0), "clip"), (threshold(X, 0.5), "threshold"),
+                            (op("ACTIVATION_SOFTMAX", InputTensor=X, OutputTensor=X), "softmax"),
+                            (op("CUMULATIVE_SUMMATION", InputTensor=X, OutputTensor=X, Axis=1, AxisDirection=1,
+                                HasExclusiveSum=0), "cumsum"),
+                            (identity(X, scale_bias=(3.0, 1.0)), "scale")],
+                     input_count=1, output_count=1, inputs=[(0, 0, 0)],
+                     intermediates=[(0, 0, 1, 0), (1, 0, 2, 0), (2, 0, 3, 0), (3, 0, 4, 0)], outputs=[(4, 0, 0)])
+    assert_graph_matches(spec, [_random(X, 3)])
+
+
 def test_a_gemm_runs_in_a_graph_between_element_wise_nodes():
     """GEMM is no element-wise node: a dispatch of its own (a grid of 64 x 64 blocks, LDS tiles), fed by a fused
     element-wise chain, with a FusedActivation, and feeding another node."""

@@ -22,7 +22,7 @@ from dmlemu.directml import *  # noqa: F401,F403
 from dmlemu.directml import inspect
 from dmlemu.directml.enums import OPERATOR_TYPE_TABLE
 from dmlemu.directml.operators import (
-    AXES, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, SCALAR_UNION, SCHEMAS, SCHEMAS_BY_NAME,
+    AXES, AXIS, BOOL, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, SCALAR_UNION, SCHEMAS, SCHEMAS_BY_NAME,
 )
 from dmlemu.directml.validation import FusedActivation
 from dmlemu.dxgi import CreateDXGIFactory1
@@ -100,6 +100,8 @@ def default_attributes(schema, types):
                                   if spec.matches else _supported_value(schema, spec, types))
         elif spec.kind == SCALAR_UNION:
             values[spec.field] = DML_SCALAR_UNION()
+        elif spec.kind in (AXIS, BOOL):
+            values[spec.field] = 0
         else:
             values[spec.field] = None
     return values
@@ -121,6 +123,8 @@ def _supported_value(schema, spec, types):
 def sizes_for(schema, field, dims):
     if field in schema.single_element:
         return (1,) * dims
+    if schema.effective_rank:    # SOFTMAX: at most 2 sizes past the leftmost sizes of 1
+        return (1,) * max(dims - 2, 0) + (2, 3)[:dims]
     if schema.multiplies:        # GEMM: square matrices multiply whatever TransA and TransB say
         return ((2, 3, 1, 2, 1, 1, 2, 1) * 2)[:max(dims - 2, 0)] + (2, 2)[:dims]
     return ((2, 3, 1, 2, 1, 1, 2, 1) * 2)[:dims]
@@ -165,8 +169,10 @@ def test_every_element_wise_operator_activation_and_cast_has_a_schema():
         "ELU", "CELU", "GELU", "HARD_SIGMOID", "HARD_SWISH", "IDENTITY", "LEAKY_RELU", "LINEAR", "PARAMETERIZED_RELU",
         "PARAMETRIC_SOFTPLUS", "RELU", "RELU_GRAD", "SCALED_ELU", "SCALED_TANH", "SHRINK", "SIGMOID", "SOFTPLUS",
         "SOFTSIGN", "SWISH", "TANH", "THRESHOLDED_RELU")} | {"CAST", "REDUCE", "ARGMIN", "ARGMAX", "GEMM"}
+    expected |= {f"ACTIVATION_{n}{form}" for n in ("SOFTMAX", "LOG_SOFTMAX", "HARDMAX") for form in ("", "1")}
+    expected |= {"CUMULATIVE_SUMMATION", "CUMULATIVE_PRODUCT"}
     assert set(SCHEMAS_BY_NAME) == expected
-    assert len(expected) == 91
+    assert len(expected) == 99
 
 
 # ---- per schema: introduced level, every accepted and refused type and dimension count ---------------------
@@ -620,6 +626,8 @@ def test_hostile_attribute_values_are_refused_with_a_sentence(name, data):
         value = data.draw(st.one_of(garbage, st.integers(-2, 16)))
     elif spec.kind == AXES:
         value = data.draw(st.one_of(garbage, st.lists(st.integers(-2, 10), max_size=9)))
+    elif spec.kind in (AXIS, BOOL):
+        value = data.draw(st.one_of(garbage, st.booleans(), st.integers(-2, 10), st.integers(-(1 << 70), 1 << 70)))
     else:
         value = data.draw(HOSTILE_FLOATS)
     desc = build_desc(schema, types, dims, **{spec.field: value})
@@ -641,7 +649,7 @@ def test_hostile_attribute_values_are_refused_with_a_sentence(name, data):
     if spec.kind == AXES:
         assert type(got) is tuple and all(type(a) is int for a in got)
         return
-    expected_type = {FLOAT: np.float32, ENUM: int}.get(spec.kind)
+    expected_type = {FLOAT: np.float32, ENUM: int, AXIS: int, BOOL: bool}.get(spec.kind)
     if expected_type is not None:
         assert type(got) is expected_type
     elif spec.kind == SCALAR_UNION:
