@@ -89,6 +89,7 @@ ENUM = "ENUM"                      # an enum value -> int
 SCALAR_UNION = "DML_SCALAR_UNION"  # 8 bytes read as the data type another field names -> a NumPy scalar
 FUSED_ACTIVATION = "FUSED_ACTIVATION"   # _Maybenull_ const DML_OPERATOR_DESC* -> None or FusedActivation
 AXES = "AXES"                      # UINT <count field>; _Field_size_(count) const UINT* -> a tuple of axes
+BOOL = "BOOL"                      # a C BOOL (FALSE = 0, any other integer TRUE) -> 0 or 1
 
 
 @dataclass(frozen=True)
@@ -152,6 +153,7 @@ class OperatorSchema(InputsAndOutputs):
     support_by: tuple = ()          # AttributeSupport: rows that depend on an attribute's value
     reduces: tuple = ()             # (input, output, axes field): the output has the input's Sizes but 1 on the axes
     multiplies: tuple = ()          # (A, B, C, output, TransA field, TransB field): GEMM's matrix shapes
+    normalizes: tuple = ()          # (input, scale, bias): the normalizations' broadcast Scale and Bias tensors
 
     @property
     def c_name(self):
@@ -168,7 +170,7 @@ class OperatorSchema(InputsAndOutputs):
     def desc_fields(self):
         """The desc struct's (C field name, zero value) pairs in C order: the tensors (binding order is C
         order), ScaleBias, then the attributes."""
-        zero = {FLOAT: 0.0, ENUM: 0, SCALAR_UNION: None, FUSED_ACTIVATION: None}
+        zero = {FLOAT: 0.0, ENUM: 0, SCALAR_UNION: None, FUSED_ACTIVATION: None, BOOL: 0}
         attributes = []
         for a in self.attributes:
             if a.kind == AXES:
@@ -533,6 +535,31 @@ _SCHEMA_LIST = [
                     ALPHA, BETA, AttributeSpec("FusedActivation", FUSED_ACTIVATION)),
         multiplies=("ATensor", "BTensor", "CTensor", "OutputTensor", "TransA", "TransB")),
 
+    # -- normalization -------------------------------------------------------------------------------------
+    # DML_MEAN_VARIANCE_NORMALIZATION1_OPERATOR_DESC (sdk-api ns-directml-dml_mean_variance_normalization1_operator_desc):
+    # "BiasTensor, InputTensor, OutputTensor, and ScaleTensor must have the same DataType and DimensionCount";
+    # Scale and Bias optional, each dimension the input's or 1 (broadcast); below DML_FEATURE_LEVEL_5_2 "This tensor
+    # is required if the BiasTensor is used" (and the reverse); the output has the input's Sizes.
+    _op("MEAN_VARIANCE_NORMALIZATION1", _roles("InputTensor", "ScaleTensor", "BiasTensor", "OutputTensor"), (
+        (L3_1, (1, 8), {"*": FLOATS, "ScaleTensor": Optional(FLOATS), "BiasTensor": Optional(FLOATS)}),
+        (L2_1, 4, {"*": FLOATS, "ScaleTensor": Optional(FLOATS), "BiasTensor": Optional(FLOATS)})),
+        same_sizes=[("InputTensor", "OutputTensor")],
+        same_dimension_count=(("InputTensor", "ScaleTensor", "BiasTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("Axes", AXES, of="InputTensor", count_field="AxisCount"),
+                    AttributeSpec("NormalizeVariance", BOOL), AttributeSpec("Epsilon"),
+                    AttributeSpec("FusedActivation", FUSED_ACTIVATION)),
+        normalizes=("InputTensor", "ScaleTensor", "BiasTensor")),
+    # DML_MEAN_VARIANCE_NORMALIZATION_OPERATOR_DESC (FL1_0; sdk-api ns-directml-dml_mean_variance_normalization_
+    # operator_desc): { BatchCount, ChannelCount, Height, Width } tensors; CrossChannel TRUE normalizes across
+    # {ChannelCount, Height, Width}, FALSE across {Height, Width}, each channel on its own.
+    _op("MEAN_VARIANCE_NORMALIZATION", _roles("InputTensor", "ScaleTensor", "BiasTensor", "OutputTensor"), (
+        (L1_0, 4, {"*": FLOATS, "ScaleTensor": Optional(FLOATS), "BiasTensor": Optional(FLOATS)}),),
+        same_sizes=[("InputTensor", "OutputTensor")],
+        same_dimension_count=(("InputTensor", "ScaleTensor", "BiasTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("CrossChannel", BOOL), AttributeSpec("NormalizeVariance", BOOL),
+                    AttributeSpec("Epsilon"), AttributeSpec("FusedActivation", FUSED_ACTIVATION)),
+        normalizes=("InputTensor", "ScaleTensor", "BiasTensor")),
+
     # -- CAST ----------------------------------------------------------------------------------------------
     _op("CAST", UNARY, (
         (L4_1, (1, 8), ALL_11), (L3_1, (1, 8), ALL_10), (L3_0, 4, ALL_10),
@@ -565,7 +592,7 @@ def _check_tables():
         attribute_fields = [a.field for a in schema.attributes]
         assert schema.desc_type._fields_ == tuple(f for f, _ in schema.desc_fields()), schema.name
         for spec in schema.attributes:
-            assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION, AXES), schema.name
+            assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION, AXES, BOOL), schema.name
             assert spec.kind != AXES or (spec.of in fields and spec.count_field), schema.name
             assert spec.kind != ENUM or spec.enum is not None, schema.name
             assert spec.type_field is None or spec.type_field in attribute_fields, schema.name

@@ -44,6 +44,7 @@ from dmlemu.directml.enums import (
 from dmlemu.directml.operators import (
     AXES, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION_TYPES, SCALAR_UNION, SCHEMAS,
 )
+from dmlemu.directml.operators import BOOL
 from dmlemu.directml.structs import (
     DML_BUFFER_TENSOR_DESC, DML_OPERATOR_DESC, DML_SCALAR_UNION, DML_SCALE_BIAS, DML_TENSOR_DESC,
 )
@@ -448,6 +449,12 @@ def _validate_attributes(schema, desc, tensors, feature_level, prefix):
             value = dtype.type(np.frombuffer(value.Bytes[:dtype.itemsize], dtype=dtype)[0])
         elif spec.kind == AXES:
             value = _validate_axes(schema, spec, desc, by_field, prefix)
+        elif spec.kind == BOOL:
+            if isinstance(value, (bool, np.bool_)):
+                value = int(value)
+            if not is_integer(value) or not -2 ** 31 <= int(value) < 2 ** 31:
+                raise invalid(f"{where} is {_named(value)}; it must be a C BOOL (FALSE = 0, TRUE any other INT).")
+            value = int(int(value) != 0)
         else:  # FUSED_ACTIVATION
             value = _validate_fused_activation(schema, value, by_field, feature_level, where)
         values[spec.field] = value
@@ -510,6 +517,8 @@ def _check_attribute_support(schema, by_field, attributes, feature_level):
                                   f"{entry.field} {short}.")
     if schema.multiplies:
         _check_matrix_shapes(schema, by_field, attributes)
+    if schema.normalizes:
+        _check_normalization_tensors(schema, by_field, feature_level)
     if schema.reduces:
         source, target, axes_field = schema.reduces
         source, target, axes = by_field[source], by_field[target], attributes[axes_field]
@@ -545,6 +554,29 @@ def _check_matrix_shapes(schema, by_field, attributes):
     if c is not None and tuple(c.sizes) != tuple(out.sizes):
         raise invalid(f"{c_field}.Sizes is {format_uints(c.sizes)} but {out_field}.Sizes is "
                       f"{format_uints(out.sizes)}; {op} requires the same Sizes (C broadcasts through stride 0).")
+
+
+def _check_normalization_tensors(schema, by_field, feature_level):
+    """The normalizations' Scale and Bias (DML_MEAN_VARIANCE_NORMALIZATION1 and its kin): below
+    DML_FEATURE_LEVEL_5_2 one is required when the other is given; each dimension is the input's or 1 (broadcast);
+    below DML_FEATURE_LEVEL_4_0 the channel dimension (1) must be the input's."""
+    op = schema.c_name
+    source, scale, bias = schema.normalizes
+    source = by_field[source]
+    given = [field for field in (scale, bias) if field in by_field]
+    if len(given) == 1 and feature_level < DML_FEATURE_LEVEL.DML_FEATURE_LEVEL_5_2:
+        other = bias if given[0] == scale else scale
+        raise invalid(f"{other} is None but {given[0]} is given; {op} requires both or neither below "
+                      f"DML_FEATURE_LEVEL_5_2 (this device: {c_level_name(feature_level)}).")
+    for field in given:
+        tensor = by_field[field]
+        for d, (size, full) in enumerate(zip(tensor.sizes, source.sizes)):
+            channel = d == 1 and feature_level < DML_FEATURE_LEVEL.DML_FEATURE_LEVEL_4_0
+            if size != full and (size != 1 or channel):
+                rule = ("the channel size must be the input's below DML_FEATURE_LEVEL_4_0" if channel else
+                        "each dimension must be the input's or 1 (broadcast)")
+                raise invalid(f"{field}.Sizes is {format_uints(tensor.sizes)} but {source.field}.Sizes is "
+                              f"{format_uints(source.sizes)}; {op}: {rule}.")
 
 
 def _validate_fused_activation(schema, value, by_field, feature_level, where):

@@ -1,0 +1,81 @@
+"""Benchmark: MEAN_VARIANCE_NORMALIZATION1 (a LayerNorm) over 2^22 elements against the golden NumPy model.
+
+Rows of --width elements (4096 by default: 1024 rows of 4096 FLOAT32, one workgroup of 64 threads per row), the
+last axis normalized, Scale and Bias {1, width}. Prints the functional model's time for one dispatch (timing model
+off, the kernel compiled beforehand, as bench_reduce.py does), the golden model's time (dmlemu.golden.run) and
+their ratio; then, with the timing model on, the modelled DRAM bytes of one dispatch on the preset (RX 7900 XTX by
+default) over the input's bytes: 2 plus a little is the floor (the input read once, the output written once, Scale
+and Bias once from DRAM). Every output is checked bit for bit against the golden model.
+
+    .venv/bin/python bench/bench_normalization.py [--log2 22] [--width 4096] [--repeat 3] [--wave 32]
+        [--type FLOAT32] [--adapter KEY] [--no-timing]
+"""
+import argparse
+import time
+
+import numpy as np
+
+from dmlemu import golden
+from dmlemu.direct_run import DirectRun
+from dmlemu.gpu import Gpu
+from dmlemu.kernels.driver import TensorSpec
+from dmlemu.presets import PRESETS, RX_7900_XTX
+
+
+def best_of(repeat, fn):
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - start)
+    return best, result
+
+
+def make_run(preset, wave, timing, x, scale, bias, type_name):
+    gpu = Gpu(preset, wave_width=wave, timing=timing)
+    spec = lambda a: TensorSpec(type_name, a.shape, None, a.nbytes)
+    raw = lambda a: a.view(np.uint8).reshape(-1)
+    return DirectRun(gpu, "MEAN_VARIANCE_NORMALIZATION1", [spec(x), spec(scale), spec(bias), spec(x)],
+                     [raw(x), raw(scale), raw(bias), np.zeros(x.nbytes, np.uint8)],
+                     attributes={"Axes": (1,), "NormalizeVariance": 1, "Epsilon": np.float32(1e-5)})
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--log2", type=int, default=22)
+    parser.add_argument("--width", type=int, default=4096)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--wave", type=int, default=32)
+    parser.add_argument("--type", default="FLOAT32", choices=["FLOAT32", "FLOAT16"])
+    parser.add_argument("--adapter", default=None, help="a preset key (default: the RX 7900 XTX)")
+    parser.add_argument("--no-timing", action="store_true", help="skip the timing model's DRAM bytes")
+    args = parser.parse_args(argv)
+    preset = next((p for p in PRESETS if p.key == args.adapter), RX_7900_XTX) if args.adapter else RX_7900_XTX
+    dtype = {"FLOAT32": np.float32, "FLOAT16": np.float16}[args.type]
+    rows = (1 << args.log2) // args.width
+    rng = np.random.default_rng(1)
+    x = (rng.standard_normal((rows, args.width)) * 2 + 1).astype(dtype)
+    scale, bias = (rng.standard_normal((1, args.width)).astype(dtype) for _ in range(2))
+    attributes = {"Axes": (1,), "NormalizeVariance": 1, "Epsilon": np.float32(1e-5)}
+
+    run = make_run(preset, args.wave, False, x, scale, bias, args.type)
+    kernel_s, _ = best_of(args.repeat, run.dispatch)
+    got = run.output_bytes(3)[:x.nbytes].view(dtype).reshape(x.shape)
+    golden_s, expected = best_of(args.repeat, lambda: golden.run("MEAN_VARIANCE_NORMALIZATION1", [x, scale, bias],
+                                                                 attributes))
+    assert np.array_equal(got.view(np.uint8), np.asarray(expected).view(np.uint8)), "kernel and golden model differ"
+    print(f"MVN1 {args.type} {rows} x {args.width} (2^{args.log2} elements), axis 1, wave{args.wave}, "
+          f"kernel {run.kernel.program.name}, best of {args.repeat}")
+    print(f"  functional {kernel_s * 1e3:9.1f} ms   golden {golden_s * 1e3:8.1f} ms   ratio {kernel_s / golden_s:6.1f}x")
+    run.free()
+    if not args.no_timing:
+        run = make_run(preset, args.wave, True, x, scale, bias, args.type)
+        stats = run.dispatch()
+        dram = int(stats.timing.dram_bytes)
+        print(f"  modelled on {preset.name}: {stats.cycles} cycles, DRAM {dram} bytes = "
+              f"{dram / x.nbytes:.3f} x the input's {x.nbytes} bytes (floor: 2 + {2 * scale.nbytes / x.nbytes:.4f})")
+        run.free()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+"""The normalizations in the order docs/NUMERICS.md ("Normalization") fixes, vectorised over the groups.
+
+DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1 (and DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION, the same with the axes
+CrossChannel names): each group (the elements that share their coordinates outside Axes) is normalized with its
+own mean and variance, computed in two passes, each a sum in the reductions' fixed order (L virtual threads
+over k = t, t + L, ..., then the fixed tree: dmlemu.golden.reduce's `_sum`, docs/NUMERICS.md "Reductions"):
+
+  mean = S1 / N                  S1 = the sum of x (from -0), one correctly rounded divide by N as FLOAT32
+  d    = x - mean                rounded
+  var  = S2 / N                  S2 = the sum of d * d (each product rounded, then added)
+  den  = sqrt(var + Epsilon)     the add rounded, the square root correctly rounded
+  y    = d / den                 one correctly rounded divide (NormalizeVariance FALSE: y = d)
+  y    = y * Scale + Bias        a multiply, then an add, each rounded (never fused); no step without its tensor
+  y    = FusedActivation(y)      the activation operator's own golden function, in FLOAT32
+
+FLOAT16 is widened to FLOAT32 (exact), and rounded once at the end; NaN results are canonical. This module
+follows that text, not the kernel: it never assembles or runs anything.
+"""
+import numpy as np
+
+from dmlemu.golden.numbers import canonicalize_nans
+from dmlemu.golden.reduce import _rows, _sum   # the reductions' fixed order (lanes, then the tree), shared
+from dmlemu.golden.registry import OPERATORS, operator
+from dmlemu.isa import numerics as _nm   # primitives only (FLOAT16 narrowing); the ISA is never run
+
+
+def _group_sums(x, axes):
+    """The sum of each group of FLOAT32 `x` over `axes`, in the reductions' order, shaped with 1 on the axes."""
+    rows, shape = _rows(x, axes)
+    return np.asarray(_sum(rows, np.float32(-0.0), np.add), np.float32).reshape(shape)
+
+
+def _activation(y, fused):
+    if fused is None:
+        return y
+    name, fields = fused if isinstance(fused, tuple) else (fused.name, fused.attributes)
+    name = str(name).removeprefix("DML_OPERATOR_")
+    return np.asarray(OPERATORS[name]([y], dict(fields or {}), None, False, None), dtype=np.float32)
+
+
+def mean_variance_normalization(x, scale, bias, axes, normalize_variance, epsilon, fused):
+    """MVN1's output for arrays `x` and (None or broadcastable to x) `scale`, `bias` (see the module docstring)."""
+    x = np.asarray(x)
+    storage = x.dtype
+    work = x.astype(np.float32)
+    axes = {int(a) for a in axes}
+    count = np.float32(int(np.prod([x.shape[d] for d in axes], dtype=np.int64)))
+    with np.errstate(all="ignore"):
+        mean = (_group_sums(work, axes) / count).astype(np.float32)
+        d = (work - mean).astype(np.float32)
+        y = d
+        if int(normalize_variance):
+            var = (_group_sums((d * d).astype(np.float32), axes) / count).astype(np.float32)
+            den = np.sqrt((var + np.float32(epsilon)).astype(np.float32)).astype(np.float32)
+            y = (d / den).astype(np.float32)
+        if scale is not None:
+            y = (y * np.broadcast_to(np.asarray(scale).astype(np.float32), y.shape)).astype(np.float32)
+        if bias is not None:
+            y = (y + np.broadcast_to(np.asarray(bias).astype(np.float32), y.shape)).astype(np.float32)
+        y = _activation(canonicalize_nans(np.asarray(y, np.float32)), fused)
+    with np.errstate(over="ignore"):   # a FLOAT16 overflow rounds to +-inf, as the kernel's does
+        return _nm.narrow_f16(y).astype(np.float16) if storage == np.float16 else np.asarray(y, np.float32)
+
+
+@operator(name="MEAN_VARIANCE_NORMALIZATION1", keyword_attributes=("Axes", "NormalizeVariance", "Epsilon",
+                                                                   "FusedActivation"))
+def mean_variance_normalization1(x, scale=None, bias=None, Axes=(), NormalizeVariance=1, Epsilon=0.0,
+                                 FusedActivation=None):
+    """DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1 (FusedActivation: None, a (name, attributes) pair or an object
+    with .name and .attributes)."""
+    return mean_variance_normalization(x, scale, bias, Axes, NormalizeVariance, Epsilon, FusedActivation)
+
+
+def cross_channel_axes(cross_channel):
+    """The axes DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION normalizes across: {C, H, W} (CrossChannel TRUE) or
+    {H, W} (FALSE) of { N, C, H, W }."""
+    return (1, 2, 3) if int(cross_channel) else (2, 3)
+
+
+@operator(name="MEAN_VARIANCE_NORMALIZATION", keyword_attributes=("CrossChannel", "NormalizeVariance", "Epsilon",
+                                                                  "FusedActivation"))
+def mean_variance_normalization0(x, scale=None, bias=None, CrossChannel=0, NormalizeVariance=1, Epsilon=0.0,
+                                 FusedActivation=None):
+    """DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION: MVN1 across cross_channel_axes(CrossChannel)."""
+    return mean_variance_normalization(x, scale, bias, cross_channel_axes(CrossChannel), NormalizeVariance, Epsilon,
+                                       FusedActivation)

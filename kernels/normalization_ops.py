@@ -1,0 +1,184 @@
+"""The normalization operators' table and compiler: DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1 as a kernel launch.
+
+A mean-variance normalization is a reduction followed by an element-wise step over the same elements:
+kernels/normalization.s runs one workgroup of L threads per group (the elements that share their coordinates
+outside the normalized axes), L from the group's size as the reductions choose it (`reduce_ops.lanes_for`), and
+reuses the reductions' LDS tree (kernels/reduce_tree.inc) for both sums. One `NormalizationOperator` row per
+operator says, by name:
+
+  tensors     the desc's tensor fields in binding order, the output last
+  source      the kernel source
+  types       the data types it serves (FLOAT16 is widened and works in FLOAT32)
+  params      the desc's attributes the compiler reads, (field, kind) (the registry checks that the schema has
+              them)
+  optional    the binding indices of the tensors the desc may leave out (Scale, Bias)
+
+The driver hands the kernel each tensor's strides per dimension (Scale and Bias: stride 0 where their size is 1,
+DirectML's broadcast), split into kept and normalized dimensions, each merged where contiguous in every tensor.
+With enough LDS (the preset's `lds_max_bytes_per_workgroup`, 16 KiB without a preset) the first pass keeps the
+group's elements in LDS and the input is read from memory once; the result is the same bits either way. The
+order of every operation is docs/NUMERICS.md's "Normalization"; the golden model (dmlemu.golden.normalization)
+follows the same description, independently. A FusedActivation runs the activation operator's own body, as in
+kernels/gemm_ops.py, its attributes at PARAM4 ...
+"""
+import functools
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from dmlemu.isa.assembler import assemble_file
+from dmlemu.isa.program import Program
+from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
+from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS as ELEMENT_WISE_ROWS
+from dmlemu.kernels.reduce_ops import lanes_for
+
+KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_LDS_LIMIT = 16384      # bytes of LDS a workgroup may take when no preset says (the smallest preset's)
+_LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
+_STORE = {"FLOAT32": "dword", "FLOAT16": "short"}
+_SHIFT = {"FLOAT32": 2, "FLOAT16": 1}
+MAX_ACTIVATION_PARAMS = 4      # PARAM4 .. PARAM7
+
+
+@dataclass(frozen=True, kw_only=True)
+class NormalizationOperator:
+    """One operator of the normalization family (see the module docstring for each field)."""
+    name: str
+    tensors: tuple
+    types: tuple
+    source: str = "normalization.s"
+    params: tuple = ()
+    scale_bias: bool = False
+    bounds: tuple = ()
+    optional: tuple = ()
+    family: str = "normalization"
+
+
+_MVN_TENSORS = ("InputTensor", "ScaleTensor", "BiasTensor", "OutputTensor")
+OPERATORS = {row.name: row for row in (
+    NormalizationOperator(name="MEAN_VARIANCE_NORMALIZATION1", tensors=_MVN_TENSORS, types=("FLOAT32", "FLOAT16"),
+                          params=(("Axes", "axes"), ("NormalizeVariance", "bool"), ("Epsilon", "f32")),
+                          optional=(1, 2)),
+    NormalizationOperator(name="MEAN_VARIANCE_NORMALIZATION", tensors=_MVN_TENSORS, types=("FLOAT32", "FLOAT16"),
+                          params=(("CrossChannel", "bool"), ("NormalizeVariance", "bool"), ("Epsilon", "f32")),
+                          optional=(1, 2)),
+)}
+
+
+def normalized_axes(operator, attributes):
+    """The axes a desc normalizes across: MVN1's Axes; MVN's {C, H, W} (CrossChannel TRUE) or {H, W}."""
+    if operator == "MEAN_VARIANCE_NORMALIZATION":
+        return {1, 2, 3} if int(attributes.get("CrossChannel") or 0) else {2, 3}
+    return {int(a) for a in attributes.get("Axes") or ()}
+
+
+def split_dimensions(sizes, axes, strides_per_tensor):
+    """(kept records, normalized records): each a list of (size, (stride per tensor)), innermost first, after
+    dropping size-1 dimensions and merging neighbours contiguous in every tensor. The index a list decomposes
+    counts its dimensions in row-major order (the last fastest), as the reductions' do."""
+    def merged(dims):
+        out = []
+        for size, strides in dims:
+            if size == 1:
+                continue
+            if out and all(o == s * size for o, s in zip(out[-1][1], strides)):
+                out[-1] = (out[-1][0] * size, strides)
+            else:
+                out.append((size, strides))
+        return out[::-1]
+    per_dim = [tuple(st[d] for st in strides_per_tensor) for d in range(len(sizes))]
+    kept = [(s, per_dim[d]) for d, s in enumerate(sizes) if d not in axes]
+    normalized = [(s, per_dim[d]) for d, s in enumerate(sizes) if d in axes]
+    return merged(kept), merged(normalized)
+
+
+def variant_symbols(data_type, has_scale, has_bias, normalize_variance, inner_linear, lanes, cache, layout=LAYOUT,
+                    activation=None, activation_symbols=None):
+    """The assembler symbols of one variant of normalization.s; with `activation` (ACTIVATION_RELU ...), those the
+    element-wise driver gives that activation's own kernel in FLOAT32 (`activation_symbols`: its variant_symbols,
+    handed in by kernels/driver.py), under normalization.s's own."""
+    base = {} if activation is None else dict(activation_symbols(activation, "FLOAT32", True, False, False, layout))
+    return {**base, "HAS_ACT": int(activation is not None), "ACTIVATION": activation or "none",
+            "CANONICALIZE": base.get("CANONICALIZE", 0),
+            "HAS_SCALE": int(has_scale), "HAS_BIAS": int(has_bias), "NORMALIZE_VARIANCE": int(normalize_variance),
+            "INNER_LINEAR": int(inner_linear), "CACHE": int(cache), "LANES": lanes, "LDS_CACHE": 4 * lanes,
+            "LOAD": _LOAD[data_type], "STORE": _STORE[data_type], "SHIFT": _SHIFT[data_type],
+            "WIDEN_F16": int(data_type == "FLOAT16"), "NARROW_F16": int(data_type == "FLOAT16"),
+            "DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64, "DESC_T3": 96,
+            # the reductions' tree (reduce_tree.inc, reduce_level.inc, reduce_combine.inc): FLOAT32 sums
+            "ACC": "v10", "X": "v11", "DS": "b32", "LDS_SHIFT": 2, "ARG": 0, "COMBINE": "v_add_f32",
+            "LDS_INDEX": 4 * lanes, "CMP_BETTER": "none", "CMP_EQ": "none",
+            **{f"OFF_{1 << j}": 4 << j for j in range(10)},
+            **{f"LEVEL_{1 << j}": int(lanes > 1 << j) for j in range(1, 10)}, **layout.symbols()}
+
+
+@functools.lru_cache(maxsize=None)
+def build_program(data_type, has_scale, has_bias, normalize_variance, inner_linear, lanes, cache, layout=LAYOUT,
+                  activation=None, activation_symbols=None):
+    """Assemble and decode one variant of normalization.s (cached)."""
+    symbols = variant_symbols(data_type, has_scale, has_bias, normalize_variance, inner_linear, lanes, cache, layout,
+                              activation, activation_symbols)
+    dwords = assemble_file(os.path.join(KERNEL_DIR, "normalization.s"), symbols)
+    name = (f"mvn_{data_type.lower()}_x{lanes}{'_scale' if has_scale else ''}{'_bias' if has_bias else ''}"
+            f"{'' if normalize_variance else '_mean_only'}{'_linear' if inner_linear else ''}"
+            f"{'_cached' if cache else ''}{'' if activation is None else '_' + activation.lower()}")
+    return Program(dwords, name)
+
+
+def compile_normalization(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides,
+                          activation_of, activation_symbols, preset=None):
+    """(program, constant buffer bytes, groups, threads per workgroup, LDS bytes) of a validated desc;
+    kernels/driver.py wraps them in a CompiledKernel. `no_kernel` is the NoKernel class to raise; `activation_of`
+    and `activation_symbols` are the driver's."""
+    row = OPERATORS[operator]
+    source, scale, bias, target = tensors
+    if source.data_type not in row.types:
+        raise no_kernel(f"dmlemu's kernel for {operator} serves {', '.join(row.types)}, not {source.data_type}")
+    activation, activation_attributes = activation_of(attributes)
+    if activation is not None and activation not in FUSABLE:
+        raise no_kernel(f"dmlemu has no fused kernel body for the FusedActivation {activation}")
+    act_params = [] if activation is None else list(ELEMENT_WISE_ROWS[activation].params)
+    if len(act_params) > MAX_ACTIVATION_PARAMS or any(encoding != "f32" for _, encoding in act_params):
+        raise no_kernel(f"dmlemu's kernel for {operator} cannot fuse {activation}'s attributes")
+    sizes = tuple(int(s) for s in source.sizes)
+
+    def strides_of(spec):
+        if spec is None:
+            return (0,) * len(sizes)
+        own = spec.strides if spec.strides is not None else packed_strides(tuple(int(s) for s in spec.sizes))
+        return tuple(0 if int(size) == 1 else int(st) for size, st in zip(spec.sizes, own))
+    axes = normalized_axes(operator, attributes)
+    kept, normalized = split_dimensions(sizes, axes, [strides_of(t) for t in (source, scale, bias, target)])
+    if len(kept) + max(1, len(normalized)) > layout.max_records:
+        raise no_kernel(f"dmlemu's kernel for {operator} holds {layout.max_records} dimension records, not "
+                        f"{len(kept) + len(normalized)}")
+    groups = int(np.prod([s for d, s in enumerate(sizes) if d not in axes], dtype=np.int64))
+    count = int(np.prod([sizes[d] for d in axes], dtype=np.int64))
+    records = []
+    for size, strides in kept + (normalized or [(1, (0, 0, 0, 0))]):
+        magic, shift1, shift2 = division_magic(size)
+        record = {"SIZE": size, "MAGIC": magic, "SHIFT1": shift1, "SHIFT2": shift2}
+        record.update({f"STRIDE_T{t}": s & 0xFFFFFFFF for t, s in enumerate(strides)})
+        records.append(record)
+    lanes = lanes_for(count)
+    limit = getattr(preset, "lds_max_bytes_per_workgroup", None) or DEFAULT_LDS_LIMIT
+    cache = 4 * lanes + 4 * count <= limit
+    epsilon = attributes.get("Epsilon")
+    values = {"ELEMENTS": groups, "WORKGROUP_SIZE": lanes, "RECORD_COUNT": len(kept),
+              "PARAM0": max(1, len(normalized)), "PARAM1": count, "PARAM2": f32_bits(float(np.float32(count))),
+              "PARAM3": f32_bits(float(0.0 if epsilon is None else epsilon))}
+    for i, (name, _) in enumerate(act_params):
+        if activation_attributes.get(name) is None:
+            raise ValueError(f"{activation} needs its attribute {name}")
+        values[f"PARAM{4 + i}"] = f32_bits(float(activation_attributes[name]))
+    constants = layout.pack(values, records, params=True, wide=False)
+    normalize_variance = bool(int(attributes.get("NormalizeVariance", 1) or 0))
+    program = build_program(source.data_type, scale is not None, bias is not None, normalize_variance,
+                            len(normalized) <= 1, lanes, cache, layout, activation,
+                            activation_symbols if activation is not None else None)
+    return program, constants, groups, lanes, 4 * lanes + (4 * count if cache else 0)
+
+
+__all__ = ["OPERATORS", "NormalizationOperator", "build_program", "compile_normalization", "normalized_axes",
+           "split_dimensions", "variant_symbols"]

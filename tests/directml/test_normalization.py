@@ -1,0 +1,321 @@
+"""DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1 and MEAN_VARIANCE_NORMALIZATION through the mirror, bit for bit
+against the golden model (docs/NUMERICS.md, "Normalization").
+
+Drawn descs (FLOAT32 and FLOAT16, ranks 1 to 5, any axes, Scale and Bias broadcast or absent, NormalizeVariance,
+Epsilon, packed, padded, permuted and broadcast layouts, special values) run on every adapter; the kernel alone
+runs on wave widths 8 to 64 with and without the LDS cache of the input; the golden model is checked against a
+literal per-group loop written from the text and against float64; the validation sentences of the pages' rules
+are pinned."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from dmlemu import golden, run_operator
+from dmlemu.d3d12 import *  # noqa: F401,F403
+from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.direct_run import DirectRun
+from dmlemu.errors import E_INVALIDARG, HResultError
+from dmlemu.gpu import Gpu
+from dmlemu.kernels.driver import TensorSpec
+from dmlemu.presets import PRESETS, RX_7900_XTX, WARP
+from tensor_layouts import layout_strides
+
+DTYPES = {"FLOAT32": np.float32, "FLOAT16": np.float16}
+BITS = {2: np.uint16, 4: np.uint32}
+
+
+def data_type(name):
+    return getattr(DML_TENSOR_DATA_TYPE, "DML_TENSOR_DATA_TYPE_" + name)
+
+
+def tensor(type_name, sizes, strides=None):
+    sizes = [int(s) for s in sizes]
+    strides = None if strides is None else [int(s) for s in strides]
+    return DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
+        DataType=data_type(type_name), Sizes=sizes, Strides=strides,
+        TotalTensorSizeInBytes=DMLCalcBufferTensorSize(data_type(type_name), len(sizes), sizes, strides)))
+
+
+def mvn1_desc(type_name, sizes, axes, scale_sizes=None, bias_sizes=None, normalize_variance=1, epsilon=1e-5,
+              strides=(None, None, None, None), activation=None, out_sizes=None):
+    return DML_MEAN_VARIANCE_NORMALIZATION1_OPERATOR_DESC(
+        InputTensor=tensor(type_name, sizes, strides[0]),
+        ScaleTensor=None if scale_sizes is None else tensor(type_name, scale_sizes, strides[1]),
+        BiasTensor=None if bias_sizes is None else tensor(type_name, bias_sizes, strides[2]),
+        OutputTensor=tensor(type_name, out_sizes or sizes, strides[3]), AxisCount=len(axes), Axes=list(axes),
+        NormalizeVariance=normalize_variance, Epsilon=epsilon, FusedActivation=activation)
+
+
+def same_bits(got, expected):
+    got, expected = np.asarray(got), np.asarray(expected)
+    assert got.shape == expected.shape and got.dtype == expected.dtype, (got.shape, expected.shape)
+    bits = BITS[got.dtype.itemsize]
+    diff = np.flatnonzero(got.view(bits) != expected.view(bits))
+    assert diff.size == 0, (f"{diff.size} elements differ, first at {diff[:5]}: got {got.ravel()[diff[:5]]}, "
+                            f"expected {expected.ravel()[diff[:5]]}")
+
+
+def values(rng, type_name, shape, special=False):
+    x = (rng.standard_normal(shape) * rng.choice([1e-2, 1.0, 30.0]) + rng.choice([0.0, 5.0])).astype(DTYPES[type_name])
+    if special and x.size:
+        picks = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-40 if type_name == "FLOAT32" else 1e-7], dtype=x.dtype)
+        mask = rng.random(shape) < 0.05
+        x[mask] = rng.choice(picks, size=int(mask.sum()))
+    return x
+
+
+def expected(x, scale, bias, axes, normalize_variance=1, epsilon=1e-5, activation=None):
+    return golden.run("MEAN_VARIANCE_NORMALIZATION1", [x, scale, bias],
+                      {"Axes": tuple(axes), "NormalizeVariance": normalize_variance, "Epsilon": np.float32(epsilon),
+                       "FusedActivation": activation})
+
+
+def broadcast_values(x, dims):
+    for d in dims:       # every element along a stride-0 dimension is the one stored value
+        x = np.repeat(np.take(x, [0], axis=d), x.shape[d], axis=d)
+    return x
+
+
+# ---- drawn descs through the mirror ------------------------------------------------------------------------------
+@st.composite
+def cases(draw):
+    rank = draw(st.integers(1, 5))
+    sizes = [draw(st.integers(1, 5)) for _ in range(rank)]
+    if draw(st.booleans()):
+        sizes[draw(st.integers(0, rank - 1))] = draw(st.integers(6, 150))
+    axes = draw(st.lists(st.integers(0, rank - 1), unique=True, max_size=rank))
+    affine = draw(st.sampled_from(["both", "none", "scale", "bias"]))
+    side = lambda: [s if draw(st.booleans()) else 1 for s in sizes]
+    return dict(type_name=draw(st.sampled_from(["FLOAT32", "FLOAT16"])), sizes=sizes, axes=axes,
+                scale_sizes=side() if affine in ("both", "scale") else None,
+                bias_sizes=side() if affine in ("both", "bias") else None,
+                normalize_variance=draw(st.integers(0, 1)), epsilon=draw(st.sampled_from([1e-5, 0.0, 0.5, 1e-12])),
+                layouts=[draw(st.sampled_from(["packed", "padded", "permuted", "broadcast"])) for _ in range(4)],
+                special=draw(st.booleans()), seed=draw(st.integers(0, 2 ** 32 - 1)))
+
+
+def run_case(case, preset=None):
+    rng = np.random.default_rng(case["seed"])
+    t, sizes = case["type_name"], case["sizes"]
+    arrays, strides = [], []
+    for shape, layout in zip((sizes, case["scale_sizes"], case["bias_sizes"]), case["layouts"][:3]):
+        if shape is None:
+            arrays.append(None)
+            strides.append(None)
+            continue
+        s, dims = layout_strides(shape, layout, rng)
+        arrays.append(broadcast_values(values(rng, t, shape, case["special"]), dims))
+        strides.append(s)
+    out_layout = case["layouts"][3] if case["layouts"][3] != "broadcast" else "padded"   # an output never aliases
+    strides.append(layout_strides(sizes, out_layout, rng)[0])
+    desc = mvn1_desc(t, sizes, case["axes"], case["scale_sizes"], case["bias_sizes"], case["normalize_variance"],
+                     case["epsilon"], strides)
+    (got,) = run_operator(desc, arrays, adapter=preset)
+    same_bits(got, expected(*arrays, case["axes"], case["normalize_variance"], case["epsilon"]))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases(), st.sampled_from(PRESETS + (WARP,)))
+def test_drawn_normalizations_are_bit_exact_on_every_adapter(case, preset):
+    run_case(case, preset)
+
+
+def test_a_layer_normalization_is_close_to_float64():
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((6, 300)).astype(np.float32) * 3 + 1
+    scale, bias = rng.standard_normal((1, 300)).astype(np.float32), rng.standard_normal((1, 300)).astype(np.float32)
+    (got,) = run_operator(mvn1_desc("FLOAT32", x.shape, [1], scale.shape, bias.shape), [x, scale, bias])
+    same_bits(got, expected(x, scale, bias, [1]))
+    wide = x.astype(np.float64)
+    mean = wide.mean(axis=1, keepdims=True)
+    exact = (wide - mean) / np.sqrt(((wide - mean) ** 2).mean(axis=1, keepdims=True) + np.float32(1e-5)) * scale + bias
+    np.testing.assert_allclose(got, exact, rtol=0, atol=2e-5)
+
+
+# ---- the same kernel on every wave width, cached in LDS or not --------------------------------------------------------
+def run_kernel(x, scale, bias, axes, width, preset=RX_7900_XTX, normalize_variance=1):
+    gpu = Gpu(preset, wave_width=width, timing=False)
+    t = "FLOAT32" if x.dtype == np.float32 else "FLOAT16"
+    out = np.zeros(x.shape, x.dtype)
+    spec = lambda a: None if a is None else TensorSpec(t, a.shape, None, a.nbytes)
+    raw = lambda a: np.zeros(4, np.uint8) if a is None else a.view(np.uint8).reshape(-1)
+    run = DirectRun(gpu, "MEAN_VARIANCE_NORMALIZATION1", [spec(x), spec(scale), spec(bias), spec(out)],
+                    [raw(x), raw(scale), raw(bias), raw(out)],
+                    attributes={"Axes": tuple(axes), "NormalizeVariance": normalize_variance,
+                                "Epsilon": np.float32(1e-5)})
+    stats = run.dispatch()
+    return run.output_bytes(3)[:out.nbytes].view(out.dtype).reshape(out.shape), stats, run.kernel
+
+
+@pytest.mark.parametrize("type_name, shape, axes", [("FLOAT32", (3, 5, 150), (0, 2)), ("FLOAT16", (4, 700), (1,)),
+                                                    ("FLOAT32", (2, 5000), (1,))])
+def test_every_wave_width_and_both_input_paths_give_the_same_bits(type_name, shape, axes):
+    rng = np.random.default_rng(11)
+    x = values(rng, type_name, shape, special=True)
+    scale_shape = tuple(s if d in axes else 1 for d, s in enumerate(shape))
+    scale, bias = values(rng, type_name, scale_shape), values(rng, type_name, scale_shape)
+    want = expected(x, scale, bias, axes)
+    small_lds = next(p for p in PRESETS if p.lds_max_bytes_per_workgroup == 16384)
+    for width, preset in ((8, RX_7900_XTX), (16, RX_7900_XTX), (32, small_lds), (64, RX_7900_XTX)):
+        got, stats, kernel = run_kernel(x, scale, bias, axes, width, preset)
+        count = int(np.prod([shape[d] for d in axes]))
+        assert ("_cached" in kernel.program.name) == (4 * kernel.workgroup_size + 4 * count
+                                                        <= preset.lds_max_bytes_per_workgroup)
+        assert stats.workgroups == x.size // count
+        same_bits(got, want)
+
+
+# ---- the golden model's order, from the text -----------------------------------------------------------------------
+def threads_then_tree(row):
+    lanes = 64
+    while lanes < 1024 and len(row) > 64 * lanes:
+        lanes *= 2
+    acc = [np.float32(-0.0)] * lanes
+    for k, value in enumerate(row):
+        acc[k % lanes] = np.float32(acc[k % lanes] + np.float32(value))
+    s = lanes // 2
+    while s:
+        acc = [np.float32(acc[t] + acc[t + s]) for t in range(s)]
+        s //= 2
+    return acc[0]
+
+
+def literal(row, scale, bias, epsilon):
+    """One group, literally: S1 by the threads and the tree, mean = S1 / N, S2 the same over (x - mean)^2, then
+    each element (x - mean) / sqrt(S2 / N + eps) * scale + bias, every step rounded to FLOAT32."""
+    n = np.float32(len(row))
+    with np.errstate(all="ignore"):
+        mean = np.float32(threads_then_tree(row) / n)
+        d = [np.float32(np.float32(x) - mean) for x in row]
+        var = np.float32(threads_then_tree([np.float32(v * v) for v in d]) / n)
+        den = np.float32(np.sqrt(np.float32(var + np.float32(epsilon))))
+        return np.array([np.float32(np.float32(np.float32(v / den) * s) + b) for v, s, b in zip(d, scale, bias)],
+                        np.float32)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(1, 300), st.integers(0, 2 ** 32 - 1))
+def test_the_golden_normalization_is_the_literal_loop(count, seed):
+    rng = np.random.default_rng(seed)
+    x = values(rng, "FLOAT32", (2, count), special=True)
+    scale, bias = values(rng, "FLOAT32", (1, count)), values(rng, "FLOAT32", (1, count))
+    want = np.stack([literal(row, scale[0], bias[0], 1e-5) for row in x])
+    want[np.isnan(want)] = np.float32(np.nan)      # canonical NaN
+    same_bits(expected(x, scale, bias, [1]), want)
+
+
+# ---- special values, FLOAT16, NormalizeVariance ---------------------------------------------------------------------
+def test_special_values_follow_ieee():
+    x = np.array([[1.0, 2.0, 3.0, 4.0], [5.0, 5.0, 5.0, 5.0], [1.0, np.nan, 0.0, 0.0], [np.inf, 0.0, 0.0, 0.0]],
+                 np.float32)
+    (got,) = run_operator(mvn1_desc("FLOAT32", x.shape, [1], epsilon=0.0), [x, None, None])
+    same_bits(got, expected(x, None, None, [1], epsilon=0.0))
+    # a constant row with Epsilon 0: 0 / sqrt(0) = NaN; a NaN or an infinity makes its whole row NaN
+    assert np.isnan(got[1:]).all() and (got[1:].view(np.uint32) == 0x7FC00000).all()
+    np.testing.assert_allclose(got[0], (x[0] - 2.5) / np.sqrt(1.25), rtol=1e-6)
+
+
+def test_without_normalize_variance_the_output_is_x_minus_the_mean():
+    x = np.array([[1.0, 2.0, 4.0, 9.0]], np.float16)
+    (got,) = run_operator(mvn1_desc("FLOAT16", x.shape, [1], normalize_variance=0), [x, None, None])
+    assert got.tolist() == [[-3.0, -2.0, 0.0, 5.0]]
+
+
+def test_float16_works_in_float32_and_rounds_once():
+    # 2048 and seven ones: a FLOAT16 sum would lose every + 1 (the spacing at 2048 is 2); in FLOAT32 mean = 257
+    x = np.array([[2048] + [1] * 7], np.float16)
+    (got,) = run_operator(mvn1_desc("FLOAT16", x.shape, [1], normalize_variance=0), [x, None, None])
+    assert got.tolist() == [[1791.0] + [-256.0] * 7]
+
+
+def test_the_cross_channel_operator_is_mvn1_over_its_axes():
+    rng = np.random.default_rng(2)
+    x = values(rng, "FLOAT32", (2, 3, 4, 5))
+    scale, bias = values(rng, "FLOAT32", (1, 3, 1, 1)), values(rng, "FLOAT32", (1, 3, 1, 1))
+    for cross, axes in ((0, (2, 3)), (1, (1, 2, 3))):
+        desc = DML_MEAN_VARIANCE_NORMALIZATION_OPERATOR_DESC(
+            InputTensor=tensor("FLOAT32", x.shape), ScaleTensor=tensor("FLOAT32", scale.shape),
+            BiasTensor=tensor("FLOAT32", bias.shape), OutputTensor=tensor("FLOAT32", x.shape), CrossChannel=cross,
+            NormalizeVariance=1, Epsilon=1e-3, FusedActivation=None)
+        (got,) = run_operator(desc, [x, scale, bias])
+        same_bits(got, expected(x, scale, bias, axes, epsilon=1e-3))
+
+
+# ---- FusedActivation -----------------------------------------------------------------------------------------------
+def fused(name, **fields):
+    from dmlemu.directml.operators import SCHEMAS_BY_NAME
+    return DML_OPERATOR_DESC(Type=getattr(DML_OPERATOR_TYPE, "DML_OPERATOR_" + name),
+                             Desc=SCHEMAS_BY_NAME[name].desc_type(**fields))
+
+
+@pytest.mark.parametrize("name, fields", [("ACTIVATION_RELU", {}), ("ACTIVATION_GELU", {}),
+                                          ("ACTIVATION_LEAKY_RELU", {"Alpha": 0.1}), ("ACTIVATION_SIGMOID", {}),
+                                          ("ACTIVATION_LINEAR", {"Alpha": 1.5, "Beta": -0.25})])
+@pytest.mark.parametrize("type_name", ["FLOAT32", "FLOAT16"])
+def test_a_fused_activation_is_the_activation_of_the_result(name, fields, type_name):
+    rng = np.random.default_rng(len(name))
+    x = values(rng, type_name, (5, 70), special=True)
+    scale, bias = values(rng, type_name, (1, 70)), values(rng, type_name, (1, 70))
+    (got,) = run_operator(mvn1_desc(type_name, x.shape, [1], scale.shape, bias.shape, activation=fused(name, **fields)),
+                          [x, scale, bias])
+    activation = (name, {k: np.float32(v) for k, v in fields.items()})
+    same_bits(got, expected(x, scale, bias, [1], activation=activation))
+    if type_name == "FLOAT32":
+        same_bits(got, golden.run(name, [expected(x, scale, bias, [1])], activation[1]))
+
+
+# ---- validation ------------------------------------------------------------------------------------------------
+def refusal(desc, level=None):
+    kwargs = {} if level is None else {"max_feature_level": level}
+    dml = DMLCreateDevice(D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0), DML_CREATE_DEVICE_FLAG_NONE, **kwargs)
+    op_type = {"DML_MEAN_VARIANCE_NORMALIZATION_OPERATOR_DESC": DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION}.get(
+        type(desc).__name__, DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1)
+    try:
+        dml.CreateOperator(DML_OPERATOR_DESC(Type=op_type, Desc=desc))
+    except HResultError as error:
+        return error.hresult, error.message
+    return "validated"
+
+
+def test_the_pages_rules_are_checked():
+    op = "DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1"
+    assert refusal(mvn1_desc("FLOAT32", [2, 8], [1], [1, 8], [1, 8])) == "validated"
+    assert refusal(mvn1_desc("FLOAT32", [2, 8], [1], [1, 8], None)) == "validated"          # from FL5_2
+    assert refusal(mvn1_desc("FLOAT32", [2, 3, 4, 8], [3], [1, 3, 1, 8], None), DML_FEATURE_LEVEL_5_1) == (
+        E_INVALIDARG, f"BiasTensor is None but ScaleTensor is given; {op} requires both or neither below "
+                      "DML_FEATURE_LEVEL_5_2 (this device: DML_FEATURE_LEVEL_5_1).")
+    assert refusal(mvn1_desc("FLOAT32", [2, 8], [1], [2, 4], [1, 8])) == (
+        E_INVALIDARG, f"ScaleTensor.Sizes is {{2,4}} but InputTensor.Sizes is {{2,8}}; {op}: each dimension must be "
+                      "the input's or 1 (broadcast).")
+    assert refusal(mvn1_desc("FLOAT32", [2, 3, 4, 8], [3], [1, 1, 1, 8], [1, 1, 1, 8]), DML_FEATURE_LEVEL_3_1) == (
+        E_INVALIDARG, f"ScaleTensor.Sizes is {{1,1,1,8}} but InputTensor.Sizes is {{2,3,4,8}}; {op}: the channel "
+                      "size must be the input's below DML_FEATURE_LEVEL_4_0.")
+    assert refusal(mvn1_desc("FLOAT32", [2, 8], [2])) == (
+        E_INVALIDARG, f"Axes[0] is 2; InputTensor has 2 dimensions, so {op} takes axes 0 to 1.")
+    assert refusal(mvn1_desc("FLOAT32", [2, 8], [1], out_sizes=[2, 1]))[0] == E_INVALIDARG
+    assert refusal(mvn1_desc("INT32", [2, 8], [1]))[0] == E_INVALIDARG
+    assert refusal(mvn1_desc("FLOAT32", [2, 8], [1]), DML_FEATURE_LEVEL_3_0)[0] == E_INVALIDARG     # 4 dimensions
+    desc = mvn1_desc("FLOAT32", [2, 8], [1])
+    desc.NormalizeVariance = "yes"
+    assert refusal(desc) == (E_INVALIDARG, "NormalizeVariance is 'yes'; it must be a C BOOL (FALSE = 0, TRUE any "
+                                           "other INT).")
+    desc.NormalizeVariance = 7        # any non-zero BOOL is TRUE
+    assert refusal(desc) == "validated"
+
+
+# ---- in a graph --------------------------------------------------------------------------------------------------
+def test_a_layer_normalization_runs_in_a_graph_between_element_wise_nodes():
+    """MVN1 is no element-wise node: a dispatch of its own (a workgroup per group, LDS), fed by a fused element-wise
+    chain and feeding another node; Scale and Bias are graph inputs broadcast along the rows."""
+    from test_graph import GraphSpec, X, _random, assert_graph_matches, clip, identity, op, threshold
+    from test_graph import tensor as graph_tensor
+    w = graph_tensor([1] * (len(X.Desc.Sizes) - 1) + [X.Desc.Sizes[-1]])
+    last = len(X.Desc.Sizes) - 1
+    spec = GraphSpec(nodes=[(clip(X, -1.0, 2.0), "clip"), (threshold(X, 0.5), "threshold"),
+                            (op("MEAN_VARIANCE_NORMALIZATION1", InputTensor=X, ScaleTensor=w, BiasTensor=w,
+                                OutputTensor=X, AxisCount=1, Axes=[last], NormalizeVariance=1, Epsilon=1e-5),
+                             "layer_norm"),
+                            (identity(X, scale_bias=(3.0, 1.0)), "scale")],
+                     input_count=3, output_count=1, inputs=[(0, 0, 0), (1, 2, 1), (2, 2, 2)],
+                     intermediates=[(0, 0, 1, 0), (1, 0, 2, 0), (2, 0, 3, 0)], outputs=[(3, 0, 0)])
+    assert_graph_matches(spec, [_random(X, 3), _random(w, 4, special=False), _random(w, 5, special=False)])
