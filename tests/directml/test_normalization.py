@@ -222,10 +222,11 @@ def test_without_normalize_variance_the_output_is_x_minus_the_mean():
 
 
 def test_float16_works_in_float32_and_rounds_once():
-    # 2048 and seven ones: a FLOAT16 sum would lose every + 1 (the spacing at 2048 is 2); in FLOAT32 mean = 257
+    # 2048 and seven ones: a FLOAT16 sum would lose every + 1 (the spacing at 2048 is 2: mean 256, 1 - mean = -255);
+    # in FLOAT32 the mean is 2055 / 8 = 256.875, and 1 - 256.875 = -255.875 is a FLOAT16
     x = np.array([[2048] + [1] * 7], np.float16)
     (got,) = run_operator(mvn1_desc("FLOAT16", x.shape, [1], normalize_variance=0), [x, None, None])
-    assert got.tolist() == [[1791.0] + [-256.0] * 7]
+    assert got.tolist() == [[1791.0] + [-255.875] * 7]
 
 
 def test_the_cross_channel_operator_is_mvn1_over_its_axes():
