@@ -153,7 +153,7 @@ class OperatorSchema(InputsAndOutputs):
     support_by: tuple = ()          # AttributeSupport: rows that depend on an attribute's value
     reduces: tuple = ()             # (input, output, axes field): the output has the input's Sizes but 1 on the axes
     multiplies: tuple = ()          # (A, B, C, output, TransA field, TransB field): GEMM's matrix shapes
-    normalizes: tuple = ()          # (input, scale, bias): the normalizations' broadcast Scale and Bias tensors
+    normalizes: tuple = ()          # (input, *others): the normalizations' tensors broadcast to the input (Scale ..)
 
     @property
     def c_name(self):
@@ -559,6 +559,20 @@ _SCHEMA_LIST = [
         attributes=(AttributeSpec("CrossChannel", BOOL), AttributeSpec("NormalizeVariance", BOOL),
                     AttributeSpec("Epsilon"), AttributeSpec("FusedActivation", FUSED_ACTIVATION)),
         normalizes=("InputTensor", "ScaleTensor", "BiasTensor")),
+
+    # DML_BATCH_NORMALIZATION_OPERATOR_DESC (FL1_0; sdk-api ns-directml-dml_batch_normalization_operator_desc): "Any
+    # dimension in MeanTensor, VarianceTensor, ScaleTensor, and BiasTensor can be set to 1, and be automatically
+    # broadcast to match InputTensor"; every tensor the same DataType and DimensionCount; Input and Output the same
+    # Sizes; 1 to 8 dimensions from DML_FEATURE_LEVEL_3_1 (4 below). Spatial "was deprecated in
+    # DML_FEATURE_LEVEL_4_0, and has no effect" (FALSE below it: Mean's and Variance's Height and Width not broadcast).
+    _op("BATCH_NORMALIZATION", _roles("InputTensor", "MeanTensor", "VarianceTensor", "ScaleTensor", "BiasTensor",
+                                      "OutputTensor"), ((L3_1, (1, 8), FLOATS), (L1_0, 4, FLOATS)),
+        same_sizes=[("InputTensor", "OutputTensor")],
+        same_dimension_count=(("InputTensor", "MeanTensor", "VarianceTensor", "ScaleTensor", "BiasTensor",
+                               "OutputTensor"),),
+        attributes=(AttributeSpec("Spatial", BOOL), AttributeSpec("Epsilon"),
+                    AttributeSpec("FusedActivation", FUSED_ACTIVATION)),
+        normalizes=("InputTensor", "MeanTensor", "VarianceTensor", "ScaleTensor", "BiasTensor")),
 
     # -- CAST ----------------------------------------------------------------------------------------------
     _op("CAST", UNARY, (

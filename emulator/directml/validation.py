@@ -518,7 +518,7 @@ def _check_attribute_support(schema, by_field, attributes, feature_level):
     if schema.multiplies:
         _check_matrix_shapes(schema, by_field, attributes)
     if schema.normalizes:
-        _check_normalization_tensors(schema, by_field, feature_level)
+        _check_normalization_tensors(schema, by_field, feature_level, attributes)
     if schema.reduces:
         source, target, axes_field = schema.reduces
         source, target, axes = by_field[source], by_field[target], attributes[axes_field]
@@ -556,25 +556,34 @@ def _check_matrix_shapes(schema, by_field, attributes):
                       f"{format_uints(out.sizes)}; {op} requires the same Sizes (C broadcasts through stride 0).")
 
 
-def _check_normalization_tensors(schema, by_field, feature_level):
-    """The normalizations' Scale and Bias (DML_MEAN_VARIANCE_NORMALIZATION1 and its kin): below
-    DML_FEATURE_LEVEL_5_2 one is required when the other is given; each dimension is the input's or 1 (broadcast);
-    below DML_FEATURE_LEVEL_4_0 the channel dimension (1) must be the input's."""
+def _check_normalization_tensors(schema, by_field, feature_level, attributes):
+    """The normalizations' broadcast tensors (MVN1's Scale and Bias; BATCH_NORMALIZATION's Mean, Variance, Scale
+    and Bias): each dimension is the input's or 1 (broadcast). MVN's optional Scale and Bias: below
+    DML_FEATURE_LEVEL_5_2 one is required when the other is given, and below DML_FEATURE_LEVEL_4_0 their channel
+    dimension (1) must be the input's. BATCH_NORMALIZATION with Spatial FALSE below DML_FEATURE_LEVEL_4_0: Mean's
+    and Variance's Height and Width (dimensions 2 and 3) are not broadcast."""
     op = schema.c_name
-    source, scale, bias = schema.normalizes
+    source, *others = schema.normalizes
     source = by_field[source]
-    given = [field for field in (scale, bias) if field in by_field]
-    if len(given) == 1 and feature_level < DML_FEATURE_LEVEL.DML_FEATURE_LEVEL_5_2:
-        other = bias if given[0] == scale else scale
+    optional = [role.field for role in schema.tensors if role.optional and role.field in others]
+    given = [field for field in optional if field in by_field]
+    if len(optional) == 2 and len(given) == 1 and feature_level < DML_FEATURE_LEVEL.DML_FEATURE_LEVEL_5_2:
+        other = next(field for field in optional if field != given[0])
         raise invalid(f"{other} is None but {given[0]} is given; {op} requires both or neither below "
                       f"DML_FEATURE_LEVEL_5_2 (this device: {c_level_name(feature_level)}).")
-    for field in given:
-        tensor = by_field[field]
+    old = feature_level < DML_FEATURE_LEVEL.DML_FEATURE_LEVEL_4_0
+    not_spatial = old and "Spatial" in attributes and not attributes["Spatial"]
+    for field in others:
+        tensor = by_field.get(field)
+        if tensor is None:
+            continue
         for d, (size, full) in enumerate(zip(tensor.sizes, source.sizes)):
-            channel = d == 1 and feature_level < DML_FEATURE_LEVEL.DML_FEATURE_LEVEL_4_0
-            if size != full and (size != 1 or channel):
-                rule = ("the channel size must be the input's below DML_FEATURE_LEVEL_4_0" if channel else
-                        "each dimension must be the input's or 1 (broadcast)")
+            channel = d == 1 and old and field in optional
+            spatial = d in (2, 3) and not_spatial and field in ("MeanTensor", "VarianceTensor")
+            if size != full and (size != 1 or channel or spatial):
+                rule = ("each dimension must be the input's or 1 (broadcast)" if not (channel or spatial) else
+                        "the channel size must be the input's below DML_FEATURE_LEVEL_4_0" if channel else
+                        "with Spatial FALSE, Height and Width must be the input's below DML_FEATURE_LEVEL_4_0")
                 raise invalid(f"{field}.Sizes is {format_uints(tensor.sizes)} but {source.field}.Sizes is "
                               f"{format_uints(source.sizes)}; {op}: {rule}.")
 

@@ -13,14 +13,18 @@ over k = t, t + L, ..., then the fixed tree: dmlemu.golden.reduce's `_sum`, docs
   y    = y * Scale + Bias        a multiply, then an add, each rounded (never fused); no step without its tensor
   y    = FusedActivation(y)      the activation operator's own golden function, in FLOAT32
 
-FLOAT16 is widened to FLOAT32 (exact), and rounded once at the end; NaN results are canonical. This module
-follows that text, not the kernel: it never assembles or runs anything.
+FLOAT16 is widened to FLOAT32 (exact), and rounded once at the end; NaN results are canonical.
+DML_OPERATOR_BATCH_NORMALIZATION is the same element step with the statistics given as tensors (an element-wise
+operator: `batch_normalization`). This module follows that text, not the kernel: it never assembles or runs
+anything.
 """
 import numpy as np
 
+from dmlemu.golden.activation import apply_activation
 from dmlemu.golden.numbers import canonicalize_nans
 from dmlemu.golden.reduce import _rows, _sum   # the reductions' fixed order (lanes, then the tree), shared
 from dmlemu.golden.registry import OPERATORS, operator
+from dmlemu.golden.working import Work
 from dmlemu.isa import numerics as _nm   # primitives only (FLOAT16 narrowing); the ISA is never run
 
 
@@ -84,3 +88,27 @@ def mean_variance_normalization0(x, scale=None, bias=None, CrossChannel=0, Norma
     """DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION: MVN1 across cross_channel_axes(CrossChannel)."""
     return mean_variance_normalization(x, scale, bias, cross_channel_axes(CrossChannel), NormalizeVariance, Epsilon,
                                        FusedActivation)
+
+
+@operator(name="BATCH_NORMALIZATION", keyword_attributes=("Epsilon", "FusedActivation"), half_precision=True)
+def batch_normalization(x, mean, variance, scale, bias, Epsilon=0.0, FusedActivation=None, half_precision=False):
+    """DML_OPERATOR_BATCH_NORMALIZATION with given statistics, element by element (Mean, Variance, Scale and Bias
+    broadcast to x's shape): den = sqrt(Variance + Epsilon), then (x - Mean) / den * Scale + Bias, each step rounded
+    once in the working type (FLOAT16: FLOAT32, or FLOAT16 with half precision; Epsilon rounded to it), then the
+    FusedActivation, then the one narrowing. Spatial changes nothing (validation only)."""
+    x = np.asarray(x)
+    w = Work(x.dtype, half_precision)
+    m, v, s, b = (w.widen(np.broadcast_to(np.asarray(t), x.shape)) for t in (mean, variance, scale, bias))
+    with np.errstate(all="ignore"):
+        den = w.add(v, w.param(Epsilon))
+        den = _nm.canonicalize(np.sqrt(np.asarray(den, w.dtype)).astype(w.dtype))   # IEEE sqrt: correctly rounded
+        d = w.sub(w.widen(x), m)
+        if w.half:     # a FLOAT16 quotient in float64 rounds once more, to FLOAT16: still the correctly rounded one
+            y = _nm.narrow_f16(np.asarray(d, np.float64) / np.asarray(den, np.float64))
+        else:
+            y = _nm.canonicalize(np.asarray(d / den, w.dtype))
+        y = w.add(w.mul(y, s), b)
+        canonical = False
+        if FusedActivation is not None:
+            y, canonical = apply_activation(FusedActivation, y, w)
+    return w.finish(y, canonical)
