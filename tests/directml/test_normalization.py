@@ -17,7 +17,7 @@ from dmlemu.direct_run import DirectRun
 from dmlemu.errors import E_INVALIDARG, HResultError
 from dmlemu.gpu import Gpu
 from dmlemu.kernels.driver import TensorSpec
-from dmlemu.presets import PRESETS, RX_7900_XTX, WARP
+from dmlemu.presets import DEFAULT_PRESET, PRESETS, RX_7900_XTX, WARP
 from tensor_layouts import layout_strides
 
 DTYPES = {"FLOAT32": np.float32, "FLOAT16": np.float16}
@@ -320,3 +320,85 @@ def test_a_layer_normalization_runs_in_a_graph_between_element_wise_nodes():
                      input_count=3, output_count=1, inputs=[(0, 0, 0), (1, 2, 1), (2, 2, 2)],
                      intermediates=[(0, 0, 1, 0), (1, 0, 2, 0), (2, 0, 3, 0)], outputs=[(3, 0, 0)])
     assert_graph_matches(spec, [_random(X, 3), _random(w, 4, special=False), _random(w, 5, special=False)])
+
+
+# ---- BATCH_NORMALIZATION: the element-wise kernel with four broadcast tensors -------------------------------------------
+def bn_desc(type_name, sizes, side_sizes, spatial=1, epsilon=1e-5, strides=(None,) * 6, activation=None):
+    return DML_BATCH_NORMALIZATION_OPERATOR_DESC(
+        InputTensor=tensor(type_name, sizes, strides[0]),
+        **{f"{name}Tensor": tensor(type_name, shape, stride)
+           for name, shape, stride in zip(("Mean", "Variance", "Scale", "Bias"), side_sizes, strides[1:5])},
+        OutputTensor=tensor(type_name, sizes, strides[5]), Spatial=spatial, Epsilon=epsilon, FusedActivation=activation)
+
+
+def bn_expected(x, sides, epsilon, activation=None, half=False):
+    return golden.run("BATCH_NORMALIZATION", [x, *sides], {"Epsilon": np.float32(epsilon),
+                                                         "FusedActivation": activation}, half_precision=half)
+
+
+@st.composite
+def bn_cases(draw):
+    rank = draw(st.integers(1, 5))
+    sizes = [draw(st.integers(1, 6)) for _ in range(rank)]
+    return dict(type_name=draw(st.sampled_from(["FLOAT32", "FLOAT16"])), sizes=sizes,
+                sides=[[s if draw(st.booleans()) else 1 for s in sizes] for _ in range(4)],
+                epsilon=draw(st.sampled_from([1e-5, 0.0, 1e-3])), half=draw(st.booleans()),
+                layouts=[draw(st.sampled_from(["packed", "padded", "permuted", "broadcast"])) for _ in range(6)],
+                special=draw(st.booleans()), seed=draw(st.integers(0, 2 ** 32 - 1)))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(bn_cases(), st.sampled_from(PRESETS + (WARP,)))
+def test_drawn_batch_normalizations_are_bit_exact_on_every_adapter(case, preset):
+    rng = np.random.default_rng(case["seed"])
+    t = case["type_name"]
+    arrays, strides = [], []
+    for k, (shape, layout) in enumerate(zip([case["sizes"]] + case["sides"], case["layouts"][:5])):
+        s, dims = layout_strides(shape, layout, rng)
+        a = values(rng, t, shape, case["special"])
+        if k == 2:
+            a = np.abs(a)            # a variance
+        arrays.append(broadcast_values(a, dims))
+        strides.append(s)
+    out_layout = case["layouts"][5] if case["layouts"][5] != "broadcast" else "padded"
+    strides.append(layout_strides(case["sizes"], out_layout, rng)[0])
+    flags = DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION if case["half"] else 0
+    (got,) = run_operator(bn_desc(t, case["sizes"], case["sides"], epsilon=case["epsilon"], strides=strides), arrays,
+                          adapter=preset, flags=flags)
+    half = case["half"] and t == "FLOAT16" and (preset or DEFAULT_PRESET).native_fp16
+    same_bits(got, bn_expected(arrays[0], arrays[1:], case["epsilon"], half=half))
+
+
+def test_batch_normalization_is_the_formula_with_a_fused_activation():
+    rng = np.random.default_rng(4)
+    x = values(rng, "FLOAT32", (2, 3, 4, 5))
+    sides = [values(rng, "FLOAT32", (1, 3, 1, 1)) for _ in range(4)]
+    sides[1] = np.abs(sides[1])
+    (got,) = run_operator(bn_desc("FLOAT32", x.shape, [s.shape for s in sides], activation=fused("ACTIVATION_RELU")),
+                          [x, *sides])
+    same_bits(got, bn_expected(x, sides, 1e-5, ("ACTIVATION_RELU", {})))
+    plain = (x - sides[0]) / np.sqrt(sides[1] + np.float32(1e-5)) * sides[2] + sides[3]
+    np.testing.assert_allclose(got, np.maximum(plain, 0), rtol=1e-6, atol=1e-6)
+
+
+def test_batch_normalization_rules_are_checked():
+    op = "DML_OPERATOR_BATCH_NORMALIZATION"
+
+    def refused(desc, level=None):
+        kwargs = {} if level is None else {"max_feature_level": level}
+        dml = DMLCreateDevice(D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0), DML_CREATE_DEVICE_FLAG_NONE, **kwargs)
+        try:
+            dml.CreateOperator(DML_OPERATOR_DESC(Type=DML_OPERATOR_BATCH_NORMALIZATION, Desc=desc))
+        except HResultError as error:
+            return error.hresult, error.message
+        return "validated"
+    channel = [[1, 3, 1, 1]] * 4
+    assert refused(bn_desc("FLOAT32", [2, 3, 4, 5], channel)) == "validated"
+    assert refused(bn_desc("FLOAT32", [2, 3, 4, 5], channel, spatial=0), DML_FEATURE_LEVEL_4_0) == "validated"
+    assert refused(bn_desc("FLOAT32", [2, 3, 4, 5], channel, spatial=0), DML_FEATURE_LEVEL_3_1) == (
+        E_INVALIDARG, f"MeanTensor.Sizes is {{1,3,1,1}} but InputTensor.Sizes is {{2,3,4,5}}; {op}: with Spatial "
+                      "FALSE, Height and Width must be the input's below DML_FEATURE_LEVEL_4_0.")
+    assert refused(bn_desc("FLOAT32", [2, 3, 4, 5], [[1, 3, 1, 1], [1, 2, 1, 1], [1, 3, 1, 1], [1, 3, 1, 1]])) == (
+        E_INVALIDARG, f"VarianceTensor.Sizes is {{1,2,1,1}} but InputTensor.Sizes is {{2,3,4,5}}; {op}: each "
+                      "dimension must be the input's or 1 (broadcast).")
+    assert refused(bn_desc("FLOAT32", [2, 3, 5], [[1, 3, 1]] * 4), DML_FEATURE_LEVEL_3_0)[0] == E_INVALIDARG
