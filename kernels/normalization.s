@@ -1,6 +1,7 @@
 ; =============================================================================================
 ; normalization.s: DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1 (and MEAN_VARIANCE_NORMALIZATION,
-; whose CrossChannel names the axes). Output = FusedActivation(Scale * (Input - Mean) /
+; whose CrossChannel names the axes; and LP_NORMALIZATION: pass 1 sums |x| or x * x, the norm
+; S1 or sqrt(S1) raised to Epsilon where below it, and pass 3 is y = x / norm). Output = FusedActivation(Scale * (Input - Mean) /
 ; sqrt(Variance + Epsilon) + Bias) for every group of elements that share their coordinates
 ; outside Axes; the order of every operation is docs/NUMERICS.md's "Normalization".
 ;
@@ -89,7 +90,18 @@ kept_done:
     v_mov_b32 v109, 0
     ds_read_b32 v110, v109, 0            ; ... and every thread reads it
     s_barrier                            ; before the next tree writes LDS 0 again
+.if CENTER
     v_div_f32 v110, v110, s58            ; mean = S1 / N, correctly rounded
+.else
+.if TERM == "SQUARE"
+    v_sqrt_f32 v111, v110                ; LP_NORMALIZATION P = 2: the norm sqrt(S1), correctly rounded
+.else
+    v_mov_b32 v111, v110                 ; P = 1: the norm S1
+.endif
+    v_mov_b32 v109, s59
+    v_cmp_lt_f32 vcc, v111, v109         ; a norm below Epsilon becomes Epsilon (a NaN norm stays NaN)
+    v_cndmask_b32 v111, v111, v109, vcc
+.endif
 
 ; ---- 3. pass 2 and the tree: S2; den = sqrt(S2 / N + Epsilon) ------------------------------------------
 .if NORMALIZE_VARIANCE

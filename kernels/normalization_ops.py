@@ -63,6 +63,9 @@ OPERATORS = {row.name: row for row in (
     NormalizationOperator(name="MEAN_VARIANCE_NORMALIZATION", tensors=_MVN_TENSORS, types=("FLOAT32", "FLOAT16"),
                           params=(("CrossChannel", "bool"), ("NormalizeVariance", "bool"), ("Epsilon", "f32")),
                           optional=(1, 2)),
+    # y = x / max(the Lp norm along Axis, Epsilon): one pass of |x| (P = 1) or x * x (P = 2), no mean
+    NormalizationOperator(name="LP_NORMALIZATION", tensors=("InputTensor", "OutputTensor"),
+                          types=("FLOAT32", "FLOAT16"), params=(("Axis", "u32"), ("Epsilon", "f32"), ("P", "u32"))),
 )}
 
 
@@ -70,6 +73,8 @@ def normalized_axes(operator, attributes):
     """The axes a desc normalizes across: MVN1's Axes; MVN's {C, H, W} (CrossChannel TRUE) or {H, W}."""
     if operator == "MEAN_VARIANCE_NORMALIZATION":
         return {1, 2, 3} if int(attributes.get("CrossChannel") or 0) else {2, 3}
+    if operator == "LP_NORMALIZATION":
+        return {int(attributes.get("Axis") or 0)}
     return {int(a) for a in attributes.get("Axes") or ()}
 
 
@@ -94,7 +99,7 @@ def split_dimensions(sizes, axes, strides_per_tensor):
 
 
 def variant_symbols(data_type, has_scale, has_bias, normalize_variance, inner_linear, lanes, cache, layout=LAYOUT,
-                    activation=None, activation_symbols=None):
+                    activation=None, activation_symbols=None, lp=0):
     """The assembler symbols of one variant of normalization.s; with `activation` (ACTIVATION_RELU ...), those the
     element-wise driver gives that activation's own kernel in FLOAT32 (`activation_symbols`: its variant_symbols,
     handed in by kernels/driver.py), under normalization.s's own."""
@@ -102,10 +107,12 @@ def variant_symbols(data_type, has_scale, has_bias, normalize_variance, inner_li
     return {**base, "HAS_ACT": int(activation is not None), "ACTIVATION": activation or "none",
             "CANONICALIZE": base.get("CANONICALIZE", 0),
             "HAS_SCALE": int(has_scale), "HAS_BIAS": int(has_bias), "NORMALIZE_VARIANCE": int(normalize_variance),
+            "CENTER": int(not lp), "DIVIDE": int(bool(lp) or normalize_variance),
+            "TERM": {0: "X", 1: "ABS", 2: "SQUARE"}[lp],
             "INNER_LINEAR": int(inner_linear), "CACHE": int(cache), "LANES": lanes, "LDS_CACHE": 4 * lanes,
             "LOAD": _LOAD[data_type], "STORE": _STORE[data_type], "SHIFT": _SHIFT[data_type],
             "WIDEN_F16": int(data_type == "FLOAT16"), "NARROW_F16": int(data_type == "FLOAT16"),
-            "DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64, "DESC_T3": 96,
+            "DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64, "DESC_T3": 32 if lp else 96,   # LP: input, output only
             # the reductions' tree (reduce_tree.inc, reduce_level.inc, reduce_combine.inc): FLOAT32 sums
             "ACC": "v10", "X": "v11", "DS": "b32", "LDS_SHIFT": 2, "ARG": 0, "COMBINE": "v_add_f32",
             "LDS_INDEX": 4 * lanes, "CMP_BETTER": "none", "CMP_EQ": "none",
@@ -115,12 +122,12 @@ def variant_symbols(data_type, has_scale, has_bias, normalize_variance, inner_li
 
 @functools.lru_cache(maxsize=None)
 def build_program(data_type, has_scale, has_bias, normalize_variance, inner_linear, lanes, cache, layout=LAYOUT,
-                  activation=None, activation_symbols=None):
-    """Assemble and decode one variant of normalization.s (cached)."""
+                  activation=None, activation_symbols=None, lp=0):
+    """Assemble and decode one variant of normalization.s (cached); `lp`: LP_NORMALIZATION's P (0: MVN)."""
     symbols = variant_symbols(data_type, has_scale, has_bias, normalize_variance, inner_linear, lanes, cache, layout,
-                              activation, activation_symbols)
+                              activation, activation_symbols, lp)
     dwords = assemble_file(os.path.join(KERNEL_DIR, "normalization.s"), symbols)
-    name = (f"mvn_{data_type.lower()}_x{lanes}{'_scale' if has_scale else ''}{'_bias' if has_bias else ''}"
+    name = (f"{f'lp{lp}' if lp else 'mvn'}_{data_type.lower()}_x{lanes}{'_scale' if has_scale else ''}{'_bias' if has_bias else ''}"
             f"{'' if normalize_variance else '_mean_only'}{'_linear' if inner_linear else ''}"
             f"{'_cached' if cache else ''}{'' if activation is None else '_' + activation.lower()}")
     return Program(dwords, name)
@@ -132,6 +139,8 @@ def compile_normalization(operator, tensors, attributes, layout, no_kernel, divi
     kernels/driver.py wraps them in a CompiledKernel. `no_kernel` is the NoKernel class to raise; `activation_of`
     and `activation_symbols` are the driver's."""
     row = OPERATORS[operator]
+    if len(tensors) == 2:           # LP_NORMALIZATION: no Scale, no Bias
+        tensors = (tensors[0], None, None, tensors[1])
     source, scale, bias, target = tensors
     if source.data_type not in row.types:
         raise no_kernel(f"dmlemu's kernel for {operator} serves {', '.join(row.types)}, not {source.data_type}")
@@ -173,10 +182,13 @@ def compile_normalization(operator, tensors, attributes, layout, no_kernel, divi
             raise ValueError(f"{activation} needs its attribute {name}")
         values[f"PARAM{4 + i}"] = f32_bits(float(activation_attributes[name]))
     constants = layout.pack(values, records, params=True, wide=False)
-    normalize_variance = bool(int(attributes.get("NormalizeVariance", 1) or 0))
+    lp = int(attributes.get("P") or 0) if operator == "LP_NORMALIZATION" else 0
+    if operator == "LP_NORMALIZATION" and lp not in (1, 2):
+        raise ValueError(f"LP_NORMALIZATION's P is {lp}, not 1 or 2")
+    normalize_variance = not lp and bool(int(attributes.get("NormalizeVariance", 1) or 0))
     program = build_program(source.data_type, scale is not None, bias is not None, normalize_variance,
                             len(normalized) <= 1, lanes, cache, layout, activation,
-                            activation_symbols if activation is not None else None)
+                            activation_symbols if activation is not None else None, lp)
     return program, constants, groups, lanes, 4 * lanes + (4 * count if cache else 0)
 
 

@@ -90,6 +90,7 @@ SCALAR_UNION = "DML_SCALAR_UNION"  # 8 bytes read as the data type another field
 FUSED_ACTIVATION = "FUSED_ACTIVATION"   # _Maybenull_ const DML_OPERATOR_DESC* -> None or FusedActivation
 AXES = "AXES"                      # UINT <count field>; _Field_size_(count) const UINT* -> a tuple of axes
 BOOL = "BOOL"                      # a C BOOL (FALSE = 0, any other integer TRUE) -> 0 or 1
+UINT = "UINT"                      # a C UINT -> int (`of`: an axis of that tensor; `one_of`: the values allowed)
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,7 @@ class AttributeSpec:
     at_least_until: int = None      # ... below this feature level only (None: at every level)
     of: str = None                  # AXES: the tensor whose dimensions the axes name
     count_field: str = None         # AXES: the C count field before the array (e.g. AxisCount)
+    one_of: tuple = None            # UINT: the values allowed (LP_NORMALIZATION's P: 1 or 2)
 
 
 @dataclass(frozen=True)
@@ -170,7 +172,7 @@ class OperatorSchema(InputsAndOutputs):
     def desc_fields(self):
         """The desc struct's (C field name, zero value) pairs in C order: the tensors (binding order is C
         order), ScaleBias, then the attributes."""
-        zero = {FLOAT: 0.0, ENUM: 0, SCALAR_UNION: None, FUSED_ACTIVATION: None, BOOL: 0}
+        zero = {FLOAT: 0.0, ENUM: 0, SCALAR_UNION: None, FUSED_ACTIVATION: None, BOOL: 0, UINT: 0}
         attributes = []
         for a in self.attributes:
             if a.kind == AXES:
@@ -574,6 +576,13 @@ _SCHEMA_LIST = [
                     AttributeSpec("FusedActivation", FUSED_ACTIVATION)),
         normalizes=("InputTensor", "MeanTensor", "VarianceTensor", "ScaleTensor", "BiasTensor")),
 
+    # DML_LP_NORMALIZATION_OPERATOR_DESC (FL1_0; sdk-api ns-directml-dml_lp_normalization_operator_desc): "InputTensor
+    # and OutputTensor must have the same DataType, DimensionCount and Sizes"; Axis "The axis on which to apply
+    # normalization"; P "The order of the normalization (either 1 or 2)".
+    _op("LP_NORMALIZATION", UNARY, ((L3_1, (1, 8), FLOATS), (L1_0, 4, FLOATS)),
+        attributes=(AttributeSpec("Axis", UINT, of="InputTensor"), AttributeSpec("Epsilon"),
+                    AttributeSpec("P", UINT, one_of=(1, 2)))),
+
     # -- CAST ----------------------------------------------------------------------------------------------
     _op("CAST", UNARY, (
         (L4_1, (1, 8), ALL_11), (L3_1, (1, 8), ALL_10), (L3_0, 4, ALL_10),
@@ -606,7 +615,7 @@ def _check_tables():
         attribute_fields = [a.field for a in schema.attributes]
         assert schema.desc_type._fields_ == tuple(f for f, _ in schema.desc_fields()), schema.name
         for spec in schema.attributes:
-            assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION, AXES, BOOL), schema.name
+            assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION, AXES, BOOL, UINT), schema.name
             assert spec.kind != AXES or (spec.of in fields and spec.count_field), schema.name
             assert spec.kind != ENUM or spec.enum is not None, schema.name
             assert spec.type_field is None or spec.type_field in attribute_fields, schema.name

@@ -44,7 +44,7 @@ from dmlemu.directml.enums import (
 from dmlemu.directml.operators import (
     AXES, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION_TYPES, SCALAR_UNION, SCHEMAS,
 )
-from dmlemu.directml.operators import BOOL
+from dmlemu.directml.operators import BOOL, UINT
 from dmlemu.directml.structs import (
     DML_BUFFER_TENSOR_DESC, DML_OPERATOR_DESC, DML_SCALAR_UNION, DML_SCALE_BIAS, DML_TENSOR_DESC,
 )
@@ -455,6 +455,15 @@ def _validate_attributes(schema, desc, tensors, feature_level, prefix):
             if not is_integer(value) or not -2 ** 31 <= int(value) < 2 ** 31:
                 raise invalid(f"{where} is {_named(value)}; it must be a C BOOL (FALSE = 0, TRUE any other INT).")
             value = int(int(value) != 0)
+        elif spec.kind == UINT:
+            value = check_uint(value, where)
+            if spec.of is not None and value >= len(by_field[spec.of].sizes):
+                rank = len(by_field[spec.of].sizes)
+                raise invalid(f"{where} is {value}; {spec.of} has {rank} dimensions, so {op} takes {spec.field} 0 "
+                              f"to {rank - 1}.")
+            if spec.one_of is not None and value not in spec.one_of:
+                raise invalid(f"{where} is {value}; {op} takes {spec.field} "
+                              f"{' or '.join(str(v) for v in spec.one_of)}.")
         else:  # FUSED_ACTIVATION
             value = _validate_fused_activation(schema, value, by_field, feature_level, where)
         values[spec.field] = value

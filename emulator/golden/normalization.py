@@ -14,6 +14,7 @@ over k = t, t + L, ..., then the fixed tree: dmlemu.golden.reduce's `_sum`, docs
   y    = FusedActivation(y)      the activation operator's own golden function, in FLOAT32
 
 FLOAT16 is widened to FLOAT32 (exact), and rounded once at the end; NaN results are canonical.
+DML_OPERATOR_LP_NORMALIZATION is pass 1 alone over |x| or x * x (`lp_normalization`).
 DML_OPERATOR_BATCH_NORMALIZATION is the same element step with the statistics given as tensors (an element-wise
 operator: `batch_normalization`). This module follows that text, not the kernel: it never assembles or runs
 anything.
@@ -112,3 +113,24 @@ def batch_normalization(x, mean, variance, scale, bias, Epsilon=0.0, FusedActiva
         if FusedActivation is not None:
             y, canonical = apply_activation(FusedActivation, y, w)
     return w.finish(y, canonical)
+
+
+@operator(name="LP_NORMALIZATION", keyword_attributes=("Axis", "Epsilon", "P"))
+def lp_normalization(x, Axis=0, Epsilon=0.0, P=2):
+    """DML_OPERATOR_LP_NORMALIZATION: y = x / norm along Axis, each element one correctly rounded divide. The norm
+    is S (P = 1: the sum of |x|) or sqrt(S) (P = 2: the sum of x * x, each product rounded; the square root
+    correctly rounded), S in the reductions' order from -0; a norm below Epsilon is Epsilon (a NaN norm stays NaN).
+    FLOAT16 works in FLOAT32 and rounds once."""
+    x = np.asarray(x)
+    work = x.astype(np.float32)
+    axes = {int(Axis)}
+    with np.errstate(all="ignore"):
+        terms = np.abs(work) if int(P) == 1 else (work * work).astype(np.float32)
+        norm = _group_sums(terms, axes)
+        if int(P) != 1:
+            norm = np.sqrt(norm).astype(np.float32)
+        epsilon = np.float32(Epsilon)
+        norm = np.where(norm < epsilon, epsilon, norm).astype(np.float32)
+        y = canonicalize_nans((work / norm).astype(np.float32))
+    with np.errstate(over="ignore"):
+        return _nm.narrow_f16(y).astype(np.float16) if x.dtype == np.float16 else y
