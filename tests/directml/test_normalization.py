@@ -402,3 +402,55 @@ def test_batch_normalization_rules_are_checked():
         E_INVALIDARG, f"VarianceTensor.Sizes is {{1,2,1,1}} but InputTensor.Sizes is {{2,3,4,5}}; {op}: each "
                       "dimension must be the input's or 1 (broadcast).")
     assert refused(bn_desc("FLOAT32", [2, 3, 5], [[1, 3, 1]] * 4), DML_FEATURE_LEVEL_3_0)[0] == E_INVALIDARG
+
+
+# ---- LP_NORMALIZATION: pass 1 of the same kernel over |x| or x * x ------------------------------------------------
+def lp_desc(type_name, sizes, axis, p, epsilon=1e-5, strides=(None, None)):
+    return DML_LP_NORMALIZATION_OPERATOR_DESC(InputTensor=tensor(type_name, sizes, strides[0]),
+                                              OutputTensor=tensor(type_name, sizes, strides[1]), Axis=axis,
+                                              Epsilon=epsilon, P=p)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 5), st.data(), st.sampled_from(["FLOAT32", "FLOAT16"]), st.sampled_from([1, 2]),
+       st.sampled_from(["packed", "padded", "permuted", "broadcast"]), st.booleans(),
+       st.sampled_from(PRESETS + (WARP,)), st.integers(0, 2 ** 32 - 1))
+def test_drawn_lp_normalizations_are_bit_exact_on_every_adapter(rank, data, type_name, p, layout, special, preset,
+                                                                 seed):
+    rng = np.random.default_rng(seed)
+    sizes = [data.draw(st.integers(1, 7)) for _ in range(rank)]
+    axis = data.draw(st.integers(0, rank - 1))
+    sizes[axis] = data.draw(st.integers(1, 300))
+    strides, dims = layout_strides(sizes, layout, rng)
+    x = broadcast_values(values(rng, type_name, sizes, special), dims)
+    out_strides = layout_strides(sizes, "padded" if layout == "broadcast" else layout, rng)[0]
+    epsilon = data.draw(st.sampled_from([1e-5, 0.0, 10.0]))
+    (got,) = run_operator(lp_desc(type_name, sizes, axis, p, epsilon, (strides, out_strides)), [x], adapter=preset)
+    same_bits(got, golden.run("LP_NORMALIZATION", [x], {"Axis": axis, "Epsilon": np.float32(epsilon), "P": p}))
+
+
+def test_lp_normalization_divides_by_the_norm_or_epsilon():
+    x = np.array([[3.0, -4.0], [0.0, -0.0], [1e-7, 0.0], [np.nan, 1.0]], np.float32)
+    (l2,) = run_operator(lp_desc("FLOAT32", x.shape, 1, 2, 1e-5), [x])
+    (l1,) = run_operator(lp_desc("FLOAT32", x.shape, 1, 1, 1e-5), [x])
+    assert l2[0].tolist() == [np.float32(0.6), np.float32(-0.8)] and l1[0].tolist() == [np.float32(3 / 7),
+                                                                                        np.float32(-4 / 7)]
+    assert l2[1].view(np.uint32).tolist() == [0, 0x80000000]             # 0 / Epsilon keeps the sign
+    assert l2[2].tolist() == [np.float32(np.float32(1e-7) / np.float32(1e-5)), 0.0]   # a norm below Epsilon
+    assert (l2[3].view(np.uint32) == 0x7FC00000).all()                   # a NaN norm stays NaN
+
+
+def test_lp_normalization_rules_are_checked():
+    def refused(desc):
+        dml = DMLCreateDevice(D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0), DML_CREATE_DEVICE_FLAG_NONE)
+        try:
+            dml.CreateOperator(DML_OPERATOR_DESC(Type=DML_OPERATOR_LP_NORMALIZATION, Desc=desc))
+        except HResultError as error:
+            return error.hresult, error.message
+        return "validated"
+    assert refused(lp_desc("FLOAT32", [2, 3], 1, 2)) == "validated"
+    assert refused(lp_desc("FLOAT32", [2, 3], 1, 3)) == (
+        E_INVALIDARG, "P is 3; DML_OPERATOR_LP_NORMALIZATION takes P 1 or 2.")
+    assert refused(lp_desc("FLOAT32", [2, 3], 2, 1)) == (
+        E_INVALIDARG, "Axis is 2; InputTensor has 2 dimensions, so DML_OPERATOR_LP_NORMALIZATION takes Axis 0 to 1.")
+    assert refused(lp_desc("FLOAT32", [2, 3], -1, 1))[0] == E_INVALIDARG
