@@ -515,6 +515,13 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
         elements = int(np.prod([int(s) for s in tensors[-1].sizes], dtype=np.int64))
         return CompiledKernel(operator, program, constants, len(tensors), elements, threads, workgroups=groups,
                               lds_bytes=lds_bytes, group_grid=group_grid, thread_grid=thread_grid)
+    if operator == "LOCAL_RESPONSE_NORMALIZATION":    # one thread per element, a window of the input each
+        size = preset.workgroup_size if preset is not None else 256
+        pow_symbols = tuple(sorted(variant_symbols("ELEMENT_WISE_CONSTANT_POW", "FLOAT32", True, False, False,
+                                                   layout).items()))
+        program, constants, elements = normalization_ops.compile_lrn(
+            tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides, pow_symbols, size)
+        return CompiledKernel(operator, program, constants, len(tensors), elements, size)
     if operator in normalization_ops.OPERATORS:   # a reduction, then an element-wise step: a workgroup per group
         program, constants, groups, lanes, lds_bytes = normalization_ops.compile_normalization(
             operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides, activation_of,

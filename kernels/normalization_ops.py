@@ -66,6 +66,11 @@ OPERATORS = {row.name: row for row in (
     # y = x / max(the Lp norm along Axis, Epsilon): one pass of |x| (P = 1) or x * x (P = 2), no mean
     NormalizationOperator(name="LP_NORMALIZATION", tensors=("InputTensor", "OutputTensor"),
                           types=("FLOAT32", "FLOAT16"), params=(("Axis", "u32"), ("Epsilon", "f32"), ("P", "u32"))),
+    # x / (Bias + Alpha / LocalSize * the window's sum of x * x)^Beta: one thread per element (kernels/lrn.s)
+    NormalizationOperator(name="LOCAL_RESPONSE_NORMALIZATION", tensors=("InputTensor", "OutputTensor"),
+                          types=("FLOAT32", "FLOAT16"), source="lrn.s",
+                          params=(("CrossChannel", "bool"), ("LocalSize", "u32"), ("Alpha", "f32"), ("Beta", "f32"),
+                                  ("Bias", "f32"))),
 )}
 
 
@@ -192,5 +197,58 @@ def compile_normalization(operator, tensors, attributes, layout, no_kernel, divi
     return program, constants, groups, lanes, 4 * lanes + (4 * count if cache else 0)
 
 
-__all__ = ["OPERATORS", "NormalizationOperator", "build_program", "compile_normalization", "normalized_axes",
-           "split_dimensions", "variant_symbols"]
+def lrn_window(local_size):
+    """(lo, hi): LOCAL_RESPONSE_NORMALIZATION's window of an element at c is c - lo .. c + hi, clipped to the
+    tensor (LocalSize - 1 split with the smaller half before, as ONNX LRN's floor / ceil)."""
+    lo = (int(local_size) - 1) // 2
+    return lo, int(local_size) - 1 - lo
+
+
+@functools.lru_cache(maxsize=None)
+def build_lrn_program(data_type, cross_channel, layout=LAYOUT, pow_symbols=None):
+    """Assemble and decode one variant of lrn.s (cached); `pow_symbols`: the element-wise driver's symbols of
+    ELEMENT_WISE_CONSTANT_POW in FLOAT32 (its body raises the base to Beta)."""
+    records = layout.field("RECORDS").offset
+    step = layout.record_bytes
+    symbols = {**dict(pow_symbols), "CROSS_CHANNEL": int(cross_channel), "LOAD": _LOAD[data_type], "STORE": _STORE[data_type],
+               "SHIFT": _SHIFT[data_type], "WIDEN_F16": int(data_type == "FLOAT16"),
+               "NARROW_F16": int(data_type == "FLOAT16"), "DESC_T0": 0, "DESC_T1": 32,
+               "CB_LRN_W": records, "CB_LRN_H": records + step, "CB_LRN_C": records + 2 * step,
+               "CB_LRN_N": records + 3 * step, **layout.symbols()}
+    dwords = assemble_file(os.path.join(KERNEL_DIR, OPERATORS["LOCAL_RESPONSE_NORMALIZATION"].source), symbols)
+    return Program(dwords, f"lrn_{data_type.lower()}_{'cross_channel' if cross_channel else 'spatial'}")
+
+
+def compile_lrn(tensors, attributes, layout, no_kernel, division_magic, packed_strides, pow_symbols,
+                workgroup_size):
+    """(program, constant buffer bytes, elements) of a validated LOCAL_RESPONSE_NORMALIZATION desc."""
+    source, target = tensors
+    row = OPERATORS["LOCAL_RESPONSE_NORMALIZATION"]
+    if source.data_type not in row.types:
+        raise no_kernel(f"dmlemu's kernel for {row.name} serves {', '.join(row.types)}, not {source.data_type}")
+    sizes = tuple(int(s) for s in source.sizes)
+    if len(sizes) != 4:
+        raise no_kernel(f"dmlemu's kernel for {row.name} serves 4 dimensions, not {len(sizes)}")
+    strides = [tuple(int(v) for v in (t.strides if t.strides is not None else packed_strides(sizes)))
+               for t in (source, target)]
+    records = []
+    for d in (3, 2, 1, 0):            # W, H, C, N: innermost first
+        magic, shift1, shift2 = division_magic(sizes[d])
+        records.append({"SIZE": sizes[d], "MAGIC": magic, "SHIFT1": shift1, "SHIFT2": shift2,
+                        "STRIDE_T0": strides[0][d] & 0xFFFFFFFF, "STRIDE_T1": strides[1][d] & 0xFFFFFFFF})
+    elements = int(np.prod(sizes, dtype=np.int64))
+    local_size = int(attributes["LocalSize"])
+    lo, hi = lrn_window(local_size)
+    with np.errstate(all="ignore"):
+        ratio = np.float32(attributes["Alpha"]) / np.float32(local_size)     # one correctly rounded FLOAT32 divide
+    values = {"ELEMENTS": elements, "WORKGROUP_SIZE": workgroup_size, "RECORD_COUNT": 4,
+              "PARAM0": f32_bits(float(attributes["Beta"])), "PARAM1": f32_bits(float(ratio)),
+              "PARAM2": f32_bits(float(attributes["Bias"])), "PARAM3": lo, "PARAM4": hi}
+    constants = layout.pack(values, records, params=True, wide=False)
+    program = build_lrn_program(source.data_type, bool(int(attributes.get("CrossChannel") or 0)), layout,
+                                pow_symbols)
+    return program, constants, elements
+
+
+__all__ = ["OPERATORS", "NormalizationOperator", "build_lrn_program", "build_program", "compile_lrn",
+           "compile_normalization", "lrn_window", "normalized_axes", "split_dimensions", "variant_symbols"]

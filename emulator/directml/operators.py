@@ -583,6 +583,14 @@ _SCHEMA_LIST = [
         attributes=(AttributeSpec("Axis", UINT, of="InputTensor"), AttributeSpec("Epsilon"),
                     AttributeSpec("P", UINT, one_of=(1, 2)))),
 
+    # DML_LOCAL_RESPONSE_NORMALIZATION_OPERATOR_DESC (FL1_0; sdk-api ns-directml-dml_local_response_normalization_
+    # operator_desc): Output = Input / (Bias + (Alpha / LocalSize) * sum(Input^2 for every Input in the local
+    # region))^Beta; { BatchCount, ChannelCount, Height, Width }; "InputTensor and OutputTensor must have the same
+    # DataType and Sizes"; LocalSize "must be at least 1".
+    _op("LOCAL_RESPONSE_NORMALIZATION", UNARY, ((L1_0, 4, FLOATS),),
+        attributes=(AttributeSpec("CrossChannel", BOOL), AttributeSpec("LocalSize", UINT, at_least=1),
+                    AttributeSpec("Alpha"), AttributeSpec("Beta"), AttributeSpec("Bias"))),
+
     # -- CAST ----------------------------------------------------------------------------------------------
     _op("CAST", UNARY, (
         (L4_1, (1, 8), ALL_11), (L3_1, (1, 8), ALL_10), (L3_0, 4, ALL_10),

@@ -461,6 +461,8 @@ def _validate_attributes(schema, desc, tensors, feature_level, prefix):
                 rank = len(by_field[spec.of].sizes)
                 raise invalid(f"{where} is {value}; {spec.of} has {rank} dimensions, so {op} takes {spec.field} 0 "
                               f"to {rank - 1}.")
+            if spec.at_least is not None and value < spec.at_least:
+                raise invalid(f"{where} is {value}; {op} requires {spec.field} >= {spec.at_least:g}.")
             if spec.one_of is not None and value not in spec.one_of:
                 raise invalid(f"{where} is {value}; {op} takes {spec.field} "
                               f"{' or '.join(str(v) for v in spec.one_of)}.")

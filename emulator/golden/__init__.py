@@ -22,7 +22,7 @@ One module per family, each operator registered by name where it is defined (reg
   transcendental.py  EXP ... ERF, POW, ATAN_YX and the transcendental activations
   reduce.py          REDUCE, ARGMAX, ARGMIN (the fixed order of docs/NUMERICS.md, "Reductions")
   gemm.py            GEMM (the fixed order of docs/NUMERICS.md, "GEMM")
-  normalization.py   MEAN_VARIANCE_NORMALIZATION(1), BATCH_NORMALIZATION, LP_NORMALIZATION (docs/NUMERICS.md, "Normalization")
+  normalization.py   MVN(1), BATCH_NORMALIZATION, LP_NORMALIZATION, LRN (docs/NUMERICS.md, "Normalization")
 
 `run(name, inputs, ...)` computes any registered operator by its DirectML name; OPERATORS is the table.
 """
@@ -47,7 +47,10 @@ from dmlemu.golden.transcendental import (
 )
 from dmlemu.golden.reduce import argmax, argmin, reduce
 from dmlemu.golden.gemm import gemm
-from dmlemu.golden.normalization import batch_normalization, lp_normalization, mean_variance_normalization0, mean_variance_normalization1
+from dmlemu.golden.normalization import (
+    batch_normalization, local_response_normalization, lp_normalization, mean_variance_normalization0,
+    mean_variance_normalization1,
+)
 from dmlemu.golden.registry import OPERATORS
 
 __all__ = [
@@ -64,7 +67,7 @@ __all__ = [
     "exp", "log", "sqrt", "recip", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
     "acosh", "atanh", "erf", "constant_pow", "pow_", "atan_yx",
     "reduce", "argmax", "argmin", "gemm", "mean_variance_normalization0", "mean_variance_normalization1",
-    "batch_normalization", "lp_normalization",
+    "batch_normalization", "lp_normalization", "local_response_normalization",
     "OPERATORS", "run",
 ]
 

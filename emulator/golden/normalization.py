@@ -14,6 +14,7 @@ over k = t, t + L, ..., then the fixed tree: dmlemu.golden.reduce's `_sum`, docs
   y    = FusedActivation(y)      the activation operator's own golden function, in FLOAT32
 
 FLOAT16 is widened to FLOAT32 (exact), and rounded once at the end; NaN results are canonical.
+DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION sums a window of squares per element (`local_response_normalization`).
 DML_OPERATOR_LP_NORMALIZATION is pass 1 alone over |x| or x * x (`lp_normalization`).
 DML_OPERATOR_BATCH_NORMALIZATION is the same element step with the statistics given as tensors (an element-wise
 operator: `batch_normalization`). This module follows that text, not the kernel: it never assembles or runs
@@ -132,5 +133,53 @@ def lp_normalization(x, Axis=0, Epsilon=0.0, P=2):
         epsilon = np.float32(Epsilon)
         norm = np.where(norm < epsilon, epsilon, norm).astype(np.float32)
         y = canonicalize_nans((work / norm).astype(np.float32))
+    with np.errstate(over="ignore"):
+        return _nm.narrow_f16(y).astype(np.float16) if x.dtype == np.float16 else y
+
+
+def _shifted(a, axis, offset):
+    """a moved by `offset` along `axis` (out[i] = a[i + offset]), +0 where i + offset falls outside."""
+    out = np.zeros_like(a)
+    n = a.shape[axis]
+    if abs(offset) >= n:
+        return out
+    src = [slice(None)] * a.ndim
+    dst = [slice(None)] * a.ndim
+    src[axis] = slice(max(0, offset), n + min(0, offset))
+    dst[axis] = slice(max(0, -offset), n - max(0, offset))
+    out[tuple(dst)] = a[tuple(src)]
+    return out
+
+
+@operator(name="LOCAL_RESPONSE_NORMALIZATION", keyword_attributes=("CrossChannel", "LocalSize", "Alpha", "Beta",
+                                                                   "Bias"))
+def local_response_normalization(x, CrossChannel=1, LocalSize=1, Alpha=1e-4, Beta=0.75, Bias=1.0):
+    """DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION of a { N, C, H, W } array: the window of an element at c (h, w) is
+    c - lo .. c + hi with lo = (LocalSize - 1) // 2 and hi = LocalSize - 1 - lo, clipped to the tensor (CrossChannel
+    FALSE: rows h - lo .. h + hi, and in each the columns w - lo .. w + hi); S from -0 adds x * x (rounded) over it in
+    ascending order (rows, then columns); base = Bias + (Alpha / LocalSize) * S, the ratio one FLOAT32 divide, then a
+    multiply and an add each rounded; y = x / base^Beta, the power ELEMENT_WISE_CONSTANT_POW's own golden function,
+    then one correctly rounded divide. A position outside the tensor adds nothing (adding +0 is the same bits here: x
+    * x is never -0, and every window holds the element itself)."""
+    x = np.asarray(x)
+    work = x.astype(np.float32)
+    size = int(LocalSize)
+    lo = (size - 1) // 2
+    with np.errstate(all="ignore"):
+        square = (work * work).astype(np.float32)
+        total = np.full(work.shape, -0.0, np.float32)
+        if int(CrossChannel):
+            for d in range(-lo, size - lo):
+                total = (total + _shifted(square, 1, d)).astype(np.float32)
+        else:
+            for dh in range(-lo, size - lo):
+                row = _shifted(square, 2, dh)
+                for dw in range(-lo, size - lo):
+                    total = (total + _shifted(row, 3, dw)).astype(np.float32)
+        ratio = np.float32(np.float32(Alpha) / np.float32(size))
+        base = ((total * ratio).astype(np.float32) + np.float32(Bias)).astype(np.float32)
+        power = np.asarray(OPERATORS["ELEMENT_WISE_CONSTANT_POW"]([base], {"Exponent": np.float32(Beta)}, None, False,
+                                                                  None), np.float32)
+        y = canonicalize_nans((work / power).astype(np.float32))
     with np.errstate(over="ignore"):
         return _nm.narrow_f16(y).astype(np.float16) if x.dtype == np.float16 else y
