@@ -454,3 +454,67 @@ def test_lp_normalization_rules_are_checked():
     assert refused(lp_desc("FLOAT32", [2, 3], 2, 1)) == (
         E_INVALIDARG, "Axis is 2; InputTensor has 2 dimensions, so DML_OPERATOR_LP_NORMALIZATION takes Axis 0 to 1.")
     assert refused(lp_desc("FLOAT32", [2, 3], -1, 1))[0] == E_INVALIDARG
+
+
+# ---- LOCAL_RESPONSE_NORMALIZATION: a window of squares per element ------------------------------------------------
+def lrn_desc(type_name, sizes, cross, local_size, alpha=1e-4, beta=0.75, bias=1.0, strides=(None, None)):
+    return DML_LOCAL_RESPONSE_NORMALIZATION_OPERATOR_DESC(
+        InputTensor=tensor(type_name, sizes, strides[0]), OutputTensor=tensor(type_name, sizes, strides[1]),
+        CrossChannel=cross, LocalSize=local_size, Alpha=alpha, Beta=beta, Bias=bias)
+
+
+def lrn_expected(x, cross, local_size, alpha, beta, bias):
+    return golden.run("LOCAL_RESPONSE_NORMALIZATION", [x], {
+        "CrossChannel": cross, "LocalSize": local_size, "Alpha": np.float32(alpha), "Beta": np.float32(beta),
+        "Bias": np.float32(bias)})
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.integers(1, 7), min_size=4, max_size=4), st.integers(0, 1), st.integers(1, 6),
+       st.sampled_from([(1e-4, 0.75, 1.0), (0.5, 0.5, 2.0), (1.0, 1.0, 0.0), (2.0, -0.75, 1.0)]),
+       st.sampled_from(["FLOAT32", "FLOAT16"]), st.sampled_from(["packed", "padded", "permuted", "broadcast"]),
+       st.booleans(), st.sampled_from(PRESETS + (WARP,)), st.integers(0, 2 ** 32 - 1))
+def test_drawn_local_response_normalizations_are_bit_exact_on_every_adapter(sizes, cross, local_size, constants,
+                                                                            type_name, layout, special, preset, seed):
+    rng = np.random.default_rng(seed)
+    strides, dims = layout_strides(sizes, layout, rng)
+    x = broadcast_values(values(rng, type_name, sizes, special), dims)
+    out_strides = layout_strides(sizes, "padded" if layout == "broadcast" else layout, rng)[0]
+    (got,) = run_operator(lrn_desc(type_name, sizes, cross, local_size, *constants, (strides, out_strides)), [x],
+                          adapter=preset)
+    same_bits(got, lrn_expected(x, cross, local_size, *constants))
+
+
+@pytest.mark.parametrize("cross", [1, 0])
+@pytest.mark.parametrize("local_size", [1, 2, 5])
+def test_local_response_normalization_is_the_pages_formula(cross, local_size):
+    x = (np.random.default_rng(local_size).standard_normal((2, 6, 4, 5)) * 3).astype(np.float32)
+    (got,) = run_operator(lrn_desc("FLOAT32", x.shape, cross, local_size, 0.5, 0.75, 1.0), [x])
+    same_bits(got, lrn_expected(x, cross, local_size, 0.5, 0.75, 1.0))
+    wide, lo = x.astype(np.float64), (local_size - 1) // 2
+    hi = local_size - 1 - lo
+    total = np.zeros_like(wide)
+    for c in range(6):
+        for h in range(4):
+            for w in range(5):
+                if cross:
+                    total[:, c, h, w] = (wide[:, max(0, c - lo):c + hi + 1, h, w] ** 2).sum(axis=1)
+                else:
+                    total[:, c, h, w] = (wide[:, c, max(0, h - lo):h + hi + 1, max(0, w - lo):w + hi + 1] ** 2).sum(
+                        axis=(1, 2))
+    np.testing.assert_allclose(got, wide / (1.0 + 0.5 / local_size * total) ** 0.75, rtol=3e-6, atol=1e-7)
+
+
+def test_local_response_normalization_rules_are_checked():
+    def refused(desc):
+        dml = DMLCreateDevice(D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0), DML_CREATE_DEVICE_FLAG_NONE)
+        try:
+            dml.CreateOperator(DML_OPERATOR_DESC(Type=DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION, Desc=desc))
+        except HResultError as error:
+            return error.hresult, error.message
+        return "validated"
+    assert refused(lrn_desc("FLOAT32", [1, 3, 2, 2], 1, 3)) == "validated"
+    assert refused(lrn_desc("FLOAT32", [1, 3, 2, 2], 1, 0)) == (
+        E_INVALIDARG, "LocalSize is 0; DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION requires LocalSize >= 1.")
+    assert refused(lrn_desc("FLOAT32", [3, 2, 2], 1, 3))[0] == E_INVALIDARG       # 4 dimensions
+    assert refused(lrn_desc("INT32", [1, 3, 2, 2], 1, 3))[0] == E_INVALIDARG
