@@ -1,4 +1,6 @@
-"""The normalization operators' table and compiler: DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1 as a kernel launch.
+"""The normalization operators' table and compilers: MEAN_VARIANCE_NORMALIZATION(1), LP_NORMALIZATION and
+LOCAL_RESPONSE_NORMALIZATION as kernel launches (BATCH_NORMALIZATION, whose statistics are given, is an
+element-wise row of kernels/element_wise_ops.py).
 
 A mean-variance normalization is a reduction followed by an element-wise step over the same elements:
 kernels/normalization.s runs one workgroup of L threads per group (the elements that share their coordinates
