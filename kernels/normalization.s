@@ -36,6 +36,13 @@
     s_load_dwordx4 s[16:19], s[0:1], ${DESC_T2}     ; Bias's
 .endif
     s_load_dwordx4 s[20:23], s[0:1], ${DESC_T3}     ; the output's
+.if TRAINING
+    s_load_dwordx4 s[80:83], s[0:1], ${DESC_MEAN}   ; BATCH_NORMALIZATION_TRAINING: OutputMean's
+    s_load_dwordx4 s[84:87], s[0:1], ${DESC_VAR}    ; OutputVariance's
+.endif
+.if HAS_ADD
+    s_load_dwordx4 s[72:75], s[0:1], ${DESC_ADD}    ; FusedAdd's
+.endif
     s_load_dwordx4 s[56:59], s[2:3], ${CB_PARAM0}   ; R, N, N as FLOAT32, Epsilon
     s_load_dword s26, s[2:3], ${CB_RECORD_COUNT}    ; kept records
     s_waitcnt 0
@@ -50,6 +57,9 @@
     v_mov_b32 v101, 0                    ; Scale
     v_mov_b32 v102, 0                    ; Bias
     v_mov_b32 v103, 0                    ; output
+    v_mov_b32 v116, 0                    ; FusedAdd (TRAINING: WIDE_RECORDS' T4)
+    v_mov_b32 v117, 0                    ; OutputMean (T5)
+    v_mov_b32 v118, 0                    ; OutputVariance (T6)
     v_mov_b32 v112, s4                   ; the part of the group index still to decompose
     s_mov_b32 s36, ${CB_RECORDS}
     s_cmp_eq_u32 s26, 0
@@ -68,6 +78,14 @@ kept_dim:
     v_mad_u32 v101, v109, s33, v101
     v_mad_u32 v102, v109, s34, v102
     v_mad_u32 v103, v109, s35, v103
+.if TRAINING
+    s_add_u32 s38, s36, ${WIDE_DELTA}    ; the record's strides of tensors 4 .. (WIDE_RECORDS)
+    s_load_dwordx8 s[88:95], s[2:3], s38
+    s_waitcnt 0
+    v_mad_u32 v116, v109, s88, v116
+    v_mad_u32 v117, v109, s89, v117
+    v_mad_u32 v118, v109, s90, v118
+.endif
     v_mov_b32 v112, v113
     s_add_u32 s36, s36, ${CB_RECORD_BYTES}
     s_sub_u32 s26, s26, 1
@@ -77,6 +95,10 @@ kept_done:
     s_mov_b32 s60, s36                   ; the reduced records follow the kept ones
 .if INNER_LINEAR
     s_load_dwordx8 s[64:71], s[2:3], s60 ; one reduced record: its strides, loaded once
+.if TRAINING
+    s_add_u32 s38, s60, ${WIDE_DELTA}
+    s_load_dwordx8 s[96:103], s[2:3], s38   ; and its strides of tensors 4 ..
+.endif
     s_waitcnt 0
 .endif
 
@@ -114,6 +136,23 @@ kept_done:
     v_mov_b32 v109, 0
     ds_read_b32 v111, v109, 0
     v_div_f32 v111, v111, s58            ; var = S2 / N
+.if TRAINING
+    v_cmp_eq_u32 vcc, 0, v0              ; thread 0 stores the group's mean and variance
+    s_and_b64 exec, exec, vcc
+    v_mov_b32 v10, v110
+.if NARROW_F16
+    v_cvt_f16_f32 v10, v10
+.endif
+    v_lshl_b32 v109, v117, ${SHIFT}
+    buffer_store_${STORE} v10, v109, s[80:83], 0
+    v_mov_b32 v10, v111                  ; the variance before Epsilon
+.if NARROW_F16
+    v_cvt_f16_f32 v10, v10
+.endif
+    v_lshl_b32 v109, v118, ${SHIFT}
+    buffer_store_${STORE} v10, v109, s[84:87], 0
+    s_mov_b64 exec, s[40:41]
+.endif
     v_add_f32 v111, v111, s59            ; + Epsilon
     v_sqrt_f32 v111, v111                ; den, correctly rounded
 .endif

@@ -67,6 +67,10 @@ OPERATORS = {row.name: row for row in (
     NormalizationOperator(name="MEAN_VARIANCE_NORMALIZATION", tensors=_MVN_TENSORS, types=("FLOAT32", "FLOAT16"),
                           params=(("CrossChannel", "bool"), ("NormalizeVariance", "bool"), ("Epsilon", "f32")),
                           optional=(1, 2)),
+    # MVN over the dimensions where Scale's size is 1, + FusedAdd; the mean and variance also stored (TRAINING)
+    NormalizationOperator(name="BATCH_NORMALIZATION_TRAINING", tensors=(
+        "InputTensor", "ScaleTensor", "BiasTensor", "FusedAddTensor", "OutputTensor", "OutputMeanTensor",
+        "OutputVarianceTensor"), types=("FLOAT32", "FLOAT16"), params=(("Epsilon", "f32"),), optional=(3,)),
     # y = x / max(the Lp norm along Axis, Epsilon): one pass of |x| (P = 1) or x * x (P = 2), no mean
     NormalizationOperator(name="LP_NORMALIZATION", tensors=("InputTensor", "OutputTensor"),
                           types=("FLOAT32", "FLOAT16"), params=(("Axis", "u32"), ("Epsilon", "f32"), ("P", "u32"))),
@@ -84,6 +88,8 @@ def normalized_axes(operator, attributes):
         return {1, 2, 3} if int(attributes.get("CrossChannel") or 0) else {2, 3}
     if operator == "LP_NORMALIZATION":
         return {int(attributes.get("Axis") or 0)}
+    if operator == "BATCH_NORMALIZATION_TRAINING":     # the dimensions where ScaleTensor's size is 1
+        return {d for d, size in enumerate(attributes["_scale_sizes"]) if int(size) == 1}
     return {int(a) for a in attributes.get("Axes") or ()}
 
 
@@ -108,7 +114,7 @@ def split_dimensions(sizes, axes, strides_per_tensor):
 
 
 def variant_symbols(data_type, has_scale, has_bias, normalize_variance, inner_linear, lanes, cache, layout=LAYOUT,
-                    activation=None, activation_symbols=None, lp=0):
+                    activation=None, activation_symbols=None, lp=0, training=False, has_add=False):
     """The assembler symbols of one variant of normalization.s; with `activation` (ACTIVATION_RELU ...), those the
     element-wise driver gives that activation's own kernel in FLOAT32 (`activation_symbols`: its variant_symbols,
     handed in by kernels/driver.py), under normalization.s's own."""
@@ -121,7 +127,10 @@ def variant_symbols(data_type, has_scale, has_bias, normalize_variance, inner_li
             "INNER_LINEAR": int(inner_linear), "CACHE": int(cache), "LANES": lanes, "LDS_CACHE": 4 * lanes,
             "LOAD": _LOAD[data_type], "STORE": _STORE[data_type], "SHIFT": _SHIFT[data_type],
             "WIDEN_F16": int(data_type == "FLOAT16"), "NARROW_F16": int(data_type == "FLOAT16"),
-            "DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64, "DESC_T3": 32 if lp else 96,   # LP: input, output only
+            "DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64, "DESC_T3": 32 if lp else 128 if training else 96,
+            # BATCH_NORMALIZATION_TRAINING: FusedAdd at slot 3, the output at 4, OutputMean 5, OutputVariance 6
+            "TRAINING": int(training), "HAS_ADD": int(has_add), "DESC_ADD": 96, "DESC_MEAN": 160, "DESC_VAR": 192,
+            "WIDE_DELTA": layout.field("WIDE_RECORDS").offset - layout.field("RECORDS").offset,
             # the reductions' tree (reduce_tree.inc, reduce_level.inc, reduce_combine.inc): FLOAT32 sums
             "ACC": "v10", "X": "v11", "DS": "b32", "LDS_SHIFT": 2, "ARG": 0, "COMBINE": "v_add_f32",
             "LDS_INDEX": 4 * lanes, "CMP_BETTER": "none", "CMP_EQ": "none",
@@ -131,14 +140,16 @@ def variant_symbols(data_type, has_scale, has_bias, normalize_variance, inner_li
 
 @functools.lru_cache(maxsize=None)
 def build_program(data_type, has_scale, has_bias, normalize_variance, inner_linear, lanes, cache, layout=LAYOUT,
-                  activation=None, activation_symbols=None, lp=0):
-    """Assemble and decode one variant of normalization.s (cached); `lp`: LP_NORMALIZATION's P (0: MVN)."""
+                  activation=None, activation_symbols=None, lp=0, training=False, has_add=False):
+    """Assemble and decode one variant of normalization.s (cached); `lp`: LP_NORMALIZATION's P (0: MVN);
+    `training`: BATCH_NORMALIZATION_TRAINING (stores the mean and variance), `has_add`: its FusedAdd."""
     symbols = variant_symbols(data_type, has_scale, has_bias, normalize_variance, inner_linear, lanes, cache, layout,
-                              activation, activation_symbols, lp)
+                              activation, activation_symbols, lp, training, has_add)
     dwords = assemble_file(os.path.join(KERNEL_DIR, "normalization.s"), symbols)
     name = (f"{f'lp{lp}' if lp else 'mvn'}_{data_type.lower()}_x{lanes}{'_scale' if has_scale else ''}{'_bias' if has_bias else ''}"
             f"{'' if normalize_variance else '_mean_only'}{'_linear' if inner_linear else ''}"
-            f"{'_cached' if cache else ''}{'' if activation is None else '_' + activation.lower()}")
+            f"{'_cached' if cache else ''}{'_training' if training else ''}{'_add' if has_add else ''}"
+            f"{'' if activation is None else '_' + activation.lower()}")
     return Program(dwords, name)
 
 
@@ -150,7 +161,14 @@ def compile_normalization(operator, tensors, attributes, layout, no_kernel, divi
     row = OPERATORS[operator]
     if len(tensors) == 2:           # LP_NORMALIZATION: no Scale, no Bias
         tensors = (tensors[0], None, None, tensors[1])
-    source, scale, bias, target = tensors
+    training = operator == "BATCH_NORMALIZATION_TRAINING"
+    extra = ()
+    if training:                    # (input, scale, bias, output) in records' T0 .. T3, the rest in WIDE_RECORDS
+        source, scale, bias, add, target, mean, variance = tensors
+        extra = (add, mean, variance)
+        attributes = dict(attributes, _scale_sizes=tuple(scale.sizes))
+    else:
+        source, scale, bias, target = tensors
     if source.data_type not in row.types:
         raise no_kernel(f"dmlemu's kernel for {operator} serves {', '.join(row.types)}, not {source.data_type}")
     activation, activation_attributes = activation_of(attributes)
@@ -167,14 +185,14 @@ def compile_normalization(operator, tensors, attributes, layout, no_kernel, divi
         own = spec.strides if spec.strides is not None else packed_strides(tuple(int(s) for s in spec.sizes))
         return tuple(0 if int(size) == 1 else int(st) for size, st in zip(spec.sizes, own))
     axes = normalized_axes(operator, attributes)
-    kept, normalized = split_dimensions(sizes, axes, [strides_of(t) for t in (source, scale, bias, target)])
+    kept, normalized = split_dimensions(sizes, axes, [strides_of(t) for t in (source, scale, bias, target, *extra)])
     if len(kept) + max(1, len(normalized)) > layout.max_records:
         raise no_kernel(f"dmlemu's kernel for {operator} holds {layout.max_records} dimension records, not "
                         f"{len(kept) + len(normalized)}")
     groups = int(np.prod([s for d, s in enumerate(sizes) if d not in axes], dtype=np.int64))
     count = int(np.prod([sizes[d] for d in axes], dtype=np.int64))
     records = []
-    for size, strides in kept + (normalized or [(1, (0, 0, 0, 0))]):
+    for size, strides in kept + (normalized or [(1, (0,) * (4 + len(extra)))]):
         magic, shift1, shift2 = division_magic(size)
         record = {"SIZE": size, "MAGIC": magic, "SHIFT1": shift1, "SHIFT2": shift2}
         record.update({f"STRIDE_T{t}": s & 0xFFFFFFFF for t, s in enumerate(strides)})
@@ -190,14 +208,15 @@ def compile_normalization(operator, tensors, attributes, layout, no_kernel, divi
         if activation_attributes.get(name) is None:
             raise ValueError(f"{activation} needs its attribute {name}")
         values[f"PARAM{4 + i}"] = f32_bits(float(activation_attributes[name]))
-    constants = layout.pack(values, records, params=True, wide=False)
+    constants = layout.pack(values, records, params=True, wide=training)
     lp = int(attributes.get("P") or 0) if operator == "LP_NORMALIZATION" else 0
     if operator == "LP_NORMALIZATION" and lp not in (1, 2):
         raise ValueError(f"LP_NORMALIZATION's P is {lp}, not 1 or 2")
     normalize_variance = not lp and bool(int(attributes.get("NormalizeVariance", 1) or 0))
     program = build_program(source.data_type, scale is not None, bias is not None, normalize_variance,
                             len(normalized) <= 1, lanes, cache, layout, activation,
-                            activation_symbols if activation is not None else None, lp)
+                            activation_symbols if activation is not None else None, lp, training,
+                            training and extra[0] is not None)
     return program, constants, groups, lanes, 4 * lanes + (4 * count if cache else 0)
 
 

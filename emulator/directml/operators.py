@@ -576,6 +576,21 @@ _SCHEMA_LIST = [
                     AttributeSpec("FusedActivation", FUSED_ACTIVATION)),
         normalizes=("InputTensor", "MeanTensor", "VarianceTensor", "ScaleTensor", "BiasTensor")),
 
+    # DML_BATCH_NORMALIZATION_TRAINING_OPERATOR_DESC (FL4_1; sdk-api ns-directml-dml_batch_normalization_training_
+    # operator_desc): Output = FusedActivation(Scale * ((Input - Mean) / sqrt(Variance + Epsilon)) + Bias + FusedAdd),
+    # "MeanTensor and VarianceTensor are computed on the input across the set of dimensions for which ScaleTensor and
+    # BiasTensor sizes equal one" and written to OutputMeanTensor and OutputVarianceTensor; every tensor the same
+    # DataType and DimensionCount; Bias, OutputMean, OutputVariance and Scale the same Sizes; FusedAdd, Input and
+    # Output the same Sizes.
+    _op("BATCH_NORMALIZATION_TRAINING", tuple(TensorRole(f, is_output=f.startswith("Output")) for f in (
+        "InputTensor", "ScaleTensor", "BiasTensor", "FusedAddTensor", "OutputTensor", "OutputMeanTensor",
+        "OutputVarianceTensor")), ((L4_1, (1, 8), {"*": FLOATS, "FusedAddTensor": Optional(FLOATS)}),),
+        same_sizes=[("BiasTensor", "OutputMeanTensor", "OutputVarianceTensor", "ScaleTensor"),
+                    ("FusedAddTensor", "InputTensor", "OutputTensor")],
+        same_dimension_count=(("InputTensor", "ScaleTensor", "BiasTensor", "FusedAddTensor", "OutputTensor",
+                               "OutputMeanTensor", "OutputVarianceTensor"),),
+        attributes=(AttributeSpec("Epsilon"), AttributeSpec("FusedActivation", FUSED_ACTIVATION)),
+        normalizes=("InputTensor", "ScaleTensor", "BiasTensor")),
     # DML_LP_NORMALIZATION_OPERATOR_DESC (FL1_0; sdk-api ns-directml-dml_lp_normalization_operator_desc): "InputTensor
     # and OutputTensor must have the same DataType, DimensionCount and Sizes"; Axis "The axis on which to apply
     # normalization"; P "The order of the normalization (either 1 or 2)".

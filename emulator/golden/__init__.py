@@ -48,7 +48,7 @@ from dmlemu.golden.transcendental import (
 from dmlemu.golden.reduce import argmax, argmin, reduce
 from dmlemu.golden.gemm import gemm
 from dmlemu.golden.normalization import (
-    batch_normalization, local_response_normalization, lp_normalization, mean_variance_normalization0,
+    batch_normalization, batch_normalization_training, local_response_normalization, lp_normalization, mean_variance_normalization0,
     mean_variance_normalization1,
 )
 from dmlemu.golden.registry import OPERATORS
@@ -67,7 +67,7 @@ __all__ = [
     "exp", "log", "sqrt", "recip", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
     "acosh", "atanh", "erf", "constant_pow", "pow_", "atan_yx",
     "reduce", "argmax", "argmin", "gemm", "mean_variance_normalization0", "mean_variance_normalization1",
-    "batch_normalization", "lp_normalization", "local_response_normalization",
+    "batch_normalization", "batch_normalization_training", "lp_normalization", "local_response_normalization",
     "OPERATORS", "run",
 ]
 

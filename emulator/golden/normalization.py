@@ -44,8 +44,11 @@ def _activation(y, fused):
     return np.asarray(OPERATORS[name]([y], dict(fields or {}), None, False, None), dtype=np.float32)
 
 
-def mean_variance_normalization(x, scale, bias, axes, normalize_variance, epsilon, fused):
-    """MVN1's output for arrays `x` and (None or broadcastable to x) `scale`, `bias` (see the module docstring)."""
+def mean_variance_normalization(x, scale, bias, axes, normalize_variance, epsilon, fused, fused_add=None,
+                                statistics=False):
+    """MVN1's output for arrays `x` and (None or broadcastable to x) `scale`, `bias` (see the module docstring);
+    `fused_add` (BATCH_NORMALIZATION_TRAINING) is added after Bias, rounded; `statistics`: also the mean and the
+    variance (before Epsilon), shaped with 1 on the axes and rounded once to x's type."""
     x = np.asarray(x)
     storage = x.dtype
     work = x.astype(np.float32)
@@ -63,9 +66,15 @@ def mean_variance_normalization(x, scale, bias, axes, normalize_variance, epsilo
             y = (y * np.broadcast_to(np.asarray(scale).astype(np.float32), y.shape)).astype(np.float32)
         if bias is not None:
             y = (y + np.broadcast_to(np.asarray(bias).astype(np.float32), y.shape)).astype(np.float32)
+        if fused_add is not None:
+            y = (y + np.asarray(fused_add).astype(np.float32)).astype(np.float32)
         y = _activation(canonicalize_nans(np.asarray(y, np.float32)), fused)
     with np.errstate(over="ignore"):   # a FLOAT16 overflow rounds to +-inf, as the kernel's does
-        return _nm.narrow_f16(y).astype(np.float16) if storage == np.float16 else np.asarray(y, np.float32)
+        store = lambda a: (_nm.narrow_f16(canonicalize_nans(np.asarray(a, np.float32))).astype(np.float16)
+                           if storage == np.float16 else canonicalize_nans(np.asarray(a, np.float32)))
+        if statistics:
+            return store(y), store(mean), store(var)
+        return store(y)
 
 
 @operator(name="MEAN_VARIANCE_NORMALIZATION1", keyword_attributes=("Axes", "NormalizeVariance", "Epsilon",
@@ -90,6 +99,15 @@ def mean_variance_normalization0(x, scale=None, bias=None, CrossChannel=0, Norma
     """DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION: MVN1 across cross_channel_axes(CrossChannel)."""
     return mean_variance_normalization(x, scale, bias, cross_channel_axes(CrossChannel), NormalizeVariance, Epsilon,
                                        FusedActivation)
+
+
+@operator(name="BATCH_NORMALIZATION_TRAINING", keyword_attributes=("Epsilon", "FusedActivation"))
+def batch_normalization_training(x, scale, bias, fused_add=None, Epsilon=0.0, FusedActivation=None):
+    """DML_OPERATOR_BATCH_NORMALIZATION_TRAINING: (output, mean, variance). MVN1 with NormalizeVariance across the
+    dimensions where Scale's size is 1, FusedAdd added after Bias (rounded) and before the FusedActivation; the mean
+    and the variance (S2 / N, before Epsilon) have Scale's shape."""
+    axes = tuple(d for d, size in enumerate(np.shape(scale)) if size == 1)
+    return mean_variance_normalization(x, scale, bias, axes, 1, Epsilon, FusedActivation, fused_add, True)
 
 
 @operator(name="BATCH_NORMALIZATION", keyword_attributes=("Epsilon", "FusedActivation"), half_precision=True)
