@@ -518,3 +518,52 @@ def test_local_response_normalization_rules_are_checked():
         E_INVALIDARG, "LocalSize is 0; DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION requires LocalSize >= 1.")
     assert refused(lrn_desc("FLOAT32", [3, 2, 2], 1, 3))[0] == E_INVALIDARG       # 4 dimensions
     assert refused(lrn_desc("INT32", [1, 3, 2, 2], 1, 3))[0] == E_INVALIDARG
+
+
+# ---- BATCH_NORMALIZATION_TRAINING: MVN over Scale's size-1 dimensions, the statistics stored --------------------------
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 4), st.data(), st.sampled_from(["FLOAT32", "FLOAT16"]), st.booleans(),
+       st.sampled_from(["packed", "padded", "permuted", "broadcast"]), st.booleans(),
+       st.sampled_from(PRESETS + (WARP,)), st.integers(0, 2 ** 32 - 1))
+def test_drawn_batch_normalization_trainings_are_bit_exact_on_every_adapter(rank, data, type_name, has_add, layout,
+                                                                           special, preset, seed):
+    rng = np.random.default_rng(seed)
+    sizes = [data.draw(st.integers(1, 6)) for _ in range(rank)]
+    if data.draw(st.booleans()):
+        sizes[0] = data.draw(st.integers(7, 90))
+    side = [s if data.draw(st.booleans()) else 1 for s in sizes]
+    x_strides, dims = layout_strides(sizes, layout, rng)
+    x = broadcast_values(values(rng, type_name, sizes, special), dims)
+    scale, bias = values(rng, type_name, side), values(rng, type_name, side)
+    add = values(rng, type_name, sizes) if has_add else None
+    own = lambda shape: layout_strides(shape, "padded" if layout == "broadcast" else layout, rng)[0]
+    out_strides, mean_strides = own(sizes), own(side)
+    desc = DML_BATCH_NORMALIZATION_TRAINING_OPERATOR_DESC(
+        InputTensor=tensor(type_name, sizes, x_strides), ScaleTensor=tensor(type_name, side),
+        BiasTensor=tensor(type_name, side), FusedAddTensor=tensor(type_name, sizes) if has_add else None,
+        OutputTensor=tensor(type_name, sizes, out_strides), OutputMeanTensor=tensor(type_name, side, mean_strides),
+        OutputVarianceTensor=tensor(type_name, side), Epsilon=1e-5, FusedActivation=None)
+    got = run_operator(desc, [x, scale, bias, add], adapter=preset)
+    want = golden.run("BATCH_NORMALIZATION_TRAINING", [x, scale, bias, add], {"Epsilon": np.float32(1e-5)})
+    for g, w in zip(got, want):
+        same_bits(g, w)
+
+
+def test_batch_normalization_training_stores_the_mean_and_the_biased_variance():
+    rng = np.random.default_rng(8)
+    x = values(rng, "FLOAT32", (4, 3, 5))
+    scale, bias = np.ones((1, 3, 1), np.float32), np.zeros((1, 3, 1), np.float32)
+    relu = fused("ACTIVATION_RELU")
+    desc = DML_BATCH_NORMALIZATION_TRAINING_OPERATOR_DESC(
+        InputTensor=tensor("FLOAT32", x.shape), ScaleTensor=tensor("FLOAT32", scale.shape),
+        BiasTensor=tensor("FLOAT32", bias.shape), FusedAddTensor=tensor("FLOAT32", x.shape),
+        OutputTensor=tensor("FLOAT32", x.shape), OutputMeanTensor=tensor("FLOAT32", scale.shape),
+        OutputVarianceTensor=tensor("FLOAT32", scale.shape), Epsilon=1e-5, FusedActivation=relu)
+    out, mean, variance = run_operator(desc, [x, scale, bias, x])
+    wide = x.astype(np.float64)
+    np.testing.assert_allclose(mean.ravel(), wide.mean(axis=(0, 2)), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(variance.ravel(), wide.var(axis=(0, 2)), rtol=1e-5)
+    normalized = (wide - wide.mean(axis=(0, 2), keepdims=True)) / np.sqrt(wide.var(axis=(0, 2), keepdims=True) + 1e-5)
+    np.testing.assert_allclose(out, np.maximum(normalized + wide, 0), rtol=1e-5, atol=1e-5)
+    same_bits(out, golden.run("BATCH_NORMALIZATION_TRAINING", [x, scale, bias, x],
+                              {"Epsilon": np.float32(1e-5), "FusedActivation": ("ACTIVATION_RELU", {})})[0])
