@@ -25,6 +25,7 @@ from dmlemu.directml.operators import (
     AXES, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, SCALAR_UNION, SCHEMAS, SCHEMAS_BY_NAME,
 )
 from dmlemu.directml.validation import FusedActivation
+from dmlemu.directml.operators import BOOL, UINT
 from dmlemu.dxgi import CreateDXGIFactory1
 from dmlemu.errors import E_INVALIDARG, E_NOTIMPL, HResultError
 from dmlemu.presets import PRESETS
@@ -100,6 +101,10 @@ def default_attributes(schema, types):
                                   if spec.matches else _supported_value(schema, spec, types))
         elif spec.kind == SCALAR_UNION:
             values[spec.field] = DML_SCALAR_UNION()
+        elif spec.kind == BOOL:
+            values[spec.field] = 1
+        elif spec.kind == UINT:      # LP_NORMALIZATION's Axis 0 and P 1, LRN's LocalSize 1
+            values[spec.field] = spec.one_of[0] if spec.one_of else int(spec.at_least or 0)
         else:
             values[spec.field] = None
     return values
@@ -165,8 +170,10 @@ def test_every_element_wise_operator_activation_and_cast_has_a_schema():
         "ELU", "CELU", "GELU", "HARD_SIGMOID", "HARD_SWISH", "IDENTITY", "LEAKY_RELU", "LINEAR", "PARAMETERIZED_RELU",
         "PARAMETRIC_SOFTPLUS", "RELU", "RELU_GRAD", "SCALED_ELU", "SCALED_TANH", "SHRINK", "SIGMOID", "SOFTPLUS",
         "SOFTSIGN", "SWISH", "TANH", "THRESHOLDED_RELU")} | {"CAST", "REDUCE", "ARGMIN", "ARGMAX", "GEMM"}
+    expected |= {"MEAN_VARIANCE_NORMALIZATION", "MEAN_VARIANCE_NORMALIZATION1", "BATCH_NORMALIZATION",
+                 "BATCH_NORMALIZATION_TRAINING", "LP_NORMALIZATION", "LOCAL_RESPONSE_NORMALIZATION"}
     assert set(SCHEMAS_BY_NAME) == expected
-    assert len(expected) == 91
+    assert len(expected) == 97
 
 
 # ---- per schema: introduced level, every accepted and refused type and dimension count ---------------------
