@@ -21,7 +21,9 @@ With enough LDS (the preset's `lds_max_bytes_per_workgroup`, 16 KiB without a pr
 group's elements in LDS and the input is read from memory once; the result is the same bits either way. The
 order of every operation is docs/NUMERICS.md's "Normalization"; the golden model (dmlemu.golden.normalization)
 follows the same description, independently. A FusedActivation runs the activation operator's own body, as in
-kernels/gemm_ops.py, its attributes at PARAM4 ... LP_NORMALIZATION is the same kernel with one pass (the sum of
+kernels/gemm_ops.py, its attributes at PARAM4 ... BATCH_NORMALIZATION_TRAINING is MVN over the dimensions where
+Scale's size is 1, with FusedAdd and the statistics stored (tensors 4 .. 6 in WIDE_RECORDS). LP_NORMALIZATION is
+the same kernel with one pass (the sum of
 |x| or x * x) and no mean. LOCAL_RESPONSE_NORMALIZATION is element-shaped instead: kernels/lrn.s, one thread per
 element summing its window, raised to Beta by ELEMENT_WISE_CONSTANT_POW's own body (`compile_lrn`).
 """

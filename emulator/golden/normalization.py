@@ -15,6 +15,7 @@ over k = t, t + L, ..., then the fixed tree: dmlemu.golden.reduce's `_sum`, docs
 
 FLOAT16 is widened to FLOAT32 (exact), and rounded once at the end; NaN results are canonical.
 DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION sums a window of squares per element (`local_response_normalization`).
+DML_OPERATOR_BATCH_NORMALIZATION_TRAINING is MVN1 over Scale's size-1 dimensions, + FusedAdd, with its statistics.
 DML_OPERATOR_LP_NORMALIZATION is pass 1 alone over |x| or x * x (`lp_normalization`).
 DML_OPERATOR_BATCH_NORMALIZATION is the same element step with the statistics given as tensors (an element-wise
 operator: `batch_normalization`). This module follows that text, not the kernel: it never assembles or runs
