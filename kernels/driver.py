@@ -526,7 +526,8 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
         program, constants, groups, lanes, lds_bytes = normalization_ops.compile_normalization(
             operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides, activation_of,
             variant_symbols, preset)
-        elements = int(np.prod([int(s) for s in tensors[-1].sizes], dtype=np.int64))
+        output = tensors[normalization_ops.OPERATORS[operator].tensors.index("OutputTensor")]
+        elements = int(np.prod([int(s) for s in output.sizes], dtype=np.int64))
         return CompiledKernel(operator, program, constants, len(tensors), elements, lanes, workgroups=groups,
                               lds_bytes=lds_bytes)
     if operator not in OPERATORS:
