@@ -567,3 +567,21 @@ def test_batch_normalization_training_stores_the_mean_and_the_biased_variance():
     np.testing.assert_allclose(out, np.maximum(normalized + wide, 0), rtol=1e-5, atol=1e-5)
     same_bits(out, golden.run("BATCH_NORMALIZATION_TRAINING", [x, scale, bias, x],
                               {"Epsilon": np.float32(1e-5), "FusedActivation": ("ACTIVATION_RELU", {})})[0])
+
+
+def test_a_batch_normalization_fuses_into_an_element_wise_chain():
+    """BATCH_NORMALIZATION is an element-wise row: CompileGraph fuses it with its neighbours, its four statistics
+    tensors broadcast along the rows."""
+    from test_graph import GraphSpec, X, _random, assert_graph_matches, clip, identity, op
+    from test_graph import tensor as graph_tensor
+    w = graph_tensor([1] * (len(X.Desc.Sizes) - 1) + [X.Desc.Sizes[-1]])
+    spec = GraphSpec(nodes=[(clip(X, -1.0, 2.0), "clip"),
+                            (op("BATCH_NORMALIZATION", InputTensor=X, MeanTensor=w, VarianceTensor=w, ScaleTensor=w,
+                                BiasTensor=w, OutputTensor=X, Spatial=1, Epsilon=1e-3), "batch_norm"),
+                            (identity(X, scale_bias=(3.0, 1.0)), "scale")],
+                     input_count=5, output_count=1,
+                     inputs=[(0, 0, 0), (1, 1, 1), (2, 1, 2), (3, 1, 3), (4, 1, 4)],
+                     intermediates=[(0, 0, 1, 0), (1, 0, 2, 0)], outputs=[(2, 0, 0)])
+    variance = np.abs(_random(w, 5, special=False).view(np.float32)).view(np.uint8)
+    assert_graph_matches(spec, [_random(X, 3), _random(w, 4, special=False), variance, _random(w, 6, special=False),
+                                _random(w, 7, special=False)])
