@@ -114,7 +114,7 @@ def run_case(case, preset=None):
     same_bits(got, expected(*arrays, case["axes"], case["normalize_variance"], case["epsilon"]))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases(), st.sampled_from(PRESETS + (WARP,)))
 def test_drawn_normalizations_are_bit_exact_on_every_adapter(case, preset):
     run_case(case, preset)
@@ -411,7 +411,7 @@ def lp_desc(type_name, sizes, axis, p, epsilon=1e-5, strides=(None, None)):
                                               Epsilon=epsilon, P=p)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(1, 5), st.data(), st.sampled_from(["FLOAT32", "FLOAT16"]), st.sampled_from([1, 2]),
        st.sampled_from(["packed", "padded", "permuted", "broadcast"]), st.booleans(),
        st.sampled_from(PRESETS + (WARP,)), st.integers(0, 2 ** 32 - 1))
