@@ -8,7 +8,7 @@ default) over the input's bytes: 2 plus a little is the floor (the input read on
 and Bias once from DRAM). Every output is checked bit for bit against the golden model.
 
     .venv/bin/python bench/bench_normalization.py [--log2 22] [--width 4096] [--repeat 3] [--wave 32]
-        [--type FLOAT32] [--adapter KEY] [--no-timing] [--lds-limit BYTES]
+        [--type FLOAT32] [--adapter KEY] [--no-timing] [--lds-limit BYTES] [--ulp]
 
 Measured (2-core VM shared with other jobs, wave32; DRAM bytes from the timing model on the RX 7900 XTX preset):
 
@@ -55,6 +55,26 @@ def make_run(preset, wave, timing, x, scale, bias, type_name):
                      attributes={"Axes": (1,), "NormalizeVariance": 1, "Epsilon": np.float32(1e-5)})
 
 
+def ulp_table(seeds=3, rows=64):
+    """The golden model's LayerNorm error (the kernel's bits: the tests hold them equal) against float64, in ULPs
+    of 1.0 of the output type (the outputs are of order 1; near 0 the exact value's own ULP is meaningless): data
+    N(10, 3^2), Epsilon 1e-5, no Scale or Bias."""
+    print(f"{'type':8} {'width':>6} {'max ULP(1)':>11} {'mean ULP(1)':>12}")
+    for dtype in (np.float32, np.float16):
+        for width in (64, 1024, 4096):
+            worst, means = 0.0, []
+            for seed in range(seeds):
+                x = (np.random.default_rng(seed).standard_normal((rows, width)) * 3 + 10).astype(dtype)
+                y = golden.run("MEAN_VARIANCE_NORMALIZATION1", [x, None, None],
+                               {"Axes": (1,), "NormalizeVariance": 1, "Epsilon": np.float32(1e-5)})
+                wide = x.astype(np.float64)
+                centred = wide - wide.mean(axis=1, keepdims=True)
+                exact = centred / np.sqrt((centred ** 2).mean(axis=1, keepdims=True) + float(np.float32(1e-5)))
+                error = np.abs(y.astype(np.float64) - exact) / float(np.spacing(dtype(1.0)))
+                worst, means = max(worst, float(error.max())), means + [float(error.mean())]
+            print(f"{np.dtype(dtype).name:8} {width:6d} {worst:11.2f} {np.mean(means):12.2f}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--log2", type=int, default=22)
@@ -66,7 +86,10 @@ def main(argv=None):
     parser.add_argument("--no-timing", action="store_true", help="skip the timing model's DRAM bytes")
     parser.add_argument("--lds-limit", type=int, default=None,
                         help="the preset's LDS bytes per workgroup (16384: too few to keep a row, three reads)")
+    parser.add_argument("--ulp", action="store_true", help="print the error table against float64 and stop")
     args = parser.parse_args(argv)
+    if args.ulp:
+        return ulp_table()
     preset = next((p for p in PRESETS if p.key == args.adapter), RX_7900_XTX) if args.adapter else RX_7900_XTX
     if args.lds_limit is not None:
         preset = dataclasses.replace(preset, lds_max_bytes_per_workgroup=args.lds_limit)
