@@ -585,3 +585,39 @@ def test_a_batch_normalization_fuses_into_an_element_wise_chain():
     variance = np.abs(_random(w, 5, special=False).view(np.float32)).view(np.uint8)
     assert_graph_matches(spec, [_random(X, 3), _random(w, 4, special=False), variance, _random(w, 6, special=False),
                                 _random(w, 7, special=False)])
+
+
+# ---- LRN, LP and BATCH_NORMALIZATION_TRAINING on every wave width ------------------------------------------------------
+def run_on_width(operator, arrays, outputs, attributes, width):
+    """The kernel alone (DirectRun) on RX_7900_XTX at `width`: `arrays` the inputs (None: absent), `outputs` arrays of
+    the outputs' shapes and types; returns the outputs."""
+    gpu = Gpu(RX_7900_XTX, wave_width=width, timing=False)
+    t = lambda a: "FLOAT32" if a.dtype == np.float32 else "FLOAT16"
+    spec = lambda a: None if a is None else TensorSpec(t(a), a.shape, None, a.nbytes)
+    raw = lambda a: np.zeros(4, np.uint8) if a is None else a.view(np.uint8).reshape(-1)
+    every = list(arrays) + list(outputs)
+    run = DirectRun(gpu, operator, [spec(a) for a in every], [raw(a) for a in every], attributes=attributes)
+    run.dispatch()
+    first = len(arrays)
+    return [run.output_bytes(first + i)[:o.nbytes].view(o.dtype).reshape(o.shape) for i, o in enumerate(outputs)]
+
+
+@pytest.mark.parametrize("width", [8, 16, 32, 64])
+def test_lrn_lp_and_training_give_the_same_bits_on_every_wave_width(width):
+    rng = np.random.default_rng(21)
+    x = values(rng, "FLOAT16", (2, 5, 3, 7), special=True)
+    lrn = {"CrossChannel": 0, "LocalSize": 3, "Alpha": np.float32(0.5), "Beta": np.float32(0.75),
+           "Bias": np.float32(1.0)}
+    (got,) = run_on_width("LOCAL_RESPONSE_NORMALIZATION", [x], [np.zeros_like(x)], lrn, width)
+    same_bits(got, golden.run("LOCAL_RESPONSE_NORMALIZATION", [x], lrn))
+    lp = {"Axis": 3, "Epsilon": np.float32(1e-5), "P": 2}
+    (got,) = run_on_width("LP_NORMALIZATION", [x], [np.zeros_like(x)], lp, width)
+    same_bits(got, golden.run("LP_NORMALIZATION", [x], lp))
+    scale, bias, add = values(rng, "FLOAT16", (1, 5, 1, 1)), values(rng, "FLOAT16", (1, 5, 1, 1)), values(
+        rng, "FLOAT16", x.shape)
+    stats = [np.zeros_like(x), np.zeros_like(scale), np.zeros_like(scale)]
+    got = run_on_width("BATCH_NORMALIZATION_TRAINING", [x, scale, bias, add], stats, {"Epsilon": np.float32(1e-3)},
+                       width)
+    for g, w in zip(got, golden.run("BATCH_NORMALIZATION_TRAINING", [x, scale, bias, add],
+                                    {"Epsilon": np.float32(1e-3)})):
+        same_bits(g, w)
