@@ -187,13 +187,16 @@ def local_response_normalization(x, CrossChannel=1, LocalSize=1, Alpha=1e-4, Bet
     with np.errstate(all="ignore"):
         square = (work * work).astype(np.float32)
         total = np.full(work.shape, -0.0, np.float32)
+        # offsets past the tensor's extent would add +0 only: the loops stop at the extent (a LocalSize of 2^32 - 1
+        # costs no more than the tensor's own size)
+        offsets = lambda axis: range(max(-lo, 1 - work.shape[axis]), min(size - lo, work.shape[axis]))
         if int(CrossChannel):
-            for d in range(-lo, size - lo):
+            for d in offsets(1):
                 total = (total + _shifted(square, 1, d)).astype(np.float32)
         else:
-            for dh in range(-lo, size - lo):
+            for dh in offsets(2):
                 row = _shifted(square, 2, dh)
-                for dw in range(-lo, size - lo):
+                for dw in offsets(3):
                     total = (total + _shifted(row, 3, dw)).astype(np.float32)
         ratio = np.float32(np.float32(Alpha) / np.float32(size))
         base = ((total * ratio).astype(np.float32) + np.float32(Bias)).astype(np.float32)

@@ -621,3 +621,11 @@ def test_lrn_lp_and_training_give_the_same_bits_on_every_wave_width(width):
     for g, w in zip(got, golden.run("BATCH_NORMALIZATION_TRAINING", [x, scale, bias, add],
                                     {"Epsilon": np.float32(1e-3)})):
         same_bits(g, w)
+
+
+def test_a_window_wider_than_the_tensor_is_the_whole_tensor():
+    x = values(np.random.default_rng(3), "FLOAT32", (1, 4, 2, 3)) * np.float32(3e4)    # squares near 2^32
+    (huge,) = run_operator(lrn_desc("FLOAT32", x.shape, 1, 2 ** 32 - 1, 0.5, 0.75, 1.0), [x])
+    (seven,) = run_operator(lrn_desc("FLOAT32", x.shape, 1, 7, 0.5 * 7 / (2 ** 32 - 1), 0.75, 1.0), [x])
+    same_bits(huge, lrn_expected(x, 1, 2 ** 32 - 1, 0.5, 0.75, 1.0))
+    np.testing.assert_allclose(huge, seven, rtol=1e-6)     # the same sum of all 4 channels, the same ratio
