@@ -32,8 +32,11 @@ from dmlemu.isa.assembler import assemble_file
 from dmlemu.kernels.constant_buffer import LAYOUT, PARAM_FIELDS, copy_symbols, f32_bits
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS
 from dmlemu.kernels.element_wise_math import symbols as math_symbols
-from dmlemu.kernels import gemm_ops, reduce_ops
-from dmlemu.kernels import scan_ops, softmax_ops
+from dmlemu.kernels import gemm_ops, normalization_ops, reduce_ops, scan_ops, softmax_ops
+
+# The kernel families besides the element-wise table, each a module with an OPERATORS table of rows and its own
+# compiler (compile_operator below hands a desc to the family whose table names the operator).
+FAMILIES = (reduce_ops, gemm_ops, softmax_ops, scan_ops, normalization_ops)
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 # The sources of the operators with a listing of their own (the tools' `asm --variant` reads this);
@@ -52,8 +55,7 @@ MAX_TENSORS = 9      # QUANTIZED_LINEAR_ADD: 8 inputs and the output
 def has_kernel(operator):
     """Whether a microkernel exists for `operator` (its name without DML_OPERATOR_, e.g. ELEMENT_WISE_ADD).
     CreateOperator answers E_NOTIMPL for a validated operator this is False for."""
-    return (operator in OPERATORS or operator in reduce_ops.OPERATORS or operator in gemm_ops.OPERATORS
-            or operator in softmax_ops.OPERATORS or operator in scan_ops.OPERATORS)
+    return operator in OPERATORS or any(operator in family.OPERATORS for family in FAMILIES)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -524,6 +526,21 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
         elements = int(np.prod([int(s) for s in tensors[-1].sizes], dtype=np.int64))
         return CompiledKernel(operator, program, constants, len(tensors), elements, threads, workgroups=groups,
                               lds_bytes=lds_bytes, group_grid=group_grid, thread_grid=thread_grid)
+    if operator == "LOCAL_RESPONSE_NORMALIZATION":    # one thread per element, a window of the input each
+        size = preset.workgroup_size if preset is not None else 256
+        pow_symbols = tuple(sorted(variant_symbols("ELEMENT_WISE_CONSTANT_POW", "FLOAT32", True, False, False,
+                                                   layout).items()))
+        program, constants, elements = normalization_ops.compile_lrn(
+            tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides, pow_symbols, size)
+        return CompiledKernel(operator, program, constants, len(tensors), elements, size)
+    if operator in normalization_ops.OPERATORS:   # a reduction, then an element-wise step: a workgroup per group
+        program, constants, groups, lanes, lds_bytes = normalization_ops.compile_normalization(
+            operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides, activation_of,
+            variant_symbols, preset)
+        output = tensors[normalization_ops.OPERATORS[operator].tensors.index("OutputTensor")]
+        elements = int(np.prod([int(s) for s in output.sizes], dtype=np.int64))
+        return CompiledKernel(operator, program, constants, len(tensors), elements, lanes, workgroups=groups,
+                              lds_bytes=lds_bytes)
     if operator not in OPERATORS:
         raise NoKernel(f"dmlemu has no microkernel for {operator}")
     op = OPERATORS[operator]

@@ -173,6 +173,11 @@ _row(name="ELEMENT_WISE_QUANTIZED_LINEAR_ADD",
      type_combos=tuple((a, "FLOAT32", a, b, "FLOAT32", b, "FLOAT32", y, y) for a, other in (("INT8", "UINT8"),
                                                                                         ("UINT8", "INT8"))
                        for b in (a, other) for y in (a, other)))   # A's type first: the default is all one type
+# ---- normalization with given statistics: Mean, Variance, Scale and Bias broadcast by stride 0 --------------------
+_row(name="BATCH_NORMALIZATION", tensors=("InputTensor", "MeanTensor", "VarianceTensor", "ScaleTensor", "BiasTensor",
+                                          "OutputTensor"), types=FLOAT_TYPES, params=(("Epsilon", "f32"),),
+     activation=True)
+
 # ---- activations (also FusedActivation bodies) ----------------------------------------------------------------
 _row(name="ACTIVATION_IDENTITY", tensors=UNARY, types=FLOAT_TYPES)
 _row(name="ACTIVATION_RELU", tensors=UNARY, types=FLOAT_TYPES + SIGNED_TYPES)

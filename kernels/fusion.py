@@ -131,7 +131,10 @@ def is_uniform(tensor):
 def _address_symbols(tensors, sizes, workgroup_size, layout):
     """The assembler symbols of prologue.inc and address.inc for the vector memory tensors (TensorInfo),
     the offset register of each, and the group's addressing constants."""
-    strides = [tuple(t.effective_strides) for t in tensors]
+    # A dimension of size 1 where the group's is larger (BATCH_NORMALIZATION's Mean .. Bias) is broadcast: stride 0,
+    # as driver.compile_operator gives it (its only coordinate is 0, so this changes no other address).
+    strides = [tuple(0 if size == 1 else stride for size, stride in zip(t.sizes, t.effective_strides))
+               for t in tensors]
     merged_sizes, merged_strides = merge_dimensions(sizes, strides)
     packed = len(merged_sizes) == 1 and all(s[0] == 1 for s in merged_strides)
     wide = not packed and (max(merged_sizes) > 1 << 24 or any(s >= 1 << 24 for st in merged_strides for s in st))

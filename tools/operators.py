@@ -42,6 +42,7 @@ from dmlemu.directml import (
     DML_TENSOR_FLAG_NONE, DML_TENSOR_TYPE_BUFFER, DMLCalcBufferTensorSize,
 )
 from dmlemu.directml.enums import DML_FEATURE_LEVEL_6_4
+from dmlemu.directml.operators import BOOL
 from dmlemu.directml.operators import (ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, SCALAR_UNION,
                                        SCHEMAS_BY_NAME, TENSOR_NAMES)
 from dmlemu.directml.structs import DML_SCALAR_UNION
@@ -320,6 +321,15 @@ def _attribute(schema, spec, value, resolved, types, where):
         return int(number)
     if spec.kind == SCALAR_UNION:
         return _scalar(value, _type_name(resolved.get(spec.type_field)), where, spec, op)
+    if spec.kind == BOOL:
+        text = str(value).strip().upper()
+        if text in ("TRUE", "FALSE"):
+            return int(text == "TRUE")
+        try:
+            return int(int(text, 0) != 0)
+        except ValueError:
+            raise UsageError(f"{where}: {spec.field} of {op} is a BOOL; {value!r} is not TRUE, FALSE or an "
+                             f"integer") from None
     raise UsageError(f"{where}: {spec.field} of {op} is a FusedActivation; give it as --fused NAME")
 
 
@@ -342,6 +352,8 @@ def _default(schema, spec, resolved, types):
         if dtype is not None and dtype.kind == "u":
             value = max(value, 0.0)
         return _scalar(value, type_name, "default", spec, schema.c_name)
+    if spec.kind == BOOL:
+        return 1          # TRUE (BATCH_NORMALIZATION's Spatial)
     return None   # FusedActivation: none
 
 
@@ -784,6 +796,8 @@ def _attribute_kind(schema, spec):
         return f"DML_SCALAR_UNION of {spec.type_field}; default {value:g}" + (", 0 if unsigned" if value < 0 else "")
     if spec.kind == FUSED_ACTIVATION:
         return "--fused NAME; default none"
+    if spec.kind == BOOL:
+        return "BOOL (TRUE | FALSE); default TRUE"
     rule = f", >= {spec.at_least:g}" + (f" below {_level(spec.at_least_until)}" if spec.at_least_until else "") \
         if spec.at_least is not None else ""
     return f"FLOAT{rule}; default {_default(schema, spec, {}, {}):g}"

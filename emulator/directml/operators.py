@@ -89,8 +89,8 @@ ENUM = "ENUM"                      # an enum value -> int
 SCALAR_UNION = "DML_SCALAR_UNION"  # 8 bytes read as the data type another field names -> a NumPy scalar
 FUSED_ACTIVATION = "FUSED_ACTIVATION"   # _Maybenull_ const DML_OPERATOR_DESC* -> None or FusedActivation
 AXES = "AXES"                      # UINT <count field>; _Field_size_(count) const UINT* -> a tuple of axes
-AXIS = "AXIS"                      # UINT naming one dimension of the tensor `of` (CUMULATIVE_*'s Axis) -> int
-BOOL = "BOOL"                      # a C BOOL (TRUE / FALSE, any UINT) -> bool
+BOOL = "BOOL"                      # a C BOOL (FALSE = 0, any other integer TRUE) -> 0 or 1
+UINT = "UINT"                      # a C UINT -> int (`of`: an axis of that tensor; `one_of`: the values allowed)
 
 
 @dataclass(frozen=True)
@@ -105,6 +105,7 @@ class AttributeSpec:
     at_least_until: int = None      # ... below this feature level only (None: at every level)
     of: str = None                  # AXES: the tensor whose dimensions the axes name
     count_field: str = None         # AXES: the C count field before the array (e.g. AxisCount)
+    one_of: tuple = None            # UINT: the values allowed (LP_NORMALIZATION's P: 1 or 2)
 
 
 @dataclass(frozen=True)
@@ -155,6 +156,7 @@ class OperatorSchema(InputsAndOutputs):
     reduces: tuple = ()             # (input, output, axes field): the output has the input's Sizes but 1 on the axes
     multiplies: tuple = ()          # (A, B, C, output, TransA field, TransB field): GEMM's matrix shapes
     effective_rank: tuple = ()      # (field, most): the tensor's DimensionCount without leading sizes of 1 (SOFTMAX)
+    normalizes: tuple = ()          # (input, *others): the normalizations' tensors broadcast to the input (Scale ..)
 
     @property
     def c_name(self):
@@ -171,7 +173,7 @@ class OperatorSchema(InputsAndOutputs):
     def desc_fields(self):
         """The desc struct's (C field name, zero value) pairs in C order: the tensors (binding order is C
         order), ScaleBias, then the attributes."""
-        zero = {FLOAT: 0.0, ENUM: 0, SCALAR_UNION: None, FUSED_ACTIVATION: None, AXIS: 0, BOOL: 0}
+        zero = {FLOAT: 0.0, ENUM: 0, SCALAR_UNION: None, FUSED_ACTIVATION: None, BOOL: 0, UINT: 0}
         attributes = []
         for a in self.attributes:
             if a.kind == AXES:
@@ -543,7 +545,7 @@ _SCHEMA_LIST = [
     *(_op("CUMULATIVE_" + name, UNARY, (
         (L5_0, (1, 8), ("FLOAT32", "FLOAT16", "INT64", "INT32", "UINT64", "UINT32")),
         (L4_0, (1, 8), FLOAT_32_INTS), (first, 4, FLOAT_32_INTS)),
-        attributes=(AttributeSpec("Axis", AXIS, of="InputTensor"),
+        attributes=(AttributeSpec("Axis", UINT, of="InputTensor"),
                     AttributeSpec("AxisDirection", ENUM, enum=_enums.DML_AXIS_DIRECTION),
                     AttributeSpec(exclusive, BOOL)), in_place=True)
       for name, first, exclusive in (("SUMMATION", L2_1, "HasExclusiveSum"), ("PRODUCT", L3_1, "HasExclusiveProduct"))),
@@ -561,6 +563,75 @@ _SCHEMA_LIST = [
                     AttributeSpec("TransB", ENUM, enum=_enums.DML_MATRIX_TRANSFORM),
                     ALPHA, BETA, AttributeSpec("FusedActivation", FUSED_ACTIVATION)),
         multiplies=("ATensor", "BTensor", "CTensor", "OutputTensor", "TransA", "TransB")),
+
+    # -- normalization -------------------------------------------------------------------------------------
+    # DML_MEAN_VARIANCE_NORMALIZATION1_OPERATOR_DESC (sdk-api ns-directml-dml_mean_variance_normalization1_operator_desc):
+    # "BiasTensor, InputTensor, OutputTensor, and ScaleTensor must have the same DataType and DimensionCount";
+    # Scale and Bias optional, each dimension the input's or 1 (broadcast); below DML_FEATURE_LEVEL_5_2 "This tensor
+    # is required if the BiasTensor is used" (and the reverse); the output has the input's Sizes.
+    _op("MEAN_VARIANCE_NORMALIZATION1", _roles("InputTensor", "ScaleTensor", "BiasTensor", "OutputTensor"), (
+        (L3_1, (1, 8), {"*": FLOATS, "ScaleTensor": Optional(FLOATS), "BiasTensor": Optional(FLOATS)}),
+        (L2_1, 4, {"*": FLOATS, "ScaleTensor": Optional(FLOATS), "BiasTensor": Optional(FLOATS)})),
+        same_sizes=[("InputTensor", "OutputTensor")],
+        same_dimension_count=(("InputTensor", "ScaleTensor", "BiasTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("Axes", AXES, of="InputTensor", count_field="AxisCount"),
+                    AttributeSpec("NormalizeVariance", BOOL), AttributeSpec("Epsilon"),
+                    AttributeSpec("FusedActivation", FUSED_ACTIVATION)),
+        normalizes=("InputTensor", "ScaleTensor", "BiasTensor")),
+    # DML_MEAN_VARIANCE_NORMALIZATION_OPERATOR_DESC (FL1_0; sdk-api ns-directml-dml_mean_variance_normalization_
+    # operator_desc): { BatchCount, ChannelCount, Height, Width } tensors; CrossChannel TRUE normalizes across
+    # {ChannelCount, Height, Width}, FALSE across {Height, Width}, each channel on its own.
+    _op("MEAN_VARIANCE_NORMALIZATION", _roles("InputTensor", "ScaleTensor", "BiasTensor", "OutputTensor"), (
+        (L1_0, 4, {"*": FLOATS, "ScaleTensor": Optional(FLOATS), "BiasTensor": Optional(FLOATS)}),),
+        same_sizes=[("InputTensor", "OutputTensor")],
+        same_dimension_count=(("InputTensor", "ScaleTensor", "BiasTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("CrossChannel", BOOL), AttributeSpec("NormalizeVariance", BOOL),
+                    AttributeSpec("Epsilon"), AttributeSpec("FusedActivation", FUSED_ACTIVATION)),
+        normalizes=("InputTensor", "ScaleTensor", "BiasTensor")),
+
+    # DML_BATCH_NORMALIZATION_OPERATOR_DESC (FL1_0; sdk-api ns-directml-dml_batch_normalization_operator_desc): "Any
+    # dimension in MeanTensor, VarianceTensor, ScaleTensor, and BiasTensor can be set to 1, and be automatically
+    # broadcast to match InputTensor"; every tensor the same DataType and DimensionCount; Input and Output the same
+    # Sizes; 1 to 8 dimensions from DML_FEATURE_LEVEL_3_1 (4 below). Spatial "was deprecated in
+    # DML_FEATURE_LEVEL_4_0, and has no effect" (FALSE below it: Mean's and Variance's Height and Width not broadcast).
+    _op("BATCH_NORMALIZATION", _roles("InputTensor", "MeanTensor", "VarianceTensor", "ScaleTensor", "BiasTensor",
+                                      "OutputTensor"), ((L3_1, (1, 8), FLOATS), (L1_0, 4, FLOATS)),
+        same_sizes=[("InputTensor", "OutputTensor")],
+        same_dimension_count=(("InputTensor", "MeanTensor", "VarianceTensor", "ScaleTensor", "BiasTensor",
+                               "OutputTensor"),),
+        attributes=(AttributeSpec("Spatial", BOOL), AttributeSpec("Epsilon"),
+                    AttributeSpec("FusedActivation", FUSED_ACTIVATION)),
+        normalizes=("InputTensor", "MeanTensor", "VarianceTensor", "ScaleTensor", "BiasTensor")),
+
+    # DML_BATCH_NORMALIZATION_TRAINING_OPERATOR_DESC (FL4_1; sdk-api ns-directml-dml_batch_normalization_training_
+    # operator_desc): Output = FusedActivation(Scale * ((Input - Mean) / sqrt(Variance + Epsilon)) + Bias + FusedAdd),
+    # "MeanTensor and VarianceTensor are computed on the input across the set of dimensions for which ScaleTensor and
+    # BiasTensor sizes equal one" and written to OutputMeanTensor and OutputVarianceTensor; every tensor the same
+    # DataType and DimensionCount; Bias, OutputMean, OutputVariance and Scale the same Sizes; FusedAdd, Input and
+    # Output the same Sizes.
+    _op("BATCH_NORMALIZATION_TRAINING", tuple(TensorRole(f, is_output=f.startswith("Output")) for f in (
+        "InputTensor", "ScaleTensor", "BiasTensor", "FusedAddTensor", "OutputTensor", "OutputMeanTensor",
+        "OutputVarianceTensor")), ((L4_1, (1, 8), {"*": FLOATS, "FusedAddTensor": Optional(FLOATS)}),),
+        same_sizes=[("BiasTensor", "OutputMeanTensor", "OutputVarianceTensor", "ScaleTensor"),
+                    ("FusedAddTensor", "InputTensor", "OutputTensor")],
+        same_dimension_count=(("InputTensor", "ScaleTensor", "BiasTensor", "FusedAddTensor", "OutputTensor",
+                               "OutputMeanTensor", "OutputVarianceTensor"),),
+        attributes=(AttributeSpec("Epsilon"), AttributeSpec("FusedActivation", FUSED_ACTIVATION)),
+        normalizes=("InputTensor", "ScaleTensor", "BiasTensor")),
+    # DML_LP_NORMALIZATION_OPERATOR_DESC (FL1_0; sdk-api ns-directml-dml_lp_normalization_operator_desc): "InputTensor
+    # and OutputTensor must have the same DataType, DimensionCount and Sizes"; Axis "The axis on which to apply
+    # normalization"; P "The order of the normalization (either 1 or 2)".
+    _op("LP_NORMALIZATION", UNARY, ((L3_1, (1, 8), FLOATS), (L1_0, 4, FLOATS)),
+        attributes=(AttributeSpec("Axis", UINT, of="InputTensor"), AttributeSpec("Epsilon"),
+                    AttributeSpec("P", UINT, one_of=(1, 2)))),
+
+    # DML_LOCAL_RESPONSE_NORMALIZATION_OPERATOR_DESC (FL1_0; sdk-api ns-directml-dml_local_response_normalization_
+    # operator_desc): Output = Input / (Bias + (Alpha / LocalSize) * sum(Input^2 for every Input in the local
+    # region))^Beta; { BatchCount, ChannelCount, Height, Width }; "InputTensor and OutputTensor must have the same
+    # DataType and Sizes"; LocalSize "must be at least 1".
+    _op("LOCAL_RESPONSE_NORMALIZATION", UNARY, ((L1_0, 4, FLOATS),),
+        attributes=(AttributeSpec("CrossChannel", BOOL), AttributeSpec("LocalSize", UINT, at_least=1),
+                    AttributeSpec("Alpha"), AttributeSpec("Beta"), AttributeSpec("Bias"))),
 
     # -- CAST ----------------------------------------------------------------------------------------------
     _op("CAST", UNARY, (
@@ -594,9 +665,8 @@ def _check_tables():
         attribute_fields = [a.field for a in schema.attributes]
         assert schema.desc_type._fields_ == tuple(f for f, _ in schema.desc_fields()), schema.name
         for spec in schema.attributes:
-            assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION, AXES, AXIS, BOOL), schema.name
+            assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION, AXES, BOOL, UINT), schema.name
             assert spec.kind != AXES or (spec.of in fields and spec.count_field), schema.name
-            assert spec.kind != AXIS or spec.of in fields, schema.name
             assert spec.kind != ENUM or spec.enum is not None, schema.name
             assert spec.type_field is None or spec.type_field in attribute_fields, schema.name
         for entry in schema.support_by:

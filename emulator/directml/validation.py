@@ -42,7 +42,7 @@ from dmlemu.directml.enums import (
     DML_FEATURE_LEVEL, DML_TENSOR_DIMENSION_COUNT_MAX1,
 )
 from dmlemu.directml.operators import (
-    AXES, AXIS, BOOL, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION_TYPES, SCALAR_UNION, SCHEMAS,
+    AXES, BOOL, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION_TYPES, SCALAR_UNION, SCHEMAS, UINT,
 )
 from dmlemu.directml.structs import (
     DML_BUFFER_TENSOR_DESC, DML_OPERATOR_DESC, DML_SCALAR_UNION, DML_SCALE_BIAS, DML_TENSOR_DESC,
@@ -456,16 +456,23 @@ def _validate_attributes(schema, desc, tensors, feature_level, prefix):
             value = dtype.type(np.frombuffer(value.Bytes[:dtype.itemsize], dtype=dtype)[0])
         elif spec.kind == AXES:
             value = _validate_axes(schema, spec, desc, by_field, prefix)
-        elif spec.kind == AXIS:
-            value = check_uint(value, where)
-            rank = len(by_field[spec.of].sizes)
-            if value >= rank:
-                raise invalid(f"{where} is {value}; {spec.of} has {rank} dimensions, so {op} takes an {spec.field} "
-                              f"from 0 to {rank - 1}.")
-            value = int(value)
         elif spec.kind == BOOL:
-            # a C BOOL: FALSE is 0, anything else is TRUE (Python's True and False are its two values)
-            value = bool(value) if isinstance(value, (bool, np.bool_)) else bool(check_uint(value, where))
+            if isinstance(value, (bool, np.bool_)):
+                value = int(value)
+            if not is_integer(value) or not -2 ** 31 <= int(value) < 2 ** 31:
+                raise invalid(f"{where} is {_named(value)}; it must be a C BOOL (FALSE = 0, TRUE any other INT).")
+            value = int(int(value) != 0)
+        elif spec.kind == UINT:
+            value = check_uint(value, where)
+            if spec.of is not None and value >= len(by_field[spec.of].sizes):
+                rank = len(by_field[spec.of].sizes)
+                raise invalid(f"{where} is {value}; {spec.of} has {rank} dimensions, so {op} takes {spec.field} 0 "
+                              f"to {rank - 1}.")
+            if spec.at_least is not None and value < spec.at_least:
+                raise invalid(f"{where} is {value}; {op} requires {spec.field} >= {spec.at_least:g}.")
+            if spec.one_of is not None and value not in spec.one_of:
+                raise invalid(f"{where} is {value}; {op} takes {spec.field} "
+                              f"{' or '.join(str(v) for v in spec.one_of)}.")
         else:  # FUSED_ACTIVATION
             value = _validate_fused_activation(schema, value, by_field, feature_level, where)
         values[spec.field] = value
@@ -528,6 +535,8 @@ def _check_attribute_support(schema, by_field, attributes, feature_level):
                                   f"{entry.field} {short}.")
     if schema.multiplies:
         _check_matrix_shapes(schema, by_field, attributes)
+    if schema.normalizes:
+        _check_normalization_tensors(schema, by_field, feature_level, attributes)
     if schema.reduces:
         source, target, axes_field = schema.reduces
         source, target, axes = by_field[source], by_field[target], attributes[axes_field]
@@ -563,6 +572,38 @@ def _check_matrix_shapes(schema, by_field, attributes):
     if c is not None and tuple(c.sizes) != tuple(out.sizes):
         raise invalid(f"{c_field}.Sizes is {format_uints(c.sizes)} but {out_field}.Sizes is "
                       f"{format_uints(out.sizes)}; {op} requires the same Sizes (C broadcasts through stride 0).")
+
+
+def _check_normalization_tensors(schema, by_field, feature_level, attributes):
+    """The normalizations' broadcast tensors (MVN1's Scale and Bias; BATCH_NORMALIZATION's Mean, Variance, Scale
+    and Bias): each dimension is the input's or 1 (broadcast). MVN's optional Scale and Bias: below
+    DML_FEATURE_LEVEL_5_2 one is required when the other is given, and below DML_FEATURE_LEVEL_4_0 their channel
+    dimension (1) must be the input's. BATCH_NORMALIZATION with Spatial FALSE below DML_FEATURE_LEVEL_4_0: Mean's
+    and Variance's Height and Width (dimensions 2 and 3) are not broadcast."""
+    op = schema.c_name
+    source, *others = schema.normalizes
+    source = by_field[source]
+    optional = [role.field for role in schema.tensors if role.optional and role.field in others]
+    given = [field for field in optional if field in by_field]
+    if len(optional) == 2 and len(given) == 1 and feature_level < DML_FEATURE_LEVEL.DML_FEATURE_LEVEL_5_2:
+        other = next(field for field in optional if field != given[0])
+        raise invalid(f"{other} is None but {given[0]} is given; {op} requires both or neither below "
+                      f"DML_FEATURE_LEVEL_5_2 (this device: {c_level_name(feature_level)}).")
+    old = feature_level < DML_FEATURE_LEVEL.DML_FEATURE_LEVEL_4_0
+    not_spatial = old and "Spatial" in attributes and not attributes["Spatial"]
+    for field in others:
+        tensor = by_field.get(field)
+        if tensor is None:
+            continue
+        for d, (size, full) in enumerate(zip(tensor.sizes, source.sizes)):
+            channel = d == 1 and old and field in optional
+            spatial = d in (2, 3) and not_spatial and field in ("MeanTensor", "VarianceTensor")
+            if size != full and (size != 1 or channel or spatial):
+                rule = ("each dimension must be the input's or 1 (broadcast)" if not (channel or spatial) else
+                        "the channel size must be the input's below DML_FEATURE_LEVEL_4_0" if channel else
+                        "with Spatial FALSE, Height and Width must be the input's below DML_FEATURE_LEVEL_4_0")
+                raise invalid(f"{field}.Sizes is {format_uints(tensor.sizes)} but {source.field}.Sizes is "
+                              f"{format_uints(source.sizes)}; {op}: {rule}.")
 
 
 def _validate_fused_activation(schema, value, by_field, feature_level, where):

@@ -24,6 +24,7 @@ One module per family, each operator registered by name where it is defined (reg
   gemm.py            GEMM (the fixed order of docs/NUMERICS.md, "GEMM")
   softmax.py         SOFTMAX, LOG_SOFTMAX, HARDMAX and their `1` forms (docs/NUMERICS.md, "Softmax, ...")
   scan.py            CUMULATIVE_SUMMATION, CUMULATIVE_PRODUCT (docs/NUMERICS.md, "Cumulative scans")
+  normalization.py   MVN(1), BATCH_NORMALIZATION, LP_NORMALIZATION, LRN (docs/NUMERICS.md, "Normalization")
 
 `run(name, inputs, ...)` computes any registered operator by its DirectML name; OPERATORS is the table.
 """
@@ -50,6 +51,10 @@ from dmlemu.golden.reduce import argmax, argmin, reduce
 from dmlemu.golden.gemm import gemm
 from dmlemu.golden.softmax import hardmax, hardmax1, log_softmax, log_softmax1, softmax, softmax1
 from dmlemu.golden.scan import cumulative_product, cumulative_summation
+from dmlemu.golden.normalization import (
+    batch_normalization, batch_normalization_training, local_response_normalization, lp_normalization, mean_variance_normalization0,
+    mean_variance_normalization1,
+)
 from dmlemu.golden.registry import OPERATORS
 
 __all__ = [
@@ -68,6 +73,8 @@ __all__ = [
     "reduce", "argmax", "argmin", "gemm",
     "softmax", "log_softmax", "hardmax", "softmax1", "log_softmax1", "hardmax1",
     "cumulative_summation", "cumulative_product",
+    "reduce", "argmax", "argmin", "gemm", "mean_variance_normalization0", "mean_variance_normalization1",
+    "batch_normalization", "batch_normalization_training", "lp_normalization", "local_response_normalization",
     "OPERATORS", "run",
 ]
 

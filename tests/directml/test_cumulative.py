@@ -215,7 +215,7 @@ def refusal(name, struct_desc):
 def test_the_pages_rules_are_checked(name):
     op = f"DML_OPERATOR_CUMULATIVE_{name}"
     assert refusal(name, desc(name, "FLOAT32", [2, 3], 2)) == (
-        E_INVALIDARG, f"Axis is 2; InputTensor has 2 dimensions, so {op} takes an Axis from 0 to 1.")
+        E_INVALIDARG, f"Axis is 2; InputTensor has 2 dimensions, so {op} takes Axis 0 to 1.")
     bad = desc(name, "FLOAT32", [2, 3], 1)
     bad.AxisDirection = 2
     assert refusal(name, bad)[0] == E_INVALIDARG

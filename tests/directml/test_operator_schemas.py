@@ -22,7 +22,7 @@ from dmlemu.directml import *  # noqa: F401,F403
 from dmlemu.directml import inspect
 from dmlemu.directml.enums import OPERATOR_TYPE_TABLE
 from dmlemu.directml.operators import (
-    AXES, AXIS, BOOL, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, SCALAR_UNION, SCHEMAS, SCHEMAS_BY_NAME,
+    AXES, BOOL, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, SCALAR_UNION, SCHEMAS, SCHEMAS_BY_NAME, UINT,
 )
 from dmlemu.directml.validation import FusedActivation
 from dmlemu.dxgi import CreateDXGIFactory1
@@ -100,8 +100,10 @@ def default_attributes(schema, types):
                                   if spec.matches else _supported_value(schema, spec, types))
         elif spec.kind == SCALAR_UNION:
             values[spec.field] = DML_SCALAR_UNION()
-        elif spec.kind in (AXIS, BOOL):
-            values[spec.field] = 0
+        elif spec.kind == BOOL:
+            values[spec.field] = 1
+        elif spec.kind == UINT:      # LP_NORMALIZATION's Axis 0 and P 1, LRN's LocalSize 1
+            values[spec.field] = spec.one_of[0] if spec.one_of else int(spec.at_least or 0)
         else:
             values[spec.field] = None
     return values
@@ -171,8 +173,10 @@ def test_every_element_wise_operator_activation_and_cast_has_a_schema():
         "SOFTSIGN", "SWISH", "TANH", "THRESHOLDED_RELU")} | {"CAST", "REDUCE", "ARGMIN", "ARGMAX", "GEMM"}
     expected |= {f"ACTIVATION_{n}{form}" for n in ("SOFTMAX", "LOG_SOFTMAX", "HARDMAX") for form in ("", "1")}
     expected |= {"CUMULATIVE_SUMMATION", "CUMULATIVE_PRODUCT"}
+    expected |= {"MEAN_VARIANCE_NORMALIZATION", "MEAN_VARIANCE_NORMALIZATION1", "BATCH_NORMALIZATION",
+                 "BATCH_NORMALIZATION_TRAINING", "LP_NORMALIZATION", "LOCAL_RESPONSE_NORMALIZATION"}
     assert set(SCHEMAS_BY_NAME) == expected
-    assert len(expected) == 99
+    assert len(expected) == 105
 
 
 # ---- per schema: introduced level, every accepted and refused type and dimension count ---------------------
@@ -626,7 +630,7 @@ def test_hostile_attribute_values_are_refused_with_a_sentence(name, data):
         value = data.draw(st.one_of(garbage, st.integers(-2, 16)))
     elif spec.kind == AXES:
         value = data.draw(st.one_of(garbage, st.lists(st.integers(-2, 10), max_size=9)))
-    elif spec.kind in (AXIS, BOOL):
+    elif spec.kind in (UINT, BOOL):
         value = data.draw(st.one_of(garbage, st.booleans(), st.integers(-2, 10), st.integers(-(1 << 70), 1 << 70)))
     else:
         value = data.draw(HOSTILE_FLOATS)
@@ -649,7 +653,7 @@ def test_hostile_attribute_values_are_refused_with_a_sentence(name, data):
     if spec.kind == AXES:
         assert type(got) is tuple and all(type(a) is int for a in got)
         return
-    expected_type = {FLOAT: np.float32, ENUM: int, AXIS: int, BOOL: bool}.get(spec.kind)
+    expected_type = {FLOAT: np.float32, ENUM: int, UINT: int, BOOL: int}.get(spec.kind)
     if expected_type is not None:
         assert type(got) is expected_type
     elif spec.kind == SCALAR_UNION:
