@@ -11,7 +11,8 @@ An operator is one row in each place one of its parts lives, each keyed by the n
                    element_wise_quantize.inc); or, for the reduction family, one row of
                    dmlemu.kernels.reduce_ops, each function it serves the block `.if FUNCTION == "<function>"`
                    of kernels/reduce_functions.inc; or, for matrix multiplication, one row of
-                   dmlemu.kernels.gemm_ops (its source, kernels/gemm.s, selects no body)
+                   dmlemu.kernels.gemm_ops (its source, kernels/gemm.s, selects no body); or, for the data
+                   movement operators, one row of dmlemu.kernels.data_movement_ops (kernels/copy_region.s)
   golden           one `@operator(name=...)` registration in dmlemu.golden
 
 `REGISTRY` joins them, one `RegisteredOperator` per name any part knows; `missing_parts()` names, one sentence
@@ -33,8 +34,9 @@ from dmlemu.kernels import driver
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS as ELEMENT_WISE_ROWS
 from dmlemu.kernels.gemm_ops import OPERATORS as GEMM_ROWS
 from dmlemu.kernels.reduce_ops import OPERATORS as REDUCTION_ROWS
+from dmlemu.kernels.data_movement_ops import OPERATORS as DATA_MOVEMENT_ROWS
 
-KERNEL_ROWS = {**ELEMENT_WISE_ROWS, **REDUCTION_ROWS, **GEMM_ROWS}    # every kernel row, of every family
+KERNEL_ROWS = {**ELEMENT_WISE_ROWS, **REDUCTION_ROWS, **GEMM_ROWS, **DATA_MOVEMENT_ROWS}    # every kernel row, of every family
 
 __all__ = ["RegisteredOperator", "REGISTRY", "KERNEL_ROWS", "TEST_BODIES", "body_blocks", "function_blocks",
            "selected_bodies", "missing_parts"]
@@ -149,6 +151,8 @@ def missing_parts(registry=None, blocks=None, functions=None):
             served |= set(op.kernel.functions)
         elif op.kernel is not None and op.kernel.name in GEMM_ROWS:
             pass                                  # gemm.s has no bodies nor functions to select
+        elif op.kernel is not None and op.kernel.name in DATA_MOVEMENT_ROWS:
+            pass                                  # copy_region.s: one strided copy, no bodies
         elif op.kernel is not None:
             bodies = selected_bodies(op.kernel)
             selected |= bodies

@@ -33,6 +33,7 @@ from dmlemu.kernels.constant_buffer import LAYOUT, PARAM_FIELDS, copy_symbols, f
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS
 from dmlemu.kernels.element_wise_math import symbols as math_symbols
 from dmlemu.kernels import gemm_ops, reduce_ops
+from dmlemu.kernels import data_movement_ops
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 # The sources of the operators with a listing of their own (the tools' `asm --variant` reads this);
@@ -51,7 +52,8 @@ MAX_TENSORS = 9      # QUANTIZED_LINEAR_ADD: 8 inputs and the output
 def has_kernel(operator):
     """Whether a microkernel exists for `operator` (its name without DML_OPERATOR_, e.g. ELEMENT_WISE_ADD).
     CreateOperator answers E_NOTIMPL for a validated operator this is False for."""
-    return operator in OPERATORS or operator in reduce_ops.OPERATORS or operator in gemm_ops.OPERATORS
+    return (operator in OPERATORS or operator in reduce_ops.OPERATORS or operator in gemm_ops.OPERATORS
+            or operator in data_movement_ops.OPERATORS)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -275,7 +277,7 @@ def variant_symbols(operator, data_type, packed, scale_bias, half, layout=LAYOUT
     raw_f16 = main == "FLOAT16" and moves_bits       # ABS, NEGATE without ScaleBias: the stored bits
     width = 64 if v.pair else 32
     symbols = {
-        "BODY": body, "PACKED": int(packed), "SCALE_BIAS": int(scale_bias), "HALF": int(half),
+        "BODY": body, "PACKED": int(packed), "PAD": 0, "SCALE_BIAS": int(scale_bias), "HALF": int(half),
         "WIDEN_F16": int(widen), "LOAD": v.load, "STORE": VARIANTS[types[-1]].store, "CT": compute,
         "BOUND_CVT": v.bound_cvt, "SHIFT_DATA": shifts[-1],
         "X": x, "A": x, "B": reg(12) if op.type_tensor == 1 else (inputs[1] if len(inputs) > 1 else reg(12)),
@@ -513,6 +515,13 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
         elements = int(np.prod([int(s) for s in tensors[-1].sizes], dtype=np.int64))
         return CompiledKernel(operator, program, constants, len(tensors), elements, threads, workgroups=groups,
                               lds_bytes=lds_bytes, group_grid=group_grid, thread_grid=thread_grid)
+    if operator in data_movement_ops.OPERATORS:    # a strided copy (or padding fold): copy_region.s
+        if workgroup_size is None:
+            workgroup_size = preset.workgroup_size if preset is not None else 256
+        program, constants, elements = data_movement_ops.compile_data_movement(
+            operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides,
+            workgroup_size)
+        return CompiledKernel(operator, program, constants, len(tensors), elements, workgroup_size)
     if operator not in OPERATORS:
         raise NoKernel(f"dmlemu has no microkernel for {operator}")
     op = OPERATORS[operator]

@@ -89,6 +89,11 @@ ENUM = "ENUM"                      # an enum value -> int
 SCALAR_UNION = "DML_SCALAR_UNION"  # 8 bytes read as the data type another field names -> a NumPy scalar
 FUSED_ACTIVATION = "FUSED_ACTIVATION"   # _Maybenull_ const DML_OPERATOR_DESC* -> None or FusedActivation
 AXES = "AXES"                      # UINT <count field>; _Field_size_(count) const UINT* -> a tuple of axes
+UINT = "UINT"                      # a C UINT -> int (DEPTH_TO_SPACE's BlockSize)
+UINTS = "UINTS"                    # UINT <count field>; _Field_size_(count) const UINT* -> a tuple of ints, one per
+                                   # dimension of `of` (SLICE's Offsets, PADDING's StartPadding, TILE's Repeats);
+                                   # several arrays may share one count field (DimensionCount)
+INTS = "INTS"                      # the same with const INT* (SLICE1's InputWindowStrides)
 
 
 @dataclass(frozen=True)
@@ -152,6 +157,7 @@ class OperatorSchema(InputsAndOutputs):
     support_by: tuple = ()          # AttributeSupport: rows that depend on an attribute's value
     reduces: tuple = ()             # (input, output, axes field): the output has the input's Sizes but 1 on the axes
     multiplies: tuple = ()          # (A, B, C, output, TransA field, TransB field): GEMM's matrix shapes
+    moves: str = None               # a data movement operator's shape rule (validation._check_data_movement)
 
     @property
     def c_name(self):
@@ -168,11 +174,15 @@ class OperatorSchema(InputsAndOutputs):
     def desc_fields(self):
         """The desc struct's (C field name, zero value) pairs in C order: the tensors (binding order is C
         order), ScaleBias, then the attributes."""
-        zero = {FLOAT: 0.0, ENUM: 0, SCALAR_UNION: None, FUSED_ACTIVATION: None}
+        zero = {FLOAT: 0.0, ENUM: 0, SCALAR_UNION: None, FUSED_ACTIVATION: None, UINT: 0}
         attributes = []
         for a in self.attributes:
             if a.kind == AXES:
                 attributes += [(a.count_field, _COUNTS[a.field]), (a.field, None)]
+            elif a.kind in (UINTS, INTS):    # arrays sharing a count field: the count once, before the first
+                if a.count_field not in [f for f, _ in attributes]:
+                    attributes.append((a.count_field, _COUNTS.setdefault(a.field, Count(a.field))))
+                attributes.append((a.field, None))
             else:
                 attributes.append((a.field, zero[a.kind]))
         leading = [f for f in attributes if f[0] in self.leading]
@@ -537,6 +547,60 @@ _SCHEMA_LIST = [
     _op("CAST", UNARY, (
         (L4_1, (1, 8), ALL_11), (L3_1, (1, 8), ALL_10), (L3_0, 4, ALL_10),
         (L1_0, 4, ("FLOAT32", "FLOAT16", "INT16", "INT8", "UINT16", "UINT8"))), **_ONLY_SIZES),
+    # -- data movement (kernels/data_movement_ops.py: a strided copy, kernels/copy_region.s) --------------------
+    # DML_SLICE_OPERATOR_DESC (sdk-api ns-directml-dml_slice_operator_desc; the support rows from the
+    # learn.microsoft.com page, 64-bit types from DML_FEATURE_LEVEL_4_1 per dml-feature-level-history): "This value
+    # [DimensionCount] must match the DimensionCount of the input and output tensors"; "The values in this array
+    # [Sizes] must match the sizes specified in the output tensor"; the slice reads inside the input (`moves`).
+    _op("SLICE", UNARY, ((L4_1, (1, 8), ALL_10), (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L1_0, (4, 5), FLOAT_INTS_8_TO_32)),
+        same_sizes=[], same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=tuple(AttributeSpec(f, UINTS, of="InputTensor", count_field="DimensionCount")
+                         for f in ("Offsets", "Sizes", "Strides")), moves="SLICE"),
+    # DML_SLICE1_OPERATOR_DESC (sdk-api ns-directml-dml_slice1_operator_desc): "InputTensor and OutputTensor must
+    # have the same DataType and DimensionCount"; the window inside the input, not empty, strides not 0,
+    # 1 <= OutputSizes[i] <= 1 + (InputWindowSizes[i] - 1) / |InputWindowStrides[i]| (`moves`).
+    _op("SLICE1", UNARY, ((L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L2_1, (4, 5), FLOAT_INTS_8_TO_32)),
+        same_sizes=[], same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("InputWindowOffsets", UINTS, of="InputTensor", count_field="DimensionCount"),
+                    AttributeSpec("InputWindowSizes", UINTS, of="InputTensor", count_field="DimensionCount"),
+                    AttributeSpec("InputWindowStrides", INTS, of="InputTensor", count_field="DimensionCount")),
+        moves="SLICE1"),
+    # DML_PADDING_OPERATOR_DESC (sdk-api ns-directml-dml_padding_operator_desc; support rows from the
+    # learn.microsoft.com page, 64-bit from DML_FEATURE_LEVEL_5_0): OutputTensor.Sizes[i] = InputTensor.Sizes[i] +
+    # StartPadding[i] + EndPadding[i]; PaddingMode SYMMETRIC from DML_FEATURE_LEVEL_3_0, WRAP from 6_4 (`moves`).
+    _op("PADDING", UNARY, ((L5_0, (1, 8), ALL_10), (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L1_0, 4, FLOATS)),
+        same_sizes=[], same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("PaddingMode", ENUM, enum=_enums.DML_PADDING_MODE), AttributeSpec("PaddingValue"),
+                    AttributeSpec("StartPadding", UINTS, of="InputTensor", count_field="DimensionCount"),
+                    AttributeSpec("EndPadding", UINTS, of="InputTensor", count_field="DimensionCount")),
+        moves="PADDING"),
+    # DML_PADDING1_OPERATOR_DESC (sdk-api ns-directml-dml_padding1_operator_desc): the same with a typed
+    # PaddingValue ("PaddingValueDataType ... must match OutputTensor.DataType"); FLOAT64 too.
+    _op("PADDING1", UNARY, ((L5_0, (1, 8), ALL_11),),
+        same_sizes=[], same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("PaddingMode", ENUM, enum=_enums.DML_PADDING_MODE),
+                    AttributeSpec("PaddingValueDataType", ENUM, enum=DML_TENSOR_DATA_TYPE, matches="OutputTensor"),
+                    AttributeSpec("PaddingValue", SCALAR_UNION, type_field="PaddingValueDataType"),
+                    AttributeSpec("StartPadding", UINTS, of="InputTensor", count_field="DimensionCount"),
+                    AttributeSpec("EndPadding", UINTS, of="InputTensor", count_field="DimensionCount")),
+        moves="PADDING"),
+    # DML_TILE_OPERATOR_DESC (learn.microsoft.com ns-directml-dml_tile_operator_desc): "OutputTensor.Sizes[i] =
+    # InputTensor.Sizes[i] * Repeats[i]", "RepeatsCount ... must be the same as the InputTensor.DimensionCount",
+    # "Values must be larger than 0" (`moves`).
+    _op("TILE", UNARY, ((L4_1, (1, 8), ALL_10), (L3_1, (1, 8), FLOAT_INTS_8_TO_32), (L1_0, 4, FLOAT_INTS_8_TO_32)),
+        same_sizes=[], same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("Repeats", UINTS, of="InputTensor", count_field="RepeatsCount"),), moves="TILE"),
+    # DML_DEPTH_TO_SPACE(1) / DML_SPACE_TO_DEPTH(1)_OPERATOR_DESC (sdk-api): 4 dimensions {N, C, H, W}; the output
+    # {N, C / BlockSize^2, H * BlockSize, W * BlockSize} (SPACE_TO_DEPTH the inverse); "InputTensor and
+    # OutputTensor must have the same DataType"; the 1 versions add Order (DCR, CRD) (`moves`).
+    *(_op(name, UNARY, rows, same_sizes=[], attributes=(AttributeSpec("BlockSize", UINT),) + order, moves=name)
+      for name, rows, order in (
+          ("DEPTH_TO_SPACE", ((L2_1, 4, FLOAT_INTS_8_TO_32), (L1_0, 4, FLOATS)), ()),
+          ("SPACE_TO_DEPTH", ((L2_1, 4, FLOAT_INTS_8_TO_32), (L1_0, 4, FLOATS)), ()),
+          ("DEPTH_TO_SPACE1", ((L2_1, 4, FLOAT_INTS_8_TO_32),),
+           (AttributeSpec("Order", ENUM, enum=_enums.DML_DEPTH_SPACE_ORDER),)),
+          ("SPACE_TO_DEPTH1", ((L2_1, 4, FLOAT_INTS_8_TO_32),),
+           (AttributeSpec("Order", ENUM, enum=_enums.DML_DEPTH_SPACE_ORDER),)))),
 ]
 SCHEMAS = {schema.type: schema for schema in _SCHEMA_LIST}
 SCHEMAS_BY_NAME = {schema.name: schema for schema in _SCHEMA_LIST}
@@ -565,7 +629,8 @@ def _check_tables():
         attribute_fields = [a.field for a in schema.attributes]
         assert schema.desc_type._fields_ == tuple(f for f, _ in schema.desc_fields()), schema.name
         for spec in schema.attributes:
-            assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION, AXES), schema.name
+            assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION, AXES, UINT, UINTS, INTS), schema.name
+            assert spec.kind not in (UINTS, INTS) or (spec.of in fields and spec.count_field), schema.name
             assert spec.kind != AXES or (spec.of in fields and spec.count_field), schema.name
             assert spec.kind != ENUM or spec.enum is not None, schema.name
             assert spec.type_field is None or spec.type_field in attribute_fields, schema.name

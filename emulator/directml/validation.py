@@ -41,9 +41,11 @@ from dmlemu.directml.enums import (
     DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, OPERATOR_INTRODUCED_AT, DML_OPERATOR_TYPE, DML_OPERATOR_INVALID,
     DML_FEATURE_LEVEL, DML_TENSOR_DIMENSION_COUNT_MAX1,
 )
+from dmlemu.directml.enums import DML_PADDING_MODE
 from dmlemu.directml.operators import (
     AXES, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION_TYPES, SCALAR_UNION, SCHEMAS,
 )
+from dmlemu.directml.operators import INTS, UINT, UINTS
 from dmlemu.directml.structs import (
     DML_BUFFER_TENSOR_DESC, DML_OPERATOR_DESC, DML_SCALAR_UNION, DML_SCALE_BIAS, DML_TENSOR_DESC,
 )
@@ -448,6 +450,10 @@ def _validate_attributes(schema, desc, tensors, feature_level, prefix):
             value = dtype.type(np.frombuffer(value.Bytes[:dtype.itemsize], dtype=dtype)[0])
         elif spec.kind == AXES:
             value = _validate_axes(schema, spec, desc, by_field, prefix)
+        elif spec.kind == UINT:
+            value = check_uint(value, where)
+        elif spec.kind in (UINTS, INTS):
+            value = _validate_array(schema, spec, desc, by_field, prefix)
         else:  # FUSED_ACTIVATION
             value = _validate_fused_activation(schema, value, by_field, feature_level, where)
         values[spec.field] = value
@@ -477,6 +483,105 @@ def _validate_axes(schema, spec, desc, by_field, prefix):
             raise invalid(f"{where}[{i}] is {axis}, which {where} already names; dmlemu requires each axis once.")
         seen.add(axis)
     return tuple(int(a) for a in axes)
+
+
+def _validate_array(schema, spec, desc, by_field, prefix):
+    """A per-dimension array and its count field (SLICE's DimensionCount, Offsets): the count agrees with the
+    array and with the DimensionCount of `spec.of` ("This value must match the DimensionCount of the input and
+    output tensors"); UINTS hold UINTs, INTS INTs."""
+    op = schema.c_name
+    where, count_where = prefix + spec.field, prefix + spec.count_field
+    array = getattr(desc, spec.field)
+    array = () if array is None else check_sequence(array, where, max_length=DML_TENSOR_DIMENSION_COUNT_MAX1,
+                                                   limit=_DIMENSIONS)
+    count = check_uint(getattr(desc, spec.count_field), count_where)
+    if count != len(array):
+        raise invalid(f"{count_where} is {count} but {where} has {len(array)} elements; they must agree.")
+    rank = len(by_field[spec.of].sizes)
+    if count != rank:
+        raise invalid(f"{count_where} is {count} but {spec.of}.DimensionCount is {rank}; {op} requires them to "
+                      f"be equal.")
+    if spec.kind == INTS:
+        return tuple(check_uint(v, f"{where}[{i}]", max_value=2 ** 31 - 1, min_value=-2 ** 31) for i, v in
+                     enumerate(array))
+    return tuple(check_uint(v, f"{where}[{i}]") for i, v in enumerate(array))
+
+
+_PADDING_MODE_LEVELS = {"SYMMETRIC": DML_FEATURE_LEVEL.DML_FEATURE_LEVEL_3_0,     # DML_PADDING_MODE's page
+                        "WRAP": DML_FEATURE_LEVEL.DML_FEATURE_LEVEL_6_4}          # dml-feature-level-history
+
+
+def _check_data_movement(schema, by_field, attributes, feature_level):
+    """The shape rules of the data movement operators' pages (schema.moves names the rule): the output's Sizes
+    from the input's and the attributes, and every read inside the input."""
+    op, rule = schema.c_name, schema.moves
+    source, target = by_field["InputTensor"], by_field["OutputTensor"]
+    ins, outs = source.sizes, target.sizes
+    if rule == "SLICE":
+        offsets, sizes, strides = attributes["Offsets"], attributes["Sizes"], attributes["Strides"]
+        for i, (o, s, t) in enumerate(zip(offsets, sizes, strides)):
+            if s != outs[i]:
+                raise invalid(f"Sizes[{i}] is {s} but OutputTensor.Sizes[{i}] is {outs[i]}; {op} requires the "
+                              f"slice's Sizes to match the output's.")
+            if s == 0 or o + (s - 1) * t >= ins[i]:
+                raise invalid(f"Offsets[{i}] {o}, Sizes[{i}] {s} and Strides[{i}] {t} read element "
+                              f"{o + max(s - 1, 0) * t} of dimension {i}; InputTensor.Sizes[{i}] is {ins[i]}, so "
+                              f"{op} needs Offsets[i] + (Sizes[i] - 1) * Strides[i] < InputTensor.Sizes[i].")
+    elif rule == "SLICE1":
+        offsets, sizes = attributes["InputWindowOffsets"], attributes["InputWindowSizes"]
+        strides = attributes["InputWindowStrides"]
+        for i, (o, s, t) in enumerate(zip(offsets, sizes, strides)):
+            if s == 0 or o + s > ins[i]:
+                raise invalid(f"InputWindowOffsets[{i}] is {o} and InputWindowSizes[{i}] is {s}; {op} needs a "
+                              f"window that is not empty and InputWindowOffsets[i] + InputWindowSizes[i] <= "
+                              f"InputTensor.Sizes[i] ({ins[i]}).")
+            if t == 0:
+                raise invalid(f"InputWindowStrides[{i}] is 0; {op} requires strides that are not 0.")
+            most = 1 + (s - 1) // abs(t)
+            if not 1 <= outs[i] <= most:
+                raise invalid(f"OutputTensor.Sizes[{i}] is {outs[i]}; {op} with InputWindowSizes[{i}] {s} and "
+                              f"InputWindowStrides[{i}] {t} copies 1 to {most} elements of that dimension.")
+    elif rule == "PADDING":
+        mode = DML_PADDING_MODE(attributes["PaddingMode"])
+        short = mode.name[len("DML_PADDING_MODE_"):]
+        needed = _PADDING_MODE_LEVELS.get(short)
+        if needed is not None and feature_level < needed:
+            raise invalid(f"PaddingMode is {mode.name}, introduced in {c_level_name(needed)}; this device "
+                          f"supports up to {c_level_name(feature_level)}.")
+        start, end = attributes["StartPadding"], attributes["EndPadding"]
+        expected = tuple(n + a + b for n, a, b in zip(ins, start, end))
+        if outs != expected:
+            raise invalid(f"OutputTensor.Sizes is {format_uints(outs)}; {op} with InputTensor.Sizes "
+                          f"{format_uints(ins)}, StartPadding {format_uints(start)} and EndPadding "
+                          f"{format_uints(end)} needs {format_uints(expected)} (input + start + end).")
+    elif rule == "TILE":
+        repeats = attributes["Repeats"]
+        for i, r in enumerate(repeats):
+            if r == 0:
+                raise invalid(f"Repeats[{i}] is 0; {op} requires repeats larger than 0.")
+        expected = tuple(n * r for n, r in zip(ins, repeats))
+        if outs != expected:
+            raise invalid(f"OutputTensor.Sizes is {format_uints(outs)}; {op} with InputTensor.Sizes "
+                          f"{format_uints(ins)} and Repeats {format_uints(repeats)} needs {format_uints(expected)} "
+                          f"(input * repeats).")
+    else:   # DEPTH_TO_SPACE(1), SPACE_TO_DEPTH(1)
+        b = attributes["BlockSize"]
+        if b == 0:
+            raise invalid(f"BlockSize is 0; {op} requires a block of at least 1 x 1.")
+        n, c, h, w = ins
+        if rule.startswith("DEPTH_TO_SPACE"):
+            if c % (b * b):
+                raise invalid(f"InputTensor.Sizes is {format_uints(ins)}; {op} with BlockSize {b} needs a channel "
+                              f"count divisible by BlockSize * BlockSize ({b * b}).")
+            expected = (n, c // (b * b), h * b, w * b)
+        else:
+            if h % b or w % b:
+                raise invalid(f"InputTensor.Sizes is {format_uints(ins)}; {op} with BlockSize {b} needs a height "
+                              f"and width divisible by BlockSize.")
+            expected = (n, c * b * b, h // b, w // b)
+        if outs != expected:
+            raise invalid(f"OutputTensor.Sizes is {format_uints(outs)}; {op} with InputTensor.Sizes "
+                          f"{format_uints(ins)} and BlockSize {b} needs {format_uints(expected)}.")
 
 
 def _check_attribute_support(schema, by_field, attributes, feature_level):
@@ -510,6 +615,8 @@ def _check_attribute_support(schema, by_field, attributes, feature_level):
                                   f"{entry.field} {short}.")
     if schema.multiplies:
         _check_matrix_shapes(schema, by_field, attributes)
+    if schema.moves:
+        _check_data_movement(schema, by_field, attributes, feature_level)
     if schema.reduces:
         source, target, axes_field = schema.reduces
         source, target, axes = by_field[source], by_field[target], attributes[axes_field]
