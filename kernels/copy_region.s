@@ -11,9 +11,16 @@
 ; the value (PARAM2, PARAM3: the value's bits in the tensor's type). Bits move untouched: 8-,
 ; 16-, 32- and 64-bit elements load and store as they are, never converted.
 ; Tensor 0 is InputTensor, tensor 1 is OutputTensor.
+; JOIN and SPLIT (PARTS: the number of parts, 1 to 5) address every tensor at once: the inputs
+; then the output (JOIN) or the input then the outputs (SPLIT), plus a last column of strides
+; that is 1 along the axis and 0 elsewhere, whose "offset" is the axis coordinate (${COORD});
+; copy_parts.inc then loads (stores) each part under EXEC masked to its lanes: one dispatch.
 ; =============================================================================================
 .include "prologue.inc"              ; v1 = this lane's element index; lanes past the end off
 .include "address.inc"               ; v2 = input byte offset, v3 = output byte offset
+.if PARTS
+.include "copy_parts.inc"            ; JOIN, SPLIT: one part after another, masked by EXEC
+.else
     s_load_dwordx4 s[8:11], s[0:1], ${DESC_T0}    ; buffer descriptor of the input
     s_load_dwordx4 s[12:15], s[0:1], ${DESC_T1}   ; and of the output
     s_load_dwordx4 s[44:47], s[2:3], ${CB_PARAM0} ; input base (bytes), unused, value low, value high
@@ -29,5 +36,6 @@
     v_cndmask_${SEL} ${X}, ${X}, ${VALUE}, vcc    ; ... and store the value instead
 .endif
     buffer_store_${STORE} ${X}, v3, s[12:15], 0
+.endif
 done:
     s_endpgm

@@ -65,6 +65,8 @@ OPERATORS = {row.name: row for row in (
                                                  ("StartPadding", "uints"), ("EndPadding", "uints"))),
     DataMovementOperator(name="PADDING1", params=(("PaddingMode", "enum"), ("PaddingValue", "tensor"),
                                                   ("StartPadding", "uints"), ("EndPadding", "uints"))),
+    DataMovementOperator(name="JOIN", tensors=("InputTensors", "OutputTensor"), params=(("Axis", "u32"),)),
+    DataMovementOperator(name="SPLIT", tensors=("InputTensor", "OutputTensors"), params=(("Axis", "u32"),)),
     *(DataMovementOperator(name=name, params=(("BlockSize", "u32"),) + order) for name, order in (
         ("DEPTH_TO_SPACE", ()), ("SPACE_TO_DEPTH", ()), ("DEPTH_TO_SPACE1", (("Order", "enum"),)),
         ("SPACE_TO_DEPTH1", (("Order", "enum"),)))),
@@ -135,23 +137,80 @@ def plan(operator, source, target, attributes, packed_strides):
 
 
 def merge(plan_):
-    """The plan's dimensions with size-1 ones dropped and neighbours contiguous in both tensors merged (not for
-    PADDING, whose dimensions each fold on their own); at least one."""
-    if plan_.pad:
+    """The plan's dimensions with size-1 ones dropped and neighbours contiguous in every stride column merged
+    (not for PADDING, whose dimensions each fold on their own); at least one."""
+    columns = len(plan_.dims[0]) - 1 if plan_.dims else 2
+    if getattr(plan_, "pad", ()):
         kept = [(d, p) for d, p in zip(plan_.dims, plan_.pad) if d[0] != 1]
         return [d for d, _ in kept] or [(1, 0, 0)], [p for _, p in kept] or [(0, 0, 1, 0)]
     merged = []
-    for size, a, b in plan_.dims:
+    for size, *strides in plan_.dims:
         if size == 1:
             continue
-        if merged and merged[-1][1] == a * size and merged[-1][2] == b * size:
-            merged[-1] = (merged[-1][0] * size, a, b)
+        if merged and all(o == i * size for o, i in zip(merged[-1][1:], strides)):
+            merged[-1] = (merged[-1][0] * size, *strides)
         else:
-            merged.append((size, a, b))
-    return merged or [(1, 0, 0)], []
+            merged.append((size, *strides))
+    return merged or [(1,) + (0,) * columns], []
 
 
-def variant_symbols(data_type, mode, wide, layout=LAYOUT):
+MAX_PARTS = 5     # JOIN's inputs, SPLIT's outputs in one dispatch: PARAM0 .. 7 hold 4 starts and 4 bases
+
+
+@dataclass(frozen=True)
+class PartsPlan:
+    """JOIN or SPLIT as one walk over the whole (JOIN's output, SPLIT's input): the dimensions outermost first,
+    each (size, stride of every tensor in binding order, then 1 along the axis and 0 elsewhere: the axis
+    coordinate); each part's first coordinate along the axis and its element base (minus that coordinate times
+    its stride along the axis)."""
+    dims: tuple
+    starts: tuple
+    bases: tuple
+
+
+def plan_parts(operator, tensors, attributes, packed_strides):
+    """The PartsPlan of a validated JOIN or SPLIT desc."""
+    join = operator == "JOIN"
+    whole = tensors[-1] if join else tensors[0]
+    parts = tensors[:-1] if join else tensors[1:]
+    axis = int(attributes["Axis"])
+    strides = [_strides(t, packed_strides) for t in tensors]
+    dims = tuple((int(n), *(st[d] for st in strides), int(d == axis)) for d, n in enumerate(whole.sizes))
+    starts = tuple(int(x) for x in np.cumsum([0] + [int(p.sizes[axis]) for p in parts])[:-1])
+    part_strides = strides[:-1] if join else strides[1:]
+    bases = tuple(-start * st[axis] for start, st in zip(starts, part_strides))
+    return PartsPlan(dims=dims, starts=starts, bases=bases)
+
+
+def _offset_register(t):
+    return f"v{2 + t}" if t < 4 else f"v{24 + t}"        # address.inc: tensors 4 .. 8 in v28 .. v32
+
+
+def _descriptor_registers(t):
+    first = 8 + 4 * t if t < 4 else 64 + 4 * (t - 4)
+    return f"s[{first}:{first + 3}]"
+
+
+def parts_symbols(join, parts):
+    """The symbols of JOIN / SPLIT's part blocks (copy_parts.inc): the tensors in binding order, the axis
+    coordinate's column last."""
+    tensors = parts + 1
+    whole = parts if join else 0
+    part_tensor = (lambda k: k) if join else (lambda k: k + 1)
+    symbols = {"PARTS": parts, "JOIN": int(join), "COORD": _offset_register(tensors),
+               "WHOLE_OFF": _offset_register(whole), "WHOLE_DESC": _descriptor_registers(whole),
+               **{f"HAS_T{t}": int(t <= tensors) for t in range(2, 9)},
+               **{f"LOAD_T{t}": int(t < tensors) for t in range(2, 6)},
+               **{f"DESC_T{t}": 32 * t for t in range(tensors)},
+               **{f"HAS_PART{k}": int(k < parts) for k in range(1, MAX_PARTS)}}
+    for k in range(MAX_PARTS):
+        t = part_tensor(min(k, parts - 1))
+        symbols.update({f"PART{k}_OFF": _offset_register(t), f"PART{k}_DESC": _descriptor_registers(t),
+                        f"PART{k}_HI": int(k < parts - 1)})
+    return symbols
+
+
+def variant_symbols(data_type, mode, wide, layout=LAYOUT, parts=0, join=False):
     """The assembler symbols of one variant of copy_region.s: the element size of `data_type`, the padding mode
     ("none" for the strided copies) and whether a size or stride needs 32-bit multiply-adds."""
     size = _SIZE[data_type]
@@ -163,15 +222,19 @@ def variant_symbols(data_type, mode, wide, layout=LAYOUT):
             "PACKED_X1": 0, "PACKED_X2": 0, "PACKED_X1_REG": "v3", "PACKED_X2_REG": "v3", "PACKED_X1_SHIFT": 0,
             "PACKED_X2_SHIFT": 0, "DESC_T0": 0, "DESC_T1": 32, "LOAD": _LOAD[size], "STORE": _STORE[size],
             "X": "v[10:11]" if pair else "v10", "SEL": "b64" if pair else "b32",
-            "VALUE": "s[46:47]" if pair else "s46", **layout.symbols()}
+            "VALUE": "s[46:47]" if pair else "s46", "PARTS": 0, "JOIN": 0,
+            **({f"SHIFT_T{t}": size.bit_length() - 1 for t in range(parts + 1)} if parts else {}),
+            **({f"SHIFT_T{parts + 1}": 0} if parts else {}),                 # the axis coordinate, in elements
+            **(parts_symbols(join, parts) if parts else {}), **layout.symbols()}
 
 
 @functools.lru_cache(maxsize=None)
-def build_program(operator, data_type, mode, wide, layout=LAYOUT):
-    """Assemble and decode one variant of copy_region.s (cached); its name says the operator's way."""
-    symbols = variant_symbols(data_type, mode, wide, layout)
+def build_program(operator, data_type, mode, wide, layout=LAYOUT, parts=0):
+    """Assemble and decode one variant of copy_region.s (cached); its name says the operator's way (JOIN and
+    SPLIT: one dispatch over the whole, each part under its EXEC mask: `_x<parts>_masked`)."""
+    symbols = variant_symbols(data_type, mode, wide, layout, parts, operator == "JOIN")
     dwords = assemble_file(os.path.join(KERNEL_DIR, SOURCE), symbols)
-    way = f"pad_{mode.lower()}" if mode != "none" else "strided"
+    way = f"pad_{mode.lower()}" if mode != "none" else f"x{parts}_masked" if parts else "strided"
     return Program(dwords, f"copy_region_{operator.lower()}_{way}_{_SIZE[data_type] * 8}bit{'_wide' if wide else ''}")
 
 
@@ -203,6 +266,9 @@ def compile_data_movement(operator, tensors, attributes, layout, no_kernel, divi
                           workgroup_size):
     """(program, constant buffer bytes, elements) of a validated desc; kernels/driver.py wraps them in a
     CompiledKernel. `no_kernel` is the NoKernel class to raise."""
+    if operator in ("JOIN", "SPLIT"):
+        return _compile_parts(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides,
+                              workgroup_size)
     source, target = tensors
     if source.data_type not in _SIZE:
         raise no_kernel(f"dmlemu's kernel for {operator} has no variant for {source.data_type}")
@@ -232,5 +298,32 @@ def compile_data_movement(operator, tensors, attributes, layout, no_kernel, divi
     return build_program(operator, source.data_type, copy.mode, wide, layout), constants, elements
 
 
-__all__ = ["OPERATORS", "DataMovementOperator", "CopyPlan", "PADDING_MODES", "plan", "merge", "variant_symbols",
+def _compile_parts(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides, workgroup_size):
+    """JOIN and SPLIT: one launch over the whole, the parts' first coordinates and bases in PARAM0 .. 7."""
+    parts = len(tensors) - 1
+    if parts > MAX_PARTS:
+        raise no_kernel(f"dmlemu's kernel for {operator} addresses at most {MAX_PARTS} "
+                        f"{'inputs' if operator == 'JOIN' else 'outputs'} in its one dispatch, not {parts}")
+    data_type = tensors[0].data_type
+    size = _SIZE[data_type]
+    copy = plan_parts(operator, tensors, attributes, packed_strides)
+    dims, _ = merge(copy)
+    if len(dims) > layout.max_records:
+        raise no_kernel(f"dmlemu's kernel for {operator} holds {layout.max_records} dimension records, not "
+                        f"{len(dims)}")
+    elements = int(np.prod([d[0] for d in dims], dtype=np.int64))
+    wide = any(s < 0 or s >= 1 << 24 for d in dims for s in d[1:]) or max(d[0] for d in dims) > 1 << 24
+    records = []
+    for size_, *strides in reversed(dims):
+        magic, shift1, shift2 = division_magic(size_)
+        records.append({"SIZE": size_, "MAGIC": magic, "SHIFT1": shift1, "SHIFT2": shift2,
+                        **{f"STRIDE_T{t}": s & 0xFFFFFFFF for t, s in enumerate(strides)}})
+    values = {"ELEMENTS": elements, "WORKGROUP_SIZE": workgroup_size, "RECORD_COUNT": len(dims),
+              **{f"PARAM{k - 1}": copy.starts[k] for k in range(1, parts)},
+              **{f"PARAM{k + 3}": (copy.bases[k] * size) & 0xFFFFFFFF for k in range(1, parts)}}
+    constants = layout.pack(values, records, params=True, wide=parts + 2 > 4)
+    return build_program(operator, data_type, "none", wide, layout, parts), constants, elements
+
+
+__all__ = ["OPERATORS", "MAX_PARTS", "PartsPlan", "plan_parts", "parts_symbols", "DataMovementOperator", "CopyPlan", "PADDING_MODES", "plan", "merge", "variant_symbols",
            "build_program", "padding_value_bits", "compile_data_movement"]

@@ -221,7 +221,7 @@ class IDMLBindingTable(IDMLDeviceChild):
             return None
         op = compiled._schema.c_name
         # The schema's roles name every tensor, a left-out optional one (None in `tensors`) included.
-        roles = compiled._schema.inputs if method == "BindInputs" else compiled._schema.outputs
+        roles = compiled._info.input_roles if method == "BindInputs" else compiled._info.output_roles
         if len(bindings) != len(tensors):
             names = ", ".join(r.field for r in roles)
             kind = "input" if method == "BindInputs" else "output"

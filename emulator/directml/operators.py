@@ -45,6 +45,8 @@ class TensorRole:
     field: str              # the desc field, e.g. "InputTensor"
     is_output: bool = False
     optional: bool = False
+    count_field: str = None  # a tensor array (JOIN's InputTensors): the C count field before it (InputCount); the
+                             # desc's tensors bind one each, in array order, named like InputTensors[1]
 
 
 @dataclass(frozen=True)
@@ -186,7 +188,12 @@ class OperatorSchema(InputsAndOutputs):
             else:
                 attributes.append((a.field, zero[a.kind]))
         leading = [f for f in attributes if f[0] in self.leading]
-        return (leading + [(t.field, None) for t in self.tensors] + ([("ScaleBias", None)] if self.scale_bias else [])
+        tensors = []
+        for t in self.tensors:
+            if t.count_field:
+                tensors.append((t.count_field, _COUNTS.setdefault(t.field, Count(t.field))))
+            tensors.append((t.field, None))
+        return (leading + tensors + ([("ScaleBias", None)] if self.scale_bias else [])
                 + [f for f in attributes if f[0] not in self.leading])
 
     @property
@@ -601,6 +608,16 @@ _SCHEMA_LIST = [
            (AttributeSpec("Order", ENUM, enum=_enums.DML_DEPTH_SPACE_ORDER),)),
           ("SPACE_TO_DEPTH1", ((L2_1, 4, FLOAT_INTS_8_TO_32),),
            (AttributeSpec("Order", ENUM, enum=_enums.DML_DEPTH_SPACE_ORDER),)))),
+    # DML_JOIN_OPERATOR_DESC (learn.microsoft.com ns-directml-dml_join_operator_desc): InputCount > 0 tensors, the
+    # same DataType and DimensionCount, Sizes equal but along Axis, whose sizes sum to the output's; Axis in
+    # [0, OutputTensor.DimensionCount - 1]. DML_SPLIT_OPERATOR_DESC is the inverse (OutputCount outputs). The
+    # support rows as SLICE's (64-bit from DML_FEATURE_LEVEL_4_1, dml-feature-level-history) (`moves`).
+    _op("JOIN", (TensorRole("InputTensors", count_field="InputCount"), TensorRole("OutputTensor", is_output=True)),
+        ((L4_1, (1, 8), ALL_10), (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L1_0, (4, 5), FLOAT_INTS_8_TO_32)),
+        same_type=[], same_sizes=[], attributes=(AttributeSpec("Axis", UINT),), moves="JOIN"),
+    _op("SPLIT", (TensorRole("InputTensor"), TensorRole("OutputTensors", is_output=True, count_field="OutputCount")),
+        ((L4_1, (1, 8), ALL_10), (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L1_0, (4, 5), FLOAT_INTS_8_TO_32)),
+        same_type=[], same_sizes=[], attributes=(AttributeSpec("Axis", UINT),), moves="SPLIT"),
 ]
 SCHEMAS = {schema.type: schema for schema in _SCHEMA_LIST}
 SCHEMAS_BY_NAME = {schema.name: schema for schema in _SCHEMA_LIST}

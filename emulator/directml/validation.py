@@ -45,6 +45,7 @@ from dmlemu.directml.enums import DML_PADDING_MODE
 from dmlemu.directml.operators import (
     AXES, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION_TYPES, SCALAR_UNION, SCHEMAS,
 )
+from dmlemu.directml.operators import SupportRow, TensorRole
 from dmlemu.directml.operators import INTS, UINT, UINTS
 from dmlemu.directml.structs import (
     DML_BUFFER_TENSOR_DESC, DML_OPERATOR_DESC, DML_SCALAR_UNION, DML_SCALE_BIAS, DML_TENSOR_DESC,
@@ -292,14 +293,29 @@ class OperatorInfo:
     scale_bias: tuple               # (scale, bias) as np.float32, or None
     floats: dict                    # FLOAT attributes, e.g. {"Min": np.float32(-1.0)}
     attributes: dict                # every non-tensor field but ScaleBias, validated (see above)
+    roles: tuple = None             # one TensorRole per tensor where a tensor array (JOIN's InputTensors) makes
+                                    # them differ from the schema's: InputTensors[0], InputTensors[1], ...
+
+    @property
+    def tensor_roles(self):
+        """The role of each tensor, binding order (a tensor array's elements each their own)."""
+        return self.roles if self.roles is not None else self.schema.tensors
+
+    @property
+    def input_roles(self):
+        return tuple(role for role in self.tensor_roles if not role.is_output)
+
+    @property
+    def output_roles(self):
+        return tuple(role for role in self.tensor_roles if role.is_output)
 
     @property
     def inputs(self):
-        return tuple(t for t, role in zip(self.tensors, self.schema.tensors) if not role.is_output)
+        return tuple(t for t, role in zip(self.tensors, self.tensor_roles) if not role.is_output)
 
     @property
     def outputs(self):
-        return tuple(t for t, role in zip(self.tensors, self.schema.tensors) if role.is_output)
+        return tuple(t for t, role in zip(self.tensors, self.tensor_roles) if role.is_output)
 
 
 def validate_operator_desc(op_desc, feature_level, preset):
@@ -324,8 +340,9 @@ def validate_operator_desc(op_desc, feature_level, preset):
         raise invalid(f"DML_OPERATOR_DESC.Desc is {describe(desc)}; "
                       f"{schema.c_name} needs a {schema.desc_type.__name__}.")
     support = schema.support_at(feature_level)
-    tensors = tuple(_validate_role(schema, role, getattr(desc, role.field), support, feature_level, preset)
-                    for role in schema.tensors)
+    roles, descs, support = _expand_arrays(schema, desc, support)
+    tensors = tuple(_validate_role(schema, role, tensor_desc, support, feature_level, preset)
+                    for role, tensor_desc in zip(roles, descs))
     _check_tensor_constraints(schema, {t.field: t for t in tensors if t is not None}, feature_level)
 
     scale_bias = None
@@ -342,7 +359,36 @@ def validate_operator_desc(op_desc, feature_level, preset):
     attributes = _validate_attributes(schema, desc, tensors, feature_level, "")
     _check_attribute_support(schema, {t.field: t for t in tensors if t is not None}, attributes, feature_level)
     floats = {field: attributes[field] for field in schema.float_fields}
-    return OperatorInfo(schema=schema, tensors=tensors, scale_bias=scale_bias, floats=floats, attributes=attributes)
+    return OperatorInfo(schema=schema, tensors=tensors, scale_bias=scale_bias, floats=floats, attributes=attributes,
+                        roles=None if roles == schema.tensors else roles)
+
+
+def _expand_arrays(schema, desc, support):
+    """(roles, tensor descs, support row) with each tensor array (a role with a count_field: JOIN's InputCount,
+    InputTensors) expanded to one role per element, named InputTensors[i] and supported as the array is. The
+    count must agree with the array and be greater than 0 ("This value must be greater than 0")."""
+    if not any(role.count_field for role in schema.tensors):
+        return schema.tensors, [getattr(desc, role.field) for role in schema.tensors], support
+    roles, descs, rows = [], [], dict(support.tensors)
+    for role in schema.tensors:
+        if not role.count_field:
+            roles.append(role)
+            descs.append(getattr(desc, role.field))
+            continue
+        array = getattr(desc, role.field)
+        array = () if array is None else check_sequence(array, role.field)
+        count = check_uint(getattr(desc, role.count_field), role.count_field)
+        if count != len(array):
+            raise invalid(f"{role.count_field} is {count} but {role.field} has {len(array)} elements; they must "
+                          f"agree.")
+        if count == 0:
+            raise invalid(f"{role.count_field} is 0; {schema.c_name} needs at least one tensor in {role.field}.")
+        for i, tensor_desc in enumerate(array):
+            name = f"{role.field}[{i}]"
+            roles.append(TensorRole(name, is_output=role.is_output, optional=role.optional))
+            descs.append(tensor_desc)
+            rows[name] = support.tensors[role.field]
+    return tuple(roles), descs, SupportRow(support.level, rows)
 
 
 def _validate_role(schema, role, tensor_desc, support, feature_level, preset):
@@ -350,7 +396,8 @@ def _validate_role(schema, role, tensor_desc, support, feature_level, preset):
     if tensor_desc is None:
         if support.tensors[role.field].optional:
             return None
-        optional_from = [row.level for row in schema.support if row.tensors[role.field].optional]
+        optional_from = [row.level for row in schema.support if role.field in row.tensors   # not an array's
+                         and row.tensors[role.field].optional]
         if optional_from:
             raise invalid(f"{role.field} is None; {schema.c_name} requires it below {c_level_name(min(optional_from))} "
                           f"(this device: {c_level_name(feature_level)}).")
@@ -515,6 +562,9 @@ def _check_data_movement(schema, by_field, attributes, feature_level):
     """The shape rules of the data movement operators' pages (schema.moves names the rule): the output's Sizes
     from the input's and the attributes, and every read inside the input."""
     op, rule = schema.c_name, schema.moves
+    if rule in ("JOIN", "SPLIT"):
+        _check_join(op, rule, by_field, attributes["Axis"])
+        return
     source, target = by_field["InputTensor"], by_field["OutputTensor"]
     ins, outs = source.sizes, target.sizes
     if rule == "SLICE":
@@ -582,6 +632,33 @@ def _check_data_movement(schema, by_field, attributes, feature_level):
         if outs != expected:
             raise invalid(f"OutputTensor.Sizes is {format_uints(outs)}; {op} with InputTensor.Sizes "
                           f"{format_uints(ins)} and BlockSize {b} needs {format_uints(expected)}.")
+
+
+def _check_join(op, rule, by_field, axis):
+    """JOIN (SPLIT the other way): every part has the whole's DataType and DimensionCount and its Sizes but
+    along Axis, where the parts' sizes sum to the whole's; Axis in [0, DimensionCount - 1]."""
+    whole = by_field["OutputTensor" if rule == "JOIN" else "InputTensor"]
+    parts = [t for f, t in by_field.items() if f.startswith("InputTensors[" if rule == "JOIN" else "OutputTensors[")]
+    rank = len(whole.sizes)
+    if axis >= rank:
+        raise invalid(f"Axis is {axis}; {whole.field} has {rank} dimensions, so {op} takes an axis from 0 to "
+                      f"{rank - 1}.")
+    for part in parts:
+        if part.data_type != whole.data_type:
+            raise invalid(f"{part.field}.DataType is {c_type_name(part.data_type)} but {whole.field}.DataType is "
+                          f"{c_type_name(whole.data_type)}; {op} requires the same DataType.")
+        if len(part.sizes) != rank:
+            raise invalid(f"{part.field}.DimensionCount is {len(part.sizes)} but {whole.field}.DimensionCount is "
+                          f"{rank}; {op} requires the same DimensionCount.")
+        for d in range(rank):
+            if d != axis and part.sizes[d] != whole.sizes[d]:
+                raise invalid(f"{part.field}.Sizes is {format_uints(part.sizes)} but {whole.field}.Sizes is "
+                              f"{format_uints(whole.sizes)}; {op} requires the same size in every dimension but "
+                              f"Axis ({axis}).")
+    total = sum(part.sizes[axis] for part in parts)
+    if total != whole.sizes[axis]:
+        raise invalid(f"{whole.field}.Sizes[{axis}] is {whole.sizes[axis]} but the {'inputs' if rule == 'JOIN' else 'outputs'}' "
+                      f"sizes along Axis sum to {total}; {op} requires them to be equal.")
 
 
 def _check_attribute_support(schema, by_field, attributes, feature_level):

@@ -22,7 +22,8 @@ One module per family, each operator registered by name where it is defined (reg
   transcendental.py  EXP ... ERF, POW, ATAN_YX and the transcendental activations
   reduce.py          REDUCE, ARGMAX, ARGMIN (the fixed order of docs/NUMERICS.md, "Reductions")
   gemm.py            GEMM (the fixed order of docs/NUMERICS.md, "GEMM")
-  data_movement.py   SLICE, SLICE1, PADDING, PADDING1, TILE, DEPTH_TO_SPACE(1), SPACE_TO_DEPTH(1): indexing
+  data_movement.py   SLICE, SLICE1, PADDING, PADDING1, TILE, DEPTH_TO_SPACE(1), SPACE_TO_DEPTH(1),
+                     JOIN, SPLIT: indexing
 
 `run(name, inputs, ...)` computes any registered operator by its DirectML name; OPERATORS is the table.
 """
@@ -48,7 +49,8 @@ from dmlemu.golden.transcendental import (
 from dmlemu.golden.reduce import argmax, argmin, reduce
 from dmlemu.golden.gemm import gemm
 from dmlemu.golden.data_movement import (
-    depth_to_space, depth_to_space1, padding, padding1, slice1, slice_, space_to_depth, space_to_depth1, tile,
+    depth_to_space, depth_to_space1, join, padding, padding1, slice1, slice_, space_to_depth, space_to_depth1, split,
+    tile,
 )
 from dmlemu.golden.registry import OPERATORS
 
@@ -67,7 +69,7 @@ __all__ = [
     "acosh", "atanh", "erf", "constant_pow", "pow_", "atan_yx",
     "reduce", "argmax", "argmin", "gemm",
     "slice_", "slice1", "padding", "padding1", "tile", "depth_to_space", "depth_to_space1", "space_to_depth",
-    "space_to_depth1",
+    "space_to_depth1", "join", "split",
     "OPERATORS", "run",
 ]
 

@@ -140,3 +140,18 @@ def depth_to_space1(x, block, order):
 @operator(name="SPACE_TO_DEPTH1", attributes=("BlockSize", "Order"))
 def space_to_depth1(x, block, order):
     return space_to_depth(x, block, order)
+
+
+@operator(name="JOIN", keyword_attributes=("Axis",))
+def join(*inputs, Axis):
+    """The inputs one after another along Axis (InputTensors in array order)."""
+    return np.concatenate([np.asarray(x) for x in inputs], axis=int(Axis))
+
+
+@operator(name="SPLIT", keyword_attributes=("Axis", "OutputSizes"))
+def split(x, Axis, OutputSizes):
+    """The input cut along Axis into consecutive parts of OutputSizes (each output's size along Axis), in
+    OutputTensors order: a tuple of arrays."""
+    x = np.asarray(x)
+    edges = np.cumsum(OutputSizes)[:-1]
+    return tuple(part.copy() for part in np.split(x, edges, axis=int(Axis)))
