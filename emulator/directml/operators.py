@@ -614,10 +614,12 @@ _SCHEMA_LIST = [
     # support rows as SLICE's (64-bit from DML_FEATURE_LEVEL_4_1, dml-feature-level-history) (`moves`).
     _op("JOIN", (TensorRole("InputTensors", count_field="InputCount"), TensorRole("OutputTensor", is_output=True)),
         ((L4_1, (1, 8), ALL_10), (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L1_0, (4, 5), FLOAT_INTS_8_TO_32)),
-        same_type=[], same_sizes=[], attributes=(AttributeSpec("Axis", UINT),), moves="JOIN"),
+        same_type=[("InputTensors", "OutputTensor")], same_sizes=[], attributes=(AttributeSpec("Axis", UINT),),
+        moves="JOIN"),
     _op("SPLIT", (TensorRole("InputTensor"), TensorRole("OutputTensors", is_output=True, count_field="OutputCount")),
         ((L4_1, (1, 8), ALL_10), (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L1_0, (4, 5), FLOAT_INTS_8_TO_32)),
-        same_type=[], same_sizes=[], attributes=(AttributeSpec("Axis", UINT),), moves="SPLIT"),
+        same_type=[("InputTensor", "OutputTensors")], same_sizes=[], attributes=(AttributeSpec("Axis", UINT),),
+        moves="SPLIT"),
 ]
 SCHEMAS = {schema.type: schema for schema in _SCHEMA_LIST}
 SCHEMAS_BY_NAME = {schema.name: schema for schema in _SCHEMA_LIST}

@@ -376,7 +376,9 @@ def _expand_arrays(schema, desc, support):
             descs.append(getattr(desc, role.field))
             continue
         array = getattr(desc, role.field)
-        array = () if array is None else check_sequence(array, role.field)
+        if array is None:
+            raise invalid(f"{role.field} is None; {schema.c_name} requires it.")
+        array = check_sequence(array, role.field)
         count = check_uint(getattr(desc, role.count_field), role.count_field)
         if count != len(array):
             raise invalid(f"{role.count_field} is {count} but {role.field} has {len(array)} elements; they must "
