@@ -271,7 +271,8 @@ def variant_symbols(operator, data_type, packed, scale_bias, half, layout=LAYOUT
     shifts = [VARIANTS[t].size.bit_length() - 1 for t in types]
     t_base = 12 + 2 * n if op.bounds and v.bound_cvt != "none" and n > 2 else 16   # temporaries after LO, HI
     body = {"DIVIDE": "FLOAT_DIVIDE" if v.is_float else "INTEGER_DIVIDE",
-            "MODULUS": "FLOAT_MODULUS" if v.is_float else "INTEGER_DIVIDE"}.get(op.body, op.body)
+            "MODULUS": "FLOAT_MODULUS" if v.is_float else "INTEGER_DIVIDE",
+            "POW": "POW" if v.is_float else "INTEGER_POW"}.get(op.body, op.body)
     float_bits = {"f16": (0x8000, 0x7FFF, 0x3C00, 0xBC00)}.get(compute, (0x80000000, 0x7FFFFFFF, 0x3F800000,
                                                                           0xBF800000))
     raw_f16 = main == "FLOAT16" and moves_bits       # ABS, NEGATE without ScaleBias: the stored bits
