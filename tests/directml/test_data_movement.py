@@ -419,3 +419,14 @@ def test_a_graph_of_slice_and_join_nodes_is_bit_exact():
                                                                    InputWindowStrides=[-1, 2])), b], dict(Axis=1))
     same_bits(got, expected)
     assert expected[0, :4].tolist() == a[3, ::2].tolist()
+
+
+def test_a_join_input_owned_by_dml_is_bound_at_initialization():
+    """An element of the InputTensors array with DML_TENSOR_FLAG_OWNED_BY_DML: the initializer binds it (its input
+    array, one binding per element) and the execution reads it from the persistent resource."""
+    owned = tensor("FLOAT32", [2, 2])
+    owned.Desc.Flags = DML_TENSOR_FLAG_OWNED_BY_DML
+    a, b = np.arange(6, dtype=np.float32).reshape(2, 3), -np.arange(4, dtype=np.float32).reshape(2, 2)
+    d = desc("JOIN", InputTensors=[tensor("FLOAT32", [2, 3]), owned], OutputTensor=tensor("FLOAT32", [2, 5]), Axis=1)
+    (got,) = run_operator(d, [a, b])
+    same_bits(got, np.concatenate([a, b], 1))
