@@ -85,7 +85,8 @@ class CopyPlan:
 
 
 def _strides(tensor, packed_strides):
-    return tuple(int(s) for s in (tensor.strides if tensor.strides is not None else packed_strides(tuple(tensor.sizes))))
+    strides = tensor.strides if tensor.strides is not None else packed_strides(tuple(tensor.sizes))
+    return tuple(int(s) for s in strides)
 
 
 def plan(operator, source, target, attributes, packed_strides):
@@ -325,5 +326,6 @@ def _compile_parts(operator, tensors, attributes, layout, no_kernel, division_ma
     return build_program(operator, data_type, "none", wide, layout, parts), constants, elements
 
 
-__all__ = ["OPERATORS", "MAX_PARTS", "PartsPlan", "plan_parts", "parts_symbols", "DataMovementOperator", "CopyPlan", "PADDING_MODES", "plan", "merge", "variant_symbols",
-           "build_program", "padding_value_bits", "compile_data_movement"]
+__all__ = ["OPERATORS", "MAX_PARTS", "PartsPlan", "plan_parts", "parts_symbols", "DataMovementOperator", "CopyPlan",
+           "PADDING_MODES", "plan", "merge", "variant_symbols", "build_program", "padding_value_bits",
+           "compile_data_movement"]

@@ -559,7 +559,8 @@ _SCHEMA_LIST = [
     # learn.microsoft.com page, 64-bit types from DML_FEATURE_LEVEL_4_1 per dml-feature-level-history): "This value
     # [DimensionCount] must match the DimensionCount of the input and output tensors"; "The values in this array
     # [Sizes] must match the sizes specified in the output tensor"; the slice reads inside the input (`moves`).
-    _op("SLICE", UNARY, ((L4_1, (1, 8), ALL_10), (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L1_0, (4, 5), FLOAT_INTS_8_TO_32)),
+    _op("SLICE", UNARY,
+        ((L4_1, (1, 8), ALL_10), (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L1_0, (4, 5), FLOAT_INTS_8_TO_32)),
         same_sizes=[], same_dimension_count=(("InputTensor", "OutputTensor"),),
         attributes=tuple(AttributeSpec(f, UINTS, of="InputTensor", count_field="DimensionCount")
                          for f in ("Offsets", "Sizes", "Strides")), moves="SLICE"),

@@ -659,8 +659,9 @@ def _check_join(op, rule, by_field, axis):
                               f"Axis ({axis}).")
     total = sum(part.sizes[axis] for part in parts)
     if total != whole.sizes[axis]:
-        raise invalid(f"{whole.field}.Sizes[{axis}] is {whole.sizes[axis]} but the {'inputs' if rule == 'JOIN' else 'outputs'}' "
-                      f"sizes along Axis sum to {total}; {op} requires them to be equal.")
+        parts_name = "inputs" if rule == "JOIN" else "outputs"
+        raise invalid(f"{whole.field}.Sizes[{axis}] is {whole.sizes[axis]} but the {parts_name}' sizes along Axis sum "
+                      f"to {total}; {op} requires them to be equal.")
 
 
 def _check_attribute_support(schema, by_field, attributes, feature_level):

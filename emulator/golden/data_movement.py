@@ -66,7 +66,8 @@ def _mode_name(mode):
 def _pad(x, mode, value, start, end):
     x = np.asarray(x)
     mode = _mode_name(mode)
-    sources, masks = zip(*[_padding_source(n, a, b, mode) for n, a, b in zip(x.shape, start, end)]) if x.ndim else ((), ())
+    pairs = [_padding_source(n, a, b, mode) for n, a, b in zip(x.shape, start, end)]
+    sources, masks = [p[0] for p in pairs], [p[1] for p in pairs]
     out = _take(x, sources)
     if mode == "CONSTANT":
         fill = np.zeros(out.shape, dtype=bool)

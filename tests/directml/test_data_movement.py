@@ -210,7 +210,8 @@ def test_depth_to_space1_page_examples_and_the_inverse(order, first_rows):
              BlockSize=2, Order=order)
     (y,) = run_operator(d, [x])
     assert y[0, 0, :2].tolist() == first_rows
-    back = desc("SPACE_TO_DEPTH1", InputTensor=tensor("UINT32", [1, 2, 4, 6]), OutputTensor=tensor("UINT32", [1, 8, 2, 3]),
+    back = desc("SPACE_TO_DEPTH1", InputTensor=tensor("UINT32", [1, 2, 4, 6]),
+                OutputTensor=tensor("UINT32", [1, 8, 2, 3]),
                 BlockSize=2, Order=order)
     assert (run_operator(back, [y])[0] == x).all()
 
@@ -373,7 +374,7 @@ def test_padding_modes_follow_the_feature_levels():
     assert got[0, 0].tolist() == [[1, 0, 1, 0], [3, 2, 3, 2]]
 
 
-# ---- a graph of SLICE and JOIN nodes ------------------------------------------------------------------------------------
+# ---- a graph of SLICE and JOIN nodes -------------------------------------------------------------------------------
 def test_a_graph_of_slice_and_join_nodes_is_bit_exact():
     """Graph input 0 -> SLICE (every other column, reversed rows by SLICE1) -> JOIN with graph input 1 -> output."""
     rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG, heap_slots=64)

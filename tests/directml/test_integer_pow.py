@@ -18,7 +18,8 @@ TYPES = {"INT32": np.int32, "UINT32": np.uint32, "INT16": np.int16, "UINT16": np
 def tensor(type_name, sizes):
     t = getattr(DML_TENSOR_DATA_TYPE, "DML_TENSOR_DATA_TYPE_" + type_name)
     return DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
-        DataType=t, Sizes=list(sizes), TotalTensorSizeInBytes=DMLCalcBufferTensorSize(t, len(sizes), list(sizes), None)))
+        DataType=t, Sizes=list(sizes),
+        TotalTensorSizeInBytes=DMLCalcBufferTensorSize(t, len(sizes), list(sizes), None)))
 
 
 def pow_desc(type_name, n):
