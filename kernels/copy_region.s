@@ -11,7 +11,7 @@
 ; the value (PARAM2, PARAM3: the value's bits in the tensor's type). Bits move untouched: 8-,
 ; 16-, 32- and 64-bit elements load and store as they are, never converted.
 ; Tensor 0 is InputTensor, tensor 1 is OutputTensor.
-; JOIN and SPLIT (PARTS: the number of parts, 1 to 5) address every tensor at once: the inputs
+; JOIN and SPLIT (PARTS: the number of parts, 1 to 7) address every tensor at once: the inputs
 ; then the output (JOIN) or the input then the outputs (SPLIT), plus a last column of strides
 ; that is 1 along the axis and 0 elsewhere, whose "offset" is the axis coordinate (${COORD});
 ; copy_parts.inc then loads (stores) each part under EXEC masked to its lanes: one dispatch.

@@ -155,18 +155,17 @@ def merge(plan_):
     return merged or [(1,) + (0,) * columns], []
 
 
-MAX_PARTS = 5     # JOIN's inputs, SPLIT's outputs in one dispatch: PARAM0 .. 7 hold 4 starts and 4 bases
+MAX_PARTS = 7     # JOIN's inputs, SPLIT's outputs in one dispatch: address.inc's 9 tensors, the axis column one
 
 
 @dataclass(frozen=True)
 class PartsPlan:
     """JOIN or SPLIT as one walk over the whole (JOIN's output, SPLIT's input): the dimensions outermost first,
     each (size, stride of every tensor in binding order, then 1 along the axis and 0 elsewhere: the axis
-    coordinate); each part's first coordinate along the axis and its element base (minus that coordinate times
-    its stride along the axis)."""
+    coordinate); each part's first coordinate along the axis (the kernel takes it times the part's stride along
+    the axis off the part's offset)."""
     dims: tuple
     starts: tuple
-    bases: tuple
 
 
 def plan_parts(operator, tensors, attributes, packed_strides):
@@ -178,9 +177,7 @@ def plan_parts(operator, tensors, attributes, packed_strides):
     strides = [_strides(t, packed_strides) for t in tensors]
     dims = tuple((int(n), *(st[d] for st in strides), int(d == axis)) for d, n in enumerate(whole.sizes))
     starts = tuple(int(x) for x in np.cumsum([0] + [int(p.sizes[axis]) for p in parts])[:-1])
-    part_strides = strides[:-1] if join else strides[1:]
-    bases = tuple(-start * st[axis] for start, st in zip(starts, part_strides))
-    return PartsPlan(dims=dims, starts=starts, bases=bases)
+    return PartsPlan(dims=dims, starts=starts)
 
 
 def _offset_register(t):
@@ -201,13 +198,15 @@ def parts_symbols(join, parts):
     symbols = {"PARTS": parts, "JOIN": int(join), "COORD": _offset_register(tensors),
                "WHOLE_OFF": _offset_register(whole), "WHOLE_DESC": _descriptor_registers(whole),
                **{f"HAS_T{t}": int(t <= tensors) for t in range(2, 9)},
-               **{f"LOAD_T{t}": int(t < tensors) for t in range(2, 6)},
+               **{f"LOAD_T{t}": int(t < tensors) for t in range(2, 8)},
                **{f"DESC_T{t}": 32 * t for t in range(tensors)},
                **{f"HAS_PART{k}": int(k < parts) for k in range(1, MAX_PARTS)}}
     for k in range(MAX_PARTS):
         t = part_tensor(min(k, parts - 1))
         symbols.update({f"PART{k}_OFF": _offset_register(t), f"PART{k}_DESC": _descriptor_registers(t),
-                        f"PART{k}_HI": int(k < parts - 1)})
+                        f"PART{k}_HI": int(k < parts - 1), f"PART{k}_START": f"s{44 + max(k - 1, 0)}",
+                        f"PART{k}_NEXT": f"s{44 + min(k, MAX_PARTS - 2)}",       # PARAM k - 1, PARAM k
+                        f"PART{k}_STRIDE": f"s{32 + t}" if t < 4 else f"s{56 + t - 4}"})   # the axis's record
     return symbols
 
 
@@ -300,7 +299,8 @@ def compile_data_movement(operator, tensors, attributes, layout, no_kernel, divi
 
 
 def _compile_parts(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides, workgroup_size):
-    """JOIN and SPLIT: one launch over the whole, the parts' first coordinates and bases in PARAM0 .. 7."""
+    """JOIN and SPLIT: one launch over the whole, the parts' first coordinates in PARAM0 .. 5, the axis's record
+    offsets in PARAM6, PARAM7."""
     parts = len(tensors) - 1
     if parts > MAX_PARTS:
         raise no_kernel(f"dmlemu's kernel for {operator} addresses at most {MAX_PARTS} "
@@ -319,9 +319,14 @@ def _compile_parts(operator, tensors, attributes, layout, no_kernel, division_ma
         magic, shift1, shift2 = division_magic(size_)
         records.append({"SIZE": size_, "MAGIC": magic, "SHIFT1": shift1, "SHIFT2": shift2,
                         **{f"STRIDE_T{t}": s & 0xFFFFFFFF for t, s in enumerate(strides)}})
+    # the axis's record (its coordinate column is 1; none when the axis has size 1: one part, no base), counted
+    # innermost first as the records are packed
+    axis = [r for r, d in enumerate(dims) if d[-1] == 1]
+    record = len(dims) - 1 - axis[0] if axis else 0
     values = {"ELEMENTS": elements, "WORKGROUP_SIZE": workgroup_size, "RECORD_COUNT": len(dims),
               **{f"PARAM{k - 1}": copy.starts[k] for k in range(1, parts)},
-              **{f"PARAM{k + 3}": (copy.bases[k] * size) & 0xFFFFFFFF for k in range(1, parts)}}
+              "PARAM6": layout.field("RECORDS").offset + record * layout.record_bytes,
+              "PARAM7": layout.field("WIDE_RECORDS").offset + record * layout.record_bytes}
     constants = layout.pack(values, records, params=True, wide=parts + 2 > 4)
     return build_program(operator, data_type, "none", wide, layout, parts), constants, elements
 
