@@ -145,7 +145,7 @@ class Session:
         info = compiled._info
         inputs = _input_list(inputs, info)
         arrays = [_input_array(array, tensor, role) for array, tensor, role in zip(inputs, info.inputs,
-                                                                                    info.schema.inputs)]
+                                                                                    info.input_roles)]
 
         initializer = self.dml.CreateOperatorInitializer([compiled])
         init_props, exec_props = initializer.GetBindingProperties(), compiled.GetBindingProperties()
@@ -280,7 +280,7 @@ def _input_list(inputs, info):
     generator too); at most one more item than needed is taken from it, so a huge or endless one
     costs nothing. TypeError for None, a text or a mapping; ValueError for the wrong count."""
     count = len(info.inputs)
-    fields = ", ".join(role.field for role in info.schema.inputs)   # a left-out optional tensor is None
+    fields = ", ".join(role.field for role in info.input_roles)   # a left-out optional tensor is None
     if inputs is None or isinstance(inputs, (str, bytes, dict)) or not hasattr(inputs, "__iter__"):
         raise TypeError(f"inputs is {_described(inputs)}; give a list with one array per input tensor of "
                         f"{info.schema.c_name} ({fields})")

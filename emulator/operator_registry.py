@@ -14,7 +14,8 @@ An operator is one row in each place one of its parts lives, each keyed by the n
                    dmlemu.kernels.gemm_ops (its source, kernels/gemm.s, selects no body); or, for the softmax
                    family and the cumulative scans, one row of dmlemu.kernels.softmax_ops or scan_ops (their
                    sources, softmax.s and scan.s, select by the row's KIND or COMBINE, no body); or, for the
-                   normalizations, one row of dmlemu.kernels.normalization_ops (kernels/normalization.s)
+                   normalizations, one row of dmlemu.kernels.normalization_ops (kernels/normalization.s); or, for
+                   the data movement operators, one row of dmlemu.kernels.data_movement_ops (kernels/copy_region.s)
   golden           one `@operator(name=...)` registration in dmlemu.golden
 
 `REGISTRY` joins them, one `RegisteredOperator` per name any part knows; `missing_parts()` names, one sentence
@@ -40,8 +41,10 @@ from dmlemu.kernels.scan_ops import OPERATORS as SCAN_ROWS
 from dmlemu.kernels.softmax_ops import OPERATORS as SOFTMAX_ROWS
 from dmlemu.kernels.normalization_ops import OPERATORS as NORMALIZATION_ROWS
 
+from dmlemu.kernels.data_movement_ops import OPERATORS as DATA_MOVEMENT_ROWS
+
 KERNEL_ROWS = {**ELEMENT_WISE_ROWS, **REDUCTION_ROWS, **GEMM_ROWS, **SOFTMAX_ROWS, **SCAN_ROWS,
-               **NORMALIZATION_ROWS}   # every family's rows
+               **NORMALIZATION_ROWS, **DATA_MOVEMENT_ROWS}   # every family's rows
 
 __all__ = ["RegisteredOperator", "REGISTRY", "KERNEL_ROWS", "TEST_BODIES", "body_blocks", "function_blocks",
            "selected_bodies", "missing_parts"]
@@ -160,6 +163,8 @@ def missing_parts(registry=None, blocks=None, functions=None):
             pass                                  # softmax.s / scan.s select by KIND / COMBINE, no BODY
         elif op.kernel is not None and op.kernel.name in NORMALIZATION_ROWS:
             pass                                  # normalization.s neither (its activation is the activation's body)
+        elif op.kernel is not None and op.kernel.name in DATA_MOVEMENT_ROWS:
+            pass                                  # copy_region.s: one strided copy, no bodies
         elif op.kernel is not None:
             bodies = selected_bodies(op.kernel)
             selected |= bodies

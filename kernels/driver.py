@@ -32,11 +32,11 @@ from dmlemu.isa.assembler import assemble_file
 from dmlemu.kernels.constant_buffer import LAYOUT, PARAM_FIELDS, copy_symbols, f32_bits
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS
 from dmlemu.kernels.element_wise_math import symbols as math_symbols
-from dmlemu.kernels import gemm_ops, normalization_ops, reduce_ops, scan_ops, softmax_ops
+from dmlemu.kernels import data_movement_ops, gemm_ops, normalization_ops, reduce_ops, scan_ops, softmax_ops
 
 # The kernel families besides the element-wise table, each a module with an OPERATORS table of rows and its own
 # compiler (compile_operator below hands a desc to the family whose table names the operator).
-FAMILIES = (reduce_ops, gemm_ops, softmax_ops, scan_ops, normalization_ops)
+FAMILIES = (reduce_ops, gemm_ops, softmax_ops, scan_ops, normalization_ops, data_movement_ops)
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 # The sources of the operators with a listing of their own (the tools' `asm --variant` reads this);
@@ -273,13 +273,14 @@ def variant_symbols(operator, data_type, packed, scale_bias, half, layout=LAYOUT
     shifts = [VARIANTS[t].size.bit_length() - 1 for t in types]
     t_base = 12 + 2 * n if op.bounds and v.bound_cvt != "none" and n > 2 else 16   # temporaries after LO, HI
     body = {"DIVIDE": "FLOAT_DIVIDE" if v.is_float else "INTEGER_DIVIDE",
-            "MODULUS": "FLOAT_MODULUS" if v.is_float else "INTEGER_DIVIDE"}.get(op.body, op.body)
+            "MODULUS": "FLOAT_MODULUS" if v.is_float else "INTEGER_DIVIDE",
+            "POW": "POW" if v.is_float else "INTEGER_POW"}.get(op.body, op.body)
     float_bits = {"f16": (0x8000, 0x7FFF, 0x3C00, 0xBC00)}.get(compute, (0x80000000, 0x7FFFFFFF, 0x3F800000,
                                                                           0xBF800000))
     raw_f16 = main == "FLOAT16" and moves_bits       # ABS, NEGATE without ScaleBias: the stored bits
     width = 64 if v.pair else 32
     symbols = {
-        "BODY": body, "PACKED": int(packed), "SCALE_BIAS": int(scale_bias), "HALF": int(half),
+        "BODY": body, "PACKED": int(packed), "PAD": 0, "SCALE_BIAS": int(scale_bias), "HALF": int(half),
         "WIDEN_F16": int(widen), "LOAD": v.load, "STORE": VARIANTS[types[-1]].store, "CT": compute,
         "BOUND_CVT": v.bound_cvt, "SHIFT_DATA": shifts[-1],
         "X": x, "A": x, "B": reg(12) if op.type_tensor == 1 else (inputs[1] if len(inputs) > 1 else reg(12)),
@@ -541,6 +542,13 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
         elements = int(np.prod([int(s) for s in output.sizes], dtype=np.int64))
         return CompiledKernel(operator, program, constants, len(tensors), elements, lanes, workgroups=groups,
                               lds_bytes=lds_bytes)
+    if operator in data_movement_ops.OPERATORS:    # a strided copy (or padding fold): copy_region.s
+        if workgroup_size is None:
+            workgroup_size = preset.workgroup_size if preset is not None else 256
+        program, constants, elements = data_movement_ops.compile_data_movement(
+            operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides,
+            workgroup_size)
+        return CompiledKernel(operator, program, constants, len(tensors), elements, workgroup_size)
     if operator not in OPERATORS:
         raise NoKernel(f"dmlemu has no microkernel for {operator}")
     op = OPERATORS[operator]

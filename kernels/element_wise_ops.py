@@ -202,8 +202,10 @@ for _name in ("EXP", "LOG", "SQRT", "RECIP", "SIN", "COS", "TAN", "ASIN", "ACOS"
 _row(name="ELEMENT_WISE_TANH", tensors=UNARY, types=FLOAT_TYPES, scale_bias=True, body_name="TANH")
 _row(name="ELEMENT_WISE_CONSTANT_POW", tensors=UNARY, types=FLOAT_TYPES, scale_bias=True,
      params=(("Exponent", "f32"),), body_name="POW", symbols={"POW_TENSOR": 0})
-# POW of integer tensors (FL3.0) and an ExponentTensor of another type than the input have no kernel (E_NOTIMPL)
-_row(name="ELEMENT_WISE_POW", tensors=("InputTensor", "ExponentTensor", "OutputTensor"), types=FLOAT_TYPES,
+# POW of 8- to 32-bit integers (FL3.0): the body INTEGER_POW (exact, wrapping); an ExponentTensor of another type
+# than the input has no kernel (E_NOTIMPL)
+_row(name="ELEMENT_WISE_POW", tensors=("InputTensor", "ExponentTensor", "OutputTensor"),
+     types=FLOAT_TYPES + tuple(t for t in INTEGER_TYPES if not _data_types.BY_NAME[t].is_64bit),
      scale_bias=True, body_name="POW", symbols={"POW_TENSOR": 1})
 _row(name="ELEMENT_WISE_ATAN_YX", tensors=BINARY, types=FLOAT_TYPES)
 _row(name="ACTIVATION_ELU", tensors=UNARY, types=FLOAT_TYPES, params=(("Alpha", "f32"),))

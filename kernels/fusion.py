@@ -141,7 +141,7 @@ def _address_symbols(tensors, sizes, workgroup_size, layout):
     shifts = [t.element_size.bit_length() - 1 for t in tensors]
     n = len(tensors)
     data_shift = shifts[-1]      # the packed path's v2 is the last tensor's (an output's) offset
-    symbols = {"PACKED": int(packed), "SHIFT_DATA": data_shift,
+    symbols = {"PACKED": int(packed), "SHIFT_DATA": data_shift, "PAD": 0,
                "MAD_OFFSET": "v_mad_u32" if wide else "v_mad_u32_u24"}
     offsets, extra = [], {}
     for i, shift in enumerate(shifts):

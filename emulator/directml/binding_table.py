@@ -221,7 +221,12 @@ class IDMLBindingTable(IDMLDeviceChild):
             return None
         op = compiled._schema.c_name
         # The schema's roles name every tensor, a left-out optional one (None in `tensors`) included.
-        roles = compiled._schema.inputs if method == "BindInputs" else compiled._schema.outputs
+        # (a tensor array's elements each their own role: JOIN's InputTensors[0], ...; a graph's are its schema's)
+        info = compiled._info
+        if hasattr(info, "input_roles"):
+            roles = info.input_roles if method == "BindInputs" else info.output_roles
+        else:
+            roles = compiled._schema.inputs if method == "BindInputs" else compiled._schema.outputs
         if len(bindings) != len(tensors):
             names = ", ".join(r.field for r in roles)
             kind = "input" if method == "BindInputs" else "output"

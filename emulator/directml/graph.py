@@ -144,7 +144,7 @@ class GraphPlan:
 
 def _tensor_name(node, j, is_output=False):
     """How sentences name a node's tensor: input 1 (ATensor) of node 2 ("add")."""
-    roles = [r for r in node.info.schema.tensors if r.is_output == is_output]
+    roles = node.info.output_roles if is_output else node.info.input_roles
     field = roles[j].field if j < len(roles) else "?"
     return f"{'output' if is_output else 'input'} {j} ({field}) of {node.label}"
 
@@ -359,12 +359,12 @@ def validate_graph_desc(desc, device, fuse=False):
                 raise invalid(f"{node.label} is a constant node that feeds no node input; every node output must be "
                               f"connected (DML_GRAPH_DESC).")
             continue
-        roles_in = [r for r in node.info.schema.tensors if not r.is_output]
+        roles_in = node.info.input_roles
         for j, (tensor, role) in enumerate(zip(node.info.inputs, roles_in)):
             if tensor is not None and (node.index, j) not in sources and not role.optional:
                 raise invalid(f"{_tensor_name(node, j)} is fed by no edge; every node input must be connected "
                               f"(DML_GRAPH_DESC), except inputs optional for the operator.")
-        roles_out = [r for r in node.info.schema.tensors if r.is_output]
+        roles_out = node.info.output_roles
         for o, (tensor, role) in enumerate(zip(node.info.outputs, roles_out)):
             used = (node.index, o) in output_edge_of or consumers.get((node.index, o))
             if tensor is not None and not used and not role.optional:

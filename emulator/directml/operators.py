@@ -45,6 +45,8 @@ class TensorRole:
     field: str              # the desc field, e.g. "InputTensor"
     is_output: bool = False
     optional: bool = False
+    count_field: str = None  # a tensor array (JOIN's InputTensors): the C count field before it (InputCount); the
+                             # desc's tensors bind one each, in array order, named like InputTensors[1]
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,12 @@ SCALAR_UNION = "DML_SCALAR_UNION"  # 8 bytes read as the data type another field
 FUSED_ACTIVATION = "FUSED_ACTIVATION"   # _Maybenull_ const DML_OPERATOR_DESC* -> None or FusedActivation
 AXES = "AXES"                      # UINT <count field>; _Field_size_(count) const UINT* -> a tuple of axes
 BOOL = "BOOL"                      # a C BOOL (FALSE = 0, any other integer TRUE) -> 0 or 1
-UINT = "UINT"                      # a C UINT -> int (`of`: an axis of that tensor; `one_of`: the values allowed)
+UINT = "UINT"                      # a C UINT -> int (`of`: an axis of that tensor; `one_of`: the values allowed;
+                                   # DEPTH_TO_SPACE's BlockSize: neither)
+UINTS = "UINTS"                    # UINT <count field>; _Field_size_(count) const UINT* -> a tuple of ints, one per
+                                   # dimension of `of` (SLICE's Offsets, PADDING's StartPadding, TILE's Repeats);
+                                   # several arrays may share one count field (DimensionCount)
+INTS = "INTS"                      # the same with const INT* (SLICE1's InputWindowStrides)
 
 
 @dataclass(frozen=True)
@@ -157,6 +164,7 @@ class OperatorSchema(InputsAndOutputs):
     multiplies: tuple = ()          # (A, B, C, output, TransA field, TransB field): GEMM's matrix shapes
     effective_rank: tuple = ()      # (field, most): the tensor's DimensionCount without leading sizes of 1 (SOFTMAX)
     normalizes: tuple = ()          # (input, *others): the normalizations' tensors broadcast to the input (Scale ..)
+    moves: str = None               # a data movement operator's shape rule (validation._check_data_movement)
 
     @property
     def c_name(self):
@@ -178,10 +186,19 @@ class OperatorSchema(InputsAndOutputs):
         for a in self.attributes:
             if a.kind == AXES:
                 attributes += [(a.count_field, _COUNTS[a.field]), (a.field, None)]
+            elif a.kind in (UINTS, INTS):    # arrays sharing a count field: the count once, before the first
+                if a.count_field not in [f for f, _ in attributes]:
+                    attributes.append((a.count_field, _COUNTS.setdefault(a.field, Count(a.field))))
+                attributes.append((a.field, None))
             else:
                 attributes.append((a.field, zero[a.kind]))
         leading = [f for f in attributes if f[0] in self.leading]
-        return (leading + [(t.field, None) for t in self.tensors] + ([("ScaleBias", None)] if self.scale_bias else [])
+        tensors = []
+        for t in self.tensors:
+            if t.count_field:
+                tensors.append((t.count_field, _COUNTS.setdefault(t.field, Count(t.field))))
+            tensors.append((t.field, None))
+        return (leading + tensors + ([("ScaleBias", None)] if self.scale_bias else [])
                 + [f for f in attributes if f[0] not in self.leading])
 
     @property
@@ -637,6 +654,73 @@ _SCHEMA_LIST = [
     _op("CAST", UNARY, (
         (L4_1, (1, 8), ALL_11), (L3_1, (1, 8), ALL_10), (L3_0, 4, ALL_10),
         (L1_0, 4, ("FLOAT32", "FLOAT16", "INT16", "INT8", "UINT16", "UINT8"))), **_ONLY_SIZES),
+    # -- data movement (kernels/data_movement_ops.py: a strided copy, kernels/copy_region.s) --------------------
+    # DML_SLICE_OPERATOR_DESC (sdk-api ns-directml-dml_slice_operator_desc; the support rows from the
+    # learn.microsoft.com page, 64-bit types from DML_FEATURE_LEVEL_4_1 per dml-feature-level-history): "This value
+    # [DimensionCount] must match the DimensionCount of the input and output tensors"; "The values in this array
+    # [Sizes] must match the sizes specified in the output tensor"; the slice reads inside the input (`moves`).
+    _op("SLICE", UNARY,
+        ((L4_1, (1, 8), ALL_10), (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L1_0, (4, 5), FLOAT_INTS_8_TO_32)),
+        same_sizes=[], same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=tuple(AttributeSpec(f, UINTS, of="InputTensor", count_field="DimensionCount")
+                         for f in ("Offsets", "Sizes", "Strides")), moves="SLICE"),
+    # DML_SLICE1_OPERATOR_DESC (sdk-api ns-directml-dml_slice1_operator_desc): "InputTensor and OutputTensor must
+    # have the same DataType and DimensionCount"; the window inside the input, not empty, strides not 0,
+    # 1 <= OutputSizes[i] <= 1 + (InputWindowSizes[i] - 1) / |InputWindowStrides[i]| (`moves`).
+    _op("SLICE1", UNARY, ((L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L2_1, (4, 5), FLOAT_INTS_8_TO_32)),
+        same_sizes=[], same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("InputWindowOffsets", UINTS, of="InputTensor", count_field="DimensionCount"),
+                    AttributeSpec("InputWindowSizes", UINTS, of="InputTensor", count_field="DimensionCount"),
+                    AttributeSpec("InputWindowStrides", INTS, of="InputTensor", count_field="DimensionCount")),
+        moves="SLICE1"),
+    # DML_PADDING_OPERATOR_DESC (sdk-api ns-directml-dml_padding_operator_desc; support rows from the
+    # learn.microsoft.com page, 64-bit from DML_FEATURE_LEVEL_5_0): OutputTensor.Sizes[i] = InputTensor.Sizes[i] +
+    # StartPadding[i] + EndPadding[i]; PaddingMode SYMMETRIC from DML_FEATURE_LEVEL_3_0, WRAP from 6_4 (`moves`).
+    _op("PADDING", UNARY, ((L5_0, (1, 8), ALL_10), (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L1_0, 4, FLOATS)),
+        same_sizes=[], same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("PaddingMode", ENUM, enum=_enums.DML_PADDING_MODE), AttributeSpec("PaddingValue"),
+                    AttributeSpec("StartPadding", UINTS, of="InputTensor", count_field="DimensionCount"),
+                    AttributeSpec("EndPadding", UINTS, of="InputTensor", count_field="DimensionCount")),
+        moves="PADDING"),
+    # DML_PADDING1_OPERATOR_DESC (sdk-api ns-directml-dml_padding1_operator_desc): the same with a typed
+    # PaddingValue ("PaddingValueDataType ... must match OutputTensor.DataType"); FLOAT64 too.
+    _op("PADDING1", UNARY, ((L5_0, (1, 8), ALL_11),),
+        same_sizes=[], same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("PaddingMode", ENUM, enum=_enums.DML_PADDING_MODE),
+                    AttributeSpec("PaddingValueDataType", ENUM, enum=DML_TENSOR_DATA_TYPE, matches="OutputTensor"),
+                    AttributeSpec("PaddingValue", SCALAR_UNION, type_field="PaddingValueDataType"),
+                    AttributeSpec("StartPadding", UINTS, of="InputTensor", count_field="DimensionCount"),
+                    AttributeSpec("EndPadding", UINTS, of="InputTensor", count_field="DimensionCount")),
+        moves="PADDING"),
+    # DML_TILE_OPERATOR_DESC (learn.microsoft.com ns-directml-dml_tile_operator_desc): "OutputTensor.Sizes[i] =
+    # InputTensor.Sizes[i] * Repeats[i]", "RepeatsCount ... must be the same as the InputTensor.DimensionCount",
+    # "Values must be larger than 0" (`moves`).
+    _op("TILE", UNARY, ((L4_1, (1, 8), ALL_10), (L3_1, (1, 8), FLOAT_INTS_8_TO_32), (L1_0, 4, FLOAT_INTS_8_TO_32)),
+        same_sizes=[], same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("Repeats", UINTS, of="InputTensor", count_field="RepeatsCount"),), moves="TILE"),
+    # DML_DEPTH_TO_SPACE(1) / DML_SPACE_TO_DEPTH(1)_OPERATOR_DESC (sdk-api): 4 dimensions {N, C, H, W}; the output
+    # {N, C / BlockSize^2, H * BlockSize, W * BlockSize} (SPACE_TO_DEPTH the inverse); "InputTensor and
+    # OutputTensor must have the same DataType"; the 1 versions add Order (DCR, CRD) (`moves`).
+    *(_op(name, UNARY, rows, same_sizes=[], attributes=(AttributeSpec("BlockSize", UINT),) + order, moves=name)
+      for name, rows, order in (
+          ("DEPTH_TO_SPACE", ((L2_1, 4, FLOAT_INTS_8_TO_32), (L1_0, 4, FLOATS)), ()),
+          ("SPACE_TO_DEPTH", ((L2_1, 4, FLOAT_INTS_8_TO_32), (L1_0, 4, FLOATS)), ()),
+          ("DEPTH_TO_SPACE1", ((L2_1, 4, FLOAT_INTS_8_TO_32),),
+           (AttributeSpec("Order", ENUM, enum=_enums.DML_DEPTH_SPACE_ORDER),)),
+          ("SPACE_TO_DEPTH1", ((L2_1, 4, FLOAT_INTS_8_TO_32),),
+           (AttributeSpec("Order", ENUM, enum=_enums.DML_DEPTH_SPACE_ORDER),)))),
+    # DML_JOIN_OPERATOR_DESC (learn.microsoft.com ns-directml-dml_join_operator_desc): InputCount > 0 tensors, the
+    # same DataType and DimensionCount, Sizes equal but along Axis, whose sizes sum to the output's; Axis in
+    # [0, OutputTensor.DimensionCount - 1]. DML_SPLIT_OPERATOR_DESC is the inverse (OutputCount outputs). The
+    # support rows as SLICE's (64-bit from DML_FEATURE_LEVEL_4_1, dml-feature-level-history) (`moves`).
+    _op("JOIN", (TensorRole("InputTensors", count_field="InputCount"), TensorRole("OutputTensor", is_output=True)),
+        ((L4_1, (1, 8), ALL_10), (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L1_0, (4, 5), FLOAT_INTS_8_TO_32)),
+        same_type=[("InputTensors", "OutputTensor")], same_sizes=[], attributes=(AttributeSpec("Axis", UINT),),
+        moves="JOIN"),
+    _op("SPLIT", (TensorRole("InputTensor"), TensorRole("OutputTensors", is_output=True, count_field="OutputCount")),
+        ((L4_1, (1, 8), ALL_10), (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L1_0, (4, 5), FLOAT_INTS_8_TO_32)),
+        same_type=[("InputTensor", "OutputTensors")], same_sizes=[], attributes=(AttributeSpec("Axis", UINT),),
+        moves="SPLIT"),
 ]
 SCHEMAS = {schema.type: schema for schema in _SCHEMA_LIST}
 SCHEMAS_BY_NAME = {schema.name: schema for schema in _SCHEMA_LIST}
@@ -665,7 +749,8 @@ def _check_tables():
         attribute_fields = [a.field for a in schema.attributes]
         assert schema.desc_type._fields_ == tuple(f for f, _ in schema.desc_fields()), schema.name
         for spec in schema.attributes:
-            assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION, AXES, BOOL, UINT), schema.name
+            assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION, AXES, BOOL, UINT, UINTS, INTS), schema.name
+            assert spec.kind not in (UINTS, INTS) or (spec.of in fields and spec.count_field), schema.name
             assert spec.kind != AXES or (spec.of in fields and spec.count_field), schema.name
             assert spec.kind != ENUM or spec.enum is not None, schema.name
             assert spec.type_field is None or spec.type_field in attribute_fields, schema.name

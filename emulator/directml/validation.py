@@ -41,8 +41,10 @@ from dmlemu.directml.enums import (
     DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, OPERATOR_INTRODUCED_AT, DML_OPERATOR_TYPE, DML_OPERATOR_INVALID,
     DML_FEATURE_LEVEL, DML_TENSOR_DIMENSION_COUNT_MAX1,
 )
+from dmlemu.directml.enums import DML_PADDING_MODE
 from dmlemu.directml.operators import (
-    AXES, BOOL, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION_TYPES, SCALAR_UNION, SCHEMAS, UINT,
+    AXES, BOOL, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION_TYPES, INTS, SCALAR_UNION, SCHEMAS, UINT, UINTS,
+    SupportRow, TensorRole,
 )
 from dmlemu.directml.structs import (
     DML_BUFFER_TENSOR_DESC, DML_OPERATOR_DESC, DML_SCALAR_UNION, DML_SCALE_BIAS, DML_TENSOR_DESC,
@@ -290,14 +292,29 @@ class OperatorInfo:
     scale_bias: tuple               # (scale, bias) as np.float32, or None
     floats: dict                    # FLOAT attributes, e.g. {"Min": np.float32(-1.0)}
     attributes: dict                # every non-tensor field but ScaleBias, validated (see above)
+    roles: tuple = None             # one TensorRole per tensor where a tensor array (JOIN's InputTensors) makes
+                                    # them differ from the schema's: InputTensors[0], InputTensors[1], ...
+
+    @property
+    def tensor_roles(self):
+        """The role of each tensor, binding order (a tensor array's elements each their own)."""
+        return self.roles if self.roles is not None else self.schema.tensors
+
+    @property
+    def input_roles(self):
+        return tuple(role for role in self.tensor_roles if not role.is_output)
+
+    @property
+    def output_roles(self):
+        return tuple(role for role in self.tensor_roles if role.is_output)
 
     @property
     def inputs(self):
-        return tuple(t for t, role in zip(self.tensors, self.schema.tensors) if not role.is_output)
+        return tuple(t for t, role in zip(self.tensors, self.tensor_roles) if not role.is_output)
 
     @property
     def outputs(self):
-        return tuple(t for t, role in zip(self.tensors, self.schema.tensors) if role.is_output)
+        return tuple(t for t, role in zip(self.tensors, self.tensor_roles) if role.is_output)
 
 
 def validate_operator_desc(op_desc, feature_level, preset):
@@ -322,8 +339,9 @@ def validate_operator_desc(op_desc, feature_level, preset):
         raise invalid(f"DML_OPERATOR_DESC.Desc is {describe(desc)}; "
                       f"{schema.c_name} needs a {schema.desc_type.__name__}.")
     support = schema.support_at(feature_level)
-    tensors = tuple(_validate_role(schema, role, getattr(desc, role.field), support, feature_level, preset)
-                    for role in schema.tensors)
+    roles, descs, support = _expand_arrays(schema, desc, support)
+    tensors = tuple(_validate_role(schema, role, tensor_desc, support, feature_level, preset)
+                    for role, tensor_desc in zip(roles, descs))
     _check_tensor_constraints(schema, {t.field: t for t in tensors if t is not None}, feature_level)
 
     scale_bias = None
@@ -340,7 +358,38 @@ def validate_operator_desc(op_desc, feature_level, preset):
     attributes = _validate_attributes(schema, desc, tensors, feature_level, "")
     _check_attribute_support(schema, {t.field: t for t in tensors if t is not None}, attributes, feature_level)
     floats = {field: attributes[field] for field in schema.float_fields}
-    return OperatorInfo(schema=schema, tensors=tensors, scale_bias=scale_bias, floats=floats, attributes=attributes)
+    return OperatorInfo(schema=schema, tensors=tensors, scale_bias=scale_bias, floats=floats, attributes=attributes,
+                        roles=None if roles == schema.tensors else roles)
+
+
+def _expand_arrays(schema, desc, support):
+    """(roles, tensor descs, support row) with each tensor array (a role with a count_field: JOIN's InputCount,
+    InputTensors) expanded to one role per element, named InputTensors[i] and supported as the array is. The
+    count must agree with the array and be greater than 0 ("This value must be greater than 0")."""
+    if not any(role.count_field for role in schema.tensors):
+        return schema.tensors, [getattr(desc, role.field) for role in schema.tensors], support
+    roles, descs, rows = [], [], dict(support.tensors)
+    for role in schema.tensors:
+        if not role.count_field:
+            roles.append(role)
+            descs.append(getattr(desc, role.field))
+            continue
+        array = getattr(desc, role.field)
+        if array is None:
+            raise invalid(f"{role.field} is None; {schema.c_name} requires it.")
+        array = check_sequence(array, role.field)
+        count = check_uint(getattr(desc, role.count_field), role.count_field)
+        if count != len(array):
+            raise invalid(f"{role.count_field} is {count} but {role.field} has {len(array)} elements; they must "
+                          f"agree.")
+        if count == 0:
+            raise invalid(f"{role.count_field} is 0; {schema.c_name} needs at least one tensor in {role.field}.")
+        for i, tensor_desc in enumerate(array):
+            name = f"{role.field}[{i}]"
+            roles.append(TensorRole(name, is_output=role.is_output, optional=role.optional))
+            descs.append(tensor_desc)
+            rows[name] = support.tensors[role.field]
+    return tuple(roles), descs, SupportRow(support.level, rows)
 
 
 def _validate_role(schema, role, tensor_desc, support, feature_level, preset):
@@ -348,7 +397,8 @@ def _validate_role(schema, role, tensor_desc, support, feature_level, preset):
     if tensor_desc is None:
         if support.tensors[role.field].optional:
             return None
-        optional_from = [row.level for row in schema.support if row.tensors[role.field].optional]
+        optional_from = [row.level for row in schema.support if role.field in row.tensors   # not an array's
+                         and row.tensors[role.field].optional]
         if optional_from:
             raise invalid(f"{role.field} is None; {schema.c_name} requires it below {c_level_name(min(optional_from))} "
                           f"(this device: {c_level_name(feature_level)}).")
@@ -473,6 +523,8 @@ def _validate_attributes(schema, desc, tensors, feature_level, prefix):
             if spec.one_of is not None and value not in spec.one_of:
                 raise invalid(f"{where} is {value}; {op} takes {spec.field} "
                               f"{' or '.join(str(v) for v in spec.one_of)}.")
+        elif spec.kind in (UINTS, INTS):
+            value = _validate_array(schema, spec, desc, by_field, prefix)
         else:  # FUSED_ACTIVATION
             value = _validate_fused_activation(schema, value, by_field, feature_level, where)
         values[spec.field] = value
@@ -502,6 +554,136 @@ def _validate_axes(schema, spec, desc, by_field, prefix):
             raise invalid(f"{where}[{i}] is {axis}, which {where} already names; dmlemu requires each axis once.")
         seen.add(axis)
     return tuple(int(a) for a in axes)
+
+
+def _validate_array(schema, spec, desc, by_field, prefix):
+    """A per-dimension array and its count field (SLICE's DimensionCount, Offsets): the count agrees with the
+    array and with the DimensionCount of `spec.of` ("This value must match the DimensionCount of the input and
+    output tensors"); UINTS hold UINTs, INTS INTs."""
+    op = schema.c_name
+    where, count_where = prefix + spec.field, prefix + spec.count_field
+    array = getattr(desc, spec.field)
+    array = () if array is None else check_sequence(array, where, max_length=DML_TENSOR_DIMENSION_COUNT_MAX1,
+                                                   limit=_DIMENSIONS)
+    count = check_uint(getattr(desc, spec.count_field), count_where)
+    if count != len(array):
+        raise invalid(f"{count_where} is {count} but {where} has {len(array)} elements; they must agree.")
+    rank = len(by_field[spec.of].sizes)
+    if count != rank:
+        raise invalid(f"{count_where} is {count} but {spec.of}.DimensionCount is {rank}; {op} requires them to "
+                      f"be equal.")
+    if spec.kind == INTS:
+        return tuple(check_uint(v, f"{where}[{i}]", max_value=2 ** 31 - 1, min_value=-2 ** 31) for i, v in
+                     enumerate(array))
+    return tuple(check_uint(v, f"{where}[{i}]") for i, v in enumerate(array))
+
+
+_PADDING_MODE_LEVELS = {"SYMMETRIC": DML_FEATURE_LEVEL.DML_FEATURE_LEVEL_3_0,     # DML_PADDING_MODE's page
+                        "WRAP": DML_FEATURE_LEVEL.DML_FEATURE_LEVEL_6_4}          # dml-feature-level-history
+
+
+def _check_data_movement(schema, by_field, attributes, feature_level):
+    """The shape rules of the data movement operators' pages (schema.moves names the rule): the output's Sizes
+    from the input's and the attributes, and every read inside the input."""
+    op, rule = schema.c_name, schema.moves
+    if rule in ("JOIN", "SPLIT"):
+        _check_join(op, rule, by_field, attributes["Axis"])
+        return
+    source, target = by_field["InputTensor"], by_field["OutputTensor"]
+    ins, outs = source.sizes, target.sizes
+    if rule == "SLICE":
+        offsets, sizes, strides = attributes["Offsets"], attributes["Sizes"], attributes["Strides"]
+        for i, (o, s, t) in enumerate(zip(offsets, sizes, strides)):
+            if s != outs[i]:
+                raise invalid(f"Sizes[{i}] is {s} but OutputTensor.Sizes[{i}] is {outs[i]}; {op} requires the "
+                              f"slice's Sizes to match the output's.")
+            if s == 0 or o + (s - 1) * t >= ins[i]:
+                raise invalid(f"Offsets[{i}] {o}, Sizes[{i}] {s} and Strides[{i}] {t} read element "
+                              f"{o + max(s - 1, 0) * t} of dimension {i}; InputTensor.Sizes[{i}] is {ins[i]}, so "
+                              f"{op} needs Offsets[i] + (Sizes[i] - 1) * Strides[i] < InputTensor.Sizes[i].")
+    elif rule == "SLICE1":
+        offsets, sizes = attributes["InputWindowOffsets"], attributes["InputWindowSizes"]
+        strides = attributes["InputWindowStrides"]
+        for i, (o, s, t) in enumerate(zip(offsets, sizes, strides)):
+            if s == 0 or o + s > ins[i]:
+                raise invalid(f"InputWindowOffsets[{i}] is {o} and InputWindowSizes[{i}] is {s}; {op} needs a "
+                              f"window that is not empty and InputWindowOffsets[i] + InputWindowSizes[i] <= "
+                              f"InputTensor.Sizes[i] ({ins[i]}).")
+            if t == 0:
+                raise invalid(f"InputWindowStrides[{i}] is 0; {op} requires strides that are not 0.")
+            most = 1 + (s - 1) // abs(t)
+            if not 1 <= outs[i] <= most:
+                raise invalid(f"OutputTensor.Sizes[{i}] is {outs[i]}; {op} with InputWindowSizes[{i}] {s} and "
+                              f"InputWindowStrides[{i}] {t} copies 1 to {most} elements of that dimension.")
+    elif rule == "PADDING":
+        mode = DML_PADDING_MODE(attributes["PaddingMode"])
+        short = mode.name[len("DML_PADDING_MODE_"):]
+        needed = _PADDING_MODE_LEVELS.get(short)
+        if needed is not None and feature_level < needed:
+            raise invalid(f"PaddingMode is {mode.name}, introduced in {c_level_name(needed)}; this device "
+                          f"supports up to {c_level_name(feature_level)}.")
+        start, end = attributes["StartPadding"], attributes["EndPadding"]
+        expected = tuple(n + a + b for n, a, b in zip(ins, start, end))
+        if outs != expected:
+            raise invalid(f"OutputTensor.Sizes is {format_uints(outs)}; {op} with InputTensor.Sizes "
+                          f"{format_uints(ins)}, StartPadding {format_uints(start)} and EndPadding "
+                          f"{format_uints(end)} needs {format_uints(expected)} (input + start + end).")
+    elif rule == "TILE":
+        repeats = attributes["Repeats"]
+        for i, r in enumerate(repeats):
+            if r == 0:
+                raise invalid(f"Repeats[{i}] is 0; {op} requires repeats larger than 0.")
+        expected = tuple(n * r for n, r in zip(ins, repeats))
+        if outs != expected:
+            raise invalid(f"OutputTensor.Sizes is {format_uints(outs)}; {op} with InputTensor.Sizes "
+                          f"{format_uints(ins)} and Repeats {format_uints(repeats)} needs {format_uints(expected)} "
+                          f"(input * repeats).")
+    else:   # DEPTH_TO_SPACE(1), SPACE_TO_DEPTH(1)
+        b = attributes["BlockSize"]
+        if b == 0:
+            raise invalid(f"BlockSize is 0; {op} requires a block of at least 1 x 1.")
+        n, c, h, w = ins
+        if rule.startswith("DEPTH_TO_SPACE"):
+            if c % (b * b):
+                raise invalid(f"InputTensor.Sizes is {format_uints(ins)}; {op} with BlockSize {b} needs a channel "
+                              f"count divisible by BlockSize * BlockSize ({b * b}).")
+            expected = (n, c // (b * b), h * b, w * b)
+        else:
+            if h % b or w % b:
+                raise invalid(f"InputTensor.Sizes is {format_uints(ins)}; {op} with BlockSize {b} needs a height "
+                              f"and width divisible by BlockSize.")
+            expected = (n, c * b * b, h // b, w // b)
+        if outs != expected:
+            raise invalid(f"OutputTensor.Sizes is {format_uints(outs)}; {op} with InputTensor.Sizes "
+                          f"{format_uints(ins)} and BlockSize {b} needs {format_uints(expected)}.")
+
+
+def _check_join(op, rule, by_field, axis):
+    """JOIN (SPLIT the other way): every part has the whole's DataType and DimensionCount and its Sizes but
+    along Axis, where the parts' sizes sum to the whole's; Axis in [0, DimensionCount - 1]."""
+    whole = by_field["OutputTensor" if rule == "JOIN" else "InputTensor"]
+    parts = [t for f, t in by_field.items() if f.startswith("InputTensors[" if rule == "JOIN" else "OutputTensors[")]
+    rank = len(whole.sizes)
+    if axis >= rank:
+        raise invalid(f"Axis is {axis}; {whole.field} has {rank} dimensions, so {op} takes an axis from 0 to "
+                      f"{rank - 1}.")
+    for part in parts:
+        if part.data_type != whole.data_type:
+            raise invalid(f"{part.field}.DataType is {c_type_name(part.data_type)} but {whole.field}.DataType is "
+                          f"{c_type_name(whole.data_type)}; {op} requires the same DataType.")
+        if len(part.sizes) != rank:
+            raise invalid(f"{part.field}.DimensionCount is {len(part.sizes)} but {whole.field}.DimensionCount is "
+                          f"{rank}; {op} requires the same DimensionCount.")
+        for d in range(rank):
+            if d != axis and part.sizes[d] != whole.sizes[d]:
+                raise invalid(f"{part.field}.Sizes is {format_uints(part.sizes)} but {whole.field}.Sizes is "
+                              f"{format_uints(whole.sizes)}; {op} requires the same size in every dimension but "
+                              f"Axis ({axis}).")
+    total = sum(part.sizes[axis] for part in parts)
+    if total != whole.sizes[axis]:
+        parts_name = "inputs" if rule == "JOIN" else "outputs"
+        raise invalid(f"{whole.field}.Sizes[{axis}] is {whole.sizes[axis]} but the {parts_name}' sizes along Axis sum "
+                      f"to {total}; {op} requires them to be equal.")
 
 
 def _check_attribute_support(schema, by_field, attributes, feature_level):
@@ -537,6 +719,8 @@ def _check_attribute_support(schema, by_field, attributes, feature_level):
         _check_matrix_shapes(schema, by_field, attributes)
     if schema.normalizes:
         _check_normalization_tensors(schema, by_field, feature_level, attributes)
+    if schema.moves:
+        _check_data_movement(schema, by_field, attributes, feature_level)
     if schema.reduces:
         source, target, axes_field = schema.reduces
         source, target, axes = by_field[source], by_field[target], attributes[axes_field]

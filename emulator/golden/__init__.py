@@ -25,6 +25,8 @@ One module per family, each operator registered by name where it is defined (reg
   softmax.py         SOFTMAX, LOG_SOFTMAX, HARDMAX and their `1` forms (docs/NUMERICS.md, "Softmax, ...")
   scan.py            CUMULATIVE_SUMMATION, CUMULATIVE_PRODUCT (docs/NUMERICS.md, "Cumulative scans")
   normalization.py   MVN(1), BATCH_NORMALIZATION, LP_NORMALIZATION, LRN (docs/NUMERICS.md, "Normalization")
+  data_movement.py   SLICE, SLICE1, PADDING, PADDING1, TILE, DEPTH_TO_SPACE(1), SPACE_TO_DEPTH(1),
+                     JOIN, SPLIT: indexing
 
 `run(name, inputs, ...)` computes any registered operator by its DirectML name; OPERATORS is the table.
 """
@@ -55,6 +57,7 @@ from dmlemu.golden.normalization import (
     batch_normalization, batch_normalization_training, local_response_normalization, lp_normalization, mean_variance_normalization0,
     mean_variance_normalization1,
 )
+from dmlemu.golden import data_movement as _data_movement   # noqa: F401  (registers its operators; golden.run)
 from dmlemu.golden.registry import OPERATORS
 
 __all__ = [

@@ -412,10 +412,33 @@ def constant_pow(x, Exponent, scale_bias=None, half_precision=False):
         return w.finish(_Math(w.dtype).pow(work, np.full_like(work, w.param(Exponent))))
 
 
+def integer_pow(x, y):
+    """POW of integers (docs/NUMERICS.md, "Integer POW"): the exact power x^y modulo 2^bits of the type (two's
+    complement), for y >= 0 (x^0 = 1, 0^0 included); for y < 0, 1 / x^|y| truncated toward zero: 1 for x = 1,
+    (-1)^y for x = -1, 0 for any other x (0 included). The power by squaring over the exponent's bits, in
+    uint64 (a product of two values below 2^32 fits), reduced modulo 2^bits after every product: exact."""
+    x, y = np.asarray(x), np.asarray(y)
+    bits = 8 * x.dtype.itemsize
+    mask = np.uint64((1 << bits) - 1)
+    base = x.astype(np.int64).astype(np.uint64) & mask
+    wide_y = y.astype(np.int64)
+    e = np.where(wide_y >= 0, wide_y, 0).astype(np.uint64)
+    result = np.ones(x.shape, np.uint64)
+    for _ in range(bits):                           # every exponent is below 2^bits
+        result = np.where((e & np.uint64(1)) == 1, (result * base) & mask, result)
+        base = (base * base) & mask
+        e >>= np.uint64(1)
+    negative = np.where(x == 1, 1, np.where(x.astype(np.int64) == -1, np.where(wide_y % 2 == 1, -1, 1), 0))
+    result = np.where(wide_y < 0, negative.astype(np.int64).astype(np.uint64) & mask, result)
+    return result.astype(BITS[x.dtype.itemsize]).view(x.dtype)
+
+
 @operator(name="ELEMENT_WISE_POW", **_UNARY)
 def pow_(x, exponent, scale_bias=None, half_precision=False):
     """ELEMENT_WISE_POW: g(x)^exponent element by element, the exponent tensor of x's type."""
     x, exponent = same_dtype(x, exponent)
+    if x.dtype.kind in "iu":         # integers: exact powers, wrapping (no ScaleBias: a float-only field)
+        return integer_pow(x, exponent)
     work, w = scale_biased(x, scale_bias, half_precision)
     with np.errstate(all="ignore"):
         return w.finish(_Math(w.dtype).pow(work, w.widen(exponent)))

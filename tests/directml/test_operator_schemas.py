@@ -22,7 +22,8 @@ from dmlemu.directml import *  # noqa: F401,F403
 from dmlemu.directml import inspect
 from dmlemu.directml.enums import OPERATOR_TYPE_TABLE
 from dmlemu.directml.operators import (
-    AXES, BOOL, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, SCALAR_UNION, SCHEMAS, SCHEMAS_BY_NAME, UINT,
+    AXES, BOOL, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, INTS, SCALAR_UNION, SCHEMAS, SCHEMAS_BY_NAME, UINT,
+    UINTS,
 )
 from dmlemu.directml.validation import FusedActivation
 from dmlemu.dxgi import CreateDXGIFactory1
@@ -138,10 +139,23 @@ def build_desc(schema, types, dims, overrides=None, **attributes):
     for role in schema.tensors:
         present = role.field in types
         fields[role.field] = tensor(types[role.field], sizes_for(schema, role.field, dims)) if present else None
+        if present and role.count_field:      # a tensor array (JOIN's InputTensors): one tensor
+            fields[role.field] = [fields[role.field]]
     fields.update(default_attributes(schema, types))
+    for spec in schema.attributes:            # per-dimension arrays (data movement): the identity copy's
+        if spec.kind in (UINTS, INTS):
+            fields[spec.field] = list(sizes_for(schema, spec.of, dims)) if spec.field in ("Sizes", "InputWindowSizes") \
+                else [int(spec.field in ("Strides", "InputWindowStrides", "Repeats"))] * dims
+        elif spec.kind == UINT and spec.field == "BlockSize":
+            fields[spec.field] = 1
     fields.update(overrides or {})
     fields.update(attributes)
     return DML_OPERATOR_DESC(Type=schema.type, Desc=schema.desc_type(**fields))
+
+
+def named(role):
+    """How sentences name a role's tensor: a tensor array's first element (InputTensors[0])."""
+    return f"{role.field}[0]" if role.count_field else role.field
 
 
 def first_valid(schema, level, fixed=None):
@@ -175,8 +189,11 @@ def test_every_element_wise_operator_activation_and_cast_has_a_schema():
     expected |= {"CUMULATIVE_SUMMATION", "CUMULATIVE_PRODUCT"}
     expected |= {"MEAN_VARIANCE_NORMALIZATION", "MEAN_VARIANCE_NORMALIZATION1", "BATCH_NORMALIZATION",
                  "BATCH_NORMALIZATION_TRAINING", "LP_NORMALIZATION", "LOCAL_RESPONSE_NORMALIZATION"}
+    # the data movement operators (tests/directml/test_data_movement.py)
+    expected |= {"SLICE", "SLICE1", "PADDING", "PADDING1", "TILE", "DEPTH_TO_SPACE", "DEPTH_TO_SPACE1",
+                 "SPACE_TO_DEPTH", "SPACE_TO_DEPTH1", "JOIN", "SPLIT"}
     assert set(SCHEMAS_BY_NAME) == expected
-    assert len(expected) == 105
+    assert len(expected) == 116
 
 
 # ---- per schema: introduced level, every accepted and refused type and dimension count ---------------------
@@ -210,15 +227,16 @@ def test_every_row_accepts_its_types_and_refuses_the_others(name):
             for type_name in set(ALL_TYPE_NAMES) - set(support.data_types):
                 types = dict(base, **{role.field: type_name})
                 assert create(dml_device, build_desc(schema, types, dims)) == (
-                    f"{role.field}.DataType is DML_TENSOR_DATA_TYPE_{type_name}; {level} allows "
-                    f"{', '.join(support.data_types)} for {role.field} of {schema.c_name}.")
+                    f"{named(role)}.DataType is DML_TENSOR_DATA_TYPE_{type_name}; {level} allows "
+                    f"{', '.join(support.data_types)} for {named(role)} of {schema.c_name}.")
             for count in range(1, 10):
                 if support.min_dims <= count <= support.max_dims:
                     continue
                 desc = build_desc(schema, base, dims)
-                setattr(desc.Desc, role.field, tensor(base[role.field], sizes_for(schema, role.field, count)))
+                changed = tensor(base[role.field], sizes_for(schema, role.field, count))
+                setattr(desc.Desc, role.field, [changed] if role.count_field else changed)
                 assert create(dml_device, desc) == (
-                    f"{role.field}.Sizes has {count} dimensions; {level} allows {support.dims_text()} for "
+                    f"{named(role)}.Sizes has {count} dimensions; {level} allows {support.dims_text()} for "
                     f"{schema.c_name}.")
 
 
@@ -566,7 +584,8 @@ def expected_valid(schema, level, types, dims, strides_ok):
 def descs(draw):
     """A desc that is mostly valid (a type assignment the tables allow, ranks in range) with a few
     mutations: a foreign type, another rank, a level below the operator's, strides."""
-    schema = SCHEMAS_BY_NAME[draw(st.sampled_from(NAMES))]
+    # (the data movement operators' shape rules and tensor arrays: tests/directml/test_data_movement.py)
+    schema = SCHEMAS_BY_NAME[draw(st.sampled_from([n for n in NAMES if not SCHEMAS_BY_NAME[n].moves]))]
     later = [level for level in LEVELS if level >= schema.introduced_at]
     level = draw(st.sampled_from(later)) if draw(st.integers(0, 4)) else draw(st.sampled_from(LEVELS))
     row = schema.support_at(max(level, schema.introduced_at))
@@ -628,7 +647,7 @@ def test_hostile_attribute_values_are_refused_with_a_sentence(name, data):
         value = data.draw(st.one_of(garbage, st.builds(lambda b: DML_SCALAR_UNION(Bytes=b), st.binary(max_size=8))))
     elif spec.kind == ENUM:
         value = data.draw(st.one_of(garbage, st.integers(-2, 16)))
-    elif spec.kind == AXES:
+    elif spec.kind in (AXES, UINTS, INTS):
         value = data.draw(st.one_of(garbage, st.lists(st.integers(-2, 10), max_size=9)))
     elif spec.kind in (UINT, BOOL):
         value = data.draw(st.one_of(garbage, st.booleans(), st.integers(-2, 10), st.integers(-(1 << 70), 1 << 70)))
@@ -644,13 +663,16 @@ def test_hostile_attribute_values_are_refused_with_a_sentence(name, data):
         # an Axes value is also refused by its count field or by the output's Sizes it implies, and a Function by
         # its own support rows (REDUCE): those sentences name the tensor
         starts = (spec.field,) + ((spec.count_field, "OutputTensor.Sizes") if spec.kind == AXES else ()) + (
-            ("InputTensor.", "OutputTensor.") if any(e.field == spec.field for e in schema.support_by) else ())
+            ("InputTensor.", "OutputTensor.") if any(e.field == spec.field for e in schema.support_by) else ()) + (
+            # a data movement attribute is also refused by the shape it implies, or by its array's count
+            ("InputTensor", "OutputTensor", "DimensionCount", "RepeatsCount", *(a.field for a in schema.attributes))
+            if schema.moves else ())
         assert error.hresult == E_INVALIDARG and error.message.startswith(starts), error.message
         outcome(REFUSED)
         return
     outcome(ACCEPTED)
     got = info.attributes[spec.field]
-    if spec.kind == AXES:
+    if spec.kind in (AXES, UINTS, INTS):
         assert type(got) is tuple and all(type(a) is int for a in got)
         return
     expected_type = {FLOAT: np.float32, ENUM: int, UINT: int, BOOL: int}.get(spec.kind)

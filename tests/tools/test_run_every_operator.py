@@ -44,7 +44,10 @@ def test_the_list_is_every_operator_with_a_kernel():
                                "BATCH_NORMALIZATION_TRAINING", "LOCAL_RESPONSE_NORMALIZATION", "LP_NORMALIZATION",
                                "MEAN_VARIANCE_NORMALIZATION", "MEAN_VARIANCE_NORMALIZATION1",
                                *(f"ACTIVATION_{n}{form}" for n in ("SOFTMAX", "LOG_SOFTMAX", "HARDMAX")
-                                 for form in ("", "1"))])
+                                 for form in ("", "1")),
+                               # and the data movement operators
+                               "SLICE", "SLICE1", "PADDING", "PADDING1", "TILE", "DEPTH_TO_SPACE", "DEPTH_TO_SPACE1",
+                               "SPACE_TO_DEPTH", "SPACE_TO_DEPTH1", "JOIN", "SPLIT"])
     assert {"ADD", "RELU", "CAST", "LOGICAL_GREATER_THAN", "ACTIVATION_IDENTITY", "IDENTITY"} <= set(OPERATORS)
     with pytest.raises(UsageError, match=r"^DML_OPERATOR_REDUCE runs through the DirectML API \(dmlemu.run_operator\) "
                                          r"but not from the command line yet"):
