@@ -89,6 +89,10 @@ ENUM = "ENUM"                      # an enum value -> int
 SCALAR_UNION = "DML_SCALAR_UNION"  # 8 bytes read as the data type another field names -> a NumPy scalar
 FUSED_ACTIVATION = "FUSED_ACTIVATION"   # _Maybenull_ const DML_OPERATOR_DESC* -> None or FusedActivation
 AXES = "AXES"                      # UINT <count field>; _Field_size_(count) const UINT* -> a tuple of axes
+UINT = "UINT"                      # a C UINT -> int (CONVOLUTION's GroupCount)
+BOOL = "BOOL"                      # a C BOOL -> bool (AVERAGE_POOLING's IncludePadding)
+SPATIAL = "SPATIAL"                # _Field_size_(DimensionCount) const UINT*: one value per spatial dimension of
+                                   # `of` (its DimensionCount - 2); the arrays of one desc share their count field
 
 
 @dataclass(frozen=True)
@@ -102,7 +106,9 @@ class AttributeSpec:
     at_least: float = None          # FLOAT: the smallest value allowed ...
     at_least_until: int = None      # ... below this feature level only (None: at every level)
     of: str = None                  # AXES: the tensor whose dimensions the axes name
-    count_field: str = None         # AXES: the C count field before the array (e.g. AxisCount)
+    count_field: str = None         # AXES: the C count field before the array (e.g. AxisCount); SPATIAL: the count
+                                    # field the arrays share (DimensionCount), before the first of them
+    at_least_value: int = None      # UINT, SPATIAL: the least value allowed (1 for GroupCount, Strides, Dilations)
 
 
 @dataclass(frozen=True)
@@ -152,6 +158,9 @@ class OperatorSchema(InputsAndOutputs):
     support_by: tuple = ()          # AttributeSupport: rows that depend on an attribute's value
     reduces: tuple = ()             # (input, output, axes field): the output has the input's Sizes but 1 on the axes
     multiplies: tuple = ()          # (A, B, C, output, TransA field, TransB field): GEMM's matrix shapes
+    convolves: tuple = ()           # (input, filter, bias, output): CONVOLUTION's shapes (validation's
+                                    # _check_convolution_shapes)
+    pools: tuple = ()               # (input, output, indices or None): the pooling shapes (_check_pooling_shapes)
 
     @property
     def c_name(self):
@@ -168,11 +177,15 @@ class OperatorSchema(InputsAndOutputs):
     def desc_fields(self):
         """The desc struct's (C field name, zero value) pairs in C order: the tensors (binding order is C
         order), ScaleBias, then the attributes."""
-        zero = {FLOAT: 0.0, ENUM: 0, SCALAR_UNION: None, FUSED_ACTIVATION: None}
+        zero = {FLOAT: 0.0, ENUM: 0, SCALAR_UNION: None, FUSED_ACTIVATION: None, UINT: 0, BOOL: False}
         attributes = []
         for a in self.attributes:
             if a.kind == AXES:
                 attributes += [(a.count_field, _COUNTS[a.field]), (a.field, None)]
+            elif a.kind == SPATIAL:
+                if a.count_field not in (f for f, _ in attributes):
+                    attributes.append((a.count_field, _COUNTS[a.field]))
+                attributes.append((a.field, None))
             else:
                 attributes.append((a.field, zero[a.kind]))
         leading = [f for f in attributes if f[0] in self.leading]
@@ -202,7 +215,7 @@ class OperatorSchema(InputsAndOutputs):
 
 
 # The count field of each AXES attribute: one shared Count, so that a desc struct's defaults compare equal.
-_COUNTS = {"Axes": Count("Axes")}
+_COUNTS = {"Axes": Count("Axes"), "Strides": Count("Strides")}
 
 
 # ---- data type groups, named as in DirectML's tables ----------------------------------------------
@@ -345,6 +358,12 @@ def _union(roles, by_value):
                               max(t.max_dims for t in row.tensors.values())),
                   {field: t.data_types for field, t in row.tensors.items()})
                  for row in _union_rows(roles, by_value))
+
+
+def _spatial(field, at_least=None, of="InputTensor"):
+    """A SPATIAL array attribute (Strides, Dilations, StartPadding, .., WindowSize): one UINT per spatial dimension
+    of `of`, DimensionCount of them."""
+    return (AttributeSpec(field, SPATIAL, of=of, count_field="DimensionCount", at_least_value=at_least),)
 
 
 _ONLY_SIZES = dict(same_type=[])        # "must have the same DimensionCount and Sizes" (types differ)
@@ -533,6 +552,25 @@ _SCHEMA_LIST = [
                     ALPHA, BETA, AttributeSpec("FusedActivation", FUSED_ACTIVATION)),
         multiplies=("ATensor", "BTensor", "CTensor", "OutputTensor", "TransA", "TransB")),
 
+    # -- convolution -----------------------------------------------------------------------------------------
+    # DML_CONVOLUTION_OPERATOR_DESC (sdk-api ns-directml-dml_convolution_operator_desc): "BiasTensor, FilterTensor,
+    # InputTensor, and OutputTensor must have the same DataType and DimensionCount"; FLOAT32 and FLOAT16, 4 to 5
+    # dimensions from DML_FEATURE_LEVEL_1_0 and 3 to 5 from DML_FEATURE_LEVEL_4_0; BiasTensor optional.
+    # DimensionCount (the spatial dimensions, InputTensor's DimensionCount - 2) sizes the five arrays; the shapes
+    # (the filter's channels per group, the output's spatial sizes from the arrays, the bias { 1, K, 1, .. }) are
+    # `convolves`.
+    _op("CONVOLUTION", _roles("InputTensor", "FilterTensor", "BiasTensor", "OutputTensor"), (
+        (L4_0, (3, 5), {"*": FLOATS, "BiasTensor": Optional(FLOATS)}),
+        (L1_0, (4, 5), {"*": FLOATS, "BiasTensor": Optional(FLOATS)})),
+        same_sizes=[], same_dimension_count=(("InputTensor", "FilterTensor", "BiasTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("Mode", ENUM, enum=_enums.DML_CONVOLUTION_MODE),
+                    AttributeSpec("Direction", ENUM, enum=_enums.DML_CONVOLUTION_DIRECTION),
+                    *_spatial("Strides", 1), *_spatial("Dilations", 1), *_spatial("StartPadding"),
+                    *_spatial("EndPadding"), *_spatial("OutputPadding"),
+                    AttributeSpec("GroupCount", UINT, at_least_value=1),
+                    AttributeSpec("FusedActivation", FUSED_ACTIVATION)),
+        convolves=("InputTensor", "FilterTensor", "BiasTensor", "OutputTensor")),
+
     # -- CAST ----------------------------------------------------------------------------------------------
     _op("CAST", UNARY, (
         (L4_1, (1, 8), ALL_11), (L3_1, (1, 8), ALL_10), (L3_0, 4, ALL_10),
@@ -565,8 +603,11 @@ def _check_tables():
         attribute_fields = [a.field for a in schema.attributes]
         assert schema.desc_type._fields_ == tuple(f for f, _ in schema.desc_fields()), schema.name
         for spec in schema.attributes:
-            assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION, AXES), schema.name
-            assert spec.kind != AXES or (spec.of in fields and spec.count_field), schema.name
+            assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION, AXES, UINT, BOOL, SPATIAL), schema.name
+            assert spec.kind not in (AXES, SPATIAL) or (spec.of in fields and spec.count_field), schema.name
+            assert spec.kind != SPATIAL or spec.field in _COUNTS or any(
+                a.kind == SPATIAL and a.count_field == spec.count_field and a.field in _COUNTS
+                for a in schema.attributes), schema.name
             assert spec.kind != ENUM or spec.enum is not None, schema.name
             assert spec.type_field is None or spec.type_field in attribute_fields, schema.name
         for entry in schema.support_by:
@@ -574,6 +615,8 @@ def _check_tables():
         assert not schema.reduces or (set(schema.reduces[:2]) <= fields and schema.reduces[2] in attribute_fields)
         assert not schema.multiplies or (set(schema.multiplies[:4]) <= fields
                                          and set(schema.multiplies[4:]) <= set(attribute_fields))
+        assert not schema.convolves or set(schema.convolves) <= fields, schema.name
+        assert not schema.pools or set(f for f in schema.pools if f is not None) <= fields, schema.name
     for name in FUSABLE_ACTIVATIONS:
         assert SCHEMAS_BY_NAME[name].outputs and name.startswith("ACTIVATION_"), name
 

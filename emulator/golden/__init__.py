@@ -22,6 +22,7 @@ One module per family, each operator registered by name where it is defined (reg
   transcendental.py  EXP ... ERF, POW, ATAN_YX and the transcendental activations
   reduce.py          REDUCE, ARGMAX, ARGMIN (the fixed order of docs/NUMERICS.md, "Reductions")
   gemm.py            GEMM (the fixed order of docs/NUMERICS.md, "GEMM")
+  convolution.py     CONVOLUTION (the fixed order of docs/NUMERICS.md, "Convolution")
 
 `run(name, inputs, ...)` computes any registered operator by its DirectML name; OPERATORS is the table.
 """
@@ -46,6 +47,7 @@ from dmlemu.golden.transcendental import (
 )
 from dmlemu.golden.reduce import argmax, argmin, reduce
 from dmlemu.golden.gemm import gemm
+from dmlemu.golden.convolution import convolution
 from dmlemu.golden.registry import OPERATORS
 
 __all__ = [
@@ -61,7 +63,7 @@ __all__ = [
     "activation",
     "exp", "log", "sqrt", "recip", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
     "acosh", "atanh", "erf", "constant_pow", "pow_", "atan_yx",
-    "reduce", "argmax", "argmin", "gemm",
+    "reduce", "argmax", "argmin", "gemm", "convolution",
     "OPERATORS", "run",
 ]
 

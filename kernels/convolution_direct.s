@@ -1,0 +1,211 @@
+; =============================================================================================
+; convolution_direct.s: DML_OPERATOR_CONVOLUTION (FORWARD), one thread per output element looping
+; over its taps; the order of every operation is docs/NUMERICS.md's "Convolution", whatever the
+; wave width or the workgroup size.
+;
+; Launch (kernels/convolution_ops.py): ceil(elements / 64) workgroups of 64 threads; thread v1
+; (prologue.inc) computes output element v1 = (((n K + k) OD + od) OH + oh) OW + ow. One to three
+; spatial dimensions are always three here: the driver gives a missing one size 1, window 1.
+;
+;   acc = -0
+;   for c in 0 .. C/G - 1 (the channels of k's group g = k / (K / G)), ascending
+;     for (t_d, t_h, t_w) in the window, row-major ascending
+;       i = o * Strides - StartPadding + t * Dilations     (per dimension)
+;       if every i is inside the input:                   (a padded tap is skipped: no fma(0, w, acc))
+;         acc = fma(x[n, g C/G + c, i], w[k, c, t], acc)  (FLOAT16 widened first, exactly)
+;   acc = acc + bias[k]                                   (HAS_BIAS: one rounded add)
+;   the FusedActivation's own body (HAS_ACT), then FLOAT16 rounds once, and the store.
+;
+; CONVOLUTION mode (the filter flipped along every spatial dimension) costs nothing here: the driver
+; gives negative filter strides along the window and the flipped origin as the filter's base.
+; Offsets are in elements, computed modulo 2^32 (a tap left of the input wraps; only taps inside
+; the input are loaded, and their offsets are exact). Unsigned compares test 0 <= i < size at once.
+;
+; Constant buffer (kernels/constant_buffer.py's fields; convolution_ops.py packs them, `RECORD_USE`
+; there is the table of what each record field holds):
+;   record 0, 1, 2   OW, OH, OD: size, division magic, x stride, -, -, output stride
+;   record 3         K: size, division magic, x channel stride, w K stride, bias K stride, output stride
+;   record 4         K / G: size, division magic, x N stride, w channel stride, x group step, output N stride
+;   record 5, 6, 7   W, H, D window: input size, window size, stride, dilation, start padding,
+;                    x tap step (dilation x stride), w tap step, -
+;   PARAM0 C / G     PARAM1 the filter's base (the flipped origin in CONVOLUTION mode)
+;   PARAM2 ..        the FusedActivation's attributes (P_<NAME>)
+; =============================================================================================
+.include "prologue.inc"                  ; v1 = this thread's output element; EXEC: lanes with one
+    s_load_dwordx4 s[8:11], s[0:1], ${DESC_T0}      ; x
+    s_load_dwordx4 s[12:15], s[0:1], ${DESC_T1}     ; w
+.if HAS_BIAS
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_T2}     ; bias
+.endif
+    s_load_dwordx4 s[20:23], s[0:1], ${DESC_T3}     ; the output
+    s_load_dwordx8 s[24:31], s[2:3], ${CB_CONV_W}   ; OW, magic, shift1, shift2, x_w, -, -, out_w
+    s_load_dwordx8 s[32:39], s[2:3], ${CB_CONV_H}   ; OH ..
+    s_load_dwordx8 s[40:47], s[2:3], ${CB_CONV_D}   ; OD ..
+    s_load_dwordx8 s[48:55], s[2:3], ${CB_CONV_K}   ; K, magic, shift1, shift2, x_c, w_k, bias_k, out_k
+    s_load_dwordx8 s[56:63], s[2:3], ${CB_CONV_GROUP}   ; K/G, magic, shift1, shift2, x_n, w_c, x group, out_n
+    s_load_dwordx8 s[64:71], s[2:3], ${CB_CONV_WINDOW_W}   ; IW, KW, stride, dilation, pad, x tap, w tap, -
+    s_load_dwordx8 s[72:79], s[2:3], ${CB_CONV_WINDOW_H}
+    s_load_dwordx8 s[80:87], s[2:3], ${CB_CONV_WINDOW_D}
+    s_load_dwordx2 s[88:89], s[2:3], ${CB_PARAM0}   ; C/G, the filter's base
+    s_waitcnt 0
+    s_mov_b64 s[90:91], exec             ; the lanes with an output element
+
+; ---- the output element's coordinates: ow, oh, od, k, n (Granlund-Montgomery, as address.inc) ------
+    v_mul_hi_u32 v2, v1, s25
+    v_sub_u32 v3, v1, v2
+    v_lshr_b32 v3, v3, s26
+    v_add_u32 v2, v2, v3
+    v_lshr_b32 v2, v2, s27               ; q = index / OW
+    v_mul_lo_u32 v3, v2, s24
+    v_sub_u32 v4, v1, v3                 ; ow
+    v_mul_hi_u32 v3, v2, s33
+    v_sub_u32 v9, v2, v3
+    v_lshr_b32 v9, v9, s34
+    v_add_u32 v3, v3, v9
+    v_lshr_b32 v3, v3, s35               ; q' = q / OH
+    v_mul_lo_u32 v9, v3, s32
+    v_sub_u32 v5, v2, v9                 ; oh
+    v_mul_hi_u32 v2, v3, s41
+    v_sub_u32 v9, v3, v2
+    v_lshr_b32 v9, v9, s42
+    v_add_u32 v2, v2, v9
+    v_lshr_b32 v2, v2, s43               ; q'' = q' / OD
+    v_mul_lo_u32 v9, v2, s40
+    v_sub_u32 v6, v3, v9                 ; od
+    v_mul_hi_u32 v3, v2, s49
+    v_sub_u32 v9, v2, v3
+    v_lshr_b32 v9, v9, s50
+    v_add_u32 v3, v3, v9
+    v_lshr_b32 v8, v3, s51               ; n = q'' / K
+    v_mul_lo_u32 v9, v8, s48
+    v_sub_u32 v7, v2, v9                 ; k
+    v_mul_hi_u32 v3, v7, s57
+    v_sub_u32 v9, v7, v3
+    v_lshr_b32 v9, v9, s58
+    v_add_u32 v3, v3, v9
+    v_lshr_b32 v9, v3, s59               ; g = k / (K / G)
+
+; ---- offsets: the output element, the input window's first tap, the filter's row of k -------------
+    v_mul_lo_u32 v10, v4, s31
+    v_mad_u32 v10, v5, s39, v10
+    v_mad_u32 v10, v6, s47, v10
+    v_mad_u32 v10, v7, s55, v10
+    v_mad_u32 v10, v8, s63, v10          ; out[n, k, od, oh, ow]
+    v_mul_lo_u32 v11, v8, s60
+    v_mad_u32 v11, v9, s62, v11          ; x[n, g C/G, 0, 0, 0]
+    v_mul_lo_u32 v13, v4, s66
+    v_sub_u32 v13, v13, s68              ; iw0 = ow stride - pad (modulo 2^32)
+    v_mul_lo_u32 v14, v5, s74
+    v_sub_u32 v14, v14, s76              ; ih0
+    v_mul_lo_u32 v15, v6, s82
+    v_sub_u32 v15, v15, s84              ; id0
+    v_mad_u32 v11, v13, s28, v11
+    v_mad_u32 v11, v14, s36, v11
+    v_mad_u32 v11, v15, s44, v11         ; x at the window's first tap (modulo 2^32)
+    v_mov_b32 v12, s89                   ; the filter's base
+    v_mad_u32 v12, v7, s53, v12          ; w[k, 0, first tap]: plus k's row
+    v_mov_b32 v16, 0x80000000            ; acc = -0
+    s_mov_b32 s92, s88                   ; channels left: C/G
+
+; ---- the taps: channel, then depth, height, width, each ascending ----------------------------------
+channel:
+    v_mov_b32 v19, v15                   ; id = id0
+    v_mov_b32 v20, v11                   ; x at (c, t_d = 0, 0, 0)
+    v_mov_b32 v21, v12                   ; w at (c, 0, 0, 0)
+    s_mov_b32 s93, s81                   ; t_d left: KD
+tap_d:
+    s_mov_b64 exec, s[90:91]
+    v_cmp_gt_u32 vcc, s80, v19           ; 0 <= id < ID
+    s_and_b64 s[96:97], exec, vcc
+    s_and_b64 exec, exec, vcc
+    s_cbranch_execz next_d               ; no lane has this depth inside the input
+    v_mov_b32 v22, v14                   ; ih = ih0
+    v_mov_b32 v23, v20
+    v_mov_b32 v24, v21
+    s_mov_b32 s94, s73                   ; t_h left: KH
+tap_h:
+    s_mov_b64 exec, s[96:97]
+    v_cmp_gt_u32 vcc, s72, v22           ; 0 <= ih < IH
+    s_and_b64 s[98:99], exec, vcc
+    s_and_b64 exec, exec, vcc
+    s_cbranch_execz next_h
+    v_mov_b32 v25, v13                   ; iw = iw0
+    v_mov_b32 v26, v23
+    v_mov_b32 v27, v24
+    s_mov_b32 s95, s65                   ; t_w left: KW
+tap_w:
+    s_mov_b64 exec, s[98:99]
+    v_cmp_gt_u32 vcc, s64, v25           ; 0 <= iw < IW
+    s_and_b64 exec, exec, vcc
+    s_cbranch_execz next_w               ; a padded tap: skipped, no fma(0, w, acc)
+    v_lshl_b32 v30, v26, ${SHIFT}
+    buffer_load_${LOAD} v28, v30, s[8:11], 0      ; x
+    v_lshl_b32 v30, v27, ${SHIFT}
+    buffer_load_${LOAD} v29, v30, s[12:15], 0     ; w
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v28, v28               ; FLOAT16 widened, exactly
+    v_cvt_f32_f16 v29, v29
+.endif
+    v_fma_f32 v16, v28, v29, v16         ; acc = fma(x, w, acc), rounded once
+next_w:
+    s_mov_b64 exec, s[90:91]
+    v_add_u32 v25, v25, s67              ; iw += dilation
+    v_add_u32 v26, v26, s69              ; x: the next tap along W
+    v_add_u32 v27, v27, s70              ; w: the next tap along W
+    s_sub_u32 s95, s95, 1
+    s_cmp_lg_u32 s95, 0
+    s_cbranch_scc1 tap_w
+next_h:
+    s_mov_b64 exec, s[90:91]
+    v_add_u32 v22, v22, s75
+    v_add_u32 v23, v23, s77
+    v_add_u32 v24, v24, s78
+    s_sub_u32 s94, s94, 1
+    s_cmp_lg_u32 s94, 0
+    s_cbranch_scc1 tap_h
+next_d:
+    s_mov_b64 exec, s[90:91]
+    v_add_u32 v19, v19, s83
+    v_add_u32 v20, v20, s85
+    v_add_u32 v21, v21, s86
+    s_sub_u32 s93, s93, 1
+    s_cmp_lg_u32 s93, 0
+    s_cbranch_scc1 tap_d
+    v_add_u32 v11, v11, s52              ; the next channel of the group
+    v_add_u32 v12, v12, s61
+    s_sub_u32 s92, s92, 1
+    s_cmp_lg_u32 s92, 0
+    s_cbranch_scc1 channel
+    s_mov_b64 exec, s[90:91]
+
+; ---- the bias, once; the FusedActivation; the store -------------------------------------------------
+.if HAS_BIAS
+    v_mul_lo_u32 v30, v7, s54
+    v_lshl_b32 v30, v30, ${SHIFT}
+    buffer_load_${LOAD} v29, v30, s[16:19], 0     ; bias[k]
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v29, v29
+.endif
+    v_add_f32 v16, v16, v29              ; acc + bias, rounded once
+.endif
+    v_lshl_b32 v100, v10, ${SHIFT}       ; the output's byte offset (above the activation body's registers)
+    v_mov_b32 v10, v16
+.if HAS_ACT
+; The activation operator's own body (element_wise_bodies.inc) on v10, as gemm.s runs it: the body may
+; use v10 .. v99 and the attribute registers s44 .. s51 (P_<NAME>).
+    s_load_dwordx4 s[44:47], s[2:3], ${CB_PARAM2}   ; the activation's attributes
+    s_waitcnt 0
+.include "element_wise_bodies.inc"       ; BODY: the activation's
+.if CANONICALIZE
+    v_mul_f32 v10, v10, 1.0              ; a selected NaN becomes the canonical NaN
+.endif
+    s_mov_b64 exec, s[90:91]
+.endif
+.if NARROW_F16
+    v_cvt_f16_f32 v10, v10               ; FLOAT16: rounded once, to nearest even
+.endif
+    buffer_store_${STORE} v10, v100, s[20:23], 0
+done:
+    s_endpgm

@@ -1,0 +1,176 @@
+"""The convolution operators' table and compiler: DML_OPERATOR_CONVOLUTION as a kernel launch.
+
+A convolution is neither element-wise nor a reduction: kernels/convolution_direct.s gives each output element one
+thread, which loops over the taps of its window (input channels of its group, then the window's depth, height and
+width, each ascending) and skips the taps that fall in the padding; the launch is ceil(elements / 64) workgroups
+of 64 threads. One to three spatial dimensions run the same three loops: a missing dimension has size 1 and a
+window of 1. One `ConvolutionOperator` row per operator says, by name:
+
+  tensors     the desc's tensor fields in binding order, the output last
+  source      the kernel source (the program name says the path: convolution_direct_..)
+  types       the data types it serves (FLOAT16 is widened and accumulates in FLOAT32)
+  params      the desc's attributes the compiler reads, (field, kind) (the registry checks that the schema has
+              them)
+
+The constant buffer reuses kernels/constant_buffer.py's RECORDS: eight records of eight dwords, whose fields
+(SIZE, MAGIC, SHIFT1, SHIFT2, STRIDE_T0 .. STRIDE_T3) this kernel reads with the meanings of `RECORD_USE`, the one
+table of what each holds; PARAM0 is C / G, PARAM1 the filter's base element, PARAM2 .. the FusedActivation's
+attributes. Strides are elements; the filter's strides along the window are negative in CONVOLUTION mode (the
+filter flipped) and its base the flipped origin, so the kernel never knows the mode. The order of every
+operation is docs/NUMERICS.md's "Convolution"; the golden model (dmlemu.golden.convolution) follows the same
+description, independently. A FusedActivation runs the activation operator's own body (the block
+`.if BODY == "<activation>"` of kernels/element_wise_bodies.inc, assembled with the symbols the element-wise driver
+gives that activation in FLOAT32), as GEMM's does.
+
+DML_CONVOLUTION_DIRECTION_BACKWARD has no kernel yet (E_NOTIMPL, the golden model has it).
+"""
+import functools
+import os
+from dataclasses import dataclass
+
+from dmlemu.isa.assembler import assemble_file
+from dmlemu.isa.program import Program
+from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
+from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS as ELEMENT_WISE_ROWS
+
+KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
+THREADS = 64              # threads per workgroup: one output element each
+_LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
+_STORE = {"FLOAT32": "dword", "FLOAT16": "short"}
+_SHIFT = {"FLOAT32": 2, "FLOAT16": 1}
+
+# What each field of the eight RECORDS holds for convolution_direct.s (record name: fields in record order). The
+# assembler symbol CB_CONV_<record> is the record's offset; `_records` packs them by these names.
+RECORD_USE = (
+    ("W", ("OW", "OW magic", "OW shift1", "OW shift2", "x stride W", "-", "-", "output stride W")),
+    ("H", ("OH", "OH magic", "OH shift1", "OH shift2", "x stride H", "-", "-", "output stride H")),
+    ("D", ("OD", "OD magic", "OD shift1", "OD shift2", "x stride D", "-", "-", "output stride D")),
+    ("K", ("K", "K magic", "K shift1", "K shift2", "x stride C", "w stride K", "bias stride K", "output stride K")),
+    ("GROUP", ("K/G", "K/G magic", "K/G shift1", "K/G shift2", "x stride N", "w stride C", "x group step",
+               "output stride N")),
+    ("WINDOW_W", ("IW", "KW", "stride W", "dilation W", "start padding W", "x tap step W", "w tap step W", "-")),
+    ("WINDOW_H", ("IH", "KH", "stride H", "dilation H", "start padding H", "x tap step H", "w tap step H", "-")),
+    ("WINDOW_D", ("ID", "KD", "stride D", "dilation D", "start padding D", "x tap step D", "w tap step D", "-")),
+)
+_RECORD_FIELDS = ("SIZE", "MAGIC", "SHIFT1", "SHIFT2", "STRIDE_T0", "STRIDE_T1", "STRIDE_T2", "STRIDE_T3")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConvolutionOperator:
+    """One operator of the convolution family (see the module docstring for each field)."""
+    name: str
+    tensors: tuple
+    types: tuple
+    source: str = "convolution_direct.s"
+    params: tuple = ()
+    scale_bias: bool = False
+    bounds: tuple = ()
+    optional: tuple = ()
+    family: str = "convolution"
+
+
+OPERATORS = {row.name: row for row in (
+    ConvolutionOperator(name="CONVOLUTION", tensors=("InputTensor", "FilterTensor", "BiasTensor", "OutputTensor"),
+                        types=("FLOAT32", "FLOAT16"),
+                        params=(("Mode", "enum"), ("Direction", "enum"), ("Strides", "uints"), ("Dilations", "uints"),
+                                ("StartPadding", "uints"), ("EndPadding", "uints"), ("OutputPadding", "uints"),
+                                ("GroupCount", "u32")),
+                        optional=(2,)),
+)}
+
+
+def variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None):
+    """The assembler symbols of one variant of convolution_direct.s; with `activation` (ACTIVATION_RELU ...), those
+    the element-wise driver gives that activation's own kernel in FLOAT32 (`activation_symbols`: its
+    variant_symbols, handed in by kernels/driver.py), under this kernel's own."""
+    records = layout.field("RECORDS").offset
+    step = layout.record_bytes
+    base = {} if activation is None else dict(activation_symbols(activation, "FLOAT32", True, False, False, layout))
+    return {**base, "HAS_ACT": int(activation is not None), "HAS_BIAS": int(has_bias), "LOAD": _LOAD[data_type],
+            "STORE": _STORE[data_type], "SHIFT": _SHIFT[data_type], "WIDEN_F16": int(data_type == "FLOAT16"),
+            "NARROW_F16": int(data_type == "FLOAT16"), "DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64, "DESC_T3": 96,
+            **{f"CB_CONV_{name}": records + i * step for i, (name, _) in enumerate(RECORD_USE)}, **layout.symbols()}
+
+
+@functools.lru_cache(maxsize=None)
+def build_program(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None):
+    """Assemble and decode one variant of convolution_direct.s (cached)."""
+    symbols = variant_symbols(data_type, has_bias, layout, activation, activation_symbols)
+    dwords = assemble_file(os.path.join(KERNEL_DIR, OPERATORS["CONVOLUTION"].source), symbols)
+    act = "" if activation is None else "_" + activation.lower()
+    return Program(dwords, f"convolution_direct_{data_type.lower()}{'' if has_bias else '_no_bias'}{act}")
+
+
+def _strides(spec, packed_strides):
+    sizes = tuple(int(s) for s in spec.sizes)
+    strides = tuple(int(s) for s in (spec.strides if spec.strides is not None else packed_strides(sizes)))
+    # a dimension of size 1 has only coordinate 0: its stride never matters (0 keeps the offsets small)
+    return sizes, tuple(0 if size == 1 else stride for size, stride in zip(sizes, strides))
+
+
+def _three(values, fill):
+    """A spatial tuple of 1 to 3 values as (W, H, D), the missing outer ones `fill`."""
+    values = tuple(int(v) for v in values)[::-1]
+    return values + (fill,) * (3 - len(values))
+
+
+def compile_convolution(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides,
+                        activation_of, activation_symbols):
+    """(program, constant buffer bytes, elements, threads per workgroup) of a validated CONVOLUTION desc;
+    kernels/driver.py wraps them in a CompiledKernel. `no_kernel` is the NoKernel class to raise; `activation_of`
+    and `activation_symbols` are the driver's (the FusedActivation's name and attributes; an element-wise kernel's
+    symbols)."""
+    row = OPERATORS[operator]
+    x, w, bias, out = tensors
+    if out.data_type not in row.types:
+        raise no_kernel(f"dmlemu's kernel for {operator} serves {', '.join(row.types)}, not {out.data_type}")
+    if int(attributes.get("Direction") or 0) != 0:
+        raise no_kernel(f"dmlemu has no kernel for {operator} with DML_CONVOLUTION_DIRECTION_BACKWARD yet")
+    activation, activation_attributes = activation_of(attributes)
+    if activation is not None and activation not in FUSABLE:
+        raise no_kernel(f"dmlemu has no fused kernel body for the FusedActivation {activation}")
+    act_params = [] if activation is None else list(ELEMENT_WISE_ROWS[activation].params)
+    if len(act_params) > 4 or any(encoding != "f32" for _, encoding in act_params):
+        raise no_kernel(f"dmlemu's kernel for {operator} cannot fuse {activation}'s attributes")
+    x_sizes, x_strides = _strides(x, packed_strides)
+    w_sizes, w_strides = _strides(w, packed_strides)
+    o_sizes, o_strides = _strides(out, packed_strides)
+    spatial = len(x_sizes) - 2
+    count = lambda name, fill: attributes.get(name) if attributes.get(name) is not None else (fill,) * spatial
+    strides, dilations = _three(count("Strides", 1), 1), _three(count("Dilations", 1), 1)
+    start = _three(count("StartPadding", 0), 0)
+    groups = int(attributes.get("GroupCount") or 1)
+    n, c = x_sizes[:2]
+    k = w_sizes[0]
+    c_group, k_group = c // groups, k // groups
+    in_size, window, o_size = _three(x_sizes[2:], 1), _three(w_sizes[2:], 1), _three(o_sizes[2:], 1)
+    xs, ws, os_ = _three(x_strides[2:], 0), _three(w_strides[2:], 0), _three(o_strides[2:], 0)
+    flip = int(attributes.get("Mode", 1)) == 0     # DML_CONVOLUTION_MODE_CONVOLUTION: the filter flipped
+    w_tap = tuple(-s if flip else s for s in ws)
+    w_base = sum((window[d] - 1) * ws[d] for d in range(3)) if flip else 0
+    u32 = lambda v: int(v) & 0xFFFFFFFF
+
+    def record(*values):
+        return {name: u32(v) for name, v in zip(_RECORD_FIELDS, values)}
+    records = [record(o_size[d], *division_magic(o_size[d]), xs[d], 0, 0, os_[d]) for d in range(3)]
+    records.append(record(k, *division_magic(k), x_strides[1], w_strides[0], 0 if bias is None else
+                          _strides(bias, packed_strides)[1][1], o_strides[1]))
+    records.append(record(k_group, *division_magic(k_group), x_strides[0], w_strides[1], c_group * x_strides[1],
+                          o_strides[0]))
+    records += [record(in_size[d], window[d], strides[d], dilations[d], start[d], dilations[d] * xs[d],
+                       w_tap[d], 0) for d in range(3)]
+    elements = n * k * o_size[0] * o_size[1] * o_size[2]
+    values = {"ELEMENTS": elements, "WORKGROUP_SIZE": THREADS, "RECORD_COUNT": len(records),
+              "PARAM0": c_group, "PARAM1": u32(w_base)}
+    for i, (name, _) in enumerate(act_params):
+        if activation_attributes.get(name) is None:
+            raise ValueError(f"{activation} needs its attribute {name}")
+        values[f"PARAM{2 + i}"] = f32_bits(float(activation_attributes[name]))
+    constants = layout.pack(values, records, params=True, wide=False)
+    program = build_program(out.data_type, bias is not None, layout, activation,
+                            activation_symbols if activation is not None else None)
+    return program, constants, elements, THREADS
+
+
+__all__ = ["THREADS", "OPERATORS", "RECORD_USE", "ConvolutionOperator", "build_program", "compile_convolution",
+           "variant_symbols"]
