@@ -24,6 +24,7 @@ from dmlemu.directml.enums import OPERATOR_TYPE_TABLE
 from dmlemu.directml.operators import (
     AXES, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, SCALAR_UNION, SCHEMAS, SCHEMAS_BY_NAME,
 )
+from dmlemu.directml.operators import SPATIAL, UINT
 from dmlemu.directml.validation import FusedActivation
 from dmlemu.dxgi import CreateDXGIFactory1
 from dmlemu.errors import E_INVALIDARG, E_NOTIMPL, HResultError
@@ -100,6 +101,8 @@ def default_attributes(schema, types):
                                   if spec.matches else _supported_value(schema, spec, types))
         elif spec.kind == SCALAR_UNION:
             values[spec.field] = DML_SCALAR_UNION()
+        elif spec.kind == UINT:
+            values[spec.field] = spec.at_least_value or 0
         else:
             values[spec.field] = None
     return values
@@ -123,6 +126,9 @@ def sizes_for(schema, field, dims):
         return (1,) * dims
     if schema.multiplies:        # GEMM: square matrices multiply whatever TransA and TransB say
         return ((2, 3, 1, 2, 1, 1, 2, 1) * 2)[:max(dims - 2, 0)] + (2, 2)[:dims]
+    if schema.convolves:         # CONVOLUTION: a 1 x 1 filter of 2 channels keeps the input's spatial sizes
+        window = field in schema.convolves[1:3]
+        return (((1, 2) if field != schema.convolves[1] else (2, 2)) + ((1 if window else 3),) * (dims - 2))[:dims]
     return ((2, 3, 1, 2, 1, 1, 2, 1) * 2)[:dims]
 
 
@@ -133,6 +139,9 @@ def build_desc(schema, types, dims, overrides=None, **attributes):
         present = role.field in types
         fields[role.field] = tensor(types[role.field], sizes_for(schema, role.field, dims)) if present else None
     fields.update(default_attributes(schema, types))
+    for spec in schema.attributes:      # the spatial arrays: one value per spatial dimension (paddings 0, the rest 1)
+        if spec.kind == SPATIAL:
+            fields[spec.field] = [spec.at_least_value or 0] * max(dims - 2, 0)
     fields.update(overrides or {})
     fields.update(attributes)
     return DML_OPERATOR_DESC(Type=schema.type, Desc=schema.desc_type(**fields))
@@ -165,8 +174,9 @@ def test_every_element_wise_operator_activation_and_cast_has_a_schema():
         "ELU", "CELU", "GELU", "HARD_SIGMOID", "HARD_SWISH", "IDENTITY", "LEAKY_RELU", "LINEAR", "PARAMETERIZED_RELU",
         "PARAMETRIC_SOFTPLUS", "RELU", "RELU_GRAD", "SCALED_ELU", "SCALED_TANH", "SHRINK", "SIGMOID", "SOFTPLUS",
         "SOFTSIGN", "SWISH", "TANH", "THRESHOLDED_RELU")} | {"CAST", "REDUCE", "ARGMIN", "ARGMAX", "GEMM"}
+    expected |= {"CONVOLUTION"}
     assert set(SCHEMAS_BY_NAME) == expected
-    assert len(expected) == 91
+    assert len(expected) == 92
 
 
 # ---- per schema: introduced level, every accepted and refused type and dimension count ---------------------
