@@ -1,4 +1,4 @@
-"""Benchmark: DML_OPERATOR_CONVOLUTION FLOAT32 (kernels/convolution_direct.s) in the functional and timing models.
+"""Benchmark: DML_OPERATOR_CONVOLUTION FLOAT32 (kernels/window.s) in the functional and timing models.
 
 Two convolutions of a ResNet-like layer on the RX 7900 XTX preset (N = 1, 56 x 56, 3 x 3 window, padding 1):
   dense      C = K = 64, GroupCount 1 (64 x 9 = 576 multiply-adds per output element)
@@ -8,8 +8,9 @@ For each it prints:
     cost per multiply-add (ns/MAC, counting every tap of every window, padded ones too: N K OH OW C/G KH KW);
   * with --timing, the modelled time, TFLOP/s against the preset's single-issue FP32 peak (compute units x SIMDs x
     wave width x 2 FLOP x clock), the DRAM traffic and its share of the DRAM peak over the modelled time, and the
-    SIMDs' issue share (the timing model's busy cycles over SIMDs x cycles); the larger of the two shares names
-    what bounds the kernel (compute or memory).
+    SIMDs' issue share (the timing model's busy cycles over SIMDs x cycles): compute-bound where the issue share
+    is at least half, memory-bound where the DRAM share is, latency-bound where neither is (waves waiting on
+    their loads, as the direct kernel's one load pair per tap does).
 The golden model checks the result bit for bit (--no-check skips it).
 
     .venv/bin/python bench/bench_convolution.py [--timing] [--size 56] [--channels 64] [--width 32] [--no-check]
@@ -77,7 +78,9 @@ def main():
             t = stats.timing
             dram_share = t.dram_bytes / modelled / p.dram_bytes_per_second
             issue_share = t.simd_busy_cycles / (t.simds * stats.cycles)
-            bound = "compute-bound" if issue_share >= dram_share else "memory-bound"
+            bound = ("compute-bound" if issue_share >= 0.5 else "memory-bound" if dram_share >= 0.5 else
+                     f"latency-bound (neither unit busy half the time; the larger share: "
+                     f"{'SIMD issue' if issue_share >= dram_share else 'DRAM'})")
             print(f"  {label:9s} with timing: {seconds:8.2f} s wall, {stats.cycles} cycles = {modelled * 1e6:8.1f} us, "
                   f"{tflops:6.3f} TFLOP/s modelled = {100 * tflops / peak:5.1f} % of peak; DRAM {t.dram_bytes} bytes "
                   f"= {100 * dram_share:5.1f} % of peak bandwidth; SIMD issue {100 * issue_share:5.1f} %: {bound}")

@@ -11,8 +11,8 @@ An operator is one row in each place one of its parts lives, each keyed by the n
                    element_wise_quantize.inc); or, for the reduction family, one row of
                    dmlemu.kernels.reduce_ops, each function it serves the block `.if FUNCTION == "<function>"`
                    of kernels/reduce_functions.inc; or, for matrix multiplication, one row of
-                   dmlemu.kernels.gemm_ops (its source, kernels/gemm.s, selects no body); or, for convolution, one
-                   row of dmlemu.kernels.convolution_ops (kernels/convolution_direct.s, no body either)
+                   dmlemu.kernels.gemm_ops (its source, kernels/gemm.s, selects no body); or, for convolution and
+                   pooling, one row of dmlemu.kernels.window_ops (kernels/window.s, no body either)
   golden           one `@operator(name=...)` registration in dmlemu.golden
 
 `REGISTRY` joins them, one `RegisteredOperator` per name any part knows; `missing_parts()` names, one sentence
@@ -33,10 +33,10 @@ from dmlemu.directml.structs import OPERATOR_DESC_TYPES
 from dmlemu.kernels import driver
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS as ELEMENT_WISE_ROWS
 from dmlemu.kernels.gemm_ops import OPERATORS as GEMM_ROWS
-from dmlemu.kernels.convolution_ops import OPERATORS as CONVOLUTION_ROWS
+from dmlemu.kernels.window_ops import OPERATORS as WINDOW_ROWS
 from dmlemu.kernels.reduce_ops import OPERATORS as REDUCTION_ROWS
 
-KERNEL_ROWS = {**ELEMENT_WISE_ROWS, **REDUCTION_ROWS, **GEMM_ROWS, **CONVOLUTION_ROWS}    # every kernel row, of every family
+KERNEL_ROWS = {**ELEMENT_WISE_ROWS, **REDUCTION_ROWS, **GEMM_ROWS, **WINDOW_ROWS}    # every kernel row, of every family
 
 __all__ = ["RegisteredOperator", "REGISTRY", "KERNEL_ROWS", "TEST_BODIES", "body_blocks", "function_blocks",
            "selected_bodies", "missing_parts"]
@@ -56,7 +56,7 @@ class RegisteredOperator:
     schema: object              # dmlemu.directml.operators.OperatorSchema
     desc_type: object           # the desc struct class
     kernel: object              # element_wise_ops.ElementWiseOperator, reduce_ops.ReductionOperator, gemm_ops.GemmOperator
-                                # or convolution_ops.ConvolutionOperator
+                                # or window_ops.WindowOperator
     golden: object              # dmlemu.golden.registry.GoldenOperator
 
     @property
@@ -152,8 +152,8 @@ def missing_parts(registry=None, blocks=None, functions=None):
             served |= set(op.kernel.functions)
         elif op.kernel is not None and op.kernel.name in GEMM_ROWS:
             pass                                  # gemm.s has no bodies nor functions to select
-        elif op.kernel is not None and op.kernel.name in CONVOLUTION_ROWS:
-            pass                                  # nor has convolution_direct.s
+        elif op.kernel is not None and op.kernel.name in WINDOW_ROWS:
+            pass                                  # nor has window.s
         elif op.kernel is not None:
             bodies = selected_bodies(op.kernel)
             selected |= bodies

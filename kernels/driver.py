@@ -33,7 +33,7 @@ from dmlemu.kernels.constant_buffer import LAYOUT, PARAM_FIELDS, copy_symbols, f
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS
 from dmlemu.kernels.element_wise_math import symbols as math_symbols
 from dmlemu.kernels import gemm_ops, reduce_ops
-from dmlemu.kernels import convolution_ops
+from dmlemu.kernels import window_ops
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 # The sources of the operators with a listing of their own (the tools' `asm --variant` reads this);
@@ -53,7 +53,7 @@ def has_kernel(operator):
     """Whether a microkernel exists for `operator` (its name without DML_OPERATOR_, e.g. ELEMENT_WISE_ADD).
     CreateOperator answers E_NOTIMPL for a validated operator this is False for."""
     return (operator in OPERATORS or operator in reduce_ops.OPERATORS or operator in gemm_ops.OPERATORS
-            or operator in convolution_ops.OPERATORS)
+            or operator in window_ops.OPERATORS)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -515,8 +515,8 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
         elements = int(np.prod([int(s) for s in tensors[-1].sizes], dtype=np.int64))
         return CompiledKernel(operator, program, constants, len(tensors), elements, threads, workgroups=groups,
                               lds_bytes=lds_bytes, group_grid=group_grid, thread_grid=thread_grid)
-    if operator in convolution_ops.OPERATORS:   # convolution: one thread per output element, looping over taps
-        program, constants, elements, threads = convolution_ops.compile_convolution(
+    if operator in window_ops.OPERATORS:   # convolution, pooling: one thread per output element, looping over taps
+        program, constants, elements, threads = window_ops.compile_window(
             operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides,
             activation_of, variant_symbols)
         return CompiledKernel(operator, program, constants, len(tensors), elements, threads)

@@ -571,6 +571,28 @@ _SCHEMA_LIST = [
                     AttributeSpec("FusedActivation", FUSED_ACTIVATION)),
         convolves=("InputTensor", "FilterTensor", "BiasTensor", "OutputTensor")),
 
+    # -- pooling -----------------------------------------------------------------------------------------------
+    # DML_AVERAGE_POOLING_OPERATOR_DESC, DML_MAX_POOLING_OPERATOR_DESC (sdk-api), DML_AVERAGE_POOLING1_OPERATOR_DESC
+    # (windows-ai-docs, DML_FEATURE_LEVEL_6_2: Dilations): "InputTensor and OutputTensor must have the same DataType
+    # and DimensionCount"; 4 to 5 dimensions (AVERAGE_POOLING1's rows are AVERAGE_POOLING's: its own table was not
+    # in reach); MAX_POOLING adds INT8 and UINT8 from DML_FEATURE_LEVEL_3_0 (as MAX_POOLING2's table). The output's
+    # spatial sizes come from the arrays (`pools`).
+    _op("AVERAGE_POOLING", UNARY, ((L1_0, (4, 5), FLOATS),), same_sizes=[],
+        same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=(*_spatial("Strides", 1), *_spatial("WindowSize", 1), *_spatial("StartPadding"),
+                    *_spatial("EndPadding"), AttributeSpec("IncludePadding", BOOL)),
+        pools=("InputTensor", "OutputTensor", None)),
+    _op("AVERAGE_POOLING1", UNARY, ((L6_2, (4, 5), FLOATS),), same_sizes=[],
+        same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=(*_spatial("Strides", 1), *_spatial("WindowSize", 1), *_spatial("StartPadding"),
+                    *_spatial("EndPadding"), *_spatial("Dilations", 1), AttributeSpec("IncludePadding", BOOL)),
+        pools=("InputTensor", "OutputTensor", None)),
+    _op("MAX_POOLING", UNARY, ((L3_0, (4, 5), FLOATS + ("INT8", "UINT8")), (L1_0, (4, 5), FLOATS)), same_sizes=[],
+        same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=(*_spatial("Strides", 1), *_spatial("WindowSize", 1), *_spatial("StartPadding"),
+                    *_spatial("EndPadding")),
+        pools=("InputTensor", "OutputTensor", None)),
+
     # -- CAST ----------------------------------------------------------------------------------------------
     _op("CAST", UNARY, (
         (L4_1, (1, 8), ALL_11), (L3_1, (1, 8), ALL_10), (L3_0, 4, ALL_10),

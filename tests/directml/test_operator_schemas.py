@@ -24,7 +24,7 @@ from dmlemu.directml.enums import OPERATOR_TYPE_TABLE
 from dmlemu.directml.operators import (
     AXES, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, SCALAR_UNION, SCHEMAS, SCHEMAS_BY_NAME,
 )
-from dmlemu.directml.operators import SPATIAL, UINT
+from dmlemu.directml.operators import BOOL, SPATIAL, UINT
 from dmlemu.directml.validation import FusedActivation
 from dmlemu.dxgi import CreateDXGIFactory1
 from dmlemu.errors import E_INVALIDARG, E_NOTIMPL, HResultError
@@ -103,6 +103,8 @@ def default_attributes(schema, types):
             values[spec.field] = DML_SCALAR_UNION()
         elif spec.kind == UINT:
             values[spec.field] = spec.at_least_value or 0
+        elif spec.kind == BOOL:
+            values[spec.field] = False
         else:
             values[spec.field] = None
     return values
@@ -174,9 +176,9 @@ def test_every_element_wise_operator_activation_and_cast_has_a_schema():
         "ELU", "CELU", "GELU", "HARD_SIGMOID", "HARD_SWISH", "IDENTITY", "LEAKY_RELU", "LINEAR", "PARAMETERIZED_RELU",
         "PARAMETRIC_SOFTPLUS", "RELU", "RELU_GRAD", "SCALED_ELU", "SCALED_TANH", "SHRINK", "SIGMOID", "SOFTPLUS",
         "SOFTSIGN", "SWISH", "TANH", "THRESHOLDED_RELU")} | {"CAST", "REDUCE", "ARGMIN", "ARGMAX", "GEMM"}
-    expected |= {"CONVOLUTION"}
+    expected |= {"CONVOLUTION", "AVERAGE_POOLING", "AVERAGE_POOLING1", "MAX_POOLING"}
     assert set(SCHEMAS_BY_NAME) == expected
-    assert len(expected) == 92
+    assert len(expected) == 95
 
 
 # ---- per schema: introduced level, every accepted and refused type and dimension count ---------------------
@@ -591,6 +593,9 @@ def descs(draw):
         types[role.field], dims[role.field] = type_name, count
         fields[role.field] = tensor(type_name, sizes, strides)
     attributes = default_attributes(schema, types)
+    for spec in schema.attributes:      # the spatial arrays: one value per spatial dimension (paddings 0, the rest 1)
+        if spec.kind == SPATIAL:
+            attributes[spec.field] = [spec.at_least_value or 0] * max(dims[spec.of] - 2, 0)
     return schema, level, types, dims, strides_ok, fields, attributes
 
 
@@ -630,6 +635,10 @@ def test_hostile_attribute_values_are_refused_with_a_sentence(name, data):
         value = data.draw(st.one_of(garbage, st.integers(-2, 16)))
     elif spec.kind == AXES:
         value = data.draw(st.one_of(garbage, st.lists(st.integers(-2, 10), max_size=9)))
+    elif spec.kind == SPATIAL:
+        value = data.draw(st.one_of(garbage, st.lists(st.integers(-2, 4), max_size=4)))
+    elif spec.kind in (UINT, BOOL):
+        value = data.draw(st.one_of(garbage, st.integers(-2, 5), st.booleans()))
     else:
         value = data.draw(HOSTILE_FLOATS)
     desc = build_desc(schema, types, dims, **{spec.field: value})
@@ -642,16 +651,19 @@ def test_hostile_attribute_values_are_refused_with_a_sentence(name, data):
         # an Axes value is also refused by its count field or by the output's Sizes it implies, and a Function by
         # its own support rows (REDUCE): those sentences name the tensor
         starts = (spec.field,) + ((spec.count_field, "OutputTensor.Sizes") if spec.kind == AXES else ()) + (
+            (spec.count_field, "OutputTensor.Sizes", "InputTensor.Sizes", "FilterTensor.Sizes")
+            if spec.kind == SPATIAL else ()) + (
+            ("GroupCount", "FilterTensor.Sizes", "OutputTensor.Sizes") if spec.kind == UINT else ()) + (
             ("InputTensor.", "OutputTensor.") if any(e.field == spec.field for e in schema.support_by) else ())
         assert error.hresult == E_INVALIDARG and error.message.startswith(starts), error.message
         outcome(REFUSED)
         return
     outcome(ACCEPTED)
     got = info.attributes[spec.field]
-    if spec.kind == AXES:
+    if spec.kind in (AXES, SPATIAL):
         assert type(got) is tuple and all(type(a) is int for a in got)
         return
-    expected_type = {FLOAT: np.float32, ENUM: int}.get(spec.kind)
+    expected_type = {FLOAT: np.float32, ENUM: int, UINT: int, BOOL: bool}.get(spec.kind)
     if expected_type is not None:
         assert type(got) is expected_type
     elif spec.kind == SCALAR_UNION:

@@ -1,13 +1,17 @@
-"""The convolution operators' table and compiler: DML_OPERATOR_CONVOLUTION as a kernel launch.
+"""The sliding-window operators' table and compiler: CONVOLUTION and the poolings as kernel launches.
 
-A convolution is neither element-wise nor a reduction: kernels/convolution_direct.s gives each output element one
+A convolution or a pooling is neither element-wise nor a reduction: kernels/window.s gives each output element one
 thread, which loops over the taps of its window (input channels of its group, then the window's depth, height and
 width, each ascending) and skips the taps that fall in the padding; the launch is ceil(elements / 64) workgroups
 of 64 threads. One to three spatial dimensions run the same three loops: a missing dimension has size 1 and a
-window of 1. One `ConvolutionOperator` row per operator says, by name:
+window of 1. A pooling is a depthwise window without a filter: one channel per group (K = C = G), and the tap
+adds (AVERAGE) or takes the maxNum (MAX) instead of the fused multiply-add. One `WindowOperator` row per operator
+says, by name:
 
   tensors     the desc's tensor fields in binding order, the output last
-  source      the kernel source (the program name says the path: convolution_direct_..)
+  window_op   what a tap does: "CONVOLUTION" (fma with the filter), "AVERAGE" or "MAX" (kernels/window.s's
+              `.if WINDOW_OP == ..` blocks)
+  source      the kernel source (the program name says the operator and the path: convolution_direct_..)
   types       the data types it serves (FLOAT16 is widened and accumulates in FLOAT32)
   params      the desc's attributes the compiler reads, (field, kind) (the registry checks that the schema has
               them)
@@ -20,7 +24,8 @@ filter flipped) and its base the flipped origin, so the kernel never knows the m
 operation is docs/NUMERICS.md's "Convolution"; the golden model (dmlemu.golden.convolution) follows the same
 description, independently. A FusedActivation runs the activation operator's own body (the block
 `.if BODY == "<activation>"` of kernels/element_wise_bodies.inc, assembled with the symbols the element-wise driver
-gives that activation in FLOAT32), as GEMM's does.
+gives that activation in FLOAT32), as GEMM's does. The poolings' order is docs/NUMERICS.md's "Pooling"
+(dmlemu.golden.pooling).
 
 DML_CONVOLUTION_DIRECTION_BACKWARD has no kernel yet (E_NOTIMPL, the golden model has it).
 """
@@ -39,7 +44,7 @@ _LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
 _STORE = {"FLOAT32": "dword", "FLOAT16": "short"}
 _SHIFT = {"FLOAT32": 2, "FLOAT16": 1}
 
-# What each field of the eight RECORDS holds for convolution_direct.s (record name: fields in record order). The
+# What each field of the eight RECORDS holds for window.s (record name: fields in record order). The
 # assembler symbol CB_CONV_<record> is the record's offset; `_records` packs them by these names.
 RECORD_USE = (
     ("W", ("OW", "OW magic", "OW shift1", "OW shift2", "x stride W", "-", "-", "output stride W")),
@@ -56,31 +61,40 @@ _RECORD_FIELDS = ("SIZE", "MAGIC", "SHIFT1", "SHIFT2", "STRIDE_T0", "STRIDE_T1",
 
 
 @dataclass(frozen=True, kw_only=True)
-class ConvolutionOperator:
-    """One operator of the convolution family (see the module docstring for each field)."""
+class WindowOperator:
+    """One operator of the sliding-window family (see the module docstring for each field)."""
     name: str
     tensors: tuple
     types: tuple
-    source: str = "convolution_direct.s"
+    window_op: str
+    source: str = "window.s"
     params: tuple = ()
     scale_bias: bool = False
     bounds: tuple = ()
     optional: tuple = ()
-    family: str = "convolution"
+    family: str = "window"
 
 
+_POOLING = (("Strides", "uints"), ("WindowSize", "uints"), ("StartPadding", "uints"), ("EndPadding", "uints"))
 OPERATORS = {row.name: row for row in (
-    ConvolutionOperator(name="CONVOLUTION", tensors=("InputTensor", "FilterTensor", "BiasTensor", "OutputTensor"),
-                        types=("FLOAT32", "FLOAT16"),
-                        params=(("Mode", "enum"), ("Direction", "enum"), ("Strides", "uints"), ("Dilations", "uints"),
-                                ("StartPadding", "uints"), ("EndPadding", "uints"), ("OutputPadding", "uints"),
-                                ("GroupCount", "u32")),
-                        optional=(2,)),
+    WindowOperator(name="CONVOLUTION", tensors=("InputTensor", "FilterTensor", "BiasTensor", "OutputTensor"),
+                   types=("FLOAT32", "FLOAT16"), window_op="CONVOLUTION",
+                   params=(("Mode", "enum"), ("Direction", "enum"), ("Strides", "uints"), ("Dilations", "uints"),
+                           ("StartPadding", "uints"), ("EndPadding", "uints"), ("OutputPadding", "uints"),
+                           ("GroupCount", "u32")),
+                   optional=(2,)),
+    WindowOperator(name="AVERAGE_POOLING", tensors=("InputTensor", "OutputTensor"), types=("FLOAT32", "FLOAT16"),
+                   window_op="AVERAGE", params=_POOLING + (("IncludePadding", "bool"),)),
+    WindowOperator(name="AVERAGE_POOLING1", tensors=("InputTensor", "OutputTensor"), types=("FLOAT32", "FLOAT16"),
+                   window_op="AVERAGE", params=_POOLING + (("Dilations", "uints"), ("IncludePadding", "bool"))),
+    WindowOperator(name="MAX_POOLING", tensors=("InputTensor", "OutputTensor"), types=("FLOAT32", "FLOAT16"),
+                   window_op="MAX", params=_POOLING),
 )}
 
 
-def variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None):
-    """The assembler symbols of one variant of convolution_direct.s; with `activation` (ACTIVATION_RELU ...), those
+def variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None,
+                    window_op="CONVOLUTION", include_padding=False):
+    """The assembler symbols of one variant of window.s; with `activation` (ACTIVATION_RELU ...), those
     the element-wise driver gives that activation's own kernel in FLOAT32 (`activation_symbols`: its
     variant_symbols, handed in by kernels/driver.py), under this kernel's own."""
     records = layout.field("RECORDS").offset
@@ -88,17 +102,26 @@ def variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activat
     base = {} if activation is None else dict(activation_symbols(activation, "FLOAT32", True, False, False, layout))
     return {**base, "HAS_ACT": int(activation is not None), "HAS_BIAS": int(has_bias), "LOAD": _LOAD[data_type],
             "STORE": _STORE[data_type], "SHIFT": _SHIFT[data_type], "WIDEN_F16": int(data_type == "FLOAT16"),
-            "NARROW_F16": int(data_type == "FLOAT16"), "DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64, "DESC_T3": 96,
+            "NARROW_F16": int(data_type == "FLOAT16"), "DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64,
+            "DESC_OUT": 96 if window_op == "CONVOLUTION" else 32, "WINDOW_OP": window_op,
+            "INCLUDE_PADDING": int(include_padding),
             **{f"CB_CONV_{name}": records + i * step for i, (name, _) in enumerate(RECORD_USE)}, **layout.symbols()}
 
 
 @functools.lru_cache(maxsize=None)
-def build_program(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None):
-    """Assemble and decode one variant of convolution_direct.s (cached)."""
-    symbols = variant_symbols(data_type, has_bias, layout, activation, activation_symbols)
-    dwords = assemble_file(os.path.join(KERNEL_DIR, OPERATORS["CONVOLUTION"].source), symbols)
+def build_program(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None, operator="CONVOLUTION",
+                  include_padding=False):
+    """Assemble and decode one variant of window.s (cached)."""
+    row = OPERATORS[operator]
+    symbols = variant_symbols(data_type, has_bias, layout, activation, activation_symbols, row.window_op,
+                              include_padding)
+    dwords = assemble_file(os.path.join(KERNEL_DIR, row.source), symbols)
     act = "" if activation is None else "_" + activation.lower()
-    return Program(dwords, f"convolution_direct_{data_type.lower()}{'' if has_bias else '_no_bias'}{act}")
+    if row.window_op == "CONVOLUTION":
+        name = f"convolution_direct_{data_type.lower()}{'' if has_bias else '_no_bias'}{act}"
+    else:
+        name = f"{operator.lower()}_{data_type.lower()}{'_include_padding' if include_padding else ''}"
+    return Program(dwords, name)
 
 
 def _strides(spec, packed_strides):
@@ -114,14 +137,18 @@ def _three(values, fill):
     return values + (fill,) * (3 - len(values))
 
 
-def compile_convolution(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides,
-                        activation_of, activation_symbols):
-    """(program, constant buffer bytes, elements, threads per workgroup) of a validated CONVOLUTION desc;
+def compile_window(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides, activation_of,
+                   activation_symbols):
+    """(program, constant buffer bytes, elements, threads per workgroup) of a validated CONVOLUTION or pooling desc;
     kernels/driver.py wraps them in a CompiledKernel. `no_kernel` is the NoKernel class to raise; `activation_of`
     and `activation_symbols` are the driver's (the FusedActivation's name and attributes; an element-wise kernel's
     symbols)."""
     row = OPERATORS[operator]
-    x, w, bias, out = tensors
+    convolution = row.window_op == "CONVOLUTION"
+    if convolution:
+        x, w, bias, out = tensors
+    else:
+        (x, out), w, bias = tensors, None, None
     if out.data_type not in row.types:
         raise no_kernel(f"dmlemu's kernel for {operator} serves {', '.join(row.types)}, not {out.data_type}")
     if int(attributes.get("Direction") or 0) != 0:
@@ -133,19 +160,23 @@ def compile_convolution(operator, tensors, attributes, layout, no_kernel, divisi
     if len(act_params) > 4 or any(encoding != "f32" for _, encoding in act_params):
         raise no_kernel(f"dmlemu's kernel for {operator} cannot fuse {activation}'s attributes")
     x_sizes, x_strides = _strides(x, packed_strides)
-    w_sizes, w_strides = _strides(w, packed_strides)
     o_sizes, o_strides = _strides(out, packed_strides)
     spatial = len(x_sizes) - 2
+    n, c = x_sizes[:2]
+    if convolution:
+        w_sizes, w_strides = _strides(w, packed_strides)
+        groups = int(attributes.get("GroupCount") or 1)
+        k, window = w_sizes[0], w_sizes[2:]
+    else:        # a pooling: a depthwise window without a filter (K = C = G)
+        w_sizes, w_strides = (c, 1) + (1,) * spatial, (0,) * (2 + spatial)
+        groups, k, window = c, c, tuple(attributes["WindowSize"])
     count = lambda name, fill: attributes.get(name) if attributes.get(name) is not None else (fill,) * spatial
     strides, dilations = _three(count("Strides", 1), 1), _three(count("Dilations", 1), 1)
     start = _three(count("StartPadding", 0), 0)
-    groups = int(attributes.get("GroupCount") or 1)
-    n, c = x_sizes[:2]
-    k = w_sizes[0]
     c_group, k_group = c // groups, k // groups
-    in_size, window, o_size = _three(x_sizes[2:], 1), _three(w_sizes[2:], 1), _three(o_sizes[2:], 1)
+    in_size, window, o_size = _three(x_sizes[2:], 1), _three(window, 1), _three(o_sizes[2:], 1)
     xs, ws, os_ = _three(x_strides[2:], 0), _three(w_strides[2:], 0), _three(o_strides[2:], 0)
-    flip = int(attributes.get("Mode", 1)) == 0     # DML_CONVOLUTION_MODE_CONVOLUTION: the filter flipped
+    flip = convolution and int(attributes.get("Mode", 1)) == 0     # DML_CONVOLUTION_MODE_CONVOLUTION: flipped
     w_tap = tuple(-s if flip else s for s in ws)
     w_base = sum((window[d] - 1) * ws[d] for d in range(3)) if flip else 0
     u32 = lambda v: int(v) & 0xFFFFFFFF
@@ -160,17 +191,20 @@ def compile_convolution(operator, tensors, attributes, layout, no_kernel, divisi
     records += [record(in_size[d], window[d], strides[d], dilations[d], start[d], dilations[d] * xs[d],
                        w_tap[d], 0) for d in range(3)]
     elements = n * k * o_size[0] * o_size[1] * o_size[2]
+    include_padding = bool(attributes.get("IncludePadding"))
+    second = f32_bits(float(window[0] * window[1] * window[2])) if row.window_op == "AVERAGE" else u32(w_base)
     values = {"ELEMENTS": elements, "WORKGROUP_SIZE": THREADS, "RECORD_COUNT": len(records),
-              "PARAM0": c_group, "PARAM1": u32(w_base)}
+              "PARAM0": c_group, "PARAM1": second}
     for i, (name, _) in enumerate(act_params):
         if activation_attributes.get(name) is None:
             raise ValueError(f"{activation} needs its attribute {name}")
         values[f"PARAM{2 + i}"] = f32_bits(float(activation_attributes[name]))
     constants = layout.pack(values, records, params=True, wide=False)
     program = build_program(out.data_type, bias is not None, layout, activation,
-                            activation_symbols if activation is not None else None)
+                            activation_symbols if activation is not None else None, operator,
+                            include_padding and row.window_op == "AVERAGE")
     return program, constants, elements, THREADS
 
 
-__all__ = ["THREADS", "OPERATORS", "RECORD_USE", "ConvolutionOperator", "build_program", "compile_convolution",
+__all__ = ["THREADS", "OPERATORS", "RECORD_USE", "WindowOperator", "build_program", "compile_window",
            "variant_symbols"]

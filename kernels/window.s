@@ -1,9 +1,10 @@
 ; =============================================================================================
-; convolution_direct.s: DML_OPERATOR_CONVOLUTION (FORWARD), one thread per output element looping
-; over its taps; the order of every operation is docs/NUMERICS.md's "Convolution", whatever the
-; wave width or the workgroup size.
+; window.s: the sliding-window operators, one thread per output element looping over the taps of
+; its window: DML_OPERATOR_CONVOLUTION (FORWARD; WINDOW_OP "CONVOLUTION") and the poolings
+; AVERAGE_POOLING(1) ("AVERAGE") and MAX_POOLING ("MAX"). The order of every operation is
+; docs/NUMERICS.md's "Convolution" and "Pooling", whatever the wave width or the workgroup size.
 ;
-; Launch (kernels/convolution_ops.py): ceil(elements / 64) workgroups of 64 threads; thread v1
+; Launch (kernels/window_ops.py): ceil(elements / 64) workgroups of 64 threads; thread v1
 ; (prologue.inc) computes output element v1 = (((n K + k) OD + od) OH + oh) OW + ow. One to three
 ; spatial dimensions are always three here: the driver gives a missing one size 1, window 1.
 ;
@@ -16,28 +17,36 @@
 ;   acc = acc + bias[k]                                   (HAS_BIAS: one rounded add)
 ;   the FusedActivation's own body (HAS_ACT), then FLOAT16 rounds once, and the store.
 ;
+; A pooling is the same loops with one channel per group (K = C = G) and no filter: each tap inside
+; the input takes acc = acc + x ("AVERAGE", acc from -0; the count of such taps in v31) or
+; acc = max(acc, x) ("MAX": maxNum, acc from NaN, its identity); AVERAGE then divides once, by the
+; count (INCLUDE_PADDING 0) or by the window's size (INCLUDE_PADDING 1, PARAM1 as FLOAT32).
+;
 ; CONVOLUTION mode (the filter flipped along every spatial dimension) costs nothing here: the driver
 ; gives negative filter strides along the window and the flipped origin as the filter's base.
 ; Offsets are in elements, computed modulo 2^32 (a tap left of the input wraps; only taps inside
 ; the input are loaded, and their offsets are exact). Unsigned compares test 0 <= i < size at once.
 ;
-; Constant buffer (kernels/constant_buffer.py's fields; convolution_ops.py packs them, `RECORD_USE`
+; Constant buffer (kernels/constant_buffer.py's fields; window_ops.py packs them, `RECORD_USE`
 ; there is the table of what each record field holds):
 ;   record 0, 1, 2   OW, OH, OD: size, division magic, x stride, -, -, output stride
 ;   record 3         K: size, division magic, x channel stride, w K stride, bias K stride, output stride
 ;   record 4         K / G: size, division magic, x N stride, w channel stride, x group step, output N stride
 ;   record 5, 6, 7   W, H, D window: input size, window size, stride, dilation, start padding,
 ;                    x tap step (dilation x stride), w tap step, -
-;   PARAM0 C / G     PARAM1 the filter's base (the flipped origin in CONVOLUTION mode)
+;   PARAM0 C / G     PARAM1 the filter's base (the flipped origin in CONVOLUTION mode); AVERAGE: the
+;                    window's size as FLOAT32
 ;   PARAM2 ..        the FusedActivation's attributes (P_<NAME>)
 ; =============================================================================================
 .include "prologue.inc"                  ; v1 = this thread's output element; EXEC: lanes with one
     s_load_dwordx4 s[8:11], s[0:1], ${DESC_T0}      ; x
+.if WINDOW_OP == "CONVOLUTION"
     s_load_dwordx4 s[12:15], s[0:1], ${DESC_T1}     ; w
+.endif
 .if HAS_BIAS
     s_load_dwordx4 s[16:19], s[0:1], ${DESC_T2}     ; bias
 .endif
-    s_load_dwordx4 s[20:23], s[0:1], ${DESC_T3}     ; the output
+    s_load_dwordx4 s[20:23], s[0:1], ${DESC_OUT}    ; the output
     s_load_dwordx8 s[24:31], s[2:3], ${CB_CONV_W}   ; OW, magic, shift1, shift2, x_w, -, -, out_w
     s_load_dwordx8 s[32:39], s[2:3], ${CB_CONV_H}   ; OH ..
     s_load_dwordx8 s[40:47], s[2:3], ${CB_CONV_D}   ; OD ..
@@ -104,7 +113,12 @@
     v_mad_u32 v11, v15, s44, v11         ; x at the window's first tap (modulo 2^32)
     v_mov_b32 v12, s89                   ; the filter's base
     v_mad_u32 v12, v7, s53, v12          ; w[k, 0, first tap]: plus k's row
+.if WINDOW_OP == "MAX"
+    v_mov_b32 v16, 0x7FC00000            ; acc = NaN, the identity of maxNum
+.else
     v_mov_b32 v16, 0x80000000            ; acc = -0
+.endif
+    v_mov_b32 v31, 0                     ; AVERAGE: the taps inside the input
     s_mov_b32 s92, s88                   ; channels left: C/G
 
 ; ---- the taps: channel, then depth, height, width, each ascending ----------------------------------
@@ -140,14 +154,27 @@ tap_w:
     s_cbranch_execz next_w               ; a padded tap: skipped, no fma(0, w, acc)
     v_lshl_b32 v30, v26, ${SHIFT}
     buffer_load_${LOAD} v28, v30, s[8:11], 0      ; x
+.if WINDOW_OP == "CONVOLUTION"
     v_lshl_b32 v30, v27, ${SHIFT}
     buffer_load_${LOAD} v29, v30, s[12:15], 0     ; w
+.endif
     s_waitcnt 0
 .if WIDEN_F16
     v_cvt_f32_f16 v28, v28               ; FLOAT16 widened, exactly
+.endif
+.if WINDOW_OP == "CONVOLUTION"
+.if WIDEN_F16
     v_cvt_f32_f16 v29, v29
 .endif
     v_fma_f32 v16, v28, v29, v16         ; acc = fma(x, w, acc), rounded once
+.endif
+.if WINDOW_OP == "AVERAGE"
+    v_add_f32 v16, v16, v28              ; acc = acc + x, rounded once
+    v_add_u32 v31, v31, 1                ; one more tap inside the input
+.endif
+.if WINDOW_OP == "MAX"
+    v_max_f32 v16, v16, v28              ; acc = maxNum(acc, x)
+.endif
 next_w:
     s_mov_b64 exec, s[90:91]
     v_add_u32 v25, v25, s67              ; iw += dilation
@@ -189,6 +216,14 @@ next_d:
     v_cvt_f32_f16 v29, v29
 .endif
     v_add_f32 v16, v16, v29              ; acc + bias, rounded once
+.endif
+.if WINDOW_OP == "AVERAGE"
+.if INCLUDE_PADDING
+    v_mov_b32 v29, s89                   ; the window's size, as FLOAT32
+.else
+    v_cvt_f32_u32 v29, v31               ; the taps inside the input (exact: below 2^24)
+.endif
+    v_div_f32 v16, v16, v29              ; one correctly rounded divide (0 taps: -0 / 0 = NaN)
 .endif
     v_lshl_b32 v100, v10, ${SHIFT}       ; the output's byte offset (above the activation body's registers)
     v_mov_b32 v10, v16
