@@ -28,18 +28,28 @@ gives that activation in FLOAT32), as GEMM's does. The poolings' order is docs/N
 (dmlemu.golden.pooling).
 
 DML_CONVOLUTION_DIRECTION_BACKWARD has no kernel yet (E_NOTIMPL, the golden model has it).
+
+The GEMM path: a convolution of a 1 x 1 window, strides 1, no padding, one group, at least GEMM_MIN_CHANNELS
+input channels and spatial dimensions that merge into one in the input and the output (any packed NCHW tensor) is
+a matrix product per batch, out[n, p, k] = sum over c of x[n, p, c] w[c, k] (p the spatial position), and runs
+kernels/gemm.s (`gemm_path`: the strides of that view, no tensor is copied); its program is named
+convolution_gemm_... . Its order is the same as the direct kernel's, so the bits are too: acc from -0, one fma per
+channel ascending; Alpha 1 (exact); the bias as C with Beta 1, fma(1, bias, acc) = acc + bias rounded once; the
+FusedActivation; one rounding to FLOAT16 (docs/NUMERICS.md, "Convolution").
 """
 import functools
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from dmlemu.isa.assembler import assemble_file
 from dmlemu.isa.program import Program
+from dmlemu.kernels import gemm_ops
 from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS as ELEMENT_WISE_ROWS
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 THREADS = 64              # threads per workgroup: one output element each
+GEMM_MIN_CHANNELS = 16    # a 1 x 1 convolution of at least this many input channels per group runs gemm.s
 _LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
 _STORE = {"FLOAT32": "dword", "FLOAT16": "short"}
 _SHIFT = {"FLOAT32": 2, "FLOAT16": 1}
@@ -137,10 +147,57 @@ def _three(values, fill):
     return values + (fill,) * (3 - len(values))
 
 
+def _merged_spatial(sizes, strides):
+    """The one (size, stride) the spatial dimensions merge into, or None where they do not (a dimension's stride is
+    not the next one's stride times its size; dimensions of size 1 do not count)."""
+    dims = [(size, stride) for size, stride in zip(sizes[2:], strides[2:]) if size != 1]
+    if not dims:
+        return 1, 0
+    for (outer, outer_stride), (inner, inner_stride) in zip(dims, dims[1:]):
+        if outer_stride != inner_stride * inner:
+            return None
+    total = 1
+    for size, _ in dims:
+        total *= size
+    return total, dims[-1][1]
+
+
+def gemm_path(tensors, attributes, packed_strides):
+    """The TensorSpecs (A, B, C, output) of the GEMM that computes a validated CONVOLUTION desc, or None where the
+    desc is no plain 1 x 1 convolution (see the module docstring)."""
+    x, w, bias, out = tensors
+    spatial = len(x.sizes) - 2
+    if (int(attributes.get("Direction") or 0) != 0 or int(attributes.get("GroupCount") or 1) != 1
+            or any(int(s) != 1 for s in w.sizes[2:]) or any(int(s) != 1 for s in attributes.get("Strides") or ())
+            or any(int(p) for p in (attributes.get("StartPadding") or ()) + (attributes.get("EndPadding") or ()))
+            or int(x.sizes[1]) < GEMM_MIN_CHANNELS):
+        return None
+    x_sizes, x_strides = _strides(x, packed_strides)
+    w_sizes, w_strides = _strides(w, packed_strides)
+    o_sizes, o_strides = _strides(out, packed_strides)
+    x_plane, o_plane = _merged_spatial(x_sizes, x_strides), _merged_spatial(o_sizes, o_strides)
+    if x_plane is None or o_plane is None or spatial < 0:
+        return None
+    (n, c), k, p = x_sizes[:2], w_sizes[0], x_plane[0]
+    spec = lambda t, sizes, strides: replace(t, sizes=sizes, strides=strides)     # the same buffer, another view
+    a = spec(x, (n, p, c), (x_strides[0], x_plane[1], x_strides[1]))          # A[n][p][c] = x[n, c, p]
+    b = spec(w, (n, c, k), (0, w_strides[1], w_strides[0]))                   # B[n][c][k] = w[k, c]
+    bias_spec = None if bias is None else spec(bias, (n, p, k), (0, 0, _strides(bias, packed_strides)[1][1]))
+    o = spec(out, (n, p, k), (o_strides[0], o_plane[1], o_strides[1]))        # out[n][p][k] = out[n, k, p]
+    return a, b, bias_spec, o
+
+
+@functools.lru_cache(maxsize=None)
+def _named(program, name):
+    """The same program under the name that says which path a convolution took."""
+    return Program(program.dwords, name)
+
+
 def compile_window(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides, activation_of,
                    activation_symbols):
-    """(program, constant buffer bytes, elements, threads per workgroup) of a validated CONVOLUTION or pooling desc;
-    kernels/driver.py wraps them in a CompiledKernel. `no_kernel` is the NoKernel class to raise; `activation_of`
+    """(program, constant buffer bytes, elements, threads per workgroup, group grid, thread grid, LDS bytes) of a
+    validated CONVOLUTION or pooling desc (the grids are () but for the GEMM path's launch); kernels/driver.py wraps
+    them in a CompiledKernel. `no_kernel` is the NoKernel class to raise; `activation_of`
     and `activation_symbols` are the driver's (the FusedActivation's name and attributes; an element-wise kernel's
     symbols)."""
     row = OPERATORS[operator]
@@ -153,6 +210,18 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
         raise no_kernel(f"dmlemu's kernel for {operator} serves {', '.join(row.types)}, not {out.data_type}")
     if int(attributes.get("Direction") or 0) != 0:
         raise no_kernel(f"dmlemu has no kernel for {operator} with DML_CONVOLUTION_DIRECTION_BACKWARD yet")
+    gemm = gemm_path(tensors, attributes, packed_strides) if convolution else None
+    if gemm is not None:         # a 1 x 1 convolution: a matrix product per batch on gemm.s
+        program, constants, group_grid, thread_grid, lds_bytes = gemm_ops.compile_gemm(
+            "GEMM", gemm, {"TransA": 0, "TransB": 0, "Alpha": 1.0, "Beta": 1.0,
+                           "FusedActivation": attributes.get("FusedActivation")},
+            layout, no_kernel, division_magic, packed_strides, activation_of, activation_symbols)
+        elements = 1
+        for size in out.sizes:
+            elements *= int(size)
+        name = "convolution_gemm_" + program.name.removeprefix("gemm_").replace("_no_c", "_no_bias")
+        return (_named(program, name), constants, elements, thread_grid[0] * thread_grid[1] * thread_grid[2],
+                group_grid, thread_grid, lds_bytes)
     activation, activation_attributes = activation_of(attributes)
     if activation is not None and activation not in FUSABLE:
         raise no_kernel(f"dmlemu has no fused kernel body for the FusedActivation {activation}")
@@ -203,8 +272,8 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
     program = build_program(out.data_type, bias is not None, layout, activation,
                             activation_symbols if activation is not None else None, operator,
                             include_padding and row.window_op == "AVERAGE")
-    return program, constants, elements, THREADS
+    return program, constants, elements, THREADS, (), (), 0
 
 
-__all__ = ["THREADS", "OPERATORS", "RECORD_USE", "WindowOperator", "build_program", "compile_window",
+__all__ = ["THREADS", "GEMM_MIN_CHANNELS", "OPERATORS", "gemm_path", "RECORD_USE", "WindowOperator", "build_program", "compile_window",
            "variant_symbols"]

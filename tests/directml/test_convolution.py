@@ -379,3 +379,48 @@ def test_backward_is_validated_but_has_no_kernel_yet():
     with pytest.raises(HResultError) as error:
         dml.CompileOperator(op, DML_EXECUTION_FLAG_NONE)
     assert error.value.hresult == E_NOTIMPL and "BACKWARD" in error.value.message
+
+
+# ---- the GEMM path: a 1 x 1 convolution is a matrix product per batch on gemm.s ----------------------------------
+def program_name(x_shape, w_shape, layout=(None, None, None, None), type_name="FLOAT32", **geo):
+    from dmlemu.kernels.driver import compile_operator
+    desc = conv_desc(type_name, x_shape, w_shape, tensor_strides=layout, **geo)
+    sizes = [x_shape, w_shape, None, output_sizes(x_shape, w_shape, geometry(len(x_shape) - 2, **geo))]
+    specs = [None if s is None else TensorSpec(type_name, tuple(s), None if st is None else tuple(st))
+             for s, st in zip(sizes, layout)]
+    return compile_operator("CONVOLUTION", specs, attributes=attributes_of(desc)).program.name
+
+
+def test_the_driver_picks_the_gemm_path_for_plain_1x1_convolutions_only():
+    assert program_name((1, 16, 4, 4), (8, 16, 1, 1)) == "convolution_gemm_float32_no_bias"
+    assert program_name((1, 15, 4, 4), (8, 15, 1, 1)) == "convolution_direct_float32_no_bias"      # few channels
+    assert program_name((1, 16, 4, 4), (8, 16, 3, 3), start=[1, 1], end=[1, 1]).startswith("convolution_direct")
+    assert program_name((1, 16, 4, 4), (8, 16, 1, 1), strides=[2, 2]).startswith("convolution_direct")
+    # NHWC strides merge H and W too; a padded row does not
+    assert program_name((1, 16, 4, 5), (8, 16, 1, 1), layout=([320, 1, 80, 16], None, None, None)) == \
+        "convolution_gemm_float32_no_bias"
+    assert program_name((1, 16, 4, 5), (8, 16, 1, 1), layout=([384, 24, 6, 1], None, None, None)).startswith(
+        "convolution_direct")
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["FLOAT32", "FLOAT16"]), st.integers(1, 2), st.integers(16, 40), st.integers(1, 70),
+       st.lists(st.integers(1, 9), min_size=1, max_size=3), st.booleans(),
+       st.sampled_from(["packed", "padded", "permuted"]), st.booleans(), st.integers(0, 2 ** 32 - 1),
+       st.sampled_from(PRESETS + (WARP,)))
+def test_drawn_1x1_convolutions_are_bit_exact_on_either_path(type_name, n, c, k, spatial_sizes, bias, layout,
+                                                               special, seed, preset):
+    case = dict(type_name=type_name, n=n, groups=1, c_group=c, k_group=k, window=[1] * len(spatial_sizes),
+                in_sizes=spatial_sizes, geo=dict(), mode=CONV, bias=bias, layouts=[layout] * 4, special=special,
+                seed=seed)
+    run_case(case, preset)
+
+
+def test_the_gemm_path_gives_the_direct_kernels_bits_on_every_wave_width():
+    rng = np.random.default_rng(21)
+    x, w = values(rng, "FLOAT16", (2, 24, 9, 10), special=True), values(rng, "FLOAT16", (70, 24, 1, 1), special=True)
+    bias = values(rng, "FLOAT16", (1, 70, 1, 1), special=True)
+    attributes = dict(Mode=CROSS, Direction=0, GroupCount=1, **geometry(2))
+    want = golden.run("CONVOLUTION", [x, w, bias], attributes)
+    for width in (8, 16, 32, 64):
+        same_bits(run_kernel(x, w, bias, width, attributes), want)
