@@ -1,8 +1,9 @@
 """Benchmark: DML_OPERATOR_CONVOLUTION FLOAT32 (kernels/window.s) in the functional and timing models.
 
-Two convolutions of a ResNet-like layer on the RX 7900 XTX preset (N = 1, 56 x 56, 3 x 3 window, padding 1):
-  dense      C = K = 64, GroupCount 1 (64 x 9 = 576 multiply-adds per output element)
-  depthwise  C = K = 64, GroupCount 64 (9 multiply-adds per output element)
+Three convolutions of a ResNet-like layer on the RX 7900 XTX preset (N = 1, 56 x 56):
+  dense      3 x 3, padding 1, C = K = 64, GroupCount 1 (64 x 9 = 576 multiply-adds per output element)
+  depthwise  3 x 3, padding 1, C = K = 64, GroupCount 64 (9 multiply-adds per output element)
+  pointwise  1 x 1, C = K = 64 (64 multiply-adds per output element): the GEMM path (kernels/gemm.s)
 For each it prints:
   * the functional model's time for one dispatch with the timing model off (the kernel compiled beforehand) and its
     cost per multiply-add (ns/MAC, counting every tap of every window, padded ones too: N K OH OW C/G KH KW);
@@ -30,13 +31,14 @@ from dmlemu.kernels.driver import TensorSpec
 from dmlemu.presets import RX_7900_XTX
 
 
-def run_once(preset, size, channels, groups, timing, width, check):
+def run_once(preset, size, channels, groups, timing, width, check, window=3):
     rng = np.random.default_rng(size + groups)
     x = rng.standard_normal((1, channels, size, size)).astype(np.float32)
-    w = rng.standard_normal((channels, channels // groups, 3, 3)).astype(np.float32)
+    w = rng.standard_normal((channels, channels // groups, window, window)).astype(np.float32)
     out = np.zeros((1, channels, size, size), np.float32)
-    attributes = {"Mode": 1, "Direction": 0, "Strides": (1, 1), "Dilations": (1, 1), "StartPadding": (1, 1),
-                  "EndPadding": (1, 1), "OutputPadding": (0, 0), "GroupCount": groups}
+    pad = (window // 2,) * 2
+    attributes = {"Mode": 1, "Direction": 0, "Strides": (1, 1), "Dilations": (1, 1), "StartPadding": pad,
+                  "EndPadding": pad, "OutputPadding": (0, 0), "GroupCount": groups}
     gpu = Gpu(preset, wave_width=width, timing=timing)
     spec = lambda a: TensorSpec("FLOAT32", a.shape, None, a.nbytes)
     raw = lambda a: a.view(np.uint8).reshape(-1)
@@ -49,9 +51,10 @@ def run_once(preset, size, channels, groups, timing, width, check):
     if check:
         expected = golden.run("CONVOLUTION", [x, w, None], attributes)
         assert np.array_equal(got.view(np.uint32), expected.view(np.uint32)), "kernel and golden model differ"
+    name = run.kernel.program.name
     run.free()
-    macs = channels * size * size * (channels // groups) * 9
-    return seconds, stats, macs
+    macs = channels * size * size * (channels // groups) * window * window
+    return seconds, stats, macs, name
 
 
 def main():
@@ -65,14 +68,14 @@ def main():
     p = RX_7900_XTX
     width = args.width or p.wave_width
     peak = p.compute_units * p.simds_per_cu * p.wave_width * 2 * p.clock_hz / 1e12
-    print(f"CONVOLUTION FLOAT32 3x3, padding 1, {args.size} x {args.size}, C = K = {args.channels}, on "
+    print(f"CONVOLUTION FLOAT32, {args.size} x {args.size}, C = K = {args.channels}, on "
           f"{p.description}, wave{width}; FP32 peak {peak:.1f} TFLOP/s, DRAM {p.dram_bytes_per_second / 1e9:.0f} GB/s")
-    for label, groups in (("dense", 1), ("depthwise", args.channels)):
-        seconds, _, macs = run_once(p, args.size, args.channels, groups, False, width, not args.no_check)
+    for label, groups, window in (("dense", 1, 3), ("depthwise", args.channels, 3), ("pointwise", 1, 1)):
+        seconds, _, macs, name = run_once(p, args.size, args.channels, groups, False, width, not args.no_check, window)
         print(f"  {label:9s} functional (timing off): {seconds:8.2f} s  {seconds / macs * 1e9:7.2f} ns/MAC "
-              f"({macs} MACs)")
+              f"({macs} MACs, {name})")
         if args.timing:
-            seconds, stats, macs = run_once(p, args.size, args.channels, groups, True, width, False)
+            seconds, stats, macs, _ = run_once(p, args.size, args.channels, groups, True, width, False, window)
             modelled = stats.cycles / p.clock_hz
             tflops = 2 * macs / modelled / 1e12
             t = stats.timing
