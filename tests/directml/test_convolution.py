@@ -424,3 +424,55 @@ def test_the_gemm_path_gives_the_direct_kernels_bits_on_every_wave_width():
     want = golden.run("CONVOLUTION", [x, w, bias], attributes)
     for width in (8, 16, 32, 64):
         same_bits(run_kernel(x, w, bias, width, attributes), want)
+
+
+# ---- BACKWARD (transposed convolution): the golden model, from the text --------------------------------------------
+def literal_backward(x, w, mode, groups, strides, dilations, start, out_spatial):
+    """ConvTranspose as a scatter written independently: every input element adds x * w[c, k', t] at
+    o = i * Strides - StartPadding + t * Dilations; the gather order of the text (channels, then taps ascending)
+    is kept by collecting each output element's terms in that order and summing them with fmas from -0."""
+    n, c = x.shape[:2]
+    c_w, k_group = w.shape[:2]
+    window = w.shape[2:]
+    k, c_group = k_group * groups, c // groups
+    terms = {}
+    for b, ci in itertools.product(range(n), range(c)):
+        g = ci // c_group
+        for i in np.ndindex(x.shape[2:]):
+            for tap in itertools.product(*[range(s) for s in window]):
+                o = tuple(i[d] * strides[d] - start[d] + tap[d] * dilations[d] for d in range(len(i)))
+                if not all(0 <= o[d] < out_spatial[d] for d in range(len(o))):
+                    continue
+                f = tuple(window[d] - 1 - tap[d] if mode == CONV else tap[d] for d in range(len(o)))
+                for kk in range(k_group):
+                    terms.setdefault((b, g * k_group + kk) + o, []).append(
+                        ((ci % c_group, tap), np.float32(x[(b, ci) + i]), np.float32(w[(ci, kk) + f])))
+    out = np.full((n, k) + tuple(out_spatial), -0.0, np.float32)
+    for index, items in terms.items():
+        acc = np.float32(-0.0)
+        for _, xv, wv in sorted(items, key=lambda item: item[0]):
+            acc = np.float32(fused_multiply_add(xv, wv, acc))
+        out[index] = acc
+    return out
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(1, 2), st.sampled_from([CROSS, CONV]), st.integers(0, 2 ** 32 - 1))
+def test_the_golden_backward_convolution_is_conv_transpose(spatial, mode, seed):
+    rng = np.random.default_rng(seed)
+    groups = int(rng.integers(1, 3))
+    x = values(rng, "FLOAT32", [1, 2 * groups] + [int(rng.integers(1, 4)) for _ in range(spatial)], True)
+    w = values(rng, "FLOAT32", [2 * groups, 2] + [int(rng.integers(1, 4)) for _ in range(spatial)], True)
+    strides, dilations = list(rng.integers(1, 3, spatial)), list(rng.integers(1, 3, spatial))
+    start, end = list(rng.integers(0, 2, spatial)), list(rng.integers(0, 2, spatial))
+    out_pad = [int(rng.integers(0, max(s, d))) for s, d in zip(strides, dilations)]
+    out_spatial = [s * (i - 1) + (ws - 1) * d + 1 - a - b + p for s, i, ws, d, a, b, p in
+                   zip(strides, x.shape[2:], w.shape[2:], dilations, start, end, out_pad)]
+    if min(out_spatial) < 1:
+        return
+    want = literal_backward(x, w, mode, groups, strides, dilations, start, out_spatial)
+    want[np.isnan(want)] = np.float32(np.nan)
+    got = golden.run("CONVOLUTION", [x, w, None], dict(Mode=mode, Direction=1, GroupCount=groups, Strides=strides,
+                                                       Dilations=dilations, StartPadding=start, EndPadding=end,
+                                                       OutputPadding=out_pad))
+    same_bits(got, want)
