@@ -15,6 +15,11 @@
 ;       if every i is inside the input:                   (a padded tap is skipped: no fma(0, w, acc))
 ;         acc = fma(x[n, g C/G + c, i], w[k, c, t], acc)  (FLOAT16 widened first, exactly)
 ;   acc = acc + bias[k]                                   (HAS_BIAS: one rounded add)
+;
+; BACKWARD (the transposed convolution; the filter { C, K/G, .. }): the same loops, but tap t reads
+; the input at i = (o + StartPadding - t Dilations) / Strides, where that division is exact and i
+; inside the input (a multiply-high by the stride's division magic, then q Strides == num), and the
+; filter at (g C/G + c, k - g K/G, t).
 ;   the FusedActivation's own body (HAS_ACT), then FLOAT16 rounds once, and the store.
 ;
 ; A pooling is the same loops with one channel per group (K = C = G) and no filter: each tap inside
@@ -102,6 +107,11 @@
     v_mad_u32 v10, v8, s63, v10          ; out[n, k, od, oh, ow]
     v_mul_lo_u32 v11, v8, s60
     v_mad_u32 v11, v9, s62, v11          ; x[n, g C/G, 0, 0, 0]
+.if BACKWARD
+    v_add_u32 v13, v4, s68               ; the tap t = 0's numerator o + pad, per dimension
+    v_add_u32 v14, v5, s76
+    v_add_u32 v15, v6, s84
+.else
     v_mul_lo_u32 v13, v4, s66
     v_sub_u32 v13, v13, s68              ; iw0 = ow stride - pad (modulo 2^32)
     v_mul_lo_u32 v14, v5, s74
@@ -111,8 +121,12 @@
     v_mad_u32 v11, v13, s28, v11
     v_mad_u32 v11, v14, s36, v11
     v_mad_u32 v11, v15, s44, v11         ; x at the window's first tap (modulo 2^32)
+.endif
     v_mov_b32 v12, s89                   ; the filter's base
     v_mad_u32 v12, v7, s53, v12          ; w[k, 0, first tap]: plus k's row
+.if BACKWARD
+    v_mad_u32 v12, v9, s71, v12          ; w[g C/G, k - g K/G, first tap] (BACKWARD: the filter is { C, K/G, .. })
+.endif
 .if WINDOW_OP == "MAX"
     v_mov_b32 v16, 0x7FC00000            ; acc = NaN, the identity of maxNum
 .else
@@ -129,29 +143,77 @@ channel:
     s_mov_b32 s93, s81                   ; t_d left: KD
 tap_d:
     s_mov_b64 exec, s[90:91]
+.if BACKWARD
+    v_mul_hi_u32 v32, v19, s45
+    v_sub_u32 v33, v19, v32
+    v_lshr_b32 v33, v33, s46
+    v_add_u32 v32, v32, v33
+    v_lshr_b32 v32, v32, s85              ; q = num / stride (its division magic)
+    v_mul_lo_u32 v33, v32, s82
+    v_cmp_eq_u32 vcc, v33, v19            ; num = q stride: the tap reads input coordinate q
+    s_and_b64 s[96:97], exec, vcc
+    v_cmp_gt_u32 vcc, s80, v32            ; q < ID (a negative num divides to a huge q)
+    s_and_b64 s[96:97], s[96:97], vcc
+    s_mov_b64 exec, s[96:97]
+    s_cbranch_execz next_d
+    v_mad_u32 v20, v32, s44, v11          ; x at q
+.else
     v_cmp_gt_u32 vcc, s80, v19           ; 0 <= id < ID
     s_and_b64 s[96:97], exec, vcc
     s_and_b64 exec, exec, vcc
     s_cbranch_execz next_d               ; no lane has this depth inside the input
+.endif
     v_mov_b32 v22, v14                   ; ih = ih0
     v_mov_b32 v23, v20
     v_mov_b32 v24, v21
     s_mov_b32 s94, s73                   ; t_h left: KH
 tap_h:
     s_mov_b64 exec, s[96:97]
+.if BACKWARD
+    v_mul_hi_u32 v32, v22, s37
+    v_sub_u32 v33, v22, v32
+    v_lshr_b32 v33, v33, s38
+    v_add_u32 v32, v32, v33
+    v_lshr_b32 v32, v32, s77              ; q = num / stride (its division magic)
+    v_mul_lo_u32 v33, v32, s74
+    v_cmp_eq_u32 vcc, v33, v22            ; num = q stride: the tap reads input coordinate q
+    s_and_b64 s[98:99], exec, vcc
+    v_cmp_gt_u32 vcc, s72, v32            ; q < IH (a negative num divides to a huge q)
+    s_and_b64 s[98:99], s[98:99], vcc
+    s_mov_b64 exec, s[98:99]
+    s_cbranch_execz next_h
+    v_mad_u32 v23, v32, s36, v20          ; x at q
+.else
     v_cmp_gt_u32 vcc, s72, v22           ; 0 <= ih < IH
     s_and_b64 s[98:99], exec, vcc
     s_and_b64 exec, exec, vcc
     s_cbranch_execz next_h
+.endif
     v_mov_b32 v25, v13                   ; iw = iw0
     v_mov_b32 v26, v23
     v_mov_b32 v27, v24
     s_mov_b32 s95, s65                   ; t_w left: KW
 tap_w:
     s_mov_b64 exec, s[98:99]
+.if BACKWARD
+    v_mul_hi_u32 v32, v25, s29
+    v_sub_u32 v33, v25, v32
+    v_lshr_b32 v33, v33, s30
+    v_add_u32 v32, v32, v33
+    v_lshr_b32 v32, v32, s69              ; q = num / stride (its division magic)
+    v_mul_lo_u32 v33, v32, s66
+    v_cmp_eq_u32 vcc, v33, v25            ; num = q stride: the tap reads input coordinate q
+    s_and_b64 s[100:101], exec, vcc
+    v_cmp_gt_u32 vcc, s64, v32            ; q < IW (a negative num divides to a huge q)
+    s_and_b64 s[100:101], s[100:101], vcc
+    s_mov_b64 exec, s[100:101]
+    s_cbranch_execz next_w
+    v_mad_u32 v26, v32, s28, v23          ; x at q
+.else
     v_cmp_gt_u32 vcc, s64, v25           ; 0 <= iw < IW
     s_and_b64 exec, exec, vcc
     s_cbranch_execz next_w               ; a padded tap: skipped, no fma(0, w, acc)
+.endif
     v_lshl_b32 v30, v26, ${SHIFT}
     buffer_load_${LOAD} v28, v30, s[8:11], 0      ; x
 .if WINDOW_OP == "CONVOLUTION"
@@ -177,24 +239,36 @@ tap_w:
 .endif
 next_w:
     s_mov_b64 exec, s[90:91]
+.if BACKWARD
+    v_sub_u32 v25, v25, s67              ; num -= dilation
+.else
     v_add_u32 v25, v25, s67              ; iw += dilation
     v_add_u32 v26, v26, s69              ; x: the next tap along W
+.endif
     v_add_u32 v27, v27, s70              ; w: the next tap along W
     s_sub_u32 s95, s95, 1
     s_cmp_lg_u32 s95, 0
     s_cbranch_scc1 tap_w
 next_h:
     s_mov_b64 exec, s[90:91]
+.if BACKWARD
+    v_sub_u32 v22, v22, s75
+.else
     v_add_u32 v22, v22, s75
     v_add_u32 v23, v23, s77
+.endif
     v_add_u32 v24, v24, s78
     s_sub_u32 s94, s94, 1
     s_cmp_lg_u32 s94, 0
     s_cbranch_scc1 tap_h
 next_d:
     s_mov_b64 exec, s[90:91]
+.if BACKWARD
+    v_sub_u32 v19, v19, s83
+.else
     v_add_u32 v19, v19, s83
     v_add_u32 v20, v20, s85
+.endif
     v_add_u32 v21, v21, s86
     s_sub_u32 s93, s93, 1
     s_cmp_lg_u32 s93, 0

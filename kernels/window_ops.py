@@ -27,7 +27,8 @@ description, independently. A FusedActivation runs the activation operator's own
 gives that activation in FLOAT32), as GEMM's does. The poolings' order is docs/NUMERICS.md's "Pooling"
 (dmlemu.golden.pooling).
 
-DML_CONVOLUTION_DIRECTION_BACKWARD has no kernel yet (E_NOTIMPL, the golden model has it).
+DML_CONVOLUTION_DIRECTION_BACKWARD (the transposed convolution) runs the same loops with the BACKWARD symbol: a tap
+reads the input where (o + StartPadding - t Dilations) / Strides is whole and inside it (convolution_backward_..).
 
 The GEMM path: a convolution of a 1 x 1 window, strides 1, no padding, one group, at least GEMM_MIN_CHANNELS
 input channels and spatial dimensions that merge into one in the input and the output (any packed NCHW tensor) is
@@ -56,16 +57,23 @@ _SHIFT = {"FLOAT32": 2, "FLOAT16": 1}
 
 # What each field of the eight RECORDS holds for window.s (record name: fields in record order). The
 # assembler symbol CB_CONV_<record> is the record's offset; `_records` packs them by these names.
-RECORD_USE = (
-    ("W", ("OW", "OW magic", "OW shift1", "OW shift2", "x stride W", "-", "-", "output stride W")),
-    ("H", ("OH", "OH magic", "OH shift1", "OH shift2", "x stride H", "-", "-", "output stride H")),
-    ("D", ("OD", "OD magic", "OD shift1", "OD shift2", "x stride D", "-", "-", "output stride D")),
-    ("K", ("K", "K magic", "K shift1", "K shift2", "x stride C", "w stride K", "bias stride K", "output stride K")),
-    ("GROUP", ("K/G", "K/G magic", "K/G shift1", "K/G shift2", "x stride N", "w stride C", "x group step",
-               "output stride N")),
-    ("WINDOW_W", ("IW", "KW", "stride W", "dilation W", "start padding W", "x tap step W", "w tap step W", "-")),
-    ("WINDOW_H", ("IH", "KH", "stride H", "dilation H", "start padding H", "x tap step H", "w tap step H", "-")),
-    ("WINDOW_D", ("ID", "KD", "stride D", "dilation D", "start padding D", "x tap step D", "w tap step D", "-")),
+RECORD_USE = (      # "FORWARD field / BACKWARD field" where the directions differ
+    ("W", ("OW", "OW magic", "OW shift1", "OW shift2", "x stride W", "- / stride W magic", "- / stride W shift1",
+           "output stride W")),
+    ("H", ("OH", "OH magic", "OH shift1", "OH shift2", "x stride H", "- / stride H magic", "- / stride H shift1",
+           "output stride H")),
+    ("D", ("OD", "OD magic", "OD shift1", "OD shift2", "x stride D", "- / stride D magic", "- / stride D shift1",
+           "output stride D")),
+    ("K", ("K", "K magic", "K shift1", "K shift2", "x stride C", "w stride K / w stride K/G", "bias stride K",
+           "output stride K")),
+    ("GROUP", ("K/G", "K/G magic", "K/G shift1", "K/G shift2", "x stride N", "w stride C / w stride C (dim 0)",
+               "x group step", "output stride N")),
+    ("WINDOW_W", ("IW", "KW", "stride W", "dilation W", "start padding W", "x tap step W / stride W shift2",
+                  "w tap step W", "- / w group step (C/G w_0 - K/G w_1)")),
+    ("WINDOW_H", ("IH", "KH", "stride H", "dilation H", "start padding H", "x tap step H / stride H shift2",
+                  "w tap step H", "-")),
+    ("WINDOW_D", ("ID", "KD", "stride D", "dilation D", "start padding D", "x tap step D / stride D shift2",
+                  "w tap step D", "-")),
 )
 _RECORD_FIELDS = ("SIZE", "MAGIC", "SHIFT1", "SHIFT2", "STRIDE_T0", "STRIDE_T1", "STRIDE_T2", "STRIDE_T3")
 
@@ -103,7 +111,7 @@ OPERATORS = {row.name: row for row in (
 
 
 def variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None,
-                    window_op="CONVOLUTION", include_padding=False):
+                    window_op="CONVOLUTION", include_padding=False, backward=False):
     """The assembler symbols of one variant of window.s; with `activation` (ACTIVATION_RELU ...), those
     the element-wise driver gives that activation's own kernel in FLOAT32 (`activation_symbols`: its
     variant_symbols, handed in by kernels/driver.py), under this kernel's own."""
@@ -114,21 +122,22 @@ def variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activat
             "STORE": _STORE[data_type], "SHIFT": _SHIFT[data_type], "WIDEN_F16": int(data_type == "FLOAT16"),
             "NARROW_F16": int(data_type == "FLOAT16"), "DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64,
             "DESC_OUT": 96 if window_op == "CONVOLUTION" else 32, "WINDOW_OP": window_op,
-            "INCLUDE_PADDING": int(include_padding),
+            "INCLUDE_PADDING": int(include_padding), "BACKWARD": int(backward),
             **{f"CB_CONV_{name}": records + i * step for i, (name, _) in enumerate(RECORD_USE)}, **layout.symbols()}
 
 
 @functools.lru_cache(maxsize=None)
 def build_program(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None, operator="CONVOLUTION",
-                  include_padding=False):
+                  include_padding=False, backward=False):
     """Assemble and decode one variant of window.s (cached)."""
     row = OPERATORS[operator]
     symbols = variant_symbols(data_type, has_bias, layout, activation, activation_symbols, row.window_op,
-                              include_padding)
+                              include_padding, backward)
     dwords = assemble_file(os.path.join(KERNEL_DIR, row.source), symbols)
     act = "" if activation is None else "_" + activation.lower()
     if row.window_op == "CONVOLUTION":
-        name = f"convolution_direct_{data_type.lower()}{'' if has_bias else '_no_bias'}{act}"
+        name = (f"convolution_{'backward_' if backward else ''}direct_{data_type.lower()}"
+                f"{'' if has_bias else '_no_bias'}{act}")
     else:
         name = f"{operator.lower()}_{data_type.lower()}{'_include_padding' if include_padding else ''}"
     return Program(dwords, name)
@@ -208,8 +217,7 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
         (x, out), w, bias = tensors, None, None
     if out.data_type not in row.types:
         raise no_kernel(f"dmlemu's kernel for {operator} serves {', '.join(row.types)}, not {out.data_type}")
-    if int(attributes.get("Direction") or 0) != 0:
-        raise no_kernel(f"dmlemu has no kernel for {operator} with DML_CONVOLUTION_DIRECTION_BACKWARD yet")
+    backward = convolution and int(attributes.get("Direction") or 0) == 1   # the transposed convolution
     gemm = gemm_path(tensors, attributes, packed_strides) if convolution else None
     if gemm is not None:         # a 1 x 1 convolution: a matrix product per batch on gemm.s
         program, constants, group_grid, thread_grid, lds_bytes = gemm_ops.compile_gemm(
@@ -235,7 +243,7 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
     if convolution:
         w_sizes, w_strides = _strides(w, packed_strides)
         groups = int(attributes.get("GroupCount") or 1)
-        k, window = w_sizes[0], w_sizes[2:]
+        k, window = (w_sizes[1] * groups if backward else w_sizes[0]), w_sizes[2:]
     else:        # a pooling: a depthwise window without a filter (K = C = G)
         w_sizes, w_strides = (c, 1) + (1,) * spatial, (0,) * (2 + spatial)
         groups, k, window = c, c, tuple(attributes["WindowSize"])
@@ -252,13 +260,20 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
 
     def record(*values):
         return {name: u32(v) for name, v in zip(_RECORD_FIELDS, values)}
-    records = [record(o_size[d], *division_magic(o_size[d]), xs[d], 0, 0, os_[d]) for d in range(3)]
-    records.append(record(k, *division_magic(k), x_strides[1], w_strides[0], 0 if bias is None else
+    # BACKWARD: the filter's K/G stride plays w_k's part and its C stride w_c's; each stride's division magic takes
+    # the slots FORWARD leaves free (RECORD_USE); the group's filter offset is corrected by `group_w`.
+    w_k, w_c = (w_strides[1], w_strides[0]) if backward else (w_strides[0], w_strides[1])
+    magic = [division_magic(strides[d]) if backward else (0, 0, 0) for d in range(3)]
+    group_w = c_group * w_strides[0] - k_group * w_strides[1] if backward else 0
+    records = [record(o_size[d], *division_magic(o_size[d]), xs[d], magic[d][0], magic[d][1], os_[d])
+               for d in range(3)]
+    records.append(record(k, *division_magic(k), x_strides[1], w_k, 0 if bias is None else
                           _strides(bias, packed_strides)[1][1], o_strides[1]))
-    records.append(record(k_group, *division_magic(k_group), x_strides[0], w_strides[1], c_group * x_strides[1],
+    records.append(record(k_group, *division_magic(k_group), x_strides[0], w_c, c_group * x_strides[1],
                           o_strides[0]))
-    records += [record(in_size[d], window[d], strides[d], dilations[d], start[d], dilations[d] * xs[d],
-                       w_tap[d], 0) for d in range(3)]
+    records += [record(in_size[d], window[d], strides[d], dilations[d], start[d],
+                       magic[d][2] if backward else dilations[d] * xs[d], w_tap[d], group_w if d == 0 else 0)
+                for d in range(3)]
     elements = n * k * o_size[0] * o_size[1] * o_size[2]
     include_padding = bool(attributes.get("IncludePadding"))
     second = f32_bits(float(window[0] * window[1] * window[2])) if row.window_op == "AVERAGE" else u32(w_base)
@@ -271,7 +286,7 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
     constants = layout.pack(values, records, params=True, wide=False)
     program = build_program(out.data_type, bias is not None, layout, activation,
                             activation_symbols if activation is not None else None, operator,
-                            include_padding and row.window_op == "AVERAGE")
+                            include_padding and row.window_op == "AVERAGE", backward)
     return program, constants, elements, THREADS, (), (), 0
 
 

@@ -371,14 +371,17 @@ def test_dimension_counts_and_types_per_feature_level():
     assert refusal(desc)[0] == E_INVALIDARG
 
 
-def test_backward_is_validated_but_has_no_kernel_yet():
-    # transposed: x {1, 2, 3, 3}, filter {C = 2, K / G = 3, 3, 3}, output 1 (3 - 1) + 3 = 5
-    desc = conv_desc("FLOAT32", [1, 2, 3, 3], [2, 3, 3, 3], out_sizes=[1, 3, 5, 5], direction=1)
-    dml = DMLCreateDevice(D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0), DML_CREATE_DEVICE_FLAG_NONE)
-    op = dml.CreateOperator(DML_OPERATOR_DESC(Type=DML_OPERATOR_CONVOLUTION, Desc=desc))
-    with pytest.raises(HResultError) as error:
-        dml.CompileOperator(op, DML_EXECUTION_FLAG_NONE)
-    assert error.value.hresult == E_NOTIMPL and "BACKWARD" in error.value.message
+def test_backward_shapes_and_output_padding_are_checked():
+    # transposed: x {1, 2, 3, 3}, filter {C = 2, K / G = 3, 3, 3}; output Strides (I - 1) + 3 + OutputPadding
+    desc = conv_desc("FLOAT32", [1, 2, 3, 3], [2, 3, 3, 3], out_sizes=[1, 3, 8, 5], direction=1, strides=[2, 1],
+                     output_padding=[1, 0])
+    assert refusal(desc) == "validated"
+    desc = conv_desc("FLOAT32", [1, 2, 3, 3], [2, 3, 3, 3], out_sizes=[1, 3, 8, 5], direction=1, strides=[2, 1],
+                     output_padding=[2, 0])
+    assert refusal(desc) == (E_INVALIDARG, "OutputPadding[0] is 2; DML_OPERATOR_CONVOLUTION needs it below Strides[0] "
+                                           "(2) or Dilations[0] (1).")
+    desc = conv_desc("FLOAT32", [1, 2, 3, 3], [3, 2, 3, 3], out_sizes=[1, 3, 5, 5], direction=1)
+    assert refusal(desc)[0] == E_INVALIDARG and "(BACKWARD)" in refusal(desc)[1]
 
 
 # ---- the GEMM path: a 1 x 1 convolution is a matrix product per batch on gemm.s ----------------------------------
@@ -476,3 +479,66 @@ def test_the_golden_backward_convolution_is_conv_transpose(spatial, mode, seed):
                                                        Dilations=dilations, StartPadding=start, EndPadding=end,
                                                        OutputPadding=out_pad))
     same_bits(got, want)
+
+
+@st.composite
+def backward_cases(draw):
+    spatial = draw(st.integers(1, 3))
+    groups = draw(st.sampled_from([1, 1, 2]))
+    strides = [draw(st.integers(1, 3)) for _ in range(spatial)]
+    dilations = [draw(st.integers(1, 2)) for _ in range(spatial)]
+    window = [draw(st.integers(1, 3)) for _ in range(spatial)]
+    start = [draw(st.integers(0, 2)) for _ in range(spatial)]
+    end = [draw(st.integers(0, 2)) for _ in range(spatial)]
+    out_pad = [draw(st.integers(0, max(s, d) - 1)) for s, d in zip(strides, dilations)]
+    in_sizes = [draw(st.integers(1, 4 if spatial < 3 else 3)) for _ in range(spatial)]
+    out_spatial = [s * (i - 1) + (ws - 1) * d + 1 - a - b + p for s, i, ws, d, a, b, p in
+                   zip(strides, in_sizes, window, dilations, start, end, out_pad)]
+    return dict(type_name=draw(st.sampled_from(["FLOAT32", "FLOAT16"])), n=draw(st.integers(1, 2)), groups=groups,
+                c_group=draw(st.integers(1, 3)), k_group=draw(st.integers(1, 2)), window=window, in_sizes=in_sizes,
+                out_spatial=out_spatial, geo=dict(strides=strides, dilations=dilations, start=start, end=end,
+                                                  output_padding=out_pad),
+                mode=draw(st.sampled_from([CROSS, CONV])), bias=draw(st.booleans()),
+                layouts=[draw(st.sampled_from(["packed", "padded", "permuted"])) for _ in range(4)],
+                special=draw(st.booleans()), seed=draw(st.integers(0, 2 ** 32 - 1)))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(backward_cases(), st.sampled_from(PRESETS + (WARP,)))
+def test_drawn_backward_convolutions_are_bit_exact_on_every_adapter(case, preset):
+    if min(case["out_spatial"]) < 1:
+        return
+    rng = np.random.default_rng(case["seed"])
+    t, groups = case["type_name"], case["groups"]
+    c, k = groups * case["c_group"], groups * case["k_group"]
+    x_sizes = [case["n"], c] + case["in_sizes"]
+    w_sizes = [c, case["k_group"]] + case["window"]
+    out_sizes = [case["n"], k] + case["out_spatial"]
+    b_sizes = [1, k] + [1] * len(case["in_sizes"])
+    strides = [layout_strides(s, layout, rng)[0] for s, layout in zip((x_sizes, w_sizes, b_sizes, out_sizes),
+                                                                      case["layouts"])]
+    x, w = values(rng, t, x_sizes, case["special"]), values(rng, t, w_sizes, case["special"])
+    bias = values(rng, t, b_sizes, case["special"]) if case["bias"] else None
+    desc = conv_desc(t, x_sizes, w_sizes, out_sizes, case["bias"], case["mode"], groups, None, strides, direction=1,
+                     **case["geo"])
+    (got,) = run_operator(desc, [x, w, bias], adapter=preset)
+    same_bits(got, golden.run("CONVOLUTION", [x, w, bias], attributes_of(desc)))
+
+
+def test_backward_on_every_wave_width_and_its_program_name():
+    rng = np.random.default_rng(8)
+    x, w = values(rng, "FLOAT32", (1, 4, 3, 4), special=True), values(rng, "FLOAT32", (4, 3, 3, 2), special=True)
+    attributes = dict(Mode=CONV, Direction=1, GroupCount=2, **geometry(2, strides=[2, 3], dilations=[1, 2],
+                                                                       start=[1, 0], end=[0, 1], output_padding=[1, 2]))
+    want = golden.run("CONVOLUTION", [x, w, None], attributes)
+    assert want.shape == (1, 6, 7, 13)      # 2 (3 - 1) + 3 - 1 + 1 = 7; 3 (4 - 1) + (2 - 1) 2 + 1 - 1 + 2 = 13
+    for width in (8, 16, 32, 64):
+        gpu = Gpu(RX_7900_XTX, wave_width=width, timing=False)
+        out = np.zeros(want.shape, np.float32)
+        spec = lambda a: TensorSpec("FLOAT32", a.shape, None, a.nbytes)
+        raw = lambda a: a.view(np.uint8).reshape(-1)
+        direct = DirectRun(gpu, "CONVOLUTION", [spec(x), spec(w), None, spec(out)],
+                           [raw(x), raw(w), np.zeros(4, np.uint8), raw(out)], attributes=attributes)
+        assert direct.kernel.program.name == "convolution_backward_direct_float32_no_bias"
+        direct.dispatch()
+        same_bits(direct.output_bytes(3)[:out.nbytes].view(np.float32).reshape(out.shape), want)
