@@ -516,10 +516,9 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
         return CompiledKernel(operator, program, constants, len(tensors), elements, threads, workgroups=groups,
                               lds_bytes=lds_bytes, group_grid=group_grid, thread_grid=thread_grid)
     if operator in window_ops.OPERATORS:   # convolution, pooling: one thread per output element, looping over taps
-        program, constants, elements, threads, group_grid, thread_grid, lds_bytes = window_ops.compile_window(
+        program, constants, elements, threads, groups, group_grid, thread_grid, lds_bytes = window_ops.compile_window(
             operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides,
             activation_of, variant_symbols)
-        groups = group_grid[0] * group_grid[1] * group_grid[2] if group_grid else None   # the GEMM path's grid
         return CompiledKernel(operator, program, constants, len(tensors), elements, threads, workgroups=groups,
                               lds_bytes=lds_bytes, group_grid=group_grid, thread_grid=thread_grid)
     if operator not in OPERATORS:

@@ -5,7 +5,10 @@
 ; docs/NUMERICS.md's "Convolution" and "Pooling", whatever the wave width or the workgroup size.
 ;
 ; Launch (kernels/window_ops.py): ceil(elements / 64) workgroups of 64 threads; thread v1
-; (prologue.inc) computes output element v1 = (((n K + k) OD + od) OH + oh) OW + ow. One to three
+; (prologue.inc) computes output element v1 = (((n K + k) OD + od) OH + oh) OW + ow; with TILE_K 4
+; (a convolution whose K / G is a multiple of 4) it computes output channels k .. k + 3, k = 4 kt, of
+; v1 = (((n K/4 + kt) OD + od) OH + oh) OW + ow: one x load serves four fmas, each accumulator in
+; the order below. One to three
 ; spatial dimensions are always three here: the driver gives a missing one size 1, window 1.
 ;
 ;   acc = -0
@@ -92,7 +95,10 @@
     v_add_u32 v3, v3, v9
     v_lshr_b32 v8, v3, s51               ; n = q'' / K
     v_mul_lo_u32 v9, v8, s48
-    v_sub_u32 v7, v2, v9                 ; k
+    v_sub_u32 v7, v2, v9                 ; k (TILE_K 4: the tile's number)
+.if TILE_K == 4
+    v_lshl_b32 v7, v7, 2                 ; k = 4 x the tile: its first output channel
+.endif
     v_mul_hi_u32 v3, v7, s57
     v_sub_u32 v9, v7, v3
     v_lshr_b32 v9, v9, s58
@@ -133,6 +139,12 @@
     v_mov_b32 v16, 0x80000000            ; acc = -0
 .endif
     v_mov_b32 v31, 0                     ; AVERAGE: the taps inside the input
+.if TILE_K == 4
+    v_mov_b32 v40, 0x80000000            ; the tile's accumulators of k + 1, k + 2, k + 3
+    v_mov_b32 v41, 0x80000000
+    v_mov_b32 v42, 0x80000000
+    s_lshl_b32 s102, s53, ${SHIFT}       ; the filter's K stride in bytes
+.endif
     s_mov_b32 s92, s88                   ; channels left: C/G
 
 ; ---- the taps: channel, then depth, height, width, each ascending ----------------------------------
@@ -219,6 +231,14 @@ tap_w:
 .if WINDOW_OP == "CONVOLUTION"
     v_lshl_b32 v30, v27, ${SHIFT}
     buffer_load_${LOAD} v29, v30, s[12:15], 0     ; w
+.if TILE_K == 4
+    v_add_u32 v30, v30, s102
+    buffer_load_${LOAD} v37, v30, s[12:15], 0     ; w of k + 1
+    v_add_u32 v30, v30, s102
+    buffer_load_${LOAD} v38, v30, s[12:15], 0     ; w of k + 2
+    v_add_u32 v30, v30, s102
+    buffer_load_${LOAD} v39, v30, s[12:15], 0     ; w of k + 3
+.endif
 .endif
     s_waitcnt 0
 .if WIDEN_F16
@@ -227,8 +247,18 @@ tap_w:
 .if WINDOW_OP == "CONVOLUTION"
 .if WIDEN_F16
     v_cvt_f32_f16 v29, v29
+.if TILE_K == 4
+    v_cvt_f32_f16 v37, v37
+    v_cvt_f32_f16 v38, v38
+    v_cvt_f32_f16 v39, v39
+.endif
 .endif
     v_fma_f32 v16, v28, v29, v16         ; acc = fma(x, w, acc), rounded once
+.if TILE_K == 4
+    v_fma_f32 v40, v28, v37, v40         ; the same x for the tile's other output channels
+    v_fma_f32 v41, v28, v38, v41
+    v_fma_f32 v42, v28, v39, v42
+.endif
 .endif
 .if WINDOW_OP == "AVERAGE"
     v_add_f32 v16, v16, v28              ; acc = acc + x, rounded once
@@ -280,17 +310,7 @@ next_d:
     s_cbranch_scc1 channel
     s_mov_b64 exec, s[90:91]
 
-; ---- the bias, once; the FusedActivation; the store -------------------------------------------------
-.if HAS_BIAS
-    v_mul_lo_u32 v30, v7, s54
-    v_lshl_b32 v30, v30, ${SHIFT}
-    buffer_load_${LOAD} v29, v30, s[16:19], 0     ; bias[k]
-    s_waitcnt 0
-.if WIDEN_F16
-    v_cvt_f32_f16 v29, v29
-.endif
-    v_add_f32 v16, v16, v29              ; acc + bias, rounded once
-.endif
+; ---- the divide (AVERAGE); per output channel of the tile: the bias, the FusedActivation, the store --
 .if WINDOW_OP == "AVERAGE"
 .if INCLUDE_PADDING
     v_mov_b32 v29, s89                   ; the window's size, as FLOAT32
@@ -299,13 +319,37 @@ next_d:
 .endif
     v_div_f32 v16, v16, v29              ; one correctly rounded divide (0 taps: -0 / 0 = NaN)
 .endif
-    v_lshl_b32 v100, v10, ${SHIFT}       ; the output's byte offset (above the activation body's registers)
-    v_mov_b32 v10, v16
+; The activation operator's own body (element_wise_bodies.inc) runs on v10, as gemm.s runs it: the body
+; may use v10 .. v99 and the attribute registers s44 .. s51 (P_<NAME>), so the results wait in v100 ..
+; v103 and the offsets in v104, v105, s93 .. s95; one output channel per trip, v100 .. v103 moving down.
+    v_mov_b32 v100, v16
+.if TILE_K == 4
+    v_mov_b32 v101, v40
+    v_mov_b32 v102, v41
+    v_mov_b32 v103, v42
+.endif
+    v_mov_b32 v104, v10                  ; out[n, k, o]
+    v_mul_lo_u32 v105, v7, s54           ; bias[k]
+    s_mov_b32 s94, s54                   ; the bias's K stride
+    s_mov_b32 s95, s55                   ; the output's K stride
+    s_mov_b32 s93, ${TILE_K}             ; output channels left
 .if HAS_ACT
-; The activation operator's own body (element_wise_bodies.inc) on v10, as gemm.s runs it: the body may
-; use v10 .. v99 and the attribute registers s44 .. s51 (P_<NAME>).
     s_load_dwordx4 s[44:47], s[2:3], ${CB_PARAM2}   ; the activation's attributes
     s_waitcnt 0
+.endif
+store_next:
+    s_mov_b64 exec, s[90:91]
+    v_mov_b32 v10, v100
+.if HAS_BIAS
+    v_lshl_b32 v30, v105, ${SHIFT}
+    buffer_load_${LOAD} v29, v30, s[16:19], 0     ; bias[k]
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v29, v29
+.endif
+    v_add_f32 v10, v10, v29              ; acc + bias, rounded once
+.endif
+.if HAS_ACT
 .include "element_wise_bodies.inc"       ; BODY: the activation's
 .if CANONICALIZE
     v_mul_f32 v10, v10, 1.0              ; a selected NaN becomes the canonical NaN
@@ -315,6 +359,15 @@ next_d:
 .if NARROW_F16
     v_cvt_f16_f32 v10, v10               ; FLOAT16: rounded once, to nearest even
 .endif
-    buffer_store_${STORE} v10, v100, s[20:23], 0
+    v_lshl_b32 v30, v104, ${SHIFT}
+    buffer_store_${STORE} v10, v30, s[20:23], 0
+    v_add_u32 v104, v104, s95            ; the next output channel of the tile
+    v_add_u32 v105, v105, s94
+    v_mov_b32 v100, v101
+    v_mov_b32 v101, v102
+    v_mov_b32 v102, v103
+    s_sub_u32 s93, s93, 1
+    s_cmp_lg_u32 s93, 0
+    s_cbranch_scc1 store_next
 done:
     s_endpgm

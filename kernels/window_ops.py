@@ -50,6 +50,7 @@ from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS as ELEMENT_WISE_R
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 THREADS = 64              # threads per workgroup: one output element each
+TILE_K = 4                # a convolution whose K / G is a multiple of this computes TILE_K output channels a thread
 GEMM_MIN_CHANNELS = 16    # a 1 x 1 convolution of at least this many input channels per group runs gemm.s
 _LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
 _STORE = {"FLOAT32": "dword", "FLOAT16": "short"}
@@ -111,7 +112,7 @@ OPERATORS = {row.name: row for row in (
 
 
 def variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None,
-                    window_op="CONVOLUTION", include_padding=False, backward=False):
+                    window_op="CONVOLUTION", include_padding=False, backward=False, tile=1):
     """The assembler symbols of one variant of window.s; with `activation` (ACTIVATION_RELU ...), those
     the element-wise driver gives that activation's own kernel in FLOAT32 (`activation_symbols`: its
     variant_symbols, handed in by kernels/driver.py), under this kernel's own."""
@@ -122,22 +123,22 @@ def variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activat
             "STORE": _STORE[data_type], "SHIFT": _SHIFT[data_type], "WIDEN_F16": int(data_type == "FLOAT16"),
             "NARROW_F16": int(data_type == "FLOAT16"), "DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64,
             "DESC_OUT": 96 if window_op == "CONVOLUTION" else 32, "WINDOW_OP": window_op,
-            "INCLUDE_PADDING": int(include_padding), "BACKWARD": int(backward),
+            "INCLUDE_PADDING": int(include_padding), "BACKWARD": int(backward), "TILE_K": tile,
             **{f"CB_CONV_{name}": records + i * step for i, (name, _) in enumerate(RECORD_USE)}, **layout.symbols()}
 
 
 @functools.lru_cache(maxsize=None)
 def build_program(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None, operator="CONVOLUTION",
-                  include_padding=False, backward=False):
+                  include_padding=False, backward=False, tile=1):
     """Assemble and decode one variant of window.s (cached)."""
     row = OPERATORS[operator]
     symbols = variant_symbols(data_type, has_bias, layout, activation, activation_symbols, row.window_op,
-                              include_padding, backward)
+                              include_padding, backward, tile)
     dwords = assemble_file(os.path.join(KERNEL_DIR, row.source), symbols)
     act = "" if activation is None else "_" + activation.lower()
     if row.window_op == "CONVOLUTION":
         name = (f"convolution_{'backward_' if backward else ''}direct_{data_type.lower()}"
-                f"{'' if has_bias else '_no_bias'}{act}")
+                f"{'_k4' if tile == 4 else ''}{'' if has_bias else '_no_bias'}{act}")
     else:
         name = f"{operator.lower()}_{data_type.lower()}{'_include_padding' if include_padding else ''}"
     return Program(dwords, name)
@@ -204,9 +205,10 @@ def _named(program, name):
 
 def compile_window(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides, activation_of,
                    activation_symbols):
-    """(program, constant buffer bytes, elements, threads per workgroup, group grid, thread grid, LDS bytes) of a
-    validated CONVOLUTION or pooling desc (the grids are () but for the GEMM path's launch); kernels/driver.py wraps
-    them in a CompiledKernel. `no_kernel` is the NoKernel class to raise; `activation_of`
+    """(program, constant buffer bytes, elements, threads per workgroup, workgroups, group grid, thread grid, LDS
+    bytes) of a validated CONVOLUTION or pooling desc (the grids are () but for the GEMM path's launch; a direct
+    kernel's thread computes TILE_K elements where the desc allows); kernels/driver.py wraps them in a
+    CompiledKernel. `no_kernel` is the NoKernel class to raise; `activation_of`
     and `activation_symbols` are the driver's (the FusedActivation's name and attributes; an element-wise kernel's
     symbols)."""
     row = OPERATORS[operator]
@@ -229,7 +231,7 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
             elements *= int(size)
         name = "convolution_gemm_" + program.name.removeprefix("gemm_").replace("_no_c", "_no_bias")
         return (_named(program, name), constants, elements, thread_grid[0] * thread_grid[1] * thread_grid[2],
-                group_grid, thread_grid, lds_bytes)
+                group_grid[0] * group_grid[1] * group_grid[2], group_grid, thread_grid, lds_bytes)
     activation, activation_attributes = activation_of(attributes)
     if activation is not None and activation not in FUSABLE:
         raise no_kernel(f"dmlemu has no fused kernel body for the FusedActivation {activation}")
@@ -267,7 +269,8 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
     group_w = c_group * w_strides[0] - k_group * w_strides[1] if backward else 0
     records = [record(o_size[d], *division_magic(o_size[d]), xs[d], magic[d][0], magic[d][1], os_[d])
                for d in range(3)]
-    records.append(record(k, *division_magic(k), x_strides[1], w_k, 0 if bias is None else
+    tile = TILE_K if convolution and k_group % TILE_K == 0 else 1    # output channels per thread
+    records.append(record(k // tile, *division_magic(k // tile), x_strides[1], w_k, 0 if bias is None else
                           _strides(bias, packed_strides)[1][1], o_strides[1]))
     records.append(record(k_group, *division_magic(k_group), x_strides[0], w_c, c_group * x_strides[1],
                           o_strides[0]))
@@ -275,9 +278,10 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
                        magic[d][2] if backward else dilations[d] * xs[d], w_tap[d], group_w if d == 0 else 0)
                 for d in range(3)]
     elements = n * k * o_size[0] * o_size[1] * o_size[2]
+    threads = elements // tile
     include_padding = bool(attributes.get("IncludePadding"))
     second = f32_bits(float(window[0] * window[1] * window[2])) if row.window_op == "AVERAGE" else u32(w_base)
-    values = {"ELEMENTS": elements, "WORKGROUP_SIZE": THREADS, "RECORD_COUNT": len(records),
+    values = {"ELEMENTS": threads, "WORKGROUP_SIZE": THREADS, "RECORD_COUNT": len(records),
               "PARAM0": c_group, "PARAM1": second}
     for i, (name, _) in enumerate(act_params):
         if activation_attributes.get(name) is None:
@@ -286,8 +290,8 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
     constants = layout.pack(values, records, params=True, wide=False)
     program = build_program(out.data_type, bias is not None, layout, activation,
                             activation_symbols if activation is not None else None, operator,
-                            include_padding and row.window_op == "AVERAGE", backward)
-    return program, constants, elements, THREADS, (), (), 0
+                            include_padding and row.window_op == "AVERAGE", backward, tile)
+    return program, constants, elements, THREADS, -(-threads // THREADS), (), (), 0
 
 
 __all__ = ["THREADS", "GEMM_MIN_CHANNELS", "OPERATORS", "gemm_path", "RECORD_USE", "WindowOperator", "build_program", "compile_window",

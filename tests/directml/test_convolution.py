@@ -96,7 +96,7 @@ def cases(draw):
     groups = draw(st.sampled_from([1, 1, 2, 3]))
     depthwise = draw(st.booleans()) and groups > 1
     c_group = 1 if depthwise else draw(st.integers(1, 3))
-    k_group = draw(st.integers(1, 2))
+    k_group = draw(st.sampled_from([1, 2, 4, 8]))      # 4 and 8: four output channels a thread (TILE_K)
     window = [draw(st.integers(1, 3)) for _ in range(spatial)]
     strides = [draw(st.integers(1, 2)) for _ in range(spatial)]
     dilations = [draw(st.integers(1, 2)) for _ in range(spatial)]
@@ -166,12 +166,12 @@ def run_kernel(x, w, bias, width, attributes):
     return run.output_bytes(3)[:out.nbytes].view(out.dtype).reshape(out.shape)
 
 
-@pytest.mark.parametrize("type_name", ["FLOAT32", "FLOAT16"])
-def test_every_wave_width_gives_the_same_bits(type_name):
+@pytest.mark.parametrize("type_name, k", [("FLOAT32", 6), ("FLOAT16", 6), ("FLOAT32", 8), ("FLOAT16", 8)])
+def test_every_wave_width_gives_the_same_bits(type_name, k):
     rng = np.random.default_rng(12)
     x = values(rng, type_name, (2, 4, 7, 6), special=True)
-    w = values(rng, type_name, (6, 2, 3, 2), special=True)
-    bias = values(rng, type_name, (1, 6, 1, 1))
+    w = values(rng, type_name, (k, 2, 3, 2), special=True)       # K / G = 4: the TILE_K variant
+    bias = values(rng, type_name, (1, k, 1, 1))
     attributes = dict(Mode=CONV, Direction=0, GroupCount=2, **geometry(2, strides=[2, 1], dilations=[1, 2],
                                                                        start=[1, 0], end=[2, 1]))
     want = golden.run("CONVOLUTION", [x, w, bias], attributes)
@@ -291,7 +291,7 @@ def fused(name, **fields):
                                           ("ACTIVATION_GELU", {})])
 @pytest.mark.parametrize("type_name", ["FLOAT32", "FLOAT16"])
 def test_a_fused_activation_is_the_activation_of_the_result(name, fields, type_name):
-    case = dict(type_name=type_name, n=1, groups=2, c_group=2, k_group=2, window=[3, 2], in_sizes=[5, 4],
+    case = dict(type_name=type_name, n=1, groups=2, c_group=2, k_group=4, window=[3, 2], in_sizes=[5, 4],
                 geo=dict(strides=[1, 2], dilations=[1, 1], start=[1, 0], end=[1, 1]), mode=CROSS, bias=True,
                 layouts=["packed", "padded", "packed", "permuted"], special=True, seed=len(name))
     fused_attrs = (name, {k: np.float32(v) for k, v in fields.items()})
@@ -396,7 +396,8 @@ def program_name(x_shape, w_shape, layout=(None, None, None, None), type_name="F
 
 def test_the_driver_picks_the_gemm_path_for_plain_1x1_convolutions_only():
     assert program_name((1, 16, 4, 4), (8, 16, 1, 1)) == "convolution_gemm_float32_no_bias"
-    assert program_name((1, 15, 4, 4), (8, 15, 1, 1)) == "convolution_direct_float32_no_bias"      # few channels
+    assert program_name((1, 15, 4, 4), (8, 15, 1, 1)) == "convolution_direct_float32_k4_no_bias"   # few channels
+    assert program_name((1, 15, 4, 4), (6, 15, 1, 1)) == "convolution_direct_float32_no_bias"      # K / G = 6
     assert program_name((1, 16, 4, 4), (8, 16, 3, 3), start=[1, 1], end=[1, 1]).startswith("convolution_direct")
     assert program_name((1, 16, 4, 4), (8, 16, 1, 1), strides=[2, 2]).startswith("convolution_direct")
     # NHWC strides merge H and W too; a padded row does not
@@ -495,7 +496,8 @@ def backward_cases(draw):
     out_spatial = [s * (i - 1) + (ws - 1) * d + 1 - a - b + p for s, i, ws, d, a, b, p in
                    zip(strides, in_sizes, window, dilations, start, end, out_pad)]
     return dict(type_name=draw(st.sampled_from(["FLOAT32", "FLOAT16"])), n=draw(st.integers(1, 2)), groups=groups,
-                c_group=draw(st.integers(1, 3)), k_group=draw(st.integers(1, 2)), window=window, in_sizes=in_sizes,
+                c_group=draw(st.integers(1, 3)), k_group=draw(st.sampled_from([1, 2, 4])), window=window,
+                in_sizes=in_sizes,
                 out_spatial=out_spatial, geo=dict(strides=strides, dilations=dilations, start=start, end=end,
                                                   output_padding=out_pad),
                 mode=draw(st.sampled_from([CROSS, CONV])), bias=draw(st.booleans()),
