@@ -134,7 +134,7 @@
     v_mad_u32 v12, v9, s71, v12          ; w[g C/G, k - g K/G, first tap] (BACKWARD: the filter is { C, K/G, .. })
 .endif
 .if WINDOW_OP == "MAX"
-    v_mov_b32 v16, 0x7FC00000            ; acc = NaN, the identity of maxNum
+    v_mov_b32 v16, ${MAX_IDENTITY}       ; acc = NaN, the identity of maxNum (INT8, UINT8: the least value)
 .else
     v_mov_b32 v16, 0x80000000            ; acc = -0
 .endif
@@ -265,7 +265,7 @@ tap_w:
     v_add_u32 v31, v31, 1                ; one more tap inside the input
 .endif
 .if WINDOW_OP == "MAX"
-    v_max_f32 v16, v16, v28              ; acc = maxNum(acc, x)
+    ${MAX} v16, v16, v28              ; acc = maxNum(acc, x) (INT8, UINT8: the integer maximum)
 .endif
 next_w:
     s_mov_b64 exec, s[90:91]

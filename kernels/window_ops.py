@@ -52,9 +52,13 @@ KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 THREADS = 64              # threads per workgroup: one output element each
 TILE_K = 4                # a convolution whose K / G is a multiple of this computes TILE_K output channels a thread
 GEMM_MIN_CHANNELS = 16    # a 1 x 1 convolution of at least this many input channels per group runs gemm.s
-_LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
-_STORE = {"FLOAT32": "dword", "FLOAT16": "short"}
-_SHIFT = {"FLOAT32": 2, "FLOAT16": 1}
+_LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort", "INT8": "sbyte", "UINT8": "ubyte"}
+_STORE = {"FLOAT32": "dword", "FLOAT16": "short", "INT8": "byte", "UINT8": "byte"}
+_SHIFT = {"FLOAT32": 2, "FLOAT16": 1, "INT8": 0, "UINT8": 0}
+# MAX: the instruction and its identity per data type (maxNum from NaN; integers from the type's least value, loaded
+# sign- or zero-extended, stored by their low byte)
+_MAX = {"FLOAT32": ("v_max_f32", 0x7FC00000), "FLOAT16": ("v_max_f32", 0x7FC00000), "INT8": ("v_max_i32", 0xFFFFFF80),
+        "UINT8": ("v_max_u32", 0)}
 
 # What each field of the eight RECORDS holds for window.s (record name: fields in record order). The
 # assembler symbol CB_CONV_<record> is the record's offset; `_records` packs them by these names.
@@ -106,7 +110,8 @@ OPERATORS = {row.name: row for row in (
                    window_op="AVERAGE", params=_POOLING + (("IncludePadding", "bool"),)),
     WindowOperator(name="AVERAGE_POOLING1", tensors=("InputTensor", "OutputTensor"), types=("FLOAT32", "FLOAT16"),
                    window_op="AVERAGE", params=_POOLING + (("Dilations", "uints"), ("IncludePadding", "bool"))),
-    WindowOperator(name="MAX_POOLING", tensors=("InputTensor", "OutputTensor"), types=("FLOAT32", "FLOAT16"),
+    WindowOperator(name="MAX_POOLING", tensors=("InputTensor", "OutputTensor"),
+                   types=("FLOAT32", "FLOAT16", "INT8", "UINT8"),
                    window_op="MAX", params=_POOLING),
 )}
 
@@ -124,6 +129,7 @@ def variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activat
             "NARROW_F16": int(data_type == "FLOAT16"), "DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64,
             "DESC_OUT": 96 if window_op == "CONVOLUTION" else 32, "WINDOW_OP": window_op,
             "INCLUDE_PADDING": int(include_padding), "BACKWARD": int(backward), "TILE_K": tile,
+            "MAX": _MAX[data_type][0], "MAX_IDENTITY": _MAX[data_type][1],
             **{f"CB_CONV_{name}": records + i * step for i, (name, _) in enumerate(RECORD_USE)}, **layout.symbols()}
 
 

@@ -276,10 +276,19 @@ def test_feature_levels_and_types():
     fields = attributes_for("MAX_POOLING", 2, [2, 2])
     int8 = pool_desc("MAX_POOLING", "INT8", [1, 1, 4, 4], fields)
     assert refusal("MAX_POOLING", int8, DML_FEATURE_LEVEL_2_1)[0] == E_INVALIDARG
-    dml = DMLCreateDevice(D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0), DML_CREATE_DEVICE_FLAG_NONE)
-    op = dml.CreateOperator(DML_OPERATOR_DESC(Type=DML_OPERATOR_MAX_POOLING, Desc=int8))   # valid from FL3_0 ...
-    with pytest.raises(HResultError) as error:                                          # ... but no kernel yet
-        dml.CompileOperator(op, DML_EXECUTION_FLAG_NONE)
-    assert error.value.hresult == E_NOTIMPL
+    assert refusal("MAX_POOLING", int8, DML_FEATURE_LEVEL_3_0) == "validated"
     three_d = pool_desc("MAX_POOLING", "FLOAT32", [1, 4, 4], attributes_for("MAX_POOLING", 1, [2]))
     assert refusal("MAX_POOLING", three_d)[0] == E_INVALIDARG
+
+
+@pytest.mark.parametrize("type_name, dtype", [("INT8", np.int8), ("UINT8", np.uint8)])
+def test_integer_max_pooling_from_feature_level_3_0(type_name, dtype):
+    rng = np.random.default_rng(6)
+    info = np.iinfo(dtype)
+    x = rng.integers(info.min, info.max + 1, (2, 3, 5, 6)).astype(dtype)
+    fields = attributes_for("MAX_POOLING", 2, [2, 3], strides=[2, 1], start=[2, 1], end=[0, 1])
+    desc = pool_desc("MAX_POOLING", type_name, x.shape, fields)
+    (got,) = run_operator(desc, [x])
+    want = golden.run("MAX_POOLING", [x], fields)
+    assert got.dtype == dtype and np.array_equal(got, want)
+    assert (got[:, :, 0] == info.min).all()      # the first output row's window lies in the padding: the least value
