@@ -28,7 +28,8 @@
 ; A pooling is the same loops with one channel per group (K = C = G) and no filter: each tap inside
 ; the input takes acc = acc + x ("AVERAGE", acc from -0; the count of such taps in v31) or
 ; acc = max(acc, x) ("MAX": maxNum, acc from NaN, its identity); AVERAGE then divides once, by the
-; count (INCLUDE_PADDING 0) or by the window's size (INCLUDE_PADDING 1, PARAM1 as FLOAT32).
+; count (INCLUDE_PADDING 0) or by the window's size (INCLUDE_PADDING 1, PARAM1 as FLOAT32). INT8 and
+; UINT8 MAX take the integer maximum (${MAX}) from the type's least value.
 ;
 ; CONVOLUTION mode (the filter flipped along every spatial dimension) costs nothing here: the driver
 ; gives negative filter strides along the window and the flipped origin as the filter's base.

@@ -18,8 +18,9 @@ says, by name:
 
 The constant buffer reuses kernels/constant_buffer.py's RECORDS: eight records of eight dwords, whose fields
 (SIZE, MAGIC, SHIFT1, SHIFT2, STRIDE_T0 .. STRIDE_T3) this kernel reads with the meanings of `RECORD_USE`, the one
-table of what each holds; PARAM0 is C / G, PARAM1 the filter's base element, PARAM2 .. the FusedActivation's
-attributes. Strides are elements; the filter's strides along the window are negative in CONVOLUTION mode (the
+table of what each holds; PARAM0 is C / G, PARAM1 the filter's base element (AVERAGE: the window's size as
+FLOAT32), PARAM2 .. the FusedActivation's attributes. A convolution whose K / G is a multiple of TILE_K gives each
+thread TILE_K output channels (program .._k4_..): one input load per tap serves TILE_K fmas. Strides are elements; the filter's strides along the window are negative in CONVOLUTION mode (the
 filter flipped) and its base the flipped origin, so the kernel never knows the mode. The order of every
 operation is docs/NUMERICS.md's "Convolution"; the golden model (dmlemu.golden.convolution) follows the same
 description, independently. A FusedActivation runs the activation operator's own body (the block
