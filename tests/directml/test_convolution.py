@@ -544,3 +544,40 @@ def test_backward_on_every_wave_width_and_its_program_name():
         assert direct.kernel.program.name == "convolution_backward_direct_float32_no_bias"
         direct.dispatch()
         same_bits(direct.output_bytes(3)[:out.nbytes].view(np.float32).reshape(out.shape), want)
+
+
+def test_the_window_kernels_follow_a_rearranged_constant_buffer():
+    """window.s reads its records and PARAMs at the layout's offsets only: move every field and the bits stay."""
+    import dataclasses
+    from dmlemu.kernels.constant_buffer import FIELDS, LAYOUT, RECORD_FIELDS, Layout
+    header = {"RECORD_COUNT": 0, "MIN": 8, "MAX": 12, "SCALE": 16, "BIAS": 20, "RESERVED": 24, "ELEMENTS": 44,
+              "WORKGROUP_SIZE": 60, **{f"PARAM{i}": 392 + 4 * i for i in range(8)}, "WIDE_RECORDS": 424}
+    fields = tuple(dataclasses.replace(f, offset=header[f.name]) for f in FIELDS if f.type != "records")
+    fields += (dataclasses.replace(LAYOUT.field("RECORDS"), offset=72, size=8 * 40),
+               dataclasses.replace(LAYOUT.field("WIDE_RECORDS"), offset=424, size=8 * 40))
+    other = Layout(fields=fields, record_fields=RECORD_FIELDS, record_bytes=40)
+    rng = np.random.default_rng(30)
+    x, w = values(rng, "FLOAT32", (1, 4, 6, 5), special=True), values(rng, "FLOAT32", (8, 2, 3, 3), special=True)
+    bias = values(rng, "FLOAT32", (1, 8, 1, 1))
+    for direction, w_now in ((0, w), (1, w.reshape(4, 4, 3, 3))):
+        attributes = dict(Mode=CONV, Direction=direction, GroupCount=2,
+                          FusedActivation=("ACTIVATION_LEAKY_RELU", {"Alpha": np.float32(0.25)}),
+                          **geometry(2, strides=[2, 1], start=[1, 1], end=[1, 0]))
+        want = golden.run("CONVOLUTION", [x, w_now, bias], attributes)
+        out = np.zeros(want.shape, np.float32)
+        spec = lambda a: TensorSpec("FLOAT32", a.shape, None, a.nbytes)
+        raw = lambda a: a.view(np.uint8).reshape(-1)
+        gpu = Gpu(RX_7900_XTX, wave_width=16, timing=False)
+        direct = DirectRun(gpu, "CONVOLUTION", [spec(x), spec(w_now), spec(bias), spec(out)],
+                           [raw(x), raw(w_now), raw(bias), raw(out)], attributes=attributes, layout=other)
+        direct.dispatch()
+        same_bits(direct.output_bytes(3)[:out.nbytes].view(np.float32).reshape(out.shape), want)
+    fields = dict(Strides=[1, 2], WindowSize=[2, 2], StartPadding=[1, 0], EndPadding=[0, 1], IncludePadding=False)
+    want = golden.run("AVERAGE_POOLING", [x], fields)
+    out = np.zeros(want.shape, np.float32)
+    gpu = Gpu(RX_7900_XTX, wave_width=16, timing=False)
+    direct = DirectRun(gpu, "AVERAGE_POOLING", [TensorSpec("FLOAT32", x.shape, None, x.nbytes),
+                                                TensorSpec("FLOAT32", out.shape, None, out.nbytes)],
+                       [x.view(np.uint8).reshape(-1), out.view(np.uint8).reshape(-1)], attributes=fields, layout=other)
+    direct.dispatch()
+    same_bits(direct.output_bytes(1)[:out.nbytes].view(np.float32).reshape(out.shape), want)
