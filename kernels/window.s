@@ -1,7 +1,8 @@
 ; =============================================================================================
 ; window.s: the sliding-window operators, one thread per output element looping over the taps of
-; its window: DML_OPERATOR_CONVOLUTION (FORWARD; WINDOW_OP "CONVOLUTION") and the poolings
-; AVERAGE_POOLING(1) ("AVERAGE") and MAX_POOLING ("MAX"). The order of every operation is
+; its window: DML_OPERATOR_CONVOLUTION (WINDOW_OP "CONVOLUTION") and the poolings AVERAGE_POOLING(1)
+; ("AVERAGE"), MAX_POOLING ("MAX") and LP_POOLING(1) ("LP": acc + |x| for P 1; acc + x x, then
+; the square root, for P 2). The order of every operation is
 ; docs/NUMERICS.md's "Convolution" and "Pooling", whatever the wave width or the workgroup size.
 ;
 ; Launch (kernels/window_ops.py): ceil(elements / 64) workgroups of 64 threads; thread v1
@@ -265,6 +266,14 @@ tap_w:
     v_add_f32 v16, v16, v28              ; acc = acc + x, rounded once
     v_add_u32 v31, v31, 1                ; one more tap inside the input
 .endif
+.if WINDOW_OP == "LP"
+.if LP_P == 1
+    v_and_b32 v28, v28, 0x7FFFFFFF       ; |x|
+.else
+    v_mul_f32 v28, v28, v28              ; x x, rounded once
+.endif
+    v_add_f32 v16, v16, v28              ; acc = acc + |x| (x x), rounded once
+.endif
 .if WINDOW_OP == "MAX"
     ${MAX} v16, v16, v28              ; acc = maxNum(acc, x) (INT8, UINT8: the integer maximum)
 .endif
@@ -311,6 +320,11 @@ next_d:
     s_cbranch_scc1 channel
     s_mov_b64 exec, s[90:91]
 
+.if WINDOW_OP == "LP"
+.if LP_P == 2
+    v_sqrt_f32 v16, v16                  ; LP_POOLING P 2: the square root, correctly rounded
+.endif
+.endif
 ; ---- the divide (AVERAGE); per output channel of the tile: the bias, the FusedActivation, the store --
 .if WINDOW_OP == "AVERAGE"
 .if INCLUDE_PADDING

@@ -9,8 +9,8 @@ adds (AVERAGE) or takes the maxNum (MAX) instead of the fused multiply-add. One 
 says, by name:
 
   tensors     the desc's tensor fields in binding order, the output last
-  window_op   what a tap does: "CONVOLUTION" (fma with the filter), "AVERAGE" or "MAX" (kernels/window.s's
-              `.if WINDOW_OP == ..` blocks)
+  window_op   what a tap does: "CONVOLUTION" (fma with the filter), "AVERAGE", "MAX" or "LP" (P 1: + |x|;
+              P 2: + x x, then the square root) (kernels/window.s's `.if WINDOW_OP == ..` blocks)
   source      the kernel source (the program name says the operator and the path: convolution_direct_..)
   types       the data types it serves (FLOAT16 is widened and accumulates in FLOAT32)
   params      the desc's attributes the compiler reads, (field, kind) (the registry checks that the schema has
@@ -111,6 +111,10 @@ OPERATORS = {row.name: row for row in (
                    window_op="AVERAGE", params=_POOLING + (("IncludePadding", "bool"),)),
     WindowOperator(name="AVERAGE_POOLING1", tensors=("InputTensor", "OutputTensor"), types=("FLOAT32", "FLOAT16"),
                    window_op="AVERAGE", params=_POOLING + (("Dilations", "uints"), ("IncludePadding", "bool"))),
+    WindowOperator(name="LP_POOLING", tensors=("InputTensor", "OutputTensor"), types=("FLOAT32", "FLOAT16"),
+                   window_op="LP", params=_POOLING + (("P", "u32"),)),
+    WindowOperator(name="LP_POOLING1", tensors=("InputTensor", "OutputTensor"), types=("FLOAT32", "FLOAT16"),
+                   window_op="LP", params=_POOLING + (("Dilations", "uints"), ("P", "u32"))),
     WindowOperator(name="MAX_POOLING", tensors=("InputTensor", "OutputTensor"),
                    types=("FLOAT32", "FLOAT16", "INT8", "UINT8"),
                    window_op="MAX", params=_POOLING),
@@ -118,7 +122,7 @@ OPERATORS = {row.name: row for row in (
 
 
 def variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None,
-                    window_op="CONVOLUTION", include_padding=False, backward=False, tile=1):
+                    window_op="CONVOLUTION", include_padding=False, backward=False, tile=1, lp=0):
     """The assembler symbols of one variant of window.s; with `activation` (ACTIVATION_RELU ...), those
     the element-wise driver gives that activation's own kernel in FLOAT32 (`activation_symbols`: its
     variant_symbols, handed in by kernels/driver.py), under this kernel's own."""
@@ -129,25 +133,26 @@ def variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activat
             "STORE": _STORE[data_type], "SHIFT": _SHIFT[data_type], "WIDEN_F16": int(data_type == "FLOAT16"),
             "NARROW_F16": int(data_type == "FLOAT16"), "DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64,
             "DESC_OUT": 96 if window_op == "CONVOLUTION" else 32, "WINDOW_OP": window_op,
-            "INCLUDE_PADDING": int(include_padding), "BACKWARD": int(backward), "TILE_K": tile,
+            "INCLUDE_PADDING": int(include_padding), "BACKWARD": int(backward), "TILE_K": tile, "LP_P": lp,
             "MAX": _MAX[data_type][0], "MAX_IDENTITY": _MAX[data_type][1],
             **{f"CB_CONV_{name}": records + i * step for i, (name, _) in enumerate(RECORD_USE)}, **layout.symbols()}
 
 
 @functools.lru_cache(maxsize=None)
 def build_program(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None, operator="CONVOLUTION",
-                  include_padding=False, backward=False, tile=1):
+                  include_padding=False, backward=False, tile=1, lp=0):
     """Assemble and decode one variant of window.s (cached)."""
     row = OPERATORS[operator]
     symbols = variant_symbols(data_type, has_bias, layout, activation, activation_symbols, row.window_op,
-                              include_padding, backward, tile)
+                              include_padding, backward, tile, lp)
     dwords = assemble_file(os.path.join(KERNEL_DIR, row.source), symbols)
     act = "" if activation is None else "_" + activation.lower()
     if row.window_op == "CONVOLUTION":
         name = (f"convolution_{'backward_' if backward else ''}direct_{data_type.lower()}"
                 f"{'_k4' if tile == 4 else ''}{'' if has_bias else '_no_bias'}{act}")
     else:
-        name = f"{operator.lower()}_{data_type.lower()}{'_include_padding' if include_padding else ''}"
+        name = (f"{operator.lower()}_{data_type.lower()}{'_include_padding' if include_padding else ''}"
+                f"{f'_p{lp}' if lp else ''}")
     return Program(dwords, name)
 
 
@@ -227,6 +232,9 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
     if out.data_type not in row.types:
         raise no_kernel(f"dmlemu's kernel for {operator} serves {', '.join(row.types)}, not {out.data_type}")
     backward = convolution and int(attributes.get("Direction") or 0) == 1   # the transposed convolution
+    lp = int(attributes.get("P") or 0) if row.window_op == "LP" else 0
+    if row.window_op == "LP" and lp not in (1, 2):
+        raise no_kernel(f"dmlemu's kernel for {operator} serves P 1 and 2, not {lp}")
     gemm = gemm_path(tensors, attributes, packed_strides) if convolution else None
     if gemm is not None:         # a 1 x 1 convolution: a matrix product per batch on gemm.s
         program, constants, group_grid, thread_grid, lds_bytes = gemm_ops.compile_gemm(
@@ -297,7 +305,7 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
     constants = layout.pack(values, records, params=True, wide=False)
     program = build_program(out.data_type, bias is not None, layout, activation,
                             activation_symbols if activation is not None else None, operator,
-                            include_padding and row.window_op == "AVERAGE", backward, tile)
+                            include_padding and row.window_op == "AVERAGE", backward, tile, lp)
     return program, constants, elements, THREADS, -(-threads // THREADS), (), (), 0
 
 

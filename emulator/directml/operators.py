@@ -587,6 +587,18 @@ _SCHEMA_LIST = [
         attributes=(*_spatial("Strides", 1), *_spatial("WindowSize", 1), *_spatial("StartPadding"),
                     *_spatial("EndPadding"), *_spatial("Dilations", 1), AttributeSpec("IncludePadding", BOOL)),
         pools=("InputTensor", "OutputTensor", None)),
+    # DML_LP_POOLING_OPERATOR_DESC (sdk-api; LP_POOLING1, DML_FEATURE_LEVEL_6_2, adds Dilations): FLOAT32, FLOAT16, 4 to
+    # 5 dimensions; P a UINT ("In common use cases, this value is either set to 1 or 2"), at least 1 (dmlemu's rule).
+    _op("LP_POOLING", UNARY, ((L1_0, (4, 5), FLOATS),), same_sizes=[],
+        same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=(*_spatial("Strides", 1), *_spatial("WindowSize", 1), *_spatial("StartPadding"),
+                    *_spatial("EndPadding"), AttributeSpec("P", UINT, at_least_value=1)),
+        pools=("InputTensor", "OutputTensor", None)),
+    _op("LP_POOLING1", UNARY, ((L6_2, (4, 5), FLOATS),), same_sizes=[],
+        same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=(*_spatial("Strides", 1), *_spatial("WindowSize", 1), *_spatial("StartPadding"),
+                    *_spatial("EndPadding"), *_spatial("Dilations", 1), AttributeSpec("P", UINT, at_least_value=1)),
+        pools=("InputTensor", "OutputTensor", None)),
     _op("MAX_POOLING", UNARY, ((L3_0, (4, 5), FLOATS + ("INT8", "UINT8")), (L1_0, (4, 5), FLOATS)), same_sizes=[],
         same_dimension_count=(("InputTensor", "OutputTensor"),),
         attributes=(*_spatial("Strides", 1), *_spatial("WindowSize", 1), *_spatial("StartPadding"),

@@ -23,7 +23,7 @@ One module per family, each operator registered by name where it is defined (reg
   reduce.py          REDUCE, ARGMAX, ARGMIN (the fixed order of docs/NUMERICS.md, "Reductions")
   gemm.py            GEMM (the fixed order of docs/NUMERICS.md, "GEMM")
   convolution.py     CONVOLUTION (the fixed order of docs/NUMERICS.md, "Convolution")
-  pooling.py         AVERAGE_POOLING(1), MAX_POOLING (docs/NUMERICS.md, "Pooling")
+  pooling.py         AVERAGE_POOLING(1), LP_POOLING(1), MAX_POOLING (docs/NUMERICS.md, "Pooling")
 
 `run(name, inputs, ...)` computes any registered operator by its DirectML name; OPERATORS is the table.
 """
@@ -49,7 +49,7 @@ from dmlemu.golden.transcendental import (
 from dmlemu.golden.reduce import argmax, argmin, reduce
 from dmlemu.golden.gemm import gemm
 from dmlemu.golden.convolution import convolution
-from dmlemu.golden.pooling import average_pooling, average_pooling1, max_pooling
+from dmlemu.golden.pooling import average_pooling, average_pooling1, lp_pooling, lp_pooling1, max_pooling
 from dmlemu.golden.registry import OPERATORS
 
 __all__ = [
@@ -66,6 +66,7 @@ __all__ = [
     "exp", "log", "sqrt", "recip", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
     "acosh", "atanh", "erf", "constant_pow", "pow_", "atan_yx",
     "reduce", "argmax", "argmin", "gemm", "convolution", "average_pooling", "average_pooling1", "max_pooling",
+    "lp_pooling", "lp_pooling1",
     "OPERATORS", "run",
 ]
 

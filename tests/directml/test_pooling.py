@@ -41,14 +41,16 @@ def tensor(type_name, sizes, strides=None):
 
 
 def attributes_for(operator, spatial, window, strides=None, start=None, end=None, dilations=None,
-                   include_padding=False):
+                   include_padding=False, p=2):
     ones, zeros = [1] * spatial, [0] * spatial
     fields = dict(Strides=list(strides or ones), WindowSize=list(window), StartPadding=list(start or zeros),
                   EndPadding=list(end or zeros))
-    if operator == "AVERAGE_POOLING1":
+    if operator in ("AVERAGE_POOLING1", "LP_POOLING1"):
         fields["Dilations"] = list(dilations or ones)
     if operator.startswith("AVERAGE"):
         fields["IncludePadding"] = bool(include_padding)
+    if operator.startswith("LP"):
+        fields["P"] = int(p)
     return fields
 
 
@@ -91,16 +93,17 @@ def values(rng, type_name, shape, special=False):
 # ---- drawn descs through the mirror ------------------------------------------------------------------------------
 @st.composite
 def cases(draw):
-    operator = draw(st.sampled_from(["AVERAGE_POOLING", "AVERAGE_POOLING1", "MAX_POOLING"]))
+    operator = draw(st.sampled_from(["AVERAGE_POOLING", "AVERAGE_POOLING1", "MAX_POOLING", "LP_POOLING",
+                                     "LP_POOLING1"]))
     spatial = draw(st.integers(2, 3))
     window = [draw(st.integers(1, 3)) for _ in range(spatial)]
-    dilations = [draw(st.integers(1, 2)) for _ in range(spatial)] if operator == "AVERAGE_POOLING1" else None
+    dilations = [draw(st.integers(1, 2)) for _ in range(spatial)] if operator.endswith("1") else None
     start = [draw(st.integers(0, 2)) for _ in range(spatial)]
     end = [draw(st.integers(0, 2)) for _ in range(spatial)]
     extent = [(w - 1) * (dilations[d] if dilations else 1) + 1 for d, w in enumerate(window)]
     in_sizes = [max(draw(st.integers(1, 6 if spatial == 2 else 4)), e - s - t) for e, s, t in zip(extent, start, end)]
     fields = attributes_for(operator, spatial, window, [draw(st.integers(1, 2)) for _ in range(spatial)], start, end,
-                            dilations, draw(st.booleans()))
+                            dilations, draw(st.booleans()), draw(st.integers(1, 2)))
     return dict(operator=operator, type_name=draw(st.sampled_from(["FLOAT32", "FLOAT16"])),
                 x_sizes=[draw(st.integers(1, 2)), draw(st.integers(1, 3))] + in_sizes, fields=fields,
                 layouts=[draw(st.sampled_from(["packed", "padded", "permuted"])) for _ in range(2)],
@@ -153,10 +156,14 @@ def literal(operator, x, fields):
             if operator == "MAX_POOLING":       # the greater; of -0 and +0, +0
                 if acc is None or v > acc or (v == acc and np.signbit(acc) and not np.signbit(v)):
                     acc = v
+            elif operator.startswith("LP"):
+                acc = np.float32(acc + (abs(v) if fields["P"] == 1 else np.float32(v * v)))
             else:
                 acc = np.float32(acc + v)
         if operator == "MAX_POOLING":
             out[index] = np.float32(np.nan) if acc is None else acc
+        elif operator.startswith("LP"):
+            out[index] = acc if fields["P"] == 1 else np.float32(np.sqrt(acc))
         else:
             divisor = np.float32(np.prod(fields["WindowSize"])) if fields["IncludePadding"] else np.float32(count)
             with np.errstate(all="ignore"):
@@ -166,14 +173,15 @@ def literal(operator, x, fields):
 
 
 @settings(max_examples=15, deadline=None)
-@given(st.sampled_from(["AVERAGE_POOLING", "AVERAGE_POOLING1", "MAX_POOLING"]), st.booleans(),
-       st.integers(0, 2 ** 32 - 1))
+@given(st.sampled_from(["AVERAGE_POOLING", "AVERAGE_POOLING1", "MAX_POOLING", "LP_POOLING", "LP_POOLING1"]),
+       st.booleans(), st.integers(0, 2 ** 32 - 1))
 def test_the_golden_pooling_is_the_literal_loop(operator, include_padding, seed):
     rng = np.random.default_rng(seed)
     x = values(rng, "FLOAT32", (1, 2, int(rng.integers(3, 7)), int(rng.integers(3, 7))), special=True)
     x[np.isnan(x)] = 1.5          # the literal max above compares; NaN handling is pinned by its own test
     fields = attributes_for(operator, 2, list(rng.integers(1, 4, 2)), list(rng.integers(1, 3, 2)),
-                            list(rng.integers(0, 2, 2)), list(rng.integers(0, 2, 2)), [1, 1], include_padding)
+                            list(rng.integers(0, 2, 2)), list(rng.integers(0, 2, 2)), [1, 1], include_padding,
+                            int(rng.integers(1, 3)))
     same_bits(golden.run(operator, [x], fields), literal(operator, x, fields))
 
 
@@ -292,3 +300,21 @@ def test_integer_max_pooling_from_feature_level_3_0(type_name, dtype):
     want = golden.run("MAX_POOLING", [x], fields)
     assert got.dtype == dtype and np.array_equal(got, want)
     assert (got[:, :, 0] == info.min).all()      # the first output row's window lies in the padding: the least value
+
+
+def test_lp_pooling_takes_the_absolute_value_and_serves_p_1_and_2():
+    x = np.array([3.0, -4.0, -0.0, 0.0], np.float32).reshape(1, 1, 2, 2)
+    assert run("LP_POOLING", x, attributes_for("LP_POOLING", 2, [2, 2], p=1)).ravel().tolist() == [7.0]
+    assert run("LP_POOLING", x, attributes_for("LP_POOLING", 2, [2, 2], p=2)).ravel().tolist() == [5.0]
+    # a window entirely in the padding: -0, and sqrt(-0) = -0
+    got = run("LP_POOLING", x, attributes_for("LP_POOLING", 2, [1, 1], start=[1, 0], end=[0, 0], p=2))
+    assert got.view(np.uint32).ravel().tolist()[:2] == [0x80000000, 0x80000000]
+    desc = pool_desc("LP_POOLING", "FLOAT32", x.shape, attributes_for("LP_POOLING", 2, [2, 2], p=3))
+    assert refusal("LP_POOLING", desc) == "validated"
+    dml = DMLCreateDevice(D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0), DML_CREATE_DEVICE_FLAG_NONE)
+    op = dml.CreateOperator(DML_OPERATOR_DESC(Type=DML_OPERATOR_LP_POOLING, Desc=desc))
+    with pytest.raises(HResultError) as error:
+        dml.CompileOperator(op, DML_EXECUTION_FLAG_NONE)
+    assert error.value.hresult == E_NOTIMPL and "P 1 and 2, not 3" in error.value.message
+    desc.P = 0
+    assert refusal("LP_POOLING", desc) == (E_INVALIDARG, "P is 0; it must be an integer from 1 to 4294967295.")

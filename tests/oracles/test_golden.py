@@ -246,7 +246,7 @@ def test_public_namespace_is_small():
                  "quantized_linear_add", "exp", "log", "sqrt", "recip", "sin", "cos", "tan", "asin", "acos", "atan",
                  "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "constant_pow", "pow_", "atan_yx",
                  "reduce", "argmax", "argmin", "gemm"}
-    operators |= {"convolution", "average_pooling", "average_pooling1", "max_pooling"}
+    operators |= {"convolution", "average_pooling", "average_pooling1", "max_pooling", "lp_pooling", "lp_pooling1"}
     assert set(golden.__all__) == helpers | operators   # one function per operator (families by name), and run
 
 

@@ -41,7 +41,7 @@ def test_the_list_is_every_operator_with_a_kernel():
     # (convolution, pooling), which run through the API
     assert sorted(OPERATORS.values()) == sorted(n for n in SCHEMAS_BY_NAME if has_kernel(n) and n not in API_ONLY)
     assert API_ONLY == ["ARGMAX", "ARGMIN", "AVERAGE_POOLING", "AVERAGE_POOLING1", "CONVOLUTION", "GEMM",
-                        "MAX_POOLING", "REDUCE"]
+                        "LP_POOLING", "LP_POOLING1", "MAX_POOLING", "REDUCE"]
     assert {"ADD", "RELU", "CAST", "LOGICAL_GREATER_THAN", "ACTIVATION_IDENTITY", "IDENTITY"} <= set(OPERATORS)
     with pytest.raises(UsageError, match=r"^DML_OPERATOR_REDUCE runs through the DirectML API \(dmlemu.run_operator\) "
                                          r"but not from the command line yet"):
