@@ -207,6 +207,97 @@ tap_h:
     v_mov_b32 v26, v23
     v_mov_b32 v27, v24
     s_mov_b32 s95, s65                   ; t_w left: KW
+.if PAIRED
+; FORWARD convolution: two taps a trip (t and t + 1 along W), each under its own EXEC mask, both taps'
+; loads in flight before one s_waitcnt; tap t's fmas run before tap t + 1's, so each accumulator still
+; sees its taps in ascending order. With one tap left, the second mask is empty.
+tap_w:
+    s_mov_b64 exec, s[98:99]
+    v_cmp_gt_u32 vcc, s64, v25           ; tap t: 0 <= iw < IW
+    s_and_b64 s[100:101], exec, vcc
+    v_add_u32 v43, v25, s67
+    v_cmp_gt_u32 vcc, s64, v43           ; tap t + 1: 0 <= iw + dilation < IW
+    s_and_b64 s[104:105], exec, vcc
+    s_cmp_gt_u32 s95, 1
+    s_cbranch_scc1 two_taps
+    s_mov_b64 s[104:105], 0              ; the last tap of the row has no second
+two_taps:
+    s_or_b64 exec, s[100:101], s[104:105]
+    s_cbranch_execz next_w               ; both taps in the padding: skipped
+    s_mov_b64 exec, s[100:101]
+    v_lshl_b32 v30, v26, ${SHIFT}
+    buffer_load_${LOAD} v28, v30, s[8:11], 0      ; x of tap t
+    v_lshl_b32 v30, v27, ${SHIFT}
+    buffer_load_${LOAD} v29, v30, s[12:15], 0     ; w of tap t
+.if TILE_K == 4
+    v_add_u32 v30, v30, s102
+    buffer_load_${LOAD} v37, v30, s[12:15], 0     ; w of k + 1
+    v_add_u32 v30, v30, s102
+    buffer_load_${LOAD} v38, v30, s[12:15], 0     ; w of k + 2
+    v_add_u32 v30, v30, s102
+    buffer_load_${LOAD} v39, v30, s[12:15], 0     ; w of k + 3
+.endif
+    s_mov_b64 exec, s[104:105]
+    v_add_u32 v44, v26, s69
+    v_lshl_b32 v44, v44, ${SHIFT}
+    buffer_load_${LOAD} v46, v44, s[8:11], 0      ; x of tap t + 1
+    v_add_u32 v44, v27, s70
+    v_lshl_b32 v44, v44, ${SHIFT}
+    buffer_load_${LOAD} v47, v44, s[12:15], 0     ; w of tap t + 1
+.if TILE_K == 4
+    v_add_u32 v44, v44, s102
+    buffer_load_${LOAD} v48, v44, s[12:15], 0     ; w of k + 1
+    v_add_u32 v44, v44, s102
+    buffer_load_${LOAD} v49, v44, s[12:15], 0     ; w of k + 2
+    v_add_u32 v44, v44, s102
+    buffer_load_${LOAD} v50, v44, s[12:15], 0     ; w of k + 3
+.endif
+    s_waitcnt 0
+    s_mov_b64 exec, s[100:101]
+.if WIDEN_F16
+    v_cvt_f32_f16 v28, v28               ; FLOAT16 widened, exactly
+    v_cvt_f32_f16 v29, v29
+.if TILE_K == 4
+    v_cvt_f32_f16 v37, v37
+    v_cvt_f32_f16 v38, v38
+    v_cvt_f32_f16 v39, v39
+.endif
+.endif
+    v_fma_f32 v16, v28, v29, v16         ; tap t: acc = fma(x, w, acc), rounded once
+.if TILE_K == 4
+    v_fma_f32 v40, v28, v37, v40
+    v_fma_f32 v41, v28, v38, v41
+    v_fma_f32 v42, v28, v39, v42
+.endif
+    s_mov_b64 exec, s[104:105]
+.if WIDEN_F16
+    v_cvt_f32_f16 v46, v46
+    v_cvt_f32_f16 v47, v47
+.if TILE_K == 4
+    v_cvt_f32_f16 v48, v48
+    v_cvt_f32_f16 v49, v49
+    v_cvt_f32_f16 v50, v50
+.endif
+.endif
+    v_fma_f32 v16, v46, v47, v16         ; tap t + 1
+.if TILE_K == 4
+    v_fma_f32 v40, v46, v48, v40
+    v_fma_f32 v41, v46, v49, v41
+    v_fma_f32 v42, v46, v50, v42
+.endif
+next_w:
+    s_mov_b64 exec, s[90:91]
+    v_add_u32 v25, v25, s67              ; two taps on: iw += 2 dilation, x and w two taps on
+    v_add_u32 v25, v25, s67
+    v_add_u32 v26, v26, s69
+    v_add_u32 v26, v26, s69
+    v_add_u32 v27, v27, s70
+    v_add_u32 v27, v27, s70
+    s_cmp_le_u32 s95, 2
+    s_cbranch_scc1 next_h                ; the row's taps are done
+    s_sub_u32 s95, s95, 2
+    s_branch tap_w
+.else
 tap_w:
     s_mov_b64 exec, s[98:99]
 .if BACKWARD
@@ -289,6 +380,7 @@ next_w:
     s_sub_u32 s95, s95, 1
     s_cmp_lg_u32 s95, 0
     s_cbranch_scc1 tap_w
+.endif
 next_h:
     s_mov_b64 exec, s[90:91]
 .if BACKWARD

@@ -134,6 +134,7 @@ def variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activat
             "NARROW_F16": int(data_type == "FLOAT16"), "DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64,
             "DESC_OUT": 96 if window_op == "CONVOLUTION" else 32, "WINDOW_OP": window_op,
             "INCLUDE_PADDING": int(include_padding), "BACKWARD": int(backward), "TILE_K": tile, "LP_P": lp,
+            "PAIRED": int(window_op == "CONVOLUTION" and not backward),
             "MAX": _MAX[data_type][0], "MAX_IDENTITY": _MAX[data_type][1],
             **{f"CB_CONV_{name}": records + i * step for i, (name, _) in enumerate(RECORD_USE)}, **layout.symbols()}
 
