@@ -561,6 +561,18 @@ def expected_valid(schema, level, types, dims, strides_ok):
         return False
     if any(len({dims[f] for f in group}) > 1 for group in schema.same_sizes + schema.same_dimension_count):
         return False
+    for spec in schema.attributes:      # REDUCE: the Function default_attributes picks must accept the types here
+        for entry in schema.support_by:
+            if entry.field != spec.field:
+                continue
+            name = spec.enum(_supported_value(schema, spec, types)).name[len(spec.enum.__name__) + 1:]
+            if name in entry.values:
+                by_value = entry.support_at(level)
+                if by_value is None or any(
+                        type_name not in by_value.tensors[f].data_types
+                        or not by_value.tensors[f].min_dims <= dims[f] <= by_value.tensors[f].max_dims
+                        for f, type_name in types.items()) or (entry.same_type and len(set(types.values())) > 1):
+                    return False
     return any(a == types for a in type_assignments(schema, row, fixed=types))
 
 
