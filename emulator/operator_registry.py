@@ -15,7 +15,9 @@ An operator is one row in each place one of its parts lives, each keyed by the n
                    family and the cumulative scans, one row of dmlemu.kernels.softmax_ops or scan_ops (their
                    sources, softmax.s and scan.s, select by the row's KIND or COMBINE, no body); or, for the
                    normalizations, one row of dmlemu.kernels.normalization_ops (kernels/normalization.s); or, for
-                   the data movement operators, one row of dmlemu.kernels.data_movement_ops (kernels/copy_region.s)
+                   the data movement operators, one row of dmlemu.kernels.data_movement_ops (kernels/copy_region.s);
+                   or, for convolution and pooling, one row of dmlemu.kernels.window_ops (kernels/window.s, no body
+                   either)
   golden           one `@operator(name=...)` registration in dmlemu.golden
 
 `REGISTRY` joins them, one `RegisteredOperator` per name any part knows; `missing_parts()` names, one sentence
@@ -36,6 +38,7 @@ from dmlemu.directml.structs import OPERATOR_DESC_TYPES
 from dmlemu.kernels import driver
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS as ELEMENT_WISE_ROWS
 from dmlemu.kernels.gemm_ops import OPERATORS as GEMM_ROWS
+from dmlemu.kernels.window_ops import OPERATORS as WINDOW_ROWS
 from dmlemu.kernels.reduce_ops import OPERATORS as REDUCTION_ROWS
 from dmlemu.kernels.scan_ops import OPERATORS as SCAN_ROWS
 from dmlemu.kernels.softmax_ops import OPERATORS as SOFTMAX_ROWS
@@ -44,7 +47,7 @@ from dmlemu.kernels.normalization_ops import OPERATORS as NORMALIZATION_ROWS
 from dmlemu.kernels.data_movement_ops import OPERATORS as DATA_MOVEMENT_ROWS
 
 KERNEL_ROWS = {**ELEMENT_WISE_ROWS, **REDUCTION_ROWS, **GEMM_ROWS, **SOFTMAX_ROWS, **SCAN_ROWS,
-               **NORMALIZATION_ROWS, **DATA_MOVEMENT_ROWS}   # every family's rows
+               **NORMALIZATION_ROWS, **DATA_MOVEMENT_ROWS, **WINDOW_ROWS}   # every family's rows
 
 __all__ = ["RegisteredOperator", "REGISTRY", "KERNEL_ROWS", "TEST_BODIES", "body_blocks", "function_blocks",
            "selected_bodies", "missing_parts"]
@@ -63,7 +66,8 @@ class RegisteredOperator:
     type: object                # the DML_OPERATOR_TYPE member
     schema: object              # dmlemu.directml.operators.OperatorSchema
     desc_type: object           # the desc struct class
-    kernel: object              # element_wise_ops.ElementWiseOperator, reduce_ops.ReductionOperator or gemm_ops.GemmOperator
+    kernel: object              # element_wise_ops.ElementWiseOperator, reduce_ops.ReductionOperator, gemm_ops.GemmOperator
+                                # or window_ops.WindowOperator
     golden: object              # dmlemu.golden.registry.GoldenOperator
 
     @property
@@ -165,6 +169,8 @@ def missing_parts(registry=None, blocks=None, functions=None):
             pass                                  # normalization.s neither (its activation is the activation's body)
         elif op.kernel is not None and op.kernel.name in DATA_MOVEMENT_ROWS:
             pass                                  # copy_region.s: one strided copy, no bodies
+        elif op.kernel is not None and op.kernel.name in WINDOW_ROWS:
+            pass                                  # nor has window.s
         elif op.kernel is not None:
             bodies = selected_bodies(op.kernel)
             selected |= bodies

@@ -32,11 +32,11 @@ from dmlemu.isa.assembler import assemble_file
 from dmlemu.kernels.constant_buffer import LAYOUT, PARAM_FIELDS, copy_symbols, f32_bits
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS
 from dmlemu.kernels.element_wise_math import symbols as math_symbols
-from dmlemu.kernels import data_movement_ops, gemm_ops, normalization_ops, reduce_ops, scan_ops, softmax_ops
+from dmlemu.kernels import data_movement_ops, gemm_ops, normalization_ops, reduce_ops, scan_ops, softmax_ops, window_ops
 
 # The kernel families besides the element-wise table, each a module with an OPERATORS table of rows and its own
 # compiler (compile_operator below hands a desc to the family whose table names the operator).
-FAMILIES = (reduce_ops, gemm_ops, softmax_ops, scan_ops, normalization_ops, data_movement_ops)
+FAMILIES = (reduce_ops, gemm_ops, softmax_ops, scan_ops, normalization_ops, data_movement_ops, window_ops)
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 # The sources of the operators with a listing of their own (the tools' `asm --variant` reads this);
@@ -549,6 +549,12 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
             operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides,
             workgroup_size)
         return CompiledKernel(operator, program, constants, len(tensors), elements, workgroup_size)
+    if operator in window_ops.OPERATORS:   # convolution, pooling: one thread per output element, looping over taps
+        program, constants, elements, threads, groups, group_grid, thread_grid, lds_bytes = window_ops.compile_window(
+            operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides,
+            activation_of, variant_symbols)
+        return CompiledKernel(operator, program, constants, len(tensors), elements, threads, workgroups=groups,
+                              lds_bytes=lds_bytes, group_grid=group_grid, thread_grid=thread_grid)
     if operator not in OPERATORS:
         raise NoKernel(f"dmlemu has no microkernel for {operator}")
     op = OPERATORS[operator]

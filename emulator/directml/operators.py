@@ -93,11 +93,13 @@ FUSED_ACTIVATION = "FUSED_ACTIVATION"   # _Maybenull_ const DML_OPERATOR_DESC* -
 AXES = "AXES"                      # UINT <count field>; _Field_size_(count) const UINT* -> a tuple of axes
 BOOL = "BOOL"                      # a C BOOL (FALSE = 0, any other integer TRUE) -> 0 or 1
 UINT = "UINT"                      # a C UINT -> int (`of`: an axis of that tensor; `one_of`: the values allowed;
-                                   # DEPTH_TO_SPACE's BlockSize: neither)
+                                   # `at_least_value`: the least; CONVOLUTION's GroupCount, DEPTH_TO_SPACE's BlockSize)
 UINTS = "UINTS"                    # UINT <count field>; _Field_size_(count) const UINT* -> a tuple of ints, one per
                                    # dimension of `of` (SLICE's Offsets, PADDING's StartPadding, TILE's Repeats);
                                    # several arrays may share one count field (DimensionCount)
 INTS = "INTS"                      # the same with const INT* (SLICE1's InputWindowStrides)
+SPATIAL = "SPATIAL"                # _Field_size_(DimensionCount) const UINT*: one value per spatial dimension of
+                                   # `of` (its DimensionCount - 2); the arrays of one desc share their count field
 
 
 @dataclass(frozen=True)
@@ -111,7 +113,9 @@ class AttributeSpec:
     at_least: float = None          # FLOAT: the smallest value allowed ...
     at_least_until: int = None      # ... below this feature level only (None: at every level)
     of: str = None                  # AXES: the tensor whose dimensions the axes name
-    count_field: str = None         # AXES: the C count field before the array (e.g. AxisCount)
+    count_field: str = None         # AXES: the C count field before the array (e.g. AxisCount); SPATIAL: the count
+                                    # field the arrays share (DimensionCount), before the first of them
+    at_least_value: int = None      # UINT, SPATIAL: the least value allowed (1 for GroupCount, Strides, Dilations)
     one_of: tuple = None            # UINT: the values allowed (LP_NORMALIZATION's P: 1 or 2)
 
 
@@ -165,6 +169,9 @@ class OperatorSchema(InputsAndOutputs):
     effective_rank: tuple = ()      # (field, most): the tensor's DimensionCount without leading sizes of 1 (SOFTMAX)
     normalizes: tuple = ()          # (input, *others): the normalizations' tensors broadcast to the input (Scale ..)
     moves: str = None               # a data movement operator's shape rule (validation._check_data_movement)
+    convolves: tuple = ()           # (input, filter, bias, output): CONVOLUTION's shapes (validation's
+                                    # _check_convolution_shapes)
+    pools: tuple = ()               # (input, output, indices or None): the pooling shapes (_check_pooling_shapes)
 
     @property
     def c_name(self):
@@ -189,6 +196,10 @@ class OperatorSchema(InputsAndOutputs):
             elif a.kind in (UINTS, INTS):    # arrays sharing a count field: the count once, before the first
                 if a.count_field not in [f for f, _ in attributes]:
                     attributes.append((a.count_field, _COUNTS.setdefault(a.field, Count(a.field))))
+                attributes.append((a.field, None))
+            elif a.kind == SPATIAL:
+                if a.count_field not in (f for f, _ in attributes):
+                    attributes.append((a.count_field, _COUNTS[a.field]))
                 attributes.append((a.field, None))
             else:
                 attributes.append((a.field, zero[a.kind]))
@@ -224,7 +235,7 @@ class OperatorSchema(InputsAndOutputs):
 
 
 # The count field of each AXES attribute: one shared Count, so that a desc struct's defaults compare equal.
-_COUNTS = {"Axes": Count("Axes")}
+_COUNTS = {"Axes": Count("Axes"), "Strides": Count("Strides")}
 
 
 # ---- data type groups, named as in DirectML's tables ----------------------------------------------
@@ -367,6 +378,12 @@ def _union(roles, by_value):
                               max(t.max_dims for t in row.tensors.values())),
                   {field: t.data_types for field, t in row.tensors.items()})
                  for row in _union_rows(roles, by_value))
+
+
+def _spatial(field, at_least=None, of="InputTensor"):
+    """A SPATIAL array attribute (Strides, Dilations, StartPadding, .., WindowSize): one UINT per spatial dimension
+    of `of`, DimensionCount of them."""
+    return (AttributeSpec(field, SPATIAL, of=of, count_field="DimensionCount", at_least_value=at_least),)
 
 
 _ONLY_SIZES = dict(same_type=[])        # "must have the same DimensionCount and Sizes" (types differ)
@@ -649,6 +666,58 @@ _SCHEMA_LIST = [
     _op("LOCAL_RESPONSE_NORMALIZATION", UNARY, ((L1_0, 4, FLOATS),),
         attributes=(AttributeSpec("CrossChannel", BOOL), AttributeSpec("LocalSize", UINT, at_least=1),
                     AttributeSpec("Alpha"), AttributeSpec("Beta"), AttributeSpec("Bias"))),
+    # -- convolution -----------------------------------------------------------------------------------------
+    # DML_CONVOLUTION_OPERATOR_DESC (sdk-api ns-directml-dml_convolution_operator_desc): "BiasTensor, FilterTensor,
+    # InputTensor, and OutputTensor must have the same DataType and DimensionCount"; FLOAT32 and FLOAT16, 4 to 5
+    # dimensions from DML_FEATURE_LEVEL_1_0 and 3 to 5 from DML_FEATURE_LEVEL_4_0; BiasTensor optional.
+    # DimensionCount (the spatial dimensions, InputTensor's DimensionCount - 2) sizes the five arrays; the shapes
+    # (the filter's channels per group, the output's spatial sizes from the arrays, the bias { 1, K, 1, .. }) are
+    # `convolves`.
+    _op("CONVOLUTION", _roles("InputTensor", "FilterTensor", "BiasTensor", "OutputTensor"), (
+        (L4_0, (3, 5), {"*": FLOATS, "BiasTensor": Optional(FLOATS)}),
+        (L1_0, (4, 5), {"*": FLOATS, "BiasTensor": Optional(FLOATS)})),
+        same_sizes=[], same_dimension_count=(("InputTensor", "FilterTensor", "BiasTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("Mode", ENUM, enum=_enums.DML_CONVOLUTION_MODE),
+                    AttributeSpec("Direction", ENUM, enum=_enums.DML_CONVOLUTION_DIRECTION),
+                    *_spatial("Strides", 1), *_spatial("Dilations", 1), *_spatial("StartPadding"),
+                    *_spatial("EndPadding"), *_spatial("OutputPadding"),
+                    AttributeSpec("GroupCount", UINT, at_least_value=1),
+                    AttributeSpec("FusedActivation", FUSED_ACTIVATION)),
+        convolves=("InputTensor", "FilterTensor", "BiasTensor", "OutputTensor")),
+
+    # -- pooling -----------------------------------------------------------------------------------------------
+    # DML_AVERAGE_POOLING_OPERATOR_DESC, DML_MAX_POOLING_OPERATOR_DESC (sdk-api), DML_AVERAGE_POOLING1_OPERATOR_DESC
+    # (windows-ai-docs, DML_FEATURE_LEVEL_6_2: Dilations): "InputTensor and OutputTensor must have the same DataType
+    # and DimensionCount"; 4 to 5 dimensions (AVERAGE_POOLING1's rows are AVERAGE_POOLING's: its own table was not
+    # in reach); MAX_POOLING adds INT8 and UINT8 from DML_FEATURE_LEVEL_3_0 (as MAX_POOLING2's table). The output's
+    # spatial sizes come from the arrays (`pools`).
+    _op("AVERAGE_POOLING", UNARY, ((L1_0, (4, 5), FLOATS),), same_sizes=[],
+        same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=(*_spatial("Strides", 1), *_spatial("WindowSize", 1), *_spatial("StartPadding"),
+                    *_spatial("EndPadding"), AttributeSpec("IncludePadding", BOOL)),
+        pools=("InputTensor", "OutputTensor", None)),
+    _op("AVERAGE_POOLING1", UNARY, ((L6_2, (4, 5), FLOATS),), same_sizes=[],
+        same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=(*_spatial("Strides", 1), *_spatial("WindowSize", 1), *_spatial("StartPadding"),
+                    *_spatial("EndPadding"), *_spatial("Dilations", 1), AttributeSpec("IncludePadding", BOOL)),
+        pools=("InputTensor", "OutputTensor", None)),
+    # DML_LP_POOLING_OPERATOR_DESC (sdk-api; LP_POOLING1, DML_FEATURE_LEVEL_6_2, adds Dilations): FLOAT32, FLOAT16, 4 to
+    # 5 dimensions; P a UINT ("In common use cases, this value is either set to 1 or 2"), at least 1 (dmlemu's rule).
+    _op("LP_POOLING", UNARY, ((L1_0, (4, 5), FLOATS),), same_sizes=[],
+        same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=(*_spatial("Strides", 1), *_spatial("WindowSize", 1), *_spatial("StartPadding"),
+                    *_spatial("EndPadding"), AttributeSpec("P", UINT, at_least_value=1)),
+        pools=("InputTensor", "OutputTensor", None)),
+    _op("LP_POOLING1", UNARY, ((L6_2, (4, 5), FLOATS),), same_sizes=[],
+        same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=(*_spatial("Strides", 1), *_spatial("WindowSize", 1), *_spatial("StartPadding"),
+                    *_spatial("EndPadding"), *_spatial("Dilations", 1), AttributeSpec("P", UINT, at_least_value=1)),
+        pools=("InputTensor", "OutputTensor", None)),
+    _op("MAX_POOLING", UNARY, ((L3_0, (4, 5), FLOATS + ("INT8", "UINT8")), (L1_0, (4, 5), FLOATS)), same_sizes=[],
+        same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=(*_spatial("Strides", 1), *_spatial("WindowSize", 1), *_spatial("StartPadding"),
+                    *_spatial("EndPadding")),
+        pools=("InputTensor", "OutputTensor", None)),
 
     # -- CAST ----------------------------------------------------------------------------------------------
     _op("CAST", UNARY, (
@@ -749,9 +818,13 @@ def _check_tables():
         attribute_fields = [a.field for a in schema.attributes]
         assert schema.desc_type._fields_ == tuple(f for f, _ in schema.desc_fields()), schema.name
         for spec in schema.attributes:
-            assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION, AXES, BOOL, UINT, UINTS, INTS), schema.name
-            assert spec.kind not in (UINTS, INTS) or (spec.of in fields and spec.count_field), schema.name
-            assert spec.kind != AXES or (spec.of in fields and spec.count_field), schema.name
+            assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION, AXES, BOOL, UINT, UINTS, INTS,
+                                 SPATIAL), schema.name
+            assert spec.kind not in (AXES, UINTS, INTS, SPATIAL) or (spec.of in fields and spec.count_field), \
+                schema.name
+            assert spec.kind != SPATIAL or spec.field in _COUNTS or any(
+                a.kind == SPATIAL and a.count_field == spec.count_field and a.field in _COUNTS
+                for a in schema.attributes), schema.name
             assert spec.kind != ENUM or spec.enum is not None, schema.name
             assert spec.type_field is None or spec.type_field in attribute_fields, schema.name
         for entry in schema.support_by:
@@ -760,6 +833,8 @@ def _check_tables():
         assert not schema.effective_rank or schema.effective_rank[0] in fields, schema.name
         assert not schema.multiplies or (set(schema.multiplies[:4]) <= fields
                                          and set(schema.multiplies[4:]) <= set(attribute_fields))
+        assert not schema.convolves or set(schema.convolves) <= fields, schema.name
+        assert not schema.pools or set(f for f in schema.pools if f is not None) <= fields, schema.name
     for name in FUSABLE_ACTIVATIONS:
         assert SCHEMAS_BY_NAME[name].outputs and name.startswith("ACTIVATION_"), name
 

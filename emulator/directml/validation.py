@@ -43,8 +43,8 @@ from dmlemu.directml.enums import (
 )
 from dmlemu.directml.enums import DML_PADDING_MODE
 from dmlemu.directml.operators import (
-    AXES, BOOL, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION_TYPES, INTS, SCALAR_UNION, SCHEMAS, UINT, UINTS,
-    SupportRow, TensorRole,
+    AXES, BOOL, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION_TYPES, INTS, SCALAR_UNION, SCHEMAS, SPATIAL, UINT,
+    UINTS, SupportRow, TensorRole,
 )
 from dmlemu.directml.structs import (
     DML_BUFFER_TENSOR_DESC, DML_OPERATOR_DESC, DML_SCALAR_UNION, DML_SCALE_BIAS, DML_TENSOR_DESC,
@@ -513,7 +513,7 @@ def _validate_attributes(schema, desc, tensors, feature_level, prefix):
                 raise invalid(f"{where} is {_named(value)}; it must be a C BOOL (FALSE = 0, TRUE any other INT).")
             value = int(int(value) != 0)
         elif spec.kind == UINT:
-            value = check_uint(value, where)
+            value = check_uint(value, where, min_value=spec.at_least_value or 0)
             if spec.of is not None and value >= len(by_field[spec.of].sizes):
                 rank = len(by_field[spec.of].sizes)
                 raise invalid(f"{where} is {value}; {spec.of} has {rank} dimensions, so {op} takes {spec.field} 0 "
@@ -525,6 +525,8 @@ def _validate_attributes(schema, desc, tensors, feature_level, prefix):
                               f"{' or '.join(str(v) for v in spec.one_of)}.")
         elif spec.kind in (UINTS, INTS):
             value = _validate_array(schema, spec, desc, by_field, prefix)
+        elif spec.kind == SPATIAL:
+            value = _validate_spatial(schema, spec, desc, by_field, prefix)
         else:  # FUSED_ACTIVATION
             value = _validate_fused_activation(schema, value, by_field, feature_level, where)
         values[spec.field] = value
@@ -684,6 +686,27 @@ def _check_join(op, rule, by_field, axis):
         parts_name = "inputs" if rule == "JOIN" else "outputs"
         raise invalid(f"{whole.field}.Sizes[{axis}] is {whole.sizes[axis]} but the {parts_name}' sizes along Axis sum "
                       f"to {total}; {op} requires them to be equal.")
+def _validate_spatial(schema, spec, desc, by_field, prefix):
+    """One array of the spatial dimensions (Strides, Dilations, StartPadding, EndPadding, OutputPadding,
+    WindowSize): its count field (DimensionCount) is `spec.of`'s DimensionCount - 2 (the CONVOLUTION page: "It
+    should be set to 2 when InputTensor.DimensionCount is 4, and 3 when 5"; the pooling pages say the same of
+    their arrays), the array has exactly that many values (C reads that many from the pointer; NULL is
+    refused) and each is at least `spec.at_least_value` (a stride, dilation or window of 0 has no meaning)."""
+    op = schema.c_name
+    where, count_where = prefix + spec.field, prefix + spec.count_field
+    count = check_uint(getattr(desc, spec.count_field), count_where)
+    spatial = len(by_field[spec.of].sizes) - 2
+    if count != spatial:
+        raise invalid(f"{count_where} is {count}; {op} needs {spec.of}.DimensionCount - 2 = {spatial} (the spatial "
+                      f"dimensions).")
+    values = getattr(desc, spec.field)
+    if values is None:
+        raise invalid(f"{where} is None; {op} reads {count} values from it ({spec.count_field}).")
+    values = check_sequence(values, where, max_length=DML_TENSOR_DIMENSION_COUNT_MAX1, limit=_DIMENSIONS)
+    if len(values) != count:
+        raise invalid(f"{where} has {len(values)} elements but {count_where} is {count}; they must agree.")
+    least = spec.at_least_value or 0
+    return tuple(check_uint(v, f"{where}[{i}]", min_value=least) for i, v in enumerate(values))
 
 
 def _check_attribute_support(schema, by_field, attributes, feature_level):
@@ -721,6 +744,10 @@ def _check_attribute_support(schema, by_field, attributes, feature_level):
         _check_normalization_tensors(schema, by_field, feature_level, attributes)
     if schema.moves:
         _check_data_movement(schema, by_field, attributes, feature_level)
+    if schema.convolves:
+        _check_convolution_shapes(schema, by_field, attributes)
+    if schema.pools:
+        _check_pooling_shapes(schema, by_field, attributes)
     if schema.reduces:
         source, target, axes_field = schema.reduces
         source, target, axes = by_field[source], by_field[target], attributes[axes_field]
@@ -788,6 +815,106 @@ def _check_normalization_tensors(schema, by_field, feature_level, attributes):
                         "with Spatial FALSE, Height and Width must be the input's below DML_FEATURE_LEVEL_4_0")
                 raise invalid(f"{field}.Sizes is {format_uints(tensor.sizes)} but {source.field}.Sizes is "
                               f"{format_uints(source.sizes)}; {op}: {rule}.")
+def convolution_output_sizes(input_sizes, window, strides, dilations, start, end, output_padding=None,
+                             backward=False):
+    """The spatial output sizes of a convolution or pooling window: FORWARD (and pooling)
+    (I + start + end - ((W - 1) D + 1)) / S + 1, rounded down (None where the padded input is smaller than the
+    dilated window); BACKWARD (S (I - 1) + (W - 1) D + 1 - start - end + OutputPadding (None where that is
+    below 1)."""
+    sizes = []
+    for d, size in enumerate(input_sizes):
+        extent = (window[d] - 1) * dilations[d] + 1
+        if backward:
+            out = strides[d] * (size - 1) + extent - start[d] - end[d] + output_padding[d]
+            if out < 1:
+                return None
+        else:
+            padded = size + start[d] + end[d]
+            if padded < extent:
+                return None
+            out = (padded - extent) // strides[d] + 1
+        sizes.append(out)
+    return tuple(sizes)
+
+
+def _check_convolution_shapes(schema, by_field, attributes):
+    """CONVOLUTION's shapes (its page, "Members"): InputTensor { N, C, [D], [H], W }, FilterTensor { K, C / G, .. }
+    FORWARD or { C, K / G, .. } BACKWARD (DirectML's transposed convolution, as ONNX ConvTranspose's W), BiasTensor
+    { 1, K, 1, .. }, OutputTensor { N, K, .. } with the spatial sizes `convolution_output_sizes` gives; GroupCount
+    divides C and K; OutputPadding is below the stride (or the dilation) along each dimension, as ONNX requires."""
+    op = schema.c_name
+    in_f, filter_f, bias_f, out_f = schema.convolves
+    x, w, out = by_field[in_f], by_field[filter_f], by_field[out_f]
+    groups = attributes["GroupCount"]
+    backward = attributes["Direction"] == 1
+    n, c = x.sizes[:2]
+    k = out.sizes[1]
+    for name, channels in (("InputTensor", c), ("OutputTensor", k)):
+        if channels % groups:
+            raise invalid(f"GroupCount is {groups} but {name}.Sizes[1] is {channels}; {op} needs GroupCount to "
+                          f"divide the input and output channel counts.")
+    expected_filter = (c, k // groups) if backward else (k, c // groups)
+    if tuple(w.sizes[:2]) != expected_filter:
+        role = "{ InputChannelCount, OutputChannelCount / GroupCount, .. } (BACKWARD)" if backward else \
+               "{ OutputChannelCount, InputChannelCount / GroupCount, .. }"
+        raise invalid(f"{filter_f}.Sizes is {format_uints(w.sizes)}; {op} with {in_f}.Sizes {format_uints(x.sizes)}, "
+                      f"{out_f}.Sizes {format_uints(out.sizes)} and GroupCount {groups} needs {role}, i.e. "
+                      f"{{{expected_filter[0]},{expected_filter[1]},..}}.")
+    if backward:
+        for d, (pad, stride, dilation) in enumerate(zip(attributes["OutputPadding"], attributes["Strides"],
+                                                        attributes["Dilations"])):
+            if pad >= max(stride, dilation):
+                raise invalid(f"OutputPadding[{d}] is {pad}; {op} needs it below Strides[{d}] ({stride}) or "
+                              f"Dilations[{d}] ({dilation}).")
+    elif any(attributes["OutputPadding"]):
+        raise invalid(f"OutputPadding is {format_uints(attributes['OutputPadding'])}; {op} with "
+                      f"DML_CONVOLUTION_DIRECTION_FORWARD needs zeros (OutputPadding pads a BACKWARD result).")
+    spatial = convolution_output_sizes(x.sizes[2:], w.sizes[2:], attributes["Strides"], attributes["Dilations"],
+                                       attributes["StartPadding"], attributes["EndPadding"],
+                                       attributes["OutputPadding"], backward)
+    if spatial is None:
+        raise invalid(f"{in_f}.Sizes is {format_uints(x.sizes)} with StartPadding "
+                      f"{format_uints(attributes['StartPadding'])} and EndPadding {format_uints(attributes['EndPadding'])}"
+                      f"; {op} needs the padded input to hold the dilated filter {format_uints(w.sizes[2:])}.")
+    expected = (n, k) + spatial
+    if tuple(out.sizes) != expected:
+        raise invalid(f"{out_f}.Sizes is {format_uints(out.sizes)}; {op} with {in_f}.Sizes {format_uints(x.sizes)}, "
+                      f"{filter_f}.Sizes {format_uints(w.sizes)}, Strides {format_uints(attributes['Strides'])}, "
+                      f"Dilations {format_uints(attributes['Dilations'])}, StartPadding "
+                      f"{format_uints(attributes['StartPadding'])} and EndPadding {format_uints(attributes['EndPadding'])}"
+                      f" needs {format_uints(expected)}.")
+    bias = by_field.get(bias_f)
+    if bias is not None:
+        expected_bias = (1, k) + (1,) * len(spatial)
+        if tuple(bias.sizes) != expected_bias:
+            raise invalid(f"{bias_f}.Sizes is {format_uints(bias.sizes)}; {op} with {out_f}.Sizes "
+                          f"{format_uints(out.sizes)} needs {format_uints(expected_bias)}.")
+
+
+def _check_pooling_shapes(schema, by_field, attributes):
+    """The pooling shapes: OutputTensor { N, C, .. } with the spatial sizes of the window (`convolution_output_sizes`,
+    Dilations 1 where the desc has none); OutputIndicesTensor, where given, has the output's Sizes."""
+    op = schema.c_name
+    in_f, out_f, indices_f = schema.pools
+    x, out = by_field[in_f], by_field[out_f]
+    spatial_count = len(x.sizes) - 2
+    dilations = attributes.get("Dilations", (1,) * spatial_count)
+    spatial = convolution_output_sizes(x.sizes[2:], attributes["WindowSize"], attributes["Strides"], dilations,
+                                       attributes["StartPadding"], attributes["EndPadding"])
+    if spatial is None:
+        raise invalid(f"{in_f}.Sizes is {format_uints(x.sizes)} with StartPadding "
+                      f"{format_uints(attributes['StartPadding'])} and EndPadding {format_uints(attributes['EndPadding'])}"
+                      f"; {op} needs the padded input to hold the window {format_uints(attributes['WindowSize'])}.")
+    expected = tuple(x.sizes[:2]) + spatial
+    if tuple(out.sizes) != expected:
+        raise invalid(f"{out_f}.Sizes is {format_uints(out.sizes)}; {op} with {in_f}.Sizes {format_uints(x.sizes)}, "
+                      f"WindowSize {format_uints(attributes['WindowSize'])}, Strides "
+                      f"{format_uints(attributes['Strides'])}, StartPadding {format_uints(attributes['StartPadding'])} "
+                      f"and EndPadding {format_uints(attributes['EndPadding'])} needs {format_uints(expected)}.")
+    indices = by_field.get(indices_f) if indices_f is not None else None
+    if indices is not None and tuple(indices.sizes) != tuple(out.sizes):
+        raise invalid(f"{indices_f}.Sizes is {format_uints(indices.sizes)} but {out_f}.Sizes is "
+                      f"{format_uints(out.sizes)}; {op} requires the same Sizes.")
 
 
 def _validate_fused_activation(schema, value, by_field, feature_level, where):

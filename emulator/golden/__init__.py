@@ -27,6 +27,8 @@ One module per family, each operator registered by name where it is defined (reg
   normalization.py   MVN(1), BATCH_NORMALIZATION, LP_NORMALIZATION, LRN (docs/NUMERICS.md, "Normalization")
   data_movement.py   SLICE, SLICE1, PADDING, PADDING1, TILE, DEPTH_TO_SPACE(1), SPACE_TO_DEPTH(1),
                      JOIN, SPLIT: indexing
+  convolution.py     CONVOLUTION (the fixed order of docs/NUMERICS.md, "Convolution")
+  pooling.py         AVERAGE_POOLING(1), LP_POOLING(1), MAX_POOLING (docs/NUMERICS.md, "Pooling")
 
 `run(name, inputs, ...)` computes any registered operator by its DirectML name; OPERATORS is the table.
 """
@@ -58,6 +60,8 @@ from dmlemu.golden.normalization import (
     mean_variance_normalization1,
 )
 from dmlemu.golden import data_movement as _data_movement   # noqa: F401  (registers its operators; golden.run)
+from dmlemu.golden.convolution import convolution
+from dmlemu.golden.pooling import average_pooling, average_pooling1, lp_pooling, lp_pooling1, max_pooling
 from dmlemu.golden.registry import OPERATORS
 
 __all__ = [
@@ -75,9 +79,9 @@ __all__ = [
     "acosh", "atanh", "erf", "constant_pow", "pow_", "atan_yx",
     "reduce", "argmax", "argmin", "gemm",
     "softmax", "log_softmax", "hardmax", "softmax1", "log_softmax1", "hardmax1",
-    "cumulative_summation", "cumulative_product",
-    "reduce", "argmax", "argmin", "gemm", "mean_variance_normalization0", "mean_variance_normalization1",
+    "cumulative_summation", "cumulative_product", "mean_variance_normalization0", "mean_variance_normalization1",
     "batch_normalization", "batch_normalization_training", "lp_normalization", "local_response_normalization",
+    "convolution", "average_pooling", "average_pooling1", "max_pooling", "lp_pooling", "lp_pooling1",
     "OPERATORS", "run",
 ]
 

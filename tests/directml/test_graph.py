@@ -1164,3 +1164,19 @@ def test_a_gemm_runs_in_a_graph_between_element_wise_nodes():
                      input_count=3, output_count=1, inputs=[(0, 0, 0), (1, 2, 1), (2, 2, 2)],
                      intermediates=[(0, 0, 1, 0), (1, 0, 2, 0), (2, 0, 3, 0)], outputs=[(3, 0, 0)])
     assert_graph_matches(spec, [_random(X, 3), _random(w, 4), _random(out, 5)])
+
+
+def test_a_convolution_runs_in_a_graph_between_element_wise_nodes():
+    """CONVOLUTION is a dispatch of its own (one thread per output element), fed by a fused element-wise chain,
+    with a bias and a FusedActivation, and feeding another node."""
+    x, w, bias, out = tensor([1, 4, 5, 6]), tensor([6, 2, 3, 3]), tensor([1, 6, 1, 1]), tensor([1, 6, 5, 3])
+    relu = DML_OPERATOR_DESC(Type=int(DML_OPERATOR_ACTIVATION_RELU), Desc=DML_ACTIVATION_RELU_OPERATOR_DESC())
+    conv = op("CONVOLUTION", InputTensor=x, FilterTensor=w, BiasTensor=bias, OutputTensor=out,
+              Mode=DML_CONVOLUTION_MODE_CROSS_CORRELATION, Direction=DML_CONVOLUTION_DIRECTION_FORWARD,
+              Strides=[1, 2], Dilations=[1, 1], StartPadding=[1, 1], EndPadding=[1, 0], OutputPadding=[0, 0],
+              GroupCount=2, FusedActivation=relu)
+    spec = GraphSpec(nodes=[(clip(x, -1.0, 2.0), "clip"), (threshold(x, 0.5), "threshold"), (conv, "conv"),
+                            (identity(out, scale_bias=(3.0, 1.0)), "scale")],
+                     input_count=3, output_count=1, inputs=[(0, 0, 0), (1, 2, 1), (2, 2, 2)],
+                     intermediates=[(0, 0, 1, 0), (1, 0, 2, 0), (2, 0, 3, 0)], outputs=[(3, 0, 0)])
+    assert_graph_matches(spec, [_random(x, 3), _random(w, 4), _random(bias, 5)])

@@ -22,8 +22,8 @@ from dmlemu.directml import *  # noqa: F401,F403
 from dmlemu.directml import inspect
 from dmlemu.directml.enums import OPERATOR_TYPE_TABLE
 from dmlemu.directml.operators import (
-    AXES, BOOL, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, INTS, SCALAR_UNION, SCHEMAS, SCHEMAS_BY_NAME, UINT,
-    UINTS,
+    AXES, BOOL, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, INTS, SCALAR_UNION, SCHEMAS, SCHEMAS_BY_NAME,
+    SPATIAL, UINT, UINTS,
 )
 from dmlemu.directml.validation import FusedActivation
 from dmlemu.dxgi import CreateDXGIFactory1
@@ -104,7 +104,7 @@ def default_attributes(schema, types):
         elif spec.kind == BOOL:
             values[spec.field] = 1
         elif spec.kind == UINT:      # LP_NORMALIZATION's Axis 0 and P 1, LRN's LocalSize 1
-            values[spec.field] = spec.one_of[0] if spec.one_of else int(spec.at_least or 0)
+            values[spec.field] = spec.one_of[0] if spec.one_of else int(spec.at_least_value or spec.at_least or 0)
         else:
             values[spec.field] = None
     return values
@@ -130,6 +130,9 @@ def sizes_for(schema, field, dims):
         return (1,) * max(dims - 2, 0) + (2, 3)[:dims]
     if schema.multiplies:        # GEMM: square matrices multiply whatever TransA and TransB say
         return ((2, 3, 1, 2, 1, 1, 2, 1) * 2)[:max(dims - 2, 0)] + (2, 2)[:dims]
+    if schema.convolves:         # CONVOLUTION: a 1 x 1 filter of 2 channels keeps the input's spatial sizes
+        window = field in schema.convolves[1:3]
+        return (((1, 2) if field != schema.convolves[1] else (2, 2)) + ((1 if window else 3),) * (dims - 2))[:dims]
     return ((2, 3, 1, 2, 1, 1, 2, 1) * 2)[:dims]
 
 
@@ -148,6 +151,9 @@ def build_desc(schema, types, dims, overrides=None, **attributes):
                 else [int(spec.field in ("Strides", "InputWindowStrides", "Repeats"))] * dims
         elif spec.kind == UINT and spec.field == "BlockSize":
             fields[spec.field] = 1
+    for spec in schema.attributes:      # the spatial arrays: one value per spatial dimension (paddings 0, the rest 1)
+        if spec.kind == SPATIAL:
+            fields[spec.field] = [spec.at_least_value or 0] * max(dims - 2, 0)
     fields.update(overrides or {})
     fields.update(attributes)
     return DML_OPERATOR_DESC(Type=schema.type, Desc=schema.desc_type(**fields))
@@ -192,8 +198,9 @@ def test_every_element_wise_operator_activation_and_cast_has_a_schema():
     # the data movement operators (tests/directml/test_data_movement.py)
     expected |= {"SLICE", "SLICE1", "PADDING", "PADDING1", "TILE", "DEPTH_TO_SPACE", "DEPTH_TO_SPACE1",
                  "SPACE_TO_DEPTH", "SPACE_TO_DEPTH1", "JOIN", "SPLIT"}
+    expected |= {"CONVOLUTION", "AVERAGE_POOLING", "AVERAGE_POOLING1", "MAX_POOLING", "LP_POOLING", "LP_POOLING1"}
     assert set(SCHEMAS_BY_NAME) == expected
-    assert len(expected) == 116
+    assert len(expected) == 122
 
 
 # ---- per schema: introduced level, every accepted and refused type and dimension count ---------------------
@@ -577,6 +584,18 @@ def expected_valid(schema, level, types, dims, strides_ok):
         return False
     if any(len({dims[f] for f in group}) > 1 for group in schema.same_sizes + schema.same_dimension_count):
         return False
+    for spec in schema.attributes:      # REDUCE: the Function default_attributes picks must accept the types here
+        for entry in schema.support_by:
+            if entry.field != spec.field:
+                continue
+            name = spec.enum(_supported_value(schema, spec, types)).name[len(spec.enum.__name__) + 1:]
+            if name in entry.values:
+                by_value = entry.support_at(level)
+                if by_value is None or any(
+                        type_name not in by_value.tensors[f].data_types
+                        or not by_value.tensors[f].min_dims <= dims[f] <= by_value.tensors[f].max_dims
+                        for f, type_name in types.items()) or (entry.same_type and len(set(types.values())) > 1):
+                    return False
     return any(a == types for a in type_assignments(schema, row, fixed=types))
 
 
@@ -610,6 +629,9 @@ def descs(draw):
         types[role.field], dims[role.field] = type_name, count
         fields[role.field] = tensor(type_name, sizes, strides)
     attributes = default_attributes(schema, types)
+    for spec in schema.attributes:      # the spatial arrays: one value per spatial dimension (paddings 0, the rest 1)
+        if spec.kind == SPATIAL:
+            attributes[spec.field] = [spec.at_least_value or 0] * max(dims[spec.of] - 2, 0)
     return schema, level, types, dims, strides_ok, fields, attributes
 
 
@@ -649,6 +671,8 @@ def test_hostile_attribute_values_are_refused_with_a_sentence(name, data):
         value = data.draw(st.one_of(garbage, st.integers(-2, 16)))
     elif spec.kind in (AXES, UINTS, INTS):
         value = data.draw(st.one_of(garbage, st.lists(st.integers(-2, 10), max_size=9)))
+    elif spec.kind == SPATIAL:
+        value = data.draw(st.one_of(garbage, st.lists(st.integers(-2, 4), max_size=4)))
     elif spec.kind in (UINT, BOOL):
         value = data.draw(st.one_of(garbage, st.booleans(), st.integers(-2, 10), st.integers(-(1 << 70), 1 << 70)))
     else:
@@ -663,6 +687,9 @@ def test_hostile_attribute_values_are_refused_with_a_sentence(name, data):
         # an Axes value is also refused by its count field or by the output's Sizes it implies, and a Function by
         # its own support rows (REDUCE): those sentences name the tensor
         starts = (spec.field,) + ((spec.count_field, "OutputTensor.Sizes") if spec.kind == AXES else ()) + (
+            (spec.count_field, "OutputTensor.Sizes", "InputTensor.Sizes", "FilterTensor.Sizes")
+            if spec.kind == SPATIAL else ()) + (
+            ("GroupCount", "FilterTensor.Sizes", "OutputTensor.Sizes") if spec.kind == UINT else ()) + (
             ("InputTensor.", "OutputTensor.") if any(e.field == spec.field for e in schema.support_by) else ()) + (
             # a data movement attribute is also refused by the shape it implies, or by its array's count
             ("InputTensor", "OutputTensor", "DimensionCount", "RepeatsCount", *(a.field for a in schema.attributes))
@@ -672,7 +699,7 @@ def test_hostile_attribute_values_are_refused_with_a_sentence(name, data):
         return
     outcome(ACCEPTED)
     got = info.attributes[spec.field]
-    if spec.kind in (AXES, UINTS, INTS):
+    if spec.kind in (AXES, UINTS, INTS, SPATIAL):
         assert type(got) is tuple and all(type(a) is int for a in got)
         return
     expected_type = {FLOAT: np.float32, ENUM: int, UINT: int, BOOL: int}.get(spec.kind)

@@ -47,7 +47,10 @@ def test_the_list_is_every_operator_with_a_kernel():
                                  for form in ("", "1")),
                                # and the data movement operators
                                "SLICE", "SLICE1", "PADDING", "PADDING1", "TILE", "DEPTH_TO_SPACE", "DEPTH_TO_SPACE1",
-                               "SPACE_TO_DEPTH", "SPACE_TO_DEPTH1", "JOIN", "SPLIT"])
+                               "SPACE_TO_DEPTH", "SPACE_TO_DEPTH1", "JOIN", "SPLIT",
+                               # and the sliding windows (convolution, pooling)
+                               "AVERAGE_POOLING", "AVERAGE_POOLING1", "CONVOLUTION", "LP_POOLING", "LP_POOLING1",
+                               "MAX_POOLING"])
     assert {"ADD", "RELU", "CAST", "LOGICAL_GREATER_THAN", "ACTIVATION_IDENTITY", "IDENTITY"} <= set(OPERATORS)
     with pytest.raises(UsageError, match=r"^DML_OPERATOR_REDUCE runs through the DirectML API \(dmlemu.run_operator\) "
                                          r"but not from the command line yet"):

@@ -1,0 +1,314 @@
+"""The sliding-window operators' table and compiler: CONVOLUTION and the poolings as kernel launches.
+
+A convolution or a pooling is neither element-wise nor a reduction: kernels/window.s gives each output element one
+thread, which loops over the taps of its window (input channels of its group, then the window's depth, height and
+width, each ascending) and skips the taps that fall in the padding; the launch is ceil(elements / 64) workgroups
+of 64 threads. One to three spatial dimensions run the same three loops: a missing dimension has size 1 and a
+window of 1. A pooling is a depthwise window without a filter: one channel per group (K = C = G), and the tap
+adds (AVERAGE) or takes the maxNum (MAX) instead of the fused multiply-add. One `WindowOperator` row per operator
+says, by name:
+
+  tensors     the desc's tensor fields in binding order, the output last
+  window_op   what a tap does: "CONVOLUTION" (fma with the filter), "AVERAGE", "MAX" or "LP" (P 1: + |x|;
+              P 2: + x x, then the square root) (kernels/window.s's `.if WINDOW_OP == ..` blocks)
+  source      the kernel source (the program name says the operator and the path: convolution_direct_..)
+  types       the data types it serves (FLOAT16 is widened and accumulates in FLOAT32)
+  params      the desc's attributes the compiler reads, (field, kind) (the registry checks that the schema has
+              them)
+
+The constant buffer reuses kernels/constant_buffer.py's RECORDS: eight records of eight dwords, whose fields
+(SIZE, MAGIC, SHIFT1, SHIFT2, STRIDE_T0 .. STRIDE_T3) this kernel reads with the meanings of `RECORD_USE`, the one
+table of what each holds; PARAM0 is C / G, PARAM1 the filter's base element (AVERAGE: the window's size as
+FLOAT32), PARAM2 .. the FusedActivation's attributes. A convolution whose K / G is a multiple of TILE_K gives each
+thread TILE_K output channels (program .._k4_..): one input load per tap serves TILE_K fmas. Strides are elements; the filter's strides along the window are negative in CONVOLUTION mode (the
+filter flipped) and its base the flipped origin, so the kernel never knows the mode. The order of every
+operation is docs/NUMERICS.md's "Convolution"; the golden model (dmlemu.golden.convolution) follows the same
+description, independently. A FusedActivation runs the activation operator's own body (the block
+`.if BODY == "<activation>"` of kernels/element_wise_bodies.inc, assembled with the symbols the element-wise driver
+gives that activation in FLOAT32), as GEMM's does. The poolings' order is docs/NUMERICS.md's "Pooling"
+(dmlemu.golden.pooling).
+
+DML_CONVOLUTION_DIRECTION_BACKWARD (the transposed convolution) runs the same loops with the BACKWARD symbol: a tap
+reads the input where (o + StartPadding - t Dilations) / Strides is whole and inside it (convolution_backward_..).
+
+The GEMM path: a convolution of a 1 x 1 window, strides 1, no padding, one group, at least GEMM_MIN_CHANNELS
+input channels and spatial dimensions that merge into one in the input and the output (any packed NCHW tensor) is
+a matrix product per batch, out[n, p, k] = sum over c of x[n, p, c] w[c, k] (p the spatial position), and runs
+kernels/gemm.s (`gemm_path`: the strides of that view, no tensor is copied); its program is named
+convolution_gemm_... . Its order is the same as the direct kernel's, so the bits are too: acc from -0, one fma per
+channel ascending; Alpha 1 (exact); the bias as C with Beta 1, fma(1, bias, acc) = acc + bias rounded once; the
+FusedActivation; one rounding to FLOAT16 (docs/NUMERICS.md, "Convolution").
+"""
+import functools
+import os
+from dataclasses import dataclass, replace
+
+from dmlemu.isa.assembler import assemble_file
+from dmlemu.isa.program import Program
+from dmlemu.kernels import gemm_ops
+from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
+from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS as ELEMENT_WISE_ROWS
+
+KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
+THREADS = 64              # threads per workgroup: one output element each
+TILE_K = 4                # a convolution whose K / G is a multiple of this computes TILE_K output channels a thread
+GEMM_MIN_CHANNELS = 16    # a 1 x 1 convolution of at least this many input channels per group runs gemm.s
+_LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort", "INT8": "sbyte", "UINT8": "ubyte"}
+_STORE = {"FLOAT32": "dword", "FLOAT16": "short", "INT8": "byte", "UINT8": "byte"}
+_SHIFT = {"FLOAT32": 2, "FLOAT16": 1, "INT8": 0, "UINT8": 0}
+# MAX: the instruction and its identity per data type (maxNum from NaN; integers from the type's least value, loaded
+# sign- or zero-extended, stored by their low byte)
+_MAX = {"FLOAT32": ("v_max_f32", 0x7FC00000), "FLOAT16": ("v_max_f32", 0x7FC00000), "INT8": ("v_max_i32", 0xFFFFFF80),
+        "UINT8": ("v_max_u32", 0)}
+
+# What each field of the eight RECORDS holds for window.s (record name: fields in record order). The
+# assembler symbol CB_CONV_<record> is the record's offset; `_records` packs them by these names.
+RECORD_USE = (      # "FORWARD field / BACKWARD field" where the directions differ
+    ("W", ("OW", "OW magic", "OW shift1", "OW shift2", "x stride W", "- / stride W magic", "- / stride W shift1",
+           "output stride W")),
+    ("H", ("OH", "OH magic", "OH shift1", "OH shift2", "x stride H", "- / stride H magic", "- / stride H shift1",
+           "output stride H")),
+    ("D", ("OD", "OD magic", "OD shift1", "OD shift2", "x stride D", "- / stride D magic", "- / stride D shift1",
+           "output stride D")),
+    ("K", ("K", "K magic", "K shift1", "K shift2", "x stride C", "w stride K / w stride K/G", "bias stride K",
+           "output stride K")),
+    ("GROUP", ("K/G", "K/G magic", "K/G shift1", "K/G shift2", "x stride N", "w stride C / w stride C (dim 0)",
+               "x group step", "output stride N")),
+    ("WINDOW_W", ("IW", "KW", "stride W", "dilation W", "start padding W", "x tap step W / stride W shift2",
+                  "w tap step W", "- / w group step (C/G w_0 - K/G w_1)")),
+    ("WINDOW_H", ("IH", "KH", "stride H", "dilation H", "start padding H", "x tap step H / stride H shift2",
+                  "w tap step H", "-")),
+    ("WINDOW_D", ("ID", "KD", "stride D", "dilation D", "start padding D", "x tap step D / stride D shift2",
+                  "w tap step D", "-")),
+)
+_RECORD_FIELDS = ("SIZE", "MAGIC", "SHIFT1", "SHIFT2", "STRIDE_T0", "STRIDE_T1", "STRIDE_T2", "STRIDE_T3")
+
+
+@dataclass(frozen=True, kw_only=True)
+class WindowOperator:
+    """One operator of the sliding-window family (see the module docstring for each field)."""
+    name: str
+    tensors: tuple
+    types: tuple
+    window_op: str
+    source: str = "window.s"
+    params: tuple = ()
+    scale_bias: bool = False
+    bounds: tuple = ()
+    optional: tuple = ()
+    family: str = "window"
+
+
+_POOLING = (("Strides", "uints"), ("WindowSize", "uints"), ("StartPadding", "uints"), ("EndPadding", "uints"))
+OPERATORS = {row.name: row for row in (
+    WindowOperator(name="CONVOLUTION", tensors=("InputTensor", "FilterTensor", "BiasTensor", "OutputTensor"),
+                   types=("FLOAT32", "FLOAT16"), window_op="CONVOLUTION",
+                   params=(("Mode", "enum"), ("Direction", "enum"), ("Strides", "uints"), ("Dilations", "uints"),
+                           ("StartPadding", "uints"), ("EndPadding", "uints"), ("OutputPadding", "uints"),
+                           ("GroupCount", "u32")),
+                   optional=(2,)),
+    WindowOperator(name="AVERAGE_POOLING", tensors=("InputTensor", "OutputTensor"), types=("FLOAT32", "FLOAT16"),
+                   window_op="AVERAGE", params=_POOLING + (("IncludePadding", "bool"),)),
+    WindowOperator(name="AVERAGE_POOLING1", tensors=("InputTensor", "OutputTensor"), types=("FLOAT32", "FLOAT16"),
+                   window_op="AVERAGE", params=_POOLING + (("Dilations", "uints"), ("IncludePadding", "bool"))),
+    WindowOperator(name="LP_POOLING", tensors=("InputTensor", "OutputTensor"), types=("FLOAT32", "FLOAT16"),
+                   window_op="LP", params=_POOLING + (("P", "u32"),)),
+    WindowOperator(name="LP_POOLING1", tensors=("InputTensor", "OutputTensor"), types=("FLOAT32", "FLOAT16"),
+                   window_op="LP", params=_POOLING + (("Dilations", "uints"), ("P", "u32"))),
+    WindowOperator(name="MAX_POOLING", tensors=("InputTensor", "OutputTensor"),
+                   types=("FLOAT32", "FLOAT16", "INT8", "UINT8"),
+                   window_op="MAX", params=_POOLING),
+)}
+
+
+def variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None,
+                    window_op="CONVOLUTION", include_padding=False, backward=False, tile=1, lp=0):
+    """The assembler symbols of one variant of window.s; with `activation` (ACTIVATION_RELU ...), those
+    the element-wise driver gives that activation's own kernel in FLOAT32 (`activation_symbols`: its
+    variant_symbols, handed in by kernels/driver.py), under this kernel's own."""
+    records = layout.field("RECORDS").offset
+    step = layout.record_bytes
+    base = {} if activation is None else dict(activation_symbols(activation, "FLOAT32", True, False, False, layout))
+    return {**base, "HAS_ACT": int(activation is not None), "HAS_BIAS": int(has_bias), "LOAD": _LOAD[data_type],
+            "STORE": _STORE[data_type], "SHIFT": _SHIFT[data_type], "WIDEN_F16": int(data_type == "FLOAT16"),
+            "NARROW_F16": int(data_type == "FLOAT16"), "DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64,
+            "DESC_OUT": 96 if window_op == "CONVOLUTION" else 32, "WINDOW_OP": window_op,
+            "INCLUDE_PADDING": int(include_padding), "BACKWARD": int(backward), "TILE_K": tile, "LP_P": lp,
+            "PAIRED": int(window_op == "CONVOLUTION" and not backward),
+            "MAX": _MAX[data_type][0], "MAX_IDENTITY": _MAX[data_type][1],
+            **{f"CB_CONV_{name}": records + i * step for i, (name, _) in enumerate(RECORD_USE)}, **layout.symbols()}
+
+
+@functools.lru_cache(maxsize=None)
+def build_program(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None, operator="CONVOLUTION",
+                  include_padding=False, backward=False, tile=1, lp=0):
+    """Assemble and decode one variant of window.s (cached)."""
+    row = OPERATORS[operator]
+    symbols = variant_symbols(data_type, has_bias, layout, activation, activation_symbols, row.window_op,
+                              include_padding, backward, tile, lp)
+    dwords = assemble_file(os.path.join(KERNEL_DIR, row.source), symbols)
+    act = "" if activation is None else "_" + activation.lower()
+    if row.window_op == "CONVOLUTION":
+        name = (f"convolution_{'backward_' if backward else ''}direct_{data_type.lower()}"
+                f"{'_k4' if tile == 4 else ''}{'' if has_bias else '_no_bias'}{act}")
+    else:
+        name = (f"{operator.lower()}_{data_type.lower()}{'_include_padding' if include_padding else ''}"
+                f"{f'_p{lp}' if lp else ''}")
+    return Program(dwords, name)
+
+
+def _strides(spec, packed_strides):
+    sizes = tuple(int(s) for s in spec.sizes)
+    strides = tuple(int(s) for s in (spec.strides if spec.strides is not None else packed_strides(sizes)))
+    # a dimension of size 1 has only coordinate 0: its stride never matters (0 keeps the offsets small)
+    return sizes, tuple(0 if size == 1 else stride for size, stride in zip(sizes, strides))
+
+
+def _three(values, fill):
+    """A spatial tuple of 1 to 3 values as (W, H, D), the missing outer ones `fill`."""
+    values = tuple(int(v) for v in values)[::-1]
+    return values + (fill,) * (3 - len(values))
+
+
+def _merged_spatial(sizes, strides):
+    """The one (size, stride) the spatial dimensions merge into, or None where they do not (a dimension's stride is
+    not the next one's stride times its size; dimensions of size 1 do not count)."""
+    dims = [(size, stride) for size, stride in zip(sizes[2:], strides[2:]) if size != 1]
+    if not dims:
+        return 1, 0
+    for (outer, outer_stride), (inner, inner_stride) in zip(dims, dims[1:]):
+        if outer_stride != inner_stride * inner:
+            return None
+    total = 1
+    for size, _ in dims:
+        total *= size
+    return total, dims[-1][1]
+
+
+def gemm_path(tensors, attributes, packed_strides):
+    """The TensorSpecs (A, B, C, output) of the GEMM that computes a validated CONVOLUTION desc, or None where the
+    desc is no plain 1 x 1 convolution (see the module docstring)."""
+    x, w, bias, out = tensors
+    spatial = len(x.sizes) - 2
+    if (int(attributes.get("Direction") or 0) != 0 or int(attributes.get("GroupCount") or 1) != 1
+            or any(int(s) != 1 for s in w.sizes[2:]) or any(int(s) != 1 for s in attributes.get("Strides") or ())
+            or any(int(p) for p in (attributes.get("StartPadding") or ()) + (attributes.get("EndPadding") or ()))
+            or int(x.sizes[1]) < GEMM_MIN_CHANNELS):
+        return None
+    x_sizes, x_strides = _strides(x, packed_strides)
+    w_sizes, w_strides = _strides(w, packed_strides)
+    o_sizes, o_strides = _strides(out, packed_strides)
+    x_plane, o_plane = _merged_spatial(x_sizes, x_strides), _merged_spatial(o_sizes, o_strides)
+    if x_plane is None or o_plane is None or spatial < 0:
+        return None
+    (n, c), k, p = x_sizes[:2], w_sizes[0], x_plane[0]
+    spec = lambda t, sizes, strides: replace(t, sizes=sizes, strides=strides)     # the same buffer, another view
+    a = spec(x, (n, p, c), (x_strides[0], x_plane[1], x_strides[1]))          # A[n][p][c] = x[n, c, p]
+    b = spec(w, (n, c, k), (0, w_strides[1], w_strides[0]))                   # B[n][c][k] = w[k, c]
+    bias_spec = None if bias is None else spec(bias, (n, p, k), (0, 0, _strides(bias, packed_strides)[1][1]))
+    o = spec(out, (n, p, k), (o_strides[0], o_plane[1], o_strides[1]))        # out[n][p][k] = out[n, k, p]
+    return a, b, bias_spec, o
+
+
+@functools.lru_cache(maxsize=None)
+def _named(program, name):
+    """The same program under the name that says which path a convolution took."""
+    return Program(program.dwords, name)
+
+
+def compile_window(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides, activation_of,
+                   activation_symbols):
+    """(program, constant buffer bytes, elements, threads per workgroup, workgroups, group grid, thread grid, LDS
+    bytes) of a validated CONVOLUTION or pooling desc (the grids are () but for the GEMM path's launch; a direct
+    kernel's thread computes TILE_K elements where the desc allows); kernels/driver.py wraps them in a
+    CompiledKernel. `no_kernel` is the NoKernel class to raise; `activation_of`
+    and `activation_symbols` are the driver's (the FusedActivation's name and attributes; an element-wise kernel's
+    symbols)."""
+    row = OPERATORS[operator]
+    convolution = row.window_op == "CONVOLUTION"
+    if convolution:
+        x, w, bias, out = tensors
+    else:
+        (x, out), w, bias = tensors, None, None
+    if out.data_type not in row.types:
+        raise no_kernel(f"dmlemu's kernel for {operator} serves {', '.join(row.types)}, not {out.data_type}")
+    backward = convolution and int(attributes.get("Direction") or 0) == 1   # the transposed convolution
+    lp = int(attributes.get("P") or 0) if row.window_op == "LP" else 0
+    if row.window_op == "LP" and lp not in (1, 2):
+        raise no_kernel(f"dmlemu's kernel for {operator} serves P 1 and 2, not {lp}")
+    gemm = gemm_path(tensors, attributes, packed_strides) if convolution else None
+    if gemm is not None:         # a 1 x 1 convolution: a matrix product per batch on gemm.s
+        program, constants, group_grid, thread_grid, lds_bytes = gemm_ops.compile_gemm(
+            "GEMM", gemm, {"TransA": 0, "TransB": 0, "Alpha": 1.0, "Beta": 1.0,
+                           "FusedActivation": attributes.get("FusedActivation")},
+            layout, no_kernel, division_magic, packed_strides, activation_of, activation_symbols)
+        elements = 1
+        for size in out.sizes:
+            elements *= int(size)
+        name = "convolution_gemm_" + program.name.removeprefix("gemm_").replace("_no_c", "_no_bias")
+        return (_named(program, name), constants, elements, thread_grid[0] * thread_grid[1] * thread_grid[2],
+                group_grid[0] * group_grid[1] * group_grid[2], group_grid, thread_grid, lds_bytes)
+    activation, activation_attributes = activation_of(attributes)
+    if activation is not None and activation not in FUSABLE:
+        raise no_kernel(f"dmlemu has no fused kernel body for the FusedActivation {activation}")
+    act_params = [] if activation is None else list(ELEMENT_WISE_ROWS[activation].params)
+    if len(act_params) > 4 or any(encoding != "f32" for _, encoding in act_params):
+        raise no_kernel(f"dmlemu's kernel for {operator} cannot fuse {activation}'s attributes")
+    x_sizes, x_strides = _strides(x, packed_strides)
+    o_sizes, o_strides = _strides(out, packed_strides)
+    spatial = len(x_sizes) - 2
+    n, c = x_sizes[:2]
+    if convolution:
+        w_sizes, w_strides = _strides(w, packed_strides)
+        groups = int(attributes.get("GroupCount") or 1)
+        k, window = (w_sizes[1] * groups if backward else w_sizes[0]), w_sizes[2:]
+    else:        # a pooling: a depthwise window without a filter (K = C = G)
+        w_sizes, w_strides = (c, 1) + (1,) * spatial, (0,) * (2 + spatial)
+        groups, k, window = c, c, tuple(attributes["WindowSize"])
+    count = lambda name, fill: attributes.get(name) if attributes.get(name) is not None else (fill,) * spatial
+    strides, dilations = _three(count("Strides", 1), 1), _three(count("Dilations", 1), 1)
+    start = _three(count("StartPadding", 0), 0)
+    c_group, k_group = c // groups, k // groups
+    in_size, window, o_size = _three(x_sizes[2:], 1), _three(window, 1), _three(o_sizes[2:], 1)
+    xs, ws, os_ = _three(x_strides[2:], 0), _three(w_strides[2:], 0), _three(o_strides[2:], 0)
+    flip = convolution and int(attributes.get("Mode", 1)) == 0     # DML_CONVOLUTION_MODE_CONVOLUTION: flipped
+    w_tap = tuple(-s if flip else s for s in ws)
+    w_base = sum((window[d] - 1) * ws[d] for d in range(3)) if flip else 0
+    u32 = lambda v: int(v) & 0xFFFFFFFF
+
+    def record(*values):
+        return {name: u32(v) for name, v in zip(_RECORD_FIELDS, values)}
+    # BACKWARD: the filter's K/G stride plays w_k's part and its C stride w_c's; each stride's division magic takes
+    # the slots FORWARD leaves free (RECORD_USE); the group's filter offset is corrected by `group_w`.
+    w_k, w_c = (w_strides[1], w_strides[0]) if backward else (w_strides[0], w_strides[1])
+    magic = [division_magic(strides[d]) if backward else (0, 0, 0) for d in range(3)]
+    group_w = c_group * w_strides[0] - k_group * w_strides[1] if backward else 0
+    records = [record(o_size[d], *division_magic(o_size[d]), xs[d], magic[d][0], magic[d][1], os_[d])
+               for d in range(3)]
+    tile = TILE_K if convolution and k_group % TILE_K == 0 else 1    # output channels per thread
+    records.append(record(k // tile, *division_magic(k // tile), x_strides[1], w_k, 0 if bias is None else
+                          _strides(bias, packed_strides)[1][1], o_strides[1]))
+    records.append(record(k_group, *division_magic(k_group), x_strides[0], w_c, c_group * x_strides[1],
+                          o_strides[0]))
+    records += [record(in_size[d], window[d], strides[d], dilations[d], start[d],
+                       magic[d][2] if backward else dilations[d] * xs[d], w_tap[d], group_w if d == 0 else 0)
+                for d in range(3)]
+    elements = n * k * o_size[0] * o_size[1] * o_size[2]
+    threads = elements // tile
+    include_padding = bool(attributes.get("IncludePadding"))
+    second = f32_bits(float(window[0] * window[1] * window[2])) if row.window_op == "AVERAGE" else u32(w_base)
+    values = {"ELEMENTS": threads, "WORKGROUP_SIZE": THREADS, "RECORD_COUNT": len(records),
+              "PARAM0": c_group, "PARAM1": second}
+    for i, (name, _) in enumerate(act_params):
+        if activation_attributes.get(name) is None:
+            raise ValueError(f"{activation} needs its attribute {name}")
+        values[f"PARAM{2 + i}"] = f32_bits(float(activation_attributes[name]))
+    constants = layout.pack(values, records, params=True, wide=False)
+    program = build_program(out.data_type, bias is not None, layout, activation,
+                            activation_symbols if activation is not None else None, operator,
+                            include_padding and row.window_op == "AVERAGE", backward, tile, lp)
+    return program, constants, elements, THREADS, -(-threads // THREADS), (), (), 0
+
+
+__all__ = ["THREADS", "GEMM_MIN_CHANNELS", "OPERATORS", "gemm_path", "RECORD_USE", "WindowOperator", "build_program", "compile_window",
+           "variant_symbols"]
