@@ -89,6 +89,7 @@ ENUM = "ENUM"                      # an enum value -> int
 SCALAR_UNION = "DML_SCALAR_UNION"  # 8 bytes read as the data type another field names -> a NumPy scalar
 FUSED_ACTIVATION = "FUSED_ACTIVATION"   # _Maybenull_ const DML_OPERATOR_DESC* -> None or FusedActivation
 AXES = "AXES"                      # UINT <count field>; _Field_size_(count) const UINT* -> a tuple of axes
+UINT = "UINT"                      # a C UINT -> int (GATHER's Axis, IndexDimensions; range rules in `shapes`)
 
 
 @dataclass(frozen=True)
@@ -152,6 +153,7 @@ class OperatorSchema(InputsAndOutputs):
     support_by: tuple = ()          # AttributeSupport: rows that depend on an attribute's value
     reduces: tuple = ()             # (input, output, axes field): the output has the input's Sizes but 1 on the axes
     multiplies: tuple = ()          # (A, B, C, output, TransA field, TransB field): GEMM's matrix shapes
+    shapes: str = None              # the name of a shape rule in dmlemu.directml.gather_shapes.SHAPE_RULES
 
     @property
     def c_name(self):
@@ -168,7 +170,7 @@ class OperatorSchema(InputsAndOutputs):
     def desc_fields(self):
         """The desc struct's (C field name, zero value) pairs in C order: the tensors (binding order is C
         order), ScaleBias, then the attributes."""
-        zero = {FLOAT: 0.0, ENUM: 0, SCALAR_UNION: None, FUSED_ACTIVATION: None}
+        zero = {FLOAT: 0.0, ENUM: 0, SCALAR_UNION: None, FUSED_ACTIVATION: None, UINT: 0}
         attributes = []
         for a in self.attributes:
             if a.kind == AXES:
@@ -537,6 +539,45 @@ _SCHEMA_LIST = [
     _op("CAST", UNARY, (
         (L4_1, (1, 8), ALL_11), (L3_1, (1, 8), ALL_10), (L3_0, 4, ALL_10),
         (L1_0, 4, ("FLOAT32", "FLOAT16", "INT16", "INT8", "UINT16", "UINT8"))), **_ONLY_SIZES),
+
+    # -- gathers (index-driven data movement) ----------------------------------------------------------------
+    # DML_GATHER_OPERATOR_DESC, DML_GATHER_ELEMENTS_OPERATOR_DESC, DML_GATHER_ND_OPERATOR_DESC,
+    # DML_GATHER_ND1_OPERATOR_DESC (sdk-api ns-directml-dml_gather*_operator_desc): "The DimensionCount of
+    # [IndicesTensor] must match InputTensor.DimensionCount", the output's DimensionCount and DataType the input's;
+    # 1 to 8 dimensions from DML_FEATURE_LEVEL_3_0 (4 before), 64-bit data types from DML_FEATURE_LEVEL_4_1 (the
+    # feature level history lists GATHER among its 64-bit additions), INT32 / UINT32 indices at DML_FEATURE_LEVEL_2_1
+    # (UINT32 only at 1_0) and INT64 / UINT64 too from 3_0. The Sizes rules of each page are the `shapes` rules
+    # (dmlemu.directml.gather_shapes); out-of-range indices are docs/NUMERICS.md's "Gathers" rule.
+    _op("GATHER", _roles("InputTensor", "IndicesTensor", "OutputTensor"), (
+        (L4_1, (1, 8), {"*": ALL_11, "IndicesTensor": INTS_32_64}),
+        (L3_0, (1, 8), {"*": FLOAT_INTS_8_TO_32, "IndicesTensor": INTS_32_64}),
+        (L2_1, 4, {"*": FLOAT_INTS_8_TO_32, "IndicesTensor": ("INT32", "UINT32")}),
+        (L1_0, 4, {"*": FLOATS, "IndicesTensor": ("UINT32",)})),
+        same_type=[("InputTensor", "OutputTensor")], same_sizes=[],
+        same_dimension_count=(("InputTensor", "IndicesTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("Axis", UINT), AttributeSpec("IndexDimensions", UINT)), shapes="GATHER"),
+    _op("GATHER_ELEMENTS", _roles("InputTensor", "IndicesTensor", "OutputTensor"), (
+        (L4_1, (1, 8), {"*": ALL_11, "IndicesTensor": INTS_32_64}),
+        (L3_0, (1, 8), {"*": FLOAT_INTS_8_TO_32, "IndicesTensor": INTS_32_64}),
+        (L2_1, 4, {"*": FLOAT_INTS_8_TO_32, "IndicesTensor": ("INT32", "UINT32")})),
+        same_type=[("InputTensor", "OutputTensor")], same_sizes=[("IndicesTensor", "OutputTensor")],
+        same_dimension_count=(("InputTensor", "IndicesTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("Axis", UINT),), shapes="GATHER_ELEMENTS"),
+    _op("GATHER_ND", _roles("InputTensor", "IndicesTensor", "OutputTensor"), (
+        (L4_1, (1, 8), {"*": ALL_11, "IndicesTensor": INTS_32_64}),
+        (L3_0, (1, 8), {"*": FLOAT_INTS_8_TO_32, "IndicesTensor": INTS_32_64}),
+        (L2_1, 4, {"*": FLOAT_INTS_8_TO_32, "IndicesTensor": ("INT32", "UINT32")})),
+        same_type=[("InputTensor", "OutputTensor")], same_sizes=[],
+        same_dimension_count=(("InputTensor", "IndicesTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("InputDimensionCount", UINT), AttributeSpec("IndicesDimensionCount", UINT)),
+        shapes="GATHER_ND"),
+    _op("GATHER_ND1", _roles("InputTensor", "IndicesTensor", "OutputTensor"), (
+        (L4_1, (1, 8), {"*": ALL_11, "IndicesTensor": INTS_32_64}),
+        (L3_0, (1, 8), {"*": FLOAT_INTS_8_TO_32, "IndicesTensor": INTS_32_64})),
+        same_type=[("InputTensor", "OutputTensor")], same_sizes=[],
+        same_dimension_count=(("InputTensor", "IndicesTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("InputDimensionCount", UINT), AttributeSpec("IndicesDimensionCount", UINT),
+                    AttributeSpec("BatchDimensionCount", UINT)), shapes="GATHER_ND"),
 ]
 SCHEMAS = {schema.type: schema for schema in _SCHEMA_LIST}
 SCHEMAS_BY_NAME = {schema.name: schema for schema in _SCHEMA_LIST}
@@ -565,7 +606,7 @@ def _check_tables():
         attribute_fields = [a.field for a in schema.attributes]
         assert schema.desc_type._fields_ == tuple(f for f, _ in schema.desc_fields()), schema.name
         for spec in schema.attributes:
-            assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION, AXES), schema.name
+            assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION, AXES, UINT), schema.name
             assert spec.kind != AXES or (spec.of in fields and spec.count_field), schema.name
             assert spec.kind != ENUM or spec.enum is not None, schema.name
             assert spec.type_field is None or spec.type_field in attribute_fields, schema.name

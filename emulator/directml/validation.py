@@ -42,8 +42,9 @@ from dmlemu.directml.enums import (
     DML_FEATURE_LEVEL, DML_TENSOR_DIMENSION_COUNT_MAX1,
 )
 from dmlemu.directml.operators import (
-    AXES, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION_TYPES, SCALAR_UNION, SCHEMAS,
+    AXES, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION_TYPES, SCALAR_UNION, SCHEMAS, UINT,
 )
+from dmlemu.directml.gather_shapes import SHAPE_RULES
 from dmlemu.directml.structs import (
     DML_BUFFER_TENSOR_DESC, DML_OPERATOR_DESC, DML_SCALAR_UNION, DML_SCALE_BIAS, DML_TENSOR_DESC,
 )
@@ -448,6 +449,8 @@ def _validate_attributes(schema, desc, tensors, feature_level, prefix):
             value = dtype.type(np.frombuffer(value.Bytes[:dtype.itemsize], dtype=dtype)[0])
         elif spec.kind == AXES:
             value = _validate_axes(schema, spec, desc, by_field, prefix)
+        elif spec.kind == UINT:
+            value = check_uint(value, where)
         else:  # FUSED_ACTIVATION
             value = _validate_fused_activation(schema, value, by_field, feature_level, where)
         values[spec.field] = value
@@ -510,6 +513,8 @@ def _check_attribute_support(schema, by_field, attributes, feature_level):
                                   f"{entry.field} {short}.")
     if schema.multiplies:
         _check_matrix_shapes(schema, by_field, attributes)
+    if schema.shapes:
+        SHAPE_RULES[schema.shapes](schema, by_field, attributes)
     if schema.reduces:
         source, target, axes_field = schema.reduces
         source, target, axes = by_field[source], by_field[target], attributes[axes_field]

@@ -22,6 +22,7 @@ One module per family, each operator registered by name where it is defined (reg
   transcendental.py  EXP ... ERF, POW, ATAN_YX and the transcendental activations
   reduce.py          REDUCE, ARGMAX, ARGMIN (the fixed order of docs/NUMERICS.md, "Reductions")
   gemm.py            GEMM (the fixed order of docs/NUMERICS.md, "GEMM")
+  gathers.py         GATHER, GATHER_ELEMENTS, GATHER_ND, GATHER_ND1 (docs/NUMERICS.md, "Gathers")
 
 `run(name, inputs, ...)` computes any registered operator by its DirectML name; OPERATORS is the table.
 """
@@ -46,6 +47,7 @@ from dmlemu.golden.transcendental import (
 )
 from dmlemu.golden.reduce import argmax, argmin, reduce
 from dmlemu.golden.gemm import gemm
+from dmlemu.golden.gathers import gather as gather_axis, gather_elements, gather_nd, gather_nd1
 from dmlemu.golden.registry import OPERATORS
 
 __all__ = [
@@ -61,7 +63,7 @@ __all__ = [
     "activation",
     "exp", "log", "sqrt", "recip", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
     "acosh", "atanh", "erf", "constant_pow", "pow_", "atan_yx",
-    "reduce", "argmax", "argmin", "gemm",
+    "reduce", "argmax", "argmin", "gemm", "gather_axis", "gather_elements", "gather_nd", "gather_nd1",
     "OPERATORS", "run",
 ]
 

@@ -1,0 +1,152 @@
+"""The gathers' shape rules: which input and indices dimension each output dimension walks, and the Sizes checks.
+
+GATHER, GATHER_ELEMENTS, GATHER_ND and GATHER_ND1 all compute, per output element,
+
+    output[o] = input[p(o) + sum_j coordinate_j * stride_j]   with coordinate_j read from indices[q(o) + j * step]
+
+where p and q are linear in the output coordinates (each output dimension walks at most one input dimension and
+at most one indices dimension), and the tuple of index components j = 0 .. m-1 (m = 1 for GATHER and
+GATHER_ELEMENTS, the indices' last size for GATHER_ND) names input dimensions. `plan` returns that map; the
+validator (dmlemu.directml.validation) checks the output's Sizes against it, and the kernel compiler
+(dmlemu.kernels.gather_ops) turns it into dimension records. The golden model (dmlemu.golden.gather) is written
+from the pages independently.
+
+The rules, per DirectML page (sdk-api ns-directml-dml_gather*_operator_desc):
+  GATHER           OutputTensor.Sizes = {InputTensor.Sizes[0..Axis], IndicesTensor.Sizes[(D - IndexDimensions)
+                   .. D], InputTensor.Sizes[(Axis+1) .. D]}, right-aligned into D dimensions (leading 1s
+                   cropped, 1s padded in front); Axis < D; dmlemu accepts IndexDimensions from 0 to D (the page
+                   says "[0, IndicesTensor.DimensionCount)", which would forbid a 1-D gather by 1-D indices).
+  GATHER_ELEMENTS  IndicesTensor.Sizes must match InputTensor.Sizes "for every dimension except Axis"; the output
+                   has the indices' Sizes (the schema's same_sizes).
+  GATHER_ND(1)     the last InputDimensionCount (IndicesDimensionCount) dimensions are the actual ones; the
+                   indices' last size m is the tuple length (1 <= m <= InputDimensionCount - BatchDimensionCount);
+                   BatchDimensionCount < IndicesDimensionCount leading actual dimensions of both must agree;
+                   OutputTensor.Sizes = {1..., IndicesTensor.Sizes[(D - IndicesDimensionCount) .. (D - 1)],
+                   InputTensor.Sizes[(D - InputDimensionCount + BatchDimensionCount + m) .. D]}, right-aligned.
+                   Dimensions in front of the actual ones are read at coordinate 0.
+"""
+from dataclasses import dataclass
+
+from dmlemu.com import invalid
+
+__all__ = ["GatherPlan", "plan", "SHAPE_RULES"]
+
+
+@dataclass(frozen=True)
+class GatherPlan:
+    """The output's expected Sizes and, per output dimension, (input dimension or None, indices dimension or
+    None); the tuple's input dimensions (component j names tuple[j]); the indices dimension the components
+    step along (None: one component)."""
+    output_sizes: tuple
+    walks: tuple
+    tuple_dims: tuple
+    component_dim: object = None
+
+
+def _format(values):
+    return "{" + ",".join(str(v) for v in values) + "}"
+
+
+def _right_align(entries, rank, what):
+    """entries: [(size, input dim, indices dim)] -> (sizes, walks) of `rank` dimensions (1s padded in front,
+    leading 1s cropped); None when a cropped entry is not 1."""
+    extra = len(entries) - rank
+    if extra > 0:
+        if any(size != 1 for size, _, _ in entries[:extra]):
+            return None
+        entries = entries[extra:]
+    entries = [(1, None, None)] * (rank - len(entries)) + list(entries)
+    return tuple(e[0] for e in entries), tuple((e[1], e[2]) for e in entries)
+
+
+def plan(operator, input_sizes, indices_sizes, output_rank, attributes):
+    """The GatherPlan of a desc whose attributes are already in range (see `check`); None when the output cannot
+    hold the relevant dimensions (a cropped leading size is not 1)."""
+    rank = len(input_sizes)
+    if operator == "GATHER":
+        axis, k = attributes["Axis"], attributes["IndexDimensions"]
+        entries = ([(input_sizes[d], d, None) for d in range(axis)]
+                   + [(indices_sizes[d], None, d) for d in range(len(indices_sizes) - k, len(indices_sizes))]
+                   + [(input_sizes[d], d, None) for d in range(axis + 1, rank)])
+        aligned = _right_align(entries, output_rank, "GATHER")
+        return None if aligned is None else GatherPlan(aligned[0], aligned[1], (axis,))
+    if operator == "GATHER_ELEMENTS":
+        axis = attributes["Axis"]
+        walks = tuple((None if d == axis else d, d) for d in range(rank))
+        return GatherPlan(tuple(indices_sizes), walks, (axis,))
+    # GATHER_ND, GATHER_ND1
+    d_in, d_idx = len(input_sizes), len(indices_sizes)
+    first_in = d_in - attributes["InputDimensionCount"]
+    first_idx = d_idx - attributes["IndicesDimensionCount"]
+    batch = attributes.get("BatchDimensionCount", 0)
+    m = indices_sizes[-1]
+    entries = ([(indices_sizes[first_idx + i], first_in + i, first_idx + i) for i in range(batch)]
+               + [(indices_sizes[d], None, d) for d in range(first_idx + batch, d_idx - 1)]
+               + [(input_sizes[d], d, None) for d in range(first_in + batch + m, d_in)])
+    aligned = _right_align(entries, output_rank, operator)
+    if aligned is None:
+        return None
+    return GatherPlan(aligned[0], aligned[1], tuple(range(first_in + batch, first_in + batch + m)), d_idx - 1)
+
+
+def _check_gather(schema, by_field, attributes):
+    op = schema.c_name
+    source, indices, target = by_field["InputTensor"], by_field["IndicesTensor"], by_field["OutputTensor"]
+    rank = len(source.sizes)
+    axis = attributes["Axis"]
+    if axis >= rank:
+        raise invalid(f"Axis is {axis}; InputTensor has {rank} dimensions, so {op} takes Axis 0 to {rank - 1}.")
+    if schema.name == "GATHER":
+        k = attributes["IndexDimensions"]
+        if k > len(indices.sizes):
+            raise invalid(f"IndexDimensions is {k}; IndicesTensor has {len(indices.sizes)} dimensions, so {op} takes "
+                          f"IndexDimensions 0 to {len(indices.sizes)}.")
+    else:
+        for d, (a, b) in enumerate(zip(source.sizes, indices.sizes)):
+            if d != axis and a != b:
+                raise invalid(f"IndicesTensor.Sizes is {_format(indices.sizes)} but InputTensor.Sizes is "
+                              f"{_format(source.sizes)}; {op} requires the same size in every dimension but Axis "
+                              f"({axis}).")
+    _check_output(op, schema.name, source, indices, target, attributes)
+
+
+def _check_gather_nd(schema, by_field, attributes):
+    op = schema.c_name
+    source, indices, target = by_field["InputTensor"], by_field["IndicesTensor"], by_field["OutputTensor"]
+    d_in, d_idx = len(source.sizes), len(indices.sizes)
+    ri, qi = attributes["InputDimensionCount"], attributes["IndicesDimensionCount"]
+    batch = attributes.get("BatchDimensionCount", 0)
+    if not 1 <= ri <= d_in:
+        raise invalid(f"InputDimensionCount is {ri}; InputTensor has {d_in} dimensions, so {op} takes 1 to {d_in}.")
+    if not 1 <= qi <= d_idx:
+        raise invalid(f"IndicesDimensionCount is {qi}; IndicesTensor has {d_idx} dimensions, so {op} takes 1 to "
+                      f"{d_idx}.")
+    if batch >= qi or batch >= ri:
+        raise invalid(f"BatchDimensionCount is {batch}; {op} requires it below InputDimensionCount ({ri}) and "
+                      f"IndicesDimensionCount ({qi}).")
+    m = indices.sizes[-1]
+    if m > ri - batch:
+        raise invalid(f"IndicesTensor.Sizes is {_format(indices.sizes)}; its last size ({m}, the coordinates per "
+                      f"index tuple) must not exceed InputDimensionCount - BatchDimensionCount ({ri - batch}) "
+                      f"for {op}.")
+    for i in range(batch):
+        a, b = source.sizes[d_in - ri + i], indices.sizes[d_idx - qi + i]
+        if a != b:
+            raise invalid(f"IndicesTensor.Sizes is {_format(indices.sizes)} but InputTensor.Sizes is "
+                          f"{_format(source.sizes)}; {op} requires the {batch} batch dimensions to agree.")
+    _check_output(op, schema.name, source, indices, target, attributes)
+
+
+def _check_output(op, name, source, indices, target, attributes):
+    expected = plan(name, source.sizes, indices.sizes, len(target.sizes), attributes)
+    if expected is None:
+        raise invalid(f"OutputTensor has {len(target.sizes)} dimensions; {op} with InputTensor.Sizes "
+                      f"{_format(source.sizes)} and IndicesTensor.Sizes {_format(indices.sizes)} needs more (a "
+                      f"leading size that is not 1 would be cropped).")
+    if tuple(target.sizes) != expected.output_sizes:
+        raise invalid(f"OutputTensor.Sizes is {_format(target.sizes)}; {op} with InputTensor.Sizes "
+                      f"{_format(source.sizes)} and IndicesTensor.Sizes {_format(indices.sizes)} needs "
+                      f"{_format(expected.output_sizes)}.")
+
+
+SHAPE_RULES = {"GATHER": _check_gather, "GATHER_ELEMENTS": _check_gather, "GATHER_ND": _check_gather_nd}

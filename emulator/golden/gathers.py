@@ -1,0 +1,96 @@
+"""GATHER, GATHER_ELEMENTS, GATHER_ND and GATHER_ND1 as NumPy indexing, written from the DirectML pages.
+
+Each function returns the output tensor in its own DimensionCount (the pages right-align the relevant sizes:
+leading 1s cropped or padded). Index values follow docs/NUMERICS.md ("Gathers"): a signed index i < 0 counts
+from the end (i + size); an index still outside [0, size) makes its output element 0 (all bits clear), and reads
+nothing. The data moves as bits (NumPy's take copies NaN payloads and FLOAT16 patterns unchanged). This module
+never imports the kernels nor dmlemu.directml's shape rules: it is their oracle.
+"""
+import numpy as np
+
+from dmlemu.golden.registry import operator
+
+
+def resolve(indices, size):
+    """(coordinates as int64, in-range mask) of index values against a dimension of `size`."""
+    indices = np.asarray(indices)
+    if indices.dtype.kind == "u":
+        values = indices.astype(np.uint64)
+        valid = values < np.uint64(size)
+        return np.where(valid, values, 0).astype(np.int64), valid
+    values = indices.astype(np.int64)
+    values = np.where(values < 0, values + size, values)
+    valid = (values >= 0) & (values < size)
+    return np.where(valid, values, 0), valid
+
+
+def _right_align(x, rank):
+    """x reshaped to `rank` dimensions: leading 1s cropped, or 1s padded in front."""
+    shape = list(x.shape)
+    while len(shape) > rank and shape[0] == 1:
+        shape.pop(0)
+    if len(shape) > rank:
+        raise ValueError(f"a gather result of shape {tuple(x.shape)} does not fit {rank} dimensions")
+    return x.reshape([1] * (rank - len(shape)) + shape)
+
+
+def _zero_outside(values, valid):
+    return np.where(valid, values, np.zeros((), dtype=values.dtype))
+
+
+@operator(name="GATHER", attributes=("Axis", "IndexDimensions"))
+def gather(x, indices, axis, index_dimensions):
+    """output[..] = input[.., indices[..], ..] along `axis`, with the last `index_dimensions` dimensions of
+    `indices` (the leading ones are read at coordinate 0)."""
+    x, indices = np.asarray(x), np.asarray(indices)
+    rank, k = x.ndim, int(index_dimensions)
+    axis = int(axis)
+    idx = indices[(0,) * (indices.ndim - k)]
+    coords, valid = resolve(idx, x.shape[axis])
+    out = np.take(x, coords, axis=axis)
+    mask = valid.reshape((1,) * axis + valid.shape + (1,) * (rank - axis - 1))
+    return _right_align(_zero_outside(out, mask), rank)
+
+
+@operator(name="GATHER_ELEMENTS", attributes=("Axis",))
+def gather_elements(x, indices, axis):
+    """output[i, j, ..] = input[.., indices[i, j, ..], ..] (the index replaces the coordinate along `axis`)."""
+    x, indices = np.asarray(x), np.asarray(indices)
+    axis = int(axis)
+    coords, valid = resolve(indices, x.shape[axis])
+    return _zero_outside(np.take_along_axis(x, coords, axis=axis), valid)
+
+
+def _gather_nd(x, indices, input_dimension_count, indices_dimension_count, batch_dimension_count=0):
+    x, indices = np.asarray(x), np.asarray(indices)
+    rank = x.ndim
+    data = x[(0,) * (x.ndim - int(input_dimension_count))]
+    idx = indices[(0,) * (indices.ndim - int(indices_dimension_count))]
+    b = int(batch_dimension_count)
+    m = idx.shape[-1]
+    batches = int(np.prod(data.shape[:b], dtype=np.int64))
+    flat_data = data.reshape((batches,) + data.shape[b:])
+    tuples = idx.reshape(batches, -1, m)
+    valid = np.ones(tuples.shape[:2], dtype=bool)
+    coords = []
+    for j in range(m):
+        c, ok = resolve(tuples[..., j], flat_data.shape[1 + j])
+        coords.append(c)
+        valid &= ok
+    batch = np.arange(batches).reshape(batches, 1)
+    out = flat_data[(batch, *coords)]                          # (batches, tuples, trailing sizes ..)
+    mask = valid.reshape(valid.shape + (1,) * (out.ndim - 2))
+    out = _zero_outside(out, mask).reshape(idx.shape[:-1] + data.shape[b + m:])
+    return _right_align(out, rank)
+
+
+@operator(name="GATHER_ND", attributes=("InputDimensionCount", "IndicesDimensionCount"))
+def gather_nd(x, indices, input_dimension_count, indices_dimension_count):
+    """output[..] = input[indices[.., :]]: each tuple of the indices' last dimension names a sub-block."""
+    return _gather_nd(x, indices, input_dimension_count, indices_dimension_count)
+
+
+@operator(name="GATHER_ND1", attributes=("InputDimensionCount", "IndicesDimensionCount", "BatchDimensionCount"))
+def gather_nd1(x, indices, input_dimension_count, indices_dimension_count, batch_dimension_count):
+    """GATHER_ND whose first `batch_dimension_count` dimensions pair input and indices one to one."""
+    return _gather_nd(x, indices, input_dimension_count, indices_dimension_count, batch_dimension_count)

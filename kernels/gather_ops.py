@@ -1,0 +1,117 @@
+"""The gathers' table and compiler: GATHER, GATHER_ELEMENTS, GATHER_ND and GATHER_ND1 as one kernel, gather.s.
+
+Every gather is, per output element, a walk of the output's coordinates (one merged dimension record per output
+dimension, with three strides: the input's along the dimensions the output shares with it, the indices' along
+the dimensions it shares with them, the output's) followed by m index components, each a record after the
+output's (its input dimension's size and stride, and its element offset in the indices). Which input and indices
+dimension each output dimension walks is dmlemu.directml.gather_shapes.plan, the same map the validator checks
+the output's Sizes against. One `GatherOperator` row per operator says:
+
+  tensors     the desc's tensor fields in binding order, the output last
+  source      the kernel source
+  params      the desc's attributes the compiler reads, (field, kind) (the registry checks that the schema has them)
+
+The addressing is address.inc's (three tensors, the general path, division magic from the driver); a variant is
+the data's element size (the data moves as bits), the index type (32 or 64 bits, signed or not) and the
+multiply-add width. A desc whose output records and index components need more than the constant buffer's
+record array holds is `NoKernel` (E_NOTIMPL). The rule for indices out of range is docs/NUMERICS.md's "Gathers".
+"""
+import functools
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from dmlemu.directml.gather_shapes import plan
+from dmlemu.isa.assembler import assemble_file
+from dmlemu.isa.program import Program
+from dmlemu.kernels.constant_buffer import LAYOUT
+
+KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
+_SIZE = {"FLOAT64": 8, "FLOAT32": 4, "FLOAT16": 2, "INT64": 8, "INT32": 4, "INT16": 2, "INT8": 1, "UINT64": 8,
+         "UINT32": 4, "UINT16": 2, "UINT8": 1}
+_LOAD = {1: "ubyte", 2: "ushort", 4: "dword", 8: "dwordx2"}
+_STORE = {1: "byte", 2: "short", 4: "dword", 8: "dwordx2"}
+INDEX_TYPES = ("INT32", "UINT32", "INT64", "UINT64")
+
+
+@dataclass(frozen=True, kw_only=True)
+class GatherOperator:
+    """One operator of the gather family (see the module docstring for each field)."""
+    name: str
+    tensors: tuple = ("InputTensor", "IndicesTensor", "OutputTensor")
+    source: str = "gather.s"
+    params: tuple = ()
+    scale_bias: bool = False
+    bounds: tuple = ()
+    optional: tuple = ()
+    family: str = "gather"
+
+
+OPERATORS = {row.name: row for row in (
+    GatherOperator(name="GATHER", params=(("Axis", "u32"), ("IndexDimensions", "u32"))),
+    GatherOperator(name="GATHER_ELEMENTS", params=(("Axis", "u32"),)),
+    GatherOperator(name="GATHER_ND", params=(("InputDimensionCount", "u32"), ("IndicesDimensionCount", "u32"))),
+    GatherOperator(name="GATHER_ND1", params=(("InputDimensionCount", "u32"), ("IndicesDimensionCount", "u32"),
+                                              ("BatchDimensionCount", "u32"))),
+)}
+
+
+def variant_symbols(data_bytes, index_type, wide, layout=LAYOUT):
+    """The assembler symbols of one variant of gather.s."""
+    shifts = {0: data_bytes.bit_length() - 1, 1: _SIZE[index_type].bit_length() - 1, 2: data_bytes.bit_length() - 1}
+    records = layout.field("RECORDS")
+    return {
+        "PACKED": 0, "PACKED_X1": 0, "PACKED_X2": 0, "SHIFT_DATA": shifts[2],
+        **{f"HAS_T{t}": int(t == 2) for t in range(2, 9)}, **{f"SHIFT_T{t}": shifts[t] for t in range(3)},
+        "MAD_OFFSET": "v_mad_u32" if wide else "v_mad_u32_u24",
+        "DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64, "RECORDS_END": records.end,
+        "INDEX_TYPE": index_type, "INDEX_PAIR": int(_SIZE[index_type] == 8),
+        "INDEX_SIGNED": int(index_type.startswith("INT")),
+        "LOAD": _LOAD[data_bytes], "STORE": _STORE[data_bytes], "DATA": "v[20:21]" if data_bytes == 8 else "v20",
+        "DATA_PAIR": int(data_bytes == 8), "DATA_BYTES": data_bytes, **layout.symbols()}
+
+
+@functools.lru_cache(maxsize=None)
+def build_program(data_bytes, index_type, wide, layout=LAYOUT):
+    """Assemble and decode one variant of gather.s (cached)."""
+    dwords = assemble_file(os.path.join(KERNEL_DIR, "gather.s"), variant_symbols(data_bytes, index_type, wide, layout))
+    return Program(dwords, f"gather_x{data_bytes}_{index_type.lower()}{'_wide' if wide else ''}")
+
+
+def compile_gather(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides,
+                   merge_dimensions, workgroup_size):
+    """(program, constant buffer bytes, output elements) of a validated gather desc; kernels/driver.py wraps them
+    in a CompiledKernel. `no_kernel` is the NoKernel class to raise."""
+    source, indices, target = tensors
+    if indices.data_type not in INDEX_TYPES or source.data_type not in _SIZE:
+        raise no_kernel(f"dmlemu's kernel for {operator} has no variant for {source.data_type} data with "
+                        f"{indices.data_type} indices")
+    strides = [tuple(t.strides) if t.strides is not None else packed_strides(tuple(t.sizes)) for t in tensors]
+    geometry = plan(operator, tuple(source.sizes), tuple(indices.sizes), len(target.sizes), attributes)
+    out_sizes = tuple(int(s) for s in target.sizes)
+    walk_strides = [[strides[0][i] if i is not None else 0 for i, _ in geometry.walks],
+                    [strides[1][j] if j is not None else 0 for _, j in geometry.walks],
+                    list(strides[2])]
+    sizes, merged = merge_dimensions(out_sizes, walk_strides)
+    step = strides[1][geometry.component_dim] if geometry.component_dim is not None else 0
+    components = [(int(source.sizes[d]), strides[0][d], j * step) for j, d in enumerate(geometry.tuple_dims)]
+    if len(sizes) + len(components) > layout.max_records:
+        raise no_kernel(f"dmlemu's kernel for {operator} holds {layout.max_records} dimension records, not "
+                        f"{len(sizes)} output records and {len(components)} index components")
+    records = []
+    for d in reversed(range(len(sizes))):        # innermost first
+        magic, shift1, shift2 = division_magic(sizes[d])
+        records.append({"SIZE": sizes[d], "MAGIC": magic, "SHIFT1": shift1, "SHIFT2": shift2,
+                        **{f"STRIDE_T{t}": merged[t][d] & 0xFFFFFFFF for t in range(3)}})
+    for size, stride, offset in components:
+        records.append({"SIZE": size, "STRIDE_T0": stride & 0xFFFFFFFF, "STRIDE_T1": offset & 0xFFFFFFFF})
+    wide = max(sizes) >= 1 << 24 or any(s >= 1 << 24 for t in merged for s in t)
+    elements = int(np.prod(out_sizes, dtype=np.int64))
+    values = {"ELEMENTS": elements, "WORKGROUP_SIZE": workgroup_size, "RECORD_COUNT": len(sizes),
+              "PARAM0": len(components)}
+    constants = layout.pack(values, records, params=True, wide=False)
+    return build_program(_SIZE[source.data_type], indices.data_type, wide, layout), constants, elements
+
+
+__all__ = ["OPERATORS", "GatherOperator", "INDEX_TYPES", "build_program", "compile_gather", "variant_symbols"]
