@@ -1,0 +1,298 @@
+"""GATHER, GATHER_ELEMENTS, GATHER_ND and GATHER_ND1 through the mirror, bit for bit against the golden model.
+
+Drawn descs (ranks 1 to 8, axes, index dimensions, batch dimensions, every data type and index type, packed,
+padded, permuted and broadcast layouts, hostile indices: negative, out of range, 64-bit values past 2^32) run on
+every adapter; the out-of-range rule (docs/NUMERICS.md, "Gathers") is checked against a literal reading, the page
+examples and the validation sentences of the pages' shape rules are pinned, and a GATHER node runs in a graph."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
+
+from dmlemu import golden, run_operator
+from dmlemu.d3d12 import *  # noqa: F401,F403
+from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.errors import E_INVALIDARG, E_NOTIMPL, HResultError
+from dmlemu.presets import PRESETS, WARP
+from tensor_layouts import layout_strides
+
+DTYPES = {"FLOAT64": np.float64, "FLOAT32": np.float32, "FLOAT16": np.float16, "INT64": np.int64,
+          "INT32": np.int32, "INT16": np.int16, "INT8": np.int8, "UINT64": np.uint64, "UINT32": np.uint32,
+          "UINT16": np.uint16, "UINT8": np.uint8}
+INDEX_TYPES = ("INT32", "UINT32", "INT64", "UINT64")
+NARROWER = {"FLOAT64": "FLOAT32", "INT64": "INT32", "UINT64": "UINT32"}
+BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+OPERATORS = ("GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1")
+
+
+def data_type(name):
+    return getattr(DML_TENSOR_DATA_TYPE, "DML_TENSOR_DATA_TYPE_" + name)
+
+
+def tensor(type_name, sizes, strides=None):
+    sizes = list(sizes)
+    return DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
+        DataType=data_type(type_name), Sizes=sizes, Strides=strides,
+        TotalTensorSizeInBytes=DMLCalcBufferTensorSize(data_type(type_name), len(sizes), sizes, strides)))
+
+
+def gather_desc(name, type_name, index_type, in_sizes, idx_sizes, out_sizes, attributes, strides=(None,) * 3):
+    struct = globals()[f"DML_{name}_OPERATOR_DESC"]
+    return struct(InputTensor=tensor(type_name, in_sizes, strides[0]),
+                  IndicesTensor=tensor(index_type, idx_sizes, strides[1]),
+                  OutputTensor=tensor(type_name, out_sizes, strides[2]), **attributes)
+
+
+def same_bits(got, expected):
+    got, expected = np.asarray(got), np.asarray(expected)
+    assert got.shape == expected.shape and got.dtype == expected.dtype, (got.shape, expected.shape)
+    bits = BITS[got.dtype.itemsize]
+    diff = np.flatnonzero(got.view(bits) != expected.view(bits))
+    assert diff.size == 0, f"{diff.size} elements differ, first at {diff[:5]}"
+
+
+def data(rng, type_name, shape):
+    """Random bits of the type (NaNs with payloads, infinities, -0 and subnormals among the floats)."""
+    bits = BITS[np.dtype(DTYPES[type_name]).itemsize]
+    raw = rng.integers(0, np.iinfo(bits).max, size=shape, dtype=bits, endpoint=True)
+    return raw.view(DTYPES[type_name])
+
+
+def hostile_indices(rng, index_type, shape, size):
+    """Mostly in range (negative ones for signed types), some just outside, some far outside."""
+    dtype = DTYPES[index_type]
+    signed = index_type.startswith("INT")
+    low = -size if signed else 0
+    values = rng.integers(low, size, size=shape).astype(np.int64)
+    info = np.iinfo(dtype)
+    picks = [size, size + 1, int(info.max), int(info.min)] + ([-size - 1, -(1 << 32) + 1, (1 << 32)] if signed else
+                                                              [1 << 32] if info.max > 1 << 32 else [])
+    out = values.astype(dtype)
+    mask = rng.random(shape) < 0.12
+    picks = [p for p in picks if info.min <= p <= info.max]
+    if mask.any():
+        out[mask] = np.array([picks[k] for k in rng.integers(0, len(picks), size=int(mask.sum()))], dtype=dtype)
+    return out
+
+
+def broadcast_values(x, broadcast, sizes):
+    for d in broadcast:        # every element of a stride-0 dimension is the one stored value
+        x = np.repeat(np.take(x, [0], axis=d), sizes[d], axis=d)
+    return x
+
+
+# ---- drawn descs ------------------------------------------------------------------------------------------------
+@st.composite
+def cases(draw):
+    name = draw(st.sampled_from(OPERATORS))
+    rank = draw(st.integers(1, 8))
+    small = 3 if rank > 4 else 6
+    in_sizes = [draw(st.integers(1, small)) for _ in range(rank)]
+    if name == "GATHER":
+        axis = draw(st.integers(0, rank - 1))
+        k = draw(st.integers(0, min(rank, 3)))
+        idx_sizes = [1] * (rank - k) + [draw(st.integers(1, small)) for _ in range(k)]
+        # the output holds rank dimensions: the first k - 1 of the concatenated sizes must be 1 (cropped)
+        crop = k - 1
+        for d in range(min(axis, max(crop, 0))):
+            in_sizes[d] = 1
+        for d in range(rank - k, rank - k + max(crop - axis, 0)):
+            idx_sizes[d] = 1
+        attributes = {"Axis": axis, "IndexDimensions": k}
+    elif name == "GATHER_ELEMENTS":
+        axis = draw(st.integers(0, rank - 1))
+        idx_sizes = list(in_sizes)
+        idx_sizes[axis] = draw(st.integers(1, small))
+        attributes = {"Axis": axis}
+    else:
+        ri = draw(st.integers(1, rank))
+        qi = draw(st.integers(1, rank))
+        batch = draw(st.integers(0, min(ri, qi) - 1)) if name == "GATHER_ND1" else 0
+        m = draw(st.integers(1, ri - batch))
+        assume((qi - 1) + (ri - batch - m) <= rank)
+        idx_sizes = [draw(st.integers(1, 2)) for _ in range(rank - qi)] + [draw(st.integers(1, small))
+                                                                            for _ in range(qi)]
+        idx_sizes[-1] = m
+        for i in range(batch):
+            idx_sizes[rank - qi + i] = in_sizes[rank - ri + i]
+        attributes = {"InputDimensionCount": ri, "IndicesDimensionCount": qi}
+        if name == "GATHER_ND1":
+            attributes["BatchDimensionCount"] = batch
+    type_name = draw(st.sampled_from(sorted(DTYPES)))
+    index_type = draw(st.sampled_from(INDEX_TYPES))
+    layouts = (draw(st.sampled_from(["packed", "padded", "permuted", "broadcast"])),
+               draw(st.sampled_from(["packed", "padded", "permuted", "broadcast"])),
+               draw(st.sampled_from(["packed", "padded", "permuted"])))
+    return name, type_name, index_type, in_sizes, idx_sizes, attributes, layouts, draw(st.integers(0, 2 ** 32 - 1))
+
+
+def out_sizes_of(name, x, idx, attributes):
+    return golden.run(name, [x, idx], attributes).shape
+
+
+@settings(max_examples=45, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(cases(), st.sampled_from(PRESETS + (WARP,)))
+def test_drawn_gathers_are_bit_exact_on_every_adapter(case, preset):
+    name, type_name, index_type, in_sizes, idx_sizes, attributes, layouts, seed = case
+    if not preset.supports_64bit:
+        type_name, index_type = NARROWER.get(type_name, type_name), NARROWER.get(index_type, index_type)
+    rng = np.random.default_rng(seed)
+    in_strides, in_broadcast = layout_strides(in_sizes, layouts[0], rng)
+    idx_strides, idx_broadcast = layout_strides(idx_sizes, layouts[1], rng)
+    x = broadcast_values(data(rng, type_name, in_sizes), in_broadcast, in_sizes)
+    # the size each index is checked against: the largest of the dimensions a component may name
+    idx = hostile_indices(rng, index_type, idx_sizes, max(in_sizes))
+    idx = broadcast_values(idx, idx_broadcast, idx_sizes)
+    expected = golden.run(name, [x, idx], attributes)
+    out_strides = layout_strides(list(expected.shape), layouts[2], rng)[0]
+    desc = gather_desc(name, type_name, index_type, in_sizes, idx_sizes, expected.shape, attributes,
+                       (in_strides, idx_strides, out_strides))
+    try:
+        (got,) = run_operator(desc, [x, idx], adapter=preset)
+    except HResultError as error:      # rank 8, every dimension apart: more records than the buffer holds
+        assert error.hresult == E_NOTIMPL and "dimension records" in error.message, error.message
+        assume(False)
+    same_bits(got, expected)
+
+
+# ---- the out-of-range rule, read literally ----------------------------------------------------------------------
+def literal_gather(x, indices, axis):
+    """GATHER with IndexDimensions = rank of a 1-D index vector, element by element (docs/NUMERICS.md)."""
+    size = x.shape[axis]
+    out = np.zeros(x.shape[:axis] + indices.shape + x.shape[axis + 1:], x.dtype)
+    for n, i in enumerate(indices.tolist()):
+        if i < 0 and indices.dtype.kind == "i":
+            i += size
+        if 0 <= i < size:
+            out[(slice(None),) * axis + (n,)] = np.take(x, i, axis=axis)
+    return out
+
+
+@pytest.mark.parametrize("index_type", INDEX_TYPES)
+def test_negative_indices_count_from_the_end_and_others_outside_read_zero(index_type):
+    x = np.arange(1, 13, dtype=np.float32).reshape(3, 4)
+    dtype = DTYPES[index_type]
+    picks = [0, 2, 3, 4, 7, -1, -4, -5, 1 << 31, (1 << 32) + 1, -(1 << 32) + 2, int(np.iinfo(dtype).max),
+             int(np.iinfo(dtype).min)]
+    values = np.array([p for p in picks if np.iinfo(dtype).min <= p <= np.iinfo(dtype).max], dtype)
+    idx = values.reshape(1, -1)
+    desc = gather_desc("GATHER", "FLOAT32", index_type, [3, 4], [1, idx.size], [3, idx.size],
+                       {"Axis": 1, "IndexDimensions": 1})
+    (got,) = run_operator(desc, [x, idx])
+    same_bits(got, literal_gather(x, values, 1))
+    same_bits(got, golden.run("GATHER", [x, idx], {"Axis": 1, "IndexDimensions": 1}))
+    if index_type.startswith("INT"):
+        assert got[:, list(values).index(-1)].tolist() == [4.0, 8.0, 12.0]
+
+
+def test_the_gather_elements_page_example():
+    x = np.arange(1, 10, dtype=np.float32).reshape(3, 3)
+    idx = np.array([[1, 2, 0], [2, 0, 0]], np.uint32)
+    (got,) = run_operator(gather_desc("GATHER_ELEMENTS", "FLOAT32", "UINT32", [3, 3], [2, 3], [2, 3], {"Axis": 0}),
+                          [x, idx])
+    assert got.tolist() == [[4, 8, 3], [7, 2, 3]]
+
+
+def test_a_gather_nd_of_two_coordinate_tuples():
+    x = np.arange(8, dtype=np.int32).reshape(1, 2, 2, 2)
+    idx = np.array([[[[0, 1], [1, 0]]]], np.int64)           # {1,1,2,2}: two tuples of 2 coordinates
+    attributes = {"InputDimensionCount": 3, "IndicesDimensionCount": 2}
+    (got,) = run_operator(gather_desc("GATHER_ND", "INT32", "INT64", [1, 2, 2, 2], [1, 1, 2, 2], [1, 1, 2, 2],
+                                      attributes), [x, idx])
+    assert got.reshape(2, 2).tolist() == [[2, 3], [4, 5]]
+
+
+def test_gather_nd1_pairs_each_batch_with_its_own_indices():
+    x = np.arange(12, dtype=np.float32).reshape(2, 3, 2)
+    idx = np.array([[[2]], [[0]]], np.int32)                   # batch 0 takes row 2, batch 1 row 0
+    attributes = {"InputDimensionCount": 3, "IndicesDimensionCount": 3, "BatchDimensionCount": 1}
+    (got,) = run_operator(gather_desc("GATHER_ND1", "FLOAT32", "INT32", [2, 3, 2], [2, 1, 1], [2, 1, 2], attributes),
+                          [x, idx])
+    assert got.tolist() == [[[4, 5]], [[6, 7]]]
+
+
+# ---- validation ------------------------------------------------------------------------------------------------
+def refusal(desc):
+    dml = DMLCreateDevice(D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0), DML_CREATE_DEVICE_FLAG_NONE)
+    op_type = getattr(DML_OPERATOR_TYPE, "DML_OPERATOR_" + type(desc).__name__[4:-len("_OPERATOR_DESC")])
+    try:
+        dml.CreateOperator(DML_OPERATOR_DESC(Type=op_type, Desc=desc))
+    except HResultError as error:
+        return error.hresult, error.message
+    return "validated"
+
+
+def test_the_gather_shape_rules_are_pinned():
+    ok = gather_desc("GATHER", "FLOAT32", "UINT32", [2, 3], [1, 4], [2, 4], {"Axis": 1, "IndexDimensions": 1})
+    assert refusal(ok) == "validated"
+    desc = gather_desc("GATHER", "FLOAT32", "UINT32", [2, 3], [1, 4], [2, 4], {"Axis": 2, "IndexDimensions": 1})
+    assert refusal(desc) == (E_INVALIDARG, "Axis is 2; InputTensor has 2 dimensions, so DML_OPERATOR_GATHER takes "
+                                           "Axis 0 to 1.")
+    desc = gather_desc("GATHER", "FLOAT32", "UINT32", [2, 3], [1, 4], [2, 4], {"Axis": 1, "IndexDimensions": 3})
+    assert refusal(desc) == (E_INVALIDARG, "IndexDimensions is 3; IndicesTensor has 2 dimensions, so "
+                                           "DML_OPERATOR_GATHER takes IndexDimensions 0 to 2.")
+    desc = gather_desc("GATHER", "FLOAT32", "UINT32", [2, 3], [1, 4], [2, 3], {"Axis": 1, "IndexDimensions": 1})
+    assert refusal(desc) == (E_INVALIDARG, "OutputTensor.Sizes is {2,3}; DML_OPERATOR_GATHER with InputTensor.Sizes "
+                                           "{2,3} and IndicesTensor.Sizes {1,4} needs {2,4}.")
+    desc = gather_desc("GATHER", "FLOAT32", "UINT32", [2, 3], [5, 4], [2, 4], {"Axis": 1, "IndexDimensions": 2})
+    assert refusal(desc) == (E_INVALIDARG, "OutputTensor has 2 dimensions; DML_OPERATOR_GATHER with "
+                                           "InputTensor.Sizes {2,3} and IndicesTensor.Sizes {5,4} needs more (a "
+                                           "leading size that is not 1 would be cropped).")
+    desc = gather_desc("GATHER", "FLOAT32", "FLOAT32", [2, 3], [1, 4], [2, 4], {"Axis": 1, "IndexDimensions": 1})
+    assert refusal(desc) == (E_INVALIDARG, "IndicesTensor.DataType is DML_TENSOR_DATA_TYPE_FLOAT32; "
+                                           "DML_FEATURE_LEVEL_6_4 allows INT64, INT32, UINT64, UINT32 for "
+                                           "IndicesTensor of DML_OPERATOR_GATHER.")
+    desc = gather_desc("GATHER", "FLOAT32", "UINT32", [2, 3], [1, 4], [2, 4], {"Axis": 1.5, "IndexDimensions": 1})
+    assert refusal(desc) == (E_INVALIDARG, "Axis is 1.5; it must be an integer from 0 to 4294967295.")
+    desc = gather_desc("GATHER", "FLOAT32", "UINT32", [2, 3], [4], [2, 4], {"Axis": 1, "IndexDimensions": 1})
+    assert refusal(desc) == (E_INVALIDARG, "IndicesTensor.DimensionCount is 1 but InputTensor.DimensionCount is 2; "
+                                           "DML_OPERATOR_GATHER requires the same DimensionCount.")
+
+
+def test_the_gather_elements_and_nd_shape_rules_are_pinned():
+    desc = gather_desc("GATHER_ELEMENTS", "FLOAT32", "INT32", [2, 3], [3, 2], [3, 2], {"Axis": 0})
+    assert refusal(desc) == (E_INVALIDARG, "IndicesTensor.Sizes is {3,2} but InputTensor.Sizes is {2,3}; "
+                                           "DML_OPERATOR_GATHER_ELEMENTS requires the same size in every dimension "
+                                           "but Axis (0).")
+    nd = {"InputDimensionCount": 2, "IndicesDimensionCount": 2}
+    desc = gather_desc("GATHER_ND", "FLOAT32", "INT32", [2, 3], [4, 3], [1, 4], nd)
+    assert refusal(desc) == (E_INVALIDARG, "IndicesTensor.Sizes is {4,3}; its last size (3, the coordinates per "
+                                           "index tuple) must not exceed InputDimensionCount - BatchDimensionCount "
+                                           "(2) for DML_OPERATOR_GATHER_ND.")
+    desc = gather_desc("GATHER_ND", "FLOAT32", "INT32", [2, 3], [4, 1], [4, 3], dict(nd, InputDimensionCount=3))
+    assert refusal(desc) == (E_INVALIDARG, "InputDimensionCount is 3; InputTensor has 2 dimensions, so "
+                                           "DML_OPERATOR_GATHER_ND takes 1 to 2.")
+    nd1 = dict(nd, BatchDimensionCount=1)
+    desc = gather_desc("GATHER_ND1", "FLOAT32", "INT32", [2, 3], [3, 1], [1, 3], nd1)
+    assert refusal(desc) == (E_INVALIDARG, "IndicesTensor.Sizes is {3,1} but InputTensor.Sizes is {2,3}; "
+                                           "DML_OPERATOR_GATHER_ND1 requires the 1 batch dimensions to agree.")
+    desc = gather_desc("GATHER_ND1", "FLOAT32", "INT32", [2, 3], [2, 1], [2, 1], dict(nd, BatchDimensionCount=2))
+    assert refusal(desc) == (E_INVALIDARG, "BatchDimensionCount is 2; DML_OPERATOR_GATHER_ND1 requires it below "
+                                           "InputDimensionCount (2) and IndicesDimensionCount (2).")
+    assert refusal(gather_desc("GATHER_ND1", "FLOAT32", "INT32", [2, 3], [2, 1], [1, 2], nd1)) == "validated"
+
+
+def test_64_bit_data_on_an_adapter_without_it_is_refused_and_the_rest_runs():
+    x = np.arange(6, dtype=np.int64).reshape(2, 3)
+    idx = np.array([[2, 0]], np.int64)
+    desc = gather_desc("GATHER", "INT64", "INT64", [2, 3], [1, 2], [2, 2], {"Axis": 1, "IndexDimensions": 1})
+    (got,) = run_operator(desc, [x, idx])
+    assert got.tolist() == [[2, 0], [5, 3]]
+    with pytest.raises(HResultError) as error:
+        run_operator(desc, [x, idx], adapter=WARP if not WARP.supports_64bit else
+                     next(p for p in PRESETS if not p.supports_64bit))
+    assert error.value.hresult == E_INVALIDARG and "64-bit" in error.value.message
+
+
+# ---- a GATHER node in a graph ----------------------------------------------------------------------------------
+def test_a_gather_node_in_a_compiled_graph_matches_its_operator():
+    from test_graph import GraphSpec, assert_graph_matches, op
+    ins, idx, out = tensor("FLOAT32", [4, 5]), tensor("INT32", [1, 3]), tensor("FLOAT32", [4, 3])
+    gather = op("GATHER", InputTensor=ins, IndicesTensor=idx, OutputTensor=out, Axis=1, IndexDimensions=1)
+    clip = op("ELEMENT_WISE_CLIP", InputTensor=out, OutputTensor=out, Min=-1.0, Max=10.0)
+    spec = GraphSpec(nodes=[(gather, "gather"), (clip, "clip")], input_count=2, output_count=1,
+                     inputs=[(0, 0, 0), (1, 0, 1)], intermediates=[(0, 0, 1, 0)], outputs=[(1, 0, 0)])
+    x = np.arange(20, dtype=np.float32).reshape(4, 5)
+    indices = np.array([[4, -5, 9]], np.int32)
+    got = assert_graph_matches(spec, [x.view(np.uint8).ravel().copy(), indices.view(np.uint8).ravel().copy()])
+    values = np.frombuffer(got[0].tobytes(), np.float32).reshape(4, 3)
+    assert values.tolist() == np.clip(np.stack([x[:, 4], x[:, 0], np.zeros(4, np.float32)], 1), -1, 10).tolist()
