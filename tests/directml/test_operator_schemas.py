@@ -22,7 +22,7 @@ from dmlemu.directml import *  # noqa: F401,F403
 from dmlemu.directml import inspect
 from dmlemu.directml.enums import OPERATOR_TYPE_TABLE
 from dmlemu.directml.operators import (
-    AXES, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, SCALAR_UNION, SCHEMAS, SCHEMAS_BY_NAME,
+    AXES, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, SCALAR_UNION, SCHEMAS, SCHEMAS_BY_NAME, UINT,
 )
 from dmlemu.directml.validation import FusedActivation
 from dmlemu.dxgi import CreateDXGIFactory1
@@ -100,6 +100,9 @@ def default_attributes(schema, types):
                                   if spec.matches else _supported_value(schema, spec, types))
         elif spec.kind == SCALAR_UNION:
             values[spec.field] = DML_SCALAR_UNION()
+        elif spec.kind == UINT:    # the gathers: Axis 0 and one index dimension fit `sizes_for`'s shapes
+            values[spec.field] = {"IndexDimensions": 1, "InputDimensionCount": 1, "IndicesDimensionCount": 1}.get(
+                spec.field, 0)
         else:
             values[spec.field] = None
     return values
@@ -121,6 +124,13 @@ def _supported_value(schema, spec, types):
 def sizes_for(schema, field, dims):
     if field in schema.single_element:
         return (1,) * dims
+    if schema.shapes:            # the gathers (default_attributes' values): Axis 0 by a trailing index dimension
+        base = ((2, 3, 1, 2, 1, 1, 2, 1) * 2)[:dims]
+        if schema.name == "GATHER" and field == "IndicesTensor":
+            return (1,) * (dims - 1) + base[:1]
+        if schema.name in ("GATHER_ND", "GATHER_ND1") and field != "InputTensor":
+            return (1,) * dims
+        return base
     if schema.multiplies:        # GEMM: square matrices multiply whatever TransA and TransB say
         return ((2, 3, 1, 2, 1, 1, 2, 1) * 2)[:max(dims - 2, 0)] + (2, 2)[:dims]
     return ((2, 3, 1, 2, 1, 1, 2, 1) * 2)[:dims]
@@ -165,7 +175,8 @@ def test_every_element_wise_operator_activation_and_cast_has_a_schema():
         "ELU", "CELU", "GELU", "HARD_SIGMOID", "HARD_SWISH", "IDENTITY", "LEAKY_RELU", "LINEAR", "PARAMETERIZED_RELU",
         "PARAMETRIC_SOFTPLUS", "RELU", "RELU_GRAD", "SCALED_ELU", "SCALED_TANH", "SHRINK", "SIGMOID", "SOFTPLUS",
         "SOFTSIGN", "SWISH", "TANH", "THRESHOLDED_RELU")} | {"CAST", "REDUCE", "ARGMIN", "ARGMAX", "GEMM"}
-    assert set(SCHEMAS_BY_NAME) == expected
+    gathers = {"GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1"}     # index-driven data movement
+    assert set(SCHEMAS_BY_NAME) == expected | gathers
     assert len(expected) == 91
 
 
@@ -632,7 +643,8 @@ def test_hostile_attribute_values_are_refused_with_a_sentence(name, data):
         # an Axes value is also refused by its count field or by the output's Sizes it implies, and a Function by
         # its own support rows (REDUCE): those sentences name the tensor
         starts = (spec.field,) + ((spec.count_field, "OutputTensor.Sizes") if spec.kind == AXES else ()) + (
-            ("InputTensor.", "OutputTensor.") if any(e.field == spec.field for e in schema.support_by) else ())
+            ("InputTensor.", "OutputTensor.") if any(e.field == spec.field for e in schema.support_by) else ()) + (
+            ("OutputTensor", "IndicesTensor.Sizes", "BatchDimensionCount") if spec.kind == UINT else ())
         assert error.hresult == E_INVALIDARG and error.message.startswith(starts), error.message
         outcome(REFUSED)
         return
@@ -641,7 +653,7 @@ def test_hostile_attribute_values_are_refused_with_a_sentence(name, data):
     if spec.kind == AXES:
         assert type(got) is tuple and all(type(a) is int for a in got)
         return
-    expected_type = {FLOAT: np.float32, ENUM: int}.get(spec.kind)
+    expected_type = {FLOAT: np.float32, ENUM: int, UINT: int}.get(spec.kind)
     if expected_type is not None:
         assert type(got) is expected_type
     elif spec.kind == SCALAR_UNION:
