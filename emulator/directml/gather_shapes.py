@@ -27,9 +27,9 @@ The rules, per DirectML page (sdk-api ns-directml-dml_gather*_operator_desc):
 """
 from dataclasses import dataclass
 
-from dmlemu.com import invalid
+from dmlemu.com import check_float, check_sequence, check_uint, invalid
 
-__all__ = ["GatherPlan", "plan", "SHAPE_RULES"]
+__all__ = ["GatherPlan", "plan", "SHAPE_RULES", "validate_float_array"]
 
 
 @dataclass(frozen=True)
@@ -149,4 +149,36 @@ def _check_output(op, name, source, indices, target, attributes):
                       f"{_format(expected.output_sizes)}.")
 
 
-SHAPE_RULES = {"GATHER": _check_gather, "GATHER_ELEMENTS": _check_gather, "GATHER_ND": _check_gather_nd}
+def validate_float_array(schema, spec, desc, by_field, prefix):
+    """A FLOAT array and its count field (RESAMPLE's ScaleCount, Scales; RESAMPLE1's DimensionCount shared by three
+    arrays): the count agrees with the array, and the array has one value per dimension of `spec.of` ("This value
+    must match the dimension count of InputTensor and OutputTensor"). Returns a tuple of np.float32."""
+    op = schema.c_name
+    where, count_where = prefix + spec.field, prefix + spec.count_field
+    values = getattr(desc, spec.field)
+    if values is None:
+        raise invalid(f"{where} is None; {op} needs one value per dimension.")
+    values = check_sequence(values, where, what="a sequence of numbers", max_length=8,
+                            limit="a DirectML tensor has at most 8 dimensions")
+    count = check_uint(getattr(desc, spec.count_field), count_where)
+    if count != len(values):
+        raise invalid(f"{count_where} is {count} but {where} has {len(values)} elements; they must agree.")
+    rank = len(by_field[spec.of].sizes)
+    if count != rank:
+        raise invalid(f"{count_where} is {count}; it must match {spec.of}'s DimensionCount ({rank}) for {op}.")
+    return tuple(check_float(v, f"{where}[{i}]") for i, v in enumerate(values))
+
+
+def _check_resample(schema, by_field, attributes):
+    """Scales finite and above 0, pixel offsets finite (dmlemu's rules: the pages take a scale as a size ratio)."""
+    op = schema.c_name
+    for field in ("Scales", "InputPixelOffsets", "OutputPixelOffsets"):
+        for i, value in enumerate(attributes.get(field, ())):
+            if not (abs(float(value)) < float("inf")) or (field == "Scales" and not value > 0):
+                rule = "finite and above 0" if field == "Scales" else "finite"
+                raise invalid(f"{field}[{i}] is {float(value)!r}; dmlemu requires every {field[:-1]} of {op} to be "
+                              f"{rule}.")
+
+
+SHAPE_RULES = {"GATHER": _check_gather, "GATHER_ELEMENTS": _check_gather, "GATHER_ND": _check_gather_nd,
+               "RESAMPLE": _check_resample}

@@ -90,6 +90,8 @@ SCALAR_UNION = "DML_SCALAR_UNION"  # 8 bytes read as the data type another field
 FUSED_ACTIVATION = "FUSED_ACTIVATION"   # _Maybenull_ const DML_OPERATOR_DESC* -> None or FusedActivation
 AXES = "AXES"                      # UINT <count field>; _Field_size_(count) const UINT* -> a tuple of axes
 UINT = "UINT"                      # a C UINT -> int (GATHER's Axis, IndexDimensions; range rules in `shapes`)
+FLOAT_ARRAY = "FLOAT_ARRAY"        # _Field_size_(count) const FLOAT* -> a tuple of np.float32 (RESAMPLE's Scales);
+                                   # arrays naming the same count_field share it (RESAMPLE1's DimensionCount)
 
 
 @dataclass(frozen=True)
@@ -170,11 +172,15 @@ class OperatorSchema(InputsAndOutputs):
     def desc_fields(self):
         """The desc struct's (C field name, zero value) pairs in C order: the tensors (binding order is C
         order), ScaleBias, then the attributes."""
-        zero = {FLOAT: 0.0, ENUM: 0, SCALAR_UNION: None, FUSED_ACTIVATION: None, UINT: 0}
+        zero = {FLOAT: 0.0, ENUM: 0, SCALAR_UNION: None, FUSED_ACTIVATION: None, UINT: 0, FLOAT_ARRAY: None}
         attributes = []
         for a in self.attributes:
             if a.kind == AXES:
                 attributes += [(a.count_field, _COUNTS[a.field]), (a.field, None)]
+            elif a.kind == FLOAT_ARRAY:
+                if a.count_field not in [f for f, _ in attributes]:
+                    attributes.append((a.count_field, _COUNTS.setdefault(a.field, Count(a.field))))
+                attributes.append((a.field, None))
             else:
                 attributes.append((a.field, zero[a.kind]))
         leading = [f for f in attributes if f[0] in self.leading]
@@ -578,6 +584,34 @@ _SCHEMA_LIST = [
         same_dimension_count=(("InputTensor", "IndicesTensor", "OutputTensor"),),
         attributes=(AttributeSpec("InputDimensionCount", UINT), AttributeSpec("IndicesDimensionCount", UINT),
                     AttributeSpec("BatchDimensionCount", UINT)), shapes="GATHER_ND"),
+
+    # -- resampling ------------------------------------------------------------------------------------------
+    # DML_RESAMPLE_OPERATOR_DESC (FL2_0), DML_RESAMPLE1_OPERATOR_DESC (FL2_1) (sdk-api
+    # ns-directml-dml_resample*_operator_desc): "InputTensor and OutputTensor must have the same DataType", 4
+    # dimensions, FLOAT32 and FLOAT16; ScaleCount / DimensionCount "must match the dimension count of InputTensor and
+    # OutputTensor". DML_RESAMPLE2_OPERATOR_DESC (FL5_1, windows-ai-docs) adds RoundingDirection; its page says
+    # resampling "is supported up to four dimensions": 1 to 4. The scales need not be OutputSize / InputSize (the
+    # Sizes are not checked against them). The order of every operation is docs/NUMERICS.md's "Resampling".
+    _op("RESAMPLE", UNARY, ((L2_0, 4, FLOATS),), same_sizes=[],
+        same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("InterpolationMode", ENUM, enum=_enums.DML_INTERPOLATION_MODE),
+                    AttributeSpec("Scales", FLOAT_ARRAY, of="InputTensor", count_field="ScaleCount")),
+        shapes="RESAMPLE"),
+    _op("RESAMPLE1", UNARY, ((L2_1, 4, FLOATS),), same_sizes=[],
+        same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("InterpolationMode", ENUM, enum=_enums.DML_INTERPOLATION_MODE),
+                    AttributeSpec("Scales", FLOAT_ARRAY, of="InputTensor", count_field="DimensionCount"),
+                    AttributeSpec("InputPixelOffsets", FLOAT_ARRAY, of="InputTensor", count_field="DimensionCount"),
+                    AttributeSpec("OutputPixelOffsets", FLOAT_ARRAY, of="InputTensor", count_field="DimensionCount")),
+        shapes="RESAMPLE"),
+    _op("RESAMPLE2", UNARY, ((L5_1, (1, 4), FLOATS),), same_sizes=[],
+        same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("InterpolationMode", ENUM, enum=_enums.DML_INTERPOLATION_MODE),
+                    AttributeSpec("RoundingDirection", ENUM, enum=_enums.DML_AXIS_DIRECTION),
+                    AttributeSpec("Scales", FLOAT_ARRAY, of="InputTensor", count_field="DimensionCount"),
+                    AttributeSpec("InputPixelOffsets", FLOAT_ARRAY, of="InputTensor", count_field="DimensionCount"),
+                    AttributeSpec("OutputPixelOffsets", FLOAT_ARRAY, of="InputTensor", count_field="DimensionCount")),
+        shapes="RESAMPLE"),
 ]
 SCHEMAS = {schema.type: schema for schema in _SCHEMA_LIST}
 SCHEMAS_BY_NAME = {schema.name: schema for schema in _SCHEMA_LIST}
@@ -606,8 +640,8 @@ def _check_tables():
         attribute_fields = [a.field for a in schema.attributes]
         assert schema.desc_type._fields_ == tuple(f for f, _ in schema.desc_fields()), schema.name
         for spec in schema.attributes:
-            assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION, AXES, UINT), schema.name
-            assert spec.kind != AXES or (spec.of in fields and spec.count_field), schema.name
+            assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION, AXES, UINT, FLOAT_ARRAY), schema.name
+            assert spec.kind not in (AXES, FLOAT_ARRAY) or (spec.of in fields and spec.count_field), schema.name
             assert spec.kind != ENUM or spec.enum is not None, schema.name
             assert spec.type_field is None or spec.type_field in attribute_fields, schema.name
         for entry in schema.support_by:

@@ -23,6 +23,7 @@ One module per family, each operator registered by name where it is defined (reg
   reduce.py          REDUCE, ARGMAX, ARGMIN (the fixed order of docs/NUMERICS.md, "Reductions")
   gemm.py            GEMM (the fixed order of docs/NUMERICS.md, "GEMM")
   gathers.py         GATHER, GATHER_ELEMENTS, GATHER_ND, GATHER_ND1 (docs/NUMERICS.md, "Gathers")
+  resample.py        RESAMPLE, RESAMPLE1, RESAMPLE2 (the fixed order of docs/NUMERICS.md, "Resampling")
 
 `run(name, inputs, ...)` computes any registered operator by its DirectML name; OPERATORS is the table.
 """
@@ -47,7 +48,7 @@ from dmlemu.golden.transcendental import (
 )
 from dmlemu.golden.reduce import argmax, argmin, reduce
 from dmlemu.golden.gemm import gemm
-from dmlemu.golden.gathers import gather as gather_axis, gather_elements, gather_nd, gather_nd1
+from dmlemu.golden import gathers as _gathers, resample as _resample   # noqa: F401 (they register by name)
 from dmlemu.golden.registry import OPERATORS
 
 __all__ = [
@@ -63,7 +64,7 @@ __all__ = [
     "activation",
     "exp", "log", "sqrt", "recip", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
     "acosh", "atanh", "erf", "constant_pow", "pow_", "atan_yx",
-    "reduce", "argmax", "argmin", "gemm", "gather_axis", "gather_elements", "gather_nd", "gather_nd1",
+    "reduce", "argmax", "argmin", "gemm",
     "OPERATORS", "run",
 ]
 
