@@ -22,7 +22,7 @@ from dmlemu.directml import *  # noqa: F401,F403
 from dmlemu.directml import inspect
 from dmlemu.directml.enums import OPERATOR_TYPE_TABLE
 from dmlemu.directml.operators import (
-    AXES, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, SCALAR_UNION, SCHEMAS, SCHEMAS_BY_NAME, UINT,
+    AXES, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, SCALAR_UNION, SCHEMAS, SCHEMAS_BY_NAME, UINT, FLOAT_ARRAY,
 )
 from dmlemu.directml.validation import FusedActivation
 from dmlemu.dxgi import CreateDXGIFactory1
@@ -143,6 +143,9 @@ def build_desc(schema, types, dims, overrides=None, **attributes):
         present = role.field in types
         fields[role.field] = tensor(types[role.field], sizes_for(schema, role.field, dims)) if present else None
     fields.update(default_attributes(schema, types))
+    for spec in schema.attributes:
+        if spec.kind == FLOAT_ARRAY:      # RESAMPLE's Scales, ...: one value per dimension (1.0: the identity map)
+            fields[spec.field] = [1.0] * dims
     fields.update(overrides or {})
     fields.update(attributes)
     return DML_OPERATOR_DESC(Type=schema.type, Desc=schema.desc_type(**fields))
@@ -175,7 +178,8 @@ def test_every_element_wise_operator_activation_and_cast_has_a_schema():
         "ELU", "CELU", "GELU", "HARD_SIGMOID", "HARD_SWISH", "IDENTITY", "LEAKY_RELU", "LINEAR", "PARAMETERIZED_RELU",
         "PARAMETRIC_SOFTPLUS", "RELU", "RELU_GRAD", "SCALED_ELU", "SCALED_TANH", "SHRINK", "SIGMOID", "SOFTPLUS",
         "SOFTSIGN", "SWISH", "TANH", "THRESHOLDED_RELU")} | {"CAST", "REDUCE", "ARGMIN", "ARGMAX", "GEMM"}
-    gathers = {"GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1"}     # index-driven data movement
+    gathers = {"GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1",     # index-driven data movement
+               "RESAMPLE", "RESAMPLE1", "RESAMPLE2"}
     assert set(SCHEMAS_BY_NAME) == expected | gathers
     assert len(expected) == 91
 
@@ -592,6 +596,9 @@ def descs(draw):
         types[role.field], dims[role.field] = type_name, count
         fields[role.field] = tensor(type_name, sizes, strides)
     attributes = default_attributes(schema, types)
+    for spec in schema.attributes:
+        if spec.kind == FLOAT_ARRAY:      # one value per dimension of the tensor it describes
+            attributes[spec.field] = [1.0] * dims[spec.of]
     return schema, level, types, dims, strides_ok, fields, attributes
 
 
@@ -644,7 +651,8 @@ def test_hostile_attribute_values_are_refused_with_a_sentence(name, data):
         # its own support rows (REDUCE): those sentences name the tensor
         starts = (spec.field,) + ((spec.count_field, "OutputTensor.Sizes") if spec.kind == AXES else ()) + (
             ("InputTensor.", "OutputTensor.") if any(e.field == spec.field for e in schema.support_by) else ()) + (
-            ("OutputTensor", "IndicesTensor.Sizes", "BatchDimensionCount") if spec.kind == UINT else ())
+            ("OutputTensor", "IndicesTensor.Sizes", "BatchDimensionCount") if spec.kind == UINT else ()) + (
+            (spec.count_field,) if spec.kind == FLOAT_ARRAY else ())
         assert error.hresult == E_INVALIDARG and error.message.startswith(starts), error.message
         outcome(REFUSED)
         return
@@ -652,6 +660,9 @@ def test_hostile_attribute_values_are_refused_with_a_sentence(name, data):
     got = info.attributes[spec.field]
     if spec.kind == AXES:
         assert type(got) is tuple and all(type(a) is int for a in got)
+        return
+    if spec.kind == FLOAT_ARRAY:
+        assert type(got) is tuple and all(type(v) is np.float32 for v in got)
         return
     expected_type = {FLOAT: np.float32, ENUM: int, UINT: int}.get(spec.kind)
     if expected_type is not None:
