@@ -1,4 +1,4 @@
-"""The resampling operators' table and compiler: RESAMPLE, RESAMPLE1 and RESAMPLE2 as one kernel, resample.s.
+"""The resampling operators' table and compiler: RESAMPLE, RESAMPLE1, RESAMPLE2 and UPSAMPLE_2D as one kernel.
 
 One thread per output element. address.inc peels the output index over the output's dimension records, and the
 records' strides make "tensors" 0 .. 3 count the coordinates of dimensions 0 .. 3 (stride 1 along their own
@@ -48,6 +48,9 @@ class ResampleOperator:
 _ARRAYS = (("Scales", "f32[]"), ("InputPixelOffsets", "f32[]"), ("OutputPixelOffsets", "f32[]"))
 OPERATORS = {row.name: row for row in (
     ResampleOperator(name="RESAMPLE", params=(("InterpolationMode", "enum"), ("Scales", "f32[]")), offsets=(0.5, -0.5)),
+    # UPSAMPLE_2D: RESAMPLE with Scales {1, 1, Height, Width} (docs/DEVIATIONS.md: dmlemu's reading)
+    ResampleOperator(name="UPSAMPLE_2D", params=(("ScaleSize", "size2d"), ("InterpolationMode", "enum")),
+                     offsets=(0.5, -0.5)),
     ResampleOperator(name="RESAMPLE1", params=(("InterpolationMode", "enum"),) + _ARRAYS),
     ResampleOperator(name="RESAMPLE2", params=(("InterpolationMode", "enum"), ("RoundingDirection", "enum")) + _ARRAYS),
 )}
@@ -91,6 +94,8 @@ def compile_resample(operator, tensors, attributes, layout, no_kernel, division_
     out_sizes = (1,) * pad + tuple(int(s) for s in target.sizes)
     in_strides = (0,) * pad + tuple(source.strides if source.strides is not None else packed_strides(source.sizes))
     out_strides = (0,) * pad + tuple(target.strides if target.strides is not None else packed_strides(target.sizes))
+    if "ScaleSize" in attributes:                # UPSAMPLE_2D: (Height, Width) on the last two dimensions
+        attributes = dict(attributes, Scales=(1.0,) * (rank - 2) + tuple(float(s) for s in attributes["ScaleSize"]))
     scales = (1.0,) * pad + tuple(float(s) for s in attributes["Scales"])
     if row.offsets is not None:
         a, b = (0.0,) * pad + (row.offsets[0],) * rank, (0.0,) * pad + (row.offsets[1],) * rank

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from dmlemu.com import check_float, check_sequence, check_uint, invalid
 
-__all__ = ["GatherPlan", "plan", "SHAPE_RULES", "validate_float_array"]
+__all__ = ["GatherPlan", "plan", "SHAPE_RULES", "validate_float_array", "validate_size_2d"]
 
 
 @dataclass(frozen=True)
@@ -180,5 +180,27 @@ def _check_resample(schema, by_field, attributes):
                               f"{rule}.")
 
 
-SHAPE_RULES = {"GATHER": _check_gather, "GATHER_ELEMENTS": _check_gather, "GATHER_ND": _check_gather_nd,
+def validate_size_2d(value, where):
+    """A DML_SIZE_2D (UPSAMPLE_2D's ScaleSize): (Height, Width), each a UINT of at least 1 (dmlemu's rule: the
+    output is floor(input * scale), and a scale of 0 would leave no output)."""
+    from dmlemu.directml.structs import DML_SIZE_2D
+    if not isinstance(value, DML_SIZE_2D):
+        raise invalid(f"{where} is {type(value).__name__ if value is not None else 'None'}; it must be a "
+                      f"DML_SIZE_2D.")
+    return (check_uint(value.Height, f"{where}.Height", min_value=1),
+            check_uint(value.Width, f"{where}.Width", min_value=1))
+
+
+def _check_upsample(schema, by_field, attributes):
+    """OutputTensor.Sizes = {N, C, H * ScaleSize.Height, W * ScaleSize.Width}."""
+    source, target = by_field["InputTensor"], by_field["OutputTensor"]
+    height, width = attributes["ScaleSize"]
+    expected = tuple(source.sizes[:-2]) + (source.sizes[-2] * height, source.sizes[-1] * width)
+    if tuple(target.sizes) != expected:
+        raise invalid(f"OutputTensor.Sizes is {_format(target.sizes)}; {schema.c_name} with InputTensor.Sizes "
+                      f"{_format(source.sizes)} and ScaleSize {{{width},{height}}} (Width, Height) needs "
+                      f"{_format(expected)}.")
+
+
+SHAPE_RULES = {"UPSAMPLE_2D": _check_upsample, "GATHER": _check_gather, "GATHER_ELEMENTS": _check_gather, "GATHER_ND": _check_gather_nd,
                "RESAMPLE": _check_resample}

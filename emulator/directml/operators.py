@@ -90,6 +90,7 @@ SCALAR_UNION = "DML_SCALAR_UNION"  # 8 bytes read as the data type another field
 FUSED_ACTIVATION = "FUSED_ACTIVATION"   # _Maybenull_ const DML_OPERATOR_DESC* -> None or FusedActivation
 AXES = "AXES"                      # UINT <count field>; _Field_size_(count) const UINT* -> a tuple of axes
 UINT = "UINT"                      # a C UINT -> int (GATHER's Axis, IndexDimensions; range rules in `shapes`)
+SIZE_2D = "DML_SIZE_2D"            # a DML_SIZE_2D {Width, Height} (UPSAMPLE_2D's ScaleSize) -> (height, width)
 FLOAT_ARRAY = "FLOAT_ARRAY"        # _Field_size_(count) const FLOAT* -> a tuple of np.float32 (RESAMPLE's Scales);
                                    # arrays naming the same count_field share it (RESAMPLE1's DimensionCount)
 
@@ -172,7 +173,7 @@ class OperatorSchema(InputsAndOutputs):
     def desc_fields(self):
         """The desc struct's (C field name, zero value) pairs in C order: the tensors (binding order is C
         order), ScaleBias, then the attributes."""
-        zero = {FLOAT: 0.0, ENUM: 0, SCALAR_UNION: None, FUSED_ACTIVATION: None, UINT: 0, FLOAT_ARRAY: None}
+        zero = {FLOAT: 0.0, ENUM: 0, SCALAR_UNION: None, FUSED_ACTIVATION: None, UINT: 0, FLOAT_ARRAY: None, SIZE_2D: None}
         attributes = []
         for a in self.attributes:
             if a.kind == AXES:
@@ -592,6 +593,13 @@ _SCHEMA_LIST = [
     # OutputTensor". DML_RESAMPLE2_OPERATOR_DESC (FL5_1, windows-ai-docs) adds RoundingDirection; its page says
     # resampling "is supported up to four dimensions": 1 to 4. The scales need not be OutputSize / InputSize (the
     # Sizes are not checked against them). The order of every operation is docs/NUMERICS.md's "Resampling".
+    # DML_UPSAMPLE_2D_OPERATOR_DESC (FL1_0): "output_dimension = floor(input_dimension * scale)" on the two last
+    # dimensions (ScaleSize.Height, ScaleSize.Width), FLOAT32 and FLOAT16, 4 dimensions.
+    _op("UPSAMPLE_2D", UNARY, ((L1_0, 4, FLOATS),), same_sizes=[],
+        same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("ScaleSize", SIZE_2D),
+                    AttributeSpec("InterpolationMode", ENUM, enum=_enums.DML_INTERPOLATION_MODE)),
+        shapes="UPSAMPLE_2D"),
     _op("RESAMPLE", UNARY, ((L2_0, 4, FLOATS),), same_sizes=[],
         same_dimension_count=(("InputTensor", "OutputTensor"),),
         attributes=(AttributeSpec("InterpolationMode", ENUM, enum=_enums.DML_INTERPOLATION_MODE),
@@ -640,7 +648,7 @@ def _check_tables():
         attribute_fields = [a.field for a in schema.attributes]
         assert schema.desc_type._fields_ == tuple(f for f, _ in schema.desc_fields()), schema.name
         for spec in schema.attributes:
-            assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION, AXES, UINT, FLOAT_ARRAY), schema.name
+            assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION, AXES, UINT, FLOAT_ARRAY, SIZE_2D), schema.name
             assert spec.kind not in (AXES, FLOAT_ARRAY) or (spec.of in fields and spec.count_field), schema.name
             assert spec.kind != ENUM or spec.enum is not None, schema.name
             assert spec.type_field is None or spec.type_field in attribute_fields, schema.name

@@ -90,3 +90,12 @@ def resample1(x, interpolation_mode, scales, input_offsets, output_offsets, Outp
                                         "RoundingDirection"), keyword_attributes=("OutputSizes",))
 def resample2(x, interpolation_mode, scales, input_offsets, output_offsets, rounding_direction, OutputSizes=None):  # noqa
     return resample(x, interpolation_mode, scales, input_offsets, output_offsets, rounding_direction, OutputSizes)
+
+
+@operator(name="UPSAMPLE_2D", attributes=("ScaleSize", "InterpolationMode"))
+def upsample_2d(x, scale_size, interpolation_mode=NEAREST_NEIGHBOR):
+    """UPSAMPLE_2D: RESAMPLE with Scales {1, .., 1, Height, Width}; the output is the input's Sizes times them."""
+    x = np.asarray(x)
+    height, width = (int(s) for s in scale_size)
+    scales = (1,) * (x.ndim - 2) + (height, width)
+    return resample(x, interpolation_mode, scales, output_sizes=tuple(n * s for n, s in zip(x.shape, scales)))

@@ -203,3 +203,43 @@ def test_the_resample_rules_are_pinned():
                                            "DML_OPERATOR_RESAMPLE.")
     assert refusal(resample_desc("RESAMPLE2", "FLOAT16", [2, 2], [4, 4], 1, [2, 2], ([0.5] * 2, [-0.5] * 2),
                                  rounding=1)) == "validated"
+
+
+# ---- UPSAMPLE_2D: RESAMPLE with Scales {1, 1, Height, Width} -----------------------------------------------------
+def upsample_desc(type_name, in_sizes, height, width, mode, strides=(None, None)):
+    out_sizes = list(in_sizes[:-2]) + [in_sizes[-2] * height, in_sizes[-1] * width]
+    return DML_UPSAMPLE_2D_OPERATOR_DESC(InputTensor=tensor(type_name, in_sizes, strides[0]),
+                                         OutputTensor=tensor(type_name, out_sizes, strides[1]),
+                                         ScaleSize=DML_SIZE_2D(Width=width, Height=height), InterpolationMode=mode)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(DTYPES)), st.lists(st.integers(1, 3), min_size=4, max_size=4), st.integers(1, 3),
+       st.integers(1, 3), st.integers(0, 1), st.sampled_from(["packed", "padded", "permuted"]),
+       st.sampled_from(PRESETS + (WARP,)), st.integers(0, 2 ** 32 - 1))
+def test_drawn_upsamples_are_resamples_and_bit_exact(type_name, in_sizes, height, width, mode, layout, preset, seed):
+    rng = np.random.default_rng(seed)
+    x = values(rng, type_name, in_sizes, True)
+    desc = upsample_desc(type_name, in_sizes, height, width, mode, (layout_strides(in_sizes, layout, rng)[0], None))
+    (got,) = run_operator(desc, [x], adapter=preset)
+    expected = golden.run("UPSAMPLE_2D", [x], {"ScaleSize": (height, width), "InterpolationMode": mode})
+    same_bits(got, expected)
+    out_sizes = got.shape
+    same_bits(got, golden.run("RESAMPLE", [x], attributes_of("RESAMPLE", mode, [1, 1, height, width], None, 0,
+                                                             out_sizes)))
+    if mode == 0:            # nearest: each input element repeated Height x Width times
+        same_bits(got, np.repeat(np.repeat(x, height, axis=2), width, axis=3))
+
+
+def test_the_upsample_rules_are_pinned():
+    assert refusal(upsample_desc("FLOAT16", [1, 2, 3, 4], 2, 3, 1)) == "validated"
+    desc = upsample_desc("FLOAT32", [1, 2, 3, 4], 2, 3, 0)
+    desc.OutputTensor = tensor("FLOAT32", [1, 2, 6, 13])
+    assert refusal(desc) == (E_INVALIDARG, "OutputTensor.Sizes is {1,2,6,13}; DML_OPERATOR_UPSAMPLE_2D with "
+                                           "InputTensor.Sizes {1,2,3,4} and ScaleSize {3,2} (Width, Height) needs "
+                                           "{1,2,6,12}.")
+    desc = upsample_desc("FLOAT32", [1, 2, 3, 4], 2, 3, 0)
+    desc.ScaleSize = DML_SIZE_2D(Width=0, Height=2)
+    assert refusal(desc) == (E_INVALIDARG, "ScaleSize.Width is 0; it must be an integer from 1 to 4294967295.")
+    desc.ScaleSize = (2, 2)
+    assert refusal(desc) == (E_INVALIDARG, "ScaleSize is tuple; it must be a DML_SIZE_2D.")
