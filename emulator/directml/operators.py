@@ -586,6 +586,18 @@ _SCHEMA_LIST = [
         attributes=(AttributeSpec("InputDimensionCount", UINT), AttributeSpec("IndicesDimensionCount", UINT),
                     AttributeSpec("BatchDimensionCount", UINT)), shapes="GATHER_ND"),
 
+    # -- fills ------------------------------------------------------------------------------------------------
+    # DML_FILL_VALUE_CONSTANT_OPERATOR_DESC, DML_FILL_VALUE_SEQUENCE_OPERATOR_DESC (FL2_1, sdk-api): an output only,
+    # 4 dimensions, FLOAT32, FLOAT16 and the 8- to 32-bit integers; ValueDataType "must match OutputTensor.DataType";
+    # the sequence's order is docs/NUMERICS.md's "Fills".
+    _op("FILL_VALUE_CONSTANT", (TensorRole("OutputTensor", is_output=True),), ((L2_1, 4, FLOAT_INTS_8_TO_32),),
+        attributes=(AttributeSpec("ValueDataType", ENUM, enum=DML_TENSOR_DATA_TYPE, matches="OutputTensor"),
+                    AttributeSpec("Value", SCALAR_UNION, type_field="ValueDataType"))),
+    _op("FILL_VALUE_SEQUENCE", (TensorRole("OutputTensor", is_output=True),), ((L2_1, 4, FLOAT_INTS_8_TO_32),),
+        attributes=(AttributeSpec("ValueDataType", ENUM, enum=DML_TENSOR_DATA_TYPE, matches="OutputTensor"),
+                    AttributeSpec("ValueStart", SCALAR_UNION, type_field="ValueDataType"),
+                    AttributeSpec("ValueDelta", SCALAR_UNION, type_field="ValueDataType"))),
+
     # -- resampling ------------------------------------------------------------------------------------------
     # DML_RESAMPLE_OPERATOR_DESC (FL2_0), DML_RESAMPLE1_OPERATOR_DESC (FL2_1) (sdk-api
     # ns-directml-dml_resample*_operator_desc): "InputTensor and OutputTensor must have the same DataType", 4

@@ -23,7 +23,8 @@ One module per family, each operator registered by name where it is defined (reg
   reduce.py          REDUCE, ARGMAX, ARGMIN (the fixed order of docs/NUMERICS.md, "Reductions")
   gemm.py            GEMM (the fixed order of docs/NUMERICS.md, "GEMM")
   gathers.py         GATHER, GATHER_ELEMENTS, GATHER_ND, GATHER_ND1 (docs/NUMERICS.md, "Gathers")
-  resample.py        RESAMPLE, RESAMPLE1, RESAMPLE2 (the fixed order of docs/NUMERICS.md, "Resampling")
+  resample.py        RESAMPLE, RESAMPLE1, RESAMPLE2, UPSAMPLE_2D (docs/NUMERICS.md, "Resampling")
+  fill.py            FILL_VALUE_CONSTANT, FILL_VALUE_SEQUENCE (docs/NUMERICS.md, "Fills")
 
 `run(name, inputs, ...)` computes any registered operator by its DirectML name; OPERATORS is the table.
 """
@@ -48,7 +49,7 @@ from dmlemu.golden.transcendental import (
 )
 from dmlemu.golden.reduce import argmax, argmin, reduce
 from dmlemu.golden.gemm import gemm
-from dmlemu.golden import gathers as _gathers, resample as _resample   # noqa: F401 (they register by name)
+from dmlemu.golden import fill as _fill, gathers as _gathers, resample as _resample   # noqa: F401 (they register)
 from dmlemu.golden.registry import OPERATORS
 
 __all__ = [

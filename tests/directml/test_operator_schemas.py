@@ -181,7 +181,7 @@ def test_every_element_wise_operator_activation_and_cast_has_a_schema():
         "PARAMETRIC_SOFTPLUS", "RELU", "RELU_GRAD", "SCALED_ELU", "SCALED_TANH", "SHRINK", "SIGMOID", "SOFTPLUS",
         "SOFTSIGN", "SWISH", "TANH", "THRESHOLDED_RELU")} | {"CAST", "REDUCE", "ARGMIN", "ARGMAX", "GEMM"}
     gathers = {"GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1",     # index-driven data movement
-               "RESAMPLE", "RESAMPLE1", "RESAMPLE2", "UPSAMPLE_2D"}
+               "RESAMPLE", "RESAMPLE1", "RESAMPLE2", "UPSAMPLE_2D", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE"}
     assert set(SCHEMAS_BY_NAME) == expected | gathers
     assert len(expected) == 91
 
