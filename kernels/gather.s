@@ -16,12 +16,15 @@
 ;   3. load the input element and store it; an element with a component out of range stores 0
 ;      (docs/NUMERICS.md, "Gathers"): no read or write ever leaves the bound resources.
 ; The data moves as bits (${DATA_BYTES} bytes an element): every data type is one variant per size.
+; DML_OPERATOR_ONE_HOT is the same walk (ONE_HOT): tensor 0 is ValuesTensor (stride 0: the OffValue), tensor 3
+; counts the coordinate along Axis (v5), and the one component adds the OnValue's offset where the index
+; equals that coordinate; an index out of range matches nothing (the page: "ignored").
 ; =============================================================================================
 .include "prologue.inc"
 .include "address.inc"                   ; v2 input, v3 indices, v4 output (bytes); s36: next record
-    s_load_dwordx4 s[8:11], s[0:1], ${DESC_T0}    ; InputTensor
-    s_load_dwordx4 s[12:15], s[0:1], ${DESC_T1}   ; IndicesTensor
-    s_load_dwordx4 s[16:19], s[0:1], ${DESC_T2}   ; OutputTensor
+    s_load_dwordx4 s[8:11], s[0:1], ${DESC_DATA}  ; InputTensor (ONE_HOT: ValuesTensor)
+    s_load_dwordx4 s[12:15], s[0:1], ${DESC_INDICES}   ; IndicesTensor
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_OUT}  ; OutputTensor
     s_load_dword s44, s[2:3], ${CB_PARAM0}        ; m, the tuple records
     s_waitcnt 0
     s_sub_u32 s37, s44, 1                ; m from 1 to CB_MAX_RECORDS only (bytes never initialized
@@ -58,10 +61,16 @@ component:
 .endif
     v_cmp_lt_u32 vcc, v10, s28           ; in range: 0 <= i < size
 .endif
+.if ONE_HOT
+    v_cndmask_b32 v10, -1, v10, vcc      ; out of range: matches no coordinate ("ignored")
+    v_cmp_eq_u32 vcc, v10, v5            ; the element's coordinate along Axis (tensor 3)
+    v_cndmask_b32 v12, 0, s32, vcc       ; the OnValue's offset in ValuesTensor, else the OffValue's (0)
+.else
     v_cndmask_b32 v12, 1, 0, vcc         ; 1 where out of range
     v_or_b32 v9, v9, v12
     v_cndmask_b32 v10, 0, v10, vcc       ; out of range: coordinate 0 (the read stays in the tensor)
-    v_mul_lo_u32 v12, v10, s32
+    v_mul_lo_u32 v12, v10, s32           ; i * stride
+.endif
     v_lshl_b32 v12, v12, ${SHIFT_T0}
     v_add_u32 v2, v2, v12                ; input offset += i * stride
     s_add_u32 s36, s36, ${CB_RECORD_BYTES}

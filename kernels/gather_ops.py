@@ -1,4 +1,4 @@
-"""The gathers' table and compiler: GATHER, GATHER_ELEMENTS, GATHER_ND and GATHER_ND1 as one kernel, gather.s.
+"""The gathers' table and compiler: GATHER, GATHER_ELEMENTS, GATHER_ND(1) and ONE_HOT as one kernel, gather.s.
 
 Every gather is, per output element, a walk of the output's coordinates (one merged dimension record per output
 dimension, with three strides: the input's along the dimensions the output shares with it, the indices' along
@@ -52,20 +52,28 @@ OPERATORS = {row.name: row for row in (
     GatherOperator(name="GATHER", params=(("Axis", "u32"), ("IndexDimensions", "u32"))),
     GatherOperator(name="GATHER_ELEMENTS", params=(("Axis", "u32"),)),
     GatherOperator(name="GATHER_ND", params=(("InputDimensionCount", "u32"), ("IndicesDimensionCount", "u32"))),
+    # ONE_HOT: the same walk; the OffValue is ValuesTensor's first element, the OnValue is added where the index
+    # equals the coordinate along Axis (kernels/gather.s, ONE_HOT)
+    GatherOperator(name="ONE_HOT", tensors=("IndicesTensor", "ValuesTensor", "OutputTensor"),
+                   params=(("Axis", "u32"),)),
     GatherOperator(name="GATHER_ND1", params=(("InputDimensionCount", "u32"), ("IndicesDimensionCount", "u32"),
                                               ("BatchDimensionCount", "u32"))),
 )}
 
 
-def variant_symbols(data_bytes, index_type, wide, layout=LAYOUT):
-    """The assembler symbols of one variant of gather.s."""
-    shifts = {0: data_bytes.bit_length() - 1, 1: _SIZE[index_type].bit_length() - 1, 2: data_bytes.bit_length() - 1}
+def variant_symbols(data_bytes, index_type, wide, layout=LAYOUT, one_hot=False):
+    """The assembler symbols of one variant of gather.s (`one_hot`: DML_OPERATOR_ONE_HOT, whose IndicesTensor is
+    bound first and whose tensor 3 counts the coordinate along Axis)."""
+    shifts = {0: data_bytes.bit_length() - 1, 1: _SIZE[index_type].bit_length() - 1, 2: data_bytes.bit_length() - 1,
+              3: 0}
     records = layout.field("RECORDS")
     return {
         "PACKED": 0, "PACKED_X1": 0, "PACKED_X2": 0, "SHIFT_DATA": shifts[2],
-        **{f"HAS_T{t}": int(t == 2) for t in range(2, 9)}, **{f"SHIFT_T{t}": shifts[t] for t in range(3)},
-        "MAD_OFFSET": "v_mad_u32" if wide else "v_mad_u32_u24",
-        "DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64, "RECORDS_END": records.end,
+        **{f"HAS_T{t}": int(t == 2 or (t == 3 and one_hot)) for t in range(2, 9)},
+        **{f"SHIFT_T{t}": shifts[t] for t in range(4)},
+        "MAD_OFFSET": "v_mad_u32" if wide else "v_mad_u32_u24", "ONE_HOT": int(one_hot),
+        "DESC_DATA": 32 if one_hot else 0, "DESC_INDICES": 0 if one_hot else 32, "DESC_OUT": 64,
+        "RECORDS_END": records.end,
         "INDEX_TYPE": index_type, "INDEX_PAIR": int(_SIZE[index_type] == 8),
         "INDEX_SIGNED": int(index_type.startswith("INT")),
         "LOAD": _LOAD[data_bytes], "STORE": _STORE[data_bytes], "DATA": "v[20:21]" if data_bytes == 8 else "v20",
@@ -73,29 +81,50 @@ def variant_symbols(data_bytes, index_type, wide, layout=LAYOUT):
 
 
 @functools.lru_cache(maxsize=None)
-def build_program(data_bytes, index_type, wide, layout=LAYOUT):
+def build_program(data_bytes, index_type, wide, layout=LAYOUT, one_hot=False):
     """Assemble and decode one variant of gather.s (cached)."""
-    dwords = assemble_file(os.path.join(KERNEL_DIR, "gather.s"), variant_symbols(data_bytes, index_type, wide, layout))
-    return Program(dwords, f"gather_x{data_bytes}_{index_type.lower()}{'_wide' if wide else ''}")
+    dwords = assemble_file(os.path.join(KERNEL_DIR, "gather.s"),
+                           variant_symbols(data_bytes, index_type, wide, layout, one_hot))
+    return Program(dwords, f"{'one_hot' if one_hot else 'gather'}_x{data_bytes}_{index_type.lower()}"
+                           f"{'_wide' if wide else ''}")
+
+
+def _one_hot_records(tensors, attributes, packed_strides, merge_dimensions):
+    """(merged output sizes, merged strides of [values, indices, output, coordinate], the component) of ONE_HOT."""
+    indices, values, target = tensors
+    axis = int(attributes["Axis"])
+    sizes = tuple(int(s) for s in target.sizes)
+    strides = [tuple(t.strides) if t.strides is not None else packed_strides(tuple(t.sizes)) for t in tensors]
+    rank = len(sizes)
+    walk = [[0] * rank, [0 if d == axis else strides[0][d] for d in range(rank)], list(strides[2]),
+            [1 if d == axis else 0 for d in range(rank)]]
+    merged_sizes, merged = merge_dimensions(sizes, walk)
+    # the OnValue: "the 1st element along the fastest-changing dimension of size > 1" of ValuesTensor
+    on = next(strides[1][d] for d in reversed(range(len(values.sizes))) if int(values.sizes[d]) > 1)
+    return merged_sizes, merged, [(sizes[axis], on, 0)]
 
 
 def compile_gather(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides,
                    merge_dimensions, workgroup_size):
     """(program, constant buffer bytes, output elements) of a validated gather desc; kernels/driver.py wraps them
     in a CompiledKernel. `no_kernel` is the NoKernel class to raise."""
-    source, indices, target = tensors
+    one_hot = operator == "ONE_HOT"
+    source, indices, target = (tensors[1], tensors[0], tensors[2]) if one_hot else tensors
     if indices.data_type not in INDEX_TYPES or source.data_type not in _SIZE:
         raise no_kernel(f"dmlemu's kernel for {operator} has no variant for {source.data_type} data with "
                         f"{indices.data_type} indices")
-    strides = [tuple(t.strides) if t.strides is not None else packed_strides(tuple(t.sizes)) for t in tensors]
-    geometry = plan(operator, tuple(source.sizes), tuple(indices.sizes), len(target.sizes), attributes)
     out_sizes = tuple(int(s) for s in target.sizes)
-    walk_strides = [[strides[0][i] if i is not None else 0 for i, _ in geometry.walks],
-                    [strides[1][j] if j is not None else 0 for _, j in geometry.walks],
-                    list(strides[2])]
-    sizes, merged = merge_dimensions(out_sizes, walk_strides)
-    step = strides[1][geometry.component_dim] if geometry.component_dim is not None else 0
-    components = [(int(source.sizes[d]), strides[0][d], j * step) for j, d in enumerate(geometry.tuple_dims)]
+    if one_hot:
+        sizes, merged, components = _one_hot_records(tensors, attributes, packed_strides, merge_dimensions)
+    else:
+        strides = [tuple(t.strides) if t.strides is not None else packed_strides(tuple(t.sizes)) for t in tensors]
+        geometry = plan(operator, tuple(source.sizes), tuple(indices.sizes), len(target.sizes), attributes)
+        walk_strides = [[strides[0][i] if i is not None else 0 for i, _ in geometry.walks],
+                        [strides[1][j] if j is not None else 0 for _, j in geometry.walks],
+                        list(strides[2])]
+        sizes, merged = merge_dimensions(out_sizes, walk_strides)
+        step = strides[1][geometry.component_dim] if geometry.component_dim is not None else 0
+        components = [(int(source.sizes[d]), strides[0][d], j * step) for j, d in enumerate(geometry.tuple_dims)]
     if len(sizes) + len(components) > layout.max_records:
         raise no_kernel(f"dmlemu's kernel for {operator} holds {layout.max_records} dimension records, not "
                         f"{len(sizes)} output records and {len(components)} index components")
@@ -103,7 +132,7 @@ def compile_gather(operator, tensors, attributes, layout, no_kernel, division_ma
     for d in reversed(range(len(sizes))):        # innermost first
         magic, shift1, shift2 = division_magic(sizes[d])
         records.append({"SIZE": sizes[d], "MAGIC": magic, "SHIFT1": shift1, "SHIFT2": shift2,
-                        **{f"STRIDE_T{t}": merged[t][d] & 0xFFFFFFFF for t in range(3)}})
+                        **{f"STRIDE_T{t}": merged[t][d] & 0xFFFFFFFF for t in range(len(merged))}})
     for size, stride, offset in components:
         records.append({"SIZE": size, "STRIDE_T0": stride & 0xFFFFFFFF, "STRIDE_T1": offset & 0xFFFFFFFF})
     wide = max(sizes) >= 1 << 24 or any(s >= 1 << 24 for t in merged for s in t)
@@ -111,7 +140,7 @@ def compile_gather(operator, tensors, attributes, layout, no_kernel, division_ma
     values = {"ELEMENTS": elements, "WORKGROUP_SIZE": workgroup_size, "RECORD_COUNT": len(sizes),
               "PARAM0": len(components)}
     constants = layout.pack(values, records, params=True, wide=False)
-    return build_program(_SIZE[source.data_type], indices.data_type, wide, layout), constants, elements
+    return build_program(_SIZE[source.data_type], indices.data_type, wide, layout, one_hot), constants, elements
 
 
 __all__ = ["OPERATORS", "GatherOperator", "INDEX_TYPES", "build_program", "compile_gather", "variant_symbols"]

@@ -202,5 +202,22 @@ def _check_upsample(schema, by_field, attributes):
                       f"{_format(expected)}.")
 
 
-SHAPE_RULES = {"UPSAMPLE_2D": _check_upsample, "GATHER": _check_gather, "GATHER_ELEMENTS": _check_gather, "GATHER_ND": _check_gather_nd,
+def _check_one_hot(schema, by_field, attributes):
+    """Axis below the DimensionCount; IndicesTensor's Sizes the output's but 1 along Axis; ValuesTensor "may have
+    any size, so long as it contains at least two elements"."""
+    op = schema.c_name
+    indices, values, target = by_field["IndicesTensor"], by_field["ValuesTensor"], by_field["OutputTensor"]
+    axis, rank = attributes["Axis"], len(indices.sizes)
+    if axis >= rank:
+        raise invalid(f"Axis is {axis}; IndicesTensor has {rank} dimensions, so {op} takes Axis 0 to {rank - 1}.")
+    expected = tuple(1 if d == axis else size for d, size in enumerate(target.sizes))
+    if tuple(indices.sizes) != expected:
+        raise invalid(f"IndicesTensor.Sizes is {_format(indices.sizes)}; {op} with OutputTensor.Sizes "
+                      f"{_format(target.sizes)} and Axis {axis} needs {_format(expected)}.")
+    if values.element_count < 2:
+        raise invalid(f"ValuesTensor.Sizes is {_format(values.sizes)}; {op} needs at least two elements (OffValue, "
+                      f"OnValue).")
+
+
+SHAPE_RULES = {"ONE_HOT": _check_one_hot, "UPSAMPLE_2D": _check_upsample, "GATHER": _check_gather, "GATHER_ELEMENTS": _check_gather, "GATHER_ND": _check_gather_nd,
                "RESAMPLE": _check_resample}

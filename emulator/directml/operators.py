@@ -586,6 +586,17 @@ _SCHEMA_LIST = [
         attributes=(AttributeSpec("InputDimensionCount", UINT), AttributeSpec("IndicesDimensionCount", UINT),
                     AttributeSpec("BatchDimensionCount", UINT)), shapes="GATHER_ND"),
 
+    # DML_ONE_HOT_OPERATOR_DESC (FL2_0, sdk-api ns-directml-dml_one_hot_operator_desc): "IndicesTensor, OutputTensor,
+    # and ValuesTensor must have the same DimensionCount", "OutputTensor and ValuesTensor must have the same
+    # DataType"; the Sizes rules are the `shapes` rule.
+    _op("ONE_HOT", _roles("IndicesTensor", "ValuesTensor", "OutputTensor"), (
+        (L3_0, (1, 8), {"IndicesTensor": INTS_32_64, "*": FLOAT_INTS_8_TO_32}),
+        (L2_1, 4, {"IndicesTensor": ("UINT32",), "*": FLOAT_INTS_8_TO_32}),
+        (L2_0, 4, {"IndicesTensor": ("UINT32",), "*": FLOATS})),
+        same_type=[("ValuesTensor", "OutputTensor")], same_sizes=[],
+        same_dimension_count=(("IndicesTensor", "ValuesTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("Axis", UINT),), shapes="ONE_HOT"),
+
     # -- fills ------------------------------------------------------------------------------------------------
     # DML_FILL_VALUE_CONSTANT_OPERATOR_DESC, DML_FILL_VALUE_SEQUENCE_OPERATOR_DESC (FL2_1, sdk-api): an output only,
     # 4 dimensions, FLOAT32, FLOAT16 and the 8- to 32-bit integers; ValueDataType "must match OutputTensor.DataType";

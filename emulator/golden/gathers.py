@@ -1,4 +1,4 @@
-"""GATHER, GATHER_ELEMENTS, GATHER_ND and GATHER_ND1 as NumPy indexing, written from the DirectML pages.
+"""GATHER, GATHER_ELEMENTS, GATHER_ND, GATHER_ND1 and ONE_HOT as NumPy indexing, written from the DirectML pages.
 
 Each function returns the output tensor in its own DimensionCount (the pages right-align the relevant sizes:
 leading 1s cropped or padded). Index values follow docs/NUMERICS.md ("Gathers"): a signed index i < 0 counts
@@ -94,3 +94,25 @@ def gather_nd(x, indices, input_dimension_count, indices_dimension_count):
 def gather_nd1(x, indices, input_dimension_count, indices_dimension_count, batch_dimension_count):
     """GATHER_ND whose first `batch_dimension_count` dimensions pair input and indices one to one."""
     return _gather_nd(x, indices, input_dimension_count, indices_dimension_count, batch_dimension_count)
+
+
+@operator(name="ONE_HOT", attributes=("Axis",), keyword_attributes=("OutputSizes",))
+def one_hot(indices, values, axis, OutputSizes=None):      # noqa: N803 (the desc's field name)
+    """output[.., k, ..] = OnValue where indices[.., 0, ..] (resolved as a gather index against the output's size
+    along Axis) is k, else OffValue; an index out of range sets nothing (the page: "ignored"). OffValue is the
+    first element of `values`, OnValue the second along its last dimension of size > 1. `OutputSizes` is the
+    output's Sizes (the inputs do not fix its size along Axis)."""
+    indices, values = np.asarray(indices), np.asarray(values)
+    axis = int(axis)
+    if OutputSizes is None:
+        raise ValueError("ONE_HOT needs the output's Sizes (OutputSizes)")
+    depth = int(OutputSizes[axis])
+    last = max(d for d in range(values.ndim) if values.shape[d] > 1)
+    off = values[(0,) * values.ndim]
+    on = values[tuple(1 if d == last else 0 for d in range(values.ndim))]
+    coords, valid = resolve(indices, depth)
+    shape = [1] * indices.ndim
+    shape[axis] = depth
+    k = np.arange(depth).reshape(shape)
+    hit = valid & (coords == k)
+    return np.where(hit, on, off).astype(values.dtype)

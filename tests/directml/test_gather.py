@@ -296,3 +296,65 @@ def test_a_gather_node_in_a_compiled_graph_matches_its_operator():
     got = assert_graph_matches(spec, [x.view(np.uint8).ravel().copy(), indices.view(np.uint8).ravel().copy()])
     values = np.frombuffer(got[0].tobytes(), np.float32).reshape(4, 3)
     assert values.tolist() == np.clip(np.stack([x[:, 4], x[:, 0], np.zeros(4, np.float32)], 1), -1, 10).tolist()
+
+
+# ---- ONE_HOT: the same walk, an OnValue where the index is the coordinate -------------------------------------------
+def one_hot_desc(type_name, index_type, out_sizes, axis, values_sizes, strides=(None,) * 3):
+    idx_sizes = [1 if d == axis else s for d, s in enumerate(out_sizes)]
+    return DML_ONE_HOT_OPERATOR_DESC(IndicesTensor=tensor(index_type, idx_sizes, strides[0]),
+                                     ValuesTensor=tensor(type_name, values_sizes, strides[1]),
+                                     OutputTensor=tensor(type_name, out_sizes, strides[2]), Axis=axis)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 8), st.sampled_from(sorted(set(DTYPES) - {"FLOAT64", "INT64", "UINT64"})),
+       st.sampled_from(INDEX_TYPES), st.sampled_from(["packed", "padded", "permuted", "broadcast"]),
+       st.sampled_from(PRESETS + (WARP,)), st.integers(0, 2 ** 32 - 1))
+def test_drawn_one_hots_are_bit_exact_on_every_adapter(rank, type_name, index_type, layout, preset, seed):
+    if not preset.supports_64bit:
+        index_type = NARROWER.get(index_type, index_type)
+    rng = np.random.default_rng(seed)
+    out_sizes = [int(rng.integers(1, 4 if rank > 4 else 7)) for _ in range(rank)]
+    axis = int(rng.integers(0, rank))
+    idx_sizes = [1 if d == axis else s for d, s in enumerate(out_sizes)]
+    values_sizes = [1] * rank
+    values_sizes[int(rng.integers(0, rank))] = int(rng.integers(2, 4))
+    idx_strides, broadcast = layout_strides(idx_sizes, layout, rng)
+    idx = broadcast_values(hostile_indices(rng, index_type, idx_sizes, out_sizes[axis]), broadcast, idx_sizes)
+    values = data(rng, type_name, values_sizes)
+    out_strides = layout_strides(out_sizes, "padded" if layout == "padded" else "packed", rng)[0]
+    desc = one_hot_desc(type_name, index_type, out_sizes, axis, values_sizes, (idx_strides, None, out_strides))
+    (got,) = run_operator(desc, [idx, values], adapter=preset)
+    same_bits(got, golden.run("ONE_HOT", [idx, values], {"Axis": axis, "OutputSizes": tuple(out_sizes)}))
+
+
+def test_the_one_hot_page_examples():
+    idx = np.array([0, 3, 2], np.uint32).reshape(1, 1, 3, 1)
+    values = np.array([0, 1], np.float32).reshape(1, 1, 1, 2)
+    (got,) = run_operator(one_hot_desc("FLOAT32", "UINT32", [1, 1, 3, 4], 3, [1, 1, 1, 2]), [idx, values])
+    assert got[0, 0].tolist() == [[1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0]]
+    idx = np.array([0, 2, 1, 0], np.uint32).reshape(1, 1, 1, 4)
+    (got,) = run_operator(one_hot_desc("FLOAT32", "UINT32", [1, 1, 3, 4], 2, [1, 1, 1, 2]), [idx, values])
+    assert got[0, 0].tolist() == [[1, 0, 0, 1], [0, 0, 1, 0], [0, 1, 0, 0]]
+    idx = np.array([0, 3, 2], np.uint32).reshape(1, 1, 3, 1)
+    values = np.array([4, 2, 9], np.float32).reshape(1, 1, 3, 1)
+    (got,) = run_operator(one_hot_desc("FLOAT32", "UINT32", [1, 1, 3, 4], 3, [1, 1, 3, 1]), [idx, values])
+    assert got[0, 0].tolist() == [[2, 4, 4, 4], [4, 4, 4, 2], [4, 4, 2, 4]]
+    idx = np.array([-3, 100, 3], np.int32).reshape(1, 1, 3, 1)
+    values = np.array([0, 1], np.float32).reshape(1, 1, 1, 2)
+    (got,) = run_operator(one_hot_desc("FLOAT32", "INT32", [1, 1, 3, 4], 3, [1, 1, 1, 2]), [idx, values])
+    assert got[0, 0].tolist() == [[0, 1, 0, 0], [0, 0, 0, 0], [0, 0, 0, 1]]
+
+
+def test_the_one_hot_rules_are_pinned():
+    desc = one_hot_desc("FLOAT32", "UINT32", [2, 3], 1, [1, 2])
+    desc.IndicesTensor = tensor("UINT32", [2, 3])
+    assert refusal(desc) == (E_INVALIDARG, "IndicesTensor.Sizes is {2,3}; DML_OPERATOR_ONE_HOT with OutputTensor.Sizes "
+                                           "{2,3} and Axis 1 needs {2,1}.")
+    assert refusal(one_hot_desc("FLOAT32", "UINT32", [2, 3], 1, [1, 1])) == (
+        E_INVALIDARG, "ValuesTensor.Sizes is {1,1}; DML_OPERATOR_ONE_HOT needs at least two elements (OffValue, "
+                      "OnValue).")
+    desc = one_hot_desc("FLOAT32", "UINT32", [2, 3], 1, [1, 2])
+    desc.Axis = 2
+    assert refusal(desc) == (E_INVALIDARG, "Axis is 2; IndicesTensor has 2 dimensions, so DML_OPERATOR_ONE_HOT takes "
+                                           "Axis 0 to 1.")

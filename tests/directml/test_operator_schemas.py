@@ -132,6 +132,8 @@ def sizes_for(schema, field, dims):
             return (1,) * (dims - 1) + base[:1]
         if schema.name in ("GATHER_ND", "GATHER_ND1") and field != "InputTensor":
             return (1,) * dims
+        if schema.name == "ONE_HOT" and field == "IndicesTensor":
+            return (1,) + base[1:]
         return base
     if schema.multiplies:        # GEMM: square matrices multiply whatever TransA and TransB say
         return ((2, 3, 1, 2, 1, 1, 2, 1) * 2)[:max(dims - 2, 0)] + (2, 2)[:dims]
@@ -181,7 +183,8 @@ def test_every_element_wise_operator_activation_and_cast_has_a_schema():
         "PARAMETRIC_SOFTPLUS", "RELU", "RELU_GRAD", "SCALED_ELU", "SCALED_TANH", "SHRINK", "SIGMOID", "SOFTPLUS",
         "SOFTSIGN", "SWISH", "TANH", "THRESHOLDED_RELU")} | {"CAST", "REDUCE", "ARGMIN", "ARGMAX", "GEMM"}
     gathers = {"GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1",     # index-driven data movement
-               "RESAMPLE", "RESAMPLE1", "RESAMPLE2", "UPSAMPLE_2D", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE"}
+               "RESAMPLE", "RESAMPLE1", "RESAMPLE2", "UPSAMPLE_2D", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE",
+               "ONE_HOT"}
     assert set(SCHEMAS_BY_NAME) == expected | gathers
     assert len(expected) == 91
 
@@ -614,8 +617,30 @@ def test_descs_are_validated_exactly_as_the_tables_say(case):
     # same Sizes where the ranks agree: sizes_for gives equal prefixes, so only single-element fields differ
     if valid and any(len({tuple(sizes_for(schema, f, dims[f])) for f in group}) > 1 for group in schema.same_sizes):
         valid = False
+    if valid and schema.support_by:      # the rows of the attribute value default_attributes picked (REDUCE)
+        valid = value_rows_accept(schema, attributes, level, types, dims)
     outcome(ACCEPTED if result == "validated" else REFUSED)
     assert (result == "validated") == valid, (schema.name, level_name(level), types, dims, result)
+
+
+def value_rows_accept(schema, attributes, level, types, dims):
+    """Whether the support rows of the attribute values in `attributes` accept the tensors (no value that
+    fits every type may exist: _supported_value then falls back to 0)."""
+    for entry in schema.support_by:
+        spec = next(a for a in schema.attributes if a.field == entry.field)
+        name = spec.enum(attributes[entry.field]).name[len(spec.enum.__name__) + 1:]
+        if name not in entry.values:
+            continue
+        row = entry.support_at(level)
+        if row is None:
+            return False
+        for field, type_name in types.items():
+            allowed = row.tensors[field]
+            if type_name not in allowed.data_types or not allowed.min_dims <= dims[field] <= allowed.max_dims:
+                return False
+        if entry.same_type and len(set(types.values())) > 1:
+            return False
+    return True
 
 
 HOSTILE_FLOATS = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-(1 << 70), 1 << 70), garbage)
