@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from dmlemu.com import check_float, check_sequence, check_uint, invalid
 
-__all__ = ["GatherPlan", "plan", "SHAPE_RULES", "validate_float_array", "validate_size_2d"]
+__all__ = ["GatherPlan", "plan", "SHAPE_RULES", "check_int", "validate_float_array", "validate_size_2d"]
 
 
 @dataclass(frozen=True)
@@ -178,6 +178,14 @@ def _check_resample(schema, by_field, attributes):
                 rule = "finite and above 0" if field == "Scales" else "finite"
                 raise invalid(f"{field}[{i}] is {float(value)!r}; dmlemu requires every {field[:-1]} of {op} to be "
                               f"{rule}.")
+
+
+def check_int(value, where):
+    """A C INT: an integer from -2^31 to 2^31 - 1, returned as a Python int."""
+    from dmlemu.com import is_integer
+    if not is_integer(value) or not -(1 << 31) <= int(value) < 1 << 31:
+        raise invalid(f"{where} is {value!r}; it must be an integer from {-(1 << 31)} to {(1 << 31) - 1}.")
+    return int(value)
 
 
 def validate_size_2d(value, where):

@@ -90,6 +90,7 @@ SCALAR_UNION = "DML_SCALAR_UNION"  # 8 bytes read as the data type another field
 FUSED_ACTIVATION = "FUSED_ACTIVATION"   # _Maybenull_ const DML_OPERATOR_DESC* -> None or FusedActivation
 AXES = "AXES"                      # UINT <count field>; _Field_size_(count) const UINT* -> a tuple of axes
 UINT = "UINT"                      # a C UINT -> int (GATHER's Axis, IndexDimensions; range rules in `shapes`)
+INT = "INT"                        # a C INT -> int (DIAGONAL_MATRIX's Offset)
 SIZE_2D = "DML_SIZE_2D"            # a DML_SIZE_2D {Width, Height} (UPSAMPLE_2D's ScaleSize) -> (height, width)
 FLOAT_ARRAY = "FLOAT_ARRAY"        # _Field_size_(count) const FLOAT* -> a tuple of np.float32 (RESAMPLE's Scales);
                                    # arrays naming the same count_field share it (RESAMPLE1's DimensionCount)
@@ -173,7 +174,7 @@ class OperatorSchema(InputsAndOutputs):
     def desc_fields(self):
         """The desc struct's (C field name, zero value) pairs in C order: the tensors (binding order is C
         order), ScaleBias, then the attributes."""
-        zero = {FLOAT: 0.0, ENUM: 0, SCALAR_UNION: None, FUSED_ACTIVATION: None, UINT: 0, FLOAT_ARRAY: None, SIZE_2D: None}
+        zero = {FLOAT: 0.0, ENUM: 0, SCALAR_UNION: None, FUSED_ACTIVATION: None, UINT: 0, FLOAT_ARRAY: None, SIZE_2D: None, INT: 0}
         attributes = []
         for a in self.attributes:
             if a.kind == AXES:
@@ -609,6 +610,12 @@ _SCHEMA_LIST = [
                     AttributeSpec("ValueStart", SCALAR_UNION, type_field="ValueDataType"),
                     AttributeSpec("ValueDelta", SCALAR_UNION, type_field="ValueDataType"))),
 
+    # DML_DIAGONAL_MATRIX_OPERATOR_DESC (FL2_0, sdk-api): OutputTensor[.., y, x] = Value where y + Offset == x, else 0;
+    # Value is a FLOAT "truncated" for integer types (cast as CLIP's bounds are: docs/NUMERICS.md, "Fills").
+    _op("DIAGONAL_MATRIX", (TensorRole("OutputTensor", is_output=True),), (
+        (L2_1, 4, FLOAT_INTS_8_TO_32), (L2_0, 4, FLOATS)),
+        attributes=(AttributeSpec("Offset", INT), AttributeSpec("Value"))),
+
     # -- resampling ------------------------------------------------------------------------------------------
     # DML_RESAMPLE_OPERATOR_DESC (FL2_0), DML_RESAMPLE1_OPERATOR_DESC (FL2_1) (sdk-api
     # ns-directml-dml_resample*_operator_desc): "InputTensor and OutputTensor must have the same DataType", 4
@@ -671,7 +678,7 @@ def _check_tables():
         attribute_fields = [a.field for a in schema.attributes]
         assert schema.desc_type._fields_ == tuple(f for f, _ in schema.desc_fields()), schema.name
         for spec in schema.attributes:
-            assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION, AXES, UINT, FLOAT_ARRAY, SIZE_2D), schema.name
+            assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION, AXES, UINT, FLOAT_ARRAY, SIZE_2D, INT), schema.name
             assert spec.kind not in (AXES, FLOAT_ARRAY) or (spec.of in fields and spec.count_field), schema.name
             assert spec.kind != ENUM or spec.enum is not None, schema.name
             assert spec.type_field is None or spec.type_field in attribute_fields, schema.name

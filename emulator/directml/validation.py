@@ -42,9 +42,9 @@ from dmlemu.directml.enums import (
     DML_FEATURE_LEVEL, DML_TENSOR_DIMENSION_COUNT_MAX1,
 )
 from dmlemu.directml.operators import (
-    AXES, ENUM, FLOAT, FLOAT_ARRAY, SIZE_2D, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION_TYPES, SCALAR_UNION, SCHEMAS, UINT,
+    AXES, ENUM, FLOAT, FLOAT_ARRAY, INT, SIZE_2D, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION_TYPES, SCALAR_UNION, SCHEMAS, UINT,
 )
-from dmlemu.directml.gather_shapes import SHAPE_RULES, validate_float_array, validate_size_2d
+from dmlemu.directml.gather_shapes import SHAPE_RULES, check_int, validate_float_array, validate_size_2d
 from dmlemu.directml.structs import (
     DML_BUFFER_TENSOR_DESC, DML_OPERATOR_DESC, DML_SCALAR_UNION, DML_SCALE_BIAS, DML_TENSOR_DESC,
 )
@@ -455,6 +455,8 @@ def _validate_attributes(schema, desc, tensors, feature_level, prefix):
             value = validate_float_array(schema, spec, desc, by_field, prefix)
         elif spec.kind == SIZE_2D:
             value = validate_size_2d(value, where)
+        elif spec.kind == INT:
+            value = check_int(value, where)
         else:  # FUSED_ACTIVATION
             value = _validate_fused_activation(schema, value, by_field, feature_level, where)
         values[spec.field] = value

@@ -24,7 +24,7 @@ One module per family, each operator registered by name where it is defined (reg
   gemm.py            GEMM (the fixed order of docs/NUMERICS.md, "GEMM")
   gathers.py         GATHER, GATHER_ELEMENTS, GATHER_ND, GATHER_ND1 (docs/NUMERICS.md, "Gathers")
   resample.py        RESAMPLE, RESAMPLE1, RESAMPLE2, UPSAMPLE_2D (docs/NUMERICS.md, "Resampling")
-  fill.py            FILL_VALUE_CONSTANT, FILL_VALUE_SEQUENCE (docs/NUMERICS.md, "Fills")
+  fill.py            FILL_VALUE_CONSTANT, FILL_VALUE_SEQUENCE, DIAGONAL_MATRIX (docs/NUMERICS.md, "Fills")
 
 `run(name, inputs, ...)` computes any registered operator by its DirectML name; OPERATORS is the table.
 """

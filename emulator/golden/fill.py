@@ -8,7 +8,7 @@ the end), integers in
 """
 import numpy as np
 
-from dmlemu.golden.numbers import DATA_TYPES, canonicalize_nans
+from dmlemu.golden.numbers import DATA_TYPES, canonicalize_nans, cast_bound
 from dmlemu.golden.registry import operator
 from dmlemu.golden.working import store
 
@@ -39,3 +39,16 @@ def fill_value_sequence(start, delta, OutputSizes=(1,), output_type=None):   # n
         return np.uint32(int(np.asarray(v).astype(dtype)) & 0xFFFFFFFF)
     values = (k.astype(np.uint32) * dword(delta) + dword(start)).astype(np.uint32)
     return values.astype(dtype).reshape(tuple(OutputSizes))
+
+
+@operator(name="DIAGONAL_MATRIX", attributes=("Offset", "Value"), keyword_attributes=("OutputSizes",), output_type=True)
+def diagonal_matrix(offset, value, OutputSizes=(1, 1, 1, 1), output_type="FLOAT32"):   # noqa: N803
+    """OutputTensor[.., y, x] = Value if y + Offset == x else 0 (the page's pseudocode), Value cast to the type as
+    CLIP's FLOAT bounds are; y + Offset wraps in 32 bits (the kernel's integer add)."""
+    dtype = DATA_TYPES[output_type or "FLOAT32"]
+    sizes = tuple(OutputSizes)
+    y = np.arange(sizes[-2], dtype=np.int64).reshape(-1, 1)
+    x = np.arange(sizes[-1], dtype=np.int64).reshape(1, -1)
+    hit = ((y + int(offset)) & 0xFFFFFFFF) == x
+    plane = np.where(hit, cast_bound(value, dtype), np.zeros((), dtype)).astype(dtype)
+    return np.broadcast_to(plane, sizes).copy()

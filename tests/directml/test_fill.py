@@ -119,3 +119,42 @@ def test_the_value_data_type_must_be_the_outputs():
         result = (error.hresult, error.message)
     assert result == (E_INVALIDARG, "ValueDataType is DML_TENSOR_DATA_TYPE_INT32; it must match OutputTensor.DataType "
                                     "(DML_TENSOR_DATA_TYPE_FLOAT32) for DML_OPERATOR_FILL_VALUE_CONSTANT.")
+
+
+# ---- DIAGONAL_MATRIX: Value where row + Offset == column ------------------------------------------------------------
+def diagonal_desc(type_name, sizes, offset, value, strides=None):
+    return DML_DIAGONAL_MATRIX_OPERATOR_DESC(OutputTensor=tensor(type_name, sizes, strides), Offset=offset, Value=value)
+
+
+def test_the_diagonal_page_examples():
+    assert run_operator(diagonal_desc("FLOAT32", [1, 1, 3, 3], 0, 1.0), [])[0][0, 0].tolist() == [
+        [1, 0, 0], [0, 1, 0], [0, 0, 1]]
+    assert run_operator(diagonal_desc("FLOAT32", [1, 1, 3, 3], 1, 1.0), [])[0][0, 0].tolist() == [
+        [0, 1, 0], [0, 0, 1], [0, 0, 0]]
+    assert run_operator(diagonal_desc("FLOAT32", [1, 1, 3, 2], -1, 1.0), [])[0][0, 0].tolist() == [
+        [0, 0], [1, 0], [0, 1]]
+    assert run_operator(diagonal_desc("FLOAT32", [1, 1, 3, 2], -3, 1.0), [])[0][0, 0].tolist() == [[0, 0]] * 3
+    assert run_operator(diagonal_desc("INT32", [1, 1, 2, 2], 0, 10.6), [])[0][0, 0].tolist() == [[10, 0], [0, 10]]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(DTYPES)), st.lists(st.integers(1, 9), min_size=4, max_size=4), st.integers(-12, 12),
+       st.sampled_from([1.0, -2.5, 10.6, 1e10, -1e10, float("nan"), float("inf"), 70000.0, 1e-30]),
+       st.sampled_from(["packed", "padded", "permuted"]), st.sampled_from(PRESETS + (WARP,)),
+       st.integers(0, 2 ** 32 - 1))
+def test_drawn_diagonals_are_bit_exact_on_every_adapter(type_name, sizes, offset, value, layout, preset, seed):
+    strides = layout_strides(sizes, layout, np.random.default_rng(seed))[0]
+    (got,) = run_operator(diagonal_desc(type_name, sizes, offset, value, strides), [], adapter=preset)
+    same_bits(got, golden.run("DIAGONAL_MATRIX", [], {"Offset": offset, "Value": np.float32(value),
+                                                      "OutputSizes": tuple(sizes)}, output_type=type_name))
+
+
+def test_the_offset_is_a_c_int():
+    dml = DMLCreateDevice(D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0), DML_CREATE_DEVICE_FLAG_NONE)
+    try:
+        dml.CreateOperator(DML_OPERATOR_DESC(Type=DML_OPERATOR_DIAGONAL_MATRIX,
+                                             Desc=diagonal_desc("FLOAT32", [1, 1, 2, 2], 1 << 31, 1.0)))
+        result = "validated"
+    except HResultError as error:
+        result = (error.hresult, error.message)
+    assert result == (E_INVALIDARG, "Offset is 2147483648; it must be an integer from -2147483648 to 2147483647.")

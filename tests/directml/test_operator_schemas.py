@@ -22,7 +22,7 @@ from dmlemu.directml import *  # noqa: F401,F403
 from dmlemu.directml import inspect
 from dmlemu.directml.enums import OPERATOR_TYPE_TABLE
 from dmlemu.directml.operators import (
-    AXES, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, SCALAR_UNION, SCHEMAS, SCHEMAS_BY_NAME, UINT, FLOAT_ARRAY, SIZE_2D,
+    AXES, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, SCALAR_UNION, SCHEMAS, SCHEMAS_BY_NAME, UINT, FLOAT_ARRAY, SIZE_2D, INT,
 )
 from dmlemu.directml.validation import FusedActivation
 from dmlemu.dxgi import CreateDXGIFactory1
@@ -100,6 +100,8 @@ def default_attributes(schema, types):
                                   if spec.matches else _supported_value(schema, spec, types))
         elif spec.kind == SCALAR_UNION:
             values[spec.field] = DML_SCALAR_UNION()
+        elif spec.kind == INT:       # DIAGONAL_MATRIX's Offset
+            values[spec.field] = 0
         elif spec.kind == SIZE_2D:   # UPSAMPLE_2D's ScaleSize: 1 x 1 keeps the output's Sizes the input's
             values[spec.field] = DML_SIZE_2D(Width=1, Height=1)
         elif spec.kind == UINT:    # the gathers: Axis 0 and one index dimension fit `sizes_for`'s shapes
@@ -184,7 +186,7 @@ def test_every_element_wise_operator_activation_and_cast_has_a_schema():
         "SOFTSIGN", "SWISH", "TANH", "THRESHOLDED_RELU")} | {"CAST", "REDUCE", "ARGMIN", "ARGMAX", "GEMM"}
     gathers = {"GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1",     # index-driven data movement
                "RESAMPLE", "RESAMPLE1", "RESAMPLE2", "UPSAMPLE_2D", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE",
-               "ONE_HOT"}
+               "ONE_HOT", "DIAGONAL_MATRIX"}
     assert set(SCHEMAS_BY_NAME) == expected | gathers
     assert len(expected) == 91
 
@@ -694,7 +696,7 @@ def test_hostile_attribute_values_are_refused_with_a_sentence(name, data):
     if spec.kind == SIZE_2D:
         assert type(got) is tuple and all(type(v) is int and v >= 1 for v in got)
         return
-    expected_type = {FLOAT: np.float32, ENUM: int, UINT: int}.get(spec.kind)
+    expected_type = {FLOAT: np.float32, ENUM: int, UINT: int, INT: int}.get(spec.kind)
     if expected_type is not None:
         assert type(got) is expected_type
     elif spec.kind == SCALAR_UNION:
