@@ -56,6 +56,9 @@ OPERATORS = {row.name: row for row in (
     # equals the coordinate along Axis (kernels/gather.s, ONE_HOT)
     GatherOperator(name="ONE_HOT", tensors=("IndicesTensor", "ValuesTensor", "OutputTensor"),
                    params=(("Axis", "u32"),)),
+    # SCATTER_ELEMENTS: the inverse walk, on kernels/scatter.s (each output element scans its K candidates)
+    GatherOperator(name="SCATTER_ELEMENTS", source="scatter.s",
+                   tensors=("InputTensor", "IndicesTensor", "UpdatesTensor", "OutputTensor"), params=(("Axis", "u32"),)),
     GatherOperator(name="GATHER_ND1", params=(("InputDimensionCount", "u32"), ("IndicesDimensionCount", "u32"),
                                               ("BatchDimensionCount", "u32"))),
 )}
@@ -104,15 +107,72 @@ def _one_hot_records(tensors, attributes, packed_strides, merge_dimensions):
     return merged_sizes, merged, [(sizes[axis], on, 0)]
 
 
+def scatter_symbols(data_bytes, index_type, wide, layout=LAYOUT):
+    """The assembler symbols of one variant of scatter.s (SCATTER_ELEMENTS)."""
+    shift = data_bytes.bit_length() - 1
+    return {"PACKED": 0, "PACKED_X1": 0, "PACKED_X2": 0, "SHIFT_DATA": shift,
+            **{f"HAS_T{t}": int(t <= 4) for t in range(2, 9)}, "SHIFT_T0": shift,
+            "SHIFT_T1": _SIZE[index_type].bit_length() - 1, "SHIFT_T2": shift, "SHIFT_T3": shift, "SHIFT_T4": 0,
+            "MAD_OFFSET": "v_mad_u32" if wide else "v_mad_u32_u24",
+            **{f"DESC_T{t}": 32 * t for t in range(4)}, "INDEX_PAIR": int(_SIZE[index_type] == 8),
+            "INDEX_SIGNED": int(index_type.startswith("INT")), "LOAD": _LOAD[data_bytes], "STORE": _STORE[data_bytes],
+            "DATA": "v[20:21]" if data_bytes == 8 else "v20", "UPDATE": "v[24:25]" if data_bytes == 8 else "v24",
+            "DATA_PAIR": int(data_bytes == 8), **layout.symbols()}
+
+
+@functools.lru_cache(maxsize=None)
+def build_scatter_program(data_bytes, index_type, wide, layout=LAYOUT):
+    """Assemble and decode one variant of scatter.s (cached)."""
+    dwords = assemble_file(os.path.join(KERNEL_DIR, "scatter.s"), scatter_symbols(data_bytes, index_type, wide, layout))
+    return Program(dwords, f"scatter_elements_x{data_bytes}_{index_type.lower()}{'_wide' if wide else ''}")
+
+
+def compile_scatter(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides,
+                    merge_dimensions, workgroup_size):
+    """(program, constant buffer bytes, output elements) of a validated SCATTER_ELEMENTS desc (scatter.s)."""
+    source, indices, updates, target = tensors
+    axis = int(attributes["Axis"])
+    if indices.data_type not in INDEX_TYPES or source.data_type not in _SIZE:
+        raise no_kernel(f"dmlemu's kernel for {operator} has no variant for {source.data_type} data with "
+                        f"{indices.data_type} indices")
+    if any(d != axis and int(a) != int(b) for d, (a, b) in enumerate(zip(source.sizes, indices.sizes))):
+        raise no_kernel(f"dmlemu's kernel for {operator} serves IndicesTensor of InputTensor's Sizes in every "
+                        f"dimension but Axis, not {tuple(indices.sizes)} with {tuple(source.sizes)}")
+    sizes = tuple(int(s) for s in target.sizes)
+    strides = [tuple(t.strides) if t.strides is not None else packed_strides(tuple(t.sizes)) for t in tensors]
+    rank = len(sizes)
+    walk = [list(strides[0]), [0 if d == axis else strides[1][d] for d in range(rank)],
+            [0 if d == axis else strides[2][d] for d in range(rank)], list(strides[3]),
+            [int(d == axis) for d in range(rank)]]
+    merged_sizes, merged = merge_dimensions(sizes, walk)
+    records = []
+    for d in reversed(range(len(merged_sizes))):
+        magic, shift1, shift2 = division_magic(merged_sizes[d])
+        records.append({"SIZE": merged_sizes[d], "MAGIC": magic, "SHIFT1": shift1, "SHIFT2": shift2,
+                        **{f"STRIDE_T{t}": merged[t][d] & 0xFFFFFFFF for t in range(5)}})
+    data_bytes, index_bytes = _SIZE[source.data_type], _SIZE[indices.data_type]
+    values = {"ELEMENTS": int(np.prod(sizes, dtype=np.int64)), "WORKGROUP_SIZE": workgroup_size,
+              "RECORD_COUNT": len(merged_sizes), "PARAM0": int(indices.sizes[axis]),
+              "PARAM1": (strides[1][axis] * index_bytes) & 0xFFFFFFFF,
+              "PARAM2": (strides[2][axis] * data_bytes) & 0xFFFFFFFF, "PARAM3": sizes[axis]}
+    wide = max(merged_sizes) >= 1 << 24 or any(s >= 1 << 24 for t in merged for s in t)
+    constants = layout.pack(values, records, params=True, wide=True)
+    return build_scatter_program(data_bytes, indices.data_type, wide, layout), constants, values["ELEMENTS"]
+
+
 def compile_gather(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides,
                    merge_dimensions, workgroup_size):
     """(program, constant buffer bytes, output elements) of a validated gather desc; kernels/driver.py wraps them
     in a CompiledKernel. `no_kernel` is the NoKernel class to raise."""
     one_hot = operator == "ONE_HOT"
-    source, indices, target = (tensors[1], tensors[0], tensors[2]) if one_hot else tensors
+    source, indices, target = (tensors[1], tensors[0], tensors[2]) if one_hot else (tensors[0], tensors[1],
+                                                                                     tensors[-1])
     if indices.data_type not in INDEX_TYPES or source.data_type not in _SIZE:
         raise no_kernel(f"dmlemu's kernel for {operator} has no variant for {source.data_type} data with "
                         f"{indices.data_type} indices")
+    if operator == "SCATTER_ELEMENTS":
+        return compile_scatter(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides,
+                               merge_dimensions, workgroup_size)
     out_sizes = tuple(int(s) for s in target.sizes)
     if one_hot:
         sizes, merged, components = _one_hot_records(tensors, attributes, packed_strides, merge_dimensions)
@@ -143,4 +203,5 @@ def compile_gather(operator, tensors, attributes, layout, no_kernel, division_ma
     return build_program(_SIZE[source.data_type], indices.data_type, wide, layout, one_hot), constants, elements
 
 
-__all__ = ["OPERATORS", "GatherOperator", "INDEX_TYPES", "build_program", "compile_gather", "variant_symbols"]
+__all__ = ["OPERATORS", "GatherOperator", "INDEX_TYPES", "build_program", "build_scatter_program", "compile_gather",
+           "compile_scatter", "scatter_symbols", "variant_symbols"]

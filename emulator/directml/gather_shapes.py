@@ -227,5 +227,19 @@ def _check_one_hot(schema, by_field, attributes):
                       f"OnValue).")
 
 
-SHAPE_RULES = {"ONE_HOT": _check_one_hot, "UPSAMPLE_2D": _check_upsample, "GATHER": _check_gather, "GATHER_ELEMENTS": _check_gather, "GATHER_ND": _check_gather_nd,
+def _check_scatter_elements(schema, by_field, attributes):
+    """Axis below the DimensionCount; IndicesTensor no larger than InputTensor in any dimension but Axis."""
+    op = schema.c_name
+    source, indices = by_field["InputTensor"], by_field["IndicesTensor"]
+    axis, rank = attributes["Axis"], len(source.sizes)
+    if axis >= rank:
+        raise invalid(f"Axis is {axis}; InputTensor has {rank} dimensions, so {op} takes Axis 0 to {rank - 1}.")
+    for d, (a, b) in enumerate(zip(source.sizes, indices.sizes)):
+        if d != axis and b > a:
+            raise invalid(f"IndicesTensor.Sizes is {_format(indices.sizes)} but InputTensor.Sizes is "
+                          f"{_format(source.sizes)}; {op} requires IndicesTensor no larger in every dimension but "
+                          f"Axis ({axis}).")
+
+
+SHAPE_RULES = {"SCATTER_ELEMENTS": _check_scatter_elements, "ONE_HOT": _check_one_hot, "UPSAMPLE_2D": _check_upsample, "GATHER": _check_gather, "GATHER_ELEMENTS": _check_gather, "GATHER_ND": _check_gather_nd,
                "RESAMPLE": _check_resample}

@@ -598,6 +598,20 @@ _SCHEMA_LIST = [
         same_dimension_count=(("IndicesTensor", "ValuesTensor", "OutputTensor"),),
         attributes=(AttributeSpec("Axis", UINT),), shapes="ONE_HOT"),
 
+    # DML_SCATTER_ELEMENTS_OPERATOR_DESC (FL2_0; C alias DML_SCATTER_OPERATOR_DESC): "copies the whole input tensor to
+    # the output, then overwrites selected indices with corresponding values from the updates tensor"; "If two output
+    # element indices overlap (which is invalid), then only the last write takes effect." The rows follow GATHER's
+    # (the stored sdk-api copy has no table); IndicesTensor and UpdatesTensor share Sizes, as do Input and Output.
+    _op("SCATTER_ELEMENTS", _roles("InputTensor", "IndicesTensor", "UpdatesTensor", "OutputTensor"), (
+        (L4_1, (1, 8), {"*": ALL_11, "IndicesTensor": INTS_32_64}),
+        (L3_0, (1, 8), {"*": FLOAT_INTS_8_TO_32, "IndicesTensor": INTS_32_64}),
+        (L2_1, 4, {"*": FLOAT_INTS_8_TO_32, "IndicesTensor": ("INT32", "UINT32")}),
+        (L2_0, 4, {"*": FLOATS, "IndicesTensor": ("UINT32",)})),
+        same_type=[("InputTensor", "UpdatesTensor", "OutputTensor")],
+        same_sizes=[("InputTensor", "OutputTensor"), ("IndicesTensor", "UpdatesTensor")],
+        same_dimension_count=(("InputTensor", "IndicesTensor", "UpdatesTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("Axis", UINT),), shapes="SCATTER_ELEMENTS"),
+
     # -- fills ------------------------------------------------------------------------------------------------
     # DML_FILL_VALUE_CONSTANT_OPERATOR_DESC, DML_FILL_VALUE_SEQUENCE_OPERATOR_DESC (FL2_1, sdk-api): an output only,
     # 4 dimensions, FLOAT32, FLOAT16 and the 8- to 32-bit integers; ValueDataType "must match OutputTensor.DataType";

@@ -116,3 +116,21 @@ def one_hot(indices, values, axis, OutputSizes=None):      # noqa: N803 (the des
     k = np.arange(depth).reshape(shape)
     hit = valid & (coords == k)
     return np.where(hit, on, off).astype(values.dtype)
+
+
+@operator(name="SCATTER_ELEMENTS", attributes=("Axis",))
+def scatter_elements(x, indices, updates, axis):
+    """The input, then updates[.., t, ..] written at the index indices[.., t, ..] along `axis`, for t ascending:
+    the last update that targets an element wins (the page: "only the last write takes effect"); an index out of
+    range (resolved as a gather index) writes nothing."""
+    x, indices, updates = np.asarray(x), np.asarray(indices), np.asarray(updates)
+    axis = int(axis)
+    out = x.copy()
+    for t in range(indices.shape[axis]):
+        coords, valid = resolve(np.take(indices, [t], axis=axis), x.shape[axis])   # Axis kept, of size 1
+        values = np.take(updates, [t], axis=axis)
+        where = np.nonzero(valid)
+        target = list(where)
+        target[axis] = coords[where]
+        out[tuple(target)] = values[where]
+    return out

@@ -358,3 +358,66 @@ def test_the_one_hot_rules_are_pinned():
     desc.Axis = 2
     assert refusal(desc) == (E_INVALIDARG, "Axis is 2; IndicesTensor has 2 dimensions, so DML_OPERATOR_ONE_HOT takes "
                                            "Axis 0 to 1.")
+
+
+# ---- SCATTER_ELEMENTS: the input, then the updates where the indices point (the last write wins) ------------------
+def scatter_desc(type_name, index_type, in_sizes, idx_sizes, axis, strides=(None,) * 4):
+    return DML_SCATTER_ELEMENTS_OPERATOR_DESC(
+        InputTensor=tensor(type_name, in_sizes, strides[0]), IndicesTensor=tensor(index_type, idx_sizes, strides[1]),
+        UpdatesTensor=tensor(type_name, idx_sizes, strides[2]), OutputTensor=tensor(type_name, in_sizes, strides[3]),
+        Axis=axis)
+
+
+def literal_scatter(x, indices, updates, axis):
+    """Every update in row-major order of IndicesTensor, each overwriting its target (the page's "last write")."""
+    out = x.copy()
+    size = x.shape[axis]
+    for position in np.ndindex(indices.shape):
+        i = int(indices[position])
+        if i < 0 and indices.dtype.kind == "i":
+            i += size
+        if 0 <= i < size:
+            target = list(position)
+            target[axis] = i
+            out[tuple(target)] = updates[position]
+    return out
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 8), st.sampled_from(sorted(DTYPES)), st.sampled_from(INDEX_TYPES),
+       st.sampled_from(["packed", "padded", "permuted", "broadcast"]), st.sampled_from(PRESETS + (WARP,)),
+       st.integers(0, 2 ** 32 - 1))
+def test_drawn_scatters_are_bit_exact_and_the_last_write_wins(rank, type_name, index_type, layout, preset, seed):
+    if not preset.supports_64bit:
+        type_name, index_type = NARROWER.get(type_name, type_name), NARROWER.get(index_type, index_type)
+    rng = np.random.default_rng(seed)
+    in_sizes = [int(rng.integers(1, 4 if rank > 4 else 6)) for _ in range(rank)]
+    axis = int(rng.integers(0, rank))
+    idx_sizes = list(in_sizes)
+    idx_sizes[axis] = int(rng.integers(1, 6))          # more candidates than the axis: duplicates
+    in_strides, in_broadcast = layout_strides(in_sizes, layout, rng)
+    x = broadcast_values(data(rng, type_name, in_sizes), in_broadcast, in_sizes)
+    idx = hostile_indices(rng, index_type, idx_sizes, in_sizes[axis])
+    updates = data(rng, type_name, idx_sizes)
+    out_strides = layout_strides(in_sizes, "padded" if layout == "padded" else "packed", rng)[0]
+    idx_strides = layout_strides(idx_sizes, "permuted" if layout == "permuted" else "packed", rng)[0]
+    desc = scatter_desc(type_name, index_type, in_sizes, idx_sizes, axis, (in_strides, idx_strides, None, out_strides))
+    (got,) = run_operator(desc, [x, idx, updates], adapter=preset)
+    expected = golden.run("SCATTER_ELEMENTS", [x, idx, updates], {"Axis": axis})
+    same_bits(got, expected)
+    same_bits(expected, literal_scatter(x, idx, updates, axis))
+
+
+def test_the_scatter_rules_are_pinned():
+    desc = scatter_desc("FLOAT32", "INT32", [2, 3], [2, 4], 0)
+    assert refusal(desc) == (E_INVALIDARG, "IndicesTensor.Sizes is {2,4} but InputTensor.Sizes is {2,3}; "
+                                           "DML_OPERATOR_SCATTER_ELEMENTS requires IndicesTensor no larger in every "
+                                           "dimension but Axis (0).")
+    desc = scatter_desc("FLOAT32", "INT32", [2, 3], [2, 3], 2)
+    assert refusal(desc) == (E_INVALIDARG, "Axis is 2; InputTensor has 2 dimensions, so DML_OPERATOR_SCATTER_ELEMENTS "
+                                           "takes Axis 0 to 1.")
+    smaller = scatter_desc("FLOAT32", "INT32", [2, 3], [2, 2], 0)      # valid, but no kernel variant yet
+    assert refusal(smaller) == "validated"
+    with pytest.raises(HResultError) as error:
+        run_operator(smaller, [np.zeros((2, 3), np.float32), np.zeros((2, 2), np.int32), np.zeros((2, 2), np.float32)])
+    assert error.value.hresult == E_NOTIMPL and "IndicesTensor of InputTensor's Sizes" in error.value.message

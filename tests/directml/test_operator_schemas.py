@@ -186,7 +186,7 @@ def test_every_element_wise_operator_activation_and_cast_has_a_schema():
         "SOFTSIGN", "SWISH", "TANH", "THRESHOLDED_RELU")} | {"CAST", "REDUCE", "ARGMIN", "ARGMAX", "GEMM"}
     gathers = {"GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1",     # index-driven data movement
                "RESAMPLE", "RESAMPLE1", "RESAMPLE2", "UPSAMPLE_2D", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE",
-               "ONE_HOT", "DIAGONAL_MATRIX"}
+               "ONE_HOT", "DIAGONAL_MATRIX", "SCATTER_ELEMENTS"}
     assert set(SCHEMAS_BY_NAME) == expected | gathers
     assert len(expected) == 91
 
