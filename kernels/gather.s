@@ -40,27 +40,9 @@ component:
     s_waitcnt 0
     v_lshl_b32 v13, s33, ${SHIFT_T1}
     v_add_u32 v13, v3, v13               ; this component's byte offset in IndicesTensor
-.if INDEX_PAIR
-    buffer_load_dwordx2 v[10:11], v13, s[12:15], 0
-    s_waitcnt 0
-    v_mov_b32 v14, s28                   ; the size as 64 bits
-    v_mov_b32 v15, 0
-.if INDEX_SIGNED
-    v_add_u64 v[12:13], v[10:11], v[14:15]
-    v_cmp_lt_i64 vcc, v[10:11], v[16:17]
-    v_cndmask_b64 v[10:11], v[10:11], v[12:13], vcc   ; negative: counted from the end
-.endif
-    v_cmp_lt_u64 vcc, v[10:11], v[14:15] ; in range: 0 <= i < size
-.else
-    buffer_load_dword v10, v13, s[12:15], 0
-    s_waitcnt 0
-.if INDEX_SIGNED
-    v_add_u32 v12, v10, s28
-    v_cmp_lt_i32 vcc, v10, 0
-    v_cndmask_b32 v10, v10, v12, vcc     ; negative: counted from the end
-.endif
-    v_cmp_lt_u32 vcc, v10, s28           ; in range: 0 <= i < size
-.endif
+.set INDEX_ADDR, v13
+.set INDEX_SIZE, s28
+.include "index_resolve.inc"             ; v10 = i (negative: + size); VCC = in range
 .if ONE_HOT
     v_cndmask_b32 v10, -1, v10, vcc      ; out of range: matches no coordinate ("ignored")
     v_cmp_eq_u32 vcc, v10, v5            ; the element's coordinate along Axis (tensor 3)

@@ -25,33 +25,14 @@
     buffer_load_${LOAD} ${DATA}, v2, s[8:11], 0   ; the input's element
     v_mov_b32 v16, 0                     ; a 64-bit zero
     v_mov_b32 v17, 0
-    v_mov_b32 v14, s47                   ; S as 64 bits
-    v_mov_b32 v15, 0
     s_mov_b32 s40, s44
     s_cmp_eq_u32 s40, 0
     s_cbranch_scc1 store
 candidate:
-.if INDEX_PAIR
-    buffer_load_dwordx2 v[10:11], v3, s[12:15], 0
-    buffer_load_${LOAD} ${UPDATE}, v4, s[16:19], 0
-    s_waitcnt 0
-.if INDEX_SIGNED
-    v_add_u64 v[12:13], v[10:11], v[14:15]
-    v_cmp_lt_i64 vcc, v[10:11], v[16:17]
-    v_cndmask_b64 v[10:11], v[10:11], v[12:13], vcc   ; negative: counted from the end
-.endif
-    v_cmp_lt_u64 vcc, v[10:11], v[14:15] ; in range: 0 <= i < S
-.else
-    buffer_load_dword v10, v3, s[12:15], 0
-    buffer_load_${LOAD} ${UPDATE}, v4, s[16:19], 0
-    s_waitcnt 0
-.if INDEX_SIGNED
-    v_add_u32 v12, v10, s47
-    v_cmp_lt_i32 vcc, v10, 0
-    v_cndmask_b32 v10, v10, v12, vcc     ; negative: counted from the end
-.endif
-    v_cmp_lt_u32 vcc, v10, s47           ; in range: 0 <= i < S
-.endif
+    buffer_load_${LOAD} ${UPDATE}, v4, s[16:19], 0   ; this candidate's update
+.set INDEX_ADDR, v3
+.set INDEX_SIZE, s47
+.include "index_resolve.inc"             ; v10 = i (negative: + S); VCC = in range
     v_cndmask_b32 v10, -1, v10, vcc      ; out of range: targets nothing
     v_cmp_eq_u32 vcc, v10, v28           ; i == c: this update writes the element
     v_cndmask_b32 v20, v20, v24, vcc
