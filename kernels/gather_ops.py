@@ -59,6 +59,10 @@ OPERATORS = {row.name: row for row in (
     # SCATTER_ELEMENTS: the inverse walk, on kernels/scatter.s (each output element scans its K candidates)
     GatherOperator(name="SCATTER_ELEMENTS", source="scatter.s",
                    tensors=("InputTensor", "IndicesTensor", "UpdatesTensor", "OutputTensor"), params=(("Axis", "u32"),)),
+    # SCATTER_ND: each output element scans the index tuples (kernels/scatter_nd.s)
+    GatherOperator(name="SCATTER_ND", source="scatter_nd.s",
+                   tensors=("InputTensor", "IndicesTensor", "UpdatesTensor", "OutputTensor"),
+                   params=(("InputDimensionCount", "u32"), ("IndicesDimensionCount", "u32"))),
     GatherOperator(name="GATHER_ND1", params=(("InputDimensionCount", "u32"), ("IndicesDimensionCount", "u32"),
                                               ("BatchDimensionCount", "u32"))),
 )}
@@ -160,6 +164,62 @@ def compile_scatter(operator, tensors, attributes, layout, no_kernel, division_m
     return build_scatter_program(data_bytes, indices.data_type, wide, layout), constants, values["ELEMENTS"]
 
 
+@functools.lru_cache(maxsize=None)
+def build_scatter_nd_program(data_bytes, index_type, layout=LAYOUT):
+    """Assemble and decode one variant of scatter_nd.s (cached): address.inc walks InputTensor (tensor 0),
+    UpdatesTensor's slice (1), OutputTensor (2) and the key (3, shift 0)."""
+    shift = data_bytes.bit_length() - 1
+    symbols = dict(scatter_symbols(data_bytes, index_type, True, layout), HAS_T4=0, SHIFT_T1=shift, SHIFT_T2=shift,
+                   SHIFT_T3=0, SHIFT_IDX=_SIZE[index_type].bit_length() - 1, RECORDS_END=layout.field("RECORDS").end)
+    dwords = assemble_file(os.path.join(KERNEL_DIR, "scatter_nd.s"), symbols)
+    return Program(dwords, f"scatter_nd_x{data_bytes}_{index_type.lower()}")
+
+
+def compile_scatter_nd(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides,
+                       merge_dimensions, workgroup_size):
+    """(program, constant buffer bytes, output elements) of a validated SCATTER_ND desc (scatter_nd.s)."""
+    source, indices, updates, target = tensors
+    if indices.data_type not in INDEX_TYPES or source.data_type not in _SIZE:
+        raise no_kernel(f"dmlemu's kernel for {operator} has no variant for {source.data_type} data with "
+                        f"{indices.data_type} indices")
+    sizes = tuple(int(s) for s in target.sizes)
+    rank = len(sizes)
+    strides = [tuple(t.strides) if t.strides is not None else packed_strides(tuple(t.sizes)) for t in tensors]
+    ri, qi = int(attributes["InputDimensionCount"]), int(attributes["IndicesDimensionCount"])
+    m = int(indices.sizes[-1])
+    first_in, first_idx = rank - ri, rank - qi
+    in_sizes = tuple(int(s) for s in source.sizes)
+    weights = [int(np.prod(in_sizes[first_in + j + 1:first_in + m], dtype=np.int64)) for j in range(m)]
+    walk = [list(strides[0]), [strides[2][d] if d >= first_in + m else 0 for d in range(rank)], list(strides[3]),
+            [weights[d - first_in] if first_in <= d < first_in + m else 0 for d in range(rank)]]
+    merged_sizes, merged = merge_dimensions(sizes, walk)
+    records = []
+    for d in reversed(range(len(merged_sizes))):
+        magic, shift1, shift2 = division_magic(merged_sizes[d])
+        records.append({"SIZE": merged_sizes[d], "MAGIC": magic, "SHIFT1": shift1, "SHIFT2": shift2,
+                        **{f"STRIDE_T{t}": merged[t][d] & 0xFFFFFFFF for t in range(4)}})
+    shift = rank - (ri - m) - (qi - 1) - first_idx          # indices dimension e walks UpdatesTensor's e + shift
+    candidates = []
+    for e in reversed(range(first_idx, rank - 1)):          # innermost first
+        if int(indices.sizes[e]) > 1:
+            magic, shift1, shift2 = division_magic(int(indices.sizes[e]))
+            candidates.append({"SIZE": int(indices.sizes[e]), "MAGIC": magic, "SHIFT1": shift1, "SHIFT2": shift2,
+                               "STRIDE_T0": strides[1][e] & 0xFFFFFFFF,
+                               "STRIDE_T1": strides[2][e + shift] & 0xFFFFFFFF})
+    components = [{"SIZE": in_sizes[first_in + j], "STRIDE_T0": weights[j],
+                   "STRIDE_T1": (j * strides[1][rank - 1]) & 0xFFFFFFFF} for j in range(m)]
+    if len(records) + len(candidates) + len(components) > layout.max_records:
+        raise no_kernel(f"dmlemu's kernel for {operator} holds {layout.max_records} dimension records, not "
+                        f"{len(records)} output records, {len(candidates)} tuple records and {m} components")
+    data_bytes = _SIZE[source.data_type]
+    elements = int(np.prod(sizes, dtype=np.int64))
+    q = int(np.prod([int(indices.sizes[e]) for e in range(first_idx, rank - 1)], dtype=np.int64))
+    values = {"ELEMENTS": elements, "WORKGROUP_SIZE": workgroup_size, "RECORD_COUNT": len(records),
+              "PARAM0": len(candidates), "PARAM1": m, "PARAM2": q}
+    constants = layout.pack(values, records + candidates + components, params=True, wide=False)
+    return build_scatter_nd_program(data_bytes, indices.data_type, layout), constants, elements
+
+
 def compile_gather(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides,
                    merge_dimensions, workgroup_size):
     """(program, constant buffer bytes, output elements) of a validated gather desc; kernels/driver.py wraps them
@@ -170,6 +230,9 @@ def compile_gather(operator, tensors, attributes, layout, no_kernel, division_ma
     if indices.data_type not in INDEX_TYPES or source.data_type not in _SIZE:
         raise no_kernel(f"dmlemu's kernel for {operator} has no variant for {source.data_type} data with "
                         f"{indices.data_type} indices")
+    if operator == "SCATTER_ND":
+        return compile_scatter_nd(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides,
+                                  merge_dimensions, workgroup_size)
     if operator == "SCATTER_ELEMENTS":
         return compile_scatter(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides,
                                merge_dimensions, workgroup_size)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from dmlemu.com import check_float, check_sequence, check_uint, invalid
 
-__all__ = ["GatherPlan", "plan", "SHAPE_RULES", "check_int", "validate_float_array", "validate_size_2d"]
+__all__ = ["GatherPlan", "plan", "scatter_nd_updates", "SHAPE_RULES", "check_int", "validate_float_array", "validate_size_2d"]
 
 
 @dataclass(frozen=True)
@@ -241,5 +241,38 @@ def _check_scatter_elements(schema, by_field, attributes):
                           f"Axis ({axis}).")
 
 
-SHAPE_RULES = {"SCATTER_ELEMENTS": _check_scatter_elements, "ONE_HOT": _check_one_hot, "UPSAMPLE_2D": _check_upsample, "GATHER": _check_gather, "GATHER_ELEMENTS": _check_gather, "GATHER_ND": _check_gather_nd,
+def scatter_nd_updates(input_sizes, indices_sizes, input_dimension_count, indices_dimension_count):
+    """UpdatesTensor's Sizes for SCATTER_ND ({IndicesTensor's actual sizes but the last, InputTensor's sizes after
+    the m named ones}, right-aligned into the DimensionCount), or None when they do not fit."""
+    rank = len(input_sizes)
+    m = indices_sizes[-1]
+    first_in, first_idx = rank - input_dimension_count, len(indices_sizes) - indices_dimension_count
+    entries = ([(indices_sizes[d], None, d) for d in range(first_idx, len(indices_sizes) - 1)]
+               + [(input_sizes[d], d, None) for d in range(first_in + m, rank)])
+    aligned = _right_align(entries, rank, "SCATTER_ND")
+    return None if aligned is None else aligned[0]
+
+
+def _check_scatter_nd(schema, by_field, attributes):
+    op = schema.c_name
+    source, indices, updates = by_field["InputTensor"], by_field["IndicesTensor"], by_field["UpdatesTensor"]
+    rank = len(source.sizes)
+    ri, qi = attributes["InputDimensionCount"], attributes["IndicesDimensionCount"]
+    if not 1 <= ri <= rank:
+        raise invalid(f"InputDimensionCount is {ri}; InputTensor has {rank} dimensions, so {op} takes 1 to {rank}.")
+    if not 1 <= qi <= rank:
+        raise invalid(f"IndicesDimensionCount is {qi}; IndicesTensor has {rank} dimensions, so {op} takes 1 to "
+                      f"{rank}.")
+    m = indices.sizes[-1]
+    if m > ri:
+        raise invalid(f"IndicesTensor.Sizes is {_format(indices.sizes)}; its last size ({m}, the coordinates per "
+                      f"index tuple) must not exceed InputDimensionCount ({ri}) for {op}.")
+    expected = scatter_nd_updates(source.sizes, indices.sizes, ri, qi)
+    if expected is None or tuple(updates.sizes) != expected:
+        needs = _format(expected) if expected is not None else "more dimensions"
+        raise invalid(f"UpdatesTensor.Sizes is {_format(updates.sizes)}; {op} with InputTensor.Sizes "
+                      f"{_format(source.sizes)} and IndicesTensor.Sizes {_format(indices.sizes)} needs {needs}.")
+
+
+SHAPE_RULES = {"SCATTER_ND": _check_scatter_nd, "SCATTER_ELEMENTS": _check_scatter_elements, "ONE_HOT": _check_one_hot, "UPSAMPLE_2D": _check_upsample, "GATHER": _check_gather, "GATHER_ELEMENTS": _check_gather, "GATHER_ND": _check_gather_nd,
                "RESAMPLE": _check_resample}

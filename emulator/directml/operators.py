@@ -612,6 +612,17 @@ _SCHEMA_LIST = [
         same_dimension_count=(("InputTensor", "IndicesTensor", "UpdatesTensor", "OutputTensor"),),
         attributes=(AttributeSpec("Axis", UINT),), shapes="SCATTER_ELEMENTS"),
 
+    # DML_SCATTER_ND_OPERATOR_DESC (FL2_1): the inverse of GATHER_ND; UpdatesTensor's Sizes are
+    # {IndicesTensor.Sizes[actual .. -1], InputTensor.Sizes[actual + m ..]} right-aligned (the `shapes` rule).
+    _op("SCATTER_ND", _roles("InputTensor", "IndicesTensor", "UpdatesTensor", "OutputTensor"), (
+        (L4_1, (1, 8), {"*": ALL_11, "IndicesTensor": INTS_32_64}),
+        (L3_0, (1, 8), {"*": FLOAT_INTS_8_TO_32, "IndicesTensor": INTS_32_64}),
+        (L2_1, 4, {"*": FLOAT_INTS_8_TO_32, "IndicesTensor": ("INT32", "UINT32")})),
+        same_type=[("InputTensor", "UpdatesTensor", "OutputTensor")], same_sizes=[("InputTensor", "OutputTensor")],
+        same_dimension_count=(("InputTensor", "IndicesTensor", "UpdatesTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("InputDimensionCount", UINT), AttributeSpec("IndicesDimensionCount", UINT)),
+        shapes="SCATTER_ND"),
+
     # -- fills ------------------------------------------------------------------------------------------------
     # DML_FILL_VALUE_CONSTANT_OPERATOR_DESC, DML_FILL_VALUE_SEQUENCE_OPERATOR_DESC (FL2_1, sdk-api): an output only,
     # 4 dimensions, FLOAT32, FLOAT16 and the 8- to 32-bit integers; ValueDataType "must match OutputTensor.DataType";

@@ -134,3 +134,23 @@ def scatter_elements(x, indices, updates, axis):
         target[axis] = coords[where]
         out[tuple(target)] = values[where]
     return out
+
+
+@operator(name="SCATTER_ND", attributes=("InputDimensionCount", "IndicesDimensionCount"))
+def scatter_nd(x, indices, updates, input_dimension_count, indices_dimension_count):
+    """The input, then for each index tuple k in row-major order whose every component is in range, the tuple's
+    slice of `updates` written at the sub-block it names: the last tuple that names an element wins."""
+    x, indices, updates = np.asarray(x), np.asarray(indices), np.asarray(updates)
+    rank = x.ndim
+    out = x.copy()
+    data = out[(0,) * (rank - int(input_dimension_count))]          # a view: writes reach `out`
+    idx = indices[(0,) * (indices.ndim - int(indices_dimension_count))]
+    m = idx.shape[-1]
+    tuples = idx.reshape(-1, m)
+    slices = updates.reshape((tuples.shape[0],) + data.shape[m:])
+    coords, valid = zip(*(resolve(tuples[:, j], data.shape[j]) for j in range(m)))
+    every = np.logical_and.reduce(valid)
+    for k in range(tuples.shape[0]):
+        if every[k]:
+            data[tuple(int(c[k]) for c in coords)] = slices[k]
+    return out

@@ -421,3 +421,75 @@ def test_the_scatter_rules_are_pinned():
     with pytest.raises(HResultError) as error:
         run_operator(smaller, [np.zeros((2, 3), np.float32), np.zeros((2, 2), np.int32), np.zeros((2, 2), np.float32)])
     assert error.value.hresult == E_NOTIMPL and "IndicesTensor of InputTensor's Sizes" in error.value.message
+
+
+# ---- SCATTER_ND: the input, then each index tuple's slice of the updates (the last tuple wins) --------------------
+def literal_scatter_nd(x, indices, updates, ri, qi):
+    """Each tuple in row-major order, every component in range, overwriting the sub-block it names."""
+    out = x.copy()
+    data = out[(0,) * (x.ndim - ri)]
+    idx = indices[(0,) * (indices.ndim - qi)]
+    m = idx.shape[-1]
+    tuples = idx.reshape(-1, m)
+    slices = updates.reshape((tuples.shape[0],) + data.shape[m:])
+    for k, row in enumerate(tuples.tolist()):
+        coords = []
+        for j, i in enumerate(row):
+            if i < 0 and indices.dtype.kind == "i":
+                i += data.shape[j]
+            coords.append(i)
+        if all(0 <= c < data.shape[j] for j, c in enumerate(coords)):
+            data[tuple(coords)] = slices[k]
+    return out
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.integers(1, 6), st.sampled_from(sorted(DTYPES)), st.sampled_from(INDEX_TYPES),
+       st.sampled_from(["packed", "padded", "permuted", "broadcast"]), st.sampled_from(PRESETS + (WARP,)),
+       st.integers(0, 2 ** 32 - 1))
+def test_drawn_scatter_nds_are_bit_exact_and_the_last_tuple_wins(rank, type_name, index_type, layout, preset, seed):
+    from dmlemu.directml.gather_shapes import scatter_nd_updates
+    if not preset.supports_64bit:
+        type_name, index_type = NARROWER.get(type_name, type_name), NARROWER.get(index_type, index_type)
+    rng = np.random.default_rng(seed)
+    ri, qi = int(rng.integers(1, rank + 1)), int(rng.integers(1, rank + 1))
+    m = int(rng.integers(1, ri + 1))
+    assume((qi - 1) + (ri - m) <= rank)
+    in_sizes = [1] * (rank - ri) + [int(rng.integers(1, 4)) for _ in range(ri)]
+    idx_sizes = [1] * (rank - qi) + [int(rng.integers(1, 4)) for _ in range(qi - 1)] + [m]
+    upd_sizes = list(scatter_nd_updates(in_sizes, idx_sizes, ri, qi))
+    in_strides, in_broadcast = layout_strides(in_sizes, layout, rng)
+    x = broadcast_values(data(rng, type_name, in_sizes), in_broadcast, in_sizes)
+    idx = hostile_indices(rng, index_type, idx_sizes, max(in_sizes))
+    updates = data(rng, type_name, upd_sizes)
+    out_strides = layout_strides(in_sizes, "padded" if layout == "padded" else "packed", rng)[0]
+    desc = DML_SCATTER_ND_OPERATOR_DESC(
+        InputTensor=tensor(type_name, in_sizes, in_strides), IndicesTensor=tensor(index_type, idx_sizes),
+        UpdatesTensor=tensor(type_name, upd_sizes, layout_strides(upd_sizes, "permuted", rng)[0]),
+        OutputTensor=tensor(type_name, in_sizes, out_strides), InputDimensionCount=ri, IndicesDimensionCount=qi)
+    try:
+        (got,) = run_operator(desc, [x, idx, updates], adapter=preset)
+    except HResultError as error:      # more records than the constant buffer holds
+        assert error.hresult == E_NOTIMPL and "dimension records" in error.message, error.message
+        assume(False)
+    attributes = {"InputDimensionCount": ri, "IndicesDimensionCount": qi}
+    expected = golden.run("SCATTER_ND", [x, idx, updates], attributes)
+    same_bits(got, expected)
+    same_bits(expected, literal_scatter_nd(x, idx, updates, ri, qi))
+
+
+def test_the_scatter_nd_onnx_example_and_rules():
+    x = np.arange(1, 9, dtype=np.float32).reshape(1, 8)
+    idx = np.array([4, 3, 1, 7], np.int32).reshape(4, 1)
+    updates = np.array([9, 10, 11, 12], np.float32).reshape(1, 4)
+    desc = DML_SCATTER_ND_OPERATOR_DESC(
+        InputTensor=tensor("FLOAT32", [1, 8]), IndicesTensor=tensor("INT32", [4, 1]),
+        UpdatesTensor=tensor("FLOAT32", [1, 4]), OutputTensor=tensor("FLOAT32", [1, 8]), InputDimensionCount=1,
+        IndicesDimensionCount=2)
+    assert run_operator(desc, [x, idx, updates])[0].tolist() == [[1, 11, 3, 10, 9, 6, 7, 12]]
+    desc.UpdatesTensor = tensor("FLOAT32", [1, 5])
+    assert refusal(desc) == (E_INVALIDARG, "UpdatesTensor.Sizes is {1,5}; DML_OPERATOR_SCATTER_ND with "
+                                           "InputTensor.Sizes {1,8} and IndicesTensor.Sizes {4,1} needs {1,4}.")
+    desc.UpdatesTensor, desc.IndicesTensor = tensor("FLOAT32", [1, 4]), tensor("INT32", [4, 2])
+    assert refusal(desc) == (E_INVALIDARG, "IndicesTensor.Sizes is {4,2}; its last size (2, the coordinates per index "
+                                           "tuple) must not exceed InputDimensionCount (1) for DML_OPERATOR_SCATTER_ND.")
