@@ -19,6 +19,9 @@
 ; DML_OPERATOR_ONE_HOT is the same walk (ONE_HOT): tensor 0 is ValuesTensor (stride 0: the OffValue), tensor 3
 ; counts the coordinate along Axis (v5), and the one component adds the OnValue's offset where the index
 ; equals that coordinate; an index out of range matches nothing (the page: "ignored").
+; DML_OPERATOR_REVERSE_SUBSEQUENCES too (REVERSE): the component reads the subsequence's length L from
+; SequenceLengthsTensor and reads the input at L - 1 - c where the coordinate c along Axis is below L
+; (reverse_length.inc).
 ; =============================================================================================
 .include "prologue.inc"
 .include "address.inc"                   ; v2 input, v3 indices, v4 output (bytes); s36: next record
@@ -40,9 +43,15 @@ component:
     s_waitcnt 0
     v_lshl_b32 v13, s33, ${SHIFT_T1}
     v_add_u32 v13, v3, v13               ; this component's byte offset in IndicesTensor
+.if REVERSE
+.include "reverse_length.inc"            ; v12 = the source coordinate along Axis
+.else
 .set INDEX_ADDR, v13
 .set INDEX_SIZE, s28
 .include "index_resolve.inc"             ; v10 = i (negative: + size); VCC = in range
+.endif
+.if REVERSE
+.else
 .if ONE_HOT
     v_cndmask_b32 v10, -1, v10, vcc      ; out of range: matches no coordinate ("ignored")
     v_cmp_eq_u32 vcc, v10, v5            ; the element's coordinate along Axis (tensor 3)
@@ -52,6 +61,7 @@ component:
     v_or_b32 v9, v9, v12
     v_cndmask_b32 v10, 0, v10, vcc       ; out of range: coordinate 0 (the read stays in the tensor)
     v_mul_lo_u32 v12, v10, s32           ; i * stride
+.endif
 .endif
     v_lshl_b32 v12, v12, ${SHIFT_T0}
     v_add_u32 v2, v2, v12                ; input offset += i * stride

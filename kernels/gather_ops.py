@@ -59,6 +59,9 @@ OPERATORS = {row.name: row for row in (
     # SCATTER_ELEMENTS: the inverse walk, on kernels/scatter.s (each output element scans its K candidates)
     GatherOperator(name="SCATTER_ELEMENTS", source="scatter.s",
                    tensors=("InputTensor", "IndicesTensor", "UpdatesTensor", "OutputTensor"), params=(("Axis", "u32"),)),
+    # REVERSE_SUBSEQUENCES: the same walk; the component reads a length, not an index (kernels/reverse_length.inc)
+    GatherOperator(name="REVERSE_SUBSEQUENCES", tensors=("InputTensor", "SequenceLengthsTensor", "OutputTensor"),
+                   params=(("Axis", "u32"),)),
     # SCATTER_ND: each output element scans the index tuples (kernels/scatter_nd.s)
     GatherOperator(name="SCATTER_ND", source="scatter_nd.s",
                    tensors=("InputTensor", "IndicesTensor", "UpdatesTensor", "OutputTensor"),
@@ -68,7 +71,7 @@ OPERATORS = {row.name: row for row in (
 )}
 
 
-def variant_symbols(data_bytes, index_type, wide, layout=LAYOUT, one_hot=False):
+def variant_symbols(data_bytes, index_type, wide, layout=LAYOUT, one_hot=False, reverse=False):
     """The assembler symbols of one variant of gather.s (`one_hot`: DML_OPERATOR_ONE_HOT, whose IndicesTensor is
     bound first and whose tensor 3 counts the coordinate along Axis)."""
     shifts = {0: data_bytes.bit_length() - 1, 1: _SIZE[index_type].bit_length() - 1, 2: data_bytes.bit_length() - 1,
@@ -76,9 +79,9 @@ def variant_symbols(data_bytes, index_type, wide, layout=LAYOUT, one_hot=False):
     records = layout.field("RECORDS")
     return {
         "PACKED": 0, "PACKED_X1": 0, "PACKED_X2": 0, "SHIFT_DATA": shifts[2],
-        **{f"HAS_T{t}": int(t == 2 or (t == 3 and one_hot)) for t in range(2, 9)},
+        **{f"HAS_T{t}": int(t == 2 or (t == 3 and (one_hot or reverse))) for t in range(2, 9)},
         **{f"SHIFT_T{t}": shifts[t] for t in range(4)},
-        "MAD_OFFSET": "v_mad_u32" if wide else "v_mad_u32_u24", "ONE_HOT": int(one_hot),
+        "MAD_OFFSET": "v_mad_u32" if wide else "v_mad_u32_u24", "ONE_HOT": int(one_hot), "REVERSE": int(reverse),
         "DESC_DATA": 32 if one_hot else 0, "DESC_INDICES": 0 if one_hot else 32, "DESC_OUT": 64,
         "RECORDS_END": records.end,
         "INDEX_TYPE": index_type, "INDEX_PAIR": int(_SIZE[index_type] == 8),
@@ -88,12 +91,27 @@ def variant_symbols(data_bytes, index_type, wide, layout=LAYOUT, one_hot=False):
 
 
 @functools.lru_cache(maxsize=None)
-def build_program(data_bytes, index_type, wide, layout=LAYOUT, one_hot=False):
+def build_program(data_bytes, index_type, wide, layout=LAYOUT, one_hot=False, reverse=False):
     """Assemble and decode one variant of gather.s (cached)."""
     dwords = assemble_file(os.path.join(KERNEL_DIR, "gather.s"),
-                           variant_symbols(data_bytes, index_type, wide, layout, one_hot))
-    return Program(dwords, f"{'one_hot' if one_hot else 'gather'}_x{data_bytes}_{index_type.lower()}"
-                           f"{'_wide' if wide else ''}")
+                           variant_symbols(data_bytes, index_type, wide, layout, one_hot, reverse))
+    kind = "one_hot" if one_hot else "reverse_subsequences" if reverse else "gather"
+    return Program(dwords, f"{kind}_x{data_bytes}_{index_type.lower()}{'_wide' if wide else ''}")
+
+
+def _reverse_records(tensors, attributes, packed_strides, merge_dimensions):
+    """(merged output sizes, merged strides of [input, lengths, output, coordinate], the component) of
+    REVERSE_SUBSEQUENCES: the input and the lengths at coordinate 0 along Axis, the component moves the input."""
+    source, lengths, target = tensors
+    axis = int(attributes["Axis"])
+    sizes = tuple(int(s) for s in target.sizes)
+    strides = [tuple(t.strides) if t.strides is not None else packed_strides(tuple(t.sizes)) for t in tensors]
+    rank = len(sizes)
+    walk = [[0 if d == axis else strides[0][d] for d in range(rank)],
+            [0 if d == axis else strides[1][d] for d in range(rank)], list(strides[2]),
+            [1 if d == axis else 0 for d in range(rank)]]
+    merged_sizes, merged = merge_dimensions(sizes, walk)
+    return merged_sizes, merged, [(sizes[axis], strides[0][axis], 0)]
 
 
 def _one_hot_records(tensors, attributes, packed_strides, merge_dimensions):
@@ -237,8 +255,11 @@ def compile_gather(operator, tensors, attributes, layout, no_kernel, division_ma
         return compile_scatter(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides,
                                merge_dimensions, workgroup_size)
     out_sizes = tuple(int(s) for s in target.sizes)
+    reverse = operator == "REVERSE_SUBSEQUENCES"
     if one_hot:
         sizes, merged, components = _one_hot_records(tensors, attributes, packed_strides, merge_dimensions)
+    elif reverse:
+        sizes, merged, components = _reverse_records(tensors, attributes, packed_strides, merge_dimensions)
     else:
         strides = [tuple(t.strides) if t.strides is not None else packed_strides(tuple(t.sizes)) for t in tensors]
         geometry = plan(operator, tuple(source.sizes), tuple(indices.sizes), len(target.sizes), attributes)
@@ -263,7 +284,8 @@ def compile_gather(operator, tensors, attributes, layout, no_kernel, division_ma
     values = {"ELEMENTS": elements, "WORKGROUP_SIZE": workgroup_size, "RECORD_COUNT": len(sizes),
               "PARAM0": len(components)}
     constants = layout.pack(values, records, params=True, wide=False)
-    return build_program(_SIZE[source.data_type], indices.data_type, wide, layout, one_hot), constants, elements
+    return (build_program(_SIZE[source.data_type], indices.data_type, wide, layout, one_hot, reverse), constants,
+            elements)
 
 
 __all__ = ["OPERATORS", "GatherOperator", "INDEX_TYPES", "build_program", "build_scatter_program", "compile_gather",

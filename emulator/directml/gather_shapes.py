@@ -274,5 +274,18 @@ def _check_scatter_nd(schema, by_field, attributes):
                       f"{_format(source.sizes)} and IndicesTensor.Sizes {_format(indices.sizes)} needs {needs}.")
 
 
-SHAPE_RULES = {"SCATTER_ND": _check_scatter_nd, "SCATTER_ELEMENTS": _check_scatter_elements, "ONE_HOT": _check_one_hot, "UPSAMPLE_2D": _check_upsample, "GATHER": _check_gather, "GATHER_ELEMENTS": _check_gather, "GATHER_ND": _check_gather_nd,
+def _check_reverse_subsequences(schema, by_field, attributes):
+    """Axis below the DimensionCount; SequenceLengthsTensor the input's Sizes but 1 along Axis."""
+    op = schema.c_name
+    source, lengths = by_field["InputTensor"], by_field["SequenceLengthsTensor"]
+    axis, rank = attributes["Axis"], len(source.sizes)
+    if axis >= rank:
+        raise invalid(f"Axis is {axis}; InputTensor has {rank} dimensions, so {op} takes Axis 0 to {rank - 1}.")
+    expected = tuple(1 if d == axis else size for d, size in enumerate(source.sizes))
+    if tuple(lengths.sizes) != expected:
+        raise invalid(f"SequenceLengthsTensor.Sizes is {_format(lengths.sizes)}; {op} with InputTensor.Sizes "
+                      f"{_format(source.sizes)} and Axis {axis} needs {_format(expected)}.")
+
+
+SHAPE_RULES = {"REVERSE_SUBSEQUENCES": _check_reverse_subsequences, "SCATTER_ND": _check_scatter_nd, "SCATTER_ELEMENTS": _check_scatter_elements, "ONE_HOT": _check_one_hot, "UPSAMPLE_2D": _check_upsample, "GATHER": _check_gather, "GATHER_ELEMENTS": _check_gather, "GATHER_ND": _check_gather_nd,
                "RESAMPLE": _check_resample}

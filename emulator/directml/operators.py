@@ -623,6 +623,16 @@ _SCHEMA_LIST = [
         attributes=(AttributeSpec("InputDimensionCount", UINT), AttributeSpec("IndicesDimensionCount", UINT)),
         shapes="SCATTER_ND"),
 
+    # DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC (FL2_1): SequenceLengthsTensor has the input's Sizes but 1 along Axis;
+    # "OutputTensor ... must have the same sizes and data type as the InputTensor"; the rows follow GATHER's.
+    _op("REVERSE_SUBSEQUENCES", _roles("InputTensor", "SequenceLengthsTensor", "OutputTensor"), (
+        (L4_1, (1, 8), {"*": ALL_11, "SequenceLengthsTensor": INTS_32_64}),
+        (L3_0, (1, 8), {"*": FLOAT_INTS_8_TO_32, "SequenceLengthsTensor": INTS_32_64}),
+        (L2_1, 4, {"*": FLOAT_INTS_8_TO_32, "SequenceLengthsTensor": ("UINT32",)})),
+        same_type=[("InputTensor", "OutputTensor")], same_sizes=[("InputTensor", "OutputTensor")],
+        same_dimension_count=(("InputTensor", "SequenceLengthsTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("Axis", UINT),), shapes="REVERSE_SUBSEQUENCES"),
+
     # -- fills ------------------------------------------------------------------------------------------------
     # DML_FILL_VALUE_CONSTANT_OPERATOR_DESC, DML_FILL_VALUE_SEQUENCE_OPERATOR_DESC (FL2_1, sdk-api): an output only,
     # 4 dimensions, FLOAT32, FLOAT16 and the 8- to 32-bit integers; ValueDataType "must match OutputTensor.DataType";

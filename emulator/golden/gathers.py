@@ -154,3 +154,21 @@ def scatter_nd(x, indices, updates, input_dimension_count, indices_dimension_cou
         if every[k]:
             data[tuple(int(c[k]) for c in coords)] = slices[k]
     return out
+
+
+@operator(name="REVERSE_SUBSEQUENCES", attributes=("Axis",))
+def reverse_subsequences(x, lengths, axis):
+    """Along `axis`, the first L elements reversed and the rest copied, L the subsequence's length clamped to
+    [0, size] (the page: "as if the value were clamped to the maximum"; a negative length reverses nothing)."""
+    x, lengths = np.asarray(x), np.asarray(lengths)
+    axis = int(axis)
+    size = x.shape[axis]
+    if lengths.dtype.kind == "u":
+        clamped = np.minimum(lengths.astype(np.uint64), np.uint64(size)).astype(np.int64)
+    else:
+        clamped = np.clip(lengths.astype(np.int64), 0, size)
+    shape = [1] * x.ndim
+    shape[axis] = size
+    c = np.arange(size).reshape(shape)
+    source = np.where(c < clamped, clamped - 1 - c, c)
+    return np.take_along_axis(x, np.broadcast_to(source, x.shape), axis=axis)

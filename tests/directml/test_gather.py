@@ -493,3 +493,47 @@ def test_the_scatter_nd_onnx_example_and_rules():
     desc.UpdatesTensor, desc.IndicesTensor = tensor("FLOAT32", [1, 4]), tensor("INT32", [4, 2])
     assert refusal(desc) == (E_INVALIDARG, "IndicesTensor.Sizes is {4,2}; its last size (2, the coordinates per index "
                                            "tuple) must not exceed InputDimensionCount (1) for DML_OPERATOR_SCATTER_ND.")
+
+
+# ---- REVERSE_SUBSEQUENCES: the first L elements along Axis reversed ------------------------------------------------
+def reverse_desc(type_name, length_type, sizes, axis, strides=(None,) * 3):
+    length_sizes = [1 if d == axis else s for d, s in enumerate(sizes)]
+    return DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC(
+        InputTensor=tensor(type_name, sizes, strides[0]), SequenceLengthsTensor=tensor(length_type, length_sizes,
+                                                                                       strides[1]),
+        OutputTensor=tensor(type_name, sizes, strides[2]), Axis=axis)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 8), st.sampled_from(sorted(DTYPES)), st.sampled_from(INDEX_TYPES),
+       st.sampled_from(["packed", "padded", "permuted", "broadcast"]), st.sampled_from(PRESETS + (WARP,)),
+       st.integers(0, 2 ** 32 - 1))
+def test_drawn_reversals_are_bit_exact(rank, type_name, length_type, layout, preset, seed):
+    if not preset.supports_64bit:
+        type_name, length_type = NARROWER.get(type_name, type_name), NARROWER.get(length_type, length_type)
+    rng = np.random.default_rng(seed)
+    sizes = [int(rng.integers(1, 4 if rank > 4 else 7)) for _ in range(rank)]
+    axis = int(rng.integers(0, rank))
+    length_sizes = [1 if d == axis else s for d, s in enumerate(sizes)]
+    in_strides, broadcast = layout_strides(sizes, layout, rng)
+    x = broadcast_values(data(rng, type_name, sizes), broadcast, sizes)
+    lengths = hostile_indices(rng, length_type, length_sizes, sizes[axis] + 1)    # past the size: clamped
+    out_strides = layout_strides(sizes, "padded" if layout == "padded" else "packed", rng)[0]
+    desc = reverse_desc(type_name, length_type, sizes, axis, (in_strides, None, out_strides))
+    (got,) = run_operator(desc, [x, lengths], adapter=preset)
+    same_bits(got, golden.run("REVERSE_SUBSEQUENCES", [x, lengths], {"Axis": axis}))
+
+
+def test_the_reverse_page_example_and_rule():
+    x = np.arange(1, 13, dtype=np.float32).reshape(1, 1, 3, 4)
+    lengths = np.array([2, 4, 3], np.uint32).reshape(1, 1, 3, 1)
+    (got,) = run_operator(reverse_desc("FLOAT32", "UINT32", [1, 1, 3, 4], 3), [x, lengths])
+    assert got[0, 0].tolist() == [[2, 1, 3, 4], [8, 7, 6, 5], [11, 10, 9, 12]]
+    lengths = np.array([9, -1, 0], np.int64).reshape(1, 1, 3, 1)       # clamped to 4; negative: nothing reversed
+    (got,) = run_operator(reverse_desc("FLOAT32", "INT64", [1, 1, 3, 4], 3), [x, lengths])
+    assert got[0, 0].tolist() == [[4, 3, 2, 1], [5, 6, 7, 8], [9, 10, 11, 12]]
+    desc = reverse_desc("FLOAT32", "UINT32", [1, 1, 3, 4], 3)
+    desc.SequenceLengthsTensor = tensor("UINT32", [1, 1, 3, 4])
+    assert refusal(desc) == (E_INVALIDARG, "SequenceLengthsTensor.Sizes is {1,1,3,4}; "
+                                           "DML_OPERATOR_REVERSE_SUBSEQUENCES with InputTensor.Sizes {1,1,3,4} and "
+                                           "Axis 3 needs {1,1,3,1}.")
