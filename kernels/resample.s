@@ -6,7 +6,7 @@
 ;      once: the records are the output's dimensions (size-1 ones dropped), and "tensors" 0 .. 3
 ;      have stride 1 along dimension 0 .. 3 and 0 elsewhere, so their offsets v2 .. v5 ARE the
 ;      coordinates (shift 0); tensor 4 is the output (v28, its strides in WIDE_RECORDS);
-;   2. per dimension d, resample_dim.inc with the record at CB_RECORDS + (4 + d) records:
+;   2. per dimension d, resample_dim.inc with the record at CB_DIM_RECORD_d = CB_RECORDS + (4 + d) records:
 ;        size S, Scale, InputPixelOffset, OutputPixelOffset (FLOAT32 bits in the record's MAGIC,
 ;        SHIFT1, SHIFT2 dwords), the input's stride (STRIDE_T0)
 ;      the coordinate map x = ((o - b) / Scale) - a and the neighbour(s) and weights;
@@ -21,7 +21,7 @@
     s_waitcnt 0
     v_mov_b32 v9, 0                      ; NEAREST_NEIGHBOR: the input element offset
 .set COORD, v2
-.set REC, ${REC_0}
+.set CB_DIM_RECORD, ${CB_DIM_RECORD_0}
 .set A, v33
 .set B, v37
 .set W, v41
@@ -29,7 +29,7 @@
 .set F, v49
 .include "resample_dim.inc"
 .set COORD, v3
-.set REC, ${REC_1}
+.set CB_DIM_RECORD, ${CB_DIM_RECORD_1}
 .set A, v34
 .set B, v38
 .set W, v42
@@ -37,7 +37,7 @@
 .set F, v50
 .include "resample_dim.inc"
 .set COORD, v4
-.set REC, ${REC_2}
+.set CB_DIM_RECORD, ${CB_DIM_RECORD_2}
 .set A, v35
 .set B, v39
 .set W, v43
@@ -45,7 +45,7 @@
 .set F, v51
 .include "resample_dim.inc"
 .set COORD, v5
-.set REC, ${REC_3}
+.set CB_DIM_RECORD, ${CB_DIM_RECORD_3}
 .set A, v36
 .set B, v40
 .set W, v44

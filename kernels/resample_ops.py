@@ -64,7 +64,7 @@ def variant_symbols(data_type, linear, decreasing, wide, layout=LAYOUT):
         "PACKED": 0, "PACKED_X1": 0, "PACKED_X2": 0, "SHIFT_DATA": 1 if half else 2,
         **{f"HAS_T{t}": int(t <= 4) for t in range(2, 9)}, **{f"SHIFT_T{t}": 0 for t in range(4)},
         "SHIFT_T4": 1 if half else 2, "MAD_OFFSET": "v_mad_u32" if wide else "v_mad_u32_u24",
-        "DESC_T0": 0, "DESC_T1": 32, **{f"REC_{d}": first + (RANK + d) * layout.record_bytes for d in range(RANK)},
+        "DESC_T0": 0, "DESC_T1": 32, **{f"CB_DIM_RECORD_{d}": first + (RANK + d) * layout.record_bytes for d in range(RANK)},
         "LINEAR": int(linear), "DECREASING": int(decreasing), "WIDEN_F16": int(half and linear),
         "NARROW_F16": int(half and linear), "LOAD": "ushort" if half else "dword", "STORE": "short" if half else "dword",
         "SHIFT_IN": 1 if half else 2, **layout.symbols()}

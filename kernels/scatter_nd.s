@@ -32,14 +32,14 @@ tuple:
     v_mov_b32 v6, s40                    ; k, to peel
     v_mov_b32 v18, 0                     ; the tuple's element offset in IndicesTensor
     v_mov_b32 v19, 0                     ; its element offset in UpdatesTensor
-    s_mov_b32 s36, s48
+    s_mov_b32 s49, s48
     s_mov_b32 s26, s44
     s_cmp_eq_u32 s26, 0
     s_cbranch_scc1 peeled
 peel:
-    s_cmp_ge_u32 s36, ${RECORDS_END}     ; never past the record array
+    s_cmp_ge_u32 s49, ${RECORDS_END}     ; never past the record array
     s_cbranch_scc1 done
-    s_load_dwordx8 s[28:35], s[2:3], s36 ; size, magic, shift1, shift2, indices stride, updates stride
+    s_load_dwordx8 s[28:35], s[2:3], s49 ; size, magic, shift1, shift2, indices stride, updates stride
     s_waitcnt 0
     v_mul_hi_u32 v7, v6, s29             ; q = k / size (Granlund-Montgomery, as address.inc)
     v_sub_u32 v8, v6, v7
@@ -51,7 +51,7 @@ peel:
     v_mad_u32 v18, v8, s32, v18
     v_mad_u32 v19, v8, s33, v19
     v_mov_b32 v6, v7
-    s_add_u32 s36, s36, ${CB_RECORD_BYTES}
+    s_add_u32 s49, s49, ${CB_RECORD_BYTES}
     s_sub_u32 s26, s26, 1
     s_cmp_lg_u32 s26, 0
     s_cbranch_scc1 peel
@@ -60,9 +60,9 @@ peeled:
     v_mov_b32 v22, 0                     ; 1: a component out of range
     s_mov_b32 s39, s45
 component:
-    s_cmp_ge_u32 s36, ${RECORDS_END}
+    s_cmp_ge_u32 s49, ${RECORDS_END}
     s_cbranch_scc1 done
-    s_load_dwordx8 s[28:35], s[2:3], s36 ; size, -, -, -, key weight, component offset
+    s_load_dwordx8 s[28:35], s[2:3], s49 ; size, -, -, -, key weight, component offset
     s_waitcnt 0
     v_add_u32 v13, v18, s33
     v_lshl_b32 v13, v13, ${SHIFT_IDX}    ; this component's byte offset in IndicesTensor
@@ -72,7 +72,7 @@ component:
     v_cndmask_b32 v12, 1, 0, vcc
     v_or_b32 v22, v22, v12
     v_mad_u32 v9, v10, s32, v9           ; key += i * weight
-    s_add_u32 s36, s36, ${CB_RECORD_BYTES}
+    s_add_u32 s49, s49, ${CB_RECORD_BYTES}
     s_sub_u32 s39, s39, 1
     s_cmp_lg_u32 s39, 0
     s_cbranch_scc1 component
