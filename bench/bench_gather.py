@@ -8,6 +8,12 @@ operation alone), the golden model's (dmlemu.golden.run, with the out-of-range r
 is checked bit for bit against the golden model.
 
     .venv/bin/python bench/bench_gather.py [--log2 22] [--repeat 3] [--width 32]
+
+Measured (2-core VM shared with other jobs, wave32, best of 2): rows 939 ms against NumPy's 10.6 ms (88x) and the
+golden model's 17.8 ms (53x); elements 915 ms against NumPy's 58 ms (16x) and the golden model's 261 ms (3.5x).
+Where the time goes: every element runs address.inc's loop over its records plus one component trip (about 60
+instructions a lane) and three gathered loads (index, element; ndarray.take over 2^17 lanes each), where NumPy
+copies whole rows.
 """
 import argparse
 import time
