@@ -32,7 +32,7 @@ from dmlemu.isa.assembler import assemble_file
 from dmlemu.kernels.constant_buffer import LAYOUT, PARAM_FIELDS, copy_symbols, f32_bits
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS
 from dmlemu.kernels.element_wise_math import symbols as math_symbols
-from dmlemu.kernels import fill_ops, gather_ops, gemm_ops, reduce_ops, resample_ops
+from dmlemu.kernels import fill_ops, gather_ops, gemm_ops, nonzero_ops, reduce_ops, resample_ops
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 # The sources of the operators with a listing of their own (the tools' `asm --variant` reads this);
@@ -52,7 +52,8 @@ def has_kernel(operator):
     """Whether a microkernel exists for `operator` (its name without DML_OPERATOR_, e.g. ELEMENT_WISE_ADD).
     CreateOperator answers E_NOTIMPL for a validated operator this is False for."""
     return (operator in OPERATORS or operator in reduce_ops.OPERATORS or operator in gemm_ops.OPERATORS
-            or operator in gather_ops.OPERATORS or operator in resample_ops.OPERATORS or operator in fill_ops.OPERATORS)
+            or operator in gather_ops.OPERATORS or operator in resample_ops.OPERATORS or operator in fill_ops.OPERATORS
+            or operator in nonzero_ops.OPERATORS)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -520,6 +521,11 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
             operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides,
             merge_dimensions, size)
         return CompiledKernel(operator, program, constants, len(tensors), elements, size)
+    if operator in nonzero_ops.OPERATORS:     # one workgroup scans the input chunk by chunk (LDS prefix sums)
+        program, constants, lanes, lds_bytes = nonzero_ops.compile_nonzero(
+            operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides)
+        return CompiledKernel(operator, program, constants, len(tensors), lanes, lanes, workgroups=1,
+                              lds_bytes=lds_bytes)
     if operator in fill_ops.OPERATORS:        # fills: one thread per output element, no input
         size = workgroup_size or (preset.workgroup_size if preset is not None else 256)
         program, constants, elements = fill_ops.compile_fill(

@@ -287,5 +287,25 @@ def _check_reverse_subsequences(schema, by_field, attributes):
                       f"{_format(source.sizes)} and Axis {axis} needs {_format(expected)}.")
 
 
-SHAPE_RULES = {"REVERSE_SUBSEQUENCES": _check_reverse_subsequences, "SCATTER_ND": _check_scatter_nd, "SCATTER_ELEMENTS": _check_scatter_elements, "ONE_HOT": _check_one_hot, "UPSAMPLE_2D": _check_upsample, "GATHER": _check_gather, "GATHER_ELEMENTS": _check_gather, "GATHER_ND": _check_gather_nd,
+def _check_nonzero(schema, by_field, attributes):
+    """OutputCountTensor "must be a scalar"; OutputCoordinatesTensor {1, .., 1, M, N}: M the input's elements, N
+    from its effective rank (leading 1s excluded) to its DimensionCount."""
+    op = schema.c_name
+    source, count, coordinates = (by_field["InputTensor"], by_field["OutputCountTensor"],
+                                  by_field["OutputCoordinatesTensor"])
+    if count.element_count != 1:
+        raise invalid(f"OutputCountTensor.Sizes is {_format(count.sizes)}; {op} needs every size 1 (a scalar).")
+    rank = len(source.sizes)
+    effective = rank
+    while effective and source.sizes[rank - effective] == 1:
+        effective -= 1
+    n = coordinates.sizes[-1]
+    expected_lead = (1,) * (rank - 2) + (source.element_count,)
+    if tuple(coordinates.sizes[:-1]) != expected_lead or not max(effective, 1) <= n <= rank:
+        raise invalid(f"OutputCoordinatesTensor.Sizes is {_format(coordinates.sizes)}; {op} with InputTensor.Sizes "
+                      f"{_format(source.sizes)} needs {_format(expected_lead + ('N',))} with N from "
+                      f"{max(effective, 1)} to {rank}.")
+
+
+SHAPE_RULES = {"NONZERO_COORDINATES": _check_nonzero, "REVERSE_SUBSEQUENCES": _check_reverse_subsequences, "SCATTER_ND": _check_scatter_nd, "SCATTER_ELEMENTS": _check_scatter_elements, "ONE_HOT": _check_one_hot, "UPSAMPLE_2D": _check_upsample, "GATHER": _check_gather, "GATHER_ELEMENTS": _check_gather, "GATHER_ND": _check_gather_nd,
                "RESAMPLE": _check_resample}

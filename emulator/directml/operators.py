@@ -633,6 +633,15 @@ _SCHEMA_LIST = [
         same_dimension_count=(("InputTensor", "SequenceLengthsTensor", "OutputTensor"),),
         attributes=(AttributeSpec("Axis", UINT),), shapes="REVERSE_SUBSEQUENCES"),
 
+    # DML_NONZERO_COORDINATES_OPERATOR_DESC (FL3_0, sdk-api): "InputTensor, OutputCoordinatesTensor, and
+    # OutputCountTensor must have the same DimensionCount"; 4 to 5 dimensions; the Sizes rules are the `shapes` rule.
+    _op("NONZERO_COORDINATES", (TensorRole("InputTensor"), TensorRole("OutputCountTensor", is_output=True),
+                                TensorRole("OutputCoordinatesTensor", is_output=True)), (
+        (L3_0, (4, 5), {"InputTensor": FLOAT_INTS_8_TO_32, "*": ("UINT32",)}),),
+        same_type=[], same_sizes=[],
+        same_dimension_count=(("InputTensor", "OutputCountTensor", "OutputCoordinatesTensor"),),
+        shapes="NONZERO_COORDINATES"),
+
     # -- fills ------------------------------------------------------------------------------------------------
     # DML_FILL_VALUE_CONSTANT_OPERATOR_DESC, DML_FILL_VALUE_SEQUENCE_OPERATOR_DESC (FL2_1, sdk-api): an output only,
     # 4 dimensions, FLOAT32, FLOAT16 and the 8- to 32-bit integers; ValueDataType "must match OutputTensor.DataType";

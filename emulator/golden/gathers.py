@@ -172,3 +172,20 @@ def reverse_subsequences(x, lengths, axis):
     c = np.arange(size).reshape(shape)
     source = np.where(c < clamped, clamped - 1 - c, c)
     return np.take_along_axis(x, np.broadcast_to(source, x.shape), axis=axis)
+
+
+@operator(name="NONZERO_COORDINATES", keyword_attributes=("OutputSizes",))
+def nonzero_coordinates(x, OutputSizes=None):      # noqa: N803 (the coordinates tensor's Sizes)
+    """(count as a one-element UINT32 tensor of the input's rank, coordinates as UINT32 {1, .., M, N}): the
+    coordinates of the last N dimensions of every element that is not 0 (-0 is 0, NaN is not), in ascending element
+    index; rows past the count are 0 here (the page: undefined). `OutputSizes`: the coordinates tensor's Sizes
+    (default N = the input's DimensionCount)."""
+    x = np.asarray(x)
+    rank = x.ndim
+    n = int(OutputSizes[-1]) if OutputSizes is not None else rank
+    flat = np.flatnonzero(x.reshape(-1) != 0)
+    coords = np.stack(np.unravel_index(flat, x.shape), axis=1) if flat.size else np.zeros((0, rank), np.int64)
+    out = np.zeros((x.size, n), np.uint32)
+    out[:flat.size] = coords[:, rank - n:]
+    count = np.full((1,) * rank, flat.size, np.uint32)
+    return count, out.reshape((1,) * (rank - 2) + (x.size, n))

@@ -537,3 +537,50 @@ def test_the_reverse_page_example_and_rule():
     assert refusal(desc) == (E_INVALIDARG, "SequenceLengthsTensor.Sizes is {1,1,3,4}; "
                                            "DML_OPERATOR_REVERSE_SUBSEQUENCES with InputTensor.Sizes {1,1,3,4} and "
                                            "Axis 3 needs {1,1,3,1}.")
+
+
+# ---- NONZERO_COORDINATES: one workgroup, a scan per chunk ----------------------------------------------------------
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(4, 5), st.sampled_from(sorted(set(DTYPES) - {"FLOAT64", "INT64", "UINT64"})),
+       st.sampled_from(["packed", "padded", "permuted", "broadcast"]), st.sampled_from(PRESETS + (WARP,)),
+       st.integers(0, 2 ** 32 - 1))
+def test_drawn_nonzero_coordinates_are_exact_in_ascending_order(rank, type_name, layout, preset, seed):
+    rng = np.random.default_rng(seed)
+    sizes = [1] * rank
+    for d in range(rank - int(rng.integers(1, rank + 1)), rank):
+        sizes[d] = int(rng.integers(1, 9 if rank - d <= 2 else 4))
+    x = data(rng, type_name, sizes)
+    x[rng.random(sizes) < 0.5] = 0                     # half zeros
+    if type_name.startswith("FLOAT"):
+        x[rng.random(sizes) < 0.1] = -0.0
+    strides, broadcast = layout_strides(sizes, layout, rng)
+    x = broadcast_values(x, broadcast, sizes)
+    effective = rank
+    while effective and sizes[rank - effective] == 1:
+        effective -= 1
+    n = int(rng.integers(max(effective, 1), rank + 1))
+    coords_sizes = [1] * (rank - 2) + [int(np.prod(sizes)), n]
+    desc = DML_NONZERO_COORDINATES_OPERATOR_DESC(InputTensor=tensor(type_name, sizes, strides),
+                                                 OutputCountTensor=tensor("UINT32", [1] * rank),
+                                                 OutputCoordinatesTensor=tensor("UINT32", coords_sizes))
+    count, coords = run_operator(desc, [x], adapter=preset)
+    expected_count, expected = golden.run("NONZERO_COORDINATES", [x], {"OutputSizes": tuple(coords_sizes)})
+    same_bits(count, expected_count)
+    k = int(expected_count.ravel()[0])
+    rows = coords.reshape(-1, n)[:k]
+    same_bits(rows, expected.reshape(-1, n)[:k])        # rows past the count are undefined (the page)
+    literal = [list(c)[rank - n:] for c in np.ndindex(*sizes) if x[c] != 0]
+    assert rows.tolist() == literal
+
+
+def test_the_nonzero_page_example_and_rule():
+    x = np.array([[1.0, 0.0, 0.0, 2.0], [-0.0, 3.5, 0.0, -5.2]], np.float32).reshape(1, 1, 2, 4)
+    desc = DML_NONZERO_COORDINATES_OPERATOR_DESC(InputTensor=tensor("FLOAT32", [1, 1, 2, 4]),
+                                                 OutputCountTensor=tensor("UINT32", [1, 1, 1, 1]),
+                                                 OutputCoordinatesTensor=tensor("UINT32", [1, 1, 8, 3]))
+    count, coords = run_operator(desc, [x])
+    assert count.ravel().tolist() == [4] and coords[0, 0, :4].tolist() == [[0, 0, 0], [0, 0, 3], [0, 1, 1], [0, 1, 3]]
+    desc.OutputCoordinatesTensor = tensor("UINT32", [1, 1, 8, 1])
+    assert refusal(desc) == (E_INVALIDARG, "OutputCoordinatesTensor.Sizes is {1,1,8,1}; "
+                                           "DML_OPERATOR_NONZERO_COORDINATES with InputTensor.Sizes {1,1,2,4} needs "
+                                           "{1,1,8,N} with N from 2 to 4.")

@@ -140,6 +140,10 @@ def sizes_for(schema, field, dims):
             return (1,) + base[1:]
         if schema.name == "REVERSE_SUBSEQUENCES" and field == "SequenceLengthsTensor":
             return (1,) + base[1:]
+        if schema.name == "NONZERO_COORDINATES" and field != "InputTensor":
+            if field == "OutputCountTensor":
+                return (1,) * dims
+            return (1,) * max(dims - 2, 0) + (int(np.prod(base)), dims)[-dims:]
         return base
     if schema.multiplies:        # GEMM: square matrices multiply whatever TransA and TransB say
         return ((2, 3, 1, 2, 1, 1, 2, 1) * 2)[:max(dims - 2, 0)] + (2, 2)[:dims]
@@ -190,7 +194,8 @@ def test_every_element_wise_operator_activation_and_cast_has_a_schema():
         "SOFTSIGN", "SWISH", "TANH", "THRESHOLDED_RELU")} | {"CAST", "REDUCE", "ARGMIN", "ARGMAX", "GEMM"}
     gathers = {"GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1",     # index-driven data movement
                "RESAMPLE", "RESAMPLE1", "RESAMPLE2", "UPSAMPLE_2D", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE",
-               "ONE_HOT", "DIAGONAL_MATRIX", "SCATTER_ELEMENTS", "SCATTER_ND", "REVERSE_SUBSEQUENCES"}
+               "ONE_HOT", "DIAGONAL_MATRIX", "SCATTER_ELEMENTS", "SCATTER_ND", "REVERSE_SUBSEQUENCES",
+               "NONZERO_COORDINATES"}
     assert set(SCHEMAS_BY_NAME) == expected | gathers
     assert len(expected) == 91
 
