@@ -22,7 +22,8 @@ One module per family, each operator registered by name where it is defined (reg
   transcendental.py  EXP ... ERF, POW, ATAN_YX and the transcendental activations
   reduce.py          REDUCE, ARGMAX, ARGMIN (the fixed order of docs/NUMERICS.md, "Reductions")
   gemm.py            GEMM (the fixed order of docs/NUMERICS.md, "GEMM")
-  gathers.py         GATHER, GATHER_ELEMENTS, GATHER_ND, GATHER_ND1 (docs/NUMERICS.md, "Gathers")
+  gathers.py         GATHER, GATHER_ELEMENTS, GATHER_ND(1), ONE_HOT, SCATTER_ELEMENTS, SCATTER_ND,
+                     REVERSE_SUBSEQUENCES, NONZERO_COORDINATES (docs/NUMERICS.md, "Gathers")
   resample.py        RESAMPLE, RESAMPLE1, RESAMPLE2, UPSAMPLE_2D (docs/NUMERICS.md, "Resampling")
   fill.py            FILL_VALUE_CONSTANT, FILL_VALUE_SEQUENCE, DIAGONAL_MATRIX (docs/NUMERICS.md, "Fills")
 

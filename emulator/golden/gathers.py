@@ -1,4 +1,5 @@
-"""GATHER, GATHER_ELEMENTS, GATHER_ND, GATHER_ND1 and ONE_HOT as NumPy indexing, written from the DirectML pages.
+"""The index-driven operators as NumPy indexing, written from the DirectML pages: GATHER, GATHER_ELEMENTS,
+GATHER_ND, GATHER_ND1, ONE_HOT, SCATTER_ELEMENTS, SCATTER_ND, REVERSE_SUBSEQUENCES, NONZERO_COORDINATES.
 
 Each function returns the output tensor in its own DimensionCount (the pages right-align the relevant sizes:
 leading 1s cropped or padded). Index values follow docs/NUMERICS.md ("Gathers"): a signed index i < 0 counts
