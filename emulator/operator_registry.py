@@ -35,10 +35,11 @@ from dmlemu.kernels.fill_ops import OPERATORS as FILL_ROWS
 from dmlemu.kernels.gather_ops import OPERATORS as GATHER_ROWS
 from dmlemu.kernels.gemm_ops import OPERATORS as GEMM_ROWS
 from dmlemu.kernels.nonzero_ops import OPERATORS as NONZERO_ROWS
+from dmlemu.kernels.random_ops import OPERATORS as RANDOM_ROWS
 from dmlemu.kernels.reduce_ops import OPERATORS as REDUCTION_ROWS
 from dmlemu.kernels.resample_ops import OPERATORS as RESAMPLE_ROWS
 
-KERNEL_ROWS = {**ELEMENT_WISE_ROWS, **REDUCTION_ROWS, **GEMM_ROWS, **GATHER_ROWS, **RESAMPLE_ROWS, **FILL_ROWS, **NONZERO_ROWS}    # every kernel row, of every family
+KERNEL_ROWS = {**ELEMENT_WISE_ROWS, **REDUCTION_ROWS, **GEMM_ROWS, **GATHER_ROWS, **RESAMPLE_ROWS, **FILL_ROWS, **NONZERO_ROWS, **RANDOM_ROWS}    # every kernel row, of every family
 
 __all__ = ["RegisteredOperator", "REGISTRY", "KERNEL_ROWS", "TEST_BODIES", "body_blocks", "function_blocks",
            "selected_bodies", "missing_parts"]
@@ -153,7 +154,8 @@ def missing_parts(registry=None, blocks=None, functions=None):
             served |= set(op.kernel.functions)
         elif op.kernel is not None and op.kernel.name in GEMM_ROWS:
             pass                                  # gemm.s has no bodies nor functions to select
-        elif op.kernel is not None and op.kernel.name in (*GATHER_ROWS, *RESAMPLE_ROWS, *FILL_ROWS, *NONZERO_ROWS):
+        elif op.kernel is not None and op.kernel.name in (*GATHER_ROWS, *RESAMPLE_ROWS, *FILL_ROWS, *NONZERO_ROWS,
+                                                           *RANDOM_ROWS):
             pass                                  # gather.s neither (the gathers differ only in their records)
         elif op.kernel is not None:
             bodies = selected_bodies(op.kernel)

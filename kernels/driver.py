@@ -32,7 +32,7 @@ from dmlemu.isa.assembler import assemble_file
 from dmlemu.kernels.constant_buffer import LAYOUT, PARAM_FIELDS, copy_symbols, f32_bits
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS
 from dmlemu.kernels.element_wise_math import symbols as math_symbols
-from dmlemu.kernels import fill_ops, gather_ops, gemm_ops, nonzero_ops, reduce_ops, resample_ops
+from dmlemu.kernels import fill_ops, gather_ops, gemm_ops, nonzero_ops, random_ops, reduce_ops, resample_ops
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 # The sources of the operators with a listing of their own (the tools' `asm --variant` reads this);
@@ -53,7 +53,7 @@ def has_kernel(operator):
     CreateOperator answers E_NOTIMPL for a validated operator this is False for."""
     return (operator in OPERATORS or operator in reduce_ops.OPERATORS or operator in gemm_ops.OPERATORS
             or operator in gather_ops.OPERATORS or operator in resample_ops.OPERATORS or operator in fill_ops.OPERATORS
-            or operator in nonzero_ops.OPERATORS)
+            or operator in nonzero_ops.OPERATORS or operator in random_ops.OPERATORS)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -521,6 +521,12 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
             operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides,
             merge_dimensions, size)
         return CompiledKernel(operator, program, constants, len(tensors), elements, size)
+    if operator in random_ops.OPERATORS:      # Philox 4x32-10: one thread per output element
+        size = workgroup_size or (preset.workgroup_size if preset is not None else 256)
+        program, constants, threads = random_ops.compile_random(
+            operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides,
+            merge_dimensions, size)
+        return CompiledKernel(operator, program, constants, len(tensors), threads, size)
     if operator in nonzero_ops.OPERATORS:     # one workgroup scans the input chunk by chunk (LDS prefix sums)
         program, constants, lanes, lds_bytes = nonzero_ops.compile_nonzero(
             operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides)

@@ -307,5 +307,14 @@ def _check_nonzero(schema, by_field, attributes):
                       f"{max(effective, 1)} to {rank}.")
 
 
-SHAPE_RULES = {"NONZERO_COORDINATES": _check_nonzero, "REVERSE_SUBSEQUENCES": _check_reverse_subsequences, "SCATTER_ND": _check_scatter_nd, "SCATTER_ELEMENTS": _check_scatter_elements, "ONE_HOT": _check_one_hot, "UPSAMPLE_2D": _check_upsample, "GATHER": _check_gather, "GATHER_ELEMENTS": _check_gather, "GATHER_ND": _check_gather_nd,
+def _check_random(schema, by_field, attributes):
+    """InputStateTensor (and OutputStateTensor) {1,1,1,6}: PHILOX_4X32_10's 128-bit counter and 64-bit key."""
+    for field in ("InputStateTensor", "OutputStateTensor"):
+        tensor = by_field.get(field)
+        if tensor is not None and tuple(tensor.sizes) != (1, 1, 1, 6):
+            raise invalid(f"{field}.Sizes is {_format(tensor.sizes)}; {schema.c_name} with "
+                          f"DML_RANDOM_GENERATOR_TYPE_PHILOX_4X32_10 needs {{1,1,1,6}}.")
+
+
+SHAPE_RULES = {"RANDOM_GENERATOR": _check_random, "NONZERO_COORDINATES": _check_nonzero, "REVERSE_SUBSEQUENCES": _check_reverse_subsequences, "SCATTER_ND": _check_scatter_nd, "SCATTER_ELEMENTS": _check_scatter_elements, "ONE_HOT": _check_one_hot, "UPSAMPLE_2D": _check_upsample, "GATHER": _check_gather, "GATHER_ELEMENTS": _check_gather, "GATHER_ND": _check_gather_nd,
                "RESAMPLE": _check_resample}

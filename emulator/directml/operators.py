@@ -642,6 +642,14 @@ _SCHEMA_LIST = [
         same_dimension_count=(("InputTensor", "OutputCountTensor", "OutputCoordinatesTensor"),),
         shapes="NONZERO_COORDINATES"),
 
+    # DML_RANDOM_GENERATOR_OPERATOR_DESC (FL3_0, sdk-api): InputStateTensor {1,1,1,6} UINT32, OutputTensor any 4-D
+    # UINT32, an optional OutputStateTensor of InputStateTensor's Sizes; Type PHILOX_4X32_10.
+    _op("RANDOM_GENERATOR", (TensorRole("InputStateTensor"), TensorRole("OutputTensor", is_output=True),
+                             TensorRole("OutputStateTensor", is_output=True)), (
+        (L3_0, 4, {"*": ("UINT32",), "OutputStateTensor": Optional(("UINT32",))}),),
+        same_sizes=[("InputStateTensor", "OutputStateTensor")],
+        attributes=(AttributeSpec("Type", ENUM, enum=_enums.DML_RANDOM_GENERATOR_TYPE),), shapes="RANDOM_GENERATOR"),
+
     # -- fills ------------------------------------------------------------------------------------------------
     # DML_FILL_VALUE_CONSTANT_OPERATOR_DESC, DML_FILL_VALUE_SEQUENCE_OPERATOR_DESC (FL2_1, sdk-api): an output only,
     # 4 dimensions, FLOAT32, FLOAT16 and the 8- to 32-bit integers; ValueDataType "must match OutputTensor.DataType";
@@ -714,7 +722,8 @@ def _check_tables():
         assert levels == sorted(levels, reverse=True) and len(set(levels)) == len(levels), schema.name
         for row in schema.support:
             assert set(row.tensors) == fields, schema.name
-            assert not any(row.tensors[t.field].optional for t in schema.outputs), schema.name
+            assert not any(row.tensors[t.field].optional for t in schema.outputs[:1]), schema.name   # the first
+            # output is never optional (RANDOM_GENERATOR's OutputStateTensor, a second output, is)
         groups = schema.same_data_type + schema.same_sizes + schema.same_dimension_count
         assert all(set(group) <= fields for group in groups), schema.name
         assert set(schema.single_element) <= fields, schema.name

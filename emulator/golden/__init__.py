@@ -26,6 +26,7 @@ One module per family, each operator registered by name where it is defined (reg
                      REVERSE_SUBSEQUENCES, NONZERO_COORDINATES (docs/NUMERICS.md, "Gathers")
   resample.py        RESAMPLE, RESAMPLE1, RESAMPLE2, UPSAMPLE_2D (docs/NUMERICS.md, "Resampling")
   fill.py            FILL_VALUE_CONSTANT, FILL_VALUE_SEQUENCE, DIAGONAL_MATRIX (docs/NUMERICS.md, "Fills")
+  random.py          RANDOM_GENERATOR: Philox 4x32-10 (docs/NUMERICS.md, "Random numbers")
 
 `run(name, inputs, ...)` computes any registered operator by its DirectML name; OPERATORS is the table.
 """
@@ -50,7 +51,7 @@ from dmlemu.golden.transcendental import (
 )
 from dmlemu.golden.reduce import argmax, argmin, reduce
 from dmlemu.golden.gemm import gemm
-from dmlemu.golden import fill as _fill, gathers as _gathers, resample as _resample   # noqa: F401 (they register)
+from dmlemu.golden import fill as _fill, gathers as _gathers, random as _random, resample as _resample  # noqa: F401
 from dmlemu.golden.registry import OPERATORS
 
 __all__ = [

@@ -140,6 +140,8 @@ def sizes_for(schema, field, dims):
             return (1,) + base[1:]
         if schema.name == "REVERSE_SUBSEQUENCES" and field == "SequenceLengthsTensor":
             return (1,) + base[1:]
+        if schema.name == "RANDOM_GENERATOR" and field != "OutputTensor":
+            return (1, 1, 1, 6)[-dims:] if dims <= 4 else (1,) * (dims - 4) + (1, 1, 1, 6)
         if schema.name == "NONZERO_COORDINATES" and field != "InputTensor":
             if field == "OutputCountTensor":
                 return (1,) * dims
@@ -195,7 +197,7 @@ def test_every_element_wise_operator_activation_and_cast_has_a_schema():
     gathers = {"GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1",     # index-driven data movement
                "RESAMPLE", "RESAMPLE1", "RESAMPLE2", "UPSAMPLE_2D", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE",
                "ONE_HOT", "DIAGONAL_MATRIX", "SCATTER_ELEMENTS", "SCATTER_ND", "REVERSE_SUBSEQUENCES",
-               "NONZERO_COORDINATES"}
+               "NONZERO_COORDINATES", "RANDOM_GENERATOR"}
     assert set(SCHEMAS_BY_NAME) == expected | gathers
     assert len(expected) == 91
 
