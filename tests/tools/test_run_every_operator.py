@@ -39,7 +39,10 @@ def _run(short, data_type=None, sizes=(2, 3), **kwargs):
 def test_the_list_is_every_operator_with_a_kernel():
     # every operator with a kernel runs from the command line, but the reductions and GEMM, which run through the API
     assert sorted(OPERATORS.values()) == sorted(n for n in SCHEMAS_BY_NAME if has_kernel(n) and n not in API_ONLY)
-    assert API_ONLY == ["ARGMAX", "ARGMIN", "GEMM", "REDUCE"]
+    data_movement = ["DIAGONAL_MATRIX", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE", "GATHER", "GATHER_ELEMENTS",
+                     "GATHER_ND", "GATHER_ND1", "NONZERO_COORDINATES", "ONE_HOT", "RANDOM_GENERATOR", "RESAMPLE",
+                     "RESAMPLE1", "RESAMPLE2", "REVERSE_SUBSEQUENCES", "SCATTER_ELEMENTS", "SCATTER_ND", "UPSAMPLE_2D"]
+    assert API_ONLY == sorted(["ARGMAX", "ARGMIN", "GEMM", "REDUCE"] + data_movement)
     assert {"ADD", "RELU", "CAST", "LOGICAL_GREATER_THAN", "ACTIVATION_IDENTITY", "IDENTITY"} <= set(OPERATORS)
     with pytest.raises(UsageError, match=r"^DML_OPERATOR_REDUCE runs through the DirectML API \(dmlemu.run_operator\) "
                                          r"but not from the command line yet"):
