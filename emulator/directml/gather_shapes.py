@@ -1,4 +1,6 @@
-"""The gathers' shape rules: which input and indices dimension each output dimension walks, and the Sizes checks.
+"""The index-driven operators' shape rules: the gathers' walks and Sizes checks, and the Sizes and attribute rules of
+ONE_HOT, the scatters, REVERSE_SUBSEQUENCES, NONZERO_COORDINATES, RANDOM_GENERATOR, the resamplings (FLOAT arrays,
+DML_SIZE_2D) and DIAGONAL_MATRIX (a C INT), as SHAPE_RULES keyed by the schemas' `shapes` names.
 
 GATHER, GATHER_ELEMENTS, GATHER_ND and GATHER_ND1 all compute, per output element,
 
@@ -27,7 +29,8 @@ The rules, per DirectML page (sdk-api ns-directml-dml_gather*_operator_desc):
 """
 from dataclasses import dataclass
 
-from dmlemu.com import check_float, check_sequence, check_uint, invalid
+from dmlemu.com import check_float, check_sequence, check_uint, invalid, is_integer
+from dmlemu.directml.structs import DML_SIZE_2D
 
 __all__ = ["GatherPlan", "plan", "scatter_nd_updates", "SHAPE_RULES", "check_int", "validate_float_array", "validate_size_2d"]
 
@@ -182,7 +185,6 @@ def _check_resample(schema, by_field, attributes):
 
 def check_int(value, where):
     """A C INT: an integer from -2^31 to 2^31 - 1, returned as a Python int."""
-    from dmlemu.com import is_integer
     if not is_integer(value) or not -(1 << 31) <= int(value) < 1 << 31:
         raise invalid(f"{where} is {value!r}; it must be an integer from {-(1 << 31)} to {(1 << 31) - 1}.")
     return int(value)
@@ -191,7 +193,6 @@ def check_int(value, where):
 def validate_size_2d(value, where):
     """A DML_SIZE_2D (UPSAMPLE_2D's ScaleSize): (Height, Width), each a UINT of at least 1 (dmlemu's rule: the
     output is floor(input * scale), and a scale of 0 would leave no output)."""
-    from dmlemu.directml.structs import DML_SIZE_2D
     if not isinstance(value, DML_SIZE_2D):
         raise invalid(f"{where} is {type(value).__name__ if value is not None else 'None'}; it must be a "
                       f"DML_SIZE_2D.")
