@@ -190,8 +190,9 @@ class Session:
         present = [t is not None and not o for t, o in zip(info.inputs, owned)]
         keep.append(self._upload_inputs(arrays, info.inputs, present, input_buffers))
         self.command_list.SetDescriptorHeaps([heap])
+        outputs_given = [t for t in info.outputs if t is not None]   # an optional output left out: bound as NONE
         output_buffers = [self._buffer(t.total_bytes, d3d12.D3D12_HEAP_TYPE_DEFAULT,
-                                       d3d12.D3D12_RESOURCE_STATE_UNORDERED_ACCESS) for t in info.outputs]
+                                       d3d12.D3D12_RESOURCE_STATE_UNORDERED_ACCESS) for t in outputs_given]
 
         # Rebind the table for execution and record the dispatch.
         table_desc.Dispatchable = compiled
@@ -205,18 +206,20 @@ class Session:
             table.BindPersistentResource(_binding(persistent, persistent_size))
         table.BindInputs([_binding(r, t.total_bytes, o) if t is not None else _binding(None, 0, True)   # NONE
                           for r, t, o in zip(input_buffers, info.inputs, owned)])
-        table.BindOutputs([_binding(r, t.total_bytes) for r, t in zip(output_buffers, info.outputs)])
+        given = iter(output_buffers)
+        table.BindOutputs([_binding(next(given), t.total_bytes) if t is not None else _binding(None, 0, True)
+                           for t in info.outputs])
         self.recorder.RecordDispatch(self.command_list, compiled, table)
 
         # Outputs: DEFAULT -> READBACK.
-        readback_offsets, readback_size = _layout([t.total_bytes for t in info.outputs])
+        readback_offsets, readback_size = _layout([t.total_bytes for t in outputs_given])
         readback = self._buffer(readback_size, d3d12.D3D12_HEAP_TYPE_READBACK, d3d12.D3D12_RESOURCE_STATE_COPY_DEST,
                                 uav=False)
         self.command_list.ResourceBarrier(
             [d3d12.CD3DX12_RESOURCE_BARRIER.UAV(r) for r in output_buffers]
             + [d3d12.CD3DX12_RESOURCE_BARRIER.Transition(r, d3d12.D3D12_RESOURCE_STATE_UNORDERED_ACCESS,
                                                          d3d12.D3D12_RESOURCE_STATE_COPY_SOURCE) for r in output_buffers])
-        for resource, tensor, offset in zip(output_buffers, info.outputs, readback_offsets):
+        for resource, tensor, offset in zip(output_buffers, outputs_given, readback_offsets):
             self.command_list.CopyBufferRegion(readback, offset, resource, 0, tensor.total_bytes)
         self._execute_and_wait()
 
@@ -227,7 +230,7 @@ class Session:
         data = readback.Map(0, None)
         outputs = [golden.gather(data[offset:offset + t.total_bytes].copy(), 0, DATA_TYPES[t.type_name],
                                  t.sizes, t.effective_strides)
-                   for t, offset in zip(info.outputs, readback_offsets)]
+                   for t, offset in zip(outputs_given, readback_offsets)]
         readback.Unmap(0, None)
         return outputs
 

@@ -37,17 +37,10 @@ from dmlemu.directml.operators import FUSABLE_ACTIVATIONS, SCHEMAS_BY_NAME
 from dmlemu.directml.structs import OPERATOR_DESC_TYPES
 from dmlemu.kernels import driver
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS as ELEMENT_WISE_ROWS
-from dmlemu.kernels.gemm_ops import OPERATORS as GEMM_ROWS
-from dmlemu.kernels.window_ops import OPERATORS as WINDOW_ROWS
 from dmlemu.kernels.reduce_ops import OPERATORS as REDUCTION_ROWS
-from dmlemu.kernels.scan_ops import OPERATORS as SCAN_ROWS
-from dmlemu.kernels.softmax_ops import OPERATORS as SOFTMAX_ROWS
-from dmlemu.kernels.normalization_ops import OPERATORS as NORMALIZATION_ROWS
 
-from dmlemu.kernels.data_movement_ops import OPERATORS as DATA_MOVEMENT_ROWS
-
-KERNEL_ROWS = {**ELEMENT_WISE_ROWS, **REDUCTION_ROWS, **GEMM_ROWS, **SOFTMAX_ROWS, **SCAN_ROWS,
-               **NORMALIZATION_ROWS, **DATA_MOVEMENT_ROWS, **WINDOW_ROWS}   # every family's rows
+# every kernel row, of every family (kernels/driver.FAMILIES lists the families beside the element-wise table)
+KERNEL_ROWS = {**ELEMENT_WISE_ROWS, **{name: row for family in driver.FAMILIES for name, row in family.OPERATORS.items()}}
 
 __all__ = ["RegisteredOperator", "REGISTRY", "KERNEL_ROWS", "TEST_BODIES", "body_blocks", "function_blocks",
            "selected_bodies", "missing_parts"]
@@ -161,16 +154,8 @@ def missing_parts(registry=None, blocks=None, functions=None):
         if op.kernel is not None and op.kernel.name in REDUCTION_ROWS:
             problems += _reduction_problems(where, op, functions)
             served |= set(op.kernel.functions)
-        elif op.kernel is not None and op.kernel.name in GEMM_ROWS:
-            pass                                  # gemm.s has no bodies nor functions to select
-        elif op.kernel is not None and op.kernel.name in {**SOFTMAX_ROWS, **SCAN_ROWS}:
-            pass                                  # softmax.s / scan.s select by KIND / COMBINE, no BODY
-        elif op.kernel is not None and op.kernel.name in NORMALIZATION_ROWS:
-            pass                                  # normalization.s neither (its activation is the activation's body)
-        elif op.kernel is not None and op.kernel.name in DATA_MOVEMENT_ROWS:
-            pass                                  # copy_region.s: one strided copy, no bodies
-        elif op.kernel is not None and op.kernel.name in WINDOW_ROWS:
-            pass                                  # nor has window.s
+        elif op.kernel is not None and op.kernel.name not in ELEMENT_WISE_ROWS:
+            pass     # the other families' sources (gemm.s, softmax.s, window.s, gather.s ..) select no BODY block
         elif op.kernel is not None:
             bodies = selected_bodies(op.kernel)
             selected |= bodies

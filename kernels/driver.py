@@ -32,11 +32,14 @@ from dmlemu.isa.assembler import assemble_file
 from dmlemu.kernels.constant_buffer import LAYOUT, PARAM_FIELDS, copy_symbols, f32_bits
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS
 from dmlemu.kernels.element_wise_math import symbols as math_symbols
-from dmlemu.kernels import data_movement_ops, gemm_ops, normalization_ops, reduce_ops, scan_ops, softmax_ops, window_ops
+from dmlemu.kernels import address
+from dmlemu.kernels import (data_movement_ops, fill_ops, gather_ops, gemm_ops, nonzero_ops, normalization_ops,
+                            random_ops, reduce_ops, resample_ops, scan_ops, softmax_ops, window_ops)
 
 # The kernel families besides the element-wise table, each a module with an OPERATORS table of rows and its own
 # compiler (compile_operator below hands a desc to the family whose table names the operator).
-FAMILIES = (reduce_ops, gemm_ops, softmax_ops, scan_ops, normalization_ops, data_movement_ops, window_ops)
+FAMILIES = (reduce_ops, gemm_ops, softmax_ops, scan_ops, normalization_ops, data_movement_ops, window_ops, gather_ops,
+            resample_ops, fill_ops, nonzero_ops, random_ops)
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 # The sources of the operators with a listing of their own (the tools' `asm --variant` reads this);
@@ -280,7 +283,7 @@ def variant_symbols(operator, data_type, packed, scale_bias, half, layout=LAYOUT
     raw_f16 = main == "FLOAT16" and moves_bits       # ABS, NEGATE without ScaleBias: the stored bits
     width = 64 if v.pair else 32
     symbols = {
-        "BODY": body, "PACKED": int(packed), "PAD": 0, "SCALE_BIAS": int(scale_bias), "HALF": int(half),
+        "BODY": body, "PACKED": int(packed), **address.DEFAULTS, "SCALE_BIAS": int(scale_bias), "HALF": int(half),
         "WIDEN_F16": int(widen), "LOAD": v.load, "STORE": VARIANTS[types[-1]].store, "CT": compute,
         "BOUND_CVT": v.bound_cvt, "SHIFT_DATA": shifts[-1],
         "X": x, "A": x, "B": reg(12) if op.type_tensor == 1 else (inputs[1] if len(inputs) > 1 else reg(12)),
@@ -555,6 +558,34 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
             activation_of, variant_symbols)
         return CompiledKernel(operator, program, constants, len(tensors), elements, threads, workgroups=groups,
                               lds_bytes=lds_bytes, group_grid=group_grid, thread_grid=thread_grid)
+    if operator in gather_ops.OPERATORS:      # the gathers: one thread per output element, index tuples
+        size = workgroup_size or (preset.workgroup_size if preset is not None else 256)
+        program, constants, elements = gather_ops.compile_gather(
+            operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides,
+            merge_dimensions, size)
+        return CompiledKernel(operator, program, constants, len(tensors), elements, size)
+    if operator in random_ops.OPERATORS:      # Philox 4x32-10: one thread per output element
+        size = workgroup_size or (preset.workgroup_size if preset is not None else 256)
+        program, constants, threads = random_ops.compile_random(
+            operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides,
+            merge_dimensions, size)
+        return CompiledKernel(operator, program, constants, len(tensors), threads, size)
+    if operator in nonzero_ops.OPERATORS:     # one workgroup scans the input chunk by chunk (LDS prefix sums)
+        program, constants, lanes, lds_bytes = nonzero_ops.compile_nonzero(
+            operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides)
+        return CompiledKernel(operator, program, constants, len(tensors), lanes, lanes, workgroups=1,
+                              lds_bytes=lds_bytes)
+    if operator in fill_ops.OPERATORS:        # fills: one thread per output element, no input
+        size = workgroup_size or (preset.workgroup_size if preset is not None else 256)
+        program, constants, elements = fill_ops.compile_fill(
+            operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides,
+            merge_dimensions, size)
+        return CompiledKernel(operator, program, constants, len(tensors), elements, size)
+    if operator in resample_ops.OPERATORS:    # resampling: one thread per output element, 1 or 16 corners
+        size = workgroup_size or (preset.workgroup_size if preset is not None else 256)
+        program, constants, elements = resample_ops.compile_resample(
+            operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides, size)
+        return CompiledKernel(operator, program, constants, len(tensors), elements, size)
     if operator not in OPERATORS:
         raise NoKernel(f"dmlemu has no microkernel for {operator}")
     op = OPERATORS[operator]

@@ -54,6 +54,7 @@ import numpy as np
 from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE
 from dmlemu.isa.program import Program
 from dmlemu.isa.assembler import assemble, preprocess, read_source
+from dmlemu.kernels import address
 from dmlemu.kernels.constant_buffer import LAYOUT
 from dmlemu.kernels.driver import (
     KERNEL_DIR, MAX_TENSORS, CompiledKernel, activation_of, division_magic, merge_dimensions, tensor_types,
@@ -141,7 +142,7 @@ def _address_symbols(tensors, sizes, workgroup_size, layout):
     shifts = [t.element_size.bit_length() - 1 for t in tensors]
     n = len(tensors)
     data_shift = shifts[-1]      # the packed path's v2 is the last tensor's (an output's) offset
-    symbols = {"PACKED": int(packed), "SHIFT_DATA": data_shift, "PAD": 0,
+    symbols = {"PACKED": int(packed), "SHIFT_DATA": data_shift, **address.DEFAULTS,
                "MAD_OFFSET": "v_mad_u32" if wide else "v_mad_u32_u24"}
     offsets, extra = [], {}
     for i, shift in enumerate(shifts):

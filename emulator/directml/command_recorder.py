@@ -151,6 +151,8 @@ class IDMLCommandRecorder(IDMLDeviceChild):
         n_inputs = len(info.inputs)
         for o, out_tensor in enumerate(info.outputs):
             out = bound[n_inputs + o]
+            if out is None:       # an optional output left out (RANDOM_GENERATOR's OutputStateTensor)
+                continue
             out_end = out.offset + out_tensor.total_bytes
             for i, in_tensor in enumerate(info.inputs):
                 inp = bound[i]

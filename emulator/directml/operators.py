@@ -100,6 +100,10 @@ UINTS = "UINTS"                    # UINT <count field>; _Field_size_(count) con
 INTS = "INTS"                      # the same with const INT* (SLICE1's InputWindowStrides)
 SPATIAL = "SPATIAL"                # _Field_size_(DimensionCount) const UINT*: one value per spatial dimension of
                                    # `of` (its DimensionCount - 2); the arrays of one desc share their count field
+INT = "INT"                        # a C INT -> int (DIAGONAL_MATRIX's Offset)
+SIZE_2D = "DML_SIZE_2D"            # a DML_SIZE_2D {Width, Height} (UPSAMPLE_2D's ScaleSize) -> (height, width)
+FLOAT_ARRAY = "FLOAT_ARRAY"        # _Field_size_(count) const FLOAT* -> a tuple of np.float32 (RESAMPLE's Scales);
+                                   # arrays naming the same count_field share it (RESAMPLE1's DimensionCount)
 
 
 @dataclass(frozen=True)
@@ -172,6 +176,7 @@ class OperatorSchema(InputsAndOutputs):
     convolves: tuple = ()           # (input, filter, bias, output): CONVOLUTION's shapes (validation's
                                     # _check_convolution_shapes)
     pools: tuple = ()               # (input, output, indices or None): the pooling shapes (_check_pooling_shapes)
+    shapes: str = None              # the name of a shape rule in dmlemu.directml.gather_shapes.SHAPE_RULES
 
     @property
     def c_name(self):
@@ -188,7 +193,8 @@ class OperatorSchema(InputsAndOutputs):
     def desc_fields(self):
         """The desc struct's (C field name, zero value) pairs in C order: the tensors (binding order is C
         order), ScaleBias, then the attributes."""
-        zero = {FLOAT: 0.0, ENUM: 0, SCALAR_UNION: None, FUSED_ACTIVATION: None, BOOL: 0, UINT: 0}
+        zero = {FLOAT: 0.0, ENUM: 0, SCALAR_UNION: None, FUSED_ACTIVATION: None, BOOL: 0, UINT: 0, INT: 0,
+                FLOAT_ARRAY: None, SIZE_2D: None}
         attributes = []
         for a in self.attributes:
             if a.kind == AXES:
@@ -200,6 +206,10 @@ class OperatorSchema(InputsAndOutputs):
             elif a.kind == SPATIAL:
                 if a.count_field not in (f for f, _ in attributes):
                     attributes.append((a.count_field, _COUNTS[a.field]))
+                attributes.append((a.field, None))
+            elif a.kind == FLOAT_ARRAY:
+                if a.count_field not in [f for f, _ in attributes]:
+                    attributes.append((a.count_field, _COUNTS.setdefault(a.field, Count(a.field))))
                 attributes.append((a.field, None))
             else:
                 attributes.append((a.field, zero[a.kind]))
@@ -790,6 +800,161 @@ _SCHEMA_LIST = [
         ((L4_1, (1, 8), ALL_10), (L3_0, (1, 8), FLOAT_INTS_8_TO_32), (L1_0, (4, 5), FLOAT_INTS_8_TO_32)),
         same_type=[("InputTensor", "OutputTensors")], same_sizes=[], attributes=(AttributeSpec("Axis", UINT),),
         moves="SPLIT"),
+
+    # -- gathers (index-driven data movement) ----------------------------------------------------------------
+    # DML_GATHER_OPERATOR_DESC, DML_GATHER_ELEMENTS_OPERATOR_DESC, DML_GATHER_ND_OPERATOR_DESC,
+    # DML_GATHER_ND1_OPERATOR_DESC (sdk-api ns-directml-dml_gather*_operator_desc): "The DimensionCount of
+    # [IndicesTensor] must match InputTensor.DimensionCount", the output's DimensionCount and DataType the input's;
+    # 1 to 8 dimensions from DML_FEATURE_LEVEL_3_0 (4 before), 64-bit data types from DML_FEATURE_LEVEL_4_1 (the
+    # feature level history lists GATHER among its 64-bit additions), INT32 / UINT32 indices at DML_FEATURE_LEVEL_2_1
+    # (UINT32 only at 1_0) and INT64 / UINT64 too from 3_0. The Sizes rules of each page are the `shapes` rules
+    # (dmlemu.directml.gather_shapes); out-of-range indices are docs/NUMERICS.md's "Gathers" rule.
+    _op("GATHER", _roles("InputTensor", "IndicesTensor", "OutputTensor"), (
+        (L4_1, (1, 8), {"*": ALL_11, "IndicesTensor": INTS_32_64}),
+        (L3_0, (1, 8), {"*": FLOAT_INTS_8_TO_32, "IndicesTensor": INTS_32_64}),
+        (L2_1, 4, {"*": FLOAT_INTS_8_TO_32, "IndicesTensor": ("INT32", "UINT32")}),
+        (L1_0, 4, {"*": FLOATS, "IndicesTensor": ("UINT32",)})),
+        same_type=[("InputTensor", "OutputTensor")], same_sizes=[],
+        same_dimension_count=(("InputTensor", "IndicesTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("Axis", UINT), AttributeSpec("IndexDimensions", UINT)), shapes="GATHER"),
+    _op("GATHER_ELEMENTS", _roles("InputTensor", "IndicesTensor", "OutputTensor"), (
+        (L4_1, (1, 8), {"*": ALL_11, "IndicesTensor": INTS_32_64}),
+        (L3_0, (1, 8), {"*": FLOAT_INTS_8_TO_32, "IndicesTensor": INTS_32_64}),
+        (L2_1, 4, {"*": FLOAT_INTS_8_TO_32, "IndicesTensor": ("INT32", "UINT32")})),
+        same_type=[("InputTensor", "OutputTensor")], same_sizes=[("IndicesTensor", "OutputTensor")],
+        same_dimension_count=(("InputTensor", "IndicesTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("Axis", UINT),), shapes="GATHER_ELEMENTS"),
+    _op("GATHER_ND", _roles("InputTensor", "IndicesTensor", "OutputTensor"), (
+        (L4_1, (1, 8), {"*": ALL_11, "IndicesTensor": INTS_32_64}),
+        (L3_0, (1, 8), {"*": FLOAT_INTS_8_TO_32, "IndicesTensor": INTS_32_64}),
+        (L2_1, 4, {"*": FLOAT_INTS_8_TO_32, "IndicesTensor": ("INT32", "UINT32")})),
+        same_type=[("InputTensor", "OutputTensor")], same_sizes=[],
+        same_dimension_count=(("InputTensor", "IndicesTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("InputDimensionCount", UINT), AttributeSpec("IndicesDimensionCount", UINT)),
+        shapes="GATHER_ND"),
+    _op("GATHER_ND1", _roles("InputTensor", "IndicesTensor", "OutputTensor"), (
+        (L4_1, (1, 8), {"*": ALL_11, "IndicesTensor": INTS_32_64}),
+        (L3_0, (1, 8), {"*": FLOAT_INTS_8_TO_32, "IndicesTensor": INTS_32_64})),
+        same_type=[("InputTensor", "OutputTensor")], same_sizes=[],
+        same_dimension_count=(("InputTensor", "IndicesTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("InputDimensionCount", UINT), AttributeSpec("IndicesDimensionCount", UINT),
+                    AttributeSpec("BatchDimensionCount", UINT)), shapes="GATHER_ND"),
+
+    # DML_ONE_HOT_OPERATOR_DESC (FL2_0, sdk-api ns-directml-dml_one_hot_operator_desc): "IndicesTensor, OutputTensor,
+    # and ValuesTensor must have the same DimensionCount", "OutputTensor and ValuesTensor must have the same
+    # DataType"; the Sizes rules are the `shapes` rule.
+    _op("ONE_HOT", _roles("IndicesTensor", "ValuesTensor", "OutputTensor"), (
+        (L3_0, (1, 8), {"IndicesTensor": INTS_32_64, "*": FLOAT_INTS_8_TO_32}),
+        (L2_1, 4, {"IndicesTensor": ("UINT32",), "*": FLOAT_INTS_8_TO_32}),
+        (L2_0, 4, {"IndicesTensor": ("UINT32",), "*": FLOATS})),
+        same_type=[("ValuesTensor", "OutputTensor")], same_sizes=[],
+        same_dimension_count=(("IndicesTensor", "ValuesTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("Axis", UINT),), shapes="ONE_HOT"),
+
+    # DML_SCATTER_ELEMENTS_OPERATOR_DESC (FL2_0; C alias DML_SCATTER_OPERATOR_DESC): "copies the whole input tensor to
+    # the output, then overwrites selected indices with corresponding values from the updates tensor"; "If two output
+    # element indices overlap (which is invalid), then only the last write takes effect." The rows follow GATHER's
+    # (the stored sdk-api copy has no table); IndicesTensor and UpdatesTensor share Sizes, as do Input and Output.
+    _op("SCATTER_ELEMENTS", _roles("InputTensor", "IndicesTensor", "UpdatesTensor", "OutputTensor"), (
+        (L4_1, (1, 8), {"*": ALL_11, "IndicesTensor": INTS_32_64}),
+        (L3_0, (1, 8), {"*": FLOAT_INTS_8_TO_32, "IndicesTensor": INTS_32_64}),
+        (L2_1, 4, {"*": FLOAT_INTS_8_TO_32, "IndicesTensor": ("INT32", "UINT32")}),
+        (L2_0, 4, {"*": FLOATS, "IndicesTensor": ("UINT32",)})),
+        same_type=[("InputTensor", "UpdatesTensor", "OutputTensor")],
+        same_sizes=[("InputTensor", "OutputTensor"), ("IndicesTensor", "UpdatesTensor")],
+        same_dimension_count=(("InputTensor", "IndicesTensor", "UpdatesTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("Axis", UINT),), shapes="SCATTER_ELEMENTS"),
+
+    # DML_SCATTER_ND_OPERATOR_DESC (FL2_1): the inverse of GATHER_ND; UpdatesTensor's Sizes are
+    # {IndicesTensor.Sizes[actual .. -1], InputTensor.Sizes[actual + m ..]} right-aligned (the `shapes` rule).
+    _op("SCATTER_ND", _roles("InputTensor", "IndicesTensor", "UpdatesTensor", "OutputTensor"), (
+        (L4_1, (1, 8), {"*": ALL_11, "IndicesTensor": INTS_32_64}),
+        (L3_0, (1, 8), {"*": FLOAT_INTS_8_TO_32, "IndicesTensor": INTS_32_64}),
+        (L2_1, 4, {"*": FLOAT_INTS_8_TO_32, "IndicesTensor": ("INT32", "UINT32")})),
+        same_type=[("InputTensor", "UpdatesTensor", "OutputTensor")], same_sizes=[("InputTensor", "OutputTensor")],
+        same_dimension_count=(("InputTensor", "IndicesTensor", "UpdatesTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("InputDimensionCount", UINT), AttributeSpec("IndicesDimensionCount", UINT)),
+        shapes="SCATTER_ND"),
+
+    # DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC (FL2_1): SequenceLengthsTensor has the input's Sizes but 1 along Axis;
+    # "OutputTensor ... must have the same sizes and data type as the InputTensor"; the rows follow GATHER's.
+    _op("REVERSE_SUBSEQUENCES", _roles("InputTensor", "SequenceLengthsTensor", "OutputTensor"), (
+        (L4_1, (1, 8), {"*": ALL_11, "SequenceLengthsTensor": INTS_32_64}),
+        (L3_0, (1, 8), {"*": FLOAT_INTS_8_TO_32, "SequenceLengthsTensor": INTS_32_64}),
+        (L2_1, 4, {"*": FLOAT_INTS_8_TO_32, "SequenceLengthsTensor": ("UINT32",)})),
+        same_type=[("InputTensor", "OutputTensor")], same_sizes=[("InputTensor", "OutputTensor")],
+        same_dimension_count=(("InputTensor", "SequenceLengthsTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("Axis", UINT),), shapes="REVERSE_SUBSEQUENCES"),
+
+    # DML_NONZERO_COORDINATES_OPERATOR_DESC (FL3_0, sdk-api): "InputTensor, OutputCoordinatesTensor, and
+    # OutputCountTensor must have the same DimensionCount"; 4 to 5 dimensions; the Sizes rules are the `shapes` rule.
+    _op("NONZERO_COORDINATES", (TensorRole("InputTensor"), TensorRole("OutputCountTensor", is_output=True),
+                                TensorRole("OutputCoordinatesTensor", is_output=True)), (
+        (L3_0, (4, 5), {"InputTensor": FLOAT_INTS_8_TO_32, "*": ("UINT32",)}),),
+        same_type=[], same_sizes=[],
+        same_dimension_count=(("InputTensor", "OutputCountTensor", "OutputCoordinatesTensor"),),
+        shapes="NONZERO_COORDINATES"),
+
+    # DML_RANDOM_GENERATOR_OPERATOR_DESC (FL3_0, sdk-api): InputStateTensor {1,1,1,6} UINT32, OutputTensor any 4-D
+    # UINT32, an optional OutputStateTensor of InputStateTensor's Sizes; Type PHILOX_4X32_10.
+    _op("RANDOM_GENERATOR", (TensorRole("InputStateTensor"), TensorRole("OutputTensor", is_output=True),
+                             TensorRole("OutputStateTensor", is_output=True)), (
+        (L3_0, 4, {"*": ("UINT32",), "OutputStateTensor": Optional(("UINT32",))}),),
+        same_sizes=[("InputStateTensor", "OutputStateTensor")],
+        attributes=(AttributeSpec("Type", ENUM, enum=_enums.DML_RANDOM_GENERATOR_TYPE),), shapes="RANDOM_GENERATOR"),
+
+    # -- fills ------------------------------------------------------------------------------------------------
+    # DML_FILL_VALUE_CONSTANT_OPERATOR_DESC, DML_FILL_VALUE_SEQUENCE_OPERATOR_DESC (FL2_1, sdk-api): an output only,
+    # 4 dimensions, FLOAT32, FLOAT16 and the 8- to 32-bit integers; ValueDataType "must match OutputTensor.DataType";
+    # the sequence's order is docs/NUMERICS.md's "Fills".
+    _op("FILL_VALUE_CONSTANT", (TensorRole("OutputTensor", is_output=True),), ((L2_1, 4, FLOAT_INTS_8_TO_32),),
+        attributes=(AttributeSpec("ValueDataType", ENUM, enum=DML_TENSOR_DATA_TYPE, matches="OutputTensor"),
+                    AttributeSpec("Value", SCALAR_UNION, type_field="ValueDataType"))),
+    _op("FILL_VALUE_SEQUENCE", (TensorRole("OutputTensor", is_output=True),), ((L2_1, 4, FLOAT_INTS_8_TO_32),),
+        attributes=(AttributeSpec("ValueDataType", ENUM, enum=DML_TENSOR_DATA_TYPE, matches="OutputTensor"),
+                    AttributeSpec("ValueStart", SCALAR_UNION, type_field="ValueDataType"),
+                    AttributeSpec("ValueDelta", SCALAR_UNION, type_field="ValueDataType"))),
+
+    # DML_DIAGONAL_MATRIX_OPERATOR_DESC (FL2_0, sdk-api): OutputTensor[.., y, x] = Value where y + Offset == x, else 0;
+    # Value is a FLOAT "truncated" for integer types (cast as CLIP's bounds are: docs/NUMERICS.md, "Fills").
+    _op("DIAGONAL_MATRIX", (TensorRole("OutputTensor", is_output=True),), (
+        (L2_1, 4, FLOAT_INTS_8_TO_32), (L2_0, 4, FLOATS)),
+        attributes=(AttributeSpec("Offset", INT), AttributeSpec("Value"))),
+
+    # -- resampling ------------------------------------------------------------------------------------------
+    # DML_RESAMPLE_OPERATOR_DESC (FL2_0), DML_RESAMPLE1_OPERATOR_DESC (FL2_1) (sdk-api
+    # ns-directml-dml_resample*_operator_desc): "InputTensor and OutputTensor must have the same DataType", 4
+    # dimensions, FLOAT32 and FLOAT16; ScaleCount / DimensionCount "must match the dimension count of InputTensor and
+    # OutputTensor". DML_RESAMPLE2_OPERATOR_DESC (FL5_1, windows-ai-docs) adds RoundingDirection; its page says
+    # resampling "is supported up to four dimensions": 1 to 4. The scales need not be OutputSize / InputSize (the
+    # Sizes are not checked against them). The order of every operation is docs/NUMERICS.md's "Resampling".
+    # DML_UPSAMPLE_2D_OPERATOR_DESC (FL1_0): "output_dimension = floor(input_dimension * scale)" on the two last
+    # dimensions (ScaleSize.Height, ScaleSize.Width), FLOAT32 and FLOAT16, 4 dimensions.
+    _op("UPSAMPLE_2D", UNARY, ((L1_0, 4, FLOATS),), same_sizes=[],
+        same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("ScaleSize", SIZE_2D),
+                    AttributeSpec("InterpolationMode", ENUM, enum=_enums.DML_INTERPOLATION_MODE)),
+        shapes="UPSAMPLE_2D"),
+    _op("RESAMPLE", UNARY, ((L2_0, 4, FLOATS),), same_sizes=[],
+        same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("InterpolationMode", ENUM, enum=_enums.DML_INTERPOLATION_MODE),
+                    AttributeSpec("Scales", FLOAT_ARRAY, of="InputTensor", count_field="ScaleCount")),
+        shapes="RESAMPLE"),
+    _op("RESAMPLE1", UNARY, ((L2_1, 4, FLOATS),), same_sizes=[],
+        same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("InterpolationMode", ENUM, enum=_enums.DML_INTERPOLATION_MODE),
+                    AttributeSpec("Scales", FLOAT_ARRAY, of="InputTensor", count_field="DimensionCount"),
+                    AttributeSpec("InputPixelOffsets", FLOAT_ARRAY, of="InputTensor", count_field="DimensionCount"),
+                    AttributeSpec("OutputPixelOffsets", FLOAT_ARRAY, of="InputTensor", count_field="DimensionCount")),
+        shapes="RESAMPLE"),
+    _op("RESAMPLE2", UNARY, ((L5_1, (1, 4), FLOATS),), same_sizes=[],
+        same_dimension_count=(("InputTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("InterpolationMode", ENUM, enum=_enums.DML_INTERPOLATION_MODE),
+                    AttributeSpec("RoundingDirection", ENUM, enum=_enums.DML_AXIS_DIRECTION),
+                    AttributeSpec("Scales", FLOAT_ARRAY, of="InputTensor", count_field="DimensionCount"),
+                    AttributeSpec("InputPixelOffsets", FLOAT_ARRAY, of="InputTensor", count_field="DimensionCount"),
+                    AttributeSpec("OutputPixelOffsets", FLOAT_ARRAY, of="InputTensor", count_field="DimensionCount")),
+        shapes="RESAMPLE"),
 ]
 SCHEMAS = {schema.type: schema for schema in _SCHEMA_LIST}
 SCHEMAS_BY_NAME = {schema.name: schema for schema in _SCHEMA_LIST}
@@ -810,7 +975,8 @@ def _check_tables():
         assert levels == sorted(levels, reverse=True) and len(set(levels)) == len(levels), schema.name
         for row in schema.support:
             assert set(row.tensors) == fields, schema.name
-            assert not any(row.tensors[t.field].optional for t in schema.outputs), schema.name
+            assert not any(row.tensors[t.field].optional for t in schema.outputs[:1]), schema.name   # the first
+            # output is never optional (RANDOM_GENERATOR's OutputStateTensor, a second output, is)
         groups = schema.same_data_type + schema.same_sizes + schema.same_dimension_count
         assert all(set(group) <= fields for group in groups), schema.name
         assert set(schema.single_element) <= fields, schema.name
@@ -819,9 +985,9 @@ def _check_tables():
         assert schema.desc_type._fields_ == tuple(f for f, _ in schema.desc_fields()), schema.name
         for spec in schema.attributes:
             assert spec.kind in (FLOAT, ENUM, SCALAR_UNION, FUSED_ACTIVATION, AXES, BOOL, UINT, UINTS, INTS,
-                                 SPATIAL), schema.name
-            assert spec.kind not in (AXES, UINTS, INTS, SPATIAL) or (spec.of in fields and spec.count_field), \
-                schema.name
+                                 SPATIAL, INT, SIZE_2D, FLOAT_ARRAY), schema.name
+            assert spec.kind not in (AXES, UINTS, INTS, SPATIAL, FLOAT_ARRAY) or (
+                spec.of in fields and spec.count_field), schema.name
             assert spec.kind != SPATIAL or spec.field in _COUNTS or any(
                 a.kind == SPATIAL and a.count_field == spec.count_field and a.field in _COUNTS
                 for a in schema.attributes), schema.name

@@ -43,9 +43,10 @@ from dmlemu.directml.enums import (
 )
 from dmlemu.directml.enums import DML_PADDING_MODE
 from dmlemu.directml.operators import (
-    AXES, BOOL, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION_TYPES, INTS, SCALAR_UNION, SCHEMAS, SPATIAL, UINT,
-    UINTS, SupportRow, TensorRole,
+    AXES, BOOL, ENUM, FLOAT, FLOAT_ARRAY, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION_TYPES, INT, INTS, SCALAR_UNION,
+    SCHEMAS, SIZE_2D, SPATIAL, UINT, UINTS, SupportRow, TensorRole,
 )
+from dmlemu.directml.gather_shapes import SHAPE_RULES, check_int, validate_float_array, validate_size_2d
 from dmlemu.directml.structs import (
     DML_BUFFER_TENSOR_DESC, DML_OPERATOR_DESC, DML_SCALAR_UNION, DML_SCALE_BIAS, DML_TENSOR_DESC,
 )
@@ -527,6 +528,12 @@ def _validate_attributes(schema, desc, tensors, feature_level, prefix):
             value = _validate_array(schema, spec, desc, by_field, prefix)
         elif spec.kind == SPATIAL:
             value = _validate_spatial(schema, spec, desc, by_field, prefix)
+        elif spec.kind == FLOAT_ARRAY:
+            value = validate_float_array(schema, spec, desc, by_field, prefix)
+        elif spec.kind == SIZE_2D:
+            value = validate_size_2d(value, where)
+        elif spec.kind == INT:
+            value = check_int(value, where)
         else:  # FUSED_ACTIVATION
             value = _validate_fused_activation(schema, value, by_field, feature_level, where)
         values[spec.field] = value
@@ -748,6 +755,8 @@ def _check_attribute_support(schema, by_field, attributes, feature_level):
         _check_convolution_shapes(schema, by_field, attributes)
     if schema.pools:
         _check_pooling_shapes(schema, by_field, attributes)
+    if schema.shapes:
+        SHAPE_RULES[schema.shapes](schema, by_field, attributes)
     if schema.reduces:
         source, target, axes_field = schema.reduces
         source, target, axes = by_field[source], by_field[target], attributes[axes_field]

@@ -29,6 +29,11 @@ One module per family, each operator registered by name where it is defined (reg
                      JOIN, SPLIT: indexing
   convolution.py     CONVOLUTION (the fixed order of docs/NUMERICS.md, "Convolution")
   pooling.py         AVERAGE_POOLING(1), LP_POOLING(1), MAX_POOLING (docs/NUMERICS.md, "Pooling")
+  gathers.py         GATHER, GATHER_ELEMENTS, GATHER_ND(1), ONE_HOT, SCATTER_ELEMENTS, SCATTER_ND,
+                     REVERSE_SUBSEQUENCES, NONZERO_COORDINATES (docs/NUMERICS.md, "Gathers")
+  resample.py        RESAMPLE, RESAMPLE1, RESAMPLE2, UPSAMPLE_2D (docs/NUMERICS.md, "Resampling")
+  fill.py            FILL_VALUE_CONSTANT, FILL_VALUE_SEQUENCE, DIAGONAL_MATRIX (docs/NUMERICS.md, "Fills")
+  random.py          RANDOM_GENERATOR: Philox 4x32-10 (docs/NUMERICS.md, "Random numbers")
 
 `run(name, inputs, ...)` computes any registered operator by its DirectML name; OPERATORS is the table.
 """
@@ -62,6 +67,7 @@ from dmlemu.golden.normalization import (
 from dmlemu.golden import data_movement as _data_movement   # noqa: F401  (registers its operators; golden.run)
 from dmlemu.golden.convolution import convolution
 from dmlemu.golden.pooling import average_pooling, average_pooling1, lp_pooling, lp_pooling1, max_pooling
+from dmlemu.golden import fill as _fill, gathers as _gathers, random as _random, resample as _resample  # noqa: F401
 from dmlemu.golden.registry import OPERATORS
 
 __all__ = [

@@ -22,8 +22,8 @@ from dmlemu.directml import *  # noqa: F401,F403
 from dmlemu.directml import inspect
 from dmlemu.directml.enums import OPERATOR_TYPE_TABLE
 from dmlemu.directml.operators import (
-    AXES, BOOL, ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, INTS, SCALAR_UNION, SCHEMAS, SCHEMAS_BY_NAME,
-    SPATIAL, UINT, UINTS,
+    AXES, BOOL, ENUM, FLOAT, FLOAT_ARRAY, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, INT, INTS, SCALAR_UNION, SCHEMAS,
+    SCHEMAS_BY_NAME, SIZE_2D, SPATIAL, UINT, UINTS,
 )
 from dmlemu.directml.validation import FusedActivation
 from dmlemu.dxgi import CreateDXGIFactory1
@@ -103,8 +103,15 @@ def default_attributes(schema, types):
             values[spec.field] = DML_SCALAR_UNION()
         elif spec.kind == BOOL:
             values[spec.field] = 1
-        elif spec.kind == UINT:      # LP_NORMALIZATION's Axis 0 and P 1, LRN's LocalSize 1
-            values[spec.field] = spec.one_of[0] if spec.one_of else int(spec.at_least_value or spec.at_least or 0)
+        elif spec.kind == UINT:      # LP_NORMALIZATION's Axis 0 and P 1, LRN's LocalSize 1; the gathers: Axis 0
+            # and one index dimension fit `sizes_for`'s shapes
+            values[spec.field] = spec.one_of[0] if spec.one_of else {
+                "IndexDimensions": 1, "InputDimensionCount": 1, "IndicesDimensionCount": 1}.get(
+                spec.field, int(spec.at_least_value or spec.at_least or 0))
+        elif spec.kind == INT:       # DIAGONAL_MATRIX's Offset
+            values[spec.field] = 0
+        elif spec.kind == SIZE_2D:   # UPSAMPLE_2D's ScaleSize: 1 x 1 keeps the output's Sizes the input's
+            values[spec.field] = DML_SIZE_2D(Width=1, Height=1)
         else:
             values[spec.field] = None
     return values
@@ -128,6 +135,25 @@ def sizes_for(schema, field, dims):
         return (1,) * dims
     if schema.effective_rank:    # SOFTMAX: at most 2 sizes past the leftmost sizes of 1
         return (1,) * max(dims - 2, 0) + (2, 3)[:dims]
+    if schema.shapes:            # the gathers (default_attributes' values): Axis 0 by a trailing index dimension
+        base = ((2, 3, 1, 2, 1, 1, 2, 1) * 2)[:dims]
+        if schema.name == "GATHER" and field == "IndicesTensor":
+            return (1,) * (dims - 1) + base[:1]
+        if schema.name in ("GATHER_ND", "GATHER_ND1") and field != "InputTensor":
+            return (1,) * dims
+        if schema.name == "SCATTER_ND" and field in ("IndicesTensor", "UpdatesTensor"):
+            return (1,) * dims
+        if schema.name == "ONE_HOT" and field == "IndicesTensor":
+            return (1,) + base[1:]
+        if schema.name == "REVERSE_SUBSEQUENCES" and field == "SequenceLengthsTensor":
+            return (1,) + base[1:]
+        if schema.name == "RANDOM_GENERATOR" and field != "OutputTensor":
+            return (1, 1, 1, 6)[-dims:] if dims <= 4 else (1,) * (dims - 4) + (1, 1, 1, 6)
+        if schema.name == "NONZERO_COORDINATES" and field != "InputTensor":
+            if field == "OutputCountTensor":
+                return (1,) * dims
+            return (1,) * max(dims - 2, 0) + (int(np.prod(base)), dims)[-dims:]
+        return base
     if schema.multiplies:        # GEMM: square matrices multiply whatever TransA and TransB say
         return ((2, 3, 1, 2, 1, 1, 2, 1) * 2)[:max(dims - 2, 0)] + (2, 2)[:dims]
     if schema.convolves:         # CONVOLUTION: a 1 x 1 filter of 2 channels keeps the input's spatial sizes
@@ -154,6 +180,9 @@ def build_desc(schema, types, dims, overrides=None, **attributes):
     for spec in schema.attributes:      # the spatial arrays: one value per spatial dimension (paddings 0, the rest 1)
         if spec.kind == SPATIAL:
             fields[spec.field] = [spec.at_least_value or 0] * max(dims - 2, 0)
+    for spec in schema.attributes:
+        if spec.kind == FLOAT_ARRAY:      # RESAMPLE's Scales, ...: one value per dimension (1.0: the identity map)
+            fields[spec.field] = [1.0] * dims
     fields.update(overrides or {})
     fields.update(attributes)
     return DML_OPERATOR_DESC(Type=schema.type, Desc=schema.desc_type(**fields))
@@ -199,8 +228,12 @@ def test_every_element_wise_operator_activation_and_cast_has_a_schema():
     expected |= {"SLICE", "SLICE1", "PADDING", "PADDING1", "TILE", "DEPTH_TO_SPACE", "DEPTH_TO_SPACE1",
                  "SPACE_TO_DEPTH", "SPACE_TO_DEPTH1", "JOIN", "SPLIT"}
     expected |= {"CONVOLUTION", "AVERAGE_POOLING", "AVERAGE_POOLING1", "MAX_POOLING", "LP_POOLING", "LP_POOLING1"}
+    expected |= {"GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1",     # index-driven data movement
+                 "RESAMPLE", "RESAMPLE1", "RESAMPLE2", "UPSAMPLE_2D", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE",
+                 "ONE_HOT", "DIAGONAL_MATRIX", "SCATTER_ELEMENTS", "SCATTER_ND", "REVERSE_SUBSEQUENCES",
+                 "NONZERO_COORDINATES", "RANDOM_GENERATOR"}
     assert set(SCHEMAS_BY_NAME) == expected
-    assert len(expected) == 122
+    assert len(expected) == 139
 
 
 # ---- per schema: introduced level, every accepted and refused type and dimension count ---------------------
@@ -632,6 +665,9 @@ def descs(draw):
     for spec in schema.attributes:      # the spatial arrays: one value per spatial dimension (paddings 0, the rest 1)
         if spec.kind == SPATIAL:
             attributes[spec.field] = [spec.at_least_value or 0] * max(dims[spec.of] - 2, 0)
+    for spec in schema.attributes:
+        if spec.kind == FLOAT_ARRAY:      # one value per dimension of the tensor it describes
+            attributes[spec.field] = [1.0] * dims[spec.of]
     return schema, level, types, dims, strides_ok, fields, attributes
 
 
@@ -645,8 +681,30 @@ def test_descs_are_validated_exactly_as_the_tables_say(case):
     # same Sizes where the ranks agree: sizes_for gives equal prefixes, so only single-element fields differ
     if valid and any(len({tuple(sizes_for(schema, f, dims[f])) for f in group}) > 1 for group in schema.same_sizes):
         valid = False
+    if valid and schema.support_by:      # the rows of the attribute value default_attributes picked (REDUCE)
+        valid = value_rows_accept(schema, attributes, level, types, dims)
     outcome(ACCEPTED if result == "validated" else REFUSED)
     assert (result == "validated") == valid, (schema.name, level_name(level), types, dims, result)
+
+
+def value_rows_accept(schema, attributes, level, types, dims):
+    """Whether the support rows of the attribute values in `attributes` accept the tensors (no value that
+    fits every type may exist: _supported_value then falls back to 0)."""
+    for entry in schema.support_by:
+        spec = next(a for a in schema.attributes if a.field == entry.field)
+        name = spec.enum(attributes[entry.field]).name[len(spec.enum.__name__) + 1:]
+        if name not in entry.values:
+            continue
+        row = entry.support_at(level)
+        if row is None:
+            return False
+        for field, type_name in types.items():
+            allowed = row.tensors[field]
+            if type_name not in allowed.data_types or not allowed.min_dims <= dims[field] <= allowed.max_dims:
+                return False
+        if entry.same_type and len(set(types.values())) > 1:
+            return False
+    return True
 
 
 HOSTILE_FLOATS = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-(1 << 70), 1 << 70), garbage)
@@ -693,7 +751,9 @@ def test_hostile_attribute_values_are_refused_with_a_sentence(name, data):
             ("InputTensor.", "OutputTensor.") if any(e.field == spec.field for e in schema.support_by) else ()) + (
             # a data movement attribute is also refused by the shape it implies, or by its array's count
             ("InputTensor", "OutputTensor", "DimensionCount", "RepeatsCount", *(a.field for a in schema.attributes))
-            if schema.moves else ())
+            if schema.moves else ()) + (
+            ("OutputTensor", "IndicesTensor.Sizes", "BatchDimensionCount") if spec.kind == UINT else ()) + (
+            (spec.count_field,) if spec.kind == FLOAT_ARRAY else ())
         assert error.hresult == E_INVALIDARG and error.message.startswith(starts), error.message
         outcome(REFUSED)
         return
@@ -702,7 +762,13 @@ def test_hostile_attribute_values_are_refused_with_a_sentence(name, data):
     if spec.kind in (AXES, UINTS, INTS, SPATIAL):
         assert type(got) is tuple and all(type(a) is int for a in got)
         return
-    expected_type = {FLOAT: np.float32, ENUM: int, UINT: int, BOOL: int}.get(spec.kind)
+    if spec.kind == FLOAT_ARRAY:
+        assert type(got) is tuple and all(type(v) is np.float32 for v in got)
+        return
+    if spec.kind == SIZE_2D:
+        assert type(got) is tuple and all(type(v) is int and v >= 1 for v in got)
+        return
+    expected_type = {FLOAT: np.float32, ENUM: int, UINT: int, INT: int, BOOL: int}.get(spec.kind)
     if expected_type is not None:
         assert type(got) is expected_type
     elif spec.kind == SCALAR_UNION:

@@ -50,7 +50,12 @@ def test_the_list_is_every_operator_with_a_kernel():
                                "SPACE_TO_DEPTH", "SPACE_TO_DEPTH1", "JOIN", "SPLIT",
                                # and the sliding windows (convolution, pooling)
                                "AVERAGE_POOLING", "AVERAGE_POOLING1", "CONVOLUTION", "LP_POOLING", "LP_POOLING1",
-                               "MAX_POOLING"])
+                               "MAX_POOLING",
+                               # and the index-driven data movement
+                               "DIAGONAL_MATRIX", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE", "GATHER",
+                               "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1", "NONZERO_COORDINATES", "ONE_HOT",
+                               "RANDOM_GENERATOR", "RESAMPLE", "RESAMPLE1", "RESAMPLE2", "REVERSE_SUBSEQUENCES",
+                               "SCATTER_ELEMENTS", "SCATTER_ND", "UPSAMPLE_2D"])
     assert {"ADD", "RELU", "CAST", "LOGICAL_GREATER_THAN", "ACTIVATION_IDENTITY", "IDENTITY"} <= set(OPERATORS)
     with pytest.raises(UsageError, match=r"^DML_OPERATOR_REDUCE runs through the DirectML API \(dmlemu.run_operator\) "
                                          r"but not from the command line yet"):

@@ -1,0 +1,128 @@
+"""The fills' table and compiler: FILL_VALUE_CONSTANT, FILL_VALUE_SEQUENCE and DIAGONAL_MATRIX as one kernel, fill.s.
+
+One thread per output element; the element's offset is address.inc's (the output as tensor 0, merged dimension
+records and division magic as every element-wise kernel has them). One `FillOperator` row per operator says:
+
+  tensors     the desc's tensor fields (the output only)
+  source      the kernel source
+  params      the desc's attributes the compiler reads, (field, kind) (the registry checks that the schema has them)
+  sequence    whether the value steps by ValueDelta per element (docs/NUMERICS.md, "Fills")
+"""
+import functools
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from dmlemu.isa.assembler import assemble_file
+from dmlemu.isa.program import Program
+from dmlemu.kernels import address
+from dmlemu.kernels.constant_buffer import LAYOUT
+
+KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
+_STORE = {"FLOAT32": "dword", "FLOAT16": "short", "INT32": "dword", "UINT32": "dword", "INT16": "short",
+          "UINT16": "short", "INT8": "byte", "UINT8": "byte"}
+_DTYPE = {"FLOAT32": np.float32, "FLOAT16": np.float16, "INT32": np.int32, "UINT32": np.uint32, "INT16": np.int16,
+          "UINT16": np.uint16, "INT8": np.int8, "UINT8": np.uint8}
+
+
+@dataclass(frozen=True, kw_only=True)
+class FillOperator:
+    """One operator of the fill family (see the module docstring for each field)."""
+    name: str
+    params: tuple
+    sequence: bool = False
+    diagonal: bool = False
+    tensors: tuple = ("OutputTensor",)
+    source: str = "fill.s"
+    scale_bias: bool = False
+    bounds: tuple = ()
+    optional: tuple = ()
+    family: str = "fill"
+
+
+OPERATORS = {row.name: row for row in (
+    FillOperator(name="FILL_VALUE_CONSTANT", params=(("ValueDataType", "enum"), ("Value", "tensor"))),
+    FillOperator(name="FILL_VALUE_SEQUENCE", params=(("ValueDataType", "enum"), ("ValueStart", "tensor"),
+                                                     ("ValueDelta", "tensor")), sequence=True),
+    FillOperator(name="DIAGONAL_MATRIX", params=(("Offset", "i32"), ("Value", "f32")), diagonal=True),
+)}
+
+
+def variant_symbols(data_type, sequence, wide, layout=LAYOUT, diagonal=False):
+    """The assembler symbols of one variant of fill.s."""
+    shift = np.dtype(_DTYPE[data_type]).itemsize.bit_length() - 1
+    return {"PACKED": 0, "PACKED_X1": 0, "PACKED_X2": 0, "SHIFT_DATA": shift, "SHIFT_T0": shift, "SHIFT_T1": 0,
+            "SHIFT_T2": 0, **{f"HAS_T{t}": int(t == 2 and diagonal) for t in range(2, 9)},
+            "MAD_OFFSET": "v_mad_u32" if wide else "v_mad_u32_u24", "DIAGONAL": int(diagonal),
+            "DESC_T0": 0, "SEQUENCE": int(sequence), "IS_FLOAT": int(data_type.startswith("FLOAT")),
+            "NARROW_F16": int(data_type == "FLOAT16" and sequence), "STORE": _STORE[data_type], **address.DEFAULTS, **layout.symbols()}
+
+
+@functools.lru_cache(maxsize=None)
+def build_program(data_type, sequence, wide, layout=LAYOUT, diagonal=False):
+    """Assemble and decode one variant of fill.s (cached)."""
+    dwords = assemble_file(os.path.join(KERNEL_DIR, "fill.s"),
+                           variant_symbols(data_type, sequence, wide, layout, diagonal))
+    kind = "diagonal" if diagonal else "sequence" if sequence else "constant"
+    return Program(dwords, f"fill_{kind}_{data_type.lower()}{'_wide' if wide else ''}")
+
+
+def _float_value(value, data_type):
+    """A FLOAT attribute in the tensor's type (DIAGONAL_MATRIX's Value): rounded to FLOAT32, then FLOAT16 to
+    nearest even, integers truncated toward zero and saturated, NaN -> 0 (the rule of CLIP's bounds)."""
+    value32 = np.float32(value)
+    if data_type.startswith("FLOAT"):
+        return _dword(value32, data_type, False)
+    info = np.iinfo(_DTYPE[data_type])
+    if np.isnan(value32):
+        return 0
+    return int(min(max(np.trunc(np.float64(value32)), info.min), info.max)) & 0xFFFFFFFF
+
+
+def _dword(value, data_type, widen):
+    """A DML_SCALAR_UNION's value as the kernel's dword: integers in two's complement (sign- or zero-extended),
+    floats by their bits (FLOAT16 widened to FLOAT32 where `widen`)."""
+    value = np.asarray(value).astype(_DTYPE[data_type])
+    if data_type == "FLOAT16" and widen:
+        value = value.astype(np.float32)
+    if value.dtype.kind == "f":
+        return int(value.reshape(1).view({2: np.uint16, 4: np.uint32}[value.dtype.itemsize])[0])
+    return int(value) & 0xFFFFFFFF
+
+
+def compile_fill(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides, merge_dimensions,
+                 workgroup_size):
+    """(program, constant buffer bytes, output elements) of a validated fill desc."""
+    row = OPERATORS[operator]
+    (target,) = tensors
+    if target.data_type not in _STORE:
+        raise no_kernel(f"dmlemu's kernel for {operator} has no {target.data_type} variant")
+    sizes = tuple(int(s) for s in target.sizes)
+    strides = tuple(target.strides) if target.strides is not None else packed_strides(sizes)
+    walk = [strides, [0] * len(sizes)]
+    if row.diagonal:         # "tensors" 1 and 2 count the column and the row (the last two dimensions)
+        walk = [strides, [int(d == len(sizes) - 1) for d in range(len(sizes))],
+                [int(d == len(sizes) - 2) for d in range(len(sizes))]]
+    merged_sizes, merged = merge_dimensions(sizes, walk)
+    records = []
+    for d in reversed(range(len(merged_sizes))):
+        magic, shift1, shift2 = division_magic(merged_sizes[d])
+        records.append({"SIZE": merged_sizes[d], "MAGIC": magic, "SHIFT1": shift1, "SHIFT2": shift2,
+                        **{f"STRIDE_T{t}": merged[t][d] & 0xFFFFFFFF for t in range(len(walk))}})
+    elements = int(np.prod(sizes, dtype=np.int64))
+    if row.diagonal:
+        first = _float_value(attributes["Value"], target.data_type)
+    else:
+        first = _dword(attributes["ValueStart"] if row.sequence else attributes["Value"], target.data_type,
+                       row.sequence)
+    values = {"ELEMENTS": elements, "WORKGROUP_SIZE": workgroup_size, "RECORD_COUNT": len(merged_sizes),
+              "PARAM0": first, "PARAM1": int(attributes.get("Offset", 0)) & 0xFFFFFFFF}
+    if row.sequence:
+        values["PARAM2"] = _dword(attributes["ValueDelta"], target.data_type, True)
+    wide = max(merged_sizes) >= 1 << 24 or any(s >= 1 << 24 for s in merged[0])
+    constants = layout.pack(values, records, params=True, wide=False)
+    return build_program(target.data_type, row.sequence, wide, layout, row.diagonal), constants, elements
+
+
+__all__ = ["OPERATORS", "FillOperator", "build_program", "compile_fill", "variant_symbols"]
