@@ -157,7 +157,7 @@ def _operator_run(operator, dtype, layout, side):
 # ---- one point ----------------------------------------------------------------------------------------
 COLUMNS = ("adapter", "operator", "dtype", "elements", "layout")   # then the overrides, then RESULTS
 RESULTS = ("cycles", "time_us", "bytes_read", "bytes_written", "l2_bytes", "ic_bytes", "dram_read_bytes",
-           "dram_write_bytes", "l2_hit_rate", "ic_hit_rate", "coalescing", "gbps", "pct_peak")
+           "dram_write_bytes", "l2_hit_rate", "ic_hit_rate", "coalescing", "gbps", "pct_peak", "requested_gbps")
 
 
 def run_point(point):
@@ -195,7 +195,8 @@ def run_point(point):
                bytes_written=s["bytes_written"], l2_bytes=s["l2_bytes"], ic_bytes=s["ic_bytes"],
                dram_read_bytes=s["dram_read_bytes"], dram_write_bytes=s["dram_write_bytes"],
                l2_hit_rate=s["l2_hit_rate"], ic_hit_rate=s["ic_hit_rate"], coalescing=s["coalescing_efficiency"],
-               gbps=s["bandwidth_bytes_per_second"] / 1e9, pct_peak=s["percent_of_peak"])
+               gbps=s["bandwidth_bytes_per_second"] / 1e9, pct_peak=s["percent_of_peak"],
+               requested_gbps=s["requested_bytes_per_second"] / 1e9)
     return row
 
 
