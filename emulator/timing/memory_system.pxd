@@ -10,7 +10,9 @@ cdef class FifoServer:
     @cython.locals(bps=cython.longlong, start_units=cython.longlong)
     cpdef tuple serve(self, long long now, long long num_bytes)
 
-    @cython.locals(bps=cython.longlong, start=cython.longlong, end=cython.longlong, windows=cython.longlong)
+    @cython.locals(bps=cython.longlong, start=cython.longlong, end=cython.longlong, period=cython.longlong,
+                   window=cython.longlong, work=cython.longlong, k=cython.longlong, base=cython.longlong,
+                   free=cython.longlong, j=cython.longlong)
     cpdef tuple _book(self, long long start_units, long long end_units, long long num_bytes)
 
 

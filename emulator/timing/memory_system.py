@@ -89,17 +89,31 @@ class FifoServer:
         return self._book(start_units, start_units + num_bytes * self.units_per_byte, num_bytes)
 
     def _book(self, start_units, end_units, num_bytes):
-        """(start cycle, end cycle) of a transfer that holds the server from start_units to end_units,
-        pushed back by the refresh windows it spans; the server is busy until then."""
+        """(start cycle, end cycle) of a transfer that needs the server from start_units for
+        end_units - start_units units of work; the server is busy until its end. With refresh, the
+        DRAM transfers nothing during the refresh windows [k x interval, k x interval + refresh_cycles)
+        (k >= 1): a transfer that would start inside one starts at its end, and one that reaches the
+        next window pauses for it, as often as it reaches one (the work is served in the time between
+        windows; exact in byte-time units). So a transfer never ends later because it started
+        earlier or moved fewer bytes."""
         bps = self.units_per_cycle
+        if self.refresh_interval:
+            period = self.refresh_interval * bps
+            window = self.refresh_cycles * bps
+            work = end_units - start_units
+            k = start_units // period
+            if k >= 1 and start_units - k * period < window:     # inside a window: from its end
+                start_units = k * period + window
+            base = (k + 1) * period                 # the next window's start
+            if start_units + work <= base:
+                end_units = start_units + work
+            else:
+                work -= base - start_units          # the work left at that window
+                free = period - window              # work served between two windows
+                j = (work - 1) // free              # the whole free stretches it fills first
+                end_units = base + j * period + window + (work - j * free)
         start = -(-start_units // bps)
         end = -(-end_units // bps)
-        if self.refresh_interval:
-            # Each refresh window the transfer spans pushes it back by the refresh time.
-            windows = end // self.refresh_interval - start // self.refresh_interval
-            if windows:
-                end += windows * self.refresh_cycles
-                end_units += windows * self.refresh_cycles * bps
         self.free_units = end_units
         self.busy_cycles += end - start
         self.bytes += num_bytes
