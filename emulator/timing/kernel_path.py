@@ -31,7 +31,8 @@ vector sources are not in the same VGPR bank (register mod 4) unless they are th
 (AMD "RDNA3" Instruction Set Architecture Reference Guide, 2023, section VOPD). The pair costs one
 instruction's issue and latency. A wave64 instruction that may dual issue takes one pass on a 32-lane
 SIMD instead of two (RDNA3 issues both halves together: Chips and Cheese, "Microbenchmarking AMD's
-RDNA 3 Graphics Architecture", 2023). Literal-constant limits of VOPD are not checked (an estimate).
+RDNA 3 Graphics Architecture", 2023; VOPD's OpX operations, not the OpY-only integer ones).
+Literal-constant limits of VOPD are not checked (an estimate).
 
 Schedules are compiled per cohort size and cached, so a cohort walks a tuple of named records.
 """
@@ -163,8 +164,9 @@ class PathCost:
                     first = pc
                 issue = issue_cycles_per_wave(entry, passes, rates)
                 if dual and entry.dual_issue and entry.unit == op.VALU:
-                    if passes > 1:                 # both halves of a wave64 at once (VOPD is wave32 only)
-                        issue = issue_cycles_per_wave(entry, 1, rates)
+                    if passes > 1:                 # VOPD is wave32 only; a wave64 FP32 (or move) op
+                        if entry.dual_issue == "xy":   # issues both halves at once
+                            issue = issue_cycles_per_wave(entry, 1, rates)
                     elif paired is not None and previous == paired.pc and dual_issue(paired, instruction):
                         paired = None              # issues with the one before: no cycles of its own
                         previous = pc
