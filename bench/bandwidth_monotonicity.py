@@ -5,9 +5,14 @@ bandwidths from 480 to 1200 GB/s, with the SIMDs' slot groups as configured (2) 
 
 Prints the dispatch's cycles per bandwidth and whether they ever rise. With one slot group per SIMD the
 time falls or stays as bandwidth grows; with two slot groups sharing a SIMD's issue port it does not
-(2^20 elements: 21,155 cycles at 480 GB/s, 23,567 at 600): slower memory staggers the two groups'
-cohorts so one computes while the other waits, faster memory lines them up on the port. DRAM busy cycles
-fall as they should; the anomaly is the issue port's scheduling of the two groups.
+(2^20 elements: 21,227 cycles at 480 GB/s, 23,561 at 600; 2^22: 66,524 at 720, 75,669 at 840): slower
+memory staggers the two groups' cohorts so one computes while the other waits, faster memory returns one
+group's load just as the other's cohort ends, and the returning group's ALU run, booked on the port when
+its load left, holds the port while the other's next cohort waits to send its first load (the two then
+stay in that phase). DRAM busy cycles fall as they should; refresh, turnaround, the write queue and the
+miss-queue limit are not the cause (each removed, the rise stays); docs/DEVIATIONS.md. The DRAM-side
+anomalies (refresh windows a transfer could start inside for free, a CU's requests overtaking its wait
+queue) are fixed; tests/timing/test_monotonic.py holds the rule for small dispatches.
 """
 import argparse
 import dataclasses

@@ -58,6 +58,9 @@ class AdapterPreset:
     # Issue cycles per wave pass of each VALU rate class of the ISA table that is slower than one
     # (("fp64", 16), ...); classes left out issue at the table's figure. See isa/opcodes.py.
     valu_rate_cycles: tuple = ()
+    # RDNA3 dual issue of FP32 (VOPD): two independent VALU instructions that meet VOPD's pairing rule
+    # issue as one (timing/kernel_path.py); wave64 issues both halves of such an instruction at once.
+    valu_dual_issue: bool = False
     # The memory hierarchy (timing/caches.py). A wave memory instruction's coalescer turns its lanes'
     # addresses into distinct sectors; each distinct line costs the CU's cache front end one tag
     # lookup; sectors are what moves between the caches and DRAM.
@@ -82,6 +85,9 @@ class AdapterPreset:
     # plus write-to-read). 0: no turnaround modelled.
     dram_write_batch_bytes: int = 0
     dram_turnaround_cycles: int = 0
+    # Write back-pressure (timing/memory_system.py): the write queues hold this many bytes of L2
+    # write-backs (all channels together); a write-back that finds them full waits for room. 0: no bound.
+    dram_write_queue_bytes: int = 0
     submit_cycles: int = 2000      # command processor cost of one ExecuteCommandLists
     flush_cycles: int = 2000       # end of a dispatch: wait for idle, invalidate CU caches, signal
     workgroup_launch_cycles: int = 1  # the workgroup dispatcher starts one workgroup per this many cycles
@@ -133,14 +139,14 @@ TEACHING = AdapterPreset(
     clock_hz=100_000_000, dram_bytes_per_second=1_600_000_000, dram_latency_cycles=20,
     launch_cycles=50, waves_per_simd=4, vgprs_per_simd_lane=48, simd_lanes=4,
     line_bytes=32, sector_bytes=32, max_lines_in_flight_per_cu=8, l2_bytes=4096, l2_ways=4,
-    l2_bytes_per_cycle=32, l2_latency_cycles=8,
+    l2_bytes_per_cycle=32, l2_latency_cycles=8, dram_write_queue_bytes=256,
     smem_latency_percent=4, submit_cycles=20, flush_cycles=20, workgroup_launch_cycles=2,
     lds_bytes_per_cu=16384, lds_max_bytes_per_workgroup=16384, lds_banks=8, lds_bytes_per_cycle=32,
     lds_latency_cycles=4, barrier_cycles=2, l2_atomics_per_cycle=1,
     sources=("Invented for teaching: small enough that a whole trace can be read (LDS: 16 KiB per CU, enough for "
              "a padded 32 x 33 FLOAT32 transpose tile; one bank per lane of a wave, 8, so that a wave's consecutive "
              "dwords take one pass and stride 2 two, as a 32-bank LDS does for wave32; 4 cycles of latency, a "
-             "2-cycle barrier, one L2 atomic per cycle).",),
+             "2-cycle barrier, one L2 atomic per cycle, a DRAM write queue of 8 sectors).",),
 )
 
 # The GDDR6 presets' read/write turnaround and write batches (one source for three presets).
@@ -151,6 +157,7 @@ GDDR6_TURNAROUND = (
     "bus 4 command clocks, so a read-write-read round trip idles it (22-4)+(22-4) = 36 clocks = 10.3 ns. "
     "Write batches: GPGPU-Sim's separate DRAM write queue as Accel-Sim configures it (64:56:32, drained "
     "from the high to the low watermark: 24 bursts of 32 bytes = 768 bytes per 16-bit GDDR6 channel). "
+    "Write queue (back-pressure): the same setting's 64 entries of one 32-byte burst = 2,048 bytes per channel. "
     "Estimates: that these simulator settings hold for this GPU's controllers; timings constant in ns.")
 
 
@@ -181,11 +188,12 @@ RX_7900_XTX = AdapterPreset(
     infinity_cache_bytes=96 << 20, infinity_cache_bytes_per_second=5_300_000_000_000,
     infinity_cache_latency_cycles=376,
     refresh_interval_cycles=9_750, refresh_cycles=300, submit_cycles=12_500, flush_cycles=3_750,
-    dram_write_batch_bytes=24 * 768, dram_turnaround_cycles=26,
+    dram_write_batch_bytes=24 * 768, dram_turnaround_cycles=26, dram_write_queue_bytes=24 * 2048,
     **RDNA_LDS,
     # transcendental: AMD "RDNA Architecture" whitepaper (2019), Vector ALUs: transcendental instructions (exp,
     # log, rcp, rsq, sqrt, sin, cos) run on a separate quarter-rate unit beside each SIMD32: 4 cycles per pass.
     valu_rate_cycles=(("fp64", 16), ("int32_mul", 4), ("int64", 2), ("transcendental", 4)),
+    valu_dual_issue=True,
     host_link_bytes_per_second=pcie_raw_bytes_per_second(4, 16), host_link_efficiency_permille=830,
     host_link_latency_cycles=2500,
     sources=(
@@ -204,7 +212,10 @@ RX_7900_XTX = AdapterPreset(
         "Infinity Cache latency 150.3 ns with the card in its higher power state (376 cycles at 2.5 GHz).",
         "Estimates: 64-byte request sectors, 16-way Infinity Cache.",
         "TechPowerUp GPU Database, RX 7900 XTX: FP32 61.39 TFLOPS counting RDNA3 dual issue, FP64 1.919 TFLOPS "
-        "(1:32): FP64 issues at 1/16 of single-issue FP32, 16 cycles per wave32 (dual issue is not modelled).",
+        "(1:32): FP64 issues at 1/16 of single-issue FP32, 16 cycles per wave32. The 61.39 TFLOPS = 96 CUs x 2 SIMD32 "
+        "x 32 lanes x 2 (dual issue) x 2 flops x 2.5 GHz: dual issue as VOPD pairs (AMD RDNA3 ISA reference guide, "
+        "VOPD; Chips and Cheese, 'Microbenchmarking AMD's RDNA 3 Graphics Architecture', 2023: wave32 code "
+        "reaches it only where the compiler forms VOPD pairs), valu_dual_issue.",
         "Estimates: 32-bit integer multiply at quarter rate (4 cycles, as on GCN/RDNA), 64-bit integer "
         "compares and min/max as two 32-bit instructions (2 cycles), conversions at full rate.",
         "384-bit GDDR6 = 24 16-bit channels; 10.3 ns of turnaround = 26 cycles at 2.5 GHz. " + GDDR6_TURNAROUND,
@@ -223,7 +234,7 @@ RX_6800_XT = AdapterPreset(
     infinity_cache_bytes=128 << 20, infinity_cache_bytes_per_second=1_990_000_000_000,
     infinity_cache_latency_cycles=380,
     refresh_interval_cycles=8_775, refresh_cycles=270, submit_cycles=11_250, flush_cycles=3_375,
-    dram_write_batch_bytes=16 * 768, dram_turnaround_cycles=23,
+    dram_write_batch_bytes=16 * 768, dram_turnaround_cycles=23, dram_write_queue_bytes=16 * 2048,
     **RDNA_LDS,
     # transcendental: AMD "RDNA Architecture" whitepaper (2019), Vector ALUs: transcendental instructions (exp,
     # log, rcp, rsq, sqrt, sin, cos) run on a separate quarter-rate unit beside each SIMD32: 4 cycles per pass.
@@ -266,7 +277,7 @@ RTX_3070 = AdapterPreset(
     launch_cycles=3_500, waves_per_simd=12, vgprs_per_simd_lane=512, max_lines_in_flight_per_cu=82,
     sector_bytes=32, l2_bytes=4 << 20, l2_bytes_per_cycle=1536, l2_latency_cycles=200, smem_latency_percent=40,
     refresh_interval_cycles=6_727, refresh_cycles=207, submit_cycles=8_625, flush_cycles=2_600,
-    dram_write_batch_bytes=16 * 768, dram_turnaround_cycles=18, lookups_per_cycle_per_cu=4,
+    dram_write_batch_bytes=16 * 768, dram_turnaround_cycles=18, dram_write_queue_bytes=16 * 2048, lookups_per_cycle_per_cu=4,
     lds_bytes_per_cu=102_400, lds_max_bytes_per_workgroup=49_152, lds_banks=32, lds_bytes_per_cycle=128,
     lds_latency_cycles=29, barrier_cycles=20, l2_atomics_per_cycle=32,
     # transcendental: CUDA C++ Programming Guide, arithmetic instruction throughput, compute capability 8.6:
@@ -312,7 +323,7 @@ IRIS_XE = AdapterPreset(
     max_lines_in_flight_per_cu=4, line_bytes=64, sector_bytes=64, l2_bytes=3840 << 10, l2_ways=16,
     l2_bytes_per_cycle=512, l2_latency_cycles=180, smem_latency_percent=40,
     refresh_interval_cycles=5_265, refresh_cycles=243, submit_cycles=6_750, flush_cycles=4_050,
-    dram_write_batch_bytes=8 * 768, dram_turnaround_cycles=27,
+    dram_write_batch_bytes=8 * 768, dram_turnaround_cycles=27, dram_write_queue_bytes=8 * 2048,
     lds_bytes_per_cu=65536, lds_max_bytes_per_workgroup=65536, lds_banks=16, lds_bytes_per_cycle=64,
     lds_latency_cycles=30, barrier_cycles=20, l2_atomics_per_cycle=8,
     # transcendental: an estimate, not a vendor figure: the EU's extended-math unit taken at quarter rate.
@@ -333,7 +344,8 @@ IRIS_XE = AdapterPreset(
         "an estimate. The SoC's LLC shared with the CPU is not modelled.",
         "Estimates: LPDDR4x read/write turnaround ~20 ns per round trip (JEDEC LPDDR4 tWTR is 10 ns; the "
         "read-to-write gap taken as about as long) = 27 cycles at 1.35 GHz; write batches as on the GDDR6 "
-        "presets: 768 bytes per 16-bit channel, 8 channels on a 128-bit bus.",
+        "presets: 768 bytes per 16-bit channel, 8 channels on a 128-bit bus; the write queue too (2,048 bytes "
+        "per channel).",
     ),
 )
 
@@ -350,7 +362,8 @@ HBM_TURNAROUND = (
     "(CL=19, WL=6, CDLR=8, burst length 4, data:command ratio 2, 3106 MHz command clock): tRTW = 17, tWTR = 16; a burst holds the bus 2 command clocks, so a read-write-read round trip idles it "
     "(17-2)+(16-2) = 29 clocks = 9.3 ns = 18 cycles at 1.98 GHz. Write batches: GPGPU-Sim's separate DRAM write "
     "queue setting left commented out in that config (64:56:32, drained from the high to the low watermark: "
-    "24 bursts of 32 bytes = 768 bytes per 64-bit channel); 6144-bit HBM3e (6 stacks of 1024 bits, NVIDIA "
+    "24 bursts of 32 bytes = 768 bytes per 64-bit channel; the write queue its 64 entries of 32 bytes = 2,048 "
+    "bytes per channel); 6144-bit HBM3e (6 stacks of 1024 bits, NVIDIA "
     "H200 datasheet) = 96 such channels. Estimates: that these simulator settings hold for the H200's HBM3e "
     "controllers (the config is for H100's HBM3).")
 
@@ -376,7 +389,7 @@ H200 = AdapterPreset(
     submit_cycles=9_900, flush_cycles=2_970, workgroup_launchers=8, lookups_per_cycle_per_cu=4,
     lds_bytes_per_cu=233_472, lds_max_bytes_per_workgroup=49_152, lds_banks=32, lds_bytes_per_cycle=128,
     lds_latency_cycles=29, barrier_cycles=20, l2_atomics_per_cycle=80,
-    dram_write_batch_bytes=96 * 768, dram_turnaround_cycles=18,
+    dram_write_batch_bytes=96 * 768, dram_turnaround_cycles=18, dram_write_queue_bytes=96 * 2048,
     # transcendental: CUDA C++ Programming Guide, arithmetic instruction throughput, compute capability 9.0:
     # 16 results per clock per SM for rcp, rsqrt, log2, exp2, sin, cos (the SFUs) against 128 FP32: 8 cycles.
     valu_rate_cycles=(("fp64", 2), ("int32_mul", 2), ("conversion", 8), ("int64", 2), ("transcendental", 8)),

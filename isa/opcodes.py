@@ -106,6 +106,12 @@ class Opcode:
     rate_class: str = "full"        # VALU throughput class (see the module banner)
     returns: bool = False           # atomics: the old value is written to the first operand
     name_of_operation: str = ""     # atomics: the row of ATOMIC_OPERATIONS
+    # RDNA3 dual issue (VOPD): the slot of a V_DUAL_* pair this instruction may take, "xy" (either) or
+    # "y" (the second only), "" none. AMD "RDNA3" Instruction Set Architecture Reference Guide (2023),
+    # section VOPD: OpX is one of FMAC, FMAAK, FMAMK, MUL_F32, ADD_F32, SUB_F32, SUBREV_F32, MUL_DX9_ZERO_F32,
+    # MOV_B32, CNDMASK_B32, MAX_F32, MIN_F32, DOT2ACC_F32_F16, DOT2ACC_F32_BF16; OpY also ADD_NC_U32,
+    # LSHLREV_B32, AND_B32. v_fma_f32 pairs as FMAC (its c the destination: kernel_path.dual_issue).
+    dual_issue: str = ""
 
     @property
     def widths(self):
@@ -277,11 +283,11 @@ def _mul_hi_u32(a, b):
 
 
 define(mnemonic="v_mov_b32", opcode=0x200, fmt="VOP1", operands=(VDST, VSRC), types=("b32", "b32"),
-       doc="d = a", semantics=lambda a: a, **_VALU)
+       doc="d = a", semantics=lambda a: a, dual_issue="xy", **_VALU)
 define(mnemonic="v_mov_b64", opcode=0x201, fmt="VOP1", operands=(VDST, VSRC), types=("b64", "b64"),
        doc="d = a (register pair)", semantics=lambda a: a, **_VALU)
 define(mnemonic="v_add_u32", opcode=0x202, fmt="VOP2", operands=(VDST, VSRC, VSRC), types=("u32",) * 3,
-       doc="d = a + b (mod 2^32)", semantics=lambda a, b: a + b, **_VALU)
+       doc="d = a + b (mod 2^32)", semantics=lambda a, b: a + b, dual_issue="y", **_VALU)
 define(mnemonic="v_sub_u32", opcode=0x203, fmt="VOP2", operands=(VDST, VSRC, VSRC), types=("u32",) * 3,
        doc="d = a - b (mod 2^32)", semantics=lambda a, b: a - b, **_VALU)
 define(mnemonic="v_mul_lo_u32", opcode=0x204, fmt="VOP3", operands=(VDST, VSRC, VSRC), types=("u32",) * 3,
@@ -329,7 +335,7 @@ for _name, _formula, _fn, _base in _ARITH:
             _sem = (lambda fn: lambda a, b: nm.canonicalize(fn(a, b)))(_fn)
         define(mnemonic=f"v_{_name}_{_t}", opcode=_base + _k, fmt="VOP2", operands=(VDST, VSRC, VSRC),
                types=(_t,) * 3, doc=f"d = {_formula}, rounded to nearest even ({_t}); NaN canonical",
-               semantics=_sem, **_VALU)
+               semantics=_sem, dual_issue="xy" if _t == "f32" else "", **_VALU)
 
 
 def _mad(t):
@@ -350,12 +356,12 @@ for _k, _t in enumerate(_MINMAX_TYPES):
            types=(_t,) * 3,
            doc=(f"d = minNum(a, b) ({_t}): a NaN operand yields the other; min(-0, +0) = -0" if _float
                 else f"d = min(a, b) ({_t})"),
-           semantics=nm.min_num if _float else np.minimum, **_VALU)
+           semantics=nm.min_num if _float else np.minimum, dual_issue="xy" if _t == "f32" else "", **_VALU)
     define(mnemonic=f"v_max_{_t}", opcode=0x230 + _k, fmt="VOP2", operands=(VDST, VSRC, VSRC),
            types=(_t,) * 3,
            doc=(f"d = maxNum(a, b) ({_t}): a NaN operand yields the other; max(-0, +0) = +0" if _float
                 else f"d = max(a, b) ({_t})"),
-           semantics=nm.max_num if _float else np.maximum, **_VALU)
+           semantics=nm.max_num if _float else np.maximum, dual_issue="xy" if _t == "f32" else "", **_VALU)
 
 # Conversions.
 define(mnemonic="v_cvt_f32_f16", opcode=0x240, fmt="VOP1", operands=(VDST, VSRC), types=("f32", "f16"),
@@ -461,7 +467,7 @@ for _k, _t in enumerate(FLOAT_TYPES):
 for _k, _t in enumerate(("f16", "f32")):
     define(mnemonic=f"v_fma_{_t}", opcode=0x2A0 + _k, fmt="VOP3", operands=(VDST, VSRC, VSRC, VSRC),
            types=(_t,) * 4, doc=f"d = a * b + c rounded once (fused; numerics.fused_multiply_add); NaN canonical ({_t})",
-           semantics=nm.fused_multiply_add, **_VALU)
+           semantics=nm.fused_multiply_add, dual_issue="xy" if _t == "f32" else "", **_VALU)
 # Division as one instruction: AMD GPUs divide with a sequence (V_DIV_SCALE, V_RCP, four V_FMA,
 # V_DIV_FMAS, V_DIV_FIXUP) that gives the IEEE quotient; dmlemu folds it into one instruction,
 # timed as the sequence's ten issue cycles (fp64: the preset's FP64 rate, once: an underestimate).

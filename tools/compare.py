@@ -64,7 +64,8 @@ METRICS = (
     ("cycles", "cycles", "count"),
     ("bytes read", "bytes_read", "bytes"),
     ("bytes written", "bytes_written", "bytes"),
-    ("bandwidth (GB/s)", "gbps", "time"),
+    ("DRAM bandwidth (GB/s)", "gbps", "time"),
+    ("requested bandwidth (GB/s)", "requested_gbps", "time"),
     ("% of DRAM peak", "pct_peak", "points"),
     ("L2 bytes (requests)", "l2_bytes", "bytes"),
     ("L2 hit rate", "l2_hit_rate", "rate"),
@@ -77,7 +78,7 @@ METRICS = (
     ("occupancy", "occupancy", "rate"),
 )
 _SUMMED = ("cycles", "seconds", "bytes_read", "bytes_written", "l2_requests", "l2_hits", "ic_requests", "ic_hits",
-           "l2_bytes", "ic_bytes", "dram_read_bytes", "dram_write_bytes", "waves")
+           "l2_bytes", "ic_bytes", "dram_read_bytes", "dram_write_bytes", "dram_bytes", "waves")
 
 
 def totals(trace):
@@ -91,8 +92,9 @@ def totals(trace):
     seconds = t["seconds"]
     t.update(
         dispatches=len(timed), time_us=seconds * 1e6,
-        gbps=moved / seconds / 1e9 if seconds else 0.0,
-        pct_peak=100.0 * moved / seconds / trace.preset.dram_bytes_per_second if seconds else 0.0,
+        gbps=t["dram_bytes"] / seconds / 1e9 if seconds else 0.0,
+        requested_gbps=moved / seconds / 1e9 if seconds else 0.0,
+        pct_peak=100.0 * t["dram_bytes"] / seconds / trace.preset.dram_bytes_per_second if seconds else 0.0,
         l2_hit_rate=t["l2_hits"] / t["l2_requests"] if t["l2_requests"] else None,
         ic_hit_rate=t["ic_hits"] / t["ic_requests"] if t["ic_requests"] else None,
         coalescing=moved / t["l2_bytes"] if t["l2_bytes"] else None,

@@ -193,7 +193,8 @@ COLUMNS = ("adapter", "operator", "dtype", "elements", "layout")   # then the ov
 # l2_request_bytes and ic_lookup_bytes: what the L2 and Infinity Cache were asked for (not l2_bytes, the preset's
 # L2 capacity, which a sweep may vary as a column of its own)
 RESULTS = ("cycles", "time_us", "bytes_read", "bytes_written", "l2_request_bytes", "ic_lookup_bytes",
-           "dram_read_bytes", "dram_write_bytes", "l2_hit_rate", "ic_hit_rate", "coalescing", "gbps", "pct_peak")
+           "dram_read_bytes", "dram_write_bytes", "l2_hit_rate", "ic_hit_rate", "coalescing", "gbps", "pct_peak",
+           "requested_gbps")
 
 
 def run_point(point):
@@ -231,7 +232,8 @@ def run_point(point):
                bytes_written=s["bytes_written"], l2_request_bytes=s["l2_bytes"], ic_lookup_bytes=s["ic_bytes"],
                dram_read_bytes=s["dram_read_bytes"], dram_write_bytes=s["dram_write_bytes"],
                l2_hit_rate=s["l2_hit_rate"], ic_hit_rate=s["ic_hit_rate"], coalescing=s["coalescing_efficiency"],
-               gbps=s["bandwidth_bytes_per_second"] / 1e9, pct_peak=s["percent_of_peak"])
+               gbps=s["bandwidth_bytes_per_second"] / 1e9, pct_peak=s["percent_of_peak"],
+               requested_gbps=s["requested_bytes_per_second"] / 1e9)
     return row
 
 

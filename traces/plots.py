@@ -337,7 +337,8 @@ def plot_all(trace, folder):
 # ---- sweeps (tools/sweep.py): one row per point ------------------------------------------------------
 _SWEEP_AXES = ("adapter", "operator", "dtype", "elements", "layout")
 _RESULT_COLUMNS = ("cycles", "time_us", "bytes_read", "bytes_written", "l2_bytes", "ic_bytes", "dram_read_bytes",
-                   "dram_write_bytes", "l2_hit_rate", "ic_hit_rate", "coalescing", "gbps", "pct_peak")
+                   "dram_write_bytes", "l2_hit_rate", "ic_hit_rate", "coalescing", "gbps", "pct_peak",
+                   "requested_gbps")
 _STYLES = ("-", "--", ":", "-.")
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
@@ -377,7 +378,7 @@ def plot_sweep_efficiency(rows, path):
     ax.set_ylim(0, max([105.0] + [1.05 * r["pct_peak"] for r in rows]))
     ax.axhline(100, color="#999999", linestyle=":", linewidth=0.8)
     ax.set_xlabel("elements per tensor (log scale)")
-    ax.set_ylabel("% of the adapter's DRAM peak ((bytes read + written) / time)")
+    ax.set_ylabel("% of the adapter's DRAM peak (DRAM bytes moved / time)")
     ax.grid(True, which="major", linewidth=0.3)
     if rows:
         ax.legend(loc="upper left", fontsize=7, ncol=1 + len(adapters) * len(combos) // 12)

@@ -65,7 +65,9 @@ class Trace:
         return np.asarray(cycles, dtype=np.float64) / self.preset.clock_hz
 
     def summary(self):
-        """One dict per dispatch: cycles, time, bytes, achieved bandwidth and % of peak, occupancy,
+        """One dict per dispatch: cycles, time, bytes, achieved DRAM bandwidth and % of DRAM peak (from the
+        bytes DRAM really moved during the dispatch: reads and write-backs), the bandwidth the kernel
+        requested (its bytes read and written over its time), occupancy,
         and the memory hierarchy: L2 and Infinity Cache requests, hits, misses, hit rates and bytes,
         DRAM bytes read and written back, coalescing efficiency (see the module banner)."""
         out = []
@@ -75,8 +77,9 @@ class Trace:
         for d in self.dispatches:
             cycles = int(d["end"] - d["start"])
             seconds = cycles / self.preset.clock_hz
-            moved = int(d["bytes_read"] + d["bytes_written"])
-            bandwidth = moved / seconds if seconds else 0.0
+            moved = int(d["bytes_read"] + d["bytes_written"])     # what the kernel asked for
+            requested = moved / seconds if seconds else 0.0
+            bandwidth = int(d["dram_bytes"]) / seconds if seconds else 0.0   # real DRAM traffic
             counters = self.counters[self.counters["dispatch"] == d["id"]]
             if len(counters) and d["waves_per_simd"]:
                 widths = (counters["end"] - counters["start"]).astype(np.float64)
@@ -89,7 +92,7 @@ class Trace:
                 "start_cycle": int(d["start"]), "end_cycle": int(d["end"]),
                 "bytes_read": int(d["bytes_read"]), "bytes_written": int(d["bytes_written"]),
                 "dram_bytes": int(d["dram_bytes"]), "bandwidth_bytes_per_second": bandwidth,
-                "percent_of_peak": 100.0 * bandwidth / peak, "waves": int(d["waves"]),
+                "percent_of_peak": 100.0 * bandwidth / peak, "requested_bytes_per_second": requested, "waves": int(d["waves"]),
                 "workgroups": int(d["workgroups"]), "elements": int(d["elements"]),
                 "wave_instructions": int(d["wave_instructions"]),
                 "valu_instructions": int(d["valu_instructions"]), "vgprs": int(d["vgprs"]),
@@ -133,12 +136,12 @@ class Trace:
     def format_summary(self):
         """The per-dispatch summary as a text table ('-' for a hit rate or efficiency with no request)."""
         lines = [f"{'#':>3} {'kernel':<36} {'cycles':>10} {'time us':>10} {'read B':>11} {'written B':>11} "
-                 f"{'GB/s':>8} {'% peak':>7} {'waves':>8} {'occup.':>6} {'L2 hit%':>7} {'IC hit%':>7} {'coal.%':>6}"]
+                 f"{'DRAM GB/s':>9} {'% peak':>7} {'req GB/s':>8} {'waves':>8} {'occup.':>6} {'L2 hit%':>7} {'IC hit%':>7} {'coal.%':>6}"]
         for s in self.summary():
             name = wrap_name(s["kernel"], 36)
             lines.append(f"{s['dispatch']:>3} {name[0]:<36} {s['cycles']:>10} {s['seconds'] * 1e6:>10.2f} "
-                         f"{s['bytes_read']:>11} {s['bytes_written']:>11} {s['bandwidth_bytes_per_second'] / 1e9:>8.1f} "
-                         f"{s['percent_of_peak']:>6.1f}% {s['waves']:>8} {s['occupancy']:>6.2f} "
+                         f"{s['bytes_read']:>11} {s['bytes_written']:>11} {s['bandwidth_bytes_per_second'] / 1e9:>9.1f} "
+                         f"{s['percent_of_peak']:>6.1f}% {s['requested_bytes_per_second'] / 1e9:>8.1f} {s['waves']:>8} {s['occupancy']:>6.2f} "
                          f"{_percent(s['l2_hit_rate'], s['l2_requests']):>7} "
                          f"{_percent(s['ic_hit_rate'], s['ic_requests']):>7} "
                          f"{_percent(s['coalescing_efficiency'], s['l2_requests']):>6}")

@@ -152,7 +152,7 @@ class CommandProcessor:
         passes = max(1, -(-self.wave_width // preset.simd_lanes))
         rates = preset.rate_cycles()
         path_costs = {pid: PathCost(launch.program, path, passes, preset.smem_latency_percent, rates,
-                                    preset.lds_latency_cycles, preset.barrier_cycles)
+                                    preset.lds_latency_cycles, preset.barrier_cycles, preset.valu_dual_issue)
                       for path, pid in record.paths.items()}
         per_group = -(-launch.workgroup_size // self.wave_width)
         dispatcher = units["workgroup_dispatcher"].WorkgroupDispatcher(
@@ -178,6 +178,9 @@ class CommandProcessor:
         # Group 0 of SIMD s of every CU asks first, then SIMD s+1, then the next group: work
         # spreads over all CUs.
         groups.sort(key=lambda g: (g.group, g.simd.index, g.cu.index))
+        # A small grid spreads over the slot groups, whole workgroups where they cooperate
+        # (workgroup_dispatcher.py).
+        dispatcher.spread(len(groups), per_group if cooperative(launch.program, launch.lds_bytes) else 1)
         driver = SimpyDriver() if engine() == "simpy" else EventHeap(len(groups) + len(self.compute_units))
         for cu in self.compute_units:
             cu.scheduler = driver

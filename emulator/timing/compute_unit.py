@@ -8,8 +8,9 @@ memory path has two parts that every wave memory instruction passes:
                       line, a transposed one 32, so uncoalesced access costs here even when
                       every line hits
     miss queue        at most `max_lines_in_flight_per_cu` sectors outstanding to the L2 and
-                      beyond; a request that fits goes at once. One that does not waits in the
-                      CU's wait queue, which sends its requests in arrival order, each in pieces of
+                      beyond; a request that fits goes at once while none waits. One that does
+                      not (or arrives while others wait) waits in the CU's wait queue, which sends
+                      its requests in arrival order (a request never overtakes a waiting one), each in pieces of
                       at least a quarter of the miss queue as earlier sectors retire
                       (docs/DEVIATIONS.md). The wait queue is a process (events.py) while it holds
                       requests, so a waiting request costs an event per piece, not per try.
@@ -161,11 +162,12 @@ class ComputeUnit(Process):
     def try_issue(self, now, sectors, is_write, l2, infinity_cache, dram, ic_reads, dram_reads, host):
         """Send a request of `sectors` at once if the miss queue has room: its completion cycle,
         else -1. The bytes at each level are LevelBytes' fields, passed as plain ints (this runs
-        once per memory request: no tuple is built for it). A request that fits goes even while
-        others wait (they wait for room for a whole piece)."""
+        once per memory request: no tuple is built for it). While requests wait, a new one queues
+        behind them even if it would fit: the CU sends its requests in order (a request that overtook
+        the waiting ones would make a faster L2 or DRAM, which frees room sooner, reorder them)."""
         if self.pieces and self.done_cycles[0] <= now:      # retire what has completed
             self.retire(now)
-        if self.sectors_in_flight + sectors > self.capacity:
+        if self.waiting or self.sectors_in_flight + sectors > self.capacity:
             return -1
         return self.send(now, sectors, is_write, l2, infinity_cache, dram, ic_reads, dram_reads, host)
 

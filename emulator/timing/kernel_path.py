@@ -8,7 +8,9 @@ mnemonic), with the issue and latency cycles the table gives:
                max(waves * issue * passes, latency) per instruction (waves interleave, so a
                dependent latency hides behind the other waves); a VALU instruction's issue is its
                rate class's cycles on the preset (fp64, int32_mul, ...: valu_rate_cycles) or the
-               table's; s_nop idles imm + 1 cycles
+               table's; s_nop idles imm + 1 cycles. Of those cycles only the issue (waves x issue per
+               instruction: `issue`) holds the SIMD's issue port; the rest are the cohort's dependency
+               stalls, which the SIMD's other slot group fills (simd.py)
     SMEM step  a scalar load: data returns the table's SMEM latency (scaled by the preset's
                smem_latency_percent) later
     WAIT step  s_waitcnt imm: wait until at most imm loads of the wave are outstanding
@@ -20,12 +22,25 @@ mnemonic), with the issue and latency cycles the table gives:
                and atomics with return count as outstanding loads for s_waitcnt (GCN's lgkmcnt)
     BARRIER    s_barrier: the cohort's waves wait for its workgroups' last wave, then `barrier_cycles`
 
+Dual issue (RDNA3, preset.valu_dual_issue): the rule modelled is VOPD's. Two consecutive VALU
+instructions of a wave issue together, as one V_DUAL_* instruction a compiler would have formed, when
+the first may be VOPD's OpX and the second its OpY (the opcode table's `dual_issue`: FP32 add, sub,
+mul, min, max, FMA as FMAC, v_mov_b32; OpY also v_add_u32), the second neither reads nor writes the
+first's destination, their destinations are one even and one odd VGPR, and their first and second
+vector sources are not in the same VGPR bank (register mod 4) unless they are the same register
+(AMD "RDNA3" Instruction Set Architecture Reference Guide, 2023, section VOPD). The pair costs one
+instruction's issue and latency. A wave64 instruction that may dual issue takes one pass on a 32-lane
+SIMD instead of two (RDNA3 issues both halves together: Chips and Cheese, "Microbenchmarking AMD's
+RDNA 3 Graphics Architecture", 2023; VOPD's OpX operations, not the OpY-only integer ones).
+Literal-constant limits of VOPD are not checked (an estimate).
+
 Schedules are compiled per cohort size and cached, so a cohort walks a tuple of named records.
 """
 from typing import NamedTuple
 
 from dmlemu.dispatch_record import access_slot
 from dmlemu.isa import opcodes as op
+from dmlemu.isa.operands import VGPR_BASE
 
 ALU, SMEM, WAIT, VMEM, LDS, BARRIER = range(6)   # step kinds
 LOAD, STORE, ATOMIC, ATOMIC_RETURN = range(4)     # a VMEM or LDS step's is_write field
@@ -56,6 +71,28 @@ def issue_cycles_per_wave(entry, passes, rate_cycles):
     return entry.issue_cycles
 
 
+def dual_issue(first, second):
+    """Whether instruction record `second` issues together with `first`, just before it, under
+    VOPD's pairing rule (see the banner)."""
+    if first.entry.dual_issue != "xy" or not second.entry.dual_issue:
+        return False
+    for record in (first, second):
+        operands = record.operands
+        if operands[0].code < VGPR_BASE:
+            return False
+        if len(operands) == 4 and operands[3].code != operands[0].code:   # an FMA pairs only as FMAC
+            return False
+    d1, d2 = first.operands[0].code, second.operands[0].code
+    if (d1 - d2) % 2 == 0:                     # one even, one odd destination
+        return False
+    if any(o.code == d1 for o in second.operands[1:]) or any(o.code == d2 for o in first.operands[1:]):
+        return False                           # dependent (or anti-dependent): not one instruction
+    for a, b in zip(first.operands[1:3], second.operands[1:3]):
+        if a.code >= VGPR_BASE and b.code >= VGPR_BASE and a.code != b.code and (a.code - b.code) % 4 == 0:
+            return False                       # the same VGPR bank, different registers
+    return True
+
+
 class Step(NamedTuple):
     """One step of a compiled schedule (see the module banner)."""
     kind: int            # ALU, SMEM, WAIT, VMEM, LDS or BARRIER
@@ -68,13 +105,14 @@ class Step(NamedTuple):
     slot: int = 0        # VMEM, LDS: the access slot whose sectors (bank passes) it moves (the
                          # instruction's k-th run on the path: dispatch_record.access_slot), so each trip
                          # of a loop is charged its own; an LDS permute: PERMUTE_SLOT
+    issue: int = 0       # ALU: the cycles of `cycles` that hold the issue port (the rest are stalls)
 
 
 class PathCost:
     """A control-flow path of a kernel, cut into the steps the SIMD times as a whole."""
 
     def __init__(self, program, path, passes, smem_latency_percent, rate_cycles=None, lds_latency=0,
-                 barrier_cycles=0):
+                 barrier_cycles=0, dual=False):
         rates = rate_cycles or {}
         self._segments = []      # ("alu", ((issue, latency), ...), first, last) or a ready Step
         alu, first = [], None
@@ -87,6 +125,7 @@ class PathCost:
             alu, first = [], None
 
         visits = {}              # pc -> memory instruction runs so far on the path
+        paired = None            # dual issue: the last ALU instruction of the run, while it may lead a pair
         for pc in path:
             instruction = program.records[pc]
             entry, operands = instruction.entry, instruction.operands
@@ -124,6 +163,18 @@ class PathCost:
                 if first is None:
                     first = pc
                 issue = issue_cycles_per_wave(entry, passes, rates)
+                if dual and entry.dual_issue and entry.unit == op.VALU:
+                    if passes > 1:                 # VOPD is wave32 only; a wave64 FP32 (or move) op
+                        if entry.dual_issue == "xy":   # issues both halves at once
+                            issue = issue_cycles_per_wave(entry, 1, rates)
+                    elif paired is not None and previous == paired.pc and dual_issue(paired, instruction):
+                        paired = None              # issues with the one before: no cycles of its own
+                        previous = pc
+                        continue
+                    else:
+                        paired = instruction
+                else:
+                    paired = None
                 if kind == "idle":
                     # The wave idles imm + 1 cycles; the cohort's other waves may issue meanwhile.
                     alu.append((issue, int(operands[0]) + 1))
@@ -150,7 +201,7 @@ class PathCost:
                 _, costs, first, last = segment
                 cycles = sum(max(waves * issue, latency) for issue, latency in costs)
                 busy += cycles
-                steps.append(Step(ALU, cycles, first, last))
+                steps.append(Step(ALU, cycles, first, last, issue=sum(waves * issue for issue, _ in costs)))
         cached = (tuple(steps), busy)
         self._schedules[waves] = cached
         return cached

@@ -10,7 +10,9 @@ cdef class FifoServer:
     @cython.locals(bps=cython.longlong, start_units=cython.longlong)
     cpdef tuple serve(self, long long now, long long num_bytes)
 
-    @cython.locals(bps=cython.longlong, start=cython.longlong, end=cython.longlong, windows=cython.longlong)
+    @cython.locals(bps=cython.longlong, start=cython.longlong, end=cython.longlong, period=cython.longlong,
+                   window=cython.longlong, work=cython.longlong, k=cython.longlong, base=cython.longlong,
+                   free=cython.longlong, j=cython.longlong)
     cpdef tuple _book(self, long long start_units, long long end_units, long long num_bytes)
 
 
@@ -18,6 +20,8 @@ cdef class DramServer(FifoServer):
     cdef public long long write_batch_bytes, turnaround_cycles, pending_write_bytes, turnarounds, shared_cycles
     cdef public bint read_since_drain, stream_open
     cdef public long long stream_units_start, stream_units_end
+    cdef public long long write_queue_bytes, queued_write_bytes, write_waits
+    cdef public object write_queue
 
     @cython.locals(start_units=cython.longlong)
     cpdef tuple open_stream(self, long long now, long long num_bytes, long long cycles)
@@ -29,6 +33,9 @@ cdef class DramServer(FifoServer):
 
     @cython.locals(span=tuple, pending=cython.longlong)
     cpdef tuple serve_mixed(self, long long now, long long num_bytes, long long write_bytes)
+
+    @cython.locals(enter=cython.longlong, excess=cython.longlong, leaves=cython.longlong, size=cython.longlong)
+    cpdef long long write_room(self, long long now, long long write_bytes, long long end) except? -1
 
 
 cdef class HostLink:
@@ -53,7 +60,7 @@ cdef class MemorySystem:
     cpdef long long atomic(self, long long now, list operations) except? -1
 
     @cython.locals(l2=FifoServer, bps=cython.longlong, start_units=cython.longlong, end_units=cython.longlong,
-                   end=cython.longlong, done=cython.longlong, start=cython.longlong)
+                   end=cython.longlong, done=cython.longlong, start=cython.longlong, room=cython.longlong)
     cpdef long long request(self, long long now, long long l2_bytes, long long ic_bytes, long long dram_bytes,
                             bint is_write, long long ic_read_bytes=*, long long dram_read_bytes=*,
                             long long host_bytes=*) except? -1

@@ -13,6 +13,17 @@ write-to-read) and leaves it idle for dram_turnaround_cycles, which delays every
 A stream of only reads or only writes never turns the bus around. The L2 and the Infinity Cache are
 FIFO servers at their own bandwidth with their own latency.
 
+Write back-pressure. The write-backs of dirty sectors that the L2 evicts go to DRAM through the memory
+controllers' write queues, which hold `dram_write_queue_bytes` (all channels together; GPGPU-Sim's
+separate DRAM write queue: presets.py). A write-back enters the queue at once while its bytes fit; the
+bytes leave it when DRAM has transferred them (the end of their transfer on the DRAM server). When the
+queue is full, the request that caused the eviction (a store that allocates, or a read miss whose fill
+needs the way) waits until enough earlier write-backs have left for its own to fit, and the L2 answers
+it only then (its latency after): so a store stream larger than the caches runs at DRAM speed, not at
+L2 speed, and its cohorts stall on their CU's miss queue as the acknowledgements come late. Write-backs
+of one request larger than the whole queue enter when their own transfer ends. A preset with
+dram_write_queue_bytes 0 has no bound (nothing waits for write-backs).
+
 The L2's atomic units serve buffer atomics (simd.py): `l2_atomics_per_cycle` units (one per L2
 slice), each a FIFO server of one read-modify-write operation per cycle; sector s belongs to unit
 s mod l2_atomics_per_cycle. A wave's atomic costs one operation per sector it touches, at that
@@ -53,6 +64,7 @@ quantities are then C 64-bit integers. A device whose rates could overflow them 
 instead, whose Python integers are unbounded (physics.py: the 64-bit guard).
 """
 import math
+from collections import deque
 
 
 class FifoServer:
@@ -77,17 +89,31 @@ class FifoServer:
         return self._book(start_units, start_units + num_bytes * self.units_per_byte, num_bytes)
 
     def _book(self, start_units, end_units, num_bytes):
-        """(start cycle, end cycle) of a transfer that holds the server from start_units to end_units,
-        pushed back by the refresh windows it spans; the server is busy until then."""
+        """(start cycle, end cycle) of a transfer that needs the server from start_units for
+        end_units - start_units units of work; the server is busy until its end. With refresh, the
+        DRAM transfers nothing during the refresh windows [k x interval, k x interval + refresh_cycles)
+        (k >= 1): a transfer that would start inside one starts at its end, and one that reaches the
+        next window pauses for it, as often as it reaches one (the work is served in the time between
+        windows; exact in byte-time units). So a transfer never ends later because it started
+        earlier or moved fewer bytes."""
         bps = self.units_per_cycle
+        if self.refresh_interval:
+            period = self.refresh_interval * bps
+            window = self.refresh_cycles * bps
+            work = end_units - start_units
+            k = start_units // period
+            if k >= 1 and start_units - k * period < window:     # inside a window: from its end
+                start_units = k * period + window
+            base = (k + 1) * period                 # the next window's start
+            if start_units + work <= base:
+                end_units = start_units + work
+            else:
+                work -= base - start_units          # the work left at that window
+                free = period - window              # work served between two windows
+                j = (work - 1) // free              # the whole free stretches it fills first
+                end_units = base + j * period + window + (work - j * free)
         start = -(-start_units // bps)
         end = -(-end_units // bps)
-        if self.refresh_interval:
-            # Each refresh window the transfer spans pushes it back by the refresh time.
-            windows = end // self.refresh_interval - start // self.refresh_interval
-            if windows:
-                end += windows * self.refresh_cycles
-                end_units += windows * self.refresh_cycles * bps
         self.free_units = end_units
         self.busy_cycles += end - start
         self.bytes += num_bytes
@@ -110,6 +136,12 @@ class DramServer(FifoServer):
         self.stream_units_start = 0      # in byte-time units
         self.stream_units_end = 0
         self.shared_cycles = 0           # cycles compute requests spent sharing the bus with a stream
+        # The write queues (see the banner): the write-backs in them as (cycle their transfer ends,
+        # bytes), in the order DRAM serves them, and their bytes together.
+        self.write_queue_bytes = preset.dram_write_queue_bytes
+        self.write_queue = deque()
+        self.queued_write_bytes = 0
+        self.write_waits = 0             # write-backs that waited for room in the write queue
 
     @property
     def stream_start(self):
@@ -188,6 +220,30 @@ class DramServer(FifoServer):
         return span
 
 
+    def write_room(self, now, write_bytes, end):
+        """The cycle at which write-backs of write_bytes, arriving at cycle `now`, whose transfer ends at
+        cycle `end`, enter the write queue (now when they fit; see the banner); they are then in it
+        until `end`."""
+        queue = self.write_queue
+        while queue and queue[0][0] <= now:          # what DRAM has written by now has left
+            self.queued_write_bytes -= queue.popleft()[1]
+        enter = now
+        excess = self.queued_write_bytes + write_bytes - self.write_queue_bytes
+        if excess > 0:
+            self.write_waits += 1
+            if write_bytes > self.write_queue_bytes:      # more than the whole queue: its own transfer
+                enter = end
+            else:
+                for leaves, size in queue:                # the earliest write-backs leave first
+                    excess -= size
+                    enter = leaves
+                    if excess <= 0:
+                        break
+        queue.append((end, write_bytes))
+        self.queued_write_bytes += write_bytes
+        return enter
+
+
 class HostLink:
     """The host link: a FIFO server per direction at the preset's measured rate, and the latency of a
     round trip to host memory (see the banner). Built only for a preset with a link."""
@@ -258,9 +314,10 @@ class MemorySystem:
 
         Every sector passes the L2 (`l2_bytes`: hits and fills alike). `ic_bytes` move through the
         Infinity Cache and `dram_bytes` through DRAM: the reads that the level serves plus the
-        write-backs of dirty sectors evicted into it. Only reads make the request wait for a level
-        (`ic_read_bytes`, `dram_read_bytes`): a write-back drains behind the request and costs
-        bandwidth, not latency. `host_bytes` are sectors of host memory (they bypass the caches):
+        write-backs of dirty sectors evicted into it. Reads make the request wait for a level
+        (`ic_read_bytes`, `dram_read_bytes`); a write-back to DRAM drains behind the request and
+        costs bandwidth, and latency only when the write queue has no room for it (the L2 answers
+        the request its latency after the write-back entered the queue: see the banner). `host_bytes` are sectors of host memory (they bypass the caches):
         they cross the host link, towards the host for a write, and the request waits for them and
         the link's latency either way (a store is acknowledged once it reached host memory).
         """
@@ -284,6 +341,10 @@ class MemorySystem:
             start, end = self.dram.serve_mixed(now, dram_bytes, dram_bytes - dram_read_bytes)
             if dram_read_bytes and end + self.dram_latency > done:
                 done = end + self.dram_latency
+            if dram_bytes > dram_read_bytes and self.dram.write_queue_bytes:
+                room = self.dram.write_room(now, dram_bytes - dram_read_bytes, end) + self.l2_latency
+                if room > done:
+                    done = room
             if self.dram_log is not None:
                 self.dram_log.append((start, end, dram_bytes, is_write))
         if host_bytes:

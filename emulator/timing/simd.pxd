@@ -16,9 +16,12 @@ cdef long long START, TAKE, SPLIT, NEXT_COHORT, WALK, SEND, ROOM, SENT, COHORT_E
 cdef class IssuePort:
     cdef public long long[::1] bounds
     cdef public Py_ssize_t size
+    cdef public long long start
 
     @cython.locals(n=cython.Py_ssize_t, lo=cython.Py_ssize_t, hi=cython.Py_ssize_t,
-                   mid=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t, end=cython.longlong)
+                   mid=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t, k=cython.Py_ssize_t,
+                   removed=cython.Py_ssize_t, end=cython.longlong, left=cython.longlong,
+                   first=cython.longlong, last=cython.longlong)
     cpdef long long book(self, long long now, long long t, long long cycles) except? -1
 
     @cython.locals(n=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t)
@@ -88,7 +91,7 @@ cdef class SlotGroup(Process):
     @cython.locals(t=cython.longlong, step=cython.longlong, nsteps=cython.Py_ssize_t, port=IssuePort,
                    work=CohortWork, steps=cython.longlong[::1], segments=bint,
                    at=cython.Py_ssize_t, kind=cython.longlong, cycles=cython.longlong, n=cython.Py_ssize_t,
-                   done=cython.longlong, costs=list, cost_at=cython.Py_ssize_t, k=cython.Py_ssize_t,
+                   done=cython.longlong, start=cython.longlong, costs=list, cost_at=cython.Py_ssize_t, k=cython.Py_ssize_t,
                    j=cython.Py_ssize_t)
     cpdef long long walk(self, long long now) except? -2
 

@@ -56,7 +56,7 @@ ISSUE_GROUPS = 2   # slot groups per SIMD whose cohorts issue independently (1: 
 BLOCK = DispatchTraffic.BLOCK     # cohorts whose costs caches.py sums together
 MISSING = object()
 FIELDS = len(TRAFFIC_FIELDS)      # costs per cohort
-STEP_FIELDS = 7                   # a flat schedule's ints per step (CohortWork.schedule)
+STEP_FIELDS = 8                   # a flat schedule's ints per step (CohortWork.schedule)
 assert TRAFFIC_FIELDS[:2] == ("sectors", "lines") and TRAFFIC_FIELDS[3:] == ("ic_hits", "dram_reads", "dram_writes",
                                                                            "ic_writes", "host")
 
@@ -79,6 +79,7 @@ class IssuePort:
     def __init__(self):
         self.bounds = zeros(32, COMPILED)
         self.size = 0        # bounds in use: sorted, disjoint, not adjacent
+        self.start = 0       # the first cycle of the last booking (book() returns the cycle after its last)
 
     @property
     def booked(self):
@@ -87,23 +88,28 @@ class IssuePort:
         return [(b[i], b[i + 1]) for i in range(0, self.size, 2)]
 
     def book(self, now, t, cycles):
-        """Reserve `cycles` (> 0) of issue from cycle t >= now on (now: the simulated time); returns
-        the start."""
+        """Reserve `cycles` (> 0) of issue from cycle t >= now on (now: the simulated time): the first
+        `cycles` free cycles from t on, in as many pieces as earlier bookings cut them into (the port
+        issues from whichever group has work each cycle, so a run of instructions fills the cycles
+        the other group left free; a booking never waits for a gap long enough to hold it whole,
+        which would leave the port idle while work is ready). Returns the cycle after its last; its
+        first is then `start`."""
         # Speed: compiled, self.bounds is indexed in place (a local copy of a typed memoryview costs
         # two atomic reference counts per call).
         n = self.size
         if n and self.bounds[1] <= now:            # drop what is over
             n = self.drop(now)
         if n == 0 or self.bounds[n - 1] <= t:      # nothing booked from t on: append
+            self.start = t
             if n and self.bounds[n - 1] == t:
                 self.bounds[n - 1] = t + cycles
-                return t
+                return t + cycles
             if n + 2 > len(self.bounds):
                 n = self.make_room(now)
             self.bounds[n] = t
             self.bounds[n + 1] = t + cycles
             self.size = n + 2
-            return t
+            return t + cycles
         if COMPILED:                               # bisect_right(bounds, t, 0, n), on C integers
             lo = 0
             hi = n
@@ -119,31 +125,45 @@ class IssuePort:
         if i & 1:                                  # t is inside the booked interval that ends at bounds[i]
             t = self.bounds[i]
             i += 1
-        while i < n and t + cycles > self.bounds[i]:   # the gap before the interval at i is too short
-            t = self.bounds[i + 1]
-            i += 2
-        end = t + cycles
-        # [t, end) goes in the gap between bounds[i - 1] (an end) and bounds[i] (a start): fuse with either.
-        if i and self.bounds[i - 1] == t:
-            if i < n and self.bounds[i] == end:    # it fills the gap: the two intervals become one
-                for j in range(i - 1, n - 2):
-                    self.bounds[j] = self.bounds[j + 2]
-                self.size = n - 2
-            else:
-                self.bounds[i - 1] = end
-        elif i < n and self.bounds[i] == end:
-            self.bounds[i] = t
-        else:                                      # a new interval at i
-            if n + 2 > len(self.bounds):           # (what is over was dropped: i stays)
+        self.start = t
+        # Fill the gaps from t on: the booking ends where its last cycle falls; every interval it
+        # passes over becomes part of one booked interval [first, end).
+        left = cycles
+        j = i
+        while j < n and t + left > self.bounds[j]:
+            left -= self.bounds[j] - t
+            t = self.bounds[j + 1]
+            j += 2
+        end = t + left
+        first = self.start
+        lo = i
+        if i and self.bounds[i - 1] == first:      # fused with the interval that ends where it starts
+            lo = i - 2
+            first = self.bounds[lo]
+        last = end
+        if j < n and self.bounds[j] == end:        # ... and the one that starts where it ends
+            last = self.bounds[j + 1]
+            j += 2
+        # bounds[lo:j] (whole intervals) become [first, last).
+        if j - lo >= 2:
+            self.bounds[lo] = first
+            self.bounds[lo + 1] = last
+            removed = j - lo - 2
+            if removed:
+                for k in range(lo + 2, n - removed):
+                    self.bounds[k] = self.bounds[k + removed]
+                self.size = n - removed
+        else:                                      # a new interval at lo (= i = j)
+            if n + 2 > len(self.bounds):           # (what is over was dropped: lo stays)
                 n = self.make_room(now)
-            j = n - 1
-            while j >= i:
-                self.bounds[j + 2] = self.bounds[j]
-                j -= 1
-            self.bounds[i] = t
-            self.bounds[i + 1] = end
+            k = n - 1
+            while k >= lo:
+                self.bounds[k + 2] = self.bounds[k]
+                k -= 1
+            self.bounds[lo] = first
+            self.bounds[lo + 1] = last
             self.size = n + 2
-        return t
+        return end
 
     def drop(self, now):
         """Drop the intervals over by cycle `now`; returns the new size."""
@@ -245,7 +265,7 @@ class CohortWork:
 
     def schedule(self, path_id, waves):
         """The steps of a cohort of `waves` waves on path `path_id` as one flat 64-bit array (kind,
-        cycles, first pc, last pc, is_write, latency, access slot: STEP_FIELDS per step) and the issue
+        cycles, first pc, last pc, is_write, latency, access slot, ALU issue: STEP_FIELDS per step) and the issue
         cycles it charges its SIMD.
 
         Speed: flattened once per path and cohort size, so a cohort reads its steps by index, as C
@@ -258,7 +278,7 @@ class CohortWork:
             flat = zeros(0, COMPILED)
             for step in steps:
                 flat.extend((step.kind, step.cycles, step.first_pc, step.last_pc, int(step.is_write),
-                             step.latency, step.slot))
+                             step.latency, step.slot, step.issue))
             cached = self.schedules[key] = (flat, busy)
         return cached
 
@@ -508,26 +528,35 @@ class SlotGroup(Process):
                         self.loads[j] = self.loads[j + k]
                     self.nloads = n
             else:                                  # ALU or VMEM: the issue cycles, on the shared port
-                if port is not None:
-                    # Speed: IssuePort.book when nothing is booked from t on and there is room is an
-                    # append (fused if adjacent) without a call; book() drops what is over.
-                    n = port.size
-                    if n == 0 or port.bounds[n - 1] < t and n + 2 <= len(port.bounds):
-                        port.bounds[n] = t
-                        port.bounds[n + 1] = t + cycles
-                        port.size = n + 2
-                    elif port.bounds[n - 1] == t:
-                        port.bounds[n - 1] = t + cycles
-                    else:
-                        t = port.book(now, t, cycles)
+                start = t
                 if kind == ALU:
+                    # An ALU run holds the port for its issue cycles only; its dependency stalls are
+                    # the other group's to fill (kernel_path.py): the clock then moves to the later of
+                    # the issue's end and the run's own length.
+                    t += steps[at + 7]
+                else:
+                    t += cycles
+                if port is not None and t > start:
+                    # Speed: IssuePort.book when nothing is booked from `start` on and there is room is
+                    # an append (fused if adjacent) without a call; book() drops what is over.
+                    n = port.size
+                    if n == 0 or port.bounds[n - 1] < start and n + 2 <= len(port.bounds):
+                        port.bounds[n] = start
+                        port.bounds[n + 1] = t
+                        port.size = n + 2
+                    elif port.bounds[n - 1] == start:
+                        port.bounds[n - 1] = t
+                    else:
+                        t = port.book(now, start, cycles)
+                        start = port.start
+                if kind == ALU:
+                    if t < start + cycles:
+                        t = start + cycles
                     if segments:
                         work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave,
-                                              self.waves, steps[at + 2], steps[at + 3], t, t + cycles)
-                    t += cycles
+                                              self.waves, steps[at + 2], steps[at + 3], start, t)
                 elif kind == LDS:                  # one issue pass per wave; then the CU's LDS pipe
-                    self.issued = t
-                    t += cycles
+                    self.issued = start
                     self.pc = steps[at + 2]
                     self.access = steps[at + 4]
                     self.is_write = self.access == STORE or self.access == ATOMIC
@@ -539,8 +568,7 @@ class SlotGroup(Process):
                     self.step = step
                     return t
                 else:                              # VMEM: one issue pass per wave; the request leaves after
-                    self.issued = t
-                    t += cycles
+                    self.issued = start
                     self.pc = steps[at + 2]
                     self.access = steps[at + 4]
                     self.is_write = self.access != 0

@@ -10,6 +10,16 @@ waves of one workgroup may land on different SIMDs (nothing ties them together);
 either, every slot group's slot count is a whole number of workgroups (command_processor.py's
 workgroup_occupancy, Simd.begin_dispatch), so every range is whole workgroups and a workgroup's
 waves stay in one cohort on one SIMD of one CU.
+
+A small grid is spread, not packed: hardware's workgroup dispatcher (AMD's SPI, NVIDIA's GigaThread
+engine) places workgroups round robin over the shader engines, their CUs and the CUs' SIMDs, so 144
+one-wave workgroups on a 72-CU GPU run one wave per SIMD, not a full SIMD's worth of waves on each of
+a few SIMDs (AMD, 'RDNA Architecture' whitepaper: the workload manager balances waves across the SIMDs;
+Chips and Cheese's occupancy sweeps show a one-wave-per-SIMD kernel scaling with the SIMD count). Here
+the slot groups ask in round-robin order (command_processor.py: slot group 0 of SIMD 0 of every CU,
+then of SIMD 1, ...), and `spread` caps what one ask takes at the grid's fair share: its waves (whole
+workgroups for a kernel with LDS or barriers) over the slot groups, rounded up. A grid that fills every
+slot is handed out as before; a smaller one lands on as many SIMDs as it can.
 Compiled by Cython where a C compiler is (workgroup_dispatcher.pxd; setup.py).
 """
 import numpy as np
@@ -28,6 +38,7 @@ class WorkgroupDispatcher:
         self.next_launch = start_cycle
         self.handed_out = start_cycle
         self.wave_path = wave_path  # int array: path id of every wave
+        self.share = total_waves    # the most waves one take() hands out (spread)
         # Most dispatches have one path (or one plus the tail wave's): the waves whose path
         # differs from wave 0's are few, so ranges without any are answered without NumPy.
         self.exceptions = np.flatnonzero(wave_path != wave_path[0]) if wave_path.size else wave_path
@@ -37,12 +48,19 @@ class WorkgroupDispatcher:
         self._first_exception = int(self.exceptions[0]) if self.exceptions.size else None
         self._last_exception = int(self.exceptions[-1]) if self.exceptions.size else None
 
+    def spread(self, slot_groups, unit=1):
+        """Cap each hand-out at the grid's fair share over `slot_groups` slot groups (see the banner), in
+        multiples of `unit` waves (a whole workgroup for a kernel with LDS or barriers, else 1)."""
+        if slot_groups > 0:
+            units = -(-self.total // unit)
+            self.share = unit * -(-units // slot_groups)
+
     def take(self, now, slots):
         """(start cycle, first wave, count) for a SIMD with `slots` free, or None when done."""
         if self.next_wave >= self.total:
             return None
         first = self.next_wave
-        count = min(slots, self.total - first)
+        count = min(slots, self.share, self.total - first)
         self.next_wave = first + count
         # Workgroups whose first wave is in this range: each costs one launch.
         groups = -(-(first + count) // self.per_group) - -(-first // self.per_group)

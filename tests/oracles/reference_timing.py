@@ -36,7 +36,8 @@ def reference_cycles(preset, wave_width, launch, stats):
     record = stats.record
     traffic = CacheHierarchy(preset).account(record, preset.line_bytes)
     passes = max(1, -(-wave_width // preset.simd_lanes))
-    costs = {pid: PathCost(launch.program, path, passes, preset.smem_latency_percent, preset.rate_cycles())
+    costs = {pid: PathCost(launch.program, path, passes, preset.smem_latency_percent, preset.rate_cycles(),
+                           dual=preset.valu_dual_issue)
              for path, pid in record.paths.items()}
     runs = {pid: _runs(cost) for pid, cost in costs.items()}
     launched = preset.launch_cycles

@@ -36,7 +36,8 @@ def test_a_point_reads_its_trace_and_honours_the_overrides():
     assert half["cycles"] > base["cycles"]
     for row, peak in ((base, RX_7900_XTX.dram_bytes_per_second), (half, 480e9)):
         assert row["time_us"] == pytest.approx(row["cycles"] / RX_7900_XTX.clock_hz * 1e6)
-        assert row["gbps"] == pytest.approx(2 * 65536 * 4 / row["time_us"] / 1e3)
+        assert row["requested_gbps"] == pytest.approx(2 * 65536 * 4 / row["time_us"] / 1e3)
+        assert row["gbps"] <= row["requested_gbps"] * 1.01    # cold input read, output mostly left in the L2
         assert row["pct_peak"] == pytest.approx(100 * row["gbps"] * 1e9 / peak)
     transposed = run_point(SweepPoint("rx7900xtx", "IDENTITY", "FLOAT32", 65536, "transposed"))
     assert transposed["coalescing"] < 0.5 and transposed["l2_request_bytes"] > 4 * base["l2_request_bytes"]

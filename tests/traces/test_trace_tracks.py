@@ -106,8 +106,12 @@ def test_the_json_and_the_pftrace_show_the_same_tracks_in_the_same_order(adapter
     # Notes: one thread of instants in the JSON; a lane per folded table in the .pftrace, first in both.
     notes = [tracks.note_lane(table) for table in trace.aggregated]
     assert tree[:len(notes)] == notes and bool(notes) == bool(max_rows)
-    assert threads[:1] == [tracks.NOTES.name] if notes else tracks.NOTES.name not in threads
-    threads = threads[1:] if notes else threads
+    # (The JSON alone also notes what it leaves out itself: instruction segments under a nanosecond,
+    # which one-wave cohorts of a small grid spread over the SIMDs make; the .pftrace keeps them.)
+    json_notes = any(e["name"] == "trace note" for e in events)
+    assert threads[:1] == [tracks.NOTES.name] if notes or json_notes else tracks.NOTES.name not in threads
+    assert json_notes or not notes
+    threads = threads[1:] if notes or json_notes else threads
     assert threads == [n for n in tree if n in set(threads)]
     # The host link's track only where the run crossed it (the rx7900xtx run uploads its input over PCIe;
     # the teaching preset has no link).
