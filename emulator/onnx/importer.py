@@ -11,7 +11,8 @@ The walk, as ONNX Runtime prepares a model for its DirectML provider:
    through an UPLOAD heap by host.py), one a converter reads as a number (axes, shapes, Clip's
    bounds) stays on the host;
 3. graph rewrites ONNX Runtime's optimiser makes at level 1: a BatchNormalization after a Conv whose
-   only reader it is folds into the Conv's weights and bias (ConvBNFusion); an activation that is
+   only reader it is folds into the Conv's weights and bias (ConvBNFusion); a 2-D MatMul whose only
+   reader is an Add of a bias becomes a Gemm with that bias as C (MatMulAddFusion); an activation that is
    the only reader of a Conv / ConvTranspose / Gemm / MatMul / BatchNormalization / LayerNormalization
    output becomes its FusedActivation (converters.ACCEPTS_FUSED_ACTIVATION);
 4. each kept node (those a model output needs) through the conversion table (converters.py);
@@ -99,7 +100,8 @@ class Context:
         self.views, self.constants = {}, {}
         self.names = {}                 # id(node) -> its unique name
         self.fused = {}                 # id(node) -> the activation node it takes as FusedActivation
-        self.extra = {}                 # id(node) -> names of ONNX nodes folded into it (ConvBNFusion)
+        self.extra = {}                 # id(node) -> [(name, op type)] of ONNX nodes folded into it
+        self.original_ops = {}          # id(node) -> the op type of the node a rewrite replaced
         self.needed_values = set()
         self.model_inputs = {}
         for value in graph_values:
@@ -279,8 +281,9 @@ class Context:
                 group_specs.append((dml_sizes, self.type_name(value)))
                 names.append(value)
             specs.append((field, group_specs if isinstance(out, list) else group_specs[0]))
-        onnx_nodes = [self.names[id(node)]] + self.extra.get(id(node), [])
-        onnx_ops = [node.op_type] + ["BatchNormalization"] * len(self.extra.get(id(node), []))
+        extra = self.extra.get(id(node), [])
+        onnx_nodes = [self.names[id(node)]] + [name for name, _ in extra]
+        onnx_ops = [self.original_ops.get(id(node), node.op_type)] + [op for _, op in extra]
         activation = self.fused.get(id(node))
         if activation is not None:
             onnx_nodes.append(self.names[id(activation)])
@@ -403,9 +406,38 @@ def _fold_batch_normalization(ctx, nodes, outputs):
         fused = helper.make_node("Conv", [conv.input[0], f"{name}.W_bn", f"{name}.B_bn"], [node.output[0]], name=name)
         fused.attribute.extend(conv.attribute)
         ctx.names[id(fused)] = name
-        ctx.extra[id(fused)] = [ctx.names[id(node)]]
+        ctx.extra[id(fused)] = [(ctx.names[id(node)], "BatchNormalization")]
         nodes[nodes.index(conv)] = fused
         dropped.add(id(node))
+    return [n for n in nodes if id(n) not in dropped]
+
+
+def _fuse_matmul_add(ctx, nodes, outputs):
+    """MatMulAddFusion: a 2-D MatMul whose output only an Add reads, the other addend of rank <= 2 that
+    broadcasts to the product, becomes one Gemm with that addend as C (ONNX Runtime's level-1 rewrite)."""
+    from onnx import helper
+    readers = _consumers(nodes)
+    dropped = set()
+    for i, node in enumerate(nodes):
+        if node.op_type != "MatMul" or node.output[0] in outputs:
+            continue
+        after = readers.get(node.output[0], [])
+        if len(after) != 1 or after[0].op_type != "Add" or after[0].input[0] == after[0].input[1]:
+            continue
+        add = after[0]
+        a, b = (ctx.shapes.get(n) for n in node.input)
+        bias = add.input[1] if add.input[0] == node.output[0] else add.input[0]
+        c = ctx.shapes.get(bias)
+        out = ctx.shapes.get(add.output[0])
+        if not a or not b or c is None or out is None or len(a) != 2 or len(b) != 2 or len(c) > 2 or \
+                out != [a[0], b[1]] or ctx.types.get(bias) != ctx.types.get(node.output[0]):
+            continue
+        gemm = helper.make_node("Gemm", [node.input[0], node.input[1], bias], [add.output[0]], name=node.name)
+        ctx.names[id(gemm)] = ctx.names[id(node)]
+        ctx.extra[id(gemm)] = [(ctx.names[id(add)], "Add")]
+        ctx.original_ops[id(gemm)] = "MatMul"
+        nodes[i] = gemm
+        dropped.add(id(add))
     return [n for n in nodes if id(n) not in dropped]
 
 
@@ -494,6 +526,7 @@ def convert(model):
         else:
             kept.append(node)
     kept = _fold_batch_normalization(ctx, kept, set(outputs))
+    kept = _fuse_matmul_add(ctx, kept, set(outputs))
     skipped = _fuse_activations(ctx, kept, set(outputs))
     for node in kept:
         if id(node) in skipped:

@@ -30,12 +30,15 @@ class Dispatch:
 @dataclasses.dataclass
 class ModelRun:
     """outputs: {output name: array} in the model's order; trace: the traces.Trace of the execution;
-    dispatches: a Dispatch per dispatch, in order; converted: the importer's Converted; preset."""
+    dispatches: a Dispatch per dispatch, in order; converted: the importer's Converted; preset;
+    differing: with check_golden, the outputs whose bytes differ from the golden nodes one by one
+    (None when not checked)."""
     outputs: dict
     trace: object
     dispatches: list
     converted: object
     preset: object
+    differing: list = None
 
 
 def _check_inputs(converted, inputs):
@@ -78,9 +81,11 @@ def compile_model(converted, host):
                               f"IDMLDevice1::CompileGraph refused it: {_sentence(error)}") from None
 
 
-def execute(model, inputs, adapter=None, timing=True, on_dispatch=None, on_compiled=None):
+def execute(model, inputs, adapter=None, timing=True, on_dispatch=None, on_compiled=None, check_golden=False):
     """Convert, compile and run `model` on {input name: array}; returns a ModelRun. `on_compiled(n)` is
-    called with the number of dispatches once the graph is compiled, `on_dispatch(i)` as dispatch i ends."""
+    called with the number of dispatches once the graph is compiled, `on_dispatch(i)` as dispatch i ends;
+    `check_golden`: also run the DML nodes one by one through dmlemu.golden (golden_check.py) and list the
+    outputs whose bytes differ in ModelRun.differing."""
     from dmlemu.directml.inspection import inspect
     from dmlemu.onnx.host import Host
     converted = convert(model)
@@ -96,14 +101,22 @@ def execute(model, inputs, adapter=None, timing=True, on_dispatch=None, on_compi
     if on_compiled is not None:
         on_compiled(len(dispatches))
     sizes = [view.tensor.Desc.TotalTensorSizeInBytes for view in converted.outputs]
-    results, trace = host.execute(compiled, converted.graph_inputs(feeds), sizes, on_dispatch)
+    graph_inputs = converted.graph_inputs(feeds)
+    results, trace = host.execute(compiled, graph_inputs, sizes, on_dispatch)
+    differing = None
+    if check_golden:
+        from dmlemu.onnx.golden_check import golden_outputs
+        expected = golden_outputs(converted, graph_inputs, inspect(host.dml).feature_level, host.preset)
+        differing = [name for name, got, want, shape, element_type in
+                     zip(converted.output_names, results, expected, converted.output_shapes, converted.output_types)
+                     if not np.array_equal(got[:want.size], want)]
     outputs = {}
     for name, data, view, shape, element_type in zip(converted.output_names, results, converted.outputs,
                                                      converted.output_shapes, converted.output_types):
         dtype = numpy_type(element_type)
         array = np.frombuffer(data.tobytes(), np.uint8 if dtype == bool else dtype)[:int(np.prod(shape))]
         outputs[name] = array.reshape(shape).astype(dtype, copy=True)
-    return ModelRun(outputs, trace, dispatches, converted, host.preset)
+    return ModelRun(outputs, trace, dispatches, converted, host.preset, differing)
 
 
 def run(model, inputs, adapter=None, timing=True, trace=None):
