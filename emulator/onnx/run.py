@@ -11,7 +11,7 @@ import os
 
 import numpy as np
 
-from dmlemu.errors import HResultError
+from dmlemu.errors import E_NOTIMPL, HResultError
 from dmlemu.onnx.errors import ConversionError
 from dmlemu.onnx.importer import convert, numpy_type
 
@@ -71,8 +71,12 @@ def compile_model(converted, host):
             return host.dml.CreateOperator(node.operator_desc())
         except HResultError as error:
             ops = ", ".join(dict.fromkeys(node.onnx_ops))
-            raise ConversionError(f"node \"{node.name}\" ({ops}) cannot be converted: DirectML's CreateOperator "
-                                  f"refused its DML_OPERATOR_{node.operator}: {_sentence(error)}") from None
+            if error.hresult == E_NOTIMPL:
+                why = (f"this dmlemu has no DML_OPERATOR_{node.operator} yet (IDMLDevice::CreateOperator answered "
+                       f"E_NOTIMPL)")
+            else:
+                why = f"IDMLDevice::CreateOperator refused its DML_OPERATOR_{node.operator}: {_sentence(error)}"
+            raise ConversionError(f"node \"{node.name}\" ({ops}) cannot be converted: {why}") from None
     desc = converted.graph.graph_desc(converted.outputs, create)
     try:
         return host.compile(desc)
@@ -82,8 +86,8 @@ def compile_model(converted, host):
 
 
 def execute(model, inputs, adapter=None, timing=True, on_dispatch=None, on_compiled=None, check_golden=False):
-    """Convert, compile and run `model` on {input name: array}; returns a ModelRun. `on_compiled(n)` is
-    called with the number of dispatches once the graph is compiled, `on_dispatch(i)` as dispatch i ends;
+    """Convert, compile and run `model` on {input name: array}; returns a ModelRun. `on_compiled(dispatches)`
+    is called with the Dispatch list once the graph is compiled, `on_dispatch(i)` as dispatch i ends;
     `check_golden`: also run the DML nodes one by one through dmlemu.golden (golden_check.py) and list the
     outputs whose bytes differ in ModelRun.differing."""
     from dmlemu.directml.inspection import inspect
@@ -99,7 +103,7 @@ def execute(model, inputs, adapter=None, timing=True, on_dispatch=None, on_compi
         names = tuple(dict.fromkeys(name for node in nodes for name in node.onnx_nodes))
         dispatches.append(Dispatch(names, tuple(node.operator for node in nodes), row))
     if on_compiled is not None:
-        on_compiled(len(dispatches))
+        on_compiled(dispatches)
     sizes = [view.tensor.Desc.TotalTensorSizeInBytes for view in converted.outputs]
     graph_inputs = converted.graph_inputs(feeds)
     results, trace = host.execute(compiled, graph_inputs, sizes, on_dispatch)
