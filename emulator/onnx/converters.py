@@ -107,14 +107,17 @@ def _elementwise(ctx, node, operator, fields_of=None, output=None, arity=None, f
         ctx.refuse(node, f"it has {len(names)} inputs; the converter converts it with {arity}")
     shape = ctx.shape(node.output[0])
     views = [ctx.broadcast(n, shape) for n in names]
-    tensor_fields = {1: ("InputTensor",), 2: ("ATensor", "BTensor"),
-                     3: ("ConditionTensor", "ATensor", "BTensor")}[len(views)]
-    if operator == "ELEMENT_WISE_POW":
-        tensor_fields = ("InputTensor", "ExponentTensor")
+    tensor_fields = _TENSOR_FIELDS.get(operator) or {1: ("InputTensor",), 2: ("ATensor", "BTensor"),
+                                                     3: ("ConditionTensor", "ATensor", "BTensor")}[len(views)]
     desc = dict(fields or {})
     if fields_of is not None:
         desc.update(fields_of(ctx, node))
     ctx.emit(node, operator, list(zip(tensor_fields, views)), [("OutputTensor", node.output[0])], desc)
+
+
+# Element-wise descs whose input tensors are not InputTensor / ATensor, BTensor / ConditionTensor, ATensor, BTensor.
+_TENSOR_FIELDS = {"ELEMENT_WISE_POW": ("InputTensor", "ExponentTensor"),
+                  "ACTIVATION_PARAMETERIZED_RELU": ("InputTensor", "SlopeTensor")}
 
 
 def _variadic(ctx, node, operator):
@@ -149,9 +152,26 @@ def _clip_fields(ctx, node):
 
 
 def _clip(ctx, node):
+    """CLIP for floats; CLIP1 (DML_FEATURE_LEVEL_5_0: Min and Max in the tensor's own type) for integers, an
+    absent bound the type's limit."""
     x = ctx.view(node.input[0])
-    ctx.emit(node, "ELEMENT_WISE_CLIP", [("InputTensor", x)], [("OutputTensor", node.output[0])],
-             _clip_fields(ctx, node))
+    type_name = ctx.type_name(node.input[0])
+    if type_name in ("FLOAT32", "FLOAT16", "FLOAT64"):
+        ctx.emit(node, "ELEMENT_WISE_CLIP", [("InputTensor", x)], [("OutputTensor", node.output[0])],
+                 _clip_fields(ctx, node))
+        return
+    from dmlemu import golden
+    from dmlemu.directml import DML_SCALAR_UNION, DML_TENSOR_DATA_TYPE
+    info = np.iinfo(golden.DATA_TYPES[type_name])
+    low = ctx.scalar(node, 1, "min", info.min) if ctx.opset >= 11 else info.min
+    high = ctx.scalar(node, 2, "max", info.max) if ctx.opset >= 11 else info.max
+    if low > high:
+        ctx.refuse(node, f"its bounds are min {low}, max {high}; ONNX and DirectML define Clip differently for "
+                         f"min > max (docs/NUMERICS.md)")
+    member = ("Int" if info.min < 0 else "UInt") + str(info.bits)
+    ctx.emit(node, "ELEMENT_WISE_CLIP1", [("InputTensor", x)], [("OutputTensor", node.output[0])],
+             {"ScaleBias": None, "MinMaxDataType": DML_TENSOR_DATA_TYPE[f"DML_TENSOR_DATA_TYPE_{type_name}"],
+              "Min": DML_SCALAR_UNION(**{member: int(low)}), "Max": DML_SCALAR_UNION(**{member: int(high)})})
 
 
 def _cast(ctx, node):
@@ -279,9 +299,13 @@ def _transpose(ctx, node):
 
 
 def _identity(ctx, node):
-    if node.op_type == "Dropout" and len(node.output) > 1 and node.output[1] and ctx.needed(node.output[1]):
-        ctx.refuse(node, "its mask output is used; at inference Dropout is the identity and the converter makes "
-                         "no mask")
+    if node.op_type == "Dropout":
+        if len(node.output) > 1 and node.output[1] and ctx.needed(node.output[1]):
+            ctx.refuse(node, "its mask output is used; at inference Dropout is the identity and the converter makes "
+                             "no mask")
+        if len(node.input) > 2 and node.input[2] and bool(np.asarray(ctx.constant(node, 2, "training_mode")).any()):
+            ctx.refuse(node, "its training_mode is true; the converter converts inference graphs (Dropout the "
+                             "identity)")
     ctx.set(node.output[0], ctx.view(node.input[0]))
 
 
@@ -602,7 +626,7 @@ CONVERSIONS = {
                                                                                       operator="ELEMENT_WISE_MIN")),
     "Max": Conversion(("ELEMENT_WISE_MAX", "ELEMENT_WISE_IDENTITY"), functools.partial(_variadic,
                                                                                       operator="ELEMENT_WISE_MAX")),
-    "Clip": Conversion(("ELEMENT_WISE_CLIP",), _clip),
+    "Clip": Conversion(("ELEMENT_WISE_CLIP", "ELEMENT_WISE_CLIP1"), _clip),
     "Cast": Conversion(("CAST",), _cast),
     "Gemm": Conversion(("GEMM",), _gemm),
     "MatMul": Conversion(("GEMM",), _matmul),

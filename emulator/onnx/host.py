@@ -28,6 +28,7 @@ from dmlemu.d3d12 import (
     D3D12CreateDevice,
 )
 from dmlemu.d3d12.inspection import inspect
+from dmlemu.errors import HResultError
 from dmlemu.directml import (
     DML_BINDING_DESC, DML_BINDING_TABLE_DESC, DML_BINDING_TYPE_BUFFER, DML_BUFFER_BINDING,
     DML_CREATE_DEVICE_FLAG_NONE, DML_EXECUTION_FLAG_NONE, IID_IDMLDevice1, DMLCreateDevice,
@@ -179,6 +180,11 @@ class Host:
                                        DEFAULT_MAX_ROWS, SPILL_BYTES, None)
         with cap:
             self._submit()
+
+        reason = self.device.GetDeviceRemovedReason()
+        if reason:
+            raise HResultError(reason, f"the device was removed while the graph ran: "
+                                       f"{inspect(self.device).removed_reason[1]}")
 
         # 4. Readback.
         mapped = readback.Map(0, None)

@@ -70,12 +70,15 @@ class Converted:
     model_inputs: dict           # {name: (shape, element type)}
 
     def graph_inputs(self, feeds):
-        """The arrays bound to the DML graph inputs, in order: the model's inputs from `feeds`, then the
-        constants' own bytes (BOOL as UINT8)."""
+        """The bytes bound to the DML graph inputs, in order (uint8 arrays): the model's inputs from `feeds`,
+        then the constants' own bytes (BOOL as UINT8), each zero-padded to its tensor's TotalTensorSizeInBytes
+        (DMLCalcBufferTensorSize rounds up to 4 bytes; a binding must cover it)."""
         arrays = []
         for name, view, array in self.graph.inputs:
-            data = feeds[name] if array is None else array
-            arrays.append(np.ascontiguousarray(data).astype(np.uint8 if data.dtype == bool else data.dtype, copy=False))
+            data = np.asarray(feeds[name] if array is None else array)
+            data = np.ascontiguousarray(data.astype(np.uint8) if data.dtype == bool else data).view(np.uint8).reshape(-1)
+            total = int(view.tensor.Desc.TotalTensorSizeInBytes)
+            arrays.append(np.concatenate([data, np.zeros(total - data.size, np.uint8)]) if data.size < total else data)
         return arrays
 
 
