@@ -495,16 +495,12 @@ def convert(model):
         input_names.append(value.name)
         if value.name in ctx.needed_values:
             ctx.views[value.name] = ctx.graph.input(value.name, shape or [1], ctx.type_name(value.name))
-    # Every node is checked against the table first: an operator the converter has no row for is refused at once.
-    for node in nodes:
-        if node.domain not in ("", "ai.onnx") or (node.op_type not in CONVERSIONS and
-                                                   node.op_type not in ("Constant", "Shape", "Size")):
-            domain = f" of domain {node.domain!r}" if node.domain not in ("", "ai.onnx") else ""
-            ctx.refuse(node, f"the operator {node.op_type}{domain} has no converter; the converter converts "
-                             f"{', '.join(sorted(CONVERSIONS))}")
-    # Constants and folding.
+    # Constants and folding, then every node left is checked against the table: an operator the converter has
+    # no row for is refused here, before any node is converted.
     kept = []
     for node in nodes:
+        if node.domain not in ("", "ai.onnx"):
+            ctx.refuse(node, f"its domain is {node.domain!r}; the converter converts the ai.onnx domain")
         if node.op_type == "Constant":
             from onnx import helper
             if len(node.attribute) != 1:
@@ -526,6 +522,9 @@ def convert(model):
         elif node.input and all((not n) or n in ctx.constants for n in node.input) and \
                 sum(int(np.prod(ctx.shapes.get(o) or [1])) for o in node.output if o) <= _FOLD_LIMIT:
             _fold(ctx, node)
+        elif node.op_type not in CONVERSIONS:
+            ctx.refuse(node, f"the operator {node.op_type} has no converter (dmlemu.onnx.converters.CONVERSIONS "
+                             f"lists the {len(CONVERSIONS)} it converts)")
         else:
             kept.append(node)
     kept = _fold_batch_normalization(ctx, kept, set(outputs))

@@ -144,7 +144,7 @@ def test_an_operator_without_a_converter_is_refused_at_once_before_any_gpu_work(
         run(model, {"x": np.zeros((1, 2, 4, 4), np.float32)})
     assert isinstance(refused.value, ValueError)
     assert str(refused.value).startswith('node "the_lppool" (LpPool) cannot be converted: the operator LpPool has no '
-                                         'converter; the converter converts ')
+                                         'converter (dmlemu.onnx.converters.CONVERSIONS lists the ')
 
 
 def test_a_dynamic_shape_is_refused_with_a_sentence():
