@@ -35,7 +35,9 @@ How each family maps (ONNX Runtime's choices):
                        MAX_POOLING(2) / AVERAGE_POOLING(1); global pooling is a window of the whole
                        spatial extent; ceil_mode becomes EndPadding (DmlOperatorPooling.cpp)
     Softmax, LogSoftmax   ACTIVATION_SOFTMAX1 / ACTIVATION_LOG_SOFTMAX1 over the axes (axis.. for opset < 13)
-    LayerNormalization MEAN_VARIANCE_NORMALIZATION1 over axes axis.., Scale and Bias broadcast to the input
+    LayerNormalization MEAN_VARIANCE_NORMALIZATION1 over axes axis.., Scale and Bias broadcast to the input;
+    InstanceNormalization, MeanVarianceNormalization  MEAN_VARIANCE_NORMALIZATION1 too
+    LRN, LpNormalization  LOCAL_RESPONSE_NORMALIZATION (across channels), LP_NORMALIZATION
     BatchNormalization BATCH_NORMALIZATION (Spatial, {1, C, 1, 1} parameters); folded into the preceding
                        Conv at import where ONNX Runtime's optimiser would (importer.py)
     Concat, Split, Slice, Pad, Gather, Resize, Tile, CumSum
@@ -79,7 +81,8 @@ FUSABLE = {
     "Shrink": ("ACTIVATION_SHRINK", {"bias": ("Bias", 0.0), "lambd": ("Threshold", 0.5)}, {}),
 }
 # The ONNX operators whose DML node takes a FusedActivation.
-ACCEPTS_FUSED_ACTIVATION = ("Conv", "ConvTranspose", "Gemm", "MatMul", "BatchNormalization", "LayerNormalization")
+ACCEPTS_FUSED_ACTIVATION = ("Conv", "ConvTranspose", "Gemm", "MatMul", "BatchNormalization", "LayerNormalization",
+                            "InstanceNormalization", "MeanVarianceNormalization")
 
 
 def activation_fields(ctx, node):
@@ -464,6 +467,51 @@ def _batch_normalization(ctx, node):
               ("ScaleTensor", scale), ("BiasTensor", bias)], [("OutputTensor", ctx.fused_output(node))], fields)
 
 
+def _mean_variance_normalization(ctx, node):
+    """MeanVarianceNormalization (axes, default {0, 2, 3}) and InstanceNormalization (the spatial axes, a
+    per-channel Scale and Bias) as MEAN_VARIANCE_NORMALIZATION1 (DmlOperatorMeanVarianceNormalization.cpp,
+    DmlOperatorInstanceNormalization.cpp)."""
+    ctx.check_attributes(node, {"axes", "epsilon"})
+    shape = ctx.shape(node.input[0])
+    rank = len(shape)
+    if node.op_type == "InstanceNormalization":
+        axes = list(range(2, rank))
+        channel = [1, shape[1]] + [1] * (rank - 2)
+        scale = ctx.broadcast(node.input[1], shape, reshape=channel)
+        bias = ctx.broadcast(node.input[2], shape, reshape=channel)
+        epsilon = float(ctx.attr(node, "epsilon", 1e-5))
+    else:
+        axes = [int(a) + rank if a < 0 else int(a) for a in ctx.attr(node, "axes", [0, 2, 3])]
+        scale = bias = None
+        epsilon = 1e-9
+    fields = {"AxisCount": len(axes), "Axes": sorted(axes), "NormalizeVariance": True, "Epsilon": epsilon,
+              "FusedActivation": ctx.fused_activation(node)}
+    ctx.emit(node, "MEAN_VARIANCE_NORMALIZATION1",
+             [("InputTensor", ctx.view(node.input[0])), ("ScaleTensor", scale), ("BiasTensor", bias)],
+             [("OutputTensor", ctx.fused_output(node))], fields)
+
+
+def _lrn(ctx, node):
+    """LRN as LOCAL_RESPONSE_NORMALIZATION across channels (DmlOperatorLocalResponseNormalization.cpp)."""
+    ctx.check_attributes(node, {"alpha", "beta", "bias", "size"})
+    ctx.emit(node, "LOCAL_RESPONSE_NORMALIZATION", [("InputTensor", ctx.view(node.input[0]))],
+             [("OutputTensor", node.output[0])],
+             {"CrossChannel": True, "LocalSize": int(ctx.attr(node, "size", 1)),
+              "Alpha": float(ctx.attr(node, "alpha", 1e-4)), "Beta": float(ctx.attr(node, "beta", 0.75)),
+              "Bias": float(ctx.attr(node, "bias", 1.0))})
+
+
+def _lp_normalization(ctx, node):
+    ctx.check_attributes(node, {"axis", "p"})
+    rank = len(ctx.shape(node.input[0]))
+    axis = int(ctx.attr(node, "axis", -1))
+    p = int(ctx.attr(node, "p", 2))
+    if p not in (1, 2):
+        ctx.refuse(node, f"its p is {p}; DirectML's LP_NORMALIZATION takes 1 or 2")
+    ctx.emit(node, "LP_NORMALIZATION", [("InputTensor", ctx.view(node.input[0]))], [("OutputTensor", node.output[0])],
+             {"Axis": axis + rank if axis < 0 else axis, "Epsilon": 0.0, "P": p})
+
+
 def _concat(ctx, node):
     ctx.check_attributes(node, {"axis"})
     rank = len(ctx.shape(node.output[0]))
@@ -647,6 +695,10 @@ CONVERSIONS = {
                              functools.partial(_softmax, operator="ACTIVATION_LOG_SOFTMAX1")),
     "LayerNormalization": Conversion(("MEAN_VARIANCE_NORMALIZATION1",), _layer_normalization),
     "BatchNormalization": Conversion(("BATCH_NORMALIZATION",), _batch_normalization),
+    "InstanceNormalization": Conversion(("MEAN_VARIANCE_NORMALIZATION1",), _mean_variance_normalization),
+    "MeanVarianceNormalization": Conversion(("MEAN_VARIANCE_NORMALIZATION1",), _mean_variance_normalization),
+    "LRN": Conversion(("LOCAL_RESPONSE_NORMALIZATION",), _lrn),
+    "LpNormalization": Conversion(("LP_NORMALIZATION",), _lp_normalization),
     "Concat": Conversion(("JOIN",), _concat),
     "Split": Conversion(("SPLIT",), _split),
     "Slice": Conversion(("SLICE1",), _slice),

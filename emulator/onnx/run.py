@@ -65,19 +65,28 @@ def _sentence(error):
 
 def compile_model(converted, host):
     """Every node's IDMLOperator, then one IDMLDevice1::CompileGraph; a refusal is a ConversionError naming
-    the ONNX node(s)."""
-    def create(node):
+    the ONNX node(s). Where several DML operators have no kernel yet (E_NOTIMPL), the sentence names the first
+    node and lists every such operator the model needs."""
+    operators, missing, first = [], {}, None
+    for node in converted.graph.nodes:
         try:
-            return host.dml.CreateOperator(node.operator_desc())
+            operators.append(host.dml.CreateOperator(node.operator_desc()))
         except HResultError as error:
             ops = ", ".join(dict.fromkeys(node.onnx_ops))
-            if error.hresult == E_NOTIMPL:
-                why = (f"this dmlemu has no DML_OPERATOR_{node.operator} yet (IDMLDevice::CreateOperator answered "
-                       f"E_NOTIMPL)")
-            else:
-                why = f"IDMLDevice::CreateOperator refused its DML_OPERATOR_{node.operator}: {_sentence(error)}"
-            raise ConversionError(f"node \"{node.name}\" ({ops}) cannot be converted: {why}") from None
-    desc = converted.graph.graph_desc(converted.outputs, create)
+            if error.hresult != E_NOTIMPL:
+                raise ConversionError(f"node \"{node.name}\" ({ops}) cannot be converted: IDMLDevice::CreateOperator "
+                                      f"refused its DML_OPERATOR_{node.operator}: {_sentence(error)}") from None
+            missing.setdefault(node.operator, 0)
+            missing[node.operator] += 1
+            first = first or (node, ops)
+    if first is not None:
+        node, ops = first
+        others = [f"DML_OPERATOR_{op}" for op in missing if op != node.operator]
+        also = f"; the model also needs {', '.join(others)}" if others else ""
+        raise ConversionError(f"node \"{node.name}\" ({ops}) cannot be converted: this dmlemu has no "
+                              f"DML_OPERATOR_{node.operator} yet (IDMLDevice::CreateOperator answered E_NOTIMPL){also}")
+    made = iter(operators)
+    desc = converted.graph.graph_desc(converted.outputs, lambda node: next(made))
     try:
         return host.compile(desc)
     except HResultError as error:
