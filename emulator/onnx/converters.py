@@ -544,17 +544,20 @@ def _slice(ctx, node):
         steps = ctx.constant(node, 4, "steps") if len(node.input) > 4 and node.input[4] else None
     axes = list(range(len(starts))) if axes is None else [int(a) + rank if a < 0 else int(a) for a in axes]
     steps = [1] * len(starts) if steps is None else [int(s) for s in steps]
+    # SLICE1's window [offset, offset + size) is read every |stride| elements, from its far end when the stride
+    # is negative (DmlOperatorSlice.cpp): the window of `count` elements from `start` by `step`.
     offsets, sizes, strides = [0] * rank, list(shape), [1] * rank
     out_shape = ctx.shape(node.output[0])
     for a, start, step in zip(axes, starts, steps):
-        n = shape[a]
-        start = int(start)
+        n, count, start = shape[a], out_shape[a], int(start)
         start = start + n if start < 0 else start
         start = min(max(start, 0), n) if step > 0 else min(max(start, -1), n - 1)
-        offsets[a], sizes[a], strides[a] = start, out_shape[a], step
+        span = (count - 1) * abs(step) + 1 if count else 0
+        offsets[a] = start if step > 0 else max(0, start - span + 1)
+        sizes[a], strides[a] = span, step
     ctx.emit(node, "SLICE1", [("InputTensor", ctx.view(node.input[0]))], [("OutputTensor", node.output[0])],
-             {"DimensionCount": rank, "InputWindowOffsets": offsets, "InputWindowSizes":
-              [s * abs(st) if s else 0 for s, st in zip(sizes, strides)], "InputWindowStrides": strides})
+             {"DimensionCount": rank, "InputWindowOffsets": offsets, "InputWindowSizes": sizes,
+              "InputWindowStrides": strides})
 
 
 def _pad(ctx, node):
