@@ -478,6 +478,8 @@ def convert(model):
         ctx.shapes[tensor.name] = list(tensor.dims)
     if graph.sparse_initializer:
         raise ConversionError("the model has sparse initializers; the converter reads dense ones only")
+    if not graph.output:
+        raise ConversionError("the model has no graph outputs, so there is nothing to compute")
     taken = set()
     all_nodes = list(graph.node)      # one Python object per node: the walk keys its tables by id()
     for i, node in enumerate(all_nodes):
@@ -537,7 +539,15 @@ def convert(model):
             if name and ctx.needed(name):
                 ctx.shape(name)
                 ctx.type_name(name)
-        CONVERSIONS[node.op_type].convert(ctx, node)
+        try:
+            CONVERSIONS[node.op_type].convert(ctx, node)
+        except ConversionError:
+            raise
+        except (ArithmeticError, LookupError, TypeError, ValueError) as error:
+            # A node the converter's rules do not foresee (a malformed attribute, an input count the schema
+            # allows but the converter does not read): a sentence, never a traceback.
+            ctx.refuse(node, f"the converter does not handle it ({type(error).__name__}: "
+                             f"{' '.join(str(error).split())[:200]})")
     # The model outputs: each a packed node output of its own.
     views, used, output_shapes, output_types = [], set(), [], []
     producers = {o: n for n in kept for o in n.output}
