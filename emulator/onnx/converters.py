@@ -34,7 +34,8 @@ How each family maps (ONNX Runtime's choices):
     MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool
                        MAX_POOLING(2) / AVERAGE_POOLING(1); global pooling is a window of the whole
                        spatial extent; ceil_mode becomes EndPadding (DmlOperatorPooling.cpp)
-    Softmax, LogSoftmax   ACTIVATION_SOFTMAX1 / ACTIVATION_LOG_SOFTMAX1 over the axes (axis.. for opset < 13)
+    Softmax, LogSoftmax, Hardmax  ACTIVATION_SOFTMAX1 / ACTIVATION_LOG_SOFTMAX1 / ACTIVATION_HARDMAX1 over the
+                       axes (axis.. for opset < 13)
     LayerNormalization MEAN_VARIANCE_NORMALIZATION1 over axes axis.., Scale and Bias broadcast to the input;
     InstanceNormalization, MeanVarianceNormalization  MEAN_VARIANCE_NORMALIZATION1 too
     LRN, LpNormalization  LOCAL_RESPONSE_NORMALIZATION (across channels), LP_NORMALIZATION
@@ -42,6 +43,8 @@ How each family maps (ONNX Runtime's choices):
                        Conv at import where ONNX Runtime's optimiser would (importer.py)
     Concat, Split, Slice, Pad, Gather, Resize, Tile, CumSum
                        JOIN, SPLIT, SLICE1, PADDING1, GATHER, RESAMPLE1, TILE, CUMULATIVE_SUMMATION
+    GatherElements, GatherND, SpaceToDepth, DepthToSpace
+                       GATHER_ELEMENTS, GATHER_ND1 (ranks padded with leading 1s), SPACE_TO_DEPTH1, DEPTH_TO_SPACE1
 
 Desc field names are DirectML.h's; for an operator whose desc the mirror does not define yet the node
 is built all the same and CreateOperator answers E_NOTIMPL, which run() turns into a ConversionError
@@ -628,6 +631,42 @@ def _resize(ctx, node):
               "OutputPixelOffsets": [-offsets[transform]] * len(in_shape)})
 
 
+def _gather_elements(ctx, node):
+    ctx.check_attributes(node, {"axis"})
+    rank = len(ctx.shape(node.input[0]))
+    axis = int(ctx.attr(node, "axis", 0))
+    ctx.emit(node, "GATHER_ELEMENTS", [("InputTensor", ctx.view(node.input[0])), ("IndicesTensor", ctx.view(node.input[1]))],
+             [("OutputTensor", node.output[0])], {"Axis": axis + rank if axis < 0 else axis})
+
+
+def _gather_nd(ctx, node):
+    """GatherND as GATHER_ND1, every tensor padded with leading 1s to one rank (DmlOperatorGatherNd.cpp)."""
+    ctx.check_attributes(node, {"batch_dims"})
+    shape, index_shape, out_shape = ctx.shape(node.input[0]), ctx.shape(node.input[1]), ctx.shape(node.output[0])
+    rank = max(len(shape), len(index_shape), len(out_shape), 1)
+
+    def padded(s):
+        return [1] * (rank - len(s)) + (s or [1])
+    ctx.emit(node, "GATHER_ND1", [("InputTensor", ctx.reshape(node, node.input[0], padded(shape))),
+                                  ("IndicesTensor", ctx.reshape(node, node.input[1], padded(index_shape)))],
+             [("OutputTensor", node.output[0])],
+             {"InputDimensionCount": len(shape), "IndicesDimensionCount": len(index_shape),
+              "BatchDimensionCount": int(ctx.attr(node, "batch_dims", 0))}, sizes=padded(out_shape))
+
+
+def _space_depth(ctx, node):
+    """SpaceToDepth / DepthToSpace as SPACE_TO_DEPTH1 / DEPTH_TO_SPACE1 (DCR: DEPTH_COLUMN_ROW, CRD:
+    COLUMN_ROW_DEPTH)."""
+    ctx.check_attributes(node, {"blocksize", "mode"})
+    mode = ctx.attr(node, "mode", b"DCR")
+    mode = mode.decode() if isinstance(mode, bytes) else mode
+    from dmlemu.directml import DML_DEPTH_SPACE_ORDER_COLUMN_ROW_DEPTH, DML_DEPTH_SPACE_ORDER_DEPTH_COLUMN_ROW
+    operator = "SPACE_TO_DEPTH1" if node.op_type == "SpaceToDepth" else "DEPTH_TO_SPACE1"
+    ctx.emit(node, operator, [("InputTensor", ctx.view(node.input[0]))], [("OutputTensor", node.output[0])],
+             {"BlockSize": int(ctx.attr(node, "blocksize", 1)),
+              "Order": DML_DEPTH_SPACE_ORDER_COLUMN_ROW_DEPTH if mode == "CRD" else DML_DEPTH_SPACE_ORDER_DEPTH_COLUMN_ROW})
+
+
 def _tile(ctx, node):
     repeats = [int(r) for r in ctx.constant(node, 1, "repeats")]
     ctx.emit(node, "TILE", [("InputTensor", ctx.view(node.input[0]))], [("OutputTensor", node.output[0])],
@@ -709,6 +748,11 @@ CONVERSIONS = {
     "Gather": Conversion(("GATHER",), _gather),
     "Resize": Conversion(("RESAMPLE1",), _resize),
     "Tile": Conversion(("TILE",), _tile),
+    "GatherElements": Conversion(("GATHER_ELEMENTS",), _gather_elements),
+    "GatherND": Conversion(("GATHER_ND1",), _gather_nd),
+    "SpaceToDepth": Conversion(("SPACE_TO_DEPTH1",), _space_depth),
+    "DepthToSpace": Conversion(("DEPTH_TO_SPACE1",), _space_depth),
+    "Hardmax": Conversion(("ACTIVATION_HARDMAX1",), functools.partial(_softmax, operator="ACTIVATION_HARDMAX1")),
     "CumSum": Conversion(("CUMULATIVE_SUMMATION",), _cumsum),
 }
 

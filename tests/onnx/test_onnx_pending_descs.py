@@ -45,6 +45,12 @@ DIRECTML_H = {
                   "OutputPixelOffsets"),
     "TILE": ("InputTensor", "OutputTensor", "RepeatsCount", "Repeats"),
     "CUMULATIVE_SUMMATION": ("InputTensor", "OutputTensor", "Axis", "AxisDirection", "HasExclusiveSum"),
+    "GATHER_ELEMENTS": ("InputTensor", "IndicesTensor", "OutputTensor", "Axis"),
+    "GATHER_ND1": ("InputTensor", "IndicesTensor", "OutputTensor", "InputDimensionCount", "IndicesDimensionCount",
+                   "BatchDimensionCount"),
+    "SPACE_TO_DEPTH1": ("InputTensor", "OutputTensor", "BlockSize", "Order"),
+    "DEPTH_TO_SPACE1": ("InputTensor", "OutputTensor", "BlockSize", "Order"),
+    "ACTIVATION_HARDMAX1": ("InputTensor", "OutputTensor", "AxisCount", "Axes"),
 }
 
 F = TensorProto.FLOAT
@@ -164,6 +170,17 @@ CASES = {
     "InstanceNormalization": (_model([helper.make_node("InstanceNormalization", ["x", "s", "b"], ["y"], name="n")],
                                      [("x", F, [2, 3, 4, 4]), ("s", F, [3]), ("b", F, [3])], [("y", F, [2, 3, 4, 4])]),
                               {"Axes": [2, 3], "NormalizeVariance": True, "Epsilon": 1e-5}),
+    "GatherND": (_model([helper.make_node("GatherND", ["x", "i"], ["y"], name="n")],
+                        [("x", F, [2, 3, 4]), ("i", TensorProto.INT64, [5, 2])], [("y", F, [5, 4])]),
+                 {"InputDimensionCount": 3, "IndicesDimensionCount": 2, "BatchDimensionCount": 0}),
+    "GatherElements": (_model([helper.make_node("GatherElements", ["x", "i"], ["y"], name="n", axis=-1)],
+                              [("x", F, [2, 3]), ("i", TensorProto.INT64, [2, 2])], [("y", F, [2, 2])]), {"Axis": 1}),
+    "DepthToSpace": (_model([helper.make_node("DepthToSpace", ["x"], ["y"], name="n", blocksize=2, mode="CRD")],
+                            [("x", F, [1, 8, 2, 2])], [("y", F, [1, 2, 4, 4])]), {"BlockSize": 2, "Order": 1}),
+    "SpaceToDepth": (_model([helper.make_node("SpaceToDepth", ["x"], ["y"], name="n", blocksize=2)],
+                            [("x", F, [1, 2, 4, 4])], [("y", F, [1, 8, 2, 2])]), {"BlockSize": 2, "Order": 0}),
+    "Hardmax": (_model([helper.make_node("Hardmax", ["x"], ["y"], name="n")],
+                       [("x", F, [2, 3])], [("y", F, [2, 3])]), {"Axes": [1], "AxisCount": 1}),
     "LogSoftmax": (_model([helper.make_node("LogSoftmax", ["x"], ["y"], name="n", axis=1)],
                           [("x", F, [2, 3, 4])], [("y", F, [2, 3, 4])]), {"Axes": [1], "AxisCount": 1}),
 }
