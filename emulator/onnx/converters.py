@@ -105,9 +105,9 @@ def _activation(ctx, node):
 
 
 # ---- element-wise ------------------------------------------------------------------------------------------
-def _elementwise(ctx, node, operator, fields_of=None, output=None, arity=None, fields=None):
-    """One element-wise node: inputs broadcast to the output's shape (stride 0), packed output.
-    `fields_of(ctx, node)` adds desc fields; `output`: "bool" (UINT8 / BOOL) or None (the input's type)."""
+def _elementwise(ctx, node, operator, fields_of=None, arity=None, fields=None):
+    """One element-wise node: inputs broadcast to the output's shape (stride 0), packed output of the type shape
+    inference gives the ONNX output (BOOL as UINT8). `fields_of(ctx, node)` adds desc fields."""
     names = [n for n in node.input if n]
     if arity is not None and len(names) != arity:
         ctx.refuse(node, f"it has {len(names)} inputs; the converter converts it with {arity}")
@@ -188,7 +188,7 @@ def _cast(ctx, node):
     ctx.emit(node, "CAST", [("InputTensor", ctx.view(node.input[0]))], [("OutputTensor", node.output[0])], {})
 
 
-def _elementwise_row(operator, output=None, arity=None, attributes=None, fixed=None):
+def _elementwise_row(operator, arity=None, attributes=None, fixed=None):
     def fields_of(ctx, node):
         ctx.check_attributes(node, set(attributes or {}))
         out = dict(fixed or {})
@@ -196,7 +196,7 @@ def _elementwise_row(operator, output=None, arity=None, attributes=None, fixed=N
             out[field] = float(ctx.attr(node, name, default))
         return out
     return Conversion((operator,), functools.partial(_elementwise, operator=operator, fields_of=fields_of,
-                                                     output=output, arity=arity))
+                                                     arity=arity))
 
 
 # ---- GEMM ----------------------------------------------------------------------------------------------------

@@ -23,13 +23,11 @@ type before it reads the desc.
 """
 import dataclasses
 
-import numpy as np
-
 from dmlemu import directml as _dml
 from dmlemu.directml import (
-    DML_BUFFER_TENSOR_DESC, DML_CONSTANT_DATA_GRAPH_NODE_DESC, DML_GRAPH_DESC, DML_GRAPH_EDGE_DESC,
+    DML_BUFFER_TENSOR_DESC, DML_GRAPH_DESC, DML_GRAPH_EDGE_DESC,
     DML_GRAPH_EDGE_TYPE_INPUT, DML_GRAPH_EDGE_TYPE_INTERMEDIATE, DML_GRAPH_EDGE_TYPE_OUTPUT, DML_GRAPH_NODE_DESC,
-    DML_GRAPH_NODE_TYPE_CONSTANT, DML_GRAPH_NODE_TYPE_OPERATOR, DML_INPUT_GRAPH_EDGE_DESC,
+    DML_GRAPH_NODE_TYPE_OPERATOR, DML_INPUT_GRAPH_EDGE_DESC,
     DML_INTERMEDIATE_GRAPH_EDGE_DESC, DML_OPERATOR_DESC, DML_OPERATOR_GRAPH_NODE_DESC, DML_OPERATOR_TYPE,
     DML_OUTPUT_GRAPH_EDGE_DESC, DML_TENSOR_DATA_TYPE, DML_TENSOR_DESC, DML_TENSOR_FLAG_NONE, DML_TENSOR_TYPE_BUFFER,
     DMLCalcBufferTensorSize,
@@ -154,13 +152,13 @@ class DmlNode:
 
 
 class DmlGraph:
-    """Graph inputs (each with the NumPy array bound to it, or None for a model input), operator nodes
-    and constant nodes; `graph_desc(outputs)` builds the DML_GRAPH_DESC."""
+    """Graph inputs (each with the NumPy array bound to it, or None for a model input) and operator nodes;
+    `graph_desc(outputs)` builds the DML_GRAPH_DESC. Constants are graph inputs bound to their bytes, as ONNX
+    Runtime binds initializers (no DML_CONSTANT_DATA_GRAPH_NODE_DESC)."""
 
     def __init__(self):
         self.inputs = []          # [(name, View, array or None)] in graph input order
         self.nodes = []           # DmlNode in creation order
-        self.constants = []       # [(bytes, name)]: DML_CONSTANT_DATA_GRAPH_NODE_DESC (unused by the importer)
 
     def input(self, name, sizes, type_name, array=None):
         """Graph input `len(self.inputs)`: a packed tensor; `array` the bytes bound to it (an initializer)."""
@@ -193,9 +191,6 @@ class DmlGraph:
                         Type=DML_GRAPH_EDGE_TYPE_INTERMEDIATE, Desc=DML_INTERMEDIATE_GRAPH_EDGE_DESC(
                             FromNodeIndex=view.source[1], FromNodeOutputIndex=view.source[2], ToNodeIndex=k,
                             ToNodeInputIndex=j)))
-        nodes += [DML_GRAPH_NODE_DESC(Type=DML_GRAPH_NODE_TYPE_CONSTANT,
-                                      Desc=DML_CONSTANT_DATA_GRAPH_NODE_DESC(Data=data, DataSize=len(data), Name=name))
-                  for data, name in self.constants]
         output_edges = [DML_GRAPH_EDGE_DESC(Type=DML_GRAPH_EDGE_TYPE_OUTPUT, Desc=DML_OUTPUT_GRAPH_EDGE_DESC(
             FromNodeIndex=y.source[1], FromNodeOutputIndex=y.source[2], GraphOutputIndex=h))
             for h, y in enumerate(outputs)]
@@ -203,6 +198,3 @@ class DmlGraph:
                               InputEdges=input_edges, OutputEdges=output_edges, IntermediateEdges=intermediate_edges)
 
 
-def as_bytes(array):
-    """A NumPy array's bytes, C order, as uint8."""
-    return np.ascontiguousarray(array).view(np.uint8).reshape(-1)

@@ -135,6 +135,25 @@ def test_a_reshape_that_strides_express_makes_no_node():
     assert np.array_equal(run(model, {"x": x}, timing=False)["y"], np.maximum(x.transpose(2, 0, 1).reshape(4, 6), 0))
 
 
+def test_shape_arithmetic_folds_at_import_as_constant_folding_does():
+    # Shape -> Gather -> Unsqueeze -> Concat -> Reshape, as exporters write a flatten: folded, then a view.
+    f, i64 = TensorProto.FLOAT, TensorProto.INT64
+    nodes = [helper.make_node("Shape", ["x"], ["s"], name="shape"),
+             helper.make_node("Gather", ["s", "zero"], ["n"], name="batch", axis=0),
+             helper.make_node("Unsqueeze", ["n", "axes"], ["n1"], name="unsqueeze"),
+             helper.make_node("Concat", ["n1", "minus_one"], ["target"], name="concat", axis=0),
+             helper.make_node("Reshape", ["x", "target"], ["r"], name="flatten"),
+             helper.make_node("Sigmoid", ["r"], ["y"], name="sigmoid")]
+    inits = [helper.make_tensor("zero", i64, [], [0]), helper.make_tensor("axes", i64, [1], [0]),
+             helper.make_tensor("minus_one", i64, [1], [-1])]
+    model = _one_node_model(None, [("x", f, [2, 3, 4])], ("y", f, [2, 12]), nodes=nodes, initializers=inits)
+    [sigmoid] = convert(model).graph.nodes
+    assert sigmoid.operator == "ACTIVATION_SIGMOID" and dict(sigmoid.input_views())[0].sizes == [2, 12]
+    x = np.linspace(-3, 3, 24, dtype=np.float32).reshape(2, 3, 4)
+    got = run(model, {"x": x}, timing=False)["y"]
+    assert np.allclose(got, _ort(model, {"x": x})["y"], rtol=0, atol=2.5e-7)
+
+
 def test_an_operator_without_a_converter_is_refused_at_once_before_any_gpu_work(monkeypatch):
     import dmlemu.onnx.host as host
     monkeypatch.setattr(host.Host, "__init__", lambda *a, **k: pytest.fail("a device was created"))
