@@ -217,3 +217,25 @@ def test_compare_onnxruntime_reports_the_largest_differences():
     assert list(differences) == ["y", "mean"]
     for absolute, relative, _ in differences.values():
         assert 0 <= absolute <= 1e-5 and 0 <= relative <= 1e-5
+
+
+@pytest.mark.parametrize("a_shape, b_shape, out_shape, a_strides, b_strides", [
+    ([2, 3, 4, 5], [5, 6], [2, 3, 4, 6], [60, 20, 5, 1], [0, 0, 6, 1]),      # B broadcast over both batch dims
+    ([2, 1, 4, 5], [3, 5, 6], [2, 3, 4, 6], [20, 0, 5, 1], [0, 30, 6, 1]),   # each broadcast over one
+    ([5], [2, 5, 3], [2, 3], [0, 5, 1], [15, 3, 1]),                         # 1-D A: a row, dropped after
+    ([4, 5], [5], [4], [5, 1], [1, 1]),                                       # 1-D B: a column, dropped after
+])
+def test_batched_matmul_is_one_gemm_broadcasting_batches_through_stride_0(a_shape, b_shape, out_shape, a_strides,
+                                                                          b_strides):
+    f = TensorProto.FLOAT
+    model = _one_node_model("MatMul", [("a", f, a_shape), ("b", f, b_shape)], ("y", f, out_shape))
+    rng = np.random.default_rng(len(a_shape) + len(b_shape))
+    feeds = {"a": rng.standard_normal(a_shape).astype(np.float32), "b": rng.standard_normal(b_shape).astype(np.float32)}
+    result = execute(model, feeds, timing=False, check_golden=True)
+    [gemm] = result.converted.graph.nodes
+    views = dict(gemm.input_views())
+    assert gemm.operator == "GEMM" and views[0].strides == a_strides and views[1].strides == b_strides
+    assert result.differing == []
+    want = _ort(model, feeds)["y"]
+    k = a_shape[-1]
+    assert np.abs(result.outputs["y"] - want).max() <= 2 * k * np.finfo(np.float32).eps * np.abs(want).max()
