@@ -102,13 +102,14 @@ def ulp_distance(a, b):
     NaN 0, NaN against a number the largest distance)."""
     a, b = np.asarray(a), np.asarray(b)
     ints = {2: np.int16, 4: np.int32, 8: np.int64}[a.dtype.itemsize]
-    sign = np.int64(1) << (8 * a.dtype.itemsize - 1)
+    magnitude = np.int64((1 << (8 * a.dtype.itemsize - 1)) - 1)     # every bit but the sign
 
     def ordered(x):   # the float's position on the number line: consecutive floats are consecutive integers
         bits = x.view(ints).astype(np.int64)
-        return np.where(bits < 0, -(bits & (sign - 1)), bits)
+        return np.where(bits < 0, -(bits & magnitude), bits)
 
-    distance = np.abs(ordered(a) - ordered(b))
+    with np.errstate(over="ignore"):     # FLOAT64 values of opposite signs far apart: the distance saturates below
+        distance = np.abs(ordered(a).astype(np.float64) - ordered(b).astype(np.float64))
     both_nan = np.isnan(a) & np.isnan(b)
     return np.where(both_nan, 0, np.where(np.isnan(a) | np.isnan(b), np.iinfo(np.int64).max, distance))
 
