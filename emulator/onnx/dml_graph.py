@@ -29,7 +29,8 @@ from dmlemu.directml import (
     DML_GRAPH_EDGE_TYPE_INPUT, DML_GRAPH_EDGE_TYPE_INTERMEDIATE, DML_GRAPH_EDGE_TYPE_OUTPUT, DML_GRAPH_NODE_DESC,
     DML_GRAPH_NODE_TYPE_OPERATOR, DML_INPUT_GRAPH_EDGE_DESC,
     DML_INTERMEDIATE_GRAPH_EDGE_DESC, DML_OPERATOR_DESC, DML_OPERATOR_GRAPH_NODE_DESC, DML_OPERATOR_TYPE,
-    DML_OUTPUT_GRAPH_EDGE_DESC, DML_TENSOR_DATA_TYPE, DML_TENSOR_DESC, DML_TENSOR_FLAG_NONE, DML_TENSOR_TYPE_BUFFER,
+    DML_OUTPUT_GRAPH_EDGE_DESC, DML_TENSOR_DATA_TYPE, DML_TENSOR_DESC, DML_TENSOR_FLAG_NONE,
+    DML_TENSOR_FLAG_OWNED_BY_DML, DML_TENSOR_TYPE_BUFFER,
     DMLCalcBufferTensorSize,
 )
 
@@ -45,16 +46,16 @@ def packed_strides(sizes):
     return strides[::-1]
 
 
-def tensor_desc(sizes, type_name, strides=None, total=None):
+def tensor_desc(sizes, type_name, strides=None, total=None, flags=DML_TENSOR_FLAG_NONE):
     """A DML_TENSOR_DESC of DML_TENSOR_DATA_TYPE_<type_name> (packed unless `strides`; `total`:
-    TotalTensorSizeInBytes, else what DMLCalcBufferTensorSize gives)."""
+    TotalTensorSizeInBytes, else what DMLCalcBufferTensorSize gives; `flags`: DML_TENSOR_FLAGS)."""
     sizes = [int(s) for s in sizes] or [1]
     data_type = DML_TENSOR_DATA_TYPE[f"DML_TENSOR_DATA_TYPE_{type_name}"]
     strides = None if strides is None else [int(s) for s in strides]
     if total is None:
         total = DMLCalcBufferTensorSize(data_type, len(sizes), sizes, strides)
     return DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
-        DataType=data_type, Flags=DML_TENSOR_FLAG_NONE, Sizes=sizes, Strides=strides, TotalTensorSizeInBytes=total))
+        DataType=data_type, Flags=flags, Sizes=sizes, Strides=strides, TotalTensorSizeInBytes=total))
 
 
 class PendingDesc:
@@ -99,7 +100,8 @@ class View:
     def reinterpret(self, sizes, strides):
         """The same bytes read with other Sizes and Strides (DirectMLX's Reinterpret)."""
         d = self.tensor.Desc
-        return View(self.source, tensor_desc(sizes, self.type_name, strides, d.TotalTensorSizeInBytes), self.type_name)
+        return View(self.source, tensor_desc(sizes, self.type_name, strides, d.TotalTensorSizeInBytes, d.Flags),
+                    self.type_name)
 
 
 @dataclasses.dataclass
@@ -154,15 +156,18 @@ class DmlNode:
 class DmlGraph:
     """Graph inputs (each with the NumPy array bound to it, or None for a model input) and operator nodes;
     `graph_desc(outputs)` builds the DML_GRAPH_DESC. Constants are graph inputs bound to their bytes, as ONNX
-    Runtime binds initializers (no DML_CONSTANT_DATA_GRAPH_NODE_DESC)."""
+    Runtime binds initializers (no DML_CONSTANT_DATA_GRAPH_NODE_DESC): DML_TENSOR_FLAG_OWNED_BY_DML ones,
+    bound once at initialization, as ONNX Runtime binds the weights it lets DirectML own."""
 
     def __init__(self):
         self.inputs = []          # [(name, View, array or None)] in graph input order
         self.nodes = []           # DmlNode in creation order
 
-    def input(self, name, sizes, type_name, array=None):
-        """Graph input `len(self.inputs)`: a packed tensor; `array` the bytes bound to it (an initializer)."""
-        view = View(("input", len(self.inputs)), tensor_desc(sizes, type_name), type_name)
+    def input(self, name, sizes, type_name, array=None, owned=False):
+        """Graph input `len(self.inputs)`: a packed tensor; `array` the bytes bound to it (an initializer);
+        `owned`: DML_TENSOR_FLAG_OWNED_BY_DML (bound at initialization, copied into the persistent resource)."""
+        flags = DML_TENSOR_FLAG_OWNED_BY_DML if owned else DML_TENSOR_FLAG_NONE
+        view = View(("input", len(self.inputs)), tensor_desc(sizes, type_name, flags=flags), type_name)
         self.inputs.append((name, view, array))
         return view
 

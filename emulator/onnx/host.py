@@ -3,10 +3,11 @@ compiled graph, written with the D3D12 / DirectML mirror as a C++ host program w
 
 1. IDMLDevice1::CompileGraph, once, for the whole model (the caller has made every IDMLOperator;
    a refusal there is the caller's ConversionError);
-2. the initializer (IDMLDevice::CreateOperatorInitializer) fills the persistent resource, with its
-   own binding table and, if it needs one, the temporary resource;
-3. every graph input (the model's inputs and its initializers, which the converter binds as inputs)
-   is written into an UPLOAD heap buffer and copied into a DEFAULT heap buffer the graph reads;
+2. every graph input (the model's inputs and its initializers, which the converter makes graph inputs)
+   is written into an UPLOAD heap buffer and copied into a DEFAULT heap buffer;
+3. the initializer (IDMLDevice::CreateOperatorInitializer) fills the persistent resource, with its
+   own binding table: the DML_TENSOR_FLAG_OWNED_BY_DML graph inputs (the initializers) bound as its
+   DML_BUFFER_ARRAY_BINDING, copied into the persistent resource; the temporary resource if it needs one;
 4. the graph's binding table binds inputs, outputs, the persistent and the temporary resource;
    RecordDispatch, a copy of each output into a READBACK buffer, ExecuteCommandLists, a fence;
 5. the outputs are read back from the mapped READBACK buffer.
@@ -30,7 +31,8 @@ from dmlemu.d3d12 import (
 from dmlemu.d3d12.inspection import inspect
 from dmlemu.errors import HResultError
 from dmlemu.directml import (
-    DML_BINDING_DESC, DML_BINDING_TABLE_DESC, DML_BINDING_TYPE_BUFFER, DML_BUFFER_BINDING,
+    DML_BINDING_DESC, DML_BINDING_TABLE_DESC, DML_BINDING_TYPE_BUFFER, DML_BINDING_TYPE_BUFFER_ARRAY,
+    DML_BINDING_TYPE_NONE, DML_BUFFER_ARRAY_BINDING, DML_BUFFER_BINDING,
     DML_CREATE_DEVICE_FLAG_NONE, DML_EXECUTION_FLAG_NONE, IID_IDMLDevice1, DMLCreateDevice,
 )
 from dmlemu.traces.capture import capture
@@ -101,10 +103,12 @@ class Host:
         self.allocator.Reset()
         self.list.Reset(self.allocator, None)
 
-    def execute(self, compiled, inputs, output_sizes, on_dispatch=None):
-        """Initialize `compiled`, upload `inputs` (one array per graph input, in order), bind, dispatch and read
-        back the outputs (`output_sizes`: each graph output's TotalTensorSizeInBytes). Returns (the output
-        bytes as uint8 arrays, the trace of the graph's execution)."""
+    def execute(self, compiled, inputs, output_sizes, owned=(), on_dispatch=None):
+        """Upload `inputs` (one array per graph input, in order), initialize `compiled` (`owned`: per graph input,
+        whether it is DML_TENSOR_FLAG_OWNED_BY_DML: bound to the initializer, DML_BINDING_TYPE_NONE at execution),
+        bind, dispatch and read back the outputs (`output_sizes`: each graph output's TotalTensorSizeInBytes).
+        Returns (the output bytes as uint8 arrays, the trace of the graph's execution)."""
+        owned = list(owned) or [False] * len(inputs)
         props = compiled.GetBindingProperties()
         initializer = self.dml.CreateOperatorInitializer([compiled])
         init_props = initializer.GetBindingProperties()
@@ -119,23 +123,9 @@ class Host:
             return DML_BINDING_DESC(Type=DML_BINDING_TYPE_BUFFER,
                                     Desc=DML_BUFFER_BINDING(Buffer=resource, Offset=0, SizeInBytes=size))
 
-        # 1. The initializer fills the persistent resource.
-        persistent = self.buffer(props.PersistentResourceSize) if props.PersistentResourceSize else None
-        temporary_size = max(props.TemporaryResourceSize, init_props.TemporaryResourceSize)
-        temporary = self.buffer(temporary_size) if temporary_size else None
-        table = self.dml.CreateBindingTable(DML_BINDING_TABLE_DESC(
-            Dispatchable=initializer, CPUDescriptorHandle=cpu, GPUDescriptorHandle=gpu,
-            SizeInDescriptors=init_props.RequiredDescriptorCount))
-        if persistent is not None:
-            table.BindOutputs([binding(persistent, props.PersistentResourceSize)])
-        if init_props.TemporaryResourceSize:
-            table.BindTemporaryResource(binding(temporary, init_props.TemporaryResourceSize))
-        self.recorder.RecordDispatch(self.list, initializer, table)
-        if persistent is not None:
-            self.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.UAV(persistent)])
-
-        # 2. The graph inputs: UPLOAD buffers copied into DEFAULT buffers the graph reads as UAVs.
-        staging, input_bindings = [], []
+        # 1. The graph inputs: UPLOAD buffers copied into DEFAULT buffers the graph reads as UAVs (the DML-owned
+        #    ones, the constants, are read once, by the initializer).
+        staging, targets = [], []
         for array in inputs:
             data = np.ascontiguousarray(array).view(np.uint8).reshape(-1)
             upload = self.buffer(data.size, D3D12_HEAP_TYPE_UPLOAD, D3D12_RESOURCE_STATE_GENERIC_READ)
@@ -146,8 +136,29 @@ class Host:
             self.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.Transition(
                 target, D3D12_RESOURCE_STATE_COPY_DEST, D3D12_RESOURCE_STATE_UNORDERED_ACCESS)])
             staging.append(upload)
-            input_bindings.append(binding(target, data.size))
+            targets.append((target, data.size))
+
+        # 2. The initializer fills the persistent resource: each node's constants, each DML-owned input.
+        persistent = self.buffer(props.PersistentResourceSize) if props.PersistentResourceSize else None
+        temporary_size = max(props.TemporaryResourceSize, init_props.TemporaryResourceSize)
+        temporary = self.buffer(temporary_size) if temporary_size else None
+        table = self.dml.CreateBindingTable(DML_BINDING_TABLE_DESC(
+            Dispatchable=initializer, CPUDescriptorHandle=cpu, GPUDescriptorHandle=gpu,
+            SizeInDescriptors=init_props.RequiredDescriptorCount))
+        if any(owned):
+            table.BindInputs([DML_BINDING_DESC(Type=DML_BINDING_TYPE_BUFFER_ARRAY, Desc=DML_BUFFER_ARRAY_BINDING(
+                Bindings=[DML_BUFFER_BINDING(Buffer=target if o else None, Offset=0, SizeInBytes=size if o else 0)
+                          for (target, size), o in zip(targets, owned)]))])
+        if persistent is not None:
+            table.BindOutputs([binding(persistent, props.PersistentResourceSize)])
+        if init_props.TemporaryResourceSize:
+            table.BindTemporaryResource(binding(temporary, init_props.TemporaryResourceSize))
+        self.recorder.RecordDispatch(self.list, initializer, table)
+        if persistent is not None:
+            self.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.UAV(persistent)])
         self._submit()
+        input_bindings = [DML_BINDING_DESC(Type=DML_BINDING_TYPE_NONE, Desc=None) if o else binding(target, size)
+                          for (target, size), o in zip(targets, owned)]
 
         # 3. The graph: its binding table (the heap's next range), RecordDispatch, then the readback copies.
         self.list.SetDescriptorHeaps([heap])

@@ -8,8 +8,9 @@ The walk, as ONNX Runtime prepares a model for its DirectML provider:
 2. constants: initializers and Constant nodes are NumPy arrays; a node whose inputs are all constant
    (Shape on a static shape too) is folded at import (onnx.reference), as ONNX Runtime's constant
    folding does; a constant a DML node reads becomes a graph input bound to its bytes (uploaded
-   through an UPLOAD heap by host.py), one a converter reads as a number (axes, shapes, Clip's
-   bounds) stays on the host;
+   through an UPLOAD heap by host.py) with DML_TENSOR_FLAG_OWNED_BY_DML, so the initializer copies it
+   into the persistent resource once, as ONNX Runtime lets DirectML own the weights; one a converter
+   reads as a number (axes, shapes, Clip's bounds) stays on the host;
 3. graph rewrites ONNX Runtime's optimiser makes at level 1: a BatchNormalization after a Conv whose
    only reader it is folds into the Conv's weights and bias (ConvBNFusion); a 2-D MatMul whose only
    reader is an Add of a bias becomes a Gemm with that bias as C (MatMulAddFusion); an activation that is
@@ -95,9 +96,10 @@ def _node_name(node, i, taken):
 class Context:
     """What a converter reads and writes (converters.py's banner lists the calls)."""
 
-    def __init__(self, model, graph_values, opset):
+    def __init__(self, model, graph_values, opset, owned_constants=True):
         self.model = model
         self.opset = opset
+        self.owned_constants = owned_constants
         self.graph = DmlGraph()
         self.shapes, self.types = {}, {}
         self.views, self.constants = {}, {}
@@ -163,7 +165,7 @@ class Context:
         if name in self.constants:
             array = self.constants[name]
             view = self.graph.input(name, list(array.shape), self.type_name(name),
-                                    array.astype(np.uint8) if array.dtype == bool else array)
+                                    array.astype(np.uint8) if array.dtype == bool else array, owned=self.owned_constants)
             self.views[name] = view
             return view
         raise ConversionError(f"value \"{name}\" is read before any node, graph input or initializer gives it")
@@ -460,9 +462,11 @@ def _fuse_activations(ctx, nodes, outputs):
     return skipped
 
 
-def convert(model):
+def convert(model, owned_constants=True):
     """Convert an ONNX model (a path or an onnx.ModelProto) to a `Converted` DML graph; ConversionError
-    (one sentence naming the node, the op and the reason) for anything it cannot convert."""
+    (one sentence naming the node, the op and the reason) for anything it cannot convert. `owned_constants`:
+    initializers and Constant nodes become DML_TENSOR_FLAG_OWNED_BY_DML graph inputs (bound once, at
+    initialization, into the persistent resource), else plain graph inputs bound at every execution."""
     import onnx
     model = load_model(model)
     try:
@@ -470,7 +474,8 @@ def convert(model):
     except Exception as error:
         raise ConversionError(f"onnx.shape_inference refused the model: {' '.join(str(error).split())[:300]}") from None
     graph = inferred.graph
-    ctx = Context(inferred, list(graph.input) + list(graph.value_info) + list(graph.output), _opset(inferred))
+    ctx = Context(inferred, list(graph.input) + list(graph.value_info) + list(graph.output), _opset(inferred),
+                  owned_constants)
     from onnx import numpy_helper
     for tensor in graph.initializer:
         ctx.constants[tensor.name] = numpy_helper.to_array(tensor)

@@ -11,6 +11,7 @@ import os
 
 import numpy as np
 
+from dmlemu.directml import DML_TENSOR_FLAG_OWNED_BY_DML
 from dmlemu.errors import E_NOTIMPL, HResultError
 from dmlemu.onnx.errors import ConversionError
 from dmlemu.onnx.importer import convert, numpy_type
@@ -94,14 +95,16 @@ def compile_model(converted, host):
                               f"IDMLDevice1::CompileGraph refused it: {_sentence(error)}") from None
 
 
-def execute(model, inputs, adapter=None, timing=True, on_dispatch=None, on_compiled=None, check_golden=False):
+def execute(model, inputs, adapter=None, timing=True, on_dispatch=None, on_compiled=None, check_golden=False,
+            owned_constants=True):
     """Convert, compile and run `model` on {input name: array}; returns a ModelRun. `on_compiled(dispatches)`
     is called with the Dispatch list once the graph is compiled, `on_dispatch(i)` as dispatch i ends;
     `check_golden`: also run the DML nodes one by one through dmlemu.golden (golden_check.py) and list the
-    outputs whose bytes differ in ModelRun.differing."""
+    outputs whose bytes differ in ModelRun.differing; `owned_constants`: the model's constants as
+    DML_TENSOR_FLAG_OWNED_BY_DML graph inputs (bound at initialization), else bound at execution."""
     from dmlemu.directml.inspection import inspect
     from dmlemu.onnx.host import Host
-    converted = convert(model)
+    converted = convert(model, owned_constants)
     feeds = _check_inputs(converted, inputs)
     host = Host(adapter, timing=timing)
     compiled = compile_model(converted, host)
@@ -115,7 +118,8 @@ def execute(model, inputs, adapter=None, timing=True, on_dispatch=None, on_compi
         on_compiled(dispatches)
     sizes = [view.tensor.Desc.TotalTensorSizeInBytes for view in converted.outputs]
     graph_inputs = converted.graph_inputs(feeds)
-    results, trace = host.execute(compiled, graph_inputs, sizes, on_dispatch)
+    owned = [bool(view.tensor.Desc.Flags & DML_TENSOR_FLAG_OWNED_BY_DML) for _, view, _ in converted.graph.inputs]
+    results, trace = host.execute(compiled, graph_inputs, sizes, owned, on_dispatch)
     differing = None
     if check_golden:
         from dmlemu.onnx.golden_check import golden_outputs

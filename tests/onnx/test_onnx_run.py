@@ -239,3 +239,17 @@ def test_batched_matmul_is_one_gemm_broadcasting_batches_through_stride_0(a_shap
     want = _ort(model, feeds)["y"]
     k = a_shape[-1]
     assert np.abs(result.outputs["y"] - want).max() <= 2 * k * np.finfo(np.float32).eps * np.abs(want).max()
+
+
+def test_weights_are_dml_owned_bound_at_initialization_and_give_the_same_bits_as_plain_inputs():
+    from dmlemu.directml import DML_TENSOR_FLAG_OWNED_BY_DML
+    model = _model("gemm_mlp")
+    converted = convert(model)
+    flags = {name: bool(view.tensor.Desc.Flags & DML_TENSOR_FLAG_OWNED_BY_DML) for name, view, _ in converted.graph.inputs}
+    assert flags == {"x": False, "gemm0.weight": True, "gemm0.bias": True, "gemm1.weight": True, "gemm1.bias": True}
+    feeds = models.inputs(model)
+    owned = execute(model, feeds, timing=False, check_golden=True)
+    plain = execute(model, feeds, timing=False, owned_constants=False)
+    assert owned.differing == []
+    for name in owned.outputs:
+        assert np.array_equal(owned.outputs[name], plain.outputs[name])
