@@ -17,10 +17,11 @@ constants), it prints:
 
 Measured (2-core VM shared with seven other jobs, load average about 10, RX 7900 XTX preset, one run each, with the
 golden check; the wall times move by tens of percent with the load, the modelled times do not):
-  mlp         batch 4, 784-128-64-10: 5 dispatches (3 GEMMs with bias and Relu fused, REDUCE, ARGMAX); wall 2.9 s,
-              ONNX Runtime CPU 0.020 ms; modelled 184.9 us (fc0 73 %, launch-bound: 4 rows); 5.8e-07 of the largest
-              |output| from ONNX Runtime, same top-1, bit-exact against the golden nodes
-  gemm_mlp    batch 8, 64-96-32: 3 dispatches; wall 0.8 s, ONNX Runtime 0.011 ms; modelled 63.5 us; 1.4e-07
+  mlp         batch 4, 784-128-64-10: 5 dispatches (3 GEMMs with bias and Relu fused, REDUCE, ARGMAX), weights
+              DML-owned; wall 2.9 to 5.5 s, ONNX Runtime CPU 0.017 ms; modelled 158.6 us (fc0 72 %, launch-bound:
+              4 rows); 5.8e-07 of the largest |output| from ONNX Runtime, same top-1, bit-exact against the golden
+              nodes
+  gemm_mlp    batch 8, 64-96-32: 3 dispatches; wall 0.8 to 1.2 s, ONNX Runtime 0.009 ms; modelled 57.6 us; 1.4e-07
   mnist_cnn, bert_block, gpt_block and the wheel's light models (AlexNet, DenseNet-121, Inception v1 / v2,
   ResNet-50, ShuffleNet, SqueezeNet, VGG-19, ZFNet-512) convert, and are refused at CreateOperator with the
   sentence naming their first node whose DML operator main has no kernel for yet (CONVOLUTION, then pooling,
