@@ -14,6 +14,7 @@
     dmlemu compare    two runs (saved traces or run specs) side by side, with a difference plot
     dmlemu sweep      a grid of timed runs as tasks on a Dask cluster: results.csv and plots
     dmlemu graph      how a DirectML graph (an example, or FILE.json) compiles into dispatches; --plot PNG
+    dmlemu onnx       an ONNX model through the DirectML mirror: outputs, a per-layer table, ONNX Runtime's difference
 
 Errors in the arguments or from the DirectML mirror print one line, `dmlemu: error: <sentence>`,
 and exit with status 2; no traceback. `dmlemu run` checks everything it can before it makes or reads
@@ -566,6 +567,106 @@ def cmd_graph(args):
     return 0
 
 
+def _onnx_inputs(texts, model_inputs, seed):
+    """The model's inputs: --input NAME=FILE.npy ones (a regular .npy file of the input's type and shape),
+    the rest seeded random (dmlemu.onnx.models.inputs). Returns (feeds, a line saying where they came from)."""
+    from dmlemu.onnx.importer import numpy_type
+    given = {}
+    for text in texts or ():
+        name, sep, path = text.partition("=")
+        if not sep or not name or not path:
+            raise UsageError(f"--input {text}: write it NAME=FILE.npy")
+        if name not in model_inputs:
+            raise UsageError(f"--input {text}: the model has no input \"{name}\" (its inputs: "
+                             f"{', '.join(model_inputs) or 'none'})")
+        shape, element_type = model_inputs[name]
+        dtype = numpy_type(element_type)
+        limit = int(np.prod(shape or [1])) * dtype.itemsize + (1 << 20)
+        with open(path, "rb") as f:
+            info = os.fstat(f.fileno())
+            if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+                raise UsageError(f"--input {text}: {path} must be a regular .npy file of at most {limit} bytes "
+                                 f"({dtype} {list(shape)})")
+            try:
+                array = np.load(f, allow_pickle=False)
+            except (ValueError, EOFError, OSError) as e:
+                raise UsageError(f"cannot read {path}: {_one_line(e) or type(e).__name__}") from None
+        if list(array.shape) != list(shape) or array.dtype != dtype:
+            raise UsageError(f"--input {text}: {path} holds {array.dtype} {list(array.shape)}; \"{name}\" takes "
+                             f"{dtype} {list(shape)}")
+        given[name] = array
+    rng = np.random.default_rng(seed)
+    feeds, random_names = {}, []
+    for name, (shape, element_type) in model_inputs.items():
+        if name in given:
+            feeds[name] = given[name]
+            continue
+        dtype = numpy_type(element_type)
+        if dtype == bool:
+            feeds[name] = rng.random(shape) < 0.5
+        elif dtype.kind == "f":
+            feeds[name] = rng.standard_normal(shape).astype(dtype)
+        else:
+            feeds[name] = rng.integers(0, 10, shape).astype(dtype)
+        random_names.append(name)
+    origin = ", ".join(texts or ())
+    if random_names:
+        origin += ("; " if origin else "") + f"random (seed {seed}): {', '.join(random_names)}"
+    return feeds, origin
+
+
+def cmd_onnx(args):
+    from dmlemu.onnx import ConversionError, convert, execute
+    from dmlemu.onnx.report import compare_onnxruntime, format_comparison, format_layers
+    from dmlemu.tools import tracefiles
+    from dmlemu.tools.operators import format_array, preset_for
+    from dmlemu.tools.progress import Progress
+    preset = preset_for(args.adapter)
+    if args.trace:
+        tracefiles._suffix(args.trace)
+        _check_output_folders([args.trace])
+    if args.seed < 0:
+        raise UsageError(f"--seed is {args.seed}; a seed must be a non-negative integer")
+    if args.compare_onnxruntime:
+        try:
+            import onnxruntime  # noqa: F401
+        except ImportError:
+            raise UsageError("--compare-onnxruntime needs onnxruntime: pip install 'dmlemu[onnx]'") from None
+    try:
+        converted = convert(args.model)       # refused here, at once, before any GPU work
+        feeds, origin = _onnx_inputs(args.input, converted.model_inputs, args.seed)
+        with Progress(1, "dmlemu onnx") as bar:
+            layer_names = []
+
+            def compiled(dispatches):       # the bar learns the dispatches once CompileGraph made them
+                layer_names[:] = ["+".join(d.onnx_nodes) for d in dispatches]
+                bar.total = max(1, len(dispatches))
+                bar.advance(layer_names[0] if layer_names else "", steps=0)
+
+            def dispatched(i):
+                bar.advance(layer_names[i + 1] if i + 1 < len(layer_names) else "reading back")
+            result = execute(args.model, feeds, adapter=preset.key, timing=not args.no_timing,
+                             on_compiled=compiled, on_dispatch=dispatched, check_golden=args.check_golden)
+    except ConversionError as e:
+        raise UsageError(str(e)) from None
+    names = ", ".join(f"{n} {list(s)}" for n, s in zip(result.converted.output_names, result.converted.output_shapes))
+    print(f"{args.model}: {len(result.converted.graph.nodes)} DML operator nodes in one compiled graph, "
+          f"{len(result.dispatches)} dispatches, on {preset.description}")
+    print(f"inputs: {origin}")
+    print(f"outputs: {names}")
+    for name, array in result.outputs.items():
+        print(f"  {name}: {format_array(array)}")
+    if args.check_golden:
+        print("bit-exact against dmlemu.golden (the DML nodes one by one): "
+              + ("yes" if not result.differing else f"NO ({', '.join(result.differing)})"))
+    print(format_layers(result, timed=not args.no_timing))
+    if args.compare_onnxruntime:
+        print(format_comparison(compare_onnxruntime(args.model, feeds, result.outputs)))
+    if args.trace:
+        print(f"wrote {tracefiles.save(result.trace, args.trace)}")
+    return 0 if not result.differing else 1
+
+
 def cmd_sweep(args):
     import time
     from dmlemu.tools import sweep
@@ -760,6 +861,26 @@ def build_parser():
     p.add_argument("--adapter", metavar="KEY", help="adapter preset (default: the default adapter)")
     p.add_argument("--set", action="append", metavar="FIELD=V", help=_SET_HELP)
     p.set_defaults(handler=cmd_graph)
+
+    p = sub.add_parser("onnx", help="run an ONNX model through the DirectML mirror: outputs, per-layer time, "
+                                    "ONNX Runtime's difference",
+                       description="Convert an ONNX model as ONNX Runtime's DirectML provider does (one compiled "
+                                   "DML graph), run it on the emulated GPU and print its outputs and a per-layer "
+                                   "table (ONNX nodes, DML operators, dispatches, modelled time, share, bound). "
+                                   "Needs pip install 'dmlemu[onnx]'.")
+    p.add_argument("model", metavar="MODEL.onnx", help="the model file (static input shapes)")
+    p.add_argument("--input", action="append", metavar="NAME=FILE.npy",
+                   help="an input's values (once per input; the others are seeded random)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    p.add_argument("--adapter", metavar="KEY", help="adapter preset (default: the default adapter)")
+    p.add_argument("--trace", metavar="FILE", help="save the run's trace (.json, .pftrace, .npz, .csv); each dispatch "
+                                                   "is named by its ONNX node(s)")
+    p.add_argument("--compare-onnxruntime", action="store_true",
+                   help="also run ONNX Runtime's CPU provider and print the max abs / relative difference per output")
+    p.add_argument("--check-golden", action="store_true",
+                   help="also run the DML nodes one by one through dmlemu.golden and say whether every bit agrees")
+    p.add_argument("--no-timing", action="store_true", help="emulation only: the same bits, estimated times")
+    p.set_defaults(handler=cmd_onnx)
 
     p = sub.add_parser(
         "sweep", help="a grid of timed runs on Dask: operators x dtypes x sizes x layouts x adapters x overrides",

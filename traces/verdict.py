@@ -42,7 +42,7 @@ import dataclasses
 
 from dmlemu.traces.schema import ISSUE
 
-__all__ = ["BOUND", "LIMITERS", "Verdict", "verdict", "format_verdict"]
+__all__ = ["BOUND", "LIMITERS", "Verdict", "verdict", "format_verdict", "BOUNDS", "bound_of"]
 
 BOUND = 0.5
 DRAM, L2, IC, LATENCY, IDLE = ("DRAM bandwidth", "L2 bandwidth", "Infinity Cache bandwidth",
@@ -144,3 +144,26 @@ def format_verdict(v, row, preset, name=None):
     return (f"{head}{v.limiter}, {v.share:.0%} of {cycles:,} cycles ({units}); "
             f"occupancy {v.occupancy} of {preset.waves_per_simd} waves/SIMD, limited by {v.occupancy_limiter} "
             f"({why})")
+
+
+# ---- the one-word bound -----------------------------------------------------------------------------------
+BOUNDS = ("memory", "compute", "latency", "launch")
+
+
+def bound_of(row, preset):
+    """What bound a dispatch, in one word (the "bound" column of `dmlemu onnx`'s per-layer table; this is
+    the one place that word is decided): `memory` when a bandwidth (DRAM, L2, Infinity Cache) is the
+    verdict's limiter, `compute` when issue is (a VALU rate class, or scalar and memory issue), `latency`
+    when no unit was saturated and waves waited with nothing to hide it, `launch` when SIMDs stood empty
+    (the launch, the ramp, the tail, too few waves); '' for an untimed dispatch. The verdict's rule decides
+    (module banner: a throughput unit busy at least BOUND of the time)."""
+    limiter = verdict(row, preset).limiter
+    if limiter in (DRAM, L2, IC):
+        return "memory"
+    if limiter in ISSUE_LIMITERS:
+        return "compute"
+    if limiter == LATENCY:
+        return "latency"
+    if limiter == IDLE:
+        return "launch"
+    return ""

@@ -1,0 +1,765 @@
+"""THE conversion table: each ONNX operator (ai.onnx domain) and the converter that turns one node of it
+into DML operator nodes, views or constants, as ONNX Runtime's DirectML provider does
+(onnxruntime/core/providers/dml/DmlExecutionProvider/src/Operators/DmlOperator*.cpp).
+
+`CONVERSIONS[op_type]` is a `Conversion`: the DML operators it may make (what `implemented()` asks
+the mirror about) and the function `convert(ctx, node)`. A converter reads its inputs through the
+importer's context (importer.py): `ctx.view(name)` (the tensor as a View; a constant becomes a graph
+input bound to its bytes), `ctx.constant(node, j, what)` (an input that must be a constant: shapes,
+axes, Clip's bounds), `ctx.shape(name)` (static, after onnx.shape_inference), `ctx.attr(node, name,
+default)`; it writes its outputs with `ctx.emit(...)` (a DML operator node) or `ctx.set(name, view)`
+(a view of bytes that exist: Reshape, Transpose, Expand, Identity), and refuses with
+`ctx.refuse(node, reason)` (a ConversionError naming the node and the op).
+
+How each family maps (ONNX Runtime's choices):
+
+    element-wise       one ELEMENT_WISE_* / ACTIVATION_* node; ONNX broadcasting through stride-0 views of
+                       the inputs (DmlOperatorElementWise.cpp); variadic Sum / Min / Max a chain of nodes
+    Cast               CAST (a cast to the same type is a view)
+    Where              ELEMENT_WISE_IF (the BOOL condition is UINT8)
+    Gemm               GEMM: TransA / TransB, Alpha, Beta, C broadcast to {M, N} through strides
+    MatMul             GEMM on {batch.., M, K} x {batch.., K, N}, batch dimensions broadcast through
+                       stride 0 (DmlOperatorMatMul.cpp); a 1-D operand gains a dimension of 1
+    activation fusion  a Conv / ConvTranspose / Gemm / MatMul / BatchNormalization / LayerNormalization
+                       whose output only feeds one fusable activation (and is no graph output) takes
+                       it as its FusedActivation (DmlGraphFusionHelper / FusionHelpers.cpp); the DML
+                       node's Name joins both ONNX names
+    ReduceX            REDUCE with the matching DML_REDUCE_FUNCTION; the output keeps the rank (a size of 1
+                       on each reduced axis), keepdims=0 is a view
+    ArgMax / ArgMin    ARGMAX / ARGMIN, INT64 output; select_last_index is AxisDirection DECREASING
+    Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Identity, Dropout, Expand
+                       views (Sizes and Strides of the same bytes); a reshape that no strides express
+                       packs the input first with ELEMENT_WISE_IDENTITY
+    Conv / ConvTranspose  CONVOLUTION (CROSS_CORRELATION, FORWARD / BACKWARD); 1-D as 2-D with H = 1
+    MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool
+                       MAX_POOLING(2) / AVERAGE_POOLING(1); global pooling is a window of the whole
+                       spatial extent; ceil_mode becomes EndPadding (DmlOperatorPooling.cpp)
+    Softmax, LogSoftmax, Hardmax  ACTIVATION_SOFTMAX1 / ACTIVATION_LOG_SOFTMAX1 / ACTIVATION_HARDMAX1 over the
+                       axes (axis.. for opset < 13)
+    LayerNormalization MEAN_VARIANCE_NORMALIZATION1 over axes axis.., Scale and Bias broadcast to the input;
+    InstanceNormalization, MeanVarianceNormalization  MEAN_VARIANCE_NORMALIZATION1 too
+    LRN, LpNormalization  LOCAL_RESPONSE_NORMALIZATION (across channels), LP_NORMALIZATION
+    BatchNormalization BATCH_NORMALIZATION (Spatial, {1, C, 1, 1} parameters); folded into the preceding
+                       Conv at import where ONNX Runtime's optimiser would (importer.py)
+    Concat, Split, Slice, Pad, Gather, Resize, Tile, CumSum
+                       JOIN, SPLIT, SLICE1, PADDING1, GATHER, RESAMPLE1, TILE, CUMULATIVE_SUMMATION
+    GatherElements, GatherND, SpaceToDepth, DepthToSpace
+                       GATHER_ELEMENTS, GATHER_ND1 (ranks padded with leading 1s), SPACE_TO_DEPTH1, DEPTH_TO_SPACE1
+
+Desc field names are DirectML.h's; for an operator whose desc the mirror does not define yet the node
+is built all the same and CreateOperator answers E_NOTIMPL, which run() turns into a ConversionError
+naming the node.
+"""
+import dataclasses
+import functools
+
+import numpy as np
+
+__all__ = ["Conversion", "CONVERSIONS", "FUSABLE", "ACCEPTS_FUSED_ACTIVATION", "implemented"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Conversion:
+    """One row: `operators` the DML operators the converter may make (empty: views only); `convert(ctx, node)`."""
+    operators: tuple
+    convert: object
+
+
+# ---- activations: standalone nodes and FusedActivation ---------------------------------------------------
+# ONNX activation -> (DML activation, {ONNX attribute: (desc field, default)}, fixed desc fields). ONNX Runtime's
+# fusable activations (FusionHelpers.cpp) are those with a DML ACTIVATION_* desc.
+FUSABLE = {
+    "Relu": ("ACTIVATION_RELU", {}, {}),
+    "Sigmoid": ("ACTIVATION_SIGMOID", {}, {}),
+    "Tanh": ("ACTIVATION_TANH", {}, {}),
+    "LeakyRelu": ("ACTIVATION_LEAKY_RELU", {"alpha": ("Alpha", 0.01)}, {}),
+    "Elu": ("ACTIVATION_ELU", {"alpha": ("Alpha", 1.0)}, {}),
+    "Celu": ("ACTIVATION_CELU", {"alpha": ("Alpha", 1.0)}, {}),
+    "Selu": ("ACTIVATION_SCALED_ELU", {"alpha": ("Alpha", 1.67326319217681884765625),
+                                       "gamma": ("Gamma", 1.05070102214813232421875)}, {}),
+    "HardSigmoid": ("ACTIVATION_HARD_SIGMOID", {"alpha": ("Alpha", 0.2), "beta": ("Beta", 0.5)}, {}),
+    "ThresholdedRelu": ("ACTIVATION_THRESHOLDED_RELU", {"alpha": ("Alpha", 1.0)}, {}),
+    "Softsign": ("ACTIVATION_SOFTSIGN", {}, {}),
+    "Softplus": ("ACTIVATION_SOFTPLUS", {}, {"Steepness": 1.0}),
+    "Shrink": ("ACTIVATION_SHRINK", {"bias": ("Bias", 0.0), "lambd": ("Threshold", 0.5)}, {}),
+}
+# The ONNX operators whose DML node takes a FusedActivation.
+ACCEPTS_FUSED_ACTIVATION = ("Conv", "ConvTranspose", "Gemm", "MatMul", "BatchNormalization", "LayerNormalization",
+                            "InstanceNormalization", "MeanVarianceNormalization")
+
+
+def activation_fields(ctx, node):
+    """The DML activation of an ONNX activation node and its desc fields."""
+    operator, attributes, fixed = FUSABLE[node.op_type]
+    fields = dict(fixed)
+    for name, (field, default) in attributes.items():
+        fields[field] = float(ctx.attr(node, name, default))
+    ctx.check_attributes(node, set(attributes))
+    return operator, fields
+
+
+def _activation(ctx, node):
+    operator, fields = activation_fields(ctx, node)
+    x = ctx.view(node.input[0])
+    ctx.emit(node, operator, [("InputTensor", x)], [("OutputTensor", node.output[0])], fields)
+
+
+# ---- element-wise ------------------------------------------------------------------------------------------
+def _elementwise(ctx, node, operator, fields_of=None, arity=None, fields=None):
+    """One element-wise node: inputs broadcast to the output's shape (stride 0), packed output of the type shape
+    inference gives the ONNX output (BOOL as UINT8). `fields_of(ctx, node)` adds desc fields."""
+    names = [n for n in node.input if n]
+    if arity is not None and len(names) != arity:
+        ctx.refuse(node, f"it has {len(names)} inputs; the converter converts it with {arity}")
+    shape = ctx.shape(node.output[0])
+    views = [ctx.broadcast(n, shape) for n in names]
+    tensor_fields = _TENSOR_FIELDS.get(operator) or {1: ("InputTensor",), 2: ("ATensor", "BTensor"),
+                                                     3: ("ConditionTensor", "ATensor", "BTensor")}[len(views)]
+    desc = dict(fields or {})
+    if fields_of is not None:
+        desc.update(fields_of(ctx, node))
+    ctx.emit(node, operator, list(zip(tensor_fields, views)), [("OutputTensor", node.output[0])], desc)
+
+
+# Element-wise descs whose input tensors are not InputTensor / ATensor, BTensor / ConditionTensor, ATensor, BTensor.
+_TENSOR_FIELDS = {"ELEMENT_WISE_POW": ("InputTensor", "ExponentTensor"),
+                  "ACTIVATION_PARAMETERIZED_RELU": ("InputTensor", "SlopeTensor")}
+
+
+def _variadic(ctx, node, operator):
+    """Sum / Min / Max of n inputs: a chain of n - 1 binary nodes (one input: an identity)."""
+    names = [n for n in node.input if n]
+    shape = ctx.shape(node.output[0])
+    if len(names) == 1:
+        ctx.emit(node, "ELEMENT_WISE_IDENTITY", [("InputTensor", ctx.broadcast(names[0], shape))],
+                 [("OutputTensor", node.output[0])], {})
+        return
+    acc = ctx.broadcast(names[0], shape)
+    for i, name in enumerate(names[1:]):
+        last = i == len(names) - 2
+        out = node.output[0] if last else f"{node.output[0]}#partial{i}"
+        if not last:
+            ctx.declare(out, shape, ctx.onnx_type(node.output[0]))
+        ctx.emit(node, operator, [("ATensor", acc), ("BTensor", ctx.broadcast(name, shape))],
+                 [("OutputTensor", out)], {})
+        acc = ctx.view(out) if not last else None
+
+
+def _clip_fields(ctx, node):
+    if ctx.opset < 11:
+        low, high = ctx.attr(node, "min", -np.inf), ctx.attr(node, "max", np.inf)
+    else:
+        low = ctx.scalar(node, 1, "min", -np.inf)
+        high = ctx.scalar(node, 2, "max", np.inf)
+    if np.isnan(low) or np.isnan(high) or low > high:
+        ctx.refuse(node, f"its bounds are min {low}, max {high}; ONNX and DirectML define Clip differently for a "
+                         f"NaN bound or min > max (docs/NUMERICS.md)")
+    return {"ScaleBias": None, "Min": float(low), "Max": float(high)}
+
+
+def _clip(ctx, node):
+    """CLIP for floats; CLIP1 (DML_FEATURE_LEVEL_5_0: Min and Max in the tensor's own type) for integers, an
+    absent bound the type's limit."""
+    x = ctx.view(node.input[0])
+    type_name = ctx.type_name(node.input[0])
+    if type_name in ("FLOAT32", "FLOAT16", "FLOAT64"):
+        ctx.emit(node, "ELEMENT_WISE_CLIP", [("InputTensor", x)], [("OutputTensor", node.output[0])],
+                 _clip_fields(ctx, node))
+        return
+    from dmlemu import golden
+    from dmlemu.directml import DML_SCALAR_UNION, DML_TENSOR_DATA_TYPE
+    info = np.iinfo(golden.DATA_TYPES[type_name])
+    low = ctx.scalar(node, 1, "min", info.min) if ctx.opset >= 11 else info.min
+    high = ctx.scalar(node, 2, "max", info.max) if ctx.opset >= 11 else info.max
+    if low > high:
+        ctx.refuse(node, f"its bounds are min {low}, max {high}; ONNX and DirectML define Clip differently for "
+                         f"min > max (docs/NUMERICS.md)")
+    member = ("Int" if info.min < 0 else "UInt") + str(info.bits)
+    ctx.emit(node, "ELEMENT_WISE_CLIP1", [("InputTensor", x)], [("OutputTensor", node.output[0])],
+             {"ScaleBias": None, "MinMaxDataType": DML_TENSOR_DATA_TYPE[f"DML_TENSOR_DATA_TYPE_{type_name}"],
+              "Min": DML_SCALAR_UNION(**{member: int(low)}), "Max": DML_SCALAR_UNION(**{member: int(high)})})
+
+
+def _cast(ctx, node):
+    ctx.check_attributes(node, {"to", "saturate"})
+    if ctx.onnx_type(node.input[0]) == ctx.onnx_type(node.output[0]):
+        ctx.set(node.output[0], ctx.view(node.input[0]))
+        return
+    ctx.emit(node, "CAST", [("InputTensor", ctx.view(node.input[0]))], [("OutputTensor", node.output[0])], {})
+
+
+def _elementwise_row(operator, arity=None, attributes=None, fixed=None):
+    def fields_of(ctx, node):
+        ctx.check_attributes(node, set(attributes or {}))
+        out = dict(fixed or {})
+        for name, (field, default) in (attributes or {}).items():
+            out[field] = float(ctx.attr(node, name, default))
+        return out
+    return Conversion((operator,), functools.partial(_elementwise, operator=operator, fields_of=fields_of,
+                                                     arity=arity))
+
+
+# ---- GEMM ----------------------------------------------------------------------------------------------------
+def _gemm(ctx, node):
+    ctx.check_attributes(node, {"alpha", "beta", "transA", "transB"})
+    a, b = ctx.view(node.input[0]), ctx.view(node.input[1])
+    out_shape = ctx.shape(node.output[0])
+    inputs = [("ATensor", a), ("BTensor", b)]
+    if len(node.input) > 2 and node.input[2]:
+        inputs.append(("CTensor", ctx.broadcast(node.input[2], out_shape)))
+    else:
+        inputs.append(("CTensor", None))
+    fields = {"TransA": int(ctx.attr(node, "transA", 0)), "TransB": int(ctx.attr(node, "transB", 0)),
+              "Alpha": float(ctx.attr(node, "alpha", 1.0)), "Beta": float(ctx.attr(node, "beta", 1.0)),
+              "FusedActivation": ctx.fused_activation(node)}
+    ctx.emit(node, "GEMM", inputs, [("OutputTensor", ctx.fused_output(node))], fields)
+
+
+def _matmul(ctx, node):
+    a_shape, b_shape = ctx.shape(node.input[0]), ctx.shape(node.input[1])
+    if not a_shape or not b_shape:
+        ctx.refuse(node, "an operand is a scalar; MatMul takes tensors of at least one dimension")
+    a2 = [1] + a_shape if len(a_shape) == 1 else a_shape
+    b2 = b_shape + [1] if len(b_shape) == 1 else b_shape
+    batch = list(np.broadcast_shapes(tuple(a2[:-2]), tuple(b2[:-2])))
+    if len(batch) > 2:
+        ctx.refuse(node, f"its product has {len(batch) + 2} dimensions ({batch + [a2[-2], b2[-1]]}); DirectML's GEMM "
+                         f"takes 2 to 4")
+    sizes_a, sizes_b = batch + a2[-2:], batch + b2[-2:]
+    a = ctx.broadcast(node.input[0], sizes_a, reshape=a2)
+    b = ctx.broadcast(node.input[1], sizes_b, reshape=b2)
+    out_sizes = batch + [a2[-2], b2[-1]]
+    fields = {"TransA": 0, "TransB": 0, "Alpha": 1.0, "Beta": 0.0, "FusedActivation": ctx.fused_activation(node)}
+    ctx.emit(node, "GEMM", [("ATensor", a), ("BTensor", b), ("CTensor", None)],
+             [("OutputTensor", ctx.fused_output(node))], fields, sizes=out_sizes)
+
+
+# ---- reductions ----------------------------------------------------------------------------------------------
+_REDUCE_FUNCTIONS = {"ReduceSum": "SUM", "ReduceMean": "AVERAGE", "ReduceMax": "MAX", "ReduceMin": "MIN",
+                     "ReduceProd": "MULTIPLY", "ReduceL1": "L1", "ReduceL2": "L2", "ReduceLogSum": "LOG_SUM",
+                     "ReduceLogSumExp": "LOG_SUM_EXP", "ReduceSumSquare": "SUM_SQUARE"}
+# The opset from which each reduction reads its axes from an input (ReduceSum from 13, the others from 18).
+_AXES_INPUT_FROM = {op: (13 if op == "ReduceSum" else 18) for op in _REDUCE_FUNCTIONS}
+
+
+def _axes(ctx, node, rank):
+    """The reduced axes (sorted, non-negative) of a ReduceX node; None for a no-op."""
+    ctx.check_attributes(node, {"axes", "keepdims", "noop_with_empty_axes"})
+    if ctx.opset >= _AXES_INPUT_FROM[node.op_type]:
+        axes = ctx.constant(node, 1, "axes") if len(node.input) > 1 and node.input[1] else None
+    else:
+        axes = ctx.attr(node, "axes", None)
+    axes = [] if axes is None else [int(a) for a in np.asarray(axes).reshape(-1)]
+    if not axes:
+        if ctx.attr(node, "noop_with_empty_axes", 0):
+            return None
+        return list(range(rank))
+    return sorted({a + rank if a < 0 else a for a in axes})
+
+
+def _reduce(ctx, node):
+    shape = ctx.shape(node.input[0])
+    axes = _axes(ctx, node, len(shape))
+    if axes is None:
+        ctx.set(node.output[0], ctx.view(node.input[0]))
+        return
+    x = ctx.view(node.input[0])
+    if not shape:
+        axes = [0]
+    kept = [1 if i in axes else s for i, s in enumerate(shape or [1])]
+    from dmlemu.directml import DML_REDUCE_FUNCTION
+    function = DML_REDUCE_FUNCTION[f"DML_REDUCE_FUNCTION_{_REDUCE_FUNCTIONS[node.op_type]}"]
+    ctx.emit(node, "REDUCE", [("InputTensor", x)], [("OutputTensor", node.output[0])],
+             {"Function": function, "Axes": axes}, sizes=kept)
+
+
+def _arg(ctx, node, operator):
+    ctx.check_attributes(node, {"axis", "keepdims", "select_last_index"})
+    shape = ctx.shape(node.input[0]) or [1]
+    axis = int(ctx.attr(node, "axis", 0))
+    axis = axis + len(shape) if axis < 0 else axis
+    kept = [1 if i == axis else s for i, s in enumerate(shape)]
+    from dmlemu.directml import DML_AXIS_DIRECTION_DECREASING, DML_AXIS_DIRECTION_INCREASING
+    direction = DML_AXIS_DIRECTION_DECREASING if ctx.attr(node, "select_last_index", 0) else DML_AXIS_DIRECTION_INCREASING
+    ctx.emit(node, operator, [("InputTensor", ctx.view(node.input[0]))], [("OutputTensor", node.output[0])],
+             {"Axes": [axis], "AxisDirection": direction}, sizes=kept)
+
+
+# ---- views ---------------------------------------------------------------------------------------------------
+def _reshape_like(ctx, node):
+    """Reshape, Flatten, Squeeze, Unsqueeze: the inferred output shape over the same bytes."""
+    ctx.set(node.output[0], ctx.reshape(node, node.input[0], ctx.shape(node.output[0])))
+
+
+def _transpose(ctx, node):
+    ctx.check_attributes(node, {"perm"})
+    x = ctx.view(node.input[0])
+    rank = len(ctx.shape(node.input[0]))
+    perm = ctx.attr(node, "perm", None)
+    perm = list(range(rank))[::-1] if perm is None else [int(p) for p in perm]
+    if rank == 0:
+        ctx.set(node.output[0], x)
+        return
+    sizes, strides = x.sizes, x.strides
+    ctx.set(node.output[0], x.reinterpret([sizes[p] for p in perm], [strides[p] for p in perm]))
+
+
+def _identity(ctx, node):
+    if node.op_type == "Dropout":
+        if len(node.output) > 1 and node.output[1] and ctx.needed(node.output[1]):
+            ctx.refuse(node, "its mask output is used; at inference Dropout is the identity and the converter makes "
+                             "no mask")
+        if len(node.input) > 2 and node.input[2] and bool(np.asarray(ctx.constant(node, 2, "training_mode")).any()):
+            ctx.refuse(node, "its training_mode is true; the converter converts inference graphs (Dropout the "
+                             "identity)")
+    ctx.set(node.output[0], ctx.view(node.input[0]))
+
+
+def _expand(ctx, node):
+    ctx.set(node.output[0], ctx.broadcast(node.input[0], ctx.shape(node.output[0])))
+
+
+# ---- operators still landing (E_NOTIMPL until their schemas exist) ----------------------------------------------
+def _spatial(ctx, node, name, count, default):
+    value = ctx.attr(node, name, None)
+    return [int(v) for v in value] if value is not None else [default] * count
+
+
+def _pads(ctx, node, in_spatial, out_spatial, kernel, strides, dilations):
+    """StartPadding and EndPadding of a window operator: `pads` or auto_pad, the end padding then made what
+    the inferred output size needs (that is how ceil_mode and SAME_UPPER / SAME_LOWER come out)."""
+    count = len(in_spatial)
+    auto_pad = ctx.attr(node, "auto_pad", b"NOTSET")
+    auto_pad = auto_pad.decode() if isinstance(auto_pad, bytes) else auto_pad
+    pads = _spatial(ctx, node, "pads", 2 * count, 0)
+    start = pads[:count]
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        total = [max(0, (o - 1) * s + (k - 1) * d + 1 - i)
+                 for i, o, k, s, d in zip(in_spatial, out_spatial, kernel, strides, dilations)]
+        start = [t // 2 if auto_pad == "SAME_UPPER" else t - t // 2 for t in total]
+    elif auto_pad == "VALID":
+        start = [0] * count
+    end = [max(0, (o - 1) * s + (k - 1) * d + 1 - i - p)
+           for i, o, k, s, d, p in zip(in_spatial, out_spatial, kernel, strides, dilations, start)]
+    return start, end
+
+
+def _conv(ctx, node):
+    ctx.check_attributes(node, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides",
+                                "output_padding", "output_shape"})
+    backward = node.op_type == "ConvTranspose"
+    x_shape, w_shape, y_shape = ctx.shape(node.input[0]), ctx.shape(node.input[1]), ctx.shape(node.output[0])
+    if len(x_shape) < 3 or len(x_shape) > 5:
+        ctx.refuse(node, f"its input has {len(x_shape)} dimensions; DirectML's CONVOLUTION takes 1 to 3 spatial ones")
+    one_d = len(x_shape) == 3         # 1-D as 2-D with a height of 1 (ONNX Runtime does the same)
+    x_sizes = x_shape[:2] + [1] + x_shape[2:] if one_d else x_shape
+    w_sizes = w_shape[:2] + [1] + w_shape[2:] if one_d else w_shape
+    y_sizes = y_shape[:2] + [1] + y_shape[2:] if one_d else y_shape
+    count = len(x_sizes) - 2
+    strides = _spatial(ctx, node, "strides", len(x_shape) - 2, 1)
+    dilations = _spatial(ctx, node, "dilations", len(x_shape) - 2, 1)
+    if one_d:
+        strides, dilations = [1] + strides, [1] + dilations
+    kernel = w_sizes[2:]
+    if backward:
+        output_padding = _spatial(ctx, node, "output_padding", len(x_shape) - 2, 0)
+        output_padding = ([0] + output_padding) if one_d else output_padding
+        pads = _spatial(ctx, node, "pads", 2 * (len(x_shape) - 2), 0)
+        start = ([0] + pads[:len(pads) // 2]) if one_d else pads[:count]
+        # out = (in - 1) * stride + (k - 1) * d + 1 + output_padding - start - end
+        end = [(i - 1) * s + (k - 1) * d + 1 + op - st - o for i, o, k, s, d, op, st in
+               zip(x_sizes[2:], y_sizes[2:], kernel, strides, dilations, output_padding, start)]
+    else:
+        output_padding = [0] * count
+        start, end = _pads(ctx, node, x_sizes[2:], y_sizes[2:], kernel, strides, dilations)
+    inputs = [("InputTensor", ctx.reshape(node, node.input[0], x_sizes)),
+              ("FilterTensor", ctx.reshape(node, node.input[1], w_sizes))]
+    if len(node.input) > 2 and node.input[2]:
+        channels = y_sizes[1]
+        bias = ctx.reshape(node, node.input[2], [1, channels] + [1] * count)
+        inputs.append(("BiasTensor", bias))
+    else:
+        inputs.append(("BiasTensor", None))
+    from dmlemu.directml import (
+        DML_CONVOLUTION_DIRECTION_BACKWARD, DML_CONVOLUTION_DIRECTION_FORWARD, DML_CONVOLUTION_MODE_CROSS_CORRELATION,
+    )
+    fields = {"Mode": DML_CONVOLUTION_MODE_CROSS_CORRELATION,
+              "Direction": DML_CONVOLUTION_DIRECTION_BACKWARD if backward else DML_CONVOLUTION_DIRECTION_FORWARD,
+              "DimensionCount": count, "Strides": strides, "Dilations": dilations, "StartPadding": start,
+              "EndPadding": end, "OutputPadding": output_padding, "GroupCount": int(ctx.attr(node, "group", 1)),
+              "FusedActivation": ctx.fused_activation(node)}
+    ctx.emit(node, "CONVOLUTION", inputs, [("OutputTensor", ctx.fused_output(node))], fields, sizes=y_sizes)
+
+
+def _pool(ctx, node):
+    ctx.check_attributes(node, {"auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads",
+                                "storage_order", "strides"})
+    x_shape, y_shape = ctx.shape(node.input[0]), ctx.shape(node.output[0])
+    count = len(x_shape) - 2
+    if count < 1:
+        ctx.refuse(node, f"its input has {len(x_shape)} dimensions; pooling needs at least one spatial one")
+    is_global = node.op_type.startswith("Global")
+    kernel = x_shape[2:] if is_global else [int(k) for k in ctx.attr(node, "kernel_shape", [])]
+    strides = [1] * count if is_global else _spatial(ctx, node, "strides", count, 1)
+    dilations = [1] * count if is_global else _spatial(ctx, node, "dilations", count, 1)
+    start, end = ([0] * count, [0] * count) if is_global else \
+        _pads(ctx, node, x_shape[2:], y_shape[2:], kernel, strides, dilations)
+    is_max = node.op_type in ("MaxPool", "GlobalMaxPool")
+    fields = {"DimensionCount": count, "Strides": strides, "WindowSize": kernel, "StartPadding": start,
+              "EndPadding": end}
+    outputs = [("OutputTensor", node.output[0])]
+    if is_max:
+        wants_indices = len(node.output) > 1 and node.output[1] and ctx.needed(node.output[1])
+        if wants_indices and int(ctx.attr(node, "storage_order", 0)):
+            ctx.refuse(node, "its Indices output is in column-major storage_order; DirectML's indices are row-major")
+        if dilations != [1] * count or wants_indices:
+            operator = "MAX_POOLING2"
+            fields["Dilations"] = dilations
+            outputs.append(("OutputIndicesTensor", node.output[1] if wants_indices else None))
+        else:
+            operator = "MAX_POOLING"
+    else:
+        include = bool(ctx.attr(node, "count_include_pad", 0))
+        if dilations != [1] * count:
+            operator = "AVERAGE_POOLING1"
+            fields["Dilations"] = dilations
+        else:
+            operator = "AVERAGE_POOLING"
+        fields["IncludePadding"] = include
+    ctx.emit(node, operator, [("InputTensor", ctx.view(node.input[0]))], outputs, fields)
+
+
+def _softmax(ctx, node, operator):
+    ctx.check_attributes(node, {"axis"})
+    rank = len(ctx.shape(node.input[0]))
+    axis = int(ctx.attr(node, "axis", -1 if ctx.opset >= 13 else 1))
+    axis = axis + rank if axis < 0 else axis
+    axes = [axis] if ctx.opset >= 13 else list(range(axis, rank))
+    ctx.emit(node, operator, [("InputTensor", ctx.view(node.input[0]))], [("OutputTensor", node.output[0])],
+             {"AxisCount": len(axes), "Axes": axes})
+
+
+def _layer_normalization(ctx, node):
+    ctx.check_attributes(node, {"axis", "epsilon", "stash_type"})
+    if any(o and ctx.needed(o) for o in node.output[1:]):
+        ctx.refuse(node, "its Mean or InvStdDev output is used; MEAN_VARIANCE_NORMALIZATION1 gives only Y")
+    shape = ctx.shape(node.input[0])
+    axis = int(ctx.attr(node, "axis", -1))
+    axis = axis + len(shape) if axis < 0 else axis
+    axes = list(range(axis, len(shape)))
+    scale = ctx.broadcast(node.input[1], shape)
+    bias = ctx.broadcast(node.input[2], shape) if len(node.input) > 2 and node.input[2] else None
+    fields = {"AxisCount": len(axes), "Axes": axes, "NormalizeVariance": True,
+              "Epsilon": float(ctx.attr(node, "epsilon", 1e-5)), "FusedActivation": ctx.fused_activation(node)}
+    ctx.emit(node, "MEAN_VARIANCE_NORMALIZATION1",
+             [("InputTensor", ctx.view(node.input[0])), ("ScaleTensor", scale), ("BiasTensor", bias)],
+             [("OutputTensor", ctx.fused_output(node))], fields)
+
+
+def _batch_normalization(ctx, node):
+    ctx.check_attributes(node, {"epsilon", "momentum", "spatial", "training_mode"})
+    if int(ctx.attr(node, "training_mode", 0)):
+        ctx.refuse(node, "it is in training_mode; the converter converts inference graphs")
+    shape = ctx.shape(node.input[0])
+    channel = [1, shape[1]] + [1] * (len(shape) - 2)
+    scale, bias, mean, var = (ctx.reshape(node, node.input[j], channel) for j in (1, 2, 3, 4))
+    fields = {"Spatial": True, "Epsilon": float(ctx.attr(node, "epsilon", 1e-5)),
+              "FusedActivation": ctx.fused_activation(node)}
+    ctx.emit(node, "BATCH_NORMALIZATION",
+             [("InputTensor", ctx.view(node.input[0])), ("MeanTensor", mean), ("VarianceTensor", var),
+              ("ScaleTensor", scale), ("BiasTensor", bias)], [("OutputTensor", ctx.fused_output(node))], fields)
+
+
+def _mean_variance_normalization(ctx, node):
+    """MeanVarianceNormalization (axes, default {0, 2, 3}) and InstanceNormalization (the spatial axes, a
+    per-channel Scale and Bias) as MEAN_VARIANCE_NORMALIZATION1 (DmlOperatorMeanVarianceNormalization.cpp,
+    DmlOperatorInstanceNormalization.cpp)."""
+    ctx.check_attributes(node, {"axes", "epsilon"})
+    shape = ctx.shape(node.input[0])
+    rank = len(shape)
+    if node.op_type == "InstanceNormalization":
+        axes = list(range(2, rank))
+        channel = [1, shape[1]] + [1] * (rank - 2)
+        scale = ctx.broadcast(node.input[1], shape, reshape=channel)
+        bias = ctx.broadcast(node.input[2], shape, reshape=channel)
+        epsilon = float(ctx.attr(node, "epsilon", 1e-5))
+    else:
+        axes = [int(a) + rank if a < 0 else int(a) for a in ctx.attr(node, "axes", [0, 2, 3])]
+        scale = bias = None
+        epsilon = 1e-9
+    fields = {"AxisCount": len(axes), "Axes": sorted(axes), "NormalizeVariance": True, "Epsilon": epsilon,
+              "FusedActivation": ctx.fused_activation(node)}
+    ctx.emit(node, "MEAN_VARIANCE_NORMALIZATION1",
+             [("InputTensor", ctx.view(node.input[0])), ("ScaleTensor", scale), ("BiasTensor", bias)],
+             [("OutputTensor", ctx.fused_output(node))], fields)
+
+
+def _lrn(ctx, node):
+    """LRN as LOCAL_RESPONSE_NORMALIZATION across channels (DmlOperatorLocalResponseNormalization.cpp)."""
+    ctx.check_attributes(node, {"alpha", "beta", "bias", "size"})
+    ctx.emit(node, "LOCAL_RESPONSE_NORMALIZATION", [("InputTensor", ctx.view(node.input[0]))],
+             [("OutputTensor", node.output[0])],
+             {"CrossChannel": True, "LocalSize": int(ctx.attr(node, "size", 1)),
+              "Alpha": float(ctx.attr(node, "alpha", 1e-4)), "Beta": float(ctx.attr(node, "beta", 0.75)),
+              "Bias": float(ctx.attr(node, "bias", 1.0))})
+
+
+def _lp_normalization(ctx, node):
+    ctx.check_attributes(node, {"axis", "p"})
+    rank = len(ctx.shape(node.input[0]))
+    axis = int(ctx.attr(node, "axis", -1))
+    p = int(ctx.attr(node, "p", 2))
+    if p not in (1, 2):
+        ctx.refuse(node, f"its p is {p}; DirectML's LP_NORMALIZATION takes 1 or 2")
+    ctx.emit(node, "LP_NORMALIZATION", [("InputTensor", ctx.view(node.input[0]))], [("OutputTensor", node.output[0])],
+             {"Axis": axis + rank if axis < 0 else axis, "Epsilon": 0.0, "P": p})
+
+
+def _concat(ctx, node):
+    ctx.check_attributes(node, {"axis"})
+    rank = len(ctx.shape(node.output[0]))
+    axis = int(ctx.attr(node, "axis", 0))
+    axis = axis + rank if axis < 0 else axis
+    views = [ctx.view(n) for n in node.input if n and 0 not in ctx.shape(n)]
+    ctx.emit(node, "JOIN", [("InputTensors", views)], [("OutputTensor", node.output[0])],
+             {"InputCount": len(views), "Axis": axis})
+
+
+def _split(ctx, node):
+    ctx.check_attributes(node, {"axis", "split", "num_outputs"})
+    rank = len(ctx.shape(node.input[0]))
+    axis = int(ctx.attr(node, "axis", 0))
+    axis = axis + rank if axis < 0 else axis
+    outputs = [o for o in node.output]
+    ctx.emit(node, "SPLIT", [("InputTensor", ctx.view(node.input[0]))], [("OutputTensors", outputs)],
+             {"OutputCount": len(outputs), "Axis": axis})
+
+
+def _slice(ctx, node):
+    shape = ctx.shape(node.input[0])
+    rank = len(shape)
+    if ctx.opset < 10:
+        starts, ends = ctx.attr(node, "starts", []), ctx.attr(node, "ends", [])
+        axes, steps = ctx.attr(node, "axes", None), None
+    else:
+        starts, ends = ctx.constant(node, 1, "starts"), ctx.constant(node, 2, "ends")
+        axes = ctx.constant(node, 3, "axes") if len(node.input) > 3 and node.input[3] else None
+        steps = ctx.constant(node, 4, "steps") if len(node.input) > 4 and node.input[4] else None
+    axes = list(range(len(starts))) if axes is None else [int(a) + rank if a < 0 else int(a) for a in axes]
+    steps = [1] * len(starts) if steps is None else [int(s) for s in steps]
+    # SLICE1's window [offset, offset + size) is read every |stride| elements, from its far end when the stride
+    # is negative (DmlOperatorSlice.cpp): the window of `count` elements from `start` by `step`.
+    offsets, sizes, strides = [0] * rank, list(shape), [1] * rank
+    out_shape = ctx.shape(node.output[0])
+    for a, start, step in zip(axes, starts, steps):
+        n, count, start = shape[a], out_shape[a], int(start)
+        start = start + n if start < 0 else start
+        start = min(max(start, 0), n) if step > 0 else min(max(start, -1), n - 1)
+        span = (count - 1) * abs(step) + 1 if count else 0
+        offsets[a] = start if step > 0 else max(0, start - span + 1)
+        sizes[a], strides[a] = span, step
+    ctx.emit(node, "SLICE1", [("InputTensor", ctx.view(node.input[0]))], [("OutputTensor", node.output[0])],
+             {"DimensionCount": rank, "InputWindowOffsets": offsets, "InputWindowSizes": sizes,
+              "InputWindowStrides": strides})
+
+
+def _pad(ctx, node):
+    ctx.check_attributes(node, {"mode", "pads", "value"})
+    shape = ctx.shape(node.input[0])
+    rank = len(shape)
+    pads = ctx.attr(node, "pads", None) if ctx.opset < 11 else ctx.constant(node, 1, "pads")
+    pads = [int(p) for p in pads]
+    if ctx.opset >= 18 and len(node.input) > 3 and node.input[3]:
+        axes = [int(a) + rank if a < 0 else int(a) for a in ctx.constant(node, 3, "axes")]
+        full = [0] * (2 * rank)
+        for i, a in enumerate(axes):
+            full[a], full[rank + a] = pads[i], pads[len(axes) + i]
+        pads = full
+    if any(p < 0 for p in pads):
+        ctx.refuse(node, f"its pads {pads} include a negative one; PADDING adds elements only (use Slice to crop)")
+    value = float(ctx.attr(node, "value", 0.0)) if ctx.opset < 11 else \
+        (float(ctx.scalar(node, 2, "constant_value", 0.0)))
+    mode = ctx.attr(node, "mode", b"constant")
+    mode = mode.decode() if isinstance(mode, bytes) else mode
+    from dmlemu.directml import DML_PADDING_MODE, DML_SCALAR_UNION, DML_TENSOR_DATA_TYPE
+    modes = {"constant": "CONSTANT", "reflect": "REFLECTION", "edge": "EDGE", "wrap": "WRAP"}
+    if mode not in modes:
+        ctx.refuse(node, f"its mode is {mode!r}; DirectML's PADDING has {', '.join(modes)}")
+    type_name = ctx.type_name(node.input[0])
+    member = {"FLOAT32": "Float32", "FLOAT16": "Float32", "FLOAT64": "Float64"}.get(type_name, "Int64")
+    scalar = DML_SCALAR_UNION(**{member: value if member.startswith("Float") else int(value)})
+    ctx.emit(node, "PADDING1", [("InputTensor", ctx.view(node.input[0]))], [("OutputTensor", node.output[0])],
+             {"PaddingMode": DML_PADDING_MODE[f"DML_PADDING_MODE_{modes[mode]}"],
+              "PaddingValueDataType": DML_TENSOR_DATA_TYPE[f"DML_TENSOR_DATA_TYPE_{type_name}"],
+              "PaddingValue": scalar, "DimensionCount": rank, "StartPadding": pads[:rank], "EndPadding": pads[rank:]})
+
+
+def _gather(ctx, node):
+    ctx.check_attributes(node, {"axis"})
+    shape, index_shape = ctx.shape(node.input[0]), ctx.shape(node.input[1])
+    out_rank = max(1, len(ctx.shape(node.output[0])))
+    rank = max(out_rank, len(shape))
+    axis = int(ctx.attr(node, "axis", 0))
+    axis = axis + len(shape) if axis < 0 else axis
+    data = ctx.reshape(node, node.input[0], [1] * (rank - len(shape)) + shape)
+    indices = ctx.reshape(node, node.input[1], [1] * (rank - len(index_shape)) + (index_shape or [1]))
+    ctx.emit(node, "GATHER", [("InputTensor", data), ("IndicesTensor", indices)], [("OutputTensor", node.output[0])],
+             {"Axis": axis + rank - len(shape), "IndexDimensions": len(index_shape)},
+             sizes=[1] * (rank - len(ctx.shape(node.output[0]))) + (ctx.shape(node.output[0]) or [1]))
+
+
+def _resize(ctx, node):
+    ctx.check_attributes(node, {"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
+                                "exclude_outside", "extrapolation_value", "antialias", "axes", "keep_aspect_ratio_policy"})
+    mode = ctx.attr(node, "mode", b"nearest")
+    mode = mode.decode() if isinstance(mode, bytes) else mode
+    transform = ctx.attr(node, "coordinate_transformation_mode", b"half_pixel" if ctx.opset >= 11 else b"asymmetric")
+    transform = transform.decode() if isinstance(transform, bytes) else transform
+    if mode not in ("nearest", "linear"):
+        ctx.refuse(node, f"its mode is {mode!r}; DirectML's RESAMPLE interpolates nearest-neighbor or linear")
+    offsets = {"half_pixel": 0.5, "pytorch_half_pixel": 0.5, "asymmetric": 0.0}
+    if transform not in offsets:
+        ctx.refuse(node, f"its coordinate_transformation_mode is {transform!r}; the converter maps "
+                         f"{', '.join(offsets)} to RESAMPLE1's pixel offsets")
+    in_shape, out_shape = ctx.shape(node.input[0]), ctx.shape(node.output[0])
+    from dmlemu.directml import DML_INTERPOLATION_MODE_LINEAR, DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR
+    scales = [o / i for i, o in zip(in_shape, out_shape)]
+    ctx.emit(node, "RESAMPLE1", [("InputTensor", ctx.view(node.input[0]))], [("OutputTensor", node.output[0])],
+             {"InterpolationMode": DML_INTERPOLATION_MODE_LINEAR if mode == "linear"
+              else DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR, "DimensionCount": len(in_shape), "Scales": scales,
+              "InputPixelOffsets": [offsets[transform]] * len(in_shape),
+              "OutputPixelOffsets": [-offsets[transform]] * len(in_shape)})
+
+
+def _gather_elements(ctx, node):
+    ctx.check_attributes(node, {"axis"})
+    rank = len(ctx.shape(node.input[0]))
+    axis = int(ctx.attr(node, "axis", 0))
+    ctx.emit(node, "GATHER_ELEMENTS", [("InputTensor", ctx.view(node.input[0])), ("IndicesTensor", ctx.view(node.input[1]))],
+             [("OutputTensor", node.output[0])], {"Axis": axis + rank if axis < 0 else axis})
+
+
+def _gather_nd(ctx, node):
+    """GatherND as GATHER_ND1, every tensor padded with leading 1s to one rank (DmlOperatorGatherNd.cpp)."""
+    ctx.check_attributes(node, {"batch_dims"})
+    shape, index_shape, out_shape = ctx.shape(node.input[0]), ctx.shape(node.input[1]), ctx.shape(node.output[0])
+    rank = max(len(shape), len(index_shape), len(out_shape), 1)
+
+    def padded(s):
+        return [1] * (rank - len(s)) + (s or [1])
+    ctx.emit(node, "GATHER_ND1", [("InputTensor", ctx.reshape(node, node.input[0], padded(shape))),
+                                  ("IndicesTensor", ctx.reshape(node, node.input[1], padded(index_shape)))],
+             [("OutputTensor", node.output[0])],
+             {"InputDimensionCount": len(shape), "IndicesDimensionCount": len(index_shape),
+              "BatchDimensionCount": int(ctx.attr(node, "batch_dims", 0))}, sizes=padded(out_shape))
+
+
+def _space_depth(ctx, node):
+    """SpaceToDepth / DepthToSpace as SPACE_TO_DEPTH1 / DEPTH_TO_SPACE1 (DCR: DEPTH_COLUMN_ROW, CRD:
+    COLUMN_ROW_DEPTH)."""
+    ctx.check_attributes(node, {"blocksize", "mode"})
+    mode = ctx.attr(node, "mode", b"DCR")
+    mode = mode.decode() if isinstance(mode, bytes) else mode
+    from dmlemu.directml import DML_DEPTH_SPACE_ORDER_COLUMN_ROW_DEPTH, DML_DEPTH_SPACE_ORDER_DEPTH_COLUMN_ROW
+    operator = "SPACE_TO_DEPTH1" if node.op_type == "SpaceToDepth" else "DEPTH_TO_SPACE1"
+    ctx.emit(node, operator, [("InputTensor", ctx.view(node.input[0]))], [("OutputTensor", node.output[0])],
+             {"BlockSize": int(ctx.attr(node, "blocksize", 1)),
+              "Order": DML_DEPTH_SPACE_ORDER_COLUMN_ROW_DEPTH if mode == "CRD" else DML_DEPTH_SPACE_ORDER_DEPTH_COLUMN_ROW})
+
+
+def _tile(ctx, node):
+    repeats = [int(r) for r in ctx.constant(node, 1, "repeats")]
+    ctx.emit(node, "TILE", [("InputTensor", ctx.view(node.input[0]))], [("OutputTensor", node.output[0])],
+             {"RepeatsCount": len(repeats), "Repeats": repeats})
+
+
+def _cumsum(ctx, node):
+    ctx.check_attributes(node, {"exclusive", "reverse"})
+    rank = len(ctx.shape(node.input[0]))
+    axis = int(np.asarray(ctx.constant(node, 1, "axis")).reshape(-1)[0])
+    from dmlemu.directml import DML_AXIS_DIRECTION_DECREASING, DML_AXIS_DIRECTION_INCREASING
+    ctx.emit(node, "CUMULATIVE_SUMMATION", [("InputTensor", ctx.view(node.input[0]))],
+             [("OutputTensor", node.output[0])],
+             {"Axis": axis + rank if axis < 0 else axis,
+              "AxisDirection": DML_AXIS_DIRECTION_DECREASING if ctx.attr(node, "reverse", 0)
+              else DML_AXIS_DIRECTION_INCREASING, "HasExclusiveSum": bool(ctx.attr(node, "exclusive", 0))})
+
+
+# ---- the table -----------------------------------------------------------------------------------------------
+_ELEMENT_WISE = {
+    "Add": ("ELEMENT_WISE_ADD", 2), "Sub": ("ELEMENT_WISE_SUBTRACT", 2), "Mul": ("ELEMENT_WISE_MULTIPLY", 2),
+    "Div": ("ELEMENT_WISE_DIVIDE", 2), "Pow": ("ELEMENT_WISE_POW", 2), "Abs": ("ELEMENT_WISE_ABS", 1),
+    "Neg": ("ELEMENT_WISE_NEGATE", 1), "Sign": ("ELEMENT_WISE_SIGN", 1), "Floor": ("ELEMENT_WISE_FLOOR", 1),
+    "Ceil": ("ELEMENT_WISE_CEIL", 1), "Reciprocal": ("ELEMENT_WISE_RECIP", 1), "Sqrt": ("ELEMENT_WISE_SQRT", 1),
+    "Exp": ("ELEMENT_WISE_EXP", 1), "Log": ("ELEMENT_WISE_LOG", 1), "Erf": ("ELEMENT_WISE_ERF", 1),
+    "Sin": ("ELEMENT_WISE_SIN", 1), "Cos": ("ELEMENT_WISE_COS", 1), "Tan": ("ELEMENT_WISE_TAN", 1),
+    "Asin": ("ELEMENT_WISE_ASIN", 1), "Acos": ("ELEMENT_WISE_ACOS", 1), "Atan": ("ELEMENT_WISE_ATAN", 1),
+    "Sinh": ("ELEMENT_WISE_SINH", 1), "Cosh": ("ELEMENT_WISE_COSH", 1), "Asinh": ("ELEMENT_WISE_ASINH", 1),
+    "Acosh": ("ELEMENT_WISE_ACOSH", 1), "Atanh": ("ELEMENT_WISE_ATANH", 1), "IsNaN": ("ELEMENT_WISE_IS_NAN", 1),
+    "Not": ("ELEMENT_WISE_LOGICAL_NOT", 1), "Equal": ("ELEMENT_WISE_LOGICAL_EQUALS", 2),
+    "Greater": ("ELEMENT_WISE_LOGICAL_GREATER_THAN", 2), "Less": ("ELEMENT_WISE_LOGICAL_LESS_THAN", 2),
+    "GreaterOrEqual": ("ELEMENT_WISE_LOGICAL_GREATER_THAN_OR_EQUAL", 2),
+    "LessOrEqual": ("ELEMENT_WISE_LOGICAL_LESS_THAN_OR_EQUAL", 2), "And": ("ELEMENT_WISE_LOGICAL_AND", 2),
+    "Or": ("ELEMENT_WISE_LOGICAL_OR", 2), "Xor": ("ELEMENT_WISE_LOGICAL_XOR", 2), "Where": ("ELEMENT_WISE_IF", 3),
+    "PRelu": ("ACTIVATION_PARAMETERIZED_RELU", 2),
+}
+
+CONVERSIONS = {
+    **{op: _elementwise_row(operator, arity=arity) for op, (operator, arity) in _ELEMENT_WISE.items()},
+    "Round": _elementwise_row("ELEMENT_WISE_ROUND", arity=1, fixed={"RoundingMode": 0}),
+    "Gelu": _elementwise_row("ACTIVATION_GELU", arity=1),
+    "HardSwish": _elementwise_row("ACTIVATION_HARD_SWISH", arity=1, fixed={"Alpha": 1 / 6, "Beta": 0.5}),
+    **{op: Conversion((operator,), _activation) for op, (operator, _, _) in FUSABLE.items()},
+    "Sum": Conversion(("ELEMENT_WISE_ADD", "ELEMENT_WISE_IDENTITY"), functools.partial(_variadic,
+                                                                                      operator="ELEMENT_WISE_ADD")),
+    "Min": Conversion(("ELEMENT_WISE_MIN", "ELEMENT_WISE_IDENTITY"), functools.partial(_variadic,
+                                                                                      operator="ELEMENT_WISE_MIN")),
+    "Max": Conversion(("ELEMENT_WISE_MAX", "ELEMENT_WISE_IDENTITY"), functools.partial(_variadic,
+                                                                                      operator="ELEMENT_WISE_MAX")),
+    "Clip": Conversion(("ELEMENT_WISE_CLIP", "ELEMENT_WISE_CLIP1"), _clip),
+    "Cast": Conversion(("CAST",), _cast),
+    "Gemm": Conversion(("GEMM",), _gemm),
+    "MatMul": Conversion(("GEMM",), _matmul),
+    **{op: Conversion(("REDUCE",), _reduce) for op in _REDUCE_FUNCTIONS},
+    "ArgMax": Conversion(("ARGMAX",), functools.partial(_arg, operator="ARGMAX")),
+    "ArgMin": Conversion(("ARGMIN",), functools.partial(_arg, operator="ARGMIN")),
+    **{op: Conversion((), _reshape_like) for op in ("Reshape", "Flatten", "Squeeze", "Unsqueeze")},
+    "Transpose": Conversion((), _transpose),
+    "Identity": Conversion((), _identity),
+    "Dropout": Conversion((), _identity),
+    "Expand": Conversion((), _expand),
+    "Conv": Conversion(("CONVOLUTION",), _conv),
+    "ConvTranspose": Conversion(("CONVOLUTION",), _conv),
+    **{op: Conversion(("MAX_POOLING", "MAX_POOLING2"), _pool) for op in ("MaxPool", "GlobalMaxPool")},
+    **{op: Conversion(("AVERAGE_POOLING", "AVERAGE_POOLING1"), _pool) for op in ("AveragePool", "GlobalAveragePool")},
+    "Softmax": Conversion(("ACTIVATION_SOFTMAX1",), functools.partial(_softmax, operator="ACTIVATION_SOFTMAX1")),
+    "LogSoftmax": Conversion(("ACTIVATION_LOG_SOFTMAX1",),
+                             functools.partial(_softmax, operator="ACTIVATION_LOG_SOFTMAX1")),
+    "LayerNormalization": Conversion(("MEAN_VARIANCE_NORMALIZATION1",), _layer_normalization),
+    "BatchNormalization": Conversion(("BATCH_NORMALIZATION",), _batch_normalization),
+    "InstanceNormalization": Conversion(("MEAN_VARIANCE_NORMALIZATION1",), _mean_variance_normalization),
+    "MeanVarianceNormalization": Conversion(("MEAN_VARIANCE_NORMALIZATION1",), _mean_variance_normalization),
+    "LRN": Conversion(("LOCAL_RESPONSE_NORMALIZATION",), _lrn),
+    "LpNormalization": Conversion(("LP_NORMALIZATION",), _lp_normalization),
+    "Concat": Conversion(("JOIN",), _concat),
+    "Split": Conversion(("SPLIT",), _split),
+    "Slice": Conversion(("SLICE1",), _slice),
+    "Pad": Conversion(("PADDING1",), _pad),
+    "Gather": Conversion(("GATHER",), _gather),
+    "Resize": Conversion(("RESAMPLE1",), _resize),
+    "Tile": Conversion(("TILE",), _tile),
+    "GatherElements": Conversion(("GATHER_ELEMENTS",), _gather_elements),
+    "GatherND": Conversion(("GATHER_ND1",), _gather_nd),
+    "SpaceToDepth": Conversion(("SPACE_TO_DEPTH1",), _space_depth),
+    "DepthToSpace": Conversion(("DEPTH_TO_SPACE1",), _space_depth),
+    "Hardmax": Conversion(("ACTIVATION_HARDMAX1",), functools.partial(_softmax, operator="ACTIVATION_HARDMAX1")),
+    "CumSum": Conversion(("CUMULATIVE_SUMMATION",), _cumsum),
+}
+
+
+def implemented(op_type):
+    """True when every DML operator the conversion of `op_type` may make has a desc in the mirror and a kernel."""
+    from dmlemu.directml.operators import SCHEMAS_BY_NAME
+    from dmlemu.kernels.driver import has_kernel
+    conversion = CONVERSIONS[op_type]
+    return all(name in SCHEMAS_BY_NAME and has_kernel(name) for name in conversion.operators)
