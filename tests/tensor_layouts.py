@@ -1,5 +1,8 @@
-"""Tensor layouts the operator tests draw (tests/directml/test_reduce.py, test_gemm.py): packed, padded rows,
-permuted dimensions, or broadcast dimensions (stride 0), as DirectML strides."""
+"""Tensors the operator tests build (tests/directml/test_reduce.py, test_gemm.py, test_convolution.py, ...): the
+layouts they draw (packed, padded rows, permuted dimensions, or broadcast dimensions: stride 0) as DirectML
+strides, and a buffer tensor's DML_TENSOR_DESC by its short type name."""
+from dmlemu.directml import (DML_BUFFER_TENSOR_DESC, DML_TENSOR_DATA_TYPE, DML_TENSOR_DESC, DML_TENSOR_TYPE_BUFFER,
+                             DMLCalcBufferTensorSize)
 
 
 def layout_strides(sizes, layout, rng):
@@ -20,3 +23,18 @@ def layout_strides(sizes, layout, rng):
         for d in broadcast:
             strides[d] = 0
     return strides, broadcast
+
+
+def data_type(name):
+    """The DML_TENSOR_DATA_TYPE of a short type name ("FLOAT32")."""
+    return getattr(DML_TENSOR_DATA_TYPE, "DML_TENSOR_DATA_TYPE_" + name)
+
+
+def tensor(type_name, sizes, strides=None):
+    """A DML_TENSOR_DESC of a buffer tensor: `type_name` ("FLOAT16"), Sizes, Strides (None: packed), and the
+    TotalTensorSizeInBytes DMLCalcBufferTensorSize gives."""
+    sizes = [int(s) for s in sizes]
+    strides = None if strides is None else [int(s) for s in strides]
+    return DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
+        DataType=data_type(type_name), Sizes=sizes, Strides=strides,
+        TotalTensorSizeInBytes=DMLCalcBufferTensorSize(data_type(type_name), len(sizes), sizes, strides)))

@@ -17,23 +17,12 @@ from dmlemu.errors import E_INVALIDARG, HResultError
 from dmlemu.gpu import Gpu
 from dmlemu.kernels.driver import TensorSpec
 from dmlemu.presets import PRESETS, RX_7900_XTX, WARP
-from tensor_layouts import layout_strides
+from tensor_layouts import data_type, layout_strides, tensor
 
 OPERATORS = {"SUMMATION": "HasExclusiveSum", "PRODUCT": "HasExclusiveProduct"}
 DTYPES = {"FLOAT32": np.float32, "FLOAT16": np.float16, "INT32": np.int32, "UINT32": np.uint32, "INT64": np.int64,
           "UINT64": np.uint64}
 BITS = {2: np.uint16, 4: np.uint32, 8: np.uint64}
-
-
-def data_type(name):
-    return getattr(DML_TENSOR_DATA_TYPE, "DML_TENSOR_DATA_TYPE_" + name)
-
-
-def tensor(type_name, sizes, strides=None):
-    sizes = list(sizes)
-    return DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
-        DataType=data_type(type_name), Sizes=sizes, Strides=strides,
-        TotalTensorSizeInBytes=DMLCalcBufferTensorSize(data_type(type_name), len(sizes), sizes, strides)))
 
 
 def attributes(name, axis, direction=0, exclusive=False):

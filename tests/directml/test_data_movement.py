@@ -19,7 +19,7 @@ from dmlemu.kernels.data_movement_ops import MAX_PARTS
 from dmlemu.kernels.driver import TensorSpec
 from dmlemu.presets import PRESETS, RX_7900_XTX, WARP
 from mirror_rig import MirrorRig, buffer_binding, same_bits
-from tensor_layouts import layout_strides
+from tensor_layouts import data_type, layout_strides, tensor
 
 DTYPES = {"FLOAT64": np.float64, "FLOAT32": np.float32, "FLOAT16": np.float16, "INT64": np.int64, "INT32": np.int32,
           "INT16": np.int16, "INT8": np.int8, "UINT64": np.uint64, "UINT32": np.uint32, "UINT16": np.uint16,
@@ -33,18 +33,6 @@ TYPES = {"SLICE": TYPES_8_TO_32 + TYPES_64, "SLICE1": TYPES_8_TO_32, "TILE": TYP
          "JOIN": TYPES_8_TO_32 + TYPES_64, "SPLIT": TYPES_8_TO_32 + TYPES_64,
          "DEPTH_TO_SPACE": TYPES_8_TO_32, "SPACE_TO_DEPTH": TYPES_8_TO_32, "DEPTH_TO_SPACE1": TYPES_8_TO_32,
          "SPACE_TO_DEPTH1": TYPES_8_TO_32}
-
-
-def data_type(name):
-    return getattr(DML_TENSOR_DATA_TYPE, "DML_TENSOR_DATA_TYPE_" + name)
-
-
-def tensor(type_name, sizes, strides=None):
-    sizes = [int(s) for s in sizes]
-    strides = None if strides is None else [int(s) for s in strides]
-    return DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
-        DataType=data_type(type_name), Sizes=sizes, Strides=strides,
-        TotalTensorSizeInBytes=DMLCalcBufferTensorSize(data_type(type_name), len(sizes), sizes, strides)))
 
 
 def desc(name, **fields):

@@ -9,24 +9,13 @@ from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.directml import *  # noqa: F401,F403
 from dmlemu.errors import E_INVALIDARG, HResultError
 from dmlemu.presets import PRESETS, WARP
-from tensor_layouts import layout_strides
+from tensor_layouts import data_type, layout_strides, tensor
 
 DTYPES = {"FLOAT32": np.float32, "FLOAT16": np.float16, "INT32": np.int32, "UINT32": np.uint32, "INT16": np.int16,
           "UINT16": np.uint16, "INT8": np.int8, "UINT8": np.uint8}
 MEMBER = {"FLOAT32": "Float32", "FLOAT16": None, "INT32": "Int32", "UINT32": "UInt32", "INT16": "Int16",
           "UINT16": "UInt16", "INT8": "Int8", "UINT8": "UInt8"}
 BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32}
-
-
-def data_type(name):
-    return getattr(DML_TENSOR_DATA_TYPE, "DML_TENSOR_DATA_TYPE_" + name)
-
-
-def tensor(type_name, sizes, strides=None):
-    sizes = list(sizes)
-    return DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
-        DataType=data_type(type_name), Sizes=sizes, Strides=strides,
-        TotalTensorSizeInBytes=DMLCalcBufferTensorSize(data_type(type_name), len(sizes), sizes, strides)))
 
 
 def scalar(type_name, value):

@@ -13,7 +13,7 @@ from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.directml import *  # noqa: F401,F403
 from dmlemu.errors import E_INVALIDARG, E_NOTIMPL, HResultError
 from dmlemu.presets import PRESETS, WARP
-from tensor_layouts import layout_strides
+from tensor_layouts import data_type, layout_strides, tensor
 
 DTYPES = {"FLOAT64": np.float64, "FLOAT32": np.float32, "FLOAT16": np.float16, "INT64": np.int64,
           "INT32": np.int32, "INT16": np.int16, "INT8": np.int8, "UINT64": np.uint64, "UINT32": np.uint32,
@@ -22,17 +22,6 @@ INDEX_TYPES = ("INT32", "UINT32", "INT64", "UINT64")
 NARROWER = {"FLOAT64": "FLOAT32", "INT64": "INT32", "UINT64": "UINT32"}
 BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 OPERATORS = ("GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1")
-
-
-def data_type(name):
-    return getattr(DML_TENSOR_DATA_TYPE, "DML_TENSOR_DATA_TYPE_" + name)
-
-
-def tensor(type_name, sizes, strides=None):
-    sizes = list(sizes)
-    return DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
-        DataType=data_type(type_name), Sizes=sizes, Strides=strides,
-        TotalTensorSizeInBytes=DMLCalcBufferTensorSize(data_type(type_name), len(sizes), sizes, strides)))
 
 
 def gather_desc(name, type_name, index_type, in_sizes, idx_sizes, out_sizes, attributes, strides=(None,) * 3):

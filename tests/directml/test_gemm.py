@@ -19,22 +19,10 @@ from dmlemu.isa.numerics import fused_multiply_add
 from dmlemu.kernels.driver import TensorSpec
 from dmlemu.kernels.gemm_ops import BLOCK
 from dmlemu.presets import PRESETS, RX_7900_XTX, WARP
-from tensor_layouts import layout_strides
+from tensor_layouts import data_type, layout_strides, tensor
 
 DTYPES = {"FLOAT32": np.float32, "FLOAT16": np.float16}
 BITS = {2: np.uint16, 4: np.uint32}
-
-
-def data_type(name):
-    return getattr(DML_TENSOR_DATA_TYPE, "DML_TENSOR_DATA_TYPE_" + name)
-
-
-def tensor(type_name, sizes, strides=None):
-    sizes = [int(s) for s in sizes]
-    strides = None if strides is None else [int(s) for s in strides]
-    return DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
-        DataType=data_type(type_name), Sizes=sizes, Strides=strides,
-        TotalTensorSizeInBytes=DMLCalcBufferTensorSize(data_type(type_name), len(sizes), sizes, strides)))
 
 
 def gemm_desc(type_name, a_sizes, b_sizes, out_sizes, c_sizes=None, trans_a=0, trans_b=0, alpha=1.0, beta=1.0,

@@ -21,23 +21,11 @@ from dmlemu.errors import E_INVALIDARG, E_NOTIMPL, HResultError
 from dmlemu.gpu import Gpu
 from dmlemu.kernels.driver import TensorSpec
 from dmlemu.presets import PRESETS, RX_7900_XTX, WARP
-from tensor_layouts import layout_strides
+from tensor_layouts import data_type, layout_strides, tensor
 
 DTYPES = {"FLOAT32": np.float32, "FLOAT16": np.float16}
 BITS = {2: np.uint16, 4: np.uint32}
 NAN32 = 0x7FC00000
-
-
-def data_type(name):
-    return getattr(DML_TENSOR_DATA_TYPE, "DML_TENSOR_DATA_TYPE_" + name)
-
-
-def tensor(type_name, sizes, strides=None):
-    sizes = [int(s) for s in sizes]
-    strides = None if strides is None else [int(s) for s in strides]
-    return DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
-        DataType=data_type(type_name), Sizes=sizes, Strides=strides,
-        TotalTensorSizeInBytes=DMLCalcBufferTensorSize(data_type(type_name), len(sizes), sizes, strides)))
 
 
 def attributes_for(operator, spatial, window, strides=None, start=None, end=None, dilations=None,

@@ -21,24 +21,13 @@ from dmlemu.golden.reduce import FUNCTIONS, lanes_for
 from dmlemu.kernels.driver import TensorSpec
 from dmlemu.kernels.reduce_ops import OPERATORS as REDUCTION_ROWS
 from dmlemu.presets import PRESETS, RX_7900_XTX, WARP
-from tensor_layouts import layout_strides
+from tensor_layouts import data_type, layout_strides, tensor
 
 SERVED = REDUCTION_ROWS["REDUCE"].functions
 DTYPES = {"FLOAT32": np.float32, "FLOAT16": np.float16, "INT32": np.int32, "UINT32": np.uint32, "INT16": np.int16,
           "UINT16": np.uint16, "INT8": np.int8, "UINT8": np.uint8, "INT64": np.int64, "UINT64": np.uint64}
 BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 SIZE_OF = {"FLOAT32": 4, "FLOAT16": 2, "INT32": 4, "UINT32": 4, "INT16": 2, "UINT16": 2, "INT8": 1, "UINT8": 1}
-
-
-def data_type(name):
-    return getattr(DML_TENSOR_DATA_TYPE, "DML_TENSOR_DATA_TYPE_" + name)
-
-
-def tensor(type_name, sizes, strides=None):
-    sizes = list(sizes)
-    return DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
-        DataType=data_type(type_name), Sizes=sizes, Strides=strides,
-        TotalTensorSizeInBytes=DMLCalcBufferTensorSize(data_type(type_name), len(sizes), sizes, strides)))
 
 
 def reduce_desc(function, type_name, sizes, axes, in_strides=None, out_strides=None, out_type=None):

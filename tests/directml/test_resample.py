@@ -17,21 +17,10 @@ from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.directml import *  # noqa: F401,F403
 from dmlemu.errors import E_INVALIDARG, HResultError
 from dmlemu.presets import PRESETS, WARP
-from tensor_layouts import layout_strides
+from tensor_layouts import data_type, layout_strides, tensor
 
 DTYPES = {"FLOAT32": np.float32, "FLOAT16": np.float16}
 BITS = {2: np.uint16, 4: np.uint32}
-
-
-def data_type(name):
-    return getattr(DML_TENSOR_DATA_TYPE, "DML_TENSOR_DATA_TYPE_" + name)
-
-
-def tensor(type_name, sizes, strides=None):
-    sizes = list(sizes)
-    return DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
-        DataType=data_type(type_name), Sizes=sizes, Strides=strides,
-        TotalTensorSizeInBytes=DMLCalcBufferTensorSize(data_type(type_name), len(sizes), sizes, strides)))
 
 
 def resample_desc(name, type_name, in_sizes, out_sizes, mode, scales, offsets=None, rounding=0, strides=(None, None)):

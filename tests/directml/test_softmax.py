@@ -24,22 +24,11 @@ from dmlemu.golden.transcendental import _Math
 from dmlemu.kernels.constant_buffer import LAYOUT, RECORD_FIELDS, Layout
 from dmlemu.kernels.driver import TensorSpec
 from dmlemu.presets import PRESETS, RX_7900_XTX, WARP
-from tensor_layouts import layout_strides
+from tensor_layouts import data_type, layout_strides, tensor
 
 KINDS = ("SOFTMAX", "LOG_SOFTMAX", "HARDMAX")
 DTYPES = {"FLOAT32": np.float32, "FLOAT16": np.float16}
 BITS = {2: np.uint16, 4: np.uint32}
-
-
-def data_type(name):
-    return getattr(DML_TENSOR_DATA_TYPE, "DML_TENSOR_DATA_TYPE_" + name)
-
-
-def tensor(type_name, sizes, strides=None):
-    sizes = list(sizes)
-    return DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
-        DataType=data_type(type_name), Sizes=sizes, Strides=strides,
-        TotalTensorSizeInBytes=DMLCalcBufferTensorSize(data_type(type_name), len(sizes), sizes, strides)))
 
 
 def desc(kind, type_name, sizes, axes=None, in_strides=None, out_strides=None):
