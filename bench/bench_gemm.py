@@ -23,10 +23,15 @@ blocks, 4 x 4 accumulators per thread, K in LDS tiles of 16, whole tiles unrolle
           the 30.7 TFLOP/s single-issue peak (14.3 % of AMD's 61.4)
   2048^3  timing off 46.8 s, 5.5 ns/MAC; timing on 163 s wall, 2,884,177 cycles, 14.9 TFLOP/s modelled = 48.5 % of
           30.7 (24.3 % of 61.4)
-The issue's targets: <= 5 ns/MAC (met at 1024^3; 5.5 at 2048^3, 13.7 at 256^3); 1024^3 with timing <= 30 s (met);
-2048^3 at 35-65 % of the FP32 peak (48.5 % of the single-issue peak the preset models; 24 % of the dual-issue
-figure that rocBLAS's ~50 % on a real card is measured against: the preset models no dual issue). The wall times
-move by tens of percent with the machine's load; the cycles do not.
+After the timing model's RDNA3 VOPD dual issue (its modelled FP32 peak is now 61.4 TFLOP/s; same machine, load
+average about 4, one run each):
+  1024^3  timing off 3.7 s, 3.45 ns/MAC; timing on 15.6 s wall, 553,611 cycles, 9.70 TFLOP/s = 15.8 % of 61.4
+  2048^3  timing off 75 s, 8.7 ns/MAC (the machine was loaded); timing on 149 s wall, 2,641,979 cycles,
+          16.3 TFLOP/s = 26.5 % of 61.4
+The issue's targets: <= 5 ns/MAC (met at 1024^3; missed at 2048^3 on a loaded machine); 1024^3 with timing <= 30 s
+(met); 2048^3 at 35-65 % of the FP32 peak: missed, 26.5 % (dual issue pairs few of gemm.s's FMAs: VOPD needs its
+two sources in different VGPR banks and one even, one odd destination, which gemm.s's register plan does not
+arrange). The wall times move by tens of percent with the machine's load; the cycles do not.
 """
 import argparse
 import time
@@ -98,9 +103,11 @@ def main():
         return
     p = DEFAULT_PRESET
     width = args.width or p.wave_width
-    peak = p.compute_units * p.simds_per_cu * p.wave_width * 2 * p.clock_hz / 1e12
-    print(f"GEMM FLOAT32 on {p.description}, wave{width}; FP32 peak {peak:.1f} TFLOP/s (one FMA per lane per "
-          f"cycle; vendor: {VENDOR_PEAK_TFLOPS.get(p.key, float('nan'))} with dual issue)")
+    single = p.compute_units * p.simds_per_cu * p.wave_width * 2 * p.clock_hz / 1e12
+    peak = single * (2 if p.valu_dual_issue else 1)      # the preset's VOPD dual issue: two FMAs per lane per cycle
+    print(f"GEMM FLOAT32 on {p.description}, wave{width}; modelled FP32 peak {peak:.1f} TFLOP/s ({single:.1f} single "
+          f"issue{', doubled by VOPD dual issue' if p.valu_dual_issue else ''}; vendor: "
+          f"{VENDOR_PEAK_TFLOPS.get(p.key, float('nan'))})")
     for n in args.sizes:
         macs = n ** 3
         seconds, _ = run_once(n, False, width, args.check)
