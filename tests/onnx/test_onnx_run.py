@@ -15,8 +15,8 @@ from dmlemu.onnx.converters import CONVERSIONS, implemented  # noqa: E402
 from dmlemu.onnx.report import compare_onnxruntime, format_layers, layers  # noqa: E402
 from dmlemu.traces.verdict import BOUNDS, bound_of  # noqa: E402
 
-# The models of dmlemu.onnx.models that run on main today (widen as convolution, softmax and normalization land).
-MODELS_EXPECTED_TO_RUN = ("mlp", "gemm_mlp")
+# The models of dmlemu.onnx.models: every one runs (convolution, pooling, softmax and normalization have landed).
+MODELS_EXPECTED_TO_RUN = ("mlp", "gemm_mlp", "mnist_cnn", "bert_block", "gpt_block")
 
 
 def _model(name):
