@@ -13,7 +13,7 @@ constants), it prints:
     one by one through dmlemu.golden (--no-golden skips that check);
   * or, for a model that does not convert yet, the ConversionError sentence (at once, before any GPU work).
 
-    .venv/bin/python bench/bench_onnx.py [--adapter rx7900xtx] [--models mlp gemm_mlp ...] [--light] [--no-golden]
+    .venv/bin/python bench/bench_onnx.py [--adapter rx7900xtx] [--models mlp gemm_mlp ...] [--light [NAME ...]] [--no-golden]
 
 Measured (2-core VM shared with seven other jobs, load average about 10, RX 7900 XTX preset, one run each, with the
 golden check; the wall times move by tens of percent with the load, the modelled times do not):
@@ -128,15 +128,17 @@ def main(argv=None):
     from dmlemu.onnx import models
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--adapter", default=None, help="adapter preset key (default: the default adapter)")
-    parser.add_argument("--models", nargs="+", default=list(models.MODELS), help="dmlemu.onnx.models names")
-    parser.add_argument("--light", action="store_true", help="also the onnx wheel's light model-zoo graphs")
+    parser.add_argument("--models", nargs="*", default=list(models.MODELS), help="dmlemu.onnx.models names")
+    parser.add_argument("--light", nargs="*", default=None, metavar="NAME",
+                        help="also the onnx wheel's light model-zoo graphs (all, or those named: squeezenet ...)")
     parser.add_argument("--no-golden", action="store_true", help="skip the bit-exact check against dmlemu.golden")
     args = parser.parse_args(argv)
     for name in args.models:
         bench(name, models.MODELS[name][0](), args.adapter, not args.no_golden)
-    if args.light:
+    if args.light is not None:
         for name, path in _light_models().items():
-            bench(name, _reseeded(path), args.adapter, not args.no_golden)
+            if not args.light or name in args.light:
+                bench(name, _reseeded(path), args.adapter, not args.no_golden)
     return 0
 
 
