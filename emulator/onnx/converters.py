@@ -784,7 +784,12 @@ def _one_hot(ctx, node):
     rank = len(out_shape)
     axis = int(ctx.attr(node, "axis", -1))
     axis = axis + rank if axis < 0 else axis
-    indices = ctx.reshape(node, node.input[0], [1 if d == axis else s for d, s in enumerate(out_shape)])
+    name = node.input[0]
+    if ctx.type_name(name).startswith("FLOAT"):       # float indices: a CAST to INT64 first (truncating, as ONNX)
+        name = f"{node.output[0]}#indices"
+        ctx.declare(name, ctx.shape(node.input[0]), 7)
+        ctx.emit(node, "CAST", [("InputTensor", ctx.view(node.input[0]))], [("OutputTensor", name)], {})
+    indices = ctx.reshape(node, name, [1 if d == axis else s for d, s in enumerate(out_shape)])
     values = ctx.reshape(node, node.input[2], [1] * (rank - 1) + [2])
     ctx.emit(node, "ONE_HOT", [("IndicesTensor", indices), ("ValuesTensor", values)],
              [("OutputTensor", node.output[0])], {"Axis": axis})
@@ -895,7 +900,7 @@ CONVERSIONS = {
     "ScatterElements": Conversion(("SCATTER_ELEMENTS",), _scatter_elements),
     "Scatter": Conversion(("SCATTER_ELEMENTS",), _scatter_elements),
     "ScatterND": Conversion(("SCATTER_ND",), _scatter_nd),
-    "OneHot": Conversion(("ONE_HOT",), _one_hot),
+    "OneHot": Conversion(("ONE_HOT", "CAST"), _one_hot),
 }
 
 

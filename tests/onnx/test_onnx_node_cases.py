@@ -10,7 +10,7 @@ graph inputs made initializers first (CONSTANT_OPERANDS). Cases left out, and wh
     Resize; Scatter reductions; MaxPool with dilations or the Indices output (no MAX_POOLING2 yet); LpPool with
     p other than 1 and 2 (the LP_POOLING kernel serves 1 and 2); LayerNormalization's Mean / InvStdDev outputs;
     training-mode BatchNormalization and Dropout; FLOAT64 CumSum / ReduceLogSumExp (no DML type row); empty
-    tensors (DirectML sizes are non-zero); float OneHot indices; CastLike, NegativeLogLikelihoodLoss, Scan, 2-,
+    tensors (DirectML sizes are non-zero); CastLike, NegativeLogLikelihoodLoss, Scan, 2-,
     4-, 8-bit and BFLOAT16 types; dynamic shapes;
   * outside the WebNN tolerance without a converter or kernel bug: AveragePool cases whose averages cancel to
     near 0 (test_averagepool_2d_pads, _2d_pads_count_include_pad, _2d_strides, _3d_default,
@@ -146,15 +146,16 @@ EXPECTED_TO_PASS = (
     "test_nllloss_NCd1d2_with_weight_reduction_sum_ii_expanded",
     "test_nllloss_NCd1d2d3_none_no_weight_negative_ii_expanded", "test_nllloss_NCd1d2d3_sum_weight_high_ii_expanded",
     "test_nllloss_NCd1d2d3d4d5_none_no_weight_expanded", "test_not_2d", "test_not_3d", "test_not_4d",
-    "test_onehot_negative_indices", "test_onehot_out_of_range_indices", "test_onehot_without_axis", "test_or2d",
-    "test_or3d", "test_or4d", "test_or_bcast3v1d", "test_or_bcast3v2d", "test_or_bcast4v2d", "test_or_bcast4v3d",
-    "test_or_bcast4v4d", "test_pow", "test_pow_bcast_array", "test_pow_bcast_scalar", "test_pow_example",
-    "test_prelu_broadcast", "test_prelu_example", "test_reciprocal", "test_reciprocal_example",
-    "test_reduce_l1_default_axes_keepdims_example", "test_reduce_l1_default_axes_keepdims_example_expanded",
-    "test_reduce_l1_default_axes_keepdims_random", "test_reduce_l1_default_axes_keepdims_random_expanded",
-    "test_reduce_l1_do_not_keepdims_example", "test_reduce_l1_do_not_keepdims_example_expanded",
-    "test_reduce_l1_do_not_keepdims_random", "test_reduce_l1_do_not_keepdims_random_expanded",
-    "test_reduce_l1_keep_dims_example", "test_reduce_l1_keep_dims_example_expanded", "test_reduce_l1_keep_dims_random",
+    "test_onehot_negative_indices", "test_onehot_out_of_range_indices", "test_onehot_with_axis",
+    "test_onehot_with_negative_axis", "test_onehot_without_axis", "test_or2d", "test_or3d", "test_or4d",
+    "test_or_bcast3v1d", "test_or_bcast3v2d", "test_or_bcast4v2d", "test_or_bcast4v3d", "test_or_bcast4v4d",
+    "test_pow", "test_pow_bcast_array", "test_pow_bcast_scalar", "test_pow_example", "test_prelu_broadcast",
+    "test_prelu_example", "test_reciprocal", "test_reciprocal_example", "test_reduce_l1_default_axes_keepdims_example",
+    "test_reduce_l1_default_axes_keepdims_example_expanded", "test_reduce_l1_default_axes_keepdims_random",
+    "test_reduce_l1_default_axes_keepdims_random_expanded", "test_reduce_l1_do_not_keepdims_example",
+    "test_reduce_l1_do_not_keepdims_example_expanded", "test_reduce_l1_do_not_keepdims_random",
+    "test_reduce_l1_do_not_keepdims_random_expanded", "test_reduce_l1_keep_dims_example",
+    "test_reduce_l1_keep_dims_example_expanded", "test_reduce_l1_keep_dims_random",
     "test_reduce_l1_keep_dims_random_expanded", "test_reduce_l1_negative_axes_keep_dims_example",
     "test_reduce_l1_negative_axes_keep_dims_example_expanded", "test_reduce_l1_negative_axes_keep_dims_random",
     "test_reduce_l1_negative_axes_keep_dims_random_expanded", "test_reduce_l2_default_axes_keepdims_example",
