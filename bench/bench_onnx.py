@@ -30,57 +30,9 @@ The issue's targets (MNIST CNN and the BERT / GPT blocks <= 30 s each, SqueezeNe
 <= 10 min) wait for those operators.
 """
 import argparse
-import os
 import statistics
 import sys
 import time
-
-import numpy as np
-
-
-def _light_models():
-    """The onnx wheel's model-zoo graphs (light/*.onnx), weights re-seeded."""
-    import onnx
-    folder = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light")
-    if not os.path.isdir(folder):
-        return {}
-    return {name[len("light_"):-len(".onnx")]: os.path.join(folder, name)
-            for name in sorted(os.listdir(folder)) if name.endswith(".onnx")}
-
-
-def _reseeded(path, seed=0):
-    """A light model with its weights drawn from a seeded generator: the wheel stores each weight as a
-    ConstantOfShape of its shape (one value everywhere), which becomes an initializer of normal values scaled by
-    the fan-in (1-D ones, biases and batch-normalization parameters, uniform in [0.5, 1.5], so variances stay
-    positive); float initializers are redrawn the same way."""
-    import onnx
-    from onnx import numpy_helper
-    model = onnx.load(path)
-    rng = np.random.default_rng(seed)
-
-    def draw(shape, dtype=np.float32):
-        if len(shape) <= 1:
-            return rng.uniform(0.5, 1.5, shape).astype(dtype)
-        fan_in = int(np.prod(shape[1:]))
-        return (rng.standard_normal(shape) / np.sqrt(max(1, fan_in))).astype(dtype)
-    initializers = {t.name: t for t in model.graph.initializer}
-    kept = []
-    for node in model.graph.node:
-        if node.op_type == "ConstantOfShape" and node.input and node.input[0] in initializers:
-            shape = [int(d) for d in numpy_helper.to_array(initializers[node.input[0]])]
-            model.graph.initializer.append(numpy_helper.from_array(draw(shape), node.output[0]))
-            if model.ir_version < 4:     # before IR 4 an initializer is typed by a graph input of its name
-                model.graph.input.append(onnx.helper.make_tensor_value_info(node.output[0], onnx.TensorProto.FLOAT,
-                                                                            shape))
-        else:
-            kept.append(node)
-    del model.graph.node[:]
-    model.graph.node.extend(kept)
-    for tensor in model.graph.initializer:
-        array = numpy_helper.to_array(tensor)
-        if array.dtype.kind == "f" and array.size > 1:
-            tensor.CopyFrom(numpy_helper.from_array(draw(array.shape, array.dtype), tensor.name))
-    return model
 
 
 def _ort_seconds(model, feeds):
@@ -136,9 +88,9 @@ def main(argv=None):
     for name in args.models:
         bench(name, models.MODELS[name][0](), args.adapter, not args.no_golden)
     if args.light is not None:
-        for name, path in _light_models().items():
+        for name, path in models.light_models().items():
             if not args.light or name in args.light:
-                bench(name, _reseeded(path), args.adapter, not args.no_golden)
+                bench(name, models.reseeded(path), args.adapter, not args.no_golden)
     return 0
 
 

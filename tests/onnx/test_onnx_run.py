@@ -1,7 +1,8 @@
 """dmlemu.onnx.run: models built with onnx.helper (dmlemu.onnx.models) converted into one DML graph, run
 through the mirror, bit for bit against the DML nodes one by one through dmlemu.golden and within 1e-3
 of the largest output magnitude of ONNX Runtime's CPU provider; refusals as sentences before any GPU
-work; views (Reshape, Transpose, Expand, Squeeze) with no copy; the per-layer table adding up."""
+work; views (Reshape, Transpose, Expand, Squeeze) with no copy; the per-layer table adding up. The onnx wheel's
+model-zoo graphs (AlexNet, ShuffleNet, SqueezeNet, weights re-seeded) the same way behind the benchmark mark."""
 import numpy as np
 import pytest
 
@@ -51,6 +52,30 @@ def test_a_model_is_bit_exact_against_golden_and_close_to_onnxruntime(name):
         assert float(np.abs(got.astype(np.float64) - want).max()) <= 1e-3 * max(largest, 1.0), output
         if got.ndim == 2 and got.dtype.kind == "f":
             assert np.array_equal(got.argmax(-1), want.argmax(-1))     # the same top-1 class
+
+
+# The onnx wheel's model-zoo graphs (weights re-seeded) that run, bit-exact and close to ONNX Runtime: seconds to
+# minutes each (bench/bench_onnx.py --light measures them), so behind the opt-in benchmark mark.
+LIGHT_MODELS_EXPECTED_TO_RUN = ("bvlc_alexnet", "shufflenet", "squeezenet")
+
+
+@pytest.mark.benchmark
+@pytest.mark.parametrize("name", LIGHT_MODELS_EXPECTED_TO_RUN)
+def test_a_light_model_zoo_graph_is_bit_exact_against_golden_and_close_to_onnxruntime(name):
+    paths = models.light_models()
+    if name not in paths:
+        pytest.skip(f"the onnx wheel has no light model {name}")
+    model = models.reseeded(paths[name])
+    feeds = models.inputs(model, seed=0)
+    result = execute(model, feeds, check_golden=True)
+    assert result.differing == []
+    expected = _ort(model, feeds)
+    for output, got in result.outputs.items():
+        want = expected[output]
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert float(np.abs(got.astype(np.float64) - want).max()) <= 1e-3 * max(float(np.abs(want).max()), 1.0)
+        flat, flat_want = got.reshape(got.shape[0], -1), want.reshape(want.shape[0], -1)
+        assert np.array_equal(flat.argmax(-1), flat_want.argmax(-1))     # the same top-1 class
 
 
 def test_the_mlp_is_one_gemm_dispatch_per_layer_with_its_bias_and_relu_fused():
@@ -162,6 +187,16 @@ def test_an_operator_without_a_converter_is_refused_at_once_before_any_gpu_work(
     assert isinstance(refused.value, ValueError)
     assert str(refused.value).startswith('node "the_det" (Det) cannot be converted: the operator Det has no '
                                          'converter (dmlemu.onnx.converters.CONVERSIONS lists the ')
+
+
+def test_an_average_pool_counting_pads_with_ceil_mode_past_them_is_refused_with_a_sentence():
+    # ONNX leaves the ceil_mode extension out of count_include_pad's divisor; IncludePadding counts all EndPadding
+    model = _one_node_model("AveragePool", [("x", TensorProto.FLOAT, [1, 1, 5, 5])],
+                            ("y", TensorProto.FLOAT, [1, 1, 3, 3]), kernel_shape=[2, 2], strides=[2, 2],
+                            count_include_pad=1, ceil_mode=1)
+    with pytest.raises(ConversionError, match=r'^node "the_averagepool" \(AveragePool\) cannot be converted: it counts '
+                                              r'its padding \(count_include_pad\) and ceil_mode extends'):
+        convert(model)
 
 
 def test_a_dynamic_shape_is_refused_with_a_sentence():
