@@ -31,9 +31,10 @@ How each family maps (ONNX Runtime's choices):
                        views (Sizes and Strides of the same bytes); a reshape that no strides express
                        packs the input first with ELEMENT_WISE_IDENTITY
     Conv / ConvTranspose  CONVOLUTION (CROSS_CORRELATION, FORWARD / BACKWARD); 1-D as 2-D with H = 1
-    MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool
-                       MAX_POOLING(2) / AVERAGE_POOLING(1); global pooling is a window of the whole
-                       spatial extent; ceil_mode becomes EndPadding (DmlOperatorPooling.cpp)
+    MaxPool, AveragePool, LpPool and their Global forms
+                       MAX_POOLING(2) / AVERAGE_POOLING(1) / LP_POOLING(1); global pooling is a window of the
+                       whole spatial extent; ceil_mode becomes EndPadding; 1-D as 2-D with H = 1
+                       (DmlOperatorPooling.cpp)
     Softmax, LogSoftmax, Hardmax  ACTIVATION_SOFTMAX1 / ACTIVATION_LOG_SOFTMAX1 / ACTIVATION_HARDMAX1 over the
                        axes (axis.. for opset < 13)
     LayerNormalization MEAN_VARIANCE_NORMALIZATION1 over axes axis.., Scale and Bias broadcast to the input;
@@ -41,10 +42,16 @@ How each family maps (ONNX Runtime's choices):
     LRN, LpNormalization  LOCAL_RESPONSE_NORMALIZATION (across channels), LP_NORMALIZATION
     BatchNormalization BATCH_NORMALIZATION (Spatial, {1, C, 1, 1} parameters); folded into the preceding
                        Conv at import where ONNX Runtime's optimiser would (importer.py)
-    Concat, Split, Slice, Pad, Gather, Resize, Tile, CumSum
-                       JOIN, SPLIT, SLICE1, PADDING1, GATHER, RESAMPLE1, TILE, CUMULATIVE_SUMMATION
+    Concat, Split, Slice, Pad, Gather, Tile, CumSum
+                       JOIN, SPLIT, SLICE1, PADDING1, GATHER, TILE, CUMULATIVE_SUMMATION
     GatherElements, GatherND, SpaceToDepth, DepthToSpace
                        GATHER_ELEMENTS, GATHER_ND1 (ranks padded with leading 1s), SPACE_TO_DEPTH1, DEPTH_TO_SPACE1
+    ScatterElements / Scatter, ScatterND, OneHot
+                       SCATTER_ELEMENTS, SCATTER_ND (ranks padded with leading 1s; reduction 'none' only),
+                       ONE_HOT (indices with a 1 at the axis, values {.., 2}; float indices CAST to INT64)
+    Resize, Upsample   RESAMPLE1, or RESAMPLE2 (RoundingDirection DECREASING) for nearest_mode
+                       round_prefer_floor and ceil; the scales given (else sizes / input), pixel offsets from
+                       the coordinate_transformation_mode
 
 Desc field names are DirectML.h's; for an operator whose desc the mirror does not define yet the node
 is built all the same and CreateOperator answers E_NOTIMPL, which run() turns into a ConversionError
@@ -319,7 +326,7 @@ def _expand(ctx, node):
     ctx.set(node.output[0], ctx.broadcast(node.input[0], ctx.shape(node.output[0])))
 
 
-# ---- operators still landing (E_NOTIMPL until their schemas exist) ----------------------------------------------
+# ---- window, normalization and data-movement operators ----------------------------------------------------------
 def _spatial(ctx, node, name, count, default):
     value = ctx.attr(node, name, None)
     return [int(v) for v in value] if value is not None else [default] * count
