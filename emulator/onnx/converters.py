@@ -15,7 +15,8 @@ How each family maps (ONNX Runtime's choices):
 
     element-wise       one ELEMENT_WISE_* / ACTIVATION_* node; ONNX broadcasting through stride-0 views of
                        the inputs (DmlOperatorElementWise.cpp); variadic Sum / Min / Max a chain of nodes
-    Cast               CAST (a cast to the same type is a view)
+    Cast, CastLike     CAST (a cast to the same type is a view)
+    Mod                ELEMENT_WISE_MODULUS_TRUNCATE (fmod 1) / _FLOOR (fmod 0)
     Where              ELEMENT_WISE_IF (the BOOL condition is UINT8)
     Gemm               GEMM: TransA / TransB, Alpha, Beta, C broadcast to {M, N} through strides
     MatMul             GEMM on {batch.., M, K} x {batch.., K, N}, batch dimensions broadcast through
@@ -42,8 +43,8 @@ How each family maps (ONNX Runtime's choices):
     LRN, LpNormalization  LOCAL_RESPONSE_NORMALIZATION (across channels), LP_NORMALIZATION
     BatchNormalization BATCH_NORMALIZATION (Spatial, {1, C, 1, 1} parameters); folded into the preceding
                        Conv at import where ONNX Runtime's optimiser would (importer.py)
-    Concat, Split, Slice, Pad, Gather, Tile, CumSum
-                       JOIN, SPLIT, SLICE1, PADDING1, GATHER, TILE, CUMULATIVE_SUMMATION
+    Concat, Split, Slice, Pad, Gather, Tile, CumSum, CumProd
+                       JOIN, SPLIT, SLICE1, PADDING1, GATHER, TILE, CUMULATIVE_SUMMATION / _PRODUCT
     GatherElements, GatherND, SpaceToDepth, DepthToSpace
                        GATHER_ELEMENTS, GATHER_ND1 (ranks padded with leading 1s), SPACE_TO_DEPTH1, DEPTH_TO_SPACE1
     ScatterElements / Scatter, ScatterND, OneHot
@@ -188,6 +189,7 @@ def _clip(ctx, node):
 
 
 def _cast(ctx, node):
+    """Cast and CastLike (the type of its second input): CAST, or a view for the same type."""
     ctx.check_attributes(node, {"to", "saturate"})
     if ctx.onnx_type(node.input[0]) == ctx.onnx_type(node.output[0]):
         ctx.set(node.output[0], ctx.view(node.input[0]))
@@ -822,15 +824,25 @@ def _tile(ctx, node):
 
 
 def _cumsum(ctx, node):
+    """CumSum / CumProd as CUMULATIVE_SUMMATION / CUMULATIVE_PRODUCT (reverse: DECREASING)."""
     ctx.check_attributes(node, {"exclusive", "reverse"})
     rank = len(ctx.shape(node.input[0]))
     axis = int(np.asarray(ctx.constant(node, 1, "axis")).reshape(-1)[0])
+    operator, exclusive = (("CUMULATIVE_SUMMATION", "HasExclusiveSum") if node.op_type == "CumSum" else
+                           ("CUMULATIVE_PRODUCT", "HasExclusiveProduct"))
     from dmlemu.directml import DML_AXIS_DIRECTION_DECREASING, DML_AXIS_DIRECTION_INCREASING
-    ctx.emit(node, "CUMULATIVE_SUMMATION", [("InputTensor", ctx.view(node.input[0]))],
+    ctx.emit(node, operator, [("InputTensor", ctx.view(node.input[0]))],
              [("OutputTensor", node.output[0])],
              {"Axis": axis + rank if axis < 0 else axis,
               "AxisDirection": DML_AXIS_DIRECTION_DECREASING if ctx.attr(node, "reverse", 0)
-              else DML_AXIS_DIRECTION_INCREASING, "HasExclusiveSum": bool(ctx.attr(node, "exclusive", 0))})
+              else DML_AXIS_DIRECTION_INCREASING, exclusive: bool(ctx.attr(node, "exclusive", 0))})
+
+
+def _mod(ctx, node):
+    """Mod: fmod 1 ELEMENT_WISE_MODULUS_TRUNCATE (C's fmod), fmod 0 ELEMENT_WISE_MODULUS_FLOOR (Python's %)."""
+    ctx.check_attributes(node, {"fmod"})
+    operator = "ELEMENT_WISE_MODULUS_TRUNCATE" if int(ctx.attr(node, "fmod", 0)) else "ELEMENT_WISE_MODULUS_FLOOR"
+    _elementwise(ctx, node, operator, arity=2)
 
 
 # ---- the table -----------------------------------------------------------------------------------------------
@@ -866,6 +878,7 @@ CONVERSIONS = {
                                                                                       operator="ELEMENT_WISE_MAX")),
     "Clip": Conversion(("ELEMENT_WISE_CLIP", "ELEMENT_WISE_CLIP1"), _clip),
     "Cast": Conversion(("CAST",), _cast),
+    "CastLike": Conversion(("CAST",), _cast),
     "Gemm": Conversion(("GEMM",), _gemm),
     "MatMul": Conversion(("GEMM",), _matmul),
     **{op: Conversion(("REDUCE",), _reduce) for op in _REDUCE_FUNCTIONS},
@@ -904,6 +917,8 @@ CONVERSIONS = {
     "DepthToSpace": Conversion(("DEPTH_TO_SPACE1",), _space_depth),
     "Hardmax": Conversion(("ACTIVATION_HARDMAX1",), functools.partial(_softmax, operator="ACTIVATION_HARDMAX1")),
     "CumSum": Conversion(("CUMULATIVE_SUMMATION",), _cumsum),
+    "CumProd": Conversion(("CUMULATIVE_PRODUCT",), _cumsum),
+    "Mod": Conversion(("ELEMENT_WISE_MODULUS_TRUNCATE", "ELEMENT_WISE_MODULUS_FLOOR"), _mod),
     "ScatterElements": Conversion(("SCATTER_ELEMENTS",), _scatter_elements),
     "Scatter": Conversion(("SCATTER_ELEMENTS",), _scatter_elements),
     "ScatterND": Conversion(("SCATTER_ND",), _scatter_nd),

@@ -21,7 +21,8 @@ attributes, with WebNN's formula:
 Operators WebNN does not list take the figure of their closest sibling (the inverse trigonometric and
 hyperbolic functions: Sin's ATOL; LpPool ReduceL2's 2n + 1 over the window; LpNormalization ReduceL2's over
 the axis and a divide, 2n + 3; LRN a sum of squares over its size, Pow's 32 and a divide, 2 size + 34;
-CumSum ReduceSum's n with n the longest dimension; the data movement ones, Hardmax, Shape and Size exact).
+CumSum ReduceSum's n with n the longest dimension, CumProd ReduceProd's; Mod exact (integer remainders and
+fmod are exact); CastLike Cast's; the data movement ones, Hardmax, Shape and Size exact).
 """
 import numpy as np
 
@@ -113,7 +114,7 @@ TOLERANCES = {
     "Softmax": _softmax, "LogSoftmax": _softmax, "Resize": _resize, "Upsample": _resize,
     "InstanceNormalization": ("ATOL", 1 / 1024), "MeanVarianceNormalization": ("ATOL", 1 / 1024),
     "LpPool": _window_l2, "GlobalLpPool": _window_l2, "LpNormalization": _lp_normalization, "LRN": _lrn,
-    "CumSum": _cumsum,
+    "CumSum": _cumsum, "CumProd": _cumsum, "Mod": ("ULP", 0), "CastLike": ("ULP", 1),
 }
 
 

@@ -199,6 +199,20 @@ def test_an_average_pool_counting_pads_with_ceil_mode_past_them_is_refused_with_
         convert(model)
 
 
+def test_a_value_float_constant_is_float32_and_cast_like_to_its_own_type_is_a_view():
+    # Constant value_float is ONNX FLOAT: its 4 bytes are bound, not a Python float's 8 (which read as ~1e-19)
+    f = TensorProto.FLOAT
+    nodes = [helper.make_node("Constant", [], ["alpha"], name="alpha", value_float=0.1),
+             helper.make_node("CastLike", ["alpha", "x"], ["alpha_cast"], name="cast_like"),
+             helper.make_node("Mul", ["alpha_cast", "x"], ["y"], name="mul")]
+    model = helper.make_model(helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", f, [2, 3])],
+                                                [helper.make_tensor_value_info("y", f, [2, 3])]),
+                              opset_imports=[helper.make_opsetid("", 19)])
+    assert [n.operator for n in convert(model).graph.nodes] == ["ELEMENT_WISE_MULTIPLY"]
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    assert np.array_equal(run(model, {"x": x}, timing=False)["y"], np.float32(0.1) * x)
+
+
 def test_a_dynamic_shape_is_refused_with_a_sentence():
     model = _one_node_model("Relu", [("x", TensorProto.FLOAT, ["batch", 4])], ("y", TensorProto.FLOAT, ["batch", 4]))
     with pytest.raises(ConversionError, match=r'^value "x" has a dynamic shape after shape inference; the converter '
