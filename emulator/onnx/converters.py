@@ -684,8 +684,8 @@ def _resize(ctx, node):
     Scale - InputPixelOffset; nearest_mode picks the rounding (RESAMPLE takes floor(x + 0.5), RESAMPLE2
     DECREASING ceil(x - 0.5)), floor and ceil shift the input offset by half a pixel."""
     ctx.check_attributes(node, {"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
-                                "exclude_outside", "extrapolation_value", "antialias", "axes", "keep_aspect_ratio_policy",
-                                "scales"})
+                                "exclude_outside", "extrapolation_value", "antialias", "axes",
+                                "keep_aspect_ratio_policy", "scales"})
 
     def text(name, default):
         value = ctx.attr(node, name, default)
