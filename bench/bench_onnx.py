@@ -43,8 +43,8 @@ launch-bound on the preset (a few microseconds of work per dispatch). AlexNet's 
 fully-connected Gemms (n16+n17 fc6 9216 x 4096, n19+n20 fc7 4096 x 4096, n22 fc8 4096 x 1000: 73 %); where the
 minutes of wall time of the zoo models go (executor against golden check) was not profiled.
 vgg19 did not finish: the process grew to 22.8 GB resident (all of this 23 GB VM) and was killed by the kernel's
-OOM killer (VGG-19 has 548 MB of weights; the run with the golden check holds several copies of each layer's
-tensors); not measured.
+OOM killer (VGG-19 has 548 MB of weights, about 40 times less; where the memory goes was not profiled); not
+measured.
 """
 import argparse
 import statistics
