@@ -34,6 +34,7 @@ against ONNX Runtime, 'same' where the bench compared the top-1 class:
   inception_v2  171.4 s   13.5 ms  27319.2 us   155  2.0e-06 same  n424+n425 4 % (launch)
   densenet121   300.5 s  100.5 ms  22820.4 us   305  1.1e-06       n21 2 % (launch)
   resnet50      255.6 s   64.8 ms  17294.3 us    73  6.3e-06 same  n148+n149 6 % (latency)
+  zfnet512      201.7 s   35.5 ms  11299.1 us    14  5.4e-06 same  n16+n17 53 % (launch)
 
 (`--light` runs them in the wheel's order, alphabetical. squeezenet is the wheel's light_squeezenet, the model
 zoo's SqueezeNet; its and densenet121's 1000 classes come in a [1, 1000, 1, 1] output, so the bench prints no top-1

@@ -3,7 +3,7 @@ through the mirror, bit for bit against the DML nodes one by one through dmlemu.
 of the largest output magnitude of ONNX Runtime's CPU provider; refusals as sentences before any GPU
 work; views (Reshape, Transpose, Expand, Squeeze) with no copy; the per-layer table adding up. The onnx wheel's
 model-zoo graphs (AlexNet, DenseNet-121, Inception v1 / v2, ResNet-50, ShuffleNet, SqueezeNet,
-weights re-seeded) the same way behind the benchmark mark."""
+ZFNet-512, weights re-seeded) the same way behind the benchmark mark."""
 import numpy as np
 import pytest
 
@@ -57,8 +57,9 @@ def test_a_model_is_bit_exact_against_golden_and_close_to_onnxruntime(name):
 
 # The onnx wheel's model-zoo graphs (weights re-seeded) that run, bit-exact and close to ONNX Runtime: seconds to
 # minutes each (bench/bench_onnx.py --light measures them), so behind the opt-in benchmark mark.
+# vgg19 is left out: it runs out of memory on a 23 GB machine (bench/bench_onnx.py).
 LIGHT_MODELS_EXPECTED_TO_RUN = ("bvlc_alexnet", "densenet121", "inception_v1", "inception_v2", "resnet50",
-                                "shufflenet", "squeezenet")
+                                "shufflenet", "squeezenet", "zfnet512")
 
 
 @pytest.mark.benchmark
