@@ -15,7 +15,8 @@ How each family maps (ONNX Runtime's choices):
 
     element-wise       one ELEMENT_WISE_* / ACTIVATION_* node; ONNX broadcasting through stride-0 views of
                        the inputs (DmlOperatorElementWise.cpp); variadic Sum / Min / Max a chain of nodes
-    Cast               CAST (a cast to the same type is a view)
+    Cast, CastLike     CAST (a cast to the same type is a view)
+    Mod                ELEMENT_WISE_MODULUS_TRUNCATE (fmod 1) / _FLOOR (fmod 0)
     Where              ELEMENT_WISE_IF (the BOOL condition is UINT8)
     Gemm               GEMM: TransA / TransB, Alpha, Beta, C broadcast to {M, N} through strides
     MatMul             GEMM on {batch.., M, K} x {batch.., K, N}, batch dimensions broadcast through
@@ -31,9 +32,10 @@ How each family maps (ONNX Runtime's choices):
                        views (Sizes and Strides of the same bytes); a reshape that no strides express
                        packs the input first with ELEMENT_WISE_IDENTITY
     Conv / ConvTranspose  CONVOLUTION (CROSS_CORRELATION, FORWARD / BACKWARD); 1-D as 2-D with H = 1
-    MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool
-                       MAX_POOLING(2) / AVERAGE_POOLING(1); global pooling is a window of the whole
-                       spatial extent; ceil_mode becomes EndPadding (DmlOperatorPooling.cpp)
+    MaxPool, AveragePool, LpPool and their Global forms
+                       MAX_POOLING(2) / AVERAGE_POOLING(1) / LP_POOLING(1); global pooling is a window of the
+                       whole spatial extent; ceil_mode becomes EndPadding; 1-D as 2-D with H = 1
+                       (DmlOperatorPooling.cpp)
     Softmax, LogSoftmax, Hardmax  ACTIVATION_SOFTMAX1 / ACTIVATION_LOG_SOFTMAX1 / ACTIVATION_HARDMAX1 over the
                        axes (axis.. for opset < 13)
     LayerNormalization MEAN_VARIANCE_NORMALIZATION1 over axes axis.., Scale and Bias broadcast to the input;
@@ -41,10 +43,16 @@ How each family maps (ONNX Runtime's choices):
     LRN, LpNormalization  LOCAL_RESPONSE_NORMALIZATION (across channels), LP_NORMALIZATION
     BatchNormalization BATCH_NORMALIZATION (Spatial, {1, C, 1, 1} parameters); folded into the preceding
                        Conv at import where ONNX Runtime's optimiser would (importer.py)
-    Concat, Split, Slice, Pad, Gather, Resize, Tile, CumSum
-                       JOIN, SPLIT, SLICE1, PADDING1, GATHER, RESAMPLE1, TILE, CUMULATIVE_SUMMATION
+    Concat, Split, Slice, Pad, Gather, Tile, CumSum, CumProd
+                       JOIN, SPLIT, SLICE1, PADDING1, GATHER, TILE, CUMULATIVE_SUMMATION / _PRODUCT
     GatherElements, GatherND, SpaceToDepth, DepthToSpace
                        GATHER_ELEMENTS, GATHER_ND1 (ranks padded with leading 1s), SPACE_TO_DEPTH1, DEPTH_TO_SPACE1
+    ScatterElements / Scatter, ScatterND, OneHot
+                       SCATTER_ELEMENTS, SCATTER_ND (ranks padded with leading 1s; reduction 'none' only),
+                       ONE_HOT (indices with a 1 at the axis, values {.., 2}; float indices CAST to INT64)
+    Resize, Upsample   RESAMPLE1, or RESAMPLE2 (RoundingDirection DECREASING) for nearest_mode
+                       round_prefer_floor and ceil; the scales given (else sizes / input), pixel offsets from
+                       the coordinate_transformation_mode
 
 Desc field names are DirectML.h's; for an operator whose desc the mirror does not define yet the node
 is built all the same and CreateOperator answers E_NOTIMPL, which run() turns into a ConversionError
@@ -181,6 +189,7 @@ def _clip(ctx, node):
 
 
 def _cast(ctx, node):
+    """Cast and CastLike (the type of its second input): CAST, or a view for the same type."""
     ctx.check_attributes(node, {"to", "saturate"})
     if ctx.onnx_type(node.input[0]) == ctx.onnx_type(node.output[0]):
         ctx.set(node.output[0], ctx.view(node.input[0]))
@@ -319,7 +328,7 @@ def _expand(ctx, node):
     ctx.set(node.output[0], ctx.broadcast(node.input[0], ctx.shape(node.output[0])))
 
 
-# ---- operators still landing (E_NOTIMPL until their schemas exist) ----------------------------------------------
+# ---- window, normalization and data-movement operators ----------------------------------------------------------
 def _spatial(ctx, node, name, count, default):
     value = ctx.attr(node, name, None)
     return [int(v) for v in value] if value is not None else [default] * count
@@ -366,9 +375,18 @@ def _conv(ctx, node):
         output_padding = ([0] + output_padding) if one_d else output_padding
         pads = _spatial(ctx, node, "pads", 2 * (len(x_shape) - 2), 0)
         start = ([0] + pads[:len(pads) // 2]) if one_d else pads[:count]
+        if ctx.attr(node, "output_shape", None) is not None:     # ONNX: pads from the total, C division
+            auto_pad = ctx.attr(node, "auto_pad", b"NOTSET")
+            upper = (auto_pad.decode() if isinstance(auto_pad, bytes) else auto_pad) == "SAME_UPPER"
+            totals = [(i - 1) * s + (k - 1) * d + 1 + op - o for i, o, k, s, d, op in
+                      zip(x_sizes[2:], y_sizes[2:], kernel, strides, dilations, output_padding)]
+            start = [max(0, int(t / 2) if upper else t - int(t / 2)) for t in totals]
         # out = (in - 1) * stride + (k - 1) * d + 1 + output_padding - start - end
         end = [(i - 1) * s + (k - 1) * d + 1 + op - st - o for i, o, k, s, d, op, st in
                zip(x_sizes[2:], y_sizes[2:], kernel, strides, dilations, output_padding, start)]
+        # output_shape past the full output: the extra rows are OutputPadding (zeros after the last window)
+        output_padding = [op - min(e, 0) for op, e in zip(output_padding, end)]
+        end = [max(e, 0) for e in end]
     else:
         output_padding = [0] * count
         start, end = _pads(ctx, node, x_sizes[2:], y_sizes[2:], kernel, strides, dilations)
@@ -392,8 +410,9 @@ def _conv(ctx, node):
 
 
 def _pool(ctx, node):
+    """MaxPool, AveragePool, LpPool and their Global forms; 1-D as 2-D with a height of 1 (DmlOperatorPooling.cpp)."""
     ctx.check_attributes(node, {"auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads",
-                                "storage_order", "strides"})
+                                "storage_order", "strides", "p"})
     x_shape, y_shape = ctx.shape(node.input[0]), ctx.shape(node.output[0])
     count = len(x_shape) - 2
     if count < 1:
@@ -404,6 +423,13 @@ def _pool(ctx, node):
     dilations = [1] * count if is_global else _spatial(ctx, node, "dilations", count, 1)
     start, end = ([0] * count, [0] * count) if is_global else \
         _pads(ctx, node, x_shape[2:], y_shape[2:], kernel, strides, dilations)
+    x, sizes = ctx.view(node.input[0]), None
+    if count == 1:
+        x = ctx.reshape(node, node.input[0], x_shape[:2] + [1] + x_shape[2:])
+        sizes = y_shape[:2] + [1] + y_shape[2:]
+        kernel, strides, dilations, start, end = ([1] + kernel, [1] + strides, [1] + dilations, [0] + start,
+                                                  [0] + end)
+        count = 2
     is_max = node.op_type in ("MaxPool", "GlobalMaxPool")
     fields = {"DimensionCount": count, "Strides": strides, "WindowSize": kernel, "StartPadding": start,
               "EndPadding": end}
@@ -418,15 +444,31 @@ def _pool(ctx, node):
             outputs.append(("OutputIndicesTensor", node.output[1] if wants_indices else None))
         else:
             operator = "MAX_POOLING"
+    elif node.op_type in ("LpPool", "GlobalLpPool"):
+        operator = "LP_POOLING1" if dilations != [1] * count else "LP_POOLING"
+        if operator == "LP_POOLING1":
+            fields["Dilations"] = dilations
+        fields["P"] = int(ctx.attr(node, "p", 2))
     else:
         include = bool(ctx.attr(node, "count_include_pad", 0))
+        if include and int(ctx.attr(node, "ceil_mode", 0)) and end != _explicit_end(ctx, node, count, sizes):
+            ctx.refuse(node, "it counts its padding (count_include_pad) and ceil_mode extends its last window past "
+                             "the pads; ONNX leaves that extension out of the divisor, DirectML's IncludePadding "
+                             "counts all of EndPadding")
         if dilations != [1] * count:
             operator = "AVERAGE_POOLING1"
             fields["Dilations"] = dilations
         else:
             operator = "AVERAGE_POOLING"
         fields["IncludePadding"] = include
-    ctx.emit(node, operator, [("InputTensor", ctx.view(node.input[0]))], outputs, fields)
+    ctx.emit(node, operator, [("InputTensor", x)], outputs, fields, sizes=sizes)
+
+
+def _explicit_end(ctx, node, count, sizes):
+    """The end pads a pooling node states (`pads`; 1-D ones with the leading 0 of its height)."""
+    pads = _spatial(ctx, node, "pads", 2 * (count - (sizes is not None)), 0)
+    end = pads[len(pads) // 2:]
+    return ([0] + end) if sizes is not None else end
 
 
 def _softmax(ctx, node, operator):
@@ -504,6 +546,11 @@ def _lrn(ctx, node):
               "Bias": float(ctx.attr(node, "bias", 1.0))})
 
 
+# ONNX's LpNormalization has no epsilon; ONNX Runtime's DirectML provider gives LP_NORMALIZATION 1e-5 (its
+# DefaultEpsilon), which makes a zero vector's output 0 (x / max(norm, epsilon)) as ONNX's reference does.
+_LP_EPSILON = 1e-5
+
+
 def _lp_normalization(ctx, node):
     ctx.check_attributes(node, {"axis", "p"})
     rank = len(ctx.shape(node.input[0]))
@@ -512,7 +559,7 @@ def _lp_normalization(ctx, node):
     if p not in (1, 2):
         ctx.refuse(node, f"its p is {p}; DirectML's LP_NORMALIZATION takes 1 or 2")
     ctx.emit(node, "LP_NORMALIZATION", [("InputTensor", ctx.view(node.input[0]))], [("OutputTensor", node.output[0])],
-             {"Axis": axis + rank if axis < 0 else axis, "Epsilon": 0.0, "P": p})
+             {"Axis": axis + rank if axis < 0 else axis, "Epsilon": _LP_EPSILON, "P": p})
 
 
 def _concat(ctx, node):
@@ -608,26 +655,75 @@ def _gather(ctx, node):
              sizes=[1] * (rank - len(ctx.shape(node.output[0]))) + (ctx.shape(node.output[0]) or [1]))
 
 
+def _resize_scales(ctx, node, in_shape, out_shape):
+    """Resize / Upsample's scale per dimension: the `scales` given (over `axes` where it names them), else
+    from `sizes` (one scale for the axes under keep_aspect_ratio_policy not_larger / not_smaller)."""
+    rank = len(in_shape)
+    axes = ctx.attr(node, "axes", None)
+    axes = list(range(rank)) if axes is None else [int(a) + rank if a < 0 else int(a) for a in axes]
+    if node.op_type == "Upsample" or ctx.opset < 11:
+        given = ctx.attr(node, "scales", None) if ctx.opset < 9 else ctx.constant(node, 1, "scales")
+        return [float(v) for v in given]
+    scales = ctx.constant(node, 2, "scales") if len(node.input) > 2 and node.input[2] else None
+    if scales is not None and np.asarray(scales).size:
+        full = [1.0] * rank
+        for a, v in zip(axes, np.asarray(scales).reshape(-1)):
+            full[a] = float(v)
+        return full
+    ratios = {a: out_shape[a] / in_shape[a] for a in axes}
+    policy = ctx.attr(node, "keep_aspect_ratio_policy", b"stretch")
+    policy = policy.decode() if isinstance(policy, bytes) else policy
+    if policy in ("not_larger", "not_smaller"):
+        one = (min if policy == "not_larger" else max)(ratios.values())
+        ratios = {a: one for a in axes}
+    return [ratios.get(d, 1.0) for d in range(rank)]
+
+
 def _resize(ctx, node):
+    """Resize and Upsample as RESAMPLE1 / RESAMPLE2 (DmlOperatorResize.cpp): x = (o - OutputPixelOffset) /
+    Scale - InputPixelOffset; nearest_mode picks the rounding (RESAMPLE takes floor(x + 0.5), RESAMPLE2
+    DECREASING ceil(x - 0.5)), floor and ceil shift the input offset by half a pixel."""
     ctx.check_attributes(node, {"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
-                                "exclude_outside", "extrapolation_value", "antialias", "axes", "keep_aspect_ratio_policy"})
-    mode = ctx.attr(node, "mode", b"nearest")
-    mode = mode.decode() if isinstance(mode, bytes) else mode
-    transform = ctx.attr(node, "coordinate_transformation_mode", b"half_pixel" if ctx.opset >= 11 else b"asymmetric")
-    transform = transform.decode() if isinstance(transform, bytes) else transform
+                                "exclude_outside", "extrapolation_value", "antialias", "axes",
+                                "keep_aspect_ratio_policy", "scales"})
+
+    def text(name, default):
+        value = ctx.attr(node, name, default)
+        return value.decode() if isinstance(value, bytes) else value
+    mode = text("mode", b"nearest")
+    upsample = node.op_type == "Upsample" or ctx.opset < 11
+    transform = "asymmetric" if upsample else text("coordinate_transformation_mode", b"half_pixel")
     if mode not in ("nearest", "linear"):
         ctx.refuse(node, f"its mode is {mode!r}; DirectML's RESAMPLE interpolates nearest-neighbor or linear")
-    offsets = {"half_pixel": 0.5, "pytorch_half_pixel": 0.5, "asymmetric": 0.0}
+    if int(ctx.attr(node, "antialias", 0)):
+        ctx.refuse(node, "it antialiases; DirectML's RESAMPLE interpolates between the two nearest pixels only")
+    offsets = {"half_pixel": 0.5, "pytorch_half_pixel": 0.5, "asymmetric": 0.0, "align_corners": 0.0}
     if transform not in offsets:
         ctx.refuse(node, f"its coordinate_transformation_mode is {transform!r}; the converter maps "
-                         f"{', '.join(offsets)} to RESAMPLE1's pixel offsets")
+                         f"{', '.join(offsets)} to RESAMPLE's pixel offsets")
     in_shape, out_shape = ctx.shape(node.input[0]), ctx.shape(node.output[0])
+    scales = _resize_scales(ctx, node, in_shape, out_shape)
+    if transform == "align_corners":      # x = o (in - 1) / (out - 1)
+        scales = [(o - 1) / (i - 1) if o > 1 and i > 1 else s for i, o, s in zip(in_shape, out_shape, scales)]
+    if transform == "pytorch_half_pixel" and any(o == 1 != i for i, o in zip(in_shape, out_shape)):
+        ctx.refuse(node, "it is pytorch_half_pixel with an output dimension of 1 (ONNX reads x = 0 there); "
+                         "RESAMPLE's offsets read the window's centre")
+    input_offsets = [offsets[transform]] * len(in_shape)
+    nearest = "round_prefer_ceil" if upsample else text("nearest_mode", b"round_prefer_floor")
+    operator, fields = "RESAMPLE1", {}
+    if mode == "nearest":
+        # RESAMPLE rounds half up (floor(x + 0.5)), RESAMPLE2 DECREASING half down (ceil(x - 0.5))
+        shift, decreasing = {"round_prefer_ceil": (0.0, False), "round_prefer_floor": (0.0, True),
+                             "floor": (0.5, False), "ceil": (-0.5, True)}[nearest if not upsample else "floor"]
+        input_offsets = [o + shift for o in input_offsets]
+        if decreasing:
+            from dmlemu.directml import DML_AXIS_DIRECTION_DECREASING
+            operator, fields = "RESAMPLE2", {"RoundingDirection": DML_AXIS_DIRECTION_DECREASING}
     from dmlemu.directml import DML_INTERPOLATION_MODE_LINEAR, DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR
-    scales = [o / i for i, o in zip(in_shape, out_shape)]
-    ctx.emit(node, "RESAMPLE1", [("InputTensor", ctx.view(node.input[0]))], [("OutputTensor", node.output[0])],
+    ctx.emit(node, operator, [("InputTensor", ctx.view(node.input[0]))], [("OutputTensor", node.output[0])],
              {"InterpolationMode": DML_INTERPOLATION_MODE_LINEAR if mode == "linear"
-              else DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR, "DimensionCount": len(in_shape), "Scales": scales,
-              "InputPixelOffsets": [offsets[transform]] * len(in_shape),
+              else DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR, **fields, "DimensionCount": len(in_shape),
+              "Scales": scales, "InputPixelOffsets": input_offsets,
               "OutputPixelOffsets": [-offsets[transform]] * len(in_shape)})
 
 
@@ -654,6 +750,60 @@ def _gather_nd(ctx, node):
               "BatchDimensionCount": int(ctx.attr(node, "batch_dims", 0))}, sizes=padded(out_shape))
 
 
+def _scatter_elements(ctx, node):
+    """ScatterElements (and the older Scatter) as SCATTER_ELEMENTS; only reduction 'none' (DirectML's scatter
+    writes, it does not accumulate)."""
+    ctx.check_attributes(node, {"axis", "reduction"})
+    reduction = ctx.attr(node, "reduction", b"none")
+    reduction = reduction.decode() if isinstance(reduction, bytes) else reduction
+    if reduction != "none":
+        ctx.refuse(node, f"its reduction is {reduction!r}; DirectML's SCATTER_ELEMENTS replaces (reduction 'none')")
+    rank = len(ctx.shape(node.input[0]))
+    axis = int(ctx.attr(node, "axis", 0))
+    ctx.emit(node, "SCATTER_ELEMENTS", [("InputTensor", ctx.view(node.input[0])),
+                                        ("IndicesTensor", ctx.view(node.input[1])),
+                                        ("UpdatesTensor", ctx.view(node.input[2]))],
+             [("OutputTensor", node.output[0])], {"Axis": axis + rank if axis < 0 else axis})
+
+
+def _scatter_nd(ctx, node):
+    """ScatterND as SCATTER_ND, every tensor padded with leading 1s to one rank (DmlOperatorScatter.cpp)."""
+    ctx.check_attributes(node, {"reduction"})
+    reduction = ctx.attr(node, "reduction", b"none")
+    reduction = reduction.decode() if isinstance(reduction, bytes) else reduction
+    if reduction != "none":
+        ctx.refuse(node, f"its reduction is {reduction!r}; DirectML's SCATTER_ND replaces (reduction 'none')")
+    shapes = [ctx.shape(n) for n in node.input[:3]]
+    rank = max(max(len(s) for s in shapes), 1)
+
+    def padded(s):
+        return [1] * (rank - len(s)) + (s or [1])
+    ctx.emit(node, "SCATTER_ND", [(field, ctx.reshape(node, name, padded(shape))) for field, name, shape in
+                                  zip(("InputTensor", "IndicesTensor", "UpdatesTensor"), node.input, shapes)],
+             [("OutputTensor", node.output[0])],
+             {"InputDimensionCount": len(shapes[0]), "IndicesDimensionCount": len(shapes[1])},
+             sizes=padded(ctx.shape(node.output[0])))
+
+
+def _one_hot(ctx, node):
+    """OneHot as ONE_HOT: the indices read with a 1 at the output's axis, the values as {1, .., 1, 2}
+    (DmlOperatorOneHot.cpp); the depth is the output's size there."""
+    ctx.check_attributes(node, {"axis"})
+    out_shape = ctx.shape(node.output[0])
+    rank = len(out_shape)
+    axis = int(ctx.attr(node, "axis", -1))
+    axis = axis + rank if axis < 0 else axis
+    name = node.input[0]
+    if ctx.type_name(name).startswith("FLOAT"):       # float indices: a CAST to INT64 first (truncating, as ONNX)
+        name = f"{node.output[0]}#indices"
+        ctx.declare(name, ctx.shape(node.input[0]), 7)
+        ctx.emit(node, "CAST", [("InputTensor", ctx.view(node.input[0]))], [("OutputTensor", name)], {})
+    indices = ctx.reshape(node, name, [1 if d == axis else s for d, s in enumerate(out_shape)])
+    values = ctx.reshape(node, node.input[2], [1] * (rank - 1) + [2])
+    ctx.emit(node, "ONE_HOT", [("IndicesTensor", indices), ("ValuesTensor", values)],
+             [("OutputTensor", node.output[0])], {"Axis": axis})
+
+
 def _space_depth(ctx, node):
     """SpaceToDepth / DepthToSpace as SPACE_TO_DEPTH1 / DEPTH_TO_SPACE1 (DCR: DEPTH_COLUMN_ROW, CRD:
     COLUMN_ROW_DEPTH)."""
@@ -674,15 +824,25 @@ def _tile(ctx, node):
 
 
 def _cumsum(ctx, node):
+    """CumSum / CumProd as CUMULATIVE_SUMMATION / CUMULATIVE_PRODUCT (reverse: DECREASING)."""
     ctx.check_attributes(node, {"exclusive", "reverse"})
     rank = len(ctx.shape(node.input[0]))
     axis = int(np.asarray(ctx.constant(node, 1, "axis")).reshape(-1)[0])
+    operator, exclusive = (("CUMULATIVE_SUMMATION", "HasExclusiveSum") if node.op_type == "CumSum" else
+                           ("CUMULATIVE_PRODUCT", "HasExclusiveProduct"))
     from dmlemu.directml import DML_AXIS_DIRECTION_DECREASING, DML_AXIS_DIRECTION_INCREASING
-    ctx.emit(node, "CUMULATIVE_SUMMATION", [("InputTensor", ctx.view(node.input[0]))],
+    ctx.emit(node, operator, [("InputTensor", ctx.view(node.input[0]))],
              [("OutputTensor", node.output[0])],
              {"Axis": axis + rank if axis < 0 else axis,
               "AxisDirection": DML_AXIS_DIRECTION_DECREASING if ctx.attr(node, "reverse", 0)
-              else DML_AXIS_DIRECTION_INCREASING, "HasExclusiveSum": bool(ctx.attr(node, "exclusive", 0))})
+              else DML_AXIS_DIRECTION_INCREASING, exclusive: bool(ctx.attr(node, "exclusive", 0))})
+
+
+def _mod(ctx, node):
+    """Mod: fmod 1 ELEMENT_WISE_MODULUS_TRUNCATE (C's fmod), fmod 0 ELEMENT_WISE_MODULUS_FLOOR (Python's %)."""
+    ctx.check_attributes(node, {"fmod"})
+    operator = "ELEMENT_WISE_MODULUS_TRUNCATE" if int(ctx.attr(node, "fmod", 0)) else "ELEMENT_WISE_MODULUS_FLOOR"
+    _elementwise(ctx, node, operator, arity=2)
 
 
 # ---- the table -----------------------------------------------------------------------------------------------
@@ -718,6 +878,7 @@ CONVERSIONS = {
                                                                                       operator="ELEMENT_WISE_MAX")),
     "Clip": Conversion(("ELEMENT_WISE_CLIP", "ELEMENT_WISE_CLIP1"), _clip),
     "Cast": Conversion(("CAST",), _cast),
+    "CastLike": Conversion(("CAST",), _cast),
     "Gemm": Conversion(("GEMM",), _gemm),
     "MatMul": Conversion(("GEMM",), _matmul),
     **{op: Conversion(("REDUCE",), _reduce) for op in _REDUCE_FUNCTIONS},
@@ -732,6 +893,7 @@ CONVERSIONS = {
     "ConvTranspose": Conversion(("CONVOLUTION",), _conv),
     **{op: Conversion(("MAX_POOLING", "MAX_POOLING2"), _pool) for op in ("MaxPool", "GlobalMaxPool")},
     **{op: Conversion(("AVERAGE_POOLING", "AVERAGE_POOLING1"), _pool) for op in ("AveragePool", "GlobalAveragePool")},
+    **{op: Conversion(("LP_POOLING", "LP_POOLING1"), _pool) for op in ("LpPool", "GlobalLpPool")},
     "Softmax": Conversion(("ACTIVATION_SOFTMAX1",), functools.partial(_softmax, operator="ACTIVATION_SOFTMAX1")),
     "LogSoftmax": Conversion(("ACTIVATION_LOG_SOFTMAX1",),
                              functools.partial(_softmax, operator="ACTIVATION_LOG_SOFTMAX1")),
@@ -746,7 +908,8 @@ CONVERSIONS = {
     "Slice": Conversion(("SLICE1",), _slice),
     "Pad": Conversion(("PADDING1",), _pad),
     "Gather": Conversion(("GATHER",), _gather),
-    "Resize": Conversion(("RESAMPLE1",), _resize),
+    "Resize": Conversion(("RESAMPLE1", "RESAMPLE2"), _resize),
+    "Upsample": Conversion(("RESAMPLE1",), _resize),
     "Tile": Conversion(("TILE",), _tile),
     "GatherElements": Conversion(("GATHER_ELEMENTS",), _gather_elements),
     "GatherND": Conversion(("GATHER_ND1",), _gather_nd),
@@ -754,6 +917,12 @@ CONVERSIONS = {
     "DepthToSpace": Conversion(("DEPTH_TO_SPACE1",), _space_depth),
     "Hardmax": Conversion(("ACTIVATION_HARDMAX1",), functools.partial(_softmax, operator="ACTIVATION_HARDMAX1")),
     "CumSum": Conversion(("CUMULATIVE_SUMMATION",), _cumsum),
+    "CumProd": Conversion(("CUMULATIVE_PRODUCT",), _cumsum),
+    "Mod": Conversion(("ELEMENT_WISE_MODULUS_TRUNCATE", "ELEMENT_WISE_MODULUS_FLOOR"), _mod),
+    "ScatterElements": Conversion(("SCATTER_ELEMENTS",), _scatter_elements),
+    "Scatter": Conversion(("SCATTER_ELEMENTS",), _scatter_elements),
+    "ScatterND": Conversion(("SCATTER_ND",), _scatter_nd),
+    "OneHot": Conversion(("ONE_HOT", "CAST"), _one_hot),
 }
 
 

@@ -515,6 +515,8 @@ def convert(model, owned_constants=True):
             value = np.asarray(helper.get_attribute_value(node.attribute[0]))
             if node.attribute[0].name == "value":
                 value = numpy_helper.to_array(node.attribute[0].t)
+            elif node.attribute[0].name in ("value_float", "value_floats"):     # ONNX's FLOAT, not Python's float
+                value = value.astype(np.float32)
             ctx.constants[node.output[0]] = value
             ctx.types.setdefault(node.output[0], helper.np_dtype_to_tensor_dtype(value.dtype))
             ctx.shapes[node.output[0]] = list(value.shape)

@@ -11,13 +11,18 @@ the bench (bench/bench_onnx.py) and `dmlemu onnx` on a file share.
     gpt_block()      one decoder layer: LayerNormalization first, causal mask through Where, Softmax,
                      residuals, a Tanh-GELU feed-forward (needs SOFTMAX, MVN)
 
+`light_models()` lists the onnx wheel's model-zoo graphs (onnx/backend/test/data/light/: AlexNet, DenseNet-121,
+Inception v1 / v2, ResNet-50, ShuffleNet, SqueezeNet, VGG-19, ZFNet-512) and `reseeded(path, seed)` loads one with
+its weights drawn from a seeded generator (the wheel stores each as a ConstantOfShape of one value).
+
 `MODELS` names each builder and says which operators it needs beyond main (`needs`), so tests run those
 whose operators exist and the lead widens the list as operators land. `inputs(model, seed)` draws seeded
 inputs for any model with static input shapes.
 """
 import numpy as np
 
-__all__ = ["mlp", "gemm_mlp", "mnist_cnn", "bert_block", "gpt_block", "MODELS", "inputs"]
+__all__ = ["mlp", "gemm_mlp", "mnist_cnn", "bert_block", "gpt_block", "MODELS", "inputs", "light_models",
+           "reseeded"]
 
 OPSET = 17
 
@@ -233,3 +238,50 @@ def inputs(model, seed=0):
         else:
             feeds[value.name] = rng.integers(0, 10, shape).astype(dtype)
     return feeds
+
+
+def light_models():
+    """The onnx wheel's model-zoo graphs (light/*.onnx) by name: their paths (empty without the folder)."""
+    import os
+
+    import onnx
+    folder = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light")
+    if not os.path.isdir(folder):
+        return {}
+    return {name[len("light_"):-len(".onnx")]: os.path.join(folder, name)
+            for name in sorted(os.listdir(folder)) if name.endswith(".onnx")}
+
+
+def reseeded(path, seed=0):
+    """A light model with its weights drawn from a seeded generator: the wheel stores each weight as a
+    ConstantOfShape of its shape (one value everywhere), which becomes an initializer of normal values scaled by
+    the fan-in (1-D ones, biases and batch-normalization parameters, uniform in [0.5, 1.5], so variances stay
+    positive); float initializers are redrawn the same way."""
+    import onnx
+    from onnx import numpy_helper
+    model = onnx.load(path)
+    rng = np.random.default_rng(seed)
+
+    def draw(shape, dtype=np.float32):
+        if len(shape) <= 1:
+            return rng.uniform(0.5, 1.5, shape).astype(dtype)
+        fan_in = int(np.prod(shape[1:]))
+        return (rng.standard_normal(shape) / np.sqrt(max(1, fan_in))).astype(dtype)
+    initializers = {t.name: t for t in model.graph.initializer}
+    kept = []
+    for node in model.graph.node:
+        if node.op_type == "ConstantOfShape" and node.input and node.input[0] in initializers:
+            shape = [int(d) for d in numpy_helper.to_array(initializers[node.input[0]])]
+            model.graph.initializer.append(numpy_helper.from_array(draw(shape), node.output[0]))
+            if model.ir_version < 4:     # before IR 4 an initializer is typed by a graph input of its name
+                model.graph.input.append(onnx.helper.make_tensor_value_info(node.output[0], onnx.TensorProto.FLOAT,
+                                                                            shape))
+        else:
+            kept.append(node)
+    del model.graph.node[:]
+    model.graph.node.extend(kept)
+    for tensor in model.graph.initializer:
+        array = numpy_helper.to_array(tensor)
+        if array.dtype.kind == "f" and array.size > 1:
+            tensor.CopyFrom(numpy_helper.from_array(draw(array.shape, array.dtype), tensor.name))
+    return model

@@ -16,8 +16,13 @@ attributes, with WebNN's formula:
     ReduceLogSumExp 2n + 18;  ReduceSumSquare 2n  (n: the reduced elements)
     Resize      linear 84 (FLOAT32), nearest 0
 
+    InstanceNormalization, MeanVarianceNormalization  ATOL 1/1024 (WebNN's instanceNormalization)
+
 Operators WebNN does not list take the figure of their closest sibling (the inverse trigonometric and
-hyperbolic functions: Sin's ATOL).
+hyperbolic functions: Sin's ATOL; LpPool ReduceL2's 2n + 1 over the window; LpNormalization ReduceL2's over
+the axis and a divide, 2n + 3; LRN a sum of squares over its size, Pow's 32 and a divide, 2 size + 34;
+CumSum ReduceSum's n with n the longest dimension, CumProd ReduceProd's; Mod exact (integer remainders and
+fmod are exact); CastLike Cast's; the data movement ones, Hardmax, Shape and Size exact).
 """
 import numpy as np
 
@@ -27,7 +32,8 @@ _ZERO = ("Abs", "Neg", "Relu", "Max", "Min", "Clip", "Ceil", "Floor", "Identity"
          "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Expand", "Concat", "Split", "Slice", "Pad",
          "Gather", "Tile", "Dropout", "MaxPool", "GlobalMaxPool", "ReduceMax", "ReduceMin", "ArgMax", "ArgMin",
          "Equal", "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "And", "Or", "Xor", "Not", "IsNaN",
-         "ThresholdedRelu", "Shrink")
+         "ThresholdedRelu", "Shrink", "GatherElements", "GatherND", "ScatterElements", "Scatter", "ScatterND",
+         "OneHot", "DepthToSpace", "SpaceToDepth", "Hardmax", "Shape", "Size")
 _ATOL_TRIG = ("Sin", "Cos", "Tan", "Erf", "Log", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh")
 
 
@@ -68,6 +74,24 @@ def _softmax(shapes, attributes):
     return ("ULP", 3 * shape[axis] + 3)
 
 
+def _window_l2(shapes, attributes):
+    window = attributes.get("kernel_shape") or shapes[0][2:]
+    return ("ULP", 2 * int(np.prod(window)) + 1)
+
+
+def _lp_normalization(shapes, attributes):
+    shape = shapes[0]
+    return ("ULP", 2 * shape[attributes.get("axis", -1)] + 3)
+
+
+def _lrn(shapes, attributes):
+    return ("ULP", 2 * int(attributes.get("size", 1)) + 34)
+
+
+def _cumsum(shapes, attributes):
+    return ("ULP", max(shapes[0]) if shapes[0] else 1)
+
+
 def _resize(shapes, attributes):
     mode = attributes.get("mode", b"nearest")
     return ("ULP", 84 if (mode.decode() if isinstance(mode, bytes) else mode) == "linear" else 0)
@@ -87,7 +111,10 @@ TOLERANCES = {
     "ReduceL2": _reduction(2, 1), "ReduceMean": _reduction(1, 2), "ReduceLogSum": _reduction(1, 18),
     "ReduceLogSumExp": _reduction(2, 18), "ReduceSumSquare": _reduction(2, 0),
     "Conv": _conv, "ConvTranspose": _conv, "AveragePool": _average_pool, "GlobalAveragePool": _average_pool,
-    "Softmax": _softmax, "LogSoftmax": _softmax, "Resize": _resize,
+    "Softmax": _softmax, "LogSoftmax": _softmax, "Resize": _resize, "Upsample": _resize,
+    "InstanceNormalization": ("ATOL", 1 / 1024), "MeanVarianceNormalization": ("ATOL", 1 / 1024),
+    "LpPool": _window_l2, "GlobalLpPool": _window_l2, "LpNormalization": _lp_normalization, "LRN": _lrn,
+    "CumSum": _cumsum, "CumProd": _cumsum, "Mod": ("ULP", 0), "CastLike": ("ULP", 1),
 }
 
 
