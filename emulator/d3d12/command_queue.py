@@ -100,14 +100,15 @@ class ID3D12CommandQueue(DeviceChild):
             self._check_list(i, command_list)
         if not lists:
             return
-        self._submitted_serial += 1
-        serial = self._submitted_serial
-        snapshot = []
-        for command_list in lists:
-            if command_list._allocator is not None:
-                command_list._allocator._submissions.append((self, serial, command_list._label))
-            snapshot.append((command_list, tuple(command_list._commands)))
-        self._pending.append(("execute", serial, tuple(snapshot)))
+        with self._device._lock:    # serials in the order the work queues: another thread may submit too
+            self._submitted_serial += 1
+            serial = self._submitted_serial
+            snapshot = []
+            for command_list in lists:
+                if command_list._allocator is not None:
+                    command_list._allocator._submissions.append((self, serial, command_list._label))
+                snapshot.append((command_list, tuple(command_list._commands)))
+            self._pending.append(("execute", serial, tuple(snapshot)))
         self._device._pump_queues()
 
     def _check_list(self, i, command_list):

@@ -107,14 +107,16 @@ class ID3D12Fence(DeviceChild):
     def _set(self, value, queue=None, cycle=0):
         """The fence takes `value`; from a queue Signal (at GPU `cycle` on its engine), remember it
         for observation and for GPU-side waits."""
-        self._value = value
-        with self._device._fence_changed:
+        with self._device._lock:
+            # the record first, then the value: a thread that sees the value (SetEventOnCompletion's fast path)
+            # then observes this signal's submission as complete
+            if queue is not None:
+                self._signal_records.append([value, queue, queue._executed_serial])
+                self._gpu_signals.append((value, cycle))
+                if len(self._gpu_signals) > 64:
+                    del self._gpu_signals[:-64]
+            self._value = value
             self._device._fence_changed.notify_all()
-        if queue is not None:
-            self._signal_records.append([value, queue, queue._executed_serial])
-            self._gpu_signals.append((value, cycle))
-            if len(self._gpu_signals) > 64:
-                del self._gpu_signals[:-64]
         if self._events:
             reached = [entry for entry in self._events if entry[0] <= value]
             self._events = [entry for entry in self._events if entry[0] > value]
@@ -132,15 +134,17 @@ class ID3D12Fence(DeviceChild):
         return 0
 
     def _observe(self, value):
-        """The CPU learned the fence is at `value`: queue work signalled at or below it is complete."""
-        remaining = []
-        for record in self._signal_records:
-            signalled, queue, serial = record
-            if signalled <= value:
-                queue._observed_serial = max(queue._observed_serial, serial)
-            else:
-                remaining.append(record)
-        self._signal_records = remaining
+        """The CPU learned the fence is at `value`: queue work signalled at or below it is complete. Under the
+        device's lock: another thread's queue may be signalling this fence."""
+        with self._device._lock:
+            remaining = []
+            for record in self._signal_records:
+                signalled, queue, serial = record
+                if signalled <= value:
+                    queue._observed_serial = max(queue._observed_serial, serial)
+                else:
+                    remaining.append(record)
+            self._signal_records = remaining
 
 
 __all__ = ["ID3D12Fence"]
