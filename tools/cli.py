@@ -621,6 +621,7 @@ def cmd_onnx(args):
     from dmlemu.tools import tracefiles
     from dmlemu.tools.operators import format_array, preset_for
     from dmlemu.tools.progress import Progress
+    _what_if(args)
     preset = preset_for(args.adapter)
     if args.trace:
         tracefiles._suffix(args.trace)
@@ -645,7 +646,7 @@ def cmd_onnx(args):
 
             def dispatched(i):
                 bar.advance(layer_names[i + 1] if i + 1 < len(layer_names) else "reading back")
-            result = execute(args.model, feeds, adapter=preset.key, timing=not args.no_timing,
+            result = execute(args.model, feeds, adapter=preset, timing=not args.no_timing,
                              on_compiled=compiled, on_dispatch=dispatched, check_golden=args.check_golden)
     except ConversionError as e:
         raise UsageError(str(e)) from None
@@ -873,6 +874,7 @@ def build_parser():
                    help="an input's values (once per input; the others are seeded random)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     p.add_argument("--adapter", metavar="KEY", help="adapter preset (default: the default adapter)")
+    p.add_argument("--set", action="append", metavar="FIELD=V", help=_SET_HELP)
     p.add_argument("--trace", metavar="FILE", help="save the run's trace (.json, .pftrace, .npz, .csv); each dispatch "
                                                    "is named by its ONNX node(s)")
     p.add_argument("--compare-onnxruntime", action="store_true",

@@ -49,6 +49,7 @@ def test_given_inputs_are_used(mlp_file, tmp_path):
     (["--input", "x"], "dmlemu: error: --input x: write it NAME=FILE.npy"),
     (["--trace", "t.txt"], "dmlemu: error: trace file t.txt must end in .json, .pftrace, .npz, .csv"),
     (["--adapter", "nope"], "dmlemu: error: "),
+    (["--set", "compute_units=0"], "dmlemu: error: adapter rx7900xtx with compute_units=0: "),
 ])
 def test_usage_errors_are_one_line(mlp_file, argv, sentence):
     status, out, err = cli("onnx", mlp_file, *argv)
@@ -74,3 +75,15 @@ def test_a_file_that_is_no_model_is_one_error_line(tmp_path):
     path.write_bytes(b"\x00not a model\xff" * 3)
     status, out, err = cli("onnx", path)
     assert status == 2 and err.startswith(f"dmlemu: error: cannot read {path} as an ONNX model") and err.count("\n") == 1
+
+
+def test_set_runs_the_model_on_the_adapter_with_that_field_changed(mlp_file):
+    """What-if on a model: the header names the change, and one compute unit instead of 96 costs modelled time."""
+    def total(out):
+        return float(next(line for line in out.splitlines() if line.startswith("total")).split()[2])
+    status, base, err = cli("onnx", mlp_file, "--adapter", "rx7900xtx")
+    assert status == 0, err
+    status, slow, err = cli("onnx", mlp_file, "--adapter", "rx7900xtx", "--set", "compute_units=1")
+    assert status == 0, err
+    assert slow.splitlines()[0].endswith("on AMD Radeon RX 7900 XTX (emulated) with compute_units=1")
+    assert total(slow) > total(base)
