@@ -1,6 +1,8 @@
 """Tensors the operator tests build (tests/directml/test_reduce.py, test_gemm.py, test_convolution.py, ...): the
 layouts they draw (packed, padded rows, permuted dimensions, or broadcast dimensions: stride 0) as DirectML
-strides, and a buffer tensor's DML_TENSOR_DESC by its short type name."""
+strides, a buffer tensor's DML_TENSOR_DESC by its short type name, and the bit-for-bit comparison."""
+import numpy as np
+
 from dmlemu.directml import (DML_BUFFER_TENSOR_DESC, DML_TENSOR_DATA_TYPE, DML_TENSOR_DESC, DML_TENSOR_TYPE_BUFFER,
                              DMLCalcBufferTensorSize)
 
@@ -38,3 +40,17 @@ def tensor(type_name, sizes, strides=None):
     return DML_TENSOR_DESC(Type=DML_TENSOR_TYPE_BUFFER, Desc=DML_BUFFER_TENSOR_DESC(
         DataType=data_type(type_name), Sizes=sizes, Strides=strides,
         TotalTensorSizeInBytes=DMLCalcBufferTensorSize(data_type(type_name), len(sizes), sizes, strides)))
+
+
+_BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def same_bits(got, expected):
+    """Assert that two arrays hold the same shape, type and bits (NaN payloads and -0 included), naming the
+    first elements that differ."""
+    got, expected = np.asarray(got), np.asarray(expected)
+    assert got.shape == expected.shape and got.dtype == expected.dtype, (got.shape, expected.shape)
+    bits = _BITS[got.dtype.itemsize]
+    diff = np.flatnonzero(got.view(bits) != expected.view(bits))
+    assert diff.size == 0, (f"{diff.size} elements differ, first at {diff[:5]}: got {got.ravel()[diff[:5]]}, "
+                            f"expected {expected.ravel()[diff[:5]]}")

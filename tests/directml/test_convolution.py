@@ -23,10 +23,9 @@ from dmlemu.gpu import Gpu
 from dmlemu.isa.numerics import fused_multiply_add
 from dmlemu.kernels.driver import TensorSpec
 from dmlemu.presets import PRESETS, RX_7900_XTX, WARP
-from tensor_layouts import data_type, layout_strides, tensor
+from tensor_layouts import data_type, layout_strides, same_bits, tensor
 
 DTYPES = {"FLOAT32": np.float32, "FLOAT16": np.float16}
-BITS = {2: np.uint16, 4: np.uint32}
 CROSS, CONV = 1, 0          # DML_CONVOLUTION_MODE_CROSS_CORRELATION, DML_CONVOLUTION_MODE_CONVOLUTION
 
 
@@ -57,15 +56,6 @@ def attributes_of(desc):
     return {"Mode": desc.Mode, "Direction": desc.Direction, "Strides": desc.Strides, "Dilations": desc.Dilations,
             "StartPadding": desc.StartPadding, "EndPadding": desc.EndPadding, "OutputPadding": desc.OutputPadding,
             "GroupCount": desc.GroupCount}
-
-
-def same_bits(got, expected):
-    got, expected = np.asarray(got), np.asarray(expected)
-    assert got.shape == expected.shape and got.dtype == expected.dtype, (got.shape, expected.shape)
-    bits = BITS[got.dtype.itemsize]
-    diff = np.flatnonzero(got.view(bits) != expected.view(bits))
-    assert diff.size == 0, (f"{diff.size} elements differ, first at {diff[:5]}: got {got.ravel()[diff[:5]]}, "
-                            f"expected {expected.ravel()[diff[:5]]}")
 
 
 def values(rng, type_name, shape, special=False):

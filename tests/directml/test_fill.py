@@ -9,27 +9,17 @@ from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.directml import *  # noqa: F401,F403
 from dmlemu.errors import E_INVALIDARG, HResultError
 from dmlemu.presets import PRESETS, WARP
-from tensor_layouts import data_type, layout_strides, tensor
+from tensor_layouts import data_type, layout_strides, same_bits, tensor
 
 DTYPES = {"FLOAT32": np.float32, "FLOAT16": np.float16, "INT32": np.int32, "UINT32": np.uint32, "INT16": np.int16,
           "UINT16": np.uint16, "INT8": np.int8, "UINT8": np.uint8}
 MEMBER = {"FLOAT32": "Float32", "FLOAT16": None, "INT32": "Int32", "UINT32": "UInt32", "INT16": "Int16",
           "UINT16": "UInt16", "INT8": "Int8", "UINT8": "UInt8"}
-BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32}
 
 
 def scalar(type_name, value):
     """A DML_SCALAR_UNION holding `value` (a NumPy scalar of the type) by its bytes."""
     return DML_SCALAR_UNION(Bytes=np.asarray(value, DTYPES[type_name]).tobytes())
-
-
-def same_bits(got, expected):
-    got, expected = np.asarray(got), np.asarray(expected)
-    assert got.shape == expected.shape and got.dtype == expected.dtype, (got.shape, expected.shape)
-    bits = BITS[got.dtype.itemsize]
-    diff = np.flatnonzero(got.view(bits) != expected.view(bits))
-    assert diff.size == 0, (f"{diff.size} elements differ, first at {diff[:5]}: got {got.ravel()[diff[:5]]}, "
-                            f"expected {expected.ravel()[diff[:5]]}")
 
 
 def draw_value(rng, type_name):

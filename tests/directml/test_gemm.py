@@ -19,10 +19,9 @@ from dmlemu.isa.numerics import fused_multiply_add
 from dmlemu.kernels.driver import TensorSpec
 from dmlemu.kernels.gemm_ops import BLOCK
 from dmlemu.presets import PRESETS, RX_7900_XTX, WARP
-from tensor_layouts import data_type, layout_strides, tensor
+from tensor_layouts import data_type, layout_strides, same_bits, tensor
 
 DTYPES = {"FLOAT32": np.float32, "FLOAT16": np.float16}
-BITS = {2: np.uint16, 4: np.uint32}
 
 
 def gemm_desc(type_name, a_sizes, b_sizes, out_sizes, c_sizes=None, trans_a=0, trans_b=0, alpha=1.0, beta=1.0,
@@ -32,15 +31,6 @@ def gemm_desc(type_name, a_sizes, b_sizes, out_sizes, c_sizes=None, trans_a=0, t
         CTensor=None if c_sizes is None else tensor(type_name, c_sizes, strides[2]),
         OutputTensor=tensor(type_name, out_sizes, strides[3]),
         TransA=trans_a, TransB=trans_b, Alpha=alpha, Beta=beta, FusedActivation=activation)
-
-
-def same_bits(got, expected):
-    got, expected = np.asarray(got), np.asarray(expected)
-    assert got.shape == expected.shape and got.dtype == expected.dtype, (got.shape, expected.shape)
-    bits = BITS[got.dtype.itemsize]
-    diff = np.flatnonzero(got.view(bits) != expected.view(bits))
-    assert diff.size == 0, (f"{diff.size} elements differ, first at {diff[:5]}: got {got.ravel()[diff[:5]]}, "
-                            f"expected {expected.ravel()[diff[:5]]}")
 
 
 def values(rng, type_name, shape, special=False):

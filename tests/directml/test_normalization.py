@@ -18,10 +18,9 @@ from dmlemu.errors import E_INVALIDARG, HResultError
 from dmlemu.gpu import Gpu
 from dmlemu.kernels.driver import TensorSpec
 from dmlemu.presets import DEFAULT_PRESET, PRESETS, RX_7900_XTX, WARP
-from tensor_layouts import data_type, layout_strides, tensor
+from tensor_layouts import data_type, layout_strides, same_bits, tensor
 
 DTYPES = {"FLOAT32": np.float32, "FLOAT16": np.float16}
-BITS = {2: np.uint16, 4: np.uint32}
 
 
 def mvn1_desc(type_name, sizes, axes, scale_sizes=None, bias_sizes=None, normalize_variance=1, epsilon=1e-5,
@@ -32,15 +31,6 @@ def mvn1_desc(type_name, sizes, axes, scale_sizes=None, bias_sizes=None, normali
         BiasTensor=None if bias_sizes is None else tensor(type_name, bias_sizes, strides[2]),
         OutputTensor=tensor(type_name, out_sizes or sizes, strides[3]), AxisCount=len(axes), Axes=list(axes),
         NormalizeVariance=normalize_variance, Epsilon=epsilon, FusedActivation=activation)
-
-
-def same_bits(got, expected):
-    got, expected = np.asarray(got), np.asarray(expected)
-    assert got.shape == expected.shape and got.dtype == expected.dtype, (got.shape, expected.shape)
-    bits = BITS[got.dtype.itemsize]
-    diff = np.flatnonzero(got.view(bits) != expected.view(bits))
-    assert diff.size == 0, (f"{diff.size} elements differ, first at {diff[:5]}: got {got.ravel()[diff[:5]]}, "
-                            f"expected {expected.ravel()[diff[:5]]}")
 
 
 def values(rng, type_name, shape, special=False):

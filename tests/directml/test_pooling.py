@@ -21,10 +21,9 @@ from dmlemu.errors import E_INVALIDARG, E_NOTIMPL, HResultError
 from dmlemu.gpu import Gpu
 from dmlemu.kernels.driver import TensorSpec
 from dmlemu.presets import PRESETS, RX_7900_XTX, WARP
-from tensor_layouts import data_type, layout_strides, tensor
+from tensor_layouts import data_type, layout_strides, same_bits, tensor
 
 DTYPES = {"FLOAT32": np.float32, "FLOAT16": np.float16}
-BITS = {2: np.uint16, 4: np.uint32}
 NAN32 = 0x7FC00000
 
 
@@ -58,15 +57,6 @@ def run(operator, x, fields, out=None, adapter=None, tensor_strides=(None, None)
     t = "FLOAT32" if x.dtype == np.float32 else "FLOAT16"
     (got,) = run_operator(pool_desc(operator, t, x.shape, fields, out, tensor_strides), [x], adapter=adapter)
     return got
-
-
-def same_bits(got, expected):
-    got, expected = np.asarray(got), np.asarray(expected)
-    assert got.shape == expected.shape and got.dtype == expected.dtype, (got.shape, expected.shape)
-    bits = BITS[got.dtype.itemsize]
-    diff = np.flatnonzero(got.view(bits) != expected.view(bits))
-    assert diff.size == 0, (f"{diff.size} elements differ, first at {diff[:5]}: got {got.ravel()[diff[:5]]}, "
-                            f"expected {expected.ravel()[diff[:5]]}")
 
 
 def values(rng, type_name, shape, special=False):

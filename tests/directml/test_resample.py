@@ -17,7 +17,7 @@ from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.directml import *  # noqa: F401,F403
 from dmlemu.errors import E_INVALIDARG, HResultError
 from dmlemu.presets import PRESETS, WARP
-from tensor_layouts import data_type, layout_strides, tensor
+from tensor_layouts import data_type, layout_strides, same_bits, tensor
 
 DTYPES = {"FLOAT32": np.float32, "FLOAT16": np.float16}
 BITS = {2: np.uint16, 4: np.uint32}
@@ -41,15 +41,6 @@ def attributes_of(name, mode, scales, offsets, rounding, out_sizes):
     if name == "RESAMPLE2":
         attributes["RoundingDirection"] = rounding
     return attributes
-
-
-def same_bits(got, expected):
-    got, expected = np.asarray(got), np.asarray(expected)
-    assert got.shape == expected.shape and got.dtype == expected.dtype, (got.shape, expected.shape)
-    bits = BITS[got.dtype.itemsize]
-    diff = np.flatnonzero(got.view(bits) != expected.view(bits))
-    assert diff.size == 0, (f"{diff.size} elements differ, first at {diff[:5]}: got {got.ravel()[diff[:5]]}, "
-                            f"expected {expected.ravel()[diff[:5]]}")
 
 
 def values(rng, type_name, shape, special):
