@@ -294,6 +294,9 @@ def _roles(*fields):
 UNARY = _roles("InputTensor", "OutputTensor")
 BINARY = _roles("ATensor", "BTensor", "OutputTensor")
 GRAD = _roles("InputTensor", "InputGradientTensor", "OutputGradientTensor")
+# MAX_POOLING1 and MAX_POOLING2: the values, then the optional indices of the maxima (both outputs)
+_MAX_POOLING_ROLES = (TensorRole("InputTensor"), TensorRole("OutputTensor", is_output=True),
+                      TensorRole("OutputIndicesTensor", is_output=True))
 # The common tables (each DirectML page that repeats them is named in the operator lists below).
 FLOAT_ONLY_FL1 = ((L3_0, (1, 8), FLOATS), (L1_0, 4, FLOATS))                       # ACOS, EXP, ... (FL1.0)
 FLOAT_ONLY_FL2 = ((L3_0, (1, 8), FLOATS), (L2_0, 4, FLOATS))                       # ERF, SINH, ... (FL2.0)
@@ -728,6 +731,42 @@ _SCHEMA_LIST = [
         attributes=(*_spatial("Strides", 1), *_spatial("WindowSize", 1), *_spatial("StartPadding"),
                     *_spatial("EndPadding")),
         pools=("InputTensor", "OutputTensor", None)),
+    # DML_MAX_POOLING1_OPERATOR_DESC (sdk-api ns-directml-dml_max_pooling1_operator_desc, DML_FEATURE_LEVEL_2_0) and
+    # DML_MAX_POOLING2_OPERATOR_DESC (ns-directml-dml_max_pooling2_operator_desc, DML_FEATURE_LEVEL_2_1, adds
+    # Dilations): "InputTensor, OutputIndicesTensor, and OutputTensor must have the same DimensionCount"; "InputTensor
+    # and OutputTensor must have the same DataType"; OutputIndicesTensor an "Optional output" with the output's Sizes
+    # ("Both the OutputTensor and OutputIndicesTensor have the same tensor sizes"), its values flat indices into the
+    # input "as a contiguous one-dimensional array", the first of equal values. MAX_POOLING2's page has no
+    # DML_FEATURE_LEVEL_5_0 row (no 64-bit types, UINT32 indices only).
+    _op("MAX_POOLING1", _MAX_POOLING_ROLES, (
+        (L5_0, (4, 5), {"*": ALL_10, "OutputIndicesTensor": Optional(("UINT64", "UINT32"))}),
+        (L3_0, (4, 5), {"*": FLOATS + ("INT8", "UINT8"), "OutputIndicesTensor": Optional(("UINT32",))}),
+        (L2_0, (4, 5), {"*": FLOATS, "OutputIndicesTensor": Optional(("UINT32",))})),
+        same_type=[("InputTensor", "OutputTensor")], same_sizes=[],
+        same_dimension_count=(("InputTensor", "OutputTensor", "OutputIndicesTensor"),),
+        attributes=(*_spatial("Strides", 1), *_spatial("WindowSize", 1), *_spatial("StartPadding"),
+                    *_spatial("EndPadding")),
+        pools=("InputTensor", "OutputTensor", "OutputIndicesTensor")),
+    _op("MAX_POOLING2", _MAX_POOLING_ROLES, (
+        (L3_0, (4, 5), {"*": FLOATS + ("INT8", "UINT8"), "OutputIndicesTensor": Optional(("UINT32",))}),
+        (L2_1, (4, 5), {"*": FLOATS, "OutputIndicesTensor": Optional(("UINT32",))})),
+        same_type=[("InputTensor", "OutputTensor")], same_sizes=[],
+        same_dimension_count=(("InputTensor", "OutputTensor", "OutputIndicesTensor"),),
+        attributes=(*_spatial("Strides", 1), *_spatial("WindowSize", 1), *_spatial("StartPadding"),
+                    *_spatial("EndPadding"), *_spatial("Dilations", 1)),
+        pools=("InputTensor", "OutputTensor", "OutputIndicesTensor")),
+    # DML_MAX_UNPOOLING_OPERATOR_DESC (sdk-api ns-directml-dml_max_unpooling_operator_desc, DML_FEATURE_LEVEL_3_0):
+    # "InputTensor and OutputTensor must have the same DataType"; "Both the InputTensor and IndicesTensor have the
+    # same tensor sizes"; the output "of the same number of dimensions as the input tensor", any Sizes (the indices
+    # are flat into it; "out-of-bounds indices yield no write", duplicates undefined: docs/NUMERICS.md, "Pooling").
+    # The page's tables start at DML_FEATURE_LEVEL_3_0 but the operator came with DML_FEATURE_LEVEL_2_0
+    # (DIRECTML_FACTS 1.6): its FL3.0 row holds from FL2.0.
+    _op("MAX_UNPOOLING", _roles("InputTensor", "IndicesTensor", "OutputTensor"), (
+        (L5_0, 4, {"*": ALL_10, "IndicesTensor": ("UINT64", "UINT32")}),
+        (L3_0, 4, {"*": FLOATS, "IndicesTensor": ("UINT32",)}),
+        (L2_0, 4, {"*": FLOATS, "IndicesTensor": ("UINT32",)})),
+        same_type=[("InputTensor", "OutputTensor")], same_sizes=[("InputTensor", "IndicesTensor")],
+        same_dimension_count=(("InputTensor", "IndicesTensor", "OutputTensor"),)),
 
     # -- CAST ----------------------------------------------------------------------------------------------
     _op("CAST", UNARY, (

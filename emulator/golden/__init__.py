@@ -28,7 +28,7 @@ One module per family, each operator registered by name where it is defined (reg
   data_movement.py   SLICE, SLICE1, PADDING, PADDING1, TILE, DEPTH_TO_SPACE(1), SPACE_TO_DEPTH(1),
                      JOIN, SPLIT: indexing
   convolution.py     CONVOLUTION (the fixed order of docs/NUMERICS.md, "Convolution")
-  pooling.py         AVERAGE_POOLING(1), LP_POOLING(1), MAX_POOLING (docs/NUMERICS.md, "Pooling")
+  pooling.py         AVERAGE_POOLING(1), LP_POOLING(1), MAX_POOLING(1, 2), MAX_UNPOOLING (docs/NUMERICS.md, "Pooling")
   gathers.py         GATHER, GATHER_ELEMENTS, GATHER_ND(1), ONE_HOT, SCATTER_ELEMENTS, SCATTER_ND,
                      REVERSE_SUBSEQUENCES, NONZERO_COORDINATES (docs/NUMERICS.md, "Gathers")
   resample.py        RESAMPLE, RESAMPLE1, RESAMPLE2, UPSAMPLE_2D (docs/NUMERICS.md, "Resampling")
@@ -67,6 +67,7 @@ from dmlemu.golden.normalization import (
 from dmlemu.golden import data_movement as _data_movement   # noqa: F401  (registers its operators; golden.run)
 from dmlemu.golden.convolution import convolution
 from dmlemu.golden.pooling import average_pooling, average_pooling1, lp_pooling, lp_pooling1, max_pooling
+from dmlemu.golden.pooling import max_pooling1, max_pooling2, max_unpooling
 from dmlemu.golden import fill as _fill, gathers as _gathers, random as _random, resample as _resample  # noqa: F401
 from dmlemu.golden.registry import OPERATORS
 
@@ -88,15 +89,17 @@ __all__ = [
     "cumulative_summation", "cumulative_product", "mean_variance_normalization0", "mean_variance_normalization1",
     "batch_normalization", "batch_normalization_training", "lp_normalization", "local_response_normalization",
     "convolution", "average_pooling", "average_pooling1", "max_pooling", "lp_pooling", "lp_pooling1",
+    "max_pooling1", "max_pooling2", "max_unpooling",
     "OPERATORS", "run",
 ]
 
 
-def run(name, inputs, attributes=None, scale_bias=None, half_precision=False, output_type=None):
+def run(name, inputs, attributes=None, scale_bias=None, half_precision=False, output_type=None, output_sizes=None):
     """The golden result of operator `name` (without DML_OPERATOR_, e.g. ELEMENT_WISE_ADD) on NumPy arrays
     `inputs` (binding order), with the desc's non-tensor fields `attributes` by C field name (as
     validation.OperatorInfo.attributes has them), an optional ScaleBias (scale, bias) and the half-precision
-    flag. `output_type` is the output tensor's data type where it is not the inputs' (CAST, comparisons)."""
+    flag. `output_type` is the output tensor's data type where it is not the inputs' (CAST, comparisons);
+    `output_sizes` its Sizes where nothing else gives them (MAX_UNPOOLING)."""
     name = str(name)
     if name.startswith("DML_OPERATOR_"):
         name = name[len("DML_OPERATOR_"):]
@@ -104,4 +107,4 @@ def run(name, inputs, attributes=None, scale_bias=None, half_precision=False, ou
         raise KeyError(f"the golden model has no operator {name}")
     # None: an optional tensor the desc left out (QUANTIZE_LINEAR's ZeroPointTensor, ...)
     return OPERATORS[name]([None if i is None else np.asarray(i) for i in inputs], dict(attributes or {}), scale_bias,
-                           bool(half_precision), output_type)
+                           bool(half_precision), output_type, output_sizes)

@@ -1,4 +1,5 @@
-"""AVERAGE_POOLING(1), LP_POOLING(1) and MAX_POOLING in the order docs/NUMERICS.md ("Pooling") fixes.
+"""AVERAGE_POOLING(1), LP_POOLING(1), MAX_POOLING(1, 2) and MAX_UNPOOLING in the order docs/NUMERICS.md ("Pooling")
+fixes.
 
 Every output element (n, c, o) visits the taps t of its window in row-major ascending order (the last spatial
 dimension fastest), the tap reading the input at i = o * Strides - StartPadding + t * Dilations (Dilations 1 where
@@ -13,8 +14,20 @@ the desc has none); a tap whose i falls in the padding is skipped.
             input, gives NaN; max(-0, +0) = +0): the result does not depend on the order.
 
 FLOAT16 tensors are widened (exact), computed in FLOAT32 and rounded once; NaN results are canonical. Integer
-MAX_POOLING (INT8, UINT8) takes the integer maximum, the type's least value where no tap is inside the input. This
-module follows that text, not the kernel: it never assembles or runs anything; one NumPy step per tap over every
+MAX_POOLING (INT8 .. UINT64) takes the integer maximum, the type's least value where no tap is inside the input.
+
+  INDICES   (MAX_POOLING1 / 2's OutputIndicesTensor) the flat index ((((n C + c) D + d) H + h) W + w over the input's
+            Sizes, whatever its Strides) of the first tap, in window order, whose element the running maximum took:
+            a tap is taken when it is the first tap inside the input, or when maxNum(acc, x) differs from acc bit
+            for bit (floats; integers: x > acc). So of equal values the first wins, a NaN is never taken after a
+            number, the +0 after a -0 is, and an all-NaN window points at its first tap; a window with no tap
+            inside the input gives all ones (UINT32 0xFFFFFFFF, UINT64 2^64 - 1: "no element", ONNX's -1).
+  UNPOOL    (MAX_UNPOOLING) the output filled with zeros; each input element, in row-major order of the input's
+            Sizes, written at the flat index (row-major over the output's Sizes) its index names; an index past the
+            output writes nothing; of input elements naming the same index, the last in that order wins. Values
+            are copied bit for bit (NaN payloads, -0).
+
+This module follows that text, not the kernel: it never assembles or runs anything; one NumPy step per tap over every
 output element at once.
 """
 import itertools
@@ -25,7 +38,9 @@ from dmlemu.golden.numbers import canonicalize_nans, max_num
 from dmlemu.golden.registry import operator
 from dmlemu.isa import numerics as _nm   # primitives only (FLOAT16 narrowing); the ISA is never run
 
-__all__ = ["average_pooling", "average_pooling1", "lp_pooling", "lp_pooling1", "max_pooling", "pooling_taps"]
+__all__ = ["average_pooling", "average_pooling1", "lp_pooling", "lp_pooling1", "max_pooling", "max_pooling1",
+           "max_pooling2", "max_unpooling", "pooling_taps"]
+NO_ELEMENT = np.uint64(0xFFFFFFFFFFFFFFFF)     # the index of a window with no tap inside the input (all ones)
 
 
 def _spatial(values, count, default):
@@ -134,3 +149,61 @@ def max_pooling(x, WindowSize=None, Strides=None, StartPadding=None, EndPadding=
         return acc
     acc = canonicalize_nans(acc)
     return _nm.narrow_f16(acc) if storage == np.float16 else acc
+
+
+def _max_with_indices(x, WindowSize, Strides, StartPadding, EndPadding, Dilations):
+    """(maxima, flat input indices as UINT64) of a max pooling (the INDICES rule of the module docstring)."""
+    storage = x.dtype
+    is_float = storage.kind == "f"
+    x = np.asarray(x).astype(np.float32) if is_float else np.asarray(x)
+    sizes, taps = pooling_taps(x.shape, WindowSize, Strides, StartPadding, EndPadding, Dilations)
+    identity = np.float32(np.nan) if is_float else np.iinfo(storage).min
+    shape = x.shape[:2] + sizes
+    acc = np.full(shape, identity, dtype=x.dtype)
+    index = np.full(shape, NO_ELEMENT, dtype=np.uint64)
+    plane = int(np.prod(x.shape[2:], dtype=np.int64))
+    channel = (np.arange(x.shape[0] * x.shape[1], dtype=np.uint64) * np.uint64(plane)).reshape(
+        x.shape[:2] + (1,) * len(sizes))
+    bits = (lambda a: a.view(np.uint32)) if is_float else (lambda a: a)
+    for valid, where in taps:
+        xs = x[(slice(None), slice(None)) + where]
+        new = (max_num(acc, xs) if is_float else np.maximum(acc, xs)).astype(x.dtype)
+        taken = valid & ((index == NO_ELEMENT) | (bits(new) != bits(acc)))
+        flat = channel + np.ravel_multi_index(where, x.shape[2:]).astype(np.uint64)
+        index = np.where(taken, flat, index)
+        acc = np.where(valid, new, acc).astype(x.dtype)
+    if is_float:
+        acc = canonicalize_nans(acc)
+        acc = _nm.narrow_f16(acc) if storage == np.float16 else acc
+    return acc, index
+
+
+@operator(name="MAX_POOLING1", keyword_attributes=("Strides", "WindowSize", "StartPadding", "EndPadding"))
+def max_pooling1(x, WindowSize=None, Strides=None, StartPadding=None, EndPadding=None):
+    """(OutputTensor, OutputIndicesTensor as UINT64) of MAX_POOLING1 on x { N, C, spatial.. }."""
+    return _max_with_indices(x, WindowSize, Strides, StartPadding, EndPadding, None)
+
+
+@operator(name="MAX_POOLING2", keyword_attributes=("Strides", "WindowSize", "StartPadding", "EndPadding",
+                                                   "Dilations"))
+def max_pooling2(x, WindowSize=None, Strides=None, StartPadding=None, EndPadding=None, Dilations=None):
+    """(OutputTensor, OutputIndicesTensor as UINT64) of MAX_POOLING2 on x { N, C, spatial.. }."""
+    return _max_with_indices(x, WindowSize, Strides, StartPadding, EndPadding, Dilations)
+
+
+@operator(name="MAX_UNPOOLING", output_sizes=True)
+def max_unpooling(x, indices, output_sizes=None):
+    """OutputTensor of MAX_UNPOOLING: zeros of `output_sizes` with x written at its flat `indices` (the UNPOOL rule
+    of the module docstring)."""
+    if output_sizes is None:
+        raise ValueError("MAX_UNPOOLING's golden model needs the output's Sizes (output_sizes=)")
+    out = np.zeros(tuple(int(s) for s in output_sizes), dtype=x.dtype)
+    flat_out = out.reshape(-1)
+    targets = np.asarray(indices).astype(np.uint64).reshape(-1)
+    values = np.asarray(x).reshape(-1)
+    inside = np.nonzero(targets < np.uint64(flat_out.size))[0]
+    # the last source of each target: the first in reversed order
+    _, first_reversed = np.unique(targets[inside][::-1], return_index=True)
+    last = inside[::-1][first_reversed]
+    flat_out[targets[last].astype(np.int64)] = values[last]
+    return out

@@ -12,6 +12,7 @@ function that serves a family, such as `compare`), with explicit keyword fields 
   scale_bias          pass the ScaleBias as `scale_bias=`
   half_precision      pass the half-precision flag as `half_precision=`
   output_type         pass the output's data type as `output_type=`
+  output_sizes        pass the (first) output's Sizes as `output_sizes=` (MAX_UNPOOLING: no desc field says them)
 
 A second registration of a name is an error at import.
 """
@@ -32,8 +33,9 @@ class GoldenOperator:
     scale_bias: bool = False
     half_precision: bool = False
     output_type: bool = False
+    output_sizes: bool = False
 
-    def __call__(self, inputs, attributes, scale_bias, half_precision, output_type):
+    def __call__(self, inputs, attributes, scale_bias, half_precision, output_type, output_sizes=None):
         args = [*self.leading, *inputs]
         for field in self.attributes:
             if field not in attributes:
@@ -49,6 +51,8 @@ class GoldenOperator:
             kwargs["half_precision"] = half_precision
         if self.output_type:
             kwargs["output_type"] = output_type
+        if self.output_sizes:
+            kwargs["output_sizes"] = output_sizes
         return self.function(*args, **kwargs)
 
 

@@ -33,7 +33,8 @@ def golden_outputs(converted, graph_inputs, feature_level, preset):
         outputs = [spec for _, spec in node.output_specs()]
         scale_bias = None if info.scale_bias is None else tuple(float(v) for v in info.scale_bias)
         result = golden.run(node.operator, arrays, info.attributes, scale_bias,
-                            output_type=outputs[0][1] if outputs[0] is not None else None)
+                            output_type=outputs[0][1] if outputs[0] is not None else None,
+                            output_sizes=tuple(outputs[0][0]) if outputs[0] is not None else None)
         results = list(result) if isinstance(result, (tuple, list)) else [result]
         for o, spec in enumerate(outputs):
             if spec is not None:
