@@ -29,8 +29,17 @@
 ; A pooling is the same loops with one channel per group (K = C = G) and no filter: each tap inside
 ; the input takes acc = acc + x ("AVERAGE", acc from -0; the count of such taps in v31) or
 ; acc = max(acc, x) ("MAX": maxNum, acc from NaN, its identity); AVERAGE then divides once, by the
-; count (INCLUDE_PADDING 0) or by the window's size (INCLUDE_PADDING 1, PARAM1 as FLOAT32). INT8 and
-; UINT8 MAX take the integer maximum (${MAX}) from the type's least value.
+; count (INCLUDE_PADDING 0) or by the window's size (INCLUDE_PADDING 1, PARAM1 as FLOAT32). Integer
+; MAX (INT8 .. UINT64) takes the integer maximum (${MAX}) from the type's least value; PAIR: the
+; 64-bit types, in register pairs (ACC v[16:17], X v[28:29]).
+;
+; HAS_INDICES (MAX_POOLING1 / 2's OutputIndicesTensor, UINT32 or INDEX_PAIR UINT64): v34 holds the flat
+; input index of the maximum, from all ones ("no element"); a tap inside the input takes it where v34
+; is still all ones (the first such tap) or where maxNum(acc, x) differs from acc bit for bit (so the
+; first of equal values stays, a NaN never replaces a number, +0 replaces -0). The tap's flat index
+; is ((n C + c) ID + id) IH + ih) IW + iw over the input's Sizes: v36 (n C + c) ID IH IW, then + id
+; IH IW (v51), + ih IW (v52), + iw; after the loops v34 is stored at the indices tensor's offset v35
+; (UINT64: the high dword all ones for "no element", else 0). docs/NUMERICS.md, "Pooling".
 ;
 ; CONVOLUTION mode (the filter flipped along every spatial dimension) costs nothing here: the driver
 ; gives negative filter strides along the window and the flipped origin as the filter's base.
@@ -47,6 +56,9 @@
 ;   PARAM0 C / G     PARAM1 the filter's base (the flipped origin in CONVOLUTION mode); AVERAGE: the
 ;                    window's size as FLOAT32
 ;   PARAM2 ..        the FusedActivation's attributes (P_<NAME>)
+;   HAS_INDICES      record 0, 1, 2 field 5: the indices' stride W, H, D; record 3 field 5 its K
+;                    stride, field 6 ID IH IW; record 4 field 5 its N stride; record 6, 7 field 7: IW,
+;                    IH IW (a pooling leaves these fields free)
 ; =============================================================================================
 .include "prologue.inc"                  ; v1 = this thread's output element; EXEC: lanes with one
     s_load_dwordx4 s[8:11], s[0:1], ${DESC_T0}      ; x
@@ -55,6 +67,9 @@
 .endif
 .if HAS_BIAS
     s_load_dwordx4 s[16:19], s[0:1], ${DESC_T2}     ; bias
+.endif
+.if HAS_INDICES
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_T2}     ; OutputIndicesTensor (a pooling has no bias)
 .endif
     s_load_dwordx4 s[20:23], s[0:1], ${DESC_OUT}    ; the output
     s_load_dwordx8 s[24:31], s[2:3], ${CB_CONV_W}   ; OW, magic, shift1, shift2, x_w, -, -, out_w
@@ -113,6 +128,15 @@
     v_mad_u32 v10, v6, s47, v10
     v_mad_u32 v10, v7, s55, v10
     v_mad_u32 v10, v8, s63, v10          ; out[n, k, od, oh, ow]
+.if HAS_INDICES
+    v_mul_lo_u32 v35, v4, s29
+    v_mad_u32 v35, v5, s37, v35
+    v_mad_u32 v35, v6, s45, v35
+    v_mad_u32 v35, v7, s53, v35
+    v_mad_u32 v35, v8, s61, v35          ; indices[n, k, od, oh, ow]
+    v_mul_lo_u32 v36, v2, s54            ; (n C + c) ID IH IW: the flat index of x[n, c, 0, 0, 0]
+    v_mov_b32 v34, -1                    ; no element yet
+.endif
     v_mul_lo_u32 v11, v8, s60
     v_mad_u32 v11, v9, s62, v11          ; x[n, g C/G, 0, 0, 0]
 .if BACKWARD
@@ -136,7 +160,10 @@
     v_mad_u32 v12, v9, s71, v12          ; w[g C/G, k - g K/G, first tap] (BACKWARD: the filter is { C, K/G, .. })
 .endif
 .if WINDOW_OP == "MAX"
-    v_mov_b32 v16, ${MAX_IDENTITY}       ; acc = NaN, the identity of maxNum (INT8, UINT8: the least value)
+    v_mov_b32 v16, ${MAX_IDENTITY}       ; acc = NaN, the identity of maxNum (integers: the least value)
+.if PAIR
+    v_mov_b32 v17, ${MAX_IDENTITY_HIGH}  ; its high dword
+.endif
 .else
     v_mov_b32 v16, 0x80000000            ; acc = -0
 .endif
@@ -177,6 +204,9 @@ tap_d:
     s_and_b64 exec, exec, vcc
     s_cbranch_execz next_d               ; no lane has this depth inside the input
 .endif
+.if HAS_INDICES
+    v_mad_u32 v51, v19, s87, v36         ; the flat index at (id, 0, 0)
+.endif
     v_mov_b32 v22, v14                   ; ih = ih0
     v_mov_b32 v23, v20
     v_mov_b32 v24, v21
@@ -202,6 +232,9 @@ tap_h:
     s_and_b64 s[98:99], exec, vcc
     s_and_b64 exec, exec, vcc
     s_cbranch_execz next_h
+.endif
+.if HAS_INDICES
+    v_mad_u32 v52, v22, s79, v51         ; the flat index at (id, ih, 0)
 .endif
     v_mov_b32 v25, v13                   ; iw = iw0
     v_mov_b32 v26, v23
@@ -320,7 +353,7 @@ tap_w:
     s_cbranch_execz next_w               ; a padded tap: skipped, no fma(0, w, acc)
 .endif
     v_lshl_b32 v30, v26, ${SHIFT}
-    buffer_load_${LOAD} v28, v30, s[8:11], 0      ; x
+    buffer_load_${LOAD} ${X_REG}, v30, s[8:11], 0      ; x
 .if WINDOW_OP == "CONVOLUTION"
     v_lshl_b32 v30, v27, ${SHIFT}
     buffer_load_${LOAD} v29, v30, s[12:15], 0     ; w
@@ -366,7 +399,21 @@ tap_w:
     v_add_f32 v16, v16, v28              ; acc = acc + |x| (x x), rounded once
 .endif
 .if WINDOW_OP == "MAX"
-    ${MAX} v16, v16, v28              ; acc = maxNum(acc, x) (INT8, UINT8: the integer maximum)
+.if HAS_INDICES
+    ${MAX} ${NEW_REG}, ${ACC_REG}, ${X_REG}   ; maxNum(acc, x) (integers: the maximum)
+    ${CMP_NE} vcc, ${NEW_REG}, ${ACC_REG}     ; it differs from acc bit for bit
+    s_mov_b64 s[102:103], vcc
+    v_cmp_eq_u32 vcc, v34, -1            ; or this is the first tap inside the input
+    s_or_b64 vcc, vcc, s[102:103]
+    v_add_u32 v53, v52, v25              ; the tap's flat index
+    v_cndmask_b32 v34, v34, v53, vcc     ; the tap is taken
+    v_mov_b32 v16, v54                   ; acc = maxNum(acc, x)
+.if PAIR
+    v_mov_b32 v17, v55
+.endif
+.else
+    ${MAX} ${ACC_REG}, ${ACC_REG}, ${X_REG}   ; acc = maxNum(acc, x) (integers: the maximum)
+.endif
 .endif
 next_w:
     s_mov_b64 exec, s[90:91]
@@ -411,6 +458,18 @@ next_d:
     s_cmp_lg_u32 s92, 0
     s_cbranch_scc1 channel
     s_mov_b64 exec, s[90:91]
+.if HAS_INDICES
+.if INDEX_PAIR
+    v_cmp_eq_u32 vcc, v34, -1
+    v_cndmask_b32 v57, 0, -1, vcc        ; the high dword: all ones for "no element", else 0
+    v_mov_b32 v56, v34
+    v_lshl_b32 v30, v35, 3
+    buffer_store_dwordx2 v[56:57], v30, s[16:19], 0   ; the maximum's flat index (UINT64)
+.else
+    v_lshl_b32 v30, v35, 2
+    buffer_store_dword v34, v30, s[16:19], 0          ; the maximum's flat index (UINT32)
+.endif
+.endif
 
 .if WINDOW_OP == "LP"
 .if LP_P == 2
@@ -430,6 +489,9 @@ next_d:
 ; may use v10 .. v99 and the attribute registers s44 .. s51 (P_<NAME>), so the results wait in v100 ..
 ; v103 and the offsets in v104, v105, s93 .. s95; one output channel per trip, v100 .. v103 moving down.
     v_mov_b32 v100, v16
+.if PAIR
+    v_mov_b32 v101, v17                  ; the 64-bit maximum's high dword (TILE_K is 1)
+.endif
 .if TILE_K == 4
     v_mov_b32 v101, v40
     v_mov_b32 v102, v41
@@ -447,6 +509,9 @@ next_d:
 store_next:
     s_mov_b64 exec, s[90:91]
     v_mov_b32 v10, v100
+.if PAIR
+    v_mov_b32 v11, v101
+.endif
 .if HAS_BIAS
     v_lshl_b32 v30, v105, ${SHIFT}
     buffer_load_${LOAD} v29, v30, s[16:19], 0     ; bias[k]
@@ -467,7 +532,7 @@ store_next:
     v_cvt_f16_f32 v10, v10               ; FLOAT16: rounded once, to nearest even
 .endif
     v_lshl_b32 v30, v104, ${SHIFT}
-    buffer_store_${STORE} v10, v30, s[20:23], 0
+    buffer_store_${STORE} ${STORE_REG}, v30, s[20:23], 0
     v_add_u32 v104, v104, s95            ; the next output channel of the tile
     v_add_u32 v105, v105, s94
     v_mov_b32 v100, v101

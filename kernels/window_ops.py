@@ -53,33 +53,42 @@ KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 THREADS = 64              # threads per workgroup: one output element each
 TILE_K = 4                # a convolution whose K / G is a multiple of this computes TILE_K output channels a thread
 GEMM_MIN_CHANNELS = 16    # a 1 x 1 convolution of at least this many input channels per group runs gemm.s
-_LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort", "INT8": "sbyte", "UINT8": "ubyte"}
-_STORE = {"FLOAT32": "dword", "FLOAT16": "short", "INT8": "byte", "UINT8": "byte"}
-_SHIFT = {"FLOAT32": 2, "FLOAT16": 1, "INT8": 0, "UINT8": 0}
-# MAX: the instruction and its identity per data type (maxNum from NaN; integers from the type's least value, loaded
-# sign- or zero-extended, stored by their low byte)
-_MAX = {"FLOAT32": ("v_max_f32", 0x7FC00000), "FLOAT16": ("v_max_f32", 0x7FC00000), "INT8": ("v_max_i32", 0xFFFFFF80),
-        "UINT8": ("v_max_u32", 0)}
+_LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort", "INT8": "sbyte", "UINT8": "ubyte", "INT16": "sshort",
+         "UINT16": "ushort", "INT32": "dword", "UINT32": "dword", "INT64": "dwordx2", "UINT64": "dwordx2"}
+_STORE = {"FLOAT32": "dword", "FLOAT16": "short", "INT8": "byte", "UINT8": "byte", "INT16": "short", "UINT16": "short",
+          "INT32": "dword", "UINT32": "dword", "INT64": "dwordx2", "UINT64": "dwordx2"}
+_SHIFT = {"FLOAT32": 2, "FLOAT16": 1, "INT8": 0, "UINT8": 0, "INT16": 1, "UINT16": 1, "INT32": 2, "UINT32": 2,
+          "INT64": 3, "UINT64": 3}
+# MAX: the instruction and its identity (low dword, high dword) per data type (maxNum from NaN; integers from the
+# type's least value, loaded sign- or zero-extended, stored by their low bytes; the 64-bit types in register pairs)
+_MAX = {"FLOAT32": ("v_max_f32", 0x7FC00000, 0), "FLOAT16": ("v_max_f32", 0x7FC00000, 0),
+        "INT8": ("v_max_i32", 0xFFFFFF80, 0), "UINT8": ("v_max_u32", 0, 0), "INT16": ("v_max_i32", 0xFFFF8000, 0),
+        "UINT16": ("v_max_u32", 0, 0), "INT32": ("v_max_i32", 0x80000000, 0), "UINT32": ("v_max_u32", 0, 0),
+        "INT64": ("v_max_i64", 0, 0x80000000), "UINT64": ("v_max_u64", 0, 0)}
+_PAIR = ("INT64", "UINT64")
+_INTEGERS = ("INT64", "INT32", "INT16", "INT8", "UINT64", "UINT32", "UINT16", "UINT8")
 
 # What each field of the eight RECORDS holds for window.s (record name: fields in record order). The
 # assembler symbol CB_CONV_<record> is the record's offset; `_records` packs them by these names.
 RECORD_USE = (      # "FORWARD field / BACKWARD field" where the directions differ
-    ("W", ("OW", "OW magic", "OW shift1", "OW shift2", "x stride W", "- / stride W magic", "- / stride W shift1",
-           "output stride W")),
-    ("H", ("OH", "OH magic", "OH shift1", "OH shift2", "x stride H", "- / stride H magic", "- / stride H shift1",
-           "output stride H")),
-    ("D", ("OD", "OD magic", "OD shift1", "OD shift2", "x stride D", "- / stride D magic", "- / stride D shift1",
-           "output stride D")),
-    ("K", ("K", "K magic", "K shift1", "K shift2", "x stride C", "w stride K / w stride K/G", "bias stride K",
+    ("W", ("OW", "OW magic", "OW shift1", "OW shift2", "x stride W",
+           "- (MAX indices: indices stride W) / stride W magic", "- / stride W shift1", "output stride W")),
+    ("H", ("OH", "OH magic", "OH shift1", "OH shift2", "x stride H",
+           "- (MAX indices: indices stride H) / stride H magic", "- / stride H shift1", "output stride H")),
+    ("D", ("OD", "OD magic", "OD shift1", "OD shift2", "x stride D",
+           "- (MAX indices: indices stride D) / stride D magic", "- / stride D shift1", "output stride D")),
+    ("K", ("K", "K magic", "K shift1", "K shift2", "x stride C",
+           "w stride K (MAX indices: indices stride K) / w stride K/G", "bias stride K (MAX indices: ID IH IW)",
            "output stride K")),
-    ("GROUP", ("K/G", "K/G magic", "K/G shift1", "K/G shift2", "x stride N", "w stride C / w stride C (dim 0)",
-               "x group step", "output stride N")),
+    ("GROUP", ("K/G", "K/G magic", "K/G shift1", "K/G shift2", "x stride N",
+               "w stride C (MAX indices: indices stride N) / w stride C (dim 0)", "x group step",
+               "output stride N")),
     ("WINDOW_W", ("IW", "KW", "stride W", "dilation W", "start padding W", "x tap step W / stride W shift2",
                   "w tap step W", "- / w group step (C/G w_0 - K/G w_1)")),
     ("WINDOW_H", ("IH", "KH", "stride H", "dilation H", "start padding H", "x tap step H / stride H shift2",
-                  "w tap step H", "-")),
+                  "w tap step H", "- (MAX indices: IW)")),
     ("WINDOW_D", ("ID", "KD", "stride D", "dilation D", "start padding D", "x tap step D / stride D shift2",
-                  "w tap step D", "-")),
+                  "w tap step D", "- (MAX indices: IH IW)")),
 )
 _RECORD_FIELDS = ("SIZE", "MAGIC", "SHIFT1", "SHIFT2", "STRIDE_T0", "STRIDE_T1", "STRIDE_T2", "STRIDE_T3")
 
@@ -118,14 +127,21 @@ OPERATORS = {row.name: row for row in (
     WindowOperator(name="MAX_POOLING", tensors=("InputTensor", "OutputTensor"),
                    types=("FLOAT32", "FLOAT16", "INT8", "UINT8"),
                    window_op="MAX", params=_POOLING),
+    # MAX_POOLING1 / 2: MAX with the optional OutputIndicesTensor (HAS_INDICES; UINT32 or UINT64)
+    WindowOperator(name="MAX_POOLING1", tensors=("InputTensor", "OutputTensor", "OutputIndicesTensor"),
+                   types=("FLOAT32", "FLOAT16") + _INTEGERS, window_op="MAX", params=_POOLING, optional=(2,)),
+    WindowOperator(name="MAX_POOLING2", tensors=("InputTensor", "OutputTensor", "OutputIndicesTensor"),
+                   types=("FLOAT32", "FLOAT16") + _INTEGERS, window_op="MAX",
+                   params=_POOLING + (("Dilations", "uints"),), optional=(2,)),
 )}
 
 
 def variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None,
-                    window_op="CONVOLUTION", include_padding=False, backward=False, tile=1, lp=0):
+                    window_op="CONVOLUTION", include_padding=False, backward=False, tile=1, lp=0, indices=None):
     """The assembler symbols of one variant of window.s; with `activation` (ACTIVATION_RELU ...), those
     the element-wise driver gives that activation's own kernel in FLOAT32 (`activation_symbols`: its
-    variant_symbols, handed in by kernels/driver.py), under this kernel's own."""
+    variant_symbols, handed in by kernels/driver.py), under this kernel's own; `indices`: the data type of a MAX
+    pooling's OutputIndicesTensor (UINT32, UINT64) or None."""
     records = layout.field("RECORDS").offset
     step = layout.record_bytes
     base = {} if activation is None else dict(activation_symbols(activation, "FLOAT32", True, False, False, layout))
@@ -135,17 +151,23 @@ def variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activat
             "DESC_OUT": 96 if window_op == "CONVOLUTION" else 32, "WINDOW_OP": window_op,
             "INCLUDE_PADDING": int(include_padding), "BACKWARD": int(backward), "TILE_K": tile, "LP_P": lp,
             "PAIRED": int(window_op == "CONVOLUTION" and not backward),
-            "MAX": _MAX[data_type][0], "MAX_IDENTITY": _MAX[data_type][1],
+            "MAX": _MAX[data_type][0], "MAX_IDENTITY": _MAX[data_type][1], "MAX_IDENTITY_HIGH": _MAX[data_type][2],
+            "PAIR": int(data_type in _PAIR), "HAS_INDICES": int(indices is not None),
+            "INDEX_PAIR": int(indices == "UINT64"),
+            "ACC_REG": "v[16:17]" if data_type in _PAIR else "v16", "X_REG": "v[28:29]" if data_type in _PAIR else "v28",
+            "NEW_REG": "v[54:55]" if data_type in _PAIR else "v54",
+            "STORE_REG": "v[10:11]" if data_type in _PAIR else "v10",
+            "CMP_NE": "v_cmp_ne_u64" if data_type in _PAIR else "v_cmp_ne_u32",
             **{f"CB_CONV_{name}": records + i * step for i, (name, _) in enumerate(RECORD_USE)}, **layout.symbols()}
 
 
 @functools.lru_cache(maxsize=None)
 def build_program(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None, operator="CONVOLUTION",
-                  include_padding=False, backward=False, tile=1, lp=0):
+                  include_padding=False, backward=False, tile=1, lp=0, indices=None):
     """Assemble and decode one variant of window.s (cached)."""
     row = OPERATORS[operator]
     symbols = variant_symbols(data_type, has_bias, layout, activation, activation_symbols, row.window_op,
-                              include_padding, backward, tile, lp)
+                              include_padding, backward, tile, lp, indices)
     dwords = assemble_file(os.path.join(KERNEL_DIR, row.source), symbols)
     act = "" if activation is None else "_" + activation.lower()
     if row.window_op == "CONVOLUTION":
@@ -153,7 +175,7 @@ def build_program(data_type, has_bias, layout=LAYOUT, activation=None, activatio
                 f"{'_k4' if tile == 4 else ''}{'' if has_bias else '_no_bias'}{act}")
     else:
         name = (f"{operator.lower()}_{data_type.lower()}{'_include_padding' if include_padding else ''}"
-                f"{f'_p{lp}' if lp else ''}")
+                f"{f'_p{lp}' if lp else ''}{f'_indices_{indices.lower()}' if indices else ''}")
     return Program(dwords, name)
 
 
@@ -226,10 +248,12 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
     symbols)."""
     row = OPERATORS[operator]
     convolution = row.window_op == "CONVOLUTION"
+    indices = None
     if convolution:
         x, w, bias, out = tensors
-    else:
-        (x, out), w, bias = tensors, None, None
+    else:        # a pooling: (x, out) or MAX_POOLING1 / 2's (x, out, indices or None)
+        (x, out), w, bias = tensors[:2], None, None
+        indices = tensors[2] if len(tensors) > 2 else None
     if out.data_type not in row.types:
         raise no_kernel(f"dmlemu's kernel for {operator} serves {', '.join(row.types)}, not {out.data_type}")
     backward = convolution and int(attributes.get("Direction") or 0) == 1   # the transposed convolution
@@ -283,15 +307,24 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
     w_k, w_c = (w_strides[1], w_strides[0]) if backward else (w_strides[0], w_strides[1])
     magic = [division_magic(strides[d]) if backward else (0, 0, 0) for d in range(3)]
     group_w = c_group * w_strides[0] - k_group * w_strides[1] if backward else 0
+    # MAX indices: the indices tensor's strides and the input's packed (flat-index) strides, in fields a pooling
+    # leaves free (RECORD_USE)
+    i_sizes, i_strides = _strides(indices, packed_strides) if indices is not None else (o_sizes, (0,) * len(o_sizes))
+    is_ = _three(i_strides[2:], 0)
+    if indices is not None:
+        magic = [(is_[d], 0, 0) for d in range(3)]
+        w_k, w_c = i_strides[1], i_strides[0]
     records = [record(o_size[d], *division_magic(o_size[d]), xs[d], magic[d][0], magic[d][1], os_[d])
                for d in range(3)]
     tile = TILE_K if convolution and k_group % TILE_K == 0 else 1    # output channels per thread
-    records.append(record(k // tile, *division_magic(k // tile), x_strides[1], w_k, 0 if bias is None else
-                          _strides(bias, packed_strides)[1][1], o_strides[1]))
+    plane = in_size[0] * in_size[1] * in_size[2]
+    records.append(record(k // tile, *division_magic(k // tile), x_strides[1], w_k, plane if indices is not None
+                          else 0 if bias is None else _strides(bias, packed_strides)[1][1], o_strides[1]))
     records.append(record(k_group, *division_magic(k_group), x_strides[0], w_c, c_group * x_strides[1],
                           o_strides[0]))
+    flat_steps = (group_w, in_size[0], in_size[0] * in_size[1]) if indices is not None else (group_w, 0, 0)
     records += [record(in_size[d], window[d], strides[d], dilations[d], start[d],
-                       magic[d][2] if backward else dilations[d] * xs[d], w_tap[d], group_w if d == 0 else 0)
+                       magic[d][2] if backward else dilations[d] * xs[d], w_tap[d], flat_steps[d])
                 for d in range(3)]
     elements = n * k * o_size[0] * o_size[1] * o_size[2]
     threads = elements // tile
@@ -306,7 +339,8 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
     constants = layout.pack(values, records, params=True, wide=False)
     program = build_program(out.data_type, bias is not None, layout, activation,
                             activation_symbols if activation is not None else None, operator,
-                            include_padding and row.window_op == "AVERAGE", backward, tile, lp)
+                            include_padding and row.window_op == "AVERAGE", backward, tile, lp,
+                            None if indices is None else indices.data_type)
     return program, constants, elements, THREADS, -(-threads // THREADS), (), (), 0
 
 
