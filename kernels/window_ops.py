@@ -133,7 +133,19 @@ OPERATORS = {row.name: row for row in (
     WindowOperator(name="MAX_POOLING2", tensors=("InputTensor", "OutputTensor", "OutputIndicesTensor"),
                    types=("FLOAT32", "FLOAT16") + _INTEGERS, window_op="MAX",
                    params=_POOLING + (("Dilations", "uints"),), optional=(2,)),
+    # MAX_UNPOOLING: no window in its desc; kernels/unpooling.s (compile_unpooling)
+    WindowOperator(name="MAX_UNPOOLING", tensors=("InputTensor", "IndicesTensor", "OutputTensor"),
+                   types=("FLOAT32", "FLOAT16") + _INTEGERS, window_op="UNPOOL", source="unpooling.s"),
 )}
+
+# What each field of the first four RECORDS holds for unpooling.s (CB_UNPOOL_<record> is the record's offset).
+UNPOOLING_RECORD_USE = tuple(
+    (name, (f"O{name}", f"O{name} magic", f"O{name} shift1", f"O{name} shift2", f"output stride {name}", f"I{name}",
+            f"x stride {name}", f"indices stride {name}"))
+    for name in ("W", "H", "C", "N"))
+_DATA_BYTES = {"FLOAT32": 4, "FLOAT16": 2, "INT8": 1, "UINT8": 1, "INT16": 2, "UINT16": 2, "INT32": 4, "UINT32": 4,
+               "INT64": 8, "UINT64": 8}
+_BY_BYTES = {1: ("ubyte", "byte", 0), 2: ("ushort", "short", 1), 4: ("dword", "dword", 2), 8: ("dwordx2", "dwordx2", 3)}
 
 
 def variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None,
@@ -177,6 +189,42 @@ def build_program(data_type, has_bias, layout=LAYOUT, activation=None, activatio
         name = (f"{operator.lower()}_{data_type.lower()}{'_include_padding' if include_padding else ''}"
                 f"{f'_p{lp}' if lp else ''}{f'_indices_{indices.lower()}' if indices else ''}")
     return Program(dwords, name)
+
+
+@functools.lru_cache(maxsize=None)
+def build_unpooling_program(data_bytes, index_type, layout=LAYOUT):
+    """Assemble and decode one variant of unpooling.s (cached): the element's size in bytes, the indices' type."""
+    load, store, shift = _BY_BYTES[data_bytes]
+    pair, index_pair = data_bytes == 8, index_type == "UINT64"
+    records, step = layout.field("RECORDS").offset, layout.record_bytes
+    symbols = {"LOAD": load, "STORE": store, "SHIFT": shift, "PAIR": int(pair),
+               "X_REG": "v[22:23]" if pair else "v22", "Y_REG": "v[20:21]" if pair else "v20",
+               "INDEX_LOAD": "dwordx2" if index_pair else "dword", "INDEX_SHIFT": 3 if index_pair else 2,
+               "INDEX_REG": "v[24:25]" if index_pair else "v24", "O_REG": "v[40:41]" if index_pair else "v40",
+               "INDEX_CMP": "v_cmp_eq_u64" if index_pair else "v_cmp_eq_u32", "DESC_T0": 0, "DESC_T1": 32,
+               "DESC_T2": 64, **{f"CB_UNPOOL_{name}": records + i * step
+                                 for i, (name, _) in enumerate(UNPOOLING_RECORD_USE)}, **layout.symbols()}
+    dwords = assemble_file(os.path.join(KERNEL_DIR, "unpooling.s"), symbols)
+    return Program(dwords, f"max_unpooling_x{data_bytes}_{index_type.lower()}")
+
+
+def compile_unpooling(tensors, layout, division_magic, packed_strides):
+    """(program, constant buffer bytes, elements, threads per workgroup, workgroups, (), (), 0) of a validated
+    MAX_UNPOOLING desc (unpooling.s: one thread per output element, each reading every input element)."""
+    x, indices, out = tensors
+    x_sizes, x_strides = _strides(x, packed_strides)
+    _, i_strides = _strides(indices, packed_strides)
+    o_sizes, o_strides = _strides(out, packed_strides)
+    u32 = lambda v: int(v) & 0xFFFFFFFF
+    records = []
+    for d in (3, 2, 1, 0):           # W, H, C, N
+        records.append({name: u32(v) for name, v in zip(_RECORD_FIELDS, (
+            o_sizes[d], *division_magic(o_sizes[d]), o_strides[d], x_sizes[d], x_strides[d], i_strides[d]))})
+    elements = o_sizes[0] * o_sizes[1] * o_sizes[2] * o_sizes[3]
+    values = {"ELEMENTS": elements, "WORKGROUP_SIZE": THREADS, "RECORD_COUNT": len(records)}
+    constants = layout.pack(values, records, params=True, wide=False)
+    program = build_unpooling_program(_DATA_BYTES[out.data_type], indices.data_type, layout)
+    return program, constants, elements, THREADS, -(-elements // THREADS), (), (), 0
 
 
 def _strides(spec, packed_strides):
@@ -247,6 +295,10 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
     and `activation_symbols` are the driver's (the FusedActivation's name and attributes; an element-wise kernel's
     symbols)."""
     row = OPERATORS[operator]
+    if row.window_op == "UNPOOL":
+        if tensors[-1].data_type not in row.types:
+            raise no_kernel(f"dmlemu's kernel for {operator} serves {', '.join(row.types)}, not {tensors[-1].data_type}")
+        return compile_unpooling(tensors, layout, division_magic, packed_strides)
     convolution = row.window_op == "CONVOLUTION"
     indices = None
     if convolution:
@@ -345,4 +397,4 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
 
 
 __all__ = ["THREADS", "GEMM_MIN_CHANNELS", "OPERATORS", "gemm_path", "RECORD_USE", "WindowOperator", "build_program", "compile_window",
-           "variant_symbols"]
+           "variant_symbols", "UNPOOLING_RECORD_USE", "build_unpooling_program", "compile_unpooling"]

@@ -258,3 +258,80 @@ def test_feature_levels_types_and_shapes():
     bad.Dilations = [0, 1]
     assert refusal("MAX_POOLING2", bad) == (E_INVALIDARG, "Dilations[0] is 0; it must be an integer from 1 to "
                                                           "4294967295.")
+
+
+# ---- MAX_UNPOOLING -----------------------------------------------------------------------------------------------
+def unpool_desc(type_name, index_type, x_sizes, out, strides=(None, None, None)):
+    return DML_MAX_UNPOOLING_OPERATOR_DESC(InputTensor=tensor(type_name, x_sizes, strides[0]),
+                                           IndicesTensor=tensor(index_type, x_sizes, strides[1]),
+                                           OutputTensor=tensor(type_name, out, strides[2]))
+
+
+@st.composite
+def unpool_cases(draw):
+    x_sizes = [draw(st.integers(1, 2)), draw(st.integers(1, 3)), draw(st.integers(1, 3)), draw(st.integers(1, 4))]
+    out = [draw(st.integers(1, 2)), draw(st.integers(1, 3)), draw(st.integers(1, 5)), draw(st.integers(1, 5))]
+    return dict(x_sizes=x_sizes, out=out, type_name=draw(st.sampled_from(list(DTYPES))),
+                index_type=draw(st.sampled_from(list(INDEX_DTYPES))),
+                layouts=[draw(st.sampled_from(["packed", "padded", "permuted"])) for _ in range(3)],
+                seed=draw(st.integers(0, 2 ** 32 - 1)))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(unpool_cases(), st.sampled_from(PRESETS + (WARP,)))
+def test_drawn_unpoolings_are_bit_exact_on_every_adapter(case, preset):
+    """Indices drawn over the output and past it, with repeats (the last input element in row-major order wins)."""
+    rng = np.random.default_rng(case["seed"])
+    newer = case["type_name"] not in ("FLOAT32", "FLOAT16") or case["index_type"] == "UINT64"
+    if newer and (not preset.supports_64bit or preset.max_feature_level < DML_FEATURE_LEVEL_5_0):
+        preset = RX_7900_XTX
+    x = values(rng, case["type_name"], case["x_sizes"], special=True)
+    count = int(np.prod(case["out"]))
+    limit = 2 ** 64 - 1 if case["index_type"] == "UINT64" else 2 ** 32 - 1
+    indices = rng.integers(0, count + 3, case["x_sizes"]).astype(INDEX_DTYPES[case["index_type"]])
+    indices.reshape(-1)[rng.random(indices.size) < 0.1] = limit        # past the output: no write
+    if case["index_type"] == "UINT64":
+        indices.reshape(-1)[rng.random(indices.size) < 0.1] += np.uint64(2 ** 32)   # a high dword: no write
+    strides = tuple(layout_strides(s, layout, rng)[0] for s, layout in
+                    zip((case["x_sizes"], case["x_sizes"], case["out"]), case["layouts"]))
+    (got,) = run_operator(unpool_desc(case["type_name"], case["index_type"], case["x_sizes"], case["out"], strides),
+                          [x, indices], adapter=preset)
+    same_bits(got, golden.run("MAX_UNPOOLING", [x, indices], {}, output_sizes=tuple(case["out"])))
+
+
+def test_unpooling_fills_zeros_skips_indices_past_the_output_and_keeps_the_last_duplicate():
+    x = np.array([-0.0, np.nan, 3.0, 4.0, 5.0, 6.0], np.float32).reshape(1, 1, 2, 3)
+    indices = np.array([0, 1, 2, 2, 9, 4], np.uint32).reshape(1, 1, 2, 3)
+    (got,) = run_operator(unpool_desc("FLOAT32", "UINT32", x.shape, [1, 1, 2, 3]), [x, indices])
+    assert got.view(np.uint32).ravel().tolist() == [0x80000000, NAN32, 0x40800000, 0, 0x40C00000, 0]
+
+
+def test_max_pooling_then_unpooling_puts_each_maximum_back():
+    x = np.random.default_rng(5).permutation(2 * 3 * 6 * 6).astype(np.float16).reshape(2, 3, 6, 6)
+    fields = fields_for("MAX_POOLING1", 2, [2, 2], [2, 2])
+    values_, indices = run("MAX_POOLING1", x, fields)
+    (back,) = run_operator(unpool_desc("FLOAT16", "UINT32", values_.shape, list(x.shape)), [values_, indices])
+    assert np.array_equal(back, np.where(back != 0, x, 0)) and np.count_nonzero(back) == values_.size
+
+
+def test_unpooling_validation():
+    ok = unpool_desc("FLOAT32", "UINT32", [1, 1, 2, 2], [1, 1, 4, 4])
+    assert refusal("MAX_UNPOOLING", ok, DML_FEATURE_LEVEL_2_0) == "validated"
+    assert refusal("MAX_UNPOOLING", unpool_desc("INT32", "UINT32", [1, 1, 2, 2], [1, 1, 4, 4]),
+                   DML_FEATURE_LEVEL_4_1)[0] == E_INVALIDARG
+    assert refusal("MAX_UNPOOLING", unpool_desc("FLOAT32", "UINT64", [1, 1, 2, 2], [1, 1, 4, 4]),
+                   DML_FEATURE_LEVEL_5_0) == "validated"
+    bad = unpool_desc("FLOAT32", "UINT32", [1, 1, 2, 2], [1, 1, 4, 4])
+    bad.IndicesTensor = tensor("UINT32", [1, 1, 2, 3])
+    assert refusal("MAX_UNPOOLING", bad) == (
+        E_INVALIDARG, "IndicesTensor.Sizes is {1,1,2,3} but InputTensor.Sizes is {1,1,2,2}; DML_OPERATOR_MAX_UNPOOLING "
+                      "requires the same Sizes.")
+    bad = unpool_desc("FLOAT32", "UINT32", [1, 1, 2, 2], [1, 4, 4])
+    assert refusal("MAX_UNPOOLING", bad) == (
+        E_INVALIDARG, "OutputTensor.Sizes has 3 dimensions; DML_FEATURE_LEVEL_6_4 allows 4 for "
+                      "DML_OPERATOR_MAX_UNPOOLING.")
+    bad = unpool_desc("FLOAT32", "UINT32", [1, 1, 2, 2], [1, 1, 4, 4])
+    bad.OutputTensor = tensor("FLOAT16", [1, 1, 4, 4])
+    assert refusal("MAX_UNPOOLING", bad) == (
+        E_INVALIDARG, "OutputTensor.DataType is DML_TENSOR_DATA_TYPE_FLOAT16 but InputTensor.DataType is "
+                      "DML_TENSOR_DATA_TYPE_FLOAT32; DML_OPERATOR_MAX_UNPOOLING requires the same DataType.")
