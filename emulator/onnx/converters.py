@@ -436,8 +436,8 @@ def _pool(ctx, node):
     outputs = [("OutputTensor", node.output[0])]
     if is_max:
         wants_indices = len(node.output) > 1 and node.output[1] and ctx.needed(node.output[1])
-        if wants_indices and int(ctx.attr(node, "storage_order", 0)):
-            ctx.refuse(node, "its Indices output is in column-major storage_order; DirectML's indices are row-major")
+        if wants_indices:
+            return _max_pool_with_indices(ctx, node, x, fields, dilations, sizes)
         if dilations != [1] * count or wants_indices:
             operator = "MAX_POOLING2"
             fields["Dilations"] = dilations
@@ -462,6 +462,92 @@ def _pool(ctx, node):
             operator = "AVERAGE_POOLING"
         fields["IncludePadding"] = include
     ctx.emit(node, operator, [("InputTensor", x)], outputs, fields, sizes=sizes)
+
+
+def _retyped(view, type_name):
+    """The same bytes, Sizes and Strides read as another data type of the same size (INT64 as UINT64)."""
+    from dmlemu.onnx.dml_graph import View, tensor_desc
+    d = view.tensor.Desc
+    return View(view.source, tensor_desc(view.sizes, type_name, view.strides, d.TotalTensorSizeInBytes, d.Flags),
+                type_name)
+
+
+def _max_pool_with_indices(ctx, node, x, fields, dilations, sizes):
+    """MaxPool with its Indices output (INT64 flat indices into the input, NCHW row-major; storage_order 1: the
+    spatial dimensions column-major). Dilations 1: MAX_POOLING1 writes them as UINT64 into the INT64 value's bytes
+    (an index is never negative); else MAX_POOLING2's UINT32 indices, then CAST to INT64 (DmlOperatorPooling.cpp
+    picks MAX_POOLING2 as well). storage_order 1 reads the input, and writes both outputs, with the spatial
+    dimensions reversed (strides only): DirectML's row-major flat index of that view is ONNX's column-major one."""
+    values, indices = node.output[0], node.output[1]
+    out = list(sizes) if sizes is not None else list(ctx.shape(values))
+    order = list(range(len(out)))
+    if int(ctx.attr(node, "storage_order", 0)) and sizes is None:     # (1-D: one order only)
+        order = [0, 1] + order[:1:-1]
+        x = x.reinterpret([x.sizes[d] for d in order], [x.strides[d] for d in order])
+        fields = {k: (list(v)[::-1] if isinstance(v, list) else v) for k, v in fields.items()}
+        dilations = dilations[::-1]
+        out = [out[d] for d in order]
+    fields = dict(fields)
+    plain = dilations == [1] * len(dilations)
+    target = indices
+    if plain:
+        operator, index_type = "MAX_POOLING1", "UINT64"
+    else:
+        operator, index_type = "MAX_POOLING2", "UINT32"
+        fields["Dilations"] = dilations
+        target = f"{indices}#uint32"
+        ctx.declare(target, ctx.shape(indices), 12)                  # UINT32
+    ctx.emit(node, operator, [("InputTensor", x)], [("OutputTensor", values), ("OutputIndicesTensor", target)],
+             fields, sizes={values: out, target: out}, types={target: index_type})
+    from dmlemu.onnx.dml_graph import packed_strides
+    strides = [packed_strides(out)[d] for d in order]                  # the DML outputs read in ONNX order
+    for name in (values, target):
+        view = ctx.view(name)
+        if order != list(range(len(out))):
+            view = view.reinterpret(ctx.shape(name), strides)
+        ctx.set(name, _retyped(view, "INT64") if name == indices else view)
+    if not plain:
+        ctx.emit(node, "CAST", [("InputTensor", ctx.view(target))], [("OutputTensor", indices)], {})
+
+
+def _max_unpool(ctx, node):
+    """MaxUnpool as MAX_UNPOOLING (4-D; 1-D as 2-D with a height of 1): the output of the shape the window gives,
+    (in - 1) stride + kernel - pads, the INT64 indices read as UINT64; an output_shape past it (a constant)
+    zero-pads its end with PADDING1, as ONNX's reference places the unpooled tensor at the origin."""
+    ctx.check_attributes(node, {"kernel_shape", "pads", "strides"})
+    x_shape = ctx.shape(node.input[0])
+    count = len(x_shape) - 2
+    if count not in (1, 2):
+        ctx.refuse(node, f"its input has {len(x_shape)} dimensions; DirectML's MAX_UNPOOLING takes 4 (1 or 2 spatial "
+                         f"dimensions)")
+    kernel = [int(k) for k in ctx.attr(node, "kernel_shape", [])]
+    strides = _spatial(ctx, node, "strides", count, 1)
+    pads = _spatial(ctx, node, "pads", 2 * count, 0)
+    inferred = list(x_shape[:2]) + [(i - 1) * s - (pads[d] + pads[count + d]) + k
+                                    for d, (i, s, k) in enumerate(zip(x_shape[2:], strides, kernel))]
+    shape = inferred
+    if len(node.input) > 2 and node.input[2]:
+        shape = [int(v) for v in ctx.constant(node, 2, "output_shape")]
+        if len(shape) != len(inferred) or any(a < b for a, b in zip(shape, inferred)):
+            ctx.refuse(node, f"its output_shape {shape} is smaller than the unpooled {inferred}")
+    ctx.declare(node.output[0], shape, ctx.onnx_type(node.input[0]))
+    four = (lambda sizes: list(sizes[:2]) + [1] + list(sizes[2:])) if count == 1 else list
+    x = ctx.reshape(node, node.input[0], four(x_shape))
+    indices = _retyped(ctx.reshape(node, node.input[1], four(x_shape)), "UINT64")
+    target = node.output[0] if shape == inferred else f"{node.output[0]}#unpooled"
+    if target != node.output[0]:
+        ctx.declare(target, inferred, ctx.onnx_type(node.input[0]))
+    ctx.emit(node, "MAX_UNPOOLING", [("InputTensor", x), ("IndicesTensor", indices)], [("OutputTensor", target)], {},
+             sizes=four(inferred))
+    if target != node.output[0]:
+        from dmlemu.directml import DML_PADDING_MODE_CONSTANT, DML_SCALAR_UNION, DML_TENSOR_DATA_TYPE
+        type_name = ctx.type_name(node.input[0])
+        member = {"FLOAT32": "Float32", "FLOAT16": "Float32", "FLOAT64": "Float64"}.get(type_name, "Int64")
+        ctx.emit(node, "PADDING1", [("InputTensor", ctx.view(target))], [("OutputTensor", node.output[0])],
+                 {"PaddingMode": DML_PADDING_MODE_CONSTANT,
+                  "PaddingValueDataType": DML_TENSOR_DATA_TYPE[f"DML_TENSOR_DATA_TYPE_{type_name}"],
+                  "PaddingValue": DML_SCALAR_UNION(**{member: 0}), "DimensionCount": len(shape),
+                  "StartPadding": [0] * len(shape), "EndPadding": [a - b for a, b in zip(shape, inferred)]})
 
 
 def _explicit_end(ctx, node, count, sizes):
@@ -891,7 +977,9 @@ CONVERSIONS = {
     "Expand": Conversion((), _expand),
     "Conv": Conversion(("CONVOLUTION",), _conv),
     "ConvTranspose": Conversion(("CONVOLUTION",), _conv),
-    **{op: Conversion(("MAX_POOLING", "MAX_POOLING2"), _pool) for op in ("MaxPool", "GlobalMaxPool")},
+    **{op: Conversion(("MAX_POOLING", "MAX_POOLING2", "MAX_POOLING1", "CAST"), _pool)
+       for op in ("MaxPool", "GlobalMaxPool")},
+    "MaxUnpool": Conversion(("MAX_UNPOOLING", "PADDING1"), _max_unpool),
     **{op: Conversion(("AVERAGE_POOLING", "AVERAGE_POOLING1"), _pool) for op in ("AveragePool", "GlobalAveragePool")},
     **{op: Conversion(("LP_POOLING", "LP_POOLING1"), _pool) for op in ("LpPool", "GlobalLpPool")},
     "Softmax": Conversion(("ACTIVATION_SOFTMAX1",), functools.partial(_softmax, operator="ACTIVATION_SOFTMAX1")),

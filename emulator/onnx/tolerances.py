@@ -22,7 +22,7 @@ Operators WebNN does not list take the figure of their closest sibling (the inve
 hyperbolic functions: Sin's ATOL; LpPool ReduceL2's 2n + 1 over the window; LpNormalization ReduceL2's over
 the axis and a divide, 2n + 3; LRN a sum of squares over its size, Pow's 32 and a divide, 2 size + 34;
 CumSum ReduceSum's n with n the longest dimension, CumProd ReduceProd's; Mod exact (integer remainders and
-fmod are exact); CastLike Cast's; the data movement ones, Hardmax, Shape and Size exact).
+fmod are exact); CastLike Cast's; the data movement ones, Hardmax, Shape, Size and MaxUnpool (a scatter) exact).
 """
 import numpy as np
 
@@ -33,7 +33,8 @@ _ZERO = ("Abs", "Neg", "Relu", "Max", "Min", "Clip", "Ceil", "Floor", "Identity"
          "Gather", "Tile", "Dropout", "MaxPool", "GlobalMaxPool", "ReduceMax", "ReduceMin", "ArgMax", "ArgMin",
          "Equal", "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "And", "Or", "Xor", "Not", "IsNaN",
          "ThresholdedRelu", "Shrink", "GatherElements", "GatherND", "ScatterElements", "Scatter", "ScatterND",
-         "OneHot", "DepthToSpace", "SpaceToDepth", "Hardmax", "Shape", "Size")
+         "OneHot", "DepthToSpace", "SpaceToDepth", "Hardmax", "Shape", "Size",
+         "MaxUnpool")
 _ATOL_TRIG = ("Sin", "Cos", "Tan", "Erf", "Log", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh")
 
 

@@ -7,8 +7,7 @@ EXPECTED_TO_PASS names the cases that pass: every operator of the case converts 
 graph inputs made initializers first (CONSTANT_OPERANDS). Cases left out, and why (docs/DEVIATIONS.md,
 "ONNX node cases left out"):
   * refused with a ConversionError sentence: cubic, antialiased, tf_crop_and_resize and half_pixel_symmetric
-    Resize; Scatter reductions; MaxPool with dilations or the Indices output (no MAX_POOLING2 yet); LpPool with
-    p other than 1 and 2 (the LP_POOLING kernel serves 1 and 2); LayerNormalization's Mean / InvStdDev outputs;
+    Resize; Scatter reductions; LpPool with p other than 1 and 2 (the LP_POOLING kernel serves 1 and 2); LayerNormalization's Mean / InvStdDev outputs;
     training-mode BatchNormalization and Dropout; FLOAT64 CumSum / ReduceLogSumExp (no DML type row); empty
     tensors (DirectML sizes are non-zero); NegativeLogLikelihoodLoss, Scan, 2-,
     4-, 8-bit and BFLOAT16 types; dynamic shapes;
@@ -142,6 +141,10 @@ EXPECTED_TO_PASS = (
     "test_maxpool_2d_default", "test_maxpool_2d_pads", "test_maxpool_2d_precomputed_pads",
     "test_maxpool_2d_precomputed_same_upper", "test_maxpool_2d_precomputed_strides", "test_maxpool_2d_same_lower",
     "test_maxpool_2d_same_upper", "test_maxpool_2d_strides", "test_maxpool_2d_uint8", "test_maxpool_3d_default",
+    "test_maxpool_2d_dilations", "test_maxpool_3d_dilations", "test_maxpool_3d_dilations_use_ref_impl",
+    "test_maxpool_3d_dilations_use_ref_impl_large", "test_maxpool_with_argmax_2d_precomputed_pads",
+    "test_maxpool_with_argmax_2d_precomputed_strides", "test_maxunpool_export_with_output_shape",
+    "test_maxunpool_export_without_output_shape",
     "test_min_example", "test_min_float16", "test_min_float32", "test_min_int16", "test_min_int32", "test_min_int64",
     "test_min_int8", "test_min_one_input", "test_min_two_inputs", "test_min_uint16", "test_min_uint32",
     "test_min_uint64", "test_min_uint8", "test_mod_broadcast", "test_mod_float16_mixed_sign_fmod_0",
@@ -282,7 +285,7 @@ CONSTANT_OPERANDS = {
     "Slice": (1, 2, 3, 4), "Pad": (1, 2, 3), "Tile": (1,), "CumSum": (1,), "CumProd": (1,), "Clip": (1, 2),
     "Resize": (1, 2, 3), "Upsample": (1,), "OneHot": (1,), "ReduceSum": (1,), "ReduceMean": (1,), "ReduceL1": (1,),
     "ReduceL2": (1,), "ReduceLogSum": (1,), "ReduceLogSumExp": (1,), "ReduceSumSquare": (1,), "ReduceMax": (1,),
-    "ReduceMin": (1,), "ReduceProd": (1,),
+    "ReduceMin": (1,), "ReduceProd": (1,), "MaxUnpool": (2,),
 }
 
 
