@@ -35,7 +35,10 @@ How each family maps (ONNX Runtime's choices):
     MaxPool, AveragePool, LpPool and their Global forms
                        MAX_POOLING(2) / AVERAGE_POOLING(1) / LP_POOLING(1); global pooling is a window of the
                        whole spatial extent; ceil_mode becomes EndPadding; 1-D as 2-D with H = 1
-                       (DmlOperatorPooling.cpp)
+                       (DmlOperatorPooling.cpp); MaxPool's Indices: MAX_POOLING1 (UINT64 over the INT64
+                       bytes) or MAX_POOLING2 + CAST, storage_order 1 as a view with the spatial dimensions reversed
+    MaxUnpool          MAX_UNPOOLING (INT64 indices read as UINT64; 1-D as 2-D), a larger output_shape then
+                       PADDING1 at the end
     Softmax, LogSoftmax, Hardmax  ACTIVATION_SOFTMAX1 / ACTIVATION_LOG_SOFTMAX1 / ACTIVATION_HARDMAX1 over the
                        axes (axis.. for opset < 13)
     LayerNormalization MEAN_VARIANCE_NORMALIZATION1 over axes axis.., Scale and Bias broadcast to the input;
@@ -512,8 +515,9 @@ def _max_pool_with_indices(ctx, node, x, fields, dilations, sizes):
 
 def _max_unpool(ctx, node):
     """MaxUnpool as MAX_UNPOOLING (4-D; 1-D as 2-D with a height of 1): the output of the shape the window gives,
-    (in - 1) stride + kernel - pads, the INT64 indices read as UINT64; an output_shape past it (a constant)
-    zero-pads its end with PADDING1, as ONNX's reference places the unpooled tensor at the origin."""
+    (in - 1) stride + kernel - pads, the INT64 indices read as UINT64; an output shape past it (output_shape, as
+    shape inference or the model's value info gives it) zero-pads its end with PADDING1, as ONNX's reference places
+    the unpooled tensor at the origin."""
     ctx.check_attributes(node, {"kernel_shape", "pads", "strides"})
     x_shape = ctx.shape(node.input[0])
     count = len(x_shape) - 2
@@ -525,12 +529,9 @@ def _max_unpool(ctx, node):
     pads = _spatial(ctx, node, "pads", 2 * count, 0)
     inferred = list(x_shape[:2]) + [(i - 1) * s - (pads[d] + pads[count + d]) + k
                                     for d, (i, s, k) in enumerate(zip(x_shape[2:], strides, kernel))]
-    shape = inferred
-    if len(node.input) > 2 and node.input[2]:
-        shape = [int(v) for v in ctx.constant(node, 2, "output_shape")]
-        if len(shape) != len(inferred) or any(a < b for a, b in zip(shape, inferred)):
-            ctx.refuse(node, f"its output_shape {shape} is smaller than the unpooled {inferred}")
-    ctx.declare(node.output[0], shape, ctx.onnx_type(node.input[0]))
+    shape = list(ctx.shape(node.output[0]))          # output_shape's, where the node has one
+    if len(shape) != len(inferred) or any(a < b for a, b in zip(shape, inferred)):
+        ctx.refuse(node, f"its output shape {shape} is smaller than the unpooled {inferred}")
     four = (lambda sizes: list(sizes[:2]) + [1] + list(sizes[2:])) if count == 1 else list
     x = ctx.reshape(node, node.input[0], four(x_shape))
     indices = _retyped(ctx.reshape(node, node.input[1], four(x_shape)), "UINT64")
