@@ -228,12 +228,13 @@ def test_every_element_wise_operator_activation_and_cast_has_a_schema():
     expected |= {"SLICE", "SLICE1", "PADDING", "PADDING1", "TILE", "DEPTH_TO_SPACE", "DEPTH_TO_SPACE1",
                  "SPACE_TO_DEPTH", "SPACE_TO_DEPTH1", "JOIN", "SPLIT"}
     expected |= {"CONVOLUTION", "AVERAGE_POOLING", "AVERAGE_POOLING1", "MAX_POOLING", "LP_POOLING", "LP_POOLING1"}
+    expected |= {"MAX_POOLING1", "MAX_POOLING2", "MAX_UNPOOLING"}     # tests/directml/test_max_pooling_indices.py
     expected |= {"GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1",     # index-driven data movement
                  "RESAMPLE", "RESAMPLE1", "RESAMPLE2", "UPSAMPLE_2D", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE",
                  "ONE_HOT", "DIAGONAL_MATRIX", "SCATTER_ELEMENTS", "SCATTER_ND", "REVERSE_SUBSEQUENCES",
                  "NONZERO_COORDINATES", "RANDOM_GENERATOR"}
     assert set(SCHEMAS_BY_NAME) == expected
-    assert len(expected) == 139
+    assert len(expected) == 142
 
 
 # ---- per schema: introduced level, every accepted and refused type and dimension count ---------------------

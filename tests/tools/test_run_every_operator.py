@@ -50,7 +50,7 @@ def test_the_list_is_every_operator_with_a_kernel():
                                "SPACE_TO_DEPTH", "SPACE_TO_DEPTH1", "JOIN", "SPLIT",
                                # and the sliding windows (convolution, pooling)
                                "AVERAGE_POOLING", "AVERAGE_POOLING1", "CONVOLUTION", "LP_POOLING", "LP_POOLING1",
-                               "MAX_POOLING",
+                               "MAX_POOLING", "MAX_POOLING1", "MAX_POOLING2", "MAX_UNPOOLING",
                                # and the index-driven data movement
                                "DIAGONAL_MATRIX", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE", "GATHER",
                                "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1", "NONZERO_COORDINATES", "ONE_HOT",
