@@ -138,11 +138,14 @@ OPERATORS = {row.name: row for row in (
                    types=("FLOAT32", "FLOAT16") + _INTEGERS, window_op="UNPOOL", source="unpooling.s"),
 )}
 
-# What each field of the first four RECORDS holds for unpooling.s (CB_UNPOOL_<record> is the record's offset).
+# What each field of the eight RECORDS holds for unpooling.s (CB_UNPOOL_<record> is the record's offset): the
+# output's dimensions, then the input's, innermost first.
 UNPOOLING_RECORD_USE = tuple(
-    (name, (f"O{name}", f"O{name} magic", f"O{name} shift1", f"O{name} shift2", f"output stride {name}", f"I{name}",
-            f"x stride {name}", f"indices stride {name}"))
-    for name in ("W", "H", "C", "N"))
+    (f"OUT_{name}", (f"O{name}", f"O{name} magic", f"O{name} shift1", f"O{name} shift2", f"output stride {name}", "-",
+                     "-", "-")) for name in ("W", "H", "C", "N")) + tuple(
+    (f"IN_{name}", (f"I{name}", f"I{name} magic", f"I{name} shift1", f"I{name} shift2", f"x stride {name}",
+                    f"indices stride {name}", "-", "-")) for name in ("W", "H", "C", "N"))
+UNPOOLING_THREADS = 64       # MAX_UNPOOLING: one workgroup, a chunk of 64 input elements a trip
 _DATA_BYTES = {"FLOAT32": 4, "FLOAT16": 2, "INT8": 1, "UINT8": 1, "INT16": 2, "UINT16": 2, "INT32": 4, "UINT32": 4,
                "INT64": 8, "UINT64": 8}
 _BY_BYTES = {1: ("ubyte", "byte", 0), 2: ("ushort", "short", 1), 4: ("dword", "dword", 2), 8: ("dwordx2", "dwordx2", 3)}
@@ -197,11 +200,10 @@ def build_unpooling_program(data_bytes, index_type, layout=LAYOUT):
     load, store, shift = _BY_BYTES[data_bytes]
     pair, index_pair = data_bytes == 8, index_type == "UINT64"
     records, step = layout.field("RECORDS").offset, layout.record_bytes
-    symbols = {"LOAD": load, "STORE": store, "SHIFT": shift, "PAIR": int(pair),
-               "X_REG": "v[22:23]" if pair else "v22", "Y_REG": "v[20:21]" if pair else "v20",
+    symbols = {"LOAD": load, "STORE": store, "SHIFT": shift, "PAIR": int(pair), "INDEX_PAIR": int(index_pair),
+               "X_REG": "v[22:23]" if pair else "v22", "ZERO_REG": "v[20:21]" if pair else "v20",
                "INDEX_LOAD": "dwordx2" if index_pair else "dword", "INDEX_SHIFT": 3 if index_pair else 2,
-               "INDEX_REG": "v[24:25]" if index_pair else "v24", "O_REG": "v[40:41]" if index_pair else "v40",
-               "INDEX_CMP": "v_cmp_eq_u64" if index_pair else "v_cmp_eq_u32", "DESC_T0": 0, "DESC_T1": 32,
+               "INDEX_REG": "v[24:25]" if index_pair else "v24", "DESC_T0": 0, "DESC_T1": 32,
                "DESC_T2": 64, **{f"CB_UNPOOL_{name}": records + i * step
                                  for i, (name, _) in enumerate(UNPOOLING_RECORD_USE)}, **layout.symbols()}
     dwords = assemble_file(os.path.join(KERNEL_DIR, "unpooling.s"), symbols)
@@ -209,22 +211,25 @@ def build_unpooling_program(data_bytes, index_type, layout=LAYOUT):
 
 
 def compile_unpooling(tensors, layout, division_magic, packed_strides):
-    """(program, constant buffer bytes, elements, threads per workgroup, workgroups, (), (), 0) of a validated
-    MAX_UNPOOLING desc (unpooling.s: one thread per output element, each reading every input element)."""
+    """(program, constant buffer bytes, threads, threads per workgroup, workgroups, (), (), LDS bytes) of a validated
+    MAX_UNPOOLING desc (unpooling.s: one workgroup zero-fills the output, then scatters the input 64 elements a
+    trip in row-major order, the last of duplicate indices winning)."""
     x, indices, out = tensors
     x_sizes, x_strides = _strides(x, packed_strides)
     _, i_strides = _strides(indices, packed_strides)
     o_sizes, o_strides = _strides(out, packed_strides)
     u32 = lambda v: int(v) & 0xFFFFFFFF
-    records = []
-    for d in (3, 2, 1, 0):           # W, H, C, N
-        records.append({name: u32(v) for name, v in zip(_RECORD_FIELDS, (
-            o_sizes[d], *division_magic(o_sizes[d]), o_strides[d], x_sizes[d], x_strides[d], i_strides[d]))})
-    elements = o_sizes[0] * o_sizes[1] * o_sizes[2] * o_sizes[3]
-    values = {"ELEMENTS": elements, "WORKGROUP_SIZE": THREADS, "RECORD_COUNT": len(records)}
+    records = [{name: u32(v) for name, v in zip(_RECORD_FIELDS, (o_sizes[d], *division_magic(o_sizes[d]),
+                                                                 o_strides[d], 0, 0, 0))} for d in (3, 2, 1, 0)]
+    records += [{name: u32(v) for name, v in zip(_RECORD_FIELDS, (x_sizes[d], *division_magic(x_sizes[d]),
+                                                                  x_strides[d], i_strides[d], 0, 0))}
+                for d in (3, 2, 1, 0)]
+    count = lambda sizes: sizes[0] * sizes[1] * sizes[2] * sizes[3]
+    values = {"ELEMENTS": UNPOOLING_THREADS, "WORKGROUP_SIZE": UNPOOLING_THREADS, "RECORD_COUNT": len(records),
+              "PARAM0": count(o_sizes), "PARAM1": count(x_sizes)}
     constants = layout.pack(values, records, params=True, wide=False)
     program = build_unpooling_program(_DATA_BYTES[out.data_type], indices.data_type, layout)
-    return program, constants, elements, THREADS, -(-elements // THREADS), (), (), 0
+    return program, constants, UNPOOLING_THREADS, UNPOOLING_THREADS, 1, (), (), 4 * UNPOOLING_THREADS
 
 
 def _strides(spec, packed_strides):
@@ -397,4 +402,5 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
 
 
 __all__ = ["THREADS", "GEMM_MIN_CHANNELS", "OPERATORS", "gemm_path", "RECORD_USE", "WindowOperator", "build_program", "compile_window",
-           "variant_symbols", "UNPOOLING_RECORD_USE", "build_unpooling_program", "compile_unpooling"]
+           "variant_symbols", "UNPOOLING_RECORD_USE", "UNPOOLING_THREADS", "build_unpooling_program",
+           "compile_unpooling"]

@@ -269,7 +269,7 @@ def unpool_desc(type_name, index_type, x_sizes, out, strides=(None, None, None))
 
 @st.composite
 def unpool_cases(draw):
-    x_sizes = [draw(st.integers(1, 2)), draw(st.integers(1, 3)), draw(st.integers(1, 3)), draw(st.integers(1, 4))]
+    x_sizes = [draw(st.integers(1, 2)), draw(st.integers(1, 3)), draw(st.integers(1, 5)), draw(st.integers(1, 9))]
     out = [draw(st.integers(1, 2)), draw(st.integers(1, 3)), draw(st.integers(1, 5)), draw(st.integers(1, 5))]
     return dict(x_sizes=x_sizes, out=out, type_name=draw(st.sampled_from(list(DTYPES))),
                 index_type=draw(st.sampled_from(list(INDEX_DTYPES))),
@@ -335,3 +335,20 @@ def test_unpooling_validation():
     assert refusal("MAX_UNPOOLING", bad) == (
         E_INVALIDARG, "OutputTensor.DataType is DML_TENSOR_DATA_TYPE_FLOAT16 but InputTensor.DataType is "
                       "DML_TENSOR_DATA_TYPE_FLOAT32; DML_OPERATOR_MAX_UNPOOLING requires the same DataType.")
+
+
+def test_unpooling_chunks_keep_the_row_major_order_on_every_wave_width():
+    """200 input elements (four chunks of 64) into 30 outputs: most targets repeat within and across chunks."""
+    rng = np.random.default_rng(8)
+    x = values(rng, "FLOAT16", (2, 4, 5, 5), special=True)
+    indices = rng.integers(0, 34, x.shape).astype(np.uint32)        # 30 outputs: a few past the end
+    out = np.zeros((1, 2, 3, 5), np.float16)
+    want = golden.run("MAX_UNPOOLING", [x, indices], {}, output_sizes=out.shape)
+    raw = lambda a: a.view(np.uint8).reshape(-1)
+    for width in (8, 16, 32, 64):
+        gpu = Gpu(RX_7900_XTX, wave_width=width, timing=False)
+        specs = [TensorSpec(t, a.shape, None, a.nbytes) for t, a in (("FLOAT16", x), ("UINT32", indices),
+                                                                      ("FLOAT16", out))]
+        direct = DirectRun(gpu, "MAX_UNPOOLING", specs, [raw(x), raw(indices), raw(out)], attributes={})
+        direct.dispatch()
+        same_bits(direct.output_bytes(2)[:out.nbytes].view(np.float16).reshape(out.shape), want)
