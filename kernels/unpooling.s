@@ -8,14 +8,19 @@
 ;   2. for each chunk of 64 input elements, row-major over the input's Sizes, ascending:
 ;        thread t takes element e = chunk + t: its index i (UINT64: the high dword must be 0) names
 ;        output element i when i < the output's element count, else none (-1);
-;        each thread's target goes to LDS slot t; s_barrier; a thread whose target a later thread of
-;        the chunk also names steps aside (of duplicates the last input element wins); s_barrier;
-;        the others store x at the target's offset. The next chunk's barriers order its writes after
-;        these, so a later chunk overwrites an earlier one.
+;        each thread's target goes to LDS slot t, and its stamp e + 1 to the hash slot of its target
+;        (target mod HASH_SLOTS) with ds_max_u32; s_barrier; a thread whose hash slot holds a later
+;        stamp reads that thread's target: the same one, it steps aside (of duplicates the last input
+;        element wins); another one (a collision), it raises the flag (slot 64); s_barrier; a raised
+;        flag makes every thread decide by a 64-step LDS scan of the chunk's targets instead;
+;        s_barrier; the others store x at the target's offset. The next chunk's barriers order its
+;        writes after these, so a later chunk overwrites an earlier one. Stamps grow from chunk to
+;        chunk, so the hash slots never need clearing (they start at 0).
 ;
 ; Launch (kernels/window_ops.py compile_unpooling): one workgroup of 64 threads (any wave width: the
-; barriers, not the waves, order the chunks), 256 bytes of LDS. Work: N_out / 64 + N_in / 64 trips,
-; each chunk a 64-step uniform LDS scan.
+; barriers, not the waves, order the chunks), LDS for 64 targets, the flag and HASH_SLOTS stamps.
+; Work: N_out / 64 + N_in / 64 trips; a chunk whose targets collide (targets 1024 apart or more,
+; sharing a hash) a 64-step uniform LDS scan more.
 ;
 ; Constant buffer (records of kernels/constant_buffer.py, `UNPOOLING_RECORD_USE` in window_ops.py):
 ;   records 0 .. 3   the output's W, H, C, N: size, division magic, shift1, shift2, its stride
@@ -56,8 +61,18 @@ fill:
     s_cmp_gt_u32 s20, s90
     s_cbranch_scc1 fill
     s_mov_b64 exec, s[88:89]
+    v_lshl_b32 v32, v1, 2
+    v_add_u32 v32, v32, ${HASH_BASE}     ; the hash slots, 64 a trip: 0
+    s_mov_b32 s90, 0
+clear:
+    ds_write_b32 v32, v20, 0
+    v_add_u32 v32, v32, 256
+    s_add_u32 s90, s90, 64
+    s_cmp_lg_u32 s90, ${HASH_SLOTS}
+    s_cbranch_scc1 clear
     s_barrier                            ; every zero lands before any value
     v_lshl_b32 v30, v1, 2                ; this thread's LDS slot
+    v_mov_b32 v31, 256                   ; the flag's slot
 
 ; ---- 2. the input, 64 elements a chunk ---------------------------------------------------------------
     s_mov_b32 s91, 0                     ; the chunk's first input element
@@ -93,8 +108,47 @@ chunk:
 publish:
     s_mov_b64 exec, s[88:89]
     ds_write_b32 v30, v26, 0             ; LDS[t] = the target
+    v_mov_b32 v27, 0                     ; a later thread names the same target (and the flag's zero)
+    v_cmp_eq_u32 vcc, v1, 0
+    s_and_b64 exec, exec, vcc
+    ds_write_b32 v31, v27, 0             ; thread 0: the flag = 0
+    s_mov_b64 exec, s[88:89]
+    v_add_u32 v33, s91, v1
+    v_add_u32 v33, v33, 1                ; this thread's stamp: e + 1 (greater than any earlier chunk's)
+    v_and_b32 v32, v26, ${HASH_MASK}
+    v_lshl_b32 v32, v32, 2
+    v_add_u32 v32, v32, ${HASH_BASE}     ; its target's hash slot
+    v_cmp_ne_u32 vcc, v26, -1
+    s_and_b64 exec, exec, vcc            ; the threads with a target
+    s_mov_b64 s[98:99], exec
+    ds_max_u32 v32, v33, 0               ; the slot keeps the chunk's last stamp of its hash
+    s_mov_b64 exec, s[88:89]
     s_barrier
-    v_mov_b32 v27, 0                     ; a later thread names the same target
+    s_mov_b64 exec, s[98:99]
+    s_cbranch_execz hashed
+    ds_read_b32 v29, v32, 0              ; the last stamp of this hash
+    s_waitcnt 0
+    v_cmp_ne_u32 vcc, v29, v33           ; a later thread has this hash ..
+    s_and_b64 exec, exec, vcc
+    s_cbranch_execz hashed
+    v_sub_u32 v28, v29, s91
+    v_sub_u32 v28, v28, 1
+    v_lshl_b32 v28, v28, 2
+    ds_read_b32 v28, v28, 0              ; .. its target
+    s_waitcnt 0
+    v_cmp_eq_u32 vcc, v28, v26           ; the same target: this write is overwritten
+    v_cndmask_b32 v27, v27, 1, vcc
+    s_andn2_b64 exec, exec, vcc          ; another target of the same hash: the scan decides
+    v_mov_b32 v28, 1
+    ds_write_b32 v31, v28, 0             ; the flag = 1
+hashed:
+    s_mov_b64 exec, s[88:89]
+    s_barrier
+    ds_read_b32 v29, v31, 0              ; the flag (one address: a broadcast)
+    s_waitcnt 0
+    v_cmp_ne_u32 vcc, v29, 0
+    s_cbranch_vccz scanned               ; no two targets of this chunk share a hash
+    v_mov_b32 v27, 0                     ; the scan decides for every thread
     s_mov_b32 s94, 0                     ; j
     s_mov_b32 s95, 0                     ; its LDS address
 scan:
@@ -110,6 +164,7 @@ scan:
     s_add_u32 s95, s95, 4
     s_cmp_lg_u32 s94, 64
     s_cbranch_scc1 scan
+scanned:
     s_barrier                            ; every read of LDS before the next chunk writes it
     v_cmp_ne_u32 vcc, v26, -1            ; a target
     s_and_b64 exec, exec, vcc

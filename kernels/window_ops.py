@@ -146,6 +146,7 @@ UNPOOLING_RECORD_USE = tuple(
     (f"IN_{name}", (f"I{name}", f"I{name} magic", f"I{name} shift1", f"I{name} shift2", f"x stride {name}",
                     f"indices stride {name}", "-", "-")) for name in ("W", "H", "C", "N"))
 UNPOOLING_THREADS = 64       # MAX_UNPOOLING: one workgroup, a chunk of 64 input elements a trip
+UNPOOLING_HASH_SLOTS = 1024  # its LDS table of stamps that finds a chunk's duplicate targets (4 KiB)
 _DATA_BYTES = {"FLOAT32": 4, "FLOAT16": 2, "INT8": 1, "UINT8": 1, "INT16": 2, "UINT16": 2, "INT32": 4, "UINT32": 4,
                "INT64": 8, "UINT64": 8}
 _BY_BYTES = {1: ("ubyte", "byte", 0), 2: ("ushort", "short", 1), 4: ("dword", "dword", 2), 8: ("dwordx2", "dwordx2", 3)}
@@ -204,6 +205,8 @@ def build_unpooling_program(data_bytes, index_type, layout=LAYOUT):
                "X_REG": "v[22:23]" if pair else "v22", "ZERO_REG": "v[20:21]" if pair else "v20",
                "INDEX_LOAD": "dwordx2" if index_pair else "dword", "INDEX_SHIFT": 3 if index_pair else 2,
                "INDEX_REG": "v[24:25]" if index_pair else "v24", "DESC_T0": 0, "DESC_T1": 32,
+               "HASH_SLOTS": UNPOOLING_HASH_SLOTS, "HASH_MASK": UNPOOLING_HASH_SLOTS - 1,
+               "HASH_BASE": 4 * (UNPOOLING_THREADS + 1),
                "DESC_T2": 64, **{f"CB_UNPOOL_{name}": records + i * step
                                  for i, (name, _) in enumerate(UNPOOLING_RECORD_USE)}, **layout.symbols()}
     dwords = assemble_file(os.path.join(KERNEL_DIR, "unpooling.s"), symbols)
@@ -229,7 +232,8 @@ def compile_unpooling(tensors, layout, division_magic, packed_strides):
               "PARAM0": count(o_sizes), "PARAM1": count(x_sizes)}
     constants = layout.pack(values, records, params=True, wide=False)
     program = build_unpooling_program(_DATA_BYTES[out.data_type], indices.data_type, layout)
-    return program, constants, UNPOOLING_THREADS, UNPOOLING_THREADS, 1, (), (), 4 * UNPOOLING_THREADS
+    return (program, constants, UNPOOLING_THREADS, UNPOOLING_THREADS, 1, (), (),
+            4 * (UNPOOLING_THREADS + 1 + UNPOOLING_HASH_SLOTS))
 
 
 def _strides(spec, packed_strides):

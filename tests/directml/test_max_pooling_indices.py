@@ -352,3 +352,16 @@ def test_unpooling_chunks_keep_the_row_major_order_on_every_wave_width():
         direct = DirectRun(gpu, "MAX_UNPOOLING", specs, [raw(x), raw(indices), raw(out)], attributes={})
         direct.dispatch()
         same_bits(direct.output_bytes(2)[:out.nbytes].view(np.float16).reshape(out.shape), want)
+
+
+def test_unpooling_targets_that_share_a_hash_slot_fall_back_to_the_scan():
+    """Targets 1024 apart share one of unpooling.s's 1024 LDS hash slots: those chunks take the full scan."""
+    rng = np.random.default_rng(9)
+    x = (rng.permutation(3 * 64) + 1).astype(np.float32).reshape(1, 3, 8, 8)
+    base = rng.integers(0, 6, x.shape)
+    indices = (base + 1024 * rng.integers(0, 3, x.shape)).astype(np.uint64)     # 18 targets, many repeats
+    out = [1, 2, 40, 64]
+    want = golden.run("MAX_UNPOOLING", [x, indices], {}, output_sizes=tuple(out))
+    (got,) = run_operator(unpool_desc("FLOAT32", "UINT64", x.shape, out), [x, indices], adapter=RX_7900_XTX)
+    same_bits(got, want)
+    assert np.count_nonzero(want) == len(np.unique(indices))
