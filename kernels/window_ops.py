@@ -369,14 +369,13 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
     magic = [division_magic(strides[d]) if backward else (0, 0, 0) for d in range(3)]
     group_w = c_group * w_strides[0] - k_group * w_strides[1] if backward else 0
     # MAX indices: the indices tensor's strides and the input's packed (flat-index) strides, in fields a pooling
-    # leaves free (RECORD_USE)
-    i_sizes, i_strides = _strides(indices, packed_strides) if indices is not None else (o_sizes, (0,) * len(o_sizes))
-    is_ = _three(i_strides[2:], 0)
+    # leaves free (RECORD_USE): field 5 of the W, H, D, K and GROUP records, field 6 of K, field 7 of WINDOW_H / _D
+    spare = [(m[0], m[1]) for m in magic]            # fields 5 and 6 of the W, H, D records
     if indices is not None:
-        magic = [(is_[d], 0, 0) for d in range(3)]
+        _, i_strides = _strides(indices, packed_strides)
+        spare = [(stride, 0) for stride in _three(i_strides[2:], 0)]
         w_k, w_c = i_strides[1], i_strides[0]
-    records = [record(o_size[d], *division_magic(o_size[d]), xs[d], magic[d][0], magic[d][1], os_[d])
-               for d in range(3)]
+    records = [record(o_size[d], *division_magic(o_size[d]), xs[d], *spare[d], os_[d]) for d in range(3)]
     tile = TILE_K if convolution and k_group % TILE_K == 0 else 1    # output channels per thread
     plane = in_size[0] * in_size[1] * in_size[2]
     records.append(record(k // tile, *division_magic(k // tile), x_strides[1], w_k, plane if indices is not None
