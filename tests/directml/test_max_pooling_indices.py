@@ -299,6 +299,21 @@ def test_drawn_unpoolings_are_bit_exact_on_every_adapter(case, preset):
     same_bits(got, golden.run("MAX_UNPOOLING", [x, indices], {}, output_sizes=tuple(case["out"])))
 
 
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1))
+def test_the_golden_unpooling_is_the_literal_loop(seed):
+    """Zeros, then each input element in row-major order written at its index where the index is inside."""
+    rng = np.random.default_rng(seed)
+    x = values(rng, "FLOAT16", (1, 2, int(rng.integers(1, 5)), int(rng.integers(1, 5))), special=True)
+    out = (1, 2, int(rng.integers(1, 6)), int(rng.integers(1, 6)))
+    indices = rng.integers(0, int(np.prod(out)) + 4, x.shape).astype(np.uint64)
+    want = np.zeros(out, np.float16)
+    for e in np.ndindex(*x.shape):
+        if indices[e] < want.size:
+            want.reshape(-1)[int(indices[e])] = x[e]
+    same_bits(golden.run("MAX_UNPOOLING", [x, indices], {}, output_sizes=out), want)
+
+
 def test_unpooling_fills_zeros_skips_indices_past_the_output_and_keeps_the_last_duplicate():
     x = np.array([-0.0, np.nan, 3.0, 4.0, 5.0, 6.0], np.float32).reshape(1, 1, 2, 3)
     indices = np.array([0, 1, 2, 2, 9, 4], np.uint32).reshape(1, 1, 2, 3)
