@@ -269,10 +269,11 @@ class Context:
         activation = self.fused.get(id(node))
         return node.output[0] if activation is None else activation.output[0]
 
-    def emit(self, node, operator, inputs, outputs, fields, sizes=None):
+    def emit(self, node, operator, inputs, outputs, fields, sizes=None, types=None):
         """An operator node for `node`: `inputs` [(field, View | [View] | None)], `outputs` [(field, value name |
         [value names] | None)], desc `fields`; `sizes`: the DML Sizes of a single output when they differ from
-        its ONNX shape (the ONNX value is then a view of the same bytes)."""
+        its ONNX shape (the ONNX value is then a view of the same bytes); `types`: {value name: DML data type}
+        where an output's DML type is not its ONNX one (TopK's INT64 indices as UINT64: the same bits)."""
         specs, names = [], []
         for field, out in outputs:
             group = out if isinstance(out, list) else [out]
@@ -283,7 +284,7 @@ class Context:
                     continue
                 shape = self.shape(value) or [1]
                 dml_sizes = list(sizes) if sizes is not None and len(outputs) == 1 else shape
-                group_specs.append((dml_sizes, self.type_name(value)))
+                group_specs.append((dml_sizes, (types or {}).get(value) or self.type_name(value)))
                 names.append(value)
             specs.append((field, group_specs if isinstance(out, list) else group_specs[0]))
         extra = self.extra.get(id(node), [])
