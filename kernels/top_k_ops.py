@@ -21,15 +21,9 @@ import numpy as np
 from dmlemu.isa.assembler import assemble_file
 from dmlemu.isa.program import Program
 from dmlemu.kernels.constant_buffer import LAYOUT
-from dmlemu.kernels.reduce_ops import lanes_for
+from dmlemu.kernels.reduce_ops import _LOAD, _SIZE, _STORE, lanes_for   # the reductions' loads, stores, sizes
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
-_LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort", "INT32": "dword", "UINT32": "dword", "INT16": "sshort",
-         "UINT16": "ushort", "INT8": "sbyte", "UINT8": "ubyte", "INT64": "dwordx2", "UINT64": "dwordx2"}
-_STORE = {"FLOAT32": "dword", "FLOAT16": "short", "INT32": "dword", "UINT32": "dword", "INT16": "short",
-          "UINT16": "short", "INT8": "byte", "UINT8": "byte", "INT64": "dwordx2", "UINT64": "dwordx2"}
-_SIZE = {"FLOAT32": 4, "FLOAT16": 2, "INT32": 4, "UINT32": 4, "INT16": 2, "UINT16": 2, "INT8": 1, "UINT8": 1,
-         "INT64": 8, "UINT64": 8}
 # How an element becomes its unsigned order key (kernels/top_k_key.inc)
 _KEY_KIND = {"FLOAT32": "F32", "FLOAT16": "F16", "INT32": "I32", "INT16": "I32", "INT8": "I32", "UINT32": "U32",
              "UINT16": "U32", "UINT8": "U32", "INT64": "I64", "UINT64": "U64"}
