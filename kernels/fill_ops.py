@@ -1,12 +1,16 @@
-"""The fills' table and compiler: FILL_VALUE_CONSTANT, FILL_VALUE_SEQUENCE and DIAGONAL_MATRIX as one kernel, fill.s.
+"""The fills' table and compiler: FILL_VALUE_CONSTANT, FILL_VALUE_SEQUENCE, DIAGONAL_MATRIX and DIAGONAL_MATRIX1 as
+one kernel, fill.s.
 
 One thread per output element; the element's offset is address.inc's (the output as tensor 0, merged dimension
 records and division magic as every element-wise kernel has them). One `FillOperator` row per operator says:
 
-  tensors     the desc's tensor fields (the output only)
+  tensors     the desc's tensor fields (the output only; DIAGONAL_MATRIX1: the optional input first)
   source      the kernel source
   params      the desc's attributes the compiler reads, (field, kind) (the registry checks that the schema has them)
   sequence    whether the value steps by ValueDelta per element (docs/NUMERICS.md, "Fills")
+  diagonal    DIAGONAL_MATRIX: Value on one diagonal (Offset)
+  diagonal1   DIAGONAL_MATRIX1: Value on a band of diagonals, else the optional input's element (tensor 3 of
+              address.inc) or 0; every type of its page, 64-bit ones as register pairs
 """
 import functools
 import os
@@ -14,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dmlemu.data_types import BY_NAME
 from dmlemu.isa.assembler import assemble_file
 from dmlemu.isa.program import Program
 from dmlemu.kernels import address
@@ -77,16 +82,14 @@ def build_program(data_type, sequence, wide, layout=LAYOUT, diagonal=False):
 _STORE_64 = {"FLOAT64": "dwordx2", "INT64": "dwordx2", "UINT64": "dwordx2"}
 _LOAD_BITS = {"FLOAT32": "dword", "FLOAT16": "ushort", "INT32": "dword", "UINT32": "dword", "INT16": "ushort",
               "UINT16": "ushort", "INT8": "ubyte", "UINT8": "ubyte", **_STORE_64}
-_SIZE = {"FLOAT64": 8, "FLOAT32": 4, "FLOAT16": 2, "INT64": 8, "INT32": 4, "INT16": 2, "INT8": 1, "UINT64": 8,
-         "UINT32": 4, "UINT16": 2, "UINT8": 1}
 
 
 @functools.lru_cache(maxsize=None)
 def build_diagonal1_program(data_type, has_input, wide, layout=LAYOUT):
     """Assemble and decode one variant of fill.s for DIAGONAL_MATRIX1 (cached): the output is tensor 0 of
     address.inc, the column and row counters tensors 1 and 2, the input (when the desc has one) tensor 3."""
-    shift = _SIZE[data_type].bit_length() - 1
-    pair = _SIZE[data_type] == 8
+    size = BY_NAME[data_type].itemsize
+    shift, pair = size.bit_length() - 1, size == 8
     symbols = {**variant_symbols("UINT8", False, wide, layout, diagonal=False),
                "SHIFT_DATA": shift, "SHIFT_T0": shift, "SHIFT_T3": shift, "DIAGONAL1": 1,
                "HAS_INPUT": int(has_input), **{f"HAS_T{t}": int(t == 2 or (t == 3 and has_input)) for t in range(2, 9)},

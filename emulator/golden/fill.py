@@ -2,10 +2,9 @@
 docs/NUMERICS.md ("Fills").
 
 The operators have no input (DIAGONAL_MATRIX1 an optional one): `run` passes the output's Sizes as the OutputSizes
-attribute and its data type as `output_type`. A sequence's element k (row-major over the Sizes) is ValueStart + k * ValueDelta: floats in
-FLOAT32 (k rounded to FLOAT32, a rounded multiply, a rounded add, a NaN made canonical; FLOAT16 rounded once at
-the end), integers in
-32-bit wrapping arithmetic narrowed to the type by their low bits.
+attribute and its data type as `output_type`. A sequence's element k (row-major over the Sizes) is ValueStart + k *
+ValueDelta: floats in FLOAT32 (k rounded to FLOAT32, a rounded multiply, a rounded add, a NaN made canonical;
+FLOAT16 rounded once at the end), integers in 32-bit wrapping arithmetic narrowed to the type by their low bits.
 """
 import numpy as np
 
