@@ -602,7 +602,7 @@ _SCHEMA_LIST = [
     # "K must be greater than 0". Rows: TOP_K's page (4 dimensions, FLOAT32 / FLOAT16 at FL2_0, the 8- to 32-bit
     # integers from FL2_1, 1 to 8 dimensions from FL3_1, the 64-bit integers and UINT64 indices from FL5_0); its
     # page says FL2_0 but DirectML.h places TOP_K (71) in FL1_0, so the FL2_0 row applies from FL1_0. TOP_K1's
-    # stored page stops at FL3_1; it takes TOP_K's FL5_0 row too (docs/DEVIATIONS.md, "Top-K").
+    # stored page stops at FL3_1; it takes TOP_K's FL5_0 row too, an assumption (docs/DEVIATIONS.md, "Top-K").
     *(_op(name, (TensorRole("InputTensor"), TensorRole("OutputValueTensor", is_output=True),
                  TensorRole("OutputIndexTensor", is_output=True)), (
         (L5_0, (1, 8), {"*": ALL_10, "OutputIndexTensor": ("UINT64", "UINT32")}),
