@@ -36,7 +36,9 @@
     s_mov_b64 s[40:41], exec             ; every thread of the workgroup (restored after each branch)
     s_cmp_gt_u32 s26, ${CB_MAX_RECORDS}  ; a count outside the record array (bytes never initialized)
     s_cbranch_scc1 done                  ; ends the workgroup, as a bounded loop would
-    s_cmp_gt_u32 s45, s44                ; K past N (never from a validated desc): no pass
+    s_cmp_gt_u32 s45, s44                ; K past N, or K = 0 (never from a validated desc): no pass
+    s_cbranch_scc1 done
+    s_cmp_eq_u32 s45, 0
     s_cbranch_scc1 done
 
 ; ---- 0. this sequence's offsets: peel the workgroup id over the kept dimensions ----------------------

@@ -167,7 +167,7 @@ def run_kernel(x, type_name, axis, k, direction, width, index_type="UINT32"):
 
 @pytest.mark.parametrize("type_name, count, k, lanes", [
     ("FLOAT32", 150, 5, 64), ("FLOAT16", 150, 3, 64), ("INT8", 40, 40, 64), ("UINT64", 150, 4, 64),
-    ("FLOAT32", 5000, 2, 128)])
+    ("FLOAT32", 5000, 2, 128), ("INT16", 70000, 1, 1024)])
 def test_every_wave_width_gives_the_same_bits(type_name, count, k, lanes):
     rng = np.random.default_rng(3)
     x = draw_values(rng, type_name, (3, count), ties=type_name == "INT8")
