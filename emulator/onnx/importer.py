@@ -272,8 +272,9 @@ class Context:
     def emit(self, node, operator, inputs, outputs, fields, sizes=None, types=None):
         """An operator node for `node`: `inputs` [(field, View | [View] | None)], `outputs` [(field, value name |
         [value names] | None)], desc `fields`; `sizes`: the DML Sizes of a single output when they differ from
-        its ONNX shape (the ONNX value is then a view of the same bytes); `types`: {value name: DML data type}
-        where an output's DML type is not its ONNX one (TopK's INT64 indices as UINT64: the same bits)."""
+        its ONNX shape (the ONNX value is then a view of the same bytes), or {value name: DML Sizes} for any
+        output; `types`: {value name: DML data type} where the DML tensor reads the value's bytes as another
+        type (MaxPool's INT64 indices as UINT64)."""
         specs, names = [], []
         for field, out in outputs:
             group = out if isinstance(out, list) else [out]
@@ -284,6 +285,8 @@ class Context:
                     continue
                 shape = self.shape(value) or [1]
                 dml_sizes = list(sizes) if sizes is not None and len(outputs) == 1 else shape
+                if isinstance(sizes, dict):
+                    dml_sizes = list(sizes.get(value, shape))
                 group_specs.append((dml_sizes, (types or {}).get(value) or self.type_name(value)))
                 names.append(value)
             specs.append((field, group_specs if isinstance(out, list) else group_specs[0]))

@@ -282,10 +282,11 @@ def _array(value):
 # repeats, scales, sizes, indices' depth, Clip's bounds): a node case that feeds them as graph inputs runs with
 # them made initializers of the same values, as a model exported with constant shapes has them.
 CONSTANT_OPERANDS = {
+    "TopK": (1,),
     "Slice": (1, 2, 3, 4), "Pad": (1, 2, 3), "Tile": (1,), "CumSum": (1,), "CumProd": (1,), "Clip": (1, 2),
     "Resize": (1, 2, 3), "Upsample": (1,), "OneHot": (1,), "ReduceSum": (1,), "ReduceMean": (1,), "ReduceL1": (1,),
     "ReduceL2": (1,), "ReduceLogSum": (1,), "ReduceLogSumExp": (1,), "ReduceSumSquare": (1,), "ReduceMax": (1,),
-    "ReduceMin": (1,), "ReduceProd": (1,), "TopK": (1,),
+    "ReduceMin": (1,), "ReduceProd": (1,),
 }
 
 
