@@ -35,11 +35,12 @@ from dmlemu.kernels.element_wise_math import symbols as math_symbols
 from dmlemu.kernels import address
 from dmlemu.kernels import (data_movement_ops, fill_ops, gather_ops, gemm_ops, nonzero_ops, normalization_ops,
                             random_ops, reduce_ops, resample_ops, scan_ops, softmax_ops, window_ops)
+from dmlemu.kernels import top_k_ops
 
 # The kernel families besides the element-wise table, each a module with an OPERATORS table of rows and its own
 # compiler (compile_operator below hands a desc to the family whose table names the operator).
 FAMILIES = (reduce_ops, gemm_ops, softmax_ops, scan_ops, normalization_ops, data_movement_ops, window_ops, gather_ops,
-            resample_ops, fill_ops, nonzero_ops, random_ops)
+            resample_ops, fill_ops, nonzero_ops, random_ops) + (top_k_ops,)
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 # The sources of the operators with a listing of their own (the tools' `asm --variant` reads this);
@@ -511,6 +512,12 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
         program, constants, outputs, lanes, lds_bytes = reduce_ops.compile_reduction(
             operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides)
         return CompiledKernel(operator, program, constants, len(tensors), outputs, lanes, workgroups=outputs,
+                              lds_bytes=lds_bytes)
+    if operator in top_k_ops.OPERATORS:       # top-K: one workgroup per sequence, K selection passes
+        program, constants, sequences, lanes, lds_bytes = top_k_ops.compile_top_k(
+            operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides,
+            merge_dimensions)
+        return CompiledKernel(operator, program, constants, len(tensors), sequences, lanes, workgroups=sequences,
                               lds_bytes=lds_bytes)
     if operator in softmax_ops.OPERATORS:     # the softmax family: one workgroup per row (a reduction, then the row)
         program, constants, rows, lanes, lds_bytes = softmax_ops.compile_softmax(

@@ -319,3 +319,28 @@ def _check_random(schema, by_field, attributes):
 
 SHAPE_RULES = {"RANDOM_GENERATOR": _check_random, "NONZERO_COORDINATES": _check_nonzero, "REVERSE_SUBSEQUENCES": _check_reverse_subsequences, "SCATTER_ND": _check_scatter_nd, "SCATTER_ELEMENTS": _check_scatter_elements, "ONE_HOT": _check_one_hot, "UPSAMPLE_2D": _check_upsample, "GATHER": _check_gather, "GATHER_ELEMENTS": _check_gather, "GATHER_ND": _check_gather_nd,
                "RESAMPLE": _check_resample}
+
+
+def _check_top_k(schema, by_field, attributes):
+    """TOP_K, TOP_K1: each output "must have sizes equal to the InputTensor, except for the dimension specified by
+    the Axis parameter, which must have a size equal to K"; K from 1 to the size along Axis (the page says "less
+    than", which would refuse K = the whole axis: docs/DEVIATIONS.md, "Top-K"), and that size below 2^31 (the
+    kernel's signed index compare)."""
+    op = schema.c_name
+    source = by_field["InputTensor"]
+    axis, k = attributes["Axis"], attributes["K"]
+    size = source.sizes[axis]
+    if k > size:
+        raise invalid(f"K is {k}; InputTensor.Sizes is {_format(source.sizes)}, so {op} along Axis {axis} takes K "
+                      f"from 1 to {size}.")
+    if size >= 1 << 31:
+        raise invalid(f"InputTensor.Sizes[{axis}] is {size}; dmlemu's {op} selects along at most {(1 << 31) - 1} "
+                      f"elements.")
+    expected = tuple(k if d == axis else s for d, s in enumerate(source.sizes))
+    for field in ("OutputValueTensor", "OutputIndexTensor"):
+        if tuple(by_field[field].sizes) != expected:
+            raise invalid(f"{field}.Sizes is {_format(by_field[field].sizes)}; {op} with InputTensor.Sizes "
+                          f"{_format(source.sizes)}, Axis {axis} and K {k} needs {_format(expected)}.")
+
+
+SHAPE_RULES.update({"TOP_K": _check_top_k})

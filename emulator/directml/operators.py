@@ -597,6 +597,28 @@ _SCHEMA_LIST = [
                     AttributeSpec(exclusive, BOOL)), in_place=True)
       for name, first, exclusive in (("SUMMATION", L2_1, "HasExclusiveSum"), ("PRODUCT", L3_1, "HasExclusiveProduct"))),
 
+    # -- top-K selection (kernels/top_k_ops.py) -----------------------------------------------------------------
+    # DML_TOP_K_OPERATOR_DESC (sdk-api ns-directml-dml_top_k_operator_desc) and DML_TOP_K1_OPERATOR_DESC (FL2_1,
+    # ns-directml-dml_top_k1_operator_desc): "InputTensor, OutputIndexTensor, and OutputValueTensor must have the same
+    # DimensionCount", "InputTensor and OutputValueTensor must have the same DataType"; each output has the input's
+    # Sizes but K along Axis (the `shapes` rule TOP_K); "Axis ... must be less than the DimensionCount";
+    # "K must be greater than 0". Rows: TOP_K's page (4 dimensions, FLOAT32 / FLOAT16 at FL2_0, the 8- to 32-bit
+    # integers from FL2_1, 1 to 8 dimensions from FL3_1, the 64-bit integers and UINT64 indices from FL5_0); its
+    # page says FL2_0 but DirectML.h places TOP_K (71) in FL1_0, so the FL2_0 row applies from FL1_0. TOP_K1's
+    # stored page stops at FL3_1; it takes TOP_K's FL5_0 row too, an assumption (docs/DEVIATIONS.md, "Top-K").
+    *(_op(name, (TensorRole("InputTensor"), TensorRole("OutputValueTensor", is_output=True),
+                 TensorRole("OutputIndexTensor", is_output=True)), (
+        (L5_0, (1, 8), {"*": ALL_10, "OutputIndexTensor": ("UINT64", "UINT32")}),
+        (L3_1, (1, 8), {"*": FLOAT_INTS_8_TO_32, "OutputIndexTensor": ("UINT32",)}),
+        (L2_1, 4, {"*": FLOAT_INTS_8_TO_32, "OutputIndexTensor": ("UINT32",)})) + tail,
+        same_type=[("InputTensor", "OutputValueTensor")], same_sizes=[("OutputValueTensor", "OutputIndexTensor")],
+        same_dimension_count=(("InputTensor", "OutputValueTensor", "OutputIndexTensor"),),
+        attributes=(AttributeSpec("Axis", UINT, of="InputTensor"), AttributeSpec("K", UINT, at_least_value=1))
+        + extra, shapes="TOP_K")
+      for name, tail, extra in (
+          ("TOP_K", ((L1_0, 4, {"*": FLOATS, "OutputIndexTensor": ("UINT32",)}),), ()),
+          ("TOP_K1", (), (AttributeSpec("AxisDirection", ENUM, enum=_enums.DML_AXIS_DIRECTION),)))),
+
     # -- matrix multiplication ------------------------------------------------------------------------------
     # DML_GEMM_OPERATOR_DESC (sdk-api ns-directml-dml_gemm_operator_desc): "ATensor, BTensor, CTensor and
     # OutputTensor must have the same DataType and DimensionCount"; FLOAT32 and FLOAT16, 4 dimensions from
@@ -959,6 +981,15 @@ _SCHEMA_LIST = [
     _op("DIAGONAL_MATRIX", (TensorRole("OutputTensor", is_output=True),), (
         (L2_1, 4, FLOAT_INTS_8_TO_32), (L2_0, 4, FLOATS)),
         attributes=(AttributeSpec("Offset", INT), AttributeSpec("Value"))),
+    # DML_DIAGONAL_MATRIX1_OPERATOR_DESC (FL5_1, windows-ai-docs): an optional InputTensor; Value (a DML_SCALAR_UNION
+    # of ValueDataType, which "must match OutputTensor::DataType") where (DiagonalFillEnd >= DiagonalFillBegin) ^
+    # (x - y >= DiagonalFillBegin) ^ (x - y < DiagonalFillEnd), else the input's element or 0; "InputTensor and
+    # OutputTensor must have the same DataType and DimensionCount"; 2 to 4 dimensions, every type but the 8-bit floats.
+    _op("DIAGONAL_MATRIX1", (TensorRole("InputTensor"), TensorRole("OutputTensor", is_output=True)), (
+        (L5_1, (2, 4), {"InputTensor": Optional(ALL_11), "OutputTensor": ALL_11}),),
+        attributes=(AttributeSpec("ValueDataType", ENUM, enum=DML_TENSOR_DATA_TYPE, matches="OutputTensor"),
+                    AttributeSpec("Value", SCALAR_UNION, type_field="ValueDataType"),
+                    AttributeSpec("DiagonalFillBegin", INT), AttributeSpec("DiagonalFillEnd", INT))),
 
     # -- resampling ------------------------------------------------------------------------------------------
     # DML_RESAMPLE_OPERATOR_DESC (FL2_0), DML_RESAMPLE1_OPERATOR_DESC (FL2_1) (sdk-api

@@ -34,6 +34,7 @@ One module per family, each operator registered by name where it is defined (reg
   resample.py        RESAMPLE, RESAMPLE1, RESAMPLE2, UPSAMPLE_2D (docs/NUMERICS.md, "Resampling")
   fill.py            FILL_VALUE_CONSTANT, FILL_VALUE_SEQUENCE, DIAGONAL_MATRIX (docs/NUMERICS.md, "Fills")
   random.py          RANDOM_GENERATOR: Philox 4x32-10 (docs/NUMERICS.md, "Random numbers")
+  top_k.py           TOP_K, TOP_K1: a stable order by value (docs/NUMERICS.md, "Top-K")
 
 `run(name, inputs, ...)` computes any registered operator by its DirectML name; OPERATORS is the table.
 """
@@ -69,6 +70,7 @@ from dmlemu.golden.convolution import convolution
 from dmlemu.golden.pooling import average_pooling, average_pooling1, lp_pooling, lp_pooling1, max_pooling
 from dmlemu.golden.pooling import max_pooling1, max_pooling2, max_unpooling
 from dmlemu.golden import fill as _fill, gathers as _gathers, random as _random, resample as _resample  # noqa: F401
+from dmlemu.golden import top_k as _top_k  # noqa: F401  (TOP_K, TOP_K1)
 from dmlemu.golden.registry import OPERATORS
 
 __all__ = [

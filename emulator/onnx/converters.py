@@ -28,6 +28,7 @@ How each family maps (ONNX Runtime's choices):
     ReduceX            REDUCE with the matching DML_REDUCE_FUNCTION; the output keeps the rank (a size of 1
                        on each reduced axis), keepdims=0 is a view
     ArgMax / ArgMin    ARGMAX / ARGMIN, INT64 output; select_last_index is AxisDirection DECREASING
+    TopK               TOP_K1: K a constant, largest DECREASING / smallest INCREASING, INT64 indices as UINT64
     Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Identity, Dropout, Expand
                        views (Sizes and Strides of the same bytes); a reshape that no strides express
                        packs the input first with ELEMENT_WISE_IDENTITY
@@ -295,6 +296,31 @@ def _arg(ctx, node, operator):
     direction = DML_AXIS_DIRECTION_DECREASING if ctx.attr(node, "select_last_index", 0) else DML_AXIS_DIRECTION_INCREASING
     ctx.emit(node, operator, [("InputTensor", ctx.view(node.input[0]))], [("OutputTensor", node.output[0])],
              {"Axes": [axis], "AxisDirection": direction}, sizes=kept)
+
+
+def _top_k(ctx, node):
+    """TopK as TOP_K1 (DmlOperatorTopK.cpp): K from the constant second input (opset 1: the attribute k), Axis, and
+    AxisDirection DECREASING for largest (the default) else INCREASING; sorted=0 takes the sorted order (one of the
+    orders it allows); the INT64 indices are written as UINT64 (TOP_K1's index types; the same bits)."""
+    ctx.check_attributes(node, {"axis", "k", "largest", "sorted"})
+    shape = ctx.shape(node.input[0])
+    if not shape:
+        ctx.refuse(node, "its input is a scalar; TopK selects along an axis of at least one dimension")
+    axis = int(ctx.attr(node, "axis", -1))
+    axis = axis + len(shape) if axis < 0 else axis
+    if ctx.opset >= 10:
+        k = int(np.asarray(ctx.constant(node, 1, "K")).reshape(-1)[0])
+    else:
+        k = int(ctx.attr(node, "k", 0))
+    if not 1 <= k <= shape[axis]:
+        ctx.refuse(node, f"K is {k}; TOP_K1 selects 1 to {shape[axis]} elements along axis {axis} (DirectML sizes "
+                         f"are not 0)")
+    from dmlemu.directml import DML_AXIS_DIRECTION_DECREASING, DML_AXIS_DIRECTION_INCREASING
+    direction = DML_AXIS_DIRECTION_DECREASING if ctx.attr(node, "largest", 1) else DML_AXIS_DIRECTION_INCREASING
+    indices = node.output[1] if len(node.output) > 1 and node.output[1] else None
+    ctx.emit(node, "TOP_K1", [("InputTensor", ctx.view(node.input[0]))],
+             [("OutputValueTensor", node.output[0] or None), ("OutputIndexTensor", indices)],
+             {"Axis": axis, "K": k, "AxisDirection": direction}, types={indices: "UINT64"} if indices else None)
 
 
 # ---- views ---------------------------------------------------------------------------------------------------
@@ -1012,6 +1038,7 @@ CONVERSIONS = {
     "Scatter": Conversion(("SCATTER_ELEMENTS",), _scatter_elements),
     "ScatterND": Conversion(("SCATTER_ND",), _scatter_nd),
     "OneHot": Conversion(("ONE_HOT", "CAST"), _one_hot),
+    "TopK": Conversion(("TOP_K1",), _top_k),
 }
 
 

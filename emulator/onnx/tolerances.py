@@ -116,6 +116,7 @@ TOLERANCES = {
     "InstanceNormalization": ("ATOL", 1 / 1024), "MeanVarianceNormalization": ("ATOL", 1 / 1024),
     "LpPool": _window_l2, "GlobalLpPool": _window_l2, "LpNormalization": _lp_normalization, "LRN": _lrn,
     "CumSum": _cumsum, "CumProd": _cumsum, "Mod": ("ULP", 0), "CastLike": ("ULP", 1),
+    "TopK": ("ULP", 0),     # a selection: the values are input elements, the indices integers (exact)
 }
 
 

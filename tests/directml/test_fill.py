@@ -1,6 +1,7 @@
-"""FILL_VALUE_CONSTANT and FILL_VALUE_SEQUENCE through the mirror, bit for bit against the golden model
-(docs/NUMERICS.md, "Fills"): drawn types, values, Sizes and strides on every adapter, the pages' examples, the
-sequence's order against a literal per-element loop, and the ValueDataType rule's sentence."""
+"""FILL_VALUE_CONSTANT, FILL_VALUE_SEQUENCE, DIAGONAL_MATRIX and DIAGONAL_MATRIX1 through the mirror, bit for bit
+against the golden model (docs/NUMERICS.md, "Fills"): drawn types, values, Sizes and strides on every adapter, the
+pages' examples, the sequence's order against a literal per-element loop, DIAGONAL_MATRIX1's band against the page's
+pseudocode, and the ValueDataType rule's sentence."""
 import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -137,3 +138,78 @@ def test_the_offset_is_a_c_int():
     except HResultError as error:
         result = (error.hresult, error.message)
     assert result == (E_INVALIDARG, "Offset is 2147483648; it must be an integer from -2147483648 to 2147483647.")
+
+
+# ---- DIAGONAL_MATRIX1: Value on a band of diagonals, else the optional input's element or 0 --------------------------
+DTYPES_64 = {**DTYPES, "FLOAT64": np.float64, "INT64": np.int64, "UINT64": np.uint64}
+
+
+def diagonal1_desc(type_name, sizes, value, begin, end, with_input=True, in_strides=None, out_strides=None):
+    return DML_DIAGONAL_MATRIX1_OPERATOR_DESC(
+        InputTensor=tensor(type_name, sizes, in_strides) if with_input else None,
+        OutputTensor=tensor(type_name, sizes, out_strides), ValueDataType=data_type(type_name),
+        Value=DML_SCALAR_UNION(Bytes=np.asarray(value, DTYPES_64[type_name]).tobytes()),
+        DiagonalFillBegin=begin, DiagonalFillEnd=end)
+
+
+def test_the_diagonal1_page_examples():
+    x = np.array([[4, 7, 3, 7, 9], [1, 2, 8, 6, 9], [9, 4, 1, 8, 7], [4, 3, 4, 2, 4]], np.float32)
+    (got,) = run_operator(diagonal1_desc("FLOAT32", [4, 5], 1, 0, 1, with_input=False), [None])
+    assert got.tolist() == np.eye(4, 5).tolist()          # the identity (the page's Value 7 prints as 1: a typo)
+    (got,) = run_operator(diagonal1_desc("FLOAT32", [4, 5], 7, 0, 3, with_input=False), [None])
+    assert got.tolist() == [[7, 7, 7, 0, 0], [0, 7, 7, 7, 0], [0, 0, 7, 7, 7], [0, 0, 0, 7, 7]]
+    (got,) = run_operator(diagonal1_desc("FLOAT32", [4, 5], 0, -2 ** 31, 1), [x])     # the strict upper triangle
+    assert got.tolist() == [[0, 7, 3, 7, 9], [0, 0, 8, 6, 9], [0, 0, 0, 8, 7], [0, 0, 0, 0, 4]]
+    (got,) = run_operator(diagonal1_desc("FLOAT32", [4, 5], 0, 1, 0), [x])            # inverted: the diagonal kept
+    assert got.tolist() == [[4, 0, 0, 0, 0], [0, 2, 0, 0, 0], [0, 0, 1, 0, 0], [0, 0, 0, 2, 0]]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(DTYPES_64)), st.lists(st.integers(1, 9), min_size=2, max_size=4),
+       st.integers(-12, 12), st.integers(-12, 12), st.booleans(), st.sampled_from(["packed", "padded", "permuted"]),
+       st.sampled_from(PRESETS + (WARP,)), st.integers(0, 2 ** 32 - 1))
+def test_drawn_diagonal1_descs_are_bit_exact_on_every_adapter(type_name, sizes, begin, end, with_input, layout,
+                                                             preset, seed):
+    if not preset.supports_64bit and type_name in ("FLOAT64", "INT64", "UINT64"):
+        type_name = "UINT32"
+    rng = np.random.default_rng(seed)
+    dtype = DTYPES_64[type_name]
+    if type_name.startswith("FLOAT"):
+        value = dtype(rng.choice([0.0, -0.0, 1.5, np.inf, np.nan, -3.25]))
+        x = rng.standard_normal(sizes).astype(dtype)
+    else:
+        info = np.iinfo(dtype)
+        value = dtype(rng.integers(info.min, info.max, endpoint=True))
+        x = rng.integers(info.min, info.max, size=sizes, dtype=dtype, endpoint=True)
+    in_strides = layout_strides(sizes, layout, rng)[0]
+    out_strides = layout_strides(sizes, "padded", rng)[0] if seed % 2 else None
+    desc = diagonal1_desc(type_name, sizes, value, begin, end, with_input, in_strides, out_strides)
+    (got,) = run_operator(desc, [x if with_input else None], adapter=preset)
+    attributes = {"Value": value, "DiagonalFillBegin": begin, "DiagonalFillEnd": end, "OutputSizes": tuple(sizes)}
+    want = golden.run("DIAGONAL_MATRIX1", [x if with_input else None], attributes, output_type=type_name)
+    same_bits(got, want)
+    columns, rows = np.meshgrid(np.arange(sizes[-1]), np.arange(sizes[-2]))   # the page's pseudocode, literally
+    top_x = columns - rows
+    use = np.broadcast_to((end >= begin) ^ (top_x >= begin) ^ (top_x < end), sizes)
+    assert np.array_equal(got[~use], (x if with_input else np.zeros(sizes, dtype))[~use])
+
+
+def test_diagonal_matrix1_equals_diagonal_matrix_with_the_offset_band():
+    for offset in (-2, 0, 3):
+        (old,) = run_operator(diagonal_desc("FLOAT32", [1, 1, 4, 5], offset, 2.5), [])
+        (new,) = run_operator(diagonal1_desc("FLOAT32", [1, 1, 4, 5], 2.5, offset, offset + 1, with_input=False),
+                              [None])
+        same_bits(new, old)
+
+
+def test_the_diagonal1_value_type_must_be_the_outputs():
+    dml = DMLCreateDevice(D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0), DML_CREATE_DEVICE_FLAG_NONE)
+    desc = diagonal1_desc("FLOAT32", [2, 2], 1, 0, 1)
+    desc.ValueDataType = data_type("FLOAT16")
+    try:
+        dml.CreateOperator(DML_OPERATOR_DESC(Type=DML_OPERATOR_DIAGONAL_MATRIX1, Desc=desc))
+        result = "validated"
+    except HResultError as error:
+        result = (error.hresult, error.message)
+    assert result == (E_INVALIDARG, "ValueDataType is DML_TENSOR_DATA_TYPE_FLOAT16; it must match OutputTensor.DataType "
+                                    "(DML_TENSOR_DATA_TYPE_FLOAT32) for DML_OPERATOR_DIAGONAL_MATRIX1.")

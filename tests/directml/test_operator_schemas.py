@@ -106,7 +106,8 @@ def default_attributes(schema, types):
         elif spec.kind == UINT:      # LP_NORMALIZATION's Axis 0 and P 1, LRN's LocalSize 1; the gathers: Axis 0
             # and one index dimension fit `sizes_for`'s shapes
             values[spec.field] = spec.one_of[0] if spec.one_of else {
-                "IndexDimensions": 1, "InputDimensionCount": 1, "IndicesDimensionCount": 1}.get(
+                "IndexDimensions": 1, "InputDimensionCount": 1, "IndicesDimensionCount": 1,
+                "K": 2}.get(        # TOP_K: K is the whole Axis 0 of `sizes_for`'s shapes
                 spec.field, int(spec.at_least_value or spec.at_least or 0))
         elif spec.kind == INT:       # DIAGONAL_MATRIX's Offset
             values[spec.field] = 0
@@ -233,6 +234,7 @@ def test_every_element_wise_operator_activation_and_cast_has_a_schema():
                  "RESAMPLE", "RESAMPLE1", "RESAMPLE2", "UPSAMPLE_2D", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE",
                  "ONE_HOT", "DIAGONAL_MATRIX", "SCATTER_ELEMENTS", "SCATTER_ND", "REVERSE_SUBSEQUENCES",
                  "NONZERO_COORDINATES", "RANDOM_GENERATOR"}
+    expected |= {"TOP_K", "TOP_K1", "DIAGONAL_MATRIX1"}       # tests/directml/test_top_k.py, test_fill.py
     assert set(SCHEMAS_BY_NAME) == expected
     assert len(expected) == 142
 

@@ -262,6 +262,9 @@ EXPECTED_TO_PASS = (
     "test_unsqueeze_unsorted_axes", "test_upsample_nearest", "test_where_example", "test_where_long_example",
     "test_wrap_pad", "test_xor2d", "test_xor3d", "test_xor4d", "test_xor_bcast3v1d", "test_xor_bcast3v2d",
     "test_xor_bcast4v2d", "test_xor_bcast4v3d", "test_xor_bcast4v4d",
+    # TopK as TOP_K1 (K made an initializer: CONSTANT_OPERANDS)
+    "test_top_k", "test_top_k_negative_axis", "test_top_k_same_values", "test_top_k_same_values_2d",
+    "test_top_k_same_values_largest", "test_top_k_smallest", "test_top_k_uint64",
 )
 
 
@@ -282,6 +285,7 @@ def _array(value):
 # repeats, scales, sizes, indices' depth, Clip's bounds): a node case that feeds them as graph inputs runs with
 # them made initializers of the same values, as a model exported with constant shapes has them.
 CONSTANT_OPERANDS = {
+    "TopK": (1,),
     "Slice": (1, 2, 3, 4), "Pad": (1, 2, 3), "Tile": (1,), "CumSum": (1,), "CumProd": (1,), "Clip": (1, 2),
     "Resize": (1, 2, 3), "Upsample": (1,), "OneHot": (1,), "ReduceSum": (1,), "ReduceMean": (1,), "ReduceL1": (1,),
     "ReduceL2": (1,), "ReduceLogSum": (1,), "ReduceLogSumExp": (1,), "ReduceSumSquare": (1,), "ReduceMax": (1,),
