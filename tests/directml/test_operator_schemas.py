@@ -236,7 +236,7 @@ def test_every_element_wise_operator_activation_and_cast_has_a_schema():
                  "NONZERO_COORDINATES", "RANDOM_GENERATOR"}
     expected |= {"TOP_K", "TOP_K1", "DIAGONAL_MATRIX1"}       # tests/directml/test_top_k.py, test_fill.py
     assert set(SCHEMAS_BY_NAME) == expected
-    assert len(expected) == 142
+    assert len(expected) == 145
 
 
 # ---- per schema: introduced level, every accepted and refused type and dimension count ---------------------
