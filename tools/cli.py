@@ -10,6 +10,7 @@
     dmlemu isa-doc    regenerate docs/ISA.md from the opcode table
     dmlemu readme     regenerate the generated blocks of README.md
     dmlemu trace      summarise, convert or plot a saved trace (.npz)
+    dmlemu report     one self-contained HTML report of a saved trace (verdicts, memory chart, hotspots, plots)
     dmlemu adapters   the emulated GPUs (adapter presets), their figures and sources
     dmlemu compare    two runs (saved traces or run specs) side by side, with a difference plot
     dmlemu sweep      a grid of timed runs as tasks on a Dask cluster: results.csv and plots
@@ -472,6 +473,19 @@ def cmd_trace(args):
     return 0
 
 
+def cmd_report(args):
+    from dmlemu.tools import tracefiles
+    from dmlemu.tools.report import write_report
+    if not args.output.lower().endswith((".html", ".htm")):
+        raise UsageError(f"-o {args.output}: the report is one HTML file; give a name ending in .html")
+    _check_output_folders([args.output])
+    trace = tracefiles.load(args.file)
+    write_report(trace, args.output, source=os.path.basename(args.file), dispatch=args.dispatch,
+                 plots=not args.no_plots)
+    print(f"wrote {args.output} (self-contained: open it in any browser, no network needed)")
+    return 0
+
+
 def cmd_operators(args):
     from dmlemu.tools.operators import format_operator_list
     print(format_operator_list(_feature_level(args.feature_level)))
@@ -830,6 +844,19 @@ def build_parser():
                    help="--instructions: which dispatch (default: the timed one with the most cycles)")
     p.add_argument("--top", type=int, metavar="K", help="--instructions: the K hottest instructions, hottest first")
     p.set_defaults(handler=cmd_trace)
+
+    p = sub.add_parser(
+        "report", help="one self-contained HTML report of a saved trace: verdicts, memory chart, hotspots, plots",
+        description="Write one self-contained HTML file (inline CSS, SVG and PNG; no server, no network) for a saved "
+                    "trace: the summary with each dispatch's verdict, the focused dispatch's speed of light, its "
+                    "memory chart per level (kernel, L0/L1 coalescer, L2, Infinity Cache, DRAM: requests, hits, "
+                    "bytes), its instruction hotspots, the roofline and the other plots (tools/report.py).")
+    p.add_argument("file", metavar="FILE.npz", help="a trace saved by `dmlemu run/graph/onnx ... --trace FILE.npz`")
+    p.add_argument("-o", "--output", required=True, metavar="REPORT.html", help="the HTML file to write")
+    p.add_argument("--dispatch", type=int, metavar="N",
+                   help="the dispatch to focus on (default: the timed one with the most cycles)")
+    p.add_argument("--no-plots", action="store_true", help="leave the PNG plots out (a smaller, faster report)")
+    p.set_defaults(handler=cmd_report)
 
     p = sub.add_parser("operators", help="the operators `dmlemu run` runs: introduced at, data types, attributes")
     p.add_argument("--feature-level", metavar="L", help="whose data types to list (default 6_4)")

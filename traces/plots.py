@@ -325,9 +325,9 @@ def _si(value):
     return f"{value:.3g}"
 
 
-def plot_all(trace, folder):
+def plot_all(trace, folder, dispatch=None):
     """wave_timeline.png, bandwidth.png, occupancy.png, roofline.png and caches.png in `folder`; returns
-    their paths."""
+    their paths. dispatch: the dispatch the timeline focuses on (None: the timed one with the most cycles)."""
     os.makedirs(folder, exist_ok=True)
     return [plot(trace, os.path.join(folder, name)) for plot, name in (
         (plot_wave_timeline, "wave_timeline.png"), (plot_bandwidth, "bandwidth.png"),
