@@ -694,13 +694,25 @@ def cmd_sweep(args):
         raise UsageError("dmlemu sweep runs its points on Dask, which is not installed: "
                          "pip install 'dmlemu[sweep]' (or --serial to run them in this process)")
     overrides = [sweep.parse_override(text) for text in args.set or ()]
-    sizes = [sweep.parse_size(text) for text in args.sizes]
+    sizes = [sweep.parse_size(text) for text in args.sizes or ("4096", "65536", "1048576")]
     if args.heatmap:
         sweep.check_heatmap_axes(args.heatmap, [f for f, _ in overrides])
     if args.max_points < 1:
         raise UsageError(f"--max-points is {args.max_points}; it must be at least 1")
-    points, skipped = sweep.build_grid(args.adapters or [None], args.operators, args.dtypes, sizes, args.layouts,
-                                       overrides, args.max_points)
+    workload = args.graph or args.onnx
+    if args.graph and args.onnx:
+        raise UsageError("--graph and --onnx each give the workload to sweep; give one")
+    if workload:
+        given = [o for o in ("operators", "dtypes", "sizes", "layouts") if getattr(args, o) is not None]
+        if given:
+            raise UsageError(f"--{given[0]} chooses operator points; a --graph or --onnx sweep runs the whole "
+                             "workload at each adapter and --set value")
+        points, skipped = sweep.build_workload_grid("graph" if args.graph else "onnx", workload,
+                                                    args.adapters or [None], overrides, args.max_points), []
+    else:
+        points, skipped = sweep.build_grid(args.adapters or [None], args.operators or ["IDENTITY"],
+                                           args.dtypes or ["FLOAT32"], sizes, args.layouts or ["packed"],
+                                           overrides, args.max_points)
     for text in skipped:
         print(f"skipped {text}", file=sys.stderr)
     if not points:
@@ -915,14 +927,22 @@ def build_parser():
         "sweep", help="a grid of timed runs on Dask: operators x dtypes x sizes x layouts x adapters x overrides",
         description="Run every point of a grid (operators x data types x sizes x layouts x adapters x preset "
                     "overrides), each on a fresh emulated GPU, as tasks on a Dask cluster (a local one by default; "
-                    "pip install 'dmlemu[sweep]'). Writes DIR/results.csv (one row per point) and summary plots.")
-    p.add_argument("--operators", nargs="+", default=["IDENTITY"], metavar="OP",
+                    "pip install 'dmlemu[sweep]'). Writes DIR/results.csv (one row per point) and summary plots. "
+                    "With --graph FILE.json or --onnx MODEL.onnx a point is that whole workload on one adapter and "
+                    "--set combination (its timed dispatches summed): 'my graph with half the bandwidth'.")
+    p.add_argument("--operators", nargs="+", metavar="OP",
                    help="any operator `dmlemu operators` lists with a kernel, e.g. IDENTITY ADD RELU (default IDENTITY)")
-    p.add_argument("--dtypes", nargs="+", default=["FLOAT32"], metavar="T", help="data types (default FLOAT32)")
-    p.add_argument("--sizes", nargs="+", default=["4096", "65536", "1048576"], metavar="N",
+    p.add_argument("--dtypes", nargs="+", metavar="T", help="data types (default FLOAT32)")
+    p.add_argument("--sizes", nargs="+", metavar="N",
                    help="elements of a side x side tensor: square numbers, 2^N allowed (default 4096 65536 1048576)")
-    p.add_argument("--layouts", nargs="+", default=["packed"], metavar="L",
+    p.add_argument("--layouts", nargs="+", metavar="L",
                    help="input layouts: packed, transposed, broadcast, stride2 (default packed)")
+    p.add_argument("--graph", metavar="FILE.json",
+                   help="sweep a whole DirectML graph (the format of `dmlemu graph`, docs/GRAPHS.md) instead of "
+                        "operators: one point per adapter and --set value, its timed dispatches summed")
+    p.add_argument("--onnx", metavar="MODEL.onnx",
+                   help="sweep a whole ONNX model (seeded inputs, as `dmlemu onnx`) instead of operators: one point "
+                        "per adapter and --set value, its timed dispatches summed")
     p.add_argument("--adapters", nargs="+", metavar="KEY", help="adapter presets (default: the default adapter)")
     p.add_argument("--set", action="append", metavar="FIELD=V[,V...]",
                    help="sweep a preset field too, e.g. compute_units=48,96 or dram_bytes_per_second=480G,960G or "

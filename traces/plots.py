@@ -8,7 +8,8 @@
     plot_caches          L2 and Infinity Cache hit rates and coalescing efficiency per dispatch
     plot_all             the five into one folder
     plot_comparison      two runs side by side (`dmlemu compare`)
-    plot_sweep_*         a sweep's efficiency against size and its heat map (`dmlemu sweep`)
+    plot_sweep_*         a sweep's efficiency against size and its heat map (`dmlemu sweep`), a workload
+                         sweep's time per point (`dmlemu sweep --graph` / `--onnx`)
 
 The plots read the trace's columns, never text. Big traces stay fast and readable: wave groups
 closer together than a pixel are drawn as one bar, and the time plots shorten the idle gaps between
@@ -26,7 +27,7 @@ from matplotlib.ticker import FuncFormatter
 
 __all__ = ["plot_wave_timeline", "plot_bandwidth", "plot_occupancy", "plot_roofline", "plot_caches", "plot_all",
            "plot_comparison",
-           "plot_sweep_efficiency", "plot_sweep_heatmap"]
+           "plot_sweep_efficiency", "plot_sweep_heatmap", "plot_sweep_workload"]
 
 DPI = 100
 _WIDTH_PX = 1200          # the timeline merges wave groups closer together than one of these pixels
@@ -336,7 +337,8 @@ def plot_all(trace, folder, dispatch=None):
 
 # ---- sweeps (tools/sweep.py): one row per point ------------------------------------------------------
 _SWEEP_AXES = ("adapter", "operator", "dtype", "elements", "layout")
-_RESULT_COLUMNS = ("cycles", "time_us", "bytes_read", "bytes_written", "l2_bytes", "ic_bytes", "dram_read_bytes",
+_RESULT_COLUMNS = ("cycles", "time_us", "bytes_read", "bytes_written", "l2_request_bytes", "ic_lookup_bytes",
+                   "l2_bytes", "ic_bytes", "dram_read_bytes",
                    "dram_write_bytes", "l2_hit_rate", "ic_hit_rate", "coalescing", "gbps", "pct_peak",
                    "requested_gbps")
 _STYLES = ("-", "--", ":", "-.")
@@ -421,6 +423,31 @@ def plot_sweep_heatmap(rows, path, x, y):
         fig.colorbar(image, ax=fig.axes, label="% of DRAM peak", fraction=0.04)
     held = "; held at " + ", ".join(f"{c}={v}" for c, v in fixed.items()) if fixed else ""
     fig.suptitle(f"Sweep: % of DRAM peak over {x} and {y}{held}", fontsize=10)
+    return _save(fig, path)
+
+
+def plot_sweep_workload(rows, path):
+    """A workload sweep (`sweep --graph` / `--onnx`): the modelled time of each point as a horizontal bar,
+    labelled with its adapter and --set values, annotated with its % of DRAM peak; returns path."""
+    fields = [c for c in _parameters(rows) if c not in ("adapter", "workload", "dispatches")]
+    labels = [" ".join([str(r["adapter"])] + [f"{c}={r[c]}" for c in fields]) for r in rows]
+    height = max(3.0, 1.4 + 0.35 * len(rows))
+    fig = _figure(12, height)
+    ax = fig.add_subplot()
+    times = [r["time_us"] for r in rows]
+    index = np.arange(len(rows))
+    ax.barh(index, times, color=_COLORS[0])
+    for i, r in enumerate(rows):
+        ax.text(times[i], i, f"  {times[i]:,.2f} us, {r['pct_peak']:.0f} % of DRAM peak", va="center", fontsize=8)
+    ax.set_yticks(index)
+    ax.set_yticklabels(labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, max(times or [1]) * 1.45)
+    ax.set_xlabel("modelled time of the timed dispatches (us)")
+    names = ", ".join(str(w) for w in _unique(rows, "workload")) if rows else ""
+    ax.set_title(f"Sweep of {names}: {rows[0]['dispatches'] if rows else 0} dispatches per point", fontsize=10)
+    fig.subplots_adjust(left=min(0.5, 0.03 + 0.0065 * max(map(len, labels or [""]))), bottom=0.6 / height,
+                        top=1 - 0.45 / height, right=0.97)
     return _save(fig, path)
 
 
