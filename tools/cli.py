@@ -379,25 +379,30 @@ def cmd_readme(args):
     return 0
 
 
-def _kernel_stepper(args):
+def _kernel_stepper(args, wave=None):
     """`dmlemu step --kernel FILE.s`: one wave of a user's compute shader."""
-    from dmlemu.tools.stepper import KernelStepper, format_kernel_footer, format_kernel_header, parse_buffer, \
-        parse_constant
+    from dmlemu.tools.stepper import KernelStepper, parse_buffer, parse_constant
     rng = np.random.default_rng(args.seed)
     buffers = dict(parse_buffer(text, rng) for text in args.buffer or ())
     constants = [parse_constant(text) for text in args.constants or ()]
-    stepper = KernelStepper(args.kernel, groups=args.groups or (1,), constants=constants, buffers=buffers,
-                            width=args.width, wave=args.wave, adapter=args.adapter, defines=args.define)
-    return stepper, format_kernel_header, format_kernel_footer
+    return KernelStepper(args.kernel, groups=args.groups or (1,), constants=constants, buffers=buffers,
+                         width=args.width, wave=args.wave if wave is None else wave, adapter=args.adapter,
+                         defines=args.define)
 
 
 def cmd_step(args):
-    from dmlemu.tools.stepper import WaveStepper, format_footer, format_header, format_step
+    from dmlemu.tools.stepper import WaveStepper, format_footer, format_header, format_kernel_footer, \
+        format_kernel_header
     from dmlemu.tools.operators import preset_for, random_inputs
     _what_if(args)
+    if args.trace:
+        _check_output_folders([args.trace])
+        if not args.trace.lower().endswith(".npz"):
+            raise UsageError(f"--trace {args.trace}: the stepped dispatch's trace is a .npz file (`dmlemu trace`, "
+                             "`dmlemu report` and `dmlemu compare` read it)")
     if args.kernel:
-        stepper, format_header, format_footer = _kernel_stepper(args)
-        return _step_loop(args, stepper, format_header, format_footer, format_step)
+        return _step_loop(args, lambda wave=None: _kernel_stepper(args, wave), format_kernel_header,
+                          format_kernel_footer)
     if args.buffer or args.constants or args.groups or args.define:
         raise UsageError("--buffer, --constants, --groups and -D go with --kernel FILE.s")
     _check_uints(args.sizes, "--sizes", "Sizes", 0)
@@ -406,35 +411,124 @@ def cmd_step(args):
     run = _operator_run(args)
     args.feature_level = None      # step has no --feature-level: the adapter's own
     _check_run_arguments(args, run, preset_for(args.adapter))   # nothing is made before the desc is good
-    stepper = WaveStepper(run, random_inputs(run, args.seed), width=args.width, wave=args.wave,
-                          adapter=args.adapter)
-    return _step_loop(args, stepper, format_header, format_footer, format_step)
+    inputs = random_inputs(run, args.seed)
+    return _step_loop(args, lambda wave=None: WaveStepper(run, inputs, width=args.width,
+                                                          wave=args.wave if wave is None else wave,
+                                                          adapter=args.adapter), format_header, format_footer)
 
 
-def _step_loop(args, stepper, format_header, format_footer, format_step):
+STEP_HELP = ("[Enter] next instruction, p REG print a register (v3, s24, s[8:11], exec, vcc, scc), b ADDR|LABEL "
+             "break there (b alone lists), w N restart on wave N, c continue to a breakpoint or the end, q quit, "
+             "? this help")
+
+
+def _step_loop(args, make, format_header, format_footer):
+    """Step the wave (or workgroup) `make(wave)` builds, printing each instruction; with --interactive,
+    wait after each for a command (STEP_HELP)."""
+    from dmlemu.tools.stepper import divergence_summary, format_step
+    stepper = make()
     if args.workgroup is not None:
         if args.wave:
             raise UsageError("--wave and --workgroup both choose what to step; give one")
         stepper.select_workgroup(args.workgroup)
     print(format_header(stepper))
-    executed = 0
-    interactive = args.interactive
-    for s in (stepper.steps() if args.workgroup is None else stepper.workgroup_steps()):
-        print(format_step(s, args.width))
-        executed = s.number
-        if interactive and not s.ended:
-            try:
-                answer = input("  [Enter] next instruction, [c] run to the end, [q] quit: ")
-            except EOFError:
-                interactive = False
+    interactive, breakpoints, reply = args.interactive, set(), None
+    while True:
+        executed, shown, restart = 0, [], None
+        for s in (stepper.steps() if args.workgroup is None else stepper.workgroup_steps()):
+            print(format_step(s, args.width))
+            executed = s.number
+            shown.append(s)
+            if s.ended:
                 continue
-            if answer.strip().lower() == "q":
+            if interactive == "continue" and s.address in breakpoints:
+                print(f"  breakpoint at {s.address}")
+                interactive = True
+            while interactive is True:
+                try:
+                    answer = input("  [Enter] next instruction, [c] continue, [q] quit, [?] help: ").strip()
+                except EOFError:
+                    interactive = False
+                    break
+                reply = _step_command(answer, stepper, breakpoints)
+                if reply in ("next", "continue", "quit") or isinstance(reply, int):
+                    break
+                print(f"  {reply}")
+            if interactive is True and reply == "continue":
+                interactive = "continue"
+            if interactive and reply == "quit":
                 print("stopped.")
                 return 0
-            if answer.strip().lower() == "c":
-                interactive = False
+            if interactive and isinstance(reply, int):
+                restart = reply
+                break
+        if restart is None:
+            break
+        stepper = make(restart)
+        print(f"-- restarting on wave {restart} --")
+        print(format_header(stepper))
     print(format_footer(stepper, executed))
+    summary = divergence_summary([s for s in shown if s.wave == stepper.wave or args.workgroup is not None],
+                                 args.width)
+    if summary:
+        print(summary)
+    if args.trace:
+        from dmlemu.tools.tracefiles import save
+        stepper.timed_stats()
+        print(f"wrote {save(stepper.timed_trace, args.trace)} (the whole dispatch, timed on a fresh GPU; "
+              f"`dmlemu trace {args.trace} --instructions` annotates its listing)")
     return 0
+
+
+def _step_command(answer, stepper, breakpoints):
+    """What one interactive answer asks: 'next', 'continue', 'quit', a wave number (restart on it), or a
+    line of text to print (a register's value, the breakpoints, the help line)."""
+    from dmlemu.tools.stepper import register_text
+    word, _, rest = answer.partition(" ")
+    word, rest = word.lower(), rest.strip()
+    if answer == "":
+        return "next"
+    if word in ("c", "continue") and not rest:
+        return "continue"
+    if word in ("q", "quit") and not rest:
+        return "quit"
+    if word == "p" and rest:
+        try:
+            return register_text(stepper, rest)
+        except UsageError as e:
+            return str(e)
+    if word == "b":
+        if not rest:
+            return "breakpoints: " + (", ".join(map(str, sorted(breakpoints))) or "none")
+        address = _break_address(stepper, rest)
+        if isinstance(address, str):
+            return address
+        breakpoints.add(address)
+        index = [r.address for r in stepper.program.records].index(address)
+        return f"breakpoint at {address}: {stepper.texts[index]}"
+    if word == "w" and rest:
+        try:
+            wave = int(rest)
+        except ValueError:
+            return f"w {rest}: give a wave number (0 to {stepper.total_waves - 1})"
+        if not 0 <= wave < stepper.total_waves:
+            return f"wave {wave} does not exist: the dispatch has {stepper.total_waves} waves (0 to {stepper.total_waves - 1})"
+        return wave
+    return STEP_HELP
+
+
+def _break_address(stepper, text):
+    """A breakpoint's dword address from `b ADDR` or `b LABEL` (L<addr>, as branch targets print); a
+    sentence where no instruction starts there."""
+    addresses = [r.address for r in stepper.program.records]
+    label = text[1:] if text[:1] in ("L", "l") and text[1:].isdigit() else text
+    try:
+        address = int(label, 0)
+    except ValueError:
+        return f"b {text}: give an instruction's dword address (the addr column) or a label L<addr>"
+    if address not in addresses:
+        return f"b {text}: no instruction starts at address {address} (the addr column lists them)"
+    return address
 
 
 def cmd_trace(args):
@@ -801,7 +895,11 @@ def build_parser():
                         "arrived, the barrier opens and the round starts again from the first")
     p.add_argument("--adapter", default="teaching", metavar="KEY", help="adapter preset (default teaching)")
     p.add_argument("--set", action="append", metavar="FIELD=V", help=_SET_HELP)
-    p.add_argument("--interactive", "-i", action="store_true", help="wait for Enter after each instruction")
+    p.add_argument("--interactive", "-i", action="store_true",
+                   help="wait after each instruction for a command: Enter (next), p REG, b ADDR|LABEL, w N, c, q, ?")
+    p.add_argument("--trace", metavar="FILE.npz",
+                   help="also save the trace of the whole dispatch, timed on a fresh GPU at detail 'instruction' "
+                        "(the run the cycle column and cache figures come from)")
     p.add_argument("--kernel", metavar="FILE.s",
                    help="step your own compute shader source (.numthreads and bindings, docs/KERNEL_ABI.md) "
                         "instead of an operator's kernel")
