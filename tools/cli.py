@@ -533,8 +533,11 @@ def _break_address(stepper, text):
 
 def cmd_trace(args):
     from dmlemu.tools import tracefiles
-    if (args.dispatch is not None or args.top is not None) and not args.instructions:
-        raise UsageError("--dispatch and --top go with --instructions (the annotated kernel listing)")
+    if args.top is not None and not args.instructions:
+        raise UsageError("--top goes with --instructions (the annotated kernel listing)")
+    if args.dispatch is not None and not (args.instructions or args.plots):
+        raise UsageError("--dispatch goes with --instructions (the annotated kernel listing) or --plots (the "
+                         "dispatch the plots focus on)")
     if args.top is not None and args.top < 1:
         raise UsageError(f"--top is {args.top}; it must be at least 1 (the number of instructions to list)")
     trace = tracefiles.load(args.file)
@@ -553,7 +556,7 @@ def cmd_trace(args):
     if line and did:
         print(f"{line}. `dmlemu run ... --trace-all` records every row; --all-events keeps every Chrome JSON event")
     if args.plots:
-        for path in tracefiles.plot(trace, args.plots):
+        for path in tracefiles.plot(trace, args.plots, args.dispatch):
             print(f"wrote {path}")
         did = True
     if args.summary or not did:
@@ -951,7 +954,8 @@ def build_parser():
                         "s_waitcnt (traces captured with --trace-detail instruction), sectors per request, hit "
                         "rates")
     p.add_argument("--dispatch", type=int, metavar="N",
-                   help="--instructions: which dispatch (default: the timed one with the most cycles)")
+                   help="--instructions: which dispatch; --plots: the dispatch the plots focus on (default: the timed "
+                        "one with the most cycles)")
     p.add_argument("--top", type=int, metavar="K", help="--instructions: the K hottest instructions, hottest first")
     p.set_defaults(handler=cmd_trace)
 
