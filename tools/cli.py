@@ -994,7 +994,7 @@ def build_parser():
     p.set_defaults(handler=cmd_compare)
 
     p = sub.add_parser("graph", help="how a DirectML graph compiles into dispatches (text; --plot FILE.png)")
-    p.add_argument("file", nargs="?", metavar="FILE.json", help="a graph (tools/graph_view.py says the format; "
+    p.add_argument("file", nargs="?", metavar="FILE.json", help="a graph (its format: docs/GRAPHS.md; "
                                                                  "default: a built-in example)")
     p.add_argument("--plot", metavar="FILE.png", help="also draw the partition into FILE.png")
     p.add_argument("--no-fuse", action="store_true", help="one dispatch per operator node (no fused kernels)")
