@@ -358,7 +358,7 @@ def plot_roofline(trace, path, dispatch=None):
     x = np.geomspace(lo, hi, 256)
     for name, bandwidth in roof_list:
         ax.plot(x, np.minimum(compute, x * bandwidth), color="black", linewidth=1.2, linestyle=_ROOF_STYLES[name],
-                label=f"{name} roof {bandwidth / 1e9:,.0f} GB/s")
+                label=f"{name} roof {bandwidth / 1e9:,.4g} GB/s")
     ax.axhline(compute, color="#444444", linewidth=0.6)
     ax.text(hi / 1.2, compute * 1.15, f"compute {_si(compute)} lane-ops/s", fontsize=8, ha="right")
     ys = [compute]

@@ -57,6 +57,7 @@ def test_the_roofline_has_a_roof_per_level_and_draws_dispatches_without_dram_byt
     fig = figures[-1]
     labels = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
     assert [label.split(" roof")[0] for label in labels[:3]] == ["DRAM", "L2", "Infinity Cache"]
+    assert labels[0] == "DRAM roof 960 GB/s"
     # dispatch 1 moved no DRAM byte (its input was in the caches): it is drawn at its L2 and IC points
     assert demo_trace.summary()[1]["dram_bytes"] == 0
     assert any(label.startswith("#1 element_wise_clip") for label in labels)
