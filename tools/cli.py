@@ -512,7 +512,8 @@ def _step_command(answer, stepper, breakpoints):
         except ValueError:
             return f"w {rest}: give a wave number (0 to {stepper.total_waves - 1})"
         if not 0 <= wave < stepper.total_waves:
-            return f"wave {wave} does not exist: the dispatch has {stepper.total_waves} waves (0 to {stepper.total_waves - 1})"
+            last = stepper.total_waves - 1
+            return f"wave {wave} does not exist: the dispatch has {stepper.total_waves} waves (0 to {last})"
         return wave
     return STEP_HELP
 

@@ -168,7 +168,8 @@ def _level_figures(trace, row):
 
 def _svg_box(x, y, w, h, title, lines, color):
     out = [f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="6" fill="{color}" stroke="#555"/>',
-           f'<text x="{x + w / 2}" y="{y + 20}" text-anchor="middle" font-weight="bold" font-size="13">{_e(title)}</text>']
+           f'<text x="{x + w / 2}" y="{y + 20}" text-anchor="middle" font-weight="bold" font-size="13">'
+           f'{_e(title)}</text>']
     for i, line in enumerate(lines):
         out.append(f'<text x="{x + 8}" y="{y + 42 + 16 * i}" font-size="11">{_e(line)}</text>')
     return out
@@ -199,9 +200,11 @@ def memory_chart_svg(trace, row):
         ("Kernel", ["wave memory instructions:",
                     f"  {f['wave_reads']:,} reads, {f['wave_writes']:,} writes" if f["have_instructions"]
                     else "  - (not in this trace)",
-                    f"lane bytes read {_bytes(f['lane_read_bytes'])}", f"lane bytes written {_bytes(f['lane_write_bytes'])}"],
+                    f"lane bytes read {_bytes(f['lane_read_bytes'])}",
+                    f"lane bytes written {_bytes(f['lane_write_bytes'])}"],
          "#e8f0fb"),
-        ("L0/L1 (coalescer)", [f"sectors out {f['l2_requests']:,}", f"  of {sector} B: {_bytes(f['l2_requests'] * sector)}",
+        ("L0/L1 (coalescer)", [f"sectors out {f['l2_requests']:,}",
+                               f"  of {sector} B: {_bytes(f['l2_requests'] * sector)}",
                                f"cache lines {f['l2_lines']:,}",
                                "coalescing " + _pct((f["lane_read_bytes"] + f["lane_write_bytes"]) /
                                                     (f["l2_requests"] * sector) if f["l2_requests"] else 0,
@@ -220,7 +223,8 @@ def memory_chart_svg(trace, row):
     boxes.append(("DRAM", [f"read {_bytes(f['dram_read_sectors'] * sector)}",
                            f"written back {_bytes(f['dram_write_sectors'] * sector)}",
                            f"{dram_bytes / seconds / 1e9:.1f} GB/s" if seconds else "untimed",
-                           f"{100 * dram_bytes / seconds / preset.dram_bytes_per_second:.1f} % of peak" if seconds else "",
+                           (f"{100 * dram_bytes / seconds / preset.dram_bytes_per_second:.1f} % of peak"
+                            if seconds else ""),
                            f"peak {preset.dram_bytes_per_second / 1e9:g} GB/s"], "#fbe9e9"))
     w, h, gap, y = 170, 130, 80, 40
     width = len(boxes) * w + (len(boxes) - 1) * gap + 20
@@ -293,8 +297,9 @@ def _hotspot_section(trace, dispatch):
         bar_issue = 160 * (r["issue"] or 0) / top
         bar_stall = 160 * (r["stall"] or 0) / top
         body.append(f"<tr><td>{r['pc']}</td><td>{cell(r['waves'])}</td><td>{cell(r['issue'])}</td>"
-                    f"<td>{cell(r['stall'])}</td><td class=\"name\"><span class=\"bar\" style=\"width:{bar_issue:.0f}px\">"
-                    f"</span><span class=\"bar stall\" style=\"width:{bar_stall:.0f}px\"></span> {cost[i]:,}</td>"
+                    f"<td>{cell(r['stall'])}</td><td class=\"name\">"
+                    f"<span class=\"bar\" style=\"width:{bar_issue:.0f}px\"></span>"
+                    f"<span class=\"bar stall\" style=\"width:{bar_stall:.0f}px\"></span> {cost[i]:,}</td>"
                     f"<td>{cell(r['sectors_per_request'], '.2f')}</td><td>{rate(r['l2_hit_rate'])}</td>"
                     f"<td>{rate(r['ic_hit_rate'])}</td><td>{rate(r['coalescing'])}</td>"
                     f"<td class=\"code\">{_e(r['instruction'])}</td></tr>")

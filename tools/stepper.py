@@ -483,8 +483,9 @@ class WaveStepper:
                 if covered & changed_s and saves_exec:
                     # EXEC saved in SGPRs (s_mov_b64 s[40:41], exec): a lane mask, so lane bits, lane 0 first
                     bits = int(np.asarray(batch.read(dest, "b64")).reshape(-1)[0])
-                    changes.append(Change(format_operand(dest), value=lane_string(
-                        [(bits >> lane) & 1 for lane in range(self.width)]) + "  (EXEC saved: lane bits, lane 0 first)"))
+                    lanes = lane_string([(bits >> lane) & 1 for lane in range(self.width)])
+                    changes.append(Change(format_operand(dest),
+                                          value=f"{lanes}  (EXEC saved: lane bits, lane 0 first)"))
                 elif covered & changed_s:
                     if n <= 2 and type_name in op.TYPES and op.TYPES[type_name][1] == n:
                         value = np.asarray(batch.read(dest, type_name)).reshape(-1)[0]
@@ -561,8 +562,8 @@ def register_text(stepper, name):
     if not first <= last < limit:
         raise UsageError(f"p {name}: the wave has {kind}0 to {kind}{limit - 1}")
     if kind == "s":
-        words = ["unwritten" if batch.sgpr[i] is None else _format_value(np.asarray(batch.sgpr[i]).reshape(-1)[0], "b32")
-                 for i in range(first, last + 1)]
+        words = ["unwritten" if batch.sgpr[i] is None else
+                 _format_value(np.asarray(batch.sgpr[i]).reshape(-1)[0], "b32") for i in range(first, last + 1)]
         return f"{text} = {' '.join(words)}"
     lines = []
     for i in range(first, last + 1):

@@ -33,7 +33,8 @@ import numpy as np
 from dmlemu.tools.fidelity import LAYOUTS, layout_tensor
 from dmlemu.tools.operators import UsageError
 
-__all__ = ["SweepPoint", "WorkloadPoint", "build_workload_grid", "parse_override", "what_if", "parse_size", "build_grid", "run_point",
+__all__ = ["SweepPoint", "WorkloadPoint", "build_workload_grid",
+           "parse_override", "what_if", "parse_size", "build_grid", "run_point",
            "run_serial", "run_dask", "dask_available", "check_heatmap_axes", "COLUMNS", "write_csv", "read_csv", "format_table", "plot_sweep"]
 
 # A sweep runs any operator `dmlemu run` runs (every one with a kernel), with the attributes `dmlemu run`

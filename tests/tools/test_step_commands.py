@@ -4,6 +4,7 @@ end-of-wave divergence summary, EXEC saved in SGPRs as lane bits, and --trace fo
 import io
 import os
 
+import numpy as np
 import pytest
 
 from cli_runner import cli
@@ -67,7 +68,7 @@ def test_the_cycle_column_shows_the_wait_for_a_load():
 
 
 def test_the_divergence_summary_and_saved_exec():
-    stepper = KernelStepper(SAVE_EXEC, buffers={"u0": __import__("numpy").zeros(8, "uint32")})
+    stepper = KernelStepper(SAVE_EXEC, buffers={"u0": np.zeros(8, np.uint32)})
     steps = list(stepper.steps())
     saved = [c.value for s in steps for c in s.changes if c.name in ("s[20:21]", "s[22:23]")]
     assert saved == ["11111111  (EXEC saved: lane bits, lane 0 first)",
