@@ -1,4 +1,5 @@
-"""docs/GRAPHS.md documents the graph file format of `dmlemu graph FILE.json`: its example is the built-in one."""
+"""docs/GRAPHS.md documents the graph file format of `dmlemu graph FILE.json`: its example, and
+examples/example_graph.json, are the built-in graph."""
 import json
 import os
 
@@ -15,3 +16,8 @@ def test_the_documented_example_is_the_built_in_graph():
     assert json.loads(block) == EXAMPLE
     for key in ("dtype", "sizes", "inputs", "nodes", "outputs", "name", "op", "attrs", "scale"):
         assert f"| `{key}`" in section
+
+
+def test_the_example_graph_file_is_the_built_in_graph():
+    with open(os.path.join(ROOT, "examples", "example_graph.json"), encoding="utf-8") as f:
+        assert json.load(f) == EXAMPLE
