@@ -10,6 +10,7 @@
     dmlemu isa-doc    regenerate docs/ISA.md from the opcode table
     dmlemu readme     regenerate the generated blocks of README.md
     dmlemu trace      summarise, convert or plot a saved trace (.npz)
+    dmlemu report     one self-contained HTML report of a saved trace (verdicts, memory chart, hotspots, plots)
     dmlemu adapters   the emulated GPUs (adapter presets), their figures and sources
     dmlemu compare    two runs (saved traces or run specs) side by side, with a difference plot
     dmlemu sweep      a grid of timed runs as tasks on a Dask cluster: results.csv and plots
@@ -378,25 +379,30 @@ def cmd_readme(args):
     return 0
 
 
-def _kernel_stepper(args):
+def _kernel_stepper(args, wave=None):
     """`dmlemu step --kernel FILE.s`: one wave of a user's compute shader."""
-    from dmlemu.tools.stepper import KernelStepper, format_kernel_footer, format_kernel_header, parse_buffer, \
-        parse_constant
+    from dmlemu.tools.stepper import KernelStepper, parse_buffer, parse_constant
     rng = np.random.default_rng(args.seed)
     buffers = dict(parse_buffer(text, rng) for text in args.buffer or ())
     constants = [parse_constant(text) for text in args.constants or ()]
-    stepper = KernelStepper(args.kernel, groups=args.groups or (1,), constants=constants, buffers=buffers,
-                            width=args.width, wave=args.wave, adapter=args.adapter, defines=args.define)
-    return stepper, format_kernel_header, format_kernel_footer
+    return KernelStepper(args.kernel, groups=args.groups or (1,), constants=constants, buffers=buffers,
+                         width=args.width, wave=args.wave if wave is None else wave, adapter=args.adapter,
+                         defines=args.define)
 
 
 def cmd_step(args):
-    from dmlemu.tools.stepper import WaveStepper, format_footer, format_header, format_step
+    from dmlemu.tools.stepper import WaveStepper, format_footer, format_header, format_kernel_footer, \
+        format_kernel_header
     from dmlemu.tools.operators import preset_for, random_inputs
     _what_if(args)
+    if args.trace:
+        _check_output_folders([args.trace])
+        if not args.trace.lower().endswith(".npz"):
+            raise UsageError(f"--trace {args.trace}: the stepped dispatch's trace is a .npz file (`dmlemu trace`, "
+                             "`dmlemu report` and `dmlemu compare` read it)")
     if args.kernel:
-        stepper, format_header, format_footer = _kernel_stepper(args)
-        return _step_loop(args, stepper, format_header, format_footer, format_step)
+        return _step_loop(args, lambda wave=None: _kernel_stepper(args, wave), format_kernel_header,
+                          format_kernel_footer)
     if args.buffer or args.constants or args.groups or args.define:
         raise UsageError("--buffer, --constants, --groups and -D go with --kernel FILE.s")
     _check_uints(args.sizes, "--sizes", "Sizes", 0)
@@ -405,41 +411,134 @@ def cmd_step(args):
     run = _operator_run(args)
     args.feature_level = None      # step has no --feature-level: the adapter's own
     _check_run_arguments(args, run, preset_for(args.adapter))   # nothing is made before the desc is good
-    stepper = WaveStepper(run, random_inputs(run, args.seed), width=args.width, wave=args.wave,
-                          adapter=args.adapter)
-    return _step_loop(args, stepper, format_header, format_footer, format_step)
+    inputs = random_inputs(run, args.seed)
+    return _step_loop(args, lambda wave=None: WaveStepper(run, inputs, width=args.width,
+                                                          wave=args.wave if wave is None else wave,
+                                                          adapter=args.adapter), format_header, format_footer)
 
 
-def _step_loop(args, stepper, format_header, format_footer, format_step):
+STEP_HELP = ("[Enter] next instruction, p REG print a register (v3, s24, s[8:11], exec, vcc, scc), b ADDR|LABEL "
+             "break there (b alone lists), w N restart on wave N, c continue to a breakpoint or the end, q quit, "
+             "? this help")
+
+
+def _step_loop(args, make, format_header, format_footer):
+    """Step the wave (or workgroup) `make(wave)` builds, printing each instruction; with --interactive,
+    wait after each for a command (STEP_HELP)."""
+    from dmlemu.tools.stepper import divergence_summary, format_step
+    stepper = make()
     if args.workgroup is not None:
         if args.wave:
             raise UsageError("--wave and --workgroup both choose what to step; give one")
         stepper.select_workgroup(args.workgroup)
     print(format_header(stepper))
-    executed = 0
-    interactive = args.interactive
-    for s in (stepper.steps() if args.workgroup is None else stepper.workgroup_steps()):
-        print(format_step(s, args.width))
-        executed = s.number
-        if interactive and not s.ended:
-            try:
-                answer = input("  [Enter] next instruction, [c] run to the end, [q] quit: ")
-            except EOFError:
-                interactive = False
+    interactive, breakpoints, reply = args.interactive, set(), None
+    while True:
+        executed, shown, restart = 0, [], None
+        for s in (stepper.steps() if args.workgroup is None else stepper.workgroup_steps()):
+            print(format_step(s, args.width))
+            executed = s.number
+            shown.append(s)
+            if s.ended:
                 continue
-            if answer.strip().lower() == "q":
+            if interactive == "continue" and s.address in breakpoints:
+                print(f"  breakpoint at {s.address}")
+                interactive = True
+            while interactive is True:
+                try:
+                    answer = input("  [Enter] next instruction, [c] continue, [q] quit, [?] help: ").strip()
+                except EOFError:
+                    interactive = False
+                    break
+                reply = _step_command(answer, stepper, breakpoints)
+                if reply in ("next", "continue", "quit") or isinstance(reply, int):
+                    break
+                print(f"  {reply}")
+            if interactive is True and reply == "continue":
+                interactive = "continue"
+            if interactive and reply == "quit":
                 print("stopped.")
                 return 0
-            if answer.strip().lower() == "c":
-                interactive = False
+            if interactive and isinstance(reply, int):
+                restart = reply
+                break
+        if restart is None:
+            break
+        stepper = make(restart)
+        print(f"-- restarting on wave {restart} --")
+        print(format_header(stepper))
     print(format_footer(stepper, executed))
+    summary = divergence_summary([s for s in shown if s.wave == stepper.wave or args.workgroup is not None],
+                                 args.width)
+    if summary:
+        print(summary)
+    if args.trace:
+        from dmlemu.tools.tracefiles import save
+        stepper.timed_stats()
+        print(f"wrote {save(stepper.timed_trace, args.trace)} (the whole dispatch, timed on a fresh GPU; "
+              f"`dmlemu trace {args.trace} --instructions` annotates its listing)")
     return 0
+
+
+def _step_command(answer, stepper, breakpoints):
+    """What one interactive answer asks: 'next', 'continue', 'quit', a wave number (restart on it), or a
+    line of text to print (a register's value, the breakpoints, the help line)."""
+    from dmlemu.tools.stepper import register_text
+    word, _, rest = answer.partition(" ")
+    word, rest = word.lower(), rest.strip()
+    if answer == "":
+        return "next"
+    if word in ("c", "continue") and not rest:
+        return "continue"
+    if word in ("q", "quit") and not rest:
+        return "quit"
+    if word == "p" and rest:
+        try:
+            return register_text(stepper, rest)
+        except UsageError as e:
+            return str(e)
+    if word == "b":
+        if not rest:
+            return "breakpoints: " + (", ".join(map(str, sorted(breakpoints))) or "none")
+        address = _break_address(stepper, rest)
+        if isinstance(address, str):
+            return address
+        breakpoints.add(address)
+        index = [r.address for r in stepper.program.records].index(address)
+        return f"breakpoint at {address}: {stepper.texts[index]}"
+    if word == "w" and rest:
+        try:
+            wave = int(rest)
+        except ValueError:
+            return f"w {rest}: give a wave number (0 to {stepper.total_waves - 1})"
+        if not 0 <= wave < stepper.total_waves:
+            last = stepper.total_waves - 1
+            return f"wave {wave} does not exist: the dispatch has {stepper.total_waves} waves (0 to {last})"
+        return wave
+    return STEP_HELP
+
+
+def _break_address(stepper, text):
+    """A breakpoint's dword address from `b ADDR` or `b LABEL` (L<addr>, as branch targets print); a
+    sentence where no instruction starts there."""
+    addresses = [r.address for r in stepper.program.records]
+    label = text[1:] if text[:1] in ("L", "l") and text[1:].isdigit() else text
+    try:
+        address = int(label, 0)
+    except ValueError:
+        return f"b {text}: give an instruction's dword address (the addr column) or a label L<addr>"
+    if address not in addresses:
+        return f"b {text}: no instruction starts at address {address} (the addr column lists them)"
+    return address
 
 
 def cmd_trace(args):
     from dmlemu.tools import tracefiles
-    if (args.dispatch is not None or args.top is not None) and not args.instructions:
-        raise UsageError("--dispatch and --top go with --instructions (the annotated kernel listing)")
+    if args.top is not None and not args.instructions:
+        raise UsageError("--top goes with --instructions (the annotated kernel listing)")
+    if args.dispatch is not None and not (args.instructions or args.plots):
+        raise UsageError("--dispatch goes with --instructions (the annotated kernel listing) or --plots (the "
+                         "dispatch the plots focus on)")
     if args.top is not None and args.top < 1:
         raise UsageError(f"--top is {args.top}; it must be at least 1 (the number of instructions to list)")
     trace = tracefiles.load(args.file)
@@ -458,7 +557,7 @@ def cmd_trace(args):
     if line and did:
         print(f"{line}. `dmlemu run ... --trace-all` records every row; --all-events keeps every Chrome JSON event")
     if args.plots:
-        for path in tracefiles.plot(trace, args.plots):
+        for path in tracefiles.plot(trace, args.plots, args.dispatch):
             print(f"wrote {path}")
         did = True
     if args.summary or not did:
@@ -469,6 +568,19 @@ def cmd_trace(args):
             print(f"tables past their row limit, folded into counters: {', '.join(trace.aggregated)}")
         print(trace.format_summary())
         print(_verdicts(trace))
+    return 0
+
+
+def cmd_report(args):
+    from dmlemu.tools import tracefiles
+    from dmlemu.tools.report import write_report
+    if not args.output.lower().endswith((".html", ".htm")):
+        raise UsageError(f"-o {args.output}: the report is one HTML file; give a name ending in .html")
+    _check_output_folders([args.output])
+    trace = tracefiles.load(args.file)
+    write_report(trace, args.output, source=os.path.basename(args.file), dispatch=args.dispatch,
+                 plots=not args.no_plots)
+    print(f"wrote {args.output} (self-contained: open it in any browser, no network needed)")
     return 0
 
 
@@ -680,13 +792,25 @@ def cmd_sweep(args):
         raise UsageError("dmlemu sweep runs its points on Dask, which is not installed: "
                          "pip install 'dmlemu[sweep]' (or --serial to run them in this process)")
     overrides = [sweep.parse_override(text) for text in args.set or ()]
-    sizes = [sweep.parse_size(text) for text in args.sizes]
+    sizes = [sweep.parse_size(text) for text in args.sizes or ("4096", "65536", "1048576")]
     if args.heatmap:
         sweep.check_heatmap_axes(args.heatmap, [f for f, _ in overrides])
     if args.max_points < 1:
         raise UsageError(f"--max-points is {args.max_points}; it must be at least 1")
-    points, skipped = sweep.build_grid(args.adapters or [None], args.operators, args.dtypes, sizes, args.layouts,
-                                       overrides, args.max_points)
+    workload = args.graph or args.onnx
+    if args.graph and args.onnx:
+        raise UsageError("--graph and --onnx each give the workload to sweep; give one")
+    if workload:
+        given = [o for o in ("operators", "dtypes", "sizes", "layouts") if getattr(args, o) is not None]
+        if given:
+            raise UsageError(f"--{given[0]} chooses operator points; a --graph or --onnx sweep runs the whole "
+                             "workload at each adapter and --set value")
+        points, skipped = sweep.build_workload_grid("graph" if args.graph else "onnx", workload,
+                                                    args.adapters or [None], overrides, args.max_points), []
+    else:
+        points, skipped = sweep.build_grid(args.adapters or [None], args.operators or ["IDENTITY"],
+                                           args.dtypes or ["FLOAT32"], sizes, args.layouts or ["packed"],
+                                           overrides, args.max_points)
     for text in skipped:
         print(f"skipped {text}", file=sys.stderr)
     if not points:
@@ -775,7 +899,11 @@ def build_parser():
                         "arrived, the barrier opens and the round starts again from the first")
     p.add_argument("--adapter", default="teaching", metavar="KEY", help="adapter preset (default teaching)")
     p.add_argument("--set", action="append", metavar="FIELD=V", help=_SET_HELP)
-    p.add_argument("--interactive", "-i", action="store_true", help="wait for Enter after each instruction")
+    p.add_argument("--interactive", "-i", action="store_true",
+                   help="wait after each instruction for a command: Enter (next), p REG, b ADDR|LABEL, w N, c, q, ?")
+    p.add_argument("--trace", metavar="FILE.npz",
+                   help="also save the trace of the whole dispatch, timed on a fresh GPU at detail 'instruction' "
+                        "(the run the cycle column and cache figures come from)")
     p.add_argument("--kernel", metavar="FILE.s",
                    help="step your own compute shader source (.numthreads and bindings, docs/KERNEL_ABI.md) "
                         "instead of an operator's kernel")
@@ -827,9 +955,23 @@ def build_parser():
                         "s_waitcnt (traces captured with --trace-detail instruction), sectors per request, hit "
                         "rates")
     p.add_argument("--dispatch", type=int, metavar="N",
-                   help="--instructions: which dispatch (default: the timed one with the most cycles)")
+                   help="--instructions: which dispatch; --plots: the dispatch the plots focus on (default: the timed "
+                        "one with the most cycles)")
     p.add_argument("--top", type=int, metavar="K", help="--instructions: the K hottest instructions, hottest first")
     p.set_defaults(handler=cmd_trace)
+
+    p = sub.add_parser(
+        "report", help="one self-contained HTML report of a saved trace: verdicts, memory chart, hotspots, plots",
+        description="Write one self-contained HTML file (inline CSS, SVG and PNG; no server, no network) for a saved "
+                    "trace: the summary with each dispatch's verdict, the focused dispatch's speed of light, its "
+                    "memory chart per level (kernel, L0/L1 coalescer, L2, Infinity Cache, DRAM: requests, hits, "
+                    "bytes), its instruction hotspots, the roofline and the other plots (tools/report.py).")
+    p.add_argument("file", metavar="FILE.npz", help="a trace saved by `dmlemu run/graph/onnx ... --trace FILE.npz`")
+    p.add_argument("-o", "--output", required=True, metavar="REPORT.html", help="the HTML file to write")
+    p.add_argument("--dispatch", type=int, metavar="N",
+                   help="the dispatch to focus on (default: the timed one with the most cycles)")
+    p.add_argument("--no-plots", action="store_true", help="leave the PNG plots out (a smaller, faster report)")
+    p.set_defaults(handler=cmd_report)
 
     p = sub.add_parser("operators", help="the operators `dmlemu run` runs: introduced at, data types, attributes")
     p.add_argument("--feature-level", metavar="L", help="whose data types to list (default 6_4)")
@@ -853,7 +995,7 @@ def build_parser():
     p.set_defaults(handler=cmd_compare)
 
     p = sub.add_parser("graph", help="how a DirectML graph compiles into dispatches (text; --plot FILE.png)")
-    p.add_argument("file", nargs="?", metavar="FILE.json", help="a graph (tools/graph_view.py says the format; "
+    p.add_argument("file", nargs="?", metavar="FILE.json", help="a graph (its format: docs/GRAPHS.md; "
                                                                  "default: a built-in example)")
     p.add_argument("--plot", metavar="FILE.png", help="also draw the partition into FILE.png")
     p.add_argument("--no-fuse", action="store_true", help="one dispatch per operator node (no fused kernels)")
@@ -888,14 +1030,22 @@ def build_parser():
         "sweep", help="a grid of timed runs on Dask: operators x dtypes x sizes x layouts x adapters x overrides",
         description="Run every point of a grid (operators x data types x sizes x layouts x adapters x preset "
                     "overrides), each on a fresh emulated GPU, as tasks on a Dask cluster (a local one by default; "
-                    "pip install 'dmlemu[sweep]'). Writes DIR/results.csv (one row per point) and summary plots.")
-    p.add_argument("--operators", nargs="+", default=["IDENTITY"], metavar="OP",
+                    "pip install 'dmlemu[sweep]'). Writes DIR/results.csv (one row per point) and summary plots. "
+                    "With --graph FILE.json or --onnx MODEL.onnx a point is that whole workload on one adapter and "
+                    "--set combination (its timed dispatches summed): 'my graph with half the bandwidth'.")
+    p.add_argument("--operators", nargs="+", metavar="OP",
                    help="any operator `dmlemu operators` lists with a kernel, e.g. IDENTITY ADD RELU (default IDENTITY)")
-    p.add_argument("--dtypes", nargs="+", default=["FLOAT32"], metavar="T", help="data types (default FLOAT32)")
-    p.add_argument("--sizes", nargs="+", default=["4096", "65536", "1048576"], metavar="N",
+    p.add_argument("--dtypes", nargs="+", metavar="T", help="data types (default FLOAT32)")
+    p.add_argument("--sizes", nargs="+", metavar="N",
                    help="elements of a side x side tensor: square numbers, 2^N allowed (default 4096 65536 1048576)")
-    p.add_argument("--layouts", nargs="+", default=["packed"], metavar="L",
+    p.add_argument("--layouts", nargs="+", metavar="L",
                    help="input layouts: packed, transposed, broadcast, stride2 (default packed)")
+    p.add_argument("--graph", metavar="FILE.json",
+                   help="sweep a whole DirectML graph (the format of `dmlemu graph`, docs/GRAPHS.md) instead of "
+                        "operators: one point per adapter and --set value, its timed dispatches summed")
+    p.add_argument("--onnx", metavar="MODEL.onnx",
+                   help="sweep a whole ONNX model (seeded inputs, as `dmlemu onnx`) instead of operators: one point "
+                        "per adapter and --set value, its timed dispatches summed")
     p.add_argument("--adapters", nargs="+", metavar="KEY", help="adapter presets (default: the default adapter)")
     p.add_argument("--set", action="append", metavar="FIELD=V[,V...]",
                    help="sweep a preset field too, e.g. compute_units=48,96 or dram_bytes_per_second=480G,960G or "

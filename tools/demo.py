@@ -6,9 +6,10 @@ tensors through the DirectML mirror, on one device (dmlemu.convenience.Session) 
 then one larger CLIP so that the timing model has something to show (bandwidth and occupancy). Prints every small tensor, checks every output bit for bit against dmlemu.golden,
 prints the per-dispatch summary, and writes into the output folder (fixed names, no timestamps):
 
-    trace.json       Chrome Trace Event JSON: open it in https://ui.perfetto.dev
-    trace.pftrace    the same as a native Perfetto trace (when the optional perfetto package is
-                     installed: pip install 'dmlemu[perfetto]'; `make demo` installs it)
+    trace.json       Chrome Trace Event JSON (Perfetto, chrome://tracing)
+    trace.pftrace    the same as a native Perfetto trace, the one to open in https://ui.perfetto.dev: its
+                     tracks come in a fixed order, the GPU's first (when the optional perfetto package
+                     is installed: pip install 'dmlemu[perfetto]'; `make demo` installs it)
     trace.npz        the trace's columns: `dmlemu trace OUT/trace.npz` summarises or converts it
     dispatches.csv   one row per dispatch
     *.png            the plots (traces.plots)
@@ -122,7 +123,9 @@ def run_demo(out_dir=DEFAULT_OUT, adapter=None, stream=None, plots=True):
         print(f"  {os.path.relpath(path, out_dir)}", file=stream)
     if skipped:
         print(f"  (no trace.pftrace: {skipped})", file=stream)
-    print(f"Open {os.path.join(out_dir, 'trace.json')} in https://ui.perfetto.dev to see every wave on the "
-          f"timeline; `dmlemu trace {os.path.join(out_dir, 'trace.npz')}` summarises it again.", file=stream)
+    shown = "trace.json" if skipped else "trace.pftrace"    # the native trace keeps the GPU's tracks first, in order
+    print(f"Open {os.path.join(out_dir, shown)} in https://ui.perfetto.dev to see every wave on the "
+          f"timeline; `dmlemu trace {os.path.join(out_dir, 'trace.npz')}` summarises it again and `dmlemu report "
+          f"{os.path.join(out_dir, 'trace.npz')} -o report.html` writes one HTML page of it.", file=stream)
     print("All outputs bit-exact." if ok else "SOME OUTPUTS DIFFER FROM dmlemu.golden.", file=stream)
     return ok, files

@@ -7,6 +7,8 @@ blocks between markers, which are regenerated from the code so that they cannot 
     <!-- BEGIN command step -->               the stdout of `dmlemu step` (any subcommand and arguments)
     <!-- BEGIN isa-summary -->                the instruction table summary (isa.opcodes)
     <!-- BEGIN operators -->                  the DirectML operators dmlemu validates, by feature level
+    <!-- BEGIN commands -->                   every `dmlemu` command with what it does and its options,
+                                              from the command line's own parser
     ...
     <!-- END -->
 
@@ -20,7 +22,7 @@ import re
 import shlex
 
 __all__ = ["ROOT", "ISA_DOC", "README", "checkout_root", "isa_doc_text", "write_isa_doc", "isa_doc_is_current",
-           "isa_summary", "operator_table", "render_block", "update_readme", "readme_blocks"]
+           "isa_summary", "operator_table", "command_table", "render_block", "update_readme", "readme_blocks"]
 
 # In a checkout (the editable install of `make test`) tools/ sits in the repository root, next to
 # docs/ and README.md. An installed wheel has dmlemu/tools/ in site-packages and no docs at all.
@@ -126,6 +128,30 @@ def operator_table():
     return "\n".join(lines)
 
 
+def command_table(parser):
+    """A Markdown table of every subcommand of `parser` (the command line's argparse parser): its name, its
+    help line and its options (positional arguments by metavar), in the parser's order."""
+    import argparse
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    lines = ["| command | what it does | arguments and options |", "|---|---|---|"]
+    for choice in sub._choices_actions:
+        command = sub.choices[choice.dest]
+        words = []
+        for action in command._actions:
+            if isinstance(action, argparse._HelpAction) or action.help == argparse.SUPPRESS:
+                continue
+            if action.option_strings:
+                words.append(f"`{max(action.option_strings, key=len)}`")
+            else:
+                words.append(f"`{action.metavar or action.dest}`")
+        help_text = " ".join(str(choice.help).split()).replace("|", "\\|")
+        lines.append(f"| `dmlemu {choice.dest}` | {help_text} | {' '.join(words)} |")
+    lines.append("")
+    lines.append("`dmlemu COMMAND --help` describes every argument. This table is generated from the command "
+                 "line's parser (tools/cli.py) by `dmlemu readme`.")
+    return "\n".join(lines)
+
+
 def _fence(text, lang=""):
     if not text.endswith("\n"):
         text += "\n"
@@ -164,7 +190,10 @@ def render_block(spec, main):
         return isa_summary() + "\n"
     if kind == "operators":
         return operator_table() + "\n"
-    raise ValueError(f"README block kind {kind!r} is not one of file, command, isa-summary, operators")
+    if kind == "commands":
+        import sys
+        return command_table(sys.modules[main.__module__].build_parser()) + "\n"
+    raise ValueError(f"README block kind {kind!r} is not one of file, command, isa-summary, operators, commands")
 
 
 def readme_blocks(text):

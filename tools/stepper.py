@@ -129,6 +129,7 @@ class Step:
     lds: LdsAccess | None = None  # ds_* instructions: addresses, banks, conflicts, bytes changed
     barrier: str | None = None    # s_barrier: which waves of the workgroup have arrived
     banner: str | None = None     # a line before the step: a wave of the workgroup starts a run
+    cycle: int | None = None      # when it issued in the timed run, cycles after the dispatch started (_WaveClock)
 
 
 def _format_value(value, type_name):
@@ -219,6 +220,7 @@ class WaveStepper:
 
     def _run(self, all_waves):
         self.all_waves = all_waves
+        self.__dict__.pop("_clocks", None)
         stats = ExecutionStats(len(self.program), self.program.name)
         size = self.launch.lds_bytes
         self.lds = LocalDataShare(size, self.workgroup, 1) if size else None
@@ -309,6 +311,7 @@ class WaveStepper:
         if stored is not None:
             changes.append(stored)
         s = Step(number, instruction.address, self.texts[pc], exec_mask, changes, next_pc is None, traffic, self.wave)
+        s.cycle = self.cycle_of(self.wave, pc)
         if lds_before is not None:
             access, rows = access
             data, unwritten = lds_before
@@ -368,9 +371,21 @@ class WaveStepper:
         """The ExecutionStats of the whole dispatch run with the timing model on a fresh GPU of the
         same preset and wave width (same memory layout, so the same addresses); run once."""
         if self._timed is None:
+            from dmlemu.traces.capture import capture
             gpu = Gpu(self.preset, wave_width=self.width, timing=True)
-            self._timed = self._direct_run(gpu).dispatch()
+            with capture(gpu, detail="instruction") as cap:
+                self._timed = self._direct_run(gpu).dispatch()
+            self.timed_trace = cap.trace
         return self._timed
+
+    def cycle_of(self, wave, pc):
+        """The cycle at which `wave` issued instruction `pc` in the timed run (its next execution of it:
+        call in execution order); None where the trace has no segment for it (_WaveClock)."""
+        clocks = self.__dict__.setdefault("_clocks", {})
+        if wave not in clocks:
+            self.timed_stats()
+            clocks[wave] = _WaveClock(self.timed_trace, wave)
+        return clocks[wave].at(pc)
 
     def wave_traffic(self, pc, lanes, element_bytes):
         """The stepped wave's WaveTraffic at instruction `pc` (None: not a vector memory instruction)."""
@@ -464,7 +479,14 @@ class WaveStepper:
                 changed_v -= covered
             else:
                 covered = set(range(dest.code, dest.code + n))
-                if covered & changed_s:
+                saves_exec = n == 2 and any(getattr(o, "code", None) == EXEC_LO for o in operands[1:])
+                if covered & changed_s and saves_exec:
+                    # EXEC saved in SGPRs (s_mov_b64 s[40:41], exec): a lane mask, so lane bits, lane 0 first
+                    bits = int(np.asarray(batch.read(dest, "b64")).reshape(-1)[0])
+                    lanes = lane_string([(bits >> lane) & 1 for lane in range(self.width)])
+                    changes.append(Change(format_operand(dest),
+                                          value=f"{lanes}  (EXEC saved: lane bits, lane 0 first)"))
+                elif covered & changed_s:
                     if n <= 2 and type_name in op.TYPES and op.TYPES[type_name][1] == n:
                         value = np.asarray(batch.read(dest, type_name)).reshape(-1)[0]
                         changes.append(Change(format_operand(dest), value=_format_value(value, type_name)))
@@ -487,6 +509,94 @@ class WaveStepper:
         if batch.scc is not scc0:
             changes.append(Change("scc", value=str(int(np.asarray(batch.scc).reshape(-1)[0]))))
         return changes
+
+
+class _WaveClock:
+    """The cycles at which one wave issued its instructions in a timed run, read from the trace's
+    `segments` table (captured at detail 'instruction'): the segments of the wave group holding the
+    wave, in time order, each a run of instructions pc_first..pc_last issued from `start` to `end`; an
+    instruction's cycle is its share of its segment's span (start + span x its place in the run / the
+    run's length), relative to the dispatch's start. Instructions are matched to segments in execution
+    order (a loop's second trip takes the next segment that holds the pc); an instruction no segment
+    holds (a scalar load, a branch, an s_waitcnt: they record none) has no cycle."""
+
+    LOOKAHEAD = 8      # segments searched past the current one for the next pc
+
+    def __init__(self, trace, wave):
+        s = trace.tables["segments"]
+        mine = s[(s["first_wave"] <= wave) & (wave < s["first_wave"] + s["waves"])]
+        mine = mine[np.argsort(mine["start"], kind="stable")]
+        origin = int(trace.dispatches["start"][0]) if len(trace.dispatches) else 0
+        self.segments = [(int(a), int(b), int(t0) - origin, int(t1) - origin)
+                         for a, b, t0, t1 in zip(mine["pc_first"], mine["pc_last"], mine["start"], mine["end"])]
+        self.cursor, self.last_pc = 0, -1
+
+    def at(self, pc):
+        for k in range(self.cursor, min(self.cursor + self.LOOKAHEAD, len(self.segments))):
+            first, last, start, end = self.segments[k]
+            if first <= pc <= last and not (k == self.cursor and pc <= self.last_pc):
+                self.cursor, self.last_pc = k, pc
+                return start + (end - start) * (pc - first) // (last - first + 1)
+        return None
+
+
+def register_text(stepper, name):
+    """`p REG` in `dmlemu step --interactive`: the stepped wave's register now, as one line: v3 (lane by lane,
+    as b32 bits in decimal below 2^20, else hex; EXEC-off lanes too), s24, s[8:11], exec, vcc (lane bits),
+    scc; UsageError (a sentence) for a name that is no register."""
+    import re
+    batch, width = stepper.batch, stepper.width
+    text = name.strip().lower()
+    if text in ("exec", "vcc"):
+        mask = batch.exec if text == "exec" else batch.vcc
+        return f"{text} = {lane_string(np.broadcast_to(mask, (1, width)))}  (lane 0 first)"
+    if text == "scc":
+        return f"scc = {int(np.asarray(batch.scc).reshape(-1)[0])}"
+    m = re.fullmatch(r"([sv])(\d+)|([sv])\[(\d+):(\d+)\]", text)
+    if not m:
+        raise UsageError(f"p {name}: give a register: v3, s24, s[8:11], exec, vcc or scc")
+    kind = m.group(1) or m.group(3)
+    first = int(m.group(2) or m.group(4))
+    last = int(m.group(2) or m.group(5))
+    limit = NUM_SGPRS if kind == "s" else len(batch.vgpr)
+    if not first <= last < limit:
+        raise UsageError(f"p {name}: the wave has {kind}0 to {kind}{limit - 1}")
+    if kind == "s":
+        words = ["unwritten" if batch.sgpr[i] is None else
+                 _format_value(np.asarray(batch.sgpr[i]).reshape(-1)[0], "b32") for i in range(first, last + 1)]
+        return f"{text} = {' '.join(words)}"
+    lines = []
+    for i in range(first, last + 1):
+        if batch.vgpr[i] is None:
+            lines.append(f"v{i} = unwritten (the kernel has not set it yet)")
+            continue
+        lanes = np.broadcast_to(np.asarray(batch.vgpr[i]), (1, width)).reshape(-1)
+        lines.append(f"v{i} = " + " ".join(_format_value(v, "b32") for v in lanes) + "  (b32 bits, lane 0 first)")
+    return "\n  ".join(lines)
+
+
+def divergence_summary(steps, width):
+    """The end-of-wave divergence summary of `steps` (the Steps shown): over the vector instructions
+    (VALU, vector memory, LDS), the lane slots EXEC kept on against width x instructions (SIMD
+    efficiency), and the instructions that ran with lanes off. '' without a vector instruction."""
+    vector = [s for s in steps if _unit(s.text) in (op.VALU, op.VMEM, op.LDS)]
+    if not vector:
+        return ""
+    active = sum(s.exec_mask.count("1") for s in vector)
+    partial = [s for s in vector if s.exec_mask.count("1") < width]
+    text = (f"divergence: {_plural(len(vector), 'vector instruction')}, {active} of {len(vector) * width} lane "
+            f"slots active (SIMD efficiency {100 * active / (len(vector) * width):.1f} %)")
+    if partial:
+        counts = sorted({s.exec_mask.count("1") for s in partial})
+        first = partial[0]
+        text += (f"\n  {len(partial)} ran with lanes off ({', '.join(map(str, counts))} of {width} active); the first: "
+                 f"#{first.number} {first.text.split(' ', 1)[0]}")
+    return text
+
+
+def _unit(text):
+    entry = op.BY_MNEMONIC.get(text.split(" ", 1)[0]) if text else None
+    return entry.unit if entry is not None else None
 
 
 # ---- text -----------------------------------------------------------------------------------------
@@ -517,9 +627,11 @@ def _legend():
         "store wrote. Under buffer loads and stores: the bytes the lanes asked for, the sectors and",
         "cache lines the coalescer made of them, and where those sectors were found (L2, Infinity",
         "Cache, DRAM), from a timed run of the whole dispatch on a fresh GPU in which the waves before",
-        "this one ran first and warmed the caches.",
+        "this one ran first and warmed the caches. cycle: when the wave issued the instruction in that",
+        "timed run, in cycles after the dispatch started (a jump between two lines is time the wave",
+        "waited: for memory, or for the issue port another wave held).",
         "",
-        f"{'#':>3}  {'addr':>4}  {'instruction':<{TEXT_WIDTH}}  EXEC",
+        f"{'#':>3}  {'addr':>4}  {'cycle':>6}  {'instruction':<{TEXT_WIDTH}}  EXEC",
     ]
 
 
@@ -546,7 +658,8 @@ def _type_of(array):
 def format_step(s, width=8):
     """A Step as lines of text: the instruction, its EXEC mask, then what it changed."""
     lines = [s.banner] if s.banner else []
-    lines.append(f"{s.number:>3}  {s.address:>4}  {s.text:<{TEXT_WIDTH}}  {s.exec_mask}")
+    cycle = "-" if s.cycle is None else str(s.cycle)
+    lines.append(f"{s.number:>3}  {s.address:>4}  {cycle:>6}  {s.text:<{TEXT_WIDTH}}  {s.exec_mask}")
     vectors = [c for c in s.changes if c.lanes is not None]
     scalars = [c for c in s.changes if c.lanes is None]
     for c in scalars:
@@ -789,9 +902,12 @@ class KernelStepper(WaveStepper):
 
     def timed_stats(self):
         if self._timed is None:
+            from dmlemu.traces.capture import capture
             gpu = Gpu(self.preset, wave_width=self.width, timing=True)
             launch, _ = self._setup(gpu)
-            self._timed = gpu.dispatch(launch)
+            with capture(gpu, detail="instruction") as cap:
+                self._timed = gpu.dispatch(launch)
+            self.timed_trace = cap.trace
         return self._timed
 
     def buffer(self, binding_name):
@@ -843,4 +959,5 @@ def format_kernel_footer(stepper, executed):
     return "\n".join(lines)
 
 
-__all__ += ["KernelStepper", "format_kernel_header", "format_kernel_footer", "parse_constant", "parse_buffer"]
+__all__ += ["KernelStepper", "format_kernel_header", "format_kernel_footer", "parse_constant", "parse_buffer",
+            "divergence_summary", "register_text"]

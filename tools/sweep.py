@@ -8,6 +8,13 @@ Its row comes from the trace's summary(): cycles, time, bytes per cache level, h
 bandwidth and % of the (overridden) preset's DRAM peak. A point depends on nothing but its own
 fields, so a run on any number of workers gives the rows a serial run gives, in the grid's order.
 
+`sweep --graph FILE.json` and `sweep --onnx MODEL.onnx` sweep a whole workload instead: a point is the
+graph (tools/graph_view.execute_graph) or the model (dmlemu.onnx.execute, seeded inputs) on one adapter
+x override combination, on a fresh device, captured at detail 'dispatch'; its row sums the timed
+dispatches (tools/compare.totals: time and bytes summed, rates of the summed requests, bandwidth over
+the summed time) and says how many there were. The workload is read and checked (loaded, converted)
+once before any point runs.
+
 Overrides replace preset fields (dataclasses.replace), e.g. compute_units=48,96 or
 dram_bytes_per_second=480G,960G; every adapter x override combination is checked by
 presets.preset_problem before anything runs. Dask (`pip install 'dmlemu[sweep]'`) runs the points:
@@ -26,7 +33,8 @@ import numpy as np
 from dmlemu.tools.fidelity import LAYOUTS, layout_tensor
 from dmlemu.tools.operators import UsageError
 
-__all__ = ["SweepPoint", "parse_override", "what_if", "parse_size", "build_grid", "run_point",
+__all__ = ["SweepPoint", "WorkloadPoint", "build_workload_grid",
+           "parse_override", "what_if", "parse_size", "build_grid", "run_point",
            "run_serial", "run_dask", "dask_available", "check_heatmap_axes", "COLUMNS", "write_csv", "read_csv", "format_table", "plot_sweep"]
 
 # A sweep runs any operator `dmlemu run` runs (every one with a kernel), with the attributes `dmlemu run`
@@ -47,6 +55,20 @@ class SweepPoint:
     dtype: str
     elements: int
     layout: str
+    overrides: tuple = ()
+
+    def preset(self):
+        from dmlemu.presets import preset_by_key
+        return dataclasses.replace(preset_by_key(self.adapter), **dict(self.overrides))
+
+
+@dataclasses.dataclass(frozen=True)
+class WorkloadPoint:
+    """One point of `sweep --graph` / `sweep --onnx`: kind 'graph' or 'onnx', the file's path, the adapter
+    and ((preset field, value), ...)."""
+    adapter: str
+    kind: str
+    path: str
     overrides: tuple = ()
 
     def preset(self):
@@ -178,6 +200,52 @@ def build_grid(adapters, operators, dtypes, sizes, layouts, overrides=(), max_po
                     for (a, o, t, why), count in skipped.items()]
 
 
+def build_workload_grid(kind, path, adapters, overrides=(), max_points=MAX_POINTS):
+    """The points of `sweep --graph PATH` (kind 'graph') or `sweep --onnx PATH` (kind 'onnx'): every adapter x
+    override combination, in build_grid's order, each overridden preset checked (presets.preset_problem).
+    The file is read and checked once here (the graph loaded and compiled on the first adapter, the model
+    converted): UsageError with its sentence before any point runs."""
+    from dmlemu.presets import preset_problem
+    from dmlemu.tools.operators import preset_for
+    count = math.prod([len(adapters), *[len(values) for _, values in overrides]])
+    if count > max_points:
+        raise UsageError(f"the sweep's grid has {count:,} points (adapters x --set values); --max-points allows "
+                         f"{max_points:,}: raise it or sweep fewer values")
+    presets = [preset_for(a) for a in adapters]
+    if len({p.key for p in presets}) != len(presets):
+        raise UsageError(f"the sweep's adapters list a value twice: {' '.join(p.key for p in presets)}")
+    if kind == "graph":
+        from dmlemu.tools.graph_view import compile_graph, load_graph
+        compile_graph(load_graph(path), presets[0])
+    else:
+        from dmlemu.onnx import ConversionError, convert
+        try:
+            convert(path)
+        except ConversionError as e:
+            raise UsageError(str(e)) from None
+    combos = [tuple(zip([f for f, _ in overrides], values)) for values in itertools.product(*[v for _, v in overrides])]
+    points = []
+    for preset in presets:
+        for combo in combos:
+            problem = preset_problem(dataclasses.replace(preset, **dict(combo)))
+            if problem:
+                shown = ", ".join(f"{f}={v}" for f, v in combo)
+                raise UsageError(f"adapter {preset.key} with {shown}: {problem}")
+            points.append(WorkloadPoint(preset.key, kind, str(path), combo))
+    return points
+
+
+def _workload_trace(point):
+    """The dispatch-level trace of one WorkloadPoint's run on a fresh device."""
+    preset = point.preset()
+    if point.kind == "graph":
+        from dmlemu.tools.graph_view import execute_graph, load_graph
+        return execute_graph(load_graph(point.path), adapter=preset, trace="dispatch")[2]
+    import onnx
+    from dmlemu.onnx import execute, models
+    return execute(point.path, models.inputs(onnx.load(point.path)), adapter=preset).trace
+
+
 def _operator_run(operator, dtype, layout, side):
     """The OperatorRun of one point: a side x side tensor, every input read with the layout's strides
     (a one-element tensor such as a quantization scale stays packed), the output packed."""
@@ -197,8 +265,14 @@ RESULTS = ("cycles", "time_us", "bytes_read", "bytes_written", "l2_request_bytes
            "requested_gbps")
 
 
+WORKLOAD_COLUMNS = ("adapter", "workload", "dispatches")   # a workload point's columns before the overrides
+
+
 def run_point(point):
-    """The row of one point (a dict: COLUMNS, the override fields, RESULTS), from a fresh GPU."""
+    """The row of one point (a dict: COLUMNS, the override fields, RESULTS), from a fresh GPU; a WorkloadPoint's
+    row has WORKLOAD_COLUMNS instead of COLUMNS."""
+    if isinstance(point, WorkloadPoint):
+        return _workload_row(point)
     from dmlemu.direct_run import DirectRun
     from dmlemu.gpu import Gpu
     from dmlemu.traces.capture import capture
@@ -234,6 +308,19 @@ def run_point(point):
                l2_hit_rate=s["l2_hit_rate"], ic_hit_rate=s["ic_hit_rate"], coalescing=s["coalescing_efficiency"],
                gbps=s["bandwidth_bytes_per_second"] / 1e9, pct_peak=s["percent_of_peak"],
                requested_gbps=s["requested_bytes_per_second"] / 1e9)
+    return row
+
+
+def _workload_row(point):
+    from dmlemu.tools.compare import totals
+    t = totals(_workload_trace(point))
+    row = {"adapter": point.adapter, "workload": os.path.basename(point.path), "dispatches": t["dispatches"],
+           **dict(point.overrides)}
+    row.update(cycles=t["cycles"], time_us=t["time_us"], bytes_read=t["bytes_read"], bytes_written=t["bytes_written"],
+               l2_request_bytes=t["l2_bytes"], ic_lookup_bytes=t["ic_bytes"], dram_read_bytes=t["dram_read_bytes"],
+               dram_write_bytes=t["dram_write_bytes"], l2_hit_rate=t["l2_hit_rate"] or 0.0,
+               ic_hit_rate=t["ic_hit_rate"] or 0.0, coalescing=t["coalescing"] or 0.0, gbps=t["gbps"],
+               pct_peak=t["pct_peak"], requested_gbps=t["requested_gbps"])
     return row
 
 
@@ -291,14 +378,19 @@ def run_dask(points, workers=2, scheduler=None, progress=None):
 
 
 def _label(point):
+    if isinstance(point, WorkloadPoint):
+        return f"{point.adapter} {os.path.basename(point.path)} " + " ".join(f"{f}={v}" for f, v in point.overrides)
     return f"{point.adapter} {point.operator} {point.dtype} {point.elements} {point.layout}"
 
 
 # ---- the table ----------------------------------------------------------------------------------------
 def columns_of(rows):
-    """The table's columns: COLUMNS, the override fields (in the rows' order), RESULTS."""
-    extra = [k for k in (rows[0] if rows else {}) if k not in COLUMNS and k not in RESULTS]
-    return list(COLUMNS) + extra + list(RESULTS)
+    """The table's columns: COLUMNS (WORKLOAD_COLUMNS for a workload sweep), the override fields (in the rows'
+    order), RESULTS."""
+    first = rows[0] if rows else {}
+    head = WORKLOAD_COLUMNS if "workload" in first else COLUMNS
+    extra = [k for k in first if k not in head and k not in RESULTS]
+    return list(head) + extra + list(RESULTS)
 
 
 def write_csv(rows, path):
@@ -369,8 +461,15 @@ def plot_sweep(rows, folder, heatmap=None):
     """efficiency.png (% of DRAM peak against elements, a line per adapter and other swept value) and,
     when two parameters are swept, heatmap.png (% of peak over `heatmap`'s two columns; by default the
     swept overrides first, then the other swept columns besides adapter). Returns the paths."""
-    from dmlemu.traces.plots import plot_sweep_efficiency, plot_sweep_heatmap
+    from dmlemu.traces.plots import plot_sweep_efficiency, plot_sweep_heatmap, plot_sweep_workload
     os.makedirs(folder, exist_ok=True)
+    if rows and "workload" in rows[0]:
+        paths = [plot_sweep_workload(rows, os.path.join(folder, "workload.png"))]
+        swept_fields = [c for c in swept(rows) if c not in WORKLOAD_COLUMNS]
+        axes = heatmap or (swept_fields[:2] if len(swept_fields) >= 2 else None)
+        if axes:
+            paths.append(plot_sweep_heatmap(rows, os.path.join(folder, "heatmap.png"), *axes))
+        return paths
     paths = [plot_sweep_efficiency(rows, os.path.join(folder, "efficiency.png"))]
     if heatmap is None:
         overrides = [c for c in swept(rows) if c not in AXES]

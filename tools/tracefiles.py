@@ -101,10 +101,15 @@ def _ranges(ids):
     return ", ".join(map(str, ids))
 
 
-def plot(trace, folder):
-    """Every plot of `trace` as PNG files in `folder`; returns their paths."""
-    os.makedirs(folder, exist_ok=True)
+def plot(trace, folder, dispatch=None):
+    """Every plot of `trace` as PNG files in `folder`, focused on `dispatch` (None: the longest timed one;
+    UsageError for one the trace does not hold); returns their paths."""
     import matplotlib
     matplotlib.use("Agg")   # files only; no display needed
-    from dmlemu.traces.plots import plot_all
-    return [str(p) for p in plot_all(trace, folder)]
+    from dmlemu.traces.plots import focus_dispatch, plot_all
+    try:
+        focus_dispatch(trace, dispatch)
+    except ValueError as e:
+        raise UsageError(f"--dispatch {dispatch}: {e}") from None
+    os.makedirs(folder, exist_ok=True)
+    return [str(p) for p in plot_all(trace, folder, dispatch)]

@@ -1,14 +1,22 @@
 """Plots of a Trace (PNG, matplotlib's Agg canvas; nothing is ever shown on screen).
 
-    plot_wave_timeline   wave groups per CU and SIMD as horizontal bars over time
+    plot_wave_timeline   wave groups per CU and SIMD as horizontal bars over time (one dispatch: coloured
+                         by launch order)
     plot_bandwidth       DRAM read / write bandwidth over time (a smoothed area) against the preset's peak
     plot_occupancy       resident waves (% of the wave slots) and ALU busy (%) over time
-    plot_roofline        each dispatch as a point: lane-ops per DRAM byte vs lane-ops per second,
-                         under the bandwidth roof and the compute roof
+    plot_roofline        a hierarchical roofline: each dispatch at lane-ops per byte of DRAM, L2 and
+                         Infinity Cache vs lane-ops per second, under the DRAM, L2, Infinity Cache and
+                         (when used) LDS roofs and the compute roof
     plot_caches          L2 and Infinity Cache hit rates and coalescing efficiency per dispatch
+                         ('no req.' where a level had no request, told from a real 0 %)
+
+Plots focus: plot_all draws the timeline of one dispatch (the longest timed one, or the one asked for)
+and names the others in a note; the roofline draws the longest MAX_POINTS dispatches and names the rest;
+initializer dispatches (kernels/initialize.s) are folded into one group; legends sit outside the data.
     plot_all             the five into one folder
     plot_comparison      two runs side by side (`dmlemu compare`)
-    plot_sweep_*         a sweep's efficiency against size and its heat map (`dmlemu sweep`)
+    plot_sweep_*         a sweep's efficiency against size and its heat map (`dmlemu sweep`), a workload
+                         sweep's time per point (`dmlemu sweep --graph` / `--onnx`)
 
 The plots read the trace's columns, never text. Big traces stay fast and readable: wave groups
 closer together than a pixel are drawn as one bar, and the time plots shorten the idle gaps between
@@ -26,10 +34,11 @@ from matplotlib.ticker import FuncFormatter
 
 __all__ = ["plot_wave_timeline", "plot_bandwidth", "plot_occupancy", "plot_roofline", "plot_caches", "plot_all",
            "plot_comparison",
-           "plot_sweep_efficiency", "plot_sweep_heatmap"]
+           "plot_sweep_efficiency", "plot_sweep_heatmap", "plot_sweep_workload"]
 
 DPI = 100
 _WIDTH_PX = 1200          # the timeline merges wave groups closer together than one of these pixels
+_MAX_BARS = 20000         # ... except one dispatch's groups, each drawn, up to this many
 _COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22", "#17becf")
 
@@ -117,31 +126,50 @@ def _kernel(trace, dispatch):
 
 
 # ---- wave timeline -----------------------------------------------------------------------------------
-def plot_wave_timeline(trace, path):
-    """Wave groups on each (CU, SIMD) as bars over time, one colour per dispatch; returns path."""
+def plot_wave_timeline(trace, path, dispatch=None):
+    """Wave groups on each (CU, SIMD) as bars over time. With `dispatch` (plot_all passes the focused one)
+    only that dispatch's groups, coloured by their first wave (the launch order) and the other dispatches
+    named in a note; without, every dispatch in its own colour. Returns path."""
     p = trace.preset
     waves = trace.tables["wave_groups"]
     rows_total = p.compute_units * p.simds_per_cu
     fig = _figure(12, max(4.0, min(12.0, 2.0 + rows_total * 0.05)))
-    ax = fig.add_subplot()
+    ax = fig.add_axes([0.08, 0.12, 0.74, 0.8])
+    others = []
+    if dispatch is not None and len(waves):
+        names = {int(d["id"]): str(d["name"]) for d in trace.tables["dispatches"]}
+        others = [f"#{d} {names[d]}" for d in sorted(set(int(i) for i in waves["dispatch"])) if d != dispatch]
+        waves = waves[waves["dispatch"] == dispatch]
     if not len(waves):
         _empty(ax, f"no wave groups in this trace (detail {trace.detail!r}; capture with detail='wave' or more)")
         ax.set_title(f"Wave groups per SIMD: {p.description}")
         return _save(fig, path)
     row = waves["cu"].astype(np.int64) * p.simds_per_cu + waves["simd"]
     span = max(1, int(waves["end"].max() - waves["start"].min()))
-    bars = _merge_bars(row, waves["dispatch"].astype(np.int64), waves["start"], waves["end"], span / _WIDTH_PX)
-    b_row, b_dispatch, b_start, b_end = bars
+    # one dispatch: each group its own bar (its colour is its launch order) unless there are very many
+    gap = None if dispatch is not None and len(waves) <= _MAX_BARS else span / _WIDTH_PX
+    bars = _merge_bars(row, waves["dispatch"].astype(np.int64), waves["start"], waves["end"], gap,
+                       waves["first_wave"].astype(np.int64))
+    b_row, b_dispatch, b_start, b_end, b_wave = bars
     axis = _BusyTime(trace)
     x0, x1 = axis.x(b_start), axis.x(b_end)
     x1 = np.maximum(x1, x0 + (axis.x(waves["end"].max()) - axis.x(waves["start"].min())) / (4 * _WIDTH_PX))
     verts = np.stack([np.stack([x0, b_row - 0.4], 1), np.stack([x1, b_row - 0.4], 1),
                       np.stack([x1, b_row + 0.4], 1), np.stack([x0, b_row + 0.4], 1)], axis=1)
-    dispatches = np.unique(b_dispatch)
-    color_of = {int(d): _COLORS[i % len(_COLORS)] for i, d in enumerate(dispatches)}
-    ax.add_collection(PolyCollection(verts, facecolors=[color_of[int(d)] for d in b_dispatch], linewidths=0))
-    for d in dispatches[:len(_COLORS)]:
-        ax.plot([], [], color=color_of[int(d)], linewidth=6, label=f"#{int(d)} {_kernel(trace, int(d))[:40]}")
+    if dispatch is not None:
+        collection = PolyCollection(verts, array=b_wave.astype(np.float64), cmap="viridis", linewidths=0)
+        ax.add_collection(collection)
+        bar = fig.colorbar(collection, cax=fig.add_axes([0.84, 0.12, 0.015, 0.8]))
+        bar.set_label("first wave of the group (launch order)", fontsize=8)
+        title = f"Wave groups per SIMD: #{dispatch} {_kernel(trace, dispatch)}"
+    else:
+        dispatches = np.unique(b_dispatch)
+        color_of = {int(d): _COLORS[i % len(_COLORS)] for i, d in enumerate(dispatches)}
+        ax.add_collection(PolyCollection(verts, facecolors=[color_of[int(d)] for d in b_dispatch], linewidths=0))
+        for d in dispatches[:len(_COLORS)]:
+            ax.plot([], [], color=color_of[int(d)], linewidth=6, label=f"#{int(d)} {_kernel(trace, int(d))}")
+        fig.legend(loc="upper left", bbox_to_anchor=(0.83, 0.92), fontsize=7, frameon=False)
+        title = f"Wave groups per SIMD: {p.description}"
     ax.set_xlim(axis.x(waves["start"].min()), axis.x(waves["end"].max()))
     ax.set_ylim(rows_total - 0.5, -0.5)
     step = max(1, -(-p.compute_units // 24))
@@ -150,18 +178,22 @@ def plot_wave_timeline(trace, path):
     axis.decorate(ax)
     ax.set_ylabel(f"CU and SIMD ({p.simds_per_cu} SIMD{'s' if p.simds_per_cu > 1 else ''} per CU)")
     merged = "" if len(b_row) == len(waves) else f"; {len(waves)} groups drawn as {len(b_row)} bars"
-    ax.set_title(f"Wave groups per SIMD: {p.description}{merged}", fontsize=10)
-    ax.legend(loc="upper right", fontsize=7)
+    ax.set_title(f"{title}{merged}", fontsize=10)
+    _left_out_note(fig, others, "other dispatches, not drawn (--dispatch N draws one)")
     return _save(fig, path)
 
 
-def _merge_bars(row, dispatch, start, end, gap):
-    """Join each row's consecutive wave groups of one dispatch that are less than `gap` cycles apart."""
+def _merge_bars(row, dispatch, start, end, gap, first_wave=None):
+    """Join each row's consecutive wave groups of one dispatch that are less than `gap` cycles apart
+    (a joined bar keeps its first group's first wave); gap None: join none."""
+    first_wave = np.zeros_like(row) if first_wave is None else first_wave
     order = np.lexsort((start, dispatch, row))
-    row, dispatch, start, end = row[order], dispatch[order], start[order], end[order]
+    row, dispatch, start, end, first_wave = row[order], dispatch[order], start[order], end[order], first_wave[order]
+    if gap is None:           # every group its own bar
+        return row, dispatch, start, end, first_wave
     new = np.r_[True, (row[1:] != row[:-1]) | (dispatch[1:] != dispatch[:-1]) | (start[1:] - end[:-1] > gap)]
     at = np.flatnonzero(new)
-    return row[at], dispatch[at], start[at], np.maximum.reduceat(end, at)
+    return row[at], dispatch[at], start[at], np.maximum.reduceat(end, at), first_wave[at]
 
 
 # ---- counters over time -----------------------------------------------------------------------------
@@ -179,12 +211,13 @@ def _counter_steps(trace, values, axis=None):
     return (axis.x(edges) if axis is not None else _us(trace, edges)), values
 
 
-def plot_bandwidth(trace, path):
-    """DRAM read, write and total bandwidth over time (GB/s) against the preset's peak; returns path."""
+def plot_bandwidth(trace, path, dispatch=None):
+    """DRAM read, write and total bandwidth over time (GB/s) against the preset's peak; the title gives the
+    focused dispatch's own bandwidth (`dispatch`, default the longest) beside the average; returns path."""
     p = trace.preset
     c = trace.tables["counters"]
     fig = _figure(12, 5)
-    ax = fig.add_subplot()
+    ax = fig.add_axes([0.07, 0.12, 0.72, 0.78])
     peak = p.dram_bytes_per_second / 1e9
     if not len(c):
         _empty(ax, "no counters in this trace (no timed dispatch)")
@@ -204,12 +237,17 @@ def plot_bandwidth(trace, path):
         ax.set_ylim(0, peak * 1.15)
         axis.decorate(ax)
         ax.set_ylabel("DRAM bandwidth (GB/s)")
-        ax.legend(loc="upper right", fontsize=8)
+        fig.legend(loc="upper left", bbox_to_anchor=(0.8, 0.9), fontsize=8, frameon=False)
     summary = trace.summary()
-    moved = sum(s["bytes_read"] + s["bytes_written"] for s in summary)
+    dram = sum(s["dram_bytes"] for s in summary)
     busy = sum(s["seconds"] for s in summary)
-    achieved = f"; dispatches average {moved / busy / 1e9:.1f} GB/s" if busy else ""
-    ax.set_title(f"DRAM bandwidth: {p.description}{achieved}", fontsize=10)
+    focus = focus_dispatch(trace, dispatch)
+    mine = next((s for s in summary if s["dispatch"] == focus), None)
+    achieved = (f"#{focus}: {mine['bandwidth_bytes_per_second'] / 1e9:.1f} GB/s ({mine['percent_of_peak']:.0f} % of "
+                f"peak)" if mine else "")
+    if busy and len(summary) > 1:
+        achieved += f"; all {len(summary)} dispatches together {dram / busy / 1e9:.1f} GB/s"
+    ax.set_title(f"DRAM bandwidth: {p.description}" + (f"; {achieved}" if achieved else ""), fontsize=10)
     return _save(fig, path)
 
 
@@ -218,7 +256,7 @@ def plot_occupancy(trace, path):
     p = trace.preset
     c = trace.tables["counters"]
     fig = _figure(12, 5)
-    ax = fig.add_subplot()
+    ax = fig.add_axes([0.07, 0.12, 0.72, 0.78])
     if not len(c):
         _empty(ax, "no counters in this trace (no timed dispatch)")
     else:
@@ -233,65 +271,173 @@ def plot_occupancy(trace, path):
         ax.set_ylim(0, 115)
         axis.decorate(ax)
         ax.set_ylabel("%")
-        ax.legend(loc="upper right", fontsize=8)
+        fig.legend(loc="upper left", bbox_to_anchor=(0.8, 0.9), fontsize=8, frameon=False)
     ax.set_title(f"Occupancy: {p.description}", fontsize=10)
     return _save(fig, path)
 
 
+# ---- focus: the dispatch that matters, initializers folded, what was left out ------------------------
+MAX_POINTS = 8         # dispatches the roofline draws (the longest, the focused one always)
+
+
+def focus_dispatch(trace, dispatch=None):
+    """The dispatch the plots focus on: `dispatch` (checked: ValueError naming the trace's ids) or the
+    timed one with the most cycles (traces/listing.py's default_dispatch); None for a trace without one."""
+    from dmlemu.traces.listing import default_dispatch
+    ids = [int(i) for i in trace.tables["dispatches"]["id"]]
+    if dispatch is None:
+        return default_dispatch(trace)
+    if int(dispatch) not in ids:
+        raise ValueError(f"dispatch {dispatch} is not in this trace (it holds {', '.join(map(str, ids)) or 'none'})")
+    return int(dispatch)
+
+
+def is_initializer(name):
+    """Whether a dispatch is an operator initializer's copy (kernels/initialize.s: dml_initialize_copy)."""
+    return "initialize" in str(name)
+
+
+def _left_out_note(fig, items, what="left out"):
+    """A line at the bottom of the figure naming the dispatches a plot does not draw (whole names)."""
+    if items:
+        import textwrap
+        text = textwrap.fill(f"{what}: " + "; ".join(items), 190)
+        fig.text(0.01, 0.005, text, fontsize=7, va="bottom")
+
+
 # ---- roofline ----------------------------------------------------------------------------------------
-def plot_roofline(trace, path):
-    """Each dispatch at (lane-ops per DRAM byte, lane-ops per second) under the roofs; returns path."""
+def roofs(trace):
+    """(name, bytes per second) of each bandwidth roof: DRAM, L2, Infinity Cache (adapters that have one),
+    LDS (all CUs; only when a dispatch of the trace used LDS)."""
     p = trace.preset
-    bandwidth = float(p.dram_bytes_per_second)
+    out = [("DRAM", float(p.dram_bytes_per_second)), ("L2", float(p.l2_bytes_per_cycle * p.clock_hz))]
+    if p.infinity_cache_bytes and p.infinity_cache_bytes_per_second:
+        out.append(("Infinity Cache", float(p.infinity_cache_bytes_per_second)))
+    if int(np.sum(trace.tables["dispatches"]["lds_bytes"])) > 0:
+        out.append(("LDS", float(p.lds_bytes_per_cycle * p.compute_units * p.clock_hz)))
+    return out
+
+
+_LEVEL_MARKERS = {"DRAM": "o", "L2": "s", "Infinity Cache": "^"}
+_ROOF_STYLES = {"DRAM": "-", "L2": "--", "Infinity Cache": "-.", "LDS": ":"}
+
+
+def plot_roofline(trace, path, dispatch=None):
+    """A hierarchical roofline: the compute roof and a bandwidth roof per level (DRAM, L2, Infinity Cache,
+    LDS where used); each timed dispatch at its lane-ops per second, once per level at its lane-ops per
+    byte of that level (circle DRAM, square L2, triangle Infinity Cache), the points of one dispatch joined.
+    The MAX_POINTS longest dispatches (the focused one always); the rest, and dispatches with no vector ALU
+    work or no bytes, are named in a note. Returns path."""
+    p = trace.preset
+    sector = int(p.sector_bytes)
     compute = float(p.compute_units * p.simds_per_cu * p.simd_lanes * p.clock_hz)
-    fig = _figure(9, 6)
-    ax = fig.add_subplot()
-    points = {}     # dispatches of one kernel at the same spot share a point and a label
+    focus = focus_dispatch(trace, dispatch)
+    fig = _figure(12, 6.5)
+    ax = fig.add_axes([0.08, 0.14, 0.56, 0.78])
+    drawn, skipped = [], []
     for s in trace.summary():
         ops = s["valu_instructions"] * trace.wave_width  # vector ALU lane operations
-        if s["dram_bytes"] > 0 and s["seconds"] > 0 and ops > 0:
-            x, y = ops / s["dram_bytes"], ops / s["seconds"]
-            key = (s["kernel"], float(f"{x:.3g}"), float(f"{y:.3g}"))
-            points.setdefault(key, (x, y, []))[2].append(s["dispatch"])
-    points = [(x, y, f"#{', #'.join(map(str, ids))} {kernel[:40]}") for (kernel, _, _), (x, y, ids) in points.items()]
-    ridge = compute / bandwidth
-    intensities = [x for x, _, _ in points] + [ridge]
-    lo, hi = min(intensities) / 10, max(intensities) * 10
+        name = f"#{s['dispatch']} {s['kernel']}"
+        if not s["timed"] or s["seconds"] <= 0:
+            continue
+        levels = [("DRAM", s["dram_bytes"]), ("L2", s["l2_requests"] * sector)]
+        if p.infinity_cache_bytes:
+            levels.append(("Infinity Cache", s["ic_requests"] * sector))
+        levels = [(level, b) for level, b in levels if b > 0]
+        if ops <= 0 or not levels:
+            skipped.append(f"{name} ({'no vector ALU work' if ops <= 0 else 'no bytes at any level'})")
+            continue
+        drawn.append((s, ops, levels, name))
+    drawn.sort(key=lambda t: (t[0]["dispatch"] != focus, -t[0]["cycles"]))
+    for s, _, _, name in drawn[MAX_POINTS:]:
+        skipped.append(f"{name} (beyond the {MAX_POINTS} longest)")
+    drawn = sorted(drawn[:MAX_POINTS], key=lambda t: t[0]["dispatch"])
+    roof_list = roofs(trace)
+    xs = [ops / b for _, ops, levels, _ in drawn for _, b in levels] + [compute / bw for _, bw in roof_list]
+    lo, hi = min(xs) / 10, max(xs) * 10
     x = np.geomspace(lo, hi, 256)
-    ax.plot(x, np.minimum(compute, x * bandwidth), color="black", linewidth=1.5)
-    ax.text(lo * 1.2, lo * bandwidth * 1.4, f"DRAM {bandwidth / 1e9:g} GB/s", fontsize=8)
+    for name, bandwidth in roof_list:
+        ax.plot(x, np.minimum(compute, x * bandwidth), color="black", linewidth=1.2, linestyle=_ROOF_STYLES[name],
+                label=f"{name} roof {bandwidth / 1e9:,.4g} GB/s")
+    ax.axhline(compute, color="#444444", linewidth=0.6)
     ax.text(hi / 1.2, compute * 1.15, f"compute {_si(compute)} lane-ops/s", fontsize=8, ha="right")
-    for i, (xi, yi, label) in enumerate(points):
-        # The point carries its dispatch numbers; the legend names the kernel and how close to its roof it is.
-        roof = min(compute, xi * bandwidth)
-        ax.plot([xi], [yi], "o", color=_COLORS[i % len(_COLORS)], label=f"{label} ({100 * yi / roof:.2g} % of roof)")
-        ax.annotate(label.split(" ", 1)[0].rstrip(","), (xi, yi), textcoords="offset points",
-                    xytext=(6, 6 if i % 2 else -12), fontsize=8, color=_COLORS[i % len(_COLORS)])
-    if points:
-        ax.legend(loc="upper left", fontsize=7, title="dispatch, kernel", title_fontsize=7)
-    if not points:
-        ax.text(0.5, 0.5, "no timed dispatch that moved DRAM bytes", ha="center", transform=ax.transAxes)
+    ys = [compute]
+    for i, (s, ops, levels, name) in enumerate(drawn):
+        y = ops / s["seconds"]
+        ys.append(y)
+        color = _COLORS[i % len(_COLORS)]
+        points = [(ops / b, level) for level, b in levels]
+        ax.plot([px for px, _ in points], [y] * len(points), color=color, linewidth=0.8, alpha=0.6)
+        dram_roof = min(compute, (ops / s["dram_bytes"]) * p.dram_bytes_per_second) if s["dram_bytes"] else None
+        share = f", {100 * y / dram_roof:.2g} % of the DRAM roof" if dram_roof else ""
+        focus_mark = " (focus)" if s["dispatch"] == focus else ""
+        ax.plot([], [], color=color, linewidth=6, label=f"{name}{focus_mark}{share}")
+        for px, level in points:
+            ax.plot([px], [y], _LEVEL_MARKERS[level], color=color, markersize=7)
+        ax.annotate(f"#{s['dispatch']}", (points[0][0], y), textcoords="offset points", xytext=(6, 6), fontsize=8,
+                    color=color)
+    if not drawn:
+        ax.text(0.5, 0.5, "no timed dispatch with vector ALU work and bytes", ha="center", transform=ax.transAxes)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(lo, hi)
-    ax.set_ylim(min([y for _, y, _ in points] + [lo * bandwidth]) / 3, compute * 3)
-    ax.set_xlabel("arithmetic intensity (lane-ops per DRAM byte)")
+    ax.set_ylim(min(ys + [lo * roof_list[0][1]]) / 3, compute * 3)
+    ax.set_xlabel("arithmetic intensity (lane-ops per byte at each level)")
     ax.set_ylabel("lane-ops per second")
-    fig.text(0.01, 0.01, "lane-ops: vector ALU wave instructions x wave width (lanes masked off by EXEC "
-             "count too)", fontsize=7)
-    ax.set_title(f"Roofline: {p.description}", fontsize=10)
     ax.grid(True, which="major", linewidth=0.3)
+    ax.set_title(f"Roofline: {p.description}", fontsize=10)
+    import textwrap
+    from matplotlib.lines import Line2D
+    handles, labels = ax.get_legend_handles_labels()
+    labels = [textwrap.fill(label, 52) for label in labels]
+    handles += [Line2D([], [], marker=m, color="#555555", linestyle="none") for m in _LEVEL_MARKERS.values()]
+    labels += [f"point at {level} bytes" for level in _LEVEL_MARKERS if level != "Infinity Cache" or
+               p.infinity_cache_bytes]
+    handles = handles[:len(labels)]
+    fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(0.66, 0.93), fontsize=7, frameon=False)
+    fig.text(0.66, 0.16, "lane-ops: vector ALU wave instructions x wave width\n(lanes masked off by EXEC count "
+             "too)", fontsize=7)
+    _left_out_note(fig, skipped, "not drawn")
     return _save(fig, path)
 
 
 # ---- cache hit rates and coalescing per dispatch ----------------------------------------------------
+def _fold_initializers(rows):
+    """Summary rows with every initializer dispatch (is_initializer) folded into one row named for them."""
+    inits = [r for r in rows if is_initializer(r["kernel"])]
+    if len(inits) < 2:
+        return rows
+    folded = dict(inits[0])
+    for key in ("l2_requests", "l2_hits", "ic_requests", "ic_hits", "bytes_read", "bytes_written", "cycles"):
+        folded[key] = sum(r[key] for r in inits)
+    folded["l2_hit_rate"] = folded["l2_hits"] / folded["l2_requests"] if folded["l2_requests"] else 0.0
+    folded["ic_hit_rate"] = folded["ic_hits"] / folded["ic_requests"] if folded["ic_requests"] else 0.0
+    useful = folded["bytes_read"] + folded["bytes_written"]
+    folded["coalescing_efficiency"] = useful / (folded["l2_requests"] * 64) if folded["l2_requests"] else 0.0
+    folded["kernel"] = f"{len(inits)} initializer dispatches"
+    folded["dispatch"] = "+".join(str(r["dispatch"]) for r in inits[:3]) + ("..." if len(inits) > 3 else "")
+    out, placed = [], False
+    for r in rows:
+        if is_initializer(r["kernel"]):
+            if not placed:
+                out.append(folded)
+                placed = True
+        else:
+            out.append(r)
+    return out
+
+
 def plot_caches(trace, path):
-    """Per timed dispatch: L2 hit rate, Infinity Cache hit rate (adapters that have one) and coalescing
-    efficiency (%), as grouped bars; a level with no request shows no bar; returns path."""
+    """Per timed dispatch (initializer dispatches folded into one group): L2 hit rate, Infinity Cache hit rate
+    (adapters that have one) and coalescing efficiency (%), as grouped bars; a level with no request is
+    marked 'no req.' and a real 0 % is marked '0 %', so the two are told apart; returns path."""
     p = trace.preset
-    timed = [s for s in trace.summary() if s["timed"]]
+    timed = _fold_initializers([s for s in trace.summary() if s["timed"]])
+    for r in timed:        # a folded row's coalescing in the preset's sector
+        if "initializer" in str(r["kernel"]) and r["l2_requests"]:
+            r["coalescing_efficiency"] = (r["bytes_read"] + r["bytes_written"]) / (r["l2_requests"] * p.sector_bytes)
     fig = _figure(12, 5)
-    ax = fig.add_subplot()
+    ax = fig.add_axes([0.07, 0.3, 0.9, 0.56])
     series = [("L2 hit rate", "l2_hit_rate", "l2_requests"), ("coalescing efficiency", "coalescing_efficiency",
                                                                 "l2_requests")]
     if p.infinity_cache_bytes:
@@ -303,17 +449,24 @@ def plot_caches(trace, path):
         width = 0.8 / len(series)
         for k, (label, key, requests) in enumerate(series):
             values = [100.0 * s[key] if s[requests] else np.nan for s in timed]
-            ax.bar(index + (k - (len(series) - 1) / 2) * width, values, width, color=_COLORS[k], label=label)
+            x = index + (k - (len(series) - 1) / 2) * width
+            ax.bar(x, values, width, color=_COLORS[k], label=label)
+            for xi, v, s in zip(x, values, timed):
+                if not s[requests]:
+                    ax.text(xi, 2, "no req.", rotation=90, ha="center", va="bottom", fontsize=6, color="#777777",
+                            style="italic")
+                elif v == 0:
+                    ax.text(xi, 1, "0 %", rotation=90, ha="center", va="bottom", fontsize=6, color=_COLORS[k])
         step = max(1, -(-len(timed) // 24))
         ax.set_xticks(index[::step])
-        ax.set_xticklabels([f"#{s['dispatch']} {s['kernel'][:28]}" for s in timed[::step]], fontsize=7,
-                           rotation=20, ha="right")
-        ax.set_ylim(0, 110)
+        import textwrap
+        ax.set_xticklabels([textwrap.fill(f"#{s['dispatch']} {s['kernel']}", 28) for s in timed[::step]], fontsize=7,
+                           rotation=20 if len(timed) > 4 else 0, ha="right" if len(timed) > 4 else "center")
+        ax.set_ylim(0, 105)
         ax.set_ylabel("%")
-        ax.legend(loc="upper right", fontsize=8, ncol=len(series))
+        fig.legend(loc="upper center", bbox_to_anchor=(0.5, 0.93), fontsize=8, ncol=len(series), frameon=False)
         ax.grid(True, axis="y", linewidth=0.3)
-    ax.set_title(f"Cache hit rates and coalescing efficiency per dispatch: {p.description}", fontsize=10)
-    fig.subplots_adjust(bottom=0.25)
+    fig.suptitle(f"Cache hit rates and coalescing efficiency per dispatch: {p.description}", fontsize=10)
     return _save(fig, path)
 
 
@@ -325,18 +478,26 @@ def _si(value):
     return f"{value:.3g}"
 
 
-def plot_all(trace, folder):
+def plot_all(trace, folder, dispatch=None):
     """wave_timeline.png, bandwidth.png, occupancy.png, roofline.png and caches.png in `folder`; returns
-    their paths."""
+    their paths. dispatch: the dispatch they focus on (None: the timed one with the most cycles): the timeline
+    draws only it (the others named in a note), the bandwidth title gives its own figure, the roofline always
+    draws it."""
     os.makedirs(folder, exist_ok=True)
-    return [plot(trace, os.path.join(folder, name)) for plot, name in (
-        (plot_wave_timeline, "wave_timeline.png"), (plot_bandwidth, "bandwidth.png"),
-        (plot_occupancy, "occupancy.png"), (plot_roofline, "roofline.png"), (plot_caches, "caches.png"))]
+    focus = focus_dispatch(trace, dispatch)
+    return [
+        plot_wave_timeline(trace, os.path.join(folder, "wave_timeline.png"), focus),
+        plot_bandwidth(trace, os.path.join(folder, "bandwidth.png"), focus),
+        plot_occupancy(trace, os.path.join(folder, "occupancy.png")),
+        plot_roofline(trace, os.path.join(folder, "roofline.png"), focus),
+        plot_caches(trace, os.path.join(folder, "caches.png")),
+    ]
 
 
 # ---- sweeps (tools/sweep.py): one row per point ------------------------------------------------------
 _SWEEP_AXES = ("adapter", "operator", "dtype", "elements", "layout")
-_RESULT_COLUMNS = ("cycles", "time_us", "bytes_read", "bytes_written", "l2_bytes", "ic_bytes", "dram_read_bytes",
+_RESULT_COLUMNS = ("cycles", "time_us", "bytes_read", "bytes_written", "l2_request_bytes", "ic_lookup_bytes",
+                   "l2_bytes", "ic_bytes", "dram_read_bytes",
                    "dram_write_bytes", "l2_hit_rate", "ic_hit_rate", "coalescing", "gbps", "pct_peak",
                    "requested_gbps")
 _STYLES = ("-", "--", ":", "-.")
@@ -421,6 +582,31 @@ def plot_sweep_heatmap(rows, path, x, y):
         fig.colorbar(image, ax=fig.axes, label="% of DRAM peak", fraction=0.04)
     held = "; held at " + ", ".join(f"{c}={v}" for c, v in fixed.items()) if fixed else ""
     fig.suptitle(f"Sweep: % of DRAM peak over {x} and {y}{held}", fontsize=10)
+    return _save(fig, path)
+
+
+def plot_sweep_workload(rows, path):
+    """A workload sweep (`sweep --graph` / `--onnx`): the modelled time of each point as a horizontal bar,
+    labelled with its adapter and --set values, annotated with its % of DRAM peak; returns path."""
+    fields = [c for c in _parameters(rows) if c not in ("adapter", "workload", "dispatches")]
+    labels = [" ".join([str(r["adapter"])] + [f"{c}={r[c]}" for c in fields]) for r in rows]
+    height = max(3.0, 1.4 + 0.35 * len(rows))
+    fig = _figure(12, height)
+    ax = fig.add_subplot()
+    times = [r["time_us"] for r in rows]
+    index = np.arange(len(rows))
+    ax.barh(index, times, color=_COLORS[0])
+    for i, r in enumerate(rows):
+        ax.text(times[i], i, f"  {times[i]:,.2f} us, {r['pct_peak']:.0f} % of DRAM peak", va="center", fontsize=8)
+    ax.set_yticks(index)
+    ax.set_yticklabels(labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, max(times or [1]) * 1.45)
+    ax.set_xlabel("modelled time of the timed dispatches (us)")
+    names = ", ".join(str(w) for w in _unique(rows, "workload")) if rows else ""
+    ax.set_title(f"Sweep of {names}: {rows[0]['dispatches'] if rows else 0} dispatches per point", fontsize=10)
+    fig.subplots_adjust(left=min(0.5, 0.03 + 0.0065 * max(map(len, labels or [""]))), bottom=0.6 / height,
+                        top=1 - 0.45 / height, right=0.97)
     return _save(fig, path)
 
 

@@ -86,7 +86,9 @@ def test_the_default_dispatch_is_the_longest_timed_one():
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--top", "3"], "--dispatch and --top go with --instructions (the annotated kernel listing)"),
+    (["--top", "3"], "--top goes with --instructions (the annotated kernel listing)"),
+    (["--dispatch", "0"], "--dispatch goes with --instructions (the annotated kernel listing) or --plots (the "
+                          "dispatch the plots focus on)"),
     (["--instructions", "--top", "0"], "--top is 0; it must be at least 1 (the number of instructions to list)"),
     (["--instructions", "--dispatch", "7"], "--dispatch 7: the trace holds dispatches 0 only"),
 ])
