@@ -40,6 +40,21 @@
     v_mov_b32 v2, 0                      ; input element offset of the output's first element
     v_mov_b32 v3, 0                      ; output element offset
     v_mov_b32 v6, s4                     ; the part of the output index still to decompose
+.if STAGE == 1
+    s_load_dwordx4 s[56:59], s[2:3], ${CB_PARAM4}   ; G (chunks per output), its division magic
+    s_waitcnt 0
+    v_mul_hi_u32 v7, v6, s57             ; workgroup w = output * G + chunk g
+    v_sub_u32 v8, v6, v7
+    v_lshr_b32 v8, v8, s58
+    v_add_u32 v7, v7, v8
+    v_lshr_b32 v7, v7, s59
+    v_mul_lo_u32 v8, v7, s56
+    v_sub_u32 v8, v6, v8                 ; g
+    v_mov_b32 v6, v7                     ; the output index
+    v_mul_lo_u32 v26, v8, ${CHUNK}       ; the chunk's first k = g C ...
+    v_add_u32 v27, v26, ${CHUNK}
+    v_min_u32 v27, v27, s45              ; ... and its end, min((g + 1) C, N)
+.endif
     s_mov_b32 s36, ${CB_RECORDS}
     s_cmp_eq_u32 s26, 0
     s_cbranch_scc1 kept_done             ; every dimension reduced: one output, at offset 0
@@ -62,6 +77,9 @@ kept_dim:
     s_cbranch_scc1 kept_dim
 kept_done:
     s_mov_b32 s48, s36                   ; the reduced records follow the kept ones
+.if STAGE == 1
+    v_mov_b32 v3, s4                     ; the partial's place in the temporary resource: w
+.endif
 
 ; ---- 2. each thread: elements t, t + L, ... in ascending order (reduce_pass.inc) ------------------
 ; ---- 3. the fixed tree through LDS: (t, t + L/2), then (t, t + L/4), ... (reduce_tree.inc) ---------
