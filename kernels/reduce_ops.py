@@ -205,7 +205,8 @@ def variant_symbols(function, input_type, output_type, inner_linear, lanes=MIN_L
         "LOG2E_F32": f"0x{LOG2E_F32:08X}", "LN2_F32": f"0x{LN2_F32:08X}",   # raw bits, not a number
         # descriptor slots: input 0, output 1, the temporary resource 2 (stage 1 writes it, stage 2 reads it)
         "INNER_LINEAR": int(inner_linear), "DESC_T0": 64 if stage == 2 else 0, "DESC_T1": 64 if stage == 1 else 32,
-        "LANES": lanes, "STAGE": stage, "CHUNK": CHUNK,
+        "LANES": lanes, "STAGE": stage, "CHUNK": CHUNK, "LANES_3": 3 * lanes, "LANES_4": 4 * lanes,
+        "UNROLL": int(inner_linear and not arg and not wide),   # four elements a step (reduce_pass.inc)
         **{f"LEVEL_{1 << j}": int(lanes > 1 << j) for j in range(1, 10)}, **layout.symbols()}
 
 

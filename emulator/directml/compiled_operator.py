@@ -134,10 +134,22 @@ class IDMLCompiledOperator(IDMLDispatchable):
 
     def GetBindingProperties(self):
         """One descriptor per tensor, no temporary resource (strict-host mode: STRICT_TEMPORARY_BYTES), the
-        persistent resource of persistent_layout (0 without owned inputs, by default)."""
-        return DML_BINDING_PROPERTIES(RequiredDescriptorCount=len(self._info.tensors),
-                                      TemporaryResourceSize=STRICT_TEMPORARY_BYTES if self._device._strict_host else 0,
+        persistent resource of persistent_layout (0 without owned inputs, by default). A kernel of two
+        dispatches (kernels/driver.py CompiledKernel.stage: a REDUCE split into chunks) needs its temporary
+        resource (the partials) and one more descriptor, the temporary resource's, after the tensors'."""
+        temporary = self._kernel.temporary_bytes
+        return DML_BINDING_PROPERTIES(RequiredDescriptorCount=len(self._info.tensors) + bool(temporary),
+                                      TemporaryResourceSize=max(temporary, STRICT_TEMPORARY_BYTES
+                                                                if self._device._strict_host else 0),
                                       PersistentResourceSize=self._persistent_size)
+
+    def _temporary_slot(self, temporary):
+        """The descriptor after the tensors' for a kernel that reads its temporary resource ([] when it has
+        none): the `temporary` binding (None: unbound, a null descriptor) cut to the kernel's bytes."""
+        size = self._kernel.temporary_bytes
+        if not size:
+            return []
+        return [None if temporary is None else dataclasses.replace(temporary, size=size)]
 
     def _descriptor_bindings(self, bound, persistent):
         """What the descriptor table's slots describe at execution: `bound` (BoundBuffer or None per tensor,
