@@ -37,6 +37,8 @@ MIN_LANES, MAX_LANES = 64, 1024      # virtual threads per output (independent o
 STEPS = 64                           # the elements a thread aims at before the workgroup grows
 CHUNK_LANES = 256                    # N > CHUNK: stage 1, one workgroup of CHUNK_LANES threads per chunk ...
 CHUNK = STEPS * CHUNK_LANES          # ... of CHUNK consecutive k; stage 2 reduces the chunks' partials
+UNROLL = 4                           # elements a thread loads together (reduce_pass.inc: the same order)
+IMM_LIMIT = (1 << 14) - 1            # a buffer load's immediate byte offset (isa/encoding.py UIMM_MAX)
 # The functions that split (their partials combine with the tree's operation alone); ARGMAX / ARGMIN (pairs) and
 # LOG_SUM_EXP (two passes over the elements) keep one workgroup per output whatever N.
 CHUNKED = ("SUM", "AVERAGE", "MULTIPLY", "SUM_SQUARE", "L1", "L2", "LOG_SUM", "MAX", "MIN")
@@ -173,9 +175,9 @@ def chunks_for(function, input_type, count):
 
 
 def variant_symbols(function, input_type, output_type, inner_linear, lanes=MIN_LANES, layout=LAYOUT,
-                    decreasing=False, stage=0):
+                    decreasing=False, stage=0, unit=False):
     """The assembler symbols of one variant of reduce.s (`lanes`: threads per workgroup, a power of two;
-    `decreasing`: ARGMAX / ARGMIN's AxisDirection DECREASING; `stage`: 0 one workgroup per output, 1 a chunk's
+    `decreasing`: ARGMAX / ARGMIN's AxisDirection DECREASING; `unit`: one reduced dimension of stride 1; `stage`: 0 one workgroup per output, 1 a chunk's
     partial into the temporary resource (no finish; `output_type` the partials' type), 2 the partials into the
     output (`input_type` the partials' type))."""
     row = OPERATORS["REDUCE"].functions[function]
@@ -205,20 +207,23 @@ def variant_symbols(function, input_type, output_type, inner_linear, lanes=MIN_L
         "LOG2E_F32": f"0x{LOG2E_F32:08X}", "LN2_F32": f"0x{LN2_F32:08X}",   # raw bits, not a number
         # descriptor slots: input 0, output 1, the temporary resource 2 (stage 1 writes it, stage 2 reads it)
         "INNER_LINEAR": int(inner_linear), "DESC_T0": 64 if stage == 2 else 0, "DESC_T1": 64 if stage == 1 else 32,
-        "LANES": lanes, "STAGE": stage, "CHUNK": CHUNK, "LANES_3": 3 * lanes, "LANES_4": 4 * lanes,
-        "UNROLL": int(inner_linear and not arg and not wide),   # four elements a step (reduce_pass.inc)
+        "LANES": lanes, "STAGE": stage, "CHUNK": CHUNK, "LANES_LAST": (UNROLL - 1) * lanes, "LANES_STEP": UNROLL * lanes,
+        "UNROLL": int(inner_linear and not arg and not wide),   # UNROLL elements a step (reduce_pass.inc)
+        # a unit stride: the loads' byte offsets are immediates (j L element sizes, when they fit)
+        "IMM_STEP": int(unit and (UNROLL - 1) * lanes * _SIZE[input_type] <= IMM_LIMIT),
+        **{f"IMM_{j}": j * lanes * _SIZE[input_type] for j in range(1, UNROLL)},
         **{f"LEVEL_{1 << j}": int(lanes > 1 << j) for j in range(1, 10)}, **layout.symbols()}
 
 
 @functools.lru_cache(maxsize=None)
 def build_program(function, input_type, output_type, inner_linear, lanes=MIN_LANES, layout=LAYOUT, decreasing=False,
-                  stage=0):
+                  stage=0, unit=False):
     """Assemble and decode one variant of reduce.s (cached)."""
-    symbols = variant_symbols(function, input_type, output_type, inner_linear, lanes, layout, decreasing, stage)
+    symbols = variant_symbols(function, input_type, output_type, inner_linear, lanes, layout, decreasing, stage, unit)
     dwords = assemble_file(os.path.join(KERNEL_DIR, OPERATORS["REDUCE"].source), symbols)
     to = f"_to_{output_type.lower()}" if output_type != input_type else ""
     name = (f"reduce_{function.lower()}_{input_type.lower()}{to}_x{lanes}{'_linear' if inner_linear else ''}"
-            f"{'_last' if decreasing else ''}{('', '_chunks', '_partials')[stage]}")
+            f"{'_last' if decreasing else ''}{'_unit' if unit else ''}{('', '_chunks', '_partials')[stage]}")
     return Program(dwords, name)
 
 
@@ -253,6 +258,7 @@ def compile_reduction(operator, tensors, attributes, layout, no_kernel, division
         return {"SIZE": size, "MAGIC": magic, "SHIFT1": shift1, "SHIFT2": shift2,
                 "STRIDE_T0": si & 0xFFFFFFFF, "STRIDE_T1": so & 0xFFFFFFFF}
     records = [record(*r) for r in kept + (reduced or [(1, 0, 0)])]
+    unit = len(reduced) == 1 and reduced[0][1] == 1       # one reduced dimension, consecutive elements
     lds_per_lane = 8 if row.functions[function].outputs or _SIZE[source.data_type] == 8 else 4
     values = {"ELEMENTS": outputs, "RECORD_COUNT": len(kept), "PARAM0": max(1, len(reduced)), "PARAM1": count,
               "PARAM2": f32_bits(float(np.float32(count)))}
@@ -261,7 +267,7 @@ def compile_reduction(operator, tensors, attributes, layout, no_kernel, division
         lanes = lanes_for(count)
         constants = layout.pack({**values, "WORKGROUP_SIZE": lanes}, records, params=True, wide=False)
         program = build_program(function, source.data_type, target.data_type, len(reduced) <= 1, lanes, layout,
-                                decreasing)
+                                decreasing, unit=unit)
         return Reduction(program, constants, outputs, lanes, lds_per_lane * lanes)
     # Stage 1: workgroup w = output * G + g reduces chunk g of its output into partial w of the temporary
     # resource; stage 2 reduces each output's G partials (a packed (outputs, G) tensor) into the output.
@@ -281,9 +287,9 @@ def compile_reduction(operator, tensors, attributes, layout, no_kernel, division
     constants = np.zeros(at + len(second), np.uint8)
     constants[:len(first)], constants[at:] = first, second
     return Reduction(build_program(function, source.data_type, partial, len(reduced) <= 1, CHUNK_LANES, layout,
-                                   decreasing, stage=1),
+                                   decreasing, stage=1, unit=unit),
                      constants, outputs * chunks, CHUNK_LANES, 4 * CHUNK_LANES,
-                     Stage(build_program(function, partial, target.data_type, True, lanes, layout, stage=2), at,
+                     Stage(build_program(function, partial, target.data_type, True, lanes, layout, stage=2, unit=True), at,
                            outputs, lanes, 4 * lanes),
                      -(-4 * outputs * chunks // 256) * 256)
 

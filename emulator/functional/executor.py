@@ -292,6 +292,21 @@ def _joined_runs(first, width):
     return first, width
 
 
+def _window_rows(ctx, batch, typed, starts, length):
+    """The runs typed[start:start + length] as rows: where the starts are evenly spaced (a reduction's
+    workgroups, one row apart) a strided view of memory, read-only and shared as the contiguous path's
+    slice is (copy on write, `_detach`); else one window copy."""
+    if starts.size > 1 and ctx.share:
+        step = int(starts[1] - starts[0])
+        if step >= length and (np.diff(starts) == step).all():
+            base = typed[int(starts[0]):]
+            view = np.lib.stride_tricks.as_strided(base, (starts.size, length), (step * typed.itemsize, typed.itemsize),
+                                                   writeable=False)
+            batch.views = True
+            return view
+    return np.lib.stride_tricks.sliding_window_view(typed, length)[starts]
+
+
 def _wave_rows(index, waves, count):
     """For element indices held as a Ramp: each wave's first element (W,) when every wave's lanes index
     consecutive elements (step 1, no wrap) and all of them are below `count`; else None."""
@@ -367,8 +382,7 @@ def _load(ctx, batch, entry, operands):
                 # Hot path: every wave's lanes read consecutive elements (each wave coalesced, the
                 # waves anywhere): whole rows of a sliding window, not a per-lane gather.
                 typed = data[:count * dtype.itemsize].view(dtype)
-                rows, length = _joined_runs(rows, batch.width)
-                result = np.lib.stride_tricks.sliding_window_view(typed, length)[rows].reshape(shape)
+                result = _window_rows(ctx, batch, typed, *_joined_runs(rows, batch.width)).reshape(shape)
                 _record_access(ctx, batch, False, va, index, dtype.itemsize, None, None)
                 ctx.stats.bytes_read += result.size * dtype.itemsize
                 ctx.stats.memory_bytes[ctx.pc] += result.size * dtype.itemsize
@@ -379,9 +393,8 @@ def _load(ctx, batch, entry, operands):
             if runs is not None:
                 # Hot path: every wave's lanes read consecutive elements, as computed indices (a
                 # reduction's k * stride): runs of whole waves, one window copy each, not a gather.
-                starts, length = runs
                 typed = data[:count * dtype.itemsize].view(dtype)
-                result = np.lib.stride_tricks.sliding_window_view(typed, length)[starts].reshape(shape)
+                result = _window_rows(ctx, batch, typed, *runs).reshape(shape)
                 _record_access(ctx, batch, False, va, index, dtype.itemsize, None, None)
                 ctx.stats.bytes_read += result.size * dtype.itemsize
                 ctx.stats.memory_bytes[ctx.pc] += result.size * dtype.itemsize
