@@ -3,7 +3,10 @@
 A reduction is not an element-wise kernel: one workgroup of L threads computes one output element
 (kernels/reduce.s), so the launch has one workgroup per output, L threads per workgroup whatever the wave
 width (`lanes_for`: 64 to 1024, from the number of elements each output reduces), and 4 L bytes of LDS for
-the tree. One `ReductionOperator` row per operator says, by name:
+the tree. Above CHUNK elements per output (the functions in CHUNKED, 32-bit compute types) it is two
+dispatches (`Reduction.stage`): a workgroup of CHUNK_LANES threads per chunk of CHUNK elements writes its
+partial to DirectML's temporary resource, then a workgroup per output reduces its partials; so a reduction
+to one value spreads over every compute unit instead of one. One `ReductionOperator` row per operator says, by name:
 
   tensors     the desc's tensor fields in binding order, the output last
   source      the kernel source
