@@ -26,15 +26,17 @@ from dmlemu.direct_run import DirectRun
 from dmlemu.golden.reduce import FUNCTIONS
 from dmlemu.gpu import Gpu
 from dmlemu.kernels.driver import TensorSpec
-from dmlemu.presets import DEFAULT_PRESET
+from dmlemu.presets import DEFAULT_PRESET, H200, RX_7900_XTX
 
 
 def best_of(repeat, fn):
+    """The least CPU time of `repeat` calls (process time: on a machine shared with other jobs, wall time
+    measures them too), and the last result."""
     best = float("inf")
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = time.process_time()
         result = fn()
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     return best, result
 
 
@@ -54,12 +56,34 @@ def bench(shape, axes, function, width, repeat):
     return kernel_s, golden_s
 
 
+def dram_efficiency(preset, axes, log2=24):
+    """REDUCE SUM over 2^log2 FLOAT32 with the timing model on: (% of DRAM peak of each dispatch, of the whole
+    operator from its first dispatch's start to its last one's end, DRAM bytes / input bytes)."""
+    half = log2 // 2
+    shape = (1 << (log2 - half), 1 << half)
+    x = np.zeros(shape, np.float32)
+    out_shape = tuple(1 if d in axes else s for d, s in enumerate(shape))
+    gpu = Gpu(preset, timing=True)
+    specs = [TensorSpec("FLOAT32", shape, None, x.nbytes), TensorSpec("FLOAT32", out_shape, None, 4 * int(np.prod(out_shape)))]
+    run = DirectRun(gpu, "REDUCE", specs, [x.view(np.uint8).reshape(-1), np.zeros(specs[1].total_bytes, np.uint8)],
+                    attributes={"Function": FUNCTIONS.index("SUM"), "Axes": tuple(axes)})
+    run.dispatch()
+    peak = preset.dram_bytes_per_second / preset.clock_hz
+    each = [100 * s.timing.dram_bytes / s.cycles / peak for s in run.stats]
+    cycles = run.stats[-1].start_cycle + run.stats[-1].cycles - run.stats[0].start_cycle
+    dram = sum(s.timing.dram_bytes for s in run.stats)
+    run.free()
+    return each, 100 * dram / cycles / peak, dram / x.nbytes, cycles / preset.clock_hz
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--log2", type=int, default=22)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--width", type=int, default=32)
     parser.add_argument("--function", default="SUM")
+    parser.add_argument("--timing-log2", type=int, default=24, help="elements (log2) of the DRAM efficiency runs; "
+                                                                    "0 skips them")
     args = parser.parse_args()
     half = args.log2 // 2
     cases = [("one axis", (1 << (args.log2 - half), 1 << half), (1,)),
@@ -71,6 +95,16 @@ def main():
         ratio = kernel_s / golden_s
         print(f"{name:10} {str(shape):>14} {kernel_s * 1e3:10.1f} {golden_s * 1e3:10.1f} {ratio:7.1f}  "
               f"{'ok' if ratio <= 5 else 'MISSED'}")
+    if not args.timing_log2:
+        return
+    print(f"REDUCE SUM FLOAT32, 2^{args.timing_log2} elements, timing model on: % of DRAM peak from real DRAM bytes "
+          f"(target >= 70 %)")
+    print(f"{'preset':10} {'case':9} {'us':>7} {'whole %':>8} {'per dispatch %':>16} {'DRAM / input':>13}")
+    for preset in (RX_7900_XTX, H200):
+        for name, axes in (("one axis", (1,)), ("all axes", (0, 1))):
+            each, whole, ratio, seconds = dram_efficiency(preset, axes, args.timing_log2)
+            print(f"{preset.key:10} {name:9} {seconds * 1e6:7.1f} {whole:8.1f} {' + '.join(f'{e:.1f}' for e in each):>16} "
+                  f"{ratio:13.3f}")
 
 
 if __name__ == "__main__":
