@@ -180,9 +180,9 @@ def chunks_for(function, input_type, count):
 def variant_symbols(function, input_type, output_type, inner_linear, lanes=MIN_LANES, layout=LAYOUT,
                     decreasing=False, stage=0, unit=False):
     """The assembler symbols of one variant of reduce.s (`lanes`: threads per workgroup, a power of two;
-    `decreasing`: ARGMAX / ARGMIN's AxisDirection DECREASING; `unit`: one reduced dimension of stride 1; `stage`: 0 one workgroup per output, 1 a chunk's
-    partial into the temporary resource (no finish; `output_type` the partials' type), 2 the partials into the
-    output (`input_type` the partials' type))."""
+    `decreasing`: ARGMAX / ARGMIN's AxisDirection DECREASING; `unit`: one reduced dimension of stride 1;
+    `stage`: 0 one workgroup per output, 1 a chunk's partial into the temporary resource (no finish;
+    `output_type` the partials' type), 2 the partials into the output (`input_type` the partials' type))."""
     row = OPERATORS["REDUCE"].functions[function]
     finish = row.finish if stage != 1 else ""
     compute = _COMPUTE[input_type]
@@ -210,7 +210,8 @@ def variant_symbols(function, input_type, output_type, inner_linear, lanes=MIN_L
         "LOG2E_F32": f"0x{LOG2E_F32:08X}", "LN2_F32": f"0x{LN2_F32:08X}",   # raw bits, not a number
         # descriptor slots: input 0, output 1, the temporary resource 2 (stage 1 writes it, stage 2 reads it)
         "INNER_LINEAR": int(inner_linear), "DESC_T0": 64 if stage == 2 else 0, "DESC_T1": 64 if stage == 1 else 32,
-        "LANES": lanes, "STAGE": stage, "CHUNK": CHUNK, "LANES_LAST": (UNROLL - 1) * lanes, "LANES_STEP": UNROLL * lanes,
+        "LANES": lanes, "STAGE": stage, "CHUNK": CHUNK,
+        "LANES_LAST": (UNROLL - 1) * lanes, "LANES_STEP": UNROLL * lanes,
         "UNROLL": int(inner_linear and not arg and not wide),   # UNROLL elements a step (reduce_pass.inc)
         # a unit stride: the loads' byte offsets are immediates (j L element sizes, when they fit)
         "IMM_STEP": int(unit and (UNROLL - 1) * lanes * _SIZE[input_type] <= IMM_LIMIT),
@@ -292,7 +293,8 @@ def compile_reduction(operator, tensors, attributes, layout, no_kernel, division
     return Reduction(build_program(function, source.data_type, partial, len(reduced) <= 1, CHUNK_LANES, layout,
                                    decreasing, stage=1, unit=unit),
                      constants, outputs * chunks, CHUNK_LANES, 4 * CHUNK_LANES,
-                     Stage(build_program(function, partial, target.data_type, True, lanes, layout, stage=2, unit=True), at,
+                     Stage(build_program(function, partial, target.data_type, True, lanes, layout, stage=2,
+                                         unit=True), at,
                            outputs, lanes, 4 * lanes),
                      -(-4 * outputs * chunks // 256) * 256)
 

@@ -4,8 +4,9 @@ Each output element reduces the N input elements that share its kept coordinates
 row-major order of the reduced axes (the last reduced axis fastest). L virtual threads (L the smallest power
 of two from 64 to 1024 with N <= 64 L, else 1024) take k = t, t + L, t + 2L, ... in ascending order from the
 function's identity; then a fixed tree combines thread t with thread t + s for s = L/2, ..., 2, 1. Above
-CHUNK = 16384 elements the functions other than ARGMAX, ARGMIN and LOG_SUM_EXP (and 64-bit integers) cut the
-N elements into chunks of CHUNK, reduce each so with L = 256, and reduce the chunks' results so. FLOAT16 works in FLOAT32 and rounds once at the
+CHUNK = 16384 elements every function but ARGMAX, ARGMIN and LOG_SUM_EXP cuts the N elements into chunks of
+CHUNK, reduces each so with L = 256 and then the chunks' results so (the kernel keeps one level for 64-bit
+integers, whose wrapping results do not depend on the order). FLOAT16 works in FLOAT32 and rounds once at the
 end; integers wrap; NaN results are canonical. This module follows that text, not the kernel: it never
 assembles or runs anything.
 
