@@ -18,7 +18,9 @@ Where the kernel reads them depends on the device's mode (docs/PERSISTENT_RESOUR
 Binding properties: one descriptor per tensor (binding order: inputs, then outputs; an owned input's
 slot describes its copy in the persistent resource; an optional tensor the desc left out keeps its slot,
 bound as DML_BINDING_TYPE_NONE, which the kernel never reads), no temporary resource (strict mode:
-STRICT_TEMPORARY_BYTES), and a persistent resource of `persistent_layout` bytes: the constants at 0
+STRICT_TEMPORARY_BYTES) unless the kernel is two dispatches (a REDUCE of more than 16384 elements per output:
+its partials, with one more descriptor slot after the tensors', which BindTemporaryResource writes; the
+dispatches run with a UAV barrier between them), and a persistent resource of `persistent_layout` bytes: the constants at 0
 (strict mode only), then each owned input at the next multiple of DML_PERSISTENT_BUFFER_ALIGNMENT. Like
 every DirectML compiled operator it must be initialized (an IDMLOperatorInitializer dispatch) before it
 executes, even when that dispatch has nothing to copy.
