@@ -90,6 +90,13 @@ def test_the_two_dispatches_on_every_wave_width():
         same_bits(out.reshape(3, 1), expected(x, "L1", (1,)))
 
 
+def test_strict_host_mode_reads_both_dispatches_constants_from_the_persistent_resource(monkeypatch):
+    monkeypatch.setenv("DMLEMU_STRICT_HOST", "1")
+    x = values(np.random.default_rng(8), "FLOAT32", (2, 2 * CHUNK + 3))
+    (got,) = run_operator(reduce_desc("AVERAGE", "FLOAT32", [2, 2 * CHUNK + 3], [1]), [x])
+    same_bits(got, expected(x, "AVERAGE", (1,)))
+
+
 def _compiled(rig, sizes, axes):
     return rig.compile(DML_OPERATOR_DESC(Type=int(DML_OPERATOR_REDUCE), Desc=reduce_desc("SUM", "FLOAT32", sizes, axes)))
 
