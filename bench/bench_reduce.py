@@ -1,20 +1,38 @@
-"""Benchmark: REDUCE SUM over 2^22 FLOAT32 against the golden NumPy model, in the same process.
+"""Benchmark: REDUCE SUM over 2^22 FLOAT32 against the golden NumPy model, and its modelled DRAM efficiency.
 
 Two shapes by default: one axis (2^11 rows of 2^11, the rows reduced: 2048 outputs, 2048 workgroups of 64
-threads) and every axis (one output: one workgroup of 64 threads, each looping over 2^16 elements). For each,
-the functional model's time for one dispatch (timing model off, the kernel compiled beforehand, as
-bench_element_wise.py does), the golden model's time (dmlemu.golden.run) and their ratio; the issue's target is
-at most 5x. Every output is checked bit for bit against the golden model.
+threads) and every axis (one output of 2^22 > 16384 elements: two dispatches, 256 workgroups of 256 threads
+each reducing a chunk of 16384 into the temporary resource, then one workgroup of 64 threads over the 256
+partials; docs/NUMERICS.md "Reductions"). For each, the functional model's CPU time for one execution (timing
+model off, the kernel compiled beforehand, as bench_element_wise.py does), the golden model's (dmlemu.golden.run)
+and their ratio; the issue's target is at most 5x. Every output is checked bit for bit against the golden model.
+Then REDUCE SUM over 2^24 FLOAT32 (4096 x 4096, one axis and every axis) on the large presets with the timing
+model on: the % of DRAM peak from the real DRAM bytes, for the whole operator (first dispatch's start to the
+last one's end) and per dispatch; the issue's target is at least 70 %.
 
-    .venv/bin/python bench/bench_reduce.py [--log2 22] [--repeat 3] [--width 32] [--function SUM]
+    .venv/bin/python bench/bench_reduce.py [--log2 22] [--repeat 3] [--width 32] [--function SUM] [--timing-log2 24]
 
-Measured (2-core VM, wave32, best of 3): one axis 54.8 ms against the golden model's 3.6 ms (15x), every axis
-330 ms against 1.2 ms (264x); wave64 the same. Where the time goes: in the one-axis case the 32 gathered
-buffer loads alone (ndarray.take over 2^17 lanes each) cost about 25 ms, 7x the golden model's contiguous
-reduction, so this design cannot reach 5x without a contiguous-load fast path in the executor. Every axis is
-one workgroup of 1024 threads looping 4096 times: ~41,000 instructions over 1024 lanes, each paying the
-executor's per-instruction cost; reaching the target needs several workgroups per output and a second pass
-(a temporary resource for the partial results), which is not built yet.
+Measured (2-core VM shared with seven other jobs, so CPU time, best of 5, wave32): one axis 34.5 ms against the
+golden model's 4.1 ms (8.4x; before the four-at-a-time loop and the executor's run-of-waves loads: 46.6 ms,
+11.1x), every axis 26.7 ms against 2.6 ms (10.3x; before the chunks, one workgroup of 1024 threads looping
+4096 times: 408 ms, 197x). Where the time goes (one axis, per instruction kind): the 32 buffer loads 13 ms
+(about 0.4 ms each of the executor's fixed work per memory instruction over 131,072 lanes: the lane-run
+checks, the register write; the data itself is now a strided view of memory, not a gather), the LDS tree 9.5
+ms (12 LDS instructions, per-lane address arithmetic and scatter / gather), the adds 4 ms. Each element costs
+about 1.5 instructions of 131,072 lanes, each near 0.2 ms: the ISA executor stays above 5x the golden model's
+one NumPy reduction; reaching it needs a cheaper executor per memory and LDS instruction, not a kernel change.
+
+DRAM efficiency (timing model on, REDUCE SUM 2^24 FLOAT32, DRAM bytes / input bytes 1.000 everywhere):
+    rx7900xtx one axis   90.3 us  77.5 %                 (before: 75.0 %)
+    rx7900xtx all axes   94.8 us  73.8 %  (77.4 % + 0.0) (before: 0.5 %, one workgroup)
+    h200      one axis   17.0 us  82.1 %                 (before: 64.4 %)
+    h200      all axes   21.3 us  65.7 %  (81.6 % + 0.0) (before: 0.2 %)
+The H200 every-axis case misses 70 % for the whole operator although its streaming dispatch reaches 81.6 %:
+the second dispatch costs its launch (launch_cycles, 3000 = 1.5 us), the UAV barrier between the two the
+end-of-dispatch flush (flush_cycles, 2970 = 1.5 us), and the 1024 partials' own tree about 1.2 us, 4.2 us of
+21.3 us; 70 % needs the whole at 20.0 us. A one-dispatch form (the last workgroup to finish reducing the
+partials) would need a counter in memory that starts at zero, which DirectML's temporary resource does not
+promise, so dmlemu keeps two dispatches.
 """
 import argparse
 import time
@@ -26,15 +44,17 @@ from dmlemu.direct_run import DirectRun
 from dmlemu.golden.reduce import FUNCTIONS
 from dmlemu.gpu import Gpu
 from dmlemu.kernels.driver import TensorSpec
-from dmlemu.presets import DEFAULT_PRESET
+from dmlemu.presets import DEFAULT_PRESET, H200, RX_7900_XTX
 
 
 def best_of(repeat, fn):
+    """The least CPU time of `repeat` calls (process time: on a machine shared with other jobs, wall time
+    measures them too), and the last result."""
     best = float("inf")
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = time.process_time()
         result = fn()
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     return best, result
 
 
@@ -54,12 +74,35 @@ def bench(shape, axes, function, width, repeat):
     return kernel_s, golden_s
 
 
+def dram_efficiency(preset, axes, log2=24):
+    """REDUCE SUM over 2^log2 FLOAT32 with the timing model on: (% of DRAM peak of each dispatch, of the whole
+    operator from its first dispatch's start to its last one's end, DRAM bytes / input bytes)."""
+    half = log2 // 2
+    shape = (1 << (log2 - half), 1 << half)
+    x = np.zeros(shape, np.float32)
+    out_shape = tuple(1 if d in axes else s for d, s in enumerate(shape))
+    gpu = Gpu(preset, timing=True)
+    specs = [TensorSpec("FLOAT32", shape, None, x.nbytes),
+             TensorSpec("FLOAT32", out_shape, None, 4 * int(np.prod(out_shape)))]
+    run = DirectRun(gpu, "REDUCE", specs, [x.view(np.uint8).reshape(-1), np.zeros(specs[1].total_bytes, np.uint8)],
+                    attributes={"Function": FUNCTIONS.index("SUM"), "Axes": tuple(axes)})
+    run.dispatch()
+    peak = preset.dram_bytes_per_second / preset.clock_hz
+    each = [100 * s.timing.dram_bytes / s.cycles / peak for s in run.stats]
+    cycles = run.stats[-1].start_cycle + run.stats[-1].cycles - run.stats[0].start_cycle
+    dram = sum(s.timing.dram_bytes for s in run.stats)
+    run.free()
+    return each, 100 * dram / cycles / peak, dram / x.nbytes, cycles / preset.clock_hz
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--log2", type=int, default=22)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--width", type=int, default=32)
     parser.add_argument("--function", default="SUM")
+    parser.add_argument("--timing-log2", type=int, default=24, help="elements (log2) of the DRAM efficiency runs; "
+                                                                    "0 skips them")
     args = parser.parse_args()
     half = args.log2 // 2
     cases = [("one axis", (1 << (args.log2 - half), 1 << half), (1,)),
@@ -71,6 +114,16 @@ def main():
         ratio = kernel_s / golden_s
         print(f"{name:10} {str(shape):>14} {kernel_s * 1e3:10.1f} {golden_s * 1e3:10.1f} {ratio:7.1f}  "
               f"{'ok' if ratio <= 5 else 'MISSED'}")
+    if not args.timing_log2:
+        return
+    print(f"REDUCE SUM FLOAT32, 2^{args.timing_log2} elements, timing model on: % of DRAM peak from real DRAM bytes "
+          f"(target >= 70 %)")
+    print(f"{'preset':10} {'case':9} {'us':>7} {'whole %':>8} {'per dispatch %':>16} {'DRAM / input':>13}")
+    for preset in (RX_7900_XTX, H200):
+        for name, axes in (("one axis", (1,)), ("all axes", (0, 1))):
+            each, whole, ratio, seconds = dram_efficiency(preset, axes, args.timing_log2)
+            dispatches = " + ".join(f"{e:.1f}" for e in each)
+            print(f"{preset.key:10} {name:9} {seconds * 1e6:7.1f} {whole:8.1f} {dispatches:>16} {ratio:13.3f}")
 
 
 if __name__ == "__main__":

@@ -28,11 +28,16 @@ class DirectRun:
             allocation = gpu.memory.allocate(max(4, data.size), f"tensor{i}")
             allocation.data[:data.size] = data
             self.allocations.append(allocation)
-        self.table = gpu.memory.allocate(DESCRIPTOR_SIZE * len(tensors), "descriptor table")
+        self.table = gpu.memory.allocate(DESCRIPTOR_SIZE * self.kernel.descriptor_count, "descriptor table")
         offsets = offsets or [0] * len(tensors)
         for i, (allocation, offset) in enumerate(zip(self.allocations, offsets)):
             write_buffer_descriptor(self.table.data, i * DESCRIPTOR_SIZE, allocation.gpu_va + offset,
                                     allocation.size - offset)
+        self.temporary = None          # the temporary resource of a two-stage kernel: the slot after the tensors
+        if self.kernel.temporary_bytes:
+            self.temporary = gpu.memory.allocate(self.kernel.temporary_bytes, "temporary")
+            write_buffer_descriptor(self.table.data, len(tensors) * DESCRIPTOR_SIZE, self.temporary.gpu_va,
+                                    self.kernel.temporary_bytes)
         self.constants = gpu.memory.allocate(self.kernel.constants.size, "constants")
         self.constants.data[:] = self.kernel.constants
 
@@ -42,17 +47,20 @@ class DirectRun:
     def dispatch(self):
         """Dispatch, then a barrier (as a UAV barrier after it would): the next dispatch on this GPU
         starts after this one has completed and the flush; stats.cycles runs from the start to
-        the last wave's end and last store (the flush is the barrier's)."""
-        stats = self.gpu.dispatch(self.launch())
-        self.gpu.barrier()
-        return stats
+        the last wave's end and last store (the flush is the barrier's). A two-stage kernel dispatches
+        both stages, a barrier after each; this returns the last one's stats, `self.stats` all of them."""
+        self.stats = []
+        for launch in self.kernel.launches(self.table.gpu_va, self.constants.gpu_va):
+            self.stats.append(self.gpu.dispatch(launch))
+            self.gpu.barrier()
+        return self.stats[-1]
 
     def output_bytes(self, index=-1):
         return self.allocations[index].data
 
     def free(self):
         seen = set()
-        for allocation in self.allocations + [self.table, self.constants]:
+        for allocation in self.allocations + [self.table, self.constants] + [self.temporary] * bool(self.temporary):
             if id(allocation) not in seen:
                 seen.add(id(allocation))
                 self.gpu.memory.free(allocation)

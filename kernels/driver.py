@@ -429,11 +429,20 @@ def registers_used(program):
 
 
 class CompiledKernel:
-    """A kernel ready to launch: program, constant buffer bytes, descriptor count, grid."""
+    """A kernel ready to launch: program, constant buffer bytes, descriptor count, grid.
+
+    A kernel of two dispatches (a REDUCE split into chunks: kernels/reduce_ops.py) has a `stage` (the second
+    dispatch's program, where its constants start in `constants`, its grid) and `temporary_bytes`, the
+    DirectML temporary resource the first writes and the second reads; its descriptor table has one more
+    slot, the temporary resource's, after the tensors. `launches` gives both, to run in order with a UAV
+    barrier between them."""
 
     def __init__(self, operator, program, constants, descriptor_count, elements, workgroup_size, *,
-                 workgroups=None, lds_bytes=0, group_grid=(), thread_grid=()):
+                 workgroups=None, lds_bytes=0, group_grid=(), thread_grid=(), stage=None, temporary_bytes=0):
         self.operator = operator
+        self.stage = stage
+        self.temporary_bytes = temporary_bytes
+        descriptor_count += 1 if temporary_bytes else 0
         self.workgroups = -(-elements // workgroup_size) if workgroups is None else workgroups
         self.lds_bytes = lds_bytes          # LDS per workgroup (the reductions' tree, GEMM's tiles)
         # A grid launch (GEMM): the groups' (X, Y, Z) and the threads' (X, Y, Z) in a group, as a compute shader's
@@ -458,6 +467,21 @@ class CompiledKernel:
             name=self.program.name, elements=self.elements,
             vgprs_used=self.vgprs_used, sgprs_used=self.sgprs_used, lds_bytes=self.lds_bytes,
             group_grid=self.group_grid, thread_grid=self.thread_grid)
+
+    def launches(self, descriptor_table_va, constants_va):
+        """Every KernelLaunch of one execution, in order (a UAV barrier between two): `launch`'s, then the
+        second stage's, if any, reading its constants at its offset in the same buffer."""
+        first = self.launch(descriptor_table_va, constants_va)
+        if self.stage is None:
+            return [first]
+        stage = self.stage
+        va = constants_va + stage.constants_offset
+        vgprs, sgprs = registers_used(stage.program)
+        return [first, KernelLaunch(
+            program=stage.program, num_workgroups=stage.workgroups, workgroup_size=stage.lanes,
+            user_sgprs=(descriptor_table_va & 0xFFFFFFFF, descriptor_table_va >> 32, va & 0xFFFFFFFF, va >> 32),
+            name=stage.program.name, elements=stage.workgroups, vgprs_used=vgprs, sgprs_used=sgprs,
+            lds_bytes=stage.lds_bytes)]
 
 
 def activation_of(attributes):
@@ -508,11 +532,12 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
     spelling of {"Min": .., "Max": ..}. `layout` is the constant buffer layout (kernels/constant_buffer.py);
     the packer and the assembled kernel both follow it. Only tests pass another one.
     """
-    if operator in reduce_ops.OPERATORS:      # the reduction family: one workgroup per output element
-        program, constants, outputs, lanes, lds_bytes = reduce_ops.compile_reduction(
-            operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides)
-        return CompiledKernel(operator, program, constants, len(tensors), outputs, lanes, workgroups=outputs,
-                              lds_bytes=lds_bytes)
+    if operator in reduce_ops.OPERATORS:      # the reduction family: one workgroup per output (or per chunk of it)
+        r = reduce_ops.compile_reduction(operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic,
+                                         packed_strides)
+        return CompiledKernel(operator, r.program, r.constants, len(tensors), r.workgroups, r.lanes,
+                              workgroups=r.workgroups, lds_bytes=r.lds_bytes, stage=r.stage,
+                              temporary_bytes=r.temporary_bytes)
     if operator in top_k_ops.OPERATORS:       # top-K: one workgroup per sequence, K selection passes
         program, constants, sequences, lanes, lds_bytes = top_k_ops.compile_top_k(
             operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides,

@@ -17,6 +17,17 @@
 ;      log2 then times ln 2), narrows
 ;      (FLOAT16) and stores.
 ;
+; Above CHUNK = ${CHUNK} elements (the functions of reduce_ops.CHUNKED) the operator is two
+; dispatches of this source, STAGE 1 then STAGE 2, with a UAV barrier between them:
+;   STAGE 1: workgroup w = output * G + g (G = PARAM4, its division magic PARAM5 .. PARAM7) runs
+;      steps 2 and 3 over chunk g of its output, k = gC + t, gC + t + L, ... below min((g + 1)C, N),
+;      and stores the tree's result unfinished (FLOAT32 / INT32 / UINT32) at element w of the
+;      temporary resource (descriptor slot 2);
+;   STAGE 2: a plain REDUCE of each output's G partials (slot 2, packed (outputs, G)): the tree's
+;      operation alone per element (f was applied in stage 1), then step 4 as above.
+; A linear reduced dimension (one record) is read four elements a step (k, k + L, k + 2L, k + 3L loaded
+; together, then combined in that order: reduce_pass.inc), the same order as one at a time.
+;
 ; Constant buffer (kernels/constant_buffer.py; kernels/reduce_ops.py packs it):
 ;   RECORD_COUNT        kept-dimension records (0 when every dimension is reduced), innermost first:
 ;                       size, division magic, stride of the input (T0), stride of the output (T1)
@@ -40,6 +51,21 @@
     v_mov_b32 v2, 0                      ; input element offset of the output's first element
     v_mov_b32 v3, 0                      ; output element offset
     v_mov_b32 v6, s4                     ; the part of the output index still to decompose
+.if STAGE == 1
+    s_load_dwordx4 s[56:59], s[2:3], ${CB_PARAM4}   ; G (chunks per output), its division magic
+    s_waitcnt 0
+    v_mul_hi_u32 v7, v6, s57             ; workgroup w = output * G + chunk g
+    v_sub_u32 v8, v6, v7
+    v_lshr_b32 v8, v8, s58
+    v_add_u32 v7, v7, v8
+    v_lshr_b32 v7, v7, s59
+    v_mul_lo_u32 v8, v7, s56
+    v_sub_u32 v8, v6, v8                 ; g
+    v_mov_b32 v6, v7                     ; the output index
+    v_mul_lo_u32 v26, v8, ${CHUNK}       ; the chunk's first k = g C ...
+    v_add_u32 v27, v26, ${CHUNK}
+    v_min_u32 v27, v27, s45              ; ... and its end, min((g + 1) C, N)
+.endif
     s_mov_b32 s36, ${CB_RECORDS}
     s_cmp_eq_u32 s26, 0
     s_cbranch_scc1 kept_done             ; every dimension reduced: one output, at offset 0
@@ -62,6 +88,9 @@ kept_dim:
     s_cbranch_scc1 kept_dim
 kept_done:
     s_mov_b32 s48, s36                   ; the reduced records follow the kept ones
+.if STAGE == 1
+    v_mov_b32 v3, s4                     ; the partial's place in the temporary resource: w
+.endif
 
 ; ---- 2. each thread: elements t, t + L, ... in ascending order (reduce_pass.inc) ------------------
 ; ---- 3. the fixed tree through LDS: (t, t + L/2), then (t, t + L/4), ... (reduce_tree.inc) ---------

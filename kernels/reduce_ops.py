@@ -3,7 +3,10 @@
 A reduction is not an element-wise kernel: one workgroup of L threads computes one output element
 (kernels/reduce.s), so the launch has one workgroup per output, L threads per workgroup whatever the wave
 width (`lanes_for`: 64 to 1024, from the number of elements each output reduces), and 4 L bytes of LDS for
-the tree. One `ReductionOperator` row per operator says, by name:
+the tree. Above CHUNK elements per output (the functions in CHUNKED, 32-bit compute types) it is two
+dispatches (`Reduction.stage`): a workgroup of CHUNK_LANES threads per chunk of CHUNK elements writes its
+partial to DirectML's temporary resource, then a workgroup per output reduces its partials; so a reduction
+to one value spreads over every compute unit instead of one. One `ReductionOperator` row per operator says, by name:
 
   tensors     the desc's tensor fields in binding order, the output last
   source      the kernel source
@@ -35,6 +38,14 @@ from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 MIN_LANES, MAX_LANES = 64, 1024      # virtual threads per output (independent of the wave width)
 STEPS = 64                           # the elements a thread aims at before the workgroup grows
+CHUNK_LANES = 256                    # N > CHUNK: stage 1, one workgroup of CHUNK_LANES threads per chunk ...
+CHUNK = STEPS * CHUNK_LANES          # ... of CHUNK consecutive k; stage 2 reduces the chunks' partials
+UNROLL = 4                           # elements a thread loads together (reduce_pass.inc: the same order)
+IMM_LIMIT = (1 << 14) - 1            # a buffer load's immediate byte offset (isa/encoding.py UIMM_MAX)
+# The functions that split (their partials combine with the tree's operation alone); ARGMAX / ARGMIN (pairs) and
+# LOG_SUM_EXP (two passes over the elements) keep one workgroup per output whatever N.
+CHUNKED = ("SUM", "AVERAGE", "MULTIPLY", "SUM_SQUARE", "L1", "L2", "LOG_SUM", "MAX", "MIN")
+_PARTIAL = {"f32": "FLOAT32", "i32": "INT32", "u32": "UINT32"}   # the partials' type in the temporary resource
 
 
 def lanes_for(count):
@@ -158,11 +169,22 @@ def split_dimensions(sizes, axes, input_strides, output_strides, reduced_output=
     return merged(kept), merged(reduced)
 
 
+def chunks_for(function, input_type, count):
+    """G, the chunks of CHUNK elements each output's N = `count` elements split into (docs/NUMERICS.md,
+    "Reductions"): 1 (no split) for N <= CHUNK, for a function outside CHUNKED or a 64-bit type."""
+    if count <= CHUNK or function not in CHUNKED or _COMPUTE[input_type] not in _PARTIAL:
+        return 1
+    return -(-count // CHUNK)
+
+
 def variant_symbols(function, input_type, output_type, inner_linear, lanes=MIN_LANES, layout=LAYOUT,
-                    decreasing=False):
+                    decreasing=False, stage=0, unit=False):
     """The assembler symbols of one variant of reduce.s (`lanes`: threads per workgroup, a power of two;
-    `decreasing`: ARGMAX / ARGMIN's AxisDirection DECREASING)."""
+    `decreasing`: ARGMAX / ARGMIN's AxisDirection DECREASING; `unit`: one reduced dimension of stride 1;
+    `stage`: 0 one workgroup per output, 1 a chunk's partial into the temporary resource (no finish;
+    `output_type` the partials' type), 2 the partials into the output (`input_type` the partials' type))."""
     row = OPERATORS["REDUCE"].functions[function]
+    finish = row.finish if stage != 1 else ""
     compute = _COMPUTE[input_type]
     arg = bool(row.outputs)
     wide = compute in ("i64", "u64")
@@ -183,27 +205,36 @@ def variant_symbols(function, input_type, output_type, inner_linear, lanes=MIN_L
         "LOAD": _LOAD[input_type], "STORE": _STORE[output_type],
         "SHIFT_IN": _SIZE[input_type].bit_length() - 1, "SHIFT_OUT": _SIZE[output_type].bit_length() - 1,
         "WIDEN_F16": int(input_type == "FLOAT16"), "NARROW_F16": int(output_type == "FLOAT16" and not arg),
-        "FINISH_DIVIDE": int(row.finish == "divide"), "FINISH_SQRT": int(row.finish == "sqrt"),
-        "FINISH_LOG": int(row.finish == "log"), "FINISH_LSE": int(row.finish == "lse"),
+        "FINISH_DIVIDE": int(finish == "divide"), "FINISH_SQRT": int(finish == "sqrt"),
+        "FINISH_LOG": int(finish == "log"), "FINISH_LSE": int(finish == "lse"),
         "LOG2E_F32": f"0x{LOG2E_F32:08X}", "LN2_F32": f"0x{LN2_F32:08X}",   # raw bits, not a number
-        "INNER_LINEAR": int(inner_linear), "DESC_T0": 0, "DESC_T1": 32, "LANES": lanes,
+        # descriptor slots: input 0, output 1, the temporary resource 2 (stage 1 writes it, stage 2 reads it)
+        "INNER_LINEAR": int(inner_linear), "DESC_T0": 64 if stage == 2 else 0, "DESC_T1": 64 if stage == 1 else 32,
+        "LANES": lanes, "STAGE": stage, "CHUNK": CHUNK,
+        "LANES_LAST": (UNROLL - 1) * lanes, "LANES_STEP": UNROLL * lanes,
+        "UNROLL": int(inner_linear and not arg and not wide),   # UNROLL elements a step (reduce_pass.inc)
+        # a unit stride: the loads' byte offsets are immediates (j L element sizes, when they fit)
+        "IMM_STEP": int(unit and (UNROLL - 1) * lanes * _SIZE[input_type] <= IMM_LIMIT),
+        **{f"IMM_{j}": j * lanes * _SIZE[input_type] for j in range(1, UNROLL)},
         **{f"LEVEL_{1 << j}": int(lanes > 1 << j) for j in range(1, 10)}, **layout.symbols()}
 
 
 @functools.lru_cache(maxsize=None)
-def build_program(function, input_type, output_type, inner_linear, lanes=MIN_LANES, layout=LAYOUT, decreasing=False):
+def build_program(function, input_type, output_type, inner_linear, lanes=MIN_LANES, layout=LAYOUT, decreasing=False,
+                  stage=0, unit=False):
     """Assemble and decode one variant of reduce.s (cached)."""
-    symbols = variant_symbols(function, input_type, output_type, inner_linear, lanes, layout, decreasing)
+    symbols = variant_symbols(function, input_type, output_type, inner_linear, lanes, layout, decreasing, stage, unit)
     dwords = assemble_file(os.path.join(KERNEL_DIR, OPERATORS["REDUCE"].source), symbols)
     to = f"_to_{output_type.lower()}" if output_type != input_type else ""
     name = (f"reduce_{function.lower()}_{input_type.lower()}{to}_x{lanes}{'_linear' if inner_linear else ''}"
-            f"{'_last' if decreasing else ''}")
+            f"{'_last' if decreasing else ''}{'_unit' if unit else ''}{('', '_chunks', '_partials')[stage]}")
     return Program(dwords, name)
 
 
 def compile_reduction(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides):
-    """(program, constant buffer bytes, outputs, threads per workgroup, LDS bytes) of a validated REDUCE desc;
-    kernels/driver.py wraps them in a CompiledKernel. `no_kernel` is the NoKernel class to raise."""
+    """The Reduction (program, constants, workgroups, threads per workgroup, LDS bytes, second stage, temporary
+    bytes) of a validated REDUCE desc; kernels/driver.py wraps it in a CompiledKernel. `no_kernel` is the
+    NoKernel class to raise."""
     row = OPERATORS[operator]
     function = row.function or function_name(attributes["Function"])
     decreasing = int(attributes.get("AxisDirection") or 0) == 1     # DML_AXIS_DIRECTION_DECREASING
@@ -225,20 +256,76 @@ def compile_reduction(operator, tensors, attributes, layout, no_kernel, division
                         f"{len(kept) + len(reduced)}")
     outputs = int(np.prod([s for d, s in enumerate(sizes) if d not in axes], dtype=np.int64))
     count = int(np.prod([sizes[d] for d in axes], dtype=np.int64))
-    records = []
-    for size, si, so in kept + (reduced or [(1, 0, 0)]):
+
+    def record(size, si, so):
         magic, shift1, shift2 = division_magic(size)
-        records.append({"SIZE": size, "MAGIC": magic, "SHIFT1": shift1, "SHIFT2": shift2,
-                        "STRIDE_T0": si & 0xFFFFFFFF, "STRIDE_T1": so & 0xFFFFFFFF})
-    lanes = lanes_for(count)
-    values = {"ELEMENTS": outputs, "WORKGROUP_SIZE": lanes, "RECORD_COUNT": len(kept),
-              "PARAM0": max(1, len(reduced)), "PARAM1": count, "PARAM2": f32_bits(float(np.float32(count)))}
-    constants = layout.pack(values, records, params=True, wide=False)
-    program = build_program(function, source.data_type, target.data_type, len(reduced) <= 1, lanes, layout,
-                            decreasing)
-    return program, constants, outputs, lanes, (8 if row.functions[function].outputs or _SIZE[source.data_type] == 8
-                                                 else 4) * lanes
+        return {"SIZE": size, "MAGIC": magic, "SHIFT1": shift1, "SHIFT2": shift2,
+                "STRIDE_T0": si & 0xFFFFFFFF, "STRIDE_T1": so & 0xFFFFFFFF}
+    records = [record(*r) for r in kept + (reduced or [(1, 0, 0)])]
+    unit = len(reduced) == 1 and reduced[0][1] == 1       # one reduced dimension, consecutive elements
+    lds_per_lane = 8 if row.functions[function].outputs or _SIZE[source.data_type] == 8 else 4
+    values = {"ELEMENTS": outputs, "RECORD_COUNT": len(kept), "PARAM0": max(1, len(reduced)), "PARAM1": count,
+              "PARAM2": f32_bits(float(np.float32(count)))}
+    chunks = chunks_for(function, source.data_type, count)
+    if chunks == 1:
+        lanes = lanes_for(count)
+        constants = layout.pack({**values, "WORKGROUP_SIZE": lanes}, records, params=True, wide=False)
+        program = build_program(function, source.data_type, target.data_type, len(reduced) <= 1, lanes, layout,
+                                decreasing, unit=unit)
+        return Reduction(program, constants, outputs, lanes, lds_per_lane * lanes)
+    # Stage 1: workgroup w = output * G + g reduces chunk g of its output into partial w of the temporary
+    # resource; stage 2 reduces each output's G partials (a packed (outputs, G) tensor) into the output.
+    partial = _PARTIAL[_COMPUTE[source.data_type]]
+    magic, shift1, shift2 = division_magic(chunks)
+    first = layout.pack({**values, "WORKGROUP_SIZE": CHUNK_LANES, "PARAM4": chunks, "PARAM5": magic,
+                         "PARAM6": shift1, "PARAM7": shift2}, records, params=True, wide=False)
+    lanes = lanes_for(chunks)
+    inner, second_records = chunks, []
+    for size, _, so in kept:
+        second_records.append(record(size, inner, so))
+        inner *= size
+    second_records.append(record(chunks, 1, 0))
+    second = layout.pack({**values, "WORKGROUP_SIZE": lanes, "PARAM0": 1, "PARAM1": chunks}, second_records,
+                         params=True, wide=False)
+    at = -(-len(first) // CONSTANTS_ALIGNMENT) * CONSTANTS_ALIGNMENT
+    constants = np.zeros(at + len(second), np.uint8)
+    constants[:len(first)], constants[at:] = first, second
+    return Reduction(build_program(function, source.data_type, partial, len(reduced) <= 1, CHUNK_LANES, layout,
+                                   decreasing, stage=1, unit=unit),
+                     constants, outputs * chunks, CHUNK_LANES, 4 * CHUNK_LANES,
+                     Stage(build_program(function, partial, target.data_type, True, lanes, layout, stage=2,
+                                         unit=True), at,
+                           outputs, lanes, 4 * lanes),
+                     -(-4 * outputs * chunks // 256) * 256)
 
 
-__all__ = ["MIN_LANES", "MAX_LANES", "STEPS", "lanes_for", "OPERATORS", "ReduceFunction", "ReductionOperator", "build_program",
+CONSTANTS_ALIGNMENT = 64      # stage 2's constant buffer follows stage 1's at this alignment
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A second dispatch of one operator (after a UAV barrier): its program, its constant buffer's byte offset
+    in the operator's constants, its workgroups, threads per workgroup and LDS bytes."""
+    program: Program
+    constants_offset: int
+    workgroups: int
+    lanes: int
+    lds_bytes: int
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """What compile_reduction hands kernels/driver.py: the first dispatch's program, the constants (every
+    stage's), its workgroups, threads per workgroup and LDS bytes, then the second stage (None: one dispatch)
+    and the temporary resource's bytes (the partials, 0 without a second stage)."""
+    program: Program
+    constants: np.ndarray
+    workgroups: int
+    lanes: int
+    lds_bytes: int
+    stage: Stage = None
+    temporary_bytes: int = 0
+
+__all__ = ["MIN_LANES", "MAX_LANES", "STEPS", "CHUNK", "CHUNK_LANES", "CHUNKED", "Reduction", "Stage", "chunks_for",
+           "lanes_for", "OPERATORS", "ReduceFunction", "ReductionOperator", "build_program",
            "compile_reduction", "function_name", "split_dimensions", "variant_symbols"]

@@ -236,7 +236,8 @@ class MirrorRig:
         assert len(inputs) == len(in_tensors), (len(inputs), len(in_tensors))
         compiled = self.compile(desc, flags)
         initializer = self.dml.CreateOperatorInitializer([compiled])
-        count = len(tensors)
+        props = compiled.GetBindingProperties()
+        count = props.RequiredDescriptorCount     # the tensors' (and a temporary resource's, where it has one)
         init_count = initializer.GetBindingProperties().RequiredDescriptorCount
         heap = self.shader_visible_heap(count + init_count)
         allocator = self.device.CreateCommandAllocator(D3D12_COMMAND_LIST_TYPE_DIRECT)
@@ -261,6 +262,8 @@ class MirrorRig:
         table = self.table(compiled, size=count, heap=heap)
         table.BindInputs(bindings)
         table.BindOutputs([buffer_binding(r, 0, t.TotalTensorSizeInBytes) for r, t in zip(outputs, out_tensors)])
+        if props.TemporaryResourceSize:
+            table.BindTemporaryResource(buffer_binding(self.buffer(props.TemporaryResourceSize)))
         self.recorder.RecordDispatch(command_list, compiled, table)
         readback = self.buffer(sum(-(-t.TotalTensorSizeInBytes // _ALIGNMENT) * _ALIGNMENT for t in out_tensors),
                                D3D12_HEAP_TYPE_READBACK)

@@ -189,6 +189,10 @@ class IDMLBindingTable(IDMLDeviceChild):
                                               size, "DML_TEMPORARY_BUFFER_ALIGNMENT", "TemporaryResourceSize")
         if _is_graph(dispatchable):
             self._write_graph_slots()   # the intermediate tensors' slots describe their temporary regions
+        elif hasattr(dispatchable, "_temporary_slot"):   # a two-dispatch kernel reads it: the slot after the tensors
+            slot = dispatchable._temporary_slot(self._temporary)
+            if slot:
+                self._write_slots(len(dispatchable._info.tensors), slot)
 
     @void_method
     def BindPersistentResource(self, binding):

@@ -141,7 +141,7 @@ class IDMLCommandRecorder(IDMLDeviceChild):
         if isinstance(compiled, IDMLCompiledGraph):   # the node slots, as Bind* wrote them
             return descriptor_bytes(compiled._descriptor_slots(table._inputs, table._outputs, table._temporary,
                                                                table._persistent))
-        return descriptor_bytes(bound)
+        return descriptor_bytes(bound + compiled._temporary_slot(table._temporary))
 
     @staticmethod
     def _check_aliasing(compiled, bound):
@@ -278,8 +278,11 @@ class DispatchCommand:
         ranges = [(t.is_output, (b.resource, b.offset, b.size)) for t, b in zip(tensors, bound) if b is not None]
         _d3d12.note_access(context, self.name, reads=[r for is_output, r in ranges if not is_output],
                            writes=[r for is_output, r in ranges if is_output])
-        launch = compiled._kernel.launch(self.descriptor_table_va, compiled._constants_va(persistent))
-        _d3d12.dispatch(context, launch)
+        launches = compiled._kernel.launches(self.descriptor_table_va, compiled._constants_va(persistent))
+        for i, launch in enumerate(launches):
+            if i:
+                context.gpu.barrier()    # DirectML's UAV barrier between its own dispatches (the partials)
+            _d3d12.dispatch(context, launch)
 
     def _check_late_bindings(self, device, compiled, bound):
         """DESCRIPTORS_VOLATILE: the bindings are the descriptors in force now; they get RecordDispatch's
@@ -451,8 +454,10 @@ class NodeDispatchCommand:
             constants_va = ex.graph._unit_constants_va[unit.index]
         else:
             constants_va = 0 if persistent is None else persistent.gpu_va + unit.persistent_offset
-        launch = unit.kernel.launch(table_va, constants_va)
-        _d3d12.dispatch(context, dataclasses.replace(launch, name=f"{unit.name}: {launch.name}"))
+        for i, launch in enumerate(unit.kernel.launches(table_va, constants_va)):
+            if i:
+                context.gpu.barrier()    # DirectML's UAV barrier between its own dispatches (the partials)
+            _d3d12.dispatch(context, dataclasses.replace(launch, name=f"{unit.name}: {launch.name}"))
 
 
 class _Scratch:

@@ -21,7 +21,9 @@ things live:
   no constant node needs none (by default);
 - the temporary resource: a region per intermediate tensor in memory (a node output that is no graph
   output and that another dispatch reads; values a fused kernel keeps in registers need none), reused
-  once a barrier orders its last read before the next write. A node output that is also a graph output
+  once a barrier orders its last read before the next write; after them, a region of its own for each
+  kernel of two dispatches (a REDUCE split into chunks keeps its partials there; its slot follows its
+  tensors' in the descriptor range). A node output that is also a graph output
   is written straight into the graph output's binding, and later nodes read it there.
 
 Binding: BindInputs takes one binding per graph input (DML_GRAPH_DESC.InputCount; a graph input no
@@ -95,7 +97,8 @@ class DispatchUnit:
 
     @property
     def slot_count(self):
-        return len(self.infos)
+        """Its tensors' slots, and after them its temporary resource's for a kernel of two dispatches."""
+        return len(self.infos) + bool(self.kernel.temporary_bytes)
 
 
 def _unit_regions(inputs, constants_bytes):
@@ -189,7 +192,7 @@ class IDMLCompiledGraph(IDMLCompiledOperator):
             units.append(DispatchUnit(index=index, nodes=dispatch.nodes, kernel=kernel, inputs=inputs,
                                       outputs=outputs, infos=infos, regions=regions, persistent_offset=offset,
                                       persistent_size=size, first_slot=slot, name=names, source=source))
-            slot += len(infos)
+            slot += units[-1].slot_count
             offset = _align(offset + size, DML_PERSISTENT_BUFFER_ALIGNMENT)
         self._units_persistent_end = offset
         return tuple(units)
@@ -237,6 +240,12 @@ class IDMLCompiledGraph(IDMLCompiledOperator):
                 self._temporary_offset[(k, o)] = offset
                 placed.append((offset, offset + size, last))
                 end = max(end, offset + size)
+        self._unit_temporary = {}          # a two-dispatch kernel's own scratch (its partials): after the rest, unshared
+        for unit in self._units:
+            if unit.kernel.temporary_bytes:
+                end = _align(end, DML_TEMPORARY_BUFFER_ALIGNMENT)
+                self._unit_temporary[unit.index] = end
+                end += unit.kernel.temporary_bytes
         if self._device._strict_host:      # strict-host mode: every dispatchable needs a temporary resource
             end = max(end, STRICT_TEMPORARY_BYTES)
         self._temporary_size = end
@@ -332,6 +341,8 @@ class IDMLCompiledGraph(IDMLCompiledOperator):
                     slots.append(region(persistent, self._constant_persistent[source[1]], tensor.total_bytes))
             for (k, o), tensor in zip(unit.outputs, unit.infos[len(unit.inputs):]):
                 slots.append(None if tensor is None else output(k, o, tensor.total_bytes))
+            if unit.index in self._unit_temporary:
+                slots.append(region(temporary, self._unit_temporary[unit.index], unit.kernel.temporary_bytes))
         return slots
 
     def __repr__(self):

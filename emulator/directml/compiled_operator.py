@@ -18,7 +18,9 @@ Where the kernel reads them depends on the device's mode (docs/PERSISTENT_RESOUR
 Binding properties: one descriptor per tensor (binding order: inputs, then outputs; an owned input's
 slot describes its copy in the persistent resource; an optional tensor the desc left out keeps its slot,
 bound as DML_BINDING_TYPE_NONE, which the kernel never reads), no temporary resource (strict mode:
-STRICT_TEMPORARY_BYTES), and a persistent resource of `persistent_layout` bytes: the constants at 0
+STRICT_TEMPORARY_BYTES) unless the kernel is two dispatches (a REDUCE of more than 16384 elements per output:
+its partials, with one more descriptor slot after the tensors', which BindTemporaryResource writes; the
+dispatches run with a UAV barrier between them), and a persistent resource of `persistent_layout` bytes: the constants at 0
 (strict mode only), then each owned input at the next multiple of DML_PERSISTENT_BUFFER_ALIGNMENT. Like
 every DirectML compiled operator it must be initialized (an IDMLOperatorInitializer dispatch) before it
 executes, even when that dispatch has nothing to copy.
@@ -134,10 +136,22 @@ class IDMLCompiledOperator(IDMLDispatchable):
 
     def GetBindingProperties(self):
         """One descriptor per tensor, no temporary resource (strict-host mode: STRICT_TEMPORARY_BYTES), the
-        persistent resource of persistent_layout (0 without owned inputs, by default)."""
-        return DML_BINDING_PROPERTIES(RequiredDescriptorCount=len(self._info.tensors),
-                                      TemporaryResourceSize=STRICT_TEMPORARY_BYTES if self._device._strict_host else 0,
+        persistent resource of persistent_layout (0 without owned inputs, by default). A kernel of two
+        dispatches (kernels/driver.py CompiledKernel.stage: a REDUCE split into chunks) needs its temporary
+        resource (the partials) and one more descriptor, the temporary resource's, after the tensors'."""
+        temporary = self._kernel.temporary_bytes
+        return DML_BINDING_PROPERTIES(RequiredDescriptorCount=len(self._info.tensors) + bool(temporary),
+                                      TemporaryResourceSize=max(temporary, STRICT_TEMPORARY_BYTES
+                                                                if self._device._strict_host else 0),
                                       PersistentResourceSize=self._persistent_size)
+
+    def _temporary_slot(self, temporary):
+        """The descriptor after the tensors' for a kernel that reads its temporary resource ([] when it has
+        none): the `temporary` binding (None: unbound, a null descriptor) cut to the kernel's bytes."""
+        size = self._kernel.temporary_bytes
+        if not size:
+            return []
+        return [None if temporary is None else dataclasses.replace(temporary, size=size)]
 
     def _descriptor_bindings(self, bound, persistent):
         """What the descriptor table's slots describe at execution: `bound` (BoundBuffer or None per tensor,

@@ -264,6 +264,49 @@ def _lane_run(batch, operands, item_size):
     return _contiguous_start(index, (batch.waves, batch.width)), index
 
 
+def _wave_runs(index, count):
+    """For element indices held as a (waves, width) array: (each run's first element, run length) when
+    every wave's lanes index consecutive elements below `count`, the waves joined into runs of m waves
+    (m the largest power of two up to 16 dividing the waves for which each run continues wave after
+    wave); else None. The same elements as the gather, in the same places."""
+    waves, width = index.shape
+    first = index[:, 0]
+    if not (index[:, -1] - first == width - 1).all() or not (np.diff(index, axis=1) == 1).all():
+        return None
+    if int(first.max()) + width > count:
+        return None
+    return _joined_runs(first.astype(np.intp), width)
+
+
+def _joined_runs(first, width):
+    """(run starts, run length) for waves whose lanes read `width` consecutive elements from `first` (W,):
+    m waves in a row joined into one run where each starts where the one before ends (m the largest power of
+    two up to 16 dividing W for which that holds throughout), as one window copy of m * width costs less
+    than m copies of width."""
+    waves = first.size
+    for m in (16, 8, 4, 2):
+        if waves % m == 0:
+            grouped = first.reshape(-1, m)
+            if (grouped == grouped[:, :1] + np.arange(m) * width).all():
+                return grouped[:, 0], m * width
+    return first, width
+
+
+def _window_rows(ctx, batch, typed, starts, length):
+    """The runs typed[start:start + length] as rows: where the starts are evenly spaced (a reduction's
+    workgroups, one row apart) a strided view of memory, read-only and shared as the contiguous path's
+    slice is (copy on write, `_detach`); else one window copy."""
+    if starts.size > 1 and ctx.share:
+        step = int(starts[1] - starts[0])
+        if step >= length and (np.diff(starts) == step).all():
+            base = typed[int(starts[0]):]
+            view = np.lib.stride_tricks.as_strided(base, (starts.size, length), (step * typed.itemsize, typed.itemsize),
+                                                   writeable=False)
+            batch.views = True
+            return view
+    return np.lib.stride_tricks.sliding_window_view(typed, length)[starts]
+
+
 def _wave_rows(index, waves, count):
     """For element indices held as a Ramp: each wave's first element (W,) when every wave's lanes index
     consecutive elements (step 1, no wrap) and all of them are below `count`; else None."""
@@ -339,12 +382,23 @@ def _load(ctx, batch, entry, operands):
                 # Hot path: every wave's lanes read consecutive elements (each wave coalesced, the
                 # waves anywhere): whole rows of a sliding window, not a per-lane gather.
                 typed = data[:count * dtype.itemsize].view(dtype)
-                result = np.lib.stride_tricks.sliding_window_view(typed, batch.width)[rows]
+                result = _window_rows(ctx, batch, typed, *_joined_runs(rows, batch.width)).reshape(shape)
                 _record_access(ctx, batch, False, va, index, dtype.itemsize, None, None)
                 ctx.stats.bytes_read += result.size * dtype.itemsize
                 ctx.stats.memory_bytes[ctx.pc] += result.size * dtype.itemsize
                 continue
         index = np.broadcast_to(index, shape)
+        if selector is None and batch.exec_full and count:
+            runs = _wave_runs(index, count)
+            if runs is not None:
+                # Hot path: every wave's lanes read consecutive elements, as computed indices (a
+                # reduction's k * stride): runs of whole waves, one window copy each, not a gather.
+                typed = data[:count * dtype.itemsize].view(dtype)
+                result = _window_rows(ctx, batch, typed, *runs).reshape(shape)
+                _record_access(ctx, batch, False, va, index, dtype.itemsize, None, None)
+                ctx.stats.bytes_read += result.size * dtype.itemsize
+                ctx.stats.memory_bytes[ctx.pc] += result.size * dtype.itemsize
+                continue
         if result is None:
             result = np.zeros(shape, dtype=dtype)
         active = batch.exec if selector is None else (batch.exec & selector[:, None])
@@ -795,6 +849,14 @@ def _check_barrier(name, parked):
     """KernelFault when the waves of one workgroup wait at different s_barrier instructions: on a GPU
     they would wait for each other forever (HLSL forbids a barrier in divergent control flow). Returns
     the number of workgroups the barrier releases."""
+    groups = [np.unique(b.workgroup) for _, b, *_ in parked]
+    if len(parked) == 1:
+        return int(groups[0].size)
+    everyone = np.concatenate(groups)
+    pcs = np.concatenate([np.full(g.size, pc) for (pc, *_), g in zip(parked, groups)])
+    order = np.argsort(everyone, kind="stable")
+    if not ((everyone[order][1:] == everyone[order][:-1]) & (pcs[order][1:] != pcs[order][:-1])).any():
+        return int(np.unique(everyone).size)      # no workgroup waits at two barriers
     where = {}
     for pc, b, *_ in parked:
         for group in np.unique(b.workgroup).tolist():

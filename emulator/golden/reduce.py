@@ -3,7 +3,10 @@
 Each output element reduces the N input elements that share its kept coordinates; k numbers them in the
 row-major order of the reduced axes (the last reduced axis fastest). L virtual threads (L the smallest power
 of two from 64 to 1024 with N <= 64 L, else 1024) take k = t, t + L, t + 2L, ... in ascending order from the
-function's identity; then a fixed tree combines thread t with thread t + s for s = L/2, ..., 2, 1. FLOAT16 works in FLOAT32 and rounds once at the
+function's identity; then a fixed tree combines thread t with thread t + s for s = L/2, ..., 2, 1. Above
+CHUNK = 16384 elements every function but ARGMAX, ARGMIN and LOG_SUM_EXP cuts the N elements into chunks of
+CHUNK, reduces each so with L = 256 and then the chunks' results so (the kernel keeps one level for 64-bit
+integers, whose wrapping results do not depend on the order). FLOAT16 works in FLOAT32 and rounds once at the
 end; integers wrap; NaN results are canonical. This module follows that text, not the kernel: it never
 assembles or runs anything.
 
@@ -29,6 +32,10 @@ def lanes_for(count):
     while lanes < 1024 and count > 64 * lanes:
         lanes *= 2
     return lanes
+
+CHUNK_LANES = 256                  # a row of N > CHUNK elements splits into chunks of CHUNK ...
+CHUNK = 64 * CHUNK_LANES           # ... each reduced by CHUNK_LANES threads (SUM, AVERAGE, MULTIPLY, SUM_SQUARE,
+                                   # L1, L2, LOG_SUM; MIN and MAX too, whose result has no order)
 
 FUNCTIONS = ("ARGMAX", "ARGMIN", "AVERAGE", "L1", "L2", "LOG_SUM", "LOG_SUM_EXP", "MAX", "MIN", "MULTIPLY", "SUM",
              "SUM_SQUARE")     # DML_REDUCE_FUNCTION values 0 .. 11
@@ -69,11 +76,28 @@ def _tree(partials, combine):
     return partials[:, 0]
 
 
-def _sum(rows, identity, add):
+def _one_workgroup(rows, identity, add, lanes):
+    """Each row by L = `lanes` threads (k = t, t + L, ... ascending, from the identity), then the tree."""
+    partials = add.reduce(_threads(rows, identity, lanes), axis=1, dtype=rows.dtype,
+                          initial=rows.dtype.type(identity))   # each thread from its identity, ascending k
+    return _tree(partials, add)
+
+
+def _sum(rows, identity, add, chunked=False):
+    """The order of the threads and the tree; `chunked` (the functions that split): a row of N > CHUNK
+    elements is cut into G = ceil(N / CHUNK) chunks of CHUNK consecutive k (the last one shorter), each reduced
+    by CHUNK_LANES threads and the tree into a partial; the G partials are then reduced as a row of G."""
+    outputs, count = rows.shape
     with np.errstate(all="ignore"):
-        partials = add.reduce(_threads(rows, identity, lanes_for(rows.shape[1])), axis=1, dtype=rows.dtype,
-                              initial=rows.dtype.type(identity))   # each thread from its identity, ascending k
-        return _tree(partials, add)
+        if not chunked or count <= CHUNK:
+            return _one_workgroup(rows, identity, add, lanes_for(count))
+        chunks = -(-count // CHUNK)
+        padded = rows
+        if chunks * CHUNK != count:      # the last chunk's missing elements: the identity, which changes nothing
+            padded = np.full((outputs, chunks * CHUNK), identity, dtype=rows.dtype)
+            padded[:, :count] = rows
+        partials = _one_workgroup(padded.reshape(outputs * chunks, CHUNK), identity, add, CHUNK_LANES)
+        return _one_workgroup(partials.reshape(outputs, chunks), identity, add, lanes_for(chunks))
 
 
 def _min_max(rows, is_min):
@@ -166,14 +190,14 @@ def reduce(x, Function=10, Axes=(), output_type=None):
     if name in ("MAX", "MIN"):
         result = _min_max(rows, name == "MIN")
     elif not is_float:
-        if name == "SUM":
-            result = _sum(rows, 0, np.add)
+        if name == "SUM":                        # (integers wrap: any order gives the same bits)
+            result = _sum(rows, 0, np.add, True)
         elif name == "MULTIPLY":
-            result = _sum(rows, 1, np.multiply)
+            result = _sum(rows, 1, np.multiply, True)
         elif name == "L1":                       # |x| wraps for the least signed integer, as max(x, 0 - x)
-            result = _sum(np.abs(rows) if rows.dtype.kind == "i" else rows, 0, np.add)
+            result = _sum(np.abs(rows) if rows.dtype.kind == "i" else rows, 0, np.add, True)
         elif name == "SUM_SQUARE":
-            result = _sum(rows * rows, 0, np.add)
+            result = _sum(rows * rows, 0, np.add, True)
         else:
             raise NotImplementedError(f"the golden REDUCE has no {name} for {storage}")
     else:
@@ -191,9 +215,9 @@ def reduce(x, Function=10, Axes=(), output_type=None):
             else:
                 raise NotImplementedError(f"the golden REDUCE has no {name} yet")
             if terms is None:
-                result = _sum(rows, np.float32(1.0), np.multiply)
+                result = _sum(rows, np.float32(1.0), np.multiply, True)
             else:
-                result = _sum(terms, np.float32(-0.0), np.add)     # -0: the identity of addition
+                result = _sum(terms, np.float32(-0.0), np.add, True)     # -0: the identity of addition
             if name == "AVERAGE":
                 result = result / np.float32(count)              # one correctly rounded divide (IEEE)
             elif name == "L2":

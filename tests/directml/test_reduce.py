@@ -19,7 +19,7 @@ from dmlemu.errors import E_INVALIDARG, E_NOTIMPL, HResultError
 from dmlemu.gpu import Gpu
 from dmlemu.golden.reduce import FUNCTIONS, lanes_for
 from dmlemu.kernels.driver import TensorSpec
-from dmlemu.kernels.reduce_ops import OPERATORS as REDUCTION_ROWS
+from dmlemu.kernels.reduce_ops import CHUNK_LANES, chunks_for, OPERATORS as REDUCTION_ROWS
 from dmlemu.presets import PRESETS, RX_7900_XTX, WARP
 from tensor_layouts import data_type, layout_strides, tensor
 
@@ -164,8 +164,8 @@ def run_kernel(x, type_name, function, axes, width):
     specs = [TensorSpec(type_name, x.shape, None, x.nbytes), TensorSpec(out_type, out_sizes, None, out.nbytes)]
     run = DirectRun(gpu, "REDUCE", specs, [x.view(np.uint8).reshape(-1), out.view(np.uint8).reshape(-1)],
                     attributes={"Function": FUNCTIONS.index(function), "Axes": tuple(axes)})
-    stats = run.dispatch()
-    return run.output_bytes(1)[:out.nbytes].view(out.dtype).reshape(out_sizes), stats
+    run.dispatch()
+    return run.output_bytes(1)[:out.nbytes].view(out.dtype).reshape(out_sizes), run.stats
 
 
 @pytest.mark.parametrize("function, type_name, count", [
@@ -178,8 +178,16 @@ def test_every_wave_width_gives_the_same_bits(function, type_name, count):
     x = values(rng, type_name, (3, 5, count), special=True)
     lanes = lanes_for(3 * count)
     assert lanes == {150: 64, 3000: 256, 30000: 1024}[count]
+    chunks = chunks_for(function, type_name, 3 * count)     # 90,000 elements of MIN: 6 chunks of 16,384
+    assert chunks == (6 if count == 30000 else 1)
     for width in (8, 16, 32, 64):
-        got, stats = run_kernel(x, type_name, function, (0, 2), width)
+        got, stages = run_kernel(x, type_name, function, (0, 2), width)
+        if chunks > 1:     # a workgroup of CHUNK_LANES per chunk, then one per output over its partials
+            first, second = stages
+            assert first.workgroups == 5 * chunks and first.waves == 5 * chunks * -(-CHUNK_LANES // width)
+            assert first.barriers == 5 * chunks * (CHUNK_LANES.bit_length() - 1)
+            lanes = lanes_for(chunks)
+        (stats,) = stages[-1:]
         # a barrier after the first write and after every tree level but the last (s = 1): log2(L)
         assert stats.workgroups == 5 and stats.waves == 5 * -(-lanes // width)
         assert stats.barriers == 5 * (lanes.bit_length() - 1) * (2 if function == "LOG_SUM_EXP" else 1) + 5 * 2 * (
@@ -188,12 +196,17 @@ def test_every_wave_width_gives_the_same_bits(function, type_name, count):
 
 
 # ---- the golden model's order, from the text -----------------------------------------------------------------------
-def threads_then_tree(row, add, identity):
+def threads_then_tree(row, add, identity, lanes=None):
     """One output, literally: the threads L from the text, thread t adds elements t, t + L, ... in order, then
-    the tree (t, t + s)."""
-    lanes = 64
-    while lanes < 1024 and len(row) > 64 * lanes:
-        lanes *= 2
+    the tree (t, t + s); above 16,384 elements, each chunk of 16,384 so with L = 256, then the chunks' results
+    so."""
+    if lanes is None and len(row) > 16384:
+        partials = [threads_then_tree(row[c:c + 16384], add, identity, 256) for c in range(0, len(row), 16384)]
+        return threads_then_tree(partials, add, identity)
+    if lanes is None:
+        lanes = 64
+        while lanes < 1024 and len(row) > 64 * lanes:
+            lanes *= 2
     acc = [identity] * lanes
     for k, value in enumerate(row):
         acc[k % lanes] = add(acc[k % lanes], value)
@@ -205,7 +218,7 @@ def threads_then_tree(row, add, identity):
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.one_of(st.integers(1, 700), st.integers(4000, 20000)), st.integers(0, 2 ** 32 - 1))
+@given(st.one_of(st.integers(1, 700), st.integers(4000, 20000), st.integers(16380, 50000)), st.integers(0, 2 ** 32 - 1))
 def test_the_golden_sum_is_the_threads_then_the_tree(count, seed):
     x = (np.random.default_rng(seed).standard_normal(count) * 1e4).astype(np.float32)
     literal = threads_then_tree(x, lambda a, b: np.float32(a) + np.float32(b), np.float32(-0.0))
