@@ -97,8 +97,17 @@ class IssuePort:
         # Speed: compiled, self.bounds is indexed in place (a local copy of a typed memoryview costs
         # two atomic reference counts per call).
         n = self.size
-        if n and self.bounds[1] <= now:            # drop what is over
-            n = self.drop(now)
+        if n and self.bounds[1] <= now:            # drop what is over (the first i bounds)
+            i = 2
+            while i < n and self.bounds[i + 1] <= now:
+                i += 2
+            if COMPILED:
+                for j in range(n - i):
+                    self.bounds[j] = self.bounds[j + i]
+            else:                                  # Speed: interpreted, one slice copy (C code)
+                self.bounds[:n - i] = self.bounds[i:n]
+            n -= i
+            self.size = n
         if n == 0 or self.bounds[n - 1] <= t:      # nothing booked from t on: append
             self.start = t
             if n and self.bounds[n - 1] == t:
@@ -170,22 +179,6 @@ class IssuePort:
             self.bounds[lo + 1] = last
             self.size = n + 2
         return end
-
-    def drop(self, now):
-        """Drop the intervals over by cycle `now`; returns the new size."""
-        n = self.size
-        i = 0
-        while i < n and self.bounds[i + 1] <= now:
-            i += 2
-        if i:
-            if COMPILED:
-                for j in range(n - i):
-                    self.bounds[j] = self.bounds[j + i]
-            else:                                  # Speed: interpreted, one slice copy (C code)
-                self.bounds[:n - i] = self.bounds[i:n]
-            n -= i
-            self.size = n
-        return n
 
     def make_room(self, now):
         """Room for one more interval (what is over by `now` was dropped): the array twice as long;
@@ -507,22 +500,52 @@ class SlotGroup(Process):
         at = STEP_FIELDS * self.step
         end = STEP_FIELDS * self.nsteps
         port = self.port
+        booking = port is not None
         work = self.work
         steps = self.steps
         loads = self.loads
         nloads = self.nloads
+        capacity = len(loads)
         segments = work.segments
         room = 0
-        if port is not None:
+        if booking:
             bounds = port.bounds
             room = len(bounds)
         while at < end:
             kind = steps[at]
             cycles = steps[at + 1]
-            if kind == SMEM:
+            # Speed: the kinds in the order of how often they come; an ALU run books the port in its
+            # own branch (the lines repeat those of VMEM and LDS below), so it takes one comparison.
+            if kind == ALU:
+                # An ALU run holds the port for its issue cycles only; its dependency stalls are the
+                # other group's to fill (kernel_path.py): the clock then moves to the later of the
+                # issue's end and the run's own length.
+                start = t
+                t += steps[at + 7]
+                if booking and t > start:
+                    # Speed: IssuePort.book when nothing is booked from `start` on and there is room
+                    # is an append (fused if adjacent) without a call; book() drops what is over.
+                    n = port.size
+                    if n == 0 or bounds[n - 1] < start and n + 2 <= room:
+                        bounds[n] = start
+                        bounds[n + 1] = t
+                        port.size = n + 2
+                    elif bounds[n - 1] == start:
+                        bounds[n - 1] = t
+                    else:
+                        t = port.book(now, start, cycles)
+                        start = port.start
+                        bounds = port.bounds       # (make_room may have replaced it)
+                        room = len(bounds)
+                if t < start + cycles:
+                    t = start + cycles
+                if segments:
+                    work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave,
+                                          self.waves, steps[at + 2], steps[at + 3], start, t)
+            elif kind == SMEM:
                 done = t + cycles
                 # Speed: add_load when the load completes last and there is room is a store.
-                if nloads < len(loads) and (nloads == 0 or loads[nloads - 1] <= done):
+                if nloads < capacity and (nloads == 0 or loads[nloads - 1] <= done):
                     loads[nloads] = done
                     nloads += 1
                 else:
@@ -530,6 +553,7 @@ class SlotGroup(Process):
                     self.add_load(done)
                     loads = self.loads
                     nloads = self.nloads
+                    capacity = len(loads)
             elif kind == WAIT_STEP:
                 # At most `cycles` (the count) loads may remain: wait for the others.
                 k = 0                              # the loads done by t
@@ -549,18 +573,10 @@ class SlotGroup(Process):
                                           self.waves, steps[at + 2], steps[at + 3], t, t + cycles)
                 t += cycles
                 self.simd.barrier_cycles += cycles * self.waves
-            else:                                  # ALU or VMEM: the issue cycles, on the shared port
+            else:                                  # VMEM or LDS: the issue cycles, on the shared port
                 start = t
-                if kind == ALU:
-                    # An ALU run holds the port for its issue cycles only; its dependency stalls are
-                    # the other group's to fill (kernel_path.py): the clock then moves to the later of
-                    # the issue's end and the run's own length.
-                    t += steps[at + 7]
-                else:
-                    t += cycles
-                if port is not None and t > start:
-                    # Speed: IssuePort.book when nothing is booked from `start` on and there is room is
-                    # an append (fused if adjacent) without a call; book() drops what is over.
+                t += cycles
+                if booking and t > start:          # (as for an ALU run above)
                     n = port.size
                     if n == 0 or bounds[n - 1] < start and n + 2 <= room:
                         bounds[n] = start
@@ -571,15 +587,9 @@ class SlotGroup(Process):
                     else:
                         t = port.book(now, start, cycles)
                         start = port.start
-                        bounds = port.bounds       # (make_room may have replaced it)
+                        bounds = port.bounds
                         room = len(bounds)
-                if kind == ALU:
-                    if t < start + cycles:
-                        t = start + cycles
-                    if segments:
-                        work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave,
-                                              self.waves, steps[at + 2], steps[at + 3], start, t)
-                elif kind == LDS:                  # one issue pass per wave; then the CU's LDS pipe
+                if kind == LDS:                    # one issue pass per wave; then the CU's LDS pipe
                     self.issued = start
                     self.pc = steps[at + 2]
                     self.access = steps[at + 4]
