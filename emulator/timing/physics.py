@@ -41,8 +41,8 @@ def compiled(module):
 
 def compiled_file(path):
     """Whether a module loaded from `path` (its __file__) is an extension module. Each unit asks it of
-    itself at import (its COMPILED) and picks its containers by it (zeros()): a device may run
-    interpreted units beside the compiled events bases."""
+    itself at import (its COMPILED) and picks its containers by it (zeros()): one process may hold
+    compiled and interpreted copies of the units (and of events.py: interpreted())."""
     return path.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
 
 
