@@ -181,7 +181,9 @@ class CommandProcessor:
         # A small grid spreads over the slot groups, whole workgroups where they cooperate
         # (workgroup_dispatcher.py).
         dispatcher.spread(len(groups), per_group if cooperative(launch.program, launch.lds_bytes) else 1)
-        driver = SimpyDriver() if engine() == "simpy" else EventHeap(len(groups) + len(self.compute_units))
+        # The interpreted units come with their own copy of the heap (physics.interpreted).
+        heap = units["events"].EventHeap if "events" in units else EventHeap
+        driver = SimpyDriver() if engine() == "simpy" else heap(len(groups) + len(self.compute_units))
         for cu in self.compute_units:
             cu.scheduler = driver
         lds_before = sum(cu.lds_passes for cu in self.compute_units)

@@ -7,7 +7,8 @@ cdef class FifoServer:
     cdef public long long units_per_byte, units_per_cycle, free_units, refresh_interval, refresh_cycles
     cdef public long long busy_cycles, bytes
 
-    @cython.locals(bps=cython.longlong, start_units=cython.longlong)
+    @cython.locals(bps=cython.longlong, start_units=cython.longlong, end_units=cython.longlong,
+                   start=cython.longlong, end=cython.longlong)
     cpdef tuple serve(self, long long now, long long num_bytes)
 
     @cython.locals(bps=cython.longlong, start=cython.longlong, end=cython.longlong, period=cython.longlong,
@@ -31,7 +32,7 @@ cdef class DramServer(FifoServer):
                    rest=cython.longlong, remain=cython.longlong)
     cpdef tuple _serve_shared(self, long long now, long long num_bytes)
 
-    @cython.locals(span=tuple, pending=cython.longlong)
+    @cython.locals(span=tuple, pending=cython.longlong, start_units=cython.longlong)
     cpdef tuple serve_mixed(self, long long now, long long num_bytes, long long write_bytes)
 
     @cython.locals(enter=cython.longlong, excess=cython.longlong, leaves=cython.longlong, size=cython.longlong)

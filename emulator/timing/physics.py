@@ -41,8 +41,8 @@ def compiled(module):
 
 def compiled_file(path):
     """Whether a module loaded from `path` (its __file__) is an extension module. Each unit asks it of
-    itself at import (its COMPILED) and picks its containers by it (zeros()): a device may run
-    interpreted units beside the compiled events bases."""
+    itself at import (its COMPILED) and picks its containers by it (zeros()): one process may hold
+    compiled and interpreted copies of the units (and of events.py: interpreted())."""
     return path.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
 
 
@@ -108,19 +108,30 @@ def modules(preset):
 
 
 def interpreted():
-    """The unit modules loaded from their .py sources, whether or not compiled ones were built; they
-    import each other's interpreted copies (and the compiled events bases, which they subclass)."""
+    """The unit modules and the event heap loaded from their .py sources, whether or not compiled ones
+    were built: {name: module}, events.py's copy under "events" (command_processor drives the units
+    with its EventHeap). While the units load, `dmlemu.timing.events` is that copy, so they subclass
+    its Process and not the compiled one. Speed: CPython specialises no attribute access on a Python
+    class whose base Cython compiled (every `self.field` of a slot group or compute unit would be a
+    generic lookup, about 3x slower), and the compiled heap would call each resume() through Cython's
+    lookup of a Python override."""
     global _interpreted
     if _interpreted is None:
         loaded = {}
         folder = os.path.dirname(os.path.abspath(__file__))
-        for name in ("workgroup_dispatcher", "memory_system", "compute_unit", "simd"):
-            qualified = f"dmlemu.timing._interpreted_{name}"
-            loader = importlib.machinery.SourceFileLoader(qualified, os.path.join(folder, f"{name}.py"))
-            spec = importlib.util.spec_from_loader(qualified, loader)
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[qualified] = module
-            loader.exec_module(module)
-            loaded[name] = module
+        events = importlib.import_module("dmlemu.timing.events")
+        try:
+            for name in ("events", "workgroup_dispatcher", "memory_system", "compute_unit", "simd"):
+                qualified = f"dmlemu.timing._interpreted_{name}"
+                loader = importlib.machinery.SourceFileLoader(qualified, os.path.join(folder, f"{name}.py"))
+                spec = importlib.util.spec_from_loader(qualified, loader)
+                module = importlib.util.module_from_spec(spec)
+                sys.modules[qualified] = module
+                loader.exec_module(module)
+                loaded[name] = module
+                if name == "events":
+                    sys.modules["dmlemu.timing.events"] = module     # what the units below import
+        finally:
+            sys.modules["dmlemu.timing.events"] = events
         _interpreted = loaded
     return _interpreted

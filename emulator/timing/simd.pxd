@@ -24,9 +24,6 @@ cdef class IssuePort:
                    first=cython.longlong, last=cython.longlong)
     cpdef long long book(self, long long now, long long t, long long cycles) except? -1
 
-    @cython.locals(n=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t)
-    cpdef Py_ssize_t drop(self, long long now) except -1
-
     @cython.locals(old=cython.longlong[::1], grown=cython.longlong[::1], n=cython.Py_ssize_t,
                    j=cython.Py_ssize_t)
     cpdef Py_ssize_t make_room(self, long long now) except -1
@@ -88,8 +85,10 @@ cdef class SlotGroup(Process):
                    resume_at=cython.longlong)
     cpdef long long resume(self, long long now) except? -3
 
-    @cython.locals(t=cython.longlong, step=cython.longlong, nsteps=cython.Py_ssize_t, port=IssuePort,
-                   work=CohortWork, steps=cython.longlong[::1], segments=bint,
+    @cython.locals(t=cython.longlong, end=cython.Py_ssize_t, port=IssuePort,
+                   work=CohortWork, steps=cython.longlong[::1], segments=bint, loads=cython.longlong[::1],
+                   nloads=cython.Py_ssize_t, bounds=cython.longlong[::1], room=cython.Py_ssize_t,
+                   booking=bint, capacity=cython.Py_ssize_t,
                    at=cython.Py_ssize_t, kind=cython.longlong, cycles=cython.longlong, n=cython.Py_ssize_t,
                    done=cython.longlong, start=cython.longlong, costs=list, cost_at=cython.Py_ssize_t, k=cython.Py_ssize_t,
                    j=cython.Py_ssize_t)
@@ -100,7 +99,7 @@ cdef class SlotGroup(Process):
                    dram_bytes=cython.longlong, host=cython.longlong, done=cython.longlong)
     cpdef long long send(self, long long now) except? -1
 
-    @cython.locals(work=CohortWork, done=cython.longlong)
+    @cython.locals(work=CohortWork, done=cython.longlong, n=cython.Py_ssize_t)
     cpdef sent(self, long long now)
 
     @cython.locals(n=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t)

@@ -97,8 +97,17 @@ class IssuePort:
         # Speed: compiled, self.bounds is indexed in place (a local copy of a typed memoryview costs
         # two atomic reference counts per call).
         n = self.size
-        if n and self.bounds[1] <= now:            # drop what is over
-            n = self.drop(now)
+        if n and self.bounds[1] <= now:            # drop what is over (the first i bounds)
+            i = 2
+            while i < n and self.bounds[i + 1] <= now:
+                i += 2
+            if COMPILED:
+                for j in range(n - i):
+                    self.bounds[j] = self.bounds[j + i]
+            else:                                  # Speed: interpreted, one slice copy (C code)
+                self.bounds[:n - i] = self.bounds[i:n]
+            n -= i
+            self.size = n
         if n == 0 or self.bounds[n - 1] <= t:      # nothing booked from t on: append
             self.start = t
             if n and self.bounds[n - 1] == t:
@@ -150,33 +159,26 @@ class IssuePort:
             self.bounds[lo + 1] = last
             removed = j - lo - 2
             if removed:
-                for k in range(lo + 2, n - removed):
-                    self.bounds[k] = self.bounds[k + removed]
+                if COMPILED:
+                    for k in range(lo + 2, n - removed):
+                        self.bounds[k] = self.bounds[k + removed]
+                else:                              # Speed: interpreted, one slice copy (C code)
+                    self.bounds[lo + 2:n - removed] = self.bounds[lo + 2 + removed:n]
                 self.size = n - removed
         else:                                      # a new interval at lo (= i = j)
             if n + 2 > len(self.bounds):           # (what is over was dropped: lo stays)
                 n = self.make_room(now)
-            k = n - 1
-            while k >= lo:
-                self.bounds[k + 2] = self.bounds[k]
-                k -= 1
+            if COMPILED:
+                k = n - 1
+                while k >= lo:
+                    self.bounds[k + 2] = self.bounds[k]
+                    k -= 1
+            else:                                  # Speed: interpreted, one slice copy (C code)
+                self.bounds[lo + 2:n + 2] = self.bounds[lo:n]
             self.bounds[lo] = first
             self.bounds[lo + 1] = last
             self.size = n + 2
         return end
-
-    def drop(self, now):
-        """Drop the intervals over by cycle `now`; returns the new size."""
-        n = self.size
-        i = 0
-        while i < n and self.bounds[i + 1] <= now:
-            i += 2
-        if i:
-            for j in range(n - i):
-                self.bounds[j] = self.bounds[j + i]
-            n -= i
-            self.size = n
-        return n
 
     def make_room(self, now):
         """Room for one more interval (what is over by `now` was dropped): the array twice as long;
@@ -344,14 +346,17 @@ class CohortWork:
             grown[:at] = self.rows_buffer[:at]
             self.rows_buffer = grown
             self.rows = grown
-        self.rows[at] = cu
-        self.rows[at + 1] = simd
-        self.rows[at + 2] = group
-        self.rows[at + 3] = first_wave
-        self.rows[at + 4] = waves
-        self.rows[at + 5] = start
-        self.rows[at + 6] = end
-        self.rows[at + 7] = alu_cycles
+        if COMPILED:
+            self.rows[at] = cu
+            self.rows[at + 1] = simd
+            self.rows[at + 2] = group
+            self.rows[at + 3] = first_wave
+            self.rows[at + 4] = waves
+            self.rows[at + 5] = start
+            self.rows[at + 6] = end
+            self.rows[at + 7] = alu_cycles
+        else:                              # Speed: interpreted, one slice store (C code)
+            self.rows_buffer[at:at + 8] = (cu, simd, group, first_wave, waves, start, end, alu_cycles)
         self.nrows += 1
 
     def wave_group_columns(self):
@@ -485,27 +490,82 @@ class SlotGroup(Process):
         """Run the cohort's steps from `step` on, moving its clock, until a memory instruction has
         issued (returns the cycle its issue ends: the request leaves then) or the path ends (-1).
 
-        Speed: the clock and the step are locals for the walk, and the steps (compiled: one typed
-        memoryview per call); the port's bounds and the loads are indexed in place (compiled, a local
-        copy of a typed memoryview costs two atomic reference counts)."""
-        t, step, nsteps = self.t, self.step, self.nsteps
+        Speed: the walk keeps in locals what only it changes until it returns: the clock, the
+        position in the flat steps (`at`: the step times STEP_FIELDS), the outstanding loads and
+        their count, the port's bounds and their capacity (compiled: C integers and one typed
+        memoryview per call, whose copy costs two atomic reference counts; interpreted, each
+        attribute read or len() call saved is a bytecode or a call per step). A call that changes
+        them (add_load, IssuePort.book) is handed the count and the locals are read back after it."""
+        t = self.t
+        at = STEP_FIELDS * self.step
+        end = STEP_FIELDS * self.nsteps
         port = self.port
+        booking = port is not None
         work = self.work
         steps = self.steps
+        loads = self.loads
+        nloads = self.nloads
+        capacity = len(loads)
         segments = work.segments
-        at = STEP_FIELDS * step
-        while step < nsteps:
+        room = 0
+        if booking:
+            bounds = port.bounds
+            room = len(bounds)
+        while at < end:
             kind = steps[at]
             cycles = steps[at + 1]
-            if kind == SMEM:
+            # Speed: the kinds in the order of how often they come; an ALU run books the port in its
+            # own branch (the lines repeat those of VMEM and LDS below), so it takes one comparison.
+            if kind == ALU:
+                # An ALU run holds the port for its issue cycles only; its dependency stalls are the
+                # other group's to fill (kernel_path.py): the clock then moves to the later of the
+                # issue's end and the run's own length.
+                start = t
+                t += steps[at + 7]
+                if booking and t > start:
+                    # Speed: IssuePort.book when nothing is booked from `start` on and there is room
+                    # is an append (fused if adjacent) without a call; book() drops what is over.
+                    n = port.size
+                    if n == 0 or bounds[n - 1] < start and n + 2 <= room:
+                        bounds[n] = start
+                        bounds[n + 1] = t
+                        port.size = n + 2
+                    elif bounds[n - 1] == start:
+                        bounds[n - 1] = t
+                    else:
+                        t = port.book(now, start, cycles)
+                        start = port.start
+                        bounds = port.bounds       # (make_room may have replaced it)
+                        room = len(bounds)
+                if t < start + cycles:
+                    t = start + cycles
+                if segments:
+                    work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave,
+                                          self.waves, steps[at + 2], steps[at + 3], start, t)
+            elif kind == SMEM:
                 done = t + cycles
-                n = self.nloads
                 # Speed: add_load when the load completes last and there is room is a store.
-                if n < len(self.loads) and (n == 0 or self.loads[n - 1] <= done):
-                    self.loads[n] = done
-                    self.nloads = n + 1
+                if nloads < capacity and (nloads == 0 or loads[nloads - 1] <= done):
+                    loads[nloads] = done
+                    nloads += 1
                 else:
+                    self.nloads = nloads
                     self.add_load(done)
+                    loads = self.loads
+                    nloads = self.nloads
+                    capacity = len(loads)
+            elif kind == WAIT_STEP:
+                # At most `cycles` (the count) loads may remain: wait for the others.
+                k = 0                              # the loads done by t
+                while k < nloads and loads[k] <= t:
+                    k += 1
+                if nloads - k > cycles:            # wait for the oldest of those too many
+                    k = nloads - cycles
+                    t = loads[k - 1]
+                if k:
+                    nloads -= k
+                    for j in range(nloads):
+                        loads[j] = loads[j + k]
             elif kind == BARRIER:
                 # The cohort holds whole workgroups in lock step: their last waves arrive now.
                 if segments:
@@ -513,49 +573,23 @@ class SlotGroup(Process):
                                           self.waves, steps[at + 2], steps[at + 3], t, t + cycles)
                 t += cycles
                 self.simd.barrier_cycles += cycles * self.waves
-            elif kind == WAIT_STEP:
-                # At most `cycles` (the count) loads may remain: wait for the others.
-                n = self.nloads
-                k = 0                              # the loads done by t
-                while k < n and self.loads[k] <= t:
-                    k += 1
-                if n - k > cycles:                 # wait for the oldest of those too many
-                    k = n - cycles
-                    t = self.loads[k - 1]
-                if k:
-                    n -= k
-                    for j in range(n):
-                        self.loads[j] = self.loads[j + k]
-                    self.nloads = n
-            else:                                  # ALU or VMEM: the issue cycles, on the shared port
+            else:                                  # VMEM or LDS: the issue cycles, on the shared port
                 start = t
-                if kind == ALU:
-                    # An ALU run holds the port for its issue cycles only; its dependency stalls are
-                    # the other group's to fill (kernel_path.py): the clock then moves to the later of
-                    # the issue's end and the run's own length.
-                    t += steps[at + 7]
-                else:
-                    t += cycles
-                if port is not None and t > start:
-                    # Speed: IssuePort.book when nothing is booked from `start` on and there is room is
-                    # an append (fused if adjacent) without a call; book() drops what is over.
+                t += cycles
+                if booking and t > start:          # (as for an ALU run above)
                     n = port.size
-                    if n == 0 or port.bounds[n - 1] < start and n + 2 <= len(port.bounds):
-                        port.bounds[n] = start
-                        port.bounds[n + 1] = t
+                    if n == 0 or bounds[n - 1] < start and n + 2 <= room:
+                        bounds[n] = start
+                        bounds[n + 1] = t
                         port.size = n + 2
-                    elif port.bounds[n - 1] == start:
-                        port.bounds[n - 1] = t
+                    elif bounds[n - 1] == start:
+                        bounds[n - 1] = t
                     else:
                         t = port.book(now, start, cycles)
                         start = port.start
-                if kind == ALU:
-                    if t < start + cycles:
-                        t = start + cycles
-                    if segments:
-                        work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave,
-                                              self.waves, steps[at + 2], steps[at + 3], start, t)
-                elif kind == LDS:                  # one issue pass per wave; then the CU's LDS pipe
+                        bounds = port.bounds
+                        room = len(bounds)
+                if kind == LDS:                    # one issue pass per wave; then the CU's LDS pipe
                     self.issued = start
                     self.pc = steps[at + 2]
                     self.access = steps[at + 4]
@@ -565,7 +599,8 @@ class SlotGroup(Process):
                     self.slot = steps[at + 6]
                     self.sectors = 0
                     self.t = t
-                    self.step = step
+                    self.step = at // STEP_FIELDS
+                    self.nloads = nloads
                     return t
                 else:                              # VMEM: one issue pass per wave; the request leaves after
                     self.issued = start
@@ -585,12 +620,13 @@ class SlotGroup(Process):
                     self.ic_writes = costs[cost_at + 6]
                     self.host = costs[cost_at + 7]
                     self.t = t
-                    self.step = step
+                    self.step = at // STEP_FIELDS
+                    self.nloads = nloads
                     return t
-            step += 1
             at += STEP_FIELDS
         self.t = t
-        self.step = step
+        self.step = at // STEP_FIELDS
+        self.nloads = nloads
         return -1
 
     def send(self, now):
@@ -650,7 +686,14 @@ class SlotGroup(Process):
             if self.done > self.simd.last_store:
                 self.simd.last_store = self.done
         else:
-            self.add_load(self.done)
+            done = self.done
+            n = self.nloads
+            # Speed: add_load when the load completes last and there is room is a store (as in walk).
+            if n < len(self.loads) and (n == 0 or self.loads[n - 1] <= done):
+                self.loads[n] = done
+                self.nloads = n + 1
+            else:
+                self.add_load(done)
         self.step += 1
 
     def add_load(self, done):
