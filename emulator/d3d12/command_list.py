@@ -33,6 +33,7 @@ from dmlemu.com import VoidMisuse, c_arguments, enum_name, hresult_method, is_in
 from dmlemu.d3d12.base import DeviceChild, invalid_arg
 from dmlemu.d3d12.clear import record_clear
 from dmlemu.d3d12.command_allocator import ID3D12CommandAllocator
+from dmlemu.d3d12.copy_texture import check_copy_resource, record_copy_texture_region
 from dmlemu.d3d12.commands import (CopyBufferRegionCommand, EndQueryCommand, ExecuteBundleCommand,
                                    ResolveQueryDataCommand, ResourceBarrierCommand)
 from dmlemu.d3d12.descriptor_heap import ID3D12DescriptorHeap
@@ -203,7 +204,15 @@ class ID3D12GraphicsCommandList(DeviceChild):
 
     def _check_resource(self, field, resource):
         if not isinstance(resource, ID3D12Resource) or resource._device is not self._device:
+            raise VoidMisuse(f"{field} is {resource!r}; it must be a resource of this device.")
+
+    def _check_buffer(self, field, resource, method):
+        """A resource of this device that is a buffer (VoidMisuse for a texture: `method` is buffers only)."""
+        if not isinstance(resource, ID3D12Resource) or resource._device is not self._device:
             raise VoidMisuse(f"{field} is {resource!r}; it must be a buffer of this device.")
+        if resource._texture is not None:
+            raise VoidMisuse(f"{field} {resource._label} is a texture; {method} takes buffers"
+                             f"{' (copy textures with CopyTextureRegion or CopyResource)' if 'Copy' in method else ''}.")
 
     def _require_type(self, *allowed):
         if self._type not in allowed:
@@ -322,7 +331,16 @@ class ID3D12GraphicsCommandList(DeviceChild):
             t = barrier.Transition
             self._check_resource(f"{where}.Transition.pResource", t.pResource)
             resource = t.pResource
-            if t.Subresource not in (0, D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES):
+            texture = resource._texture
+            if texture is not None and t.Subresource != D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES \
+                    and not (texture.count == 1 and t.Subresource == 0):
+                if is_integer(t.Subresource) and 0 <= t.Subresource < texture.count:
+                    raise VoidMisuse(f"{where}.Transition.Subresource is {t.Subresource}; the emulator keeps one "
+                                     f"state per texture, so a transition of {resource._label} ({texture.count} "
+                                     "subresources) names D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES.")
+                raise VoidMisuse(f"{where}.Transition.Subresource is {t.Subresource!r}; {resource._label} has "
+                                 f"subresources 0 to {texture.count - 1} (or D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES).")
+            if texture is None and t.Subresource not in (0, D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES):
                 raise VoidMisuse(f"{where}.Transition.Subresource is {t.Subresource!r}; a buffer has only "
                                  "subresource 0 (or D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES).")
             for field in ("StateBefore", "StateAfter"):
@@ -361,8 +379,8 @@ class ID3D12GraphicsCommandList(DeviceChild):
     def CopyBufferRegion(self, pDstBuffer, DstOffset, pSrcBuffer, SrcOffset, NumBytes):
         """Record a copy of NumBytes from pSrcBuffer[SrcOffset:] to pDstBuffer[DstOffset:]."""
         self._require_type(DIRECT, COMPUTE, COPY)
-        self._check_resource("pDstBuffer", pDstBuffer)
-        self._check_resource("pSrcBuffer", pSrcBuffer)
+        self._check_buffer("pDstBuffer", pDstBuffer, "CopyBufferRegion")
+        self._check_buffer("pSrcBuffer", pSrcBuffer, "CopyBufferRegion")
         for field, value in (("DstOffset", DstOffset), ("SrcOffset", SrcOffset), ("NumBytes", NumBytes)):
             if not _is_uint(value):
                 raise VoidMisuse(f"{field} is {value!r}; it must be an unsigned 64-bit integer.")
@@ -386,12 +404,21 @@ class ID3D12GraphicsCommandList(DeviceChild):
         self._check_resource("pSrcResource", pSrcResource)
         if pDstResource is pSrcResource:
             raise VoidMisuse(f"pDstResource and pSrcResource are both {pDstResource._label}; they must differ.")
+        if pDstResource._texture is not None or pSrcResource._texture is not None:
+            check_copy_resource(pDstResource, pSrcResource)     # then both layouts are the same bytes
         if pDstResource._width != pSrcResource._width:
             raise VoidMisuse(f"pDstResource {pDstResource._label} is {pDstResource._width} bytes and pSrcResource "
                              f"{pSrcResource._label} is {pSrcResource._width}; CopyResource needs equal sizes.")
         self._check_copy_heaps(pDstResource, pSrcResource)
         self._commands.append(CopyBufferRegionCommand(pDstResource, 0, pSrcResource, 0, pDstResource._width,
                                                       "CopyResource"))
+
+    @recording_method
+    def CopyTextureRegion(self, pDst, DstX, DstY, DstZ, pSrc, pSrcBox):
+        """Record a copy of pSrcBox (None: all) of pSrc's texels to (DstX, DstY, DstZ) of pDst; each side a
+        D3D12_TEXTURE_COPY_LOCATION: a texture subresource or a buffer footprint (copy_texture.py)."""
+        self._require_type(DIRECT, COMPUTE, COPY)
+        record_copy_texture_region(self, pDst, DstX, DstY, DstZ, pSrc, pSrcBox)
 
     @staticmethod
     def _check_copy_heaps(dst, src):
@@ -460,7 +487,7 @@ class ID3D12GraphicsCommandList(DeviceChild):
         """Record a copy of NumQueries timestamps (uint64 ticks) into pDestinationBuffer."""
         self._require_type(DIRECT, COMPUTE, COPY)
         self._check_query(pQueryHeap, Type, StartIndex, NumQueries, "StartIndex")
-        self._check_resource("pDestinationBuffer", pDestinationBuffer)
+        self._check_buffer("pDestinationBuffer", pDestinationBuffer, "ResolveQueryData")
         offset = AlignedDestinationBufferOffset
         if not _is_uint(offset) or offset % 8:
             raise VoidMisuse(f"AlignedDestinationBufferOffset is {offset!r}; it must be a multiple of 8.")
