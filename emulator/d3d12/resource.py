@@ -139,8 +139,7 @@ class ID3D12Resource(DeviceChild):
         texture on a CPU-visible CUSTOM heap, None (no pointer: use Read/WriteToSubresource while mapped)."""
         if not self._cpu_visible():
             where = enum_name(D3D12_HEAP_TYPE, self._heap_type)
-            what = "texture" if self._texture is not None else "buffer"
-            raise invalid_arg("Map", f"{self._label} is a {what} on a {where} heap, which the CPU cannot map; "
+            raise invalid_arg("Map", f"{self._label} is on a {where} heap, which the CPU cannot map; "
                                      "copy it through an UPLOAD or READBACK buffer.")
         if self._texture is not None:
             self._check_subresource("Map", "Subresource", Subresource)
