@@ -27,45 +27,14 @@ from dmlemu.d3d12.enums import (D3D12_HEAP_TYPE_READBACK, D3D12_HEAP_TYPE_UPLOAD
                                  D3D12_TEXTURE_COPY_TYPE_PLACED_FOOTPRINT, D3D12_TEXTURE_COPY_TYPE_SUBRESOURCE_INDEX)
 from dmlemu.d3d12.structs import D3D12_BOX, D3D12_PLACED_SUBRESOURCE_FOOTPRINT, D3D12_TEXTURE_COPY_LOCATION
 from dmlemu.d3d12.texture_layout import (TEXTURE_DATA_PITCH_ALIGNMENT, TEXTURE_DATA_PLACEMENT_ALIGNMENT,
-                                         format_family, format_name, subresource_name)
+                                         format_family, format_name, subresource_name, texture_box)
 from dmlemu.dxgi import FORMAT_BYTES
-from dmlemu.errors import E_INVALIDARG, HResultError
 
 _SUBRESOURCE, _FOOTPRINT = int(D3D12_TEXTURE_COPY_TYPE_SUBRESOURCE_INDEX), int(D3D12_TEXTURE_COPY_TYPE_PLACED_FOOTPRINT)
 
 
 def _uint(value, bits=32):
     return is_integer(value) and 0 <= value < 1 << bits
-
-
-def check_box(m, field, box, texture, index):
-    """A D3D12_BOX (None: all of subresource `index`) checked against the subresource's size, as a tuple
-    (left, top, front, right, bottom, back); E_INVALIDARG with a sentence otherwise (for CPU methods)."""
-    try:
-        return _box(field, box, _dims_of_subresource(texture, index), subresource_name(texture, index))
-    except VoidMisuse as misuse:
-        raise HResultError(E_INVALIDARG, f"{m}: {misuse.message}") from None
-
-
-def _dims_of_subresource(texture, index):
-    _, width, height, depth, _, _ = texture.subresources[index]
-    return width, height, depth
-
-
-def _box(field, box, dims, what):
-    width, height, depth = dims
-    if box is None:
-        return (0, 0, 0, width, height, depth)
-    if not isinstance(box, D3D12_BOX):
-        raise VoidMisuse(f"{field} is {box!r}; it must be a D3D12_BOX or None.")
-    values = (box.left, box.top, box.front, box.right, box.bottom, box.back)
-    if not all(_uint(v) for v in values):
-        raise VoidMisuse(f"{field} is {values}; its fields are UINTs.")
-    left, top, front, right, bottom, back = (int(v) for v in values)
-    if right > width or bottom > height or back > depth:
-        raise VoidMisuse(f"{field} is (left {left}, top {top}, front {front}, right {right}, bottom {bottom}, back "
-                         f"{back}); it passes the edge of {what}, which is {width} x {height} x {depth} texels.")
-    return left, top, front, right, bottom, back
 
 
 class _Side:
@@ -172,7 +141,7 @@ def record_copy_texture_region(command_list, dst, x, y, z, src, src_box):
     for field, value in (("DstX", x), ("DstY", y), ("DstZ", z)):
         if not _uint(value):
             raise VoidMisuse(f"{field} is {value!r}; it must be a UINT.")
-    left, top, front, right, bottom, back = _box("pSrcBox", src_box, s.dims, s.what)
+    left, top, front, right, bottom, back = texture_box("pSrcBox", src_box, s.dims, s.what)
     width, height, depth = right - left, bottom - top, back - front
     if width <= 0 or height <= 0 or depth <= 0:
         return     # an empty box copies nothing (D3D12)

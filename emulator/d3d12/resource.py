@@ -70,7 +70,8 @@ from dmlemu.d3d12.enums import (
     D3D12_TEXTURE_LAYOUT_ROW_MAJOR, is_read_only_state, is_valid_state, state_name)
 from dmlemu.d3d12.structs import (D3D12_HEAP_PROPERTIES, D3D12_PLACED_SUBRESOURCE_FOOTPRINT, D3D12_RANGE,
                                   D3D12_RESOURCE_DESC, D3D12_SUBRESOURCE_FOOTPRINT)
-from dmlemu.d3d12.texture_layout import check_texture_resource, is_texture, texture_alignment, texture_footprints
+from dmlemu.d3d12.texture_layout import (check_box, check_texture_resource, is_texture, texture_alignment,
+                                         texture_footprints)
 from dmlemu.dxgi import DXGI_FORMAT_UNKNOWN
 
 # Plain ints (the state model stores and combines them; enum members would print differently).
@@ -251,7 +252,6 @@ class ID3D12Resource(DeviceChild):
         index = self._check_subresource(m, field, index)
         if self._map_count == 0:
             raise invalid_arg(m, f"{self._label} is not mapped; call Map({index}, None) first.")
-        from dmlemu.d3d12.copy_texture import check_box   # late: copy_texture imports this module
         box = check_box(m, box_field, box, self._texture, index)
         return self._texture.rows(index, box), box
 

@@ -44,13 +44,13 @@ GetCopyableFootprints(desc, 0, all, BaseOffset 0) gives them (rows 256 bytes apa
 boundaries, in subresource order). No swizzle: every driver has its own, invisible to a host program,
 which reaches texels only through copies, views and WriteToSubresource / ReadFromSubresource.
 """
-from dmlemu.com import enum_name, is_integer, is_one_of
+from dmlemu.com import VoidMisuse, enum_name, is_integer, is_one_of
 from dmlemu.d3d12.base import invalid_arg
 from dmlemu.d3d12.enums import (
     D3D12_RESOURCE_DIMENSION, D3D12_RESOURCE_DIMENSION_TEXTURE1D, D3D12_RESOURCE_DIMENSION_TEXTURE2D,
     D3D12_RESOURCE_DIMENSION_TEXTURE3D,
 )
-from dmlemu.d3d12.structs import D3D12_PLACED_SUBRESOURCE_FOOTPRINT, D3D12_SUBRESOURCE_FOOTPRINT
+from dmlemu.d3d12.structs import D3D12_BOX, D3D12_PLACED_SUBRESOURCE_FOOTPRINT, D3D12_SUBRESOURCE_FOOTPRINT
 from dmlemu.dxgi import DXGI_FORMAT, DXGI_FORMAT_UNKNOWN, FORMAT_BYTES
 from dmlemu.d3d12.enums import (
     D3D12_HEAP_FLAG_DENY_NON_RT_DS_TEXTURES, D3D12_HEAP_FLAG_DENY_RT_DS_TEXTURES, D3D12_HEAP_TYPE,
@@ -234,6 +234,8 @@ class TextureLayout:
         front, right, bottom, back) in texels; None: all of it), in order: z outer, y inner."""
         offset, width, height, depth, pitch, _ = self.subresources[index]
         left, top, front, right, bottom, back = box or (0, 0, 0, width, height, depth)
+        if right <= left or bottom <= top or back <= front:
+            return []        # an empty box: nothing to move
         return [(offset + (z * height + y) * pitch + left * self.element, (right - left) * self.element)
                 for z in range(front, back) for y in range(top, bottom)]
 
@@ -322,3 +324,35 @@ def allocation_info(m, desc, field="pResourceDescs"):
 def subresource_name(texture, index):
     """"subresource 3 (mip 1 of array slice 1)": a subresource index in a sentence."""
     return f"subresource {index} (mip {index % texture.mips} of array slice {index // texture.mips})"
+
+
+# ---- boxes (CopyTextureRegion, Read/WriteToSubresource) ---------------------------------------------------
+def check_box(m, field, box, texture, index):
+    """A D3D12_BOX (None: all of subresource `index`) checked against the subresource's size, as a tuple
+    (left, top, front, right, bottom, back); E_INVALIDARG with a sentence otherwise (for CPU methods)."""
+    try:
+        return texture_box(field, box, _dims_of_subresource(texture, index), subresource_name(texture, index))
+    except VoidMisuse as misuse:
+        raise invalid_arg(m, misuse.message) from None
+
+
+def _dims_of_subresource(texture, index):
+    _, width, height, depth, _, _ = texture.subresources[index]
+    return width, height, depth
+
+
+def texture_box(field, box, dims, what):
+    """A D3D12_BOX (None: all of a `dims` (width, height, depth) region named `what`) as a tuple; VoidMisuse."""
+    width, height, depth = dims
+    if box is None:
+        return (0, 0, 0, width, height, depth)
+    if not isinstance(box, D3D12_BOX):
+        raise VoidMisuse(f"{field} is {box!r}; it must be a D3D12_BOX or None.")
+    values = (box.left, box.top, box.front, box.right, box.bottom, box.back)
+    if not all(_is_uint(v, 32) for v in values):
+        raise VoidMisuse(f"{field} is {values}; its fields are UINTs.")
+    left, top, front, right, bottom, back = (int(v) for v in values)
+    if right > width or bottom > height or back > depth:
+        raise VoidMisuse(f"{field} is (left {left}, top {top}, front {front}, right {right}, bottom {bottom}, back "
+                         f"{back}); it passes the edge of {what}, which is {width} x {height} x {depth} texels.")
+    return left, top, front, right, bottom, back
