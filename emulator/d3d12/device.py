@@ -298,7 +298,7 @@ class ID3D12Device(COMObject):
 
     @hresult_method
     def CreatePlacedResource(self, pHeap, HeapOffset, pDesc, InitialState, pOptimizedClearValue, riid=None):
-        """A buffer whose bytes are pHeap's from HeapOffset; resources on overlapping ranges alias (heap.py)."""
+        """A buffer or texture whose bytes are pHeap's from HeapOffset; resources on overlapping ranges alias (heap.py)."""
         return create_placed_resource(self, pHeap, HeapOffset, pDesc, InitialState, pOptimizedClearValue)
 
     def QueryInterface(self, riid):
@@ -343,7 +343,7 @@ class ID3D12Device(COMObject):
         """The layout of a buffer's bytes in an upload or readback buffer: the four C out-parameters as a
         tuple (pLayouts, pNumRows, pRowSizeInBytes, pTotalBytes), the three arrays as lists of
         NumSubresources entries (resource.py `copyable_footprints` has the values and the failure
-        rules). Buffers only; a pure computation, so it answers on a removed device too."""
+        rules; texture_layout.py a texture's). A pure computation, so it answers on a removed device too."""
         return copyable_footprints(self, pResourceDesc, FirstSubresource, NumSubresources, BaseOffset)
 
     def GetCustomHeapProperties(self, nodeMask, heapType):

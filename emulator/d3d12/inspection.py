@@ -9,7 +9,7 @@ returns a small view object with plain PEP 8 fields, one view type per object ty
                                               queues, object_counts; descriptor_heap_at_cpu_handle,
                                               descriptor_heap_at_gpu_handle, resource_at
     resource             ResourceView         state, initial_state, heap_type, flags, width, gpu_va,
-                                              allocation, data, heap, map_count
+                                              allocation, data, heap, map_count, texture
     heap                 HeapView             heap_type, flags, size, gpu_va, allocation, data, placed
     descriptor heap      DescriptorHeapView   type, num_descriptors, shader_visible, increment,
                                               cpu_base, gpu_base, allocation, data; slot_offset_from_*,
@@ -132,7 +132,7 @@ class DeviceView(View):
 
 
 class ResourceView(View):
-    """An ID3D12Resource (a buffer): its tracked state and the bytes behind it."""
+    """An ID3D12Resource (a buffer or a texture): its tracked state and the bytes behind it."""
 
     __slots__ = ()
 
@@ -146,7 +146,12 @@ class ResourceView(View):
 
     flags = field("_flags", """The D3D12_RESOURCE_FLAGS of its desc.""")
 
-    width = field("_width", """The buffer's size in bytes (its desc's Width).""")
+    width = field("_width", """The buffer's size in bytes (its desc's Width); a texture's bytes in the mirror's layout.""")
+
+    texture = field(
+        "_texture",
+        """A texture's layout (texture_layout.TextureLayout: per subresource Offset, Width, Height, Depth, RowPitch,
+        RowSizeInBytes), or None for a buffer.""")
 
     gpu_va = field("_allocation.gpu_va", """The GPU virtual address of its first byte.""")
 

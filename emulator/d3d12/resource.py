@@ -1,12 +1,13 @@
-"""ID3D12Resource: a committed buffer, its bytes in GPU memory, and the resource-state model.
+"""ID3D12Resource: a committed buffer or texture, its bytes in GPU memory, and the resource-state model.
 
 One per CreateCommittedResource call. The bytes live in one allocation of the device's GPU memory
 (`_allocation`, whose gpu_va GetGPUVirtualAddress returns); Map hands the CPU that same NumPy array,
-so UPLOAD writes and READBACK reads need no copy. Only buffers are emulated; the allocation is freed
+so UPLOAD writes and READBACK reads need no copy. A texture's bytes are laid out as texture_layout.py
+says (rows 256 bytes apart, subresources on 512-byte boundaries); the allocation is freed
 when the resource object is garbage-collected. Memory past the adapter's budget is E_OUTOFMEMORY and
 changes nothing.
 
-State model (D3D12's rules for buffers, the only resources emulated):
+State model (D3D12's rules for buffers; textures differ where the end of this banner says):
 - `_state` is the state the queue timeline has reached. It changes only when commands execute, in
   queue order: transition barriers set it and accesses promote it; recording changes nothing.
 - UPLOAD resources are created in, and stay in, GENERIC_READ; READBACK resources in COPY_DEST (other
@@ -46,7 +47,7 @@ import weakref
 
 import numpy as np
 
-from dmlemu.errors import DXGI_ERROR_INVALID_CALL, E_NOTIMPL, E_OUTOFMEMORY, HResultError
+from dmlemu.errors import DXGI_ERROR_INVALID_CALL, E_OUTOFMEMORY, HResultError
 from dmlemu.functional.device_memory import OutOfDeviceMemory
 from dmlemu.com import VoidMisuse, hresult_method, is_integer, void_method
 from dmlemu.d3d12.base import DeviceChild, invalid_arg
@@ -105,7 +106,7 @@ def _is_uint(value, bits=64):
 
 
 class ID3D12Resource(DeviceChild):
-    """A committed buffer resource."""
+    """A buffer or a texture (`_texture`), committed or placed."""
 
     _kind = "buffer"
 
@@ -481,14 +482,9 @@ def _allocate(device, m, size, what):
 def _check_buffer_desc(m, desc, heap_type, field="pDesc"):
     if not isinstance(desc, D3D12_RESOURCE_DESC):
         raise invalid_arg(m, f"{field} is {desc!r}; it must be a D3D12_RESOURCE_DESC.")
-    if not is_one_of(desc.Dimension, (D3D12_RESOURCE_DIMENSION_BUFFER,)):
-        if is_one_of(desc.Dimension, (D3D12_RESOURCE_DIMENSION_TEXTURE1D, D3D12_RESOURCE_DIMENSION_TEXTURE2D,
-                                      D3D12_RESOURCE_DIMENSION_TEXTURE3D)):
-            raise HResultError(E_NOTIMPL, f"{m}: {field}.Dimension is "
-                                          f"{enum_name(D3D12_RESOURCE_DIMENSION, desc.Dimension)}; the emulator "
-                                          "creates only D3D12_RESOURCE_DIMENSION_BUFFER resources.")
+    if not is_one_of(desc.Dimension, (D3D12_RESOURCE_DIMENSION_BUFFER,)):   # textures are routed before this
         raise invalid_arg(m, f"{field}.Dimension is {enum_name(D3D12_RESOURCE_DIMENSION, desc.Dimension)}; it must be "
-                             "D3D12_RESOURCE_DIMENSION_BUFFER.")
+                             "D3D12_RESOURCE_DIMENSION_BUFFER or a texture dimension (TEXTURE1D, TEXTURE2D, TEXTURE3D).")
     if not _is_uint(desc.Width):
         raise invalid_arg(m, f"{field}.Width is {desc.Width!r}; it must be a UINT64 byte count.")
     if desc.Width == 0:
@@ -534,8 +530,8 @@ def copyable_footprints(device, desc, first, count, base_offset):
     RowPitch = Width rounded up to 256), Offset = BaseOffset, NumRows 1, RowSizeInBytes = Width, and
     TotalBytes = Width (BaseOffset not included); a range of 0 subresources has TotalBytes 0. For
     invalid arguments D3D12 fills every output with all-one bits (TotalBytes UINT64_MAX) and reports the
-    problem only through the debug layer; so does the emulator (`_report_warning`: E_INVALIDARG, or
-    E_NOTIMPL for a texture, raised when the debug layer is on)."""
+    problem only through the debug layer; so does the emulator (`_report_warning`: E_INVALIDARG, raised
+    when the debug layer is on)."""
     m = "GetCopyableFootprints"
     slots = int(count) if is_integer(count) and 0 <= count <= REQ_SUBRESOURCES else 0
     try:

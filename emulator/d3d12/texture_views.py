@@ -83,8 +83,10 @@ def _dimension(resource, desc, kind, enum_type):
     entry = _DIMENSIONS.get(int(dimension)) if is_integer(dimension) else None
     word = _RESOURCE_WORD[texture.dimension]
     if entry is None:
+        why = ("BUFFER views are of buffers" if is_one_of(dimension, (1,))
+               else "multisampled and cube views are not emulated")
         raise VoidMisuse(f"pDesc.ViewDimension is {enum_name(enum_type, dimension)}; a {word}'s {kind} is "
-                         f"{_allowed(texture.dimension, enum_type)} (multisampled and cube views are not emulated).")
+                         f"{_allowed(texture.dimension, enum_type)} ({why}).")
     if entry[0] != texture.dimension:
         raise VoidMisuse(f"pDesc.ViewDimension is {enum_name(enum_type, dimension)}, but {resource._label} is a "
                          f"{word}; its {kind} is {_allowed(texture.dimension, enum_type)}.")

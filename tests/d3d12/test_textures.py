@@ -123,8 +123,13 @@ def test_allocation_info_covers_the_footprints_and_placing_there_works(desc, ali
     rig = MirrorRig(TEACHING)
     desc.Alignment = alignment
     info = rig.device.GetResourceAllocationInfo(0, [desc])
-    layouts = texture_layouts(rig, desc)
-    total = rig.device.GetCopyableFootprints(desc, 0, len(layouts), 0)[3]
+    layouts, rows, sizes, total = rig.device.GetCopyableFootprints(desc, 0, len(texture_layouts(rig, desc)), 0)
+    plain = desc._copy()
+    plain.Alignment = 0
+    kept = inspect(create(rig, plain)).texture   # its own bytes are laid out as its footprints from offset 0
+    assert kept.subresources == tuple((l.Offset, l.Footprint.Width, l.Footprint.Height, l.Footprint.Depth,
+                                       l.Footprint.RowPitch, size) for l, size in zip(layouts, sizes))
+    assert kept.total == total
     assert info.Alignment in (4096, 65536) and info.SizeInBytes % info.Alignment == 0
     assert total <= info.SizeInBytes < total + info.Alignment
     if alignment != 4096:
