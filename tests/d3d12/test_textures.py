@@ -530,3 +530,13 @@ def test_map_and_write_and_read_subresource_on_cpu_visible_textures():
         "ReadFromSubresource: pSrcBox is (left 0, top 0, front 0, right 7, bottom 1, back 1); it passes the edge of "
         "subresource 0 (mip 0 of array slice 0), which is 6 x 5 x 1 texels.")
     custom.Unmap(0, None)
+
+
+def test_the_debug_layer_reports_a_bad_footprint_with_d3d12s_message_id():
+    rig = MirrorRig(TEACHING, d3d12_debug=True)
+    texture = create(rig, desc_of(), D3D12_RESOURCE_STATE_COPY_DEST)
+    upload = rig.buffer(4096, D3D12_HEAP_TYPE_UPLOAD)
+    with pytest.raises(D3D12DebugBreak) as error:
+        rig.list.CopyTextureRegion(subresource(texture, 0), 0, 0, 0, footprint_of(upload, _placed(offset=256)), None)
+    assert error.value.id == D3D12_MESSAGE_ID_COPYTEXTUREREGION_INVALIDSRCOFFSET == 864
+    assert error.value.category == D3D12_MESSAGE_CATEGORY_RESOURCE_MANIPULATION
