@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.dxgi import FORMAT_BYTES
-from dmlemu.errors import DXGI_ERROR_INVALID_CALL, E_INVALIDARG, HResultError
+from dmlemu.errors import DXGI_ERROR_INVALID_CALL, E_INVALIDARG, E_OUTOFMEMORY, HResultError
 from dmlemu.presets import TEACHING
 from mirror_rig import MirrorRig, removal
 
@@ -540,3 +540,75 @@ def test_the_debug_layer_reports_a_bad_footprint_with_d3d12s_message_id():
         rig.list.CopyTextureRegion(subresource(texture, 0), 0, 0, 0, footprint_of(upload, _placed(offset=256)), None)
     assert error.value.id == D3D12_MESSAGE_ID_COPYTEXTUREREGION_INVALIDSRCOFFSET == 864
     assert error.value.category == D3D12_MESSAGE_CATEGORY_RESOURCE_MANIPULATION
+
+
+_ANY = st.one_of(st.integers(-2, 5), st.integers(0, 2**64 + 1), st.sampled_from([None, 1.5, "2", True]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from([TEX1D, TEX2D, TEX3D]), _ANY, _ANY, _ANY, _ANY,
+       st.one_of(st.sampled_from(FORMATS + [0, 2, 87, 91, 40, 999]), _ANY),
+       st.one_of(st.sampled_from([0, 4096, 65536, 4194304]), _ANY), st.one_of(st.integers(0, 3), _ANY),
+       st.one_of(st.integers(0, 0x1FF), _ANY), st.sampled_from([(1, 0), (4, 0), (1, 1), (0, 0)]))
+def test_random_hostile_descs_create_a_texture_or_end_in_a_sentence(dimension, width, height, depth, mips, fmt,
+                                                                    alignment, layout, flags, sample):
+    rig = MirrorRig(TEACHING)
+    desc = D3D12_RESOURCE_DESC(Dimension=dimension, Alignment=alignment, Width=width, Height=height,
+                               DepthOrArraySize=depth, MipLevels=mips, Format=fmt,
+                               SampleDesc=DXGI_SAMPLE_DESC(Count=sample[0], Quality=sample[1]), Layout=layout,
+                               Flags=flags)
+    try:
+        texture = create(rig, desc)
+    except HResultError as error:
+        assert error.hresult in (E_INVALIDARG, E_OUTOFMEMORY), error
+        assert error.message.startswith("CreateCommittedResource: ") and error.message.endswith("."), error.message
+        return
+    layouts = texture_layouts(rig, texture.GetDesc())
+    assert inspect(texture).width == rig.device.GetCopyableFootprints(texture.GetDesc(), 0, len(layouts), 0)[3]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 6), st.sampled_from([DXGI_FORMAT_R8_UNORM, DXGI_FORMAT_R32_FLOAT]),
+       st.sampled_from([0, 512, 100]), st.sampled_from([256, 512, 128]), st.integers(0, 45), st.integers(0, 7),
+       st.one_of(st.none(), st.tuples(st.integers(0, 42), st.integers(0, 7), st.integers(0, 42), st.integers(0, 7))),
+       st.integers(1, 48), st.integers(1, 8))
+def test_texture_to_footprint_copies_match_a_model_or_end_in_a_sentence(width, height, fmt, offset, pitch, x, y, box,
+                                                                        fp_width, fp_height):
+    """A random box of a texture copied to (x, y) of a random footprint in a READBACK buffer: either Close names
+    the rule broken, or every texel lands where the footprint math puts it and nothing else changes."""
+    rig = MirrorRig(TEACHING)
+    desc = desc_of(width=width, height=height, fmt=fmt)
+    texture = create(rig, desc, D3D12_RESOURCE_STATE_COPY_DEST)
+    element = FORMAT_BYTES[fmt]
+    image = (np.arange(height * width * element, dtype=np.uint32) * 7 % 251 + 1).astype(np.uint8).reshape(
+        1, height, width * element)
+    staging = upload_all(rig, texture, desc, lambda i: image)
+    rig.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.Transition(texture, D3D12_RESOURCE_STATE_COPY_DEST,
+                                                                  D3D12_RESOURCE_STATE_COPY_SOURCE)])
+    rig.execute()
+    readback = rig.buffer(4096, D3D12_HEAP_TYPE_READBACK)
+    placed = _placed(offset, fp_width, fp_height, pitch, fmt)
+    src_box = None if box is None else CD3DX12_BOX(box[0], box[1], box[2], box[3])
+    rig.list.CopyTextureRegion(footprint_of(readback, placed), x, y, 0, subresource(texture, 0), src_box)
+    try:
+        rig.list.Close()
+    except HResultError as error:
+        assert error.hresult == E_INVALIDARG and "CopyTextureRegion: " in error.message, error
+        left, top, right, bottom = (0, 0, width, height) if box is None else box
+        fits = offset + pitch * (fp_height - 1) + fp_width * element <= 4096
+        empty = right <= left or bottom <= top
+        assert not (offset % 512 == 0 and pitch % 256 == 0 and pitch >= fp_width * element and fits
+                    and right <= width and bottom <= height
+                    and (empty or (x + right - left <= fp_width and y + bottom - top <= fp_height))), error.message
+        return
+    rig.queue.ExecuteCommandLists([rig.list])
+    rig.wait()
+    del staging
+    left, top, right, bottom = (0, 0, width, height) if box is None else box
+    expected = np.zeros(4096, np.uint8)
+    for row in range(max(0, bottom - top)):
+        at = offset + (y + row) * pitch + x * element
+        expected[at:at + max(0, right - left) * element] = image[0, top + row, left * element:right * element]
+    assert np.array_equal(readback.Map(0, None), expected)
+    if right > left and bottom > top:      # an empty box copies nothing, wherever it would go (D3D12)
+        assert offset % 512 == 0 and pitch % 256 == 0 and x + right - left <= fp_width and y + bottom - top <= fp_height
