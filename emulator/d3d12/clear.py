@@ -377,26 +377,30 @@ def _texture_clear(method, resource, stamp, pattern, num_rects, rects):
     fills = []
     if texture.dimension == D3D12_RESOURCE_DIMENSION_TEXTURE3D:
         bases = [offset + z * height * pitch for z in range(first, first + count)]
+        indices = (mip,)
     else:
-        bases = [texture.subresources[mip + s * texture.mips][0] for s in range(first, first + count)]
+        indices = tuple(mip + s * texture.mips for s in range(first, first + count))
+        bases = [texture.subresources[i][0] for i in indices]
     for base in bases:
         for left, top, right, bottom in boxes:
             fills.append((base + top * pitch + left * element, right - left, bottom - top, pitch))
-    return ClearTextureUavCommand(method, resource, pattern, fills)
+    return ClearTextureUavCommand(method, resource, pattern, fills, indices)
 
 
 class ClearTextureUavCommand:
     """ClearUnorderedAccessView* of a texture UAV: pitched fills (first byte, texels per row, rows, pitch)."""
 
-    __slots__ = ("name", "resource", "pattern", "fills")
+    __slots__ = ("name", "resource", "pattern", "fills", "subresources")
 
-    def __init__(self, name, resource, pattern, fills):
+    def __init__(self, name, resource, pattern, fills, subresources):
         self.name, self.resource, self.pattern, self.fills = name, resource, pattern, fills
+        self.subresources = subresources    # the view's subresources: their states are checked
 
     def execute(self, ctx):
         from dmlemu.d3d12.hazards import note_access
         from dmlemu.d3d12.resource import _require_state
-        _require_state(self.resource, int(D3D12_RESOURCE_STATE_UNORDERED_ACCESS), f"the resource of {self.name}")
+        _require_state(self.resource, int(D3D12_RESOURCE_STATE_UNORDERED_ACCESS), f"the resource of {self.name}",
+                       self.subresources)
         size = self.pattern.size
         note_access(ctx, self.name, writes=[(self.resource, start, pitch * (rows - 1) + count * size)
                                             for start, count, rows, pitch in self.fills])

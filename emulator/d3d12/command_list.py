@@ -58,7 +58,7 @@ DIRECT, BUNDLE, COMPUTE, COPY = (D3D12_COMMAND_LIST_TYPE_DIRECT, D3D12_COMMAND_L
 LIST_TYPES = (DIRECT, BUNDLE, COMPUTE, COPY)
 # States a copy list may transition between (plus COMMON); a plain int, so `~` is the bitwise complement.
 COPY_QUEUE_STATES = int(D3D12_RESOURCE_STATE_COPY_DEST | D3D12_RESOURCE_STATE_COPY_SOURCE)
-# A barrier as recorded: (kind, resource, StateBefore, StateAfter, Flags, index), kind a plain int.
+# A barrier as recorded: (kind, resource, StateBefore, StateAfter, Flags, index, Subresource), kind a plain int.
 _TRANSITION, _ALIASING, _UAV = (int(D3D12_RESOURCE_BARRIER_TYPE_TRANSITION), int(D3D12_RESOURCE_BARRIER_TYPE_ALIASING),
                                 int(D3D12_RESOURCE_BARRIER_TYPE_UAV))
 
@@ -301,18 +301,22 @@ class ID3D12GraphicsCommandList(DeviceChild):
         if records:
             self._commands.append(ResourceBarrierCommand(tuple(records)))
         mismatches = []
-        for kind, resource, before, after, flags, i in records:
+        for kind, resource, before, after, flags, i, subresource in records:
             if kind != _TRANSITION or flags & D3D12_RESOURCE_BARRIER_FLAG_BEGIN_ONLY:
                 continue        # a split barrier's state changes at its END_ONLY half
-            previous = self._barrier_states.get(resource)
+            # a texture's transitions are tracked per subresource (and ALL as its own key), a buffer's per buffer
+            key = resource if resource._texture is None else (resource, subresource)
+            previous = self._barrier_states.get(key)
+            shown = 0 if resource._texture is None or subresource == D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES \
+                else subresource
             if previous is not None and previous != before:
                 mismatches.append(
                     f"ResourceBarrier: Before state ({_state_words(before)}) of resource ({resource._label}) "
-                    f"(subresource: 0) specified by transition barrier pBarriers[{i}] does not match with the state "
+                    f"(subresource: {shown}) specified by transition barrier pBarriers[{i}] does not match with the state "
                     f"({_state_words(previous)}) specified in the previous call to ResourceBarrier on {self._label}; "
                     f"a transition's StateBefore must be the state the list's previous transition of the resource "
                     f"left it in.")
-            self._barrier_states[resource] = after
+            self._barrier_states[key] = after
         if self._device._debug_layer:
             for sentence in mismatches:       # raises at the first when the info queue breaks on errors
                 report(self._device, DXGI_ERROR_INVALID_CALL, sentence)
@@ -333,11 +337,7 @@ class ID3D12GraphicsCommandList(DeviceChild):
             resource = t.pResource
             texture = resource._texture
             if texture is not None and t.Subresource != D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES \
-                    and not (texture.count == 1 and t.Subresource == 0):
-                if is_integer(t.Subresource) and 0 <= t.Subresource < texture.count:
-                    raise VoidMisuse(f"{where}.Transition.Subresource is {t.Subresource}; the emulator keeps one "
-                                     f"state per texture, so a transition of {resource._label} ({texture.count} "
-                                     "subresources) names D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES.")
+                    and not (is_integer(t.Subresource) and 0 <= t.Subresource < texture.count):
                 raise VoidMisuse(f"{where}.Transition.Subresource is {t.Subresource!r}; {resource._label} has "
                                  f"subresources 0 to {texture.count - 1} (or D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES).")
             if texture is None and t.Subresource not in (0, D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES):
@@ -363,16 +363,16 @@ class ID3D12GraphicsCommandList(DeviceChild):
                     if int(getattr(t, field)) & ~COPY_QUEUE_STATES:
                         raise VoidMisuse(f"{where}.Transition.{field} is {state_name(getattr(t, field))}; a COPY "
                                          "list only uses COMMON, COPY_SOURCE and COPY_DEST.")
-            return (_TRANSITION, resource, int(t.StateBefore), int(t.StateAfter), int(flags), i)
+            return (_TRANSITION, resource, int(t.StateBefore), int(t.StateAfter), int(flags), i, int(t.Subresource))
         if kind == D3D12_RESOURCE_BARRIER_TYPE_ALIASING:
             a = barrier.Aliasing
             for field in ("pResourceBefore", "pResourceAfter"):
                 if getattr(a, field) is not None:
                     self._check_resource(f"{where}.Aliasing.{field}", getattr(a, field))
-            return (_ALIASING, None, 0, 0, int(flags), i)
+            return (_ALIASING, None, 0, 0, int(flags), i, None)
         if barrier.UAV.pResource is not None:   # D3D12_RESOURCE_BARRIER_TYPE_UAV
             self._check_resource(f"{where}.UAV.pResource", barrier.UAV.pResource)
-        return (_UAV, barrier.UAV.pResource, 0, 0, int(flags), i)
+        return (_UAV, barrier.UAV.pResource, 0, 0, int(flags), i, None)
 
     # ---- copies --------------------------------------------------------------------------------
     @recording_method

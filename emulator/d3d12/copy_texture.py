@@ -15,8 +15,8 @@ recording (misuse puts the list in its error state, as the other recording metho
 - pSrcBox (None: the whole source) has left < right, top < bottom, front < back (an empty box copies
   nothing) inside the source; DstX, DstY, DstZ plus the box's size lie inside the destination;
 - the destination is not on an UPLOAD heap and the source not on a READBACK heap.
-At execution the source must be in COPY_SOURCE and the destination in COPY_DEST (implicit promotion as
-resource.py says), the hazard tracker sees each side as one byte range (the span from the box's first
+At execution the source subresource must be in COPY_SOURCE and the destination subresource in COPY_DEST
+(implicit promotion as resource.py says, per subresource), the hazard tracker sees each side as one byte range (the span from the box's first
 row to its last; texture subresources are ranges of the texture's bytes in the mirror's layout,
 texture_layout.TextureLayout), and the copy engine moves the rows (Gpu.copy_rows: one copy's timing).
 CopyResource between two textures with the same desc (format family aside) copies every byte of the
@@ -152,23 +152,26 @@ def record_copy_texture_region(command_list, dst, x, y, z, src, src_box):
     dst_rows = d.rows(int(x), int(y), int(z), width, height, depth)
     src_rows = s.rows(left, top, front, width, height, depth)
     command_list._commands.append(CopyTextureRegionCommand(
-        d.resource, s.resource, [(a, b, n) for (a, n), (b, _) in zip(dst_rows, src_rows)]))
+        d.resource, s.resource, [(a, b, n) for (a, n), (b, _) in zip(dst_rows, src_rows)], d.index, s.index))
 
 
 class CopyTextureRegionCommand:
     """CopyTextureRegion: the copy engine moves the box's rows (dst offset, src offset, bytes)."""
 
-    __slots__ = ("dst", "src", "rows")
+    __slots__ = ("dst", "src", "rows", "dst_index", "src_index")
     name = "CopyTextureRegion"
 
-    def __init__(self, dst, src, rows):
+    def __init__(self, dst, src, rows, dst_index, src_index):
         self.dst, self.src, self.rows = dst, src, rows
+        self.dst_index, self.src_index = dst_index, src_index      # subresource indices (None: a buffer)
 
     def execute(self, ctx):
         from dmlemu.d3d12.hazards import note_access
         from dmlemu.d3d12.resource import COPY_DEST, COPY_SOURCE, _require_state
-        _require_state(self.src, COPY_SOURCE, f"the source of {self.name}")
-        _require_state(self.dst, COPY_DEST, f"the destination of {self.name}")
+        _require_state(self.src, COPY_SOURCE, f"the source of {self.name}",
+                       None if self.src_index is None else (self.src_index,))
+        _require_state(self.dst, COPY_DEST, f"the destination of {self.name}",
+                       None if self.dst_index is None else (self.dst_index,))
         first, last = self.rows[0], self.rows[-1]
         note_access(ctx, self.name, reads=[(self.src, first[1], last[1] + last[2] - first[1])],
                     writes=[(self.dst, first[0], last[0] + last[2] - first[0])], copy=True)

@@ -28,8 +28,9 @@ State model (D3D12's rules for buffers; textures differ where the end of this ba
 Commands of other modules check states at execution with `_require_state(resource, states, what)`.
 
 Textures (`_texture`, a texture_layout.TextureLayout; None for a buffer) follow the same model with
-D3D12's texture rules, and one state per texture (a simplification: the debug layer tracks each
-subresource; here a transition names every subresource, or the texture has only one):
+D3D12's texture rules, per subresource (`_subresource_states`; `_state` is their common state, None
+while they differ): a transition changes the subresource it names (or all), a copy or a clear checks and
+promotes the subresources it touches, a view bound to a Dispatch checks all of them (a simplification):
 - created in the requested InitialResourceState (D3D12 keeps it for textures), checked against the
   flags (UNORDERED_ACCESS needs ALLOW_UNORDERED_ACCESS);
 - promotion from COMMON only to COPY_DEST or to read-only states (NON_PIXEL_SHADER_RESOURCE,
@@ -71,8 +72,8 @@ from dmlemu.d3d12.enums import (
     D3D12_TEXTURE_LAYOUT_ROW_MAJOR, is_read_only_state, is_valid_state, state_name)
 from dmlemu.d3d12.structs import (D3D12_HEAP_PROPERTIES, D3D12_PLACED_SUBRESOURCE_FOOTPRINT, D3D12_RANGE,
                                   D3D12_RESOURCE_DESC, D3D12_SUBRESOURCE_FOOTPRINT)
-from dmlemu.d3d12.texture_layout import (check_box, check_texture_resource, is_texture, texture_alignment,
-                                         texture_footprints)
+from dmlemu.d3d12.texture_layout import (check_box, check_texture_resource, is_texture, subresource_name,
+                                         texture_alignment, texture_footprints)
 from dmlemu.dxgi import DXGI_FORMAT_UNKNOWN
 
 # Plain ints (the state model stores and combines them; enum members would print differently).
@@ -99,6 +100,7 @@ _KNOWN_RESOURCE_FLAGS = int(
     | D3D12_RESOURCE_FLAG_VIDEO_DECODE_REFERENCE_ONLY | D3D12_RESOURCE_FLAG_VIDEO_ENCODE_REFERENCE_ONLY
     | D3D12_RESOURCE_FLAG_RAYTRACING_ACCELERATION_STRUCTURE)
 BUFFER_ALIGNMENT = int(D3D12_DEFAULT_RESOURCE_PLACEMENT_ALIGNMENT)
+ALL_SUBRESOURCES = 0xFFFFFFFF          # D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES
 
 
 def _is_uint(value, bits=64):
@@ -125,6 +127,10 @@ class ID3D12Resource(DeviceChild):
         self._initial_state = int(initial_state)
         self._state = FIXED_STATE.get(self._heap_type, COMMON) if texture is None else self._initial_state
         self._promoted_read = False  # the current state came from an implicit read-only promotion
+        # A texture's state per subresource: [state, promoted to a read-only state]; `_state` is their common
+        # state, or None while they differ.
+        self._subresource_states = None if texture is None else [[self._initial_state, False]
+                                                                 for _ in range(texture.count)]
         self._map_count = 0
         self._allocation = allocation
         allocation.name = self._label
@@ -281,7 +287,66 @@ def _promotes(resource, state):
     return state == COPY_DEST or is_read_only_state(state)
 
 
-def _require_state(resource, allowed_states, what):
+def _satisfies(state, alternatives):
+    return any((int(r) == COMMON and state == COMMON) or (int(r) and state & int(r) == int(r)) for r in alternatives)
+
+
+def _where(resource, index):
+    """The resource in a sentence, with the subresource when a texture has more than one."""
+    texture = resource._texture
+    if texture is None or texture.count == 1:
+        return resource._label
+    return f"{resource._label} ({subresource_name(texture, index)})"
+
+
+def _sync(resource):
+    states = {entry[0] for entry in resource._subresource_states}
+    resource._state = states.pop() if len(states) == 1 else None
+
+
+def _require_texture_state(resource, alternatives, what, subresources):
+    """_require_state for a texture, per subresource (None: all of them)."""
+    entries = resource._subresource_states
+    first = int(alternatives[0])
+    for index in range(len(entries)) if subresources is None else subresources:
+        entry = entries[index]
+        state = entry[0]
+        if _satisfies(state, alternatives):
+            continue
+        if state == COMMON and _promotes(resource, first):
+            entry[:] = [first, is_read_only_state(first)]
+            continue
+        if entry[1] and is_read_only_state(first):
+            entry[0] = state | first
+            continue
+        _sync(resource)
+        wanted = " or ".join(state_name(s) for s in alternatives)
+        hint = ("a texture is not implicitly promoted from COMMON to a write state other than COPY_DEST; record a "
+                "transition barrier first" if state == COMMON else "record a transition barrier first")
+        raise HResultError(DXGI_ERROR_INVALID_CALL, f"{what} needs {_where(resource, index)} in {wanted}, but it is "
+                                                    f"in {state_name(state)}; {hint}.")
+    _sync(resource)
+
+
+def _transition_texture(resource, before, after, what, subresource):
+    """_transition for a texture: one subresource, or all (D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES)."""
+    entries = resource._subresource_states
+    indices = range(len(entries)) if subresource == ALL_SUBRESOURCES else (subresource,)
+    for index in indices:
+        entry = entries[index]
+        state = entry[0]
+        promotable = (state == COMMON and _promotes(resource, before)) or (
+            entry[1] and is_read_only_state(before) and state & ~before == 0)
+        if state != before and not promotable:
+            _sync(resource)
+            raise HResultError(DXGI_ERROR_INVALID_CALL,
+                               f"{what} gives StateBefore {state_name(before)} for {_where(resource, index)}, but at "
+                               f"this point of the queue it is in {state_name(state)}.")
+        entry[:] = [after, False]
+    _sync(resource)
+
+
+def _require_state(resource, allowed_states, what, subresources=None):
     """At execution: check (promoting from COMMON where D3D12 does) that `resource` is in a needed state.
 
     `allowed_states` is one D3D12_RESOURCE_STATES value whose bits must all be present, or a sequence
@@ -292,6 +357,8 @@ def _require_state(resource, allowed_states, what):
     alternatives = (allowed_states,) if isinstance(allowed_states, int) else tuple(allowed_states)
     device = resource._device
     device._ecl_touched[resource] = None
+    if resource._texture is not None:     # per subresource: `subresources` (None: all) are accessed
+        return _require_texture_state(resource, alternatives, what, subresources)
     state = resource._state
     for required in alternatives:
         required = int(required)
@@ -315,10 +382,14 @@ def _require_state(resource, allowed_states, what):
                        f"{what} needs {resource._label} in {wanted}, but it is in {state_name(state)}; {hint}.")
 
 
-def _transition(resource, before, after, what):
-    """At execution: a transition barrier from `before` to `after` (promoting a COMMON buffer first)."""
+def _transition(resource, before, after, what, subresource=None):
+    """At execution: a transition barrier from `before` to `after` (promoting a COMMON buffer first); for a
+    texture, of `subresource` (None or D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES: every one)."""
     device = resource._device
     device._ecl_touched[resource] = None
+    if resource._texture is not None:
+        return _transition_texture(resource, before, after, what,
+                                   ALL_SUBRESOURCES if subresource is None else subresource)
     state = resource._state
     promotable = (state == COMMON and _promotes(resource, before)) or (
         resource._promoted_read and is_read_only_state(before) and state & ~before == 0)
@@ -334,11 +405,13 @@ def _decay(resources, copy_queue=False):
     """End of an ExecuteCommandLists call: buffers it touched return to COMMON; textures only when promoted
     to a read-only state, used on a COPY queue, or simultaneous-access (see the banner)."""
     for resource in resources:
-        if resource._heap_type not in FIXED_STATE:
-            if resource._texture is not None and not (
-                    copy_queue or resource._promoted_read
-                    or resource._flags & D3D12_RESOURCE_FLAG_ALLOW_SIMULTANEOUS_ACCESS):
-                continue
+        if resource._texture is not None:
+            simultaneous = resource._flags & D3D12_RESOURCE_FLAG_ALLOW_SIMULTANEOUS_ACCESS
+            for entry in resource._subresource_states:
+                if copy_queue or entry[1] or simultaneous:
+                    entry[:] = [COMMON, False]
+            _sync(resource)
+        elif resource._heap_type not in FIXED_STATE:
             resource._state = COMMON
             resource._promoted_read = False
 

@@ -475,7 +475,7 @@ def test_a_texture_promoted_to_copy_dest_does_not_decay_but_one_read_does():
     rig.execute()
     rig.list.CopyTextureRegion(subresource(texture, 0), 0, 0, 0, footprint_of(upload, _placed()), None)
     rig.execute()                                      # promoted to COPY_DEST, a write state: it stays there
-    assert inspect(texture).state == D3D12_RESOURCE_STATE_COPY_DEST
+    assert inspect(texture).subresource_states == (D3D12_RESOURCE_STATE_COPY_DEST, D3D12_RESOURCE_STATE_COMMON)
     rig.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.Transition(texture, D3D12_RESOURCE_STATE_COPY_DEST,
                                                                   D3D12_RESOURCE_STATE_COMMON)])
     readback = rig.buffer(4096, D3D12_HEAP_TYPE_READBACK)
@@ -483,10 +483,37 @@ def test_a_texture_promoted_to_copy_dest_does_not_decay_but_one_read_does():
     rig.execute()                                      # promoted to COPY_SOURCE, read-only: it decays
     assert inspect(texture).state == D3D12_RESOURCE_STATE_COMMON
     rig.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.Transition(texture, D3D12_RESOURCE_STATE_COMMON,
-                                                                  D3D12_RESOURCE_STATE_COPY_DEST, 1)])
+                                                                  D3D12_RESOURCE_STATE_COPY_DEST, 2)])
     assert raises(E_INVALIDARG, rig.list.Close).endswith(
-        "ResourceBarrier: pBarriers[0].Transition.Subresource is 1; the emulator keeps one state per texture, so a "
-        "transition of texture #1 (2 subresources) names D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES.")
+        "ResourceBarrier: pBarriers[0].Transition.Subresource is 2; texture #1 has subresources 0 to 1 (or "
+        "D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES).")
+
+
+def test_states_are_tracked_per_subresource():
+    rig = MirrorRig(TEACHING)
+    desc = desc_of(width=8, height=8, mips=2, fmt=DXGI_FORMAT_R32_FLOAT, flags=UAV)
+    texture = create(rig, desc)                                   # COMMON
+    rig.list.CopyTextureRegion(subresource(texture, 1), 0, 0, 0, subresource(texture, 0), CD3DX12_BOX(0, 0, 4, 4))
+    rig.execute()        # mip 0 promoted to COPY_SOURCE (decays), mip 1 to COPY_DEST (stays): no conflict
+    assert inspect(texture).subresource_states == (D3D12_RESOURCE_STATE_COMMON, D3D12_RESOURCE_STATE_COPY_DEST)
+    assert inspect(texture).state is None and removal(rig.device) == (0, "")
+    rig.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.Transition(texture, D3D12_RESOURCE_STATE_COPY_DEST,
+                                                                  D3D12_RESOURCE_STATE_UNORDERED_ACCESS, 1)])
+    rig.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.Transition(texture, D3D12_RESOURCE_STATE_COMMON,
+                                                                  D3D12_RESOURCE_STATE_UNORDERED_ACCESS, 0)])
+    rig.execute()
+    assert inspect(texture).state == D3D12_RESOURCE_STATE_UNORDERED_ACCESS
+    rig.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.Transition(texture, D3D12_RESOURCE_STATE_UNORDERED_ACCESS,
+                                                                  D3D12_RESOURCE_STATE_COPY_SOURCE, 0)])
+    rig.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.Transition(texture, D3D12_RESOURCE_STATE_COPY_SOURCE,
+                                                                  D3D12_RESOURCE_STATE_COPY_DEST, 1)])
+    rig.list.Close()
+    rig.queue.ExecuteCommandLists([rig.list])
+    reason, sentence = removal(rig.device)
+    assert reason == DXGI_ERROR_INVALID_CALL and sentence.startswith(
+        "ExecuteCommandLists: ResourceBarrier: barrier 0 gives StateBefore D3D12_RESOURCE_STATE_COPY_SOURCE for "
+        "texture #1 (subresource 1 (mip 1 of array slice 0)), but at this point of the queue it is in "
+        "D3D12_RESOURCE_STATE_UNORDERED_ACCESS."), sentence
 
 
 def test_the_hazard_tracker_sees_texture_subresources_as_ranges():
