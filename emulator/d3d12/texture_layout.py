@@ -174,7 +174,8 @@ def supports_typed_uav(fmt):
     """Whether a format can be a typed UAV's (D3D12_FORMAT_SUPPORT1_TYPED_UNORDERED_ACCESS_VIEW): not an sRGB,
     depth or typeless format (a typeless resource takes a typed UAV of its family)."""
     name = format_name(fmt)
-    return name is not None and not name.endswith("_SRGB") and name not in DEPTH_FORMATS
+    return name is not None and not name.endswith("_SRGB") and name not in DEPTH_FORMATS \
+        and not name.startswith("R32G32B32_")     # 96-bit formats have no typed UAVs
 
 
 def format_family(fmt):
@@ -317,6 +318,8 @@ def texture_alignment(desc):
 def allocation_info(m, desc, field="pResourceDescs"):
     """(SizeInBytes, Alignment) GetResourceAllocationInfo reports for a texture desc (see the banner)."""
     texture = TextureLayout(m, desc, field)
+    if not _is_uint(desc.Flags, 32):
+        raise invalid_arg(m, f"{field}.Flags is {_show(desc.Flags)}; it must be a combination of D3D12_RESOURCE_FLAGS.")
     alignment = texture_alignment(desc)
     return _align(texture.total, alignment), alignment
 

@@ -585,6 +585,11 @@ def test_random_hostile_descs_create_a_texture_or_end_in_a_sentence(dimension, w
                                SampleDesc=DXGI_SAMPLE_DESC(Count=sample[0], Quality=sample[1]), Layout=layout,
                                Flags=flags)
     try:
+        info = rig.device.GetResourceAllocationInfo(0, [desc])
+        assert info.Alignment in (4096, 65536) and info.SizeInBytes % info.Alignment == 0
+    except HResultError as error:
+        assert error.hresult == E_INVALIDARG and error.message.startswith("GetResourceAllocationInfo: "), error
+    try:
         texture = create(rig, desc)
     except HResultError as error:
         assert error.hresult in (E_INVALIDARG, E_OUTOFMEMORY), error
@@ -639,3 +644,34 @@ def test_texture_to_footprint_copies_match_a_model_or_end_in_a_sentence(width, h
     assert np.array_equal(readback.Map(0, None), expected)
     if right > left and bottom > top:      # an empty box copies nothing, wherever it would go (D3D12)
         assert offset % 512 == 0 and pitch % 256 == 0 and x + right - left <= fp_width and y + bottom - top <= fp_height
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from([TEX1D, TEX2D, TEX3D]), st.integers(1, 3), st.booleans(), st.sampled_from(range(0, 10)),
+       st.one_of(st.sampled_from(FORMATS + [DXGI_FORMAT_R8G8B8A8_TYPELESS, 0, 40]), _ANY), _ANY, _ANY, _ANY, _ANY,
+       st.one_of(st.just(0.0), st.sampled_from([-1.0, float("nan"), None])))
+def test_random_views_of_textures_write_a_descriptor_or_remove_the_device_with_a_sentence(
+        dimension, slices, uav, view_dimension, fmt, a, b, c, d, clamp):
+    rig = MirrorRig(TEACHING)
+    texture = create(rig, desc_of(dimension, 8, 1 if dimension == TEX1D else 4, slices, 0, DXGI_FORMAT_R8G8B8A8_UNORM,
+                                  UAV if uav else 0))
+    heap = rig.device.CreateDescriptorHeap(D3D12_DESCRIPTOR_HEAP_DESC(Type=D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV,
+                                                                      NumDescriptors=1))
+    member = {2: "Texture1D", 3: "Texture1DArray", 4: "Texture2D", 5: "Texture2DArray", 8: "Texture3D"}
+    if uav:
+        view = D3D12_UNORDERED_ACCESS_VIEW_DESC(Format=fmt, ViewDimension=view_dimension)
+        part = getattr(view, member.get(view_dimension, "Texture2DArray"))
+        for field, value in zip(("MipSlice", "FirstArraySlice", "ArraySize", "FirstWSlice", "WSize"), (a, b, c, b, d)):
+            if field in type(part)._fields_:
+                setattr(part, field, value)
+        rig.device.CreateUnorderedAccessView(texture, None, view, heap.GetCPUDescriptorHandleForHeapStart())
+    else:
+        view = D3D12_SHADER_RESOURCE_VIEW_DESC(Format=fmt, ViewDimension=view_dimension)
+        part = getattr(view, member.get(view_dimension, "Texture2DArray"))
+        for field, value in zip(("MostDetailedMip", "MipLevels", "FirstArraySlice", "ArraySize", "ResourceMinLODClamp"),
+                                (a, b, c, d, clamp)):
+            if field in type(part)._fields_:
+                setattr(part, field, value)
+        rig.device.CreateShaderResourceView(texture, view, heap.GetCPUDescriptorHandleForHeapStart())
+    reason, sentence = removal(rig.device)
+    assert reason in (0, DXGI_ERROR_INVALID_CALL) and (reason == 0 or sentence.endswith(".")), sentence
