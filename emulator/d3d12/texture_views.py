@@ -123,6 +123,9 @@ def _write(resource, data, offset, subresources):
     texture = resource._texture
     spans = [texture.span(i) for i in subresources]
     start, end = min(s for s, _ in spans), max(e for _, e in spans)
+    if end - start >= 1 << 32:
+        raise VoidMisuse(f"the view covers {end - start} bytes of {resource._label}; a dmlemu descriptor holds at most "
+                         f"{(1 << 32) - 1} bytes (view fewer mips or array slices).")
     write_buffer_descriptor(data, offset, resource._allocation.gpu_va + start, end - start)
 
 
