@@ -47,7 +47,8 @@ define_struct(globals(), "DXGI_ADAPTER_DESC1", "IDXGIAdapter1::GetDesc1: GetDesc
 c_enum(globals(), "DXGI_ADAPTER_FLAG", "DXGI_ADAPTER_FLAG_", [("NONE", 0), ("REMOTE", 1), ("SOFTWARE", 2)], flag=True)
 c_enum(globals(), "DXGI_GPU_PREFERENCE", "DXGI_GPU_PREFERENCE_", [
     ("UNSPECIFIED", 0), ("MINIMUM_POWER", 1), ("HIGH_PERFORMANCE", 2)])
-# The buffer-view formats of dxgiformat.h (values as in C); textures are not emulated.
+# The uncompressed single-plane formats of dxgiformat.h the mirror knows (values as in C): buffer views and
+# textures (emulator/d3d12/texture_layout.py lists what each is for).
 c_enum(globals(), "DXGI_FORMAT", "DXGI_FORMAT_", [
     ("UNKNOWN", 0),
     ("R32G32B32A32_TYPELESS", 1), ("R32G32B32A32_FLOAT", 2), ("R32G32B32A32_UINT", 3), ("R32G32B32A32_SINT", 4),
@@ -55,6 +56,7 @@ c_enum(globals(), "DXGI_FORMAT", "DXGI_FORMAT_", [
     ("R16G16B16A16_TYPELESS", 9), ("R16G16B16A16_FLOAT", 10), ("R16G16B16A16_UNORM", 11),
     ("R16G16B16A16_UINT", 12), ("R16G16B16A16_SNORM", 13), ("R16G16B16A16_SINT", 14),
     ("R32G32_TYPELESS", 15), ("R32G32_FLOAT", 16), ("R32G32_UINT", 17), ("R32G32_SINT", 18),
+    ("R10G10B10A2_TYPELESS", 23), ("R10G10B10A2_UNORM", 24), ("R10G10B10A2_UINT", 25),
     ("R8G8B8A8_TYPELESS", 27), ("R8G8B8A8_UNORM", 28), ("R8G8B8A8_UNORM_SRGB", 29), ("R8G8B8A8_UINT", 30),
     ("R8G8B8A8_SNORM", 31), ("R8G8B8A8_SINT", 32),
     ("R16G16_TYPELESS", 33), ("R16G16_FLOAT", 34), ("R16G16_UNORM", 35), ("R16G16_UINT", 36),
@@ -63,7 +65,8 @@ c_enum(globals(), "DXGI_FORMAT", "DXGI_FORMAT_", [
     ("R8G8_TYPELESS", 48), ("R8G8_UNORM", 49), ("R8G8_UINT", 50), ("R8G8_SNORM", 51), ("R8G8_SINT", 52),
     ("R16_TYPELESS", 53), ("R16_FLOAT", 54), ("D16_UNORM", 55), ("R16_UNORM", 56), ("R16_UINT", 57),
     ("R16_SNORM", 58), ("R16_SINT", 59),
-    ("R8_TYPELESS", 60), ("R8_UNORM", 61), ("R8_UINT", 62), ("R8_SNORM", 63), ("R8_SINT", 64)])
+    ("R8_TYPELESS", 60), ("R8_UNORM", 61), ("R8_UINT", 62), ("R8_SNORM", 63), ("R8_SINT", 64),
+    ("B8G8R8A8_UNORM", 87), ("B8G8R8X8_UNORM", 88), ("B8G8R8A8_TYPELESS", 90), ("B8G8R8A8_UNORM_SRGB", 91)])
 
 # Bytes per element of each format above, from the bits of its channels.
 FORMAT_BYTES = {0: 0}

@@ -159,7 +159,19 @@ class Gpu:
             self.recorder.barrier(before, idle, flushed, self.clock_cycles, release)
         return self.clock_cycles - before
 
-    def copy_buffer(self, dst, dst_offset, src, src_offset, num_bytes, engine=COMPUTE):
+    def copy_rows(self, dst, src, rows, engine=COMPUTE):
+        """Copy rows (dst_offset, src_offset, num_bytes) between two allocations as ONE copy (a texture
+        copy, CopyTextureRegion): each row's bytes move as copy_buffer moves them, and the copy is timed
+        as copy_buffer times one copy of their total."""
+        total = 0
+        for dst_offset, src_offset, num_bytes in rows:
+            if num_bytes:
+                np.copyto(dst.data[dst_offset:dst_offset + num_bytes], src.data[src_offset:src_offset + num_bytes])
+                self.command_processor.caches.invalidate(dst.gpu_va + dst_offset, num_bytes)
+                total += num_bytes
+        return self.copy_buffer(dst, 0, src, 0, total, engine, move=False)
+
+    def copy_buffer(self, dst, dst_offset, src, src_offset, num_bytes, engine=COMPUTE, move=True):
         """Copy bytes between two allocations and advance the engine's clock; returns the copy's
         cycles as known now. The copy writes memory behind the L2, whose copies of the destination
         bytes become stale. On a DIRECT or COMPUTE queue it runs in the command processor's order.
@@ -170,7 +182,7 @@ class Gpu:
         overlap it, until its end is observed (the copy engine's timestamp, a fence signal, its
         next submission or copy, the end of a trace capture): then the copy engine's clock moves to
         where the sharing pushed the end, and its trace row is written."""
-        if num_bytes:
+        if num_bytes and move:     # move=False: copy_rows moved the bytes; only the timing is left
             np.copyto(dst.data[dst_offset:dst_offset + num_bytes], src.data[src_offset:src_offset + num_bytes])
             self.command_processor.caches.invalidate(dst.gpu_va + dst_offset, num_bytes)
         if self.host_link and (self.is_host_memory(src) or self.is_host_memory(dst)):

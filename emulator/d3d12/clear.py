@@ -29,6 +29,14 @@ writing through a buffer descriptor of exactly the cleared bytes, so nothing out
 The view's format travels in its descriptor: `stamp_view` (called by CreateUnorderedAccessView)
 writes the DXGI format, the RAW flag and the structure stride into the descriptor slot's reserved
 tail (bytes 16 to 27; kernels read only the first 16), so descriptor copies carry it along.
+
+Texture UAVs (texture_views.py) also carry `stamp_texture_view` in bytes 28 to 31: bit 31 set, the mip
+slice (bits 0-3), the first array slice or depth slice (bits 4-15) and their count (bits 16-27). Their
+clears follow the same rules, with texels: a D3D12_RECT is [left, right) x [top, bottom) of the mip's
+texels (None: all of it), applied to every array slice (depth slice) the view holds; the fill kernel
+then runs pitched (one workgroup row per texel row, rows RowPitch apart in the mirror's layout), so the
+padding between rows is never written. The D3D12 rule that the resource is in UNORDERED_ACCESS holds
+for textures too, and a COMMON texture is NOT promoted to it (resource.py), so the transition is needed.
 """
 import functools
 
@@ -36,7 +44,8 @@ import numpy as np
 
 from dmlemu.com import VoidMisuse, check_float, enum_name, is_integer
 from dmlemu.d3d12.descriptor_heap import CBV_SRV_UAV
-from dmlemu.d3d12.enums import D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS, D3D12_RESOURCE_STATE_UNORDERED_ACCESS
+from dmlemu.d3d12.enums import (D3D12_RESOURCE_DIMENSION_TEXTURE3D, D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS,
+                                 D3D12_RESOURCE_STATE_UNORDERED_ACCESS)
 from dmlemu.d3d12.structs import D3D12_RECT
 from dmlemu.dxgi import DXGI_FORMAT
 from dmlemu.functional.buffer_descriptor import pack_buffer_descriptor, read_buffer_descriptor
@@ -50,6 +59,25 @@ def stamp_view(heap_bytes, slot_offset, fmt, flags, stride):
     """Record a UAV's format, RAW flag and structure stride in its descriptor slot's reserved tail."""
     words = np.array([int(fmt), _RAW if int(flags) & _RAW else 0, int(stride)], dtype="<u4")
     heap_bytes[slot_offset + _STAMP.start:slot_offset + _STAMP.stop] = words.view(np.uint8)
+
+
+_TEXTURE_STAMP = slice(28, 32)
+_TEXTURE_BIT = 1 << 31
+
+
+def stamp_texture_view(heap_bytes, slot_offset, mip, first, count):
+    """Record a texture UAV's mip slice and first (array or depth) slice and count in its slot's last word."""
+    word = _TEXTURE_BIT | (int(mip) & 0xF) | (int(first) & 0xFFF) << 4 | (int(count) & 0xFFF) << 16
+    heap_bytes[slot_offset + _TEXTURE_STAMP.start:slot_offset + _TEXTURE_STAMP.stop] = \
+        np.array([word], dtype="<u4").view(np.uint8)
+
+
+def _read_texture_stamp(heap, offset):
+    """(mip, first slice, count) of a texture UAV's descriptor, or None for a buffer view."""
+    word = int(heap._allocation.data[offset + _TEXTURE_STAMP.start:offset + _TEXTURE_STAMP.stop].view("<u4")[0])
+    if not word & _TEXTURE_BIT:
+        return None
+    return word & 0xF, (word >> 4) & 0xFFF, (word >> 16) & 0xFFF
 
 
 def _read_view(heap, offset):
@@ -137,19 +165,25 @@ _VGPRS, _SGPRS = 6, 17
 
 
 @functools.lru_cache(maxsize=None)
-def _fill_program(unit, stores):
-    """The fill kernel storing `stores` pieces of `unit` bytes per element (assembled once)."""
+def _fill_program(unit, stores, pitched=False):
+    """The fill kernel storing `stores` pieces of `unit` bytes per element (assembled once). Pitched (texture
+    rows): s4 is the elements per row, s15 the row pitch in bytes, the group grid (X: workgroups along a
+    row, Y: rows) in s16 and s17, and the element's byte offset adds Y times the pitch."""
     from dmlemu.isa.program import Program
     from dmlemu.isa.assembler import assemble
     words = max(1, unit // 4)
+    group, temp = ("s16", "s19") if pitched else ("s15", "s16")
     lines = [
-        "    s_mul_i32 s16, s15, s5             ; first element of this workgroup",
-        "    v_add_u32 v1, s16, v0              ; v1 = this lane's element",
+        f"    s_mul_i32 {temp}, {group}, s5             ; first element of this workgroup (in its row)",
+        f"    v_add_u32 v1, {temp}, v0              ; v1 = this lane's element",
         "    v_cmp_gt_u32 vcc, s4, v1           ; lanes with an element to clear",
         "    s_and_b64 exec, exec, vcc",
         "    s_cbranch_execz done",
         "    v_mul_lo_u32 v2, v1, s6            ; byte offset of the element",
     ]
+    if pitched:
+        lines += ["    s_mul_i32 s19, s17, s15            ; byte offset of this workgroup's row",
+                  "    v_add_u32 v2, s19, v2"]
     for k in range(stores):
         first = 7 + k * words
         lines.append(f"    v_mov_b32 v4, s{first}")
@@ -158,11 +192,13 @@ def _fill_program(unit, stores):
         data = "v[4:5]" if words == 2 else "v4"
         lines.append(f"    buffer_store_{_STORES[unit]} {data}, v2, s[0:3], {k * unit}")
     lines += ["done:", "    s_endpgm"]
-    return Program(assemble("\n".join(lines) + "\n", filename="fill"), f"clear_uav_fill_{unit}x{stores}")
+    kind = "_pitched" if pitched else ""
+    return Program(assemble("\n".join(lines) + "\n", filename="fill"), f"clear_uav_fill{kind}_{unit}x{stores}")
 
 
-def fill_launch(gpu, name, gpu_va, pattern, count):
-    """A KernelLaunch writing `count` copies of `pattern` (an element's bytes) from `gpu_va` on."""
+def fill_launch(gpu, name, gpu_va, pattern, count, rows=1, pitch=0):
+    """A KernelLaunch writing `count` copies of `pattern` (an element's bytes) from `gpu_va` on; with
+    rows > 1 (or a pitch), `count` copies in each of `rows` rows `pitch` bytes apart (texture rows)."""
     from dmlemu.functional.wave_dispatcher import KernelLaunch
     size = pattern.size
     unit = next(u for u in (8, 4, 2, 1) if size % u == 0)   # the widest store that tiles an element
@@ -171,8 +207,16 @@ def fill_launch(gpu, name, gpu_va, pattern, count):
     for k in range(stores):   # store k's bytes, in its own sgpr(s) from s[7 + k * words]
         data[4 * words * k:4 * words * k + unit] = pattern[k * unit:(k + 1) * unit]
     dwords = data.view("<u4")
-    descriptor = pack_buffer_descriptor(gpu_va, count * size)
     group = gpu.preset.workgroup_size
+    if pitch:
+        descriptor = pack_buffer_descriptor(gpu_va, pitch * (rows - 1) + count * size)
+        sgprs = tuple(int(d) for d in descriptor) + (count, group, size) + tuple(int(d) for d in dwords) + (pitch,)
+        across = -(-count // group)
+        return KernelLaunch(program=_fill_program(unit, stores, True), num_workgroups=across * rows,
+                            workgroup_size=group, user_sgprs=sgprs, name=name, elements=count * rows,
+                            vgprs_used=_VGPRS, sgprs_used=_SGPRS + 3, group_grid=(across, rows, 1),
+                            thread_grid=(group, 1, 1))
+    descriptor = pack_buffer_descriptor(gpu_va, count * size)
     sgprs = tuple(int(d) for d in descriptor) + (count, group, size) + tuple(int(d) for d in dwords)
     return KernelLaunch(program=_fill_program(unit, stores), num_workgroups=-(-count // group),
                         workgroup_size=group, user_sgprs=sgprs, name=name, elements=count,
@@ -261,6 +305,15 @@ def record_clear(command_list, method, gpu_handle, cpu_handle, resource, values,
     if not valid or not base <= va or va + size > base + resource._width:
         raise VoidMisuse(f"ViewCPUHandle's descriptor (slot {offset // heap._increment} of {heap._label}) is not an "
                          f"unordered-access view of pResource {resource._label}.")
+    stamp = _read_texture_stamp(heap, offset)
+    if (stamp is None) != (resource._texture is None):
+        kind = "a buffer" if stamp is None else "a texture"
+        raise VoidMisuse(f"ViewCPUHandle's descriptor (slot {offset // heap._increment} of {heap._label}) is {kind}'s "
+                         f"unordered-access view, but pResource {resource._label} is not {kind}.")
+    if stamp is not None:
+        pattern = element_pattern(method, fmt, False, 0, values, is_float)
+        command_list._commands.append(_texture_clear(method, resource, stamp, pattern, num_rects, rects))
+        return
     if stride % 4:
         raise VoidMisuse(f"ViewCPUHandle's descriptor (slot {offset // heap._increment} of {heap._label}) has "
                          f"StructureByteStride {stride}; a structured view's stride is a multiple of 4.")
@@ -291,3 +344,66 @@ class ClearUavCommand:
         base = self.resource._allocation.gpu_va + self.view_offset
         for first, count in self.spans:
             ctx.gpu.dispatch(fill_launch(ctx.gpu, self.name, base + first * size, self.pattern, count))
+
+
+def _texture_clear(method, resource, stamp, pattern, num_rects, rects):
+    """The ClearTextureUavCommand of a texture UAV's clear: per subresource (and depth slice) the rect's
+    rows, as (byte offset of the first texel, texels per row, rows, pitch)."""
+    texture = resource._texture
+    mip, first, count = stamp
+    offset, width, height, depth, pitch, _ = texture.subresources[mip]
+    if rects is None:
+        if num_rects != 0:
+            raise VoidMisuse(f"NumRects is {num_rects!r} but pRects is None; give 0 rects to clear the whole view.")
+        boxes = [(0, 0, width, height)]
+    else:
+        if not isinstance(rects, (list, tuple)):
+            raise VoidMisuse(f"pRects is {rects!r}; it must be a sequence of D3D12_RECT (the C array) or None.")
+        if num_rects != len(rects):
+            raise VoidMisuse(f"NumRects is {num_rects!r} but pRects holds {len(rects)} rects.")
+        boxes = []
+        for i, rect in enumerate(rects):
+            if not isinstance(rect, D3D12_RECT):
+                raise VoidMisuse(f"pRects[{i}] is {rect!r}; it must be a D3D12_RECT.")
+            left, top, right, bottom = rect.left, rect.top, rect.right, rect.bottom
+            if not all(is_integer(v) for v in (left, top, right, bottom)) or not (
+                    0 <= left <= right <= width and 0 <= top <= bottom <= height):
+                raise VoidMisuse(f"pRects[{i}] is (left {left!r}, top {top!r}, right {right!r}, bottom {bottom!r}); mip "
+                                 f"{mip} of {resource._label} is {width} x {height} texels, so it must have 0 <= left <= "
+                                 f"right <= {width} and 0 <= top <= bottom <= {height}.")
+            if right > left and bottom > top:
+                boxes.append((int(left), int(top), int(right), int(bottom)))
+    element = texture.element
+    fills = []
+    if texture.dimension == D3D12_RESOURCE_DIMENSION_TEXTURE3D:
+        bases = [offset + z * height * pitch for z in range(first, first + count)]
+        indices = (mip,)
+    else:
+        indices = tuple(mip + s * texture.mips for s in range(first, first + count))
+        bases = [texture.subresources[i][0] for i in indices]
+    for base in bases:
+        for left, top, right, bottom in boxes:
+            fills.append((base + top * pitch + left * element, right - left, bottom - top, pitch))
+    return ClearTextureUavCommand(method, resource, pattern, fills, indices)
+
+
+class ClearTextureUavCommand:
+    """ClearUnorderedAccessView* of a texture UAV: pitched fills (first byte, texels per row, rows, pitch)."""
+
+    __slots__ = ("name", "resource", "pattern", "fills", "subresources")
+
+    def __init__(self, name, resource, pattern, fills, subresources):
+        self.name, self.resource, self.pattern, self.fills = name, resource, pattern, fills
+        self.subresources = subresources    # the view's subresources: their states are checked
+
+    def execute(self, ctx):
+        from dmlemu.d3d12.hazards import note_access
+        from dmlemu.d3d12.resource import _require_state
+        _require_state(self.resource, int(D3D12_RESOURCE_STATE_UNORDERED_ACCESS), f"the resource of {self.name}",
+                       self.subresources)
+        size = self.pattern.size
+        note_access(ctx, self.name, writes=[(self.resource, start, pitch * (rows - 1) + count * size)
+                                            for start, count, rows, pitch in self.fills])
+        base = self.resource._allocation.gpu_va
+        for start, count, rows, pitch in self.fills:
+            ctx.gpu.dispatch(fill_launch(ctx.gpu, self.name, base + start, self.pattern, count, rows, pitch))

@@ -33,6 +33,7 @@ from dmlemu.com import VoidMisuse, c_arguments, enum_name, hresult_method, is_in
 from dmlemu.d3d12.base import DeviceChild, invalid_arg
 from dmlemu.d3d12.clear import record_clear
 from dmlemu.d3d12.command_allocator import ID3D12CommandAllocator
+from dmlemu.d3d12.copy_texture import check_copy_resource, record_copy_texture_region
 from dmlemu.d3d12.commands import (CopyBufferRegionCommand, EndQueryCommand, ExecuteBundleCommand,
                                    ResolveQueryDataCommand, ResourceBarrierCommand)
 from dmlemu.d3d12.descriptor_heap import ID3D12DescriptorHeap
@@ -57,7 +58,7 @@ DIRECT, BUNDLE, COMPUTE, COPY = (D3D12_COMMAND_LIST_TYPE_DIRECT, D3D12_COMMAND_L
 LIST_TYPES = (DIRECT, BUNDLE, COMPUTE, COPY)
 # States a copy list may transition between (plus COMMON); a plain int, so `~` is the bitwise complement.
 COPY_QUEUE_STATES = int(D3D12_RESOURCE_STATE_COPY_DEST | D3D12_RESOURCE_STATE_COPY_SOURCE)
-# A barrier as recorded: (kind, resource, StateBefore, StateAfter, Flags, index), kind a plain int.
+# A barrier as recorded: (kind, resource, StateBefore, StateAfter, Flags, index, Subresource), kind a plain int.
 _TRANSITION, _ALIASING, _UAV = (int(D3D12_RESOURCE_BARRIER_TYPE_TRANSITION), int(D3D12_RESOURCE_BARRIER_TYPE_ALIASING),
                                 int(D3D12_RESOURCE_BARRIER_TYPE_UAV))
 
@@ -203,7 +204,15 @@ class ID3D12GraphicsCommandList(DeviceChild):
 
     def _check_resource(self, field, resource):
         if not isinstance(resource, ID3D12Resource) or resource._device is not self._device:
+            raise VoidMisuse(f"{field} is {resource!r}; it must be a resource of this device.")
+
+    def _check_buffer(self, field, resource, method):
+        """A resource of this device that is a buffer (VoidMisuse for a texture: `method` is buffers only)."""
+        if not isinstance(resource, ID3D12Resource) or resource._device is not self._device:
             raise VoidMisuse(f"{field} is {resource!r}; it must be a buffer of this device.")
+        if resource._texture is not None:
+            raise VoidMisuse(f"{field} {resource._label} is a texture; {method} takes buffers"
+                             f"{' (copy textures with CopyTextureRegion or CopyResource)' if 'Copy' in method else ''}.")
 
     def _require_type(self, *allowed):
         if self._type not in allowed:
@@ -292,18 +301,22 @@ class ID3D12GraphicsCommandList(DeviceChild):
         if records:
             self._commands.append(ResourceBarrierCommand(tuple(records)))
         mismatches = []
-        for kind, resource, before, after, flags, i in records:
+        for kind, resource, before, after, flags, i, subresource in records:
             if kind != _TRANSITION or flags & D3D12_RESOURCE_BARRIER_FLAG_BEGIN_ONLY:
                 continue        # a split barrier's state changes at its END_ONLY half
-            previous = self._barrier_states.get(resource)
+            # a texture's transitions are tracked per subresource (and ALL as its own key), a buffer's per buffer
+            key = resource if resource._texture is None else (resource, subresource)
+            previous = self._barrier_states.get(key)
+            shown = 0 if resource._texture is None or subresource == D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES \
+                else subresource
             if previous is not None and previous != before:
                 mismatches.append(
                     f"ResourceBarrier: Before state ({_state_words(before)}) of resource ({resource._label}) "
-                    f"(subresource: 0) specified by transition barrier pBarriers[{i}] does not match with the state "
+                    f"(subresource: {shown}) specified by transition barrier pBarriers[{i}] does not match with the state "
                     f"({_state_words(previous)}) specified in the previous call to ResourceBarrier on {self._label}; "
                     f"a transition's StateBefore must be the state the list's previous transition of the resource "
                     f"left it in.")
-            self._barrier_states[resource] = after
+            self._barrier_states[key] = after
         if self._device._debug_layer:
             for sentence in mismatches:       # raises at the first when the info queue breaks on errors
                 report(self._device, DXGI_ERROR_INVALID_CALL, sentence)
@@ -322,7 +335,12 @@ class ID3D12GraphicsCommandList(DeviceChild):
             t = barrier.Transition
             self._check_resource(f"{where}.Transition.pResource", t.pResource)
             resource = t.pResource
-            if t.Subresource not in (0, D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES):
+            texture = resource._texture
+            if texture is not None and t.Subresource != D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES \
+                    and not (is_integer(t.Subresource) and 0 <= t.Subresource < texture.count):
+                raise VoidMisuse(f"{where}.Transition.Subresource is {t.Subresource!r}; {resource._label} has "
+                                 f"subresources 0 to {texture.count - 1} (or D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES).")
+            if texture is None and t.Subresource not in (0, D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES):
                 raise VoidMisuse(f"{where}.Transition.Subresource is {t.Subresource!r}; a buffer has only "
                                  "subresource 0 (or D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES).")
             for field in ("StateBefore", "StateAfter"):
@@ -345,24 +363,24 @@ class ID3D12GraphicsCommandList(DeviceChild):
                     if int(getattr(t, field)) & ~COPY_QUEUE_STATES:
                         raise VoidMisuse(f"{where}.Transition.{field} is {state_name(getattr(t, field))}; a COPY "
                                          "list only uses COMMON, COPY_SOURCE and COPY_DEST.")
-            return (_TRANSITION, resource, int(t.StateBefore), int(t.StateAfter), int(flags), i)
+            return (_TRANSITION, resource, int(t.StateBefore), int(t.StateAfter), int(flags), i, int(t.Subresource))
         if kind == D3D12_RESOURCE_BARRIER_TYPE_ALIASING:
             a = barrier.Aliasing
             for field in ("pResourceBefore", "pResourceAfter"):
                 if getattr(a, field) is not None:
                     self._check_resource(f"{where}.Aliasing.{field}", getattr(a, field))
-            return (_ALIASING, None, 0, 0, int(flags), i)
+            return (_ALIASING, None, 0, 0, int(flags), i, None)
         if barrier.UAV.pResource is not None:   # D3D12_RESOURCE_BARRIER_TYPE_UAV
             self._check_resource(f"{where}.UAV.pResource", barrier.UAV.pResource)
-        return (_UAV, barrier.UAV.pResource, 0, 0, int(flags), i)
+        return (_UAV, barrier.UAV.pResource, 0, 0, int(flags), i, None)
 
     # ---- copies --------------------------------------------------------------------------------
     @recording_method
     def CopyBufferRegion(self, pDstBuffer, DstOffset, pSrcBuffer, SrcOffset, NumBytes):
         """Record a copy of NumBytes from pSrcBuffer[SrcOffset:] to pDstBuffer[DstOffset:]."""
         self._require_type(DIRECT, COMPUTE, COPY)
-        self._check_resource("pDstBuffer", pDstBuffer)
-        self._check_resource("pSrcBuffer", pSrcBuffer)
+        self._check_buffer("pDstBuffer", pDstBuffer, "CopyBufferRegion")
+        self._check_buffer("pSrcBuffer", pSrcBuffer, "CopyBufferRegion")
         for field, value in (("DstOffset", DstOffset), ("SrcOffset", SrcOffset), ("NumBytes", NumBytes)):
             if not _is_uint(value):
                 raise VoidMisuse(f"{field} is {value!r}; it must be an unsigned 64-bit integer.")
@@ -386,12 +404,21 @@ class ID3D12GraphicsCommandList(DeviceChild):
         self._check_resource("pSrcResource", pSrcResource)
         if pDstResource is pSrcResource:
             raise VoidMisuse(f"pDstResource and pSrcResource are both {pDstResource._label}; they must differ.")
+        if pDstResource._texture is not None or pSrcResource._texture is not None:
+            check_copy_resource(pDstResource, pSrcResource)     # then both layouts are the same bytes
         if pDstResource._width != pSrcResource._width:
             raise VoidMisuse(f"pDstResource {pDstResource._label} is {pDstResource._width} bytes and pSrcResource "
                              f"{pSrcResource._label} is {pSrcResource._width}; CopyResource needs equal sizes.")
         self._check_copy_heaps(pDstResource, pSrcResource)
         self._commands.append(CopyBufferRegionCommand(pDstResource, 0, pSrcResource, 0, pDstResource._width,
                                                       "CopyResource"))
+
+    @recording_method
+    def CopyTextureRegion(self, pDst, DstX, DstY, DstZ, pSrc, pSrcBox):
+        """Record a copy of pSrcBox (None: all) of pSrc's texels to (DstX, DstY, DstZ) of pDst; each side a
+        D3D12_TEXTURE_COPY_LOCATION: a texture subresource or a buffer footprint (copy_texture.py)."""
+        self._require_type(DIRECT, COMPUTE, COPY)
+        record_copy_texture_region(self, pDst, DstX, DstY, DstZ, pSrc, pSrcBox)
 
     @staticmethod
     def _check_copy_heaps(dst, src):
@@ -460,7 +487,7 @@ class ID3D12GraphicsCommandList(DeviceChild):
         """Record a copy of NumQueries timestamps (uint64 ticks) into pDestinationBuffer."""
         self._require_type(DIRECT, COMPUTE, COPY)
         self._check_query(pQueryHeap, Type, StartIndex, NumQueries, "StartIndex")
-        self._check_resource("pDestinationBuffer", pDestinationBuffer)
+        self._check_buffer("pDestinationBuffer", pDestinationBuffer, "ResolveQueryData")
         offset = AlignedDestinationBufferOffset
         if not _is_uint(offset) or offset % 8:
             raise VoidMisuse(f"AlignedDestinationBufferOffset is {offset!r}; it must be a multiple of 8.")

@@ -185,7 +185,7 @@ class ID3D12CommandQueue(DeviceChild):
                         return
             ctx.gpu.barrier(True, self._engine)   # wait for idle; the results become visible (fences, CPU)
         finally:
-            _decay(device._ecl_touched)
+            _decay(device._ecl_touched, copy_queue=self._type == D3D12_COMMAND_LIST_TYPE_COPY)
             device._ecl_touched = {}
             self._executed_serial = serial
 

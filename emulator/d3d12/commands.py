@@ -35,15 +35,15 @@ class ResourceBarrierCommand:
     name = "ResourceBarrier"
 
     def __init__(self, barriers):
-        self.barriers = barriers  # ((kind, resource, before, after, flags, index), ...)
+        self.barriers = barriers  # ((kind, resource, before, after, flags, index, subresource), ...)
 
     def execute(self, ctx):
         release = False
-        for kind, resource, before, after, flags, index in self.barriers:
+        for kind, resource, before, after, flags, index, subresource in self.barriers:
             if flags & D3D12_RESOURCE_BARRIER_FLAG_BEGIN_ONLY:
                 continue   # a split barrier's first half changes and orders nothing yet
             if kind == D3D12_RESOURCE_BARRIER_TYPE_TRANSITION:
-                _transition(resource, before, after, f"ResourceBarrier: barrier {index}")
+                _transition(resource, before, after, f"ResourceBarrier: barrier {index}", subresource)
                 release |= bool(before & UNORDERED_ACCESS) and not after & UNORDERED_ACCESS
             # UAV (None: every resource), transition (its resource), aliasing (recorded as None: all)
             note_barrier(ctx, resource)

@@ -1,10 +1,12 @@
-"""d3dx12.h helpers: the CD3DX12_* struct builders and UpdateSubresources, for buffers.
+"""d3dx12.h helpers: the CD3DX12_* struct builders and UpdateSubresources, for buffers and textures.
 
 Each CD3DX12_* class is a subclass of its D3D12 struct (so it can go wherever the struct goes) with
 the C++ constructors and static builders the compute path uses:
     CD3DX12_HEAP_PROPERTIES(type, creationNodeMask=1, nodeMask=1) and
     CD3DX12_HEAP_PROPERTIES(cpuPageProperty, memoryPoolPreference, creationNodeMask=1, nodeMask=1) (CUSTOM)
     CD3DX12_RESOURCE_DESC.Buffer(width, flags=D3D12_RESOURCE_FLAG_NONE, alignment=0)
+    CD3DX12_RESOURCE_DESC.Tex1D / Tex2D / Tex3D(format, width, ...) in d3dx12's argument order
+    CD3DX12_TEXTURE_COPY_LOCATION(pRes, footprint or subresource index), CD3DX12_BOX(2, 4 or 6 values)
     CD3DX12_RESOURCE_BARRIER.Transition(pResource, stateBefore, stateAfter, subresource=ALL, flags=NONE)
     CD3DX12_RESOURCE_BARRIER.UAV(pResource) and .Aliasing(pResourceBefore, pResourceAfter)
     CD3DX12_RANGE(begin, end)
@@ -24,8 +26,11 @@ from dmlemu.d3d12.enums import (D3D12_CPU_PAGE_PROPERTY, D3D12_CPU_PAGE_PROPERTY
                                  D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES, D3D12_RESOURCE_BARRIER_FLAG_NONE,
                                  D3D12_RESOURCE_BARRIER_TYPE_ALIASING, D3D12_RESOURCE_BARRIER_TYPE_TRANSITION,
                                  D3D12_RESOURCE_BARRIER_TYPE_UAV, D3D12_RESOURCE_DIMENSION_BUFFER,
-                                 D3D12_RESOURCE_FLAG_NONE, D3D12_TEXTURE_LAYOUT_ROW_MAJOR)
-from dmlemu.d3d12.structs import (D3D12_CPU_DESCRIPTOR_HANDLE, D3D12_GPU_DESCRIPTOR_HANDLE, D3D12_HEAP_PROPERTIES,
+                                 D3D12_RESOURCE_DIMENSION_TEXTURE1D, D3D12_RESOURCE_DIMENSION_TEXTURE2D,
+                                 D3D12_RESOURCE_DIMENSION_TEXTURE3D, D3D12_RESOURCE_FLAG_NONE,
+                                 D3D12_TEXTURE_COPY_TYPE_PLACED_FOOTPRINT, D3D12_TEXTURE_COPY_TYPE_SUBRESOURCE_INDEX,
+                                 D3D12_TEXTURE_LAYOUT_ROW_MAJOR, D3D12_TEXTURE_LAYOUT_UNKNOWN)
+from dmlemu.d3d12.structs import (D3D12_BOX, D3D12_TEXTURE_COPY_LOCATION, D3D12_CPU_DESCRIPTOR_HANDLE, D3D12_GPU_DESCRIPTOR_HANDLE, D3D12_HEAP_PROPERTIES,
                       D3D12_PLACED_SUBRESOURCE_FOOTPRINT, D3D12_RANGE,
                       D3D12_RESOURCE_ALIASING_BARRIER, D3D12_RESOURCE_BARRIER, D3D12_RESOURCE_DESC,
                       D3D12_RESOURCE_TRANSITION_BARRIER, D3D12_RESOURCE_UAV_BARRIER)
@@ -64,7 +69,7 @@ def _custom_heap(cpuPageProperty, memoryPoolPreference, creationNodeMask=1, node
 
 
 class CD3DX12_RESOURCE_DESC(D3D12_RESOURCE_DESC):
-    """D3D12_RESOURCE_DESC with the C++ static builders (buffers only here)."""
+    """D3D12_RESOURCE_DESC with the C++ static builders (Buffer, Tex1D, Tex2D, Tex3D)."""
 
     @staticmethod
     def Buffer(width, flags=int(D3D12_RESOURCE_FLAG_NONE), alignment=0):
@@ -73,6 +78,65 @@ class CD3DX12_RESOURCE_DESC(D3D12_RESOURCE_DESC):
             Dimension=int(D3D12_RESOURCE_DIMENSION_BUFFER), Alignment=alignment, Width=width, Height=1,
             DepthOrArraySize=1, MipLevels=1, Format=int(DXGI_FORMAT_UNKNOWN),
             SampleDesc=DXGI_SAMPLE_DESC(Count=1, Quality=0), Layout=int(D3D12_TEXTURE_LAYOUT_ROW_MAJOR), Flags=flags)
+
+
+    @staticmethod
+    def Tex1D(format, width, arraySize=1, mipLevels=0, flags=int(D3D12_RESOURCE_FLAG_NONE),
+              layout=int(D3D12_TEXTURE_LAYOUT_UNKNOWN), alignment=0):
+        """A Texture1D (d3dx12's argument order)."""
+        return _texture(D3D12_RESOURCE_DIMENSION_TEXTURE1D, alignment, width, 1, arraySize, mipLevels, format, 1, 0,
+                        layout, flags)
+
+    @staticmethod
+    def Tex2D(format, width, height, arraySize=1, mipLevels=0, sampleCount=1, sampleQuality=0,
+              flags=int(D3D12_RESOURCE_FLAG_NONE), layout=int(D3D12_TEXTURE_LAYOUT_UNKNOWN), alignment=0):
+        """A Texture2D (d3dx12's argument order)."""
+        return _texture(D3D12_RESOURCE_DIMENSION_TEXTURE2D, alignment, width, height, arraySize, mipLevels, format,
+                        sampleCount, sampleQuality, layout, flags)
+
+    @staticmethod
+    def Tex3D(format, width, height, depth, mipLevels=0, flags=int(D3D12_RESOURCE_FLAG_NONE),
+              layout=int(D3D12_TEXTURE_LAYOUT_UNKNOWN), alignment=0):
+        """A Texture3D (d3dx12's argument order)."""
+        return _texture(D3D12_RESOURCE_DIMENSION_TEXTURE3D, alignment, width, height, depth, mipLevels, format, 1, 0,
+                        layout, flags)
+
+
+def _texture(dimension, alignment, width, height, depth, mips, fmt, count, quality, layout, flags):
+    return CD3DX12_RESOURCE_DESC(
+        Dimension=int(dimension), Alignment=alignment, Width=width, Height=height, DepthOrArraySize=depth,
+        MipLevels=mips, Format=int(fmt), SampleDesc=DXGI_SAMPLE_DESC(Count=count, Quality=quality), Layout=layout,
+        Flags=flags)
+
+
+class CD3DX12_TEXTURE_COPY_LOCATION(D3D12_TEXTURE_COPY_LOCATION):
+    """D3D12_TEXTURE_COPY_LOCATION with d3dx12's constructors: (pRes, D3D12_PLACED_SUBRESOURCE_FOOTPRINT) for a
+    buffer footprint, (pRes, Sub) for a texture subresource."""
+
+    def __init__(self, pRes=None, footprint_or_sub=0):
+        if isinstance(footprint_or_sub, D3D12_PLACED_SUBRESOURCE_FOOTPRINT):
+            super().__init__(pResource=pRes, Type=int(D3D12_TEXTURE_COPY_TYPE_PLACED_FOOTPRINT),
+                             PlacedFootprint=footprint_or_sub)
+        else:
+            super().__init__(pResource=pRes, Type=int(D3D12_TEXTURE_COPY_TYPE_SUBRESOURCE_INDEX),
+                             SubresourceIndex=footprint_or_sub)
+
+
+class CD3DX12_BOX(D3D12_BOX):
+    """D3D12_BOX with d3dx12's constructors: (Left, Right), (Left, Top, Right, Bottom) and
+    (Left, Top, Front, Right, Bottom, Back); the missing top/front are 0 and bottom/back 1."""
+
+    def __init__(self, *args):
+        if len(args) == 2:
+            left, right = args
+            super().__init__(left=left, top=0, front=0, right=right, bottom=1, back=1)
+        elif len(args) == 4:
+            left, top, right, bottom = args
+            super().__init__(left=left, top=top, front=0, right=right, bottom=bottom, back=1)
+        elif len(args) == 6:
+            super().__init__(*args)
+        else:
+            raise TypeError(f"CD3DX12_BOX takes 2, 4 or 6 arguments (d3dx12's forms); {len(args)} were given")
 
 
 class CD3DX12_RESOURCE_BARRIER(D3D12_RESOURCE_BARRIER):
@@ -157,8 +221,9 @@ def UpdateSubresources(pCmdList, pDestinationResource, pIntermediate, *args):
     destination rows Footprint.RowPitch apart from pLayouts[i].Offset), unmaps it, records
     CopyBufferRegion(dst, 0, intermediate, pLayouts[0].Offset, pLayouts[0].Footprint.Width) and returns
     RequiredSize. Where C would read or write out of bounds (a sequence shorter than NumSubresources,
-    pData shorter than the rows, rows past the intermediate), it returns 0 instead. Buffers only, as
-    the mirror has no textures."""
+    pData shorter than the rows, rows past the intermediate), it returns 0 instead. A texture destination
+    takes any subresource range, and gets one CopyTextureRegion per subresource from its footprint, as
+    d3dx12 records them."""
     if len(args) in (3, 4):
         offset, first = args[0], args[1]
         sources = list(args[-1] or ())
@@ -190,7 +255,8 @@ def _update_from_footprints(cmd_list, dst, intermediate, first, count, required,
             and all(_is_count(n) for n in rows + row_sizes)):
         return 0
     capacity = intermediate.GetDesc().Width
-    if capacity < required + layouts[0].Offset or (first, count) != (0, 1):
+    texture = getattr(dst, "_texture", None) is not None
+    if capacity < required + layouts[0].Offset or (not texture and (first, count) != (0, 1)):
         return 0
     plan = []
     for i in range(count):
@@ -207,10 +273,16 @@ def _update_from_footprints(cmd_list, dst, intermediate, first, count, required,
     for dst_at, row in plan:
         mapped[dst_at:dst_at + row.size] = row
     intermediate.Unmap(0, None)
+    if texture:     # d3dx12: one CopyTextureRegion per subresource, from its footprint
+        for i in range(count):
+            cmd_list.CopyTextureRegion(CD3DX12_TEXTURE_COPY_LOCATION(dst, first + i), 0, 0, 0,
+                                       CD3DX12_TEXTURE_COPY_LOCATION(intermediate, layouts[i]), None)
+        return required
     cmd_list.CopyBufferRegion(dst, 0, intermediate, layouts[0].Offset, layouts[0].Footprint.Width)
     return required
 
 
 __all__ = ["CD3DX12_HEAP_PROPERTIES", "CD3DX12_RESOURCE_DESC", "CD3DX12_RESOURCE_BARRIER", "CD3DX12_RANGE",
+           "CD3DX12_TEXTURE_COPY_LOCATION", "CD3DX12_BOX",
            "CD3DX12_CPU_DESCRIPTOR_HANDLE", "CD3DX12_GPU_DESCRIPTOR_HANDLE", "GetRequiredIntermediateSize",
            "UpdateSubresources"]

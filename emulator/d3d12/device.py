@@ -62,6 +62,8 @@ from dmlemu.d3d12.structs import (D3D12_FEATURE_DATA_ARCHITECTURE, D3D12_FEATURE
                       D3D12_FEATURE_DATA_GPU_VIRTUAL_ADDRESS_SUPPORT, D3D12_FEATURE_DATA_SHADER_MODEL,
                       D3D12_HEAP_PROPERTIES, D3D12_RESOURCE_ALLOCATION_INFO)
 from dmlemu.d3d12 import views
+from dmlemu.d3d12.structs import D3D12_RESOURCE_DESC
+from dmlemu.d3d12.texture_layout import allocation_info as texture_allocation_info, is_texture
 
 # The highest Direct3D feature level every emulated adapter reports.
 MAX_FEATURE_LEVEL = int(D3D_FEATURE_LEVEL_12_1)
@@ -283,7 +285,7 @@ class ID3D12Device(COMObject):
     @hresult_method
     def CreateCommittedResource(self, pHeapProperties, HeapFlags, pDesc, InitialResourceState,
                                 pOptimizedClearValue, riidResource=None):
-        """A buffer with its own memory; E_OUTOFMEMORY past the adapter's memory (nothing changes)."""
+        """A buffer or texture with its own memory; E_OUTOFMEMORY past the adapter's memory (nothing changes)."""
         resource = create_committed_resource(self, pHeapProperties, HeapFlags, pDesc, InitialResourceState,
                                              pOptimizedClearValue)
         self._buffers[resource._allocation.gpu_va] = resource
@@ -296,7 +298,7 @@ class ID3D12Device(COMObject):
 
     @hresult_method
     def CreatePlacedResource(self, pHeap, HeapOffset, pDesc, InitialState, pOptimizedClearValue, riid=None):
-        """A buffer whose bytes are pHeap's from HeapOffset; resources on overlapping ranges alias (heap.py)."""
+        """A buffer or texture whose bytes are pHeap's from HeapOffset; resources on overlapping ranges alias (heap.py)."""
         return create_placed_resource(self, pHeap, HeapOffset, pDesc, InitialState, pOptimizedClearValue)
 
     def QueryInterface(self, riid):
@@ -317,21 +319,31 @@ class ID3D12Device(COMObject):
 
     @hresult_method
     def GetResourceAllocationInfo(self, visibleMask, pResourceDescs):
-        """D3D12_RESOURCE_ALLOCATION_INFO for a sequence of buffer descs (64 KiB aligned sizes)."""
+        """D3D12_RESOURCE_ALLOCATION_INFO for a sequence of resource descs: buffers 64 KiB aligned, textures as
+        texture_layout.allocation_info says (65536, or 4096 for a small texture asking for it); several descs
+        add up, each placed at its own alignment after the previous, the total rounded to the largest."""
         if not isinstance(pResourceDescs, (list, tuple)):
             raise invalid_arg("GetResourceAllocationInfo", f"pResourceDescs is {pResourceDescs!r}; it must be a "
                                                            "sequence of D3D12_RESOURCE_DESC (the C count and array).")
-        total = 0
+        total, alignment = 0, BUFFER_ALIGNMENT
+        if any(isinstance(d, D3D12_RESOURCE_DESC) and is_texture(d) for d in pResourceDescs):
+            alignment = 0     # textures: 4096 for small ones that ask for it (texture_layout.allocation_info)
         for i, desc in enumerate(pResourceDescs):
-            _check_buffer_desc(f"GetResourceAllocationInfo: pResourceDescs[{i}]", desc, D3D12_HEAP_TYPE_DEFAULT)
-            total += allocation_size(desc.Width)   # what CreatePlacedResource needs at its HeapOffset
-        return D3D12_RESOURCE_ALLOCATION_INFO(SizeInBytes=total, Alignment=BUFFER_ALIGNMENT)
+            if isinstance(desc, D3D12_RESOURCE_DESC) and is_texture(desc):
+                size, own = texture_allocation_info("GetResourceAllocationInfo", desc, f"pResourceDescs[{i}]")
+            else:
+                _check_buffer_desc(f"GetResourceAllocationInfo: pResourceDescs[{i}]", desc, D3D12_HEAP_TYPE_DEFAULT)
+                size, own = allocation_size(desc.Width), BUFFER_ALIGNMENT   # what CreatePlacedResource needs
+            alignment = max(alignment, own)
+            total = -(-total // own) * own + size
+        return D3D12_RESOURCE_ALLOCATION_INFO(SizeInBytes=-(-total // alignment) * alignment if total else 0,
+                                              Alignment=alignment)
 
     def GetCopyableFootprints(self, pResourceDesc, FirstSubresource, NumSubresources, BaseOffset):
         """The layout of a buffer's bytes in an upload or readback buffer: the four C out-parameters as a
         tuple (pLayouts, pNumRows, pRowSizeInBytes, pTotalBytes), the three arrays as lists of
         NumSubresources entries (resource.py `copyable_footprints` has the values and the failure
-        rules). Buffers only; a pure computation, so it answers on a removed device too."""
+        rules; texture_layout.py a texture's). A pure computation, so it answers on a removed device too."""
         return copyable_footprints(self, pResourceDesc, FirstSubresource, NumSubresources, BaseOffset)
 
     def GetCustomHeapProperties(self, nodeMask, heapType):

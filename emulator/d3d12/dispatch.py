@@ -244,6 +244,9 @@ def set_root_view(command_list, index, location, view):
     if resource is None:
         shown = f"0x{int(location):X}" if is_integer(location) else repr(location)
         raise VoidMisuse(f"BufferLocation {shown} is not the GPU virtual address of a buffer of this device.")
+    if resource._texture is not None:
+        raise VoidMisuse(f"BufferLocation 0x{int(location):X} is inside {resource._label}, a texture; a root {view} is "
+                         "a buffer's (bind a texture through a descriptor table).")
     location = int(location)
     alignment = CBV_ALIGNMENT if view == "CBV" else 4
     if location % alignment:

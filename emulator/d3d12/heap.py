@@ -11,7 +11,11 @@ there). A placed resource holds a strong reference to its heap, so the heap's me
 placed resource does (D3D12 keeps the heap alive the same way); the heap frees its memory when it and
 every resource on it are gone.
 
-Rules (D3D12's, for the buffers the emulator has):
+Textures are placed too (texture_layout.py has their rules: HeapOffset a multiple of 65536, or of 4096
+for a small texture that asked for D3D12_SMALL_RESOURCE_PLACEMENT_ALIGNMENT; its GetResourceAllocationInfo
+size inside the heap; the heap's DENY_*_TEXTURES flags).
+
+Rules (D3D12's, for buffers):
 - D3D12_HEAP_DESC.SizeInBytes is at least 1; Alignment is 0 (64 KiB), 64 KiB or 4 MiB (MSAA);
   Properties follow CreateCommittedResource's rules (CUSTOM heaps: a CPU page property and a
   memory pool, L1 only without CPU access and only on a discrete adapter); Flags are
@@ -29,8 +33,9 @@ from dmlemu.com import is_integer, is_one_of
 from dmlemu.d3d12.base import DeviceChild, invalid_arg
 from dmlemu.d3d12.enums import D3D12_HEAP_FLAG_DENY_BUFFERS
 from dmlemu.d3d12.resource import (BUFFER_ALIGNMENT, ID3D12Resource, _check_buffer_desc, check_heap_flags,
-                                   check_heap_properties, check_initial_state, stored_desc)
-from dmlemu.d3d12.structs import D3D12_HEAP_DESC
+                                   check_heap_properties, check_initial_state, check_texture_creation, stored_desc)
+from dmlemu.d3d12.structs import D3D12_HEAP_DESC, D3D12_RESOURCE_DESC
+from dmlemu.d3d12.texture_layout import allocation_info, is_texture
 from dmlemu.errors import E_OUTOFMEMORY, HResultError
 from dmlemu.functional.device_memory import OutOfDeviceMemory
 
@@ -131,6 +136,8 @@ def create_placed_resource(device, heap, heap_offset, desc, initial_state, clear
     if not isinstance(heap, ID3D12Heap) or heap._device is not device:
         raise invalid_arg(m, f"pHeap is {heap!r}; it must be a heap of this device.")
     heap_type = heap._heap_type
+    if isinstance(desc, D3D12_RESOURCE_DESC) and is_texture(desc):
+        return _place_texture(device, m, heap, heap_offset, desc, initial_state, clear_value)
     if heap._flags & D3D12_HEAP_FLAG_DENY_BUFFERS:
         raise invalid_arg(m, f"{heap._label} was created with D3D12_HEAP_FLAG_DENY_BUFFERS (its flags are "
                              f"0x{heap._flags:X}), so no buffer can be placed in it.")
@@ -152,6 +159,27 @@ def create_placed_resource(device, heap, heap_offset, desc, initial_state, clear
     window = PlacedRange(heap._allocation, heap_offset, int(desc.Width), "buffer")
     resource = ID3D12Resource(device, heap._desc.Properties._copy(), heap._flags, stored_desc(desc), initial_state,
                               window, heap=heap)
+    heap._placed.add(resource)
+    return resource
+
+
+def _place_texture(device, m, heap, heap_offset, desc, initial_state, clear_value):
+    """CreatePlacedResource for a texture: D3D12's texture rules (texture_layout.py), HeapOffset a multiple of
+    its alignment (65536, or 4096 for a small resource that asked for it), its allocation size inside the heap."""
+    texture = check_texture_creation(m, desc, heap._heap_type, heap._flags, initial_state, clear_value)
+    needed, alignment = allocation_info(m, desc, "pDesc")
+    if not is_integer(heap_offset) or heap_offset < 0 or heap_offset % alignment:
+        raise invalid_arg(m, f"HeapOffset is {heap_offset!r}; it must be a multiple of the texture's alignment, "
+                             f"{alignment}.")
+    heap_offset = int(heap_offset)
+    heap_size = heap._desc.SizeInBytes
+    if heap_offset + needed > heap_size:
+        raise invalid_arg(m, f"HeapOffset {heap_offset} + the texture's allocation size {needed} "
+                             f"(GetResourceAllocationInfo) = {heap_offset + needed} passes the end of {heap._label}, "
+                             f"which is {heap_size} bytes.")
+    window = PlacedRange(heap._allocation, heap_offset, texture.total, "texture")
+    resource = ID3D12Resource(device, heap._desc.Properties._copy(), heap._flags, stored_desc(desc), initial_state,
+                              window, heap=heap, texture=texture)
     heap._placed.add(resource)
     return resource
 

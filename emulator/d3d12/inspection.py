@@ -9,7 +9,8 @@ returns a small view object with plain PEP 8 fields, one view type per object ty
                                               queues, object_counts; descriptor_heap_at_cpu_handle,
                                               descriptor_heap_at_gpu_handle, resource_at
     resource             ResourceView         state, initial_state, heap_type, flags, width, gpu_va,
-                                              allocation, data, heap, map_count
+                                              allocation, data, heap, map_count, texture,
+                                              subresource_states
     heap                 HeapView             heap_type, flags, size, gpu_va, allocation, data, placed
     descriptor heap      DescriptorHeapView   type, num_descriptors, shader_visible, increment,
                                               cpu_base, gpu_base, allocation, data; slot_offset_from_*,
@@ -132,13 +133,19 @@ class DeviceView(View):
 
 
 class ResourceView(View):
-    """An ID3D12Resource (a buffer): its tracked state and the bytes behind it."""
+    """An ID3D12Resource (a buffer or a texture): its tracked state and the bytes behind it."""
 
     __slots__ = ()
 
     state = field(
         "_state",
-        """The D3D12_RESOURCE_STATES value the state model tracks now (at execution, as the GPU sees it).""")
+        """The D3D12_RESOURCE_STATES value the state model tracks now (at execution, as the GPU sees it); for a
+        texture whose subresources are in different states, None (see subresource_states).""")
+
+    subresource_states = field(
+        "_subresource_states",
+        """A texture's state per subresource (a tuple, subresource order); None for a buffer.""",
+        wrap=lambda entries: None if entries is None else tuple(entry[0] for entry in entries))
 
     initial_state = field("_initial_state", """The InitialResourceState given at creation.""")
 
@@ -146,7 +153,12 @@ class ResourceView(View):
 
     flags = field("_flags", """The D3D12_RESOURCE_FLAGS of its desc.""")
 
-    width = field("_width", """The buffer's size in bytes (its desc's Width).""")
+    width = field("_width", """The buffer's size in bytes (its desc's Width); a texture's bytes in the mirror's layout.""")
+
+    texture = field(
+        "_texture",
+        """A texture's layout (texture_layout.TextureLayout: per subresource Offset, Width, Height, Depth, RowPitch,
+        RowSizeInBytes), or None for a buffer.""")
 
     gpu_va = field("_allocation.gpu_va", """The GPU virtual address of its first byte.""")
 

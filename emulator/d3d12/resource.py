@@ -1,12 +1,13 @@
-"""ID3D12Resource: a committed buffer, its bytes in GPU memory, and the resource-state model.
+"""ID3D12Resource: a committed buffer or texture, its bytes in GPU memory, and the resource-state model.
 
 One per CreateCommittedResource call. The bytes live in one allocation of the device's GPU memory
 (`_allocation`, whose gpu_va GetGPUVirtualAddress returns); Map hands the CPU that same NumPy array,
-so UPLOAD writes and READBACK reads need no copy. Only buffers are emulated; the allocation is freed
+so UPLOAD writes and READBACK reads need no copy. A texture's bytes are laid out as texture_layout.py
+says (rows 256 bytes apart, subresources on 512-byte boundaries); the allocation is freed
 when the resource object is garbage-collected. Memory past the adapter's budget is E_OUTOFMEMORY and
 changes nothing.
 
-State model (D3D12's rules for buffers, the only resources emulated):
+State model (D3D12's rules for buffers; textures differ where the end of this banner says):
 - `_state` is the state the queue timeline has reached. It changes only when commands execute, in
   queue order: transition barriers set it and accesses promote it; recording changes nothing.
 - UPLOAD resources are created in, and stay in, GENERIC_READ; READBACK resources in COPY_DEST (other
@@ -25,10 +26,29 @@ State model (D3D12's rules for buffers, the only resources emulated):
   removes the device (DXGI_ERROR_INVALID_CALL) with a sentence naming the buffer and both states, as
   the debug layer's GPU-based validation would report it.
 Commands of other modules check states at execution with `_require_state(resource, states, what)`.
+
+Textures (`_texture`, a texture_layout.TextureLayout; None for a buffer) follow the same model with
+D3D12's texture rules, per subresource (`_subresource_states`; `_state` is their common state, None
+while they differ): a transition changes the subresource it names (or all), a copy or a clear checks and
+promotes the subresources it touches, a view bound to a Dispatch checks all of them (a simplification):
+- created in the requested InitialResourceState (D3D12 keeps it for textures), checked against the
+  flags (UNORDERED_ACCESS needs ALLOW_UNORDERED_ACCESS);
+- promotion from COMMON only to COPY_DEST or to read-only states (NON_PIXEL_SHADER_RESOURCE,
+  PIXEL_SHADER_RESOURCE, COPY_SOURCE), unless the texture has ALLOW_SIMULTANEOUS_ACCESS (then as a
+  buffer): a UAV clear of a COMMON texture is an execution error, as in D3D12;
+- decay to COMMON at the end of an ExecuteCommandLists call only when it was promoted to a read-only
+  state, accessed on a COPY queue, or has ALLOW_SIMULTANEOUS_ACCESS (the D3D12 "Implicit state
+  transitions" page's list).
+Map on a texture: DEFAULT textures are E_INVALIDARG, like DEFAULT buffers; a texture on a CPU-visible
+CUSTOM heap maps with no CPU pointer (Map returns None, as D3D12 wants ppData NULL for UNKNOWN layouts) and
+is read and written with ReadFromSubresource / WriteToSubresource while mapped. GetGPUVirtualAddress is 0
+for a texture (D3D12: buffers only).
 """
 import weakref
 
-from dmlemu.errors import DXGI_ERROR_INVALID_CALL, E_NOTIMPL, E_OUTOFMEMORY, HResultError
+import numpy as np
+
+from dmlemu.errors import DXGI_ERROR_INVALID_CALL, E_OUTOFMEMORY, HResultError
 from dmlemu.functional.device_memory import OutOfDeviceMemory
 from dmlemu.com import VoidMisuse, hresult_method, is_integer, void_method
 from dmlemu.d3d12.base import DeviceChild, invalid_arg
@@ -52,7 +72,8 @@ from dmlemu.d3d12.enums import (
     D3D12_TEXTURE_LAYOUT_ROW_MAJOR, is_read_only_state, is_valid_state, state_name)
 from dmlemu.d3d12.structs import (D3D12_HEAP_PROPERTIES, D3D12_PLACED_SUBRESOURCE_FOOTPRINT, D3D12_RANGE,
                                   D3D12_RESOURCE_DESC, D3D12_SUBRESOURCE_FOOTPRINT)
-from dmlemu.d3d12.texture_layout import is_texture, texture_footprints
+from dmlemu.d3d12.texture_layout import (check_box, check_texture_resource, is_texture, subresource_name,
+                                         texture_alignment, texture_footprints)
 from dmlemu.dxgi import DXGI_FORMAT_UNKNOWN
 
 # Plain ints (the state model stores and combines them; enum members would print differently).
@@ -79,6 +100,7 @@ _KNOWN_RESOURCE_FLAGS = int(
     | D3D12_RESOURCE_FLAG_VIDEO_DECODE_REFERENCE_ONLY | D3D12_RESOURCE_FLAG_VIDEO_ENCODE_REFERENCE_ONLY
     | D3D12_RESOURCE_FLAG_RAYTRACING_ACCELERATION_STRUCTURE)
 BUFFER_ALIGNMENT = int(D3D12_DEFAULT_RESOURCE_PLACEMENT_ALIGNMENT)
+ALL_SUBRESOURCES = 0xFFFFFFFF          # D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES
 
 
 def _is_uint(value, bits=64):
@@ -86,12 +108,16 @@ def _is_uint(value, bits=64):
 
 
 class ID3D12Resource(DeviceChild):
-    """A committed buffer resource."""
+    """A buffer or a texture (`_texture`), committed or placed."""
 
     _kind = "buffer"
 
-    def __init__(self, device, heap_properties, heap_flags, desc, initial_state, allocation, heap=None):
+    def __init__(self, device, heap_properties, heap_flags, desc, initial_state, allocation, heap=None,
+                 texture=None):
+        if texture is not None:
+            self._kind = "texture"     # labels: "texture #1"
         super().__init__(device)
+        self._texture = texture    # texture_layout.TextureLayout, or None for a buffer
         self._heap = heap    # the ID3D12Heap a placed resource lives in (kept alive by it); None: committed
         self._heap_properties = heap_properties
         self._heap_type = int(heap_properties.Type)
@@ -99,8 +125,12 @@ class ID3D12Resource(DeviceChild):
         self._desc = desc
         self._flags = int(desc.Flags)
         self._initial_state = int(initial_state)
-        self._state = FIXED_STATE.get(self._heap_type, COMMON)
+        self._state = FIXED_STATE.get(self._heap_type, COMMON) if texture is None else self._initial_state
         self._promoted_read = False  # the current state came from an implicit read-only promotion
+        # A texture's state per subresource: [state, promoted to a read-only state]; `_state` is their common
+        # state, or None while they differ.
+        self._subresource_states = None if texture is None else [[self._initial_state, False]
+                                                                 for _ in range(texture.count)]
         self._map_count = 0
         self._allocation = allocation
         allocation.name = self._label
@@ -113,11 +143,19 @@ class ID3D12Resource(DeviceChild):
     # ---- ID3D12Resource ------------------------------------------------------------------------
     @hresult_method
     def Map(self, Subresource, pReadRange):
-        """A writable NumPy uint8 array over the whole buffer (UPLOAD, READBACK or CPU-visible CUSTOM)."""
+        """A writable NumPy uint8 array over the whole buffer (UPLOAD, READBACK or CPU-visible CUSTOM); for a
+        texture on a CPU-visible CUSTOM heap, None (no pointer: use Read/WriteToSubresource while mapped)."""
         if not self._cpu_visible():
             where = enum_name(D3D12_HEAP_TYPE, self._heap_type)
             raise invalid_arg("Map", f"{self._label} is on a {where} heap, which the CPU cannot map; "
                                      "copy it through an UPLOAD or READBACK buffer.")
+        if self._texture is not None:
+            self._check_subresource("Map", "Subresource", Subresource)
+            if pReadRange is not None:
+                raise invalid_arg("Map", f"pReadRange is {pReadRange!r}; a texture with Layout UNKNOWN is mapped "
+                                         "without a range or pointer (use ReadFromSubresource).")
+            self._map_count += 1
+            return None
         if not is_one_of(Subresource, (0,)):
             raise invalid_arg("Map", f"Subresource is {Subresource!r}; a buffer has only subresource 0.")
         problem = self._range_problem("pReadRange", pReadRange)
@@ -129,6 +167,18 @@ class ID3D12Resource(DeviceChild):
     @void_method
     def Unmap(self, Subresource, pWrittenRange):
         """Ends one Map (Map calls nest). Unmapping an unmapped buffer is reported, not fatal."""
+        if self._texture is not None:
+            if not is_integer(Subresource) or not 0 <= Subresource < self._texture.count:
+                raise VoidMisuse(f"Subresource is {Subresource!r}; {self._label} has subresources 0 to "
+                                 f"{self._texture.count - 1}.")
+            if pWrittenRange is not None:
+                raise VoidMisuse(f"pWrittenRange is {pWrittenRange!r}; a texture is unmapped without a range.")
+            if self._map_count == 0:
+                self._device._report_warning(
+                    DXGI_ERROR_INVALID_CALL, f"Unmap: {self._label} is not mapped; each Unmap must follow a Map.")
+                return
+            self._map_count -= 1
+            return
         if not is_one_of(Subresource, (0,)):
             raise VoidMisuse(f"Subresource is {Subresource!r}; a buffer has only subresource 0.")
         if self._map_count == 0:
@@ -141,8 +191,37 @@ class ID3D12Resource(DeviceChild):
             raise VoidMisuse(problem)
 
     def GetGPUVirtualAddress(self):
-        """The buffer's GPU virtual address (its allocation's gpu_va)."""
-        return self._allocation.gpu_va
+        """The buffer's GPU virtual address (its allocation's gpu_va); 0 for a texture, as in D3D12."""
+        return 0 if self._texture is not None else self._allocation.gpu_va
+
+    @hresult_method
+    def WriteToSubresource(self, DstSubresource, pDstBox, pSrcData, SrcRowPitch, SrcDepthPitch):
+        """Copy texels from CPU memory (bytes-like, rows SrcRowPitch apart, depth slices SrcDepthPitch apart)
+        into a box (None: all) of a mapped texture on a CPU-visible CUSTOM heap."""
+        rows, box = self._cpu_rows("WriteToSubresource", "DstSubresource", DstSubresource, "pDstBox", pDstBox)
+        source = _bytes_of("WriteToSubresource", "pSrcData", pSrcData)
+        data = self._allocation.data
+        for (at, size), src in zip(rows, _pitched(rows, box, SrcRowPitch, SrcDepthPitch, "WriteToSubresource", "Src",
+                                                  source.size)):
+            data[at:at + size] = source[src:src + size]
+
+    @hresult_method
+    def ReadFromSubresource(self, pDstData, DstRowPitch, DstDepthPitch, SrcSubresource, pSrcBox):
+        """Copy texels of a box (None: all) of a mapped texture on a CPU-visible CUSTOM heap into pDstData (a
+        writable bytes-like object: rows DstRowPitch apart, depth slices DstDepthPitch apart); returns it."""
+        rows, box = self._cpu_rows("ReadFromSubresource", "SrcSubresource", SrcSubresource, "pSrcBox", pSrcBox)
+        try:
+            target = np.frombuffer(memoryview(pDstData).cast("B"), dtype=np.uint8)
+        except (TypeError, ValueError):
+            raise invalid_arg("ReadFromSubresource", f"pDstData is {type(pDstData).__name__}; it must be a writable "
+                                                     "bytes-like object (a bytearray or a NumPy array).") from None
+        if target.flags.writeable is False:
+            raise invalid_arg("ReadFromSubresource", "pDstData is read-only; it must be writable.")
+        data = self._allocation.data
+        for (at, size), dst in zip(rows, _pitched(rows, box, DstRowPitch, DstDepthPitch, "ReadFromSubresource", "Dst",
+                                                  target.size)):
+            target[dst:dst + size] = data[at:at + size]
+        return pDstData
 
     def GetDesc(self):
         """A copy of the D3D12_RESOURCE_DESC (Alignment reads 65536 when 0 was given, as in D3D12)."""
@@ -161,7 +240,27 @@ class ID3D12Resource(DeviceChild):
     # ---- internal ------------------------------------------------------------------------------
     @property
     def _width(self):
-        return self._desc.Width
+        """The resource's size in bytes: a buffer's Width, a texture's layout in the mirror."""
+        return self._desc.Width if self._texture is None else self._texture.total
+
+    def _check_subresource(self, m, field, index):
+        count = self._texture.count if self._texture is not None else 1
+        if not is_integer(index) or not 0 <= index < count:
+            raise invalid_arg(m, f"{field} is {index!r}; {self._label} has subresources 0 to {count - 1}.")
+        return int(index)
+
+    def _cpu_rows(self, m, field, index, box_field, box):
+        """The (byte offset, bytes) rows of a subresource box a CPU access touches, and the box."""
+        if self._texture is None:
+            raise invalid_arg(m, f"{self._label} is a buffer; {m} is for textures (Map a buffer and use its bytes).")
+        if not self._cpu_visible():
+            raise invalid_arg(m, f"{self._label} is on a {enum_name(D3D12_HEAP_TYPE, self._heap_type)} heap, which the "
+                                 "CPU cannot reach; only textures on a CUSTOM heap with CPU access can be.")
+        index = self._check_subresource(m, field, index)
+        if self._map_count == 0:
+            raise invalid_arg(m, f"{self._label} is not mapped; call Map({index}, None) first.")
+        box = check_box(m, box_field, box, self._texture, index)
+        return self._texture.rows(index, box), box
 
     def _cpu_visible(self):
         if self._heap_type in (HEAP_UPLOAD, HEAP_READBACK):
@@ -180,7 +279,74 @@ class ID3D12Resource(DeviceChild):
         return None
 
 
-def _require_state(resource, allowed_states, what):
+def _promotes(resource, state):
+    """Whether a COMMON resource is implicitly promoted to `state` (D3D12: buffers and simultaneous-access
+    textures to any state; other textures to COPY_DEST and the read-only states)."""
+    if resource._texture is None or resource._flags & D3D12_RESOURCE_FLAG_ALLOW_SIMULTANEOUS_ACCESS:
+        return True
+    return state == COPY_DEST or is_read_only_state(state)
+
+
+def _satisfies(state, alternatives):
+    return any((int(r) == COMMON and state == COMMON) or (int(r) and state & int(r) == int(r)) for r in alternatives)
+
+
+def _where(resource, index):
+    """The resource in a sentence, with the subresource when a texture has more than one."""
+    texture = resource._texture
+    if texture is None or texture.count == 1:
+        return resource._label
+    return f"{resource._label} ({subresource_name(texture, index)})"
+
+
+def _sync(resource):
+    states = {entry[0] for entry in resource._subresource_states}
+    resource._state = states.pop() if len(states) == 1 else None
+
+
+def _require_texture_state(resource, alternatives, what, subresources):
+    """_require_state for a texture, per subresource (None: all of them)."""
+    entries = resource._subresource_states
+    first = int(alternatives[0])
+    for index in range(len(entries)) if subresources is None else subresources:
+        entry = entries[index]
+        state = entry[0]
+        if _satisfies(state, alternatives):
+            continue
+        if state == COMMON and _promotes(resource, first):
+            entry[:] = [first, is_read_only_state(first)]
+            continue
+        if entry[1] and is_read_only_state(first):
+            entry[0] = state | first
+            continue
+        _sync(resource)
+        wanted = " or ".join(state_name(s) for s in alternatives)
+        hint = ("a texture is not implicitly promoted from COMMON to a write state other than COPY_DEST; record a "
+                "transition barrier first" if state == COMMON else "record a transition barrier first")
+        raise HResultError(DXGI_ERROR_INVALID_CALL, f"{what} needs {_where(resource, index)} in {wanted}, but it is "
+                                                    f"in {state_name(state)}; {hint}.")
+    _sync(resource)
+
+
+def _transition_texture(resource, before, after, what, subresource):
+    """_transition for a texture: one subresource, or all (D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES)."""
+    entries = resource._subresource_states
+    indices = range(len(entries)) if subresource == ALL_SUBRESOURCES else (subresource,)
+    for index in indices:
+        entry = entries[index]
+        state = entry[0]
+        promotable = (state == COMMON and _promotes(resource, before)) or (
+            entry[1] and is_read_only_state(before) and state & ~before == 0)
+        if state != before and not promotable:
+            _sync(resource)
+            raise HResultError(DXGI_ERROR_INVALID_CALL,
+                               f"{what} gives StateBefore {state_name(before)} for {_where(resource, index)}, but at "
+                               f"this point of the queue it is in {state_name(state)}.")
+        entry[:] = [after, False]
+    _sync(resource)
+
+
+def _require_state(resource, allowed_states, what, subresources=None):
     """At execution: check (promoting from COMMON where D3D12 does) that `resource` is in a needed state.
 
     `allowed_states` is one D3D12_RESOURCE_STATES value whose bits must all be present, or a sequence
@@ -191,6 +357,8 @@ def _require_state(resource, allowed_states, what):
     alternatives = (allowed_states,) if isinstance(allowed_states, int) else tuple(allowed_states)
     device = resource._device
     device._ecl_touched[resource] = None
+    if resource._texture is not None:     # per subresource: `subresources` (None: all) are accessed
+        return _require_texture_state(resource, alternatives, what, subresources)
     state = resource._state
     for required in alternatives:
         required = int(required)
@@ -198,7 +366,7 @@ def _require_state(resource, allowed_states, what):
             return
     first = int(alternatives[0])
     if resource._heap_type not in FIXED_STATE:
-        if state == COMMON:
+        if state == COMMON and _promotes(resource, first):
             resource._state = first
             resource._promoted_read = is_read_only_state(first)
             return
@@ -207,17 +375,23 @@ def _require_state(resource, allowed_states, what):
             return
     wanted = " or ".join(state_name(s) for s in alternatives)
     hint = (f"a resource on an {enum_name(D3D12_HEAP_TYPE, resource._heap_type)} heap stays in {state_name(state)}"
-            if resource._heap_type in FIXED_STATE else "record a transition barrier first")
+            if resource._heap_type in FIXED_STATE else
+            "a texture is not implicitly promoted from COMMON to a write state other than COPY_DEST; record a "
+            "transition barrier first" if state == COMMON else "record a transition barrier first")
     raise HResultError(DXGI_ERROR_INVALID_CALL,
                        f"{what} needs {resource._label} in {wanted}, but it is in {state_name(state)}; {hint}.")
 
 
-def _transition(resource, before, after, what):
-    """At execution: a transition barrier from `before` to `after` (promoting a COMMON buffer first)."""
+def _transition(resource, before, after, what, subresource=None):
+    """At execution: a transition barrier from `before` to `after` (promoting a COMMON buffer first); for a
+    texture, of `subresource` (None or D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES: every one)."""
     device = resource._device
     device._ecl_touched[resource] = None
+    if resource._texture is not None:
+        return _transition_texture(resource, before, after, what,
+                                   ALL_SUBRESOURCES if subresource is None else subresource)
     state = resource._state
-    promotable = state == COMMON or (
+    promotable = (state == COMMON and _promotes(resource, before)) or (
         resource._promoted_read and is_read_only_state(before) and state & ~before == 0)
     if state != before and not promotable:
         raise HResultError(DXGI_ERROR_INVALID_CALL,
@@ -227,12 +401,44 @@ def _transition(resource, before, after, what):
     resource._promoted_read = False
 
 
-def _decay(resources):
-    """End of an ExecuteCommandLists call: buffers it touched return to COMMON."""
+def _decay(resources, copy_queue=False):
+    """End of an ExecuteCommandLists call: buffers it touched return to COMMON; textures only when promoted
+    to a read-only state, used on a COPY queue, or simultaneous-access (see the banner)."""
     for resource in resources:
-        if resource._heap_type not in FIXED_STATE:
+        if resource._texture is not None:
+            simultaneous = resource._flags & D3D12_RESOURCE_FLAG_ALLOW_SIMULTANEOUS_ACCESS
+            for entry in resource._subresource_states:
+                if copy_queue or entry[1] or simultaneous:
+                    entry[:] = [COMMON, False]
+            _sync(resource)
+        elif resource._heap_type not in FIXED_STATE:
             resource._state = COMMON
             resource._promoted_read = False
+
+
+def _bytes_of(m, field, data):
+    try:
+        return np.frombuffer(memoryview(data).cast("B"), dtype=np.uint8)
+    except (TypeError, ValueError):
+        raise invalid_arg(m, f"{field} is {type(data).__name__}; it must be a bytes-like object.") from None
+
+
+def _pitched(rows, box, row_pitch, depth_pitch, m, side, size):
+    """The CPU-side offset of each of a box's rows (z outer, y inner: `rows` as TextureLayout.rows gives
+    them), rows `row_pitch` and depth slices `depth_pitch` apart, each checked to end inside `size` bytes."""
+    for field, value in ((f"{side}RowPitch", row_pitch), (f"{side}DepthPitch", depth_pitch)):
+        if not _is_uint(value, 32):
+            raise invalid_arg(m, f"{field} is {value!r}; it must be a UINT.")
+    per_slice = max(1, box[4] - box[1])
+    offsets = []
+    for k, (_, nbytes) in enumerate(rows):
+        at = (k // per_slice) * depth_pitch + (k % per_slice) * row_pitch
+        if at + nbytes > size:
+            raise invalid_arg(m, f"row {k % per_slice} of depth slice {k // per_slice} ({nbytes} bytes with "
+                                 f"{side}RowPitch {row_pitch} and {side}DepthPitch {depth_pitch}) ends at byte "
+                                 f"{at + nbytes}, past the {size} bytes of the CPU data.")
+        offsets.append(at)
+    return offsets
 
 
 # ---- creation ---------------------------------------------------------------------------------------
@@ -288,11 +494,31 @@ def check_initial_state(m, initial_state, heap_type):
 
 
 def stored_desc(desc):
-    """The desc a resource keeps: Alignment 0 reads 65536, as D3D12's GetDesc reports it."""
+    """The desc a resource keeps: Alignment 0 reads 65536, as D3D12's GetDesc reports it; a texture's
+    MipLevels 0 reads the full chain."""
     stored = desc._copy()
     if stored.Alignment == 0:
         stored.Alignment = BUFFER_ALIGNMENT
+    if is_texture(desc):
+        stored.Alignment = texture_alignment(desc)
+        largest = max(int(desc.Width), int(desc.Height),
+                      int(desc.DepthOrArraySize) if desc.Dimension == D3D12_RESOURCE_DIMENSION_TEXTURE3D else 1)
+        stored.MipLevels = int(desc.MipLevels) or largest.bit_length()
     return stored
+
+
+def check_texture_creation(m, desc, heap_type, heap_flags, initial_state, clear_value):
+    """The texture half of CreateCommittedResource / CreatePlacedResource: its TextureLayout."""
+    texture = check_texture_resource(m, desc, heap_type, heap_flags)
+    check_initial_state(m, initial_state, heap_type)
+    if initial_state & UNORDERED_ACCESS and not desc.Flags & D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS:
+        raise invalid_arg(m, f"InitialResourceState is {state_name(initial_state)}, but pDesc.Flags lacks "
+                             "D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS.")
+    if clear_value is not None and not desc.Flags & (D3D12_RESOURCE_FLAG_ALLOW_RENDER_TARGET
+                                                     | D3D12_RESOURCE_FLAG_ALLOW_DEPTH_STENCIL):
+        raise invalid_arg(m, "pOptimizedClearValue must be None for a texture without ALLOW_RENDER_TARGET or "
+                             "ALLOW_DEPTH_STENCIL.")
+    return texture
 
 
 def create_committed_resource(device, heap_properties, heap_flags, desc, initial_state, clear_value):
@@ -300,34 +526,38 @@ def create_committed_resource(device, heap_properties, heap_flags, desc, initial
     m = "CreateCommittedResource"
     heap_type = check_heap_properties(m, heap_properties, "pHeapProperties", device._preset.uma)
     check_heap_flags(m, heap_flags)
+    if isinstance(desc, D3D12_RESOURCE_DESC) and is_texture(desc):
+        texture = check_texture_creation(m, desc, heap_type, heap_flags, initial_state, clear_value)
+        allocation = _allocate(device, m, texture.total, "texture")
+        return ID3D12Resource(device, heap_properties._copy(), heap_flags, stored_desc(desc), initial_state,
+                              allocation, texture=texture)
     if heap_flags & D3D12_HEAP_FLAG_DENY_BUFFERS:
         raise invalid_arg(m, "HeapFlags has D3D12_HEAP_FLAG_DENY_BUFFERS, but the resource is a buffer.")
     _check_buffer_desc(m, desc, heap_type)
     check_initial_state(m, initial_state, heap_type)
     if clear_value is not None:
         raise invalid_arg(m, "pOptimizedClearValue must be None for a buffer.")
+    allocation = _allocate(device, m, desc.Width, "buffer")
+    return ID3D12Resource(device, heap_properties._copy(), heap_flags, stored_desc(desc), initial_state, allocation)
+
+
+def _allocate(device, m, size, what):
     memory = device._gpu.memory
     try:
-        allocation = memory.allocate(desc.Width, name="buffer")
+        return memory.allocate(size, name=what)
     except OutOfDeviceMemory:
         raise HResultError(
             E_OUTOFMEMORY,
-            f"{m}: a {desc.Width}-byte buffer does not fit: the adapter has {memory.capacity_bytes} bytes and "
+            f"{m}: a {size}-byte {what} does not fit: the adapter has {memory.capacity_bytes} bytes and "
             f"{memory.used_bytes} are in use.") from None
-    return ID3D12Resource(device, heap_properties._copy(), heap_flags, stored_desc(desc), initial_state, allocation)
 
 
 def _check_buffer_desc(m, desc, heap_type, field="pDesc"):
     if not isinstance(desc, D3D12_RESOURCE_DESC):
         raise invalid_arg(m, f"{field} is {desc!r}; it must be a D3D12_RESOURCE_DESC.")
-    if not is_one_of(desc.Dimension, (D3D12_RESOURCE_DIMENSION_BUFFER,)):
-        if is_one_of(desc.Dimension, (D3D12_RESOURCE_DIMENSION_TEXTURE1D, D3D12_RESOURCE_DIMENSION_TEXTURE2D,
-                                      D3D12_RESOURCE_DIMENSION_TEXTURE3D)):
-            raise HResultError(E_NOTIMPL, f"{m}: {field}.Dimension is "
-                                          f"{enum_name(D3D12_RESOURCE_DIMENSION, desc.Dimension)}; the emulator "
-                                          "creates only D3D12_RESOURCE_DIMENSION_BUFFER resources.")
+    if not is_one_of(desc.Dimension, (D3D12_RESOURCE_DIMENSION_BUFFER,)):   # textures are routed before this
         raise invalid_arg(m, f"{field}.Dimension is {enum_name(D3D12_RESOURCE_DIMENSION, desc.Dimension)}; it must be "
-                             "D3D12_RESOURCE_DIMENSION_BUFFER.")
+                             "D3D12_RESOURCE_DIMENSION_BUFFER or a texture dimension (TEXTURE1D, TEXTURE2D, TEXTURE3D).")
     if not _is_uint(desc.Width):
         raise invalid_arg(m, f"{field}.Width is {desc.Width!r}; it must be a UINT64 byte count.")
     if desc.Width == 0:
@@ -373,8 +603,8 @@ def copyable_footprints(device, desc, first, count, base_offset):
     RowPitch = Width rounded up to 256), Offset = BaseOffset, NumRows 1, RowSizeInBytes = Width, and
     TotalBytes = Width (BaseOffset not included); a range of 0 subresources has TotalBytes 0. For
     invalid arguments D3D12 fills every output with all-one bits (TotalBytes UINT64_MAX) and reports the
-    problem only through the debug layer; so does the emulator (`_report_warning`: E_INVALIDARG, or
-    E_NOTIMPL for a texture, raised when the debug layer is on)."""
+    problem only through the debug layer; so does the emulator (`_report_warning`: E_INVALIDARG, raised
+    when the debug layer is on)."""
     m = "GetCopyableFootprints"
     slots = int(count) if is_integer(count) and 0 <= count <= REQ_SUBRESOURCES else 0
     try:

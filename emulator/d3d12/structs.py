@@ -41,6 +41,12 @@ _struct("D3D12_SUBRESOURCE_FOOTPRINT", "A subresource's layout: Format, Width, H
 _struct("D3D12_PLACED_SUBRESOURCE_FOOTPRINT", "Where a subresource lies in a buffer: Offset and Footprint.",
         [("Offset", 0), ("Footprint", D3D12_SUBRESOURCE_FOOTPRINT)])  # noqa: F821
 _struct("D3D12_RANGE", "A byte range [Begin, End) of a mapped subresource.", [("Begin", 0), ("End", 0)])
+_struct("D3D12_TEXTURE_COPY_LOCATION", "One side of CopyTextureRegion: pResource and, as Type says, a "
+        "SubresourceIndex of a texture or a PlacedFootprint in a buffer.",
+        [("pResource", None), ("Type", 0), ("PlacedFootprint", D3D12_PLACED_SUBRESOURCE_FOOTPRINT),  # noqa: F821
+         ("SubresourceIndex", 0)])
+_struct("D3D12_BOX", "A box of texels [left, right) x [top, bottom) x [front, back).",
+        [("left", 0), ("top", 0), ("front", 0), ("right", 0), ("bottom", 0), ("back", 0)])
 _struct("D3D12_SUBRESOURCE_DATA", "Source data for UpdateSubresources: pData (bytes-like), RowPitch, SlicePitch.",
         [("pData", None), ("RowPitch", 0), ("SlicePitch", 0)])
 
@@ -63,13 +69,40 @@ _struct("D3D12_GPU_DESCRIPTOR_HANDLE", "A descriptor's GPU address (ptr, a UINT6
 _struct("D3D12_BUFFER_UAV", "The buffer part of an unordered-access view.",
         [("FirstElement", 0), ("NumElements", 0), ("StructureByteStride", 0), ("CounterOffsetInBytes", 0),
          ("Flags", 0)])
-_struct("D3D12_UNORDERED_ACCESS_VIEW_DESC", "An unordered-access view: Format, ViewDimension and Buffer.",
-        [("Format", 0), ("ViewDimension", 0), ("Buffer", D3D12_BUFFER_UAV)])  # noqa: F821
+_struct("D3D12_TEX1D_UAV", "The Texture1D part of an unordered-access view.", [("MipSlice", 0)])
+_struct("D3D12_TEX1D_ARRAY_UAV", "The Texture1DArray part of an unordered-access view.",
+        [("MipSlice", 0), ("FirstArraySlice", 0), ("ArraySize", 0)])
+_struct("D3D12_TEX2D_UAV", "The Texture2D part of an unordered-access view.", [("MipSlice", 0), ("PlaneSlice", 0)])
+_struct("D3D12_TEX2D_ARRAY_UAV", "The Texture2DArray part of an unordered-access view.",
+        [("MipSlice", 0), ("FirstArraySlice", 0), ("ArraySize", 0), ("PlaneSlice", 0)])
+_struct("D3D12_TEX3D_UAV", "The Texture3D part of an unordered-access view (WSize -1: to the last depth slice).",
+        [("MipSlice", 0), ("FirstWSlice", 0), ("WSize", 0)])
+_struct("D3D12_UNORDERED_ACCESS_VIEW_DESC", "An unordered-access view: Format, ViewDimension and the union member "
+        "it selects (Buffer, Texture1D, Texture1DArray, Texture2D, Texture2DArray, Texture3D).",
+        [("Format", 0), ("ViewDimension", 0), ("Buffer", D3D12_BUFFER_UAV),  # noqa: F821
+         ("Texture1D", D3D12_TEX1D_UAV), ("Texture1DArray", D3D12_TEX1D_ARRAY_UAV),  # noqa: F821
+         ("Texture2D", D3D12_TEX2D_UAV), ("Texture2DArray", D3D12_TEX2D_ARRAY_UAV),  # noqa: F821
+         ("Texture3D", D3D12_TEX3D_UAV)])  # noqa: F821
 _struct("D3D12_BUFFER_SRV", "The buffer part of a shader-resource view.",
         [("FirstElement", 0), ("NumElements", 0), ("StructureByteStride", 0), ("Flags", 0)])
-_struct("D3D12_SHADER_RESOURCE_VIEW_DESC", "A shader-resource view: Format, ViewDimension, mapping and Buffer.",
+_struct("D3D12_TEX1D_SRV", "The Texture1D part of a shader-resource view (MipLevels -1: to the last mip).",
+        [("MostDetailedMip", 0), ("MipLevels", 0), ("ResourceMinLODClamp", 0.0)])
+_struct("D3D12_TEX1D_ARRAY_SRV", "The Texture1DArray part of a shader-resource view.",
+        [("MostDetailedMip", 0), ("MipLevels", 0), ("FirstArraySlice", 0), ("ArraySize", 0),
+         ("ResourceMinLODClamp", 0.0)])
+_struct("D3D12_TEX2D_SRV", "The Texture2D part of a shader-resource view (MipLevels -1: to the last mip).",
+        [("MostDetailedMip", 0), ("MipLevels", 0), ("PlaneSlice", 0), ("ResourceMinLODClamp", 0.0)])
+_struct("D3D12_TEX2D_ARRAY_SRV", "The Texture2DArray part of a shader-resource view.",
+        [("MostDetailedMip", 0), ("MipLevels", 0), ("FirstArraySlice", 0), ("ArraySize", 0), ("PlaneSlice", 0),
+         ("ResourceMinLODClamp", 0.0)])
+_struct("D3D12_TEX3D_SRV", "The Texture3D part of a shader-resource view (MipLevels -1: to the last mip).",
+        [("MostDetailedMip", 0), ("MipLevels", 0), ("ResourceMinLODClamp", 0.0)])
+_struct("D3D12_SHADER_RESOURCE_VIEW_DESC", "A shader-resource view: Format, ViewDimension, mapping and the union "
+        "member it selects (Buffer, Texture1D, Texture1DArray, Texture2D, Texture2DArray, Texture3D).",
         [("Format", 0), ("ViewDimension", 0), ("Shader4ComponentMapping", 0),
-         ("Buffer", D3D12_BUFFER_SRV)])  # noqa: F821
+         ("Buffer", D3D12_BUFFER_SRV), ("Texture1D", D3D12_TEX1D_SRV),  # noqa: F821
+         ("Texture1DArray", D3D12_TEX1D_ARRAY_SRV), ("Texture2D", D3D12_TEX2D_SRV),  # noqa: F821
+         ("Texture2DArray", D3D12_TEX2D_ARRAY_SRV), ("Texture3D", D3D12_TEX3D_SRV)])  # noqa: F821
 _struct("D3D12_CONSTANT_BUFFER_VIEW_DESC", "A constant-buffer view: BufferLocation (a GPU VA) and SizeInBytes.",
         [("BufferLocation", 0), ("SizeInBytes", 0)])
 

@@ -1,10 +1,11 @@
 """Descriptor views: CreateUnorderedAccessView / CreateShaderResourceView / CreateConstantBufferView.
 
 Device methods (void in C) that write one buffer descriptor (emulator/functional/buffer_descriptor.py layout: base
-GPU address and size in bytes) into the CBV_SRV_UAV heap slot a CPU handle names, and
+GPU address and size in bytes) into the CBV_SRV_UAV heap slot a CPU handle names (a texture's views:
+texture_views.py), and
 CopyDescriptorsSimple and CopyDescriptors, which copy slots from non-shader-visible heaps into
 any heap of the same type (the bytes are the descriptors: a kernel reads whatever a shader-visible
-heap's slots hold when it executes). Only buffer views exist. A view's range is
+heap's slots hold when it executes). A buffer view's range is
 [FirstElement, FirstElement + NumElements) elements of the buffer, the element size coming from the
 view: 4 bytes for RAW (DXGI_FORMAT_R32_TYPELESS), StructureByteStride for structured buffers, the
 format's size for typed ones. A None resource writes a null descriptor (all zeros, not valid), as
@@ -26,6 +27,7 @@ from dmlemu.d3d12.enums import (D3D12_BUFFER_UAV_FLAG_RAW, D3D12_CONSTANT_BUFFER
 from dmlemu.d3d12.resource import ID3D12Resource
 from dmlemu.d3d12.structs import (D3D12_CONSTANT_BUFFER_VIEW_DESC, D3D12_SHADER_RESOURCE_VIEW_DESC,
                       D3D12_UNORDERED_ACCESS_VIEW_DESC)
+from dmlemu.d3d12.texture_views import texture_srv, texture_uav
 
 BUFFER_DIMENSION = D3D12_UAV_DIMENSION_BUFFER  # == D3D12_SRV_DIMENSION_BUFFER
 RAW_FLAG = int(D3D12_BUFFER_UAV_FLAG_RAW)  # == D3D12_BUFFER_SRV_FLAG_RAW
@@ -107,6 +109,9 @@ def create_unordered_access_view(device, resource, counter, desc, dest):
     _check_resource(device, resource, "pResource")
     if counter is not None:
         raise VoidMisuse("pCounterResource must be None: the emulator has no UAV counters.")
+    if resource._texture is not None:
+        texture_uav(resource, desc, data, offset)
+        return
     if not isinstance(desc, D3D12_UNORDERED_ACCESS_VIEW_DESC) or not is_one_of(desc.ViewDimension, (BUFFER_DIMENSION,)):
         raise VoidMisuse(f"pDesc is {desc!r}; a buffer's unordered-access view needs a "
                          "D3D12_UNORDERED_ACCESS_VIEW_DESC with ViewDimension D3D12_UAV_DIMENSION_BUFFER.")
@@ -128,6 +133,9 @@ def create_shader_resource_view(device, resource, desc, dest):
         data[offset:offset + DESCRIPTOR_SIZE] = 0
         return
     _check_resource(device, resource, "pResource")
+    if resource._texture is not None:
+        texture_srv(resource, desc, data, offset)
+        return
     if not isinstance(desc, D3D12_SHADER_RESOURCE_VIEW_DESC) or not is_one_of(desc.ViewDimension, (BUFFER_DIMENSION,)):
         raise VoidMisuse(f"pDesc is {desc!r}; a buffer's shader-resource view needs a "
                          "D3D12_SHADER_RESOURCE_VIEW_DESC with ViewDimension D3D12_SRV_DIMENSION_BUFFER.")
@@ -153,6 +161,9 @@ def create_constant_buffer_view(device, desc, dest):
         raise VoidMisuse(f"pDesc has BufferLocation 0x{va:X} and SizeInBytes {size}; both must be multiples of "
                          f"{CBV_ALIGNMENT}, and SizeInBytes 256 to {CBV_MAX_BYTES}.")
     resource = device._resource_from_gpu_va(va)
+    if resource is not None and resource._texture is not None:
+        raise VoidMisuse(f"pDesc.BufferLocation 0x{va:X} is inside {resource._label}, a texture; a constant-buffer "
+                         "view is of a buffer.")
     if resource is None or va + size > resource._allocation.gpu_va + resource._width:
         raise VoidMisuse(f"pDesc covers GPU addresses 0x{va:X} to 0x{va + size:X}, which are not inside one buffer "
                          "of this device.")

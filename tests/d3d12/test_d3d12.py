@@ -186,9 +186,10 @@ def test_buffer_desc_rules(rig):
         "CreateCommittedResource: pDesc.Width is 0; a buffer must be at least 1 byte.")
     texture = CD3DX12_RESOURCE_DESC.Buffer(16)
     texture.Dimension = D3D12_RESOURCE_DIMENSION_TEXTURE2D
-    assert raises(E_NOTIMPL, create, default, 0, texture, 0, None) == (
-        "CreateCommittedResource: pDesc.Dimension is D3D12_RESOURCE_DIMENSION_TEXTURE2D; the emulator creates only "
-        "D3D12_RESOURCE_DIMENSION_BUFFER resources.")
+    assert raises(E_INVALIDARG, create, default, 0, texture, 0, None) == (     # a buffer desc made a texture
+        "CreateCommittedResource: pDesc.Layout is D3D12_TEXTURE_LAYOUT_ROW_MAJOR; a row-major texture needs "
+        "D3D12_RESOURCE_FLAG_ALLOW_CROSS_ADAPTER, which the emulated adapters do not support "
+        "(CrossAdapterRowMajorTextureSupported 0): create it with D3D12_TEXTURE_LAYOUT_UNKNOWN.")
     assert raises(E_INVALIDARG, create, CD3DX12_HEAP_PROPERTIES(D3D12_HEAP_TYPE_UPLOAD), 0,
                   CD3DX12_RESOURCE_DESC.Buffer(16, D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS),
                   D3D12_RESOURCE_STATE_GENERIC_READ, None) == (
