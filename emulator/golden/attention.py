@@ -1,0 +1,83 @@
+"""DML_OPERATOR_MULTIHEAD_ATTENTION in the order docs/NUMERICS.md ("Multi-head attention") fixes, vectorised over
+(batch, head, query row).
+
+For each (b, h, i), in FLOAT32 (FLOAT16 tensors widened, exactly): q[d] = Query[b, i, h D + d] (+ Bias[h D + d],
+rounded), k[j, d] = Key[b, j, h D + d] (+ Bias[hidden + h D + d], rounded), v[j, e] = Value[b, j, h Dv + e]
+(+ Bias[2 hidden + h Dv + e], rounded); the score s[j] = Scale * (GEMM's sum: from -0, fma(q[d], k[j, d], acc) for
+d ascending), the multiply rounded once; with MaskType KEY_SEQUENCE_LENGTH, s[j] + MaskFilterValue (rounded) for
+every j >= Mask[b] (a signed INT32); then the row is softmax'd exactly as ACTIVATION_SOFTMAX computes a row of
+Skv elements (dmlemu.golden.softmax's steps: maxNum, the reductions' threads-then-tree sum of e^(s - M), one
+correctly rounded divide), p stays FLOAT32; the output Output[b, i, h Dv + e] = (GEMM's sum: from -0,
+fma(p[j], v[j, e], acc) for j ascending), rounded once to FLOAT16 for FLOAT16 tensors. NaN results are canonical.
+This module follows that text, not the kernel: it never assembles or runs anything.
+"""
+import numpy as np
+
+from dmlemu.golden.numbers import canonicalize_nans
+from dmlemu.golden.reduce import _min_max, _sum
+from dmlemu.golden.registry import operator
+from dmlemu.golden.transcendental import _Math
+from dmlemu.isa import numerics as _nm   # primitives only (the FMA, the divide, FLOAT16 narrowing)
+
+_F32 = _Math(np.float32)
+MASK_TYPES = {"NONE": 0, "KEY_SEQUENCE_LENGTH": 1}      # the mask types this model computes
+
+
+def _three(x):
+    """x without its leading sizes of 1, as [batch, sequence, hidden]."""
+    x = np.asarray(x)
+    return x.reshape(x.shape[x.ndim - 3:]) if x.ndim > 3 else x
+
+
+def softmax_rows(scores):
+    """ACTIVATION_SOFTMAX's steps on each row of a (rows, n) FLOAT32 array."""
+    with np.errstate(all="ignore"):
+        m = _min_max(scores, False)[:, None]
+        e = np.asarray(_F32.exp((scores - m).astype(np.float32)), np.float32)
+        s = _sum(e, np.float32(-0.0), np.add)[:, None]
+        return np.asarray(_nm.divide(*np.broadcast_arrays(e, s)), np.float32)
+
+
+@operator(name="MULTIHEAD_ATTENTION", keyword_attributes=("Scale", "MaskFilterValue", "HeadCount", "MaskType"))
+def multihead_attention(query, key, value, stacked_query_key=None, stacked_key_value=None,
+                        stacked_query_key_value=None, bias=None, mask=None, relative_position_bias=None,
+                        past_key=None, past_value=None, Scale=1.0, MaskFilterValue=-10000.0, HeadCount=1, MaskType=0):
+    """The OutputTensor of MULTIHEAD_ATTENTION with separate Query, Key and Value, an optional Bias and an optional
+    KEY_SEQUENCE_LENGTH mask (the subset dmlemu's kernel serves; the rest raises NotImplementedError)."""
+    if (query is None or key is None or value is None or stacked_query_key is not None
+            or stacked_key_value is not None or stacked_query_key_value is not None
+            or relative_position_bias is not None or past_key is not None or past_value is not None
+            or int(MaskType) not in MASK_TYPES.values()):
+        raise NotImplementedError("the golden MULTIHEAD_ATTENTION takes separate Query, Key and Value, an optional "
+                                  "Bias and MaskType NONE or KEY_SEQUENCE_LENGTH")
+    storage = np.asarray(query).dtype
+    q, k, v = (_three(t).astype(np.float32) for t in (query, key, value))
+    heads = int(HeadCount)
+    batch, sequence, hidden = q.shape
+    kv_sequence, value_hidden = v.shape[1], v.shape[2]
+    d, dv = hidden // heads, value_hidden // heads
+    with np.errstate(all="ignore"):
+        if bias is not None:
+            b = np.asarray(bias).reshape(-1).astype(np.float32)
+            q = (q + b[:hidden]).astype(np.float32)
+            k = (k + b[hidden:2 * hidden]).astype(np.float32)
+            v = (v + b[2 * hidden:]).astype(np.float32)
+        q = q.reshape(batch, sequence, heads, d).transpose(0, 2, 1, 3)          # [b, h, i, d]
+        k = k.reshape(batch, kv_sequence, heads, d).transpose(0, 2, 1, 3)       # [b, h, j, d]
+        v = v.reshape(batch, kv_sequence, heads, dv).transpose(0, 2, 1, 3)      # [b, h, j, e]
+        acc = np.full((batch, heads, sequence, kv_sequence), -0.0, np.float32)
+        for c in range(d):
+            acc = _nm.fused_multiply_add(q[:, :, :, c:c + 1], k[:, :, None, :, c], acc).astype(np.float32)
+        scores = canonicalize_nans((acc * np.float32(Scale)).astype(np.float32))
+        if int(MaskType) == MASK_TYPES["KEY_SEQUENCE_LENGTH"]:
+            lengths = np.asarray(mask).reshape(-1).astype(np.int64)
+            masked = np.arange(kv_sequence)[None, :] >= lengths[:, None]                  # [b, j]
+            scores = np.where(masked[:, None, None, :], (scores + np.float32(MaskFilterValue)).astype(np.float32),
+                              scores)
+        p = softmax_rows(scores.reshape(-1, kv_sequence)).reshape(scores.shape)
+        out = np.full((batch, heads, sequence, dv), -0.0, np.float32)
+        for j in range(kv_sequence):
+            out = _nm.fused_multiply_add(p[..., j:j + 1], v[:, :, None, j, :], out).astype(np.float32)
+        out = canonicalize_nans(out).transpose(0, 2, 1, 3).reshape(batch, sequence, value_hidden)
+        out = out.reshape(np.asarray(query).shape[:-3] + out.shape) if np.ndim(query) > 3 else out
+        return _nm.narrow_f16(out).astype(storage) if storage == np.float16 else out.astype(storage)

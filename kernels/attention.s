@@ -1,0 +1,268 @@
+; =============================================================================================
+; attention.s: DML_OPERATOR_MULTIHEAD_ATTENTION with separate Query, Key and Value, an optional Bias
+; and an optional KEY_SEQUENCE_LENGTH mask. The order of every operation is docs/NUMERICS.md's
+; "Multi-head attention", whatever the wave width.
+;
+; Launch (kernels/attention_ops.py): a grid of workgroups (X, Y, Z) = (sequenceLength, HeadCount,
+; batchSize) of L threads, L as the reductions pick it from the key sequence length Skv; s4, s5, s6
+; are the group's X = i (the query row), Y = h (the head), Z = b (the batch); v0 the thread id.
+;   A. the query row q[d] = Query[b, i, h D + d] (+ Bias, rounded) into LDS (threads d = t, t + L ..);
+;   B. thread t scores keys j = t, t + L, .. : from -0, fma(q[d], k[j, d], acc) for d ascending (k
+;      with its Bias added, rounded), then Scale * acc (one rounding), then + MaskFilterValue
+;      (rounded) where j >= Mask[b]; each score into LDS, and maxNum of them into v10;
+;   C. M by the reductions' LDS tree (reduce_tree.inc); S = the sum of e^(s - M) (math_exp.inc) in
+;      the reductions' SUM order, as softmax.s computes a row;
+;   D. p[j] = e^(s[j] - M) / S (one correctly rounded divide) replaces s[j] in LDS;
+;   E. thread t computes output columns e = t, t + L ..: from -0, fma(p[j], v[j, e], acc) for j
+;      ascending (v with its Bias added, rounded); FLOAT16 rounds once at the store.
+; Offsets are in elements from the strides the driver gives.
+;
+; Constant buffer (kernels/constant_buffer.py's RECORDS and PARAM fields; attention_ops.py packs them):
+;   record 0  the batch: -, -, -, -, strides of Query, Key, Value, Output
+;   record 1  the sequence: -, -, -, -, strides of Query, Key, Value, Output (Key, Value: along j)
+;   record 2  D, Dv, hiddenSize, Skv, the column strides of Query, Key, Value, Output
+;   record 3  -, -, -, -, the Bias's stride, the Mask's stride, 0, 0
+;   PARAM0, PARAM1: Scale, MaskFilterValue (FLOAT32)
+; LDS: the tree at 0 (4 L bytes), q at ${LDS_Q} (4 D bytes), the scores at ${LDS_S} (4 Skv bytes).
+; =============================================================================================
+    s_load_dwordx4 s[8:11], s[0:1], ${DESC_Q}       ; the Query's buffer descriptor
+    s_load_dwordx4 s[12:15], s[0:1], ${DESC_K}      ; the Key's
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_V}      ; the Value's
+.if HAS_BIAS
+    s_load_dwordx4 s[20:23], s[0:1], ${DESC_BIAS}   ; the Bias's
+.endif
+.if HAS_MASK
+    s_load_dwordx4 s[24:27], s[0:1], ${DESC_MASK}   ; the Mask's
+.endif
+    s_load_dwordx4 s[28:31], s[0:1], ${DESC_OUT}    ; the Output's
+    s_load_dwordx8 s[32:39], s[2:3], ${CB_ATT_BATCH}    ; -, -, -, -, Q_b, K_b, V_b, O_b
+    s_load_dwordx8 s[48:55], s[2:3], ${CB_ATT_SEQUENCE} ; -, -, -, -, Q_s, K_s, V_s, O_s
+    s_load_dwordx8 s[56:63], s[2:3], ${CB_ATT_COLUMN}   ; D, Dv, hidden, Skv, Q_c, K_c, V_c, O_c
+    s_load_dwordx8 s[64:71], s[2:3], ${CB_ATT_EXTRA}    ; -, -, -, -, Bias stride, Mask stride, 0, 0
+    s_load_dwordx2 s[72:73], s[2:3], ${CB_PARAM0}   ; Scale, MaskFilterValue
+    s_waitcnt 0
+    s_mov_b64 s[40:41], exec             ; every thread of the workgroup (restored after each branch)
+
+; ---- this workgroup's element offsets -----------------------------------------------------------------
+    s_mul_i32 s74, s5, s56               ; h D: the head's first query / key column
+    s_mul_i32 s75, s5, s57               ; h Dv: its first value / output column
+    s_mul_i32 s76, s6, s36
+    s_mul_i32 s90, s4, s52
+    s_add_u32 s76, s76, s90
+    s_mul_i32 s90, s74, s60
+    s_add_u32 s76, s76, s90              ; Query[b, i, h D]
+    s_mul_i32 s77, s6, s37
+    s_mul_i32 s90, s74, s61
+    s_add_u32 s77, s77, s90              ; Key[b, 0, h D]
+    s_mul_i32 s78, s6, s38
+    s_mul_i32 s90, s75, s62
+    s_add_u32 s78, s78, s90              ; Value[b, 0, h Dv]
+    s_mul_i32 s79, s6, s39
+    s_mul_i32 s90, s4, s55
+    s_add_u32 s79, s79, s90
+    s_mul_i32 s90, s75, s63
+    s_add_u32 s79, s79, s90              ; Output[b, i, h Dv]
+    s_add_u32 s82, s58, s74              ; hidden + h D: the Key's first bias element
+    s_mul_i32 s82, s82, s68
+    s_add_u32 s84, s58, s58
+    s_add_u32 s84, s84, s75              ; 2 hidden + h Dv: the Value's
+.if HAS_MASK
+    v_mov_b32 v20, s6                    ; Mask[b], the key sequence length (signed)
+    v_mul_lo_u32 v20, v20, s69
+    v_lshl_b32 v20, v20, 2
+    buffer_load_dword v20, v20, s[24:27], 0
+    s_waitcnt 0
+.endif
+
+; ---- A. the query row into LDS -------------------------------------------------------------------------
+    v_mov_b32 v7, v0                     ; d = t
+query_next:
+    v_cmp_gt_u32 vcc, s56, v7            ; threads with d < D go on
+    s_and_b64 exec, exec, vcc
+    s_cbranch_execz query_done
+    v_mul_lo_u32 v8, v7, s60
+    v_add_u32 v8, v8, s76
+    v_lshl_b32 v8, v8, ${SHIFT}
+    buffer_load_${LOAD} v11, v8, s[8:11], 0
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v11, v11               ; FLOAT16 computes in FLOAT32 (exact widening)
+.endif
+.if HAS_BIAS
+    v_add_u32 v9, v7, s74                ; Bias[h D + d]
+    v_mul_lo_u32 v9, v9, s68
+    v_lshl_b32 v9, v9, ${SHIFT}
+    buffer_load_${LOAD} v12, v9, s[20:23], 0
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v12, v12
+.endif
+    v_add_f32 v11, v11, v12              ; q + bias, rounded
+.endif
+    v_lshl_b32 v9, v7, 2
+    ds_write_b32 v9, v11, ${LDS_Q}
+    v_add_u32 v7, v7, ${LANES}
+    s_branch query_next
+query_done:
+    s_mov_b64 exec, s[40:41]
+    s_barrier
+
+; ---- B. the scores s[j] and their maxNum -------------------------------------------------------------
+    v_mov_b32 v10, ${IDENTITY}           ; maxNum's identity (NaN)
+    v_mov_b32 v7, v0                     ; j = t
+score_next:
+    v_cmp_gt_u32 vcc, s59, v7            ; threads with j < Skv go on
+    s_and_b64 exec, exec, vcc
+    s_cbranch_execz score_done
+    v_mul_lo_u32 v8, v7, s53
+    v_add_u32 v8, v8, s77                ; Key[b, j, h D]
+    v_mov_b32 v13, 0x80000000            ; acc = -0
+    v_mov_b32 v9, 0                      ; 4 d: q[d] in LDS
+    s_mov_b32 s80, s56                   ; d left
+    s_mov_b32 s83, s82                   ; the Key's bias element of d = 0
+dot_next:
+    s_cmp_eq_u32 s80, 0
+    s_cbranch_scc1 dot_done
+    ds_read_b32 v14, v9, ${LDS_Q}        ; q[d], the same for every thread
+    v_lshl_b32 v22, v8, ${SHIFT}
+    buffer_load_${LOAD} v11, v22, s[12:15], 0
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v11, v11
+.endif
+.if HAS_BIAS
+    v_mov_b32 v21, s83
+    v_lshl_b32 v21, v21, ${SHIFT}
+    buffer_load_${LOAD} v12, v21, s[20:23], 0
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v12, v12
+.endif
+    v_add_f32 v11, v11, v12              ; k + bias, rounded
+    s_add_u32 s83, s83, s68
+.endif
+    v_fma_f32 v13, v14, v11, v13         ; acc = fma(q[d], k[j, d], acc): d ascending
+    v_add_u32 v8, v8, s61
+    v_add_u32 v9, v9, 4
+    s_sub_u32 s80, s80, 1
+    s_branch dot_next
+dot_done:
+    v_mul_f32 v13, v13, s72              ; Scale * acc, rounded once
+.if HAS_MASK
+    v_cmp_ge_i32 vcc, v7, v20            ; j >= Mask[b]: + MaskFilterValue, rounded
+    v_add_f32 v12, v13, s73
+    v_cndmask_b32 v13, v13, v12, vcc
+.endif
+    v_lshl_b32 v22, v7, 2
+    ds_write_b32 v22, v13, ${LDS_S}
+    v_max_f32 v10, v10, v13              ; maxNum (a NaN score is skipped)
+    v_add_u32 v7, v7, ${LANES}
+    s_branch score_next
+score_done:
+    s_mov_b64 exec, s[40:41]
+
+; ---- C. M, then S = the sum of e^(s - M), as softmax.s ------------------------------------------------
+.include "reduce_tree.inc"
+    ds_write_b32 v5, v10, 0              ; thread 0 puts M at LDS 0 ...
+    s_mov_b64 exec, s[40:41]
+    s_barrier
+    v_mov_b32 v17, 0
+    ds_read_b32 v16, v17, 0              ; ... and every thread reads it into v16
+    s_waitcnt 0
+    s_barrier                            ; before the second tree writes LDS 0 again
+    v_mov_b32 v10, 0x80000000            ; from -0, the identity of addition
+    v_mov_b32 v7, v0
+sum_next:
+    v_cmp_gt_u32 vcc, s59, v7
+    s_and_b64 exec, exec, vcc
+    s_cbranch_execz sum_done
+    v_lshl_b32 v22, v7, 2
+    ds_read_b32 v11, v22, ${LDS_S}
+    s_waitcnt 0
+    v_sub_f32 v40, v11, v16              ; s - M, rounded
+.include "math_exp.inc"
+    v_add_f32 v10, v10, v41              ; + e^(s - M), rounded
+    v_add_u32 v7, v7, ${LANES}
+    s_branch sum_next
+sum_done:
+    s_mov_b64 exec, s[40:41]
+.set COMBINE, v_add_f32
+.include "reduce_tree.inc"
+    ds_write_b32 v5, v10, 0              ; thread 0 puts S at LDS 0 ...
+    s_mov_b64 exec, s[40:41]
+    s_barrier
+    v_mov_b32 v17, 0
+    ds_read_b32 v19, v17, 0              ; ... and every thread reads it into v19
+    s_waitcnt 0
+
+; ---- D. p[j] = e^(s[j] - M) / S in place ---------------------------------------------------------------
+    v_mov_b32 v7, v0
+prob_next:
+    v_cmp_gt_u32 vcc, s59, v7
+    s_and_b64 exec, exec, vcc
+    s_cbranch_execz prob_done
+    v_lshl_b32 v22, v7, 2
+    ds_read_b32 v11, v22, ${LDS_S}
+    s_waitcnt 0
+    v_sub_f32 v40, v11, v16              ; e^(s - M) exactly as in C ...
+.include "math_exp.inc"
+    v_div_f32 v10, v41, v19              ; ... over S: one correctly rounded divide
+    ds_write_b32 v22, v10, ${LDS_S}
+    v_add_u32 v7, v7, ${LANES}
+    s_branch prob_next
+prob_done:
+    s_mov_b64 exec, s[40:41]
+    s_barrier                            ; every p[j] is in LDS
+
+; ---- E. the output columns: the sum of p[j] v[j, e] ----------------------------------------------------
+    v_mov_b32 v7, v0                     ; e = t
+out_next:
+    v_cmp_gt_u32 vcc, s57, v7            ; threads with e < Dv go on
+    s_and_b64 exec, exec, vcc
+    s_cbranch_execz out_done
+    v_mul_lo_u32 v8, v7, s62
+    v_add_u32 v8, v8, s78                ; Value[b, 0, h Dv + e]
+.if HAS_BIAS
+    v_add_u32 v21, v7, s84               ; Bias[2 hidden + h Dv + e]
+    v_mul_lo_u32 v21, v21, s68
+    v_lshl_b32 v21, v21, ${SHIFT}
+    buffer_load_${LOAD} v23, v21, s[20:23], 0
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v23, v23
+.endif
+.endif
+    v_mov_b32 v13, 0x80000000            ; acc = -0
+    v_mov_b32 v9, 0                      ; 4 j: p[j] in LDS
+    s_mov_b32 s80, s59                   ; j left
+weigh_next:
+    s_cmp_eq_u32 s80, 0
+    s_cbranch_scc1 weigh_done
+    ds_read_b32 v14, v9, ${LDS_S}        ; p[j], the same for every thread
+    v_lshl_b32 v22, v8, ${SHIFT}
+    buffer_load_${LOAD} v11, v22, s[16:19], 0
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v11, v11
+.endif
+.if HAS_BIAS
+    v_add_f32 v11, v11, v23              ; v + bias, rounded
+.endif
+    v_fma_f32 v13, v14, v11, v13         ; acc = fma(p[j], v[j, e], acc): j ascending
+    v_add_u32 v8, v8, s54
+    v_add_u32 v9, v9, 4
+    s_sub_u32 s80, s80, 1
+    s_branch weigh_next
+weigh_done:
+.if NARROW_F16
+    v_cvt_f16_f32 v13, v13               ; FLOAT16: rounded once, to nearest even
+.endif
+    v_mul_lo_u32 v22, v7, s63
+    v_add_u32 v22, v22, s79
+    v_lshl_b32 v22, v22, ${SHIFT}
+    buffer_store_${STORE} v13, v22, s[28:31], 0
+    v_add_u32 v7, v7, ${LANES}
+    s_branch out_next
+out_done:
+    s_mov_b64 exec, s[40:41]
+    s_endpgm

@@ -1,0 +1,148 @@
+"""The attention family's table and compiler: DML_OPERATOR_MULTIHEAD_ATTENTION as a kernel launch.
+
+kernels/attention.s computes one query row of one head per workgroup: a grid of (sequenceLength, HeadCount,
+batchSize) workgroups of L threads, L from the key sequence length Skv as the reductions pick it
+(`reduce_ops.lanes_for`: 64 to 1024), with the LDS tree of the reductions (4 L bytes), the query row (4 D bytes)
+and the row of scores (4 Skv bytes); a desc whose LDS would pass LDS_LIMIT (the smallest preset's
+lds_max_bytes_per_workgroup) is E_NOTIMPL. The kernel serves separate Query, Key and Value tensors, an optional Bias
+and MaskType NONE or KEY_SEQUENCE_LENGTH, FLOAT32 and FLOAT16 (computed in FLOAT32); every other valid desc is
+E_NOTIMPL with a sentence (docs/DEVIATIONS.md, "Multi-head attention"). One `AttentionOperator` row per operator says,
+by name:
+
+  tensors     the desc's tensor fields in binding order (a tensor's descriptor is 32 bytes at 32 x its index)
+  types       the data types it serves
+  params      the desc's attributes the compiler reads, (field, kind)
+
+The order of every operation is docs/NUMERICS.md's "Multi-head attention"; the golden model
+(dmlemu.golden.attention) follows the same description, independently.
+"""
+import functools
+import os
+from dataclasses import dataclass
+
+from dmlemu.isa.assembler import assemble_file
+from dmlemu.isa.program import Program
+from dmlemu.kernels import reduce_ops
+from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
+from dmlemu.kernels.element_wise_math import symbols as math_symbols
+
+KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
+LDS_LIMIT = 16384         # bytes: the smallest lds_max_bytes_per_workgroup of the presets
+MASK_TYPES = {0: "NONE", 1: "KEY_SEQUENCE_LENGTH"}      # the DML_MULTIHEAD_ATTENTION_MASK_TYPE values served
+_LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
+_STORE = {"FLOAT32": "dword", "FLOAT16": "short"}
+_SHIFT = {"FLOAT32": 2, "FLOAT16": 1}
+TENSORS = ("QueryTensor", "KeyTensor", "ValueTensor", "StackedQueryKeyTensor", "StackedKeyValueTensor",
+           "StackedQueryKeyValueTensor", "BiasTensor", "MaskTensor", "RelativePositionBiasTensor", "PastKeyTensor",
+           "PastValueTensor", "OutputTensor", "OutputPresentKeyTensor", "OutputPresentValueTensor")
+
+
+@dataclass(frozen=True, kw_only=True)
+class AttentionOperator:
+    """One operator of the attention family (see the module docstring for each field)."""
+    name: str
+    tensors: tuple
+    types: tuple
+    source: str = "attention.s"
+    params: tuple = ()
+    scale_bias: bool = False
+    bounds: tuple = ()
+    optional: tuple = ()
+    family: str = "attention"
+
+
+OPERATORS = {row.name: row for row in (
+    AttentionOperator(name="MULTIHEAD_ATTENTION", tensors=TENSORS, types=("FLOAT32", "FLOAT16"),
+                      params=(("Scale", "f32"), ("MaskFilterValue", "f32"), ("HeadCount", "uint"),
+                              ("MaskType", "enum")),
+                      optional=tuple(i for i, f in enumerate(TENSORS) if f != "OutputTensor")),
+)}
+
+
+def variant_symbols(data_type, has_bias, has_mask, lanes, head_size, layout=LAYOUT):
+    """The assembler symbols of one variant of attention.s: the reduction family's MAX (identity, tree, LDS
+    layout), the transcendental constants, and its own."""
+    symbols = reduce_ops.variant_symbols("MAX", "FLOAT32", "FLOAT32", True, lanes, layout)
+    symbols.update(math_symbols("f32"))
+    records = layout.field("RECORDS").offset
+    step = layout.record_bytes
+    symbols.update({
+        "CT_SIGN": "0x80000000", "EXP_HALVED": 0, "HAS_BIAS": int(has_bias), "HAS_MASK": int(has_mask),
+        "LOAD": _LOAD[data_type], "STORE": _STORE[data_type], "SHIFT": _SHIFT[data_type],
+        "WIDEN_F16": int(data_type == "FLOAT16"), "NARROW_F16": int(data_type == "FLOAT16"),
+        **{f"DESC_{name}": 32 * TENSORS.index(field) for name, field in (
+            ("Q", "QueryTensor"), ("K", "KeyTensor"), ("V", "ValueTensor"), ("BIAS", "BiasTensor"),
+            ("MASK", "MaskTensor"), ("OUT", "OutputTensor"))},
+        "CB_ATT_BATCH": records, "CB_ATT_SEQUENCE": records + step, "CB_ATT_COLUMN": records + 2 * step,
+        "CB_ATT_EXTRA": records + 3 * step, "LDS_Q": 4 * lanes, "LDS_S": 4 * lanes + 4 * head_size})
+    return symbols
+
+
+@functools.lru_cache(maxsize=None)
+def build_program(data_type, has_bias, has_mask, lanes, head_size, layout=LAYOUT):
+    """Assemble and decode one variant of attention.s (cached)."""
+    dwords = assemble_file(os.path.join(KERNEL_DIR, "attention.s"),
+                           variant_symbols(data_type, has_bias, has_mask, lanes, head_size, layout))
+    return Program(dwords, f"multihead_attention_{data_type.lower()}_x{lanes}"
+                           f"{'_bias' if has_bias else ''}{'_mask' if has_mask else ''}")
+
+
+def _strides(spec, packed_strides, rank):
+    """The strides of a tensor's last `rank` dimensions, in elements (its leading sizes are 1)."""
+    sizes = tuple(int(s) for s in spec.sizes)
+    strides = tuple(int(s) for s in (spec.strides if spec.strides is not None else packed_strides(sizes)))
+    return strides[len(strides) - rank:]
+
+
+def compile_attention(operator, tensors, attributes, layout, no_kernel, packed_strides):
+    """(program, constant buffer bytes, group grid, thread grid, LDS bytes) of a validated desc;
+    kernels/driver.py wraps them in a CompiledKernel. `no_kernel` is the NoKernel class to raise."""
+    row = OPERATORS[operator]
+    by_field = dict(zip(row.tensors, tensors))
+    unserved = [f for f in ("StackedQueryKeyTensor", "StackedKeyValueTensor", "StackedQueryKeyValueTensor",
+                            "RelativePositionBiasTensor", "PastKeyTensor", "PastValueTensor",
+                            "OutputPresentKeyTensor", "OutputPresentValueTensor") if by_field[f] is not None]
+    if unserved:
+        raise no_kernel(f"dmlemu's kernel for {operator} serves separate QueryTensor, KeyTensor and ValueTensor "
+                        f"with an optional BiasTensor, not {', '.join(unserved)}")
+    mask_type = int(attributes.get("MaskType") or 0)
+    if mask_type not in MASK_TYPES:
+        raise no_kernel(f"dmlemu's kernel for {operator} serves MaskType NONE and KEY_SEQUENCE_LENGTH, not "
+                        f"DML_MULTIHEAD_ATTENTION_MASK_TYPE value {mask_type}")
+    query, key, value, out = by_field["QueryTensor"], by_field["KeyTensor"], by_field["ValueTensor"], \
+        by_field["OutputTensor"]
+    if out.data_type not in row.types:
+        raise no_kernel(f"dmlemu's kernel for {operator} serves {', '.join(row.types)}, not {out.data_type}")
+    heads = int(attributes["HeadCount"])
+    batch, sequence, hidden = (int(s) for s in query.sizes[-3:])
+    kv_sequence, value_hidden = int(value.sizes[-2]), int(value.sizes[-1])
+    head, value_head = hidden // heads, value_hidden // heads
+    lanes = reduce_ops.lanes_for(kv_sequence)
+    lds_bytes = 4 * (lanes + head + kv_sequence)
+    if lds_bytes > LDS_LIMIT:
+        raise no_kernel(f"dmlemu's kernel for {operator} keeps a row of scores in LDS: keyValueSequenceLength "
+                        f"{kv_sequence} with headSize {head} needs {lds_bytes} bytes, more than {LDS_LIMIT}")
+    q, k, v, o = (_strides(t, packed_strides, 3) for t in (query, key, value, out))
+    bias = by_field["BiasTensor"]
+    mask = by_field["MaskTensor"]
+    extra = (_strides(bias, packed_strides, 1)[0] if bias is not None else 0,
+             _strides(mask, packed_strides, 1)[0] if mask is not None else 0, 0, 0)
+
+    def record(sizes, strides):
+        fields = dict(zip(("SIZE", "MAGIC", "SHIFT1", "SHIFT2"), sizes))
+        fields.update({f"STRIDE_T{t}": s & 0xFFFFFFFF for t, s in enumerate(strides)})
+        return fields
+    records = [record((batch, 0, 0, 0), (q[0], k[0], v[0], o[0])),
+               record((sequence, 0, 0, 0), (q[1], k[1], v[1], o[1])),
+               record((head, value_head, hidden, kv_sequence), (q[2], k[2], v[2], o[2])),
+               record((0, 0, 0, 0), extra)]
+    values = {"ELEMENTS": batch * sequence * value_hidden, "WORKGROUP_SIZE": lanes, "RECORD_COUNT": len(records),
+              "PARAM0": f32_bits(float(attributes.get("Scale", 1.0))),
+              "PARAM1": f32_bits(float(attributes.get("MaskFilterValue", 0.0)))}
+    constants = layout.pack(values, records, params=True, wide=False)
+    program = build_program(out.data_type, bias is not None, mask_type == 1, lanes, head, layout)
+    return program, constants, (sequence, heads, batch), (lanes, 1, 1), lds_bytes
+
+
+__all__ = ["LDS_LIMIT", "MASK_TYPES", "OPERATORS", "AttentionOperator", "TENSORS", "build_program",
+           "compile_attention", "variant_symbols"]
