@@ -1,0 +1,313 @@
+"""DML_OPERATOR_MULTIHEAD_ATTENTION through the mirror, bit for bit against the golden model (docs/NUMERICS.md,
+"Multi-head attention").
+
+Drawn descs (FLOAT32 and FLOAT16; batch, heads, query and key sequence lengths, head sizes; a Bias or none; MaskType
+NONE or KEY_SEQUENCE_LENGTH; packed, padded and permuted layouts; special values) run on every adapter; the kernel
+alone runs on wave widths 32 and 64; the golden model is checked against a literal per-element loop written from the
+text and against float64 within a ULP-measured bound; the schema's rows, the shape rule's sentences and the
+E_NOTIMPL sentences of the descs the kernel does not serve are pinned."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from dmlemu import golden, run_operator
+from dmlemu.d3d12 import *  # noqa: F401,F403
+from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.direct_run import DirectRun
+from dmlemu.dxgi import CreateDXGIFactory1
+from dmlemu.directml.operators import SCHEMAS_BY_NAME
+from dmlemu.errors import E_INVALIDARG, E_NOTIMPL, HResultError
+from dmlemu.golden.attention import softmax_rows
+from dmlemu.gpu import Gpu
+from dmlemu.isa.numerics import fused_multiply_add
+from dmlemu.kernels.attention_ops import LDS_LIMIT, TENSORS
+from dmlemu.kernels.driver import TensorSpec
+from dmlemu.kernels.reduce_ops import lanes_for
+from dmlemu.presets import PRESETS, RX_7900_XTX, WARP
+from tensor_layouts import layout_strides, same_bits, tensor
+
+DTYPES = {"FLOAT32": np.float32, "FLOAT16": np.float16}
+OP = "DML_OPERATOR_MULTIHEAD_ATTENTION"
+
+
+def attention_desc(type_name, batch, sequence, kv_sequence, heads, head, value_head, bias=False, mask=False,
+                   strides=(None, None, None, None), scale=0.5, filter_value=-10000.0, **extra):
+    fields = dict(
+        QueryTensor=tensor(type_name, (batch, sequence, heads * head), strides[0]),
+        KeyTensor=tensor(type_name, (batch, kv_sequence, heads * head), strides[1]),
+        ValueTensor=tensor(type_name, (batch, kv_sequence, heads * value_head), strides[2]),
+        BiasTensor=tensor(type_name, (2 * heads * head + heads * value_head,)) if bias else None,
+        MaskTensor=tensor("INT32", (batch,)) if mask else None,
+        OutputTensor=tensor(type_name, (batch, sequence, heads * value_head), strides[3]),
+        Scale=scale, MaskFilterValue=filter_value, HeadCount=heads, MaskType=int(mask))
+    fields.update(extra)
+    return DML_MULTIHEAD_ATTENTION_OPERATOR_DESC(**fields)
+
+
+def values(rng, type_name, shape, special=False):
+    x = (rng.standard_normal(shape) * rng.choice([0.1, 1.0, 4.0])).astype(DTYPES[type_name])
+    if special and x.size:
+        picks = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0], dtype=x.dtype)
+        pick = rng.random(shape) < 0.03
+        x[pick] = rng.choice(picks, size=int(pick.sum()))
+    return x
+
+
+def inputs_of(q, k, v, bias=None, mask=None):
+    return [q, k, v, None, None, None, bias, mask, None, None, None]
+
+
+def expected(q, k, v, bias, mask, heads, scale=0.5, filter_value=-10000.0):
+    return golden.run("MULTIHEAD_ATTENTION", inputs_of(q, k, v, bias, mask), {
+        "Scale": np.float32(scale), "MaskFilterValue": np.float32(filter_value), "HeadCount": heads,
+        "MaskType": int(mask is not None)})
+
+
+# ---- drawn descs through the mirror ------------------------------------------------------------------------------
+@st.composite
+def cases(draw):
+    return dict(type_name=draw(st.sampled_from(["FLOAT32", "FLOAT16"])), batch=draw(st.integers(1, 2)),
+                sequence=draw(st.integers(1, 3)), kv_sequence=draw(st.sampled_from([1, 2, 5, 9, 70])),
+                heads=draw(st.integers(1, 3)), head=draw(st.integers(1, 6)), value_head=draw(st.integers(1, 5)),
+                bias=draw(st.booleans()), mask=draw(st.booleans()),
+                scale=draw(st.sampled_from([1.0, 0.5, 0.125, -2.0])),
+                layouts=[draw(st.sampled_from(["packed", "padded", "permuted"])) for _ in range(4)],
+                special=draw(st.booleans()), seed=draw(st.integers(0, 2 ** 32 - 1)))
+
+
+def run_case(case, preset=None):
+    rng = np.random.default_rng(case["seed"])
+    t, b, s, kv, h = case["type_name"], case["batch"], case["sequence"], case["kv_sequence"], case["heads"]
+    d, dv = case["head"], case["value_head"]
+    shapes = [(b, s, h * d), (b, kv, h * d), (b, kv, h * dv), (b, s, h * dv)]
+    strides = [layout_strides(shape, layout, rng)[0] for shape, layout in zip(shapes, case["layouts"])]
+    q, k, v = (values(rng, t, shape, case["special"]) for shape in shapes[:3])
+    bias = values(rng, t, (2 * h * d + h * dv,)) if case["bias"] else None
+    mask = rng.integers(-1, kv + 2, size=b).astype(np.int32) if case["mask"] else None
+    desc = attention_desc(t, b, s, kv, h, d, dv, case["bias"], case["mask"], strides, case["scale"])
+    (got,) = run_operator(desc, inputs_of(q, k, v, bias, mask), adapter=preset)
+    same_bits(got, expected(q, k, v, bias, mask, h, case["scale"]))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases(), st.sampled_from(PRESETS + (WARP,)))
+def test_drawn_attentions_are_bit_exact_on_every_adapter(case, preset):
+    run_case(case, preset)
+
+
+@pytest.mark.parametrize("type_name", ["FLOAT32", "FLOAT16"])
+@pytest.mark.parametrize("preset", PRESETS + (WARP,), ids=lambda p: p.key if hasattr(p, "key") else str(p))
+def test_one_case_with_bias_and_mask_on_each_adapter(type_name, preset):
+    run_case(dict(type_name=type_name, batch=2, sequence=2, kv_sequence=7, heads=2, head=3, value_head=2, bias=True,
+                  mask=True, scale=0.5, layouts=["packed", "padded", "permuted", "packed"], special=False, seed=5),
+             preset)
+
+
+def test_a_long_key_sequence_takes_more_threads():
+    # 300 keys: 128 threads per workgroup (the reductions' lanes for 300), each scoring 2 or 3 keys
+    run_case(dict(type_name="FLOAT32", batch=1, sequence=2, kv_sequence=300, heads=2, head=4, value_head=3,
+                  bias=False, mask=True, scale=0.25, layouts=["packed"] * 4, special=False, seed=9))
+
+
+# ---- the same kernel on every wave width ---------------------------------------------------------------------------
+def run_kernel(q, k, v, bias, mask, heads, width):
+    gpu = Gpu(RX_7900_XTX, wave_width=width, timing=False)
+    t = "FLOAT32" if q.dtype == np.float32 else "FLOAT16"
+    out = np.zeros(q.shape[:2] + (v.shape[2],), q.dtype)
+    arrays = dict(zip(TENSORS, inputs_of(q, k, v, bias, mask) + [out, None, None]))
+    specs = [None if x is None else TensorSpec("INT32" if f == "MaskTensor" else t, x.shape, None, x.nbytes)
+             for f, x in arrays.items()]
+    raw = [np.zeros(4, np.uint8) if x is None else x.view(np.uint8).reshape(-1) for x in arrays.values()]
+    run = DirectRun(gpu, "MULTIHEAD_ATTENTION", specs, raw, attributes={
+        "Scale": np.float32(0.5), "MaskFilterValue": np.float32(-10000.0), "HeadCount": heads,
+        "MaskType": int(mask is not None)})
+    run.dispatch()
+    return run.output_bytes(TENSORS.index("OutputTensor"))[:out.nbytes].view(out.dtype).reshape(out.shape)
+
+
+@pytest.mark.parametrize("type_name", ["FLOAT32", "FLOAT16"])
+def test_every_wave_width_gives_the_same_bits(type_name):
+    rng = np.random.default_rng(12)
+    q, k, v = (values(rng, type_name, shape, special=True) for shape in ((2, 3, 8), (2, 70, 8), (2, 70, 6)))
+    bias = values(rng, type_name, (22,))
+    mask = np.array([50, 70], np.int32)
+    want = expected(q, k, v, bias, mask, 2)
+    for width in (32, 64):
+        same_bits(run_kernel(q, k, v, bias, mask, 2, width), want)
+
+
+# ---- the golden model against the text and against float64 ------------------------------------------------------
+def literal(q, k, v, bias, mask, heads, scale, filter_value):
+    """docs/NUMERICS.md's steps one element at a time (FLOAT32 only)."""
+    f = np.float32
+    batch, sequence, hidden = q.shape
+    kv, value_hidden = v.shape[1], v.shape[2]
+    d, dv = hidden // heads, value_hidden // heads
+    out = np.zeros((batch, sequence, value_hidden), f)
+    for b in range(batch):
+        for h in range(heads):
+            for i in range(sequence):
+                scores = np.zeros(kv, f)
+                for j in range(kv):
+                    acc = f(-0.0)
+                    for c in range(d):
+                        qv, kvv = q[b, i, h * d + c], k[b, j, h * d + c]
+                        if bias is not None:
+                            qv, kvv = f(qv + bias[h * d + c]), f(kvv + bias[hidden + h * d + c])
+                        acc = f(fused_multiply_add(qv, kvv, acc))
+                    scores[j] = f(f(scale) * acc)
+                    if mask is not None and j >= mask[b]:
+                        scores[j] = f(scores[j] + f(filter_value))
+                p = softmax_rows(scores[None, :])[0]
+                for e in range(dv):
+                    acc = f(-0.0)
+                    for j in range(kv):
+                        vv = v[b, j, h * dv + e]
+                        if bias is not None:
+                            vv = f(vv + bias[2 * hidden + h * dv + e])
+                        acc = f(fused_multiply_add(p[j], vv, acc))
+                    out[b, i, h * dv + e] = acc
+    return out
+
+
+def test_the_golden_model_follows_the_text():
+    rng = np.random.default_rng(4)
+    q, k, v = (values(rng, "FLOAT32", shape) for shape in ((2, 2, 6), (2, 5, 6), (2, 5, 4)))
+    bias = values(rng, "FLOAT32", (16,))
+    mask = np.array([2, 9], np.int32)
+    with np.errstate(all="ignore"):
+        same_bits(expected(q, k, v, bias, mask, 2, 0.75, -30.0), literal(q, k, v, bias, mask, 2, 0.75, -30.0))
+
+
+def float64_reference(q, k, v, heads, scale):
+    q, k, v = (x.astype(np.float64) for x in (q, k, v))
+    batch, sequence, hidden = q.shape
+    d, dv = hidden // heads, v.shape[2] // heads
+    qh = q.reshape(batch, sequence, heads, d).transpose(0, 2, 1, 3)
+    kh = k.reshape(batch, -1, heads, d).transpose(0, 2, 1, 3)
+    vh = v.reshape(batch, -1, heads, dv).transpose(0, 2, 1, 3)
+    s = scale * qh @ kh.transpose(0, 1, 3, 2)
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    p /= p.sum(axis=-1, keepdims=True)
+    return (p @ vh).transpose(0, 2, 1, 3).reshape(batch, sequence, -1)
+
+
+@pytest.mark.parametrize("type_name, bound", [("FLOAT32", 64), ("FLOAT16", 2)])
+def test_golden_is_within_a_few_ulps_of_float64(type_name, bound):
+    # ULPs of the output type at the reference's magnitude (at least that of 1/8: the output is a convex combination
+    # of values ~1, so smaller results are cancellations measured against the inputs' scale)
+    rng = np.random.default_rng(7)
+    worst = 0.0
+    for kv in (1, 8, 64, 200):
+        q, k, v = ((rng.standard_normal(shape)).astype(DTYPES[type_name]) for shape in
+                   ((2, 3, 16), (2, kv, 16), (2, kv, 12)))
+        got = expected(q, k, v, None, None, 2, 0.25).astype(np.float64)
+        want = float64_reference(q, k, v, 2, 0.25)
+        ulp = np.spacing(np.maximum(np.abs(want), 0.125).astype(DTYPES[type_name])).astype(np.float64)
+        worst = max(worst, float(np.max(np.abs(got - want) / ulp)))
+    assert worst <= bound, worst
+
+
+# ---- special values --------------------------------------------------------------------------------------------
+def test_a_nan_key_makes_its_rows_nan_and_a_fully_masked_row_stays_finite():
+    q = np.ones((2, 1, 2), np.float32)
+    k = np.ones((2, 3, 2), np.float32)
+    k[0, 1, 0] = np.nan
+    v = np.arange(12, dtype=np.float32).reshape(2, 3, 2)
+    mask = np.array([3, 0], np.int32)      # batch 1: every key masked (MaskFilterValue added to all of them)
+    (got,) = run_operator(attention_desc("FLOAT32", 2, 1, 3, 1, 2, 2, mask=True), inputs_of(q, k, v, None, mask))
+    assert np.isnan(got[0]).all()
+    assert np.isfinite(got[1]).all()
+    same_bits(got, expected(q, k, v, None, mask, 1))
+
+
+# ---- validation and what the kernel does not serve ------------------------------------------------------------------
+def create(desc, level=DML_FEATURE_LEVEL_6_4):
+    d3d12 = D3D12CreateDevice(CreateDXGIFactory1().EnumAdapters1(0), D3D_FEATURE_LEVEL_11_0)
+    dml = DMLCreateDevice(d3d12, DML_CREATE_DEVICE_FLAG_NONE, max_feature_level=level)
+    return dml, dml.CreateOperator(DML_OPERATOR_DESC(Type=DML_OPERATOR_MULTIHEAD_ATTENTION, Desc=desc))
+
+
+def refusal(desc, level=DML_FEATURE_LEVEL_6_4):
+    """(HRESULT, sentence) of CreateOperator, or of CompileOperator where the desc is valid."""
+    with pytest.raises(HResultError) as error:
+        dml, op = create(desc, level)
+        dml.CompileOperator(op, DML_EXECUTION_FLAG_NONE)
+    return error.value.hresult, error.value.message
+
+
+def test_the_schema_row():
+    schema = SCHEMAS_BY_NAME["MULTIHEAD_ATTENTION"]
+    assert schema.introduced_at == DML_FEATURE_LEVEL_6_1
+    (row,) = schema.support
+    assert row.tensors["MaskTensor"].data_types == ("INT32",)
+    assert {f: (t.min_dims, t.max_dims) for f, t in row.tensors.items()}["StackedQueryKeyValueTensor"] == (5, 5)
+    assert [t.field for t in schema.tensors if not t.optional] == ["OutputTensor"]
+    assert [a.field for a in schema.attributes] == ["Scale", "MaskFilterValue", "HeadCount", "MaskType"]
+
+
+def test_created_from_6_1_and_refused_below():
+    desc = attention_desc("FLOAT32", 1, 2, 3, 2, 2, 2)
+    create(desc, DML_FEATURE_LEVEL_6_1)
+    assert refusal(desc, DML_FEATURE_LEVEL_6_0) == (E_INVALIDARG, (
+        "DML_OPERATOR_DESC.Type is DML_OPERATOR_MULTIHEAD_ATTENTION, introduced in DML_FEATURE_LEVEL_6_1; this device "
+        "supports up to DML_FEATURE_LEVEL_6_0."))
+
+
+@pytest.mark.parametrize("change, sentence", [
+    (dict(QueryTensor=None), f"{OP} gives its query through no tensor; exactly one of QueryTensor, "
+                             "StackedQueryKeyTensor, StackedQueryKeyValueTensor must be given."),
+    (dict(KeyTensor=tensor("FLOAT32", (1, 3, 5))), f"KeyTensor.Sizes is {{1,3,5}}; {OP} needs {{1, "
+                                                   "keyValueSequenceLength, 4} (the query's batchSize and hiddenSize)."),
+    (dict(HeadCount=3), f"The query's hiddenSize is 4; {OP} needs a multiple of HeadCount 3."),
+    (dict(OutputTensor=tensor("FLOAT32", (1, 2, 5))), f"OutputTensor.Sizes is {{1,2,5}}; {OP} needs {{1,2,4}} "
+                                                      "(leading sizes of 1 allowed)."),
+    (dict(MaskType=1), "MaskType is DML_MULTIHEAD_ATTENTION_MASK_TYPE_KEY_SEQUENCE_LENGTH and MaskTensor is absent; "
+                       f"{OP} takes a MaskTensor exactly when MaskType is not NONE."),
+    (dict(MaskType=1, MaskTensor=tensor("INT32", (2,))), f"MaskTensor.Sizes is {{2}}; {OP} with MaskType "
+                                                         "DML_MULTIHEAD_ATTENTION_MASK_TYPE_KEY_SEQUENCE_LENGTH needs "
+                                                         "{1} (leading sizes of 1 allowed)."),
+    (dict(BiasTensor=tensor("FLOAT32", (11,))), f"BiasTensor.Sizes is {{11}}; {OP} needs {{12}} (leading sizes of 1 "
+                                                "allowed)."),
+    (dict(ValueTensor=tensor("FLOAT16", (1, 3, 4))), "ValueTensor.DataType is DML_TENSOR_DATA_TYPE_FLOAT16 but "
+                                                     "QueryTensor.DataType is DML_TENSOR_DATA_TYPE_FLOAT32; "),
+    (dict(QueryTensor=tensor("FLOAT32", (2, 1, 2, 4))), "QueryTensor.Sizes is {2,1,2,4}; MULTIHEAD_ATTENTION needs 3 "
+                                                        "dimensions, with any leading ones 1."),
+])
+def test_shape_rules_are_refused_with_a_sentence(change, sentence):
+    desc = attention_desc("FLOAT32", 1, 2, 3, 2, 2, 2, **change)
+    hresult, message = refusal(desc)
+    assert hresult == E_INVALIDARG
+    assert message.startswith(sentence), message
+
+
+def test_leading_sizes_of_one_are_accepted():
+    desc = attention_desc("FLOAT32", 1, 2, 3, 2, 2, 2, QueryTensor=tensor("FLOAT32", (1, 1, 1, 2, 4)))
+    create(desc)
+
+
+@pytest.mark.parametrize("change, sentence", [
+    (dict(QueryTensor=None, KeyTensor=None, ValueTensor=None,
+          StackedQueryKeyValueTensor=tensor("FLOAT32", (1, 2, 2, 3, 2))),
+     "serves separate QueryTensor, KeyTensor and ValueTensor with an optional BiasTensor, not "
+     "StackedQueryKeyValueTensor"),
+    (dict(RelativePositionBiasTensor=tensor("FLOAT32", (1, 2, 2, 2))),
+     "serves separate QueryTensor, KeyTensor and ValueTensor with an optional BiasTensor, not "
+     "RelativePositionBiasTensor"),
+    (dict(MaskType=4, MaskTensor=tensor("INT32", (1, 2, 2))),
+     "serves MaskType NONE and KEY_SEQUENCE_LENGTH, not DML_MULTIHEAD_ATTENTION_MASK_TYPE value 4"),
+])
+def test_unserved_descs_are_not_implemented_with_a_sentence(change, sentence):
+    fields = dict(KeyTensor=tensor("FLOAT32", (1, 2, 4)), ValueTensor=tensor("FLOAT32", (1, 2, 4)))
+    fields.update(change)
+    hresult, message = refusal(attention_desc("FLOAT32", 1, 2, 2, 2, 2, 2, **fields))
+    assert hresult == E_NOTIMPL
+    assert sentence in message, message
+
+
+def test_a_key_sequence_past_the_lds_is_not_implemented():
+    kv = LDS_LIMIT // 4
+    hresult, message = refusal(attention_desc("FLOAT32", 1, 1, kv, 1, 4, 4))
+    assert hresult == E_NOTIMPL
+    assert f"keyValueSequenceLength {kv} with headSize 4 needs {4 * (lanes_for(kv) + 4 + kv)} bytes, more than {LDS_LIMIT}" \
+        in message, message
