@@ -1,6 +1,6 @@
 ; =============================================================================================
 ; attention.s: DML_OPERATOR_MULTIHEAD_ATTENTION with separate Query, Key and Value, an optional Bias
-; and an optional KEY_SEQUENCE_LENGTH mask. The order of every operation is docs/NUMERICS.md's
+; an optional RelativePositionBias and an optional KEY_SEQUENCE_LENGTH or BOOLEAN mask. The order of every operation is docs/NUMERICS.md's
 ; "Multi-head attention", whatever the wave width.
 ;
 ; Launch (kernels/attention_ops.py): a grid of workgroups (X, Y, Z) = (sequenceLength, HeadCount,
@@ -8,8 +8,10 @@
 ; are the group's X = i (the query row), Y = h (the head), Z = b (the batch); v0 the thread id.
 ;   A. the query row q[d] = Query[b, i, h D + d] (+ Bias, rounded) into LDS (threads d = t, t + L ..);
 ;   B. thread t scores keys j = t, t + L, .. : from -0, fma(q[d], k[j, d], acc) for d ascending (k
-;      with its Bias added, rounded), then Scale * acc (one rounding), then + MaskFilterValue
-;      (rounded) where j >= Mask[b]; each score into LDS, and maxNum of them into v10;
+;      with its Bias added, rounded), then Scale * acc (one rounding), then + the
+;      RelativePositionBias[b, h, i, j] (rounded), then + MaskFilterValue (rounded) where j >= Mask[b]
+;      (KEY_SEQUENCE_LENGTH) or Mask[b, (h,) i, j] is 0 (BOOLEAN); each score into LDS, and maxNum of
+;      them into v10;
 ;   C. M by the reductions' LDS tree (reduce_tree.inc); S = the sum of e^(s - M) (math_exp.inc) in
 ;      the reductions' SUM order, as softmax.s computes a row;
 ;   D. p[j] = e^(s[j] - M) / S (one correctly rounded divide) replaces s[j] in LDS;
@@ -21,7 +23,9 @@
 ;   record 0  the batch: -, -, -, -, strides of Query, Key, Value, Output
 ;   record 1  the sequence: -, -, -, -, strides of Query, Key, Value, Output (Key, Value: along j)
 ;   record 2  D, Dv, hiddenSize, Skv, the column strides of Query, Key, Value, Output
-;   record 3  -, -, -, -, the Bias's stride, the Mask's stride, 0, 0
+;   record 3  BOOLEAN: the Mask's strides along b, h, i, j (0 along h for a 3-dimensional one); the
+;             Bias's stride; KEY_SEQUENCE_LENGTH: the Mask's stride; 0, 0
+;   record 4  -, -, -, -, the RelativePositionBias's strides along b, h, i, j
 ;   PARAM0, PARAM1: Scale, MaskFilterValue (FLOAT32)
 ; LDS: the tree at 0 (4 L bytes), q at ${LDS_Q} (4 D bytes), the scores at ${LDS_S} (4 Skv bytes).
 ; =============================================================================================
@@ -31,14 +35,18 @@
 .if HAS_BIAS
     s_load_dwordx4 s[20:23], s[0:1], ${DESC_BIAS}   ; the Bias's
 .endif
-.if HAS_MASK
+.if HAS_MASK or MASK_BOOLEAN
     s_load_dwordx4 s[24:27], s[0:1], ${DESC_MASK}   ; the Mask's
 .endif
     s_load_dwordx4 s[28:31], s[0:1], ${DESC_OUT}    ; the Output's
+.if HAS_RPB
+    s_load_dwordx4 s[44:47], s[0:1], ${DESC_RPB}    ; the RelativePositionBias's
+    s_load_dwordx8 s[96:103], s[2:3], ${CB_ATT_RPB}     ; -, -, -, -, R_b, R_h, R_i, R_j
+.endif
     s_load_dwordx8 s[32:39], s[2:3], ${CB_ATT_BATCH}    ; -, -, -, -, Q_b, K_b, V_b, O_b
     s_load_dwordx8 s[48:55], s[2:3], ${CB_ATT_SEQUENCE} ; -, -, -, -, Q_s, K_s, V_s, O_s
     s_load_dwordx8 s[56:63], s[2:3], ${CB_ATT_COLUMN}   ; D, Dv, hidden, Skv, Q_c, K_c, V_c, O_c
-    s_load_dwordx8 s[64:71], s[2:3], ${CB_ATT_EXTRA}    ; -, -, -, -, Bias stride, Mask stride, 0, 0
+    s_load_dwordx8 s[64:71], s[2:3], ${CB_ATT_EXTRA}    ; M_b, M_h, M_i, M_j, Bias stride, Mask stride, 0, 0
     s_load_dwordx2 s[72:73], s[2:3], ${CB_PARAM0}   ; Scale, MaskFilterValue
     s_waitcnt 0
     s_mov_b64 s[40:41], exec             ; every thread of the workgroup (restored after each branch)
@@ -66,6 +74,20 @@
     s_mul_i32 s82, s82, s68
     s_add_u32 s84, s58, s58
     s_add_u32 s84, s84, s75              ; 2 hidden + h Dv: the Value's
+.if HAS_RPB
+    s_mul_i32 s85, s6, s100              ; RelativePositionBias[b, h, i, 0]
+    s_mul_i32 s90, s5, s101
+    s_add_u32 s85, s85, s90
+    s_mul_i32 s90, s4, s102
+    s_add_u32 s85, s85, s90
+.endif
+.if MASK_BOOLEAN
+    s_mul_i32 s86, s6, s64               ; Mask[b, h, i, 0]
+    s_mul_i32 s90, s5, s65
+    s_add_u32 s86, s86, s90
+    s_mul_i32 s90, s4, s66
+    s_add_u32 s86, s86, s90
+.endif
 .if HAS_MASK
     v_mov_b32 v20, s6                    ; Mask[b], the key sequence length (signed)
     v_mul_lo_u32 v20, v20, s69
@@ -148,6 +170,27 @@ dot_next:
     s_branch dot_next
 dot_done:
     v_mul_f32 v13, v13, s72              ; Scale * acc, rounded once
+.if HAS_RPB
+    v_mul_lo_u32 v21, v7, s103           ; + RelativePositionBias[b, h, i, j], rounded
+    v_add_u32 v21, v21, s85
+    v_lshl_b32 v21, v21, ${SHIFT}
+    buffer_load_${LOAD} v12, v21, s[44:47], 0
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v12, v12
+.endif
+    v_add_f32 v13, v13, v12
+.endif
+.if MASK_BOOLEAN
+    v_mul_lo_u32 v21, v7, s67            ; Mask[b, h, i, j] = 0: + MaskFilterValue, rounded
+    v_add_u32 v21, v21, s86
+    v_lshl_b32 v21, v21, 2
+    buffer_load_dword v12, v21, s[24:27], 0
+    s_waitcnt 0
+    v_cmp_eq_u32 vcc, 0, v12
+    v_add_f32 v12, v13, s73
+    v_cndmask_b32 v13, v13, v12, vcc
+.endif
 .if HAS_MASK
     v_cmp_ge_i32 vcc, v7, v20            ; j >= Mask[b]: + MaskFilterValue, rounded
     v_add_f32 v12, v13, s73

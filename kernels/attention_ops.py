@@ -4,8 +4,8 @@ kernels/attention.s computes one query row of one head per workgroup: a grid of 
 batchSize) workgroups of L threads, L from the key sequence length Skv as the reductions pick it
 (`reduce_ops.lanes_for`: 64 to 1024), with the LDS tree of the reductions (4 L bytes), the query row (4 D bytes)
 and the row of scores (4 Skv bytes); a desc whose LDS would pass LDS_LIMIT (the smallest preset's
-lds_max_bytes_per_workgroup) is E_NOTIMPL. The kernel serves separate Query, Key and Value tensors, an optional Bias
-and MaskType NONE or KEY_SEQUENCE_LENGTH, FLOAT32 and FLOAT16 (computed in FLOAT32); every other valid desc is
+lds_max_bytes_per_workgroup) is E_NOTIMPL. The kernel serves separate Query, Key and Value tensors, an optional Bias, an
+optional RelativePositionBias and MaskType NONE, KEY_SEQUENCE_LENGTH or BOOLEAN, FLOAT32 and FLOAT16 (computed in FLOAT32); every other valid desc is
 E_NOTIMPL with a sentence (docs/DEVIATIONS.md, "Multi-head attention"). One `AttentionOperator` row per operator says,
 by name:
 
@@ -28,7 +28,7 @@ from dmlemu.kernels.element_wise_math import symbols as math_symbols
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 LDS_LIMIT = 16384         # bytes: the smallest lds_max_bytes_per_workgroup of the presets
-MASK_TYPES = {0: "NONE", 1: "KEY_SEQUENCE_LENGTH"}      # the DML_MULTIHEAD_ATTENTION_MASK_TYPE values served
+MASK_TYPES = {0: "NONE", 1: "KEY_SEQUENCE_LENGTH", 4: "BOOLEAN"}   # the DML_MULTIHEAD_ATTENTION_MASK_TYPE values served
 _LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
 _STORE = {"FLOAT32": "dword", "FLOAT16": "short"}
 _SHIFT = {"FLOAT32": 2, "FLOAT16": 1}
@@ -59,7 +59,7 @@ OPERATORS = {row.name: row for row in (
 )}
 
 
-def variant_symbols(data_type, has_bias, has_mask, lanes, head_size, layout=LAYOUT):
+def variant_symbols(data_type, has_bias, mask_type, has_rpb, lanes, head_size, layout=LAYOUT):
     """The assembler symbols of one variant of attention.s: the reduction family's MAX (identity, tree, LDS
     layout), the transcendental constants, and its own."""
     symbols = reduce_ops.variant_symbols("MAX", "FLOAT32", "FLOAT32", True, lanes, layout)
@@ -67,24 +67,27 @@ def variant_symbols(data_type, has_bias, has_mask, lanes, head_size, layout=LAYO
     records = layout.field("RECORDS").offset
     step = layout.record_bytes
     symbols.update({
-        "CT_SIGN": "0x80000000", "EXP_HALVED": 0, "HAS_BIAS": int(has_bias), "HAS_MASK": int(has_mask),
+        "CT_SIGN": "0x80000000", "EXP_HALVED": 0, "HAS_BIAS": int(has_bias),
+        "HAS_MASK": int(mask_type == "KEY_SEQUENCE_LENGTH"), "MASK_BOOLEAN": int(mask_type == "BOOLEAN"),
+        "HAS_RPB": int(has_rpb),
         "LOAD": _LOAD[data_type], "STORE": _STORE[data_type], "SHIFT": _SHIFT[data_type],
         "WIDEN_F16": int(data_type == "FLOAT16"), "NARROW_F16": int(data_type == "FLOAT16"),
         **{f"DESC_{name}": 32 * TENSORS.index(field) for name, field in (
             ("Q", "QueryTensor"), ("K", "KeyTensor"), ("V", "ValueTensor"), ("BIAS", "BiasTensor"),
-            ("MASK", "MaskTensor"), ("OUT", "OutputTensor"))},
+            ("MASK", "MaskTensor"), ("RPB", "RelativePositionBiasTensor"), ("OUT", "OutputTensor"))},
         "CB_ATT_BATCH": records, "CB_ATT_SEQUENCE": records + step, "CB_ATT_COLUMN": records + 2 * step,
-        "CB_ATT_EXTRA": records + 3 * step, "LDS_Q": 4 * lanes, "LDS_S": 4 * lanes + 4 * head_size})
+        "CB_ATT_EXTRA": records + 3 * step, "CB_ATT_RPB": records + 4 * step, "LDS_Q": 4 * lanes, "LDS_S": 4 * lanes + 4 * head_size})
     return symbols
 
 
 @functools.lru_cache(maxsize=None)
-def build_program(data_type, has_bias, has_mask, lanes, head_size, layout=LAYOUT):
+def build_program(data_type, has_bias, mask_type, has_rpb, lanes, head_size, layout=LAYOUT):
     """Assemble and decode one variant of attention.s (cached)."""
     dwords = assemble_file(os.path.join(KERNEL_DIR, "attention.s"),
-                           variant_symbols(data_type, has_bias, has_mask, lanes, head_size, layout))
+                           variant_symbols(data_type, has_bias, mask_type, has_rpb, lanes, head_size, layout))
+    mask = "" if mask_type == "NONE" else "_" + mask_type.lower()
     return Program(dwords, f"multihead_attention_{data_type.lower()}_x{lanes}"
-                           f"{'_bias' if has_bias else ''}{'_mask' if has_mask else ''}")
+                           f"{'_bias' if has_bias else ''}{'_rpb' if has_rpb else ''}{mask}")
 
 
 def _strides(spec, packed_strides, rank):
@@ -100,14 +103,14 @@ def compile_attention(operator, tensors, attributes, layout, no_kernel, packed_s
     row = OPERATORS[operator]
     by_field = dict(zip(row.tensors, tensors))
     unserved = [f for f in ("StackedQueryKeyTensor", "StackedKeyValueTensor", "StackedQueryKeyValueTensor",
-                            "RelativePositionBiasTensor", "PastKeyTensor", "PastValueTensor",
+                            "PastKeyTensor", "PastValueTensor",
                             "OutputPresentKeyTensor", "OutputPresentValueTensor") if by_field[f] is not None]
     if unserved:
         raise no_kernel(f"dmlemu's kernel for {operator} serves separate QueryTensor, KeyTensor and ValueTensor "
-                        f"with an optional BiasTensor, not {', '.join(unserved)}")
+                        f"with an optional BiasTensor and RelativePositionBiasTensor, not {', '.join(unserved)}")
     mask_type = int(attributes.get("MaskType") or 0)
     if mask_type not in MASK_TYPES:
-        raise no_kernel(f"dmlemu's kernel for {operator} serves MaskType NONE and KEY_SEQUENCE_LENGTH, not "
+        raise no_kernel(f"dmlemu's kernel for {operator} serves MaskType NONE, KEY_SEQUENCE_LENGTH and BOOLEAN, not "
                         f"DML_MULTIHEAD_ATTENTION_MASK_TYPE value {mask_type}")
     query, key, value, out = by_field["QueryTensor"], by_field["KeyTensor"], by_field["ValueTensor"], \
         by_field["OutputTensor"]
@@ -125,8 +128,16 @@ def compile_attention(operator, tensors, attributes, layout, no_kernel, packed_s
     q, k, v, o = (_strides(t, packed_strides, 3) for t in (query, key, value, out))
     bias = by_field["BiasTensor"]
     mask = by_field["MaskTensor"]
+    rpb = by_field["RelativePositionBiasTensor"]
     extra = (_strides(bias, packed_strides, 1)[0] if bias is not None else 0,
-             _strides(mask, packed_strides, 1)[0] if mask is not None else 0, 0, 0)
+             _strides(mask, packed_strides, 1)[0] if mask is not None and mask_type == 1 else 0, 0, 0)
+    mask_strides = (0, 0, 0, 0)
+    if mask is not None and mask_type == 4:     # [b, i, j] or [b, h, i, j] past leading sizes of 1
+        rank = 4 if len(mask.sizes) >= 4 and tuple(int(x) for x in mask.sizes[-4:]) == (
+            batch, heads, sequence, kv_sequence) else 3
+        found = _strides(mask, packed_strides, rank)
+        mask_strides = found if rank == 4 else (found[0], 0, found[1], found[2])
+    rpb_strides = _strides(rpb, packed_strides, 4) if rpb is not None else (0, 0, 0, 0)
 
     def record(sizes, strides):
         fields = dict(zip(("SIZE", "MAGIC", "SHIFT1", "SHIFT2"), sizes))
@@ -135,12 +146,13 @@ def compile_attention(operator, tensors, attributes, layout, no_kernel, packed_s
     records = [record((batch, 0, 0, 0), (q[0], k[0], v[0], o[0])),
                record((sequence, 0, 0, 0), (q[1], k[1], v[1], o[1])),
                record((head, value_head, hidden, kv_sequence), (q[2], k[2], v[2], o[2])),
-               record((0, 0, 0, 0), extra)]
+               record(tuple(m & 0xFFFFFFFF for m in mask_strides), extra), record((0, 0, 0, 0), rpb_strides)]
     values = {"ELEMENTS": batch * sequence * value_hidden, "WORKGROUP_SIZE": lanes, "RECORD_COUNT": len(records),
               "PARAM0": f32_bits(float(attributes.get("Scale", 1.0))),
               "PARAM1": f32_bits(float(attributes.get("MaskFilterValue", 0.0)))}
     constants = layout.pack(values, records, params=True, wide=False)
-    program = build_program(out.data_type, bias is not None, mask_type == 1, lanes, head, layout)
+    program = build_program(out.data_type, bias is not None, MASK_TYPES[mask_type], rpb is not None, lanes, head,
+                            layout)
     return program, constants, (sequence, heads, batch), (lanes, 1, 1), lds_bytes
 
 

@@ -4,8 +4,9 @@
 For each (b, h, i), in FLOAT32 (FLOAT16 tensors widened, exactly): q[d] = Query[b, i, h D + d] (+ Bias[h D + d],
 rounded), k[j, d] = Key[b, j, h D + d] (+ Bias[hidden + h D + d], rounded), v[j, e] = Value[b, j, h Dv + e]
 (+ Bias[2 hidden + h Dv + e], rounded); the score s[j] = Scale * (GEMM's sum: from -0, fma(q[d], k[j, d], acc) for
-d ascending), the multiply rounded once; with MaskType KEY_SEQUENCE_LENGTH, s[j] + MaskFilterValue (rounded) for
-every j >= Mask[b] (a signed INT32); then the row is softmax'd exactly as ACTIVATION_SOFTMAX computes a row of
+d ascending), the multiply rounded once; with a RelativePositionBias, s[j] + RelativePositionBias[b, h, i, j]
+(rounded); with MaskType KEY_SEQUENCE_LENGTH, s[j] + MaskFilterValue (rounded) for every j >= Mask[b] (a signed
+INT32), with BOOLEAN the same where Mask[b, i, j] (or Mask[b, h, i, j]) is 0; then the row is softmax'd exactly as ACTIVATION_SOFTMAX computes a row of
 Skv elements (dmlemu.golden.softmax's steps: maxNum, the reductions' threads-then-tree sum of e^(s - M), one
 correctly rounded divide), p stays FLOAT32; the output Output[b, i, h Dv + e] = (GEMM's sum: from -0,
 fma(p[j], v[j, e], acc) for j ascending), rounded once to FLOAT16 for FLOAT16 tensors. NaN results are canonical.
@@ -20,7 +21,7 @@ from dmlemu.golden.transcendental import _Math
 from dmlemu.isa import numerics as _nm   # primitives only (the FMA, the divide, FLOAT16 narrowing)
 
 _F32 = _Math(np.float32)
-MASK_TYPES = {"NONE": 0, "KEY_SEQUENCE_LENGTH": 1}      # the mask types this model computes
+MASK_TYPES = {"NONE": 0, "KEY_SEQUENCE_LENGTH": 1, "BOOLEAN": 4}      # the mask types this model computes
 
 
 def _three(x):
@@ -43,13 +44,13 @@ def multihead_attention(query, key, value, stacked_query_key=None, stacked_key_v
                         stacked_query_key_value=None, bias=None, mask=None, relative_position_bias=None,
                         past_key=None, past_value=None, Scale=1.0, MaskFilterValue=-10000.0, HeadCount=1, MaskType=0):
     """The OutputTensor of MULTIHEAD_ATTENTION with separate Query, Key and Value, an optional Bias and an optional
-    KEY_SEQUENCE_LENGTH mask (the subset dmlemu's kernel serves; the rest raises NotImplementedError)."""
+    RelativePositionBias and an optional KEY_SEQUENCE_LENGTH or BOOLEAN mask (the subset dmlemu's kernel serves; the rest raises NotImplementedError)."""
     if (query is None or key is None or value is None or stacked_query_key is not None
             or stacked_key_value is not None or stacked_query_key_value is not None
-            or relative_position_bias is not None or past_key is not None or past_value is not None
+            or past_key is not None or past_value is not None
             or int(MaskType) not in MASK_TYPES.values()):
         raise NotImplementedError("the golden MULTIHEAD_ATTENTION takes separate Query, Key and Value, an optional "
-                                  "Bias and MaskType NONE or KEY_SEQUENCE_LENGTH")
+                                  "Bias, an optional RelativePositionBias and MaskType NONE, KEY_SEQUENCE_LENGTH or BOOLEAN")
     storage = np.asarray(query).dtype
     q, k, v = (_three(t).astype(np.float32) for t in (query, key, value))
     heads = int(HeadCount)
@@ -69,6 +70,16 @@ def multihead_attention(query, key, value, stacked_query_key=None, stacked_key_v
         for c in range(d):
             acc = _nm.fused_multiply_add(q[:, :, :, c:c + 1], k[:, :, None, :, c], acc).astype(np.float32)
         scores = canonicalize_nans((acc * np.float32(Scale)).astype(np.float32))
+        if relative_position_bias is not None:
+            rpb = np.asarray(relative_position_bias).astype(np.float32)
+            rpb = rpb.reshape(rpb.shape[rpb.ndim - 4:])                                   # [b, h, i, j]
+            scores = canonicalize_nans((scores + rpb).astype(np.float32))
+        if int(MaskType) == MASK_TYPES["BOOLEAN"]:
+            m = np.asarray(mask)
+            shape4 = (batch, heads, sequence, kv_sequence)
+            m = m.reshape(shape4) if m.ndim >= 4 and m.shape[m.ndim - 4:] == shape4 else \
+                m.reshape(batch, 1, sequence, kv_sequence)
+            scores = np.where(m == 0, (scores + np.float32(MaskFilterValue)).astype(np.float32), scores)
         if int(MaskType) == MASK_TYPES["KEY_SEQUENCE_LENGTH"]:
             lengths = np.asarray(mask).reshape(-1).astype(np.int64)
             masked = np.arange(kv_sequence)[None, :] >= lengths[:, None]                  # [b, j]
