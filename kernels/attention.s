@@ -1,5 +1,6 @@
 ; =============================================================================================
-; attention.s: DML_OPERATOR_MULTIHEAD_ATTENTION with separate Query, Key and Value, an optional Bias
+; attention.s: DML_OPERATOR_MULTIHEAD_ATTENTION with Query, Key and Value separate or stacked (the
+; driver gives each its descriptor, first element and strides), an optional Bias
 ; an optional RelativePositionBias and an optional KEY_SEQUENCE_LENGTH or BOOLEAN mask. The order of every operation is docs/NUMERICS.md's
 ; "Multi-head attention", whatever the wave width.
 ;
@@ -26,6 +27,9 @@
 ;   record 3  BOOLEAN: the Mask's strides along b, h, i, j (0 along h for a 3-dimensional one); the
 ;             Bias's stride; KEY_SEQUENCE_LENGTH: the Mask's stride; 0, 0
 ;   record 4  -, -, -, -, the RelativePositionBias's strides along b, h, i, j
+;   record 5  the query's, key's and value's first element (their slot of a stacked tensor: 0, 1, 2
+;             times its stride along the stack), -, the head strides of Query, Key, Value, Output
+;             (D times the column stride for a [batch, sequence, hidden] tensor)
 ;   PARAM0, PARAM1: Scale, MaskFilterValue (FLOAT32)
 ; LDS: the tree at 0 (4 L bytes), q at ${LDS_Q} (4 D bytes), the scores at ${LDS_S} (4 Skv bytes).
 ; =============================================================================================
@@ -47,6 +51,7 @@
     s_load_dwordx8 s[48:55], s[2:3], ${CB_ATT_SEQUENCE} ; -, -, -, -, Q_s, K_s, V_s, O_s
     s_load_dwordx8 s[56:63], s[2:3], ${CB_ATT_COLUMN}   ; D, Dv, hidden, Skv, Q_c, K_c, V_c, O_c
     s_load_dwordx8 s[64:71], s[2:3], ${CB_ATT_EXTRA}    ; M_b, M_h, M_i, M_j, Bias stride, Mask stride, 0, 0
+    s_load_dwordx8 s[88:95], s[2:3], ${CB_ATT_HEAD}     ; Q_o, K_o, V_o, -, Q_h, K_h, V_h, O_h
     s_load_dwordx2 s[72:73], s[2:3], ${CB_PARAM0}   ; Scale, MaskFilterValue
     s_waitcnt 0
     s_mov_b64 s[40:41], exec             ; every thread of the workgroup (restored after each branch)
@@ -55,38 +60,41 @@
     s_mul_i32 s74, s5, s56               ; h D: the head's first query / key column
     s_mul_i32 s75, s5, s57               ; h Dv: its first value / output column
     s_mul_i32 s76, s6, s36
-    s_mul_i32 s90, s4, s52
-    s_add_u32 s76, s76, s90
-    s_mul_i32 s90, s74, s60
-    s_add_u32 s76, s76, s90              ; Query[b, i, h D]
+    s_mul_i32 s87, s4, s52
+    s_add_u32 s76, s76, s87
+    s_mul_i32 s87, s5, s92
+    s_add_u32 s76, s76, s87
+    s_add_u32 s76, s76, s88              ; Query[b, i, h, 0] (+ its slot of a stacked tensor)
     s_mul_i32 s77, s6, s37
-    s_mul_i32 s90, s74, s61
-    s_add_u32 s77, s77, s90              ; Key[b, 0, h D]
+    s_mul_i32 s87, s5, s93
+    s_add_u32 s77, s77, s87
+    s_add_u32 s77, s77, s89              ; Key[b, 0, h, 0]
     s_mul_i32 s78, s6, s38
-    s_mul_i32 s90, s75, s62
-    s_add_u32 s78, s78, s90              ; Value[b, 0, h Dv]
+    s_mul_i32 s87, s5, s94
+    s_add_u32 s78, s78, s87
+    s_add_u32 s78, s78, s90              ; Value[b, 0, h, 0]
     s_mul_i32 s79, s6, s39
-    s_mul_i32 s90, s4, s55
-    s_add_u32 s79, s79, s90
-    s_mul_i32 s90, s75, s63
-    s_add_u32 s79, s79, s90              ; Output[b, i, h Dv]
+    s_mul_i32 s87, s4, s55
+    s_add_u32 s79, s79, s87
+    s_mul_i32 s87, s5, s95
+    s_add_u32 s79, s79, s87              ; Output[b, i, h Dv]
     s_add_u32 s82, s58, s74              ; hidden + h D: the Key's first bias element
     s_mul_i32 s82, s82, s68
     s_add_u32 s84, s58, s58
     s_add_u32 s84, s84, s75              ; 2 hidden + h Dv: the Value's
 .if HAS_RPB
     s_mul_i32 s85, s6, s100              ; RelativePositionBias[b, h, i, 0]
-    s_mul_i32 s90, s5, s101
-    s_add_u32 s85, s85, s90
-    s_mul_i32 s90, s4, s102
-    s_add_u32 s85, s85, s90
+    s_mul_i32 s87, s5, s101
+    s_add_u32 s85, s85, s87
+    s_mul_i32 s87, s4, s102
+    s_add_u32 s85, s85, s87
 .endif
 .if MASK_BOOLEAN
     s_mul_i32 s86, s6, s64               ; Mask[b, h, i, 0]
-    s_mul_i32 s90, s5, s65
-    s_add_u32 s86, s86, s90
-    s_mul_i32 s90, s4, s66
-    s_add_u32 s86, s86, s90
+    s_mul_i32 s87, s5, s65
+    s_add_u32 s86, s86, s87
+    s_mul_i32 s87, s4, s66
+    s_add_u32 s86, s86, s87
 .endif
 .if HAS_MASK
     v_mov_b32 v20, s6                    ; Mask[b], the key sequence length (signed)

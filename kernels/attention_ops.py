@@ -4,7 +4,8 @@ kernels/attention.s computes one query row of one head per workgroup: a grid of 
 batchSize) workgroups of L threads, L from the key sequence length Skv as the reductions pick it
 (`reduce_ops.lanes_for`: 64 to 1024), with the LDS tree of the reductions (4 L bytes), the query row (4 D bytes)
 and the row of scores (4 Skv bytes); a desc whose LDS would pass LDS_LIMIT (the smallest preset's
-lds_max_bytes_per_workgroup) is E_NOTIMPL. The kernel serves separate Query, Key and Value tensors, an optional Bias, an
+lds_max_bytes_per_workgroup) is E_NOTIMPL. The kernel serves Query, Key and Value tensors, separate or stacked (each read at its descriptor, first element
+and strides, so a stacked tensor costs nothing), an optional Bias, an
 optional RelativePositionBias and MaskType NONE, KEY_SEQUENCE_LENGTH or BOOLEAN, FLOAT32 and FLOAT16 (computed in FLOAT32); every other valid desc is
 E_NOTIMPL with a sentence (docs/DEVIATIONS.md, "Multi-head attention"). One `AttentionOperator` row per operator says,
 by name:
@@ -37,6 +38,14 @@ TENSORS = ("QueryTensor", "KeyTensor", "ValueTensor", "StackedQueryKeyTensor", "
            "PastValueTensor", "OutputTensor", "OutputPresentKeyTensor", "OutputPresentValueTensor")
 
 
+_SEPARATE = ("QueryTensor", "KeyTensor", "ValueTensor")
+# Where the query, key and value come from when stacked: (tensor, slot along its fourth dimension)
+_STACKS = {"query": (("StackedQueryKeyTensor", 0), ("StackedQueryKeyValueTensor", 0)),
+           "key": (("StackedQueryKeyTensor", 1), ("StackedKeyValueTensor", 0), ("StackedQueryKeyValueTensor", 1)),
+           "value": (("StackedKeyValueTensor", 1), ("StackedQueryKeyValueTensor", 2))}
+_STACKED_NAMES = {"StackedQueryKeyTensor": "qk", "StackedKeyValueTensor": "kv", "StackedQueryKeyValueTensor": "qkv"}
+
+
 @dataclass(frozen=True, kw_only=True)
 class AttentionOperator:
     """One operator of the attention family (see the module docstring for each field)."""
@@ -59,7 +68,7 @@ OPERATORS = {row.name: row for row in (
 )}
 
 
-def variant_symbols(data_type, has_bias, mask_type, has_rpb, lanes, head_size, layout=LAYOUT):
+def variant_symbols(data_type, has_bias, mask_type, has_rpb, lanes, head_size, sources=_SEPARATE, layout=LAYOUT):
     """The assembler symbols of one variant of attention.s: the reduction family's MAX (identity, tree, LDS
     layout), the transcendental constants, and its own."""
     symbols = reduce_ops.variant_symbols("MAX", "FLOAT32", "FLOAT32", True, lanes, layout)
@@ -72,21 +81,22 @@ def variant_symbols(data_type, has_bias, mask_type, has_rpb, lanes, head_size, l
         "HAS_RPB": int(has_rpb),
         "LOAD": _LOAD[data_type], "STORE": _STORE[data_type], "SHIFT": _SHIFT[data_type],
         "WIDEN_F16": int(data_type == "FLOAT16"), "NARROW_F16": int(data_type == "FLOAT16"),
-        **{f"DESC_{name}": 32 * TENSORS.index(field) for name, field in (
-            ("Q", "QueryTensor"), ("K", "KeyTensor"), ("V", "ValueTensor"), ("BIAS", "BiasTensor"),
+        **{f"DESC_{name}": 32 * TENSORS.index(field) for name, field in zip(("Q", "K", "V"), sources)},
+        **{f"DESC_{name}": 32 * TENSORS.index(field) for name, field in (("BIAS", "BiasTensor"),
             ("MASK", "MaskTensor"), ("RPB", "RelativePositionBiasTensor"), ("OUT", "OutputTensor"))},
         "CB_ATT_BATCH": records, "CB_ATT_SEQUENCE": records + step, "CB_ATT_COLUMN": records + 2 * step,
-        "CB_ATT_EXTRA": records + 3 * step, "CB_ATT_RPB": records + 4 * step, "LDS_Q": 4 * lanes, "LDS_S": 4 * lanes + 4 * head_size})
+        "CB_ATT_EXTRA": records + 3 * step, "CB_ATT_RPB": records + 4 * step, "CB_ATT_HEAD": records + 5 * step, "LDS_Q": 4 * lanes, "LDS_S": 4 * lanes + 4 * head_size})
     return symbols
 
 
 @functools.lru_cache(maxsize=None)
-def build_program(data_type, has_bias, mask_type, has_rpb, lanes, head_size, layout=LAYOUT):
+def build_program(data_type, has_bias, mask_type, has_rpb, lanes, head_size, sources=_SEPARATE, layout=LAYOUT):
     """Assemble and decode one variant of attention.s (cached)."""
     dwords = assemble_file(os.path.join(KERNEL_DIR, "attention.s"),
-                           variant_symbols(data_type, has_bias, mask_type, has_rpb, lanes, head_size, layout))
+                           variant_symbols(data_type, has_bias, mask_type, has_rpb, lanes, head_size, sources, layout))
     mask = "" if mask_type == "NONE" else "_" + mask_type.lower()
-    return Program(dwords, f"multihead_attention_{data_type.lower()}_x{lanes}"
+    stacked = "".join(sorted({"_" + _STACKED_NAMES[f] for f in sources if f in _STACKED_NAMES}))
+    return Program(dwords, f"multihead_attention_{data_type.lower()}{stacked}_x{lanes}"
                            f"{'_bias' if has_bias else ''}{'_rpb' if has_rpb else ''}{mask}")
 
 
@@ -102,30 +112,47 @@ def compile_attention(operator, tensors, attributes, layout, no_kernel, packed_s
     kernels/driver.py wraps them in a CompiledKernel. `no_kernel` is the NoKernel class to raise."""
     row = OPERATORS[operator]
     by_field = dict(zip(row.tensors, tensors))
-    unserved = [f for f in ("StackedQueryKeyTensor", "StackedKeyValueTensor", "StackedQueryKeyValueTensor",
-                            "PastKeyTensor", "PastValueTensor",
+    unserved = [f for f in ("PastKeyTensor", "PastValueTensor",
                             "OutputPresentKeyTensor", "OutputPresentValueTensor") if by_field[f] is not None]
     if unserved:
-        raise no_kernel(f"dmlemu's kernel for {operator} serves separate QueryTensor, KeyTensor and ValueTensor "
-                        f"with an optional BiasTensor and RelativePositionBiasTensor, not {', '.join(unserved)}")
+        raise no_kernel(f"dmlemu's kernel for {operator} serves QueryTensor, KeyTensor and ValueTensor (separate or "
+                        f"stacked) with an optional BiasTensor and RelativePositionBiasTensor, not {', '.join(unserved)}")
     mask_type = int(attributes.get("MaskType") or 0)
     if mask_type not in MASK_TYPES:
         raise no_kernel(f"dmlemu's kernel for {operator} serves MaskType NONE, KEY_SEQUENCE_LENGTH and BOOLEAN, not "
                         f"DML_MULTIHEAD_ATTENTION_MASK_TYPE value {mask_type}")
-    query, key, value, out = by_field["QueryTensor"], by_field["KeyTensor"], by_field["ValueTensor"], \
-        by_field["OutputTensor"]
+    out = by_field["OutputTensor"]
     if out.data_type not in row.types:
         raise no_kernel(f"dmlemu's kernel for {operator} serves {', '.join(row.types)}, not {out.data_type}")
     heads = int(attributes["HeadCount"])
-    batch, sequence, hidden = (int(s) for s in query.sizes[-3:])
-    kv_sequence, value_hidden = int(value.sizes[-2]), int(value.sizes[-1])
-    head, value_head = hidden // heads, value_hidden // heads
+    # each of query, key, value: (its tensor, sizes [b, s, h, d], strides along them, its first element)
+    roles = {}
+    for role, field in zip(("query", "key", "value"), _SEPARATE):
+        spec = by_field[field]
+        if spec is not None:
+            b_, s_, hidden_ = (int(x) for x in spec.sizes[-3:])
+            sb, ss, sc = _strides(spec, packed_strides, 3)
+            roles[role] = (field, (b_, s_, heads, hidden_ // heads), (sb, ss, (hidden_ // heads) * sc, sc), 0)
+            continue
+        for stacked, slot in _STACKS[role]:
+            spec = by_field[stacked]
+            if spec is not None:
+                sizes = tuple(int(x) for x in spec.sizes[-5:])
+                st = _strides(spec, packed_strides, 5)
+                roles[role] = (stacked, (sizes[0], sizes[1], sizes[2], sizes[4]), (st[0], st[1], st[2], st[4]),
+                               slot * st[3])
+                break
+    (batch, sequence, _, head), (_, kv_sequence, _, value_head) = roles["query"][1], roles["value"][1]
+    hidden, value_hidden = heads * head, heads * value_head
+    sources = tuple(roles[r][0] for r in ("query", "key", "value"))
     lanes = reduce_ops.lanes_for(kv_sequence)
     lds_bytes = 4 * (lanes + head + kv_sequence)
     if lds_bytes > LDS_LIMIT:
         raise no_kernel(f"dmlemu's kernel for {operator} keeps a row of scores in LDS: keyValueSequenceLength "
                         f"{kv_sequence} with headSize {head} needs {lds_bytes} bytes, more than {LDS_LIMIT}")
-    q, k, v, o = (_strides(t, packed_strides, 3) for t in (query, key, value, out))
+    q, k, v = (roles[r][2] for r in ("query", "key", "value"))
+    ob, os_, oc = _strides(out, packed_strides, 3)
+    o = (ob, os_, value_head * oc, oc)
     bias = by_field["BiasTensor"]
     mask = by_field["MaskTensor"]
     rpb = by_field["RelativePositionBiasTensor"]
@@ -145,14 +172,16 @@ def compile_attention(operator, tensors, attributes, layout, no_kernel, packed_s
         return fields
     records = [record((batch, 0, 0, 0), (q[0], k[0], v[0], o[0])),
                record((sequence, 0, 0, 0), (q[1], k[1], v[1], o[1])),
-               record((head, value_head, hidden, kv_sequence), (q[2], k[2], v[2], o[2])),
-               record(tuple(m & 0xFFFFFFFF for m in mask_strides), extra), record((0, 0, 0, 0), rpb_strides)]
+               record((head, value_head, hidden, kv_sequence), (q[3], k[3], v[3], o[3])),
+               record(tuple(m & 0xFFFFFFFF for m in mask_strides), extra), record((0, 0, 0, 0), rpb_strides),
+               record(tuple(roles[r][3] & 0xFFFFFFFF for r in ("query", "key", "value")) + (0,),
+                      (q[2], k[2], v[2], o[2]))]
     values = {"ELEMENTS": batch * sequence * value_hidden, "WORKGROUP_SIZE": lanes, "RECORD_COUNT": len(records),
               "PARAM0": f32_bits(float(attributes.get("Scale", 1.0))),
               "PARAM1": f32_bits(float(attributes.get("MaskFilterValue", 0.0)))}
     constants = layout.pack(values, records, params=True, wide=False)
     program = build_program(out.data_type, bias is not None, MASK_TYPES[mask_type], rpb is not None, lanes, head,
-                            layout)
+                            sources, layout)
     return program, constants, (sequence, heads, batch), (lanes, 1, 1), lds_bytes
 
 

@@ -39,19 +39,37 @@ def softmax_rows(scores):
         return np.asarray(_nm.divide(*np.broadcast_arrays(e, s)), np.float32)
 
 
+def _unstack(query, key, value, qk, kv, qkv):
+    """Query, Key and Value as [batch, sequence, heads * head] arrays, taken from the stacked tensors where given
+    ([batch, sequence, heads, 2 or 3, head]: slot 0 the query (or the key of StackedKeyValue), then the key, the
+    value)."""
+    def take(stacked, slot):
+        x = np.asarray(stacked)
+        x = x.reshape(x.shape[x.ndim - 5:])[:, :, :, slot, :]
+        return x.reshape(x.shape[0], x.shape[1], -1)
+    if qkv is not None:
+        return take(qkv, 0), take(qkv, 1), take(qkv, 2)
+    if qk is not None:
+        query, key = take(qk, 0), take(qk, 1)
+    if kv is not None:
+        key, value = take(kv, 0), take(kv, 1)
+    return query, key, value
+
+
 @operator(name="MULTIHEAD_ATTENTION", keyword_attributes=("Scale", "MaskFilterValue", "HeadCount", "MaskType"))
 def multihead_attention(query, key, value, stacked_query_key=None, stacked_key_value=None,
                         stacked_query_key_value=None, bias=None, mask=None, relative_position_bias=None,
                         past_key=None, past_value=None, Scale=1.0, MaskFilterValue=-10000.0, HeadCount=1, MaskType=0):
-    """The OutputTensor of MULTIHEAD_ATTENTION with separate Query, Key and Value, an optional Bias and an optional
+    """The OutputTensor of MULTIHEAD_ATTENTION with Query, Key and Value (separate or stacked), an optional Bias and an optional
     RelativePositionBias and an optional KEY_SEQUENCE_LENGTH or BOOLEAN mask (the subset dmlemu's kernel serves; the rest raises NotImplementedError)."""
-    if (query is None or key is None or value is None or stacked_query_key is not None
-            or stacked_key_value is not None or stacked_query_key_value is not None
+    query, key, value = _unstack(query, key, value, stacked_query_key, stacked_key_value, stacked_query_key_value)
+    if (query is None or key is None or value is None
             or past_key is not None or past_value is not None
             or int(MaskType) not in MASK_TYPES.values()):
-        raise NotImplementedError("the golden MULTIHEAD_ATTENTION takes separate Query, Key and Value, an optional "
+        raise NotImplementedError("the golden MULTIHEAD_ATTENTION takes Query, Key and Value, an optional "
                                   "Bias, an optional RelativePositionBias and MaskType NONE, KEY_SEQUENCE_LENGTH or BOOLEAN")
     storage = np.asarray(query).dtype
+    query_shape = np.asarray(query).shape
     q, k, v = (_three(t).astype(np.float32) for t in (query, key, value))
     heads = int(HeadCount)
     batch, sequence, hidden = q.shape
@@ -90,5 +108,5 @@ def multihead_attention(query, key, value, stacked_query_key=None, stacked_key_v
         for j in range(kv_sequence):
             out = _nm.fused_multiply_add(p[..., j:j + 1], v[:, :, None, j, :], out).astype(np.float32)
         out = canonicalize_nans(out).transpose(0, 2, 1, 3).reshape(batch, sequence, value_hidden)
-        out = out.reshape(np.asarray(query).shape[:-3] + out.shape) if np.ndim(query) > 3 else out
+        out = out.reshape(query_shape[:-3] + out.shape) if len(query_shape) > 3 else out
         return _nm.narrow_f16(out).astype(storage) if storage == np.float16 else out.astype(storage)

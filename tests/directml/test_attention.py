@@ -126,6 +126,30 @@ def test_a_long_key_sequence_takes_more_threads():
                   bias=False, mask=True, scale=0.25, layouts=["packed"] * 4, special=False, seed=9))
 
 
+@pytest.mark.parametrize("stacking", ["qkv", "qk", "kv"])
+@pytest.mark.parametrize("type_name", ["FLOAT32", "FLOAT16"])
+def test_stacked_tensors_are_the_separate_ones_at_other_strides(stacking, type_name):
+    rng = np.random.default_rng(len(stacking))
+    b, s, kv, h, d = 2, 3, 70 if stacking == "kv" else 3, 2, 3
+    q, k, v = (values(rng, type_name, shape) for shape in ((b, s, h * d), (b, kv, h * d), (b, kv, h * d)))
+    heads = lambda x: x.reshape(x.shape[0], x.shape[1], h, 1, d)
+    x = np.concatenate([heads({"q": q, "k": k, "v": v}[c]) for c in stacking], axis=3)
+    field = {"qkv": "StackedQueryKeyValueTensor", "qk": "StackedQueryKeyTensor", "kv": "StackedKeyValueTensor"}
+    gone = {"qkv": ("QueryTensor", "KeyTensor", "ValueTensor"), "qk": ("QueryTensor", "KeyTensor"),
+            "kv": ("KeyTensor", "ValueTensor")}[stacking]
+    padded = [(s_ * 2 if i == 0 else s_) for i, s_ in enumerate(layout_strides(x.shape, "padded", rng)[0])]
+    desc = attention_desc(type_name, b, s, kv, h, d, d, bias=True, rpb=False, **{f: None for f in gone},
+                          **{field[stacking]: tensor(type_name, x.shape, padded)})
+    inputs = inputs_of(None if "QueryTensor" in gone else q, None if "KeyTensor" in gone else k,
+                       None if "ValueTensor" in gone else v, values(rng, type_name, (3 * h * d,)))
+    inputs[3 + ["qk", "kv", "qkv"].index(stacking)] = x
+    (got,) = run_operator(desc, inputs)
+    want = golden.run("MULTIHEAD_ATTENTION", inputs, {"Scale": np.float32(0.5), "MaskFilterValue": np.float32(-1e4),
+                                                      "HeadCount": h, "MaskType": 0})
+    same_bits(got, want)
+    same_bits(want, expected(q, k, v, inputs[6], None, h))      # the golden model unstacks as the page says
+
+
 # ---- the same kernel on every wave width ---------------------------------------------------------------------------
 def run_kernel(q, k, v, bias, mask, heads, width):
     gpu = Gpu(RX_7900_XTX, wave_width=width, timing=False)
@@ -316,13 +340,9 @@ def test_leading_sizes_of_one_are_accepted():
 
 
 @pytest.mark.parametrize("change, sentence", [
-    (dict(QueryTensor=None, KeyTensor=None, ValueTensor=None,
-          StackedQueryKeyValueTensor=tensor("FLOAT32", (1, 2, 2, 3, 2))),
-     "serves separate QueryTensor, KeyTensor and ValueTensor with an optional BiasTensor and "
-     "RelativePositionBiasTensor, not StackedQueryKeyValueTensor"),
     (dict(PastKeyTensor=tensor("FLOAT32", (1, 2, 3, 2)), PastValueTensor=tensor("FLOAT32", (1, 2, 3, 2)),
           OutputPresentKeyTensor=tensor("FLOAT32", (1, 2, 5, 2))),
-     "serves separate QueryTensor, KeyTensor and ValueTensor with an optional BiasTensor and "
+     "serves QueryTensor, KeyTensor and ValueTensor (separate or stacked) with an optional BiasTensor and "
      "RelativePositionBiasTensor, not PastKeyTensor, PastValueTensor, OutputPresentKeyTensor"),
     (dict(MaskType=2, MaskTensor=tensor("INT32", (2,))),
      "serves MaskType NONE, KEY_SEQUENCE_LENGTH and BOOLEAN, not DML_MULTIHEAD_ATTENTION_MASK_TYPE value 2"),
