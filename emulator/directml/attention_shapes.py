@@ -7,9 +7,10 @@ keyValueSequenceLength, valueHiddenSize] (hiddenSize = HeadCount * headSize; 4 o
 leading ones are 1); StackedQueryKey [batchSize, sequenceLength, HeadCount, 2, headSize], StackedKeyValue
 [batchSize, keyValueSequenceLength, HeadCount, 2, headSize], StackedQueryKeyValue [batchSize, sequenceLength,
 HeadCount, 3, headSize]; Bias [hiddenSize + hiddenSize + valueHiddenSize]; the Mask per MaskType (KEY_SEQUENCE_LENGTH
-[batchSize], KEY_SEQUENCE_END_START [2 batchSize], KEY_QUERY_SEQUENCE_LENGTH_START_END [3 batchSize + 2], BOOLEAN
-[batchSize, sequenceLength, totalSequenceLength] or [batchSize, HeadCount, sequenceLength, totalSequenceLength]);
-RelativePositionBias [batchSize, HeadCount, sequenceLength, totalSequenceLength]; PastKey / PastValue [batchSize,
+[1, batchSize], KEY_SEQUENCE_END_START [2, batchSize], KEY_QUERY_SEQUENCE_LENGTH_START_END [3 batchSize + 2]; the page
+gives no shape for BOOLEAN and RelativePositionBias: dmlemu takes ONNX Runtime's, BOOLEAN [batchSize, sequenceLength,
+totalSequenceLength] or [batchSize, HeadCount, sequenceLength, totalSequenceLength] and RelativePositionBias
+[batchSize, HeadCount, sequenceLength, totalSequenceLength]); PastKey / PastValue [batchSize,
 HeadCount, pastSequenceLength, headSize (valueHeadSize)]; Output [batchSize, sequenceLength, valueHiddenSize];
 OutputPresentKey / Value [batchSize, HeadCount, totalSequenceLength, headSize (valueHeadSize)], where
 totalSequenceLength = pastSequenceLength + keyValueSequenceLength. Leading sizes of 1 are allowed everywhere
@@ -129,7 +130,7 @@ def _check(schema, by_field, attributes):
                       f"NONE.")
     if mask is not None:
         sizes = tuple(int(s) for s in mask.sizes)
-        allowed = {"KEY_SEQUENCE_LENGTH": [(batch,)], "KEY_SEQUENCE_END_START": [(2 * batch,)],
+        allowed = {"KEY_SEQUENCE_LENGTH": [(batch,)], "KEY_SEQUENCE_END_START": [(2, batch), (2 * batch,)],
                    "KEY_QUERY_SEQUENCE_LENGTH_START_END": [(3 * batch + 2,)],
                    "BOOLEAN": [(batch, sequence, total), (batch, head_count, sequence, total)]}[mask_type]
         if not any(len(sizes) >= len(a) and squeeze(sizes, len(a), "MaskTensor") == a for a in allowed

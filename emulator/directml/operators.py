@@ -1030,9 +1030,9 @@ _SCHEMA_LIST = [
     # DML_MULTIHEAD_ATTENTION_OPERATOR_DESC (FL6_1; windows-ai-docs ns-directml-dml_multihead_attention_operator_desc):
     # "[Add Bias to query/key/value] -> GEMM(Query, Transposed(Key)) * Scale -> [Add RelativePositionBias] -> [Add
     # Mask] -> Softmax -> GEMM(SoftmaxResult, Value)"; exactly one query, key and value, stacked or not; FLOAT32 and
-    # FLOAT16 (the MaskTensor INT32); the dimension counts per tensor are _MHA_SUPPORT's (set below, one range per
-    # tensor, which _rows' one range per row cannot say). The shapes are the `shapes` rule MULTIHEAD_ATTENTION
-    # (dmlemu.directml.attention_shapes).
+    # FLOAT16 (the MaskTensor INT32); the dimension counts per tensor are _MHA_DIMS (its "Tensor support" table,
+    # one range per tensor, which _rows' one range per row cannot say). The shapes are the `shapes` rule
+    # MULTIHEAD_ATTENTION (dmlemu.directml.attention_shapes).
     _op("MULTIHEAD_ATTENTION", tuple(TensorRole(f, is_output=f.startswith("Output")) for f in (
         "QueryTensor", "KeyTensor", "ValueTensor", "StackedQueryKeyTensor", "StackedKeyValueTensor",
         "StackedQueryKeyValueTensor", "BiasTensor", "MaskTensor", "RelativePositionBiasTensor", "PastKeyTensor",

@@ -334,6 +334,12 @@ def test_shape_rules_are_refused_with_a_sentence(change, sentence):
     assert message.startswith(sentence), message
 
 
+@pytest.mark.parametrize("mask_type, sizes", [(1, (1, 1)), (2, (2, 1)), (2, (2,)), (3, (5,)), (4, (1, 2, 3)),
+                                              (4, (1, 2, 2, 3))])
+def test_each_mask_type_takes_its_page_shapes(mask_type, sizes):
+    create(attention_desc("FLOAT32", 1, 2, 3, 2, 2, 2, MaskType=mask_type, MaskTensor=tensor("INT32", sizes)))
+
+
 def test_leading_sizes_of_one_are_accepted():
     desc = attention_desc("FLOAT32", 1, 2, 3, 2, 2, 2, QueryTensor=tensor("FLOAT32", (1, 1, 1, 2, 4)))
     create(desc)
