@@ -11,7 +11,8 @@
 ;   B. thread t scores keys j = t, t + L, .. : from -0, fma(q[d], k[j, d], acc) for d ascending (k
 ;      with its Bias added, rounded), then Scale * acc (one rounding), then + the
 ;      RelativePositionBias[b, h, i, j] (rounded), then + MaskFilterValue (rounded) where j >= Mask[b]
-;      (KEY_SEQUENCE_LENGTH) or Mask[b, (h,) i, j] is 0 (BOOLEAN); each score into LDS, and maxNum of
+;      (KEY_SEQUENCE_LENGTH), j >= end[b] or j < start[b] (KEY_SEQUENCE_END_START) or Mask[b,
+;      (h,) i, j] is 0 (BOOLEAN); each score into LDS, and maxNum of
 ;      them into v10;
 ;   C. M by the reductions' LDS tree (reduce_tree.inc); S = the sum of e^(s - M) (math_exp.inc) in
 ;      the reductions' SUM order, as softmax.s computes a row;
@@ -25,7 +26,8 @@
 ;   record 1  the sequence: -, -, -, -, strides of Query, Key, Value, Output (Key, Value: along j)
 ;   record 2  D, Dv, hiddenSize, Skv, the column strides of Query, Key, Value, Output
 ;   record 3  BOOLEAN: the Mask's strides along b, h, i, j (0 along h for a 3-dimensional one); the
-;             Bias's stride; KEY_SEQUENCE_LENGTH: the Mask's stride; 0, 0
+;             Bias's stride; KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START: the Mask's stride along b,
+;             then (END_START) the element of the first start; 0
 ;   record 4  -, -, -, -, the RelativePositionBias's strides along b, h, i, j
 ;   record 5  the query's, key's and value's first element (their slot of a stacked tensor: 0, 1, 2
 ;             times its stride along the stack), -, the head strides of Query, Key, Value, Output
@@ -39,7 +41,7 @@
 .if HAS_BIAS
     s_load_dwordx4 s[20:23], s[0:1], ${DESC_BIAS}   ; the Bias's
 .endif
-.if HAS_MASK or MASK_BOOLEAN
+.if HAS_MASK or MASK_BOOLEAN or MASK_END_START
     s_load_dwordx4 s[24:27], s[0:1], ${DESC_MASK}   ; the Mask's
 .endif
     s_load_dwordx4 s[28:31], s[0:1], ${DESC_OUT}    ; the Output's
@@ -96,9 +98,14 @@
     s_mul_i32 s87, s4, s66
     s_add_u32 s86, s86, s87
 .endif
-.if HAS_MASK
-    v_mov_b32 v20, s6                    ; Mask[b], the key sequence length (signed)
+.if HAS_MASK or MASK_END_START
+    v_mov_b32 v20, s6                    ; Mask[b], the key sequence length (END_START: the end; signed)
     v_mul_lo_u32 v20, v20, s69
+.if MASK_END_START
+    v_add_u32 v24, v20, s70              ; the start, after the batchSize ends
+    v_lshl_b32 v24, v24, 2
+    buffer_load_dword v24, v24, s[24:27], 0
+.endif
     v_lshl_b32 v20, v20, 2
     buffer_load_dword v20, v20, s[24:27], 0
     s_waitcnt 0
@@ -188,6 +195,14 @@ dot_done:
     v_cvt_f32_f16 v12, v12
 .endif
     v_add_f32 v13, v13, v12
+.endif
+.if MASK_END_START
+    v_cmp_ge_i32 vcc, v7, v20            ; j >= end or j < start: + MaskFilterValue, rounded
+    s_mov_b64 s[42:43], vcc
+    v_cmp_lt_i32 vcc, v7, v24
+    s_or_b64 vcc, vcc, s[42:43]
+    v_add_f32 v12, v13, s73
+    v_cndmask_b32 v13, v13, v12, vcc
 .endif
 .if MASK_BOOLEAN
     v_mul_lo_u32 v21, v7, s67            ; Mask[b, h, i, j] = 0: + MaskFilterValue, rounded

@@ -6,7 +6,7 @@ batchSize) workgroups of L threads, L from the key sequence length Skv as the re
 and the row of scores (4 Skv bytes); a desc whose LDS would pass LDS_LIMIT (the smallest preset's
 lds_max_bytes_per_workgroup) is E_NOTIMPL. The kernel serves Query, Key and Value tensors, separate or stacked (each read at its descriptor, first element
 and strides, so a stacked tensor costs nothing), an optional Bias, an
-optional RelativePositionBias and MaskType NONE, KEY_SEQUENCE_LENGTH or BOOLEAN, FLOAT32 and FLOAT16 (computed in FLOAT32); every other valid desc is
+optional RelativePositionBias and MaskType NONE, KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START or BOOLEAN, FLOAT32 and FLOAT16 (computed in FLOAT32); every other valid desc is
 E_NOTIMPL with a sentence (docs/DEVIATIONS.md, "Multi-head attention"). One `AttentionOperator` row per operator says,
 by name:
 
@@ -29,7 +29,7 @@ from dmlemu.kernels.element_wise_math import symbols as math_symbols
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 LDS_LIMIT = 16384         # bytes: the smallest lds_max_bytes_per_workgroup of the presets
-MASK_TYPES = {0: "NONE", 1: "KEY_SEQUENCE_LENGTH", 4: "BOOLEAN"}   # the DML_MULTIHEAD_ATTENTION_MASK_TYPE values served
+MASK_TYPES = {0: "NONE", 1: "KEY_SEQUENCE_LENGTH", 2: "KEY_SEQUENCE_END_START", 4: "BOOLEAN"}   # the DML_MULTIHEAD_ATTENTION_MASK_TYPE values served
 _LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
 _STORE = {"FLOAT32": "dword", "FLOAT16": "short"}
 _SHIFT = {"FLOAT32": 2, "FLOAT16": 1}
@@ -78,6 +78,7 @@ def variant_symbols(data_type, has_bias, mask_type, has_rpb, lanes, head_size, s
     symbols.update({
         "CT_SIGN": "0x80000000", "EXP_HALVED": 0, "HAS_BIAS": int(has_bias),
         "HAS_MASK": int(mask_type == "KEY_SEQUENCE_LENGTH"), "MASK_BOOLEAN": int(mask_type == "BOOLEAN"),
+        "MASK_END_START": int(mask_type == "KEY_SEQUENCE_END_START"),
         "HAS_RPB": int(has_rpb),
         "LOAD": _LOAD[data_type], "STORE": _STORE[data_type], "SHIFT": _SHIFT[data_type],
         "WIDEN_F16": int(data_type == "FLOAT16"), "NARROW_F16": int(data_type == "FLOAT16"),
@@ -119,7 +120,7 @@ def compile_attention(operator, tensors, attributes, layout, no_kernel, packed_s
                         f"stacked) with an optional BiasTensor and RelativePositionBiasTensor, not {', '.join(unserved)}")
     mask_type = int(attributes.get("MaskType") or 0)
     if mask_type not in MASK_TYPES:
-        raise no_kernel(f"dmlemu's kernel for {operator} serves MaskType NONE, KEY_SEQUENCE_LENGTH and BOOLEAN, not "
+        raise no_kernel(f"dmlemu's kernel for {operator} serves MaskType NONE, KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START and BOOLEAN, not "
                         f"DML_MULTIHEAD_ATTENTION_MASK_TYPE value {mask_type}")
     out = by_field["OutputTensor"]
     if out.data_type not in row.types:
@@ -157,7 +158,12 @@ def compile_attention(operator, tensors, attributes, layout, no_kernel, packed_s
     mask = by_field["MaskTensor"]
     rpb = by_field["RelativePositionBiasTensor"]
     extra = (_strides(bias, packed_strides, 1)[0] if bias is not None else 0,
-             _strides(mask, packed_strides, 1)[0] if mask is not None and mask_type == 1 else 0, 0, 0)
+             _strides(mask, packed_strides, 1)[0] if mask is not None and mask_type in (1, 2) else 0, 0, 0)
+    if mask is not None and mask_type == 2:     # [2, batchSize] (leading sizes of 1) or [2 batchSize]
+        if len(mask.sizes) >= 2 and int(mask.sizes[-2]) == 2 and int(mask.sizes[-1]) == batch:
+            extra = (extra[0], extra[1], _strides(mask, packed_strides, 2)[0], 0)
+        else:
+            extra = (extra[0], extra[1], batch * extra[1], 0)
     mask_strides = (0, 0, 0, 0)
     if mask is not None and mask_type == 4:     # [b, i, j] or [b, h, i, j] past leading sizes of 1
         rank = 4 if len(mask.sizes) >= 4 and tuple(int(x) for x in mask.sizes[-4:]) == (

@@ -6,7 +6,8 @@ rounded), k[j, d] = Key[b, j, h D + d] (+ Bias[hidden + h D + d], rounded), v[j,
 (+ Bias[2 hidden + h Dv + e], rounded); the score s[j] = Scale * (GEMM's sum: from -0, fma(q[d], k[j, d], acc) for
 d ascending), the multiply rounded once; with a RelativePositionBias, s[j] + RelativePositionBias[b, h, i, j]
 (rounded); with MaskType KEY_SEQUENCE_LENGTH, s[j] + MaskFilterValue (rounded) for every j >= Mask[b] (a signed
-INT32), with BOOLEAN the same where Mask[b, i, j] (or Mask[b, h, i, j]) is 0; then the row is softmax'd exactly as ACTIVATION_SOFTMAX computes a row of
+INT32), with KEY_SEQUENCE_END_START for every j >= end[b] or j < start[b] (the Mask [2, batchSize]: the ends, then the
+starts), with BOOLEAN the same where Mask[b, i, j] (or Mask[b, h, i, j]) is 0; then the row is softmax'd exactly as ACTIVATION_SOFTMAX computes a row of
 Skv elements (dmlemu.golden.softmax's steps: maxNum, the reductions' threads-then-tree sum of e^(s - M), one
 correctly rounded divide), p stays FLOAT32; the output Output[b, i, h Dv + e] = (GEMM's sum: from -0,
 fma(p[j], v[j, e], acc) for j ascending), rounded once to FLOAT16 for FLOAT16 tensors. NaN results are canonical.
@@ -21,7 +22,7 @@ from dmlemu.golden.transcendental import _Math
 from dmlemu.isa import numerics as _nm   # primitives only (the FMA, the divide, FLOAT16 narrowing)
 
 _F32 = _Math(np.float32)
-MASK_TYPES = {"NONE": 0, "KEY_SEQUENCE_LENGTH": 1, "BOOLEAN": 4}      # the mask types this model computes
+MASK_TYPES = {"NONE": 0, "KEY_SEQUENCE_LENGTH": 1, "KEY_SEQUENCE_END_START": 2, "BOOLEAN": 4}      # the mask types this model computes
 
 
 def _three(x):
@@ -67,7 +68,8 @@ def multihead_attention(query, key, value, stacked_query_key=None, stacked_key_v
             or past_key is not None or past_value is not None
             or int(MaskType) not in MASK_TYPES.values()):
         raise NotImplementedError("the golden MULTIHEAD_ATTENTION takes Query, Key and Value, an optional "
-                                  "Bias, an optional RelativePositionBias and MaskType NONE, KEY_SEQUENCE_LENGTH or BOOLEAN")
+                                  "Bias, an optional RelativePositionBias and MaskType NONE, KEY_SEQUENCE_LENGTH, "
+                                  "KEY_SEQUENCE_END_START or BOOLEAN")
     storage = np.asarray(query).dtype
     query_shape = np.asarray(query).shape
     q, k, v = (_three(t).astype(np.float32) for t in (query, key, value))
@@ -98,9 +100,11 @@ def multihead_attention(query, key, value, stacked_query_key=None, stacked_key_v
             m = m.reshape(shape4) if m.ndim >= 4 and m.shape[m.ndim - 4:] == shape4 else \
                 m.reshape(batch, 1, sequence, kv_sequence)
             scores = np.where(m == 0, (scores + np.float32(MaskFilterValue)).astype(np.float32), scores)
-        if int(MaskType) == MASK_TYPES["KEY_SEQUENCE_LENGTH"]:
+        if int(MaskType) in (MASK_TYPES["KEY_SEQUENCE_LENGTH"], MASK_TYPES["KEY_SEQUENCE_END_START"]):
             lengths = np.asarray(mask).reshape(-1).astype(np.int64)
-            masked = np.arange(kv_sequence)[None, :] >= lengths[:, None]                  # [b, j]
+            masked = np.arange(kv_sequence)[None, :] >= lengths[:batch, None]             # [b, j]
+            if int(MaskType) == MASK_TYPES["KEY_SEQUENCE_END_START"]:
+                masked |= np.arange(kv_sequence)[None, :] < lengths[batch:, None]
             scores = np.where(masked[:, None, None, :], (scores + np.float32(MaskFilterValue)).astype(np.float32),
                               scores)
         p = softmax_rows(scores.reshape(-1, kv_sequence)).reshape(scores.shape)

@@ -30,11 +30,11 @@ DTYPES = {"FLOAT32": np.float32, "FLOAT16": np.float16}
 OP = "DML_OPERATOR_MULTIHEAD_ATTENTION"
 
 
-MASKS = {"NONE": 0, "KEY_SEQUENCE_LENGTH": 1, "BOOLEAN3": 4, "BOOLEAN4": 4}
+MASKS = {"NONE": 0, "KEY_SEQUENCE_LENGTH": 1, "KEY_SEQUENCE_END_START": 2, "BOOLEAN3": 4, "BOOLEAN4": 4}
 
 
 def mask_sizes(kind, batch, heads, sequence, kv_sequence):
-    return {"KEY_SEQUENCE_LENGTH": (batch,), "BOOLEAN3": (batch, sequence, kv_sequence),
+    return {"KEY_SEQUENCE_LENGTH": (batch,), "KEY_SEQUENCE_END_START": (2, batch), "BOOLEAN3": (batch, sequence, kv_sequence),
             "BOOLEAN4": (batch, heads, sequence, kv_sequence)}.get(kind)
 
 
@@ -67,8 +67,9 @@ def inputs_of(q, k, v, bias=None, mask=None, rpb=None):
     return [q, k, v, None, None, None, bias, mask, rpb, None, None]
 
 
-def expected(q, k, v, bias, mask, heads, scale=0.5, filter_value=-10000.0, rpb=None):
-    mask_type = 0 if mask is None else (1 if mask.ndim == 1 else 4)
+def expected(q, k, v, bias, mask, heads, scale=0.5, filter_value=-10000.0, rpb=None, mask_type=None):
+    if mask_type is None:
+        mask_type = 0 if mask is None else (1 if mask.ndim == 1 else 4)
     return golden.run("MULTIHEAD_ATTENTION", inputs_of(q, k, v, bias, mask, rpb), {
         "Scale": np.float32(scale), "MaskFilterValue": np.float32(filter_value), "HeadCount": heads,
         "MaskType": mask_type})
@@ -98,12 +99,14 @@ def run_case(case, preset=None):
     mask = None
     if kind == "KEY_SEQUENCE_LENGTH":
         mask = rng.integers(-1, kv + 2, size=b).astype(np.int32)
+    elif kind == "KEY_SEQUENCE_END_START":    # the ends, then the starts
+        mask = np.stack([rng.integers(-1, kv + 2, size=b), rng.integers(-1, kv + 1, size=b)]).astype(np.int32)
     elif kind != "NONE":       # BOOLEAN: 0 masks, any other value keeps
         mask = rng.choice(np.array([0, 1, 2, -1], np.int32), size=mask_sizes(kind, b, h, s, kv), p=[0.3, 0.5, 0.1, 0.1])
     rpb = values(rng, t, (b, h, s, kv), case["special"]) if case.get("rpb") else None
     desc = attention_desc(t, b, s, kv, h, d, dv, case["bias"], kind, strides, case["scale"], rpb=rpb is not None)
     (got,) = run_operator(desc, inputs_of(q, k, v, bias, mask, rpb), adapter=preset)
-    same_bits(got, expected(q, k, v, bias, mask, h, case["scale"], rpb=rpb))
+    same_bits(got, expected(q, k, v, bias, mask, h, case["scale"], rpb=rpb, mask_type=MASKS[kind]))
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -118,6 +121,21 @@ def test_one_case_with_bias_and_mask_on_each_adapter(type_name, preset):
     run_case(dict(type_name=type_name, batch=2, sequence=2, kv_sequence=7, heads=2, head=3, value_head=2, bias=True,
                   mask=True, scale=0.5, layouts=["packed", "padded", "permuted", "packed"], special=False, seed=5),
              preset)
+
+
+@pytest.mark.parametrize("sizes", [(2, 3), (1, 6), (6,)])
+def test_key_sequence_end_start_in_each_shape(sizes):
+    rng = np.random.default_rng(11)
+    q, k, v = (values(rng, "FLOAT32", shape) for shape in ((3, 2, 4), (3, 6, 4), (3, 6, 2)))
+    bounds = np.array([[6, 3, 4], [0, 1, 4]], np.int32)        # ends, then starts: keys 0..5, 1..2, none
+    desc = attention_desc("FLOAT32", 3, 2, 6, 2, 2, 1, MaskType=2, MaskTensor=tensor("INT32", sizes))
+    (got,) = run_operator(desc, inputs_of(q, k, v, None, bounds.reshape(sizes)))
+    want = expected(q, k, v, None, bounds, 2, mask_type=2, filter_value=-1e4)
+    same_bits(got, want)
+    unmasked = expected(q[:1], k[:1], v[:1], None, None, 2)
+    same_bits(want[:1], unmasked)                               # batch 0: every key kept
+    part = expected(q[1:2], k[1:2, 1:3], v[1:2, 1:3], None, None, 2)
+    np.testing.assert_allclose(want[1:2], part, rtol=1e-6, atol=1e-6)   # batch 1: keys 1 and 2 only
 
 
 def test_a_long_key_sequence_takes_more_threads():
@@ -200,6 +218,7 @@ def literal(q, k, v, bias, mask, heads, scale, filter_value, rpb=None):
                     if rpb is not None:
                         scores[j] = f(scores[j] + rpb[b, h, i, j])
                     masked = mask is not None and (j >= mask[b] if mask.ndim == 1 else
+                                                   not mask[1, b] <= j < mask[0, b] if mask.shape == (2, batch) else
                                                    (mask[b, i, j] if mask.ndim == 3 else mask[b, h, i, j]) == 0)
                     if masked:
                         scores[j] = f(scores[j] + f(filter_value))
@@ -228,6 +247,9 @@ def test_the_golden_model_follows_the_text():
                   literal(q, k, v, None, boolean, 2, 0.75, -30.0, rpb))
         same_bits(expected(q, k, v, bias, boolean[:, 0], 2, 1.0, -5.0, rpb),
                   literal(q, k, v, bias, boolean[:, 0], 2, 1.0, -5.0, rpb))
+        ends = np.array([[4, 5], [1, 2]], np.int32)
+        same_bits(expected(q, k, v, None, ends, 2, 1.0, -5.0, rpb, mask_type=2),
+                  literal(q, k, v, None, ends, 2, 1.0, -5.0, rpb))
         assert not np.array_equal(expected(q, k, v, None, boolean, 2, 0.75, -30.0, rpb),
                                   expected(q, k, v, None, None, 2, 0.75, -30.0, rpb))     # the mask matters
 
@@ -350,8 +372,9 @@ def test_leading_sizes_of_one_are_accepted():
           OutputPresentKeyTensor=tensor("FLOAT32", (1, 2, 5, 2))),
      "serves QueryTensor, KeyTensor and ValueTensor (separate or stacked) with an optional BiasTensor and "
      "RelativePositionBiasTensor, not PastKeyTensor, PastValueTensor, OutputPresentKeyTensor"),
-    (dict(MaskType=2, MaskTensor=tensor("INT32", (2,))),
-     "serves MaskType NONE, KEY_SEQUENCE_LENGTH and BOOLEAN, not DML_MULTIHEAD_ATTENTION_MASK_TYPE value 2"),
+    (dict(MaskType=3, MaskTensor=tensor("INT32", (5,))),
+     "serves MaskType NONE, KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START and BOOLEAN, not "
+     "DML_MULTIHEAD_ATTENTION_MASK_TYPE value 3"),
 ])
 def test_unserved_descs_are_not_implemented_with_a_sentence(change, sentence):
     fields = dict(KeyTensor=tensor("FLOAT32", (1, 2, 4)), ValueTensor=tensor("FLOAT32", (1, 2, 4)))
