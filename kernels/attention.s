@@ -1,8 +1,8 @@
 ; =============================================================================================
 ; attention.s: DML_OPERATOR_MULTIHEAD_ATTENTION with Query, Key and Value separate or stacked (the
-; driver gives each its descriptor, first element and strides), an optional Bias
-; an optional RelativePositionBias and an optional KEY_SEQUENCE_LENGTH or BOOLEAN mask. The order of every operation is docs/NUMERICS.md's
-; "Multi-head attention", whatever the wave width.
+; driver gives each its descriptor, first element and strides), an optional Bias, an optional
+; RelativePositionBias and an optional KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START or BOOLEAN mask.
+; The order of every operation is docs/NUMERICS.md's "Multi-head attention", whatever the wave width.
 ;
 ; Launch (kernels/attention_ops.py): a grid of workgroups (X, Y, Z) = (sequenceLength, HeadCount,
 ; batchSize) of L threads, L as the reductions pick it from the key sequence length Skv; s4, s5, s6

@@ -4,10 +4,10 @@ kernels/attention.s computes one query row of one head per workgroup: a grid of 
 batchSize) workgroups of L threads, L from the key sequence length Skv as the reductions pick it
 (`reduce_ops.lanes_for`: 64 to 1024), with the LDS tree of the reductions (4 L bytes), the query row (4 D bytes)
 and the row of scores (4 Skv bytes); a desc whose LDS would pass LDS_LIMIT (the smallest preset's
-lds_max_bytes_per_workgroup) is E_NOTIMPL. The kernel serves Query, Key and Value tensors, separate or stacked (each read at its descriptor, first element
-and strides, so a stacked tensor costs nothing), an optional Bias, an
-optional RelativePositionBias and MaskType NONE, KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START or BOOLEAN, FLOAT32 and FLOAT16 (computed in FLOAT32); every other valid desc is
-E_NOTIMPL with a sentence (docs/DEVIATIONS.md, "Multi-head attention"). One `AttentionOperator` row per operator says,
+lds_max_bytes_per_workgroup) is E_NOTIMPL. The kernel serves Query, Key and Value tensors, separate or stacked
+(each read at its descriptor, first element and strides, so a stacked tensor costs nothing), an optional Bias, an
+optional RelativePositionBias and MaskType NONE, KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START or BOOLEAN, FLOAT32 and
+FLOAT16 (computed in FLOAT32); every other valid desc is E_NOTIMPL with a sentence (docs/DEVIATIONS.md, "Multi-head attention"). One `AttentionOperator` row per operator says,
 by name:
 
   tensors     the desc's tensor fields in binding order (a tensor's descriptor is 32 bytes at 32 x its index)
@@ -29,7 +29,8 @@ from dmlemu.kernels.element_wise_math import symbols as math_symbols
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 LDS_LIMIT = 16384         # bytes: the smallest lds_max_bytes_per_workgroup of the presets
-MASK_TYPES = {0: "NONE", 1: "KEY_SEQUENCE_LENGTH", 2: "KEY_SEQUENCE_END_START", 4: "BOOLEAN"}   # the DML_MULTIHEAD_ATTENTION_MASK_TYPE values served
+# the DML_MULTIHEAD_ATTENTION_MASK_TYPE values served
+MASK_TYPES = {0: "NONE", 1: "KEY_SEQUENCE_LENGTH", 2: "KEY_SEQUENCE_END_START", 4: "BOOLEAN"}
 _LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
 _STORE = {"FLOAT32": "dword", "FLOAT16": "short"}
 _SHIFT = {"FLOAT32": 2, "FLOAT16": 1}
@@ -86,7 +87,8 @@ def variant_symbols(data_type, has_bias, mask_type, has_rpb, lanes, head_size, s
         **{f"DESC_{name}": 32 * TENSORS.index(field) for name, field in (("BIAS", "BiasTensor"),
             ("MASK", "MaskTensor"), ("RPB", "RelativePositionBiasTensor"), ("OUT", "OutputTensor"))},
         "CB_ATT_BATCH": records, "CB_ATT_SEQUENCE": records + step, "CB_ATT_COLUMN": records + 2 * step,
-        "CB_ATT_EXTRA": records + 3 * step, "CB_ATT_RPB": records + 4 * step, "CB_ATT_HEAD": records + 5 * step, "LDS_Q": 4 * lanes, "LDS_S": 4 * lanes + 4 * head_size})
+        "CB_ATT_EXTRA": records + 3 * step, "CB_ATT_RPB": records + 4 * step, "CB_ATT_HEAD": records + 5 * step,
+        "LDS_Q": 4 * lanes, "LDS_S": 4 * lanes + 4 * head_size})
     return symbols
 
 
@@ -117,10 +119,12 @@ def compile_attention(operator, tensors, attributes, layout, no_kernel, packed_s
                             "OutputPresentKeyTensor", "OutputPresentValueTensor") if by_field[f] is not None]
     if unserved:
         raise no_kernel(f"dmlemu's kernel for {operator} serves QueryTensor, KeyTensor and ValueTensor (separate or "
-                        f"stacked) with an optional BiasTensor and RelativePositionBiasTensor, not {', '.join(unserved)}")
+                        f"stacked) with an optional BiasTensor and RelativePositionBiasTensor, not "
+                        f"{', '.join(unserved)}")
     mask_type = int(attributes.get("MaskType") or 0)
     if mask_type not in MASK_TYPES:
-        raise no_kernel(f"dmlemu's kernel for {operator} serves MaskType NONE, KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START and BOOLEAN, not "
+        raise no_kernel(f"dmlemu's kernel for {operator} serves MaskType NONE, KEY_SEQUENCE_LENGTH, "
+                        f"KEY_SEQUENCE_END_START and BOOLEAN, not "
                         f"DML_MULTIHEAD_ATTENTION_MASK_TYPE value {mask_type}")
     out = by_field["OutputTensor"]
     if out.data_type not in row.types:

@@ -63,7 +63,8 @@ def attention_shapes(by_field, head_count):
     if "QueryTensor" in by_field:
         batch, sequence, hidden = squeeze(by_field["QueryTensor"].sizes, 3, "QueryTensor")
     else:
-        stacked = squeeze(by_field.get("StackedQueryKeyTensor", by_field.get("StackedQueryKeyValueTensor")).sizes, 5, "")
+        spec = by_field.get("StackedQueryKeyTensor", by_field.get("StackedQueryKeyValueTensor"))
+        stacked = squeeze(spec.sizes, 5, "")
         batch, sequence, hidden = stacked[0], stacked[1], stacked[2] * stacked[4]
     if hidden % head_count:
         raise invalid(f"The query's hiddenSize is {hidden}; {op} needs a multiple of HeadCount {head_count}.")
@@ -99,7 +100,8 @@ def attention_shapes(by_field, head_count):
                               f"{head_count}, pastSequenceLength, {size}}}.")
             past = sizes[2]
     if ("PastKeyTensor" in by_field) != ("PastValueTensor" in by_field) or (
-            "PastKeyTensor" in by_field and by_field["PastKeyTensor"].sizes[-2] != by_field["PastValueTensor"].sizes[-2]):
+            "PastKeyTensor" in by_field
+            and by_field["PastKeyTensor"].sizes[-2] != by_field["PastValueTensor"].sizes[-2]):
         raise invalid(f"{op} takes PastKeyTensor and PastValueTensor together, with the same pastSequenceLength.")
     return batch, sequence, kv_sequence, past, head, value_head
 

@@ -7,8 +7,8 @@ rounded), k[j, d] = Key[b, j, h D + d] (+ Bias[hidden + h D + d], rounded), v[j,
 d ascending), the multiply rounded once; with a RelativePositionBias, s[j] + RelativePositionBias[b, h, i, j]
 (rounded); with MaskType KEY_SEQUENCE_LENGTH, s[j] + MaskFilterValue (rounded) for every j >= Mask[b] (a signed
 INT32), with KEY_SEQUENCE_END_START for every j >= end[b] or j < start[b] (the Mask [2, batchSize]: the ends, then the
-starts), with BOOLEAN the same where Mask[b, i, j] (or Mask[b, h, i, j]) is 0; then the row is softmax'd exactly as ACTIVATION_SOFTMAX computes a row of
-Skv elements (dmlemu.golden.softmax's steps: maxNum, the reductions' threads-then-tree sum of e^(s - M), one
+starts), with BOOLEAN the same where Mask[b, i, j] (or Mask[b, h, i, j]) is 0; then the row is softmax'd exactly
+as ACTIVATION_SOFTMAX computes a row of Skv elements (dmlemu.golden.softmax's steps: maxNum, the reductions' threads-then-tree sum of e^(s - M), one
 correctly rounded divide), p stays FLOAT32; the output Output[b, i, h Dv + e] = (GEMM's sum: from -0,
 fma(p[j], v[j, e], acc) for j ascending), rounded once to FLOAT16 for FLOAT16 tensors. NaN results are canonical.
 This module follows that text, not the kernel: it never assembles or runs anything.
@@ -22,7 +22,8 @@ from dmlemu.golden.transcendental import _Math
 from dmlemu.isa import numerics as _nm   # primitives only (the FMA, the divide, FLOAT16 narrowing)
 
 _F32 = _Math(np.float32)
-MASK_TYPES = {"NONE": 0, "KEY_SEQUENCE_LENGTH": 1, "KEY_SEQUENCE_END_START": 2, "BOOLEAN": 4}      # the mask types this model computes
+# the mask types this model computes
+MASK_TYPES = {"NONE": 0, "KEY_SEQUENCE_LENGTH": 1, "KEY_SEQUENCE_END_START": 2, "BOOLEAN": 4}
 
 
 def _three(x):
@@ -61,8 +62,9 @@ def _unstack(query, key, value, qk, kv, qkv):
 def multihead_attention(query, key, value, stacked_query_key=None, stacked_key_value=None,
                         stacked_query_key_value=None, bias=None, mask=None, relative_position_bias=None,
                         past_key=None, past_value=None, Scale=1.0, MaskFilterValue=-10000.0, HeadCount=1, MaskType=0):
-    """The OutputTensor of MULTIHEAD_ATTENTION with Query, Key and Value (separate or stacked), an optional Bias and an optional
-    RelativePositionBias and an optional KEY_SEQUENCE_LENGTH or BOOLEAN mask (the subset dmlemu's kernel serves; the rest raises NotImplementedError)."""
+    """The OutputTensor of MULTIHEAD_ATTENTION with Query, Key and Value (separate or stacked), an optional Bias, an
+    optional RelativePositionBias and MaskType NONE, KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START or BOOLEAN (the
+    subset dmlemu's kernel serves; the rest raises NotImplementedError)."""
     query, key, value = _unstack(query, key, value, stacked_query_key, stacked_key_value, stacked_query_key_value)
     if (query is None or key is None or value is None
             or past_key is not None or past_value is not None

@@ -34,7 +34,8 @@ MASKS = {"NONE": 0, "KEY_SEQUENCE_LENGTH": 1, "KEY_SEQUENCE_END_START": 2, "BOOL
 
 
 def mask_sizes(kind, batch, heads, sequence, kv_sequence):
-    return {"KEY_SEQUENCE_LENGTH": (batch,), "KEY_SEQUENCE_END_START": (2, batch), "BOOLEAN3": (batch, sequence, kv_sequence),
+    return {"KEY_SEQUENCE_LENGTH": (batch,), "KEY_SEQUENCE_END_START": (2, batch),
+            "BOOLEAN3": (batch, sequence, kv_sequence),
             "BOOLEAN4": (batch, heads, sequence, kv_sequence)}.get(kind)
 
 
@@ -332,8 +333,9 @@ def test_created_from_6_1_and_refused_below():
 @pytest.mark.parametrize("change, sentence", [
     (dict(QueryTensor=None), f"{OP} gives its query through no tensor; exactly one of QueryTensor, "
                              "StackedQueryKeyTensor, StackedQueryKeyValueTensor must be given."),
-    (dict(KeyTensor=tensor("FLOAT32", (1, 3, 5))), f"KeyTensor.Sizes is {{1,3,5}}; {OP} needs {{1, "
-                                                   "keyValueSequenceLength, 4} (the query's batchSize and hiddenSize)."),
+    (dict(KeyTensor=tensor("FLOAT32", (1, 3, 5))),
+     f"KeyTensor.Sizes is {{1,3,5}}; {OP} needs {{1, keyValueSequenceLength, 4}} (the query's batchSize and "
+     "hiddenSize)."),
     (dict(HeadCount=3), f"The query's hiddenSize is 4; {OP} needs a multiple of HeadCount 3."),
     (dict(OutputTensor=tensor("FLOAT32", (1, 2, 5))), f"OutputTensor.Sizes is {{1,2,5}}; {OP} needs {{1,2,4}} "
                                                       "(leading sizes of 1 allowed)."),
@@ -388,5 +390,5 @@ def test_a_key_sequence_past_the_lds_is_not_implemented():
     kv = LDS_LIMIT // 4
     hresult, message = refusal(attention_desc("FLOAT32", 1, 1, kv, 1, 4, 4))
     assert hresult == E_NOTIMPL
-    assert f"keyValueSequenceLength {kv} with headSize 4 needs {4 * (lanes_for(kv) + 4 + kv)} bytes, more than {LDS_LIMIT}" \
-        in message, message
+    needs = 4 * (lanes_for(kv) + 4 + kv)
+    assert f"keyValueSequenceLength {kv} with headSize 4 needs {needs} bytes, more than {LDS_LIMIT}" in message, message
