@@ -170,17 +170,17 @@ def test_stacked_tensors_are_the_separate_ones_at_other_strides(stacking, type_n
 
 
 # ---- the same kernel on every wave width ---------------------------------------------------------------------------
-def run_kernel(q, k, v, bias, mask, heads, width):
+def run_kernel(q, k, v, bias, mask, heads, width, rpb=None, mask_type=None):
     gpu = Gpu(RX_7900_XTX, wave_width=width, timing=False)
     t = "FLOAT32" if q.dtype == np.float32 else "FLOAT16"
     out = np.zeros(q.shape[:2] + (v.shape[2],), q.dtype)
-    arrays = dict(zip(TENSORS, inputs_of(q, k, v, bias, mask) + [out, None, None]))
+    arrays = dict(zip(TENSORS, inputs_of(q, k, v, bias, mask, rpb) + [out, None, None]))
     specs = [None if x is None else TensorSpec("INT32" if f == "MaskTensor" else t, x.shape, None, x.nbytes)
              for f, x in arrays.items()]
     raw = [np.zeros(4, np.uint8) if x is None else x.view(np.uint8).reshape(-1) for x in arrays.values()]
     run = DirectRun(gpu, "MULTIHEAD_ATTENTION", specs, raw, attributes={
         "Scale": np.float32(0.5), "MaskFilterValue": np.float32(-10000.0), "HeadCount": heads,
-        "MaskType": int(mask is not None)})
+        "MaskType": int(mask is not None) if mask_type is None else mask_type})
     run.dispatch()
     return run.output_bytes(TENSORS.index("OutputTensor"))[:out.nbytes].view(out.dtype).reshape(out.shape)
 
@@ -194,6 +194,11 @@ def test_every_wave_width_gives_the_same_bits(type_name):
     want = expected(q, k, v, bias, mask, 2)
     for width in (32, 64):
         same_bits(run_kernel(q, k, v, bias, mask, 2, width), want)
+    rpb = values(rng, type_name, (2, 2, 3, 70), special=True)
+    boolean = (rng.random((2, 2, 3, 70)) < 0.8).astype(np.int32)
+    want = expected(q, k, v, None, boolean, 2, rpb=rpb)
+    for width in (32, 64):
+        same_bits(run_kernel(q, k, v, None, boolean, 2, width, rpb=rpb, mask_type=4), want)
 
 
 # ---- the golden model against the text and against float64 ------------------------------------------------------
