@@ -8,7 +8,7 @@ text and against float64 within a ULP-measured bound; the schema's rows, the sha
 E_NOTIMPL sentences of the descs the kernel does not serve are pinned."""
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, event, given, settings, strategies as st
 
 from dmlemu import golden, run_operator
 from dmlemu.d3d12 import *  # noqa: F401,F403
@@ -397,3 +397,35 @@ def test_a_key_sequence_past_the_lds_is_not_implemented():
     assert hresult == E_NOTIMPL
     needs = 4 * (lanes_for(kv) + 4 + kv)
     assert f"keyValueSequenceLength {kv} with headSize 4 needs {needs} bytes, more than {LDS_LIMIT}" in message, message
+
+
+# ---- hostile descs: a sentence, never a traceback ----------------------------------------------------------------
+_SIZES = st.lists(st.integers(0, 7), min_size=0, max_size=6)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_hostile_descs_are_refused_with_a_sentence_or_run(data):
+    from operator_cases import garbage
+    base = attention_desc("FLOAT32", 1, 2, 3, 2, 2, 2, bias=True, mask="BOOLEAN4", rpb=True)
+    hostile = {"Scale": st.floats(allow_nan=True), "MaskFilterValue": st.floats(allow_nan=True),
+               "HeadCount": st.integers(-1, 9), "MaskType": st.integers(-1, 6)}
+    for name in data.draw(st.lists(st.sampled_from(TENSORS + tuple(hostile)), min_size=1, max_size=3, unique=True)):
+        if name in hostile:
+            value = data.draw(st.one_of(hostile[name], garbage))
+        else:
+            value = data.draw(st.one_of(st.none(), st.builds(
+                tensor, st.sampled_from(["FLOAT32", "FLOAT16", "INT32"]),
+                st.lists(st.integers(1, 7), min_size=1, max_size=6))))
+        try:
+            setattr(base, name, value)
+        except (TypeError, ValueError, OverflowError):
+            event("the desc struct refused a field")
+            return                      # the struct refuses it before the mirror sees it
+    try:
+        dml, op = create(base)
+        dml.CompileOperator(op, DML_EXECUTION_FLAG_NONE)
+        event("compiled")
+    except HResultError as error:
+        event({E_INVALIDARG: "E_INVALIDARG", E_NOTIMPL: "E_NOTIMPL"}.get(error.hresult, "other"))
+        assert error.hresult in (E_INVALIDARG, E_NOTIMPL) and error.message.endswith("."), error.message
