@@ -3,8 +3,8 @@
 kernels/attention.s computes one query row of one head per workgroup: a grid of (sequenceLength, HeadCount,
 batchSize) workgroups of L threads, L from the key sequence length Skv as the reductions pick it
 (`reduce_ops.lanes_for`: 64 to 1024), with the LDS tree of the reductions (4 L bytes), the query row (4 D bytes)
-and the row of scores (4 Skv bytes); a desc whose LDS would pass LDS_LIMIT (the smallest preset's
-lds_max_bytes_per_workgroup) is E_NOTIMPL. The kernel serves Query, Key and Value tensors, separate or stacked
+and the row of scores (4 Skv bytes); a desc whose LDS would pass the preset's lds_max_bytes_per_workgroup (LDS_LIMIT,
+16 KiB, without a preset, as kernels/normalization_ops.py) is E_NOTIMPL. The kernel serves Query, Key and Value tensors, separate or stacked
 (each read at its descriptor, first element and strides, so a stacked tensor costs nothing), an optional Bias, an
 optional RelativePositionBias and MaskType NONE, KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START or BOOLEAN, FLOAT32 and
 FLOAT16 (computed in FLOAT32); every other valid desc is E_NOTIMPL with a sentence (docs/DEVIATIONS.md, "Multi-head attention"). One `AttentionOperator` row per operator says,
@@ -28,7 +28,7 @@ from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
 from dmlemu.kernels.element_wise_math import symbols as math_symbols
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
-LDS_LIMIT = 16384         # bytes: the smallest lds_max_bytes_per_workgroup of the presets
+LDS_LIMIT = 16384         # bytes of LDS per workgroup without a preset (the smallest preset's)
 # the DML_MULTIHEAD_ATTENTION_MASK_TYPE values served
 MASK_TYPES = {0: "NONE", 1: "KEY_SEQUENCE_LENGTH", 2: "KEY_SEQUENCE_END_START", 4: "BOOLEAN"}
 _LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
@@ -110,7 +110,7 @@ def _strides(spec, packed_strides, rank):
     return strides[len(strides) - rank:]
 
 
-def compile_attention(operator, tensors, attributes, layout, no_kernel, packed_strides):
+def compile_attention(operator, tensors, attributes, layout, no_kernel, packed_strides, preset=None):
     """(program, constant buffer bytes, group grid, thread grid, LDS bytes) of a validated desc;
     kernels/driver.py wraps them in a CompiledKernel. `no_kernel` is the NoKernel class to raise."""
     row = OPERATORS[operator]
@@ -152,9 +152,10 @@ def compile_attention(operator, tensors, attributes, layout, no_kernel, packed_s
     sources = tuple(roles[r][0] for r in ("query", "key", "value"))
     lanes = reduce_ops.lanes_for(kv_sequence)
     lds_bytes = 4 * (lanes + head + kv_sequence)
-    if lds_bytes > LDS_LIMIT:
+    limit = getattr(preset, "lds_max_bytes_per_workgroup", None) or LDS_LIMIT
+    if lds_bytes > limit:
         raise no_kernel(f"dmlemu's kernel for {operator} keeps a row of scores in LDS: keyValueSequenceLength "
-                        f"{kv_sequence} with headSize {head} needs {lds_bytes} bytes, more than {LDS_LIMIT}")
+                        f"{kv_sequence} with headSize {head} needs {lds_bytes} bytes, more than {limit}")
     q, k, v = (roles[r][2] for r in ("query", "key", "value"))
     ob, os_, oc = _strides(out, packed_strides, 3)
     o = (ob, os_, value_head * oc, oc)

@@ -523,7 +523,7 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
                               lds_bytes=lds_bytes)
     if operator in attention_ops.OPERATORS:   # attention: one workgroup per (query row, head, batch)
         program, constants, group_grid, thread_grid, lds_bytes = attention_ops.compile_attention(
-            operator, tensors, dict(attributes or {}), layout, NoKernel, packed_strides)
+            operator, tensors, dict(attributes or {}), layout, NoKernel, packed_strides, preset)
         groups = group_grid[0] * group_grid[1] * group_grid[2]
         elements = int(np.prod([int(s) for s in tensors[11].sizes], dtype=np.int64))
         return CompiledKernel(operator, program, constants, len(tensors), elements, thread_grid[0], workgroups=groups,

@@ -20,7 +20,7 @@ from dmlemu.errors import E_INVALIDARG, E_NOTIMPL, HResultError
 from dmlemu.golden.attention import softmax_rows
 from dmlemu.gpu import Gpu
 from dmlemu.isa.numerics import fused_multiply_add
-from dmlemu.kernels.attention_ops import LDS_LIMIT, TENSORS
+from dmlemu.kernels.attention_ops import TENSORS
 from dmlemu.kernels.driver import TensorSpec
 from dmlemu.kernels.reduce_ops import lanes_for
 from dmlemu.presets import PRESETS, RX_7900_XTX, WARP
@@ -303,16 +303,16 @@ def test_a_nan_key_makes_its_rows_nan_and_a_fully_masked_row_stays_finite():
 
 
 # ---- validation and what the kernel does not serve ------------------------------------------------------------------
-def create(desc, level=DML_FEATURE_LEVEL_6_4):
-    d3d12 = D3D12CreateDevice(CreateDXGIFactory1().EnumAdapters1(0), D3D_FEATURE_LEVEL_11_0)
+def create(desc, level=DML_FEATURE_LEVEL_6_4, adapter=0):
+    d3d12 = D3D12CreateDevice(CreateDXGIFactory1().EnumAdapters1(adapter), D3D_FEATURE_LEVEL_11_0)
     dml = DMLCreateDevice(d3d12, DML_CREATE_DEVICE_FLAG_NONE, max_feature_level=level)
     return dml, dml.CreateOperator(DML_OPERATOR_DESC(Type=DML_OPERATOR_MULTIHEAD_ATTENTION, Desc=desc))
 
 
-def refusal(desc, level=DML_FEATURE_LEVEL_6_4):
+def refusal(desc, level=DML_FEATURE_LEVEL_6_4, adapter=0):
     """(HRESULT, sentence) of CreateOperator, or of CompileOperator where the desc is valid."""
     with pytest.raises(HResultError) as error:
-        dml, op = create(desc, level)
+        dml, op = create(desc, level, adapter)
         dml.CompileOperator(op, DML_EXECUTION_FLAG_NONE)
     return error.value.hresult, error.value.message
 
@@ -391,12 +391,17 @@ def test_unserved_descs_are_not_implemented_with_a_sentence(change, sentence):
     assert sentence in message, message
 
 
-def test_a_key_sequence_past_the_lds_is_not_implemented():
-    kv = LDS_LIMIT // 4
-    hresult, message = refusal(attention_desc("FLOAT32", 1, 1, kv, 1, 4, 4))
+@pytest.mark.parametrize("adapter", range(len(PRESETS)), ids=[p.key for p in PRESETS])
+def test_a_key_sequence_past_the_presets_lds_is_not_implemented(adapter):
+    limit = PRESETS[adapter].lds_max_bytes_per_workgroup
+    fits = next(kv for kv in range(limit // 4, 0, -1) if 4 * (lanes_for(kv) + 4 + kv) <= limit)
+    dml, op = create(attention_desc("FLOAT32", 1, 1, fits, 1, 4, 4), adapter=adapter)
+    dml.CompileOperator(op, DML_EXECUTION_FLAG_NONE)
+    kv = fits + 1
+    hresult, message = refusal(attention_desc("FLOAT32", 1, 1, kv, 1, 4, 4), adapter=adapter)
     assert hresult == E_NOTIMPL
     needs = 4 * (lanes_for(kv) + 4 + kv)
-    assert f"keyValueSequenceLength {kv} with headSize 4 needs {needs} bytes, more than {LDS_LIMIT}" in message, message
+    assert f"keyValueSequenceLength {kv} with headSize 4 needs {needs} bytes, more than {limit}" in message, message
 
 
 # ---- hostile descs: a sentence, never a traceback ----------------------------------------------------------------
