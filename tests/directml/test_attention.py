@@ -85,13 +85,20 @@ def cases(draw):
                 bias=draw(st.booleans()), mask=draw(st.sampled_from(sorted(MASKS))), rpb=draw(st.booleans()),
                 scale=draw(st.sampled_from([1.0, 0.5, 0.125, -2.0])),
                 layouts=[draw(st.sampled_from(["packed", "padded", "permuted"])) for _ in range(4)],
+                stacking=draw(st.sampled_from(["", "", "qkv", "qk", "kv"])),
                 special=draw(st.booleans()), seed=draw(st.integers(0, 2 ** 32 - 1)))
+
+
+STACKED = {"qkv": "StackedQueryKeyValueTensor", "qk": "StackedQueryKeyTensor", "kv": "StackedKeyValueTensor"}
 
 
 def run_case(case, preset=None):
     rng = np.random.default_rng(case["seed"])
     t, b, s, kv, h = case["type_name"], case["batch"], case["sequence"], case["kv_sequence"], case["heads"]
     d, dv = case["head"], case["value_head"]
+    stacking = case.get("stacking", "")
+    kv = s if stacking in ("qkv", "qk") else kv          # a stacked query and key share the sequence
+    dv = d if stacking in ("qkv", "kv") else dv          # a stacked key and value share the head size
     shapes = [(b, s, h * d), (b, kv, h * d), (b, kv, h * dv), (b, s, h * dv)]
     strides = [layout_strides(shape, layout, rng)[0] for shape, layout in zip(shapes, case["layouts"])]
     q, k, v = (values(rng, t, shape, case["special"]) for shape in shapes[:3])
@@ -106,11 +113,20 @@ def run_case(case, preset=None):
         mask = rng.choice(np.array([0, 1, 2, -1], np.int32), size=mask_sizes(kind, b, h, s, kv), p=[0.3, 0.5, 0.1, 0.1])
     rpb = values(rng, t, (b, h, s, kv), case["special"]) if case.get("rpb") else None
     desc = attention_desc(t, b, s, kv, h, d, dv, case["bias"], kind, strides, case["scale"], rpb=rpb is not None)
-    (got,) = run_operator(desc, inputs_of(q, k, v, bias, mask, rpb), adapter=preset)
+    inputs = inputs_of(q, k, v, bias, mask, rpb)
+    if stacking:     # the same elements in a [b, s, h, 2 or 3, d] tensor, in the query's layout
+        x = np.concatenate([{"q": q, "k": k, "v": v}[c].reshape(b, -1, h, 1, d) for c in stacking], axis=3)
+        setattr(desc, STACKED[stacking], tensor(t, x.shape, layout_strides(x.shape, case["layouts"][0], rng)[0]))
+        for c, field in (("q", "QueryTensor"), ("k", "KeyTensor"), ("v", "ValueTensor")):
+            if c in stacking:
+                setattr(desc, field, None)
+                inputs[TENSORS.index(field)] = None
+        inputs[TENSORS.index(STACKED[stacking])] = x
+    (got,) = run_operator(desc, inputs, adapter=preset)
     same_bits(got, expected(q, k, v, bias, mask, h, case["scale"], rpb=rpb, mask_type=MASKS[kind]))
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases(), st.sampled_from(PRESETS + (WARP,)))
 def test_drawn_attentions_are_bit_exact_on_every_adapter(case, preset):
     run_case(case, preset)
