@@ -24,16 +24,21 @@
 ; Constant buffer (kernels/constant_buffer.py's RECORDS and PARAM fields; attention_ops.py packs them):
 ;   record 0  the batch: -, -, -, -, strides of Query, Key, Value, Output
 ;   record 1  the sequence: -, -, -, -, strides of Query, Key, Value, Output (Key, Value: along j)
-;   record 2  D, Dv, hiddenSize, Skv, the column strides of Query, Key, Value, Output
+;   record 2  D, Dv, hiddenSize, T (= Lp + Skv: every key), the column strides of Query, Key, Value, Output
 ;   record 3  BOOLEAN: the Mask's strides along b, h, i, j (0 along h for a 3-dimensional one); the
 ;             Bias's stride; KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START: the Mask's stride along b,
 ;             then (END_START) the element of the first start; 0
 ;   record 4  -, -, -, -, the RelativePositionBias's strides along b, h, i, j
+;   record 6  (past keys) Lp, -, -, -, the PastKey's strides along b, h, j, d
+;   record 7  (past keys) Lp, -, -, -, the PastValue's strides along b, h, j, d
+;             (record 0 is read at the start only: 6, then 7, reuse its registers)
 ;   record 5  the query's, key's and value's first element (their slot of a stacked tensor: 0, 1, 2
 ;             times its stride along the stack), -, the head strides of Query, Key, Value, Output
 ;             (D times the column stride for a [batch, sequence, hidden] tensor)
 ;   PARAM0, PARAM1: Scale, MaskFilterValue (FLOAT32)
-; LDS: the tree at 0 (4 L bytes), q at ${LDS_Q} (4 D bytes), the scores at ${LDS_S} (4 Skv bytes).
+; LDS: the tree at 0 (4 L bytes), q at ${LDS_Q} (4 D bytes), the scores at ${LDS_S} (4 T bytes).
+; With PastKey / PastValue (HAS_PAST), keys and values j < Lp come from them, the others from Key /
+; Value at row j - Lp; the Bias is added to the new ones only.
 ; =============================================================================================
     s_load_dwordx4 s[8:11], s[0:1], ${DESC_Q}       ; the Query's buffer descriptor
     s_load_dwordx4 s[12:15], s[0:1], ${DESC_K}      ; the Key's
@@ -145,14 +150,39 @@ query_done:
     s_barrier
 
 ; ---- B. the scores s[j] and their maxNum -------------------------------------------------------------
+; A phase is a run of keys from one tensor: with past keys, first j < Lp from PastKey (no Bias),
+; then j = Lp .. T-1 from Key (row j - Lp); which thread scores which key changes nothing (each
+; score is one thread's, into LDS at j; maxNum takes any order).
     v_mov_b32 v10, ${IDENTITY}           ; maxNum's identity (NaN)
-    v_mov_b32 v7, v0                     ; j = t
+.if HAS_PAST
+    s_load_dwordx8 s[32:39], s[2:3], ${CB_ATT_PAST_KEY} ; Lp, -, -, -, PK_b, PK_h, PK_j, PK_d
+    s_load_dwordx4 s[12:15], s[0:1], ${DESC_PAST_K}     ; the PastKey's buffer descriptor, for now
+    s_waitcnt 0
+    s_mul_i32 s104, s6, s36
+    s_mul_i32 s87, s5, s37
+    s_add_u32 s104, s104, s87            ; PastKey[b, h, 0, 0]
+    s_mov_b32 s88, 1                     ; the past phase
+    s_mov_b32 s34, s32                   ; its keys: j < Lp
+    s_mov_b32 s35, s38                   ; along j
+    s_mov_b32 s91, s39                   ; along d
+    s_mov_b32 s105, 0                    ; its first key
+.else
+    s_mov_b32 s88, 0                     ; the new keys' phase
+    s_mov_b32 s34, s59                   ; j < T
+    s_mov_b32 s35, s53                   ; along j
+    s_mov_b32 s91, s61                   ; along d
+    s_mov_b32 s104, s77                  ; Key[b, 0, h, 0]
+    s_mov_b32 s105, 0
+.endif
+score_phase:
+    v_add_u32 v7, v0, s105               ; j = the phase's first key + t
 score_next:
-    v_cmp_gt_u32 vcc, s59, v7            ; threads with j < Skv go on
+    v_cmp_gt_u32 vcc, s34, v7            ; threads with j inside the phase go on
     s_and_b64 exec, exec, vcc
     s_cbranch_execz score_done
-    v_mul_lo_u32 v8, v7, s53
-    v_add_u32 v8, v8, s77                ; Key[b, j, h D]
+    v_sub_u32 v8, v7, s105               ; the row of j in the phase's tensor
+    v_mul_lo_u32 v8, v8, s35
+    v_add_u32 v8, v8, s104               ; its first element
     v_mov_b32 v13, 0x80000000            ; acc = -0
     v_mov_b32 v9, 0                      ; 4 d: q[d] in LDS
     s_mov_b32 s80, s56                   ; d left
@@ -168,6 +198,8 @@ dot_next:
     v_cvt_f32_f16 v11, v11
 .endif
 .if HAS_BIAS
+    s_cmp_lg_u32 s88, 0                  ; the past keys take no Bias
+    s_cbranch_scc1 key_biased
     v_mov_b32 v21, s83
     v_lshl_b32 v21, v21, ${SHIFT}
     buffer_load_${LOAD} v12, v21, s[20:23], 0
@@ -177,9 +209,10 @@ dot_next:
 .endif
     v_add_f32 v11, v11, v12              ; k + bias, rounded
     s_add_u32 s83, s83, s68
+key_biased:
 .endif
     v_fma_f32 v13, v14, v11, v13         ; acc = fma(q[d], k[j, d], acc): d ascending
-    v_add_u32 v8, v8, s61
+    v_add_u32 v8, v8, s91
     v_add_u32 v9, v9, 4
     s_sub_u32 s80, s80, 1
     s_branch dot_next
@@ -226,6 +259,20 @@ dot_done:
     s_branch score_next
 score_done:
     s_mov_b64 exec, s[40:41]
+.if HAS_PAST
+    s_cmp_eq_u32 s88, 0
+    s_cbranch_scc1 scores_done
+    s_load_dwordx4 s[12:15], s[0:1], ${DESC_K}      ; the new keys: Key again
+    s_waitcnt 0
+    s_mov_b32 s88, 0
+    s_mov_b32 s34, s59                   ; Lp <= j < T
+    s_mov_b32 s35, s53
+    s_mov_b32 s91, s61
+    s_mov_b32 s104, s77
+    s_mov_b32 s105, s32                  ; row j - Lp
+    s_branch score_phase
+scores_done:
+.endif
 
 ; ---- C. M, then S = the sum of e^(s - M), as softmax.s ------------------------------------------------
 .include "reduce_tree.inc"
@@ -281,6 +328,13 @@ prob_done:
     s_barrier                            ; every p[j] is in LDS
 
 ; ---- E. the output columns: the sum of p[j] v[j, e] ----------------------------------------------------
+.if HAS_PAST
+    s_load_dwordx8 s[32:39], s[2:3], ${CB_ATT_PAST_VALUE} ; Lp, -, -, -, PV_b, PV_h, PV_j, PV_d
+    s_waitcnt 0
+    s_mul_i32 s104, s6, s36
+    s_mul_i32 s87, s5, s37
+    s_add_u32 s104, s104, s87            ; PastValue[b, h, 0, 0]
+.endif
     v_mov_b32 v7, v0                     ; e = t
 out_next:
     v_cmp_gt_u32 vcc, s57, v7            ; threads with e < Dv go on
@@ -300,7 +354,34 @@ out_next:
 .endif
     v_mov_b32 v13, 0x80000000            ; acc = -0
     v_mov_b32 v9, 0                      ; 4 j: p[j] in LDS
+.if HAS_PAST
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_PAST_V}     ; j < Lp: PastValue[b, h, j, e]
+    s_waitcnt 0
+    v_mul_lo_u32 v25, v7, s39
+    v_add_u32 v25, v25, s104
+    s_mov_b32 s80, s32
+past_next:
+    s_cmp_eq_u32 s80, 0
+    s_cbranch_scc1 past_done
+    ds_read_b32 v14, v9, ${LDS_S}        ; p[j]
+    v_lshl_b32 v22, v25, ${SHIFT}
+    buffer_load_${LOAD} v11, v22, s[16:19], 0
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v11, v11
+.endif
+    v_fma_f32 v13, v14, v11, v13         ; acc = fma(p[j], v[j, e], acc): j ascending
+    v_add_u32 v25, v25, s38
+    v_add_u32 v9, v9, 4
+    s_sub_u32 s80, s80, 1
+    s_branch past_next
+past_done:
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_V}      ; then Value[b, j - Lp, h, e]
+    s_waitcnt 0
+    s_sub_u32 s80, s59, s32              ; the new keys left
+.else
     s_mov_b32 s80, s59                   ; j left
+.endif
 weigh_next:
     s_cmp_eq_u32 s80, 0
     s_cbranch_scc1 weigh_done

@@ -6,7 +6,7 @@ batchSize) workgroups of L threads, L from the key sequence length Skv as the re
 and the row of scores (4 Skv bytes); a desc whose LDS would pass the preset's lds_max_bytes_per_workgroup (LDS_LIMIT,
 16 KiB, without a preset, as kernels/normalization_ops.py) is E_NOTIMPL. The kernel serves Query, Key and Value tensors, separate or stacked
 (each read at its descriptor, first element and strides, so a stacked tensor costs nothing), an optional Bias, an
-optional RelativePositionBias and MaskType NONE, KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START or BOOLEAN, FLOAT32 and
+optional RelativePositionBias, optional PastKey / PastValue and MaskType NONE, KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START or BOOLEAN, FLOAT32 and
 FLOAT16 (computed in FLOAT32); every other valid desc is E_NOTIMPL with a sentence (docs/DEVIATIONS.md, "Multi-head attention"). One `AttentionOperator` row per operator says,
 by name:
 
@@ -69,7 +69,8 @@ OPERATORS = {row.name: row for row in (
 )}
 
 
-def variant_symbols(data_type, has_bias, mask_type, has_rpb, lanes, head_size, sources=_SEPARATE, layout=LAYOUT):
+def variant_symbols(data_type, has_bias, mask_type, has_rpb, lanes, head_size, sources=_SEPARATE, has_past=False,
+                    layout=LAYOUT):
     """The assembler symbols of one variant of attention.s: the reduction family's MAX (identity, tree, LDS
     layout), the transcendental constants, and its own."""
     symbols = reduce_ops.variant_symbols("MAX", "FLOAT32", "FLOAT32", True, lanes, layout)
@@ -80,27 +81,30 @@ def variant_symbols(data_type, has_bias, mask_type, has_rpb, lanes, head_size, s
         "CT_SIGN": "0x80000000", "EXP_HALVED": 0, "HAS_BIAS": int(has_bias),
         "HAS_MASK": int(mask_type == "KEY_SEQUENCE_LENGTH"), "MASK_BOOLEAN": int(mask_type == "BOOLEAN"),
         "MASK_END_START": int(mask_type == "KEY_SEQUENCE_END_START"),
-        "HAS_RPB": int(has_rpb),
+        "HAS_RPB": int(has_rpb), "HAS_PAST": int(has_past),
         "LOAD": _LOAD[data_type], "STORE": _STORE[data_type], "SHIFT": _SHIFT[data_type],
         "WIDEN_F16": int(data_type == "FLOAT16"), "NARROW_F16": int(data_type == "FLOAT16"),
         **{f"DESC_{name}": 32 * TENSORS.index(field) for name, field in zip(("Q", "K", "V"), sources)},
         **{f"DESC_{name}": 32 * TENSORS.index(field) for name, field in (("BIAS", "BiasTensor"),
-            ("MASK", "MaskTensor"), ("RPB", "RelativePositionBiasTensor"), ("OUT", "OutputTensor"))},
+            ("MASK", "MaskTensor"), ("RPB", "RelativePositionBiasTensor"), ("OUT", "OutputTensor"),
+            ("PAST_K", "PastKeyTensor"), ("PAST_V", "PastValueTensor"))},
         "CB_ATT_BATCH": records, "CB_ATT_SEQUENCE": records + step, "CB_ATT_COLUMN": records + 2 * step,
         "CB_ATT_EXTRA": records + 3 * step, "CB_ATT_RPB": records + 4 * step, "CB_ATT_HEAD": records + 5 * step,
+        "CB_ATT_PAST_KEY": records + 6 * step, "CB_ATT_PAST_VALUE": records + 7 * step,
         "LDS_Q": 4 * lanes, "LDS_S": 4 * lanes + 4 * head_size})
     return symbols
 
 
 @functools.lru_cache(maxsize=None)
-def build_program(data_type, has_bias, mask_type, has_rpb, lanes, head_size, sources=_SEPARATE, layout=LAYOUT):
+def build_program(data_type, has_bias, mask_type, has_rpb, lanes, head_size, sources=_SEPARATE, has_past=False,
+                  layout=LAYOUT):
     """Assemble and decode one variant of attention.s (cached)."""
-    dwords = assemble_file(os.path.join(KERNEL_DIR, "attention.s"),
-                           variant_symbols(data_type, has_bias, mask_type, has_rpb, lanes, head_size, sources, layout))
+    dwords = assemble_file(os.path.join(KERNEL_DIR, "attention.s"), variant_symbols(
+        data_type, has_bias, mask_type, has_rpb, lanes, head_size, sources, has_past, layout))
     mask = "" if mask_type == "NONE" else "_" + mask_type.lower()
     stacked = "".join(sorted({"_" + _STACKED_NAMES[f] for f in sources if f in _STACKED_NAMES}))
     return Program(dwords, f"multihead_attention_{data_type.lower()}{stacked}_x{lanes}"
-                           f"{'_bias' if has_bias else ''}{'_rpb' if has_rpb else ''}{mask}")
+                           f"{'_bias' if has_bias else ''}{'_rpb' if has_rpb else ''}{'_past' if has_past else ''}{mask}")
 
 
 def _strides(spec, packed_strides, rank):
@@ -115,11 +119,11 @@ def compile_attention(operator, tensors, attributes, layout, no_kernel, packed_s
     kernels/driver.py wraps them in a CompiledKernel. `no_kernel` is the NoKernel class to raise."""
     row = OPERATORS[operator]
     by_field = dict(zip(row.tensors, tensors))
-    unserved = [f for f in ("PastKeyTensor", "PastValueTensor",
-                            "OutputPresentKeyTensor", "OutputPresentValueTensor") if by_field[f] is not None]
+    unserved = [f for f in ("OutputPresentKeyTensor", "OutputPresentValueTensor") if by_field[f] is not None]
     if unserved:
         raise no_kernel(f"dmlemu's kernel for {operator} serves QueryTensor, KeyTensor and ValueTensor (separate or "
-                        f"stacked) with an optional BiasTensor and RelativePositionBiasTensor, not "
+                        f"stacked) with an optional BiasTensor, RelativePositionBiasTensor and PastKeyTensor / "
+                        f"PastValueTensor, not "
                         f"{', '.join(unserved)}")
     mask_type = int(attributes.get("MaskType") or 0)
     if mask_type not in MASK_TYPES:
@@ -149,13 +153,16 @@ def compile_attention(operator, tensors, attributes, layout, no_kernel, packed_s
                 break
     (batch, sequence, _, head), (_, kv_sequence, _, value_head) = roles["query"][1], roles["value"][1]
     hidden, value_hidden = heads * head, heads * value_head
+    past_key, past_value = by_field["PastKeyTensor"], by_field["PastValueTensor"]
+    past = int(past_key.sizes[-2]) if past_key is not None else 0
+    total = past + kv_sequence            # every key: the past ones, then the new ones
     sources = tuple(roles[r][0] for r in ("query", "key", "value"))
-    lanes = reduce_ops.lanes_for(kv_sequence)
-    lds_bytes = 4 * (lanes + head + kv_sequence)
+    lanes = reduce_ops.lanes_for(total)
+    lds_bytes = 4 * (lanes + head + total)
     limit = getattr(preset, "lds_max_bytes_per_workgroup", None) or LDS_LIMIT
     if lds_bytes > limit:
-        raise no_kernel(f"dmlemu's kernel for {operator} keeps a row of scores in LDS: keyValueSequenceLength "
-                        f"{kv_sequence} with headSize {head} needs {lds_bytes} bytes, more than {limit}")
+        raise no_kernel(f"dmlemu's kernel for {operator} keeps a row of scores in LDS: {total} keys "
+                        f"(pastSequenceLength + keyValueSequenceLength) with headSize {head} needs {lds_bytes} bytes, more than {limit}")
     q, k, v = (roles[r][2] for r in ("query", "key", "value"))
     ob, os_, oc = _strides(out, packed_strides, 3)
     o = (ob, os_, value_head * oc, oc)
@@ -172,7 +179,7 @@ def compile_attention(operator, tensors, attributes, layout, no_kernel, packed_s
     mask_strides = (0, 0, 0, 0)
     if mask is not None and mask_type == 4:     # [b, i, j] or [b, h, i, j] past leading sizes of 1
         rank = 4 if len(mask.sizes) >= 4 and tuple(int(x) for x in mask.sizes[-4:]) == (
-            batch, heads, sequence, kv_sequence) else 3
+            batch, heads, sequence, total) else 3
         found = _strides(mask, packed_strides, rank)
         mask_strides = found if rank == 4 else (found[0], 0, found[1], found[2])
     rpb_strides = _strides(rpb, packed_strides, 4) if rpb is not None else (0, 0, 0, 0)
@@ -183,16 +190,19 @@ def compile_attention(operator, tensors, attributes, layout, no_kernel, packed_s
         return fields
     records = [record((batch, 0, 0, 0), (q[0], k[0], v[0], o[0])),
                record((sequence, 0, 0, 0), (q[1], k[1], v[1], o[1])),
-               record((head, value_head, hidden, kv_sequence), (q[3], k[3], v[3], o[3])),
+               record((head, value_head, hidden, total), (q[3], k[3], v[3], o[3])),
                record(tuple(m & 0xFFFFFFFF for m in mask_strides), extra), record((0, 0, 0, 0), rpb_strides),
                record(tuple(roles[r][3] & 0xFFFFFFFF for r in ("query", "key", "value")) + (0,),
                       (q[2], k[2], v[2], o[2]))]
+    if past_key is not None:
+        records += [record((past, 0, 0, 0), _strides(past_key, packed_strides, 4)),
+                    record((past, 0, 0, 0), _strides(past_value, packed_strides, 4))]
     values = {"ELEMENTS": batch * sequence * value_hidden, "WORKGROUP_SIZE": lanes, "RECORD_COUNT": len(records),
               "PARAM0": f32_bits(float(attributes.get("Scale", 1.0))),
               "PARAM1": f32_bits(float(attributes.get("MaskFilterValue", 0.0)))}
     constants = layout.pack(values, records, params=True, wide=False)
     program = build_program(out.data_type, bias is not None, MASK_TYPES[mask_type], rpb is not None, lanes, head,
-                            sources, layout)
+                            sources, past_key is not None, layout)
     return program, constants, (sequence, heads, batch), (lanes, 1, 1), lds_bytes
 
 

@@ -3,13 +3,14 @@
 
 For each (b, h, i), in FLOAT32 (FLOAT16 tensors widened, exactly): q[d] = Query[b, i, h D + d] (+ Bias[h D + d],
 rounded), k[j, d] = Key[b, j, h D + d] (+ Bias[hidden + h D + d], rounded), v[j, e] = Value[b, j, h Dv + e]
-(+ Bias[2 hidden + h Dv + e], rounded); the score s[j] = Scale * (GEMM's sum: from -0, fma(q[d], k[j, d], acc) for
+(+ Bias[2 hidden + h Dv + e], rounded), after the PastKey / PastValue rows j < Lp (no Bias) when given, the new
+ones at j = Lp ..; the score s[j] = Scale * (GEMM's sum: from -0, fma(q[d], k[j, d], acc) for
 d ascending), the multiply rounded once; with a RelativePositionBias, s[j] + RelativePositionBias[b, h, i, j]
 (rounded); with MaskType KEY_SEQUENCE_LENGTH, s[j] + MaskFilterValue (rounded) for every j >= Mask[b] (a signed
 INT32), with KEY_SEQUENCE_END_START for every j >= end[b] or j < start[b] (the Mask [2, batchSize]: the ends, then the
 starts), with BOOLEAN the same where Mask[b, i, j] (or Mask[b, h, i, j]) is 0; then the row is softmax'd exactly
-as ACTIVATION_SOFTMAX computes a row of Skv elements (dmlemu.golden.softmax's steps: maxNum, the reductions' threads-then-tree sum of e^(s - M), one
-correctly rounded divide), p stays FLOAT32; the output Output[b, i, h Dv + e] = (GEMM's sum: from -0,
+as ACTIVATION_SOFTMAX computes a row of Lp + Skv elements (dmlemu.golden.softmax's steps: maxNum, the reductions'
+threads-then-tree sum of e^(s - M), one correctly rounded divide), p stays FLOAT32; the output Output[b, i, h Dv + e] = (GEMM's sum: from -0,
 fma(p[j], v[j, e], acc) for j ascending), rounded once to FLOAT16 for FLOAT16 tensors. NaN results are canonical.
 This module follows that text, not the kernel: it never assembles or runs anything.
 """
@@ -63,11 +64,10 @@ def multihead_attention(query, key, value, stacked_query_key=None, stacked_key_v
                         stacked_query_key_value=None, bias=None, mask=None, relative_position_bias=None,
                         past_key=None, past_value=None, Scale=1.0, MaskFilterValue=-10000.0, HeadCount=1, MaskType=0):
     """The OutputTensor of MULTIHEAD_ATTENTION with Query, Key and Value (separate or stacked), an optional Bias, an
-    optional RelativePositionBias and MaskType NONE, KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START or BOOLEAN (the
-    subset dmlemu's kernel serves; the rest raises NotImplementedError)."""
+    optional RelativePositionBias and MaskType NONE, KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START or BOOLEAN , PastKey and
+    PastValue (the subset dmlemu's kernel serves; the rest raises NotImplementedError)."""
     query, key, value = _unstack(query, key, value, stacked_query_key, stacked_key_value, stacked_query_key_value)
     if (query is None or key is None or value is None
-            or past_key is not None or past_value is not None
             or int(MaskType) not in MASK_TYPES.values()):
         raise NotImplementedError("the golden MULTIHEAD_ATTENTION takes Query, Key and Value, an optional "
                                   "Bias, an optional RelativePositionBias and MaskType NONE, KEY_SEQUENCE_LENGTH, "
@@ -88,6 +88,11 @@ def multihead_attention(query, key, value, stacked_query_key=None, stacked_key_v
         q = q.reshape(batch, sequence, heads, d).transpose(0, 2, 1, 3)          # [b, h, i, d]
         k = k.reshape(batch, kv_sequence, heads, d).transpose(0, 2, 1, 3)       # [b, h, j, d]
         v = v.reshape(batch, kv_sequence, heads, dv).transpose(0, 2, 1, 3)      # [b, h, j, e]
+        if past_key is not None:      # the past keys and values first (no Bias), then the new ones
+            four = lambda x: np.asarray(x).reshape(np.shape(x)[np.ndim(x) - 4:]).astype(np.float32)
+            k = np.concatenate([four(past_key), k], axis=2)
+            v = np.concatenate([four(past_value), v], axis=2)
+            kv_sequence = k.shape[2]
         acc = np.full((batch, heads, sequence, kv_sequence), -0.0, np.float32)
         for c in range(d):
             acc = _nm.fused_multiply_add(q[:, :, :, c:c + 1], k[:, :, None, :, c], acc).astype(np.float32)

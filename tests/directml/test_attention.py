@@ -68,10 +68,11 @@ def inputs_of(q, k, v, bias=None, mask=None, rpb=None):
     return [q, k, v, None, None, None, bias, mask, rpb, None, None]
 
 
-def expected(q, k, v, bias, mask, heads, scale=0.5, filter_value=-10000.0, rpb=None, mask_type=None):
+def expected(q, k, v, bias, mask, heads, scale=0.5, filter_value=-10000.0, rpb=None, mask_type=None,
+             past=(None, None)):
     if mask_type is None:
         mask_type = 0 if mask is None else (1 if mask.ndim == 1 else 4)
-    return golden.run("MULTIHEAD_ATTENTION", inputs_of(q, k, v, bias, mask, rpb), {
+    return golden.run("MULTIHEAD_ATTENTION", inputs_of(q, k, v, bias, mask, rpb)[:9] + list(past), {
         "Scale": np.float32(scale), "MaskFilterValue": np.float32(filter_value), "HeadCount": heads,
         "MaskType": mask_type})
 
@@ -85,7 +86,7 @@ def cases(draw):
                 bias=draw(st.booleans()), mask=draw(st.sampled_from(sorted(MASKS))), rpb=draw(st.booleans()),
                 scale=draw(st.sampled_from([1.0, 0.5, 0.125, -2.0])),
                 layouts=[draw(st.sampled_from(["packed", "padded", "permuted"])) for _ in range(4)],
-                stacking=draw(st.sampled_from(["", "", "qkv", "qk", "kv"])),
+                stacking=draw(st.sampled_from(["", "", "qkv", "qk", "kv"])), past=draw(st.sampled_from([0, 0, 1, 4])),
                 special=draw(st.booleans()), seed=draw(st.integers(0, 2 ** 32 - 1)))
 
 
@@ -99,6 +100,8 @@ def run_case(case, preset=None):
     stacking = case.get("stacking", "")
     kv = s if stacking in ("qkv", "qk") else kv          # a stacked query and key share the sequence
     dv = d if stacking in ("qkv", "kv") else dv          # a stacked key and value share the head size
+    past = case.get("past", 0)
+    total = past + kv
     shapes = [(b, s, h * d), (b, kv, h * d), (b, kv, h * dv), (b, s, h * dv)]
     strides = [layout_strides(shape, layout, rng)[0] for shape, layout in zip(shapes, case["layouts"])]
     q, k, v = (values(rng, t, shape, case["special"]) for shape in shapes[:3])
@@ -106,14 +109,24 @@ def run_case(case, preset=None):
     kind = {False: "NONE", True: "KEY_SEQUENCE_LENGTH"}.get(case["mask"], case["mask"])
     mask = None
     if kind == "KEY_SEQUENCE_LENGTH":
-        mask = rng.integers(-1, kv + 2, size=b).astype(np.int32)
+        mask = rng.integers(-1, total + 2, size=b).astype(np.int32)
     elif kind == "KEY_SEQUENCE_END_START":    # the ends, then the starts
-        mask = np.stack([rng.integers(-1, kv + 2, size=b), rng.integers(-1, kv + 1, size=b)]).astype(np.int32)
+        mask = np.stack([rng.integers(-1, total + 2, size=b), rng.integers(-1, total + 1, size=b)]).astype(np.int32)
     elif kind != "NONE":       # BOOLEAN: 0 masks, any other value keeps
-        mask = rng.choice(np.array([0, 1, 2, -1], np.int32), size=mask_sizes(kind, b, h, s, kv), p=[0.3, 0.5, 0.1, 0.1])
-    rpb = values(rng, t, (b, h, s, kv), case["special"]) if case.get("rpb") else None
+        mask = rng.choice(np.array([0, 1, 2, -1], np.int32), size=mask_sizes(kind, b, h, s, total),
+                          p=[0.3, 0.5, 0.1, 0.1])
+    rpb = values(rng, t, (b, h, s, total), case["special"]) if case.get("rpb") else None
     desc = attention_desc(t, b, s, kv, h, d, dv, case["bias"], kind, strides, case["scale"], rpb=rpb is not None)
     inputs = inputs_of(q, k, v, bias, mask, rpb)
+    past_key = past_value = None
+    if past:
+        past_key, past_value = values(rng, t, (b, h, past, d), case["special"]), values(rng, t, (b, h, past, dv))
+        desc.PastKeyTensor, desc.PastValueTensor = tensor(t, past_key.shape), tensor(t, past_value.shape)
+        inputs[9:11] = [past_key, past_value]
+        if mask is not None and kind.startswith("BOOLEAN"):
+            desc.MaskTensor = tensor("INT32", mask.shape)
+        if rpb is not None:
+            desc.RelativePositionBiasTensor = tensor(t, rpb.shape)
     if stacking:     # the same elements in a [b, s, h, 2 or 3, d] tensor, in the query's layout
         x = np.concatenate([{"q": q, "k": k, "v": v}[c].reshape(b, -1, h, 1, d) for c in stacking], axis=3)
         setattr(desc, STACKED[stacking], tensor(t, x.shape, layout_strides(x.shape, case["layouts"][0], rng)[0]))
@@ -123,7 +136,8 @@ def run_case(case, preset=None):
                 inputs[TENSORS.index(field)] = None
         inputs[TENSORS.index(STACKED[stacking])] = x
     (got,) = run_operator(desc, inputs, adapter=preset)
-    same_bits(got, expected(q, k, v, bias, mask, h, case["scale"], rpb=rpb, mask_type=MASKS[kind]))
+    same_bits(got, expected(q, k, v, bias, mask, h, case["scale"], rpb=rpb, mask_type=MASKS[kind],
+                            past=(past_key, past_value)))
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -183,6 +197,24 @@ def test_stacked_tensors_are_the_separate_ones_at_other_strides(stacking, type_n
                                                       "HeadCount": h, "MaskType": 0})
     same_bits(got, want)
     same_bits(want, expected(q, k, v, inputs[6], None, h))      # the golden model unstacks as the page says
+
+
+@pytest.mark.parametrize("type_name", ["FLOAT32", "FLOAT16"])
+def test_past_keys_and_values_come_first(type_name):
+    rng = np.random.default_rng(21)
+    b, s, kv, h, d, dv, past = 2, 3, 4, 2, 3, 2, 5
+    q, k, v = (values(rng, type_name, shape) for shape in ((b, s, h * d), (b, kv, h * d), (b, kv, h * dv)))
+    pk, pv = values(rng, type_name, (b, h, past, d)), values(rng, type_name, (b, h, past, dv))
+    mask = np.array([7, 9], np.int32)
+    desc = attention_desc(type_name, b, s, kv, h, d, dv, mask=True, PastKeyTensor=tensor(type_name, pk.shape),
+                          PastValueTensor=tensor(type_name, pv.shape))
+    inputs = inputs_of(q, k, v, None, mask)
+    inputs[9:11] = [pk, pv]
+    (got,) = run_operator(desc, inputs)
+    want = expected(q, k, v, None, mask, h, past=(pk, pv))
+    same_bits(got, want)
+    merge = lambda p, x: np.concatenate([p.transpose(0, 2, 1, 3).reshape(b, past, -1), x], axis=1)
+    same_bits(want, expected(q, merge(pk, k), merge(pv, v), None, mask, h))   # the same keys in one tensor
 
 
 # ---- the same kernel on every wave width ---------------------------------------------------------------------------
@@ -393,8 +425,8 @@ def test_leading_sizes_of_one_are_accepted():
 @pytest.mark.parametrize("change, sentence", [
     (dict(PastKeyTensor=tensor("FLOAT32", (1, 2, 3, 2)), PastValueTensor=tensor("FLOAT32", (1, 2, 3, 2)),
           OutputPresentKeyTensor=tensor("FLOAT32", (1, 2, 5, 2))),
-     "serves QueryTensor, KeyTensor and ValueTensor (separate or stacked) with an optional BiasTensor and "
-     "RelativePositionBiasTensor, not PastKeyTensor, PastValueTensor, OutputPresentKeyTensor"),
+     "serves QueryTensor, KeyTensor and ValueTensor (separate or stacked) with an optional BiasTensor, "
+     "RelativePositionBiasTensor and PastKeyTensor / PastValueTensor, not OutputPresentKeyTensor."),
     (dict(MaskType=3, MaskTensor=tensor("INT32", (5,))),
      "serves MaskType NONE, KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START and BOOLEAN, not "
      "DML_MULTIHEAD_ATTENTION_MASK_TYPE value 3"),
@@ -417,7 +449,7 @@ def test_a_key_sequence_past_the_presets_lds_is_not_implemented(adapter):
     hresult, message = refusal(attention_desc("FLOAT32", 1, 1, kv, 1, 4, 4), adapter=adapter)
     assert hresult == E_NOTIMPL
     needs = 4 * (lanes_for(kv) + 4 + kv)
-    assert f"keyValueSequenceLength {kv} with headSize 4 needs {needs} bytes, more than {limit}" in message, message
+    assert f"{kv} keys (pastSequenceLength + keyValueSequenceLength) with headSize 4 needs {needs} bytes, more than {limit}" in message, message
 
 
 # ---- hostile descs: a sentence, never a traceback ----------------------------------------------------------------
