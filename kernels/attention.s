@@ -1,19 +1,19 @@
 ; =============================================================================================
 ; attention.s: DML_OPERATOR_MULTIHEAD_ATTENTION with Query, Key and Value separate or stacked (the
 ; driver gives each its descriptor, first element and strides), an optional Bias, an optional
-; RelativePositionBias and an optional KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START or BOOLEAN mask.
+; RelativePositionBias, optional PastKey / PastValue and an optional KEY_SEQUENCE_LENGTH,
+; KEY_SEQUENCE_END_START or BOOLEAN mask.
 ; The order of every operation is docs/NUMERICS.md's "Multi-head attention", whatever the wave width.
 ;
 ; Launch (kernels/attention_ops.py): a grid of workgroups (X, Y, Z) = (sequenceLength, HeadCount,
-; batchSize) of L threads, L as the reductions pick it from the key sequence length Skv; s4, s5, s6
+; batchSize) of L threads, L as the reductions pick it from the keys' count T; s4, s5, s6
 ; are the group's X = i (the query row), Y = h (the head), Z = b (the batch); v0 the thread id.
 ;   A. the query row q[d] = Query[b, i, h D + d] (+ Bias, rounded) into LDS (threads d = t, t + L ..);
-;   B. thread t scores keys j = t, t + L, .. : from -0, fma(q[d], k[j, d], acc) for d ascending (k
+;   B. the threads score the keys j (the past ones, then the new ones), each: from -0, fma(q[d], k[j, d], acc) for d ascending (k
 ;      with its Bias added, rounded), then Scale * acc (one rounding), then + the
 ;      RelativePositionBias[b, h, i, j] (rounded), then + MaskFilterValue (rounded) where j >= Mask[b]
 ;      (KEY_SEQUENCE_LENGTH), j >= end[b] or j < start[b] (KEY_SEQUENCE_END_START) or Mask[b,
-;      (h,) i, j] is 0 (BOOLEAN); each score into LDS, and maxNum of
-;      them into v10;
+;      (h,) i, j] is 0 (BOOLEAN); each score into LDS, and maxNum of them into v10;
 ;   C. M by the reductions' LDS tree (reduce_tree.inc); S = the sum of e^(s - M) (math_exp.inc) in
 ;      the reductions' SUM order, as softmax.s computes a row;
 ;   D. p[j] = e^(s[j] - M) / S (one correctly rounded divide) replaces s[j] in LDS;
@@ -29,12 +29,12 @@
 ;             Bias's stride; KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START: the Mask's stride along b,
 ;             then (END_START) the element of the first start; 0
 ;   record 4  -, -, -, -, the RelativePositionBias's strides along b, h, i, j
-;   record 6  (past keys) Lp, -, -, -, the PastKey's strides along b, h, j, d
-;   record 7  (past keys) Lp, -, -, -, the PastValue's strides along b, h, j, d
-;             (record 0 is read at the start only: 6, then 7, reuse its registers)
 ;   record 5  the query's, key's and value's first element (their slot of a stacked tensor: 0, 1, 2
 ;             times its stride along the stack), -, the head strides of Query, Key, Value, Output
 ;             (D times the column stride for a [batch, sequence, hidden] tensor)
+;   record 6  (past keys) Lp, -, -, -, the PastKey's strides along b, h, j, d
+;   record 7  (past keys) Lp, -, -, -, the PastValue's strides along b, h, j, d
+;             (record 0 is read at the start only: 6, then 7, reuse its registers)
 ;   PARAM0, PARAM1: Scale, MaskFilterValue (FLOAT32)
 ; LDS: the tree at 0 (4 L bytes), q at ${LDS_Q} (4 D bytes), the scores at ${LDS_S} (4 T bytes).
 ; With PastKey / PastValue (HAS_PAST), keys and values j < Lp come from them, the others from Key /

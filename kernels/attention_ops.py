@@ -1,14 +1,15 @@
 """The attention family's table and compiler: DML_OPERATOR_MULTIHEAD_ATTENTION as a kernel launch.
 
 kernels/attention.s computes one query row of one head per workgroup: a grid of (sequenceLength, HeadCount,
-batchSize) workgroups of L threads, L from the key sequence length Skv as the reductions pick it
+batchSize) workgroups of L threads, L from the keys' count T (past and new) as the reductions pick it
 (`reduce_ops.lanes_for`: 64 to 1024), with the LDS tree of the reductions (4 L bytes), the query row (4 D bytes)
-and the row of scores (4 Skv bytes); a desc whose LDS would pass the preset's lds_max_bytes_per_workgroup (LDS_LIMIT,
-16 KiB, without a preset, as kernels/normalization_ops.py) is E_NOTIMPL. The kernel serves Query, Key and Value tensors, separate or stacked
-(each read at its descriptor, first element and strides, so a stacked tensor costs nothing), an optional Bias, an
-optional RelativePositionBias, optional PastKey / PastValue and MaskType NONE, KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START or BOOLEAN, FLOAT32 and
-FLOAT16 (computed in FLOAT32); every other valid desc is E_NOTIMPL with a sentence (docs/DEVIATIONS.md, "Multi-head attention"). One `AttentionOperator` row per operator says,
-by name:
+and the row of scores (4 T bytes); a desc whose LDS would pass the preset's lds_max_bytes_per_workgroup (LDS_LIMIT,
+16 KiB, without a preset, as kernels/normalization_ops.py) is E_NOTIMPL. The kernel serves Query, Key and Value
+tensors, separate or stacked (each read at its descriptor, first element and strides, so a stacked tensor costs
+nothing), an optional Bias, an optional RelativePositionBias, optional PastKey / PastValue and MaskType NONE,
+KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START or BOOLEAN, FLOAT32 and FLOAT16 (computed in FLOAT32); every other valid
+desc (the present key / value outputs, KEY_QUERY_SEQUENCE_LENGTH_START_END) is E_NOTIMPL with a sentence
+(docs/DEVIATIONS.md, "Multi-head attention"). One `AttentionOperator` row per operator says, by name:
 
   tensors     the desc's tensor fields in binding order (a tensor's descriptor is 32 bytes at 32 x its index)
   types       the data types it serves
