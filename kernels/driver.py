@@ -36,11 +36,13 @@ from dmlemu.kernels import address
 from dmlemu.kernels import (data_movement_ops, fill_ops, gather_ops, gemm_ops, nonzero_ops, normalization_ops,
                             random_ops, reduce_ops, resample_ops, scan_ops, softmax_ops, window_ops)
 from dmlemu.kernels import top_k_ops
+from dmlemu.kernels import attention_ops
 
 # The kernel families besides the element-wise table, each a module with an OPERATORS table of rows and its own
 # compiler (compile_operator below hands a desc to the family whose table names the operator).
 FAMILIES = (reduce_ops, gemm_ops, softmax_ops, scan_ops, normalization_ops, data_movement_ops, window_ops, gather_ops,
             resample_ops, fill_ops, nonzero_ops, random_ops) + (top_k_ops,)
+FAMILIES = FAMILIES + (attention_ops,)
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 # The sources of the operators with a listing of their own (the tools' `asm --variant` reads this);
@@ -544,6 +546,13 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
             merge_dimensions)
         return CompiledKernel(operator, program, constants, len(tensors), sequences, lanes, workgroups=sequences,
                               lds_bytes=lds_bytes)
+    if operator in attention_ops.OPERATORS:   # attention: one workgroup per (query row, head, batch)
+        program, constants, group_grid, thread_grid, lds_bytes = attention_ops.compile_attention(
+            operator, tensors, dict(attributes or {}), layout, NoKernel, packed_strides, preset)
+        groups = group_grid[0] * group_grid[1] * group_grid[2]
+        elements = int(np.prod([int(s) for s in tensors[11].sizes], dtype=np.int64))
+        return CompiledKernel(operator, program, constants, len(tensors), elements, thread_grid[0], workgroups=groups,
+                              lds_bytes=lds_bytes, group_grid=group_grid, thread_grid=thread_grid)
     if operator in softmax_ops.OPERATORS:     # the softmax family: one workgroup per row (a reduction, then the row)
         program, constants, rows, lanes, lds_bytes = softmax_ops.compile_softmax(
             operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides)

@@ -1025,7 +1025,38 @@ _SCHEMA_LIST = [
                     AttributeSpec("InputPixelOffsets", FLOAT_ARRAY, of="InputTensor", count_field="DimensionCount"),
                     AttributeSpec("OutputPixelOffsets", FLOAT_ARRAY, of="InputTensor", count_field="DimensionCount")),
         shapes="RESAMPLE"),
+
+    # -- attention (kernels/attention_ops.py) ---------------------------------------------------------------
+    # DML_MULTIHEAD_ATTENTION_OPERATOR_DESC (FL6_1; windows-ai-docs ns-directml-dml_multihead_attention_operator_desc):
+    # "[Add Bias to query/key/value] -> GEMM(Query, Transposed(Key)) * Scale -> [Add RelativePositionBias] -> [Add
+    # Mask] -> Softmax -> GEMM(SoftmaxResult, Value)"; exactly one query, key and value, stacked or not; FLOAT32 and
+    # FLOAT16 (the MaskTensor INT32); the dimension counts per tensor are _MHA_DIMS (its "Tensor support" table,
+    # one range per tensor, which _rows' one range per row cannot say). The shapes are the `shapes` rule
+    # MULTIHEAD_ATTENTION (dmlemu.directml.attention_shapes).
+    _op("MULTIHEAD_ATTENTION", tuple(TensorRole(f, is_output=f.startswith("Output")) for f in (
+        "QueryTensor", "KeyTensor", "ValueTensor", "StackedQueryKeyTensor", "StackedKeyValueTensor",
+        "StackedQueryKeyValueTensor", "BiasTensor", "MaskTensor", "RelativePositionBiasTensor", "PastKeyTensor",
+        "PastValueTensor", "OutputTensor", "OutputPresentKeyTensor", "OutputPresentValueTensor")), (
+        (_enums.DML_FEATURE_LEVEL_6_1, (1, 5), {"*": Optional(FLOATS), "MaskTensor": Optional(("INT32",)),
+                                         "OutputTensor": FLOATS}),),
+        same_type=[("QueryTensor", "KeyTensor", "ValueTensor", "StackedQueryKeyTensor", "StackedKeyValueTensor",
+                    "StackedQueryKeyValueTensor", "BiasTensor", "RelativePositionBiasTensor", "PastKeyTensor",
+                    "PastValueTensor", "OutputTensor", "OutputPresentKeyTensor", "OutputPresentValueTensor")],
+        same_sizes=[],
+        attributes=(AttributeSpec("Scale"), AttributeSpec("MaskFilterValue"),
+                    AttributeSpec("HeadCount", UINT, at_least_value=1),
+                    AttributeSpec("MaskType", ENUM, enum=_enums.DML_MULTIHEAD_ATTENTION_MASK_TYPE)),
+        shapes="MULTIHEAD_ATTENTION"),
 ]
+# MULTIHEAD_ATTENTION's "Tensor support" table (DML_FEATURE_LEVEL_6_1 and above), one dimension range per tensor.
+_MHA_DIMS = {"QueryTensor": (3, 5), "KeyTensor": (3, 5), "ValueTensor": (3, 5), "StackedQueryKeyTensor": (5, 5),
+             "StackedKeyValueTensor": (5, 5), "StackedQueryKeyValueTensor": (5, 5), "BiasTensor": (1, 5),
+             "MaskTensor": (1, 5), "RelativePositionBiasTensor": (4, 5), "PastKeyTensor": (4, 5),
+             "PastValueTensor": (4, 5), "OutputTensor": (3, 5), "OutputPresentKeyTensor": (4, 5),
+             "OutputPresentValueTensor": (4, 5)}
+_SCHEMA_LIST = [schema if schema.name != "MULTIHEAD_ATTENTION" else replace(schema, support=tuple(
+    SupportRow(row.level, {f: replace(t, min_dims=_MHA_DIMS[f][0], max_dims=_MHA_DIMS[f][1])
+                           for f, t in row.tensors.items()}) for row in schema.support)) for schema in _SCHEMA_LIST]
 SCHEMAS = {schema.type: schema for schema in _SCHEMA_LIST}
 SCHEMAS_BY_NAME = {schema.name: schema for schema in _SCHEMA_LIST}
 

@@ -47,6 +47,7 @@ from dmlemu.directml.operators import (
     SCHEMAS, SIZE_2D, SPATIAL, UINT, UINTS, SupportRow, TensorRole,
 )
 from dmlemu.directml.gather_shapes import SHAPE_RULES, check_int, validate_float_array, validate_size_2d
+from dmlemu.directml import attention_shapes as _attention_shapes  # noqa: F401 (registers its shape rule)
 from dmlemu.directml.structs import (
     DML_BUFFER_TENSOR_DESC, DML_OPERATOR_DESC, DML_SCALAR_UNION, DML_SCALE_BIAS, DML_TENSOR_DESC,
 )

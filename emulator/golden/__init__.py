@@ -35,6 +35,7 @@ One module per family, each operator registered by name where it is defined (reg
   fill.py            FILL_VALUE_CONSTANT, FILL_VALUE_SEQUENCE, DIAGONAL_MATRIX (docs/NUMERICS.md, "Fills")
   random.py          RANDOM_GENERATOR: Philox 4x32-10 (docs/NUMERICS.md, "Random numbers")
   top_k.py           TOP_K, TOP_K1: a stable order by value (docs/NUMERICS.md, "Top-K")
+  attention.py       MULTIHEAD_ATTENTION (docs/NUMERICS.md, "Multi-head attention")
 
 `run(name, inputs, ...)` computes any registered operator by its DirectML name; OPERATORS is the table.
 """
@@ -71,6 +72,7 @@ from dmlemu.golden.pooling import average_pooling, average_pooling1, lp_pooling,
 from dmlemu.golden.pooling import max_pooling1, max_pooling2, max_unpooling
 from dmlemu.golden import fill as _fill, gathers as _gathers, random as _random, resample as _resample  # noqa: F401
 from dmlemu.golden import top_k as _top_k  # noqa: F401  (TOP_K, TOP_K1)
+from dmlemu.golden import attention as _attention  # noqa: F401  (MULTIHEAD_ATTENTION)
 from dmlemu.golden.registry import OPERATORS
 
 __all__ = [

@@ -57,7 +57,9 @@ def test_the_list_is_every_operator_with_a_kernel():
                                "RANDOM_GENERATOR", "RESAMPLE", "RESAMPLE1", "RESAMPLE2", "REVERSE_SUBSEQUENCES",
                                "SCATTER_ELEMENTS", "SCATTER_ND", "UPSAMPLE_2D",
                                # and the top-K selections, DIAGONAL_MATRIX1 (an optional input)
-                               "TOP_K", "TOP_K1", "DIAGONAL_MATRIX1"])
+                               "TOP_K", "TOP_K1", "DIAGONAL_MATRIX1",
+                               # and multi-head attention
+                               "MULTIHEAD_ATTENTION"])
     assert {"ADD", "RELU", "CAST", "LOGICAL_GREATER_THAN", "ACTIVATION_IDENTITY", "IDENTITY"} <= set(OPERATORS)
     with pytest.raises(UsageError, match=r"^DML_OPERATOR_REDUCE runs through the DirectML API \(dmlemu.run_operator\) "
                                          r"but not from the command line yet"):
