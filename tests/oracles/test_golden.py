@@ -249,7 +249,8 @@ def test_public_namespace_is_small():
                  "hardmax1", "cumulative_summation", "cumulative_product", "mean_variance_normalization0",
                  "mean_variance_normalization1", "batch_normalization", "batch_normalization_training", "lp_normalization",
                  "local_response_normalization"}
-    operators |= {"convolution", "average_pooling", "average_pooling1", "max_pooling", "lp_pooling", "lp_pooling1"}
+    operators |= {"convolution", "average_pooling", "average_pooling1", "max_pooling", "lp_pooling", "lp_pooling1",
+                  "max_pooling1", "max_pooling2", "max_unpooling"}
     assert set(golden.__all__) == helpers | operators   # one function per operator (families by name), and run
 
 
