@@ -319,3 +319,6 @@ def _check_random(schema, by_field, attributes):
 
 SHAPE_RULES = {"RANDOM_GENERATOR": _check_random, "NONZERO_COORDINATES": _check_nonzero, "REVERSE_SUBSEQUENCES": _check_reverse_subsequences, "SCATTER_ND": _check_scatter_nd, "SCATTER_ELEMENTS": _check_scatter_elements, "ONE_HOT": _check_one_hot, "UPSAMPLE_2D": _check_upsample, "GATHER": _check_gather, "GATHER_ELEMENTS": _check_gather, "GATHER_ND": _check_gather_nd,
                "RESAMPLE": _check_resample}
+# the integer matrix products' zero point and scale shapes (dmlemu.directml.quantized_shapes)
+from dmlemu.directml.quantized_shapes import SHAPE_RULES as _QUANTIZED_SHAPE_RULES  # noqa: E402
+SHAPE_RULES.update(_QUANTIZED_SHAPE_RULES)

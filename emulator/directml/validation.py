@@ -774,8 +774,8 @@ def _check_matrix_shapes(schema, by_field, attributes):
     op = schema.c_name
     a_field, b_field, c_field, out_field, trans_a, trans_b = schema.multiplies
     a, b, out = by_field[a_field], by_field[b_field], by_field[out_field]
-    m, k = a.sizes[-2:][::-1] if attributes[trans_a] else a.sizes[-2:]
-    k_b, n = b.sizes[-2:][::-1] if attributes[trans_b] else b.sizes[-2:]
+    m, k = a.sizes[-2:][::-1] if trans_a and attributes[trans_a] else a.sizes[-2:]
+    k_b, n = b.sizes[-2:][::-1] if trans_b and attributes[trans_b] else b.sizes[-2:]
     if k_b != k:
         raise invalid(f"{b_field}.Sizes is {format_uints(b.sizes)} but {a_field}.Sizes is {format_uints(a.sizes)}; "
                       f"{op} needs B's K ({k_b}) to equal A's K ({k}) after TransA and TransB.")
