@@ -21,6 +21,8 @@ How each family maps (ONNX Runtime's choices):
     Gemm               GEMM: TransA / TransB, Alpha, Beta, C broadcast to {M, N} through strides
     MatMul             GEMM on {batch.., M, K} x {batch.., K, N}, batch dimensions broadcast through
                        stride 0 (DmlOperatorMatMul.cpp); a 1-D operand gains a dimension of 1
+    MatMulInteger, QLinearMatMul  MATRIX_MULTIPLY_INTEGER, QUANTIZED_LINEAR_MATRIX_MULTIPLY: MatMul's shapes;
+                       zero points and scales one value or one per row of A / column of B (FLOAT16 scales CAST)
     activation fusion  a Conv / ConvTranspose / Gemm / MatMul / BatchNormalization / LayerNormalization
                        whose output only feeds one fusable activation (and is no graph output) takes
                        it as its FusedActivation (DmlGraphFusionHelper / FusionHelpers.cpp); the DML
@@ -241,6 +243,73 @@ def _matmul(ctx, node):
     fields = {"TransA": 0, "TransB": 0, "Alpha": 1.0, "Beta": 0.0, "FusedActivation": ctx.fused_activation(node)}
     ctx.emit(node, "GEMM", [("ATensor", a), ("BTensor", b), ("CTensor", None)],
              [("OutputTensor", ctx.fused_output(node))], fields, sizes=out_sizes)
+
+
+
+# ---- integer and quantized matrix products -------------------------------------------------------------------
+def _integer_operands(ctx, node, a_index, b_index):
+    """MatMul's shapes for MatMulInteger / QLinearMatMul: (A view, B view, batch, M, N, output sizes)."""
+    a_shape, b_shape = ctx.shape(node.input[a_index]), ctx.shape(node.input[b_index])
+    if len(a_shape) < 2 or len(b_shape) < 2:
+        ctx.refuse(node, "an operand has fewer than 2 dimensions; DirectML's integer matrix products take 2 to 4")
+    batch = list(np.broadcast_shapes(tuple(a_shape[:-2]), tuple(b_shape[:-2])))
+    if len(batch) > 2:
+        ctx.refuse(node, f"its product has {len(batch) + 2} dimensions; DirectML's integer matrix products take 2 "
+                         f"to 4")
+    a = ctx.broadcast(node.input[a_index], batch + a_shape[-2:])
+    b = ctx.broadcast(node.input[b_index], batch + b_shape[-2:])
+    return a, b, batch, a_shape[-2], b_shape[-1]
+
+
+def _per_line(ctx, node, j, rank, size, axis, what, float32=False):
+    """Input `j` (a scale or zero point: one value, or one per row (axis -2, `size` = M) / column (axis -1)) as
+    the DML Sizes {1,..,1}, {1,..,M,1} or {1,..,1,N}; None where the node leaves it out. A FLOAT16 scale
+    (`float32`) is CAST to FLOAT32 first: DirectML's scales are FLOAT32."""
+    name = node.input[j] if j < len(node.input) else ""
+    if not name:
+        return None
+    shape = [int(d) for d in ctx.shape(name)]
+    count = int(np.prod(shape)) if shape else 1
+    lines = [d for d in shape if d != 1]
+    if count != 1 and (lines != [size] or len(shape) > 1 and shape[axis] != size):
+        ctx.refuse(node, f"its {what} has shape {shape}; DirectML takes one value or one per "
+                         f"{'row' if axis == -2 else 'column'} ({size})")
+    if float32 and ctx.type_name(name) != "FLOAT32":
+        cast = f"{node.output[0]}#{what.replace(' ', '_')}"
+        ctx.declare(cast, shape, 1)
+        ctx.emit(node, "CAST", [("InputTensor", ctx.view(name))], [("OutputTensor", cast)], {})
+        name = cast
+    target = [1] * rank
+    if count != 1:
+        target[axis] = size
+    return ctx.reshape(node, name, target)
+
+
+def _matmul_integer(ctx, node):
+    """MatMulInteger as MATRIX_MULTIPLY_INTEGER: MatMul's shapes (batch broadcast through stride 0), the zero
+    points one value or one per row of A / column of B."""
+    a, b, batch, m, n = _integer_operands(ctx, node, 0, 1)
+    rank = len(batch) + 2
+    azp = _per_line(ctx, node, 2, rank, m, -2, "a_zero_point")
+    bzp = _per_line(ctx, node, 3, rank, n, -1, "b_zero_point")
+    ctx.emit(node, "MATRIX_MULTIPLY_INTEGER", [("ATensor", a), ("AZeroPointTensor", azp), ("BTensor", b),
+                                               ("BZeroPointTensor", bzp)],
+             [("OutputTensor", node.output[0])], {}, sizes=batch + [m, n])
+
+
+def _qlinear_matmul(ctx, node):
+    """QLinearMatMul as QUANTIZED_LINEAR_MATRIX_MULTIPLY: inputs a, a_scale, a_zero_point, b, b_scale,
+    b_zero_point, y_scale, y_zero_point; FLOAT16 scales CAST to FLOAT32."""
+    a, b, batch, m, n = _integer_operands(ctx, node, 0, 3)
+    rank = len(batch) + 2
+    line = lambda j, size, axis, what, scale=False: _per_line(ctx, node, j, rank, size, axis, what, scale)
+    inputs = [("ATensor", a), ("AScaleTensor", line(1, m, -2, "a scale", True)),
+              ("AZeroPointTensor", line(2, m, -2, "a zero point")), ("BTensor", b),
+              ("BScaleTensor", line(4, n, -1, "b scale", True)), ("BZeroPointTensor", line(5, n, -1, "b zero point")),
+              ("OutputScaleTensor", line(6, m, -2, "y scale", True)),
+              ("OutputZeroPointTensor", line(7, m, -2, "y zero point"))]
+    ctx.emit(node, "QUANTIZED_LINEAR_MATRIX_MULTIPLY", inputs, [("OutputTensor", node.output[0])], {},
+             sizes=batch + [m, n])
 
 
 # ---- reductions ----------------------------------------------------------------------------------------------
@@ -881,6 +950,8 @@ CONVERSIONS = {
     "CastLike": Conversion(("CAST",), _cast),
     "Gemm": Conversion(("GEMM",), _gemm),
     "MatMul": Conversion(("GEMM",), _matmul),
+    "MatMulInteger": Conversion(("MATRIX_MULTIPLY_INTEGER",), _matmul_integer),
+    "QLinearMatMul": Conversion(("QUANTIZED_LINEAR_MATRIX_MULTIPLY", "CAST"), _qlinear_matmul),
     **{op: Conversion(("REDUCE",), _reduce) for op in _REDUCE_FUNCTIONS},
     "ArgMax": Conversion(("ARGMAX",), functools.partial(_arg, operator="ARGMAX")),
     "ArgMin": Conversion(("ARGMIN",), functools.partial(_arg, operator="ARGMIN")),
