@@ -70,7 +70,8 @@ RECORD_USE = (      # "FORWARD field / BACKWARD field" where the directions diff
            "output stride H")),
     ("D", ("OD", "OD magic", "OD shift1", "OD shift2", "x stride D", "- / stride D magic", "- / stride D shift1",
            "output stride D")),
-    ("K", ("K", "K magic", "K shift1", "K shift2", "x stride C", "w stride K / w stride K/G", "bias stride K",
+    ("K", ("K", "K magic", "K shift1", "K shift2", "x stride C", "w stride K / w stride K/G",
+           "bias stride K (CONVOLUTION_INTEGER: filter zero point stride K)",
            "output stride K")),
     ("GROUP", ("K/G", "K/G magic", "K/G shift1", "K/G shift2", "x stride N", "w stride C / w stride C (dim 0)",
                "x group step", "output stride N")),
@@ -97,6 +98,8 @@ class WindowOperator:
     bounds: tuple = ()
     optional: tuple = ()
     family: str = "window"
+    roles: tuple = (("X", 0), ("W", 1), ("BIAS", 2), ("OUT", 3))   # (operand, binding index)
+    integer: bool = False
 
 
 _POOLING = (("Strides", "uints"), ("WindowSize", "uints"), ("StartPadding", "uints"), ("EndPadding", "uints"))
@@ -107,6 +110,12 @@ OPERATORS = {row.name: row for row in (
                            ("StartPadding", "uints"), ("EndPadding", "uints"), ("OutputPadding", "uints"),
                            ("GroupCount", "u32")),
                    optional=(2,)),
+    WindowOperator(name="CONVOLUTION_INTEGER", tensors=("InputTensor", "InputZeroPointTensor", "FilterTensor",
+                                                        "FilterZeroPointTensor", "OutputTensor"),
+                   types=("INT32",), window_op="CONVOLUTION", optional=(1, 3), integer=True,
+                   params=(("Strides", "uints"), ("Dilations", "uints"), ("StartPadding", "uints"),
+                           ("EndPadding", "uints"), ("GroupCount", "u32")),
+                   roles=(("X", 0), ("XZP", 1), ("W", 2), ("WZP", 3), ("OUT", 4))),
     WindowOperator(name="AVERAGE_POOLING", tensors=("InputTensor", "OutputTensor"), types=("FLOAT32", "FLOAT16"),
                    window_op="AVERAGE", params=_POOLING + (("IncludePadding", "bool"),)),
     WindowOperator(name="AVERAGE_POOLING1", tensors=("InputTensor", "OutputTensor"), types=("FLOAT32", "FLOAT16"),
@@ -122,17 +131,32 @@ OPERATORS = {row.name: row for row in (
 
 
 def variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None,
-                    window_op="CONVOLUTION", include_padding=False, backward=False, tile=1, lp=0):
+                    window_op="CONVOLUTION", include_padding=False, backward=False, tile=1, lp=0, integer=None):
     """The assembler symbols of one variant of window.s; with `activation` (ACTIVATION_RELU ...), those
     the element-wise driver gives that activation's own kernel in FLOAT32 (`activation_symbols`: its
-    variant_symbols, handed in by kernels/driver.py), under this kernel's own."""
+    variant_symbols, handed in by kernels/driver.py), under this kernel's own. `integer`: CONVOLUTION_INTEGER's
+    (input type, filter type, roles, zero points given); `data_type` is then the output's (INT32)."""
     records = layout.field("RECORDS").offset
+    if integer is None:
+        kind = {"INTEGER": 0, "HAS_XZP": 0, "HAS_WZP": 0, "MAC": "v_fma_f32", "ACC_ZERO": "0x80000000",
+                "LOAD_X": _LOAD[data_type], "LOAD_W": _LOAD[data_type], "SHIFT_IN": _SHIFT[data_type], "DESC_XZP": 0,
+                "DESC_WZP": 0}
+        desc = {"DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64, "DESC_OUT": 96 if window_op == "CONVOLUTION" else 32}
+        load, store, shift = _LOAD[data_type], _STORE[data_type], _SHIFT[data_type]
+    else:
+        x_type, w_type, roles, given = integer
+        roles = dict(roles)
+        kind = {"INTEGER": 1, "HAS_XZP": int("XZP" in given), "HAS_WZP": int("WZP" in given), "MAC": "v_mad_u32",
+                "ACC_ZERO": 0, "LOAD_X": _LOAD[x_type], "LOAD_W": _LOAD[w_type], "SHIFT_IN": 0,
+                "DESC_XZP": 32 * roles["XZP"], "DESC_WZP": 32 * roles["WZP"]}
+        desc = {"DESC_T0": 32 * roles["X"], "DESC_T1": 32 * roles["W"], "DESC_T2": 0, "DESC_OUT": 32 * roles["OUT"]}
+        load, store, shift = "dword", "dword", 2      # the INT32 output
+        data_type = "FLOAT32"                          # for the float-only symbols below (unused by INTEGER)
     step = layout.record_bytes
     base = {} if activation is None else dict(activation_symbols(activation, "FLOAT32", True, False, False, layout))
-    return {**base, "HAS_ACT": int(activation is not None), "HAS_BIAS": int(has_bias), "LOAD": _LOAD[data_type],
-            "STORE": _STORE[data_type], "SHIFT": _SHIFT[data_type], "WIDEN_F16": int(data_type == "FLOAT16"),
-            "NARROW_F16": int(data_type == "FLOAT16"), "DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64,
-            "DESC_OUT": 96 if window_op == "CONVOLUTION" else 32, "WINDOW_OP": window_op,
+    return {**base, **kind, **desc, "HAS_ACT": int(activation is not None), "HAS_BIAS": int(has_bias), "LOAD": load,
+            "STORE": store, "SHIFT": shift, "WIDEN_F16": int(data_type == "FLOAT16"),
+            "NARROW_F16": int(data_type == "FLOAT16"), "WINDOW_OP": window_op,
             "INCLUDE_PADDING": int(include_padding), "BACKWARD": int(backward), "TILE_K": tile, "LP_P": lp,
             "PAIRED": int(window_op == "CONVOLUTION" and not backward),
             "MAX": _MAX[data_type][0], "MAX_IDENTITY": _MAX[data_type][1],
@@ -141,14 +165,18 @@ def variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activat
 
 @functools.lru_cache(maxsize=None)
 def build_program(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None, operator="CONVOLUTION",
-                  include_padding=False, backward=False, tile=1, lp=0):
+                  include_padding=False, backward=False, tile=1, lp=0, integer=None):
     """Assemble and decode one variant of window.s (cached)."""
     row = OPERATORS[operator]
     symbols = variant_symbols(data_type, has_bias, layout, activation, activation_symbols, row.window_op,
-                              include_padding, backward, tile, lp)
+                              include_padding, backward, tile, lp, integer)
     dwords = assemble_file(os.path.join(KERNEL_DIR, row.source), symbols)
     act = "" if activation is None else "_" + activation.lower()
-    if row.window_op == "CONVOLUTION":
+    if integer is not None:
+        zero_points = "".join(f"_{role.lower()}" for role in ("XZP", "WZP") if role in integer[3])
+        name = (f"convolution_integer_direct_{integer[0].lower()}_{integer[1].lower()}{'_k4' if tile == 4 else ''}"
+                f"{zero_points}")
+    elif row.window_op == "CONVOLUTION":
         name = (f"convolution_{'backward_' if backward else ''}direct_{data_type.lower()}"
                 f"{'_k4' if tile == 4 else ''}{'' if has_bias else '_no_bias'}{act}")
     else:
@@ -226,7 +254,14 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
     symbols)."""
     row = OPERATORS[operator]
     convolution = row.window_op == "CONVOLUTION"
-    if convolution:
+    integer = wzp = None
+    if row.integer:      # CONVOLUTION_INTEGER: the operands by role; the zero points' data go to the kernel apart
+        roles = dict(row.roles)
+        x, w, bias, out = tensors[roles["X"]], tensors[roles["W"]], None, tensors[roles["OUT"]]
+        given = tuple(role for role in ("XZP", "WZP") if tensors[roles[role]] is not None)
+        integer = (x.data_type, w.data_type, row.roles, given)
+        wzp = tensors[roles["WZP"]]
+    elif convolution:
         x, w, bias, out = tensors
     else:
         (x, out), w, bias = tensors, None, None
@@ -236,7 +271,7 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
     lp = int(attributes.get("P") or 0) if row.window_op == "LP" else 0
     if row.window_op == "LP" and lp not in (1, 2):
         raise no_kernel(f"dmlemu's kernel for {operator} serves P 1 and 2, not {lp}")
-    gemm = gemm_path(tensors, attributes, packed_strides) if convolution else None
+    gemm = gemm_path(tensors, attributes, packed_strides) if convolution and not row.integer else None
     if gemm is not None:         # a 1 x 1 convolution: a matrix product per batch on gemm.s
         program, constants, group_grid, thread_grid, lds_bytes = gemm_ops.compile_gemm(
             "GEMM", gemm, {"TransA": 0, "TransB": 0, "Alpha": 1.0, "Beta": 1.0,
@@ -286,8 +321,10 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
     records = [record(o_size[d], *division_magic(o_size[d]), xs[d], magic[d][0], magic[d][1], os_[d])
                for d in range(3)]
     tile = TILE_K if convolution and k_group % TILE_K == 0 else 1    # output channels per thread
-    records.append(record(k // tile, *division_magic(k // tile), x_strides[1], w_k, 0 if bias is None else
-                          _strides(bias, packed_strides)[1][1], o_strides[1]))
+    bias_k = 0 if bias is None else _strides(bias, packed_strides)[1][1]
+    if wzp is not None:     # CONVOLUTION_INTEGER: the filter zero point's K stride takes the bias's slot
+        bias_k = _strides(wzp, packed_strides)[1][1]
+    records.append(record(k // tile, *division_magic(k // tile), x_strides[1], w_k, bias_k, o_strides[1]))
     records.append(record(k_group, *division_magic(k_group), x_strides[0], w_c, c_group * x_strides[1],
                           o_strides[0]))
     records += [record(in_size[d], window[d], strides[d], dilations[d], start[d],
@@ -306,7 +343,7 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
     constants = layout.pack(values, records, params=True, wide=False)
     program = build_program(out.data_type, bias is not None, layout, activation,
                             activation_symbols if activation is not None else None, operator,
-                            include_padding and row.window_op == "AVERAGE", backward, tile, lp)
+                            include_padding and row.window_op == "AVERAGE", backward, tile, lp, integer)
     return program, constants, elements, THREADS, -(-threads // THREADS), (), (), 0
 
 

@@ -728,6 +728,21 @@ _SCHEMA_LIST = [
                     AttributeSpec("GroupCount", UINT, at_least_value=1),
                     AttributeSpec("FusedActivation", FUSED_ACTIVATION)),
         convolves=("InputTensor", "FilterTensor", "BiasTensor", "OutputTensor")),
+    # DML_CONVOLUTION_INTEGER_OPERATOR_DESC (sdk-api ns-directml-dml_convolution_integer_operator_desc): CONVOLUTION's
+    # shapes (cross-correlation, FORWARD, no bias) on INT8 / UINT8 input and filter, each less its optional zero
+    # point (InputZeroPointTensor one value; FilterZeroPointTensor one value or one per output channel
+    # {1,K,1,1}), INT32 output; "InputTensor and InputZeroPointTensor must have the same DataType" (the filter
+    # likewise); 4 dimensions (2-D), DML_FEATURE_LEVEL_2_1 (dmlemu admits the 4-dimensional row only).
+    _op("CONVOLUTION_INTEGER", _roles("InputTensor", "InputZeroPointTensor", "FilterTensor", "FilterZeroPointTensor",
+                                      "OutputTensor"), (
+        (L2_1, 4, {"*": ("INT8", "UINT8"), "InputZeroPointTensor": Optional(("INT8", "UINT8")),
+                   "FilterZeroPointTensor": Optional(("INT8", "UINT8")), "OutputTensor": ("INT32",)}),),
+        same_type=[("InputTensor", "InputZeroPointTensor"), ("FilterTensor", "FilterZeroPointTensor")], same_sizes=[],
+        same_dimension_count=(("InputTensor", "InputZeroPointTensor", "FilterTensor", "FilterZeroPointTensor",
+                               "OutputTensor"),),
+        attributes=(*_spatial("Strides", 1), *_spatial("Dilations", 1), *_spatial("StartPadding"),
+                    *_spatial("EndPadding"), AttributeSpec("GroupCount", UINT, at_least_value=1)),
+        convolves=("InputTensor", "FilterTensor", None, "OutputTensor"), shapes="CONVOLUTION_INTEGER"),
 
     # -- pooling -----------------------------------------------------------------------------------------------
     # DML_AVERAGE_POOLING_OPERATOR_DESC, DML_MAX_POOLING_OPERATOR_DESC (sdk-api), DML_AVERAGE_POOLING1_OPERATOR_DESC
@@ -1034,7 +1049,7 @@ def _check_tables():
         assert not schema.multiplies or (set(f for f in schema.multiplies[:4] if f is not None) <= fields
                                          and set(f for f in schema.multiplies[4:] if f is not None)
                                          <= set(attribute_fields))
-        assert not schema.convolves or set(schema.convolves) <= fields, schema.name
+        assert not schema.convolves or set(f for f in schema.convolves if f is not None) <= fields, schema.name
         assert not schema.pools or set(f for f in schema.pools if f is not None) <= fields, schema.name
     for name in FUSABLE_ACTIVATIONS:
         assert SCHEMAS_BY_NAME[name].outputs and name.startswith("ACTIVATION_"), name

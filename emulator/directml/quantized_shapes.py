@@ -6,6 +6,8 @@ ns-directml-dml_quantized_linear_matrix_multiply_operator_desc), with A {.., M, 
   AZeroPointTensor, AScaleTensor                 {1,1,1,1} (per tensor) or {1,1,M,1} (per row)
   BZeroPointTensor, BScaleTensor                 {1,1,1,1} (per tensor) or {1,1,1,N} (per column)
   OutputZeroPointTensor, OutputScaleTensor       {1,1,1,1} (per tensor) or {1,1,M,1} (per row)
+and CONVOLUTION_INTEGER's (ns-directml-dml_convolution_integer_operator_desc): InputZeroPointTensor {1,1,1,1},
+FilterZeroPointTensor {1,1,1,1} or {1,K,1,1} (per output channel, K the output's channels).
 (in the tensors' DimensionCount; every size but the row's or the column's is 1). A zero point and the scale of
 the same tensor are checked apart: the pages do not require that both are per row when one is.
 """
@@ -22,6 +24,9 @@ _QUANTIZED_FIELDS = {
         ("AScaleTensor", _ROW_OF_A), ("AZeroPointTensor", _ROW_OF_A), ("BScaleTensor", _COLUMN_OF_B),
         ("BZeroPointTensor", _COLUMN_OF_B), ("OutputScaleTensor", _ROW_OF_A), ("OutputZeroPointTensor", _ROW_OF_A)),
 }
+
+# CONVOLUTION_INTEGER: the input's zero point one value; the filter's one value or one per output channel {1,K,1,1}
+_CONVOLUTION_FIELDS = (("InputZeroPointTensor", None), ("FilterZeroPointTensor", 1))
 
 
 def _format(values):
@@ -44,4 +49,19 @@ def _check_quantization_tensors(schema, by_field, attributes):
                           f"(per tensor) or {_format(per_line)} ({kind}, {letter} = {full}).")
 
 
-SHAPE_RULES = {name: _check_quantization_tensors for name in _QUANTIZED_FIELDS}
+def _check_convolution_zero_points(schema, by_field, attributes):
+    """CONVOLUTION_INTEGER's zero points: one value, or the filter's one per output channel."""
+    channels = int(by_field["OutputTensor"].sizes[1])
+    for field, axis in _CONVOLUTION_FIELDS:
+        tensor = by_field.get(field)
+        if tensor is None:
+            continue
+        rank = len(tensor.sizes)
+        allowed = [(1,) * rank] + ([tuple(channels if d == axis else 1 for d in range(rank))] if axis else [])
+        if tuple(tensor.sizes) not in allowed:
+            raise invalid(f"{field}.Sizes is {_format(tensor.sizes)}; {schema.c_name} needs "
+                          f"{' or '.join(_format(a) for a in allowed)} (one value{'' if axis is None else ', or one per output channel'}).")
+
+
+SHAPE_RULES = {**{name: _check_quantization_tensors for name in _QUANTIZED_FIELDS},
+               "CONVOLUTION_INTEGER": _check_convolution_zero_points}

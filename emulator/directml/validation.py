@@ -855,7 +855,7 @@ def _check_convolution_shapes(schema, by_field, attributes):
     in_f, filter_f, bias_f, out_f = schema.convolves
     x, w, out = by_field[in_f], by_field[filter_f], by_field[out_f]
     groups = attributes["GroupCount"]
-    backward = attributes["Direction"] == 1
+    backward = attributes.get("Direction", 0) == 1       # CONVOLUTION_INTEGER has no Direction: FORWARD
     n, c = x.sizes[:2]
     k = out.sizes[1]
     for name, channels in (("InputTensor", c), ("OutputTensor", k)):
@@ -875,12 +875,12 @@ def _check_convolution_shapes(schema, by_field, attributes):
             if pad >= max(stride, dilation):
                 raise invalid(f"OutputPadding[{d}] is {pad}; {op} needs it below Strides[{d}] ({stride}) or "
                               f"Dilations[{d}] ({dilation}).")
-    elif any(attributes["OutputPadding"]):
+    elif any(attributes.get("OutputPadding") or ()):
         raise invalid(f"OutputPadding is {format_uints(attributes['OutputPadding'])}; {op} with "
                       f"DML_CONVOLUTION_DIRECTION_FORWARD needs zeros (OutputPadding pads a BACKWARD result).")
     spatial = convolution_output_sizes(x.sizes[2:], w.sizes[2:], attributes["Strides"], attributes["Dilations"],
                                        attributes["StartPadding"], attributes["EndPadding"],
-                                       attributes["OutputPadding"], backward)
+                                       attributes.get("OutputPadding"), backward)
     if spatial is None:
         raise invalid(f"{in_f}.Sizes is {format_uints(x.sizes)} with StartPadding "
                       f"{format_uints(attributes['StartPadding'])} and EndPadding {format_uints(attributes['EndPadding'])}"

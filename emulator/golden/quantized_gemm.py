@@ -60,3 +60,41 @@ def quantized_linear_matrix_multiply(a, a_scale, a_zero_point, b, b_scale, b_zer
         value = _nm.int_to_float(acc, np.float32) * (a_s * b_s)      # each product rounded once in float32
         value = value.astype(np.float32) / o_s                        # the IEEE quotient, float32
     return _quantized(np.asarray(value, np.float32), o_z, as_dtype(output_type))
+
+
+@operator(name="CONVOLUTION_INTEGER", keyword_attributes=("Strides", "Dilations", "StartPadding", "EndPadding",
+                                                          "GroupCount"))
+def convolution_integer(x, x_zero_point, w, w_zero_point, Strides=None, Dilations=None, StartPadding=None,
+                        EndPadding=None, GroupCount=1):
+    """CONVOLUTION_INTEGER (cross-correlation, FORWARD): x {N, C, spatial..} and w {K, C/G, window..} (INT8 /
+    UINT8), each less its zero point (one value; the filter's also one per output channel {1, K, 1, ..}), summed
+    exactly over (channel of the group, window taps) with the padded taps contributing nothing (the input less its
+    zero point is padded with 0, as ONNX's ConvInteger), kept modulo 2^32 as INT32."""
+    x, w = np.asarray(x), np.asarray(w)
+    spatial = x.ndim - 2
+    ones, zeros = (1,) * spatial, (0,) * spatial
+    strides = tuple(int(s) for s in (Strides if Strides is not None else ones))
+    dilations = tuple(int(d) for d in (Dilations if Dilations is not None else ones))
+    start = tuple(int(p) for p in (StartPadding if StartPadding is not None else zeros))
+    end = tuple(int(p) for p in (EndPadding if EndPadding is not None else zeros))
+    groups = int(GroupCount)
+    xd = x.astype(np.int64) - (0 if x_zero_point is None else np.asarray(x_zero_point).astype(np.int64).reshape(()))
+    wd = w.astype(np.int64)
+    if w_zero_point is not None:
+        wz = np.asarray(w_zero_point).astype(np.int64)
+        wd = wd - (wz.reshape(()) if wz.size == 1 else wz.reshape((-1,) + (1,) * (w.ndim - 1)))
+    xd = np.pad(xd, [(0, 0), (0, 0)] + list(zip(start, end)))       # padded taps add 0
+    window = w.shape[2:]
+    extent = tuple((k - 1) * d + 1 for k, d in zip(window, dilations))
+    views = np.lib.stride_tricks.sliding_window_view(xd, extent, axis=tuple(range(2, 2 + spatial)))
+    views = views[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in strides)
+                  + tuple(slice(None, None, d) for d in dilations)]        # {N, C, O.., window..}
+    n, c = x.shape[:2]
+    k = w.shape[0]
+    out_spatial = views.shape[2:2 + spatial]
+    views = views.reshape((n, groups, c // groups) + out_spatial + tuple(window))
+    wg = wd.reshape((groups, k // groups, c // groups) + tuple(window))
+    letters = "defg"[:spatial]
+    taps = "uvw"[:spatial]
+    out = np.einsum(f"nhc{letters}{taps},hkc{taps}->nhk{letters}", views, wg, optimize=True)
+    return out.reshape((n, k) + out_spatial).astype(np.int32)
