@@ -34,6 +34,8 @@ How each family maps (ONNX Runtime's choices):
                        views (Sizes and Strides of the same bytes); a reshape that no strides express
                        packs the input first with ELEMENT_WISE_IDENTITY
     Conv / ConvTranspose  CONVOLUTION (CROSS_CORRELATION, FORWARD / BACKWARD); 1-D as 2-D with H = 1
+    ConvInteger        CONVOLUTION_INTEGER (2-D; 1-D as 2-D with H = 1): Conv's pads, zero points one value (the
+                       filter's also one per output channel)
     MaxPool, AveragePool, LpPool and their Global forms
                        MAX_POOLING(2) / AVERAGE_POOLING(1) / LP_POOLING(1); global pooling is a window of the
                        whole spatial extent; ceil_mode becomes EndPadding; 1-D as 2-D with H = 1
@@ -477,6 +479,39 @@ def _conv(ctx, node):
               "FusedActivation": ctx.fused_activation(node)}
     ctx.emit(node, "CONVOLUTION", inputs, [("OutputTensor", ctx.fused_output(node))], fields, sizes=y_sizes)
 
+
+
+def _conv_integer(ctx, node):
+    """ConvInteger as CONVOLUTION_INTEGER: 2-D (1-D as 2-D with a height of 1) FORWARD cross-correlation, Conv's
+    pads; x_zero_point one value, w_zero_point one value or one per output channel."""
+    ctx.check_attributes(node, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"})
+    x_shape, w_shape, y_shape = ctx.shape(node.input[0]), ctx.shape(node.input[1]), ctx.shape(node.output[0])
+    if len(x_shape) not in (3, 4):
+        ctx.refuse(node, f"its input has {len(x_shape)} dimensions; dmlemu's CONVOLUTION_INTEGER takes 1 or 2 "
+                         f"spatial ones")
+    one_d = len(x_shape) == 3
+    x_sizes = x_shape[:2] + [1] + x_shape[2:] if one_d else x_shape
+    w_sizes = w_shape[:2] + [1] + w_shape[2:] if one_d else w_shape
+    y_sizes = y_shape[:2] + [1] + y_shape[2:] if one_d else y_shape
+    strides = ([1] if one_d else []) + _spatial(ctx, node, "strides", len(x_shape) - 2, 1)
+    dilations = ([1] if one_d else []) + _spatial(ctx, node, "dilations", len(x_shape) - 2, 1)
+    start, end = _pads(ctx, node, x_sizes[2:], y_sizes[2:], w_sizes[2:], strides, dilations)
+    zero_points = []
+    for j, what, channels in ((2, "x_zero_point", None), (3, "w_zero_point", y_sizes[1])):
+        name = node.input[j] if j < len(node.input) else ""
+        if not name:
+            zero_points.append(None)
+            continue
+        count = int(np.prod(ctx.shape(name) or [1]))
+        if count != 1 and count != channels:
+            ctx.refuse(node, f"its {what} has {count} values; DirectML takes one"
+                             f"{'' if channels is None else ' or one per output channel'}")
+        zero_points.append(ctx.reshape(node, name, [1, count, 1, 1] if count != 1 else [1, 1, 1, 1]))
+    inputs = [("InputTensor", ctx.reshape(node, node.input[0], x_sizes)), ("InputZeroPointTensor", zero_points[0]),
+              ("FilterTensor", ctx.reshape(node, node.input[1], w_sizes)), ("FilterZeroPointTensor", zero_points[1])]
+    fields = {"DimensionCount": 2, "Strides": strides, "Dilations": dilations, "StartPadding": start,
+              "EndPadding": end, "GroupCount": int(ctx.attr(node, "group", 1))}
+    ctx.emit(node, "CONVOLUTION_INTEGER", inputs, [("OutputTensor", node.output[0])], fields, sizes=y_sizes)
 
 def _pool(ctx, node):
     """MaxPool, AveragePool, LpPool and their Global forms; 1-D as 2-D with a height of 1 (DmlOperatorPooling.cpp)."""
@@ -962,6 +997,7 @@ CONVERSIONS = {
     "Expand": Conversion((), _expand),
     "Conv": Conversion(("CONVOLUTION",), _conv),
     "ConvTranspose": Conversion(("CONVOLUTION",), _conv),
+    "ConvInteger": Conversion(("CONVOLUTION_INTEGER",), _conv_integer),
     **{op: Conversion(("MAX_POOLING", "MAX_POOLING2"), _pool) for op in ("MaxPool", "GlobalMaxPool")},
     **{op: Conversion(("AVERAGE_POOLING", "AVERAGE_POOLING1"), _pool) for op in ("AveragePool", "GlobalAveragePool")},
     **{op: Conversion(("LP_POOLING", "LP_POOLING1"), _pool) for op in ("LpPool", "GlobalLpPool")},

@@ -261,11 +261,13 @@ EXPECTED_TO_PASS = (
     "test_xor_bcast4v2d", "test_xor_bcast4v3d", "test_xor_bcast4v4d",
 )
 
-# the integer and quantized matrix products (MATRIX_MULTIPLY_INTEGER, QUANTIZED_LINEAR_MATRIX_MULTIPLY)
+# the integer and quantized products (MATRIX_MULTIPLY_INTEGER, QUANTIZED_LINEAR_MATRIX_MULTIPLY,
+# CONVOLUTION_INTEGER)
 EXPECTED_TO_PASS += (
     "test_matmulinteger", "test_qlinearmatmul_2D_int8_float16", "test_qlinearmatmul_2D_int8_float32",
     "test_qlinearmatmul_2D_uint8_float16", "test_qlinearmatmul_2D_uint8_float32", "test_qlinearmatmul_3D_int8_float16",
-    "test_qlinearmatmul_3D_int8_float32", "test_qlinearmatmul_3D_uint8_float16", "test_qlinearmatmul_3D_uint8_float32")
+    "test_qlinearmatmul_3D_int8_float32", "test_qlinearmatmul_3D_uint8_float16", "test_qlinearmatmul_3D_uint8_float32",
+    "test_convinteger_with_padding", "test_convinteger_without_padding")
 
 
 @pytest.fixture(scope="module")
