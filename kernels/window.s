@@ -177,6 +177,69 @@
     s_waitcnt 0
 .endif
 .endif
+; ---- QUANTIZED_LINEAR_CONVOLUTION (QLINEAR): the requantization's operands, loaded once: the input's and the
+; output's scale (v120, v121) and zero point (v122, as FLOAT32), the filter's scale (v112 ..) and the INT32 bias
+; (v116 ..) of k .. k + 3 (one value, or one per output channel: their K strides in the K record's wide slots)
+.if QLINEAR
+    s_load_dwordx4 s[96:99], s[2:3], ${CB_CONV_K_WIDE}   ; -, WScale's K stride, the bias's, -
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_XSCALE}
+    s_waitcnt 0
+    v_mov_b32 v111, 0
+    buffer_load_dword v120, v111, s[16:19], 0     ; InputScale
+    s_waitcnt 0
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_OSCALE}
+    s_waitcnt 0
+    buffer_load_dword v121, v111, s[16:19], 0     ; OutputScale
+    v_mov_b32 v122, 0
+.if HAS_OZP
+    s_waitcnt 0
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_OZP}
+    s_waitcnt 0
+    buffer_load_${LOAD_OUT} v122, v111, s[16:19], 0   ; OutputZeroPoint
+.endif
+    s_waitcnt 0
+    v_cvt_f32_i32 v122, v122             ; exact
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_WSCALE}
+    s_waitcnt 0
+    v_mul_lo_u32 v111, v7, s97           ; WScale[k]
+    v_lshl_b32 v123, v111, 2
+    buffer_load_dword v112, v123, s[16:19], 0
+.if TILE_K == 4
+    v_add_u32 v111, v111, s97
+    v_lshl_b32 v123, v111, 2
+    buffer_load_dword v113, v123, s[16:19], 0
+    v_add_u32 v111, v111, s97
+    v_lshl_b32 v123, v111, 2
+    buffer_load_dword v114, v123, s[16:19], 0
+    v_add_u32 v111, v111, s97
+    v_lshl_b32 v123, v111, 2
+    buffer_load_dword v115, v123, s[16:19], 0
+.endif
+    s_waitcnt 0
+    v_mov_b32 v116, 0
+    v_mov_b32 v117, 0
+    v_mov_b32 v118, 0
+    v_mov_b32 v119, 0
+.if HAS_QBIAS
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_QBIAS}
+    s_waitcnt 0
+    v_mul_lo_u32 v111, v7, s98           ; bias[k]
+    v_lshl_b32 v123, v111, 2
+    buffer_load_dword v116, v123, s[16:19], 0
+.if TILE_K == 4
+    v_add_u32 v111, v111, s98
+    v_lshl_b32 v123, v111, 2
+    buffer_load_dword v117, v123, s[16:19], 0
+    v_add_u32 v111, v111, s98
+    v_lshl_b32 v123, v111, 2
+    buffer_load_dword v118, v123, s[16:19], 0
+    v_add_u32 v111, v111, s98
+    v_lshl_b32 v123, v111, 2
+    buffer_load_dword v119, v123, s[16:19], 0
+.endif
+    s_waitcnt 0
+.endif
+.endif
     s_mov_b32 s92, s88                   ; channels left: C/G
 
 ; ---- the taps: channel, then depth, height, width, each ascending ----------------------------------
@@ -486,6 +549,43 @@ next_d:
 ; The activation operator's own body (element_wise_bodies.inc) runs on v10, as gemm.s runs it: the body
 ; may use v10 .. v99 and the attribute registers s44 .. s51 (P_<NAME>), so the results wait in v100 ..
 ; v103 and the offsets in v104, v105, s93 .. s95; one output channel per trip, v100 .. v103 moving down.
+; QUANTIZED_LINEAR_CONVOLUTION: each exact sum plus its bias, requantized (docs/NUMERICS.md)
+.if QLINEAR
+    v_add_u32 v16, v16, v116          ; + bias[k + 0], exact (modulo 2^32)
+    v_cvt_f32_i32 v16, v16             ; rounded once
+    v_mul_f32 v111, v120, v112          ; InputScale * FilterScale[k + 0], rounded
+    v_mul_f32 v16, v16, v111
+    v_div_f32 v16, v16, v121           ; / OutputScale, correctly rounded
+    v_rndne_f32 v16, v16
+    v_add_f32 v16, v16, v122           ; + OutputZeroPoint
+    v_cvt_${OUT_SAT}_f32 v16, v16        ; saturate, NaN -> 0
+.if TILE_K == 4
+    v_add_u32 v40, v40, v117          ; + bias[k + 1], exact (modulo 2^32)
+    v_cvt_f32_i32 v40, v40             ; rounded once
+    v_mul_f32 v111, v120, v113          ; InputScale * FilterScale[k + 1], rounded
+    v_mul_f32 v40, v40, v111
+    v_div_f32 v40, v40, v121           ; / OutputScale, correctly rounded
+    v_rndne_f32 v40, v40
+    v_add_f32 v40, v40, v122           ; + OutputZeroPoint
+    v_cvt_${OUT_SAT}_f32 v40, v40        ; saturate, NaN -> 0
+    v_add_u32 v41, v41, v118          ; + bias[k + 2], exact (modulo 2^32)
+    v_cvt_f32_i32 v41, v41             ; rounded once
+    v_mul_f32 v111, v120, v114          ; InputScale * FilterScale[k + 2], rounded
+    v_mul_f32 v41, v41, v111
+    v_div_f32 v41, v41, v121           ; / OutputScale, correctly rounded
+    v_rndne_f32 v41, v41
+    v_add_f32 v41, v41, v122           ; + OutputZeroPoint
+    v_cvt_${OUT_SAT}_f32 v41, v41        ; saturate, NaN -> 0
+    v_add_u32 v42, v42, v119          ; + bias[k + 3], exact (modulo 2^32)
+    v_cvt_f32_i32 v42, v42             ; rounded once
+    v_mul_f32 v111, v120, v115          ; InputScale * FilterScale[k + 3], rounded
+    v_mul_f32 v42, v42, v111
+    v_div_f32 v42, v42, v121           ; / OutputScale, correctly rounded
+    v_rndne_f32 v42, v42
+    v_add_f32 v42, v42, v122           ; + OutputZeroPoint
+    v_cvt_${OUT_SAT}_f32 v42, v42        ; saturate, NaN -> 0
+.endif
+.endif
     v_mov_b32 v100, v16
 .if TILE_K == 4
     v_mov_b32 v101, v40

@@ -82,6 +82,9 @@ RECORD_USE = (      # "FORWARD field / BACKWARD field" where the directions diff
     ("WINDOW_D", ("ID", "KD", "stride D", "dilation D", "start padding D", "x tap step D / stride D shift2",
                   "w tap step D", "-")),
 )
+# The requantization symbols of QUANTIZED_LINEAR_CONVOLUTION, off in every other variant
+_NO_QLINEAR = {"QLINEAR": 0, "HAS_QBIAS": 0, "HAS_OZP": 0, "LOAD_OUT": "dword", "OUT_SAT": "i8", "DESC_XSCALE": 0,
+               "DESC_WSCALE": 0, "DESC_QBIAS": 0, "DESC_OSCALE": 0, "DESC_OZP": 0}
 _RECORD_FIELDS = ("SIZE", "MAGIC", "SHIFT1", "SHIFT2", "STRIDE_T0", "STRIDE_T1", "STRIDE_T2", "STRIDE_T3")
 
 
@@ -116,6 +119,15 @@ OPERATORS = {row.name: row for row in (
                    params=(("Strides", "uints"), ("Dilations", "uints"), ("StartPadding", "uints"),
                            ("EndPadding", "uints"), ("GroupCount", "u32")),
                    roles=(("X", 0), ("XZP", 1), ("W", 2), ("WZP", 3), ("OUT", 4))),
+    WindowOperator(name="QUANTIZED_LINEAR_CONVOLUTION",
+                   tensors=("InputTensor", "InputScaleTensor", "InputZeroPointTensor", "FilterTensor",
+                            "FilterScaleTensor", "FilterZeroPointTensor", "BiasTensor", "OutputScaleTensor",
+                            "OutputZeroPointTensor", "OutputTensor"),
+                   types=("INT8", "UINT8"), window_op="CONVOLUTION", optional=(2, 5, 6, 8), integer=True,
+                   params=(("Strides", "uints"), ("Dilations", "uints"), ("StartPadding", "uints"),
+                           ("EndPadding", "uints"), ("GroupCount", "u32")),
+                   roles=(("X", 0), ("XSCALE", 1), ("XZP", 2), ("W", 3), ("WSCALE", 4), ("WZP", 5), ("QBIAS", 6),
+                          ("OSCALE", 7), ("OZP", 8), ("OUT", 9))),
     WindowOperator(name="AVERAGE_POOLING", tensors=("InputTensor", "OutputTensor"), types=("FLOAT32", "FLOAT16"),
                    window_op="AVERAGE", params=_POOLING + (("IncludePadding", "bool"),)),
     WindowOperator(name="AVERAGE_POOLING1", tensors=("InputTensor", "OutputTensor"), types=("FLOAT32", "FLOAT16"),
@@ -140,7 +152,7 @@ def variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activat
     if integer is None:
         kind = {"INTEGER": 0, "HAS_XZP": 0, "HAS_WZP": 0, "MAC": "v_fma_f32", "ACC_ZERO": "0x80000000",
                 "LOAD_X": _LOAD[data_type], "LOAD_W": _LOAD[data_type], "SHIFT_IN": _SHIFT[data_type], "DESC_XZP": 0,
-                "DESC_WZP": 0}
+                "DESC_WZP": 0, **_NO_QLINEAR}
         desc = {"DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64, "DESC_OUT": 96 if window_op == "CONVOLUTION" else 32}
         load, store, shift = _LOAD[data_type], _STORE[data_type], _SHIFT[data_type]
     else:
@@ -148,9 +160,15 @@ def variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activat
         roles = dict(roles)
         kind = {"INTEGER": 1, "HAS_XZP": int("XZP" in given), "HAS_WZP": int("WZP" in given), "MAC": "v_mad_u32",
                 "ACC_ZERO": 0, "LOAD_X": _LOAD[x_type], "LOAD_W": _LOAD[w_type], "SHIFT_IN": 0,
-                "DESC_XZP": 32 * roles["XZP"], "DESC_WZP": 32 * roles["WZP"]}
+                "DESC_XZP": 32 * roles["XZP"], "DESC_WZP": 32 * roles["WZP"], **_NO_QLINEAR}
         desc = {"DESC_T0": 32 * roles["X"], "DESC_T1": 32 * roles["W"], "DESC_T2": 0, "DESC_OUT": 32 * roles["OUT"]}
         load, store, shift = "dword", "dword", 2      # the INT32 output
+        if "OSCALE" in roles:                          # QUANTIZED_LINEAR_CONVOLUTION: INT8 / UINT8 requantized
+            kind.update({"QLINEAR": 1, "HAS_QBIAS": int("QBIAS" in given), "HAS_OZP": int("OZP" in given),
+                         "LOAD_OUT": _LOAD[data_type], "OUT_SAT": "i8" if data_type == "INT8" else "u8",
+                         **{f"DESC_{role}": 32 * roles[role] for role in ("XSCALE", "WSCALE", "QBIAS", "OSCALE",
+                                                                          "OZP")}})
+            load, store, shift = _LOAD[data_type], _STORE[data_type], _SHIFT[data_type]
         data_type = "FLOAT32"                          # for the float-only symbols below (unused by INTEGER)
     step = layout.record_bytes
     base = {} if activation is None else dict(activation_symbols(activation, "FLOAT32", True, False, False, layout))
@@ -159,6 +177,7 @@ def variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activat
             "NARROW_F16": int(data_type == "FLOAT16"), "WINDOW_OP": window_op,
             "INCLUDE_PADDING": int(include_padding), "BACKWARD": int(backward), "TILE_K": tile, "LP_P": lp,
             "PAIRED": int(window_op == "CONVOLUTION" and not backward),
+            "CB_CONV_K_WIDE": layout.field("WIDE_RECORDS").offset + 3 * step,
             "MAX": _MAX[data_type][0], "MAX_IDENTITY": _MAX[data_type][1],
             **{f"CB_CONV_{name}": records + i * step for i, (name, _) in enumerate(RECORD_USE)}, **layout.symbols()}
 
@@ -258,7 +277,7 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
     if row.integer:      # CONVOLUTION_INTEGER: the operands by role; the zero points' data go to the kernel apart
         roles = dict(row.roles)
         x, w, bias, out = tensors[roles["X"]], tensors[roles["W"]], None, tensors[roles["OUT"]]
-        given = tuple(role for role in ("XZP", "WZP") if tensors[roles[role]] is not None)
+        given = tuple(role for role in ("XZP", "WZP", "QBIAS", "OZP") if role in roles and tensors[roles[role]] is not None)
         integer = (x.data_type, w.data_type, row.roles, given)
         wzp = tensors[roles["WZP"]]
     elif convolution:
@@ -325,6 +344,12 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
     if wzp is not None:     # CONVOLUTION_INTEGER: the filter zero point's K stride takes the bias's slot
         bias_k = _strides(wzp, packed_strides)[1][1]
     records.append(record(k // tile, *division_magic(k // tile), x_strides[1], w_k, bias_k, o_strides[1]))
+    wide = row.integer and "OSCALE" in dict(row.roles)
+    if wide:        # QUANTIZED_LINEAR_CONVOLUTION: the filter scale's and the bias's K strides (wide slots 5, 6)
+        roles = dict(row.roles)
+        channel_stride = lambda t: 0 if t is None else _strides(t, packed_strides)[1][1]
+        records[-1]["STRIDE_T5"] = u32(channel_stride(tensors[roles["WSCALE"]]))
+        records[-1]["STRIDE_T6"] = u32(channel_stride(tensors[roles["QBIAS"]]))
     records.append(record(k_group, *division_magic(k_group), x_strides[0], w_c, c_group * x_strides[1],
                           o_strides[0]))
     records += [record(in_size[d], window[d], strides[d], dilations[d], start[d],
@@ -340,7 +365,7 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
         if activation_attributes.get(name) is None:
             raise ValueError(f"{activation} needs its attribute {name}")
         values[f"PARAM{2 + i}"] = f32_bits(float(activation_attributes[name]))
-    constants = layout.pack(values, records, params=True, wide=False)
+    constants = layout.pack(values, records, params=True, wide=wide)
     program = build_program(out.data_type, bias is not None, layout, activation,
                             activation_symbols if activation is not None else None, operator,
                             include_padding and row.window_op == "AVERAGE", backward, tile, lp, integer)

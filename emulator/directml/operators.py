@@ -743,6 +743,27 @@ _SCHEMA_LIST = [
         attributes=(*_spatial("Strides", 1), *_spatial("Dilations", 1), *_spatial("StartPadding"),
                     *_spatial("EndPadding"), AttributeSpec("GroupCount", UINT, at_least_value=1)),
         convolves=("InputTensor", "FilterTensor", None, "OutputTensor"), shapes="CONVOLUTION_INTEGER"),
+    # DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC (sdk-api ns-directml-dml_quantized_linear_convolution_operator_desc):
+    # CONVOLUTION_INTEGER's sums plus an optional INT32 BiasTensor {1,K,1,1}, requantized with OutputScale /
+    # OutputZeroPoint; Input and Output scales and zero points one value, the filter's one value or one per output
+    # channel; scales FLOAT32, each zero point its tensor's DataType; 4 dimensions, DML_FEATURE_LEVEL_2_1.
+    _op("QUANTIZED_LINEAR_CONVOLUTION",
+        _roles("InputTensor", "InputScaleTensor", "InputZeroPointTensor", "FilterTensor", "FilterScaleTensor",
+               "FilterZeroPointTensor", "BiasTensor", "OutputScaleTensor", "OutputZeroPointTensor", "OutputTensor"), (
+        (L2_1, 4, {"*": ("INT8", "UINT8"), "InputScaleTensor": ("FLOAT32",), "FilterScaleTensor": ("FLOAT32",),
+                   "OutputScaleTensor": ("FLOAT32",), "BiasTensor": Optional(("INT32",)),
+                   "InputZeroPointTensor": Optional(("INT8", "UINT8")),
+                   "FilterZeroPointTensor": Optional(("INT8", "UINT8")),
+                   "OutputZeroPointTensor": Optional(("INT8", "UINT8"))}),),
+        same_type=[("InputTensor", "InputZeroPointTensor"), ("FilterTensor", "FilterZeroPointTensor"),
+                   ("OutputTensor", "OutputZeroPointTensor")], same_sizes=[],
+        same_dimension_count=(("InputTensor", "InputScaleTensor", "InputZeroPointTensor", "FilterTensor",
+                               "FilterScaleTensor", "FilterZeroPointTensor", "BiasTensor", "OutputScaleTensor",
+                               "OutputZeroPointTensor", "OutputTensor"),),
+        attributes=(*_spatial("Strides", 1), *_spatial("Dilations", 1), *_spatial("StartPadding"),
+                    *_spatial("EndPadding"), AttributeSpec("GroupCount", UINT, at_least_value=1)),
+        convolves=("InputTensor", "FilterTensor", "BiasTensor", "OutputTensor"),
+        shapes="QUANTIZED_LINEAR_CONVOLUTION"),
 
     # -- pooling -----------------------------------------------------------------------------------------------
     # DML_AVERAGE_POOLING_OPERATOR_DESC, DML_MAX_POOLING_OPERATOR_DESC (sdk-api), DML_AVERAGE_POOLING1_OPERATOR_DESC

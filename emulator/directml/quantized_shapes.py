@@ -7,7 +7,9 @@ ns-directml-dml_quantized_linear_matrix_multiply_operator_desc), with A {.., M, 
   BZeroPointTensor, BScaleTensor                 {1,1,1,1} (per tensor) or {1,1,1,N} (per column)
   OutputZeroPointTensor, OutputScaleTensor       {1,1,1,1} (per tensor) or {1,1,M,1} (per row)
 and CONVOLUTION_INTEGER's (ns-directml-dml_convolution_integer_operator_desc): InputZeroPointTensor {1,1,1,1},
-FilterZeroPointTensor {1,1,1,1} or {1,K,1,1} (per output channel, K the output's channels).
+FilterZeroPointTensor {1,1,1,1} or {1,K,1,1} (per output channel, K the output's channels); and
+QUANTIZED_LINEAR_CONVOLUTION's: its input's and output's scale and zero point one value, the filter's scale and
+zero point one value or one per output channel.
 (in the tensors' DimensionCount; every size but the row's or the column's is 1). A zero point and the scale of
 the same tensor are checked apart: the pages do not require that both are per row when one is.
 """
@@ -27,6 +29,9 @@ _QUANTIZED_FIELDS = {
 
 # CONVOLUTION_INTEGER: the input's zero point one value; the filter's one value or one per output channel {1,K,1,1}
 _CONVOLUTION_FIELDS = (("InputZeroPointTensor", None), ("FilterZeroPointTensor", 1))
+_QUANTIZED_CONVOLUTION_FIELDS = (("InputScaleTensor", None), ("InputZeroPointTensor", None),
+                                 ("FilterScaleTensor", 1), ("FilterZeroPointTensor", 1), ("OutputScaleTensor", None),
+                                 ("OutputZeroPointTensor", None))
 
 
 def _format(values):
@@ -52,7 +57,8 @@ def _check_quantization_tensors(schema, by_field, attributes):
 def _check_convolution_zero_points(schema, by_field, attributes):
     """CONVOLUTION_INTEGER's zero points: one value, or the filter's one per output channel."""
     channels = int(by_field["OutputTensor"].sizes[1])
-    for field, axis in _CONVOLUTION_FIELDS:
+    fields = _CONVOLUTION_FIELDS if schema.name == "CONVOLUTION_INTEGER" else _QUANTIZED_CONVOLUTION_FIELDS
+    for field, axis in fields:
         tensor = by_field.get(field)
         if tensor is None:
             continue
@@ -64,4 +70,5 @@ def _check_convolution_zero_points(schema, by_field, attributes):
 
 
 SHAPE_RULES = {**{name: _check_quantization_tensors for name in _QUANTIZED_FIELDS},
-               "CONVOLUTION_INTEGER": _check_convolution_zero_points}
+               "CONVOLUTION_INTEGER": _check_convolution_zero_points,
+               "QUANTIZED_LINEAR_CONVOLUTION": _check_convolution_zero_points}

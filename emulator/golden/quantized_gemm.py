@@ -98,3 +98,27 @@ def convolution_integer(x, x_zero_point, w, w_zero_point, Strides=None, Dilation
     taps = "uvw"[:spatial]
     out = np.einsum(f"nhc{letters}{taps},hkc{taps}->nhk{letters}", views, wg, optimize=True)
     return out.reshape((n, k) + out_spatial).astype(np.int32)
+
+
+@operator(name="QUANTIZED_LINEAR_CONVOLUTION", output_type=True,
+          keyword_attributes=("Strides", "Dilations", "StartPadding", "EndPadding", "GroupCount"))
+def quantized_linear_convolution(x, x_scale, x_zero_point, w, w_scale, w_zero_point, bias, output_scale,
+                                 output_zero_point, output_type=None, Strides=None, Dilations=None, StartPadding=None,
+                                 EndPadding=None, GroupCount=1):
+    """QUANTIZED_LINEAR_CONVOLUTION: CONVOLUTION_INTEGER's INT32 sums plus the INT32 bias (modulo 2^32), then per
+    element float(acc) rounded once, times (InputScale * FilterScale[k], rounded), rounded; / OutputScale,
+    correctly rounded; round half to even; + OutputZeroPoint; saturated to `output_type` (default the output zero
+    point's type, else UINT8)."""
+    acc = convolution_integer(x, x_zero_point, w, w_zero_point, Strides, Dilations, StartPadding, EndPadding,
+                              GroupCount)
+    channel = lambda v: np.asarray(v).reshape((1, -1) + (1,) * (acc.ndim - 2))
+    if bias is not None:
+        acc = (acc.astype(np.int64) + channel(bias).astype(np.int64)).astype(np.int32)
+    scale = np.asarray(x_scale, np.float32).reshape(()) * channel(np.asarray(w_scale, np.float32).reshape(-1))
+    if output_type is None:
+        output_type = np.asarray(output_zero_point).dtype if output_zero_point is not None else np.uint8
+    with np.errstate(all="ignore"):
+        value = _nm.int_to_float(acc, np.float32) * scale.astype(np.float32)
+        value = value.astype(np.float32) / np.asarray(output_scale, np.float32).reshape(())
+    zero = None if output_zero_point is None else np.asarray(output_zero_point).reshape(())
+    return _quantized(np.asarray(value, np.float32), zero, as_dtype(output_type))
