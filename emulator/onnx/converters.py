@@ -34,8 +34,8 @@ How each family maps (ONNX Runtime's choices):
                        views (Sizes and Strides of the same bytes); a reshape that no strides express
                        packs the input first with ELEMENT_WISE_IDENTITY
     Conv / ConvTranspose  CONVOLUTION (CROSS_CORRELATION, FORWARD / BACKWARD); 1-D as 2-D with H = 1
-    ConvInteger        CONVOLUTION_INTEGER (2-D; 1-D as 2-D with H = 1): Conv's pads, zero points one value (the
-                       filter's also one per output channel)
+    ConvInteger, QLinearConv  CONVOLUTION_INTEGER, QUANTIZED_LINEAR_CONVOLUTION (2-D; 1-D as 2-D with H = 1):
+                       Conv's pads, scales and zero points one value (the filter's also one per output channel)
     MaxPool, AveragePool, LpPool and their Global forms
                        MAX_POOLING(2) / AVERAGE_POOLING(1) / LP_POOLING(1); global pooling is a window of the
                        whole spatial extent; ceil_mode becomes EndPadding; 1-D as 2-D with H = 1
@@ -482,10 +482,15 @@ def _conv(ctx, node):
 
 
 def _conv_integer(ctx, node):
-    """ConvInteger as CONVOLUTION_INTEGER: 2-D (1-D as 2-D with a height of 1) FORWARD cross-correlation, Conv's
-    pads; x_zero_point one value, w_zero_point one value or one per output channel."""
+    """ConvInteger as CONVOLUTION_INTEGER (inputs x, w, x_zero_point, w_zero_point) and QLinearConv as
+    QUANTIZED_LINEAR_CONVOLUTION (x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B):
+    2-D (1-D as 2-D with a height of 1) FORWARD cross-correlation, Conv's pads; every scale and zero point one value
+    but the filter's, which may hold one per output channel; FLOAT16 scales CAST to FLOAT32."""
     ctx.check_attributes(node, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"})
-    x_shape, w_shape, y_shape = ctx.shape(node.input[0]), ctx.shape(node.input[1]), ctx.shape(node.output[0])
+    quantized = node.op_type == "QLinearConv"
+    x_index, w_index = (0, 3) if quantized else (0, 1)
+    x_shape, w_shape, y_shape = (ctx.shape(node.input[x_index]), ctx.shape(node.input[w_index]),
+                                 ctx.shape(node.output[0]))
     if len(x_shape) not in (3, 4):
         ctx.refuse(node, f"its input has {len(x_shape)} dimensions; dmlemu's CONVOLUTION_INTEGER takes 1 or 2 "
                          f"spatial ones")
@@ -496,22 +501,40 @@ def _conv_integer(ctx, node):
     strides = ([1] if one_d else []) + _spatial(ctx, node, "strides", len(x_shape) - 2, 1)
     dilations = ([1] if one_d else []) + _spatial(ctx, node, "dilations", len(x_shape) - 2, 1)
     start, end = _pads(ctx, node, x_sizes[2:], y_sizes[2:], w_sizes[2:], strides, dilations)
-    zero_points = []
-    for j, what, channels in ((2, "x_zero_point", None), (3, "w_zero_point", y_sizes[1])):
+
+    def per_channel(j, what, channels=None, scale=False):
+        """Input `j` as {1,1,1,1} or (`channels` given) {1,K,1,1}; None where the node leaves it out."""
         name = node.input[j] if j < len(node.input) else ""
         if not name:
-            zero_points.append(None)
-            continue
-        count = int(np.prod(ctx.shape(name) or [1]))
+            return None
+        shape = ctx.shape(name) or [1]
+        count = int(np.prod(shape))
         if count != 1 and count != channels:
             ctx.refuse(node, f"its {what} has {count} values; DirectML takes one"
                              f"{'' if channels is None else ' or one per output channel'}")
-        zero_points.append(ctx.reshape(node, name, [1, count, 1, 1] if count != 1 else [1, 1, 1, 1]))
-    inputs = [("InputTensor", ctx.reshape(node, node.input[0], x_sizes)), ("InputZeroPointTensor", zero_points[0]),
-              ("FilterTensor", ctx.reshape(node, node.input[1], w_sizes)), ("FilterZeroPointTensor", zero_points[1])]
+        if scale and ctx.type_name(name) != "FLOAT32":
+            cast = f"{node.output[0]}#{what}"
+            ctx.declare(cast, shape, 1)
+            ctx.emit(node, "CAST", [("InputTensor", ctx.view(name))], [("OutputTensor", cast)], {})
+            name = cast
+        return ctx.reshape(node, name, [1, count, 1, 1])
+    x = ctx.reshape(node, node.input[x_index], x_sizes)
+    w = ctx.reshape(node, node.input[w_index], w_sizes)
     fields = {"DimensionCount": 2, "Strides": strides, "Dilations": dilations, "StartPadding": start,
               "EndPadding": end, "GroupCount": int(ctx.attr(node, "group", 1))}
-    ctx.emit(node, "CONVOLUTION_INTEGER", inputs, [("OutputTensor", node.output[0])], fields, sizes=y_sizes)
+    k = y_sizes[1]
+    if not quantized:
+        inputs = [("InputTensor", x), ("InputZeroPointTensor", per_channel(2, "x_zero_point")), ("FilterTensor", w),
+                  ("FilterZeroPointTensor", per_channel(3, "w_zero_point", k))]
+        ctx.emit(node, "CONVOLUTION_INTEGER", inputs, [("OutputTensor", node.output[0])], fields, sizes=y_sizes)
+        return
+    inputs = [("InputTensor", x), ("InputScaleTensor", per_channel(1, "x_scale", scale=True)),
+              ("InputZeroPointTensor", per_channel(2, "x_zero_point")), ("FilterTensor", w),
+              ("FilterScaleTensor", per_channel(4, "w_scale", k, scale=True)),
+              ("FilterZeroPointTensor", per_channel(5, "w_zero_point", k)), ("BiasTensor", per_channel(8, "B", k)),
+              ("OutputScaleTensor", per_channel(6, "y_scale", scale=True)),
+              ("OutputZeroPointTensor", per_channel(7, "y_zero_point"))]
+    ctx.emit(node, "QUANTIZED_LINEAR_CONVOLUTION", inputs, [("OutputTensor", node.output[0])], fields, sizes=y_sizes)
 
 def _pool(ctx, node):
     """MaxPool, AveragePool, LpPool and their Global forms; 1-D as 2-D with a height of 1 (DmlOperatorPooling.cpp)."""
@@ -998,6 +1021,7 @@ CONVERSIONS = {
     "Conv": Conversion(("CONVOLUTION",), _conv),
     "ConvTranspose": Conversion(("CONVOLUTION",), _conv),
     "ConvInteger": Conversion(("CONVOLUTION_INTEGER",), _conv_integer),
+    "QLinearConv": Conversion(("QUANTIZED_LINEAR_CONVOLUTION", "CAST"), _conv_integer),
     **{op: Conversion(("MAX_POOLING", "MAX_POOLING2"), _pool) for op in ("MaxPool", "GlobalMaxPool")},
     **{op: Conversion(("AVERAGE_POOLING", "AVERAGE_POOLING1"), _pool) for op in ("AveragePool", "GlobalAveragePool")},
     **{op: Conversion(("LP_POOLING", "LP_POOLING1"), _pool) for op in ("LpPool", "GlobalLpPool")},
