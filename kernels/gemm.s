@@ -676,33 +676,70 @@ finish:
     s_load_dwordx4 s[16:19], s[0:1], ${DESC_ASCALE}   ; AScale's descriptor
     s_waitcnt 0
     v_mul_lo_u32 v108, v100, s90
-    v_lshl_b32 v108, v108, 2
-    buffer_load_dword v77, v108, s[16:19], 0   ; AScale[m + 0]
+    v_lshl_b32 v108, v108, ${SHIFT_SCALE}
+    buffer_load_${LOAD_SCALE} v77, v108, s[16:19], 0   ; AScale[m + 0]
     v_mul_lo_u32 v108, v101, s90
-    v_lshl_b32 v108, v108, 2
-    buffer_load_dword v78, v108, s[16:19], 0   ; AScale[m + 1]
+    v_lshl_b32 v108, v108, ${SHIFT_SCALE}
+    buffer_load_${LOAD_SCALE} v78, v108, s[16:19], 0   ; AScale[m + 1]
     v_mul_lo_u32 v108, v102, s90
-    v_lshl_b32 v108, v108, 2
-    buffer_load_dword v79, v108, s[16:19], 0   ; AScale[m + 2]
+    v_lshl_b32 v108, v108, ${SHIFT_SCALE}
+    buffer_load_${LOAD_SCALE} v79, v108, s[16:19], 0   ; AScale[m + 2]
     v_mul_lo_u32 v108, v103, s90
-    v_lshl_b32 v108, v108, 2
-    buffer_load_dword v80, v108, s[16:19], 0   ; AScale[m + 3]
+    v_lshl_b32 v108, v108, ${SHIFT_SCALE}
+    buffer_load_${LOAD_SCALE} v80, v108, s[16:19], 0   ; AScale[m + 3]
     s_waitcnt 0
+.if WIDEN_SCALE
+    v_cvt_f32_f16 v77, v77     ; FLOAT16 scale, widened exactly
+    v_cvt_f32_f16 v78, v78     ; FLOAT16 scale, widened exactly
+    v_cvt_f32_f16 v79, v79     ; FLOAT16 scale, widened exactly
+    v_cvt_f32_f16 v80, v80     ; FLOAT16 scale, widened exactly
+.endif
     s_load_dwordx4 s[16:19], s[0:1], ${DESC_BSCALE}   ; BScale's descriptor
     s_waitcnt 0
     v_mul_lo_u32 v108, v104, s99
-    v_lshl_b32 v108, v108, 2
-    buffer_load_dword v89, v108, s[16:19], 0   ; BScale[n + 0]
+    v_lshl_b32 v108, v108, ${SHIFT_SCALE}
+    buffer_load_${LOAD_SCALE} v89, v108, s[16:19], 0   ; BScale[n + 0]
     v_mul_lo_u32 v108, v105, s99
-    v_lshl_b32 v108, v108, 2
-    buffer_load_dword v90, v108, s[16:19], 0   ; BScale[n + 1]
+    v_lshl_b32 v108, v108, ${SHIFT_SCALE}
+    buffer_load_${LOAD_SCALE} v90, v108, s[16:19], 0   ; BScale[n + 1]
     v_mul_lo_u32 v108, v106, s99
-    v_lshl_b32 v108, v108, 2
-    buffer_load_dword v91, v108, s[16:19], 0   ; BScale[n + 2]
+    v_lshl_b32 v108, v108, ${SHIFT_SCALE}
+    buffer_load_${LOAD_SCALE} v91, v108, s[16:19], 0   ; BScale[n + 2]
     v_mul_lo_u32 v108, v107, s99
-    v_lshl_b32 v108, v108, 2
-    buffer_load_dword v92, v108, s[16:19], 0   ; BScale[n + 3]
+    v_lshl_b32 v108, v108, ${SHIFT_SCALE}
+    buffer_load_${LOAD_SCALE} v92, v108, s[16:19], 0   ; BScale[n + 3]
     s_waitcnt 0
+.if WIDEN_SCALE
+    v_cvt_f32_f16 v89, v89     ; FLOAT16 scale, widened exactly
+    v_cvt_f32_f16 v90, v90     ; FLOAT16 scale, widened exactly
+    v_cvt_f32_f16 v91, v91     ; FLOAT16 scale, widened exactly
+    v_cvt_f32_f16 v92, v92     ; FLOAT16 scale, widened exactly
+.endif
+.if TO_FLOAT
+.if HAS_FBIAS
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_BIAS}   ; BiasTensor's descriptor
+    s_waitcnt 0
+    v_mul_lo_u32 v108, v104, s102
+    v_lshl_b32 v108, v108, ${SHIFT_SCALE}
+    buffer_load_${LOAD_SCALE} v93, v108, s[16:19], 0   ; Bias[n + 0]
+    v_mul_lo_u32 v108, v105, s102
+    v_lshl_b32 v108, v108, ${SHIFT_SCALE}
+    buffer_load_${LOAD_SCALE} v94, v108, s[16:19], 0   ; Bias[n + 1]
+    v_mul_lo_u32 v108, v106, s102
+    v_lshl_b32 v108, v108, ${SHIFT_SCALE}
+    buffer_load_${LOAD_SCALE} v95, v108, s[16:19], 0   ; Bias[n + 2]
+    v_mul_lo_u32 v108, v107, s102
+    v_lshl_b32 v108, v108, ${SHIFT_SCALE}
+    buffer_load_${LOAD_SCALE} v96, v108, s[16:19], 0   ; Bias[n + 3]
+    s_waitcnt 0
+.if WIDEN_SCALE
+    v_cvt_f32_f16 v93, v93
+    v_cvt_f32_f16 v94, v94
+    v_cvt_f32_f16 v95, v95
+    v_cvt_f32_f16 v96, v96
+.endif
+.endif
+.else
     s_load_dwordx4 s[16:19], s[0:1], ${DESC_OSCALE}   ; OutScale's descriptor
     s_waitcnt 0
     v_mul_lo_u32 v108, v100, s92
@@ -740,6 +777,15 @@ finish:
     v_mov_b32 v87, 0
     v_mov_b32 v88, 0
 .endif
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v48, v48              ; acc[0][0], rounded once
+    v_mul_f32 v108, v77, v89        ; AScale * BScale, rounded
+    v_mul_f32 v48, v48, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v48, v48, v93        ; + Bias[n], rounded once
+.endif
+.else
     v_cvt_f32_i32 v48, v48              ; acc[0][0], rounded once
     v_mul_f32 v108, v77, v89        ; AScale * BScale, rounded
     v_mul_f32 v48, v48, v108
@@ -747,6 +793,15 @@ finish:
     v_rndne_f32 v48, v48
     v_add_f32 v48, v48, v85        ; + OutZP
     v_cvt_${OUT_SAT}_f32 v48, v48       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v49, v49              ; acc[0][1], rounded once
+    v_mul_f32 v108, v77, v90        ; AScale * BScale, rounded
+    v_mul_f32 v49, v49, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v49, v49, v94        ; + Bias[n], rounded once
+.endif
+.else
     v_cvt_f32_i32 v49, v49              ; acc[0][1], rounded once
     v_mul_f32 v108, v77, v90        ; AScale * BScale, rounded
     v_mul_f32 v49, v49, v108
@@ -754,6 +809,15 @@ finish:
     v_rndne_f32 v49, v49
     v_add_f32 v49, v49, v85        ; + OutZP
     v_cvt_${OUT_SAT}_f32 v49, v49       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v50, v50              ; acc[0][2], rounded once
+    v_mul_f32 v108, v77, v91        ; AScale * BScale, rounded
+    v_mul_f32 v50, v50, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v50, v50, v95        ; + Bias[n], rounded once
+.endif
+.else
     v_cvt_f32_i32 v50, v50              ; acc[0][2], rounded once
     v_mul_f32 v108, v77, v91        ; AScale * BScale, rounded
     v_mul_f32 v50, v50, v108
@@ -761,6 +825,15 @@ finish:
     v_rndne_f32 v50, v50
     v_add_f32 v50, v50, v85        ; + OutZP
     v_cvt_${OUT_SAT}_f32 v50, v50       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v51, v51              ; acc[0][3], rounded once
+    v_mul_f32 v108, v77, v92        ; AScale * BScale, rounded
+    v_mul_f32 v51, v51, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v51, v51, v96        ; + Bias[n], rounded once
+.endif
+.else
     v_cvt_f32_i32 v51, v51              ; acc[0][3], rounded once
     v_mul_f32 v108, v77, v92        ; AScale * BScale, rounded
     v_mul_f32 v51, v51, v108
@@ -768,6 +841,15 @@ finish:
     v_rndne_f32 v51, v51
     v_add_f32 v51, v51, v85        ; + OutZP
     v_cvt_${OUT_SAT}_f32 v51, v51       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v52, v52              ; acc[1][0], rounded once
+    v_mul_f32 v108, v78, v89        ; AScale * BScale, rounded
+    v_mul_f32 v52, v52, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v52, v52, v93        ; + Bias[n], rounded once
+.endif
+.else
     v_cvt_f32_i32 v52, v52              ; acc[1][0], rounded once
     v_mul_f32 v108, v78, v89        ; AScale * BScale, rounded
     v_mul_f32 v52, v52, v108
@@ -775,6 +857,15 @@ finish:
     v_rndne_f32 v52, v52
     v_add_f32 v52, v52, v86        ; + OutZP
     v_cvt_${OUT_SAT}_f32 v52, v52       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v53, v53              ; acc[1][1], rounded once
+    v_mul_f32 v108, v78, v90        ; AScale * BScale, rounded
+    v_mul_f32 v53, v53, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v53, v53, v94        ; + Bias[n], rounded once
+.endif
+.else
     v_cvt_f32_i32 v53, v53              ; acc[1][1], rounded once
     v_mul_f32 v108, v78, v90        ; AScale * BScale, rounded
     v_mul_f32 v53, v53, v108
@@ -782,6 +873,15 @@ finish:
     v_rndne_f32 v53, v53
     v_add_f32 v53, v53, v86        ; + OutZP
     v_cvt_${OUT_SAT}_f32 v53, v53       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v54, v54              ; acc[1][2], rounded once
+    v_mul_f32 v108, v78, v91        ; AScale * BScale, rounded
+    v_mul_f32 v54, v54, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v54, v54, v95        ; + Bias[n], rounded once
+.endif
+.else
     v_cvt_f32_i32 v54, v54              ; acc[1][2], rounded once
     v_mul_f32 v108, v78, v91        ; AScale * BScale, rounded
     v_mul_f32 v54, v54, v108
@@ -789,6 +889,15 @@ finish:
     v_rndne_f32 v54, v54
     v_add_f32 v54, v54, v86        ; + OutZP
     v_cvt_${OUT_SAT}_f32 v54, v54       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v55, v55              ; acc[1][3], rounded once
+    v_mul_f32 v108, v78, v92        ; AScale * BScale, rounded
+    v_mul_f32 v55, v55, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v55, v55, v96        ; + Bias[n], rounded once
+.endif
+.else
     v_cvt_f32_i32 v55, v55              ; acc[1][3], rounded once
     v_mul_f32 v108, v78, v92        ; AScale * BScale, rounded
     v_mul_f32 v55, v55, v108
@@ -796,6 +905,15 @@ finish:
     v_rndne_f32 v55, v55
     v_add_f32 v55, v55, v86        ; + OutZP
     v_cvt_${OUT_SAT}_f32 v55, v55       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v56, v56              ; acc[2][0], rounded once
+    v_mul_f32 v108, v79, v89        ; AScale * BScale, rounded
+    v_mul_f32 v56, v56, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v56, v56, v93        ; + Bias[n], rounded once
+.endif
+.else
     v_cvt_f32_i32 v56, v56              ; acc[2][0], rounded once
     v_mul_f32 v108, v79, v89        ; AScale * BScale, rounded
     v_mul_f32 v56, v56, v108
@@ -803,6 +921,15 @@ finish:
     v_rndne_f32 v56, v56
     v_add_f32 v56, v56, v87        ; + OutZP
     v_cvt_${OUT_SAT}_f32 v56, v56       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v57, v57              ; acc[2][1], rounded once
+    v_mul_f32 v108, v79, v90        ; AScale * BScale, rounded
+    v_mul_f32 v57, v57, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v57, v57, v94        ; + Bias[n], rounded once
+.endif
+.else
     v_cvt_f32_i32 v57, v57              ; acc[2][1], rounded once
     v_mul_f32 v108, v79, v90        ; AScale * BScale, rounded
     v_mul_f32 v57, v57, v108
@@ -810,6 +937,15 @@ finish:
     v_rndne_f32 v57, v57
     v_add_f32 v57, v57, v87        ; + OutZP
     v_cvt_${OUT_SAT}_f32 v57, v57       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v58, v58              ; acc[2][2], rounded once
+    v_mul_f32 v108, v79, v91        ; AScale * BScale, rounded
+    v_mul_f32 v58, v58, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v58, v58, v95        ; + Bias[n], rounded once
+.endif
+.else
     v_cvt_f32_i32 v58, v58              ; acc[2][2], rounded once
     v_mul_f32 v108, v79, v91        ; AScale * BScale, rounded
     v_mul_f32 v58, v58, v108
@@ -817,6 +953,15 @@ finish:
     v_rndne_f32 v58, v58
     v_add_f32 v58, v58, v87        ; + OutZP
     v_cvt_${OUT_SAT}_f32 v58, v58       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v59, v59              ; acc[2][3], rounded once
+    v_mul_f32 v108, v79, v92        ; AScale * BScale, rounded
+    v_mul_f32 v59, v59, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v59, v59, v96        ; + Bias[n], rounded once
+.endif
+.else
     v_cvt_f32_i32 v59, v59              ; acc[2][3], rounded once
     v_mul_f32 v108, v79, v92        ; AScale * BScale, rounded
     v_mul_f32 v59, v59, v108
@@ -824,6 +969,15 @@ finish:
     v_rndne_f32 v59, v59
     v_add_f32 v59, v59, v87        ; + OutZP
     v_cvt_${OUT_SAT}_f32 v59, v59       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v60, v60              ; acc[3][0], rounded once
+    v_mul_f32 v108, v80, v89        ; AScale * BScale, rounded
+    v_mul_f32 v60, v60, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v60, v60, v93        ; + Bias[n], rounded once
+.endif
+.else
     v_cvt_f32_i32 v60, v60              ; acc[3][0], rounded once
     v_mul_f32 v108, v80, v89        ; AScale * BScale, rounded
     v_mul_f32 v60, v60, v108
@@ -831,6 +985,15 @@ finish:
     v_rndne_f32 v60, v60
     v_add_f32 v60, v60, v88        ; + OutZP
     v_cvt_${OUT_SAT}_f32 v60, v60       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v61, v61              ; acc[3][1], rounded once
+    v_mul_f32 v108, v80, v90        ; AScale * BScale, rounded
+    v_mul_f32 v61, v61, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v61, v61, v94        ; + Bias[n], rounded once
+.endif
+.else
     v_cvt_f32_i32 v61, v61              ; acc[3][1], rounded once
     v_mul_f32 v108, v80, v90        ; AScale * BScale, rounded
     v_mul_f32 v61, v61, v108
@@ -838,6 +1001,15 @@ finish:
     v_rndne_f32 v61, v61
     v_add_f32 v61, v61, v88        ; + OutZP
     v_cvt_${OUT_SAT}_f32 v61, v61       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v62, v62              ; acc[3][2], rounded once
+    v_mul_f32 v108, v80, v91        ; AScale * BScale, rounded
+    v_mul_f32 v62, v62, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v62, v62, v95        ; + Bias[n], rounded once
+.endif
+.else
     v_cvt_f32_i32 v62, v62              ; acc[3][2], rounded once
     v_mul_f32 v108, v80, v91        ; AScale * BScale, rounded
     v_mul_f32 v62, v62, v108
@@ -845,6 +1017,15 @@ finish:
     v_rndne_f32 v62, v62
     v_add_f32 v62, v62, v88        ; + OutZP
     v_cvt_${OUT_SAT}_f32 v62, v62       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v63, v63              ; acc[3][3], rounded once
+    v_mul_f32 v108, v80, v92        ; AScale * BScale, rounded
+    v_mul_f32 v63, v63, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v63, v63, v96        ; + Bias[n], rounded once
+.endif
+.else
     v_cvt_f32_i32 v63, v63              ; acc[3][3], rounded once
     v_mul_f32 v108, v80, v92        ; AScale * BScale, rounded
     v_mul_f32 v63, v63, v108
@@ -852,6 +1033,7 @@ finish:
     v_rndne_f32 v63, v63
     v_add_f32 v63, v63, v88        ; + OutZP
     v_cvt_${OUT_SAT}_f32 v63, v63       ; saturate, NaN -> 0
+.endif
 .endif
     v_mov_b32 v18, v16
     v_mov_b32 v19, v17

@@ -44,9 +44,11 @@ LDS_BYTES = 2 * BLOCK * K_TILE * 4   # AsT and Bs, FLOAT32
 _LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
 _STORE = {"FLOAT32": "dword", "FLOAT16": "short"}
 _SHIFT = {"FLOAT32": 2, "FLOAT16": 1}
+_NO_TO_FLOAT = {"TO_FLOAT": 0, "HAS_FBIAS": 0, "LOAD_SCALE": "dword", "SHIFT_SCALE": 2, "WIDEN_SCALE": 0}
 _INT_LOAD = {"INT8": "sbyte", "UINT8": "ubyte"}          # sign- or zero-extended to 32 bits
-_INT_STORE = {"INT32": ("dword", 2), "INT8": ("byte", 0), "UINT8": ("byte", 0)}
-EXTRAS = ("AZP", "BZP", "ASCALE", "BSCALE", "OSCALE", "OZP")   # wide stride slots T4 .. T9, in this order
+_INT_STORE = {"INT32": ("dword", 2), "INT8": ("byte", 0), "UINT8": ("byte", 0), "FLOAT32": ("dword", 2),
+              "FLOAT16": ("short", 1)}
+EXTRAS = ("AZP", "BZP", "ASCALE", "BSCALE", "OSCALE", "OZP", "BIAS")   # wide stride slots T4 .. T10, in this order
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -77,6 +79,11 @@ OPERATORS = {row.name: row for row in (
                  optional=(2, 5, 7), integer=True,
                  roles=(("A", 0), ("ASCALE", 1), ("AZP", 2), ("B", 3), ("BSCALE", 4), ("BZP", 5), ("OSCALE", 6),
                         ("OZP", 7), ("OUT", 8))),
+    GemmOperator(name="MATRIX_MULTIPLY_INTEGER_TO_FLOAT",
+                 tensors=("ATensor", "AScaleTensor", "AZeroPointTensor", "BTensor", "BScaleTensor", "BZeroPointTensor",
+                          "BiasTensor", "OutputTensor"), types=("FLOAT32", "FLOAT16"), optional=(2, 5, 6),
+                 integer=True, roles=(("A", 0), ("ASCALE", 1), ("AZP", 2), ("B", 3), ("BSCALE", 4), ("BZP", 5),
+                                      ("BIAS", 6), ("OUT", 7))),
 )}
 
 
@@ -92,7 +99,7 @@ def variant_symbols(data_type, has_c, layout=LAYOUT, activation=None, activation
         kind = {"INTEGER": 0, "QLINEAR": 0, "HAS_AZP": 0, "HAS_BZP": 0, "HAS_OZP": 0, "MAC": "v_fma_f32",
                 "ACC_ZERO": "0x80000000", "LOAD_A": _LOAD[data_type], "LOAD_B": _LOAD[data_type],
                 "SHIFT_IN": _SHIFT[data_type], "DESC_AZP": 0, "DESC_BZP": 0, "DESC_ASCALE": 0, "DESC_BSCALE": 0,
-                "DESC_OSCALE": 0, "DESC_OZP": 0, "LOAD_OUT": "dword", "OUT_SAT": "i8"}
+                "DESC_OSCALE": 0, "DESC_OZP": 0, "LOAD_OUT": "dword", "OUT_SAT": "i8", **_NO_TO_FLOAT}
         desc = {"DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64, "DESC_T3": 96}
         load, store, shift = _LOAD[data_type], _STORE[data_type], _SHIFT[data_type]
     else:
@@ -105,12 +112,15 @@ def variant_symbols(data_type, has_c, layout=LAYOUT, activation=None, activation
                 "HAS_BZP": int("BZP" in given), "HAS_OZP": int("OZP" in given), "MAC": "v_mad_u32", "ACC_ZERO": 0,
                 "LOAD_A": _INT_LOAD[a_type], "LOAD_B": _INT_LOAD[b_type], "SHIFT_IN": 0,
                 "LOAD_OUT": _INT_LOAD.get(data_type, "dword"), "OUT_SAT": "i8" if data_type == "INT8" else "u8",
-                **{f"DESC_{role}": slot(role) for role in EXTRAS}}
+                **{f"DESC_{role}": slot(role) for role in EXTRAS}, **_NO_TO_FLOAT}
+        if data_type in ("FLOAT32", "FLOAT16"):     # MATRIX_MULTIPLY_INTEGER_TO_FLOAT: scales and bias of its type
+            kind.update({"TO_FLOAT": 1, "HAS_FBIAS": int("BIAS" in given), "LOAD_SCALE": _LOAD[data_type],
+                         "SHIFT_SCALE": _SHIFT[data_type], "WIDEN_SCALE": int(data_type == "FLOAT16")})
         desc = {"DESC_T0": slot("A"), "DESC_T1": slot("B"), "DESC_T2": 0, "DESC_T3": slot("OUT")}
     wide = layout.field("WIDE_RECORDS").offset
     return {**base, **kind, **desc, "HAS_ACT": int(activation is not None), "HAS_C": int(has_c), "LOAD": load, "STORE": store, "SHIFT": shift,
             "CB_GEMM_M_WIDE": wide + 2 * step, "CB_GEMM_N_WIDE": wide + 3 * step,
-            "WIDEN_F16": int(data_type == "FLOAT16"), "NARROW_F16": int(data_type == "FLOAT16"),
+            "WIDEN_F16": int(data_type == "FLOAT16" and integer is None), "NARROW_F16": int(data_type == "FLOAT16"),
             # the five records of RECORDS gemm.s reads (the layout's own offsets, named for what each holds)
             "CB_GEMM_BATCH_INNER": records, "CB_GEMM_BATCH_OUTER": records + step, "CB_GEMM_M": records + 2 * step,
             "CB_GEMM_N": records + 3 * step, "CB_GEMM_K": records + 4 * step, **layout.symbols()}
@@ -124,7 +134,7 @@ def build_program(data_type, has_c, layout=LAYOUT, activation=None, activation_s
     act = "" if activation is None else "_" + activation.lower()
     if integer is not None:
         a_type, b_type, _, given = integer
-        zero_points = "".join(f"_{role.lower()}" for role in ("AZP", "BZP", "OZP") if role in given)
+        zero_points = "".join(f"_{role.lower()}" for role in ("AZP", "BZP", "OZP", "BIAS") if role in given)
         return Program(dwords, f"gemm_{a_type.lower()}_{b_type.lower()}_to_{data_type.lower()}{zero_points}")
     return Program(dwords, f"gemm_{data_type.lower()}{'' if has_c else '_no_c'}{act}")
 
@@ -185,7 +195,7 @@ def _compile_integer(row, tensors, layout, division_magic, packed_strides):
             continue
         spec = tensors[roles[role]]
         _, row_stride, col_stride = _matrix_strides(spec, packed_strides)
-        along_m = role in ("AZP", "ASCALE", "OSCALE", "OZP")
+        along_m = role in ("AZP", "ASCALE", "OSCALE", "OZP")      # BZP, BSCALE, BIAS: along n
         size = int(spec.sizes[-2] if along_m else spec.sizes[-1])
         stride = (row_stride if along_m else col_stride) if size > 1 else 0
         records[2 if along_m else 3][f"STRIDE_T{4 + slot}"] = stride & 0xFFFFFFFF

@@ -641,6 +641,23 @@ _SCHEMA_LIST = [
                                "BZeroPointTensor", "OutputScaleTensor", "OutputZeroPointTensor", "OutputTensor"),),
         multiplies=("ATensor", "BTensor", None, "OutputTensor", None, None),
         shapes="QUANTIZED_LINEAR_MATRIX_MULTIPLY"),
+    # DML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC (windows/ai/directml/api
+    # ns-directml-dml_matrix_multiply_integer_to_float_operator_desc; DirectML 1.13): the integer product of A and B
+    # less their zero points, dequantized with AScale (one value or {1,1,M,1}) and BScale (one value or {1,1,1,N}),
+    # plus an optional BiasTensor; INT8 / UINT8 A and B, FLOAT32 / FLOAT16 scales, bias and output (dmlemu: the
+    # scales and bias of the output's DataType), 2 to 4 dimensions, DML_FEATURE_LEVEL_6_2.
+    _op("MATRIX_MULTIPLY_INTEGER_TO_FLOAT",
+        _roles("ATensor", "AScaleTensor", "AZeroPointTensor", "BTensor", "BScaleTensor", "BZeroPointTensor",
+               "BiasTensor", "OutputTensor"), (
+        (L6_2, (2, 4), {"*": ("INT8", "UINT8"), "AScaleTensor": FLOATS, "BScaleTensor": FLOATS,
+                        "AZeroPointTensor": Optional(("INT8", "UINT8")), "BZeroPointTensor": Optional(("INT8", "UINT8")),
+                        "BiasTensor": Optional(FLOATS), "OutputTensor": FLOATS}),),
+        same_type=[("ATensor", "AZeroPointTensor"), ("BTensor", "BZeroPointTensor"),
+                   ("AScaleTensor", "BScaleTensor", "BiasTensor", "OutputTensor")], same_sizes=[],
+        same_dimension_count=(("ATensor", "AScaleTensor", "AZeroPointTensor", "BTensor", "BScaleTensor",
+                               "BZeroPointTensor", "BiasTensor", "OutputTensor"),),
+        multiplies=("ATensor", "BTensor", None, "OutputTensor", None, None),
+        shapes="MATRIX_MULTIPLY_INTEGER_TO_FLOAT"),
 
     # -- normalization -------------------------------------------------------------------------------------
     # DML_MEAN_VARIANCE_NORMALIZATION1_OPERATOR_DESC (sdk-api ns-directml-dml_mean_variance_normalization1_operator_desc):

@@ -6,6 +6,7 @@ ns-directml-dml_quantized_linear_matrix_multiply_operator_desc), with A {.., M, 
   AZeroPointTensor, AScaleTensor                 {1,1,1,1} (per tensor) or {1,1,M,1} (per row)
   BZeroPointTensor, BScaleTensor                 {1,1,1,1} (per tensor) or {1,1,1,N} (per column)
   OutputZeroPointTensor, OutputScaleTensor       {1,1,1,1} (per tensor) or {1,1,M,1} (per row)
+  BiasTensor (MATRIX_MULTIPLY_INTEGER_TO_FLOAT)  {1,1,1,1} or {1,1,1,N} (per column)
 and CONVOLUTION_INTEGER's (ns-directml-dml_convolution_integer_operator_desc): InputZeroPointTensor {1,1,1,1},
 FilterZeroPointTensor {1,1,1,1} or {1,K,1,1} (per output channel, K the output's channels); and
 QUANTIZED_LINEAR_CONVOLUTION's: its input's and output's scale and zero point one value, the filter's scale and
@@ -25,6 +26,9 @@ _QUANTIZED_FIELDS = {
     "QUANTIZED_LINEAR_MATRIX_MULTIPLY": (
         ("AScaleTensor", _ROW_OF_A), ("AZeroPointTensor", _ROW_OF_A), ("BScaleTensor", _COLUMN_OF_B),
         ("BZeroPointTensor", _COLUMN_OF_B), ("OutputScaleTensor", _ROW_OF_A), ("OutputZeroPointTensor", _ROW_OF_A)),
+    "MATRIX_MULTIPLY_INTEGER_TO_FLOAT": (
+        ("AScaleTensor", _ROW_OF_A), ("AZeroPointTensor", _ROW_OF_A), ("BScaleTensor", _COLUMN_OF_B),
+        ("BZeroPointTensor", _COLUMN_OF_B), ("BiasTensor", _COLUMN_OF_B)),
 }
 
 # CONVOLUTION_INTEGER: the input's zero point one value; the filter's one value or one per output channel {1,K,1,1}

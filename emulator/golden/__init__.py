@@ -22,7 +22,7 @@ One module per family, each operator registered by name where it is defined (reg
   transcendental.py  EXP ... ERF, POW, ATAN_YX and the transcendental activations
   reduce.py          REDUCE, ARGMAX, ARGMIN (the fixed order of docs/NUMERICS.md, "Reductions")
   gemm.py            GEMM (the fixed order of docs/NUMERICS.md, "GEMM")
-  quantized_gemm.py  MATRIX_MULTIPLY_INTEGER, QUANTIZED_LINEAR_MATRIX_MULTIPLY, CONVOLUTION_INTEGER,
+  quantized_gemm.py  MATRIX_MULTIPLY_INTEGER(_TO_FLOAT), QUANTIZED_LINEAR_MATRIX_MULTIPLY, CONVOLUTION_INTEGER,
                      QUANTIZED_LINEAR_CONVOLUTION (docs/NUMERICS.md, "Integer
                      and quantized matrix multiplication")
   softmax.py         SOFTMAX, LOG_SOFTMAX, HARDMAX and their `1` forms (docs/NUMERICS.md, "Softmax, ...")
@@ -62,7 +62,8 @@ from dmlemu.golden.transcendental import (
 from dmlemu.golden.reduce import argmax, argmin, reduce
 from dmlemu.golden.gemm import gemm
 from dmlemu.golden.quantized_gemm import (
-    convolution_integer, matrix_multiply_integer, quantized_linear_convolution, quantized_linear_matrix_multiply,
+    convolution_integer, matrix_multiply_integer, matrix_multiply_integer_to_float, quantized_linear_convolution,
+    quantized_linear_matrix_multiply,
 )
 from dmlemu.golden.softmax import hardmax, hardmax1, log_softmax, log_softmax1, softmax, softmax1
 from dmlemu.golden.scan import cumulative_product, cumulative_summation
@@ -90,7 +91,7 @@ __all__ = [
     "exp", "log", "sqrt", "recip", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
     "acosh", "atanh", "erf", "constant_pow", "pow_", "atan_yx",
     "reduce", "argmax", "argmin", "gemm", "matrix_multiply_integer", "quantized_linear_matrix_multiply", "convolution_integer",
-    "quantized_linear_convolution",
+    "quantized_linear_convolution", "matrix_multiply_integer_to_float",
     "softmax", "log_softmax", "hardmax", "softmax1", "log_softmax1", "hardmax1",
     "cumulative_summation", "cumulative_product", "mean_variance_normalization0", "mean_variance_normalization1",
     "batch_normalization", "batch_normalization_training", "lp_normalization", "local_response_normalization",

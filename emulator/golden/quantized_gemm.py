@@ -122,3 +122,20 @@ def quantized_linear_convolution(x, x_scale, x_zero_point, w, w_scale, w_zero_po
         value = value.astype(np.float32) / np.asarray(output_scale, np.float32).reshape(())
     zero = None if output_zero_point is None else np.asarray(output_zero_point).reshape(())
     return _quantized(np.asarray(value, np.float32), zero, as_dtype(output_type))
+
+
+@operator(name="MATRIX_MULTIPLY_INTEGER_TO_FLOAT", output_type=True)
+def matrix_multiply_integer_to_float(a, a_scale, a_zero_point, b, b_scale, b_zero_point, bias=None, output_type=None):
+    """MATRIX_MULTIPLY_INTEGER_TO_FLOAT: the INT32 sums, then per element float(acc) rounded once to FLOAT32; times
+    (AScale[m] * BScale[n], rounded), rounded; plus Bias[n] where given, rounded; FLOAT16 output (`output_type`,
+    default the scales' type) rounded once more at the end (FLOAT16 scales and bias widened exactly)."""
+    acc = _integer_product(a, a_zero_point, b, b_zero_point)
+    shape = acc.shape
+    out = as_dtype(output_type) if output_type is not None else np.asarray(a_scale).dtype
+    a_s = _per_line(a_scale, shape, -2).astype(np.float32)
+    b_s = _per_line(b_scale, shape, -1).astype(np.float32)
+    with np.errstate(all="ignore"):
+        value = (_nm.int_to_float(acc, np.float32) * (a_s * b_s)).astype(np.float32)
+        if bias is not None:
+            value = (value + _per_line(bias, shape, -1).astype(np.float32)).astype(np.float32)
+        return _nm.narrow_f16(value) if out == np.float16 else value
