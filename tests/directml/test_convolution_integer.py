@@ -1,5 +1,6 @@
-"""CONVOLUTION_INTEGER and QUANTIZED_LINEAR_CONVOLUTION through the mirror, bit for bit against the golden model (docs/NUMERICS.md, "Integer and
-quantized matrix multiplication": the same exact integer sums over a convolution's taps).
+"""CONVOLUTION_INTEGER and QUANTIZED_LINEAR_CONVOLUTION through the mirror, bit for bit against the golden model
+(docs/NUMERICS.md, "Integer and quantized matrix multiplication (and convolution)": the same exact integer sums over
+a convolution's taps).
 
 Drawn descs (INT8 / UINT8 input and filter apart, 1 to 4 output channels per group and multiples of 4 (the K-tiled
 kernel), groups, strides, dilations, start and end padding, zero points left out, per tensor or per output channel)

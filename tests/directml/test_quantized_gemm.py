@@ -1,5 +1,5 @@
-"""MATRIX_MULTIPLY_INTEGER and QUANTIZED_LINEAR_MATRIX_MULTIPLY through the mirror, bit for bit against the golden
-model (docs/NUMERICS.md, "Integer and quantized matrix multiplication").
+"""MATRIX_MULTIPLY_INTEGER, QUANTIZED_LINEAR_MATRIX_MULTIPLY and MATRIX_MULTIPLY_INTEGER_TO_FLOAT through the
+mirror, bit for bit against the golden model (docs/NUMERICS.md, "Integer and quantized matrix multiplication").
 
 Drawn descs (INT8 / UINT8 A and B apart, ranks 2 to 4, M, K, N from 1 to past a block, zero points and scales left
 out, per tensor or per row / column, packed, padded, permuted and broadcast layouts) run on every adapter; the
@@ -145,6 +145,39 @@ def test_drawn_quantized_products_are_bit_exact_on_every_adapter(case, preset):
     run_qlmm(case, preset)
 
 
+def run_to_float(case, out_type, has_bias, preset=None):
+    rng = np.random.default_rng(case["seed"])
+    (a, b), strides, (azp, bzp, _) = operands(case, rng)
+    rank, m, n = len(case["batch"]) + 2, case["m"], case["n"]
+    dt = np.float32 if out_type == "FLOAT32" else np.float16
+    a_s = rng.uniform(1e-3, 0.05, line_shape(rank, m, -2, case["scales"][0])).astype(dt)
+    b_s = rng.uniform(1e-3, 0.05, line_shape(rank, n, -1, case["scales"][1])).astype(dt)
+    bias = rng.uniform(-4, 4, line_shape(rank, n, -1, case["scales"][2])).astype(dt) if has_bias else None
+    arrays = [a, a_s, azp, b, b_s, bzp, bias]
+    opt = lambda t, x: None if x is None else tensor(t, x.shape)
+    d = DML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC(
+        ATensor=tensor(case["a_type"], a.shape, strides[0]), AScaleTensor=tensor(out_type, a_s.shape),
+        AZeroPointTensor=opt(case["a_type"], azp), BTensor=tensor(case["b_type"], b.shape, strides[1]),
+        BScaleTensor=tensor(out_type, b_s.shape), BZeroPointTensor=opt(case["b_type"], bzp),
+        BiasTensor=opt(out_type, bias), OutputTensor=tensor(out_type, case["batch"] + [m, n]))
+    (got,) = run_operator(d, arrays, adapter=preset)
+    want = golden.OPERATORS["MATRIX_MULTIPLY_INTEGER_TO_FLOAT"](arrays, {}, None, False, out_type)
+    assert got.dtype == dt
+    same_bits(got, want)
+    # the golden model from the text: float32(exact sum) * (AScale * BScale), + Bias, each rounded once
+    sums = exact_sums(a, azp, b, bzp).astype(np.float64).astype(np.float32)      # |sums| < 2^24: exact
+    scale = (np.broadcast_to(a_s, sums.shape).astype(np.float32) * np.broadcast_to(b_s, sums.shape).astype(np.float32))
+    value = (sums * scale).astype(np.float32)
+    if bias is not None:
+        value = (value + np.broadcast_to(bias, sums.shape).astype(np.float32)).astype(np.float32)
+    same_bits(want, value.astype(dt))
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases(), st.sampled_from(["FLOAT32", "FLOAT16"]), st.booleans(), st.sampled_from(PRESETS + (WARP,)))
+def test_drawn_integer_to_float_products_are_bit_exact_on_every_adapter(case, out_type, has_bias, preset):
+    run_to_float(case, out_type, has_bias, preset)
+
 @pytest.mark.parametrize("m, k, n", [(1, 1, 1), (64, 16, 64), (65, 17, 63), (3, 33, 70)])
 def test_block_and_tile_edges(m, k, n):
     case = dict(a_type="UINT8", b_type="INT8", out_type="UINT8", batch=[], m=m, k=k, n=n,
@@ -152,6 +185,7 @@ def test_block_and_tile_edges(m, k, n):
                 seed=m * 1000 + k * 10 + n)
     run_mmi(case)
     run_qlmm(case)
+    run_to_float(case, "FLOAT16", True)
 
 
 # ---- the same kernel on every wave width ---------------------------------------------------------------------------
