@@ -55,7 +55,11 @@ def test_the_list_is_every_operator_with_a_kernel():
                                "DIAGONAL_MATRIX", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE", "GATHER",
                                "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1", "NONZERO_COORDINATES", "ONE_HOT",
                                "RANDOM_GENERATOR", "RESAMPLE", "RESAMPLE1", "RESAMPLE2", "REVERSE_SUBSEQUENCES",
-                               "SCATTER_ELEMENTS", "SCATTER_ND", "UPSAMPLE_2D"])
+                               "SCATTER_ELEMENTS", "SCATTER_ND", "UPSAMPLE_2D",
+                               # and the integer products
+                               "MATRIX_MULTIPLY_INTEGER", "QUANTIZED_LINEAR_MATRIX_MULTIPLY",
+                               "MATRIX_MULTIPLY_INTEGER_TO_FLOAT", "CONVOLUTION_INTEGER",
+                               "QUANTIZED_LINEAR_CONVOLUTION"])
     assert {"ADD", "RELU", "CAST", "LOGICAL_GREATER_THAN", "ACTIVATION_IDENTITY", "IDENTITY"} <= set(OPERATORS)
     with pytest.raises(UsageError, match=r"^DML_OPERATOR_REDUCE runs through the DirectML API \(dmlemu.run_operator\) "
                                          r"but not from the command line yet"):
