@@ -107,74 +107,115 @@
     v_lshl_b32 v33, v0, 2                ; &Bs[kk][v0 % 64] - 4096 = 4 v0 (j: + 1024 j)
     v_lshl_b32 v38, v2, 4                ; 16 ty: &AsT[0][4 ty]
     v_lshl_b32 v39, v1, 4                ; 16 tx: &Bs[0][4 tx] - 4096
-    v_mov_b32 v48, 0x80000000           ; acc[0][0] = -0
-    v_mov_b32 v49, 0x80000000           ; acc[0][1] = -0
-    v_mov_b32 v50, 0x80000000           ; acc[0][2] = -0
-    v_mov_b32 v51, 0x80000000           ; acc[0][3] = -0
-    v_mov_b32 v52, 0x80000000           ; acc[1][0] = -0
-    v_mov_b32 v53, 0x80000000           ; acc[1][1] = -0
-    v_mov_b32 v54, 0x80000000           ; acc[1][2] = -0
-    v_mov_b32 v55, 0x80000000           ; acc[1][3] = -0
-    v_mov_b32 v56, 0x80000000           ; acc[2][0] = -0
-    v_mov_b32 v57, 0x80000000           ; acc[2][1] = -0
-    v_mov_b32 v58, 0x80000000           ; acc[2][2] = -0
-    v_mov_b32 v59, 0x80000000           ; acc[2][3] = -0
-    v_mov_b32 v60, 0x80000000           ; acc[3][0] = -0
-    v_mov_b32 v61, 0x80000000           ; acc[3][1] = -0
-    v_mov_b32 v62, 0x80000000           ; acc[3][2] = -0
-    v_mov_b32 v63, 0x80000000           ; acc[3][3] = -0
+    v_mov_b32 v48, ${ACC_ZERO}           ; acc[0][0] = -0 (0: integer)
+    v_mov_b32 v49, ${ACC_ZERO}           ; acc[0][1] = -0 (0: integer)
+    v_mov_b32 v50, ${ACC_ZERO}           ; acc[0][2] = -0 (0: integer)
+    v_mov_b32 v51, ${ACC_ZERO}           ; acc[0][3] = -0 (0: integer)
+    v_mov_b32 v52, ${ACC_ZERO}           ; acc[1][0] = -0 (0: integer)
+    v_mov_b32 v53, ${ACC_ZERO}           ; acc[1][1] = -0 (0: integer)
+    v_mov_b32 v54, ${ACC_ZERO}           ; acc[1][2] = -0 (0: integer)
+    v_mov_b32 v55, ${ACC_ZERO}           ; acc[1][3] = -0 (0: integer)
+    v_mov_b32 v56, ${ACC_ZERO}           ; acc[2][0] = -0 (0: integer)
+    v_mov_b32 v57, ${ACC_ZERO}           ; acc[2][1] = -0 (0: integer)
+    v_mov_b32 v58, ${ACC_ZERO}           ; acc[2][2] = -0 (0: integer)
+    v_mov_b32 v59, ${ACC_ZERO}           ; acc[2][3] = -0 (0: integer)
+    v_mov_b32 v60, ${ACC_ZERO}           ; acc[3][0] = -0 (0: integer)
+    v_mov_b32 v61, ${ACC_ZERO}           ; acc[3][1] = -0 (0: integer)
+    v_mov_b32 v62, ${ACC_ZERO}           ; acc[3][2] = -0 (0: integer)
+    v_mov_b32 v63, ${ACC_ZERO}           ; acc[3][3] = -0 (0: integer)
     s_mov_b32 s38, s56                   ; k left: K
 
 ; ---- 1. one tile of A and B into LDS --------------------------------------------------------------
+; ---- the integer variants (INTEGER): the zero points of the rows and the column this thread copies -------
+; (AZeroPointTensor {1,1,1,1} or {1,1,M,1}, BZeroPointTensor {1,1,1,1} or {1,1,1,N}: stride 0 or their
+; stride along m / n, from the wide records of M and N); a row past M or a column past N keeps 0.
+.if INTEGER
+    s_load_dwordx8 s[88:95], s[2:3], ${CB_GEMM_M_WIDE}   ; strides along m of AZP, -, AScale, -, OutScale, OutZP
+    s_load_dwordx8 s[96:103], s[2:3], ${CB_GEMM_N_WIDE}  ; strides along n of -, BZP, -, BScale
+    s_waitcnt 0
+    v_mov_b32 v72, 0
+    v_mov_b32 v73, 0
+    v_mov_b32 v74, 0
+    v_mov_b32 v75, 0
+    v_mov_b32 v76, 0
+.endif
+.if HAS_AZP
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_AZP}  ; AZeroPointTensor's descriptor (no C in these variants)
+    s_waitcnt 0
+    v_mul_lo_u32 v100, v14, s88          ; AZP[m0 + ty] (+ 16 j)
+    s_lshl_b32 s104, s88, 4              ; 16 rows on
+    v_add_u32 v101, v100, s104
+    v_add_u32 v102, v101, s104
+    v_add_u32 v103, v102, s104
+    s_mov_b64 exec, s[24:25]
+    buffer_load_${LOAD_A} v72, v100, s[16:19], 0
+    s_mov_b64 exec, s[26:27]
+    buffer_load_${LOAD_A} v73, v101, s[16:19], 0
+    s_mov_b64 exec, s[28:29]
+    buffer_load_${LOAD_A} v74, v102, s[16:19], 0
+    s_mov_b64 exec, s[30:31]
+    buffer_load_${LOAD_A} v75, v103, s[16:19], 0
+    s_mov_b64 exec, s[66:67]
+    s_waitcnt 0
+.endif
+.if HAS_BZP
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_BZP}  ; BZeroPointTensor's descriptor
+    s_waitcnt 0
+    v_mul_lo_u32 v100, v15, s97          ; BZP[n0 + v0 % 64]
+    s_mov_b64 exec, s[32:33]
+    buffer_load_${LOAD_B} v76, v100, s[16:19], 0
+    s_mov_b64 exec, s[66:67]
+    s_waitcnt 0
+.endif
 tile:
     v_cmp_gt_u32 vcc, s38, v1            ; tx < k left
     s_mov_b64 s[70:71], vcc
     v_add_u32 v25, v16, s34
     v_add_u32 v26, v25, s34
     v_add_u32 v27, v26, s34
-    v_lshl_b32 v28, v16, ${SHIFT}
-    v_lshl_b32 v29, v25, ${SHIFT}
-    v_lshl_b32 v30, v26, ${SHIFT}
-    v_lshl_b32 v31, v27, ${SHIFT}
+    v_lshl_b32 v28, v16, ${SHIFT_IN}
+    v_lshl_b32 v29, v25, ${SHIFT_IN}
+    v_lshl_b32 v30, v26, ${SHIFT_IN}
+    v_lshl_b32 v31, v27, ${SHIFT_IN}
     v_mov_b32 v20, 0
     v_mov_b32 v21, 0
     v_mov_b32 v22, 0
     v_mov_b32 v23, 0
     s_and_b64 exec, s[70:71], s[24:25]
-    buffer_load_${LOAD} v20, v28, s[8:11], 0      ; A[m0 + ty + 0][k0 + tx]
+    buffer_load_${LOAD_A} v20, v28, s[8:11], 0      ; A[m0 + ty + 0][k0 + tx]
     s_and_b64 exec, s[70:71], s[26:27]
-    buffer_load_${LOAD} v21, v29, s[8:11], 0      ; A[m0 + ty + 16][k0 + tx]
+    buffer_load_${LOAD_A} v21, v29, s[8:11], 0      ; A[m0 + ty + 16][k0 + tx]
     s_and_b64 exec, s[70:71], s[28:29]
-    buffer_load_${LOAD} v22, v30, s[8:11], 0      ; A[m0 + ty + 32][k0 + tx]
+    buffer_load_${LOAD_A} v22, v30, s[8:11], 0      ; A[m0 + ty + 32][k0 + tx]
     s_and_b64 exec, s[70:71], s[30:31]
-    buffer_load_${LOAD} v23, v31, s[8:11], 0      ; A[m0 + ty + 48][k0 + tx]
+    buffer_load_${LOAD_A} v23, v31, s[8:11], 0      ; A[m0 + ty + 48][k0 + tx]
     s_mov_b64 exec, s[66:67]
     v_add_u32 v25, v17, s35
     v_add_u32 v26, v25, s35
     v_add_u32 v27, v26, s35
-    v_lshl_b32 v28, v17, ${SHIFT}
-    v_lshl_b32 v29, v25, ${SHIFT}
-    v_lshl_b32 v30, v26, ${SHIFT}
-    v_lshl_b32 v31, v27, ${SHIFT}
+    v_lshl_b32 v28, v17, ${SHIFT_IN}
+    v_lshl_b32 v29, v25, ${SHIFT_IN}
+    v_lshl_b32 v30, v26, ${SHIFT_IN}
+    v_lshl_b32 v31, v27, ${SHIFT_IN}
     v_mov_b32 v40, 0
     v_mov_b32 v41, 0
     v_mov_b32 v42, 0
     v_mov_b32 v43, 0
     v_cmp_gt_u32 vcc, s38, v34            ; kk + 0 < k left
     s_and_b64 exec, vcc, s[32:33]
-    buffer_load_${LOAD} v40, v28, s[12:15], 0     ; B[k0 + kk + 0][n]
+    buffer_load_${LOAD_B} v40, v28, s[12:15], 0     ; B[k0 + kk + 0][n]
     s_mov_b64 exec, s[66:67]
     v_cmp_gt_u32 vcc, s38, v35            ; kk + 4 < k left
     s_and_b64 exec, vcc, s[32:33]
-    buffer_load_${LOAD} v41, v29, s[12:15], 0     ; B[k0 + kk + 4][n]
+    buffer_load_${LOAD_B} v41, v29, s[12:15], 0     ; B[k0 + kk + 4][n]
     s_mov_b64 exec, s[66:67]
     v_cmp_gt_u32 vcc, s38, v36            ; kk + 8 < k left
     s_and_b64 exec, vcc, s[32:33]
-    buffer_load_${LOAD} v42, v30, s[12:15], 0     ; B[k0 + kk + 8][n]
+    buffer_load_${LOAD_B} v42, v30, s[12:15], 0     ; B[k0 + kk + 8][n]
     s_mov_b64 exec, s[66:67]
     v_cmp_gt_u32 vcc, s38, v37            ; kk + 12 < k left
     s_and_b64 exec, vcc, s[32:33]
-    buffer_load_${LOAD} v43, v31, s[12:15], 0     ; B[k0 + kk + 12][n]
+    buffer_load_${LOAD_B} v43, v31, s[12:15], 0     ; B[k0 + kk + 12][n]
     s_mov_b64 exec, s[66:67]
     s_waitcnt 0
 .if WIDEN_F16
@@ -186,6 +227,18 @@ tile:
     v_cvt_f32_f16 v41, v41
     v_cvt_f32_f16 v42, v42
     v_cvt_f32_f16 v43, v43
+.endif
+.if HAS_AZP
+    v_sub_u32 v20, v20, v72              ; A - AZP, exact (8-bit values in 32 bits)
+    v_sub_u32 v21, v21, v73
+    v_sub_u32 v22, v22, v74
+    v_sub_u32 v23, v23, v75
+.endif
+.if HAS_BZP
+    v_sub_u32 v40, v40, v76              ; B - BZP, exact
+    v_sub_u32 v41, v41, v76
+    v_sub_u32 v42, v42, v76
+    v_sub_u32 v43, v43, v76
 .endif
     ds_write_b32 v32, v20, 0              ; AsT[tx][ty + 0]
     ds_write_b32 v32, v21, 64              ; AsT[tx][ty + 16]
@@ -205,305 +258,305 @@ tile:
     ds_read_b128 v[64:67], v38, 256      ; k0 + 1: a
     ds_read_b128 v[68:71], v39, 4352     ; b
     s_waitcnt 2                          ; k0 + 0's two reads have landed
-    v_fma_f32 v48, v40, v44, v48        ; acc[0][0], k0 + 0
-    v_fma_f32 v49, v40, v45, v49        ; acc[0][1], k0 + 0
-    v_fma_f32 v50, v40, v46, v50        ; acc[0][2], k0 + 0
-    v_fma_f32 v51, v40, v47, v51        ; acc[0][3], k0 + 0
-    v_fma_f32 v52, v41, v44, v52        ; acc[1][0], k0 + 0
-    v_fma_f32 v53, v41, v45, v53        ; acc[1][1], k0 + 0
-    v_fma_f32 v54, v41, v46, v54        ; acc[1][2], k0 + 0
-    v_fma_f32 v55, v41, v47, v55        ; acc[1][3], k0 + 0
-    v_fma_f32 v56, v42, v44, v56        ; acc[2][0], k0 + 0
-    v_fma_f32 v57, v42, v45, v57        ; acc[2][1], k0 + 0
-    v_fma_f32 v58, v42, v46, v58        ; acc[2][2], k0 + 0
-    v_fma_f32 v59, v42, v47, v59        ; acc[2][3], k0 + 0
-    v_fma_f32 v60, v43, v44, v60        ; acc[3][0], k0 + 0
-    v_fma_f32 v61, v43, v45, v61        ; acc[3][1], k0 + 0
-    v_fma_f32 v62, v43, v46, v62        ; acc[3][2], k0 + 0
-    v_fma_f32 v63, v43, v47, v63        ; acc[3][3], k0 + 0
+    ${MAC} v48, v40, v44, v48        ; acc[0][0], k0 + 0
+    ${MAC} v49, v40, v45, v49        ; acc[0][1], k0 + 0
+    ${MAC} v50, v40, v46, v50        ; acc[0][2], k0 + 0
+    ${MAC} v51, v40, v47, v51        ; acc[0][3], k0 + 0
+    ${MAC} v52, v41, v44, v52        ; acc[1][0], k0 + 0
+    ${MAC} v53, v41, v45, v53        ; acc[1][1], k0 + 0
+    ${MAC} v54, v41, v46, v54        ; acc[1][2], k0 + 0
+    ${MAC} v55, v41, v47, v55        ; acc[1][3], k0 + 0
+    ${MAC} v56, v42, v44, v56        ; acc[2][0], k0 + 0
+    ${MAC} v57, v42, v45, v57        ; acc[2][1], k0 + 0
+    ${MAC} v58, v42, v46, v58        ; acc[2][2], k0 + 0
+    ${MAC} v59, v42, v47, v59        ; acc[2][3], k0 + 0
+    ${MAC} v60, v43, v44, v60        ; acc[3][0], k0 + 0
+    ${MAC} v61, v43, v45, v61        ; acc[3][1], k0 + 0
+    ${MAC} v62, v43, v46, v62        ; acc[3][2], k0 + 0
+    ${MAC} v63, v43, v47, v63        ; acc[3][3], k0 + 0
     ds_read_b128 v[40:43], v38, 512      ; k0 + 2: a
     ds_read_b128 v[44:47], v39, 4608     ; b
     s_waitcnt 2                          ; k0 + 1's two reads have landed
-    v_fma_f32 v48, v64, v68, v48        ; acc[0][0], k0 + 1
-    v_fma_f32 v49, v64, v69, v49        ; acc[0][1], k0 + 1
-    v_fma_f32 v50, v64, v70, v50        ; acc[0][2], k0 + 1
-    v_fma_f32 v51, v64, v71, v51        ; acc[0][3], k0 + 1
-    v_fma_f32 v52, v65, v68, v52        ; acc[1][0], k0 + 1
-    v_fma_f32 v53, v65, v69, v53        ; acc[1][1], k0 + 1
-    v_fma_f32 v54, v65, v70, v54        ; acc[1][2], k0 + 1
-    v_fma_f32 v55, v65, v71, v55        ; acc[1][3], k0 + 1
-    v_fma_f32 v56, v66, v68, v56        ; acc[2][0], k0 + 1
-    v_fma_f32 v57, v66, v69, v57        ; acc[2][1], k0 + 1
-    v_fma_f32 v58, v66, v70, v58        ; acc[2][2], k0 + 1
-    v_fma_f32 v59, v66, v71, v59        ; acc[2][3], k0 + 1
-    v_fma_f32 v60, v67, v68, v60        ; acc[3][0], k0 + 1
-    v_fma_f32 v61, v67, v69, v61        ; acc[3][1], k0 + 1
-    v_fma_f32 v62, v67, v70, v62        ; acc[3][2], k0 + 1
-    v_fma_f32 v63, v67, v71, v63        ; acc[3][3], k0 + 1
+    ${MAC} v48, v64, v68, v48        ; acc[0][0], k0 + 1
+    ${MAC} v49, v64, v69, v49        ; acc[0][1], k0 + 1
+    ${MAC} v50, v64, v70, v50        ; acc[0][2], k0 + 1
+    ${MAC} v51, v64, v71, v51        ; acc[0][3], k0 + 1
+    ${MAC} v52, v65, v68, v52        ; acc[1][0], k0 + 1
+    ${MAC} v53, v65, v69, v53        ; acc[1][1], k0 + 1
+    ${MAC} v54, v65, v70, v54        ; acc[1][2], k0 + 1
+    ${MAC} v55, v65, v71, v55        ; acc[1][3], k0 + 1
+    ${MAC} v56, v66, v68, v56        ; acc[2][0], k0 + 1
+    ${MAC} v57, v66, v69, v57        ; acc[2][1], k0 + 1
+    ${MAC} v58, v66, v70, v58        ; acc[2][2], k0 + 1
+    ${MAC} v59, v66, v71, v59        ; acc[2][3], k0 + 1
+    ${MAC} v60, v67, v68, v60        ; acc[3][0], k0 + 1
+    ${MAC} v61, v67, v69, v61        ; acc[3][1], k0 + 1
+    ${MAC} v62, v67, v70, v62        ; acc[3][2], k0 + 1
+    ${MAC} v63, v67, v71, v63        ; acc[3][3], k0 + 1
     ds_read_b128 v[64:67], v38, 768      ; k0 + 3: a
     ds_read_b128 v[68:71], v39, 4864     ; b
     s_waitcnt 2                          ; k0 + 2's two reads have landed
-    v_fma_f32 v48, v40, v44, v48        ; acc[0][0], k0 + 2
-    v_fma_f32 v49, v40, v45, v49        ; acc[0][1], k0 + 2
-    v_fma_f32 v50, v40, v46, v50        ; acc[0][2], k0 + 2
-    v_fma_f32 v51, v40, v47, v51        ; acc[0][3], k0 + 2
-    v_fma_f32 v52, v41, v44, v52        ; acc[1][0], k0 + 2
-    v_fma_f32 v53, v41, v45, v53        ; acc[1][1], k0 + 2
-    v_fma_f32 v54, v41, v46, v54        ; acc[1][2], k0 + 2
-    v_fma_f32 v55, v41, v47, v55        ; acc[1][3], k0 + 2
-    v_fma_f32 v56, v42, v44, v56        ; acc[2][0], k0 + 2
-    v_fma_f32 v57, v42, v45, v57        ; acc[2][1], k0 + 2
-    v_fma_f32 v58, v42, v46, v58        ; acc[2][2], k0 + 2
-    v_fma_f32 v59, v42, v47, v59        ; acc[2][3], k0 + 2
-    v_fma_f32 v60, v43, v44, v60        ; acc[3][0], k0 + 2
-    v_fma_f32 v61, v43, v45, v61        ; acc[3][1], k0 + 2
-    v_fma_f32 v62, v43, v46, v62        ; acc[3][2], k0 + 2
-    v_fma_f32 v63, v43, v47, v63        ; acc[3][3], k0 + 2
+    ${MAC} v48, v40, v44, v48        ; acc[0][0], k0 + 2
+    ${MAC} v49, v40, v45, v49        ; acc[0][1], k0 + 2
+    ${MAC} v50, v40, v46, v50        ; acc[0][2], k0 + 2
+    ${MAC} v51, v40, v47, v51        ; acc[0][3], k0 + 2
+    ${MAC} v52, v41, v44, v52        ; acc[1][0], k0 + 2
+    ${MAC} v53, v41, v45, v53        ; acc[1][1], k0 + 2
+    ${MAC} v54, v41, v46, v54        ; acc[1][2], k0 + 2
+    ${MAC} v55, v41, v47, v55        ; acc[1][3], k0 + 2
+    ${MAC} v56, v42, v44, v56        ; acc[2][0], k0 + 2
+    ${MAC} v57, v42, v45, v57        ; acc[2][1], k0 + 2
+    ${MAC} v58, v42, v46, v58        ; acc[2][2], k0 + 2
+    ${MAC} v59, v42, v47, v59        ; acc[2][3], k0 + 2
+    ${MAC} v60, v43, v44, v60        ; acc[3][0], k0 + 2
+    ${MAC} v61, v43, v45, v61        ; acc[3][1], k0 + 2
+    ${MAC} v62, v43, v46, v62        ; acc[3][2], k0 + 2
+    ${MAC} v63, v43, v47, v63        ; acc[3][3], k0 + 2
     ds_read_b128 v[40:43], v38, 1024      ; k0 + 4: a
     ds_read_b128 v[44:47], v39, 5120     ; b
     s_waitcnt 2                          ; k0 + 3's two reads have landed
-    v_fma_f32 v48, v64, v68, v48        ; acc[0][0], k0 + 3
-    v_fma_f32 v49, v64, v69, v49        ; acc[0][1], k0 + 3
-    v_fma_f32 v50, v64, v70, v50        ; acc[0][2], k0 + 3
-    v_fma_f32 v51, v64, v71, v51        ; acc[0][3], k0 + 3
-    v_fma_f32 v52, v65, v68, v52        ; acc[1][0], k0 + 3
-    v_fma_f32 v53, v65, v69, v53        ; acc[1][1], k0 + 3
-    v_fma_f32 v54, v65, v70, v54        ; acc[1][2], k0 + 3
-    v_fma_f32 v55, v65, v71, v55        ; acc[1][3], k0 + 3
-    v_fma_f32 v56, v66, v68, v56        ; acc[2][0], k0 + 3
-    v_fma_f32 v57, v66, v69, v57        ; acc[2][1], k0 + 3
-    v_fma_f32 v58, v66, v70, v58        ; acc[2][2], k0 + 3
-    v_fma_f32 v59, v66, v71, v59        ; acc[2][3], k0 + 3
-    v_fma_f32 v60, v67, v68, v60        ; acc[3][0], k0 + 3
-    v_fma_f32 v61, v67, v69, v61        ; acc[3][1], k0 + 3
-    v_fma_f32 v62, v67, v70, v62        ; acc[3][2], k0 + 3
-    v_fma_f32 v63, v67, v71, v63        ; acc[3][3], k0 + 3
+    ${MAC} v48, v64, v68, v48        ; acc[0][0], k0 + 3
+    ${MAC} v49, v64, v69, v49        ; acc[0][1], k0 + 3
+    ${MAC} v50, v64, v70, v50        ; acc[0][2], k0 + 3
+    ${MAC} v51, v64, v71, v51        ; acc[0][3], k0 + 3
+    ${MAC} v52, v65, v68, v52        ; acc[1][0], k0 + 3
+    ${MAC} v53, v65, v69, v53        ; acc[1][1], k0 + 3
+    ${MAC} v54, v65, v70, v54        ; acc[1][2], k0 + 3
+    ${MAC} v55, v65, v71, v55        ; acc[1][3], k0 + 3
+    ${MAC} v56, v66, v68, v56        ; acc[2][0], k0 + 3
+    ${MAC} v57, v66, v69, v57        ; acc[2][1], k0 + 3
+    ${MAC} v58, v66, v70, v58        ; acc[2][2], k0 + 3
+    ${MAC} v59, v66, v71, v59        ; acc[2][3], k0 + 3
+    ${MAC} v60, v67, v68, v60        ; acc[3][0], k0 + 3
+    ${MAC} v61, v67, v69, v61        ; acc[3][1], k0 + 3
+    ${MAC} v62, v67, v70, v62        ; acc[3][2], k0 + 3
+    ${MAC} v63, v67, v71, v63        ; acc[3][3], k0 + 3
     ds_read_b128 v[64:67], v38, 1280      ; k0 + 5: a
     ds_read_b128 v[68:71], v39, 5376     ; b
     s_waitcnt 2                          ; k0 + 4's two reads have landed
-    v_fma_f32 v48, v40, v44, v48        ; acc[0][0], k0 + 4
-    v_fma_f32 v49, v40, v45, v49        ; acc[0][1], k0 + 4
-    v_fma_f32 v50, v40, v46, v50        ; acc[0][2], k0 + 4
-    v_fma_f32 v51, v40, v47, v51        ; acc[0][3], k0 + 4
-    v_fma_f32 v52, v41, v44, v52        ; acc[1][0], k0 + 4
-    v_fma_f32 v53, v41, v45, v53        ; acc[1][1], k0 + 4
-    v_fma_f32 v54, v41, v46, v54        ; acc[1][2], k0 + 4
-    v_fma_f32 v55, v41, v47, v55        ; acc[1][3], k0 + 4
-    v_fma_f32 v56, v42, v44, v56        ; acc[2][0], k0 + 4
-    v_fma_f32 v57, v42, v45, v57        ; acc[2][1], k0 + 4
-    v_fma_f32 v58, v42, v46, v58        ; acc[2][2], k0 + 4
-    v_fma_f32 v59, v42, v47, v59        ; acc[2][3], k0 + 4
-    v_fma_f32 v60, v43, v44, v60        ; acc[3][0], k0 + 4
-    v_fma_f32 v61, v43, v45, v61        ; acc[3][1], k0 + 4
-    v_fma_f32 v62, v43, v46, v62        ; acc[3][2], k0 + 4
-    v_fma_f32 v63, v43, v47, v63        ; acc[3][3], k0 + 4
+    ${MAC} v48, v40, v44, v48        ; acc[0][0], k0 + 4
+    ${MAC} v49, v40, v45, v49        ; acc[0][1], k0 + 4
+    ${MAC} v50, v40, v46, v50        ; acc[0][2], k0 + 4
+    ${MAC} v51, v40, v47, v51        ; acc[0][3], k0 + 4
+    ${MAC} v52, v41, v44, v52        ; acc[1][0], k0 + 4
+    ${MAC} v53, v41, v45, v53        ; acc[1][1], k0 + 4
+    ${MAC} v54, v41, v46, v54        ; acc[1][2], k0 + 4
+    ${MAC} v55, v41, v47, v55        ; acc[1][3], k0 + 4
+    ${MAC} v56, v42, v44, v56        ; acc[2][0], k0 + 4
+    ${MAC} v57, v42, v45, v57        ; acc[2][1], k0 + 4
+    ${MAC} v58, v42, v46, v58        ; acc[2][2], k0 + 4
+    ${MAC} v59, v42, v47, v59        ; acc[2][3], k0 + 4
+    ${MAC} v60, v43, v44, v60        ; acc[3][0], k0 + 4
+    ${MAC} v61, v43, v45, v61        ; acc[3][1], k0 + 4
+    ${MAC} v62, v43, v46, v62        ; acc[3][2], k0 + 4
+    ${MAC} v63, v43, v47, v63        ; acc[3][3], k0 + 4
     ds_read_b128 v[40:43], v38, 1536      ; k0 + 6: a
     ds_read_b128 v[44:47], v39, 5632     ; b
     s_waitcnt 2                          ; k0 + 5's two reads have landed
-    v_fma_f32 v48, v64, v68, v48        ; acc[0][0], k0 + 5
-    v_fma_f32 v49, v64, v69, v49        ; acc[0][1], k0 + 5
-    v_fma_f32 v50, v64, v70, v50        ; acc[0][2], k0 + 5
-    v_fma_f32 v51, v64, v71, v51        ; acc[0][3], k0 + 5
-    v_fma_f32 v52, v65, v68, v52        ; acc[1][0], k0 + 5
-    v_fma_f32 v53, v65, v69, v53        ; acc[1][1], k0 + 5
-    v_fma_f32 v54, v65, v70, v54        ; acc[1][2], k0 + 5
-    v_fma_f32 v55, v65, v71, v55        ; acc[1][3], k0 + 5
-    v_fma_f32 v56, v66, v68, v56        ; acc[2][0], k0 + 5
-    v_fma_f32 v57, v66, v69, v57        ; acc[2][1], k0 + 5
-    v_fma_f32 v58, v66, v70, v58        ; acc[2][2], k0 + 5
-    v_fma_f32 v59, v66, v71, v59        ; acc[2][3], k0 + 5
-    v_fma_f32 v60, v67, v68, v60        ; acc[3][0], k0 + 5
-    v_fma_f32 v61, v67, v69, v61        ; acc[3][1], k0 + 5
-    v_fma_f32 v62, v67, v70, v62        ; acc[3][2], k0 + 5
-    v_fma_f32 v63, v67, v71, v63        ; acc[3][3], k0 + 5
+    ${MAC} v48, v64, v68, v48        ; acc[0][0], k0 + 5
+    ${MAC} v49, v64, v69, v49        ; acc[0][1], k0 + 5
+    ${MAC} v50, v64, v70, v50        ; acc[0][2], k0 + 5
+    ${MAC} v51, v64, v71, v51        ; acc[0][3], k0 + 5
+    ${MAC} v52, v65, v68, v52        ; acc[1][0], k0 + 5
+    ${MAC} v53, v65, v69, v53        ; acc[1][1], k0 + 5
+    ${MAC} v54, v65, v70, v54        ; acc[1][2], k0 + 5
+    ${MAC} v55, v65, v71, v55        ; acc[1][3], k0 + 5
+    ${MAC} v56, v66, v68, v56        ; acc[2][0], k0 + 5
+    ${MAC} v57, v66, v69, v57        ; acc[2][1], k0 + 5
+    ${MAC} v58, v66, v70, v58        ; acc[2][2], k0 + 5
+    ${MAC} v59, v66, v71, v59        ; acc[2][3], k0 + 5
+    ${MAC} v60, v67, v68, v60        ; acc[3][0], k0 + 5
+    ${MAC} v61, v67, v69, v61        ; acc[3][1], k0 + 5
+    ${MAC} v62, v67, v70, v62        ; acc[3][2], k0 + 5
+    ${MAC} v63, v67, v71, v63        ; acc[3][3], k0 + 5
     ds_read_b128 v[64:67], v38, 1792      ; k0 + 7: a
     ds_read_b128 v[68:71], v39, 5888     ; b
     s_waitcnt 2                          ; k0 + 6's two reads have landed
-    v_fma_f32 v48, v40, v44, v48        ; acc[0][0], k0 + 6
-    v_fma_f32 v49, v40, v45, v49        ; acc[0][1], k0 + 6
-    v_fma_f32 v50, v40, v46, v50        ; acc[0][2], k0 + 6
-    v_fma_f32 v51, v40, v47, v51        ; acc[0][3], k0 + 6
-    v_fma_f32 v52, v41, v44, v52        ; acc[1][0], k0 + 6
-    v_fma_f32 v53, v41, v45, v53        ; acc[1][1], k0 + 6
-    v_fma_f32 v54, v41, v46, v54        ; acc[1][2], k0 + 6
-    v_fma_f32 v55, v41, v47, v55        ; acc[1][3], k0 + 6
-    v_fma_f32 v56, v42, v44, v56        ; acc[2][0], k0 + 6
-    v_fma_f32 v57, v42, v45, v57        ; acc[2][1], k0 + 6
-    v_fma_f32 v58, v42, v46, v58        ; acc[2][2], k0 + 6
-    v_fma_f32 v59, v42, v47, v59        ; acc[2][3], k0 + 6
-    v_fma_f32 v60, v43, v44, v60        ; acc[3][0], k0 + 6
-    v_fma_f32 v61, v43, v45, v61        ; acc[3][1], k0 + 6
-    v_fma_f32 v62, v43, v46, v62        ; acc[3][2], k0 + 6
-    v_fma_f32 v63, v43, v47, v63        ; acc[3][3], k0 + 6
+    ${MAC} v48, v40, v44, v48        ; acc[0][0], k0 + 6
+    ${MAC} v49, v40, v45, v49        ; acc[0][1], k0 + 6
+    ${MAC} v50, v40, v46, v50        ; acc[0][2], k0 + 6
+    ${MAC} v51, v40, v47, v51        ; acc[0][3], k0 + 6
+    ${MAC} v52, v41, v44, v52        ; acc[1][0], k0 + 6
+    ${MAC} v53, v41, v45, v53        ; acc[1][1], k0 + 6
+    ${MAC} v54, v41, v46, v54        ; acc[1][2], k0 + 6
+    ${MAC} v55, v41, v47, v55        ; acc[1][3], k0 + 6
+    ${MAC} v56, v42, v44, v56        ; acc[2][0], k0 + 6
+    ${MAC} v57, v42, v45, v57        ; acc[2][1], k0 + 6
+    ${MAC} v58, v42, v46, v58        ; acc[2][2], k0 + 6
+    ${MAC} v59, v42, v47, v59        ; acc[2][3], k0 + 6
+    ${MAC} v60, v43, v44, v60        ; acc[3][0], k0 + 6
+    ${MAC} v61, v43, v45, v61        ; acc[3][1], k0 + 6
+    ${MAC} v62, v43, v46, v62        ; acc[3][2], k0 + 6
+    ${MAC} v63, v43, v47, v63        ; acc[3][3], k0 + 6
     ds_read_b128 v[40:43], v38, 2048      ; k0 + 8: a
     ds_read_b128 v[44:47], v39, 6144     ; b
     s_waitcnt 2                          ; k0 + 7's two reads have landed
-    v_fma_f32 v48, v64, v68, v48        ; acc[0][0], k0 + 7
-    v_fma_f32 v49, v64, v69, v49        ; acc[0][1], k0 + 7
-    v_fma_f32 v50, v64, v70, v50        ; acc[0][2], k0 + 7
-    v_fma_f32 v51, v64, v71, v51        ; acc[0][3], k0 + 7
-    v_fma_f32 v52, v65, v68, v52        ; acc[1][0], k0 + 7
-    v_fma_f32 v53, v65, v69, v53        ; acc[1][1], k0 + 7
-    v_fma_f32 v54, v65, v70, v54        ; acc[1][2], k0 + 7
-    v_fma_f32 v55, v65, v71, v55        ; acc[1][3], k0 + 7
-    v_fma_f32 v56, v66, v68, v56        ; acc[2][0], k0 + 7
-    v_fma_f32 v57, v66, v69, v57        ; acc[2][1], k0 + 7
-    v_fma_f32 v58, v66, v70, v58        ; acc[2][2], k0 + 7
-    v_fma_f32 v59, v66, v71, v59        ; acc[2][3], k0 + 7
-    v_fma_f32 v60, v67, v68, v60        ; acc[3][0], k0 + 7
-    v_fma_f32 v61, v67, v69, v61        ; acc[3][1], k0 + 7
-    v_fma_f32 v62, v67, v70, v62        ; acc[3][2], k0 + 7
-    v_fma_f32 v63, v67, v71, v63        ; acc[3][3], k0 + 7
+    ${MAC} v48, v64, v68, v48        ; acc[0][0], k0 + 7
+    ${MAC} v49, v64, v69, v49        ; acc[0][1], k0 + 7
+    ${MAC} v50, v64, v70, v50        ; acc[0][2], k0 + 7
+    ${MAC} v51, v64, v71, v51        ; acc[0][3], k0 + 7
+    ${MAC} v52, v65, v68, v52        ; acc[1][0], k0 + 7
+    ${MAC} v53, v65, v69, v53        ; acc[1][1], k0 + 7
+    ${MAC} v54, v65, v70, v54        ; acc[1][2], k0 + 7
+    ${MAC} v55, v65, v71, v55        ; acc[1][3], k0 + 7
+    ${MAC} v56, v66, v68, v56        ; acc[2][0], k0 + 7
+    ${MAC} v57, v66, v69, v57        ; acc[2][1], k0 + 7
+    ${MAC} v58, v66, v70, v58        ; acc[2][2], k0 + 7
+    ${MAC} v59, v66, v71, v59        ; acc[2][3], k0 + 7
+    ${MAC} v60, v67, v68, v60        ; acc[3][0], k0 + 7
+    ${MAC} v61, v67, v69, v61        ; acc[3][1], k0 + 7
+    ${MAC} v62, v67, v70, v62        ; acc[3][2], k0 + 7
+    ${MAC} v63, v67, v71, v63        ; acc[3][3], k0 + 7
     ds_read_b128 v[64:67], v38, 2304      ; k0 + 9: a
     ds_read_b128 v[68:71], v39, 6400     ; b
     s_waitcnt 2                          ; k0 + 8's two reads have landed
-    v_fma_f32 v48, v40, v44, v48        ; acc[0][0], k0 + 8
-    v_fma_f32 v49, v40, v45, v49        ; acc[0][1], k0 + 8
-    v_fma_f32 v50, v40, v46, v50        ; acc[0][2], k0 + 8
-    v_fma_f32 v51, v40, v47, v51        ; acc[0][3], k0 + 8
-    v_fma_f32 v52, v41, v44, v52        ; acc[1][0], k0 + 8
-    v_fma_f32 v53, v41, v45, v53        ; acc[1][1], k0 + 8
-    v_fma_f32 v54, v41, v46, v54        ; acc[1][2], k0 + 8
-    v_fma_f32 v55, v41, v47, v55        ; acc[1][3], k0 + 8
-    v_fma_f32 v56, v42, v44, v56        ; acc[2][0], k0 + 8
-    v_fma_f32 v57, v42, v45, v57        ; acc[2][1], k0 + 8
-    v_fma_f32 v58, v42, v46, v58        ; acc[2][2], k0 + 8
-    v_fma_f32 v59, v42, v47, v59        ; acc[2][3], k0 + 8
-    v_fma_f32 v60, v43, v44, v60        ; acc[3][0], k0 + 8
-    v_fma_f32 v61, v43, v45, v61        ; acc[3][1], k0 + 8
-    v_fma_f32 v62, v43, v46, v62        ; acc[3][2], k0 + 8
-    v_fma_f32 v63, v43, v47, v63        ; acc[3][3], k0 + 8
+    ${MAC} v48, v40, v44, v48        ; acc[0][0], k0 + 8
+    ${MAC} v49, v40, v45, v49        ; acc[0][1], k0 + 8
+    ${MAC} v50, v40, v46, v50        ; acc[0][2], k0 + 8
+    ${MAC} v51, v40, v47, v51        ; acc[0][3], k0 + 8
+    ${MAC} v52, v41, v44, v52        ; acc[1][0], k0 + 8
+    ${MAC} v53, v41, v45, v53        ; acc[1][1], k0 + 8
+    ${MAC} v54, v41, v46, v54        ; acc[1][2], k0 + 8
+    ${MAC} v55, v41, v47, v55        ; acc[1][3], k0 + 8
+    ${MAC} v56, v42, v44, v56        ; acc[2][0], k0 + 8
+    ${MAC} v57, v42, v45, v57        ; acc[2][1], k0 + 8
+    ${MAC} v58, v42, v46, v58        ; acc[2][2], k0 + 8
+    ${MAC} v59, v42, v47, v59        ; acc[2][3], k0 + 8
+    ${MAC} v60, v43, v44, v60        ; acc[3][0], k0 + 8
+    ${MAC} v61, v43, v45, v61        ; acc[3][1], k0 + 8
+    ${MAC} v62, v43, v46, v62        ; acc[3][2], k0 + 8
+    ${MAC} v63, v43, v47, v63        ; acc[3][3], k0 + 8
     ds_read_b128 v[40:43], v38, 2560      ; k0 + 10: a
     ds_read_b128 v[44:47], v39, 6656     ; b
     s_waitcnt 2                          ; k0 + 9's two reads have landed
-    v_fma_f32 v48, v64, v68, v48        ; acc[0][0], k0 + 9
-    v_fma_f32 v49, v64, v69, v49        ; acc[0][1], k0 + 9
-    v_fma_f32 v50, v64, v70, v50        ; acc[0][2], k0 + 9
-    v_fma_f32 v51, v64, v71, v51        ; acc[0][3], k0 + 9
-    v_fma_f32 v52, v65, v68, v52        ; acc[1][0], k0 + 9
-    v_fma_f32 v53, v65, v69, v53        ; acc[1][1], k0 + 9
-    v_fma_f32 v54, v65, v70, v54        ; acc[1][2], k0 + 9
-    v_fma_f32 v55, v65, v71, v55        ; acc[1][3], k0 + 9
-    v_fma_f32 v56, v66, v68, v56        ; acc[2][0], k0 + 9
-    v_fma_f32 v57, v66, v69, v57        ; acc[2][1], k0 + 9
-    v_fma_f32 v58, v66, v70, v58        ; acc[2][2], k0 + 9
-    v_fma_f32 v59, v66, v71, v59        ; acc[2][3], k0 + 9
-    v_fma_f32 v60, v67, v68, v60        ; acc[3][0], k0 + 9
-    v_fma_f32 v61, v67, v69, v61        ; acc[3][1], k0 + 9
-    v_fma_f32 v62, v67, v70, v62        ; acc[3][2], k0 + 9
-    v_fma_f32 v63, v67, v71, v63        ; acc[3][3], k0 + 9
+    ${MAC} v48, v64, v68, v48        ; acc[0][0], k0 + 9
+    ${MAC} v49, v64, v69, v49        ; acc[0][1], k0 + 9
+    ${MAC} v50, v64, v70, v50        ; acc[0][2], k0 + 9
+    ${MAC} v51, v64, v71, v51        ; acc[0][3], k0 + 9
+    ${MAC} v52, v65, v68, v52        ; acc[1][0], k0 + 9
+    ${MAC} v53, v65, v69, v53        ; acc[1][1], k0 + 9
+    ${MAC} v54, v65, v70, v54        ; acc[1][2], k0 + 9
+    ${MAC} v55, v65, v71, v55        ; acc[1][3], k0 + 9
+    ${MAC} v56, v66, v68, v56        ; acc[2][0], k0 + 9
+    ${MAC} v57, v66, v69, v57        ; acc[2][1], k0 + 9
+    ${MAC} v58, v66, v70, v58        ; acc[2][2], k0 + 9
+    ${MAC} v59, v66, v71, v59        ; acc[2][3], k0 + 9
+    ${MAC} v60, v67, v68, v60        ; acc[3][0], k0 + 9
+    ${MAC} v61, v67, v69, v61        ; acc[3][1], k0 + 9
+    ${MAC} v62, v67, v70, v62        ; acc[3][2], k0 + 9
+    ${MAC} v63, v67, v71, v63        ; acc[3][3], k0 + 9
     ds_read_b128 v[64:67], v38, 2816      ; k0 + 11: a
     ds_read_b128 v[68:71], v39, 6912     ; b
     s_waitcnt 2                          ; k0 + 10's two reads have landed
-    v_fma_f32 v48, v40, v44, v48        ; acc[0][0], k0 + 10
-    v_fma_f32 v49, v40, v45, v49        ; acc[0][1], k0 + 10
-    v_fma_f32 v50, v40, v46, v50        ; acc[0][2], k0 + 10
-    v_fma_f32 v51, v40, v47, v51        ; acc[0][3], k0 + 10
-    v_fma_f32 v52, v41, v44, v52        ; acc[1][0], k0 + 10
-    v_fma_f32 v53, v41, v45, v53        ; acc[1][1], k0 + 10
-    v_fma_f32 v54, v41, v46, v54        ; acc[1][2], k0 + 10
-    v_fma_f32 v55, v41, v47, v55        ; acc[1][3], k0 + 10
-    v_fma_f32 v56, v42, v44, v56        ; acc[2][0], k0 + 10
-    v_fma_f32 v57, v42, v45, v57        ; acc[2][1], k0 + 10
-    v_fma_f32 v58, v42, v46, v58        ; acc[2][2], k0 + 10
-    v_fma_f32 v59, v42, v47, v59        ; acc[2][3], k0 + 10
-    v_fma_f32 v60, v43, v44, v60        ; acc[3][0], k0 + 10
-    v_fma_f32 v61, v43, v45, v61        ; acc[3][1], k0 + 10
-    v_fma_f32 v62, v43, v46, v62        ; acc[3][2], k0 + 10
-    v_fma_f32 v63, v43, v47, v63        ; acc[3][3], k0 + 10
+    ${MAC} v48, v40, v44, v48        ; acc[0][0], k0 + 10
+    ${MAC} v49, v40, v45, v49        ; acc[0][1], k0 + 10
+    ${MAC} v50, v40, v46, v50        ; acc[0][2], k0 + 10
+    ${MAC} v51, v40, v47, v51        ; acc[0][3], k0 + 10
+    ${MAC} v52, v41, v44, v52        ; acc[1][0], k0 + 10
+    ${MAC} v53, v41, v45, v53        ; acc[1][1], k0 + 10
+    ${MAC} v54, v41, v46, v54        ; acc[1][2], k0 + 10
+    ${MAC} v55, v41, v47, v55        ; acc[1][3], k0 + 10
+    ${MAC} v56, v42, v44, v56        ; acc[2][0], k0 + 10
+    ${MAC} v57, v42, v45, v57        ; acc[2][1], k0 + 10
+    ${MAC} v58, v42, v46, v58        ; acc[2][2], k0 + 10
+    ${MAC} v59, v42, v47, v59        ; acc[2][3], k0 + 10
+    ${MAC} v60, v43, v44, v60        ; acc[3][0], k0 + 10
+    ${MAC} v61, v43, v45, v61        ; acc[3][1], k0 + 10
+    ${MAC} v62, v43, v46, v62        ; acc[3][2], k0 + 10
+    ${MAC} v63, v43, v47, v63        ; acc[3][3], k0 + 10
     ds_read_b128 v[40:43], v38, 3072      ; k0 + 12: a
     ds_read_b128 v[44:47], v39, 7168     ; b
     s_waitcnt 2                          ; k0 + 11's two reads have landed
-    v_fma_f32 v48, v64, v68, v48        ; acc[0][0], k0 + 11
-    v_fma_f32 v49, v64, v69, v49        ; acc[0][1], k0 + 11
-    v_fma_f32 v50, v64, v70, v50        ; acc[0][2], k0 + 11
-    v_fma_f32 v51, v64, v71, v51        ; acc[0][3], k0 + 11
-    v_fma_f32 v52, v65, v68, v52        ; acc[1][0], k0 + 11
-    v_fma_f32 v53, v65, v69, v53        ; acc[1][1], k0 + 11
-    v_fma_f32 v54, v65, v70, v54        ; acc[1][2], k0 + 11
-    v_fma_f32 v55, v65, v71, v55        ; acc[1][3], k0 + 11
-    v_fma_f32 v56, v66, v68, v56        ; acc[2][0], k0 + 11
-    v_fma_f32 v57, v66, v69, v57        ; acc[2][1], k0 + 11
-    v_fma_f32 v58, v66, v70, v58        ; acc[2][2], k0 + 11
-    v_fma_f32 v59, v66, v71, v59        ; acc[2][3], k0 + 11
-    v_fma_f32 v60, v67, v68, v60        ; acc[3][0], k0 + 11
-    v_fma_f32 v61, v67, v69, v61        ; acc[3][1], k0 + 11
-    v_fma_f32 v62, v67, v70, v62        ; acc[3][2], k0 + 11
-    v_fma_f32 v63, v67, v71, v63        ; acc[3][3], k0 + 11
+    ${MAC} v48, v64, v68, v48        ; acc[0][0], k0 + 11
+    ${MAC} v49, v64, v69, v49        ; acc[0][1], k0 + 11
+    ${MAC} v50, v64, v70, v50        ; acc[0][2], k0 + 11
+    ${MAC} v51, v64, v71, v51        ; acc[0][3], k0 + 11
+    ${MAC} v52, v65, v68, v52        ; acc[1][0], k0 + 11
+    ${MAC} v53, v65, v69, v53        ; acc[1][1], k0 + 11
+    ${MAC} v54, v65, v70, v54        ; acc[1][2], k0 + 11
+    ${MAC} v55, v65, v71, v55        ; acc[1][3], k0 + 11
+    ${MAC} v56, v66, v68, v56        ; acc[2][0], k0 + 11
+    ${MAC} v57, v66, v69, v57        ; acc[2][1], k0 + 11
+    ${MAC} v58, v66, v70, v58        ; acc[2][2], k0 + 11
+    ${MAC} v59, v66, v71, v59        ; acc[2][3], k0 + 11
+    ${MAC} v60, v67, v68, v60        ; acc[3][0], k0 + 11
+    ${MAC} v61, v67, v69, v61        ; acc[3][1], k0 + 11
+    ${MAC} v62, v67, v70, v62        ; acc[3][2], k0 + 11
+    ${MAC} v63, v67, v71, v63        ; acc[3][3], k0 + 11
     ds_read_b128 v[64:67], v38, 3328      ; k0 + 13: a
     ds_read_b128 v[68:71], v39, 7424     ; b
     s_waitcnt 2                          ; k0 + 12's two reads have landed
-    v_fma_f32 v48, v40, v44, v48        ; acc[0][0], k0 + 12
-    v_fma_f32 v49, v40, v45, v49        ; acc[0][1], k0 + 12
-    v_fma_f32 v50, v40, v46, v50        ; acc[0][2], k0 + 12
-    v_fma_f32 v51, v40, v47, v51        ; acc[0][3], k0 + 12
-    v_fma_f32 v52, v41, v44, v52        ; acc[1][0], k0 + 12
-    v_fma_f32 v53, v41, v45, v53        ; acc[1][1], k0 + 12
-    v_fma_f32 v54, v41, v46, v54        ; acc[1][2], k0 + 12
-    v_fma_f32 v55, v41, v47, v55        ; acc[1][3], k0 + 12
-    v_fma_f32 v56, v42, v44, v56        ; acc[2][0], k0 + 12
-    v_fma_f32 v57, v42, v45, v57        ; acc[2][1], k0 + 12
-    v_fma_f32 v58, v42, v46, v58        ; acc[2][2], k0 + 12
-    v_fma_f32 v59, v42, v47, v59        ; acc[2][3], k0 + 12
-    v_fma_f32 v60, v43, v44, v60        ; acc[3][0], k0 + 12
-    v_fma_f32 v61, v43, v45, v61        ; acc[3][1], k0 + 12
-    v_fma_f32 v62, v43, v46, v62        ; acc[3][2], k0 + 12
-    v_fma_f32 v63, v43, v47, v63        ; acc[3][3], k0 + 12
+    ${MAC} v48, v40, v44, v48        ; acc[0][0], k0 + 12
+    ${MAC} v49, v40, v45, v49        ; acc[0][1], k0 + 12
+    ${MAC} v50, v40, v46, v50        ; acc[0][2], k0 + 12
+    ${MAC} v51, v40, v47, v51        ; acc[0][3], k0 + 12
+    ${MAC} v52, v41, v44, v52        ; acc[1][0], k0 + 12
+    ${MAC} v53, v41, v45, v53        ; acc[1][1], k0 + 12
+    ${MAC} v54, v41, v46, v54        ; acc[1][2], k0 + 12
+    ${MAC} v55, v41, v47, v55        ; acc[1][3], k0 + 12
+    ${MAC} v56, v42, v44, v56        ; acc[2][0], k0 + 12
+    ${MAC} v57, v42, v45, v57        ; acc[2][1], k0 + 12
+    ${MAC} v58, v42, v46, v58        ; acc[2][2], k0 + 12
+    ${MAC} v59, v42, v47, v59        ; acc[2][3], k0 + 12
+    ${MAC} v60, v43, v44, v60        ; acc[3][0], k0 + 12
+    ${MAC} v61, v43, v45, v61        ; acc[3][1], k0 + 12
+    ${MAC} v62, v43, v46, v62        ; acc[3][2], k0 + 12
+    ${MAC} v63, v43, v47, v63        ; acc[3][3], k0 + 12
     ds_read_b128 v[40:43], v38, 3584      ; k0 + 14: a
     ds_read_b128 v[44:47], v39, 7680     ; b
     s_waitcnt 2                          ; k0 + 13's two reads have landed
-    v_fma_f32 v48, v64, v68, v48        ; acc[0][0], k0 + 13
-    v_fma_f32 v49, v64, v69, v49        ; acc[0][1], k0 + 13
-    v_fma_f32 v50, v64, v70, v50        ; acc[0][2], k0 + 13
-    v_fma_f32 v51, v64, v71, v51        ; acc[0][3], k0 + 13
-    v_fma_f32 v52, v65, v68, v52        ; acc[1][0], k0 + 13
-    v_fma_f32 v53, v65, v69, v53        ; acc[1][1], k0 + 13
-    v_fma_f32 v54, v65, v70, v54        ; acc[1][2], k0 + 13
-    v_fma_f32 v55, v65, v71, v55        ; acc[1][3], k0 + 13
-    v_fma_f32 v56, v66, v68, v56        ; acc[2][0], k0 + 13
-    v_fma_f32 v57, v66, v69, v57        ; acc[2][1], k0 + 13
-    v_fma_f32 v58, v66, v70, v58        ; acc[2][2], k0 + 13
-    v_fma_f32 v59, v66, v71, v59        ; acc[2][3], k0 + 13
-    v_fma_f32 v60, v67, v68, v60        ; acc[3][0], k0 + 13
-    v_fma_f32 v61, v67, v69, v61        ; acc[3][1], k0 + 13
-    v_fma_f32 v62, v67, v70, v62        ; acc[3][2], k0 + 13
-    v_fma_f32 v63, v67, v71, v63        ; acc[3][3], k0 + 13
+    ${MAC} v48, v64, v68, v48        ; acc[0][0], k0 + 13
+    ${MAC} v49, v64, v69, v49        ; acc[0][1], k0 + 13
+    ${MAC} v50, v64, v70, v50        ; acc[0][2], k0 + 13
+    ${MAC} v51, v64, v71, v51        ; acc[0][3], k0 + 13
+    ${MAC} v52, v65, v68, v52        ; acc[1][0], k0 + 13
+    ${MAC} v53, v65, v69, v53        ; acc[1][1], k0 + 13
+    ${MAC} v54, v65, v70, v54        ; acc[1][2], k0 + 13
+    ${MAC} v55, v65, v71, v55        ; acc[1][3], k0 + 13
+    ${MAC} v56, v66, v68, v56        ; acc[2][0], k0 + 13
+    ${MAC} v57, v66, v69, v57        ; acc[2][1], k0 + 13
+    ${MAC} v58, v66, v70, v58        ; acc[2][2], k0 + 13
+    ${MAC} v59, v66, v71, v59        ; acc[2][3], k0 + 13
+    ${MAC} v60, v67, v68, v60        ; acc[3][0], k0 + 13
+    ${MAC} v61, v67, v69, v61        ; acc[3][1], k0 + 13
+    ${MAC} v62, v67, v70, v62        ; acc[3][2], k0 + 13
+    ${MAC} v63, v67, v71, v63        ; acc[3][3], k0 + 13
     ds_read_b128 v[64:67], v38, 3840      ; k0 + 15: a
     ds_read_b128 v[68:71], v39, 7936     ; b
     s_waitcnt 2                          ; k0 + 14's two reads have landed
-    v_fma_f32 v48, v40, v44, v48        ; acc[0][0], k0 + 14
-    v_fma_f32 v49, v40, v45, v49        ; acc[0][1], k0 + 14
-    v_fma_f32 v50, v40, v46, v50        ; acc[0][2], k0 + 14
-    v_fma_f32 v51, v40, v47, v51        ; acc[0][3], k0 + 14
-    v_fma_f32 v52, v41, v44, v52        ; acc[1][0], k0 + 14
-    v_fma_f32 v53, v41, v45, v53        ; acc[1][1], k0 + 14
-    v_fma_f32 v54, v41, v46, v54        ; acc[1][2], k0 + 14
-    v_fma_f32 v55, v41, v47, v55        ; acc[1][3], k0 + 14
-    v_fma_f32 v56, v42, v44, v56        ; acc[2][0], k0 + 14
-    v_fma_f32 v57, v42, v45, v57        ; acc[2][1], k0 + 14
-    v_fma_f32 v58, v42, v46, v58        ; acc[2][2], k0 + 14
-    v_fma_f32 v59, v42, v47, v59        ; acc[2][3], k0 + 14
-    v_fma_f32 v60, v43, v44, v60        ; acc[3][0], k0 + 14
-    v_fma_f32 v61, v43, v45, v61        ; acc[3][1], k0 + 14
-    v_fma_f32 v62, v43, v46, v62        ; acc[3][2], k0 + 14
-    v_fma_f32 v63, v43, v47, v63        ; acc[3][3], k0 + 14
+    ${MAC} v48, v40, v44, v48        ; acc[0][0], k0 + 14
+    ${MAC} v49, v40, v45, v49        ; acc[0][1], k0 + 14
+    ${MAC} v50, v40, v46, v50        ; acc[0][2], k0 + 14
+    ${MAC} v51, v40, v47, v51        ; acc[0][3], k0 + 14
+    ${MAC} v52, v41, v44, v52        ; acc[1][0], k0 + 14
+    ${MAC} v53, v41, v45, v53        ; acc[1][1], k0 + 14
+    ${MAC} v54, v41, v46, v54        ; acc[1][2], k0 + 14
+    ${MAC} v55, v41, v47, v55        ; acc[1][3], k0 + 14
+    ${MAC} v56, v42, v44, v56        ; acc[2][0], k0 + 14
+    ${MAC} v57, v42, v45, v57        ; acc[2][1], k0 + 14
+    ${MAC} v58, v42, v46, v58        ; acc[2][2], k0 + 14
+    ${MAC} v59, v42, v47, v59        ; acc[2][3], k0 + 14
+    ${MAC} v60, v43, v44, v60        ; acc[3][0], k0 + 14
+    ${MAC} v61, v43, v45, v61        ; acc[3][1], k0 + 14
+    ${MAC} v62, v43, v46, v62        ; acc[3][2], k0 + 14
+    ${MAC} v63, v43, v47, v63        ; acc[3][3], k0 + 14
     s_waitcnt 0
-    v_fma_f32 v48, v64, v68, v48        ; acc[0][0], k0 + 15
-    v_fma_f32 v49, v64, v69, v49        ; acc[0][1], k0 + 15
-    v_fma_f32 v50, v64, v70, v50        ; acc[0][2], k0 + 15
-    v_fma_f32 v51, v64, v71, v51        ; acc[0][3], k0 + 15
-    v_fma_f32 v52, v65, v68, v52        ; acc[1][0], k0 + 15
-    v_fma_f32 v53, v65, v69, v53        ; acc[1][1], k0 + 15
-    v_fma_f32 v54, v65, v70, v54        ; acc[1][2], k0 + 15
-    v_fma_f32 v55, v65, v71, v55        ; acc[1][3], k0 + 15
-    v_fma_f32 v56, v66, v68, v56        ; acc[2][0], k0 + 15
-    v_fma_f32 v57, v66, v69, v57        ; acc[2][1], k0 + 15
-    v_fma_f32 v58, v66, v70, v58        ; acc[2][2], k0 + 15
-    v_fma_f32 v59, v66, v71, v59        ; acc[2][3], k0 + 15
-    v_fma_f32 v60, v67, v68, v60        ; acc[3][0], k0 + 15
-    v_fma_f32 v61, v67, v69, v61        ; acc[3][1], k0 + 15
-    v_fma_f32 v62, v67, v70, v62        ; acc[3][2], k0 + 15
-    v_fma_f32 v63, v67, v71, v63        ; acc[3][3], k0 + 15
+    ${MAC} v48, v64, v68, v48        ; acc[0][0], k0 + 15
+    ${MAC} v49, v64, v69, v49        ; acc[0][1], k0 + 15
+    ${MAC} v50, v64, v70, v50        ; acc[0][2], k0 + 15
+    ${MAC} v51, v64, v71, v51        ; acc[0][3], k0 + 15
+    ${MAC} v52, v65, v68, v52        ; acc[1][0], k0 + 15
+    ${MAC} v53, v65, v69, v53        ; acc[1][1], k0 + 15
+    ${MAC} v54, v65, v70, v54        ; acc[1][2], k0 + 15
+    ${MAC} v55, v65, v71, v55        ; acc[1][3], k0 + 15
+    ${MAC} v56, v66, v68, v56        ; acc[2][0], k0 + 15
+    ${MAC} v57, v66, v69, v57        ; acc[2][1], k0 + 15
+    ${MAC} v58, v66, v70, v58        ; acc[2][2], k0 + 15
+    ${MAC} v59, v66, v71, v59        ; acc[2][3], k0 + 15
+    ${MAC} v60, v67, v68, v60        ; acc[3][0], k0 + 15
+    ${MAC} v61, v67, v69, v61        ; acc[3][1], k0 + 15
+    ${MAC} v62, v67, v70, v62        ; acc[3][2], k0 + 15
+    ${MAC} v63, v67, v71, v63        ; acc[3][3], k0 + 15
     s_branch tile_done
 
 ; ---- 2'. the last tile: exactly K mod 16 k, one at a time ------------------------------------------
@@ -515,22 +568,22 @@ k:
     ds_read_b128 v[40:43], v18, 0        ; a[0..3] = A[m0 + 4 ty .. + 3][k]
     ds_read_b128 v[44:47], v19, 4096     ; b[0..3] = B[k][n0 + 4 tx .. + 3]
     s_waitcnt 0
-    v_fma_f32 v48, v40, v44, v48        ; acc[0][0] = fma(a[0], b[0], acc[0][0])
-    v_fma_f32 v49, v40, v45, v49        ; acc[0][1] = fma(a[0], b[1], acc[0][1])
-    v_fma_f32 v50, v40, v46, v50        ; acc[0][2] = fma(a[0], b[2], acc[0][2])
-    v_fma_f32 v51, v40, v47, v51        ; acc[0][3] = fma(a[0], b[3], acc[0][3])
-    v_fma_f32 v52, v41, v44, v52        ; acc[1][0] = fma(a[1], b[0], acc[1][0])
-    v_fma_f32 v53, v41, v45, v53        ; acc[1][1] = fma(a[1], b[1], acc[1][1])
-    v_fma_f32 v54, v41, v46, v54        ; acc[1][2] = fma(a[1], b[2], acc[1][2])
-    v_fma_f32 v55, v41, v47, v55        ; acc[1][3] = fma(a[1], b[3], acc[1][3])
-    v_fma_f32 v56, v42, v44, v56        ; acc[2][0] = fma(a[2], b[0], acc[2][0])
-    v_fma_f32 v57, v42, v45, v57        ; acc[2][1] = fma(a[2], b[1], acc[2][1])
-    v_fma_f32 v58, v42, v46, v58        ; acc[2][2] = fma(a[2], b[2], acc[2][2])
-    v_fma_f32 v59, v42, v47, v59        ; acc[2][3] = fma(a[2], b[3], acc[2][3])
-    v_fma_f32 v60, v43, v44, v60        ; acc[3][0] = fma(a[3], b[0], acc[3][0])
-    v_fma_f32 v61, v43, v45, v61        ; acc[3][1] = fma(a[3], b[1], acc[3][1])
-    v_fma_f32 v62, v43, v46, v62        ; acc[3][2] = fma(a[3], b[2], acc[3][2])
-    v_fma_f32 v63, v43, v47, v63        ; acc[3][3] = fma(a[3], b[3], acc[3][3])
+    ${MAC} v48, v40, v44, v48        ; acc[0][0] = fma(a[0], b[0], acc[0][0])
+    ${MAC} v49, v40, v45, v49        ; acc[0][1] = fma(a[0], b[1], acc[0][1])
+    ${MAC} v50, v40, v46, v50        ; acc[0][2] = fma(a[0], b[2], acc[0][2])
+    ${MAC} v51, v40, v47, v51        ; acc[0][3] = fma(a[0], b[3], acc[0][3])
+    ${MAC} v52, v41, v44, v52        ; acc[1][0] = fma(a[1], b[0], acc[1][0])
+    ${MAC} v53, v41, v45, v53        ; acc[1][1] = fma(a[1], b[1], acc[1][1])
+    ${MAC} v54, v41, v46, v54        ; acc[1][2] = fma(a[1], b[2], acc[1][2])
+    ${MAC} v55, v41, v47, v55        ; acc[1][3] = fma(a[1], b[3], acc[1][3])
+    ${MAC} v56, v42, v44, v56        ; acc[2][0] = fma(a[2], b[0], acc[2][0])
+    ${MAC} v57, v42, v45, v57        ; acc[2][1] = fma(a[2], b[1], acc[2][1])
+    ${MAC} v58, v42, v46, v58        ; acc[2][2] = fma(a[2], b[2], acc[2][2])
+    ${MAC} v59, v42, v47, v59        ; acc[2][3] = fma(a[2], b[3], acc[2][3])
+    ${MAC} v60, v43, v44, v60        ; acc[3][0] = fma(a[3], b[0], acc[3][0])
+    ${MAC} v61, v43, v45, v61        ; acc[3][1] = fma(a[3], b[1], acc[3][1])
+    ${MAC} v62, v43, v46, v62        ; acc[3][2] = fma(a[3], b[2], acc[3][2])
+    ${MAC} v63, v43, v47, v63        ; acc[3][3] = fma(a[3], b[3], acc[3][3])
     v_add_u32 v18, v18, 256              ; next k: one row of AsT
     v_add_u32 v19, v19, 256              ; one row of Bs
     s_sub_u32 s39, s39, 1
@@ -547,6 +600,7 @@ tile_done:
 
 ; ---- 4. Alpha, Beta * C, narrow, store: 16 elements, each under its own mask -----------------------
 finish:
+.if not INTEGER
     v_mul_f32 v48, v48, s64              ; Alpha * acc, rounded once
     v_mul_f32 v49, v49, s64              ; Alpha * acc, rounded once
     v_mul_f32 v50, v50, s64              ; Alpha * acc, rounded once
@@ -563,6 +617,7 @@ finish:
     v_mul_f32 v61, v61, s64              ; Alpha * acc, rounded once
     v_mul_f32 v62, v62, s64              ; Alpha * acc, rounded once
     v_mul_f32 v63, v63, s64              ; Alpha * acc, rounded once
+.endif
     v_lshl_b32 v6, v2, 2
     v_add_u32 v14, s68, v6               ; m = m0 + 4 ty (+ i)
     v_lshl_b32 v6, v1, 2
@@ -595,6 +650,391 @@ finish:
     v_mad_u32 v16, v15, s55, v16         ; out[m][n]
     v_mad_u32 v17, v14, s46, v12
     v_mad_u32 v17, v15, s54, v17         ; C[m][n]
+; ---- QUANTIZED_LINEAR_MATRIX_MULTIPLY (QLINEAR): requantize the 16 exact sums ----------------------
+; rows m + i and columns n + j clamped into the matrices (an element past M or N is computed, never
+; stored); per element: float(acc) (rounded once) * (AScale[m] * BScale[n] (rounded)), rounded; / OutScale[m],
+; correctly rounded; round half to even; + OutZP[m] (exact); saturate to INT8 / UINT8, NaN -> 0.
+.if QLINEAR
+    s_sub_u32 s104, s40, 1               ; M - 1
+    s_sub_u32 s105, s48, 1               ; N - 1
+    v_add_u32 v100, v14, 0
+    v_min_u32 v100, v100, s104        ; row m + 0, clamped
+    v_add_u32 v101, v14, 1
+    v_min_u32 v101, v101, s104        ; row m + 1, clamped
+    v_add_u32 v102, v14, 2
+    v_min_u32 v102, v102, s104        ; row m + 2, clamped
+    v_add_u32 v103, v14, 3
+    v_min_u32 v103, v103, s104        ; row m + 3, clamped
+    v_add_u32 v104, v15, 0
+    v_min_u32 v104, v104, s105        ; column n + 0, clamped
+    v_add_u32 v105, v15, 1
+    v_min_u32 v105, v105, s105        ; column n + 1, clamped
+    v_add_u32 v106, v15, 2
+    v_min_u32 v106, v106, s105        ; column n + 2, clamped
+    v_add_u32 v107, v15, 3
+    v_min_u32 v107, v107, s105        ; column n + 3, clamped
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_ASCALE}   ; AScale's descriptor
+    s_waitcnt 0
+    v_mul_lo_u32 v108, v100, s90
+    v_lshl_b32 v108, v108, ${SHIFT_SCALE}
+    buffer_load_${LOAD_SCALE} v77, v108, s[16:19], 0   ; AScale[m + 0]
+    v_mul_lo_u32 v108, v101, s90
+    v_lshl_b32 v108, v108, ${SHIFT_SCALE}
+    buffer_load_${LOAD_SCALE} v78, v108, s[16:19], 0   ; AScale[m + 1]
+    v_mul_lo_u32 v108, v102, s90
+    v_lshl_b32 v108, v108, ${SHIFT_SCALE}
+    buffer_load_${LOAD_SCALE} v79, v108, s[16:19], 0   ; AScale[m + 2]
+    v_mul_lo_u32 v108, v103, s90
+    v_lshl_b32 v108, v108, ${SHIFT_SCALE}
+    buffer_load_${LOAD_SCALE} v80, v108, s[16:19], 0   ; AScale[m + 3]
+    s_waitcnt 0
+.if WIDEN_SCALE
+    v_cvt_f32_f16 v77, v77     ; FLOAT16 scale, widened exactly
+    v_cvt_f32_f16 v78, v78     ; FLOAT16 scale, widened exactly
+    v_cvt_f32_f16 v79, v79     ; FLOAT16 scale, widened exactly
+    v_cvt_f32_f16 v80, v80     ; FLOAT16 scale, widened exactly
+.endif
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_BSCALE}   ; BScale's descriptor
+    s_waitcnt 0
+    v_mul_lo_u32 v108, v104, s99
+    v_lshl_b32 v108, v108, ${SHIFT_SCALE}
+    buffer_load_${LOAD_SCALE} v89, v108, s[16:19], 0   ; BScale[n + 0]
+    v_mul_lo_u32 v108, v105, s99
+    v_lshl_b32 v108, v108, ${SHIFT_SCALE}
+    buffer_load_${LOAD_SCALE} v90, v108, s[16:19], 0   ; BScale[n + 1]
+    v_mul_lo_u32 v108, v106, s99
+    v_lshl_b32 v108, v108, ${SHIFT_SCALE}
+    buffer_load_${LOAD_SCALE} v91, v108, s[16:19], 0   ; BScale[n + 2]
+    v_mul_lo_u32 v108, v107, s99
+    v_lshl_b32 v108, v108, ${SHIFT_SCALE}
+    buffer_load_${LOAD_SCALE} v92, v108, s[16:19], 0   ; BScale[n + 3]
+    s_waitcnt 0
+.if WIDEN_SCALE
+    v_cvt_f32_f16 v89, v89     ; FLOAT16 scale, widened exactly
+    v_cvt_f32_f16 v90, v90     ; FLOAT16 scale, widened exactly
+    v_cvt_f32_f16 v91, v91     ; FLOAT16 scale, widened exactly
+    v_cvt_f32_f16 v92, v92     ; FLOAT16 scale, widened exactly
+.endif
+.if TO_FLOAT
+.if HAS_FBIAS
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_BIAS}   ; BiasTensor's descriptor
+    s_waitcnt 0
+    v_mul_lo_u32 v108, v104, s102
+    v_lshl_b32 v108, v108, ${SHIFT_SCALE}
+    buffer_load_${LOAD_SCALE} v93, v108, s[16:19], 0   ; Bias[n + 0]
+    v_mul_lo_u32 v108, v105, s102
+    v_lshl_b32 v108, v108, ${SHIFT_SCALE}
+    buffer_load_${LOAD_SCALE} v94, v108, s[16:19], 0   ; Bias[n + 1]
+    v_mul_lo_u32 v108, v106, s102
+    v_lshl_b32 v108, v108, ${SHIFT_SCALE}
+    buffer_load_${LOAD_SCALE} v95, v108, s[16:19], 0   ; Bias[n + 2]
+    v_mul_lo_u32 v108, v107, s102
+    v_lshl_b32 v108, v108, ${SHIFT_SCALE}
+    buffer_load_${LOAD_SCALE} v96, v108, s[16:19], 0   ; Bias[n + 3]
+    s_waitcnt 0
+.if WIDEN_SCALE
+    v_cvt_f32_f16 v93, v93
+    v_cvt_f32_f16 v94, v94
+    v_cvt_f32_f16 v95, v95
+    v_cvt_f32_f16 v96, v96
+.endif
+.endif
+.else
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_OSCALE}   ; OutScale's descriptor
+    s_waitcnt 0
+    v_mul_lo_u32 v108, v100, s92
+    v_lshl_b32 v108, v108, 2
+    buffer_load_dword v81, v108, s[16:19], 0   ; OutScale[m + 0]
+    v_mul_lo_u32 v108, v101, s92
+    v_lshl_b32 v108, v108, 2
+    buffer_load_dword v82, v108, s[16:19], 0   ; OutScale[m + 1]
+    v_mul_lo_u32 v108, v102, s92
+    v_lshl_b32 v108, v108, 2
+    buffer_load_dword v83, v108, s[16:19], 0   ; OutScale[m + 2]
+    v_mul_lo_u32 v108, v103, s92
+    v_lshl_b32 v108, v108, 2
+    buffer_load_dword v84, v108, s[16:19], 0   ; OutScale[m + 3]
+    s_waitcnt 0
+.if HAS_OZP
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_OZP}   ; OutZP's descriptor
+    s_waitcnt 0
+    v_mul_lo_u32 v108, v100, s93
+    buffer_load_${LOAD_OUT} v85, v108, s[16:19], 0   ; OutZP[m + 0]
+    v_mul_lo_u32 v108, v101, s93
+    buffer_load_${LOAD_OUT} v86, v108, s[16:19], 0   ; OutZP[m + 1]
+    v_mul_lo_u32 v108, v102, s93
+    buffer_load_${LOAD_OUT} v87, v108, s[16:19], 0   ; OutZP[m + 2]
+    v_mul_lo_u32 v108, v103, s93
+    buffer_load_${LOAD_OUT} v88, v108, s[16:19], 0   ; OutZP[m + 3]
+    s_waitcnt 0
+    v_cvt_f32_i32 v85, v85        ; OutZP, exact
+    v_cvt_f32_i32 v86, v86        ; OutZP, exact
+    v_cvt_f32_i32 v87, v87        ; OutZP, exact
+    v_cvt_f32_i32 v88, v88        ; OutZP, exact
+.else
+    v_mov_b32 v85, 0
+    v_mov_b32 v86, 0
+    v_mov_b32 v87, 0
+    v_mov_b32 v88, 0
+.endif
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v48, v48              ; acc[0][0], rounded once
+    v_mul_f32 v108, v77, v89        ; AScale * BScale, rounded
+    v_mul_f32 v48, v48, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v48, v48, v93        ; + Bias[n], rounded once
+.endif
+.else
+    v_cvt_f32_i32 v48, v48              ; acc[0][0], rounded once
+    v_mul_f32 v108, v77, v89        ; AScale * BScale, rounded
+    v_mul_f32 v48, v48, v108
+    v_div_f32 v48, v48, v81        ; / OutScale, correctly rounded
+    v_rndne_f32 v48, v48
+    v_add_f32 v48, v48, v85        ; + OutZP
+    v_cvt_${OUT_SAT}_f32 v48, v48       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v49, v49              ; acc[0][1], rounded once
+    v_mul_f32 v108, v77, v90        ; AScale * BScale, rounded
+    v_mul_f32 v49, v49, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v49, v49, v94        ; + Bias[n], rounded once
+.endif
+.else
+    v_cvt_f32_i32 v49, v49              ; acc[0][1], rounded once
+    v_mul_f32 v108, v77, v90        ; AScale * BScale, rounded
+    v_mul_f32 v49, v49, v108
+    v_div_f32 v49, v49, v81        ; / OutScale, correctly rounded
+    v_rndne_f32 v49, v49
+    v_add_f32 v49, v49, v85        ; + OutZP
+    v_cvt_${OUT_SAT}_f32 v49, v49       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v50, v50              ; acc[0][2], rounded once
+    v_mul_f32 v108, v77, v91        ; AScale * BScale, rounded
+    v_mul_f32 v50, v50, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v50, v50, v95        ; + Bias[n], rounded once
+.endif
+.else
+    v_cvt_f32_i32 v50, v50              ; acc[0][2], rounded once
+    v_mul_f32 v108, v77, v91        ; AScale * BScale, rounded
+    v_mul_f32 v50, v50, v108
+    v_div_f32 v50, v50, v81        ; / OutScale, correctly rounded
+    v_rndne_f32 v50, v50
+    v_add_f32 v50, v50, v85        ; + OutZP
+    v_cvt_${OUT_SAT}_f32 v50, v50       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v51, v51              ; acc[0][3], rounded once
+    v_mul_f32 v108, v77, v92        ; AScale * BScale, rounded
+    v_mul_f32 v51, v51, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v51, v51, v96        ; + Bias[n], rounded once
+.endif
+.else
+    v_cvt_f32_i32 v51, v51              ; acc[0][3], rounded once
+    v_mul_f32 v108, v77, v92        ; AScale * BScale, rounded
+    v_mul_f32 v51, v51, v108
+    v_div_f32 v51, v51, v81        ; / OutScale, correctly rounded
+    v_rndne_f32 v51, v51
+    v_add_f32 v51, v51, v85        ; + OutZP
+    v_cvt_${OUT_SAT}_f32 v51, v51       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v52, v52              ; acc[1][0], rounded once
+    v_mul_f32 v108, v78, v89        ; AScale * BScale, rounded
+    v_mul_f32 v52, v52, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v52, v52, v93        ; + Bias[n], rounded once
+.endif
+.else
+    v_cvt_f32_i32 v52, v52              ; acc[1][0], rounded once
+    v_mul_f32 v108, v78, v89        ; AScale * BScale, rounded
+    v_mul_f32 v52, v52, v108
+    v_div_f32 v52, v52, v82        ; / OutScale, correctly rounded
+    v_rndne_f32 v52, v52
+    v_add_f32 v52, v52, v86        ; + OutZP
+    v_cvt_${OUT_SAT}_f32 v52, v52       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v53, v53              ; acc[1][1], rounded once
+    v_mul_f32 v108, v78, v90        ; AScale * BScale, rounded
+    v_mul_f32 v53, v53, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v53, v53, v94        ; + Bias[n], rounded once
+.endif
+.else
+    v_cvt_f32_i32 v53, v53              ; acc[1][1], rounded once
+    v_mul_f32 v108, v78, v90        ; AScale * BScale, rounded
+    v_mul_f32 v53, v53, v108
+    v_div_f32 v53, v53, v82        ; / OutScale, correctly rounded
+    v_rndne_f32 v53, v53
+    v_add_f32 v53, v53, v86        ; + OutZP
+    v_cvt_${OUT_SAT}_f32 v53, v53       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v54, v54              ; acc[1][2], rounded once
+    v_mul_f32 v108, v78, v91        ; AScale * BScale, rounded
+    v_mul_f32 v54, v54, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v54, v54, v95        ; + Bias[n], rounded once
+.endif
+.else
+    v_cvt_f32_i32 v54, v54              ; acc[1][2], rounded once
+    v_mul_f32 v108, v78, v91        ; AScale * BScale, rounded
+    v_mul_f32 v54, v54, v108
+    v_div_f32 v54, v54, v82        ; / OutScale, correctly rounded
+    v_rndne_f32 v54, v54
+    v_add_f32 v54, v54, v86        ; + OutZP
+    v_cvt_${OUT_SAT}_f32 v54, v54       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v55, v55              ; acc[1][3], rounded once
+    v_mul_f32 v108, v78, v92        ; AScale * BScale, rounded
+    v_mul_f32 v55, v55, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v55, v55, v96        ; + Bias[n], rounded once
+.endif
+.else
+    v_cvt_f32_i32 v55, v55              ; acc[1][3], rounded once
+    v_mul_f32 v108, v78, v92        ; AScale * BScale, rounded
+    v_mul_f32 v55, v55, v108
+    v_div_f32 v55, v55, v82        ; / OutScale, correctly rounded
+    v_rndne_f32 v55, v55
+    v_add_f32 v55, v55, v86        ; + OutZP
+    v_cvt_${OUT_SAT}_f32 v55, v55       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v56, v56              ; acc[2][0], rounded once
+    v_mul_f32 v108, v79, v89        ; AScale * BScale, rounded
+    v_mul_f32 v56, v56, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v56, v56, v93        ; + Bias[n], rounded once
+.endif
+.else
+    v_cvt_f32_i32 v56, v56              ; acc[2][0], rounded once
+    v_mul_f32 v108, v79, v89        ; AScale * BScale, rounded
+    v_mul_f32 v56, v56, v108
+    v_div_f32 v56, v56, v83        ; / OutScale, correctly rounded
+    v_rndne_f32 v56, v56
+    v_add_f32 v56, v56, v87        ; + OutZP
+    v_cvt_${OUT_SAT}_f32 v56, v56       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v57, v57              ; acc[2][1], rounded once
+    v_mul_f32 v108, v79, v90        ; AScale * BScale, rounded
+    v_mul_f32 v57, v57, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v57, v57, v94        ; + Bias[n], rounded once
+.endif
+.else
+    v_cvt_f32_i32 v57, v57              ; acc[2][1], rounded once
+    v_mul_f32 v108, v79, v90        ; AScale * BScale, rounded
+    v_mul_f32 v57, v57, v108
+    v_div_f32 v57, v57, v83        ; / OutScale, correctly rounded
+    v_rndne_f32 v57, v57
+    v_add_f32 v57, v57, v87        ; + OutZP
+    v_cvt_${OUT_SAT}_f32 v57, v57       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v58, v58              ; acc[2][2], rounded once
+    v_mul_f32 v108, v79, v91        ; AScale * BScale, rounded
+    v_mul_f32 v58, v58, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v58, v58, v95        ; + Bias[n], rounded once
+.endif
+.else
+    v_cvt_f32_i32 v58, v58              ; acc[2][2], rounded once
+    v_mul_f32 v108, v79, v91        ; AScale * BScale, rounded
+    v_mul_f32 v58, v58, v108
+    v_div_f32 v58, v58, v83        ; / OutScale, correctly rounded
+    v_rndne_f32 v58, v58
+    v_add_f32 v58, v58, v87        ; + OutZP
+    v_cvt_${OUT_SAT}_f32 v58, v58       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v59, v59              ; acc[2][3], rounded once
+    v_mul_f32 v108, v79, v92        ; AScale * BScale, rounded
+    v_mul_f32 v59, v59, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v59, v59, v96        ; + Bias[n], rounded once
+.endif
+.else
+    v_cvt_f32_i32 v59, v59              ; acc[2][3], rounded once
+    v_mul_f32 v108, v79, v92        ; AScale * BScale, rounded
+    v_mul_f32 v59, v59, v108
+    v_div_f32 v59, v59, v83        ; / OutScale, correctly rounded
+    v_rndne_f32 v59, v59
+    v_add_f32 v59, v59, v87        ; + OutZP
+    v_cvt_${OUT_SAT}_f32 v59, v59       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v60, v60              ; acc[3][0], rounded once
+    v_mul_f32 v108, v80, v89        ; AScale * BScale, rounded
+    v_mul_f32 v60, v60, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v60, v60, v93        ; + Bias[n], rounded once
+.endif
+.else
+    v_cvt_f32_i32 v60, v60              ; acc[3][0], rounded once
+    v_mul_f32 v108, v80, v89        ; AScale * BScale, rounded
+    v_mul_f32 v60, v60, v108
+    v_div_f32 v60, v60, v84        ; / OutScale, correctly rounded
+    v_rndne_f32 v60, v60
+    v_add_f32 v60, v60, v88        ; + OutZP
+    v_cvt_${OUT_SAT}_f32 v60, v60       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v61, v61              ; acc[3][1], rounded once
+    v_mul_f32 v108, v80, v90        ; AScale * BScale, rounded
+    v_mul_f32 v61, v61, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v61, v61, v94        ; + Bias[n], rounded once
+.endif
+.else
+    v_cvt_f32_i32 v61, v61              ; acc[3][1], rounded once
+    v_mul_f32 v108, v80, v90        ; AScale * BScale, rounded
+    v_mul_f32 v61, v61, v108
+    v_div_f32 v61, v61, v84        ; / OutScale, correctly rounded
+    v_rndne_f32 v61, v61
+    v_add_f32 v61, v61, v88        ; + OutZP
+    v_cvt_${OUT_SAT}_f32 v61, v61       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v62, v62              ; acc[3][2], rounded once
+    v_mul_f32 v108, v80, v91        ; AScale * BScale, rounded
+    v_mul_f32 v62, v62, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v62, v62, v95        ; + Bias[n], rounded once
+.endif
+.else
+    v_cvt_f32_i32 v62, v62              ; acc[3][2], rounded once
+    v_mul_f32 v108, v80, v91        ; AScale * BScale, rounded
+    v_mul_f32 v62, v62, v108
+    v_div_f32 v62, v62, v84        ; / OutScale, correctly rounded
+    v_rndne_f32 v62, v62
+    v_add_f32 v62, v62, v88        ; + OutZP
+    v_cvt_${OUT_SAT}_f32 v62, v62       ; saturate, NaN -> 0
+.endif
+.if TO_FLOAT
+    v_cvt_f32_i32 v63, v63              ; acc[3][3], rounded once
+    v_mul_f32 v108, v80, v92        ; AScale * BScale, rounded
+    v_mul_f32 v63, v63, v108              ; rounded once
+.if HAS_FBIAS
+    v_add_f32 v63, v63, v96        ; + Bias[n], rounded once
+.endif
+.else
+    v_cvt_f32_i32 v63, v63              ; acc[3][3], rounded once
+    v_mul_f32 v108, v80, v92        ; AScale * BScale, rounded
+    v_mul_f32 v63, v63, v108
+    v_div_f32 v63, v63, v84        ; / OutScale, correctly rounded
+    v_rndne_f32 v63, v63
+    v_add_f32 v63, v63, v88        ; + OutZP
+    v_cvt_${OUT_SAT}_f32 v63, v63       ; saturate, NaN -> 0
+.endif
+.endif
     v_mov_b32 v18, v16
     v_mov_b32 v19, v17
     s_and_b64 exec, s[72:73], s[80:81]    ; element [0][0] inside the output

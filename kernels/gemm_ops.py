@@ -17,6 +17,15 @@ dimension or C is stride 0. The order of every operation is docs/NUMERICS.md's "
 operator's own body (the block `.if BODY == "<activation>"` of kernels/element_wise_bodies.inc, assembled with the
 symbols the element-wise driver gives that activation in FLOAT32) on each result before it is rounded and stored;
 its attributes follow Alpha and Beta in the constant buffer (PARAM2 ..).
+
+The integer operators run the same kernel with INTEGER set (docs/NUMERICS.md, "Integer and quantized matrix
+multiplication"): MATRIX_MULTIPLY_INTEGER and QUANTIZED_LINEAR_MATRIX_MULTIPLY load INT8 / UINT8 A and B (sign- or
+zero-extended), subtract their zero points as they copy the tiles (exact), and accumulate with v_mad_u32 from 0
+(two's complement modulo 2^32: integer sums are exact, so the order is immaterial); the first stores the INT32
+sums, the second requantizes each into INT8 / UINT8. A row's `roles` name the binding index of each operand (A, B,
+C, OUT and the integer extras AZP, BZP, ASCALE, BSCALE, OSCALE, OZP); the extras' strides along m and n go to the
+M and N records' wide strides (STRIDE_T4 .. T9 in that order), the kernel reading them as CB_GEMM_M_WIDE and
+CB_GEMM_N_WIDE.
 """
 import functools
 import os
@@ -35,6 +44,11 @@ LDS_BYTES = 2 * BLOCK * K_TILE * 4   # AsT and Bs, FLOAT32
 _LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
 _STORE = {"FLOAT32": "dword", "FLOAT16": "short"}
 _SHIFT = {"FLOAT32": 2, "FLOAT16": 1}
+_NO_TO_FLOAT = {"TO_FLOAT": 0, "HAS_FBIAS": 0, "LOAD_SCALE": "dword", "SHIFT_SCALE": 2, "WIDEN_SCALE": 0}
+_INT_LOAD = {"INT8": "sbyte", "UINT8": "ubyte"}          # sign- or zero-extended to 32 bits
+_INT_STORE = {"INT32": ("dword", 2), "INT8": ("byte", 0), "UINT8": ("byte", 0), "FLOAT32": ("dword", 2),
+              "FLOAT16": ("short", 1)}
+EXTRAS = ("AZP", "BZP", "ASCALE", "BSCALE", "OSCALE", "OZP", "BIAS")   # wide stride slots T4 .. T10, in this order
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -49,35 +63,79 @@ class GemmOperator:
     bounds: tuple = ()
     optional: tuple = ()
     family: str = "gemm"
+    roles: tuple = (("A", 0), ("B", 1), ("C", 2), ("OUT", 3))   # (operand, binding index)
+    integer: bool = False
 
 
 OPERATORS = {row.name: row for row in (
     GemmOperator(name="GEMM", tensors=("ATensor", "BTensor", "CTensor", "OutputTensor"), types=("FLOAT32", "FLOAT16"),
                  params=(("TransA", "enum"), ("TransB", "enum"), ("Alpha", "f32"), ("Beta", "f32")), optional=(2,)),
+    GemmOperator(name="MATRIX_MULTIPLY_INTEGER", tensors=("ATensor", "AZeroPointTensor", "BTensor", "BZeroPointTensor",
+                                                          "OutputTensor"), types=("INT32",), optional=(1, 3),
+                 roles=(("A", 0), ("AZP", 1), ("B", 2), ("BZP", 3), ("OUT", 4)), integer=True),
+    GemmOperator(name="QUANTIZED_LINEAR_MATRIX_MULTIPLY",
+                 tensors=("ATensor", "AScaleTensor", "AZeroPointTensor", "BTensor", "BScaleTensor", "BZeroPointTensor",
+                          "OutputScaleTensor", "OutputZeroPointTensor", "OutputTensor"), types=("INT8", "UINT8"),
+                 optional=(2, 5, 7), integer=True,
+                 roles=(("A", 0), ("ASCALE", 1), ("AZP", 2), ("B", 3), ("BSCALE", 4), ("BZP", 5), ("OSCALE", 6),
+                        ("OZP", 7), ("OUT", 8))),
+    GemmOperator(name="MATRIX_MULTIPLY_INTEGER_TO_FLOAT",
+                 tensors=("ATensor", "AScaleTensor", "AZeroPointTensor", "BTensor", "BScaleTensor", "BZeroPointTensor",
+                          "BiasTensor", "OutputTensor"), types=("FLOAT32", "FLOAT16"), optional=(2, 5, 6),
+                 integer=True, roles=(("A", 0), ("ASCALE", 1), ("AZP", 2), ("B", 3), ("BSCALE", 4), ("BZP", 5),
+                                      ("BIAS", 6), ("OUT", 7))),
 )}
 
 
-def variant_symbols(data_type, has_c, layout=LAYOUT, activation=None, activation_symbols=None):
+def variant_symbols(data_type, has_c, layout=LAYOUT, activation=None, activation_symbols=None, integer=None):
     """The assembler symbols of one variant of gemm.s; with `activation` (ACTIVATION_RELU ...), those the
     element-wise driver gives that activation's own kernel in FLOAT32 (`activation_symbols`: its variant_symbols,
-    handed in by kernels/driver.py), under gemm.s's own."""
+    handed in by kernels/driver.py), under gemm.s's own. `integer`: for the integer operators, (A's type, B's
+    type, roles, the extras given): `data_type` is then the output's (INT32, or INT8 / UINT8 requantized)."""
     records = layout.field("RECORDS").offset
     step = layout.record_bytes
     base = {} if activation is None else dict(activation_symbols(activation, "FLOAT32", True, False, False, layout))
-    return {**base, "HAS_ACT": int(activation is not None), "HAS_C": int(has_c), "LOAD": _LOAD[data_type], "STORE": _STORE[data_type], "SHIFT": _SHIFT[data_type],
-            "WIDEN_F16": int(data_type == "FLOAT16"), "NARROW_F16": int(data_type == "FLOAT16"),
-            "DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64, "DESC_T3": 96,
+    if integer is None:
+        kind = {"INTEGER": 0, "QLINEAR": 0, "HAS_AZP": 0, "HAS_BZP": 0, "HAS_OZP": 0, "MAC": "v_fma_f32",
+                "ACC_ZERO": "0x80000000", "LOAD_A": _LOAD[data_type], "LOAD_B": _LOAD[data_type],
+                "SHIFT_IN": _SHIFT[data_type], "DESC_AZP": 0, "DESC_BZP": 0, "DESC_ASCALE": 0, "DESC_BSCALE": 0,
+                "DESC_OSCALE": 0, "DESC_OZP": 0, "LOAD_OUT": "dword", "OUT_SAT": "i8", **_NO_TO_FLOAT}
+        desc = {"DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64, "DESC_T3": 96}
+        load, store, shift = _LOAD[data_type], _STORE[data_type], _SHIFT[data_type]
+    else:
+        a_type, b_type, roles, given = integer
+        roles = dict(roles)
+        slot = lambda role: 32 * roles.get(role, 0)
+        store, shift = _INT_STORE[data_type]
+        load = store
+        kind = {"INTEGER": 1, "QLINEAR": int(data_type != "INT32"), "HAS_AZP": int("AZP" in given),
+                "HAS_BZP": int("BZP" in given), "HAS_OZP": int("OZP" in given), "MAC": "v_mad_u32", "ACC_ZERO": 0,
+                "LOAD_A": _INT_LOAD[a_type], "LOAD_B": _INT_LOAD[b_type], "SHIFT_IN": 0,
+                "LOAD_OUT": _INT_LOAD.get(data_type, "dword"), "OUT_SAT": "i8" if data_type == "INT8" else "u8",
+                **{f"DESC_{role}": slot(role) for role in EXTRAS}, **_NO_TO_FLOAT}
+        if data_type in ("FLOAT32", "FLOAT16"):     # MATRIX_MULTIPLY_INTEGER_TO_FLOAT: scales and bias of its type
+            kind.update({"TO_FLOAT": 1, "HAS_FBIAS": int("BIAS" in given), "LOAD_SCALE": _LOAD[data_type],
+                         "SHIFT_SCALE": _SHIFT[data_type], "WIDEN_SCALE": int(data_type == "FLOAT16")})
+        desc = {"DESC_T0": slot("A"), "DESC_T1": slot("B"), "DESC_T2": 0, "DESC_T3": slot("OUT")}
+    wide = layout.field("WIDE_RECORDS").offset
+    return {**base, **kind, **desc, "HAS_ACT": int(activation is not None), "HAS_C": int(has_c), "LOAD": load, "STORE": store, "SHIFT": shift,
+            "CB_GEMM_M_WIDE": wide + 2 * step, "CB_GEMM_N_WIDE": wide + 3 * step,
+            "WIDEN_F16": int(data_type == "FLOAT16" and integer is None), "NARROW_F16": int(data_type == "FLOAT16"),
             # the five records of RECORDS gemm.s reads (the layout's own offsets, named for what each holds)
             "CB_GEMM_BATCH_INNER": records, "CB_GEMM_BATCH_OUTER": records + step, "CB_GEMM_M": records + 2 * step,
             "CB_GEMM_N": records + 3 * step, "CB_GEMM_K": records + 4 * step, **layout.symbols()}
 
 
 @functools.lru_cache(maxsize=None)
-def build_program(data_type, has_c, layout=LAYOUT, activation=None, activation_symbols=None):
+def build_program(data_type, has_c, layout=LAYOUT, activation=None, activation_symbols=None, integer=None):
     """Assemble and decode one variant of gemm.s (cached)."""
-    symbols = variant_symbols(data_type, has_c, layout, activation, activation_symbols)
+    symbols = variant_symbols(data_type, has_c, layout, activation, activation_symbols, integer)
     dwords = assemble_file(os.path.join(KERNEL_DIR, OPERATORS["GEMM"].source), symbols)
     act = "" if activation is None else "_" + activation.lower()
+    if integer is not None:
+        a_type, b_type, _, given = integer
+        zero_points = "".join(f"_{role.lower()}" for role in ("AZP", "BZP", "OZP", "BIAS") if role in given)
+        return Program(dwords, f"gemm_{a_type.lower()}_{b_type.lower()}_to_{data_type.lower()}{zero_points}")
     return Program(dwords, f"gemm_{data_type.lower()}{'' if has_c else '_no_c'}{act}")
 
 
@@ -101,6 +159,8 @@ def compile_gemm(operator, tensors, attributes, layout, no_kernel, division_magi
     and `activation_symbols` are the driver's (the FusedActivation's name and attributes; an element-wise
     kernel's symbols)."""
     row = OPERATORS[operator]
+    if row.integer:
+        return _compile_integer(row, tensors, layout, division_magic, packed_strides)
     a, b, c, out = tensors
     if out.data_type not in row.types:
         raise no_kernel(f"dmlemu's kernel for {operator} serves {', '.join(row.types)}, not {out.data_type}")
@@ -111,6 +171,43 @@ def compile_gemm(operator, tensors, attributes, layout, no_kernel, division_magi
     if len(act_params) > 4 or any(encoding != "f32" for _, encoding in act_params):
         raise no_kernel(f"dmlemu's kernel for {operator} cannot fuse {activation}'s attributes")
     trans_a, trans_b = bool(int(attributes.get("TransA") or 0)), bool(int(attributes.get("TransB") or 0))
+    records, values, group_grid = _launch(a, b, c, out, trans_a, trans_b, division_magic, packed_strides)
+    values.update({"PARAM0": f32_bits(float(attributes.get("Alpha", 1.0))), "PARAM1": f32_bits(float(attributes.get("Beta", 0.0)))})
+    for i, (name, _) in enumerate(act_params):
+        if activation_attributes.get(name) is None:
+            raise ValueError(f"{activation} needs its attribute {name}")
+        values[f"PARAM{2 + i}"] = f32_bits(float(activation_attributes[name]))
+    constants = layout.pack(values, records, params=True, wide=False)
+    program = build_program(out.data_type, c is not None, layout, activation,
+                            activation_symbols if activation is not None else None)
+    return program, constants, group_grid, (THREADS, THREADS, 1), LDS_BYTES
+
+
+def _compile_integer(row, tensors, layout, division_magic, packed_strides):
+    """compile_gemm for MATRIX_MULTIPLY_INTEGER and QUANTIZED_LINEAR_MATRIX_MULTIPLY: the float launch, no C, the
+    extras' strides along m (AZP, ASCALE, OSCALE, OZP) and n (BZP, BSCALE) in the M and N records' wide slots."""
+    roles = dict(row.roles)
+    a, b, out = tensors[roles["A"]], tensors[roles["B"]], tensors[roles["OUT"]]
+    records, values, group_grid = _launch(a, b, None, out, False, False, division_magic, packed_strides)
+    given = tuple(role for role in EXTRAS if role in roles and tensors[roles[role]] is not None)
+    for slot, role in enumerate(EXTRAS):
+        if role not in given:
+            continue
+        spec = tensors[roles[role]]
+        _, row_stride, col_stride = _matrix_strides(spec, packed_strides)
+        along_m = role in ("AZP", "ASCALE", "OSCALE", "OZP")      # BZP, BSCALE, BIAS: along n
+        size = int(spec.sizes[-2] if along_m else spec.sizes[-1])
+        stride = (row_stride if along_m else col_stride) if size > 1 else 0
+        records[2 if along_m else 3][f"STRIDE_T{4 + slot}"] = stride & 0xFFFFFFFF
+    constants = layout.pack(values, records, params=True, wide=True)
+    integer = (a.data_type, b.data_type, row.roles, given)
+    program = build_program(out.data_type, False, layout, integer=integer)
+    return program, constants, group_grid, (THREADS, THREADS, 1), LDS_BYTES
+
+
+def _launch(a, b, c, out, trans_a, trans_b, division_magic, packed_strides):
+    """The five dimension records (batch inner, batch outer, M, N, K), the values ELEMENTS .. RECORD_COUNT and the
+    group grid of one matrix product."""
     sizes = tuple(int(s) for s in out.sizes)
     m, n = sizes[-2:]
     k = int(a.sizes[-2] if trans_a else a.sizes[-1])
@@ -129,17 +226,8 @@ def compile_gemm(operator, tensors, attributes, layout, no_kernel, division_magi
                record(batch_sizes[0], (a_batch[0], b_batch[0], c_batch[0], o_batch[0])),
                record(m, (a_m, 0, c_m, o_m)), record(n, (0, b_n, c_n, o_n)), record(k, (a_k, b_k, 0, 0))]
     batches = batch_sizes[0] * batch_sizes[1]
-    values = {"ELEMENTS": batches * m * n, "WORKGROUP_SIZE": THREADS * THREADS, "RECORD_COUNT": len(records),
-              "PARAM0": f32_bits(float(attributes.get("Alpha", 1.0))), "PARAM1": f32_bits(float(attributes.get("Beta", 0.0)))}
-    for i, (name, _) in enumerate(act_params):
-        if activation_attributes.get(name) is None:
-            raise ValueError(f"{activation} needs its attribute {name}")
-        values[f"PARAM{2 + i}"] = f32_bits(float(activation_attributes[name]))
-    constants = layout.pack(values, records, params=True, wide=False)
-    group_grid = (-(-n // BLOCK), -(-m // BLOCK), batches)
-    program = build_program(out.data_type, c is not None, layout, activation,
-                            activation_symbols if activation is not None else None)
-    return program, constants, group_grid, (THREADS, THREADS, 1), LDS_BYTES
+    values = {"ELEMENTS": batches * m * n, "WORKGROUP_SIZE": THREADS * THREADS, "RECORD_COUNT": len(records)}
+    return records, values, (-(-n // BLOCK), -(-m // BLOCK), batches)
 
 
-__all__ = ["THREADS", "BLOCK", "K_TILE", "LDS_BYTES", "OPERATORS", "GemmOperator", "build_program", "compile_gemm", "variant_symbols"]
+__all__ = ["THREADS", "BLOCK", "K_TILE", "LDS_BYTES", "OPERATORS", "GemmOperator", "EXTRAS", "build_program", "compile_gemm", "variant_symbols"]

@@ -165,14 +165,107 @@
     v_mov_b32 v17, ${MAX_IDENTITY_HIGH}  ; its high dword
 .endif
 .else
-    v_mov_b32 v16, 0x80000000            ; acc = -0
+    v_mov_b32 v16, ${ACC_ZERO}            ; acc = -0
 .endif
     v_mov_b32 v31, 0                     ; AVERAGE: the taps inside the input
 .if TILE_K == 4
-    v_mov_b32 v40, 0x80000000            ; the tile's accumulators of k + 1, k + 2, k + 3
-    v_mov_b32 v41, 0x80000000
-    v_mov_b32 v42, 0x80000000
-    s_lshl_b32 s102, s53, ${SHIFT}       ; the filter's K stride in bytes
+    v_mov_b32 v40, ${ACC_ZERO}            ; the tile's accumulators of k + 1, k + 2, k + 3
+    v_mov_b32 v41, ${ACC_ZERO}
+    v_mov_b32 v42, ${ACC_ZERO}
+    s_lshl_b32 s102, s53, ${SHIFT_IN}       ; the filter's K stride in bytes
+.endif
+; ---- CONVOLUTION_INTEGER (INTEGER): the zero points, loaded once: the input's (one value) in v106, the
+; filter's of k .. k + 3 (one value, or one per output channel: its K stride in the bias's slot) in v107 ..
+.if INTEGER
+    v_mov_b32 v106, 0
+    v_mov_b32 v107, 0
+    v_mov_b32 v108, 0
+    v_mov_b32 v109, 0
+    v_mov_b32 v110, 0
+.if HAS_XZP
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_XZP}   ; InputZeroPointTensor (no bias in these variants)
+    s_waitcnt 0
+    buffer_load_${LOAD_X} v106, v106, s[16:19], 0
+    s_waitcnt 0
+.endif
+.if HAS_WZP
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_WZP}   ; FilterZeroPointTensor
+    s_waitcnt 0
+    v_mul_lo_u32 v111, v7, s54           ; k's filter zero point
+    buffer_load_${LOAD_W} v107, v111, s[16:19], 0
+.if TILE_K == 4
+    v_add_u32 v111, v111, s54
+    buffer_load_${LOAD_W} v108, v111, s[16:19], 0
+    v_add_u32 v111, v111, s54
+    buffer_load_${LOAD_W} v109, v111, s[16:19], 0
+    v_add_u32 v111, v111, s54
+    buffer_load_${LOAD_W} v110, v111, s[16:19], 0
+.endif
+    s_waitcnt 0
+.endif
+.endif
+; ---- QUANTIZED_LINEAR_CONVOLUTION (QLINEAR): the requantization's operands, loaded once: the input's and the
+; output's scale (v120, v121) and zero point (v122, as FLOAT32), the filter's scale (v112 ..) and the INT32 bias
+; (v116 ..) of k .. k + 3 (one value, or one per output channel: their K strides in the K record's wide slots)
+.if QLINEAR
+    s_load_dwordx4 s[96:99], s[2:3], ${CB_CONV_K_WIDE}   ; -, WScale's K stride, the bias's, -
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_XSCALE}
+    s_waitcnt 0
+    v_mov_b32 v111, 0
+    buffer_load_dword v120, v111, s[16:19], 0     ; InputScale
+    s_waitcnt 0
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_OSCALE}
+    s_waitcnt 0
+    buffer_load_dword v121, v111, s[16:19], 0     ; OutputScale
+    v_mov_b32 v122, 0
+.if HAS_OZP
+    s_waitcnt 0
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_OZP}
+    s_waitcnt 0
+    buffer_load_${LOAD_OUT} v122, v111, s[16:19], 0   ; OutputZeroPoint
+.endif
+    s_waitcnt 0
+    v_cvt_f32_i32 v122, v122             ; exact
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_WSCALE}
+    s_waitcnt 0
+    v_mul_lo_u32 v111, v7, s97           ; WScale[k]
+    v_lshl_b32 v123, v111, 2
+    buffer_load_dword v112, v123, s[16:19], 0
+.if TILE_K == 4
+    v_add_u32 v111, v111, s97
+    v_lshl_b32 v123, v111, 2
+    buffer_load_dword v113, v123, s[16:19], 0
+    v_add_u32 v111, v111, s97
+    v_lshl_b32 v123, v111, 2
+    buffer_load_dword v114, v123, s[16:19], 0
+    v_add_u32 v111, v111, s97
+    v_lshl_b32 v123, v111, 2
+    buffer_load_dword v115, v123, s[16:19], 0
+.endif
+    s_waitcnt 0
+    v_mov_b32 v116, 0
+    v_mov_b32 v117, 0
+    v_mov_b32 v118, 0
+    v_mov_b32 v119, 0
+.if HAS_QBIAS
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_QBIAS}
+    s_waitcnt 0
+    v_mul_lo_u32 v111, v7, s98           ; bias[k]
+    v_lshl_b32 v123, v111, 2
+    buffer_load_dword v116, v123, s[16:19], 0
+.if TILE_K == 4
+    v_add_u32 v111, v111, s98
+    v_lshl_b32 v123, v111, 2
+    buffer_load_dword v117, v123, s[16:19], 0
+    v_add_u32 v111, v111, s98
+    v_lshl_b32 v123, v111, 2
+    buffer_load_dword v118, v123, s[16:19], 0
+    v_add_u32 v111, v111, s98
+    v_lshl_b32 v123, v111, 2
+    buffer_load_dword v119, v123, s[16:19], 0
+.endif
+    s_waitcnt 0
+.endif
 .endif
     s_mov_b32 s92, s88                   ; channels left: C/G
 
@@ -258,32 +351,32 @@ two_taps:
     s_or_b64 exec, s[100:101], s[104:105]
     s_cbranch_execz next_w               ; both taps in the padding: skipped
     s_mov_b64 exec, s[100:101]
-    v_lshl_b32 v30, v26, ${SHIFT}
-    buffer_load_${LOAD} v28, v30, s[8:11], 0      ; x of tap t
-    v_lshl_b32 v30, v27, ${SHIFT}
-    buffer_load_${LOAD} v29, v30, s[12:15], 0     ; w of tap t
+    v_lshl_b32 v30, v26, ${SHIFT_IN}
+    buffer_load_${LOAD_X} v28, v30, s[8:11], 0      ; x of tap t
+    v_lshl_b32 v30, v27, ${SHIFT_IN}
+    buffer_load_${LOAD_W} v29, v30, s[12:15], 0     ; w of tap t
 .if TILE_K == 4
     v_add_u32 v30, v30, s102
-    buffer_load_${LOAD} v37, v30, s[12:15], 0     ; w of k + 1
+    buffer_load_${LOAD_W} v37, v30, s[12:15], 0     ; w of k + 1
     v_add_u32 v30, v30, s102
-    buffer_load_${LOAD} v38, v30, s[12:15], 0     ; w of k + 2
+    buffer_load_${LOAD_W} v38, v30, s[12:15], 0     ; w of k + 2
     v_add_u32 v30, v30, s102
-    buffer_load_${LOAD} v39, v30, s[12:15], 0     ; w of k + 3
+    buffer_load_${LOAD_W} v39, v30, s[12:15], 0     ; w of k + 3
 .endif
     s_mov_b64 exec, s[104:105]
     v_add_u32 v44, v26, s69
-    v_lshl_b32 v44, v44, ${SHIFT}
-    buffer_load_${LOAD} v46, v44, s[8:11], 0      ; x of tap t + 1
+    v_lshl_b32 v44, v44, ${SHIFT_IN}
+    buffer_load_${LOAD_X} v46, v44, s[8:11], 0      ; x of tap t + 1
     v_add_u32 v44, v27, s70
-    v_lshl_b32 v44, v44, ${SHIFT}
-    buffer_load_${LOAD} v47, v44, s[12:15], 0     ; w of tap t + 1
+    v_lshl_b32 v44, v44, ${SHIFT_IN}
+    buffer_load_${LOAD_W} v47, v44, s[12:15], 0     ; w of tap t + 1
 .if TILE_K == 4
     v_add_u32 v44, v44, s102
-    buffer_load_${LOAD} v48, v44, s[12:15], 0     ; w of k + 1
+    buffer_load_${LOAD_W} v48, v44, s[12:15], 0     ; w of k + 1
     v_add_u32 v44, v44, s102
-    buffer_load_${LOAD} v49, v44, s[12:15], 0     ; w of k + 2
+    buffer_load_${LOAD_W} v49, v44, s[12:15], 0     ; w of k + 2
     v_add_u32 v44, v44, s102
-    buffer_load_${LOAD} v50, v44, s[12:15], 0     ; w of k + 3
+    buffer_load_${LOAD_W} v50, v44, s[12:15], 0     ; w of k + 3
 .endif
     s_waitcnt 0
     s_mov_b64 exec, s[100:101]
@@ -296,11 +389,20 @@ two_taps:
     v_cvt_f32_f16 v39, v39
 .endif
 .endif
-    v_fma_f32 v16, v28, v29, v16         ; tap t: acc = fma(x, w, acc), rounded once
+.if INTEGER
+    v_sub_u32 v28, v28, v106           ; x - XZP, exact
+    v_sub_u32 v29, v29, v107           ; w - WZP
 .if TILE_K == 4
-    v_fma_f32 v40, v28, v37, v40
-    v_fma_f32 v41, v28, v38, v41
-    v_fma_f32 v42, v28, v39, v42
+    v_sub_u32 v37, v37, v108
+    v_sub_u32 v38, v38, v109
+    v_sub_u32 v39, v39, v110
+.endif
+.endif
+    ${MAC} v16, v28, v29, v16         ; tap t: acc = fma(x, w, acc), rounded once
+.if TILE_K == 4
+    ${MAC} v40, v28, v37, v40
+    ${MAC} v41, v28, v38, v41
+    ${MAC} v42, v28, v39, v42
 .endif
     s_mov_b64 exec, s[104:105]
 .if WIDEN_F16
@@ -312,11 +414,20 @@ two_taps:
     v_cvt_f32_f16 v50, v50
 .endif
 .endif
-    v_fma_f32 v16, v46, v47, v16         ; tap t + 1
+.if INTEGER
+    v_sub_u32 v46, v46, v106           ; x - XZP, exact
+    v_sub_u32 v47, v47, v107           ; w - WZP
 .if TILE_K == 4
-    v_fma_f32 v40, v46, v48, v40
-    v_fma_f32 v41, v46, v49, v41
-    v_fma_f32 v42, v46, v50, v42
+    v_sub_u32 v48, v48, v108
+    v_sub_u32 v49, v49, v109
+    v_sub_u32 v50, v50, v110
+.endif
+.endif
+    ${MAC} v16, v46, v47, v16         ; tap t + 1
+.if TILE_K == 4
+    ${MAC} v40, v46, v48, v40
+    ${MAC} v41, v46, v49, v41
+    ${MAC} v42, v46, v50, v42
 .endif
 next_w:
     s_mov_b64 exec, s[90:91]
@@ -352,18 +463,18 @@ tap_w:
     s_and_b64 exec, exec, vcc
     s_cbranch_execz next_w               ; a padded tap: skipped, no fma(0, w, acc)
 .endif
-    v_lshl_b32 v30, v26, ${SHIFT}
-    buffer_load_${LOAD} ${X_REG}, v30, s[8:11], 0      ; x
+    v_lshl_b32 v30, v26, ${SHIFT_IN}
+    buffer_load_${LOAD_X} ${X_REG}, v30, s[8:11], 0      ; x
 .if WINDOW_OP == "CONVOLUTION"
-    v_lshl_b32 v30, v27, ${SHIFT}
-    buffer_load_${LOAD} v29, v30, s[12:15], 0     ; w
+    v_lshl_b32 v30, v27, ${SHIFT_IN}
+    buffer_load_${LOAD_W} v29, v30, s[12:15], 0     ; w
 .if TILE_K == 4
     v_add_u32 v30, v30, s102
-    buffer_load_${LOAD} v37, v30, s[12:15], 0     ; w of k + 1
+    buffer_load_${LOAD_W} v37, v30, s[12:15], 0     ; w of k + 1
     v_add_u32 v30, v30, s102
-    buffer_load_${LOAD} v38, v30, s[12:15], 0     ; w of k + 2
+    buffer_load_${LOAD_W} v38, v30, s[12:15], 0     ; w of k + 2
     v_add_u32 v30, v30, s102
-    buffer_load_${LOAD} v39, v30, s[12:15], 0     ; w of k + 3
+    buffer_load_${LOAD_W} v39, v30, s[12:15], 0     ; w of k + 3
 .endif
 .endif
     s_waitcnt 0
@@ -379,11 +490,20 @@ tap_w:
     v_cvt_f32_f16 v39, v39
 .endif
 .endif
-    v_fma_f32 v16, v28, v29, v16         ; acc = fma(x, w, acc), rounded once
+.if INTEGER
+    v_sub_u32 v28, v28, v106           ; x - XZP, exact
+    v_sub_u32 v29, v29, v107           ; w - WZP
 .if TILE_K == 4
-    v_fma_f32 v40, v28, v37, v40         ; the same x for the tile's other output channels
-    v_fma_f32 v41, v28, v38, v41
-    v_fma_f32 v42, v28, v39, v42
+    v_sub_u32 v37, v37, v108
+    v_sub_u32 v38, v38, v109
+    v_sub_u32 v39, v39, v110
+.endif
+.endif
+    ${MAC} v16, v28, v29, v16         ; acc = fma(x, w, acc), rounded once
+.if TILE_K == 4
+    ${MAC} v40, v28, v37, v40         ; the same x for the tile's other output channels
+    ${MAC} v41, v28, v38, v41
+    ${MAC} v42, v28, v39, v42
 .endif
 .endif
 .if WINDOW_OP == "AVERAGE"
@@ -488,6 +608,43 @@ next_d:
 ; The activation operator's own body (element_wise_bodies.inc) runs on v10, as gemm.s runs it: the body
 ; may use v10 .. v99 and the attribute registers s44 .. s51 (P_<NAME>), so the results wait in v100 ..
 ; v103 and the offsets in v104, v105, s93 .. s95; one output channel per trip, v100 .. v103 moving down.
+; QUANTIZED_LINEAR_CONVOLUTION: each exact sum plus its bias, requantized (docs/NUMERICS.md)
+.if QLINEAR
+    v_add_u32 v16, v16, v116          ; + bias[k + 0], exact (modulo 2^32)
+    v_cvt_f32_i32 v16, v16             ; rounded once
+    v_mul_f32 v111, v120, v112          ; InputScale * FilterScale[k + 0], rounded
+    v_mul_f32 v16, v16, v111
+    v_div_f32 v16, v16, v121           ; / OutputScale, correctly rounded
+    v_rndne_f32 v16, v16
+    v_add_f32 v16, v16, v122           ; + OutputZeroPoint
+    v_cvt_${OUT_SAT}_f32 v16, v16        ; saturate, NaN -> 0
+.if TILE_K == 4
+    v_add_u32 v40, v40, v117          ; + bias[k + 1], exact (modulo 2^32)
+    v_cvt_f32_i32 v40, v40             ; rounded once
+    v_mul_f32 v111, v120, v113          ; InputScale * FilterScale[k + 1], rounded
+    v_mul_f32 v40, v40, v111
+    v_div_f32 v40, v40, v121           ; / OutputScale, correctly rounded
+    v_rndne_f32 v40, v40
+    v_add_f32 v40, v40, v122           ; + OutputZeroPoint
+    v_cvt_${OUT_SAT}_f32 v40, v40        ; saturate, NaN -> 0
+    v_add_u32 v41, v41, v118          ; + bias[k + 2], exact (modulo 2^32)
+    v_cvt_f32_i32 v41, v41             ; rounded once
+    v_mul_f32 v111, v120, v114          ; InputScale * FilterScale[k + 2], rounded
+    v_mul_f32 v41, v41, v111
+    v_div_f32 v41, v41, v121           ; / OutputScale, correctly rounded
+    v_rndne_f32 v41, v41
+    v_add_f32 v41, v41, v122           ; + OutputZeroPoint
+    v_cvt_${OUT_SAT}_f32 v41, v41        ; saturate, NaN -> 0
+    v_add_u32 v42, v42, v119          ; + bias[k + 3], exact (modulo 2^32)
+    v_cvt_f32_i32 v42, v42             ; rounded once
+    v_mul_f32 v111, v120, v115          ; InputScale * FilterScale[k + 3], rounded
+    v_mul_f32 v42, v42, v111
+    v_div_f32 v42, v42, v121           ; / OutputScale, correctly rounded
+    v_rndne_f32 v42, v42
+    v_add_f32 v42, v42, v122           ; + OutputZeroPoint
+    v_cvt_${OUT_SAT}_f32 v42, v42        ; saturate, NaN -> 0
+.endif
+.endif
     v_mov_b32 v100, v16
 .if PAIR
     v_mov_b32 v101, v17                  ; the 64-bit maximum's high dword (TILE_K is 1)

@@ -78,7 +78,7 @@ RECORD_USE = (      # "FORWARD field / BACKWARD field" where the directions diff
     ("D", ("OD", "OD magic", "OD shift1", "OD shift2", "x stride D",
            "- (MAX indices: indices stride D) / stride D magic", "- / stride D shift1", "output stride D")),
     ("K", ("K", "K magic", "K shift1", "K shift2", "x stride C",
-           "w stride K (MAX indices: indices stride K) / w stride K/G", "bias stride K (MAX indices: ID IH IW)",
+           "w stride K (MAX indices: indices stride K) / w stride K/G", "bias stride K (MAX indices: ID IH IW; CONVOLUTION_INTEGER: filter zero point stride K)",
            "output stride K")),
     ("GROUP", ("K/G", "K/G magic", "K/G shift1", "K/G shift2", "x stride N",
                "w stride C (MAX indices: indices stride N) / w stride C (dim 0)", "x group step",
@@ -90,6 +90,9 @@ RECORD_USE = (      # "FORWARD field / BACKWARD field" where the directions diff
     ("WINDOW_D", ("ID", "KD", "stride D", "dilation D", "start padding D", "x tap step D / stride D shift2",
                   "w tap step D", "- (MAX indices: IH IW)")),
 )
+# The requantization symbols of QUANTIZED_LINEAR_CONVOLUTION, off in every other variant
+_NO_QLINEAR = {"QLINEAR": 0, "HAS_QBIAS": 0, "HAS_OZP": 0, "LOAD_OUT": "dword", "OUT_SAT": "i8", "DESC_XSCALE": 0,
+               "DESC_WSCALE": 0, "DESC_QBIAS": 0, "DESC_OSCALE": 0, "DESC_OZP": 0}
 _RECORD_FIELDS = ("SIZE", "MAGIC", "SHIFT1", "SHIFT2", "STRIDE_T0", "STRIDE_T1", "STRIDE_T2", "STRIDE_T3")
 
 
@@ -106,6 +109,8 @@ class WindowOperator:
     bounds: tuple = ()
     optional: tuple = ()
     family: str = "window"
+    roles: tuple = (("X", 0), ("W", 1), ("BIAS", 2), ("OUT", 3))   # (operand, binding index)
+    integer: bool = False
 
 
 _POOLING = (("Strides", "uints"), ("WindowSize", "uints"), ("StartPadding", "uints"), ("EndPadding", "uints"))
@@ -116,6 +121,21 @@ OPERATORS = {row.name: row for row in (
                            ("StartPadding", "uints"), ("EndPadding", "uints"), ("OutputPadding", "uints"),
                            ("GroupCount", "u32")),
                    optional=(2,)),
+    WindowOperator(name="CONVOLUTION_INTEGER", tensors=("InputTensor", "InputZeroPointTensor", "FilterTensor",
+                                                        "FilterZeroPointTensor", "OutputTensor"),
+                   types=("INT32",), window_op="CONVOLUTION", optional=(1, 3), integer=True,
+                   params=(("Strides", "uints"), ("Dilations", "uints"), ("StartPadding", "uints"),
+                           ("EndPadding", "uints"), ("GroupCount", "u32")),
+                   roles=(("X", 0), ("XZP", 1), ("W", 2), ("WZP", 3), ("OUT", 4))),
+    WindowOperator(name="QUANTIZED_LINEAR_CONVOLUTION",
+                   tensors=("InputTensor", "InputScaleTensor", "InputZeroPointTensor", "FilterTensor",
+                            "FilterScaleTensor", "FilterZeroPointTensor", "BiasTensor", "OutputScaleTensor",
+                            "OutputZeroPointTensor", "OutputTensor"),
+                   types=("INT8", "UINT8"), window_op="CONVOLUTION", optional=(2, 5, 6, 8), integer=True,
+                   params=(("Strides", "uints"), ("Dilations", "uints"), ("StartPadding", "uints"),
+                           ("EndPadding", "uints"), ("GroupCount", "u32")),
+                   roles=(("X", 0), ("XSCALE", 1), ("XZP", 2), ("W", 3), ("WSCALE", 4), ("WZP", 5), ("QBIAS", 6),
+                          ("OSCALE", 7), ("OZP", 8), ("OUT", 9))),
     WindowOperator(name="AVERAGE_POOLING", tensors=("InputTensor", "OutputTensor"), types=("FLOAT32", "FLOAT16"),
                    window_op="AVERAGE", params=_POOLING + (("IncludePadding", "bool"),)),
     WindowOperator(name="AVERAGE_POOLING1", tensors=("InputTensor", "OutputTensor"), types=("FLOAT32", "FLOAT16"),
@@ -153,20 +173,43 @@ _BY_BYTES = {1: ("ubyte", "byte", 0), 2: ("ushort", "short", 1), 4: ("dword", "d
 
 
 def variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None,
-                    window_op="CONVOLUTION", include_padding=False, backward=False, tile=1, lp=0, indices=None):
+                    window_op="CONVOLUTION", include_padding=False, backward=False, tile=1, lp=0, indices=None,
+                    integer=None):
     """The assembler symbols of one variant of window.s; with `activation` (ACTIVATION_RELU ...), those
     the element-wise driver gives that activation's own kernel in FLOAT32 (`activation_symbols`: its
     variant_symbols, handed in by kernels/driver.py), under this kernel's own; `indices`: the data type of a MAX
-    pooling's OutputIndicesTensor (UINT32, UINT64) or None."""
+    pooling's OutputIndicesTensor (UINT32, UINT64) or None. `integer`: CONVOLUTION_INTEGER's
+    (input type, filter type, roles, zero points given); `data_type` is then the output's (INT32)."""
     records = layout.field("RECORDS").offset
+    if integer is None:
+        kind = {"INTEGER": 0, "HAS_XZP": 0, "HAS_WZP": 0, "MAC": "v_fma_f32", "ACC_ZERO": "0x80000000",
+                "LOAD_X": _LOAD[data_type], "LOAD_W": _LOAD[data_type], "SHIFT_IN": _SHIFT[data_type], "DESC_XZP": 0,
+                "DESC_WZP": 0, **_NO_QLINEAR}
+        desc = {"DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64, "DESC_OUT": 96 if window_op == "CONVOLUTION" else 32}
+        load, store, shift = _LOAD[data_type], _STORE[data_type], _SHIFT[data_type]
+    else:
+        x_type, w_type, roles, given = integer
+        roles = dict(roles)
+        kind = {"INTEGER": 1, "HAS_XZP": int("XZP" in given), "HAS_WZP": int("WZP" in given), "MAC": "v_mad_u32",
+                "ACC_ZERO": 0, "LOAD_X": _LOAD[x_type], "LOAD_W": _LOAD[w_type], "SHIFT_IN": 0,
+                "DESC_XZP": 32 * roles["XZP"], "DESC_WZP": 32 * roles["WZP"], **_NO_QLINEAR}
+        desc = {"DESC_T0": 32 * roles["X"], "DESC_T1": 32 * roles["W"], "DESC_T2": 0, "DESC_OUT": 32 * roles["OUT"]}
+        load, store, shift = "dword", "dword", 2      # the INT32 output
+        if "OSCALE" in roles:                          # QUANTIZED_LINEAR_CONVOLUTION: INT8 / UINT8 requantized
+            kind.update({"QLINEAR": 1, "HAS_QBIAS": int("QBIAS" in given), "HAS_OZP": int("OZP" in given),
+                         "LOAD_OUT": _LOAD[data_type], "OUT_SAT": "i8" if data_type == "INT8" else "u8",
+                         **{f"DESC_{role}": 32 * roles[role] for role in ("XSCALE", "WSCALE", "QBIAS", "OSCALE",
+                                                                          "OZP")}})
+            load, store, shift = _LOAD[data_type], _STORE[data_type], _SHIFT[data_type]
+        data_type = "FLOAT32"                          # for the float-only symbols below (unused by INTEGER)
     step = layout.record_bytes
     base = {} if activation is None else dict(activation_symbols(activation, "FLOAT32", True, False, False, layout))
-    return {**base, "HAS_ACT": int(activation is not None), "HAS_BIAS": int(has_bias), "LOAD": _LOAD[data_type],
-            "STORE": _STORE[data_type], "SHIFT": _SHIFT[data_type], "WIDEN_F16": int(data_type == "FLOAT16"),
-            "NARROW_F16": int(data_type == "FLOAT16"), "DESC_T0": 0, "DESC_T1": 32, "DESC_T2": 64,
-            "DESC_OUT": 96 if window_op == "CONVOLUTION" else 32, "WINDOW_OP": window_op,
+    return {**base, **kind, **desc, "HAS_ACT": int(activation is not None), "HAS_BIAS": int(has_bias), "LOAD": load,
+            "STORE": store, "SHIFT": shift, "WIDEN_F16": int(data_type == "FLOAT16"),
+            "NARROW_F16": int(data_type == "FLOAT16"), "WINDOW_OP": window_op,
             "INCLUDE_PADDING": int(include_padding), "BACKWARD": int(backward), "TILE_K": tile, "LP_P": lp,
             "PAIRED": int(window_op == "CONVOLUTION" and not backward),
+            "CB_CONV_K_WIDE": layout.field("WIDE_RECORDS").offset + 3 * step,
             "MAX": _MAX[data_type][0], "MAX_IDENTITY": _MAX[data_type][1], "MAX_IDENTITY_HIGH": _MAX[data_type][2],
             "PAIR": int(data_type in _PAIR), "HAS_INDICES": int(indices is not None),
             "INDEX_PAIR": int(indices == "UINT64"),
@@ -179,14 +222,18 @@ def variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activat
 
 @functools.lru_cache(maxsize=None)
 def build_program(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None, operator="CONVOLUTION",
-                  include_padding=False, backward=False, tile=1, lp=0, indices=None):
+                  include_padding=False, backward=False, tile=1, lp=0, indices=None, integer=None):
     """Assemble and decode one variant of window.s (cached)."""
     row = OPERATORS[operator]
     symbols = variant_symbols(data_type, has_bias, layout, activation, activation_symbols, row.window_op,
-                              include_padding, backward, tile, lp, indices)
+                              include_padding, backward, tile, lp, indices, integer)
     dwords = assemble_file(os.path.join(KERNEL_DIR, row.source), symbols)
     act = "" if activation is None else "_" + activation.lower()
-    if row.window_op == "CONVOLUTION":
+    if integer is not None:
+        zero_points = "".join(f"_{role.lower()}" for role in ("XZP", "WZP") if role in integer[3])
+        name = (f"convolution_integer_direct_{integer[0].lower()}_{integer[1].lower()}{'_k4' if tile == 4 else ''}"
+                f"{zero_points}")
+    elif row.window_op == "CONVOLUTION":
         name = (f"convolution_{'backward_' if backward else ''}direct_{data_type.lower()}"
                 f"{'_k4' if tile == 4 else ''}{'' if has_bias else '_no_bias'}{act}")
     else:
@@ -310,7 +357,14 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
         return compile_unpooling(tensors, layout, division_magic, packed_strides)
     convolution = row.window_op == "CONVOLUTION"
     indices = None
-    if convolution:
+    integer = wzp = None
+    if row.integer:      # CONVOLUTION_INTEGER: the operands by role; the zero points' data go to the kernel apart
+        roles = dict(row.roles)
+        x, w, bias, out = tensors[roles["X"]], tensors[roles["W"]], None, tensors[roles["OUT"]]
+        given = tuple(role for role in ("XZP", "WZP", "QBIAS", "OZP") if role in roles and tensors[roles[role]] is not None)
+        integer = (x.data_type, w.data_type, row.roles, given)
+        wzp = tensors[roles["WZP"]]
+    elif convolution:
         x, w, bias, out = tensors
     else:        # a pooling: (x, out) or MAX_POOLING1 / 2's (x, out, indices or None)
         (x, out), w, bias = tensors[:2], None, None
@@ -321,7 +375,7 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
     lp = int(attributes.get("P") or 0) if row.window_op == "LP" else 0
     if row.window_op == "LP" and lp not in (1, 2):
         raise no_kernel(f"dmlemu's kernel for {operator} serves P 1 and 2, not {lp}")
-    gemm = gemm_path(tensors, attributes, packed_strides) if convolution else None
+    gemm = gemm_path(tensors, attributes, packed_strides) if convolution and not row.integer else None
     if gemm is not None:         # a 1 x 1 convolution: a matrix product per batch on gemm.s
         program, constants, group_grid, thread_grid, lds_bytes = gemm_ops.compile_gemm(
             "GEMM", gemm, {"TransA": 0, "TransB": 0, "Alpha": 1.0, "Beta": 1.0,
@@ -378,8 +432,16 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
     records = [record(o_size[d], *division_magic(o_size[d]), xs[d], *spare[d], os_[d]) for d in range(3)]
     tile = TILE_K if convolution and k_group % TILE_K == 0 else 1    # output channels per thread
     plane = in_size[0] * in_size[1] * in_size[2]
-    records.append(record(k // tile, *division_magic(k // tile), x_strides[1], w_k, plane if indices is not None
-                          else 0 if bias is None else _strides(bias, packed_strides)[1][1], o_strides[1]))
+    bias_k = plane if indices is not None else 0 if bias is None else _strides(bias, packed_strides)[1][1]
+    if wzp is not None:     # CONVOLUTION_INTEGER: the filter zero point's K stride takes the bias's slot
+        bias_k = _strides(wzp, packed_strides)[1][1]
+    records.append(record(k // tile, *division_magic(k // tile), x_strides[1], w_k, bias_k, o_strides[1]))
+    wide = row.integer and "OSCALE" in dict(row.roles)
+    if wide:        # QUANTIZED_LINEAR_CONVOLUTION: the filter scale's and the bias's K strides (wide slots 5, 6)
+        roles = dict(row.roles)
+        channel_stride = lambda t: 0 if t is None else _strides(t, packed_strides)[1][1]
+        records[-1]["STRIDE_T5"] = u32(channel_stride(tensors[roles["WSCALE"]]))
+        records[-1]["STRIDE_T6"] = u32(channel_stride(tensors[roles["QBIAS"]]))
     records.append(record(k_group, *division_magic(k_group), x_strides[0], w_c, c_group * x_strides[1],
                           o_strides[0]))
     flat_steps = (group_w, in_size[0], in_size[0] * in_size[1]) if indices is not None else (group_w, 0, 0)
@@ -396,11 +458,11 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
         if activation_attributes.get(name) is None:
             raise ValueError(f"{activation} needs its attribute {name}")
         values[f"PARAM{2 + i}"] = f32_bits(float(activation_attributes[name]))
-    constants = layout.pack(values, records, params=True, wide=False)
+    constants = layout.pack(values, records, params=True, wide=wide)
     program = build_program(out.data_type, bias is not None, layout, activation,
                             activation_symbols if activation is not None else None, operator,
                             include_padding and row.window_op == "AVERAGE", backward, tile, lp,
-                            None if indices is None else indices.data_type)
+                            None if indices is None else indices.data_type, integer)
     return program, constants, elements, THREADS, -(-threads // THREADS), (), (), 0
 
 

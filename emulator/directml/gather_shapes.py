@@ -344,3 +344,6 @@ def _check_top_k(schema, by_field, attributes):
 
 
 SHAPE_RULES.update({"TOP_K": _check_top_k})
+# the integer matrix products' zero point and scale shapes (dmlemu.directml.quantized_shapes)
+from dmlemu.directml.quantized_shapes import SHAPE_RULES as _QUANTIZED_SHAPE_RULES  # noqa: E402
+SHAPE_RULES.update(_QUANTIZED_SHAPE_RULES)

@@ -632,6 +632,57 @@ _SCHEMA_LIST = [
                     AttributeSpec("TransB", ENUM, enum=_enums.DML_MATRIX_TRANSFORM),
                     ALPHA, BETA, AttributeSpec("FusedActivation", FUSED_ACTIVATION)),
         multiplies=("ATensor", "BTensor", "CTensor", "OutputTensor", "TransA", "TransB")),
+    # DML_MATRIX_MULTIPLY_INTEGER_OPERATOR_DESC (sdk-api ns-directml-dml_matrix_multiply_integer_operator_desc):
+    # {BatchCount, ChannelCount, M, K} x {.., K, N} = {.., M, N}; AZeroPointTensor {1,1,1,1} (per tensor) or
+    # {1,1,M,1} (per row), BZeroPointTensor {1,1,1,1} or {1,1,1,N} (per column); "ATensor, BTensor and
+    # OutputTensor must have the same DimensionCount"; "ATensor and AZeroPointTensor must have the same DataType"
+    # (B and BZeroPointTensor likewise); INT8 / UINT8 in, INT32 out; 4 dimensions from DML_FEATURE_LEVEL_2_1,
+    # 2 to 4 from DML_FEATURE_LEVEL_4_0 (the zero points' shapes: quantized_shapes.py).
+    _op("MATRIX_MULTIPLY_INTEGER", _roles("ATensor", "AZeroPointTensor", "BTensor", "BZeroPointTensor", "OutputTensor"), (
+        (L4_0, (2, 4), {"*": ("INT8", "UINT8"), "AZeroPointTensor": Optional(("INT8", "UINT8")),
+                        "BZeroPointTensor": Optional(("INT8", "UINT8")), "OutputTensor": ("INT32",)}),
+        (L2_1, 4, {"*": ("INT8", "UINT8"), "AZeroPointTensor": Optional(("INT8", "UINT8")),
+                   "BZeroPointTensor": Optional(("INT8", "UINT8")), "OutputTensor": ("INT32",)})),
+        same_type=[("ATensor", "AZeroPointTensor"), ("BTensor", "BZeroPointTensor")], same_sizes=[],
+        same_dimension_count=(("ATensor", "AZeroPointTensor", "BTensor", "BZeroPointTensor", "OutputTensor"),),
+        multiplies=("ATensor", "BTensor", None, "OutputTensor", None, None), shapes="MATRIX_MULTIPLY_INTEGER"),
+    # DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC (sdk-api
+    # ns-directml-dml_quantized_linear_matrix_multiply_operator_desc): "mathematically equivalent to dequantizing
+    # the inputs, then performing matrix multiply, and then quantizing the output" (Dequantize (Input - ZeroPoint)
+    # * Scale, Quantize clamp(round(Input / Scale) + ZeroPoint, Min, Max)); AScale / AZeroPoint {1,1,1,1} or
+    # {1,1,M,1}, BScale / BZeroPoint {1,1,1,1} or {1,1,1,N}, OutputScale / OutputZeroPoint {1,1,1,1} or {1,1,M,1};
+    # scales FLOAT32, the rest INT8 / UINT8, each zero point its tensor's DataType; 4 dimensions from
+    # DML_FEATURE_LEVEL_2_1, 2 to 4 from DML_FEATURE_LEVEL_4_0.
+    _op("QUANTIZED_LINEAR_MATRIX_MULTIPLY",
+        _roles("ATensor", "AScaleTensor", "AZeroPointTensor", "BTensor", "BScaleTensor", "BZeroPointTensor",
+               "OutputScaleTensor", "OutputZeroPointTensor", "OutputTensor"), tuple(
+        (level, dims, {"*": ("INT8", "UINT8"), "AScaleTensor": ("FLOAT32",), "BScaleTensor": ("FLOAT32",),
+                       "OutputScaleTensor": ("FLOAT32",), "AZeroPointTensor": Optional(("INT8", "UINT8")),
+                       "BZeroPointTensor": Optional(("INT8", "UINT8")),
+                       "OutputZeroPointTensor": Optional(("INT8", "UINT8"))}) for level, dims in ((L4_0, (2, 4)), (L2_1, 4))),
+        same_type=[("ATensor", "AZeroPointTensor"), ("BTensor", "BZeroPointTensor"),
+                   ("OutputTensor", "OutputZeroPointTensor")], same_sizes=[],
+        same_dimension_count=(("ATensor", "AScaleTensor", "AZeroPointTensor", "BTensor", "BScaleTensor",
+                               "BZeroPointTensor", "OutputScaleTensor", "OutputZeroPointTensor", "OutputTensor"),),
+        multiplies=("ATensor", "BTensor", None, "OutputTensor", None, None),
+        shapes="QUANTIZED_LINEAR_MATRIX_MULTIPLY"),
+    # DML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC (windows/ai/directml/api
+    # ns-directml-dml_matrix_multiply_integer_to_float_operator_desc; DirectML 1.13): the integer product of A and B
+    # less their zero points, dequantized with AScale (one value or {1,1,M,1}) and BScale (one value or {1,1,1,N}),
+    # plus an optional BiasTensor; INT8 / UINT8 A and B, FLOAT32 / FLOAT16 scales, bias and output (dmlemu: the
+    # scales and bias of the output's DataType), 2 to 4 dimensions, DML_FEATURE_LEVEL_6_2.
+    _op("MATRIX_MULTIPLY_INTEGER_TO_FLOAT",
+        _roles("ATensor", "AScaleTensor", "AZeroPointTensor", "BTensor", "BScaleTensor", "BZeroPointTensor",
+               "BiasTensor", "OutputTensor"), (
+        (L6_2, (2, 4), {"*": ("INT8", "UINT8"), "AScaleTensor": FLOATS, "BScaleTensor": FLOATS,
+                        "AZeroPointTensor": Optional(("INT8", "UINT8")), "BZeroPointTensor": Optional(("INT8", "UINT8")),
+                        "BiasTensor": Optional(FLOATS), "OutputTensor": FLOATS}),),
+        same_type=[("ATensor", "AZeroPointTensor"), ("BTensor", "BZeroPointTensor"),
+                   ("AScaleTensor", "BScaleTensor", "BiasTensor", "OutputTensor")], same_sizes=[],
+        same_dimension_count=(("ATensor", "AScaleTensor", "AZeroPointTensor", "BTensor", "BScaleTensor",
+                               "BZeroPointTensor", "BiasTensor", "OutputTensor"),),
+        multiplies=("ATensor", "BTensor", None, "OutputTensor", None, None),
+        shapes="MATRIX_MULTIPLY_INTEGER_TO_FLOAT"),
 
     # -- normalization -------------------------------------------------------------------------------------
     # DML_MEAN_VARIANCE_NORMALIZATION1_OPERATOR_DESC (sdk-api ns-directml-dml_mean_variance_normalization1_operator_desc):
@@ -719,6 +770,42 @@ _SCHEMA_LIST = [
                     AttributeSpec("GroupCount", UINT, at_least_value=1),
                     AttributeSpec("FusedActivation", FUSED_ACTIVATION)),
         convolves=("InputTensor", "FilterTensor", "BiasTensor", "OutputTensor")),
+    # DML_CONVOLUTION_INTEGER_OPERATOR_DESC (sdk-api ns-directml-dml_convolution_integer_operator_desc): CONVOLUTION's
+    # shapes (cross-correlation, FORWARD, no bias) on INT8 / UINT8 input and filter, each less its optional zero
+    # point (InputZeroPointTensor one value; FilterZeroPointTensor one value or one per output channel
+    # {1,K,1,1}), INT32 output; "InputTensor and InputZeroPointTensor must have the same DataType" (the filter
+    # likewise); 4 dimensions (2-D), DML_FEATURE_LEVEL_2_1 (dmlemu admits the 4-dimensional row only).
+    _op("CONVOLUTION_INTEGER", _roles("InputTensor", "InputZeroPointTensor", "FilterTensor", "FilterZeroPointTensor",
+                                      "OutputTensor"), (
+        (L2_1, 4, {"*": ("INT8", "UINT8"), "InputZeroPointTensor": Optional(("INT8", "UINT8")),
+                   "FilterZeroPointTensor": Optional(("INT8", "UINT8")), "OutputTensor": ("INT32",)}),),
+        same_type=[("InputTensor", "InputZeroPointTensor"), ("FilterTensor", "FilterZeroPointTensor")], same_sizes=[],
+        same_dimension_count=(("InputTensor", "InputZeroPointTensor", "FilterTensor", "FilterZeroPointTensor",
+                               "OutputTensor"),),
+        attributes=(*_spatial("Strides", 1), *_spatial("Dilations", 1), *_spatial("StartPadding"),
+                    *_spatial("EndPadding"), AttributeSpec("GroupCount", UINT, at_least_value=1)),
+        convolves=("InputTensor", "FilterTensor", None, "OutputTensor"), shapes="CONVOLUTION_INTEGER"),
+    # DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC (sdk-api ns-directml-dml_quantized_linear_convolution_operator_desc):
+    # CONVOLUTION_INTEGER's sums plus an optional INT32 BiasTensor {1,K,1,1}, requantized with OutputScale /
+    # OutputZeroPoint; Input and Output scales and zero points one value, the filter's one value or one per output
+    # channel; scales FLOAT32, each zero point its tensor's DataType; 4 dimensions, DML_FEATURE_LEVEL_2_1.
+    _op("QUANTIZED_LINEAR_CONVOLUTION",
+        _roles("InputTensor", "InputScaleTensor", "InputZeroPointTensor", "FilterTensor", "FilterScaleTensor",
+               "FilterZeroPointTensor", "BiasTensor", "OutputScaleTensor", "OutputZeroPointTensor", "OutputTensor"), (
+        (L2_1, 4, {"*": ("INT8", "UINT8"), "InputScaleTensor": ("FLOAT32",), "FilterScaleTensor": ("FLOAT32",),
+                   "OutputScaleTensor": ("FLOAT32",), "BiasTensor": Optional(("INT32",)),
+                   "InputZeroPointTensor": Optional(("INT8", "UINT8")),
+                   "FilterZeroPointTensor": Optional(("INT8", "UINT8")),
+                   "OutputZeroPointTensor": Optional(("INT8", "UINT8"))}),),
+        same_type=[("InputTensor", "InputZeroPointTensor"), ("FilterTensor", "FilterZeroPointTensor"),
+                   ("OutputTensor", "OutputZeroPointTensor")], same_sizes=[],
+        same_dimension_count=(("InputTensor", "InputScaleTensor", "InputZeroPointTensor", "FilterTensor",
+                               "FilterScaleTensor", "FilterZeroPointTensor", "BiasTensor", "OutputScaleTensor",
+                               "OutputZeroPointTensor", "OutputTensor"),),
+        attributes=(*_spatial("Strides", 1), *_spatial("Dilations", 1), *_spatial("StartPadding"),
+                    *_spatial("EndPadding"), AttributeSpec("GroupCount", UINT, at_least_value=1)),
+        convolves=("InputTensor", "FilterTensor", "BiasTensor", "OutputTensor"),
+        shapes="QUANTIZED_LINEAR_CONVOLUTION"),
 
     # -- pooling -----------------------------------------------------------------------------------------------
     # DML_AVERAGE_POOLING_OPERATOR_DESC, DML_MAX_POOLING_OPERATOR_DESC (sdk-api), DML_AVERAGE_POOLING1_OPERATOR_DESC
@@ -1098,9 +1185,10 @@ def _check_tables():
             assert entry.field in attribute_fields and all(set(row.tensors) == fields for row in entry.support)
         assert not schema.reduces or (set(schema.reduces[:2]) <= fields and schema.reduces[2] in attribute_fields)
         assert not schema.effective_rank or schema.effective_rank[0] in fields, schema.name
-        assert not schema.multiplies or (set(schema.multiplies[:4]) <= fields
-                                         and set(schema.multiplies[4:]) <= set(attribute_fields))
-        assert not schema.convolves or set(schema.convolves) <= fields, schema.name
+        assert not schema.multiplies or (set(f for f in schema.multiplies[:4] if f is not None) <= fields
+                                         and set(f for f in schema.multiplies[4:] if f is not None)
+                                         <= set(attribute_fields))
+        assert not schema.convolves or set(f for f in schema.convolves if f is not None) <= fields, schema.name
         assert not schema.pools or set(f for f in schema.pools if f is not None) <= fields, schema.name
     for name in FUSABLE_ACTIVATIONS:
         assert SCHEMAS_BY_NAME[name].outputs and name.startswith("ACTIVATION_"), name

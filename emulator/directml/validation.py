@@ -775,8 +775,8 @@ def _check_matrix_shapes(schema, by_field, attributes):
     op = schema.c_name
     a_field, b_field, c_field, out_field, trans_a, trans_b = schema.multiplies
     a, b, out = by_field[a_field], by_field[b_field], by_field[out_field]
-    m, k = a.sizes[-2:][::-1] if attributes[trans_a] else a.sizes[-2:]
-    k_b, n = b.sizes[-2:][::-1] if attributes[trans_b] else b.sizes[-2:]
+    m, k = a.sizes[-2:][::-1] if trans_a and attributes[trans_a] else a.sizes[-2:]
+    k_b, n = b.sizes[-2:][::-1] if trans_b and attributes[trans_b] else b.sizes[-2:]
     if k_b != k:
         raise invalid(f"{b_field}.Sizes is {format_uints(b.sizes)} but {a_field}.Sizes is {format_uints(a.sizes)}; "
                       f"{op} needs B's K ({k_b}) to equal A's K ({k}) after TransA and TransB.")
@@ -856,7 +856,7 @@ def _check_convolution_shapes(schema, by_field, attributes):
     in_f, filter_f, bias_f, out_f = schema.convolves
     x, w, out = by_field[in_f], by_field[filter_f], by_field[out_f]
     groups = attributes["GroupCount"]
-    backward = attributes["Direction"] == 1
+    backward = attributes.get("Direction", 0) == 1       # CONVOLUTION_INTEGER has no Direction: FORWARD
     n, c = x.sizes[:2]
     k = out.sizes[1]
     for name, channels in (("InputTensor", c), ("OutputTensor", k)):
@@ -876,12 +876,12 @@ def _check_convolution_shapes(schema, by_field, attributes):
             if pad >= max(stride, dilation):
                 raise invalid(f"OutputPadding[{d}] is {pad}; {op} needs it below Strides[{d}] ({stride}) or "
                               f"Dilations[{d}] ({dilation}).")
-    elif any(attributes["OutputPadding"]):
+    elif any(attributes.get("OutputPadding") or ()):
         raise invalid(f"OutputPadding is {format_uints(attributes['OutputPadding'])}; {op} with "
                       f"DML_CONVOLUTION_DIRECTION_FORWARD needs zeros (OutputPadding pads a BACKWARD result).")
     spatial = convolution_output_sizes(x.sizes[2:], w.sizes[2:], attributes["Strides"], attributes["Dilations"],
                                        attributes["StartPadding"], attributes["EndPadding"],
-                                       attributes["OutputPadding"], backward)
+                                       attributes.get("OutputPadding"), backward)
     if spatial is None:
         raise invalid(f"{in_f}.Sizes is {format_uints(x.sizes)} with StartPadding "
                       f"{format_uints(attributes['StartPadding'])} and EndPadding {format_uints(attributes['EndPadding'])}"

@@ -22,6 +22,9 @@ One module per family, each operator registered by name where it is defined (reg
   transcendental.py  EXP ... ERF, POW, ATAN_YX and the transcendental activations
   reduce.py          REDUCE, ARGMAX, ARGMIN (the fixed order of docs/NUMERICS.md, "Reductions")
   gemm.py            GEMM (the fixed order of docs/NUMERICS.md, "GEMM")
+  quantized_gemm.py  MATRIX_MULTIPLY_INTEGER(_TO_FLOAT), QUANTIZED_LINEAR_MATRIX_MULTIPLY, CONVOLUTION_INTEGER,
+                     QUANTIZED_LINEAR_CONVOLUTION (docs/NUMERICS.md, "Integer
+                     and quantized matrix multiplication")
   softmax.py         SOFTMAX, LOG_SOFTMAX, HARDMAX and their `1` forms (docs/NUMERICS.md, "Softmax, ...")
   scan.py            CUMULATIVE_SUMMATION, CUMULATIVE_PRODUCT (docs/NUMERICS.md, "Cumulative scans")
   normalization.py   MVN(1), BATCH_NORMALIZATION, LP_NORMALIZATION, LRN (docs/NUMERICS.md, "Normalization")
@@ -60,6 +63,10 @@ from dmlemu.golden.transcendental import (
 )
 from dmlemu.golden.reduce import argmax, argmin, reduce
 from dmlemu.golden.gemm import gemm
+from dmlemu.golden.quantized_gemm import (
+    convolution_integer, matrix_multiply_integer, matrix_multiply_integer_to_float, quantized_linear_convolution,
+    quantized_linear_matrix_multiply,
+)
 from dmlemu.golden.softmax import hardmax, hardmax1, log_softmax, log_softmax1, softmax, softmax1
 from dmlemu.golden.scan import cumulative_product, cumulative_summation
 from dmlemu.golden.normalization import (
@@ -88,7 +95,8 @@ __all__ = [
     "activation",
     "exp", "log", "sqrt", "recip", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
     "acosh", "atanh", "erf", "constant_pow", "pow_", "atan_yx",
-    "reduce", "argmax", "argmin", "gemm",
+    "reduce", "argmax", "argmin", "gemm", "matrix_multiply_integer", "quantized_linear_matrix_multiply", "convolution_integer",
+    "quantized_linear_convolution", "matrix_multiply_integer_to_float",
     "softmax", "log_softmax", "hardmax", "softmax1", "log_softmax1", "hardmax1",
     "cumulative_summation", "cumulative_product", "mean_variance_normalization0", "mean_variance_normalization1",
     "batch_normalization", "batch_normalization_training", "lp_normalization", "local_response_normalization",

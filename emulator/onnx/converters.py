@@ -21,6 +21,8 @@ How each family maps (ONNX Runtime's choices):
     Gemm               GEMM: TransA / TransB, Alpha, Beta, C broadcast to {M, N} through strides
     MatMul             GEMM on {batch.., M, K} x {batch.., K, N}, batch dimensions broadcast through
                        stride 0 (DmlOperatorMatMul.cpp); a 1-D operand gains a dimension of 1
+    MatMulInteger, QLinearMatMul  MATRIX_MULTIPLY_INTEGER, QUANTIZED_LINEAR_MATRIX_MULTIPLY: MatMul's shapes;
+                       zero points and scales one value or one per row of A / column of B (FLOAT16 scales CAST)
     activation fusion  a Conv / ConvTranspose / Gemm / MatMul / BatchNormalization / LayerNormalization
                        whose output only feeds one fusable activation (and is no graph output) takes
                        it as its FusedActivation (DmlGraphFusionHelper / FusionHelpers.cpp); the DML
@@ -33,6 +35,8 @@ How each family maps (ONNX Runtime's choices):
                        views (Sizes and Strides of the same bytes); a reshape that no strides express
                        packs the input first with ELEMENT_WISE_IDENTITY
     Conv / ConvTranspose  CONVOLUTION (CROSS_CORRELATION, FORWARD / BACKWARD); 1-D as 2-D with H = 1
+    ConvInteger, QLinearConv  CONVOLUTION_INTEGER, QUANTIZED_LINEAR_CONVOLUTION (2-D; 1-D as 2-D with H = 1):
+                       Conv's pads, scales and zero points one value (the filter's also one per output channel)
     MaxPool, AveragePool, LpPool and their Global forms
                        MAX_POOLING(2) / AVERAGE_POOLING(1) / LP_POOLING(1); global pooling is a window of the
                        whole spatial extent; ceil_mode becomes EndPadding; 1-D as 2-D with H = 1
@@ -247,6 +251,73 @@ def _matmul(ctx, node):
              [("OutputTensor", ctx.fused_output(node))], fields, sizes=out_sizes)
 
 
+
+# ---- integer and quantized matrix products -------------------------------------------------------------------
+def _integer_operands(ctx, node, a_index, b_index):
+    """MatMul's shapes for MatMulInteger / QLinearMatMul: (A view, B view, batch, M, N, output sizes)."""
+    a_shape, b_shape = ctx.shape(node.input[a_index]), ctx.shape(node.input[b_index])
+    if len(a_shape) < 2 or len(b_shape) < 2:
+        ctx.refuse(node, "an operand has fewer than 2 dimensions; DirectML's integer matrix products take 2 to 4")
+    batch = list(np.broadcast_shapes(tuple(a_shape[:-2]), tuple(b_shape[:-2])))
+    if len(batch) > 2:
+        ctx.refuse(node, f"its product has {len(batch) + 2} dimensions; DirectML's integer matrix products take 2 "
+                         f"to 4")
+    a = ctx.broadcast(node.input[a_index], batch + a_shape[-2:])
+    b = ctx.broadcast(node.input[b_index], batch + b_shape[-2:])
+    return a, b, batch, a_shape[-2], b_shape[-1]
+
+
+def _per_line(ctx, node, j, rank, size, axis, what, float32=False):
+    """Input `j` (a scale or zero point: one value, or one per row (axis -2, `size` = M) / column (axis -1)) as
+    the DML Sizes {1,..,1}, {1,..,M,1} or {1,..,1,N}; None where the node leaves it out. A FLOAT16 scale
+    (`float32`) is CAST to FLOAT32 first: DirectML's scales are FLOAT32."""
+    name = node.input[j] if j < len(node.input) else ""
+    if not name:
+        return None
+    shape = [int(d) for d in ctx.shape(name)]
+    count = int(np.prod(shape)) if shape else 1
+    lines = [d for d in shape if d != 1]
+    if count != 1 and (lines != [size] or len(shape) > 1 and shape[axis] != size):
+        ctx.refuse(node, f"its {what} has shape {shape}; DirectML takes one value or one per "
+                         f"{'row' if axis == -2 else 'column'} ({size})")
+    if float32 and ctx.type_name(name) != "FLOAT32":
+        cast = f"{node.output[0]}#{what.replace(' ', '_')}"
+        ctx.declare(cast, shape, 1)
+        ctx.emit(node, "CAST", [("InputTensor", ctx.view(name))], [("OutputTensor", cast)], {})
+        name = cast
+    target = [1] * rank
+    if count != 1:
+        target[axis] = size
+    return ctx.reshape(node, name, target)
+
+
+def _matmul_integer(ctx, node):
+    """MatMulInteger as MATRIX_MULTIPLY_INTEGER: MatMul's shapes (batch broadcast through stride 0), the zero
+    points one value or one per row of A / column of B."""
+    a, b, batch, m, n = _integer_operands(ctx, node, 0, 1)
+    rank = len(batch) + 2
+    azp = _per_line(ctx, node, 2, rank, m, -2, "a_zero_point")
+    bzp = _per_line(ctx, node, 3, rank, n, -1, "b_zero_point")
+    ctx.emit(node, "MATRIX_MULTIPLY_INTEGER", [("ATensor", a), ("AZeroPointTensor", azp), ("BTensor", b),
+                                               ("BZeroPointTensor", bzp)],
+             [("OutputTensor", node.output[0])], {}, sizes=batch + [m, n])
+
+
+def _qlinear_matmul(ctx, node):
+    """QLinearMatMul as QUANTIZED_LINEAR_MATRIX_MULTIPLY: inputs a, a_scale, a_zero_point, b, b_scale,
+    b_zero_point, y_scale, y_zero_point; FLOAT16 scales CAST to FLOAT32."""
+    a, b, batch, m, n = _integer_operands(ctx, node, 0, 3)
+    rank = len(batch) + 2
+    line = lambda j, size, axis, what, scale=False: _per_line(ctx, node, j, rank, size, axis, what, scale)
+    inputs = [("ATensor", a), ("AScaleTensor", line(1, m, -2, "a scale", True)),
+              ("AZeroPointTensor", line(2, m, -2, "a zero point")), ("BTensor", b),
+              ("BScaleTensor", line(4, n, -1, "b scale", True)), ("BZeroPointTensor", line(5, n, -1, "b zero point")),
+              ("OutputScaleTensor", line(6, m, -2, "y scale", True)),
+              ("OutputZeroPointTensor", line(7, m, -2, "y zero point"))]
+    ctx.emit(node, "QUANTIZED_LINEAR_MATRIX_MULTIPLY", inputs, [("OutputTensor", node.output[0])], {},
+             sizes=batch + [m, n])
+
+
 # ---- reductions ----------------------------------------------------------------------------------------------
 _REDUCE_FUNCTIONS = {"ReduceSum": "SUM", "ReduceMean": "AVERAGE", "ReduceMax": "MAX", "ReduceMin": "MIN",
                      "ReduceProd": "MULTIPLY", "ReduceL1": "L1", "ReduceL2": "L2", "ReduceLogSum": "LOG_SUM",
@@ -437,6 +508,62 @@ def _conv(ctx, node):
               "FusedActivation": ctx.fused_activation(node)}
     ctx.emit(node, "CONVOLUTION", inputs, [("OutputTensor", ctx.fused_output(node))], fields, sizes=y_sizes)
 
+
+
+def _conv_integer(ctx, node):
+    """ConvInteger as CONVOLUTION_INTEGER (inputs x, w, x_zero_point, w_zero_point) and QLinearConv as
+    QUANTIZED_LINEAR_CONVOLUTION (x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B):
+    2-D (1-D as 2-D with a height of 1) FORWARD cross-correlation, Conv's pads; every scale and zero point one value
+    but the filter's, which may hold one per output channel; FLOAT16 scales CAST to FLOAT32."""
+    ctx.check_attributes(node, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"})
+    quantized = node.op_type == "QLinearConv"
+    x_index, w_index = (0, 3) if quantized else (0, 1)
+    x_shape, w_shape, y_shape = (ctx.shape(node.input[x_index]), ctx.shape(node.input[w_index]),
+                                 ctx.shape(node.output[0]))
+    if len(x_shape) not in (3, 4):
+        ctx.refuse(node, f"its input has {len(x_shape)} dimensions; dmlemu's CONVOLUTION_INTEGER takes 1 or 2 "
+                         f"spatial ones")
+    one_d = len(x_shape) == 3
+    x_sizes = x_shape[:2] + [1] + x_shape[2:] if one_d else x_shape
+    w_sizes = w_shape[:2] + [1] + w_shape[2:] if one_d else w_shape
+    y_sizes = y_shape[:2] + [1] + y_shape[2:] if one_d else y_shape
+    strides = ([1] if one_d else []) + _spatial(ctx, node, "strides", len(x_shape) - 2, 1)
+    dilations = ([1] if one_d else []) + _spatial(ctx, node, "dilations", len(x_shape) - 2, 1)
+    start, end = _pads(ctx, node, x_sizes[2:], y_sizes[2:], w_sizes[2:], strides, dilations)
+
+    def per_channel(j, what, channels=None, scale=False):
+        """Input `j` as {1,1,1,1} or (`channels` given) {1,K,1,1}; None where the node leaves it out."""
+        name = node.input[j] if j < len(node.input) else ""
+        if not name:
+            return None
+        shape = ctx.shape(name) or [1]
+        count = int(np.prod(shape))
+        if count != 1 and count != channels:
+            ctx.refuse(node, f"its {what} has {count} values; DirectML takes one"
+                             f"{'' if channels is None else ' or one per output channel'}")
+        if scale and ctx.type_name(name) != "FLOAT32":
+            cast = f"{node.output[0]}#{what}"
+            ctx.declare(cast, shape, 1)
+            ctx.emit(node, "CAST", [("InputTensor", ctx.view(name))], [("OutputTensor", cast)], {})
+            name = cast
+        return ctx.reshape(node, name, [1, count, 1, 1])
+    x = ctx.reshape(node, node.input[x_index], x_sizes)
+    w = ctx.reshape(node, node.input[w_index], w_sizes)
+    fields = {"DimensionCount": 2, "Strides": strides, "Dilations": dilations, "StartPadding": start,
+              "EndPadding": end, "GroupCount": int(ctx.attr(node, "group", 1))}
+    k = y_sizes[1]
+    if not quantized:
+        inputs = [("InputTensor", x), ("InputZeroPointTensor", per_channel(2, "x_zero_point")), ("FilterTensor", w),
+                  ("FilterZeroPointTensor", per_channel(3, "w_zero_point", k))]
+        ctx.emit(node, "CONVOLUTION_INTEGER", inputs, [("OutputTensor", node.output[0])], fields, sizes=y_sizes)
+        return
+    inputs = [("InputTensor", x), ("InputScaleTensor", per_channel(1, "x_scale", scale=True)),
+              ("InputZeroPointTensor", per_channel(2, "x_zero_point")), ("FilterTensor", w),
+              ("FilterScaleTensor", per_channel(4, "w_scale", k, scale=True)),
+              ("FilterZeroPointTensor", per_channel(5, "w_zero_point", k)), ("BiasTensor", per_channel(8, "B", k)),
+              ("OutputScaleTensor", per_channel(6, "y_scale", scale=True)),
+              ("OutputZeroPointTensor", per_channel(7, "y_zero_point"))]
+    ctx.emit(node, "QUANTIZED_LINEAR_CONVOLUTION", inputs, [("OutputTensor", node.output[0])], fields, sizes=y_sizes)
 
 def _pool(ctx, node):
     """MaxPool, AveragePool, LpPool and their Global forms; 1-D as 2-D with a height of 1 (DmlOperatorPooling.cpp)."""
@@ -994,6 +1121,8 @@ CONVERSIONS = {
     "CastLike": Conversion(("CAST",), _cast),
     "Gemm": Conversion(("GEMM",), _gemm),
     "MatMul": Conversion(("GEMM",), _matmul),
+    "MatMulInteger": Conversion(("MATRIX_MULTIPLY_INTEGER",), _matmul_integer),
+    "QLinearMatMul": Conversion(("QUANTIZED_LINEAR_MATRIX_MULTIPLY", "CAST"), _qlinear_matmul),
     **{op: Conversion(("REDUCE",), _reduce) for op in _REDUCE_FUNCTIONS},
     "ArgMax": Conversion(("ARGMAX",), functools.partial(_arg, operator="ARGMAX")),
     "ArgMin": Conversion(("ARGMIN",), functools.partial(_arg, operator="ARGMIN")),
@@ -1004,6 +1133,8 @@ CONVERSIONS = {
     "Expand": Conversion((), _expand),
     "Conv": Conversion(("CONVOLUTION",), _conv),
     "ConvTranspose": Conversion(("CONVOLUTION",), _conv),
+    "ConvInteger": Conversion(("CONVOLUTION_INTEGER",), _conv_integer),
+    "QLinearConv": Conversion(("QUANTIZED_LINEAR_CONVOLUTION", "CAST"), _conv_integer),
     **{op: Conversion(("MAX_POOLING", "MAX_POOLING2", "MAX_POOLING1", "CAST"), _pool)
        for op in ("MaxPool", "GlobalMaxPool")},
     "MaxUnpool": Conversion(("MAX_UNPOOLING", "PADDING1"), _max_unpool),

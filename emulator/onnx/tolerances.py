@@ -22,7 +22,8 @@ Operators WebNN does not list take the figure of their closest sibling (the inve
 hyperbolic functions: Sin's ATOL; LpPool ReduceL2's 2n + 1 over the window; LpNormalization ReduceL2's over
 the axis and a divide, 2n + 3; LRN a sum of squares over its size, Pow's 32 and a divide, 2 size + 34;
 CumSum ReduceSum's n with n the longest dimension, CumProd ReduceProd's; Mod exact (integer remainders and
-fmod are exact); CastLike Cast's; the data movement ones, Hardmax, Shape, Size and MaxUnpool (a scatter) exact).
+fmod are exact); MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv exact (integer
+outputs); CastLike Cast's; the data movement ones, Hardmax, Shape, Size and MaxUnpool (a scatter) exact).
 """
 import numpy as np
 
@@ -117,6 +118,8 @@ TOLERANCES = {
     "LpPool": _window_l2, "GlobalLpPool": _window_l2, "LpNormalization": _lp_normalization, "LRN": _lrn,
     "CumSum": _cumsum, "CumProd": _cumsum, "Mod": ("ULP", 0), "CastLike": ("ULP", 1),
     "TopK": ("ULP", 0),     # a selection: the values are input elements, the indices integers (exact)
+    # the integer products: INT32 sums are exact; the requantized ones are integers, compared exactly
+    "MatMulInteger": ("ULP", 0), "ConvInteger": ("ULP", 0), "QLinearMatMul": ("ULP", 0), "QLinearConv": ("ULP", 0),
 }
 
 

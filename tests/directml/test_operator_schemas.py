@@ -10,6 +10,7 @@ values) whose outcome must agree with an independent reading of the tables.
 "Validated" means CreateOperator returned an operator or answered E_NOTIMPL with the sentence for an
 operator whose desc is valid but whose kernel does not exist yet (dmlemu.kernels.driver.has_kernel).
 """
+import dataclasses
 import itertools
 
 import numpy as np
@@ -136,6 +137,10 @@ def sizes_for(schema, field, dims):
         return (1,) * dims
     if schema.effective_rank:    # SOFTMAX: at most 2 sizes past the leftmost sizes of 1
         return (1,) * max(dims - 2, 0) + (2, 3)[:dims]
+    if schema.shapes and (schema.multiplies or schema.convolves):   # the integer products: a scale or zero point
+        if field not in (schema.multiplies or schema.convolves):   # holds one value; the rest as GEMM / CONVOLUTION
+            return (1,) * dims
+        return sizes_for(dataclasses.replace(schema, shapes=None), field, dims)
     if schema.shapes:            # the gathers (default_attributes' values): Axis 0 by a trailing index dimension
         base = ((2, 3, 1, 2, 1, 1, 2, 1) * 2)[:dims]
         if schema.name == "GATHER" and field == "IndicesTensor":
@@ -240,8 +245,10 @@ def test_every_element_wise_operator_activation_and_cast_has_a_schema():
                  "NONZERO_COORDINATES", "RANDOM_GENERATOR"}
     expected |= {"TOP_K", "TOP_K1", "DIAGONAL_MATRIX1"}       # tests/directml/test_top_k.py, test_fill.py
     expected |= {"MULTIHEAD_ATTENTION"}                          # tests/directml/test_attention.py
+    expected |= {"MATRIX_MULTIPLY_INTEGER", "QUANTIZED_LINEAR_MATRIX_MULTIPLY", "MATRIX_MULTIPLY_INTEGER_TO_FLOAT",
+                 "CONVOLUTION_INTEGER", "QUANTIZED_LINEAR_CONVOLUTION"}      # the integer products
     assert set(SCHEMAS_BY_NAME) == expected
-    assert len(expected) == 146
+    assert len(expected) == 151
 
 
 # ---- per schema: introduced level, every accepted and refused type and dimension count ---------------------

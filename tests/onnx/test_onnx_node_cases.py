@@ -267,6 +267,14 @@ EXPECTED_TO_PASS = (
     "test_top_k_same_values_largest", "test_top_k_smallest", "test_top_k_uint64",
 )
 
+# the integer and quantized products (MATRIX_MULTIPLY_INTEGER, QUANTIZED_LINEAR_MATRIX_MULTIPLY,
+# CONVOLUTION_INTEGER, QUANTIZED_LINEAR_CONVOLUTION)
+EXPECTED_TO_PASS += (
+    "test_matmulinteger", "test_qlinearmatmul_2D_int8_float16", "test_qlinearmatmul_2D_int8_float32",
+    "test_qlinearmatmul_2D_uint8_float16", "test_qlinearmatmul_2D_uint8_float32", "test_qlinearmatmul_3D_int8_float16",
+    "test_qlinearmatmul_3D_int8_float32", "test_qlinearmatmul_3D_uint8_float16", "test_qlinearmatmul_3D_uint8_float32",
+    "test_convinteger_with_padding", "test_convinteger_without_padding", "test_qlinearconv")
+
 
 @pytest.fixture(scope="module")
 def cases():

@@ -251,6 +251,8 @@ def test_public_namespace_is_small():
                  "local_response_normalization"}
     operators |= {"convolution", "average_pooling", "average_pooling1", "max_pooling", "lp_pooling", "lp_pooling1",
                   "max_pooling1", "max_pooling2", "max_unpooling"}
+    operators |= {"matrix_multiply_integer", "quantized_linear_matrix_multiply", "matrix_multiply_integer_to_float",
+                  "convolution_integer", "quantized_linear_convolution"}
     assert set(golden.__all__) == helpers | operators   # one function per operator (families by name), and run
 
 

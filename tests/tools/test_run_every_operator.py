@@ -59,7 +59,11 @@ def test_the_list_is_every_operator_with_a_kernel():
                                # and the top-K selections, DIAGONAL_MATRIX1 (an optional input)
                                "TOP_K", "TOP_K1", "DIAGONAL_MATRIX1",
                                # and multi-head attention
-                               "MULTIHEAD_ATTENTION"])
+                               "MULTIHEAD_ATTENTION",
+                               # and the integer products
+                               "MATRIX_MULTIPLY_INTEGER", "QUANTIZED_LINEAR_MATRIX_MULTIPLY",
+                               "MATRIX_MULTIPLY_INTEGER_TO_FLOAT", "CONVOLUTION_INTEGER",
+                               "QUANTIZED_LINEAR_CONVOLUTION"])
     assert {"ADD", "RELU", "CAST", "LOGICAL_GREATER_THAN", "ACTIVATION_IDENTITY", "IDENTITY"} <= set(OPERATORS)
     with pytest.raises(UsageError, match=r"^DML_OPERATOR_REDUCE runs through the DirectML API \(dmlemu.run_operator\) "
                                          r"but not from the command line yet"):
