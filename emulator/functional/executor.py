@@ -249,19 +249,26 @@ def _descriptor_groups(batch, operand):
 
 
 def _lane_run(batch, operands, item_size):
-    """The element index of the first lane when the batch's lanes access consecutive elements (lane
-    order, wave after wave) and every lane is active, else None. Decided on a Ramp's columns when
-    the offset register is one (the packed kernels' case); else on the indices (`index`: None, or
-    the indices when they were computed)."""
+    """(first, index, rows) for a buffer access. `first`: the element index of the first lane when the
+    batch's lanes access consecutive elements (lane order, wave after wave) and every lane is active,
+    else None. Decided on a Ramp's columns when the offset register is one (the packed kernels' case);
+    else on the indices (`index`: None, or the indices when they were computed). `rows`: on a Ramp
+    whose every wave reads consecutive elements, each wave's first element (W,) int64, else None."""
     if not batch.exec_full:
-        return None, None
+        return None, None, None
     offset = batch.read(operands[1], "u32")
     if isinstance(offset, Ramp):
-        first = offset.element_run(operands[3], item_size.bit_length() - 1, batch.waves)
-        if first is not None:
-            return first, None
+        # Every wave's start first (the whole run is contiguous exactly when those starts are one
+        # wave apart, Ramp.element_run's case), then the batch's.
+        rows = offset.wave_starts(operands[3], item_size.bit_length() - 1)
+        if rows is not None:
+            if rows.size != batch.waves:
+                rows = np.broadcast_to(rows, (batch.waves,))
+            if rows.size > 1 and (rows[1:] - rows[:-1] == batch.width).all():
+                return int(rows[0]), None, rows
+            return None, None, rows
     index = _element_indices(batch, operands, item_size)
-    return _contiguous_start(index, (batch.waves, batch.width)), index
+    return _contiguous_start(index, (batch.waves, batch.width)), index, None
 
 
 def _wave_runs(index, count):
@@ -282,13 +289,16 @@ def _joined_runs(first, width):
     """(run starts, run length) for waves whose lanes read `width` consecutive elements from `first` (W,):
     m waves in a row joined into one run where each starts where the one before ends (m the largest power of
     two up to 16 dividing W for which that holds throughout), as one window copy of m * width costs less
-    than m copies of width."""
+    than m copies of width. The waves where a run breaks (wave i does not start where i - 1 ends) must all
+    be multiples of m: m divides the gcd of W and those waves."""
     waves = first.size
+    if waves < 2:
+        return first, width
+    breaks = np.flatnonzero(first[1:] - first[:-1] != width) + 1
+    joinable = int(np.gcd.reduce(breaks, initial=waves)) if breaks.size else waves
     for m in (16, 8, 4, 2):
-        if waves % m == 0:
-            grouped = first.reshape(-1, m)
-            if (grouped == grouped[:, :1] + np.arange(m) * width).all():
-                return grouped[:, 0], m * width
+        if joinable % m == 0:
+            return first[::m], m * width
     return first, width
 
 
@@ -352,7 +362,7 @@ def _contiguous_start(index, shape):
 def _load(ctx, batch, entry, operands):
     dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
     shape = (batch.waves, batch.width)
-    first, index = _lane_run(batch, operands, dtype.itemsize)
+    first, index, rows = _lane_run(batch, operands, dtype.itemsize)
     result = None
     for selector, dwords in _descriptor_groups(batch, operands[2]):
         data, size, va = _resolve(ctx, dwords)
@@ -373,6 +383,17 @@ def _load(ctx, batch, entry, operands):
             _record_access(ctx, batch, False, va, index, dtype.itemsize, None, first)
             ctx.stats.bytes_read += n_active * dtype.itemsize
             ctx.stats.memory_bytes[ctx.pc] += n_active * dtype.itemsize
+            continue
+        if selector is None and rows is not None and count >= batch.width and int(rows.max()) + batch.width <= count:
+            # Hot path: every wave's lanes read consecutive elements (each wave coalesced, the waves
+            # anywhere), found on the offsets' Ramp columns: whole rows of a sliding window.
+            typed = data[:count * dtype.itemsize].view(dtype)
+            result = _window_rows(ctx, batch, typed, *_joined_runs(rows.astype(np.intp), batch.width)).reshape(shape)
+            if ctx.stats.record is not None:
+                index = _element_indices(batch, operands, dtype.itemsize)
+                _record_access(ctx, batch, False, va, index, dtype.itemsize, None, None)
+            ctx.stats.bytes_read += result.size * dtype.itemsize
+            ctx.stats.memory_bytes[ctx.pc] += result.size * dtype.itemsize
             continue
         if index is None:
             index = _element_indices(batch, operands, dtype.itemsize)
@@ -452,7 +473,7 @@ def _store(ctx, batch, entry, operands):
         value = value.view(dtype)[..., ::step]
     else:
         value = value.view(dtype)
-    first, index = _lane_run(batch, operands, dtype.itemsize)
+    first, index, _ = _lane_run(batch, operands, dtype.itemsize)
     value = np.broadcast_to(value, shape)
     for selector, dwords in _descriptor_groups(batch, operands[2]):
         if dwords[3] & READ_ONLY:
