@@ -524,17 +524,35 @@ def _store(ctx, batch, entry, operands):
 class _LdsLanes:
     """Where an LDS instruction's lanes go: `flat` byte indices (W, width) into the batch's
     LocalDataShare, `use` the lanes that access (active and in range; None: every lane), their
-    counts, and the byte addresses the kernel formed (for the timing record)."""
+    counts, and the byte addresses the kernel formed (for the timing record).
 
-    __slots__ = ("flat", "use", "active", "n_active", "n_use", "addresses")
+    Fast forms (_lds_ramp_lanes, the timing model off): `lanes` the used lanes' positions in the
+    flattened (W, width) lanes (lane order) with `used_flat` their byte indices, instead of `use`
+    and `flat`; `run` the first access (in units of the access size) when every lane is used and
+    their accesses are consecutive in lane order: a slice of the LDS instead of a gather."""
+
+    __slots__ = ("flat", "use", "active", "n_active", "n_use", "addresses", "lanes", "used_flat", "run", "access")
+
+    def __init__(self):
+        self.lanes = None
+        self.run = None
 
     def at(self, shift):
         """The used lanes' indices in units of 2^shift bytes, lane order (flattened)."""
-        flat = self.flat.reshape(-1) if self.use is None else self.flat[self.use]
+        if self.run is not None:
+            flat = (np.arange(self.n_use, dtype=np.int64) + self.run) * self.access
+        elif self.lanes is not None:
+            flat = self.used_flat
+        else:
+            flat = self.flat.reshape(-1) if self.use is None else self.flat[self.use]
         return flat >> shift if shift else flat
 
     def spread(self, values, shape, dtype):
         """A (W, width) array with `values` (one per used lane, lane order) in the used lanes, 0 elsewhere."""
+        if self.lanes is not None:
+            out = np.zeros(shape[0] * shape[1], dtype=dtype)
+            out[self.lanes] = values
+            return out.reshape(shape)
         if self.use is None:
             return values.reshape(shape)
         out = np.zeros(shape, dtype=dtype)
@@ -544,14 +562,75 @@ class _LdsLanes:
     def pick(self, values, shape):
         """The used lanes of a (W, width)-broadcastable array, lane order."""
         values = np.broadcast_to(values, shape)
+        if self.lanes is not None:
+            if values.flags.c_contiguous:
+                return values.reshape(-1)[self.lanes]
+            return values[self.lanes // shape[1], self.lanes % shape[1]]
         return values.reshape(-1) if self.use is None else values[self.use]
+
+
+def _lds_ramp_lanes(ctx, batch, address, offset, access_bytes):
+    """The _LdsLanes of an LDS instruction whose address register is a Ramp (thread id times the
+    access size, the LDS trees' case) that steps one access a lane, every address aligned and every
+    lane's access inside its workgroup's LDS, with the timing model off; None otherwise (then
+    _lds_lanes forms every lane's address). O(W) plus the used lanes: the per-wave start of each
+    wave's accesses, from the Ramp's columns."""
+    lds = ctx.lds
+    if (lds is None or ctx.stats.record is not None or not isinstance(address, Ramp) or access_bytes > 8
+            or address.step.size != 1 or int(address.step.flat[0]) != access_bytes or address.wraps()):
+        return None
+    width, waves = batch.width, batch.waves
+    base = address.base.reshape(-1).astype(np.int64)
+    if offset:
+        base += offset
+    if (base & (access_bytes - 1)).any():
+        return None
+    base = np.broadcast_to(base, (waves,))
+    lanes = _LdsLanes()
+    lanes.access = access_bytes
+    lanes.use = None
+    ramp = np.arange(width, dtype=np.int64) * access_bytes
+    slot = batch.workgroup.reshape(-1).astype(np.int64) - lds.first_group
+    if batch.exec_full:
+        if int(base.max()) + access_bytes * width > lds.size:
+            return None        # some lane past its workgroup's LDS
+        starts = base + slot * lds.size
+        lanes.n_active = lanes.n_use = waves * width
+        if waves == 1 or (starts[1:] - starts[:-1] == width * access_bytes).all():
+            lanes.run = int(starts[0]) // access_bytes
+            return lanes
+        positions = np.arange(waves * width)
+        used_flat = (starts[:, None] + ramp).reshape(-1)
+    else:
+        compact = batch.exec_compact
+        if compact.shape == (waves, 1):
+            used = np.flatnonzero(compact.reshape(-1))
+            if used.size and int(base[used].max()) + access_bytes * width > lds.size:
+                return None
+            positions = (used[:, None] * width + np.arange(width)).reshape(-1)
+            used_flat = ((base[used] + slot[used] * lds.size)[:, None] + ramp).reshape(-1)
+        else:
+            positions = np.flatnonzero(batch.exec)
+            shift = width.bit_length() - 1        # widths are powers of two
+            wave, lane = positions >> shift, positions & (width - 1)
+            local = base[wave] + lane * access_bytes
+            if positions.size and int(local.max()) + access_bytes > lds.size:
+                return None
+            used_flat = local + slot[wave] * lds.size
+    lanes.lanes, lanes.used_flat = positions, used_flat
+    lanes.n_active = lanes.n_use = positions.size
+    return lanes
 
 
 def _lds_lanes(ctx, batch, address_operand, offset, access_bytes):
     """The _LdsLanes of an LDS instruction (counts nothing)."""
+    address = batch.read(address_operand, "u32")
+    fast = _lds_ramp_lanes(ctx, batch, address, offset, access_bytes)
+    if fast is not None:
+        return fast
     lanes = _LdsLanes()
     shape = (batch.waves, batch.width)
-    addresses = np.asarray(batch.read(address_operand, "u32")).astype(np.int64)
+    addresses = np.asarray(address).astype(np.int64)
     if offset:
         addresses += offset
     lanes.addresses = addresses = np.broadcast_to(addresses, shape)
@@ -598,7 +677,11 @@ def _lds_load(ctx, batch, entry, operands):
     _record_lds(ctx, batch, lanes, size, False)
     if entry.mem_dwords == 1:
         dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
-        if lanes.n_use:
+        if lanes.run is not None:
+            # Every lane, consecutive accesses: one slice of the LDS, copied (LDS changes later).
+            _note_unwritten(ctx, lds.unwritten_run(lanes.run, lanes.n_use, size))
+            result = lds.data.view(dtype)[lanes.run:lanes.run + lanes.n_use].reshape(shape).copy()
+        elif lanes.n_use:
             at = lanes.at(0)
             _note_unwritten(ctx, lds.unwritten(at, size))
             shift = dtype.itemsize.bit_length() - 1
@@ -633,6 +716,14 @@ def _lds_store(ctx, batch, entry, operands):
     if not lanes.n_use:
         return
     lds, shape = ctx.lds, (batch.waves, batch.width)
+    if lanes.run is not None and entry.mem_dwords == 1:
+        # Every lane, consecutive accesses: one slice of the LDS.
+        dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
+        value = np.broadcast_to(np.asarray(batch.read(operands[1], "b32"), dtype=np.uint32), shape)
+        target = lds.data.view(dtype)[lanes.run:lanes.run + lanes.n_use].reshape(shape)
+        np.copyto(target, value, casting="unsafe")      # the low bits, as astype does
+        lds.mark_written_run(lanes.run, lanes.n_use, size)
+        return
     at = lanes.at(0)
     # Lanes in (wave, lane) order: where two lanes write one address the later lane's value stays.
     if entry.mem_dwords == 1:

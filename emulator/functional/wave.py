@@ -442,6 +442,14 @@ class WaveBatch:
             value = value.reshape((1,) * (2 - value.ndim) + value.shape)
         code = operand.code
         if dwords == 2 and code in (VCC_LO, EXEC_LO):
+            if code == EXEC_LO:
+                # A wave's EXEC all on or all off (restoring a saved EXEC): kept one value per wave,
+                # (W, 1), as a compare on a Ramp gives it (the same lanes, see set_exec).
+                lanes = value.astype(dtype).view(np.uint64) & np.uint64((1 << self.width) - 1)
+                on = lanes == np.uint64((1 << self.width) - 1)
+                if lanes.ndim == 2 and lanes.shape[1] == 1 and (on | (lanes == 0)).all():
+                    self.set_exec(on)
+                    return
             mask = unpack_mask(value.astype(dtype).view(np.uint64), self.waves, self.width)
             if code == EXEC_LO:
                 self.set_exec(mask)
