@@ -473,7 +473,7 @@ def _store(ctx, batch, entry, operands):
         value = value.view(dtype)[..., ::step]
     else:
         value = value.view(dtype)
-    first, index, _ = _lane_run(batch, operands, dtype.itemsize)
+    first, index, rows = _lane_run(batch, operands, dtype.itemsize)
     value = np.broadcast_to(value, shape)
     for selector, dwords in _descriptor_groups(batch, operands[2]):
         if dwords[3] & READ_ONLY:
@@ -498,6 +498,13 @@ def _store(ctx, batch, entry, operands):
             ctx.stats.bytes_written += n_active * dtype.itemsize
             ctx.stats.memory_bytes[ctx.pc] += n_active * dtype.itemsize
             continue
+        if (selector is None and rows is not None and ctx.stats.record is None and dtype.itemsize > 1
+                and _store_rows(target, rows, value, batch.width, count)):
+            # Hot path: every wave's lanes write consecutive elements, the waves' runs evenly spaced
+            # and apart (found on the offsets' Ramp columns): one strided window of memory.
+            ctx.stats.bytes_written += value.size * dtype.itemsize
+            ctx.stats.memory_bytes[ctx.pc] += value.size * dtype.itemsize
+            continue
         if index is None:
             index = _element_indices(batch, operands, dtype.itemsize)
         index = np.broadcast_to(index, shape)
@@ -518,6 +525,26 @@ def _store(ctx, batch, entry, operands):
                 _record_access(ctx, batch, True, va, index, dtype.itemsize, use, None)
         ctx.stats.bytes_written += n_active * dtype.itemsize
         ctx.stats.memory_bytes[ctx.pc] += n_active * dtype.itemsize
+
+
+def _store_rows(target, rows, value, width, count):
+    """Store `value` (W, width) where wave w's lanes write elements rows[w] .. rows[w] + width - 1 when the
+    waves' runs (joined as for loads, _joined_runs) are evenly spaced, do not overlap (so the lane order
+    of the writes does not matter) and lie inside `count` elements: one assignment to a strided view of
+    `target`. Returns whether it stored (else nothing was written)."""
+    if count < width or int(rows.max()) + width > count:
+        return False
+    starts, length = _joined_runs(rows.astype(np.intp), width)
+    if starts.size > 1:
+        step = int(starts[1] - starts[0])
+        if step < length or not (starts[1:] - starts[:-1] == step).all():
+            return False
+    else:
+        step = length
+    window = np.lib.stride_tricks.as_strided(target[int(starts[0]):], (starts.size, length),
+                                             (step * target.itemsize, target.itemsize))
+    window[...] = value.reshape(starts.size, length)
+    return True
 
 
 # ---- workgroup instructions: LDS, atomics, cross-lane ------------------------------------------------
