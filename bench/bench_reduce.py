@@ -12,15 +12,21 @@ last one's end) and per dispatch; the issue's target is at least 70 %.
 
     .venv/bin/python bench/bench_reduce.py [--log2 22] [--repeat 3] [--width 32] [--function SUM] [--timing-log2 24]
 
-Measured (2-core VM shared with seven other jobs, so CPU time, best of 5, wave32): one axis 34.5 ms against the
-golden model's 4.1 ms (8.4x; before the four-at-a-time loop and the executor's run-of-waves loads: 46.6 ms,
-11.1x), every axis 26.7 ms against 2.6 ms (10.3x; before the chunks, one workgroup of 1024 threads looping
-4096 times: 408 ms, 197x). Where the time goes (one axis, per instruction kind): the 32 buffer loads 13 ms
-(about 0.4 ms each of the executor's fixed work per memory instruction over 131,072 lanes: the lane-run
-checks, the register write; the data itself is now a strided view of memory, not a gather), the LDS tree 9.5
-ms (12 LDS instructions, per-lane address arithmetic and scatter / gather), the adds 4 ms. Each element costs
-about 1.5 instructions of 131,072 lanes, each near 0.2 ms: the ISA executor stays above 5x the golden model's
-one NumPy reduction; reaching it needs a cheaper executor per memory and LDS instruction, not a kernel change.
+Measured (2-core VM shared with seven other jobs, so CPU time, best of 5, wave32; the golden model's own time
+moves between 1.1 and 4 ms from run to run on this machine, so the ratios are loose): one axis 21.5 ms against
+the golden model's 3.3-3.9 ms (5.5-6.5x; before the executor's Ramp paths below: 28.6-34.2 ms, 8.4x; before the
+four-at-a-time loop and the executor's run-of-waves loads: 46.6 ms, 11.1x), every axis 18.7 ms against 1.3-2.3
+ms (8-14x; before: 24.3-28.8 ms; before the chunks, one workgroup of 1024 threads looping 4096 times: 408 ms,
+197x). The executor's Ramp paths: a buffer load finds each wave's first element from the offset register's
+columns in one pass (Ramp.wave_starts) and joins the waves into runs by one gcd; an LDS access through a Ramp
+address forms only the used lanes' addresses (a slice of the LDS when every lane is used and consecutive); a
+saved EXEC restored whole per wave stays one value per wave. Where the time goes now (one axis, per
+instruction kind, CPU time): the 32 buffer loads about 6.5 ms (0.2 ms each: the copy of 131,072 lanes out of
+2048 rows 8 KiB apart, which no (waves, lanes) view can express, and the adds that read it), the adds 4 ms,
+the LDS tree about 4.5 ms (from 9.5: the levels below a wave still pick their lanes one by one). Each element
+costs about 1.5 instructions of 131,072 lanes, each a full pass over memory on a machine where the golden
+model's one NumPy reduction runs at a few GB/s: 5x needs fewer passes per element (a load that feeds its add
+without a register copy), not cheaper bookkeeping.
 
 DRAM efficiency (timing model on, REDUCE SUM 2^24 FLOAT32, DRAM bytes / input bytes 1.000 everywhere):
     rx7900xtx one axis   90.3 us  77.5 %                 (before: 75.0 %)

@@ -249,19 +249,26 @@ def _descriptor_groups(batch, operand):
 
 
 def _lane_run(batch, operands, item_size):
-    """The element index of the first lane when the batch's lanes access consecutive elements (lane
-    order, wave after wave) and every lane is active, else None. Decided on a Ramp's columns when
-    the offset register is one (the packed kernels' case); else on the indices (`index`: None, or
-    the indices when they were computed)."""
+    """(first, index, rows) for a buffer access. `first`: the element index of the first lane when the
+    batch's lanes access consecutive elements (lane order, wave after wave) and every lane is active,
+    else None. Decided on a Ramp's columns when the offset register is one (the packed kernels' case);
+    else on the indices (`index`: None, or the indices when they were computed). `rows`: on a Ramp
+    whose every wave reads consecutive elements, each wave's first element (W,) int64, else None."""
     if not batch.exec_full:
-        return None, None
+        return None, None, None
     offset = batch.read(operands[1], "u32")
     if isinstance(offset, Ramp):
-        first = offset.element_run(operands[3], item_size.bit_length() - 1, batch.waves)
-        if first is not None:
-            return first, None
+        # Every wave's start first (the whole run is contiguous exactly when those starts are one
+        # wave apart, Ramp.element_run's case), then the batch's.
+        rows = offset.wave_starts(operands[3], item_size.bit_length() - 1)
+        if rows is not None:
+            if rows.size != batch.waves:
+                rows = np.broadcast_to(rows, (batch.waves,))
+            if rows.size > 1 and (rows[1:] - rows[:-1] == batch.width).all():
+                return int(rows[0]), None, rows
+            return None, None, rows
     index = _element_indices(batch, operands, item_size)
-    return _contiguous_start(index, (batch.waves, batch.width)), index
+    return _contiguous_start(index, (batch.waves, batch.width)), index, None
 
 
 def _wave_runs(index, count):
@@ -282,13 +289,16 @@ def _joined_runs(first, width):
     """(run starts, run length) for waves whose lanes read `width` consecutive elements from `first` (W,):
     m waves in a row joined into one run where each starts where the one before ends (m the largest power of
     two up to 16 dividing W for which that holds throughout), as one window copy of m * width costs less
-    than m copies of width."""
+    than m copies of width. The waves where a run breaks (wave i does not start where i - 1 ends) must all
+    be multiples of m: m divides the gcd of W and those waves."""
     waves = first.size
+    if waves < 2:
+        return first, width
+    breaks = np.flatnonzero(first[1:] - first[:-1] != width) + 1
+    joinable = int(np.gcd.reduce(breaks, initial=waves)) if breaks.size else waves
     for m in (16, 8, 4, 2):
-        if waves % m == 0:
-            grouped = first.reshape(-1, m)
-            if (grouped == grouped[:, :1] + np.arange(m) * width).all():
-                return grouped[:, 0], m * width
+        if joinable % m == 0:
+            return first[::m], m * width
     return first, width
 
 
@@ -352,7 +362,7 @@ def _contiguous_start(index, shape):
 def _load(ctx, batch, entry, operands):
     dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
     shape = (batch.waves, batch.width)
-    first, index = _lane_run(batch, operands, dtype.itemsize)
+    first, index, rows = _lane_run(batch, operands, dtype.itemsize)
     result = None
     for selector, dwords in _descriptor_groups(batch, operands[2]):
         data, size, va = _resolve(ctx, dwords)
@@ -373,6 +383,17 @@ def _load(ctx, batch, entry, operands):
             _record_access(ctx, batch, False, va, index, dtype.itemsize, None, first)
             ctx.stats.bytes_read += n_active * dtype.itemsize
             ctx.stats.memory_bytes[ctx.pc] += n_active * dtype.itemsize
+            continue
+        if selector is None and rows is not None and count >= batch.width and int(rows.max()) + batch.width <= count:
+            # Hot path: every wave's lanes read consecutive elements (each wave coalesced, the waves
+            # anywhere), found on the offsets' Ramp columns: whole rows of a sliding window.
+            typed = data[:count * dtype.itemsize].view(dtype)
+            result = _window_rows(ctx, batch, typed, *_joined_runs(rows.astype(np.intp), batch.width)).reshape(shape)
+            if ctx.stats.record is not None:
+                index = _element_indices(batch, operands, dtype.itemsize)
+                _record_access(ctx, batch, False, va, index, dtype.itemsize, None, None)
+            ctx.stats.bytes_read += result.size * dtype.itemsize
+            ctx.stats.memory_bytes[ctx.pc] += result.size * dtype.itemsize
             continue
         if index is None:
             index = _element_indices(batch, operands, dtype.itemsize)
@@ -452,7 +473,7 @@ def _store(ctx, batch, entry, operands):
         value = value.view(dtype)[..., ::step]
     else:
         value = value.view(dtype)
-    first, index = _lane_run(batch, operands, dtype.itemsize)
+    first, index, rows = _lane_run(batch, operands, dtype.itemsize)
     value = np.broadcast_to(value, shape)
     for selector, dwords in _descriptor_groups(batch, operands[2]):
         if dwords[3] & READ_ONLY:
@@ -477,6 +498,13 @@ def _store(ctx, batch, entry, operands):
             ctx.stats.bytes_written += n_active * dtype.itemsize
             ctx.stats.memory_bytes[ctx.pc] += n_active * dtype.itemsize
             continue
+        if (selector is None and rows is not None and ctx.stats.record is None and dtype.itemsize > 1
+                and _store_rows(target, rows, value, batch.width, count)):
+            # Hot path: every wave's lanes write consecutive elements, the waves' runs evenly spaced
+            # and apart (found on the offsets' Ramp columns): one strided window of memory.
+            ctx.stats.bytes_written += value.size * dtype.itemsize
+            ctx.stats.memory_bytes[ctx.pc] += value.size * dtype.itemsize
+            continue
         if index is None:
             index = _element_indices(batch, operands, dtype.itemsize)
         index = np.broadcast_to(index, shape)
@@ -499,21 +527,59 @@ def _store(ctx, batch, entry, operands):
         ctx.stats.memory_bytes[ctx.pc] += n_active * dtype.itemsize
 
 
+def _store_rows(target, rows, value, width, count):
+    """Store `value` (W, width) where wave w's lanes write elements rows[w] .. rows[w] + width - 1 when the
+    waves' runs (joined as for loads, _joined_runs) are evenly spaced, do not overlap (so the lane order
+    of the writes does not matter) and lie inside `count` elements: one assignment to a strided view of
+    `target`. Returns whether it stored (else nothing was written)."""
+    if count < width or int(rows.max()) + width > count:
+        return False
+    starts, length = _joined_runs(rows.astype(np.intp), width)
+    if starts.size > 1:
+        step = int(starts[1] - starts[0])
+        if step < length or not (starts[1:] - starts[:-1] == step).all():
+            return False
+    else:
+        step = length
+    window = np.lib.stride_tricks.as_strided(target[int(starts[0]):], (starts.size, length),
+                                             (step * target.itemsize, target.itemsize))
+    window[...] = value.reshape(starts.size, length)
+    return True
+
+
 # ---- workgroup instructions: LDS, atomics, cross-lane ------------------------------------------------
 class _LdsLanes:
     """Where an LDS instruction's lanes go: `flat` byte indices (W, width) into the batch's
     LocalDataShare, `use` the lanes that access (active and in range; None: every lane), their
-    counts, and the byte addresses the kernel formed (for the timing record)."""
+    counts, and the byte addresses the kernel formed (for the timing record).
 
-    __slots__ = ("flat", "use", "active", "n_active", "n_use", "addresses")
+    Fast forms (_lds_ramp_lanes, the timing model off): `lanes` the used lanes' positions in the
+    flattened (W, width) lanes (lane order) with `used_flat` their byte indices, instead of `use`
+    and `flat`; `run` the first access (in units of the access size) when every lane is used and
+    their accesses are consecutive in lane order: a slice of the LDS instead of a gather."""
+
+    __slots__ = ("flat", "use", "active", "n_active", "n_use", "addresses", "lanes", "used_flat", "run", "access")
+
+    def __init__(self):
+        self.lanes = None
+        self.run = None
 
     def at(self, shift):
         """The used lanes' indices in units of 2^shift bytes, lane order (flattened)."""
-        flat = self.flat.reshape(-1) if self.use is None else self.flat[self.use]
+        if self.run is not None:
+            flat = (np.arange(self.n_use, dtype=np.int64) + self.run) * self.access
+        elif self.lanes is not None:
+            flat = self.used_flat
+        else:
+            flat = self.flat.reshape(-1) if self.use is None else self.flat[self.use]
         return flat >> shift if shift else flat
 
     def spread(self, values, shape, dtype):
         """A (W, width) array with `values` (one per used lane, lane order) in the used lanes, 0 elsewhere."""
+        if self.lanes is not None:
+            out = np.zeros(shape[0] * shape[1], dtype=dtype)
+            out[self.lanes] = values
+            return out.reshape(shape)
         if self.use is None:
             return values.reshape(shape)
         out = np.zeros(shape, dtype=dtype)
@@ -523,14 +589,75 @@ class _LdsLanes:
     def pick(self, values, shape):
         """The used lanes of a (W, width)-broadcastable array, lane order."""
         values = np.broadcast_to(values, shape)
+        if self.lanes is not None:
+            if values.flags.c_contiguous:
+                return values.reshape(-1)[self.lanes]
+            return values[self.lanes // shape[1], self.lanes % shape[1]]
         return values.reshape(-1) if self.use is None else values[self.use]
+
+
+def _lds_ramp_lanes(ctx, batch, address, offset, access_bytes):
+    """The _LdsLanes of an LDS instruction whose address register is a Ramp (thread id times the
+    access size, the LDS trees' case) that steps one access a lane, every address aligned and every
+    lane's access inside its workgroup's LDS, with the timing model off; None otherwise (then
+    _lds_lanes forms every lane's address). O(W) plus the used lanes: the per-wave start of each
+    wave's accesses, from the Ramp's columns."""
+    lds = ctx.lds
+    if (lds is None or ctx.stats.record is not None or not isinstance(address, Ramp) or access_bytes > 8
+            or address.step.size != 1 or int(address.step.flat[0]) != access_bytes or address.wraps()):
+        return None
+    width, waves = batch.width, batch.waves
+    base = address.base.reshape(-1).astype(np.int64)
+    if offset:
+        base += offset
+    if (base & (access_bytes - 1)).any():
+        return None
+    base = np.broadcast_to(base, (waves,))
+    lanes = _LdsLanes()
+    lanes.access = access_bytes
+    lanes.use = None
+    ramp = np.arange(width, dtype=np.int64) * access_bytes
+    slot = batch.workgroup.reshape(-1).astype(np.int64) - lds.first_group
+    if batch.exec_full:
+        if int(base.max()) + access_bytes * width > lds.size:
+            return None        # some lane past its workgroup's LDS
+        starts = base + slot * lds.size
+        lanes.n_active = lanes.n_use = waves * width
+        if waves == 1 or (starts[1:] - starts[:-1] == width * access_bytes).all():
+            lanes.run = int(starts[0]) // access_bytes
+            return lanes
+        positions = np.arange(waves * width)
+        used_flat = (starts[:, None] + ramp).reshape(-1)
+    else:
+        compact = batch.exec_compact
+        if compact.shape == (waves, 1):
+            used = np.flatnonzero(compact.reshape(-1))
+            if used.size and int(base[used].max()) + access_bytes * width > lds.size:
+                return None
+            positions = (used[:, None] * width + np.arange(width)).reshape(-1)
+            used_flat = ((base[used] + slot[used] * lds.size)[:, None] + ramp).reshape(-1)
+        else:
+            positions = np.flatnonzero(batch.exec)
+            shift = width.bit_length() - 1        # widths are powers of two
+            wave, lane = positions >> shift, positions & (width - 1)
+            local = base[wave] + lane * access_bytes
+            if positions.size and int(local.max()) + access_bytes > lds.size:
+                return None
+            used_flat = local + slot[wave] * lds.size
+    lanes.lanes, lanes.used_flat = positions, used_flat
+    lanes.n_active = lanes.n_use = positions.size
+    return lanes
 
 
 def _lds_lanes(ctx, batch, address_operand, offset, access_bytes):
     """The _LdsLanes of an LDS instruction (counts nothing)."""
+    address = batch.read(address_operand, "u32")
+    fast = _lds_ramp_lanes(ctx, batch, address, offset, access_bytes)
+    if fast is not None:
+        return fast
     lanes = _LdsLanes()
     shape = (batch.waves, batch.width)
-    addresses = np.asarray(batch.read(address_operand, "u32")).astype(np.int64)
+    addresses = np.asarray(address).astype(np.int64)
     if offset:
         addresses += offset
     lanes.addresses = addresses = np.broadcast_to(addresses, shape)
@@ -577,7 +704,11 @@ def _lds_load(ctx, batch, entry, operands):
     _record_lds(ctx, batch, lanes, size, False)
     if entry.mem_dwords == 1:
         dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
-        if lanes.n_use:
+        if lanes.run is not None:
+            # Every lane, consecutive accesses: one slice of the LDS, copied (LDS changes later).
+            _note_unwritten(ctx, lds.unwritten_run(lanes.run, lanes.n_use, size))
+            result = lds.data.view(dtype)[lanes.run:lanes.run + lanes.n_use].reshape(shape).copy()
+        elif lanes.n_use:
             at = lanes.at(0)
             _note_unwritten(ctx, lds.unwritten(at, size))
             shift = dtype.itemsize.bit_length() - 1
@@ -612,6 +743,14 @@ def _lds_store(ctx, batch, entry, operands):
     if not lanes.n_use:
         return
     lds, shape = ctx.lds, (batch.waves, batch.width)
+    if lanes.run is not None and entry.mem_dwords == 1:
+        # Every lane, consecutive accesses: one slice of the LDS.
+        dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
+        value = np.broadcast_to(np.asarray(batch.read(operands[1], "b32"), dtype=np.uint32), shape)
+        target = lds.data.view(dtype)[lanes.run:lanes.run + lanes.n_use].reshape(shape)
+        np.copyto(target, value, casting="unsafe")      # the low bits, as astype does
+        lds.mark_written_run(lanes.run, lanes.n_use, size)
+        return
     at = lanes.at(0)
     # Lanes in (wave, lane) order: where two lanes write one address the later lane's value stays.
     if entry.mem_dwords == 1:

@@ -55,6 +55,16 @@ class LocalDataShare:
         else:
             view[flat // access_bytes] = _ALL_ONES[access_bytes]
 
+    def mark_written_run(self, first, count, access_bytes):
+        """Mark accesses first .. first + count - 1 (in units of `access_bytes`, 8 at most) written."""
+        self.written.view(_WORD[access_bytes])[first:first + count] = _ALL_ONES[access_bytes]
+
+    def unwritten_run(self, first, count, access_bytes):
+        """How many of accesses first .. first + count - 1 (units of `access_bytes`, 8 at most) read some
+        byte never written in their workgroup."""
+        seen = self.written.view(_WORD[access_bytes])[first:first + count]
+        return int(count - np.count_nonzero(seen == _ALL_ONES[access_bytes]))
+
     def unwritten(self, flat, access_bytes, distinct=False):
         """How many of the accesses at `flat` read some byte never written in their workgroup (with
         `distinct`: how many distinct such addresses, for atomics, whose later lanes read what the

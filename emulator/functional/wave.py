@@ -177,6 +177,30 @@ class Ramp(np.lib.mixins.NDArrayOperatorsMixin):
             return None
         return start >> shift
 
+    def wave_starts(self, offset, shift):
+        """For a buffer access through these byte offsets: each wave's first element index as int64 (W',)
+        when every wave's lanes address consecutive elements of 2^shift bytes (step 2^shift) without
+        wrapping past 2^32, else None. Lane k of wave w then reads element starts[w] + k: the lanes'
+        indices are ((value + offset) mod 2^32) >> shift, and with no wrap value + offset is the
+        wave's start plus k whole elements (floor division, aligned or not). O(W); remembered per
+        (offset, shift) like element_run."""
+        key = ("waves", offset, shift)
+        if self._runs is None:
+            self._runs = {}
+        elif key in self._runs:
+            return self._runs[key]
+        item = 1 << shift
+        step = self.step
+        starts = None
+        if step.size == 1 and int(step.flat[0]) == item:
+            base = self.base.reshape(-1).astype(np.int64)
+            if offset:
+                base += offset
+            if int(base.max()) + item * (self.width - 1) <= _U32_LIMIT:
+                starts = base >> shift if shift else base
+        self._runs[key] = starts
+        return starts
+
     def contiguous_start(self, rows):
         """The first value when the flattened lanes of `rows` waves, wave after wave, are consecutive
         integers first, first + 1, ... without wrapping; else None (O(W))."""
@@ -418,6 +442,14 @@ class WaveBatch:
             value = value.reshape((1,) * (2 - value.ndim) + value.shape)
         code = operand.code
         if dwords == 2 and code in (VCC_LO, EXEC_LO):
+            if code == EXEC_LO:
+                # A wave's EXEC all on or all off (restoring a saved EXEC): kept one value per wave,
+                # (W, 1), as a compare on a Ramp gives it (the same lanes, see set_exec).
+                lanes = value.astype(dtype).view(np.uint64) & np.uint64((1 << self.width) - 1)
+                on = lanes == np.uint64((1 << self.width) - 1)
+                if lanes.ndim == 2 and lanes.shape[1] == 1 and (on | (lanes == 0)).all():
+                    self.set_exec(on)
+                    return
             mask = unpack_mask(value.astype(dtype).view(np.uint64), self.waves, self.width)
             if code == EXEC_LO:
                 self.set_exec(mask)

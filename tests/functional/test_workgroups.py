@@ -430,3 +430,55 @@ def test_the_largest_lds_runs_in_bounded_memory():
     stats = Dispatcher(gpu.memory, 32).run(launch)      # 64 groups a batch: 64 MiB of LDS at most
     assert stats.barriers == 200
     assert np.array_equal(dst.data.view(np.uint32), _data(200 * 96).reshape(200, 96)[:, ::-1].reshape(-1))
+
+
+# ---- the executor's Ramp paths (LDS through a thread-id address, strided loads and stores) ----------------
+RAMP_PATHS = """
+    ds_write_b32 v5, v3, 0               ; every lane, consecutive (a slice when the LDS is packed)
+    s_mov_b64 s[40:41], exec
+    s_barrier
+    v_cmp_gt_u32 vcc, {half}, v0         ; whole waves or part of one, as the width falls
+    s_and_b64 exec, exec, vcc
+    ds_read_b32 v6, v5, {offset}
+    v_add_u32 v6, v6, v3
+    ds_write_b32 v5, v6, 0
+    s_mov_b64 exec, s[40:41]
+    s_barrier
+    v_cmp_gt_u32 vcc, 5, v0              ; five lanes of the first wave
+    s_and_b64 exec, exec, vcc
+    ds_read_b32 v7, v5, 8
+    ds_write_b32 v5, v7, 4
+    s_mov_b64 exec, s[40:41]
+    v_cmp_gt_u32 vcc, 8, v0              ; eight lanes, the last two past the workgroup's LDS
+    s_and_b64 exec, exec, vcc
+    ds_read_b32 v11, v5, {edge}
+    s_mov_b64 exec, s[40:41]
+    s_barrier
+    ds_read_b32 v8, v5, 0
+    s_mul_i32 s22, s20, {stride}         ; each workgroup's runs {stride} elements apart
+    v_add_u32 v10, s22, v0
+    v_lshl_b32 v10, v10, 2
+    buffer_store_dword v8, v10, s[12:15], 0
+    buffer_store_dword v11, v10, s[12:15], {second}
+    buffer_load_dword v12, v10, s[12:15], 0
+    s_waitcnt 0
+    v_xor_b32 v12, v12, v1
+    buffer_store_dword v12, v10, s[12:15], {third}
+    s_endpgm
+"""
+
+
+@pytest.mark.parametrize("width", [16, 32])
+@pytest.mark.parametrize("half", [32, 48])
+@pytest.mark.parametrize("lds_bytes", [128 * 4, 640])
+def test_ramp_addressed_lds_and_strided_buffer_runs_agree_with_the_reference(width, half, lds_bytes):
+    """LDS accesses through v0 * 4 (every lane; whole waves; some lanes of a wave; some lanes past the LDS)
+    and buffer stores and loads whose waves' runs are evenly spaced: the executor's Ramp paths, bit for bit
+    and counter for counter against the per-lane reference."""
+    group = 128
+    source = RAMP_PATHS.format(half=half, offset=4 * half, edge=lds_bytes - 24, stride=3 * group,
+                               second=4 * group, third=8 * group)
+    out, stats = check_both(source, _data(3 * group), groups=3, group=group, lds_bytes=lds_bytes,
+                            out_dwords=9 * group, width=width)
+    assert stats.lds_oob_reads == 3 * 2      # two lanes past the LDS in each workgroup
+    assert out[:group].any() and out[2 * group:3 * group].any()
