@@ -162,6 +162,7 @@
     v_mov_b32 v111, 0x80000000
     s_cmp_eq_u32 s38, 0
     s_cbranch_scc1 wmma_done             ; K = 0: no tile
+    s_mov_b32 s39, 1                     ; the first tile: nothing in LDS yet
 .endif
 
 ; ---- 1. one tile of A and B into LDS --------------------------------------------------------------
@@ -215,8 +216,24 @@ tile:
     s_and_b64 exec, vcc, s[32:33]
     buffer_load_${LOAD} v43, v31, s[12:15], 0     ; B[k0 + kk + 12][n]
     s_mov_b64 exec, s[66:67]
-    s_waitcnt 0
 .if WMMA
+; ---- 2W. the tile in LDS (the one before those loads, which stay in flight): its 16 k, one A fragment, two B
+; fragments, two WMMA (a k >= K is -0 x +0 = -0: it adds nothing); then the loaded tile goes into LDS
+    s_cmp_eq_u32 s39, 1
+    s_cbranch_scc1 wmma_store            ; the first tile: nothing to multiply yet
+    ds_read_b128 v[72:75], v44, 0        ; A: As[row][0 .. 7]
+    ds_read_b128 v[76:79], v44, 16       ; As[row][8 .. 15]
+    ds_read_b128 v[80:83], v45, 2048     ; B fragment 0: BsT[column][0 .. 7]
+    ds_read_b128 v[84:87], v45, 2064     ; BsT[column][8 .. 15]
+    ds_read_b128 v[88:91], v45, 2560     ; B fragment 1: BsT[column + 16][0 .. 7]
+    ds_read_b128 v[92:95], v45, 2576     ; BsT[column + 16][8 .. 15]
+    s_waitcnt 8                          ; the six LDS reads have landed (the eight loads may not have)
+    v_wmma_f32_16x16x16_f16 v[96:103], v[72:79], v[80:87], v[96:103]
+    v_wmma_f32_16x16x16_f16 v[104:111], v[72:79], v[88:95], v[104:111]
+    s_barrier                            ; every wave is done with the tiles in LDS
+wmma_store:
+    s_mov_b32 s39, 0
+    s_waitcnt 0                          ; the loaded tile has landed
     ds_write_b16 v32, v20, 0              ; As[ty + 0][tx]
     ds_write_b16 v32, v21, 512            ; As[ty + 16][tx]
     ds_write_b16 v32, v22, 1024           ; As[ty + 32][tx]
@@ -226,23 +243,23 @@ tile:
     ds_write_b16 v33, v42, 2064           ; BsT[v0 % 64][kk + 8]
     ds_write_b16 v33, v43, 2072           ; BsT[v0 % 64][kk + 12]
     s_barrier                            ; both tiles complete
-; ---- 2W. the tile's 16 k: one A fragment, two B fragments, two WMMA (a k >= K is -0 x +0 = -0: adds nothing)
-    ds_read_b128 v[72:75], v44, 0        ; A: As[row][0 .. 7]
-    ds_read_b128 v[76:79], v44, 16       ; As[row][8 .. 15]
-    ds_read_b128 v[80:83], v45, 2048     ; B fragment 0: BsT[column][0 .. 7]
-    ds_read_b128 v[84:87], v45, 2064     ; BsT[column][8 .. 15]
-    ds_read_b128 v[88:91], v45, 2560     ; B fragment 1: BsT[column + 16][0 .. 7]
-    ds_read_b128 v[92:95], v45, 2576     ; BsT[column + 16][8 .. 15]
-    s_waitcnt 0
-    v_wmma_f32_16x16x16_f16 v[96:103], v[72:79], v[80:87], v[96:103]
-    v_wmma_f32_16x16x16_f16 v[104:111], v[72:79], v[88:95], v[104:111]
-    s_barrier                            ; every wave is done with the tiles
     v_add_u32 v16, v16, s36              ; A: 16 k on
     v_add_u32 v17, v17, s37              ; B: 16 k on
     s_cmp_le_u32 s38, 16
-    s_cbranch_scc1 wmma_done
+    s_cbranch_scc1 wmma_last
     s_sub_u32 s38, s38, 16
-    s_branch tile
+    s_branch tile                        ; load the next tile, multiply this one
+wmma_last:
+    ds_read_b128 v[72:75], v44, 0        ; the last tile, as above
+    ds_read_b128 v[76:79], v44, 16
+    ds_read_b128 v[80:83], v45, 2048
+    ds_read_b128 v[84:87], v45, 2064
+    ds_read_b128 v[88:91], v45, 2560
+    ds_read_b128 v[92:95], v45, 2576
+    s_waitcnt 0
+    v_wmma_f32_16x16x16_f16 v[96:103], v[72:79], v[80:87], v[96:103]
+    v_wmma_f32_16x16x16_f16 v[104:111], v[72:79], v[88:95], v[104:111]
+    s_barrier                            ; every wave is done with the tiles: Cs may overwrite them
 wmma_done:
 ; ---- 3W. D through LDS (FLOAT32 Cs[64][64] at 0) into the 4 x 4 blocks the VALU kernel's step 4 stores:
 ; VGPR i of lane l holds row 2 i + l / 16, column l mod 16 of its fragment.
@@ -286,6 +303,7 @@ wmma_done:
     s_waitcnt 0
     s_branch finish
 .else
+    s_waitcnt 0
 .if WIDEN_F16
     v_cvt_f32_f16 v20, v20
     v_cvt_f32_f16 v21, v21
