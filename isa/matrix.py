@@ -13,9 +13,10 @@ using WMMA", 2023):
 
 Numerics (docs/NUMERICS.md, "Matrix instructions"): each D[m][n] starts from C[m][n] and takes
 d = fma(A[m][k], B[k][n], d) for k = 0 .. 15 ascending in FLOAT32, rounded once each (a product of two FLOAT16
-values is exact in FLOAT32, so fused and per-product rounding agree); NaN results canonical. A wave whose width is
-a multiple of 32 runs one independent product per 32 lanes; other widths have no matrix instruction
-(KernelFault). Every lane is written whatever EXEC says (AMD requires EXEC to be all ones).
+values is exact in FLOAT32, so fused and per-product rounding agree); NaN results canonical. A wave64 runs two
+independent products, one per 32 lanes; a narrower wave (dmlemu's teaching widths 4 to 16) runs one product whose
+missing lanes read as 0 and whose results for them are dropped. Every lane is written whatever EXEC says (AMD
+requires EXEC to be all ones).
 """
 import numpy as np
 
@@ -35,11 +36,14 @@ def _halves(dwords, shape):
 
 def wmma_f32_16x16x16_f16(exec_mask, d_old, a, b, c):
     """The 8 dword arrays of D (each (W, width)) from the 8-dword fragments A, B (FLOAT16 pairs) and C (FLOAT32)."""
-    waves, width = exec_mask.shape
-    if width % GROUP:
-        raise ValueError(f"v_wmma_f32_16x16x16_f16 needs a wave width that is a multiple of {GROUP}, not {width}")
+    waves, real_width = exec_mask.shape
+    width = -(-real_width // GROUP) * GROUP      # a narrower wave: the lanes it lacks read as 0
     shape = (waves, width)
     groups = width // GROUP
+    if width != real_width:
+        pad = lambda dwords: [np.pad(np.broadcast_to(np.asarray(d, dtype=np.uint32), (waves, real_width)),
+                                     ((0, 0), (0, width - real_width))) for d in dwords]
+        a, b, c = pad(a), pad(b), pad(c)
     fa = _halves(a, shape).reshape(waves, groups, GROUP, ROWS)[:, :, :ROWS]     # [w, g, m, k]
     fb = _halves(b, shape).reshape(waves, groups, GROUP, ROWS)[:, :, :ROWS]     # [w, g, n, k]
     cd = np.stack([np.broadcast_to(np.asarray(x, dtype=np.uint32), shape) for x in c], axis=-1)
@@ -50,7 +54,7 @@ def wmma_f32_16x16x16_f16(exec_mask, d_old, a, b, c):
         for k in range(ROWS):
             acc = nm.fused_multiply_add(fa[:, :, :, k:k + 1], fb[:, :, None, :, k], acc).astype(np.float32)
     out = acc.view(np.uint32).reshape(waves, groups, 8, 2, ROWS).transpose(0, 1, 3, 4, 2).reshape(waves, width, 8)
-    return tuple(np.ascontiguousarray(out[:, :, i]) for i in range(8))
+    return tuple(np.ascontiguousarray(out[:, :real_width, i]) for i in range(8))
 
 
 def wmma_reference(a_matrix, b_matrix, c_matrix):

@@ -724,7 +724,7 @@ MEM_TYPES = {"u8": np.uint8, "i8": np.int8, "u16": np.uint16, "i16": np.int16, "
 # and latency cycles are RDNA3's; a preset's matrix_fp16_flops_per_cycle_per_cu sets the issue cycles of the
 # "matrix" rate class (AdapterPreset.rate_cycles).
 # =================================================================================================
-define(mnemonic="v_wmma_f32_16x16x16_f16", opcode=0x2C0, fmt="VOP3", operands=(VDST, VSRC, VSRC, VSRC),
+define(mnemonic="v_wmma_f32_16x16x16_f16", opcode=0x2C0, fmt="VOP3", operands=(VDST, VREG, VREG, VREG),
        types=("b256", "b256", "b256", "b256"), unit=VALU, issue_cycles=32, latency_cycles=32, kind="matrix",
        rate_class="matrix",
        doc="D = A x B + C, 16 x 16 x 16 (wave32 lanes: A rows and B columns of FLOAT16 pairs, C and D FLOAT32; "

@@ -621,10 +621,7 @@ def _lane(ctx, batch, entry, operands):
 def _matrix(ctx, batch, entry, operands):
     # A wave matrix instruction (isa/matrix.py): reads its fragments' 8 dwords each, writes every lane.
     fragments = [batch.read(o, t) for o, t in zip(operands[1:], entry.types[1:])]
-    try:
-        value = entry.semantics(batch.exec, None, *fragments)
-    except ValueError as e:
-        raise KernelFault(f"{entry.mnemonic} at instruction {ctx.pc}: {e}") from None
+    value = entry.semantics(batch.exec, None, *fragments)
     batch.write(operands[0], entry.types[0], value, masked=False)
 
 
