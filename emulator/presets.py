@@ -298,6 +298,9 @@ RTX_3070 = AdapterPreset(
     # transcendental: CUDA C++ Programming Guide, arithmetic instruction throughput, compute capability 8.6:
     # 16 results per clock per SM for rcp, rsqrt, log2, exp2, sin, cos (the SFUs) against 128 FP32: 8 cycles.
     valu_rate_cycles=(("fp64", 64), ("int32_mul", 2), ("conversion", 8), ("int64", 2), ("transcendental", 8)),
+    # Tensor cores: NVIDIA Ampere GA102 whitepaper, RTX 3070: 40.6 dense FP16 TFLOPS with FP32 accumulate (GeForce:
+    # half the FP16-accumulate rate) = 46 SMs x 512 FLOP x 1.725 GHz. The rate of the same 16 x 16 x 16 product.
+    matrix_fp16_flops_per_cycle_per_cu=512,
     host_link_bytes_per_second=pcie_raw_bytes_per_second(4, 16), host_link_efficiency_permille=830,
     host_link_latency_cycles=1725,
     sources=(
@@ -408,6 +411,9 @@ H200 = AdapterPreset(
     # transcendental: CUDA C++ Programming Guide, arithmetic instruction throughput, compute capability 9.0:
     # 16 results per clock per SM for rcp, rsqrt, log2, exp2, sin, cos (the SFUs) against 128 FP32: 8 cycles.
     valu_rate_cycles=(("fp64", 2), ("int32_mul", 2), ("conversion", 8), ("int64", 2), ("transcendental", 8)),
+    # Tensor cores: NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022): 989.4 dense FP16 TFLOPS with FP32
+    # accumulate on H100 SXM5 = 132 SMs x 4096 FLOP x 1.83 GHz (H200: the same GH100 SMs). Derived, per SM per clock.
+    matrix_fp16_flops_per_cycle_per_cu=4096,
     host_link_bytes_per_second=pcie_raw_bytes_per_second(5, 16), host_link_efficiency_permille=874,
     host_link_latency_cycles=1980,
     sources=(
