@@ -144,22 +144,7 @@
     v_lshl_b32 v9, v9, 5
     v_add_u32 v9, v9, v7                 ; the column of B it holds for fragment 0 (fragment 1: + 16)
     v_lshl_b32 v45, v9, 5                ; &BsT[column][0] - 2048
-    v_mov_b32 v96, 0x80000000            ; D fragment 0 = -0
-    v_mov_b32 v97, 0x80000000
-    v_mov_b32 v98, 0x80000000
-    v_mov_b32 v99, 0x80000000
-    v_mov_b32 v100, 0x80000000
-    v_mov_b32 v101, 0x80000000
-    v_mov_b32 v102, 0x80000000
-    v_mov_b32 v103, 0x80000000
-    v_mov_b32 v104, 0x80000000           ; D fragment 1 = -0
-    v_mov_b32 v105, 0x80000000
-    v_mov_b32 v106, 0x80000000
-    v_mov_b32 v107, 0x80000000
-    v_mov_b32 v108, 0x80000000
-    v_mov_b32 v109, 0x80000000
-    v_mov_b32 v110, 0x80000000
-    v_mov_b32 v111, 0x80000000
+    ; D fragment 0 is v[48:55], fragment 1 v[56:63]: the VALU kernel's acc registers, already -0
     s_cmp_eq_u32 s38, 0
     s_cbranch_scc1 wmma_done             ; K = 0: no tile
     s_mov_b32 s39, 1                     ; the first tile: nothing in LDS yet
@@ -221,15 +206,15 @@ tile:
 ; fragments, two WMMA (a k >= K is -0 x +0 = -0: it adds nothing); then the loaded tile goes into LDS
     s_cmp_eq_u32 s39, 1
     s_cbranch_scc1 wmma_store            ; the first tile: nothing to multiply yet
-    ds_read_b128 v[72:75], v44, 0        ; A: As[row][0 .. 7]
-    ds_read_b128 v[76:79], v44, 16       ; As[row][8 .. 15]
-    ds_read_b128 v[80:83], v45, 2048     ; B fragment 0: BsT[column][0 .. 7]
-    ds_read_b128 v[84:87], v45, 2064     ; BsT[column][8 .. 15]
-    ds_read_b128 v[88:91], v45, 2560     ; B fragment 1: BsT[column + 16][0 .. 7]
-    ds_read_b128 v[92:95], v45, 2576     ; BsT[column + 16][8 .. 15]
+    ds_read_b128 v[64:67], v44, 0        ; A: As[row][0 .. 7]
+    ds_read_b128 v[68:71], v44, 16       ; As[row][8 .. 15]
+    ds_read_b128 v[72:75], v45, 2048     ; B fragment 0: BsT[column][0 .. 7]
+    ds_read_b128 v[76:79], v45, 2064     ; BsT[column][8 .. 15]
+    ds_read_b128 v[80:83], v45, 2560     ; B fragment 1: BsT[column + 16][0 .. 7]
+    ds_read_b128 v[84:87], v45, 2576     ; BsT[column + 16][8 .. 15]
     s_waitcnt 8                          ; the six LDS reads have landed (the eight loads may not have)
-    v_wmma_f32_16x16x16_f16 v[96:103], v[72:79], v[80:87], v[96:103]
-    v_wmma_f32_16x16x16_f16 v[104:111], v[72:79], v[88:95], v[104:111]
+    v_wmma_f32_16x16x16_f16 v[48:55], v[64:71], v[72:79], v[48:55]
+    v_wmma_f32_16x16x16_f16 v[56:63], v[64:71], v[80:87], v[56:63]
     s_barrier                            ; every wave is done with the tiles in LDS
 wmma_store:
     s_mov_b32 s39, 0
@@ -250,15 +235,15 @@ wmma_store:
     s_sub_u32 s38, s38, 16
     s_branch tile                        ; load the next tile, multiply this one
 wmma_last:
-    ds_read_b128 v[72:75], v44, 0        ; the last tile, as above
-    ds_read_b128 v[76:79], v44, 16
-    ds_read_b128 v[80:83], v45, 2048
-    ds_read_b128 v[84:87], v45, 2064
-    ds_read_b128 v[88:91], v45, 2560
-    ds_read_b128 v[92:95], v45, 2576
+    ds_read_b128 v[64:67], v44, 0        ; the last tile, as above
+    ds_read_b128 v[68:71], v44, 16
+    ds_read_b128 v[72:75], v45, 2048
+    ds_read_b128 v[76:79], v45, 2064
+    ds_read_b128 v[80:83], v45, 2560
+    ds_read_b128 v[84:87], v45, 2576
     s_waitcnt 0
-    v_wmma_f32_16x16x16_f16 v[96:103], v[72:79], v[80:87], v[96:103]
-    v_wmma_f32_16x16x16_f16 v[104:111], v[72:79], v[88:95], v[104:111]
+    v_wmma_f32_16x16x16_f16 v[48:55], v[64:71], v[72:79], v[48:55]
+    v_wmma_f32_16x16x16_f16 v[56:63], v[64:71], v[80:87], v[56:63]
     s_barrier                            ; every wave is done with the tiles: Cs may overwrite them
 wmma_done:
 ; ---- 3W. D through LDS (FLOAT32 Cs[64][64] at 0) into the 4 x 4 blocks the VALU kernel's step 4 stores:
@@ -276,22 +261,22 @@ wmma_done:
     v_lshl_b32 v7, v7, 6
     v_add_u32 v7, v7, v9
     v_lshl_b32 v7, v7, 2                 ; &Cs[row][column]
-    ds_write_b32 v7, v96, 0
-    ds_write_b32 v7, v97, 512
-    ds_write_b32 v7, v98, 1024
-    ds_write_b32 v7, v99, 1536
-    ds_write_b32 v7, v100, 2048
-    ds_write_b32 v7, v101, 2560
-    ds_write_b32 v7, v102, 3072
-    ds_write_b32 v7, v103, 3584
-    ds_write_b32 v7, v104, 64
-    ds_write_b32 v7, v105, 576
-    ds_write_b32 v7, v106, 1088
-    ds_write_b32 v7, v107, 1600
-    ds_write_b32 v7, v108, 2112
-    ds_write_b32 v7, v109, 2624
-    ds_write_b32 v7, v110, 3136
-    ds_write_b32 v7, v111, 3648
+    ds_write_b32 v7, v48, 0
+    ds_write_b32 v7, v49, 512
+    ds_write_b32 v7, v50, 1024
+    ds_write_b32 v7, v51, 1536
+    ds_write_b32 v7, v52, 2048
+    ds_write_b32 v7, v53, 2560
+    ds_write_b32 v7, v54, 3072
+    ds_write_b32 v7, v55, 3584
+    ds_write_b32 v7, v56, 64
+    ds_write_b32 v7, v57, 576
+    ds_write_b32 v7, v58, 1088
+    ds_write_b32 v7, v59, 1600
+    ds_write_b32 v7, v60, 2112
+    ds_write_b32 v7, v61, 2624
+    ds_write_b32 v7, v62, 3136
+    ds_write_b32 v7, v63, 3648
     s_barrier                            ; Cs complete
     v_lshl_b32 v6, v2, 10
     v_lshl_b32 v7, v1, 4
