@@ -376,7 +376,7 @@ bandwidth-bound). The UMA preset keeps one memory. Checked by tests/timing/test_
 MATRIX_UNITS_SECTION = """
 ## GEMM on matrix units (RX 7900 XTX, WMMA)
 
-Measured with `bench/bench_gemm.py --timing [--type FLOAT16]` (one run each, wave32, no C, Alpha 1; the modelled
+Measured with `bench/bench_gemm.py --timing [--type FLOAT16]` (one run each, both FLOAT32 rows remeasured on this tree, wave32, no C, Alpha 1; the modelled
 cycles do not depend on the machine's load; this section is written by hand from those runs, not regenerated).
 The FLOAT16 GEMM on a preset with matrix units runs gemm.s's WMMA variant (`gemm_float16_wmma*` in the trace
 summary): two v_wmma_f32_16x16x16_f16 per wave per K tile of 16, the next tile's loads in flight during the
