@@ -14,6 +14,11 @@ matmul (2 K ULP). Normal data cancels (the exact value is small next to its term
 column measures the error in ULPs of sum |a b| instead.
 
     .venv/bin/python bench/bench_gemm.py [--sizes 256 1024] [--timing] [--width 32] [--check 256] [--ulp]
+                                         [--type FLOAT16]
+
+--type FLOAT16 runs a FLOAT16 GEMM: on a preset with matrix units (the default RX 7900 XTX) and wave32, gemm.s's WMMA
+variant (v_wmma_f32_16x16x16_f16); the modelled TFLOP/s is then also given against the preset's matrix peak
+(compute units x matrix_fp16_flops_per_cycle_per_cu x clock) and the kernel's name is printed.
 
 Measured (2-core VM shared with other work, load average about 2 to 3, wave32, one run each; kernels/gemm.s: 64 x 64
 blocks, 4 x 4 accumulators per thread, K in LDS tiles of 16, whole tiles unrolled with the next k's reads in flight):
@@ -32,6 +37,13 @@ The issue's targets: <= 5 ns/MAC (met at 1024^3; missed at 2048^3 on a loaded ma
 (met); 2048^3 at 35-65 % of the FP32 peak: missed, 26.5 % (dual issue pairs few of gemm.s's FMAs: VOPD needs its
 two sources in different VGPR banks and one even, one odd destination, which gemm.s's register plan does not
 arrange). The wall times move by tens of percent with the machine's load; the cycles do not.
+FLOAT16 on matrix units (--type FLOAT16: gemm.s's WMMA variant, v_wmma_f32_16x16x16_f16 at the preset's 512 FP16
+FLOP per clock per CU; same machine, load average about 11, one run each):
+  1024^3  timing off 23.4 s wall (about 8 ns/MAC of CPU time); timing on 269,720 cycles, 19.9 TFLOP/s modelled =
+          16.2 % of the 122.9 TFLOP/s matrix peak: 2.05x the FLOAT32 rate (553,611 cycles, remeasured)
+  2048^3  timing on 907 s wall (load average 11), 1,364,710 cycles, 31.5 TFLOP/s = 25.6 % of the matrix peak
+          (51.3 % of the FP32 peak): 1.94x the FLOAT32 rate (2,641,979 cycles); the issue asks for 2x
+Runs past the executor's 300 s per dispatch need DMLEMU_DISPATCH_SECONDS raised on a loaded machine.
 """
 import argparse
 import time
@@ -47,25 +59,28 @@ from dmlemu.presets import DEFAULT_PRESET
 VENDOR_PEAK_TFLOPS = {"rx7900xtx": 61.4}     # AMD product page (dual-issue FP32)
 
 
-def run_once(n, timing, width, check):
+def run_once(n, timing, width, check, type_name="FLOAT32"):
+    dtype = np.float16 if type_name == "FLOAT16" else np.float32
+    size = np.dtype(dtype).itemsize
     rng = np.random.default_rng(n)
-    a = rng.standard_normal((n, n)).astype(np.float32)
-    b = rng.standard_normal((n, n)).astype(np.float32)
+    a = rng.standard_normal((n, n)).astype(dtype)
+    b = rng.standard_normal((n, n)).astype(dtype)
     gpu = Gpu(DEFAULT_PRESET, wave_width=width, timing=timing)
-    spec = TensorSpec("FLOAT32", (n, n), None, 4 * n * n)
+    spec = TensorSpec(type_name, (n, n), None, size * n * n)
     run = DirectRun(gpu, "GEMM", [spec, spec, None, spec],
                     [a.view(np.uint8).reshape(-1), b.view(np.uint8).reshape(-1), np.zeros(4, np.uint8),
-                     np.zeros(4 * n * n, np.uint8)],
+                     np.zeros(size * n * n, np.uint8)],
                     attributes={"TransA": 0, "TransB": 0, "Alpha": 1.0, "Beta": 0.0})
     start = time.perf_counter()
     stats = run.dispatch()
     seconds = time.perf_counter() - start
-    got = run.output_bytes(3)[:4 * n * n].view(np.float32).reshape(n, n)
+    got = run.output_bytes(3)[:size * n * n].view(dtype).reshape(n, n)
     if n <= check:
         expected = golden.run("GEMM", [a, b, None], {"Alpha": 1.0, "Beta": 0.0})
-        assert np.array_equal(got.view(np.uint32), expected.view(np.uint32)), "kernel and golden model differ"
+        assert np.array_equal(got.view(np.uint8), expected.view(np.uint8)), "kernel and golden model differ"
+    name = run.kernel.program.name
     run.free()
-    return seconds, stats
+    return seconds, stats, name
 
 
 def ulp_table():
@@ -97,6 +112,7 @@ def main():
     parser.add_argument("--width", type=int, default=None)
     parser.add_argument("--check", type=int, default=256, help="check against the golden model up to this n")
     parser.add_argument("--ulp", action="store_true", help="tabulate the error in ULPs instead")
+    parser.add_argument("--type", default="FLOAT32", choices=("FLOAT32", "FLOAT16"), help="the tensors' data type")
     args = parser.parse_args()
     if args.ulp:
         ulp_table()
@@ -105,19 +121,21 @@ def main():
     width = args.width or p.wave_width
     single = p.compute_units * p.simds_per_cu * p.wave_width * 2 * p.clock_hz / 1e12
     peak = single * (2 if p.valu_dual_issue else 1)      # the preset's VOPD dual issue: two FMAs per lane per cycle
-    print(f"GEMM FLOAT32 on {p.description}, wave{width}; modelled FP32 peak {peak:.1f} TFLOP/s ({single:.1f} single "
+    matrix_peak = p.compute_units * getattr(p, "matrix_fp16_flops_per_cycle_per_cu", 0) * p.clock_hz / 1e12
+    print(f"GEMM {args.type} on {p.description}, wave{width}; modelled FP32 peak {peak:.1f} TFLOP/s ({single:.1f} single "
           f"issue{', doubled by VOPD dual issue' if p.valu_dual_issue else ''}; vendor: "
-          f"{VENDOR_PEAK_TFLOPS.get(p.key, float('nan'))})")
+          f"{VENDOR_PEAK_TFLOPS.get(p.key, float('nan'))}); matrix FP16 peak {matrix_peak:.1f} TFLOP/s")
     for n in args.sizes:
         macs = n ** 3
-        seconds, _ = run_once(n, False, width, args.check)
-        print(f"  {n}^3 functional (timing off): {seconds:8.2f} s  {seconds / macs * 1e9:6.2f} ns/MAC")
+        seconds, _, name = run_once(n, False, width, args.check, args.type)
+        print(f"  {n}^3 functional (timing off, {name}): {seconds:8.2f} s  {seconds / macs * 1e9:6.2f} ns/MAC")
         if args.timing:
-            seconds, stats = run_once(n, True, width, 0)
+            seconds, stats, name = run_once(n, True, width, 0, args.type)
             tflops = 2 * macs / (stats.cycles / p.clock_hz) / 1e12
-            print(f"  {n}^3 with timing: {seconds:8.2f} s wall, {stats.cycles} cycles, {tflops:6.2f} TFLOP/s modelled "
-                  f"= {100 * tflops / peak:5.1f} % of {peak:.1f} "
-                  f"({100 * tflops / VENDOR_PEAK_TFLOPS.get(p.key, float('nan')):5.1f} % of the vendor's)")
+            matrix = f"; {100 * tflops / matrix_peak:5.1f} % of the matrix peak" if "wmma" in name else ""
+            print(f"  {n}^3 with timing ({name}): {seconds:8.2f} s wall, {stats.cycles} cycles, {tflops:6.2f} TFLOP/s "
+                  f"modelled = {100 * tflops / peak:5.1f} % of {peak:.1f} "
+                  f"({100 * tflops / VENDOR_PEAK_TFLOPS.get(p.key, float('nan')):5.1f} % of the vendor's){matrix}")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@ This is the shortest path from tensors to a dispatch, used by the benchmarks, th
 with none of the API validation; programs should use the mirror or dmlemu.convenience.
 """
 
+import dataclasses
+
 from dmlemu.kernels.driver import compile_operator
 
 from dmlemu.functional.buffer_descriptor import DESCRIPTOR_SIZE, write_buffer_descriptor
@@ -19,7 +21,10 @@ class DirectRun:
         tensor's allocation to alias (in-place); `offsets`: byte offset of each tensor inside
         its buffer (the binding offset), default 0."""
         self.gpu = gpu
-        self.kernel = compile_operator(operator, tensors, preset=gpu.preset, **kernel_args)
+        # The kernel for the wave width the Gpu runs (a Gpu may run another width than its preset's).
+        preset = gpu.preset if gpu.wave_width == gpu.preset.wave_width else \
+            dataclasses.replace(gpu.preset, wave_width=gpu.wave_width)
+        self.kernel = compile_operator(operator, tensors, preset=preset, **kernel_args)
         self.allocations = []
         for i, data in enumerate(buffers):
             if isinstance(data, int):

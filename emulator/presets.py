@@ -61,6 +61,10 @@ class AdapterPreset:
     # RDNA3 dual issue of FP32 (VOPD): two independent VALU instructions that meet VOPD's pairing rule
     # issue as one (timing/kernel_path.py); wave64 issues both halves of such an instruction at once.
     valu_dual_issue: bool = False
+    # Matrix units (RDNA3 WMMA, NVIDIA tensor cores): dense FLOAT16 FLOP (FP32 accumulate) per cycle per compute
+    # unit of the wave matrix instructions; 0: none (the FLOAT16 GEMM uses the VALU kernel). It sets the issue
+    # cycles of the ISA table's "matrix" rate class: 16 x 16 x 16 x 2 FLOP per instruction on one SIMD.
+    matrix_fp16_flops_per_cycle_per_cu: int = 0
     # The memory hierarchy (timing/caches.py). A wave memory instruction's coalescer turns its lanes'
     # addresses into distinct sectors; each distinct line costs the CU's cache front end one tag
     # lookup; sectors are what moves between the caches and DRAM.
@@ -126,8 +130,12 @@ class AdapterPreset:
         return self.host_link_bytes_per_second * self.host_link_efficiency_permille // 1000 // 10**6 * 10**6
 
     def rate_cycles(self):
-        """{rate class: issue cycles per wave pass} of the classes this preset slows down."""
-        return dict(self.valu_rate_cycles)
+        """{rate class: issue cycles per wave pass} of the classes this preset slows down (with matrix units: the
+        "matrix" class, one 16 x 16 x 16 product's 8192 FLOP at the CU's rate shared by its SIMDs)."""
+        rates = dict(self.valu_rate_cycles)
+        if self.matrix_fp16_flops_per_cycle_per_cu:
+            rates["matrix"] = max(1, 2 * 16 ** 3 * self.simds_per_cu // self.matrix_fp16_flops_per_cycle_per_cu)
+        return rates
 
 
 TEACHING = AdapterPreset(
@@ -194,12 +202,19 @@ RX_7900_XTX = AdapterPreset(
     # log, rcp, rsq, sqrt, sin, cos) run on a separate quarter-rate unit beside each SIMD32: 4 cycles per pass.
     valu_rate_cycles=(("fp64", 16), ("int32_mul", 4), ("int64", 2), ("transcendental", 4)),
     valu_dual_issue=True,
+    # WMMA: AMD GPUOpen, "How to accelerate AI applications on RDNA 3 using WMMA" (2023): 512 FP16 FLOP per clock
+    # per CU on the RX 7900 XTX; "a single WMMA instruction coordinates 32 clocks". 96 x 512 x 2.5 GHz = 122.9 TFLOPS.
+    matrix_fp16_flops_per_cycle_per_cu=512,
     host_link_bytes_per_second=pcie_raw_bytes_per_second(4, 16), host_link_efficiency_permille=830,
     host_link_latency_cycles=2500,
     sources=(
         PCIE4_X16_SOURCE,
         RDNA_LDS_SOURCE,
         "AMD product page, Radeon RX 7900 XTX: 96 CUs, 2.5 GHz boost, 24 GB GDDR6, 960 GB/s.",
+        "Matrix units (WMMA): AMD GPUOpen, 'How to accelerate AI applications on RDNA 3 using WMMA' (Vasishta, "
+        "2023): the RX 7900 XTX does 512 FP16 FLOP per clock per CU with WMMA ('a single WMMA instruction coordinates "
+        "32 clocks'); 96 CUs x 512 x 2.5 GHz = 122.9 TFLOPS, AMD's 122.8 TFLOPS FP16 spec-sheet figure: "
+        "matrix_fp16_flops_per_cycle_per_cu = 512, 32 cycles per v_wmma_f32_16x16x16_f16 per SIMD32.",
         "AMD RDNA3 ISA reference guide: 2 SIMD32 per CU, wave32 native, 16 wave slots per SIMD, "
         "1536 VGPRs per lane per SIMD in wave32.",
         "Estimates, not vendor figures: DRAM latency ~300 ns and L2 ~100 ns (order of public pointer-chasing "
@@ -283,6 +298,9 @@ RTX_3070 = AdapterPreset(
     # transcendental: CUDA C++ Programming Guide, arithmetic instruction throughput, compute capability 8.6:
     # 16 results per clock per SM for rcp, rsqrt, log2, exp2, sin, cos (the SFUs) against 128 FP32: 8 cycles.
     valu_rate_cycles=(("fp64", 64), ("int32_mul", 2), ("conversion", 8), ("int64", 2), ("transcendental", 8)),
+    # Tensor cores: NVIDIA Ampere GA102 whitepaper, RTX 3070: 40.6 dense FP16 TFLOPS with FP32 accumulate (GeForce:
+    # half the FP16-accumulate rate) = 46 SMs x 512 FLOP x 1.725 GHz. The rate of the same 16 x 16 x 16 product.
+    matrix_fp16_flops_per_cycle_per_cu=512,
     host_link_bytes_per_second=pcie_raw_bytes_per_second(4, 16), host_link_efficiency_permille=830,
     host_link_latency_cycles=1725,
     sources=(
@@ -393,6 +411,9 @@ H200 = AdapterPreset(
     # transcendental: CUDA C++ Programming Guide, arithmetic instruction throughput, compute capability 9.0:
     # 16 results per clock per SM for rcp, rsqrt, log2, exp2, sin, cos (the SFUs) against 128 FP32: 8 cycles.
     valu_rate_cycles=(("fp64", 2), ("int32_mul", 2), ("conversion", 8), ("int64", 2), ("transcendental", 8)),
+    # Tensor cores: NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022): 989.4 dense FP16 TFLOPS with FP32
+    # accumulate on H100 SXM5 = 132 SMs x 4096 FLOP x 1.83 GHz (H200: the same GH100 SMs). Derived, per SM per clock.
+    matrix_fp16_flops_per_cycle_per_cu=4096,
     host_link_bytes_per_second=pcie_raw_bytes_per_second(5, 16), host_link_efficiency_permille=874,
     host_link_latency_cycles=1980,
     sources=(

@@ -32,13 +32,16 @@ Semantics by `kind` (how the executor applies the function):
     lds_permute ds_swizzle / ds_permute / ds_bpermute: lanes exchange values through the LDS
             crossbar, no LDS memory touched
     atomic  buffer atomic: read-modify-write of one dword per lane through a buffer descriptor
+    matrix  a wave matrix multiply-accumulate (v_wmma_*): fn(exec, old, a, b, c) over the 8-dword fragments
+            spread across the lanes (isa/matrix.py), every lane written
 
 Throughput classes (`rate_class`, VALU only): "full" (the table's issue cycles per wave pass: one,
 except the division instructions, which stand for a sequence), "fp64",
 "int64" (64-bit integer compares, min/max and widening: two or more hardware instructions),
 "int32_mul" (32-bit integer multiplies), "conversion" (conversions that involve no f64 and no 64-bit
 integer) and "transcendental" (exp, log, rcp, rsq, sqrt, sin, cos in f16 and f32: AMD's
-transcendental unit, NVIDIA's SFU). A preset
+transcendental unit, NVIDIA's SFU) and "matrix" (the wave matrix instructions, v_wmma_*: a preset with
+matrix units gives their cycles from its matrix_fp16_flops_per_cycle_per_cu). A preset
 gives the issue cycles per wave pass of each class (AdapterPreset.valu_rate_cycles); the classes are
 read from the types here, or named where the types do not tell (multiplies, conversions).
 
@@ -52,7 +55,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dmlemu.isa import lanes, numerics as nm
+from dmlemu.isa import lanes, matrix, numerics as nm
 
 # ---- operand kinds ----------------------------------------------------------------------------
 VDST = "vdst"      # vector register destination
@@ -124,7 +127,7 @@ BY_MNEMONIC = {}
 BY_OPCODE = {}
 
 
-RATE_CLASSES = ("full", "fp64", "int64", "int32_mul", "conversion", "transcendental")
+RATE_CLASSES = ("full", "fp64", "int64", "int32_mul", "conversion", "transcendental", "matrix")
 
 
 def _rate_class(fields):
@@ -712,3 +715,19 @@ for _k, (_suffix, _name) in enumerate(_BUFFER_ATOMICS):
                     + ("; d = old" if _returns else "")))
 
 MEM_TYPES = {"u8": np.uint8, "i8": np.int8, "u16": np.uint16, "i16": np.int16, "u32": np.uint32, "u64": np.uint64}
+
+# =================================================================================================
+# Wave matrix multiply-accumulate (RDNA3 WMMA): the wave's lanes hold 16 x 16 fragments (isa/matrix.py).
+# AMD "RDNA3" ISA Reference Guide (2023), V_WMMA_F32_16X16X16_F16; AMD GPUOpen, "How to accelerate AI
+# applications on RDNA 3 using WMMA" (2023): "A single WMMA instruction coordinates 32 clocks" on a SIMD32
+# (16 x 16 x 16 x 2 = 8192 FLOP in 32 cycles: 512 FLOP per clock per CU of two SIMDs). The table's 32 issue
+# and latency cycles are RDNA3's; a preset's matrix_fp16_flops_per_cycle_per_cu sets the issue cycles of the
+# "matrix" rate class (AdapterPreset.rate_cycles).
+# =================================================================================================
+define(mnemonic="v_wmma_f32_16x16x16_f16", opcode=0x2C0, fmt="VOP3", operands=(VDST, VREG, VREG, VREG),
+       types=("b256", "b256", "b256", "b256"), unit=VALU, issue_cycles=32, latency_cycles=32, kind="matrix",
+       rate_class="matrix",
+       doc="D = A x B + C, 16 x 16 x 16 (wave32 lanes: A rows and B columns of FLOAT16 pairs, C and D FLOAT32; "
+           "isa/matrix.py): each d starts at c and takes fma(a[m][k], b[k][n], d) for k = 0 .. 15 ascending, "
+           "FLOAT32, rounded once each; NaN canonical; wave width a multiple of 32",
+       semantics=matrix.wmma_f32_16x16x16_f16)

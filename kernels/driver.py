@@ -565,7 +565,7 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
     if operator in gemm_ops.OPERATORS:        # matrix multiplication: a grid of 16 x 16 output blocks
         program, constants, group_grid, thread_grid, lds_bytes = gemm_ops.compile_gemm(
             operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides, activation_of,
-            variant_symbols)
+            variant_symbols, preset)
         groups = group_grid[0] * group_grid[1] * group_grid[2]
         threads = thread_grid[0] * thread_grid[1] * thread_grid[2]
         elements = int(np.prod([int(s) for s in tensors[-1].sizes], dtype=np.int64))

@@ -26,6 +26,11 @@ sums, the second requantizes each into INT8 / UINT8. A row's `roles` name the bi
 C, OUT and the integer extras AZP, BZP, ASCALE, BSCALE, OSCALE, OZP); the extras' strides along m and n go to the
 M and N records' wide strides (STRIDE_T4 .. T9 in that order), the kernel reading them as CB_GEMM_M_WIDE and
 CB_GEMM_N_WIDE.
+
+Matrix units: on a preset with them (AdapterPreset.matrix_fp16_flops_per_cycle_per_cu) and a wave of 32 lanes, a
+FLOAT16 GEMM runs gemm.s's WMMA variant (`uses_matrix_units`): the same launch, K in FLOAT16 LDS tiles of 16, each
+wave two v_wmma_f32_16x16x16_f16 per tile, then the same step 4 (docs/NUMERICS.md, "Matrix instructions": the
+same bits as the VALU kernel). The program's name says which kernel ran (gemm_float16_wmma ..).
 """
 import functools
 import os
@@ -41,6 +46,8 @@ THREADS = 16              # 16 x 16 threads per workgroup
 BLOCK = 64                # the output block of a workgroup is BLOCK x BLOCK (4 x 4 per thread)
 K_TILE = 16               # K goes in tiles of K_TILE
 LDS_BYTES = 2 * BLOCK * K_TILE * 4   # AsT and Bs, FLOAT32
+WMMA_LDS_BYTES = BLOCK * BLOCK * 4   # the WMMA variant: FLOAT16 tiles (4 KiB), then the FLOAT32 block Cs
+WMMA_WAVE_WIDTH = 32                 # v_wmma_f32_16x16x16_f16's lanes
 _LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
 _STORE = {"FLOAT32": "dword", "FLOAT16": "short"}
 _SHIFT = {"FLOAT32": 2, "FLOAT16": 1}
@@ -87,7 +94,15 @@ OPERATORS = {row.name: row for row in (
 )}
 
 
-def variant_symbols(data_type, has_c, layout=LAYOUT, activation=None, activation_symbols=None, integer=None):
+def uses_matrix_units(preset, data_type):
+    """Whether a GEMM of `data_type` runs the WMMA variant on `preset`: FLOAT16, a preset with matrix units and a
+    wave of WMMA_WAVE_WIDTH lanes (others, and wave64, use the VALU kernel)."""
+    return (preset is not None and data_type == "FLOAT16" and preset.wave_width == WMMA_WAVE_WIDTH
+            and getattr(preset, "matrix_fp16_flops_per_cycle_per_cu", 0) > 0)
+
+
+def variant_symbols(data_type, has_c, layout=LAYOUT, activation=None, activation_symbols=None, integer=None,
+                    wmma=False):
     """The assembler symbols of one variant of gemm.s; with `activation` (ACTIVATION_RELU ...), those the
     element-wise driver gives that activation's own kernel in FLOAT32 (`activation_symbols`: its variant_symbols,
     handed in by kernels/driver.py), under gemm.s's own. `integer`: for the integer operators, (A's type, B's
@@ -121,22 +136,27 @@ def variant_symbols(data_type, has_c, layout=LAYOUT, activation=None, activation
     return {**base, **kind, **desc, "HAS_ACT": int(activation is not None), "HAS_C": int(has_c), "LOAD": load, "STORE": store, "SHIFT": shift,
             "CB_GEMM_M_WIDE": wide + 2 * step, "CB_GEMM_N_WIDE": wide + 3 * step,
             "WIDEN_F16": int(data_type == "FLOAT16" and integer is None), "NARROW_F16": int(data_type == "FLOAT16"),
+            # WMMA: FLOAT16 tiles; an element of A past K is -0 (B's is +0), so its product -0 adds nothing
+            "WMMA": int(wmma), "A_PAD": 0x8000 if wmma else 0,
             # the five records of RECORDS gemm.s reads (the layout's own offsets, named for what each holds)
             "CB_GEMM_BATCH_INNER": records, "CB_GEMM_BATCH_OUTER": records + step, "CB_GEMM_M": records + 2 * step,
             "CB_GEMM_N": records + 3 * step, "CB_GEMM_K": records + 4 * step, **layout.symbols()}
 
 
 @functools.lru_cache(maxsize=None)
-def build_program(data_type, has_c, layout=LAYOUT, activation=None, activation_symbols=None, integer=None):
+def build_program(data_type, has_c, layout=LAYOUT, activation=None, activation_symbols=None, integer=None,
+                  wmma=False):
     """Assemble and decode one variant of gemm.s (cached)."""
-    symbols = variant_symbols(data_type, has_c, layout, activation, activation_symbols, integer)
+    if wmma and data_type != "FLOAT16":
+        raise ValueError(f"gemm.s's WMMA variant serves FLOAT16, not {data_type}")
+    symbols = variant_symbols(data_type, has_c, layout, activation, activation_symbols, integer, wmma)
     dwords = assemble_file(os.path.join(KERNEL_DIR, OPERATORS["GEMM"].source), symbols)
     act = "" if activation is None else "_" + activation.lower()
     if integer is not None:
         a_type, b_type, _, given = integer
         zero_points = "".join(f"_{role.lower()}" for role in ("AZP", "BZP", "OZP", "BIAS") if role in given)
         return Program(dwords, f"gemm_{a_type.lower()}_{b_type.lower()}_to_{data_type.lower()}{zero_points}")
-    return Program(dwords, f"gemm_{data_type.lower()}{'' if has_c else '_no_c'}{act}")
+    return Program(dwords, f"gemm_{data_type.lower()}{'_wmma' if wmma else ''}{'' if has_c else '_no_c'}{act}")
 
 
 def _matrix_strides(spec, packed_strides, transpose=False):
@@ -153,7 +173,7 @@ def _matrix_strides(spec, packed_strides, transpose=False):
 
 
 def compile_gemm(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides, activation_of,
-                 activation_symbols):
+                 activation_symbols, preset=None):
     """(program, constant buffer bytes, group grid, thread grid, LDS bytes) of a validated GEMM desc;
     kernels/driver.py wraps them in a CompiledKernel. `no_kernel` is the NoKernel class to raise; `activation_of`
     and `activation_symbols` are the driver's (the FusedActivation's name and attributes; an element-wise
@@ -178,9 +198,10 @@ def compile_gemm(operator, tensors, attributes, layout, no_kernel, division_magi
             raise ValueError(f"{activation} needs its attribute {name}")
         values[f"PARAM{2 + i}"] = f32_bits(float(activation_attributes[name]))
     constants = layout.pack(values, records, params=True, wide=False)
+    wmma = uses_matrix_units(preset, out.data_type)
     program = build_program(out.data_type, c is not None, layout, activation,
-                            activation_symbols if activation is not None else None)
-    return program, constants, group_grid, (THREADS, THREADS, 1), LDS_BYTES
+                            activation_symbols if activation is not None else None, wmma=wmma)
+    return program, constants, group_grid, (THREADS, THREADS, 1), WMMA_LDS_BYTES if wmma else LDS_BYTES
 
 
 def _compile_integer(row, tensors, layout, division_magic, packed_strides):
@@ -230,4 +251,5 @@ def _launch(a, b, c, out, trans_a, trans_b, division_magic, packed_strides):
     return records, values, (-(-n // BLOCK), -(-m // BLOCK), batches)
 
 
-__all__ = ["THREADS", "BLOCK", "K_TILE", "LDS_BYTES", "OPERATORS", "GemmOperator", "EXTRAS", "build_program", "compile_gemm", "variant_symbols"]
+__all__ = ["THREADS", "BLOCK", "K_TILE", "LDS_BYTES", "OPERATORS", "GemmOperator", "EXTRAS", "build_program", "compile_gemm", "variant_symbols",
+           "WMMA_LDS_BYTES", "WMMA_WAVE_WIDTH", "uses_matrix_units"]

@@ -372,6 +372,40 @@ bandwidth-bound). The UMA preset keeps one memory. Checked by tests/timing/test_
 """
 
 
+# Written by hand from bench/bench_gemm.py's runs (minutes each at 2048^3): appended as it is.
+MATRIX_UNITS_SECTION = """
+## GEMM on matrix units (RX 7900 XTX, WMMA)
+
+Measured with `bench/bench_gemm.py --timing [--type FLOAT16]` (one run each, both FLOAT32 rows remeasured on this tree, wave32, no C, Alpha 1; the modelled
+cycles do not depend on the machine's load; this section is written by hand from those runs, not regenerated).
+The FLOAT16 GEMM on a preset with matrix units runs gemm.s's WMMA variant (`gemm_float16_wmma*` in the trace
+summary): two v_wmma_f32_16x16x16_f16 per wave per K tile of 16, the next tile's loads in flight during the
+multiply. The instruction's issue cycles are the ISA table's "matrix" rate class on the preset: 16 x 16 x 16 x 2 =
+8192 FLOP over the CU's `matrix_fp16_flops_per_cycle_per_cu` shared by its SIMDs (RX 7900 XTX: 512 FLOP per clock
+per CU, AMD GPUOpen, "How to accelerate AI applications on RDNA 3 using WMMA", 2023, "a single WMMA instruction
+coordinates 32 clocks": 32 cycles per wave32 instruction; 96 CUs x 512 x 2.5 GHz = 122.9 TFLOP/s, AMD's 122.8 TFLOPS
+FP16 figure). RTX 3070: 512 FLOP per clock per SM (NVIDIA GA102 whitepaper: 40.6 dense FP16 tensor TFLOPS with
+FP32 accumulate), 64 cycles; H200: 4096 (H100 whitepaper: 989.4 dense FP16 TFLOPS with FP32 accumulate on 132 SMs
+at 1.83 GHz), 8 cycles. The RX 6800 XT (RDNA2), Iris Xe and the teaching GPU have none, and every wave64 run uses
+the VALU kernel.
+
+| preset | GEMM | kernel | cycles | modelled TFLOP/s | % of FP32 peak (61.4) | % of matrix peak (122.9) | rate vs FLOAT32 |
+|---|---|---|---:|---:|---:|---:|---:|
+| rx7900xtx | FLOAT32 1024^3 | gemm_float32_no_c | 553,611 | 9.70 | 15.8 | - | 1 |
+| rx7900xtx | FLOAT16 1024^3 | gemm_float16_wmma_no_c | 269,720 | 19.91 | 32.4 | 16.2 | 2.05 |
+| rx7900xtx | FLOAT32 2048^3 | gemm_float32_no_c | 2,641,979 | 16.3 | 26.5 | - | 1 |
+| rx7900xtx | FLOAT16 2048^3 | gemm_float16_wmma_no_c | 1,364,710 | 31.47 | 51.3 | 25.6 | 1.94 |
+
+Published: rocBLAS-class FP32 GEMM on a real RX 7900 XTX ~30.5 of 61.4 TFLOP/s at 4096^3 (issue 26's figure); a
+measured WMMA FP16 GEMM rate on this card: NOT FOUND in the sources available here. The issue asks the FLOAT16
+GEMM on matrix units for at least 2x the FLOAT32 rate: met at 1024^3 (2.05x), just missed at 2048^3 (1.94x). The
+WMMA kernel spends about as many issue cycles per K tile on its loads (FLOAT16 elements one per lane, with
+masks), LDS writes and barriers as on its two WMMA (64 cycles per wave); larger register tiles (more WMMA per
+loaded element) or vector loads would raise it. The FLOAT32 kernel is unchanged here (26.5 % of peak at 2048^3,
+below the issue's 35-65 %).
+"""
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", help="write the Markdown report to this path")
@@ -393,7 +427,8 @@ def main(argv=None):
     if args.write:
         with open(args.write, "w", encoding="utf-8") as f:
             f.write(REPORT_HEAD + text + "\n" + PATTERNS_HEAD + patterns + "\n" + STREAM_HEAD + stream + "\n"
-                    + COPY_HEAD + sharing + "\n" + lds_microbench.REPORT_HEAD + lds + "\n" + HOST_LINK_HEAD + host)
+                    + COPY_HEAD + sharing + "\n" + lds_microbench.REPORT_HEAD + lds + "\n" + HOST_LINK_HEAD + host
+                    + MATRIX_UNITS_SECTION)
     return rows
 
 

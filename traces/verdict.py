@@ -49,7 +49,8 @@ DRAM, L2, IC, LATENCY, IDLE = ("DRAM bandwidth", "L2 bandwidth", "Infinity Cache
                                "latency at this occupancy", "launch / too few waves")
 _ISSUE_NAMES = {"full": "VALU issue", "fp64": "FP64 issue", "int64": "INT64 issue",
                 "int32_mul": "int32 multiply issue", "conversion": "conversion issue",
-                "transcendental": "transcendental issue", "other": "scalar and memory issue"}
+                "transcendental": "transcendental issue", "matrix": "matrix issue",
+                "other": "scalar and memory issue"}
 ISSUE_LIMITERS = tuple(_ISSUE_NAMES[n[:-len("_issue_cycles")]] for n in ISSUE)
 LIMITERS = (DRAM, L2, IC, *ISSUE_LIMITERS, LATENCY, IDLE)
 OCCUPANCY_LIMITERS = ("dispatch size", "LDS", "workgroup size", "VGPRs", "wave slots")

@@ -811,6 +811,13 @@ def _lane(ctx, batch, entry, operands):
     batch.write(destination, "b32", value, masked=entry.operands[0] == op.VDST and entry.mnemonic != "v_writelane_b32")
 
 
+def _matrix(ctx, batch, entry, operands):
+    # A wave matrix instruction (isa/matrix.py): reads its fragments' 8 dwords each, writes every lane.
+    fragments = [batch.read(o, t) for o, t in zip(operands[1:], entry.types[1:])]
+    value = entry.semantics(batch.exec, None, *fragments)
+    batch.write(operands[0], entry.types[0], value, masked=False)
+
+
 def _atomic(ctx, batch, entry, operands):
     returns = entry.returns
     sources = operands[1:] if returns else operands
@@ -870,7 +877,7 @@ def _read_only(ctx, batch, selector):
 _HANDLERS = {"alu": _alu, "vcmp": _vcmp, "scmp": _scmp, "ctx": _ctx, "idle": _nop, "wait": _nop, "smem": _smem,
              "load": _load, "store": _store, "branch": None, "end": None, "barrier": None, "lane": _lane,
              "lds_load": _lds_load, "lds_store": _lds_store, "lds_atomic": _lds_atomic, "lds_permute": _lds_permute,
-             "atomic": _atomic}
+             "atomic": _atomic, "matrix": _matrix}
 # Instructions whose executions are recorded per access slot for the timing model.
 _SLOTTED = frozenset(("load", "store", "atomic", "lds_load", "lds_store", "lds_atomic"))
 

@@ -17,9 +17,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 def sample_operand(kind, type_name, position):
     width = op.TYPES[type_name][1] if type_name else 1
     if kind == op.VDST:
-        return "v3" if width == 1 else "v[4:5]"
+        return "v3" if width == 1 else ("v[16:23]" if width == 8 else "v[4:5]")
     if kind == op.VREG:
-        return ("v7" if position == 0 else "v2") if width == 1 else {2: "v[8:9]", 4: "v[8:11]"}[width]
+        return ("v7" if position == 0 else "v2") if width == 1 else {2: "v[8:9]", 4: "v[8:11]",
+                                                                      8: ("v[24:31]", "v[32:39]", "v[40:47]")[position % 3]}[width]
     if kind == op.SDST:
         return {1: "s6", 2: "s[6:7]", 4: "s[8:11]", 8: "s[16:23]"}[width]
     if kind == op.SREG:

@@ -270,6 +270,8 @@ def step(decoded, index_of, w, pc, memory, stats, wave_id, workgroup_id, lds):
         _permute(w, entry, ops)
     elif kind == "atomic":
         _buffer_atomic(w, entry, ops, memory, stats)
+    elif kind == "matrix":
+        _matrix(w, ops)
     else:
         raise AssertionError(kind)
     return pc + 1
@@ -342,6 +344,25 @@ def _permute(w, entry, ops):
 
 
 _ACCESS_BYTES = {"u8": 1, "i8": 1, "u16": 2, "i16": 2, "u32": 4}
+
+
+def _matrix(w, ops):
+    """v_wmma_f32_16x16x16_f16 element by element (isa/matrix.py's layout; its per-element loop, wmma_reference):
+    per 32 lanes, A's row m and B's column n from lane m (n) < 16, C's (m, n) from VGPR m // 2 of lane
+    16 (m % 2) + n."""
+    from dmlemu.isa.matrix import wmma_reference
+    d, a, b, c = (o.code for o in ops)
+    for base in range(0, w.width, 32):
+        def half(code, lane, k):
+            return (w.dword(code + k // 2, base + lane) >> (16 * (k % 2))) & 0xFFFF
+        am = np.array([[half(a, m, k) for k in range(16)] for m in range(16)], dtype=np.uint16).view(np.float16)
+        bm = np.array([[half(b, n, k) for n in range(16)] for k in range(16)], dtype=np.uint16).view(np.float16)
+        cm = np.array([[w.dword(c + m // 2, base + 16 * (m % 2) + n) for n in range(16)] for m in range(16)],
+                      dtype=np.uint32).view(np.float32)
+        dm = wmma_reference(am, bm, cm).view(np.uint32)
+        for m in range(16):
+            for n in range(16):
+                w.set_dword(d + m // 2, base + 16 * (m % 2) + n, int(dm[m, n]))
 
 
 def _rmw(entry, old, data, compare):
