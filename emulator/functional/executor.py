@@ -118,7 +118,7 @@ def _record_access(ctx, batch, is_write, va, index, item_size, use, first):
     `first` on (every lane active); `use`: the lanes that accessed (None: all).
     """
     record = ctx.stats.record
-    if record is None:
+    if record is None or record.overflow is not None:   # off, or past its budget (it records nothing more)
         return
     waves = batch.wave_index.reshape(-1)
     if first is not None and int(waves[-1]) - int(waves[0]) == waves.size - 1:
