@@ -48,6 +48,7 @@ OOM killer (VGG-19 has 548 MB of weights, about 40 times less; where the memory 
 measured.
 """
 import argparse
+import resource
 import statistics
 import sys
 import time
@@ -92,6 +93,10 @@ def bench(name, model, adapter, golden):
           f"{'' if not top1 else ', top-1 ' + ('the same' if all(top1) else 'DIFFERS')}; bit-exact vs golden: {exact}")
     print(f"{'':<14} top layers: " + "; ".join(f"{'+'.join(layer.onnx_nodes)} {layer.cycles / total:.0%} "
                                                 f"({layer.bound or '-'})" for layer in top))
+    untimed = [d for d, timed in zip(result.dispatches, result.trace.tables["dispatches"]["timed"]) if not timed]
+    print(f"{'':<14} peak RSS so far {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20:.2f} GiB; "
+          f"{len(untimed)} dispatches with an estimated time (timing record past DMLEMU_TIMING_RECORD_BYTES)"
+          + (f": {', '.join('+'.join(d.onnx_nodes) for d in untimed)}" if untimed else ""))
 
 
 def main(argv=None):

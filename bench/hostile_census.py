@@ -5,7 +5,10 @@ Runs the property tests of each entry under pytest with hypothesis statistics an
 the tests note (tests/operator_cases.py `outcome`). The CI profile is what `make test` runs; the long profile
 (DMLEMU_FUZZ_PROFILE=long) tries 25 times more.
 
-    .venv/bin/python bench/hostile_census.py [--profile ci|long] [--markdown]
+    .venv/bin/python bench/hostile_census.py [--profile ci|long] [--markdown] [--only TEXT ...] [--skip TEXT ...]
+
+--only / --skip keep or leave out the entries whose name contains one of the texts (the long profile of the
+dispatch fuzz alone takes hours on a loaded 2-core machine; docs/RELIABILITY.md says which run gave which row).
 """
 import argparse
 import os
@@ -31,6 +34,7 @@ ENTRIES = [
     ("dmlemu graph (JSON graph files)",
      ["tests/directml/test_graph.py::test_dmlemu_graph_turns_a_hostile_json_graph_into_one_error_line"]),
     ("run_operator", ["tests/directml/test_run_operator_hostile_inputs.py::test_any_argument_ends_in_outputs_or_a_documented_error"]),
+    ("dmlemu onnx (ONNX model files and nodes)", ["tests/onnx/test_onnx_hostile_input.py"]),
     ("D3D12 heaps, placed resources, footprints",
      ["tests/d3d12/test_d3d12_heaps.py::test_hostile_heap_descs_give_a_heap_or_an_hresult_error",
       "tests/d3d12/test_d3d12_heaps.py::test_a_placed_resource_never_reaches_outside_its_heap",
@@ -94,8 +98,15 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", choices=("ci", "long"), default="ci")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    parser.add_argument("--only", nargs="+", metavar="TEXT", help="only the entries whose name contains a TEXT")
+    parser.add_argument("--skip", nargs="+", metavar="TEXT", help="leave out the entries whose name contains a TEXT")
     args = parser.parse_args(argv)
-    rows = [(name, *census(nodes, args.profile)) for name, nodes in ENTRIES]
+    chosen = [(name, nodes) for name, nodes in ENTRIES
+              if (not args.only or any(t in name for t in args.only)) and not any(t in name for t in args.skip or ())]
+    rows = []
+    for name, nodes in chosen:
+        rows.append((name, *census(nodes, args.profile)))
+        print(f"# {name}: {rows[-1][1:]}", file=sys.stderr, flush=True)     # progress, for long runs
     if args.markdown:
         print("| entry | hostile inputs tried | refused with a documented error | accepted and correct | failing |")
         print("|---|---:|---:|---:|---:|")

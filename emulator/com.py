@@ -4,9 +4,11 @@ Everything the three API mirrors do the same way lives here once:
 
 - `hresult_method`: a method that returns an HRESULT in C. On a removed device it raises
   DXGI_ERROR_DEVICE_REMOVED; a failure raises HResultError (and is reported to the device's debug
-  layer first).
+  layer first); a MemoryError inside (the host could not back a request) is E_OUTOFMEMORY with a
+  sentence naming the method and what to lower (`out_of_memory`).
 - `void_method`: a method that returns nothing in C. On a removed device it does nothing; misuse is
-  raised inside as `VoidMisuse` and removes the device.
+  raised inside as `VoidMisuse` and removes the device; a MemoryError inside removes it with
+  E_OUTOFMEMORY.
 - `c_value` / `c_arguments`: a NumPy integer scalar becomes the Python int it holds wherever C takes
   an integer (every wrapped method's arguments and every struct field), so no check downstream tells
   np.uint64(256) from 256;
@@ -32,7 +34,7 @@ from enum import IntEnum, IntFlag
 
 import numpy as np
 
-from dmlemu.errors import E_INVALIDARG, E_NOINTERFACE, HResultError
+from dmlemu.errors import E_INVALIDARG, E_NOINTERFACE, E_OUTOFMEMORY, HResultError
 
 UINT32_MAX = (1 << 32) - 1
 UINT64_MAX = (1 << 64) - 1
@@ -88,8 +90,20 @@ def hresult_method(method):
             if not getattr(error, "reported", False):   # a debug-layer break was reported where it was found
                 device._report_failure(prefixed(where, error.message))
             raise
+        except MemoryError:
+            # The host could not back what the call asked for: E_OUTOFMEMORY, as a driver that cannot allocate.
+            error = HResultError(E_OUTOFMEMORY, prefixed(where, out_of_memory()))
+            device._report_failure(error.message)
+            raise error from None
 
     return wrapper
+
+
+def out_of_memory():
+    """The sentence of a MemoryError met inside a mirror method (after its name), naming what to lower."""
+    return ("the host could not provide the memory this call needed (MemoryError); lower the sizes and counts in "
+            f"its arguments (Sizes, Width, NumDescriptors, the number of objects or nodes), or, for a dispatch's "
+            f"timing, DMLEMU_TIMING_RECORD_BYTES or the timing model off")
 
 
 def void_method(method):
@@ -105,6 +119,11 @@ def void_method(method):
             return method(self, *args, **kwargs)
         except VoidMisuse as misuse:
             device._report_misuse(misuse.hresult, prefixed(self._call_name(method.__name__), misuse.message))
+            return None
+        except MemoryError:
+            # Nothing to return an HRESULT through: the device is removed with E_OUTOFMEMORY and the sentence.
+            where = self._call_name(method.__name__)
+            device._report_misuse(E_OUTOFMEMORY, prefixed(where, out_of_memory()))
             return None
 
     return wrapper

@@ -26,10 +26,40 @@ executor groups waves into NumPy batches (`Dispatcher.batch_lanes` is a performa
 
 Sectors of one wave instruction are stored sorted, as compressed rows (CSR) over the wave index:
 `offsets[w] .. offsets[w + 1]` index `sectors` for wave w.
+
+Bounded host memory (docs/RELIABILITY.md, "Timing records"): the record grows with the work (an access
+slot per loop trip, a row per wave), not with the GPU's memory: a convolution loop over 4,608 weights
+records 9,216 slots for each wave. So a lane access is reduced to its wave's distinct sorted sectors
+as it is added (a coalesced FLOAT32 load of 32 lanes keeps 4 sectors, a broadcast 1, not 32 lane
+addresses), and `held_bytes` counts what the record holds. Past `budget_bytes` (record_budget_bytes():
+DMLEMU_TIMING_RECORD_BYTES, else RECORD_DEFAULT_BYTES, 512 MiB) the record drops what it holds, records
+nothing more and says why in `overflow` (a sentence naming the dispatch, the size and the option); the
+GPU then times that dispatch as with the timing model off (an estimate; gpu.py) instead of the host
+running out of memory.
 """
+import os
+
 import numpy as np
 
-__all__ = ["DispatchRecord", "SectorRows", "LdsRows", "access_slot"]
+__all__ = ["DispatchRecord", "SectorRows", "LdsRows", "access_slot", "record_budget_bytes"]
+
+# The default budget of one dispatch's timing record, the same on every host so that a program's modelled time does
+# not depend on the machine (the timing model's own arrays built from the record take about 5 times as much again
+# while it runs: docs/RELIABILITY.md, "Timing records").
+RECORD_DEFAULT_BYTES = 512 << 20
+RECORD_ENVIRONMENT = "DMLEMU_TIMING_RECORD_BYTES"
+_PART_BYTES = 200           # Python objects of one stored part (tuple, array headers), counted with its arrays
+
+
+def record_budget_bytes():
+    """Bytes one dispatch's timing record may hold: DMLEMU_TIMING_RECORD_BYTES when it is a positive integer
+    (decimal or 0x hexadecimal), else RECORD_DEFAULT_BYTES."""
+    text = os.environ.get(RECORD_ENVIRONMENT, "").strip()
+    try:
+        value = int(text, 0) if text else 0
+    except ValueError:
+        value = 0
+    return value if value > 0 else RECORD_DEFAULT_BYTES
 
 
 def access_slot(pc, visit, program_length):
@@ -93,7 +123,8 @@ def bank_passes(dwords, banks):
 class DispatchRecord:
     """Filled by the executor while a dispatch runs, read by the timing model afterwards."""
 
-    def __init__(self, total_waves, wave_width, sector_bytes, program_length, lds_banks=32):
+    def __init__(self, total_waves, wave_width, sector_bytes, program_length, lds_banks=32, budget_bytes=None,
+                 name="kernel"):
         self.total_waves = total_waves
         self.lds_banks = lds_banks
         self.lds = {}                   # slot -> LdsRows
@@ -105,9 +136,27 @@ class DispatchRecord:
         self.wave_path = np.zeros(total_waves, dtype=np.int32)
         self.useful_bytes = np.zeros(program_length, dtype=np.int64)
         self._ranges = {}               # slot -> [(first wave, waves, first byte, bytes per wave)]
-        self._lanes = {}                # slot -> [(wave indices, sectors (waves, width), -1 = none)]
+        self._lanes = {}                # slot -> [(wave indices, distinct sectors per wave, those sectors)]
         self._writes = {}               # slot -> is_write
         self.accesses = None            # slot -> SectorRows, after finish()
+        self.name = name
+        self.budget_bytes = budget_bytes    # None: unbounded
+        self.held_bytes = self.wave_path.nbytes + self.useful_bytes.nbytes
+        self.overflow = None            # the sentence, once the record passed its budget (it then holds nothing)
+
+    def _hold(self, nbytes):
+        """Count `nbytes` more held; False (and the record emptied, with its sentence) past the budget."""
+        self.held_bytes += nbytes
+        if self.budget_bytes is None or self.held_bytes <= self.budget_bytes:
+            return True
+        self.overflow = (f"{self.name}: the timing record of its {self.total_waves} waves passed "
+                         f"{self.budget_bytes} bytes (the per-wave sectors of every execution of its memory "
+                         f"instructions); the dispatch ran and its time is an estimate, as with the timing model "
+                         f"off. Raise {RECORD_ENVIRONMENT} (bytes) to time it, or lower the work per dispatch")
+        self._ranges, self._lanes, self._writes = {}, {}, {}
+        self.lds, self.atomic_lanes = {}, {}
+        self.held_bytes = self.wave_path.nbytes + self.useful_bytes.nbytes
+        return False
 
     # ---- filled by the functional model --------------------------------------------------------
     def add_path(self, path, wave_indices):
@@ -118,26 +167,43 @@ class DispatchRecord:
         """In access slot `slot`, waves first_wave .. first_wave + waves - 1 touched consecutive bytes,
         bytes_per_wave each, wave after wave from `first_byte` (a packed tensor: what a coalescer
         merges best)."""
+        if self.overflow is not None or not self._hold(_PART_BYTES):
+            return
         self._writes[slot] = is_write
         self._ranges.setdefault(slot, []).append((first_wave, waves, first_byte, bytes_per_wave))
 
     def add_lanes(self, slot, is_write, wave_indices, byte_addresses, active):
         """Any pattern, in access slot `slot`: the byte address of every lane (waves, width) and which
         lanes accessed (None: all of them)."""
-        self._writes[slot] = is_write
+        if self.overflow is not None:
+            return
         sb = self.sector_bytes
         # A power-of-two sector: the floor division is a shift (the same value, negatives too).
         sectors = byte_addresses >> (sb.bit_length() - 1) if sb & (sb - 1) == 0 else byte_addresses // sb
         if active is not None:
             sectors = np.where(active, sectors, -1)
         sectors = sectors.astype(np.int64, copy=False)
-        self._lanes.setdefault(slot, []).append((np.asarray(wave_indices, dtype=np.int64).reshape(-1), sectors))
+        # Distinct sectors per wave, kept at once (not the lanes' addresses): sort each row, drop repeats (and
+        # the -1 of idle lanes). Speed: a row already in order (a gather whose lanes' addresses rise with the
+        # lane) skips the sort, which would leave it as it is.
+        s = sectors if _rows_ascending(sectors) else np.sort(sectors, axis=1)
+        keep = s >= 0
+        keep[:, 1:] &= s[:, 1:] != s[:, :-1]
+        part = (np.asarray(wave_indices, dtype=np.int64).reshape(-1), row_sums(keep), s[keep])
+        if not self._hold(_PART_BYTES + sum(a.nbytes for a in part)):
+            return
+        self._writes[slot] = is_write
+        self._lanes.setdefault(slot, []).append(part)
 
     def add_lds(self, slot, is_write, wave_indices, byte_addresses, active, access_bytes):
         """An LDS instruction in access slot `slot`: each lane's byte address (waves, width), which
         lanes accessed (in range and active), the bytes per lane."""
+        if self.overflow is not None:
+            return
         rows = self.lds.get(slot)
         if rows is None:
+            if not self._hold(_PART_BYTES + 2 * self.total_waves):
+                return
             rows = self.lds[slot] = LdsRows(slot % self.program_length, slot, is_write, access_bytes,
                                             np.zeros(self.total_waves, dtype=np.int16))
         first = (np.asarray(byte_addresses, dtype=np.int64) & ~np.int64(access_bytes - 1)) >> 2
@@ -149,8 +215,12 @@ class DispatchRecord:
     def add_atomic(self, slot, wave_indices, byte_addresses, active):
         """A buffer atomic in access slot `slot` (its sectors as a store's, and same-address lanes)."""
         self.add_lanes(slot, True, wave_indices, byte_addresses, active)
+        if self.overflow is not None:
+            return
         lanes = self.atomic_lanes.get(slot)
         if lanes is None:
+            if not self._hold(_PART_BYTES + 4 * self.total_waves):
+                return
             lanes = self.atomic_lanes[slot] = np.zeros(self.total_waves, dtype=np.int32)
         key = np.where(active, np.asarray(byte_addresses, dtype=np.int64) >> 2, -1)
         key = np.sort(key, axis=1)
@@ -169,16 +239,19 @@ class DispatchRecord:
         """Build each access slot's SectorRows; returns {slot: SectorRows} in slot order (instruction
         order within a visit, visit after visit: the order a loop's trips run in)."""
         if self.accesses is None:
-            self.accesses = {slot: self._rows(slot) for slot in sorted(self._writes)}
+            # Slot by slot, each slot's parts dropped once its rows are built (memory: the record once, not twice).
+            self.accesses = {}
+            for slot in sorted(self._writes):
+                self.accesses[slot] = self._rows(slot)
+                self._ranges.pop(slot, None)
+                self._lanes.pop(slot, None)
             self._ranges = self._lanes = None
         return self.accesses
 
     def _rows(self, slot):
         # Each part (one add_contiguous or add_lanes call) gives its waves, how many distinct sectors
         # each has and those sectors, wave after wave, ascending within a wave: a range's sectors
-        # count up from its first, and a lane row is sorted before its repeats and idle lanes (-1)
-        # are dropped. Speed: a row that is already in order (a gather whose lanes' addresses rise
-        # with the lane) skips the sort, which would leave it as it is.
+        # count up from its first, and add_lanes sorted a lane row and dropped its repeats and idle lanes.
         total, sb = self.total_waves, self.sector_bytes
         counts = np.zeros(total, dtype=np.int64)
         parts = []   # (wave ids (k,), distinct sectors per wave (k,), those sectors in wave order)
@@ -195,12 +268,7 @@ class DispatchRecord:
                 continue
             keep = (grid <= hi[:, None]) & (grid >= 0)
             parts.append((wave_ids, row_sums(keep), grid[keep]))
-        for wave_indices, sectors in self._lanes.get(slot, ()):
-            # Distinct sectors per wave: sort each row, drop repeats (and the -1 of idle lanes).
-            s = sectors if _rows_ascending(sectors) else np.sort(sectors, axis=1)
-            keep = s >= 0
-            keep[:, 1:] &= s[:, 1:] != s[:, :-1]
-            parts.append((wave_indices, row_sums(keep), s[keep]))
+        parts.extend(self._lanes.get(slot, ()))     # add_lanes kept each wave's distinct sectors, sorted
         for waves, per_wave, _ in parts:
             counts[waves] += per_wave
         offsets = np.zeros(total + 1, dtype=np.int64)

@@ -1064,6 +1064,30 @@ def build_parser():
     return parser
 
 
+# Per command: the options that size what it allocates, named when the host runs out of memory anyway.
+_MEMORY_OPTIONS = {
+    "run": ("--sizes", "--trace-max-rows (or drop --trace-all)"),
+    "step": ("--sizes", "--groups", "--buffer COUNT"),
+    "sweep": ("--sizes", "--max-points", "--workers"),
+    "compare": ("--sizes in each run spec",),
+    "graph": ("the graph's tensor sizes and node count",),
+    "onnx": ("the model's input shapes", "--no-timing"),
+    "trace": ("the trace file (fewer rows: record it with --trace-max-rows)",),
+    "asm": ("the source's length",),
+    "disasm": ("the binary's length",),
+}
+
+
+def _out_of_memory(args):
+    """The sentence of a MemoryError in a command: the command, its sizes, and the options to lower."""
+    command = getattr(args, "command", None) or "dmlemu"
+    sizes = getattr(args, "sizes", None)
+    given = f" with --sizes {' '.join(str(n) for n in sizes)}" if sizes else ""
+    lower = _MEMORY_OPTIONS.get(command, ("the sizes of its arguments",))
+    return (f"the host ran out of memory (MemoryError) in `dmlemu {command}`{given}; lower {', '.join(lower)}, "
+            f"or DMLEMU_TIMING_RECORD_BYTES (the timing record of one dispatch)")
+
+
 def _one_line(error):
     return " ".join(str(error).split())
 
@@ -1092,7 +1116,7 @@ def main(argv=None):
         return 2
     except MemoryError:
         # The checks above bound what a command allocates; this is the host refusing anyway.
-        print("dmlemu: error: the host ran out of memory (MemoryError); try smaller tensors", file=sys.stderr)
+        print(f"dmlemu: error: {_out_of_memory(args)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("", file=sys.stderr)

@@ -131,7 +131,8 @@ class TraceRecorder:
         self.aggregated = set()
         self.dropped = {}         # table -> rows not kept past max_rows
         self._summary = {}        # (dispatch, cu, simd) -> [waves, groups, start, end] past max_rows
-        self.programs = {}        # dispatch id -> (program name, disassembly lines)
+        self.programs = {}        # dispatch id -> (program name, disassembly lines), for the first max_rows dispatches
+        self._listings = {}       # id(program) -> (program, its programs entry), shared by its dispatches
         self._dispatch = -1
         self._vgprs = 0
         self._lds_bytes = 0
@@ -181,10 +182,16 @@ class TraceRecorder:
         self._vgprs = launch.vgprs_used
         self._lds_bytes = launch.lds_bytes
         self._program = launch.program
-        if self._dispatch not in self.programs:
-            from dmlemu.isa.encoding import format_instruction
-            self.programs[self._dispatch] = (launch.program.name,
-                                             [format_instruction(r_inst) for r_inst in _instructions(launch.program)])
+        if self._dispatch not in self.programs and self._dispatch < self.max_rows:
+            # Bounded: a listing only for the dispatches the `dispatches` table can keep, and one listing per
+            # program, shared by the dispatches that ran it (each used to hold its own copy: ~2 KB a dispatch).
+            program = launch.program
+            known = self._listings.get(id(program))
+            if known is None or known[0] is not program:
+                from dmlemu.isa.encoding import format_instruction
+                known = self._listings[id(program)] = (program, (program.name, [
+                    format_instruction(r_inst) for r_inst in _instructions(program)]))
+            self.programs[self._dispatch] = known[1]
 
     def wave_group(self, cu, simd, group, first_wave, waves, start, end, alu_cycles=0):
         self._busy.append((start, end, waves, alu_cycles, first_wave, cu * self.preset.simds_per_cu + simd))
@@ -201,10 +208,14 @@ class TraceRecorder:
                 self._summarize(cu, simd, waves, start, end)
 
     def _summarize(self, cu, simd, waves, start, end):
-        """Fold a wave group past max_rows into its (dispatch, CU, SIMD) summary."""
+        """Fold a wave group past max_rows into its (dispatch, CU, SIMD) summary; past max_rows summaries too,
+        only counted (table wave_summary in `dropped`), so a capture's memory stays bounded however long it runs."""
         key = (self._dispatch, cu, simd)
         s = self._summary.get(key)
         if s is None:
+            if len(self._summary) >= self.max_rows:
+                self._drop("wave_summary")
+                return
             self._summary[key] = [waves, 1, start, end]
         else:
             s[0] += waves
@@ -454,6 +465,7 @@ class TraceRecorder:
 
     def finish(self):
         from dmlemu.traces.trace import Trace
+        self._listings = {}
         summary = self.tables["wave_summary"]
         summary.pending = [TABLES["wave_summary"].row(dispatch=d, cu=cu, simd=simd, waves=waves, groups=groups,
                                                       start=start, end=end)

@@ -28,8 +28,9 @@ Internal contract for other modules: `_record(command)` appends a command (anyth
 import functools
 import threading
 
-from dmlemu.errors import DXGI_ERROR_INVALID_CALL, E_FAIL, E_INVALIDARG, HResultError, short_repr
-from dmlemu.com import VoidMisuse, c_arguments, enum_name, hresult_method, is_integer, is_one_of, prefixed
+from dmlemu.errors import DXGI_ERROR_INVALID_CALL, E_FAIL, E_INVALIDARG, E_OUTOFMEMORY, HResultError, short_repr
+from dmlemu.com import (VoidMisuse, c_arguments, enum_name, hresult_method, is_integer, is_one_of, out_of_memory,
+                        prefixed)
 from dmlemu.d3d12.base import DeviceChild, invalid_arg
 from dmlemu.d3d12.clear import record_clear
 from dmlemu.d3d12.command_allocator import ID3D12CommandAllocator
@@ -116,6 +117,9 @@ def recording_method(method):
             return method(self, *args, **kwargs)
         except VoidMisuse as misuse:
             self._record_error(method.__name__, misuse.message)
+            return None
+        except MemoryError:     # Close then fails with E_OUTOFMEMORY, as D3D12's does when recording ran out
+            self._record_error(method.__name__, out_of_memory(), E_OUTOFMEMORY)
             return None
         finally:
             self._leave_recording()

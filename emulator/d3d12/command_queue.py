@@ -23,7 +23,7 @@ One per CreateCommandQueue call (of type DIRECT, COMPUTE or COPY). Execution mod
 import collections
 import time
 
-from dmlemu.errors import HResultError
+from dmlemu.errors import E_OUTOFMEMORY, HResultError
 from dmlemu.com import VoidMisuse, hresult_method, void_method
 from dmlemu.d3d12.base import DeviceChild, invalid_arg
 from dmlemu.d3d12.command_list import ID3D12GraphicsCommandList
@@ -182,6 +182,13 @@ class ID3D12CommandQueue(DeviceChild):
                     except HResultError as error:
                         device._report_misuse(error.hresult, f"ExecuteCommandLists: {error.message} (in "
                                                              f"{command_list._label} on {self._label})")
+                        return
+                    except MemoryError:
+                        device._report_misuse(E_OUTOFMEMORY, f"ExecuteCommandLists: the host could not provide the "
+                                              f"memory to run {getattr(command, 'name', type(command).__name__)} "
+                                              f"(MemoryError; in {command_list._label} on {self._label}); lower its "
+                                              f"work (a smaller grid or tensor), or DMLEMU_TIMING_RECORD_BYTES or "
+                                              f"turn the timing model off")
                         return
             ctx.gpu.barrier(True, self._engine)   # wait for idle; the results become visible (fences, CPU)
         finally:

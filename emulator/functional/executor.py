@@ -29,15 +29,17 @@ MAX_INSTRUCTIONS_PER_WAVE = 1 << 20
 
 class Watchdog:
     """A dispatch's timeout (docs/RELIABILITY.md, "GPU timeout"): the host seconds it may take in the
-    executor (`deadline`, time.monotonic) and the wave-instructions it may issue (`budget`: what the
-    modelled GPU could not issue within Windows' 2-second timeout, Dispatcher.watchdog). Either one
-    past ends the dispatch with a KernelFault, which removes the device (DXGI_ERROR_DEVICE_HUNG)."""
+    executor (`deadline`, in CPU seconds of the thread that runs it: time.thread_time, so that a loaded
+    machine, where the dispatch waits for a core, does not remove a device whose kernel is working) and
+    the wave-instructions it may issue (`budget`: what the modelled GPU could not issue within Windows'
+    2-second timeout, Dispatcher.watchdog). Either one past ends the dispatch with a KernelFault, which
+    removes the device (DXGI_ERROR_DEVICE_HUNG)."""
 
     __slots__ = ("deadline", "budget", "issued", "seconds")
 
     def __init__(self, seconds, budget):
         self.seconds = seconds
-        self.deadline = time.monotonic() + seconds
+        self.deadline = time.thread_time() + seconds
         self.budget = budget
         self.issued = 0          # wave-instructions so far in the dispatch
 
@@ -47,9 +49,9 @@ class Watchdog:
         if self.issued > self.budget:
             raise KernelFault(f"{name}: the dispatch issued more than {self.budget:.0f} wave-instructions, more than "
                               f"the modelled GPU can issue in Windows' 2-second GPU timeout (TDR); it was {where}")
-        if time.monotonic() > self.deadline:
+        if time.thread_time() > self.deadline:
             raise KernelFault(f"{name}: the dispatch ran past the emulator's limit of {self.seconds:g} s of host time "
-                              f"per dispatch (DMLEMU_DISPATCH_SECONDS); it was {where}, after {self.issued} "
+                              f"(CPU seconds) per dispatch (DMLEMU_DISPATCH_SECONDS); it was {where}, after {self.issued} "
                               f"wave-instructions")
 _MASK_CODES = (EXEC_LO, VCC_LO)
 
@@ -118,7 +120,7 @@ def _record_access(ctx, batch, is_write, va, index, item_size, use, first):
     `first` on (every lane active); `use`: the lanes that accessed (None: all).
     """
     record = ctx.stats.record
-    if record is None:
+    if record is None or record.overflow is not None:   # off, or past its budget (it records nothing more)
         return
     waves = batch.wave_index.reshape(-1)
     if first is not None and int(waves[-1]) - int(waves[0]) == waves.size - 1:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dmlemu.dispatch_record import DispatchRecord
+from dmlemu.dispatch_record import DispatchRecord, record_budget_bytes
 from dmlemu.functional.executor import ExecutionStats, Watchdog, run
 from dmlemu.functional.local_data_share import MAX_BATCH_LDS_BYTES, MAX_WORKGROUP_LDS_BYTES, LocalDataShare
 from dmlemu.isa.opcodes import ORDER_FREE_ATOMICS
@@ -133,7 +133,8 @@ class Dispatcher:
                               f"workgroups of {launch.workgroup_size} threads); the timing model holds at most "
                               f"{MAX_TIMED_WAVES} waves per dispatch (run it with the timing model off, or split it)")
         record = (None if sector_bytes is None else
-                  DispatchRecord(total, width, sector_bytes, len(launch.program), lds_banks))
+                  DispatchRecord(total, width, sector_bytes, len(launch.program), lds_banks, record_budget_bytes(),
+                                 launch.program.name))
         stats = ExecutionStats(len(launch.program), launch.name, record)
         stats.waves = total
         stats.workgroups = launch.num_workgroups

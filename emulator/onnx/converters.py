@@ -396,7 +396,12 @@ def _top_k(ctx, node):
 
 # ---- views ---------------------------------------------------------------------------------------------------
 def _reshape_like(ctx, node):
-    """Reshape, Flatten, Squeeze, Unsqueeze: the inferred output shape over the same bytes."""
+    """Reshape, Flatten, Squeeze, Unsqueeze: the inferred output shape over the same bytes (Flatten's axis checked
+    first: onnx.shape_inference infers a shape for any axis, where ONNX Runtime refuses one outside [-r, r])."""
+    if node.op_type == "Flatten":
+        rank, axis = len(ctx.shape(node.input[0])), ctx.attr(node, "axis", 1)
+        if not -rank <= axis <= rank:
+            ctx.refuse(node, f"its axis is {axis}; Flatten's axis is from {-rank} to {rank} for its rank-{rank} input")
     ctx.set(node.output[0], ctx.reshape(node, node.input[0], ctx.shape(node.output[0])))
 
 

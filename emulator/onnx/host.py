@@ -157,6 +157,10 @@ class Host:
         if persistent is not None:
             self.list.ResourceBarrier([CD3DX12_RESOURCE_BARRIER.UAV(persistent)])
         self._submit()
+        # Host memory: the copies and the initializer have run, so the UPLOAD buffers go back, and so do the
+        # DML-owned inputs' buffers (the persistent resource holds the constants now, as DirectML's does).
+        staging.clear()
+        targets = [(None, size) if o else (target, size) for (target, size), o in zip(targets, owned)]
         input_bindings = [DML_BINDING_DESC(Type=DML_BINDING_TYPE_NONE, Desc=None) if o else binding(target, size)
                           for (target, size), o in zip(targets, owned)]
 

@@ -36,6 +36,7 @@ ELEMENT_TYPES = {1: "FLOAT32", 10: "FLOAT16", 11: "FLOAT64", 2: "UINT8", 3: "INT
                  6: "INT32", 7: "INT64", 9: "UINT8", 12: "UINT32", 13: "UINT64"}
 BOOL = 9
 _FOLD_LIMIT = 1 << 22        # elements: larger constant subgraphs stay on the device
+MAX_MODEL_BYTES = (1 << 31) - 1   # a protobuf message (an ONNX model file) is smaller than 2 GiB
 
 
 def numpy_type(element_type):
@@ -45,10 +46,25 @@ def numpy_type(element_type):
 
 
 def load_model(model):
-    """An onnx.ModelProto from a path or a ModelProto (ConversionError for a file onnx cannot read)."""
+    """An onnx.ModelProto from a path or a ModelProto (ConversionError for a file onnx cannot read). The path must
+    name a regular file of at most MAX_MODEL_BYTES (checked before reading: /dev/zero, a FIFO or a folder would
+    be read until the host's memory ran out)."""
+    import os
+
     import onnx
     if isinstance(model, onnx.ModelProto):
         return model
+    if not isinstance(model, (str, os.PathLike)):     # os.stat would take an int as an open file descriptor
+        raise ConversionError(f"model is {type(model).__name__}; it must be a path or an onnx.ModelProto")
+    info = os.stat(model)
+    import stat
+    if stat.S_ISDIR(info.st_mode):
+        raise IsADirectoryError(21, "Is a directory", str(model))
+    if not stat.S_ISREG(info.st_mode):
+        raise ConversionError(f"{model} is not a regular file; an ONNX model is a .onnx file")
+    if info.st_size > MAX_MODEL_BYTES:
+        raise ConversionError(f"{model} is {info.st_size} bytes; an ONNX model file holds at most {MAX_MODEL_BYTES} "
+                              f"bytes (protobuf's 2 GiB limit: larger models keep their weights as external data)")
     try:
         return onnx.load(str(model))
     except OSError:
@@ -472,7 +488,24 @@ def convert(model, owned_constants=True):
     initializers and Constant nodes become DML_TENSOR_FLAG_OWNED_BY_DML graph inputs (bound once, at
     initialization, into the persistent resource), else plain graph inputs bound at every execution."""
     import onnx
+    import onnx.defs
     model = load_model(model)
+    # A format newer than this onnx package knows is refused, as ONNX Runtime refuses it ("Unsupported model IR
+    # version"): its fields could mean what this reader cannot tell.
+    if model.ir_version > onnx.IR_VERSION:
+        raise ConversionError(f"the model's IR version is {model.ir_version}; this onnx package reads IR versions up "
+                              f"to {onnx.IR_VERSION}, as ONNX Runtime refuses a newer one")
+    newest = onnx.defs.onnx_opset_version()
+    for entry in model.opset_import:
+        if entry.domain in ("", "ai.onnx") and entry.version > newest:
+            raise ConversionError(f"the model imports ONNX opset {entry.version}; this onnx package knows opsets up "
+                                  f"to {newest}")
+    try:
+        # The structure first, as ONNX Runtime validates a graph before it runs it (an attribute without its type,
+        # a node input that names nothing, ...).
+        onnx.checker.check_model(model)
+    except Exception as error:
+        raise ConversionError(f"onnx.checker refused the model: {' '.join(str(error).split())[:300]}") from None
     try:
         inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True, data_prop=True)
     except Exception as error:
@@ -482,7 +515,14 @@ def convert(model, owned_constants=True):
                   owned_constants)
     from onnx import numpy_helper
     for tensor in graph.initializer:
-        ctx.constants[tensor.name] = numpy_helper.to_array(tensor)
+        if tensor.data_type not in ELEMENT_TYPES:
+            raise ConversionError(f"initializer \"{tensor.name}\" has element type {tensor.data_type}; the converter "
+                                  f"reads {', '.join(str(t) for t in sorted(ELEMENT_TYPES))} (TensorProto's numbers)")
+        try:
+            ctx.constants[tensor.name] = numpy_helper.to_array(tensor)
+        except (ValueError, TypeError) as error:   # its data does not fill its dims, or is of the wrong field
+            raise ConversionError(f"initializer \"{tensor.name}\" cannot be read: {' '.join(str(error).split())[:200]}"
+                                  ) from None
         ctx.types[tensor.name] = tensor.data_type
         ctx.shapes[tensor.name] = list(tensor.dims)
     if graph.sparse_initializer:

@@ -26,12 +26,26 @@ def test_an_endless_kernel_over_many_lanes_ends_at_the_host_time_limit(monkeypat
     gpu.dispatcher.issue_per_second = None           # no modelled-time budget: the host limit ends it
     start = time.monotonic()
     with pytest.raises(KernelFault, match=r"spinner: the dispatch ran past the emulator's limit of 0.5 s of host "
-                                          r"time per dispatch \(DMLEMU_DISPATCH_SECONDS\); it was at instruction "
+                                          r"time \(CPU seconds\) per dispatch \(DMLEMU_DISPATCH_SECONDS\); it was at instruction "
                                           r"[01], \d+ instructions into a path, after \d+ wave-instructions"):
         gpu.dispatch(launch(SPIN, 1024, 1024))
     assert time.monotonic() - start < 10
     # the device's memory and dispatcher still work
     gpu.dispatch(launch("    s_endpgm\n", 4))
+
+
+def test_the_host_time_limit_counts_the_dispatch_threads_cpu_time_not_a_loaded_machines_wall_time():
+    """On a loaded machine a dispatch waits for a core; that wait is not the kernel hanging (VGG-19's first
+    convolution got 13 % of a core and was removed after 300 s of wall time)."""
+    from dmlemu.functional.executor import Watchdog
+    watchdog = Watchdog(0.05, float("inf"))
+    time.sleep(0.2)                                   # waiting: no CPU time of this thread
+    watchdog.check("k", 0, 1)
+    spent = time.thread_time()
+    while time.thread_time() - spent < 0.1:           # working: CPU time
+        pass
+    with pytest.raises(KernelFault, match="k: the dispatch ran past the emulator's limit of 0.05 s of host time"):
+        watchdog.check("k", 0, 2)
 
 
 def test_a_grid_of_short_waves_too_long_for_the_host_ends_between_batches(monkeypatch):
