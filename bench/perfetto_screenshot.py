@@ -22,7 +22,6 @@ import functools
 import http.server
 import importlib.util
 import json
-import os
 import pathlib
 import sys
 import threading
