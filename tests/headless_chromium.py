@@ -5,9 +5,12 @@ in a NUL byte, we write on its fd 3 and read its fd 4), so nothing listens on a 
 the page, waits for its load event, collects every console message of level error or warning
 (Runtime.consoleAPICalled), uncaught exception (Runtime.exceptionThrown), browser log entry
 (Log.entryAdded: failed resource loads, blocked requests) and network request (so a test can say the
-page asked for nothing outside itself), and can take a screenshot of the whole page.
+page asked for nothing outside itself), and can take a screenshot of the whole page. `page(url)` keeps
+the tab open for more: evaluate JavaScript, wait for a condition, screenshots of the viewport
+(bench/perfetto_screenshot.py drives the Perfetto UI with it).
 """
 import base64
+import contextlib
 import fcntl
 import json
 import os
@@ -16,7 +19,7 @@ import subprocess
 import tempfile
 import time
 
-__all__ = ["CHROMIUM", "load"]
+__all__ = ["CHROMIUM", "load", "page", "Page"]
 
 CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
 
@@ -79,6 +82,67 @@ def _above_nine(fd):
 def load(url, screenshot=None, width=1400, height=1000, settle=0.3):
     """Open `url`; returns {'console': [(level, text)], 'exceptions': [text], 'log': [(level, text)],
     'requests': [url]}; screenshot: a PNG path for the whole page."""
+    with page(url, width, height) as tab:
+        time.sleep(settle)
+        tab.evaluate("1")   # drain what arrived meanwhile
+        if screenshot:
+            tab.screenshot(screenshot, whole_page=True)
+        return tab.seen()
+
+
+class Page:
+    """A tab of a running headless Chromium (see page()): evaluate JavaScript, wait for a condition,
+    take screenshots, and read back what the console, the log and the network saw."""
+
+    def __init__(self, pipe, session):
+        self.pipe, self.session = pipe, session
+
+    def evaluate(self, expression, timeout=30):
+        """The value of a JavaScript expression (awaited when it is a promise; JSON-like values only)."""
+        result = self.pipe.call("Runtime.evaluate", {"expression": expression, "returnByValue": True,
+                                                     "awaitPromise": True}, session=self.session, timeout=timeout)
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"{expression[:60]}: {result['exceptionDetails'].get('text', '')}")
+        return result["result"].get("value")
+
+    def wait_for(self, expression, timeout=60, poll=0.25):
+        """Poll a JavaScript expression until it is truthy; its value, or TimeoutError."""
+        deadline = time.monotonic() + timeout
+        while True:
+            value = self.evaluate(expression)
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"headless Chromium: {expression[:80]} still false after {timeout} s")
+            time.sleep(poll)
+
+    def screenshot(self, path, whole_page=False):
+        shot = self.pipe.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": whole_page},
+                              session=self.session)
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(shot["data"]))
+
+    def seen(self):
+        """What the page said and asked for so far (the dict load() returns)."""
+        result = {"console": [], "exceptions": [], "log": [], "requests": []}
+        for m in self.pipe.events:
+            method, params = m.get("method"), m.get("params", {})
+            if method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "warning", "assert"):
+                text = " ".join(str(a.get("value", a.get("description", ""))) for a in params.get("args", []))
+                result["console"].append((params["type"], text))
+            elif method == "Runtime.exceptionThrown":
+                result["exceptions"].append(params["exceptionDetails"].get("text", ""))
+            elif method == "Log.entryAdded" and params["entry"]["level"] in ("error", "warning"):
+                result["log"].append((params["entry"]["level"], params["entry"]["text"]))
+            elif method == "Network.requestWillBeSent":
+                result["requests"].append(params["request"]["url"])
+        return result
+
+
+@contextlib.contextmanager
+def page(url, width=1400, height=1000):
+    """A Page on `url` in a fresh headless Chromium (its own profile), after the page's load event;
+    the browser is closed on exit."""
     profile = tempfile.mkdtemp(prefix="dmlemu-chromium-")
     to_chrome_r, to_chrome_w = os.pipe()
     from_chrome_r, from_chrome_w = os.pipe()
@@ -105,30 +169,12 @@ def load(url, screenshot=None, width=1400, height=1000, settle=0.3):
                                                          "mobile": False}, session=session)
         pipe.call("Page.navigate", {"url": url}, session=session)
         pipe.wait_event("Page.loadEventFired")
-        time.sleep(settle)
-        pipe.call("Runtime.evaluate", {"expression": "1"}, session=session)   # drain what arrived meanwhile
-        if screenshot:
-            shot = pipe.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True}, session=session)
-            with open(screenshot, "wb") as f:
-                f.write(base64.b64decode(shot["data"]))
-        result = {"console": [], "exceptions": [], "log": [], "requests": []}
-        for m in pipe.events:
-            method, params = m.get("method"), m.get("params", {})
-            if method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "warning", "assert"):
-                text = " ".join(str(a.get("value", a.get("description", ""))) for a in params.get("args", []))
-                result["console"].append((params["type"], text))
-            elif method == "Runtime.exceptionThrown":
-                result["exceptions"].append(params["exceptionDetails"].get("text", ""))
-            elif method == "Log.entryAdded" and params["entry"]["level"] in ("error", "warning"):
-                result["log"].append((params["entry"]["level"], params["entry"]["text"]))
-            elif method == "Network.requestWillBeSent":
-                result["requests"].append(params["request"]["url"])
+        yield Page(pipe, session)
+    finally:
         try:
             pipe.send("Browser.close")
         except OSError:
             pass
-        return result
-    finally:
         try:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:

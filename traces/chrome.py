@@ -3,12 +3,14 @@
 Layout: the tracks of traces/tracks.py (their names, and their order as each process's and thread's
 sort index), as processes and threads in one JSON object (traceEvents, displayTimeUnit, otherData):
 
-    process, pid 1              the device (tracks.device)
-        thread, tid 4           tracks.NOTES: what was folded or left out to stay bounded (i), if any
-        thread, tid 2           tracks.COMMAND_PROCESSOR: submissions (X); barriers (X) with their phases
+    process, pid 1              the device: named tracks.JSON_DEVICE_PROCESS ("Gpu", so that Perfetto
+                                lists it first), labelled tracks.device (its preset)
+        thread, tid 2           tracks.NOTES: what was folded or left out to stay bounded (i), if any
+        thread, tid 3           tracks.COMMAND_PROCESSOR: submissions (X); barriers (X) with their phases
         thread, tid 10 + lane   tracks.DISPATCHES, a thread per overlap lane: dispatches (X), inside each
                                 timed one its "launch" (X)
-        thread, tid 3           tracks.COPY_ENGINE: copies (X)
+        thread, tid 1010        tracks.COPY_ENGINE: copies (X)
+        thread, tid 1011        tracks.HOST_LINK: host-memory transfers (X), if any
         counters (C)            tracks.counters(preset), spelt as Counter.json_event / json_arg
     process, pid 100 + CU       tracks.compute_unit, one per compute unit that ran work
         thread per slot group   tracks.slot: wave groups (X, cat "wave"); instruction segments
@@ -19,7 +21,10 @@ sort index), as processes and threads in one JSON object (traceEvents, displayTi
 Time: "ts" and "dur" are microseconds, taken from integer GPU cycles through the preset's clock and
 snapped down to whole nanoseconds (Perfetto's resolution) before the division by 1000, so a child's
 end never passes its parent's after Perfetto rounds; exact cycles are in the args. Thread ids are
-unique across processes (Perfetto keys threads by tid).
+unique across processes (Perfetto keys threads by tid), and within a process they rise in the
+layout's order, the order Perfetto lists threads in (it ignores thread_sort_index; the sort indices
+are written for chrome://tracing, which reads them). What Perfetto's UI does with this file, and
+what a JSON trace cannot make it do, is in docs/TRACES.md and tracks.JSON_DEVICE_PROCESS.
 
 Counters are per time bucket of each timed dispatch (recorder.COUNTER_BUCKETS) and drop to zero
 between dispatches. A cache hit rate is the bucket's hits over its requests in % (0 in a bucket with
@@ -60,11 +65,13 @@ __all__ = ["to_chrome", "save_chrome_json", "DEFAULT_MAX_EVENTS"]
 DEFAULT_MAX_EVENTS = 200_000
 WRITE_CHUNK_EVENTS = 20_000   # events encoded and written at a time by save_chrome_json
 DEVICE_PID = 1
-CP_TID = 2            # not the pid: Perfetto calls the thread whose tid is its pid "main thread"
-COPY_TID = 3
-HOST_LINK_TID = 5     # tracks.HOST_LINK, only in a trace with host-link transfers
-NOTES_TID = 4         # "Trace notes": what was folded or left out to stay bounded (first, when there is any)
+# Thread ids in the layout's order: Perfetto lists a process's threads by tid (tracks.JSON_DEVICE_PROCESS).
+# None is the pid: Perfetto calls the thread whose tid is its pid "main thread" and lists it first.
+NOTES_TID = 2         # "Trace notes": what was folded or left out to stay bounded (first, when there is any)
+CP_TID = 3
 DISPATCH_TID = 10      # dispatch lanes: 10, 11, ... (overlapping dispatches get their own lane)
+COPY_TID = DISPATCH_TID + tracks.LANES
+HOST_LINK_TID = COPY_TID + 1     # tracks.HOST_LINK, only in a trace with host-link transfers
 CU_PID_BASE = 100
 _NOTES = 16                      # room kept for the "trace note" events
 _BLOCK = 4096                    # rows made into events at a time by the lazy sources
@@ -181,7 +188,9 @@ class _Export:
         """Names and sort indices of the processes and threads: the layout's (traces/tracks.py)."""
         p = self.preset
         gpu = tracks.device(p)
-        events = [_meta("process_name", DEVICE_PID, None, name=gpu.name),
+        # Named tracks.JSON_DEVICE_PROCESS so that Perfetto lists it first; the layout's name is its label.
+        events = [_meta("process_name", DEVICE_PID, None, name=tracks.JSON_DEVICE_PROCESS),
+                  _meta("process_labels", DEVICE_PID, None, labels=gpu.name),
                   _meta("process_sort_index", DEVICE_PID, None, sort_index=gpu.order())]
         threads = [(tracks.COMMAND_PROCESSOR, 0, CP_TID), (tracks.COPY_ENGINE, 0, COPY_TID)]
         if len(self.trace.tables.get("host_link", ())):

@@ -30,11 +30,12 @@ of its own, `Track.lane_name(k)`: "<name> (overlapping, k + 1)", placed right af
 
 What a format cannot express it leaves out, never reorders: the Chrome JSON has processes and
 threads only, so the device and each CU are processes (sorted by their `order()`) and their tracks
-threads; its notes are instants on the one NOTES thread (they do not overlap); its memory requests
-are async events on their slot group's thread (the viewer lays them out); it has no folded-waves or
-in-flight tracks. Its counters are process counters, which Perfetto's JSON import titles
-"<event> <argument>": Counter.json_event and json_arg spell each counter so that the title reads as
-the .pftrace's name and unit do (the two DRAM bandwidths share one event, "DRAM bandwidth").
+threads (JSON_DEVICE_PROCESS: what Perfetto's UI makes of them); its notes are instants on the
+one NOTES thread (they do not overlap); its memory requests are async events on their slot group's
+thread (the viewer lays them out); it has no folded-waves or in-flight tracks. Its counters are
+process counters, which Perfetto's JSON import titles "<event> <argument>": Counter.json_event and
+json_arg spell each counter so that the title reads as the .pftrace's name and unit do (the two
+DRAM bandwidths share one event, "DRAM bandwidth").
 
 Also here, as both formats show them the same way: slot group unit names (`unit_name`:
 gpu.cu[3].simd[1].group[0]), instruction segment names (`segment_name`), kernel names
@@ -44,7 +45,8 @@ import dataclasses
 
 import numpy as np
 
-__all__ = ["GROUP_TRACKS", "LANES", "Track", "Counter", "Clock", "device", "NOTES", "note_lane", "COMMAND_PROCESSOR",
+__all__ = ["GROUP_TRACKS", "LANES", "Track", "Counter", "Clock", "device", "JSON_DEVICE_PROCESS", "NOTES", "note_lane",
+           "COMMAND_PROCESSOR",
            "DISPATCHES", "COPY_ENGINE", "HOST_LINK", "COUNTERS", "counters", "compute_unit", "slot", "folded_waves", "MEMORY",
            "REQUESTS", "IN_FLIGHT", "DRAM_IN_FLIGHT", "slot_tracks", "unit_name", "lanes", "segment_name",
            "kernel_name", "counter_values"]
@@ -83,6 +85,16 @@ def device(preset):
     return Track(f"GPU: {preset.description}", 0)
 
 
+# The Chrome JSON's name for the device process. Perfetto's UI (plugin dev.perfetto.ProcessThreadGroups,
+# checked in v52) ignores process_sort_index: it lists a JSON trace's processes by a fixed rank of
+# Chrome's own process names first ("Browser", then "Gpu", then "Renderer", then every other name),
+# then by slice count (most first), then by name; so a device process named after its preset came
+# after all the busier CUs. Named "Gpu", it comes first; the preset is its process label. The UI
+# titles a process "<name> <pid>" and a thread "<name> <tid>": ids a JSON trace cannot drop (the
+# .pftrace's tracks carry their names alone). It lists a process's threads by tid, the writer's
+# tids follow the layout's order. The CUs come in slice-count order there (busiest first), which
+# no JSON field changes; the .pftrace orders them explicitly.
+JSON_DEVICE_PROCESS = "Gpu"
 NOTES = Track("Trace notes (what was folded to stay bounded)", 0)
 COMMAND_PROCESSOR = Track("Command processor", 1)
 DISPATCHES = Track("Dispatches", 10)

@@ -100,7 +100,7 @@ def test_the_json_and_the_pftrace_show_the_same_tracks_in_the_same_order(adapter
     (root,) = [u for u, t in p.tracks.items() if not t.parent_uuid]
     tree = p.children(root)
     processes = json_names("process")
-    assert processes[0] == p.tracks[root].name == tracks.device(trace.preset).name
+    assert processes[0] == tracks.JSON_DEVICE_PROCESS and p.tracks[root].name == tracks.device(trace.preset).name
     assert processes[1:] == [n for n in tree if n.startswith("CU ")]
     threads = json_names("thread", pid=1)
     # Notes: one thread of instants in the JSON; a lane per folded table in the .pftrace, first in both.

@@ -24,6 +24,7 @@ from dmlemu.kernels.driver import TensorSpec
 from dmlemu.traces import (
     DETAILS, capture, load_trace, save_chrome_json, save_dispatch_csv, save_table_csv, save_trace, to_chrome,
 )
+from dmlemu.traces import tracks
 from dmlemu.traces.plots import plot_all
 
 CLIP_ARGS = dict(min_value=-1.0, max_value=1.0, scale_bias=(2.0, 0.5))
@@ -202,7 +203,9 @@ def test_chrome_json_layout(teaching_memory_trace, tmp_path):
         doc = json.load(f)
     events = check_chrome(doc)
     processes = names_of(events, "process_name")
-    assert processes[(1, None)] == f"GPU: {TEACHING.description}"
+    assert processes[(1, None)] == tracks.JSON_DEVICE_PROCESS     # Perfetto lists a process named "Gpu" first
+    labels = [e["args"]["labels"] for e in events if e["ph"] == "M" and e["name"] == "process_labels"]
+    assert labels == [f"GPU: {TEACHING.description}"]
     assert {name for name in processes.values() if name.startswith("CU ")} == {"CU 0", "CU 1"}
     threads = set(names_of(events, "thread_name").values())
     assert {"Command processor", "Copy engine", "SIMD 0 / group 0"} <= threads
