@@ -482,6 +482,23 @@ def _fuse_activations(ctx, nodes, outputs):
     return skipped
 
 
+def _with_shape_fields(model):
+    """`model`, or a copy whose graph inputs and outputs of tensor type without a shape field have an empty one
+    (onnx.checker requires the field; ONNX Runtime does not)."""
+    import onnx
+
+    def unshaped(graph):
+        return [v for v in (*graph.input, *graph.output)
+                if v.type.HasField("tensor_type") and not v.type.tensor_type.HasField("shape")]
+    if not unshaped(model.graph):
+        return model
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    for v in unshaped(copy.graph):
+        v.type.tensor_type.shape.SetInParent()
+    return copy
+
+
 def convert(model, owned_constants=True):
     """Convert an ONNX model (a path or an onnx.ModelProto) to a `Converted` DML graph; ConversionError
     (one sentence naming the node, the op and the reason) for anything it cannot convert. `owned_constants`:
@@ -502,8 +519,9 @@ def convert(model, owned_constants=True):
                                   f"to {newest}")
     try:
         # The structure first, as ONNX Runtime validates a graph before it runs it (an attribute without its type,
-        # a node input that names nothing, ...).
-        onnx.checker.check_model(model)
+        # a node input that names nothing, ...). A graph input or output whose type has no shape passes ONNX
+        # Runtime (shapes come from inference), so the checker reads a copy where such a type has an empty shape.
+        onnx.checker.check_model(_with_shape_fields(model))
     except Exception as error:
         raise ConversionError(f"onnx.checker refused the model: {' '.join(str(error).split())[:300]}") from None
     try:

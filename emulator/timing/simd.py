@@ -533,7 +533,7 @@ class SlotGroup(Process):
                     elif bounds[n - 1] == start:
                         bounds[n - 1] = t
                     else:
-                        t = port.book(now, start, steps[at + 7])
+                        t = port.book(now, start, cycles)
                         start = port.start
                         bounds = port.bounds       # (make_room may have replaced it)
                         room = len(bounds)

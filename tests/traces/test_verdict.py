@@ -6,7 +6,8 @@ FLOAT32 IDENTITY (DRAM), loops of v_exp_f32 and v_fma_f64 (transcendental and FP
 256-element IDENTITY (launch / too few waves), a second read of a 32 MiB working set that the h200's
 60 MB L2 holds (L2), and SIGMOID FLOAT16 at 2^20 on the RX 7900 XTX preset, which is neither issue- nor
 memory-bound there: its 97 VGPRs leave 14 waves per SIMD, and its SIMDs sit with waves resident but
-nothing to issue (latency at this occupancy).
+nothing to issue (latency at this occupancy); loops of independent v_fma_f32 (VALU issue) and of
+v_wmma_f32_16x16x16_f16 (matrix issue).
 """
 import csv
 
@@ -31,6 +32,10 @@ BODIES = {
                                for _ in range(n)) + "    s_waitcnt 0\n    v_add_u32 v3, v3, v2\n    v_mov_b32 v1, v4\n",
     "exp": lambda n: "    v_exp_f32 v3, v3\n" * n,
     "fp64": lambda n: "    v_fma_f64 v[6:7], v[6:7], v[6:7], v[6:7]\n" * n,
+    # independent FP32 FMAs on four chains, and wave matrix multiplies on two accumulators
+    "fma": lambda n: "".join(f"    v_fma_f32 v{10 + i % 4}, v{10 + i % 4}, v3, v3\n" for i in range(n)),
+    "wmma": lambda n: "".join(f"    v_wmma_f32_16x16x16_f16 v[{24 + 8 * (i % 2)}:{31 + 8 * (i % 2)}], v[40:47], v[48:55], "
+                              f"v[{24 + 8 * (i % 2)}:{31 + 8 * (i % 2)}]\n" for i in range(n)),
 }
 
 
@@ -78,6 +83,17 @@ def test_a_loop_of_exponentials_is_transcendental_issue_bound():
 def test_a_loop_of_fp64_fmas_is_fp64_issue_bound():
     s = verdict_of(run_kernel(RX_7900_XTX, "fp64", 16, 8, 2048))
     assert s["limiter"] == "FP64 issue" and s["limiter_share"] > 0.8
+
+
+def test_a_loop_of_fp32_fmas_is_valu_issue_bound():
+    s = verdict_of(run_kernel(RX_7900_XTX, "fma", 32, 32, 2048))
+    assert s["limiter"] == "VALU issue" and s["limiter_share"] > 0.8
+    assert s["dram_share"] < 0.05
+
+
+def test_a_loop_of_wave_matrix_multiplies_is_matrix_issue_bound():
+    s = verdict_of(run_kernel(RX_7900_XTX, "wmma", 16, 16, 1024, group=64))
+    assert s["limiter"] == "matrix issue" and s["limiter_share"] > 0.8
 
 
 def test_a_tiny_dispatch_is_launch_bound_with_too_few_waves():
