@@ -66,27 +66,7 @@
     v_add_u32 v27, v26, ${CHUNK}
     v_min_u32 v27, v27, s45              ; ... and its end, min((g + 1) C, N)
 .endif
-    s_mov_b32 s36, ${CB_RECORDS}
-    s_cmp_eq_u32 s26, 0
-    s_cbranch_scc1 kept_done             ; every dimension reduced: one output, at offset 0
-kept_dim:
-    s_load_dwordx8 s[28:35], s[2:3], s36 ; size, magic, shift1, shift2, strides
-    s_waitcnt 0
-    v_mul_hi_u32 v7, v6, s29             ; q = index / size (Granlund-Montgomery, as address.inc)
-    v_sub_u32 v8, v6, v7
-    v_lshr_b32 v8, v8, s30
-    v_add_u32 v7, v7, v8
-    v_lshr_b32 v7, v7, s31
-    v_mul_lo_u32 v8, v7, s28
-    v_sub_u32 v8, v6, v8                 ; coordinate = index - q * size
-    v_mad_u32 v2, v8, s32, v2            ; input offset += coordinate * input stride
-    v_mad_u32 v3, v8, s33, v3            ; output offset += coordinate * output stride
-    v_mov_b32 v6, v7
-    s_add_u32 s36, s36, ${CB_RECORD_BYTES}
-    s_sub_u32 s26, s26, 1
-    s_cmp_lg_u32 s26, 0
-    s_cbranch_scc1 kept_dim
-kept_done:
+.include "kept_offsets.inc"              ; every dimension reduced (no record): one output, at offset 0
     s_mov_b32 s48, s36                   ; the reduced records follow the kept ones
 .if STAGE == 1
     v_mov_b32 v3, s4                     ; the partial's place in the temporary resource: w
