@@ -1114,6 +1114,14 @@ def main(argv=None):
         print(f"dmlemu: error: {_one_line(e.strerror or e)}: {_printable(e.filename)}" if e.filename else
               f"dmlemu: error: {_one_line(e)}", file=sys.stderr)
         return 2
+    except ValueError as e:
+        # open() and os.stat() refuse a path with a NUL character before the file system sees it; any other
+        # ValueError is a bug and keeps its traceback.
+        if "null byte" not in str(e):
+            raise
+        print("dmlemu: error: a file name given contains a NUL character (\\x00), which no file name can hold",
+              file=sys.stderr)
+        return 2
     except MemoryError:
         # The checks above bound what a command allocates; this is the host refusing anyway.
         print(f"dmlemu: error: {_out_of_memory(args)}", file=sys.stderr)

@@ -114,3 +114,11 @@ test_hostile_arguments_to_the_commands_that_run_kernels = _fuzz(SLOW, 40)
 
 def test_every_command_is_fuzzed():
     assert set(QUICK) | set(SLOW) == set(SUBCOMMANDS)
+
+
+@pytest.mark.parametrize("argv", [("asm", "\x00x"), ("disasm", "a\x00.bin")])
+def test_a_file_name_with_a_nul_character_is_one_line(argv):
+    """open() refuses such a path with ValueError before the file system sees it (found by the long census)."""
+    status, out, err = cli(*argv)
+    assert (status, out) == (2, "")
+    assert err == "dmlemu: error: a file name given contains a NUL character (\\x00), which no file name can hold\n"
