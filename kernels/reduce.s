@@ -66,6 +66,7 @@
     v_add_u32 v27, v26, ${CHUNK}
     v_min_u32 v27, v27, s45              ; ... and its end, min((g + 1) C, N)
 .endif
+.set KEPT_THIRD, 0
 .include "kept_offsets.inc"              ; every dimension reduced (no record): one output, at offset 0
     s_mov_b32 s48, s36                   ; the reduced records follow the kept ones
 .if STAGE == 1

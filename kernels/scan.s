@@ -30,6 +30,7 @@
     v_mov_b32 v2, s45                    ; input element offset: the start along the axis ...
     v_mov_b32 v3, s47                    ; ... and the output's
     v_mov_b32 v6, v1
+.set KEPT_THIRD, 0
 .include "kept_offsets.inc"
 
 ; ---- the scan: n elements in AxisDirection order ---------------------------------------------------

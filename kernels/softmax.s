@@ -37,6 +37,7 @@
     v_mov_b32 v2, 0
     v_mov_b32 v3, 0
     v_mov_b32 v6, s4
+.set KEPT_THIRD, 0
 .include "kept_offsets.inc"              ; every dimension normalized (no record): one row, at offset 0
     s_mov_b32 s48, s36                   ; the normalized records follow the kept ones
 

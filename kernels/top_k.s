@@ -46,28 +46,8 @@
     v_mov_b32 v3, 0                      ; values' element offset of position 0
     v_mov_b32 v4, 0                      ; indices' element offset of position 0
     v_mov_b32 v6, s4                     ; the part of the sequence index still to decompose
-    s_mov_b32 s36, ${CB_RECORDS}
-    s_cmp_eq_u32 s26, 0
-    s_cbranch_scc1 kept_done
-kept_dim:
-    s_load_dwordx8 s[28:35], s[2:3], s36 ; size, magic, shift1, shift2, strides
-    s_waitcnt 0
-    v_mul_hi_u32 v7, v6, s29             ; q = index / size (Granlund-Montgomery, as address.inc)
-    v_sub_u32 v8, v6, v7
-    v_lshr_b32 v8, v8, s30
-    v_add_u32 v7, v7, v8
-    v_lshr_b32 v7, v7, s31
-    v_mul_lo_u32 v8, v7, s28
-    v_sub_u32 v8, v6, v8                 ; coordinate = index - q * size
-    v_mad_u32 v2, v8, s32, v2
-    v_mad_u32 v3, v8, s33, v3
-    v_mad_u32 v4, v8, s34, v4
-    v_mov_b32 v6, v7
-    s_add_u32 s36, s36, ${CB_RECORD_BYTES}
-    s_sub_u32 s26, s26, 1
-    s_cmp_lg_u32 s26, 0
-    s_cbranch_scc1 kept_dim
-kept_done:
+.set KEPT_THIRD, 1
+.include "kept_offsets.inc"
     v_lshl_b32 v5, v0, ${KEY_SHIFT}      ; this thread's key in LDS (a dword; 64-bit keys two)
     v_lshl_b32 v15, v0, 2
     v_add_u32 v15, v15, ${LDS_INDEX}     ; this thread's index dword, after the L keys

@@ -50,6 +50,12 @@ def _format(values):
     return "{" + ",".join(str(v) for v in values) + "}"
 
 
+def _check_axis(op, axis, field, rank):
+    """Axis below the DimensionCount of `field` (a tensor of `rank` dimensions)."""
+    if axis >= rank:
+        raise invalid(f"Axis is {axis}; {field} has {rank} dimensions, so {op} takes Axis 0 to {rank - 1}.")
+
+
 def _right_align(entries, rank, what):
     """entries: [(size, input dim, indices dim)] -> (sizes, walks) of `rank` dimensions (1s padded in front,
     leading 1s cropped); None when a cropped entry is not 1."""
@@ -97,8 +103,7 @@ def _check_gather(schema, by_field, attributes):
     source, indices, target = by_field["InputTensor"], by_field["IndicesTensor"], by_field["OutputTensor"]
     rank = len(source.sizes)
     axis = attributes["Axis"]
-    if axis >= rank:
-        raise invalid(f"Axis is {axis}; InputTensor has {rank} dimensions, so {op} takes Axis 0 to {rank - 1}.")
+    _check_axis(op, axis, "InputTensor", rank)
     if schema.name == "GATHER":
         k = attributes["IndexDimensions"]
         if k > len(indices.sizes):
@@ -217,8 +222,7 @@ def _check_one_hot(schema, by_field, attributes):
     op = schema.c_name
     indices, values, target = by_field["IndicesTensor"], by_field["ValuesTensor"], by_field["OutputTensor"]
     axis, rank = attributes["Axis"], len(indices.sizes)
-    if axis >= rank:
-        raise invalid(f"Axis is {axis}; IndicesTensor has {rank} dimensions, so {op} takes Axis 0 to {rank - 1}.")
+    _check_axis(op, axis, "IndicesTensor", rank)
     expected = tuple(1 if d == axis else size for d, size in enumerate(target.sizes))
     if tuple(indices.sizes) != expected:
         raise invalid(f"IndicesTensor.Sizes is {_format(indices.sizes)}; {op} with OutputTensor.Sizes "
@@ -233,8 +237,7 @@ def _check_scatter_elements(schema, by_field, attributes):
     op = schema.c_name
     source, indices = by_field["InputTensor"], by_field["IndicesTensor"]
     axis, rank = attributes["Axis"], len(source.sizes)
-    if axis >= rank:
-        raise invalid(f"Axis is {axis}; InputTensor has {rank} dimensions, so {op} takes Axis 0 to {rank - 1}.")
+    _check_axis(op, axis, "InputTensor", rank)
     for d, (a, b) in enumerate(zip(source.sizes, indices.sizes)):
         if d != axis and b > a:
             raise invalid(f"IndicesTensor.Sizes is {_format(indices.sizes)} but InputTensor.Sizes is "
@@ -280,8 +283,7 @@ def _check_reverse_subsequences(schema, by_field, attributes):
     op = schema.c_name
     source, lengths = by_field["InputTensor"], by_field["SequenceLengthsTensor"]
     axis, rank = attributes["Axis"], len(source.sizes)
-    if axis >= rank:
-        raise invalid(f"Axis is {axis}; InputTensor has {rank} dimensions, so {op} takes Axis 0 to {rank - 1}.")
+    _check_axis(op, axis, "InputTensor", rank)
     expected = tuple(1 if d == axis else size for d, size in enumerate(source.sizes))
     if tuple(lengths.sizes) != expected:
         raise invalid(f"SequenceLengthsTensor.Sizes is {_format(lengths.sizes)}; {op} with InputTensor.Sizes "
