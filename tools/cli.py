@@ -1089,7 +1089,9 @@ def _out_of_memory(args):
 
 
 def _one_line(error):
-    return " ".join(str(error).split())
+    """`error`'s sentence on one visible line: whitespace runs become one space, other control characters (a
+    file name's, say) their escapes."""
+    return _printable(" ".join(str(error).split()))
 
 
 def _printable(text):

@@ -629,7 +629,9 @@ def _legend():
         "Cache, DRAM), from a timed run of the whole dispatch on a fresh GPU in which the waves before",
         "this one ran first and warmed the caches. cycle: when the wave issued the instruction in that",
         "timed run, in cycles after the dispatch started (a jump between two lines is time the wave",
-        "waited: for memory, or for the issue port another wave held).",
+        "waited: for memory, or for the issue port another wave held). An s_waitcnt shows 'wait': it",
+        "issues nothing; the time it held the wave is the jump from the line above to the line below.",
+        "'-': an instruction the timed run gives no cycle of its own (s_endpgm, or a loop trip past what it matched).",
         "",
         f"{'#':>3}  {'addr':>4}  {'cycle':>6}  {'instruction':<{TEXT_WIDTH}}  EXEC",
     ]
@@ -658,7 +660,7 @@ def _type_of(array):
 def format_step(s, width=8):
     """A Step as lines of text: the instruction, its EXEC mask, then what it changed."""
     lines = [s.banner] if s.banner else []
-    cycle = "-" if s.cycle is None else str(s.cycle)
+    cycle = str(s.cycle) if s.cycle is not None else "wait" if s.text.startswith("s_waitcnt") else "-"
     lines.append(f"{s.number:>3}  {s.address:>4}  {cycle:>6}  {s.text:<{TEXT_WIDTH}}  {s.exec_mask}")
     vectors = [c for c in s.changes if c.lanes is not None]
     scalars = [c for c in s.changes if c.lanes is None]

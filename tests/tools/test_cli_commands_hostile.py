@@ -122,3 +122,13 @@ def test_a_file_name_with_a_nul_character_is_one_line(argv):
     status, out, err = cli(*argv)
     assert (status, out) == (2, "")
     assert err == "dmlemu: error: a file name given contains a NUL character (\\x00), which no file name can hold\n"
+
+
+@pytest.mark.parametrize("name", ["a\x00b.npz", "a\x01b.npz", "a\x1bb.npz"])
+def test_a_control_character_in_a_trace_file_name_is_printed_as_its_escape(name):
+    """`dmlemu trace` names the missing file in its sentence: the name's control characters come out escaped, so
+    the one line stays one visible line and no terminal control sequence reaches the user's terminal."""
+    status, out, err = cli("trace", name)
+    assert (status, out) == (2, "")
+    escaped = repr(name)[1:-1]
+    assert err == f"dmlemu: error: {escaped}: no such file\n"

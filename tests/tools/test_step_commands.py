@@ -10,7 +10,7 @@ import pytest
 from cli_runner import cli
 from dmlemu.tools.cli import STEP_HELP
 from dmlemu.tools.operators import OperatorRun, random_inputs
-from dmlemu.tools.stepper import KernelStepper, WaveStepper, divergence_summary
+from dmlemu.tools.stepper import KernelStepper, WaveStepper, divergence_summary, format_step
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SAVE_EXEC = os.path.join(HERE, "kernels", "save_exec.s")
@@ -65,6 +65,12 @@ def test_the_cycle_column_shows_the_wait_for_a_load():
     valu = [b.cycle - a.cycle for a, b in zip(steps[load + 1:use - 1], steps[load + 2:use - 1])
             if a.cycle is not None and b.cycle is not None]
     assert steps[use].cycle - before > 3 * max(valu)
+    # printed: an s_waitcnt's cycle column says "wait", the end of the program "-", the others their cycle
+    for s in steps:
+        column = format_step(s).splitlines()[0].split()[2]
+        mnemonic = s.text.split()[0]
+        expected = "wait" if mnemonic == "s_waitcnt" else "-" if s.cycle is None else str(s.cycle)
+        assert column == expected and (mnemonic != "s_endpgm" or column == "-")
 
 
 def test_the_divergence_summary_and_saved_exec():
