@@ -7,7 +7,7 @@ What it holds, in order (the focused dispatch is the timed one with the most cyc
     summary          the trace (adapter, detail, dispatches, modelled time) and one row per dispatch
                      (traces/trace.py's summary(); names whole, wrapped), with each dispatch's verdict
                      line (traces/verdict.py)
-    speed of light   the focused dispatch's shares of time per unit (DRAM, L2, Infinity Cache, issue,
+    speed of light   the focused dispatch's shares of time per unit (DRAM, L2, Infinity Cache, LDS where used, issue,
                      waiting, empty) as bars against the verdict's BOUND, and its occupancy limiter
     memory chart     the focused dispatch's traffic per level, drawn as Nsight Compute's memory workload
                      chart: the kernel's wave memory instructions and lane bytes, the coalescer (the CU's
@@ -123,9 +123,12 @@ def _speed_of_light(trace, row):
     labels = [("dram", "DRAM bandwidth"), ("l2", "L2 bandwidth")]
     if preset.infinity_cache_bytes:
         labels.append(("ic", "Infinity Cache bandwidth"))
+    if v.shares["lds"]:
+        labels.append(("lds", "LDS bandwidth"))
     labels += [("issue", "issue (SIMD issue ports)"), ("latency", "waiting (resident, no issue)"),
                ("idle", "empty (no wave resident)")]
     key_of = {"DRAM bandwidth": "dram", "L2 bandwidth": "l2", "Infinity Cache bandwidth": "ic",
+              "LDS bandwidth": "lds",
               "latency at this occupancy": "latency", "launch / too few waves": "idle"}
     limiter_key = key_of.get(v.limiter, "issue")
     out = [title, f"<p><b>{_e(v.limiter)}</b>: {v.share:.0%} of {int(row['end']) - int(row['start']):,} cycles. "

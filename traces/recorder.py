@@ -61,6 +61,8 @@ traces/verdict.py:
                         groups' lifetimes, summed over SIMDs)
     dram_busy_cycles    cycles the DRAM server was transferring the dispatch's bytes (refresh included;
                         timing: DispatchTiming.dram_busy_cycles)
+    lds_passes          LDS bank-conflict passes the CUs' LDS pipes served (each moves lds_banks dwords in
+                        lds_banks x 4 / lds_bytes_per_cycle cycles; timing: DispatchTiming.lds_passes)
 
 Table `instructions` has one row per instruction of each dispatch: the waves that executed it (each
 trip of a loop counted) and its issue cycles (waves x issue_cycles_per_wave).
@@ -305,7 +307,7 @@ class TraceRecorder:
                 "occupied_simd_cycles": self._occupied(), "dram_busy_cycles": timing.dram_busy_cycles}
         self._add("dispatches", self._dispatch_row(stats, stats.start_cycle if stats.start_cycle else timing.start_cycle,
                                                    end, timing.dram_bytes, timing.waves_per_simd, True, traffic, busy,
-                                                   timing.barrier_wait_cycles))
+                                                   timing.barrier_wait_cycles, timing.lds_passes))
         self._mem_instructions(stats, timing)
         self._counters(timing.start_cycle, end, timing.traffic)
         for to_host in (False, True):   # the dispatch's host-memory requests: one row per direction
@@ -331,9 +333,11 @@ class TraceRecorder:
             table.widen("name", -(-len(name) // 64) * 64)
         return name
 
-    def _dispatch_row(self, stats, start, end, dram_bytes, waves_per_simd, timed, traffic, busy, barrier_wait_cycles=0):
+    def _dispatch_row(self, stats, start, end, dram_bytes, waves_per_simd, timed, traffic, busy, barrier_wait_cycles=0,
+                      lds_passes=0):
         """The dispatch's row; `traffic`, `busy`: its memory hierarchy and busy columns by name (schema.TRAFFIC,
-        schema.BUSY); `barrier_wait_cycles`: wave-cycles its waves spent at s_barrier."""
+        schema.BUSY); `barrier_wait_cycles`: wave-cycles its waves spent at s_barrier; `lds_passes`: the
+        bank-conflict passes the CUs' LDS pipes served for it (timing/compute_unit.py)."""
         hazards, self._hazards = self._hazards, 0
         return TABLES["dispatches"].row(
             id=self._dispatch, name=self._dispatch_name(stats.name), start=start, end=end, waves=stats.waves,
@@ -341,7 +345,8 @@ class TraceRecorder:
             bytes_written=stats.bytes_written, dram_bytes=dram_bytes, wave_instructions=stats.wave_instructions,
             valu_instructions=stats.unit_instructions.get("VALU", 0), vgprs=self._vgprs,
             waves_per_simd=waves_per_simd, oob_reads=stats.oob_reads, oob_writes=stats.oob_writes, timed=timed,
-            **traffic, hazards=hazards, **busy, lds_bytes=self._lds_bytes, barrier_wait_cycles=barrier_wait_cycles)
+            **traffic, hazards=hazards, **busy, lds_bytes=self._lds_bytes, barrier_wait_cycles=barrier_wait_cycles,
+            lds_passes=lds_passes)
 
     def _instructions(self, stats):
         """One `instructions` row per instruction of the timed dispatch; returns its issue cycles per

@@ -114,7 +114,7 @@ TABLES = {t.name: t for t in (
                          ("vgprs", "i4"), ("waves_per_simd", "i4"),
                          ("oob_reads", "i8"), ("oob_writes", "i8"), ("timed", "?"),
                          *_TRAFFIC_COLUMNS, ("hazards", "i8"), *_BUSY_COLUMNS,
-                         ("lds_bytes", "i8"), ("barrier_wait_cycles", "i8"))),
+                         ("lds_bytes", "i8"), ("barrier_wait_cycles", "i8"), ("lds_passes", "i8"))),
     Table("instructions", (("dispatch", "i8"), ("pc", "i4"), ("waves", "i8"), ("issue_cycles", "i8"))),
     Table("mem_instructions", (("dispatch", "i8"), ("pc", "i4"), ("instruction", "U64"), ("write", "?"),
                                ("waves", "i8"), ("useful_bytes", "i8"), ("sectors", "i8"), ("lines", "i8"),

@@ -20,7 +20,7 @@ after reads (timing/memory_system.py): each cost the preset's dram_turnaround_cy
 
 The verdict (traces/verdict.py, whose banner gives the rule): summary()'s `limiter` (the modelled unit
 that limited the dispatch), `limiter_share` (the share of its time that unit explains, 0 to 1), the
-shares of every candidate (`dram_share`, `l2_share`, `ic_share`, `issue_share`, `latency_share`,
+shares of every candidate (`dram_share`, `l2_share`, `ic_share`, `lds_share`, `issue_share`, `latency_share`,
 `idle_share`) and `occupancy_limiter`; format_verdicts() says it in one line per dispatch.
 """
 import numpy as np

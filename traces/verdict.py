@@ -11,6 +11,9 @@ last store acknowledged) over the S SIMDs of the device, each from 0 to 1:
     L2 bandwidth            bytes through the L2 (every sector request) over l2_bytes_per_cycle, over T
     Infinity Cache          bytes the Infinity Cache served or took as write-backs over its bandwidth,
                             over T
+    LDS bandwidth           the LDS pipes' busy cycles (each bank-conflict pass holds a CU's LDS for
+                            lds_banks x 4 / lds_bytes_per_cycle cycles: timing/compute_unit.py) over T x C,
+                            C the compute units
     <class> issue           issue cycles of every instruction on the SIMDs' issue ports over T x S; named
                             after the VALU rate class with the most of them (VALU for the full rate,
                             transcendental, FP64, INT64, int32 multiply, conversion) or `scalar and
@@ -22,7 +25,7 @@ last store acknowledged) over the S SIMDs of the device, each from 0 to 1:
     launch / too few waves  SIMD-cycles with no wave resident over T x S: the command processor's launch,
                             the workgroup launchers' ramp, the tail, or fewer waves than SIMDs
 
-The rule that decides: the throughput unit (DRAM, L2, Infinity Cache, issue) with the largest share is
+The rule that decides: the throughput unit (DRAM, L2, Infinity Cache, LDS, issue) with the largest share is
 the limiter when that share is at least BOUND (it kept the unit busy for at least half the dispatch);
 otherwise no unit was saturated and the limiter is the larger of `latency at this occupancy` and
 `launch / too few waves`. The share printed is the limiter's own.
@@ -45,14 +48,14 @@ from dmlemu.traces.schema import ISSUE
 __all__ = ["BOUND", "LIMITERS", "Verdict", "verdict", "format_verdict", "BOUNDS", "bound_of"]
 
 BOUND = 0.5
-DRAM, L2, IC, LATENCY, IDLE = ("DRAM bandwidth", "L2 bandwidth", "Infinity Cache bandwidth",
-                               "latency at this occupancy", "launch / too few waves")
+DRAM, L2, IC, LDS, LATENCY, IDLE = ("DRAM bandwidth", "L2 bandwidth", "Infinity Cache bandwidth", "LDS bandwidth",
+                                    "latency at this occupancy", "launch / too few waves")
 _ISSUE_NAMES = {"full": "VALU issue", "fp64": "FP64 issue", "int64": "INT64 issue",
                 "int32_mul": "int32 multiply issue", "conversion": "conversion issue",
                 "transcendental": "transcendental issue", "matrix": "matrix issue",
                 "other": "scalar and memory issue"}
 ISSUE_LIMITERS = tuple(_ISSUE_NAMES[n[:-len("_issue_cycles")]] for n in ISSUE)
-LIMITERS = (DRAM, L2, IC, *ISSUE_LIMITERS, LATENCY, IDLE)
+LIMITERS = (DRAM, L2, IC, LDS, *ISSUE_LIMITERS, LATENCY, IDLE)
 OCCUPANCY_LIMITERS = ("dispatch size", "LDS", "workgroup size", "VGPRs", "wave slots")
 
 
@@ -60,7 +63,7 @@ OCCUPANCY_LIMITERS = ("dispatch size", "LDS", "workgroup size", "VGPRs", "wave s
 class Verdict:
     """limiter: one of LIMITERS ('' for an untimed dispatch or a trace recorded before the busy
     counters); share: the limiter's share of the time, 0 to 1; shares: every candidate's share by
-    name (dram, l2, ic, issue, latency, idle); occupancy: resident waves per SIMD the dispatch got;
+    name (dram, l2, ic, lds, issue, latency, idle); occupancy: resident waves per SIMD the dispatch got;
     occupancy_limiter: one of OCCUPANCY_LIMITERS ('' when untimed); note: what the line says about it."""
     limiter: str
     share: float
@@ -80,7 +83,7 @@ def verdict(row, preset):
     cycles = int(row["end"]) - int(row["start"])
     simds = preset.compute_units * preset.simds_per_cu
     issue = {n: int(row[n]) for n in ISSUE}
-    zero = dict.fromkeys(("dram", "l2", "ic", "issue", "latency", "idle"), 0.0)
+    zero = dict.fromkeys(("dram", "l2", "ic", "lds", "issue", "latency", "idle"), 0.0)
     if not bool(row["timed"]) or cycles <= 0:
         return Verdict("", 0.0, zero, 0, "", "untimed")
     if int(row["waves"]) and not int(row["occupied_simd_cycles"]):
@@ -95,13 +98,16 @@ def verdict(row, preset):
         "l2": int(row["l2_requests"]) * sector / preset.l2_bytes_per_cycle / cycles,
         "ic": ((int(row["ic_hits"]) + int(row["ic_write_sectors"])) * sector * preset.clock_hz / ic_rate / cycles
                if ic_rate else 0.0),
+        "lds": (int(row["lds_passes"]) * 4 * preset.lds_banks / preset.lds_bytes_per_cycle
+                / (cycles * preset.compute_units)),
         "issue": issued / capacity,
         "latency": max(0, int(row["occupied_simd_cycles"]) - issued) / capacity,
         "idle": max(0, capacity - int(row["occupied_simd_cycles"])) / capacity,
     }
     shares = {k: min(1.0, v) for k, v in shares.items()}
     top_issue = ISSUE_LIMITERS[max(range(len(ISSUE)), key=lambda i: (issue[ISSUE[i]], -i))]
-    throughput = [(shares["dram"], DRAM), (shares["l2"], L2), (shares["ic"], IC), (shares["issue"], top_issue)]
+    throughput = [(shares["dram"], DRAM), (shares["l2"], L2), (shares["ic"], IC), (shares["lds"], LDS),
+                  (shares["issue"], top_issue)]
     share, limiter = max(throughput, key=lambda t: t[0])
     if share < BOUND:
         share, limiter = max((shares["latency"], LATENCY), (shares["idle"], IDLE), key=lambda t: t[0])
@@ -129,6 +135,7 @@ def format_verdict(v, row, preset, name=None):
     s = v.shares
     units = (f"DRAM {s['dram']:.0%}, L2 {s['l2']:.0%}, "
              + (f"IC {s['ic']:.0%}, " if preset.infinity_cache_bytes else "")
+             + (f"LDS {s['lds']:.0%}, " if s["lds"] else "")
              + f"issue {s['issue']:.0%}, waiting {s['latency']:.0%}, empty {s['idle']:.0%}")
     cycles = int(row["end"]) - int(row["start"])
     simds = preset.compute_units * preset.simds_per_cu
@@ -153,13 +160,14 @@ BOUNDS = ("memory", "compute", "latency", "launch")
 
 def bound_of(row, preset):
     """What bound a dispatch, in one word (the "bound" column of `dmlemu onnx`'s per-layer table; this is
-    the one place that word is decided): `memory` when a bandwidth (DRAM, L2, Infinity Cache) is the
-    verdict's limiter, `compute` when issue is (a VALU rate class, or scalar and memory issue), `latency`
-    when no unit was saturated and waves waited with nothing to hide it, `launch` when SIMDs stood empty
-    (the launch, the ramp, the tail, too few waves); '' for an untimed dispatch. The verdict's rule decides
-    (module banner: a throughput unit busy at least BOUND of the time)."""
+    the one place that word is decided): `memory` when a bandwidth (DRAM, L2, Infinity Cache, or the on-chip
+    LDS, as Nsight Compute's memory throughput counts shared memory) is the verdict's limiter, `compute` when
+    issue is (a VALU rate class, or scalar and memory issue), `latency` when no unit was saturated and waves
+    waited with nothing to hide it, `launch` when SIMDs stood empty (the launch, the ramp, the tail, too few
+    waves); '' for an untimed dispatch. The verdict's rule decides (module banner: a throughput unit busy at
+    least BOUND of the time)."""
     limiter = verdict(row, preset).limiter
-    if limiter in (DRAM, L2, IC):
+    if limiter in (DRAM, L2, IC, LDS):
         return "memory"
     if limiter in ISSUE_LIMITERS:
         return "compute"

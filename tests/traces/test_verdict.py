@@ -10,6 +10,7 @@ nothing to issue (latency at this occupancy); loops of independent v_fma_f32 (VA
 v_wmma_f32_16x16x16_f16 (matrix issue).
 """
 import csv
+import dataclasses
 
 
 from dmlemu.gpu import Gpu
@@ -94,6 +95,31 @@ def test_a_loop_of_fp32_fmas_is_valu_issue_bound():
 def test_a_loop_of_wave_matrix_multiplies_is_matrix_issue_bound():
     s = verdict_of(run_kernel(RX_7900_XTX, "wmma", 16, 16, 1024, group=64))
     assert s["limiter"] == "matrix issue" and s["limiter_share"] > 0.8
+
+
+def test_a_loop_of_conflicting_lds_reads_is_lds_bound():
+    """Every lane of a wave reads a dword 128 bytes past its neighbour's: all in one bank, so each ds_read_b32
+    takes one bank-conflict pass per lane (docs/WORKGROUPS.md); the CU's LDS pipe, not the issue ports, sets
+    the pace, and `dmlemu onnx`'s one word for it is memory."""
+    from dmlemu.traces.verdict import bound_of
+    gpu = Gpu(RX_7900_XTX)
+    groups, group = 1024, 256
+    body = "    v_lshl_b32 v6, v0, 7\n" + looped("".join(f"    ds_read_b32 v{10 + i % 4}, v6, 0\n" for i in range(16))
+                                                 + "    s_waitcnt 0\n", 16)
+    base, _, _ = launch(gpu, kernel(body, group, 4), "lds_kernel", groups, group, groups * group * 4)
+    lds_launch = dataclasses.replace(base, lds_bytes=group * 128)
+    with capture(gpu) as cap:
+        gpu.dispatch(lds_launch)
+        gpu.barrier()
+    s = verdict_of(cap.trace)
+    assert s["limiter"] == "LDS bandwidth" and s["limiter_share"] > 0.8, s
+    assert s["issue_share"] < 0.5 and s["dram_share"] < 0.05
+    row = cap.trace.dispatches[0]
+    # 16 trips x 16 reads x 8 waves per workgroup x 1024 workgroups, 32 passes each (wave32: 32 lanes, one bank)
+    assert int(row["lds_passes"]) == 16 * 16 * 8 * groups * 32
+    assert bound_of(row, RX_7900_XTX) == "memory"
+    line = str(cap.trace.format_verdicts()).splitlines()[0]
+    assert "LDS bandwidth" in line and ", LDS " in line, line
 
 
 def test_a_tiny_dispatch_is_launch_bound_with_too_few_waves():
