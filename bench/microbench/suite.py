@@ -75,7 +75,7 @@ def cells(row):
     ref = row.published
     gpu = ref.gpu + (" (sibling)" if ref.sibling else "")
     return (row.preset, row.point.benchmark, row.point.point, modelled, f"{_figure(ref.value, ref.unit)} {ref.unit}",
-            gpu, f"{row.ratio:.2f}", row.verdict, ref.source)
+            gpu, f"{row.ratio:.3f}", row.verdict, ref.source)
 
 
 def render_text(rows):

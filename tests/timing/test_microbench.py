@@ -99,3 +99,13 @@ def test_the_suite_table_and_the_fidelity_section(tmp_path):
     suite.write_fidelity(str(path), rows, 1.0)
     assert path.read_text(encoding="utf-8") == once        # the section is replaced, not appended again
     assert once.startswith("# Fidelity\n\n## Before\n\ntext\n") and suite.SECTION in once
+
+
+def test_bench_fidelity_keeps_the_microbenchmarks_section(tmp_path):
+    """bench/fidelity.py rewrites docs/FIDELITY.md from its own runs and keeps the section the suite wrote."""
+    from dmlemu.tools.fidelity import MICROBENCH_SECTION, _kept_section
+    assert MICROBENCH_SECTION == suite.SECTION
+    path = tmp_path / "FIDELITY.md"
+    path.write_text("# F\n\n## A\n\na\n\n## Microbenchmarks\n\n| t |\n\n## Z\n\nz\n", encoding="utf-8")
+    assert _kept_section(str(path), MICROBENCH_SECTION) == "\n## Microbenchmarks\n\n| t |\n"
+    assert _kept_section(str(tmp_path / "missing.md"), MICROBENCH_SECTION) == ""
