@@ -14,6 +14,10 @@ Sources:
   read bandwidth, 512 kB per block), gpu-stream/RX6900XT.txt ("init" = a store stream, "read" = a read
   stream, by block size: 40 blocks of N threads, N / 128 wave32 per SIMD) and gpu-stream/h200.txt (132
   blocks of N threads: N / 128 warps per SM sub-partition).
+  gpu-stream's read kernel is compiled per platform, so its loads in flight per thread differ from this
+  suite's 4 x 8 bytes: by Little's law at the measured DRAM latencies it kept about 10 bytes per thread in
+  flight on the H200 (485 GB/s x ~345 ns over 132 x 128 threads) and about 45 on the RX 6900 XT (398 GB/s x
+  ~580 ns over 40 x 128 threads). The occupancy rows compare shapes, not the same kernel.
 - This project's H200 (bench/gpu_calibration/results/h200_microbench.md and .json: measured 2026-11-27
   with bench/gpu_calibration/measure_microbench.py; the same GPU as the h200 preset, so not a sibling).
 - Chips and Cheese, "Latency Testing is Hard (RDNA 3 Power Saving)", 2023-06-14: RX 7900 XTX vector
