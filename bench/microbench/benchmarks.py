@@ -12,8 +12,11 @@ figure is a steady-state rate, it is the difference of two runs that differ only
                 larger than the preset's caches is chased cold (the CopyBufferRegion that wrote it left
                 no line cached), as a cyclic chase over a set larger than an LRU cache misses every time.
     read        every SIMD 8 waves deep, 256-thread groups reading 8-byte elements (4 loads in flight per
-                thread), wrapping inside a 2^k-byte set: one warm pass (sets the caches can hold), then runs of T and 2 x T trips,
-                T at least one pass: GB/s = bytes of T trips / cycles of the difference.
+                thread), wrapping inside a 2^k-byte set: one warm pass (sets the caches can hold), then
+                runs of T and 2 x T trips, T at least one pass: GB/s = bytes of T trips / cycles of the
+                difference. The passes loop inside the kernel, as published suites do, so a timing
+                model that hands the caches each wave's loop trips ahead of the other waves' accesses
+                (emulator/timing/caches.py's wave order) sees reuse a GPU does not.
     store       the same shape with stores, over a 2^k-byte set at least 1.5 times the preset's caches
                 (a cyclic stream over a set larger than the caches misses every time, so the steady state
                 streams to DRAM): runs of one and two passes.
@@ -109,8 +112,7 @@ def chase_ns(rig, preset, nbytes, steps=CHASE_STEPS, seed=1):
     nodes = nbytes // NODE_BYTES
     order = np.random.default_rng(seed).permutation(nodes).astype(np.uint64) * NODE_BYTES
     upload = rig.buffer(nbytes, D3D12_HEAP_TYPE_UPLOAD)
-    mapped = upload.Map(0, None)
-    words = np.frombuffer(mapped, dtype=np.uint32) if not isinstance(mapped, np.ndarray) else mapped.view(np.uint32)
+    words = upload.Map(0, None).view(np.uint32)          # the host writes each node's successor
     words[(order // 4).astype(np.int64)] = np.roll(order, -1).astype(np.uint32)
     upload.Unmap(0, None)
     chain = rig.buffer(nbytes)

@@ -118,7 +118,7 @@ def write_fidelity(path, rows, wall_s):
     """Replace (or append) the Microbenchmarks section of `path`."""
     text = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
     section = (SECTION_HEAD + render_markdown(rows) + f"\n\n{summary(rows)}; the run took {wall_s:.0f} s of wall "
-               "time on the machine that generated it.\n")
+               "time on the machine that generated it (2 CPU cores shared with other jobs).\n")
     start = text.find("\n" + SECTION + "\n")
     if start < 0:
         text = text.rstrip("\n") + "\n\n" + section
