@@ -9,9 +9,10 @@ one root signature for every kernel of bench/microbench/kernels/, and a two-slot
 
 `dispatch` brackets one Dispatch by two EndQuery timestamps and resolves them into a READBACK buffer;
 the queue's timestamp frequency is the adapter's clock, so the difference is GPU cycles of the timing
-model. `copy_in` and `copy_out` do the same around one CopyBufferRegion. Buffers come from CreateCommittedResource on
-the heap a program would use: DEFAULT buffers in UNORDERED_ACCESS (created in that state, so a large
-working set costs the host nothing until it is written), UPLOAD buffers mapped and written by the host.
+model. `copy_in` and `copy_out` do the same around one CopyBufferRegion. Buffers come from
+CreateCommittedResource on the heap a program would use: DEFAULT buffers in UNORDERED_ACCESS (created
+in that state, so a large working set costs the host nothing until it is written), UPLOAD buffers
+mapped and written by the host.
 """
 import os
 
@@ -26,10 +27,11 @@ KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels")
 ROOT_CONSTANTS = 4
 
 
-def adapter(key_or_description):
-    """The DXGI adapter whose description starts with the preset's GPU name (EnumAdapters1 in order)."""
+def adapter(preset_key):
+    """The DXGI adapter (EnumAdapters1, in order) whose description is the preset's, as a program picks
+    a GPU by its name."""
     from dmlemu.presets import preset_by_key
-    description = preset_by_key(key_or_description).description
+    description = preset_by_key(preset_key).description
     factory, index = CreateDXGIFactory1(), 0
     while True:
         try:
