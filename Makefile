@@ -31,12 +31,14 @@ test: $(STAMP)
 
 # Benchmarks: the CLIP FLOAT16 microkernel against the golden NumPy model, one operator per element-wise
 # class against it, the cost of the timing model and tracing (the large runs take a minute or two), then
-# one kernel per instruction rate class.
+# one kernel per instruction rate class, then the GPU microbenchmark suite (bench/microbench/: every preset
+# against published measurements, a few minutes; `suite.py --long` adds the sets above 512 MiB).
 bench: $(STAMP)
 	$(PY) bench/bench_clip.py
 	$(PY) bench/bench_element_wise.py
 	$(PY) bench/bench_timing.py
 	$(PY) bench/bench_rates.py
+	$(PY) bench/microbench/suite.py
 
 # docs/ISA.md from the opcode table.
 isa-doc: $(STAMP)

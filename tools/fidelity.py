@@ -406,6 +406,25 @@ below the issue's 35-65 %).
 """
 
 
+# Written by bench/microbench/suite.py --write-fidelity (minutes of runs): kept as it is when this report is rewritten.
+MICROBENCH_SECTION = "## Microbenchmarks"
+
+
+def _kept_section(path, heading):
+    """The section of the file at `path` that starts with `heading` (to the next '## ' or the end), with a
+    blank line before it; '' when the file or the section is missing."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return ""
+    start = text.find("\n" + heading + "\n")
+    if start < 0:
+        return ""
+    end = text.find("\n## ", start + 1)
+    return "\n" + text[start + 1:end + 1 if end >= 0 else len(text)].rstrip("\n") + "\n"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", help="write the Markdown report to this path")
@@ -425,10 +444,11 @@ def main(argv=None):
     host = render_host_link()
     print(host)
     if args.write:
+        microbenchmarks = _kept_section(args.write, MICROBENCH_SECTION)
         with open(args.write, "w", encoding="utf-8") as f:
             f.write(REPORT_HEAD + text + "\n" + PATTERNS_HEAD + patterns + "\n" + STREAM_HEAD + stream + "\n"
                     + COPY_HEAD + sharing + "\n" + lds_microbench.REPORT_HEAD + lds + "\n" + HOST_LINK_HEAD + host
-                    + MATRIX_UNITS_SECTION)
+                    + MATRIX_UNITS_SECTION + microbenchmarks)
     return rows
 
 

@@ -1,0 +1,234 @@
+"""The microbenchmarks: what each measures, how, and its points per preset.
+
+Every measurement is a host program on a BenchRig (rig.py: root signature, pipeline, Dispatch or
+CopyBufferRegion between two timestamp queries) running a hand-written kernel of kernels/. Where a
+figure is a steady-state rate, it is the difference of two runs that differ only in their trip count
+(the launch, the first waves' start and the drain cancel), as GPU microbenchmarks do.
+
+    chase       one thread follows a random cycle through a set (one node per 128-byte line, a random
+                order): ns per load = cycles of 3 x K loads minus cycles of K loads, over 2 x K. A set
+                the caches can hold is first walked whole (small sets: by the chase itself; larger ones:
+                by one pass of the read kernel), so every timed load hits the level that holds it; a set
+                larger than the preset's caches is chased cold (the CopyBufferRegion that wrote it left
+                no line cached), as a cyclic chase over a set larger than an LRU cache misses every time.
+    read        every SIMD 8 waves deep, 256-thread groups reading 8-byte elements (4 loads in flight per
+                thread), wrapping inside a 2^k-byte set: one warm pass (sets the caches can hold), then
+                runs of T and 2 x T trips, T at least one pass: GB/s = bytes of T trips / cycles of the
+                difference. The passes loop inside the kernel, as published suites do, so a timing
+                model that hands the caches each wave's loop trips ahead of the other waves' accesses
+                (emulator/timing/caches.py's wave order) sees reuse a GPU does not.
+    store       the same shape with stores, over a 2^k-byte set at least 1.5 times the preset's caches
+                (a cyclic stream over a set larger than the caches misses every time, so the steady state
+                streams to DRAM): runs of one and two passes.
+    fma         8 waves per SIMD, each thread 32 FMAs per trip on 8 independent accumulators (FP32 in
+                RDNA3's dual-issue register pattern, FP16 as scalar halves: the ISA has no packed
+                FMA, FP64 in register pairs): TFLOP/s from runs of T and 2 x T trips.
+    occupancy   a DRAM read stream (a fresh, never cached buffer read once, 32 and 64 MiB runs
+                differenced) with one wave per SIMD per group and W groups per CU: GB/s per W.
+    host        CopyBufferRegion UPLOAD -> DEFAULT and DEFAULT -> READBACK (64 MiB, one copy between
+                timestamps), and the read kernel reading an UPLOAD buffer once (16 MiB).
+"""
+from typing import NamedTuple
+
+import numpy as np
+
+from dmlemu.d3d12 import D3D12_HEAP_TYPE_READBACK, D3D12_HEAP_TYPE_UPLOAD
+from dmlemu.presets import preset_by_key
+
+from .rig import BenchRig
+
+KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
+NODE_BYTES = 128          # one chase node per 128-byte line
+CHASE_STEPS = 256         # K: the timed chase runs K and 3 K loads
+CHASE_WARM_NODES = 16384  # sets of at most this many nodes are warmed by the chase itself
+GROUP = 256               # threads per group of the read, store and FMA kernels
+BLOCK = GROUP * 32        # bytes one group reads or stores per trip
+WAVES_PER_SIMD = 8        # depth of the read, store and FMA grids
+OCCUPANCY_BYTES = 32 * MiB
+HOST_COPY_BYTES = 64 * MiB
+HOST_READ_BYTES = 16 * MiB
+FMA_TYPES = ("FP32", "FP64", "FP16")
+FMA_TRIPS = 4
+LONG_BYTES = 512 * MiB    # sets larger than this run only with --long
+
+
+class Point(NamedTuple):
+    benchmark: str
+    point: str            # the name published.py keys on
+    size: int             # bytes (a set, a copy), waves per SIMD, or 0
+    unit: str
+
+
+def label(nbytes):
+    """'8 KiB', '2 MiB', '1 GiB'."""
+    for unit, scale in (("GiB", GiB), ("MiB", MiB), ("KiB", KiB)):
+        if nbytes >= scale and nbytes % scale == 0:
+            return f"{nbytes // scale} {unit}"
+    return f"{nbytes} B"
+
+
+def caches_bytes(preset):
+    return preset.l2_bytes + preset.infinity_cache_bytes
+
+
+def chase_sets(preset):
+    """A set per level: the first-level cache, the L2, the Infinity Cache (where one exists), DRAM;
+    h200 also the far L2 partition (its L2 is 60 MiB); rx6800xt at the sizes its sibling was measured at."""
+    sets = {"rx6800xt": [8 * KiB, 64 * KiB, 2 * MiB, 32 * MiB, 332 * MiB],
+            "h200": [8 * KiB, 16 * MiB, 48 * MiB, 256 * MiB, GiB]}.get(preset.key)
+    if sets is None:
+        sets = [8 * KiB, 2 * MiB] + ([32 * MiB] if preset.infinity_cache_bytes else []) + [256 * MiB]
+    return sets
+
+
+READ_SETS = (256 * KiB, 2 * MiB, 16 * MiB, 64 * MiB, 256 * MiB, GiB)
+
+
+def points(preset, long=False):
+    """Every point of every benchmark on `preset`; sets above LONG_BYTES only when `long`."""
+    out = [Point("chase", label(s), s, "ns") for s in chase_sets(preset) if long or s <= LONG_BYTES]
+    out += [Point("read", label(s), s, "GB/s") for s in READ_SETS if long or s <= LONG_BYTES]
+    out.append(Point("store", "stream", 0, "GB/s"))
+    out += [Point("fma", t, 0, "TFLOP/s") for t in FMA_TYPES if t != "FP64" or preset.supports_64bit]
+    out += [Point("occupancy", f"{w} wave{'s' if w > 1 else ''}/SIMD", w, "GB/s")
+            for w in (1, 2, 4, 8) if w <= preset.waves_per_simd]
+    out += [Point("host", name, 0, "GB/s") for name in ("UPLOAD -> DEFAULT", "DEFAULT -> READBACK",
+                                                        "kernel reads UPLOAD")]
+    return out
+
+
+# ---- the measurements ------------------------------------------------------------------------------------
+def _read_symbols(group):
+    return {"GROUP": group, "BLOCK": group * 32, "GROUP8": group * 8, "GROUP16": group * 16, "GROUP24": group * 24}
+
+
+def _grid_groups(preset, waves_per_simd=WAVES_PER_SIMD, group=GROUP):
+    waves = preset.compute_units * preset.simds_per_cu * min(waves_per_simd, preset.waves_per_simd)
+    return max(1, waves * preset.wave_width // group)
+
+
+def chase_ns(rig, preset, nbytes, steps=CHASE_STEPS, seed=1):
+    """Nanoseconds per dependent load over a random cycle through `nbytes`."""
+    nodes = nbytes // NODE_BYTES
+    order = np.random.default_rng(seed).permutation(nodes).astype(np.uint64) * NODE_BYTES
+    upload = rig.buffer(nbytes, D3D12_HEAP_TYPE_UPLOAD)
+    words = upload.Map(0, None).view(np.uint32)          # the host writes each node's successor
+    words[(order // 4).astype(np.int64)] = np.roll(order, -1).astype(np.uint32)
+    upload.Unmap(0, None)
+    chain = rig.buffer(nbytes)
+    rig.fill(chain, upload, nbytes)            # CopyBufferRegion: DRAM written, caches invalidated
+    del upload
+    stop = rig.buffer(16)
+    pipeline = rig.pipeline("chase")
+    where = [int(order[0])]
+
+    def chase(loads):
+        cycles = rig.dispatch(pipeline, 1, (where[0], -(-loads // 8)), uavs=(chain, stop))
+        where[0] = int(rig.read(stop, np.uint32, 1)[0])
+        return cycles
+
+    if nbytes < caches_bytes(preset):
+        if nodes <= CHASE_WARM_NODES:
+            chase(nodes)
+        else:
+            read_pass(rig, preset, chain, nbytes)
+    first, second = chase(steps), chase(3 * steps)
+    return (second - first) / (2 * steps) / rig.clock_hz * 1e9
+
+
+def read_pass(rig, preset, buffer, nbytes, trips=None, groups=None, group=GROUP):
+    """(cycles, bytes read) of the read kernel over `buffer` (a 2^k-byte set) for `trips` trips
+    (default: enough to cover the set once)."""
+    groups = groups or _grid_groups(preset, group=group)
+    stride = groups * group * 32
+    trips = trips or -(-nbytes // stride)
+    cycles = rig.dispatch(rig.pipeline("read", _read_symbols(group)), groups, (trips, stride, nbytes - 1),
+                          srv=buffer, uavs=(rig.sink,))
+    return cycles, trips * stride
+
+
+def read_gbs(rig, preset, nbytes):
+    """Steady-state GB/s of repeated whole-GPU reads of a 2^k-byte set."""
+    buffer = rig.buffer(nbytes)
+    groups = _grid_groups(preset)
+    stride = groups * BLOCK
+    trips = max(16, -(-nbytes // stride))
+    if nbytes < caches_bytes(preset):
+        read_pass(rig, preset, buffer, nbytes)                   # warm (a larger set streams from DRAM anyway)
+    first, _ = read_pass(rig, preset, buffer, nbytes, trips)
+    second, _ = read_pass(rig, preset, buffer, nbytes, 2 * trips)
+    return trips * stride / ((second - first) / rig.clock_hz) / 1e9
+
+
+def store_bytes(preset):
+    """The store stream's set: a power of two, at least 32 MiB and 1.5 times the caches."""
+    return 1 << max(25, (3 * caches_bytes(preset) // 2 - 1).bit_length())
+
+
+def store_gbs(rig, preset, nbytes=None):
+    """Steady-state GB/s of a store stream over a 2^k-byte set (default: store_bytes)."""
+    nbytes = nbytes or store_bytes(preset)
+    buffer = rig.buffer(nbytes)
+    groups = _grid_groups(preset)
+    stride = groups * BLOCK
+    trips = max(1, nbytes // stride)
+    pipeline = rig.pipeline("store")
+    first = rig.dispatch(pipeline, groups, (trips, stride, nbytes - 1), uavs=(buffer,))
+    second = rig.dispatch(pipeline, groups, (2 * trips, stride, nbytes - 1), uavs=(buffer,))
+    return trips * stride / ((second - first) / rig.clock_hz) / 1e9
+
+
+def fma_tflops(rig, preset, data_type):
+    """TFLOP/s of FMA chains: 2 FLOP per FMA per lane."""
+    pipeline = rig.pipeline({"FP32": "fma_f32", "FP64": "fma_f64", "FP16": "fma_f16"}[data_type])
+    groups = _grid_groups(preset)
+    first = rig.dispatch(pipeline, groups, (FMA_TRIPS,), uavs=(rig.sink,))
+    second = rig.dispatch(pipeline, groups, (2 * FMA_TRIPS,), uavs=(rig.sink,))
+    flops = groups * GROUP * FMA_TRIPS * 32 * 2
+    return flops / ((second - first) / rig.clock_hz) / 1e12
+
+
+def occupancy_gbs(rig, preset, waves_per_simd, nbytes=OCCUPANCY_BYTES):
+    """GB/s of a DRAM read stream with groups of one wave per SIMD, `waves_per_simd` groups per CU:
+    fresh buffers of `nbytes` and 2 x `nbytes` read once, differenced."""
+    group = preset.wave_width * preset.simds_per_cu
+    groups = preset.compute_units * waves_per_simd
+    runs = []
+    for size in (nbytes, 2 * nbytes):
+        buffer = rig.buffer(size)                                # fresh: never cached
+        runs.append(read_pass(rig, preset, buffer, size, groups=groups, group=group))
+    return (runs[1][1] - runs[0][1]) / ((runs[1][0] - runs[0][0]) / rig.clock_hz) / 1e9
+
+
+def host_gbs(rig, preset, which, nbytes=None):
+    """GB/s of a host copy (UPLOAD -> DEFAULT, DEFAULT -> READBACK) or of the read kernel reading an
+    UPLOAD buffer once ("kernel reads UPLOAD"); `nbytes` a power of two (default HOST_COPY_BYTES,
+    HOST_READ_BYTES)."""
+    if which == "kernel reads UPLOAD":
+        nbytes = nbytes or HOST_READ_BYTES
+        cycles, moved = read_pass(rig, preset, rig.buffer(nbytes, D3D12_HEAP_TYPE_UPLOAD), nbytes)
+        return moved / (cycles / rig.clock_hz) / 1e9
+    nbytes = nbytes or HOST_COPY_BYTES
+    device = rig.buffer(nbytes)
+    if which == "UPLOAD -> DEFAULT":
+        cycles = rig.copy_in(device, rig.buffer(nbytes, D3D12_HEAP_TYPE_UPLOAD), nbytes)
+    else:
+        cycles = rig.copy_out(rig.buffer(nbytes, D3D12_HEAP_TYPE_READBACK), device, nbytes)
+    return nbytes / (cycles / rig.clock_hz) / 1e9
+
+
+def measure(preset_key, point):
+    """The modelled figure of one point on a fresh device (so no benchmark sees another's cache state)."""
+    preset = preset_by_key(preset_key)
+    rig = BenchRig(preset_key)
+    if point.benchmark == "chase":
+        return chase_ns(rig, preset, point.size)
+    if point.benchmark == "read":
+        return read_gbs(rig, preset, point.size)
+    if point.benchmark == "store":
+        return store_gbs(rig, preset)
+    if point.benchmark == "fma":
+        return fma_tflops(rig, preset, point.point)
+    if point.benchmark == "occupancy":
+        return occupancy_gbs(rig, preset, point.size)
+    return host_gbs(rig, preset, point.point)
