@@ -15,7 +15,8 @@ load (texel -> shader)
                 then float32(c) / float32(2^(n-1) - 1), rounded to nearest even
     UNORM_SRGB  the sRGB curve of D3D11.3 section 3.2.3.7: c' = c / 255; c' / 12.92 if c' <= 0.04045,
                 else ((c' + 0.055) / 1.055) ^ 2.4; evaluated once per code with the decimal module (40
-                digits, no libm, the same bits on every machine) and rounded to float32 (a 256-entry table)
+                digits, no libm, the same bits on every machine) and rounded to float32 (a 256-entry table);
+                R, G and B only: alpha is linear, read as UNORM
     UINT, SINT  zero- or sign-extended to 32 bits
     missing     a format without G, B or A gives 0 for G and B and 1 for A (1.0f for FLOAT, UNORM, SNORM
                 and sRGB formats, the integer 1 for UINT and SINT): D3D's defaults for missing components;
@@ -127,11 +128,11 @@ def decode(fmt, texels):
                 out[component] = raw.astype(np.uint32)
             else:
                 out[component] = raw.astype(np.uint16).view(np.float16).astype(np.float32).view(np.uint32)
-        elif fmt.kind == "UNORM":
+        elif fmt.kind == "UNORM_SRGB" and component < 3:
+            out[component] = SRGB_TO_LINEAR[raw.astype(np.intp)]
+        elif fmt.kind in ("UNORM", "UNORM_SRGB"):      # an sRGB format's alpha is linear UNORM
             scale = np.float32((1 << bits) - 1)
             out[component] = (raw.astype(np.float32) / scale).view(np.uint32)
-        elif fmt.kind == "UNORM_SRGB":
-            out[component] = SRGB_TO_LINEAR[raw.astype(np.intp)]
         elif fmt.kind == "SNORM":
             signed = raw.astype(np.int64) - ((raw >> np.uint64(bits - 1)).astype(np.int64) << bits)
             top = (1 << (bits - 1)) - 1
@@ -154,8 +155,11 @@ def encode(fmt, words):
         offset, bits = channel
         word = words[component]
         if fmt.kind == "FLOAT":
-            raw = word.astype(np.uint64) if bits == 32 else \
-                nm.narrow_f16(word.view(np.float32)).view(np.uint16).astype(np.uint64)
+            if bits == 32:
+                raw = word.astype(np.uint64)
+            else:
+                with np.errstate(over="ignore"):     # overflow is inf, by the rule
+                    raw = nm.narrow_f16(word.view(np.float32)).view(np.uint16).astype(np.uint64)
         elif fmt.kind in ("UNORM", "SNORM"):
             value = word.view(np.float32)
             low, top = (0.0, (1 << bits) - 1) if fmt.kind == "UNORM" else (-1.0, (1 << (bits - 1)) - 1)

@@ -504,7 +504,9 @@ def _srgb(code):
     return _f32_bits(float(v))
 
 
-def _load_channel(kind, raw, bits):
+def _load_channel(kind, raw, bits, component):
+    if kind == "UNORM_SRGB" and component == 3:
+        kind = "UNORM"                                  # sRGB is for colour: alpha stays linear
     if kind == "FLOAT":
         return raw if bits == 32 else _f32_bits(np.array([raw], dtype=np.uint16).view(np.float16)[0])
     if kind == "UNORM":
@@ -609,7 +611,7 @@ def _image(w, entry, ops, memory, stats):
                 if channel is None:
                     value = (1 if kind in ("UINT", "SINT") else 0x3F800000) if i == 3 else 0
                 else:
-                    value = _load_channel(kind, (texel >> channel[0]) & ((1 << channel[1]) - 1), channel[1])
+                    value = _load_channel(kind, (texel >> channel[0]) & ((1 << channel[1]) - 1), channel[1], i)
                 w.vset(data_op.index + i, lane, value)
 
 
