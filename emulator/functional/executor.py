@@ -891,7 +891,7 @@ def _image_groups(batch, operand):
         yield inverse.reshape(-1) == k, [int(x) for x in row]
 
 
-def _image_lanes(ctx, batch, operands, address_operand, selector, dwords):
+def _image_lanes(ctx, batch, address_operand, selector, dwords):
     """For one descriptor's lanes: (active (W, width), texel format, bytes of the view or None, byte offsets
     and in-range flags of the active lanes, in lane order)."""
     shape = (batch.waves, batch.width)
@@ -923,7 +923,7 @@ def _image_load(ctx, batch, entry, operands):
     result = np.zeros((4,) + shape, dtype=np.uint32)
     stats = ctx.stats
     for selector, dwords in _image_groups(batch, operands[2]):
-        active, fmt, data, offsets, ok, view = _image_lanes(ctx, batch, operands, operands[1], selector, dwords)
+        active, fmt, data, offsets, ok, view = _image_lanes(ctx, batch, operands[1], selector, dwords)
         n_active = int(np.count_nonzero(active))
         if data is None:
             stats.oob_reads += n_active
@@ -949,7 +949,7 @@ def _image_store(ctx, batch, entry, operands):
         if dwords[3] & READ_ONLY:
             _read_only(ctx, batch, selector)
             continue
-        active, fmt, data, offsets, ok, view = _image_lanes(ctx, batch, operands, operands[1], selector, dwords)
+        active, fmt, data, offsets, ok, view = _image_lanes(ctx, batch, operands[1], selector, dwords)
         n_active = int(np.count_nonzero(active))
         if data is None:
             stats.oob_writes += n_active
