@@ -18,6 +18,8 @@ Semantics by `kind` (how the executor applies the function):
     smem    scalar load of `mem_dwords` dwords through an address in a register pair
     load    buffer load of one `mem_type` element per lane through a buffer descriptor
     store   buffer store of one `mem_type` element per lane
+            (rows with `image` set: image_load / image_store, one texel per lane through an image
+            descriptor, converted to or from its format; timing charges them as buffer loads and stores)
     end     s_endpgm
     idle    s_nop: no functional effect; the wave idles imm + 1 cycles
     wait    s_waitcnt: no functional effect; the wave waits until at most imm of its loads
@@ -86,7 +88,7 @@ SALU, VALU, SMEM_UNIT, VMEM, BRANCH, LDS = "SALU", "VALU", "SMEM", "VMEM", "BRAN
 UNITS = (SALU, VALU, SMEM_UNIT, VMEM, BRANCH, LDS)
 
 # ---- encoding formats (layouts in encoding.py) ---------------------------------------------------
-FORMATS = ("SOP1", "SOP2", "SOPC", "SOPP", "SMEM", "VOP1", "VOP2", "VOP3", "VOPC", "MUBUF", "DS")
+FORMATS = ("SOP1", "SOP2", "SOPC", "SOPP", "SMEM", "VOP1", "VOP2", "VOP3", "VOPC", "MUBUF", "DS", "MIMG")
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,9 @@ class Opcode:
     # MOV_B32, CNDMASK_B32, MAX_F32, MIN_F32, DOT2ACC_F32_F16, DOT2ACC_F32_BF16; OpY also ADD_NC_U32,
     # LSHLREV_B32, AND_B32. v_fma_f32 pairs as FMAC (its c the destination: kernel_path.dual_issue).
     dual_issue: str = ""
+    # Image memory (MIMG): a load or store of formatted texels through an image descriptor (the executor's
+    # image handlers; emulator/functional/image_descriptor.py, texel_formats.py), charged as a buffer access.
+    image: bool = False
 
     @property
     def widths(self):
@@ -574,6 +579,25 @@ for _k, (_suffix, _mt, _rt) in enumerate(_STORES):
            types=(_rt, "u32", "b128", None), unit=VMEM, issue_cycles=1, latency_cycles=24, kind="store",
            mem_type=_mt, semantics=None,
            doc=f"store the low {_mt[1:]} bits of a at [descriptor c] + b + imm")
+
+# =================================================================================================
+# Image memory (MIMG): one texel per active lane of a typed texture view (an SRV's or UAV's image
+# descriptor, 8 SGPRs: emulator/functional/image_descriptor.py), at the lane's (x, y, z, mip) in four
+# VGPRs (the view dimension says which are coordinates), converted by D3D's data conversion rules
+# (emulator/functional/texel_formats.py): four dwords R, G, B, A (float32 bits, or 32-bit integers for
+# UINT / SINT formats). RDNA's image_load_mip / image_store_mip without a sampler, DMask 0xF. Out of range:
+# loads return 0 in all four dwords and stores are dropped (D3D), counted; stores through a read-only
+# (SRV) descriptor are dropped and counted. Charged by the timing model as buffer loads and stores
+# (kind "load" / "store"); `mem_type` u32 is the width of one register of data.
+# =================================================================================================
+define(mnemonic="image_load", opcode=0x398, fmt="MIMG", operands=(VREG, VREG, SREG), types=("b128", "b128", "b256"),
+       unit=VMEM, issue_cycles=1, latency_cycles=24, kind="load", mem_type="u32", image=True, semantics=None,
+       doc="d[0:3] = the texel at (a.x, a.y, a.z, mip a.w) of image descriptor c, converted from its format to "
+           "R, G, B, A (missing G, B: 0; missing A: 1); 0 out of range")
+define(mnemonic="image_store", opcode=0x399, fmt="MIMG", operands=(VREG, VREG, SREG), types=("b128", "b128", "b256"),
+       unit=VMEM, issue_cycles=1, latency_cycles=24, kind="store", mem_type="u32", image=True, semantics=None,
+       doc="store a[0:3] (R, G, B, A) converted to the format of image descriptor c at (b.x, b.y, b.z, mip b.w); "
+           "dropped out of range")
 
 # =================================================================================================
 # Workgroup barrier (SOPP).

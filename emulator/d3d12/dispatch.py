@@ -11,8 +11,10 @@ executes it, the command does what a command processor and driver do before a la
   after recording but before execution is the one used); a root descriptor becomes a descriptor from
   its GPU address to the end of its buffer, so no access leaves the resource;
 - it checks every bound buffer's state as D3D12's GPU-based validation does (UAV: UNORDERED_ACCESS;
-  SRV: NON_PIXEL_SHADER_RESOURCE; CBV: VERTEX_AND_CONSTANT_BUFFER; COMMON buffers are promoted);
-  a mismatch raises HResultError(DXGI_ERROR_INVALID_CALL), which the queue turns into device removal;
+  SRV: NON_PIXEL_SHADER_RESOURCE; CBV: VERTEX_AND_CONSTANT_BUFFER; COMMON buffers are promoted), for a
+  texture only the subresources its view holds (view_states.py); a mismatch raises
+  HResultError(DXGI_ERROR_INVALID_CALL) with the debug layer's #538 INVALID_SUBRESOURCE_STATE sentence,
+  which the queue turns into device removal;
 - it tells the hazard tracker (hazards.py) the bytes it reads (SRVs, CBVs) and writes (UAVs, which
   it may also read: a write covers both);
 - it launches the kernel on the queue's GPU (Gpu.dispatch: functional model, timing model, traces)
@@ -37,7 +39,7 @@ from dmlemu.d3d12.enums import (D3D12_CONSTANT_BUFFER_DATA_PLACEMENT_ALIGNMENT,
                                  D3D12_RESOURCE_STATE_UNORDERED_ACCESS, D3D12_RESOURCE_STATE_VERTEX_AND_CONSTANT_BUFFER,
                                  D3D12_ROOT_PARAMETER_TYPE)
 from dmlemu.d3d12.pipeline_state import ID3D12PipelineState
-from dmlemu.d3d12.resource import _require_state
+from dmlemu.d3d12.view_states import require_view_state, view_subresources
 from dmlemu.d3d12.root_signature import CONSTANTS, ID3D12RootSignature, ROOT_CBV, ROOT_SRV, ROOT_UAV, TABLE
 from dmlemu.errors import DXGI_ERROR_DEVICE_HUNG, DXGI_ERROR_INVALID_CALL, HResultError
 from dmlemu.functional.buffer_descriptor import (DESCRIPTOR_SIZE, mark_read_only, read_buffer_descriptor,
@@ -94,7 +96,8 @@ class DispatchCommand:
                                            "which is in no live buffer of this device (was it released?).")
                     end = resource._allocation.gpu_va + resource._width
                     write_buffer_descriptor(table.data, offset, va, end - va)
-                _require_state(resource, REQUIRED_STATE[binding.kind], f"the {ACCESS[binding.kind]} {where}")
+                require_view_state(resource, REQUIRED_STATE[binding.kind], binding.kind, f"{ACCESS[binding.kind]} {where}",
+                                   view_subresources(resource, table.data, offset))
                 if binding.kind != UAV:
                     mark_read_only(table.data, offset)     # stores and atomics through it are dropped
                 view = read_buffer_descriptor(table.data, offset)

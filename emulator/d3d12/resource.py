@@ -30,7 +30,7 @@ Commands of other modules check states at execution with `_require_state(resourc
 Textures (`_texture`, a texture_layout.TextureLayout; None for a buffer) follow the same model with
 D3D12's texture rules, per subresource (`_subresource_states`; `_state` is their common state, None
 while they differ): a transition changes the subresource it names (or all), a copy or a clear checks and
-promotes the subresources it touches, a view bound to a Dispatch checks all of them (a simplification):
+promotes the subresources it touches, a view bound to a Dispatch the ones the view holds (view_states.py):
 - created in the requested InitialResourceState (D3D12 keeps it for textures), checked against the
   flags (UNORDERED_ACCESS needs ALLOW_UNORDERED_ACCESS);
 - promotion from COMMON only to COPY_DEST or to read-only states (NON_PIXEL_SHADER_RESOURCE,

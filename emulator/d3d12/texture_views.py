@@ -19,8 +19,10 @@ The descriptor: the view's bytes as a buffer descriptor (the span from the first
 to the end of the last, in the mirror's layout, texture_layout.TextureLayout), and for a UAV the format
 stamp clears read (clear.stamp_view) plus the texture stamp (clear.stamp_texture_view: mip slice, first
 array or depth slice, slice count), so ClearUnorderedAccessView* knows which texels the view holds.
-The ISA has no image loads or stores with format conversion yet, so a compute shader reaches a texture
-view's bytes only as a buffer (raw, in the mirror's layout).
+Both views also carry the image stamp (emulator/functional/image_descriptor.py: format, the most detailed
+mip's width and height, mip count, array pitch, view dimension), through which image_load and image_store
+read and write the view's texels with format conversion; buffer instructions still see the view's bytes
+raw, in the mirror's layout.
 """
 import math
 
@@ -34,6 +36,7 @@ from dmlemu.d3d12.structs import D3D12_SHADER_RESOURCE_VIEW_DESC, D3D12_UNORDERE
 from dmlemu.d3d12.texture_layout import format_family, format_name, supports_typed_uav
 from dmlemu.dxgi import DXGI_FORMAT
 from dmlemu.functional.buffer_descriptor import write_buffer_descriptor
+from dmlemu.functional.image_descriptor import stamp_image_view
 
 ALL = 0xFFFFFFFF      # UINT -1: "all the rest" in MipLevels and WSize
 # View dimension (D3D12_SRV_DIMENSION and D3D12_UAV_DIMENSION share these values) -> (resource dimension,
@@ -129,6 +132,24 @@ def _write(resource, data, offset, subresources):
     write_buffer_descriptor(data, offset, resource._allocation.gpu_va + start, end - start)
 
 
+def _stamp_image(resource, data, offset, fmt, member, first_mip, mips, first, count):
+    """The image stamp of a texture view (emulator/functional/image_descriptor.py)."""
+    texture = resource._texture
+    _, width, height, depth, _, _ = texture.subresources[first_mip]
+    if texture.dimension == D3D12_RESOURCE_DIMENSION_TEXTURE3D:
+        member, pitch = "Texture3D", 0
+        if count is None:      # an SRV holds the whole depth of its most detailed mip
+            first, count = 0, depth
+    else:
+        pitch = texture.subresources[texture.mips][0] if texture.array_size > 1 else 0
+    stamp_image_view(data, offset, fmt, width, height, mips, pitch, member.upper(), first_mip, first, count)
+
+
+def _default_member(texture):
+    single, array = _DEFAULT_DIMENSION[texture.dimension]
+    return _DIMENSIONS[array if texture.array_size > 1 else single][1]
+
+
 def texture_srv(resource, desc, data, offset):
     """CreateShaderResourceView for a texture (see the banner)."""
     texture = resource._texture
@@ -163,6 +184,12 @@ def texture_srv(resource, desc, data, offset):
         first_mip, mips = int(first_mip), int(mips)
     subresources = [first_mip + m + s * texture.mips for s in range(first, first + count) for m in range(mips)]
     _write(resource, data, offset, subresources)
+    if desc is None:
+        fmt, member = texture.format, _default_member(texture)
+    else:
+        fmt = int(desc.Format)
+    _stamp_image(resource, data, offset, fmt, member, first_mip, mips, first,
+                 None if texture.dimension == D3D12_RESOURCE_DIMENSION_TEXTURE3D else count)
 
 
 def texture_uav(resource, desc, data, offset):
@@ -212,3 +239,5 @@ def texture_uav(resource, desc, data, offset):
     _write(resource, data, offset, subresources)
     stamp_view(data, offset, fmt, 0, 0)
     stamp_texture_view(data, offset, mip, first, count)
+    _stamp_image(resource, data, offset, fmt, _default_member(texture) if desc is None else member, mip, 1, first,
+                 count)

@@ -22,6 +22,8 @@ from dmlemu.isa.program import KernelFault, Program  # noqa: F401 (Program: also
 
 from dmlemu.functional import atomics
 from dmlemu.functional.buffer_descriptor import READ_ONLY, unpack_buffer_descriptor
+from dmlemu.functional.image_descriptor import IMAGE_DWORDS, texel_offsets, unpack_image_descriptor
+from dmlemu.functional.texel_formats import FORMATS as TEXEL_FORMATS, decode as decode_texels, encode as encode_texels
 from dmlemu.functional.wave import Ramp
 
 MAX_INSTRUCTIONS_PER_WAVE = 1 << 20
@@ -876,6 +878,98 @@ def _read_only(ctx, batch, selector):
         ctx.stats.readonly_first_pc = ctx.pc
 
 
+# ---- image memory: image_load / image_store through a typed texture view ------------------------------
+def _image_groups(batch, operand):
+    """Yield (wave selector or None, 8 descriptor dwords) for each distinct image descriptor."""
+    regs = [batch._dword(operand.code + i) for i in range(IMAGE_DWORDS)]
+    if all(r.shape[0] == 1 for r in regs):
+        yield None, [int(r.flat[0]) for r in regs]
+        return
+    table = np.concatenate([np.broadcast_to(r, (batch.waves, 1)) for r in regs], axis=1)
+    unique, inverse = np.unique(table, axis=0, return_inverse=True)
+    for k, row in enumerate(unique):
+        yield inverse.reshape(-1) == k, [int(x) for x in row]
+
+
+def _image_lanes(ctx, batch, address_operand, selector, dwords):
+    """For one descriptor's lanes: (active (W, width), texel format, bytes of the view or None, byte offsets
+    and in-range flags of the active lanes, in lane order)."""
+    shape = (batch.waves, batch.width)
+    active = batch.exec if selector is None else (batch.exec & selector[:, None])
+    active = np.broadcast_to(active, shape)
+    view = unpack_image_descriptor(dwords)
+    fmt = TEXEL_FORMATS.get(view.format) if view is not None else None
+    data, size, _ = _resolve(ctx, dwords[:4]) if fmt is not None else (None, 0, 0)
+    if data is None:
+        return active, fmt, None, None, None, view
+    address = [np.broadcast_to(np.asarray(a), shape)[active] for a in batch.read(address_operand, "b128")]
+    offsets, ok = texel_offsets(view, fmt.texel_bytes, *address)
+    ok &= offsets + fmt.texel_bytes <= size
+    return active, fmt, data, offsets, ok, view
+
+
+def _record_texels(ctx, batch, is_write, view, active, offsets, ok):
+    """The timing record of an image access: each used lane's texel address."""
+    if ctx.stats.record is None:
+        return
+    shape = (batch.waves, batch.width)
+    where, use = np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=bool)
+    where[active], use[active] = offsets, ok
+    _record_access(ctx, batch, is_write, view.va, where, 1, use, None)
+
+
+def _image_load(ctx, batch, entry, operands):
+    shape = (batch.waves, batch.width)
+    result = np.zeros((4,) + shape, dtype=np.uint32)
+    stats = ctx.stats
+    for selector, dwords in _image_groups(batch, operands[2]):
+        active, fmt, data, offsets, ok, view = _image_lanes(ctx, batch, operands[1], selector, dwords)
+        n_active = int(np.count_nonzero(active))
+        if data is None:
+            stats.oob_reads += n_active
+            continue
+        n_use = int(np.count_nonzero(ok))
+        stats.oob_reads += n_active - n_use
+        values = np.zeros((4, n_active), dtype=np.uint32)
+        if n_use:
+            texels = data[offsets[ok, None] + np.arange(fmt.texel_bytes)]
+            values[:, ok] = decode_texels(fmt, texels)
+            _record_texels(ctx, batch, False, view, active, offsets, ok)
+        result[:, active] = values
+        stats.bytes_read += n_use * fmt.texel_bytes
+        stats.memory_bytes[ctx.pc] += n_use * fmt.texel_bytes
+    batch.write(operands[0], "b128", list(result), masked=True)
+
+
+def _image_store(ctx, batch, entry, operands):
+    shape = (batch.waves, batch.width)
+    words = [np.broadcast_to(np.asarray(w, dtype=np.uint32), shape) for w in batch.read(operands[0], "b128")]
+    stats = ctx.stats
+    for selector, dwords in _image_groups(batch, operands[2]):
+        if dwords[3] & READ_ONLY:
+            _read_only(ctx, batch, selector)
+            continue
+        active, fmt, data, offsets, ok, view = _image_lanes(ctx, batch, operands[1], selector, dwords)
+        n_active = int(np.count_nonzero(active))
+        if data is None:
+            stats.oob_writes += n_active
+            continue
+        n_use = int(np.count_nonzero(ok))
+        stats.oob_writes += n_active - n_use
+        if n_use:
+            if batch.views:
+                _detach(batch, data)
+            value = np.stack([w[active][ok] for w in words])
+            # Lanes in (wave, lane) order: where two lanes write one texel the later lane's value stays.
+            data[offsets[ok, None] + np.arange(fmt.texel_bytes)] = encode_texels(fmt, value)
+            _record_texels(ctx, batch, True, view, active, offsets, ok)
+        stats.bytes_written += n_use * fmt.texel_bytes
+        stats.memory_bytes[ctx.pc] += n_use * fmt.texel_bytes
+
+
+_IMAGE_HANDLERS = {"load": _image_load, "store": _image_store}
+
+
 _HANDLERS = {"alu": _alu, "vcmp": _vcmp, "scmp": _scmp, "ctx": _ctx, "idle": _nop, "wait": _nop, "smem": _smem,
              "load": _load, "store": _store, "branch": None, "end": None, "barrier": None, "lane": _lane,
              "lds_load": _lds_load, "lds_store": _lds_store, "lds_atomic": _lds_atomic, "lds_permute": _lds_permute,
@@ -892,7 +986,8 @@ def bind(program):
     index), built from the Program's records once per Program and kept while the Program lives."""
     bound = _BOUND.get(program)
     if bound is None:
-        bound = tuple((_HANDLERS[r.entry.kind], r.entry, r.operands, r.target) for r in program.records)
+        bound = tuple(((_IMAGE_HANDLERS if r.entry.image else _HANDLERS)[r.entry.kind], r.entry, r.operands, r.target)
+                      for r in program.records)
         _BOUND[program] = bound
     return bound
 

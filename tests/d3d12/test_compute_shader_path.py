@@ -424,9 +424,12 @@ def test_a_shader_reading_a_buffer_in_the_wrong_state_removes_the_device_at_exec
     queue.ExecuteCommandLists([rig.list])
     code, sentence = inspect(rig.device).removed_reason
     assert code == DXGI_ERROR_INVALID_CALL
-    assert sentence == (f"ExecuteCommandLists: the SRV t0 of the Dispatch of {inspect(rig.pso).label} (saxpy) needs "
-                        f"{inspect(x).label} in D3D12_RESOURCE_STATE_NON_PIXEL_SHADER_RESOURCE, but it is in "
-                        "D3D12_RESOURCE_STATE_COPY_DEST; record a transition barrier first. "
+    assert sentence == (f"ExecuteCommandLists: Dispatch: Resource state (0x400: D3D12_RESOURCE_STATE_COPY_DEST) of "
+                        f"resource ({inspect(x).label}) (subresource: 0) is invalid for use as a non-pixel shader "
+                        f"resource by the SRV t0 of the Dispatch of {inspect(rig.pso).label} (saxpy). Expected State "
+                        "Bits (all): 0x40: D3D12_RESOURCE_STATE_NON_PIXEL_SHADER_RESOURCE, Actual State: 0x400: "
+                        "D3D12_RESOURCE_STATE_COPY_DEST, Missing State: 0x40: "
+                        "D3D12_RESOURCE_STATE_NON_PIXEL_SHADER_RESOURCE; record a transition barrier first. "
                         f"(in {inspect(rig.list).label} on {inspect(queue).label})")
     assert heap is not None
 

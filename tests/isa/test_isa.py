@@ -24,7 +24,7 @@ def sample_operand(kind, type_name, position):
     if kind == op.SDST:
         return {1: "s6", 2: "s[6:7]", 4: "s[8:11]", 8: "s[16:23]"}[width]
     if kind == op.SREG:
-        return {2: "s[0:1]", 4: "s[8:11]"}[width]
+        return {2: "s[0:1]", 4: "s[8:11]", 8: "s[16:23]"}[width]
     if kind == op.VCCO:
         return "vcc"
     if kind == op.LABEL:

@@ -226,6 +226,8 @@ def step(decoded, index_of, w, pc, memory, stats, wave_id, workgroup_id, lds):
             elif allocation is None or off + 4 > allocation.size:
                 stats.oob_reads += 1
             w.s[ops[0].code + i] = value
+    elif entry.image:
+        _image(w, entry, ops, memory, stats)
     elif kind in ("load", "store"):
         dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
         size = dtype.itemsize
@@ -453,6 +455,164 @@ def _buffer_atomic(w, entry, ops, memory, stats):
             stats.oob_writes += 1
         if returns:
             w.vset(ops[0].index, lane, old)
+
+
+# ---- image_load / image_store, lane by lane --------------------------------------------------------------
+# The image descriptor and the conversions as docs/TEXTURES.md ("Image loads and stores") and
+# emulator/functional/texel_formats.py write them down, rebuilt here from the text with Python integers
+# and one-element float32 operations (nothing shared with the fast executor but the DXGI names).
+def _texel_layout(fmt):
+    """(kind, bytes per texel, [(bit offset, bits) or None for R, G, B, A]) of a DXGI format, or None."""
+    from dmlemu.dxgi import DXGI_FORMAT
+    try:
+        name = DXGI_FORMAT(fmt).name[len("DXGI_FORMAT_"):]
+    except ValueError:
+        return None
+    layout, _, kind = name.partition("_")
+    if kind not in ("FLOAT", "UNORM", "SNORM", "UINT", "SINT", "UNORM_SRGB"):
+        return None
+    channels, offset = [None] * 4, 0
+    for letter, bits in _layout_parts(layout):
+        index = {"R": 0, "G": 1, "B": 2, "A": 3, "D": 0}.get(letter)
+        if index is not None:
+            channels[index] = (offset, bits)
+        offset += bits
+    return kind, offset // 8, channels
+
+
+def _layout_parts(layout):
+    parts, i = [], 0
+    while i < len(layout):
+        j = i + 1
+        while j < len(layout) and layout[j].isdigit():
+            j += 1
+        parts.append((layout[i], int(layout[i + 1:j])))
+        i = j
+    return parts
+
+
+def _f32_bits(x):
+    return int(np.array([x], dtype=np.float32).view(np.uint32)[0])
+
+
+def _srgb(code):
+    from decimal import Decimal, localcontext
+    with localcontext() as ctx:
+        ctx.prec = 40
+        c = Decimal(code) / Decimal(255)
+        v = c / Decimal("12.92") if c <= Decimal("0.04045") else ((c + Decimal("0.055")) / Decimal("1.055")) ** Decimal("2.4")
+    return _f32_bits(float(v))
+
+
+def _load_channel(kind, raw, bits, component):
+    if kind == "UNORM_SRGB" and component == 3:
+        kind = "UNORM"                                  # sRGB is for colour: alpha stays linear
+    if kind == "FLOAT":
+        return raw if bits == 32 else _f32_bits(np.array([raw], dtype=np.uint16).view(np.float16)[0])
+    if kind == "UNORM":
+        return _f32_bits(np.float32(raw) / np.float32((1 << bits) - 1))
+    if kind == "UNORM_SRGB":
+        return _srgb(raw)
+    signed = raw - (1 << bits) if raw >> (bits - 1) else raw
+    if kind == "SNORM":
+        top = (1 << (bits - 1)) - 1
+        return _f32_bits(np.float32(max(signed, -top)) / np.float32(top))
+    return raw if kind == "UINT" else signed & M32
+
+
+def _store_channel(kind, word, bits):
+    if kind == "FLOAT":
+        if bits == 32:
+            return word
+        f = np.array([word], dtype=np.uint32).view(np.float32)[0]
+        return 0x7E00 if np.isnan(f) else int(np.array([f], dtype=np.float16).view(np.uint16)[0])
+    if kind in ("UNORM", "SNORM"):
+        f = float(np.array([word], dtype=np.uint32).view(np.float32)[0])
+        if f != f:
+            f = 0.0
+        top = (1 << bits) - 1 if kind == "UNORM" else (1 << (bits - 1)) - 1
+        f = min(max(f, 0.0 if kind == "UNORM" else -1.0), 1.0)
+        return round(f * top) & ((1 << bits) - 1)      # Python's round: to nearest even, exact product
+    if kind == "UINT":
+        return min(word, (1 << bits) - 1)
+    signed = word - (1 << 32) if word >> 31 else word
+    return min(max(signed, -(1 << (bits - 1))), (1 << (bits - 1)) - 1) & ((1 << bits) - 1)
+
+
+def _image_texel(words, fmt_bytes, x, y, z, mip):
+    """Byte offset of (x, y, z, mip) in an image descriptor's view, or None when out of range."""
+    width, height = (words[5] & 0x3FFF) + 1, ((words[5] >> 14) & 0x3FFF) + 1
+    mips, pitch_units, dimension = (words[5] >> 28) + 1, words[6] & 0xFFFFFF, (words[6] >> 24) & 7
+    first, count = (words[7] >> 4) & 0xFFF, (words[7] >> 16) & 0xFFF
+    if mip >= mips:
+        return None
+    three_d = dimension == 4
+    slice_ = {1: y, 3: z}.get(dimension, 0)
+    row = y if dimension in (2, 3, 4) else 0
+    depth = z if three_d else 0
+    full_depth = first + count if three_d else 1
+    offset = 0
+    for m in range(mip + 1):
+        w, h, d = max(1, width >> m), max(1, height >> m), max(1, full_depth >> m)
+        pitch = (w * fmt_bytes + 255) // 256 * 256
+        if m == mip:
+            break
+        end = offset + pitch * (h * d - 1) + w * fmt_bytes
+        offset = (end + 511) // 512 * 512
+    if x >= w or row >= h:
+        return None
+    if three_d:
+        if depth >= max(1, count >> mip):
+            return None
+        return offset + (first + depth) * pitch * h + row * pitch + x * fmt_bytes
+    if slice_ >= count:
+        return None
+    return offset + slice_ * pitch_units * 512 + row * pitch + x * fmt_bytes
+
+
+def _image(w, entry, ops, memory, stats):
+    data_op, address_op, desc_op = ops
+    words = [w.s.get(desc_op.code + i, 0) for i in range(8)]
+    va, size, valid = unpack_buffer_descriptor(words[:4])
+    layout = _texel_layout(words[4]) if valid and words[7] & (1 << 30) and (words[6] >> 24) & 7 <= 4 else None
+    target, limit = _range(memory, va, size, valid) if layout else (None, 0)
+    store = entry.kind == "store"
+    for lane in range(w.width):
+        if not w.exec[lane]:
+            continue
+        if store and words[3] & 2:
+            stats.readonly_writes = getattr(stats, "readonly_writes", 0) + 1
+            continue
+        at = None
+        if target is not None:
+            kind, nbytes, channels = layout
+            at = _image_texel(words, nbytes, *(w.vget(address_op.index + i, lane) for i in range(4)))
+            if at is not None and at + nbytes > limit:
+                at = None
+        if at is None:
+            if store:
+                stats.oob_writes += 1
+            else:
+                stats.oob_reads += 1
+                for i in range(4):
+                    w.vset(data_op.index + i, lane, 0)
+            continue
+        allocation, base = target
+        start = base + at
+        if store:
+            texel = 0
+            for i, channel in enumerate(channels):
+                if channel is not None:
+                    texel |= _store_channel(kind, w.vget(data_op.index + i, lane), channel[1]) << channel[0]
+            allocation.data[start:start + nbytes] = np.frombuffer(texel.to_bytes(nbytes, "little"), np.uint8)
+        else:
+            texel = int.from_bytes(bytes(allocation.data[start:start + nbytes]), "little")
+            for i, channel in enumerate(channels):
+                if channel is None:
+                    value = (1 if kind in ("UINT", "SINT") else 0x3F800000) if i == 3 else 0
+                else:
+                    value = _load_channel(kind, (texel >> channel[0]) & ((1 << channel[1]) - 1), channel[1], i)
+                w.vset(data_op.index + i, lane, value)
 
 
 def run_launch(launch, memory, width):
