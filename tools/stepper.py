@@ -631,7 +631,7 @@ def _legend():
         "timed run, in cycles after the dispatch started (a jump between two lines is time the wave",
         "waited: for memory, or for the issue port another wave held). An s_waitcnt shows 'wait': it",
         "issues nothing; the time it held the wave is the jump from the line above to the line below.",
-        "'-': an instruction the timed run gives no cycle of its own (s_endpgm, or a loop trip past what it matched).",
+        "'-': an instruction the timed run gives no cycle of its own (s_endpgm, say).",
         "",
         f"{'#':>3}  {'addr':>4}  {'cycle':>6}  {'instruction':<{TEXT_WIDTH}}  EXEC",
     ]
