@@ -36,6 +36,12 @@
 ;   record 7  (past keys) Lp, -, -, -, the PastValue's strides along b, h, j, d
 ;             (record 0 is read at the start only: 6, then 7, reuse its registers)
 ;   PARAM0, PARAM1: Scale, MaskFilterValue (FLOAT32)
+;   wide record 0 (HAS_PRESENT_K / HAS_PRESENT_V): the OutputPresentKey's strides along b, h, j, d,
+;             then the OutputPresentValue's along b, h, j, e
+; With OutputPresentKey / OutputPresentValue (HAS_PRESENT_K, HAS_PRESENT_V) the workgroups of query
+; row i = 0 also store every key k[j, d] of B (past ones as read, new ones with their Bias added,
+; rounded) and every value v[j, e] of E they read, at [b, h, j, d] and [b, h, j, e] (FLOAT16:
+; rounded once, to nearest even); the other rows read the same elements and store nothing.
 ; LDS: the tree at 0 (4 L bytes), q at ${LDS_Q} (4 D bytes), the scores at ${LDS_S} (4 T bytes).
 ; With PastKey / PastValue (HAS_PAST), keys and values j < Lp come from them, the others from Key /
 ; Value at row j - Lp; the Bias is added to the new ones only.
@@ -174,6 +180,15 @@ query_done:
     s_mov_b32 s104, s77                  ; Key[b, 0, h, 0]
     s_mov_b32 s105, 0
 .endif
+.if HAS_PRESENT_K
+    s_load_dwordx4 s[28:31], s[0:1], ${DESC_PRESENT_K}  ; the OutputPresentKey's buffer descriptor (the
+                                                        ; Output's is loaded again for E)
+    s_load_dwordx4 s[48:51], s[2:3], ${CB_WIDE_RECORDS} ; PK_b, PK_h, PK_j, PK_d
+    s_waitcnt 0
+    s_mul_i32 s48, s48, s6
+    s_mul_i32 s87, s49, s5
+    s_add_u32 s48, s48, s87              ; OutputPresentKey[b, h, 0, 0]
+.endif
 score_phase:
     v_add_u32 v7, v0, s105               ; j = the phase's first key + t
 score_next:
@@ -186,6 +201,10 @@ score_next:
     v_mov_b32 v13, 0x80000000            ; acc = -0
     v_mov_b32 v9, 0                      ; 4 d: q[d] in LDS
     s_mov_b32 s80, s56                   ; d left
+.if HAS_PRESENT_K
+    v_mul_lo_u32 v26, v7, s50            ; OutputPresentKey[b, h, j, 0]
+    v_add_u32 v26, v26, s48
+.endif
     s_mov_b32 s83, s82                   ; the Key's bias element of d = 0
 dot_next:
     s_cmp_eq_u32 s80, 0
@@ -210,6 +229,19 @@ dot_next:
     v_add_f32 v11, v11, v12              ; k + bias, rounded
     s_add_u32 s83, s83, s68
 key_biased:
+.endif
+.if HAS_PRESENT_K
+    s_cmp_lg_u32 s4, 0                   ; query row 0 stores k[j, d]
+    s_cbranch_scc1 key_kept
+.if NARROW_F16
+    v_cvt_f16_f32 v27, v11
+.else
+    v_mov_b32 v27, v11
+.endif
+    v_lshl_b32 v22, v26, ${SHIFT}
+    buffer_store_${STORE} v27, v22, s[28:31], 0
+key_kept:
+    v_add_u32 v26, v26, s51
 .endif
     v_fma_f32 v13, v14, v11, v13         ; acc = fma(q[d], k[j, d], acc): d ascending
     v_add_u32 v8, v8, s91
@@ -335,6 +367,18 @@ prob_done:
     s_mul_i32 s87, s5, s37
     s_add_u32 s104, s104, s87            ; PastValue[b, h, 0, 0]
 .endif
+.if HAS_PRESENT_K
+    s_load_dwordx4 s[28:31], s[0:1], ${DESC_OUT}    ; the Output's buffer descriptor again
+    s_waitcnt 0
+.endif
+.if HAS_PRESENT_V
+    s_load_dwordx4 s[12:15], s[0:1], ${DESC_PRESENT_V}  ; the OutputPresentValue's (the keys are done)
+    s_load_dwordx4 s[48:51], s[2:3], ${CB_WIDE_RECORDS_V} ; PV_b, PV_h, PV_j, PV_e
+    s_waitcnt 0
+    s_mul_i32 s48, s48, s6
+    s_mul_i32 s87, s49, s5
+    s_add_u32 s48, s48, s87              ; OutputPresentValue[b, h, 0, 0]
+.endif
     v_mov_b32 v7, v0                     ; e = t
 out_next:
     v_cmp_gt_u32 vcc, s57, v7            ; threads with e < Dv go on
@@ -354,6 +398,10 @@ out_next:
 .endif
     v_mov_b32 v13, 0x80000000            ; acc = -0
     v_mov_b32 v9, 0                      ; 4 j: p[j] in LDS
+.if HAS_PRESENT_V
+    v_mul_lo_u32 v26, v7, s51            ; OutputPresentValue[b, h, 0, e]
+    v_add_u32 v26, v26, s48
+.endif
 .if HAS_PAST
     s_load_dwordx4 s[16:19], s[0:1], ${DESC_PAST_V}     ; j < Lp: PastValue[b, h, j, e]
     s_waitcnt 0
@@ -369,6 +417,19 @@ past_next:
     s_waitcnt 0
 .if WIDEN_F16
     v_cvt_f32_f16 v11, v11
+.endif
+.if HAS_PRESENT_V
+    s_cmp_lg_u32 s4, 0                   ; query row 0 stores v[j, e]
+    s_cbranch_scc1 value_kept_past
+.if NARROW_F16
+    v_cvt_f16_f32 v27, v11
+.else
+    v_mov_b32 v27, v11
+.endif
+    v_lshl_b32 v22, v26, ${SHIFT}
+    buffer_store_${STORE} v27, v22, s[12:15], 0
+value_kept_past:
+    v_add_u32 v26, v26, s50
 .endif
     v_fma_f32 v13, v14, v11, v13         ; acc = fma(p[j], v[j, e], acc): j ascending
     v_add_u32 v25, v25, s38
@@ -394,6 +455,19 @@ weigh_next:
 .endif
 .if HAS_BIAS
     v_add_f32 v11, v11, v23              ; v + bias, rounded
+.endif
+.if HAS_PRESENT_V
+    s_cmp_lg_u32 s4, 0                   ; query row 0 stores v[j, e]
+    s_cbranch_scc1 value_kept_new
+.if NARROW_F16
+    v_cvt_f16_f32 v27, v11
+.else
+    v_mov_b32 v27, v11
+.endif
+    v_lshl_b32 v22, v26, ${SHIFT}
+    buffer_store_${STORE} v27, v22, s[12:15], 0
+value_kept_new:
+    v_add_u32 v26, v26, s50
 .endif
     v_fma_f32 v13, v14, v11, v13         ; acc = fma(p[j], v[j, e], acc): j ascending
     v_add_u32 v8, v8, s54

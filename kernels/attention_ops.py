@@ -6,9 +6,10 @@ batchSize) workgroups of L threads, L from the keys' count T (past and new) as t
 and the row of scores (4 T bytes); a desc whose LDS would pass the preset's lds_max_bytes_per_workgroup (LDS_LIMIT,
 16 KiB, without a preset, as kernels/normalization_ops.py) is E_NOTIMPL. The kernel serves Query, Key and Value
 tensors, separate or stacked (each read at its descriptor, first element and strides, so a stacked tensor costs
-nothing), an optional Bias, an optional RelativePositionBias, optional PastKey / PastValue and MaskType NONE,
+nothing), an optional Bias, an optional RelativePositionBias, optional PastKey / PastValue, optional OutputPresentKey /
+OutputPresentValue (written by the workgroups of query row 0; their strides in wide record 0) and MaskType NONE,
 KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START or BOOLEAN, FLOAT32 and FLOAT16 (computed in FLOAT32); every other valid
-desc (the present key / value outputs, KEY_QUERY_SEQUENCE_LENGTH_START_END) is E_NOTIMPL with a sentence
+desc (KEY_QUERY_SEQUENCE_LENGTH_START_END) is E_NOTIMPL with a sentence
 (docs/DEVIATIONS.md, "Multi-head attention"). One `AttentionOperator` row per operator says, by name:
 
   tensors     the desc's tensor fields in binding order (a tensor's descriptor is 32 bytes at 32 x its index)
@@ -71,7 +72,7 @@ OPERATORS = {row.name: row for row in (
 
 
 def variant_symbols(data_type, has_bias, mask_type, has_rpb, lanes, head_size, sources=_SEPARATE, has_past=False,
-                    layout=LAYOUT):
+                    layout=LAYOUT, present=(False, False)):
     """The assembler symbols of one variant of attention.s: the reduction family's MAX (identity, tree, LDS
     layout), the transcendental constants, and its own."""
     symbols = reduce_ops.variant_symbols("MAX", "FLOAT32", "FLOAT32", True, lanes, layout)
@@ -83,6 +84,10 @@ def variant_symbols(data_type, has_bias, mask_type, has_rpb, lanes, head_size, s
         "HAS_MASK": int(mask_type == "KEY_SEQUENCE_LENGTH"), "MASK_BOOLEAN": int(mask_type == "BOOLEAN"),
         "MASK_END_START": int(mask_type == "KEY_SEQUENCE_END_START"),
         "HAS_RPB": int(has_rpb), "HAS_PAST": int(has_past),
+        "HAS_PRESENT_K": int(present[0]), "HAS_PRESENT_V": int(present[1]),
+        "DESC_PRESENT_K": 32 * TENSORS.index("OutputPresentKeyTensor"),
+        "DESC_PRESENT_V": 32 * TENSORS.index("OutputPresentValueTensor"),
+        "CB_WIDE_RECORDS_V": layout.field("WIDE_RECORDS").offset + 16,
         "LOAD": _LOAD[data_type], "STORE": _STORE[data_type], "SHIFT": _SHIFT[data_type],
         "WIDEN_F16": int(data_type == "FLOAT16"), "NARROW_F16": int(data_type == "FLOAT16"),
         **{f"DESC_{name}": 32 * TENSORS.index(field) for name, field in zip(("Q", "K", "V"), sources)},
@@ -98,14 +103,15 @@ def variant_symbols(data_type, has_bias, mask_type, has_rpb, lanes, head_size, s
 
 @functools.lru_cache(maxsize=None)
 def build_program(data_type, has_bias, mask_type, has_rpb, lanes, head_size, sources=_SEPARATE, has_past=False,
-                  layout=LAYOUT):
+                  layout=LAYOUT, present=(False, False)):
     """Assemble and decode one variant of attention.s (cached)."""
     dwords = assemble_file(os.path.join(KERNEL_DIR, "attention.s"), variant_symbols(
-        data_type, has_bias, mask_type, has_rpb, lanes, head_size, sources, has_past, layout))
+        data_type, has_bias, mask_type, has_rpb, lanes, head_size, sources, has_past, layout, present))
+    kept = "".join(f"_present_{n}" for n, on in zip("kv", present) if on)
     mask = "" if mask_type == "NONE" else "_" + mask_type.lower()
     stacked = "".join(sorted({"_" + _STACKED_NAMES[f] for f in sources if f in _STACKED_NAMES}))
     return Program(dwords, f"multihead_attention_{data_type.lower()}{stacked}_x{lanes}"
-                           f"{'_bias' if has_bias else ''}{'_rpb' if has_rpb else ''}{'_past' if has_past else ''}{mask}")
+                           f"{'_bias' if has_bias else ''}{'_rpb' if has_rpb else ''}{'_past' if has_past else ''}{kept}{mask}")
 
 
 def _strides(spec, packed_strides, rank):
@@ -120,12 +126,7 @@ def compile_attention(operator, tensors, attributes, layout, no_kernel, packed_s
     kernels/driver.py wraps them in a CompiledKernel. `no_kernel` is the NoKernel class to raise."""
     row = OPERATORS[operator]
     by_field = dict(zip(row.tensors, tensors))
-    unserved = [f for f in ("OutputPresentKeyTensor", "OutputPresentValueTensor") if by_field[f] is not None]
-    if unserved:
-        raise no_kernel(f"dmlemu's kernel for {operator} serves QueryTensor, KeyTensor and ValueTensor (separate or "
-                        f"stacked) with an optional BiasTensor, RelativePositionBiasTensor and PastKeyTensor / "
-                        f"PastValueTensor, not "
-                        f"{', '.join(unserved)}")
+    present = tuple(by_field[f] is not None for f in ("OutputPresentKeyTensor", "OutputPresentValueTensor"))
     mask_type = int(attributes.get("MaskType") or 0)
     if mask_type not in MASK_TYPES:
         raise no_kernel(f"dmlemu's kernel for {operator} serves MaskType NONE, KEY_SEQUENCE_LENGTH, "
@@ -198,12 +199,19 @@ def compile_attention(operator, tensors, attributes, layout, no_kernel, packed_s
     if past_key is not None:
         records += [record((past, 0, 0, 0), _strides(past_key, packed_strides, 4)),
                     record((past, 0, 0, 0), _strides(past_value, packed_strides, 4))]
+    if any(present):    # wide record 0: the present key's strides along b, h, j, d, then the present value's
+        wide = {}
+        for first, field in ((4, "OutputPresentKeyTensor"), (8, "OutputPresentValueTensor")):
+            if by_field[field] is not None:
+                wide.update({f"STRIDE_T{first + n}": s & 0xFFFFFFFF
+                             for n, s in enumerate(_strides(by_field[field], packed_strides, 4))})
+        records[0] = {**records[0], **wide}
     values = {"ELEMENTS": batch * sequence * value_hidden, "WORKGROUP_SIZE": lanes, "RECORD_COUNT": len(records),
               "PARAM0": f32_bits(float(attributes.get("Scale", 1.0))),
               "PARAM1": f32_bits(float(attributes.get("MaskFilterValue", 0.0)))}
-    constants = layout.pack(values, records, params=True, wide=False)
+    constants = layout.pack(values, records, params=True, wide=any(present))
     program = build_program(out.data_type, bias is not None, MASK_TYPES[mask_type], rpb is not None, lanes, head,
-                            sources, past_key is not None, layout)
+                            sources, past_key is not None, layout, present)
     return program, constants, (sequence, heads, batch), (lanes, 1, 1), lds_bytes
 
 

@@ -62,10 +62,14 @@ def _unstack(query, key, value, qk, kv, qkv):
 @operator(name="MULTIHEAD_ATTENTION", keyword_attributes=("Scale", "MaskFilterValue", "HeadCount", "MaskType"))
 def multihead_attention(query, key, value, stacked_query_key=None, stacked_key_value=None,
                         stacked_query_key_value=None, bias=None, mask=None, relative_position_bias=None,
-                        past_key=None, past_value=None, Scale=1.0, MaskFilterValue=-10000.0, HeadCount=1, MaskType=0):
+                        past_key=None, past_value=None, Scale=1.0, MaskFilterValue=-10000.0, HeadCount=1, MaskType=0,
+                        present=False):
     """The OutputTensor of MULTIHEAD_ATTENTION with Query, Key and Value (separate or stacked), an optional Bias, an
     optional RelativePositionBias and MaskType NONE, KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START or BOOLEAN , PastKey and
-    PastValue (the subset dmlemu's kernel serves; the rest raises NotImplementedError)."""
+    PastValue (the subset dmlemu's kernel serves; the rest raises NotImplementedError). `present`: return
+    (OutputTensor, OutputPresentKeyTensor, OutputPresentValueTensor), the present ones [batchSize, HeadCount,
+    totalSequenceLength, headSize (valueHeadSize)]: every key k[j, d] and value v[j, e] as step 1 gives them (past
+    rows as they are, new ones with their Bias added), rounded once to FLOAT16 for FLOAT16 tensors."""
     query, key, value = _unstack(query, key, value, stacked_query_key, stacked_key_value, stacked_query_key_value)
     if (query is None or key is None or value is None
             or int(MaskType) not in MASK_TYPES.values()):
@@ -93,6 +97,7 @@ def multihead_attention(query, key, value, stacked_query_key=None, stacked_key_v
             k = np.concatenate([four(past_key), k], axis=2)
             v = np.concatenate([four(past_value), v], axis=2)
             kv_sequence = k.shape[2]
+        kept = (k, v)
         acc = np.full((batch, heads, sequence, kv_sequence), -0.0, np.float32)
         for c in range(d):
             acc = _nm.fused_multiply_add(q[:, :, :, c:c + 1], k[:, :, None, :, c], acc).astype(np.float32)
@@ -120,4 +125,7 @@ def multihead_attention(query, key, value, stacked_query_key=None, stacked_key_v
             out = _nm.fused_multiply_add(p[..., j:j + 1], v[:, :, None, j, :], out).astype(np.float32)
         out = canonicalize_nans(out).transpose(0, 2, 1, 3).reshape(batch, sequence, value_hidden)
         out = out.reshape(query_shape[:-3] + out.shape) if len(query_shape) > 3 else out
-        return _nm.narrow_f16(out).astype(storage) if storage == np.float16 else out.astype(storage)
+        narrow = lambda x: _nm.narrow_f16(x).astype(storage) if storage == np.float16 else x.astype(storage)
+        if present:
+            return narrow(out), narrow(kept[0]), narrow(kept[1])
+        return narrow(out)

@@ -17,7 +17,7 @@ from dmlemu.direct_run import DirectRun
 from dmlemu.dxgi import CreateDXGIFactory1
 from dmlemu.directml.operators import SCHEMAS_BY_NAME
 from dmlemu.errors import E_INVALIDARG, E_NOTIMPL, HResultError
-from dmlemu.golden.attention import softmax_rows
+from dmlemu.golden.attention import multihead_attention, softmax_rows
 from dmlemu.gpu import Gpu
 from dmlemu.isa.numerics import fused_multiply_add
 from dmlemu.kernels.attention_ops import TENSORS
@@ -87,6 +87,7 @@ def cases(draw):
                 scale=draw(st.sampled_from([1.0, 0.5, 0.125, -2.0])),
                 layouts=[draw(st.sampled_from(["packed", "padded", "permuted"])) for _ in range(4)],
                 stacking=draw(st.sampled_from(["", "", "qkv", "qk", "kv"])), past=draw(st.sampled_from([0, 0, 1, 4])),
+                present=draw(st.sampled_from(["", "", "k", "v", "kv"])),
                 special=draw(st.booleans()), seed=draw(st.integers(0, 2 ** 32 - 1)))
 
 
@@ -135,9 +136,19 @@ def run_case(case, preset=None):
                 setattr(desc, field, None)
                 inputs[TENSORS.index(field)] = None
         inputs[TENSORS.index(STACKED[stacking])] = x
-    (got,) = run_operator(desc, inputs, adapter=preset)
-    same_bits(got, expected(q, k, v, bias, mask, h, case["scale"], rpb=rpb, mask_type=MASKS[kind],
-                            past=(past_key, past_value)))
+    present = case.get("present", "")
+    for c, field, size in (("k", "OutputPresentKeyTensor", d), ("v", "OutputPresentValueTensor", dv)):
+        if c in present:
+            shape = (b, h, total, size)
+            setattr(desc, field, tensor(t, shape, layout_strides(shape, case["layouts"][3], rng)[0]))
+    got = run_operator(desc, inputs, adapter=preset)
+    want = multihead_attention(*inputs, Scale=np.float32(case["scale"]), MaskFilterValue=np.float32(-10000.0),
+                               HeadCount=h, MaskType=MASKS[kind], present=True)
+    same_bits(got[0], expected(q, k, v, bias, mask, h, case["scale"], rpb=rpb, mask_type=MASKS[kind],
+                               past=(past_key, past_value)))
+    same_bits(got[0], want[0])
+    for g, c in zip(got[1:], [c for c in "kv" if c in present]):
+        same_bits(g, want["_kv".index(c)])
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -215,6 +226,41 @@ def test_past_keys_and_values_come_first(type_name):
     same_bits(got, want)
     merge = lambda p, x: np.concatenate([p.transpose(0, 2, 1, 3).reshape(b, past, -1), x], axis=1)
     same_bits(want, expected(q, merge(pk, k), merge(pv, v), None, mask, h))   # the same keys in one tensor
+
+
+@pytest.mark.parametrize("type_name", ["FLOAT32", "FLOAT16"])
+@pytest.mark.parametrize("bias", [False, True])
+def test_present_keys_and_values_are_the_past_then_the_new_ones(type_name, bias):
+    rng = np.random.default_rng(31)
+    b, s, kv, h, d, dv, past = 2, 3, 4, 2, 3, 2, 5
+    q, k, v = (values(rng, type_name, shape, special=True) for shape in ((b, s, h * d), (b, kv, h * d),
+                                                                         (b, kv, h * dv)))
+    pk, pv = values(rng, type_name, (b, h, past, d), special=True), values(rng, type_name, (b, h, past, dv))
+    bias_values = values(rng, type_name, (2 * h * d + h * dv,)) if bias else None
+    total = past + kv
+    padded = layout_strides((b, h, total, d), "padded", rng)[0]
+    desc = attention_desc(type_name, b, s, kv, h, d, dv, bias=bias, PastKeyTensor=tensor(type_name, pk.shape),
+                          PastValueTensor=tensor(type_name, pv.shape),
+                          OutputPresentKeyTensor=tensor(type_name, (b, h, total, d), padded),
+                          OutputPresentValueTensor=tensor(type_name, (b, h, total, dv)))
+    inputs = inputs_of(q, k, v, bias_values)
+    inputs[9:11] = [pk, pv]
+    out, present_key, present_value = run_operator(desc, inputs)
+    want = multihead_attention(*inputs, Scale=np.float32(0.5), MaskFilterValue=np.float32(-1e4), HeadCount=h,
+                               present=True)
+    for got, expect in zip((out, present_key, present_value), want):
+        same_bits(got, expect)
+    same_bits(out, expected(q, k, v, bias_values, None, h, past=(pk, pv)))    # the output does not change
+    same_bits(present_key[:, :, :past], pk)                                 # the past rows as they are
+    same_bits(present_value[:, :, :past], pv)
+    heads = lambda x, size: x.reshape(b, kv, h, size).transpose(0, 2, 1, 3)
+    if not bias:                                                            # then the new ones as they are
+        same_bits(present_key[:, :, past:], heads(k, d))
+        same_bits(present_value[:, :, past:], heads(v, dv))
+    else:                                                                   # with the Bias added, rounded
+        with np.errstate(all="ignore"):
+            added = (k.astype(np.float32) + bias_values[h * d:2 * h * d].astype(np.float32)).astype(k.dtype)
+        np.testing.assert_array_equal(present_key[:, :, past:], heads(added, d))
 
 
 # ---- the same kernel on every wave width ---------------------------------------------------------------------------
@@ -423,10 +469,6 @@ def test_leading_sizes_of_one_are_accepted():
 
 
 @pytest.mark.parametrize("change, sentence", [
-    (dict(PastKeyTensor=tensor("FLOAT32", (1, 2, 3, 2)), PastValueTensor=tensor("FLOAT32", (1, 2, 3, 2)),
-          OutputPresentKeyTensor=tensor("FLOAT32", (1, 2, 5, 2))),
-     "serves QueryTensor, KeyTensor and ValueTensor (separate or stacked) with an optional BiasTensor, "
-     "RelativePositionBiasTensor and PastKeyTensor / PastValueTensor, not OutputPresentKeyTensor."),
     (dict(MaskType=3, MaskTensor=tensor("INT32", (5,))),
      "serves MaskType NONE, KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START and BOOLEAN, not "
      "DML_MULTIHEAD_ATTENTION_MASK_TYPE value 3"),
