@@ -8,6 +8,8 @@
 ; Launch (kernels/attention_ops.py): a grid of workgroups (X, Y, Z) = (sequenceLength, HeadCount,
 ; batchSize) of L threads, L as the reductions pick it from the keys' count T; s4, s5, s6
 ; are the group's X = i (the query row), Y = h (the head), Z = b (the batch); v0 the thread id.
+;   The key / value head (Key, Value, PastKey, PastValue, the present tensors) is h / G (GROUPED,
+;   MULTIHEAD_ATTENTION1's grouped-query attention), else h.
 ;   A. the query row q[d] = Query[b, i, h D + d] (+ Bias, rounded) into LDS (threads d = t, t + L ..);
 ;   B. the threads score the keys j (the past ones, then the new ones), each: from -0, fma(q[d], k[j, d], acc) for d ascending (k
 ;      with its Bias added, rounded), then Scale * acc (one rounding), then + the
@@ -27,7 +29,8 @@
 ;   record 2  D, Dv, hiddenSize, T (= Lp + Skv: every key), the column strides of Query, Key, Value, Output
 ;   record 3  BOOLEAN: the Mask's strides along b, h, i, j (0 along h for a 3-dimensional one); the
 ;             Bias's stride; KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START: the Mask's stride along b,
-;             then (END_START) the element of the first start; 0
+;             then (END_START) the element of the first start; G, the query heads per key / value
+;             head (MULTIHEAD_ATTENTION1: QueryHeadCount / KeyValueHeadCount; 1 otherwise)
 ;   record 4  -, -, -, -, the RelativePositionBias's strides along b, h, i, j
 ;   record 5  the query's, key's and value's first element (their slot of a stacked tensor: 0, 1, 2
 ;             times its stride along the stack), -, the head strides of Query, Key, Value, Output
@@ -70,6 +73,19 @@
     s_mov_b64 s[40:41], exec             ; every thread of the workgroup (restored after each branch)
 
 ; ---- this workgroup's element offsets -----------------------------------------------------------------
+.if GROUPED
+    s_mov_b32 s81, 0                     ; the key / value head: h / G (G = s71 query heads per group)
+    s_mov_b32 s87, s5
+group_next:
+    s_cmp_lt_u32 s87, s71
+    s_cbranch_scc1 group_done
+    s_sub_u32 s87, s87, s71
+    s_add_u32 s81, s81, 1
+    s_branch group_next
+group_done:
+.else
+    s_mov_b32 s81, s5                    ; the key / value head is the query head
+.endif
     s_mul_i32 s74, s5, s56               ; h D: the head's first query / key column
     s_mul_i32 s75, s5, s57               ; h Dv: its first value / output column
     s_mul_i32 s76, s6, s36
@@ -79,11 +95,11 @@
     s_add_u32 s76, s76, s87
     s_add_u32 s76, s76, s88              ; Query[b, i, h, 0] (+ its slot of a stacked tensor)
     s_mul_i32 s77, s6, s37
-    s_mul_i32 s87, s5, s93
+    s_mul_i32 s87, s81, s93
     s_add_u32 s77, s77, s87
     s_add_u32 s77, s77, s89              ; Key[b, 0, h, 0]
     s_mul_i32 s78, s6, s38
-    s_mul_i32 s87, s5, s94
+    s_mul_i32 s87, s81, s94
     s_add_u32 s78, s78, s87
     s_add_u32 s78, s78, s90              ; Value[b, 0, h, 0]
     s_mul_i32 s79, s6, s39
@@ -165,7 +181,7 @@ query_done:
     s_load_dwordx4 s[12:15], s[0:1], ${DESC_PAST_K}     ; the PastKey's buffer descriptor, for now
     s_waitcnt 0
     s_mul_i32 s104, s6, s36
-    s_mul_i32 s87, s5, s37
+    s_mul_i32 s87, s81, s37
     s_add_u32 s104, s104, s87            ; PastKey[b, h, 0, 0]
     s_mov_b32 s88, 1                     ; the past phase
     s_mov_b32 s34, s32                   ; its keys: j < Lp
@@ -186,7 +202,7 @@ query_done:
     s_load_dwordx4 s[48:51], s[2:3], ${CB_WIDE_RECORDS} ; PK_b, PK_h, PK_j, PK_d
     s_waitcnt 0
     s_mul_i32 s48, s48, s6
-    s_mul_i32 s87, s49, s5
+    s_mul_i32 s87, s49, s81
     s_add_u32 s48, s48, s87              ; OutputPresentKey[b, h, 0, 0]
 .endif
 score_phase:
@@ -364,7 +380,7 @@ prob_done:
     s_load_dwordx8 s[32:39], s[2:3], ${CB_ATT_PAST_VALUE} ; Lp, -, -, -, PV_b, PV_h, PV_j, PV_d
     s_waitcnt 0
     s_mul_i32 s104, s6, s36
-    s_mul_i32 s87, s5, s37
+    s_mul_i32 s87, s81, s37
     s_add_u32 s104, s104, s87            ; PastValue[b, h, 0, 0]
 .endif
 .if HAS_PRESENT_K
@@ -376,7 +392,7 @@ prob_done:
     s_load_dwordx4 s[48:51], s[2:3], ${CB_WIDE_RECORDS_V} ; PV_b, PV_h, PV_j, PV_e
     s_waitcnt 0
     s_mul_i32 s48, s48, s6
-    s_mul_i32 s87, s49, s5
+    s_mul_i32 s87, s49, s81
     s_add_u32 s48, s48, s87              ; OutputPresentValue[b, h, 0, 0]
 .endif
     v_mov_b32 v7, v0                     ; e = t

@@ -129,3 +129,39 @@ def multihead_attention(query, key, value, stacked_query_key=None, stacked_key_v
         if present:
             return narrow(out), narrow(kept[0]), narrow(kept[1])
         return narrow(out)
+
+
+@operator(name="MULTIHEAD_ATTENTION1", keyword_attributes=("Scale", "MaskFilterValue", "QueryHeadCount",
+                                                           "KeyValueHeadCount", "MaskType"))
+def multihead_attention1(query, key, value, stacked_query_key=None, stacked_key_value=None,
+                         stacked_query_key_value=None, bias=None, mask=None, relative_position_bias=None,
+                         past_key=None, past_value=None, past_sequence_lengths=None, Scale=1.0,
+                         MaskFilterValue=-10000.0, QueryHeadCount=1, KeyValueHeadCount=1, MaskType=0, present=False):
+    """MULTIHEAD_ATTENTION1: MULTIHEAD_ATTENTION with KeyValueHeadCount key / value heads, each serving
+    G = QueryHeadCount / KeyValueHeadCount consecutive query heads (query head h reads key / value head h // G):
+    MULTIHEAD_ATTENTION's steps on the key, value and past tensors with each head repeated G times, the present
+    tensors those of the heads h = 0, G, 2 G ... (the subset dmlemu's kernel serves: no PastSequenceLengthsTensor,
+    no BiasTensor with G > 1; the rest raises NotImplementedError)."""
+    heads, kv_heads = int(QueryHeadCount), int(KeyValueHeadCount)
+    group = heads // kv_heads
+    if past_sequence_lengths is not None or (group > 1 and bias is not None):
+        raise NotImplementedError("the golden MULTIHEAD_ATTENTION1 takes no PastSequenceLengthsTensor, and no "
+                                  "BiasTensor where KeyValueHeadCount is not QueryHeadCount")
+
+    def widen(x, axis, rank):      # each key / value head repeated G times along its heads' axis
+        if x is None or group == 1:
+            return x
+        x = np.asarray(x)
+        x = x.reshape(x.shape[x.ndim - rank:])
+        if rank == 3:              # [b, s, heads * size]
+            b, s, hidden = x.shape
+            return np.repeat(x.reshape(b, s, kv_heads, hidden // kv_heads), group, axis=2).reshape(b, s, -1)
+        return np.repeat(x, group, axis=axis)
+    result = multihead_attention(query, widen(key, 2, 3), widen(value, 2, 3), stacked_query_key, stacked_key_value,
+                                 stacked_query_key_value, bias, mask, relative_position_bias, widen(past_key, 1, 4),
+                                 widen(past_value, 1, 4), Scale=Scale, MaskFilterValue=MaskFilterValue,
+                                 HeadCount=heads, MaskType=MaskType, present=present)
+    if not present:
+        return result
+    out, present_key, present_value = result
+    return out, present_key[:, ::group], present_value[:, ::group]

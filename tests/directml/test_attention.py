@@ -1,5 +1,5 @@
-"""DML_OPERATOR_MULTIHEAD_ATTENTION through the mirror, bit for bit against the golden model (docs/NUMERICS.md,
-"Multi-head attention").
+"""DML_OPERATOR_MULTIHEAD_ATTENTION and MULTIHEAD_ATTENTION1 (grouped-query attention) through the mirror, bit for bit
+against the golden model (docs/NUMERICS.md, "Multi-head attention"), present key / value outputs included.
 
 Drawn descs (FLOAT32 and FLOAT16; batch, heads, query and key sequence lengths, head sizes; a Bias or none; MaskType
 NONE or KEY_SEQUENCE_LENGTH; packed, padded and permuted layouts; special values) run on every adapter; the kernel
@@ -524,3 +524,120 @@ def test_hostile_descs_are_refused_with_a_sentence_or_run(data):
     except HResultError as error:
         event({E_INVALIDARG: "E_INVALIDARG", E_NOTIMPL: "E_NOTIMPL"}.get(error.hresult, "other"))
         assert error.hresult in (E_INVALIDARG, E_NOTIMPL) and error.message.endswith("."), error.message
+
+
+# ---- MULTIHEAD_ATTENTION1: grouped-query attention -----------------------------------------------------------------
+def attention1_desc(type_name, batch, sequence, kv_sequence, heads, kv_heads, head, value_head, past=0,
+                    present=False, **extra):
+    total = past + kv_sequence
+    fields = dict(
+        QueryTensor=tensor(type_name, (batch, sequence, heads * head)),
+        KeyTensor=tensor(type_name, (batch, kv_sequence, kv_heads * head)),
+        ValueTensor=tensor(type_name, (batch, kv_sequence, kv_heads * value_head)),
+        PastKeyTensor=tensor(type_name, (batch, kv_heads, past, head)) if past else None,
+        PastValueTensor=tensor(type_name, (batch, kv_heads, past, value_head)) if past else None,
+        OutputTensor=tensor(type_name, (batch, sequence, heads * value_head)),
+        OutputPresentKeyTensor=tensor(type_name, (batch, kv_heads, total, head)) if present else None,
+        OutputPresentValueTensor=tensor(type_name, (batch, kv_heads, total, value_head)) if present else None,
+        Scale=0.5, MaskFilterValue=-10000.0, QueryHeadCount=heads, KeyValueHeadCount=kv_heads, MaskType=0)
+    fields.update(extra)
+    return DML_MULTIHEAD_ATTENTION1_OPERATOR_DESC(**fields)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["FLOAT32", "FLOAT16"]), st.integers(1, 2), st.integers(1, 3), st.sampled_from([1, 3, 9]),
+       st.sampled_from([(1, 1), (2, 1), (4, 2), (3, 3), (6, 2)]), st.integers(1, 4), st.integers(1, 3),
+       st.sampled_from([0, 0, 2]), st.booleans(), st.sampled_from(["NONE", "KEY_SEQUENCE_LENGTH", "BOOLEAN4"]),
+       st.sampled_from(PRESETS + (WARP,)), st.integers(0, 2 ** 32 - 1))
+def test_grouped_query_attention_is_bit_exact(type_name, b, s, kv, head_counts, d, dv, past, present, mask_kind,
+                                              preset, seed):
+    rng = np.random.default_rng(seed)
+    h, hkv = head_counts
+    total = past + kv
+    q, k, v = (values(rng, type_name, shape, special=True) for shape in ((b, s, h * d), (b, kv, hkv * d),
+                                                                         (b, kv, hkv * dv)))
+    pk = values(rng, type_name, (b, hkv, past, d)) if past else None
+    pv = values(rng, type_name, (b, hkv, past, dv)) if past else None
+    mask = None
+    if mask_kind == "KEY_SEQUENCE_LENGTH":
+        mask = rng.integers(0, total + 1, size=b).astype(np.int32)
+    elif mask_kind == "BOOLEAN4":
+        mask = (rng.random((b, h, s, total)) < 0.7).astype(np.int32)
+    extra = {} if mask is None else dict(MaskTensor=tensor("INT32", mask.shape), MaskType=MASKS[mask_kind])
+    desc = attention1_desc(type_name, b, s, kv, h, hkv, d, dv, past, present, **extra)
+    inputs = [q, k, v, None, None, None, None, mask, None, pk, pv, None]
+    got = run_operator(desc, inputs, adapter=preset)
+    want = golden.attention.multihead_attention1(
+        *inputs, Scale=np.float32(0.5), MaskFilterValue=np.float32(-1e4), QueryHeadCount=h, KeyValueHeadCount=hkv,
+        MaskType=0 if mask is None else MASKS[mask_kind], present=True)
+    for g, w in zip(got, want if present else want[:1]):
+        same_bits(g, w)
+
+
+def test_one_key_value_head_per_query_head_is_multihead_attention():
+    rng = np.random.default_rng(41)
+    q, k, v = (values(rng, "FLOAT32", shape) for shape in ((2, 3, 6), (2, 5, 6), (2, 5, 4)))
+    (got,) = run_operator(attention1_desc("FLOAT32", 2, 3, 5, 2, 2, 3, 2), [q, k, v] + [None] * 9)
+    same_bits(got, expected(q, k, v, None, None, 2))
+    # two query heads on one key / value head: each reads the same keys and values
+    k1, v1 = k[:, :, :3], v[:, :, :2]
+    (grouped,) = run_operator(attention1_desc("FLOAT32", 2, 3, 5, 2, 1, 3, 2), [q, k1, v1] + [None] * 9)
+    same_bits(grouped, expected(q, np.concatenate([k1, k1], 2), np.concatenate([v1, v1], 2), None, None, 2))
+
+
+def create1(desc, level=DML_FEATURE_LEVEL_6_4):
+    d3d12 = D3D12CreateDevice(CreateDXGIFactory1().EnumAdapters1(0), D3D_FEATURE_LEVEL_11_0)
+    dml = DMLCreateDevice(d3d12, DML_CREATE_DEVICE_FLAG_NONE, max_feature_level=level)
+    return dml, dml.CreateOperator(DML_OPERATOR_DESC(Type=DML_OPERATOR_MULTIHEAD_ATTENTION1, Desc=desc))
+
+
+def refusal1(desc, level=DML_FEATURE_LEVEL_6_4):
+    with pytest.raises(HResultError) as error:
+        dml, op = create1(desc, level)
+        dml.CompileOperator(op, DML_EXECUTION_FLAG_NONE)
+    return error.value.hresult, error.value.message
+
+
+def test_the_schema_row_of_multihead_attention1():
+    schema = SCHEMAS_BY_NAME["MULTIHEAD_ATTENTION1"]
+    assert schema.introduced_at == DML_FEATURE_LEVEL_6_3 and schema.type == 172
+    (row,) = schema.support
+    assert row.tensors["PastSequenceLengthsTensor"].data_types == ("INT32", "UINT32")
+    assert [t.field for t in schema.tensors][11] == "PastSequenceLengthsTensor"
+    assert [a.field for a in schema.attributes] == ["Scale", "MaskFilterValue", "QueryHeadCount", "KeyValueHeadCount",
+                                                    "MaskType"]
+    desc = attention1_desc("FLOAT32", 1, 2, 3, 4, 2, 2, 2)
+    create1(desc, DML_FEATURE_LEVEL_6_3)
+    assert refusal1(desc, DML_FEATURE_LEVEL_6_2) == (E_INVALIDARG, (
+        "DML_OPERATOR_DESC.Type is DML_OPERATOR_MULTIHEAD_ATTENTION1, introduced in DML_FEATURE_LEVEL_6_3; this "
+        "device supports up to DML_FEATURE_LEVEL_6_2."))
+
+
+OP1 = "DML_OPERATOR_MULTIHEAD_ATTENTION1"
+
+
+@pytest.mark.parametrize("change, hresult, sentence", [
+    (dict(QueryHeadCount=3, QueryTensor=tensor("FLOAT32", (1, 2, 6)), OutputTensor=tensor("FLOAT32", (1, 2, 6))),
+     E_INVALIDARG, f"QueryHeadCount is 3 and KeyValueHeadCount 2; {OP1} needs KeyValueHeadCount to divide "
+                   "QueryHeadCount"),
+    (dict(KeyTensor=tensor("FLOAT32", (1, 3, 8))), E_INVALIDARG,
+     f"KeyTensor.Sizes is {{1,3,8}}; {OP1} needs {{1, keyValueSequenceLength, 4}} (the query's batchSize and "
+     "headSize times KeyValueHeadCount)."),
+    (dict(PastKeyTensor=tensor("FLOAT32", (1, 4, 2, 2)), PastValueTensor=tensor("FLOAT32", (1, 4, 2, 2))),
+     E_INVALIDARG, f"PastKeyTensor.Sizes is {{1,4,2,2}}; {OP1} needs {{1, 2, pastSequenceLength, 2}}."),
+    (dict(OutputPresentKeyTensor=tensor("FLOAT32", (1, 4, 3, 2))), E_INVALIDARG,
+     "OutputPresentKeyTensor.Sizes is {1,4,3,2}; " + OP1 + " needs {1,2,3,2} (leading sizes of 1 allowed)."),
+    (dict(PastSequenceLengthsTensor=tensor("INT32", (2,))), E_INVALIDARG,
+     f"PastSequenceLengthsTensor.Sizes is {{2}}; {OP1} needs {{1}} (leading sizes of 1 allowed)."),
+    (dict(QueryTensor=None, KeyTensor=None, ValueTensor=None,
+          StackedQueryKeyValueTensor=tensor("FLOAT32", (1, 2, 4, 3, 2))), E_INVALIDARG,
+     f"StackedQueryKeyValueTensor is given and KeyValueHeadCount 2 is not QueryHeadCount 4; {OP1} stacks"),
+    (dict(PastSequenceLengthsTensor=tensor("INT32", (1, 1))), E_NOTIMPL,
+     "dmlemu's kernel for MULTIHEAD_ATTENTION1 serves no PastSequenceLengthsTensor"),
+    (dict(BiasTensor=tensor("FLOAT32", (16,))), E_NOTIMPL,
+     "serves a BiasTensor only where KeyValueHeadCount is QueryHeadCount, not 2 key / value heads for 4 query heads"),
+])
+def test_multihead_attention1_refusals(change, hresult, sentence):
+    got = refusal1(attention1_desc("FLOAT32", 1, 2, 3, 4, 2, 2, 2, **change))
+    assert got[0] == hresult, got
+    assert got[1].startswith(sentence) if hresult == E_INVALIDARG else sentence in got[1], got

@@ -220,7 +220,8 @@ def create(dml_device, desc):
 NAMES = sorted(SCHEMAS_BY_NAME)
 # Schemas whose descs this file's generic builder cannot make valid (every optional tensor given at once breaks their
 # "exactly one of" rules): their rows, optional tensors and attributes are tested in the file named.
-OWN_SCHEMA_TESTS = {"MULTIHEAD_ATTENTION": "tests/directml/test_attention.py"}
+OWN_SCHEMA_TESTS = {"MULTIHEAD_ATTENTION": "tests/directml/test_attention.py",
+                    "MULTIHEAD_ATTENTION1": "tests/directml/test_attention.py"}
 GENERIC = [n for n in NAMES if n not in OWN_SCHEMA_TESTS]
 
 
@@ -244,11 +245,11 @@ def test_every_element_wise_operator_activation_and_cast_has_a_schema():
                  "ONE_HOT", "DIAGONAL_MATRIX", "SCATTER_ELEMENTS", "SCATTER_ND", "REVERSE_SUBSEQUENCES",
                  "NONZERO_COORDINATES", "RANDOM_GENERATOR"}
     expected |= {"TOP_K", "TOP_K1", "DIAGONAL_MATRIX1"}       # tests/directml/test_top_k.py, test_fill.py
-    expected |= {"MULTIHEAD_ATTENTION"}                          # tests/directml/test_attention.py
+    expected |= {"MULTIHEAD_ATTENTION", "MULTIHEAD_ATTENTION1"}  # tests/directml/test_attention.py
     expected |= {"MATRIX_MULTIPLY_INTEGER", "QUANTIZED_LINEAR_MATRIX_MULTIPLY", "MATRIX_MULTIPLY_INTEGER_TO_FLOAT",
                  "CONVOLUTION_INTEGER", "QUANTIZED_LINEAR_CONVOLUTION"}      # the integer products
     assert set(SCHEMAS_BY_NAME) == expected
-    assert len(expected) == 151
+    assert len(expected) == 152
 
 
 # ---- per schema: introduced level, every accepted and refused type and dimension count ---------------------

@@ -59,7 +59,7 @@ def test_the_list_is_every_operator_with_a_kernel():
                                # and the top-K selections, DIAGONAL_MATRIX1 (an optional input)
                                "TOP_K", "TOP_K1", "DIAGONAL_MATRIX1",
                                # and multi-head attention
-                               "MULTIHEAD_ATTENTION",
+                               "MULTIHEAD_ATTENTION", "MULTIHEAD_ATTENTION1",
                                # and the integer products
                                "MATRIX_MULTIPLY_INTEGER", "QUANTIZED_LINEAR_MATRIX_MULTIPLY",
                                "MATRIX_MULTIPLY_INTEGER_TO_FLOAT", "CONVOLUTION_INTEGER",
