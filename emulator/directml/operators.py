@@ -698,6 +698,20 @@ _SCHEMA_LIST = [
                     AttributeSpec("NormalizeVariance", BOOL), AttributeSpec("Epsilon"),
                     AttributeSpec("FusedActivation", FUSED_ACTIVATION)),
         normalizes=("InputTensor", "ScaleTensor", "BiasTensor")),
+    # DML_MEAN_VARIANCE_NORMALIZATION2_OPERATOR_DESC (DirectML.h's `DML_TARGET_VERSION >= 0x6300` block, so FL6_3;
+    # its windows-ai-docs page says "TBD" but repeats MVN1's member texts): MVN1 with NormalizeVariance split into
+    # UseMean and UseVariance (ONNX Runtime's DirectML provider runs SimplifiedLayerNormalization, RMS
+    # normalization, with UseMean FALSE). The support row is MVN1's newest (1 to 8 dimensions, FLOAT32 and FLOAT16,
+    # Scale and Bias optional and independent, as the page's FL5_2 sentence says); docs/DEVIATIONS.md.
+    _op("MEAN_VARIANCE_NORMALIZATION2", _roles("InputTensor", "ScaleTensor", "BiasTensor", "OutputTensor"), (
+        (_enums.DML_FEATURE_LEVEL_6_3, (1, 8), {"*": FLOATS, "ScaleTensor": Optional(FLOATS),
+                                            "BiasTensor": Optional(FLOATS)}),),
+        same_sizes=[("InputTensor", "OutputTensor")],
+        same_dimension_count=(("InputTensor", "ScaleTensor", "BiasTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("Axes", AXES, of="InputTensor", count_field="AxisCount"),
+                    AttributeSpec("UseMean", BOOL), AttributeSpec("UseVariance", BOOL), AttributeSpec("Epsilon"),
+                    AttributeSpec("FusedActivation", FUSED_ACTIVATION)),
+        normalizes=("InputTensor", "ScaleTensor", "BiasTensor")),
     # DML_MEAN_VARIANCE_NORMALIZATION_OPERATOR_DESC (FL1_0; sdk-api ns-directml-dml_mean_variance_normalization_
     # operator_desc): { BatchCount, ChannelCount, Height, Width } tensors; CrossChannel TRUE normalizes across
     # {ChannelCount, Height, Width}, FALSE across {Height, Width}, each channel on its own.

@@ -48,6 +48,8 @@ How each family maps (ONNX Runtime's choices):
                        axes (axis.. for opset < 13)
     LayerNormalization MEAN_VARIANCE_NORMALIZATION1 over axes axis.., Scale and Bias broadcast to the input;
     InstanceNormalization, MeanVarianceNormalization  MEAN_VARIANCE_NORMALIZATION1 too
+    RMSNormalization   MEAN_VARIANCE_NORMALIZATION2 with UseMean FALSE over axes axis.., Scale broadcast (as ONNX
+                       Runtime's DirectML provider runs SimplifiedLayerNormalization)
     LRN, LpNormalization  LOCAL_RESPONSE_NORMALIZATION (across channels), LP_NORMALIZATION
     BatchNormalization BATCH_NORMALIZATION (Spatial, {1, C, 1, 1} parameters); folded into the preceding
                        Conv at import where ONNX Runtime's optimiser would (importer.py)
@@ -743,6 +745,19 @@ def _layer_normalization(ctx, node):
              [("OutputTensor", ctx.fused_output(node))], fields)
 
 
+def _rms_normalization(ctx, node):
+    ctx.check_attributes(node, {"axis", "epsilon", "stash_type"})
+    shape = ctx.shape(node.input[0])
+    axis = int(ctx.attr(node, "axis", -1))
+    axis = axis + len(shape) if axis < 0 else axis
+    axes = list(range(axis, len(shape)))
+    fields = {"AxisCount": len(axes), "Axes": axes, "UseMean": False, "UseVariance": True,
+              "Epsilon": float(ctx.attr(node, "epsilon", 1e-5)), "FusedActivation": None}
+    ctx.emit(node, "MEAN_VARIANCE_NORMALIZATION2",
+             [("InputTensor", ctx.view(node.input[0])), ("ScaleTensor", ctx.broadcast(node.input[1], shape)),
+              ("BiasTensor", None)], [("OutputTensor", node.output[0])], fields)
+
+
 def _batch_normalization(ctx, node):
     ctx.check_attributes(node, {"epsilon", "momentum", "spatial", "training_mode"})
     if int(ctx.attr(node, "training_mode", 0)):
@@ -1150,6 +1165,7 @@ CONVERSIONS = {
                              functools.partial(_softmax, operator="ACTIVATION_LOG_SOFTMAX1")),
     "LayerNormalization": Conversion(("MEAN_VARIANCE_NORMALIZATION1",), _layer_normalization),
     "BatchNormalization": Conversion(("BATCH_NORMALIZATION",), _batch_normalization),
+    "RMSNormalization": Conversion(("MEAN_VARIANCE_NORMALIZATION2",), _rms_normalization),
     "InstanceNormalization": Conversion(("MEAN_VARIANCE_NORMALIZATION1",), _mean_variance_normalization),
     "MeanVarianceNormalization": Conversion(("MEAN_VARIANCE_NORMALIZATION1",), _mean_variance_normalization),
     "LRN": Conversion(("LOCAL_RESPONSE_NORMALIZATION",), _lrn),

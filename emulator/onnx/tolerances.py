@@ -108,6 +108,7 @@ TOLERANCES = {
     "LeakyRelu": ("ULP", 1), "PRelu": ("ULP", 1), "HardSigmoid": ("ULP", 2), "HardSwish": ("ULP", 4),
     "Softplus": ("ULP", 18), "Softsign": ("ULP", 3), "Gelu": ("ULP", 18),
     "BatchNormalization": ("ULP", 6), "LayerNormalization": ("ATOL", 1 / 1024),
+    "RMSNormalization": ("ATOL", 1 / 1024),     # as layerNormalization
     "Gemm": _gemm, "MatMul": lambda shapes, attributes: ("ULP", 2 * shapes[0][-1]),
     "ReduceSum": _reduction(1, 0), "ReduceL1": _reduction(1, 0), "ReduceProd": _reduction(1, 0),
     "ReduceL2": _reduction(2, 1), "ReduceMean": _reduction(1, 2), "ReduceLogSum": _reduction(1, 18),

@@ -43,6 +43,7 @@ def test_the_list_is_every_operator_with_a_kernel():
     assert API_ONLY == sorted(["ARGMAX", "ARGMIN", "GEMM", "REDUCE", "CUMULATIVE_PRODUCT", "CUMULATIVE_SUMMATION",
                                "BATCH_NORMALIZATION_TRAINING", "LOCAL_RESPONSE_NORMALIZATION", "LP_NORMALIZATION",
                                "MEAN_VARIANCE_NORMALIZATION", "MEAN_VARIANCE_NORMALIZATION1",
+                               "MEAN_VARIANCE_NORMALIZATION2",
                                *(f"ACTIVATION_{n}{form}" for n in ("SOFTMAX", "LOG_SOFTMAX", "HARDMAX")
                                  for form in ("", "1")),
                                # and the data movement operators
