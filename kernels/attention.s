@@ -74,7 +74,8 @@
 
 ; ---- this workgroup's element offsets -----------------------------------------------------------------
 .if GROUPED
-    s_mov_b32 s81, 0                     ; the key / value head: h / G (G = s71 query heads per group)
+    s_mov_b32 s81, 0                     ; ${KV_HEAD} = s81, the key / value head: h / G (G = s71 query heads
+                                         ; per group); without GROUPED ${KV_HEAD} is s5, the query head
     s_mov_b32 s87, s5
 group_next:
     s_cmp_lt_u32 s87, s71
@@ -83,8 +84,6 @@ group_next:
     s_add_u32 s81, s81, 1
     s_branch group_next
 group_done:
-.else
-    s_mov_b32 s81, s5                    ; the key / value head is the query head
 .endif
     s_mul_i32 s74, s5, s56               ; h D: the head's first query / key column
     s_mul_i32 s75, s5, s57               ; h Dv: its first value / output column
@@ -95,11 +94,11 @@ group_done:
     s_add_u32 s76, s76, s87
     s_add_u32 s76, s76, s88              ; Query[b, i, h, 0] (+ its slot of a stacked tensor)
     s_mul_i32 s77, s6, s37
-    s_mul_i32 s87, s81, s93
+    s_mul_i32 s87, ${KV_HEAD}, s93
     s_add_u32 s77, s77, s87
     s_add_u32 s77, s77, s89              ; Key[b, 0, h, 0]
     s_mul_i32 s78, s6, s38
-    s_mul_i32 s87, s81, s94
+    s_mul_i32 s87, ${KV_HEAD}, s94
     s_add_u32 s78, s78, s87
     s_add_u32 s78, s78, s90              ; Value[b, 0, h, 0]
     s_mul_i32 s79, s6, s39
@@ -181,7 +180,7 @@ query_done:
     s_load_dwordx4 s[12:15], s[0:1], ${DESC_PAST_K}     ; the PastKey's buffer descriptor, for now
     s_waitcnt 0
     s_mul_i32 s104, s6, s36
-    s_mul_i32 s87, s81, s37
+    s_mul_i32 s87, ${KV_HEAD}, s37
     s_add_u32 s104, s104, s87            ; PastKey[b, h, 0, 0]
     s_mov_b32 s88, 1                     ; the past phase
     s_mov_b32 s34, s32                   ; its keys: j < Lp
@@ -202,7 +201,7 @@ query_done:
     s_load_dwordx4 s[48:51], s[2:3], ${CB_WIDE_RECORDS} ; PK_b, PK_h, PK_j, PK_d
     s_waitcnt 0
     s_mul_i32 s48, s48, s6
-    s_mul_i32 s87, s49, s81
+    s_mul_i32 s87, s49, ${KV_HEAD}
     s_add_u32 s48, s48, s87              ; OutputPresentKey[b, h, 0, 0]
 .endif
 score_phase:
@@ -380,7 +379,7 @@ prob_done:
     s_load_dwordx8 s[32:39], s[2:3], ${CB_ATT_PAST_VALUE} ; Lp, -, -, -, PV_b, PV_h, PV_j, PV_d
     s_waitcnt 0
     s_mul_i32 s104, s6, s36
-    s_mul_i32 s87, s81, s37
+    s_mul_i32 s87, ${KV_HEAD}, s37
     s_add_u32 s104, s104, s87            ; PastValue[b, h, 0, 0]
 .endif
 .if HAS_PRESENT_K
@@ -392,7 +391,7 @@ prob_done:
     s_load_dwordx4 s[48:51], s[2:3], ${CB_WIDE_RECORDS_V} ; PV_b, PV_h, PV_j, PV_e
     s_waitcnt 0
     s_mul_i32 s48, s48, s6
-    s_mul_i32 s87, s49, s81
+    s_mul_i32 s87, s49, ${KV_HEAD}
     s_add_u32 s48, s48, s87              ; OutputPresentValue[b, h, 0, 0]
 .endif
     v_mov_b32 v7, v0                     ; e = t

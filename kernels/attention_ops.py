@@ -92,6 +92,7 @@ def variant_symbols(data_type, has_bias, mask_type, has_rpb, lanes, head_size, s
         "MASK_END_START": int(mask_type == "KEY_SEQUENCE_END_START"),
         "HAS_RPB": int(has_rpb), "HAS_PAST": int(has_past),
         "HAS_PRESENT_K": int(present[0]), "HAS_PRESENT_V": int(present[1]), "GROUPED": int(grouped),
+        "KV_HEAD": "s81" if grouped else "s5",
         "DESC_PRESENT_K": 32 * tensors.index("OutputPresentKeyTensor"),
         "DESC_PRESENT_V": 32 * tensors.index("OutputPresentValueTensor"),
         "CB_WIDE_RECORDS_V": layout.field("WIDE_RECORDS").offset + 16,
