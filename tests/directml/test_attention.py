@@ -641,3 +641,33 @@ def test_multihead_attention1_refusals(change, hresult, sentence):
     got = refusal1(attention1_desc("FLOAT32", 1, 2, 3, 4, 2, 2, 2, **change))
     assert got[0] == hresult, got
     assert got[1].startswith(sentence) if hresult == E_INVALIDARG else sentence in got[1], got
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_hostile_attention1_descs_are_refused_with_a_sentence_or_run(data):
+    from operator_cases import garbage
+    from dmlemu.kernels.attention_ops import TENSORS1
+    base = attention1_desc("FLOAT32", 1, 2, 3, 4, 2, 2, 2, past=1, present=True)
+    hostile = {"Scale": st.floats(allow_nan=True), "MaskFilterValue": st.floats(allow_nan=True),
+               "QueryHeadCount": st.integers(-1, 9), "KeyValueHeadCount": st.integers(-1, 9),
+               "MaskType": st.integers(-1, 6)}
+    for name in data.draw(st.lists(st.sampled_from(TENSORS1 + tuple(hostile)), min_size=1, max_size=3, unique=True)):
+        if name in hostile:
+            value = data.draw(st.one_of(hostile[name], garbage))
+        else:
+            value = data.draw(st.one_of(st.none(), st.builds(
+                tensor, st.sampled_from(["FLOAT32", "FLOAT16", "INT32", "UINT32"]),
+                st.lists(st.integers(1, 7), min_size=1, max_size=6))))
+        try:
+            setattr(base, name, value)
+        except (TypeError, ValueError, OverflowError):
+            event("the desc struct refused a field")
+            return
+    try:
+        dml, op = create1(base)
+        dml.CompileOperator(op, DML_EXECUTION_FLAG_NONE)
+        event("compiled")
+    except HResultError as error:
+        event({E_INVALIDARG: "E_INVALIDARG", E_NOTIMPL: "E_NOTIMPL"}.get(error.hresult, "other"))
+        assert error.hresult in (E_INVALIDARG, E_NOTIMPL) and error.message.endswith("."), error.message
