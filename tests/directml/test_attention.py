@@ -671,3 +671,20 @@ def test_hostile_attention1_descs_are_refused_with_a_sentence_or_run(data):
     except HResultError as error:
         event({E_INVALIDARG: "E_INVALIDARG", E_NOTIMPL: "E_NOTIMPL"}.get(error.hresult, "other"))
         assert error.hresult in (E_INVALIDARG, E_NOTIMPL) and error.message.endswith("."), error.message
+
+
+@pytest.mark.parametrize("type_name, bound", [("FLOAT32", 16), ("FLOAT16", 1)])   # measured: 6.3 and 0.50
+def test_grouped_golden_is_within_a_few_ulps_of_float64(type_name, bound):
+    # as test_golden_is_within_a_few_ulps_of_float64, with 4 query heads on 2 key / value heads
+    rng = np.random.default_rng(17)
+    worst = 0.0
+    for kv in (1, 8, 64, 200):
+        q, k, v = ((rng.standard_normal(shape)).astype(DTYPES[type_name]) for shape in
+                   ((2, 3, 32), (2, kv, 16), (2, kv, 12)))
+        got = golden.attention.multihead_attention1(q, k, v, Scale=np.float32(0.25), QueryHeadCount=4,
+                                                    KeyValueHeadCount=2).astype(np.float64)
+        widen = lambda x: np.repeat(x.reshape(2, kv, 2, -1), 2, axis=2).reshape(2, kv, -1)
+        want = float64_reference(q, widen(k), widen(v), 4, 0.25)
+        ulp = np.spacing(np.maximum(np.abs(want), 0.125).astype(DTYPES[type_name])).astype(np.float64)
+        worst = max(worst, float(np.max(np.abs(got - want) / ulp)))
+    assert worst <= bound, worst
