@@ -1,4 +1,5 @@
-"""The attention family's table and compiler: DML_OPERATOR_MULTIHEAD_ATTENTION as a kernel launch.
+"""The attention family's table and compiler: DML_OPERATOR_MULTIHEAD_ATTENTION and MULTIHEAD_ATTENTION1 (the same
+kernel with each key / value head serving QueryHeadCount / KeyValueHeadCount query heads: GROUPED) as kernel launches.
 
 kernels/attention.s computes one query row of one head per workgroup: a grid of (sequenceLength, HeadCount,
 batchSize) workgroups of L threads, L from the keys' count T (past and new) as the reductions pick it

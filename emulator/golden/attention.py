@@ -12,6 +12,8 @@ starts), with BOOLEAN the same where Mask[b, i, j] (or Mask[b, h, i, j]) is 0; t
 as ACTIVATION_SOFTMAX computes a row of Lp + Skv elements (dmlemu.golden.softmax's steps: maxNum, the reductions'
 threads-then-tree sum of e^(s - M), one correctly rounded divide), p stays FLOAT32; the output Output[b, i, h Dv + e] = (GEMM's sum: from -0,
 fma(p[j], v[j, e], acc) for j ascending), rounded once to FLOAT16 for FLOAT16 tensors. NaN results are canonical.
+MULTIHEAD_ATTENTION1 (grouped-query attention) is the same with each key / value head repeated for its
+QueryHeadCount / KeyValueHeadCount query heads; `present=True` also returns the present key and value.
 This module follows that text, not the kernel: it never assembles or runs anything.
 """
 import numpy as np
