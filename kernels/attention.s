@@ -8,6 +8,8 @@
 ; Launch (kernels/attention_ops.py): a grid of workgroups (X, Y, Z) = (sequenceLength, HeadCount,
 ; batchSize) of L threads, L as the reductions pick it from the keys' count T; s4, s5, s6
 ; are the group's X = i (the query row), Y = h (the head), Z = b (the batch); v0 the thread id.
+;   The key / value head (Key, Value, PastKey, PastValue, the present tensors) is h / G (GROUPED,
+;   MULTIHEAD_ATTENTION1's grouped-query attention), else h.
 ;   A. the query row q[d] = Query[b, i, h D + d] (+ Bias, rounded) into LDS (threads d = t, t + L ..);
 ;   B. the threads score the keys j (the past ones, then the new ones), each: from -0, fma(q[d], k[j, d], acc) for d ascending (k
 ;      with its Bias added, rounded), then Scale * acc (one rounding), then + the
@@ -27,7 +29,8 @@
 ;   record 2  D, Dv, hiddenSize, T (= Lp + Skv: every key), the column strides of Query, Key, Value, Output
 ;   record 3  BOOLEAN: the Mask's strides along b, h, i, j (0 along h for a 3-dimensional one); the
 ;             Bias's stride; KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START: the Mask's stride along b,
-;             then (END_START) the element of the first start; 0
+;             then (END_START) the element of the first start; G, the query heads per key / value
+;             head (MULTIHEAD_ATTENTION1: QueryHeadCount / KeyValueHeadCount; 1 otherwise)
 ;   record 4  -, -, -, -, the RelativePositionBias's strides along b, h, i, j
 ;   record 5  the query's, key's and value's first element (their slot of a stacked tensor: 0, 1, 2
 ;             times its stride along the stack), -, the head strides of Query, Key, Value, Output
@@ -36,6 +39,12 @@
 ;   record 7  (past keys) Lp, -, -, -, the PastValue's strides along b, h, j, d
 ;             (record 0 is read at the start only: 6, then 7, reuse its registers)
 ;   PARAM0, PARAM1: Scale, MaskFilterValue (FLOAT32)
+;   wide record 0 (HAS_PRESENT_K / HAS_PRESENT_V): the OutputPresentKey's strides along b, h, j, d,
+;             then the OutputPresentValue's along b, h, j, e
+; With OutputPresentKey / OutputPresentValue (HAS_PRESENT_K, HAS_PRESENT_V) the workgroups of query
+; row i = 0 also store every key k[j, d] of B (past ones as read, new ones with their Bias added,
+; rounded) and every value v[j, e] of E they read, at [b, h, j, d] and [b, h, j, e] (FLOAT16:
+; rounded once, to nearest even); the other rows read the same elements and store nothing.
 ; LDS: the tree at 0 (4 L bytes), q at ${LDS_Q} (4 D bytes), the scores at ${LDS_S} (4 T bytes).
 ; With PastKey / PastValue (HAS_PAST), keys and values j < Lp come from them, the others from Key /
 ; Value at row j - Lp; the Bias is added to the new ones only.
@@ -64,6 +73,18 @@
     s_mov_b64 s[40:41], exec             ; every thread of the workgroup (restored after each branch)
 
 ; ---- this workgroup's element offsets -----------------------------------------------------------------
+.if GROUPED
+    s_mov_b32 s81, 0                     ; ${KV_HEAD} = s81, the key / value head: h / G (G = s71 query heads
+                                         ; per group); without GROUPED ${KV_HEAD} is s5, the query head
+    s_mov_b32 s87, s5
+group_next:
+    s_cmp_lt_u32 s87, s71
+    s_cbranch_scc1 group_done
+    s_sub_u32 s87, s87, s71
+    s_add_u32 s81, s81, 1
+    s_branch group_next
+group_done:
+.endif
     s_mul_i32 s74, s5, s56               ; h D: the head's first query / key column
     s_mul_i32 s75, s5, s57               ; h Dv: its first value / output column
     s_mul_i32 s76, s6, s36
@@ -73,11 +94,11 @@
     s_add_u32 s76, s76, s87
     s_add_u32 s76, s76, s88              ; Query[b, i, h, 0] (+ its slot of a stacked tensor)
     s_mul_i32 s77, s6, s37
-    s_mul_i32 s87, s5, s93
+    s_mul_i32 s87, ${KV_HEAD}, s93
     s_add_u32 s77, s77, s87
     s_add_u32 s77, s77, s89              ; Key[b, 0, h, 0]
     s_mul_i32 s78, s6, s38
-    s_mul_i32 s87, s5, s94
+    s_mul_i32 s87, ${KV_HEAD}, s94
     s_add_u32 s78, s78, s87
     s_add_u32 s78, s78, s90              ; Value[b, 0, h, 0]
     s_mul_i32 s79, s6, s39
@@ -159,7 +180,7 @@ query_done:
     s_load_dwordx4 s[12:15], s[0:1], ${DESC_PAST_K}     ; the PastKey's buffer descriptor, for now
     s_waitcnt 0
     s_mul_i32 s104, s6, s36
-    s_mul_i32 s87, s5, s37
+    s_mul_i32 s87, ${KV_HEAD}, s37
     s_add_u32 s104, s104, s87            ; PastKey[b, h, 0, 0]
     s_mov_b32 s88, 1                     ; the past phase
     s_mov_b32 s34, s32                   ; its keys: j < Lp
@@ -174,6 +195,15 @@ query_done:
     s_mov_b32 s104, s77                  ; Key[b, 0, h, 0]
     s_mov_b32 s105, 0
 .endif
+.if HAS_PRESENT_K
+    s_load_dwordx4 s[28:31], s[0:1], ${DESC_PRESENT_K}  ; the OutputPresentKey's buffer descriptor (the
+                                                        ; Output's is loaded again for E)
+    s_load_dwordx4 s[48:51], s[2:3], ${CB_WIDE_RECORDS} ; PK_b, PK_h, PK_j, PK_d
+    s_waitcnt 0
+    s_mul_i32 s48, s48, s6
+    s_mul_i32 s87, s49, ${KV_HEAD}
+    s_add_u32 s48, s48, s87              ; OutputPresentKey[b, h, 0, 0]
+.endif
 score_phase:
     v_add_u32 v7, v0, s105               ; j = the phase's first key + t
 score_next:
@@ -186,6 +216,10 @@ score_next:
     v_mov_b32 v13, 0x80000000            ; acc = -0
     v_mov_b32 v9, 0                      ; 4 d: q[d] in LDS
     s_mov_b32 s80, s56                   ; d left
+.if HAS_PRESENT_K
+    v_mul_lo_u32 v26, v7, s50            ; OutputPresentKey[b, h, j, 0]
+    v_add_u32 v26, v26, s48
+.endif
     s_mov_b32 s83, s82                   ; the Key's bias element of d = 0
 dot_next:
     s_cmp_eq_u32 s80, 0
@@ -210,6 +244,19 @@ dot_next:
     v_add_f32 v11, v11, v12              ; k + bias, rounded
     s_add_u32 s83, s83, s68
 key_biased:
+.endif
+.if HAS_PRESENT_K
+    s_cmp_lg_u32 s4, 0                   ; query row 0 stores k[j, d]
+    s_cbranch_scc1 key_kept
+.if NARROW_F16
+    v_cvt_f16_f32 v27, v11
+.else
+    v_mov_b32 v27, v11
+.endif
+    v_lshl_b32 v22, v26, ${SHIFT}
+    buffer_store_${STORE} v27, v22, s[28:31], 0
+key_kept:
+    v_add_u32 v26, v26, s51
 .endif
     v_fma_f32 v13, v14, v11, v13         ; acc = fma(q[d], k[j, d], acc): d ascending
     v_add_u32 v8, v8, s91
@@ -332,8 +379,20 @@ prob_done:
     s_load_dwordx8 s[32:39], s[2:3], ${CB_ATT_PAST_VALUE} ; Lp, -, -, -, PV_b, PV_h, PV_j, PV_d
     s_waitcnt 0
     s_mul_i32 s104, s6, s36
-    s_mul_i32 s87, s5, s37
+    s_mul_i32 s87, ${KV_HEAD}, s37
     s_add_u32 s104, s104, s87            ; PastValue[b, h, 0, 0]
+.endif
+.if HAS_PRESENT_K
+    s_load_dwordx4 s[28:31], s[0:1], ${DESC_OUT}    ; the Output's buffer descriptor again
+    s_waitcnt 0
+.endif
+.if HAS_PRESENT_V
+    s_load_dwordx4 s[12:15], s[0:1], ${DESC_PRESENT_V}  ; the OutputPresentValue's (the keys are done)
+    s_load_dwordx4 s[48:51], s[2:3], ${CB_WIDE_RECORDS_V} ; PV_b, PV_h, PV_j, PV_e
+    s_waitcnt 0
+    s_mul_i32 s48, s48, s6
+    s_mul_i32 s87, s49, ${KV_HEAD}
+    s_add_u32 s48, s48, s87              ; OutputPresentValue[b, h, 0, 0]
 .endif
     v_mov_b32 v7, v0                     ; e = t
 out_next:
@@ -354,6 +413,10 @@ out_next:
 .endif
     v_mov_b32 v13, 0x80000000            ; acc = -0
     v_mov_b32 v9, 0                      ; 4 j: p[j] in LDS
+.if HAS_PRESENT_V
+    v_mul_lo_u32 v26, v7, s51            ; OutputPresentValue[b, h, 0, e]
+    v_add_u32 v26, v26, s48
+.endif
 .if HAS_PAST
     s_load_dwordx4 s[16:19], s[0:1], ${DESC_PAST_V}     ; j < Lp: PastValue[b, h, j, e]
     s_waitcnt 0
@@ -369,6 +432,19 @@ past_next:
     s_waitcnt 0
 .if WIDEN_F16
     v_cvt_f32_f16 v11, v11
+.endif
+.if HAS_PRESENT_V
+    s_cmp_lg_u32 s4, 0                   ; query row 0 stores v[j, e]
+    s_cbranch_scc1 value_kept_past
+.if NARROW_F16
+    v_cvt_f16_f32 v27, v11
+.else
+    v_mov_b32 v27, v11
+.endif
+    v_lshl_b32 v22, v26, ${SHIFT}
+    buffer_store_${STORE} v27, v22, s[12:15], 0
+value_kept_past:
+    v_add_u32 v26, v26, s50
 .endif
     v_fma_f32 v13, v14, v11, v13         ; acc = fma(p[j], v[j, e], acc): j ascending
     v_add_u32 v25, v25, s38
@@ -394,6 +470,19 @@ weigh_next:
 .endif
 .if HAS_BIAS
     v_add_f32 v11, v11, v23              ; v + bias, rounded
+.endif
+.if HAS_PRESENT_V
+    s_cmp_lg_u32 s4, 0                   ; query row 0 stores v[j, e]
+    s_cbranch_scc1 value_kept_new
+.if NARROW_F16
+    v_cvt_f16_f32 v27, v11
+.else
+    v_mov_b32 v27, v11
+.endif
+    v_lshl_b32 v22, v26, ${SHIFT}
+    buffer_store_${STORE} v27, v22, s[12:15], 0
+value_kept_new:
+    v_add_u32 v26, v26, s50
 .endif
     v_fma_f32 v13, v14, v11, v13         ; acc = fma(p[j], v[j, e], acc): j ascending
     v_add_u32 v8, v8, s54

@@ -1,4 +1,5 @@
-"""The attention family's table and compiler: DML_OPERATOR_MULTIHEAD_ATTENTION as a kernel launch.
+"""The attention family's table and compiler: DML_OPERATOR_MULTIHEAD_ATTENTION and MULTIHEAD_ATTENTION1 (the same
+kernel with each key / value head serving QueryHeadCount / KeyValueHeadCount query heads: GROUPED) as kernel launches.
 
 kernels/attention.s computes one query row of one head per workgroup: a grid of (sequenceLength, HeadCount,
 batchSize) workgroups of L threads, L from the keys' count T (past and new) as the reductions pick it
@@ -6,9 +7,10 @@ batchSize) workgroups of L threads, L from the keys' count T (past and new) as t
 and the row of scores (4 T bytes); a desc whose LDS would pass the preset's lds_max_bytes_per_workgroup (LDS_LIMIT,
 16 KiB, without a preset, as kernels/normalization_ops.py) is E_NOTIMPL. The kernel serves Query, Key and Value
 tensors, separate or stacked (each read at its descriptor, first element and strides, so a stacked tensor costs
-nothing), an optional Bias, an optional RelativePositionBias, optional PastKey / PastValue and MaskType NONE,
+nothing), an optional Bias, an optional RelativePositionBias, optional PastKey / PastValue, optional OutputPresentKey /
+OutputPresentValue (written by the workgroups of query row 0; their strides in wide record 0) and MaskType NONE,
 KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START or BOOLEAN, FLOAT32 and FLOAT16 (computed in FLOAT32); every other valid
-desc (the present key / value outputs, KEY_QUERY_SEQUENCE_LENGTH_START_END) is E_NOTIMPL with a sentence
+desc (KEY_QUERY_SEQUENCE_LENGTH_START_END) is E_NOTIMPL with a sentence
 (docs/DEVIATIONS.md, "Multi-head attention"). One `AttentionOperator` row per operator says, by name:
 
   tensors     the desc's tensor fields in binding order (a tensor's descriptor is 32 bytes at 32 x its index)
@@ -38,6 +40,8 @@ _SHIFT = {"FLOAT32": 2, "FLOAT16": 1}
 TENSORS = ("QueryTensor", "KeyTensor", "ValueTensor", "StackedQueryKeyTensor", "StackedKeyValueTensor",
            "StackedQueryKeyValueTensor", "BiasTensor", "MaskTensor", "RelativePositionBiasTensor", "PastKeyTensor",
            "PastValueTensor", "OutputTensor", "OutputPresentKeyTensor", "OutputPresentValueTensor")
+# MULTIHEAD_ATTENTION1's: PastSequenceLengthsTensor after PastValueTensor
+TENSORS1 = TENSORS[:11] + ("PastSequenceLengthsTensor",) + TENSORS[11:]
 
 
 _SEPARATE = ("QueryTensor", "KeyTensor", "ValueTensor")
@@ -67,13 +71,18 @@ OPERATORS = {row.name: row for row in (
                       params=(("Scale", "f32"), ("MaskFilterValue", "f32"), ("HeadCount", "uint"),
                               ("MaskType", "enum")),
                       optional=tuple(i for i, f in enumerate(TENSORS) if f != "OutputTensor")),
+    AttentionOperator(name="MULTIHEAD_ATTENTION1", tensors=TENSORS1, types=("FLOAT32", "FLOAT16"),
+                      params=(("Scale", "f32"), ("MaskFilterValue", "f32"), ("QueryHeadCount", "uint"),
+                              ("KeyValueHeadCount", "uint"), ("MaskType", "enum")),
+                      optional=tuple(i for i, f in enumerate(TENSORS1) if f != "OutputTensor")),
 )}
 
 
 def variant_symbols(data_type, has_bias, mask_type, has_rpb, lanes, head_size, sources=_SEPARATE, has_past=False,
-                    layout=LAYOUT):
+                    layout=LAYOUT, present=(False, False), tensors=TENSORS, grouped=False):
     """The assembler symbols of one variant of attention.s: the reduction family's MAX (identity, tree, LDS
-    layout), the transcendental constants, and its own."""
+    layout), the transcendental constants, and its own. `tensors`: the operator's tensor fields in binding order
+    (TENSORS or TENSORS1); `grouped`: key / value heads serve groups of query heads (MULTIHEAD_ATTENTION1)."""
     symbols = reduce_ops.variant_symbols("MAX", "FLOAT32", "FLOAT32", True, lanes, layout)
     symbols.update(math_symbols("f32"))
     records = layout.field("RECORDS").offset
@@ -83,10 +92,15 @@ def variant_symbols(data_type, has_bias, mask_type, has_rpb, lanes, head_size, s
         "HAS_MASK": int(mask_type == "KEY_SEQUENCE_LENGTH"), "MASK_BOOLEAN": int(mask_type == "BOOLEAN"),
         "MASK_END_START": int(mask_type == "KEY_SEQUENCE_END_START"),
         "HAS_RPB": int(has_rpb), "HAS_PAST": int(has_past),
+        "HAS_PRESENT_K": int(present[0]), "HAS_PRESENT_V": int(present[1]), "GROUPED": int(grouped),
+        "KV_HEAD": "s81" if grouped else "s5",
+        "DESC_PRESENT_K": 32 * tensors.index("OutputPresentKeyTensor"),
+        "DESC_PRESENT_V": 32 * tensors.index("OutputPresentValueTensor"),
+        "CB_WIDE_RECORDS_V": layout.field("WIDE_RECORDS").offset + 16,
         "LOAD": _LOAD[data_type], "STORE": _STORE[data_type], "SHIFT": _SHIFT[data_type],
         "WIDEN_F16": int(data_type == "FLOAT16"), "NARROW_F16": int(data_type == "FLOAT16"),
-        **{f"DESC_{name}": 32 * TENSORS.index(field) for name, field in zip(("Q", "K", "V"), sources)},
-        **{f"DESC_{name}": 32 * TENSORS.index(field) for name, field in (("BIAS", "BiasTensor"),
+        **{f"DESC_{name}": 32 * tensors.index(field) for name, field in zip(("Q", "K", "V"), sources)},
+        **{f"DESC_{name}": 32 * tensors.index(field) for name, field in (("BIAS", "BiasTensor"),
             ("MASK", "MaskTensor"), ("RPB", "RelativePositionBiasTensor"), ("OUT", "OutputTensor"),
             ("PAST_K", "PastKeyTensor"), ("PAST_V", "PastValueTensor"))},
         "CB_ATT_BATCH": records, "CB_ATT_SEQUENCE": records + step, "CB_ATT_COLUMN": records + 2 * step,
@@ -98,14 +112,17 @@ def variant_symbols(data_type, has_bias, mask_type, has_rpb, lanes, head_size, s
 
 @functools.lru_cache(maxsize=None)
 def build_program(data_type, has_bias, mask_type, has_rpb, lanes, head_size, sources=_SEPARATE, has_past=False,
-                  layout=LAYOUT):
+                  layout=LAYOUT, present=(False, False), tensors=TENSORS, grouped=False):
     """Assemble and decode one variant of attention.s (cached)."""
     dwords = assemble_file(os.path.join(KERNEL_DIR, "attention.s"), variant_symbols(
-        data_type, has_bias, mask_type, has_rpb, lanes, head_size, sources, has_past, layout))
+        data_type, has_bias, mask_type, has_rpb, lanes, head_size, sources, has_past, layout, present, tensors,
+        grouped))
+    kept = "".join(f"_present_{n}" for n, on in zip("kv", present) if on)
     mask = "" if mask_type == "NONE" else "_" + mask_type.lower()
     stacked = "".join(sorted({"_" + _STACKED_NAMES[f] for f in sources if f in _STACKED_NAMES}))
-    return Program(dwords, f"multihead_attention_{data_type.lower()}{stacked}_x{lanes}"
-                           f"{'_bias' if has_bias else ''}{'_rpb' if has_rpb else ''}{'_past' if has_past else ''}{mask}")
+    name = "multihead_attention1" if tensors == TENSORS1 else "multihead_attention"
+    return Program(dwords, f"{name}{'_grouped' if grouped else ''}_{data_type.lower()}{stacked}_x{lanes}"
+                           f"{'_bias' if has_bias else ''}{'_rpb' if has_rpb else ''}{'_past' if has_past else ''}{kept}{mask}")
 
 
 def _strides(spec, packed_strides, rank):
@@ -120,12 +137,11 @@ def compile_attention(operator, tensors, attributes, layout, no_kernel, packed_s
     kernels/driver.py wraps them in a CompiledKernel. `no_kernel` is the NoKernel class to raise."""
     row = OPERATORS[operator]
     by_field = dict(zip(row.tensors, tensors))
-    unserved = [f for f in ("OutputPresentKeyTensor", "OutputPresentValueTensor") if by_field[f] is not None]
-    if unserved:
-        raise no_kernel(f"dmlemu's kernel for {operator} serves QueryTensor, KeyTensor and ValueTensor (separate or "
-                        f"stacked) with an optional BiasTensor, RelativePositionBiasTensor and PastKeyTensor / "
-                        f"PastValueTensor, not "
-                        f"{', '.join(unserved)}")
+    present = tuple(by_field[f] is not None for f in ("OutputPresentKeyTensor", "OutputPresentValueTensor"))
+    if by_field.get("PastSequenceLengthsTensor") is not None:
+        raise no_kernel(f"dmlemu's kernel for {operator} serves no PastSequenceLengthsTensor (a past key / value "
+                        f"buffer of which each batch uses its own first rows; docs/DEVIATIONS.md, \"Multi-head "
+                        f"attention\")")
     mask_type = int(attributes.get("MaskType") or 0)
     if mask_type not in MASK_TYPES:
         raise no_kernel(f"dmlemu's kernel for {operator} serves MaskType NONE, KEY_SEQUENCE_LENGTH, "
@@ -134,7 +150,11 @@ def compile_attention(operator, tensors, attributes, layout, no_kernel, packed_s
     out = by_field["OutputTensor"]
     if out.data_type not in row.types:
         raise no_kernel(f"dmlemu's kernel for {operator} serves {', '.join(row.types)}, not {out.data_type}")
-    heads = int(attributes["HeadCount"])
+    heads = int(attributes["HeadCount"] if "HeadCount" in attributes else attributes["QueryHeadCount"])
+    kv_heads = int(attributes.get("KeyValueHeadCount", heads))
+    if kv_heads != heads and by_field["BiasTensor"] is not None:
+        raise no_kernel(f"dmlemu's kernel for {operator} serves a BiasTensor only where KeyValueHeadCount is "
+                        f"QueryHeadCount, not {kv_heads} key / value heads for {heads} query heads")
     # each of query, key, value: (its tensor, sizes [b, s, h, d], strides along them, its first element)
     roles = {}
     for role, field in zip(("query", "key", "value"), _SEPARATE):
@@ -142,7 +162,8 @@ def compile_attention(operator, tensors, attributes, layout, no_kernel, packed_s
         if spec is not None:
             b_, s_, hidden_ = (int(x) for x in spec.sizes[-3:])
             sb, ss, sc = _strides(spec, packed_strides, 3)
-            roles[role] = (field, (b_, s_, heads, hidden_ // heads), (sb, ss, (hidden_ // heads) * sc, sc), 0)
+            n = heads if role == "query" else kv_heads
+            roles[role] = (field, (b_, s_, n, hidden_ // n), (sb, ss, (hidden_ // n) * sc, sc), 0)
             continue
         for stacked, slot in _STACKS[role]:
             spec = by_field[stacked]
@@ -153,7 +174,7 @@ def compile_attention(operator, tensors, attributes, layout, no_kernel, packed_s
                                slot * st[3])
                 break
     (batch, sequence, _, head), (_, kv_sequence, _, value_head) = roles["query"][1], roles["value"][1]
-    hidden, value_hidden = heads * head, heads * value_head
+    hidden, value_hidden = heads * head, heads * value_head     # the query's and the output's
     past_key, past_value = by_field["PastKeyTensor"], by_field["PastValueTensor"]
     past = int(past_key.sizes[-2]) if past_key is not None else 0
     total = past + kv_sequence            # every key: the past ones, then the new ones
@@ -171,12 +192,13 @@ def compile_attention(operator, tensors, attributes, layout, no_kernel, packed_s
     mask = by_field["MaskTensor"]
     rpb = by_field["RelativePositionBiasTensor"]
     extra = (_strides(bias, packed_strides, 1)[0] if bias is not None else 0,
-             _strides(mask, packed_strides, 1)[0] if mask is not None and mask_type in (1, 2) else 0, 0, 0)
+             _strides(mask, packed_strides, 1)[0] if mask is not None and mask_type in (1, 2) else 0, 0,
+             heads // kv_heads)
     if mask is not None and mask_type == 2:     # [2, batchSize] (leading sizes of 1) or [2 batchSize]
         if len(mask.sizes) >= 2 and int(mask.sizes[-2]) == 2 and int(mask.sizes[-1]) == batch:
-            extra = (extra[0], extra[1], _strides(mask, packed_strides, 2)[0], 0)
+            extra = (extra[0], extra[1], _strides(mask, packed_strides, 2)[0], extra[3])
         else:
-            extra = (extra[0], extra[1], batch * extra[1], 0)
+            extra = (extra[0], extra[1], batch * extra[1], extra[3])
     mask_strides = (0, 0, 0, 0)
     if mask is not None and mask_type == 4:     # [b, i, j] or [b, h, i, j] past leading sizes of 1
         rank = 4 if len(mask.sizes) >= 4 and tuple(int(x) for x in mask.sizes[-4:]) == (
@@ -198,14 +220,21 @@ def compile_attention(operator, tensors, attributes, layout, no_kernel, packed_s
     if past_key is not None:
         records += [record((past, 0, 0, 0), _strides(past_key, packed_strides, 4)),
                     record((past, 0, 0, 0), _strides(past_value, packed_strides, 4))]
+    if any(present):    # wide record 0: the present key's strides along b, h, j, d, then the present value's
+        wide = {}
+        for first, field in ((4, "OutputPresentKeyTensor"), (8, "OutputPresentValueTensor")):
+            if by_field[field] is not None:
+                wide.update({f"STRIDE_T{first + n}": s & 0xFFFFFFFF
+                             for n, s in enumerate(_strides(by_field[field], packed_strides, 4))})
+        records[0] = {**records[0], **wide}
     values = {"ELEMENTS": batch * sequence * value_hidden, "WORKGROUP_SIZE": lanes, "RECORD_COUNT": len(records),
               "PARAM0": f32_bits(float(attributes.get("Scale", 1.0))),
               "PARAM1": f32_bits(float(attributes.get("MaskFilterValue", 0.0)))}
-    constants = layout.pack(values, records, params=True, wide=False)
+    constants = layout.pack(values, records, params=True, wide=any(present))
     program = build_program(out.data_type, bias is not None, MASK_TYPES[mask_type], rpb is not None, lanes, head,
-                            sources, past_key is not None, layout)
+                            sources, past_key is not None, layout, present, row.tensors, kv_heads != heads)
     return program, constants, (sequence, heads, batch), (lanes, 1, 1), lds_bytes
 
 
-__all__ = ["LDS_LIMIT", "MASK_TYPES", "OPERATORS", "AttentionOperator", "TENSORS", "build_program",
+__all__ = ["LDS_LIMIT", "MASK_TYPES", "OPERATORS", "AttentionOperator", "TENSORS", "TENSORS1", "build_program",
            "compile_attention", "variant_symbols"]

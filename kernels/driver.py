@@ -550,7 +550,8 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
         program, constants, group_grid, thread_grid, lds_bytes = attention_ops.compile_attention(
             operator, tensors, dict(attributes or {}), layout, NoKernel, packed_strides, preset)
         groups = group_grid[0] * group_grid[1] * group_grid[2]
-        elements = int(np.prod([int(s) for s in tensors[11].sizes], dtype=np.int64))
+        output = tensors[attention_ops.OPERATORS[operator].tensors.index("OutputTensor")]
+        elements = int(np.prod([int(s) for s in output.sizes], dtype=np.int64))
         return CompiledKernel(operator, program, constants, len(tensors), elements, thread_grid[0], workgroups=groups,
                               lds_bytes=lds_bytes, group_grid=group_grid, thread_grid=thread_grid)
     if operator in softmax_ops.OPERATORS:     # the softmax family: one workgroup per row (a reduction, then the row)

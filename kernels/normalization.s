@@ -1,5 +1,6 @@
 ; =============================================================================================
-; normalization.s: DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1 (and MEAN_VARIANCE_NORMALIZATION,
+; normalization.s: DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1 (and MEAN_VARIANCE_NORMALIZATION2, whose
+; UseMean FALSE takes the mean as +0 (ZERO_MEAN) and UseVariance is NormalizeVariance; MEAN_VARIANCE_NORMALIZATION,
 ; whose CrossChannel names the axes; and LP_NORMALIZATION: pass 1 sums |x| or x * x, the norm
 ; S1 or sqrt(S1) raised to Epsilon where below it, and pass 3 is y = x / norm). Output = FusedActivation(Scale * (Input - Mean) /
 ; sqrt(Variance + Epsilon) + Bias) for every group of elements that share their coordinates
@@ -114,6 +115,10 @@ kept_done:
     s_barrier                            ; before the next tree writes LDS 0 again
 .if CENTER
     v_div_f32 v110, v110, s58            ; mean = S1 / N, correctly rounded
+.if ZERO_MEAN
+    v_mov_b32 v110, 0                    ; MEAN_VARIANCE_NORMALIZATION2 UseMean FALSE: mean = +0, so that
+                                         ; d = x - (+0) is x exactly (pass 1 still fills the LDS cache)
+.endif
 .else
 .if TERM == "SQUARE"
     v_sqrt_f32 v111, v110                ; LP_NORMALIZATION P = 2: the norm sqrt(S1), correctly rounded

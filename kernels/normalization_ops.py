@@ -66,6 +66,10 @@ OPERATORS = {row.name: row for row in (
     NormalizationOperator(name="MEAN_VARIANCE_NORMALIZATION1", tensors=_MVN_TENSORS, types=("FLOAT32", "FLOAT16"),
                           params=(("Axes", "axes"), ("NormalizeVariance", "bool"), ("Epsilon", "f32")),
                           optional=(1, 2)),
+    # MVN1 with UseMean (FALSE: the mean taken as +0, so d = x) and UseVariance (NormalizeVariance)
+    NormalizationOperator(name="MEAN_VARIANCE_NORMALIZATION2", tensors=_MVN_TENSORS, types=("FLOAT32", "FLOAT16"),
+                          params=(("Axes", "axes"), ("UseMean", "bool"), ("UseVariance", "bool"), ("Epsilon", "f32")),
+                          optional=(1, 2)),
     NormalizationOperator(name="MEAN_VARIANCE_NORMALIZATION", tensors=_MVN_TENSORS, types=("FLOAT32", "FLOAT16"),
                           params=(("CrossChannel", "bool"), ("NormalizeVariance", "bool"), ("Epsilon", "f32")),
                           optional=(1, 2)),
@@ -116,14 +120,15 @@ def split_dimensions(sizes, axes, strides_per_tensor):
 
 
 def variant_symbols(data_type, has_scale, has_bias, normalize_variance, inner_linear, lanes, cache, layout=LAYOUT,
-                    activation=None, activation_symbols=None, lp=0, training=False, has_add=False):
-    """The assembler symbols of one variant of normalization.s; with `activation` (ACTIVATION_RELU ...), those the
+                    activation=None, activation_symbols=None, lp=0, training=False, has_add=False, zero_mean=False):
+    """The assembler symbols of one variant of normalization.s (`zero_mean`: MVN2's UseMean FALSE); with `activation` (ACTIVATION_RELU ...), those the
     element-wise driver gives that activation's own kernel in FLOAT32 (`activation_symbols`: its variant_symbols,
     handed in by kernels/driver.py), under normalization.s's own."""
     base = {} if activation is None else dict(activation_symbols(activation, "FLOAT32", True, False, False, layout))
     return {**base, "HAS_ACT": int(activation is not None), "ACTIVATION": activation or "none",
             "CANONICALIZE": base.get("CANONICALIZE", 0),
             "HAS_SCALE": int(has_scale), "HAS_BIAS": int(has_bias), "NORMALIZE_VARIANCE": int(normalize_variance),
+            "ZERO_MEAN": int(zero_mean),
             "CENTER": int(not lp), "DIVIDE": int(bool(lp) or normalize_variance),
             "TERM": {0: "X", 1: "ABS", 2: "SQUARE"}[lp],
             "INNER_LINEAR": int(inner_linear), "CACHE": int(cache), "LANES": lanes, "LDS_CACHE": 4 * lanes,
@@ -142,14 +147,15 @@ def variant_symbols(data_type, has_scale, has_bias, normalize_variance, inner_li
 
 @functools.lru_cache(maxsize=None)
 def build_program(data_type, has_scale, has_bias, normalize_variance, inner_linear, lanes, cache, layout=LAYOUT,
-                  activation=None, activation_symbols=None, lp=0, training=False, has_add=False):
+                  activation=None, activation_symbols=None, lp=0, training=False, has_add=False, zero_mean=False):
     """Assemble and decode one variant of normalization.s (cached); `lp`: LP_NORMALIZATION's P (0: MVN);
-    `training`: BATCH_NORMALIZATION_TRAINING (stores the mean and variance), `has_add`: its FusedAdd."""
+    `training`: BATCH_NORMALIZATION_TRAINING (stores the mean and variance), `has_add`: its FusedAdd; `zero_mean`:
+    MEAN_VARIANCE_NORMALIZATION2's UseMean FALSE."""
     symbols = variant_symbols(data_type, has_scale, has_bias, normalize_variance, inner_linear, lanes, cache, layout,
-                              activation, activation_symbols, lp, training, has_add)
+                              activation, activation_symbols, lp, training, has_add, zero_mean)
     dwords = assemble_file(os.path.join(KERNEL_DIR, "normalization.s"), symbols)
     name = (f"{f'lp{lp}' if lp else 'mvn'}_{data_type.lower()}_x{lanes}{'_scale' if has_scale else ''}{'_bias' if has_bias else ''}"
-            f"{'' if normalize_variance else '_mean_only'}{'_linear' if inner_linear else ''}"
+            f"{'_zero_mean' if zero_mean else ''}{'' if normalize_variance else '_mean_only'}{'_linear' if inner_linear else ''}"
             f"{'_cached' if cache else ''}{'_training' if training else ''}{'_add' if has_add else ''}"
             f"{'' if activation is None else '_' + activation.lower()}")
     return Program(dwords, name)
@@ -215,10 +221,14 @@ def compile_normalization(operator, tensors, attributes, layout, no_kernel, divi
     if operator == "LP_NORMALIZATION" and lp not in (1, 2):
         raise ValueError(f"LP_NORMALIZATION's P is {lp}, not 1 or 2")
     normalize_variance = not lp and bool(int(attributes.get("NormalizeVariance", 1) or 0))
+    zero_mean = False
+    if operator == "MEAN_VARIANCE_NORMALIZATION2":
+        normalize_variance = bool(int(attributes.get("UseVariance") or 0))
+        zero_mean = not int(attributes.get("UseMean") or 0)
     program = build_program(source.data_type, scale is not None, bias is not None, normalize_variance,
                             len(normalized) <= 1, lanes, cache, layout, activation,
                             activation_symbols if activation is not None else None, lp, training,
-                            training and extra[0] is not None)
+                            training and extra[0] is not None, zero_mean)
     return program, constants, groups, lanes, 4 * lanes + (4 * count if cache else 0)
 
 

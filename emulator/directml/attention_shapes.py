@@ -15,7 +15,12 @@ HeadCount, pastSequenceLength, headSize (valueHeadSize)]; Output [batchSize, seq
 OutputPresentKey / Value [batchSize, HeadCount, totalSequenceLength, headSize (valueHeadSize)], where
 totalSequenceLength = pastSequenceLength + keyValueSequenceLength. Leading sizes of 1 are allowed everywhere
 (the tables allow up to 5 dimensions). Every rule raises E_INVALIDARG with a sentence naming the field.
+MULTIHEAD_ATTENTION1 (`_check1`) takes the same rules with KeyValueHeadCount heads for the key, value, past and
+present tensors (dividing QueryHeadCount; stacked tensors only where the two are equal) and PastSequenceLengths
+[batchSize].
 """
+import functools
+
 from dmlemu.com import invalid
 from dmlemu.directml.gather_shapes import SHAPE_RULES
 
@@ -32,29 +37,39 @@ def _format(values):
     return "{" + ",".join(str(v) for v in values) + "}"
 
 
-def squeeze(sizes, rank, field):
+def squeeze(sizes, rank, field, name="MULTIHEAD_ATTENTION"):
     """`sizes` as `rank` dimensions: the leading ones beyond `rank` must be 1."""
     sizes = tuple(int(s) for s in sizes)
     if len(sizes) < rank or any(s != 1 for s in sizes[:len(sizes) - rank]):
-        raise invalid(f"{field}.Sizes is {_format(sizes)}; MULTIHEAD_ATTENTION needs {rank} dimensions, with any "
+        raise invalid(f"{field}.Sizes is {_format(sizes)}; {name} needs {rank} dimensions, with any "
                       f"leading ones 1.")
     return sizes[len(sizes) - rank:]
+
+
+_squeeze = squeeze
 
 
 def mask_type_name(value):
     return _MASK_TYPES[int(value)] if 0 <= int(value) < len(_MASK_TYPES) else str(value)
 
 
-def attention_shapes(by_field, head_count):
+def attention_shapes(by_field, head_count, kv_head_count=None, name="MULTIHEAD_ATTENTION"):
     """(batch, sequence, key/value sequence, past sequence, head size, value head size) of a desc's tensors (only
-    the query, key, value and past tensors are read); raises E_INVALIDARG when they disagree."""
-    op = "DML_OPERATOR_MULTIHEAD_ATTENTION"
+    the query, key, value and past tensors are read); raises E_INVALIDARG when they disagree. `kv_head_count`
+    (MULTIHEAD_ATTENTION1's KeyValueHeadCount): the key's, value's and past tensors' heads, head_count's by
+    default."""
+    op = "DML_OPERATOR_" + name
+    kv_heads = head_count if kv_head_count is None else int(kv_head_count)
+    squeeze = functools.partial(_squeeze, name=name)
     for role, fields in _SOURCES.items():
         present = [f for f in fields if f in by_field]
         if len(present) != 1:
             raise invalid(f"{op} gives its {role} through {', '.join(present) or 'no tensor'}; exactly one of "
                           f"{', '.join(fields)} must be given.")
     for field, slots in (("StackedQueryKeyTensor", 2), ("StackedKeyValueTensor", 2), ("StackedQueryKeyValueTensor", 3)):
+        if field in by_field and kv_heads != head_count:
+            raise invalid(f"{field} is given and KeyValueHeadCount {kv_heads} is not QueryHeadCount {head_count}; "
+                          f"{op} stacks the query, key and value of one head count only.")
         if field in by_field:
             sizes = squeeze(by_field[field].sizes, 5, field)
             if sizes[2] != head_count or sizes[3] != slots:
@@ -71,9 +86,10 @@ def attention_shapes(by_field, head_count):
     head = hidden // head_count
     if "KeyTensor" in by_field:
         kb, kv_sequence, key_hidden = squeeze(by_field["KeyTensor"].sizes, 3, "KeyTensor")
-        if kb != batch or key_hidden != hidden:
+        if kb != batch or key_hidden != kv_heads * head:
             raise invalid(f"KeyTensor.Sizes is {_format(by_field['KeyTensor'].sizes)}; {op} needs {{{batch}, "
-                          f"keyValueSequenceLength, {hidden}}} (the query's batchSize and hiddenSize).")
+                          f"keyValueSequenceLength, {kv_heads * head}}} (the query's batchSize and "
+                          f"{'hiddenSize' if kv_heads == head_count else 'headSize times KeyValueHeadCount'}).")
     elif "StackedQueryKeyTensor" in by_field or "StackedQueryKeyValueTensor" in by_field:
         kv_sequence = sequence
     else:
@@ -84,20 +100,20 @@ def attention_shapes(by_field, head_count):
         kv_sequence = stacked[1]
     if "ValueTensor" in by_field:
         vb, v_sequence, value_hidden = squeeze(by_field["ValueTensor"].sizes, 3, "ValueTensor")
-        if vb != batch or v_sequence != kv_sequence or value_hidden % head_count:
+        if vb != batch or v_sequence != kv_sequence or value_hidden % kv_heads:
             raise invalid(f"ValueTensor.Sizes is {_format(by_field['ValueTensor'].sizes)}; {op} needs {{{batch}, "
-                          f"{kv_sequence}, valueHiddenSize}} with valueHiddenSize a multiple of HeadCount "
-                          f"{head_count}.")
-        value_head = value_hidden // head_count
+                          f"{kv_sequence}, valueHiddenSize}} with valueHiddenSize a multiple of "
+                          f"{'HeadCount' if kv_head_count is None else 'KeyValueHeadCount'} {kv_heads}.")
+        value_head = value_hidden // kv_heads
     else:
         value_head = head
     past = 0
     for field, size in (("PastKeyTensor", head), ("PastValueTensor", value_head)):
         if field in by_field:
             sizes = squeeze(by_field[field].sizes, 4, field)
-            if sizes[0] != batch or sizes[1] != head_count or sizes[3] != size:
+            if sizes[0] != batch or sizes[1] != kv_heads or sizes[3] != size:
                 raise invalid(f"{field}.Sizes is {_format(by_field[field].sizes)}; {op} needs {{{batch}, "
-                              f"{head_count}, pastSequenceLength, {size}}}.")
+                              f"{kv_heads}, pastSequenceLength, {size}}}.")
             past = sizes[2]
     if ("PastKeyTensor" in by_field) != ("PastValueTensor" in by_field) or (
             "PastKeyTensor" in by_field
@@ -108,17 +124,39 @@ def attention_shapes(by_field, head_count):
 
 def _check(schema, by_field, attributes):
     """The MULTIHEAD_ATTENTION rules of the module docstring."""
+    _check_heads(schema, by_field, attributes, int(attributes["HeadCount"]), None)
+
+
+def _check1(schema, by_field, attributes):
+    """MULTIHEAD_ATTENTION1: MULTIHEAD_ATTENTION's rules with the key's, value's, past and present tensors' heads
+    KeyValueHeadCount, a divisor of QueryHeadCount, and PastSequenceLengthsTensor [batchSize]."""
+    heads, kv_heads = int(attributes["QueryHeadCount"]), int(attributes["KeyValueHeadCount"])
+    if heads % kv_heads:
+        raise invalid(f"QueryHeadCount is {heads} and KeyValueHeadCount {kv_heads}; {schema.c_name} needs "
+                      f"KeyValueHeadCount to divide QueryHeadCount (each key / value head serves a group of query "
+                      f"heads).")
+    batch = _check_heads(schema, by_field, attributes, heads, kv_heads)
+    lengths = by_field.get("PastSequenceLengthsTensor")
+    if lengths is not None and squeeze(lengths.sizes, 1, "PastSequenceLengthsTensor", schema.name) != (batch,):
+        raise invalid(f"PastSequenceLengthsTensor.Sizes is {_format(lengths.sizes)}; {schema.c_name} needs "
+                      f"{{{batch}}} (leading sizes of 1 allowed).")
+
+
+def _check_heads(schema, by_field, attributes, head_count, kv_head_count):
+    """The shape rules of both operators; returns batchSize."""
     op = schema.c_name
-    head_count = int(attributes["HeadCount"])
+    kv_heads = head_count if kv_head_count is None else kv_head_count
+    squeeze = functools.partial(_squeeze, name=schema.name)
     mask_type = mask_type_name(attributes["MaskType"])
-    batch, sequence, kv_sequence, past, head, value_head = attention_shapes(by_field, head_count)
+    batch, sequence, kv_sequence, past, head, value_head = attention_shapes(by_field, head_count, kv_head_count,
+                                                                            schema.name)
     total = past + kv_sequence
     expect = {"OutputTensor": (3, (batch, sequence, head_count * value_head)),
               "RelativePositionBiasTensor": (4, (batch, head_count, sequence, total)),
-              "OutputPresentKeyTensor": (4, (batch, head_count, total, head)),
-              "OutputPresentValueTensor": (4, (batch, head_count, total, value_head))}
+              "OutputPresentKeyTensor": (4, (batch, kv_heads, total, head)),
+              "OutputPresentValueTensor": (4, (batch, kv_heads, total, value_head))}
     if "BiasTensor" in by_field:
-        expect["BiasTensor"] = (1, (2 * head_count * head + head_count * value_head,))
+        expect["BiasTensor"] = (1, (head_count * head + kv_heads * head + kv_heads * value_head,))
     for field, (rank, sizes) in expect.items():
         if field in by_field and squeeze(by_field[field].sizes, rank, field) != sizes:
             raise invalid(f"{field}.Sizes is {_format(by_field[field].sizes)}; {op} needs {_format(sizes)} "
@@ -140,8 +178,9 @@ def _check(schema, by_field, attributes):
             raise invalid(f"MaskTensor.Sizes is {_format(sizes)}; {op} with MaskType "
                           f"DML_MULTIHEAD_ATTENTION_MASK_TYPE_{mask_type} needs "
                           f"{' or '.join(_format(a) for a in allowed)} (leading sizes of 1 allowed).")
+    return batch
 
 
-SHAPE_RULES.update({"MULTIHEAD_ATTENTION": _check})
+SHAPE_RULES.update({"MULTIHEAD_ATTENTION": _check, "MULTIHEAD_ATTENTION1": _check1})
 
 __all__ = ["attention_shapes", "mask_type_name", "squeeze"]

@@ -698,6 +698,20 @@ _SCHEMA_LIST = [
                     AttributeSpec("NormalizeVariance", BOOL), AttributeSpec("Epsilon"),
                     AttributeSpec("FusedActivation", FUSED_ACTIVATION)),
         normalizes=("InputTensor", "ScaleTensor", "BiasTensor")),
+    # DML_MEAN_VARIANCE_NORMALIZATION2_OPERATOR_DESC (DirectML.h's `DML_TARGET_VERSION >= 0x6300` block, so FL6_3;
+    # its windows-ai-docs page says "TBD" but repeats MVN1's member texts): MVN1 with NormalizeVariance split into
+    # UseMean and UseVariance (ONNX Runtime's DirectML provider runs SimplifiedLayerNormalization, RMS
+    # normalization, with UseMean FALSE). The support row is MVN1's newest (1 to 8 dimensions, FLOAT32 and FLOAT16,
+    # Scale and Bias optional and independent, as the page's FL5_2 sentence says); docs/DEVIATIONS.md.
+    _op("MEAN_VARIANCE_NORMALIZATION2", _roles("InputTensor", "ScaleTensor", "BiasTensor", "OutputTensor"), (
+        (_enums.DML_FEATURE_LEVEL_6_3, (1, 8), {"*": FLOATS, "ScaleTensor": Optional(FLOATS),
+                                            "BiasTensor": Optional(FLOATS)}),),
+        same_sizes=[("InputTensor", "OutputTensor")],
+        same_dimension_count=(("InputTensor", "ScaleTensor", "BiasTensor", "OutputTensor"),),
+        attributes=(AttributeSpec("Axes", AXES, of="InputTensor", count_field="AxisCount"),
+                    AttributeSpec("UseMean", BOOL), AttributeSpec("UseVariance", BOOL), AttributeSpec("Epsilon"),
+                    AttributeSpec("FusedActivation", FUSED_ACTIVATION)),
+        normalizes=("InputTensor", "ScaleTensor", "BiasTensor")),
     # DML_MEAN_VARIANCE_NORMALIZATION_OPERATOR_DESC (FL1_0; sdk-api ns-directml-dml_mean_variance_normalization_
     # operator_desc): { BatchCount, ChannelCount, Height, Width } tensors; CrossChannel TRUE normalizes across
     # {ChannelCount, Height, Width}, FALSE across {Height, Width}, each channel on its own.
@@ -1134,14 +1148,37 @@ _SCHEMA_LIST = [
                     AttributeSpec("HeadCount", UINT, at_least_value=1),
                     AttributeSpec("MaskType", ENUM, enum=_enums.DML_MULTIHEAD_ATTENTION_MASK_TYPE)),
         shapes="MULTIHEAD_ATTENTION"),
+    # DML_MULTIHEAD_ATTENTION1_OPERATOR_DESC (DirectML.h's `DML_TARGET_VERSION >= 0x6300` block, so FL6_3; its
+    # windows-ai-docs page says "TBD"): MULTIHEAD_ATTENTION's fields plus PastSequenceLengthsTensor, with HeadCount
+    # split into QueryHeadCount and KeyValueHeadCount (grouped-query attention: ONNX Runtime's DirectML provider maps
+    # GroupQueryAttention to it, kv_num_heads dividing num_heads). The support row is MULTIHEAD_ATTENTION's, with
+    # PastSequenceLengthsTensor INT32 or UINT32 (ONNX Runtime binds INT32 seqlens_k); docs/DEVIATIONS.md says what
+    # was taken from where. The shapes are the `shapes` rule MULTIHEAD_ATTENTION1.
+    _op("MULTIHEAD_ATTENTION1", tuple(TensorRole(f, is_output=f.startswith("Output")) for f in (
+        "QueryTensor", "KeyTensor", "ValueTensor", "StackedQueryKeyTensor", "StackedKeyValueTensor",
+        "StackedQueryKeyValueTensor", "BiasTensor", "MaskTensor", "RelativePositionBiasTensor", "PastKeyTensor",
+        "PastValueTensor", "PastSequenceLengthsTensor", "OutputTensor", "OutputPresentKeyTensor",
+        "OutputPresentValueTensor")), (
+        (_enums.DML_FEATURE_LEVEL_6_3, (1, 5), {"*": Optional(FLOATS), "MaskTensor": Optional(("INT32",)),
+                                         "PastSequenceLengthsTensor": Optional(("INT32", "UINT32")),
+                                         "OutputTensor": FLOATS}),),
+        same_type=[("QueryTensor", "KeyTensor", "ValueTensor", "StackedQueryKeyTensor", "StackedKeyValueTensor",
+                    "StackedQueryKeyValueTensor", "BiasTensor", "RelativePositionBiasTensor", "PastKeyTensor",
+                    "PastValueTensor", "OutputTensor", "OutputPresentKeyTensor", "OutputPresentValueTensor")],
+        same_sizes=[],
+        attributes=(AttributeSpec("Scale"), AttributeSpec("MaskFilterValue"),
+                    AttributeSpec("QueryHeadCount", UINT, at_least_value=1),
+                    AttributeSpec("KeyValueHeadCount", UINT, at_least_value=1),
+                    AttributeSpec("MaskType", ENUM, enum=_enums.DML_MULTIHEAD_ATTENTION_MASK_TYPE)),
+        shapes="MULTIHEAD_ATTENTION1"),
 ]
 # MULTIHEAD_ATTENTION's "Tensor support" table (DML_FEATURE_LEVEL_6_1 and above), one dimension range per tensor.
 _MHA_DIMS = {"QueryTensor": (3, 5), "KeyTensor": (3, 5), "ValueTensor": (3, 5), "StackedQueryKeyTensor": (5, 5),
              "StackedKeyValueTensor": (5, 5), "StackedQueryKeyValueTensor": (5, 5), "BiasTensor": (1, 5),
              "MaskTensor": (1, 5), "RelativePositionBiasTensor": (4, 5), "PastKeyTensor": (4, 5),
              "PastValueTensor": (4, 5), "OutputTensor": (3, 5), "OutputPresentKeyTensor": (4, 5),
-             "OutputPresentValueTensor": (4, 5)}
-_SCHEMA_LIST = [schema if schema.name != "MULTIHEAD_ATTENTION" else replace(schema, support=tuple(
+             "OutputPresentValueTensor": (4, 5), "PastSequenceLengthsTensor": (1, 5)}
+_SCHEMA_LIST = [schema if schema.name not in ("MULTIHEAD_ATTENTION", "MULTIHEAD_ATTENTION1") else replace(schema, support=tuple(
     SupportRow(row.level, {f: replace(t, min_dims=_MHA_DIMS[f][0], max_dims=_MHA_DIMS[f][1])
                            for f, t in row.tensors.items()}) for row in schema.support)) for schema in _SCHEMA_LIST]
 SCHEMAS = {schema.type: schema for schema in _SCHEMA_LIST}

@@ -12,6 +12,8 @@ starts), with BOOLEAN the same where Mask[b, i, j] (or Mask[b, h, i, j]) is 0; t
 as ACTIVATION_SOFTMAX computes a row of Lp + Skv elements (dmlemu.golden.softmax's steps: maxNum, the reductions'
 threads-then-tree sum of e^(s - M), one correctly rounded divide), p stays FLOAT32; the output Output[b, i, h Dv + e] = (GEMM's sum: from -0,
 fma(p[j], v[j, e], acc) for j ascending), rounded once to FLOAT16 for FLOAT16 tensors. NaN results are canonical.
+MULTIHEAD_ATTENTION1 (grouped-query attention) is the same with each key / value head repeated for its
+QueryHeadCount / KeyValueHeadCount query heads; `present=True` also returns the present key and value.
 This module follows that text, not the kernel: it never assembles or runs anything.
 """
 import numpy as np
@@ -62,10 +64,14 @@ def _unstack(query, key, value, qk, kv, qkv):
 @operator(name="MULTIHEAD_ATTENTION", keyword_attributes=("Scale", "MaskFilterValue", "HeadCount", "MaskType"))
 def multihead_attention(query, key, value, stacked_query_key=None, stacked_key_value=None,
                         stacked_query_key_value=None, bias=None, mask=None, relative_position_bias=None,
-                        past_key=None, past_value=None, Scale=1.0, MaskFilterValue=-10000.0, HeadCount=1, MaskType=0):
+                        past_key=None, past_value=None, Scale=1.0, MaskFilterValue=-10000.0, HeadCount=1, MaskType=0,
+                        present=False):
     """The OutputTensor of MULTIHEAD_ATTENTION with Query, Key and Value (separate or stacked), an optional Bias, an
     optional RelativePositionBias and MaskType NONE, KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START or BOOLEAN , PastKey and
-    PastValue (the subset dmlemu's kernel serves; the rest raises NotImplementedError)."""
+    PastValue (the subset dmlemu's kernel serves; the rest raises NotImplementedError). `present`: return
+    (OutputTensor, OutputPresentKeyTensor, OutputPresentValueTensor), the present ones [batchSize, HeadCount,
+    totalSequenceLength, headSize (valueHeadSize)]: every key k[j, d] and value v[j, e] as step 1 gives them (past
+    rows as they are, new ones with their Bias added), rounded once to FLOAT16 for FLOAT16 tensors."""
     query, key, value = _unstack(query, key, value, stacked_query_key, stacked_key_value, stacked_query_key_value)
     if (query is None or key is None or value is None
             or int(MaskType) not in MASK_TYPES.values()):
@@ -93,6 +99,7 @@ def multihead_attention(query, key, value, stacked_query_key=None, stacked_key_v
             k = np.concatenate([four(past_key), k], axis=2)
             v = np.concatenate([four(past_value), v], axis=2)
             kv_sequence = k.shape[2]
+        kept = (k, v)
         acc = np.full((batch, heads, sequence, kv_sequence), -0.0, np.float32)
         for c in range(d):
             acc = _nm.fused_multiply_add(q[:, :, :, c:c + 1], k[:, :, None, :, c], acc).astype(np.float32)
@@ -120,4 +127,43 @@ def multihead_attention(query, key, value, stacked_query_key=None, stacked_key_v
             out = _nm.fused_multiply_add(p[..., j:j + 1], v[:, :, None, j, :], out).astype(np.float32)
         out = canonicalize_nans(out).transpose(0, 2, 1, 3).reshape(batch, sequence, value_hidden)
         out = out.reshape(query_shape[:-3] + out.shape) if len(query_shape) > 3 else out
-        return _nm.narrow_f16(out).astype(storage) if storage == np.float16 else out.astype(storage)
+        narrow = lambda x: _nm.narrow_f16(x).astype(storage) if storage == np.float16 else x.astype(storage)
+        if present:
+            return narrow(out), narrow(kept[0]), narrow(kept[1])
+        return narrow(out)
+
+
+@operator(name="MULTIHEAD_ATTENTION1", keyword_attributes=("Scale", "MaskFilterValue", "QueryHeadCount",
+                                                           "KeyValueHeadCount", "MaskType"))
+def multihead_attention1(query, key, value, stacked_query_key=None, stacked_key_value=None,
+                         stacked_query_key_value=None, bias=None, mask=None, relative_position_bias=None,
+                         past_key=None, past_value=None, past_sequence_lengths=None, Scale=1.0,
+                         MaskFilterValue=-10000.0, QueryHeadCount=1, KeyValueHeadCount=1, MaskType=0, present=False):
+    """MULTIHEAD_ATTENTION1: MULTIHEAD_ATTENTION with KeyValueHeadCount key / value heads, each serving
+    G = QueryHeadCount / KeyValueHeadCount consecutive query heads (query head h reads key / value head h // G):
+    MULTIHEAD_ATTENTION's steps on the key, value and past tensors with each head repeated G times, the present
+    tensors those of the heads h = 0, G, 2 G ... (the subset dmlemu's kernel serves: no PastSequenceLengthsTensor,
+    no BiasTensor with G > 1; the rest raises NotImplementedError)."""
+    heads, kv_heads = int(QueryHeadCount), int(KeyValueHeadCount)
+    group = heads // kv_heads
+    if past_sequence_lengths is not None or (group > 1 and bias is not None):
+        raise NotImplementedError("the golden MULTIHEAD_ATTENTION1 takes no PastSequenceLengthsTensor, and no "
+                                  "BiasTensor where KeyValueHeadCount is not QueryHeadCount")
+
+    def widen(x, axis, rank):      # each key / value head repeated G times along its heads' axis
+        if x is None or group == 1:
+            return x
+        x = np.asarray(x)
+        x = x.reshape(x.shape[x.ndim - rank:])
+        if rank == 3:              # [b, s, heads * size]
+            b, s, hidden = x.shape
+            return np.repeat(x.reshape(b, s, kv_heads, hidden // kv_heads), group, axis=2).reshape(b, s, -1)
+        return np.repeat(x, group, axis=axis)
+    result = multihead_attention(query, widen(key, 2, 3), widen(value, 2, 3), stacked_query_key, stacked_key_value,
+                                 stacked_query_key_value, bias, mask, relative_position_bias, widen(past_key, 1, 4),
+                                 widen(past_value, 1, 4), Scale=Scale, MaskFilterValue=MaskFilterValue,
+                                 HeadCount=heads, MaskType=MaskType, present=present)
+    if not present:
+        return result
+    out, present_key, present_value = result
+    return out, present_key[:, ::group], present_value[:, ::group]

@@ -10,6 +10,7 @@ over k = t, t + L, ..., then the fixed tree: dmlemu.golden.reduce's `_sum`, docs
   var  = S2 / N                  S2 = the sum of d * d (each product rounded, then added)
   den  = sqrt(var + Epsilon)     the add rounded, the square root correctly rounded
   y    = d / den                 one correctly rounded divide (NormalizeVariance FALSE: y = d)
+  (MEAN_VARIANCE_NORMALIZATION2: NormalizeVariance is UseVariance; UseMean FALSE makes d = x, no mean taken)
   y    = y * Scale + Bias        a multiply, then an add, each rounded (never fused); no step without its tensor
   y    = FusedActivation(y)      the activation operator's own golden function, in FLOAT32
 
@@ -46,7 +47,7 @@ def _activation(y, fused):
 
 
 def mean_variance_normalization(x, scale, bias, axes, normalize_variance, epsilon, fused, fused_add=None,
-                                statistics=False):
+                                statistics=False, use_mean=True):
     """MVN1's output for arrays `x` and (None or broadcastable to x) `scale`, `bias` (see the module docstring);
     `fused_add` (BATCH_NORMALIZATION_TRAINING) is added after Bias, rounded; `statistics`: also the mean and the
     variance (before Epsilon), shaped with 1 on the axes and rounded once to x's type."""
@@ -57,7 +58,7 @@ def mean_variance_normalization(x, scale, bias, axes, normalize_variance, epsilo
     count = np.float32(int(np.prod([x.shape[d] for d in axes], dtype=np.int64)))
     with np.errstate(all="ignore"):
         mean = (_group_sums(work, axes) / count).astype(np.float32)
-        d = (work - mean).astype(np.float32)
+        d = (work - mean).astype(np.float32) if use_mean else work     # MVN2 UseMean FALSE: d = x
         y = d
         if int(normalize_variance):
             var = (_group_sums((d * d).astype(np.float32), axes) / count).astype(np.float32)
@@ -85,6 +86,16 @@ def mean_variance_normalization1(x, scale=None, bias=None, Axes=(), NormalizeVar
     """DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1 (FusedActivation: None, a (name, attributes) pair or an object
     with .name and .attributes)."""
     return mean_variance_normalization(x, scale, bias, Axes, NormalizeVariance, Epsilon, FusedActivation)
+
+
+@operator(name="MEAN_VARIANCE_NORMALIZATION2", keyword_attributes=("Axes", "UseMean", "UseVariance", "Epsilon",
+                                                                   "FusedActivation"))
+def mean_variance_normalization2(x, scale=None, bias=None, Axes=(), UseMean=1, UseVariance=1, Epsilon=0.0,
+                                 FusedActivation=None):
+    """DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION2: MVN1 with NormalizeVariance = UseVariance, and with UseMean FALSE
+    d = x (no mean subtracted; var = the sum of x * x / N: RMS normalization)."""
+    return mean_variance_normalization(x, scale, bias, Axes, UseVariance, Epsilon, FusedActivation,
+                                       use_mean=bool(int(UseMean)))
 
 
 def cross_channel_axes(cross_channel):

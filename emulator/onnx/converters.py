@@ -48,6 +48,11 @@ How each family maps (ONNX Runtime's choices):
                        axes (axis.. for opset < 13)
     LayerNormalization MEAN_VARIANCE_NORMALIZATION1 over axes axis.., Scale and Bias broadcast to the input;
     InstanceNormalization, MeanVarianceNormalization  MEAN_VARIANCE_NORMALIZATION1 too
+    Attention          MULTIHEAD_ATTENTION1 (opset 23; 3-D Query, Key, Value, no mask, not causal, no past, no
+                       softcap: q_num_heads query heads on kv_num_heads key / value heads, Scale the attribute or
+                       1 / sqrt(head size)); the rest is refused with a sentence
+    RMSNormalization   MEAN_VARIANCE_NORMALIZATION2 with UseMean FALSE over axes axis.., Scale broadcast (as ONNX
+                       Runtime's DirectML provider runs SimplifiedLayerNormalization)
     LRN, LpNormalization  LOCAL_RESPONSE_NORMALIZATION (across channels), LP_NORMALIZATION
     BatchNormalization BATCH_NORMALIZATION (Spatial, {1, C, 1, 1} parameters); folded into the preceding
                        Conv at import where ONNX Runtime's optimiser would (importer.py)
@@ -743,6 +748,43 @@ def _layer_normalization(ctx, node):
              [("OutputTensor", ctx.fused_output(node))], fields)
 
 
+def _attention(ctx, node):
+    ctx.check_attributes(node, {"is_causal", "kv_num_heads", "q_num_heads", "qk_matmul_output_mode", "scale",
+                                "softcap", "softmax_precision"})
+    shapes = [ctx.shape(name) for name in node.input[:3]]
+    if any(len(shape) != 3 for shape in shapes):
+        ctx.refuse(node, "its query, key and value are not 3-dimensional; MULTIHEAD_ATTENTION1 reads "
+                         "[batch, sequence, heads x head size]")
+    if any(name for name in node.input[3:]) or any(name and ctx.needed(name) for name in node.output[1:]):
+        ctx.refuse(node, "it has an attn_mask, a past key / value or a present / qk output; the converter maps "
+                         "the unmasked attention without a cache")
+    if int(ctx.attr(node, "is_causal", 0)) or float(ctx.attr(node, "softcap", 0.0)):
+        ctx.refuse(node, "it is causal or soft-capped; MULTIHEAD_ATTENTION1 has neither")
+    heads, kv_heads = int(ctx.attr(node, "q_num_heads", 0)), int(ctx.attr(node, "kv_num_heads", 0))
+    if heads <= 0 or kv_heads <= 0:
+        ctx.refuse(node, "q_num_heads and kv_num_heads are needed for 3-dimensional inputs")
+    scale = ctx.attr(node, "scale", None)
+    scale = float(np.float32(1.0) / np.sqrt(np.float32(shapes[0][2] // heads))) if scale is None else float(scale)
+    ctx.emit(node, "MULTIHEAD_ATTENTION1",
+             [("QueryTensor", ctx.view(node.input[0])), ("KeyTensor", ctx.view(node.input[1])),
+              ("ValueTensor", ctx.view(node.input[2]))], [("OutputTensor", node.output[0])],
+             {"Scale": scale, "MaskFilterValue": -10000.0, "QueryHeadCount": heads, "KeyValueHeadCount": kv_heads,
+              "MaskType": 0})
+
+
+def _rms_normalization(ctx, node):
+    ctx.check_attributes(node, {"axis", "epsilon", "stash_type"})
+    shape = ctx.shape(node.input[0])
+    axis = int(ctx.attr(node, "axis", -1))
+    axis = axis + len(shape) if axis < 0 else axis
+    axes = list(range(axis, len(shape)))
+    fields = {"AxisCount": len(axes), "Axes": axes, "UseMean": False, "UseVariance": True,
+              "Epsilon": float(ctx.attr(node, "epsilon", 1e-5)), "FusedActivation": None}
+    ctx.emit(node, "MEAN_VARIANCE_NORMALIZATION2",
+             [("InputTensor", ctx.view(node.input[0])), ("ScaleTensor", ctx.broadcast(node.input[1], shape)),
+              ("BiasTensor", None)], [("OutputTensor", node.output[0])], fields)
+
+
 def _batch_normalization(ctx, node):
     ctx.check_attributes(node, {"epsilon", "momentum", "spatial", "training_mode"})
     if int(ctx.attr(node, "training_mode", 0)):
@@ -1150,6 +1192,8 @@ CONVERSIONS = {
                              functools.partial(_softmax, operator="ACTIVATION_LOG_SOFTMAX1")),
     "LayerNormalization": Conversion(("MEAN_VARIANCE_NORMALIZATION1",), _layer_normalization),
     "BatchNormalization": Conversion(("BATCH_NORMALIZATION",), _batch_normalization),
+    "RMSNormalization": Conversion(("MEAN_VARIANCE_NORMALIZATION2",), _rms_normalization),
+    "Attention": Conversion(("MULTIHEAD_ATTENTION1",), _attention),
     "InstanceNormalization": Conversion(("MEAN_VARIANCE_NORMALIZATION1",), _mean_variance_normalization),
     "MeanVarianceNormalization": Conversion(("MEAN_VARIANCE_NORMALIZATION1",), _mean_variance_normalization),
     "LRN": Conversion(("LOCAL_RESPONSE_NORMALIZATION",), _lrn),

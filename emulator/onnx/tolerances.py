@@ -76,6 +76,12 @@ def _softmax(shapes, attributes):
     return ("ULP", 3 * shape[axis] + 3)
 
 
+def _attention(shapes, attributes):
+    # no WebNN op: matmul's 2K ULP for each product (K = the head size, then the keys) and softmax's 3 N + 3
+    head, keys = shapes[0][-1] // max(1, int(attributes.get("q_num_heads", 1))), shapes[1][-2]
+    return ("ULP", 2 * head + 3 * keys + 3 + 2 * keys)
+
+
 def _window_l2(shapes, attributes):
     window = attributes.get("kernel_shape") or shapes[0][2:]
     return ("ULP", 2 * int(np.prod(window)) + 1)
@@ -108,6 +114,8 @@ TOLERANCES = {
     "LeakyRelu": ("ULP", 1), "PRelu": ("ULP", 1), "HardSigmoid": ("ULP", 2), "HardSwish": ("ULP", 4),
     "Softplus": ("ULP", 18), "Softsign": ("ULP", 3), "Gelu": ("ULP", 18),
     "BatchNormalization": ("ULP", 6), "LayerNormalization": ("ATOL", 1 / 1024),
+    "RMSNormalization": ("ATOL", 1 / 1024),     # as layerNormalization
+    "Attention": _attention,
     "Gemm": _gemm, "MatMul": lambda shapes, attributes: ("ULP", 2 * shapes[0][-1]),
     "ReduceSum": _reduction(1, 0), "ReduceL1": _reduction(1, 0), "ReduceProd": _reduction(1, 0),
     "ReduceL2": _reduction(2, 1), "ReduceMean": _reduction(1, 2), "ReduceLogSum": _reduction(1, 18),

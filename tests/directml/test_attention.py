@@ -1,5 +1,5 @@
-"""DML_OPERATOR_MULTIHEAD_ATTENTION through the mirror, bit for bit against the golden model (docs/NUMERICS.md,
-"Multi-head attention").
+"""DML_OPERATOR_MULTIHEAD_ATTENTION and MULTIHEAD_ATTENTION1 (grouped-query attention) through the mirror, bit for bit
+against the golden model (docs/NUMERICS.md, "Multi-head attention"), present key / value outputs included.
 
 Drawn descs (FLOAT32 and FLOAT16; batch, heads, query and key sequence lengths, head sizes; a Bias or none; MaskType
 NONE or KEY_SEQUENCE_LENGTH; packed, padded and permuted layouts; special values) run on every adapter; the kernel
@@ -17,7 +17,7 @@ from dmlemu.direct_run import DirectRun
 from dmlemu.dxgi import CreateDXGIFactory1
 from dmlemu.directml.operators import SCHEMAS_BY_NAME
 from dmlemu.errors import E_INVALIDARG, E_NOTIMPL, HResultError
-from dmlemu.golden.attention import softmax_rows
+from dmlemu.golden.attention import multihead_attention, softmax_rows
 from dmlemu.gpu import Gpu
 from dmlemu.isa.numerics import fused_multiply_add
 from dmlemu.kernels.attention_ops import TENSORS
@@ -87,6 +87,7 @@ def cases(draw):
                 scale=draw(st.sampled_from([1.0, 0.5, 0.125, -2.0])),
                 layouts=[draw(st.sampled_from(["packed", "padded", "permuted"])) for _ in range(4)],
                 stacking=draw(st.sampled_from(["", "", "qkv", "qk", "kv"])), past=draw(st.sampled_from([0, 0, 1, 4])),
+                present=draw(st.sampled_from(["", "", "k", "v", "kv"])),
                 special=draw(st.booleans()), seed=draw(st.integers(0, 2 ** 32 - 1)))
 
 
@@ -135,9 +136,19 @@ def run_case(case, preset=None):
                 setattr(desc, field, None)
                 inputs[TENSORS.index(field)] = None
         inputs[TENSORS.index(STACKED[stacking])] = x
-    (got,) = run_operator(desc, inputs, adapter=preset)
-    same_bits(got, expected(q, k, v, bias, mask, h, case["scale"], rpb=rpb, mask_type=MASKS[kind],
-                            past=(past_key, past_value)))
+    present = case.get("present", "")
+    for c, field, size in (("k", "OutputPresentKeyTensor", d), ("v", "OutputPresentValueTensor", dv)):
+        if c in present:
+            shape = (b, h, total, size)
+            setattr(desc, field, tensor(t, shape, layout_strides(shape, case["layouts"][3], rng)[0]))
+    got = run_operator(desc, inputs, adapter=preset)
+    want = multihead_attention(*inputs, Scale=np.float32(case["scale"]), MaskFilterValue=np.float32(-10000.0),
+                               HeadCount=h, MaskType=MASKS[kind], present=True)
+    same_bits(got[0], expected(q, k, v, bias, mask, h, case["scale"], rpb=rpb, mask_type=MASKS[kind],
+                               past=(past_key, past_value)))
+    same_bits(got[0], want[0])
+    for g, c in zip(got[1:], [c for c in "kv" if c in present]):
+        same_bits(g, want["_kv".index(c)])
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -215,6 +226,41 @@ def test_past_keys_and_values_come_first(type_name):
     same_bits(got, want)
     merge = lambda p, x: np.concatenate([p.transpose(0, 2, 1, 3).reshape(b, past, -1), x], axis=1)
     same_bits(want, expected(q, merge(pk, k), merge(pv, v), None, mask, h))   # the same keys in one tensor
+
+
+@pytest.mark.parametrize("type_name", ["FLOAT32", "FLOAT16"])
+@pytest.mark.parametrize("bias", [False, True])
+def test_present_keys_and_values_are_the_past_then_the_new_ones(type_name, bias):
+    rng = np.random.default_rng(31)
+    b, s, kv, h, d, dv, past = 2, 3, 4, 2, 3, 2, 5
+    q, k, v = (values(rng, type_name, shape, special=True) for shape in ((b, s, h * d), (b, kv, h * d),
+                                                                         (b, kv, h * dv)))
+    pk, pv = values(rng, type_name, (b, h, past, d), special=True), values(rng, type_name, (b, h, past, dv))
+    bias_values = values(rng, type_name, (2 * h * d + h * dv,)) if bias else None
+    total = past + kv
+    padded = layout_strides((b, h, total, d), "padded", rng)[0]
+    desc = attention_desc(type_name, b, s, kv, h, d, dv, bias=bias, PastKeyTensor=tensor(type_name, pk.shape),
+                          PastValueTensor=tensor(type_name, pv.shape),
+                          OutputPresentKeyTensor=tensor(type_name, (b, h, total, d), padded),
+                          OutputPresentValueTensor=tensor(type_name, (b, h, total, dv)))
+    inputs = inputs_of(q, k, v, bias_values)
+    inputs[9:11] = [pk, pv]
+    out, present_key, present_value = run_operator(desc, inputs)
+    want = multihead_attention(*inputs, Scale=np.float32(0.5), MaskFilterValue=np.float32(-1e4), HeadCount=h,
+                               present=True)
+    for got, expect in zip((out, present_key, present_value), want):
+        same_bits(got, expect)
+    same_bits(out, expected(q, k, v, bias_values, None, h, past=(pk, pv)))    # the output does not change
+    same_bits(present_key[:, :, :past], pk)                                 # the past rows as they are
+    same_bits(present_value[:, :, :past], pv)
+    heads = lambda x, size: x.reshape(b, kv, h, size).transpose(0, 2, 1, 3)
+    if not bias:                                                            # then the new ones as they are
+        same_bits(present_key[:, :, past:], heads(k, d))
+        same_bits(present_value[:, :, past:], heads(v, dv))
+    else:                                                                   # with the Bias added, rounded
+        with np.errstate(all="ignore"):
+            added = (k.astype(np.float32) + bias_values[h * d:2 * h * d].astype(np.float32)).astype(k.dtype)
+        np.testing.assert_array_equal(present_key[:, :, past:], heads(added, d))
 
 
 # ---- the same kernel on every wave width ---------------------------------------------------------------------------
@@ -423,10 +469,6 @@ def test_leading_sizes_of_one_are_accepted():
 
 
 @pytest.mark.parametrize("change, sentence", [
-    (dict(PastKeyTensor=tensor("FLOAT32", (1, 2, 3, 2)), PastValueTensor=tensor("FLOAT32", (1, 2, 3, 2)),
-          OutputPresentKeyTensor=tensor("FLOAT32", (1, 2, 5, 2))),
-     "serves QueryTensor, KeyTensor and ValueTensor (separate or stacked) with an optional BiasTensor, "
-     "RelativePositionBiasTensor and PastKeyTensor / PastValueTensor, not OutputPresentKeyTensor."),
     (dict(MaskType=3, MaskTensor=tensor("INT32", (5,))),
      "serves MaskType NONE, KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START and BOOLEAN, not "
      "DML_MULTIHEAD_ATTENTION_MASK_TYPE value 3"),
@@ -482,3 +524,167 @@ def test_hostile_descs_are_refused_with_a_sentence_or_run(data):
     except HResultError as error:
         event({E_INVALIDARG: "E_INVALIDARG", E_NOTIMPL: "E_NOTIMPL"}.get(error.hresult, "other"))
         assert error.hresult in (E_INVALIDARG, E_NOTIMPL) and error.message.endswith("."), error.message
+
+
+# ---- MULTIHEAD_ATTENTION1: grouped-query attention -----------------------------------------------------------------
+def attention1_desc(type_name, batch, sequence, kv_sequence, heads, kv_heads, head, value_head, past=0,
+                    present=False, **extra):
+    total = past + kv_sequence
+    fields = dict(
+        QueryTensor=tensor(type_name, (batch, sequence, heads * head)),
+        KeyTensor=tensor(type_name, (batch, kv_sequence, kv_heads * head)),
+        ValueTensor=tensor(type_name, (batch, kv_sequence, kv_heads * value_head)),
+        PastKeyTensor=tensor(type_name, (batch, kv_heads, past, head)) if past else None,
+        PastValueTensor=tensor(type_name, (batch, kv_heads, past, value_head)) if past else None,
+        OutputTensor=tensor(type_name, (batch, sequence, heads * value_head)),
+        OutputPresentKeyTensor=tensor(type_name, (batch, kv_heads, total, head)) if present else None,
+        OutputPresentValueTensor=tensor(type_name, (batch, kv_heads, total, value_head)) if present else None,
+        Scale=0.5, MaskFilterValue=-10000.0, QueryHeadCount=heads, KeyValueHeadCount=kv_heads, MaskType=0)
+    fields.update(extra)
+    return DML_MULTIHEAD_ATTENTION1_OPERATOR_DESC(**fields)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["FLOAT32", "FLOAT16"]), st.integers(1, 2), st.integers(1, 3), st.sampled_from([1, 3, 9]),
+       st.sampled_from([(1, 1), (2, 1), (4, 2), (3, 3), (6, 2)]), st.integers(1, 4), st.integers(1, 3),
+       st.sampled_from([0, 0, 2]), st.booleans(), st.sampled_from(["NONE", "KEY_SEQUENCE_LENGTH", "BOOLEAN4"]),
+       st.sampled_from(PRESETS + (WARP,)), st.integers(0, 2 ** 32 - 1))
+def test_grouped_query_attention_is_bit_exact(type_name, b, s, kv, head_counts, d, dv, past, present, mask_kind,
+                                              preset, seed):
+    rng = np.random.default_rng(seed)
+    h, hkv = head_counts
+    total = past + kv
+    q, k, v = (values(rng, type_name, shape, special=True) for shape in ((b, s, h * d), (b, kv, hkv * d),
+                                                                         (b, kv, hkv * dv)))
+    pk = values(rng, type_name, (b, hkv, past, d)) if past else None
+    pv = values(rng, type_name, (b, hkv, past, dv)) if past else None
+    mask = None
+    if mask_kind == "KEY_SEQUENCE_LENGTH":
+        mask = rng.integers(0, total + 1, size=b).astype(np.int32)
+    elif mask_kind == "BOOLEAN4":
+        mask = (rng.random((b, h, s, total)) < 0.7).astype(np.int32)
+    extra = {} if mask is None else dict(MaskTensor=tensor("INT32", mask.shape), MaskType=MASKS[mask_kind])
+    desc = attention1_desc(type_name, b, s, kv, h, hkv, d, dv, past, present, **extra)
+    inputs = [q, k, v, None, None, None, None, mask, None, pk, pv, None]
+    got = run_operator(desc, inputs, adapter=preset)
+    want = golden.attention.multihead_attention1(
+        *inputs, Scale=np.float32(0.5), MaskFilterValue=np.float32(-1e4), QueryHeadCount=h, KeyValueHeadCount=hkv,
+        MaskType=0 if mask is None else MASKS[mask_kind], present=True)
+    for g, w in zip(got, want if present else want[:1]):
+        same_bits(g, w)
+
+
+def test_one_key_value_head_per_query_head_is_multihead_attention():
+    rng = np.random.default_rng(41)
+    q, k, v = (values(rng, "FLOAT32", shape) for shape in ((2, 3, 6), (2, 5, 6), (2, 5, 4)))
+    (got,) = run_operator(attention1_desc("FLOAT32", 2, 3, 5, 2, 2, 3, 2), [q, k, v] + [None] * 9)
+    same_bits(got, expected(q, k, v, None, None, 2))
+    # two query heads on one key / value head: each reads the same keys and values
+    k1, v1 = k[:, :, :3], v[:, :, :2]
+    (grouped,) = run_operator(attention1_desc("FLOAT32", 2, 3, 5, 2, 1, 3, 2), [q, k1, v1] + [None] * 9)
+    same_bits(grouped, expected(q, np.concatenate([k1, k1], 2), np.concatenate([v1, v1], 2), None, None, 2))
+
+
+def create1(desc, level=DML_FEATURE_LEVEL_6_4):
+    d3d12 = D3D12CreateDevice(CreateDXGIFactory1().EnumAdapters1(0), D3D_FEATURE_LEVEL_11_0)
+    dml = DMLCreateDevice(d3d12, DML_CREATE_DEVICE_FLAG_NONE, max_feature_level=level)
+    return dml, dml.CreateOperator(DML_OPERATOR_DESC(Type=DML_OPERATOR_MULTIHEAD_ATTENTION1, Desc=desc))
+
+
+def refusal1(desc, level=DML_FEATURE_LEVEL_6_4):
+    with pytest.raises(HResultError) as error:
+        dml, op = create1(desc, level)
+        dml.CompileOperator(op, DML_EXECUTION_FLAG_NONE)
+    return error.value.hresult, error.value.message
+
+
+def test_the_schema_row_of_multihead_attention1():
+    schema = SCHEMAS_BY_NAME["MULTIHEAD_ATTENTION1"]
+    assert schema.introduced_at == DML_FEATURE_LEVEL_6_3 and schema.type == 172
+    (row,) = schema.support
+    assert row.tensors["PastSequenceLengthsTensor"].data_types == ("INT32", "UINT32")
+    assert [t.field for t in schema.tensors][11] == "PastSequenceLengthsTensor"
+    assert [a.field for a in schema.attributes] == ["Scale", "MaskFilterValue", "QueryHeadCount", "KeyValueHeadCount",
+                                                    "MaskType"]
+    desc = attention1_desc("FLOAT32", 1, 2, 3, 4, 2, 2, 2)
+    create1(desc, DML_FEATURE_LEVEL_6_3)
+    assert refusal1(desc, DML_FEATURE_LEVEL_6_2) == (E_INVALIDARG, (
+        "DML_OPERATOR_DESC.Type is DML_OPERATOR_MULTIHEAD_ATTENTION1, introduced in DML_FEATURE_LEVEL_6_3; this "
+        "device supports up to DML_FEATURE_LEVEL_6_2."))
+
+
+OP1 = "DML_OPERATOR_MULTIHEAD_ATTENTION1"
+
+
+@pytest.mark.parametrize("change, hresult, sentence", [
+    (dict(QueryHeadCount=3, QueryTensor=tensor("FLOAT32", (1, 2, 6)), OutputTensor=tensor("FLOAT32", (1, 2, 6))),
+     E_INVALIDARG, f"QueryHeadCount is 3 and KeyValueHeadCount 2; {OP1} needs KeyValueHeadCount to divide "
+                   "QueryHeadCount"),
+    (dict(KeyTensor=tensor("FLOAT32", (1, 3, 8))), E_INVALIDARG,
+     f"KeyTensor.Sizes is {{1,3,8}}; {OP1} needs {{1, keyValueSequenceLength, 4}} (the query's batchSize and "
+     "headSize times KeyValueHeadCount)."),
+    (dict(PastKeyTensor=tensor("FLOAT32", (1, 4, 2, 2)), PastValueTensor=tensor("FLOAT32", (1, 4, 2, 2))),
+     E_INVALIDARG, f"PastKeyTensor.Sizes is {{1,4,2,2}}; {OP1} needs {{1, 2, pastSequenceLength, 2}}."),
+    (dict(OutputPresentKeyTensor=tensor("FLOAT32", (1, 4, 3, 2))), E_INVALIDARG,
+     "OutputPresentKeyTensor.Sizes is {1,4,3,2}; " + OP1 + " needs {1,2,3,2} (leading sizes of 1 allowed)."),
+    (dict(PastSequenceLengthsTensor=tensor("INT32", (2,))), E_INVALIDARG,
+     f"PastSequenceLengthsTensor.Sizes is {{2}}; {OP1} needs {{1}} (leading sizes of 1 allowed)."),
+    (dict(QueryTensor=None, KeyTensor=None, ValueTensor=None,
+          StackedQueryKeyValueTensor=tensor("FLOAT32", (1, 2, 4, 3, 2))), E_INVALIDARG,
+     f"StackedQueryKeyValueTensor is given and KeyValueHeadCount 2 is not QueryHeadCount 4; {OP1} stacks"),
+    (dict(PastSequenceLengthsTensor=tensor("INT32", (1, 1))), E_NOTIMPL,
+     "dmlemu's kernel for MULTIHEAD_ATTENTION1 serves no PastSequenceLengthsTensor"),
+    (dict(BiasTensor=tensor("FLOAT32", (16,))), E_NOTIMPL,
+     "serves a BiasTensor only where KeyValueHeadCount is QueryHeadCount, not 2 key / value heads for 4 query heads"),
+])
+def test_multihead_attention1_refusals(change, hresult, sentence):
+    got = refusal1(attention1_desc("FLOAT32", 1, 2, 3, 4, 2, 2, 2, **change))
+    assert got[0] == hresult, got
+    assert got[1].startswith(sentence) if hresult == E_INVALIDARG else sentence in got[1], got
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_hostile_attention1_descs_are_refused_with_a_sentence_or_run(data):
+    from operator_cases import garbage
+    from dmlemu.kernels.attention_ops import TENSORS1
+    base = attention1_desc("FLOAT32", 1, 2, 3, 4, 2, 2, 2, past=1, present=True)
+    hostile = {"Scale": st.floats(allow_nan=True), "MaskFilterValue": st.floats(allow_nan=True),
+               "QueryHeadCount": st.integers(-1, 9), "KeyValueHeadCount": st.integers(-1, 9),
+               "MaskType": st.integers(-1, 6)}
+    for name in data.draw(st.lists(st.sampled_from(TENSORS1 + tuple(hostile)), min_size=1, max_size=3, unique=True)):
+        if name in hostile:
+            value = data.draw(st.one_of(hostile[name], garbage))
+        else:
+            value = data.draw(st.one_of(st.none(), st.builds(
+                tensor, st.sampled_from(["FLOAT32", "FLOAT16", "INT32", "UINT32"]),
+                st.lists(st.integers(1, 7), min_size=1, max_size=6))))
+        try:
+            setattr(base, name, value)
+        except (TypeError, ValueError, OverflowError):
+            event("the desc struct refused a field")
+            return
+    try:
+        dml, op = create1(base)
+        dml.CompileOperator(op, DML_EXECUTION_FLAG_NONE)
+        event("compiled")
+    except HResultError as error:
+        event({E_INVALIDARG: "E_INVALIDARG", E_NOTIMPL: "E_NOTIMPL"}.get(error.hresult, "other"))
+        assert error.hresult in (E_INVALIDARG, E_NOTIMPL) and error.message.endswith("."), error.message
+
+
+@pytest.mark.parametrize("type_name, bound", [("FLOAT32", 16), ("FLOAT16", 1)])   # measured: 6.3 and 0.50
+def test_grouped_golden_is_within_a_few_ulps_of_float64(type_name, bound):
+    # as test_golden_is_within_a_few_ulps_of_float64, with 4 query heads on 2 key / value heads
+    rng = np.random.default_rng(17)
+    worst = 0.0
+    for kv in (1, 8, 64, 200):
+        q, k, v = ((rng.standard_normal(shape)).astype(DTYPES[type_name]) for shape in
+                   ((2, 3, 32), (2, kv, 16), (2, kv, 12)))
+        got = golden.attention.multihead_attention1(q, k, v, Scale=np.float32(0.25), QueryHeadCount=4,
+                                                    KeyValueHeadCount=2).astype(np.float64)
+        widen = lambda x: np.repeat(x.reshape(2, kv, 2, -1), 2, axis=2).reshape(2, kv, -1)
+        want = float64_reference(q, widen(k), widen(v), 4, 0.25)
+        ulp = np.spacing(np.maximum(np.abs(want), 0.125).astype(DTYPES[type_name])).astype(np.float64)
+        worst = max(worst, float(np.max(np.abs(got - want) / ulp)))
+    assert worst <= bound, worst

@@ -220,7 +220,8 @@ def create(dml_device, desc):
 NAMES = sorted(SCHEMAS_BY_NAME)
 # Schemas whose descs this file's generic builder cannot make valid (every optional tensor given at once breaks their
 # "exactly one of" rules): their rows, optional tensors and attributes are tested in the file named.
-OWN_SCHEMA_TESTS = {"MULTIHEAD_ATTENTION": "tests/directml/test_attention.py"}
+OWN_SCHEMA_TESTS = {"MULTIHEAD_ATTENTION": "tests/directml/test_attention.py",
+                    "MULTIHEAD_ATTENTION1": "tests/directml/test_attention.py"}
 GENERIC = [n for n in NAMES if n not in OWN_SCHEMA_TESTS]
 
 
@@ -232,7 +233,8 @@ def test_every_element_wise_operator_activation_and_cast_has_a_schema():
         "SOFTSIGN", "SWISH", "TANH", "THRESHOLDED_RELU")} | {"CAST", "REDUCE", "ARGMIN", "ARGMAX", "GEMM"}
     expected |= {f"ACTIVATION_{n}{form}" for n in ("SOFTMAX", "LOG_SOFTMAX", "HARDMAX") for form in ("", "1")}
     expected |= {"CUMULATIVE_SUMMATION", "CUMULATIVE_PRODUCT"}
-    expected |= {"MEAN_VARIANCE_NORMALIZATION", "MEAN_VARIANCE_NORMALIZATION1", "BATCH_NORMALIZATION",
+    expected |= {"MEAN_VARIANCE_NORMALIZATION", "MEAN_VARIANCE_NORMALIZATION1", "MEAN_VARIANCE_NORMALIZATION2",
+                 "BATCH_NORMALIZATION",
                  "BATCH_NORMALIZATION_TRAINING", "LP_NORMALIZATION", "LOCAL_RESPONSE_NORMALIZATION"}
     # the data movement operators (tests/directml/test_data_movement.py)
     expected |= {"SLICE", "SLICE1", "PADDING", "PADDING1", "TILE", "DEPTH_TO_SPACE", "DEPTH_TO_SPACE1",
@@ -244,11 +246,11 @@ def test_every_element_wise_operator_activation_and_cast_has_a_schema():
                  "ONE_HOT", "DIAGONAL_MATRIX", "SCATTER_ELEMENTS", "SCATTER_ND", "REVERSE_SUBSEQUENCES",
                  "NONZERO_COORDINATES", "RANDOM_GENERATOR"}
     expected |= {"TOP_K", "TOP_K1", "DIAGONAL_MATRIX1"}       # tests/directml/test_top_k.py, test_fill.py
-    expected |= {"MULTIHEAD_ATTENTION"}                          # tests/directml/test_attention.py
+    expected |= {"MULTIHEAD_ATTENTION", "MULTIHEAD_ATTENTION1"}  # tests/directml/test_attention.py
     expected |= {"MATRIX_MULTIPLY_INTEGER", "QUANTIZED_LINEAR_MATRIX_MULTIPLY", "MATRIX_MULTIPLY_INTEGER_TO_FLOAT",
                  "CONVOLUTION_INTEGER", "QUANTIZED_LINEAR_CONVOLUTION"}      # the integer products
     assert set(SCHEMAS_BY_NAME) == expected
-    assert len(expected) == 151
+    assert len(expected) == 153
 
 
 # ---- per schema: introduced level, every accepted and refused type and dimension count ---------------------

@@ -274,6 +274,23 @@ EXPECTED_TO_PASS += (
     "test_qlinearmatmul_2D_uint8_float16", "test_qlinearmatmul_2D_uint8_float32", "test_qlinearmatmul_3D_int8_float16",
     "test_qlinearmatmul_3D_int8_float32", "test_qlinearmatmul_3D_uint8_float16", "test_qlinearmatmul_3D_uint8_float32",
     "test_convinteger_with_padding", "test_convinteger_without_padding", "test_qlinearconv")
+# Attention (opset 23: 3-D, unmasked, not causal) on MULTIHEAD_ATTENTION1, grouped-query attention included
+EXPECTED_TO_PASS += (
+    "test_attention_3d", "test_attention_3d_diff_heads_sizes", "test_attention_3d_diff_heads_sizes_scaled",
+    "test_attention_3d_gqa", "test_attention_3d_gqa_scaled", "test_attention_3d_scaled",
+    "test_attention_3d_transpose_verification")
+# RMSNormalization (opset 23) on MEAN_VARIANCE_NORMALIZATION2 with UseMean FALSE
+EXPECTED_TO_PASS += (
+    "test_rms_normalization_default_axis", "test_rms_normalization_2d_axis0", "test_rms_normalization_2d_axis1",
+    "test_rms_normalization_2d_axis_negative_1", "test_rms_normalization_2d_axis_negative_2",
+    "test_rms_normalization_3d_axis0_epsilon", "test_rms_normalization_3d_axis1_epsilon",
+    "test_rms_normalization_3d_axis2_epsilon", "test_rms_normalization_3d_axis_negative_1_epsilon",
+    "test_rms_normalization_3d_axis_negative_2_epsilon", "test_rms_normalization_3d_axis_negative_3_epsilon",
+    "test_rms_normalization_4d_axis0", "test_rms_normalization_4d_axis1", "test_rms_normalization_4d_axis2",
+    "test_rms_normalization_4d_axis3", "test_rms_normalization_4d_axis_negative_1",
+    "test_rms_normalization_4d_axis_negative_2", "test_rms_normalization_4d_axis_negative_3",
+    "test_rms_normalization_4d_axis_negative_4",
+)
 
 
 @pytest.fixture(scope="module")

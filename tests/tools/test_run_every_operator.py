@@ -43,6 +43,7 @@ def test_the_list_is_every_operator_with_a_kernel():
     assert API_ONLY == sorted(["ARGMAX", "ARGMIN", "GEMM", "REDUCE", "CUMULATIVE_PRODUCT", "CUMULATIVE_SUMMATION",
                                "BATCH_NORMALIZATION_TRAINING", "LOCAL_RESPONSE_NORMALIZATION", "LP_NORMALIZATION",
                                "MEAN_VARIANCE_NORMALIZATION", "MEAN_VARIANCE_NORMALIZATION1",
+                               "MEAN_VARIANCE_NORMALIZATION2",
                                *(f"ACTIVATION_{n}{form}" for n in ("SOFTMAX", "LOG_SOFTMAX", "HARDMAX")
                                  for form in ("", "1")),
                                # and the data movement operators
@@ -59,7 +60,7 @@ def test_the_list_is_every_operator_with_a_kernel():
                                # and the top-K selections, DIAGONAL_MATRIX1 (an optional input)
                                "TOP_K", "TOP_K1", "DIAGONAL_MATRIX1",
                                # and multi-head attention
-                               "MULTIHEAD_ATTENTION",
+                               "MULTIHEAD_ATTENTION", "MULTIHEAD_ATTENTION1",
                                # and the integer products
                                "MATRIX_MULTIPLY_INTEGER", "QUANTIZED_LINEAR_MATRIX_MULTIPLY",
                                "MATRIX_MULTIPLY_INTEGER_TO_FLOAT", "CONVOLUTION_INTEGER",
