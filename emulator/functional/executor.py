@@ -22,6 +22,7 @@ from dmlemu.isa.program import KernelFault, Program  # noqa: F401 (Program: also
 
 from dmlemu.functional import atomics
 from dmlemu.functional.buffer_descriptor import READ_ONLY, unpack_buffer_descriptor
+from dmlemu.functional.local_data_share import ALL_ONES as _LDS_ALL_ONES, WORD as _LDS_WORD
 from dmlemu.functional.wave import Ramp
 
 MAX_INSTRUCTIONS_PER_WAVE = 1 << 20
@@ -557,19 +558,33 @@ class _LdsLanes:
 
     Fast forms (_lds_ramp_lanes, the timing model off): `lanes` the used lanes' positions in the
     flattened (W, width) lanes (lane order) with `used_flat` their byte indices, instead of `use`
-    and `flat`; `run` the first access (in units of the access size) when every lane is used and
-    their accesses are consecutive in lane order: a slice of the LDS instead of a gather."""
+    and `flat`; `run` the first access (in units of the access size) when every wave uses its lanes
+    0 .. n-1 (`shape` (W, n): every lane, or the same first n lanes of every wave, as a tree level
+    below the wave width leaves EXEC) and each wave's accesses are consecutive, the waves `wave_step`
+    accesses apart and their runs disjoint: a slice of the LDS (`wave_step` n: one run) or a strided
+    view of it instead of a gather."""
 
-    __slots__ = ("flat", "use", "active", "n_active", "n_use", "addresses", "lanes", "used_flat", "run", "access")
+    __slots__ = ("flat", "use", "active", "n_active", "n_use", "addresses", "lanes", "used_flat", "run", "access",
+                 "wave_step", "shape")
 
     def __init__(self):
         self.lanes = None
         self.run = None
 
+    def run_view(self, array):
+        """The `run` form's (W, width) view of `array` (a view of the LDS bytes in units of the access)."""
+        waves, width = self.shape
+        if self.wave_step == width:
+            return array[self.run:self.run + waves * width].reshape(self.shape)
+        return np.lib.stride_tricks.as_strided(array[self.run:], self.shape,
+                                               (self.wave_step * array.itemsize, array.itemsize))
+
     def at(self, shift):
         """The used lanes' indices in units of 2^shift bytes, lane order (flattened)."""
         if self.run is not None:
-            flat = (np.arange(self.n_use, dtype=np.int64) + self.run) * self.access
+            waves, width = self.shape
+            flat = ((np.arange(waves, dtype=np.int64) * self.wave_step + self.run)[:, None]
+                    + np.arange(width, dtype=np.int64)).reshape(-1) * self.access
         elif self.lanes is not None:
             flat = self.used_flat
         else:
@@ -582,6 +597,10 @@ class _LdsLanes:
             out = np.zeros(shape[0] * shape[1], dtype=dtype)
             out[self.lanes] = values
             return out.reshape(shape)
+        if self.run is not None and self.shape != shape:
+            out = np.zeros(shape, dtype=dtype)
+            out[:, :self.shape[1]] = values.reshape(self.shape)
+            return out
         if self.use is None:
             return values.reshape(shape)
         out = np.zeros(shape, dtype=dtype)
@@ -595,6 +614,8 @@ class _LdsLanes:
             if values.flags.c_contiguous:
                 return values.reshape(-1)[self.lanes]
             return values[self.lanes // shape[1], self.lanes % shape[1]]
+        if self.run is not None and self.shape != shape:
+            return values[:, :self.shape[1]].reshape(-1)
         return values.reshape(-1) if self.use is None else values[self.use]
 
 
@@ -623,15 +644,18 @@ def _lds_ramp_lanes(ctx, batch, address, offset, access_bytes):
     if batch.exec_full:
         if int(base.max()) + access_bytes * width > lds.size:
             return None        # some lane past its workgroup's LDS
+        if _lds_run(lanes, base, slot, lds.size, access_bytes, width):
+            return lanes
         starts = base + slot * lds.size
         lanes.n_active = lanes.n_use = waves * width
-        if waves == 1 or (starts[1:] - starts[:-1] == width * access_bytes).all():
-            lanes.run = int(starts[0]) // access_bytes
-            return lanes
         positions = np.arange(waves * width)
         used_flat = (starts[:, None] + ramp).reshape(-1)
     else:
         compact = batch.exec_compact
+        prefix = _exec_prefix(batch) if compact.shape != (waves, 1) else 0
+        if prefix and int(base.max()) + access_bytes * prefix <= lds.size and \
+                _lds_run(lanes, base, slot, lds.size, access_bytes, prefix):
+            return lanes
         if compact.shape == (waves, 1):
             used = np.flatnonzero(compact.reshape(-1))
             if used.size and int(base[used].max()) + access_bytes * width > lds.size:
@@ -649,6 +673,31 @@ def _lds_ramp_lanes(ctx, batch, address, offset, access_bytes):
     lanes.lanes, lanes.used_flat = positions, used_flat
     lanes.n_active = lanes.n_use = positions.size
     return lanes
+
+
+def _exec_prefix(batch):
+    """n when EXEC holds the lanes 0 .. n-1 of every wave of the batch (0 < n < width), else 0."""
+    mask = batch.exec
+    row = mask[0]
+    n = int(np.count_nonzero(row))
+    if not n or not row[:n].all() or not (mask == row).all():
+        return 0
+    return n
+
+
+def _lds_run(lanes, base, slot, size, access_bytes, used):
+    """Make `lanes` the run form (see _LdsLanes) for waves whose lanes 0 .. used-1 access from their
+    workgroup's LDS byte `base` (W,) on, when the waves' starts are evenly spaced and their runs apart
+    (then the order of the lanes' writes does not matter); returns whether it did. The caller has checked
+    that every access lies inside its workgroup's `size` bytes."""
+    starts = base + slot * size
+    waves, run_bytes = starts.size, used * access_bytes
+    step = int(starts[1] - starts[0]) if waves > 1 else run_bytes
+    if step < run_bytes or step % access_bytes or (waves > 1 and not (starts[1:] - starts[:-1] == step).all()):
+        return False
+    lanes.run, lanes.wave_step, lanes.shape = int(starts[0]) // access_bytes, step // access_bytes, (waves, used)
+    lanes.n_active = lanes.n_use = waves * used
+    return True
 
 
 def _lds_lanes(ctx, batch, address_operand, offset, access_bytes):
@@ -707,9 +756,19 @@ def _lds_load(ctx, batch, entry, operands):
     if entry.mem_dwords == 1:
         dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
         if lanes.run is not None:
-            # Every lane, consecutive accesses: one slice of the LDS, copied (LDS changes later).
-            _note_unwritten(ctx, lds.unwritten_run(lanes.run, lanes.n_use, size))
-            result = lds.data.view(dtype)[lanes.run:lanes.run + lanes.n_use].reshape(shape).copy()
+            # Every lane, each wave's accesses consecutive: a slice or strided view of the LDS, copied
+            # (LDS changes later).
+            _note_unwritten(ctx, lds.unwritten_count(lanes.run_view(lds.written.view(_LDS_WORD[size])), size))
+            result = lanes.run_view(lds.data.view(dtype)).copy()
+            if lanes.shape != shape:
+                # The same first n lanes of every wave: those lanes of the register change, the others
+                # keep their values (EXEC is exactly those lanes, so the write needs no mask).
+                if dtype.itemsize < 4:
+                    result = result.astype(np.int32 if entry.sign_extend else np.uint32).view(np.uint32)
+                merged = np.array(np.broadcast_to(batch.read(operands[0], "b32"), shape))
+                merged[:, :lanes.shape[1]] = result
+                batch.write(operands[0], "b32", merged, masked=False)
+                return
         elif lanes.n_use:
             at = lanes.at(0)
             _note_unwritten(ctx, lds.unwritten(at, size))
@@ -746,12 +805,11 @@ def _lds_store(ctx, batch, entry, operands):
         return
     lds, shape = ctx.lds, (batch.waves, batch.width)
     if lanes.run is not None and entry.mem_dwords == 1:
-        # Every lane, consecutive accesses: one slice of the LDS.
+        # Every lane, each wave's accesses consecutive: one slice or strided view of the LDS.
         dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
         value = np.broadcast_to(np.asarray(batch.read(operands[1], "b32"), dtype=np.uint32), shape)
-        target = lds.data.view(dtype)[lanes.run:lanes.run + lanes.n_use].reshape(shape)
-        np.copyto(target, value, casting="unsafe")      # the low bits, as astype does
-        lds.mark_written_run(lanes.run, lanes.n_use, size)
+        np.copyto(lanes.run_view(lds.data.view(dtype)), value[:, :lanes.shape[1]], casting="unsafe")   # the low bits
+        lanes.run_view(lds.written.view(_LDS_WORD[size]))[...] = _LDS_ALL_ONES[size]
         return
     at = lanes.at(0)
     # Lanes in (wave, lane) order: where two lanes write one address the later lane's value stays.
@@ -997,9 +1055,9 @@ def _check_barrier(name, parked):
     """KernelFault when the waves of one workgroup wait at different s_barrier instructions: on a GPU
     they would wait for each other forever (HLSL forbids a barrier in divergent control flow). Returns
     the number of workgroups the barrier releases."""
-    groups = [np.unique(b.workgroup) for _, b, *_ in parked]
     if len(parked) == 1:
-        return int(groups[0].size)
+        return _distinct_count(parked[0][1].workgroup)
+    groups = [np.unique(b.workgroup) for _, b, *_ in parked]
     everyone = np.concatenate(groups)
     pcs = np.concatenate([np.full(g.size, pc) for (pc, *_), g in zip(parked, groups)])
     order = np.argsort(everyone, kind="stable")
@@ -1015,6 +1073,15 @@ def _check_barrier(name, parked):
                     f"s_barrier at instruction {first[0]} while {_waves_text(b, group)} at the s_barrier at "
                     f"instruction {pc}; every live wave of a workgroup must reach the same barrier")
     return len(where)
+
+
+def _distinct_count(values):
+    """How many distinct values a batch's (W, 1) column holds: O(W) when it is non-decreasing (the
+    dispatcher forms waves in workgroup order, and a split keeps that order), else np.unique."""
+    flat = values.reshape(-1)
+    if flat.size > 1 and (flat[1:] >= flat[:-1]).all():
+        return 1 + int(np.count_nonzero(flat[1:] != flat[:-1]))
+    return int(np.unique(flat).size)
 
 
 def _endless(name, batch, parked):
