@@ -252,26 +252,56 @@ def _descriptor_groups(batch, operand):
 
 
 def _lane_run(batch, operands, item_size):
-    """(first, index, rows) for a buffer access. `first`: the element index of the first lane when the
-    batch's lanes access consecutive elements (lane order, wave after wave) and every lane is active,
+    """(first, index, rows, runs) for a buffer access. `first`: the element index of the first lane when
+    the batch's lanes access consecutive elements (lane order, wave after wave) and every lane is active,
     else None. Decided on a Ramp's columns when the offset register is one (the packed kernels' case);
     else on the indices (`index`: None, or the indices when they were computed). `rows`: on a Ramp
-    whose every wave reads consecutive elements, each wave's first element (W,) int64, else None."""
+    whose every wave reads consecutive elements, each wave's first element (W,) int64, else None; then
+    `runs` is (run starts, run length, their even spacing or None): the waves joined into runs as
+    _joined_runs joins them (_window_rows' arguments), else None."""
     if not batch.exec_full:
-        return None, None, None
+        return None, None, None, None
     offset = batch.read(operands[1], "u32")
     if isinstance(offset, Ramp):
         # Every wave's start first (the whole run is contiguous exactly when those starts are one
         # wave apart, Ramp.element_run's case), then the batch's.
-        rows = offset.wave_starts(operands[3], item_size.bit_length() - 1)
+        shift = item_size.bit_length() - 1
+        rows = offset.wave_starts(operands[3], shift)
         if rows is not None:
             if rows.size != batch.waves:
                 rows = np.broadcast_to(rows, (batch.waves,))
-            if rows.size > 1 and (rows[1:] - rows[:-1] == batch.width).all():
-                return int(rows[0]), None, rows
-            return None, None, rows
+            # What depends on the starts' differences only: once per Ramp when the bases and the offset
+            # are whole elements (the loads of an unrolled loop share it), else once per offset.
+            key = ("layout", shift, rows.size, batch.width)
+            if operands[3] & (item_size - 1) or not offset.aligned(shift):
+                key += (operands[3],)
+            contiguous, m, step = offset.memo(key, lambda: _wave_layout(rows, batch.width))
+            runs = (rows[::m], m * batch.width, step)
+            if contiguous:
+                return int(rows[0]), None, rows, runs
+            return None, None, rows, runs
     index = _element_indices(batch, operands, item_size)
-    return _contiguous_start(index, (batch.waves, batch.width)), index, None
+    return _contiguous_start(index, (batch.waves, batch.width)), index, None, None
+
+
+def _wave_layout(rows, width):
+    """(contiguous, m, step) for waves whose lanes read `width` consecutive elements from `rows` (W,):
+    whether the waves follow one another (W > 1, one run), the waves _joined_runs joins into a run (m),
+    and the elements between one run's start and the next when they are evenly spaced (None otherwise,
+    or with one run). It depends only on the differences of `rows`."""
+    waves = rows.size
+    if waves < 2:
+        return False, 1, None
+    follows = rows[1:] - rows[:-1] == width
+    breaks = np.flatnonzero(~follows) + 1
+    joinable = int(np.gcd.reduce(breaks, initial=waves)) if breaks.size else waves
+    m = next((m for m in (16, 8, 4, 2) if joinable % m == 0), 1)
+    starts, step = rows[::m], None
+    if starts.size > 1:
+        step = int(starts[1] - starts[0])
+        if not (starts[1:] - starts[:-1] == step).all():
+            step = None
+    return not breaks.size, m, step
 
 
 def _wave_runs(index, count):
@@ -305,13 +335,20 @@ def _joined_runs(first, width):
     return first, width
 
 
-def _window_rows(ctx, batch, typed, starts, length):
+_FIND = object()
+
+
+def _window_rows(ctx, batch, typed, starts, length, step=_FIND):
     """The runs typed[start:start + length] as rows: where the starts are evenly spaced (a reduction's
     workgroups, one row apart) a strided view of memory, read-only and shared as the contiguous path's
-    slice is (copy on write, `_detach`); else one window copy."""
+    slice is (copy on write, `_detach`); else one window copy. `step`: the starts' spacing when the caller
+    knows it (None: not evenly spaced)."""
     if starts.size > 1 and ctx.share:
-        step = int(starts[1] - starts[0])
-        if step >= length and (np.diff(starts) == step).all():
+        if step is _FIND:
+            step = int(starts[1] - starts[0])
+            if not (np.diff(starts) == step).all():
+                step = None
+        if step is not None and step >= length:
             base = typed[int(starts[0]):]
             view = np.lib.stride_tricks.as_strided(base, (starts.size, length), (step * typed.itemsize, typed.itemsize),
                                                    writeable=False)
@@ -365,7 +402,7 @@ def _contiguous_start(index, shape):
 def _load(ctx, batch, entry, operands):
     dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
     shape = (batch.waves, batch.width)
-    first, index, rows = _lane_run(batch, operands, dtype.itemsize)
+    first, index, rows, runs = _lane_run(batch, operands, dtype.itemsize)
     result = None
     for selector, dwords in _descriptor_groups(batch, operands[2]):
         data, size, va = _resolve(ctx, dwords)
@@ -391,7 +428,7 @@ def _load(ctx, batch, entry, operands):
             # Hot path: every wave's lanes read consecutive elements (each wave coalesced, the waves
             # anywhere), found on the offsets' Ramp columns: whole rows of a sliding window.
             typed = data[:count * dtype.itemsize].view(dtype)
-            result = _window_rows(ctx, batch, typed, *_joined_runs(rows.astype(np.intp), batch.width)).reshape(shape)
+            result = _window_rows(ctx, batch, typed, *runs).reshape(shape)
             if ctx.stats.record is not None:
                 index = _element_indices(batch, operands, dtype.itemsize)
                 _record_access(ctx, batch, False, va, index, dtype.itemsize, None, None)
@@ -476,7 +513,7 @@ def _store(ctx, batch, entry, operands):
         value = value.view(dtype)[..., ::step]
     else:
         value = value.view(dtype)
-    first, index, rows = _lane_run(batch, operands, dtype.itemsize)
+    first, index, rows, _ = _lane_run(batch, operands, dtype.itemsize)
     value = np.broadcast_to(value, shape)
     for selector, dwords in _descriptor_groups(batch, operands[2]):
         if dwords[3] & READ_ONLY:
