@@ -392,8 +392,8 @@ class WaveBatch:
             if isinstance(a, Ramp):
                 return a.take_waves(keep)
             return a[keep]
-        out.sgpr = [pick(a) for a in self.sgpr]
-        out.vgpr = [pick(a) for a in self.vgpr]
+        out.sgpr = [a if a is None else pick(a) for a in self.sgpr]   # (most registers are never written)
+        out.vgpr = [a if a is None else pick(a) for a in self.vgpr]
         out.set_exec(self.exec[keep])
         out.vcc, out.scc = pick(self.vcc), pick(self.scc)
         out.wave_index, out.workgroup, out.wave_in_group = (
