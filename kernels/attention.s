@@ -275,7 +275,6 @@ scores_done:
 .endif
 
 ; ---- C. M, then S = the sum of e^(s - M), as softmax.s ------------------------------------------------
-.set RETIRE, 0                           ; every thread reads the trees' results (reduce_level.inc)
 .include "reduce_tree.inc"
     ds_write_b32 v5, v10, 0              ; thread 0 puts M at LDS 0 ...
     s_mov_b64 exec, s[40:41]

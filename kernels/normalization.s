@@ -104,7 +104,6 @@ kept_done:
 
 ; ---- 2. pass 1 and the tree: S1; mean = S1 / N in every thread --------------------------------------
 .set PASS, 1
-.set RETIRE, 0                           ; every thread reads the trees' results (reduce_level.inc)
 .include "normalization_pass.inc"
 .include "reduce_tree.inc"
     ds_write_b32 v5, v10, 0              ; thread 0 puts S1 at LDS 0 ...

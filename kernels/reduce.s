@@ -11,8 +11,7 @@
 ;      from the function's identity (${IDENTITY}); the step is reduce_functions.inc's block
 ;      `.if FUNCTION == "<function>"`;
 ;   3. a fixed binary tree through LDS: v10[t] = v10[t] (op) v10[t + s] for s = L/2, ..., 2, 1,
-;      threads t < s only, an s_barrier between levels; a wave with no thread below s ends
-;      there (RETIRE, reduce_level.inc);
+;      threads t < s only, an s_barrier between levels;
 ;      ARGMAX / ARGMIN carry (value, index) pairs: the better value wins, the smaller index on a tie;
 ;   4. thread 0 finishes (AVERAGE: one correctly rounded divide by the count; L2: sqrt; LOG_SUM:
 ;      log2 then times ln 2), narrows
@@ -77,9 +76,7 @@
 ; ---- 2. each thread: elements t, t + L, ... in ascending order (reduce_pass.inc) ------------------
 ; ---- 3. the fixed tree through LDS: (t, t + L/2), then (t, t + L/4), ... (reduce_tree.inc) ---------
 .set PASS, 1
-.set RETIRE, 1                           ; the last tree: a wave ends when it runs out of work
 .if FUNCTION == "LOG_SUM_EXP"
-.set RETIRE, 0                           ; (LOG_SUM_EXP's first: every thread reads M after it)
 .set IDENTITY, 0x7FC00000                ; LOG_SUM_EXP's first pass: the maximum M (maxNum)
 .set COMBINE, v_max_f32
 .endif
@@ -93,7 +90,6 @@
     ds_read_b32 v16, v17, 0              ; ... and every thread reads it into v16
     s_barrier                            ; before the second tree writes LDS 0 again
 .set PASS, 2
-.set RETIRE, 1
 .set IDENTITY, 0x80000000                ; the second pass: the sum of 2^((x - M) log2 e) from -0
 .set COMBINE, v_add_f32
 .include "reduce_pass.inc"

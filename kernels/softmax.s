@@ -47,7 +47,6 @@
     v_mov_b32 v13, 0xFFFFFFFF
 .endif
 .set PASS, 1
-.set RETIRE, 0                           ; every thread reads the trees' results (reduce_level.inc)
 .include "softmax_pass.inc"
 .include "reduce_tree.inc"
     ds_write_b32 v5, v10, 0              ; thread 0 puts M at LDS 0 (HARDMAX: the index at LDS 4) ...
