@@ -595,18 +595,28 @@ class _LdsLanes:
 
     Fast forms (_lds_ramp_lanes, the timing model off): `lanes` the used lanes' positions in the
     flattened (W, width) lanes (lane order) with `used_flat` their byte indices, instead of `use`
-    and `flat`; `run` the first access (in units of the access size) when every wave uses its lanes
-    0 .. n-1 (`shape` (W, n): every lane, or the same first n lanes of every wave, as a tree level
-    below the wave width leaves EXEC) and each wave's accesses are consecutive, the waves `wave_step`
-    accesses apart and their runs disjoint: a slice of the LDS (`wave_step` n: one run) or a strided
-    view of it instead of a gather."""
+    and `flat`; `run` the first access (in units of the access size) when the used waves, every
+    k-th wave from one on (`waves_used`, a slice of the batch's waves; None: all of them), use their
+    lanes 0 .. n-1 (`shape` (waves used, n): every lane, or the same first n lanes, as the levels of
+    an LDS tree leave EXEC) and each wave's accesses are consecutive, the waves `wave_step` accesses
+    apart and their runs disjoint: a slice of the LDS (`wave_step` n: one run) or a strided view of it
+    instead of a gather."""
 
     __slots__ = ("flat", "use", "active", "n_active", "n_use", "addresses", "lanes", "used_flat", "run", "access",
-                 "wave_step", "shape")
+                 "wave_step", "shape", "waves_used")
 
     def __init__(self):
         self.lanes = None
         self.run = None
+        self.waves_used = None
+
+    def whole(self, shape):
+        """Whether the run form covers every lane of the batch's (W, width) lanes."""
+        return self.waves_used is None and self.shape == shape
+
+    def run_lanes(self):
+        """The run form's lanes as an index of the batch's (W, width) lanes."""
+        return (slice(None) if self.waves_used is None else self.waves_used), slice(0, self.shape[1])
 
     def run_view(self, array):
         """The `run` form's (W, width) view of `array` (a view of the LDS bytes in units of the access)."""
@@ -634,9 +644,9 @@ class _LdsLanes:
             out = np.zeros(shape[0] * shape[1], dtype=dtype)
             out[self.lanes] = values
             return out.reshape(shape)
-        if self.run is not None and self.shape != shape:
+        if self.run is not None and not self.whole(shape):
             out = np.zeros(shape, dtype=dtype)
-            out[:, :self.shape[1]] = values.reshape(self.shape)
+            out[self.run_lanes()] = values.reshape(self.shape)
             return out
         if self.use is None:
             return values.reshape(shape)
@@ -651,8 +661,8 @@ class _LdsLanes:
             if values.flags.c_contiguous:
                 return values.reshape(-1)[self.lanes]
             return values[self.lanes // shape[1], self.lanes % shape[1]]
-        if self.run is not None and self.shape != shape:
-            return values[:, :self.shape[1]].reshape(-1)
+        if self.run is not None and not self.whole(shape):
+            return values[self.run_lanes()].reshape(-1)
         return values.reshape(-1) if self.use is None else values[self.use]
 
 
@@ -689,10 +699,14 @@ def _lds_ramp_lanes(ctx, batch, address, offset, access_bytes):
         used_flat = (starts[:, None] + ramp).reshape(-1)
     else:
         compact = batch.exec_compact
-        prefix = _exec_prefix(batch) if compact.shape != (waves, 1) else 0
-        if prefix and int(base.max()) + access_bytes * prefix <= lds.size and \
-                _lds_run(lanes, base, slot, lds.size, access_bytes, prefix):
-            return lanes
+        used = _exec_used(batch)
+        if used is not None:
+            lanes.waves_used, n = used
+            pick = slice(None) if lanes.waves_used is None else lanes.waves_used
+            if int(base[pick].max()) + access_bytes * n <= lds.size and \
+                    _lds_run(lanes, base[pick], slot[pick], lds.size, access_bytes, n):
+                return lanes
+            lanes.waves_used = None
         if compact.shape == (waves, 1):
             used = np.flatnonzero(compact.reshape(-1))
             if used.size and int(base[used].max()) + access_bytes * width > lds.size:
@@ -712,14 +726,30 @@ def _lds_ramp_lanes(ctx, batch, address, offset, access_bytes):
     return lanes
 
 
-def _exec_prefix(batch):
-    """n when EXEC holds the lanes 0 .. n-1 of every wave of the batch (0 < n < width), else 0."""
-    mask = batch.exec
-    row = mask[0]
-    n = int(np.count_nonzero(row))
-    if not n or not row[:n].all() or not (mask == row).all():
-        return 0
-    return n
+def _exec_used(batch):
+    """(waves, n) when EXEC holds the lanes 0 .. n-1 of the waves j, j + k, j + 2k, ... (`waves` that
+    slice of the batch's waves, None for all of them) and no other lane; else None (no lane at all
+    included). O(W) when EXEC is one value per wave, else a pass over its lanes."""
+    compact, count = batch.exec_compact, batch.waves
+    if compact.shape == (count, 1):
+        mask, column, n = None, compact.reshape(-1), batch.width
+    else:
+        mask = batch.exec
+        column, n = mask[:, 0], None
+    used = np.flatnonzero(column)
+    if not used.size:
+        return None
+    first, k = int(used[0]), int(used[1] - used[0]) if used.size > 1 else 1
+    if used.size > 1 and not (used[1:] - used[:-1] == k).all():
+        return None
+    waves = slice(first, first + k * (used.size - 1) + 1, k)
+    if mask is not None:
+        rows = mask[waves]
+        row = rows[0]
+        n = int(np.count_nonzero(row))
+        if not row[:n].all() or not (rows == row).all() or int(np.count_nonzero(mask)) != used.size * n:
+            return None
+    return (None if used.size == count else waves), n
 
 
 def _lds_run(lanes, base, slot, size, access_bytes, used):
@@ -797,13 +827,13 @@ def _lds_load(ctx, batch, entry, operands):
             # (LDS changes later).
             _note_unwritten(ctx, lds.unwritten_count(lanes.run_view(lds.written.view(_LDS_WORD[size])), size))
             result = lanes.run_view(lds.data.view(dtype)).copy()
-            if lanes.shape != shape:
-                # The same first n lanes of every wave: those lanes of the register change, the others
-                # keep their values (EXEC is exactly those lanes, so the write needs no mask).
+            if not lanes.whole(shape):
+                # Some waves' first n lanes: those lanes of the register change, the others keep their
+                # values (EXEC is exactly those lanes, so the write needs no mask).
                 if dtype.itemsize < 4:
                     result = result.astype(np.int32 if entry.sign_extend else np.uint32).view(np.uint32)
                 merged = np.array(np.broadcast_to(batch.read(operands[0], "b32"), shape))
-                merged[:, :lanes.shape[1]] = result
+                merged[lanes.run_lanes()] = result
                 batch.write(operands[0], "b32", merged, masked=False)
                 return
         elif lanes.n_use:
@@ -845,7 +875,7 @@ def _lds_store(ctx, batch, entry, operands):
         # Every lane, each wave's accesses consecutive: one slice or strided view of the LDS.
         dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
         value = np.broadcast_to(np.asarray(batch.read(operands[1], "b32"), dtype=np.uint32), shape)
-        np.copyto(lanes.run_view(lds.data.view(dtype)), value[:, :lanes.shape[1]], casting="unsafe")   # the low bits
+        np.copyto(lanes.run_view(lds.data.view(dtype)), value[lanes.run_lanes()], casting="unsafe")   # the low bits
         lanes.run_view(lds.written.view(_LDS_WORD[size]))[...] = _LDS_ALL_ONES[size]
         return
     at = lanes.at(0)
