@@ -178,11 +178,12 @@ def chunks_for(function, input_type, count):
 
 
 def variant_symbols(function, input_type, output_type, inner_linear, lanes=MIN_LANES, layout=LAYOUT,
-                    decreasing=False, stage=0, unit=False):
+                    decreasing=False, stage=0, unit=False, combine=None):
     """The assembler symbols of one variant of reduce.s (`lanes`: threads per workgroup, a power of two;
     `decreasing`: ARGMAX / ARGMIN's AxisDirection DECREASING; `unit`: one reduced dimension of stride 1;
     `stage`: 0 one workgroup per output, 1 a chunk's partial into the temporary resource (no finish;
-    `output_type` the partials' type), 2 the partials into the output (`input_type` the partials' type))."""
+    `output_type` the partials' type), 2 the partials into the output (`input_type` the partials' type);
+    `combine`: stage 1 of one dispatch, a OneDispatch: its last chunk's workgroup goes on as stage 2)."""
     row = OPERATORS["REDUCE"].functions[function]
     finish = row.finish if stage != 1 else ""
     compute = _COMPUTE[input_type]
@@ -216,18 +217,38 @@ def variant_symbols(function, input_type, output_type, inner_linear, lanes=MIN_L
         # a unit stride: the loads' byte offsets are immediates (j L element sizes, when they fit)
         "IMM_STEP": int(unit and (UNROLL - 1) * lanes * _SIZE[input_type] <= IMM_LIMIT),
         **{f"IMM_{j}": j * lanes * _SIZE[input_type] for j in range(1, UNROLL)},
-        **{f"LEVEL_{1 << j}": int(lanes > 1 << j) for j in range(1, 10)}, **layout.symbols()}
+        **{f"LEVEL_{1 << j}": int(lanes > 1 << j) for j in range(1, 10)}, **layout.symbols(),
+        "ONE_DISPATCH": int(combine is not None),
+        **({} if combine is None else {"COMBINE_LANES": combine.lanes, "STAGE2_CONSTANTS": combine.constants_offset,
+                                       "COUNTERS": combine.counters_offset, "COUNTER_BYTES": combine.counter_bytes})}
+
+
+@dataclass(frozen=True)
+class OneDispatch:
+    """Stage 1 of a chunked REDUCE that finishes in one dispatch (reduce.s, step 5): stage 2's threads per
+    workgroup, where its constants start in the operator's constant buffer, and where the outputs'
+    counters (one dword each) start and how many bytes they take."""
+    lanes: int
+    constants_offset: int
+    counters_offset: int
+    counter_bytes: int
 
 
 @functools.lru_cache(maxsize=None)
 def build_program(function, input_type, output_type, inner_linear, lanes=MIN_LANES, layout=LAYOUT, decreasing=False,
-                  stage=0, unit=False):
-    """Assemble and decode one variant of reduce.s (cached)."""
-    symbols = variant_symbols(function, input_type, output_type, inner_linear, lanes, layout, decreasing, stage, unit)
+                  stage=0, unit=False, combine=None, final_type=None):
+    """Assemble and decode one variant of reduce.s (cached). With `combine` (a OneDispatch; stage 1) the
+    program is stage 1's code followed by stage 2's (the partials, `output_type`, into `final_type`), which
+    its last chunk's workgroup falls through into."""
+    symbols = variant_symbols(function, input_type, output_type, inner_linear, lanes, layout, decreasing, stage, unit,
+                              combine)
     dwords = assemble_file(os.path.join(KERNEL_DIR, OPERATORS["REDUCE"].source), symbols)
     to = f"_to_{output_type.lower()}" if output_type != input_type else ""
     name = (f"reduce_{function.lower()}_{input_type.lower()}{to}_x{lanes}{'_linear' if inner_linear else ''}"
             f"{'_last' if decreasing else ''}{'_unit' if unit else ''}{('', '_chunks', '_partials')[stage]}")
+    if combine is not None:
+        second = build_program(function, output_type, final_type, True, combine.lanes, layout, stage=2, unit=True)
+        return Program(tuple(dwords) + second.dwords, f"{name}_then_x{combine.lanes}")
     return Program(dwords, name)
 
 
@@ -288,6 +309,19 @@ def compile_reduction(operator, tensors, attributes, layout, no_kernel, division
     second = layout.pack({**values, "WORKGROUP_SIZE": lanes, "PARAM0": 1, "PARAM1": chunks}, second_records,
                          params=True, wide=False)
     at = -(-len(first) // CONSTANTS_ALIGNMENT) * CONSTANTS_ALIGNMENT
+    if lanes <= CHUNK_LANES:
+        # One dispatch: the last chunk's workgroup of each output reduces its partials (reduce.s, step 5),
+        # counting them in a dword per output after the constants (zeros: the operator starts and ends with
+        # every counter 0).
+        counters = -(-(at + len(second)) // CONSTANTS_ALIGNMENT) * CONSTANTS_ALIGNMENT
+        constants = np.zeros(counters + 4 * outputs, np.uint8)
+        constants[:len(first)], constants[at:at + len(second)] = first, second
+        combine = OneDispatch(lanes, at, counters, 4 * outputs)
+        return Reduction(build_program(function, source.data_type, partial, len(reduced) <= 1, CHUNK_LANES, layout,
+                                       decreasing, stage=1, unit=unit, combine=combine, final_type=target.data_type),
+                         constants, outputs * chunks, CHUNK_LANES, 4 * CHUNK_LANES, None,
+                         -(-4 * outputs * chunks // 256) * 256)
+    # More than CHUNK_LANES partials per output: two dispatches.
     constants = np.zeros(at + len(second), np.uint8)
     constants[:len(first)], constants[at:] = first, second
     return Reduction(build_program(function, source.data_type, partial, len(reduced) <= 1, CHUNK_LANES, layout,
