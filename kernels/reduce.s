@@ -17,13 +17,14 @@
 ;      log2 then times ln 2), narrows
 ;      (FLOAT16) and stores.
 ;
-; Above CHUNK = ${CHUNK} elements (the functions of reduce_ops.CHUNKED) the operator is two
-; dispatches of this source, STAGE 1 then STAGE 2, with a UAV barrier between them:
+; Above CHUNK = ${CHUNK} elements (the functions of reduce_ops.CHUNKED) the operator is one
+; dispatch of this source's STAGE 1 with ONE_DISPATCH, followed in the program by its STAGE 2:
 ;   STAGE 1: workgroup w = output * G + g (G = PARAM4, its division magic PARAM5 .. PARAM7) runs
 ;      steps 2 and 3 over chunk g of its output, k = gC + t, gC + t + L, ... below min((g + 1)C, N),
 ;      and stores the tree's result unfinished (FLOAT32 / INT32 / UINT32) at element w of the
-;      temporary resource (descriptor slot 2);
-;   STAGE 2: a plain REDUCE of each output's G partials (slot 2, packed (outputs, G)): the tree's
+;      temporary resource (descriptor slot 2), then counts it (step 5);
+;   STAGE 2: what the output's last chunk's workgroup goes on with once all G are counted: a plain
+;      REDUCE of the output's G partials (slot 2, packed (outputs, G)) by L = 256 threads, the tree's
 ;      operation alone per element (f was applied in stage 1), then step 4 as above.
 ; A linear reduced dimension (one record) is read four elements a step (k, k + L, k + 2L, k + 3L loaded
 ; together, then combined in that order: reduce_pass.inc), the same order as one at a time.
