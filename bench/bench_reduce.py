@@ -50,7 +50,10 @@ from dmlemu.direct_run import DirectRun
 from dmlemu.golden.reduce import FUNCTIONS
 from dmlemu.gpu import Gpu
 from dmlemu.kernels.driver import TensorSpec
-from dmlemu.presets import DEFAULT_PRESET, H200, RX_7900_XTX
+from dmlemu.presets import DEFAULT_PRESET, PRESETS
+
+
+LARGE = ("rx7900xtx", "rx6800xt", "rtx3070", "h200")      # the discrete GPUs (the issue's "large presets")
 
 
 def best_of(repeat, fn):
@@ -109,6 +112,8 @@ def main():
     parser.add_argument("--function", default="SUM")
     parser.add_argument("--timing-log2", type=int, default=24, help="elements (log2) of the DRAM efficiency runs; "
                                                                     "0 skips them")
+    parser.add_argument("--presets", default=",".join(LARGE), help="the DRAM efficiency runs' presets, by key "
+                        f"(comma-separated; 'all': {', '.join(p.key for p in PRESETS)})")
     args = parser.parse_args()
     half = args.log2 // 2
     cases = [("one axis", (1 << (args.log2 - half), 1 << half), (1,)),
@@ -125,7 +130,8 @@ def main():
     print(f"REDUCE SUM FLOAT32, 2^{args.timing_log2} elements, timing model on: % of DRAM peak from real DRAM bytes "
           f"(target >= 70 %)")
     print(f"{'preset':10} {'case':9} {'us':>7} {'whole %':>8} {'per dispatch %':>16} {'DRAM / input':>13}")
-    for preset in (RX_7900_XTX, H200):
+    keys = [p.key for p in PRESETS] if args.presets == "all" else args.presets.split(",")
+    for preset in [p for p in PRESETS if p.key in keys]:
         for name, axes in (("one axis", (1,)), ("all axes", (0, 1))):
             each, whole, ratio, seconds = dram_efficiency(preset, axes, args.timing_log2)
             dispatches = " + ".join(f"{e:.1f}" for e in each)
