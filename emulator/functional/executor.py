@@ -1085,7 +1085,18 @@ def _run(records, name, ctx, per_instruction, record, work, watchdog):
                         if taken.size == 1 or taken.all() or not taken.any():
                             pc = target if taken[0] else pc + 1
                             continue
-                        # Divergent branch across waves: split the batch, follow both paths.
+                        # Divergent branch across waves: split the batch, follow both paths. A side
+                        # that goes straight to s_endpgm ends there, its registers never copied.
+                        if records[target][1].kind == "end" or records[pc + 1][1].kind == "end":
+                            ends = taken if records[target][1].kind == "end" else ~taken
+                            _end_waves(b, ends, target if ends is taken else pc + 1, per_instruction, record, path)
+                            if ends is taken:
+                                b, pc = b.select(~taken), pc + 1
+                            else:
+                                b, pc = b.select(taken), target
+                            waves = b.waves
+                            executed += 1
+                            continue
                         work.append((target, b.select(taken), executed, list(path), dict(visits)))
                         b = b.select(~taken)
                         waves = b.waves
@@ -1108,6 +1119,14 @@ def _run(records, name, ctx, per_instruction, record, work, watchdog):
             ctx.stats.barriers += _check_barrier(name, parked)
             work = [(pc + 1, b, executed, path, visits) for pc, b, executed, path, visits in reversed(parked)]
             parked = []
+
+
+def _end_waves(batch, ends, end_pc, per_instruction, record, path):
+    """The waves of `batch` where `ends` (W,) is true execute the s_endpgm at `end_pc`: counted, and their path
+    recorded for the timing model, as _run's own end does."""
+    per_instruction[end_pc] += int(np.count_nonzero(ends))
+    if record is not None:
+        record.add_path(path + [end_pc], batch.wave_index.reshape(-1)[ends])
 
 
 def _waves_text(batch, group):
