@@ -14,10 +14,13 @@ operator and per dispatch; the issue's target is at least 70 %.
                                            [--presets rx7900xtx,rx6800xt,rtx3070,h200 | all]
 
 Measured (2-core VM shared with seven other jobs, so CPU time, best of 5, wave32; the golden model's own time
-moves between 1.1 and 4 ms from run to run on this machine, so the ratios are loose). Main before this work
-and this branch, alternated in one session (`--repeat 5 --timing-log2 0`, two rounds): one axis 22.3 / 25.3 ms
--> 15.9 / 17.4 ms against the golden model's 3.8-4.0 ms (5.6 / 6.3x -> 4.1 / 4.6x); every axis 18.2 / 21.3 ms ->
-17.5 / 20.5 ms against 2.4-3.1 ms (7.5 / 8.3x -> 6.2 / 6.6x; 10x when the golden model's run takes 1.7 ms).
+moves between 1.1 and 4 ms from run to run on this machine, so the ratios are loose): the code before this
+work (commit 49f0fb9) and after, alternated in one session, two rounds (`--repeat 5 --timing-log2 0`): one
+axis 18.3 / 20.4 ms -> 14.4 / 14.0 ms, every axis 15.1 / 16.3 ms -> 15.6 / 15.7 ms, against golden model runs of
+1.1 to 3.1 ms (one axis 4.7x to 6.3x, every axis 9x to 12x); on a busier machine, one axis 22.3 / 25.3 ms ->
+15.9 / 17.4 ms against 3.8-4.0 ms (5.6 / 6.3x -> 4.1 / 4.6x), every axis 18.2 / 21.3 -> 17.5 / 20.5 ms against
+2.4-3.1 ms. Every axis gains nothing: what the executor saves, the one dispatch's last chunk spends (its
+partials' reduction, about 2 ms of 13.6 in a per-instruction profile, as a path of its own).
 What changed in the executor (generic paths, each checked against the per-lane reference executor):
 an LDS access through a thread-id Ramp by the first n lanes of every k-th wave (the levels of an LDS tree,
 every lane or a prefix) is a strided view of the LDS, and the load merges into the register without a masked
