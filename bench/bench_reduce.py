@@ -1,44 +1,56 @@
 """Benchmark: REDUCE SUM over 2^22 FLOAT32 against the golden NumPy model, and its modelled DRAM efficiency.
 
 Two shapes by default: one axis (2^11 rows of 2^11, the rows reduced: 2048 outputs, 2048 workgroups of 64
-threads) and every axis (one output of 2^22 > 16384 elements: two dispatches, 256 workgroups of 256 threads
-each reducing a chunk of 16384 into the temporary resource, then one workgroup of 64 threads over the 256
-partials; docs/NUMERICS.md "Reductions"). For each, the functional model's CPU time for one execution (timing
-model off, the kernel compiled beforehand, as bench_element_wise.py does), the golden model's (dmlemu.golden.run)
-and their ratio; the issue's target is at most 5x. Every output is checked bit for bit against the golden model.
-Then REDUCE SUM over 2^24 FLOAT32 (4096 x 4096, one axis and every axis) on the large presets with the timing
-model on: the % of DRAM peak from the real DRAM bytes, for the whole operator (first dispatch's start to the
-last one's end) and per dispatch; the issue's target is at least 70 %.
+threads) and every axis (one output of 2^22 > 16384 elements: one dispatch of 256 workgroups of 256 threads,
+each reducing a chunk of 16384 into the temporary resource and counting it; the last chunk's workgroup then
+reduces the 256 partials; docs/NUMERICS.md "Reductions"). For each, the functional model's CPU time for one
+execution (timing model off, the kernel compiled beforehand, as bench_element_wise.py does), the golden model's
+(dmlemu.golden.run) and their ratio; the issue's target is at most 5x. Every output is checked bit for bit
+against the golden model. Then REDUCE SUM over 2^24 FLOAT32 (4096 x 4096, one axis and every axis) on the
+large presets (--presets) with the timing model on: the % of DRAM peak from the real DRAM bytes, for the whole
+operator and per dispatch; the issue's target is at least 70 %.
 
     .venv/bin/python bench/bench_reduce.py [--log2 22] [--repeat 3] [--width 32] [--function SUM] [--timing-log2 24]
+                                           [--presets rx7900xtx,rx6800xt,rtx3070,h200 | all]
 
 Measured (2-core VM shared with seven other jobs, so CPU time, best of 5, wave32; the golden model's own time
-moves between 1.1 and 4 ms from run to run on this machine, so the ratios are loose): one axis 21.5 ms against
-the golden model's 3.3-3.9 ms (5.5-6.5x; before the executor's Ramp paths below: 28.6-34.2 ms, 8.4x; before the
-four-at-a-time loop and the executor's run-of-waves loads: 46.6 ms, 11.1x), every axis 18.7 ms against 1.3-2.3
-ms (8-14x; before: 24.3-28.8 ms; before the chunks, one workgroup of 1024 threads looping 4096 times: 408 ms,
-197x). The executor's Ramp paths: a buffer load finds each wave's first element from the offset register's
-columns in one pass (Ramp.wave_starts) and joins the waves into runs by one gcd; an LDS access through a Ramp
-address forms only the used lanes' addresses (a slice of the LDS when every lane is used and consecutive); a
-saved EXEC restored whole per wave stays one value per wave. Where the time goes now (one axis, per
-instruction kind, CPU time): the 32 buffer loads about 6.5 ms (0.2 ms each: the copy of 131,072 lanes out of
-2048 rows 8 KiB apart, which no (waves, lanes) view can express, and the adds that read it), the adds 4 ms,
-the LDS tree about 4.5 ms (from 9.5: the levels below a wave still pick their lanes one by one). Each element
-costs about 1.5 instructions of 131,072 lanes, each a full pass over memory on a machine where the golden
-model's one NumPy reduction runs at a few GB/s: 5x needs fewer passes per element (a load that feeds its add
-without a register copy), not cheaper bookkeeping.
+moves between 1.1 and 4 ms from run to run on this machine, so the ratios are loose): the code before this
+work (commit 49f0fb9) and after, alternated in one session, two rounds (`--repeat 5 --timing-log2 0`): one
+axis 18.3 / 20.4 ms -> 14.4 / 14.0 ms, every axis 15.1 / 16.3 ms -> 15.6 / 15.7 ms, against golden model runs of
+1.1 to 3.1 ms (one axis 4.7x to 6.3x, every axis 9x to 12x); on a busier machine, one axis 22.3 / 25.3 ms ->
+15.9 / 17.4 ms against 3.8-4.0 ms (5.6 / 6.3x -> 4.1 / 4.6x), every axis 18.2 / 21.3 -> 17.5 / 20.5 ms against
+2.4-3.1 ms. Every axis gains nothing: what the executor saves, the one dispatch's last chunk spends (its
+partials' reduction, about 2 ms of 13.6 in a per-instruction profile, as a path of its own).
+What changed in the executor (generic paths, each checked against the per-lane reference executor):
+an LDS access through a thread-id Ramp by the first n lanes of every k-th wave (the levels of an LDS tree,
+every lane or a prefix) is a strided view of the LDS, and the load merges into the register without a masked
+blend; a buffer access through a Ramp finds its waves' runs and spacing once per Ramp (the unrolled loop's
+four loads share them); a barrier counts its workgroups in O(W); the side of a divergent branch that is
+s_endpgm ends without a copy of the registers. One axis, per instruction kind now: the 32 loads about 5 ms
+(the copy of lanes out of rows 8 KiB apart, which no (waves, lanes) view can express), the adds 2 ms, the
+LDS tree about 2 ms (from 4.5). Every axis misses 5x: its 64 loads and adds over 65,536 lanes cost about 6 ms,
+the loop's address arithmetic and compares 1.3 ms, and the Python dispatch of some 700 instructions and the
+last chunk's partials 3 ms, against a golden model that reads the 16 MiB once.
 
-DRAM efficiency (timing model on, REDUCE SUM 2^24 FLOAT32, DRAM bytes / input bytes 1.000 everywhere):
-    rx7900xtx one axis   90.3 us  77.5 %                 (before: 75.0 %)
-    rx7900xtx all axes   94.8 us  73.8 %  (77.4 % + 0.0) (before: 0.5 %, one workgroup)
-    h200      one axis   17.0 us  82.1 %                 (before: 64.4 %)
-    h200      all axes   21.3 us  65.7 %  (81.6 % + 0.0) (before: 0.2 %)
-The H200 every-axis case misses 70 % for the whole operator although its streaming dispatch reaches 81.6 %:
-the second dispatch costs its launch (launch_cycles, 3000 = 1.5 us), the UAV barrier between the two the
-end-of-dispatch flush (flush_cycles, 2970 = 1.5 us), and the 1024 partials' own tree about 1.2 us, 4.2 us of
-21.3 us; 70 % needs the whole at 20.0 us. A one-dispatch form (the last workgroup to finish reducing the
-partials) would need a counter in memory that starts at zero, which DirectML's temporary resource does not
-promise, so dmlemu keeps two dispatches.
+DRAM efficiency (timing model on, REDUCE SUM 2^24 FLOAT32, DRAM bytes / input bytes 1.000 everywhere; before:
+two dispatches, the chunks then a workgroup per output over the partials, a UAV barrier between them):
+    rx7900xtx one axis   90.3 us  77.5 %
+    rx7900xtx all axes   91.6 us  76.3 %   (before: 94.8 us, 73.8 %)
+    rx6800xt  one axis  175.9 us  74.5 %
+    rx6800xt  all axes  178.1 us  73.6 %   (before: 181.2 us, 72.3 %)
+    rtx3070   one axis  201.2 us  74.5 %
+    rtx3070   all axes  225.6 us  66.4 %   (before: 229.1 us, 65.4 %; its chunks' dispatch alone: 66.9 %)
+    h200      one axis   17.0 us  82.1 %
+    h200      all axes   18.2 us  76.8 %   (before: 21.3 us, 65.7 %)
+    (irisxe 91.9 / 89.5 %; teaching 27.9 / 26.1 %, its DRAM modelled as the teaching preset's)
+Every axis is one dispatch: each chunk's workgroup stores its partial, waits for the store and counts it in its
+output's counter (a dword after the constants, zero before and after every execution); the workgroup of the
+output's last chunk waits until the count is G, sets it back to 0 and reduces the partials with its 256 threads
+(reduce.s step 5), so no second launch (launch_cycles, 1.5 us on the H200) and no UAV barrier's flush before it
+(flush_cycles, 1.5 us). The partials' L is 256 for every G, so that every wave of that workgroup takes the
+same path: with L = 64 (the old rule for 1024 partials) its idle waves branched apart and the timing model's
+cohorts of one workgroup split, 22.7 us on the H200. The RTX 3070 every-axis case stays below 70 % because its
+chunks' streaming itself reaches only 66.9 % (1024 workgroups of 256 threads on 46 SMs), not for the tail.
 """
 import argparse
 import time
@@ -50,7 +62,10 @@ from dmlemu.direct_run import DirectRun
 from dmlemu.golden.reduce import FUNCTIONS
 from dmlemu.gpu import Gpu
 from dmlemu.kernels.driver import TensorSpec
-from dmlemu.presets import DEFAULT_PRESET, H200, RX_7900_XTX
+from dmlemu.presets import DEFAULT_PRESET, PRESETS
+
+
+LARGE = ("rx7900xtx", "rx6800xt", "rtx3070", "h200")      # the discrete GPUs (the issue's "large presets")
 
 
 def best_of(repeat, fn):
@@ -109,6 +124,8 @@ def main():
     parser.add_argument("--function", default="SUM")
     parser.add_argument("--timing-log2", type=int, default=24, help="elements (log2) of the DRAM efficiency runs; "
                                                                     "0 skips them")
+    parser.add_argument("--presets", default=",".join(LARGE), help="the DRAM efficiency runs' presets, by key "
+                        f"(comma-separated; 'all': {', '.join(p.key for p in PRESETS)})")
     args = parser.parse_args()
     half = args.log2 // 2
     cases = [("one axis", (1 << (args.log2 - half), 1 << half), (1,)),
@@ -125,7 +142,8 @@ def main():
     print(f"REDUCE SUM FLOAT32, 2^{args.timing_log2} elements, timing model on: % of DRAM peak from real DRAM bytes "
           f"(target >= 70 %)")
     print(f"{'preset':10} {'case':9} {'us':>7} {'whole %':>8} {'per dispatch %':>16} {'DRAM / input':>13}")
-    for preset in (RX_7900_XTX, H200):
+    keys = [p.key for p in PRESETS] if args.presets == "all" else args.presets.split(",")
+    for preset in [p for p in PRESETS if p.key in keys]:
         for name, axes in (("one axis", (1,)), ("all axes", (0, 1))):
             each, whole, ratio, seconds = dram_efficiency(preset, axes, args.timing_log2)
             dispatches = " + ".join(f"{e:.1f}" for e in each)

@@ -456,6 +456,7 @@ class CompiledKernel:
         self.elements = elements
         self.workgroup_size = workgroup_size
         self.vgprs_used, self.sgprs_used = registers_used(program)
+        self.stage_registers = None if stage is None else registers_used(stage.program)   # once, not per launch
 
     def launch(self, descriptor_table_va, constants_va):
         """The KernelLaunch: s[0:1] = the descriptor table, s[2:3] = where the constant buffer is read
@@ -478,7 +479,7 @@ class CompiledKernel:
             return [first]
         stage = self.stage
         va = constants_va + stage.constants_offset
-        vgprs, sgprs = registers_used(stage.program)
+        vgprs, sgprs = self.stage_registers
         return [first, KernelLaunch(
             program=stage.program, num_workgroups=stage.workgroups, workgroup_size=stage.lanes,
             user_sgprs=(descriptor_table_va & 0xFFFFFFFF, descriptor_table_va >> 32, va & 0xFFFFFFFF, va >> 32),

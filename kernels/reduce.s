@@ -17,13 +17,14 @@
 ;      log2 then times ln 2), narrows
 ;      (FLOAT16) and stores.
 ;
-; Above CHUNK = ${CHUNK} elements (the functions of reduce_ops.CHUNKED) the operator is two
-; dispatches of this source, STAGE 1 then STAGE 2, with a UAV barrier between them:
+; Above CHUNK = ${CHUNK} elements (the functions of reduce_ops.CHUNKED) the operator is one
+; dispatch of this source's STAGE 1 with ONE_DISPATCH, followed in the program by its STAGE 2:
 ;   STAGE 1: workgroup w = output * G + g (G = PARAM4, its division magic PARAM5 .. PARAM7) runs
 ;      steps 2 and 3 over chunk g of its output, k = gC + t, gC + t + L, ... below min((g + 1)C, N),
 ;      and stores the tree's result unfinished (FLOAT32 / INT32 / UINT32) at element w of the
-;      temporary resource (descriptor slot 2);
-;   STAGE 2: a plain REDUCE of each output's G partials (slot 2, packed (outputs, G)): the tree's
+;      temporary resource (descriptor slot 2), then counts it (step 5);
+;   STAGE 2: what the output's last chunk's workgroup goes on with once all G are counted: a plain
+;      REDUCE of the output's G partials (slot 2, packed (outputs, G)) by L = 256 threads, the tree's
 ;      operation alone per element (f was applied in stage 1), then step 4 as above.
 ; A linear reduced dimension (one record) is read four elements a step (k, k + L, k + 2L, k + 3L loaded
 ; together, then combined in that order: reduce_pass.inc), the same order as one at a time.
@@ -62,6 +63,10 @@
     v_mul_lo_u32 v8, v7, s56
     v_sub_u32 v8, v6, v8                 ; g
     v_mov_b32 v6, v7                     ; the output index
+.if ONE_DISPATCH
+    v_mov_b32 v24, v7                    ; (kept for the count at the end)
+    v_mov_b32 v25, v8
+.endif
     v_mul_lo_u32 v26, v8, ${CHUNK}       ; the chunk's first k = g C ...
     v_add_u32 v27, v26, ${CHUNK}
     v_min_u32 v27, v27, s45              ; ... and its end, min((g + 1) C, N)
@@ -134,5 +139,61 @@
 .else
     buffer_store_${STORE} v10, v3, s[12:15], 0
 .endif
+.if ONE_DISPATCH
+; ---- 5. ONE_DISPATCH (stage 1 in one dispatch): the last chunk's workgroup reduces the partials --------
+; Thread 0 counts its stored partial in its output's counter (a dword of the constant buffer, at
+; ${COUNTERS}: zero when the operator is compiled or initialized, and zero again after every
+; execution). The workgroup of the output's last chunk, g = G - 1, waits until all G are counted (the
+; others were launched before it), sets the counter back to 0 and becomes stage 2's workgroup for its
+; output: the program that follows this one (reduce_ops.py appends stage 2's), with its constants
+; (${STAGE2_CONSTANTS} bytes on), s4 the output and EXEC its ${COMBINE_LANES} threads. The order of
+; every operation is the two dispatches' (docs/NUMERICS.md, "Reductions").
+    s_waitcnt 0                          ; the partial is in memory before it is counted
+    s_add_u32 s60, s2, ${COUNTERS}       ; the counters' descriptor: base (a carry into the high dword) ...
+    s_mov_b32 s61, s3
+    s_cbranch_scc0 counters_based
+    s_add_u32 s61, s61, 1
+counters_based:
+    s_mov_b32 s62, ${COUNTER_BYTES}      ; ... size, valid and writable
+    s_mov_b32 s63, 1
+    v_lshl_b32 v20, v24, 2               ; this output's counter
+    v_mov_b32 v21, 1
+    buffer_atomic_add v21, v20, s[60:63], 0
+    s_mov_b64 exec, s[40:41]
+    v_readfirstlane_b32 s64, v25         ; g
+    s_sub_u32 s65, s56, 1
+    s_cmp_eq_u32 s64, s65
+    s_cbranch_scc1 last_chunk
+.endif
 done:
     s_endpgm
+.if ONE_DISPATCH
+last_chunk:
+    v_mov_b32 v23, 0
+count_wait:
+    v_cmp_eq_u32 vcc, 0, v0              ; thread 0 reads the count and puts it at LDS 0 ...
+    s_and_b64 exec, exec, vcc
+    buffer_load_dword v22, v20, s[60:63], 0
+    s_waitcnt 0
+    ds_write_b32 v23, v22, 0
+    s_mov_b64 exec, s[40:41]
+    s_barrier
+    ds_read_b32 v22, v23, 0              ; ... every thread reads it
+    s_waitcnt 0
+    s_barrier                            ; before LDS 0 is written again
+    v_readfirstlane_b32 s64, v22
+    s_cmp_lg_u32 s64, s56                ; fewer than G partials counted: read again
+    s_cbranch_scc1 count_wait
+    v_cmp_eq_u32 vcc, 0, v0              ; thread 0 sets the counter back to 0 for the next execution
+    s_and_b64 exec, exec, vcc
+    buffer_store_dword v23, v20, s[60:63], 0
+    v_readfirstlane_b32 s4, v24          ; stage 2's launch: the output as its workgroup id, ...
+    s_add_u32 s2, s2, ${STAGE2_CONSTANTS}   ; ... its constants ...
+    s_cbranch_scc0 stage2_based
+    s_add_u32 s3, s3, 1
+stage2_based:
+    s_mov_b64 exec, s[40:41]             ; ... and its threads
+    v_cmp_gt_u32 vcc, ${COMBINE_LANES}, v0
+    s_and_b64 exec, exec, vcc
+    s_waitcnt 0
+.endif

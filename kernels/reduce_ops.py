@@ -3,10 +3,12 @@
 A reduction is not an element-wise kernel: one workgroup of L threads computes one output element
 (kernels/reduce.s), so the launch has one workgroup per output, L threads per workgroup whatever the wave
 width (`lanes_for`: 64 to 1024, from the number of elements each output reduces), and 4 L bytes of LDS for
-the tree. Above CHUNK elements per output (the functions in CHUNKED, 32-bit compute types) it is two
-dispatches (`Reduction.stage`): a workgroup of CHUNK_LANES threads per chunk of CHUNK elements writes its
-partial to DirectML's temporary resource, then a workgroup per output reduces its partials; so a reduction
-to one value spreads over every compute unit instead of one. One `ReductionOperator` row per operator says, by name:
+the tree. Above CHUNK elements per output (the functions in CHUNKED, 32-bit compute types) a workgroup of
+CHUNK_LANES threads per chunk of CHUNK elements writes its partial to DirectML's temporary resource and
+counts it in its output's counter (a dword after the constants); the workgroup of the output's last chunk
+waits for the count and reduces the partials, in the same dispatch (reduce.s step 5, `OneDispatch`: the
+last workgroup to finish combines, as single-pass GPU reductions do, without a second launch and the UAV
+barrier's flush before it); so a reduction to one value spreads over every compute unit instead of one. One `ReductionOperator` row per operator says, by name:
 
   tensors     the desc's tensor fields in binding order, the output last
   source      the kernel source
@@ -39,7 +41,7 @@ KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 MIN_LANES, MAX_LANES = 64, 1024      # virtual threads per output (independent of the wave width)
 STEPS = 64                           # the elements a thread aims at before the workgroup grows
 CHUNK_LANES = 256                    # N > CHUNK: stage 1, one workgroup of CHUNK_LANES threads per chunk ...
-CHUNK = STEPS * CHUNK_LANES          # ... of CHUNK consecutive k; stage 2 reduces the chunks' partials
+CHUNK = STEPS * CHUNK_LANES          # ... of CHUNK consecutive k; stage 2 (CHUNK_LANES threads) reduces the partials
 UNROLL = 4                           # elements a thread loads together (reduce_pass.inc: the same order)
 IMM_LIMIT = (1 << 14) - 1            # a buffer load's immediate byte offset (isa/encoding.py UIMM_MAX)
 # The functions that split (their partials combine with the tree's operation alone); ARGMAX / ARGMIN (pairs) and
@@ -178,11 +180,12 @@ def chunks_for(function, input_type, count):
 
 
 def variant_symbols(function, input_type, output_type, inner_linear, lanes=MIN_LANES, layout=LAYOUT,
-                    decreasing=False, stage=0, unit=False):
+                    decreasing=False, stage=0, unit=False, combine=None):
     """The assembler symbols of one variant of reduce.s (`lanes`: threads per workgroup, a power of two;
     `decreasing`: ARGMAX / ARGMIN's AxisDirection DECREASING; `unit`: one reduced dimension of stride 1;
     `stage`: 0 one workgroup per output, 1 a chunk's partial into the temporary resource (no finish;
-    `output_type` the partials' type), 2 the partials into the output (`input_type` the partials' type))."""
+    `output_type` the partials' type), 2 the partials into the output (`input_type` the partials' type), the
+    code the last chunk's workgroup goes on with; `combine`: stage 1's OneDispatch)."""
     row = OPERATORS["REDUCE"].functions[function]
     finish = row.finish if stage != 1 else ""
     compute = _COMPUTE[input_type]
@@ -216,23 +219,43 @@ def variant_symbols(function, input_type, output_type, inner_linear, lanes=MIN_L
         # a unit stride: the loads' byte offsets are immediates (j L element sizes, when they fit)
         "IMM_STEP": int(unit and (UNROLL - 1) * lanes * _SIZE[input_type] <= IMM_LIMIT),
         **{f"IMM_{j}": j * lanes * _SIZE[input_type] for j in range(1, UNROLL)},
-        **{f"LEVEL_{1 << j}": int(lanes > 1 << j) for j in range(1, 10)}, **layout.symbols()}
+        **{f"LEVEL_{1 << j}": int(lanes > 1 << j) for j in range(1, 10)}, **layout.symbols(),
+        "ONE_DISPATCH": int(combine is not None),
+        **({} if combine is None else {"COMBINE_LANES": combine.lanes, "STAGE2_CONSTANTS": combine.constants_offset,
+                                       "COUNTERS": combine.counters_offset, "COUNTER_BYTES": combine.counter_bytes})}
+
+
+@dataclass(frozen=True)
+class OneDispatch:
+    """Stage 1 of a chunked REDUCE that finishes in one dispatch (reduce.s, step 5): stage 2's threads per
+    workgroup, where its constants start in the operator's constant buffer, and where the outputs'
+    counters (one dword each) start and how many bytes they take."""
+    lanes: int
+    constants_offset: int
+    counters_offset: int
+    counter_bytes: int
 
 
 @functools.lru_cache(maxsize=None)
 def build_program(function, input_type, output_type, inner_linear, lanes=MIN_LANES, layout=LAYOUT, decreasing=False,
-                  stage=0, unit=False):
-    """Assemble and decode one variant of reduce.s (cached)."""
-    symbols = variant_symbols(function, input_type, output_type, inner_linear, lanes, layout, decreasing, stage, unit)
+                  stage=0, unit=False, combine=None, final_type=None):
+    """Assemble and decode one variant of reduce.s (cached). With `combine` (a OneDispatch; stage 1) the
+    program is stage 1's code followed by stage 2's (the partials, `output_type`, into `final_type`), which
+    its last chunk's workgroup falls through into."""
+    symbols = variant_symbols(function, input_type, output_type, inner_linear, lanes, layout, decreasing, stage, unit,
+                              combine)
     dwords = assemble_file(os.path.join(KERNEL_DIR, OPERATORS["REDUCE"].source), symbols)
     to = f"_to_{output_type.lower()}" if output_type != input_type else ""
     name = (f"reduce_{function.lower()}_{input_type.lower()}{to}_x{lanes}{'_linear' if inner_linear else ''}"
             f"{'_last' if decreasing else ''}{'_unit' if unit else ''}{('', '_chunks', '_partials')[stage]}")
+    if combine is not None:
+        second = build_program(function, output_type, final_type, True, combine.lanes, layout, stage=2, unit=True)
+        return Program(tuple(dwords) + second.dwords, f"{name}_then_x{combine.lanes}")
     return Program(dwords, name)
 
 
 def compile_reduction(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides):
-    """The Reduction (program, constants, workgroups, threads per workgroup, LDS bytes, second stage, temporary
+    """The Reduction (program, constants, workgroups, threads per workgroup, LDS bytes, no second stage, temporary
     bytes) of a validated REDUCE desc; kernels/driver.py wraps it in a CompiledKernel. `no_kernel` is the
     NoKernel class to raise."""
     row = OPERATORS[operator]
@@ -273,39 +296,40 @@ def compile_reduction(operator, tensors, attributes, layout, no_kernel, division
         program = build_program(function, source.data_type, target.data_type, len(reduced) <= 1, lanes, layout,
                                 decreasing, unit=unit)
         return Reduction(program, constants, outputs, lanes, lds_per_lane * lanes)
-    # Stage 1: workgroup w = output * G + g reduces chunk g of its output into partial w of the temporary
-    # resource; stage 2 reduces each output's G partials (a packed (outputs, G) tensor) into the output.
+    # One dispatch (reduce.s, steps 1 to 5): workgroup w = output * G + g reduces chunk g of its output into
+    # partial w of the temporary resource and counts it in its output's counter (a dword after the constants,
+    # zero before and after every execution); the last chunk's workgroup then reduces the output's G partials
+    # (a packed (outputs, G) tensor) with its CHUNK_LANES threads as stage 2's code, reading stage 2's constants.
     partial = _PARTIAL[_COMPUTE[source.data_type]]
     magic, shift1, shift2 = division_magic(chunks)
     first = layout.pack({**values, "WORKGROUP_SIZE": CHUNK_LANES, "PARAM4": chunks, "PARAM5": magic,
                          "PARAM6": shift1, "PARAM7": shift2}, records, params=True, wide=False)
-    lanes = lanes_for(chunks)
     inner, second_records = chunks, []
     for size, _, so in kept:
         second_records.append(record(size, inner, so))
         inner *= size
     second_records.append(record(chunks, 1, 0))
-    second = layout.pack({**values, "WORKGROUP_SIZE": lanes, "PARAM0": 1, "PARAM1": chunks}, second_records,
+    second = layout.pack({**values, "WORKGROUP_SIZE": CHUNK_LANES, "PARAM0": 1, "PARAM1": chunks}, second_records,
                          params=True, wide=False)
     at = -(-len(first) // CONSTANTS_ALIGNMENT) * CONSTANTS_ALIGNMENT
-    constants = np.zeros(at + len(second), np.uint8)
-    constants[:len(first)], constants[at:] = first, second
+    counters = -(-(at + len(second)) // CONSTANTS_ALIGNMENT) * CONSTANTS_ALIGNMENT
+    constants = np.zeros(counters + 4 * outputs, np.uint8)
+    constants[:len(first)], constants[at:at + len(second)] = first, second
+    combine = OneDispatch(CHUNK_LANES, at, counters, 4 * outputs)
     return Reduction(build_program(function, source.data_type, partial, len(reduced) <= 1, CHUNK_LANES, layout,
-                                   decreasing, stage=1, unit=unit),
-                     constants, outputs * chunks, CHUNK_LANES, 4 * CHUNK_LANES,
-                     Stage(build_program(function, partial, target.data_type, True, lanes, layout, stage=2,
-                                         unit=True), at,
-                           outputs, lanes, 4 * lanes),
+                                   decreasing, stage=1, unit=unit, combine=combine, final_type=target.data_type),
+                     constants, outputs * chunks, CHUNK_LANES, 4 * CHUNK_LANES, None,
                      -(-4 * outputs * chunks // 256) * 256)
 
 
-CONSTANTS_ALIGNMENT = 64      # stage 2's constant buffer follows stage 1's at this alignment
+CONSTANTS_ALIGNMENT = 64      # stage 2's constants follow stage 1's, and the counters them, at this alignment
 
 
 @dataclass(frozen=True)
 class Stage:
     """A second dispatch of one operator (after a UAV barrier): its program, its constant buffer's byte offset
-    in the operator's constants, its workgroups, threads per workgroup and LDS bytes."""
+    in the operator's constants, its workgroups, threads per workgroup and LDS bytes (kernels/driver.py runs
+    it; REDUCE, which finishes its chunks in one dispatch, makes none)."""
     program: Program
     constants_offset: int
     workgroups: int

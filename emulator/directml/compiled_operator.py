@@ -18,9 +18,9 @@ Where the kernel reads them depends on the device's mode (docs/PERSISTENT_RESOUR
 Binding properties: one descriptor per tensor (binding order: inputs, then outputs; an owned input's
 slot describes its copy in the persistent resource; an optional tensor the desc left out keeps its slot,
 bound as DML_BINDING_TYPE_NONE, which the kernel never reads), no temporary resource (strict mode:
-STRICT_TEMPORARY_BYTES) unless the kernel is two dispatches (a REDUCE of more than 16384 elements per output:
-its partials, with one more descriptor slot after the tensors', which BindTemporaryResource writes; the
-dispatches run with a UAV barrier between them), and a persistent resource of `persistent_layout` bytes: the constants at 0
+STRICT_TEMPORARY_BYTES) unless the kernel keeps data between its workgroups (a REDUCE of more than 16384
+elements per output: its partials, with one more descriptor slot after the tensors', which BindTemporaryResource
+writes; a kernel of two dispatches runs them with a UAV barrier between them), and a persistent resource of `persistent_layout` bytes: the constants at 0
 (strict mode only), then each owned input at the next multiple of DML_PERSISTENT_BUFFER_ALIGNMENT. Like
 every DirectML compiled operator it must be initialized (an IDMLOperatorInitializer dispatch) before it
 executes, even when that dispatch has nothing to copy.
@@ -136,8 +136,8 @@ class IDMLCompiledOperator(IDMLDispatchable):
 
     def GetBindingProperties(self):
         """One descriptor per tensor, no temporary resource (strict-host mode: STRICT_TEMPORARY_BYTES), the
-        persistent resource of persistent_layout (0 without owned inputs, by default). A kernel of two
-        dispatches (kernels/driver.py CompiledKernel.stage: a REDUCE split into chunks) needs its temporary
+        persistent resource of persistent_layout (0 without owned inputs, by default). A kernel with temporary
+        bytes (kernels/driver.py CompiledKernel.temporary_bytes: a REDUCE split into chunks) needs its temporary
         resource (the partials) and one more descriptor, the temporary resource's, after the tensors'."""
         temporary = self._kernel.temporary_bytes
         return DML_BINDING_PROPERTIES(RequiredDescriptorCount=len(self._info.tensors) + bool(temporary),

@@ -24,6 +24,7 @@ from dmlemu.functional import atomics
 from dmlemu.functional.buffer_descriptor import READ_ONLY, unpack_buffer_descriptor
 from dmlemu.functional.image_descriptor import IMAGE_DWORDS, texel_offsets, unpack_image_descriptor
 from dmlemu.functional.texel_formats import FORMATS as TEXEL_FORMATS, decode as decode_texels, encode as encode_texels
+from dmlemu.functional.local_data_share import ALL_ONES as _LDS_ALL_ONES, WORD as _LDS_WORD
 from dmlemu.functional.wave import Ramp
 
 MAX_INSTRUCTIONS_PER_WAVE = 1 << 20
@@ -253,26 +254,56 @@ def _descriptor_groups(batch, operand):
 
 
 def _lane_run(batch, operands, item_size):
-    """(first, index, rows) for a buffer access. `first`: the element index of the first lane when the
-    batch's lanes access consecutive elements (lane order, wave after wave) and every lane is active,
+    """(first, index, rows, runs) for a buffer access. `first`: the element index of the first lane when
+    the batch's lanes access consecutive elements (lane order, wave after wave) and every lane is active,
     else None. Decided on a Ramp's columns when the offset register is one (the packed kernels' case);
     else on the indices (`index`: None, or the indices when they were computed). `rows`: on a Ramp
-    whose every wave reads consecutive elements, each wave's first element (W,) int64, else None."""
+    whose every wave reads consecutive elements, each wave's first element (W,) int64, else None; then
+    `runs` is (run starts, run length, their even spacing or None): the waves joined into runs as
+    _joined_runs joins them (_window_rows' arguments), else None."""
     if not batch.exec_full:
-        return None, None, None
+        return None, None, None, None
     offset = batch.read(operands[1], "u32")
     if isinstance(offset, Ramp):
         # Every wave's start first (the whole run is contiguous exactly when those starts are one
         # wave apart, Ramp.element_run's case), then the batch's.
-        rows = offset.wave_starts(operands[3], item_size.bit_length() - 1)
+        shift = item_size.bit_length() - 1
+        rows = offset.wave_starts(operands[3], shift)
         if rows is not None:
             if rows.size != batch.waves:
                 rows = np.broadcast_to(rows, (batch.waves,))
-            if rows.size > 1 and (rows[1:] - rows[:-1] == batch.width).all():
-                return int(rows[0]), None, rows
-            return None, None, rows
+            # What depends on the starts' differences only: once per Ramp when the bases and the offset
+            # are whole elements (the loads of an unrolled loop share it), else once per offset.
+            key = ("layout", shift, rows.size, batch.width)
+            if operands[3] & (item_size - 1) or not offset.aligned(shift):
+                key += (operands[3],)
+            contiguous, m, step = offset.memo(key, lambda: _wave_layout(rows, batch.width))
+            runs = (rows[::m], m * batch.width, step)
+            if contiguous:
+                return int(rows[0]), None, rows, runs
+            return None, None, rows, runs
     index = _element_indices(batch, operands, item_size)
-    return _contiguous_start(index, (batch.waves, batch.width)), index, None
+    return _contiguous_start(index, (batch.waves, batch.width)), index, None, None
+
+
+def _wave_layout(rows, width):
+    """(contiguous, m, step) for waves whose lanes read `width` consecutive elements from `rows` (W,):
+    whether the waves follow one another (W > 1, one run), the waves _joined_runs joins into a run (m),
+    and the elements between one run's start and the next when they are evenly spaced (None otherwise,
+    or with one run). It depends only on the differences of `rows`."""
+    waves = rows.size
+    if waves < 2:
+        return False, 1, None
+    follows = rows[1:] - rows[:-1] == width
+    breaks = np.flatnonzero(~follows) + 1
+    joinable = int(np.gcd.reduce(breaks, initial=waves)) if breaks.size else waves
+    m = next((m for m in (16, 8, 4, 2) if joinable % m == 0), 1)
+    starts, step = rows[::m], None
+    if starts.size > 1:
+        step = int(starts[1] - starts[0])
+        if not (starts[1:] - starts[:-1] == step).all():
+            step = None
+    return not breaks.size, m, step
 
 
 def _wave_runs(index, count):
@@ -306,13 +337,20 @@ def _joined_runs(first, width):
     return first, width
 
 
-def _window_rows(ctx, batch, typed, starts, length):
+_FIND = object()
+
+
+def _window_rows(ctx, batch, typed, starts, length, step=_FIND):
     """The runs typed[start:start + length] as rows: where the starts are evenly spaced (a reduction's
     workgroups, one row apart) a strided view of memory, read-only and shared as the contiguous path's
-    slice is (copy on write, `_detach`); else one window copy."""
+    slice is (copy on write, `_detach`); else one window copy. `step`: the starts' spacing when the caller
+    knows it (None: not evenly spaced)."""
     if starts.size > 1 and ctx.share:
-        step = int(starts[1] - starts[0])
-        if step >= length and (np.diff(starts) == step).all():
+        if step is _FIND:
+            step = int(starts[1] - starts[0])
+            if not (np.diff(starts) == step).all():
+                step = None
+        if step is not None and step >= length:
             base = typed[int(starts[0]):]
             view = np.lib.stride_tricks.as_strided(base, (starts.size, length), (step * typed.itemsize, typed.itemsize),
                                                    writeable=False)
@@ -366,7 +404,7 @@ def _contiguous_start(index, shape):
 def _load(ctx, batch, entry, operands):
     dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
     shape = (batch.waves, batch.width)
-    first, index, rows = _lane_run(batch, operands, dtype.itemsize)
+    first, index, rows, runs = _lane_run(batch, operands, dtype.itemsize)
     result = None
     for selector, dwords in _descriptor_groups(batch, operands[2]):
         data, size, va = _resolve(ctx, dwords)
@@ -392,7 +430,7 @@ def _load(ctx, batch, entry, operands):
             # Hot path: every wave's lanes read consecutive elements (each wave coalesced, the waves
             # anywhere), found on the offsets' Ramp columns: whole rows of a sliding window.
             typed = data[:count * dtype.itemsize].view(dtype)
-            result = _window_rows(ctx, batch, typed, *_joined_runs(rows.astype(np.intp), batch.width)).reshape(shape)
+            result = _window_rows(ctx, batch, typed, *runs).reshape(shape)
             if ctx.stats.record is not None:
                 index = _element_indices(batch, operands, dtype.itemsize)
                 _record_access(ctx, batch, False, va, index, dtype.itemsize, None, None)
@@ -477,7 +515,7 @@ def _store(ctx, batch, entry, operands):
         value = value.view(dtype)[..., ::step]
     else:
         value = value.view(dtype)
-    first, index, rows = _lane_run(batch, operands, dtype.itemsize)
+    first, index, rows, _ = _lane_run(batch, operands, dtype.itemsize)
     value = np.broadcast_to(value, shape)
     for selector, dwords in _descriptor_groups(batch, operands[2]):
         if dwords[3] & READ_ONLY:
@@ -559,19 +597,43 @@ class _LdsLanes:
 
     Fast forms (_lds_ramp_lanes, the timing model off): `lanes` the used lanes' positions in the
     flattened (W, width) lanes (lane order) with `used_flat` their byte indices, instead of `use`
-    and `flat`; `run` the first access (in units of the access size) when every lane is used and
-    their accesses are consecutive in lane order: a slice of the LDS instead of a gather."""
+    and `flat`; `run` the first access (in units of the access size) when the used waves, every
+    k-th wave from one on (`waves_used`, a slice of the batch's waves; None: all of them), use their
+    lanes 0 .. n-1 (`shape` (waves used, n): every lane, or the same first n lanes, as the levels of
+    an LDS tree leave EXEC) and each wave's accesses are consecutive, the waves `wave_step` accesses
+    apart and their runs disjoint: a slice of the LDS (`wave_step` n: one run) or a strided view of it
+    instead of a gather."""
 
-    __slots__ = ("flat", "use", "active", "n_active", "n_use", "addresses", "lanes", "used_flat", "run", "access")
+    __slots__ = ("flat", "use", "active", "n_active", "n_use", "addresses", "lanes", "used_flat", "run", "access",
+                 "wave_step", "shape", "waves_used")
 
     def __init__(self):
         self.lanes = None
         self.run = None
+        self.waves_used = None
+
+    def whole(self, shape):
+        """Whether the run form covers every lane of the batch's (W, width) lanes."""
+        return self.waves_used is None and self.shape == shape
+
+    def run_lanes(self):
+        """The run form's lanes as an index of the batch's (W, width) lanes."""
+        return (slice(None) if self.waves_used is None else self.waves_used), slice(0, self.shape[1])
+
+    def run_view(self, array):
+        """The `run` form's (W, width) view of `array` (a view of the LDS bytes in units of the access)."""
+        waves, width = self.shape
+        if self.wave_step == width:
+            return array[self.run:self.run + waves * width].reshape(self.shape)
+        return np.lib.stride_tricks.as_strided(array[self.run:], self.shape,
+                                               (self.wave_step * array.itemsize, array.itemsize))
 
     def at(self, shift):
         """The used lanes' indices in units of 2^shift bytes, lane order (flattened)."""
         if self.run is not None:
-            flat = (np.arange(self.n_use, dtype=np.int64) + self.run) * self.access
+            waves, width = self.shape
+            flat = ((np.arange(waves, dtype=np.int64) * self.wave_step + self.run)[:, None]
+                    + np.arange(width, dtype=np.int64)).reshape(-1) * self.access
         elif self.lanes is not None:
             flat = self.used_flat
         else:
@@ -584,6 +646,10 @@ class _LdsLanes:
             out = np.zeros(shape[0] * shape[1], dtype=dtype)
             out[self.lanes] = values
             return out.reshape(shape)
+        if self.run is not None and not self.whole(shape):
+            out = np.zeros(shape, dtype=dtype)
+            out[self.run_lanes()] = values.reshape(self.shape)
+            return out
         if self.use is None:
             return values.reshape(shape)
         out = np.zeros(shape, dtype=dtype)
@@ -597,6 +663,8 @@ class _LdsLanes:
             if values.flags.c_contiguous:
                 return values.reshape(-1)[self.lanes]
             return values[self.lanes // shape[1], self.lanes % shape[1]]
+        if self.run is not None and not self.whole(shape):
+            return values[self.run_lanes()].reshape(-1)
         return values.reshape(-1) if self.use is None else values[self.use]
 
 
@@ -625,15 +693,22 @@ def _lds_ramp_lanes(ctx, batch, address, offset, access_bytes):
     if batch.exec_full:
         if int(base.max()) + access_bytes * width > lds.size:
             return None        # some lane past its workgroup's LDS
+        if _lds_run(lanes, base, slot, lds.size, access_bytes, width):
+            return lanes
         starts = base + slot * lds.size
         lanes.n_active = lanes.n_use = waves * width
-        if waves == 1 or (starts[1:] - starts[:-1] == width * access_bytes).all():
-            lanes.run = int(starts[0]) // access_bytes
-            return lanes
         positions = np.arange(waves * width)
         used_flat = (starts[:, None] + ramp).reshape(-1)
     else:
         compact = batch.exec_compact
+        used = _exec_used(batch)
+        if used is not None:
+            lanes.waves_used, n = used
+            pick = slice(None) if lanes.waves_used is None else lanes.waves_used
+            if int(base[pick].max()) + access_bytes * n <= lds.size and \
+                    _lds_run(lanes, base[pick], slot[pick], lds.size, access_bytes, n):
+                return lanes
+            lanes.waves_used = None
         if compact.shape == (waves, 1):
             used = np.flatnonzero(compact.reshape(-1))
             if used.size and int(base[used].max()) + access_bytes * width > lds.size:
@@ -651,6 +726,47 @@ def _lds_ramp_lanes(ctx, batch, address, offset, access_bytes):
     lanes.lanes, lanes.used_flat = positions, used_flat
     lanes.n_active = lanes.n_use = positions.size
     return lanes
+
+
+def _exec_used(batch):
+    """(waves, n) when EXEC holds the lanes 0 .. n-1 of the waves j, j + k, j + 2k, ... (`waves` that
+    slice of the batch's waves, None for all of them) and no other lane; else None (no lane at all
+    included). O(W) when EXEC is one value per wave, else a pass over its lanes."""
+    compact, count = batch.exec_compact, batch.waves
+    if compact.shape == (count, 1):
+        mask, column, n = None, compact.reshape(-1), batch.width
+    else:
+        mask = batch.exec
+        column, n = mask[:, 0], None
+    used = np.flatnonzero(column)
+    if not used.size:
+        return None
+    first, k = int(used[0]), int(used[1] - used[0]) if used.size > 1 else 1
+    if used.size > 1 and not (used[1:] - used[:-1] == k).all():
+        return None
+    waves = slice(first, first + k * (used.size - 1) + 1, k)
+    if mask is not None:
+        rows = mask[waves]
+        row = rows[0]
+        n = int(np.count_nonzero(row))
+        if not row[:n].all() or not (rows == row).all() or int(np.count_nonzero(mask)) != used.size * n:
+            return None
+    return (None if used.size == count else waves), n
+
+
+def _lds_run(lanes, base, slot, size, access_bytes, used):
+    """Make `lanes` the run form (see _LdsLanes) for waves whose lanes 0 .. used-1 access from their
+    workgroup's LDS byte `base` (W,) on, when the waves' starts are evenly spaced and their runs apart
+    (then the order of the lanes' writes does not matter); returns whether it did. The caller has checked
+    that every access lies inside its workgroup's `size` bytes."""
+    starts = base + slot * size
+    waves, run_bytes = starts.size, used * access_bytes
+    step = int(starts[1] - starts[0]) if waves > 1 else run_bytes
+    if step < run_bytes or step % access_bytes or (waves > 1 and not (starts[1:] - starts[:-1] == step).all()):
+        return False
+    lanes.run, lanes.wave_step, lanes.shape = int(starts[0]) // access_bytes, step // access_bytes, (waves, used)
+    lanes.n_active = lanes.n_use = waves * used
+    return True
 
 
 def _lds_lanes(ctx, batch, address_operand, offset, access_bytes):
@@ -709,9 +825,19 @@ def _lds_load(ctx, batch, entry, operands):
     if entry.mem_dwords == 1:
         dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
         if lanes.run is not None:
-            # Every lane, consecutive accesses: one slice of the LDS, copied (LDS changes later).
-            _note_unwritten(ctx, lds.unwritten_run(lanes.run, lanes.n_use, size))
-            result = lds.data.view(dtype)[lanes.run:lanes.run + lanes.n_use].reshape(shape).copy()
+            # Every lane, each wave's accesses consecutive: a slice or strided view of the LDS, copied
+            # (LDS changes later).
+            _note_unwritten(ctx, lds.unwritten_count(lanes.run_view(lds.written.view(_LDS_WORD[size])), size))
+            result = lanes.run_view(lds.data.view(dtype)).copy()
+            if not lanes.whole(shape):
+                # Some waves' first n lanes: those lanes of the register change, the others keep their
+                # values (EXEC is exactly those lanes, so the write needs no mask).
+                if dtype.itemsize < 4:
+                    result = result.astype(np.int32 if entry.sign_extend else np.uint32).view(np.uint32)
+                merged = np.array(np.broadcast_to(batch.read(operands[0], "b32"), shape))
+                merged[lanes.run_lanes()] = result
+                batch.write(operands[0], "b32", merged, masked=False)
+                return
         elif lanes.n_use:
             at = lanes.at(0)
             _note_unwritten(ctx, lds.unwritten(at, size))
@@ -748,12 +874,11 @@ def _lds_store(ctx, batch, entry, operands):
         return
     lds, shape = ctx.lds, (batch.waves, batch.width)
     if lanes.run is not None and entry.mem_dwords == 1:
-        # Every lane, consecutive accesses: one slice of the LDS.
+        # Every lane, each wave's accesses consecutive: one slice or strided view of the LDS.
         dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
         value = np.broadcast_to(np.asarray(batch.read(operands[1], "b32"), dtype=np.uint32), shape)
-        target = lds.data.view(dtype)[lanes.run:lanes.run + lanes.n_use].reshape(shape)
-        np.copyto(target, value, casting="unsafe")      # the low bits, as astype does
-        lds.mark_written_run(lanes.run, lanes.n_use, size)
+        np.copyto(lanes.run_view(lds.data.view(dtype)), value[lanes.run_lanes()], casting="unsafe")   # the low bits
+        lanes.run_view(lds.written.view(_LDS_WORD[size]))[...] = _LDS_ALL_ONES[size]
         return
     at = lanes.at(0)
     # Lanes in (wave, lane) order: where two lanes write one address the later lane's value stays.
@@ -1055,7 +1180,18 @@ def _run(records, name, ctx, per_instruction, record, work, watchdog):
                         if taken.size == 1 or taken.all() or not taken.any():
                             pc = target if taken[0] else pc + 1
                             continue
-                        # Divergent branch across waves: split the batch, follow both paths.
+                        # Divergent branch across waves: split the batch, follow both paths. A side
+                        # that goes straight to s_endpgm ends there, its registers never copied.
+                        if records[target][1].kind == "end" or records[pc + 1][1].kind == "end":
+                            ends = taken if records[target][1].kind == "end" else ~taken
+                            _end_waves(b, ends, target if ends is taken else pc + 1, per_instruction, record, path)
+                            if ends is taken:
+                                b, pc = b.select(~taken), pc + 1
+                            else:
+                                b, pc = b.select(taken), target
+                            waves = b.waves
+                            executed += 1
+                            continue
                         work.append((target, b.select(taken), executed, list(path), dict(visits)))
                         b = b.select(~taken)
                         waves = b.waves
@@ -1080,6 +1216,14 @@ def _run(records, name, ctx, per_instruction, record, work, watchdog):
             parked = []
 
 
+def _end_waves(batch, ends, end_pc, per_instruction, record, path):
+    """The waves of `batch` where `ends` (W,) is true execute the s_endpgm at `end_pc`: counted, and their path
+    recorded for the timing model, as _run's own end does."""
+    per_instruction[end_pc] += int(np.count_nonzero(ends))
+    if record is not None:
+        record.add_path(path + [end_pc], batch.wave_index.reshape(-1)[ends])
+
+
 def _waves_text(batch, group):
     """'waves 0, 2 wait' / 'wave 1 waits': the waves (numbered in their workgroup) of `batch` in `group`."""
     mine = batch.workgroup.reshape(-1) == group
@@ -1092,9 +1236,9 @@ def _check_barrier(name, parked):
     """KernelFault when the waves of one workgroup wait at different s_barrier instructions: on a GPU
     they would wait for each other forever (HLSL forbids a barrier in divergent control flow). Returns
     the number of workgroups the barrier releases."""
-    groups = [np.unique(b.workgroup) for _, b, *_ in parked]
     if len(parked) == 1:
-        return int(groups[0].size)
+        return _distinct_count(parked[0][1].workgroup)
+    groups = [np.unique(b.workgroup) for _, b, *_ in parked]
     everyone = np.concatenate(groups)
     pcs = np.concatenate([np.full(g.size, pc) for (pc, *_), g in zip(parked, groups)])
     order = np.argsort(everyone, kind="stable")
@@ -1110,6 +1254,15 @@ def _check_barrier(name, parked):
                     f"s_barrier at instruction {first[0]} while {_waves_text(b, group)} at the s_barrier at "
                     f"instruction {pc}; every live wave of a workgroup must reach the same barrier")
     return len(where)
+
+
+def _distinct_count(values):
+    """How many distinct values a batch's (W, 1) column holds: O(W) when it is non-decreasing (the
+    dispatcher forms waves in workgroup order, and a split keeps that order), else np.unique."""
+    flat = values.reshape(-1)
+    if flat.size > 1 and (flat[1:] >= flat[:-1]).all():
+        return 1 + int(np.count_nonzero(flat[1:] != flat[:-1]))
+    return int(np.unique(flat).size)
 
 
 def _endless(name, batch, parked):

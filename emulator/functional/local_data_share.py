@@ -48,32 +48,29 @@ class LocalDataShare:
 
     def mark_written(self, flat, access_bytes):
         """Mark the `access_bytes` bytes at each flat index (aligned to its size) written."""
-        view = self.written.view(_WORD[access_bytes])
+        view = self.written.view(WORD[access_bytes])
         if access_bytes == 16:
-            view[flat // 8] = _ALL_ONES[8]
-            view[flat // 8 + 1] = _ALL_ONES[8]
+            view[flat // 8] = ALL_ONES[8]
+            view[flat // 8 + 1] = ALL_ONES[8]
         else:
-            view[flat // access_bytes] = _ALL_ONES[access_bytes]
+            view[flat // access_bytes] = ALL_ONES[access_bytes]
 
-    def mark_written_run(self, first, count, access_bytes):
-        """Mark accesses first .. first + count - 1 (in units of `access_bytes`, 8 at most) written."""
-        self.written.view(_WORD[access_bytes])[first:first + count] = _ALL_ONES[access_bytes]
-
-    def unwritten_run(self, first, count, access_bytes):
-        """How many of accesses first .. first + count - 1 (units of `access_bytes`, 8 at most) read some
-        byte never written in their workgroup."""
-        seen = self.written.view(_WORD[access_bytes])[first:first + count]
-        return int(count - np.count_nonzero(seen == _ALL_ONES[access_bytes]))
+    @staticmethod
+    def unwritten_count(seen, access_bytes):
+        """How many of the accesses whose `written` words (a view of `written` in units of the access, 8
+        bytes at most: LocalDataShare.written.view(WORD[access_bytes])) are `seen` read some byte never
+        written in their workgroup."""
+        return int(seen.size - np.count_nonzero(seen == ALL_ONES[access_bytes]))
 
     def unwritten(self, flat, access_bytes, distinct=False):
         """How many of the accesses at `flat` read some byte never written in their workgroup (with
         `distinct`: how many distinct such addresses, for atomics, whose later lanes read what the
         first wrote)."""
-        view = self.written.view(_WORD[access_bytes])
+        view = self.written.view(WORD[access_bytes])
         if access_bytes == 16:
-            seen = (view[flat // 8] == _ALL_ONES[8]) & (view[flat // 8 + 1] == _ALL_ONES[8])
+            seen = (view[flat // 8] == ALL_ONES[8]) & (view[flat // 8 + 1] == ALL_ONES[8])
         else:
-            seen = view[flat // access_bytes] == _ALL_ONES[access_bytes]
+            seen = view[flat // access_bytes] == ALL_ONES[access_bytes]
         count = int(seen.size - np.count_nonzero(seen))
         if count and distinct:
             addresses = np.sort(flat[~seen])
@@ -82,5 +79,5 @@ class LocalDataShare:
 
 
 # `written` read a whole access at a time: a word as wide as the access whose every byte is 1.
-_WORD = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64, 16: np.uint64}
-_ALL_ONES = {1: np.uint8(1), 2: np.uint16(0x0101), 4: np.uint32(0x01010101), 8: np.uint64(0x0101010101010101)}
+WORD = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64, 16: np.uint64}
+ALL_ONES = {1: np.uint8(1), 2: np.uint16(0x0101), 4: np.uint32(0x01010101), 8: np.uint64(0x0101010101010101)}

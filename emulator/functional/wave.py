@@ -193,13 +193,33 @@ class Ramp(np.lib.mixins.NDArrayOperatorsMixin):
         step = self.step
         starts = None
         if step.size == 1 and int(step.flat[0]) == item:
-            base = self.base.reshape(-1).astype(np.int64)
-            if offset:
-                base += offset
-            if int(base.max()) + item * (self.width - 1) <= _U32_LIMIT:
+            base, top = self.memo("bases", self._bases)
+            if top + offset + item * (self.width - 1) <= _U32_LIMIT:
+                base = base + offset if offset else base
                 starts = base >> shift if shift else base
         self._runs[key] = starts
         return starts
+
+    def _bases(self):
+        """The bases as int64 (W,) and their largest, found once (every access through the Ramp needs them)."""
+        base = self.base.reshape(-1).astype(np.int64)
+        return base, int(base.max())
+
+    def aligned(self, shift):
+        """Whether every base and step is a multiple of 2^shift (then the waves' element indices at any
+        aligned offset differ only by a constant, and what depends on their differences is found once)."""
+        low = np.uint32((1 << shift) - 1)
+        return self.memo(("aligned", shift), lambda: not ((self.base | self.step) & low).any())
+
+    def memo(self, key, make):
+        """make() once per key for this Ramp (facts about its lanes that several instructions ask for:
+        the loads and the store of a kernel share their offset register)."""
+        if self._runs is None:
+            self._runs = {}
+        elif key in self._runs:
+            return self._runs[key]
+        value = self._runs[key] = make()
+        return value
 
     def contiguous_start(self, rows):
         """The first value when the flattened lanes of `rows` waves, wave after wave, are consecutive
@@ -372,8 +392,8 @@ class WaveBatch:
             if isinstance(a, Ramp):
                 return a.take_waves(keep)
             return a[keep]
-        out.sgpr = [pick(a) for a in self.sgpr]
-        out.vgpr = [pick(a) for a in self.vgpr]
+        out.sgpr = [a if a is None else pick(a) for a in self.sgpr]   # (most registers are never written)
+        out.vgpr = [a if a is None else pick(a) for a in self.vgpr]
         out.set_exec(self.exec[keep])
         out.vcc, out.scc = pick(self.vcc), pick(self.scc)
         out.wave_index, out.workgroup, out.wave_in_group = (

@@ -5,7 +5,7 @@ row-major order of the reduced axes (the last reduced axis fastest). L virtual t
 of two from 64 to 1024 with N <= 64 L, else 1024) take k = t, t + L, t + 2L, ... in ascending order from the
 function's identity; then a fixed tree combines thread t with thread t + s for s = L/2, ..., 2, 1. Above
 CHUNK = 16384 elements every function but ARGMAX, ARGMIN and LOG_SUM_EXP cuts the N elements into chunks of
-CHUNK, reduces each so with L = 256 and then the chunks' results so (the kernel keeps one level for 64-bit
+CHUNK, reduces each so with L = 256 and then the chunks' results so, with L = 256 again (the kernel keeps one level for 64-bit
 integers, whose wrapping results do not depend on the order). FLOAT16 works in FLOAT32 and rounds once at the
 end; integers wrap; NaN results are canonical. This module follows that text, not the kernel: it never
 assembles or runs anything.
@@ -86,7 +86,8 @@ def _one_workgroup(rows, identity, add, lanes):
 def _sum(rows, identity, add, chunked=False):
     """The order of the threads and the tree; `chunked` (the functions that split): a row of N > CHUNK
     elements is cut into G = ceil(N / CHUNK) chunks of CHUNK consecutive k (the last one shorter), each reduced
-    by CHUNK_LANES threads and the tree into a partial; the G partials are then reduced as a row of G."""
+    by CHUNK_LANES threads and the tree into a partial; the G partials are then reduced as a row of G, by
+    CHUNK_LANES threads too (whatever G: the last chunk's workgroup reduces them)."""
     outputs, count = rows.shape
     with np.errstate(all="ignore"):
         if not chunked or count <= CHUNK:
@@ -97,7 +98,7 @@ def _sum(rows, identity, add, chunked=False):
             padded = np.full((outputs, chunks * CHUNK), identity, dtype=rows.dtype)
             padded[:, :count] = rows
         partials = _one_workgroup(padded.reshape(outputs * chunks, CHUNK), identity, add, CHUNK_LANES)
-        return _one_workgroup(partials.reshape(outputs, chunks), identity, add, lanes_for(chunks))
+        return _one_workgroup(partials.reshape(outputs, chunks), identity, add, CHUNK_LANES)
 
 
 def _min_max(rows, is_min):

@@ -182,16 +182,18 @@ def test_every_wave_width_gives_the_same_bits(function, type_name, count):
     assert chunks == (6 if count == 30000 else 1)
     for width in (8, 16, 32, 64):
         got, stages = run_kernel(x, type_name, function, (0, 2), width)
-        if chunks > 1:     # a workgroup of CHUNK_LANES per chunk, then one per output over its partials
-            first, second = stages
-            assert first.workgroups == 5 * chunks and first.waves == 5 * chunks * -(-CHUNK_LANES // width)
-            assert first.barriers == 5 * chunks * (CHUNK_LANES.bit_length() - 1)
-            lanes = lanes_for(chunks)
-        (stats,) = stages[-1:]
-        # a barrier after the first write and after every tree level but the last (s = 1): log2(L)
-        assert stats.workgroups == 5 and stats.waves == 5 * -(-lanes // width)
-        assert stats.barriers == 5 * (lanes.bit_length() - 1) * (2 if function == "LOG_SUM_EXP" else 1) + 5 * 2 * (
-            function == "LOG_SUM_EXP")      # two passes, and M handed to every thread
+        (stats,) = stages      # one dispatch
+        if chunks > 1:     # a workgroup of CHUNK_LANES per chunk; the last chunk's goes on over its partials
+            assert stats.workgroups == 5 * chunks and stats.waves == 5 * chunks * -(-CHUNK_LANES // width)
+            # each chunk's tree, then in the last chunk's workgroup two to wait for the count (the one batch
+            # counted them all) and the partials' tree
+            tree = CHUNK_LANES.bit_length() - 1
+            assert stats.barriers == 5 * chunks * tree + 5 * (2 + tree)
+        else:
+            # a barrier after the first write and after every tree level but the last (s = 1): log2(L)
+            assert stats.workgroups == 5 and stats.waves == 5 * -(-lanes // width)
+            assert stats.barriers == 5 * (lanes.bit_length() - 1) * (2 if function == "LOG_SUM_EXP" else 1) + \
+                5 * 2 * (function == "LOG_SUM_EXP")      # two passes, and M handed to every thread
         same_bits(got, expected(x, function, (0, 2), "UINT32" if SERVED[function].outputs else None))
 
 
@@ -199,10 +201,10 @@ def test_every_wave_width_gives_the_same_bits(function, type_name, count):
 def threads_then_tree(row, add, identity, lanes=None):
     """One output, literally: the threads L from the text, thread t adds elements t, t + L, ... in order, then
     the tree (t, t + s); above 16,384 elements, each chunk of 16,384 so with L = 256, then the chunks' results
-    so."""
+    so, with L = 256 too."""
     if lanes is None and len(row) > 16384:
         partials = [threads_then_tree(row[c:c + 16384], add, identity, 256) for c in range(0, len(row), 16384)]
-        return threads_then_tree(partials, add, identity)
+        return threads_then_tree(partials, add, identity, 256)
     if lanes is None:
         lanes = 64
         while lanes < 1024 and len(row) > 64 * lanes:

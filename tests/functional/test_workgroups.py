@@ -482,3 +482,51 @@ def test_ramp_addressed_lds_and_strided_buffer_runs_agree_with_the_reference(wid
                             out_dwords=9 * group, width=width)
     assert stats.lds_oob_reads == 3 * 2      # two lanes past the LDS in each workgroup
     assert out[:group].any() and out[2 * group:3 * group].any()
+
+
+# ---- a divergent branch one side of which goes straight to s_endpgm -------------------------------------------------
+ENDING = """
+    s_mov_b64 s[40:41], exec
+    v_cmp_gt_u32 vcc, {first}, v1        ; waves of the first threads go on (taken side ends below)
+    s_and_b64 exec, exec, vcc
+    s_cbranch_execz quit
+    v_add_u32 v6, v3, 7
+    buffer_store_dword v6, v2, s[12:15], 0
+    s_mov_b64 exec, s[40:41]
+    v_cmp_gt_u32 vcc, {second}, v1       ; then only the waves of fewer threads (the fall-through side ends)
+    s_and_b64 exec, exec, vcc
+    s_cbranch_execnz more
+    s_endpgm
+more:
+    ds_write_b32 v5, v3, 0
+    s_mov_b64 exec, s[40:41]
+    s_barrier
+    ds_read_b32 v7, v5, 0
+    buffer_store_dword v7, v2, s[12:15], {far}
+quit:
+    s_endpgm
+"""
+
+
+@pytest.mark.parametrize("width", [8, 32])
+@pytest.mark.parametrize("timing", [False, True])
+def test_waves_that_branch_straight_to_the_end_agree_with_the_reference(width, timing):
+    """Each side of a divergent branch that is s_endpgm itself ends without being split off (executor._run):
+    memory as the reference's, every wave counted once at an s_endpgm, and with the timing model on their
+    paths recorded (the dispatch is timed)."""
+    group = 96
+    source = ENDING.format(first=2 * group + 40, second=group + 8, far=4 * 3 * group)
+    kwargs = dict(groups=3, group=group, lds_bytes=4 * group, out_dwords=2 * 3 * group, width=width)
+    if timing:
+        gpu = Gpu(TEACHING, wave_width=width, timing=True)
+        launch, dst = _setup(gpu, source, 3, group, 4 * group, _data(3 * group), 2 * 3 * group)
+        stats = gpu.dispatch(launch)
+        fast = dst.data.view(np.uint32).copy()
+        assert stats.cycles > 0
+    else:
+        fast, stats = run_fast(source, _data(3 * group), **kwargs)
+    ref, _ = run_reference(source, _data(3 * group), **kwargs)
+    assert np.array_equal(fast, ref)
+    ends = [r.pc for r in Program(assemble(PROLOGUE.format(group=group) + source), "x").records
+            if r.entry.kind == "end"]
+    assert sum(int(stats.instruction_waves[pc]) for pc in ends) == stats.waves
