@@ -287,6 +287,11 @@ class MemorySystem:
         self.infinity_cache = (FifoServer(preset.clock_hz, preset.infinity_cache_bytes_per_second)
                                if preset.infinity_cache_bytes else None)
         self.dram_latency = preset.dram_latency_cycles
+        # DRAM's banks (see the banner): the activation server, and the latency of a read whose sectors all
+        # hit open rows (no precharge, no activate). None / dram_latency: no banks modelled.
+        rate = preset.dram_activations_per_second()
+        self.activation = FifoServer(preset.clock_hz, rate) if rate else None
+        self.row_hit_latency = preset.dram_latency_cycles - preset.dram_row_miss_cycles()
         self.l2_latency = preset.l2_latency_cycles
         self.ic_latency = preset.infinity_cache_latency_cycles
         self.dram_log = None
@@ -325,7 +330,7 @@ class MemorySystem:
         self.host_log = recorder.host_log() if recorder is not None and self.host_link is not None else None
 
     def request(self, now, l2_bytes, ic_bytes, dram_bytes, is_write, ic_read_bytes=0, dram_read_bytes=0,
-                host_bytes=0):
+                host_bytes=0, activations=0):
         """Cycle at which a request issued at `now` completes (data back or write acknowledged).
 
         Every sector passes the L2 (`l2_bytes`: hits and fills alike). `ic_bytes` move through the
@@ -336,6 +341,9 @@ class MemorySystem:
         the request its latency after the write-back entered the queue: see the banner). `host_bytes` are sectors of host memory (they bypass the caches):
         they cross the host link, towards the host for a write, and the request waits for them and
         the link's latency either way (a store is acknowledged once it reached host memory).
+        `activations`: how many of the DRAM reads open a row (dram_rows.py); they take the activation
+        server's slots from `now` on, and the reads' data comes no earlier than the last activation; a
+        request whose DRAM reads all hit open rows waits the row-hit latency (see the banner).
         """
         # FifoServer.serve for the L2, inlined (this runs once per request; the L2 has no refresh).
         l2 = self.l2
@@ -355,8 +363,16 @@ class MemorySystem:
                 done = end
         if dram_bytes:
             start, end = self.dram.serve_mixed(now, dram_bytes, dram_bytes - dram_read_bytes)
-            if dram_read_bytes and end + self.dram_latency > done:
-                done = end + self.dram_latency
+            if dram_read_bytes:
+                if activations and self.activation is not None:
+                    ready = self.activation.serve(now, activations)[1]
+                    if ready < end:
+                        ready = end
+                    ready += self.dram_latency
+                else:
+                    ready = end + self.row_hit_latency
+                if ready > done:
+                    done = ready
             if dram_bytes > dram_read_bytes and self.dram.write_queue_bytes:
                 room = self.dram.write_room(now, dram_bytes - dram_read_bytes, end) + self.l2_latency
                 if room > done:
