@@ -407,6 +407,8 @@ IRIS_XE = AdapterPreset(
     l2_bytes_per_cycle=512, l2_latency_cycles=180, smem_latency_percent=40,
     refresh_interval_cycles=5_265, refresh_cycles=243, submit_cycles=6_750, flush_cycles=4_050,
     dram_write_batch_bytes=8 * 768, dram_turnaround_cycles=27, dram_write_queue_bytes=8 * 2048,
+    dram_channels=8, dram_banks_per_channel=8, dram_row_bytes=2048, dram_interleave_bytes=256,
+    dram_trcd_ps=18_000, dram_trp_ps=18_000, dram_trc_ps=60_000, dram_trrd_ps=7_500, dram_tfaw_ps=30_000,
     lds_bytes_per_cu=65536, lds_max_bytes_per_workgroup=65536, lds_banks=16, lds_bytes_per_cycle=64,
     lds_latency_cycles=30, barrier_cycles=20, l2_atomics_per_cycle=8,
     # transcendental: an estimate, not a vendor figure: the EU's extended-math unit taken at quarter rate.
@@ -429,6 +431,11 @@ IRIS_XE = AdapterPreset(
         "read-to-write gap taken as about as long) = 27 cycles at 1.35 GHz; write batches as on the GDDR6 "
         "presets: 768 bytes per 16-bit channel, 8 channels on a 128-bit bus; the write queue too (2,048 bytes "
         "per channel).",
+        "LPDDR4x banks and row buffers: 8 16-bit channels on the 128-bit bus, 8 banks per channel and 2 KB pages "
+        "(JEDEC JESD209-4 LPDDR4: x16 channel organisation); timings of the JEDEC LPDDR4 speed bins above "
+        "2133 Mb/s as vendor datasheets tabulate them: tRCD 18 ns, tRPpb 18 ns, tRAS 42 ns (tRC 60 ns), "
+        "tRRD 7.5 ns, tFAW 30 ns. Estimates: that Tiger Lake's LPDDR4x-4266 runs these, and the 256-byte "
+        "channel interleave with the simplified mapping of timing/dram_rows.py (Intel publishes no mapping).",
     ),
 )
 

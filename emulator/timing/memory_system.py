@@ -13,6 +13,18 @@ write-to-read) and leaves it idle for dram_turnaround_cycles, which delays every
 A stream of only reads or only writes never turns the bus around. The L2 and the Infinity Cache are
 FIFO servers at their own bandwidth with their own latency.
 
+DRAM banks. Where the preset has them (dram_channels), the caches also say how many of a request's
+DRAM reads open a row (dram_rows.py: the bank's open row is another one). Opening rows has a budget:
+the activation server, a FIFO server of activations for all channels together at the preset's
+dram_activations_per_second (min of channels / tRRD, 4 x channels / tFAW, channels x banks / tRC),
+takes the request's activations from its arrival on, and the reads' data comes no earlier than the
+last one's slot ends (then dram_latency_cycles after, the latency of a row miss: what a pointer chase
+measures). A request whose DRAM reads all hit open rows waits tRP + tRCD less (row_hit_latency). So a
+packed stream (one activation per row of each channel) runs at the data bus's rate, while scattered
+sectors (a transposed read) are bound by activations: 32-byte sectors at 24.8 G activations per second
+move 0.8 TB/s on the h200 preset. Write-backs take no activation (the controllers drain them in
+batches, row by row). With no banks (dram_channels 0) every read waits dram_latency_cycles.
+
 Write back-pressure. The write-backs of dirty sectors that the L2 evicts go to DRAM through the memory
 controllers' write queues, which hold `dram_write_queue_bytes` (all channels together; GPGPU-Sim's
 separate DRAM write queue: presets.py). A write-back enters the queue at once while its bytes fit; the
