@@ -338,7 +338,7 @@ class CacheHierarchy:
             self.infinity_cache = SetAssociativeCache("Infinity Cache", preset.infinity_cache_bytes,
                                                       preset.sector_bytes, preset.infinity_cache_ways)
         # DRAM's banks (dram_rows.py): which DRAM reads open a row (None: no banks modelled).
-        self.dram_rows = DramRows(preset) if getattr(preset, "dram_channels", 0) else None
+        self.dram_rows = DramRows(preset, _stable_order) if getattr(preset, "dram_channels", 0) else None
 
     def set_host_ranges(self, ranges):
         """Host memory (see the banner): `ranges` is a list of (first byte, bytes); None or empty: none."""

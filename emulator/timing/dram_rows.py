@@ -43,7 +43,8 @@ _HASH = np.uint64(0x9E3779B97F4A7C15)   # Fibonacci hashing constant (2^64 / gol
 class DramRows:
     """The open row of every bank of a preset's DRAM (see the banner)."""
 
-    def __init__(self, preset):
+    def __init__(self, preset, stable_order):
+        self.stable_order = stable_order     # caches._stable_order (the caches' radix sort, handed in)
         self.channels = preset.dram_channels
         self.banks = preset.dram_banks_per_channel
         self.row_bytes = preset.dram_row_bytes
@@ -69,8 +70,7 @@ class DramRows:
         if sectors.size == 0:
             return np.zeros(0, dtype=bool)
         bank, row = self.locate(sectors)
-        from dmlemu.timing.caches import _stable_order
-        order = _stable_order(bank, self.channels * self.banks)
+        order = self.stable_order(bank, self.channels * self.banks)
         bank_sorted, row_sorted = bank[order], row[order]
         previous = np.empty_like(row_sorted)
         previous[1:] = row_sorted[:-1]
@@ -120,8 +120,7 @@ class DramRows:
             return None
         position, sector, key = (np.concatenate(a) for a in (positions, sectors, keys))
         del positions, sectors, keys
-        from dmlemu.timing.caches import _stable_order
-        order = _stable_order(key - key.min(), int(key.max() - key.min()) + 1)
+        order = self.stable_order(key - key.min(), int(key.max() - key.min()) + 1)
         flags = np.zeros(n, dtype=bool)
         flags[position[order]] = self.misses(sector[order])
         return flags
