@@ -92,6 +92,22 @@ class AdapterPreset:
     # Write back-pressure (timing/memory_system.py): the write queues hold this many bytes of L2
     # write-backs (all channels together); a write-back that finds them full waits for room. 0: no bound.
     dram_write_queue_bytes: int = 0
+    # DRAM banks and row buffers (timing/dram_rows.py, memory_system.py): channels, banks per channel, the
+    # row (page) a bank keeps open, the bytes of one channel interleave unit; and the DRAM's timings in
+    # picoseconds: activate to read (tRCD), precharge (tRP), activate to activate in one bank (tRC), in one
+    # channel (tRRD), four activations per channel (tFAW; 0: no such limit). A row miss waits tRP + tRCD more
+    # than a hit (dram_latency_cycles is a row miss's: what a pointer chase measures) and takes an activation
+    # slot; activations are served at min(channels / tRRD, 4 x channels / tFAW, channels x banks / tRC) per
+    # second. dram_channels 0: no banks modelled (every request pays dram_latency_cycles, no activation limit).
+    dram_channels: int = 0
+    dram_banks_per_channel: int = 16
+    dram_row_bytes: int = 2048
+    dram_interleave_bytes: int = 256
+    dram_trcd_ps: int = 0
+    dram_trp_ps: int = 0
+    dram_trc_ps: int = 0
+    dram_trrd_ps: int = 0
+    dram_tfaw_ps: int = 0
     submit_cycles: int = 2000      # command processor cost of one ExecuteCommandLists
     flush_cycles: int = 2000       # end of a dispatch: wait for idle, invalidate CU caches, signal
     workgroup_launch_cycles: int = 1  # the workgroup dispatcher starts one workgroup per this many cycles
@@ -128,6 +144,21 @@ class AdapterPreset:
         only a factor of 2 with the clock would count ~10^10 units a cycle and leave the compiled
         build's 64-bit range (timing/physics.py)."""
         return self.host_link_bytes_per_second * self.host_link_efficiency_permille // 1000 // 10**6 * 10**6
+
+    def dram_activations_per_second(self):
+        """Row activations the whole DRAM serves per second (0: no banks modelled), in whole thousands per
+        second (the rounding keeps the activation server's byte-time rates small: timing/physics.py)."""
+        if not self.dram_channels:
+            return 0
+        spacing_ps = max(self.dram_trrd_ps, -(-self.dram_tfaw_ps // 4),
+                         -(-self.dram_trc_ps // max(1, self.dram_banks_per_channel)), 1)
+        return self.dram_channels * 10**12 // spacing_ps // 1000 * 1000
+
+    def dram_row_miss_cycles(self):
+        """Core cycles a row miss waits beyond a row hit: precharge and activate (tRP + tRCD), rounded up."""
+        if not self.dram_channels:
+            return 0
+        return -(-(self.dram_trp_ps + self.dram_trcd_ps) * self.clock_hz // 10**12)
 
     def rate_cycles(self):
         """{rate class: issue cycles per wave pass} of the classes this preset slows down (with matrix units: the
@@ -169,6 +200,19 @@ GDDR6_TURNAROUND = (
     "Estimates: that these simulator settings hold for this GPU's controllers; timings constant in ns.")
 
 
+# DRAM banks and row buffers of the GDDR6 presets (one source for three presets: timing/dram_rows.py).
+GDDR6_BANKS = dict(dram_banks_per_channel=16, dram_row_bytes=2048, dram_interleave_bytes=256,
+                   dram_trcd_ps=6857, dram_trp_ps=6857, dram_trc_ps=22286, dram_trrd_ps=3429, dram_tfaw_ps=0)
+GDDR6_BANKS_SOURCE = (
+    "GDDR6 banks and row buffers: Accel-Sim's SM86_RTX3070 gpgpusim.config (accel-sim/gpgpu-sim_distribution, "
+    "configs/tested-cfgs/SM86_RTX3070): -gpgpu_dram_timing_opt nbk=16:RRD=12:RCD=24:RAS=55:RP=24:RC=78 in "
+    "command clocks of 3.5 GHz (tRRD 3.43 ns, tRCD 6.86 ns, tRP 6.86 ns, tRC 22.3 ns), 16 banks per 16-bit "
+    "channel (-gpgpu_n_mem 16, -gpgpu_dram_buswidth 2 on a 256-bit bus), -gpgpu_mem_addr_mapping "
+    "dramid@8;...RRRR.RBBBCCCC.BCCSSSSS (256-byte channel interleave, 11 column bits: 2 KiB rows, 4 bank bits). "
+    "The config gives no tFAW (GPGPU-Sim models none): 0. Estimates: that these timings (constant in ns) hold for "
+    "this card's GDDR6, and the simplified mapping of timing/dram_rows.py (hashed channel, bank above the "
+    "column bits).")
+
 # The LDS, barrier and L2 atomic figures of the two RDNA presets (RDNA2 and RDNA3 share the LDS design).
 RDNA_LDS = dict(lds_bytes_per_cu=65536, lds_max_bytes_per_workgroup=65536, lds_banks=32, lds_bytes_per_cycle=128,
                 lds_latency_cycles=32, barrier_cycles=16, l2_atomics_per_cycle=16)
@@ -191,12 +235,13 @@ RX_7900_XTX = AdapterPreset(
     dedicated_video_memory=24 * GiB,
     compute_units=96, simds_per_cu=2, wave_width=32, workgroup_size=256,
     clock_hz=2_500_000_000, dram_bytes_per_second=960_000_000_000, dram_latency_cycles=750,
-    launch_cycles=5_000, vgprs_per_simd_lane=1536, max_lines_in_flight_per_cu=44,
+    launch_cycles=5_000, vgprs_per_simd_lane=1536, max_lines_in_flight_per_cu=512,
     l2_bytes=6 << 20, l2_bytes_per_cycle=2048, l2_latency_cycles=250, smem_latency_percent=50,
     infinity_cache_bytes=96 << 20, infinity_cache_bytes_per_second=5_300_000_000_000,
     infinity_cache_latency_cycles=376,
     refresh_interval_cycles=9_750, refresh_cycles=300, submit_cycles=12_500, flush_cycles=3_750,
     dram_write_batch_bytes=24 * 768, dram_turnaround_cycles=26, dram_write_queue_bytes=24 * 2048,
+    dram_channels=24, **GDDR6_BANKS,
     **RDNA_LDS,
     # transcendental: AMD "RDNA Architecture" whitepaper (2019), Vector ALUs: transcendental instructions (exp,
     # log, rcp, rsq, sqrt, sin, cos) run on a separate quarter-rate unit beside each SIMD32: 4 cycles per pass.
@@ -218,8 +263,14 @@ RX_7900_XTX = AdapterPreset(
         "AMD RDNA3 ISA reference guide: 2 SIMD32 per CU, wave32 native, 16 wave slots per SIMD, "
         "1536 VGPRs per lane per SIMD in wave32.",
         "Estimates, not vendor figures: DRAM latency ~300 ns and L2 ~100 ns (order of public pointer-chasing "
-        "microbenchmarks), GDDR6 refresh every 3.9 us for ~120 ns, 44 vector memory sectors in flight per CU, "
-        "~2 us dispatch launch and ~1.5 us end-of-dispatch flush.",
+        "microbenchmarks; a published DRAM pointer chase of this card: NOT FOUND), GDDR6 refresh every 3.9 us "
+        "for ~120 ns, ~2 us dispatch launch and ~1.5 us end-of-dispatch flush.",
+        "Miss queue: 512 sectors of 64 bytes in flight per CU = 32 KiB, the CU's L0 vector cache (RDNA3: 32 KB "
+        "per CU, twice RDNA2's 16 KB; AMD RDNA3 launch material, Chips and Cheese 'Microbenchmarking AMD's RDNA 3 "
+        "Graphics Architecture', 2023): a miss reserves the L0 line its data returns into, so the L0's lines "
+        "bound the misses outstanding. A published count of RDNA L0 miss slots: NOT FOUND; this bound is an "
+        "estimate, not fitted to a measured rate.",
+        "384-bit GDDR6 = 24 16-bit channels. " + GDDR6_BANKS_SOURCE,
         "AMD product page and RDNA3 launch material: 6 MB L2, 96 MB second-generation Infinity Cache, "
         "'up to 5.3 TB/s' Infinity Cache peak bandwidth. AMD RDNA whitepaper: 128-byte cache lines in the "
         "L0, L1 and L2, the L0 returns 128 bytes (one line) per clock, 16-way L2.",
@@ -244,12 +295,13 @@ RX_6800_XT = AdapterPreset(
     dedicated_video_memory=16 * GiB,
     compute_units=72, simds_per_cu=2, wave_width=32, workgroup_size=256,
     clock_hz=2_250_000_000, dram_bytes_per_second=512_000_000_000, dram_latency_cycles=650,
-    launch_cycles=4_500, vgprs_per_simd_lane=1024, max_lines_in_flight_per_cu=30,
+    launch_cycles=4_500, vgprs_per_simd_lane=1024, max_lines_in_flight_per_cu=256,
     l2_bytes=4 << 20, l2_bytes_per_cycle=2048, l2_latency_cycles=220, smem_latency_percent=50,
     infinity_cache_bytes=128 << 20, infinity_cache_bytes_per_second=1_990_000_000_000,
     infinity_cache_latency_cycles=380,
     refresh_interval_cycles=8_775, refresh_cycles=270, submit_cycles=11_250, flush_cycles=3_375,
     dram_write_batch_bytes=16 * 768, dram_turnaround_cycles=23, dram_write_queue_bytes=16 * 2048,
+    dram_channels=16, **GDDR6_BANKS,
     **RDNA_LDS,
     # transcendental: AMD "RDNA Architecture" whitepaper (2019), Vector ALUs: transcendental instructions (exp,
     # log, rcp, rsq, sqrt, sin, cos) run on a separate quarter-rate unit beside each SIMD32: 4 cycles per pass.
@@ -261,7 +313,14 @@ RX_6800_XT = AdapterPreset(
         RDNA_LDS_SOURCE,
         "AMD product page, Radeon RX 6800 XT: 72 CUs, 2.25 GHz boost, 16 GB GDDR6, 512 GB/s.",
         "AMD RDNA2 ISA reference guide: 2 SIMD32 per CU, wave32, 16 wave slots per SIMD.",
-        "Estimates: DRAM latency ~290 ns, refresh 3.9 us / 120 ns, 30 sectors in flight per CU.",
+        "Estimates: DRAM latency ~290 ns, refresh 3.9 us / 120 ns. A published DRAM pointer chase of this card "
+        "or the RX 6900 XT: NOT FOUND (te42kyfo/gpu-benches gpu-latency/rx6900xt.txt gives L2 ~83 ns and Infinity "
+        "Cache ~155 ns, but its sets beyond the Infinity Cache add address-translation misses: 1.5-1.9 us).",
+        "Miss queue: 256 sectors of 64 bytes in flight per CU = 16 KiB, the CU's L0 vector cache (AMD RDNA "
+        "whitepaper: 16 KB L0 per CU, 128-byte lines): a miss reserves the L0 line its data returns into, so the "
+        "L0's lines bound the misses outstanding. A published count of RDNA L0 miss slots: NOT FOUND; this bound "
+        "is an estimate, not fitted to a measured rate.",
+        "256-bit GDDR6 = 16 16-bit channels. " + GDDR6_BANKS_SOURCE,
         "AMD RDNA2 product pages and whitepaper: 4 MB L2 with 128-byte lines (16-way), 128 MB Infinity Cache "
         "with 'up to 1.99 TB/s' peak bandwidth (AMD's figure for Navi 21).",
         "Estimates: 64-byte request sectors, 16-way Infinity Cache, Infinity Cache latency ~170 ns.",
@@ -289,10 +348,11 @@ RTX_3070 = AdapterPreset(
     dedicated_video_memory=8 * GiB,
     compute_units=46, simds_per_cu=4, wave_width=32, workgroup_size=256,
     clock_hz=1_725_000_000, dram_bytes_per_second=448_000_000_000, dram_latency_cycles=500,
-    launch_cycles=3_500, waves_per_simd=12, vgprs_per_simd_lane=512, max_lines_in_flight_per_cu=82,
+    launch_cycles=3_500, waves_per_simd=12, vgprs_per_simd_lane=512, max_lines_in_flight_per_cu=384,
     sector_bytes=32, l2_bytes=4 << 20, l2_bytes_per_cycle=1536, l2_latency_cycles=200, smem_latency_percent=40,
     refresh_interval_cycles=6_727, refresh_cycles=207, submit_cycles=8_625, flush_cycles=2_600,
     dram_write_batch_bytes=16 * 768, dram_turnaround_cycles=18, dram_write_queue_bytes=16 * 2048, lookups_per_cycle_per_cu=4,
+    dram_channels=16, **GDDR6_BANKS,
     lds_bytes_per_cu=102_400, lds_max_bytes_per_workgroup=49_152, lds_banks=32, lds_bytes_per_cycle=128,
     lds_latency_cycles=29, barrier_cycles=20, l2_atomics_per_cycle=32,
     # transcendental: CUDA C++ Programming Guide, arithmetic instruction throughput, compute capability 8.6:
@@ -316,8 +376,13 @@ RTX_3070 = AdapterPreset(
         "NVIDIA product page, GeForce RTX 3070: 1.725 GHz boost, 8 GB GDDR6, 448 GB/s.",
         "CUDA occupancy tables for compute capability 8.6: 48 warps and 64K 32-bit registers per SM "
         "(12 warps, 512 registers per lane per processing block).",
-        "Estimates: DRAM latency ~290 ns, refresh 3.9 us / 120 ns, 82 sectors of 32 bytes in flight per SM "
-        "(41 requests of 64 bytes).",
+        "Estimates: DRAM latency ~290 ns, refresh 3.9 us / 120 ns. Accel-Sim's SM86_RTX3070 config puts an L1 "
+        "miss that goes to DRAM at 39 + 187 + 254 = 480 core cycles (-gpgpu_l1_latency, -gpgpu_l2_rop_latency, "
+        "-dram_latency): 278 ns; a published pointer chase of this card: NOT FOUND.",
+        "Miss queue: 384 sectors of 32 bytes in flight per SM: the L1 MSHRs of Accel-Sim's SM86_RTX3070 config "
+        "(-gpgpu_cache:dl1 S:4:128:256,L:T:m:L:L,A:384:48: 384 entries), taken as 384 outstanding sectors. "
+        "Not fitted to a measured rate.",
+        GDDR6_BANKS_SOURCE,
         "NVIDIA GA104 (Ampere) whitepaper: 4 MB L2. CUDA C++ Best Practices Guide: global memory is accessed "
         "in 32-byte sectors of 128-byte cache lines.",
         L1TEX_TAGS,
@@ -342,6 +407,8 @@ IRIS_XE = AdapterPreset(
     l2_bytes_per_cycle=512, l2_latency_cycles=180, smem_latency_percent=40,
     refresh_interval_cycles=5_265, refresh_cycles=243, submit_cycles=6_750, flush_cycles=4_050,
     dram_write_batch_bytes=8 * 768, dram_turnaround_cycles=27, dram_write_queue_bytes=8 * 2048,
+    dram_channels=8, dram_banks_per_channel=8, dram_row_bytes=2048, dram_interleave_bytes=256,
+    dram_trcd_ps=18_000, dram_trp_ps=18_000, dram_trc_ps=60_000, dram_trrd_ps=7_500, dram_tfaw_ps=30_000,
     lds_bytes_per_cu=65536, lds_max_bytes_per_workgroup=65536, lds_banks=16, lds_bytes_per_cycle=64,
     lds_latency_cycles=30, barrier_cycles=20, l2_atomics_per_cycle=8,
     # transcendental: an estimate, not a vendor figure: the EU's extended-math unit taken at quarter rate.
@@ -364,6 +431,11 @@ IRIS_XE = AdapterPreset(
         "read-to-write gap taken as about as long) = 27 cycles at 1.35 GHz; write batches as on the GDDR6 "
         "presets: 768 bytes per 16-bit channel, 8 channels on a 128-bit bus; the write queue too (2,048 bytes "
         "per channel).",
+        "LPDDR4x banks and row buffers: 8 16-bit channels on the 128-bit bus, 8 banks per channel and 2 KB pages "
+        "(JEDEC JESD209-4 LPDDR4: x16 channel organisation); timings of the JEDEC LPDDR4 speed bins above "
+        "2133 Mb/s as vendor datasheets tabulate them: tRCD 18 ns, tRPpb 18 ns, tRAS 42 ns (tRC 60 ns), "
+        "tRRD 7.5 ns, tFAW 30 ns. Estimates: that Tiger Lake's LPDDR4x-4266 runs these, and the 256-byte "
+        "channel interleave with the simplified mapping of timing/dram_rows.py (Intel publishes no mapping).",
     ),
 )
 
@@ -400,7 +472,7 @@ H200 = AdapterPreset(
     vendor_id=0x10DE, device_id=0x2335,
     dedicated_video_memory=141_000_000_000,
     compute_units=132, simds_per_cu=4, wave_width=32, workgroup_size=256,
-    clock_hz=1_980_000_000, dram_bytes_per_second=4_800_000_000_000, dram_latency_cycles=472,
+    clock_hz=1_980_000_000, dram_bytes_per_second=4_800_000_000_000, dram_latency_cycles=680,
     launch_cycles=3_000, waves_per_simd=16, vgprs_per_simd_lane=512, max_lines_in_flight_per_cu=512,
     sector_bytes=32, l2_bytes=60 << 20, l2_ways=20, l2_bytes_per_cycle=5120, l2_latency_cycles=278,
     smem_latency_percent=40, refresh_interval_cycles=7_722, refresh_cycles=238,
@@ -408,6 +480,8 @@ H200 = AdapterPreset(
     lds_bytes_per_cu=233_472, lds_max_bytes_per_workgroup=49_152, lds_banks=32, lds_bytes_per_cycle=128,
     lds_latency_cycles=29, barrier_cycles=20, l2_atomics_per_cycle=80,
     dram_write_batch_bytes=96 * 768, dram_turnaround_cycles=18, dram_write_queue_bytes=96 * 2048,
+    dram_channels=48, dram_banks_per_channel=16, dram_row_bytes=2048, dram_interleave_bytes=256,
+    dram_trcd_ps=6117, dram_trp_ps=6117, dram_trc_ps=16098, dram_trrd_ps=1932, dram_tfaw_ps=0,
     # transcendental: CUDA C++ Programming Guide, arithmetic instruction throughput, compute capability 9.0:
     # 16 results per clock per SM for rcp, rsqrt, log2, exp2, sin, cos (the SFUs) against 128 FP32: 8 cycles.
     valu_rate_cycles=(("fp64", 2), ("int32_mul", 2), ("conversion", 8), ("int64", 2), ("transcendental", 8)),
@@ -447,13 +521,25 @@ H200 = AdapterPreset(
         "Estimate: 64-bit integer compares and min/max as two 32-bit instructions (2 cycles).",
         "L2 bandwidth: the NVIDIA A100 whitepaper gives 5,120 bytes per clock of L2 read bandwidth; estimate: "
         "Hopper has at least that (10.1 TB/s at 1.98 GHz). NVIDIA publishes no H100/H200 figure.",
-        "Latencies from Accel-Sim's SM90_H100 config: an L1 miss that hits the L2 takes the L1 latency (41) plus "
-        "the L2 ROP latency (237) = 278 core cycles; one that goes to DRAM adds dram_latency (194): 472 cycles "
-        "(Accel-Sim's tuner derives dram_latency as the measured memory round trip less the L2 hit latency). "
+        "Latencies: an L1 miss that hits the L2 takes the L1 latency (41) plus the L2 ROP latency (237) = 278 core "
+        "cycles (Accel-Sim's SM90_H100 config). DRAM: this project's H200 measured a pointer chase at 682-687 "
+        "cycles (344-347 ns, 72 MiB-4 GiB sets) against 280 for an L2 hit (bench/gpu_calibration/results/"
+        "h200_microbench.md; te42kyfo/gpu-benches gpu-latency/h100_pcie.txt: H100 PCIe 650-658 cycles at "
+        "1755 MHz, ~372 ns); the DRAM round trip is the L2 hit's 278 plus the measured step 682 - 280 = 402: "
+        "680 cycles (as Accel-Sim's tuner derives dram_latency: the measured memory round trip less the L2 hit). "
+        "It is a row miss's latency (a chase opens a row per step); a read whose sectors hit open rows waits "
+        "tRP + tRCD less. "
         "Chips and Cheese, 'Nvidia's H100: Funny L2, and Tons of Bandwidth' (2023) measured an H100 PCIe; its "
         "latency figures were not in the excerpts available to this preset's author, so none is taken from it.",
         "512 sectors of 32 bytes in flight per SM: the L1 MSHR of Accel-Sim's SM90_H100 config (A:512:64, 512 "
         "entries), taken as 512 outstanding sectors. Not fitted to the measured copy rate.",
+        "HBM3 banks and row buffers: Accel-Sim's SM90_H200 gpgpusim.config (accel-sim/gpgpu-sim_distribution, "
+        "configs/tested-cfgs/SM90_H200): -gpgpu_n_mem 48 channels, -gpgpu_dram_timing_opt "
+        "nbk=16:RRD=6:RCD=19:RAS=45:RP=19:RC=50 ('New HBM3 timing parameters') in command clocks of 3106 MHz "
+        "(-gpgpu_clock_domains 1980:3106:3106:3106): tRRD 1.93 ns, tRCD 6.12 ns, tRP 6.12 ns, tRC 16.1 ns; "
+        "-gpgpu_mem_addr_mapping dramid@8;...RRRR.RBBBCCCC.BCCSSSSS (256-byte channel interleave, 2 KiB rows, "
+        "16 banks). No tFAW in the config: 0. Estimates: that the config's HBM3 figures hold for the H200's "
+        "HBM3e, and the simplified mapping of timing/dram_rows.py.",
         "Estimates: HBM refresh every 3.9 us (JEDEC tREFI) for ~120 ns (the GDDR6 presets' figure; HBM's "
         "per-bank refresh hides part of the all-bank tRFC): 7,722 and 238 cycles at 1.98 GHz.",
         "Dispatch launch 3,000 cycles (1.5 us): -gpgpu_kernel_launch_latency of Accel-Sim's SM90_H100 config. "
@@ -528,6 +614,9 @@ FIELD_LIMITS = {"compute_units": 1024, "workgroup_launchers": 64, "simds_per_cu"
                 "infinity_cache_bytes": 1 << 32, "dedicated_video_memory": 1 << 44, "max_feature_level": 0xFFFF,
                 "vendor_id": 0xFFFF, "device_id": 0xFFFF, "lds_banks": 1024, "lds_bytes_per_cycle": 1 << 16,
                 "l2_atomics_per_cycle": 1 << 16, "lds_bytes_per_cu": 1 << 30, "host_link_efficiency_permille": 1000}
+# The DRAM's banks (timing/dram_rows.py keeps one open row per bank: channels x banks entries).
+FIELD_LIMITS.update({"dram_channels": 4096, "dram_banks_per_channel": 256, "dram_row_bytes": 1 << 20,
+                     "dram_interleave_bytes": 1 << 20})
 MAX_CACHE_SECTORS = 1 << 22   # a modelled cache's tag array: sectors (9 bytes each on the host)
 MAX_FIELD = 1 << 62     # every other integer field: large enough, and exact in any arithmetic done with it
 
@@ -564,6 +653,13 @@ def preset_problem(preset):
     if preset.dram_turnaround_cycles and not preset.dram_write_batch_bytes:
         return (f"dram_write_batch_bytes is 0 while dram_turnaround_cycles is {preset.dram_turnaround_cycles}; "
                 f"a preset with a read/write turnaround needs the write batch it follows")
+    if preset.dram_channels:
+        for name in ("dram_banks_per_channel", "dram_row_bytes", "dram_interleave_bytes"):
+            if not getattr(preset, name):
+                return f"{name} is 0 while dram_channels is {preset.dram_channels}; a DRAM with banks needs it positive"
+        if preset.dram_row_miss_cycles() > preset.dram_latency_cycles:
+            return (f"dram_latency_cycles is {preset.dram_latency_cycles}; it must be at least tRP + tRCD "
+                    f"({preset.dram_row_miss_cycles()} cycles): it is a row miss's latency")
     if preset.lds_max_bytes_per_workgroup > preset.lds_bytes_per_cu:
         return (f"lds_max_bytes_per_workgroup is {preset.lds_max_bytes_per_workgroup}; it must be at most "
                 f"lds_bytes_per_cu ({preset.lds_bytes_per_cu}): a workgroup's LDS is on one compute unit")

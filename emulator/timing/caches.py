@@ -35,6 +35,8 @@ the functional model's batches, so results do not depend on them.
 """
 import numpy as np
 
+from dmlemu.timing.dram_rows import DramRows
+
 _HASH = np.uint64(0x9E3779B97F4A7C15)   # Fibonacci hashing constant (2^64 / golden ratio)
 
 
@@ -236,7 +238,8 @@ def _stable_order(keys, bound):
 
 
 # The per-wave quantities a cohort's memory request is charged from (summed over its waves).
-TRAFFIC_FIELDS = ("sectors", "lines", "l2_hits", "ic_hits", "dram_reads", "dram_writes", "ic_writes", "host")
+TRAFFIC_FIELDS = ("sectors", "lines", "l2_hits", "ic_hits", "dram_reads", "dram_writes", "ic_writes", "host",
+                  "dram_activations")
 
 
 class DispatchTraffic:
@@ -334,6 +337,8 @@ class CacheHierarchy:
         if preset.infinity_cache_bytes:
             self.infinity_cache = SetAssociativeCache("Infinity Cache", preset.infinity_cache_bytes,
                                                       preset.sector_bytes, preset.infinity_cache_ways)
+        # DRAM's banks (dram_rows.py): which DRAM reads open a row (None: no banks modelled).
+        self.dram_rows = DramRows(preset, _stable_order) if getattr(preset, "dram_channels", 0) else None
 
     def set_host_ranges(self, ranges):
         """Host memory (see the banner): `ranges` is a list of (first byte, bytes); None or empty: none."""
@@ -462,8 +467,11 @@ class CacheHierarchy:
             del parts, device
             l2_hit, ic_hit, dram_read, dram_writes, ic_writes = full
             del full
-        flags = (None, None, l2_hit, ic_hit, dram_read, dram_writes, ic_writes, host)   # per access
-        del l2_hit, ic_hit, dram_read, dram_writes, ic_writes
+        # The DRAM reads that open a row (dram_rows.py), per access; None: no banks modelled.
+        row_misses = None if self.dram_rows is None else self.dram_rows.account(
+            rows, pcs, counts, dram_read, runs, width if uniform else None, waves)
+        flags = (None, None, l2_hit, ic_hit, dram_read, dram_writes, ic_writes, host, row_misses)   # per access
+        del l2_hit, ic_hit, dram_read, dram_writes, ic_writes, row_misses
         # Every field counts some of a wave's sectors (a write-back charge is 0 or 1 per access), so
         # the wave's sector count bounds them all: the narrowest type that holds it.
         tables = [np.zeros((len(TRAFFIC_FIELDS), waves), dtype=np.min_scalar_type(int(c.max(initial=0))))

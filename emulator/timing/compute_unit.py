@@ -42,13 +42,15 @@ class LevelBytes(NamedTuple):
     ic_reads: int      # of infinity_cache: the reads (the request waits for these)
     dram_reads: int    # of dram: the reads (the request waits for these)
     host: int          # sectors of host memory: over the host link, past the caches (memory_system.py)
+    activations: int = 0   # of the DRAM reads: those that open a DRAM row (dram_rows.py)
 
 
 class WaitingRequest:
     """A request in a CU's wait queue: its sectors and bytes at each level, the process that waits for
     it, and what it tells that process when its last piece is sent."""
 
-    def __init__(self, sectors, l2, infinity_cache, dram, ic_reads, dram_reads, host, is_write, process, arrive):
+    def __init__(self, sectors, l2, infinity_cache, dram, ic_reads, dram_reads, host, is_write, process, arrive,
+                 activations=0):
         self.sectors = sectors
         self.sent = 0               # sectors sent so far
         self.l2 = l2                # LevelBytes' fields
@@ -57,6 +59,7 @@ class WaitingRequest:
         self.ic_reads = ic_reads
         self.dram_reads = dram_reads
         self.host = host
+        self.activations = activations
         self.is_write = is_write
         self.process = process
         self.done = arrive          # the arrival until a piece is sent, then the latest piece's completion
@@ -117,10 +120,10 @@ class ComputeUnit(Process):
             self.done_cycles[i] = t
             self.done_sectors[i] = moved
 
-    def send(self, now, sectors, is_write, l2, infinity_cache, dram, ic_reads, dram_reads, host):
+    def send(self, now, sectors, is_write, l2, infinity_cache, dram, ic_reads, dram_reads, host, activations=0):
         """Send a piece of `sectors` to the memory system at `now` and put it in the miss queue;
         returns its completion cycle."""
-        done = self.memory.request(now, l2, infinity_cache, dram, is_write, ic_reads, dram_reads, host)
+        done = self.memory.request(now, l2, infinity_cache, dram, is_write, ic_reads, dram_reads, host, activations)
         i = self.pieces
         if i == len(self.done_cycles):     # more pieces than ever before: the arrays twice as long
             grown_cycles, grown_sectors = zeros(2 * i, COMPILED), zeros(2 * i, COMPILED)
@@ -159,7 +162,7 @@ class ComputeUnit(Process):
         self.front_end_free = start + -(-lines // self.lookups_per_cycle)
         return self.front_end_free
 
-    def try_issue(self, now, sectors, is_write, l2, infinity_cache, dram, ic_reads, dram_reads, host):
+    def try_issue(self, now, sectors, is_write, l2, infinity_cache, dram, ic_reads, dram_reads, host, activations=0):
         """Send a request of `sectors` at once if the miss queue has room: its completion cycle,
         else -1. The bytes at each level are LevelBytes' fields, passed as plain ints (this runs
         once per memory request: no tuple is built for it). While requests wait, a new one queues
@@ -169,16 +172,16 @@ class ComputeUnit(Process):
             self.retire(now)
         if self.waiting or self.sectors_in_flight + sectors > self.capacity:
             return -1
-        return self.send(now, sectors, is_write, l2, infinity_cache, dram, ic_reads, dram_reads, host)
+        return self.send(now, sectors, is_write, l2, infinity_cache, dram, ic_reads, dram_reads, host, activations)
 
     def wait_for_room(self, now, arrive, sectors, l2, infinity_cache, dram, ic_reads, dram_reads, host, is_write,
-                      process):
+                      process, activations=0):
         """Queue a request that try_issue refused, arriving at cycle `arrive` (>= now: a CU's requests
         arrive in the order its front end looks them up, so the queue stays in arrival order). The
         wait queue wakes `process` when the request's last piece is sent; the returned
         WaitingRequest then holds the last piece's completion (`done`) and when it was sent."""
         request = WaitingRequest(sectors, l2, infinity_cache, dram, ic_reads, dram_reads, host, is_write, process,
-                                 arrive)
+                                 arrive, activations)
         self.waiting.append(request)
         if len(self.waiting) == 1:      # the wait queue's process is not running: start it
             self.scheduler.start(self, now)
@@ -209,7 +212,7 @@ class ComputeUnit(Process):
             # Send the piece (the whole request at once needs no shares).
             if end - sent == sectors:
                 piece = self.send(now, sectors, request.is_write, request.l2, request.infinity_cache, request.dram,
-                                  request.ic_reads, request.dram_reads, request.host)
+                                  request.ic_reads, request.dram_reads, request.host, request.activations)
             else:
                 piece = self.send(now, end - sent, request.is_write,
                                   request.l2 * end // sectors - request.l2 * sent // sectors,
@@ -217,7 +220,8 @@ class ComputeUnit(Process):
                                   request.dram * end // sectors - request.dram * sent // sectors,
                                   request.ic_reads * end // sectors - request.ic_reads * sent // sectors,
                                   request.dram_reads * end // sectors - request.dram_reads * sent // sectors,
-                                  request.host * end // sectors - request.host * sent // sectors)
+                                  request.host * end // sectors - request.host * sent // sectors,
+                                  request.activations * end // sectors - request.activations * sent // sectors)
             if piece > done:
                 done = piece
             request.done = done

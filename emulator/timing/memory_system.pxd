@@ -50,8 +50,8 @@ cdef class HostLink:
 cdef class MemorySystem:
     cdef public DramServer dram
     cdef public HostLink host_link
-    cdef public FifoServer l2, infinity_cache
-    cdef public long long dram_latency, l2_latency, ic_latency
+    cdef public FifoServer l2, infinity_cache, activation
+    cdef public long long dram_latency, l2_latency, ic_latency, row_hit_latency
     cdef public long long atomic_units, atomic_ops
     cdef public list atomic_free
     cdef public object dram_log, host_log
@@ -61,7 +61,8 @@ cdef class MemorySystem:
     cpdef long long atomic(self, long long now, list operations) except? -1
 
     @cython.locals(l2=FifoServer, bps=cython.longlong, start_units=cython.longlong, end_units=cython.longlong,
-                   end=cython.longlong, done=cython.longlong, start=cython.longlong, room=cython.longlong)
+                   end=cython.longlong, done=cython.longlong, start=cython.longlong, room=cython.longlong,
+                   ready=cython.longlong)
     cpdef long long request(self, long long now, long long l2_bytes, long long ic_bytes, long long dram_bytes,
                             bint is_write, long long ic_read_bytes=*, long long dram_read_bytes=*,
-                            long long host_bytes=*) except? -1
+                            long long host_bytes=*, long long activations=*) except? -1

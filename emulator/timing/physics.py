@@ -61,6 +61,8 @@ def rates(preset):
         servers.append(preset.infinity_cache_bytes_per_second)
     if preset.host_link_effective_bytes_per_second() and not preset.uma:
         servers.append(preset.host_link_effective_bytes_per_second())    # memory_system.HostLink
+    if preset.dram_activations_per_second():
+        servers.append(preset.dram_activations_per_second())   # memory_system's activation server
     for bytes_per_second in servers:
         common = math.gcd(preset.clock_hz, bytes_per_second)
         out += [preset.clock_hz // common, bytes_per_second // common]

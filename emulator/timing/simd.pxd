@@ -77,6 +77,7 @@ cdef class SlotGroup(Process):
     cdef public long long group, slots, state, first, count, piece, path_id, first_wave, waves, begin, busy
     cdef public long long nsteps, step, schedule_key, t, issued, pc, latency
     cdef public long long sectors, lines, ic_hits, dram_reads, dram_writes, ic_writes, host, done
+    cdef public long long activations
     cdef public bint is_write, is_lds
     cdef public long long access, slot
     cdef public WaitingRequest request

@@ -58,7 +58,7 @@ MISSING = object()
 FIELDS = len(TRAFFIC_FIELDS)      # costs per cohort
 STEP_FIELDS = 8                   # a flat schedule's ints per step (CohortWork.schedule)
 assert TRAFFIC_FIELDS[:2] == ("sectors", "lines") and TRAFFIC_FIELDS[3:] == ("ic_hits", "dram_reads", "dram_writes",
-                                                                           "ic_writes", "host")
+                                                                           "ic_writes", "host", "dram_activations")
 
 
 class IssuePort:
@@ -402,6 +402,7 @@ class SlotGroup(Process):
         self.is_lds = False                       # the instruction being sent is an LDS one
         self.slot = 0                             # its access slot
         self.sectors = self.lines = self.ic_hits = self.dram_reads = self.dram_writes = self.ic_writes = 0
+        self.activations = 0
         self.host = 0                             # of sectors: host memory (over the host link)
         self.done = 0
         self.request = None                       # compute_unit.WaitingRequest while in the wait queue
@@ -619,6 +620,7 @@ class SlotGroup(Process):
                     self.dram_writes = costs[cost_at + 5]
                     self.ic_writes = costs[cost_at + 6]
                     self.host = costs[cost_at + 7]
+                    self.activations = costs[cost_at + 8]
                     self.t = t
                     self.step = at // STEP_FIELDS
                     self.nloads = nloads
@@ -651,10 +653,10 @@ class SlotGroup(Process):
             dram_bytes = dram_reads + self.dram_writes * sector_bytes
             host = self.host * sector_bytes
             done = cu.try_issue(arrive, sectors, self.is_write, sectors * sector_bytes, ic_bytes, dram_bytes,
-                                ic_reads, dram_reads, host)
+                                ic_reads, dram_reads, host, self.activations)
             if done < 0:                          # the miss queue is full: wait in the CU's queue
                 self.request = cu.wait_for_room(now, arrive, sectors, sectors * sector_bytes, ic_bytes, dram_bytes,
-                                                ic_reads, dram_reads, host, self.is_write, self)
+                                                ic_reads, dram_reads, host, self.is_write, self, self.activations)
                 return ROOM
             self.done = done
         return SENT

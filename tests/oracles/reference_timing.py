@@ -82,17 +82,19 @@ def reference_cycles(preset, wave_width, launch, stats):
                 with port.request() as req:
                     yield req
                     yield env.timeout(step.cycles)
-                sectors, lines, _, ic_hits, dram_reads, dram_writes, ic_writes, host = traffic.cohort(step.slot, w, 1)
+                (sectors, lines, _, ic_hits, dram_reads, dram_writes, ic_writes, host,
+                 activations) = traffic.cohort(step.slot, w, 1)
                 arrive = simd.cu.look_up(env.now + step.latency, lines) if lines else env.now
                 done = arrive
                 if sectors:
                     level_bytes = LevelBytes(sectors * sector_bytes, (ic_hits + ic_writes) * sector_bytes,
                                              (dram_reads + dram_writes) * sector_bytes, ic_hits * sector_bytes,
-                                             dram_reads * sector_bytes, host * sector_bytes)
+                                             dram_reads * sector_bytes, host * sector_bytes, activations)
                     done = simd.cu.try_issue(arrive, sectors, step.is_write, *level_bytes)
                     if done < 0:
                         waiter = _Waiter()
-                        request = simd.cu.wait_for_room(env.now, arrive, sectors, *level_bytes, step.is_write, waiter)
+                        request = simd.cu.wait_for_room(env.now, arrive, sectors, *level_bytes[:6], step.is_write, waiter,
+                                                        activations)
                         yield driver.waiting.setdefault(waiter, env.event())
                         done = request.done
                 if step.is_write:

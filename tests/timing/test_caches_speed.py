@@ -122,7 +122,8 @@ def test_account_per_wave_counts_match_a_loop(seed, uniform):
             row = r.sectors[r.offsets[w]:r.offsets[w + 1]] // 2
             lines = sum(1 for k in range(len(row)) if k == 0 or row[k] != row[k - 1])
             expected = [len(mine), lines] + [int(np.sum(f[mine])) for f in
-                                             (l2_hit, ic_hit, dram_read, dram_writes, ic_writes)] + [0]   # no host memory
+                                             (l2_hit, ic_hit, dram_read, dram_writes, ic_writes)] + [0, 0]   # no host
+            # memory; no DRAM banks on this preset (dram_activations 0: tests/timing/test_dram_rows.py)
             assert table[:, w].tolist() == expected, (pc, w)
     for field in TRAFFIC_FIELDS:
         assert traffic.totals[field] == sum(int(t[TRAFFIC_FIELDS.index(field)].sum()) for t in traffic.per_wave.values())
