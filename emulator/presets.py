@@ -80,6 +80,29 @@ class AdapterPreset:
     infinity_cache_ways: int = 16
     infinity_cache_bytes_per_second: int = 0
     infinity_cache_latency_cycles: int = 0
+    # The CUs' own vector cache (timing/caches.py): RDNA's L0, NVIDIA's L1 (the L1TEX data cache as
+    # configured for compute), Xe-LP's subslice L1. l0_bytes per cache (0: none), shared by
+    # l0_cus_per_cache compute units; l0_latency_cycles from the tag lookup to the data of a hit (no
+    # L2 trip); l0_write_allocate: a store that misses allocates the sector (NVIDIA's lazy
+    # fetch-on-read) or not (write-through, no-allocate). Invalidated at every dispatch's end.
+    l0_bytes: int = 0
+    l0_ways: int = 4
+    l0_cus_per_cache: int = 1
+    l0_latency_cycles: int = 0
+    l0_write_allocate: bool = False
+    # GH100's two L2 partitions (timing/caches.py): the near partition keeps a copy of the most recently
+    # used half of the L2's capacity; an L2 hit it does not hold comes from the far partition and takes
+    # l2_far_latency_cycles instead of l2_latency_cycles. 0: one L2.
+    l2_far_latency_cycles: int = 0
+    # Address translation (timing/caches.py): pages of tlb_page_bytes (0: no TLB modelled); a TLB per
+    # CU of tlb_l1_entries and one shared TLB of tlb_l2_entries (their reach: entries x page); a
+    # request with an L1 TLB miss waits tlb_l1_miss_cycles more (the shared TLB's hit), one that also
+    # misses the shared TLB tlb_walk_cycles more (the page walk).
+    tlb_page_bytes: int = 0
+    tlb_l1_entries: int = 0
+    tlb_l2_entries: int = 0
+    tlb_l1_miss_cycles: int = 0
+    tlb_walk_cycles: int = 0
     smem_latency_percent: int = 60  # scalar cache hit: the ISA table's SMEM latency scaled by this (%)
     refresh_interval_cycles: int = 0  # DRAM refresh: every interval the DRAM stalls ...
     refresh_cycles: int = 0           # ... for this many cycles (0: no refresh modelled)
@@ -184,6 +207,9 @@ RDNA_LDS_SOURCE = (
     "128 bytes per clock).")
 
 
+# Address translation on the RDNA presets (one source for both; the walk's time is per preset, in ns).
+RDNA_TLB = dict(tlb_page_bytes=2 << 20, tlb_l1_entries=32, tlb_l2_entries=128, tlb_l1_miss_cycles=40)
+
 RX_7900_XTX = AdapterPreset(
     key="rx7900xtx",
     description="AMD Radeon RX 7900 XTX (emulated)",
@@ -195,6 +221,7 @@ RX_7900_XTX = AdapterPreset(
     l2_bytes=6 << 20, l2_bytes_per_cycle=2048, l2_latency_cycles=250, smem_latency_percent=50,
     infinity_cache_bytes=96 << 20, infinity_cache_bytes_per_second=5_300_000_000_000,
     infinity_cache_latency_cycles=376,
+    l0_bytes=32 << 10, l0_ways=4, l0_latency_cycles=46, **RDNA_TLB, tlb_walk_cycles=575,
     refresh_interval_cycles=9_750, refresh_cycles=300, submit_cycles=12_500, flush_cycles=3_750,
     dram_write_batch_bytes=24 * 768, dram_turnaround_cycles=26, dram_write_queue_bytes=24 * 2048,
     **RDNA_LDS,
@@ -245,9 +272,10 @@ RX_6800_XT = AdapterPreset(
     compute_units=72, simds_per_cu=2, wave_width=32, workgroup_size=256,
     clock_hz=2_250_000_000, dram_bytes_per_second=512_000_000_000, dram_latency_cycles=650,
     launch_cycles=4_500, vgprs_per_simd_lane=1024, max_lines_in_flight_per_cu=30,
-    l2_bytes=4 << 20, l2_bytes_per_cycle=2048, l2_latency_cycles=220, smem_latency_percent=50,
+    l2_bytes=4 << 20, l2_bytes_per_cycle=2048, l2_latency_cycles=183, smem_latency_percent=50,
     infinity_cache_bytes=128 << 20, infinity_cache_bytes_per_second=1_990_000_000_000,
     infinity_cache_latency_cycles=380,
+    l0_bytes=16 << 10, l0_ways=4, l0_latency_cycles=46, **RDNA_TLB, tlb_walk_cycles=518,
     refresh_interval_cycles=8_775, refresh_cycles=270, submit_cycles=11_250, flush_cycles=3_375,
     dram_write_batch_bytes=16 * 768, dram_turnaround_cycles=23, dram_write_queue_bytes=16 * 2048,
     **RDNA_LDS,
@@ -282,6 +310,9 @@ L1TEX_TAGS = (
     "measured 2.84x the packed copy; the h200 preset gives 2.7x with 4 lookups per clock (6.3x with 1).")
 
 
+# Address translation on the NVIDIA presets (one source for both: the L1 TLB; the shared TLB per preset).
+NVIDIA_TLB = dict(tlb_page_bytes=2 << 20, tlb_l1_entries=16, tlb_l1_miss_cycles=16, tlb_walk_cycles=500)
+
 RTX_3070 = AdapterPreset(
     key="rtx3070",
     description="NVIDIA GeForce RTX 3070 (emulated)",
@@ -291,6 +322,8 @@ RTX_3070 = AdapterPreset(
     clock_hz=1_725_000_000, dram_bytes_per_second=448_000_000_000, dram_latency_cycles=500,
     launch_cycles=3_500, waves_per_simd=12, vgprs_per_simd_lane=512, max_lines_in_flight_per_cu=82,
     sector_bytes=32, l2_bytes=4 << 20, l2_bytes_per_cycle=1536, l2_latency_cycles=200, smem_latency_percent=40,
+    l0_bytes=128 << 10, l0_ways=16, l0_latency_cycles=13, l0_write_allocate=True, **NVIDIA_TLB,
+    tlb_l2_entries=4096,
     refresh_interval_cycles=6_727, refresh_cycles=207, submit_cycles=8_625, flush_cycles=2_600,
     dram_write_batch_bytes=16 * 768, dram_turnaround_cycles=18, dram_write_queue_bytes=16 * 2048, lookups_per_cycle_per_cu=4,
     lds_bytes_per_cu=102_400, lds_max_bytes_per_workgroup=49_152, lds_banks=32, lds_bytes_per_cycle=128,
@@ -340,6 +373,7 @@ IRIS_XE = AdapterPreset(
     launch_cycles=8_100, waves_per_simd=7, supports_64bit=False, uma=True, simd_lanes=8, vgprs_per_simd_lane=1024,
     max_lines_in_flight_per_cu=4, line_bytes=64, sector_bytes=64, l2_bytes=3840 << 10, l2_ways=16,
     l2_bytes_per_cycle=512, l2_latency_cycles=180, smem_latency_percent=40,
+    l0_bytes=64 << 10, l0_ways=16, l0_cus_per_cache=16, l0_latency_cycles=40,
     refresh_interval_cycles=5_265, refresh_cycles=243, submit_cycles=6_750, flush_cycles=4_050,
     dram_write_batch_bytes=8 * 768, dram_turnaround_cycles=27, dram_write_queue_bytes=8 * 2048,
     lds_bytes_per_cu=65536, lds_max_bytes_per_workgroup=65536, lds_banks=16, lds_bytes_per_cycle=64,
@@ -403,6 +437,8 @@ H200 = AdapterPreset(
     clock_hz=1_980_000_000, dram_bytes_per_second=4_800_000_000_000, dram_latency_cycles=472,
     launch_cycles=3_000, waves_per_simd=16, vgprs_per_simd_lane=512, max_lines_in_flight_per_cu=512,
     sector_bytes=32, l2_bytes=60 << 20, l2_ways=20, l2_bytes_per_cycle=5120, l2_latency_cycles=278,
+    l2_far_latency_cycles=521, l0_bytes=224 << 10, l0_ways=16, l0_latency_cycles=7, l0_write_allocate=True,
+    **NVIDIA_TLB, tlb_l2_entries=16384,
     smem_latency_percent=40, refresh_interval_cycles=7_722, refresh_cycles=238,
     submit_cycles=9_900, flush_cycles=2_970, workgroup_launchers=8, lookups_per_cycle_per_cu=4,
     lds_bytes_per_cu=233_472, lds_max_bytes_per_workgroup=49_152, lds_banks=32, lds_bytes_per_cycle=128,
@@ -518,7 +554,7 @@ POSITIVE_FIELDS = ("compute_units", "simds_per_cu", "wave_width", "clock_hz", "d
                    "sector_bytes", "lookups_per_cycle_per_cu", "max_lines_in_flight_per_cu", "l2_bytes", "l2_ways",
                    "l2_bytes_per_cycle", "simd_lanes", "waves_per_simd", "workgroup_size", "vgprs_per_simd_lane",
                    "workgroup_launch_cycles", "workgroup_launchers", "dedicated_video_memory", "lds_banks",
-                   "lds_bytes_per_cycle", "l2_atomics_per_cycle")
+                   "lds_bytes_per_cycle", "l2_atomics_per_cycle", "l0_ways", "l0_cus_per_cache")
 # Upper bounds on the fields that size the emulator's own host objects (one object per compute unit
 # and SIMD, cache tag arrays of size / sector_bytes, per-wave-slot state): far above any real GPU,
 # low enough that a preset cannot make the emulator allocate without bound.
@@ -527,7 +563,9 @@ FIELD_LIMITS = {"compute_units": 1024, "workgroup_launchers": 64, "simds_per_cu"
                 "infinity_cache_ways": 256, "max_lines_in_flight_per_cu": 1 << 16, "l2_bytes": 1 << 30,
                 "infinity_cache_bytes": 1 << 32, "dedicated_video_memory": 1 << 44, "max_feature_level": 0xFFFF,
                 "vendor_id": 0xFFFF, "device_id": 0xFFFF, "lds_banks": 1024, "lds_bytes_per_cycle": 1 << 16,
-                "l2_atomics_per_cycle": 1 << 16, "lds_bytes_per_cu": 1 << 30, "host_link_efficiency_permille": 1000}
+                "l2_atomics_per_cycle": 1 << 16, "lds_bytes_per_cu": 1 << 30, "host_link_efficiency_permille": 1000,
+                "l0_ways": 256, "l0_cus_per_cache": 1024, "l0_bytes": 1 << 24, "tlb_l1_entries": 1 << 16,
+                "tlb_l2_entries": 1 << 20, "tlb_page_bytes": 1 << 40}
 MAX_CACHE_SECTORS = 1 << 22   # a modelled cache's tag array: sectors (9 bytes each on the host)
 MAX_FIELD = 1 << 62     # every other integer field: large enough, and exact in any arithmetic done with it
 
@@ -587,6 +625,26 @@ def preset_problem(preset):
             return (f"infinity_cache_bytes_per_second is {preset.infinity_cache_bytes_per_second}; a preset with "
                     f"an Infinity Cache needs a positive bandwidth")
         caches.append(("infinity_cache", preset.infinity_cache_bytes, preset.infinity_cache_ways))
+    if preset.l0_bytes:
+        caches.append(("l0", preset.l0_bytes, preset.l0_ways))
+        parts = -(-preset.compute_units // preset.l0_cus_per_cache)
+        if parts * preset.l0_bytes // preset.sector_bytes > MAX_CACHE_SECTORS:
+            return (f"l0_bytes is {preset.l0_bytes}; with {parts} caches of sector_bytes {preset.sector_bytes} that is "
+                    f"more than {MAX_CACHE_SECTORS} sectors, the most the modelled caches hold")
+    if preset.l2_far_latency_cycles and preset.l2_far_latency_cycles < preset.l2_latency_cycles:
+        return (f"l2_far_latency_cycles is {preset.l2_far_latency_cycles}; it must be 0 (one L2 partition) or at least "
+                f"l2_latency_cycles ({preset.l2_latency_cycles}): the far partition is not nearer")
+    if preset.tlb_page_bytes:
+        if preset.tlb_page_bytes % preset.sector_bytes:
+            return (f"tlb_page_bytes is {preset.tlb_page_bytes}; it must be a multiple of sector_bytes "
+                    f"({preset.sector_bytes})")
+        for name in ("tlb_l1_entries", "tlb_l2_entries"):
+            if getattr(preset, name) == 0:
+                return f"{name} is 0 while tlb_page_bytes is {preset.tlb_page_bytes}; a modelled TLB needs entries"
+        parts = -(-preset.compute_units // preset.l0_cus_per_cache)
+        if parts * preset.tlb_l1_entries > MAX_CACHE_SECTORS:
+            return (f"tlb_l1_entries is {preset.tlb_l1_entries}; with {parts} TLBs that is more than "
+                    f"{MAX_CACHE_SECTORS} entries, the most the modelled TLBs hold")
     for name, size, ways in caches:
         if ways <= 0 or size % (preset.line_bytes * ways):
             return (f"{name}_bytes is {size}; it must be a multiple of line_bytes x {name}_ways "

@@ -191,6 +191,54 @@ class SetAssociativeCache:
         return int((self.tags >= 0).sum())
 
 
+class PartitionedCache(SetAssociativeCache):
+    """`parts` caches of `capacity` units each (units of `unit_bytes`: sectors, or pages for a TLB),
+    `ways`-way, held as one tag array: part p owns sets p x part_sets .. (p + 1) x part_sets - 1 and
+    tags item x parts + p. Reads only (the CUs' caches are written through: see the banner)."""
+
+    def __init__(self, name, parts, capacity_bytes, unit_bytes, ways):
+        super().__init__(name, parts * capacity_bytes, unit_bytes, ways)
+        self.parts = parts
+        self.part_sets = max(1, self.sets // parts)
+
+    def set_of(self, keys):
+        part = keys % self.parts
+        words = (keys // self.parts).view(np.uint64)
+        hashed = (words * _HASH) >> np.uint64(20)
+        return part * self.part_sets + (hashed % np.uint64(self.part_sets)).view(np.int64)
+
+    def reset(self):
+        """Invalidate every part (a dispatch's end: the CUs' caches are invalidated)."""
+        self.tags[:] = -1
+        self.next_way[:] = 0
+
+    def lookup(self, items, parts):
+        """Hit flags of a stream of reads of `items` (int64 >= 0), each by part `parts` (in order).
+
+        Each part takes its own accesses in stream order. Speed: the parts are independent (their
+        sets are disjoint), so round r holds accesses r x part_sets .. of every part at once, one
+        _chunk call each: a chunk never holds more accesses of one part than that part has sets, the
+        bound SetAssociativeCache.access keeps, and the result is what each part alone would give."""
+        n = items.size
+        hits = np.zeros(n, dtype=bool)
+        if n == 0:
+            return hits
+        keys = items * self.parts + parts
+        order = _stable_order(parts, self.parts)
+        counts = np.bincount(parts, minlength=self.parts)
+        starts = np.cumsum(counts) - counts
+        rank = np.empty(n, dtype=np.int64)
+        rank[order] = np.arange(n) - np.repeat(starts, counts)     # position in its part's stream
+        rounds = rank // self.part_sets
+        last = int(rounds.max())
+        by_round = _stable_order(rounds, last + 1)
+        bounds = np.searchsorted(rounds[by_round], np.arange(last + 2))
+        for r in range(last + 1):
+            at = by_round[bounds[r]:bounds[r + 1]]
+            hits[at] = self._chunk(keys[at], None, clean=True)[0]
+        return hits
+
+
 def _any_per_row(match):
     """match.any(axis=1) for a C-contiguous 2-D bool array, faster when rows are whole 8-byte
     words (a NumPy bool is one byte, 0 or 1): the words of each row are OR-ed as uint64."""
@@ -236,7 +284,8 @@ def _stable_order(keys, bound):
 
 
 # The per-wave quantities a cohort's memory request is charged from (summed over its waves).
-TRAFFIC_FIELDS = ("sectors", "lines", "l2_hits", "ic_hits", "dram_reads", "dram_writes", "ic_writes", "host")
+TRAFFIC_FIELDS = ("sectors", "lines", "l2_hits", "ic_hits", "dram_reads", "dram_writes", "ic_writes", "host",
+                  "l0_hits", "far_hits", "tlb_misses", "tlb_walks")
 
 
 class DispatchTraffic:
@@ -334,6 +383,26 @@ class CacheHierarchy:
         if preset.infinity_cache_bytes:
             self.infinity_cache = SetAssociativeCache("Infinity Cache", preset.infinity_cache_bytes,
                                                       preset.sector_bytes, preset.infinity_cache_ways)
+        # GH100's split L2 (see the banner): the near partition's copy of what this side's SMs used.
+        self.l2_near = None
+        if preset.l2_far_latency_cycles:
+            self.l2_near = SetAssociativeCache("L2 near partition", preset.l2_bytes // 2, preset.sector_bytes,
+                                               preset.l2_ways)
+        self.far = None     # the last _beyond_l0 stream's far hits (None: none)
+        # The CUs' own caches and TLBs (see the banner): one part per l0_cus_per_cache CUs.
+        self.compute_units = preset.compute_units
+        self.cus_per_part = preset.l0_cus_per_cache
+        parts = -(-preset.compute_units // preset.l0_cus_per_cache)
+        self.l0 = None
+        self.l0_write_allocate = preset.l0_write_allocate
+        if preset.l0_bytes:
+            self.l0 = PartitionedCache("L0", parts, preset.l0_bytes, preset.sector_bytes, preset.l0_ways)
+        self.tlb_l1 = self.tlb_l2 = None
+        if preset.tlb_page_bytes:
+            self.sectors_per_page = max(1, preset.tlb_page_bytes // preset.sector_bytes)
+            self.tlb_l1 = PartitionedCache("L1 TLB", parts, preset.tlb_l1_entries, 1, min(4, preset.tlb_l1_entries))
+            self.tlb_l2 = SetAssociativeCache("L2 TLB", preset.tlb_l2_entries, 1, min(16, preset.tlb_l2_entries))
+            self.tlb_seen = {"l1": np.empty(0, dtype=np.int64), "l2": np.empty(0, dtype=np.int64)}
 
     def set_host_ranges(self, ranges):
         """Host memory (see the banner): `ranges` is a list of (first byte, bytes); None or empty: none."""
@@ -352,18 +421,120 @@ class CacheHierarchy:
         mask = (at >= 0) & (sectors < self.host_ends[np.maximum(at, 0)])
         return mask if mask.any() else None
 
-    def classify(self, stream):
+    def classify(self, stream, parts=None):
         """For a stream of sector accesses in order: per access, whether it hit the L2, whether it
-        hit the Infinity Cache (after missing the L2), whether it reads DRAM, and the number of
-        sectors written back to DRAM (and to the Infinity Cache) that it caused by eviction.
+        hit the Infinity Cache (after missing the L2), whether it reads DRAM, the number of
+        sectors written back to DRAM (and to the Infinity Cache) that it caused by eviction, whether
+        it hit its CU's L0 (a read that goes no further), whether its L2 hit was far, whether it
+        missed its L1 TLB and whether it also missed the shared TLB (None: no access did).
 
+        `parts` holds each access's L0 (and L1 TLB) part (None: no CU caches or TLBs looked up).
         `stream` is a list [sectors, write flags] that classify empties: holding the only
         references, it frees the sectors once the Infinity Cache's stream is built (memory: the
         largest array of a dispatch's accounting)."""
         sectors, writes = stream
         stream.clear()
+        l0_hit = self._l0_hits(sectors, writes, parts) if parts is not None else None
+        if l0_hit is None:
+            tlb = self._translate(sectors, parts)
+            stream = [sectors, writes]
+            del sectors, writes            # (the only references are the list's: _beyond_l0 frees them)
+            flags = self._beyond_l0(stream)
+            return flags + (None, self.far) + tlb
+        # The L0's hits go no further: the rest are classified alone and their flags put back in place.
+        miss = ~l0_hit
+        sub_sectors, sub_writes = sectors[miss], writes[miss]
+        del sectors, writes
+        tlb = self._translate(sub_sectors, None if parts is None else parts[miss])
+        flags = self._beyond_l0([sub_sectors, sub_writes])
+        del sub_sectors, sub_writes
+        full = []
+        for part in flags + (self.far,) + tlb:
+            same = next((f for p, f in zip(flags, full) if p is part), None) if part is not None else None
+            if part is not None and same is None:
+                same = np.zeros(l0_hit.size, dtype=part.dtype)
+                same[miss] = part
+            full.append(same)
+        return tuple(full[:5]) + (l0_hit,) + tuple(full[5:])
+
+    def _l0_hits(self, sectors, writes, parts):
+        """Per access, whether it is a read that hits its CU's L0 (None when none does). The L0 is
+        invalidated at every dispatch's end, so each dispatch starts it empty; a stream in which no
+        sector is looked up twice (a streaming kernel's: _distinct) cannot hit and is not looked up."""
+        if self.l0 is None:
+            return None
+        looked = None if self.l0_write_allocate else ~writes
+        items = sectors if looked is None else sectors[looked]
+        if items.size < 2 or _distinct(items, None):
+            return None
+        self.l0.reset()
+        hit = self.l0.lookup(items, parts if looked is None else parts[looked])
+        if not hit.any():
+            return None
+        if looked is None:
+            return hit & ~writes           # a store that hits goes on to the L2 (written through)
+        full = np.zeros(sectors.size, dtype=bool)
+        full[looked] = hit
+        return full
+
+    def _translate(self, sectors, parts):
+        """(L1 TLB misses, shared TLB misses) per access, (None, None) without TLBs or misses. An access
+        to the page its part's previous access translated hits without a lookup (it was just used)."""
+        if self.tlb_l1 is None or sectors.size == 0:
+            return None, None
+        pages = sectors // self.sectors_per_page
+        if parts is None:
+            parts = np.zeros(sectors.size, dtype=np.int64)
+        keys = pages * self.tlb_l1.parts + parts
+        keep = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+        del keys
+        l1_hit = self.tlb_l1.lookup(pages[keep], parts[keep])
+        miss_at = keep[~l1_hit]
+        del keep, l1_hit
+        if miss_at.size == 0:
+            return None, None
+        missed = pages[miss_at]
+        first = np.concatenate(([True], missed[1:] != missed[:-1]))
+        l2_hit, _ = self.tlb_l2.access(missed[first], None)
+        walks = miss_at[first][~l2_hit]
+        # A translation's first miss (the page's first use on this part, or on the device) is not
+        # charged: only misses of translations the TLB held before and lost (see the banner).
+        miss_at = miss_at[self._seen_before("l1", pages[miss_at] * self.tlb_l1.parts + parts[miss_at])]
+        walks = walks[self._seen_before("l2", pages[walks])]
+        if miss_at.size == 0:
+            return None, None
+        tlb_miss = np.zeros(sectors.size, dtype=bool)
+        tlb_miss[miss_at] = True
+        if walks.size == 0:
+            return tlb_miss, None
+        tlb_walk = np.zeros(sectors.size, dtype=bool)
+        tlb_walk[walks] = True
+        return tlb_miss, tlb_walk
+
+    def _seen_before(self, level, keys):
+        """Per key (in stream order), whether the TLB level translated it before: on an earlier
+        dispatch, or earlier in this stream. Records the keys as seen."""
+        seen = self.tlb_seen[level]
+        before = np.isin(keys, seen)
+        _, first = np.unique(keys, return_index=True)
+        repeat = np.ones(keys.size, dtype=bool)
+        repeat[first] = False
+        self.tlb_seen[level] = np.union1d(seen, keys)
+        return before | repeat
+
+    def _beyond_l0(self, stream):
+        """classify's first five flags for accesses past the L0 (the L2 and beyond; see classify)."""
+        sectors, writes = stream
+        stream.clear()
         l2_hit, l2_evicted = self.l2.access(sectors, writes)
         n = sectors.size
+        self.far = None
+        if self.l2_near is not None and n:
+            # Every access goes through the near partition, which keeps a copy of the most recent
+            # half of the L2's worth; an L2 hit it does not hold is served by the far partition.
+            near, _ = self.l2_near.access(sectors, None)
+            self.far = l2_hit & ~near
+            del near
         ic_hit = np.zeros(n, dtype=bool)
         dram_read = ~l2_hit & ~writes
         # Each miss allocates one way and so evicts at most one sector: a charge is 0 or 1.
@@ -387,9 +558,10 @@ class CacheHierarchy:
         dram_read &= ~ic_hit          # the reads that missed the Infinity Cache too
         return l2_hit, ic_hit, dram_read, written_back, written_back
 
-    def account(self, record, line_bytes):
+    def account(self, record, line_bytes, waves_per_workgroup=1):
         """Run a dispatch's sector stream (a DispatchRecord) through the caches, in wave order and
-        instruction order within a wave; returns its DispatchTraffic.
+        instruction order within a wave; returns its DispatchTraffic. Workgroup g's waves use the L0
+        and L1 TLB of compute unit g mod compute_units (see the banner).
 
         Speed: a wave's accesses of one instruction are one run of the stream, so a per-wave sum of
         a per-access flag is the difference of the flag's prefix sum at the run's two ends (one
@@ -439,31 +611,42 @@ class CacheHierarchy:
                 before += c
                 runs.append(first)
             del wave_start, before
+        # Each access's part of the CUs' caches (see the banner), where the preset has them.
+        cu_parts = None
+        if (self.l0 is not None or self.tlb_l1 is not None) and n:
+            wave_cu = (np.arange(waves, dtype=np.int64) // max(1, waves_per_workgroup)) % self.compute_units
+            cu_parts = np.repeat(wave_cu // self.cus_per_part, per_wave_total)
+            del wave_cu
         # Memory: what only built the stream goes before the caches run; classify frees the stream.
         del per_wave_total
         host = self.host_mask(stream)
         if host is None:
             stream = [stream, stream_writes]
             del stream_writes
-            l2_hit, ic_hit, dram_read, dram_writes, ic_writes = self.classify(stream)
+            classified = self.classify(stream, cu_parts)
         else:
             # Host memory's sectors skip the caches (see the banner): the rest is classified alone and
             # its flags put back in place (a host access hits nothing, reads no DRAM, evicts nothing).
             device = ~host
-            parts = self.classify([stream[device], stream_writes[device]])
+            parts = self.classify([stream[device], stream_writes[device]],
+                                  None if cu_parts is None else cu_parts[device])
             del stream_writes
             full = []
             for part in parts:
                 same = next((f for p, f in zip(parts, full) if p is part), None)   # keep shared arrays shared
-                if same is None:
+                if same is None and part is not None:
                     same = np.zeros(n, dtype=part.dtype)
                     same[device] = part
                 full.append(same)
             del parts, device
-            l2_hit, ic_hit, dram_read, dram_writes, ic_writes = full
+            classified = tuple(full)
             del full
-        flags = (None, None, l2_hit, ic_hit, dram_read, dram_writes, ic_writes, host)   # per access
-        del l2_hit, ic_hit, dram_read, dram_writes, ic_writes
+        del cu_parts
+        l2_hit, ic_hit, dram_read, dram_writes, ic_writes, l0_hit, far_hit, tlb_miss, tlb_walk = classified
+        del classified
+        flags = (None, None, l2_hit, ic_hit, dram_read, dram_writes, ic_writes, host,     # per access
+                 l0_hit, far_hit, tlb_miss, tlb_walk)
+        del l2_hit, ic_hit, dram_read, dram_writes, ic_writes, l0_hit, far_hit, tlb_miss, tlb_walk
         # Every field counts some of a wave's sectors (a write-back charge is 0 or 1 per access), so
         # the wave's sector count bounds them all: the narrowest type that holds it.
         tables = [np.zeros((len(TRAFFIC_FIELDS), waves), dtype=np.min_scalar_type(int(c.max(initial=0))))
@@ -535,6 +718,8 @@ class CacheHierarchy:
             return 0
         first = first_byte // self.sector_bytes
         end = -(-(first_byte + num_bytes) // self.sector_bytes)
+        if self.l2_near is not None:
+            self.l2_near.invalidate(first, end)
         return self.l2.invalidate(first, end)
 
 

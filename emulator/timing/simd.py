@@ -58,7 +58,8 @@ MISSING = object()
 FIELDS = len(TRAFFIC_FIELDS)      # costs per cohort
 STEP_FIELDS = 8                   # a flat schedule's ints per step (CohortWork.schedule)
 assert TRAFFIC_FIELDS[:2] == ("sectors", "lines") and TRAFFIC_FIELDS[3:] == ("ic_hits", "dram_reads", "dram_writes",
-                                                                           "ic_writes", "host")
+                                                                           "ic_writes", "host", "l0_hits",
+                                                                           "far_hits", "tlb_misses", "tlb_walks")
 
 
 class IssuePort:
@@ -247,6 +248,9 @@ class CohortWork:
         self.blocks = {}                      # slot << 27 | cohort size << 20 | block -> its costs
         self.costs_at = 0                     # where costs() put the cohort's costs in the list it returned
         self.sector_bytes = sector_bytes
+        # Latencies the caches' classification adds (presets.py; set by the command processor): an L0
+        # hit's, an L1 TLB miss's, a page walk's, the far L2 partition's extra hop.
+        self.l0_latency = self.tlb_miss_cycles = self.walk_cycles = self.far_cycles = 0
         self.recorder = recorder
         # Per LDS access slot, running sums over the waves (index w: waves 0 .. w - 1) of the bank
         # passes (DispatchRecord.lds): a cohort's total is two lookups. (Memory: an int64 array per
@@ -403,6 +407,8 @@ class SlotGroup(Process):
         self.slot = 0                             # its access slot
         self.sectors = self.lines = self.ic_hits = self.dram_reads = self.dram_writes = self.ic_writes = 0
         self.host = 0                             # of sectors: host memory (over the host link)
+        self.l0_hits = 0                          # of sectors: hits in the CU's L0 (no L2 trip)
+        self.extra = 0                            # cycles before the caches: translation, far L2 hop
         self.done = 0
         self.request = None                       # compute_unit.WaitingRequest while in the wait queue
 
@@ -619,6 +625,12 @@ class SlotGroup(Process):
                     self.dram_writes = costs[cost_at + 5]
                     self.ic_writes = costs[cost_at + 6]
                     self.host = costs[cost_at + 7]
+                    self.l0_hits = costs[cost_at + 8]
+                    # The request's extra latency before it reaches the caches: address translation
+                    # (an L1 TLB miss, and a page walk), and the hop to GH100's far L2 partition.
+                    self.extra = ((work.tlb_miss_cycles if costs[cost_at + 10] else 0)
+                                  + (work.walk_cycles if costs[cost_at + 11] else 0)
+                                  + (work.far_cycles if costs[cost_at + 9] else 0))
                     self.t = t
                     self.step = at // STEP_FIELDS
                     self.nloads = nloads
@@ -641,7 +653,10 @@ class SlotGroup(Process):
             return SENT
         arrive = cu.look_up(now + self.latency, self.lines) if self.lines else now
         self.done = arrive
-        sectors = self.sectors
+        sectors = self.sectors - self.l0_hits     # the L0's hits need no L2 trip (caches.py)
+        if self.l0_hits:
+            self.done = arrive + self.work.l0_latency
+        arrive += self.extra
         if sectors:
             # A LevelBytes' fields as plain ints, worked out once (one request per call: no tuple is built).
             sector_bytes = self.work.sector_bytes
@@ -656,7 +671,8 @@ class SlotGroup(Process):
                 self.request = cu.wait_for_room(now, arrive, sectors, sectors * sector_bytes, ic_bytes, dram_bytes,
                                                 ic_reads, dram_reads, host, self.is_write, self)
                 return ROOM
-            self.done = done
+            if done > self.done:
+                self.done = done
         return SENT
 
     def sent(self, now):
