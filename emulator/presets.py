@@ -86,7 +86,6 @@ class AdapterPreset:
     # L2 trip); l0_write_allocate: a store that misses allocates the sector (NVIDIA's lazy
     # fetch-on-read) or not (write-through, no-allocate). Invalidated at every dispatch's end.
     l0_bytes: int = 0
-    l0_ways: int = 4
     l0_cus_per_cache: int = 1
     l0_latency_cycles: int = 0
     l0_write_allocate: bool = False
@@ -221,7 +220,7 @@ RX_7900_XTX = AdapterPreset(
     l2_bytes=6 << 20, l2_bytes_per_cycle=2048, l2_latency_cycles=250, smem_latency_percent=50,
     infinity_cache_bytes=96 << 20, infinity_cache_bytes_per_second=5_300_000_000_000,
     infinity_cache_latency_cycles=376,
-    l0_bytes=32 << 10, l0_ways=4, l0_latency_cycles=46, **RDNA_TLB, tlb_walk_cycles=575,
+    l0_bytes=32 << 10, l0_latency_cycles=46, **RDNA_TLB, tlb_walk_cycles=575,
     refresh_interval_cycles=9_750, refresh_cycles=300, submit_cycles=12_500, flush_cycles=3_750,
     dram_write_batch_bytes=24 * 768, dram_turnaround_cycles=26, dram_write_queue_bytes=24 * 2048,
     **RDNA_LDS,
@@ -275,7 +274,7 @@ RX_6800_XT = AdapterPreset(
     l2_bytes=4 << 20, l2_bytes_per_cycle=2048, l2_latency_cycles=183, smem_latency_percent=50,
     infinity_cache_bytes=128 << 20, infinity_cache_bytes_per_second=1_990_000_000_000,
     infinity_cache_latency_cycles=380,
-    l0_bytes=16 << 10, l0_ways=4, l0_latency_cycles=46, **RDNA_TLB, tlb_walk_cycles=518,
+    l0_bytes=16 << 10, l0_latency_cycles=46, **RDNA_TLB, tlb_walk_cycles=518,
     refresh_interval_cycles=8_775, refresh_cycles=270, submit_cycles=11_250, flush_cycles=3_375,
     dram_write_batch_bytes=16 * 768, dram_turnaround_cycles=23, dram_write_queue_bytes=16 * 2048,
     **RDNA_LDS,
@@ -322,7 +321,7 @@ RTX_3070 = AdapterPreset(
     clock_hz=1_725_000_000, dram_bytes_per_second=448_000_000_000, dram_latency_cycles=500,
     launch_cycles=3_500, waves_per_simd=12, vgprs_per_simd_lane=512, max_lines_in_flight_per_cu=82,
     sector_bytes=32, l2_bytes=4 << 20, l2_bytes_per_cycle=1536, l2_latency_cycles=200, smem_latency_percent=40,
-    l0_bytes=128 << 10, l0_ways=16, l0_latency_cycles=13, l0_write_allocate=True, **NVIDIA_TLB,
+    l0_bytes=128 << 10, l0_latency_cycles=13, l0_write_allocate=True, **NVIDIA_TLB,
     tlb_l2_entries=4096,
     refresh_interval_cycles=6_727, refresh_cycles=207, submit_cycles=8_625, flush_cycles=2_600,
     dram_write_batch_bytes=16 * 768, dram_turnaround_cycles=18, dram_write_queue_bytes=16 * 2048, lookups_per_cycle_per_cu=4,
@@ -373,7 +372,7 @@ IRIS_XE = AdapterPreset(
     launch_cycles=8_100, waves_per_simd=7, supports_64bit=False, uma=True, simd_lanes=8, vgprs_per_simd_lane=1024,
     max_lines_in_flight_per_cu=4, line_bytes=64, sector_bytes=64, l2_bytes=3840 << 10, l2_ways=16,
     l2_bytes_per_cycle=512, l2_latency_cycles=180, smem_latency_percent=40,
-    l0_bytes=64 << 10, l0_ways=16, l0_cus_per_cache=16, l0_latency_cycles=40,
+    l0_bytes=64 << 10, l0_cus_per_cache=16, l0_latency_cycles=40,
     refresh_interval_cycles=5_265, refresh_cycles=243, submit_cycles=6_750, flush_cycles=4_050,
     dram_write_batch_bytes=8 * 768, dram_turnaround_cycles=27, dram_write_queue_bytes=8 * 2048,
     lds_bytes_per_cu=65536, lds_max_bytes_per_workgroup=65536, lds_banks=16, lds_bytes_per_cycle=64,
@@ -437,7 +436,7 @@ H200 = AdapterPreset(
     clock_hz=1_980_000_000, dram_bytes_per_second=4_800_000_000_000, dram_latency_cycles=472,
     launch_cycles=3_000, waves_per_simd=16, vgprs_per_simd_lane=512, max_lines_in_flight_per_cu=512,
     sector_bytes=32, l2_bytes=60 << 20, l2_ways=20, l2_bytes_per_cycle=5120, l2_latency_cycles=278,
-    l2_far_latency_cycles=521, l0_bytes=224 << 10, l0_ways=16, l0_latency_cycles=7, l0_write_allocate=True,
+    l2_far_latency_cycles=521, l0_bytes=224 << 10, l0_latency_cycles=7, l0_write_allocate=True,
     **NVIDIA_TLB, tlb_l2_entries=16384,
     smem_latency_percent=40, refresh_interval_cycles=7_722, refresh_cycles=238,
     submit_cycles=9_900, flush_cycles=2_970, workgroup_launchers=8, lookups_per_cycle_per_cu=4,
@@ -554,7 +553,7 @@ POSITIVE_FIELDS = ("compute_units", "simds_per_cu", "wave_width", "clock_hz", "d
                    "sector_bytes", "lookups_per_cycle_per_cu", "max_lines_in_flight_per_cu", "l2_bytes", "l2_ways",
                    "l2_bytes_per_cycle", "simd_lanes", "waves_per_simd", "workgroup_size", "vgprs_per_simd_lane",
                    "workgroup_launch_cycles", "workgroup_launchers", "dedicated_video_memory", "lds_banks",
-                   "lds_bytes_per_cycle", "l2_atomics_per_cycle", "l0_ways", "l0_cus_per_cache")
+                   "lds_bytes_per_cycle", "l2_atomics_per_cycle", "l0_cus_per_cache")
 # Upper bounds on the fields that size the emulator's own host objects (one object per compute unit
 # and SIMD, cache tag arrays of size / sector_bytes, per-wave-slot state): far above any real GPU,
 # low enough that a preset cannot make the emulator allocate without bound.
@@ -564,7 +563,7 @@ FIELD_LIMITS = {"compute_units": 1024, "workgroup_launchers": 64, "simds_per_cu"
                 "infinity_cache_bytes": 1 << 32, "dedicated_video_memory": 1 << 44, "max_feature_level": 0xFFFF,
                 "vendor_id": 0xFFFF, "device_id": 0xFFFF, "lds_banks": 1024, "lds_bytes_per_cycle": 1 << 16,
                 "l2_atomics_per_cycle": 1 << 16, "lds_bytes_per_cu": 1 << 30, "host_link_efficiency_permille": 1000,
-                "l0_ways": 256, "l0_cus_per_cache": 1024, "l0_bytes": 1 << 24, "tlb_l1_entries": 1 << 16,
+                "l0_cus_per_cache": 1024, "l0_bytes": 1 << 24, "tlb_l1_entries": 1 << 16,
                 "tlb_l2_entries": 1 << 20, "tlb_page_bytes": 1 << 40}
 MAX_CACHE_SECTORS = 1 << 22   # a modelled cache's tag array: sectors (9 bytes each on the host)
 MAX_FIELD = 1 << 62     # every other integer field: large enough, and exact in any arithmetic done with it
@@ -626,7 +625,8 @@ def preset_problem(preset):
                     f"an Infinity Cache needs a positive bandwidth")
         caches.append(("infinity_cache", preset.infinity_cache_bytes, preset.infinity_cache_ways))
     if preset.l0_bytes:
-        caches.append(("l0", preset.l0_bytes, preset.l0_ways))
+        if preset.l0_bytes % preset.line_bytes:
+            return f"l0_bytes is {preset.l0_bytes}; it must be a multiple of line_bytes ({preset.line_bytes})"
         parts = -(-preset.compute_units // preset.l0_cus_per_cache)
         if parts * preset.l0_bytes // preset.sector_bytes > MAX_CACHE_SECTORS:
             return (f"l0_bytes is {preset.l0_bytes}; with {parts} caches of sector_bytes {preset.sector_bytes} that is "

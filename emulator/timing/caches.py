@@ -57,12 +57,18 @@ class SetAssociativeCache:
         hashed = (words * _HASH) >> np.uint64(20)
         return (hashed % np.uint64(self.sets)).view(np.int64)
 
-    def access(self, sectors, writes):
+    def access(self, sectors, writes, groups=None, reach=0, after_write=False):
         """Look up a stream of sectors (in order) with their write flags (None: all reads).
 
-        Returns (hit per access, sectors evicted dirty: the write-backs this stream caused).
+        Returns (hit per access, sectors evicted dirty: the write-backs this stream caused). With
+        `groups` (each access's workgroup), `l0` is then the hits that the CUs' L0s serve (see
+        CacheHierarchy's banner: a read whose sector's previous access in the stream, within the
+        same chunk, was its own workgroup's, at most `reach` accesses before, and a read unless
+        `after_write`); they are hits here too (a hit changes no FIFO state).
         """
         hits = np.empty(sectors.size, dtype=bool)
+        self.l0 = np.zeros(sectors.size, dtype=bool) if groups is not None else None
+        self._l0_args = (reach, after_write)
         evicted = []
         step = max(1, self.sets)
         # Reads only into a cache with nothing dirty (the write-through Infinity Cache, always):
@@ -71,14 +77,16 @@ class SetAssociativeCache:
         distinct = writes is not None and _distinct(sectors[:step], writes[:step]) and _distinct(sectors, writes)
         for lo in range(0, sectors.size, step):
             chunk = sectors[lo:lo + step]
+            self._chunk_at = lo
             hit, wb = self._chunk(chunk, None if writes is None else writes[lo:lo + step], clean,
-                                  distinct or (writes is None and _distinct(chunk, None)))
+                                  distinct or (writes is None and _distinct(chunk, None)),
+                                  None if groups is None else groups[lo:lo + step])
             hits[lo:lo + step] = hit
             if wb.size:
                 evicted.append(wb)
         return hits, (np.concatenate(evicted) if evicted else np.empty(0, dtype=np.int64))
 
-    def _chunk(self, sectors, writes, clean=False, distinct=False):
+    def _chunk(self, sectors, writes, clean=False, distinct=False, groups=None):
         # Speed: this runs once per `sets` accesses (thousands of times for a large dispatch), so
         # it avoids ufunc.at (slow): the sectors written are looked up (searchsorted) among the
         # sorted distinct sectors, and the FIFO pointers of the sets that missed (distinct) are
@@ -105,6 +113,16 @@ class SetAssociativeCache:
             written = np.zeros(sectors.size, dtype=bool) if writes is None else writes
         else:
             first_at = order[new]                      # each sector's first access in the chunk
+            if groups is not None:
+                # The CUs' L0s (see access): a repeat and the access before it to the same sector
+                # are neighbours in the stable order.
+                again = np.flatnonzero(~new)
+                now, before = order[again], order[again - 1]
+                served = (groups[now] == groups[before]) & (now - before <= self._l0_args[0])
+                if writes is not None:
+                    served &= ~writes[now] if self._l0_args[1] else ~writes[now] & ~writes[before]
+                self.l0[now[served] + self._chunk_at] = True
+                del again, now, before, served
             first = np.zeros(sectors.size, dtype=bool)
             first[first_at] = True
             unique = sectors[first]
@@ -192,9 +210,9 @@ class SetAssociativeCache:
 
 
 class PartitionedCache(SetAssociativeCache):
-    """`parts` caches of `capacity` units each (units of `unit_bytes`: sectors, or pages for a TLB),
-    `ways`-way, held as one tag array: part p owns sets p x part_sets .. (p + 1) x part_sets - 1 and
-    tags item x parts + p. Reads only (the CUs' caches are written through: see the banner)."""
+    """`parts` caches of `capacity_bytes` each in units of `unit_bytes` (the CUs' L1 TLBs: one entry per
+    page, unit 1), `ways`-way, held as one tag array: part p owns sets p x part_sets .. (p + 1) x
+    part_sets - 1 and tags item x parts + p. Lookups only (nothing is written back)."""
 
     def __init__(self, name, parts, capacity_bytes, unit_bytes, ways):
         super().__init__(name, parts * capacity_bytes, unit_bytes, ways)
@@ -206,11 +224,6 @@ class PartitionedCache(SetAssociativeCache):
         words = (keys // self.parts).view(np.uint64)
         hashed = (words * _HASH) >> np.uint64(20)
         return part * self.part_sets + (hashed % np.uint64(self.part_sets)).view(np.int64)
-
-    def reset(self):
-        """Invalidate every part (a dispatch's end: the CUs' caches are invalidated)."""
-        self.tags[:] = -1
-        self.next_way[:] = 0
 
     def lookup(self, items, parts):
         """Hit flags of a stream of reads of `items` (int64 >= 0), each by part `parts` (in order).
@@ -393,10 +406,9 @@ class CacheHierarchy:
         self.compute_units = preset.compute_units
         self.cus_per_part = preset.l0_cus_per_cache
         parts = -(-preset.compute_units // preset.l0_cus_per_cache)
-        self.l0 = None
+        self.parts = parts
+        self.l0_sectors = preset.l0_bytes // preset.sector_bytes    # 0: no L0
         self.l0_write_allocate = preset.l0_write_allocate
-        if preset.l0_bytes:
-            self.l0 = PartitionedCache("L0", parts, preset.l0_bytes, preset.sector_bytes, preset.l0_ways)
         self.tlb_l1 = self.tlb_l2 = None
         if preset.tlb_page_bytes:
             self.sectors_per_page = max(1, preset.tlb_page_bytes // preset.sector_bytes)
@@ -421,65 +433,31 @@ class CacheHierarchy:
         mask = (at >= 0) & (sectors < self.host_ends[np.maximum(at, 0)])
         return mask if mask.any() else None
 
-    def classify(self, stream, parts=None):
+    def classify(self, stream, parts=None, groups=None):
         """For a stream of sector accesses in order: per access, whether it hit the L2, whether it
         hit the Infinity Cache (after missing the L2), whether it reads DRAM, the number of
         sectors written back to DRAM (and to the Infinity Cache) that it caused by eviction, whether
         it hit its CU's L0 (a read that goes no further), whether its L2 hit was far, whether it
         missed its L1 TLB and whether it also missed the shared TLB (None: no access did).
 
-        `parts` holds each access's L0 (and L1 TLB) part (None: no CU caches or TLBs looked up).
+        `parts` holds each access's L1 TLB part, `groups` its workgroup (None: no CU caches or TLBs
+        looked up).
         `stream` is a list [sectors, write flags] that classify empties: holding the only
         references, it frees the sectors once the Infinity Cache's stream is built (memory: the
         largest array of a dispatch's accounting)."""
         sectors, writes = stream
         stream.clear()
-        l0_hit = self._l0_hits(sectors, writes, parts) if parts is not None else None
-        if l0_hit is None:
-            tlb = self._translate(sectors, parts)
-            stream = [sectors, writes]
-            del sectors, writes            # (the only references are the list's: _beyond_l0 frees them)
-            flags = self._beyond_l0(stream)
-            return flags + (None, self.far) + tlb
-        # The L0's hits go no further: the rest are classified alone and their flags put back in place.
-        miss = ~l0_hit
-        sub_sectors, sub_writes = sectors[miss], writes[miss]
-        del sectors, writes
-        tlb = self._translate(sub_sectors, None if parts is None else parts[miss])
-        flags = self._beyond_l0([sub_sectors, sub_writes])
-        del sub_sectors, sub_writes
-        full = []
-        for part in flags + (self.far,) + tlb:
-            same = next((f for p, f in zip(flags, full) if p is part), None) if part is not None else None
-            if part is not None and same is None:
-                same = np.zeros(l0_hit.size, dtype=part.dtype)
-                same[miss] = part
-            full.append(same)
-        return tuple(full[:5]) + (l0_hit,) + tuple(full[5:])
-
-    def _l0_hits(self, sectors, writes, parts):
-        """Per access, whether it is a read that hits its CU's L0 (None when none does). The L0 is
-        invalidated at every dispatch's end, so each dispatch starts it empty; a stream in which no
-        sector is looked up twice (a streaming kernel's: _distinct) cannot hit and is not looked up."""
-        if self.l0 is None:
-            return None
-        looked = None if self.l0_write_allocate else ~writes
-        items = sectors if looked is None else sectors[looked]
-        if items.size < 2 or _distinct(items, None):
-            return None
-        self.l0.reset()
-        hit = self.l0.lookup(items, parts if looked is None else parts[looked])
-        if not hit.any():
-            return None
-        if looked is None:
-            return hit & ~writes           # a store that hits goes on to the L2 (written through)
-        full = np.zeros(sectors.size, dtype=bool)
-        full[looked] = hit
-        return full
+        tlb = self._translate(sectors, parts)
+        stream = [sectors, writes]
+        del sectors, writes            # (the only references are the list's: _levels frees them)
+        return self._levels(stream, groups) + (self.far,) + tlb
 
     def _translate(self, sectors, parts):
-        """(L1 TLB misses, shared TLB misses) per access, (None, None) without TLBs or misses. An access
-        to the page its part's previous access translated hits without a lookup (it was just used)."""
+        """(L1 TLB misses, shared TLB misses) per access, (None, None) without TLBs or misses.
+
+        An access to one of the last two distinct pages its part translated hits without a lookup
+        (they were just used: a TLB keeps its most recently used entries). Speed: that filter leaves
+        a streaming kernel a few lookups per page and CU instead of one or two per wave."""
         if self.tlb_l1 is None or sectors.size == 0:
             return None, None
         pages = sectors // self.sectors_per_page
@@ -487,7 +465,18 @@ class CacheHierarchy:
             parts = np.zeros(sectors.size, dtype=np.int64)
         keys = pages * self.tlb_l1.parts + parts
         keep = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+        # Each part's own sequence of distinct pages (stable by part), without a page that is the
+        # one before last (p q p q ... keeps p q), back in stream order.
+        by_part = keep[_stable_order(parts[keep], self.tlb_l1.parts)]
+        mine = keys[by_part]
         del keys
+        fresh = np.ones(mine.size, dtype=bool)
+        fresh[1:] = mine[1:] != mine[:-1]
+        by_part, mine = by_part[fresh], mine[fresh]
+        fresh = np.ones(mine.size, dtype=bool)
+        fresh[2:] = mine[2:] != mine[:-2]
+        keep = np.sort(by_part[fresh])
+        del by_part, mine, fresh
         l1_hit = self.tlb_l1.lookup(pages[keep], parts[keep])
         miss_at = keep[~l1_hit]
         del keep, l1_hit
@@ -522,19 +511,35 @@ class CacheHierarchy:
         self.tlb_seen[level] = np.union1d(seen, keys)
         return before | repeat
 
-    def _beyond_l0(self, stream):
-        """classify's first five flags for accesses past the L0 (the L2 and beyond; see classify)."""
+    def _levels(self, stream, groups):
+        """classify's first six flags (the L2 and beyond, and the L0's hits; see classify)."""
         sectors, writes = stream
         stream.clear()
-        l2_hit, l2_evicted = self.l2.access(sectors, writes)
+        if self.l0_sectors and groups is not None:
+            l2_hit, l2_evicted = self.l2.access(sectors, writes, groups, self.l0_sectors, self.l0_write_allocate)
+        else:
+            l2_hit, l2_evicted = self.l2.access(sectors, writes)
+        l0_hit = self.l2.l0 if self.l2.l0 is not None and self.l2.l0.any() else None
+        self.l2.l0 = None
         n = sectors.size
         self.far = None
         if self.l2_near is not None and n:
             # Every access goes through the near partition, which keeps a copy of the most recent
-            # half of the L2's worth; an L2 hit it does not hold is served by the far partition.
+            # half of the L2's worth; an L2 hit it does not hold (nor the L0) is served by the far one.
             near, _ = self.l2_near.access(sectors, None)
             self.far = l2_hit & ~near
+            if l0_hit is not None:
+                self.far &= ~l0_hit
             del near
+        levels = self._beyond_l2(sectors, writes, l2_hit, l2_evicted)
+        del sectors, writes, l2_evicted
+        if l0_hit is not None:       # the L0's hits (hits of the L2's state too) go no further
+            levels[0] = l2_hit & ~l0_hit
+        return tuple(levels) + (l0_hit,)
+
+    def _beyond_l2(self, sectors, writes, l2_hit, l2_evicted):
+        """[L2 hit, Infinity Cache hit, DRAM read, write-backs to DRAM, to the Infinity Cache] per access."""
+        n = sectors.size
         ic_hit = np.zeros(n, dtype=bool)
         dram_read = ~l2_hit & ~writes
         # Each miss allocates one way and so evicts at most one sector: a charge is 0 or 1.
@@ -542,7 +547,7 @@ class CacheHierarchy:
         _charge(written_back, ~l2_hit, l2_evicted.size)
         if self.infinity_cache is None:
             # L2 evictions go straight to DRAM; each is charged to a miss that caused it.
-            return l2_hit, ic_hit, dram_read, written_back, np.zeros(n, dtype=np.int8)
+            return [l2_hit, ic_hit, dram_read, written_back, np.zeros(n, dtype=np.int8)]
         # Reads that missed the L2 look up the Infinity Cache (a write that misses the L2 is
         # allocated there and reaches the Infinity Cache only when evicted); the L2's dirty
         # evictions are then written into it, and through it to DRAM (write-through: they stay
@@ -556,7 +561,7 @@ class CacheHierarchy:
         hit, _ = self.infinity_cache.access(stream, None)
         ic_hit[dram_read] = hit[:reads]
         dram_read &= ~ic_hit          # the reads that missed the Infinity Cache too
-        return l2_hit, ic_hit, dram_read, written_back, written_back
+        return [l2_hit, ic_hit, dram_read, written_back, written_back]
 
     def account(self, record, line_bytes, waves_per_workgroup=1):
         """Run a dispatch's sector stream (a DispatchRecord) through the caches, in wave order and
@@ -612,24 +617,26 @@ class CacheHierarchy:
                 runs.append(first)
             del wave_start, before
         # Each access's part of the CUs' caches (see the banner), where the preset has them.
-        cu_parts = None
-        if (self.l0 is not None or self.tlb_l1 is not None) and n:
-            wave_cu = (np.arange(waves, dtype=np.int64) // max(1, waves_per_workgroup)) % self.compute_units
-            cu_parts = np.repeat(wave_cu // self.cus_per_part, per_wave_total)
-            del wave_cu
+        cu_parts = groups = None
+        if (self.l0_sectors or self.tlb_l1 is not None) and n:
+            wave_group = np.arange(waves, dtype=np.int64) // max(1, waves_per_workgroup)
+            cu_parts = np.repeat(wave_group % self.compute_units // self.cus_per_part, per_wave_total)
+            groups = np.repeat(wave_group, per_wave_total) if self.l0_sectors else None
+            del wave_group
         # Memory: what only built the stream goes before the caches run; classify frees the stream.
         del per_wave_total
         host = self.host_mask(stream)
         if host is None:
             stream = [stream, stream_writes]
             del stream_writes
-            classified = self.classify(stream, cu_parts)
+            classified = self.classify(stream, cu_parts, groups)
         else:
             # Host memory's sectors skip the caches (see the banner): the rest is classified alone and
             # its flags put back in place (a host access hits nothing, reads no DRAM, evicts nothing).
             device = ~host
             parts = self.classify([stream[device], stream_writes[device]],
-                                  None if cu_parts is None else cu_parts[device])
+                                  None if cu_parts is None else cu_parts[device],
+                                  None if groups is None else groups[device])
             del stream_writes
             full = []
             for part in parts:
@@ -641,7 +648,7 @@ class CacheHierarchy:
             del parts, device
             classified = tuple(full)
             del full
-        del cu_parts
+        del cu_parts, groups
         l2_hit, ic_hit, dram_read, dram_writes, ic_writes, l0_hit, far_hit, tlb_miss, tlb_walk = classified
         del classified
         flags = (None, None, l2_hit, ic_hit, dram_read, dram_writes, ic_writes, host,     # per access

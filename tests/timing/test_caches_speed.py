@@ -80,7 +80,7 @@ def test_access_matches_one_access_at_a_time(seed, ways):
 class _Preset:
     sector_bytes, l2_bytes, l2_ways = 64, 64 * 4 * 16, 4
     infinity_cache_bytes, infinity_cache_ways = 64 * 4 * 64, 4
-    compute_units, l0_bytes, l0_ways, l0_cus_per_cache, l0_write_allocate = 1, 0, 4, 1, False
+    compute_units, l0_bytes, l0_cus_per_cache, l0_write_allocate = 1, 0, 1, False
     l2_far_latency_cycles, tlb_page_bytes = 0, 0
 
 
