@@ -208,6 +208,24 @@ RDNA_LDS_SOURCE = (
 
 # Address translation on the RDNA presets (one source for both; the walk's time is per preset, in ns).
 RDNA_TLB = dict(tlb_page_bytes=2 << 20, tlb_l1_entries=32, tlb_l2_entries=128, tlb_l1_miss_cycles=40)
+TE42_RX6900XT = ("te42kyfo/gpu-benches, gpu-latency/rx6900xt.txt: a one-wave random pointer chase (64-byte stride) "
+                 "on an RX 6900 XT (Navi 21, as the RX 6800 XT) at 2.57 GHz, cycles per load by working set")
+RDNA_CU_CACHES_SOURCE = (
+    "CU caches (timing/caches.py): the vector L0, 16 KB per CU on RDNA2 (AMD 'RDNA Architecture' whitepaper: "
+    "16 KB L0 per CU, 128-byte lines; RDNA3 doubles it to 32 KB: AMD RDNA3 launch material), written through "
+    "without allocating on a store (an estimate: AMD documents the L0 as a write-through cache; no allocate "
+    "policy found). Hit latency: " + TE42_RX6900XT + ": 73.1 cycles up to 15 kB, which the model's one-wave chase "
+    "meets with 46 cycles after the 24-cycle VMEM pipeline and the tag lookup (l0_latency_cycles 46; RDNA3 the "
+    "same cycles, an estimate: no RDNA3 figure found). L2 hit: the same file's 200-215 cycles from 300 kB to "
+    "3.9 MB: 183 cycles after the pipeline on the RX 6800 XT (RX 7900 XTX: its estimate kept). The 128 KB L1 per "
+    "shader array (the same file: 100-120 cycles from 18 to 130 kB) is not modelled: docs/DEVIATIONS.md. "
+    "Address translation: 2 MiB pages (an estimate: amdgpu maps VRAM in 2 MiB fragments where it can), an L1 "
+    "TLB of 32 entries per CU (64 MiB reach; estimate: the same file's Infinity Cache plateau is flat to 62 MB) "
+    "and a shared TLB of 128 entries (256 MiB reach), 40 cycles for an L1 TLB miss (estimate: the file's 125 MB "
+    "point, 426 cycles against the 400-cycle plateau) and a walk of 230 ns (518 cycles at 2.25 GHz, 575 at "
+    "2.5 GHz): the file's growth beyond the Infinity Cache, 1471 cycles at 206 MB to 1958 at 1.5 GB (572 -> 762 "
+    "ns), is what a walk of ~230 ns on the share of pages beyond 256 MiB of reach gives (derived from that one "
+    "curve: the split between DRAM latency and walk is an estimate).")
 
 RX_7900_XTX = AdapterPreset(
     key="rx7900xtx",
@@ -236,6 +254,7 @@ RX_7900_XTX = AdapterPreset(
     sources=(
         PCIE4_X16_SOURCE,
         RDNA_LDS_SOURCE,
+        RDNA_CU_CACHES_SOURCE,
         "AMD product page, Radeon RX 7900 XTX: 96 CUs, 2.5 GHz boost, 24 GB GDDR6, 960 GB/s.",
         "Matrix units (WMMA): AMD GPUOpen, 'How to accelerate AI applications on RDNA 3 using WMMA' (Vasishta, "
         "2023): the RX 7900 XTX does 512 FP16 FLOP per clock per CU with WMMA ('a single WMMA instruction coordinates "
@@ -286,6 +305,7 @@ RX_6800_XT = AdapterPreset(
     sources=(
         PCIE4_X16_SOURCE,
         RDNA_LDS_SOURCE,
+        RDNA_CU_CACHES_SOURCE,
         "AMD product page, Radeon RX 6800 XT: 72 CUs, 2.25 GHz boost, 16 GB GDDR6, 512 GB/s.",
         "AMD RDNA2 ISA reference guide: 2 SIMD32 per CU, wave32, 16 wave slots per SIMD.",
         "Estimates: DRAM latency ~290 ns, refresh 3.9 us / 120 ns, 30 sectors in flight per CU.",
@@ -311,6 +331,16 @@ L1TEX_TAGS = (
 
 # Address translation on the NVIDIA presets (one source for both: the L1 TLB; the shared TLB per preset).
 NVIDIA_TLB = dict(tlb_page_bytes=2 << 20, tlb_l1_entries=16, tlb_l1_miss_cycles=16, tlb_walk_cycles=500)
+NVIDIA_CU_CACHES_SOURCE = (
+    "CU caches (timing/caches.py): the SM's L1 data cache as configured for compute, written through with "
+    "stores allocating (Accel-Sim's L1D policy 'L:T:m:L': write-through, allocate on miss, lazy fetch on read). "
+    "Address translation: 2 MiB pages, an L1 TLB of 32 MiB reach (16 entries) and a shared TLB of 8 GiB reach "
+    "on the RTX 3070 (Jia et al., 'Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking', 2018, "
+    "and 'Dissecting the NVIDIA Turing T4 GPU via Microbenchmarking', 2019: 2 MiB pages, L1 TLB coverage 32 MB, "
+    "L2 TLB coverage 8 GB; Ampere taken as Turing, an estimate) and of 32 GiB on the H200 (this project's H200, "
+    "bench/gpu_calibration/results/h200_microbench.md: a chase of one node per 2 MiB page shows no step larger "
+    "than ~8 ns up to a 32 GiB span); an L1 TLB miss 16 cycles (that ~8 ns step); a walk 500 cycles (an "
+    "estimate: no measured figure found).")
 
 RTX_3070 = AdapterPreset(
     key="rtx3070",
@@ -337,6 +367,10 @@ RTX_3070 = AdapterPreset(
     host_link_latency_cycles=1725,
     sources=(
         PCIE4_X16_SOURCE,
+        NVIDIA_CU_CACHES_SOURCE + " RTX 3070: 128 KiB of L1 (Accel-Sim SM86_RTX3070 gpgpusim.config: "
+        "-gpgpu_unified_l1d_size 128 with an adaptive carve-out, which leaves a kernel without shared memory "
+        "all of it; -gpgpu_cache:dl1 S:4:128:256,L:T:m:L:L), hit latency -gpgpu_l1_latency 39 taken as the "
+        "load-to-use time: 13 cycles after the model's 24-cycle VMEM pipeline and tag lookup.",
         "Shared memory (LDS): Accel-Sim configs/tested-cfgs/SM86_RTX3070/gpgpusim.config: -gpgpu_shmem_size "
         "102400 (100 KiB per SM), -gpgpu_shmem_per_block 49152 (48 KiB per block, CUDA's default; opt-in "
         "allows 99 KiB), -gpgpu_smem_latency 29, -gpgpu_shmem_num_banks 32 (CUDA C++ Programming Guide, "
@@ -380,6 +414,9 @@ IRIS_XE = AdapterPreset(
     # transcendental: an estimate, not a vendor figure: the EU's extended-math unit taken at quarter rate.
     valu_rate_cycles=(("int32_mul", 4), ("transcendental", 4)),
     sources=(
+        "CU caches (timing/caches.py): one L1 per subslice of 16 EUs (l0_cus_per_cache 16), 64 KiB, written "
+        "through without allocating on a store, 40 cycles after the VMEM pipeline: estimates (Xe-LP's L1 data "
+        "cache and its latency: NOT FOUND as published figures). No TLB modelled (NOT FOUND).",
         "Estimates for shared local memory: Xe-LP has 64 KB of SLM per subslice of 16 EUs; the model's "
         "compute unit is one EU, so a workgroup may take 64 KiB (lds_bytes_per_cu = 64 KiB, which overstates "
         "how many workgroups fit), 16 banks of dwords (64 bytes per clock), ~30 cycles of latency, 20-cycle "
@@ -453,6 +490,14 @@ H200 = AdapterPreset(
     host_link_latency_cycles=1980,
     sources=(
         H200_HOST_LINK_SOURCE,
+        NVIDIA_CU_CACHES_SOURCE + " H200, measured on this project's H200 (h200_microbench.md): L1 hits "
+        "32.1-34.9 cycles to 192 KiB, 70 cycles at 224 KiB, 157 at 256 KiB (te42kyfo/gpu-benches "
+        "gpu-latency/h100_pcie.txt: the H100's jump between 216 and 239 kB): 224 KiB of L1 (of the whole 256 KB of "
+        "L1 and shared memory, NVIDIA H100 whitepaper) and 7 cycles after the 24-cycle VMEM pipeline and tag "
+        "lookup. GH100's two L2 partitions: the same run measured L2 hits at 279-281 cycles from 320 KiB to 24 MiB "
+        "and 521-525 cycles from 36 to 52 MiB (te42kyfo h100_pcie.txt: 466-484 cycles past about 24 MB; Chips and "
+        "Cheese, 'Nvidia's H100: Funny L2, and Tons of Bandwidth', 2023, on the split L2): the near partition "
+        "holds half the L2 (30 MiB) and a far hit takes 278 + (523 - 280) = 521 cycles (l2_far_latency_cycles).",
         ACCEL_SIM_H100 + " (its default for H100 is the simple DRAM model; the detailed timings are used here).",
         "Estimate: workgroups launched by 8 launchers in parallel, one per GPC (H100 SXM5 has 8 GPCs: NVIDIA H100 "
         "whitepaper); NVIDIA publishes no CTA launch rate for the GigaThread engine. One launcher for the whole "

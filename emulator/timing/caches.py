@@ -1,4 +1,5 @@
-"""The caches of the memory hierarchy: the L2 and (on RDNA2/3) the Infinity Cache (timing).
+"""The caches of the memory hierarchy: the CUs' L0s, the L2 (on GH100 two partitions), the Infinity
+Cache (RDNA2/3) and the TLBs (timing).
 
 One L2 per GPU, shared by every compute unit, and one memory-side Infinity Cache where the preset
 has one (`infinity_cache_bytes`). Both live as long as the device: their contents carry over from
@@ -10,6 +11,34 @@ sectors its lanes touched (dispatch_record.py: that is the coalescer's output). 
 that stream in wave order, instruction order within a wave: the order the workgroup dispatcher
 hands waves out. (The few thousand waves in flight at once interleave in time; the caches are far
 larger than that window, so the order inside it is not applied to their state: docs/DEVIATIONS.md.)
+Workgroup g runs on compute unit g mod compute_units (the dispatcher's round robin over the CUs;
+the timing model's dispatcher hands waves out dynamically: docs/DEVIATIONS.md).
+
+The CUs' own caches (`l0_bytes`, one per `l0_cus_per_cache` CUs: RDNA's vector L0, NVIDIA's L1 data
+cache, Xe-LP's subslice L1). A read hits its CU's L0 when the previous access to its sector in the
+stream was its own workgroup's, at most l0_bytes / sector_bytes accesses before it, within the same
+L2 chunk (below), and was a read (or a store, where stores allocate: `l0_write_allocate`, NVIDIA's
+lazy fetch-on-read; RDNA's L0 is written through without allocating). That is a fully associative L0
+whose reuse distance is counted in accesses (never fewer than the distinct sectors between), holding
+what the workgroup's waves, which share the CU and run together, read again: a loop's re-reads, the
+waves of a transposed read sharing sectors, a pointer chase within the L0. Reuse between workgroups
+that meet on one CU is not looked up (docs/DEVIATIONS.md). The L0 is invalidated at every dispatch's
+end (the flush), so nothing carries over. An L0 hit is also an L2 hit of the same stream (a hit
+changes no FIFO state, so the L2's contents are those the stream without it would leave); it is
+counted as the L0's (`l0_hits`), never reaches the L2 (simd.py: no miss-queue slot, no L2
+bandwidth) and returns `l0_latency_cycles` after the tag lookup. Stores always go on to the L2.
+
+GH100's two L2 partitions (`l2_far_latency_cycles`): an SM's requests go to the partition on its side,
+which keeps a copy of what that side used; the modelled near partition is a cache of half the L2's
+capacity that every access goes through, and an L2 hit it does not hold is a far hit (`far_hits`),
+served by the other partition with its latency (simd.py adds the difference before the request).
+
+Address translation (`tlb_page_bytes`): each CU's L1 TLB (PartitionedCache, one part per CU group as
+the L0) and one shared TLB, sets and ways over page numbers. An access to one of the last two pages
+its CU translated hits without a lookup. A request with an L1 TLB miss waits `tlb_l1_miss_cycles`
+(`tlb_misses`), one that also misses the shared TLB `tlb_walk_cycles` more (`tlb_walks`), before it
+reaches the caches. A translation's first miss (the page's first use on that CU, or on the device) is
+not charged: the published latencies these figures come from are measured warm (docs/DEVIATIONS.md).
 
 How they work. Sets and ways over sectors (`sector_bytes`: each sector is tagged on its own, the
 equivalent of a line with per-sector valid bits), a hashed set index (real GPUs hash addresses
