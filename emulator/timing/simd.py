@@ -16,8 +16,10 @@ at the granularity of two groups (docs/DEVIATIONS.md).
     SMEM step   the scalar data returns the step's latency later
     WAIT step   s_waitcnt n: the clock moves to when at most n of the cohort's loads are outstanding
     VMEM step   one issue pass per wave, booked on the port; then the CU's cache front end looks
-                up the lines the cohort's waves touched, and the request's sectors go through the
-                CU's miss queue to the memory system, charged as the caches classified them (caches.py);
+                up the lines the cohort's waves touched; the sectors its CU's L0 holds return the
+                L0's latency later, and the rest go, after any TLB miss's or far L2 partition's
+                extra cycles, through the CU's miss queue to the memory system, charged as the
+                caches classified them (caches.py);
                 an atomic also passes the L2's atomic units (memory_system.py): one operation per
                 sector and one more per extra lane on one dword (DispatchRecord.atomic_lanes)
     LDS step    one issue pass per wave, booked on the port; then the CU's LDS pipe serves the
