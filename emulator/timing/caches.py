@@ -489,16 +489,26 @@ class CacheHierarchy:
         a streaming kernel a few lookups per page and CU instead of one or two per wave."""
         if self.tlb_l1 is None or sectors.size == 0:
             return None, None
-        pages = sectors // self.sectors_per_page
+        spp = self.sectors_per_page
         if parts is None:
-            parts = np.zeros(sectors.size, dtype=np.int64)
-        keys = pages * self.tlb_l1.parts + parts
-        keep = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+            parts = np.zeros(sectors.size, dtype=np.int16)
+        change = np.empty(sectors.size, dtype=bool)
+        change[:1] = True
+        if spp & (spp - 1) == 0:
+            # Speed: two neighbours are on one page when their bits above the page's differ in none
+            # (one pass, no page array for the whole stream).
+            np.greater_equal(np.bitwise_xor(sectors[1:], sectors[:-1]), spp, out=change[1:])
+        else:
+            np.not_equal(sectors[1:] // spp, sectors[:-1] // spp, out=change[1:])
+        change[1:] |= parts[1:] != parts[:-1]
+        at = np.flatnonzero(change)                 # the stream positions looked at from here on
+        del change
+        pages = sectors[at] // spp
+        part = parts[at].astype(np.int64)
         # Each part's own sequence of distinct pages (stable by part), without a page that is the
-        # one before last (p q p q ... keeps p q), back in stream order.
-        by_part = keep[_stable_order(parts[keep], self.tlb_l1.parts)]
-        mine = keys[by_part]
-        del keys
+        # one before last (p q p q ... keeps p q), back in stream order. Indices into `at`.
+        by_part = _stable_order(part, self.tlb_l1.parts)
+        mine = pages[by_part] * self.tlb_l1.parts + part[by_part]
         fresh = np.ones(mine.size, dtype=bool)
         fresh[1:] = mine[1:] != mine[:-1]
         by_part, mine = by_part[fresh], mine[fresh]
@@ -506,19 +516,20 @@ class CacheHierarchy:
         fresh[2:] = mine[2:] != mine[:-2]
         keep = np.sort(by_part[fresh])
         del by_part, mine, fresh
-        l1_hit = self.tlb_l1.lookup(pages[keep], parts[keep])
-        miss_at = keep[~l1_hit]
+        l1_hit = self.tlb_l1.lookup(pages[keep], part[keep])
+        miss = keep[~l1_hit]
         del keep, l1_hit
-        if miss_at.size == 0:
+        if miss.size == 0:
             return None, None
-        missed = pages[miss_at]
+        missed = pages[miss]
         first = np.concatenate(([True], missed[1:] != missed[:-1]))
         l2_hit, _ = self.tlb_l2.access(missed[first], None)
-        walks = miss_at[first][~l2_hit]
+        walks = miss[first][~l2_hit]
         # A translation's first miss (the page's first use on this part, or on the device) is not
         # charged: only misses of translations the TLB held before and lost (see the banner).
-        miss_at = miss_at[self._seen_before("l1", pages[miss_at] * self.tlb_l1.parts + parts[miss_at])]
+        miss = miss[self._seen_before("l1", pages[miss] * self.tlb_l1.parts + part[miss])]
         walks = walks[self._seen_before("l2", pages[walks])]
+        miss_at, walks = at[miss], at[walks]
         if miss_at.size == 0:
             return None, None
         tlb_miss = np.zeros(sectors.size, dtype=bool)
@@ -648,9 +659,10 @@ class CacheHierarchy:
         # Each access's part of the CUs' caches (see the banner), where the preset has them.
         cu_parts = groups = None
         if (self.l0_sectors or self.tlb_l1 is not None) and n:
+            # Narrow types: these are as long as the stream (a part number fits 16 bits: FIELD_LIMITS).
             wave_group = np.arange(waves, dtype=np.int64) // max(1, waves_per_workgroup)
-            cu_parts = np.repeat(wave_group % self.compute_units // self.cus_per_part, per_wave_total)
-            groups = np.repeat(wave_group, per_wave_total) if self.l0_sectors else None
+            cu_parts = np.repeat((wave_group % self.compute_units // self.cus_per_part).astype(np.int16), per_wave_total)
+            groups = np.repeat(wave_group.astype(np.int32), per_wave_total) if self.l0_sectors else None
             del wave_group
         # Memory: what only built the stream goes before the caches run; classify frees the stream.
         del per_wave_total
