@@ -765,7 +765,7 @@ def format_traffic(t):
     else:
         text = f"caches: {t.l2_hits} of {_plural(t.sectors, 'sector')} hit the L2"
         if t.l0_hits:
-            text = f"caches: {t.l0_hits} of {_plural(t.sectors, 'sector')} hit the CU's L0, {t.l2_hits} the L2"
+            text = f"caches: {t.l0_hits} of {_plural(t.sectors, 'sector')} hit the L0, {t.l2_hits} the L2"
         if t.infinity_cache:
             text += f", {t.ic_hits} the Infinity Cache"
         out.append(f"{text}, {t.dram_reads} read from DRAM")

@@ -261,7 +261,7 @@ def test_stepped_wave_traffic_matches_the_timed_dispatch():
     text = format_traffic(load)
     assert text[0] == "coalescer: 32 lanes x 4 B = 128 B -> 32 sectors of 64 B in 32 lines of 128 B"
     assert text[1].endswith("... (+28 more)") and len(text[1].split()) == 2 + 4 + 3
-    assert text[2] == "caches: 32 of 32 sectors hit the CU's L0, 0 the L2, 0 the Infinity Cache, 0 read from DRAM"
+    assert text[2] == "caches: 32 of 32 sectors hit the L0, 0 the L2, 0 the Infinity Cache, 0 read from DRAM"
     stats = stepper.timed_stats()
     rows = stats.record.finish()
     for t, pc in zip(traffic, sorted(rows)):
