@@ -80,6 +80,28 @@ class AdapterPreset:
     infinity_cache_ways: int = 16
     infinity_cache_bytes_per_second: int = 0
     infinity_cache_latency_cycles: int = 0
+    # The CUs' own vector cache (timing/caches.py): RDNA's L0, NVIDIA's L1 (the L1TEX data cache as
+    # configured for compute), Xe-LP's subslice L1. l0_bytes per cache (0: none), shared by
+    # l0_cus_per_cache compute units; l0_latency_cycles from the tag lookup to the data of a hit (no
+    # L2 trip); l0_write_allocate: a store that misses allocates the sector (NVIDIA's lazy
+    # fetch-on-read) or not (write-through, no-allocate). Invalidated at every dispatch's end.
+    l0_bytes: int = 0
+    l0_cus_per_cache: int = 1
+    l0_latency_cycles: int = 0
+    l0_write_allocate: bool = False
+    # GH100's two L2 partitions (timing/caches.py): the near partition keeps a copy of the most recently
+    # used half of the L2's capacity; an L2 hit it does not hold comes from the far partition and takes
+    # l2_far_latency_cycles instead of l2_latency_cycles. 0: one L2.
+    l2_far_latency_cycles: int = 0
+    # Address translation (timing/caches.py): pages of tlb_page_bytes (0: no TLB modelled); a TLB per
+    # CU of tlb_l1_entries and one shared TLB of tlb_l2_entries (their reach: entries x page); a
+    # request with an L1 TLB miss waits tlb_l1_miss_cycles more (the shared TLB's hit), one that also
+    # misses the shared TLB tlb_walk_cycles more (the page walk).
+    tlb_page_bytes: int = 0
+    tlb_l1_entries: int = 0
+    tlb_l2_entries: int = 0
+    tlb_l1_miss_cycles: int = 0
+    tlb_walk_cycles: int = 0
     smem_latency_percent: int = 60  # scalar cache hit: the ISA table's SMEM latency scaled by this (%)
     refresh_interval_cycles: int = 0  # DRAM refresh: every interval the DRAM stalls ...
     refresh_cycles: int = 0           # ... for this many cycles (0: no refresh modelled)
@@ -228,6 +250,27 @@ RDNA_LDS_SOURCE = (
     "128 bytes per clock).")
 
 
+# Address translation on the RDNA presets (one source for both; the walk's time is per preset, in ns).
+RDNA_TLB = dict(tlb_page_bytes=2 << 20, tlb_l1_entries=32, tlb_l2_entries=128, tlb_l1_miss_cycles=40)
+TE42_RX6900XT = ("te42kyfo/gpu-benches, gpu-latency/rx6900xt.txt: a one-wave random pointer chase (64-byte stride) "
+                 "on an RX 6900 XT (Navi 21, as the RX 6800 XT) at 2.57 GHz, cycles per load by working set")
+RDNA_CU_CACHES_SOURCE = (
+    "CU caches (timing/caches.py): the vector L0, 16 KB per CU on RDNA2 (AMD 'RDNA Architecture' whitepaper: "
+    "16 KB L0 per CU, 128-byte lines; RDNA3 doubles it to 32 KB: AMD RDNA3 launch material), written through "
+    "without allocating on a store (an estimate: AMD documents the L0 as a write-through cache; no allocate "
+    "policy found). Hit latency: " + TE42_RX6900XT + ": 73.1 cycles up to 15 kB, which the model's one-wave chase "
+    "meets with 46 cycles after the 24-cycle VMEM pipeline and the tag lookup (l0_latency_cycles 46; RDNA3 the "
+    "same cycles, an estimate: no RDNA3 figure found). L2 hit: the same file's 200-215 cycles from 300 kB to "
+    "3.9 MB: 183 cycles after the pipeline on the RX 6800 XT (RX 7900 XTX: its estimate kept). The 128 KB L1 per "
+    "shader array (the same file: 100-120 cycles from 18 to 130 kB) is not modelled: docs/DEVIATIONS.md. "
+    "Address translation: 2 MiB pages (an estimate: amdgpu maps VRAM in 2 MiB fragments where it can), an L1 "
+    "TLB of 32 entries per CU (64 MiB reach; estimate: the same file's Infinity Cache plateau is flat to 62 MB) "
+    "and a shared TLB of 128 entries (256 MiB reach), 40 cycles for an L1 TLB miss (estimate: the file's 125 MB "
+    "point, 426 cycles against the 400-cycle plateau) and a walk of 230 ns (518 cycles at 2.25 GHz, 575 at "
+    "2.5 GHz): the file's growth beyond the Infinity Cache, 1471 cycles at 206 MB to 1958 at 1.5 GB (572 -> 762 "
+    "ns), is what a walk of ~230 ns on the share of pages beyond 256 MiB of reach gives (derived from that one "
+    "curve: the split between DRAM latency and walk is an estimate).")
+
 RX_7900_XTX = AdapterPreset(
     key="rx7900xtx",
     description="AMD Radeon RX 7900 XTX (emulated)",
@@ -239,6 +282,7 @@ RX_7900_XTX = AdapterPreset(
     l2_bytes=6 << 20, l2_bytes_per_cycle=2048, l2_latency_cycles=250, smem_latency_percent=50,
     infinity_cache_bytes=96 << 20, infinity_cache_bytes_per_second=5_300_000_000_000,
     infinity_cache_latency_cycles=376,
+    l0_bytes=32 << 10, l0_latency_cycles=46, **RDNA_TLB, tlb_walk_cycles=575,
     refresh_interval_cycles=9_750, refresh_cycles=300, submit_cycles=12_500, flush_cycles=3_750,
     dram_write_batch_bytes=24 * 768, dram_turnaround_cycles=26, dram_write_queue_bytes=24 * 2048,
     dram_channels=24, **GDDR6_BANKS,
@@ -255,6 +299,7 @@ RX_7900_XTX = AdapterPreset(
     sources=(
         PCIE4_X16_SOURCE,
         RDNA_LDS_SOURCE,
+        RDNA_CU_CACHES_SOURCE,
         "AMD product page, Radeon RX 7900 XTX: 96 CUs, 2.5 GHz boost, 24 GB GDDR6, 960 GB/s.",
         "Matrix units (WMMA): AMD GPUOpen, 'How to accelerate AI applications on RDNA 3 using WMMA' (Vasishta, "
         "2023): the RX 7900 XTX does 512 FP16 FLOP per clock per CU with WMMA ('a single WMMA instruction coordinates "
@@ -296,9 +341,10 @@ RX_6800_XT = AdapterPreset(
     compute_units=72, simds_per_cu=2, wave_width=32, workgroup_size=256,
     clock_hz=2_250_000_000, dram_bytes_per_second=512_000_000_000, dram_latency_cycles=650,
     launch_cycles=4_500, vgprs_per_simd_lane=1024, max_lines_in_flight_per_cu=256,
-    l2_bytes=4 << 20, l2_bytes_per_cycle=2048, l2_latency_cycles=220, smem_latency_percent=50,
+    l2_bytes=4 << 20, l2_bytes_per_cycle=2048, l2_latency_cycles=183, smem_latency_percent=50,
     infinity_cache_bytes=128 << 20, infinity_cache_bytes_per_second=1_990_000_000_000,
     infinity_cache_latency_cycles=380,
+    l0_bytes=16 << 10, l0_latency_cycles=46, **RDNA_TLB, tlb_walk_cycles=518,
     refresh_interval_cycles=8_775, refresh_cycles=270, submit_cycles=11_250, flush_cycles=3_375,
     dram_write_batch_bytes=16 * 768, dram_turnaround_cycles=23, dram_write_queue_bytes=16 * 2048,
     dram_channels=16, **GDDR6_BANKS,
@@ -311,6 +357,7 @@ RX_6800_XT = AdapterPreset(
     sources=(
         PCIE4_X16_SOURCE,
         RDNA_LDS_SOURCE,
+        RDNA_CU_CACHES_SOURCE,
         "AMD product page, Radeon RX 6800 XT: 72 CUs, 2.25 GHz boost, 16 GB GDDR6, 512 GB/s.",
         "AMD RDNA2 ISA reference guide: 2 SIMD32 per CU, wave32, 16 wave slots per SIMD.",
         "Estimates: DRAM latency ~290 ns, refresh 3.9 us / 120 ns. A published DRAM pointer chase of this card "
@@ -341,6 +388,19 @@ L1TEX_TAGS = (
     "measured 2.84x the packed copy; the h200 preset gives 2.7x with 4 lookups per clock (6.3x with 1).")
 
 
+# Address translation on the NVIDIA presets (one source for both: the L1 TLB; the shared TLB per preset).
+NVIDIA_TLB = dict(tlb_page_bytes=2 << 20, tlb_l1_entries=16, tlb_l1_miss_cycles=16, tlb_walk_cycles=500)
+NVIDIA_CU_CACHES_SOURCE = (
+    "CU caches (timing/caches.py): the SM's L1 data cache as configured for compute, written through with "
+    "stores allocating (Accel-Sim's L1D policy 'L:T:m:L': write-through, allocate on miss, lazy fetch on read). "
+    "Address translation: 2 MiB pages, an L1 TLB of 32 MiB reach (16 entries) and a shared TLB of 8 GiB reach "
+    "on the RTX 3070 (Jia et al., 'Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking', 2018, "
+    "and 'Dissecting the NVIDIA Turing T4 GPU via Microbenchmarking', 2019: 2 MiB pages, L1 TLB coverage 32 MB, "
+    "L2 TLB coverage 8 GB; Ampere taken as Turing, an estimate) and of 32 GiB on the H200 (this project's H200, "
+    "bench/gpu_calibration/results/h200_microbench.md: a chase of one node per 2 MiB page shows no step larger "
+    "than ~8 ns up to a 32 GiB span); an L1 TLB miss 16 cycles (that ~8 ns step); a walk 500 cycles (an "
+    "estimate: no measured figure found).")
+
 RTX_3070 = AdapterPreset(
     key="rtx3070",
     description="NVIDIA GeForce RTX 3070 (emulated)",
@@ -350,6 +410,8 @@ RTX_3070 = AdapterPreset(
     clock_hz=1_725_000_000, dram_bytes_per_second=448_000_000_000, dram_latency_cycles=500,
     launch_cycles=3_500, waves_per_simd=12, vgprs_per_simd_lane=512, max_lines_in_flight_per_cu=384,
     sector_bytes=32, l2_bytes=4 << 20, l2_bytes_per_cycle=1536, l2_latency_cycles=200, smem_latency_percent=40,
+    l0_bytes=128 << 10, l0_latency_cycles=13, l0_write_allocate=True, **NVIDIA_TLB,
+    tlb_l2_entries=4096,
     refresh_interval_cycles=6_727, refresh_cycles=207, submit_cycles=8_625, flush_cycles=2_600,
     dram_write_batch_bytes=16 * 768, dram_turnaround_cycles=18, dram_write_queue_bytes=16 * 2048, lookups_per_cycle_per_cu=4,
     dram_channels=16, **GDDR6_BANKS,
@@ -365,6 +427,10 @@ RTX_3070 = AdapterPreset(
     host_link_latency_cycles=1725,
     sources=(
         PCIE4_X16_SOURCE,
+        NVIDIA_CU_CACHES_SOURCE + " RTX 3070: 128 KiB of L1 (Accel-Sim SM86_RTX3070 gpgpusim.config: "
+        "-gpgpu_unified_l1d_size 128 with an adaptive carve-out, which leaves a kernel without shared memory "
+        "all of it; -gpgpu_cache:dl1 S:4:128:256,L:T:m:L:L), hit latency -gpgpu_l1_latency 39 taken as the "
+        "load-to-use time: 13 cycles after the model's 24-cycle VMEM pipeline and tag lookup.",
         "Shared memory (LDS): Accel-Sim configs/tested-cfgs/SM86_RTX3070/gpgpusim.config: -gpgpu_shmem_size "
         "102400 (100 KiB per SM), -gpgpu_shmem_per_block 49152 (48 KiB per block, CUDA's default; opt-in "
         "allows 99 KiB), -gpgpu_smem_latency 29, -gpgpu_shmem_num_banks 32 (CUDA C++ Programming Guide, "
@@ -405,6 +471,7 @@ IRIS_XE = AdapterPreset(
     launch_cycles=8_100, waves_per_simd=7, supports_64bit=False, uma=True, simd_lanes=8, vgprs_per_simd_lane=1024,
     max_lines_in_flight_per_cu=4, line_bytes=64, sector_bytes=64, l2_bytes=3840 << 10, l2_ways=16,
     l2_bytes_per_cycle=512, l2_latency_cycles=180, smem_latency_percent=40,
+    l0_bytes=64 << 10, l0_cus_per_cache=16, l0_latency_cycles=40,
     refresh_interval_cycles=5_265, refresh_cycles=243, submit_cycles=6_750, flush_cycles=4_050,
     dram_write_batch_bytes=8 * 768, dram_turnaround_cycles=27, dram_write_queue_bytes=8 * 2048,
     dram_channels=8, dram_banks_per_channel=8, dram_row_bytes=2048, dram_interleave_bytes=256,
@@ -414,6 +481,9 @@ IRIS_XE = AdapterPreset(
     # transcendental: an estimate, not a vendor figure: the EU's extended-math unit taken at quarter rate.
     valu_rate_cycles=(("int32_mul", 4), ("transcendental", 4)),
     sources=(
+        "CU caches (timing/caches.py): one L1 per subslice of 16 EUs (l0_cus_per_cache 16), 64 KiB, written "
+        "through without allocating on a store, 40 cycles after the VMEM pipeline: estimates (Xe-LP's L1 data "
+        "cache and its latency: NOT FOUND as published figures). No TLB modelled (NOT FOUND).",
         "Estimates for shared local memory: Xe-LP has 64 KB of SLM per subslice of 16 EUs; the model's "
         "compute unit is one EU, so a workgroup may take 64 KiB (lds_bytes_per_cu = 64 KiB, which overstates "
         "how many workgroups fit), 16 banks of dwords (64 bytes per clock), ~30 cycles of latency, 20-cycle "
@@ -475,6 +545,8 @@ H200 = AdapterPreset(
     clock_hz=1_980_000_000, dram_bytes_per_second=4_800_000_000_000, dram_latency_cycles=680,
     launch_cycles=3_000, waves_per_simd=16, vgprs_per_simd_lane=512, max_lines_in_flight_per_cu=512,
     sector_bytes=32, l2_bytes=60 << 20, l2_ways=20, l2_bytes_per_cycle=5120, l2_latency_cycles=278,
+    l2_far_latency_cycles=521, l0_bytes=224 << 10, l0_latency_cycles=7, l0_write_allocate=True,
+    **NVIDIA_TLB, tlb_l2_entries=16384,
     smem_latency_percent=40, refresh_interval_cycles=7_722, refresh_cycles=238,
     submit_cycles=9_900, flush_cycles=2_970, workgroup_launchers=8, lookups_per_cycle_per_cu=4,
     lds_bytes_per_cu=233_472, lds_max_bytes_per_workgroup=49_152, lds_banks=32, lds_bytes_per_cycle=128,
@@ -492,6 +564,14 @@ H200 = AdapterPreset(
     host_link_latency_cycles=1980,
     sources=(
         H200_HOST_LINK_SOURCE,
+        NVIDIA_CU_CACHES_SOURCE + " H200, measured on this project's H200 (h200_microbench.md): L1 hits "
+        "32.1-34.9 cycles to 192 KiB, 70 cycles at 224 KiB, 157 at 256 KiB (te42kyfo/gpu-benches "
+        "gpu-latency/h100_pcie.txt: the H100's jump between 216 and 239 kB): 224 KiB of L1 (of the whole 256 KB of "
+        "L1 and shared memory, NVIDIA H100 whitepaper) and 7 cycles after the 24-cycle VMEM pipeline and tag "
+        "lookup. GH100's two L2 partitions: the same run measured L2 hits at 279-281 cycles from 320 KiB to 24 MiB "
+        "and 521-525 cycles from 36 to 52 MiB (te42kyfo h100_pcie.txt: 466-484 cycles past about 24 MB; Chips and "
+        "Cheese, 'Nvidia's H100: Funny L2, and Tons of Bandwidth', 2023, on the split L2): the near partition "
+        "holds half the L2 (30 MiB) and a far hit takes 278 + (523 - 280) = 521 cycles (l2_far_latency_cycles).",
         ACCEL_SIM_H100 + " (its default for H100 is the simple DRAM model; the detailed timings are used here).",
         "Estimate: workgroups launched by 8 launchers in parallel, one per GPC (H100 SXM5 has 8 GPCs: NVIDIA H100 "
         "whitepaper); NVIDIA publishes no CTA launch rate for the GigaThread engine. One launcher for the whole "
@@ -604,7 +684,7 @@ POSITIVE_FIELDS = ("compute_units", "simds_per_cu", "wave_width", "clock_hz", "d
                    "sector_bytes", "lookups_per_cycle_per_cu", "max_lines_in_flight_per_cu", "l2_bytes", "l2_ways",
                    "l2_bytes_per_cycle", "simd_lanes", "waves_per_simd", "workgroup_size", "vgprs_per_simd_lane",
                    "workgroup_launch_cycles", "workgroup_launchers", "dedicated_video_memory", "lds_banks",
-                   "lds_bytes_per_cycle", "l2_atomics_per_cycle")
+                   "lds_bytes_per_cycle", "l2_atomics_per_cycle", "l0_cus_per_cache")
 # Upper bounds on the fields that size the emulator's own host objects (one object per compute unit
 # and SIMD, cache tag arrays of size / sector_bytes, per-wave-slot state): far above any real GPU,
 # low enough that a preset cannot make the emulator allocate without bound.
@@ -613,7 +693,9 @@ FIELD_LIMITS = {"compute_units": 1024, "workgroup_launchers": 64, "simds_per_cu"
                 "infinity_cache_ways": 256, "max_lines_in_flight_per_cu": 1 << 16, "l2_bytes": 1 << 30,
                 "infinity_cache_bytes": 1 << 32, "dedicated_video_memory": 1 << 44, "max_feature_level": 0xFFFF,
                 "vendor_id": 0xFFFF, "device_id": 0xFFFF, "lds_banks": 1024, "lds_bytes_per_cycle": 1 << 16,
-                "l2_atomics_per_cycle": 1 << 16, "lds_bytes_per_cu": 1 << 30, "host_link_efficiency_permille": 1000}
+                "l2_atomics_per_cycle": 1 << 16, "lds_bytes_per_cu": 1 << 30, "host_link_efficiency_permille": 1000,
+                "l0_cus_per_cache": 1024, "l0_bytes": 1 << 24, "tlb_l1_entries": 1 << 16,
+                "tlb_l2_entries": 1 << 20, "tlb_page_bytes": 1 << 40}
 # The DRAM's banks (timing/dram_rows.py keeps one open row per bank: channels x banks entries).
 FIELD_LIMITS.update({"dram_channels": 4096, "dram_banks_per_channel": 256, "dram_row_bytes": 1 << 20,
                      "dram_interleave_bytes": 1 << 20})
@@ -683,6 +765,27 @@ def preset_problem(preset):
             return (f"infinity_cache_bytes_per_second is {preset.infinity_cache_bytes_per_second}; a preset with "
                     f"an Infinity Cache needs a positive bandwidth")
         caches.append(("infinity_cache", preset.infinity_cache_bytes, preset.infinity_cache_ways))
+    if preset.l0_bytes:
+        if preset.l0_bytes % preset.line_bytes:
+            return f"l0_bytes is {preset.l0_bytes}; it must be a multiple of line_bytes ({preset.line_bytes})"
+        parts = -(-preset.compute_units // preset.l0_cus_per_cache)
+        if parts * preset.l0_bytes // preset.sector_bytes > MAX_CACHE_SECTORS:
+            return (f"l0_bytes is {preset.l0_bytes}; with {parts} caches of sector_bytes {preset.sector_bytes} that is "
+                    f"more than {MAX_CACHE_SECTORS} sectors, the most the modelled caches hold")
+    if preset.l2_far_latency_cycles and preset.l2_far_latency_cycles < preset.l2_latency_cycles:
+        return (f"l2_far_latency_cycles is {preset.l2_far_latency_cycles}; it must be 0 (one L2 partition) or at least "
+                f"l2_latency_cycles ({preset.l2_latency_cycles}): the far partition is not nearer")
+    if preset.tlb_page_bytes:
+        if preset.tlb_page_bytes % preset.sector_bytes:
+            return (f"tlb_page_bytes is {preset.tlb_page_bytes}; it must be a multiple of sector_bytes "
+                    f"({preset.sector_bytes})")
+        for name in ("tlb_l1_entries", "tlb_l2_entries"):
+            if getattr(preset, name) == 0:
+                return f"{name} is 0 while tlb_page_bytes is {preset.tlb_page_bytes}; a modelled TLB needs entries"
+        parts = -(-preset.compute_units // preset.l0_cus_per_cache)
+        if parts * preset.tlb_l1_entries > MAX_CACHE_SECTORS:
+            return (f"tlb_l1_entries is {preset.tlb_l1_entries}; with {parts} TLBs that is more than "
+                    f"{MAX_CACHE_SECTORS} entries, the most the modelled TLBs hold")
     for name, size, ways in caches:
         if ways <= 0 or size % (preset.line_bytes * ways):
             return (f"{name}_bytes is {size}; it must be a multiple of line_bytes x {name}_ways "

@@ -93,6 +93,7 @@ class WaveTraffic:
     infinity_cache: bool          # the preset has an Infinity Cache
     executions: int = 1           # times the wave ran this instruction (the counts cover them all)
     shown_at: int | None = None   # a repeat: the step number whose lines show the counts
+    l0_hits: int = 0              # sectors its CU's L0 served (no L2 trip: timing/caches.py)
 
 
 @dataclass
@@ -403,7 +404,7 @@ class WaveStepper:
         return WaveTraffic(bool(rows.is_write), lanes, element_bytes, int(np.unique(sectors).size),
                            [int(a) for a in lines], preset.sector_bytes, preset.line_bytes, counts["l2_hits"],
                            counts["ic_hits"], counts["dram_reads"], bool(preset.infinity_cache_bytes),
-                           max(1, executions))
+                           max(1, executions), l0_hits=counts["l0_hits"])
 
     def output(self):
         """The output tensor as the device memory holds it now (only this wave has run)."""
@@ -763,6 +764,8 @@ def format_traffic(t):
                    f"to reach DRAM when evicted")
     else:
         text = f"caches: {t.l2_hits} of {_plural(t.sectors, 'sector')} hit the L2"
+        if t.l0_hits:
+            text = f"caches: {t.l0_hits} of {_plural(t.sectors, 'sector')} hit the L0, {t.l2_hits} the L2"
         if t.infinity_cache:
             text += f", {t.ic_hits} the Infinity Cache"
         out.append(f"{text}, {t.dram_reads} read from DRAM")

@@ -35,7 +35,8 @@ timing/caches.py), read once at the end of each timed dispatch, so they cost not
 dispatch runs. Units are sectors (`preset.sector_bytes`) except `l2_lines` (tag lookups: distinct
 cache lines per wave instruction). Per dispatch (table `dispatches`):
 
-    l2_requests         sector requests to the L2, after each wave's coalescer merged its lanes
+    l2_requests         sector requests to the L2, after each wave's coalescer merged its lanes and
+                        its CU's L0 served its hits (timing/caches.py)
     l2_lines            distinct cache lines those requests fall in (tag lookups)
     l2_hits             requests found in the L2 (a write hit: the sector was already resident)
     ic_requests         Infinity Cache lookups: the L2's read misses (0 without an Infinity Cache)
@@ -297,7 +298,7 @@ class TraceRecorder:
         timing = stats.timing
         totals = timing.traffic.totals
         has_ic = bool(self.preset.infinity_cache_bytes)
-        traffic = {"l2_requests": totals["sectors"], "l2_lines": totals["lines"], "l2_hits": totals["l2_hits"],
+        traffic = {"l2_requests": totals["sectors"] - totals["l0_hits"], "l2_lines": totals["lines"], "l2_hits": totals["l2_hits"],
                    "ic_requests": totals["ic_hits"] + totals["dram_reads"] if has_ic else 0,
                    "ic_hits": totals["ic_hits"], "dram_read_sectors": totals["dram_reads"],
                    "dram_write_sectors": totals["dram_writes"], "ic_write_sectors": totals["ic_writes"],
@@ -454,12 +455,13 @@ class TraceRecorder:
         Infinity Cache misses, over all its memory instructions."""
         if not traffic.per_wave:
             return [np.zeros(first.size, dtype=np.int64)] * 4
-        names = ("sectors", "l2_hits", "ic_hits", "dram_reads")
+        names = ("sectors", "l2_hits", "ic_hits", "dram_reads", "l0_hits")
         per = dict(zip(names, traffic.range_sums(names, first, waves)))
+        l2_misses = per["sectors"] - per["l0_hits"] - per["l2_hits"]     # the L0's hits never reach the L2
         if not self.preset.infinity_cache_bytes:
             zero = np.zeros(first.size, dtype=np.int64)
-            return [per["l2_hits"], per["sectors"] - per["l2_hits"], zero, zero]
-        return [per["l2_hits"], per["sectors"] - per["l2_hits"], per["ic_hits"], per["dram_reads"]]
+            return [per["l2_hits"], l2_misses, zero, zero]
+        return [per["l2_hits"], l2_misses, per["ic_hits"], per["dram_reads"]]
 
     def _spill_folder(self):
         """The temporary folder spilled tables go to (created on first use; removed by finish())."""

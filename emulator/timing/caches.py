@@ -1,4 +1,5 @@
-"""The caches of the memory hierarchy: the L2 and (on RDNA2/3) the Infinity Cache (timing).
+"""The caches of the memory hierarchy: the CUs' L0s, the L2 (on GH100 two partitions), the Infinity
+Cache (RDNA2/3) and the TLBs (timing).
 
 One L2 per GPU, shared by every compute unit, and one memory-side Infinity Cache where the preset
 has one (`infinity_cache_bytes`). Both live as long as the device: their contents carry over from
@@ -10,6 +11,34 @@ sectors its lanes touched (dispatch_record.py: that is the coalescer's output). 
 that stream in wave order, instruction order within a wave: the order the workgroup dispatcher
 hands waves out. (The few thousand waves in flight at once interleave in time; the caches are far
 larger than that window, so the order inside it is not applied to their state: docs/DEVIATIONS.md.)
+Workgroup g runs on compute unit g mod compute_units (the dispatcher's round robin over the CUs;
+the timing model's dispatcher hands waves out dynamically: docs/DEVIATIONS.md).
+
+The CUs' own caches (`l0_bytes`, one per `l0_cus_per_cache` CUs: RDNA's vector L0, NVIDIA's L1 data
+cache, Xe-LP's subslice L1). A read hits its CU's L0 when the previous access to its sector in the
+stream was its own workgroup's, at most l0_bytes / sector_bytes accesses before it, within the same
+L2 chunk (below), and was a read (or a store, where stores allocate: `l0_write_allocate`, NVIDIA's
+lazy fetch-on-read; RDNA's L0 is written through without allocating). That is a fully associative L0
+whose reuse distance is counted in accesses (never fewer than the distinct sectors between), holding
+what the workgroup's waves, which share the CU and run together, read again: a loop's re-reads, the
+waves of a transposed read sharing sectors, a pointer chase within the L0. Reuse between workgroups
+that meet on one CU is not looked up (docs/DEVIATIONS.md). The L0 is invalidated at every dispatch's
+end (the flush), so nothing carries over. An L0 hit is also an L2 hit of the same stream (a hit
+changes no FIFO state, so the L2's contents are those the stream without it would leave); it is
+counted as the L0's (`l0_hits`), never reaches the L2 (simd.py: no miss-queue slot, no L2
+bandwidth) and returns `l0_latency_cycles` after the tag lookup. Stores always go on to the L2.
+
+GH100's two L2 partitions (`l2_far_latency_cycles`): an SM's requests go to the partition on its side,
+which keeps a copy of what that side used; the modelled near partition is a cache of half the L2's
+capacity that every access goes through, and an L2 hit it does not hold is a far hit (`far_hits`),
+served by the other partition with its latency (simd.py adds the difference before the request).
+
+Address translation (`tlb_page_bytes`): each CU's L1 TLB (PartitionedCache, one part per CU group as
+the L0) and one shared TLB, sets and ways over page numbers. An access to one of the last two pages
+its CU translated hits without a lookup. A request with an L1 TLB miss waits `tlb_l1_miss_cycles`
+(`tlb_misses`), one that also misses the shared TLB `tlb_walk_cycles` more (`tlb_walks`), before it
+reaches the caches. A translation's first miss (the page's first use on that CU, or on the device) is
+not charged: the published latencies these figures come from are measured warm (docs/DEVIATIONS.md).
 
 How they work. Sets and ways over sectors (`sector_bytes`: each sector is tagged on its own, the
 equivalent of a line with per-sector valid bits), a hashed set index (real GPUs hash addresses
@@ -59,12 +88,18 @@ class SetAssociativeCache:
         hashed = (words * _HASH) >> np.uint64(20)
         return (hashed % np.uint64(self.sets)).view(np.int64)
 
-    def access(self, sectors, writes):
+    def access(self, sectors, writes, groups=None, reach=0, after_write=False):
         """Look up a stream of sectors (in order) with their write flags (None: all reads).
 
-        Returns (hit per access, sectors evicted dirty: the write-backs this stream caused).
+        Returns (hit per access, sectors evicted dirty: the write-backs this stream caused). With
+        `groups` (each access's workgroup), `l0` is then the hits that the CUs' L0s serve (see
+        CacheHierarchy's banner: a read whose sector's previous access in the stream, within the
+        same chunk, was its own workgroup's, at most `reach` accesses before, and a read unless
+        `after_write`); they are hits here too (a hit changes no FIFO state).
         """
         hits = np.empty(sectors.size, dtype=bool)
+        self.l0 = np.zeros(sectors.size, dtype=bool) if groups is not None else None
+        self._l0_args = (reach, after_write)
         evicted = []
         step = max(1, self.sets)
         # Reads only into a cache with nothing dirty (the write-through Infinity Cache, always):
@@ -73,14 +108,16 @@ class SetAssociativeCache:
         distinct = writes is not None and _distinct(sectors[:step], writes[:step]) and _distinct(sectors, writes)
         for lo in range(0, sectors.size, step):
             chunk = sectors[lo:lo + step]
+            self._chunk_at = lo
             hit, wb = self._chunk(chunk, None if writes is None else writes[lo:lo + step], clean,
-                                  distinct or (writes is None and _distinct(chunk, None)))
+                                  distinct or (writes is None and _distinct(chunk, None)),
+                                  None if groups is None else groups[lo:lo + step])
             hits[lo:lo + step] = hit
             if wb.size:
                 evicted.append(wb)
         return hits, (np.concatenate(evicted) if evicted else np.empty(0, dtype=np.int64))
 
-    def _chunk(self, sectors, writes, clean=False, distinct=False):
+    def _chunk(self, sectors, writes, clean=False, distinct=False, groups=None):
         # Speed: this runs once per `sets` accesses (thousands of times for a large dispatch), so
         # it avoids ufunc.at (slow): the sectors written are looked up (searchsorted) among the
         # sorted distinct sectors, and the FIFO pointers of the sets that missed (distinct) are
@@ -107,6 +144,16 @@ class SetAssociativeCache:
             written = np.zeros(sectors.size, dtype=bool) if writes is None else writes
         else:
             first_at = order[new]                      # each sector's first access in the chunk
+            if groups is not None:
+                # The CUs' L0s (see access): a repeat and the access before it to the same sector
+                # are neighbours in the stable order.
+                again = np.flatnonzero(~new)
+                now, before = order[again], order[again - 1]
+                served = (groups[now] == groups[before]) & (now - before <= self._l0_args[0])
+                if writes is not None:
+                    served &= ~writes[now] if self._l0_args[1] else ~writes[now] & ~writes[before]
+                self.l0[now[served] + self._chunk_at] = True
+                del again, now, before, served
             first = np.zeros(sectors.size, dtype=bool)
             first[first_at] = True
             unique = sectors[first]
@@ -193,6 +240,49 @@ class SetAssociativeCache:
         return int((self.tags >= 0).sum())
 
 
+class PartitionedCache(SetAssociativeCache):
+    """`parts` caches of `capacity_bytes` each in units of `unit_bytes` (the CUs' L1 TLBs: one entry per
+    page, unit 1), `ways`-way, held as one tag array: part p owns sets p x part_sets .. (p + 1) x
+    part_sets - 1 and tags item x parts + p. Lookups only (nothing is written back)."""
+
+    def __init__(self, name, parts, capacity_bytes, unit_bytes, ways):
+        super().__init__(name, parts * capacity_bytes, unit_bytes, ways)
+        self.parts = parts
+        self.part_sets = max(1, self.sets // parts)
+
+    def set_of(self, keys):
+        part = keys % self.parts
+        words = (keys // self.parts).view(np.uint64)
+        hashed = (words * _HASH) >> np.uint64(20)
+        return part * self.part_sets + (hashed % np.uint64(self.part_sets)).view(np.int64)
+
+    def lookup(self, items, parts):
+        """Hit flags of a stream of reads of `items` (int64 >= 0), each by part `parts` (in order).
+
+        Each part takes its own accesses in stream order. Speed: the parts are independent (their
+        sets are disjoint), so round r holds accesses r x part_sets .. of every part at once, one
+        _chunk call each: a chunk never holds more accesses of one part than that part has sets, the
+        bound SetAssociativeCache.access keeps, and the result is what each part alone would give."""
+        n = items.size
+        hits = np.zeros(n, dtype=bool)
+        if n == 0:
+            return hits
+        keys = items * self.parts + parts
+        order = _stable_order(parts, self.parts)
+        counts = np.bincount(parts, minlength=self.parts)
+        starts = np.cumsum(counts) - counts
+        rank = np.empty(n, dtype=np.int64)
+        rank[order] = np.arange(n) - np.repeat(starts, counts)     # position in its part's stream
+        rounds = rank // self.part_sets
+        last = int(rounds.max())
+        by_round = _stable_order(rounds, last + 1)
+        bounds = np.searchsorted(rounds[by_round], np.arange(last + 2))
+        for r in range(last + 1):
+            at = by_round[bounds[r]:bounds[r + 1]]
+            hits[at] = self._chunk(keys[at], None, clean=True)[0]
+        return hits
+
+
 def _any_per_row(match):
     """match.any(axis=1) for a C-contiguous 2-D bool array, faster when rows are whole 8-byte
     words (a NumPy bool is one byte, 0 or 1): the words of each row are OR-ed as uint64."""
@@ -239,7 +329,7 @@ def _stable_order(keys, bound):
 
 # The per-wave quantities a cohort's memory request is charged from (summed over its waves).
 TRAFFIC_FIELDS = ("sectors", "lines", "l2_hits", "ic_hits", "dram_reads", "dram_writes", "ic_writes", "host",
-                  "dram_activations")
+                  "dram_activations", "l0_hits", "far_hits", "tlb_misses", "tlb_walks")
 
 
 class DispatchTraffic:
@@ -339,6 +429,25 @@ class CacheHierarchy:
                                                       preset.sector_bytes, preset.infinity_cache_ways)
         # DRAM's banks (dram_rows.py): which DRAM reads open a row (None: no banks modelled).
         self.dram_rows = DramRows(preset, _stable_order) if getattr(preset, "dram_channels", 0) else None
+        # GH100's split L2 (see the banner): the near partition's copy of what this side's SMs used.
+        self.l2_near = None
+        if preset.l2_far_latency_cycles:
+            self.l2_near = SetAssociativeCache("L2 near partition", preset.l2_bytes // 2, preset.sector_bytes,
+                                               preset.l2_ways)
+        self.far = None     # the last _beyond_l0 stream's far hits (None: none)
+        # The CUs' own caches and TLBs (see the banner): one part per l0_cus_per_cache CUs.
+        self.compute_units = preset.compute_units
+        self.cus_per_part = preset.l0_cus_per_cache
+        parts = -(-preset.compute_units // preset.l0_cus_per_cache)
+        self.parts = parts
+        self.l0_sectors = preset.l0_bytes // preset.sector_bytes    # 0: no L0
+        self.l0_write_allocate = preset.l0_write_allocate
+        self.tlb_l1 = self.tlb_l2 = None
+        if preset.tlb_page_bytes:
+            self.sectors_per_page = max(1, preset.tlb_page_bytes // preset.sector_bytes)
+            self.tlb_l1 = PartitionedCache("L1 TLB", parts, preset.tlb_l1_entries, 1, min(4, preset.tlb_l1_entries))
+            self.tlb_l2 = SetAssociativeCache("L2 TLB", preset.tlb_l2_entries, 1, min(16, preset.tlb_l2_entries))
+            self.tlb_seen = {"l1": np.empty(0, dtype=np.int64), "l2": np.empty(0, dtype=np.int64)}
 
     def set_host_ranges(self, ranges):
         """Host memory (see the banner): `ranges` is a list of (first byte, bytes); None or empty: none."""
@@ -357,17 +466,123 @@ class CacheHierarchy:
         mask = (at >= 0) & (sectors < self.host_ends[np.maximum(at, 0)])
         return mask if mask.any() else None
 
-    def classify(self, stream):
+    def classify(self, stream, parts=None, groups=None):
         """For a stream of sector accesses in order: per access, whether it hit the L2, whether it
-        hit the Infinity Cache (after missing the L2), whether it reads DRAM, and the number of
-        sectors written back to DRAM (and to the Infinity Cache) that it caused by eviction.
+        hit the Infinity Cache (after missing the L2), whether it reads DRAM, the number of
+        sectors written back to DRAM (and to the Infinity Cache) that it caused by eviction, whether
+        it hit its CU's L0 (a read that goes no further), whether its L2 hit was far, whether it
+        missed its L1 TLB and whether it also missed the shared TLB (None: no access did).
 
+        `parts` holds each access's L1 TLB part, `groups` its workgroup (None: no CU caches or TLBs
+        looked up).
         `stream` is a list [sectors, write flags] that classify empties: holding the only
         references, it frees the sectors once the Infinity Cache's stream is built (memory: the
         largest array of a dispatch's accounting)."""
         sectors, writes = stream
         stream.clear()
-        l2_hit, l2_evicted = self.l2.access(sectors, writes)
+        tlb = self._translate(sectors, parts)
+        stream = [sectors, writes]
+        del sectors, writes            # (the only references are the list's: _levels frees them)
+        return self._levels(stream, groups) + (self.far,) + tlb
+
+    def _translate(self, sectors, parts):
+        """(L1 TLB misses, shared TLB misses) per access, (None, None) without TLBs or misses.
+
+        An access to one of the last two distinct pages its part translated hits without a lookup
+        (they were just used: a TLB keeps its most recently used entries). Speed: that filter leaves
+        a streaming kernel a few lookups per page and CU instead of one or two per wave."""
+        if self.tlb_l1 is None or sectors.size == 0:
+            return None, None
+        spp = self.sectors_per_page
+        if parts is None:
+            parts = np.zeros(sectors.size, dtype=np.int16)
+        change = np.empty(sectors.size, dtype=bool)
+        change[:1] = True
+        if spp & (spp - 1) == 0:
+            # Speed: two neighbours are on one page when their bits above the page's differ in none
+            # (one pass, no page array for the whole stream).
+            np.greater_equal(np.bitwise_xor(sectors[1:], sectors[:-1]), spp, out=change[1:])
+        else:
+            np.not_equal(sectors[1:] // spp, sectors[:-1] // spp, out=change[1:])
+        change[1:] |= parts[1:] != parts[:-1]
+        at = np.flatnonzero(change)                 # the stream positions looked at from here on
+        del change
+        pages = sectors[at] // spp
+        part = parts[at].astype(np.int64)
+        # Each part's own sequence of distinct pages (stable by part), without a page that is the
+        # one before last (p q p q ... keeps p q), back in stream order. Indices into `at`.
+        by_part = _stable_order(part, self.tlb_l1.parts)
+        mine = pages[by_part] * self.tlb_l1.parts + part[by_part]
+        fresh = np.ones(mine.size, dtype=bool)
+        fresh[1:] = mine[1:] != mine[:-1]
+        by_part, mine = by_part[fresh], mine[fresh]
+        fresh = np.ones(mine.size, dtype=bool)
+        fresh[2:] = mine[2:] != mine[:-2]
+        keep = np.sort(by_part[fresh])
+        del by_part, mine, fresh
+        l1_hit = self.tlb_l1.lookup(pages[keep], part[keep])
+        miss = keep[~l1_hit]
+        del keep, l1_hit
+        if miss.size == 0:
+            return None, None
+        missed = pages[miss]
+        first = np.concatenate(([True], missed[1:] != missed[:-1]))
+        l2_hit, _ = self.tlb_l2.access(missed[first], None)
+        walks = miss[first][~l2_hit]
+        # A translation's first miss (the page's first use on this part, or on the device) is not
+        # charged: only misses of translations the TLB held before and lost (see the banner).
+        miss = miss[self._seen_before("l1", pages[miss] * self.tlb_l1.parts + part[miss])]
+        walks = walks[self._seen_before("l2", pages[walks])]
+        miss_at, walks = at[miss], at[walks]
+        if miss_at.size == 0:
+            return None, None
+        tlb_miss = np.zeros(sectors.size, dtype=bool)
+        tlb_miss[miss_at] = True
+        if walks.size == 0:
+            return tlb_miss, None
+        tlb_walk = np.zeros(sectors.size, dtype=bool)
+        tlb_walk[walks] = True
+        return tlb_miss, tlb_walk
+
+    def _seen_before(self, level, keys):
+        """Per key (in stream order), whether the TLB level translated it before: on an earlier
+        dispatch, or earlier in this stream. Records the keys as seen."""
+        seen = self.tlb_seen[level]
+        before = np.isin(keys, seen)
+        _, first = np.unique(keys, return_index=True)
+        repeat = np.ones(keys.size, dtype=bool)
+        repeat[first] = False
+        self.tlb_seen[level] = np.union1d(seen, keys)
+        return before | repeat
+
+    def _levels(self, stream, groups):
+        """classify's first six flags (the L2 and beyond, and the L0's hits; see classify)."""
+        sectors, writes = stream
+        stream.clear()
+        if self.l0_sectors and groups is not None:
+            l2_hit, l2_evicted = self.l2.access(sectors, writes, groups, self.l0_sectors, self.l0_write_allocate)
+        else:
+            l2_hit, l2_evicted = self.l2.access(sectors, writes)
+        l0_hit = self.l2.l0 if self.l2.l0 is not None and self.l2.l0.any() else None
+        self.l2.l0 = None
+        n = sectors.size
+        self.far = None
+        if self.l2_near is not None and n:
+            # Every access goes through the near partition, which keeps a copy of the most recent
+            # half of the L2's worth; an L2 hit it does not hold (nor the L0) is served by the far one.
+            near, _ = self.l2_near.access(sectors, None)
+            self.far = l2_hit & ~near
+            if l0_hit is not None:
+                self.far &= ~l0_hit
+            del near
+        levels = self._beyond_l2(sectors, writes, l2_hit, l2_evicted)
+        del sectors, writes, l2_evicted
+        if l0_hit is not None:       # the L0's hits (hits of the L2's state too) go no further
+            levels[0] = l2_hit & ~l0_hit
+        return tuple(levels) + (l0_hit,)
+
+    def _beyond_l2(self, sectors, writes, l2_hit, l2_evicted):
+        """[L2 hit, Infinity Cache hit, DRAM read, write-backs to DRAM, to the Infinity Cache] per access."""
         n = sectors.size
         ic_hit = np.zeros(n, dtype=bool)
         dram_read = ~l2_hit & ~writes
@@ -376,7 +591,7 @@ class CacheHierarchy:
         _charge(written_back, ~l2_hit, l2_evicted.size)
         if self.infinity_cache is None:
             # L2 evictions go straight to DRAM; each is charged to a miss that caused it.
-            return l2_hit, ic_hit, dram_read, written_back, np.zeros(n, dtype=np.int8)
+            return [l2_hit, ic_hit, dram_read, written_back, np.zeros(n, dtype=np.int8)]
         # Reads that missed the L2 look up the Infinity Cache (a write that misses the L2 is
         # allocated there and reaches the Infinity Cache only when evicted); the L2's dirty
         # evictions are then written into it, and through it to DRAM (write-through: they stay
@@ -390,11 +605,12 @@ class CacheHierarchy:
         hit, _ = self.infinity_cache.access(stream, None)
         ic_hit[dram_read] = hit[:reads]
         dram_read &= ~ic_hit          # the reads that missed the Infinity Cache too
-        return l2_hit, ic_hit, dram_read, written_back, written_back
+        return [l2_hit, ic_hit, dram_read, written_back, written_back]
 
-    def account(self, record, line_bytes):
+    def account(self, record, line_bytes, waves_per_workgroup=1):
         """Run a dispatch's sector stream (a DispatchRecord) through the caches, in wave order and
-        instruction order within a wave; returns its DispatchTraffic.
+        instruction order within a wave; returns its DispatchTraffic. Workgroup g's waves use the L0
+        and L1 TLB of compute unit g mod compute_units (see the banner).
 
         Speed: a wave's accesses of one instruction are one run of the stream, so a per-wave sum of
         a per-access flag is the difference of the flag's prefix sum at the run's two ends (one
@@ -444,34 +660,48 @@ class CacheHierarchy:
                 before += c
                 runs.append(first)
             del wave_start, before
+        # Each access's part of the CUs' caches (see the banner), where the preset has them.
+        cu_parts = groups = None
+        if (self.l0_sectors or self.tlb_l1 is not None) and n:
+            # Narrow types: these are as long as the stream (a part number fits 16 bits: FIELD_LIMITS).
+            wave_group = np.arange(waves, dtype=np.int64) // max(1, waves_per_workgroup)
+            cu_parts = np.repeat((wave_group % self.compute_units // self.cus_per_part).astype(np.int16), per_wave_total)
+            groups = np.repeat(wave_group.astype(np.int32), per_wave_total) if self.l0_sectors else None
+            del wave_group
         # Memory: what only built the stream goes before the caches run; classify frees the stream.
         del per_wave_total
         host = self.host_mask(stream)
         if host is None:
             stream = [stream, stream_writes]
             del stream_writes
-            l2_hit, ic_hit, dram_read, dram_writes, ic_writes = self.classify(stream)
+            classified = self.classify(stream, cu_parts, groups)
         else:
             # Host memory's sectors skip the caches (see the banner): the rest is classified alone and
             # its flags put back in place (a host access hits nothing, reads no DRAM, evicts nothing).
             device = ~host
-            parts = self.classify([stream[device], stream_writes[device]])
+            parts = self.classify([stream[device], stream_writes[device]],
+                                  None if cu_parts is None else cu_parts[device],
+                                  None if groups is None else groups[device])
             del stream_writes
             full = []
             for part in parts:
                 same = next((f for p, f in zip(parts, full) if p is part), None)   # keep shared arrays shared
-                if same is None:
+                if same is None and part is not None:
                     same = np.zeros(n, dtype=part.dtype)
                     same[device] = part
                 full.append(same)
             del parts, device
-            l2_hit, ic_hit, dram_read, dram_writes, ic_writes = full
+            classified = tuple(full)
             del full
+        del cu_parts, groups
+        l2_hit, ic_hit, dram_read, dram_writes, ic_writes, l0_hit, far_hit, tlb_miss, tlb_walk = classified
+        del classified
         # The DRAM reads that open a row (dram_rows.py), per access; None: no banks modelled.
         row_misses = None if self.dram_rows is None else self.dram_rows.account(
             rows, pcs, counts, dram_read, runs, width if uniform else None, waves)
-        flags = (None, None, l2_hit, ic_hit, dram_read, dram_writes, ic_writes, host, row_misses)   # per access
-        del l2_hit, ic_hit, dram_read, dram_writes, ic_writes, row_misses
+        flags = (None, None, l2_hit, ic_hit, dram_read, dram_writes, ic_writes, host,     # per access
+                 row_misses, l0_hit, far_hit, tlb_miss, tlb_walk)
+        del l2_hit, ic_hit, dram_read, dram_writes, ic_writes, row_misses, l0_hit, far_hit, tlb_miss, tlb_walk
         # Every field counts some of a wave's sectors (a write-back charge is 0 or 1 per access), so
         # the wave's sector count bounds them all: the narrowest type that holds it.
         tables = [np.zeros((len(TRAFFIC_FIELDS), waves), dtype=np.min_scalar_type(int(c.max(initial=0))))
@@ -543,6 +773,8 @@ class CacheHierarchy:
             return 0
         first = first_byte // self.sector_bytes
         end = -(-(first_byte + num_bytes) // self.sector_bytes)
+        if self.l2_near is not None:
+            self.l2_near.invalidate(first, end)
         return self.l2.invalidate(first, end)
 
 

@@ -139,7 +139,7 @@ class CommandProcessor:
         if recorder is not None:
             recorder.begin_dispatch(launch, stats, start_cycle)
         record = stats.record
-        traffic = self.caches.account(record, preset.line_bytes)
+        traffic = self.caches.account(record, preset.line_bytes, -(-launch.workgroup_size // self.wave_width))
         memory = self.memory
         memory.attach(recorder)
         before = (memory.dram.bytes, memory.dram.busy_cycles, memory.dram.turnarounds, _host_link_bytes(memory))
@@ -161,6 +161,11 @@ class CommandProcessor:
         work = units["simd"].CohortWork(dispatcher, path_costs, traffic, preset.sector_bytes, recorder,
                                         record.lds, record.atomic_lanes, record.accesses,
                                         preset.l2_atomics_per_cycle)
+        # The latencies of the CUs' caches, the TLBs and the far L2 partition (caches.py, simd.py).
+        work.l0_latency = preset.l0_latency_cycles
+        work.tlb_miss_cycles = preset.tlb_l1_miss_cycles
+        work.walk_cycles = preset.tlb_walk_cycles
+        work.far_cycles = max(0, preset.l2_far_latency_cycles - preset.l2_latency_cycles)
         groups = []
         if cooperative(launch.program, launch.lds_bytes):
             # Whole workgroups per slot group: a workgroup's waves share one cohort (simd.py).

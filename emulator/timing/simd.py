@@ -16,8 +16,10 @@ at the granularity of two groups (docs/DEVIATIONS.md).
     SMEM step   the scalar data returns the step's latency later
     WAIT step   s_waitcnt n: the clock moves to when at most n of the cohort's loads are outstanding
     VMEM step   one issue pass per wave, booked on the port; then the CU's cache front end looks
-                up the lines the cohort's waves touched, and the request's sectors go through the
-                CU's miss queue to the memory system, charged as the caches classified them (caches.py);
+                up the lines the cohort's waves touched; the sectors its CU's L0 holds return the
+                L0's latency later, and the rest go, after any TLB miss's or far L2 partition's
+                extra cycles, through the CU's miss queue to the memory system, charged as the
+                caches classified them (caches.py);
                 an atomic also passes the L2's atomic units (memory_system.py): one operation per
                 sector and one more per extra lane on one dword (DispatchRecord.atomic_lanes)
     LDS step    one issue pass per wave, booked on the port; then the CU's LDS pipe serves the
@@ -58,7 +60,8 @@ MISSING = object()
 FIELDS = len(TRAFFIC_FIELDS)      # costs per cohort
 STEP_FIELDS = 8                   # a flat schedule's ints per step (CohortWork.schedule)
 assert TRAFFIC_FIELDS[:2] == ("sectors", "lines") and TRAFFIC_FIELDS[3:] == ("ic_hits", "dram_reads", "dram_writes",
-                                                                           "ic_writes", "host", "dram_activations")
+                                                                           "ic_writes", "host", "dram_activations",
+                                                                           "l0_hits", "far_hits", "tlb_misses", "tlb_walks")
 
 
 class IssuePort:
@@ -247,6 +250,9 @@ class CohortWork:
         self.blocks = {}                      # slot << 27 | cohort size << 20 | block -> its costs
         self.costs_at = 0                     # where costs() put the cohort's costs in the list it returned
         self.sector_bytes = sector_bytes
+        # Latencies the caches' classification adds (presets.py; set by the command processor): an L0
+        # hit's, an L1 TLB miss's, a page walk's, the far L2 partition's extra hop.
+        self.l0_latency = self.tlb_miss_cycles = self.walk_cycles = self.far_cycles = 0
         self.recorder = recorder
         # Per LDS access slot, running sums over the waves (index w: waves 0 .. w - 1) of the bank
         # passes (DispatchRecord.lds): a cohort's total is two lookups. (Memory: an int64 array per
@@ -404,6 +410,8 @@ class SlotGroup(Process):
         self.sectors = self.lines = self.ic_hits = self.dram_reads = self.dram_writes = self.ic_writes = 0
         self.activations = 0
         self.host = 0                             # of sectors: host memory (over the host link)
+        self.l0_hits = 0                          # of sectors: hits in the CU's L0 (no L2 trip)
+        self.extra = 0                            # cycles before the caches: translation, far L2 hop
         self.done = 0
         self.request = None                       # compute_unit.WaitingRequest while in the wait queue
 
@@ -621,6 +629,12 @@ class SlotGroup(Process):
                     self.ic_writes = costs[cost_at + 6]
                     self.host = costs[cost_at + 7]
                     self.activations = costs[cost_at + 8]
+                    self.l0_hits = costs[cost_at + 9]
+                    # The request's extra latency before it reaches the caches: address translation
+                    # (an L1 TLB miss, and a page walk), and the hop to GH100's far L2 partition.
+                    self.extra = ((work.tlb_miss_cycles if costs[cost_at + 11] else 0)
+                                  + (work.walk_cycles if costs[cost_at + 12] else 0)
+                                  + (work.far_cycles if costs[cost_at + 10] else 0))
                     self.t = t
                     self.step = at // STEP_FIELDS
                     self.nloads = nloads
@@ -643,7 +657,10 @@ class SlotGroup(Process):
             return SENT
         arrive = cu.look_up(now + self.latency, self.lines) if self.lines else now
         self.done = arrive
-        sectors = self.sectors
+        sectors = self.sectors - self.l0_hits     # the L0's hits need no L2 trip (caches.py)
+        if self.l0_hits:
+            self.done = arrive + self.work.l0_latency
+        arrive += self.extra
         if sectors:
             # A LevelBytes' fields as plain ints, worked out once (one request per call: no tuple is built).
             sector_bytes = self.work.sector_bytes
@@ -658,7 +675,8 @@ class SlotGroup(Process):
                 self.request = cu.wait_for_room(now, arrive, sectors, sectors * sector_bytes, ic_bytes, dram_bytes,
                                                 ic_reads, dram_reads, host, self.is_write, self, self.activations)
                 return ROOM
-            self.done = done
+            if done > self.done:
+                self.done = done
         return SENT
 
     def sent(self, now):

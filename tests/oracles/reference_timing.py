@@ -34,7 +34,7 @@ def reference_cycles(preset, wave_width, launch, stats):
     """Cycles from the dispatch's start (launch included) to its last wave's end and last store,
     simulated wave by wave. `stats` is the functional run's ExecutionStats (its dispatch record)."""
     record = stats.record
-    traffic = CacheHierarchy(preset).account(record, preset.line_bytes)
+    traffic = CacheHierarchy(preset).account(record, preset.line_bytes, -(-launch.workgroup_size // wave_width))
     passes = max(1, -(-wave_width // preset.simd_lanes))
     costs = {pid: PathCost(launch.program, path, passes, preset.smem_latency_percent, preset.rate_cycles(),
                            dual=preset.valu_dual_issue)
@@ -82,21 +82,25 @@ def reference_cycles(preset, wave_width, launch, stats):
                 with port.request() as req:
                     yield req
                     yield env.timeout(step.cycles)
-                (sectors, lines, _, ic_hits, dram_reads, dram_writes, ic_writes, host,
-                 activations) = traffic.cohort(step.slot, w, 1)
+                (sectors, lines, _, ic_hits, dram_reads, dram_writes, ic_writes, host, activations, l0_hits, far_hits,
+                 tlb_misses, tlb_walks) = traffic.cohort(step.slot, w, 1)
                 arrive = simd.cu.look_up(env.now + step.latency, lines) if lines else env.now
-                done = arrive
+                done = arrive + preset.l0_latency_cycles if l0_hits else arrive   # the L0's hits: no L2 trip
+                arrive += ((preset.tlb_l1_miss_cycles if tlb_misses else 0) + (preset.tlb_walk_cycles if tlb_walks else 0)
+                           + (max(0, preset.l2_far_latency_cycles - preset.l2_latency_cycles) if far_hits else 0))
+                sectors -= l0_hits
                 if sectors:
                     level_bytes = LevelBytes(sectors * sector_bytes, (ic_hits + ic_writes) * sector_bytes,
                                              (dram_reads + dram_writes) * sector_bytes, ic_hits * sector_bytes,
                                              dram_reads * sector_bytes, host * sector_bytes, activations)
-                    done = simd.cu.try_issue(arrive, sectors, step.is_write, *level_bytes)
-                    if done < 0:
+                    sent = simd.cu.try_issue(arrive, sectors, step.is_write, *level_bytes)
+                    if sent < 0:
                         waiter = _Waiter()
                         request = simd.cu.wait_for_room(env.now, arrive, sectors, *level_bytes[:6], step.is_write, waiter,
                                                         activations)
                         yield driver.waiting.setdefault(waiter, env.event())
-                        done = request.done
+                        sent = request.done
+                    done = max(done, sent)
                 if step.is_write:
                     last["store"] = max(last["store"], done)
                 else:

@@ -80,6 +80,8 @@ def test_access_matches_one_access_at_a_time(seed, ways):
 class _Preset:
     sector_bytes, l2_bytes, l2_ways = 64, 64 * 4 * 16, 4
     infinity_cache_bytes, infinity_cache_ways = 64 * 4 * 64, 4
+    compute_units, l0_bytes, l0_cus_per_cache, l0_write_allocate = 1, 0, 1, False
+    l2_far_latency_cycles, tlb_page_bytes = 0, 0
 
 
 def _random_record(rng, uniform):
@@ -114,7 +116,7 @@ def test_account_per_wave_counts_match_a_loop(seed, uniform):
                 owner.append((pc, w))
     sectors = np.array([s for s, _ in stream], dtype=np.int64)
     writes = np.array([wr for _, wr in stream], dtype=bool)
-    l2_hit, ic_hit, dram_read, dram_writes, ic_writes = check.classify([sectors, writes])
+    l2_hit, ic_hit, dram_read, dram_writes, ic_writes = check.classify([sectors, writes])[:5]
     for pc, r in rows.items():
         table = traffic.per_wave[pc]
         for w in range(record.total_waves):
@@ -122,8 +124,8 @@ def test_account_per_wave_counts_match_a_loop(seed, uniform):
             row = r.sectors[r.offsets[w]:r.offsets[w + 1]] // 2
             lines = sum(1 for k in range(len(row)) if k == 0 or row[k] != row[k - 1])
             expected = [len(mine), lines] + [int(np.sum(f[mine])) for f in
-                                             (l2_hit, ic_hit, dram_read, dram_writes, ic_writes)] + [0, 0]   # no host
-            # memory; no DRAM banks on this preset (dram_activations 0: tests/timing/test_dram_rows.py)
+                                             (l2_hit, ic_hit, dram_read, dram_writes, ic_writes)] + [0] * 6   # no host
+            # memory, no DRAM banks on this preset (dram_activations 0: tests/timing/test_dram_rows.py), no L0 or TLB
             assert table[:, w].tolist() == expected, (pc, w)
     for field in TRAFFIC_FIELDS:
         assert traffic.totals[field] == sum(int(t[TRAFFIC_FIELDS.index(field)].sum()) for t in traffic.per_wave.values())

@@ -52,7 +52,9 @@ def test_any_operator_with_a_kernel_sweeps_with_its_own_tensor_types():
     # Both inputs are broadcast rows (64 distinct elements each); the comparison stores UINT8.
     assert add["bytes_read"] == greater["bytes_read"] == 2 * 4096 * 4
     assert add["bytes_written"] == 4096 * 4 and greater["bytes_written"] == 4096
-    assert add["l2_hit_rate"] > 0.5
+    # The rows are re-read: the CUs' L0s serve most re-reads (fewer L2 request bytes than bytes read), and
+    # the L2 still hits part of what reaches it (other workgroups' first reads of the same rows).
+    assert add["l2_request_bytes"] < add["bytes_read"] and add["l2_hit_rate"] > 0.25
 
 
 def test_the_grid_skips_what_the_adapter_or_directml_refuses():

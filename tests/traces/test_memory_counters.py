@@ -248,19 +248,20 @@ def test_step_shows_lines_sectors_and_cache_hits_of_buffer_instructions():
 
 
 def test_stepped_wave_traffic_matches_the_timed_dispatch():
-    # Wave 5 of a transposed FLOAT32 IDENTITY on the RX 7900 XTX: 32 lines, all already in the L2
-    # (waves 1 .. 4 read the same columns); the store writes 2 fresh sectors of 1 line.
+    # Wave 5 of a transposed FLOAT32 IDENTITY on the RX 7900 XTX: 32 lines, all already in its CU's L0
+    # (waves 1 .. 4 of its workgroup read the same sectors just before); the store writes 2 fresh sectors of 1 line.
     run = OperatorRun("IDENTITY", "FLOAT32", (64, 64), strides=[(1, 64), (64, 1)])
     stepper = WaveStepper(run, random_inputs(run, 0), width=32, wave=5, adapter="rx7900xtx")
     traffic = [s.traffic for s in stepper.steps() if s.traffic is not None]
     load, store = traffic
     assert not load.write and store.write
-    assert (load.sectors, len(load.line_addresses), load.l2_hits, load.ic_hits, load.dram_reads) == (32, 32, 32, 0, 0)
+    assert (load.sectors, len(load.line_addresses), load.l0_hits, load.l2_hits, load.ic_hits, load.dram_reads) == \
+        (32, 32, 32, 0, 0, 0)
     assert (store.sectors, len(store.line_addresses), store.l2_hits) == (2, 1, 0)
     text = format_traffic(load)
     assert text[0] == "coalescer: 32 lanes x 4 B = 128 B -> 32 sectors of 64 B in 32 lines of 128 B"
     assert text[1].endswith("... (+28 more)") and len(text[1].split()) == 2 + 4 + 3
-    assert text[2] == "caches: 32 of 32 sectors hit the L2, 0 the Infinity Cache, 0 read from DRAM"
+    assert text[2] == "caches: 32 of 32 sectors hit the L0, 0 the L2, 0 the Infinity Cache, 0 read from DRAM"
     stats = stepper.timed_stats()
     rows = stats.record.finish()
     for t, pc in zip(traffic, sorted(rows)):

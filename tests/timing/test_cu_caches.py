@@ -1,0 +1,128 @@
+"""The CUs' L0s, GH100's far L2 partition and the TLBs (emulator/timing/caches.py), against slow
+per-access references, and through the timing model: a pointer chase within the L0 costs an L0 hit."""
+import dataclasses
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from dmlemu.functional.buffer_descriptor import write_buffer_descriptor
+from dmlemu.functional.wave_dispatcher import KernelLaunch
+from dmlemu.gpu import Gpu
+from dmlemu.isa.assembler import assemble
+from dmlemu.isa.program import Program
+from dmlemu.presets import H200, RX_6800_XT, RTX_3070, preset_problem
+from dmlemu.timing.caches import CacheHierarchy
+
+# A small L2 (64 sets of 4 ways) so that streams of a few hundred sectors cross chunks and evict.
+SMALL = dataclasses.replace(RX_6800_XT, l2_bytes=64 * 4 * 64, l2_ways=4, infinity_cache_bytes=0, l0_bytes=8 * 128,
+                            tlb_page_bytes=0)
+
+
+def l0_reference(sectors, writes, groups, reach, after_write, chunk):
+    """A read hits the L0 when the previous access to its sector, in the same chunk of the stream, was
+    its own workgroup's, at most `reach` accesses before, and a read (or any access with after_write)."""
+    hits = np.zeros(sectors.size, dtype=bool)
+    last = {}
+    for i, s in enumerate(sectors.tolist()):
+        j = last.get(s)
+        if (j is not None and not writes[i] and j // chunk == i // chunk and groups[j] == groups[i]
+                and i - j <= reach and (after_write or not writes[j])):
+            hits[i] = True
+        last[s] = i
+    return hits
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2 ** 31), allocate=st.booleans())
+def test_l0_hits_are_a_workgroups_rereads_within_its_reach(seed, allocate):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 400))
+    sectors = rng.integers(0, 60, n).astype(np.int64)
+    writes = rng.random(n) < 0.2
+    groups = np.sort(rng.integers(0, 6, n)).astype(np.int64)       # a workgroup's accesses are one run
+    preset = dataclasses.replace(SMALL, l0_write_allocate=allocate)
+    caches = CacheHierarchy(preset)
+    flags = caches.classify([sectors.copy(), writes.copy()], np.zeros(n, dtype=np.int64), groups)
+    l0 = flags[5] if flags[5] is not None else np.zeros(n, dtype=bool)
+    expected = l0_reference(sectors, writes, groups, preset.l0_bytes // preset.sector_bytes, allocate, caches.l2.sets)
+    assert np.array_equal(l0, expected)
+    assert not (l0 & flags[0]).any() and not (l0 & writes).any()       # an L0 hit is not an L2 hit, never a store
+    # The L2's state is what the stream leaves without an L0: a hit changes no FIFO state.
+    plain = CacheHierarchy(preset)
+    plain.classify([sectors.copy(), writes.copy()])
+    assert np.array_equal(plain.l2.tags, caches.l2.tags) and np.array_equal(plain.l2.dirty, caches.l2.dirty)
+
+
+def test_the_far_partition_serves_what_the_near_one_no_longer_holds():
+    preset = dataclasses.replace(H200, l2_bytes=64 * 32 * 20, l2_ways=20, l0_bytes=0, tlb_page_bytes=0)
+    caches = CacheHierarchy(preset)
+    capacity = preset.l2_bytes // preset.sector_bytes
+    for sectors, far in ((np.arange(capacity // 4), False), (np.arange(capacity * 9 // 10), True)):
+        caches = CacheHierarchy(preset)
+        stream = np.concatenate([sectors, sectors])        # the second lap hits the L2
+        flags = caches.classify([stream, np.zeros(stream.size, dtype=bool)])
+        second = slice(sectors.size, None)
+        assert flags[0][second].mean() > 0.9
+        far_share = 0.0 if flags[6] is None else flags[6][second].mean()
+        assert (far_share > 0.5) if far else (far_share == 0.0)
+
+
+def test_a_translation_is_charged_only_when_the_tlb_had_it_and_lost_it():
+    preset = dataclasses.replace(RX_6800_XT, l0_bytes=0, tlb_l1_entries=4, tlb_l2_entries=16)
+    caches = CacheHierarchy(preset)
+    per_page = preset.tlb_page_bytes // preset.sector_bytes
+    pages = np.arange(64)                                   # 64 pages: 4x the shared TLB's entries
+    stream = pages * per_page
+    parts = np.zeros(stream.size, dtype=np.int64)
+    first = caches.classify([stream.copy(), np.zeros(stream.size, dtype=bool)], parts)
+    assert first[7] is None and first[8] is None            # first translations: not charged
+    second = caches.classify([stream.copy(), np.zeros(stream.size, dtype=bool)], parts)
+    assert second[7].all() and second[8].all()              # lost to capacity: an L1 miss and a walk each
+    few = caches.classify([stream[:2].copy(), np.zeros(2, dtype=bool)], parts[:2])
+    again = caches.classify([stream[:2].copy(), np.zeros(2, dtype=bool)], parts[:2])
+    assert again[7] is None                                  # just used: still in the L1 TLB
+    assert few is not None
+
+
+CHASE = ("    s_load_dwordx4 s[8:11], s[0:1], 0\n    s_waitcnt 0\n    v_mov_b32 v2, 0\n    s_mov_b32 s22, {trips}\n"
+         "loop:\n" + "    buffer_load_dword v2, v2, s[8:11], 0\n    s_waitcnt 0\n" * 8
+         + "    s_sub_u32 s22, s22, 1\n    s_cmp_lg_u32 s22, 0\n    s_cbranch_scc1 loop\n    s_endpgm\n")
+
+
+def chase_cycles_per_load(preset, nodes, trips):
+    """Cycles per load of one wave's chase over `nodes` 64-byte slots in a cycle (T and 2T trips)."""
+    out = []
+    for t in (trips, 2 * trips):
+        gpu = Gpu(preset)
+        buf = gpu.memory.allocate(nodes * 64, "chase")
+        table = gpu.memory.allocate(64, "table")
+        write_buffer_descriptor(table.data, 0, buf.gpu_va, buf.size)
+        order = np.random.default_rng(3).permutation(np.arange(1, nodes)) * 64
+        order = np.concatenate([[0], order])
+        buf.data.view(np.uint32)[order // 4] = np.roll(order, -1)
+        launch = KernelLaunch(Program(assemble(CHASE.format(trips=t)), "chase"), 1, preset.wave_width,
+                              (table.gpu_va & 0xFFFFFFFF, table.gpu_va >> 32))
+        out.append(gpu.dispatch(launch).cycles)
+    return (out[1] - out[0]) / (8 * trips)
+
+
+@pytest.mark.parametrize("preset", [RX_6800_XT, RTX_3070], ids=lambda p: p.key)
+def test_a_chase_within_the_l0_costs_an_l0_hit_and_beyond_it_an_l2_trip(preset):
+    within = chase_cycles_per_load(preset, 32, 8)                                  # 2 KiB
+    nodes = 4 * preset.l0_bytes // 64                  # 64-byte slots: 2x to 4x the L0's sectors
+    beyond = chase_cycles_per_load(preset, nodes, nodes // 8)
+    overhead = 24 + 3                   # the VMEM pipeline, the tag lookup and the issue, as the presets take them
+    assert within == pytest.approx(preset.l0_latency_cycles + overhead, abs=3)
+    assert beyond == pytest.approx(preset.l2_latency_cycles + overhead, abs=6)
+
+
+@pytest.mark.parametrize("field, value, sentence", [
+    ("l0_bytes", 1000, "l0_bytes is 1000; it must be a multiple of line_bytes (128)"),
+    ("l2_far_latency_cycles", 100, "l2_far_latency_cycles is 100; it must be 0 (one L2 partition) or at least "
+                                   "l2_latency_cycles (183): the far partition is not nearer"),
+    ("tlb_l2_entries", 0, "tlb_l2_entries is 0 while tlb_page_bytes is 2097152; a modelled TLB needs entries"),
+    ("l0_cus_per_cache", 0, "l0_cus_per_cache is 0; it must be a positive integer"),
+])
+def test_impossible_cu_cache_fields_are_refused_with_a_sentence(field, value, sentence):
+    assert preset_problem(dataclasses.replace(RX_6800_XT, **{field: value})) == sentence
