@@ -7,10 +7,18 @@ one dispatch and one submission to the next, so a dispatch that reads what the p
 hits while it fits.
 
 What they see. The functional model hands over, for every wave memory instruction, the distinct
-sectors its lanes touched (dispatch_record.py: that is the coalescer's output). The caches take
-that stream in wave order, instruction order within a wave: the order the workgroup dispatcher
-hands waves out. (The few thousand waves in flight at once interleave in time; the caches are far
-larger than that window, so the order inside it is not applied to their state: docs/DEVIATIONS.md.)
+sectors its lanes touched (dispatch_record.py: that is the coalescer's output). The caches take that
+stream in issue order: the GPU runs `generation_waves` waves at a time (every wave slot), handed out in
+order, and the waves in flight together run the same instruction at about the same time; so the
+accesses come generation by generation (wave // generation_waves), access slot by access slot within a
+generation (an instruction, and each trip of a loop its own slot, in the order a wave executes them:
+execution_order, dispatch_record.access_slot),
+wave by wave within a slot, a wave's sectors of one slot together. A loop that sweeps a buffer larger
+than the L2 twice so finds its second sweep evicted, as the GPU does: in wave order each wave would
+run all its trips before the next wave started. (Within a generation the waves interleave finer than
+slot by slot in time; the caches are far larger than what a generation touches at one slot, so that
+order is not applied to their state: docs/DEVIATIONS.md.) The DRAM banks see the DRAM reads in the
+same order (dram_rows.py).
 Workgroup g runs on compute unit g mod compute_units (the dispatcher's round robin over the CUs;
 the timing model's dispatcher hands waves out dynamically: docs/DEVIATIONS.md).
 
@@ -67,6 +75,11 @@ import numpy as np
 from dmlemu.timing.dram_rows import DramRows
 
 _HASH = np.uint64(0x9E3779B97F4A7C15)   # Fibonacci hashing constant (2^64 / golden ratio)
+
+
+def generation_waves(preset):
+    """The waves in flight together in issue order (see the banner): every wave slot of the GPU."""
+    return preset.compute_units * preset.simds_per_cu * preset.waves_per_simd
 
 
 class SetAssociativeCache:
@@ -429,6 +442,7 @@ class CacheHierarchy:
                                                       preset.sector_bytes, preset.infinity_cache_ways)
         # DRAM's banks (dram_rows.py): which DRAM reads open a row (None: no banks modelled).
         self.dram_rows = DramRows(preset, _stable_order) if getattr(preset, "dram_channels", 0) else None
+        self.generation = generation_waves(preset)    # issue order's generation (dram_rows.py)
         # GH100's split L2 (see the banner): the near partition's copy of what this side's SMs used.
         self.l2_near = None
         if preset.l2_far_latency_cycles:
@@ -608,66 +622,85 @@ class CacheHierarchy:
         return [l2_hit, ic_hit, dram_read, written_back, written_back]
 
     def account(self, record, line_bytes, waves_per_workgroup=1):
-        """Run a dispatch's sector stream (a DispatchRecord) through the caches, in wave order and
-        instruction order within a wave; returns its DispatchTraffic. Workgroup g's waves use the L0
+        """Run a dispatch's sector stream (a DispatchRecord) through the caches, in issue order (see the
+        banner); returns its DispatchTraffic. Workgroup g's waves use the L0
         and L1 TLB of compute unit g mod compute_units (see the banner).
 
         Speed: a wave's accesses of one instruction are one run of the stream, so a per-wave sum of
         a per-access flag is the difference of the flag's prefix sum at the run's two ends (one
         cumsum per flag; no gather of the accesses). When every wave makes the same number of
-        accesses at each instruction (a packed or uniformly strided tensor), the stream is a
-        (waves, accesses per wave) grid and instruction pc owns a band of its columns: the stream
-        is built, and the flags summed, band by band (strided copies, no index arrays). Both give
+        accesses at each instruction (a packed or uniformly strided tensor), each generation is a
+        grid and access slot s owns a band of its columns (_IssueGrid): the stream is built, and the
+        flags summed, band by band (strided copies, no index arrays). Both give
         the sums and the stream that placing each access one by one would."""
         rows = record.finish()
-        pcs = list(rows)
+        pcs = execution_order(record, rows)
         waves = record.total_waves
         counts = [rows[pc].counts() for pc in pcs]
-        # Where each access lands in the stream ordered by (wave, instruction): before it come every
-        # access of earlier waves, then this wave's accesses of earlier instructions. No sort.
+        # Where each access lands in the stream in issue order: worked out per slot, no sort.
         per_wave_total = np.sum(counts, axis=0) if counts else np.zeros(waves, dtype=np.int64)
         n = int(per_wave_total.sum())
         stream = np.empty(n, dtype=np.int64)
         stream_writes = np.empty(n, dtype=bool)
         uniform = waves > 0 and all(bool((c == c[0]).all()) for c in counts)
-        runs = []      # per pc: the stream position of every wave's first access
+        wave_of = None   # the generic layout: each access's wave, where the CUs' caches need it
+        per_cu = bool(self.l0_sectors or self.tlb_l1 is not None) and n > 0
+        runs = []      # per slot: its band's first column (uniform), else the stream position of every wave's first access
         if uniform:
-            # Access j of wave w at pc goes to w * width + column + j: a band of the grid.
+            # Slot s's accesses are a band of `k` columns of every generation (_IssueGrid).
             width = int(per_wave_total[0])
-            grid, write_grid = stream.reshape(waves, width), stream_writes.reshape(waves, width)
+            grid = _IssueGrid(waves, width, self.generation)
             column = 0
             for pc, c in zip(pcs, counts):
                 r, k = rows[pc], int(c[0])
-                grid[:, column:column + k] = r.sectors.reshape(waves, k)
-                write_grid[:, column:column + k] = r.is_write
+                grid.put(stream, column, k, r.sectors.reshape(waves, k))
+                grid.put(stream_writes, column, k, r.is_write)
                 runs.append(column)
                 column += k
-            del grid, write_grid
-        else:
-            wave_start = np.zeros(waves + 1, dtype=np.int64)
-            np.cumsum(per_wave_total, out=wave_start[1:])
-            before = np.zeros(waves, dtype=np.int64)
+        elif waves > 0:
             index_type = np.int32 if n < 2 ** 31 else np.int64    # stream positions: half the memory
+            generation = np.arange(waves, dtype=np.int64) // self.generation
+            heads = np.arange(0, waves, self.generation)           # each generation's first wave
+            # Before generation g's accesses come every earlier generation's; within it, slot s's come after
+            # the generation's accesses of earlier slots (`done`), wave w's after earlier waves' of slot s.
+            generation_start = np.zeros(heads.size, dtype=np.int64)
+            np.cumsum(np.add.reduceat(per_wave_total, heads)[:-1], out=generation_start[1:])
+            done = np.zeros(heads.size, dtype=np.int64)
+            wave_ids = np.arange(waves, dtype=np.int32 if waves < 2 ** 31 else np.int64)
+            wave_of = np.empty(n, dtype=wave_ids.dtype) if per_cu else None
+            before = np.zeros(waves + 1, dtype=np.int64)
             for pc, c in zip(pcs, counts):
                 r = rows[pc]
-                # Access i of wave w goes to wave_start[w] + before[w] + (i - offsets[w]).
-                first = wave_start[:-1] + before
+                np.cumsum(c, out=before[1:])
+                first = (generation_start + done)[generation] + before[:-1] - before[heads][generation]
                 pos = np.repeat((first - r.offsets[:-1]).astype(index_type), c)
                 pos += np.arange(r.sectors.size, dtype=index_type)
                 stream[pos] = r.sectors
                 stream_writes[pos] = r.is_write
+                if per_cu:
+                    wave_of[pos] = np.repeat(wave_ids, c)
                 del pos
-                before += c
+                done += np.add.reduceat(c.astype(np.int64), heads)
                 runs.append(first)
-            del wave_start, before
+            del generation, heads, generation_start, done, before, wave_ids
         # Each access's part of the CUs' caches (see the banner), where the preset has them.
         cu_parts = groups = None
-        if (self.l0_sectors or self.tlb_l1 is not None) and n:
+        if per_cu:
             # Narrow types: these are as long as the stream (a part number fits 16 bits: FIELD_LIMITS).
             wave_group = np.arange(waves, dtype=np.int64) // max(1, waves_per_workgroup)
-            cu_parts = np.repeat((wave_group % self.compute_units // self.cus_per_part).astype(np.int16), per_wave_total)
-            groups = np.repeat(wave_group.astype(np.int32), per_wave_total) if self.l0_sectors else None
-            del wave_group
+            part_of_wave = (wave_group % self.compute_units // self.cus_per_part).astype(np.int16)
+            if uniform:
+                cu_parts = np.empty(n, dtype=np.int16)
+                groups = np.empty(n, dtype=np.int32) if self.l0_sectors else None
+                for column, c in zip(runs, counts):
+                    grid.put_per_wave(cu_parts, column, int(c[0]), part_of_wave)
+                    if groups is not None:
+                        grid.put_per_wave(groups, column, int(c[0]), wave_group)
+            else:
+                cu_parts = part_of_wave[wave_of]
+                groups = wave_group.astype(np.int32)[wave_of] if self.l0_sectors else None
+            del wave_group, part_of_wave
+        del wave_of
         # Memory: what only built the stream goes before the caches run; classify frees the stream.
         del per_wave_total
         host = self.host_mask(stream)
@@ -697,8 +730,14 @@ class CacheHierarchy:
         l2_hit, ic_hit, dram_read, dram_writes, ic_writes, l0_hit, far_hit, tlb_miss, tlb_walk = classified
         del classified
         # The DRAM reads that open a row (dram_rows.py), per access; None: no banks modelled.
-        row_misses = None if self.dram_rows is None else self.dram_rows.account(
-            rows, pcs, counts, dram_read, runs, width if uniform else None, waves)
+        if uniform:
+            def positions(i):
+                return grid.positions(runs[i], int(counts[i][0]))
+        else:
+            def positions(i):
+                r = rows[pcs[i]]
+                return np.repeat(np.asarray(runs[i], dtype=np.int64) - r.offsets[:-1], counts[i]) + np.arange(r.sectors.size)
+        row_misses = None if self.dram_rows is None else self.dram_rows.account(rows, pcs, dram_read, positions)
         flags = (None, None, l2_hit, ic_hit, dram_read, dram_writes, ic_writes, host,     # per access
                  row_misses, l0_hit, far_hit, tlb_miss, tlb_walk)
         del l2_hit, ic_hit, dram_read, dram_writes, ic_writes, row_misses, l0_hit, far_hit, tlb_miss, tlb_walk
@@ -737,9 +776,8 @@ class CacheHierarchy:
                 continue
             done[id(flag)] = i
             if uniform:
-                flag = flag.reshape(waves, width)
                 for table, column, c in zip(tables, runs, counts):
-                    table[i] = _band_sums(flag, column, int(c[0]))
+                    table[i] = grid.sums(flag, column, int(c[0]))
             else:
                 for table, sums in zip(tables, _run_sums(flag, [(first, c) for first, c in zip(runs, counts)])):
                     table[i] = sums
@@ -794,6 +832,92 @@ def _charge(per_access, eligible, count, chunk=1 << 20):
             floors = np.arange(k0, k0 + rows.size + 1, dtype=np.int64) * count // total
             per_access[lo + rows] = floors[1:] - floors[:-1]
             k0 += rows.size
+
+
+def execution_order(record, rows):
+    """The access slots of `rows` (a DispatchRecord's SectorRows by slot) in the order a wave executes them:
+    by their first place in the record's control-flow paths (the k-th occurrence of pc in a path is slot
+    pc + k x program_length), so an instruction after a loop comes after the loop's trips, though its slot
+    number is smaller; a slot no path holds (none in practice) comes last, by number."""
+    wanted = set(rows)
+    place = {}
+    length = record.program_length
+    for path in record.paths:
+        seen = {}
+        for i, pc in enumerate(path):
+            k = seen.get(pc, 0)
+            seen[pc] = k + 1
+            slot = pc + k * length
+            if slot in wanted and i < place.get(slot, i + 1):
+                place[slot] = i
+    last = max(place.values(), default=0) + 1
+    return sorted(rows, key=lambda slot: (place.get(slot, last), slot))
+
+
+class _IssueGrid:
+    """A stream whose waves all make the same `width` accesses, in issue order (CacheHierarchy.account): `F`
+    full generations of `G` waves, then a tail generation of `T`; within a generation the access slots'
+    bands one after another (slot s owns columns column .. column + k - 1 of each wave), a band holding
+    its waves' k accesses each, wave by wave. Every access is placed, and every per-wave sum read, by
+    strided copies of whole bands (no index arrays)."""
+
+    def __init__(self, waves, width, generation):
+        self.G = min(generation, waves)
+        self.F = waves // self.G
+        self.T = waves - self.F * self.G
+        self.width = width
+        self.split = self.F * self.G * width      # where the tail generation starts
+
+    def _bands(self, array, column, k):
+        """(the full generations' band as an (F, G, k) view or None, the tail's as (T, k) or None)."""
+        F, G, T = self.F, self.G, self.T
+        full = (array[:self.split].reshape(F, G * self.width)[:, column * G:(column + k) * G].reshape(F, G, k)
+                if F else None)
+        tail = array[self.split:][column * T:(column + k) * T].reshape(T, k) if T else None
+        return full, tail
+
+    def put(self, array, column, k, rows):
+        """Place `rows` ((waves, k): each wave's accesses, or one value for all) in the band."""
+        full, tail = self._bands(array, column, k)
+        rows = np.broadcast_to(rows, (self.F * self.G + self.T, k))
+        if full is not None:
+            full[...] = rows[:self.F * self.G].reshape(self.F, self.G, k)
+        if tail is not None:
+            tail[...] = rows[self.F * self.G:]
+
+    def put_per_wave(self, array, column, k, values):
+        """Place each wave's value (`values`, one per wave) at each of its k accesses of the band."""
+        self.put(array, column, k, np.asarray(values).reshape(-1, 1))
+
+    def sums(self, flag, column, k):
+        """Per wave, the sum of `flag` over its k accesses of the band (int64)."""
+        full, tail = self._bands(flag, column, k)
+        out = np.empty(self.F * self.G + self.T, dtype=np.int64)
+        if full is not None:
+            # Column by column while the band is narrow (as _band_sums): (F, G) sums, no copy of the band.
+            if k > 64:
+                out[:self.F * self.G] = full.sum(axis=2, dtype=np.int64).reshape(-1)
+            else:
+                total = np.zeros((self.F, self.G), dtype=np.int64)
+                for j in range(k):
+                    total += full[:, :, j]
+                out[:self.F * self.G] = total.reshape(-1)
+        if tail is not None:
+            out[self.F * self.G:] = _band_sums(tail, 0, k)
+        return out
+
+    def positions(self, column, k):
+        """The stream positions of the band's accesses, wave by wave (each wave's k in order), int64."""
+        F, G, T = self.F, self.G, self.T
+        j = np.arange(k, dtype=np.int64)
+        parts = []
+        if F:
+            w = np.arange(F * G, dtype=np.int64)
+            parts.append(((w // G * G * self.width + column * G + w % G * k)[:, None] + j).ravel())
+        if T:
+            w = np.arange(T, dtype=np.int64)
+            parts.append((self.split + column * T + (w * k)[:, None] + j).ravel())
+        return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
 
 def _band_sums(grid, column, k):

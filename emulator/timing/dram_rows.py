@@ -19,20 +19,17 @@ banks (row index mod banks) and the row number is the rest. That is GPGPU-Sim's
 `...RRRR.RBBBCCCC.BCCSSSSS` mapping with the bank bits above the column bits: a stream crosses
 into the next bank every row, so it never conflicts with itself.
 
-Order. The banks see a dispatch's DRAM reads (the accesses the caches classified as reading DRAM) in
-the order the GPU would issue them, not in the caches' wave order: waves run `resident` at a time (every
-wave slot of the GPU), and the waves in flight together execute the same instruction at about the same
-time. So the reads are taken generation by generation of `resident` waves (wave // resident), within a
-generation access slot by access slot (a loop's trips in order: dispatch_record.access_slot), and within
-a slot wave by wave. A grid-stride loop then opens each row once per trip, as its waves sweep it
-together; in wave order each wave's trips would cross rows that the next wave opens again. The reads
-continue from the rows the previous dispatch left open. Real memory controllers also reorder their
-queues (FR-FCFS) to serve row hits first; this order keeps a stream's sectors together as that
-reordering would (docs/DEVIATIONS.md). Write-backs of dirty
+Order. The banks see a dispatch's DRAM reads (the accesses the caches classified as reading DRAM) in the
+caches' stream order, which is the order the GPU issues them (caches.py: generation by generation of the
+waves in flight together, access slot by access slot within a generation, wave by wave within a slot). A
+grid-stride loop then opens each row once per trip, as its waves sweep it together. The reads continue
+from the rows the previous dispatch left open. Real memory controllers also reorder their queues
+(FR-FCFS) to serve row hits first; this order keeps a stream's sectors together as that reordering
+would (docs/DEVIATIONS.md). Write-backs of dirty
 sectors are drained by the controllers in batches (memory_system.py) and are not looked up here: they
 neither open rows nor close the rows reads keep open.
 
-Speed: NumPy, two stable sorts of the dispatch's DRAM reads, into issue order and by bank (radix passes:
+Speed: NumPy, two stable sorts of the dispatch's DRAM reads, into stream order and by bank (radix passes:
 caches._stable_order).
 """
 import numpy as np
@@ -51,7 +48,6 @@ class DramRows:
         self.interleave = preset.dram_interleave_bytes
         self.sector_bytes = preset.sector_bytes
         self.open_rows = np.full(self.channels * self.banks, -1, dtype=np.int64)   # -1: closed
-        self.resident = preset.compute_units * preset.simds_per_cu * preset.waves_per_simd   # wave slots
         self.activations = 0      # row misses so far, over the device's life
 
     def locate(self, sectors):
@@ -88,39 +84,31 @@ class DramRows:
         self.activations += int(np.count_nonzero(miss))
         return miss
 
-    def account(self, rows, slots, counts, dram_read, runs, width, waves):
+    def account(self, rows, slots, dram_read, positions):
         """Row misses of a dispatch (caches.CacheHierarchy.account): `rows` its SectorRows by access slot
-        (`slots`, with `counts` the accesses per wave of each), `dram_read` per access of the caches' stream
-        whether it reads DRAM, `runs` where each slot's accesses start in that stream (a column of the
-        (waves, width) grid when `width` is not None, else each wave's first position). Returns a bool per
-        stream access (True: a DRAM read that opens a row), or None when nothing reads DRAM."""
+        (`slots`), `dram_read` per access of the caches' stream
+        whether it reads DRAM, `positions(i)` the stream positions of slot i's accesses (wave by wave, as
+        its SectorRows hold them). Returns a bool per stream access (True: a DRAM read that opens a row),
+        or None when nothing reads DRAM."""
         n = dram_read.size
         if n == 0 or not dram_read.any():
             return None
-        rank = {slot: r for r, slot in enumerate(sorted(slots))}
-        positions, sectors, keys = [], [], []
-        resident = self.resident
-        for slot, c, run in zip(slots, counts, runs):
+        positions_, sectors = [], []
+        for i, slot in enumerate(slots):
             r = rows[slot]
             if r.sectors.size == 0:
                 continue
-            if width is not None:
-                k = int(c[0])
-                pos = (np.arange(waves, dtype=np.int64)[:, None] * width + (run + np.arange(k))).ravel()
-            else:
-                pos = np.repeat(np.asarray(run, dtype=np.int64) - r.offsets[:-1], c) + np.arange(r.sectors.size)
+            pos = positions(i)
             chosen = np.flatnonzero(dram_read[pos])
             if chosen.size == 0:
                 continue
-            wave = np.repeat(np.arange(waves, dtype=np.int64), c)[chosen]
-            positions.append(pos[chosen])
+            positions_.append(pos[chosen])
             sectors.append(r.sectors[chosen])
-            keys.append(((wave // resident) * len(rank) + rank[slot]) * resident + wave % resident)
-        if not positions:
+        if not positions_:
             return None
-        position, sector, key = (np.concatenate(a) for a in (positions, sectors, keys))
-        del positions, sectors, keys
-        order = self.stable_order(key - key.min(), int(key.max() - key.min()) + 1)
+        position, sector = (np.concatenate(a) for a in (positions_, sectors))
+        del positions_, sectors
+        order = self.stable_order(position, n)      # the stream's order: issue order (caches.py)
         flags = np.zeros(n, dtype=bool)
         flags[position[order]] = self.misses(sector[order])
         return flags

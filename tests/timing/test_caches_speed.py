@@ -81,6 +81,7 @@ class _Preset:
     sector_bytes, l2_bytes, l2_ways = 64, 64 * 4 * 16, 4
     infinity_cache_bytes, infinity_cache_ways = 64 * 4 * 64, 4
     compute_units, l0_bytes, l0_cus_per_cache, l0_write_allocate = 1, 0, 1, False
+    simds_per_cu, waves_per_simd = 1, 7      # issue order's generations: 7 waves (several, and a tail)
     l2_far_latency_cycles, tlb_page_bytes = 0, 0
 
 
@@ -107,13 +108,15 @@ def test_account_per_wave_counts_match_a_loop(seed, uniform):
     caches, check = CacheHierarchy(_Preset), CacheHierarchy(_Preset)
     traffic = caches.account(record, 128)
     rows = record.finish()
-    # The stream in (wave, instruction) order, one access at a time.
+    # The stream in issue order, one access at a time: generations of 7 waves, slot by slot within one, wave
+    # by wave within a slot (caches.py's banner).
     stream, owner = [], []
-    for w in range(record.total_waves):
+    for head in range(0, record.total_waves, 7):
         for pc, r in rows.items():
-            for s in r.sectors[r.offsets[w]:r.offsets[w + 1]]:
-                stream.append((int(s), r.is_write))
-                owner.append((pc, w))
+            for w in range(head, min(head + 7, record.total_waves)):
+                for s in r.sectors[r.offsets[w]:r.offsets[w + 1]]:
+                    stream.append((int(s), r.is_write))
+                    owner.append((pc, w))
     sectors = np.array([s for s, _ in stream], dtype=np.int64)
     writes = np.array([wr for _, wr in stream], dtype=bool)
     l2_hit, ic_hit, dram_read, dram_writes, ic_writes = check.classify([sectors, writes])[:5]
