@@ -48,6 +48,8 @@ K_TILE = 16               # K goes in tiles of K_TILE
 LDS_BYTES = 2 * BLOCK * K_TILE * 4   # AsT and Bs, FLOAT32
 WMMA_LDS_BYTES = BLOCK * BLOCK * 4   # the WMMA variant: FLOAT16 tiles (4 KiB), then the FLOAT32 block Cs
 WMMA_WAVE_WIDTH = 32                 # v_wmma_f32_16x16x16_f16's lanes
+WIDE_BLOCK_M = 128                   # the WIDE variant: a 128 x 64 block per workgroup (8 x 4 per thread)
+WIDE_LDS_BYTES = 16 * 528 + K_TILE * BLOCK * 4   # AsT[16][128] rows padded to 528 bytes, then Bs[16][64]
 _LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
 _STORE = {"FLOAT32": "dword", "FLOAT16": "short"}
 _SHIFT = {"FLOAT32": 2, "FLOAT16": 1}
@@ -101,6 +103,13 @@ def uses_matrix_units(preset, data_type):
             and getattr(preset, "matrix_fp16_flops_per_cycle_per_cu", 0) > 0)
 
 
+def uses_wide(integer, wmma, activation):
+    """Whether a GEMM runs gemm.s's WIDE variant (128 x 64 blocks, two 4 x 4 blocks per thread, the next tile's
+    loads in flight during this one's fmas): the float kernel without a FusedActivation (whose body may use the
+    registers that hold the second block) on the VALU."""
+    return integer is None and not wmma and activation is None
+
+
 def variant_symbols(data_type, has_c, layout=LAYOUT, activation=None, activation_symbols=None, integer=None,
                     wmma=False):
     """The assembler symbols of one variant of gemm.s; with `activation` (ACTIVATION_RELU ...), those the
@@ -137,7 +146,7 @@ def variant_symbols(data_type, has_c, layout=LAYOUT, activation=None, activation
             "CB_GEMM_M_WIDE": wide + 2 * step, "CB_GEMM_N_WIDE": wide + 3 * step,
             "WIDEN_F16": int(data_type == "FLOAT16" and integer is None), "NARROW_F16": int(data_type == "FLOAT16"),
             # WMMA: FLOAT16 tiles; an element of A past K is -0 (B's is +0), so its product -0 adds nothing
-            "WMMA": int(wmma), "A_PAD": 0x8000 if wmma else 0,
+            "WMMA": int(wmma), "A_PAD": 0x8000 if wmma else 0, "WIDE": int(uses_wide(integer, wmma, activation)),
             # the five records of RECORDS gemm.s reads (the layout's own offsets, named for what each holds)
             "CB_GEMM_BATCH_INNER": records, "CB_GEMM_BATCH_OUTER": records + step, "CB_GEMM_M": records + 2 * step,
             "CB_GEMM_N": records + 3 * step, "CB_GEMM_K": records + 4 * step, **layout.symbols()}
@@ -191,17 +200,20 @@ def compile_gemm(operator, tensors, attributes, layout, no_kernel, division_magi
     if len(act_params) > 4 or any(encoding != "f32" for _, encoding in act_params):
         raise no_kernel(f"dmlemu's kernel for {operator} cannot fuse {activation}'s attributes")
     trans_a, trans_b = bool(int(attributes.get("TransA") or 0)), bool(int(attributes.get("TransB") or 0))
-    records, values, group_grid = _launch(a, b, c, out, trans_a, trans_b, division_magic, packed_strides)
+    wmma = uses_matrix_units(preset, out.data_type)
+    wide = uses_wide(None, wmma, activation)
+    records, values, group_grid = _launch(a, b, c, out, trans_a, trans_b, division_magic, packed_strides,
+                                          WIDE_BLOCK_M if wide else BLOCK)
     values.update({"PARAM0": f32_bits(float(attributes.get("Alpha", 1.0))), "PARAM1": f32_bits(float(attributes.get("Beta", 0.0)))})
     for i, (name, _) in enumerate(act_params):
         if activation_attributes.get(name) is None:
             raise ValueError(f"{activation} needs its attribute {name}")
         values[f"PARAM{2 + i}"] = f32_bits(float(activation_attributes[name]))
     constants = layout.pack(values, records, params=True, wide=False)
-    wmma = uses_matrix_units(preset, out.data_type)
     program = build_program(out.data_type, c is not None, layout, activation,
                             activation_symbols if activation is not None else None, wmma=wmma)
-    return program, constants, group_grid, (THREADS, THREADS, 1), WMMA_LDS_BYTES if wmma else LDS_BYTES
+    lds_bytes = WMMA_LDS_BYTES if wmma else WIDE_LDS_BYTES if wide else LDS_BYTES
+    return program, constants, group_grid, (THREADS, THREADS, 1), lds_bytes
 
 
 def _compile_integer(row, tensors, layout, division_magic, packed_strides):
@@ -226,9 +238,9 @@ def _compile_integer(row, tensors, layout, division_magic, packed_strides):
     return program, constants, group_grid, (THREADS, THREADS, 1), LDS_BYTES
 
 
-def _launch(a, b, c, out, trans_a, trans_b, division_magic, packed_strides):
+def _launch(a, b, c, out, trans_a, trans_b, division_magic, packed_strides, block_m=BLOCK):
     """The five dimension records (batch inner, batch outer, M, N, K), the values ELEMENTS .. RECORD_COUNT and the
-    group grid of one matrix product."""
+    group grid of one matrix product (blocks of block_m rows and BLOCK columns)."""
     sizes = tuple(int(s) for s in out.sizes)
     m, n = sizes[-2:]
     k = int(a.sizes[-2] if trans_a else a.sizes[-1])
@@ -248,8 +260,8 @@ def _launch(a, b, c, out, trans_a, trans_b, division_magic, packed_strides):
                record(m, (a_m, 0, c_m, o_m)), record(n, (0, b_n, c_n, o_n)), record(k, (a_k, b_k, 0, 0))]
     batches = batch_sizes[0] * batch_sizes[1]
     values = {"ELEMENTS": batches * m * n, "WORKGROUP_SIZE": THREADS * THREADS, "RECORD_COUNT": len(records)}
-    return records, values, (-(-n // BLOCK), -(-m // BLOCK), batches)
+    return records, values, (-(-n // BLOCK), -(-m // block_m), batches)
 
 
 __all__ = ["THREADS", "BLOCK", "K_TILE", "LDS_BYTES", "OPERATORS", "GemmOperator", "EXTRAS", "build_program", "compile_gemm", "variant_symbols",
-           "WMMA_LDS_BYTES", "WMMA_WAVE_WIDTH", "uses_matrix_units"]
+           "WMMA_LDS_BYTES", "WMMA_WAVE_WIDTH", "uses_matrix_units", "WIDE_BLOCK_M", "WIDE_LDS_BYTES", "uses_wide"]

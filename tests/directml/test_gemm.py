@@ -17,7 +17,7 @@ from dmlemu.errors import E_INVALIDARG, E_NOTIMPL, HResultError
 from dmlemu.gpu import Gpu
 from dmlemu.isa.numerics import fused_multiply_add
 from dmlemu.kernels.driver import TensorSpec
-from dmlemu.kernels.gemm_ops import BLOCK
+from dmlemu.kernels.gemm_ops import BLOCK, WIDE_BLOCK_M
 from dmlemu.presets import PRESETS, RX_7900_XTX, WARP
 from tensor_layouts import data_type, layout_strides, same_bits, tensor
 
@@ -140,7 +140,8 @@ def test_every_wave_width_gives_the_same_bits(type_name):
     want = expected(a, b, c, alpha=0.75, beta=-1.5)
     for width in (8, 16, 32, 64):
         got, stats = run_kernel(a, b, c, width, alpha=0.75, beta=-1.5)
-        assert stats.workgroups == 2 * 2 * 2       # ceil(66 / 64) x ceil(70 / 64) x 2 batches
+        rows = BLOCK if (type_name, width) == ("FLOAT16", 32) else WIDE_BLOCK_M   # WMMA: 64 x 64 blocks
+        assert stats.workgroups == 2 * -(-70 // rows) * 2    # ceil(66 / 64) x ceil(70 / rows) x 2 batches
         same_bits(got, want)
 
 
@@ -249,7 +250,7 @@ def test_dimension_counts_and_types_per_feature_level():
 
 def test_block_size_is_what_the_launch_says():
     _, stats = run_kernel(np.ones((1, 130, 3), np.float32), np.ones((1, 3, 65), np.float32), None, 32)
-    assert stats.workgroups == -(-130 // BLOCK) * -(-65 // BLOCK)
+    assert stats.workgroups == -(-130 // WIDE_BLOCK_M) * -(-65 // BLOCK)     # FLOAT32, no activation: WIDE
 
 
 # ---- FusedActivation -----------------------------------------------------------------------------------------------
