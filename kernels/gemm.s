@@ -190,20 +190,53 @@
 ; ---- WIDE (FLOAT32 / FLOAT16 widened, no FusedActivation, no integer): the group's block is 128 x 64 (rows
 ; m0 = 128 Y ..), thread (tx, ty) computes two 4 x 4 blocks, rows m0 + 4 ty + i (acc v48 ..) and m0 + 64 + 4 ty + i
 ; (acc1 = v72 ..), columns n0 + 4 tx + j: per k three ds_read_b128 feed 32 fmas, which VOPD pairs (acc[i][j],
-; acc[i][j + 1]: one even, one odd destination, the same a, b in neighbouring banks). AsT[16][128] at 0, rows
-; 528 bytes apart (4 dwords of padding: 16 tx writing one k column meet 2 to a bank, not 16), Bs[16][64] at 8448.
-; The next tile's 12 loads are issued before this tile's fmas (software pipelining), so every s_waitcnt of the
-; unrolled tile counts them; an element outside the matrices is not loaded and its LDS slot holds whatever it
-; held: a row past M or a column past N only reaches accumulators that are never stored, a k past K is never read.
+; acc[i][j + 1]: one even, one odd destination, the same a, b in neighbouring banks). It copies A's rows
+; m0 + 8 ty .. + 7 at k0 + tx, written as two ds_write_b128 into AsT[16][128] at 0, rows 528 bytes apart (4 dwords
+; of padding: the 16 tx of a wave spread over the banks), and B as the narrow kernel does into Bs[16][64] at 8448.
+; Addresses are in bytes. The next tile's 12 loads are issued before this tile's fmas (software pipelining), so
+; every s_waitcnt of the unrolled tile counts them; B's per-k masks only on the last tile. An element outside
+; the matrices is not loaded and its LDS slot holds whatever it held: a row past M or a column past N only
+; reaches accumulators that are never stored, a k past K is never read.
+    v_mul_lo_u32 v6, v2, 7
+    v_mad_u32 v16, v6, s44, v16          ; A[m0 + 8 ty][tx] (tile 0, r = 0)
+    v_add_u32 v14, v14, v6               ; m0 + 8 ty
+    v_add_u32 v6, v14, 0
+    v_cmp_gt_u32 vcc, s40, v6
+    s_mov_b64 s[24:25], vcc         ; A row m0 + 8 ty + 0 < M
+    v_add_u32 v6, v14, 1
+    v_cmp_gt_u32 vcc, s40, v6
+    s_mov_b64 s[26:27], vcc         ; A row m0 + 8 ty + 1 < M
+    v_add_u32 v6, v14, 2
+    v_cmp_gt_u32 vcc, s40, v6
+    s_mov_b64 s[28:29], vcc         ; A row m0 + 8 ty + 2 < M
+    v_add_u32 v6, v14, 3
+    v_cmp_gt_u32 vcc, s40, v6
+    s_mov_b64 s[30:31], vcc         ; A row m0 + 8 ty + 3 < M
+    v_add_u32 v6, v14, 4
+    v_cmp_gt_u32 vcc, s40, v6
+    s_mov_b64 s[88:89], vcc         ; A row m0 + 8 ty + 4 < M
+    v_add_u32 v6, v14, 5
+    v_cmp_gt_u32 vcc, s40, v6
+    s_mov_b64 s[90:91], vcc         ; A row m0 + 8 ty + 5 < M
+    v_add_u32 v6, v14, 6
+    v_cmp_gt_u32 vcc, s40, v6
+    s_mov_b64 s[92:93], vcc         ; A row m0 + 8 ty + 6 < M
+    v_add_u32 v6, v14, 7
+    v_cmp_gt_u32 vcc, s40, v6
+    s_mov_b64 s[94:95], vcc         ; A row m0 + 8 ty + 7 < M
+    v_lshl_b32 v16, v16, ${SHIFT_IN}      ; bytes from here on
+    v_lshl_b32 v17, v17, ${SHIFT_IN}
+    s_lshl_b32 s34, s44, ${SHIFT_IN}      ; A's next row
+    s_lshl_b32 s35, s35, ${SHIFT_IN}      ; B's next 4 k
+    s_lshl_b32 s36, s36, ${SHIFT_IN}      ; A's next tile
+    s_lshl_b32 s37, s37, ${SHIFT_IN}      ; B's next tile
     v_lshl_b32 v32, v1, 4
     v_lshl_b32 v6, v1, 9
     v_add_u32 v32, v32, v6
-    v_lshl_b32 v6, v2, 2
-    v_add_u32 v32, v32, v6               ; &AsT[tx][ty] = 528 tx + 4 ty (j: + 64 j)
+    v_lshl_b32 v6, v2, 5
+    v_add_u32 v32, v32, v6               ; &AsT[tx][8 ty] = 528 tx + 32 ty
     s_mov_b32 s39, 1                     ; the first tile: nothing in LDS yet
 wide_tile:
-    v_cmp_gt_u32 vcc, s38, v1            ; tx < k left
-    s_mov_b64 s[70:71], vcc
     v_add_u32 v25, v16, s34
     v_add_u32 v26, v25, s34
     v_add_u32 v27, v26, s34
@@ -211,50 +244,70 @@ wide_tile:
     v_add_u32 v29, v28, s34
     v_add_u32 v30, v29, s34
     v_add_u32 v31, v30, s34
-    v_lshl_b32 v24, v16, ${SHIFT_IN}
-    v_lshl_b32 v25, v25, ${SHIFT_IN}
-    v_lshl_b32 v26, v26, ${SHIFT_IN}
-    v_lshl_b32 v27, v27, ${SHIFT_IN}
-    v_lshl_b32 v28, v28, ${SHIFT_IN}
-    v_lshl_b32 v29, v29, ${SHIFT_IN}
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    v_lshl_b32 v31, v31, ${SHIFT_IN}
-    s_and_b64 exec, s[70:71], s[24:25]
-    buffer_load_${LOAD_A} v20, v24, s[8:11], 0      ; A[m0 + ty + 0][k0 + tx]
-    s_and_b64 exec, s[70:71], s[26:27]
-    buffer_load_${LOAD_A} v21, v25, s[8:11], 0      ; A[m0 + ty + 16][k0 + tx]
-    s_and_b64 exec, s[70:71], s[28:29]
-    buffer_load_${LOAD_A} v22, v26, s[8:11], 0      ; A[m0 + ty + 32][k0 + tx]
-    s_and_b64 exec, s[70:71], s[30:31]
-    buffer_load_${LOAD_A} v23, v27, s[8:11], 0      ; A[m0 + ty + 48][k0 + tx]
-    s_and_b64 exec, s[70:71], s[88:89]
-    buffer_load_${LOAD_A} v8, v28, s[8:11], 0      ; A[m0 + ty + 64][k0 + tx]
-    s_and_b64 exec, s[70:71], s[90:91]
-    buffer_load_${LOAD_A} v9, v29, s[8:11], 0      ; A[m0 + ty + 80][k0 + tx]
-    s_and_b64 exec, s[70:71], s[92:93]
-    buffer_load_${LOAD_A} v10, v30, s[8:11], 0      ; A[m0 + ty + 96][k0 + tx]
-    s_and_b64 exec, s[70:71], s[94:95]
-    buffer_load_${LOAD_A} v11, v31, s[8:11], 0      ; A[m0 + ty + 112][k0 + tx]
-    s_mov_b64 exec, s[66:67]
+    s_cmp_lt_u32 s38, 16
+    s_cbranch_scc1 wide_edge_loads       ; the last tile, short of 16 k: the k masks
+    s_mov_b64 exec, s[24:25]
+    buffer_load_${LOAD_A} v20, v16, s[8:11], 0      ; A[m0 + 8 ty + 0][k0 + tx]
+    s_mov_b64 exec, s[26:27]
+    buffer_load_${LOAD_A} v21, v25, s[8:11], 0      ; A[m0 + 8 ty + 1][k0 + tx]
+    s_mov_b64 exec, s[28:29]
+    buffer_load_${LOAD_A} v22, v26, s[8:11], 0      ; A[m0 + 8 ty + 2][k0 + tx]
+    s_mov_b64 exec, s[30:31]
+    buffer_load_${LOAD_A} v23, v27, s[8:11], 0      ; A[m0 + 8 ty + 3][k0 + tx]
+    s_mov_b64 exec, s[88:89]
+    buffer_load_${LOAD_A} v8, v28, s[8:11], 0      ; A[m0 + 8 ty + 4][k0 + tx]
+    s_mov_b64 exec, s[90:91]
+    buffer_load_${LOAD_A} v9, v29, s[8:11], 0      ; A[m0 + 8 ty + 5][k0 + tx]
+    s_mov_b64 exec, s[92:93]
+    buffer_load_${LOAD_A} v10, v30, s[8:11], 0      ; A[m0 + 8 ty + 6][k0 + tx]
+    s_mov_b64 exec, s[94:95]
+    buffer_load_${LOAD_A} v11, v31, s[8:11], 0      ; A[m0 + 8 ty + 7][k0 + tx]
+    s_mov_b64 exec, s[66:67]             ; B's addresses in every lane
     v_add_u32 v25, v17, s35
     v_add_u32 v26, v25, s35
     v_add_u32 v27, v26, s35
-    v_lshl_b32 v28, v17, ${SHIFT_IN}
-    v_lshl_b32 v29, v25, ${SHIFT_IN}
-    v_lshl_b32 v30, v26, ${SHIFT_IN}
-    v_lshl_b32 v31, v27, ${SHIFT_IN}
+    s_mov_b64 exec, s[32:33]             ; B column < N
+    buffer_load_${LOAD_B} v88, v17, s[12:15], 0     ; B[k0 + kk + 0][n]
+    buffer_load_${LOAD_B} v89, v25, s[12:15], 0     ; B[k0 + kk + 4][n]
+    buffer_load_${LOAD_B} v90, v26, s[12:15], 0     ; B[k0 + kk + 8][n]
+    buffer_load_${LOAD_B} v91, v27, s[12:15], 0     ; B[k0 + kk + 12][n]
+    s_branch wide_loaded
+wide_edge_loads:
+    v_cmp_gt_u32 vcc, s38, v1            ; tx < k left
+    s_mov_b64 s[70:71], vcc
+    s_and_b64 exec, s[70:71], s[24:25]
+    buffer_load_${LOAD_A} v20, v16, s[8:11], 0      ; A[m0 + 8 ty + 0][k0 + tx]
+    s_and_b64 exec, s[70:71], s[26:27]
+    buffer_load_${LOAD_A} v21, v25, s[8:11], 0      ; A[m0 + 8 ty + 1][k0 + tx]
+    s_and_b64 exec, s[70:71], s[28:29]
+    buffer_load_${LOAD_A} v22, v26, s[8:11], 0      ; A[m0 + 8 ty + 2][k0 + tx]
+    s_and_b64 exec, s[70:71], s[30:31]
+    buffer_load_${LOAD_A} v23, v27, s[8:11], 0      ; A[m0 + 8 ty + 3][k0 + tx]
+    s_and_b64 exec, s[70:71], s[88:89]
+    buffer_load_${LOAD_A} v8, v28, s[8:11], 0      ; A[m0 + 8 ty + 4][k0 + tx]
+    s_and_b64 exec, s[70:71], s[90:91]
+    buffer_load_${LOAD_A} v9, v29, s[8:11], 0      ; A[m0 + 8 ty + 5][k0 + tx]
+    s_and_b64 exec, s[70:71], s[92:93]
+    buffer_load_${LOAD_A} v10, v30, s[8:11], 0      ; A[m0 + 8 ty + 6][k0 + tx]
+    s_and_b64 exec, s[70:71], s[94:95]
+    buffer_load_${LOAD_A} v11, v31, s[8:11], 0      ; A[m0 + 8 ty + 7][k0 + tx]
+    s_mov_b64 exec, s[66:67]             ; B's addresses in every lane
+    v_add_u32 v25, v17, s35
+    v_add_u32 v26, v25, s35
+    v_add_u32 v27, v26, s35
     v_cmp_gt_u32 vcc, s38, v34            ; kk + 0 < k left
     s_and_b64 exec, vcc, s[32:33]
-    buffer_load_${LOAD_B} v88, v28, s[12:15], 0     ; B[k0 + kk + 0][n]
+    buffer_load_${LOAD_B} v88, v17, s[12:15], 0     ; B[k0 + kk + 0][n]
     v_cmp_gt_u32 vcc, s38, v35            ; kk + 4 < k left
     s_and_b64 exec, vcc, s[32:33]
-    buffer_load_${LOAD_B} v89, v29, s[12:15], 0     ; B[k0 + kk + 4][n]
+    buffer_load_${LOAD_B} v89, v25, s[12:15], 0     ; B[k0 + kk + 4][n]
     v_cmp_gt_u32 vcc, s38, v36            ; kk + 8 < k left
     s_and_b64 exec, vcc, s[32:33]
-    buffer_load_${LOAD_B} v90, v30, s[12:15], 0     ; B[k0 + kk + 8][n]
+    buffer_load_${LOAD_B} v90, v26, s[12:15], 0     ; B[k0 + kk + 8][n]
     v_cmp_gt_u32 vcc, s38, v37            ; kk + 12 < k left
     s_and_b64 exec, vcc, s[32:33]
-    buffer_load_${LOAD_B} v91, v31, s[12:15], 0     ; B[k0 + kk + 12][n]
+    buffer_load_${LOAD_B} v91, v27, s[12:15], 0     ; B[k0 + kk + 12][n]
+wide_loaded:
     s_mov_b64 exec, s[66:67]
     s_cmp_eq_u32 s39, 1
     s_cbranch_scc1 wide_store            ; the first tile: nothing to multiply yet
@@ -852,14 +905,8 @@ wide_store:
     v_cvt_f32_f16 v90, v90
     v_cvt_f32_f16 v91, v91
 .endif
-    ds_write_b32 v32, v20, 0              ; AsT[tx][ty + 0]
-    ds_write_b32 v32, v21, 64              ; AsT[tx][ty + 16]
-    ds_write_b32 v32, v22, 128              ; AsT[tx][ty + 32]
-    ds_write_b32 v32, v23, 192              ; AsT[tx][ty + 48]
-    ds_write_b32 v32, v8, 256              ; AsT[tx][ty + 64]
-    ds_write_b32 v32, v9, 320              ; AsT[tx][ty + 80]
-    ds_write_b32 v32, v10, 384              ; AsT[tx][ty + 96]
-    ds_write_b32 v32, v11, 448              ; AsT[tx][ty + 112]
+    ds_write_b128 v32, v[20:23], 0       ; AsT[tx][8 ty .. + 3]
+    ds_write_b128 v32, v[8:11], 16       ; AsT[tx][8 ty + 4 .. + 7]
     ds_write_b32 v33, v88, 8448            ; Bs[kk + 0][v0 % 64]
     ds_write_b32 v33, v89, 9472            ; Bs[kk + 4][v0 % 64]
     ds_write_b32 v33, v90, 10496            ; Bs[kk + 8][v0 % 64]
@@ -878,7 +925,7 @@ wide_last:                               ; the last tile (1 .. 16 k, nothing loa
     v_mov_b32 v18, v38                   ; &AsT[k][4 ty], k = 0
     v_mov_b32 v19, v39                   ; &Bs[k][4 tx] - Bs
 wide_k:
-    ds_read_b128 v[40:43], v18, 0      ; a[0..3] = A[m0 + 4 ty .. + 3][k0 + 0]
+    ds_read_b128 v[40:43], v18, 0      ; a[0..3] = A[m0 + 4 ty .. + 3][k]
     ds_read_b128 v[44:47], v18, 256      ; a[4..7] = A[m0 + 64 + 4 ty .. + 3][..]
     ds_read_b128 v[64:67], v19, 8448      ; b[0..3] = B[..][n0 + 4 tx .. + 3]
     s_waitcnt 0
