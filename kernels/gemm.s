@@ -69,7 +69,7 @@
     v_mad_u32 v13, v7, s39, v13          ; the output's
 
 ; ---- where this thread loads A and B from, and where it puts them in LDS ---------------------------
-.if TALL
+.if WIDE
     s_lshl_b32 s68, s5, 7                ; m0 = 128 Y
 .else
     s_lshl_b32 s68, s5, 6                ; m0 = 64 Y
@@ -128,20 +128,8 @@
     v_mov_b32 v62, ${ACC_ZERO}           ; acc[3][2] = -0 (0: integer)
     v_mov_b32 v63, ${ACC_ZERO}           ; acc[3][3] = -0 (0: integer)
     s_mov_b32 s38, s56                   ; k left: K
-.if TALL
-; ---- TALL (WIDE, WIDE_WMMA): 128-row blocks; the rows ty + 64 .. of A, the second block's accumulators
-    v_add_u32 v6, v14, 64
-    v_cmp_gt_u32 vcc, s40, v6
-    s_mov_b64 s[88:89], vcc         ; A row m0 + ty + 64 < M
-    v_add_u32 v6, v14, 80
-    v_cmp_gt_u32 vcc, s40, v6
-    s_mov_b64 s[90:91], vcc         ; A row m0 + ty + 80 < M
-    v_add_u32 v6, v14, 96
-    v_cmp_gt_u32 vcc, s40, v6
-    s_mov_b64 s[92:93], vcc         ; A row m0 + ty + 96 < M
-    v_add_u32 v6, v14, 112
-    v_cmp_gt_u32 vcc, s40, v6
-    s_mov_b64 s[94:95], vcc         ; A row m0 + ty + 112 < M
+.if WIDE
+; ---- WIDE: the second block's accumulators
     v_mov_b32 v72, ${ACC_ZERO}           ; acc1[0][0] = -0
     v_mov_b32 v73, ${ACC_ZERO}           ; acc1[0][1] = -0
     v_mov_b32 v74, ${ACC_ZERO}           ; acc1[0][2] = -0
@@ -967,140 +955,6 @@ wide_k:
     s_cmp_lg_u32 s39, 0
     s_cbranch_scc1 wide_k
     s_branch finish
-.endif
-.if WIDE_WMMA
-; ---- WIDE_WMMA (FLOAT16 on matrix units, no FusedActivation): the 128 x 64 block; wave w computes rows
-; 16 (w / 2) .. and 64 + 16 (w / 2) .. (A fragments r0, r1), columns 32 (w % 2) .. and + 16 (B fragments c0, c1):
-; four 16 x 16 fragments of D, v[48:55] (r0 c0), v[56:63] (r0 c1), v[72:79] (r1 c0), v[80:87] (r1 c1), four
-; v_wmma_f32_16x16x16_f16 per tile of 16 k. FLOAT16 tiles As[128][16] at 0 and BsT[64][16] at 4096, 32 bytes a row;
-; the next tile's 12 loads in flight during this tile's WMMAs. A k past K is -0 in A and +0 in B (adds nothing); a
-; row past M or a column past N keeps what LDS held and only reaches fragments' elements that are never stored.
-; Then D goes through wmma_done's Cs twice: the r0 fragments (rows m0 ..), then, after step 4, the r1 ones.
-    v_mov_b32 v18, v44                   ; &As[row][0]
-    v_mov_b32 v19, v45                   ; &BsT[column][0] - 4096
-wwide_tile:
-    v_cmp_gt_u32 vcc, s38, v1            ; tx < k left
-    s_mov_b64 s[70:71], vcc
-    v_add_u32 v25, v16, s34
-    v_add_u32 v26, v25, s34
-    v_add_u32 v27, v26, s34
-    v_add_u32 v28, v27, s34
-    v_add_u32 v29, v28, s34
-    v_add_u32 v30, v29, s34
-    v_add_u32 v31, v30, s34
-    v_lshl_b32 v24, v16, ${SHIFT_IN}
-    v_lshl_b32 v25, v25, ${SHIFT_IN}
-    v_lshl_b32 v26, v26, ${SHIFT_IN}
-    v_lshl_b32 v27, v27, ${SHIFT_IN}
-    v_lshl_b32 v28, v28, ${SHIFT_IN}
-    v_lshl_b32 v29, v29, ${SHIFT_IN}
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    v_lshl_b32 v31, v31, ${SHIFT_IN}
-    v_mov_b32 v20, ${A_PAD}
-    v_mov_b32 v21, ${A_PAD}
-    v_mov_b32 v22, ${A_PAD}
-    v_mov_b32 v23, ${A_PAD}
-    v_mov_b32 v8, ${A_PAD}
-    v_mov_b32 v9, ${A_PAD}
-    v_mov_b32 v10, ${A_PAD}
-    v_mov_b32 v11, ${A_PAD}
-    s_and_b64 exec, s[70:71], s[24:25]
-    buffer_load_${LOAD_A} v20, v24, s[8:11], 0      ; A[m0 + ty + 0][k0 + tx]
-    s_and_b64 exec, s[70:71], s[26:27]
-    buffer_load_${LOAD_A} v21, v25, s[8:11], 0      ; A[m0 + ty + 16][k0 + tx]
-    s_and_b64 exec, s[70:71], s[28:29]
-    buffer_load_${LOAD_A} v22, v26, s[8:11], 0      ; A[m0 + ty + 32][k0 + tx]
-    s_and_b64 exec, s[70:71], s[30:31]
-    buffer_load_${LOAD_A} v23, v27, s[8:11], 0      ; A[m0 + ty + 48][k0 + tx]
-    s_and_b64 exec, s[70:71], s[88:89]
-    buffer_load_${LOAD_A} v8, v28, s[8:11], 0      ; A[m0 + ty + 64][k0 + tx]
-    s_and_b64 exec, s[70:71], s[90:91]
-    buffer_load_${LOAD_A} v9, v29, s[8:11], 0      ; A[m0 + ty + 80][k0 + tx]
-    s_and_b64 exec, s[70:71], s[92:93]
-    buffer_load_${LOAD_A} v10, v30, s[8:11], 0      ; A[m0 + ty + 96][k0 + tx]
-    s_and_b64 exec, s[70:71], s[94:95]
-    buffer_load_${LOAD_A} v11, v31, s[8:11], 0      ; A[m0 + ty + 112][k0 + tx]
-    s_mov_b64 exec, s[66:67]
-    v_add_u32 v25, v17, s35
-    v_add_u32 v26, v25, s35
-    v_add_u32 v27, v26, s35
-    v_lshl_b32 v28, v17, ${SHIFT_IN}
-    v_lshl_b32 v29, v25, ${SHIFT_IN}
-    v_lshl_b32 v30, v26, ${SHIFT_IN}
-    v_lshl_b32 v31, v27, ${SHIFT_IN}
-    v_mov_b32 v88, 0
-    v_mov_b32 v89, 0
-    v_mov_b32 v90, 0
-    v_mov_b32 v91, 0
-    v_cmp_gt_u32 vcc, s38, v34            ; kk + 0 < k left
-    s_and_b64 exec, vcc, s[32:33]
-    buffer_load_${LOAD_B} v88, v28, s[12:15], 0     ; B[k0 + kk + 0][n]
-    v_cmp_gt_u32 vcc, s38, v35            ; kk + 4 < k left
-    s_and_b64 exec, vcc, s[32:33]
-    buffer_load_${LOAD_B} v89, v29, s[12:15], 0     ; B[k0 + kk + 4][n]
-    v_cmp_gt_u32 vcc, s38, v36            ; kk + 8 < k left
-    s_and_b64 exec, vcc, s[32:33]
-    buffer_load_${LOAD_B} v90, v30, s[12:15], 0     ; B[k0 + kk + 8][n]
-    v_cmp_gt_u32 vcc, s38, v37            ; kk + 12 < k left
-    s_and_b64 exec, vcc, s[32:33]
-    buffer_load_${LOAD_B} v91, v31, s[12:15], 0     ; B[k0 + kk + 12][n]
-    s_mov_b64 exec, s[66:67]
-    s_cmp_eq_u32 s39, 1
-    s_cbranch_scc1 wwide_store           ; the first tile: nothing to multiply yet
-    ds_read_b128 v[64:67], v18, 0        ; A fragment r0: As[row][0 .. 7] (12 loads in flight)
-    ds_read_b128 v[68:71], v18, 16       ; As[row][8 .. 15]
-    ds_read_b128 v[24:27], v18, 2048     ; A fragment r1: As[row + 64][0 .. 7]
-    ds_read_b128 v[28:31], v18, 2064
-    ds_read_b128 v[40:43], v19, 4096     ; B fragment c0: BsT[column][0 .. 7]
-    ds_read_b128 v[44:47], v19, 4112
-    s_waitcnt 12                         ; the six LDS reads have landed
-    v_wmma_f32_16x16x16_f16 v[48:55], v[64:71], v[40:47], v[48:55]
-    v_wmma_f32_16x16x16_f16 v[72:79], v[24:31], v[40:47], v[72:79]
-    ds_read_b128 v[40:43], v19, 4608     ; B fragment c1: BsT[column + 16][0 .. 7]
-    ds_read_b128 v[44:47], v19, 4624
-    s_waitcnt 12
-    v_wmma_f32_16x16x16_f16 v[56:63], v[64:71], v[40:47], v[56:63]
-    v_wmma_f32_16x16x16_f16 v[80:87], v[24:31], v[40:47], v[80:87]
-    s_barrier                            ; every wave is done with the tiles in LDS
-wwide_store:
-    s_mov_b32 s39, 0
-    s_waitcnt 0                          ; the loaded tile has landed
-    ds_write_b16 v32, v20, 0              ; As[ty + 0][tx]
-    ds_write_b16 v32, v21, 512              ; As[ty + 16][tx]
-    ds_write_b16 v32, v22, 1024              ; As[ty + 32][tx]
-    ds_write_b16 v32, v23, 1536              ; As[ty + 48][tx]
-    ds_write_b16 v32, v8, 2048              ; As[ty + 64][tx]
-    ds_write_b16 v32, v9, 2560              ; As[ty + 80][tx]
-    ds_write_b16 v32, v10, 3072              ; As[ty + 96][tx]
-    ds_write_b16 v32, v11, 3584              ; As[ty + 112][tx]
-    ds_write_b16 v33, v88, 4096           ; BsT[v0 % 64][kk + 0]
-    ds_write_b16 v33, v89, 4104           ; BsT[v0 % 64][kk + 4]
-    ds_write_b16 v33, v90, 4112           ; BsT[v0 % 64][kk + 8]
-    ds_write_b16 v33, v91, 4120           ; BsT[v0 % 64][kk + 12]
-    s_barrier                            ; both tiles complete
-    v_add_u32 v16, v16, s36              ; A: 16 k on
-    v_add_u32 v17, v17, s37              ; B: 16 k on
-    s_cmp_le_u32 s38, 16
-    s_cbranch_scc1 wwide_last
-    s_sub_u32 s38, s38, 16
-    s_branch wwide_tile                  ; load the next tile, multiply this one
-wwide_last:
-    ds_read_b128 v[64:67], v18, 0        ; A fragment r0: As[row][0 .. 7] (the last tile)
-    ds_read_b128 v[68:71], v18, 16       ; As[row][8 .. 15]
-    ds_read_b128 v[24:27], v18, 2048     ; A fragment r1: As[row + 64][0 .. 7]
-    ds_read_b128 v[28:31], v18, 2064
-    ds_read_b128 v[40:43], v19, 4096     ; B fragment c0: BsT[column][0 .. 7]
-    ds_read_b128 v[44:47], v19, 4112
-    s_waitcnt 0                         ; the six LDS reads have landed
-    v_wmma_f32_16x16x16_f16 v[48:55], v[64:71], v[40:47], v[48:55]
-    v_wmma_f32_16x16x16_f16 v[72:79], v[24:31], v[40:47], v[72:79]
-    ds_read_b128 v[40:43], v19, 4608     ; B fragment c1: BsT[column + 16][0 .. 7]
-    ds_read_b128 v[44:47], v19, 4624
-    s_waitcnt 0
-    v_wmma_f32_16x16x16_f16 v[56:63], v[64:71], v[40:47], v[56:63]
-    v_wmma_f32_16x16x16_f16 v[80:87], v[24:31], v[40:47], v[80:87]
-    s_barrier                            ; every wave is done with the tiles in LDS
-    s_branch wmma_done                   ; Cs may overwrite the tiles
 .endif
 ; ---- 1. one tile of A and B into LDS --------------------------------------------------------------
 ; ---- the integer variants (INTEGER): the zero points of the rows and the column this thread copies -------
@@ -2537,7 +2391,7 @@ act_next:
     s_cmp_lt_u32 s91, 16
     s_cbranch_scc1 act_next
 .endif
-.if TALL
+.if WIDE
     s_cmp_eq_u32 s41, 1
     s_cbranch_scc1 wide_end              ; both halves stored
     s_mov_b32 s41, 1
@@ -2558,12 +2412,7 @@ act_next:
     v_mov_b32 v61, v85
     v_mov_b32 v62, v86
     v_mov_b32 v63, v87
-.if WIDE_WMMA
-    s_barrier                            ; every wave has read the first half of Cs
-    s_branch wmma_done                   ; the r1 fragments through Cs
-.else
     s_branch finish
-.endif
 wide_end:
 .endif
     s_endpgm

@@ -110,10 +110,9 @@ def uses_wide(integer, wmma, activation):
     return integer is None and not wmma and activation is None
 
 
-def block_rows(integer, activation):
-    """The rows of a workgroup's block: WIDE_BLOCK_M for the WIDE and WIDE_WMMA variants (no integer, no
-    FusedActivation), else BLOCK."""
-    return WIDE_BLOCK_M if integer is None and activation is None else BLOCK
+def block_rows(integer, wmma, activation):
+    """The rows of a workgroup's block: WIDE_BLOCK_M for the WIDE variant, else BLOCK."""
+    return WIDE_BLOCK_M if uses_wide(integer, wmma, activation) else BLOCK
 
 
 def variant_symbols(data_type, has_c, layout=LAYOUT, activation=None, activation_symbols=None, integer=None,
@@ -153,8 +152,6 @@ def variant_symbols(data_type, has_c, layout=LAYOUT, activation=None, activation
             "WIDEN_F16": int(data_type == "FLOAT16" and integer is None), "NARROW_F16": int(data_type == "FLOAT16"),
             # WMMA: FLOAT16 tiles; an element of A past K is -0 (B's is +0), so its product -0 adds nothing
             "WMMA": int(wmma), "A_PAD": 0x8000 if wmma else 0, "WIDE": int(uses_wide(integer, wmma, activation)),
-            "WIDE_WMMA": int(wmma and integer is None and activation is None),
-            "TALL": int(integer is None and activation is None),
             # the five records of RECORDS gemm.s reads (the layout's own offsets, named for what each holds)
             "CB_GEMM_BATCH_INNER": records, "CB_GEMM_BATCH_OUTER": records + step, "CB_GEMM_M": records + 2 * step,
             "CB_GEMM_N": records + 3 * step, "CB_GEMM_K": records + 4 * step, **layout.symbols()}
@@ -211,7 +208,7 @@ def compile_gemm(operator, tensors, attributes, layout, no_kernel, division_magi
     wmma = uses_matrix_units(preset, out.data_type)
     wide = uses_wide(None, wmma, activation)
     records, values, group_grid = _launch(a, b, c, out, trans_a, trans_b, division_magic, packed_strides,
-                                          block_rows(None, activation))
+                                          block_rows(None, wmma, activation))
     values.update({"PARAM0": f32_bits(float(attributes.get("Alpha", 1.0))), "PARAM1": f32_bits(float(attributes.get("Beta", 0.0)))})
     for i, (name, _) in enumerate(act_params):
         if activation_attributes.get(name) is None:
