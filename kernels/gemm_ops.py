@@ -2,7 +2,11 @@
 
 GEMM is neither element-wise nor a reduction: kernels/gemm.s computes a 64 x 64 block of the output per
 workgroup of 16 x 16 threads (a 4 x 4 block per thread), K in LDS tiles of 16, so the launch is a grid of
-workgroups (ceil(N / 64), ceil(M / 64), batches) with 8 KiB of LDS each. One `GemmOperator` row per operator says, by name:
+workgroups (ceil(N / 64), ceil(M / 64), batches) with 8 KiB of LDS each. The float GEMM without a FusedActivation on
+the VALU (FLOAT32, and FLOAT16 where no matrix units serve it) runs gemm.s's WIDE variant instead (`uses_wide`): 128 x
+64 blocks (two 4 x 4 blocks per thread, rows 4 ty .. and 64 + 4 ty ..), so the grid is (ceil(N / 64), ceil(M / 128),
+batches) with WIDE_LDS_BYTES of LDS, the next tile's loads in flight during this tile's fmas, which the RDNA3 timing
+model pairs as VOPD (docs/FIDELITY.md, "GEMM on matrix units"). One `GemmOperator` row per operator says, by name:
 
   tensors     the desc's tensor fields in binding order, the output last
   source      the kernel source
