@@ -46,7 +46,7 @@ FLOP per clock per CU; same machine, load average about 11, one run each):
 gemm.s's WIDE variant (128 x 64 blocks, two 4 x 4 accumulator blocks per thread, every fma in a VOPD pair, the next
 tile's loads in flight; same machine, load average about 11, one run each):
   1024^3  timing off 15.9 s wall, 5.0 ns/MAC of CPU time (process_time; 14.8 ns/MAC of wall time at that load);
-          timing on 504,332 cycles, 4.26 TFLOP/s = 6.9 % of 61.4 (128 workgroups for 192 SIMDs)
+          timing on 504,332 cycles, 10.65 TFLOP/s = 17.3 % of 61.4 (128 workgroups for 192 SIMDs)
   2048^3  timing on 974 s wall (load average 11), 1,962,105 cycles, 21.9 TFLOP/s = 35.6 % of 61.4: the issue's
           35-65 % met; the FLOAT16 WMMA kernel (unchanged, 1,364,710 cycles) is now 1.44x the FLOAT32 rate
 Runs past the executor's 300 s per dispatch need DMLEMU_DISPATCH_SECONDS raised on a loaded machine.
