@@ -96,7 +96,8 @@ def test_drawn_gemms_are_bit_exact_on_every_adapter(case, preset):
     run_case(case, preset)
 
 
-@pytest.mark.parametrize("m, k, n", [(1, 1, 1), (1, 7, 1), (64, 16, 64), (65, 17, 63), (3, 130, 5), (70, 1, 129)])
+@pytest.mark.parametrize("m, k, n", [(1, 1, 1), (1, 7, 1), (64, 16, 64), (65, 17, 63), (3, 130, 5), (70, 1, 129),
+                                     (128, 32, 64), (129, 48, 65), (200, 33, 3)])   # WIDE: 128-row blocks, K tiles
 @pytest.mark.parametrize("type_name", ["FLOAT32", "FLOAT16"])
 def test_block_and_tile_edges(m, k, n, type_name):
     run_case(dict(type_name=type_name, batch=[], m=m, k=k, n=n, trans_a=0, trans_b=1, has_c=True, alpha=0.5,
@@ -252,6 +253,27 @@ def test_block_size_is_what_the_launch_says():
     _, stats = run_kernel(np.ones((1, 130, 3), np.float32), np.ones((1, 3, 65), np.float32), None, 32)
     assert stats.workgroups == -(-130 // WIDE_BLOCK_M) * -(-65 // BLOCK)     # FLOAT32, no activation: WIDE
 
+
+
+def test_every_fma_of_the_wide_tile_issues_as_a_vopd_pair():
+    """The WIDE variant's whole K tile: its 512 v_fma_f32 run in consecutive pairs that VOPD's rule (the timing
+    model's kernel_path.dual_issue) issues together, so an RDNA3 SIMD spends one cycle on two of them."""
+    from dmlemu.kernels.gemm_ops import build_program
+    from dmlemu.timing.kernel_path import dual_issue
+    records = build_program("FLOAT32", False).records
+    fmas = [i for i, r in enumerate(records) if r.entry.mnemonic == "v_fma_f32"]
+    runs, run = [], [fmas[0]]
+    for i in fmas[1:]:
+        if i == run[-1] + 1:
+            run.append(i)
+        else:
+            runs.append(run)
+            run = [i]
+    runs.append(run)
+    tile = [run for run in runs if len(run) == 32][:16]          # 16 k of the unrolled tile: 32 fmas each
+    assert len(tile) == 16
+    for run in tile:
+        assert all(dual_issue(records[a], records[b]) for a, b in zip(run[::2], run[1::2]))
 
 # ---- FusedActivation -----------------------------------------------------------------------------------------------
 FUSABLE_ATTRIBUTES = {   # (desc struct field values) for each fusable activation's attributes
