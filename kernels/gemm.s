@@ -956,6 +956,221 @@ wide_k:
     s_cbranch_scc1 wide_k
     s_branch finish
 .endif
+.if WMMA32
+; ---- WMMA32 (FLOAT16 on matrix units, no FusedActivation): the WMMA kernel's 64 x 64 block, K in FLOAT16 tiles of
+; 32 (a row of A's tile is a whole 64-byte sector), As[64][32] at 0 and BsT[64][32] at 4096, 64 bytes a row; per
+; tile each wave runs its two fragments' WMMA for k0 .. k0 + 15, then for k0 + 16 .. k0 + 31 (each accumulator still
+; sees k ascending), the next tile's 16 loads in flight; addresses in bytes; the k masks and the -0 / +0 padding
+; past K only on the last tile (a row past M or a column past N reaches only elements that are never stored).
+    v_lshl_b32 v18, v44, 1               ; &As[row][0]: 64 bytes a row
+    v_lshl_b32 v19, v45, 1               ; &BsT[column][0] - 4096
+    v_lshl_b32 v32, v2, 6
+    v_lshl_b32 v6, v1, 1
+    v_add_u32 v32, v32, v6               ; &As[ty][tx] = 64 ty + 2 tx (j: + 1024 j, the k half: + 32)
+    v_lshl_b32 v33, v4, 6
+    v_lshl_b32 v6, v5, 1
+    v_add_u32 v33, v33, v6               ; &BsT[v0 % 64][kk] - 4096 (j: + 8 j)
+    v_lshl_b32 v16, v16, ${SHIFT_IN}      ; bytes from here on
+    v_lshl_b32 v17, v17, ${SHIFT_IN}
+    s_lshl_b32 s34, s34, ${SHIFT_IN}      ; A's next 16 rows
+    s_lshl_b32 s35, s35, ${SHIFT_IN}      ; B's next 4 k
+    s_lshl_b32 s72, s36, ${SHIFT_IN}      ; A's next 16 k (the second half of the tile)
+    s_lshl_b32 s36, s72, 1               ; A's next tile: 32 k
+    s_lshl_b32 s37, s37, ${SHIFT_IN}
+    s_lshl_b32 s37, s37, 1               ; B's next tile: 32 k
+w32_tile:
+    v_add_u32 v25, v16, s34
+    v_add_u32 v26, v25, s34
+    v_add_u32 v27, v26, s34
+    v_add_u32 v28, v16, s72
+    v_add_u32 v29, v25, s72
+    v_add_u32 v30, v26, s72
+    v_add_u32 v31, v27, s72
+    s_cmp_lt_u32 s38, 32
+    s_cbranch_scc1 w32_edge_loads        ; the last tile, short of 32 k: masks and padding
+    s_mov_b64 exec, s[24:25]
+    buffer_load_${LOAD_A} v20, v16, s[8:11], 0      ; A[m0 + ty + 0][k0 + 0 + tx]
+    s_mov_b64 exec, s[26:27]
+    buffer_load_${LOAD_A} v21, v25, s[8:11], 0      ; A[m0 + ty + 16][k0 + 0 + tx]
+    s_mov_b64 exec, s[28:29]
+    buffer_load_${LOAD_A} v22, v26, s[8:11], 0      ; A[m0 + ty + 32][k0 + 0 + tx]
+    s_mov_b64 exec, s[30:31]
+    buffer_load_${LOAD_A} v23, v27, s[8:11], 0      ; A[m0 + ty + 48][k0 + 0 + tx]
+    s_mov_b64 exec, s[24:25]
+    buffer_load_${LOAD_A} v40, v28, s[8:11], 0      ; A[m0 + ty + 0][k0 + 16 + tx]
+    s_mov_b64 exec, s[26:27]
+    buffer_load_${LOAD_A} v41, v29, s[8:11], 0      ; A[m0 + ty + 16][k0 + 16 + tx]
+    s_mov_b64 exec, s[28:29]
+    buffer_load_${LOAD_A} v42, v30, s[8:11], 0      ; A[m0 + ty + 32][k0 + 16 + tx]
+    s_mov_b64 exec, s[30:31]
+    buffer_load_${LOAD_A} v43, v31, s[8:11], 0      ; A[m0 + ty + 48][k0 + 16 + tx]
+    s_mov_b64 exec, s[66:67]             ; B's addresses in every lane
+    v_add_u32 v25, v17, s35
+    v_add_u32 v26, v25, s35
+    v_add_u32 v27, v26, s35
+    v_add_u32 v28, v27, s35
+    v_add_u32 v29, v28, s35
+    v_add_u32 v30, v29, s35
+    v_add_u32 v31, v30, s35
+    s_mov_b64 exec, s[32:33]             ; B column < N
+    buffer_load_${LOAD_B} v88, v17, s[12:15], 0     ; B[k0 + kk + 0][n]
+    buffer_load_${LOAD_B} v89, v25, s[12:15], 0     ; B[k0 + kk + 4][n]
+    buffer_load_${LOAD_B} v90, v26, s[12:15], 0     ; B[k0 + kk + 8][n]
+    buffer_load_${LOAD_B} v91, v27, s[12:15], 0     ; B[k0 + kk + 12][n]
+    buffer_load_${LOAD_B} v44, v28, s[12:15], 0     ; B[k0 + kk + 16][n]
+    buffer_load_${LOAD_B} v45, v29, s[12:15], 0     ; B[k0 + kk + 20][n]
+    buffer_load_${LOAD_B} v46, v30, s[12:15], 0     ; B[k0 + kk + 24][n]
+    buffer_load_${LOAD_B} v47, v31, s[12:15], 0     ; B[k0 + kk + 28][n]
+    s_branch w32_loaded
+w32_edge_loads:
+    v_mov_b32 v20, ${A_PAD}
+    v_mov_b32 v21, ${A_PAD}
+    v_mov_b32 v22, ${A_PAD}
+    v_mov_b32 v23, ${A_PAD}
+    v_mov_b32 v40, ${A_PAD}
+    v_mov_b32 v41, ${A_PAD}
+    v_mov_b32 v42, ${A_PAD}
+    v_mov_b32 v43, ${A_PAD}
+    v_mov_b32 v88, 0
+    v_mov_b32 v89, 0
+    v_mov_b32 v90, 0
+    v_mov_b32 v91, 0
+    v_mov_b32 v44, 0
+    v_mov_b32 v45, 0
+    v_mov_b32 v46, 0
+    v_mov_b32 v47, 0
+    v_cmp_gt_u32 vcc, s38, v1            ; tx < k left
+    s_mov_b64 s[70:71], vcc
+    v_add_u32 v6, v1, 16
+    v_cmp_gt_u32 vcc, s38, v6            ; tx + 16 < k left
+    s_mov_b64 s[74:75], vcc
+    s_and_b64 exec, s[70:71], s[24:25]
+    buffer_load_${LOAD_A} v20, v16, s[8:11], 0      ; A[m0 + ty + 0][k0 + 0 + tx]
+    s_and_b64 exec, s[70:71], s[26:27]
+    buffer_load_${LOAD_A} v21, v25, s[8:11], 0      ; A[m0 + ty + 16][k0 + 0 + tx]
+    s_and_b64 exec, s[70:71], s[28:29]
+    buffer_load_${LOAD_A} v22, v26, s[8:11], 0      ; A[m0 + ty + 32][k0 + 0 + tx]
+    s_and_b64 exec, s[70:71], s[30:31]
+    buffer_load_${LOAD_A} v23, v27, s[8:11], 0      ; A[m0 + ty + 48][k0 + 0 + tx]
+    s_and_b64 exec, s[74:75], s[24:25]
+    buffer_load_${LOAD_A} v40, v28, s[8:11], 0      ; A[m0 + ty + 0][k0 + 16 + tx]
+    s_and_b64 exec, s[74:75], s[26:27]
+    buffer_load_${LOAD_A} v41, v29, s[8:11], 0      ; A[m0 + ty + 16][k0 + 16 + tx]
+    s_and_b64 exec, s[74:75], s[28:29]
+    buffer_load_${LOAD_A} v42, v30, s[8:11], 0      ; A[m0 + ty + 32][k0 + 16 + tx]
+    s_and_b64 exec, s[74:75], s[30:31]
+    buffer_load_${LOAD_A} v43, v31, s[8:11], 0      ; A[m0 + ty + 48][k0 + 16 + tx]
+    s_mov_b64 exec, s[66:67]             ; B's addresses in every lane
+    v_add_u32 v25, v17, s35
+    v_add_u32 v26, v25, s35
+    v_add_u32 v27, v26, s35
+    v_add_u32 v28, v27, s35
+    v_add_u32 v29, v28, s35
+    v_add_u32 v30, v29, s35
+    v_add_u32 v31, v30, s35
+    v_add_u32 v6, v34, 0
+    v_cmp_gt_u32 vcc, s38, v6            ; kk + 0 < k left
+    s_and_b64 exec, vcc, s[32:33]
+    buffer_load_${LOAD_B} v88, v17, s[12:15], 0     ; B[k0 + kk + 0][n]
+    v_add_u32 v6, v35, 0
+    v_cmp_gt_u32 vcc, s38, v6            ; kk + 4 < k left
+    s_and_b64 exec, vcc, s[32:33]
+    buffer_load_${LOAD_B} v89, v25, s[12:15], 0     ; B[k0 + kk + 4][n]
+    v_add_u32 v6, v36, 0
+    v_cmp_gt_u32 vcc, s38, v6            ; kk + 8 < k left
+    s_and_b64 exec, vcc, s[32:33]
+    buffer_load_${LOAD_B} v90, v26, s[12:15], 0     ; B[k0 + kk + 8][n]
+    v_add_u32 v6, v37, 0
+    v_cmp_gt_u32 vcc, s38, v6            ; kk + 12 < k left
+    s_and_b64 exec, vcc, s[32:33]
+    buffer_load_${LOAD_B} v91, v27, s[12:15], 0     ; B[k0 + kk + 12][n]
+    v_add_u32 v6, v34, 16
+    v_cmp_gt_u32 vcc, s38, v6            ; kk + 16 < k left
+    s_and_b64 exec, vcc, s[32:33]
+    buffer_load_${LOAD_B} v44, v28, s[12:15], 0     ; B[k0 + kk + 16][n]
+    v_add_u32 v6, v35, 16
+    v_cmp_gt_u32 vcc, s38, v6            ; kk + 20 < k left
+    s_and_b64 exec, vcc, s[32:33]
+    buffer_load_${LOAD_B} v45, v29, s[12:15], 0     ; B[k0 + kk + 20][n]
+    v_add_u32 v6, v36, 16
+    v_cmp_gt_u32 vcc, s38, v6            ; kk + 24 < k left
+    s_and_b64 exec, vcc, s[32:33]
+    buffer_load_${LOAD_B} v46, v30, s[12:15], 0     ; B[k0 + kk + 24][n]
+    v_add_u32 v6, v37, 16
+    v_cmp_gt_u32 vcc, s38, v6            ; kk + 28 < k left
+    s_and_b64 exec, vcc, s[32:33]
+    buffer_load_${LOAD_B} v47, v31, s[12:15], 0     ; B[k0 + kk + 28][n]
+w32_loaded:
+    s_mov_b64 exec, s[66:67]
+    s_cmp_eq_u32 s39, 1
+    s_cbranch_scc1 w32_store             ; the first tile: nothing to multiply yet
+    ds_read_b128 v[64:67], v18, 0        ; A fragment: As[row][0 .. 7]
+    ds_read_b128 v[68:71], v18, 16
+    ds_read_b128 v[72:75], v19, 4096     ; B fragment 0: BsT[column][0 ..]
+    ds_read_b128 v[76:79], v19, 4112
+    ds_read_b128 v[80:83], v19, 5120     ; B fragment 1: BsT[column + 16][0 ..]
+    ds_read_b128 v[84:87], v19, 5136
+    s_waitcnt 16                         ; the six LDS reads have landed
+    v_wmma_f32_16x16x16_f16 v[48:55], v[64:71], v[72:79], v[48:55]
+    v_wmma_f32_16x16x16_f16 v[56:63], v[64:71], v[80:87], v[56:63]
+    ds_read_b128 v[64:67], v18, 32        ; A fragment: As[row][16 .. 23]
+    ds_read_b128 v[68:71], v18, 48
+    ds_read_b128 v[72:75], v19, 4128     ; B fragment 0: BsT[column][16 ..]
+    ds_read_b128 v[76:79], v19, 4144
+    ds_read_b128 v[80:83], v19, 5152     ; B fragment 1: BsT[column + 16][16 ..]
+    ds_read_b128 v[84:87], v19, 5168
+    s_waitcnt 16                         ; the six LDS reads have landed
+    v_wmma_f32_16x16x16_f16 v[48:55], v[64:71], v[72:79], v[48:55]
+    v_wmma_f32_16x16x16_f16 v[56:63], v[64:71], v[80:87], v[56:63]
+    s_barrier                            ; every wave is done with the tiles in LDS
+w32_store:
+    s_mov_b32 s39, 0
+    s_waitcnt 0                          ; the loaded tile has landed
+    ds_write_b16 v32, v20, 0             ; As[ty + 0][tx + 0]
+    ds_write_b16 v32, v21, 1024             ; As[ty + 16][tx + 0]
+    ds_write_b16 v32, v22, 2048             ; As[ty + 32][tx + 0]
+    ds_write_b16 v32, v23, 3072             ; As[ty + 48][tx + 0]
+    ds_write_b16 v32, v40, 32             ; As[ty + 0][tx + 16]
+    ds_write_b16 v32, v41, 1056             ; As[ty + 16][tx + 16]
+    ds_write_b16 v32, v42, 2080             ; As[ty + 32][tx + 16]
+    ds_write_b16 v32, v43, 3104             ; As[ty + 48][tx + 16]
+    ds_write_b16 v33, v88, 4096           ; BsT[v0 % 64][kk + 0]
+    ds_write_b16 v33, v89, 4104           ; BsT[v0 % 64][kk + 4]
+    ds_write_b16 v33, v90, 4112           ; BsT[v0 % 64][kk + 8]
+    ds_write_b16 v33, v91, 4120           ; BsT[v0 % 64][kk + 12]
+    ds_write_b16 v33, v44, 4128           ; BsT[v0 % 64][kk + 16]
+    ds_write_b16 v33, v45, 4136           ; BsT[v0 % 64][kk + 20]
+    ds_write_b16 v33, v46, 4144           ; BsT[v0 % 64][kk + 24]
+    ds_write_b16 v33, v47, 4152           ; BsT[v0 % 64][kk + 28]
+    s_barrier                            ; both tiles complete
+    v_add_u32 v16, v16, s36              ; A: 32 k on
+    v_add_u32 v17, v17, s37              ; B: 32 k on
+    s_cmp_le_u32 s38, 32
+    s_cbranch_scc1 w32_last
+    s_sub_u32 s38, s38, 32
+    s_branch w32_tile                    ; load the next tile, multiply this one
+w32_last:
+    ds_read_b128 v[64:67], v18, 0        ; A fragment: As[row][0 .. 7]
+    ds_read_b128 v[68:71], v18, 16
+    ds_read_b128 v[72:75], v19, 4096     ; B fragment 0: BsT[column][0 ..]
+    ds_read_b128 v[76:79], v19, 4112
+    ds_read_b128 v[80:83], v19, 5120     ; B fragment 1: BsT[column + 16][0 ..]
+    ds_read_b128 v[84:87], v19, 5136
+    s_waitcnt 0                         ; the six LDS reads have landed
+    v_wmma_f32_16x16x16_f16 v[48:55], v[64:71], v[72:79], v[48:55]
+    v_wmma_f32_16x16x16_f16 v[56:63], v[64:71], v[80:87], v[56:63]
+    ds_read_b128 v[64:67], v18, 32        ; A fragment: As[row][16 .. 23]
+    ds_read_b128 v[68:71], v18, 48
+    ds_read_b128 v[72:75], v19, 4128     ; B fragment 0: BsT[column][16 ..]
+    ds_read_b128 v[76:79], v19, 4144
+    ds_read_b128 v[80:83], v19, 5152     ; B fragment 1: BsT[column + 16][16 ..]
+    ds_read_b128 v[84:87], v19, 5168
+    s_waitcnt 0                         ; the six LDS reads have landed
+    v_wmma_f32_16x16x16_f16 v[48:55], v[64:71], v[72:79], v[48:55]
+    v_wmma_f32_16x16x16_f16 v[56:63], v[64:71], v[80:87], v[56:63]
+    s_barrier                            ; every wave is done with the tiles in LDS
+    s_branch wmma_done                   ; Cs may overwrite the tiles
+.endif
 ; ---- 1. one tile of A and B into LDS --------------------------------------------------------------
 ; ---- the integer variants (INTEGER): the zero points of the rows and the column this thread copies -------
 ; (AZeroPointTensor {1,1,1,1} or {1,1,M,1}, BZeroPointTensor {1,1,1,1} or {1,1,1,N}: stride 0 or their
