@@ -107,20 +107,21 @@ def uses_matrix_units(preset, data_type):
             and getattr(preset, "matrix_fp16_flops_per_cycle_per_cu", 0) > 0)
 
 
-def uses_wide(integer, wmma, activation):
+def uses_wide(integer, wmma, activation, preset=None, m=None, n=None, batches=1):
     """Whether a GEMM runs gemm.s's WIDE variant (128 x 64 blocks, two 4 x 4 blocks per thread, the next tile's
     loads in flight during this one's fmas): the float kernel without a FusedActivation (whose body may use the
-    registers that hold the second block) on the VALU."""
-    return integer is None and not wmma and activation is None
-
-
-def block_rows(integer, wmma, activation):
-    """The rows of a workgroup's block: WIDE_BLOCK_M for the WIDE variant, else BLOCK."""
-    return WIDE_BLOCK_M if uses_wide(integer, wmma, activation) else BLOCK
+    registers that hold the second block) on the VALU, when its grid gives every compute unit of `preset` a
+    workgroup (else the 64 x 64 kernel's twice as many workgroups fill the GPU better), as a library picks a
+    shader by size."""
+    if integer is not None or wmma or activation is not None:
+        return False
+    if preset is None or m is None:
+        return True
+    return -(-m // WIDE_BLOCK_M) * -(-n // BLOCK) * batches >= preset.compute_units
 
 
 def variant_symbols(data_type, has_c, layout=LAYOUT, activation=None, activation_symbols=None, integer=None,
-                    wmma=False):
+                    wmma=False, wide=False):
     """The assembler symbols of one variant of gemm.s; with `activation` (ACTIVATION_RELU ...), those the
     element-wise driver gives that activation's own kernel in FLOAT32 (`activation_symbols`: its variant_symbols,
     handed in by kernels/driver.py), under gemm.s's own. `integer`: for the integer operators, (A's type, B's
@@ -150,12 +151,13 @@ def variant_symbols(data_type, has_c, layout=LAYOUT, activation=None, activation
             kind.update({"TO_FLOAT": 1, "HAS_FBIAS": int("BIAS" in given), "LOAD_SCALE": _LOAD[data_type],
                          "SHIFT_SCALE": _SHIFT[data_type], "WIDEN_SCALE": int(data_type == "FLOAT16")})
         desc = {"DESC_T0": slot("A"), "DESC_T1": slot("B"), "DESC_T2": 0, "DESC_T3": slot("OUT")}
+    wide_block = int(wide)
     wide = layout.field("WIDE_RECORDS").offset
     return {**base, **kind, **desc, "HAS_ACT": int(activation is not None), "HAS_C": int(has_c), "LOAD": load, "STORE": store, "SHIFT": shift,
             "CB_GEMM_M_WIDE": wide + 2 * step, "CB_GEMM_N_WIDE": wide + 3 * step,
             "WIDEN_F16": int(data_type == "FLOAT16" and integer is None), "NARROW_F16": int(data_type == "FLOAT16"),
             # WMMA: FLOAT16 tiles; an element of A past K is -0 (B's is +0), so its product -0 adds nothing
-            "WMMA": int(wmma), "A_PAD": 0x8000 if wmma else 0, "WIDE": int(uses_wide(integer, wmma, activation)),
+            "WMMA": int(wmma), "A_PAD": 0x8000 if wmma else 0, "WIDE": wide_block,
             "WMMA32": int(wmma and integer is None and activation is None),
             # the five records of RECORDS gemm.s reads (the layout's own offsets, named for what each holds)
             "CB_GEMM_BATCH_INNER": records, "CB_GEMM_BATCH_OUTER": records + step, "CB_GEMM_M": records + 2 * step,
@@ -164,11 +166,15 @@ def variant_symbols(data_type, has_c, layout=LAYOUT, activation=None, activation
 
 @functools.lru_cache(maxsize=None)
 def build_program(data_type, has_c, layout=LAYOUT, activation=None, activation_symbols=None, integer=None,
-                  wmma=False):
-    """Assemble and decode one variant of gemm.s (cached)."""
+                  wmma=False, wide=None):
+    """Assemble and decode one variant of gemm.s (cached); `wide` None: WIDE wherever uses_wide allows it."""
     if wmma and data_type != "FLOAT16":
         raise ValueError(f"gemm.s's WMMA variant serves FLOAT16, not {data_type}")
-    symbols = variant_symbols(data_type, has_c, layout, activation, activation_symbols, integer, wmma)
+    if wide is None:
+        wide = uses_wide(integer, wmma, activation)
+    elif wide and not uses_wide(integer, wmma, activation):
+        raise ValueError("gemm.s's WIDE variant serves the float GEMM without a FusedActivation on the VALU")
+    symbols = variant_symbols(data_type, has_c, layout, activation, activation_symbols, integer, wmma, wide)
     dwords = assemble_file(os.path.join(KERNEL_DIR, OPERATORS["GEMM"].source), symbols)
     act = "" if activation is None else "_" + activation.lower()
     if integer is not None:
@@ -211,9 +217,13 @@ def compile_gemm(operator, tensors, attributes, layout, no_kernel, division_magi
         raise no_kernel(f"dmlemu's kernel for {operator} cannot fuse {activation}'s attributes")
     trans_a, trans_b = bool(int(attributes.get("TransA") or 0)), bool(int(attributes.get("TransB") or 0))
     wmma = uses_matrix_units(preset, out.data_type)
-    wide = uses_wide(None, wmma, activation)
+    sizes = [int(s) for s in out.sizes]
+    batches = 1
+    for size in sizes[:-2]:
+        batches *= size
+    wide = uses_wide(None, wmma, activation, preset, sizes[-2], sizes[-1], batches)
     records, values, group_grid = _launch(a, b, c, out, trans_a, trans_b, division_magic, packed_strides,
-                                          block_rows(None, wmma, activation))
+                                          WIDE_BLOCK_M if wide else BLOCK)
     values.update({"PARAM0": f32_bits(float(attributes.get("Alpha", 1.0))), "PARAM1": f32_bits(float(attributes.get("Beta", 0.0)))})
     for i, (name, _) in enumerate(act_params):
         if activation_attributes.get(name) is None:
@@ -221,7 +231,7 @@ def compile_gemm(operator, tensors, attributes, layout, no_kernel, division_magi
         values[f"PARAM{2 + i}"] = f32_bits(float(activation_attributes[name]))
     constants = layout.pack(values, records, params=True, wide=False)
     program = build_program(out.data_type, c is not None, layout, activation,
-                            activation_symbols if activation is not None else None, wmma=wmma)
+                            activation_symbols if activation is not None else None, wmma=wmma, wide=wide)
     lds_bytes = WMMA_LDS_BYTES if wmma else WIDE_LDS_BYTES if wide else LDS_BYTES
     return program, constants, group_grid, (THREADS, THREADS, 1), lds_bytes
 

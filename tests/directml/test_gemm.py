@@ -5,6 +5,8 @@ Beta, packed, padded, transposed-in-memory and broadcast (stride 0) layouts, spe
 the kernel alone runs on wave widths 8 to 64; the golden model is checked against a literal per-element loop
 written from the text and against float64; the signed-zero and NaN rules and the validation sentences of the
 page's rules are pinned."""
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -117,8 +119,8 @@ def test_four_dimensions_with_a_broadcast_batch_and_c():
 
 
 # ---- the same kernel on every wave width ---------------------------------------------------------------------------
-def run_kernel(a, b, c, width, trans_a=0, trans_b=0, alpha=1.0, beta=1.0):
-    gpu = Gpu(RX_7900_XTX, wave_width=width, timing=False)
+def run_kernel(a, b, c, width, trans_a=0, trans_b=0, alpha=1.0, beta=1.0, preset=RX_7900_XTX):
+    gpu = Gpu(preset, wave_width=width, timing=False)
     t = "FLOAT32" if a.dtype == np.float32 else "FLOAT16"
     m = a.shape[-1] if trans_a else a.shape[-2]
     n = b.shape[-2] if trans_b else b.shape[-1]
@@ -141,8 +143,7 @@ def test_every_wave_width_gives_the_same_bits(type_name):
     want = expected(a, b, c, alpha=0.75, beta=-1.5)
     for width in (8, 16, 32, 64):
         got, stats = run_kernel(a, b, c, width, alpha=0.75, beta=-1.5)
-        rows = BLOCK if (type_name, width) == ("FLOAT16", 32) else WIDE_BLOCK_M   # WMMA: 64 x 64 blocks
-        assert stats.workgroups == 2 * -(-70 // rows) * 2    # ceil(66 / 64) x ceil(70 / rows) x 2 batches
+        assert stats.workgroups == 2 * 2 * 2       # ceil(66 / 64) x ceil(70 / 64) x 2 batches
         same_bits(got, want)
 
 
@@ -250,8 +251,13 @@ def test_dimension_counts_and_types_per_feature_level():
 
 
 def test_block_size_is_what_the_launch_says():
-    _, stats = run_kernel(np.ones((1, 130, 3), np.float32), np.ones((1, 3, 65), np.float32), None, 32)
-    assert stats.workgroups == -(-130 // WIDE_BLOCK_M) * -(-65 // BLOCK)     # FLOAT32, no activation: WIDE
+    a, b = np.ones((1, 130, 3), np.float32), np.ones((1, 3, 65), np.float32)
+    _, stats = run_kernel(a, b, None, 32)          # 4 WIDE workgroups would leave most of 96 CUs idle: 64 x 64
+    assert stats.workgroups == -(-130 // BLOCK) * -(-65 // BLOCK)
+    few = dataclasses.replace(RX_7900_XTX, compute_units=4)
+    got, stats = run_kernel(a, b, None, 32, preset=few)      # a WIDE grid that gives every CU a workgroup: WIDE
+    assert stats.workgroups == -(-130 // WIDE_BLOCK_M) * -(-65 // BLOCK)
+    same_bits(got, expected(a, b, None, beta=0.0))
 
 
 
