@@ -958,23 +958,18 @@ wide_k:
 .endif
 .if WMMA32
 ; ---- WMMA32 (FLOAT16 on matrix units, no FusedActivation): the WMMA kernel's 64 x 64 block, K in FLOAT16 tiles of
-; 32 (a row of A's tile is a whole 64-byte sector), As[64][32] at 0 and BsT[64][32] at 5120, rows 80 bytes apart
-; (16 bytes of padding: the 16 rows a fragment read touches meet 2 to a bank, not 8); per
+; 32 (a row of A's tile is a whole 64-byte sector), As[64][32] at 0 and BsT[64][32] at 4096, 64 bytes a row; per
 ; tile each wave runs its two fragments' WMMA for k0 .. k0 + 15, then for k0 + 16 .. k0 + 31 (each accumulator still
 ; sees k ascending), the next tile's 16 loads in flight; addresses in bytes; the k masks and the -0 / +0 padding
 ; past K only on the last tile (a row past M or a column past N reaches only elements that are never stored).
-    v_lshr_b32 v6, v44, 1                ; 16 row
-    v_lshl_b32 v18, v6, 2
-    v_add_u32 v18, v18, v6               ; &As[row][0] = 80 row
-    v_lshr_b32 v6, v45, 1
-    v_lshl_b32 v19, v6, 2
-    v_add_u32 v19, v19, v6               ; &BsT[column][0] - 5120 = 80 column
-    v_mul_lo_u32 v32, v2, 80
+    v_lshl_b32 v18, v44, 1               ; &As[row][0]: 64 bytes a row
+    v_lshl_b32 v19, v45, 1               ; &BsT[column][0] - 4096
+    v_lshl_b32 v32, v2, 6
     v_lshl_b32 v6, v1, 1
-    v_add_u32 v32, v32, v6               ; &As[ty][tx] = 80 ty + 2 tx (j: + 1280 j, the k half: + 32)
-    v_mul_lo_u32 v33, v4, 80
+    v_add_u32 v32, v32, v6               ; &As[ty][tx] = 64 ty + 2 tx (j: + 1024 j, the k half: + 32)
+    v_lshl_b32 v33, v4, 6
     v_lshl_b32 v6, v5, 1
-    v_add_u32 v33, v33, v6               ; &BsT[v0 % 64][kk] - 5120 (j: + 8 j)
+    v_add_u32 v33, v33, v6               ; &BsT[v0 % 64][kk] - 4096 (j: + 8 j)
     v_lshl_b32 v16, v16, ${SHIFT_IN}      ; bytes from here on
     v_lshl_b32 v17, v17, ${SHIFT_IN}
     s_lshl_b32 s34, s34, ${SHIFT_IN}      ; A's next 16 rows
@@ -1111,19 +1106,19 @@ w32_loaded:
     s_cbranch_scc1 w32_store             ; the first tile: nothing to multiply yet
     ds_read_b128 v[64:67], v18, 0        ; A fragment: As[row][0 .. 7]
     ds_read_b128 v[68:71], v18, 16
-    ds_read_b128 v[72:75], v19, 5120     ; B fragment 0: BsT[column][0 ..]
-    ds_read_b128 v[76:79], v19, 5136
-    ds_read_b128 v[80:83], v19, 6400     ; B fragment 1: BsT[column + 16][0 ..]
-    ds_read_b128 v[84:87], v19, 6416
+    ds_read_b128 v[72:75], v19, 4096     ; B fragment 0: BsT[column][0 ..]
+    ds_read_b128 v[76:79], v19, 4112
+    ds_read_b128 v[80:83], v19, 5120     ; B fragment 1: BsT[column + 16][0 ..]
+    ds_read_b128 v[84:87], v19, 5136
     s_waitcnt 16                         ; the six LDS reads have landed
     v_wmma_f32_16x16x16_f16 v[48:55], v[64:71], v[72:79], v[48:55]
     v_wmma_f32_16x16x16_f16 v[56:63], v[64:71], v[80:87], v[56:63]
     ds_read_b128 v[64:67], v18, 32        ; A fragment: As[row][16 .. 23]
     ds_read_b128 v[68:71], v18, 48
-    ds_read_b128 v[72:75], v19, 5152     ; B fragment 0: BsT[column][16 ..]
-    ds_read_b128 v[76:79], v19, 5168
-    ds_read_b128 v[80:83], v19, 6432     ; B fragment 1: BsT[column + 16][16 ..]
-    ds_read_b128 v[84:87], v19, 6448
+    ds_read_b128 v[72:75], v19, 4128     ; B fragment 0: BsT[column][16 ..]
+    ds_read_b128 v[76:79], v19, 4144
+    ds_read_b128 v[80:83], v19, 5152     ; B fragment 1: BsT[column + 16][16 ..]
+    ds_read_b128 v[84:87], v19, 5168
     s_waitcnt 16                         ; the six LDS reads have landed
     v_wmma_f32_16x16x16_f16 v[48:55], v[64:71], v[72:79], v[48:55]
     v_wmma_f32_16x16x16_f16 v[56:63], v[64:71], v[80:87], v[56:63]
@@ -1132,21 +1127,21 @@ w32_store:
     s_mov_b32 s39, 0
     s_waitcnt 0                          ; the loaded tile has landed
     ds_write_b16 v32, v20, 0             ; As[ty + 0][tx + 0]
-    ds_write_b16 v32, v21, 1280             ; As[ty + 16][tx + 0]
-    ds_write_b16 v32, v22, 2560             ; As[ty + 32][tx + 0]
-    ds_write_b16 v32, v23, 3840             ; As[ty + 48][tx + 0]
+    ds_write_b16 v32, v21, 1024             ; As[ty + 16][tx + 0]
+    ds_write_b16 v32, v22, 2048             ; As[ty + 32][tx + 0]
+    ds_write_b16 v32, v23, 3072             ; As[ty + 48][tx + 0]
     ds_write_b16 v32, v40, 32             ; As[ty + 0][tx + 16]
-    ds_write_b16 v32, v41, 1312             ; As[ty + 16][tx + 16]
-    ds_write_b16 v32, v42, 2592             ; As[ty + 32][tx + 16]
-    ds_write_b16 v32, v43, 3872             ; As[ty + 48][tx + 16]
-    ds_write_b16 v33, v88, 5120           ; BsT[v0 % 64][kk + 0]
-    ds_write_b16 v33, v89, 5128           ; BsT[v0 % 64][kk + 4]
-    ds_write_b16 v33, v90, 5136           ; BsT[v0 % 64][kk + 8]
-    ds_write_b16 v33, v91, 5144           ; BsT[v0 % 64][kk + 12]
-    ds_write_b16 v33, v44, 5152           ; BsT[v0 % 64][kk + 16]
-    ds_write_b16 v33, v45, 5160           ; BsT[v0 % 64][kk + 20]
-    ds_write_b16 v33, v46, 5168           ; BsT[v0 % 64][kk + 24]
-    ds_write_b16 v33, v47, 5176           ; BsT[v0 % 64][kk + 28]
+    ds_write_b16 v32, v41, 1056             ; As[ty + 16][tx + 16]
+    ds_write_b16 v32, v42, 2080             ; As[ty + 32][tx + 16]
+    ds_write_b16 v32, v43, 3104             ; As[ty + 48][tx + 16]
+    ds_write_b16 v33, v88, 4096           ; BsT[v0 % 64][kk + 0]
+    ds_write_b16 v33, v89, 4104           ; BsT[v0 % 64][kk + 4]
+    ds_write_b16 v33, v90, 4112           ; BsT[v0 % 64][kk + 8]
+    ds_write_b16 v33, v91, 4120           ; BsT[v0 % 64][kk + 12]
+    ds_write_b16 v33, v44, 4128           ; BsT[v0 % 64][kk + 16]
+    ds_write_b16 v33, v45, 4136           ; BsT[v0 % 64][kk + 20]
+    ds_write_b16 v33, v46, 4144           ; BsT[v0 % 64][kk + 24]
+    ds_write_b16 v33, v47, 4152           ; BsT[v0 % 64][kk + 28]
     s_barrier                            ; both tiles complete
     v_add_u32 v16, v16, s36              ; A: 32 k on
     v_add_u32 v17, v17, s37              ; B: 32 k on
@@ -1157,19 +1152,19 @@ w32_store:
 w32_last:
     ds_read_b128 v[64:67], v18, 0        ; A fragment: As[row][0 .. 7]
     ds_read_b128 v[68:71], v18, 16
-    ds_read_b128 v[72:75], v19, 5120     ; B fragment 0: BsT[column][0 ..]
-    ds_read_b128 v[76:79], v19, 5136
-    ds_read_b128 v[80:83], v19, 6400     ; B fragment 1: BsT[column + 16][0 ..]
-    ds_read_b128 v[84:87], v19, 6416
+    ds_read_b128 v[72:75], v19, 4096     ; B fragment 0: BsT[column][0 ..]
+    ds_read_b128 v[76:79], v19, 4112
+    ds_read_b128 v[80:83], v19, 5120     ; B fragment 1: BsT[column + 16][0 ..]
+    ds_read_b128 v[84:87], v19, 5136
     s_waitcnt 0                         ; the six LDS reads have landed
     v_wmma_f32_16x16x16_f16 v[48:55], v[64:71], v[72:79], v[48:55]
     v_wmma_f32_16x16x16_f16 v[56:63], v[64:71], v[80:87], v[56:63]
     ds_read_b128 v[64:67], v18, 32        ; A fragment: As[row][16 .. 23]
     ds_read_b128 v[68:71], v18, 48
-    ds_read_b128 v[72:75], v19, 5152     ; B fragment 0: BsT[column][16 ..]
-    ds_read_b128 v[76:79], v19, 5168
-    ds_read_b128 v[80:83], v19, 6432     ; B fragment 1: BsT[column + 16][16 ..]
-    ds_read_b128 v[84:87], v19, 6448
+    ds_read_b128 v[72:75], v19, 4128     ; B fragment 0: BsT[column][16 ..]
+    ds_read_b128 v[76:79], v19, 4144
+    ds_read_b128 v[80:83], v19, 5152     ; B fragment 1: BsT[column + 16][16 ..]
+    ds_read_b128 v[84:87], v19, 5168
     s_waitcnt 0                         ; the six LDS reads have landed
     v_wmma_f32_16x16x16_f16 v[48:55], v[64:71], v[72:79], v[48:55]
     v_wmma_f32_16x16x16_f16 v[56:63], v[64:71], v[80:87], v[56:63]
