@@ -24,6 +24,12 @@
 ;   5. with a FusedActivation (HAS_ACT), the activation's body runs on each element before step 4's
 ;      rounding and store, in FLOAT32, as element_wise_tail.inc runs it.
 ;
+; Software pipelining (every variant): the loads of tile t + 1 are issued before tile t's multiply
+; (which then reads LDS, 2.), so every s_waitcnt of an unrolled tile counts them; after s_barrier the
+; loaded tile goes into LDS; the last tile (1 .. 16 k, nothing loaded behind it) runs one k at a time.
+; WIDE (gemm_ops.uses_wide: the float GEMM without a FusedActivation on the VALU, where its grid gives
+; every CU a workgroup): 128 x 64 blocks (m0 = 128 Y), two 4 x 4 accumulator blocks per thread (rows
+; m0 + 4 ty + i and m0 + 64 + 4 ty + i), its own loop (see its block below); step 4 runs twice.
 ; The addresses are element offsets from per-dimension strides: TransA and TransB only swap the
 ; strides the driver gives for (m, k) and (k, n), so a transposed operand costs nothing here.
 ; acc starts at -0 (the identity of addition: a sum of -0 products stays -0).
