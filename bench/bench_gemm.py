@@ -43,6 +43,12 @@ FLOP per clock per CU; same machine, load average about 11, one run each):
           16.2 % of the 122.9 TFLOP/s matrix peak: 2.05x the FLOAT32 rate (553,611 cycles, remeasured)
   2048^3  timing on 907 s wall (load average 11), 1,364,710 cycles, 31.5 TFLOP/s = 25.6 % of the matrix peak
           (51.3 % of the FP32 peak): 1.94x the FLOAT32 rate (2,641,979 cycles); the issue asks for 2x
+gemm.s's WIDE variant (128 x 64 blocks, two 4 x 4 accumulator blocks per thread, every fma in a VOPD pair, the next
+tile's loads in flight; same machine, load average about 11, one run each):
+  1024^3  timing off 15.9 s wall, 5.0 ns/MAC of CPU time (process_time; 14.8 ns/MAC of wall time at that load);
+          timing on 504,332 cycles, 10.65 TFLOP/s = 17.3 % of 61.4 (128 workgroups for 192 SIMDs)
+  2048^3  timing on 974 s wall (load average 11), 1,962,105 cycles, 21.9 TFLOP/s = 35.6 % of 61.4: the issue's
+          35-65 % met; the FLOAT16 WMMA kernel (unchanged, 1,364,710 cycles) is now 1.44x the FLOAT32 rate
 Runs past the executor's 300 s per dispatch need DMLEMU_DISPATCH_SECONDS raised on a loaded machine.
 """
 import argparse

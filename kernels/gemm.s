@@ -24,6 +24,12 @@
 ;   5. with a FusedActivation (HAS_ACT), the activation's body runs on each element before step 4's
 ;      rounding and store, in FLOAT32, as element_wise_tail.inc runs it.
 ;
+; Software pipelining (every variant): the loads of tile t + 1 are issued before tile t's multiply
+; (which then reads LDS, 2.), so every s_waitcnt of an unrolled tile counts them; after s_barrier the
+; loaded tile goes into LDS; the last tile (1 .. 16 k, nothing loaded behind it) runs one k at a time.
+; WIDE (gemm_ops.uses_wide: the float GEMM without a FusedActivation on the VALU, where its grid gives
+; every CU a workgroup): 128 x 64 blocks (m0 = 128 Y), two 4 x 4 accumulator blocks per thread (rows
+; m0 + 4 ty + i and m0 + 64 + 4 ty + i), its own loop (see its block below); step 4 runs twice.
 ; The addresses are element offsets from per-dimension strides: TransA and TransB only swap the
 ; strides the driver gives for (m, k) and (k, n), so a transposed operand costs nothing here.
 ; acc starts at -0 (the identity of addition: a sum of -0 products stays -0).
@@ -69,7 +75,11 @@
     v_mad_u32 v13, v7, s39, v13          ; the output's
 
 ; ---- where this thread loads A and B from, and where it puts them in LDS ---------------------------
+.if WIDE
+    s_lshl_b32 s68, s5, 7                ; m0 = 128 Y
+.else
     s_lshl_b32 s68, s5, 6                ; m0 = 64 Y
+.endif
     s_lshl_b32 s69, s4, 6                ; n0 = 64 X
     v_add_u32 v14, s68, v2               ; m0 + ty: the row of A it copies (+ 16 j)
     v_mad_u32 v16, v14, s44, v10
@@ -124,6 +134,26 @@
     v_mov_b32 v62, ${ACC_ZERO}           ; acc[3][2] = -0 (0: integer)
     v_mov_b32 v63, ${ACC_ZERO}           ; acc[3][3] = -0 (0: integer)
     s_mov_b32 s38, s56                   ; k left: K
+.if WIDE
+; ---- WIDE: the second block's accumulators
+    v_mov_b32 v72, ${ACC_ZERO}           ; acc1[0][0] = -0
+    v_mov_b32 v73, ${ACC_ZERO}           ; acc1[0][1] = -0
+    v_mov_b32 v74, ${ACC_ZERO}           ; acc1[0][2] = -0
+    v_mov_b32 v75, ${ACC_ZERO}           ; acc1[0][3] = -0
+    v_mov_b32 v76, ${ACC_ZERO}           ; acc1[1][0] = -0
+    v_mov_b32 v77, ${ACC_ZERO}           ; acc1[1][1] = -0
+    v_mov_b32 v78, ${ACC_ZERO}           ; acc1[1][2] = -0
+    v_mov_b32 v79, ${ACC_ZERO}           ; acc1[1][3] = -0
+    v_mov_b32 v80, ${ACC_ZERO}           ; acc1[2][0] = -0
+    v_mov_b32 v81, ${ACC_ZERO}           ; acc1[2][1] = -0
+    v_mov_b32 v82, ${ACC_ZERO}           ; acc1[2][2] = -0
+    v_mov_b32 v83, ${ACC_ZERO}           ; acc1[2][3] = -0
+    v_mov_b32 v84, ${ACC_ZERO}           ; acc1[3][0] = -0
+    v_mov_b32 v85, ${ACC_ZERO}           ; acc1[3][1] = -0
+    v_mov_b32 v86, ${ACC_ZERO}           ; acc1[3][2] = -0
+    v_mov_b32 v87, ${ACC_ZERO}           ; acc1[3][3] = -0
+    s_mov_b32 s41, 0                     ; step 4 runs for the first 64 rows, then for the second
+.endif
 .if WMMA
 ; ---- WMMA (FLOAT16 on a wave32 GPU with matrix units): wave w = v0 / 32 of the 8 computes the 16 x 32 part
 ; of the block at rows 16 (w / 2) .., columns 32 (w % 2) ..: two 16 x 16 fragments of D, 8 VGPRs each
@@ -150,6 +180,788 @@
     s_mov_b32 s39, 1                     ; the first tile: nothing in LDS yet
 .endif
 
+.if WIDE
+; ---- WIDE (FLOAT32 / FLOAT16 widened, no FusedActivation, no integer): the group's block is 128 x 64 (rows
+; m0 = 128 Y ..), thread (tx, ty) computes two 4 x 4 blocks, rows m0 + 4 ty + i (acc v48 ..) and m0 + 64 + 4 ty + i
+; (acc1 = v72 ..), columns n0 + 4 tx + j: per k three ds_read_b128 feed 32 fmas, which VOPD pairs (acc[i][j],
+; acc[i][j + 1]: one even, one odd destination, the same a, b in neighbouring banks). It copies A's rows
+; m0 + 8 ty .. + 7 at k0 + tx, written as two ds_write_b128 into AsT[16][128] at 0, rows 528 bytes apart (4 dwords
+; of padding: the 16 tx of a wave spread over the banks), and B as the narrow kernel does into Bs[16][64] at 8448.
+; Addresses are in bytes. The next tile's 12 loads are issued before this tile's fmas (software pipelining), so
+; every s_waitcnt of the unrolled tile counts them; B's per-k masks only on the last tile. An element outside
+; the matrices is not loaded and its LDS slot holds whatever it held: a row past M or a column past N only
+; reaches accumulators that are never stored, a k past K is never read.
+    v_mul_lo_u32 v6, v2, 7
+    v_mad_u32 v16, v6, s44, v16          ; A[m0 + 8 ty][tx] (tile 0, r = 0)
+    v_add_u32 v14, v14, v6               ; m0 + 8 ty
+    v_add_u32 v6, v14, 0
+    v_cmp_gt_u32 vcc, s40, v6
+    s_mov_b64 s[24:25], vcc         ; A row m0 + 8 ty + 0 < M
+    v_add_u32 v6, v14, 1
+    v_cmp_gt_u32 vcc, s40, v6
+    s_mov_b64 s[26:27], vcc         ; A row m0 + 8 ty + 1 < M
+    v_add_u32 v6, v14, 2
+    v_cmp_gt_u32 vcc, s40, v6
+    s_mov_b64 s[28:29], vcc         ; A row m0 + 8 ty + 2 < M
+    v_add_u32 v6, v14, 3
+    v_cmp_gt_u32 vcc, s40, v6
+    s_mov_b64 s[30:31], vcc         ; A row m0 + 8 ty + 3 < M
+    v_add_u32 v6, v14, 4
+    v_cmp_gt_u32 vcc, s40, v6
+    s_mov_b64 s[88:89], vcc         ; A row m0 + 8 ty + 4 < M
+    v_add_u32 v6, v14, 5
+    v_cmp_gt_u32 vcc, s40, v6
+    s_mov_b64 s[90:91], vcc         ; A row m0 + 8 ty + 5 < M
+    v_add_u32 v6, v14, 6
+    v_cmp_gt_u32 vcc, s40, v6
+    s_mov_b64 s[92:93], vcc         ; A row m0 + 8 ty + 6 < M
+    v_add_u32 v6, v14, 7
+    v_cmp_gt_u32 vcc, s40, v6
+    s_mov_b64 s[94:95], vcc         ; A row m0 + 8 ty + 7 < M
+    v_lshl_b32 v16, v16, ${SHIFT_IN}      ; bytes from here on
+    v_lshl_b32 v17, v17, ${SHIFT_IN}
+    s_lshl_b32 s34, s44, ${SHIFT_IN}      ; A's next row
+    s_lshl_b32 s35, s35, ${SHIFT_IN}      ; B's next 4 k
+    s_lshl_b32 s36, s36, ${SHIFT_IN}      ; A's next tile
+    s_lshl_b32 s37, s37, ${SHIFT_IN}      ; B's next tile
+    v_lshl_b32 v32, v1, 4
+    v_lshl_b32 v6, v1, 9
+    v_add_u32 v32, v32, v6
+    v_lshl_b32 v6, v2, 5
+    v_add_u32 v32, v32, v6               ; &AsT[tx][8 ty] = 528 tx + 32 ty
+    s_mov_b32 s39, 1                     ; the first tile: nothing in LDS yet
+wide_tile:
+    v_add_u32 v25, v16, s34
+    v_add_u32 v26, v25, s34
+    v_add_u32 v27, v26, s34
+    v_add_u32 v28, v27, s34
+    v_add_u32 v29, v28, s34
+    v_add_u32 v30, v29, s34
+    v_add_u32 v31, v30, s34
+    s_cmp_lt_u32 s38, 16
+    s_cbranch_scc1 wide_edge_loads       ; the last tile, short of 16 k: the k masks
+    s_mov_b64 exec, s[24:25]
+    buffer_load_${LOAD_A} v20, v16, s[8:11], 0      ; A[m0 + 8 ty + 0][k0 + tx]
+    s_mov_b64 exec, s[26:27]
+    buffer_load_${LOAD_A} v21, v25, s[8:11], 0      ; A[m0 + 8 ty + 1][k0 + tx]
+    s_mov_b64 exec, s[28:29]
+    buffer_load_${LOAD_A} v22, v26, s[8:11], 0      ; A[m0 + 8 ty + 2][k0 + tx]
+    s_mov_b64 exec, s[30:31]
+    buffer_load_${LOAD_A} v23, v27, s[8:11], 0      ; A[m0 + 8 ty + 3][k0 + tx]
+    s_mov_b64 exec, s[88:89]
+    buffer_load_${LOAD_A} v8, v28, s[8:11], 0      ; A[m0 + 8 ty + 4][k0 + tx]
+    s_mov_b64 exec, s[90:91]
+    buffer_load_${LOAD_A} v9, v29, s[8:11], 0      ; A[m0 + 8 ty + 5][k0 + tx]
+    s_mov_b64 exec, s[92:93]
+    buffer_load_${LOAD_A} v10, v30, s[8:11], 0      ; A[m0 + 8 ty + 6][k0 + tx]
+    s_mov_b64 exec, s[94:95]
+    buffer_load_${LOAD_A} v11, v31, s[8:11], 0      ; A[m0 + 8 ty + 7][k0 + tx]
+    s_mov_b64 exec, s[66:67]             ; B's addresses in every lane
+    v_add_u32 v25, v17, s35
+    v_add_u32 v26, v25, s35
+    v_add_u32 v27, v26, s35
+    s_mov_b64 exec, s[32:33]             ; B column < N
+    buffer_load_${LOAD_B} v88, v17, s[12:15], 0     ; B[k0 + kk + 0][n]
+    buffer_load_${LOAD_B} v89, v25, s[12:15], 0     ; B[k0 + kk + 4][n]
+    buffer_load_${LOAD_B} v90, v26, s[12:15], 0     ; B[k0 + kk + 8][n]
+    buffer_load_${LOAD_B} v91, v27, s[12:15], 0     ; B[k0 + kk + 12][n]
+    s_branch wide_loaded
+wide_edge_loads:
+    v_cmp_gt_u32 vcc, s38, v1            ; tx < k left
+    s_mov_b64 s[70:71], vcc
+    s_and_b64 exec, s[70:71], s[24:25]
+    buffer_load_${LOAD_A} v20, v16, s[8:11], 0      ; A[m0 + 8 ty + 0][k0 + tx]
+    s_and_b64 exec, s[70:71], s[26:27]
+    buffer_load_${LOAD_A} v21, v25, s[8:11], 0      ; A[m0 + 8 ty + 1][k0 + tx]
+    s_and_b64 exec, s[70:71], s[28:29]
+    buffer_load_${LOAD_A} v22, v26, s[8:11], 0      ; A[m0 + 8 ty + 2][k0 + tx]
+    s_and_b64 exec, s[70:71], s[30:31]
+    buffer_load_${LOAD_A} v23, v27, s[8:11], 0      ; A[m0 + 8 ty + 3][k0 + tx]
+    s_and_b64 exec, s[70:71], s[88:89]
+    buffer_load_${LOAD_A} v8, v28, s[8:11], 0      ; A[m0 + 8 ty + 4][k0 + tx]
+    s_and_b64 exec, s[70:71], s[90:91]
+    buffer_load_${LOAD_A} v9, v29, s[8:11], 0      ; A[m0 + 8 ty + 5][k0 + tx]
+    s_and_b64 exec, s[70:71], s[92:93]
+    buffer_load_${LOAD_A} v10, v30, s[8:11], 0      ; A[m0 + 8 ty + 6][k0 + tx]
+    s_and_b64 exec, s[70:71], s[94:95]
+    buffer_load_${LOAD_A} v11, v31, s[8:11], 0      ; A[m0 + 8 ty + 7][k0 + tx]
+    s_mov_b64 exec, s[66:67]             ; B's addresses in every lane
+    v_add_u32 v25, v17, s35
+    v_add_u32 v26, v25, s35
+    v_add_u32 v27, v26, s35
+    v_cmp_gt_u32 vcc, s38, v34            ; kk + 0 < k left
+    s_and_b64 exec, vcc, s[32:33]
+    buffer_load_${LOAD_B} v88, v17, s[12:15], 0     ; B[k0 + kk + 0][n]
+    v_cmp_gt_u32 vcc, s38, v35            ; kk + 4 < k left
+    s_and_b64 exec, vcc, s[32:33]
+    buffer_load_${LOAD_B} v89, v25, s[12:15], 0     ; B[k0 + kk + 4][n]
+    v_cmp_gt_u32 vcc, s38, v36            ; kk + 8 < k left
+    s_and_b64 exec, vcc, s[32:33]
+    buffer_load_${LOAD_B} v90, v26, s[12:15], 0     ; B[k0 + kk + 8][n]
+    v_cmp_gt_u32 vcc, s38, v37            ; kk + 12 < k left
+    s_and_b64 exec, vcc, s[32:33]
+    buffer_load_${LOAD_B} v91, v27, s[12:15], 0     ; B[k0 + kk + 12][n]
+wide_loaded:
+    s_mov_b64 exec, s[66:67]
+    s_cmp_eq_u32 s39, 1
+    s_cbranch_scc1 wide_store            ; the first tile: nothing to multiply yet
+    ds_read_b128 v[40:43], v38, 0      ; a[0..3] = A[m0 + 4 ty .. + 3][k0 + 0]
+    ds_read_b128 v[44:47], v38, 256      ; a[4..7] = A[m0 + 64 + 4 ty .. + 3][..]
+    ds_read_b128 v[64:67], v39, 8448      ; b[0..3] = B[..][n0 + 4 tx .. + 3]
+    ds_read_b128 v[24:27], v38, 528      ; a[0..3] = A[m0 + 4 ty .. + 3][k0 + 1]
+    ds_read_b128 v[28:31], v38, 784      ; a[4..7] = A[m0 + 64 + 4 ty .. + 3][..]
+    ds_read_b128 v[68:71], v39, 8704      ; b[0..3] = B[..][n0 + 4 tx .. + 3]
+    s_waitcnt 15                         ; k0 + 0's three reads have landed (12 loads in flight)
+    ${MAC} v48, v40, v64, v48        ; acc[0][0], k0 + 0
+    ${MAC} v49, v40, v65, v49        ; acc[0][1], k0 + 0
+    ${MAC} v50, v40, v66, v50        ; acc[0][2], k0 + 0
+    ${MAC} v51, v40, v67, v51        ; acc[0][3], k0 + 0
+    ${MAC} v52, v41, v64, v52        ; acc[1][0], k0 + 0
+    ${MAC} v53, v41, v65, v53        ; acc[1][1], k0 + 0
+    ${MAC} v54, v41, v66, v54        ; acc[1][2], k0 + 0
+    ${MAC} v55, v41, v67, v55        ; acc[1][3], k0 + 0
+    ${MAC} v56, v42, v64, v56        ; acc[2][0], k0 + 0
+    ${MAC} v57, v42, v65, v57        ; acc[2][1], k0 + 0
+    ${MAC} v58, v42, v66, v58        ; acc[2][2], k0 + 0
+    ${MAC} v59, v42, v67, v59        ; acc[2][3], k0 + 0
+    ${MAC} v60, v43, v64, v60        ; acc[3][0], k0 + 0
+    ${MAC} v61, v43, v65, v61        ; acc[3][1], k0 + 0
+    ${MAC} v62, v43, v66, v62        ; acc[3][2], k0 + 0
+    ${MAC} v63, v43, v67, v63        ; acc[3][3], k0 + 0
+    ${MAC} v72, v44, v64, v72        ; acc1[0][0], k0 + 0
+    ${MAC} v73, v44, v65, v73        ; acc1[0][1], k0 + 0
+    ${MAC} v74, v44, v66, v74        ; acc1[0][2], k0 + 0
+    ${MAC} v75, v44, v67, v75        ; acc1[0][3], k0 + 0
+    ${MAC} v76, v45, v64, v76        ; acc1[1][0], k0 + 0
+    ${MAC} v77, v45, v65, v77        ; acc1[1][1], k0 + 0
+    ${MAC} v78, v45, v66, v78        ; acc1[1][2], k0 + 0
+    ${MAC} v79, v45, v67, v79        ; acc1[1][3], k0 + 0
+    ${MAC} v80, v46, v64, v80        ; acc1[2][0], k0 + 0
+    ${MAC} v81, v46, v65, v81        ; acc1[2][1], k0 + 0
+    ${MAC} v82, v46, v66, v82        ; acc1[2][2], k0 + 0
+    ${MAC} v83, v46, v67, v83        ; acc1[2][3], k0 + 0
+    ${MAC} v84, v47, v64, v84        ; acc1[3][0], k0 + 0
+    ${MAC} v85, v47, v65, v85        ; acc1[3][1], k0 + 0
+    ${MAC} v86, v47, v66, v86        ; acc1[3][2], k0 + 0
+    ${MAC} v87, v47, v67, v87        ; acc1[3][3], k0 + 0
+    ds_read_b128 v[40:43], v38, 1056      ; a[0..3] = A[m0 + 4 ty .. + 3][k0 + 2]
+    ds_read_b128 v[44:47], v38, 1312      ; a[4..7] = A[m0 + 64 + 4 ty .. + 3][..]
+    ds_read_b128 v[64:67], v39, 8960      ; b[0..3] = B[..][n0 + 4 tx .. + 3]
+    s_waitcnt 15                         ; k0 + 1's three reads have landed (12 loads in flight)
+    ${MAC} v48, v24, v68, v48        ; acc[0][0], k0 + 1
+    ${MAC} v49, v24, v69, v49        ; acc[0][1], k0 + 1
+    ${MAC} v50, v24, v70, v50        ; acc[0][2], k0 + 1
+    ${MAC} v51, v24, v71, v51        ; acc[0][3], k0 + 1
+    ${MAC} v52, v25, v68, v52        ; acc[1][0], k0 + 1
+    ${MAC} v53, v25, v69, v53        ; acc[1][1], k0 + 1
+    ${MAC} v54, v25, v70, v54        ; acc[1][2], k0 + 1
+    ${MAC} v55, v25, v71, v55        ; acc[1][3], k0 + 1
+    ${MAC} v56, v26, v68, v56        ; acc[2][0], k0 + 1
+    ${MAC} v57, v26, v69, v57        ; acc[2][1], k0 + 1
+    ${MAC} v58, v26, v70, v58        ; acc[2][2], k0 + 1
+    ${MAC} v59, v26, v71, v59        ; acc[2][3], k0 + 1
+    ${MAC} v60, v27, v68, v60        ; acc[3][0], k0 + 1
+    ${MAC} v61, v27, v69, v61        ; acc[3][1], k0 + 1
+    ${MAC} v62, v27, v70, v62        ; acc[3][2], k0 + 1
+    ${MAC} v63, v27, v71, v63        ; acc[3][3], k0 + 1
+    ${MAC} v72, v28, v68, v72        ; acc1[0][0], k0 + 1
+    ${MAC} v73, v28, v69, v73        ; acc1[0][1], k0 + 1
+    ${MAC} v74, v28, v70, v74        ; acc1[0][2], k0 + 1
+    ${MAC} v75, v28, v71, v75        ; acc1[0][3], k0 + 1
+    ${MAC} v76, v29, v68, v76        ; acc1[1][0], k0 + 1
+    ${MAC} v77, v29, v69, v77        ; acc1[1][1], k0 + 1
+    ${MAC} v78, v29, v70, v78        ; acc1[1][2], k0 + 1
+    ${MAC} v79, v29, v71, v79        ; acc1[1][3], k0 + 1
+    ${MAC} v80, v30, v68, v80        ; acc1[2][0], k0 + 1
+    ${MAC} v81, v30, v69, v81        ; acc1[2][1], k0 + 1
+    ${MAC} v82, v30, v70, v82        ; acc1[2][2], k0 + 1
+    ${MAC} v83, v30, v71, v83        ; acc1[2][3], k0 + 1
+    ${MAC} v84, v31, v68, v84        ; acc1[3][0], k0 + 1
+    ${MAC} v85, v31, v69, v85        ; acc1[3][1], k0 + 1
+    ${MAC} v86, v31, v70, v86        ; acc1[3][2], k0 + 1
+    ${MAC} v87, v31, v71, v87        ; acc1[3][3], k0 + 1
+    ds_read_b128 v[24:27], v38, 1584      ; a[0..3] = A[m0 + 4 ty .. + 3][k0 + 3]
+    ds_read_b128 v[28:31], v38, 1840      ; a[4..7] = A[m0 + 64 + 4 ty .. + 3][..]
+    ds_read_b128 v[68:71], v39, 9216      ; b[0..3] = B[..][n0 + 4 tx .. + 3]
+    s_waitcnt 15                         ; k0 + 2's three reads have landed (12 loads in flight)
+    ${MAC} v48, v40, v64, v48        ; acc[0][0], k0 + 2
+    ${MAC} v49, v40, v65, v49        ; acc[0][1], k0 + 2
+    ${MAC} v50, v40, v66, v50        ; acc[0][2], k0 + 2
+    ${MAC} v51, v40, v67, v51        ; acc[0][3], k0 + 2
+    ${MAC} v52, v41, v64, v52        ; acc[1][0], k0 + 2
+    ${MAC} v53, v41, v65, v53        ; acc[1][1], k0 + 2
+    ${MAC} v54, v41, v66, v54        ; acc[1][2], k0 + 2
+    ${MAC} v55, v41, v67, v55        ; acc[1][3], k0 + 2
+    ${MAC} v56, v42, v64, v56        ; acc[2][0], k0 + 2
+    ${MAC} v57, v42, v65, v57        ; acc[2][1], k0 + 2
+    ${MAC} v58, v42, v66, v58        ; acc[2][2], k0 + 2
+    ${MAC} v59, v42, v67, v59        ; acc[2][3], k0 + 2
+    ${MAC} v60, v43, v64, v60        ; acc[3][0], k0 + 2
+    ${MAC} v61, v43, v65, v61        ; acc[3][1], k0 + 2
+    ${MAC} v62, v43, v66, v62        ; acc[3][2], k0 + 2
+    ${MAC} v63, v43, v67, v63        ; acc[3][3], k0 + 2
+    ${MAC} v72, v44, v64, v72        ; acc1[0][0], k0 + 2
+    ${MAC} v73, v44, v65, v73        ; acc1[0][1], k0 + 2
+    ${MAC} v74, v44, v66, v74        ; acc1[0][2], k0 + 2
+    ${MAC} v75, v44, v67, v75        ; acc1[0][3], k0 + 2
+    ${MAC} v76, v45, v64, v76        ; acc1[1][0], k0 + 2
+    ${MAC} v77, v45, v65, v77        ; acc1[1][1], k0 + 2
+    ${MAC} v78, v45, v66, v78        ; acc1[1][2], k0 + 2
+    ${MAC} v79, v45, v67, v79        ; acc1[1][3], k0 + 2
+    ${MAC} v80, v46, v64, v80        ; acc1[2][0], k0 + 2
+    ${MAC} v81, v46, v65, v81        ; acc1[2][1], k0 + 2
+    ${MAC} v82, v46, v66, v82        ; acc1[2][2], k0 + 2
+    ${MAC} v83, v46, v67, v83        ; acc1[2][3], k0 + 2
+    ${MAC} v84, v47, v64, v84        ; acc1[3][0], k0 + 2
+    ${MAC} v85, v47, v65, v85        ; acc1[3][1], k0 + 2
+    ${MAC} v86, v47, v66, v86        ; acc1[3][2], k0 + 2
+    ${MAC} v87, v47, v67, v87        ; acc1[3][3], k0 + 2
+    ds_read_b128 v[40:43], v38, 2112      ; a[0..3] = A[m0 + 4 ty .. + 3][k0 + 4]
+    ds_read_b128 v[44:47], v38, 2368      ; a[4..7] = A[m0 + 64 + 4 ty .. + 3][..]
+    ds_read_b128 v[64:67], v39, 9472      ; b[0..3] = B[..][n0 + 4 tx .. + 3]
+    s_waitcnt 15                         ; k0 + 3's three reads have landed (12 loads in flight)
+    ${MAC} v48, v24, v68, v48        ; acc[0][0], k0 + 3
+    ${MAC} v49, v24, v69, v49        ; acc[0][1], k0 + 3
+    ${MAC} v50, v24, v70, v50        ; acc[0][2], k0 + 3
+    ${MAC} v51, v24, v71, v51        ; acc[0][3], k0 + 3
+    ${MAC} v52, v25, v68, v52        ; acc[1][0], k0 + 3
+    ${MAC} v53, v25, v69, v53        ; acc[1][1], k0 + 3
+    ${MAC} v54, v25, v70, v54        ; acc[1][2], k0 + 3
+    ${MAC} v55, v25, v71, v55        ; acc[1][3], k0 + 3
+    ${MAC} v56, v26, v68, v56        ; acc[2][0], k0 + 3
+    ${MAC} v57, v26, v69, v57        ; acc[2][1], k0 + 3
+    ${MAC} v58, v26, v70, v58        ; acc[2][2], k0 + 3
+    ${MAC} v59, v26, v71, v59        ; acc[2][3], k0 + 3
+    ${MAC} v60, v27, v68, v60        ; acc[3][0], k0 + 3
+    ${MAC} v61, v27, v69, v61        ; acc[3][1], k0 + 3
+    ${MAC} v62, v27, v70, v62        ; acc[3][2], k0 + 3
+    ${MAC} v63, v27, v71, v63        ; acc[3][3], k0 + 3
+    ${MAC} v72, v28, v68, v72        ; acc1[0][0], k0 + 3
+    ${MAC} v73, v28, v69, v73        ; acc1[0][1], k0 + 3
+    ${MAC} v74, v28, v70, v74        ; acc1[0][2], k0 + 3
+    ${MAC} v75, v28, v71, v75        ; acc1[0][3], k0 + 3
+    ${MAC} v76, v29, v68, v76        ; acc1[1][0], k0 + 3
+    ${MAC} v77, v29, v69, v77        ; acc1[1][1], k0 + 3
+    ${MAC} v78, v29, v70, v78        ; acc1[1][2], k0 + 3
+    ${MAC} v79, v29, v71, v79        ; acc1[1][3], k0 + 3
+    ${MAC} v80, v30, v68, v80        ; acc1[2][0], k0 + 3
+    ${MAC} v81, v30, v69, v81        ; acc1[2][1], k0 + 3
+    ${MAC} v82, v30, v70, v82        ; acc1[2][2], k0 + 3
+    ${MAC} v83, v30, v71, v83        ; acc1[2][3], k0 + 3
+    ${MAC} v84, v31, v68, v84        ; acc1[3][0], k0 + 3
+    ${MAC} v85, v31, v69, v85        ; acc1[3][1], k0 + 3
+    ${MAC} v86, v31, v70, v86        ; acc1[3][2], k0 + 3
+    ${MAC} v87, v31, v71, v87        ; acc1[3][3], k0 + 3
+    ds_read_b128 v[24:27], v38, 2640      ; a[0..3] = A[m0 + 4 ty .. + 3][k0 + 5]
+    ds_read_b128 v[28:31], v38, 2896      ; a[4..7] = A[m0 + 64 + 4 ty .. + 3][..]
+    ds_read_b128 v[68:71], v39, 9728      ; b[0..3] = B[..][n0 + 4 tx .. + 3]
+    s_waitcnt 15                         ; k0 + 4's three reads have landed (12 loads in flight)
+    ${MAC} v48, v40, v64, v48        ; acc[0][0], k0 + 4
+    ${MAC} v49, v40, v65, v49        ; acc[0][1], k0 + 4
+    ${MAC} v50, v40, v66, v50        ; acc[0][2], k0 + 4
+    ${MAC} v51, v40, v67, v51        ; acc[0][3], k0 + 4
+    ${MAC} v52, v41, v64, v52        ; acc[1][0], k0 + 4
+    ${MAC} v53, v41, v65, v53        ; acc[1][1], k0 + 4
+    ${MAC} v54, v41, v66, v54        ; acc[1][2], k0 + 4
+    ${MAC} v55, v41, v67, v55        ; acc[1][3], k0 + 4
+    ${MAC} v56, v42, v64, v56        ; acc[2][0], k0 + 4
+    ${MAC} v57, v42, v65, v57        ; acc[2][1], k0 + 4
+    ${MAC} v58, v42, v66, v58        ; acc[2][2], k0 + 4
+    ${MAC} v59, v42, v67, v59        ; acc[2][3], k0 + 4
+    ${MAC} v60, v43, v64, v60        ; acc[3][0], k0 + 4
+    ${MAC} v61, v43, v65, v61        ; acc[3][1], k0 + 4
+    ${MAC} v62, v43, v66, v62        ; acc[3][2], k0 + 4
+    ${MAC} v63, v43, v67, v63        ; acc[3][3], k0 + 4
+    ${MAC} v72, v44, v64, v72        ; acc1[0][0], k0 + 4
+    ${MAC} v73, v44, v65, v73        ; acc1[0][1], k0 + 4
+    ${MAC} v74, v44, v66, v74        ; acc1[0][2], k0 + 4
+    ${MAC} v75, v44, v67, v75        ; acc1[0][3], k0 + 4
+    ${MAC} v76, v45, v64, v76        ; acc1[1][0], k0 + 4
+    ${MAC} v77, v45, v65, v77        ; acc1[1][1], k0 + 4
+    ${MAC} v78, v45, v66, v78        ; acc1[1][2], k0 + 4
+    ${MAC} v79, v45, v67, v79        ; acc1[1][3], k0 + 4
+    ${MAC} v80, v46, v64, v80        ; acc1[2][0], k0 + 4
+    ${MAC} v81, v46, v65, v81        ; acc1[2][1], k0 + 4
+    ${MAC} v82, v46, v66, v82        ; acc1[2][2], k0 + 4
+    ${MAC} v83, v46, v67, v83        ; acc1[2][3], k0 + 4
+    ${MAC} v84, v47, v64, v84        ; acc1[3][0], k0 + 4
+    ${MAC} v85, v47, v65, v85        ; acc1[3][1], k0 + 4
+    ${MAC} v86, v47, v66, v86        ; acc1[3][2], k0 + 4
+    ${MAC} v87, v47, v67, v87        ; acc1[3][3], k0 + 4
+    ds_read_b128 v[40:43], v38, 3168      ; a[0..3] = A[m0 + 4 ty .. + 3][k0 + 6]
+    ds_read_b128 v[44:47], v38, 3424      ; a[4..7] = A[m0 + 64 + 4 ty .. + 3][..]
+    ds_read_b128 v[64:67], v39, 9984      ; b[0..3] = B[..][n0 + 4 tx .. + 3]
+    s_waitcnt 15                         ; k0 + 5's three reads have landed (12 loads in flight)
+    ${MAC} v48, v24, v68, v48        ; acc[0][0], k0 + 5
+    ${MAC} v49, v24, v69, v49        ; acc[0][1], k0 + 5
+    ${MAC} v50, v24, v70, v50        ; acc[0][2], k0 + 5
+    ${MAC} v51, v24, v71, v51        ; acc[0][3], k0 + 5
+    ${MAC} v52, v25, v68, v52        ; acc[1][0], k0 + 5
+    ${MAC} v53, v25, v69, v53        ; acc[1][1], k0 + 5
+    ${MAC} v54, v25, v70, v54        ; acc[1][2], k0 + 5
+    ${MAC} v55, v25, v71, v55        ; acc[1][3], k0 + 5
+    ${MAC} v56, v26, v68, v56        ; acc[2][0], k0 + 5
+    ${MAC} v57, v26, v69, v57        ; acc[2][1], k0 + 5
+    ${MAC} v58, v26, v70, v58        ; acc[2][2], k0 + 5
+    ${MAC} v59, v26, v71, v59        ; acc[2][3], k0 + 5
+    ${MAC} v60, v27, v68, v60        ; acc[3][0], k0 + 5
+    ${MAC} v61, v27, v69, v61        ; acc[3][1], k0 + 5
+    ${MAC} v62, v27, v70, v62        ; acc[3][2], k0 + 5
+    ${MAC} v63, v27, v71, v63        ; acc[3][3], k0 + 5
+    ${MAC} v72, v28, v68, v72        ; acc1[0][0], k0 + 5
+    ${MAC} v73, v28, v69, v73        ; acc1[0][1], k0 + 5
+    ${MAC} v74, v28, v70, v74        ; acc1[0][2], k0 + 5
+    ${MAC} v75, v28, v71, v75        ; acc1[0][3], k0 + 5
+    ${MAC} v76, v29, v68, v76        ; acc1[1][0], k0 + 5
+    ${MAC} v77, v29, v69, v77        ; acc1[1][1], k0 + 5
+    ${MAC} v78, v29, v70, v78        ; acc1[1][2], k0 + 5
+    ${MAC} v79, v29, v71, v79        ; acc1[1][3], k0 + 5
+    ${MAC} v80, v30, v68, v80        ; acc1[2][0], k0 + 5
+    ${MAC} v81, v30, v69, v81        ; acc1[2][1], k0 + 5
+    ${MAC} v82, v30, v70, v82        ; acc1[2][2], k0 + 5
+    ${MAC} v83, v30, v71, v83        ; acc1[2][3], k0 + 5
+    ${MAC} v84, v31, v68, v84        ; acc1[3][0], k0 + 5
+    ${MAC} v85, v31, v69, v85        ; acc1[3][1], k0 + 5
+    ${MAC} v86, v31, v70, v86        ; acc1[3][2], k0 + 5
+    ${MAC} v87, v31, v71, v87        ; acc1[3][3], k0 + 5
+    ds_read_b128 v[24:27], v38, 3696      ; a[0..3] = A[m0 + 4 ty .. + 3][k0 + 7]
+    ds_read_b128 v[28:31], v38, 3952      ; a[4..7] = A[m0 + 64 + 4 ty .. + 3][..]
+    ds_read_b128 v[68:71], v39, 10240      ; b[0..3] = B[..][n0 + 4 tx .. + 3]
+    s_waitcnt 15                         ; k0 + 6's three reads have landed (12 loads in flight)
+    ${MAC} v48, v40, v64, v48        ; acc[0][0], k0 + 6
+    ${MAC} v49, v40, v65, v49        ; acc[0][1], k0 + 6
+    ${MAC} v50, v40, v66, v50        ; acc[0][2], k0 + 6
+    ${MAC} v51, v40, v67, v51        ; acc[0][3], k0 + 6
+    ${MAC} v52, v41, v64, v52        ; acc[1][0], k0 + 6
+    ${MAC} v53, v41, v65, v53        ; acc[1][1], k0 + 6
+    ${MAC} v54, v41, v66, v54        ; acc[1][2], k0 + 6
+    ${MAC} v55, v41, v67, v55        ; acc[1][3], k0 + 6
+    ${MAC} v56, v42, v64, v56        ; acc[2][0], k0 + 6
+    ${MAC} v57, v42, v65, v57        ; acc[2][1], k0 + 6
+    ${MAC} v58, v42, v66, v58        ; acc[2][2], k0 + 6
+    ${MAC} v59, v42, v67, v59        ; acc[2][3], k0 + 6
+    ${MAC} v60, v43, v64, v60        ; acc[3][0], k0 + 6
+    ${MAC} v61, v43, v65, v61        ; acc[3][1], k0 + 6
+    ${MAC} v62, v43, v66, v62        ; acc[3][2], k0 + 6
+    ${MAC} v63, v43, v67, v63        ; acc[3][3], k0 + 6
+    ${MAC} v72, v44, v64, v72        ; acc1[0][0], k0 + 6
+    ${MAC} v73, v44, v65, v73        ; acc1[0][1], k0 + 6
+    ${MAC} v74, v44, v66, v74        ; acc1[0][2], k0 + 6
+    ${MAC} v75, v44, v67, v75        ; acc1[0][3], k0 + 6
+    ${MAC} v76, v45, v64, v76        ; acc1[1][0], k0 + 6
+    ${MAC} v77, v45, v65, v77        ; acc1[1][1], k0 + 6
+    ${MAC} v78, v45, v66, v78        ; acc1[1][2], k0 + 6
+    ${MAC} v79, v45, v67, v79        ; acc1[1][3], k0 + 6
+    ${MAC} v80, v46, v64, v80        ; acc1[2][0], k0 + 6
+    ${MAC} v81, v46, v65, v81        ; acc1[2][1], k0 + 6
+    ${MAC} v82, v46, v66, v82        ; acc1[2][2], k0 + 6
+    ${MAC} v83, v46, v67, v83        ; acc1[2][3], k0 + 6
+    ${MAC} v84, v47, v64, v84        ; acc1[3][0], k0 + 6
+    ${MAC} v85, v47, v65, v85        ; acc1[3][1], k0 + 6
+    ${MAC} v86, v47, v66, v86        ; acc1[3][2], k0 + 6
+    ${MAC} v87, v47, v67, v87        ; acc1[3][3], k0 + 6
+    ds_read_b128 v[40:43], v38, 4224      ; a[0..3] = A[m0 + 4 ty .. + 3][k0 + 8]
+    ds_read_b128 v[44:47], v38, 4480      ; a[4..7] = A[m0 + 64 + 4 ty .. + 3][..]
+    ds_read_b128 v[64:67], v39, 10496      ; b[0..3] = B[..][n0 + 4 tx .. + 3]
+    s_waitcnt 15                         ; k0 + 7's three reads have landed (12 loads in flight)
+    ${MAC} v48, v24, v68, v48        ; acc[0][0], k0 + 7
+    ${MAC} v49, v24, v69, v49        ; acc[0][1], k0 + 7
+    ${MAC} v50, v24, v70, v50        ; acc[0][2], k0 + 7
+    ${MAC} v51, v24, v71, v51        ; acc[0][3], k0 + 7
+    ${MAC} v52, v25, v68, v52        ; acc[1][0], k0 + 7
+    ${MAC} v53, v25, v69, v53        ; acc[1][1], k0 + 7
+    ${MAC} v54, v25, v70, v54        ; acc[1][2], k0 + 7
+    ${MAC} v55, v25, v71, v55        ; acc[1][3], k0 + 7
+    ${MAC} v56, v26, v68, v56        ; acc[2][0], k0 + 7
+    ${MAC} v57, v26, v69, v57        ; acc[2][1], k0 + 7
+    ${MAC} v58, v26, v70, v58        ; acc[2][2], k0 + 7
+    ${MAC} v59, v26, v71, v59        ; acc[2][3], k0 + 7
+    ${MAC} v60, v27, v68, v60        ; acc[3][0], k0 + 7
+    ${MAC} v61, v27, v69, v61        ; acc[3][1], k0 + 7
+    ${MAC} v62, v27, v70, v62        ; acc[3][2], k0 + 7
+    ${MAC} v63, v27, v71, v63        ; acc[3][3], k0 + 7
+    ${MAC} v72, v28, v68, v72        ; acc1[0][0], k0 + 7
+    ${MAC} v73, v28, v69, v73        ; acc1[0][1], k0 + 7
+    ${MAC} v74, v28, v70, v74        ; acc1[0][2], k0 + 7
+    ${MAC} v75, v28, v71, v75        ; acc1[0][3], k0 + 7
+    ${MAC} v76, v29, v68, v76        ; acc1[1][0], k0 + 7
+    ${MAC} v77, v29, v69, v77        ; acc1[1][1], k0 + 7
+    ${MAC} v78, v29, v70, v78        ; acc1[1][2], k0 + 7
+    ${MAC} v79, v29, v71, v79        ; acc1[1][3], k0 + 7
+    ${MAC} v80, v30, v68, v80        ; acc1[2][0], k0 + 7
+    ${MAC} v81, v30, v69, v81        ; acc1[2][1], k0 + 7
+    ${MAC} v82, v30, v70, v82        ; acc1[2][2], k0 + 7
+    ${MAC} v83, v30, v71, v83        ; acc1[2][3], k0 + 7
+    ${MAC} v84, v31, v68, v84        ; acc1[3][0], k0 + 7
+    ${MAC} v85, v31, v69, v85        ; acc1[3][1], k0 + 7
+    ${MAC} v86, v31, v70, v86        ; acc1[3][2], k0 + 7
+    ${MAC} v87, v31, v71, v87        ; acc1[3][3], k0 + 7
+    ds_read_b128 v[24:27], v38, 4752      ; a[0..3] = A[m0 + 4 ty .. + 3][k0 + 9]
+    ds_read_b128 v[28:31], v38, 5008      ; a[4..7] = A[m0 + 64 + 4 ty .. + 3][..]
+    ds_read_b128 v[68:71], v39, 10752      ; b[0..3] = B[..][n0 + 4 tx .. + 3]
+    s_waitcnt 15                         ; k0 + 8's three reads have landed (12 loads in flight)
+    ${MAC} v48, v40, v64, v48        ; acc[0][0], k0 + 8
+    ${MAC} v49, v40, v65, v49        ; acc[0][1], k0 + 8
+    ${MAC} v50, v40, v66, v50        ; acc[0][2], k0 + 8
+    ${MAC} v51, v40, v67, v51        ; acc[0][3], k0 + 8
+    ${MAC} v52, v41, v64, v52        ; acc[1][0], k0 + 8
+    ${MAC} v53, v41, v65, v53        ; acc[1][1], k0 + 8
+    ${MAC} v54, v41, v66, v54        ; acc[1][2], k0 + 8
+    ${MAC} v55, v41, v67, v55        ; acc[1][3], k0 + 8
+    ${MAC} v56, v42, v64, v56        ; acc[2][0], k0 + 8
+    ${MAC} v57, v42, v65, v57        ; acc[2][1], k0 + 8
+    ${MAC} v58, v42, v66, v58        ; acc[2][2], k0 + 8
+    ${MAC} v59, v42, v67, v59        ; acc[2][3], k0 + 8
+    ${MAC} v60, v43, v64, v60        ; acc[3][0], k0 + 8
+    ${MAC} v61, v43, v65, v61        ; acc[3][1], k0 + 8
+    ${MAC} v62, v43, v66, v62        ; acc[3][2], k0 + 8
+    ${MAC} v63, v43, v67, v63        ; acc[3][3], k0 + 8
+    ${MAC} v72, v44, v64, v72        ; acc1[0][0], k0 + 8
+    ${MAC} v73, v44, v65, v73        ; acc1[0][1], k0 + 8
+    ${MAC} v74, v44, v66, v74        ; acc1[0][2], k0 + 8
+    ${MAC} v75, v44, v67, v75        ; acc1[0][3], k0 + 8
+    ${MAC} v76, v45, v64, v76        ; acc1[1][0], k0 + 8
+    ${MAC} v77, v45, v65, v77        ; acc1[1][1], k0 + 8
+    ${MAC} v78, v45, v66, v78        ; acc1[1][2], k0 + 8
+    ${MAC} v79, v45, v67, v79        ; acc1[1][3], k0 + 8
+    ${MAC} v80, v46, v64, v80        ; acc1[2][0], k0 + 8
+    ${MAC} v81, v46, v65, v81        ; acc1[2][1], k0 + 8
+    ${MAC} v82, v46, v66, v82        ; acc1[2][2], k0 + 8
+    ${MAC} v83, v46, v67, v83        ; acc1[2][3], k0 + 8
+    ${MAC} v84, v47, v64, v84        ; acc1[3][0], k0 + 8
+    ${MAC} v85, v47, v65, v85        ; acc1[3][1], k0 + 8
+    ${MAC} v86, v47, v66, v86        ; acc1[3][2], k0 + 8
+    ${MAC} v87, v47, v67, v87        ; acc1[3][3], k0 + 8
+    ds_read_b128 v[40:43], v38, 5280      ; a[0..3] = A[m0 + 4 ty .. + 3][k0 + 10]
+    ds_read_b128 v[44:47], v38, 5536      ; a[4..7] = A[m0 + 64 + 4 ty .. + 3][..]
+    ds_read_b128 v[64:67], v39, 11008      ; b[0..3] = B[..][n0 + 4 tx .. + 3]
+    s_waitcnt 15                         ; k0 + 9's three reads have landed (12 loads in flight)
+    ${MAC} v48, v24, v68, v48        ; acc[0][0], k0 + 9
+    ${MAC} v49, v24, v69, v49        ; acc[0][1], k0 + 9
+    ${MAC} v50, v24, v70, v50        ; acc[0][2], k0 + 9
+    ${MAC} v51, v24, v71, v51        ; acc[0][3], k0 + 9
+    ${MAC} v52, v25, v68, v52        ; acc[1][0], k0 + 9
+    ${MAC} v53, v25, v69, v53        ; acc[1][1], k0 + 9
+    ${MAC} v54, v25, v70, v54        ; acc[1][2], k0 + 9
+    ${MAC} v55, v25, v71, v55        ; acc[1][3], k0 + 9
+    ${MAC} v56, v26, v68, v56        ; acc[2][0], k0 + 9
+    ${MAC} v57, v26, v69, v57        ; acc[2][1], k0 + 9
+    ${MAC} v58, v26, v70, v58        ; acc[2][2], k0 + 9
+    ${MAC} v59, v26, v71, v59        ; acc[2][3], k0 + 9
+    ${MAC} v60, v27, v68, v60        ; acc[3][0], k0 + 9
+    ${MAC} v61, v27, v69, v61        ; acc[3][1], k0 + 9
+    ${MAC} v62, v27, v70, v62        ; acc[3][2], k0 + 9
+    ${MAC} v63, v27, v71, v63        ; acc[3][3], k0 + 9
+    ${MAC} v72, v28, v68, v72        ; acc1[0][0], k0 + 9
+    ${MAC} v73, v28, v69, v73        ; acc1[0][1], k0 + 9
+    ${MAC} v74, v28, v70, v74        ; acc1[0][2], k0 + 9
+    ${MAC} v75, v28, v71, v75        ; acc1[0][3], k0 + 9
+    ${MAC} v76, v29, v68, v76        ; acc1[1][0], k0 + 9
+    ${MAC} v77, v29, v69, v77        ; acc1[1][1], k0 + 9
+    ${MAC} v78, v29, v70, v78        ; acc1[1][2], k0 + 9
+    ${MAC} v79, v29, v71, v79        ; acc1[1][3], k0 + 9
+    ${MAC} v80, v30, v68, v80        ; acc1[2][0], k0 + 9
+    ${MAC} v81, v30, v69, v81        ; acc1[2][1], k0 + 9
+    ${MAC} v82, v30, v70, v82        ; acc1[2][2], k0 + 9
+    ${MAC} v83, v30, v71, v83        ; acc1[2][3], k0 + 9
+    ${MAC} v84, v31, v68, v84        ; acc1[3][0], k0 + 9
+    ${MAC} v85, v31, v69, v85        ; acc1[3][1], k0 + 9
+    ${MAC} v86, v31, v70, v86        ; acc1[3][2], k0 + 9
+    ${MAC} v87, v31, v71, v87        ; acc1[3][3], k0 + 9
+    ds_read_b128 v[24:27], v38, 5808      ; a[0..3] = A[m0 + 4 ty .. + 3][k0 + 11]
+    ds_read_b128 v[28:31], v38, 6064      ; a[4..7] = A[m0 + 64 + 4 ty .. + 3][..]
+    ds_read_b128 v[68:71], v39, 11264      ; b[0..3] = B[..][n0 + 4 tx .. + 3]
+    s_waitcnt 15                         ; k0 + 10's three reads have landed (12 loads in flight)
+    ${MAC} v48, v40, v64, v48        ; acc[0][0], k0 + 10
+    ${MAC} v49, v40, v65, v49        ; acc[0][1], k0 + 10
+    ${MAC} v50, v40, v66, v50        ; acc[0][2], k0 + 10
+    ${MAC} v51, v40, v67, v51        ; acc[0][3], k0 + 10
+    ${MAC} v52, v41, v64, v52        ; acc[1][0], k0 + 10
+    ${MAC} v53, v41, v65, v53        ; acc[1][1], k0 + 10
+    ${MAC} v54, v41, v66, v54        ; acc[1][2], k0 + 10
+    ${MAC} v55, v41, v67, v55        ; acc[1][3], k0 + 10
+    ${MAC} v56, v42, v64, v56        ; acc[2][0], k0 + 10
+    ${MAC} v57, v42, v65, v57        ; acc[2][1], k0 + 10
+    ${MAC} v58, v42, v66, v58        ; acc[2][2], k0 + 10
+    ${MAC} v59, v42, v67, v59        ; acc[2][3], k0 + 10
+    ${MAC} v60, v43, v64, v60        ; acc[3][0], k0 + 10
+    ${MAC} v61, v43, v65, v61        ; acc[3][1], k0 + 10
+    ${MAC} v62, v43, v66, v62        ; acc[3][2], k0 + 10
+    ${MAC} v63, v43, v67, v63        ; acc[3][3], k0 + 10
+    ${MAC} v72, v44, v64, v72        ; acc1[0][0], k0 + 10
+    ${MAC} v73, v44, v65, v73        ; acc1[0][1], k0 + 10
+    ${MAC} v74, v44, v66, v74        ; acc1[0][2], k0 + 10
+    ${MAC} v75, v44, v67, v75        ; acc1[0][3], k0 + 10
+    ${MAC} v76, v45, v64, v76        ; acc1[1][0], k0 + 10
+    ${MAC} v77, v45, v65, v77        ; acc1[1][1], k0 + 10
+    ${MAC} v78, v45, v66, v78        ; acc1[1][2], k0 + 10
+    ${MAC} v79, v45, v67, v79        ; acc1[1][3], k0 + 10
+    ${MAC} v80, v46, v64, v80        ; acc1[2][0], k0 + 10
+    ${MAC} v81, v46, v65, v81        ; acc1[2][1], k0 + 10
+    ${MAC} v82, v46, v66, v82        ; acc1[2][2], k0 + 10
+    ${MAC} v83, v46, v67, v83        ; acc1[2][3], k0 + 10
+    ${MAC} v84, v47, v64, v84        ; acc1[3][0], k0 + 10
+    ${MAC} v85, v47, v65, v85        ; acc1[3][1], k0 + 10
+    ${MAC} v86, v47, v66, v86        ; acc1[3][2], k0 + 10
+    ${MAC} v87, v47, v67, v87        ; acc1[3][3], k0 + 10
+    ds_read_b128 v[40:43], v38, 6336      ; a[0..3] = A[m0 + 4 ty .. + 3][k0 + 12]
+    ds_read_b128 v[44:47], v38, 6592      ; a[4..7] = A[m0 + 64 + 4 ty .. + 3][..]
+    ds_read_b128 v[64:67], v39, 11520      ; b[0..3] = B[..][n0 + 4 tx .. + 3]
+    s_waitcnt 15                         ; k0 + 11's three reads have landed (12 loads in flight)
+    ${MAC} v48, v24, v68, v48        ; acc[0][0], k0 + 11
+    ${MAC} v49, v24, v69, v49        ; acc[0][1], k0 + 11
+    ${MAC} v50, v24, v70, v50        ; acc[0][2], k0 + 11
+    ${MAC} v51, v24, v71, v51        ; acc[0][3], k0 + 11
+    ${MAC} v52, v25, v68, v52        ; acc[1][0], k0 + 11
+    ${MAC} v53, v25, v69, v53        ; acc[1][1], k0 + 11
+    ${MAC} v54, v25, v70, v54        ; acc[1][2], k0 + 11
+    ${MAC} v55, v25, v71, v55        ; acc[1][3], k0 + 11
+    ${MAC} v56, v26, v68, v56        ; acc[2][0], k0 + 11
+    ${MAC} v57, v26, v69, v57        ; acc[2][1], k0 + 11
+    ${MAC} v58, v26, v70, v58        ; acc[2][2], k0 + 11
+    ${MAC} v59, v26, v71, v59        ; acc[2][3], k0 + 11
+    ${MAC} v60, v27, v68, v60        ; acc[3][0], k0 + 11
+    ${MAC} v61, v27, v69, v61        ; acc[3][1], k0 + 11
+    ${MAC} v62, v27, v70, v62        ; acc[3][2], k0 + 11
+    ${MAC} v63, v27, v71, v63        ; acc[3][3], k0 + 11
+    ${MAC} v72, v28, v68, v72        ; acc1[0][0], k0 + 11
+    ${MAC} v73, v28, v69, v73        ; acc1[0][1], k0 + 11
+    ${MAC} v74, v28, v70, v74        ; acc1[0][2], k0 + 11
+    ${MAC} v75, v28, v71, v75        ; acc1[0][3], k0 + 11
+    ${MAC} v76, v29, v68, v76        ; acc1[1][0], k0 + 11
+    ${MAC} v77, v29, v69, v77        ; acc1[1][1], k0 + 11
+    ${MAC} v78, v29, v70, v78        ; acc1[1][2], k0 + 11
+    ${MAC} v79, v29, v71, v79        ; acc1[1][3], k0 + 11
+    ${MAC} v80, v30, v68, v80        ; acc1[2][0], k0 + 11
+    ${MAC} v81, v30, v69, v81        ; acc1[2][1], k0 + 11
+    ${MAC} v82, v30, v70, v82        ; acc1[2][2], k0 + 11
+    ${MAC} v83, v30, v71, v83        ; acc1[2][3], k0 + 11
+    ${MAC} v84, v31, v68, v84        ; acc1[3][0], k0 + 11
+    ${MAC} v85, v31, v69, v85        ; acc1[3][1], k0 + 11
+    ${MAC} v86, v31, v70, v86        ; acc1[3][2], k0 + 11
+    ${MAC} v87, v31, v71, v87        ; acc1[3][3], k0 + 11
+    ds_read_b128 v[24:27], v38, 6864      ; a[0..3] = A[m0 + 4 ty .. + 3][k0 + 13]
+    ds_read_b128 v[28:31], v38, 7120      ; a[4..7] = A[m0 + 64 + 4 ty .. + 3][..]
+    ds_read_b128 v[68:71], v39, 11776      ; b[0..3] = B[..][n0 + 4 tx .. + 3]
+    s_waitcnt 15                         ; k0 + 12's three reads have landed (12 loads in flight)
+    ${MAC} v48, v40, v64, v48        ; acc[0][0], k0 + 12
+    ${MAC} v49, v40, v65, v49        ; acc[0][1], k0 + 12
+    ${MAC} v50, v40, v66, v50        ; acc[0][2], k0 + 12
+    ${MAC} v51, v40, v67, v51        ; acc[0][3], k0 + 12
+    ${MAC} v52, v41, v64, v52        ; acc[1][0], k0 + 12
+    ${MAC} v53, v41, v65, v53        ; acc[1][1], k0 + 12
+    ${MAC} v54, v41, v66, v54        ; acc[1][2], k0 + 12
+    ${MAC} v55, v41, v67, v55        ; acc[1][3], k0 + 12
+    ${MAC} v56, v42, v64, v56        ; acc[2][0], k0 + 12
+    ${MAC} v57, v42, v65, v57        ; acc[2][1], k0 + 12
+    ${MAC} v58, v42, v66, v58        ; acc[2][2], k0 + 12
+    ${MAC} v59, v42, v67, v59        ; acc[2][3], k0 + 12
+    ${MAC} v60, v43, v64, v60        ; acc[3][0], k0 + 12
+    ${MAC} v61, v43, v65, v61        ; acc[3][1], k0 + 12
+    ${MAC} v62, v43, v66, v62        ; acc[3][2], k0 + 12
+    ${MAC} v63, v43, v67, v63        ; acc[3][3], k0 + 12
+    ${MAC} v72, v44, v64, v72        ; acc1[0][0], k0 + 12
+    ${MAC} v73, v44, v65, v73        ; acc1[0][1], k0 + 12
+    ${MAC} v74, v44, v66, v74        ; acc1[0][2], k0 + 12
+    ${MAC} v75, v44, v67, v75        ; acc1[0][3], k0 + 12
+    ${MAC} v76, v45, v64, v76        ; acc1[1][0], k0 + 12
+    ${MAC} v77, v45, v65, v77        ; acc1[1][1], k0 + 12
+    ${MAC} v78, v45, v66, v78        ; acc1[1][2], k0 + 12
+    ${MAC} v79, v45, v67, v79        ; acc1[1][3], k0 + 12
+    ${MAC} v80, v46, v64, v80        ; acc1[2][0], k0 + 12
+    ${MAC} v81, v46, v65, v81        ; acc1[2][1], k0 + 12
+    ${MAC} v82, v46, v66, v82        ; acc1[2][2], k0 + 12
+    ${MAC} v83, v46, v67, v83        ; acc1[2][3], k0 + 12
+    ${MAC} v84, v47, v64, v84        ; acc1[3][0], k0 + 12
+    ${MAC} v85, v47, v65, v85        ; acc1[3][1], k0 + 12
+    ${MAC} v86, v47, v66, v86        ; acc1[3][2], k0 + 12
+    ${MAC} v87, v47, v67, v87        ; acc1[3][3], k0 + 12
+    ds_read_b128 v[40:43], v38, 7392      ; a[0..3] = A[m0 + 4 ty .. + 3][k0 + 14]
+    ds_read_b128 v[44:47], v38, 7648      ; a[4..7] = A[m0 + 64 + 4 ty .. + 3][..]
+    ds_read_b128 v[64:67], v39, 12032      ; b[0..3] = B[..][n0 + 4 tx .. + 3]
+    s_waitcnt 15                         ; k0 + 13's three reads have landed (12 loads in flight)
+    ${MAC} v48, v24, v68, v48        ; acc[0][0], k0 + 13
+    ${MAC} v49, v24, v69, v49        ; acc[0][1], k0 + 13
+    ${MAC} v50, v24, v70, v50        ; acc[0][2], k0 + 13
+    ${MAC} v51, v24, v71, v51        ; acc[0][3], k0 + 13
+    ${MAC} v52, v25, v68, v52        ; acc[1][0], k0 + 13
+    ${MAC} v53, v25, v69, v53        ; acc[1][1], k0 + 13
+    ${MAC} v54, v25, v70, v54        ; acc[1][2], k0 + 13
+    ${MAC} v55, v25, v71, v55        ; acc[1][3], k0 + 13
+    ${MAC} v56, v26, v68, v56        ; acc[2][0], k0 + 13
+    ${MAC} v57, v26, v69, v57        ; acc[2][1], k0 + 13
+    ${MAC} v58, v26, v70, v58        ; acc[2][2], k0 + 13
+    ${MAC} v59, v26, v71, v59        ; acc[2][3], k0 + 13
+    ${MAC} v60, v27, v68, v60        ; acc[3][0], k0 + 13
+    ${MAC} v61, v27, v69, v61        ; acc[3][1], k0 + 13
+    ${MAC} v62, v27, v70, v62        ; acc[3][2], k0 + 13
+    ${MAC} v63, v27, v71, v63        ; acc[3][3], k0 + 13
+    ${MAC} v72, v28, v68, v72        ; acc1[0][0], k0 + 13
+    ${MAC} v73, v28, v69, v73        ; acc1[0][1], k0 + 13
+    ${MAC} v74, v28, v70, v74        ; acc1[0][2], k0 + 13
+    ${MAC} v75, v28, v71, v75        ; acc1[0][3], k0 + 13
+    ${MAC} v76, v29, v68, v76        ; acc1[1][0], k0 + 13
+    ${MAC} v77, v29, v69, v77        ; acc1[1][1], k0 + 13
+    ${MAC} v78, v29, v70, v78        ; acc1[1][2], k0 + 13
+    ${MAC} v79, v29, v71, v79        ; acc1[1][3], k0 + 13
+    ${MAC} v80, v30, v68, v80        ; acc1[2][0], k0 + 13
+    ${MAC} v81, v30, v69, v81        ; acc1[2][1], k0 + 13
+    ${MAC} v82, v30, v70, v82        ; acc1[2][2], k0 + 13
+    ${MAC} v83, v30, v71, v83        ; acc1[2][3], k0 + 13
+    ${MAC} v84, v31, v68, v84        ; acc1[3][0], k0 + 13
+    ${MAC} v85, v31, v69, v85        ; acc1[3][1], k0 + 13
+    ${MAC} v86, v31, v70, v86        ; acc1[3][2], k0 + 13
+    ${MAC} v87, v31, v71, v87        ; acc1[3][3], k0 + 13
+    ds_read_b128 v[24:27], v38, 7920      ; a[0..3] = A[m0 + 4 ty .. + 3][k0 + 15]
+    ds_read_b128 v[28:31], v38, 8176      ; a[4..7] = A[m0 + 64 + 4 ty .. + 3][..]
+    ds_read_b128 v[68:71], v39, 12288      ; b[0..3] = B[..][n0 + 4 tx .. + 3]
+    s_waitcnt 15                         ; k0 + 14's three reads have landed (12 loads in flight)
+    ${MAC} v48, v40, v64, v48        ; acc[0][0], k0 + 14
+    ${MAC} v49, v40, v65, v49        ; acc[0][1], k0 + 14
+    ${MAC} v50, v40, v66, v50        ; acc[0][2], k0 + 14
+    ${MAC} v51, v40, v67, v51        ; acc[0][3], k0 + 14
+    ${MAC} v52, v41, v64, v52        ; acc[1][0], k0 + 14
+    ${MAC} v53, v41, v65, v53        ; acc[1][1], k0 + 14
+    ${MAC} v54, v41, v66, v54        ; acc[1][2], k0 + 14
+    ${MAC} v55, v41, v67, v55        ; acc[1][3], k0 + 14
+    ${MAC} v56, v42, v64, v56        ; acc[2][0], k0 + 14
+    ${MAC} v57, v42, v65, v57        ; acc[2][1], k0 + 14
+    ${MAC} v58, v42, v66, v58        ; acc[2][2], k0 + 14
+    ${MAC} v59, v42, v67, v59        ; acc[2][3], k0 + 14
+    ${MAC} v60, v43, v64, v60        ; acc[3][0], k0 + 14
+    ${MAC} v61, v43, v65, v61        ; acc[3][1], k0 + 14
+    ${MAC} v62, v43, v66, v62        ; acc[3][2], k0 + 14
+    ${MAC} v63, v43, v67, v63        ; acc[3][3], k0 + 14
+    ${MAC} v72, v44, v64, v72        ; acc1[0][0], k0 + 14
+    ${MAC} v73, v44, v65, v73        ; acc1[0][1], k0 + 14
+    ${MAC} v74, v44, v66, v74        ; acc1[0][2], k0 + 14
+    ${MAC} v75, v44, v67, v75        ; acc1[0][3], k0 + 14
+    ${MAC} v76, v45, v64, v76        ; acc1[1][0], k0 + 14
+    ${MAC} v77, v45, v65, v77        ; acc1[1][1], k0 + 14
+    ${MAC} v78, v45, v66, v78        ; acc1[1][2], k0 + 14
+    ${MAC} v79, v45, v67, v79        ; acc1[1][3], k0 + 14
+    ${MAC} v80, v46, v64, v80        ; acc1[2][0], k0 + 14
+    ${MAC} v81, v46, v65, v81        ; acc1[2][1], k0 + 14
+    ${MAC} v82, v46, v66, v82        ; acc1[2][2], k0 + 14
+    ${MAC} v83, v46, v67, v83        ; acc1[2][3], k0 + 14
+    ${MAC} v84, v47, v64, v84        ; acc1[3][0], k0 + 14
+    ${MAC} v85, v47, v65, v85        ; acc1[3][1], k0 + 14
+    ${MAC} v86, v47, v66, v86        ; acc1[3][2], k0 + 14
+    ${MAC} v87, v47, v67, v87        ; acc1[3][3], k0 + 14
+    s_waitcnt 12                         ; k0 + 15's reads have landed (the 12 loads may not have)
+    ${MAC} v48, v24, v68, v48        ; acc[0][0], k0 + 15
+    ${MAC} v49, v24, v69, v49        ; acc[0][1], k0 + 15
+    ${MAC} v50, v24, v70, v50        ; acc[0][2], k0 + 15
+    ${MAC} v51, v24, v71, v51        ; acc[0][3], k0 + 15
+    ${MAC} v52, v25, v68, v52        ; acc[1][0], k0 + 15
+    ${MAC} v53, v25, v69, v53        ; acc[1][1], k0 + 15
+    ${MAC} v54, v25, v70, v54        ; acc[1][2], k0 + 15
+    ${MAC} v55, v25, v71, v55        ; acc[1][3], k0 + 15
+    ${MAC} v56, v26, v68, v56        ; acc[2][0], k0 + 15
+    ${MAC} v57, v26, v69, v57        ; acc[2][1], k0 + 15
+    ${MAC} v58, v26, v70, v58        ; acc[2][2], k0 + 15
+    ${MAC} v59, v26, v71, v59        ; acc[2][3], k0 + 15
+    ${MAC} v60, v27, v68, v60        ; acc[3][0], k0 + 15
+    ${MAC} v61, v27, v69, v61        ; acc[3][1], k0 + 15
+    ${MAC} v62, v27, v70, v62        ; acc[3][2], k0 + 15
+    ${MAC} v63, v27, v71, v63        ; acc[3][3], k0 + 15
+    ${MAC} v72, v28, v68, v72        ; acc1[0][0], k0 + 15
+    ${MAC} v73, v28, v69, v73        ; acc1[0][1], k0 + 15
+    ${MAC} v74, v28, v70, v74        ; acc1[0][2], k0 + 15
+    ${MAC} v75, v28, v71, v75        ; acc1[0][3], k0 + 15
+    ${MAC} v76, v29, v68, v76        ; acc1[1][0], k0 + 15
+    ${MAC} v77, v29, v69, v77        ; acc1[1][1], k0 + 15
+    ${MAC} v78, v29, v70, v78        ; acc1[1][2], k0 + 15
+    ${MAC} v79, v29, v71, v79        ; acc1[1][3], k0 + 15
+    ${MAC} v80, v30, v68, v80        ; acc1[2][0], k0 + 15
+    ${MAC} v81, v30, v69, v81        ; acc1[2][1], k0 + 15
+    ${MAC} v82, v30, v70, v82        ; acc1[2][2], k0 + 15
+    ${MAC} v83, v30, v71, v83        ; acc1[2][3], k0 + 15
+    ${MAC} v84, v31, v68, v84        ; acc1[3][0], k0 + 15
+    ${MAC} v85, v31, v69, v85        ; acc1[3][1], k0 + 15
+    ${MAC} v86, v31, v70, v86        ; acc1[3][2], k0 + 15
+    ${MAC} v87, v31, v71, v87        ; acc1[3][3], k0 + 15
+    s_barrier                            ; every wave is done with the tiles in LDS
+wide_store:
+    s_mov_b32 s39, 0
+    s_waitcnt 0                          ; the loaded tile has landed
+.if WIDEN_F16
+    v_cvt_f32_f16 v20, v20
+    v_cvt_f32_f16 v21, v21
+    v_cvt_f32_f16 v22, v22
+    v_cvt_f32_f16 v23, v23
+    v_cvt_f32_f16 v8, v8
+    v_cvt_f32_f16 v9, v9
+    v_cvt_f32_f16 v10, v10
+    v_cvt_f32_f16 v11, v11
+    v_cvt_f32_f16 v88, v88
+    v_cvt_f32_f16 v89, v89
+    v_cvt_f32_f16 v90, v90
+    v_cvt_f32_f16 v91, v91
+.endif
+    ds_write_b128 v32, v[20:23], 0       ; AsT[tx][8 ty .. + 3]
+    ds_write_b128 v32, v[8:11], 16       ; AsT[tx][8 ty + 4 .. + 7]
+    ds_write_b32 v33, v88, 8448            ; Bs[kk + 0][v0 % 64]
+    ds_write_b32 v33, v89, 9472            ; Bs[kk + 4][v0 % 64]
+    ds_write_b32 v33, v90, 10496            ; Bs[kk + 8][v0 % 64]
+    ds_write_b32 v33, v91, 11520            ; Bs[kk + 12][v0 % 64]
+    s_barrier                            ; both tiles complete
+    v_add_u32 v16, v16, s36              ; A: 16 k on
+    v_add_u32 v17, v17, s37              ; B: 16 k on
+    s_cmp_le_u32 s38, 16
+    s_cbranch_scc1 wide_last
+    s_sub_u32 s38, s38, 16
+    s_branch wide_tile                   ; load the next tile, multiply this one
+wide_last:                               ; the last tile (1 .. 16 k, nothing loaded behind it): one k at a time
+    s_mov_b32 s39, s38                   ; k in this tile
+    s_cmp_eq_u32 s39, 0
+    s_cbranch_scc1 finish                ; K = 0: no product
+    v_mov_b32 v18, v38                   ; &AsT[k][4 ty], k = 0
+    v_mov_b32 v19, v39                   ; &Bs[k][4 tx] - Bs
+wide_k:
+    ds_read_b128 v[40:43], v18, 0      ; a[0..3] = A[m0 + 4 ty .. + 3][k]
+    ds_read_b128 v[44:47], v18, 256      ; a[4..7] = A[m0 + 64 + 4 ty .. + 3][..]
+    ds_read_b128 v[64:67], v19, 8448      ; b[0..3] = B[..][n0 + 4 tx .. + 3]
+    s_waitcnt 0
+    ${MAC} v48, v40, v64, v48        ; acc[0][0], k
+    ${MAC} v49, v40, v65, v49        ; acc[0][1], k
+    ${MAC} v50, v40, v66, v50        ; acc[0][2], k
+    ${MAC} v51, v40, v67, v51        ; acc[0][3], k
+    ${MAC} v52, v41, v64, v52        ; acc[1][0], k
+    ${MAC} v53, v41, v65, v53        ; acc[1][1], k
+    ${MAC} v54, v41, v66, v54        ; acc[1][2], k
+    ${MAC} v55, v41, v67, v55        ; acc[1][3], k
+    ${MAC} v56, v42, v64, v56        ; acc[2][0], k
+    ${MAC} v57, v42, v65, v57        ; acc[2][1], k
+    ${MAC} v58, v42, v66, v58        ; acc[2][2], k
+    ${MAC} v59, v42, v67, v59        ; acc[2][3], k
+    ${MAC} v60, v43, v64, v60        ; acc[3][0], k
+    ${MAC} v61, v43, v65, v61        ; acc[3][1], k
+    ${MAC} v62, v43, v66, v62        ; acc[3][2], k
+    ${MAC} v63, v43, v67, v63        ; acc[3][3], k
+    ${MAC} v72, v44, v64, v72        ; acc1[0][0], k
+    ${MAC} v73, v44, v65, v73        ; acc1[0][1], k
+    ${MAC} v74, v44, v66, v74        ; acc1[0][2], k
+    ${MAC} v75, v44, v67, v75        ; acc1[0][3], k
+    ${MAC} v76, v45, v64, v76        ; acc1[1][0], k
+    ${MAC} v77, v45, v65, v77        ; acc1[1][1], k
+    ${MAC} v78, v45, v66, v78        ; acc1[1][2], k
+    ${MAC} v79, v45, v67, v79        ; acc1[1][3], k
+    ${MAC} v80, v46, v64, v80        ; acc1[2][0], k
+    ${MAC} v81, v46, v65, v81        ; acc1[2][1], k
+    ${MAC} v82, v46, v66, v82        ; acc1[2][2], k
+    ${MAC} v83, v46, v67, v83        ; acc1[2][3], k
+    ${MAC} v84, v47, v64, v84        ; acc1[3][0], k
+    ${MAC} v85, v47, v65, v85        ; acc1[3][1], k
+    ${MAC} v86, v47, v66, v86        ; acc1[3][2], k
+    ${MAC} v87, v47, v67, v87        ; acc1[3][3], k
+    v_add_u32 v18, v18, 528              ; next k: one row of AsT
+    v_add_u32 v19, v19, 256              ; one row of Bs
+    s_sub_u32 s39, s39, 1
+    s_cmp_lg_u32 s39, 0
+    s_cbranch_scc1 wide_k
+    s_branch finish
+.endif
 ; ---- 1. one tile of A and B into LDS --------------------------------------------------------------
 ; ---- the integer variants (INTEGER): the zero points of the rows and the column this thread copies -------
 ; (AZeroPointTensor {1,1,1,1} or {1,1,M,1}, BZeroPointTensor {1,1,1,1} or {1,1,1,N}: stride 0 or their
@@ -192,6 +1004,9 @@
     s_mov_b64 exec, s[66:67]
     s_waitcnt 0
 .endif
+.if not WMMA
+    s_mov_b32 s39, 1                     ; the first tile: nothing in LDS yet
+.endif
 tile:
     v_cmp_gt_u32 vcc, s38, v1            ; tx < k left
     s_mov_b64 s[70:71], vcc
@@ -222,25 +1037,25 @@ tile:
     v_lshl_b32 v29, v25, ${SHIFT_IN}
     v_lshl_b32 v30, v26, ${SHIFT_IN}
     v_lshl_b32 v31, v27, ${SHIFT_IN}
-    v_mov_b32 v40, 0
-    v_mov_b32 v41, 0
-    v_mov_b32 v42, 0
-    v_mov_b32 v43, 0
+    v_mov_b32 v88, 0
+    v_mov_b32 v89, 0
+    v_mov_b32 v90, 0
+    v_mov_b32 v91, 0
     v_cmp_gt_u32 vcc, s38, v34            ; kk + 0 < k left
     s_and_b64 exec, vcc, s[32:33]
-    buffer_load_${LOAD_B} v40, v28, s[12:15], 0     ; B[k0 + kk + 0][n]
+    buffer_load_${LOAD_B} v88, v28, s[12:15], 0     ; B[k0 + kk + 0][n]
     s_mov_b64 exec, s[66:67]
     v_cmp_gt_u32 vcc, s38, v35            ; kk + 4 < k left
     s_and_b64 exec, vcc, s[32:33]
-    buffer_load_${LOAD_B} v41, v29, s[12:15], 0     ; B[k0 + kk + 4][n]
+    buffer_load_${LOAD_B} v89, v29, s[12:15], 0     ; B[k0 + kk + 4][n]
     s_mov_b64 exec, s[66:67]
     v_cmp_gt_u32 vcc, s38, v36            ; kk + 8 < k left
     s_and_b64 exec, vcc, s[32:33]
-    buffer_load_${LOAD_B} v42, v30, s[12:15], 0     ; B[k0 + kk + 8][n]
+    buffer_load_${LOAD_B} v90, v30, s[12:15], 0     ; B[k0 + kk + 8][n]
     s_mov_b64 exec, s[66:67]
     v_cmp_gt_u32 vcc, s38, v37            ; kk + 12 < k left
     s_and_b64 exec, vcc, s[32:33]
-    buffer_load_${LOAD_B} v43, v31, s[12:15], 0     ; B[k0 + kk + 12][n]
+    buffer_load_${LOAD_B} v91, v31, s[12:15], 0     ; B[k0 + kk + 12][n]
     s_mov_b64 exec, s[66:67]
 .if WMMA
 ; ---- 2W. the tile in LDS (the one before those loads, which stay in flight): its 16 k, one A fragment, two B
@@ -264,10 +1079,10 @@ wmma_store:
     ds_write_b16 v32, v21, 512            ; As[ty + 16][tx]
     ds_write_b16 v32, v22, 1024           ; As[ty + 32][tx]
     ds_write_b16 v32, v23, 1536           ; As[ty + 48][tx]
-    ds_write_b16 v33, v40, 2048           ; BsT[v0 % 64][kk + 0]
-    ds_write_b16 v33, v41, 2056           ; BsT[v0 % 64][kk + 4]
-    ds_write_b16 v33, v42, 2064           ; BsT[v0 % 64][kk + 8]
-    ds_write_b16 v33, v43, 2072           ; BsT[v0 % 64][kk + 12]
+    ds_write_b16 v33, v88, 2048           ; BsT[v0 % 64][kk + 0]
+    ds_write_b16 v33, v89, 2056           ; BsT[v0 % 64][kk + 4]
+    ds_write_b16 v33, v90, 2064           ; BsT[v0 % 64][kk + 8]
+    ds_write_b16 v33, v91, 2072           ; BsT[v0 % 64][kk + 12]
     s_barrier                            ; both tiles complete
     v_add_u32 v16, v16, s36              ; A: 16 k on
     v_add_u32 v17, v17, s37              ; B: 16 k on
@@ -329,47 +1144,15 @@ wmma_done:
     s_waitcnt 0
     s_branch finish
 .else
-    s_waitcnt 0
-.if WIDEN_F16
-    v_cvt_f32_f16 v20, v20
-    v_cvt_f32_f16 v21, v21
-    v_cvt_f32_f16 v22, v22
-    v_cvt_f32_f16 v23, v23
-    v_cvt_f32_f16 v40, v40
-    v_cvt_f32_f16 v41, v41
-    v_cvt_f32_f16 v42, v42
-    v_cvt_f32_f16 v43, v43
-.endif
-.if HAS_AZP
-    v_sub_u32 v20, v20, v72              ; A - AZP, exact (8-bit values in 32 bits)
-    v_sub_u32 v21, v21, v73
-    v_sub_u32 v22, v22, v74
-    v_sub_u32 v23, v23, v75
-.endif
-.if HAS_BZP
-    v_sub_u32 v40, v40, v76              ; B - BZP, exact
-    v_sub_u32 v41, v41, v76
-    v_sub_u32 v42, v42, v76
-    v_sub_u32 v43, v43, v76
-.endif
-    ds_write_b32 v32, v20, 0              ; AsT[tx][ty + 0]
-    ds_write_b32 v32, v21, 64              ; AsT[tx][ty + 16]
-    ds_write_b32 v32, v22, 128              ; AsT[tx][ty + 32]
-    ds_write_b32 v32, v23, 192              ; AsT[tx][ty + 48]
-    ds_write_b32 v33, v40, 4096            ; Bs[kk + 0][v0 % 64]
-    ds_write_b32 v33, v41, 5120            ; Bs[kk + 4][v0 % 64]
-    ds_write_b32 v33, v42, 6144            ; Bs[kk + 8][v0 % 64]
-    ds_write_b32 v33, v43, 7168            ; Bs[kk + 12][v0 % 64]
-    s_barrier                            ; both tiles complete
-    s_cmp_lt_u32 s38, 16
-    s_cbranch_scc1 partial               ; the last tile of K mod 16
-
-; ---- 2. a whole tile: 16 k unrolled, the LDS reads of k + 1 in flight while k's fmas run ----------
+; ---- 2. the tile in LDS (the one before those loads, which stay in flight: every s_waitcnt below counts
+; them): 16 k unrolled, the LDS reads of k + 1 in flight while k's fmas run (it is always a whole tile) ----
+    s_cmp_eq_u32 s39, 1
+    s_cbranch_scc1 valu_store            ; the first tile: nothing to multiply yet
     ds_read_b128 v[40:43], v38, 0        ; a[0..3] = A[m0 + 4 ty .. + 3][k0]
     ds_read_b128 v[44:47], v39, 4096     ; b[0..3] = B[k0][n0 + 4 tx .. + 3]
     ds_read_b128 v[64:67], v38, 256      ; k0 + 1: a
     ds_read_b128 v[68:71], v39, 4352     ; b
-    s_waitcnt 2                          ; k0 + 0's two reads have landed
+    s_waitcnt 10                         ; k0 + 0's two reads have landed (8 loads in flight)
     ${MAC} v48, v40, v44, v48        ; acc[0][0], k0 + 0
     ${MAC} v49, v40, v45, v49        ; acc[0][1], k0 + 0
     ${MAC} v50, v40, v46, v50        ; acc[0][2], k0 + 0
@@ -388,7 +1171,7 @@ wmma_done:
     ${MAC} v63, v43, v47, v63        ; acc[3][3], k0 + 0
     ds_read_b128 v[40:43], v38, 512      ; k0 + 2: a
     ds_read_b128 v[44:47], v39, 4608     ; b
-    s_waitcnt 2                          ; k0 + 1's two reads have landed
+    s_waitcnt 10                         ; k0 + 1's two reads have landed (8 loads in flight)
     ${MAC} v48, v64, v68, v48        ; acc[0][0], k0 + 1
     ${MAC} v49, v64, v69, v49        ; acc[0][1], k0 + 1
     ${MAC} v50, v64, v70, v50        ; acc[0][2], k0 + 1
@@ -407,7 +1190,7 @@ wmma_done:
     ${MAC} v63, v67, v71, v63        ; acc[3][3], k0 + 1
     ds_read_b128 v[64:67], v38, 768      ; k0 + 3: a
     ds_read_b128 v[68:71], v39, 4864     ; b
-    s_waitcnt 2                          ; k0 + 2's two reads have landed
+    s_waitcnt 10                         ; k0 + 2's two reads have landed (8 loads in flight)
     ${MAC} v48, v40, v44, v48        ; acc[0][0], k0 + 2
     ${MAC} v49, v40, v45, v49        ; acc[0][1], k0 + 2
     ${MAC} v50, v40, v46, v50        ; acc[0][2], k0 + 2
@@ -426,7 +1209,7 @@ wmma_done:
     ${MAC} v63, v43, v47, v63        ; acc[3][3], k0 + 2
     ds_read_b128 v[40:43], v38, 1024      ; k0 + 4: a
     ds_read_b128 v[44:47], v39, 5120     ; b
-    s_waitcnt 2                          ; k0 + 3's two reads have landed
+    s_waitcnt 10                         ; k0 + 3's two reads have landed (8 loads in flight)
     ${MAC} v48, v64, v68, v48        ; acc[0][0], k0 + 3
     ${MAC} v49, v64, v69, v49        ; acc[0][1], k0 + 3
     ${MAC} v50, v64, v70, v50        ; acc[0][2], k0 + 3
@@ -445,7 +1228,7 @@ wmma_done:
     ${MAC} v63, v67, v71, v63        ; acc[3][3], k0 + 3
     ds_read_b128 v[64:67], v38, 1280      ; k0 + 5: a
     ds_read_b128 v[68:71], v39, 5376     ; b
-    s_waitcnt 2                          ; k0 + 4's two reads have landed
+    s_waitcnt 10                         ; k0 + 4's two reads have landed (8 loads in flight)
     ${MAC} v48, v40, v44, v48        ; acc[0][0], k0 + 4
     ${MAC} v49, v40, v45, v49        ; acc[0][1], k0 + 4
     ${MAC} v50, v40, v46, v50        ; acc[0][2], k0 + 4
@@ -464,7 +1247,7 @@ wmma_done:
     ${MAC} v63, v43, v47, v63        ; acc[3][3], k0 + 4
     ds_read_b128 v[40:43], v38, 1536      ; k0 + 6: a
     ds_read_b128 v[44:47], v39, 5632     ; b
-    s_waitcnt 2                          ; k0 + 5's two reads have landed
+    s_waitcnt 10                         ; k0 + 5's two reads have landed (8 loads in flight)
     ${MAC} v48, v64, v68, v48        ; acc[0][0], k0 + 5
     ${MAC} v49, v64, v69, v49        ; acc[0][1], k0 + 5
     ${MAC} v50, v64, v70, v50        ; acc[0][2], k0 + 5
@@ -483,7 +1266,7 @@ wmma_done:
     ${MAC} v63, v67, v71, v63        ; acc[3][3], k0 + 5
     ds_read_b128 v[64:67], v38, 1792      ; k0 + 7: a
     ds_read_b128 v[68:71], v39, 5888     ; b
-    s_waitcnt 2                          ; k0 + 6's two reads have landed
+    s_waitcnt 10                         ; k0 + 6's two reads have landed (8 loads in flight)
     ${MAC} v48, v40, v44, v48        ; acc[0][0], k0 + 6
     ${MAC} v49, v40, v45, v49        ; acc[0][1], k0 + 6
     ${MAC} v50, v40, v46, v50        ; acc[0][2], k0 + 6
@@ -502,7 +1285,7 @@ wmma_done:
     ${MAC} v63, v43, v47, v63        ; acc[3][3], k0 + 6
     ds_read_b128 v[40:43], v38, 2048      ; k0 + 8: a
     ds_read_b128 v[44:47], v39, 6144     ; b
-    s_waitcnt 2                          ; k0 + 7's two reads have landed
+    s_waitcnt 10                         ; k0 + 7's two reads have landed (8 loads in flight)
     ${MAC} v48, v64, v68, v48        ; acc[0][0], k0 + 7
     ${MAC} v49, v64, v69, v49        ; acc[0][1], k0 + 7
     ${MAC} v50, v64, v70, v50        ; acc[0][2], k0 + 7
@@ -521,7 +1304,7 @@ wmma_done:
     ${MAC} v63, v67, v71, v63        ; acc[3][3], k0 + 7
     ds_read_b128 v[64:67], v38, 2304      ; k0 + 9: a
     ds_read_b128 v[68:71], v39, 6400     ; b
-    s_waitcnt 2                          ; k0 + 8's two reads have landed
+    s_waitcnt 10                         ; k0 + 8's two reads have landed (8 loads in flight)
     ${MAC} v48, v40, v44, v48        ; acc[0][0], k0 + 8
     ${MAC} v49, v40, v45, v49        ; acc[0][1], k0 + 8
     ${MAC} v50, v40, v46, v50        ; acc[0][2], k0 + 8
@@ -540,7 +1323,7 @@ wmma_done:
     ${MAC} v63, v43, v47, v63        ; acc[3][3], k0 + 8
     ds_read_b128 v[40:43], v38, 2560      ; k0 + 10: a
     ds_read_b128 v[44:47], v39, 6656     ; b
-    s_waitcnt 2                          ; k0 + 9's two reads have landed
+    s_waitcnt 10                         ; k0 + 9's two reads have landed (8 loads in flight)
     ${MAC} v48, v64, v68, v48        ; acc[0][0], k0 + 9
     ${MAC} v49, v64, v69, v49        ; acc[0][1], k0 + 9
     ${MAC} v50, v64, v70, v50        ; acc[0][2], k0 + 9
@@ -559,7 +1342,7 @@ wmma_done:
     ${MAC} v63, v67, v71, v63        ; acc[3][3], k0 + 9
     ds_read_b128 v[64:67], v38, 2816      ; k0 + 11: a
     ds_read_b128 v[68:71], v39, 6912     ; b
-    s_waitcnt 2                          ; k0 + 10's two reads have landed
+    s_waitcnt 10                         ; k0 + 10's two reads have landed (8 loads in flight)
     ${MAC} v48, v40, v44, v48        ; acc[0][0], k0 + 10
     ${MAC} v49, v40, v45, v49        ; acc[0][1], k0 + 10
     ${MAC} v50, v40, v46, v50        ; acc[0][2], k0 + 10
@@ -578,7 +1361,7 @@ wmma_done:
     ${MAC} v63, v43, v47, v63        ; acc[3][3], k0 + 10
     ds_read_b128 v[40:43], v38, 3072      ; k0 + 12: a
     ds_read_b128 v[44:47], v39, 7168     ; b
-    s_waitcnt 2                          ; k0 + 11's two reads have landed
+    s_waitcnt 10                         ; k0 + 11's two reads have landed (8 loads in flight)
     ${MAC} v48, v64, v68, v48        ; acc[0][0], k0 + 11
     ${MAC} v49, v64, v69, v49        ; acc[0][1], k0 + 11
     ${MAC} v50, v64, v70, v50        ; acc[0][2], k0 + 11
@@ -597,7 +1380,7 @@ wmma_done:
     ${MAC} v63, v67, v71, v63        ; acc[3][3], k0 + 11
     ds_read_b128 v[64:67], v38, 3328      ; k0 + 13: a
     ds_read_b128 v[68:71], v39, 7424     ; b
-    s_waitcnt 2                          ; k0 + 12's two reads have landed
+    s_waitcnt 10                         ; k0 + 12's two reads have landed (8 loads in flight)
     ${MAC} v48, v40, v44, v48        ; acc[0][0], k0 + 12
     ${MAC} v49, v40, v45, v49        ; acc[0][1], k0 + 12
     ${MAC} v50, v40, v46, v50        ; acc[0][2], k0 + 12
@@ -616,7 +1399,7 @@ wmma_done:
     ${MAC} v63, v43, v47, v63        ; acc[3][3], k0 + 12
     ds_read_b128 v[40:43], v38, 3584      ; k0 + 14: a
     ds_read_b128 v[44:47], v39, 7680     ; b
-    s_waitcnt 2                          ; k0 + 13's two reads have landed
+    s_waitcnt 10                         ; k0 + 13's two reads have landed (8 loads in flight)
     ${MAC} v48, v64, v68, v48        ; acc[0][0], k0 + 13
     ${MAC} v49, v64, v69, v49        ; acc[0][1], k0 + 13
     ${MAC} v50, v64, v70, v50        ; acc[0][2], k0 + 13
@@ -635,7 +1418,7 @@ wmma_done:
     ${MAC} v63, v67, v71, v63        ; acc[3][3], k0 + 13
     ds_read_b128 v[64:67], v38, 3840      ; k0 + 15: a
     ds_read_b128 v[68:71], v39, 7936     ; b
-    s_waitcnt 2                          ; k0 + 14's two reads have landed
+    s_waitcnt 10                         ; k0 + 14's two reads have landed (8 loads in flight)
     ${MAC} v48, v40, v44, v48        ; acc[0][0], k0 + 14
     ${MAC} v49, v40, v45, v49        ; acc[0][1], k0 + 14
     ${MAC} v50, v40, v46, v50        ; acc[0][2], k0 + 14
@@ -652,7 +1435,7 @@ wmma_done:
     ${MAC} v61, v43, v45, v61        ; acc[3][1], k0 + 14
     ${MAC} v62, v43, v46, v62        ; acc[3][2], k0 + 14
     ${MAC} v63, v43, v47, v63        ; acc[3][3], k0 + 14
-    s_waitcnt 0
+    s_waitcnt 8                          ; k0 + 15's reads have landed (the 8 loads may not have)
     ${MAC} v48, v64, v68, v48        ; acc[0][0], k0 + 15
     ${MAC} v49, v64, v69, v49        ; acc[0][1], k0 + 15
     ${MAC} v50, v64, v70, v50        ; acc[0][2], k0 + 15
@@ -669,11 +1452,53 @@ wmma_done:
     ${MAC} v61, v67, v69, v61        ; acc[3][1], k0 + 15
     ${MAC} v62, v67, v70, v62        ; acc[3][2], k0 + 15
     ${MAC} v63, v67, v71, v63        ; acc[3][3], k0 + 15
-    s_branch tile_done
+    s_barrier                            ; 3. every wave is done with the tiles in LDS
+valu_store:
+    s_mov_b32 s39, 0
+    s_waitcnt 0                          ; the loaded tile has landed
+.if WIDEN_F16
+    v_cvt_f32_f16 v20, v20
+    v_cvt_f32_f16 v21, v21
+    v_cvt_f32_f16 v22, v22
+    v_cvt_f32_f16 v23, v23
+    v_cvt_f32_f16 v88, v88
+    v_cvt_f32_f16 v89, v89
+    v_cvt_f32_f16 v90, v90
+    v_cvt_f32_f16 v91, v91
+.endif
+.if HAS_AZP
+    v_sub_u32 v20, v20, v72              ; A - AZP, exact (8-bit values in 32 bits)
+    v_sub_u32 v21, v21, v73
+    v_sub_u32 v22, v22, v74
+    v_sub_u32 v23, v23, v75
+.endif
+.if HAS_BZP
+    v_sub_u32 v88, v88, v76              ; B - BZP, exact
+    v_sub_u32 v89, v89, v76
+    v_sub_u32 v90, v90, v76
+    v_sub_u32 v91, v91, v76
+.endif
+    ds_write_b32 v32, v20, 0              ; AsT[tx][ty + 0]
+    ds_write_b32 v32, v21, 64              ; AsT[tx][ty + 16]
+    ds_write_b32 v32, v22, 128              ; AsT[tx][ty + 32]
+    ds_write_b32 v32, v23, 192              ; AsT[tx][ty + 48]
+    ds_write_b32 v33, v88, 4096            ; Bs[kk + 0][v0 % 64]
+    ds_write_b32 v33, v89, 5120            ; Bs[kk + 4][v0 % 64]
+    ds_write_b32 v33, v90, 6144            ; Bs[kk + 8][v0 % 64]
+    ds_write_b32 v33, v91, 7168            ; Bs[kk + 12][v0 % 64]
+    s_barrier                            ; both tiles complete
+    v_add_u32 v16, v16, s36              ; A: 16 k on
+    v_add_u32 v17, v17, s37              ; B: 16 k on
+    s_cmp_le_u32 s38, 16
+    s_cbranch_scc1 valu_last
+    s_sub_u32 s38, s38, 16
+    s_branch tile                        ; load the next tile, multiply this one
 
-; ---- 2'. the last tile: exactly K mod 16 k, one at a time ------------------------------------------
-partial:
+; ---- 2'. the last tile (1 .. 16 k, nothing loaded behind it): exactly its k, one at a time ---------------
+valu_last:
     s_mov_b32 s39, s38                   ; k in this tile
+    s_cmp_eq_u32 s39, 0
+    s_cbranch_scc1 finish                ; K = 0: no product
     v_mov_b32 v18, v38                   ; &AsT[k][4 ty], k = 0
     v_mov_b32 v19, v39                   ; &Bs[k][4 tx] - 4096
 k:
@@ -701,14 +1526,6 @@ k:
     s_sub_u32 s39, s39, 1
     s_cmp_lg_u32 s39, 0
     s_cbranch_scc1 k
-tile_done:
-    s_barrier                            ; 3. every wave is done with the tiles
-    v_add_u32 v16, v16, s36              ; A: 16 k on
-    v_add_u32 v17, v17, s37              ; B: 16 k on
-    s_cmp_le_u32 s38, 16
-    s_cbranch_scc1 finish
-    s_sub_u32 s38, s38, 16
-    s_branch tile
 .endif
 
 ; ---- 4. Alpha, Beta * C, narrow, store: 16 elements, each under its own mask -----------------------
@@ -1579,5 +2396,29 @@ act_next:
     s_add_u32 s91, s91, 1
     s_cmp_lt_u32 s91, 16
     s_cbranch_scc1 act_next
+.endif
+.if WIDE
+    s_cmp_eq_u32 s41, 1
+    s_cbranch_scc1 wide_end              ; both halves stored
+    s_mov_b32 s41, 1
+    s_add_u32 s68, s68, 64               ; the second 64 rows: acc1 through the same step 4
+    v_mov_b32 v48, v72
+    v_mov_b32 v49, v73
+    v_mov_b32 v50, v74
+    v_mov_b32 v51, v75
+    v_mov_b32 v52, v76
+    v_mov_b32 v53, v77
+    v_mov_b32 v54, v78
+    v_mov_b32 v55, v79
+    v_mov_b32 v56, v80
+    v_mov_b32 v57, v81
+    v_mov_b32 v58, v82
+    v_mov_b32 v59, v83
+    v_mov_b32 v60, v84
+    v_mov_b32 v61, v85
+    v_mov_b32 v62, v86
+    v_mov_b32 v63, v87
+    s_branch finish
+wide_end:
 .endif
     s_endpgm

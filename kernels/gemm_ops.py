@@ -2,7 +2,11 @@
 
 GEMM is neither element-wise nor a reduction: kernels/gemm.s computes a 64 x 64 block of the output per
 workgroup of 16 x 16 threads (a 4 x 4 block per thread), K in LDS tiles of 16, so the launch is a grid of
-workgroups (ceil(N / 64), ceil(M / 64), batches) with 8 KiB of LDS each. One `GemmOperator` row per operator says, by name:
+workgroups (ceil(N / 64), ceil(M / 64), batches) with 8 KiB of LDS each. The float GEMM without a FusedActivation on
+the VALU (FLOAT32, and FLOAT16 where no matrix units serve it) runs gemm.s's WIDE variant instead (`uses_wide`): 128 x
+64 blocks (two 4 x 4 blocks per thread, rows 4 ty .. and 64 + 4 ty ..), so the grid is (ceil(N / 64), ceil(M / 128),
+batches) with WIDE_LDS_BYTES of LDS, the next tile's loads in flight during this tile's fmas, which the RDNA3 timing
+model pairs as VOPD (docs/FIDELITY.md, "GEMM on matrix units"). One `GemmOperator` row per operator says, by name:
 
   tensors     the desc's tensor fields in binding order, the output last
   source      the kernel source
@@ -48,6 +52,8 @@ K_TILE = 16               # K goes in tiles of K_TILE
 LDS_BYTES = 2 * BLOCK * K_TILE * 4   # AsT and Bs, FLOAT32
 WMMA_LDS_BYTES = BLOCK * BLOCK * 4   # the WMMA variant: FLOAT16 tiles (4 KiB), then the FLOAT32 block Cs
 WMMA_WAVE_WIDTH = 32                 # v_wmma_f32_16x16x16_f16's lanes
+WIDE_BLOCK_M = 128                   # the WIDE variant: a 128 x 64 block per workgroup (8 x 4 per thread)
+WIDE_LDS_BYTES = 16 * 528 + K_TILE * BLOCK * 4   # AsT[16][128] rows padded to 528 bytes, then Bs[16][64]
 _LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
 _STORE = {"FLOAT32": "dword", "FLOAT16": "short"}
 _SHIFT = {"FLOAT32": 2, "FLOAT16": 1}
@@ -101,8 +107,21 @@ def uses_matrix_units(preset, data_type):
             and getattr(preset, "matrix_fp16_flops_per_cycle_per_cu", 0) > 0)
 
 
+def uses_wide(integer, wmma, activation, preset=None, m=None, n=None, batches=1):
+    """Whether a GEMM runs gemm.s's WIDE variant (128 x 64 blocks, two 4 x 4 blocks per thread, the next tile's
+    loads in flight during this one's fmas): the float kernel without a FusedActivation (whose body may use the
+    registers that hold the second block) on the VALU, when its grid gives every compute unit of `preset` a
+    workgroup (else the 64 x 64 kernel's twice as many workgroups fill the GPU better), as a library picks a
+    shader by size."""
+    if integer is not None or wmma or activation is not None:
+        return False
+    if preset is None or m is None:
+        return True
+    return -(-m // WIDE_BLOCK_M) * -(-n // BLOCK) * batches >= preset.compute_units
+
+
 def variant_symbols(data_type, has_c, layout=LAYOUT, activation=None, activation_symbols=None, integer=None,
-                    wmma=False):
+                    wmma=False, wide=False):
     """The assembler symbols of one variant of gemm.s; with `activation` (ACTIVATION_RELU ...), those the
     element-wise driver gives that activation's own kernel in FLOAT32 (`activation_symbols`: its variant_symbols,
     handed in by kernels/driver.py), under gemm.s's own. `integer`: for the integer operators, (A's type, B's
@@ -132,12 +151,13 @@ def variant_symbols(data_type, has_c, layout=LAYOUT, activation=None, activation
             kind.update({"TO_FLOAT": 1, "HAS_FBIAS": int("BIAS" in given), "LOAD_SCALE": _LOAD[data_type],
                          "SHIFT_SCALE": _SHIFT[data_type], "WIDEN_SCALE": int(data_type == "FLOAT16")})
         desc = {"DESC_T0": slot("A"), "DESC_T1": slot("B"), "DESC_T2": 0, "DESC_T3": slot("OUT")}
+    wide_block = int(wide)
     wide = layout.field("WIDE_RECORDS").offset
     return {**base, **kind, **desc, "HAS_ACT": int(activation is not None), "HAS_C": int(has_c), "LOAD": load, "STORE": store, "SHIFT": shift,
             "CB_GEMM_M_WIDE": wide + 2 * step, "CB_GEMM_N_WIDE": wide + 3 * step,
             "WIDEN_F16": int(data_type == "FLOAT16" and integer is None), "NARROW_F16": int(data_type == "FLOAT16"),
             # WMMA: FLOAT16 tiles; an element of A past K is -0 (B's is +0), so its product -0 adds nothing
-            "WMMA": int(wmma), "A_PAD": 0x8000 if wmma else 0,
+            "WMMA": int(wmma), "A_PAD": 0x8000 if wmma else 0, "WIDE": wide_block,
             # the five records of RECORDS gemm.s reads (the layout's own offsets, named for what each holds)
             "CB_GEMM_BATCH_INNER": records, "CB_GEMM_BATCH_OUTER": records + step, "CB_GEMM_M": records + 2 * step,
             "CB_GEMM_N": records + 3 * step, "CB_GEMM_K": records + 4 * step, **layout.symbols()}
@@ -145,11 +165,15 @@ def variant_symbols(data_type, has_c, layout=LAYOUT, activation=None, activation
 
 @functools.lru_cache(maxsize=None)
 def build_program(data_type, has_c, layout=LAYOUT, activation=None, activation_symbols=None, integer=None,
-                  wmma=False):
-    """Assemble and decode one variant of gemm.s (cached)."""
+                  wmma=False, wide=None):
+    """Assemble and decode one variant of gemm.s (cached); `wide` None: WIDE wherever uses_wide allows it."""
     if wmma and data_type != "FLOAT16":
         raise ValueError(f"gemm.s's WMMA variant serves FLOAT16, not {data_type}")
-    symbols = variant_symbols(data_type, has_c, layout, activation, activation_symbols, integer, wmma)
+    if wide is None:
+        wide = uses_wide(integer, wmma, activation)
+    elif wide and not uses_wide(integer, wmma, activation):
+        raise ValueError("gemm.s's WIDE variant serves the float GEMM without a FusedActivation on the VALU")
+    symbols = variant_symbols(data_type, has_c, layout, activation, activation_symbols, integer, wmma, wide)
     dwords = assemble_file(os.path.join(KERNEL_DIR, OPERATORS["GEMM"].source), symbols)
     act = "" if activation is None else "_" + activation.lower()
     if integer is not None:
@@ -191,17 +215,24 @@ def compile_gemm(operator, tensors, attributes, layout, no_kernel, division_magi
     if len(act_params) > 4 or any(encoding != "f32" for _, encoding in act_params):
         raise no_kernel(f"dmlemu's kernel for {operator} cannot fuse {activation}'s attributes")
     trans_a, trans_b = bool(int(attributes.get("TransA") or 0)), bool(int(attributes.get("TransB") or 0))
-    records, values, group_grid = _launch(a, b, c, out, trans_a, trans_b, division_magic, packed_strides)
+    wmma = uses_matrix_units(preset, out.data_type)
+    sizes = [int(s) for s in out.sizes]
+    batches = 1
+    for size in sizes[:-2]:
+        batches *= size
+    wide = uses_wide(None, wmma, activation, preset, sizes[-2], sizes[-1], batches)
+    records, values, group_grid = _launch(a, b, c, out, trans_a, trans_b, division_magic, packed_strides,
+                                          WIDE_BLOCK_M if wide else BLOCK)
     values.update({"PARAM0": f32_bits(float(attributes.get("Alpha", 1.0))), "PARAM1": f32_bits(float(attributes.get("Beta", 0.0)))})
     for i, (name, _) in enumerate(act_params):
         if activation_attributes.get(name) is None:
             raise ValueError(f"{activation} needs its attribute {name}")
         values[f"PARAM{2 + i}"] = f32_bits(float(activation_attributes[name]))
     constants = layout.pack(values, records, params=True, wide=False)
-    wmma = uses_matrix_units(preset, out.data_type)
     program = build_program(out.data_type, c is not None, layout, activation,
-                            activation_symbols if activation is not None else None, wmma=wmma)
-    return program, constants, group_grid, (THREADS, THREADS, 1), WMMA_LDS_BYTES if wmma else LDS_BYTES
+                            activation_symbols if activation is not None else None, wmma=wmma, wide=wide)
+    lds_bytes = WMMA_LDS_BYTES if wmma else WIDE_LDS_BYTES if wide else LDS_BYTES
+    return program, constants, group_grid, (THREADS, THREADS, 1), lds_bytes
 
 
 def _compile_integer(row, tensors, layout, division_magic, packed_strides):
@@ -226,9 +257,9 @@ def _compile_integer(row, tensors, layout, division_magic, packed_strides):
     return program, constants, group_grid, (THREADS, THREADS, 1), LDS_BYTES
 
 
-def _launch(a, b, c, out, trans_a, trans_b, division_magic, packed_strides):
+def _launch(a, b, c, out, trans_a, trans_b, division_magic, packed_strides, block_m=BLOCK):
     """The five dimension records (batch inner, batch outer, M, N, K), the values ELEMENTS .. RECORD_COUNT and the
-    group grid of one matrix product."""
+    group grid of one matrix product (blocks of block_m rows and BLOCK columns)."""
     sizes = tuple(int(s) for s in out.sizes)
     m, n = sizes[-2:]
     k = int(a.sizes[-2] if trans_a else a.sizes[-1])
@@ -248,8 +279,8 @@ def _launch(a, b, c, out, trans_a, trans_b, division_magic, packed_strides):
                record(m, (a_m, 0, c_m, o_m)), record(n, (0, b_n, c_n, o_n)), record(k, (a_k, b_k, 0, 0))]
     batches = batch_sizes[0] * batch_sizes[1]
     values = {"ELEMENTS": batches * m * n, "WORKGROUP_SIZE": THREADS * THREADS, "RECORD_COUNT": len(records)}
-    return records, values, (-(-n // BLOCK), -(-m // BLOCK), batches)
+    return records, values, (-(-n // BLOCK), -(-m // block_m), batches)
 
 
 __all__ = ["THREADS", "BLOCK", "K_TILE", "LDS_BYTES", "OPERATORS", "GemmOperator", "EXTRAS", "build_program", "compile_gemm", "variant_symbols",
-           "WMMA_LDS_BYTES", "WMMA_WAVE_WIDTH", "uses_matrix_units"]
+           "WMMA_LDS_BYTES", "WMMA_WAVE_WIDTH", "uses_matrix_units", "WIDE_BLOCK_M", "WIDE_LDS_BYTES", "uses_wide"]

@@ -415,6 +415,11 @@ MICROBENCH_SECTION = "## Microbenchmarks"
 DRAM_SECTION = "## DRAM latency and read bandwidth by level"
 
 
+def _heading(section):
+    """The '## ' heading line of a section's text."""
+    return next(line for line in section.splitlines() if line.startswith("## "))
+
+
 def _kept_section(path, heading):
     """The section of the file at `path` that starts with `heading` (to the next '## ' or the end), with a
     blank line before it; '' when the file or the section is missing."""
@@ -506,12 +511,15 @@ def main(argv=None):
     host = render_host_link()
     print(host)
     if args.write:
-        microbenchmarks = (_kept_section(args.write, DRAM_SECTION)
-                           + _kept_section(args.write, MICROBENCH_SECTION))
+        # The hand-written sections as the file has them now (edited by hand since), else as written here.
+        defaults = {_heading(MATRIX_UNITS_SECTION): MATRIX_UNITS_SECTION, _heading(CHASE_SECTION): CHASE_SECTION}
+        kept = "".join(_kept_section(args.write, heading) or defaults.get(heading, "")
+                       for heading in (_heading(MATRIX_UNITS_SECTION), _heading(CHASE_SECTION), DRAM_SECTION,
+                                       MICROBENCH_SECTION))
         with open(args.write, "w", encoding="utf-8") as f:
             f.write(REPORT_HEAD + text + "\n" + PATTERNS_HEAD + patterns + "\n" + STREAM_HEAD + stream + "\n"
                     + COPY_HEAD + sharing + "\n" + lds_microbench.REPORT_HEAD + lds + "\n" + HOST_LINK_HEAD + host
-                    + MATRIX_UNITS_SECTION + CHASE_SECTION + microbenchmarks)
+                    + kept)
     return rows
 
 

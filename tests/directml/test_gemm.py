@@ -5,6 +5,8 @@ Beta, packed, padded, transposed-in-memory and broadcast (stride 0) layouts, spe
 the kernel alone runs on wave widths 8 to 64; the golden model is checked against a literal per-element loop
 written from the text and against float64; the signed-zero and NaN rules and the validation sentences of the
 page's rules are pinned."""
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -17,7 +19,7 @@ from dmlemu.errors import E_INVALIDARG, E_NOTIMPL, HResultError
 from dmlemu.gpu import Gpu
 from dmlemu.isa.numerics import fused_multiply_add
 from dmlemu.kernels.driver import TensorSpec
-from dmlemu.kernels.gemm_ops import BLOCK
+from dmlemu.kernels.gemm_ops import BLOCK, WIDE_BLOCK_M
 from dmlemu.presets import PRESETS, RX_7900_XTX, WARP
 from tensor_layouts import data_type, layout_strides, same_bits, tensor
 
@@ -96,7 +98,8 @@ def test_drawn_gemms_are_bit_exact_on_every_adapter(case, preset):
     run_case(case, preset)
 
 
-@pytest.mark.parametrize("m, k, n", [(1, 1, 1), (1, 7, 1), (64, 16, 64), (65, 17, 63), (3, 130, 5), (70, 1, 129)])
+@pytest.mark.parametrize("m, k, n", [(1, 1, 1), (1, 7, 1), (64, 16, 64), (65, 17, 63), (3, 130, 5), (70, 1, 129),
+                                     (128, 32, 64), (129, 48, 65), (200, 33, 3)])   # WIDE: 128-row blocks, K tiles
 @pytest.mark.parametrize("type_name", ["FLOAT32", "FLOAT16"])
 def test_block_and_tile_edges(m, k, n, type_name):
     run_case(dict(type_name=type_name, batch=[], m=m, k=k, n=n, trans_a=0, trans_b=1, has_c=True, alpha=0.5,
@@ -116,8 +119,8 @@ def test_four_dimensions_with_a_broadcast_batch_and_c():
 
 
 # ---- the same kernel on every wave width ---------------------------------------------------------------------------
-def run_kernel(a, b, c, width, trans_a=0, trans_b=0, alpha=1.0, beta=1.0):
-    gpu = Gpu(RX_7900_XTX, wave_width=width, timing=False)
+def run_kernel(a, b, c, width, trans_a=0, trans_b=0, alpha=1.0, beta=1.0, preset=RX_7900_XTX):
+    gpu = Gpu(preset, wave_width=width, timing=False)
     t = "FLOAT32" if a.dtype == np.float32 else "FLOAT16"
     m = a.shape[-1] if trans_a else a.shape[-2]
     n = b.shape[-2] if trans_b else b.shape[-1]
@@ -248,9 +251,35 @@ def test_dimension_counts_and_types_per_feature_level():
 
 
 def test_block_size_is_what_the_launch_says():
-    _, stats = run_kernel(np.ones((1, 130, 3), np.float32), np.ones((1, 3, 65), np.float32), None, 32)
+    a, b = np.ones((1, 130, 3), np.float32), np.ones((1, 3, 65), np.float32)
+    _, stats = run_kernel(a, b, None, 32)          # 4 WIDE workgroups would leave most of 96 CUs idle: 64 x 64
     assert stats.workgroups == -(-130 // BLOCK) * -(-65 // BLOCK)
+    few = dataclasses.replace(RX_7900_XTX, compute_units=4)
+    got, stats = run_kernel(a, b, None, 32, preset=few)      # a WIDE grid that gives every CU a workgroup: WIDE
+    assert stats.workgroups == -(-130 // WIDE_BLOCK_M) * -(-65 // BLOCK)
+    same_bits(got, expected(a, b, None, beta=0.0))
 
+
+
+def test_every_fma_of_the_wide_tile_issues_as_a_vopd_pair():
+    """The WIDE variant's whole K tile: its 512 v_fma_f32 run in consecutive pairs that VOPD's rule (the timing
+    model's kernel_path.dual_issue) issues together, so an RDNA3 SIMD spends one cycle on two of them."""
+    from dmlemu.kernels.gemm_ops import build_program
+    from dmlemu.timing.kernel_path import dual_issue
+    records = build_program("FLOAT32", False).records
+    fmas = [i for i, r in enumerate(records) if r.entry.mnemonic == "v_fma_f32"]
+    runs, run = [], [fmas[0]]
+    for i in fmas[1:]:
+        if i == run[-1] + 1:
+            run.append(i)
+        else:
+            runs.append(run)
+            run = [i]
+    runs.append(run)
+    tile = [run for run in runs if len(run) == 32][:16]          # 16 k of the unrolled tile: 32 fmas each
+    assert len(tile) == 16
+    for run in tile:
+        assert all(dual_issue(records[a], records[b]) for a, b in zip(run[::2], run[1::2]))
 
 # ---- FusedActivation -----------------------------------------------------------------------------------------------
 FUSABLE_ATTRIBUTES = {   # (desc struct field values) for each fusable activation's attributes
