@@ -241,9 +241,10 @@ def _resolve(ctx, descriptor_dwords):
     return allocation.data[offset:offset + size], size, va
 
 
-def _descriptor_groups(batch, operand):
-    """Yield (wave selector or None, 4 descriptor dwords) for each distinct descriptor."""
-    regs = [batch._dword(operand.code + i) for i in range(4)]
+def _descriptor_groups(batch, operand, dwords=4):
+    """Yield (wave selector or None, the `dwords` descriptor dwords) for each distinct descriptor (a buffer's
+    4, an image's IMAGE_DWORDS)."""
+    regs = [batch._dword(operand.code + i) for i in range(dwords)]
     if all(r.shape[0] == 1 for r in regs):
         yield None, [int(r.flat[0]) for r in regs]
         return
@@ -1006,14 +1007,7 @@ def _read_only(ctx, batch, selector):
 # ---- image memory: image_load / image_store through a typed texture view ------------------------------
 def _image_groups(batch, operand):
     """Yield (wave selector or None, 8 descriptor dwords) for each distinct image descriptor."""
-    regs = [batch._dword(operand.code + i) for i in range(IMAGE_DWORDS)]
-    if all(r.shape[0] == 1 for r in regs):
-        yield None, [int(r.flat[0]) for r in regs]
-        return
-    table = np.concatenate([np.broadcast_to(r, (batch.waves, 1)) for r in regs], axis=1)
-    unique, inverse = np.unique(table, axis=0, return_inverse=True)
-    for k, row in enumerate(unique):
-        yield inverse.reshape(-1) == k, [int(x) for x in row]
+    return _descriptor_groups(batch, operand, IMAGE_DWORDS)
 
 
 def _image_lanes(ctx, batch, address_operand, selector, dwords):
