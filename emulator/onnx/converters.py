@@ -935,6 +935,16 @@ def _gather(ctx, node):
     rank = max(out_rank, len(shape))
     axis = int(ctx.attr(node, "axis", 0))
     axis = axis + len(shape) if axis < 0 else axis
+    known = ctx.constants.get(node.input[1])
+    if known is not None and 0 <= axis < len(shape):
+        # ONNX makes an index outside [-s, s - 1] an error; DirectML's GATHER would read 0 for it (docs/DEVIATIONS.md).
+        # Indices known when the model is converted are checked here; indices computed at run time follow DirectML.
+        size = shape[axis]
+        bad = np.asarray(known).reshape(-1)
+        bad = bad[(bad < -size) | (bad >= size)]
+        if bad.size:
+            ctx.refuse(node, f"its index {int(bad[0])} (input \"{node.input[1]}\") is outside axis {axis}'s range "
+                             f"[{-size}, {size - 1}]; ONNX makes an out-of-range index an error")
     data = ctx.reshape(node, node.input[0], [1] * (rank - len(shape)) + shape)
     indices = ctx.reshape(node, node.input[1], [1] * (rank - len(index_shape)) + (index_shape or [1]))
     ctx.emit(node, "GATHER", [("InputTensor", data), ("IndicesTensor", indices)], [("OutputTensor", node.output[0])],

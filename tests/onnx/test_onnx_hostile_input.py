@@ -196,3 +196,21 @@ def test_hostile_node_attributes_are_refused_with_a_sentence_or_match_onnxruntim
         return
     _agree(ours, _ort(model, feeds))
     outcome(ACCEPTED)
+
+
+@pytest.mark.parametrize("indices, refused", [([0, 1], "its index 1"), ([-2, 0], "its index -2"), ([0, -1], None)])
+def test_a_gather_by_constant_out_of_range_indices_is_refused(indices, refused):
+    """ONNX makes an index outside [-s, s - 1] an error (ONNX Runtime fails at run time); DirectML's GATHER would read
+    0. Indices the model holds as an initializer are checked when it is converted (found by the long census)."""
+    graph = helper.make_graph([helper.make_node("Gather", ["x", "i"], ["y"], axis=0)], "one",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [numpy_helper.from_array(np.array(indices, np.int64), "i")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    feeds = {"x": np.array([[-2.0]], np.float32)}
+    if refused is None:
+        _agree(_ours(model, feeds), _ort(model, feeds))
+        return
+    with pytest.raises(ConversionError) as error:
+        execute(model, feeds, adapter="teaching", timing=False)
+    assert refused in str(error.value) and "outside axis 0's range [-1, 0]" in str(error.value), str(error.value)
