@@ -524,6 +524,13 @@ def convert(model, owned_constants=True):
         onnx.checker.check_model(_with_shape_fields(model))
     except Exception as error:
         raise ConversionError(f"onnx.checker refused the model: {' '.join(str(error).split())[:300]}") from None
+    # A graph input or output whose tensor type names no element type: ONNX Runtime refuses the model (shape
+    # inference would fill one in, so the model as given is read).
+    for kind, values in (("input", model.graph.input), ("output", model.graph.output)):
+        for value in values:
+            if value.type.HasField("tensor_type") and not value.type.tensor_type.elem_type:
+                raise ConversionError(f"graph {kind} \"{value.name}\" declares element type 0 (UNDEFINED); ONNX "
+                                      f"Runtime refuses a graph input or output without an element type")
     try:
         inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True, data_prop=True)
     except Exception as error:
