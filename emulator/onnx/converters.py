@@ -416,6 +416,8 @@ def _transpose(ctx, node):
     rank = len(ctx.shape(node.input[0]))
     perm = ctx.attr(node, "perm", None)
     perm = list(range(rank))[::-1] if perm is None else [int(p) for p in perm]
+    if sorted(perm) != list(range(rank)):
+        ctx.refuse(node, f"its perm {perm} is not a permutation of the input's {rank} axes (0 to {rank - 1})")
     if rank == 0:
         ctx.set(node.output[0], x)
         return

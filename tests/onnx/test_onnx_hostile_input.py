@@ -240,3 +240,17 @@ def test_a_nan_weight_agrees_with_onnxruntime_where_it_gives_numbers():
     ours, theirs = _ours(model, {"x": X}), _ort(model, {"x": X})
     assert np.isnan(np.asarray(theirs[0])[0, 0]).all() and (ours[0][0, 0] == 0).all()   # maxNum(NaN, 0) = 0
     _agree(ours, theirs)
+
+
+@pytest.mark.parametrize("perm", [[0], [0, 0], [1, 2], [0, 1, 2]])
+def test_a_transpose_whose_perm_is_no_permutation_of_the_axes_is_refused(perm):
+    """ONNX Runtime refuses a Transpose whose perm is not a permutation of the input's axes (a perm of [0] on a 1 x 1
+    input, found by the long census); so does the converter, with a sentence."""
+    graph = helper.make_graph([helper.make_node("Transpose", ["x"], ["y"], perm=perm)], "one",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    assert _ort(model, {"x": np.array([[-2.0]], np.float32)}) is None
+    with pytest.raises(ConversionError) as error:   # onnx.shape_inference names the others; [0] passes it
+        convert(model)
+    assert perm != [0] or "its perm [0] is not a permutation of the input's 2 axes (0 to 1)" in str(error.value)
