@@ -591,6 +591,16 @@ def _pool(ctx, node):
     dilations = [1] * count if is_global else _spatial(ctx, node, "dilations", count, 1)
     start, end = ([0] * count, [0] * count) if is_global else \
         _pads(ctx, node, x_shape[2:], y_shape[2:], kernel, strides, dilations)
+    if not is_global:
+        # ONNX Runtime refuses a pad as large as the window ("Pad should be smaller than kernel"): such a window
+        # could see padding only.
+        if any(p >= k for p, k in zip(start + end, kernel + kernel)):
+            ctx.refuse(node, f"its pads {start + end} are not all smaller than its kernel_shape {kernel}; ONNX Runtime "
+                             f"refuses a pad as large as the window")
+        reach = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
+        if any(r > n + a + b for r, n, a, b in zip(reach, x_shape[2:], start, end)):
+            ctx.refuse(node, f"its window (kernel_shape {kernel}, dilations {dilations}) is larger than the padded "
+                             f"input {[n + a + b for n, a, b in zip(x_shape[2:], start, end)]}")
     x, sizes = ctx.view(node.input[0]), None
     if count == 1:
         x = ctx.reshape(node, node.input[0], x_shape[:2] + [1] + x_shape[2:])

@@ -254,3 +254,18 @@ def test_a_transpose_whose_perm_is_no_permutation_of_the_axes_is_refused(perm):
     with pytest.raises(ConversionError) as error:   # onnx.shape_inference names the others; [0] passes it
         convert(model)
     assert perm != [0] or "its perm [0] is not a permutation of the input's 2 axes (0 to 1)" in str(error.value)
+
+
+@pytest.mark.parametrize("attrs, refused", [
+    (dict(kernel_shape=[1, 1], pads=[0, 0, 0, 1]), "are not all smaller than its kernel_shape [1, 1]"),
+    (dict(kernel_shape=[1, 3], pads=[0, 0, 0, 0]), "is larger than the padded input [1, 1]")])
+def test_a_pooling_window_that_sees_only_padding_or_overhangs_the_input_is_refused(attrs, refused):
+    """MaxPool on a 1 x 1 image with a pad as large as its window (ONNX Runtime refuses it), or a window wider than the
+    padded input (a negative output size): a sentence, not a NaN output or an HResultError (found by the long census)."""
+    graph = helper.make_graph([helper.make_node("MaxPool", ["x"], ["y"], strides=[1, 1], **attrs)], "one",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 1, 1])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(ConversionError) as error:
+        convert(model)
+    assert refused in str(error.value) or "shape_inference" in str(error.value), str(error.value)
