@@ -621,10 +621,11 @@ class CacheHierarchy:
         dram_read &= ~ic_hit          # the reads that missed the Infinity Cache too
         return [l2_hit, ic_hit, dram_read, written_back, written_back]
 
-    def account(self, record, line_bytes, waves_per_workgroup=1):
+    def account(self, record, line_bytes, waves_per_workgroup=1, places=None):
         """Run a dispatch's sector stream (a DispatchRecord) through the caches, in issue order (see the
         banner); returns its DispatchTraffic. Workgroup g's waves use the L0
-        and L1 TLB of compute unit g mod compute_units (see the banner).
+        and L1 TLB of compute unit g mod compute_units (see the banner). `places`: each access slot's first
+        place in the dispatch's paths (kernel_path.access_places; None: slot order, for a record without paths).
 
         Speed: a wave's accesses of one instruction are one run of the stream, so a per-wave sum of
         a per-access flag is the difference of the flag's prefix sum at the run's two ends (one
@@ -634,7 +635,7 @@ class CacheHierarchy:
         flags summed, band by band (strided copies, no index arrays). Both give
         the sums and the stream that placing each access one by one would."""
         rows = record.finish()
-        pcs = execution_order(record, rows)
+        pcs = execution_order(rows, places or {})
         waves = record.total_waves
         counts = [rows[pc].counts() for pc in pcs]
         # Where each access lands in the stream in issue order: worked out per slot, no sort.
@@ -834,24 +835,13 @@ def _charge(per_access, eligible, count, chunk=1 << 20):
             k0 += rows.size
 
 
-def execution_order(record, rows):
-    """The access slots of `rows` (a DispatchRecord's SectorRows by slot) in the order a wave executes them:
-    by their first place in the record's control-flow paths (the k-th occurrence of pc in a path is slot
-    pc + k x program_length), so an instruction after a loop comes after the loop's trips, though its slot
-    number is smaller; a slot no path holds (none in practice) comes last, by number."""
-    wanted = set(rows)
-    place = {}
-    length = record.program_length
-    for path in record.paths:
-        seen = {}
-        for i, pc in enumerate(path):
-            k = seen.get(pc, 0)
-            seen[pc] = k + 1
-            slot = pc + k * length
-            if slot in wanted and i < place.get(slot, i + 1):
-                place[slot] = i
-    last = max(place.values(), default=0) + 1
-    return sorted(rows, key=lambda slot: (place.get(slot, last), slot))
+def execution_order(rows, places):
+    """The access slots of `rows` (a DispatchRecord's SectorRows by slot) in the order a wave executes them: by
+    `places`, each slot's first place in the dispatch's control-flow paths (kernel_path.PathCost.access_places),
+    so an instruction after a loop comes after the loop's trips, though its slot number is smaller; a slot no path
+    holds comes last, by number."""
+    last = max(places.values(), default=0) + 1
+    return sorted(rows, key=lambda slot: (places.get(slot, last), slot))
 
 
 class _IssueGrid:

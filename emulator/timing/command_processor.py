@@ -25,7 +25,7 @@ from dmlemu.timing.caches import CacheHierarchy
 from dmlemu.timing.events import EventHeap
 from typing import NamedTuple
 
-from dmlemu.timing.kernel_path import PathCost, cooperative
+from dmlemu.timing.kernel_path import PathCost, access_places, cooperative
 from dmlemu.timing.simpy_driver import SimpyDriver
 
 
@@ -139,7 +139,14 @@ class CommandProcessor:
         if recorder is not None:
             recorder.begin_dispatch(launch, stats, start_cycle)
         record = stats.record
-        traffic = self.caches.account(record, preset.line_bytes, -(-launch.workgroup_size // self.wave_width))
+        units = self.units
+        passes = max(1, -(-self.wave_width // preset.simd_lanes))
+        rates = preset.rate_cycles()
+        path_costs = {pid: PathCost(launch.program, path, passes, preset.smem_latency_percent, rates,
+                                    preset.lds_latency_cycles, preset.barrier_cycles, preset.valu_dual_issue)
+                      for path, pid in record.paths.items()}
+        traffic = self.caches.account(record, preset.line_bytes, -(-launch.workgroup_size // self.wave_width),
+                                      access_places(path_costs.values()))
         memory = self.memory
         memory.attach(recorder)
         before = (memory.dram.bytes, memory.dram.busy_cycles, memory.dram.turnarounds, _host_link_bytes(memory))
@@ -148,12 +155,6 @@ class CommandProcessor:
             if recorder is not None:
                 recorder.end_dispatch(stats, launched)
             return launched, launched
-        units = self.units
-        passes = max(1, -(-self.wave_width // preset.simd_lanes))
-        rates = preset.rate_cycles()
-        path_costs = {pid: PathCost(launch.program, path, passes, preset.smem_latency_percent, rates,
-                                    preset.lds_latency_cycles, preset.barrier_cycles, preset.valu_dual_issue)
-                      for path, pid in record.paths.items()}
         per_group = -(-launch.workgroup_size // self.wave_width)
         dispatcher = units["workgroup_dispatcher"].WorkgroupDispatcher(
             record.total_waves, per_group, preset.workgroup_launch_cycles, launched, record.wave_path,

@@ -108,6 +108,17 @@ class Step(NamedTuple):
     issue: int = 0       # ALU: the cycles of `cycles` that hold the issue port (the rest are stalls)
 
 
+def access_places(path_costs):
+    """Each vector memory access slot's first place in any of `path_costs` (PathCosts of one dispatch's paths): the
+    order the caches take a wave's slots in (caches.execution_order)."""
+    places = {}
+    for cost in path_costs:
+        for slot, place in cost.access_places.items():
+            if place < places.get(slot, place + 1):
+                places[slot] = place
+    return places
+
+
 class PathCost:
     """A control-flow path of a kernel, cut into the steps the SIMD times as a whole."""
 
@@ -125,8 +136,10 @@ class PathCost:
             alu, first = [], None
 
         visits = {}              # pc -> memory instruction runs so far on the path
+        # Each vector memory access slot's first place in the path (an index into it): access_places.
+        self.access_places = {}
         paired = None            # dual issue: the last ALU instruction of the run, while it may lead a pair
-        for pc in path:
+        for place, pc in enumerate(path):
             instruction = program.records[pc]
             entry, operands = instruction.entry, instruction.operands
             kind = entry.kind
@@ -145,6 +158,7 @@ class PathCost:
                     self._segments.append(Step(LDS, issue_cycles_per_wave(entry, passes, rates), pc, pc, access,
                                                lds_latency, PERMUTE_SLOT if kind == "lds_permute" else slot))
                 else:
+                    self.access_places.setdefault(slot, place)
                     self._segments.append(Step(VMEM, issue_cycles_per_wave(entry, passes, rates), pc, pc, access,
                                                entry.latency_cycles, slot))
             elif kind == "barrier":

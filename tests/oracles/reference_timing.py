@@ -19,7 +19,7 @@ from dmlemu.timing.caches import CacheHierarchy
 from dmlemu.timing.command_processor import occupancy
 from dmlemu.timing.compute_unit import ComputeUnit, LevelBytes
 from dmlemu.timing.events import Process
-from dmlemu.timing.kernel_path import ALU, SMEM, VMEM, WAIT, PathCost, Step
+from dmlemu.timing.kernel_path import ALU, SMEM, VMEM, WAIT, PathCost, Step, access_places
 from dmlemu.timing.memory_system import MemorySystem
 from dmlemu.timing.simd import Simd
 from dmlemu.timing.simpy_driver import SimpyDriver
@@ -34,11 +34,12 @@ def reference_cycles(preset, wave_width, launch, stats):
     """Cycles from the dispatch's start (launch included) to its last wave's end and last store,
     simulated wave by wave. `stats` is the functional run's ExecutionStats (its dispatch record)."""
     record = stats.record
-    traffic = CacheHierarchy(preset).account(record, preset.line_bytes, -(-launch.workgroup_size // wave_width))
     passes = max(1, -(-wave_width // preset.simd_lanes))
     costs = {pid: PathCost(launch.program, path, passes, preset.smem_latency_percent, preset.rate_cycles(),
                            dual=preset.valu_dual_issue)
              for path, pid in record.paths.items()}
+    traffic = CacheHierarchy(preset).account(record, preset.line_bytes, -(-launch.workgroup_size // wave_width),
+                                             access_places(costs.values()))
     runs = {pid: _runs(cost) for pid, cost in costs.items()}
     launched = preset.launch_cycles
     env = simpy.Environment(initial_time=launched)
