@@ -93,7 +93,7 @@ def test_a_loop_of_fp32_fmas_is_valu_issue_bound():
 
 
 def test_a_loop_of_wave_matrix_multiplies_is_matrix_issue_bound():
-    s = verdict_of(run_kernel(RX_7900_XTX, "wmma", 16, 16, 1024, group=64))
+    s = verdict_of(run_kernel(RX_7900_XTX, "wmma", 16, 16, 384, group=64))
     assert s["limiter"] == "matrix issue" and s["limiter_share"] > 0.8
 
 
