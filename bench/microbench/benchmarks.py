@@ -20,9 +20,9 @@ figure is a steady-state rate, it is the difference of two runs that differ only
     store       the same shape with stores, over a 2^k-byte set at least 1.5 times the preset's caches
                 (a cyclic stream over a set larger than the caches misses every time, so the steady state
                 streams to DRAM): runs of one and two passes.
-    fma         8 waves per SIMD, each thread 32 FMAs per trip on 8 independent accumulators (FP32 in
-                RDNA3's dual-issue register pattern, FP16 as scalar halves: the ISA has no packed
-                FMA, FP64 in register pairs): TFLOP/s from runs of T and 2 x T trips.
+    fma         8 waves per SIMD, each thread 32 FMA instructions per trip on 8 independent accumulators
+                (FP32 in RDNA3's dual-issue register pattern, FP16 packed: v_pk_fma_f16, two FMAs per
+                instruction, FP64 in register pairs): TFLOP/s from runs of T and 2 x T trips.
     occupancy   a DRAM read stream (a fresh, never cached buffer read once, 32 and 64 MiB runs
                 differenced) with one wave per SIMD per group and W groups per CU: GB/s per W.
     host        CopyBufferRegion UPLOAD -> DEFAULT and DEFAULT -> READBACK (64 MiB, one copy between
@@ -48,6 +48,7 @@ OCCUPANCY_BYTES = 32 * MiB
 HOST_COPY_BYTES = 64 * MiB
 HOST_READ_BYTES = 16 * MiB
 FMA_TYPES = ("FP32", "FP64", "FP16")
+FMAS_PER_INSTRUCTION = {"FP32": 1, "FP64": 1, "FP16": 2}   # per lane: v_fma_f32, v_fma_f64, v_pk_fma_f16
 FMA_TRIPS = 4
 LONG_BYTES = 512 * MiB    # sets larger than this run only with --long
 
@@ -179,12 +180,12 @@ def store_gbs(rig, preset, nbytes=None):
 
 
 def fma_tflops(rig, preset, data_type):
-    """TFLOP/s of FMA chains: 2 FLOP per FMA per lane."""
+    """TFLOP/s of FMA chains: 2 FLOP per FMA per lane (two FMAs per packed FP16 instruction)."""
     pipeline = rig.pipeline({"FP32": "fma_f32", "FP64": "fma_f64", "FP16": "fma_f16"}[data_type])
     groups = _grid_groups(preset)
     first = rig.dispatch(pipeline, groups, (FMA_TRIPS,), uavs=(rig.sink,))
     second = rig.dispatch(pipeline, groups, (2 * FMA_TRIPS,), uavs=(rig.sink,))
-    flops = groups * GROUP * FMA_TRIPS * 32 * 2
+    flops = groups * GROUP * FMA_TRIPS * 32 * FMAS_PER_INSTRUCTION[data_type] * 2
     return flops / ((second - first) / rig.clock_hz) / 1e12
 
 
