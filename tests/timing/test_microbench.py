@@ -122,3 +122,14 @@ def test_bench_fidelity_keeps_the_microbenchmarks_section(tmp_path):
     path.write_text("# F\n\n## A\n\na\n\n## Microbenchmarks\n\n| t |\n\n## Z\n\nz\n", encoding="utf-8")
     assert _kept_section(str(path), MICROBENCH_SECTION) == "\n## Microbenchmarks\n\n| t |\n"
     assert _kept_section(str(tmp_path / "missing.md"), MICROBENCH_SECTION) == ""
+
+
+def test_chase_check_is_the_suites_chase_with_cycles():
+    """bench/chase_check.py runs the suite's chase (one pointer-chase kernel) and reads published.py."""
+    import chase_check
+    from dmlemu.presets import H200
+    [(key, size, cycles, ns, ref)] = chase_check.table([H200], [8 * KiB])
+    assert (key, size) == ("h200", 8 * KiB)
+    assert ns == benchmarks.chase_ns(BenchRig(H200.key), H200, 8 * KiB)
+    assert cycles == ns * H200.clock_hz / 1e9 and ref == published.lookup("h200", "chase", "8 KiB")
+    assert "| h200 | 8 KiB | 33 |" in chase_check.render([(key, size, cycles, ns, ref)])
