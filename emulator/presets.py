@@ -419,7 +419,11 @@ RTX_3070 = AdapterPreset(
     lds_latency_cycles=29, barrier_cycles=20, l2_atomics_per_cycle=32,
     # transcendental: CUDA C++ Programming Guide, arithmetic instruction throughput, compute capability 8.6:
     # 16 results per clock per SM for rcp, rsqrt, log2, exp2, sin, cos (the SFUs) against 128 FP32: 8 cycles.
-    valu_rate_cycles=(("fp64", 64), ("int32_mul", 2), ("conversion", 8), ("int64", 2), ("transcendental", 8)),
+    # packed_f16 (v_pk_fma_f16, HFMA2): NVIDIA Ampere GA102 whitepaper, GA10x "FP16 (non-Tensor)" peak equal to
+    # FP32 (RTX 3070: 20.3 TFLOPS both; TechPowerUp GPU Database 20.31 FP16 and FP32): two FP16 FMAs per lane
+    # every second cycle, 2 cycles per wave pass.
+    valu_rate_cycles=(("fp64", 64), ("int32_mul", 2), ("conversion", 8), ("int64", 2), ("transcendental", 8),
+                      ("packed_f16", 2)),
     # Tensor cores: NVIDIA Ampere GA102 whitepaper, RTX 3070: 40.6 dense FP16 TFLOPS with FP32 accumulate (GeForce:
     # half the FP16-accumulate rate) = 46 SMs x 512 FLOP x 1.725 GHz. The rate of the same 16 x 16 x 16 product.
     matrix_fp16_flops_per_cycle_per_cu=512,

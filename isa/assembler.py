@@ -343,6 +343,42 @@ def _parse_operand(text, kind, type_name, width, symbols, where, mnemonic):
         raise AssemblyError(f"{where}: {mnemonic}: {e}") from None
 
 
+# VOP3P modifiers (AMD's packed-math syntax) and the values of the plain form, the only one dmlemu has:
+# each operation reads the same half of every source, nothing negated, no clamp (isa/opcodes.py, v_pk_*).
+VOP3P_PLAIN = {"op_sel": "[0,0,0]", "op_sel_hi": "[1,1,1]", "neg_lo": "[0,0,0]", "neg_hi": "[0,0,0]"}
+_VOP3P_MODIFIER = re.compile(r"\s*([A-Za-z_]\w*)(?:\s*:\s*(\[[^\]]*\]|[^\s\[]+))?")
+
+
+def _plain_vop3p(texts, count, where, mnemonic):
+    """The operand texts of a VOP3P instruction with its modifiers taken off: a modifier written with
+    its plain value (VOP3P_PLAIN) is accepted; any other, and clamp, is an AssemblyError naming it."""
+    if len(texts) < count:
+        return texts
+    last = texts[count - 1].split(None, 1)
+    modifiers = " ".join(([last[1]] if len(last) > 1 else []) + list(texts[count:]))
+    texts = list(texts[:count - 1]) + last[:1]
+    at = 0
+    while at < len(modifiers):
+        m = _VOP3P_MODIFIER.match(modifiers, at)
+        if m is None or m.end() == at:
+            raise AssemblyError(f"{where}: {mnemonic}: {_shown(modifiers[at:].strip())} is not a VOP3P modifier")
+        at = m.end()
+        while at < len(modifiers) and modifiers[at].isspace():
+            at += 1
+        name, value = m.group(1).lower(), re.sub(r"\s+", "", m.group(2) or "")
+        if name in VOP3P_PLAIN and value == VOP3P_PLAIN[name]:
+            continue
+        written = name + (f":{value}" if value else "")
+        if name in VOP3P_PLAIN or name == "clamp":
+            raise AssemblyError(
+                f"{where}: {mnemonic}: the modifier {written} is not supported; dmlemu's packed instructions have "
+                f"the plain form only (each operation reads the same half of every source, nothing negated, no "
+                f"clamp: op_sel:[0,0,0] op_sel_hi:[1,1,1] neg_lo:[0,0,0] neg_hi:[0,0,0])")
+        raise AssemblyError(f"{where}: {mnemonic}: {written} is not a VOP3P modifier (op_sel, op_sel_hi, neg_lo, "
+                            f"neg_hi, clamp)")
+    return texts
+
+
 def parse(text, symbols=None, filename="<source>"):
     """Assemble source text into a list of Instructions (branch offsets resolved)."""
     return [inst for _, inst in _parse_located(text, symbols, filename)]
@@ -369,6 +405,8 @@ def _parse_located(text, symbols, filename):
         if entry is None:
             raise AssemblyError(f"{where}: unknown instruction {mnemonic}")
         texts = _split_operands(rest)
+        if entry.fmt == "VOP3P":
+            texts = _plain_vop3p(texts, len(entry.operands), where, mnemonic)
         if len(texts) != len(entry.operands):
             raise AssemblyError(f"{where}: {mnemonic} takes {len(entry.operands)} operand(s) "
                                 f"({', '.join(entry.operands) or 'none'}), got {len(texts)}")

@@ -9,7 +9,7 @@ from dmlemu.isa import opcodes as op
 RULES = (nm.canonicalize, nm.min_num, nm.max_num, nm.narrow_f16, nm.f16_arith, nm.float_to_int, nm.exp2, nm.log2,
          nm.sin_revolutions, nm.cos_revolutions, nm.reciprocal, nm.square_root, nm.reciprocal_sqrt,
          nm.round_integral, nm.fract, nm.fused_multiply_add, nm.fused_multiply_add_f64, nm.float_class, nm.class_test, nm.ldexp_exact,
-         nm.int_to_float, nm.narrow_f64_to_f16, nm.divide, nm.bit_field_extract)
+         nm.int_to_float, nm.narrow_f64_to_f16, nm.divide, nm.bit_field_extract, nm.packed_fma_f16)
 # The cross-lane rules (isa/lanes.py).
 LANE_RULES = (lanes.read_lane, lanes.read_first_lane, lanes.write_lane, lanes.row_shift_right, lanes.row_mirror,
               lanes.lane_xor, lanes.broadcast_lane, lanes.swizzle, lanes.permute_forward, lanes.permute_backward)

@@ -28,7 +28,7 @@ __all__ = [
     "square_root", "reciprocal_sqrt", "round_integral", "fract", "round_sum_once", "fused_multiply_add",
     "float_class", "class_test", "ldexp_exact", "int_to_float", "narrow_f64_to_f16", "popcount32", "divide",
     "fused_multiply_add_f64", "fused_multiply_add_reference", "fused_multiply_add_f64_reference", "compiled_fma",
-    "bit_field_extract", "select",
+    "bit_field_extract", "select", "packed_fma_f16",
 ]
 
 # The canonical quiet NaN of each float type (the data type table's), as its unsigned bits.
@@ -536,6 +536,22 @@ def fused_multiply_add_reference(a, b, c):
         cc = _as_f64(c)
         out = round_sum_once(p, cc, dtype)
         return canonicalize(out)
+
+
+def packed_fma_f16(a, b, c):
+    """Two FLOAT16 fused multiply-adds per lane (v_pk_fma_f16): a, b, c are uint32 lanes each holding two
+    float16 values, bits [15:0] the low half and [31:16] the high half; the result's low half is
+    fma(a.lo, b.lo, c.lo) and its high half fma(a.hi, b.hi, c.hi), each rounded once
+    (fused_multiply_add, NaN canonical), returned as uint32 lanes.
+
+    Hot path: each operand is viewed as (..., 2) float16 (the lanes' bits as little-endian halves, as
+    wave.py reads a register's low half), so one fused_multiply_add call computes both halves of every
+    lane; the (..., 2) result is viewed back as one uint32 per lane. Uniform operands ((1, 1) or (W, 1):
+    constants, scalar registers) stay that small and broadcast inside fused_multiply_add."""
+    halves = [np.ascontiguousarray(np.asarray(x), dtype=np.uint32)[..., None].view(np.uint16).view(np.float16)
+              for x in (a, b, c)]
+    out = np.ascontiguousarray(fused_multiply_add(*halves))
+    return out.view(np.uint16).view(np.uint32)[..., 0]
 
 
 # ---- the compiled fused multiply-add ---------------------------------------------------------------

@@ -43,7 +43,9 @@ except the division instructions, which stand for a sequence), "fp64",
 "int32_mul" (32-bit integer multiplies), "conversion" (conversions that involve no f64 and no 64-bit
 integer) and "transcendental" (exp, log, rcp, rsq, sqrt, sin, cos in f16 and f32: AMD's
 transcendental unit, NVIDIA's SFU) and "matrix" (the wave matrix instructions, v_wmma_*: a preset with
-matrix units gives their cycles from its matrix_fp16_flops_per_cycle_per_cu). A preset
+matrix units gives their cycles from its matrix_fp16_flops_per_cycle_per_cu) and "packed_f16" (the packed
+FLOAT16 instructions, v_pk_*: two FLOAT16 operations per lane; full rate on RDNA and Hopper, half the
+instruction rate on GA10x, whose FP16 non-tensor FLOPS equal its FP32 ones). A preset
 gives the issue cycles per wave pass of each class (AdapterPreset.valu_rate_cycles); the classes are
 read from the types here, or named where the types do not tell (multiplies, conversions).
 
@@ -88,7 +90,7 @@ SALU, VALU, SMEM_UNIT, VMEM, BRANCH, LDS = "SALU", "VALU", "SMEM", "VMEM", "BRAN
 UNITS = (SALU, VALU, SMEM_UNIT, VMEM, BRANCH, LDS)
 
 # ---- encoding formats (layouts in encoding.py) ---------------------------------------------------
-FORMATS = ("SOP1", "SOP2", "SOPC", "SOPP", "SMEM", "VOP1", "VOP2", "VOP3", "VOPC", "MUBUF", "DS", "MIMG")
+FORMATS = ("SOP1", "SOP2", "SOPC", "SOPP", "SMEM", "VOP1", "VOP2", "VOP3", "VOPC", "MUBUF", "DS", "MIMG", "VOP3P")
 
 
 @dataclass(frozen=True)
@@ -132,7 +134,7 @@ BY_MNEMONIC = {}
 BY_OPCODE = {}
 
 
-RATE_CLASSES = ("full", "fp64", "int64", "int32_mul", "conversion", "transcendental", "matrix")
+RATE_CLASSES = ("full", "fp64", "int64", "int32_mul", "conversion", "transcendental", "matrix", "packed_f16")
 
 
 def _rate_class(fields):
@@ -487,6 +489,22 @@ for _k, _t in enumerate(FLOAT_TYPES):
 define(mnemonic="v_fma_f64", opcode=0x2A6, fmt="VOP3", operands=(VDST, VSRC, VSRC, VSRC), types=("f64",) * 4,
        doc="d = a * b + c rounded once (fused; numerics.fused_multiply_add_f64); NaN canonical (f64)",
        semantics=nm.fused_multiply_add_f64, **_VALU)
+# Packed FLOAT16 (VOP3P): two FLOAT16 values per 32-bit register, bits [15:0] the low half and [31:16] the
+# high half. AMD "RDNA2" / "RDNA3" Instruction Set Architecture Reference Guides, VOP3P opcode 14 (0x0E),
+# V_PK_FMA_F16: D.lo = fma(S0.lo, S1.lo, S2.lo), D.hi = fma(S0.hi, S1.hi, S2.hi), each a FLOAT16 fused
+# multiply-add rounded once. dmlemu has the plain form only: the VOP3P modifiers op_sel (which half feeds the
+# low operation), op_sel_hi (which half feeds the high one), neg_lo / neg_hi (negate a source's half) and
+# clamp are refused by the assembler, except written with their plain values op_sel:[0,0,0]
+# op_sel_hi:[1,1,1] neg_lo:[0,0,0] neg_hi:[0,0,0]. A constant operand is its 32 bits (a literal 0x3C003C00
+# is 1.0 in both halves; an integer inline constant n gives n in the low half's bits and 0 or 0xFFFF above);
+# float inline constants are refused (b32 operands). Rate class packed_f16 (see the banner): RDNA2 and RDNA3
+# issue it at the full rate (2 FLOAT16 FMAs per lane per cycle); RDNA3's VOPD dual issue does not take it
+# (the RDNA3 guide's VOPD OpX / OpY lists have no V_PK_FMA_F16), so dual_issue is "".
+define(mnemonic="v_pk_fma_f16", opcode=0x2A7, fmt="VOP3P", operands=(VDST, VSRC, VSRC, VSRC), types=("b32",) * 4,
+       doc="d.lo = fma(a.lo, b.lo, c.lo), d.hi = fma(a.hi, b.hi, c.hi): two FLOAT16 fused multiply-adds on the "
+           "halves of each register ([15:0] lo, [31:16] hi), each rounded once (numerics.packed_fma_f16); NaN "
+           "canonical; AMD VOP3P opcode 14 in its plain form (no op_sel, op_sel_hi, neg_lo, neg_hi, clamp)",
+       semantics=nm.packed_fma_f16, rate_class="packed_f16", **_VALU)
 define(mnemonic="v_ldexp_f32", opcode=0x2A2, fmt="VOP2", operands=(VDST, VSRC, VSRC), types=("f32", "f32", "i32"),
        doc="d = a * 2^b rounded once (subnormal results rounded to nearest even, overflow -> inf); "
            "NaN canonical",

@@ -434,61 +434,47 @@ def _kept_section(path, heading):
     end = text.find("\n## ", start + 1)
     return "\n" + text[start + 1:end + 1 if end >= 0 else len(text)].rstrip("\n") + "\n"
 # The pointer-chase section: written from bench/chase_check.py's output (a static section, as the
-# matrix units' above: regenerating it takes that script's two minutes).
+# matrix units' above: regenerating it takes that script's minute and a half).
 CHASE_SECTION = """
 ## Pointer chases by working set: the CUs' caches, the L2, the Infinity Cache, DRAM and the TLBs
 
-Written by hand from `.venv/bin/python bench/chase_check.py` (about two minutes; every preset but the
-teaching one). One wave chases pointers (`buffer_load_dword` then `s_waitcnt 0`) through a buffer of
-the working set's size; cycles per load are the difference of two runs with T and 2T trips. Up to half
-the L2 the chase cycles over up to 16,384 random 64-byte slots; larger sets are first read whole by a
-warm-up dispatch (up to twice the largest cache) or touched once per 64 KiB (larger: the TLBs see every
-page), then chased once through slots whose last touch lies further back than each smaller cache holds.
-Published figures: te42kyfo/gpu-benches `gpu-latency/rx6900xt.txt` (an RX 6900 XT, Navi 21 like the RX
-6800 XT, at 2.57 GHz; compared in cycles on chip, in ns for DRAM), this project's H200
-(bench/gpu_calibration/results/h200_microbench.md) and Chips and Cheese's RX 7900 XTX Infinity Cache
-latency; NOT FOUND where no measurement of the GPU or a sibling was found (presets.py cites every
-figure and marks the estimates). The mechanisms: the CUs' L0s (RDNA's vector L0, NVIDIA's L1, Xe-LP's
-subslice L1) serve a workgroup's re-reads without an L2 trip; GH100's L2 is two partitions, and a hit
-the near one no longer holds pays the far one's latency (the h200 48 MiB row: 1.72x the near hits, the
-measured 1.87x); TLB misses of pages the TLBs held before add an L1 TLB miss and a page walk (the RDNA
-1 GiB rows). Before these mechanisms the RX 6800 XT preset charged every chase up to 1 MiB an L2 trip
-(247 cycles, 110 ns: 3.4x the L0 hit) and the 1 GiB chase 303 ns (0.41x). Still off: RDNA2's 128 KB L1
-per shader array is not modelled (the 64 KiB row, 1.91x: an L2 trip), and DRAM latency is the DRAM
-model's (the h200 1 GiB row, 0.75x; docs/DEVIATIONS.md).
+Written from `.venv/bin/python bench/chase_check.py` (about 90 s; the microbenchmark suite's five presets).
+It runs the suite's pointer chase (bench/microbench/benchmarks.py chase_ns, kernel
+bench/microbench/kernels/chase.s, through the D3D12 mirror): one thread follows a random cycle with one
+node per 128-byte line, and the ns per load come from two runs of K and 3 K dependent loads. A set that the
+caches can hold is walked once first. A larger set is chased cold. The working sets are the suite's, and
+each row shows the preset's cycles next to the ns. The published figures come from
+bench/microbench/published.py, the suite's one table; NOT FOUND means that table has no figure for the
+set. The steps show these mechanisms:
+- the CUs' L0s (RDNA's vector L0, NVIDIA's L1, Xe-LP's subslice L1) serve the 8 KiB sets;
+- GH100's L2 is two partitions: the h200 48 MiB row is 1.54x the near hits at 16 MiB, where the H200
+  measured 1.87x.
+
+Still off:
+- RDNA2's 128 KB L1 per shader array is not modelled: the rx6800xt 64 KiB row (2.14x) is an L2 trip;
+- the rx6800xt 332 MiB chase is 0.55x the sibling's DRAM latency.
 
 | preset | working set | modelled cycles | modelled ns | published | ratio | source |
 |---|---:|---:|---:|---:|---:|---|
-| rx7900xtx | 4 KiB | 72 | 29.0 | NOT FOUND |  | NOT FOUND |
-| rx7900xtx | 64 KiB | 277 | 111.0 | NOT FOUND |  | NOT FOUND |
-| rx7900xtx | 1 MiB | 277 | 111.0 | NOT FOUND |  | NOT FOUND |
-| rx7900xtx | 16 MiB | 397 | 159.0 | NOT FOUND |  | NOT FOUND |
-| rx7900xtx | 48 MiB | 403 | 161.3 | 150.3 ns | 1.07 | Chips and Cheese (RDNA 3 power saving) |
-| rx7900xtx | 1 GiB | 1760 | 704.1 | NOT FOUND |  | NOT FOUND |
-| rx6800xt | 4 KiB | 72 | 32.2 | 73.1 cycles | 0.99 | te42kyfo rx6900xt.txt (sibling) |
-| rx6800xt | 64 KiB | 210 | 93.5 | 110 cycles | 1.91 | te42kyfo rx6900xt.txt (sibling) |
-| rx6800xt | 1 MiB | 210 | 93.5 | 207 cycles | 1.02 | te42kyfo rx6900xt.txt (sibling) |
-| rx6800xt | 16 MiB | 407 | 181.1 | 389 cycles | 1.05 | te42kyfo rx6900xt.txt (sibling) |
-| rx6800xt | 48 MiB | 407 | 181.1 | 405 cycles | 1.01 | te42kyfo rx6900xt.txt (sibling) |
-| rx6800xt | 1 GiB | 1550 | 688.7 | 743 ns | 0.93 | te42kyfo rx6900xt.txt (sibling) |
-| rtx3070 | 4 KiB | 39 | 22.8 | NOT FOUND |  | NOT FOUND |
-| rtx3070 | 64 KiB | 39 | 22.8 | NOT FOUND |  | NOT FOUND |
-| rtx3070 | 1 MiB | 227 | 131.8 | NOT FOUND |  | NOT FOUND |
-| rtx3070 | 16 MiB | 532 | 308.3 | NOT FOUND |  | NOT FOUND |
-| rtx3070 | 48 MiB | 537 | 311.3 | NOT FOUND |  | NOT FOUND |
-| rtx3070 | 1 GiB | 525 | 304.6 | NOT FOUND |  | NOT FOUND |
-| irisxe | 4 KiB | 67 | 49.9 | NOT FOUND |  | NOT FOUND |
-| irisxe | 64 KiB | 67 | 49.9 | NOT FOUND |  | NOT FOUND |
-| irisxe | 1 MiB | 208 | 154.4 | NOT FOUND |  | NOT FOUND |
-| irisxe | 16 MiB | 438 | 324.5 | NOT FOUND |  | NOT FOUND |
-| irisxe | 48 MiB | 438 | 324.5 | NOT FOUND |  | NOT FOUND |
-| irisxe | 1 GiB | 435 | 322.0 | NOT FOUND |  | NOT FOUND |
-| h200 | 4 KiB | 33 | 16.9 | 33.5 cycles | 1.00 | this project's H200 |
-| h200 | 64 KiB | 33 | 16.9 | 33.5 cycles | 1.00 | this project's H200 |
-| h200 | 1 MiB | 305 | 154.2 | 280 cycles | 1.09 | this project's H200 |
-| h200 | 16 MiB | 305 | 154.2 | 280 cycles | 1.09 | this project's H200 |
-| h200 | 48 MiB | 526 | 265.8 | 523 cycles | 1.01 | this project's H200 |
-| h200 | 1 GiB | 511 | 258.0 | 345.5 ns | 0.75 | this project's H200 |
+| rx7900xtx | 8 KiB | 72 | 29.0 | NOT FOUND |  | NOT FOUND |
+| rx7900xtx | 2 MiB | 277 | 111.0 | NOT FOUND |  | NOT FOUND |
+| rx7900xtx | 32 MiB | 386 | 154.5 | 150.3 ns | 1.03 | chipsandcheese.com/2023/06/14/latency-testing-is-hard-rdna-3-power-saving (vector Infinity Cache) |
+| rx7900xtx | 256 MiB | 826 | 330.2 | NOT FOUND |  | NOT FOUND |
+| rx6800xt | 8 KiB | 72 | 32.2 | 28.4 ns (sibling) | 1.13 | te42kyfo/gpu-benches gpu-latency/rx6900xt.txt (9 kB) |
+| rx6800xt | 64 KiB | 210 | 93.5 | 43.6 ns (sibling) | 2.14 | te42kyfo/gpu-benches gpu-latency/rx6900xt.txt (62 kB) |
+| rx6800xt | 2 MiB | 210 | 93.5 | 81.9 ns (sibling) | 1.14 | te42kyfo/gpu-benches gpu-latency/rx6900xt.txt (2016 kB) |
+| rx6800xt | 32 MiB | 388 | 172.3 | 155.9 ns (sibling) | 1.11 | te42kyfo/gpu-benches gpu-latency/rx6900xt.txt (32129 kB) |
+| rx6800xt | 332 MiB | 819 | 364.0 | 666.5 ns (sibling) | 0.55 | te42kyfo/gpu-benches gpu-latency/rx6900xt.txt (340388 kB: 1712.9 cycles at 2.57 GHz) |
+| rtx3070 | 8 KiB | 39 | 22.8 | NOT FOUND |  | NOT FOUND |
+| rtx3070 | 2 MiB | 227 | 131.8 | NOT FOUND |  | NOT FOUND |
+| rtx3070 | 256 MiB | 549 | 318.5 | NOT FOUND |  | NOT FOUND |
+| irisxe | 8 KiB | 67 | 49.9 | NOT FOUND |  | NOT FOUND |
+| irisxe | 2 MiB | 208 | 154.4 | NOT FOUND |  | NOT FOUND |
+| irisxe | 256 MiB | 439 | 325.2 | NOT FOUND |  | NOT FOUND |
+| h200 | 8 KiB | 33 | 16.9 | 16.2 ns | 1.04 | bench/gpu_calibration/results/h200_microbench.md (chase, 8 KiB) |
+| h200 | 16 MiB | 305 | 154.2 | 141.5 ns | 1.09 | bench/gpu_calibration/results/h200_microbench.md (chase, 16 MiB) |
+| h200 | 48 MiB | 470 | 237.5 | 265.1 ns | 0.90 | bench/gpu_calibration/results/h200_microbench.md (chase, 48 MiB: the far L2 partition) |
+| h200 | 256 MiB | 727 | 367.0 | 345 ns | 1.06 | bench/gpu_calibration/results/h200_microbench.md (chase, 256 MiB) |
 """
 
 

@@ -14,6 +14,7 @@ CHAINS = {
     "int64": "v_min_u64 v[2:3], v[4:5], v[6:7]",
     "conversion": "v_cvt_i32_f32 v2, v4",
     "transcendental": "v_exp_f32 v2, v4",
+    "packed_f16": "v_pk_fma_f16 v2, v4, v6, v8",
 }
 
 

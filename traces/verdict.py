@@ -53,7 +53,7 @@ DRAM, L2, IC, LDS, LATENCY, IDLE = ("DRAM bandwidth", "L2 bandwidth", "Infinity 
 _ISSUE_NAMES = {"full": "VALU issue", "fp64": "FP64 issue", "int64": "INT64 issue",
                 "int32_mul": "int32 multiply issue", "conversion": "conversion issue",
                 "transcendental": "transcendental issue", "matrix": "matrix issue",
-                "other": "scalar and memory issue"}
+                "packed_f16": "packed FP16 issue", "other": "scalar and memory issue"}
 ISSUE_LIMITERS = tuple(_ISSUE_NAMES[n[:-len("_issue_cycles")]] for n in ISSUE)
 LIMITERS = (DRAM, L2, IC, LDS, *ISSUE_LIMITERS, LATENCY, IDLE)
 OCCUPANCY_LIMITERS = ("dispatch size", "LDS", "workgroup size", "VGPRs", "wave slots")

@@ -20,11 +20,15 @@ figure is a steady-state rate, it is the difference of two runs that differ only
     store       the same shape with stores, over a 2^k-byte set at least 1.5 times the preset's caches
                 (a cyclic stream over a set larger than the caches misses every time, so the steady state
                 streams to DRAM): runs of one and two passes.
-    fma         8 waves per SIMD, each thread 32 FMAs per trip on 8 independent accumulators (FP32 in
-                RDNA3's dual-issue register pattern, FP16 as scalar halves: the ISA has no packed
-                FMA, FP64 in register pairs): TFLOP/s from runs of T and 2 x T trips.
-    occupancy   a DRAM read stream (a fresh, never cached buffer read once, 32 and 64 MiB runs
-                differenced) with one wave per SIMD per group and W groups per CU: GB/s per W.
+    fma         8 waves per SIMD, each thread 32 FMA instructions per trip on 8 independent accumulators
+                (FP32 in RDNA3's dual-issue register pattern, FP16 packed: v_pk_fma_f16, two FMAs per
+                instruction, FP64 in register pairs): TFLOP/s from runs of T and 2 x T trips.
+    occupancy   gpu-stream's read kernel (te42kyfo/gpu-benches gpu-stream/main.cu, read_kernel) at its
+                block sizes N = 128 .. 1024: one thread per 8-byte element of a fresh, never cached
+                buffer, each reading its element once (kernels/stream_read.s), 2 groups of N threads
+                resident per CU as gpu-stream's shared-memory spoiler allows per SM (measureKernels(...,
+                blockSize, 2)); here the kernel's VGPR count sets that residency (stream_vgprs). Runs
+                over 16 and 32 MiB differenced: GB/s per N.
     host        CopyBufferRegion UPLOAD -> DEFAULT and DEFAULT -> READBACK (64 MiB, one copy between
                 timestamps), and the read kernel reading an UPLOAD buffer once (16 MiB).
 """
@@ -44,10 +48,13 @@ CHASE_WARM_NODES = 16384  # sets of at most this many nodes are warmed by the ch
 GROUP = 256               # threads per group of the read, store and FMA kernels
 BLOCK = GROUP * 32        # bytes one group reads or stores per trip
 WAVES_PER_SIMD = 8        # depth of the read, store and FMA grids
-OCCUPANCY_BYTES = 32 * MiB
+OCCUPANCY_BYTES = 16 * MiB  # and twice that: 32 MiB / 8 B / 128 threads = 32768 groups (D3D: at most 65535)
+STREAM_BLOCKS = (128, 256, 512, 1024)   # gpu-stream's block sizes the published rows are at
+STREAM_BLOCKS_PER_CU = 2                # gpu-stream main.cu: measureKernels(kernels, blockSize, 2)
 HOST_COPY_BYTES = 64 * MiB
 HOST_READ_BYTES = 16 * MiB
 FMA_TYPES = ("FP32", "FP64", "FP16")
+FMAS_PER_INSTRUCTION = {"FP32": 1, "FP64": 1, "FP16": 2}   # per lane: v_fma_f32, v_fma_f64, v_pk_fma_f16
 FMA_TRIPS = 4
 LONG_BYTES = 512 * MiB    # sets larger than this run only with --long
 
@@ -90,8 +97,7 @@ def points(preset, long=False):
     out += [Point("read", label(s), s, "GB/s") for s in READ_SETS if long or s <= LONG_BYTES]
     out.append(Point("store", "stream", 0, "GB/s"))
     out += [Point("fma", t, 0, "TFLOP/s") for t in FMA_TYPES if t != "FP64" or preset.supports_64bit]
-    out += [Point("occupancy", f"{w} wave{'s' if w > 1 else ''}/SIMD", w, "GB/s")
-            for w in (1, 2, 4, 8) if w <= preset.waves_per_simd]
+    out += [Point("occupancy", f"block {n}", n, "GB/s") for n in STREAM_BLOCKS]
     out += [Point("host", name, 0, "GB/s") for name in ("UPLOAD -> DEFAULT", "DEFAULT -> READBACK",
                                                         "kernel reads UPLOAD")]
     return out
@@ -179,25 +185,38 @@ def store_gbs(rig, preset, nbytes=None):
 
 
 def fma_tflops(rig, preset, data_type):
-    """TFLOP/s of FMA chains: 2 FLOP per FMA per lane."""
+    """TFLOP/s of FMA chains: 2 FLOP per FMA per lane (two FMAs per packed FP16 instruction)."""
     pipeline = rig.pipeline({"FP32": "fma_f32", "FP64": "fma_f64", "FP16": "fma_f16"}[data_type])
     groups = _grid_groups(preset)
     first = rig.dispatch(pipeline, groups, (FMA_TRIPS,), uavs=(rig.sink,))
     second = rig.dispatch(pipeline, groups, (2 * FMA_TRIPS,), uavs=(rig.sink,))
-    flops = groups * GROUP * FMA_TRIPS * 32 * 2
+    flops = groups * GROUP * FMA_TRIPS * 32 * FMAS_PER_INSTRUCTION[data_type] * 2
     return flops / ((second - first) / rig.clock_hz) / 1e12
 
 
-def occupancy_gbs(rig, preset, waves_per_simd, nbytes=OCCUPANCY_BYTES):
-    """GB/s of a DRAM read stream with groups of one wave per SIMD, `waves_per_simd` groups per CU:
-    fresh buffers of `nbytes` and 2 x `nbytes` read once, differenced."""
-    group = preset.wave_width * preset.simds_per_cu
-    groups = preset.compute_units * waves_per_simd
+def stream_waves_per_simd(preset, block):
+    """Resident waves per SIMD of STREAM_BLOCKS_PER_CU groups of `block` threads per CU (the preset's
+    wave slots at most)."""
+    waves = STREAM_BLOCKS_PER_CU * block // (preset.wave_width * preset.simds_per_cu)
+    return max(1, min(preset.waves_per_simd, waves))
+
+
+def stream_vgprs(preset, block):
+    """VGPRs per lane that leave room for stream_waves_per_simd waves on a SIMD (a multiple of 8, 8 to
+    256: where the register file is larger than 256 per wave allows, more waves stay resident)."""
+    waves = stream_waves_per_simd(preset, block)
+    return max(8, min(256, preset.vgprs_per_simd_lane // waves // 8 * 8))
+
+
+def occupancy_gbs(rig, preset, block, nbytes=OCCUPANCY_BYTES):
+    """GB/s of gpu-stream's read kernel with groups of `block` threads (see the banner): fresh buffers
+    of `nbytes` and 2 x `nbytes` read once, one thread per 8-byte element, differenced."""
+    pipeline = rig.pipeline("stream_read", {"GROUP": block, "VTOP": max(5, stream_vgprs(preset, block) - 1)})
     runs = []
     for size in (nbytes, 2 * nbytes):
         buffer = rig.buffer(size)                                # fresh: never cached
-        runs.append(read_pass(rig, preset, buffer, size, groups=groups, group=group))
-    return (runs[1][1] - runs[0][1]) / ((runs[1][0] - runs[0][0]) / rig.clock_hz) / 1e9
+        runs.append(rig.dispatch(pipeline, size // 8 // block, srv=buffer, uavs=(rig.sink,)))
+    return nbytes / ((runs[1] - runs[0]) / rig.clock_hz) / 1e9
 
 
 def host_gbs(rig, preset, which, nbytes=None):

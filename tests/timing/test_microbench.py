@@ -64,7 +64,7 @@ def test_fma_throughput_is_the_issue_rate(rig, data_type, cycles_per_wave):
 
 
 def test_occupancy_points_read_at_most_at_dram_speed(rig):
-    rates = [benchmarks.occupancy_gbs(rig, P, w, nbytes=2 * MiB) for w in (1, 4)]
+    rates = [benchmarks.occupancy_gbs(rig, P, block, nbytes=2 * MiB) for block in (128, 512)]
     # Differencing the 2 and 4 MiB runs cancels launch and drain, not all of the ramp's overlap: at these
     # small sizes the difference may read a few per cent above the DRAM's rate (2 %: 458 of 448 GB/s).
     assert all(0 < r <= 1.05 * P.dram_bytes_per_second / 1e9 for r in rates)
@@ -76,6 +76,16 @@ def test_host_traffic_runs_at_most_at_the_links_rate(rig, which):
     rate = benchmarks.host_gbs(rig, P, which, nbytes=4 * MiB)
     link = P.host_link_bytes_per_second / 1e9
     assert 0.5 * link < rate <= link
+
+
+def test_the_stream_kernel_holds_two_groups_per_cu_by_its_registers():
+    """gpu-stream keeps 2 blocks of N threads per SM: the kernel's VGPRs leave room for that many waves."""
+    from dmlemu.presets import H200, RX_6800_XT
+    from dmlemu.timing.command_processor import occupancy
+    for preset, block, waves in ((H200, 128, 2), (H200, 1024, 16), (P, 256, 4), (RX_6800_XT, 128, 4),
+                                 (RX_6800_XT, 1024, 16)):
+        assert benchmarks.stream_waves_per_simd(preset, block) == waves
+        assert occupancy(preset, benchmarks.stream_vgprs(preset, block)) == waves, (preset.key, block)
 
 
 def test_every_published_row_names_a_point_of_its_preset():
@@ -112,3 +122,14 @@ def test_bench_fidelity_keeps_the_microbenchmarks_section(tmp_path):
     path.write_text("# F\n\n## A\n\na\n\n## Microbenchmarks\n\n| t |\n\n## Z\n\nz\n", encoding="utf-8")
     assert _kept_section(str(path), MICROBENCH_SECTION) == "\n## Microbenchmarks\n\n| t |\n"
     assert _kept_section(str(tmp_path / "missing.md"), MICROBENCH_SECTION) == ""
+
+
+def test_chase_check_is_the_suites_chase_with_cycles():
+    """bench/chase_check.py runs the suite's chase (one pointer-chase kernel) and reads published.py."""
+    import chase_check
+    from dmlemu.presets import H200
+    [(key, size, cycles, ns, ref)] = chase_check.table([H200], [8 * KiB])
+    assert (key, size) == ("h200", 8 * KiB)
+    assert ns == benchmarks.chase_ns(BenchRig(H200.key), H200, 8 * KiB)
+    assert cycles == ns * H200.clock_hz / 1e9 and ref == published.lookup("h200", "chase", "8 KiB")
+    assert "| h200 | 8 KiB | 33 |" in chase_check.render([(key, size, cycles, ns, ref)])
