@@ -46,6 +46,7 @@ from dataclasses import dataclass, replace
 from dmlemu.isa.assembler import assemble_file
 from dmlemu.isa.program import Program
 from dmlemu.kernels import gemm_ops
+from dmlemu.kernels import conv_gemm_ops
 from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS as ELEMENT_WISE_ROWS
 
@@ -387,6 +388,9 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
         name = "convolution_gemm_" + program.name.removeprefix("gemm_").replace("_no_c", "_no_bias")
         return (_named(program, name), constants, elements, thread_grid[0] * thread_grid[1] * thread_grid[2],
                 group_grid[0] * group_grid[1] * group_grid[2], group_grid, thread_grid, lds_bytes)
+    if convolution and not row.integer and conv_gemm_ops.uses_implicit_gemm(tensors, attributes):
+        return conv_gemm_ops.compile_conv_gemm(tensors, attributes, layout, no_kernel, division_magic,
+                                               packed_strides, activation_of, activation_symbols)
     activation, activation_attributes = activation_of(attributes)
     if activation is not None and activation not in FUSABLE:
         raise no_kernel(f"dmlemu has no fused kernel body for the FusedActivation {activation}")
