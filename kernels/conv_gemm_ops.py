@@ -39,10 +39,11 @@ from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS as ELEMENT_WISE_R
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 SOURCE = "conv_gemm.s"
-THREADS = 16              # 16 x 16 threads per workgroup
-BLOCK = 64                # a workgroup's block: 64 rows (output positions) x 64 columns (output channels)
+THREADS = 16              # 16 x BLOCK_M / 4 threads per workgroup
+BLOCK = 64                # a workgroup's block: BLOCK_M rows (output positions) x 64 columns (output channels)
+BLOCK_ROWS = (64, 32, 16) # BLOCK_M, largest first: `block_rows` picks one per desc
+FILL_WORKGROUPS = 2048    # block_rows takes the largest BLOCK_M whose grid has at least this many workgroups
 K_TILE = 16               # the reduction goes in tiles of 16 (channel, kernel row, kernel column) steps
-LDS_BYTES = 2 * BLOCK * K_TILE * 4   # AsT and Bs, FLOAT32
 MIN_REDUCTION = 64        # Kg = C/G KH KW at least this: otherwise the direct kernel
 MIN_CHANNELS = 16         # Ng = K/G at least this: otherwise the direct kernel
 SKIP = 0x7FA00001         # a padded tap's A element in LDS: a NaN that no loaded (canonicalized) value is
@@ -86,12 +87,37 @@ def uses_implicit_gemm(tensors, attributes):
     return int(w.sizes[1]) * taps >= MIN_REDUCTION and int(w.sizes[0]) // groups >= MIN_CHANNELS
 
 
-def variant_symbols(data_type, has_bias, padded, layout=LAYOUT, activation=None, activation_symbols=None):
-    """The assembler symbols of one variant of conv_gemm.s; with `activation`, those the element-wise driver gives
-    that activation's own kernel in FLOAT32 (`activation_symbols`), under this kernel's own."""
+def block_rows(m, ng, groups):
+    """BLOCK_M for a GEMM view of M rows, Ng columns and G groups: the largest of BLOCK_ROWS whose grid has at least
+    FILL_WORKGROUPS workgroups (a small layer spreads over more compute units in smaller blocks, each thread keeping
+    its 4 x 4 tile, as a library picks a tile shape by size), else the smallest."""
+    for rows in BLOCK_ROWS:
+        if -(-m // rows) * -(-ng // BLOCK) * groups >= FILL_WORKGROUPS:
+            return rows
+    return BLOCK_ROWS[-1]
+
+
+def lds_bytes(rows):
+    """The LDS of a workgroup of BLOCK_M `rows`: AsT[16][rows] and Bs[16][64], FLOAT32."""
+    return K_TILE * (rows + BLOCK) * 4
+
+
+def variant_symbols(data_type, has_bias, padded, layout=LAYOUT, activation=None, activation_symbols=None, rows=64):
+    """The assembler symbols of one variant of conv_gemm.s (BLOCK_M `rows`); with `activation`, those the
+    element-wise driver gives that activation's own kernel in FLOAT32 (`activation_symbols`), under this kernel's
+    own."""
     records, step = layout.field("RECORDS").offset, layout.record_bytes
     base = {} if activation is None else dict(activation_symbols(activation, "FLOAT32", True, False, False, layout))
-    return {**base, "HAS_ACT": int(activation is not None), "HAS_BIAS": int(has_bias), "PADDED": int(padded),
+    quarter = rows // 4          # the thread grid's height: rows apart of a thread's gathered A rows / B columns
+    block = {"BLOCK_M": rows, "A_SHIFT": (4 * rows).bit_length() - 1, "A_ROW_BYTES": 4 * rows, "B_BASE": 4 * K_TILE * rows,
+             "B_LOADS": BLOCK // quarter,
+             "INFLIGHT": 4 + BLOCK // quarter,    # the next tile's loads while this tile's fmas run
+             **{f"A_ROW{q}": q * quarter for q in range(4)},
+             **{f"A_OFF{q}": 4 * q * quarter for q in range(4)},
+             **{f"B_LOAD{q}": int(q < BLOCK // quarter) for q in range(4 * BLOCK // BLOCK_ROWS[-1])},
+             **{f"B_COL{q}": q * quarter for q in range(4 * BLOCK // BLOCK_ROWS[-1])},
+             **{f"B_OFF{q}": 4 * K_TILE * rows + 4 * q * quarter for q in range(4 * BLOCK // BLOCK_ROWS[-1])}}
+    return {**base, **block, "HAS_ACT": int(activation is not None), "HAS_BIAS": int(has_bias), "PADDED": int(padded),
             "LOAD": _LOAD[data_type], "STORE": _STORE[data_type], "SHIFT_IN": _SHIFT[data_type],
             "WIDEN_F16": int(data_type == "FLOAT16"), "NARROW_F16": int(data_type == "FLOAT16"), "SKIP": hex(SKIP),
             "DESC_X": 0, "DESC_W": 32, "DESC_BIAS": 64, "DESC_OUT": 96,
@@ -100,12 +126,14 @@ def variant_symbols(data_type, has_bias, padded, layout=LAYOUT, activation=None,
 
 
 @functools.lru_cache(maxsize=None)
-def build_program(data_type, has_bias, padded, layout=LAYOUT, activation=None, activation_symbols=None):
+def build_program(data_type, has_bias, padded, layout=LAYOUT, activation=None, activation_symbols=None, rows=64):
     """Assemble and decode one variant of conv_gemm.s (cached)."""
-    symbols = variant_symbols(data_type, has_bias, padded, layout, activation, activation_symbols)
+    if rows not in BLOCK_ROWS:
+        raise ValueError(f"conv_gemm.s's BLOCK_M is one of {BLOCK_ROWS}, not {rows}")
+    symbols = variant_symbols(data_type, has_bias, padded, layout, activation, activation_symbols, rows)
     dwords = assemble_file(os.path.join(KERNEL_DIR, SOURCE), symbols)
     act = "" if activation is None else "_" + activation.lower()
-    return Program(dwords, f"convolution_implicit_gemm_{data_type.lower()}{'' if has_bias else '_no_bias'}"
+    return Program(dwords, f"convolution_implicit_gemm_{data_type.lower()}_m{rows}{'' if has_bias else '_no_bias'}"
                            f"{'' if padded else '_unpadded'}{act}")
 
 
@@ -149,19 +177,20 @@ def compile_conv_gemm(tensors, attributes, layout, no_kernel, division_magic, pa
                record(taps, *division_magic(taps), m, kg, ng, c_group), record(kw, *division_magic(kw)),
                record(*x_strides, w_strides[0], w_strides[1], w_h, w_w),
                record(*o_strides, bias_k, w_base)]
-    group_grid = (-(-ng // BLOCK), -(-m // BLOCK), groups)
+    rows = block_rows(m, ng, groups)
+    group_grid = (-(-ng // BLOCK), -(-m // rows), groups)
     workgroups = group_grid[0] * group_grid[1] * group_grid[2]
-    values = {"ELEMENTS": n * k * oh * ow, "WORKGROUP_SIZE": THREADS * THREADS, "RECORD_COUNT": len(records)}
+    values = {"ELEMENTS": n * k * oh * ow, "WORKGROUP_SIZE": THREADS * rows // 4, "RECORD_COUNT": len(records)}
     for i, (name, _) in enumerate(act_params):
         if activation_attributes.get(name) is None:
             raise ValueError(f"{activation} needs its attribute {name}")
         values[f"PARAM{i}"] = f32_bits(float(activation_attributes[name]))
     constants = layout.pack(values, records, params=True, wide=False)
     program = build_program(out.data_type, bias is not None, padded, layout, activation,
-                            activation_symbols if activation is not None else None)
-    return (program, constants, n * k * oh * ow, THREADS * THREADS, workgroups, group_grid, (THREADS, THREADS, 1),
-            LDS_BYTES)
+                            activation_symbols if activation is not None else None, rows)
+    return (program, constants, n * k * oh * ow, THREADS * rows // 4, workgroups, group_grid, (THREADS, rows // 4, 1),
+            lds_bytes(rows))
 
 
-__all__ = ["THREADS", "BLOCK", "K_TILE", "LDS_BYTES", "MIN_REDUCTION", "MIN_CHANNELS", "SKIP", "RECORD_USE",
+__all__ = ["THREADS", "BLOCK", "BLOCK_ROWS", "FILL_WORKGROUPS", "K_TILE", "block_rows", "lds_bytes", "MIN_REDUCTION", "MIN_CHANNELS", "SKIP", "RECORD_USE",
            "uses_implicit_gemm", "variant_symbols", "build_program", "compile_conv_gemm"]

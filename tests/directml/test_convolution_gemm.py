@@ -74,10 +74,10 @@ def run_kernel(x, w, bias, width, attributes, preset=RX_7900_XTX):
 # ---- which kernel ------------------------------------------------------------------------------------------------
 def test_the_driver_picks_the_kernel_per_desc():
     pad = dict(start=[1, 1], end=[1, 1])
-    assert program_name([1, 16, 6, 6], [32, 16, 3, 3], **pad) == "convolution_implicit_gemm_float32_no_bias"
-    assert program_name([1, 16, 6, 6], [32, 16, 3, 3], bias=True) == "convolution_implicit_gemm_float32_unpadded"
+    assert program_name([1, 16, 6, 6], [32, 16, 3, 3], **pad) == "convolution_implicit_gemm_float32_m16_no_bias"
+    assert program_name([1, 16, 6, 6], [32, 16, 3, 3], bias=True) == "convolution_implicit_gemm_float32_m16_unpadded"
     assert program_name([1, 8, 12], [16, 8, 9], type_name="FLOAT16") == (
-        "convolution_implicit_gemm_float16_no_bias_unpadded")
+        "convolution_implicit_gemm_float16_m16_no_bias_unpadded")
     # depthwise (C/G KH KW = 9), few output channels, 1 x 1 (gemm.s itself), BACKWARD and 3-D: not this kernel
     assert program_name([1, 32, 6, 6], [32, 1, 3, 3], groups=32, **pad).startswith("convolution_direct_")
     assert program_name([1, 16, 6, 6], [8, 16, 3, 3], **pad).startswith("convolution_direct_")
@@ -108,6 +108,21 @@ def test_every_wave_width_gives_the_same_bits(type_name):
         same_bits(got, want)
 
 
+@pytest.mark.parametrize("rows", conv_gemm_ops.BLOCK_ROWS)
+def test_every_block_shape_gives_the_same_bits(rows, monkeypatch):
+    # BLOCK_M 64 / 32 / 16 (block_rows picks one by the grid's size): 256, 128 or 64 threads, the same order
+    assert conv_gemm_ops.block_rows(8 * 2048 * 64, 64, 1) == 64 and conv_gemm_ops.block_rows(3136, 64, 1) == 16
+    monkeypatch.setattr(conv_gemm_ops, "block_rows", lambda m, ng, groups: rows)
+    rng = np.random.default_rng(rows)
+    x = values(rng, "FLOAT32", (2, 9, 9, 8), special=True)
+    w = values(rng, "FLOAT32", (70, 9, 3, 3), special=True)           # Ng = 70: two column blocks, the second partial
+    bias = values(rng, "FLOAT32", (1, 70, 1, 1))
+    attributes = dict(Mode=CROSS, Direction=0, GroupCount=1, **geometry(2, start=[1, 1], end=[0, 1]))
+    got, name = run_kernel(x, w, bias, 32, attributes)
+    assert name == f"convolution_implicit_gemm_float32_m{rows}"
+    same_bits(got, golden.run("CONVOLUTION", [x, w, bias], attributes))
+
+
 # ---- padded taps, NaN inputs -----------------------------------------------------------------------------------------
 def test_padded_taps_are_skipped_so_negative_zero_stays_negative_zero():
     # every product is -1 x +0 = -0; a tap in the padding taken as fma(0, w, acc) would give +0 at the borders,
@@ -118,7 +133,7 @@ def test_padded_taps_are_skipped_so_negative_zero_stays_negative_zero():
     attributes = dict(Mode=CROSS, Direction=0, GroupCount=1, **geometry(2, start=[1, 2], end=[2, 1]))
     got, name = run_kernel(x, w, None, 32, attributes)
     same_bits(got, golden.run("CONVOLUTION", [x, w, None], attributes))
-    assert name == "convolution_implicit_gemm_float32_no_bias"
+    assert name == "convolution_implicit_gemm_float32_m16_no_bias"
     bits = got.view(np.uint32)
     assert got.shape == (1, 16, 5, 6) and (bits[:, [0] + list(range(2, 16))] == 0x80000000).all()
     assert (bits[0, 1, 0] == 0x80000000).all() and np.isnan(got[0, 1, 1:4]).all()
