@@ -26,7 +26,9 @@
 ;      row i takes acc[i][j] = fma(a[i], b[j], acc[i][j]) under the EXEC mask a[i] != SKIP: a padded
 ;      tap is skipped, never fma(0, w, acc), which would turn a -0 sum into +0 or a NaN weight into
 ;      NaN (docs/NUMERICS.md, "Convolution", step 2);
-;   3. s_barrier before the next tile overwrites LDS;
+;   3. s_barrier before the next tile overwrites LDS. Software pipelining: the loads of tile t + 1
+;      are issued before tile t's fmas (s_waitcnt INFLIGHT in the k loop lets them stay in flight),
+;      then waited for, written to LDS and published by a second s_barrier;
 ;   4. per element (16, one at a time): acc + bias[k] (HAS_BIAS, one rounding), the FusedActivation's
 ;      own body (HAS_ACT, element_wise_bodies.inc, on v10 in FLOAT32), FLOAT16 rounds once, and the
 ;      store under the element's mask (m < M, j < Ng).

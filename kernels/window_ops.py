@@ -38,6 +38,10 @@ kernels/gemm.s (`gemm_path`: the strides of that view, no tensor is copied); its
 convolution_gemm_... . Its order is the same as the direct kernel's, so the bits are too: acc from -0, one fma per
 channel ascending; Alpha 1 (exact); the bias as C with Beta 1, fma(1, bias, acc) = acc + bias rounded once; the
 FusedActivation; one rounding to FLOAT16 (docs/NUMERICS.md, "Convolution").
+
+The implicit-GEMM path: a FORWARD convolution of one or two spatial dimensions with enough channels
+(kernels/conv_gemm_ops.py's `uses_implicit_gemm`, asked after `gemm_path`) runs kernels/conv_gemm.s, the im2col tiles
+gathered into LDS and multiplied in the same order (program convolution_implicit_gemm_..).
 """
 import functools
 import os
