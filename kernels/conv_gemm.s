@@ -9,13 +9,14 @@
 ; so k ascending IS the convolution's order: channel, kernel row, kernel column, each ascending.
 ;
 ; Launch: a grid of workgroups (X, Y, Z) = (ceil(Ng / 64), ceil(M / BLOCK_M), G) of 16 x BLOCK_M / 4
-; threads (BLOCK_M 64, 32 or 16: conv_gemm_ops.block_rows); s4, s5, s6 the group's X, Y, Z, v1 = tx,
+; threads (BLOCK_M a multiple of 4 from 16 to 64: conv_gemm_ops.block_rows); s4, s5, s6 the group's X, Y, Z, v1 = tx,
 ; v2 = ty (docs/KERNEL_ABI.md). Group (X, Y, g) computes the BLOCK_M x 64 block of rows
 ; m0 = BLOCK_M Y .., columns n0 = 64 X ..; thread (tx, ty) the 4 x 4 register tile of rows
 ; m0 + 4 ty + i and columns n0 + 4 tx + j, acc[i][j] = v(100 + 4 i + j), as gemm.s does:
 ;
 ;   1. K goes in tiles of 16: thread (tx, ty) gathers A[m0 + ty + q BLOCK_M / 4][k0 + tx] (q = 0 ..
-;      3) and B[k0 + tx][n0 + ty + q BLOCK_M / 4] (q < B_LOADS = 256 / BLOCK_M): one k = k0 + tx,
+;      3) and B[k0 + tx][n0 + ty + q BLOCK_M / 4] (q < B_LOADS = ceil(256 / BLOCK_M), inside the
+;      block's 64 columns): one k = k0 + tx,
 ;      split once into (c, kh, kw) by division magic, serves all its loads; it writes them to
 ;      AsT[k][m] and Bs[k][n] in LDS
 ;      (FLOAT16 widened, exact). A tap in the padding (PADDED: the desc has padding) is not loaded:
@@ -218,7 +219,7 @@
     v_add_u32 v21, v20, ${B_COL15}
     v_mad_u32 v151, v21, s60, s69        ; w base + (g Ng + n0 + ty + 15 BLOCK_M / 4) w_K
 .endif
-    v_lshl_b32 v32, v1, ${A_SHIFT}
+    v_mul_lo_u32 v32, v1, ${A_ROW_BYTES}
     v_lshl_b32 v33, v2, 2
     v_add_u32 v32, v32, v33              ; &AsT[tx][ty] = 4 BLOCK_M tx + 4 ty (q: + q BLOCK_M)
     v_lshl_b32 v34, v1, 8
@@ -336,6 +337,11 @@
     v_add_u32 v30, v35, ${B_COL0}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE0
+    v_add_u32 v31, v2, ${B_COL0}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v136, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v120, v30, s[12:15], 0   ; B[k][n0 + ty + 0 BLOCK_M / 4]
@@ -343,6 +349,11 @@
     v_add_u32 v30, v35, ${B_COL1}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE1
+    v_add_u32 v31, v2, ${B_COL1}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v137, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v121, v30, s[12:15], 0   ; B[k][n0 + ty + 1 BLOCK_M / 4]
@@ -350,6 +361,11 @@
     v_add_u32 v30, v35, ${B_COL2}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE2
+    v_add_u32 v31, v2, ${B_COL2}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v138, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v122, v30, s[12:15], 0   ; B[k][n0 + ty + 2 BLOCK_M / 4]
@@ -357,6 +373,11 @@
     v_add_u32 v30, v35, ${B_COL3}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE3
+    v_add_u32 v31, v2, ${B_COL3}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v139, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v123, v30, s[12:15], 0   ; B[k][n0 + ty + 3 BLOCK_M / 4]
@@ -365,6 +386,11 @@
     v_add_u32 v30, v35, ${B_COL4}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE4
+    v_add_u32 v31, v2, ${B_COL4}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v140, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v124, v30, s[12:15], 0   ; B[k][n0 + ty + 4 BLOCK_M / 4]
@@ -374,6 +400,11 @@
     v_add_u32 v30, v35, ${B_COL5}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE5
+    v_add_u32 v31, v2, ${B_COL5}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v141, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v125, v30, s[12:15], 0   ; B[k][n0 + ty + 5 BLOCK_M / 4]
@@ -383,6 +414,11 @@
     v_add_u32 v30, v35, ${B_COL6}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE6
+    v_add_u32 v31, v2, ${B_COL6}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v142, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v126, v30, s[12:15], 0   ; B[k][n0 + ty + 6 BLOCK_M / 4]
@@ -392,6 +428,11 @@
     v_add_u32 v30, v35, ${B_COL7}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE7
+    v_add_u32 v31, v2, ${B_COL7}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v143, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v127, v30, s[12:15], 0   ; B[k][n0 + ty + 7 BLOCK_M / 4]
@@ -401,6 +442,11 @@
     v_add_u32 v30, v35, ${B_COL8}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE8
+    v_add_u32 v31, v2, ${B_COL8}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v144, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v128, v30, s[12:15], 0   ; B[k][n0 + ty + 8 BLOCK_M / 4]
@@ -410,6 +456,11 @@
     v_add_u32 v30, v35, ${B_COL9}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE9
+    v_add_u32 v31, v2, ${B_COL9}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v145, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v129, v30, s[12:15], 0   ; B[k][n0 + ty + 9 BLOCK_M / 4]
@@ -419,6 +470,11 @@
     v_add_u32 v30, v35, ${B_COL10}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE10
+    v_add_u32 v31, v2, ${B_COL10}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v146, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v130, v30, s[12:15], 0   ; B[k][n0 + ty + 10 BLOCK_M / 4]
@@ -428,6 +484,11 @@
     v_add_u32 v30, v35, ${B_COL11}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE11
+    v_add_u32 v31, v2, ${B_COL11}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v147, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v131, v30, s[12:15], 0   ; B[k][n0 + ty + 11 BLOCK_M / 4]
@@ -437,6 +498,11 @@
     v_add_u32 v30, v35, ${B_COL12}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE12
+    v_add_u32 v31, v2, ${B_COL12}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v148, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v132, v30, s[12:15], 0   ; B[k][n0 + ty + 12 BLOCK_M / 4]
@@ -446,6 +512,11 @@
     v_add_u32 v30, v35, ${B_COL13}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE13
+    v_add_u32 v31, v2, ${B_COL13}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v149, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v133, v30, s[12:15], 0   ; B[k][n0 + ty + 13 BLOCK_M / 4]
@@ -455,6 +526,11 @@
     v_add_u32 v30, v35, ${B_COL14}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE14
+    v_add_u32 v31, v2, ${B_COL14}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v150, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v134, v30, s[12:15], 0   ; B[k][n0 + ty + 14 BLOCK_M / 4]
@@ -464,6 +540,11 @@
     v_add_u32 v30, v35, ${B_COL15}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE15
+    v_add_u32 v31, v2, ${B_COL15}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v151, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v135, v30, s[12:15], 0   ; B[k][n0 + ty + 15 BLOCK_M / 4]
@@ -509,90 +590,218 @@
 .if WIDEN_F16
     v_cvt_f32_f16 v120, v120
 .endif
+.if B_EDGE0
+    v_add_u32 v31, v2, ${B_COL0}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v120, ${B_OFF0}       ; Bs[tx][ty + 0 BLOCK_M / 4]
+.if B_EDGE0
+    s_mov_b64 exec, s[72:73]
+.endif
 .if WIDEN_F16
     v_cvt_f32_f16 v121, v121
 .endif
+.if B_EDGE1
+    v_add_u32 v31, v2, ${B_COL1}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v121, ${B_OFF1}       ; Bs[tx][ty + 1 BLOCK_M / 4]
+.if B_EDGE1
+    s_mov_b64 exec, s[72:73]
+.endif
 .if WIDEN_F16
     v_cvt_f32_f16 v122, v122
 .endif
+.if B_EDGE2
+    v_add_u32 v31, v2, ${B_COL2}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v122, ${B_OFF2}       ; Bs[tx][ty + 2 BLOCK_M / 4]
+.if B_EDGE2
+    s_mov_b64 exec, s[72:73]
+.endif
 .if WIDEN_F16
     v_cvt_f32_f16 v123, v123
 .endif
+.if B_EDGE3
+    v_add_u32 v31, v2, ${B_COL3}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v123, ${B_OFF3}       ; Bs[tx][ty + 3 BLOCK_M / 4]
+.if B_EDGE3
+    s_mov_b64 exec, s[72:73]
+.endif
 .if B_LOAD4
 .if WIDEN_F16
     v_cvt_f32_f16 v124, v124
 .endif
+.if B_EDGE4
+    v_add_u32 v31, v2, ${B_COL4}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v124, ${B_OFF4}       ; Bs[tx][ty + 4 BLOCK_M / 4]
+.if B_EDGE4
+    s_mov_b64 exec, s[72:73]
+.endif
 .endif
 .if B_LOAD5
 .if WIDEN_F16
     v_cvt_f32_f16 v125, v125
 .endif
+.if B_EDGE5
+    v_add_u32 v31, v2, ${B_COL5}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v125, ${B_OFF5}       ; Bs[tx][ty + 5 BLOCK_M / 4]
+.if B_EDGE5
+    s_mov_b64 exec, s[72:73]
+.endif
 .endif
 .if B_LOAD6
 .if WIDEN_F16
     v_cvt_f32_f16 v126, v126
 .endif
+.if B_EDGE6
+    v_add_u32 v31, v2, ${B_COL6}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v126, ${B_OFF6}       ; Bs[tx][ty + 6 BLOCK_M / 4]
+.if B_EDGE6
+    s_mov_b64 exec, s[72:73]
+.endif
 .endif
 .if B_LOAD7
 .if WIDEN_F16
     v_cvt_f32_f16 v127, v127
 .endif
+.if B_EDGE7
+    v_add_u32 v31, v2, ${B_COL7}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v127, ${B_OFF7}       ; Bs[tx][ty + 7 BLOCK_M / 4]
+.if B_EDGE7
+    s_mov_b64 exec, s[72:73]
+.endif
 .endif
 .if B_LOAD8
 .if WIDEN_F16
     v_cvt_f32_f16 v128, v128
 .endif
+.if B_EDGE8
+    v_add_u32 v31, v2, ${B_COL8}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v128, ${B_OFF8}       ; Bs[tx][ty + 8 BLOCK_M / 4]
+.if B_EDGE8
+    s_mov_b64 exec, s[72:73]
+.endif
 .endif
 .if B_LOAD9
 .if WIDEN_F16
     v_cvt_f32_f16 v129, v129
 .endif
+.if B_EDGE9
+    v_add_u32 v31, v2, ${B_COL9}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v129, ${B_OFF9}       ; Bs[tx][ty + 9 BLOCK_M / 4]
+.if B_EDGE9
+    s_mov_b64 exec, s[72:73]
+.endif
 .endif
 .if B_LOAD10
 .if WIDEN_F16
     v_cvt_f32_f16 v130, v130
 .endif
+.if B_EDGE10
+    v_add_u32 v31, v2, ${B_COL10}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v130, ${B_OFF10}       ; Bs[tx][ty + 10 BLOCK_M / 4]
+.if B_EDGE10
+    s_mov_b64 exec, s[72:73]
+.endif
 .endif
 .if B_LOAD11
 .if WIDEN_F16
     v_cvt_f32_f16 v131, v131
 .endif
+.if B_EDGE11
+    v_add_u32 v31, v2, ${B_COL11}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v131, ${B_OFF11}       ; Bs[tx][ty + 11 BLOCK_M / 4]
+.if B_EDGE11
+    s_mov_b64 exec, s[72:73]
+.endif
 .endif
 .if B_LOAD12
 .if WIDEN_F16
     v_cvt_f32_f16 v132, v132
 .endif
+.if B_EDGE12
+    v_add_u32 v31, v2, ${B_COL12}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v132, ${B_OFF12}       ; Bs[tx][ty + 12 BLOCK_M / 4]
+.if B_EDGE12
+    s_mov_b64 exec, s[72:73]
+.endif
 .endif
 .if B_LOAD13
 .if WIDEN_F16
     v_cvt_f32_f16 v133, v133
 .endif
+.if B_EDGE13
+    v_add_u32 v31, v2, ${B_COL13}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v133, ${B_OFF13}       ; Bs[tx][ty + 13 BLOCK_M / 4]
+.if B_EDGE13
+    s_mov_b64 exec, s[72:73]
+.endif
 .endif
 .if B_LOAD14
 .if WIDEN_F16
     v_cvt_f32_f16 v134, v134
 .endif
+.if B_EDGE14
+    v_add_u32 v31, v2, ${B_COL14}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v134, ${B_OFF14}       ; Bs[tx][ty + 14 BLOCK_M / 4]
+.if B_EDGE14
+    s_mov_b64 exec, s[72:73]
+.endif
 .endif
 .if B_LOAD15
 .if WIDEN_F16
     v_cvt_f32_f16 v135, v135
 .endif
+.if B_EDGE15
+    v_add_u32 v31, v2, ${B_COL15}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v135, ${B_OFF15}       ; Bs[tx][ty + 15 BLOCK_M / 4]
+.if B_EDGE15
+    s_mov_b64 exec, s[72:73]
+.endif
 .endif
     s_barrier                            ; tile 0 complete
 tile:
@@ -694,6 +903,11 @@ tile:
     v_add_u32 v30, v35, ${B_COL0}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE0
+    v_add_u32 v31, v2, ${B_COL0}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v136, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v120, v30, s[12:15], 0   ; B[k][n0 + ty + 0 BLOCK_M / 4]
@@ -701,6 +915,11 @@ tile:
     v_add_u32 v30, v35, ${B_COL1}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE1
+    v_add_u32 v31, v2, ${B_COL1}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v137, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v121, v30, s[12:15], 0   ; B[k][n0 + ty + 1 BLOCK_M / 4]
@@ -708,6 +927,11 @@ tile:
     v_add_u32 v30, v35, ${B_COL2}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE2
+    v_add_u32 v31, v2, ${B_COL2}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v138, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v122, v30, s[12:15], 0   ; B[k][n0 + ty + 2 BLOCK_M / 4]
@@ -715,6 +939,11 @@ tile:
     v_add_u32 v30, v35, ${B_COL3}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE3
+    v_add_u32 v31, v2, ${B_COL3}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v139, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v123, v30, s[12:15], 0   ; B[k][n0 + ty + 3 BLOCK_M / 4]
@@ -723,6 +952,11 @@ tile:
     v_add_u32 v30, v35, ${B_COL4}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE4
+    v_add_u32 v31, v2, ${B_COL4}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v140, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v124, v30, s[12:15], 0   ; B[k][n0 + ty + 4 BLOCK_M / 4]
@@ -732,6 +966,11 @@ tile:
     v_add_u32 v30, v35, ${B_COL5}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE5
+    v_add_u32 v31, v2, ${B_COL5}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v141, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v125, v30, s[12:15], 0   ; B[k][n0 + ty + 5 BLOCK_M / 4]
@@ -741,6 +980,11 @@ tile:
     v_add_u32 v30, v35, ${B_COL6}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE6
+    v_add_u32 v31, v2, ${B_COL6}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v142, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v126, v30, s[12:15], 0   ; B[k][n0 + ty + 6 BLOCK_M / 4]
@@ -750,6 +994,11 @@ tile:
     v_add_u32 v30, v35, ${B_COL7}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE7
+    v_add_u32 v31, v2, ${B_COL7}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v143, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v127, v30, s[12:15], 0   ; B[k][n0 + ty + 7 BLOCK_M / 4]
@@ -759,6 +1008,11 @@ tile:
     v_add_u32 v30, v35, ${B_COL8}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE8
+    v_add_u32 v31, v2, ${B_COL8}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v144, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v128, v30, s[12:15], 0   ; B[k][n0 + ty + 8 BLOCK_M / 4]
@@ -768,6 +1022,11 @@ tile:
     v_add_u32 v30, v35, ${B_COL9}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE9
+    v_add_u32 v31, v2, ${B_COL9}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v145, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v129, v30, s[12:15], 0   ; B[k][n0 + ty + 9 BLOCK_M / 4]
@@ -777,6 +1036,11 @@ tile:
     v_add_u32 v30, v35, ${B_COL10}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE10
+    v_add_u32 v31, v2, ${B_COL10}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v146, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v130, v30, s[12:15], 0   ; B[k][n0 + ty + 10 BLOCK_M / 4]
@@ -786,6 +1050,11 @@ tile:
     v_add_u32 v30, v35, ${B_COL11}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE11
+    v_add_u32 v31, v2, ${B_COL11}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v147, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v131, v30, s[12:15], 0   ; B[k][n0 + ty + 11 BLOCK_M / 4]
@@ -795,6 +1064,11 @@ tile:
     v_add_u32 v30, v35, ${B_COL12}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE12
+    v_add_u32 v31, v2, ${B_COL12}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v148, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v132, v30, s[12:15], 0   ; B[k][n0 + ty + 12 BLOCK_M / 4]
@@ -804,6 +1078,11 @@ tile:
     v_add_u32 v30, v35, ${B_COL13}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE13
+    v_add_u32 v31, v2, ${B_COL13}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v149, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v133, v30, s[12:15], 0   ; B[k][n0 + ty + 13 BLOCK_M / 4]
@@ -813,6 +1092,11 @@ tile:
     v_add_u32 v30, v35, ${B_COL14}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE14
+    v_add_u32 v31, v2, ${B_COL14}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v150, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v134, v30, s[12:15], 0   ; B[k][n0 + ty + 14 BLOCK_M / 4]
@@ -822,6 +1106,11 @@ tile:
     v_add_u32 v30, v35, ${B_COL15}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE15
+    v_add_u32 v31, v2, ${B_COL15}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
     v_add_u32 v30, v151, v27
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v135, v30, s[12:15], 0   ; B[k][n0 + ty + 15 BLOCK_M / 4]
@@ -926,90 +1215,218 @@ k_next:
 .if WIDEN_F16
     v_cvt_f32_f16 v120, v120
 .endif
+.if B_EDGE0
+    v_add_u32 v31, v2, ${B_COL0}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v120, ${B_OFF0}       ; Bs[tx][ty + 0 BLOCK_M / 4]
+.if B_EDGE0
+    s_mov_b64 exec, s[72:73]
+.endif
 .if WIDEN_F16
     v_cvt_f32_f16 v121, v121
 .endif
+.if B_EDGE1
+    v_add_u32 v31, v2, ${B_COL1}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v121, ${B_OFF1}       ; Bs[tx][ty + 1 BLOCK_M / 4]
+.if B_EDGE1
+    s_mov_b64 exec, s[72:73]
+.endif
 .if WIDEN_F16
     v_cvt_f32_f16 v122, v122
 .endif
+.if B_EDGE2
+    v_add_u32 v31, v2, ${B_COL2}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v122, ${B_OFF2}       ; Bs[tx][ty + 2 BLOCK_M / 4]
+.if B_EDGE2
+    s_mov_b64 exec, s[72:73]
+.endif
 .if WIDEN_F16
     v_cvt_f32_f16 v123, v123
 .endif
+.if B_EDGE3
+    v_add_u32 v31, v2, ${B_COL3}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v123, ${B_OFF3}       ; Bs[tx][ty + 3 BLOCK_M / 4]
+.if B_EDGE3
+    s_mov_b64 exec, s[72:73]
+.endif
 .if B_LOAD4
 .if WIDEN_F16
     v_cvt_f32_f16 v124, v124
 .endif
+.if B_EDGE4
+    v_add_u32 v31, v2, ${B_COL4}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v124, ${B_OFF4}       ; Bs[tx][ty + 4 BLOCK_M / 4]
+.if B_EDGE4
+    s_mov_b64 exec, s[72:73]
+.endif
 .endif
 .if B_LOAD5
 .if WIDEN_F16
     v_cvt_f32_f16 v125, v125
 .endif
+.if B_EDGE5
+    v_add_u32 v31, v2, ${B_COL5}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v125, ${B_OFF5}       ; Bs[tx][ty + 5 BLOCK_M / 4]
+.if B_EDGE5
+    s_mov_b64 exec, s[72:73]
+.endif
 .endif
 .if B_LOAD6
 .if WIDEN_F16
     v_cvt_f32_f16 v126, v126
 .endif
+.if B_EDGE6
+    v_add_u32 v31, v2, ${B_COL6}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v126, ${B_OFF6}       ; Bs[tx][ty + 6 BLOCK_M / 4]
+.if B_EDGE6
+    s_mov_b64 exec, s[72:73]
+.endif
 .endif
 .if B_LOAD7
 .if WIDEN_F16
     v_cvt_f32_f16 v127, v127
 .endif
+.if B_EDGE7
+    v_add_u32 v31, v2, ${B_COL7}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v127, ${B_OFF7}       ; Bs[tx][ty + 7 BLOCK_M / 4]
+.if B_EDGE7
+    s_mov_b64 exec, s[72:73]
+.endif
 .endif
 .if B_LOAD8
 .if WIDEN_F16
     v_cvt_f32_f16 v128, v128
 .endif
+.if B_EDGE8
+    v_add_u32 v31, v2, ${B_COL8}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v128, ${B_OFF8}       ; Bs[tx][ty + 8 BLOCK_M / 4]
+.if B_EDGE8
+    s_mov_b64 exec, s[72:73]
+.endif
 .endif
 .if B_LOAD9
 .if WIDEN_F16
     v_cvt_f32_f16 v129, v129
 .endif
+.if B_EDGE9
+    v_add_u32 v31, v2, ${B_COL9}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v129, ${B_OFF9}       ; Bs[tx][ty + 9 BLOCK_M / 4]
+.if B_EDGE9
+    s_mov_b64 exec, s[72:73]
+.endif
 .endif
 .if B_LOAD10
 .if WIDEN_F16
     v_cvt_f32_f16 v130, v130
 .endif
+.if B_EDGE10
+    v_add_u32 v31, v2, ${B_COL10}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v130, ${B_OFF10}       ; Bs[tx][ty + 10 BLOCK_M / 4]
+.if B_EDGE10
+    s_mov_b64 exec, s[72:73]
+.endif
 .endif
 .if B_LOAD11
 .if WIDEN_F16
     v_cvt_f32_f16 v131, v131
 .endif
+.if B_EDGE11
+    v_add_u32 v31, v2, ${B_COL11}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v131, ${B_OFF11}       ; Bs[tx][ty + 11 BLOCK_M / 4]
+.if B_EDGE11
+    s_mov_b64 exec, s[72:73]
+.endif
 .endif
 .if B_LOAD12
 .if WIDEN_F16
     v_cvt_f32_f16 v132, v132
 .endif
+.if B_EDGE12
+    v_add_u32 v31, v2, ${B_COL12}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v132, ${B_OFF12}       ; Bs[tx][ty + 12 BLOCK_M / 4]
+.if B_EDGE12
+    s_mov_b64 exec, s[72:73]
+.endif
 .endif
 .if B_LOAD13
 .if WIDEN_F16
     v_cvt_f32_f16 v133, v133
 .endif
+.if B_EDGE13
+    v_add_u32 v31, v2, ${B_COL13}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v133, ${B_OFF13}       ; Bs[tx][ty + 13 BLOCK_M / 4]
+.if B_EDGE13
+    s_mov_b64 exec, s[72:73]
+.endif
 .endif
 .if B_LOAD14
 .if WIDEN_F16
     v_cvt_f32_f16 v134, v134
 .endif
+.if B_EDGE14
+    v_add_u32 v31, v2, ${B_COL14}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v134, ${B_OFF14}       ; Bs[tx][ty + 14 BLOCK_M / 4]
+.if B_EDGE14
+    s_mov_b64 exec, s[72:73]
+.endif
 .endif
 .if B_LOAD15
 .if WIDEN_F16
     v_cvt_f32_f16 v135, v135
 .endif
+.if B_EDGE15
+    v_add_u32 v31, v2, ${B_COL15}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
     ds_write_b32 v33, v135, ${B_OFF15}       ; Bs[tx][ty + 15 BLOCK_M / 4]
+.if B_EDGE15
+    s_mov_b64 exec, s[72:73]
+.endif
 .endif
     s_barrier                            ; the next tile complete
     s_sub_u32 s76, s76, 16

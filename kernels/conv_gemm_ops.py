@@ -41,7 +41,8 @@ KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 SOURCE = "conv_gemm.s"
 THREADS = 16              # 16 x BLOCK_M / 4 threads per workgroup
 BLOCK = 64                # a workgroup's block: BLOCK_M rows (output positions) x 64 columns (output channels)
-BLOCK_ROWS = (64, 32, 16) # BLOCK_M, largest first: `block_rows` picks one per desc
+BLOCK_ROWS = (64, 32, 16) # BLOCK_M, largest first (the fill rule's; the one-per-SIMD rule takes any multiple of 4
+                          # from 16 to 64): `block_rows` picks one per desc
 FILL_WORKGROUPS = 2048    # block_rows takes the largest BLOCK_M whose grid has at least this many workgroups
 K_TILE = 16               # the reduction goes in tiles of 16 (channel, kernel row, kernel column) steps
 MIN_REDUCTION = 64        # Kg = C/G KH KW at least this: otherwise the direct kernel
@@ -87,12 +88,20 @@ def uses_implicit_gemm(tensors, attributes):
     return int(w.sizes[1]) * taps >= MIN_REDUCTION and int(w.sizes[0]) // groups >= MIN_CHANNELS
 
 
-def block_rows(m, ng, groups):
-    """BLOCK_M for a GEMM view of M rows, Ng columns and G groups: the largest of BLOCK_ROWS whose grid has at least
-    FILL_WORKGROUPS workgroups (a small layer spreads over more compute units in smaller blocks, each thread keeping
-    its 4 x 4 tile, as a library picks a tile shape by size), else the smallest."""
+def block_rows(m, ng, groups, simds=None):
+    """BLOCK_M for a GEMM view of M rows, Ng columns and G groups on a device of `simds` SIMDs (None: unknown), as
+    a library picks a tile shape by size, each thread keeping its 4 x 4 tile (a workgroup with LDS and barriers runs
+    on one SIMD): a grid that a block of at most 64 rows fits into one workgroup per SIMD takes the smallest such
+    BLOCK_M (a multiple of 4, at least 16: every SIMD at most one workgroup, so none finishes a second one while
+    the others idle); else the largest of BLOCK_ROWS whose grid has at least FILL_WORKGROUPS workgroups, else the
+    smallest."""
+    blocks = -(-ng // BLOCK) * groups
+    if simds:
+        for rows in range(BLOCK_ROWS[-1], BLOCK_ROWS[0] + 1, 4):
+            if -(-m // rows) * blocks <= simds:
+                return rows
     for rows in BLOCK_ROWS:
-        if -(-m // rows) * -(-ng // BLOCK) * groups >= FILL_WORKGROUPS:
+        if -(-m // rows) * blocks >= FILL_WORKGROUPS:
             return rows
     return BLOCK_ROWS[-1]
 
@@ -109,12 +118,13 @@ def variant_symbols(data_type, has_bias, padded, layout=LAYOUT, activation=None,
     records, step = layout.field("RECORDS").offset, layout.record_bytes
     base = {} if activation is None else dict(activation_symbols(activation, "FLOAT32", True, False, False, layout))
     quarter = rows // 4          # the thread grid's height: rows apart of a thread's gathered A rows / B columns
-    block = {"BLOCK_M": rows, "A_SHIFT": (4 * rows).bit_length() - 1, "A_ROW_BYTES": 4 * rows, "B_BASE": 4 * K_TILE * rows,
-             "B_LOADS": BLOCK // quarter,
-             "INFLIGHT": 4 + BLOCK // quarter,    # the next tile's loads while this tile's fmas run
+    loads = -(-BLOCK // quarter)   # B loads a thread (the last one's columns may pass the block's 64: masked)
+    block = {"BLOCK_M": rows, "A_ROW_BYTES": 4 * rows, "B_BASE": 4 * K_TILE * rows, "B_LOADS": loads,
+             "INFLIGHT": 4 + loads,    # the next tile's loads while this tile's fmas run
              **{f"A_ROW{q}": q * quarter for q in range(4)},
              **{f"A_OFF{q}": 4 * q * quarter for q in range(4)},
-             **{f"B_LOAD{q}": int(q < BLOCK // quarter) for q in range(4 * BLOCK // BLOCK_ROWS[-1])},
+             **{f"B_LOAD{q}": int(q < loads) for q in range(4 * BLOCK // BLOCK_ROWS[-1])},
+             **{f"B_EDGE{q}": int(q * quarter + quarter > BLOCK) for q in range(4 * BLOCK // BLOCK_ROWS[-1])},
              **{f"B_COL{q}": q * quarter for q in range(4 * BLOCK // BLOCK_ROWS[-1])},
              **{f"B_OFF{q}": 4 * K_TILE * rows + 4 * q * quarter for q in range(4 * BLOCK // BLOCK_ROWS[-1])}}
     return {**base, **block, "HAS_ACT": int(activation is not None), "HAS_BIAS": int(has_bias), "PADDED": int(padded),
@@ -128,8 +138,8 @@ def variant_symbols(data_type, has_bias, padded, layout=LAYOUT, activation=None,
 @functools.lru_cache(maxsize=None)
 def build_program(data_type, has_bias, padded, layout=LAYOUT, activation=None, activation_symbols=None, rows=64):
     """Assemble and decode one variant of conv_gemm.s (cached)."""
-    if rows not in BLOCK_ROWS:
-        raise ValueError(f"conv_gemm.s's BLOCK_M is one of {BLOCK_ROWS}, not {rows}")
+    if rows % 4 or not BLOCK_ROWS[-1] <= rows <= BLOCK_ROWS[0]:
+        raise ValueError(f"conv_gemm.s's BLOCK_M is a multiple of 4 from {BLOCK_ROWS[-1]} to {BLOCK_ROWS[0]}, not {rows}")
     symbols = variant_symbols(data_type, has_bias, padded, layout, activation, activation_symbols, rows)
     dwords = assemble_file(os.path.join(KERNEL_DIR, SOURCE), symbols)
     act = "" if activation is None else "_" + activation.lower()
@@ -138,9 +148,10 @@ def build_program(data_type, has_bias, padded, layout=LAYOUT, activation=None, a
 
 
 def compile_conv_gemm(tensors, attributes, layout, no_kernel, division_magic, packed_strides, activation_of,
-                      activation_symbols):
+                      activation_symbols, preset=None):
     """(program, constant buffer bytes, elements, threads per workgroup, workgroups, group grid, thread grid, LDS
-    bytes) of a validated CONVOLUTION desc that `uses_implicit_gemm` accepts (window_ops.compile_window's tuple)."""
+    bytes) of a validated CONVOLUTION desc that `uses_implicit_gemm` accepts (window_ops.compile_window's tuple);
+    `preset` (the adapter's, or None) sizes the block (block_rows)."""
     x, w, bias, out = tensors
     activation, activation_attributes = activation_of(attributes)
     if activation is not None and activation not in FUSABLE:
@@ -177,7 +188,7 @@ def compile_conv_gemm(tensors, attributes, layout, no_kernel, division_magic, pa
                record(taps, *division_magic(taps), m, kg, ng, c_group), record(kw, *division_magic(kw)),
                record(*x_strides, w_strides[0], w_strides[1], w_h, w_w),
                record(*o_strides, bias_k, w_base)]
-    rows = block_rows(m, ng, groups)
+    rows = block_rows(m, ng, groups, None if preset is None else preset.compute_units * preset.simds_per_cu)
     group_grid = (-(-ng // BLOCK), -(-m // rows), groups)
     workgroups = group_grid[0] * group_grid[1] * group_grid[2]
     values = {"ELEMENTS": n * k * oh * ow, "WORKGROUP_SIZE": THREADS * rows // 4, "RECORD_COUNT": len(records)}

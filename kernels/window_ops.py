@@ -348,7 +348,7 @@ def _named(program, name):
 
 
 def compile_window(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides, activation_of,
-                   activation_symbols):
+                   activation_symbols, preset=None):
     """(program, constant buffer bytes, elements, threads per workgroup, workgroups, group grid, thread grid, LDS
     bytes) of a validated CONVOLUTION or pooling desc (the grids are () but for the GEMM path's launch; a direct
     kernel's thread computes TILE_K elements where the desc allows); kernels/driver.py wraps them in a
@@ -394,7 +394,7 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
                 group_grid[0] * group_grid[1] * group_grid[2], group_grid, thread_grid, lds_bytes)
     if convolution and not row.integer and conv_gemm_ops.uses_implicit_gemm(tensors, attributes):
         return conv_gemm_ops.compile_conv_gemm(tensors, attributes, layout, no_kernel, division_magic,
-                                               packed_strides, activation_of, activation_symbols)
+                                               packed_strides, activation_of, activation_symbols, preset)
     activation, activation_attributes = activation_of(attributes)
     if activation is not None and activation not in FUSABLE:
         raise no_kernel(f"dmlemu has no fused kernel body for the FusedActivation {activation}")

@@ -108,11 +108,14 @@ def test_every_wave_width_gives_the_same_bits(type_name):
         same_bits(got, want)
 
 
-@pytest.mark.parametrize("rows", conv_gemm_ops.BLOCK_ROWS)
+@pytest.mark.parametrize("rows", conv_gemm_ops.BLOCK_ROWS + (20, 28))
 def test_every_block_shape_gives_the_same_bits(rows, monkeypatch):
-    # BLOCK_M 64 / 32 / 16 (block_rows picks one by the grid's size): 256, 128 or 64 threads, the same order
+    # BLOCK_M 64 .. 16 (block_rows picks one by the grid's size): 256 .. 64 threads (20, 28: a partial last wave and
+    # B loads whose last columns pass the block's 64, masked), the same order
     assert conv_gemm_ops.block_rows(8 * 2048 * 64, 64, 1) == 64 and conv_gemm_ops.block_rows(3136, 64, 1) == 16
-    monkeypatch.setattr(conv_gemm_ops, "block_rows", lambda m, ng, groups: rows)
+    assert conv_gemm_ops.block_rows(3136, 64, 1, simds=192) == 20      # 157 workgroups: one a SIMD at most
+    assert conv_gemm_ops.block_rows(4 * 3136, 64, 1, simds=192) == 16
+    monkeypatch.setattr(conv_gemm_ops, "block_rows", lambda m, ng, groups, simds=None: rows)
     rng = np.random.default_rng(rows)
     x = values(rng, "FLOAT32", (2, 9, 9, 8), special=True)
     w = values(rng, "FLOAT32", (70, 9, 3, 3), special=True)           # Ng = 70: two column blocks, the second partial
