@@ -1,7 +1,9 @@
-"""Benchmark: DML_OPERATOR_CONVOLUTION FLOAT32 (kernels/window.s) in the functional and timing models.
+"""Benchmark: DML_OPERATOR_CONVOLUTION FLOAT32 (kernels/conv_gemm.s, window.s) in the functional and timing models.
 
 Three convolutions of a ResNet-like layer on the RX 7900 XTX preset (N = 1, 56 x 56):
-  dense      3 x 3, padding 1, C = K = 64, GroupCount 1 (64 x 9 = 576 multiply-adds per output element)
+  dense      3 x 3, padding 1, C = K = 64, GroupCount 1 (64 x 9 = 576 multiply-adds per output element): the
+             implicit-GEMM path (kernels/conv_gemm.s); with --direct the direct kernel (kernels/window.s), the path
+             it took before the implicit GEMM
   depthwise  3 x 3, padding 1, C = K = 64, GroupCount 64 (9 multiply-adds per output element)
   pointwise  1 x 1, C = K = 64 (64 multiply-adds per output element): the GEMM path (kernels/gemm.s)
 For each it prints:
@@ -15,6 +17,7 @@ For each it prints:
 The golden model checks the result bit for bit (--no-check skips it).
 
     .venv/bin/python bench/bench_convolution.py [--timing] [--size 56] [--channels 64] [--width 32] [--no-check]
+                                                [--direct]
 
 Measured (2-core VM shared with other work, load average about 10, wave32, one run each):
   dense 3x3    (convolution_direct_float32_k4_no_bias) timing off 23.1 s, 200 ns/MAC; timing on 910,415 cycles =
@@ -35,6 +38,7 @@ import numpy as np
 from dmlemu import golden
 from dmlemu.direct_run import DirectRun
 from dmlemu.gpu import Gpu
+from dmlemu.kernels import conv_gemm_ops
 from dmlemu.kernels.driver import TensorSpec
 from dmlemu.presets import RX_7900_XTX
 
@@ -72,7 +76,10 @@ def main():
     parser.add_argument("--channels", type=int, default=64)
     parser.add_argument("--width", type=int, default=None)
     parser.add_argument("--no-check", action="store_true")
+    parser.add_argument("--direct", action="store_true", help="every convolution on the direct kernel (window.s)")
     args = parser.parse_args()
+    if args.direct:      # no desc passes the implicit GEMM's channel rule: the driver's choice before conv_gemm.s
+        conv_gemm_ops.MIN_CHANNELS = 1 << 30
     p = RX_7900_XTX
     width = args.width or p.wave_width
     peak = p.compute_units * p.simds_per_cu * p.wave_width * 2 * p.clock_hz / 1e12
