@@ -9,19 +9,18 @@
 ; so k ascending IS the convolution's order: channel, kernel row, kernel column, each ascending.
 ;
 ; Launch: a grid of workgroups (X, Y, Z) = (ceil(Ng / 64), ceil(M / BLOCK_M), G) of 16 x BLOCK_M / 4
-; threads (BLOCK_M a multiple of 4 from 16 to 64: conv_gemm_ops.block_rows); s4, s5, s6 the group's X, Y, Z, v1 = tx,
-; v2 = ty (docs/KERNEL_ABI.md). Group (X, Y, g) computes the BLOCK_M x 64 block of rows
-; m0 = BLOCK_M Y .., columns n0 = 64 X ..; thread (tx, ty) the 4 x 4 register tile of rows
+; threads (BLOCK_M a multiple of 4 from 16 to 64: conv_gemm_ops.block_rows); s4, s5, s6 the
+; group's X, Y, Z, v1 = tx, v2 = ty (docs/KERNEL_ABI.md). Group (X, Y, g) computes the BLOCK_M x 64
+; block of rows m0 = BLOCK_M Y .., columns n0 = 64 X ..; thread (tx, ty) the 4 x 4 register tile of rows
 ; m0 + 4 ty + i and columns n0 + 4 tx + j, acc[i][j] = v(100 + 4 i + j), as gemm.s does:
 ;
 ;   1. K goes in tiles of 16: thread (tx, ty) gathers A[m0 + ty + q BLOCK_M / 4][k0 + tx] (q = 0 ..
 ;      3) and B[k0 + tx][n0 + ty + q BLOCK_M / 4] (q < B_LOADS = ceil(256 / BLOCK_M), inside the
-;      block's 64 columns): one k = k0 + tx,
-;      split once into (c, kh, kw) by division magic, serves all its loads; it writes them to
-;      AsT[k][m] and Bs[k][n] in LDS
-;      (FLOAT16 widened, exact). A tap in the padding (PADDED: the desc has padding) is not loaded:
-;      its A element is the marker SKIP, a NaN no loaded value can be, because every loaded NaN is
-;      made the canonical NaN first (a NaN x gives the canonical NaN through the fma anyway);
+;      block's 64 columns): one k = k0 + tx, split once into (c, kh, kw) by division magic, serves
+;      all its loads; it writes them to AsT[k][m] and Bs[k][n] in LDS (FLOAT16 widened, exact).
+;      A tap in the padding (PADDED: the desc has padding) is not loaded: its A element is the
+;      marker SKIP, a NaN no loaded value can be, because every loaded NaN is made the canonical
+;      NaN first (a NaN x gives the canonical NaN through the fma anyway);
 ;   2. s_barrier; for each k of the tile, ascending (exactly min(16, k left) of them: never a k >=
 ;      Kg), two ds_read_b128 give a[0..3] = AsT[k][4 ty ..] and b[0..3] = Bs[k][4 tx ..] and each
 ;      row i takes acc[i][j] = fma(a[i], b[j], acc[i][j]) under the EXEC mask a[i] != SKIP: a padded
