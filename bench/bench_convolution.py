@@ -29,6 +29,13 @@ Measured (2-core VM shared with other work, load average about 10, wave32, one r
                0.62 TFLOP/s; DRAM 2.0 %, SIMD issue 3.4 %: latency-bound (49 workgroups of 64 x 64 on 96 CUs)
 The dense layer took 1,451,445 modelled cycles with one output channel a thread and 998,543 with four, before the
 paired taps. The wall times move by tens of percent with the machine's load; the cycles do not.
+The implicit GEMM (kernels/conv_gemm.s; same VM, load average about 10, two alternating runs each):
+  dense 3x3    --direct (convolution_direct_float32_k4_no_bias) timing off 9.41 s / 10.51 s, 81 / 91 ns/MAC;
+               default (convolution_implicit_gemm_float32_m20_no_bias: BLOCK_M 20, 157 workgroups for 192 SIMDs)
+               4.67 s / 5.27 s, 40 / 46 ns/MAC: about 2x faster in the functional model. Timing on (mirror,
+               `dispatch` trace verdict): 103,004 cycles, 5.61 TFLOP/s = 18.3 % of the single-issue peak, "VALU
+               issue, 76 %" (compute-bound); FLOAT16 105,369 cycles, VALU issue 76 %. With N = 4: 292,357 cycles,
+               7.91 TFLOP/s = 25.7 %, VALU issue 91 %. The depthwise layer stays on the direct kernel.
 """
 import argparse
 import time
