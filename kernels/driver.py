@@ -598,7 +598,7 @@ def compile_operator(operator, tensors, *, attributes=None, scale_bias=None, hal
     if operator in window_ops.OPERATORS:   # convolution, pooling: one thread per output element, looping over taps
         program, constants, elements, threads, groups, group_grid, thread_grid, lds_bytes = window_ops.compile_window(
             operator, tensors, dict(attributes or {}), layout, NoKernel, division_magic, packed_strides,
-            activation_of, variant_symbols)
+            activation_of, variant_symbols, preset=preset)
         return CompiledKernel(operator, program, constants, len(tensors), elements, threads, workgroups=groups,
                               lds_bytes=lds_bytes, group_grid=group_grid, thread_grid=thread_grid)
     if operator in gather_ops.OPERATORS:      # the gathers: one thread per output element, index tuples

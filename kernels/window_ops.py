@@ -38,6 +38,10 @@ kernels/gemm.s (`gemm_path`: the strides of that view, no tensor is copied); its
 convolution_gemm_... . Its order is the same as the direct kernel's, so the bits are too: acc from -0, one fma per
 channel ascending; Alpha 1 (exact); the bias as C with Beta 1, fma(1, bias, acc) = acc + bias rounded once; the
 FusedActivation; one rounding to FLOAT16 (docs/NUMERICS.md, "Convolution").
+
+The implicit-GEMM path: a FORWARD convolution of one or two spatial dimensions with enough channels
+(kernels/conv_gemm_ops.py's `uses_implicit_gemm`, asked after `gemm_path`) runs kernels/conv_gemm.s, the im2col tiles
+gathered into LDS and multiplied in the same order (program convolution_implicit_gemm_..).
 """
 import functools
 import os
@@ -46,6 +50,7 @@ from dataclasses import dataclass, replace
 from dmlemu.isa.assembler import assemble_file
 from dmlemu.isa.program import Program
 from dmlemu.kernels import gemm_ops
+from dmlemu.kernels import conv_gemm_ops
 from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS as ELEMENT_WISE_ROWS
 
@@ -343,7 +348,7 @@ def _named(program, name):
 
 
 def compile_window(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides, activation_of,
-                   activation_symbols):
+                   activation_symbols, preset=None):
     """(program, constant buffer bytes, elements, threads per workgroup, workgroups, group grid, thread grid, LDS
     bytes) of a validated CONVOLUTION or pooling desc (the grids are () but for the GEMM path's launch; a direct
     kernel's thread computes TILE_K elements where the desc allows); kernels/driver.py wraps them in a
@@ -387,6 +392,9 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
         name = "convolution_gemm_" + program.name.removeprefix("gemm_").replace("_no_c", "_no_bias")
         return (_named(program, name), constants, elements, thread_grid[0] * thread_grid[1] * thread_grid[2],
                 group_grid[0] * group_grid[1] * group_grid[2], group_grid, thread_grid, lds_bytes)
+    if convolution and not row.integer and conv_gemm_ops.uses_implicit_gemm(tensors, attributes):
+        return conv_gemm_ops.compile_conv_gemm(tensors, attributes, layout, no_kernel, division_magic,
+                                               packed_strides, activation_of, activation_symbols, preset)
     activation, activation_attributes = activation_of(attributes)
     if activation is not None and activation not in FUSABLE:
         raise no_kernel(f"dmlemu has no fused kernel body for the FusedActivation {activation}")

@@ -1,0 +1,1580 @@
+; =============================================================================================
+; conv_gemm.s: DML_OPERATOR_CONVOLUTION (FORWARD, 1 or 2 spatial dimensions) as an implicit GEMM.
+; The GEMM view of group g (docs/NUMERICS.md, "Convolution"; kernels/conv_gemm_ops.py picks this kernel):
+;   rows    m = (n OH + oh) OW + ow           M = N OH OW (a 1-D convolution has OH = 1)
+;   columns j = the output channel inside g  Ng = K / G
+;   k       k = (c KH + kh) KW + kw          Kg = C/G KH KW: channel, kernel row, kernel column
+; A[m][k] = x[n, g C/G + c, oh Sh - Ph + kh Dh, ow Sw - Pw + kw Dw] (the im2col address rule; no
+; im2col copy is ever made: the tile is gathered from x into LDS) and B[k][j] = w[g Ng + j, c, kh, kw],
+; so k ascending IS the convolution's order: channel, kernel row, kernel column, each ascending.
+;
+; Launch: a grid of workgroups (X, Y, Z) = (ceil(Ng / 64), ceil(M / BLOCK_M), G) of 16 x BLOCK_M / 4
+; threads (BLOCK_M a multiple of 4 from 16 to 64: conv_gemm_ops.block_rows); s4, s5, s6 the
+; group's X, Y, Z, v1 = tx, v2 = ty (docs/KERNEL_ABI.md). Group (X, Y, g) computes the BLOCK_M x 64
+; block of rows m0 = BLOCK_M Y .., columns n0 = 64 X ..; thread (tx, ty) the 4 x 4 register tile of rows
+; m0 + 4 ty + i and columns n0 + 4 tx + j, acc[i][j] = v(100 + 4 i + j), as gemm.s does:
+;
+;   1. K goes in tiles of 16: thread (tx, ty) gathers A[m0 + ty + q BLOCK_M / 4][k0 + tx] (q = 0 ..
+;      3) and B[k0 + tx][n0 + ty + q BLOCK_M / 4] (q < B_LOADS = ceil(256 / BLOCK_M), inside the
+;      block's 64 columns): one k = k0 + tx, split once into (c, kh, kw) by division magic, serves
+;      all its loads; it writes them to AsT[k][m] and Bs[k][n] in LDS (FLOAT16 widened, exact).
+;      A tap in the padding (PADDED: the desc has padding) is not loaded: its A element is the
+;      marker SKIP, a NaN no loaded value can be, because every loaded NaN is made the canonical
+;      NaN first (a NaN x gives the canonical NaN through the fma anyway);
+;   2. s_barrier; for each k of the tile, ascending (exactly min(16, k left) of them: never a k >=
+;      Kg), two ds_read_b128 give a[0..3] = AsT[k][4 ty ..] and b[0..3] = Bs[k][4 tx ..] and each
+;      row i takes acc[i][j] = fma(a[i], b[j], acc[i][j]) under the EXEC mask a[i] != SKIP: a padded
+;      tap is skipped, never fma(0, w, acc), which would turn a -0 sum into +0 or a NaN weight into
+;      NaN (docs/NUMERICS.md, "Convolution", step 2);
+;   3. s_barrier before the next tile overwrites LDS. Software pipelining: the loads of tile t + 1
+;      are issued before tile t's fmas (s_waitcnt INFLIGHT in the k loop lets them stay in flight),
+;      then waited for, written to LDS and published by a second s_barrier;
+;   4. per element (16, one at a time): acc + bias[k] (HAS_BIAS, one rounding), the FusedActivation's
+;      own body (HAS_ACT, element_wise_bodies.inc, on v10 in FLOAT32), FLOAT16 rounds once, and the
+;      store under the element's mask (m < M, j < Ng).
+; acc starts at -0. Offsets are elements modulo 2^32 (a tap left of the input wraps; unsigned
+; compares test 0 <= i < size at once; only taps inside the input are loaded).
+;
+; Constant buffer (RECORDS; conv_gemm_ops.RECORD_USE is the table):
+;   record 0  OW, magic, shift1, shift2, Sw, Dw, Pw, IW     record 1  OH, .., Sh, Dh, Ph, IH
+;   record 2  KH KW, magic, shift1, shift2, M, Kg, Ng, C/G  record 3  KW, magic, shift1, shift2
+;   record 4  x strides N, C, H, W; w strides K, C, H, W (negative along the window in CONVOLUTION
+;             mode: the filter flipped)
+;   record 5  output strides N, K, H, W; the bias's K stride; the filter's base element
+;   PARAM0 .. the FusedActivation's attributes (P_<NAME>)
+; LDS: AsT[16][BLOCK_M] at 0, Bs[16][64] at B_BASE = 64 BLOCK_M (FLOAT32).
+; =============================================================================================
+    s_load_dwordx4 s[8:11], s[0:1], ${DESC_X}       ; x's buffer descriptor
+    s_load_dwordx4 s[12:15], s[0:1], ${DESC_W}      ; w's
+.if HAS_BIAS
+    s_load_dwordx4 s[16:19], s[0:1], ${DESC_BIAS}   ; the bias's
+.endif
+    s_load_dwordx4 s[20:23], s[0:1], ${DESC_OUT}    ; the output's
+    s_load_dwordx8 s[24:31], s[2:3], ${CB_CONV_GEMM_OW}      ; OW, magic, shift1, shift2, Sw, Dw, Pw, IW
+    s_load_dwordx8 s[32:39], s[2:3], ${CB_CONV_GEMM_OH}      ; OH, magic, shift1, shift2, Sh, Dh, Ph, IH
+    s_load_dwordx8 s[40:47], s[2:3], ${CB_CONV_GEMM_TAPS}    ; KH KW, magic, shift1, shift2, M, Kg, Ng, C/G
+    s_load_dwordx8 s[48:55], s[2:3], ${CB_CONV_GEMM_KW}      ; KW, magic, shift1, shift2
+    s_load_dwordx8 s[56:63], s[2:3], ${CB_CONV_GEMM_STRIDES} ; x N, C, H, W; w K, C, H, W
+    s_load_dwordx8 s[64:71], s[2:3], ${CB_CONV_GEMM_OUT}     ; out N, K, H, W; bias K; w base
+    s_waitcnt 0
+    s_mov_b64 s[72:73], exec             ; every thread of the workgroup
+    s_mul_i32 s74, s5, ${BLOCK_M}            ; m0 = BLOCK_M Y
+    s_lshl_b32 s75, s4, 6                ; n0 = 64 X
+    s_mov_b32 s76, s45                   ; k left: Kg
+    s_mov_b32 s81, 0                     ; k0
+    s_mul_i32 s77, s6, s47
+    s_mul_i32 s77, s77, s57              ; g C/G x_C: the group's first input channel
+    s_mul_i32 s78, s6, s46               ; g Ng: the group's first output channel
+    s_mov_b32 s80, ${SKIP}               ; the padded tap's marker
+; ---- the four rows this thread gathers, m = m0 + ty + q BLOCK_M / 4: their window origin and x offset -------
+    v_add_u32 v20, s74, v2
+    v_add_u32 v20, v20, ${A_ROW0}             ; m = m0 + ty + 0 BLOCK_M / 4
+    v_cmp_gt_u32 vcc, s44, v20
+    s_mov_b64 s[82:83], vcc        ; m < M
+    v_mul_hi_u32 v21, v20, s25
+    v_sub_u32 v22, v20, v21
+    v_lshr_b32 v22, v22, s26
+    v_add_u32 v21, v21, v22
+    v_lshr_b32 v21, v21, s27             ; m / OW
+    v_mul_lo_u32 v22, v21, s24
+    v_sub_u32 v22, v20, v22              ; ow = m - (m / OW) OW
+    v_mul_hi_u32 v23, v21, s33
+    v_sub_u32 v24, v21, v23
+    v_lshr_b32 v24, v24, s34
+    v_add_u32 v23, v23, v24
+    v_lshr_b32 v23, v23, s35             ; n = (m / OW) / OH
+    v_mul_lo_u32 v24, v23, s32
+    v_sub_u32 v24, v21, v24              ; oh
+    v_mul_lo_u32 v60, v24, s36
+    v_sub_u32 v60, v60, s38          ; ih0 = oh Sh - Ph
+    v_mul_lo_u32 v64, v22, s28
+    v_sub_u32 v64, v64, s30          ; iw0 = ow Sw - Pw
+    v_mad_u32 v68, v23, s56, s77         ; n x_N + g C/G x_C
+    v_add_u32 v20, s74, v2
+    v_add_u32 v20, v20, ${A_ROW1}             ; m = m0 + ty + 1 BLOCK_M / 4
+    v_cmp_gt_u32 vcc, s44, v20
+    s_mov_b64 s[84:85], vcc        ; m < M
+    v_mul_hi_u32 v21, v20, s25
+    v_sub_u32 v22, v20, v21
+    v_lshr_b32 v22, v22, s26
+    v_add_u32 v21, v21, v22
+    v_lshr_b32 v21, v21, s27             ; m / OW
+    v_mul_lo_u32 v22, v21, s24
+    v_sub_u32 v22, v20, v22              ; ow = m - (m / OW) OW
+    v_mul_hi_u32 v23, v21, s33
+    v_sub_u32 v24, v21, v23
+    v_lshr_b32 v24, v24, s34
+    v_add_u32 v23, v23, v24
+    v_lshr_b32 v23, v23, s35             ; n = (m / OW) / OH
+    v_mul_lo_u32 v24, v23, s32
+    v_sub_u32 v24, v21, v24              ; oh
+    v_mul_lo_u32 v61, v24, s36
+    v_sub_u32 v61, v61, s38          ; ih0 = oh Sh - Ph
+    v_mul_lo_u32 v65, v22, s28
+    v_sub_u32 v65, v65, s30          ; iw0 = ow Sw - Pw
+    v_mad_u32 v69, v23, s56, s77         ; n x_N + g C/G x_C
+    v_add_u32 v20, s74, v2
+    v_add_u32 v20, v20, ${A_ROW2}             ; m = m0 + ty + 2 BLOCK_M / 4
+    v_cmp_gt_u32 vcc, s44, v20
+    s_mov_b64 s[86:87], vcc        ; m < M
+    v_mul_hi_u32 v21, v20, s25
+    v_sub_u32 v22, v20, v21
+    v_lshr_b32 v22, v22, s26
+    v_add_u32 v21, v21, v22
+    v_lshr_b32 v21, v21, s27             ; m / OW
+    v_mul_lo_u32 v22, v21, s24
+    v_sub_u32 v22, v20, v22              ; ow = m - (m / OW) OW
+    v_mul_hi_u32 v23, v21, s33
+    v_sub_u32 v24, v21, v23
+    v_lshr_b32 v24, v24, s34
+    v_add_u32 v23, v23, v24
+    v_lshr_b32 v23, v23, s35             ; n = (m / OW) / OH
+    v_mul_lo_u32 v24, v23, s32
+    v_sub_u32 v24, v21, v24              ; oh
+    v_mul_lo_u32 v62, v24, s36
+    v_sub_u32 v62, v62, s38          ; ih0 = oh Sh - Ph
+    v_mul_lo_u32 v66, v22, s28
+    v_sub_u32 v66, v66, s30          ; iw0 = ow Sw - Pw
+    v_mad_u32 v70, v23, s56, s77         ; n x_N + g C/G x_C
+    v_add_u32 v20, s74, v2
+    v_add_u32 v20, v20, ${A_ROW3}             ; m = m0 + ty + 3 BLOCK_M / 4
+    v_cmp_gt_u32 vcc, s44, v20
+    s_mov_b64 s[88:89], vcc        ; m < M
+    v_mul_hi_u32 v21, v20, s25
+    v_sub_u32 v22, v20, v21
+    v_lshr_b32 v22, v22, s26
+    v_add_u32 v21, v21, v22
+    v_lshr_b32 v21, v21, s27             ; m / OW
+    v_mul_lo_u32 v22, v21, s24
+    v_sub_u32 v22, v20, v22              ; ow = m - (m / OW) OW
+    v_mul_hi_u32 v23, v21, s33
+    v_sub_u32 v24, v21, v23
+    v_lshr_b32 v24, v24, s34
+    v_add_u32 v23, v23, v24
+    v_lshr_b32 v23, v23, s35             ; n = (m / OW) / OH
+    v_mul_lo_u32 v24, v23, s32
+    v_sub_u32 v24, v21, v24              ; oh
+    v_mul_lo_u32 v63, v24, s36
+    v_sub_u32 v63, v63, s38          ; ih0 = oh Sh - Ph
+    v_mul_lo_u32 v67, v22, s28
+    v_sub_u32 v67, v67, s30          ; iw0 = ow Sw - Pw
+    v_mad_u32 v71, v23, s56, s77         ; n x_N + g C/G x_C
+; ---- the filter rows (output channels g Ng + n0 + ty + q BLOCK_M / 4, q < B_LOADS) it gathers ---------
+    v_add_u32 v35, s75, v2               ; n0 + ty
+    v_add_u32 v20, v35, s78
+    v_add_u32 v21, v20, ${B_COL0}
+    v_mad_u32 v136, v21, s60, s69        ; w base + (g Ng + n0 + ty + 0 BLOCK_M / 4) w_K
+    v_add_u32 v21, v20, ${B_COL1}
+    v_mad_u32 v137, v21, s60, s69        ; w base + (g Ng + n0 + ty + 1 BLOCK_M / 4) w_K
+    v_add_u32 v21, v20, ${B_COL2}
+    v_mad_u32 v138, v21, s60, s69        ; w base + (g Ng + n0 + ty + 2 BLOCK_M / 4) w_K
+    v_add_u32 v21, v20, ${B_COL3}
+    v_mad_u32 v139, v21, s60, s69        ; w base + (g Ng + n0 + ty + 3 BLOCK_M / 4) w_K
+.if B_LOAD4
+    v_add_u32 v21, v20, ${B_COL4}
+    v_mad_u32 v140, v21, s60, s69        ; w base + (g Ng + n0 + ty + 4 BLOCK_M / 4) w_K
+.endif
+.if B_LOAD5
+    v_add_u32 v21, v20, ${B_COL5}
+    v_mad_u32 v141, v21, s60, s69        ; w base + (g Ng + n0 + ty + 5 BLOCK_M / 4) w_K
+.endif
+.if B_LOAD6
+    v_add_u32 v21, v20, ${B_COL6}
+    v_mad_u32 v142, v21, s60, s69        ; w base + (g Ng + n0 + ty + 6 BLOCK_M / 4) w_K
+.endif
+.if B_LOAD7
+    v_add_u32 v21, v20, ${B_COL7}
+    v_mad_u32 v143, v21, s60, s69        ; w base + (g Ng + n0 + ty + 7 BLOCK_M / 4) w_K
+.endif
+.if B_LOAD8
+    v_add_u32 v21, v20, ${B_COL8}
+    v_mad_u32 v144, v21, s60, s69        ; w base + (g Ng + n0 + ty + 8 BLOCK_M / 4) w_K
+.endif
+.if B_LOAD9
+    v_add_u32 v21, v20, ${B_COL9}
+    v_mad_u32 v145, v21, s60, s69        ; w base + (g Ng + n0 + ty + 9 BLOCK_M / 4) w_K
+.endif
+.if B_LOAD10
+    v_add_u32 v21, v20, ${B_COL10}
+    v_mad_u32 v146, v21, s60, s69        ; w base + (g Ng + n0 + ty + 10 BLOCK_M / 4) w_K
+.endif
+.if B_LOAD11
+    v_add_u32 v21, v20, ${B_COL11}
+    v_mad_u32 v147, v21, s60, s69        ; w base + (g Ng + n0 + ty + 11 BLOCK_M / 4) w_K
+.endif
+.if B_LOAD12
+    v_add_u32 v21, v20, ${B_COL12}
+    v_mad_u32 v148, v21, s60, s69        ; w base + (g Ng + n0 + ty + 12 BLOCK_M / 4) w_K
+.endif
+.if B_LOAD13
+    v_add_u32 v21, v20, ${B_COL13}
+    v_mad_u32 v149, v21, s60, s69        ; w base + (g Ng + n0 + ty + 13 BLOCK_M / 4) w_K
+.endif
+.if B_LOAD14
+    v_add_u32 v21, v20, ${B_COL14}
+    v_mad_u32 v150, v21, s60, s69        ; w base + (g Ng + n0 + ty + 14 BLOCK_M / 4) w_K
+.endif
+.if B_LOAD15
+    v_add_u32 v21, v20, ${B_COL15}
+    v_mad_u32 v151, v21, s60, s69        ; w base + (g Ng + n0 + ty + 15 BLOCK_M / 4) w_K
+.endif
+    v_mul_lo_u32 v32, v1, ${A_ROW_BYTES}
+    v_lshl_b32 v33, v2, 2
+    v_add_u32 v32, v32, v33              ; &AsT[tx][ty] = 4 BLOCK_M tx + 4 ty (q: + q BLOCK_M)
+    v_lshl_b32 v34, v1, 8
+    v_add_u32 v33, v34, v33              ; &Bs[tx][ty] - B_BASE = 256 tx + 4 ty
+    v_mov_b32 v100, 0x80000000       ; acc[0][0] = -0
+    v_mov_b32 v101, 0x80000000       ; acc[0][1] = -0
+    v_mov_b32 v102, 0x80000000       ; acc[0][2] = -0
+    v_mov_b32 v103, 0x80000000       ; acc[0][3] = -0
+    v_mov_b32 v104, 0x80000000       ; acc[1][0] = -0
+    v_mov_b32 v105, 0x80000000       ; acc[1][1] = -0
+    v_mov_b32 v106, 0x80000000       ; acc[1][2] = -0
+    v_mov_b32 v107, 0x80000000       ; acc[1][3] = -0
+    v_mov_b32 v108, 0x80000000       ; acc[2][0] = -0
+    v_mov_b32 v109, 0x80000000       ; acc[2][1] = -0
+    v_mov_b32 v110, 0x80000000       ; acc[2][2] = -0
+    v_mov_b32 v111, 0x80000000       ; acc[2][3] = -0
+    v_mov_b32 v112, 0x80000000       ; acc[3][0] = -0
+    v_mov_b32 v113, 0x80000000       ; acc[3][1] = -0
+    v_mov_b32 v114, 0x80000000       ; acc[3][2] = -0
+    v_mov_b32 v115, 0x80000000       ; acc[3][3] = -0
+
+; ---- 1. gather tile 0 (k0 = 0) into LDS; then per tile: issue the next tile's loads (k0 + 16), multiply
+; this one (2.), and only then wait for them, write them to LDS and go on (their latency under the fmas) ----
+    v_add_u32 v20, s81, v1               ; k
+    v_cmp_gt_u32 vcc, s45, v20
+    s_mov_b64 s[98:99], vcc              ; k < Kg
+    v_mul_hi_u32 v21, v20, s41
+    v_sub_u32 v22, v20, v21
+    v_lshr_b32 v22, v22, s42
+    v_add_u32 v21, v21, v22
+    v_lshr_b32 v21, v21, s43             ; c = k / (KH KW)
+    v_mul_lo_u32 v22, v21, s40
+    v_sub_u32 v22, v20, v22              ; r = kh KW + kw
+    v_mul_hi_u32 v23, v22, s49
+    v_sub_u32 v24, v22, v23
+    v_lshr_b32 v24, v24, s50
+    v_add_u32 v23, v23, v24
+    v_lshr_b32 v23, v23, s51             ; kh = r / KW
+    v_mul_lo_u32 v24, v23, s48
+    v_sub_u32 v24, v22, v24              ; kw
+    v_mul_lo_u32 v26, v21, s57           ; c x_C
+    v_mul_lo_u32 v27, v21, s61
+    v_mad_u32 v27, v23, s62, v27
+    v_mad_u32 v27, v24, s63, v27         ; c w_C + kh w_H + kw w_W
+    v_mul_lo_u32 v23, v23, s37           ; kh Dh
+    v_mul_lo_u32 v24, v24, s29           ; kw Dw
+    v_add_u32 v28, v60, v23              ; ih
+    v_add_u32 v29, v64, v24              ; iw
+    v_mov_b32 v36, 0
+    v_cmp_gt_u32 vcc, s39, v28
+    s_and_b64 s[100:101], vcc, s[98:99]
+    v_cmp_gt_u32 vcc, s31, v29
+    s_and_b64 s[100:101], s[100:101], vcc
+    s_and_b64 s[100:101], s[100:101], s[82:83]   ; inside the input, k < Kg, m < M
+    s_mov_b64 vcc, s[100:101]
+    v_cndmask_b32 v76, s80, 0, vcc       ; SKIP where not loaded, else 0
+    v_mad_u32 v30, v28, s58, v68
+    v_mad_u32 v30, v29, s59, v30
+    v_add_u32 v30, v30, v26
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    s_mov_b64 exec, s[100:101]
+    buffer_load_${LOAD} v36, v30, s[8:11], 0    ; A[m0 + ty + 0 BLOCK_M / 4][k]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v28, v61, v23              ; ih
+    v_add_u32 v29, v65, v24              ; iw
+    v_mov_b32 v37, 0
+    v_cmp_gt_u32 vcc, s39, v28
+    s_and_b64 s[100:101], vcc, s[98:99]
+    v_cmp_gt_u32 vcc, s31, v29
+    s_and_b64 s[100:101], s[100:101], vcc
+    s_and_b64 s[100:101], s[100:101], s[84:85]   ; inside the input, k < Kg, m < M
+    s_mov_b64 vcc, s[100:101]
+    v_cndmask_b32 v77, s80, 0, vcc       ; SKIP where not loaded, else 0
+    v_mad_u32 v30, v28, s58, v69
+    v_mad_u32 v30, v29, s59, v30
+    v_add_u32 v30, v30, v26
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    s_mov_b64 exec, s[100:101]
+    buffer_load_${LOAD} v37, v30, s[8:11], 0    ; A[m0 + ty + 1 BLOCK_M / 4][k]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v28, v62, v23              ; ih
+    v_add_u32 v29, v66, v24              ; iw
+    v_mov_b32 v38, 0
+    v_cmp_gt_u32 vcc, s39, v28
+    s_and_b64 s[100:101], vcc, s[98:99]
+    v_cmp_gt_u32 vcc, s31, v29
+    s_and_b64 s[100:101], s[100:101], vcc
+    s_and_b64 s[100:101], s[100:101], s[86:87]   ; inside the input, k < Kg, m < M
+    s_mov_b64 vcc, s[100:101]
+    v_cndmask_b32 v78, s80, 0, vcc       ; SKIP where not loaded, else 0
+    v_mad_u32 v30, v28, s58, v70
+    v_mad_u32 v30, v29, s59, v30
+    v_add_u32 v30, v30, v26
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    s_mov_b64 exec, s[100:101]
+    buffer_load_${LOAD} v38, v30, s[8:11], 0    ; A[m0 + ty + 2 BLOCK_M / 4][k]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v28, v63, v23              ; ih
+    v_add_u32 v29, v67, v24              ; iw
+    v_mov_b32 v39, 0
+    v_cmp_gt_u32 vcc, s39, v28
+    s_and_b64 s[100:101], vcc, s[98:99]
+    v_cmp_gt_u32 vcc, s31, v29
+    s_and_b64 s[100:101], s[100:101], vcc
+    s_and_b64 s[100:101], s[100:101], s[88:89]   ; inside the input, k < Kg, m < M
+    s_mov_b64 vcc, s[100:101]
+    v_cndmask_b32 v79, s80, 0, vcc       ; SKIP where not loaded, else 0
+    v_mad_u32 v30, v28, s58, v71
+    v_mad_u32 v30, v29, s59, v30
+    v_add_u32 v30, v30, v26
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    s_mov_b64 exec, s[100:101]
+    buffer_load_${LOAD} v39, v30, s[8:11], 0    ; A[m0 + ty + 3 BLOCK_M / 4][k]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v30, v35, ${B_COL0}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE0
+    v_add_u32 v31, v2, ${B_COL0}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v136, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v120, v30, s[12:15], 0   ; B[k][n0 + ty + 0 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v30, v35, ${B_COL1}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE1
+    v_add_u32 v31, v2, ${B_COL1}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v137, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v121, v30, s[12:15], 0   ; B[k][n0 + ty + 1 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v30, v35, ${B_COL2}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE2
+    v_add_u32 v31, v2, ${B_COL2}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v138, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v122, v30, s[12:15], 0   ; B[k][n0 + ty + 2 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v30, v35, ${B_COL3}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE3
+    v_add_u32 v31, v2, ${B_COL3}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v139, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v123, v30, s[12:15], 0   ; B[k][n0 + ty + 3 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.if B_LOAD4
+    v_add_u32 v30, v35, ${B_COL4}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE4
+    v_add_u32 v31, v2, ${B_COL4}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v140, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v124, v30, s[12:15], 0   ; B[k][n0 + ty + 4 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD5
+    v_add_u32 v30, v35, ${B_COL5}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE5
+    v_add_u32 v31, v2, ${B_COL5}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v141, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v125, v30, s[12:15], 0   ; B[k][n0 + ty + 5 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD6
+    v_add_u32 v30, v35, ${B_COL6}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE6
+    v_add_u32 v31, v2, ${B_COL6}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v142, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v126, v30, s[12:15], 0   ; B[k][n0 + ty + 6 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD7
+    v_add_u32 v30, v35, ${B_COL7}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE7
+    v_add_u32 v31, v2, ${B_COL7}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v143, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v127, v30, s[12:15], 0   ; B[k][n0 + ty + 7 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD8
+    v_add_u32 v30, v35, ${B_COL8}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE8
+    v_add_u32 v31, v2, ${B_COL8}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v144, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v128, v30, s[12:15], 0   ; B[k][n0 + ty + 8 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD9
+    v_add_u32 v30, v35, ${B_COL9}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE9
+    v_add_u32 v31, v2, ${B_COL9}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v145, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v129, v30, s[12:15], 0   ; B[k][n0 + ty + 9 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD10
+    v_add_u32 v30, v35, ${B_COL10}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE10
+    v_add_u32 v31, v2, ${B_COL10}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v146, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v130, v30, s[12:15], 0   ; B[k][n0 + ty + 10 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD11
+    v_add_u32 v30, v35, ${B_COL11}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE11
+    v_add_u32 v31, v2, ${B_COL11}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v147, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v131, v30, s[12:15], 0   ; B[k][n0 + ty + 11 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD12
+    v_add_u32 v30, v35, ${B_COL12}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE12
+    v_add_u32 v31, v2, ${B_COL12}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v148, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v132, v30, s[12:15], 0   ; B[k][n0 + ty + 12 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD13
+    v_add_u32 v30, v35, ${B_COL13}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE13
+    v_add_u32 v31, v2, ${B_COL13}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v149, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v133, v30, s[12:15], 0   ; B[k][n0 + ty + 13 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD14
+    v_add_u32 v30, v35, ${B_COL14}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE14
+    v_add_u32 v31, v2, ${B_COL14}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v150, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v134, v30, s[12:15], 0   ; B[k][n0 + ty + 14 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD15
+    v_add_u32 v30, v35, ${B_COL15}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE15
+    v_add_u32 v31, v2, ${B_COL15}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v151, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v135, v30, s[12:15], 0   ; B[k][n0 + ty + 15 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v36, v36
+.endif
+.if PADDED
+    v_cmp_u_f32 vcc, v36, v36
+    v_cndmask_b32 v36, v36, 0x7FC00000, vcc   ; a NaN x: the canonical NaN (never SKIP)
+    v_or_b32 v36, v36, v76       ; not loaded (0): SKIP
+.endif
+    ds_write_b32 v32, v36, ${A_OFF0}        ; AsT[tx][ty + 0 BLOCK_M / 4]
+.if WIDEN_F16
+    v_cvt_f32_f16 v37, v37
+.endif
+.if PADDED
+    v_cmp_u_f32 vcc, v37, v37
+    v_cndmask_b32 v37, v37, 0x7FC00000, vcc   ; a NaN x: the canonical NaN (never SKIP)
+    v_or_b32 v37, v37, v77       ; not loaded (0): SKIP
+.endif
+    ds_write_b32 v32, v37, ${A_OFF1}        ; AsT[tx][ty + 1 BLOCK_M / 4]
+.if WIDEN_F16
+    v_cvt_f32_f16 v38, v38
+.endif
+.if PADDED
+    v_cmp_u_f32 vcc, v38, v38
+    v_cndmask_b32 v38, v38, 0x7FC00000, vcc   ; a NaN x: the canonical NaN (never SKIP)
+    v_or_b32 v38, v38, v78       ; not loaded (0): SKIP
+.endif
+    ds_write_b32 v32, v38, ${A_OFF2}        ; AsT[tx][ty + 2 BLOCK_M / 4]
+.if WIDEN_F16
+    v_cvt_f32_f16 v39, v39
+.endif
+.if PADDED
+    v_cmp_u_f32 vcc, v39, v39
+    v_cndmask_b32 v39, v39, 0x7FC00000, vcc   ; a NaN x: the canonical NaN (never SKIP)
+    v_or_b32 v39, v39, v79       ; not loaded (0): SKIP
+.endif
+    ds_write_b32 v32, v39, ${A_OFF3}        ; AsT[tx][ty + 3 BLOCK_M / 4]
+.if WIDEN_F16
+    v_cvt_f32_f16 v120, v120
+.endif
+.if B_EDGE0
+    v_add_u32 v31, v2, ${B_COL0}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v120, ${B_OFF0}       ; Bs[tx][ty + 0 BLOCK_M / 4]
+.if B_EDGE0
+    s_mov_b64 exec, s[72:73]
+.endif
+.if WIDEN_F16
+    v_cvt_f32_f16 v121, v121
+.endif
+.if B_EDGE1
+    v_add_u32 v31, v2, ${B_COL1}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v121, ${B_OFF1}       ; Bs[tx][ty + 1 BLOCK_M / 4]
+.if B_EDGE1
+    s_mov_b64 exec, s[72:73]
+.endif
+.if WIDEN_F16
+    v_cvt_f32_f16 v122, v122
+.endif
+.if B_EDGE2
+    v_add_u32 v31, v2, ${B_COL2}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v122, ${B_OFF2}       ; Bs[tx][ty + 2 BLOCK_M / 4]
+.if B_EDGE2
+    s_mov_b64 exec, s[72:73]
+.endif
+.if WIDEN_F16
+    v_cvt_f32_f16 v123, v123
+.endif
+.if B_EDGE3
+    v_add_u32 v31, v2, ${B_COL3}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v123, ${B_OFF3}       ; Bs[tx][ty + 3 BLOCK_M / 4]
+.if B_EDGE3
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD4
+.if WIDEN_F16
+    v_cvt_f32_f16 v124, v124
+.endif
+.if B_EDGE4
+    v_add_u32 v31, v2, ${B_COL4}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v124, ${B_OFF4}       ; Bs[tx][ty + 4 BLOCK_M / 4]
+.if B_EDGE4
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD5
+.if WIDEN_F16
+    v_cvt_f32_f16 v125, v125
+.endif
+.if B_EDGE5
+    v_add_u32 v31, v2, ${B_COL5}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v125, ${B_OFF5}       ; Bs[tx][ty + 5 BLOCK_M / 4]
+.if B_EDGE5
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD6
+.if WIDEN_F16
+    v_cvt_f32_f16 v126, v126
+.endif
+.if B_EDGE6
+    v_add_u32 v31, v2, ${B_COL6}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v126, ${B_OFF6}       ; Bs[tx][ty + 6 BLOCK_M / 4]
+.if B_EDGE6
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD7
+.if WIDEN_F16
+    v_cvt_f32_f16 v127, v127
+.endif
+.if B_EDGE7
+    v_add_u32 v31, v2, ${B_COL7}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v127, ${B_OFF7}       ; Bs[tx][ty + 7 BLOCK_M / 4]
+.if B_EDGE7
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD8
+.if WIDEN_F16
+    v_cvt_f32_f16 v128, v128
+.endif
+.if B_EDGE8
+    v_add_u32 v31, v2, ${B_COL8}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v128, ${B_OFF8}       ; Bs[tx][ty + 8 BLOCK_M / 4]
+.if B_EDGE8
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD9
+.if WIDEN_F16
+    v_cvt_f32_f16 v129, v129
+.endif
+.if B_EDGE9
+    v_add_u32 v31, v2, ${B_COL9}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v129, ${B_OFF9}       ; Bs[tx][ty + 9 BLOCK_M / 4]
+.if B_EDGE9
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD10
+.if WIDEN_F16
+    v_cvt_f32_f16 v130, v130
+.endif
+.if B_EDGE10
+    v_add_u32 v31, v2, ${B_COL10}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v130, ${B_OFF10}       ; Bs[tx][ty + 10 BLOCK_M / 4]
+.if B_EDGE10
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD11
+.if WIDEN_F16
+    v_cvt_f32_f16 v131, v131
+.endif
+.if B_EDGE11
+    v_add_u32 v31, v2, ${B_COL11}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v131, ${B_OFF11}       ; Bs[tx][ty + 11 BLOCK_M / 4]
+.if B_EDGE11
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD12
+.if WIDEN_F16
+    v_cvt_f32_f16 v132, v132
+.endif
+.if B_EDGE12
+    v_add_u32 v31, v2, ${B_COL12}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v132, ${B_OFF12}       ; Bs[tx][ty + 12 BLOCK_M / 4]
+.if B_EDGE12
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD13
+.if WIDEN_F16
+    v_cvt_f32_f16 v133, v133
+.endif
+.if B_EDGE13
+    v_add_u32 v31, v2, ${B_COL13}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v133, ${B_OFF13}       ; Bs[tx][ty + 13 BLOCK_M / 4]
+.if B_EDGE13
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD14
+.if WIDEN_F16
+    v_cvt_f32_f16 v134, v134
+.endif
+.if B_EDGE14
+    v_add_u32 v31, v2, ${B_COL14}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v134, ${B_OFF14}       ; Bs[tx][ty + 14 BLOCK_M / 4]
+.if B_EDGE14
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD15
+.if WIDEN_F16
+    v_cvt_f32_f16 v135, v135
+.endif
+.if B_EDGE15
+    v_add_u32 v31, v2, ${B_COL15}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v135, ${B_OFF15}       ; Bs[tx][ty + 15 BLOCK_M / 4]
+.if B_EDGE15
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+    s_barrier                            ; tile 0 complete
+tile:
+    s_mov_b32 s79, 16
+    s_cmp_le_u32 s76, 16
+    s_cbranch_scc1 last_tile             ; no tile behind this one
+    s_add_u32 s81, s81, 16               ; the next tile's k0
+    v_add_u32 v20, s81, v1               ; k
+    v_cmp_gt_u32 vcc, s45, v20
+    s_mov_b64 s[98:99], vcc              ; k < Kg
+    v_mul_hi_u32 v21, v20, s41
+    v_sub_u32 v22, v20, v21
+    v_lshr_b32 v22, v22, s42
+    v_add_u32 v21, v21, v22
+    v_lshr_b32 v21, v21, s43             ; c = k / (KH KW)
+    v_mul_lo_u32 v22, v21, s40
+    v_sub_u32 v22, v20, v22              ; r = kh KW + kw
+    v_mul_hi_u32 v23, v22, s49
+    v_sub_u32 v24, v22, v23
+    v_lshr_b32 v24, v24, s50
+    v_add_u32 v23, v23, v24
+    v_lshr_b32 v23, v23, s51             ; kh = r / KW
+    v_mul_lo_u32 v24, v23, s48
+    v_sub_u32 v24, v22, v24              ; kw
+    v_mul_lo_u32 v26, v21, s57           ; c x_C
+    v_mul_lo_u32 v27, v21, s61
+    v_mad_u32 v27, v23, s62, v27
+    v_mad_u32 v27, v24, s63, v27         ; c w_C + kh w_H + kw w_W
+    v_mul_lo_u32 v23, v23, s37           ; kh Dh
+    v_mul_lo_u32 v24, v24, s29           ; kw Dw
+    v_add_u32 v28, v60, v23              ; ih
+    v_add_u32 v29, v64, v24              ; iw
+    v_mov_b32 v36, 0
+    v_cmp_gt_u32 vcc, s39, v28
+    s_and_b64 s[100:101], vcc, s[98:99]
+    v_cmp_gt_u32 vcc, s31, v29
+    s_and_b64 s[100:101], s[100:101], vcc
+    s_and_b64 s[100:101], s[100:101], s[82:83]   ; inside the input, k < Kg, m < M
+    s_mov_b64 vcc, s[100:101]
+    v_cndmask_b32 v76, s80, 0, vcc       ; SKIP where not loaded, else 0
+    v_mad_u32 v30, v28, s58, v68
+    v_mad_u32 v30, v29, s59, v30
+    v_add_u32 v30, v30, v26
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    s_mov_b64 exec, s[100:101]
+    buffer_load_${LOAD} v36, v30, s[8:11], 0    ; A[m0 + ty + 0 BLOCK_M / 4][k]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v28, v61, v23              ; ih
+    v_add_u32 v29, v65, v24              ; iw
+    v_mov_b32 v37, 0
+    v_cmp_gt_u32 vcc, s39, v28
+    s_and_b64 s[100:101], vcc, s[98:99]
+    v_cmp_gt_u32 vcc, s31, v29
+    s_and_b64 s[100:101], s[100:101], vcc
+    s_and_b64 s[100:101], s[100:101], s[84:85]   ; inside the input, k < Kg, m < M
+    s_mov_b64 vcc, s[100:101]
+    v_cndmask_b32 v77, s80, 0, vcc       ; SKIP where not loaded, else 0
+    v_mad_u32 v30, v28, s58, v69
+    v_mad_u32 v30, v29, s59, v30
+    v_add_u32 v30, v30, v26
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    s_mov_b64 exec, s[100:101]
+    buffer_load_${LOAD} v37, v30, s[8:11], 0    ; A[m0 + ty + 1 BLOCK_M / 4][k]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v28, v62, v23              ; ih
+    v_add_u32 v29, v66, v24              ; iw
+    v_mov_b32 v38, 0
+    v_cmp_gt_u32 vcc, s39, v28
+    s_and_b64 s[100:101], vcc, s[98:99]
+    v_cmp_gt_u32 vcc, s31, v29
+    s_and_b64 s[100:101], s[100:101], vcc
+    s_and_b64 s[100:101], s[100:101], s[86:87]   ; inside the input, k < Kg, m < M
+    s_mov_b64 vcc, s[100:101]
+    v_cndmask_b32 v78, s80, 0, vcc       ; SKIP where not loaded, else 0
+    v_mad_u32 v30, v28, s58, v70
+    v_mad_u32 v30, v29, s59, v30
+    v_add_u32 v30, v30, v26
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    s_mov_b64 exec, s[100:101]
+    buffer_load_${LOAD} v38, v30, s[8:11], 0    ; A[m0 + ty + 2 BLOCK_M / 4][k]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v28, v63, v23              ; ih
+    v_add_u32 v29, v67, v24              ; iw
+    v_mov_b32 v39, 0
+    v_cmp_gt_u32 vcc, s39, v28
+    s_and_b64 s[100:101], vcc, s[98:99]
+    v_cmp_gt_u32 vcc, s31, v29
+    s_and_b64 s[100:101], s[100:101], vcc
+    s_and_b64 s[100:101], s[100:101], s[88:89]   ; inside the input, k < Kg, m < M
+    s_mov_b64 vcc, s[100:101]
+    v_cndmask_b32 v79, s80, 0, vcc       ; SKIP where not loaded, else 0
+    v_mad_u32 v30, v28, s58, v71
+    v_mad_u32 v30, v29, s59, v30
+    v_add_u32 v30, v30, v26
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    s_mov_b64 exec, s[100:101]
+    buffer_load_${LOAD} v39, v30, s[8:11], 0    ; A[m0 + ty + 3 BLOCK_M / 4][k]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v30, v35, ${B_COL0}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE0
+    v_add_u32 v31, v2, ${B_COL0}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v136, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v120, v30, s[12:15], 0   ; B[k][n0 + ty + 0 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v30, v35, ${B_COL1}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE1
+    v_add_u32 v31, v2, ${B_COL1}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v137, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v121, v30, s[12:15], 0   ; B[k][n0 + ty + 1 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v30, v35, ${B_COL2}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE2
+    v_add_u32 v31, v2, ${B_COL2}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v138, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v122, v30, s[12:15], 0   ; B[k][n0 + ty + 2 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v30, v35, ${B_COL3}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE3
+    v_add_u32 v31, v2, ${B_COL3}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v139, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v123, v30, s[12:15], 0   ; B[k][n0 + ty + 3 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.if B_LOAD4
+    v_add_u32 v30, v35, ${B_COL4}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE4
+    v_add_u32 v31, v2, ${B_COL4}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v140, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v124, v30, s[12:15], 0   ; B[k][n0 + ty + 4 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD5
+    v_add_u32 v30, v35, ${B_COL5}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE5
+    v_add_u32 v31, v2, ${B_COL5}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v141, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v125, v30, s[12:15], 0   ; B[k][n0 + ty + 5 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD6
+    v_add_u32 v30, v35, ${B_COL6}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE6
+    v_add_u32 v31, v2, ${B_COL6}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v142, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v126, v30, s[12:15], 0   ; B[k][n0 + ty + 6 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD7
+    v_add_u32 v30, v35, ${B_COL7}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE7
+    v_add_u32 v31, v2, ${B_COL7}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v143, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v127, v30, s[12:15], 0   ; B[k][n0 + ty + 7 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD8
+    v_add_u32 v30, v35, ${B_COL8}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE8
+    v_add_u32 v31, v2, ${B_COL8}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v144, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v128, v30, s[12:15], 0   ; B[k][n0 + ty + 8 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD9
+    v_add_u32 v30, v35, ${B_COL9}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE9
+    v_add_u32 v31, v2, ${B_COL9}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v145, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v129, v30, s[12:15], 0   ; B[k][n0 + ty + 9 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD10
+    v_add_u32 v30, v35, ${B_COL10}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE10
+    v_add_u32 v31, v2, ${B_COL10}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v146, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v130, v30, s[12:15], 0   ; B[k][n0 + ty + 10 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD11
+    v_add_u32 v30, v35, ${B_COL11}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE11
+    v_add_u32 v31, v2, ${B_COL11}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v147, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v131, v30, s[12:15], 0   ; B[k][n0 + ty + 11 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD12
+    v_add_u32 v30, v35, ${B_COL12}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE12
+    v_add_u32 v31, v2, ${B_COL12}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v148, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v132, v30, s[12:15], 0   ; B[k][n0 + ty + 12 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD13
+    v_add_u32 v30, v35, ${B_COL13}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE13
+    v_add_u32 v31, v2, ${B_COL13}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v149, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v133, v30, s[12:15], 0   ; B[k][n0 + ty + 13 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD14
+    v_add_u32 v30, v35, ${B_COL14}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE14
+    v_add_u32 v31, v2, ${B_COL14}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v150, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v134, v30, s[12:15], 0   ; B[k][n0 + ty + 14 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD15
+    v_add_u32 v30, v35, ${B_COL15}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE15
+    v_add_u32 v31, v2, ${B_COL15}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v151, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v135, v30, s[12:15], 0   ; B[k][n0 + ty + 15 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+; ---- 2. this tile's 16 k, ascending: 16 fmas each, row i under the mask a[i] != SKIP (the next tile's loads
+;      in flight: INFLIGHT of them)
+    v_lshl_b32 v18, v2, 4                ; &AsT[0][4 ty]
+    v_lshl_b32 v19, v1, 4                ; &Bs[0][4 tx] - B_BASE
+    s_mov_b32 s100, s79
+k_next:
+    ds_read_b128 v[40:43], v18, 0        ; a[0..3] = A[m0 + 4 ty .. + 3][k]
+    ds_read_b128 v[44:47], v19, ${B_BASE}   ; b[0..3] = B[k][n0 + 4 tx .. + 3]
+    s_waitcnt ${INFLIGHT}
+.if PADDED
+    v_cmp_ne_u32 vcc, s80, v40
+    s_mov_b64 exec, vcc                  ; row 0's tap inside the input
+.endif
+    v_fma_f32 v100, v40, v44, v100   ; acc[0][0] = fma(a[0], b[0], acc[0][0])
+    v_fma_f32 v101, v40, v45, v101   ; acc[0][1] = fma(a[0], b[1], acc[0][1])
+    v_fma_f32 v102, v40, v46, v102   ; acc[0][2] = fma(a[0], b[2], acc[0][2])
+    v_fma_f32 v103, v40, v47, v103   ; acc[0][3] = fma(a[0], b[3], acc[0][3])
+.if PADDED
+    s_mov_b64 exec, s[72:73]
+.endif
+.if PADDED
+    v_cmp_ne_u32 vcc, s80, v41
+    s_mov_b64 exec, vcc                  ; row 1's tap inside the input
+.endif
+    v_fma_f32 v104, v41, v44, v104   ; acc[1][0] = fma(a[1], b[0], acc[1][0])
+    v_fma_f32 v105, v41, v45, v105   ; acc[1][1] = fma(a[1], b[1], acc[1][1])
+    v_fma_f32 v106, v41, v46, v106   ; acc[1][2] = fma(a[1], b[2], acc[1][2])
+    v_fma_f32 v107, v41, v47, v107   ; acc[1][3] = fma(a[1], b[3], acc[1][3])
+.if PADDED
+    s_mov_b64 exec, s[72:73]
+.endif
+.if PADDED
+    v_cmp_ne_u32 vcc, s80, v42
+    s_mov_b64 exec, vcc                  ; row 2's tap inside the input
+.endif
+    v_fma_f32 v108, v42, v44, v108   ; acc[2][0] = fma(a[2], b[0], acc[2][0])
+    v_fma_f32 v109, v42, v45, v109   ; acc[2][1] = fma(a[2], b[1], acc[2][1])
+    v_fma_f32 v110, v42, v46, v110   ; acc[2][2] = fma(a[2], b[2], acc[2][2])
+    v_fma_f32 v111, v42, v47, v111   ; acc[2][3] = fma(a[2], b[3], acc[2][3])
+.if PADDED
+    s_mov_b64 exec, s[72:73]
+.endif
+.if PADDED
+    v_cmp_ne_u32 vcc, s80, v43
+    s_mov_b64 exec, vcc                  ; row 3's tap inside the input
+.endif
+    v_fma_f32 v112, v43, v44, v112   ; acc[3][0] = fma(a[3], b[0], acc[3][0])
+    v_fma_f32 v113, v43, v45, v113   ; acc[3][1] = fma(a[3], b[1], acc[3][1])
+    v_fma_f32 v114, v43, v46, v114   ; acc[3][2] = fma(a[3], b[2], acc[3][2])
+    v_fma_f32 v115, v43, v47, v115   ; acc[3][3] = fma(a[3], b[3], acc[3][3])
+.if PADDED
+    s_mov_b64 exec, s[72:73]
+.endif
+    v_add_u32 v18, v18, ${A_ROW_BYTES}          ; next k: one row of AsT
+    v_add_u32 v19, v19, 256              ; one row of Bs
+    s_sub_u32 s100, s100, 1
+    s_cmp_lg_u32 s100, 0
+    s_cbranch_scc1 k_next
+    s_barrier                            ; 3. every wave is done with this tile in LDS
+    s_waitcnt 0                          ; the next tile's loads have landed
+.if WIDEN_F16
+    v_cvt_f32_f16 v36, v36
+.endif
+.if PADDED
+    v_cmp_u_f32 vcc, v36, v36
+    v_cndmask_b32 v36, v36, 0x7FC00000, vcc   ; a NaN x: the canonical NaN (never SKIP)
+    v_or_b32 v36, v36, v76       ; not loaded (0): SKIP
+.endif
+    ds_write_b32 v32, v36, ${A_OFF0}        ; AsT[tx][ty + 0 BLOCK_M / 4]
+.if WIDEN_F16
+    v_cvt_f32_f16 v37, v37
+.endif
+.if PADDED
+    v_cmp_u_f32 vcc, v37, v37
+    v_cndmask_b32 v37, v37, 0x7FC00000, vcc   ; a NaN x: the canonical NaN (never SKIP)
+    v_or_b32 v37, v37, v77       ; not loaded (0): SKIP
+.endif
+    ds_write_b32 v32, v37, ${A_OFF1}        ; AsT[tx][ty + 1 BLOCK_M / 4]
+.if WIDEN_F16
+    v_cvt_f32_f16 v38, v38
+.endif
+.if PADDED
+    v_cmp_u_f32 vcc, v38, v38
+    v_cndmask_b32 v38, v38, 0x7FC00000, vcc   ; a NaN x: the canonical NaN (never SKIP)
+    v_or_b32 v38, v38, v78       ; not loaded (0): SKIP
+.endif
+    ds_write_b32 v32, v38, ${A_OFF2}        ; AsT[tx][ty + 2 BLOCK_M / 4]
+.if WIDEN_F16
+    v_cvt_f32_f16 v39, v39
+.endif
+.if PADDED
+    v_cmp_u_f32 vcc, v39, v39
+    v_cndmask_b32 v39, v39, 0x7FC00000, vcc   ; a NaN x: the canonical NaN (never SKIP)
+    v_or_b32 v39, v39, v79       ; not loaded (0): SKIP
+.endif
+    ds_write_b32 v32, v39, ${A_OFF3}        ; AsT[tx][ty + 3 BLOCK_M / 4]
+.if WIDEN_F16
+    v_cvt_f32_f16 v120, v120
+.endif
+.if B_EDGE0
+    v_add_u32 v31, v2, ${B_COL0}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v120, ${B_OFF0}       ; Bs[tx][ty + 0 BLOCK_M / 4]
+.if B_EDGE0
+    s_mov_b64 exec, s[72:73]
+.endif
+.if WIDEN_F16
+    v_cvt_f32_f16 v121, v121
+.endif
+.if B_EDGE1
+    v_add_u32 v31, v2, ${B_COL1}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v121, ${B_OFF1}       ; Bs[tx][ty + 1 BLOCK_M / 4]
+.if B_EDGE1
+    s_mov_b64 exec, s[72:73]
+.endif
+.if WIDEN_F16
+    v_cvt_f32_f16 v122, v122
+.endif
+.if B_EDGE2
+    v_add_u32 v31, v2, ${B_COL2}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v122, ${B_OFF2}       ; Bs[tx][ty + 2 BLOCK_M / 4]
+.if B_EDGE2
+    s_mov_b64 exec, s[72:73]
+.endif
+.if WIDEN_F16
+    v_cvt_f32_f16 v123, v123
+.endif
+.if B_EDGE3
+    v_add_u32 v31, v2, ${B_COL3}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v123, ${B_OFF3}       ; Bs[tx][ty + 3 BLOCK_M / 4]
+.if B_EDGE3
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD4
+.if WIDEN_F16
+    v_cvt_f32_f16 v124, v124
+.endif
+.if B_EDGE4
+    v_add_u32 v31, v2, ${B_COL4}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v124, ${B_OFF4}       ; Bs[tx][ty + 4 BLOCK_M / 4]
+.if B_EDGE4
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD5
+.if WIDEN_F16
+    v_cvt_f32_f16 v125, v125
+.endif
+.if B_EDGE5
+    v_add_u32 v31, v2, ${B_COL5}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v125, ${B_OFF5}       ; Bs[tx][ty + 5 BLOCK_M / 4]
+.if B_EDGE5
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD6
+.if WIDEN_F16
+    v_cvt_f32_f16 v126, v126
+.endif
+.if B_EDGE6
+    v_add_u32 v31, v2, ${B_COL6}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v126, ${B_OFF6}       ; Bs[tx][ty + 6 BLOCK_M / 4]
+.if B_EDGE6
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD7
+.if WIDEN_F16
+    v_cvt_f32_f16 v127, v127
+.endif
+.if B_EDGE7
+    v_add_u32 v31, v2, ${B_COL7}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v127, ${B_OFF7}       ; Bs[tx][ty + 7 BLOCK_M / 4]
+.if B_EDGE7
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD8
+.if WIDEN_F16
+    v_cvt_f32_f16 v128, v128
+.endif
+.if B_EDGE8
+    v_add_u32 v31, v2, ${B_COL8}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v128, ${B_OFF8}       ; Bs[tx][ty + 8 BLOCK_M / 4]
+.if B_EDGE8
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD9
+.if WIDEN_F16
+    v_cvt_f32_f16 v129, v129
+.endif
+.if B_EDGE9
+    v_add_u32 v31, v2, ${B_COL9}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v129, ${B_OFF9}       ; Bs[tx][ty + 9 BLOCK_M / 4]
+.if B_EDGE9
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD10
+.if WIDEN_F16
+    v_cvt_f32_f16 v130, v130
+.endif
+.if B_EDGE10
+    v_add_u32 v31, v2, ${B_COL10}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v130, ${B_OFF10}       ; Bs[tx][ty + 10 BLOCK_M / 4]
+.if B_EDGE10
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD11
+.if WIDEN_F16
+    v_cvt_f32_f16 v131, v131
+.endif
+.if B_EDGE11
+    v_add_u32 v31, v2, ${B_COL11}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v131, ${B_OFF11}       ; Bs[tx][ty + 11 BLOCK_M / 4]
+.if B_EDGE11
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD12
+.if WIDEN_F16
+    v_cvt_f32_f16 v132, v132
+.endif
+.if B_EDGE12
+    v_add_u32 v31, v2, ${B_COL12}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v132, ${B_OFF12}       ; Bs[tx][ty + 12 BLOCK_M / 4]
+.if B_EDGE12
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD13
+.if WIDEN_F16
+    v_cvt_f32_f16 v133, v133
+.endif
+.if B_EDGE13
+    v_add_u32 v31, v2, ${B_COL13}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v133, ${B_OFF13}       ; Bs[tx][ty + 13 BLOCK_M / 4]
+.if B_EDGE13
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD14
+.if WIDEN_F16
+    v_cvt_f32_f16 v134, v134
+.endif
+.if B_EDGE14
+    v_add_u32 v31, v2, ${B_COL14}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v134, ${B_OFF14}       ; Bs[tx][ty + 14 BLOCK_M / 4]
+.if B_EDGE14
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD15
+.if WIDEN_F16
+    v_cvt_f32_f16 v135, v135
+.endif
+.if B_EDGE15
+    v_add_u32 v31, v2, ${B_COL15}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v135, ${B_OFF15}       ; Bs[tx][ty + 15 BLOCK_M / 4]
+.if B_EDGE15
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+    s_barrier                            ; the next tile complete
+    s_sub_u32 s76, s76, 16
+    s_branch tile
+last_tile:
+    s_mov_b32 s79, s76                   ; the last tile: exactly its k
+    v_lshl_b32 v18, v2, 4                ; &AsT[0][4 ty]
+    v_lshl_b32 v19, v1, 4                ; &Bs[0][4 tx] - B_BASE
+    s_mov_b32 s100, s79
+k_last:
+    ds_read_b128 v[40:43], v18, 0        ; a[0..3] = A[m0 + 4 ty .. + 3][k]
+    ds_read_b128 v[44:47], v19, ${B_BASE}   ; b[0..3] = B[k][n0 + 4 tx .. + 3]
+    s_waitcnt 0
+.if PADDED
+    v_cmp_ne_u32 vcc, s80, v40
+    s_mov_b64 exec, vcc                  ; row 0's tap inside the input
+.endif
+    v_fma_f32 v100, v40, v44, v100   ; acc[0][0] = fma(a[0], b[0], acc[0][0])
+    v_fma_f32 v101, v40, v45, v101   ; acc[0][1] = fma(a[0], b[1], acc[0][1])
+    v_fma_f32 v102, v40, v46, v102   ; acc[0][2] = fma(a[0], b[2], acc[0][2])
+    v_fma_f32 v103, v40, v47, v103   ; acc[0][3] = fma(a[0], b[3], acc[0][3])
+.if PADDED
+    s_mov_b64 exec, s[72:73]
+.endif
+.if PADDED
+    v_cmp_ne_u32 vcc, s80, v41
+    s_mov_b64 exec, vcc                  ; row 1's tap inside the input
+.endif
+    v_fma_f32 v104, v41, v44, v104   ; acc[1][0] = fma(a[1], b[0], acc[1][0])
+    v_fma_f32 v105, v41, v45, v105   ; acc[1][1] = fma(a[1], b[1], acc[1][1])
+    v_fma_f32 v106, v41, v46, v106   ; acc[1][2] = fma(a[1], b[2], acc[1][2])
+    v_fma_f32 v107, v41, v47, v107   ; acc[1][3] = fma(a[1], b[3], acc[1][3])
+.if PADDED
+    s_mov_b64 exec, s[72:73]
+.endif
+.if PADDED
+    v_cmp_ne_u32 vcc, s80, v42
+    s_mov_b64 exec, vcc                  ; row 2's tap inside the input
+.endif
+    v_fma_f32 v108, v42, v44, v108   ; acc[2][0] = fma(a[2], b[0], acc[2][0])
+    v_fma_f32 v109, v42, v45, v109   ; acc[2][1] = fma(a[2], b[1], acc[2][1])
+    v_fma_f32 v110, v42, v46, v110   ; acc[2][2] = fma(a[2], b[2], acc[2][2])
+    v_fma_f32 v111, v42, v47, v111   ; acc[2][3] = fma(a[2], b[3], acc[2][3])
+.if PADDED
+    s_mov_b64 exec, s[72:73]
+.endif
+.if PADDED
+    v_cmp_ne_u32 vcc, s80, v43
+    s_mov_b64 exec, vcc                  ; row 3's tap inside the input
+.endif
+    v_fma_f32 v112, v43, v44, v112   ; acc[3][0] = fma(a[3], b[0], acc[3][0])
+    v_fma_f32 v113, v43, v45, v113   ; acc[3][1] = fma(a[3], b[1], acc[3][1])
+    v_fma_f32 v114, v43, v46, v114   ; acc[3][2] = fma(a[3], b[2], acc[3][2])
+    v_fma_f32 v115, v43, v47, v115   ; acc[3][3] = fma(a[3], b[3], acc[3][3])
+.if PADDED
+    s_mov_b64 exec, s[72:73]
+.endif
+    v_add_u32 v18, v18, ${A_ROW_BYTES}          ; next k: one row of AsT
+    v_add_u32 v19, v19, 256              ; one row of Bs
+    s_sub_u32 s100, s100, 1
+    s_cmp_lg_u32 s100, 0
+    s_cbranch_scc1 k_last
+
+; ---- 4. per element e = 4 i + j: bias, the FusedActivation, narrow, store under its mask ----------------
+; The activation's body may use v10 .. v99, s38, s39 and s44 .. s51 (P_<NAME>): what the stores need
+; moves to v116 .. v119 and s88 .. s95 first; acc[0][0] is v100 and the accumulators move down by one a trip.
+finish:
+    s_mov_b32 s88, s44                   ; M
+    s_mov_b32 s89, s46                   ; Ng
+.if HAS_ACT
+    s_load_dwordx4 s[44:47], s[2:3], ${CB_PARAM0}   ; the activation's attributes (P_<NAME>)
+    s_waitcnt 0
+.endif
+    v_lshl_b32 v116, v2, 2
+    v_add_u32 v116, s74, v116            ; m0 + 4 ty
+    v_lshl_b32 v117, v1, 2
+    v_add_u32 v117, s75, v117            ; n0 + 4 tx
+    s_mov_b32 s91, 0                     ; e
+element:
+    s_lshr_b32 s92, s91, 2               ; i
+    s_and_b32 s93, s91, 3                ; j
+    v_add_u32 v118, s92, v116            ; m
+    v_add_u32 v119, s93, v117            ; j
+    v_cmp_gt_u32 vcc, s88, v118
+    s_mov_b64 s[94:95], vcc
+    v_cmp_gt_u32 vcc, s89, v119
+    s_and_b64 s[94:95], s[94:95], vcc    ; inside the output
+    v_mul_hi_u32 v21, v118, s25
+    v_sub_u32 v22, v118, v21
+    v_lshr_b32 v22, v22, s26
+    v_add_u32 v21, v21, v22
+    v_lshr_b32 v21, v21, s27             ; m / OW
+    v_mul_lo_u32 v22, v21, s24
+    v_sub_u32 v22, v118, v22             ; ow
+    v_mul_hi_u32 v23, v21, s33
+    v_sub_u32 v24, v21, v23
+    v_lshr_b32 v24, v24, s34
+    v_add_u32 v23, v23, v24
+    v_lshr_b32 v23, v23, s35             ; n
+    v_mul_lo_u32 v24, v23, s32
+    v_sub_u32 v24, v21, v24              ; oh
+    v_mul_lo_u32 v120, v23, s64
+    v_mad_u32 v120, v24, s66, v120
+    v_mad_u32 v120, v22, s67, v120
+    v_add_u32 v121, v119, s78            ; the output channel g Ng + j
+    v_mad_u32 v120, v121, s65, v120      ; out[n, g Ng + j, oh, ow]
+    v_mov_b32 v10, v100
+.if HAS_BIAS
+    v_mul_lo_u32 v21, v121, s68
+    v_lshl_b32 v21, v21, ${SHIFT_IN}
+    v_mov_b32 v20, 0
+    s_mov_b64 exec, s[94:95]
+    buffer_load_${LOAD} v20, v21, s[16:19], 0       ; bias[g Ng + j]
+    s_waitcnt 0
+    s_mov_b64 exec, s[72:73]
+.if WIDEN_F16
+    v_cvt_f32_f16 v20, v20
+.endif
+    v_add_f32 v10, v10, v20              ; acc + bias, rounded once
+.endif
+.if HAS_ACT
+.include "element_wise_bodies.inc"       ; BODY: the activation's
+.if CANONICALIZE
+    v_mul_f32 v10, v10, 1.0              ; a selected NaN becomes the canonical NaN
+.endif
+.endif
+.if NARROW_F16
+    v_cvt_f16_f32 v10, v10               ; FLOAT16: rounded once, to nearest even
+.endif
+    v_lshl_b32 v120, v120, ${SHIFT_IN}
+    s_mov_b64 exec, s[94:95]
+    buffer_store_${STORE} v10, v120, s[20:23], 0
+    s_mov_b64 exec, s[72:73]
+    v_mov_b32 v100, v101
+    v_mov_b32 v101, v102
+    v_mov_b32 v102, v103
+    v_mov_b32 v103, v104
+    v_mov_b32 v104, v105
+    v_mov_b32 v105, v106
+    v_mov_b32 v106, v107
+    v_mov_b32 v107, v108
+    v_mov_b32 v108, v109
+    v_mov_b32 v109, v110
+    v_mov_b32 v110, v111
+    v_mov_b32 v111, v112
+    v_mov_b32 v112, v113
+    v_mov_b32 v113, v114
+    v_mov_b32 v114, v115
+    s_add_u32 s91, s91, 1
+    s_cmp_lt_u32 s91, 16
+    s_cbranch_scc1 element
+    s_endpgm
