@@ -149,12 +149,35 @@ def _alu(ctx, batch, entry, operands):
         else:
             batch.vcc = np.broadcast_to(value, (batch.waves, batch.width))
         return
+    if not batch.exec_full and entry.operands[0] == op.VDST and not entry.sets_scc and \
+            all(t in _REGION_TYPES for t in types):
+        region = _exec_region(batch)
+        if region is not None:
+            _alu_region(batch, entry, operands, region)
+            return
     sources = [batch.read(o, t) for o, t in zip(operands[1:], types[1:])]
     value = entry.semantics(*sources)
     if entry.sets_scc:
         value, scc = value
         batch.scc = np.asarray(scc).reshape(-1, 1)
     batch.write(operands[0], types[0], value, masked=entry.operands[0] == op.VDST)
+
+
+_REGION_TYPES = frozenset(("b32", "u32", "i32", "f32"))     # 32-bit lanes: _alu_region's registers
+
+
+def _alu_region(batch, entry, operands, region):
+    """A lane-wise vector instruction under an EXEC that is a _Region: the operation on the region's lanes only,
+    the other lanes keeping the destination's values (what the masked write of every lane's result gives, bit
+    for bit, without computing the inactive lanes: an LDS tree's levels)."""
+    shape = (batch.waves, batch.width)
+    sources = [region.take(batch.read(o, t), shape) for o, t in zip(operands[1:], entry.types[1:])]
+    dtype = op.TYPES[entry.types[0]][0]
+    value = np.asarray(entry.semantics(*sources)).astype(dtype, copy=False)
+    merged = np.empty(shape, dtype=dtype)
+    merged[...] = batch.read(operands[0], entry.types[0])
+    region.view(merged)[...] = value
+    batch.write(operands[0], entry.types[0], merged, masked=False)
 
 
 def _vcmp(ctx, batch, entry, operands):
@@ -518,6 +541,9 @@ def _store(ctx, batch, entry, operands):
         value = value.view(dtype)
     first, index, rows, _ = _lane_run(batch, operands, dtype.itemsize)
     value = np.broadcast_to(value, shape)
+    region = None
+    if not batch.exec_full and ctx.stats.record is None and dtype.itemsize > 1:
+        region = _exec_region(batch)
     for selector, dwords in _descriptor_groups(batch, operands[2]):
         if dwords[3] & READ_ONLY:
             _read_only(ctx, batch, selector)
@@ -527,6 +553,19 @@ def _store(ctx, batch, entry, operands):
         target = data[:count * dtype.itemsize].view(dtype) if count else None
         if batch.views and target is not None:
             _detach(batch, target)
+        if selector is None and region is not None:
+            # EXEC a block of lanes (thread 0 of every workgroup, ...): those lanes' indices and values only,
+            # in lane order (the later lane's value stays where two write one element).
+            lanes = region.lanes(shape)
+            at = np.broadcast_to(region.take(_element_indices(batch, operands, dtype.itemsize), shape), lanes)
+            use = at < np.uint32(count) if count < (1 << 32) else np.ones(lanes, dtype=bool)
+            n_use = int(np.count_nonzero(use))
+            ctx.stats.oob_writes += at.size - n_use
+            if n_use:
+                target[at[use]] = np.broadcast_to(region.take(value, shape), lanes)[use]
+            ctx.stats.bytes_written += at.size * dtype.itemsize
+            ctx.stats.memory_bytes[ctx.pc] += at.size * dtype.itemsize
+            continue
         if selector is None and first is not None and first + value.size <= count:
             # Hottest path (packed tensors): every lane active, the lanes' elements consecutive and
             # in range (a Ramp's columns or one compare pass tell): one slice copy. Bytes are cast
@@ -606,16 +645,23 @@ class _LdsLanes:
     instead of a gather."""
 
     __slots__ = ("flat", "use", "active", "n_active", "n_use", "addresses", "lanes", "used_flat", "run", "access",
-                 "wave_step", "shape", "waves_used")
+                 "wave_step", "shape", "waves_used", "group")
 
     def __init__(self):
         self.lanes = None
         self.run = None
         self.waves_used = None
+        self.group = 1           # the run form's rows: this many consecutive waves each (_Region's group)
 
     def whole(self, shape):
         """Whether the run form covers every lane of the batch's (W, width) lanes."""
-        return self.waves_used is None and self.shape == shape
+        return self.waves_used is None and self.group == 1 and self.shape == shape
+
+    def regrouped(self, array):
+        """A (W, width) array as the run form's rows: (W / group, group * width), a view when it is contiguous."""
+        if self.group == 1:
+            return array
+        return array.reshape(array.shape[0] // self.group, array.shape[1] * self.group)
 
     def run_lanes(self):
         """The run form's lanes as an index of the batch's (W, width) lanes."""
@@ -649,7 +695,7 @@ class _LdsLanes:
             return out.reshape(shape)
         if self.run is not None and not self.whole(shape):
             out = np.zeros(shape, dtype=dtype)
-            out[self.run_lanes()] = values.reshape(self.shape)
+            self.regrouped(out)[self.run_lanes()] = values.reshape(self.shape)
             return out
         if self.use is None:
             return values.reshape(shape)
@@ -665,7 +711,7 @@ class _LdsLanes:
                 return values.reshape(-1)[self.lanes]
             return values[self.lanes // shape[1], self.lanes % shape[1]]
         if self.run is not None and not self.whole(shape):
-            return values[self.run_lanes()].reshape(-1)
+            return self.regrouped(values)[self.run_lanes()].reshape(-1)
         return values.reshape(-1) if self.use is None else values[self.use]
 
 
@@ -702,14 +748,25 @@ def _lds_ramp_lanes(ctx, batch, address, offset, access_bytes):
         used_flat = (starts[:, None] + ramp).reshape(-1)
     else:
         compact = batch.exec_compact
-        used = _exec_used(batch)
-        if used is not None:
-            lanes.waves_used, n = used
+        region = _exec_region(batch)
+        if region is not None and region.group == 1:
+            lanes.waves_used, n = region.rows, region.n
             pick = slice(None) if lanes.waves_used is None else lanes.waves_used
             if int(base[pick].max()) + access_bytes * n <= lds.size and \
                     _lds_run(lanes, base[pick], slot[pick], lds.size, access_bytes, n):
                 return lanes
             lanes.waves_used = None
+        elif region is not None:
+            # The first j waves of every k: one run per k waves when those j waves' accesses follow one
+            # another in one workgroup's LDS (thread ids times the access size).
+            k, n = region.group, region.n
+            bases, slots = base.reshape(-1, k), slot.reshape(-1, k)
+            j = n // width
+            if ((slots == slots[:, :1]).all() and int(bases[:, 0].max()) + access_bytes * n <= lds.size
+                    and (bases[:, :j] == bases[:, :1] + np.arange(j) * (width * access_bytes)).all()
+                    and _lds_run(lanes, bases[:, 0], slots[:, 0], lds.size, access_bytes, n)):
+                lanes.group = k
+                return lanes
         if compact.shape == (waves, 1):
             used = np.flatnonzero(compact.reshape(-1))
             if used.size and int(base[used].max()) + access_bytes * width > lds.size:
@@ -727,6 +784,80 @@ def _lds_ramp_lanes(ctx, batch, address, offset, access_bytes):
     lanes.lanes, lanes.used_flat = positions, used_flat
     lanes.n_active = lanes.n_use = positions.size
     return lanes
+
+
+class _Region:
+    """EXEC as a block of lanes: the batch's (W, width) lanes seen as W / group rows of group * width lanes
+    (`group` consecutive waves a row), EXEC is lanes 0 .. n-1 of the rows `rows` (a slice; None: every row) and
+    no other lane. The levels of an LDS tree leave EXEC so: the first n lanes of every k-th wave (group 1), or
+    the first j waves of every group of k (group k, n = j * width)."""
+
+    __slots__ = ("group", "rows", "n")
+
+    def __init__(self, group, rows, n):
+        self.group, self.rows, self.n = group, rows, n
+
+    def lanes(self, shape):
+        """The region's shape (rows, n) in a batch of (W, width) lanes."""
+        rows = shape[0] // self.group
+        return (rows if self.rows is None else len(range(*self.rows.indices(rows))), self.n)
+
+    def view(self, array):
+        """The region's lanes of a (W, width) array: a view when the array is contiguous (else a copy)."""
+        if self.group != 1:
+            array = array.reshape(array.shape[0] // self.group, array.shape[1] * self.group)
+        return array[slice(None) if self.rows is None else self.rows, :self.n]
+
+    def take(self, value, shape):
+        """An operand's values on the region's lanes, broadcastable to the region's shape: a uniform stays one
+        value, a Ramp's first n lanes come from its columns (group 1), anything else is viewed (view)."""
+        if isinstance(value, Ramp):
+            if self.group == 1:
+                pick = (lambda c: c if c.shape[0] == 1 or self.rows is None else c[self.rows])
+                return Ramp(pick(value.base), pick(value.step), self.n).values()
+            value = value.values()
+        value = np.asarray(value)
+        if value.size == 1:
+            return value.reshape(1, 1)
+        if self.group == 1 and value.shape[1] == 1:
+            return value if self.rows is None or value.shape[0] == 1 else value[self.rows]
+        return self.view(np.broadcast_to(value, shape))
+
+
+def _exec_region(batch):
+    """The _Region that EXEC is, found once per EXEC (batch.exec_region), or None (EXEC is no such block, or
+    has no lane, or every lane)."""
+    region = batch.exec_region
+    if region is None:
+        region = False
+        if not batch.exec_full:
+            used = _exec_used(batch)
+            if used is not None:
+                region = _Region(1, used[0], used[1])
+            else:
+                blocks = _exec_blocks(batch)
+                if blocks is not None:
+                    region = _Region(blocks[0], None, blocks[1] * batch.width)
+        batch.exec_region = region
+    return region or None
+
+
+def _exec_blocks(batch):
+    """(k, j) when EXEC is one value per wave and holds, of every k consecutive waves of the batch from the
+    first, the first j (0 < j < k) and no other wave; else None. O(W)."""
+    compact, count = batch.exec_compact, batch.waves
+    if compact.shape != (count, 1):
+        return None
+    column = compact.reshape(-1)
+    off = np.flatnonzero(~column)
+    if not off.size or not column[0]:
+        return None
+    j = int(off[0])
+    on = np.flatnonzero(column[j:])
+    k = j + int(on[0]) if on.size else count
+    if count % k or not (column.reshape(-1, k) == (np.arange(k) < j)).all():
+        return None
+    return k, j
 
 
 def _exec_used(batch):
@@ -836,7 +967,7 @@ def _lds_load(ctx, batch, entry, operands):
                 if dtype.itemsize < 4:
                     result = result.astype(np.int32 if entry.sign_extend else np.uint32).view(np.uint32)
                 merged = np.array(np.broadcast_to(batch.read(operands[0], "b32"), shape))
-                merged[lanes.run_lanes()] = result
+                lanes.regrouped(merged)[lanes.run_lanes()] = result
                 batch.write(operands[0], "b32", merged, masked=False)
                 return
         elif lanes.n_use:
@@ -878,7 +1009,8 @@ def _lds_store(ctx, batch, entry, operands):
         # Every lane, each wave's accesses consecutive: one slice or strided view of the LDS.
         dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
         value = np.broadcast_to(np.asarray(batch.read(operands[1], "b32"), dtype=np.uint32), shape)
-        np.copyto(lanes.run_view(lds.data.view(dtype)), value[lanes.run_lanes()], casting="unsafe")   # the low bits
+        np.copyto(lanes.run_view(lds.data.view(dtype)), lanes.regrouped(value)[lanes.run_lanes()],
+                  casting="unsafe")   # the low bits
         lanes.run_view(lds.written.view(_LDS_WORD[size]))[...] = _LDS_ALL_ONES[size]
         return
     at = lanes.at(0)
@@ -962,13 +1094,20 @@ def _atomic(ctx, batch, entry, operands):
         value, compare = np.broadcast_to(np.asarray(raw).view(np.uint32), shape), None
     address_operands = sources[1:]        # (vaddr, descriptor, imm): the layout of a buffer load's
     result = np.zeros(shape, dtype=np.uint32) if returns else None
-    index = np.broadcast_to(_element_indices(batch, (None,) + tuple(address_operands), 4), shape)
+    lane_index = _element_indices(batch, (None,) + tuple(address_operands), 4)
+    region = _exec_region(batch) if not batch.exec_full and ctx.stats.record is None else None
+    index = None if region is not None else np.broadcast_to(lane_index, shape)
     for selector, dwords in _descriptor_groups(batch, address_operands[1]):
         if dwords[3] & READ_ONLY:
             _read_only(ctx, batch, selector)
             continue
         data, size, va = _resolve(ctx, dwords)
         count = size // 4
+        if selector is None and region is not None:
+            _atomic_region(ctx, batch, entry, region, data[:count * 4], lane_index, value, compare, result)
+            continue
+        if index is None:
+            index = np.broadcast_to(lane_index, shape)
         active = batch.exec if selector is None else (batch.exec & selector[:, None])
         valid = index.astype(np.int64) < count
         use = active & valid
@@ -992,6 +1131,32 @@ def _atomic(ctx, batch, entry, operands):
                               np.int64(va) + index.astype(np.int64) * 4, use)
     if returns:
         batch.write(operands[0], "b32", result, masked=True)
+
+
+def _atomic_region(ctx, batch, entry, region, data, lane_index, value, compare, result):
+    """_atomic's lanes when EXEC is a _Region (thread 0 of every workgroup counting its partial, ...): the
+    region's lanes only, in lane order (atomics.apply), the other lanes' results 0 as _atomic leaves them."""
+    shape = (batch.waves, batch.width)
+    lanes = region.lanes(shape)
+    at = np.broadcast_to(region.take(lane_index, shape), lanes).astype(np.int64)
+    use = at < data.size // 4
+    n_use = int(np.count_nonzero(use))
+    stats = ctx.stats
+    stats.oob_writes += at.size - n_use
+    stats.bytes_read += at.size * 4
+    stats.bytes_written += at.size * 4
+    stats.memory_bytes[ctx.pc] += at.size * 4
+    if not n_use:
+        return
+    if batch.views:
+        _detach(batch, data)
+    pick = lambda x: np.broadcast_to(region.take(x, shape), lanes)[use]
+    old = atomics.apply(data.view(np.uint32), at[use], pick(value), None if compare is None else pick(compare),
+                        entry.name_of_operation, entry.returns)
+    if entry.returns:
+        lanes_old = np.zeros(lanes, dtype=np.uint32)
+        lanes_old[use] = old
+        region.view(result)[...] = lanes_old
 
 
 def _read_only(ctx, batch, selector):

@@ -329,7 +329,7 @@ class WaveBatch:
     """W waves executing together: registers, masks and ids (see the module banner)."""
 
     __slots__ = ("waves", "width", "sgpr", "vgpr", "exec", "exec_full", "exec_compact", "vcc", "scc",
-                 "wave_index", "workgroup", "wave_in_group", "views")
+                 "wave_index", "workgroup", "wave_in_group", "views", "exec_region")
 
     def __init__(self, waves, width):
         self.waves = waves
@@ -339,6 +339,7 @@ class WaveBatch:
         self.exec_compact = _TRUE      # EXEC as set, before broadcasting (e.g. (W, 1)): same lanes
         self.exec = _all_lanes(waves, width)
         self.exec_full = True
+        self.exec_region = None    # what executor._exec_region found on this EXEC (None: not looked yet)
         self.vcc = np.zeros((1, 1), dtype=bool)
         self.scc = np.zeros((1, 1), dtype=bool)
         self.views = False         # some register may be a read-only view of memory (executor._load)
@@ -352,6 +353,7 @@ class WaveBatch:
         # in `exec_compact` too: mask arithmetic, all() and any() on it cost O(W), not O(lanes).
         mask = np.asarray(mask)
         self.exec_compact = mask
+        self.exec_region = None
         self.exec_full = bool(mask.all())
         if self.exec_full:
             self.exec = _all_lanes(self.waves, self.width)
