@@ -25,7 +25,7 @@ from dmlemu.functional.buffer_descriptor import READ_ONLY, unpack_buffer_descrip
 from dmlemu.functional.image_descriptor import IMAGE_DWORDS, texel_offsets, unpack_image_descriptor
 from dmlemu.functional.texel_formats import FORMATS as TEXEL_FORMATS, decode as decode_texels, encode as encode_texels
 from dmlemu.functional.local_data_share import ALL_ONES as _LDS_ALL_ONES, WORD as _LDS_WORD
-from dmlemu.functional.wave import Ramp
+from dmlemu.functional.wave import Ramp, broadcast
 
 MAX_INSTRUCTIONS_PER_WAVE = 1 << 20
 
@@ -147,7 +147,7 @@ def _alu(ctx, batch, entry, operands):
         if operands[0].code == EXEC_LO:
             batch.set_exec(value)
         else:
-            batch.vcc = np.broadcast_to(value, (batch.waves, batch.width))
+            batch.vcc = broadcast(value, (batch.waves, batch.width))
         return
     if not batch.exec_full and entry.operands[0] == op.VDST and not entry.sets_scc and \
             all(t in _REGION_TYPES for t in types):
@@ -364,6 +364,16 @@ def _joined_runs(first, width):
 _FIND = object()
 
 
+def _strided(array, start, shape, steps):
+    """array[start:] seen with `shape`, `steps` elements apart along each axis: np.lib.stride_tricks.as_strided
+    without its Python cost (several microseconds a call) where `array` is 1-D and contiguous (every caller's
+    case: a buffer's or the LDS's typed view) and the view lies inside it, as its callers check."""
+    if array.ndim == 1 and array.flags.c_contiguous:
+        item = array.itemsize
+        return np.ndarray(shape, array.dtype, array, start * item, tuple(step * item for step in steps))
+    return np.lib.stride_tricks.as_strided(array[start:], shape, tuple(step * array.itemsize for step in steps))
+
+
 def _window_rows(ctx, batch, typed, starts, length, step=_FIND):
     """The runs typed[start:start + length] as rows: where the starts are evenly spaced (a reduction's
     workgroups, one row apart) a strided view of memory, read-only and shared as the contiguous path's
@@ -375,9 +385,8 @@ def _window_rows(ctx, batch, typed, starts, length, step=_FIND):
             if not (np.diff(starts) == step).all():
                 step = None
         if step is not None and step >= length:
-            base = typed[int(starts[0]):]
-            view = np.lib.stride_tricks.as_strided(base, (starts.size, length), (step * typed.itemsize, typed.itemsize),
-                                                   writeable=False)
+            view = _strided(typed, int(starts[0]), (starts.size, length), (step, 1))
+            view.flags.writeable = False
             batch.views = True
             return view
     return np.lib.stride_tricks.sliding_window_view(typed, length)[starts]
@@ -540,7 +549,7 @@ def _store(ctx, batch, entry, operands):
     else:
         value = value.view(dtype)
     first, index, rows, _ = _lane_run(batch, operands, dtype.itemsize)
-    value = np.broadcast_to(value, shape)
+    value = broadcast(value, shape)
     region = None
     if not batch.exec_full and ctx.stats.record is None and dtype.itemsize > 1:
         region = _exec_region(batch)
@@ -557,12 +566,12 @@ def _store(ctx, batch, entry, operands):
             # EXEC a block of lanes (thread 0 of every workgroup, ...): those lanes' indices and values only,
             # in lane order (the later lane's value stays where two write one element).
             lanes = region.lanes(shape)
-            at = np.broadcast_to(region.take(_element_indices(batch, operands, dtype.itemsize), shape), lanes)
+            at = broadcast(region.take(_element_indices(batch, operands, dtype.itemsize), shape), lanes)
             use = at < np.uint32(count) if count < (1 << 32) else np.ones(lanes, dtype=bool)
             n_use = int(np.count_nonzero(use))
             ctx.stats.oob_writes += at.size - n_use
             if n_use:
-                target[at[use]] = np.broadcast_to(region.take(value, shape), lanes)[use]
+                target[at[use]] = broadcast(region.take(value, shape), lanes)[use]
             ctx.stats.bytes_written += at.size * dtype.itemsize
             ctx.stats.memory_bytes[ctx.pc] += at.size * dtype.itemsize
             continue
@@ -623,8 +632,7 @@ def _store_rows(target, rows, value, width, count):
             return False
     else:
         step = length
-    window = np.lib.stride_tricks.as_strided(target[int(starts[0]):], (starts.size, length),
-                                             (step * target.itemsize, target.itemsize))
+    window = _strided(target, int(starts[0]), (starts.size, length), (step, 1))
     window[...] = value.reshape(starts.size, length)
     return True
 
@@ -672,8 +680,7 @@ class _LdsLanes:
         waves, width = self.shape
         if self.wave_step == width:
             return array[self.run:self.run + waves * width].reshape(self.shape)
-        return np.lib.stride_tricks.as_strided(array[self.run:], self.shape,
-                                               (self.wave_step * array.itemsize, array.itemsize))
+        return _strided(array, self.run, self.shape, (self.wave_step, 1))
 
     def at(self, shift):
         """The used lanes' indices in units of 2^shift bytes, lane order (flattened)."""
@@ -705,7 +712,7 @@ class _LdsLanes:
 
     def pick(self, values, shape):
         """The used lanes of a (W, width)-broadcastable array, lane order."""
-        values = np.broadcast_to(values, shape)
+        values = broadcast(values, shape)
         if self.lanes is not None:
             if values.flags.c_contiguous:
                 return values.reshape(-1)[self.lanes]
@@ -731,7 +738,8 @@ def _lds_ramp_lanes(ctx, batch, address, offset, access_bytes):
         base += offset
     if (base & (access_bytes - 1)).any():
         return None
-    base = np.broadcast_to(base, (waves,))
+    if base.size != waves:
+        base = np.broadcast_to(base, (waves,))
     lanes = _LdsLanes()
     lanes.access = access_bytes
     lanes.use = None
@@ -821,7 +829,7 @@ class _Region:
             return value.reshape(1, 1)
         if self.group == 1 and value.shape[1] == 1:
             return value if self.rows is None or value.shape[0] == 1 else value[self.rows]
-        return self.view(np.broadcast_to(value, shape))
+        return self.view(broadcast(value, shape))
 
 
 def _exec_region(batch):
@@ -966,7 +974,7 @@ def _lds_load(ctx, batch, entry, operands):
                 # values (EXEC is exactly those lanes, so the write needs no mask).
                 if dtype.itemsize < 4:
                     result = result.astype(np.int32 if entry.sign_extend else np.uint32).view(np.uint32)
-                merged = np.array(np.broadcast_to(batch.read(operands[0], "b32"), shape))
+                merged = np.array(broadcast(np.asarray(batch.read(operands[0], "b32")), shape))
                 lanes.regrouped(merged)[lanes.run_lanes()] = result
                 batch.write(operands[0], "b32", merged, masked=False)
                 return
@@ -1008,7 +1016,7 @@ def _lds_store(ctx, batch, entry, operands):
     if lanes.run is not None and entry.mem_dwords == 1:
         # Every lane, each wave's accesses consecutive: one slice or strided view of the LDS.
         dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
-        value = np.broadcast_to(np.asarray(batch.read(operands[1], "b32"), dtype=np.uint32), shape)
+        value = broadcast(np.asarray(batch.read(operands[1], "b32"), dtype=np.uint32), shape)
         np.copyto(lanes.run_view(lds.data.view(dtype)), lanes.regrouped(value)[lanes.run_lanes()],
                   casting="unsafe")   # the low bits
         lanes.run_view(lds.written.view(_LDS_WORD[size]))[...] = _LDS_ALL_ONES[size]
@@ -1091,7 +1099,7 @@ def _atomic(ctx, batch, entry, operands):
         value = (pair & np.uint64(0xFFFFFFFF)).astype(np.uint32)
         compare = (pair >> np.uint64(32)).astype(np.uint32)
     else:
-        value, compare = np.broadcast_to(np.asarray(raw).view(np.uint32), shape), None
+        value, compare = broadcast(np.asarray(raw).view(np.uint32), shape), None
     address_operands = sources[1:]        # (vaddr, descriptor, imm): the layout of a buffer load's
     result = np.zeros(shape, dtype=np.uint32) if returns else None
     lane_index = _element_indices(batch, (None,) + tuple(address_operands), 4)
@@ -1138,7 +1146,7 @@ def _atomic_region(ctx, batch, entry, region, data, lane_index, value, compare, 
     region's lanes only, in lane order (atomics.apply), the other lanes' results 0 as _atomic leaves them."""
     shape = (batch.waves, batch.width)
     lanes = region.lanes(shape)
-    at = np.broadcast_to(region.take(lane_index, shape), lanes).astype(np.int64)
+    at = broadcast(region.take(lane_index, shape), lanes).astype(np.int64)
     use = at < data.size // 4
     n_use = int(np.count_nonzero(use))
     stats = ctx.stats
@@ -1150,7 +1158,7 @@ def _atomic_region(ctx, batch, entry, region, data, lane_index, value, compare, 
         return
     if batch.views:
         _detach(batch, data)
-    pick = lambda x: np.broadcast_to(region.take(x, shape), lanes)[use]
+    pick = lambda x: broadcast(region.take(x, shape), lanes)[use]
     old = atomics.apply(data.view(np.uint32), at[use], pick(value), None if compare is None else pick(compare),
                         entry.name_of_operation, entry.returns)
     if entry.returns:

@@ -281,6 +281,24 @@ class Ramp(np.lib.mixins.NDArrayOperatorsMixin):
         return None
 
 
+def broadcast(x, shape):
+    """np.broadcast_to(x, shape) for 2-D `shape`: a read-only view, made directly (zero strides on the broadcast
+    axes) where `x` is a C-contiguous 2-D array: np.broadcast_to's own Python costs several microseconds a call,
+    and the executor broadcasts registers and masks at nearly every instruction."""
+    if type(x) is np.ndarray and x.ndim == 2 and x.flags.c_contiguous:
+        rows, columns = x.shape
+        if rows == shape[0] and columns == shape[1]:
+            view = x.view()
+        elif rows in (1, shape[0]) and columns in (1, shape[1]):
+            strides = (x.strides[0] if rows == shape[0] else 0, x.strides[1] if columns == shape[1] else 0)
+            view = np.ndarray(shape, x.dtype, x, 0, strides)
+        else:
+            return np.broadcast_to(x, shape)
+        view.flags.writeable = False
+        return view
+    return np.broadcast_to(x, shape)
+
+
 _ALL_LANES = {}
 
 
@@ -358,7 +376,7 @@ class WaveBatch:
         if self.exec_full:
             self.exec = _all_lanes(self.waves, self.width)
         else:
-            self.exec = np.broadcast_to(mask, (self.waves, self.width))
+            self.exec = broadcast(mask, (self.waves, self.width))
 
     def exec_any(self):
         compact = self.exec_compact
