@@ -732,6 +732,20 @@ def _lds_ramp_lanes(ctx, batch, address, offset, access_bytes):
     if (lds is None or ctx.stats.record is not None or not isinstance(address, Ramp) or access_bytes > 8
             or address.step.size != 1 or int(address.step.flat[0]) != access_bytes or address.wraps()):
         return None
+    # Found once per EXEC and workgroups for this address Ramp (an LDS tree's level reads and writes through
+    # one Ramp under one EXEC; its levels share the Ramp): the memo holds the EXEC and workgroup arrays it was
+    # found for, and answers only for those very objects (registers and masks are never changed in place).
+    memo = address.memo(("lds lanes", offset, access_bytes, lds.first_group, lds.size), dict)
+    found = memo.get(id(batch.exec_compact))
+    if found is not None and found[0] is batch.exec_compact and found[1] is batch.workgroup:
+        return found[2]
+    lanes = _lds_ramp_lanes_found(batch, address, offset, access_bytes, lds)
+    memo[id(batch.exec_compact)] = (batch.exec_compact, batch.workgroup, lanes)
+    return lanes
+
+
+def _lds_ramp_lanes_found(batch, address, offset, access_bytes, lds):
+    """_lds_ramp_lanes's answer, found (not remembered)."""
     width, waves = batch.width, batch.waves
     base = address.base.reshape(-1).astype(np.int64)
     if offset:
