@@ -105,7 +105,7 @@ class _Context:
     instructions) always copies.
     """
 
-    __slots__ = ("memory", "stats", "pc", "slot", "share", "lds")
+    __slots__ = ("memory", "stats", "pc", "slot", "share", "lds", "resolved")
 
     def __init__(self, memory, stats, share=False, lds=None):
         self.memory = memory
@@ -114,6 +114,7 @@ class _Context:
         self.slot = 0       # the memory instruction's access slot (dispatch_record.access_slot)
         self.share = share
         self.lds = lds      # the batch's workgroups' LocalDataShare (None: the kernel declares none)
+        self.resolved = {}  # descriptor dwords -> _resolve's answer (no allocation comes or goes in a run)
 
 
 def _record_access(ctx, batch, is_write, va, index, item_size, use, first):
@@ -253,7 +254,15 @@ def _read_dwords(ctx, address, n):
 
 def _resolve(ctx, descriptor_dwords):
     """(bytes view of the described range, usable size, GPU VA) for one descriptor; (None, 0, 0) if
-    invalid."""
+    invalid. Found once per run of a batch (the loads of a loop name one descriptor again and again)."""
+    key = tuple(descriptor_dwords)
+    found = ctx.resolved.get(key)
+    if found is None:
+        found = ctx.resolved[key] = _resolve_found(ctx, descriptor_dwords)
+    return found
+
+
+def _resolve_found(ctx, descriptor_dwords):
     va, size, valid = unpack_buffer_descriptor(descriptor_dwords)
     if not valid or size == 0:
         return None, 0, 0

@@ -329,6 +329,10 @@ def _constant(operand, type_name):
 def pack_mask(mask, waves, width):
     """Bool lanes (W, L) -> uint64 per wave (W, 1), lane i in bit i. `mask` may be one value per wave
     or per batch ((W, 1), (1, 1): a compare of uniform operands): it stands for all `width` lanes."""
+    if mask.ndim == 2 and mask.shape[1] == 1:
+        # One value per wave (or one for all): every lane's bit or none, without a pass over the lanes.
+        lanes = np.uint64((1 << width) - 1)
+        return np.where(np.broadcast_to(mask, (waves, 1)), lanes, np.uint64(0))
     mask = np.broadcast_to(mask, (waves, width))
     packed = np.packbits(mask, axis=1, bitorder="little")
     padded = np.zeros((waves, 8), dtype=np.uint8)
@@ -434,7 +438,7 @@ class WaveBatch:
             v = self.sgpr[code]
             return _ZERO if v is None else v
         if code in (VCC_LO, VCC_HI, EXEC_LO, EXEC_HI):
-            mask = self.vcc if code in (VCC_LO, VCC_HI) else self.exec
+            mask = self.vcc if code in (VCC_LO, VCC_HI) else self.exec_compact
             bits = pack_mask(mask, self.waves, self.width)
             return ((bits >> _SHIFT32) if code in (VCC_HI, EXEC_HI) else (bits & _MASK32)).astype(np.uint32)
         if code == SCC:
@@ -467,7 +471,7 @@ class WaveBatch:
                 return self._dword(code).view(np.uint16)[..., ::2].view(dtype)
             return self._dword(code).view(dtype)
         if dwords == 2 and code in (VCC_LO, EXEC_LO):
-            return pack_mask(self.vcc if code == VCC_LO else self.exec, self.waves, self.width).view(dtype)
+            return pack_mask(self.vcc if code == VCC_LO else self.exec_compact, self.waves, self.width).view(dtype)
         if dwords == 2:
             lo, hi = self._dword(code), self._dword(code + 1)
             return ((hi.astype(np.uint64) << _SHIFT32) | lo.astype(np.uint64)).view(dtype)
@@ -522,7 +526,7 @@ class WaveBatch:
             self.sgpr[code] = raw
         elif code in (VCC_LO, VCC_HI, EXEC_LO, EXEC_HI):
             lo_code = VCC_LO if code in (VCC_LO, VCC_HI) else EXEC_LO
-            bits = pack_mask(self.vcc if lo_code == VCC_LO else self.exec, self.waves, self.width)
+            bits = pack_mask(self.vcc if lo_code == VCC_LO else self.exec_compact, self.waves, self.width)
             raw64 = raw.astype(np.uint64)
             if code == lo_code:
                 bits = (bits & (_MASK32 << _SHIFT32)) | raw64
