@@ -6,6 +6,11 @@ a batch share a program counter; a branch that some waves take and others do not
 into two, each continuing on its own path, so control flow stays exact while uniform code (the
 common case) runs as one NumPy operation per instruction for the whole batch.
 
+An EXEC that is a block of lanes (the first n lanes of every k-th wave, or the first j waves of every k:
+what the levels of an LDS tree and "thread 0 of every workgroup" leave) is found once per EXEC
+(`_exec_region`); LDS accesses, lane-wise vector instructions, stores and atomics then touch those
+lanes only, as strided views, instead of every lane under a mask.
+
 Decode once: a kernel arrives as an isa.program.Program (decoded and validated when it was built);
 `bind` pairs each of its instruction records with this executor's handler once per Program, so
 the inner loop does no parsing and no string work.
