@@ -558,6 +558,7 @@ REGIONS = """
     v_mov_b32 v12, s20
     v_lshl_b32 v12, v12, 2
     buffer_store_dword v7, v12, s[12:15], {partials}
+    buffer_store_dword v7, v12, s[12:15], {edge}   ; workgroups 2 .. past the buffer's end: dropped, counted
     v_and_b32 v15, v12, 4                ; two workgroups on one counter dword
     v_mov_b32 v13, 3
     {atomic} {destination}v13, v15, s[12:15], {counter}
@@ -585,17 +586,19 @@ def test_exec_blocks_of_lanes_agree_with_the_reference(width, first, atomic, bat
     group, groups = 128, 5
     first = 2 * width if first == "two waves" else first
     rtn = atomic.endswith("_rtn")
+    out_dwords = 4 * group * groups + groups + 4
     source = REGIONS.format(first=first, offset=4 * first, partials=4 * 4 * group * groups,
+                            edge=4 * (out_dwords - 2),
                             counter=4 * (4 * group * groups + groups), atomic=atomic,
                             destination="v14, " if rtn else "", second=4 * group * groups,
                             third=8 * group * groups, fourth=12 * group * groups)
-    kwargs = dict(groups=groups, group=group, lds_bytes=4 * group, out_dwords=4 * group * groups + groups + 4,
-                  width=width)
+    kwargs = dict(groups=groups, group=group, lds_bytes=4 * group, out_dwords=out_dwords, width=width)
     if batch_lanes is None:
-        out, _ = check_both(source, _data(groups * group, seed=5), **kwargs)
+        out, stats = check_both(source, _data(groups * group, seed=5), **kwargs)
     else:
-        out, _ = run_fast(source, _data(groups * group, seed=5), batch_lanes=batch_lanes, **kwargs)
+        out, stats = run_fast(source, _data(groups * group, seed=5), batch_lanes=batch_lanes, **kwargs)
         assert np.array_equal(out, run_reference(source, _data(groups * group, seed=5), **kwargs)[0])
+    assert stats.oob_writes == groups - 2
     counters = out[4 * group * groups + groups:][:2]
     assert counters.tolist() == [3 * 3, 3 * 2]          # workgroups 0, 2, 4 on the first dword, 1, 3 on the second
     if rtn:
