@@ -754,8 +754,13 @@ def _lds_ramp_lanes(ctx, batch, address, offset, access_bytes):
     if found is not None and found[0] is batch.exec_compact and found[1] is batch.workgroup:
         return found[2]
     lanes = _lds_ramp_lanes_found(batch, address, offset, access_bytes, lds)
+    if len(memo) >= _LDS_MEMO:
+        memo.clear()       # a loop under ever new EXECs: bounded (each entry holds its EXEC array)
     memo[id(batch.exec_compact)] = (batch.exec_compact, batch.workgroup, lanes)
     return lanes
+
+
+_LDS_MEMO = 16      # EXECs an address Ramp remembers LDS lanes for (an LDS tree has at most 10 levels)
 
 
 def _lds_ramp_lanes_found(batch, address, offset, access_bytes, lds):
