@@ -43,6 +43,7 @@ STEPS = 64                           # the elements a thread aims at before the 
 CHUNK_LANES = 256                    # N > CHUNK: stage 1, one workgroup of CHUNK_LANES threads per chunk ...
 CHUNK = STEPS * CHUNK_LANES          # ... of CHUNK consecutive k; stage 2 (CHUNK_LANES threads) reduces the partials
 UNROLL = 4                           # elements a thread loads together (reduce_pass.inc: the same order)
+UNROLL_DEEP = 16                     # ... and first this many while they last, where N >= UNROLL_DEEP L (`deep`)
 IMM_LIMIT = (1 << 14) - 1            # a buffer load's immediate byte offset (isa/encoding.py UIMM_MAX)
 # The functions that split (their partials combine with the tree's operation alone); ARGMAX / ARGMIN (pairs) and
 # LOG_SUM_EXP (two passes over the elements) keep one workgroup per output whatever N.
@@ -180,12 +181,13 @@ def chunks_for(function, input_type, count):
 
 
 def variant_symbols(function, input_type, output_type, inner_linear, lanes=MIN_LANES, layout=LAYOUT,
-                    decreasing=False, stage=0, unit=False, combine=None):
+                    decreasing=False, stage=0, unit=False, combine=None, deep=False):
     """The assembler symbols of one variant of reduce.s (`lanes`: threads per workgroup, a power of two;
     `decreasing`: ARGMAX / ARGMIN's AxisDirection DECREASING; `unit`: one reduced dimension of stride 1;
     `stage`: 0 one workgroup per output, 1 a chunk's partial into the temporary resource (no finish;
     `output_type` the partials' type), 2 the partials into the output (`input_type` the partials' type), the
-    code the last chunk's workgroup goes on with; `combine`: stage 1's OneDispatch)."""
+    code the last chunk's workgroup goes on with; `combine`: stage 1's OneDispatch; `deep`: every thread has at
+    least UNROLL_DEEP elements (N >= UNROLL_DEEP L), so the unrolled loop takes UNROLL_DEEP a step first)."""
     row = OPERATORS["REDUCE"].functions[function]
     finish = row.finish if stage != 1 else ""
     compute = _COMPUTE[input_type]
@@ -216,9 +218,12 @@ def variant_symbols(function, input_type, output_type, inner_linear, lanes=MIN_L
         "LANES": lanes, "STAGE": stage, "CHUNK": CHUNK,
         "LANES_LAST": (UNROLL - 1) * lanes, "LANES_STEP": UNROLL * lanes,
         "UNROLL": int(inner_linear and not arg and not wide),   # UNROLL elements a step (reduce_pass.inc)
+        "UNROLL16": int(deep and inner_linear and not arg and not wide),   # first UNROLL_DEEP a step
+        "LANES_LAST16": (UNROLL_DEEP - 1) * lanes, "LANES_STEP16": UNROLL_DEEP * lanes,
+        "IMM_STEP16": int(unit and (UNROLL_DEEP - 1) * lanes * _SIZE[input_type] <= IMM_LIMIT),
         # a unit stride: the loads' byte offsets are immediates (j L element sizes, when they fit)
         "IMM_STEP": int(unit and (UNROLL - 1) * lanes * _SIZE[input_type] <= IMM_LIMIT),
-        **{f"IMM_{j}": j * lanes * _SIZE[input_type] for j in range(1, UNROLL)},
+        **{f"IMM_{j}": j * lanes * _SIZE[input_type] for j in range(1, UNROLL_DEEP)},
         **{f"LEVEL_{1 << j}": int(lanes > 1 << j) for j in range(1, 10)}, **layout.symbols(),
         "ONE_DISPATCH": int(combine is not None),
         **({} if combine is None else {"COMBINE_LANES": combine.lanes, "STAGE2_CONSTANTS": combine.constants_offset,
@@ -238,16 +243,17 @@ class OneDispatch:
 
 @functools.lru_cache(maxsize=None)
 def build_program(function, input_type, output_type, inner_linear, lanes=MIN_LANES, layout=LAYOUT, decreasing=False,
-                  stage=0, unit=False, combine=None, final_type=None):
+                  stage=0, unit=False, combine=None, final_type=None, deep=False):
     """Assemble and decode one variant of reduce.s (cached). With `combine` (a OneDispatch; stage 1) the
     program is stage 1's code followed by stage 2's (the partials, `output_type`, into `final_type`), which
     its last chunk's workgroup falls through into."""
     symbols = variant_symbols(function, input_type, output_type, inner_linear, lanes, layout, decreasing, stage, unit,
-                              combine)
+                              combine, deep)
     dwords = assemble_file(os.path.join(KERNEL_DIR, OPERATORS["REDUCE"].source), symbols)
     to = f"_to_{output_type.lower()}" if output_type != input_type else ""
     name = (f"reduce_{function.lower()}_{input_type.lower()}{to}_x{lanes}{'_linear' if inner_linear else ''}"
-            f"{'_last' if decreasing else ''}{'_unit' if unit else ''}{('', '_chunks', '_partials')[stage]}")
+            f"{'_last' if decreasing else ''}{'_unit' if unit else ''}{'_deep' if symbols['UNROLL16'] else ''}"
+            f"{('', '_chunks', '_partials')[stage]}")
     if combine is not None:
         second = build_program(function, output_type, final_type, True, combine.lanes, layout, stage=2, unit=True)
         return Program(tuple(dwords) + second.dwords, f"{name}_then_x{combine.lanes}")
@@ -294,7 +300,7 @@ def compile_reduction(operator, tensors, attributes, layout, no_kernel, division
         lanes = lanes_for(count)
         constants = layout.pack({**values, "WORKGROUP_SIZE": lanes}, records, params=True, wide=False)
         program = build_program(function, source.data_type, target.data_type, len(reduced) <= 1, lanes, layout,
-                                decreasing, unit=unit)
+                                decreasing, unit=unit, deep=count >= UNROLL_DEEP * lanes)
         return Reduction(program, constants, outputs, lanes, lds_per_lane * lanes)
     # One dispatch (reduce.s, steps 1 to 5): workgroup w = output * G + g reduces chunk g of its output into
     # partial w of the temporary resource and counts it in its output's counter (a dword after the constants,
@@ -317,7 +323,8 @@ def compile_reduction(operator, tensors, attributes, layout, no_kernel, division
     constants[:len(first)], constants[at:at + len(second)] = first, second
     combine = OneDispatch(CHUNK_LANES, at, counters, 4 * outputs)
     return Reduction(build_program(function, source.data_type, partial, len(reduced) <= 1, CHUNK_LANES, layout,
-                                   decreasing, stage=1, unit=unit, combine=combine, final_type=target.data_type),
+                                   decreasing, stage=1, unit=unit, combine=combine, final_type=target.data_type,
+                                   deep=True),
                      constants, outputs * chunks, CHUNK_LANES, 4 * CHUNK_LANES, None,
                      -(-4 * outputs * chunks // 256) * 256)
 

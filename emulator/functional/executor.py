@@ -6,6 +6,11 @@ a batch share a program counter; a branch that some waves take and others do not
 into two, each continuing on its own path, so control flow stays exact while uniform code (the
 common case) runs as one NumPy operation per instruction for the whole batch.
 
+An EXEC that is a block of lanes (the first n lanes of every k-th wave, or the first j waves of every k:
+what the levels of an LDS tree and "thread 0 of every workgroup" leave) is found once per EXEC
+(`_exec_region`); LDS accesses, lane-wise vector instructions, stores and atomics then touch those
+lanes only, as strided views, instead of every lane under a mask.
+
 Decode once: a kernel arrives as an isa.program.Program (decoded and validated when it was built);
 `bind` pairs each of its instruction records with this executor's handler once per Program, so
 the inner loop does no parsing and no string work.
@@ -25,7 +30,7 @@ from dmlemu.functional.buffer_descriptor import READ_ONLY, unpack_buffer_descrip
 from dmlemu.functional.image_descriptor import IMAGE_DWORDS, texel_offsets, unpack_image_descriptor
 from dmlemu.functional.texel_formats import FORMATS as TEXEL_FORMATS, decode as decode_texels, encode as encode_texels
 from dmlemu.functional.local_data_share import ALL_ONES as _LDS_ALL_ONES, WORD as _LDS_WORD
-from dmlemu.functional.wave import Ramp
+from dmlemu.functional.wave import Ramp, broadcast
 
 MAX_INSTRUCTIONS_PER_WAVE = 1 << 20
 
@@ -105,7 +110,7 @@ class _Context:
     instructions) always copies.
     """
 
-    __slots__ = ("memory", "stats", "pc", "slot", "share", "lds")
+    __slots__ = ("memory", "stats", "pc", "slot", "share", "lds", "resolved")
 
     def __init__(self, memory, stats, share=False, lds=None):
         self.memory = memory
@@ -114,6 +119,7 @@ class _Context:
         self.slot = 0       # the memory instruction's access slot (dispatch_record.access_slot)
         self.share = share
         self.lds = lds      # the batch's workgroups' LocalDataShare (None: the kernel declares none)
+        self.resolved = {}  # descriptor dwords -> _resolve's answer (no allocation comes or goes in a run)
 
 
 def _record_access(ctx, batch, is_write, va, index, item_size, use, first):
@@ -147,14 +153,37 @@ def _alu(ctx, batch, entry, operands):
         if operands[0].code == EXEC_LO:
             batch.set_exec(value)
         else:
-            batch.vcc = np.broadcast_to(value, (batch.waves, batch.width))
+            batch.vcc = broadcast(value, (batch.waves, batch.width))
         return
+    if not batch.exec_full and entry.operands[0] == op.VDST and not entry.sets_scc and \
+            all(t in _REGION_TYPES for t in types):
+        region = _exec_region(batch)
+        if region is not None:
+            _alu_region(batch, entry, operands, region)
+            return
     sources = [batch.read(o, t) for o, t in zip(operands[1:], types[1:])]
     value = entry.semantics(*sources)
     if entry.sets_scc:
         value, scc = value
         batch.scc = np.asarray(scc).reshape(-1, 1)
     batch.write(operands[0], types[0], value, masked=entry.operands[0] == op.VDST)
+
+
+_REGION_TYPES = frozenset(("b32", "u32", "i32", "f32"))     # 32-bit lanes: _alu_region's registers
+
+
+def _alu_region(batch, entry, operands, region):
+    """A lane-wise vector instruction under an EXEC that is a _Region: the operation on the region's lanes only,
+    the other lanes keeping the destination's values (what the masked write of every lane's result gives, bit
+    for bit, without computing the inactive lanes: an LDS tree's levels)."""
+    shape = (batch.waves, batch.width)
+    sources = [region.take(batch.read(o, t), shape) for o, t in zip(operands[1:], entry.types[1:])]
+    dtype = op.TYPES[entry.types[0]][0]
+    value = np.asarray(entry.semantics(*sources)).astype(dtype, copy=False)
+    merged = np.empty(shape, dtype=dtype)
+    merged[...] = batch.read(operands[0], entry.types[0])
+    region.view(merged)[...] = value
+    batch.write(operands[0], entry.types[0], merged, masked=False)
 
 
 def _vcmp(ctx, batch, entry, operands):
@@ -230,7 +259,15 @@ def _read_dwords(ctx, address, n):
 
 def _resolve(ctx, descriptor_dwords):
     """(bytes view of the described range, usable size, GPU VA) for one descriptor; (None, 0, 0) if
-    invalid."""
+    invalid. Found once per run of a batch (the loads of a loop name one descriptor again and again)."""
+    key = tuple(descriptor_dwords)
+    found = ctx.resolved.get(key)
+    if found is None:
+        found = ctx.resolved[key] = _resolve_found(ctx, descriptor_dwords)
+    return found
+
+
+def _resolve_found(ctx, descriptor_dwords):
     va, size, valid = unpack_buffer_descriptor(descriptor_dwords)
     if not valid or size == 0:
         return None, 0, 0
@@ -341,6 +378,16 @@ def _joined_runs(first, width):
 _FIND = object()
 
 
+def _strided(array, start, shape, steps):
+    """array[start:] seen with `shape`, `steps` elements apart along each axis: np.lib.stride_tricks.as_strided
+    without its Python cost (several microseconds a call) where `array` is 1-D and contiguous (every caller's
+    case: a buffer's or the LDS's typed view) and the view lies inside it, as its callers check."""
+    if array.ndim == 1 and array.flags.c_contiguous:
+        item = array.itemsize
+        return np.ndarray(shape, array.dtype, array, start * item, tuple(step * item for step in steps))
+    return np.lib.stride_tricks.as_strided(array[start:], shape, tuple(step * array.itemsize for step in steps))
+
+
 def _window_rows(ctx, batch, typed, starts, length, step=_FIND):
     """The runs typed[start:start + length] as rows: where the starts are evenly spaced (a reduction's
     workgroups, one row apart) a strided view of memory, read-only and shared as the contiguous path's
@@ -352,9 +399,8 @@ def _window_rows(ctx, batch, typed, starts, length, step=_FIND):
             if not (np.diff(starts) == step).all():
                 step = None
         if step is not None and step >= length:
-            base = typed[int(starts[0]):]
-            view = np.lib.stride_tricks.as_strided(base, (starts.size, length), (step * typed.itemsize, typed.itemsize),
-                                                   writeable=False)
+            view = _strided(typed, int(starts[0]), (starts.size, length), (step, 1))
+            view.flags.writeable = False
             batch.views = True
             return view
     return np.lib.stride_tricks.sliding_window_view(typed, length)[starts]
@@ -517,7 +563,10 @@ def _store(ctx, batch, entry, operands):
     else:
         value = value.view(dtype)
     first, index, rows, _ = _lane_run(batch, operands, dtype.itemsize)
-    value = np.broadcast_to(value, shape)
+    value = broadcast(value, shape)
+    region = None
+    if not batch.exec_full and ctx.stats.record is None and dtype.itemsize > 1:
+        region = _exec_region(batch)
     for selector, dwords in _descriptor_groups(batch, operands[2]):
         if dwords[3] & READ_ONLY:
             _read_only(ctx, batch, selector)
@@ -527,6 +576,19 @@ def _store(ctx, batch, entry, operands):
         target = data[:count * dtype.itemsize].view(dtype) if count else None
         if batch.views and target is not None:
             _detach(batch, target)
+        if selector is None and region is not None:
+            # EXEC a block of lanes (thread 0 of every workgroup, ...): those lanes' indices and values only,
+            # in lane order (the later lane's value stays where two write one element).
+            lanes = region.lanes(shape)
+            at = broadcast(region.take(_element_indices(batch, operands, dtype.itemsize), shape), lanes)
+            use = at < np.uint32(count) if count < (1 << 32) else np.ones(lanes, dtype=bool)
+            n_use = int(np.count_nonzero(use))
+            ctx.stats.oob_writes += at.size - n_use
+            if n_use:
+                target[at[use]] = broadcast(region.take(value, shape), lanes)[use]
+            ctx.stats.bytes_written += at.size * dtype.itemsize
+            ctx.stats.memory_bytes[ctx.pc] += at.size * dtype.itemsize
+            continue
         if selector is None and first is not None and first + value.size <= count:
             # Hottest path (packed tensors): every lane active, the lanes' elements consecutive and
             # in range (a Ramp's columns or one compare pass tell): one slice copy. Bytes are cast
@@ -584,8 +646,7 @@ def _store_rows(target, rows, value, width, count):
             return False
     else:
         step = length
-    window = np.lib.stride_tricks.as_strided(target[int(starts[0]):], (starts.size, length),
-                                             (step * target.itemsize, target.itemsize))
+    window = _strided(target, int(starts[0]), (starts.size, length), (step, 1))
     window[...] = value.reshape(starts.size, length)
     return True
 
@@ -606,16 +667,23 @@ class _LdsLanes:
     instead of a gather."""
 
     __slots__ = ("flat", "use", "active", "n_active", "n_use", "addresses", "lanes", "used_flat", "run", "access",
-                 "wave_step", "shape", "waves_used")
+                 "wave_step", "shape", "waves_used", "group")
 
     def __init__(self):
         self.lanes = None
         self.run = None
         self.waves_used = None
+        self.group = 1           # the run form's rows: this many consecutive waves each (_Region's group)
 
     def whole(self, shape):
         """Whether the run form covers every lane of the batch's (W, width) lanes."""
-        return self.waves_used is None and self.shape == shape
+        return self.waves_used is None and self.group == 1 and self.shape == shape
+
+    def regrouped(self, array):
+        """A (W, width) array as the run form's rows: (W / group, group * width), a view when it is contiguous."""
+        if self.group == 1:
+            return array
+        return array.reshape(array.shape[0] // self.group, array.shape[1] * self.group)
 
     def run_lanes(self):
         """The run form's lanes as an index of the batch's (W, width) lanes."""
@@ -626,8 +694,7 @@ class _LdsLanes:
         waves, width = self.shape
         if self.wave_step == width:
             return array[self.run:self.run + waves * width].reshape(self.shape)
-        return np.lib.stride_tricks.as_strided(array[self.run:], self.shape,
-                                               (self.wave_step * array.itemsize, array.itemsize))
+        return _strided(array, self.run, self.shape, (self.wave_step, 1))
 
     def at(self, shift):
         """The used lanes' indices in units of 2^shift bytes, lane order (flattened)."""
@@ -649,7 +716,7 @@ class _LdsLanes:
             return out.reshape(shape)
         if self.run is not None and not self.whole(shape):
             out = np.zeros(shape, dtype=dtype)
-            out[self.run_lanes()] = values.reshape(self.shape)
+            self.regrouped(out)[self.run_lanes()] = values.reshape(self.shape)
             return out
         if self.use is None:
             return values.reshape(shape)
@@ -659,13 +726,13 @@ class _LdsLanes:
 
     def pick(self, values, shape):
         """The used lanes of a (W, width)-broadcastable array, lane order."""
-        values = np.broadcast_to(values, shape)
+        values = broadcast(values, shape)
         if self.lanes is not None:
             if values.flags.c_contiguous:
                 return values.reshape(-1)[self.lanes]
             return values[self.lanes // shape[1], self.lanes % shape[1]]
         if self.run is not None and not self.whole(shape):
-            return values[self.run_lanes()].reshape(-1)
+            return self.regrouped(values)[self.run_lanes()].reshape(-1)
         return values.reshape(-1) if self.use is None else values[self.use]
 
 
@@ -679,13 +746,33 @@ def _lds_ramp_lanes(ctx, batch, address, offset, access_bytes):
     if (lds is None or ctx.stats.record is not None or not isinstance(address, Ramp) or access_bytes > 8
             or address.step.size != 1 or int(address.step.flat[0]) != access_bytes or address.wraps()):
         return None
+    # Found once per EXEC and workgroups for this address Ramp (an LDS tree's level reads and writes through
+    # one Ramp under one EXEC; its levels share the Ramp): the memo holds the EXEC and workgroup arrays it was
+    # found for, and answers only for those very objects (registers and masks are never changed in place).
+    memo = address.memo(("lds lanes", offset, access_bytes, lds.first_group, lds.size), dict)
+    found = memo.get(id(batch.exec_compact))
+    if found is not None and found[0] is batch.exec_compact and found[1] is batch.workgroup:
+        return found[2]
+    lanes = _lds_ramp_lanes_found(batch, address, offset, access_bytes, lds)
+    if len(memo) >= _LDS_MEMO:
+        memo.clear()       # a loop under ever new EXECs: bounded (each entry holds its EXEC array)
+    memo[id(batch.exec_compact)] = (batch.exec_compact, batch.workgroup, lanes)
+    return lanes
+
+
+_LDS_MEMO = 16      # EXECs an address Ramp remembers LDS lanes for (an LDS tree has at most 10 levels)
+
+
+def _lds_ramp_lanes_found(batch, address, offset, access_bytes, lds):
+    """_lds_ramp_lanes's answer, found (not remembered)."""
     width, waves = batch.width, batch.waves
     base = address.base.reshape(-1).astype(np.int64)
     if offset:
         base += offset
     if (base & (access_bytes - 1)).any():
         return None
-    base = np.broadcast_to(base, (waves,))
+    if base.size != waves:
+        base = np.broadcast_to(base, (waves,))
     lanes = _LdsLanes()
     lanes.access = access_bytes
     lanes.use = None
@@ -702,14 +789,25 @@ def _lds_ramp_lanes(ctx, batch, address, offset, access_bytes):
         used_flat = (starts[:, None] + ramp).reshape(-1)
     else:
         compact = batch.exec_compact
-        used = _exec_used(batch)
-        if used is not None:
-            lanes.waves_used, n = used
+        region = _exec_region(batch)
+        if region is not None and region.group == 1:
+            lanes.waves_used, n = region.rows, region.n
             pick = slice(None) if lanes.waves_used is None else lanes.waves_used
             if int(base[pick].max()) + access_bytes * n <= lds.size and \
                     _lds_run(lanes, base[pick], slot[pick], lds.size, access_bytes, n):
                 return lanes
             lanes.waves_used = None
+        elif region is not None:
+            # The first j waves of every k: one run per k waves when those j waves' accesses follow one
+            # another in one workgroup's LDS (thread ids times the access size).
+            k, n = region.group, region.n
+            bases, slots = base.reshape(-1, k), slot.reshape(-1, k)
+            j = n // width
+            if ((slots == slots[:, :1]).all() and int(bases[:, 0].max()) + access_bytes * n <= lds.size
+                    and (bases[:, :j] == bases[:, :1] + np.arange(j) * (width * access_bytes)).all()
+                    and _lds_run(lanes, bases[:, 0], slots[:, 0], lds.size, access_bytes, n)):
+                lanes.group = k
+                return lanes
         if compact.shape == (waves, 1):
             used = np.flatnonzero(compact.reshape(-1))
             if used.size and int(base[used].max()) + access_bytes * width > lds.size:
@@ -727,6 +825,80 @@ def _lds_ramp_lanes(ctx, batch, address, offset, access_bytes):
     lanes.lanes, lanes.used_flat = positions, used_flat
     lanes.n_active = lanes.n_use = positions.size
     return lanes
+
+
+class _Region:
+    """EXEC as a block of lanes: the batch's (W, width) lanes seen as W / group rows of group * width lanes
+    (`group` consecutive waves a row), EXEC is lanes 0 .. n-1 of the rows `rows` (a slice; None: every row) and
+    no other lane. The levels of an LDS tree leave EXEC so: the first n lanes of every k-th wave (group 1), or
+    the first j waves of every group of k (group k, n = j * width)."""
+
+    __slots__ = ("group", "rows", "n")
+
+    def __init__(self, group, rows, n):
+        self.group, self.rows, self.n = group, rows, n
+
+    def lanes(self, shape):
+        """The region's shape (rows, n) in a batch of (W, width) lanes."""
+        rows = shape[0] // self.group
+        return (rows if self.rows is None else len(range(*self.rows.indices(rows))), self.n)
+
+    def view(self, array):
+        """The region's lanes of a (W, width) array: a view when the array is contiguous (else a copy)."""
+        if self.group != 1:
+            array = array.reshape(array.shape[0] // self.group, array.shape[1] * self.group)
+        return array[slice(None) if self.rows is None else self.rows, :self.n]
+
+    def take(self, value, shape):
+        """An operand's values on the region's lanes, broadcastable to the region's shape: a uniform stays one
+        value, a Ramp's first n lanes come from its columns (group 1), anything else is viewed (view)."""
+        if isinstance(value, Ramp):
+            if self.group == 1:
+                pick = (lambda c: c if c.shape[0] == 1 or self.rows is None else c[self.rows])
+                return Ramp(pick(value.base), pick(value.step), self.n).values()
+            value = value.values()
+        value = np.asarray(value)
+        if value.size == 1:
+            return value.reshape(1, 1)
+        if self.group == 1 and value.shape[1] == 1:
+            return value if self.rows is None or value.shape[0] == 1 else value[self.rows]
+        return self.view(broadcast(value, shape))
+
+
+def _exec_region(batch):
+    """The _Region that EXEC is, found once per EXEC (batch.exec_region), or None (EXEC is no such block, or
+    has no lane, or every lane)."""
+    region = batch.exec_region
+    if region is None:
+        region = False
+        if not batch.exec_full:
+            used = _exec_used(batch)
+            if used is not None:
+                region = _Region(1, used[0], used[1])
+            else:
+                blocks = _exec_blocks(batch)
+                if blocks is not None:
+                    region = _Region(blocks[0], None, blocks[1] * batch.width)
+        batch.exec_region = region
+    return region or None
+
+
+def _exec_blocks(batch):
+    """(k, j) when EXEC is one value per wave and holds, of every k consecutive waves of the batch from the
+    first, the first j (0 < j < k) and no other wave; else None. O(W)."""
+    compact, count = batch.exec_compact, batch.waves
+    if compact.shape != (count, 1):
+        return None
+    column = compact.reshape(-1)
+    off = np.flatnonzero(~column)
+    if not off.size or not column[0]:
+        return None
+    j = int(off[0])
+    on = np.flatnonzero(column[j:])
+    k = j + int(on[0]) if on.size else count
+    if count % k or not (column.reshape(-1, k) == (np.arange(k) < j)).all():
+        return None
+    return k, j
 
 
 def _exec_used(batch):
@@ -835,8 +1007,8 @@ def _lds_load(ctx, batch, entry, operands):
                 # values (EXEC is exactly those lanes, so the write needs no mask).
                 if dtype.itemsize < 4:
                     result = result.astype(np.int32 if entry.sign_extend else np.uint32).view(np.uint32)
-                merged = np.array(np.broadcast_to(batch.read(operands[0], "b32"), shape))
-                merged[lanes.run_lanes()] = result
+                merged = np.array(broadcast(np.asarray(batch.read(operands[0], "b32")), shape))
+                lanes.regrouped(merged)[lanes.run_lanes()] = result
                 batch.write(operands[0], "b32", merged, masked=False)
                 return
         elif lanes.n_use:
@@ -877,8 +1049,9 @@ def _lds_store(ctx, batch, entry, operands):
     if lanes.run is not None and entry.mem_dwords == 1:
         # Every lane, each wave's accesses consecutive: one slice or strided view of the LDS.
         dtype = np.dtype(op.MEM_TYPES[entry.mem_type])
-        value = np.broadcast_to(np.asarray(batch.read(operands[1], "b32"), dtype=np.uint32), shape)
-        np.copyto(lanes.run_view(lds.data.view(dtype)), value[lanes.run_lanes()], casting="unsafe")   # the low bits
+        value = broadcast(np.asarray(batch.read(operands[1], "b32"), dtype=np.uint32), shape)
+        np.copyto(lanes.run_view(lds.data.view(dtype)), lanes.regrouped(value)[lanes.run_lanes()],
+                  casting="unsafe")   # the low bits
         lanes.run_view(lds.written.view(_LDS_WORD[size]))[...] = _LDS_ALL_ONES[size]
         return
     at = lanes.at(0)
@@ -959,16 +1132,23 @@ def _atomic(ctx, batch, entry, operands):
         value = (pair & np.uint64(0xFFFFFFFF)).astype(np.uint32)
         compare = (pair >> np.uint64(32)).astype(np.uint32)
     else:
-        value, compare = np.broadcast_to(np.asarray(raw).view(np.uint32), shape), None
+        value, compare = broadcast(np.asarray(raw).view(np.uint32), shape), None
     address_operands = sources[1:]        # (vaddr, descriptor, imm): the layout of a buffer load's
     result = np.zeros(shape, dtype=np.uint32) if returns else None
-    index = np.broadcast_to(_element_indices(batch, (None,) + tuple(address_operands), 4), shape)
+    lane_index = _element_indices(batch, (None,) + tuple(address_operands), 4)
+    region = _exec_region(batch) if not batch.exec_full and ctx.stats.record is None else None
+    index = None if region is not None else np.broadcast_to(lane_index, shape)
     for selector, dwords in _descriptor_groups(batch, address_operands[1]):
         if dwords[3] & READ_ONLY:
             _read_only(ctx, batch, selector)
             continue
         data, size, va = _resolve(ctx, dwords)
         count = size // 4
+        if selector is None and region is not None:
+            _atomic_region(ctx, batch, entry, region, data[:count * 4], lane_index, value, compare, result)
+            continue
+        if index is None:
+            index = np.broadcast_to(lane_index, shape)
         active = batch.exec if selector is None else (batch.exec & selector[:, None])
         valid = index.astype(np.int64) < count
         use = active & valid
@@ -992,6 +1172,32 @@ def _atomic(ctx, batch, entry, operands):
                               np.int64(va) + index.astype(np.int64) * 4, use)
     if returns:
         batch.write(operands[0], "b32", result, masked=True)
+
+
+def _atomic_region(ctx, batch, entry, region, data, lane_index, value, compare, result):
+    """_atomic's lanes when EXEC is a _Region (thread 0 of every workgroup counting its partial, ...): the
+    region's lanes only, in lane order (atomics.apply), the other lanes' results 0 as _atomic leaves them."""
+    shape = (batch.waves, batch.width)
+    lanes = region.lanes(shape)
+    at = broadcast(region.take(lane_index, shape), lanes).astype(np.int64)
+    use = at < data.size // 4
+    n_use = int(np.count_nonzero(use))
+    stats = ctx.stats
+    stats.oob_writes += at.size - n_use
+    stats.bytes_read += at.size * 4
+    stats.bytes_written += at.size * 4
+    stats.memory_bytes[ctx.pc] += at.size * 4
+    if not n_use:
+        return
+    if batch.views:
+        _detach(batch, data)
+    pick = lambda x: broadcast(region.take(x, shape), lanes)[use]
+    old = atomics.apply(data.view(np.uint32), at[use], pick(value), None if compare is None else pick(compare),
+                        entry.name_of_operation, entry.returns)
+    if entry.returns:
+        lanes_old = np.zeros(lanes, dtype=np.uint32)
+        lanes_old[use] = old
+        region.view(result)[...] = lanes_old
 
 
 def _read_only(ctx, batch, selector):

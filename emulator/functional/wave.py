@@ -281,6 +281,24 @@ class Ramp(np.lib.mixins.NDArrayOperatorsMixin):
         return None
 
 
+def broadcast(x, shape):
+    """np.broadcast_to(x, shape) for 2-D `shape`: a read-only view, made directly (zero strides on the broadcast
+    axes) where `x` is a C-contiguous 2-D array: np.broadcast_to's own Python costs several microseconds a call,
+    and the executor broadcasts registers and masks at nearly every instruction."""
+    if type(x) is np.ndarray and x.ndim == 2 and x.flags.c_contiguous:
+        rows, columns = x.shape
+        if rows == shape[0] and columns == shape[1]:
+            view = x.view()
+        elif rows in (1, shape[0]) and columns in (1, shape[1]):
+            strides = (x.strides[0] if rows == shape[0] else 0, x.strides[1] if columns == shape[1] else 0)
+            view = np.ndarray(shape, x.dtype, x, 0, strides)
+        else:
+            return np.broadcast_to(x, shape)
+        view.flags.writeable = False
+        return view
+    return np.broadcast_to(x, shape)
+
+
 _ALL_LANES = {}
 
 
@@ -311,6 +329,10 @@ def _constant(operand, type_name):
 def pack_mask(mask, waves, width):
     """Bool lanes (W, L) -> uint64 per wave (W, 1), lane i in bit i. `mask` may be one value per wave
     or per batch ((W, 1), (1, 1): a compare of uniform operands): it stands for all `width` lanes."""
+    if mask.ndim == 2 and mask.shape[1] == 1:
+        # One value per wave (or one for all): every lane's bit or none, without a pass over the lanes.
+        lanes = np.uint64((1 << width) - 1)
+        return np.where(np.broadcast_to(mask, (waves, 1)), lanes, np.uint64(0))
     mask = np.broadcast_to(mask, (waves, width))
     packed = np.packbits(mask, axis=1, bitorder="little")
     padded = np.zeros((waves, 8), dtype=np.uint8)
@@ -329,7 +351,7 @@ class WaveBatch:
     """W waves executing together: registers, masks and ids (see the module banner)."""
 
     __slots__ = ("waves", "width", "sgpr", "vgpr", "exec", "exec_full", "exec_compact", "vcc", "scc",
-                 "wave_index", "workgroup", "wave_in_group", "views")
+                 "wave_index", "workgroup", "wave_in_group", "views", "exec_region")
 
     def __init__(self, waves, width):
         self.waves = waves
@@ -339,6 +361,7 @@ class WaveBatch:
         self.exec_compact = _TRUE      # EXEC as set, before broadcasting (e.g. (W, 1)): same lanes
         self.exec = _all_lanes(waves, width)
         self.exec_full = True
+        self.exec_region = None    # what executor._exec_region found on this EXEC (None: not looked yet)
         self.vcc = np.zeros((1, 1), dtype=bool)
         self.scc = np.zeros((1, 1), dtype=bool)
         self.views = False         # some register may be a read-only view of memory (executor._load)
@@ -352,11 +375,12 @@ class WaveBatch:
         # in `exec_compact` too: mask arithmetic, all() and any() on it cost O(W), not O(lanes).
         mask = np.asarray(mask)
         self.exec_compact = mask
+        self.exec_region = None
         self.exec_full = bool(mask.all())
         if self.exec_full:
             self.exec = _all_lanes(self.waves, self.width)
         else:
-            self.exec = np.broadcast_to(mask, (self.waves, self.width))
+            self.exec = broadcast(mask, (self.waves, self.width))
 
     def exec_any(self):
         compact = self.exec_compact
@@ -414,7 +438,7 @@ class WaveBatch:
             v = self.sgpr[code]
             return _ZERO if v is None else v
         if code in (VCC_LO, VCC_HI, EXEC_LO, EXEC_HI):
-            mask = self.vcc if code in (VCC_LO, VCC_HI) else self.exec
+            mask = self.vcc if code in (VCC_LO, VCC_HI) else self.exec_compact
             bits = pack_mask(mask, self.waves, self.width)
             return ((bits >> _SHIFT32) if code in (VCC_HI, EXEC_HI) else (bits & _MASK32)).astype(np.uint32)
         if code == SCC:
@@ -447,7 +471,7 @@ class WaveBatch:
                 return self._dword(code).view(np.uint16)[..., ::2].view(dtype)
             return self._dword(code).view(dtype)
         if dwords == 2 and code in (VCC_LO, EXEC_LO):
-            return pack_mask(self.vcc if code == VCC_LO else self.exec, self.waves, self.width).view(dtype)
+            return pack_mask(self.vcc if code == VCC_LO else self.exec_compact, self.waves, self.width).view(dtype)
         if dwords == 2:
             lo, hi = self._dword(code), self._dword(code + 1)
             return ((hi.astype(np.uint64) << _SHIFT32) | lo.astype(np.uint64)).view(dtype)
@@ -502,7 +526,7 @@ class WaveBatch:
             self.sgpr[code] = raw
         elif code in (VCC_LO, VCC_HI, EXEC_LO, EXEC_HI):
             lo_code = VCC_LO if code in (VCC_LO, VCC_HI) else EXEC_LO
-            bits = pack_mask(self.vcc if lo_code == VCC_LO else self.exec, self.waves, self.width)
+            bits = pack_mask(self.vcc if lo_code == VCC_LO else self.exec_compact, self.waves, self.width)
             raw64 = raw.astype(np.uint64)
             if code == lo_code:
                 bits = (bits & (_MASK32 << _SHIFT32)) | raw64

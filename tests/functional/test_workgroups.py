@@ -530,3 +530,76 @@ def test_waves_that_branch_straight_to_the_end_agree_with_the_reference(width, t
     ends = [r.pc for r in Program(assemble(PROLOGUE.format(group=group) + source), "x").records
             if r.entry.kind == "end"]
     assert sum(int(stats.instruction_waves[pc]) for pc in ends) == stats.waves
+
+
+# ---- EXEC as a block of lanes (executor._Region): an LDS tree's levels, thread 0's store and atomic ------------------
+REGIONS = """
+    ds_write_b32 v5, v3, 0
+    s_mov_b64 s[40:41], exec
+    s_barrier
+    v_cmp_gt_u32 vcc, {first}, v0        ; the first threads of every workgroup ({first}: whole waves or not)
+    s_and_b64 exec, exec, vcc
+    ds_read_b32 v6, v5, {offset}
+    v_add_u32 v6, v6, v3                 ; lane-wise under the block: registers, a Ramp, a never written one
+    v_xor_b32 v9, v6, v0
+    v_add_u32 v16, v0, 1
+    ds_write_b32 v5, v6, 0
+    s_mov_b64 exec, s[40:41]
+    s_barrier
+    v_cmp_gt_u32 vcc, 5, v0              ; five lanes of the first wave of every workgroup
+    s_and_b64 exec, exec, vcc
+    ds_read_b32 v7, v5, 4
+    v_mul_lo_u32 v7, v7, v0
+    v_add_u32 v7, v7, s20                ; a per-wave scalar
+    v_cndmask_b32 v16, v16, v7, vcc
+    ds_write_b32 v5, v7, 0
+    v_cmp_eq_u32 vcc, 0, v0              ; thread 0 of every workgroup: a store and an atomic
+    s_and_b64 exec, exec, vcc
+    v_mov_b32 v12, s20
+    v_lshl_b32 v12, v12, 2
+    buffer_store_dword v7, v12, s[12:15], {partials}
+    buffer_store_dword v7, v12, s[12:15], {edge}   ; workgroups 2 .. past the buffer's end: dropped, counted
+    v_and_b32 v15, v12, 4                ; two workgroups on one counter dword
+    v_mov_b32 v13, 3
+    {atomic} {destination}v13, v15, s[12:15], {counter}
+    s_mov_b64 exec, s[40:41]
+    s_barrier
+    ds_read_b32 v8, v5, 0
+    buffer_store_dword v8, v2, s[12:15], 0
+    buffer_store_dword v9, v2, s[12:15], {second}
+    buffer_store_dword v16, v2, s[12:15], {third}
+    buffer_store_dword v14, v2, s[12:15], {fourth}
+    s_endpgm
+"""
+
+
+@pytest.mark.parametrize("width", [8, 16, 32])
+@pytest.mark.parametrize("first", ["two waves", 40])
+@pytest.mark.parametrize("atomic", ["buffer_atomic_add", "buffer_atomic_add_rtn"])
+@pytest.mark.parametrize("batch_lanes", [None, 256])
+def test_exec_blocks_of_lanes_agree_with_the_reference(width, first, atomic, batch_lanes):
+    """EXEC as the first threads of every workgroup (whole waves: the first j of every k, or a prefix of
+    lanes: every k-th wave's first n) and as thread 0 of every workgroup: the executor's region paths (LDS
+    reads and writes, lane-wise instructions on the region's lanes alone, a store and a returning or plain
+    atomic of those lanes) bit for bit and counter for counter against the per-lane reference; with
+    batches of whole workgroups and with a batch cut small (256 lanes)."""
+    group, groups = 128, 5
+    first = 2 * width if first == "two waves" else first
+    rtn = atomic.endswith("_rtn")
+    out_dwords = 4 * group * groups + groups + 4
+    source = REGIONS.format(first=first, offset=4 * first, partials=4 * 4 * group * groups,
+                            edge=4 * (out_dwords - 2),
+                            counter=4 * (4 * group * groups + groups), atomic=atomic,
+                            destination="v14, " if rtn else "", second=4 * group * groups,
+                            third=8 * group * groups, fourth=12 * group * groups)
+    kwargs = dict(groups=groups, group=group, lds_bytes=4 * group, out_dwords=out_dwords, width=width)
+    if batch_lanes is None:
+        out, stats = check_both(source, _data(groups * group, seed=5), **kwargs)
+    else:
+        out, stats = run_fast(source, _data(groups * group, seed=5), batch_lanes=batch_lanes, **kwargs)
+        assert np.array_equal(out, run_reference(source, _data(groups * group, seed=5), **kwargs)[0])
+    assert stats.oob_writes == groups - 2
+    counters = out[4 * group * groups + groups:][:2]
+    assert counters.tolist() == [3 * 3, 3 * 2]          # workgroups 0, 2, 4 on the first dword, 1, 3 on the second
+    if rtn:
+        assert sorted(out[3 * group * groups::group][:groups].tolist()) == [0, 0, 3, 3, 6]
