@@ -442,6 +442,7 @@ class CacheHierarchy:
                                                       preset.sector_bytes, preset.infinity_cache_ways)
         # DRAM's banks (dram_rows.py): which DRAM reads open a row (None: no banks modelled).
         self.dram_rows = DramRows(preset, _stable_order) if getattr(preset, "dram_channels", 0) else None
+        self.dram_read_sectors = None   # the last _beyond_l2 stream's DRAM reads, in stream order (for dram_rows)
         self.generation = generation_waves(preset)    # issue order's generation (dram_rows.py)
         # GH100's split L2 (see the banner): the near partition's copy of what this side's SMs used.
         self.l2_near = None
@@ -605,6 +606,8 @@ class CacheHierarchy:
         _charge(written_back, ~l2_hit, l2_evicted.size)
         if self.infinity_cache is None:
             # L2 evictions go straight to DRAM; each is charged to a miss that caused it.
+            if self.dram_rows is not None:
+                self.dram_read_sectors = sectors[dram_read]
             return [l2_hit, ic_hit, dram_read, written_back, np.zeros(n, dtype=np.int8)]
         # Reads that missed the L2 look up the Infinity Cache (a write that misses the L2 is
         # allocated there and reaches the Infinity Cache only when evicted); the L2's dirty
@@ -619,6 +622,8 @@ class CacheHierarchy:
         hit, _ = self.infinity_cache.access(stream, None)
         ic_hit[dram_read] = hit[:reads]
         dram_read &= ~ic_hit          # the reads that missed the Infinity Cache too
+        if self.dram_rows is not None:
+            self.dram_read_sectors = stream[:reads][~hit[:reads]]
         return [l2_hit, ic_hit, dram_read, written_back, written_back]
 
     def account(self, record, line_bytes, waves_per_workgroup=1, places=None):
@@ -738,7 +743,10 @@ class CacheHierarchy:
             def positions(i):
                 r = rows[pcs[i]]
                 return np.repeat(np.asarray(runs[i], dtype=np.int64) - r.offsets[:-1], counts[i]) + np.arange(r.sectors.size)
-        row_misses = None if self.dram_rows is None else self.dram_rows.account(rows, pcs, dram_read, positions)
+        row_misses = None
+        if self.dram_rows is not None:
+            row_misses = self.dram_rows.account(rows, pcs, dram_read, positions, self.dram_read_sectors)
+        self.dram_read_sectors = None
         flags = (None, None, l2_hit, ic_hit, dram_read, dram_writes, ic_writes, host,     # per access
                  row_misses, l0_hit, far_hit, tlb_miss, tlb_walk)
         del l2_hit, ic_hit, dram_read, dram_writes, ic_writes, row_misses, l0_hit, far_hit, tlb_miss, tlb_walk
