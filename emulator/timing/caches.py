@@ -75,6 +75,7 @@ import numpy as np
 from dmlemu.timing.dram_rows import DramRows
 
 _HASH = np.uint64(0x9E3779B97F4A7C15)   # Fibonacci hashing constant (2^64 / golden ratio)
+_NARROW_MAX = np.iinfo(np.int32).max    # the largest tag a cache keeps in int32 (SetAssociativeCache.narrow)
 
 
 def generation_waves(preset):
@@ -90,9 +91,36 @@ class SetAssociativeCache:
         self.sector_bytes = sector_bytes
         self.ways = ways
         self.sets = capacity_bytes // (sector_bytes * ways)
-        self.tags = np.full((self.sets, ways), -1, dtype=np.int64)
+        # Speed: the tags are int32 while every tag fits (a lookup gathers half the bytes: a large cache's
+        # lookups are bound by those gathers); the first tag that does not widens them to int64 (narrow).
+        self.tags = np.full((self.sets, ways), -1, dtype=np.int32)
         self.dirty = np.zeros((self.sets, ways), dtype=bool)
         self.next_way = np.zeros(self.sets, dtype=np.int64)   # FIFO pointer per set
+
+    def narrow(self, tags):
+        """The distinct tags about to be looked up, as the tag array's type: int32 while they all fit,
+        else the tag array is widened to int64 for good (the same tags, looked up the same way)."""
+        if self.tags.dtype == np.int64:
+            return tags
+        if tags.size and int(tags.max()) > _NARROW_MAX:
+            self.tags = self.tags.astype(np.int64)
+            return tags
+        return tags.astype(np.int32)
+
+    def present(self, sets, tags, piece=8192):
+        """Per tag (each in its set of `sets`), whether the cache holds it. Speed: `piece` lookups at a
+        time into the same two buffers (each lookup's ways, gathered, and their comparison): a large
+        cache's chunk would otherwise gather megabytes into fresh memory that no CPU cache holds."""
+        n = sets.size
+        out = np.empty(n, dtype=bool)
+        rows = np.empty((min(n, piece), self.ways), dtype=self.tags.dtype)
+        match = np.empty(rows.shape, dtype=bool)
+        for lo in range(0, n, piece):
+            k = min(piece, n - lo)
+            np.take(self.tags, sets[lo:lo + k], axis=0, out=rows[:k])
+            np.equal(rows[:k], tags[lo:lo + k, None], out=match[:k])
+            out[lo:lo + k] = _any_per_row(match[:k])
+        return out
 
     def set_of(self, sectors):
         # An int64 array is reinterpreted as uint64 (the same bits astype gives, without a copy);
@@ -182,13 +210,13 @@ class SetAssociativeCache:
                 written = at_first[first]
             del order, new, ordered
         sets = self.set_of(unique)
-        match = np.take(self.tags, sets, axis=0) == unique[:, None]
-        present = _any_per_row(match)
+        present = self.present(sets, self.narrow(unique))
         # Hits that write: mark the way dirty.
         hit_rows = np.empty(0, dtype=np.int64) if clean else np.flatnonzero(present & written)
         if hit_rows.size:
-            self.dirty[sets[hit_rows], match[hit_rows].argmax(axis=1)] = True
-        del match
+            match = np.take(self.tags, sets[hit_rows], axis=0) == self.narrow(unique[hit_rows])[:, None]
+            self.dirty[sets[hit_rows], match.argmax(axis=1)] = True
+            del match
         # Misses, in stream order (the distinct sectors are), fill their set's ways FIFO.
         miss = np.flatnonzero(~present)
         evicted = np.empty(0, dtype=np.int64)
