@@ -592,10 +592,10 @@ class CacheHierarchy:
         dispatch, or earlier in this stream. Records the keys as seen."""
         seen = self.tlb_seen[level]
         before = np.isin(keys, seen)
-        _, first = np.unique(keys, return_index=True)
+        distinct, first = np.unique(keys, return_index=True)
         repeat = np.ones(keys.size, dtype=bool)
         repeat[first] = False
-        self.tlb_seen[level] = np.union1d(seen, keys)
+        self.tlb_seen[level] = np.union1d(seen, distinct)     # (the keys' distinct ones: the same union, less to sort)
         return before | repeat
 
     def _levels(self, stream, groups):
