@@ -144,6 +144,7 @@ class TraceRecorder:
         self._host = []           # (start, end, bytes, to host) on the host link, of the current dispatch
         self._busy = []           # (start, end, waves, ALU cycles, first wave, SIMD) of the current dispatch's groups
         #                           (scratch for the counters, not a table: _counters reads it by these names)
+        self._busy_blocks = []    # ... the same rows as (k, 6) int64 arrays, from wave_groups (see _busy_rows)
         self._hazards = 0         # hazards noted for the dispatch about to start (its `hazards` column)
 
     # ---- bounded append --------------------------------------------------------------------------
@@ -182,6 +183,7 @@ class TraceRecorder:
     def begin_dispatch(self, launch, stats, start):
         self._dispatch += 1
         self._dram, self._busy, self._host = [], [], []
+        self._busy_blocks = []
         self._vgprs = launch.vgprs_used
         self._lds_bytes = launch.lds_bytes
         self._program = launch.program
@@ -226,31 +228,45 @@ class TraceRecorder:
             s[3] = max(s[3], end)
 
     def wave_groups(self, cu, simd, group, first_wave, waves, start, end, alu_cycles):
-        """wave_group for many cohorts at once: equal-length sequences of ints, in the order the
-        cohorts ended (the slot groups hand a dispatch's rows over at its end). The same
-        rows, chunks, row limit and summary as one wave_group call per cohort."""
+        """wave_group for many cohorts at once: equal-length sequences of ints (or int arrays), in the
+        order the cohorts ended (the slot groups hand a dispatch's rows over at its end). The same
+        table rows, row limit, summary and counters' input as one wave_group call per cohort.
+
+        Speed: NumPy throughout; the kept rows go into the table as packed chunks (_Table.add_rows),
+        not as a tuple per row."""
         n = len(start)
+        if not n:
+            return
         per_cu = self.preset.simds_per_cu
-        self._busy.extend(zip(start, end, waves, alu_cycles, first_wave, (c * per_cu + s for c, s in zip(cu, simd))))
-        if self.level < WAVE or not n:
+        columns = [np.asarray(c, dtype=np.int64) for c in (cu, simd, group, first_wave, waves, start, end, alu_cycles)]
+        cu, simd, group, first_wave, waves, start, end, alu_cycles = columns
+        self._busy_rows()              # (the single rows before these, in order)
+        self._busy_blocks.append(np.stack([start, end, waves, alu_cycles, first_wave, cu * per_cu + simd], axis=1))
+        if self.level < WAVE:
             return
         table = self._wave_groups
         kept = max(0, min(n, table.limit - table.count))
-        rows = list(TABLES["wave_groups"].zip({
-            "dispatch": [self._dispatch] * kept, "cu": cu[:kept], "simd": simd[:kept], "group": group[:kept],
-            "first_wave": first_wave[:kept], "waves": waves[:kept], "start": start[:kept], "end": end[:kept]}))
-        i = 0
-        while i < kept:
-            take = min(table.chunk_rows - len(table.pending), kept - i)     # Table.add, a chunk at a time
-            table.pending.extend(rows[i:i + take])
-            table.count += take
-            i += take
-            if len(table.pending) == table.chunk_rows:
-                table.pack()
+        if kept:
+            rows = np.empty(kept, dtype=table.dtype)
+            rows["dispatch"] = self._dispatch
+            for name, column in zip(("cu", "simd", "group", "first_wave", "waves", "start", "end"),
+                                    (cu, simd, group, first_wave, waves, start, end)):
+                rows[name] = column[:kept]
+            table.add_rows(rows)
         if kept < n:                       # past max_rows: counted and folded as wave_group does
             self._drop("wave_groups", n - kept)
             for k in range(kept, n):
-                self._summarize(cu[k], simd[k], waves[k], start[k], end[k])
+                self._summarize(int(cu[k]), int(simd[k]), int(waves[k]), int(start[k]), int(end[k]))
+
+    def _busy_rows(self):
+        """The current dispatch's wave-group rows for the counters (self._busy's columns), as one (k, 6)
+        int64 array in the order they came; the single rows wave_group appended are folded in."""
+        if self._busy:
+            self._busy_blocks.append(np.array(self._busy, dtype=np.int64).reshape(-1, 6))
+            self._busy = []
+        if len(self._busy_blocks) > 1:
+            self._busy_blocks = [np.concatenate(self._busy_blocks)]
+        return self._busy_blocks[0] if self._busy_blocks else np.zeros((0, 6), dtype=np.int64)
 
     def segment(self, cu, simd, group, first_wave, waves, pc_first, pc_last, start, end):
         if self.keeps_segments:
@@ -369,9 +385,9 @@ class TraceRecorder:
         """SIMD-cycles of the dispatch with at least one wave resident: per SIMD, the union of its wave
         groups' lifetimes (sorted by SIMD and start; a SIMD's groups offset past every earlier SIMD's, so
         one running maximum of the ends serves them all)."""
-        if not self._busy:
+        b = self._busy_rows()
+        if not b.size:
             return 0
-        b = np.array(self._busy, dtype=np.int64)
         start, end, unit = b[:, 0], b[:, 1], b[:, 5]
         offset = (int(end.max()) - int(start.min()) + 1) * unit - int(start.min())
         start, end = start + offset, end + offset
@@ -426,10 +442,10 @@ class TraceRecorder:
         resident = np.zeros(buckets)
         alu = np.zeros(buckets)
         levels = [np.zeros(buckets, dtype=np.int64) for _ in range(4)]   # L2 hits, misses; IC hits, misses
-        if self._busy:
-            # self._busy's entries, as wave_group and wave_groups append them.
-            b_start, b_end, b_waves, b_alu, b_first, _ = np.fromiter(
-                itertools.chain.from_iterable(self._busy), dtype=np.int64, count=6 * len(self._busy)).reshape(-1, 6).T
+        busy = self._busy_rows()
+        if busy.size:
+            # The wave groups' rows, as wave_group and wave_groups keep them (_busy_rows).
+            b_start, b_end, b_waves, b_alu, b_first, _ = busy.T
             resident = np.diff(_integral(b_start, b_end, b_waves.astype(np.float64), edges)) / widths
             dur = np.maximum(b_end - b_start, 1).astype(np.float64)
             # A cohort's issue cycles are spread evenly over its span. Where two slot groups' cohorts
@@ -523,6 +539,19 @@ class _Table:
     def pack(self):
         chunk = np.array(self.pending, dtype=self.dtype)
         self.pending = []
+        self._keep(chunk)
+
+    def add_rows(self, rows):
+        """Keep `rows` (a structured array of this table's dtype; the caller keeps them within `limit`) after
+        the rows kept before: the same table as adding them one by one, packed in chunks of chunk_rows."""
+        if self.pending:
+            self.pack()
+        for lo in range(0, len(rows), self.chunk_rows):
+            self._keep(rows[lo:lo + self.chunk_rows])
+        self.count += len(rows)
+
+    def _keep(self, chunk):
+        """A packed chunk: kept in memory, or appended to the spill file once the table spilled."""
         if self.file is not None:
             chunk.tofile(self.file)
             return

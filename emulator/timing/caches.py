@@ -75,6 +75,7 @@ import numpy as np
 from dmlemu.timing.dram_rows import DramRows
 
 _HASH = np.uint64(0x9E3779B97F4A7C15)   # Fibonacci hashing constant (2^64 / golden ratio)
+_NARROW_MAX = np.iinfo(np.int32).max    # the largest tag a cache keeps in int32 (SetAssociativeCache.narrow)
 
 
 def generation_waves(preset):
@@ -90,9 +91,36 @@ class SetAssociativeCache:
         self.sector_bytes = sector_bytes
         self.ways = ways
         self.sets = capacity_bytes // (sector_bytes * ways)
-        self.tags = np.full((self.sets, ways), -1, dtype=np.int64)
+        # Speed: the tags are int32 while every tag fits (a lookup gathers half the bytes: a large cache's
+        # lookups are bound by those gathers); the first tag that does not widens them to int64 (narrow).
+        self.tags = np.full((self.sets, ways), -1, dtype=np.int32)
         self.dirty = np.zeros((self.sets, ways), dtype=bool)
         self.next_way = np.zeros(self.sets, dtype=np.int64)   # FIFO pointer per set
+
+    def narrow(self, tags):
+        """The distinct tags about to be looked up, as the tag array's type: int32 while they all fit,
+        else the tag array is widened to int64 for good (the same tags, looked up the same way)."""
+        if self.tags.dtype == np.int64:
+            return tags
+        if tags.size and int(tags.max()) > _NARROW_MAX:
+            self.tags = self.tags.astype(np.int64)
+            return tags
+        return tags.astype(np.int32)
+
+    def present(self, sets, tags, piece=8192):
+        """Per tag (each in its set of `sets`), whether the cache holds it. Speed: `piece` lookups at a
+        time into the same two buffers (each lookup's ways, gathered, and their comparison): a large
+        cache's chunk would otherwise gather megabytes into fresh memory that no CPU cache holds."""
+        n = sets.size
+        out = np.empty(n, dtype=bool)
+        rows = np.empty((min(n, piece), self.ways), dtype=self.tags.dtype)
+        match = np.empty(rows.shape, dtype=bool)
+        for lo in range(0, n, piece):
+            k = min(piece, n - lo)
+            np.take(self.tags, sets[lo:lo + k], axis=0, out=rows[:k])
+            np.equal(rows[:k], tags[lo:lo + k, None], out=match[:k])
+            out[lo:lo + k] = _any_per_row(match[:k])
+        return out
 
     def set_of(self, sectors):
         # An int64 array is reinterpreted as uint64 (the same bits astype gives, without a copy);
@@ -182,13 +210,13 @@ class SetAssociativeCache:
                 written = at_first[first]
             del order, new, ordered
         sets = self.set_of(unique)
-        match = np.take(self.tags, sets, axis=0) == unique[:, None]
-        present = _any_per_row(match)
+        present = self.present(sets, self.narrow(unique))
         # Hits that write: mark the way dirty.
         hit_rows = np.empty(0, dtype=np.int64) if clean else np.flatnonzero(present & written)
         if hit_rows.size:
-            self.dirty[sets[hit_rows], match[hit_rows].argmax(axis=1)] = True
-        del match
+            match = np.take(self.tags, sets[hit_rows], axis=0) == self.narrow(unique[hit_rows])[:, None]
+            self.dirty[sets[hit_rows], match.argmax(axis=1)] = True
+            del match
         # Misses, in stream order (the distinct sectors are), fill their set's ways FIFO.
         miss = np.flatnonzero(~present)
         evicted = np.empty(0, dtype=np.int64)
@@ -442,6 +470,7 @@ class CacheHierarchy:
                                                       preset.sector_bytes, preset.infinity_cache_ways)
         # DRAM's banks (dram_rows.py): which DRAM reads open a row (None: no banks modelled).
         self.dram_rows = DramRows(preset, _stable_order) if getattr(preset, "dram_channels", 0) else None
+        self.dram_read_sectors = None   # the last _beyond_l2 stream's DRAM reads, in stream order (for dram_rows)
         self.generation = generation_waves(preset)    # issue order's generation (dram_rows.py)
         # GH100's split L2 (see the banner): the near partition's copy of what this side's SMs used.
         self.l2_near = None
@@ -563,10 +592,10 @@ class CacheHierarchy:
         dispatch, or earlier in this stream. Records the keys as seen."""
         seen = self.tlb_seen[level]
         before = np.isin(keys, seen)
-        _, first = np.unique(keys, return_index=True)
+        distinct, first = np.unique(keys, return_index=True)
         repeat = np.ones(keys.size, dtype=bool)
         repeat[first] = False
-        self.tlb_seen[level] = np.union1d(seen, keys)
+        self.tlb_seen[level] = np.union1d(seen, distinct)     # (the keys' distinct ones: the same union, less to sort)
         return before | repeat
 
     def _levels(self, stream, groups):
@@ -605,6 +634,8 @@ class CacheHierarchy:
         _charge(written_back, ~l2_hit, l2_evicted.size)
         if self.infinity_cache is None:
             # L2 evictions go straight to DRAM; each is charged to a miss that caused it.
+            if self.dram_rows is not None:
+                self.dram_read_sectors = sectors[dram_read]
             return [l2_hit, ic_hit, dram_read, written_back, np.zeros(n, dtype=np.int8)]
         # Reads that missed the L2 look up the Infinity Cache (a write that misses the L2 is
         # allocated there and reaches the Infinity Cache only when evicted); the L2's dirty
@@ -619,6 +650,8 @@ class CacheHierarchy:
         hit, _ = self.infinity_cache.access(stream, None)
         ic_hit[dram_read] = hit[:reads]
         dram_read &= ~ic_hit          # the reads that missed the Infinity Cache too
+        if self.dram_rows is not None:
+            self.dram_read_sectors = stream[:reads][~hit[:reads]]
         return [l2_hit, ic_hit, dram_read, written_back, written_back]
 
     def account(self, record, line_bytes, waves_per_workgroup=1, places=None):
@@ -738,7 +771,10 @@ class CacheHierarchy:
             def positions(i):
                 r = rows[pcs[i]]
                 return np.repeat(np.asarray(runs[i], dtype=np.int64) - r.offsets[:-1], counts[i]) + np.arange(r.sectors.size)
-        row_misses = None if self.dram_rows is None else self.dram_rows.account(rows, pcs, dram_read, positions)
+        row_misses = None
+        if self.dram_rows is not None:
+            row_misses = self.dram_rows.account(rows, pcs, dram_read, positions, self.dram_read_sectors)
+        self.dram_read_sectors = None
         flags = (None, None, l2_hit, ic_hit, dram_read, dram_writes, ic_writes, host,     # per access
                  row_misses, l0_hit, far_hit, tlb_miss, tlb_walk)
         del l2_hit, ic_hit, dram_read, dram_writes, ic_writes, row_misses, l0_hit, far_hit, tlb_miss, tlb_walk

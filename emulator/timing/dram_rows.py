@@ -84,15 +84,20 @@ class DramRows:
         self.activations += int(np.count_nonzero(miss))
         return miss
 
-    def account(self, rows, slots, dram_read, positions):
+    def account(self, rows, slots, dram_read, positions, read_sectors=None):
         """Row misses of a dispatch (caches.CacheHierarchy.account): `rows` its SectorRows by access slot
         (`slots`), `dram_read` per access of the caches' stream
         whether it reads DRAM, `positions(i)` the stream positions of slot i's accesses (wave by wave, as
         its SectorRows hold them). Returns a bool per stream access (True: a DRAM read that opens a row),
-        or None when nothing reads DRAM."""
+        or None when nothing reads DRAM. `read_sectors`: the DRAM reads' sectors already in stream order
+        (the caches keep them as they classify), which needs neither `positions` nor a sort."""
         n = dram_read.size
         if n == 0 or not dram_read.any():
             return None
+        if read_sectors is not None:
+            flags = np.zeros(n, dtype=bool)
+            flags[np.flatnonzero(dram_read)] = self.misses(read_sectors)
+            return flags
         positions_, sectors = [], []
         for i, slot in enumerate(slots):
             r = rows[slot]

@@ -2,6 +2,8 @@
 # Byte-time quantities are 64-bit: physics.py runs a device interpreted where they could overflow.
 cimport cython
 
+cdef bint COMPILED
+
 
 cdef class FifoServer:
     cdef public long long units_per_byte, units_per_cycle, free_units, refresh_interval, refresh_cycles
@@ -21,8 +23,9 @@ cdef class DramServer(FifoServer):
     cdef public long long write_batch_bytes, turnaround_cycles, pending_write_bytes, turnarounds, shared_cycles
     cdef public bint read_since_drain, stream_open
     cdef public long long stream_units_start, stream_units_end
-    cdef public long long write_queue_bytes, queued_write_bytes, write_waits
-    cdef public object write_queue
+    cdef public long long write_queue_bytes, queued_write_bytes, write_waits, left_bytes
+    cdef public long long[::1] queue_leaves, queue_totals
+    cdef public Py_ssize_t queue_head, queue_tail
 
     @cython.locals(start_units=cython.longlong)
     cpdef tuple open_stream(self, long long now, long long num_bytes, long long cycles)
@@ -35,8 +38,13 @@ cdef class DramServer(FifoServer):
     @cython.locals(span=tuple, pending=cython.longlong, start_units=cython.longlong)
     cpdef tuple serve_mixed(self, long long now, long long num_bytes, long long write_bytes)
 
-    @cython.locals(enter=cython.longlong, excess=cython.longlong, leaves=cython.longlong, size=cython.longlong)
+    @cython.locals(head=cython.Py_ssize_t, tail=cython.Py_ssize_t, enter=cython.longlong, excess=cython.longlong,
+                   target=cython.longlong, lo=cython.Py_ssize_t, hi=cython.Py_ssize_t, mid=cython.Py_ssize_t)
     cpdef long long write_room(self, long long now, long long write_bytes, long long end) except? -1
+
+    @cython.locals(head=cython.Py_ssize_t, tail=cython.Py_ssize_t, n=cython.Py_ssize_t, j=cython.Py_ssize_t,
+                   leaves=cython.longlong[::1], totals=cython.longlong[::1])
+    cpdef Py_ssize_t make_queue_room(self) except -1
 
 
 cdef class HostLink:

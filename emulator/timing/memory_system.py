@@ -76,7 +76,11 @@ quantities are then C 64-bit integers. A device whose rates could overflow them 
 instead, whose Python integers are unbounded (physics.py: the 64-bit guard).
 """
 import math
-from collections import deque
+from bisect import bisect_left
+
+from dmlemu.timing.physics import compiled_file, zeros
+
+COMPILED = compiled_file(__file__)    # which containers (physics.zeros)
 
 
 class FifoServer:
@@ -158,11 +162,18 @@ class DramServer(FifoServer):
         self.stream_units_start = 0      # in byte-time units
         self.stream_units_end = 0
         self.shared_cycles = 0           # cycles compute requests spent sharing the bus with a stream
-        # The write queues (see the banner): the write-backs in them as (cycle their transfer ends,
-        # bytes), in the order DRAM serves them, and their bytes together.
+        # The write queues (see the banner): the write-backs in them, in the order DRAM serves them, are
+        # entries queue_head .. queue_tail - 1 of two 64-bit arrays (lists interpreted: physics.zeros): the
+        # cycle each one's transfer ends, and the bytes that entered the queue up to and including it (a
+        # running total, from `left_bytes`: the bytes of the entries that have left). Speed: the write-backs
+        # that must leave before a new one fits are then found by a binary search on the totals, not by a
+        # walk over the entries (a store stream larger than the caches keeps thousands queued).
         self.write_queue_bytes = preset.dram_write_queue_bytes
-        self.write_queue = deque()
-        self.queued_write_bytes = 0
+        self.queue_leaves = zeros(64, COMPILED)
+        self.queue_totals = zeros(64, COMPILED)
+        self.queue_head = self.queue_tail = 0
+        self.left_bytes = 0
+        self.queued_write_bytes = 0      # their bytes together
         self.write_waits = 0             # write-backs that waited for room in the write queue
 
     @property
@@ -252,9 +263,14 @@ class DramServer(FifoServer):
         """The cycle at which write-backs of write_bytes, arriving at cycle `now`, whose transfer ends at
         cycle `end`, enter the write queue (now when they fit; see the banner); they are then in it
         until `end`."""
-        queue = self.write_queue
-        while queue and queue[0][0] <= now:          # what DRAM has written by now has left
-            self.queued_write_bytes -= queue.popleft()[1]
+        # Speed: compiled, the arrays are indexed in place (as compute_unit.py's miss queue).
+        head, tail = self.queue_head, self.queue_tail
+        while head < tail and self.queue_leaves[head] <= now:   # what DRAM has written by now has left
+            head += 1
+        if head > self.queue_head:
+            self.left_bytes = self.queue_totals[head - 1]
+            self.queued_write_bytes = self.queue_totals[tail - 1] - self.left_bytes
+            self.queue_head = head
         enter = now
         excess = self.queued_write_bytes + write_bytes - self.write_queue_bytes
         if excess > 0:
@@ -262,14 +278,43 @@ class DramServer(FifoServer):
             if write_bytes > self.write_queue_bytes:      # more than the whole queue: its own transfer
                 enter = end
             else:
-                for leaves, size in queue:                # the earliest write-backs leave first
-                    excess -= size
-                    enter = leaves
-                    if excess <= 0:
-                        break
-        queue.append((end, write_bytes))
+                # The earliest write-backs leave first: the first entry by which `excess` bytes have left
+                # (the last one if they never do), by bisection on the running totals.
+                target = self.left_bytes + excess
+                if COMPILED:
+                    lo = head
+                    hi = tail
+                    while lo < hi:
+                        mid = (lo + hi) >> 1
+                        if self.queue_totals[mid] < target:
+                            lo = mid + 1
+                        else:
+                            hi = mid
+                else:                                      # Speed: interpreted, the standard library's (C code)
+                    lo = bisect_left(self.queue_totals, target, head, tail)
+                enter = self.queue_leaves[lo if lo < tail else tail - 1]
+        if tail == len(self.queue_leaves):
+            tail = self.make_queue_room()
+        self.queue_leaves[tail] = end
+        self.queue_totals[tail] = (self.queue_totals[tail - 1] if tail > self.queue_head else self.left_bytes) + write_bytes
+        self.queue_tail = tail + 1
         self.queued_write_bytes += write_bytes
         return enter
+
+    def make_queue_room(self):
+        """Room for one more write-back at the write queue's tail: its entries moved to the front, and
+        the arrays twice as long when they were more than half full; returns the new tail."""
+        head, tail = self.queue_head, self.queue_tail
+        n = tail - head
+        leaves, totals = self.queue_leaves, self.queue_totals
+        if 2 * n >= len(leaves):
+            leaves, totals = zeros(2 * len(leaves), COMPILED), zeros(2 * len(leaves), COMPILED)
+        for j in range(n):
+            leaves[j] = self.queue_leaves[head + j]
+            totals[j] = self.queue_totals[head + j]
+        self.queue_leaves, self.queue_totals = leaves, totals
+        self.queue_head, self.queue_tail = 0, n
+        return n
 
 
 class HostLink:

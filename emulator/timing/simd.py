@@ -366,11 +366,11 @@ class CohortWork:
         self.nrows += 1
 
     def wave_group_columns(self):
-        """The dispatch's wave-group rows as 8 lists, one per column (cu, simd, group, first wave, waves,
-        start, end, ALU cycles), for TraceRecorder.wave_groups: the same rows as one wave_group call per
-        cohort, handed over at once."""
+        """The dispatch's wave-group rows as 8 int64 arrays, one per column (cu, simd, group, first wave,
+        waves, start, end, ALU cycles), for TraceRecorder.wave_groups: the same rows as one wave_group call
+        per cohort, handed over at once."""
         rows = np.asarray(self.rows_buffer[:8 * self.nrows], dtype=np.int64).reshape(self.nrows, 8)
-        return rows.T.tolist()
+        return list(rows.T)
 
 
 # Slot-group states: where resume() goes on.

@@ -18,7 +18,7 @@ def _reference_access(cache, sectors, writes):
     the hits have marked what they wrote, only victims older than the chunk are written back, and a
     sector is dirty if any access of the chunk wrote it."""
     hits, evicted = [], []
-    tags, dirty, next_way = cache.tags.copy(), cache.dirty.copy(), cache.next_way.copy()
+    tags, dirty, next_way = cache.tags.astype(np.int64), cache.dirty.copy(), cache.next_way.copy()
     step = max(1, cache.sets)
     for lo in range(0, len(sectors), step):
         chunk = [int(s) for s in sectors[lo:lo + step]]
@@ -73,6 +73,25 @@ def test_access_matches_one_access_at_a_time(seed, ways):
         got_hits, got_evicted = cache.access(sectors, writes)
         assert np.array_equal(got_hits, hits)
         assert np.array_equal(got_evicted, evicted)
+        assert np.array_equal(cache.tags, tags) and np.array_equal(cache.dirty, dirty)
+        assert np.array_equal(cache.next_way, next_way)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_tags_past_int32_widen_the_cache_and_change_nothing(seed):
+    """The tags are int32 while every tag fits (a speed path: SetAssociativeCache.narrow); a stream past
+    2^31 - 1 widens them to int64 for good, and every hit, eviction and tag is still what the rules give."""
+    rng = np.random.default_rng(seed)
+    cache = SetAssociativeCache("L2", 64 * 4 * 16, 64, 4)      # 16 sets
+    limit = np.iinfo(np.int32).max
+    for low, high in ((limit - 300, limit - 100), (limit - 300, limit + 300), (limit - 300, limit + 300)):
+        n = int(rng.integers(50, 200))
+        sectors = rng.integers(low, high + 1, n).astype(np.int64)
+        writes = rng.random(n) < 0.5
+        hits, evicted, tags, dirty, next_way = _reference_access(cache, sectors, writes)
+        got_hits, got_evicted = cache.access(sectors, writes)
+        assert cache.tags.dtype == (np.int32 if high <= limit else np.int64)
+        assert np.array_equal(got_hits, hits) and np.array_equal(got_evicted, evicted)
         assert np.array_equal(cache.tags, tags) and np.array_equal(cache.dirty, dirty)
         assert np.array_equal(cache.next_way, next_way)
 

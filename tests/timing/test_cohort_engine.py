@@ -243,7 +243,7 @@ def test_a_wrongly_ordered_heap_is_caught(monkeypatch, mutant):
        before=st.integers(0, 30))
 def test_the_recorders_bulk_wave_groups_equal_one_call_per_cohort(rows, max_rows, detail, before):
     """TraceRecorder.wave_groups (how the slot groups hand their rows over, at a dispatch's end) keeps
-    the same rows, chunks, row limit, summary and counters' input as wave_group called once per cohort,
+    the same table rows (packed or spilled), row limit, summary and counters' input as wave_group called once per cohort,
     whatever was recorded before."""
     from dmlemu.traces.recorder import TraceRecorder
     recorders = [TraceRecorder(RX_7900_XTX, 32, detail, max_rows=max_rows, spill_bytes=64 * 40) for _ in range(2)]
@@ -257,9 +257,6 @@ def test_the_recorders_bulk_wave_groups_equal_one_call_per_cohort(rows, max_rows
 
     def state(r):
         t = r.tables["wave_groups"]
-        packed = np.concatenate(t.chunks).tobytes() if t.chunks else b""
-        if t.file is not None:
-            t.file.flush()
-        spilled = open(t.path, "rb").read() if t.path else b""
-        return (t.count, list(t.pending), packed, spilled, sorted(r.aggregated), r.dropped, r._summary, r._busy)
+        kept = (t.count, t.finish().tobytes())     # the table's rows, packed or spilled
+        return (kept, sorted(r.aggregated), r.dropped, r._summary, r._busy_rows().tolist())
     assert state(bulk) == state(one)
