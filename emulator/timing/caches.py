@@ -72,6 +72,7 @@ the functional model's batches, so results do not depend on them.
 """
 import numpy as np
 
+from dmlemu.timing.cu_caches import cu_side_hits
 from dmlemu.timing.dram_rows import DramRows
 
 _HASH = np.uint64(0x9E3779B97F4A7C15)   # Fibonacci hashing constant (2^64 / golden ratio)
@@ -342,7 +343,7 @@ def _stable_order(keys, bound):
 
 # The per-wave quantities a cohort's memory request is charged from (summed over its waves).
 TRAFFIC_FIELDS = ("sectors", "lines", "l2_hits", "ic_hits", "dram_reads", "dram_writes", "ic_writes", "host",
-                  "dram_activations", "l0_hits", "far_hits", "tlb_misses", "tlb_walks")
+                  "dram_activations", "l0_hits", "far_hits", "tlb_misses", "tlb_walks", "l1_hits")
 
 
 class DispatchTraffic:
@@ -456,6 +457,11 @@ class CacheHierarchy:
         self.parts = parts
         self.l0_sectors = preset.l0_bytes // preset.sector_bytes    # 0: no L0
         self.l0_write_allocate = preset.l0_write_allocate
+        # The shader arrays' L1s (cu_caches.py): the levels cu_side_hits takes, and the last stream's L1 hits.
+        self.l1_sectors = preset.l1_bytes // preset.sector_bytes    # 0: no L1
+        per_l1 = max(1, preset.l1_cus_per_cache // preset.l0_cus_per_cache)
+        self.cu_levels = (self.l0_sectors, parts, self.l0_write_allocate, per_l1, self.l1_sectors, -(-parts // per_l1))
+        self.l1 = None
         self.tlb_l1 = self.tlb_l2 = None
         if preset.tlb_page_bytes:
             self.sectors_per_page = max(1, preset.tlb_page_bytes // preset.sector_bytes)
@@ -497,7 +503,7 @@ class CacheHierarchy:
         tlb = self._translate(sectors, parts)
         stream = [sectors, writes]
         del sectors, writes            # (the only references are the list's: _levels frees them)
-        return self._levels(stream, groups) + (self.far,) + tlb
+        return self._levels(stream, groups, parts) + (self.far,) + tlb + (self.l1,)
 
     def _translate(self, sectors, parts):
         """(L1 TLB misses, shared TLB misses) per access, (None, None) without TLBs or misses.
@@ -569,16 +575,21 @@ class CacheHierarchy:
         self.tlb_seen[level] = np.union1d(seen, keys)
         return before | repeat
 
-    def _levels(self, stream, groups):
-        """classify's first six flags (the L2 and beyond, and the L0's hits; see classify)."""
+    def _levels(self, stream, groups, parts=None):
+        """classify's first six flags (the L2 and beyond, and the L0's hits; see classify). The CU-side
+        caches (cu_caches.py) take the stream first, where `parts` says each access's L0; the L2 and
+        what is behind it see only their misses (self.l1: the shader arrays' L1 hits, or None)."""
         sectors, writes = stream
         stream.clear()
-        if self.l0_sectors and groups is not None:
-            l2_hit, l2_evicted = self.l2.access(sectors, writes, groups, self.l0_sectors, self.l0_write_allocate)
-        else:
-            l2_hit, l2_evicted = self.l2.access(sectors, writes)
-        l0_hit = self.l2.l0 if self.l2.l0 is not None and self.l2.l0.any() else None
-        self.l2.l0 = None
+        self.l1 = l0_hit = None
+        if parts is not None and (self.l0_sectors or self.l1_sectors):
+            l0_hit, l1_hit = cu_side_hits(sectors, writes, parts, self.cu_levels, _stable_order)
+            served = l0_hit if l1_hit is None else (l1_hit if l0_hit is None else l0_hit | l1_hit)
+            if served is not None:
+                levels = self._behind_cu_caches(sectors, writes, ~served) + (l0_hit,)
+                self.l1 = l1_hit
+                return levels
+        l2_hit, l2_evicted = self.l2.access(sectors, writes)
         n = sectors.size
         self.far = None
         if self.l2_near is not None and n:
@@ -591,9 +602,26 @@ class CacheHierarchy:
             del near
         levels = self._beyond_l2(sectors, writes, l2_hit, l2_evicted)
         del sectors, writes, l2_evicted
-        if l0_hit is not None:       # the L0's hits (hits of the L2's state too) go no further
-            levels[0] = l2_hit & ~l0_hit
         return tuple(levels) + (l0_hit,)
+
+    def _behind_cu_caches(self, sectors, writes, missed):
+        """_levels' five L2-and-beyond flags when the CU-side caches served some accesses: the levels
+        see the `missed` ones alone (a served access hits nothing there, reads no DRAM, evicts nothing);
+        their flags, and the far hits, put back in place."""
+        n = sectors.size
+        levels = self._levels([sectors[missed], writes[missed]], None)[:5]
+        full = []
+        for flag in levels:
+            same = next((f for p, f in zip(levels, full) if p is flag), None)   # keep shared arrays shared
+            if same is None:
+                same = np.zeros(n, dtype=flag.dtype)
+                same[missed] = flag
+            full.append(same)
+        if self.far is not None:
+            far = np.zeros(n, dtype=bool)
+            far[missed] = self.far
+            self.far = far
+        return tuple(full)
 
     def _beyond_l2(self, sectors, writes, l2_hit, l2_evicted):
         """[L2 hit, Infinity Cache hit, DRAM read, write-backs to DRAM, to the Infinity Cache] per access."""
@@ -645,7 +673,7 @@ class CacheHierarchy:
         stream_writes = np.empty(n, dtype=bool)
         uniform = waves > 0 and all(bool((c == c[0]).all()) for c in counts)
         wave_of = None   # the generic layout: each access's wave, where the CUs' caches need it
-        per_cu = bool(self.l0_sectors or self.tlb_l1 is not None) and n > 0
+        per_cu = bool(self.l0_sectors or self.l1_sectors or self.tlb_l1 is not None) and n > 0
         runs = []      # per slot: its band's first column (uniform), else the stream position of every wave's first access
         if uniform:
             # Slot s's accesses are a band of `k` columns of every generation (_IssueGrid).
@@ -692,14 +720,10 @@ class CacheHierarchy:
             part_of_wave = (wave_group % self.compute_units // self.cus_per_part).astype(np.int16)
             if uniform:
                 cu_parts = np.empty(n, dtype=np.int16)
-                groups = np.empty(n, dtype=np.int32) if self.l0_sectors else None
                 for column, c in zip(runs, counts):
                     grid.put_per_wave(cu_parts, column, int(c[0]), part_of_wave)
-                    if groups is not None:
-                        grid.put_per_wave(groups, column, int(c[0]), wave_group)
             else:
                 cu_parts = part_of_wave[wave_of]
-                groups = wave_group.astype(np.int32)[wave_of] if self.l0_sectors else None
             del wave_group, part_of_wave
         del wave_of
         # Memory: what only built the stream goes before the caches run; classify frees the stream.
@@ -728,7 +752,7 @@ class CacheHierarchy:
             classified = tuple(full)
             del full
         del cu_parts, groups
-        l2_hit, ic_hit, dram_read, dram_writes, ic_writes, l0_hit, far_hit, tlb_miss, tlb_walk = classified
+        l2_hit, ic_hit, dram_read, dram_writes, ic_writes, l0_hit, far_hit, tlb_miss, tlb_walk, l1_hit = classified
         del classified
         # The DRAM reads that open a row (dram_rows.py), per access; None: no banks modelled.
         if uniform:
@@ -740,8 +764,8 @@ class CacheHierarchy:
                 return np.repeat(np.asarray(runs[i], dtype=np.int64) - r.offsets[:-1], counts[i]) + np.arange(r.sectors.size)
         row_misses = None if self.dram_rows is None else self.dram_rows.account(rows, pcs, dram_read, positions)
         flags = (None, None, l2_hit, ic_hit, dram_read, dram_writes, ic_writes, host,     # per access
-                 row_misses, l0_hit, far_hit, tlb_miss, tlb_walk)
-        del l2_hit, ic_hit, dram_read, dram_writes, ic_writes, row_misses, l0_hit, far_hit, tlb_miss, tlb_walk
+                 row_misses, l0_hit, far_hit, tlb_miss, tlb_walk, l1_hit)
+        del l2_hit, ic_hit, dram_read, dram_writes, ic_writes, row_misses, l0_hit, far_hit, tlb_miss, tlb_walk, l1_hit
         # Every field counts some of a wave's sectors (a write-back charge is 0 or 1 per access), so
         # the wave's sector count bounds them all: the narrowest type that holds it.
         tables = [np.zeros((len(TRAFFIC_FIELDS), waves), dtype=np.min_scalar_type(int(c.max(initial=0))))
