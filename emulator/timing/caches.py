@@ -23,18 +23,12 @@ Workgroup g runs on compute unit g mod compute_units (the dispatcher's round rob
 the timing model's dispatcher hands waves out dynamically: docs/DEVIATIONS.md).
 
 The CUs' own caches (`l0_bytes`, one per `l0_cus_per_cache` CUs: RDNA's vector L0, NVIDIA's L1 data
-cache, Xe-LP's subslice L1). A read hits its CU's L0 when the previous access to its sector in the
-stream was its own workgroup's, at most l0_bytes / sector_bytes accesses before it, within the same
-L2 chunk (below), and was a read (or a store, where stores allocate: `l0_write_allocate`, NVIDIA's
-lazy fetch-on-read; RDNA's L0 is written through without allocating). That is a fully associative L0
-whose reuse distance is counted in accesses (never fewer than the distinct sectors between), holding
-what the workgroup's waves, which share the CU and run together, read again: a loop's re-reads, the
-waves of a transposed read sharing sectors, a pointer chase within the L0. Reuse between workgroups
-that meet on one CU is not looked up (docs/DEVIATIONS.md). The L0 is invalidated at every dispatch's
-end (the flush), so nothing carries over. An L0 hit is also an L2 hit of the same stream (a hit
-changes no FIFO state, so the L2's contents are those the stream without it would leave); it is
-counted as the L0's (`l0_hits`), never reaches the L2 (simd.py: no miss-queue slot, no L2
-bandwidth) and returns `l0_latency_cycles` after the tag lookup. Stores always go on to the L2.
+cache, Xe-LP's subslice L1) and the shader arrays' L1s (`l1_bytes`, RDNA's GL1) take the stream first
+(cu_caches.py: a read hits when its cache's own previous access to the sector was within the cache's
+capacity of its own accesses); their hits are counted as theirs (`l0_hits`, `l1_hits`), never reach
+the L2 (simd.py: no miss-queue slot, no L2 bandwidth; the L0's data path and their latency) and the
+L2 and everything behind it see only their misses. Stores always go on to the L2. (SetAssociativeCache
+.access still takes an in-chunk L0 rule by workgroup, `groups`; the hierarchy no longer asks for it.)
 
 GH100's two L2 partitions (`l2_far_latency_cycles`): an SM's requests go to the partition on its side,
 which keeps a copy of what that side used; the modelled near partition is a cache of half the L2's
