@@ -293,7 +293,7 @@ RX_7900_XTX = AdapterPreset(
     vendor_id=0x1002, device_id=0x744C,
     dedicated_video_memory=24 * GiB,
     compute_units=96, simds_per_cu=2, wave_width=32, workgroup_size=256,
-    clock_hz=2_500_000_000, dram_bytes_per_second=960_000_000_000, dram_latency_cycles=1364,
+    clock_hz=2_500_000_000, dram_bytes_per_second=960_000_000_000, dram_latency_cycles=750,
     launch_cycles=5_000, vgprs_per_simd_lane=1536, max_lines_in_flight_per_cu=512,
     l2_bytes=6 << 20, l2_bytes_per_cycle=2048, l2_latency_cycles=250, smem_latency_percent=50,
     infinity_cache_bytes=96 << 20, infinity_cache_bytes_per_second=5_300_000_000_000,
@@ -324,10 +324,12 @@ RX_7900_XTX = AdapterPreset(
         "matrix_fp16_flops_per_cycle_per_cu = 512, 32 cycles per v_wmma_f32_16x16x16_f16 per SIMD32.",
         "AMD RDNA3 ISA reference guide: 2 SIMD32 per CU, wave32 native, 16 wave slots per SIMD, "
         "1536 VGPRs per lane per SIMD in wave32.",
-        "DRAM latency: a published DRAM pointer chase of this card: NOT FOUND; estimate from the RDNA2 sibling "
-        "(the same GDDR6 behind an Infinity Cache of about the same latency: 150 ns here, 156 ns on Navi 21): "
-        + TE42_RX6900XT + ", 572.4 ns at its 206,295 kB set (see the RX 6800 XT preset), = 1431 cycles at 2.5 GHz "
-        "less the model's 27 cycles of pipeline and lookup and 40 of L1 TLB miss: 1364 cycles. "
+        "DRAM latency: a published DRAM pointer chase of this card: NOT FOUND; kept at the estimate of ~300 ns "
+        "(750 cycles). The RDNA2 sibling's measured round trip (" + TE42_RX6900XT + ": 572.4 ns at its 206,295 kB "
+        "set, the RX 6800 XT preset's source) would give 1364 cycles here, but it is another die (Navi 31's "
+        "memory controllers sit on separate MCDs) and with it this preset's FLOAT16 copy (one 64-byte sector "
+        "per wave load) falls latency bound at 0.70x the FLOAT32 copy, outside the 0.4-0.65x real GPUs show "
+        "(docs/FIDELITY.md): not adopted without a measurement of this card. "
         "Estimates, not vendor figures: L2 ~100 ns (order of public pointer-chasing "
         "microbenchmarks), GDDR6 refresh every 3.9 us "
         "for ~120 ns, ~2 us dispatch launch and ~1.5 us end-of-dispatch flush.",
