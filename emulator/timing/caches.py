@@ -577,7 +577,7 @@ class CacheHierarchy:
         stream.clear()
         self.l1 = l0_hit = None
         if parts is not None and (self.l0_sectors or self.l1_sectors):
-            l0_hit, l1_hit = cu_side_hits(sectors, writes, parts, self.cu_levels, _stable_order)
+            l0_hit, l1_hit = cu_side_hits(sectors, writes, parts, self.cu_levels, _stable_order, _distinct)
             served = l0_hit if l1_hit is None else (l1_hit if l0_hit is None else l0_hit | l1_hit)
             if served is not None:
                 levels = self._behind_cu_caches(sectors, writes, ~served) + (l0_hit,)

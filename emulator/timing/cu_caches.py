@@ -29,16 +29,16 @@ radix passes), whose neighbours with the same sector and cache are a cache's con
 import numpy as np
 
 
-def reuse_hits(sectors, writes, owners, owner_count, reach, after_write, stable_order):
+def reuse_hits(sectors, writes, owners, owner_count, reach, after_write, stable_order, by_sector=None):
     """Per access of `sectors` (in stream order) made by cache `owners` (int, below owner_count): True
     where it is a read whose previous access to its sector by the same cache was at most `reach` of
     that cache's own accesses before, and a read unless `after_write` (see the banner). `writes`: the
-    write flags (None: all reads). `stable_order`: caches._stable_order."""
+    write flags (None: all reads). `stable_order`: caches._stable_order; `by_sector`: the stream's
+    stable order by sector where the caller has it (else worked out here)."""
     n = sectors.size
     hits = np.zeros(n, dtype=bool)
     if n < 2 or reach <= 0:
         return hits
-    owners = owners.astype(np.int64, copy=False)
     # Each access's position in its cache's own stream.
     by_owner = stable_order(owners, owner_count)
     counts = np.bincount(owners, minlength=owner_count)
@@ -47,8 +47,8 @@ def reuse_hits(sectors, writes, owners, owner_count, reach, after_write, stable_
     rank[by_owner] = np.arange(n, dtype=np.int64) - np.repeat(starts, counts)
     del by_owner
     # Stream order within (cache, sector): sorted by sector, then stably by cache.
-    low = int(sectors.min())
-    by_sector = stable_order(sectors - low, int(sectors.max()) - low + 1)
+    if by_sector is None:
+        by_sector = sector_order(sectors, stable_order)
     order = by_sector[stable_order(owners[by_sector], owner_count)]
     del by_sector
     ordered = sectors[order]
@@ -63,24 +63,41 @@ def reuse_hits(sectors, writes, owners, owner_count, reach, after_write, stable_
     return hits
 
 
-def cu_side_hits(sectors, writes, parts, levels, stable_order):
+def sector_order(sectors, stable_order):
+    """The stream's stable order by sector (radix passes over the offsets from the lowest)."""
+    low = int(sectors.min())
+    return stable_order(sectors - low, int(sectors.max()) - low + 1)
+
+
+def cu_side_hits(sectors, writes, parts, levels, stable_order, distinct):
     """(L0 hits, L1 hits) per access (None where a level has no hit or is not modelled). `parts` is each
     access's L0 (caches.py's CU part); `levels` holds (L0 sectors, L0 count, L0 after_write, L0s per L1,
-    L1 sectors, L1 count) of the preset (CacheHierarchy)."""
+    L1 sectors, L1 count) of the preset (CacheHierarchy). `distinct`: caches._distinct, a cheap test
+    that no sector repeats (a streaming kernel's stream), when nothing can hit. Both levels share one
+    sort of the stream by sector."""
     l0_sectors, l0_count, after_write, per_l1, l1_sectors, l1_count = levels
+    if sectors.size < 2 or distinct(sectors, writes):
+        return None, None
+    by_sector = sector_order(sectors, stable_order)
+    owners = parts.astype(np.int64)
     l0 = l1 = None
     if l0_sectors:
-        l0 = reuse_hits(sectors, writes, parts, l0_count, l0_sectors, after_write, stable_order)
+        l0 = reuse_hits(sectors, writes, owners, l0_count, l0_sectors, after_write, stable_order, by_sector)
         if not l0.any():
             l0 = None
     if l1_sectors:
+        arrays = owners // per_l1
         if l0 is None:
-            l1 = reuse_hits(sectors, writes, parts // per_l1, l1_count, l1_sectors, False, stable_order)
+            l1 = reuse_hits(sectors, writes, arrays, l1_count, l1_sectors, False, stable_order, by_sector)
         else:
             rest = np.flatnonzero(~l0)             # the L1 sees the L0's misses
+            # The L0's misses in order by sector: by_sector without the L0's hits, as positions in `rest`.
+            position = np.full(sectors.size, -1, dtype=np.int64)
+            position[rest] = np.arange(rest.size, dtype=np.int64)
+            kept = position[by_sector]
             l1 = np.zeros(sectors.size, dtype=bool)
-            l1[rest] = reuse_hits(sectors[rest], None if writes is None else writes[rest], parts[rest] // per_l1,
-                                  l1_count, l1_sectors, False, stable_order)
+            l1[rest] = reuse_hits(sectors[rest], None if writes is None else writes[rest], arrays[rest], l1_count,
+                                  l1_sectors, False, stable_order, kept[kept >= 0])
         if not l1.any():
             l1 = None
     return l0, l1
