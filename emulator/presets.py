@@ -89,6 +89,15 @@ class AdapterPreset:
     l0_cus_per_cache: int = 1
     l0_latency_cycles: int = 0
     l0_write_allocate: bool = False
+    # The shader array's L1 (RDNA's GL1: timing/cu_caches.py): l1_bytes per cache (0: none), shared by
+    # l1_cus_per_cache compute units (a multiple of l0_cus_per_cache), read-only (stores pass it to the L2);
+    # l1_latency_cycles from the tag lookup to the data of a hit. And the CU-side caches' data path:
+    # l0_bytes_per_cycle, the bytes per cycle one L0 returns to its CUs (0: no bound beyond the tag lookups).
+    # Both invalidated at every dispatch's end, as the L0.
+    l1_bytes: int = 0
+    l1_cus_per_cache: int = 1
+    l1_latency_cycles: int = 0
+    l0_bytes_per_cycle: int = 0
     # GH100's two L2 partitions (timing/caches.py): the near partition keeps a copy of the most recently
     # used half of the L2's capacity; an L2 hit it does not hold comes from the far partition and takes
     # l2_far_latency_cycles instead of l2_latency_cycles. 0: one L2.
@@ -261,8 +270,15 @@ RDNA_CU_CACHES_SOURCE = (
     "policy found). Hit latency: " + TE42_RX6900XT + ": 73.1 cycles up to 15 kB, which the model's one-wave chase "
     "meets with 46 cycles after the 24-cycle VMEM pipeline and the tag lookup (l0_latency_cycles 46; RDNA3 the "
     "same cycles, an estimate: no RDNA3 figure found). L2 hit: the same file's 200-215 cycles from 300 kB to "
-    "3.9 MB: 183 cycles after the pipeline on the RX 6800 XT (RX 7900 XTX: its estimate kept). The 128 KB L1 per "
-    "shader array (the same file: 100-120 cycles from 18 to 130 kB) is not modelled: docs/DEVIATIONS.md. "
+    "3.9 MB: 183 cycles after the pipeline on the RX 6800 XT (RX 7900 XTX: its estimate kept). The L1 per shader "
+    "array (timing/cu_caches.py; AMD 'RDNA Architecture' whitepaper: a 128 KB graphics L1 shared by the CUs of "
+    "a shader array, read-only, between the L0s and the L2; RDNA3 doubles it to 256 KB: AMD RDNA3 launch "
+    "material, 'L1 cache 256 KB per shader array'): Navi 21 has 4 shader engines of 2 arrays, 8 arrays, so the "
+    "RX 6800 XT's 72 CUs are 9 per array (l1_cus_per_cache 9); Navi 31 has 6 engines of 2 arrays, 12 for 96 CUs "
+    "(8 per array). Its hit latency: the same file's plateau of 108-112 cycles from 44 to 118 kB (43.6 ns at "
+    "62 kB) less the 27 cycles of pipeline and lookup: l1_latency_cycles 83 (RDNA3: the same cycles, an "
+    "estimate). The L0s' data path: 128 bytes per clock per CU (AMD RDNA whitepaper: the L0 returns 128 bytes, "
+    "one line, per clock), l0_bytes_per_cycle. "
     "Address translation: 2 MiB pages (an estimate: amdgpu maps VRAM in 2 MiB fragments where it can), an L1 "
     "TLB of 32 entries per CU (64 MiB reach; estimate: the same file's Infinity Cache plateau is flat to 62 MB) "
     "and a shared TLB of 128 entries (256 MiB reach), 40 cycles for an L1 TLB miss (estimate: the file's 125 MB "
@@ -283,6 +299,7 @@ RX_7900_XTX = AdapterPreset(
     infinity_cache_bytes=96 << 20, infinity_cache_bytes_per_second=5_300_000_000_000,
     infinity_cache_latency_cycles=376,
     l0_bytes=32 << 10, l0_latency_cycles=46, **RDNA_TLB, tlb_walk_cycles=575,
+    l1_bytes=256 << 10, l1_cus_per_cache=8, l1_latency_cycles=83, l0_bytes_per_cycle=128,
     refresh_interval_cycles=9_750, refresh_cycles=300, submit_cycles=12_500, flush_cycles=3_750,
     dram_write_batch_bytes=24 * 768, dram_turnaround_cycles=26, dram_write_queue_bytes=24 * 2048,
     dram_channels=24, **GDDR6_BANKS,
@@ -307,8 +324,14 @@ RX_7900_XTX = AdapterPreset(
         "matrix_fp16_flops_per_cycle_per_cu = 512, 32 cycles per v_wmma_f32_16x16x16_f16 per SIMD32.",
         "AMD RDNA3 ISA reference guide: 2 SIMD32 per CU, wave32 native, 16 wave slots per SIMD, "
         "1536 VGPRs per lane per SIMD in wave32.",
-        "Estimates, not vendor figures: DRAM latency ~300 ns and L2 ~100 ns (order of public pointer-chasing "
-        "microbenchmarks; a published DRAM pointer chase of this card: NOT FOUND), GDDR6 refresh every 3.9 us "
+        "DRAM latency: a published DRAM pointer chase of this card: NOT FOUND; kept at the estimate of ~300 ns "
+        "(750 cycles). The RDNA2 sibling's measured round trip (" + TE42_RX6900XT + ": 572.4 ns at its 206,295 kB "
+        "set, the RX 6800 XT preset's source) would give 1364 cycles here, but it is another die (Navi 31's "
+        "memory controllers sit on separate MCDs) and with it this preset's FLOAT16 copy (one 64-byte sector "
+        "per wave load) falls latency bound at 0.70x the FLOAT32 copy, outside the 0.4-0.65x real GPUs show "
+        "(docs/FIDELITY.md): not adopted without a measurement of this card. "
+        "Estimates, not vendor figures: L2 ~100 ns (order of public pointer-chasing "
+        "microbenchmarks), GDDR6 refresh every 3.9 us "
         "for ~120 ns, ~2 us dispatch launch and ~1.5 us end-of-dispatch flush.",
         "Miss queue: 512 sectors of 64 bytes in flight per CU = 32 KiB, the CU's L0 vector cache (RDNA3: 32 KB "
         "per CU, twice RDNA2's 16 KB; AMD RDNA3 launch material, Chips and Cheese 'Microbenchmarking AMD's RDNA 3 "
@@ -339,12 +362,13 @@ RX_6800_XT = AdapterPreset(
     vendor_id=0x1002, device_id=0x73BF,
     dedicated_video_memory=16 * GiB,
     compute_units=72, simds_per_cu=2, wave_width=32, workgroup_size=256,
-    clock_hz=2_250_000_000, dram_bytes_per_second=512_000_000_000, dram_latency_cycles=650,
+    clock_hz=2_250_000_000, dram_bytes_per_second=512_000_000_000, dram_latency_cycles=1221,
     launch_cycles=4_500, vgprs_per_simd_lane=1024, max_lines_in_flight_per_cu=256,
     l2_bytes=4 << 20, l2_bytes_per_cycle=2048, l2_latency_cycles=183, smem_latency_percent=50,
     infinity_cache_bytes=128 << 20, infinity_cache_bytes_per_second=1_990_000_000_000,
     infinity_cache_latency_cycles=380,
     l0_bytes=16 << 10, l0_latency_cycles=46, **RDNA_TLB, tlb_walk_cycles=518,
+    l1_bytes=128 << 10, l1_cus_per_cache=9, l1_latency_cycles=83, l0_bytes_per_cycle=128,
     refresh_interval_cycles=8_775, refresh_cycles=270, submit_cycles=11_250, flush_cycles=3_375,
     dram_write_batch_bytes=16 * 768, dram_turnaround_cycles=23, dram_write_queue_bytes=16 * 2048,
     dram_channels=16, **GDDR6_BANKS,
@@ -360,9 +384,12 @@ RX_6800_XT = AdapterPreset(
         RDNA_CU_CACHES_SOURCE,
         "AMD product page, Radeon RX 6800 XT: 72 CUs, 2.25 GHz boost, 16 GB GDDR6, 512 GB/s.",
         "AMD RDNA2 ISA reference guide: 2 SIMD32 per CU, wave32, 16 wave slots per SIMD.",
-        "Estimates: DRAM latency ~290 ns, refresh 3.9 us / 120 ns. A published DRAM pointer chase of this card "
-        "or the RX 6900 XT: NOT FOUND (te42kyfo/gpu-benches gpu-latency/rx6900xt.txt gives L2 ~83 ns and Infinity "
-        "Cache ~155 ns, but its sets beyond the Infinity Cache add address-translation misses: 1.5-1.9 us).",
+        "DRAM latency: " + TE42_RX6900XT + ": its first set beyond the 128 MB Infinity Cache and within the "
+        "shared TLB's 256 MiB reach, 206,295 kB, takes 1471.1 cycles at 2.57 GHz = 572.4 ns per load (the "
+        "Infinity Cache miss and the GDDR6 round trip; a sibling's measurement); at 2.25 GHz that is 1288 cycles, "
+        "less the model's 27 cycles of pipeline and tag lookup and its 40-cycle L1 TLB miss: dram_latency_cycles "
+        "1221 (a row miss's: a chase opens a row per load). The file's larger sets add page walks (timing/caches.py "
+        "TLBs). Estimate: refresh 3.9 us / 120 ns.",
         "Miss queue: 256 sectors of 64 bytes in flight per CU = 16 KiB, the CU's L0 vector cache (AMD RDNA "
         "whitepaper: 16 KB L0 per CU, 128-byte lines): a miss reserves the L0 line its data returns into, so the "
         "L0's lines bound the misses outstanding. A published count of RDNA L0 miss slots: NOT FOUND; this bound "
@@ -399,7 +426,12 @@ NVIDIA_CU_CACHES_SOURCE = (
     "L2 TLB coverage 8 GB; Ampere taken as Turing, an estimate) and of 32 GiB on the H200 (this project's H200, "
     "bench/gpu_calibration/results/h200_microbench.md: a chase of one node per 2 MiB page shows no step larger "
     "than ~8 ns up to a 32 GiB span); an L1 TLB miss 16 cycles (that ~8 ns step); a walk 500 cycles (an "
-    "estimate: no measured figure found).")
+    "estimate: no measured figure found). The L1's data path (l0_bytes_per_cycle, timing/cu_caches.py): 128 "
+    "bytes per clock per SM, the width of the SRAM that L1 and shared memory share (NVIDIA Volta/Ampere/Hopper "
+    "whitepapers: one combined L1 data cache and shared memory per SM; CUDA C++ Programming Guide: shared "
+    "memory's 32 banks of 32 bits each serve one access per clock = 128 bytes per clock). Checked, not fitted: "
+    "this project's H200 reads a 256 KiB set at 30.6 TB/s (h200_microbench.md, readbw) = 117 bytes per clock "
+    "per SM at 1.98 GHz.")
 
 RTX_3070 = AdapterPreset(
     key="rtx3070",
@@ -410,7 +442,7 @@ RTX_3070 = AdapterPreset(
     clock_hz=1_725_000_000, dram_bytes_per_second=448_000_000_000, dram_latency_cycles=500,
     launch_cycles=3_500, waves_per_simd=12, vgprs_per_simd_lane=512, max_lines_in_flight_per_cu=384,
     sector_bytes=32, l2_bytes=4 << 20, l2_bytes_per_cycle=1536, l2_latency_cycles=200, smem_latency_percent=40,
-    l0_bytes=128 << 10, l0_latency_cycles=13, l0_write_allocate=True, **NVIDIA_TLB,
+    l0_bytes=128 << 10, l0_latency_cycles=13, l0_write_allocate=True, l0_bytes_per_cycle=128, **NVIDIA_TLB,
     tlb_l2_entries=4096,
     refresh_interval_cycles=6_727, refresh_cycles=207, submit_cycles=8_625, flush_cycles=2_600,
     dram_write_batch_bytes=16 * 768, dram_turnaround_cycles=18, dram_write_queue_bytes=16 * 2048, lookups_per_cycle_per_cu=4,
@@ -549,7 +581,7 @@ H200 = AdapterPreset(
     clock_hz=1_980_000_000, dram_bytes_per_second=4_800_000_000_000, dram_latency_cycles=680,
     launch_cycles=3_000, waves_per_simd=16, vgprs_per_simd_lane=512, max_lines_in_flight_per_cu=512,
     sector_bytes=32, l2_bytes=60 << 20, l2_ways=20, l2_bytes_per_cycle=5120, l2_latency_cycles=278,
-    l2_far_latency_cycles=521, l0_bytes=224 << 10, l0_latency_cycles=7, l0_write_allocate=True,
+    l2_far_latency_cycles=521, l0_bytes=224 << 10, l0_latency_cycles=7, l0_write_allocate=True, l0_bytes_per_cycle=128,
     **NVIDIA_TLB, tlb_l2_entries=16384,
     smem_latency_percent=40, refresh_interval_cycles=7_722, refresh_cycles=238,
     submit_cycles=9_900, flush_cycles=2_970, workgroup_launchers=8, lookups_per_cycle_per_cu=4,
@@ -701,6 +733,9 @@ FIELD_LIMITS = {"compute_units": 1024, "workgroup_launchers": 64, "simds_per_cu"
                 "l0_cus_per_cache": 1024, "l0_bytes": 1 << 24, "tlb_l1_entries": 1 << 16,
                 "tlb_l2_entries": 1 << 20, "tlb_page_bytes": 1 << 40}
 # The DRAM's banks (timing/dram_rows.py keeps one open row per bank: channels x banks entries).
+# The shader array's L1 (timing/cu_caches.py).
+POSITIVE_FIELDS += ("l1_cus_per_cache",)
+FIELD_LIMITS.update({"l1_cus_per_cache": 1024, "l1_bytes": 1 << 24})
 FIELD_LIMITS.update({"dram_channels": 4096, "dram_banks_per_channel": 256, "dram_row_bytes": 1 << 20,
                      "dram_interleave_bytes": 1 << 20})
 MAX_CACHE_SECTORS = 1 << 22   # a modelled cache's tag array: sectors (9 bytes each on the host)
@@ -775,6 +810,16 @@ def preset_problem(preset):
         parts = -(-preset.compute_units // preset.l0_cus_per_cache)
         if parts * preset.l0_bytes // preset.sector_bytes > MAX_CACHE_SECTORS:
             return (f"l0_bytes is {preset.l0_bytes}; with {parts} caches of sector_bytes {preset.sector_bytes} that is "
+                    f"more than {MAX_CACHE_SECTORS} sectors, the most the modelled caches hold")
+    if preset.l1_bytes:
+        if preset.l1_bytes % preset.line_bytes:
+            return f"l1_bytes is {preset.l1_bytes}; it must be a multiple of line_bytes ({preset.line_bytes})"
+        if preset.l1_cus_per_cache % preset.l0_cus_per_cache:
+            return (f"l1_cus_per_cache is {preset.l1_cus_per_cache}; it must be a multiple of l0_cus_per_cache "
+                    f"({preset.l0_cus_per_cache}): a shader array's L1 serves whole L0s")
+        arrays = -(-preset.compute_units // preset.l1_cus_per_cache)
+        if arrays * preset.l1_bytes // preset.sector_bytes > MAX_CACHE_SECTORS:
+            return (f"l1_bytes is {preset.l1_bytes}; with {arrays} caches of sector_bytes {preset.sector_bytes} that is "
                     f"more than {MAX_CACHE_SECTORS} sectors, the most the modelled caches hold")
     if preset.l2_far_latency_cycles and preset.l2_far_latency_cycles < preset.l2_latency_cycles:
         return (f"l2_far_latency_cycles is {preset.l2_far_latency_cycles}; it must be 0 (one L2 partition) or at least "

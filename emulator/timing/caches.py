@@ -23,18 +23,12 @@ Workgroup g runs on compute unit g mod compute_units (the dispatcher's round rob
 the timing model's dispatcher hands waves out dynamically: docs/DEVIATIONS.md).
 
 The CUs' own caches (`l0_bytes`, one per `l0_cus_per_cache` CUs: RDNA's vector L0, NVIDIA's L1 data
-cache, Xe-LP's subslice L1). A read hits its CU's L0 when the previous access to its sector in the
-stream was its own workgroup's, at most l0_bytes / sector_bytes accesses before it, within the same
-L2 chunk (below), and was a read (or a store, where stores allocate: `l0_write_allocate`, NVIDIA's
-lazy fetch-on-read; RDNA's L0 is written through without allocating). That is a fully associative L0
-whose reuse distance is counted in accesses (never fewer than the distinct sectors between), holding
-what the workgroup's waves, which share the CU and run together, read again: a loop's re-reads, the
-waves of a transposed read sharing sectors, a pointer chase within the L0. Reuse between workgroups
-that meet on one CU is not looked up (docs/DEVIATIONS.md). The L0 is invalidated at every dispatch's
-end (the flush), so nothing carries over. An L0 hit is also an L2 hit of the same stream (a hit
-changes no FIFO state, so the L2's contents are those the stream without it would leave); it is
-counted as the L0's (`l0_hits`), never reaches the L2 (simd.py: no miss-queue slot, no L2
-bandwidth) and returns `l0_latency_cycles` after the tag lookup. Stores always go on to the L2.
+cache, Xe-LP's subslice L1) and the shader arrays' L1s (`l1_bytes`, RDNA's GL1) take the stream first
+(cu_caches.py: a read hits when its cache's own previous access to the sector was within the cache's
+capacity of its own accesses); their hits are counted as theirs (`l0_hits`, `l1_hits`), never reach
+the L2 (simd.py: no miss-queue slot, no L2 bandwidth; the L0's data path and their latency) and the
+L2 and everything behind it see only their misses. Stores always go on to the L2. (SetAssociativeCache
+.access still takes an in-chunk L0 rule by workgroup, `groups`; the hierarchy no longer asks for it.)
 
 GH100's two L2 partitions (`l2_far_latency_cycles`): an SM's requests go to the partition on its side,
 which keeps a copy of what that side used; the modelled near partition is a cache of half the L2's
@@ -72,6 +66,7 @@ the functional model's batches, so results do not depend on them.
 """
 import numpy as np
 
+from dmlemu.timing.cu_caches import cu_side_hits
 from dmlemu.timing.dram_rows import DramRows
 
 _HASH = np.uint64(0x9E3779B97F4A7C15)   # Fibonacci hashing constant (2^64 / golden ratio)
@@ -370,7 +365,7 @@ def _stable_order(keys, bound):
 
 # The per-wave quantities a cohort's memory request is charged from (summed over its waves).
 TRAFFIC_FIELDS = ("sectors", "lines", "l2_hits", "ic_hits", "dram_reads", "dram_writes", "ic_writes", "host",
-                  "dram_activations", "l0_hits", "far_hits", "tlb_misses", "tlb_walks")
+                  "dram_activations", "l0_hits", "far_hits", "tlb_misses", "tlb_walks", "l1_hits")
 
 
 class DispatchTraffic:
@@ -485,6 +480,11 @@ class CacheHierarchy:
         self.parts = parts
         self.l0_sectors = preset.l0_bytes // preset.sector_bytes    # 0: no L0
         self.l0_write_allocate = preset.l0_write_allocate
+        # The shader arrays' L1s (cu_caches.py): the levels cu_side_hits takes, and the last stream's L1 hits.
+        self.l1_sectors = preset.l1_bytes // preset.sector_bytes    # 0: no L1
+        per_l1 = max(1, preset.l1_cus_per_cache // preset.l0_cus_per_cache)
+        self.cu_levels = (self.l0_sectors, parts, self.l0_write_allocate, per_l1, self.l1_sectors, -(-parts // per_l1))
+        self.l1 = None
         self.tlb_l1 = self.tlb_l2 = None
         if preset.tlb_page_bytes:
             self.sectors_per_page = max(1, preset.tlb_page_bytes // preset.sector_bytes)
@@ -526,7 +526,7 @@ class CacheHierarchy:
         tlb = self._translate(sectors, parts)
         stream = [sectors, writes]
         del sectors, writes            # (the only references are the list's: _levels frees them)
-        return self._levels(stream, groups) + (self.far,) + tlb
+        return self._levels(stream, groups, parts) + (self.far,) + tlb + (self.l1,)
 
     def _translate(self, sectors, parts):
         """(L1 TLB misses, shared TLB misses) per access, (None, None) without TLBs or misses.
@@ -598,16 +598,21 @@ class CacheHierarchy:
         self.tlb_seen[level] = np.union1d(seen, distinct)     # (the keys' distinct ones: the same union, less to sort)
         return before | repeat
 
-    def _levels(self, stream, groups):
-        """classify's first six flags (the L2 and beyond, and the L0's hits; see classify)."""
+    def _levels(self, stream, groups, parts=None):
+        """classify's first six flags (the L2 and beyond, and the L0's hits; see classify). The CU-side
+        caches (cu_caches.py) take the stream first, where `parts` says each access's L0; the L2 and
+        what is behind it see only their misses (self.l1: the shader arrays' L1 hits, or None)."""
         sectors, writes = stream
         stream.clear()
-        if self.l0_sectors and groups is not None:
-            l2_hit, l2_evicted = self.l2.access(sectors, writes, groups, self.l0_sectors, self.l0_write_allocate)
-        else:
-            l2_hit, l2_evicted = self.l2.access(sectors, writes)
-        l0_hit = self.l2.l0 if self.l2.l0 is not None and self.l2.l0.any() else None
-        self.l2.l0 = None
+        self.l1 = l0_hit = None
+        if parts is not None and (self.l0_sectors or self.l1_sectors):
+            l0_hit, l1_hit = cu_side_hits(sectors, writes, parts, self.cu_levels, _stable_order, _distinct)
+            served = l0_hit if l1_hit is None else (l1_hit if l0_hit is None else l0_hit | l1_hit)
+            if served is not None:
+                levels = self._behind_cu_caches(sectors, writes, ~served) + (l0_hit,)
+                self.l1 = l1_hit
+                return levels
+        l2_hit, l2_evicted = self.l2.access(sectors, writes)
         n = sectors.size
         self.far = None
         if self.l2_near is not None and n:
@@ -620,9 +625,26 @@ class CacheHierarchy:
             del near
         levels = self._beyond_l2(sectors, writes, l2_hit, l2_evicted)
         del sectors, writes, l2_evicted
-        if l0_hit is not None:       # the L0's hits (hits of the L2's state too) go no further
-            levels[0] = l2_hit & ~l0_hit
         return tuple(levels) + (l0_hit,)
+
+    def _behind_cu_caches(self, sectors, writes, missed):
+        """_levels' five L2-and-beyond flags when the CU-side caches served some accesses: the levels
+        see the `missed` ones alone (a served access hits nothing there, reads no DRAM, evicts nothing);
+        their flags, and the far hits, put back in place."""
+        n = sectors.size
+        levels = self._levels([sectors[missed], writes[missed]], None)[:5]
+        full = []
+        for flag in levels:
+            same = next((f for p, f in zip(levels, full) if p is flag), None)   # keep shared arrays shared
+            if same is None:
+                same = np.zeros(n, dtype=flag.dtype)
+                same[missed] = flag
+            full.append(same)
+        if self.far is not None:
+            far = np.zeros(n, dtype=bool)
+            far[missed] = self.far
+            self.far = far
+        return tuple(full)
 
     def _beyond_l2(self, sectors, writes, l2_hit, l2_evicted):
         """[L2 hit, Infinity Cache hit, DRAM read, write-backs to DRAM, to the Infinity Cache] per access."""
@@ -678,7 +700,7 @@ class CacheHierarchy:
         stream_writes = np.empty(n, dtype=bool)
         uniform = waves > 0 and all(bool((c == c[0]).all()) for c in counts)
         wave_of = None   # the generic layout: each access's wave, where the CUs' caches need it
-        per_cu = bool(self.l0_sectors or self.tlb_l1 is not None) and n > 0
+        per_cu = bool(self.l0_sectors or self.l1_sectors or self.tlb_l1 is not None) and n > 0
         runs = []      # per slot: its band's first column (uniform), else the stream position of every wave's first access
         if uniform:
             # Slot s's accesses are a band of `k` columns of every generation (_IssueGrid).
@@ -725,14 +747,10 @@ class CacheHierarchy:
             part_of_wave = (wave_group % self.compute_units // self.cus_per_part).astype(np.int16)
             if uniform:
                 cu_parts = np.empty(n, dtype=np.int16)
-                groups = np.empty(n, dtype=np.int32) if self.l0_sectors else None
                 for column, c in zip(runs, counts):
                     grid.put_per_wave(cu_parts, column, int(c[0]), part_of_wave)
-                    if groups is not None:
-                        grid.put_per_wave(groups, column, int(c[0]), wave_group)
             else:
                 cu_parts = part_of_wave[wave_of]
-                groups = wave_group.astype(np.int32)[wave_of] if self.l0_sectors else None
             del wave_group, part_of_wave
         del wave_of
         # Memory: what only built the stream goes before the caches run; classify frees the stream.
@@ -761,7 +779,7 @@ class CacheHierarchy:
             classified = tuple(full)
             del full
         del cu_parts, groups
-        l2_hit, ic_hit, dram_read, dram_writes, ic_writes, l0_hit, far_hit, tlb_miss, tlb_walk = classified
+        l2_hit, ic_hit, dram_read, dram_writes, ic_writes, l0_hit, far_hit, tlb_miss, tlb_walk, l1_hit = classified
         del classified
         # The DRAM reads that open a row (dram_rows.py), per access; None: no banks modelled.
         if uniform:
@@ -776,8 +794,8 @@ class CacheHierarchy:
             row_misses = self.dram_rows.account(rows, pcs, dram_read, positions, self.dram_read_sectors)
         self.dram_read_sectors = None
         flags = (None, None, l2_hit, ic_hit, dram_read, dram_writes, ic_writes, host,     # per access
-                 row_misses, l0_hit, far_hit, tlb_miss, tlb_walk)
-        del l2_hit, ic_hit, dram_read, dram_writes, ic_writes, row_misses, l0_hit, far_hit, tlb_miss, tlb_walk
+                 row_misses, l0_hit, far_hit, tlb_miss, tlb_walk, l1_hit)
+        del l2_hit, ic_hit, dram_read, dram_writes, ic_writes, row_misses, l0_hit, far_hit, tlb_miss, tlb_walk, l1_hit
         # Every field counts some of a wave's sectors (a write-back charge is 0 or 1 per access), so
         # the wave's sector count bounds them all: the narrowest type that holds it.
         tables = [np.zeros((len(TRAFFIC_FIELDS), waves), dtype=np.min_scalar_type(int(c.max(initial=0))))

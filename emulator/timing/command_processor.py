@@ -171,6 +171,7 @@ class CommandProcessor:
                                         preset.l2_atomics_per_cycle)
         # The latencies of the CUs' caches, the TLBs and the far L2 partition (caches.py, simd.py).
         work.l0_latency = preset.l0_latency_cycles
+        work.l1_latency = preset.l1_latency_cycles
         work.tlb_miss_cycles = preset.tlb_l1_miss_cycles
         work.walk_cycles = preset.tlb_walk_cycles
         work.far_cycles = max(0, preset.l2_far_latency_cycles - preset.l2_latency_cycles)

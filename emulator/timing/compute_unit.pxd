@@ -22,6 +22,7 @@ cdef class ComputeUnit(Process):
     cdef public Py_ssize_t pieces
     cdef public object waiting
     cdef public Scheduler scheduler
+    cdef public long long hit_bytes_per_cycle, hit_free_bytes
 
     @cython.locals(n=cython.Py_ssize_t,
                    t=cython.longlong, moved=cython.longlong, i=cython.Py_ssize_t, child=cython.Py_ssize_t)
@@ -37,6 +38,9 @@ cdef class ComputeUnit(Process):
 
     @cython.locals(start=cython.longlong)
     cpdef long long look_up(self, long long now, long long lines) except? -1
+
+    @cython.locals(start=cython.longlong)
+    cpdef long long hit_data(self, long long now, long long num_bytes) except? -1
 
     cpdef long long try_issue(self, long long now, long long sectors, bint is_write, long long l2,
                               long long infinity_cache, long long dram, long long ic_reads,

@@ -89,6 +89,9 @@ class ComputeUnit(Process):
         self.lds_free_units = 0     # the LDS pipe is free from this unit on (cycle x units per cycle)
         self.lds_passes = 0         # passes served, over the device's life
         self.waiting = deque()     # WaitingRequests in arrival order; the process runs while not empty
+        # The CU-side caches' data path (cu_caches.py; 0: no bound): bytes per cycle, free from this byte on.
+        self.hit_bytes_per_cycle = preset.l0_bytes_per_cycle
+        self.hit_free_bytes = 0
         self.scheduler = None      # the driver of the running dispatch (events.Scheduler)
 
     @property
@@ -153,6 +156,19 @@ class ComputeUnit(Process):
         self.lds_free_units = start + passes * self.lds_units_per_pass
         self.lds_passes += passes
         return -(-self.lds_free_units // self.lds_units_per_cycle)
+
+    def hit_data(self, now, num_bytes):
+        """The cycle at which the L0 has returned `num_bytes` of CU-side cache hits (its own or the
+        shader array L1's, which return through it) arriving at cycle `now`, behind the hits it
+        returns before them, at l0_bytes_per_cycle (exact in bytes; now when unbounded). Only hits pay
+        it: the data of L2 trips is bound by the L2's bandwidth, far below the L0s' together."""
+        if not self.hit_bytes_per_cycle:
+            return now
+        start = now * self.hit_bytes_per_cycle
+        if start < self.hit_free_bytes:
+            start = self.hit_free_bytes
+        self.hit_free_bytes = start + num_bytes
+        return -(-self.hit_free_bytes // self.hit_bytes_per_cycle)
 
     def look_up(self, now, lines):
         """Queue `lines` tag lookups arriving at `now`; the cycle at which the last is done."""

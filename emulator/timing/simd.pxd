@@ -44,6 +44,7 @@ cdef class CohortWork:
     cdef public long long atomic_units
     cdef public long long sector_bytes, costs_at
     cdef public long long l0_latency, tlb_miss_cycles, walk_cycles, far_cycles
+    cdef public long long l1_latency
     cdef public bint segments, memory_rows
     cdef public object rows_buffer
     cdef public long long[::1] rows
@@ -80,6 +81,7 @@ cdef class SlotGroup(Process):
     cdef public long long sectors, lines, ic_hits, dram_reads, dram_writes, ic_writes, host, done
     cdef public long long activations
     cdef public long long l0_hits, extra
+    cdef public long long l1_hits
     cdef public bint is_write, is_lds
     cdef public long long access, slot
     cdef public WaitingRequest request

@@ -61,7 +61,7 @@ FIELDS = len(TRAFFIC_FIELDS)      # costs per cohort
 STEP_FIELDS = 8                   # a flat schedule's ints per step (CohortWork.schedule)
 assert TRAFFIC_FIELDS[:2] == ("sectors", "lines") and TRAFFIC_FIELDS[3:] == ("ic_hits", "dram_reads", "dram_writes",
                                                                            "ic_writes", "host", "dram_activations",
-                                                                           "l0_hits", "far_hits", "tlb_misses", "tlb_walks")
+                                                                           "l0_hits", "far_hits", "tlb_misses", "tlb_walks", "l1_hits")
 
 
 class IssuePort:
@@ -253,6 +253,7 @@ class CohortWork:
         # Latencies the caches' classification adds (presets.py; set by the command processor): an L0
         # hit's, an L1 TLB miss's, a page walk's, the far L2 partition's extra hop.
         self.l0_latency = self.tlb_miss_cycles = self.walk_cycles = self.far_cycles = 0
+        self.l1_latency = 0                   # a shader array L1 hit's (cu_caches.py)
         self.recorder = recorder
         # Per LDS access slot, running sums over the waves (index w: waves 0 .. w - 1) of the bank
         # passes (DispatchRecord.lds): a cohort's total is two lookups. (Memory: an int64 array per
@@ -411,6 +412,7 @@ class SlotGroup(Process):
         self.activations = 0
         self.host = 0                             # of sectors: host memory (over the host link)
         self.l0_hits = 0                          # of sectors: hits in the CU's L0 (no L2 trip)
+        self.l1_hits = 0                          # of sectors: hits in the shader array's L1 (no L2 trip)
         self.extra = 0                            # cycles before the caches: translation, far L2 hop
         self.done = 0
         self.request = None                       # compute_unit.WaitingRequest while in the wait queue
@@ -630,6 +632,7 @@ class SlotGroup(Process):
                     self.host = costs[cost_at + 7]
                     self.activations = costs[cost_at + 8]
                     self.l0_hits = costs[cost_at + 9]
+                    self.l1_hits = costs[cost_at + 13]
                     # The request's extra latency before it reaches the caches: address translation
                     # (an L1 TLB miss, and a page walk), and the hop to GH100's far L2 partition.
                     self.extra = ((work.tlb_miss_cycles if costs[cost_at + 11] else 0)
@@ -657,9 +660,10 @@ class SlotGroup(Process):
             return SENT
         arrive = cu.look_up(now + self.latency, self.lines) if self.lines else now
         self.done = arrive
-        sectors = self.sectors - self.l0_hits     # the L0's hits need no L2 trip (caches.py)
-        if self.l0_hits:
-            self.done = arrive + self.work.l0_latency
+        sectors = self.sectors - self.l0_hits - self.l1_hits    # the CU-side caches' hits need no L2 trip
+        if self.l0_hits or self.l1_hits:        # their data returns through the L0's data path
+            ready = cu.hit_data(arrive, (self.l0_hits + self.l1_hits) * self.work.sector_bytes)
+            self.done = ready + (self.work.l1_latency if self.l1_hits else self.work.l0_latency)
         arrive += self.extra
         if sectors:
             # A LevelBytes' fields as plain ints, worked out once (one request per call: no tuple is built).

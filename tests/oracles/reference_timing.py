@@ -84,12 +84,15 @@ def reference_cycles(preset, wave_width, launch, stats):
                     yield req
                     yield env.timeout(step.cycles)
                 (sectors, lines, _, ic_hits, dram_reads, dram_writes, ic_writes, host, activations, l0_hits, far_hits,
-                 tlb_misses, tlb_walks) = traffic.cohort(step.slot, w, 1)
+                 tlb_misses, tlb_walks, l1_hits) = traffic.cohort(step.slot, w, 1)
                 arrive = simd.cu.look_up(env.now + step.latency, lines) if lines else env.now
-                done = arrive + preset.l0_latency_cycles if l0_hits else arrive   # the L0's hits: no L2 trip
+                done = arrive
+                if l0_hits or l1_hits:     # the CU-side caches' hits: no L2 trip; data through the L0's path
+                    done = (simd.cu.hit_data(arrive, (l0_hits + l1_hits) * sector_bytes)
+                            + (preset.l1_latency_cycles if l1_hits else preset.l0_latency_cycles))
                 arrive += ((preset.tlb_l1_miss_cycles if tlb_misses else 0) + (preset.tlb_walk_cycles if tlb_walks else 0)
                            + (max(0, preset.l2_far_latency_cycles - preset.l2_latency_cycles) if far_hits else 0))
-                sectors -= l0_hits
+                sectors -= l0_hits + l1_hits
                 if sectors:
                     level_bytes = LevelBytes(sectors * sector_bytes, (ic_hits + ic_writes) * sector_bytes,
                                              (dram_reads + dram_writes) * sector_bytes, ic_hits * sector_bytes,

@@ -102,6 +102,7 @@ class _Preset:
     compute_units, l0_bytes, l0_cus_per_cache, l0_write_allocate = 1, 0, 1, False
     simds_per_cu, waves_per_simd = 1, 7      # issue order's generations: 7 waves (several, and a tail)
     l2_far_latency_cycles, tlb_page_bytes = 0, 0
+    l1_bytes, l1_cus_per_cache = 0, 1
 
 
 def _random_record(rng, uniform):
@@ -146,8 +147,8 @@ def test_account_per_wave_counts_match_a_loop(seed, uniform):
             row = r.sectors[r.offsets[w]:r.offsets[w + 1]] // 2
             lines = sum(1 for k in range(len(row)) if k == 0 or row[k] != row[k - 1])
             expected = [len(mine), lines] + [int(np.sum(f[mine])) for f in
-                                             (l2_hit, ic_hit, dram_read, dram_writes, ic_writes)] + [0] * 6   # no host
-            # memory, no DRAM banks on this preset (dram_activations 0: tests/timing/test_dram_rows.py), no L0 or TLB
+                                             (l2_hit, ic_hit, dram_read, dram_writes, ic_writes)] + [0] * 7   # no host
+            # memory, no DRAM banks on this preset (dram_activations 0: tests/timing/test_dram_rows.py), no L0, L1 or TLB
             assert table[:, w].tolist() == expected, (pc, w)
     for field in TRAFFIC_FIELDS:
         assert traffic.totals[field] == sum(int(t[TRAFFIC_FIELDS.index(field)].sum()) for t in traffic.per_wave.values())

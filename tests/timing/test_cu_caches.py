@@ -1,5 +1,6 @@
-"""The CUs' L0s, GH100's far L2 partition and the TLBs (emulator/timing/caches.py), against slow
-per-access references, and through the timing model: a pointer chase within the L0 costs an L0 hit."""
+"""The CUs' L0s and the shader arrays' L1s (emulator/timing/cu_caches.py), GH100's far L2 partition and the
+TLBs (emulator/timing/caches.py), against slow per-access references, and through the timing model: a
+pointer chase within the L0 costs an L0 hit, one within the L1 an L1 hit."""
 import dataclasses
 
 import numpy as np
@@ -16,42 +17,65 @@ from dmlemu.timing.caches import CacheHierarchy
 
 # A small L2 (64 sets of 4 ways) so that streams of a few hundred sectors cross chunks and evict.
 SMALL = dataclasses.replace(RX_6800_XT, l2_bytes=64 * 4 * 64, l2_ways=4, infinity_cache_bytes=0, l0_bytes=8 * 128,
-                            tlb_page_bytes=0)
+                            l1_bytes=0, tlb_page_bytes=0)
 
 
-def l0_reference(sectors, writes, groups, reach, after_write, chunk):
-    """A read hits the L0 when the previous access to its sector, in the same chunk of the stream, was
-    its own workgroup's, at most `reach` accesses before, and a read (or any access with after_write)."""
+def reuse_reference(sectors, writes, owners, reach, after_write):
+    """A read hits its cache when the previous access to its sector by the same cache (`owners`), anywhere
+    earlier in the stream, was at most `reach` of that cache's own accesses before, and a read (or any
+    access with after_write)."""
     hits = np.zeros(sectors.size, dtype=bool)
-    last = {}
-    for i, s in enumerate(sectors.tolist()):
-        j = last.get(s)
-        if (j is not None and not writes[i] and j // chunk == i // chunk and groups[j] == groups[i]
-                and i - j <= reach and (after_write or not writes[j])):
+    last, made = {}, {}
+    for i, (s, o) in enumerate(zip(sectors.tolist(), owners.tolist())):
+        rank = made.get(o, 0)
+        before = last.get((o, s))
+        if (before is not None and not writes[i] and rank - before[0] <= reach
+                and (after_write or not before[1])):
             hits[i] = True
-        last[s] = i
+        last[(o, s)] = (rank, bool(writes[i]))
+        made[o] = rank + 1
     return hits
+
+
+def _stream(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 400))
+    return (rng.integers(0, 60, n).astype(np.int64), rng.random(n) < 0.2, rng.integers(0, 4, n).astype(np.int64))
 
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2 ** 31), allocate=st.booleans())
-def test_l0_hits_are_a_workgroups_rereads_within_its_reach(seed, allocate):
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(2, 400))
-    sectors = rng.integers(0, 60, n).astype(np.int64)
-    writes = rng.random(n) < 0.2
-    groups = np.sort(rng.integers(0, 6, n)).astype(np.int64)       # a workgroup's accesses are one run
+def test_l0_hits_are_a_cus_rereads_within_its_reach(seed, allocate):
+    sectors, writes, parts = _stream(seed)
     preset = dataclasses.replace(SMALL, l0_write_allocate=allocate)
     caches = CacheHierarchy(preset)
-    flags = caches.classify([sectors.copy(), writes.copy()], np.zeros(n, dtype=np.int64), groups)
-    l0 = flags[5] if flags[5] is not None else np.zeros(n, dtype=bool)
-    expected = l0_reference(sectors, writes, groups, preset.l0_bytes // preset.sector_bytes, allocate, caches.l2.sets)
+    flags = caches.classify([sectors.copy(), writes.copy()], parts)
+    l0 = flags[5] if flags[5] is not None else np.zeros(sectors.size, dtype=bool)
+    expected = reuse_reference(sectors, writes, parts, preset.l0_bytes // preset.sector_bytes, allocate)
     assert np.array_equal(l0, expected)
     assert not (l0 & flags[0]).any() and not (l0 & writes).any()       # an L0 hit is not an L2 hit, never a store
-    # The L2's state is what the stream leaves without an L0: a hit changes no FIFO state.
-    plain = CacheHierarchy(preset)
-    plain.classify([sectors.copy(), writes.copy()])
+    assert not (l0 & flags[2]).any()                                   # nor a DRAM read
+    # The L2 sees the L0's misses alone: its state is what that stream leaves.
+    plain = CacheHierarchy(dataclasses.replace(preset, l0_bytes=0))
+    plain.classify([sectors[~l0], writes[~l0]])
     assert np.array_equal(plain.l2.tags, caches.l2.tags) and np.array_equal(plain.l2.dirty, caches.l2.dirty)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2 ** 31))
+def test_l1_hits_are_a_shader_arrays_rereads_of_what_its_l0s_missed(seed):
+    sectors, writes, parts = _stream(seed)
+    preset = dataclasses.replace(SMALL, l0_bytes=2 * 128, l1_bytes=8 * 128, l1_cus_per_cache=2)
+    caches = CacheHierarchy(preset)
+    flags = caches.classify([sectors.copy(), writes.copy()], parts)
+    l0 = flags[5] if flags[5] is not None else np.zeros(sectors.size, dtype=bool)
+    l1 = flags[9] if flags[9] is not None else np.zeros(sectors.size, dtype=bool)
+    assert np.array_equal(l0, reuse_reference(sectors, writes, parts, 4, False))
+    missed = ~l0
+    expected = np.zeros(sectors.size, dtype=bool)
+    expected[missed] = reuse_reference(sectors[missed], writes[missed], parts[missed] // 2, 16, False)
+    assert np.array_equal(l1, expected)
+    assert not (l1 & (l0 | flags[0] | flags[2] | writes)).any()      # read-only, and the L2 never sees its hits
 
 
 def test_the_far_partition_serves_what_the_near_one_no_longer_holds():
@@ -110,12 +134,23 @@ def chase_cycles_per_load(preset, nodes, trips):
 @pytest.mark.parametrize("preset", [RX_6800_XT, RTX_3070], ids=lambda p: p.key)
 def test_a_chase_within_the_l0_costs_an_l0_hit_and_beyond_it_an_l2_trip(preset):
     # Ampere's 128 KiB L1 takes a chase of thousands of trips to pass; the rule is the same at RDNA2's 16 KiB.
-    preset = dataclasses.replace(preset, l0_bytes=min(preset.l0_bytes, 16 << 10))
+    preset = dataclasses.replace(preset, l0_bytes=min(preset.l0_bytes, 16 << 10), l1_bytes=0)
     within = chase_cycles_per_load(preset, 32, 8)                                  # 2 KiB
     nodes = 4 * preset.l0_bytes // 64                  # 64-byte slots: 2x to 4x the L0's sectors
     beyond = chase_cycles_per_load(preset, nodes, nodes // 8)
     overhead = 24 + 3                   # the VMEM pipeline, the tag lookup and the issue, as the presets take them
     assert within == pytest.approx(preset.l0_latency_cycles + overhead, abs=3)
+    assert beyond == pytest.approx(preset.l2_latency_cycles + overhead, abs=6)
+
+
+def test_a_chase_beyond_the_l0_within_the_shader_array_l1_costs_an_l1_hit():
+    # RDNA2's 16 KiB L0 and 128 KiB L1 shrunk 8x (the same rule in fewer trips): 2 KiB and 16 KiB.
+    preset = dataclasses.replace(RX_6800_XT, l0_bytes=2 << 10, l1_bytes=16 << 10)
+    nodes = 4 * preset.l0_bytes // 64                  # 8 KiB: 4x the L0, half the L1
+    within_l1 = chase_cycles_per_load(preset, nodes, nodes // 8)
+    beyond = chase_cycles_per_load(preset, 4 * nodes, nodes // 2)
+    overhead = 24 + 3
+    assert within_l1 == pytest.approx(preset.l1_latency_cycles + overhead, abs=4)
     assert beyond == pytest.approx(preset.l2_latency_cycles + overhead, abs=6)
 
 
@@ -125,6 +160,8 @@ def test_a_chase_within_the_l0_costs_an_l0_hit_and_beyond_it_an_l2_trip(preset):
                                    "l2_latency_cycles (183): the far partition is not nearer"),
     ("tlb_l2_entries", 0, "tlb_l2_entries is 0 while tlb_page_bytes is 2097152; a modelled TLB needs entries"),
     ("l0_cus_per_cache", 0, "l0_cus_per_cache is 0; it must be a positive integer"),
+    ("l1_bytes", 1000, "l1_bytes is 1000; it must be a multiple of line_bytes (128)"),
+    ("l1_cus_per_cache", 0, "l1_cus_per_cache is 0; it must be a positive integer"),
 ])
 def test_impossible_cu_cache_fields_are_refused_with_a_sentence(field, value, sentence):
     assert preset_problem(dataclasses.replace(RX_6800_XT, **{field: value})) == sentence
