@@ -357,6 +357,20 @@ def _opset(model):
     return 1
 
 
+def _unchecked_shapes(op_type, opset):
+    """The op's version at `opset` (e.g. "Relu-1") when onnx.shape_inference has no rule for it (neither an
+    inference function nor a function body: the opset-1 versions of Relu, Add, Concat, ...), else None. Such a
+    node's output shapes are the model's declarations, never checked against its inputs."""
+    import onnx.defs
+    try:
+        schema = onnx.defs.get_schema(op_type, opset)
+    except onnx.defs.SchemaError:
+        return None         # not an ai.onnx op at this opset: onnx.checker has named it already
+    if schema.has_type_and_shape_inference_function or schema.has_function or schema.has_context_dependent_function:
+        return None
+    return f"{op_type}-{schema.since_version}"
+
+
 def _needed(all_nodes, outputs):
     """The nodes a model output depends on, in model order, and the values they need."""
     producer = {out: node for node in all_nodes for out in node.output if out}
@@ -603,6 +617,13 @@ def convert(model, owned_constants=True):
         elif node.op_type not in CONVERSIONS:
             ctx.refuse(node, f"the operator {node.op_type} has no converter (dmlemu.onnx.converters.CONVERSIONS "
                              f"lists the {len(CONVERSIONS)} it converts)")
+        elif _unchecked_shapes(node.op_type, ctx.opset):
+            # A Relu-1 declared 4 x 4 after a Conv whose pads give 5 x 4 passed strict inference; fused into the Conv
+            # it shrank the Conv's end padding to fit (found by the long census). ONNX Runtime guarantees opset 7 on.
+            ctx.refuse(node, f"onnx.shape_inference has no rule for {_unchecked_shapes(node.op_type, ctx.opset)} (the "
+                             f"version opset {ctx.opset} selects), so its outputs' declared shapes could not be checked "
+                             f"against its inputs; the converter converts the versions whose shapes onnx infers "
+                             f"(ONNX Runtime supports opset 7 and later)")
         else:
             kept.append(node)
     kept = _fold_batch_normalization(ctx, kept, set(outputs))
