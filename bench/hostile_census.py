@@ -56,6 +56,17 @@ ENTRIES = [
     ("program loader and executor", ["tests/isa/test_program_validation.py::test_random_programs_are_rejected_or_run_to_an_end"]),
     ("trace reader", ["tests/traces/test_trace_files_hostile.py"]),
     ("adapter preset construction", ["tests/timing/test_preset_hostile_input.py"]),
+    ("image descriptors (image_load / image_store)",
+     ["tests/functional/test_image_descriptor_hostile.py"]),
+    ("one-dispatch REDUCE (temporary resource, counters)",
+     ["tests/directml/test_reduce_chunks_hostile.py::test_hostile_temporary_bindings_of_a_split_reduce_end_in_their_documented_outcome"]),
+    ("MULTIHEAD_ATTENTION / MULTIHEAD_ATTENTION1 descs (compiled)",
+     ["tests/directml/test_attention.py::test_hostile_descs_are_refused_with_a_sentence_or_run",
+      "tests/directml/test_attention.py::test_hostile_attention1_descs_are_refused_with_a_sentence_or_run"]),
+    ("MEAN_VARIANCE_NORMALIZATION2 descs (dispatched)",
+     ["tests/directml/test_normalization2.py::test_hostile_descs_are_refused_with_a_sentence_or_run_bit_exact"]),
+    ("microbenchmark rig (root views, root constants)",
+     ["tests/d3d12/test_root_views_hostile.py::test_hostile_root_views_and_constants_write_only_inside_their_buffer"]),
 ]
 
 REFUSED, ACCEPTED = "refused with its documented error", "accepted"
