@@ -133,6 +133,10 @@ class Context:
         t = value.type.tensor_type if value.type.HasField("tensor_type") else None
         if t is None or not t.elem_type:
             return
+        if self.shapes.get(value.name) is not None:
+            # Declared already (graph inputs come first): a graph output that is a graph input keeps the input's
+            # shape and type, as ONNX Runtime reads the model (its output declaration is not the input's feed).
+            return
         self.types[value.name] = t.elem_type
         if t.HasField("shape"):
             dims = t.shape.dim

@@ -295,3 +295,19 @@ def test_an_op_version_onnx_infers_no_shapes_for_is_refused_not_run_to_its_decla
     model.opset_import[0].version = 17      # the same pads at opset 17: inference finds the declared shape wrong
     with pytest.raises(ConversionError, match="onnx.shape_inference refused the model"):
         convert(model)
+
+
+def test_a_graph_output_that_is_a_graph_input_keeps_the_inputs_shape():
+    """A byte change renames the graph output "y" to "x", the graph input, with the output's declared 1 x 2 x 4 x 4:
+    ONNX Runtime feeds and returns x as the input declares it (1 x 1 x 4 x 4); the converter took the output's
+    declaration for the input's, so a 1 x 1 x 4 x 4 feed was refused (found searching the byte changes)."""
+    data = bytearray(VALID)
+    assert data[179:183] == bytes([0x62, 0x1B, 0x0A, 0x01]) and data[183] == ord("y")   # graph output 1, its name
+    data[183] = ord("x")
+    model = onnx.load_from_string(bytes(data))
+    assert [o.name for o in model.graph.output] == ["x"]
+    converted = convert(model)
+    assert converted.model_inputs == {"x": ([1, 1, 4, 4], TensorProto.FLOAT)}
+    ours, theirs = _ours(model, {"x": X}), _ort(model, {"x": X})
+    _agree(ours, theirs)
+    assert np.array_equal(ours[0], X)
