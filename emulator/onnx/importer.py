@@ -621,10 +621,10 @@ def convert(model, owned_constants=True):
         elif node.op_type not in CONVERSIONS:
             ctx.refuse(node, f"the operator {node.op_type} has no converter (dmlemu.onnx.converters.CONVERSIONS "
                              f"lists the {len(CONVERSIONS)} it converts)")
-        elif _unchecked_shapes(node.op_type, ctx.opset):
-            # A Relu-1 declared 4 x 4 after a Conv whose pads give 5 x 4 passed strict inference; fused into the Conv
-            # it shrank the Conv's end padding to fit (found by the long census). ONNX Runtime guarantees opset 7 on.
-            ctx.refuse(node, f"onnx.shape_inference has no rule for {_unchecked_shapes(node.op_type, ctx.opset)} (the "
+        elif unchecked := _unchecked_shapes(node.op_type, ctx.opset):
+            # A Relu-1 declared 4 x 4 after a Conv whose pads give 5 x 4 passes strict inference; fused into the Conv
+            # it would shrink the Conv's end padding to fit. ONNX Runtime guarantees opset 7 and later.
+            ctx.refuse(node, f"onnx.shape_inference has no rule for {unchecked} (the "
                              f"version opset {ctx.opset} selects), so its outputs' declared shapes could not be checked "
                              f"against its inputs; the converter converts the versions whose shapes onnx infers "
                              f"(ONNX Runtime supports opset 7 and later)")
