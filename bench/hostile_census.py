@@ -3,15 +3,19 @@ each ended (refused with its documented error, or accepted and run correctly); a
 
 Runs the property tests of each entry under pytest with hypothesis statistics and reads the outcome events
 the tests note (tests/operator_cases.py `outcome`). The CI profile is what `make test` runs; the long profile
-(DMLEMU_FUZZ_PROFILE=long) tries 25 times more.
+(DMLEMU_FUZZ_PROFILE=long) tries 25 times more, from random seeds: every run draws one seed, prints it and passes it
+to each entry's pytest (--hypothesis-seed), so `--seed N` repeats the same draws; a failing entry's falsifying
+examples (and the reproduction blobs the long profile prints) are written to stderr, so a failure seen once is kept.
 
-    .venv/bin/python bench/hostile_census.py [--profile ci|long] [--markdown] [--only TEXT ...] [--skip TEXT ...]
+    .venv/bin/python bench/hostile_census.py [--profile ci|long] [--seed N] [--markdown] [--only TEXT ...]
+                                             [--skip TEXT ...]
 
 --only / --skip keep or leave out the entries whose name contains one of the texts (the long profile of the
 dispatch fuzz alone takes hours on a loaded 2-core machine; docs/RELIABILITY.md says which run gave which row).
 """
 import argparse
 import os
+import random
 import re
 import subprocess
 import sys
@@ -52,6 +56,17 @@ ENTRIES = [
     ("program loader and executor", ["tests/isa/test_program_validation.py::test_random_programs_are_rejected_or_run_to_an_end"]),
     ("trace reader", ["tests/traces/test_trace_files_hostile.py"]),
     ("adapter preset construction", ["tests/timing/test_preset_hostile_input.py"]),
+    ("image descriptors (image_load / image_store)",
+     ["tests/functional/test_image_descriptor_hostile.py"]),
+    ("one-dispatch REDUCE (temporary resource, counters)",
+     ["tests/directml/test_reduce_chunks_hostile.py::test_hostile_temporary_bindings_of_a_split_reduce_end_in_their_documented_outcome"]),
+    ("MULTIHEAD_ATTENTION / MULTIHEAD_ATTENTION1 descs (compiled)",
+     ["tests/directml/test_attention.py::test_hostile_descs_are_refused_with_a_sentence_or_run",
+      "tests/directml/test_attention.py::test_hostile_attention1_descs_are_refused_with_a_sentence_or_run"]),
+    ("MEAN_VARIANCE_NORMALIZATION2 descs (dispatched)",
+     ["tests/directml/test_normalization2.py::test_hostile_descs_are_refused_with_a_sentence_or_run_bit_exact"]),
+    ("microbenchmark rig (root views, root constants)",
+     ["tests/d3d12/test_root_views_hostile.py::test_hostile_root_views_and_constants_write_only_inside_their_buffer"]),
 ]
 
 REFUSED, ACCEPTED = "refused with its documented error", "accepted"
@@ -59,12 +74,16 @@ _PHASE = re.compile(r"(\d+) passing, (\d+) failing, and (\d+) invalid")
 _EVENT = re.compile(r"\*\s+([\d.]+)%, (.+)$")
 
 
-def census(node_ids, profile):
-    """(inputs tried, refused, accepted, failing) summed over the property tests named by node_ids."""
+def census(node_ids, profile, seed=None):
+    """(inputs tried, refused, accepted, failing) summed over the property tests named by node_ids; `seed`: the
+    hypothesis seed of the long profile (the CI profile is derandomized). A failure's report goes to stderr."""
     env = dict(os.environ, DMLEMU_FUZZ_PROFILE=profile)
+    seed_option = [f"--hypothesis-seed={seed}"] if seed is not None and profile != "ci" else []
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                             "--hypothesis-show-statistics", *node_ids], cwd=ROOT, env=env,
+                             "--hypothesis-show-statistics", *seed_option, *node_ids], cwd=ROOT, env=env,
                             capture_output=True, text=True)
+    if result.returncode not in (0, 5):
+        print(failure_report(result.stdout), file=sys.stderr, flush=True)
     tried = refused = accepted = failing = 0
     test = passing = None
     for line in result.stdout.splitlines():
@@ -94,18 +113,33 @@ def census(node_ids, profile):
     return tried, refused, accepted, failing
 
 
+def failure_report(stdout):
+    """The part of a failing pytest run's output that repeats the failure: its FAILURES section (the falsifying
+    examples, the assertion, any @reproduce_failure blob), else its last 60 lines."""
+    lines = stdout.splitlines()
+    start = next((i for i, line in enumerate(lines) if "= FAILURES =" in line), max(0, len(lines) - 60))
+    end = next((i for i in range(start, len(lines)) if "Hypothesis Statistics" in lines[i] or
+                "short test summary" in lines[i]), len(lines))
+    return "\n".join(lines[start:end] + [line for line in lines[end:] if line.startswith("FAILED")])
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", choices=("ci", "long"), default="ci")
+    parser.add_argument("--seed", type=int, help="the long profile's hypothesis seed (default: drawn, and printed)")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("--only", nargs="+", metavar="TEXT", help="only the entries whose name contains a TEXT")
     parser.add_argument("--skip", nargs="+", metavar="TEXT", help="leave out the entries whose name contains a TEXT")
     args = parser.parse_args(argv)
     chosen = [(name, nodes) for name, nodes in ENTRIES
               if (not args.only or any(t in name for t in args.only)) and not any(t in name for t in args.skip or ())]
+    seed = None
+    if args.profile != "ci":
+        seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
+        print(f"# seed {seed} (repeat with --seed {seed})", file=sys.stderr, flush=True)
     rows = []
     for name, nodes in chosen:
-        rows.append((name, *census(nodes, args.profile)))
+        rows.append((name, *census(nodes, args.profile, seed)))
         print(f"# {name}: {rows[-1][1:]}", file=sys.stderr, flush=True)     # progress, for long runs
     if args.markdown:
         print("| entry | hostile inputs tried | refused with a documented error | accepted and correct | failing |")
@@ -118,7 +152,7 @@ def main(argv=None):
             print(f"{name:<40} {tried:>8} {refused:>8} {accepted:>9} {failing:>8}")
     total = [sum(r[i] for r in rows) for i in range(1, 5)]
     print(f"total: {total[0]} hostile inputs tried, {total[1]} refused with a documented error, {total[2]} accepted "
-          f"and correct, {total[3]} failing ({args.profile} profile)")
+          f"and correct, {total[3]} failing ({args.profile} profile{'' if seed is None else f', seed {seed}'})")
     return 1 if total[3] else 0
 
 

@@ -233,11 +233,16 @@ def set_descriptor_table(command_list, index, handle):
     heap = device._descriptor_heap_from_gpu_handle(ptr) if is_integer(ptr) else None
     offset = heap._slot_offset_from_gpu_handle(ptr) if heap is not None else None
     if heap is None or offset is None or heap._type != CBV_SRV_UAV:
-        shown = f"0x{int(ptr):X}" if is_integer(ptr) else repr(handle)
+        shown = _address(ptr) if is_integer(ptr) else repr(handle)
         from dmlemu.d3d12.descriptor_heap import foreign_phrase
         raise VoidMisuse(f"BaseDescriptor {shown} is not the GPU handle of a slot of a shader-visible CBV_SRV_UAV "
                          f"descriptor heap of this device{foreign_phrase(device, ptr, gpu=True)}.")
     command_list._compute_root_args[index] = ("table", heap, offset // heap._increment)
+
+
+def _address(value):
+    """An address or handle as a sentence shows it: hexadecimal, a negative one (no UINT64) in decimal."""
+    return f"0x{int(value):X}" if int(value) >= 0 else str(int(value))
 
 
 def set_root_view(command_list, index, location, view):
@@ -245,7 +250,7 @@ def set_root_view(command_list, index, location, view):
     index, _ = _parameter(command_list, index, _TYPE_OF_VIEW[view])
     resource = command_list._device._resource_from_gpu_va(int(location)) if is_integer(location) else None
     if resource is None:
-        shown = f"0x{int(location):X}" if is_integer(location) else repr(location)
+        shown = _address(location) if is_integer(location) else repr(location)
         raise VoidMisuse(f"BufferLocation {shown} is not the GPU virtual address of a buffer of this device.")
     if resource._texture is not None:
         raise VoidMisuse(f"BufferLocation 0x{int(location):X} is inside {resource._label}, a texture; a root {view} is "

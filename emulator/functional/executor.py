@@ -1276,7 +1276,7 @@ def _image_store(ctx, batch, entry, operands):
             continue
         active, fmt, data, offsets, ok, view = _image_lanes(ctx, batch, operands[1], selector, dwords)
         n_active = int(np.count_nonzero(active))
-        if data is None:
+        if data is None or fmt.kind == "UNORM_SRGB":    # sRGB has no stores (no UAV has it): a forged descriptor
             stats.oob_writes += n_active
             continue
         n_use = int(np.count_nonzero(ok))

@@ -133,6 +133,10 @@ class Context:
         t = value.type.tensor_type if value.type.HasField("tensor_type") else None
         if t is None or not t.elem_type:
             return
+        if self.shapes.get(value.name) is not None:
+            # Declared already (graph inputs come first): a graph output that is a graph input keeps the input's
+            # shape and type, as ONNX Runtime reads the model (its output declaration is not the input's feed).
+            return
         self.types[value.name] = t.elem_type
         if t.HasField("shape"):
             dims = t.shape.dim
@@ -355,6 +359,20 @@ def _opset(model):
         if entry.domain in ("", "ai.onnx"):
             return entry.version
     return 1
+
+
+def _unchecked_shapes(op_type, opset):
+    """The op's version at `opset` (e.g. "Relu-1") when onnx.shape_inference has no rule for it (neither an
+    inference function nor a function body: the opset-1 versions of Relu, Add, Concat, ...), else None. Such a
+    node's output shapes are the model's declarations, never checked against its inputs."""
+    import onnx.defs
+    try:
+        schema = onnx.defs.get_schema(op_type, opset)
+    except onnx.defs.SchemaError:
+        return None         # not an ai.onnx op at this opset: onnx.checker has named it already
+    if schema.has_type_and_shape_inference_function or schema.has_function or schema.has_context_dependent_function:
+        return None
+    return f"{op_type}-{schema.since_version}"
 
 
 def _needed(all_nodes, outputs):
@@ -603,6 +621,13 @@ def convert(model, owned_constants=True):
         elif node.op_type not in CONVERSIONS:
             ctx.refuse(node, f"the operator {node.op_type} has no converter (dmlemu.onnx.converters.CONVERSIONS "
                              f"lists the {len(CONVERSIONS)} it converts)")
+        elif unchecked := _unchecked_shapes(node.op_type, ctx.opset):
+            # A Relu-1 declared 4 x 4 after a Conv whose pads give 5 x 4 passes strict inference; fused into the Conv
+            # it would shrink the Conv's end padding to fit. ONNX Runtime guarantees opset 7 and later.
+            ctx.refuse(node, f"onnx.shape_inference has no rule for {unchecked} (the "
+                             f"version opset {ctx.opset} selects), so its outputs' declared shapes could not be checked "
+                             f"against its inputs; the converter converts the versions whose shapes onnx infers "
+                             f"(ONNX Runtime supports opset 7 and later)")
         else:
             kept.append(node)
     kept = _fold_batch_normalization(ctx, kept, set(outputs))

@@ -13,6 +13,7 @@ from dmlemu.directml import *  # noqa: F401,F403
 from dmlemu.directml.operators import SCHEMAS_BY_NAME
 from dmlemu.errors import E_INVALIDARG, HResultError
 from dmlemu.presets import PRESETS, WARP
+from operator_cases import ACCEPTED, REFUSED, outcome, scaled
 from tensor_layouts import layout_strides, same_bits, tensor
 from test_normalization import broadcast_values, cases, expected as mvn1_expected, fused, values
 
@@ -126,3 +127,62 @@ def test_the_schema_row_and_its_level():
     with pytest.raises(HResultError) as error:     # an axis past the input's dimensions
         run_operator(mvn2_desc("FLOAT32", (2, 3), [2]), [np.zeros((2, 3), np.float32), None, None])
     assert error.value.hresult == E_INVALIDARG and "Axes" in error.value.message
+
+
+# ---- hostile descs: a sentence, or a run bit for bit the golden model's (issue 30) -------------------------------
+@settings(max_examples=scaled(40), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_hostile_descs_are_refused_with_a_sentence_or_run_bit_exact(data):
+    """A valid MEAN_VARIANCE_NORMALIZATION2 desc with one to three fields made hostile (Axes and AxisCount out of
+    range, repeated or of a wrong length, UseMean / UseVariance past BOOL, Epsilon NaN, negative or infinite, tensors
+    of other types and shapes, garbage of every kind): run_operator refuses it with the mirror's HResultError
+    (E_INVALIDARG or E_NOTIMPL, a sentence) or the desc struct refuses the field, or it runs bit for bit as the
+    golden model. bench/hostile_census.py entry "MEAN_VARIANCE_NORMALIZATION2"."""
+    from operator_cases import garbage
+    desc = mvn2_desc("FLOAT32", [2, 3, 4], [2], [1, 1, 4], [1, 1, 4])
+    hostile = {"Axes": st.lists(st.integers(-2, 6), max_size=4), "AxisCount": st.integers(-1, 6),
+               "UseMean": st.integers(-1, 3), "UseVariance": st.integers(-1, 3),
+               "Epsilon": st.floats(allow_nan=True, allow_infinity=True, width=32),
+               "InputTensor": st.builds(tensor, st.sampled_from(["FLOAT32", "FLOAT16", "INT32"]),
+                                        st.lists(st.integers(1, 5), min_size=1, max_size=6)),
+               "ScaleTensor": st.one_of(st.none(), st.builds(tensor, st.sampled_from(["FLOAT32", "FLOAT16"]),
+                                                              st.lists(st.integers(1, 4), min_size=1, max_size=4))),
+               "OutputTensor": st.builds(tensor, st.sampled_from(["FLOAT32", "FLOAT16"]),
+                                         st.lists(st.integers(1, 5), min_size=1, max_size=6))}
+    for name in data.draw(st.lists(st.sampled_from(sorted(hostile)), min_size=1, max_size=3, unique=True)):
+        value = data.draw(st.one_of(hostile[name], garbage) if data.draw(st.integers(0, 3)) == 0 else hostile[name])
+        try:
+            setattr(desc, name, value)
+        except (TypeError, ValueError, OverflowError):
+            outcome(REFUSED)            # the desc struct refuses the field before the mirror sees it
+            return
+    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 32 - 1)))
+    arrays = []
+    for field in ("InputTensor", "ScaleTensor", "BiasTensor"):
+        t = getattr(desc, field)
+        shaped = isinstance(t, DML_TENSOR_DESC) and isinstance(t.Desc, DML_BUFFER_TENSOR_DESC)
+        if not shaped:
+            arrays.append(None)
+            continue
+        try:
+            sizes = [int(s) for s in t.Desc.Sizes]
+            dtype = golden.DATA_TYPES[DML_TENSOR_DATA_TYPE(t.Desc.DataType).name.replace("DML_TENSOR_DATA_TYPE_", "")]
+        except (TypeError, ValueError, KeyError):
+            arrays.append(np.zeros(1, np.float32))
+            continue
+        arrays.append(rng.standard_normal(sizes).astype(dtype) if 0 < np.prod(sizes) <= 4096 else
+                      np.zeros(1, np.float32))
+    try:
+        (got,) = run_operator(desc, arrays, adapter=WARP)
+    except HResultError as error:
+        assert error.hresult in (E_INVALIDARG, E_NOTIMPL) and error.message.strip(), error
+        assert "\n" not in error.message.strip(), error.message
+        outcome(REFUSED)
+        return
+    except (TypeError, ValueError) as error:         # run_operator's own arguments (an array of the wrong shape)
+        assert str(error).strip() and "\n" not in str(error).strip(), error
+        outcome(REFUSED)
+        return
+    axes = [int(a) for a in desc.Axes]
+    same_bits(got, expected(*arrays, axes, int(desc.UseMean), int(desc.UseVariance), float(desc.Epsilon)))
+    outcome(ACCEPTED)

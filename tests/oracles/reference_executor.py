@@ -575,6 +575,8 @@ def _image(w, entry, ops, memory, stats):
     words = [w.s.get(desc_op.code + i, 0) for i in range(8)]
     va, size, valid = unpack_buffer_descriptor(words[:4])
     layout = _texel_layout(words[4]) if valid and words[7] & (1 << 30) and (words[6] >> 24) & 7 <= 4 else None
+    if entry.kind == "store" and layout is not None and layout[0] == "UNORM_SRGB":
+        layout = None           # no store to an sRGB format (no typed UAV has one): dropped, out of range
     target, limit = _range(memory, va, size, valid) if layout else (None, 0)
     store = entry.kind == "store"
     for lane in range(w.width):
