@@ -50,7 +50,9 @@ THREADS = 16              # 16 x 16 threads per workgroup
 BLOCK = 64                # the output block of a workgroup is BLOCK x BLOCK (4 x 4 per thread)
 K_TILE = 16               # K goes in tiles of K_TILE
 LDS_BYTES = 2 * BLOCK * K_TILE * 4   # AsT and Bs, FLOAT32
-WMMA_LDS_BYTES = BLOCK * BLOCK * 4   # the WMMA variant: FLOAT16 tiles (4 KiB), then the FLOAT32 block Cs
+WMMA_BLOCK_M = 128                   # the WMMA variant (gemm_wmma.inc): a 128 x 64 block per workgroup of
+WMMA_THREADS_Y = 8                   # ... 16 x 8 threads (4 waves of 32), K in FLOAT16 LDS tiles of 32:
+WMMA_LDS_BYTES = (WMMA_BLOCK_M + BLOCK) * 80   # As[128][40] and BsT[64][40] FLOAT16 (80-byte rows), then Cs[32][64]
 WMMA_WAVE_WIDTH = 32                 # v_wmma_f32_16x16x16_f16's lanes
 WIDE_BLOCK_M = 128                   # the WIDE variant: a 128 x 64 block per workgroup (8 x 4 per thread)
 WIDE_LDS_BYTES = 16 * 528 + K_TILE * BLOCK * 4   # AsT[16][128] rows padded to 528 bytes, then Bs[16][64]
@@ -222,7 +224,9 @@ def compile_gemm(operator, tensors, attributes, layout, no_kernel, division_magi
         batches *= size
     wide = uses_wide(None, wmma, activation, preset, sizes[-2], sizes[-1], batches)
     records, values, group_grid = _launch(a, b, c, out, trans_a, trans_b, division_magic, packed_strides,
-                                          WIDE_BLOCK_M if wide else BLOCK)
+                                          WMMA_BLOCK_M if wmma else WIDE_BLOCK_M if wide else BLOCK)
+    if wmma:
+        values["WORKGROUP_SIZE"] = THREADS * WMMA_THREADS_Y
     values.update({"PARAM0": f32_bits(float(attributes.get("Alpha", 1.0))), "PARAM1": f32_bits(float(attributes.get("Beta", 0.0)))})
     for i, (name, _) in enumerate(act_params):
         if activation_attributes.get(name) is None:
@@ -232,7 +236,7 @@ def compile_gemm(operator, tensors, attributes, layout, no_kernel, division_magi
     program = build_program(out.data_type, c is not None, layout, activation,
                             activation_symbols if activation is not None else None, wmma=wmma, wide=wide)
     lds_bytes = WMMA_LDS_BYTES if wmma else WIDE_LDS_BYTES if wide else LDS_BYTES
-    return program, constants, group_grid, (THREADS, THREADS, 1), lds_bytes
+    return program, constants, group_grid, (THREADS, WMMA_THREADS_Y if wmma else THREADS, 1), lds_bytes
 
 
 def _compile_integer(row, tensors, layout, division_magic, packed_strides):
@@ -283,4 +287,4 @@ def _launch(a, b, c, out, trans_a, trans_b, division_magic, packed_strides, bloc
 
 
 __all__ = ["THREADS", "BLOCK", "K_TILE", "LDS_BYTES", "OPERATORS", "GemmOperator", "EXTRAS", "build_program", "compile_gemm", "variant_symbols",
-           "WMMA_LDS_BYTES", "WMMA_WAVE_WIDTH", "uses_matrix_units", "WIDE_BLOCK_M", "WIDE_LDS_BYTES", "uses_wide"]
+           "WMMA_LDS_BYTES", "WMMA_BLOCK_M", "WMMA_THREADS_Y", "WMMA_WAVE_WIDTH", "uses_matrix_units", "WIDE_BLOCK_M", "WIDE_LDS_BYTES", "uses_wide"]
