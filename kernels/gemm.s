@@ -2312,8 +2312,8 @@ act_next:
 wide_end:
 .endif
 .if WMMA
-    s_add_u32 s41, s41, 1
-    s_cmp_lt_u32 s41, 4
+    s_add_u32 s97, s97, 1
+    s_cmp_lt_u32 s97, 4
     s_cbranch_scc1 wmma_part             ; the next wave's 32 x 64 part through the same step 4
 .endif
     s_endpgm
