@@ -123,7 +123,7 @@ def uses_wide(integer, wmma, activation, preset=None, m=None, n=None, batches=1)
 
 
 def variant_symbols(data_type, has_c, layout=LAYOUT, activation=None, activation_symbols=None, integer=None,
-                    wmma=False, wide=False):
+                    wmma=False, wide=False, pairs=False):
     """The assembler symbols of one variant of gemm.s; with `activation` (ACTIVATION_RELU ...), those the
     element-wise driver gives that activation's own kernel in FLOAT32 (`activation_symbols`: its variant_symbols,
     handed in by kernels/driver.py), under gemm.s's own. `integer`: for the integer operators, (A's type, B's
@@ -160,6 +160,8 @@ def variant_symbols(data_type, has_c, layout=LAYOUT, activation=None, activation
             "WIDEN_F16": int(data_type == "FLOAT16" and integer is None), "NARROW_F16": int(data_type == "FLOAT16"),
             # WMMA: FLOAT16 tiles; an element of A past K is -0 (B's is +0), so its product -0 adds nothing
             "WMMA": int(wmma), "A_PAD": 0x8000 if wmma else 0, "WIDE": wide_block,
+            # WMMA: A's whole tiles two k a load (a_pairs: its k stride 1, its others even)
+            "A_PAIRS": int(pairs),
             # the five records of RECORDS gemm.s reads (the layout's own offsets, named for what each holds)
             "CB_GEMM_BATCH_INNER": records, "CB_GEMM_BATCH_OUTER": records + step, "CB_GEMM_M": records + 2 * step,
             "CB_GEMM_N": records + 3 * step, "CB_GEMM_K": records + 4 * step, **layout.symbols()}
@@ -167,7 +169,7 @@ def variant_symbols(data_type, has_c, layout=LAYOUT, activation=None, activation
 
 @functools.lru_cache(maxsize=None)
 def build_program(data_type, has_c, layout=LAYOUT, activation=None, activation_symbols=None, integer=None,
-                  wmma=False, wide=None):
+                  wmma=False, wide=None, pairs=False):
     """Assemble and decode one variant of gemm.s (cached); `wide` None: WIDE wherever uses_wide allows it."""
     if wmma and data_type != "FLOAT16":
         raise ValueError(f"gemm.s's WMMA variant serves FLOAT16, not {data_type}")
@@ -175,7 +177,9 @@ def build_program(data_type, has_c, layout=LAYOUT, activation=None, activation_s
         wide = uses_wide(integer, wmma, activation)
     elif wide and not uses_wide(integer, wmma, activation):
         raise ValueError("gemm.s's WIDE variant serves the float GEMM without a FusedActivation on the VALU")
-    symbols = variant_symbols(data_type, has_c, layout, activation, activation_symbols, integer, wmma, wide)
+    if pairs and not wmma:
+        raise ValueError("gemm.s copies A in pairs only in its WMMA variant")
+    symbols = variant_symbols(data_type, has_c, layout, activation, activation_symbols, integer, wmma, wide, pairs)
     dwords = assemble_file(os.path.join(KERNEL_DIR, OPERATORS["GEMM"].source), symbols)
     act = "" if activation is None else "_" + activation.lower()
     if integer is not None:
@@ -183,6 +187,13 @@ def build_program(data_type, has_c, layout=LAYOUT, activation=None, activation_s
         zero_points = "".join(f"_{role.lower()}" for role in ("AZP", "BZP", "OZP", "BIAS") if role in given)
         return Program(dwords, f"gemm_{a_type.lower()}_{b_type.lower()}_to_{data_type.lower()}{zero_points}")
     return Program(dwords, f"gemm_{data_type.lower()}{'_wmma' if wmma else ''}{'' if has_c else '_no_c'}{act}")
+
+
+def a_pairs(a, trans_a, packed_strides):
+    """Whether the WMMA variant may copy A two k at a time (buffer_load_dword of two FLOAT16): A's k stride is 1 and
+    its row and batch strides are even, so an even k is dword-aligned wherever A's base is (the kernel checks that)."""
+    batch, row, col = _matrix_strides(a, packed_strides, trans_a)
+    return col == 1 and row % 2 == 0 and all(stride % 2 == 0 for stride in batch)
 
 
 def _matrix_strides(spec, packed_strides, transpose=False):
@@ -234,7 +245,8 @@ def compile_gemm(operator, tensors, attributes, layout, no_kernel, division_magi
         values[f"PARAM{2 + i}"] = f32_bits(float(activation_attributes[name]))
     constants = layout.pack(values, records, params=True, wide=False)
     program = build_program(out.data_type, c is not None, layout, activation,
-                            activation_symbols if activation is not None else None, wmma=wmma, wide=wide)
+                            activation_symbols if activation is not None else None, wmma=wmma, wide=wide,
+                            pairs=wmma and a_pairs(a, trans_a, packed_strides))
     lds_bytes = WMMA_LDS_BYTES if wmma else WIDE_LDS_BYTES if wide else LDS_BYTES
     return program, constants, group_grid, (THREADS, WMMA_THREADS_Y if wmma else THREADS, 1), lds_bytes
 
@@ -287,4 +299,4 @@ def _launch(a, b, c, out, trans_a, trans_b, division_magic, packed_strides, bloc
 
 
 __all__ = ["THREADS", "BLOCK", "K_TILE", "LDS_BYTES", "OPERATORS", "GemmOperator", "EXTRAS", "build_program", "compile_gemm", "variant_symbols",
-           "WMMA_LDS_BYTES", "WMMA_BLOCK_M", "WMMA_THREADS_Y", "WMMA_WAVE_WIDTH", "uses_matrix_units", "WIDE_BLOCK_M", "WIDE_LDS_BYTES", "uses_wide"]
+           "WMMA_LDS_BYTES", "WMMA_BLOCK_M", "WMMA_THREADS_Y", "WMMA_WAVE_WIDTH", "a_pairs", "uses_matrix_units", "WIDE_BLOCK_M", "WIDE_LDS_BYTES", "uses_wide"]
