@@ -30,6 +30,9 @@
 ; WIDE (gemm_ops.uses_wide: the float GEMM without a FusedActivation on the VALU, where its grid gives
 ; every CU a workgroup): 128 x 64 blocks (m0 = 128 Y), two 4 x 4 accumulator blocks per thread (rows
 ; m0 + 4 ty + i and m0 + 64 + 4 ty + i), its own loop (see its block below); step 4 runs twice.
+; WMMA (gemm_ops.uses_matrix_units: FLOAT16 on a wave32 preset with matrix units): gemm_wmma.inc's
+; loop instead of steps 1 to 3, workgroups of 16 x 8 threads on 128 x 64 blocks (m0 = 128 Y); step 4
+; runs once per wave's 32 x 64 part, each staged through LDS into the 4 x 4 blocks it stores.
 ; The addresses are element offsets from per-dimension strides: TransA and TransB only swap the
 ; strides the driver gives for (m, k) and (k, n), so a transposed operand costs nothing here.
 ; acc starts at -0 (the identity of addition: a sum of -0 products stays -0).

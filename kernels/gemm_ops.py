@@ -32,9 +32,11 @@ M and N records' wide strides (STRIDE_T4 .. T9 in that order), the kernel readin
 CB_GEMM_N_WIDE.
 
 Matrix units: on a preset with them (AdapterPreset.matrix_fp16_flops_per_cycle_per_cu) and a wave of 32 lanes, a
-FLOAT16 GEMM runs gemm.s's WMMA variant (`uses_matrix_units`): the same launch, K in FLOAT16 LDS tiles of 16, each
-wave two v_wmma_f32_16x16x16_f16 per tile, then the same step 4 (docs/NUMERICS.md, "Matrix instructions": the
-same bits as the VALU kernel). The program's name says which kernel ran (gemm_float16_wmma ..).
+FLOAT16 GEMM runs gemm.s's WMMA variant (`uses_matrix_units`, the loop in kernels/gemm_wmma.inc): workgroups of 16 x
+WMMA_THREADS_Y threads (4 waves) on 128 x 64 blocks, grid (ceil(N / 64), ceil(M / 128), batches), K in FLOAT16 LDS
+tiles of 32, each wave 8 v_wmma_f32_16x16x16_f16 per 16 k on its 32 x 64 part, A copied two k a load where
+`a_pairs` allows, then the same step 4 once per wave's part (docs/NUMERICS.md, "Matrix instructions": the same bits
+as the VALU kernel). The program's name says which kernel ran (gemm_float16_wmma ..).
 """
 import functools
 import os
