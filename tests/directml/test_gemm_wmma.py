@@ -190,3 +190,22 @@ def test_blocks_tiles_and_a_copied_in_pairs_are_bit_exact(m, k, n, trans_a, offs
     assert stats.workgroups == -(-m // WMMA_BLOCK_M) * -(-n // BLOCK)
     got = run.output_bytes(3)[:c.nbytes].view(np.float16).reshape(m, n)
     same_bits(got, expected(a, b, c, trans_a, 0, 0.5, -1.0))
+
+
+def test_the_roofline_draws_the_matrix_roof_and_counts_a_matrix_instruction_as_its_multiply_adds(monkeypatch):
+    import matplotlib
+    matplotlib.use("Agg")
+    from dmlemu.traces import plots
+    rng = np.random.default_rng(5)
+    a, b = values(rng, "FLOAT16", (128, 64)), values(rng, "FLOAT16", (64, 64))
+    (_,), trace = run_operator(gemm_desc("FLOAT16", a.shape, b.shape, (128, 64)), [a, b, None], adapter=RX_7900_XTX,
+                               trace="dispatch")
+    made = []
+    monkeypatch.setattr(plots, "_save", lambda fig, path: made.append(fig) or path)
+    plots.plot_roofline(trace, "x.png")
+    labels = [t.get_text() for legend in made[-1].legends for t in legend.get_texts()]
+    assert "matrix roof (FLOAT16 on the matrix units) 61.4 T multiply-adds/s" in " ".join(" ".join(labels).split())
+    (s,) = [s for s in trace.summary() if s["kernel"].startswith("gemm_float16_wmma")]
+    ax = made[-1].axes[0]
+    (y,) = {float(line.get_ydata()[0]) for line in ax.lines if line.get_marker() in ("o", "s")}   # the dispatch
+    assert 128 * 64 * 64 <= y * s["seconds"] < 2 * 128 * 64 * 64    # every multiply-add, not 32 lane-ops per WMMA
