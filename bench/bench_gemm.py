@@ -14,7 +14,7 @@ matmul (2 K ULP). Normal data cancels (the exact value is small next to its term
 column measures the error in ULPs of sum |a b| instead.
 
     .venv/bin/python bench/bench_gemm.py [--sizes 256 1024] [--timing] [--width 32] [--check 256] [--ulp]
-                                         [--type FLOAT16]
+                                         [--type FLOAT16] [--adapter rtx3070]
 
 --type FLOAT16 runs a FLOAT16 GEMM: on a preset with matrix units (the default RX 7900 XTX) and wave32, gemm.s's WMMA
 variant (v_wmma_f32_16x16x16_f16); the modelled TFLOP/s is then also given against the preset's matrix peak
@@ -49,6 +49,13 @@ tile's loads in flight; same machine, load average about 11, one run each):
           timing on 504,332 cycles, 10.65 TFLOP/s = 17.3 % of 61.4 (128 workgroups for 192 SIMDs)
   2048^3  timing on 974 s wall (load average 11), 1,962,105 cycles, 21.9 TFLOP/s = 35.6 % of 61.4: the issue's
           35-65 % met; the FLOAT16 WMMA kernel (unchanged, 1,364,710 cycles) is now 1.44x the FLOAT32 rate
+gemm_wmma.inc (the WMMA loop rebuilt: 128 x 64 blocks per 4-wave workgroup, 8 WMMA per wave per 16 k, 32-k LDS tiles,
+A two k a load; the timing model of this tree gives the FLOAT32 WIDE kernel 1,141,358 cycles at 2048^3; load average
+about 12, one run each; --adapter picks the preset):
+  2048^3  FLOAT16 543,633 cycles, 79.0 TFLOP/s = 64.3 % of the matrix peak: 2.10x the FLOAT32 rate (the old WMMA loop:
+          838,852 cycles, 1.36x); verdict `matrix issue, 85 %`
+  1024^3  FLOAT16 99,448 cycles (2.04x FLOAT32's 202,754); rtx3070 173,073 (1.97x its 340,149); h200 48,932 (4.19x)
+  FLOAT32 1024^3 timing off: 7.4 s of CPU time = 6.9 ns/MAC (60 s wall at that load)
 Runs past the executor's 300 s per dispatch need DMLEMU_DISPATCH_SECONDS raised on a loaded machine.
 """
 import argparse
