@@ -209,3 +209,9 @@ def test_the_roofline_draws_the_matrix_roof_and_counts_a_matrix_instruction_as_i
     ax = made[-1].axes[0]
     (y,) = {float(line.get_ydata()[0]) for line in ax.lines if line.get_marker() in ("o", "s")}   # the dispatch
     assert 128 * 64 * 64 <= y * s["seconds"] < 2 * 128 * 64 * 64    # every multiply-add, not 32 lane-ops per WMMA
+
+
+def test_the_committed_loop_is_what_its_generator_writes():
+    from dmlemu.tools import gemm_wmma_inc
+    with open(gemm_wmma_inc.TARGET, encoding="utf-8") as f:
+        assert f.read() == gemm_wmma_inc.source()
