@@ -14,7 +14,7 @@ matmul (2 K ULP). Normal data cancels (the exact value is small next to its term
 column measures the error in ULPs of sum |a b| instead.
 
     .venv/bin/python bench/bench_gemm.py [--sizes 256 1024] [--timing] [--width 32] [--check 256] [--ulp]
-                                         [--type FLOAT16]
+                                         [--type FLOAT16] [--adapter rtx3070]
 
 --type FLOAT16 runs a FLOAT16 GEMM: on a preset with matrix units (the default RX 7900 XTX) and wave32, gemm.s's WMMA
 variant (v_wmma_f32_16x16x16_f16); the modelled TFLOP/s is then also given against the preset's matrix peak
@@ -49,9 +49,17 @@ tile's loads in flight; same machine, load average about 11, one run each):
           timing on 504,332 cycles, 10.65 TFLOP/s = 17.3 % of 61.4 (128 workgroups for 192 SIMDs)
   2048^3  timing on 974 s wall (load average 11), 1,962,105 cycles, 21.9 TFLOP/s = 35.6 % of 61.4: the issue's
           35-65 % met; the FLOAT16 WMMA kernel (unchanged, 1,364,710 cycles) is now 1.44x the FLOAT32 rate
+gemm_wmma.inc (the WMMA loop rebuilt: 128 x 64 blocks per 4-wave workgroup, 8 WMMA per wave per 16 k, 32-k LDS tiles,
+A two k a load; the timing model of this tree gives the FLOAT32 WIDE kernel 1,141,358 cycles at 2048^3; load average
+about 12, one run each; --adapter picks the preset):
+  2048^3  FLOAT16 543,633 cycles, 79.0 TFLOP/s = 64.3 % of the matrix peak: 2.10x the FLOAT32 rate (the old WMMA loop:
+          838,852 cycles, 1.36x); verdict `matrix issue, 85 %`
+  1024^3  FLOAT16 99,448 cycles (2.04x FLOAT32's 202,754); rtx3070 173,073 (1.97x its 340,149); h200 48,932 (4.19x)
+  FLOAT32 1024^3 timing off: 7.4 s of CPU time = 6.9 ns/MAC (60 s wall at that load)
 Runs past the executor's 300 s per dispatch need DMLEMU_DISPATCH_SECONDS raised on a loaded machine.
 """
 import argparse
+import contextlib
 import time
 
 import numpy as np
@@ -60,33 +68,40 @@ from dmlemu import golden
 from dmlemu.direct_run import DirectRun
 from dmlemu.gpu import Gpu
 from dmlemu.kernels.driver import TensorSpec
-from dmlemu.presets import DEFAULT_PRESET
+from dmlemu.presets import DEFAULT_PRESET, preset_by_key
+from dmlemu.traces import capture
+from dmlemu.traces.verdict import format_verdict, verdict
 
 VENDOR_PEAK_TFLOPS = {"rx7900xtx": 61.4}     # AMD product page (dual-issue FP32)
 
 
-def run_once(n, timing, width, check, type_name="FLOAT32"):
+def run_once(n, timing, width, check, type_name="FLOAT32", preset=DEFAULT_PRESET):
     dtype = np.float16 if type_name == "FLOAT16" else np.float32
     size = np.dtype(dtype).itemsize
     rng = np.random.default_rng(n)
     a = rng.standard_normal((n, n)).astype(dtype)
     b = rng.standard_normal((n, n)).astype(dtype)
-    gpu = Gpu(DEFAULT_PRESET, wave_width=width, timing=timing)
+    gpu = Gpu(preset, wave_width=width, timing=timing)
     spec = TensorSpec(type_name, (n, n), None, size * n * n)
     run = DirectRun(gpu, "GEMM", [spec, spec, None, spec],
                     [a.view(np.uint8).reshape(-1), b.view(np.uint8).reshape(-1), np.zeros(4, np.uint8),
                      np.zeros(size * n * n, np.uint8)],
                     attributes={"TransA": 0, "TransB": 0, "Alpha": 1.0, "Beta": 0.0})
     start = time.perf_counter()
-    stats = run.dispatch()
+    with capture(gpu, detail="dispatch") if timing else contextlib.nullcontext() as cap:
+        stats = run.dispatch()
     seconds = time.perf_counter() - start
+    line = ""
+    if timing:         # what bound it: the trace's verdict (traces/verdict.py)
+        row = cap.trace.tables["dispatches"][0]
+        line = format_verdict(verdict(row, preset), row, preset)
     got = run.output_bytes(3)[:size * n * n].view(dtype).reshape(n, n)
     if n <= check:
         expected = golden.run("GEMM", [a, b, None], {"Alpha": 1.0, "Beta": 0.0})
         assert np.array_equal(got.view(np.uint8), expected.view(np.uint8)), "kernel and golden model differ"
     name = run.kernel.program.name
     run.free()
-    return seconds, stats, name
+    return seconds, stats, name, line
 
 
 def ulp_table():
@@ -119,11 +134,12 @@ def main():
     parser.add_argument("--check", type=int, default=256, help="check against the golden model up to this n")
     parser.add_argument("--ulp", action="store_true", help="tabulate the error in ULPs instead")
     parser.add_argument("--type", default="FLOAT32", choices=("FLOAT32", "FLOAT16"), help="the tensors' data type")
+    parser.add_argument("--adapter", default=DEFAULT_PRESET.key, help="the adapter preset's key (rtx3070, h200, ...)")
     args = parser.parse_args()
     if args.ulp:
         ulp_table()
         return
-    p = DEFAULT_PRESET
+    p = preset_by_key(args.adapter)
     width = args.width or p.wave_width
     single = p.compute_units * p.simds_per_cu * p.wave_width * 2 * p.clock_hz / 1e12
     peak = single * (2 if p.valu_dual_issue else 1)      # the preset's VOPD dual issue: two FMAs per lane per cycle
@@ -133,15 +149,16 @@ def main():
           f"{VENDOR_PEAK_TFLOPS.get(p.key, float('nan'))}); matrix FP16 peak {matrix_peak:.1f} TFLOP/s")
     for n in args.sizes:
         macs = n ** 3
-        seconds, _, name = run_once(n, False, width, args.check, args.type)
+        seconds, _, name, _ = run_once(n, False, width, args.check, args.type, p)
         print(f"  {n}^3 functional (timing off, {name}): {seconds:8.2f} s  {seconds / macs * 1e9:6.2f} ns/MAC")
         if args.timing:
-            seconds, stats, name = run_once(n, True, width, 0, args.type)
+            seconds, stats, name, line = run_once(n, True, width, 0, args.type, p)
             tflops = 2 * macs / (stats.cycles / p.clock_hz) / 1e12
             matrix = f"; {100 * tflops / matrix_peak:5.1f} % of the matrix peak" if "wmma" in name else ""
             print(f"  {n}^3 with timing ({name}): {seconds:8.2f} s wall, {stats.cycles} cycles, {tflops:6.2f} TFLOP/s "
                   f"modelled = {100 * tflops / peak:5.1f} % of {peak:.1f} "
                   f"({100 * tflops / VENDOR_PEAK_TFLOPS.get(p.key, float('nan')):5.1f} % of the vendor's){matrix}")
+            print(f"    {line}")
 
 
 if __name__ == "__main__":

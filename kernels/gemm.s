@@ -30,6 +30,9 @@
 ; WIDE (gemm_ops.uses_wide: the float GEMM without a FusedActivation on the VALU, where its grid gives
 ; every CU a workgroup): 128 x 64 blocks (m0 = 128 Y), two 4 x 4 accumulator blocks per thread (rows
 ; m0 + 4 ty + i and m0 + 64 + 4 ty + i), its own loop (see its block below); step 4 runs twice.
+; WMMA (gemm_ops.uses_matrix_units: FLOAT16 on a wave32 preset with matrix units): gemm_wmma.inc's
+; loop instead of steps 1 to 3, workgroups of 16 x 8 threads on 128 x 64 blocks (m0 = 128 Y); step 4
+; runs once per wave's 32 x 64 part, each staged through LDS into the 4 x 4 blocks it stores.
 ; The addresses are element offsets from per-dimension strides: TransA and TransB only swap the
 ; strides the driver gives for (m, k) and (k, n), so a transposed operand costs nothing here.
 ; acc starts at -0 (the identity of addition: a sum of -0 products stays -0).
@@ -75,7 +78,7 @@
     v_mad_u32 v13, v7, s39, v13          ; the output's
 
 ; ---- where this thread loads A and B from, and where it puts them in LDS ---------------------------
-.if WIDE
+.if WIDE or WMMA
     s_lshl_b32 s68, s5, 7                ; m0 = 128 Y
 .else
     s_lshl_b32 s68, s5, 6                ; m0 = 64 Y
@@ -155,29 +158,7 @@
     s_mov_b32 s41, 0                     ; step 4 runs for the first 64 rows, then for the second
 .endif
 .if WMMA
-; ---- WMMA (FLOAT16 on a wave32 GPU with matrix units): wave w = v0 / 32 of the 8 computes the 16 x 32 part
-; of the block at rows 16 (w / 2) .., columns 32 (w % 2) ..: two 16 x 16 fragments of D, 8 VGPRs each
-; (isa/matrix.py's layout), from FLOAT16 tiles As[m][k] (at 0) and BsT[n][k] (at 2048), 32 bytes a row.
-    v_lshl_b32 v32, v2, 5
-    v_lshl_b32 v6, v1, 1
-    v_add_u32 v32, v32, v6               ; &As[ty][tx] = 32 ty + 2 tx (j: + 512 j)
-    v_lshl_b32 v33, v4, 5
-    v_lshl_b32 v6, v5, 1
-    v_add_u32 v33, v33, v6               ; &BsT[v0 % 64][kk] - 2048 (j: + 8 j)
-    v_lshr_b32 v6, v0, 5                 ; w
-    v_and_b32 v7, v0, 15                 ; l mod 16
-    v_lshr_b32 v8, v6, 1
-    v_lshl_b32 v8, v8, 4
-    v_add_u32 v8, v8, v7                 ; the row of A this lane holds: 16 (w / 2) + l mod 16
-    v_lshl_b32 v44, v8, 5                ; &As[row][0]
-    v_and_b32 v9, v6, 1
-    v_lshl_b32 v9, v9, 5
-    v_add_u32 v9, v9, v7                 ; the column of B it holds for fragment 0 (fragment 1: + 16)
-    v_lshl_b32 v45, v9, 5                ; &BsT[column][0] - 2048
-    ; D fragment 0 is v[48:55], fragment 1 v[56:63]: the VALU kernel's acc registers, already -0
-    s_cmp_eq_u32 s38, 0
-    s_cbranch_scc1 wmma_done             ; K = 0: no tile
-    s_mov_b32 s39, 1                     ; the first tile: nothing in LDS yet
+.include "gemm_wmma.inc"              ; the WMMA variant's loop; it ends at step 4
 .endif
 
 .if WIDE
@@ -963,6 +944,7 @@ wide_k:
     s_branch finish
 .endif
 ; ---- 1. one tile of A and B into LDS --------------------------------------------------------------
+.if not WMMA
 ; ---- the integer variants (INTEGER): the zero points of the rows and the column this thread copies -------
 ; (AZeroPointTensor {1,1,1,1} or {1,1,M,1}, BZeroPointTensor {1,1,1,1} or {1,1,1,N}: stride 0 or their
 ; stride along m / n, from the wide records of M and N); a row past M or a column past N keeps 0.
@@ -1004,9 +986,7 @@ wide_k:
     s_mov_b64 exec, s[66:67]
     s_waitcnt 0
 .endif
-.if not WMMA
     s_mov_b32 s39, 1                     ; the first tile: nothing in LDS yet
-.endif
 tile:
     v_cmp_gt_u32 vcc, s38, v1            ; tx < k left
     s_mov_b64 s[70:71], vcc
@@ -1057,93 +1037,6 @@ tile:
     s_and_b64 exec, vcc, s[32:33]
     buffer_load_${LOAD_B} v91, v31, s[12:15], 0     ; B[k0 + kk + 12][n]
     s_mov_b64 exec, s[66:67]
-.if WMMA
-; ---- 2W. the tile in LDS (the one before those loads, which stay in flight): its 16 k, one A fragment, two B
-; fragments, two WMMA (a k >= K is -0 x +0 = -0: it adds nothing); then the loaded tile goes into LDS
-    s_cmp_eq_u32 s39, 1
-    s_cbranch_scc1 wmma_store            ; the first tile: nothing to multiply yet
-    ds_read_b128 v[64:67], v44, 0        ; A: As[row][0 .. 7]
-    ds_read_b128 v[68:71], v44, 16       ; As[row][8 .. 15]
-    ds_read_b128 v[72:75], v45, 2048     ; B fragment 0: BsT[column][0 .. 7]
-    ds_read_b128 v[76:79], v45, 2064     ; BsT[column][8 .. 15]
-    ds_read_b128 v[80:83], v45, 2560     ; B fragment 1: BsT[column + 16][0 .. 7]
-    ds_read_b128 v[84:87], v45, 2576     ; BsT[column + 16][8 .. 15]
-    s_waitcnt 8                          ; the six LDS reads have landed (the eight loads may not have)
-    v_wmma_f32_16x16x16_f16 v[48:55], v[64:71], v[72:79], v[48:55]
-    v_wmma_f32_16x16x16_f16 v[56:63], v[64:71], v[80:87], v[56:63]
-    s_barrier                            ; every wave is done with the tiles in LDS
-wmma_store:
-    s_mov_b32 s39, 0
-    s_waitcnt 0                          ; the loaded tile has landed
-    ds_write_b16 v32, v20, 0              ; As[ty + 0][tx]
-    ds_write_b16 v32, v21, 512            ; As[ty + 16][tx]
-    ds_write_b16 v32, v22, 1024           ; As[ty + 32][tx]
-    ds_write_b16 v32, v23, 1536           ; As[ty + 48][tx]
-    ds_write_b16 v33, v88, 2048           ; BsT[v0 % 64][kk + 0]
-    ds_write_b16 v33, v89, 2056           ; BsT[v0 % 64][kk + 4]
-    ds_write_b16 v33, v90, 2064           ; BsT[v0 % 64][kk + 8]
-    ds_write_b16 v33, v91, 2072           ; BsT[v0 % 64][kk + 12]
-    s_barrier                            ; both tiles complete
-    v_add_u32 v16, v16, s36              ; A: 16 k on
-    v_add_u32 v17, v17, s37              ; B: 16 k on
-    s_cmp_le_u32 s38, 16
-    s_cbranch_scc1 wmma_last
-    s_sub_u32 s38, s38, 16
-    s_branch tile                        ; load the next tile, multiply this one
-wmma_last:
-    ds_read_b128 v[64:67], v44, 0        ; the last tile, as above
-    ds_read_b128 v[68:71], v44, 16
-    ds_read_b128 v[72:75], v45, 2048
-    ds_read_b128 v[76:79], v45, 2064
-    ds_read_b128 v[80:83], v45, 2560
-    ds_read_b128 v[84:87], v45, 2576
-    s_waitcnt 0
-    v_wmma_f32_16x16x16_f16 v[48:55], v[64:71], v[72:79], v[48:55]
-    v_wmma_f32_16x16x16_f16 v[56:63], v[64:71], v[80:87], v[56:63]
-    s_barrier                            ; every wave is done with the tiles: Cs may overwrite them
-wmma_done:
-; ---- 3W. D through LDS (FLOAT32 Cs[64][64] at 0) into the 4 x 4 blocks the VALU kernel's step 4 stores:
-; VGPR i of lane l holds row 2 i + l / 16, column l mod 16 of its fragment.
-    v_lshr_b32 v6, v0, 5                 ; w
-    v_lshr_b32 v7, v6, 1
-    v_lshl_b32 v7, v7, 4                 ; 16 (w / 2)
-    v_lshr_b32 v8, v0, 4
-    v_and_b32 v8, v8, 1                  ; l / 16
-    v_add_u32 v7, v7, v8                 ; row 16 (w / 2) + l / 16 (+ 2 i)
-    v_and_b32 v9, v6, 1
-    v_lshl_b32 v9, v9, 5
-    v_and_b32 v8, v0, 15
-    v_add_u32 v9, v9, v8                 ; column 32 (w % 2) + l mod 16 (+ 16 for fragment 1)
-    v_lshl_b32 v7, v7, 6
-    v_add_u32 v7, v7, v9
-    v_lshl_b32 v7, v7, 2                 ; &Cs[row][column]
-    ds_write_b32 v7, v48, 0
-    ds_write_b32 v7, v49, 512
-    ds_write_b32 v7, v50, 1024
-    ds_write_b32 v7, v51, 1536
-    ds_write_b32 v7, v52, 2048
-    ds_write_b32 v7, v53, 2560
-    ds_write_b32 v7, v54, 3072
-    ds_write_b32 v7, v55, 3584
-    ds_write_b32 v7, v56, 64
-    ds_write_b32 v7, v57, 576
-    ds_write_b32 v7, v58, 1088
-    ds_write_b32 v7, v59, 1600
-    ds_write_b32 v7, v60, 2112
-    ds_write_b32 v7, v61, 2624
-    ds_write_b32 v7, v62, 3136
-    ds_write_b32 v7, v63, 3648
-    s_barrier                            ; Cs complete
-    v_lshl_b32 v6, v2, 10
-    v_lshl_b32 v7, v1, 4
-    v_add_u32 v6, v6, v7                 ; &Cs[4 ty][4 tx]
-    ds_read_b128 v[48:51], v6, 0         ; acc[0][0 .. 3]
-    ds_read_b128 v[52:55], v6, 256       ; acc[1][..]
-    ds_read_b128 v[56:59], v6, 512       ; acc[2][..]
-    ds_read_b128 v[60:63], v6, 768       ; acc[3][..]
-    s_waitcnt 0
-    s_branch finish
-.else
 ; ---- 2. the tile in LDS (the one before those loads, which stay in flight: every s_waitcnt below counts
 ; them): 16 k unrolled, the LDS reads of k + 1 in flight while k's fmas run (it is always a whole tile) ----
     s_cmp_eq_u32 s39, 1
@@ -2420,5 +2313,10 @@ act_next:
     v_mov_b32 v63, v87
     s_branch finish
 wide_end:
+.endif
+.if WMMA
+    s_add_u32 s97, s97, 1
+    s_cmp_lt_u32 s97, 4
+    s_cbranch_scc1 wmma_part             ; the next wave's 32 x 64 part through the same step 4
 .endif
     s_endpgm

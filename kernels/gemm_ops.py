@@ -32,9 +32,11 @@ M and N records' wide strides (STRIDE_T4 .. T9 in that order), the kernel readin
 CB_GEMM_N_WIDE.
 
 Matrix units: on a preset with them (AdapterPreset.matrix_fp16_flops_per_cycle_per_cu) and a wave of 32 lanes, a
-FLOAT16 GEMM runs gemm.s's WMMA variant (`uses_matrix_units`): the same launch, K in FLOAT16 LDS tiles of 16, each
-wave two v_wmma_f32_16x16x16_f16 per tile, then the same step 4 (docs/NUMERICS.md, "Matrix instructions": the
-same bits as the VALU kernel). The program's name says which kernel ran (gemm_float16_wmma ..).
+FLOAT16 GEMM runs gemm.s's WMMA variant (`uses_matrix_units`, the loop in kernels/gemm_wmma.inc): workgroups of 16 x
+WMMA_THREADS_Y threads (4 waves) on 128 x 64 blocks, grid (ceil(N / 64), ceil(M / 128), batches), K in FLOAT16 LDS
+tiles of 32, each wave 8 v_wmma_f32_16x16x16_f16 per 16 k on its 32 x 64 part, A copied two k a load where
+`a_pairs` allows, then the same step 4 once per wave's part (docs/NUMERICS.md, "Matrix instructions": the same bits
+as the VALU kernel). The program's name says which kernel ran (gemm_float16_wmma ..).
 """
 import functools
 import os
@@ -50,7 +52,9 @@ THREADS = 16              # 16 x 16 threads per workgroup
 BLOCK = 64                # the output block of a workgroup is BLOCK x BLOCK (4 x 4 per thread)
 K_TILE = 16               # K goes in tiles of K_TILE
 LDS_BYTES = 2 * BLOCK * K_TILE * 4   # AsT and Bs, FLOAT32
-WMMA_LDS_BYTES = BLOCK * BLOCK * 4   # the WMMA variant: FLOAT16 tiles (4 KiB), then the FLOAT32 block Cs
+WMMA_BLOCK_M = 128                   # the WMMA variant (gemm_wmma.inc): a 128 x 64 block per workgroup of
+WMMA_THREADS_Y = 8                   # ... 16 x 8 threads (4 waves of 32), K in FLOAT16 LDS tiles of 32:
+WMMA_LDS_BYTES = (WMMA_BLOCK_M + BLOCK) * 80   # As[128][40] and BsT[64][40] FLOAT16 (80-byte rows), then Cs[32][64]
 WMMA_WAVE_WIDTH = 32                 # v_wmma_f32_16x16x16_f16's lanes
 WIDE_BLOCK_M = 128                   # the WIDE variant: a 128 x 64 block per workgroup (8 x 4 per thread)
 WIDE_LDS_BYTES = 16 * 528 + K_TILE * BLOCK * 4   # AsT[16][128] rows padded to 528 bytes, then Bs[16][64]
@@ -121,7 +125,7 @@ def uses_wide(integer, wmma, activation, preset=None, m=None, n=None, batches=1)
 
 
 def variant_symbols(data_type, has_c, layout=LAYOUT, activation=None, activation_symbols=None, integer=None,
-                    wmma=False, wide=False):
+                    wmma=False, wide=False, pairs=False):
     """The assembler symbols of one variant of gemm.s; with `activation` (ACTIVATION_RELU ...), those the
     element-wise driver gives that activation's own kernel in FLOAT32 (`activation_symbols`: its variant_symbols,
     handed in by kernels/driver.py), under gemm.s's own. `integer`: for the integer operators, (A's type, B's
@@ -158,6 +162,8 @@ def variant_symbols(data_type, has_c, layout=LAYOUT, activation=None, activation
             "WIDEN_F16": int(data_type == "FLOAT16" and integer is None), "NARROW_F16": int(data_type == "FLOAT16"),
             # WMMA: FLOAT16 tiles; an element of A past K is -0 (B's is +0), so its product -0 adds nothing
             "WMMA": int(wmma), "A_PAD": 0x8000 if wmma else 0, "WIDE": wide_block,
+            # WMMA: A's whole tiles two k a load (a_pairs: its k stride 1, its others even)
+            "A_PAIRS": int(pairs),
             # the five records of RECORDS gemm.s reads (the layout's own offsets, named for what each holds)
             "CB_GEMM_BATCH_INNER": records, "CB_GEMM_BATCH_OUTER": records + step, "CB_GEMM_M": records + 2 * step,
             "CB_GEMM_N": records + 3 * step, "CB_GEMM_K": records + 4 * step, **layout.symbols()}
@@ -165,7 +171,7 @@ def variant_symbols(data_type, has_c, layout=LAYOUT, activation=None, activation
 
 @functools.lru_cache(maxsize=None)
 def build_program(data_type, has_c, layout=LAYOUT, activation=None, activation_symbols=None, integer=None,
-                  wmma=False, wide=None):
+                  wmma=False, wide=None, pairs=False):
     """Assemble and decode one variant of gemm.s (cached); `wide` None: WIDE wherever uses_wide allows it."""
     if wmma and data_type != "FLOAT16":
         raise ValueError(f"gemm.s's WMMA variant serves FLOAT16, not {data_type}")
@@ -173,7 +179,9 @@ def build_program(data_type, has_c, layout=LAYOUT, activation=None, activation_s
         wide = uses_wide(integer, wmma, activation)
     elif wide and not uses_wide(integer, wmma, activation):
         raise ValueError("gemm.s's WIDE variant serves the float GEMM without a FusedActivation on the VALU")
-    symbols = variant_symbols(data_type, has_c, layout, activation, activation_symbols, integer, wmma, wide)
+    if pairs and not wmma:
+        raise ValueError("gemm.s copies A in pairs only in its WMMA variant")
+    symbols = variant_symbols(data_type, has_c, layout, activation, activation_symbols, integer, wmma, wide, pairs)
     dwords = assemble_file(os.path.join(KERNEL_DIR, OPERATORS["GEMM"].source), symbols)
     act = "" if activation is None else "_" + activation.lower()
     if integer is not None:
@@ -181,6 +189,13 @@ def build_program(data_type, has_c, layout=LAYOUT, activation=None, activation_s
         zero_points = "".join(f"_{role.lower()}" for role in ("AZP", "BZP", "OZP", "BIAS") if role in given)
         return Program(dwords, f"gemm_{a_type.lower()}_{b_type.lower()}_to_{data_type.lower()}{zero_points}")
     return Program(dwords, f"gemm_{data_type.lower()}{'_wmma' if wmma else ''}{'' if has_c else '_no_c'}{act}")
+
+
+def a_pairs(a, trans_a, packed_strides):
+    """Whether the WMMA variant may copy A two k at a time (buffer_load_dword of two FLOAT16): A's k stride is 1 and
+    its row and batch strides are even, so an even k is dword-aligned wherever A's base is (the kernel checks that)."""
+    batch, row, col = _matrix_strides(a, packed_strides, trans_a)
+    return col == 1 and row % 2 == 0 and all(stride % 2 == 0 for stride in batch)
 
 
 def _matrix_strides(spec, packed_strides, transpose=False):
@@ -222,7 +237,9 @@ def compile_gemm(operator, tensors, attributes, layout, no_kernel, division_magi
         batches *= size
     wide = uses_wide(None, wmma, activation, preset, sizes[-2], sizes[-1], batches)
     records, values, group_grid = _launch(a, b, c, out, trans_a, trans_b, division_magic, packed_strides,
-                                          WIDE_BLOCK_M if wide else BLOCK)
+                                          WMMA_BLOCK_M if wmma else WIDE_BLOCK_M if wide else BLOCK)
+    if wmma:
+        values["WORKGROUP_SIZE"] = THREADS * WMMA_THREADS_Y
     values.update({"PARAM0": f32_bits(float(attributes.get("Alpha", 1.0))), "PARAM1": f32_bits(float(attributes.get("Beta", 0.0)))})
     for i, (name, _) in enumerate(act_params):
         if activation_attributes.get(name) is None:
@@ -230,9 +247,10 @@ def compile_gemm(operator, tensors, attributes, layout, no_kernel, division_magi
         values[f"PARAM{2 + i}"] = f32_bits(float(activation_attributes[name]))
     constants = layout.pack(values, records, params=True, wide=False)
     program = build_program(out.data_type, c is not None, layout, activation,
-                            activation_symbols if activation is not None else None, wmma=wmma, wide=wide)
+                            activation_symbols if activation is not None else None, wmma=wmma, wide=wide,
+                            pairs=wmma and a_pairs(a, trans_a, packed_strides))
     lds_bytes = WMMA_LDS_BYTES if wmma else WIDE_LDS_BYTES if wide else LDS_BYTES
-    return program, constants, group_grid, (THREADS, THREADS, 1), lds_bytes
+    return program, constants, group_grid, (THREADS, WMMA_THREADS_Y if wmma else THREADS, 1), lds_bytes
 
 
 def _compile_integer(row, tensors, layout, division_magic, packed_strides):
@@ -283,4 +301,4 @@ def _launch(a, b, c, out, trans_a, trans_b, division_magic, packed_strides, bloc
 
 
 __all__ = ["THREADS", "BLOCK", "K_TILE", "LDS_BYTES", "OPERATORS", "GemmOperator", "EXTRAS", "build_program", "compile_gemm", "variant_symbols",
-           "WMMA_LDS_BYTES", "WMMA_WAVE_WIDTH", "uses_matrix_units", "WIDE_BLOCK_M", "WIDE_LDS_BYTES", "uses_wide"]
+           "WMMA_LDS_BYTES", "WMMA_BLOCK_M", "WMMA_THREADS_Y", "WMMA_WAVE_WIDTH", "a_pairs", "uses_matrix_units", "WIDE_BLOCK_M", "WIDE_LDS_BYTES", "uses_wide"]

@@ -406,6 +406,42 @@ WMMA kernel spends about as many issue cycles per K tile on its loads (FLOAT16 e
 masks), LDS writes and barriers as on its two WMMA (64 cycles per wave); larger register tiles (more WMMA per
 loaded element) or vector loads would raise it. The FLOAT32 kernel is unchanged here (26.5 % of peak at 2048^3,
 below the issue's 35-65 %).
+The WMMA loop rebuilt (kernels/gemm_wmma.inc; branch gemm16; remeasured on this tree, whose timing model now gives
+the FLOAT32 WIDE kernel 1,141,358 cycles at 2048^3, not 1,962,105). What bound the old WMMA kernel (64 x 64 blocks,
+two WMMA per wave per 16 k) was issue: the verdict said `matrix issue, 92 %` at 2048^3 (838,852 cycles, 1.36x the
+FLOAT32 rate), with its loads, LDS writes, masks and barriers taking about as many issue cycles as its WMMA. Now a
+4-wave workgroup computes a 128 x 64 block, each wave a 32 x 64 part (2 x 4 fragments, 64 accumulator VGPRs): per
+16 k it reads 12 fragment halves (ds_read_b128, lanes 16 .. 31 a broadcast of 0 .. 15: two bank passes each with
+80-byte LDS rows) for 8 WMMA, both 16-k steps of a 32-k LDS tile read before the first step's WMMA; A comes two k
+a load (buffer_load_dword) where its strides allow, the next tile's loads are in flight during this tile's WMMA,
+and edge masks run only on the last tile or a block that crosses M. Each wave's part goes through LDS into gemm.s's
+step 4 (Alpha, C, activation, store), so the numerics are unchanged (bit-exact against the golden model).
+Reproduce: `DMLEMU_DISPATCH_SECONDS=5000 .venv/bin/python bench/bench_gemm.py --sizes 2048 --timing --check 0
+[--type FLOAT16] [--adapter rtx3070]` (wave32, no C, Alpha 1; it prints the verdict too):
+
+| preset | GEMM | kernel | cycles | modelled TFLOP/s | % of matrix peak | rate vs FLOAT32 |
+|---|---|---|---:|---:|---:|---:|
+| rx7900xtx | FLOAT32 2048^3 (WIDE) | gemm_float32_no_c | 1,141,358 | 37.63 | - | 1 |
+| rx7900xtx | FLOAT16 2048^3, old WMMA loop | gemm_float16_wmma_no_c | 838,852 | 51.20 | 41.7 | 1.36 |
+| rx7900xtx | FLOAT16 2048^3, new | gemm_float16_wmma_no_c | 543,633 | 79.00 | 64.3 | 2.10 |
+| rx7900xtx | FLOAT32 1024^3 (WIDE) | gemm_float32_no_c | 202,754 | 26.48 | - | 1 |
+| rx7900xtx | FLOAT16 1024^3, old | gemm_float16_wmma_no_c | 151,859 | 35.35 | 28.8 | 1.34 |
+| rx7900xtx | FLOAT16 1024^3, new | gemm_float16_wmma_no_c | 99,448 | 53.99 | 43.9 | 2.04 |
+| rtx3070 | FLOAT32 1024^3 | gemm_float32_no_c | 340,149 | 10.89 | - | 1 |
+| rtx3070 | FLOAT16 1024^3, old | gemm_float16_wmma_no_c | 250,306 | 14.80 | 36.4 | 1.36 |
+| rtx3070 | FLOAT16 1024^3, new | gemm_float16_wmma_no_c | 173,073 | 21.40 | 52.7 | 1.97 |
+| h200 | FLOAT32 1024^3 | gemm_float32_no_c | 205,187 | 20.72 | - | 1 |
+| h200 | FLOAT16 1024^3, old | gemm_float16_wmma_no_c | 84,837 | 50.12 | 4.7 | 2.42 |
+| h200 | FLOAT16 1024^3, new | gemm_float16_wmma_no_c | 48,932 | 86.90 | 8.1 | 4.19 |
+
+(H200 at 1024^3: 128 workgroups for 528 SIMDs, `launch / too few waves, 78 %`; its tensor cores take 8 cycles
+a WMMA, so a larger product or smaller blocks would fill it; not done here.)
+The 2048^3 verdict now: `matrix issue, 85 %` (LDS 29 %, L2 39 %, empty 12 %: 512 workgroups, one per SIMD at 240
+VGPRs, 2.67 per SIMD). Tried and not kept: 128 x 128 blocks of 8 waves (a whole workgroup on one SIMD in the timing
+model: 256 workgroups on 192 SIMDs leave half of them idle in the second round; 188,374 cycles at 1024^3) and the
+128 x 64 loop at 192 VGPRs (two workgroups per SIMD: the dispatcher gives the last 128 workgroups two to a SIMD
+while 64 SIMDs stand empty, 741,926 cycles at 2048^3). The FMA-only presets run the VALU kernels, whose programs are
+bit for bit those before this change (so are their cycles).
 """
 
 

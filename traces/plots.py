@@ -324,19 +324,29 @@ _ROOF_STYLES = {"DRAM": "-", "L2": "--", "Infinity Cache": "-.", "LDS": ":"}
 
 def plot_roofline(trace, path, dispatch=None):
     """A hierarchical roofline: the compute roof and a bandwidth roof per level (DRAM, L2, Infinity Cache,
-    LDS where used); each timed dispatch at its lane-ops per second, once per level at its lane-ops per
+    LDS where used), and on a preset with matrix units their roof (FLOAT16 multiply-adds, as the dispatches' matrix
+    instructions count); each timed dispatch at its lane-ops per second, once per level at its lane-ops per
     byte of that level (circle DRAM, square L2, triangle Infinity Cache), the points of one dispatch joined.
     The MAX_POINTS longest dispatches (the focused one always); the rest, and dispatches with no vector ALU
     work or no bytes, are named in a note. Returns path."""
     p = trace.preset
     sector = int(p.sector_bytes)
     compute = float(p.compute_units * p.simds_per_cu * p.simd_lanes * p.clock_hz)
+    # Matrix units (RDNA3 WMMA, tensor cores): their roof in the same lane-ops (one multiply-add each), and each
+    # matrix instruction a dispatch issued counted as its 16 x 16 x 16 multiply-adds (its issue cycles over the
+    # preset's cycles per instruction), not as one lane-op per lane.
+    matrix = float(p.compute_units * p.matrix_fp16_flops_per_cycle_per_cu // 2 * p.clock_hz)
+    rate = p.rate_cycles().get("matrix")
+    products = {}
+    if rate and "matrix_issue_cycles" in trace.dispatches.dtype.names:
+        products = {int(d["id"]): int(d["matrix_issue_cycles"]) // rate for d in trace.dispatches}
     focus = focus_dispatch(trace, dispatch)
     fig = _figure(12, 6.5)
     ax = fig.add_axes([0.08, 0.14, 0.56, 0.78])
     drawn, skipped = [], []
     for s in trace.summary():
         ops = s["valu_instructions"] * trace.wave_width  # vector ALU lane operations
+        ops += products.get(s["dispatch"], 0) * (16 ** 3 - trace.wave_width)   # a matrix instruction's multiply-adds
         name = f"#{s['dispatch']} {s['kernel']}"
         if not s["timed"] or s["seconds"] <= 0:
             continue
@@ -354,6 +364,7 @@ def plot_roofline(trace, path, dispatch=None):
     drawn = sorted(drawn[:MAX_POINTS], key=lambda t: t[0]["dispatch"])
     roof_list = roofs(trace)
     xs = [ops / b for _, ops, levels, _ in drawn for _, b in levels] + [compute / bw for _, bw in roof_list]
+    xs += [matrix / bw for _, bw in roof_list[:1] if matrix]
     lo, hi = min(xs) / 10, max(xs) * 10
     x = np.geomspace(lo, hi, 256)
     for name, bandwidth in roof_list:
@@ -362,6 +373,11 @@ def plot_roofline(trace, path, dispatch=None):
     ax.axhline(compute, color="#444444", linewidth=0.6)
     ax.text(hi / 1.2, compute * 1.15, f"compute {_si(compute)} lane-ops/s", fontsize=8, ha="right")
     ys = [compute]
+    if matrix:
+        ax.plot(x, np.minimum(matrix, x * roof_list[0][1]), color="#7a1fa2", linewidth=1.2, linestyle="--",
+                label=f"matrix roof (FLOAT16 on the matrix units) {_si(matrix)} multiply-adds/s")
+        ax.text(hi / 1.2, matrix * 1.15, f"matrix {_si(matrix)} lane-ops/s", fontsize=8, ha="right", color="#7a1fa2")
+        ys.append(matrix)
     for i, (s, ops, levels, name) in enumerate(drawn):
         y = ops / s["seconds"]
         ys.append(y)
@@ -381,7 +397,7 @@ def plot_roofline(trace, path, dispatch=None):
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(lo, hi)
-    ax.set_ylim(min(ys + [lo * roof_list[0][1]]) / 3, compute * 3)
+    ax.set_ylim(min(ys + [lo * roof_list[0][1]]) / 3, max(compute, matrix) * 3)
     ax.set_xlabel("arithmetic intensity (lane-ops per byte at each level)")
     ax.set_ylabel("lane-ops per second")
     ax.grid(True, which="major", linewidth=0.3)
@@ -396,7 +412,7 @@ def plot_roofline(trace, path, dispatch=None):
     handles = handles[:len(labels)]
     fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(0.66, 0.93), fontsize=7, frameon=False)
     fig.text(0.66, 0.16, "lane-ops: vector ALU wave instructions x wave width\n(lanes masked off by EXEC count "
-             "too)", fontsize=7)
+             "too)" + ("; a matrix instruction: its\n16 x 16 x 16 multiply-adds" if matrix else ""), fontsize=7)
     _left_out_note(fig, skipped, "not drawn")
     return _save(fig, path)
 

@@ -160,3 +160,58 @@ def test_a_negative_zero_sum_and_a_broadcast_bias_row(m, k, n):
     same_bits(got, expected(a, b, None))
     assert np.signbit(got[:, 1]).all()
     assert "gemm_float16_wmma" in trace.format_summary()          # the summary names the kernel
+
+
+# ---- gemm_wmma.inc's blocks (128 x 64), K tiles (32), A in pairs, parts through step 4 ----------------------------------
+@pytest.mark.parametrize("m, k, n, trans_a, offset", [
+    (300, 100, 200, 0, 0),      # blocks crossing M and N, a last tile of 4 k; A in pairs
+    (256, 96, 128, 0, 0),       # whole blocks and tiles: every A tile in pairs
+    (129, 64, 65, 0, 2),        # A's base 2 bytes past a dword: one element a load (the kernel's check)
+    (130, 33, 70, 1, 0),        # A transposed (k stride M): one element a load
+    (64, 65, 64, 0, 4)])        # A's row stride odd: one element a load
+def test_blocks_tiles_and_a_copied_in_pairs_are_bit_exact(m, k, n, trans_a, offset):
+    from dmlemu.direct_run import DirectRun
+    from dmlemu.gpu import Gpu
+    from dmlemu.kernels.driver import packed_strides
+    from dmlemu.kernels.gemm_ops import WMMA_BLOCK_M, BLOCK, a_pairs
+    rng = np.random.default_rng(m + k + n + offset)
+    a = values(rng, "FLOAT16", (k, m) if trans_a else (m, k), special=True)
+    b = values(rng, "FLOAT16", (k, n), special=True)
+    c = values(rng, "FLOAT16", (m, n))
+    spec = lambda x, extra=0: TensorSpec("FLOAT16", x.shape, None, x.nbytes + extra)
+    raw = lambda x, pad=0: np.concatenate([np.full(pad, 0x7F, np.uint8), x.view(np.uint8).reshape(-1)])
+    assert a_pairs(spec(a), trans_a, packed_strides) == (not trans_a and k % 2 == 0)
+    gpu = Gpu(RX_7900_XTX, timing=False)
+    run = DirectRun(gpu, "GEMM", [spec(a, offset), spec(b), spec(c), spec(c)],
+                    [raw(a, offset), raw(b), raw(c), np.zeros(c.nbytes, np.uint8)], offsets=[offset, 0, 0, 0],
+                    attributes={"TransA": trans_a, "TransB": 0, "Alpha": 0.5, "Beta": -1.0})
+    stats = run.dispatch()
+    assert run.kernel.program.name == "gemm_float16_wmma"
+    assert stats.workgroups == -(-m // WMMA_BLOCK_M) * -(-n // BLOCK)
+    got = run.output_bytes(3)[:c.nbytes].view(np.float16).reshape(m, n)
+    same_bits(got, expected(a, b, c, trans_a, 0, 0.5, -1.0))
+
+
+def test_the_roofline_draws_the_matrix_roof_and_counts_a_matrix_instruction_as_its_multiply_adds(monkeypatch):
+    import matplotlib
+    matplotlib.use("Agg")
+    from dmlemu.traces import plots
+    rng = np.random.default_rng(5)
+    a, b = values(rng, "FLOAT16", (128, 64)), values(rng, "FLOAT16", (64, 64))
+    (_,), trace = run_operator(gemm_desc("FLOAT16", a.shape, b.shape, (128, 64)), [a, b, None], adapter=RX_7900_XTX,
+                               trace="dispatch")
+    made = []
+    monkeypatch.setattr(plots, "_save", lambda fig, path: made.append(fig) or path)
+    plots.plot_roofline(trace, "x.png")
+    labels = [t.get_text() for legend in made[-1].legends for t in legend.get_texts()]
+    assert "matrix roof (FLOAT16 on the matrix units) 61.4 T multiply-adds/s" in " ".join(" ".join(labels).split())
+    (s,) = [s for s in trace.summary() if s["kernel"].startswith("gemm_float16_wmma")]
+    ax = made[-1].axes[0]
+    (y,) = {float(line.get_ydata()[0]) for line in ax.lines if line.get_marker() in ("o", "s")}   # the dispatch
+    assert 128 * 64 * 64 <= y * s["seconds"] < 2 * 128 * 64 * 64    # every multiply-add, not 32 lane-ops per WMMA
+
+
+def test_the_committed_loop_is_what_its_generator_writes():
+    from dmlemu.tools import gemm_wmma_inc
+    with open(gemm_wmma_inc.TARGET, encoding="utf-8") as f:
+        assert f.read() == gemm_wmma_inc.source()
