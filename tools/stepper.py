@@ -93,7 +93,8 @@ class WaveTraffic:
     infinity_cache: bool          # the preset has an Infinity Cache
     executions: int = 1           # times the wave ran this instruction (the counts cover them all)
     shown_at: int | None = None   # a repeat: the step number whose lines show the counts
-    l0_hits: int = 0              # sectors its CU's L0 served (no L2 trip: timing/caches.py)
+    l0_hits: int = 0              # sectors its CU's L0 served (no L2 trip: timing/cu_caches.py)
+    l1_hits: int = 0              # sectors its shader array's L1 served (RDNA; no L2 trip either)
 
 
 @dataclass
@@ -404,7 +405,7 @@ class WaveStepper:
         return WaveTraffic(bool(rows.is_write), lanes, element_bytes, int(np.unique(sectors).size),
                            [int(a) for a in lines], preset.sector_bytes, preset.line_bytes, counts["l2_hits"],
                            counts["ic_hits"], counts["dram_reads"], bool(preset.infinity_cache_bytes),
-                           max(1, executions), l0_hits=counts["l0_hits"])
+                           max(1, executions), l0_hits=counts["l0_hits"], l1_hits=counts["l1_hits"])
 
     def output(self):
         """The output tensor as the device memory holds it now (only this wave has run)."""
@@ -764,8 +765,9 @@ def format_traffic(t):
                    f"to reach DRAM when evicted")
     else:
         text = f"caches: {t.l2_hits} of {_plural(t.sectors, 'sector')} hit the L2"
-        if t.l0_hits:
-            text = f"caches: {t.l0_hits} of {_plural(t.sectors, 'sector')} hit the L0, {t.l2_hits} the L2"
+        if t.l0_hits or t.l1_hits:
+            l1 = f", {t.l1_hits} the L1" if t.l1_hits else ""
+            text = f"caches: {t.l0_hits} of {_plural(t.sectors, 'sector')} hit the L0{l1}, {t.l2_hits} the L2"
         if t.infinity_cache:
             text += f", {t.ic_hits} the Infinity Cache"
         out.append(f"{text}, {t.dram_reads} read from DRAM")

@@ -35,8 +35,9 @@ timing/caches.py), read once at the end of each timed dispatch, so they cost not
 dispatch runs. Units are sectors (`preset.sector_bytes`) except `l2_lines` (tag lookups: distinct
 cache lines per wave instruction). Per dispatch (table `dispatches`):
 
-    l2_requests         sector requests to the L2, after each wave's coalescer merged its lanes and
-                        its CU's L0 served its hits (timing/caches.py)
+    cu_hits             sectors the CU-side caches served (its CU's L0, its shader array's L1:
+                        timing/cu_caches.py), after each wave's coalescer merged its lanes
+    l2_requests         sector requests to the L2: the coalesced sectors less cu_hits
     l2_lines            distinct cache lines those requests fall in (tag lookups)
     l2_hits             requests found in the L2 (a write hit: the sector was already resident)
     ic_requests         Infinity Cache lookups: the L2's read misses (0 without an Infinity Cache)
@@ -69,7 +70,8 @@ Table `instructions` has one row per instruction of each dispatch: the waves tha
 trip of a loop counted) and its issue cycles (waves x issue_cycles_per_wave).
 
 Table `mem_instructions` has the same quantities per memory instruction (pc) of each timed
-dispatch, with the bytes its lanes asked for (`useful_bytes`) and the coalescing efficiency
+dispatch, with the bytes its lanes asked for (`useful_bytes`), the sectors its CU's L0 and shader
+array's L1 served (`cu_hits`: they never reach the L2) and the coalescing efficiency
 (useful bytes / (sectors x sector_bytes)). The `counters` table splits L2 and Infinity Cache
 hits and misses over time: each wave group's hits are spread evenly over its lifetime.
 """
@@ -314,7 +316,8 @@ class TraceRecorder:
         timing = stats.timing
         totals = timing.traffic.totals
         has_ic = bool(self.preset.infinity_cache_bytes)
-        traffic = {"l2_requests": totals["sectors"] - totals["l0_hits"], "l2_lines": totals["lines"], "l2_hits": totals["l2_hits"],
+        traffic = {"cu_hits": totals["l0_hits"] + totals["l1_hits"],
+                   "l2_requests": totals["sectors"] - totals["l0_hits"] - totals["l1_hits"], "l2_lines": totals["lines"], "l2_hits": totals["l2_hits"],
                    "ic_requests": totals["ic_hits"] + totals["dram_reads"] if has_ic else 0,
                    "ic_hits": totals["ic_hits"], "dram_read_sectors": totals["dram_reads"],
                    "dram_write_sectors": totals["dram_writes"], "ic_write_sectors": totals["ic_writes"],
@@ -408,7 +411,7 @@ class TraceRecorder:
             self._add("mem_instructions", TABLES["mem_instructions"].row(
                 dispatch=self._dispatch, pc=pc, instruction=texts[pc][:64] if 0 <= pc < len(texts) else "",
                 write=bool(rows[pc].is_write), waves=int(stats.instruction_waves[pc]), useful_bytes=useful,
-                sectors=t["sectors"], lines=t["lines"], l2_hits=t["l2_hits"], ic_hits=t["ic_hits"],
+                sectors=t["sectors"], lines=t["lines"], cu_hits=t["l0_hits"] + t["l1_hits"], l2_hits=t["l2_hits"], ic_hits=t["ic_hits"],
                 dram_reads=t["dram_reads"], dram_writes=t["dram_writes"], ic_writes=t["ic_writes"],
                 coalescing=useful / requested if requested else 0.0))
 
@@ -471,9 +474,9 @@ class TraceRecorder:
         Infinity Cache misses, over all its memory instructions."""
         if not traffic.per_wave:
             return [np.zeros(first.size, dtype=np.int64)] * 4
-        names = ("sectors", "l2_hits", "ic_hits", "dram_reads", "l0_hits")
+        names = ("sectors", "l2_hits", "ic_hits", "dram_reads", "l0_hits", "l1_hits")
         per = dict(zip(names, traffic.range_sums(names, first, waves)))
-        l2_misses = per["sectors"] - per["l0_hits"] - per["l2_hits"]     # the L0's hits never reach the L2
+        l2_misses = per["sectors"] - per["l0_hits"] - per["l1_hits"] - per["l2_hits"]   # CU-side hits never reach the L2
         if not self.preset.infinity_cache_bytes:
             zero = np.zeros(first.size, dtype=np.int64)
             return [per["l2_hits"], l2_misses, zero, zero]

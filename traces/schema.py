@@ -93,7 +93,7 @@ def _row_function(table, names):
 
 # The memory hierarchy counters of a dispatch (sectors unless named otherwise; recorder.py's banner):
 # zero for an untimed dispatch.
-_TRAFFIC_COLUMNS = (("l2_requests", "i8"), ("l2_lines", "i8"), ("l2_hits", "i8"), ("ic_requests", "i8"),
+_TRAFFIC_COLUMNS = (("cu_hits", "i8"), ("l2_requests", "i8"), ("l2_lines", "i8"), ("l2_hits", "i8"), ("ic_requests", "i8"),
                     ("ic_hits", "i8"), ("dram_read_sectors", "i8"), ("dram_write_sectors", "i8"),
                     ("ic_write_sectors", "i8"), ("dram_turnarounds", "i8"))
 TRAFFIC = tuple(n for n, _ in _TRAFFIC_COLUMNS)
@@ -118,7 +118,7 @@ TABLES = {t.name: t for t in (
     Table("instructions", (("dispatch", "i8"), ("pc", "i4"), ("waves", "i8"), ("issue_cycles", "i8"))),
     Table("mem_instructions", (("dispatch", "i8"), ("pc", "i4"), ("instruction", "U64"), ("write", "?"),
                                ("waves", "i8"), ("useful_bytes", "i8"), ("sectors", "i8"), ("lines", "i8"),
-                               ("l2_hits", "i8"), ("ic_hits", "i8"), ("dram_reads", "i8"), ("dram_writes", "i8"),
+                               ("cu_hits", "i8"), ("l2_hits", "i8"), ("ic_hits", "i8"), ("dram_reads", "i8"), ("dram_writes", "i8"),
                                ("ic_writes", "i8"), ("coalescing", "f8"))),
     Table("wave_groups", (("dispatch", "i8"), ("cu", "i4"), ("simd", "i4"), ("group", "i4"), ("first_wave", "i8"),
                           ("waves", "i4"), ("start", "i8"), ("end", "i8"))),

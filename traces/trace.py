@@ -118,14 +118,15 @@ class Trace:
         has_ic = bool(self.preset.infinity_cache_bytes)
         for m in self.tables["mem_instructions"]:
             waves, sectors, hits = int(m["waves"]), int(m["sectors"]), int(m["l2_hits"])
+            requests = sectors - int(m["cu_hits"])        # the CU-side caches' hits never reach the L2
             ic_requests = int(m["ic_hits"] + m["dram_reads"]) if has_ic else 0
             out.append({
                 "dispatch": int(m["dispatch"]), "pc": int(m["pc"]), "instruction": str(m["instruction"]),
                 "write": bool(m["write"]), "waves": waves, "useful_bytes": int(m["useful_bytes"]),
-                "l2_requests": sectors, "l2_lines": int(m["lines"]),
+                "cu_hits": int(m["cu_hits"]), "l2_requests": requests, "l2_lines": int(m["lines"]),
                 "sectors_per_wave": sectors / waves if waves else 0.0,
                 "lines_per_wave": int(m["lines"]) / waves if waves else 0.0,
-                "l2_hits": hits, "l2_misses": sectors - hits, "l2_hit_rate": _rate(hits, sectors),
+                "l2_hits": hits, "l2_misses": requests - hits, "l2_hit_rate": _rate(hits, requests),
                 "ic_requests": ic_requests, "ic_hits": int(m["ic_hits"]),
                 "ic_hit_rate": _rate(int(m["ic_hits"]), ic_requests),
                 "dram_read_bytes": int(m["dram_reads"]) * sector, "dram_write_bytes": int(m["dram_writes"]) * sector,
@@ -179,10 +180,10 @@ def _percent(fraction, requests):
 
 def _levels(d, sector, useful_bytes):
     """A dispatch row's memory hierarchy figures (summary() keys, in their CSV order)."""
-    requests, hits = int(d["l2_requests"]), int(d["l2_hits"])
+    requests, hits, cu_hits = int(d["l2_requests"]), int(d["l2_hits"]), int(d["cu_hits"])
     ic_requests, ic_hits = int(d["ic_requests"]), int(d["ic_hits"])
     return {
-        "l2_requests": requests, "l2_lines": int(d["l2_lines"]), "l2_hits": hits, "l2_misses": requests - hits,
+        "cu_hits": cu_hits, "l2_requests": requests, "l2_lines": int(d["l2_lines"]), "l2_hits": hits, "l2_misses": requests - hits,
         "l2_hit_rate": _rate(hits, requests), "l2_bytes": requests * sector,
         "ic_requests": ic_requests, "ic_hits": ic_hits, "ic_misses": ic_requests - ic_hits,
         "ic_hit_rate": _rate(ic_hits, ic_requests), "ic_bytes": ic_requests * sector,
@@ -190,5 +191,5 @@ def _levels(d, sector, useful_bytes):
         "dram_read_bytes": int(d["dram_read_sectors"]) * sector,
         "dram_write_bytes": int(d["dram_write_sectors"]) * sector,
         "dram_turnarounds": int(d["dram_turnarounds"]),
-        "coalescing_efficiency": _rate(useful_bytes, requests * sector),
+        "coalescing_efficiency": _rate(useful_bytes, (cu_hits + requests) * sector),   # what the coalescer asked
     }

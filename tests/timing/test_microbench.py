@@ -132,4 +132,4 @@ def test_chase_check_is_the_suites_chase_with_cycles():
     assert (key, size) == ("h200", 8 * KiB)
     assert ns == benchmarks.chase_ns(BenchRig(H200.key), H200, 8 * KiB)
     assert cycles == ns * H200.clock_hz / 1e9 and ref == published.lookup("h200", "chase", "8 KiB")
-    assert "| h200 | 8 KiB | 33 |" in chase_check.render([(key, size, cycles, ns, ref)])
+    assert f"| h200 | 8 KiB | {cycles:.0f} |" in chase_check.render([(key, size, cycles, ns, ref)])

@@ -102,11 +102,14 @@ def test_run_operator_summary_carries_the_memory_counters_of_a_packed_cold_read(
 def test_a_broadcast_input_hits_the_l2():
     _, trace = identity(tensor(strides=[0, 0, 0, 1], total=4 * SIDE))
     load, store = load_and_store(trace)
-    # All waves read the same 1 KB (16 sectors): only the first touch of each sector misses.
-    assert load["l2_misses"] == 16 and load["l2_hit_rate"] == 1 - 16 / load["l2_requests"] > 0.99
+    # All waves read the same 1 KB (16 sectors): only the first touch of each sector misses the L2, and
+    # the CU-side caches (each CU's L0, each shader array's L1) serve most re-reads before the L2 sees them.
+    assert load["l2_misses"] == 16 and load["l2_hit_rate"] == 1 - 16 / load["l2_requests"] > 0.9
+    assert load["cu_hits"] > 10 * load["l2_requests"]
     assert store["l2_hit_rate"] == 0.0
     [s] = trace.summary()
-    assert s["l2_hit_rate"] == (load["l2_hits"] + store["l2_hits"]) / s["l2_requests"] > 0.49
+    assert s["l2_hit_rate"] == (load["l2_hits"] + store["l2_hits"]) / s["l2_requests"]
+    assert s["cu_hits"] == load["cu_hits"] + store["cu_hits"] and store["cu_hits"] == 0   # stores go to the L2
     assert s["dram_read_bytes"] == 4 * SIDE
 
 
