@@ -35,6 +35,9 @@ SOURCE = "conv_depthwise.s"
 TILE = 16                 # a workgroup's output tile: TILE x TILE pixels of one channel
 THREADS = 64              # 16 x 4 threads, four pixels each (rows 4 apart)
 MAX_TILE_WIDTH = THREADS  # the input tile's width: one column a thread in a load pass
+PITCH = 64                # the LDS tile's row pitch in elements (its widest row: MAX_TILE_WIDTH)
+PASSES_A_TRIP = 3         # load passes whose loads are in flight together
+MAX_STRIDE_H = 4          # pixel j's LDS offset j 4 Sh PITCH 4 bytes is a ds_read immediate (below 16,384)
 MAX_LDS_BYTES = 16384     # the input tile and the weights (FLOAT32): the least LDS a preset gives a workgroup
 SKIP = 0x7FA00001         # a padded element in LDS: a NaN that no loaded (canonicalized) value is
 _LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
@@ -46,12 +49,13 @@ _FIELDS = ("SIZE", "MAGIC", "SHIFT1", "SHIFT2", "STRIDE_T0", "STRIDE_T1", "STRID
 RECORD_USE = (
     ("TILE", ("IW_T", "IH_T", "ROWS = 64 / IW_T", "IW_T magic", "IW_T shift1", "IW_T shift2", "KW", "KH")),
     ("IN", ("IW", "IH", "stride W", "stride H", "dilation W", "dilation H", "start padding W", "start padding H")),
-    ("OUT", ("OW", "OH", "C", "C magic", "C shift1", "C shift2", "passes = ceil(IH_T / ROWS)", "-")),
+    ("OUT", ("OW", "OH", "C", "C magic", "C shift1", "C shift2", "trips = ceil(IH_T / ROWS / 3)", "-")),
     ("X", ("x stride N", "x stride C", "x stride H", "x stride W", "w stride K", "w tap step H", "w tap step W",
            "w base")),
     ("STRIDES", ("output stride N", "output stride C", "output stride H", "output stride W", "bias stride C",
-                 "W's LDS byte = 4 IH_T IW_T", "a pass's LDS bytes = 4 ROWS IW_T", "-")),
-    ("KW", ("KW", "KW magic", "KW shift1", "KW shift2", "KH KW", "4 Dh IW_T", "16 Sh IW_T", "4 Dw")),
+                 "W's LDS byte = 4 PITCH IH_T", "a pass's LDS bytes = 4 PITCH ROWS", "-")),
+    ("KW", ("KW", "KW magic", "KW shift1", "KW shift2", "KH KW", "a kernel row's LDS bytes = 4 PITCH Dh", "-",
+            "a kernel column's LDS bytes = 4 Dw")),
 )
 
 
@@ -88,29 +92,45 @@ def uses_depthwise(tensors, attributes):
     for size in w.sizes[2:]:
         taps *= int(size)
     height, width = tile_shape(w.sizes, attributes, spatial)
-    return width <= MAX_TILE_WIDTH and taps <= THREADS and 4 * (height * width + taps) <= MAX_LDS_BYTES
+    stride_h = _two(attributes, "Strides", 1, spatial)[0]
+    return (width <= MAX_TILE_WIDTH and taps <= THREADS and stride_h <= MAX_STRIDE_H
+            and lds_bytes(height, taps) <= MAX_LDS_BYTES)
 
 
-def variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None):
+def lds_bytes(height, taps):
+    """The LDS of a workgroup: the tile T[IH_T][PITCH] and the weights W[KH KW], FLOAT32."""
+    return 4 * (PITCH * height + taps)
+
+
+def variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None, stride_h=1):
     """The assembler symbols of one variant of conv_depthwise.s; with `activation`, those the element-wise driver
-    gives that activation's own kernel in FLOAT32 (`activation_symbols`), under this kernel's own."""
+    gives that activation's own kernel in FLOAT32 (`activation_symbols`), under this kernel's own; `stride_h` (Sh)
+    sets pixel j's LDS offset J_STEP<j>. Without an activation the values the stores need live in v50 .. v57 (the
+    body may use v10 .. v99, so with one they live in v100 .. v107): fewer VGPRs, more waves a SIMD."""
+    saved = 100 if activation is not None else 50
     records, step = layout.field("RECORDS").offset, layout.record_bytes
     base = {} if activation is None else dict(activation_symbols(activation, "FLOAT32", True, False, False, layout))
     return {**base, "HAS_ACT": int(activation is not None), "HAS_BIAS": int(has_bias), "LOAD": _LOAD[data_type],
             "STORE": _STORE[data_type], "SHIFT_IN": _SHIFT[data_type], "WIDEN_F16": int(data_type == "FLOAT16"),
             "NARROW_F16": int(data_type == "FLOAT16"), "SKIP": hex(SKIP),
+            **{f"J_STEP{j}": 4 * j * 4 * stride_h * PITCH for j in range(1, 4)},
+            **{name: f"v{saved + i}" for i, name in enumerate(("ACC0", "ACC1", "ACC2", "ACC3", "OW_V", "OH_V",
+                                                                "OUT_V", "BIAS_V"))},
             "DESC_X": 0, "DESC_W": 32, "DESC_BIAS": 64, "DESC_OUT": 96,
             **{f"CB_DW_{name}": records + i * step for i, (name, _) in enumerate(RECORD_USE)},
             **layout.symbols()}
 
 
 @functools.lru_cache(maxsize=None)
-def build_program(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None):
+def build_program(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None, stride_h=1):
     """Assemble and decode one variant of conv_depthwise.s (cached)."""
-    symbols = variant_symbols(data_type, has_bias, layout, activation, activation_symbols)
+    if not 1 <= stride_h <= MAX_STRIDE_H:
+        raise ValueError(f"conv_depthwise.s serves Strides H from 1 to {MAX_STRIDE_H}, not {stride_h}")
+    symbols = variant_symbols(data_type, has_bias, layout, activation, activation_symbols, stride_h)
     dwords = assemble_file(os.path.join(KERNEL_DIR, SOURCE), symbols)
     act = "" if activation is None else "_" + activation.lower()
-    return Program(dwords, f"convolution_depthwise_{data_type.lower()}{'' if has_bias else '_no_bias'}{act}")
+    return Program(dwords, f"convolution_depthwise_{data_type.lower()}{f'_sh{stride_h}' if stride_h > 1 else ''}"
+                           f"{'' if has_bias else '_no_bias'}{act}")
 
 
 def compile_depthwise(tensors, attributes, layout, no_kernel, division_magic, packed_strides, activation_of,
@@ -147,10 +167,10 @@ def compile_depthwise(tensors, attributes, layout, no_kernel, division_magic, pa
     record = lambda *values: {name: u32(v) for name, v in zip(_FIELDS, values)}
     records = [record(width, height, rows, *division_magic(width), kw, kh),
                record(iw, ih, sw, sh, dw, dh, pw, ph),
-               record(ow, oh, c, *division_magic(c), -(-height // rows), 0),
+               record(ow, oh, c, *division_magic(c), -(-height // (rows * PASSES_A_TRIP)), 0),
                record(*x_strides, w_strides[0], w_h, w_w, w_base),
-               record(*o_strides, bias_c, 4 * height * width, 4 * rows * width, 0),
-               record(kw, *division_magic(kw), kh * kw, 4 * dh * width, 16 * sh * width, 4 * dw)]
+               record(*o_strides, bias_c, 4 * PITCH * height, 4 * PITCH * rows, 0),
+               record(kw, *division_magic(kw), kh * kw, 4 * PITCH * dh, 0, 4 * dw)]
     group_grid = (-(-ow // TILE), -(-oh // TILE), n * c)
     values = {"ELEMENTS": n * c * oh * ow, "WORKGROUP_SIZE": THREADS, "RECORD_COUNT": len(records)}
     for i, (name, _) in enumerate(act_params):
@@ -159,10 +179,10 @@ def compile_depthwise(tensors, attributes, layout, no_kernel, division_magic, pa
         values[f"PARAM{i}"] = f32_bits(float(activation_attributes[name]))
     constants = layout.pack(values, records, params=True, wide=False)
     program = build_program(out.data_type, bias is not None, layout, activation,
-                            activation_symbols if activation is not None else None)
+                            activation_symbols if activation is not None else None, sh)
     return (program, constants, n * c * oh * ow, THREADS, group_grid[0] * group_grid[1] * group_grid[2], group_grid,
-            (TILE, THREADS // TILE, 1), 4 * (height * width + kh * kw))
+            (TILE, THREADS // TILE, 1), lds_bytes(height, kh * kw))
 
 
-__all__ = ["TILE", "THREADS", "MAX_TILE_WIDTH", "MAX_LDS_BYTES", "SKIP", "RECORD_USE", "tile_shape",
+__all__ = ["TILE", "THREADS", "MAX_TILE_WIDTH", "MAX_LDS_BYTES", "PITCH", "PASSES_A_TRIP", "MAX_STRIDE_H", "lds_bytes", "SKIP", "RECORD_USE", "tile_shape",
            "uses_depthwise", "variant_symbols", "build_program", "compile_depthwise"]
