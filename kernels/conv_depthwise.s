@@ -10,12 +10,14 @@
 ; (tx, ty) the pixels (oh0 + ty + 4 j, ow0 + tx), j = 0 .. 3:
 ;
 ;   1. the input tile, rows ih0 = oh0 Sh - Ph .. and columns iw0 = ow0 Sw - Pw .. (IH_T x IW_T:
-;      15 S + (K - 1) D + 1 per dimension), goes to LDS T[r][c] at 4 (r IW_T + c): thread t = 16 ty
-;      + tx takes c = t mod IW_T and rows r = t / IW_T + p ROWS, p = 0, 1, .. (ROWS = 64 / IW_T rows a
-;      pass), one load a pass; a tap in the padding is not loaded: its element is the marker SKIP, a
+;      15 S + (K - 1) D + 1 per dimension), goes to LDS T[r][c] at 4 (64 r + c) (a row pitch of 64
+;      elements, so pixel j's offset J_STEP<j> = 4 j 4 Sh 64 is an immediate): thread t = 16 ty + tx
+;      takes c = t mod IW_T and rows r = t / IW_T + p ROWS, p = 0, 1, .. (ROWS = 64 / IW_T rows a
+;      pass), one load a pass, three passes' loads in flight together (a trip); a tap in the padding
+;      is not loaded: its element is the marker SKIP, a
 ;      NaN no loaded value can be (every loaded NaN is made the canonical NaN first; FLOAT16 widened
 ;      exactly). Threads t < KH KW load the channel's filter tap t = kh KW + kw into W[t] after the
-;      tile (CONVOLUTION mode: negative filter strides and the flipped origin, so the kernel never
+;      tile at 4 64 IH_T (CONVOLUTION mode: negative filter strides and the flipped origin, so the kernel never
 ;      knows the mode). s_barrier.
 ;   2. acc_j = -0; for kh, then kw, ascending: w = W[kh KW + kw] (one LDS read for the wave), and
 ;      for each j, x = T[(ty + 4 j) Sh + kh Dh][tx Sw + kw Dw]; acc_j = fma(x, w, acc_j) where x is
@@ -30,11 +32,12 @@
 ; Constant buffer (RECORDS; conv_depthwise_ops.RECORD_USE is the table):
 ;   record 0  IW_T, IH_T, ROWS, IW_T magic, shift1, shift2, KW, KH
 ;   record 1  IW, IH, Sw, Sh, Dw, Dh, Pw, Ph
-;   record 2  OW, OH, C, C magic, shift1, shift2, passes = ceil(IH_T / ROWS), -
+;   record 2  OW, OH, C, C magic, shift1, shift2, trips = ceil(IH_T / ROWS / 3), -
 ;   record 3  x strides N, C, H, W; w stride K, w tap step H, w tap step W, w base
-;   record 4  output strides N, C, H, W; bias stride C; W's LDS byte 4 IH_T IW_T; a pass's LDS bytes
-;             4 ROWS IW_T; -
-;   record 5  KW, magic, shift1, shift2, KH KW, 4 Dh IW_T, 16 Sh IW_T, 4 Dw (LDS bytes)
+;   record 4  output strides N, C, H, W; bias stride C; W's LDS byte 4 64 IH_T; a pass's LDS bytes
+;             4 64 ROWS; -
+;   record 5  KW, magic, shift1, shift2, KH KW, a kernel row's LDS bytes 4 64 Dh, -, a kernel
+;             column's 4 Dw
 ;   PARAM0 .. the FusedActivation's attributes (P_<NAME>)
 ; =============================================================================================
     s_load_dwordx4 s[8:11], s[0:1], ${DESC_X}       ; x's buffer descriptor

@@ -14,10 +14,11 @@ fma(0, w, acc)), so the bits are those of the direct kernel and of the golden mo
 Which descs run it (`uses_depthwise`, asked by kernels/window_ops.compile_window after the GEMM and implicit-GEMM
 paths): FORWARD, FLOAT32 or FLOAT16, one or two spatial dimensions, GroupCount = C = K (a channel multiplier of 1;
 other multipliers stay on the direct kernel), an input tile at most MAX_TILE_WIDTH elements wide (15 Sw + (KW - 1)
-Dw + 1) and, with the weights, at most MAX_LDS_BYTES of LDS, and at most THREADS taps. Any strides, dilations,
+Dw + 1) and, with the weights, at most MAX_LDS_BYTES of LDS, at most THREADS taps, Strides H at most MAX_STRIDE_H
+and N C at most MAX_GROUPS_Z (the group grid's Z). Any strides, dilations,
 padding, bias, FusedActivation and both modes (CONVOLUTION gives the filter negative strides along the window and
 the flipped origin as its base, as window_ops does: the kernel never knows the mode). The program is named
-convolution_depthwise_<type>[_no_bias][_<activation>].
+convolution_depthwise_<type>[_sh<Strides H> above 1][_no_bias][_<activation>].
 
 The constant buffer's RECORDS hold what `RECORD_USE` says (the assembler symbol CB_DW_<record> is each record's
 offset); PARAM0 .. the FusedActivation's attributes.
@@ -39,6 +40,7 @@ PITCH = 64                # the LDS tile's row pitch in elements (its widest row
 PASSES_A_TRIP = 3         # load passes whose loads are in flight together
 MAX_STRIDE_H = 4          # pixel j's LDS offset j 4 Sh PITCH 4 bytes is a ds_read immediate (below 16,384)
 MAX_LDS_BYTES = 16384     # the input tile and the weights (FLOAT32): the least LDS a preset gives a workgroup
+MAX_GROUPS_Z = 65535      # the group grid's Z (N C): D3D12_CS_DISPATCH_MAX_THREAD_GROUPS_PER_DIMENSION
 SKIP = 0x7FA00001         # a padded element in LDS: a NaN that no loaded (canonicalized) value is
 _LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
 _STORE = {"FLOAT32": "dword", "FLOAT16": "short"}
@@ -86,7 +88,7 @@ def uses_depthwise(tensors, attributes):
     if int(attributes.get("Direction") or 0) != 0 or spatial not in (1, 2) or out.data_type not in _LOAD:
         return False
     groups, c, k = int(attributes.get("GroupCount") or 1), int(x.sizes[1]), int(w.sizes[0])
-    if not groups == c == k or int(w.sizes[1]) != 1:
+    if not groups == c == k or int(w.sizes[1]) != 1 or int(x.sizes[0]) * c > MAX_GROUPS_Z:
         return False
     taps = 1
     for size in w.sizes[2:]:
@@ -184,5 +186,5 @@ def compile_depthwise(tensors, attributes, layout, no_kernel, division_magic, pa
             (TILE, THREADS // TILE, 1), lds_bytes(height, kh * kw))
 
 
-__all__ = ["TILE", "THREADS", "MAX_TILE_WIDTH", "MAX_LDS_BYTES", "PITCH", "PASSES_A_TRIP", "MAX_STRIDE_H", "lds_bytes", "SKIP", "RECORD_USE", "tile_shape",
+__all__ = ["TILE", "THREADS", "MAX_GROUPS_Z", "MAX_TILE_WIDTH", "MAX_LDS_BYTES", "PITCH", "PASSES_A_TRIP", "MAX_STRIDE_H", "lds_bytes", "SKIP", "RECORD_USE", "tile_shape",
            "uses_depthwise", "variant_symbols", "build_program", "compile_depthwise"]

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from dmlemu import golden
 from dmlemu.kernels import conv_depthwise_ops
+from dmlemu.kernels.driver import TensorSpec
 from dmlemu.presets import H200, PRESETS, RX_7900_XTX, WARP
 from tensor_layouts import same_bits
 from test_convolution import CONV, CROSS, fused, geometry, run_case, values
@@ -52,6 +53,11 @@ def test_the_driver_picks_the_depthwise_kernel_per_desc():
     assert program_name([1, 4, 4, 4], [4, 1, 3, 3], groups=4, direction=1).startswith("convolution_backward_direct_")
     assert program_name([1, 2, 4, 80], [2, 1, 1, 3], groups=2, strides=[1, 5]).startswith("convolution_direct_")
     assert program_name([1, 2, 80, 4], [2, 1, 3, 1], groups=2, strides=[5, 1]).startswith("convolution_direct_")
+    big = lambda sizes: TensorSpec("FLOAT32", sizes, None, 4 * int(np.prod(sizes)))
+    assert conv_depthwise_ops.uses_depthwise((big((1, 65535, 8, 8)), big((65535, 1, 3, 3)), None,
+                                              big((1, 65535, 6, 6))), {"GroupCount": 65535})
+    assert not conv_depthwise_ops.uses_depthwise((big((2, 40000, 8, 8)), big((40000, 1, 3, 3)), None,
+                                                  big((2, 40000, 6, 6))), {"GroupCount": 40000})   # N C > 65,535
     assert conv_depthwise_ops.tile_shape((3, 1, 3, 3), {}, 2) == (18, 18)
     assert conv_depthwise_ops.tile_shape((3, 1, 5), {"Strides": (2,), "Dilations": (3,)}, 1) == (1, 43)
 
