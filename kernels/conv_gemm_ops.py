@@ -20,7 +20,9 @@ a shader per desc:
     fill K tiles) and Ng = K/G >= MIN_CHANNELS (a 64-wide column block is at least a quarter used): this
     implicit GEMM (program convolution_implicit_gemm_..), e.g. every 3 x 3 convolution of 8 or more channels
     into 16 or more;
-  * everything else on the direct kernel (convolution_direct_.., convolution_backward_direct_..): depthwise and
+  * a depthwise convolution (GroupCount = C = K, 1-D or 2-D, FORWARD): kernels/conv_depthwise.s
+    (kernels/conv_depthwise_ops.py's `uses_depthwise`, program convolution_depthwise_..);
+  * everything else on the direct kernel (convolution_direct_.., convolution_backward_direct_..): other
     small-group convolutions (Kg = KH KW, Ng of a few channels: nothing to reuse across a tile), tiny ones, three
     spatial dimensions and BACKWARD (the transposed convolution's taps are a scatter, not one im2col rule).
 

@@ -42,6 +42,12 @@ FusedActivation; one rounding to FLOAT16 (docs/NUMERICS.md, "Convolution").
 The implicit-GEMM path: a FORWARD convolution of one or two spatial dimensions with enough channels
 (kernels/conv_gemm_ops.py's `uses_implicit_gemm`, asked after `gemm_path`) runs kernels/conv_gemm.s, the im2col tiles
 gathered into LDS and multiplied in the same order (program convolution_implicit_gemm_..).
+
+The depthwise path: a FORWARD convolution of one or two spatial dimensions with GroupCount = C = K (a channel
+multiplier of 1; kernels/conv_depthwise_ops.py's `uses_depthwise`, asked after the implicit GEMM) runs
+kernels/conv_depthwise.s: a 16 x 16 tile of one channel's output plane a workgroup, its input tile and halo loaded
+once into LDS, four pixels a thread, in the same order (program convolution_depthwise_..). Other channel multipliers,
+three spatial dimensions and BACKWARD stay on the direct kernel.
 """
 import functools
 import os
@@ -51,6 +57,7 @@ from dmlemu.isa.assembler import assemble_file
 from dmlemu.isa.program import Program
 from dmlemu.kernels import gemm_ops
 from dmlemu.kernels import conv_gemm_ops
+from dmlemu.kernels import conv_depthwise_ops
 from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS as ELEMENT_WISE_ROWS
 
@@ -395,6 +402,9 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
     if convolution and not row.integer and conv_gemm_ops.uses_implicit_gemm(tensors, attributes):
         return conv_gemm_ops.compile_conv_gemm(tensors, attributes, layout, no_kernel, division_magic,
                                                packed_strides, activation_of, activation_symbols, preset)
+    if convolution and not row.integer and conv_depthwise_ops.uses_depthwise(tensors, attributes):
+        return conv_depthwise_ops.compile_depthwise(tensors, attributes, layout, no_kernel, division_magic,
+                                                    packed_strides, activation_of, activation_symbols)
     activation, activation_attributes = activation_of(attributes)
     if activation is not None and activation not in FUSABLE:
         raise no_kernel(f"dmlemu has no fused kernel body for the FusedActivation {activation}")

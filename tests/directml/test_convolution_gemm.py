@@ -78,8 +78,8 @@ def test_the_driver_picks_the_kernel_per_desc():
     assert program_name([1, 16, 6, 6], [32, 16, 3, 3], bias=True) == "convolution_implicit_gemm_float32_m16_unpadded"
     assert program_name([1, 8, 12], [16, 8, 9], type_name="FLOAT16") == (
         "convolution_implicit_gemm_float16_m16_no_bias_unpadded")
-    # depthwise (C/G KH KW = 9), few output channels, 1 x 1 (gemm.s itself), BACKWARD and 3-D: not this kernel
-    assert program_name([1, 32, 6, 6], [32, 1, 3, 3], groups=32, **pad).startswith("convolution_direct_")
+    # depthwise (C/G KH KW = 9: conv_depthwise.s), few output channels, 1 x 1 (gemm.s itself), BACKWARD and 3-D: not this kernel
+    assert program_name([1, 32, 6, 6], [32, 1, 3, 3], groups=32, **pad).startswith("convolution_depthwise_")
     assert program_name([1, 16, 6, 6], [8, 16, 3, 3], **pad).startswith("convolution_direct_")
     assert program_name([1, 16, 6, 6], [32, 16, 1, 1]).startswith("convolution_gemm_")
     assert program_name([1, 16, 4, 4, 4], [32, 16, 3, 3, 3]).startswith("convolution_direct_")
