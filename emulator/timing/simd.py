@@ -80,7 +80,7 @@ class IssuePort:
     after it). The common booking (nothing booked from its start on) is an append, fused if adjacent."""
 
     def __init__(self):
-        self.bounds = zeros(32, COMPILED)
+        self.bounds = zeros(64, COMPILED)
         self.size = 0        # bounds in use: sorted, disjoint, not adjacent
         self.start = 0       # the first cycle of the last booking (book() returns the cycle after its last)
 
