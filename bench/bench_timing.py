@@ -26,14 +26,15 @@ IDENTITY 0.92 s (0.92 s before), 22.7x (23.6x); 2^28 IDENTITY 15.2 s CPU and 1.9
 bytes at peak (22.3 s and 2.20x before); the interpreted physics 2.63 s on CLIP 2^24, 4.2x the
 compiled (the shared cache accounting got faster, the interpreted event loop did not).
 The interpreted physics, CLIP 2^24 timed+trace, --cpu, interleaved runs of this tree and the one
-before its last event-loop work (medians of 6, load average 5): 1.98 s interpreted and 0.48 s
-compiled, 4.1x (2.10 s and 0.49 s, 4.3x, before); still above the 3x bar. The interpreted run spends
-about 30 us per cohort in the units: a cohort of CLIP walks 18 steps (9 of them ALU runs booked on
-the issue port) in 2.5 events and sends 2 requests, each through the CU's miss queue and the L2,
-Infinity Cache, DRAM and write-queue servers. What changed: the walk books an ALU run or memory issue
-that fits the gap before the other slot group's last booking in place (IssuePort.book calls fell
-from 300,000 to 80,000 per dispatch), s_waitcnt 0 takes a fast exit, and a request's front-end
-lookup, miss-queue check and Infinity Cache transfer are inlined (simd.py, memory_system.py).
+before its last event-loop work (medians of 3, load average 5): 1.88 s interpreted and 0.48 s
+compiled, 3.9x (2.07 s and 0.46 s, 4.5x, before; the compiled time swings from 0.46 to 0.51 s for
+either tree); still above the 3x bar. The interpreted run spends about 28 us per cohort in the units:
+a cohort of CLIP walks 18 steps (9 of them ALU runs booked on the issue port) in 2.5 events and
+sends 2 requests, each through the CU's miss queue and the L2, Infinity Cache, DRAM and write-queue
+servers. What changed: the walk books an ALU run or memory issue that fits the gap before the other
+slot group's last booking in place, and the port starts with room for 32 intervals (IssuePort.book
+calls fell from 300,000 to 7,000 per dispatch); s_waitcnt 0 takes a fast exit; a request's
+front-end lookup, miss-queue check and Infinity Cache transfer are inlined (simd.py, memory_system.py).
 Where it went: the DRAM write queue (memory_system.py) finds the write-backs that must leave by
 bisection on running byte totals, not by a walk over a deque (the large run's largest cost); the DRAM
 banks take the DRAM reads in stream order from the caches (no gather and sort of positions); the
