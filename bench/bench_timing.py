@@ -25,6 +25,12 @@ tree and the one before its last speed work, medians of 5-6): CLIP 2^24 timed+tr
 IDENTITY 0.92 s (0.92 s before), 22.7x (23.6x); 2^28 IDENTITY 15.2 s CPU and 1.94x the tensors'
 bytes at peak (22.3 s and 2.20x before); the interpreted physics 2.63 s on CLIP 2^24, 4.2x the
 compiled (the shared cache accounting got faster, the interpreted event loop did not).
+Where it went: the DRAM write queue (memory_system.py) finds the write-backs that must leave by
+bisection on running byte totals, not by a walk over a deque (the large run's largest cost); the DRAM
+banks take the DRAM reads in stream order from the caches (no gather and sort of positions); the
+caches keep tags in int32 while they fit and look them up 8192 at a time into reused buffers; the
+trace recorder takes the wave groups as NumPy columns; the garbage collector pauses while a
+dispatch is timed.
 The interpreted physics, CLIP 2^24 timed+trace, --cpu, interleaved runs of this tree and the one
 before its last event-loop work (medians of 3, load average 5): 1.88 s interpreted and 0.48 s
 compiled, 3.9x (2.07 s and 0.46 s, 4.5x, before; the compiled time swings from 0.46 to 0.51 s for
@@ -35,12 +41,6 @@ servers. What changed: the walk books an ALU run or memory issue that fits the g
 slot group's last booking in place, and the port starts with room for 32 intervals (IssuePort.book
 calls fell from 300,000 to 7,000 per dispatch); s_waitcnt 0 takes a fast exit; a request's
 front-end lookup, miss-queue check and Infinity Cache transfer are inlined (simd.py, memory_system.py).
-Where it went: the DRAM write queue (memory_system.py) finds the write-backs that must leave by
-bisection on running byte totals, not by a walk over a deque (the large run's largest cost); the DRAM
-banks take the DRAM reads in stream order from the caches (no gather and sort of positions); the
-caches keep tags in int32 while they fit and look them up 8192 at a time into reused buffers; the
-trace recorder takes the wave groups as NumPy columns; the garbage collector pauses while a
-dispatch is timed.
 """
 import argparse
 import os
