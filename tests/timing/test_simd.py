@@ -122,3 +122,46 @@ def test_cohorts_stay_close_to_a_per_wave_simulation(preset, layout):
     and the RTX 3070 (with all slots in lock step: up to 21 %)."""
     cohort, reference = _cohort_and_reference(preset, layout)
     assert reference <= cohort <= 1.13 * reference, f"{cohort} vs {reference} per wave"
+
+
+def _units(build):
+    """simd, compute_unit, memory_system and workgroup_dispatcher of one build of the timing units."""
+    from dmlemu.timing import physics
+    if build == "interpreted":
+        return physics.interpreted()
+    import importlib
+    return {name: importlib.import_module(f"dmlemu.timing.{name}") for name in physics.UNITS}
+
+
+@pytest.mark.parametrize("build", ["default", "interpreted"])
+def test_the_walk_books_its_alu_runs_as_the_issue_port_does(build):
+    """A cohort's walk books most ALU runs on the shared issue port inline (an append, or a run that fits
+    the gap before the other group's last booking) rather than through IssuePort.book: with the other
+    group's bookings ahead of it, every run lands where book() would put it, and the port's calendar
+    comes out the same."""
+    from dmlemu.timing import physics
+    units = _units(build)
+    rng = np.random.default_rng(11)
+    for _ in range(150):
+        cu = units["compute_unit"].ComputeUnit(0, RX_7900_XTX, units["memory_system"].MemorySystem(RX_7900_XTX))
+        dispatcher = units["workgroup_dispatcher"].WorkgroupDispatcher(1, 1, 0, 0, np.zeros(1, np.int64))
+        work = units["simd"].CohortWork(dispatcher, {}, None, 32, None)
+        group = units["simd"].Simd(cu, 0).begin_dispatch(2, work)[0]
+        reference = IssuePort() if build == "default" else units["simd"].IssuePort()
+        now = int(rng.integers(0, 50))
+        for _ in range(int(rng.integers(0, 12))):          # the other group's bookings, ahead of the cohort
+            t, cycles = now + int(rng.integers(0, 300)), int(rng.integers(1, 40))
+            group.port.book(now, t, cycles)
+            reference.book(now, t, cycles)
+        runs = [int(c) for c in rng.choice([1, 4, 8, 16, 48], size=int(rng.integers(1, 20)))]
+        steps = physics.zeros(8 * len(runs), physics.compiled(units["simd"]))   # simd.STEP_FIELDS per step
+        for i, cycles in enumerate(runs):                  # ALU runs whose issue is their whole length
+            steps[8 * i + 1] = steps[8 * i + 7] = cycles
+        group.steps, group.nsteps, group.step, group.t, group.nloads = steps, len(runs), 0, now, 0
+        assert group.walk(now) == -1
+        t = now
+        for cycles in runs:
+            t = reference.book(now, t, cycles)
+        assert group.t == t
+        past = lambda booked: [(max(s, now), e) for s, e in booked if e > now]   # noqa: E731
+        assert past(group.port.booked) == past(reference.booked)
