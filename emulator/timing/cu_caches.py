@@ -23,22 +23,21 @@ and in L1 c // l1_cus_per_cache (the model's CU numbering fills one shader array
 Both levels are invalidated at every dispatch's end (the flush), as the hardware's release invalidates
 them, so nothing carries over.
 
-Speed: NumPy over the whole stream: one stable sort by sector (shared by the two levels), then per level
-a stable sort by cache, whose neighbours with the same sector and cache are a cache's consecutive accesses
-to it, and one by cache for each access's place in its cache's stream (caches._stable_order's radix
-passes). A stream in which no sector repeats (a streaming kernel's: caches._distinct) is not sorted at
-all. Cost: a stream with repeats pays about as much again as the L2's own classification (a 2048^2
-transposed read on the RX 7900 XTX preset: about 2.2x the timing model's CPU time of the L2 alone).
+Speed: NumPy over the whole stream, per level: one stable sort by (cache, sector) as one integer key,
+whose equal neighbours are a cache's consecutive accesses to a sector, and one by cache for each access's
+place in its cache's stream (caches._stable_order's radix passes). A stream in which no sector repeats (a
+streaming kernel's: caches._distinct) is not sorted at all. Cost: a stream with repeats pays about as much
+again as the L2's own classification (a 2048^2 transposed read on the RX 7900 XTX preset: cu_side_hits
+0.84 s of CPU, 1.0-1.4 s with a shared sort by sector and gathers by cache).
 """
 import numpy as np
 
 
-def reuse_hits(sectors, writes, owners, owner_count, reach, after_write, stable_order, by_sector=None):
+def reuse_hits(sectors, writes, owners, owner_count, reach, after_write, stable_order):
     """Per access of `sectors` (in stream order) made by cache `owners` (int, below owner_count): True
     where it is a read whose previous access to its sector by the same cache was at most `reach` of
     that cache's own accesses before, and a read unless `after_write` (see the banner). `writes`: the
-    write flags (None: all reads). `stable_order`: caches._stable_order; `by_sector`: the stream's
-    stable order by sector where the caller has it (else worked out here)."""
+    write flags (None: all reads). `stable_order`: caches._stable_order."""
     n = sectors.size
     hits = np.zeros(n, dtype=bool)
     if n < 2 or reach <= 0:
@@ -50,15 +49,15 @@ def reuse_hits(sectors, writes, owners, owner_count, reach, after_write, stable_
     rank = np.empty(n, dtype=np.int64)
     rank[by_owner] = np.arange(n, dtype=np.int64) - np.repeat(starts, counts)
     del by_owner
-    # Stream order within (cache, sector): sorted by sector, then stably by cache.
-    if by_sector is None:
-        by_sector = sector_order(sectors, stable_order)
-    order = by_sector[stable_order(owners[by_sector], owner_count)]
-    del by_sector
-    ordered = sectors[order]
-    who = owners[order]
-    again = np.flatnonzero((ordered[1:] == ordered[:-1]) & (who[1:] == who[:-1]))
-    del ordered, who
+    # Stream order within (cache, sector): one stable sort by the pair as one key, whose equal
+    # neighbours are a cache's consecutive accesses to a sector.
+    low = int(sectors.min())
+    span = int(sectors.max()) - low + 1
+    key = owners.astype(np.int64) * span + (sectors - low)
+    order = stable_order(key, owner_count * span)
+    key = key[order]
+    again = np.flatnonzero(key[1:] == key[:-1])
+    del key
     now, before = order[again + 1], order[again]
     served = rank[now] - rank[before] <= reach
     if writes is not None:
@@ -67,41 +66,29 @@ def reuse_hits(sectors, writes, owners, owner_count, reach, after_write, stable_
     return hits
 
 
-def sector_order(sectors, stable_order):
-    """The stream's stable order by sector (radix passes over the offsets from the lowest)."""
-    low = int(sectors.min())
-    return stable_order(sectors - low, int(sectors.max()) - low + 1)
-
-
 def cu_side_hits(sectors, writes, parts, levels, stable_order, distinct):
     """(L0 hits, L1 hits) per access (None where a level has no hit or is not modelled). `parts` is each
     access's L0 (caches.py's CU part); `levels` holds (L0 sectors, L0 count, L0 after_write, L0s per L1,
     L1 sectors, L1 count) of the preset (CacheHierarchy). `distinct`: caches._distinct, a cheap test
-    that no sector repeats (a streaming kernel's stream), when nothing can hit. Both levels share one
-    sort of the stream by sector."""
+    that no sector repeats (a streaming kernel's stream), when nothing can hit."""
     l0_sectors, l0_count, after_write, per_l1, l1_sectors, l1_count = levels
     if sectors.size < 2 or distinct(sectors, writes):
         return None, None
-    by_sector = sector_order(sectors, stable_order)
     owners = parts.astype(np.int64)
     l0 = l1 = None
     if l0_sectors:
-        l0 = reuse_hits(sectors, writes, owners, l0_count, l0_sectors, after_write, stable_order, by_sector)
+        l0 = reuse_hits(sectors, writes, owners, l0_count, l0_sectors, after_write, stable_order)
         if not l0.any():
             l0 = None
     if l1_sectors:
         arrays = owners // per_l1
         if l0 is None:
-            l1 = reuse_hits(sectors, writes, arrays, l1_count, l1_sectors, False, stable_order, by_sector)
+            l1 = reuse_hits(sectors, writes, arrays, l1_count, l1_sectors, False, stable_order)
         else:
             rest = np.flatnonzero(~l0)             # the L1 sees the L0's misses
-            # The L0's misses in order by sector: by_sector without the L0's hits, as positions in `rest`.
-            position = np.full(sectors.size, -1, dtype=np.int64)
-            position[rest] = np.arange(rest.size, dtype=np.int64)
-            kept = position[by_sector]
             l1 = np.zeros(sectors.size, dtype=bool)
             l1[rest] = reuse_hits(sectors[rest], None if writes is None else writes[rest], arrays[rest], l1_count,
-                                  l1_sectors, False, stable_order, kept[kept >= 0])
+                                  l1_sectors, False, stable_order)
         if not l1.any():
             l1 = None
     return l0, l1
