@@ -27,8 +27,7 @@ cache, Xe-LP's subslice L1) and the shader arrays' L1s (`l1_bytes`, RDNA's GL1) 
 (cu_caches.py: a read hits when its cache's own previous access to the sector was within the cache's
 capacity of its own accesses); their hits are counted as theirs (`l0_hits`, `l1_hits`), never reach
 the L2 (simd.py: no miss-queue slot, no L2 bandwidth; the L0's data path and their latency) and the
-L2 and everything behind it see only their misses. Stores always go on to the L2. (SetAssociativeCache
-.access still takes an in-chunk L0 rule by workgroup, `groups`; the hierarchy no longer asks for it.)
+L2 and everything behind it see only their misses. Stores always go on to the L2.
 
 GH100's two L2 partitions (`l2_far_latency_cycles`): an SM's requests go to the partition on its side,
 which keeps a copy of what that side used; the modelled near partition is a cache of half the L2's
@@ -124,18 +123,12 @@ class SetAssociativeCache:
         hashed = (words * _HASH) >> np.uint64(20)
         return (hashed % np.uint64(self.sets)).view(np.int64)
 
-    def access(self, sectors, writes, groups=None, reach=0, after_write=False):
+    def access(self, sectors, writes):
         """Look up a stream of sectors (in order) with their write flags (None: all reads).
 
-        Returns (hit per access, sectors evicted dirty: the write-backs this stream caused). With
-        `groups` (each access's workgroup), `l0` is then the hits that the CUs' L0s serve (see
-        CacheHierarchy's banner: a read whose sector's previous access in the stream, within the
-        same chunk, was its own workgroup's, at most `reach` accesses before, and a read unless
-        `after_write`); they are hits here too (a hit changes no FIFO state).
+        Returns (hit per access, sectors evicted dirty: the write-backs this stream caused).
         """
         hits = np.empty(sectors.size, dtype=bool)
-        self.l0 = np.zeros(sectors.size, dtype=bool) if groups is not None else None
-        self._l0_args = (reach, after_write)
         evicted = []
         step = max(1, self.sets)
         # Reads only into a cache with nothing dirty (the write-through Infinity Cache, always):
@@ -144,16 +137,14 @@ class SetAssociativeCache:
         distinct = writes is not None and _distinct(sectors[:step], writes[:step]) and _distinct(sectors, writes)
         for lo in range(0, sectors.size, step):
             chunk = sectors[lo:lo + step]
-            self._chunk_at = lo
             hit, wb = self._chunk(chunk, None if writes is None else writes[lo:lo + step], clean,
-                                  distinct or (writes is None and _distinct(chunk, None)),
-                                  None if groups is None else groups[lo:lo + step])
+                                  distinct or (writes is None and _distinct(chunk, None)))
             hits[lo:lo + step] = hit
             if wb.size:
                 evicted.append(wb)
         return hits, (np.concatenate(evicted) if evicted else np.empty(0, dtype=np.int64))
 
-    def _chunk(self, sectors, writes, clean=False, distinct=False, groups=None):
+    def _chunk(self, sectors, writes, clean=False, distinct=False):
         # Speed: this runs once per `sets` accesses (thousands of times for a large dispatch), so
         # it avoids ufunc.at (slow): the sectors written are looked up (searchsorted) among the
         # sorted distinct sectors, and the FIFO pointers of the sets that missed (distinct) are
@@ -180,16 +171,6 @@ class SetAssociativeCache:
             written = np.zeros(sectors.size, dtype=bool) if writes is None else writes
         else:
             first_at = order[new]                      # each sector's first access in the chunk
-            if groups is not None:
-                # The CUs' L0s (see access): a repeat and the access before it to the same sector
-                # are neighbours in the stable order.
-                again = np.flatnonzero(~new)
-                now, before = order[again], order[again - 1]
-                served = (groups[now] == groups[before]) & (now - before <= self._l0_args[0])
-                if writes is not None:
-                    served &= ~writes[now] if self._l0_args[1] else ~writes[now] & ~writes[before]
-                self.l0[now[served] + self._chunk_at] = True
-                del again, now, before, served
             first = np.zeros(sectors.size, dtype=bool)
             first[first_at] = True
             unique = sectors[first]
@@ -620,8 +601,6 @@ class CacheHierarchy:
             # half of the L2's worth; an L2 hit it does not hold (nor the L0) is served by the far one.
             near, _ = self.l2_near.access(sectors, None)
             self.far = l2_hit & ~near
-            if l0_hit is not None:
-                self.far &= ~l0_hit
             del near
         levels = self._beyond_l2(sectors, writes, l2_hit, l2_evicted)
         del sectors, writes, l2_evicted
@@ -782,16 +761,9 @@ class CacheHierarchy:
         l2_hit, ic_hit, dram_read, dram_writes, ic_writes, l0_hit, far_hit, tlb_miss, tlb_walk, l1_hit = classified
         del classified
         # The DRAM reads that open a row (dram_rows.py), per access; None: no banks modelled.
-        if uniform:
-            def positions(i):
-                return grid.positions(runs[i], int(counts[i][0]))
-        else:
-            def positions(i):
-                r = rows[pcs[i]]
-                return np.repeat(np.asarray(runs[i], dtype=np.int64) - r.offsets[:-1], counts[i]) + np.arange(r.sectors.size)
         row_misses = None
         if self.dram_rows is not None:
-            row_misses = self.dram_rows.account(rows, pcs, dram_read, positions, self.dram_read_sectors)
+            row_misses = self.dram_rows.account(dram_read, self.dram_read_sectors)
         self.dram_read_sectors = None
         flags = (None, None, l2_hit, ic_hit, dram_read, dram_writes, ic_writes, host,     # per access
                  row_misses, l0_hit, far_hit, tlb_miss, tlb_walk, l1_hit)
@@ -949,19 +921,6 @@ class _IssueGrid:
         if tail is not None:
             out[self.F * self.G:] = _band_sums(tail, 0, k)
         return out
-
-    def positions(self, column, k):
-        """The stream positions of the band's accesses, wave by wave (each wave's k in order), int64."""
-        F, G, T = self.F, self.G, self.T
-        j = np.arange(k, dtype=np.int64)
-        parts = []
-        if F:
-            w = np.arange(F * G, dtype=np.int64)
-            parts.append(((w // G * G * self.width + column * G + w % G * k)[:, None] + j).ravel())
-        if T:
-            w = np.arange(T, dtype=np.int64)
-            parts.append((self.split + column * T + (w * k)[:, None] + j).ravel())
-        return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
 
 def _band_sums(grid, column, k):

@@ -29,8 +29,8 @@ would (docs/DEVIATIONS.md). Write-backs of dirty
 sectors are drained by the controllers in batches (memory_system.py) and are not looked up here: they
 neither open rows nor close the rows reads keep open.
 
-Speed: NumPy, two stable sorts of the dispatch's DRAM reads, into stream order and by bank (radix passes:
-caches._stable_order).
+Speed: NumPy, one stable sort of the dispatch's DRAM reads (already in stream order) by bank (radix
+passes: caches._stable_order).
 """
 import numpy as np
 
@@ -84,36 +84,13 @@ class DramRows:
         self.activations += int(np.count_nonzero(miss))
         return miss
 
-    def account(self, rows, slots, dram_read, positions, read_sectors=None):
-        """Row misses of a dispatch (caches.CacheHierarchy.account): `rows` its SectorRows by access slot
-        (`slots`), `dram_read` per access of the caches' stream
-        whether it reads DRAM, `positions(i)` the stream positions of slot i's accesses (wave by wave, as
-        its SectorRows hold them). Returns a bool per stream access (True: a DRAM read that opens a row),
-        or None when nothing reads DRAM. `read_sectors`: the DRAM reads' sectors already in stream order
-        (the caches keep them as they classify), which needs neither `positions` nor a sort."""
-        n = dram_read.size
-        if n == 0 or not dram_read.any():
+    def account(self, dram_read, read_sectors):
+        """Row misses of a dispatch (caches.CacheHierarchy.account): `dram_read` per access of the caches'
+        stream whether it reads DRAM, `read_sectors` those reads' sectors in stream order (the caches keep
+        them as they classify). Returns a bool per stream access (True: a DRAM read that opens a row), or
+        None when nothing reads DRAM."""
+        if dram_read.size == 0 or not dram_read.any():
             return None
-        if read_sectors is not None:
-            flags = np.zeros(n, dtype=bool)
-            flags[np.flatnonzero(dram_read)] = self.misses(read_sectors)
-            return flags
-        positions_, sectors = [], []
-        for i, slot in enumerate(slots):
-            r = rows[slot]
-            if r.sectors.size == 0:
-                continue
-            pos = positions(i)
-            chosen = np.flatnonzero(dram_read[pos])
-            if chosen.size == 0:
-                continue
-            positions_.append(pos[chosen])
-            sectors.append(r.sectors[chosen])
-        if not positions_:
-            return None
-        position, sector = (np.concatenate(a) for a in (positions_, sectors))
-        del positions_, sectors
-        order = self.stable_order(position, n)      # the stream's order: issue order (caches.py)
-        flags = np.zeros(n, dtype=bool)
-        flags[position[order]] = self.misses(sector[order])
+        flags = np.zeros(dram_read.size, dtype=bool)
+        flags[np.flatnonzero(dram_read)] = self.misses(read_sectors)
         return flags
