@@ -31,16 +31,15 @@ banks take the DRAM reads in stream order from the caches (no gather and sort of
 caches keep tags in int32 while they fit and look them up 8192 at a time into reused buffers; the
 trace recorder takes the wave groups as NumPy columns; the garbage collector pauses while a
 dispatch is timed.
-The interpreted physics, CLIP 2^24 timed+trace, --cpu, interleaved runs of this tree and the one
-before its last event-loop work (medians of 3, load average 5): 1.88 s interpreted and 0.48 s
-compiled, 3.9x (2.07 s and 0.46 s, 4.5x, before; the compiled time swings from 0.46 to 0.51 s for
-either tree); still above the 3x bar. The interpreted run spends about 28 us per cohort in the units:
-a cohort of CLIP walks 18 steps (9 of them ALU runs booked on the issue port) in 2.5 events and
-sends 2 requests, each through the CU's miss queue and the L2, Infinity Cache, DRAM and write-queue
-servers. What changed: the walk books an ALU run or memory issue that fits the gap before the other
-slot group's last booking in place, and the port starts with room for 32 intervals (IssuePort.book
-calls fell from 300,000 to 7,000 per dispatch); s_waitcnt 0 takes a fast exit; a request's
-front-end lookup, miss-queue check and Infinity Cache transfer are inlined (simd.py, memory_system.py).
+The interpreted physics, CLIP 2^24 timed+trace, --cpu, after the CU-side caches and the event-loop
+work (two rounds, load about 1): 2.08-2.12 s interpreted and 0.49-0.53 s compiled, 3.9-4.3x; still above
+the 3x bar. The interpreted run spends about 28 us per cohort in the units: a cohort of CLIP walks 18
+steps (9 of them ALU runs booked on the issue port) in 2.5 events and sends 2 requests, each through the
+CU's miss queue and the L2, Infinity Cache, DRAM and write-queue servers. What stays: the port starts
+with room for 32 intervals, s_waitcnt 0 takes a fast exit. Taken out again: in-place bookings of runs
+that fit the gap before the other slot group's last booking, and inlined copies of the CU's front-end
+lookup, miss-queue check and the Infinity Cache's FifoServer.serve (about 0.2 s of the interpreted run,
+3.9x -> 4.1x): each was a second copy of a mechanism the units already write once.
 """
 import argparse
 import os

@@ -68,7 +68,7 @@ cdef class MemorySystem:
                    end=cython.longlong)
     cpdef long long atomic(self, long long now, list operations) except? -1
 
-    @cython.locals(l2=FifoServer, server=FifoServer, bps=cython.longlong, start_units=cython.longlong, end_units=cython.longlong,
+    @cython.locals(l2=FifoServer, bps=cython.longlong, start_units=cython.longlong, end_units=cython.longlong,
                    end=cython.longlong, done=cython.longlong, start=cython.longlong, room=cython.longlong,
                    ready=cython.longlong)
     cpdef long long request(self, long long now, long long l2_bytes, long long ic_bytes, long long dram_bytes,

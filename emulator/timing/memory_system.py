@@ -415,18 +415,7 @@ class MemorySystem:
         l2.bytes += l2_bytes
         done = end + self.l2_latency
         if ic_bytes:
-            # FifoServer.serve for the Infinity Cache, inlined as for the L2 (no refresh either).
-            server = self.infinity_cache
-            bps = server.units_per_cycle
-            start_units = now * bps
-            if start_units < server.free_units:
-                start_units = server.free_units
-            end_units = start_units + ic_bytes * server.units_per_byte
-            end = -(-end_units // bps)
-            server.free_units = end_units
-            server.busy_cycles += end + (-start_units // bps)
-            server.bytes += ic_bytes
-            end += self.ic_latency
+            end = self.infinity_cache.serve(now, ic_bytes)[1] + self.ic_latency
             if ic_read_bytes and end > done:
                 done = end
         if dram_bytes:

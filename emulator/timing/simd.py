@@ -535,11 +535,7 @@ class SlotGroup(Process):
                 t += steps[at + 7]
                 if booking and t > start:
                     # Speed: IssuePort.book when nothing is booked from `start` on and there is room
-                    # is an append (fused if adjacent) without a call; book() drops what is over. So is
-                    # the next most common booking, the other group's cohort having booked ahead: one
-                    # that fits whole in the gap before the last booked interval (the first `cycles`
-                    # free cycles from `start` on are then [start, start + cycles), what book() gives),
-                    # inserted or fused with its neighbours.
+                    # is an append (fused if adjacent) without a call; book() drops what is over.
                     n = port.size
                     if n == 0 or bounds[n - 1] < start and n + 2 <= room:
                         bounds[n] = start
@@ -547,22 +543,6 @@ class SlotGroup(Process):
                         port.size = n + 2
                     elif bounds[n - 1] == start:
                         bounds[n - 1] = t
-                    elif n + 2 <= room and start + cycles <= bounds[n - 2] and (n == 2 or bounds[n - 3] <= start):
-                        t = start + cycles
-                        if n > 2 and bounds[n - 3] == start:
-                            if t == bounds[n - 2]:
-                                bounds[n - 3] = bounds[n - 1]
-                                port.size = n - 2
-                            else:
-                                bounds[n - 3] = t
-                        elif t == bounds[n - 2]:
-                            bounds[n - 2] = start
-                        else:
-                            bounds[n] = bounds[n - 2]
-                            bounds[n + 1] = bounds[n - 1]
-                            bounds[n - 2] = start
-                            bounds[n - 1] = t
-                            port.size = n + 2
                     else:
                         t = port.book(now, start, cycles)
                         start = port.start
@@ -622,21 +602,6 @@ class SlotGroup(Process):
                         port.size = n + 2
                     elif bounds[n - 1] == start:
                         bounds[n - 1] = t
-                    elif n + 2 <= room and t <= bounds[n - 2] and (n == 2 or bounds[n - 3] <= start):
-                        if n > 2 and bounds[n - 3] == start:
-                            if t == bounds[n - 2]:
-                                bounds[n - 3] = bounds[n - 1]
-                                port.size = n - 2
-                            else:
-                                bounds[n - 3] = t
-                        elif t == bounds[n - 2]:
-                            bounds[n - 2] = start
-                        else:
-                            bounds[n] = bounds[n - 2]
-                            bounds[n + 1] = bounds[n - 1]
-                            bounds[n - 2] = start
-                            bounds[n - 1] = t
-                            port.size = n + 2
                     else:
                         t = port.book(now, start, cycles)
                         start = port.start
@@ -700,13 +665,7 @@ class SlotGroup(Process):
             passes = self.work.lds_passes(self.slot, self.first_wave, self.waves)
             self.done = cu.lds_serve(now, passes) + self.latency
             return SENT
-        arrive = now
-        if self.lines:                            # ComputeUnit.look_up, inlined (once per request: a call less)
-            arrive += self.latency
-            if arrive < cu.front_end_free:
-                arrive = cu.front_end_free
-            arrive += -(-self.lines // cu.lookups_per_cycle)
-            cu.front_end_free = arrive
+        arrive = cu.look_up(now + self.latency, self.lines) if self.lines else now
         self.done = arrive
         sectors = self.sectors - self.l0_hits - self.l1_hits    # the CU-side caches' hits need no L2 trip
         if self.l0_hits or self.l1_hits:        # their data returns through the L0's data path
@@ -721,15 +680,8 @@ class SlotGroup(Process):
             ic_bytes = ic_reads + self.ic_writes * sector_bytes
             dram_bytes = dram_reads + self.dram_writes * sector_bytes
             host = self.host * sector_bytes
-            # ComputeUnit.try_issue, inlined (once per request: a call less): retire what has completed;
-            # send at once if nothing waits and the miss queue has room, else wait in the CU's queue.
-            if cu.pieces and cu.done_cycles[0] <= arrive:
-                cu.retire(arrive)
-            if cu.waiting or cu.sectors_in_flight + sectors > cu.capacity:
-                done = -1
-            else:
-                done = cu.send(arrive, sectors, self.is_write, sectors * sector_bytes, ic_bytes, dram_bytes,
-                               ic_reads, dram_reads, host, self.activations)
+            done = cu.try_issue(arrive, sectors, self.is_write, sectors * sector_bytes, ic_bytes, dram_bytes,
+                                ic_reads, dram_reads, host, self.activations)
             if done < 0:                          # the miss queue is full: wait in the CU's queue
                 self.request = cu.wait_for_room(now, arrive, sectors, sectors * sector_bytes, ic_bytes, dram_bytes,
                                                 ic_reads, dram_reads, host, self.is_write, self, self.activations)
