@@ -29,6 +29,8 @@ import os
 from dmlemu.isa.assembler import assemble_file
 from dmlemu.isa.program import Program
 from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
+# The implicit GEMM's padded-element marker (a NaN no canonicalized load is), memory widths and record fields.
+from dmlemu.kernels.conv_gemm_ops import SKIP, _FIELDS, _LOAD, _SHIFT, _STORE, _strides
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS as ELEMENT_WISE_ROWS
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -41,11 +43,6 @@ PASSES_A_TRIP = 3         # load passes whose loads are in flight together
 MAX_STRIDE_H = 4          # pixel j's LDS offset j 4 Sh PITCH 4 bytes is a ds_read immediate (below 16,384)
 MAX_LDS_BYTES = 16384     # the input tile and the weights (FLOAT32): the least LDS a preset gives a workgroup
 MAX_GROUPS_Z = 65535      # the group grid's Z (N C): D3D12_CS_DISPATCH_MAX_THREAD_GROUPS_PER_DIMENSION
-SKIP = 0x7FA00001         # a padded element in LDS: a NaN that no loaded (canonicalized) value is
-_LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
-_STORE = {"FLOAT32": "dword", "FLOAT16": "short"}
-_SHIFT = {"FLOAT32": 2, "FLOAT16": 1}
-_FIELDS = ("SIZE", "MAGIC", "SHIFT1", "SHIFT2", "STRIDE_T0", "STRIDE_T1", "STRIDE_T2", "STRIDE_T3")
 
 # What each record of RECORDS holds for conv_depthwise.s, field by field in _FIELDS order (one table of the fact)
 RECORD_USE = (
@@ -59,12 +56,6 @@ RECORD_USE = (
     ("KW", ("KW", "KW magic", "KW shift1", "KW shift2", "KH KW", "a kernel row's LDS bytes = 4 PITCH Dh", "-",
             "a kernel column's LDS bytes = 4 Dw")),
 )
-
-
-def _strides(spec, packed_strides):
-    sizes = tuple(int(s) for s in spec.sizes)
-    strides = tuple(int(s) for s in (spec.strides if spec.strides is not None else packed_strides(sizes)))
-    return sizes, tuple(0 if size == 1 else stride for size, stride in zip(sizes, strides))
 
 
 def _two(attributes, name, fill, spatial):

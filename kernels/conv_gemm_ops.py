@@ -70,8 +70,11 @@ RECORD_USE = (
 
 
 def _strides(spec, packed_strides):
+    """(sizes, strides) of a tensor spec, packed strides where it has none (window_ops and the depthwise
+    kernel use this one too)."""
     sizes = tuple(int(s) for s in spec.sizes)
     strides = tuple(int(s) for s in (spec.strides if spec.strides is not None else packed_strides(sizes)))
+    # a dimension of size 1 has only coordinate 0: its stride never matters (0 keeps the offsets small)
     return sizes, tuple(0 if size == 1 else stride for size, stride in zip(sizes, strides))
 
 

@@ -58,6 +58,7 @@ from dmlemu.isa.program import Program
 from dmlemu.kernels import gemm_ops
 from dmlemu.kernels import conv_gemm_ops
 from dmlemu.kernels import conv_depthwise_ops
+from dmlemu.kernels.conv_gemm_ops import _strides
 from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS as ELEMENT_WISE_ROWS
 
@@ -293,13 +294,6 @@ def compile_unpooling(tensors, layout, division_magic, packed_strides):
     program = build_unpooling_program(_DATA_BYTES[out.data_type], indices.data_type, layout)
     return (program, constants, UNPOOLING_THREADS, UNPOOLING_THREADS, 1, (), (),
             4 * (UNPOOLING_THREADS + 1 + UNPOOLING_HASH_SLOTS))
-
-
-def _strides(spec, packed_strides):
-    sizes = tuple(int(s) for s in spec.sizes)
-    strides = tuple(int(s) for s in (spec.strides if spec.strides is not None else packed_strides(sizes)))
-    # a dimension of size 1 has only coordinate 0: its stride never matters (0 keeps the offsets small)
-    return sizes, tuple(0 if size == 1 else stride for size, stride in zip(sizes, strides))
 
 
 def _three(values, fill):
