@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 .PHONY: demo test bench isa-doc readme docs-images docs clean
 
 # The timing units Cython compiles (setup.py's COMPILED_TIMING_UNITS): their .py and .pxd files.
-TIMING_UNITS := events memory_system compute_unit simd workgroup_dispatcher
+TIMING_UNITS := events memory_system compute_unit simd workgroup_dispatcher cu_caches
 # The compiled numeric kernels (setup.py's COMPILED_NUMERICS): their .pyx files.
 NUMERICS_KERNELS := fma_compiled
 $(STAMP): pyproject.toml setup.py $(foreach u,$(TIMING_UNITS),emulator/timing/$(u).py emulator/timing/$(u).pxd) \

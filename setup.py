@@ -18,7 +18,7 @@ import tempfile
 from setuptools import Extension, setup
 
 # The timing modules compiled (their .pxd files declare the C types); docs/DESIGN.md says why.
-COMPILED_TIMING_UNITS = ("events", "memory_system", "compute_unit", "simd", "workgroup_dispatcher")
+COMPILED_TIMING_UNITS = ("events", "memory_system", "compute_unit", "simd", "workgroup_dispatcher", "cu_caches")
 # The compiled numeric kernels of isa/ (plain Cython sources; numerics.py falls back to NumPy without them).
 COMPILED_NUMERICS = ("fma_compiled",)
 

@@ -289,7 +289,9 @@ _VALU = dict(unit=VALU, issue_cycles=1, latency_cycles=4, kind="alu")
 
 
 def _mul_hi_u32(a, b):
-    return ((_u64(a) * _u64(b)) >> np.uint64(32)).astype(np.uint32)
+    product = _u64(a) * _u64(b)
+    product >>= np.uint64(32)       # (in place: one temporary fewer)
+    return product.astype(np.uint32)
 
 
 define(mnemonic="v_mov_b32", opcode=0x200, fmt="VOP1", operands=(VDST, VSRC), types=("b32", "b32"),
@@ -308,8 +310,7 @@ define(mnemonic="v_mad_u32", opcode=0x206, fmt="VOP3", operands=(VDST, VSRC, VSR
        types=("u32",) * 4, doc="d = a * b + c (mod 2^32)", semantics=lambda a, b, c: a * b + c, rate_class="int32_mul", **_VALU)
 define(mnemonic="v_mad_u32_u24", opcode=0x20F, fmt="VOP3", operands=(VDST, VSRC, VSRC, VSRC),
        types=("u32",) * 4, doc="d = a[23:0] * b[23:0] + c (mod 2^32): the full-rate 24-bit multiply-add",
-       semantics=lambda a, b, c: ((_u64(a & np.uint32(0xFFFFFF)) * _u64(b & np.uint32(0xFFFFFF)) + _u64(c))
-                                  & np.uint64(0xFFFFFFFF)).astype(np.uint32), **_VALU)
+       semantics=lambda a, b, c: (a & np.uint32(0xFFFFFF)) * (b & np.uint32(0xFFFFFF)) + c, **_VALU)
 define(mnemonic="v_lshl_b32", opcode=0x207, fmt="VOP2", operands=(VDST, VSRC, VSRC), types=("b32",) * 3,
        doc="d = a << (b & 31)", semantics=lambda a, b: a << (b & np.uint32(31)), **_VALU)
 define(mnemonic="v_lshr_b32", opcode=0x208, fmt="VOP2", operands=(VDST, VSRC, VSRC), types=("b32",) * 3,

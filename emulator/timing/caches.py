@@ -436,8 +436,9 @@ class DispatchTraffic:
 class CacheHierarchy:
     """The device's L2 and Infinity Cache; classifies a dispatch's sector stream level by level."""
 
-    def __init__(self, preset):
+    def __init__(self, preset, cu_side_hits=cu_side_hits):
         self.sector_bytes = preset.sector_bytes
+        self.cu_side_hits = cu_side_hits    # cu_caches.py's, of the build the device's units are (physics.py)
         self.l2 = SetAssociativeCache("L2", preset.l2_bytes, preset.sector_bytes, preset.l2_ways)
         self.infinity_cache = None
         self.host_starts = self.host_ends = None    # host memory's sector ranges (set_host_ranges)
@@ -587,7 +588,7 @@ class CacheHierarchy:
         stream.clear()
         self.l1 = l0_hit = None
         if parts is not None and (self.l0_sectors or self.l1_sectors):
-            l0_hit, l1_hit = cu_side_hits(sectors, writes, parts, self.cu_levels, _stable_order, _distinct)
+            l0_hit, l1_hit = self.cu_side_hits(sectors, writes, parts, self.cu_levels, _distinct)
             served = l0_hit if l1_hit is None else (l1_hit if l0_hit is None else l0_hit | l1_hit)
             if served is not None:
                 levels = self._behind_cu_caches(sectors, writes, ~served) + (l0_hit,)

@@ -93,7 +93,7 @@ class CommandProcessor:
         units = physics.modules(preset)
         self.physics = "compiled" if physics.compiled(units["simd"]) else "interpreted"
         self.units = units
-        self.caches = CacheHierarchy(preset)
+        self.caches = CacheHierarchy(preset, units["cu_caches"].cu_side_hits)
         self.memory = units["memory_system"].MemorySystem(preset)   # L2, Infinity Cache, DRAM bandwidth
         self.compute_units = [units["compute_unit"].ComputeUnit(c, preset, self.memory)
                               for c in range(preset.compute_units)]

@@ -1,3 +1,4 @@
+# cython: boundscheck=False, wraparound=False
 """The caches on the compute units' side of the L2: each CU's L0 and each shader array's L1 (timing).
 
 Which accesses of a dispatch's sector stream (caches.py: issue order) the CU-side caches serve, so that
@@ -23,72 +24,112 @@ and in L1 c // l1_cus_per_cache (the model's CU numbering fills one shader array
 Both levels are invalidated at every dispatch's end (the flush), as the hardware's release invalidates
 them, so nothing carries over.
 
-Speed: NumPy over the whole stream, per level: one stable sort by (cache, sector) as one integer key,
-whose equal neighbours are a cache's consecutive accesses to a sector, and one by cache for each access's
-place in its cache's stream (caches._stable_order's radix passes). A stream in which no sector repeats (a
-streaming kernel's: caches._distinct) is not sorted at all. Cost: a stream with repeats pays about as much
-again as the L2's own classification (a 2048^2 transposed read on the RX 7900 XTX preset: cu_side_hits
-0.84 s of CPU, 1.0-1.4 s with a shared sort by sector and gathers by cache).
+Speed: one pass per level over the stream, split by cache (walk_caches: a counting sort, then a table
+of each sector's latest access), written once in plain Python and compiled by Cython (cu_caches.pxd) like
+the timing units (physics.py); interpreted, the same loops run over lists, about 15x slower. A stream in
+which no sector repeats (a streaming kernel's: caches._distinct) is not walked at all. Cost: a 2048^2
+transposed read on the RX 7900 XTX preset (4.5 M accesses) takes 0.16 s of CPU compiled (NumPy sorts by
+(cache, sector) took 0.8 s), 2.3 s interpreted.
 """
 import numpy as np
 
+from dmlemu.timing.physics import compiled_file
 
-def reuse_hits(sectors, writes, owners, owner_count, reach, after_write, stable_order):
-    """Per access of `sectors` (in stream order) made by cache `owners` (int, below owner_count): True
-    where it is a read whose previous access to its sector by the same cache was at most `reach` of
-    that cache's own accesses before, and a read unless `after_write` (see the banner). `writes`: the
-    write flags (None: all reads). `stable_order`: caches._stable_order."""
+COMPILED = compiled_file(__file__)
+BLOCK = 12      # sectors per block of the dense numbering (2^12), where a stream's addresses are far apart
+
+
+def dense_numbers(sectors):
+    """(number, count): each sector as an integer below `count`, equal where the sectors are, so that
+    a table of `count` entries (bounded by a small multiple of the stream's length) can follow every
+    sector. A stream's sectors span a few tensors: their offset from the lowest one, or, where the
+    tensors lie far apart, the rank of their 2^BLOCK-sector block among the blocks used, then their
+    place in it; failing both, their rank among the distinct sectors (a sort)."""
     n = sectors.size
-    hits = np.zeros(n, dtype=bool)
-    if n < 2 or reach <= 0:
-        return hits
-    # Each access's position in its cache's own stream.
-    by_owner = stable_order(owners, owner_count)
-    counts = np.bincount(owners, minlength=owner_count)
-    starts = np.cumsum(counts) - counts
-    rank = np.empty(n, dtype=np.int64)
-    rank[by_owner] = np.arange(n, dtype=np.int64) - np.repeat(starts, counts)
-    del by_owner
-    # Stream order within (cache, sector): one stable sort by the pair as one key, whose equal
-    # neighbours are a cache's consecutive accesses to a sector.
+    limit = max(4 * n, 1 << 22)
     low = int(sectors.min())
+    offsets = sectors - low
     span = int(sectors.max()) - low + 1
-    key = owners.astype(np.int64) * span + (sectors - low)
-    order = stable_order(key, owner_count * span)
-    key = key[order]
-    again = np.flatnonzero(key[1:] == key[:-1])
-    del key
-    now, before = order[again + 1], order[again]
-    served = rank[now] - rank[before] <= reach
-    if writes is not None:
-        served &= ~writes[now] if after_write else ~writes[now] & ~writes[before]
-    hits[now[served]] = True
-    return hits
+    if span <= limit:
+        return offsets, span
+    blocks = offsets >> BLOCK
+    if (span >> BLOCK) < limit:
+        used = np.zeros((span >> BLOCK) + 1, dtype=bool)
+        used[blocks] = True
+        count = int(np.count_nonzero(used)) << BLOCK
+        if count <= limit:
+            rank = np.cumsum(used) - 1
+            return (rank[blocks] << BLOCK) | (offsets & ((1 << BLOCK) - 1)), count
+    distinct, number = np.unique(sectors, return_inverse=True)
+    return number.astype(np.int64), distinct.size
 
 
-def cu_side_hits(sectors, writes, parts, levels, stable_order, distinct):
+def walk_caches(ids, writes, owners, skipped, owner_count, reach, after_write, count, hits):
+    """The banner's rule for one level: `hits[i]` = 1 where access i hits. Access i is sector `ids[i]`
+    (below `count`), a write where `writes[i]`, made by cache `owners[i]` (below owner_count); where
+    `skipped[i]` it does not reach this level (an L0 hit, for the L1). The stream is
+    split by cache (a counting sort that keeps stream order within each cache: position k in the split
+    stream, minus the cache's first position, is the access's place in its cache's own stream), then
+    each cache's part is walked with `last[sector]`: 2 * the position of the cache's latest access to
+    the sector, plus 1 if it was a write (-1: none), put back to -1 for the next cache."""
+    n = len(ids)
+    starts = _filled(owner_count + 1, 0, np.int64)
+    for i in range(n):
+        if skipped[i] == 0:
+            starts[owners[i] + 1] += 1
+    for o in range(owner_count):
+        starts[o + 1] += starts[o]
+    fill = starts.copy()
+    order = _filled(starts[owner_count], 0, np.int32)     # (a stream is below 2^31 accesses: caches.py)
+    for i in range(n):
+        if skipped[i] == 0:
+            o = owners[i]
+            order[fill[o]] = i
+            fill[o] += 1
+    last = _filled(count, -1, np.int64)
+    for o in range(owner_count):
+        first = starts[o]
+        end = starts[o + 1]
+        for k in range(first, end):
+            i = order[k]
+            s = ids[i]
+            seen = last[s]
+            w = writes[i]
+            if seen >= 0 and w == 0 and k - (seen >> 1) <= reach and (after_write or (seen & 1) == 0):
+                hits[i] = 1
+            last[s] = 2 * k + w
+        for k in range(first, end):
+            last[ids[order[k]]] = -1
+
+
+def _filled(n, value, dtype):
+    """`n` integers `value` in the container this build indexes fastest (physics.zeros): an array of
+    `dtype` compiled, a list interpreted."""
+    return np.full(n, value, dtype=dtype) if COMPILED else [value] * n
+
+
+def cu_side_hits(sectors, writes, parts, levels, distinct):
     """(L0 hits, L1 hits) per access (None where a level has no hit or is not modelled). `parts` is each
     access's L0 (caches.py's CU part); `levels` holds (L0 sectors, L0 count, L0 after_write, L0s per L1,
     L1 sectors, L1 count) of the preset (CacheHierarchy). `distinct`: caches._distinct, a cheap test
     that no sector repeats (a streaming kernel's stream), when nothing can hit."""
     l0_sectors, l0_count, after_write, per_l1, l1_sectors, l1_count = levels
-    if sectors.size < 2 or distinct(sectors, writes):
+    n = sectors.size
+    if n < 2 or distinct(sectors, writes):
         return None, None
-    owners = parts.astype(np.int64)
-    l0 = l1 = None
+    ids, count = dense_numbers(sectors)
+    flags = np.zeros(n, dtype=np.uint8) if writes is None else writes.view(np.uint8)
+    l0_of = parts.astype(np.int16, copy=False)
+    l1_of = (l0_of // per_l1).astype(np.int16) if l1_sectors else None
+    l0 = np.zeros(n, dtype=np.uint8)
+    l1 = np.zeros(n, dtype=np.uint8)
+    if not COMPILED:
+        # Interpreted: lists, whose items Python reads without building objects (physics.zeros).
+        ids, flags, l0_of, l1_of = (a if a is None else a.tolist() for a in (ids, flags, l0_of, l1_of))
+        l0, l1 = [0] * n, [0] * n
     if l0_sectors:
-        l0 = reuse_hits(sectors, writes, owners, l0_count, l0_sectors, after_write, stable_order)
-        if not l0.any():
-            l0 = None
+        walk_caches(ids, flags, l0_of, l1, l0_count, l0_sectors, after_write, count, l0)   # (l1: none skipped)
     if l1_sectors:
-        arrays = owners // per_l1
-        if l0 is None:
-            l1 = reuse_hits(sectors, writes, arrays, l1_count, l1_sectors, False, stable_order)
-        else:
-            rest = np.flatnonzero(~l0)             # the L1 sees the L0's misses
-            l1 = np.zeros(sectors.size, dtype=bool)
-            l1[rest] = reuse_hits(sectors[rest], None if writes is None else writes[rest], arrays[rest], l1_count,
-                                  l1_sectors, False, stable_order)
-        if not l1.any():
-            l1 = None
-    return l0, l1
+        walk_caches(ids, flags, l1_of, l0, l1_count, l1_sectors, False, count, l1)         # the L0's misses
+    l0, l1 = (np.asarray(level, dtype=np.uint8).view(bool) for level in (l0, l1))
+    return (l0 if l0.any() else None), (l1 if l1.any() else None)

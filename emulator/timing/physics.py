@@ -1,9 +1,9 @@
 """Which build of the timing units a device runs: compiled, or the same sources interpreted (timing).
 
 One choice per device (CommandProcessor), for as long as it lives. The units (memory_system.py,
-compute_unit.py, simd.py, workgroup_dispatcher.py, and events.py's heap) are plain Python that Cython
-compiles in its pure-Python mode where a C compiler is (setup.py); then `dmlemu.timing.<unit>` is the
-extension module. The interpreted build is the same .py files loaded as Python source.
+compute_unit.py, simd.py, workgroup_dispatcher.py, the CU-side caches' cu_caches.py, and events.py's
+heap) are plain Python that Cython compiles in its pure-Python mode where a C compiler is (setup.py);
+then `dmlemu.timing.<unit>` is the extension module. The interpreted build is the same .py files loaded as Python source.
 
 The 64-bit guard: compiled, a server's byte-time quantities (memory_system.py) are C 64-bit
 integers. They stay exact while every rate, in byte-time units per cycle or per byte, is below LIMIT
@@ -26,7 +26,7 @@ import os
 import sys
 import warnings
 
-UNITS = ("memory_system", "compute_unit", "simd", "workgroup_dispatcher")
+UNITS = ("memory_system", "compute_unit", "simd", "workgroup_dispatcher", "cu_caches")
 LIMIT = 1 << 24      # largest byte-time rate the compiled build takes (cycles < 2^36 then stay below 2^60 units)
 START_LIMIT = 1 << 60   # byte-time units a dispatch may start at on the compiled build
 
@@ -123,7 +123,7 @@ def interpreted():
         folder = os.path.dirname(os.path.abspath(__file__))
         events = importlib.import_module("dmlemu.timing.events")
         try:
-            for name in ("events", "workgroup_dispatcher", "memory_system", "compute_unit", "simd"):
+            for name in ("events", "workgroup_dispatcher", "memory_system", "compute_unit", "simd", "cu_caches"):
                 qualified = f"dmlemu.timing._interpreted_{name}"
                 loader = importlib.machinery.SourceFileLoader(qualified, os.path.join(folder, f"{name}.py"))
                 spec = importlib.util.spec_from_loader(qualified, loader)

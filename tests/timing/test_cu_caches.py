@@ -13,6 +13,7 @@ from dmlemu.gpu import Gpu
 from dmlemu.isa.assembler import assemble
 from dmlemu.isa.program import Program
 from dmlemu.presets import H200, RX_6800_XT, RTX_3070, preset_problem
+from dmlemu.timing import physics
 from dmlemu.timing.caches import CacheHierarchy
 
 # A small L2 (64 sets of 4 ways) so that streams of a few hundred sectors cross chunks and evict.
@@ -38,17 +39,26 @@ def reuse_reference(sectors, writes, owners, reach, after_write):
 
 
 def _stream(seed):
+    """A random stream; its sectors lie in one range, or in ranges far apart (cu_caches.dense_numbers:
+    numbered by block, or by a sort)."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(2, 400))
-    return (rng.integers(0, 60, n).astype(np.int64), rng.random(n) < 0.2, rng.integers(0, 4, n).astype(np.int64))
+    sectors = rng.integers(0, 60, n).astype(np.int64)
+    sectors += rng.choice([0, 1 << 23, 1 << 40], n) * int(rng.integers(0, 2))
+    return sectors, rng.random(n) < 0.2, rng.integers(0, 4, n).astype(np.int64)
+
+
+# The CU-side caches of both builds: compiled (where it was built) and the same source interpreted.
+BUILDS = {"default": CacheHierarchy, "interpreted": lambda preset: CacheHierarchy(
+    preset, physics.interpreted()["cu_caches"].cu_side_hits)}
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2 ** 31), allocate=st.booleans())
-def test_l0_hits_are_a_cus_rereads_within_its_reach(seed, allocate):
+@given(seed=st.integers(0, 2 ** 31), allocate=st.booleans(), build=st.sampled_from(sorted(BUILDS)))
+def test_l0_hits_are_a_cus_rereads_within_its_reach(seed, allocate, build):
     sectors, writes, parts = _stream(seed)
     preset = dataclasses.replace(SMALL, l0_write_allocate=allocate)
-    caches = CacheHierarchy(preset)
+    caches = BUILDS[build](preset)
     flags = caches.classify([sectors.copy(), writes.copy()], parts)
     l0 = flags[5] if flags[5] is not None else np.zeros(sectors.size, dtype=bool)
     expected = reuse_reference(sectors, writes, parts, preset.l0_bytes // preset.sector_bytes, allocate)
@@ -62,11 +72,11 @@ def test_l0_hits_are_a_cus_rereads_within_its_reach(seed, allocate):
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2 ** 31))
-def test_l1_hits_are_a_shader_arrays_rereads_of_what_its_l0s_missed(seed):
+@given(seed=st.integers(0, 2 ** 31), build=st.sampled_from(sorted(BUILDS)))
+def test_l1_hits_are_a_shader_arrays_rereads_of_what_its_l0s_missed(seed, build):
     sectors, writes, parts = _stream(seed)
     preset = dataclasses.replace(SMALL, l0_bytes=2 * 128, l1_bytes=8 * 128, l1_cus_per_cache=2)
-    caches = CacheHierarchy(preset)
+    caches = BUILDS[build](preset)
     flags = caches.classify([sectors.copy(), writes.copy()], parts)
     l0 = flags[5] if flags[5] is not None else np.zeros(sectors.size, dtype=bool)
     l1 = flags[9] if flags[9] is not None else np.zeros(sectors.size, dtype=bool)
