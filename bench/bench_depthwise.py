@@ -33,11 +33,11 @@ from dmlemu.presets import H200, RX_7900_XTX
 from dmlemu.traces import capture
 
 
-def run_once(preset, size, channels):
+def run_once(preset, size, channels, batch=1):
     rng = np.random.default_rng(size + channels)
-    x = rng.standard_normal((1, channels, size, size)).astype(np.float32)
+    x = rng.standard_normal((batch, channels, size, size)).astype(np.float32)
     w = rng.standard_normal((channels, 1, 3, 3)).astype(np.float32)
-    out = np.zeros((1, channels, size, size), np.float32)
+    out = np.zeros((batch, channels, size, size), np.float32)
     attributes = {"Mode": 1, "Direction": 0, "Strides": (1, 1), "Dilations": (1, 1), "StartPadding": (1, 1),
                   "EndPadding": (1, 1), "OutputPadding": (0, 0), "GroupCount": channels}
     gpu = Gpu(preset, timing=True)
@@ -61,11 +61,12 @@ def main():
     parser.add_argument("--direct", action="store_true", help="the direct kernel (window.s), the path before")
     parser.add_argument("--size", type=int, default=56)
     parser.add_argument("--channels", type=int, default=128)
+    parser.add_argument("--batch", type=int, default=1)
     args = parser.parse_args()
     if args.direct:      # no desc passes the depthwise rule: the driver's choice before conv_depthwise.s
         conv_depthwise_ops.MAX_TILE_WIDTH = 0
     for preset in (RX_7900_XTX, H200):
-        name, stats, seconds, same, verdict = run_once(preset, args.size, args.channels)
+        name, stats, seconds, same, verdict = run_once(preset, args.size, args.channels, args.batch)
         modelled = stats.cycles / preset.clock_hz
         dram = stats.timing.dram_bytes
         print(f"{preset.description}: {name}, {stats.cycles} cycles = {modelled * 1e6:.2f} us, DRAM {dram} bytes = "

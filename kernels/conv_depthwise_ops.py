@@ -58,6 +58,28 @@ RECORD_USE = (
 )
 
 
+# conv_depthwise_row.s: four adjacent output pixels of a row a thread, from registers (its banner)
+ROW_SOURCE = "conv_depthwise_row.s"
+ROW_PIXELS = 4            # output pixels a thread: ow0 .. ow0 + 3 of one row
+ROW_THREADS = 64          # threads a workgroup, one dimension
+ROW_KW = 3                # the filter's width the row kernel is written for (its columns unrolled)
+ROW_STRIDES_W = (1, 2)    # Strides W it is written for: 3 SW + 3 columns a kernel row
+MAX_GROUPS_X = 65535      # the group grid's X: ceil(OH SEGS / 64)
+
+# What each record of RECORDS holds for conv_depthwise_row.s, field by field in _FIELDS order
+ROW_RECORD_USE = (
+    ("ROW", ("SEGS = ceil(OW / 4)", "SEGS magic", "SEGS shift1", "SEGS shift2", "OH SEGS", "KH",
+             "a kernel row's x bytes = Dh x stride H << SHIFT_IN", "a kernel row's w step = w tap step H")),
+    ("IN", ("IW", "IH", "stride W", "stride H", "w tap step W << SHIFT_IN", "dilation H", "start padding W",
+            "start padding H")),
+    ("OUT", ("OW", "OH", "C", "C magic", "C shift1", "C shift2", "-", "-")),
+    ("X", ("x stride N", "x stride C", "x stride H", "x stride W", "w stride K", "w tap step H", "w tap step W",
+           "w base")),
+    ("STRIDES", ("output stride N", "output stride C", "output stride H", "output stride W", "bias stride C", "-",
+                 "-", "-")),
+)
+
+
 def _two(attributes, name, fill, spatial):
     """A spatial attribute as (H, W); one spatial dimension has H of 1 (stride, dilation) or 0 (padding)."""
     values = tuple(int(v) for v in (attributes.get(name) or (fill,) * spatial))
@@ -81,6 +103,8 @@ def uses_depthwise(tensors, attributes):
     groups, c, k = int(attributes.get("GroupCount") or 1), int(x.sizes[1]), int(w.sizes[0])
     if not groups == c == k or int(w.sizes[1]) != 1 or int(x.sizes[0]) * c > MAX_GROUPS_Z:
         return False
+    if uses_row(tensors, attributes):
+        return True
     taps = 1
     for size in w.sizes[2:]:
         taps *= int(size)
@@ -88,6 +112,28 @@ def uses_depthwise(tensors, attributes):
     stride_h = _two(attributes, "Strides", 1, spatial)[0]
     return (width <= MAX_TILE_WIDTH and taps <= THREADS and stride_h <= MAX_STRIDE_H
             and lds_bytes(height, taps) <= MAX_LDS_BYTES)
+
+
+def _packed_w(spec):
+    """Whether a tensor's elements along W (its last dimension) are adjacent: stride 1, or W of 1."""
+    return spec.strides is None or int(spec.sizes[-1]) == 1 or int(spec.strides[-1]) == 1
+
+
+def uses_row(tensors, attributes):
+    """Whether a depthwise desc (the module docstring's rule) runs conv_depthwise_row.s: a filter ROW_KW wide,
+    Strides W in ROW_STRIDES_W, Dilations W of 1, x and the output packed along W, the group grid's X in range."""
+    x, w, _, out = tensors
+    spatial = len(x.sizes) - 2
+    if int(attributes.get("Direction") or 0) != 0 or spatial not in (1, 2) or out.data_type not in _LOAD:
+        return False
+    groups, c, k = int(attributes.get("GroupCount") or 1), int(x.sizes[1]), int(w.sizes[0])
+    if not groups == c == k or int(w.sizes[1]) != 1 or int(x.sizes[0]) * c > MAX_GROUPS_Z:
+        return False
+    sw, dw = _two(attributes, "Strides", 1, spatial)[1], _two(attributes, "Dilations", 1, spatial)[1]
+    oh = 1 if spatial == 1 else int(out.sizes[2])
+    segments = -(-int(out.sizes[-1]) // ROW_PIXELS)
+    return (int(w.sizes[-1]) == ROW_KW and sw in ROW_STRIDES_W and dw == 1 and _packed_w(x) and _packed_w(out)
+            and -(-oh * segments // ROW_THREADS) <= MAX_GROUPS_X)
 
 
 def lds_bytes(height, taps):
@@ -126,6 +172,31 @@ def build_program(data_type, has_bias, layout=LAYOUT, activation=None, activatio
                            f"{'' if has_bias else '_no_bias'}{act}")
 
 
+def row_variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None, stride_w=1):
+    """The assembler symbols of one variant of conv_depthwise_row.s: variant_symbols' (the same registers for
+    the stores and the activation), the column byte offsets COL<c> and SW (`stride_w`)."""
+    records, step = layout.field("RECORDS").offset, layout.record_bytes
+    size = 1 << _SHIFT[data_type]
+    saved = 100 if activation is not None else 24     # the stores' values: v24 .. v31 without an activation
+    return {**variant_symbols(data_type, has_bias, layout, activation, activation_symbols), "SW": stride_w,
+            **{name: f"v{saved + i}" for i, name in enumerate(("ACC0", "ACC1", "ACC2", "ACC3", "OW_V", "OH_V",
+                                                                "OUT_V", "BIAS_V"))},
+            "ELEMENT_BYTES": size, **{f"COL{c}": c * size for c in range(1, (ROW_PIXELS - 1) * stride_w + ROW_KW)},
+            **{f"CB_DWR_{name}": records + i * step for i, (name, _) in enumerate(ROW_RECORD_USE)}}
+
+
+@functools.lru_cache(maxsize=None)
+def build_row_program(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None, stride_w=1):
+    """Assemble and decode one variant of conv_depthwise_row.s (cached)."""
+    if stride_w not in ROW_STRIDES_W:
+        raise ValueError(f"conv_depthwise_row.s serves Strides W {ROW_STRIDES_W}, not {stride_w}")
+    symbols = row_variant_symbols(data_type, has_bias, layout, activation, activation_symbols, stride_w)
+    dwords = assemble_file(os.path.join(KERNEL_DIR, ROW_SOURCE), symbols)
+    act = "" if activation is None else "_" + activation.lower()
+    return Program(dwords, f"convolution_depthwise_row_{data_type.lower()}{f'_sw{stride_w}' if stride_w > 1 else ''}"
+                           f"{'' if has_bias else '_no_bias'}{act}")
+
+
 def compile_depthwise(tensors, attributes, layout, no_kernel, division_magic, packed_strides, activation_of,
                       activation_symbols):
     """(program, constant buffer bytes, elements, threads per workgroup, workgroups, group grid, thread grid, LDS
@@ -150,14 +221,34 @@ def compile_depthwise(tensors, attributes, layout, no_kernel, division_magic, pa
     n, c, ih, iw = x_sizes
     _, _, kh, kw = w_sizes
     oh, ow = o_sizes[2:]
-    height, width = tile_shape(tensors[1].sizes, attributes, spatial)
-    rows = THREADS // width
+    u32 = lambda v: int(v) & 0xFFFFFFFF
+    record = lambda *values: {name: u32(v) for name, v in zip(_FIELDS, values)}
     flip = int(attributes.get("Mode", 1)) == 0        # DML_CONVOLUTION_MODE_CONVOLUTION: the filter flipped
     w_h, w_w = (-w_strides[2], -w_strides[3]) if flip else (w_strides[2], w_strides[3])
     w_base = ((kh - 1) * w_strides[2] + (kw - 1) * w_strides[3]) if flip else 0
     bias_c = 0 if bias is None else _strides(bias, packed_strides)[1][1]
-    u32 = lambda v: int(v) & 0xFFFFFFFF
-    record = lambda *values: {name: u32(v) for name, v in zip(_FIELDS, values)}
+    params = {}
+    for i, (name, _) in enumerate(act_params):
+        if activation_attributes.get(name) is None:
+            raise ValueError(f"{activation} needs its attribute {name}")
+        params[f"PARAM{i}"] = f32_bits(float(activation_attributes[name]))
+    if uses_row(tensors, attributes):
+        shift = _SHIFT[out.data_type]
+        segments = -(-ow // ROW_PIXELS)
+        records = [record(segments, *division_magic(segments), oh * segments, kh, (dh * x_strides[2]) << shift, w_h),
+                   record(iw, ih, sw, sh, w_w << shift, dh, pw, ph),
+                   record(ow, oh, c, *division_magic(c), 0, 0),
+                   record(*x_strides, w_strides[0], w_h, w_w, w_base),
+                   record(*o_strides, bias_c, 0, 0, 0)]
+        group_grid = (-(-oh * segments // ROW_THREADS), 1, n * c)
+        values = {"ELEMENTS": n * c * oh * ow, "WORKGROUP_SIZE": ROW_THREADS, "RECORD_COUNT": len(records), **params}
+        constants = layout.pack(values, records, params=True, wide=False)
+        program = build_row_program(out.data_type, bias is not None, layout, activation,
+                                    activation_symbols if activation is not None else None, sw)
+        return (program, constants, n * c * oh * ow, ROW_THREADS, group_grid[0] * n * c, group_grid,
+                (ROW_THREADS, 1, 1), 0)
+    height, width = tile_shape(tensors[1].sizes, attributes, spatial)
+    rows = THREADS // width
     records = [record(width, height, rows, *division_magic(width), kw, kh),
                record(iw, ih, sw, sh, dw, dh, pw, ph),
                record(ow, oh, c, *division_magic(c), -(-height // (rows * PASSES_A_TRIP)), 0),
@@ -165,11 +256,7 @@ def compile_depthwise(tensors, attributes, layout, no_kernel, division_magic, pa
                record(*o_strides, bias_c, 4 * PITCH * height, 4 * PITCH * rows, 0),
                record(kw, *division_magic(kw), kh * kw, 4 * PITCH * dh, 0, 4 * dw)]
     group_grid = (-(-ow // TILE), -(-oh // TILE), n * c)
-    values = {"ELEMENTS": n * c * oh * ow, "WORKGROUP_SIZE": THREADS, "RECORD_COUNT": len(records)}
-    for i, (name, _) in enumerate(act_params):
-        if activation_attributes.get(name) is None:
-            raise ValueError(f"{activation} needs its attribute {name}")
-        values[f"PARAM{i}"] = f32_bits(float(activation_attributes[name]))
+    values = {"ELEMENTS": n * c * oh * ow, "WORKGROUP_SIZE": THREADS, "RECORD_COUNT": len(records), **params}
     constants = layout.pack(values, records, params=True, wide=False)
     program = build_program(out.data_type, bias is not None, layout, activation,
                             activation_symbols if activation is not None else None, sh)
@@ -178,4 +265,6 @@ def compile_depthwise(tensors, attributes, layout, no_kernel, division_magic, pa
 
 
 __all__ = ["TILE", "THREADS", "MAX_GROUPS_Z", "MAX_TILE_WIDTH", "MAX_LDS_BYTES", "PITCH", "PASSES_A_TRIP", "MAX_STRIDE_H", "lds_bytes", "SKIP", "RECORD_USE", "tile_shape",
-           "uses_depthwise", "variant_symbols", "build_program", "compile_depthwise"]
+           "uses_depthwise", "variant_symbols", "build_program", "compile_depthwise", "ROW_SOURCE", "ROW_PIXELS",
+           "ROW_THREADS", "ROW_KW", "ROW_STRIDES_W", "MAX_GROUPS_X", "ROW_RECORD_USE", "uses_row", "row_variant_symbols",
+           "build_row_program"]
