@@ -58,26 +58,41 @@ RECORD_USE = (
 )
 
 
-# conv_depthwise_row.s: four adjacent output pixels of a row a thread, from registers (its banner)
+# conv_depthwise_row.s: P output pixels of one column a thread, from registers (its banner)
 ROW_SOURCE = "conv_depthwise_row.s"
-ROW_PIXELS = 4            # output pixels a thread: ow0 .. ow0 + 3 of one row
+ROW_PIXELS = {1: 8, 2: 4}  # Strides H it is written for -> P, the output rows a thread
 ROW_THREADS = 64          # threads a workgroup, one dimension
-ROW_KW = 3                # the filter's width the row kernel is written for (its columns unrolled)
-ROW_STRIDES_W = (1, 2)    # Strides W it is written for: 3 SW + 3 columns a kernel row
-MAX_GROUPS_X = 65535      # the group grid's X: ceil(OH SEGS / 64)
+ROW_WINDOW = (3, 3)       # the filter it is written for (its taps unrolled), Dilations 1
+MAX_GROUPS_X = 65535      # the group grid's X: ceil(STRIPS OW / 64)
 
 # What each record of RECORDS holds for conv_depthwise_row.s, field by field in _FIELDS order
 ROW_RECORD_USE = (
-    ("ROW", ("SEGS = ceil(OW / 4)", "SEGS magic", "SEGS shift1", "SEGS shift2", "OH SEGS", "KH",
-             "a kernel row's x bytes = Dh x stride H << SHIFT_IN", "a kernel row's w step = w tap step H")),
-    ("IN", ("IW", "IH", "stride W", "stride H", "w tap step W << SHIFT_IN", "dilation H", "start padding W",
+    ("GRID", ("OW", "OW magic", "OW shift1", "OW shift2", "STRIPS OW", "output stride H << SHIFT_IN",
+              "x stride H << SHIFT_IN", "w tap step H << SHIFT_IN")),
+    ("IN", ("IW", "IH", "stride W", "stride H", "w tap step W << SHIFT_IN", "-", "start padding W",
             "start padding H")),
-    ("OUT", ("OW", "OH", "C", "C magic", "C shift1", "C shift2", "-", "-")),
+    ("OUT", ("OW", "OH", "C", "C magic", "C shift1", "C shift2", "BLOCK = NRI NI", "FULL = (STRIPS - NRI) OW")),
     ("X", ("x stride N", "x stride C", "x stride H", "x stride W", "w stride K", "w tap step H", "w tap step W",
            "w base")),
-    ("STRIDES", ("output stride N", "output stride C", "output stride H", "output stride W", "bias stride C", "-",
-                 "-", "-")),
+    ("STRIDES", ("output stride N", "output stride C", "output stride H", "output stride W", "bias stride C",
+                 "R_LO", "S_LO", "NRI")),
+    ("BLOCK", ("NI", "NI magic", "NI shift1", "NI shift2", "NE = OW - NI", "NE magic", "NE shift1", "NE shift2")),
 )
+
+
+def row_block(geometry):
+    """The interior block of conv_depthwise_row.s (its banner): (R_LO, NRI, S_LO, NI) for `geometry`, a dict
+    of OH, OW, IH, IW, Sh, Sw, Ph, Pw (a 3 x 3 filter, dilations 1): the strips of P output rows whose every
+    input row is inside the input and every pixel inside the output, and the output columns whose three input
+    columns are inside the input."""
+    g, kh, kw = geometry, ROW_WINDOW[0], ROW_WINDOW[1]
+    p = ROW_PIXELS[g["Sh"]]
+    r_lo = -(-g["Ph"] // (p * g["Sh"]))
+    r_hi = min((g["IH"] - 1 + g["Ph"] - (p - 1) * g["Sh"] - (kh - 1)) // (p * g["Sh"]) + 1, (g["OH"] - p) // p + 1)
+    s_lo = -(-g["Pw"] // g["Sw"])
+    s_hi = min((g["IW"] - kw + g["Pw"]) // g["Sw"] + 1, g["OW"])
+    rows, columns = max(0, r_hi - r_lo), max(0, s_hi - s_lo)
+    return (r_lo if rows else 0, rows, s_lo if columns else 0, columns)
 
 
 def _two(attributes, name, fill, spatial):
@@ -120,20 +135,21 @@ def _packed_w(spec):
 
 
 def uses_row(tensors, attributes):
-    """Whether a depthwise desc (the module docstring's rule) runs conv_depthwise_row.s: a filter ROW_KW wide,
-    Strides W in ROW_STRIDES_W, Dilations W of 1, x and the output packed along W, the group grid's X in range."""
+    """Whether a depthwise desc (the module docstring's rule) runs conv_depthwise_row.s: two spatial dimensions,
+    a 3 x 3 filter, Strides H in ROW_PIXELS, Dilations 1, x and the output packed along W, the group grid's X in
+    range."""
     x, w, _, out = tensors
-    spatial = len(x.sizes) - 2
-    if int(attributes.get("Direction") or 0) != 0 or spatial not in (1, 2) or out.data_type not in _LOAD:
+    if int(attributes.get("Direction") or 0) != 0 or len(x.sizes) != 4 or out.data_type not in _LOAD:
         return False
     groups, c, k = int(attributes.get("GroupCount") or 1), int(x.sizes[1]), int(w.sizes[0])
     if not groups == c == k or int(w.sizes[1]) != 1 or int(x.sizes[0]) * c > MAX_GROUPS_Z:
         return False
-    sw, dw = _two(attributes, "Strides", 1, spatial)[1], _two(attributes, "Dilations", 1, spatial)[1]
-    oh = 1 if spatial == 1 else int(out.sizes[2])
-    segments = -(-int(out.sizes[-1]) // ROW_PIXELS)
-    return (int(w.sizes[-1]) == ROW_KW and sw in ROW_STRIDES_W and dw == 1 and _packed_w(x) and _packed_w(out)
-            and -(-oh * segments // ROW_THREADS) <= MAX_GROUPS_X)
+    sh = _two(attributes, "Strides", 1, 2)[0]
+    if tuple(int(v) for v in w.sizes[2:]) != ROW_WINDOW or sh not in ROW_PIXELS:
+        return False
+    strips = -(-int(out.sizes[2]) // ROW_PIXELS[sh])
+    return (_two(attributes, "Dilations", 1, 2) == (1, 1) and _packed_w(x) and _packed_w(out)
+            and -(-strips * int(out.sizes[3]) // ROW_THREADS) <= MAX_GROUPS_X)
 
 
 def lds_bytes(height, taps):
@@ -172,28 +188,29 @@ def build_program(data_type, has_bias, layout=LAYOUT, activation=None, activatio
                            f"{'' if has_bias else '_no_bias'}{act}")
 
 
-def row_variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None, stride_w=1):
-    """The assembler symbols of one variant of conv_depthwise_row.s: variant_symbols' (the same registers for
-    the stores and the activation), the column byte offsets COL<c> and SW (`stride_w`)."""
+def row_variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None, stride_h=1):
+    """The assembler symbols of one variant of conv_depthwise_row.s: variant_symbols' (the same memory widths and
+    activation), SH (`stride_h`) and P_SHIFT (log2 P), the column byte offsets COL1, COL2, and the registers of
+    the stores' values after the window's (v100 .. with an activation, whose body may use v10 .. v99)."""
     records, step = layout.field("RECORDS").offset, layout.record_bytes
-    size = 1 << _SHIFT[data_type]
-    saved = 100 if activation is not None else 24     # the stores' values: v24 .. v31 without an activation
-    return {**variant_symbols(data_type, has_bias, layout, activation, activation_symbols), "SW": stride_w,
-            **{name: f"v{saved + i}" for i, name in enumerate(("ACC0", "ACC1", "ACC2", "ACC3", "OW_V", "OH_V",
-                                                                "OUT_V", "BIAS_V"))},
-            "ELEMENT_BYTES": size, **{f"COL{c}": c * size for c in range(1, (ROW_PIXELS - 1) * stride_w + ROW_KW)},
+    size, pixels = 1 << _SHIFT[data_type], ROW_PIXELS[stride_h]
+    saved = 100 if activation is not None else 20 + ROW_WINDOW[1] * ((pixels - 1) * stride_h + ROW_WINDOW[0])
+    names = tuple(f"ACC{j}" for j in range(pixels)) + ("OW_V", "OH_V", "OUT_V", "BIAS_V")
+    return {**variant_symbols(data_type, has_bias, layout, activation, activation_symbols), "SH": stride_h,
+            "P_SHIFT": pixels.bit_length() - 1, "COL1": size, "COL2": 2 * size,
+            **{name: f"v{saved + i}" for i, name in enumerate(names)},
             **{f"CB_DWR_{name}": records + i * step for i, (name, _) in enumerate(ROW_RECORD_USE)}}
 
 
 @functools.lru_cache(maxsize=None)
-def build_row_program(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None, stride_w=1):
+def build_row_program(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None, stride_h=1):
     """Assemble and decode one variant of conv_depthwise_row.s (cached)."""
-    if stride_w not in ROW_STRIDES_W:
-        raise ValueError(f"conv_depthwise_row.s serves Strides W {ROW_STRIDES_W}, not {stride_w}")
-    symbols = row_variant_symbols(data_type, has_bias, layout, activation, activation_symbols, stride_w)
+    if stride_h not in ROW_PIXELS:
+        raise ValueError(f"conv_depthwise_row.s serves Strides H {tuple(ROW_PIXELS)}, not {stride_h}")
+    symbols = row_variant_symbols(data_type, has_bias, layout, activation, activation_symbols, stride_h)
     dwords = assemble_file(os.path.join(KERNEL_DIR, ROW_SOURCE), symbols)
     act = "" if activation is None else "_" + activation.lower()
-    return Program(dwords, f"convolution_depthwise_row_{data_type.lower()}{f'_sw{stride_w}' if stride_w > 1 else ''}"
+    return Program(dwords, f"convolution_depthwise_row_{data_type.lower()}{f'_sh{stride_h}' if stride_h > 1 else ''}"
                            f"{'' if has_bias else '_no_bias'}{act}")
 
 
@@ -233,18 +250,21 @@ def compile_depthwise(tensors, attributes, layout, no_kernel, division_magic, pa
             raise ValueError(f"{activation} needs its attribute {name}")
         params[f"PARAM{i}"] = f32_bits(float(activation_attributes[name]))
     if uses_row(tensors, attributes):
-        shift = _SHIFT[out.data_type]
-        segments = -(-ow // ROW_PIXELS)
-        records = [record(segments, *division_magic(segments), oh * segments, kh, (dh * x_strides[2]) << shift, w_h),
-                   record(iw, ih, sw, sh, w_w << shift, dh, pw, ph),
-                   record(ow, oh, c, *division_magic(c), 0, 0),
+        shift, pixels = _SHIFT[out.data_type], ROW_PIXELS[sh]
+        strips = -(-oh // pixels)
+        r_lo, nri, s_lo, ni = row_block(dict(OH=oh, OW=ow, IH=ih, IW=iw, Sh=sh, Sw=sw, Ph=ph, Pw=pw))
+        records = [record(ow, *division_magic(ow), strips * ow, o_strides[2] << shift, x_strides[2] << shift,
+                          w_h << shift),
+                   record(iw, ih, sw, sh, w_w << shift, 0, pw, ph),
+                   record(ow, oh, c, *division_magic(c), nri * ni, (strips - nri) * ow),
                    record(*x_strides, w_strides[0], w_h, w_w, w_base),
-                   record(*o_strides, bias_c, 0, 0, 0)]
-        group_grid = (-(-oh * segments // ROW_THREADS), 1, n * c)
+                   record(*o_strides, bias_c, r_lo, s_lo, nri),
+                   record(ni, *division_magic(max(1, ni)), ow - ni, *division_magic(max(1, ow - ni)))]
+        group_grid = (-(-strips * ow // ROW_THREADS), 1, n * c)
         values = {"ELEMENTS": n * c * oh * ow, "WORKGROUP_SIZE": ROW_THREADS, "RECORD_COUNT": len(records), **params}
         constants = layout.pack(values, records, params=True, wide=False)
         program = build_row_program(out.data_type, bias is not None, layout, activation,
-                                    activation_symbols if activation is not None else None, sw)
+                                    activation_symbols if activation is not None else None, sh)
         return (program, constants, n * c * oh * ow, ROW_THREADS, group_grid[0] * n * c, group_grid,
                 (ROW_THREADS, 1, 1), 0)
     height, width = tile_shape(tensors[1].sizes, attributes, spatial)
@@ -266,5 +286,5 @@ def compile_depthwise(tensors, attributes, layout, no_kernel, division_magic, pa
 
 __all__ = ["TILE", "THREADS", "MAX_GROUPS_Z", "MAX_TILE_WIDTH", "MAX_LDS_BYTES", "PITCH", "PASSES_A_TRIP", "MAX_STRIDE_H", "lds_bytes", "SKIP", "RECORD_USE", "tile_shape",
            "uses_depthwise", "variant_symbols", "build_program", "compile_depthwise", "ROW_SOURCE", "ROW_PIXELS",
-           "ROW_THREADS", "ROW_KW", "ROW_STRIDES_W", "MAX_GROUPS_X", "ROW_RECORD_USE", "uses_row", "row_variant_symbols",
+           "ROW_THREADS", "ROW_WINDOW", "MAX_GROUPS_X", "ROW_RECORD_USE", "row_block", "uses_row", "row_variant_symbols",
            "build_row_program"]
