@@ -69,8 +69,8 @@ MAX_GROUPS_X = 65535      # the group grid's X: ceil(STRIPS OW / 64)
 ROW_RECORD_USE = (
     ("GRID", ("OW", "OW magic", "OW shift1", "OW shift2", "STRIPS OW", "output stride H << SHIFT_IN",
               "x stride H << SHIFT_IN", "w tap step H << SHIFT_IN")),
-    ("IN", ("IW", "IH", "stride W", "stride H", "w tap step W << SHIFT_IN", "-", "start padding W",
-            "start padding H")),
+    ("IN", ("IW", "IH", "stride W", "stride H", "w tap step W << SHIFT_IN", "the lowest tap's offset (-8 flipped)",
+            "start padding W", "start padding H")),
     ("OUT", ("OW", "OH", "C", "C magic", "C shift1", "C shift2", "BLOCK = NRI NI", "FULL = (STRIPS - NRI) OW")),
     ("X", ("x stride N", "x stride C", "x stride H", "x stride W", "w stride K", "w tap step H", "w tap step W",
            "w base")),
@@ -188,26 +188,33 @@ def build_program(data_type, has_bias, layout=LAYOUT, activation=None, activatio
                            f"{'' if has_bias else '_no_bias'}{act}")
 
 
-def row_variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None, stride_h=1):
+def row_variant_symbols(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None, stride_h=1,
+                        weights=None):
     """The assembler symbols of one variant of conv_depthwise_row.s: variant_symbols' (the same memory widths and
-    activation), SH (`stride_h`) and P_SHIFT (log2 P), the column byte offsets COL1, COL2, and the registers of
-    the stores' values after the window's (v100 .. with an activation, whose body may use v10 .. v99)."""
+    activation), SH (`stride_h`) and P_SHIFT (log2 P), the column byte offsets COL1, COL2, the registers of
+    the stores' values after the window's (v100 .. with an activation, whose body may use v10 .. v99), and
+    W<kh><kw>, the register of each weight: with `weights` "packed" or "flipped" (FLOAT32, the filter's 9 taps
+    adjacent, in tap order or reversed: SMEM_W) the scalar loads' s96 .. s104, else v11 .. v19."""
+    smem = weights in ("packed", "flipped")
+    taps = {f"W{kh}{kw}": (f"s{96 + (8 - 3 * kh - kw if weights == 'flipped' else 3 * kh + kw)}" if smem
+                           else f"v{11 + 3 * kh + kw}") for kh in range(3) for kw in range(3)}
     records, step = layout.field("RECORDS").offset, layout.record_bytes
     size, pixels = 1 << _SHIFT[data_type], ROW_PIXELS[stride_h]
     saved = 100 if activation is not None else 20 + ROW_WINDOW[1] * ((pixels - 1) * stride_h + ROW_WINDOW[0])
     names = tuple(f"ACC{j}" for j in range(pixels)) + ("OW_V", "OH_V", "OUT_V", "BIAS_V")
     return {**variant_symbols(data_type, has_bias, layout, activation, activation_symbols), "SH": stride_h,
-            "P_SHIFT": pixels.bit_length() - 1, "COL1": size, "COL2": 2 * size,
+            "P_SHIFT": pixels.bit_length() - 1, "COL1": size, "COL2": 2 * size, "SMEM_W": int(smem), **taps,
             **{name: f"v{saved + i}" for i, name in enumerate(names)},
             **{f"CB_DWR_{name}": records + i * step for i, (name, _) in enumerate(ROW_RECORD_USE)}}
 
 
 @functools.lru_cache(maxsize=None)
-def build_row_program(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None, stride_h=1):
-    """Assemble and decode one variant of conv_depthwise_row.s (cached)."""
+def build_row_program(data_type, has_bias, layout=LAYOUT, activation=None, activation_symbols=None, stride_h=1,
+                      weights=None):
+    """Assemble and decode one variant of conv_depthwise_row.s (cached); `weights` as row_variant_symbols."""
     if stride_h not in ROW_PIXELS:
         raise ValueError(f"conv_depthwise_row.s serves Strides H {tuple(ROW_PIXELS)}, not {stride_h}")
-    symbols = row_variant_symbols(data_type, has_bias, layout, activation, activation_symbols, stride_h)
+    symbols = row_variant_symbols(data_type, has_bias, layout, activation, activation_symbols, stride_h, weights)
     dwords = assemble_file(os.path.join(KERNEL_DIR, ROW_SOURCE), symbols)
     act = "" if activation is None else "_" + activation.lower()
     return Program(dwords, f"convolution_depthwise_row_{data_type.lower()}{f'_sh{stride_h}' if stride_h > 1 else ''}"
@@ -255,7 +262,7 @@ def compile_depthwise(tensors, attributes, layout, no_kernel, division_magic, pa
         r_lo, nri, s_lo, ni = row_block(dict(OH=oh, OW=ow, IH=ih, IW=iw, Sh=sh, Sw=sw, Ph=ph, Pw=pw))
         records = [record(ow, *division_magic(ow), strips * ow, o_strides[2] << shift, x_strides[2] << shift,
                           w_h << shift),
-                   record(iw, ih, sw, sh, w_w << shift, 0, pw, ph),
+                   record(iw, ih, sw, sh, w_w << shift, -8 if flip else 0, pw, ph),
                    record(ow, oh, c, *division_magic(c), nri * ni, (strips - nri) * ow),
                    record(*x_strides, w_strides[0], w_h, w_w, w_base),
                    record(*o_strides, bias_c, r_lo, s_lo, nri),
@@ -263,8 +270,10 @@ def compile_depthwise(tensors, attributes, layout, no_kernel, division_magic, pa
         group_grid = (-(-strips * ow // ROW_THREADS), 1, n * c)
         values = {"ELEMENTS": n * c * oh * ow, "WORKGROUP_SIZE": ROW_THREADS, "RECORD_COUNT": len(records), **params}
         constants = layout.pack(values, records, params=True, wide=False)
+        adjacent = out.data_type == "FLOAT32" and (w_h, w_w) == ((-3, -1) if flip else (3, 1))
         program = build_row_program(out.data_type, bias is not None, layout, activation,
-                                    activation_symbols if activation is not None else None, sh)
+                                    activation_symbols if activation is not None else None, sh,
+                                    ("flipped" if flip else "packed") if adjacent else None)
         return (program, constants, n * c * oh * ow, ROW_THREADS, group_grid[0] * n * c, group_grid,
                 (ROW_THREADS, 1, 1), 0)
     height, width = tile_shape(tensors[1].sizes, attributes, spatial)

@@ -39,7 +39,7 @@
 ; Constant buffer (RECORDS; conv_depthwise_ops.ROW_RECORD_USE is the table):
 ;   record 0  OW, magic, shift1, shift2, STRIPS OW, row bytes of the output, of x, of w (each a
 ;             stride H << SHIFT_IN; w's the tap step)
-;   record 1  IW, IH, Sw, Sh, w's column bytes (tap step W << SHIFT_IN), -, Pw, Ph
+;   record 1  IW, IH, Sw, Sh, w's column bytes (tap step W << SHIFT_IN), the lowest tap's offset, Pw, Ph
 ;   record 2  OW, OH, C, C magic, shift1, shift2, BLOCK, FULL
 ;   record 3  x strides N, C, H, W; w stride K, w tap step H, w tap step W, w base
 ;   record 4  output strides N, C, H, W; bias stride C; R_LO, S_LO, NRI
@@ -153,7 +153,15 @@ mapped:
     v_add_u32 ${OUT_V}, ${OUT_V}, v5
     v_add_u32 ${OUT_V}, ${OUT_V}, s96
     v_lshl_b32 ${OUT_V}, ${OUT_V}, ${SHIFT_IN}   ; &out[n, k, oh0, ow] in bytes (output packed along W)
-; ---- the channel's 9 weights (uniform: one load for the wave each) --------------------------------------
+; ---- the channel's 9 weights: SMEM_W (FLOAT32, the 9 taps adjacent) two scalar loads into s96 .. s104 (s37:
+; the lowest tap's offset from w[k, 0, 0, 0], -8 when flipped), else one vector load a tap (uniform addresses) --
+.if SMEM_W
+    s_add_u32 s84, s89, s37
+    s_lshl_b32 s84, s84, 2
+    s_load_dwordx8 s[96:103], s[12:13], s84   ; the filter's taps in address order
+    s_add_u32 s84, s84, 32
+    s_load_dword s104, s[12:13], s84
+.else
     s_lshl_b32 s84, s89, ${SHIFT_IN}
     v_mov_b32 v3, s84
     buffer_load_${LOAD} v11, v3, s[12:15], 0     ; w[k, 0, 0, 0]
@@ -175,6 +183,10 @@ mapped:
     buffer_load_${LOAD} v18, v3, s[12:15], 0
     v_add_u32 v3, v3, s36
     buffer_load_${LOAD} v19, v3, s[12:15], 0
+.endif
+    s_cmp_eq_u32 s95, 0
+    s_cbranch_scc1 fast
+; ---- the masked path: the masks, every load under its own, then the multiply-adds under theirs ----------
     v_mov_b32 ${ACC0}, 0x80000000        ; acc_j = -0
     v_mov_b32 ${ACC1}, 0x80000000
     v_mov_b32 ${ACC2}, 0x80000000
@@ -185,9 +197,6 @@ mapped:
     v_mov_b32 ${ACC6}, 0x80000000
     v_mov_b32 ${ACC7}, 0x80000000
 .endif
-    s_cmp_eq_u32 s95, 0
-    s_cbranch_scc1 fast
-; ---- the masked path: the masks, every load under its own, then the multiply-adds under theirs ----------
     v_cmp_gt_u32 vcc, s32, v6
     s_and_b64 s[40:41], s[90:91], vcc    ; M0: column iw0 inside the input
     v_add_u32 v9, v6, 1
@@ -483,172 +492,172 @@ mapped:
 .endif
 .if SH == 1
     s_and_b64 exec, s[46:47], s[40:41]
-    v_fma_f32 ${ACC0}, v20, v11, ${ACC0}   ; j 0 kh 0 kw 0
+    v_fma_f32 ${ACC0}, v20, ${W00}, ${ACC0}   ; j 0 kh 0 kw 0
     s_and_b64 exec, s[46:47], s[42:43]
-    v_fma_f32 ${ACC0}, v21, v12, ${ACC0}   ; j 0 kh 0 kw 1
+    v_fma_f32 ${ACC0}, v21, ${W01}, ${ACC0}   ; j 0 kh 0 kw 1
     s_and_b64 exec, s[46:47], s[44:45]
-    v_fma_f32 ${ACC0}, v22, v13, ${ACC0}   ; j 0 kh 0 kw 2
+    v_fma_f32 ${ACC0}, v22, ${W02}, ${ACC0}   ; j 0 kh 0 kw 2
     s_and_b64 exec, s[48:49], s[40:41]
-    v_fma_f32 ${ACC0}, v23, v14, ${ACC0}   ; j 0 kh 1 kw 0
-    v_fma_f32 ${ACC1}, v23, v11, ${ACC1}   ; j 1 kh 0 kw 0
+    v_fma_f32 ${ACC0}, v23, ${W10}, ${ACC0}   ; j 0 kh 1 kw 0
+    v_fma_f32 ${ACC1}, v23, ${W00}, ${ACC1}   ; j 1 kh 0 kw 0
     s_and_b64 exec, s[48:49], s[42:43]
-    v_fma_f32 ${ACC0}, v24, v15, ${ACC0}   ; j 0 kh 1 kw 1
-    v_fma_f32 ${ACC1}, v24, v12, ${ACC1}   ; j 1 kh 0 kw 1
+    v_fma_f32 ${ACC0}, v24, ${W11}, ${ACC0}   ; j 0 kh 1 kw 1
+    v_fma_f32 ${ACC1}, v24, ${W01}, ${ACC1}   ; j 1 kh 0 kw 1
     s_and_b64 exec, s[48:49], s[44:45]
-    v_fma_f32 ${ACC0}, v25, v16, ${ACC0}   ; j 0 kh 1 kw 2
-    v_fma_f32 ${ACC1}, v25, v13, ${ACC1}   ; j 1 kh 0 kw 2
+    v_fma_f32 ${ACC0}, v25, ${W12}, ${ACC0}   ; j 0 kh 1 kw 2
+    v_fma_f32 ${ACC1}, v25, ${W02}, ${ACC1}   ; j 1 kh 0 kw 2
     s_and_b64 exec, s[50:51], s[40:41]
-    v_fma_f32 ${ACC0}, v26, v17, ${ACC0}   ; j 0 kh 2 kw 0
-    v_fma_f32 ${ACC1}, v26, v14, ${ACC1}   ; j 1 kh 1 kw 0
-    v_fma_f32 ${ACC2}, v26, v11, ${ACC2}   ; j 2 kh 0 kw 0
+    v_fma_f32 ${ACC0}, v26, ${W20}, ${ACC0}   ; j 0 kh 2 kw 0
+    v_fma_f32 ${ACC1}, v26, ${W10}, ${ACC1}   ; j 1 kh 1 kw 0
+    v_fma_f32 ${ACC2}, v26, ${W00}, ${ACC2}   ; j 2 kh 0 kw 0
     s_and_b64 exec, s[50:51], s[42:43]
-    v_fma_f32 ${ACC0}, v27, v18, ${ACC0}   ; j 0 kh 2 kw 1
-    v_fma_f32 ${ACC1}, v27, v15, ${ACC1}   ; j 1 kh 1 kw 1
-    v_fma_f32 ${ACC2}, v27, v12, ${ACC2}   ; j 2 kh 0 kw 1
+    v_fma_f32 ${ACC0}, v27, ${W21}, ${ACC0}   ; j 0 kh 2 kw 1
+    v_fma_f32 ${ACC1}, v27, ${W11}, ${ACC1}   ; j 1 kh 1 kw 1
+    v_fma_f32 ${ACC2}, v27, ${W01}, ${ACC2}   ; j 2 kh 0 kw 1
     s_and_b64 exec, s[50:51], s[44:45]
-    v_fma_f32 ${ACC0}, v28, v19, ${ACC0}   ; j 0 kh 2 kw 2
-    v_fma_f32 ${ACC1}, v28, v16, ${ACC1}   ; j 1 kh 1 kw 2
-    v_fma_f32 ${ACC2}, v28, v13, ${ACC2}   ; j 2 kh 0 kw 2
+    v_fma_f32 ${ACC0}, v28, ${W22}, ${ACC0}   ; j 0 kh 2 kw 2
+    v_fma_f32 ${ACC1}, v28, ${W12}, ${ACC1}   ; j 1 kh 1 kw 2
+    v_fma_f32 ${ACC2}, v28, ${W02}, ${ACC2}   ; j 2 kh 0 kw 2
     s_and_b64 exec, s[52:53], s[40:41]
-    v_fma_f32 ${ACC1}, v29, v17, ${ACC1}   ; j 1 kh 2 kw 0
-    v_fma_f32 ${ACC2}, v29, v14, ${ACC2}   ; j 2 kh 1 kw 0
-    v_fma_f32 ${ACC3}, v29, v11, ${ACC3}   ; j 3 kh 0 kw 0
+    v_fma_f32 ${ACC1}, v29, ${W20}, ${ACC1}   ; j 1 kh 2 kw 0
+    v_fma_f32 ${ACC2}, v29, ${W10}, ${ACC2}   ; j 2 kh 1 kw 0
+    v_fma_f32 ${ACC3}, v29, ${W00}, ${ACC3}   ; j 3 kh 0 kw 0
     s_and_b64 exec, s[52:53], s[42:43]
-    v_fma_f32 ${ACC1}, v30, v18, ${ACC1}   ; j 1 kh 2 kw 1
-    v_fma_f32 ${ACC2}, v30, v15, ${ACC2}   ; j 2 kh 1 kw 1
-    v_fma_f32 ${ACC3}, v30, v12, ${ACC3}   ; j 3 kh 0 kw 1
+    v_fma_f32 ${ACC1}, v30, ${W21}, ${ACC1}   ; j 1 kh 2 kw 1
+    v_fma_f32 ${ACC2}, v30, ${W11}, ${ACC2}   ; j 2 kh 1 kw 1
+    v_fma_f32 ${ACC3}, v30, ${W01}, ${ACC3}   ; j 3 kh 0 kw 1
     s_and_b64 exec, s[52:53], s[44:45]
-    v_fma_f32 ${ACC1}, v31, v19, ${ACC1}   ; j 1 kh 2 kw 2
-    v_fma_f32 ${ACC2}, v31, v16, ${ACC2}   ; j 2 kh 1 kw 2
-    v_fma_f32 ${ACC3}, v31, v13, ${ACC3}   ; j 3 kh 0 kw 2
+    v_fma_f32 ${ACC1}, v31, ${W22}, ${ACC1}   ; j 1 kh 2 kw 2
+    v_fma_f32 ${ACC2}, v31, ${W12}, ${ACC2}   ; j 2 kh 1 kw 2
+    v_fma_f32 ${ACC3}, v31, ${W02}, ${ACC3}   ; j 3 kh 0 kw 2
     s_and_b64 exec, s[54:55], s[40:41]
-    v_fma_f32 ${ACC2}, v32, v17, ${ACC2}   ; j 2 kh 2 kw 0
-    v_fma_f32 ${ACC3}, v32, v14, ${ACC3}   ; j 3 kh 1 kw 0
-    v_fma_f32 ${ACC4}, v32, v11, ${ACC4}   ; j 4 kh 0 kw 0
+    v_fma_f32 ${ACC2}, v32, ${W20}, ${ACC2}   ; j 2 kh 2 kw 0
+    v_fma_f32 ${ACC3}, v32, ${W10}, ${ACC3}   ; j 3 kh 1 kw 0
+    v_fma_f32 ${ACC4}, v32, ${W00}, ${ACC4}   ; j 4 kh 0 kw 0
     s_and_b64 exec, s[54:55], s[42:43]
-    v_fma_f32 ${ACC2}, v33, v18, ${ACC2}   ; j 2 kh 2 kw 1
-    v_fma_f32 ${ACC3}, v33, v15, ${ACC3}   ; j 3 kh 1 kw 1
-    v_fma_f32 ${ACC4}, v33, v12, ${ACC4}   ; j 4 kh 0 kw 1
+    v_fma_f32 ${ACC2}, v33, ${W21}, ${ACC2}   ; j 2 kh 2 kw 1
+    v_fma_f32 ${ACC3}, v33, ${W11}, ${ACC3}   ; j 3 kh 1 kw 1
+    v_fma_f32 ${ACC4}, v33, ${W01}, ${ACC4}   ; j 4 kh 0 kw 1
     s_and_b64 exec, s[54:55], s[44:45]
-    v_fma_f32 ${ACC2}, v34, v19, ${ACC2}   ; j 2 kh 2 kw 2
-    v_fma_f32 ${ACC3}, v34, v16, ${ACC3}   ; j 3 kh 1 kw 2
-    v_fma_f32 ${ACC4}, v34, v13, ${ACC4}   ; j 4 kh 0 kw 2
+    v_fma_f32 ${ACC2}, v34, ${W22}, ${ACC2}   ; j 2 kh 2 kw 2
+    v_fma_f32 ${ACC3}, v34, ${W12}, ${ACC3}   ; j 3 kh 1 kw 2
+    v_fma_f32 ${ACC4}, v34, ${W02}, ${ACC4}   ; j 4 kh 0 kw 2
     s_and_b64 exec, s[64:65], s[40:41]
-    v_fma_f32 ${ACC3}, v35, v17, ${ACC3}   ; j 3 kh 2 kw 0
-    v_fma_f32 ${ACC4}, v35, v14, ${ACC4}   ; j 4 kh 1 kw 0
-    v_fma_f32 ${ACC5}, v35, v11, ${ACC5}   ; j 5 kh 0 kw 0
+    v_fma_f32 ${ACC3}, v35, ${W20}, ${ACC3}   ; j 3 kh 2 kw 0
+    v_fma_f32 ${ACC4}, v35, ${W10}, ${ACC4}   ; j 4 kh 1 kw 0
+    v_fma_f32 ${ACC5}, v35, ${W00}, ${ACC5}   ; j 5 kh 0 kw 0
     s_and_b64 exec, s[64:65], s[42:43]
-    v_fma_f32 ${ACC3}, v36, v18, ${ACC3}   ; j 3 kh 2 kw 1
-    v_fma_f32 ${ACC4}, v36, v15, ${ACC4}   ; j 4 kh 1 kw 1
-    v_fma_f32 ${ACC5}, v36, v12, ${ACC5}   ; j 5 kh 0 kw 1
+    v_fma_f32 ${ACC3}, v36, ${W21}, ${ACC3}   ; j 3 kh 2 kw 1
+    v_fma_f32 ${ACC4}, v36, ${W11}, ${ACC4}   ; j 4 kh 1 kw 1
+    v_fma_f32 ${ACC5}, v36, ${W01}, ${ACC5}   ; j 5 kh 0 kw 1
     s_and_b64 exec, s[64:65], s[44:45]
-    v_fma_f32 ${ACC3}, v37, v19, ${ACC3}   ; j 3 kh 2 kw 2
-    v_fma_f32 ${ACC4}, v37, v16, ${ACC4}   ; j 4 kh 1 kw 2
-    v_fma_f32 ${ACC5}, v37, v13, ${ACC5}   ; j 5 kh 0 kw 2
+    v_fma_f32 ${ACC3}, v37, ${W22}, ${ACC3}   ; j 3 kh 2 kw 2
+    v_fma_f32 ${ACC4}, v37, ${W12}, ${ACC4}   ; j 4 kh 1 kw 2
+    v_fma_f32 ${ACC5}, v37, ${W02}, ${ACC5}   ; j 5 kh 0 kw 2
     s_and_b64 exec, s[66:67], s[40:41]
-    v_fma_f32 ${ACC4}, v38, v17, ${ACC4}   ; j 4 kh 2 kw 0
-    v_fma_f32 ${ACC5}, v38, v14, ${ACC5}   ; j 5 kh 1 kw 0
-    v_fma_f32 ${ACC6}, v38, v11, ${ACC6}   ; j 6 kh 0 kw 0
+    v_fma_f32 ${ACC4}, v38, ${W20}, ${ACC4}   ; j 4 kh 2 kw 0
+    v_fma_f32 ${ACC5}, v38, ${W10}, ${ACC5}   ; j 5 kh 1 kw 0
+    v_fma_f32 ${ACC6}, v38, ${W00}, ${ACC6}   ; j 6 kh 0 kw 0
     s_and_b64 exec, s[66:67], s[42:43]
-    v_fma_f32 ${ACC4}, v39, v18, ${ACC4}   ; j 4 kh 2 kw 1
-    v_fma_f32 ${ACC5}, v39, v15, ${ACC5}   ; j 5 kh 1 kw 1
-    v_fma_f32 ${ACC6}, v39, v12, ${ACC6}   ; j 6 kh 0 kw 1
+    v_fma_f32 ${ACC4}, v39, ${W21}, ${ACC4}   ; j 4 kh 2 kw 1
+    v_fma_f32 ${ACC5}, v39, ${W11}, ${ACC5}   ; j 5 kh 1 kw 1
+    v_fma_f32 ${ACC6}, v39, ${W01}, ${ACC6}   ; j 6 kh 0 kw 1
     s_and_b64 exec, s[66:67], s[44:45]
-    v_fma_f32 ${ACC4}, v40, v19, ${ACC4}   ; j 4 kh 2 kw 2
-    v_fma_f32 ${ACC5}, v40, v16, ${ACC5}   ; j 5 kh 1 kw 2
-    v_fma_f32 ${ACC6}, v40, v13, ${ACC6}   ; j 6 kh 0 kw 2
+    v_fma_f32 ${ACC4}, v40, ${W22}, ${ACC4}   ; j 4 kh 2 kw 2
+    v_fma_f32 ${ACC5}, v40, ${W12}, ${ACC5}   ; j 5 kh 1 kw 2
+    v_fma_f32 ${ACC6}, v40, ${W02}, ${ACC6}   ; j 6 kh 0 kw 2
     s_and_b64 exec, s[68:69], s[40:41]
-    v_fma_f32 ${ACC5}, v41, v17, ${ACC5}   ; j 5 kh 2 kw 0
-    v_fma_f32 ${ACC6}, v41, v14, ${ACC6}   ; j 6 kh 1 kw 0
-    v_fma_f32 ${ACC7}, v41, v11, ${ACC7}   ; j 7 kh 0 kw 0
+    v_fma_f32 ${ACC5}, v41, ${W20}, ${ACC5}   ; j 5 kh 2 kw 0
+    v_fma_f32 ${ACC6}, v41, ${W10}, ${ACC6}   ; j 6 kh 1 kw 0
+    v_fma_f32 ${ACC7}, v41, ${W00}, ${ACC7}   ; j 7 kh 0 kw 0
     s_and_b64 exec, s[68:69], s[42:43]
-    v_fma_f32 ${ACC5}, v42, v18, ${ACC5}   ; j 5 kh 2 kw 1
-    v_fma_f32 ${ACC6}, v42, v15, ${ACC6}   ; j 6 kh 1 kw 1
-    v_fma_f32 ${ACC7}, v42, v12, ${ACC7}   ; j 7 kh 0 kw 1
+    v_fma_f32 ${ACC5}, v42, ${W21}, ${ACC5}   ; j 5 kh 2 kw 1
+    v_fma_f32 ${ACC6}, v42, ${W11}, ${ACC6}   ; j 6 kh 1 kw 1
+    v_fma_f32 ${ACC7}, v42, ${W01}, ${ACC7}   ; j 7 kh 0 kw 1
     s_and_b64 exec, s[68:69], s[44:45]
-    v_fma_f32 ${ACC5}, v43, v19, ${ACC5}   ; j 5 kh 2 kw 2
-    v_fma_f32 ${ACC6}, v43, v16, ${ACC6}   ; j 6 kh 1 kw 2
-    v_fma_f32 ${ACC7}, v43, v13, ${ACC7}   ; j 7 kh 0 kw 2
+    v_fma_f32 ${ACC5}, v43, ${W22}, ${ACC5}   ; j 5 kh 2 kw 2
+    v_fma_f32 ${ACC6}, v43, ${W12}, ${ACC6}   ; j 6 kh 1 kw 2
+    v_fma_f32 ${ACC7}, v43, ${W02}, ${ACC7}   ; j 7 kh 0 kw 2
     s_and_b64 exec, s[70:71], s[40:41]
-    v_fma_f32 ${ACC6}, v44, v17, ${ACC6}   ; j 6 kh 2 kw 0
-    v_fma_f32 ${ACC7}, v44, v14, ${ACC7}   ; j 7 kh 1 kw 0
+    v_fma_f32 ${ACC6}, v44, ${W20}, ${ACC6}   ; j 6 kh 2 kw 0
+    v_fma_f32 ${ACC7}, v44, ${W10}, ${ACC7}   ; j 7 kh 1 kw 0
     s_and_b64 exec, s[70:71], s[42:43]
-    v_fma_f32 ${ACC6}, v45, v18, ${ACC6}   ; j 6 kh 2 kw 1
-    v_fma_f32 ${ACC7}, v45, v15, ${ACC7}   ; j 7 kh 1 kw 1
+    v_fma_f32 ${ACC6}, v45, ${W21}, ${ACC6}   ; j 6 kh 2 kw 1
+    v_fma_f32 ${ACC7}, v45, ${W11}, ${ACC7}   ; j 7 kh 1 kw 1
     s_and_b64 exec, s[70:71], s[44:45]
-    v_fma_f32 ${ACC6}, v46, v19, ${ACC6}   ; j 6 kh 2 kw 2
-    v_fma_f32 ${ACC7}, v46, v16, ${ACC7}   ; j 7 kh 1 kw 2
+    v_fma_f32 ${ACC6}, v46, ${W22}, ${ACC6}   ; j 6 kh 2 kw 2
+    v_fma_f32 ${ACC7}, v46, ${W12}, ${ACC7}   ; j 7 kh 1 kw 2
     s_and_b64 exec, s[72:73], s[40:41]
-    v_fma_f32 ${ACC7}, v47, v17, ${ACC7}   ; j 7 kh 2 kw 0
+    v_fma_f32 ${ACC7}, v47, ${W20}, ${ACC7}   ; j 7 kh 2 kw 0
     s_and_b64 exec, s[72:73], s[42:43]
-    v_fma_f32 ${ACC7}, v48, v18, ${ACC7}   ; j 7 kh 2 kw 1
+    v_fma_f32 ${ACC7}, v48, ${W21}, ${ACC7}   ; j 7 kh 2 kw 1
     s_and_b64 exec, s[72:73], s[44:45]
-    v_fma_f32 ${ACC7}, v49, v19, ${ACC7}   ; j 7 kh 2 kw 2
+    v_fma_f32 ${ACC7}, v49, ${W22}, ${ACC7}   ; j 7 kh 2 kw 2
 .endif
 .if SH == 2
     s_and_b64 exec, s[46:47], s[40:41]
-    v_fma_f32 ${ACC0}, v20, v11, ${ACC0}   ; j 0 kh 0 kw 0
+    v_fma_f32 ${ACC0}, v20, ${W00}, ${ACC0}   ; j 0 kh 0 kw 0
     s_and_b64 exec, s[46:47], s[42:43]
-    v_fma_f32 ${ACC0}, v21, v12, ${ACC0}   ; j 0 kh 0 kw 1
+    v_fma_f32 ${ACC0}, v21, ${W01}, ${ACC0}   ; j 0 kh 0 kw 1
     s_and_b64 exec, s[46:47], s[44:45]
-    v_fma_f32 ${ACC0}, v22, v13, ${ACC0}   ; j 0 kh 0 kw 2
+    v_fma_f32 ${ACC0}, v22, ${W02}, ${ACC0}   ; j 0 kh 0 kw 2
     s_and_b64 exec, s[48:49], s[40:41]
-    v_fma_f32 ${ACC0}, v23, v14, ${ACC0}   ; j 0 kh 1 kw 0
+    v_fma_f32 ${ACC0}, v23, ${W10}, ${ACC0}   ; j 0 kh 1 kw 0
     s_and_b64 exec, s[48:49], s[42:43]
-    v_fma_f32 ${ACC0}, v24, v15, ${ACC0}   ; j 0 kh 1 kw 1
+    v_fma_f32 ${ACC0}, v24, ${W11}, ${ACC0}   ; j 0 kh 1 kw 1
     s_and_b64 exec, s[48:49], s[44:45]
-    v_fma_f32 ${ACC0}, v25, v16, ${ACC0}   ; j 0 kh 1 kw 2
+    v_fma_f32 ${ACC0}, v25, ${W12}, ${ACC0}   ; j 0 kh 1 kw 2
     s_and_b64 exec, s[50:51], s[40:41]
-    v_fma_f32 ${ACC0}, v26, v17, ${ACC0}   ; j 0 kh 2 kw 0
-    v_fma_f32 ${ACC1}, v26, v11, ${ACC1}   ; j 1 kh 0 kw 0
+    v_fma_f32 ${ACC0}, v26, ${W20}, ${ACC0}   ; j 0 kh 2 kw 0
+    v_fma_f32 ${ACC1}, v26, ${W00}, ${ACC1}   ; j 1 kh 0 kw 0
     s_and_b64 exec, s[50:51], s[42:43]
-    v_fma_f32 ${ACC0}, v27, v18, ${ACC0}   ; j 0 kh 2 kw 1
-    v_fma_f32 ${ACC1}, v27, v12, ${ACC1}   ; j 1 kh 0 kw 1
+    v_fma_f32 ${ACC0}, v27, ${W21}, ${ACC0}   ; j 0 kh 2 kw 1
+    v_fma_f32 ${ACC1}, v27, ${W01}, ${ACC1}   ; j 1 kh 0 kw 1
     s_and_b64 exec, s[50:51], s[44:45]
-    v_fma_f32 ${ACC0}, v28, v19, ${ACC0}   ; j 0 kh 2 kw 2
-    v_fma_f32 ${ACC1}, v28, v13, ${ACC1}   ; j 1 kh 0 kw 2
+    v_fma_f32 ${ACC0}, v28, ${W22}, ${ACC0}   ; j 0 kh 2 kw 2
+    v_fma_f32 ${ACC1}, v28, ${W02}, ${ACC1}   ; j 1 kh 0 kw 2
     s_and_b64 exec, s[52:53], s[40:41]
-    v_fma_f32 ${ACC1}, v29, v14, ${ACC1}   ; j 1 kh 1 kw 0
+    v_fma_f32 ${ACC1}, v29, ${W10}, ${ACC1}   ; j 1 kh 1 kw 0
     s_and_b64 exec, s[52:53], s[42:43]
-    v_fma_f32 ${ACC1}, v30, v15, ${ACC1}   ; j 1 kh 1 kw 1
+    v_fma_f32 ${ACC1}, v30, ${W11}, ${ACC1}   ; j 1 kh 1 kw 1
     s_and_b64 exec, s[52:53], s[44:45]
-    v_fma_f32 ${ACC1}, v31, v16, ${ACC1}   ; j 1 kh 1 kw 2
+    v_fma_f32 ${ACC1}, v31, ${W12}, ${ACC1}   ; j 1 kh 1 kw 2
     s_and_b64 exec, s[54:55], s[40:41]
-    v_fma_f32 ${ACC1}, v32, v17, ${ACC1}   ; j 1 kh 2 kw 0
-    v_fma_f32 ${ACC2}, v32, v11, ${ACC2}   ; j 2 kh 0 kw 0
+    v_fma_f32 ${ACC1}, v32, ${W20}, ${ACC1}   ; j 1 kh 2 kw 0
+    v_fma_f32 ${ACC2}, v32, ${W00}, ${ACC2}   ; j 2 kh 0 kw 0
     s_and_b64 exec, s[54:55], s[42:43]
-    v_fma_f32 ${ACC1}, v33, v18, ${ACC1}   ; j 1 kh 2 kw 1
-    v_fma_f32 ${ACC2}, v33, v12, ${ACC2}   ; j 2 kh 0 kw 1
+    v_fma_f32 ${ACC1}, v33, ${W21}, ${ACC1}   ; j 1 kh 2 kw 1
+    v_fma_f32 ${ACC2}, v33, ${W01}, ${ACC2}   ; j 2 kh 0 kw 1
     s_and_b64 exec, s[54:55], s[44:45]
-    v_fma_f32 ${ACC1}, v34, v19, ${ACC1}   ; j 1 kh 2 kw 2
-    v_fma_f32 ${ACC2}, v34, v13, ${ACC2}   ; j 2 kh 0 kw 2
+    v_fma_f32 ${ACC1}, v34, ${W22}, ${ACC1}   ; j 1 kh 2 kw 2
+    v_fma_f32 ${ACC2}, v34, ${W02}, ${ACC2}   ; j 2 kh 0 kw 2
     s_and_b64 exec, s[64:65], s[40:41]
-    v_fma_f32 ${ACC2}, v35, v14, ${ACC2}   ; j 2 kh 1 kw 0
+    v_fma_f32 ${ACC2}, v35, ${W10}, ${ACC2}   ; j 2 kh 1 kw 0
     s_and_b64 exec, s[64:65], s[42:43]
-    v_fma_f32 ${ACC2}, v36, v15, ${ACC2}   ; j 2 kh 1 kw 1
+    v_fma_f32 ${ACC2}, v36, ${W11}, ${ACC2}   ; j 2 kh 1 kw 1
     s_and_b64 exec, s[64:65], s[44:45]
-    v_fma_f32 ${ACC2}, v37, v16, ${ACC2}   ; j 2 kh 1 kw 2
+    v_fma_f32 ${ACC2}, v37, ${W12}, ${ACC2}   ; j 2 kh 1 kw 2
     s_and_b64 exec, s[66:67], s[40:41]
-    v_fma_f32 ${ACC2}, v38, v17, ${ACC2}   ; j 2 kh 2 kw 0
-    v_fma_f32 ${ACC3}, v38, v11, ${ACC3}   ; j 3 kh 0 kw 0
+    v_fma_f32 ${ACC2}, v38, ${W20}, ${ACC2}   ; j 2 kh 2 kw 0
+    v_fma_f32 ${ACC3}, v38, ${W00}, ${ACC3}   ; j 3 kh 0 kw 0
     s_and_b64 exec, s[66:67], s[42:43]
-    v_fma_f32 ${ACC2}, v39, v18, ${ACC2}   ; j 2 kh 2 kw 1
-    v_fma_f32 ${ACC3}, v39, v12, ${ACC3}   ; j 3 kh 0 kw 1
+    v_fma_f32 ${ACC2}, v39, ${W21}, ${ACC2}   ; j 2 kh 2 kw 1
+    v_fma_f32 ${ACC3}, v39, ${W01}, ${ACC3}   ; j 3 kh 0 kw 1
     s_and_b64 exec, s[66:67], s[44:45]
-    v_fma_f32 ${ACC2}, v40, v19, ${ACC2}   ; j 2 kh 2 kw 2
-    v_fma_f32 ${ACC3}, v40, v13, ${ACC3}   ; j 3 kh 0 kw 2
+    v_fma_f32 ${ACC2}, v40, ${W22}, ${ACC2}   ; j 2 kh 2 kw 2
+    v_fma_f32 ${ACC3}, v40, ${W02}, ${ACC3}   ; j 3 kh 0 kw 2
     s_and_b64 exec, s[68:69], s[40:41]
-    v_fma_f32 ${ACC3}, v41, v14, ${ACC3}   ; j 3 kh 1 kw 0
+    v_fma_f32 ${ACC3}, v41, ${W10}, ${ACC3}   ; j 3 kh 1 kw 0
     s_and_b64 exec, s[68:69], s[42:43]
-    v_fma_f32 ${ACC3}, v42, v15, ${ACC3}   ; j 3 kh 1 kw 1
+    v_fma_f32 ${ACC3}, v42, ${W11}, ${ACC3}   ; j 3 kh 1 kw 1
     s_and_b64 exec, s[68:69], s[44:45]
-    v_fma_f32 ${ACC3}, v43, v16, ${ACC3}   ; j 3 kh 1 kw 2
+    v_fma_f32 ${ACC3}, v43, ${W12}, ${ACC3}   ; j 3 kh 1 kw 2
     s_and_b64 exec, s[70:71], s[40:41]
-    v_fma_f32 ${ACC3}, v44, v17, ${ACC3}   ; j 3 kh 2 kw 0
+    v_fma_f32 ${ACC3}, v44, ${W20}, ${ACC3}   ; j 3 kh 2 kw 0
     s_and_b64 exec, s[70:71], s[42:43]
-    v_fma_f32 ${ACC3}, v45, v18, ${ACC3}   ; j 3 kh 2 kw 1
+    v_fma_f32 ${ACC3}, v45, ${W21}, ${ACC3}   ; j 3 kh 2 kw 1
     s_and_b64 exec, s[70:71], s[44:45]
-    v_fma_f32 ${ACC3}, v46, v19, ${ACC3}   ; j 3 kh 2 kw 2
+    v_fma_f32 ${ACC3}, v46, ${W22}, ${ACC3}   ; j 3 kh 2 kw 2
 .endif
     s_branch stores
 ; ---- the fast path: every tap inside, every pixel stored; the rows as they arrive ------------------------
@@ -734,7 +743,7 @@ fast:
 .if SH == 1
     s_waitcnt 27                  ; input row 0 arrived
 .if WIDEN_F16
-    v_cvt_f32_f16 v11, v11
+    v_cvt_f32_f16 v11, v11   ; the weights
     v_cvt_f32_f16 v12, v12
     v_cvt_f32_f16 v13, v13
     v_cvt_f32_f16 v14, v14
@@ -747,137 +756,137 @@ fast:
     v_cvt_f32_f16 v21, v21
     v_cvt_f32_f16 v22, v22
 .endif
-    v_fma_f32 ${ACC0}, v20, v11, ${ACC0}   ; j 0 kh 0 kw 0
-    v_fma_f32 ${ACC0}, v21, v12, ${ACC0}   ; j 0 kh 0 kw 1
-    v_fma_f32 ${ACC0}, v22, v13, ${ACC0}   ; j 0 kh 0 kw 2
+    v_fma_f32 ${ACC0}, v20, ${W00}, 0x80000000   ; j 0 kh 0 kw 0 from -0
+    v_fma_f32 ${ACC0}, v21, ${W01}, ${ACC0}   ; j 0 kh 0 kw 1
+    v_fma_f32 ${ACC0}, v22, ${W02}, ${ACC0}   ; j 0 kh 0 kw 2
     s_waitcnt 24                  ; input row 1 arrived
 .if WIDEN_F16
     v_cvt_f32_f16 v23, v23
     v_cvt_f32_f16 v24, v24
     v_cvt_f32_f16 v25, v25
 .endif
-    v_fma_f32 ${ACC0}, v23, v14, ${ACC0}   ; j 0 kh 1 kw 0
-    v_fma_f32 ${ACC1}, v23, v11, ${ACC1}   ; j 1 kh 0 kw 0
-    v_fma_f32 ${ACC0}, v24, v15, ${ACC0}   ; j 0 kh 1 kw 1
-    v_fma_f32 ${ACC1}, v24, v12, ${ACC1}   ; j 1 kh 0 kw 1
-    v_fma_f32 ${ACC0}, v25, v16, ${ACC0}   ; j 0 kh 1 kw 2
-    v_fma_f32 ${ACC1}, v25, v13, ${ACC1}   ; j 1 kh 0 kw 2
+    v_fma_f32 ${ACC0}, v23, ${W10}, ${ACC0}   ; j 0 kh 1 kw 0
+    v_fma_f32 ${ACC1}, v23, ${W00}, 0x80000000   ; j 1 kh 0 kw 0 from -0
+    v_fma_f32 ${ACC0}, v24, ${W11}, ${ACC0}   ; j 0 kh 1 kw 1
+    v_fma_f32 ${ACC1}, v24, ${W01}, ${ACC1}   ; j 1 kh 0 kw 1
+    v_fma_f32 ${ACC0}, v25, ${W12}, ${ACC0}   ; j 0 kh 1 kw 2
+    v_fma_f32 ${ACC1}, v25, ${W02}, ${ACC1}   ; j 1 kh 0 kw 2
     s_waitcnt 21                  ; input row 2 arrived
 .if WIDEN_F16
     v_cvt_f32_f16 v26, v26
     v_cvt_f32_f16 v27, v27
     v_cvt_f32_f16 v28, v28
 .endif
-    v_fma_f32 ${ACC0}, v26, v17, ${ACC0}   ; j 0 kh 2 kw 0
-    v_fma_f32 ${ACC1}, v26, v14, ${ACC1}   ; j 1 kh 1 kw 0
-    v_fma_f32 ${ACC2}, v26, v11, ${ACC2}   ; j 2 kh 0 kw 0
-    v_fma_f32 ${ACC0}, v27, v18, ${ACC0}   ; j 0 kh 2 kw 1
-    v_fma_f32 ${ACC1}, v27, v15, ${ACC1}   ; j 1 kh 1 kw 1
-    v_fma_f32 ${ACC2}, v27, v12, ${ACC2}   ; j 2 kh 0 kw 1
-    v_fma_f32 ${ACC0}, v28, v19, ${ACC0}   ; j 0 kh 2 kw 2
-    v_fma_f32 ${ACC1}, v28, v16, ${ACC1}   ; j 1 kh 1 kw 2
-    v_fma_f32 ${ACC2}, v28, v13, ${ACC2}   ; j 2 kh 0 kw 2
+    v_fma_f32 ${ACC0}, v26, ${W20}, ${ACC0}   ; j 0 kh 2 kw 0
+    v_fma_f32 ${ACC1}, v26, ${W10}, ${ACC1}   ; j 1 kh 1 kw 0
+    v_fma_f32 ${ACC2}, v26, ${W00}, 0x80000000   ; j 2 kh 0 kw 0 from -0
+    v_fma_f32 ${ACC0}, v27, ${W21}, ${ACC0}   ; j 0 kh 2 kw 1
+    v_fma_f32 ${ACC1}, v27, ${W11}, ${ACC1}   ; j 1 kh 1 kw 1
+    v_fma_f32 ${ACC2}, v27, ${W01}, ${ACC2}   ; j 2 kh 0 kw 1
+    v_fma_f32 ${ACC0}, v28, ${W22}, ${ACC0}   ; j 0 kh 2 kw 2
+    v_fma_f32 ${ACC1}, v28, ${W12}, ${ACC1}   ; j 1 kh 1 kw 2
+    v_fma_f32 ${ACC2}, v28, ${W02}, ${ACC2}   ; j 2 kh 0 kw 2
     s_waitcnt 18                  ; input row 3 arrived
 .if WIDEN_F16
     v_cvt_f32_f16 v29, v29
     v_cvt_f32_f16 v30, v30
     v_cvt_f32_f16 v31, v31
 .endif
-    v_fma_f32 ${ACC1}, v29, v17, ${ACC1}   ; j 1 kh 2 kw 0
-    v_fma_f32 ${ACC2}, v29, v14, ${ACC2}   ; j 2 kh 1 kw 0
-    v_fma_f32 ${ACC3}, v29, v11, ${ACC3}   ; j 3 kh 0 kw 0
-    v_fma_f32 ${ACC1}, v30, v18, ${ACC1}   ; j 1 kh 2 kw 1
-    v_fma_f32 ${ACC2}, v30, v15, ${ACC2}   ; j 2 kh 1 kw 1
-    v_fma_f32 ${ACC3}, v30, v12, ${ACC3}   ; j 3 kh 0 kw 1
-    v_fma_f32 ${ACC1}, v31, v19, ${ACC1}   ; j 1 kh 2 kw 2
-    v_fma_f32 ${ACC2}, v31, v16, ${ACC2}   ; j 2 kh 1 kw 2
-    v_fma_f32 ${ACC3}, v31, v13, ${ACC3}   ; j 3 kh 0 kw 2
+    v_fma_f32 ${ACC1}, v29, ${W20}, ${ACC1}   ; j 1 kh 2 kw 0
+    v_fma_f32 ${ACC2}, v29, ${W10}, ${ACC2}   ; j 2 kh 1 kw 0
+    v_fma_f32 ${ACC3}, v29, ${W00}, 0x80000000   ; j 3 kh 0 kw 0 from -0
+    v_fma_f32 ${ACC1}, v30, ${W21}, ${ACC1}   ; j 1 kh 2 kw 1
+    v_fma_f32 ${ACC2}, v30, ${W11}, ${ACC2}   ; j 2 kh 1 kw 1
+    v_fma_f32 ${ACC3}, v30, ${W01}, ${ACC3}   ; j 3 kh 0 kw 1
+    v_fma_f32 ${ACC1}, v31, ${W22}, ${ACC1}   ; j 1 kh 2 kw 2
+    v_fma_f32 ${ACC2}, v31, ${W12}, ${ACC2}   ; j 2 kh 1 kw 2
+    v_fma_f32 ${ACC3}, v31, ${W02}, ${ACC3}   ; j 3 kh 0 kw 2
     s_waitcnt 15                  ; input row 4 arrived
 .if WIDEN_F16
     v_cvt_f32_f16 v32, v32
     v_cvt_f32_f16 v33, v33
     v_cvt_f32_f16 v34, v34
 .endif
-    v_fma_f32 ${ACC2}, v32, v17, ${ACC2}   ; j 2 kh 2 kw 0
-    v_fma_f32 ${ACC3}, v32, v14, ${ACC3}   ; j 3 kh 1 kw 0
-    v_fma_f32 ${ACC4}, v32, v11, ${ACC4}   ; j 4 kh 0 kw 0
-    v_fma_f32 ${ACC2}, v33, v18, ${ACC2}   ; j 2 kh 2 kw 1
-    v_fma_f32 ${ACC3}, v33, v15, ${ACC3}   ; j 3 kh 1 kw 1
-    v_fma_f32 ${ACC4}, v33, v12, ${ACC4}   ; j 4 kh 0 kw 1
-    v_fma_f32 ${ACC2}, v34, v19, ${ACC2}   ; j 2 kh 2 kw 2
-    v_fma_f32 ${ACC3}, v34, v16, ${ACC3}   ; j 3 kh 1 kw 2
-    v_fma_f32 ${ACC4}, v34, v13, ${ACC4}   ; j 4 kh 0 kw 2
+    v_fma_f32 ${ACC2}, v32, ${W20}, ${ACC2}   ; j 2 kh 2 kw 0
+    v_fma_f32 ${ACC3}, v32, ${W10}, ${ACC3}   ; j 3 kh 1 kw 0
+    v_fma_f32 ${ACC4}, v32, ${W00}, 0x80000000   ; j 4 kh 0 kw 0 from -0
+    v_fma_f32 ${ACC2}, v33, ${W21}, ${ACC2}   ; j 2 kh 2 kw 1
+    v_fma_f32 ${ACC3}, v33, ${W11}, ${ACC3}   ; j 3 kh 1 kw 1
+    v_fma_f32 ${ACC4}, v33, ${W01}, ${ACC4}   ; j 4 kh 0 kw 1
+    v_fma_f32 ${ACC2}, v34, ${W22}, ${ACC2}   ; j 2 kh 2 kw 2
+    v_fma_f32 ${ACC3}, v34, ${W12}, ${ACC3}   ; j 3 kh 1 kw 2
+    v_fma_f32 ${ACC4}, v34, ${W02}, ${ACC4}   ; j 4 kh 0 kw 2
     s_waitcnt 12                  ; input row 5 arrived
 .if WIDEN_F16
     v_cvt_f32_f16 v35, v35
     v_cvt_f32_f16 v36, v36
     v_cvt_f32_f16 v37, v37
 .endif
-    v_fma_f32 ${ACC3}, v35, v17, ${ACC3}   ; j 3 kh 2 kw 0
-    v_fma_f32 ${ACC4}, v35, v14, ${ACC4}   ; j 4 kh 1 kw 0
-    v_fma_f32 ${ACC5}, v35, v11, ${ACC5}   ; j 5 kh 0 kw 0
-    v_fma_f32 ${ACC3}, v36, v18, ${ACC3}   ; j 3 kh 2 kw 1
-    v_fma_f32 ${ACC4}, v36, v15, ${ACC4}   ; j 4 kh 1 kw 1
-    v_fma_f32 ${ACC5}, v36, v12, ${ACC5}   ; j 5 kh 0 kw 1
-    v_fma_f32 ${ACC3}, v37, v19, ${ACC3}   ; j 3 kh 2 kw 2
-    v_fma_f32 ${ACC4}, v37, v16, ${ACC4}   ; j 4 kh 1 kw 2
-    v_fma_f32 ${ACC5}, v37, v13, ${ACC5}   ; j 5 kh 0 kw 2
+    v_fma_f32 ${ACC3}, v35, ${W20}, ${ACC3}   ; j 3 kh 2 kw 0
+    v_fma_f32 ${ACC4}, v35, ${W10}, ${ACC4}   ; j 4 kh 1 kw 0
+    v_fma_f32 ${ACC5}, v35, ${W00}, 0x80000000   ; j 5 kh 0 kw 0 from -0
+    v_fma_f32 ${ACC3}, v36, ${W21}, ${ACC3}   ; j 3 kh 2 kw 1
+    v_fma_f32 ${ACC4}, v36, ${W11}, ${ACC4}   ; j 4 kh 1 kw 1
+    v_fma_f32 ${ACC5}, v36, ${W01}, ${ACC5}   ; j 5 kh 0 kw 1
+    v_fma_f32 ${ACC3}, v37, ${W22}, ${ACC3}   ; j 3 kh 2 kw 2
+    v_fma_f32 ${ACC4}, v37, ${W12}, ${ACC4}   ; j 4 kh 1 kw 2
+    v_fma_f32 ${ACC5}, v37, ${W02}, ${ACC5}   ; j 5 kh 0 kw 2
     s_waitcnt 9                  ; input row 6 arrived
 .if WIDEN_F16
     v_cvt_f32_f16 v38, v38
     v_cvt_f32_f16 v39, v39
     v_cvt_f32_f16 v40, v40
 .endif
-    v_fma_f32 ${ACC4}, v38, v17, ${ACC4}   ; j 4 kh 2 kw 0
-    v_fma_f32 ${ACC5}, v38, v14, ${ACC5}   ; j 5 kh 1 kw 0
-    v_fma_f32 ${ACC6}, v38, v11, ${ACC6}   ; j 6 kh 0 kw 0
-    v_fma_f32 ${ACC4}, v39, v18, ${ACC4}   ; j 4 kh 2 kw 1
-    v_fma_f32 ${ACC5}, v39, v15, ${ACC5}   ; j 5 kh 1 kw 1
-    v_fma_f32 ${ACC6}, v39, v12, ${ACC6}   ; j 6 kh 0 kw 1
-    v_fma_f32 ${ACC4}, v40, v19, ${ACC4}   ; j 4 kh 2 kw 2
-    v_fma_f32 ${ACC5}, v40, v16, ${ACC5}   ; j 5 kh 1 kw 2
-    v_fma_f32 ${ACC6}, v40, v13, ${ACC6}   ; j 6 kh 0 kw 2
+    v_fma_f32 ${ACC4}, v38, ${W20}, ${ACC4}   ; j 4 kh 2 kw 0
+    v_fma_f32 ${ACC5}, v38, ${W10}, ${ACC5}   ; j 5 kh 1 kw 0
+    v_fma_f32 ${ACC6}, v38, ${W00}, 0x80000000   ; j 6 kh 0 kw 0 from -0
+    v_fma_f32 ${ACC4}, v39, ${W21}, ${ACC4}   ; j 4 kh 2 kw 1
+    v_fma_f32 ${ACC5}, v39, ${W11}, ${ACC5}   ; j 5 kh 1 kw 1
+    v_fma_f32 ${ACC6}, v39, ${W01}, ${ACC6}   ; j 6 kh 0 kw 1
+    v_fma_f32 ${ACC4}, v40, ${W22}, ${ACC4}   ; j 4 kh 2 kw 2
+    v_fma_f32 ${ACC5}, v40, ${W12}, ${ACC5}   ; j 5 kh 1 kw 2
+    v_fma_f32 ${ACC6}, v40, ${W02}, ${ACC6}   ; j 6 kh 0 kw 2
     s_waitcnt 6                  ; input row 7 arrived
 .if WIDEN_F16
     v_cvt_f32_f16 v41, v41
     v_cvt_f32_f16 v42, v42
     v_cvt_f32_f16 v43, v43
 .endif
-    v_fma_f32 ${ACC5}, v41, v17, ${ACC5}   ; j 5 kh 2 kw 0
-    v_fma_f32 ${ACC6}, v41, v14, ${ACC6}   ; j 6 kh 1 kw 0
-    v_fma_f32 ${ACC7}, v41, v11, ${ACC7}   ; j 7 kh 0 kw 0
-    v_fma_f32 ${ACC5}, v42, v18, ${ACC5}   ; j 5 kh 2 kw 1
-    v_fma_f32 ${ACC6}, v42, v15, ${ACC6}   ; j 6 kh 1 kw 1
-    v_fma_f32 ${ACC7}, v42, v12, ${ACC7}   ; j 7 kh 0 kw 1
-    v_fma_f32 ${ACC5}, v43, v19, ${ACC5}   ; j 5 kh 2 kw 2
-    v_fma_f32 ${ACC6}, v43, v16, ${ACC6}   ; j 6 kh 1 kw 2
-    v_fma_f32 ${ACC7}, v43, v13, ${ACC7}   ; j 7 kh 0 kw 2
+    v_fma_f32 ${ACC5}, v41, ${W20}, ${ACC5}   ; j 5 kh 2 kw 0
+    v_fma_f32 ${ACC6}, v41, ${W10}, ${ACC6}   ; j 6 kh 1 kw 0
+    v_fma_f32 ${ACC7}, v41, ${W00}, 0x80000000   ; j 7 kh 0 kw 0 from -0
+    v_fma_f32 ${ACC5}, v42, ${W21}, ${ACC5}   ; j 5 kh 2 kw 1
+    v_fma_f32 ${ACC6}, v42, ${W11}, ${ACC6}   ; j 6 kh 1 kw 1
+    v_fma_f32 ${ACC7}, v42, ${W01}, ${ACC7}   ; j 7 kh 0 kw 1
+    v_fma_f32 ${ACC5}, v43, ${W22}, ${ACC5}   ; j 5 kh 2 kw 2
+    v_fma_f32 ${ACC6}, v43, ${W12}, ${ACC6}   ; j 6 kh 1 kw 2
+    v_fma_f32 ${ACC7}, v43, ${W02}, ${ACC7}   ; j 7 kh 0 kw 2
     s_waitcnt 3                  ; input row 8 arrived
 .if WIDEN_F16
     v_cvt_f32_f16 v44, v44
     v_cvt_f32_f16 v45, v45
     v_cvt_f32_f16 v46, v46
 .endif
-    v_fma_f32 ${ACC6}, v44, v17, ${ACC6}   ; j 6 kh 2 kw 0
-    v_fma_f32 ${ACC7}, v44, v14, ${ACC7}   ; j 7 kh 1 kw 0
-    v_fma_f32 ${ACC6}, v45, v18, ${ACC6}   ; j 6 kh 2 kw 1
-    v_fma_f32 ${ACC7}, v45, v15, ${ACC7}   ; j 7 kh 1 kw 1
-    v_fma_f32 ${ACC6}, v46, v19, ${ACC6}   ; j 6 kh 2 kw 2
-    v_fma_f32 ${ACC7}, v46, v16, ${ACC7}   ; j 7 kh 1 kw 2
+    v_fma_f32 ${ACC6}, v44, ${W20}, ${ACC6}   ; j 6 kh 2 kw 0
+    v_fma_f32 ${ACC7}, v44, ${W10}, ${ACC7}   ; j 7 kh 1 kw 0
+    v_fma_f32 ${ACC6}, v45, ${W21}, ${ACC6}   ; j 6 kh 2 kw 1
+    v_fma_f32 ${ACC7}, v45, ${W11}, ${ACC7}   ; j 7 kh 1 kw 1
+    v_fma_f32 ${ACC6}, v46, ${W22}, ${ACC6}   ; j 6 kh 2 kw 2
+    v_fma_f32 ${ACC7}, v46, ${W12}, ${ACC7}   ; j 7 kh 1 kw 2
     s_waitcnt 0                  ; input row 9 arrived
 .if WIDEN_F16
     v_cvt_f32_f16 v47, v47
     v_cvt_f32_f16 v48, v48
     v_cvt_f32_f16 v49, v49
 .endif
-    v_fma_f32 ${ACC7}, v47, v17, ${ACC7}   ; j 7 kh 2 kw 0
-    v_fma_f32 ${ACC7}, v48, v18, ${ACC7}   ; j 7 kh 2 kw 1
-    v_fma_f32 ${ACC7}, v49, v19, ${ACC7}   ; j 7 kh 2 kw 2
+    v_fma_f32 ${ACC7}, v47, ${W20}, ${ACC7}   ; j 7 kh 2 kw 0
+    v_fma_f32 ${ACC7}, v48, ${W21}, ${ACC7}   ; j 7 kh 2 kw 1
+    v_fma_f32 ${ACC7}, v49, ${W22}, ${ACC7}   ; j 7 kh 2 kw 2
 .endif
 .if SH == 2
     s_waitcnt 24                  ; input row 0 arrived
 .if WIDEN_F16
-    v_cvt_f32_f16 v11, v11
+    v_cvt_f32_f16 v11, v11   ; the weights
     v_cvt_f32_f16 v12, v12
     v_cvt_f32_f16 v13, v13
     v_cvt_f32_f16 v14, v14
@@ -890,90 +899,90 @@ fast:
     v_cvt_f32_f16 v21, v21
     v_cvt_f32_f16 v22, v22
 .endif
-    v_fma_f32 ${ACC0}, v20, v11, ${ACC0}   ; j 0 kh 0 kw 0
-    v_fma_f32 ${ACC0}, v21, v12, ${ACC0}   ; j 0 kh 0 kw 1
-    v_fma_f32 ${ACC0}, v22, v13, ${ACC0}   ; j 0 kh 0 kw 2
+    v_fma_f32 ${ACC0}, v20, ${W00}, 0x80000000   ; j 0 kh 0 kw 0 from -0
+    v_fma_f32 ${ACC0}, v21, ${W01}, ${ACC0}   ; j 0 kh 0 kw 1
+    v_fma_f32 ${ACC0}, v22, ${W02}, ${ACC0}   ; j 0 kh 0 kw 2
     s_waitcnt 21                  ; input row 1 arrived
 .if WIDEN_F16
     v_cvt_f32_f16 v23, v23
     v_cvt_f32_f16 v24, v24
     v_cvt_f32_f16 v25, v25
 .endif
-    v_fma_f32 ${ACC0}, v23, v14, ${ACC0}   ; j 0 kh 1 kw 0
-    v_fma_f32 ${ACC0}, v24, v15, ${ACC0}   ; j 0 kh 1 kw 1
-    v_fma_f32 ${ACC0}, v25, v16, ${ACC0}   ; j 0 kh 1 kw 2
+    v_fma_f32 ${ACC0}, v23, ${W10}, ${ACC0}   ; j 0 kh 1 kw 0
+    v_fma_f32 ${ACC0}, v24, ${W11}, ${ACC0}   ; j 0 kh 1 kw 1
+    v_fma_f32 ${ACC0}, v25, ${W12}, ${ACC0}   ; j 0 kh 1 kw 2
     s_waitcnt 18                  ; input row 2 arrived
 .if WIDEN_F16
     v_cvt_f32_f16 v26, v26
     v_cvt_f32_f16 v27, v27
     v_cvt_f32_f16 v28, v28
 .endif
-    v_fma_f32 ${ACC0}, v26, v17, ${ACC0}   ; j 0 kh 2 kw 0
-    v_fma_f32 ${ACC1}, v26, v11, ${ACC1}   ; j 1 kh 0 kw 0
-    v_fma_f32 ${ACC0}, v27, v18, ${ACC0}   ; j 0 kh 2 kw 1
-    v_fma_f32 ${ACC1}, v27, v12, ${ACC1}   ; j 1 kh 0 kw 1
-    v_fma_f32 ${ACC0}, v28, v19, ${ACC0}   ; j 0 kh 2 kw 2
-    v_fma_f32 ${ACC1}, v28, v13, ${ACC1}   ; j 1 kh 0 kw 2
+    v_fma_f32 ${ACC0}, v26, ${W20}, ${ACC0}   ; j 0 kh 2 kw 0
+    v_fma_f32 ${ACC1}, v26, ${W00}, 0x80000000   ; j 1 kh 0 kw 0 from -0
+    v_fma_f32 ${ACC0}, v27, ${W21}, ${ACC0}   ; j 0 kh 2 kw 1
+    v_fma_f32 ${ACC1}, v27, ${W01}, ${ACC1}   ; j 1 kh 0 kw 1
+    v_fma_f32 ${ACC0}, v28, ${W22}, ${ACC0}   ; j 0 kh 2 kw 2
+    v_fma_f32 ${ACC1}, v28, ${W02}, ${ACC1}   ; j 1 kh 0 kw 2
     s_waitcnt 15                  ; input row 3 arrived
 .if WIDEN_F16
     v_cvt_f32_f16 v29, v29
     v_cvt_f32_f16 v30, v30
     v_cvt_f32_f16 v31, v31
 .endif
-    v_fma_f32 ${ACC1}, v29, v14, ${ACC1}   ; j 1 kh 1 kw 0
-    v_fma_f32 ${ACC1}, v30, v15, ${ACC1}   ; j 1 kh 1 kw 1
-    v_fma_f32 ${ACC1}, v31, v16, ${ACC1}   ; j 1 kh 1 kw 2
+    v_fma_f32 ${ACC1}, v29, ${W10}, ${ACC1}   ; j 1 kh 1 kw 0
+    v_fma_f32 ${ACC1}, v30, ${W11}, ${ACC1}   ; j 1 kh 1 kw 1
+    v_fma_f32 ${ACC1}, v31, ${W12}, ${ACC1}   ; j 1 kh 1 kw 2
     s_waitcnt 12                  ; input row 4 arrived
 .if WIDEN_F16
     v_cvt_f32_f16 v32, v32
     v_cvt_f32_f16 v33, v33
     v_cvt_f32_f16 v34, v34
 .endif
-    v_fma_f32 ${ACC1}, v32, v17, ${ACC1}   ; j 1 kh 2 kw 0
-    v_fma_f32 ${ACC2}, v32, v11, ${ACC2}   ; j 2 kh 0 kw 0
-    v_fma_f32 ${ACC1}, v33, v18, ${ACC1}   ; j 1 kh 2 kw 1
-    v_fma_f32 ${ACC2}, v33, v12, ${ACC2}   ; j 2 kh 0 kw 1
-    v_fma_f32 ${ACC1}, v34, v19, ${ACC1}   ; j 1 kh 2 kw 2
-    v_fma_f32 ${ACC2}, v34, v13, ${ACC2}   ; j 2 kh 0 kw 2
+    v_fma_f32 ${ACC1}, v32, ${W20}, ${ACC1}   ; j 1 kh 2 kw 0
+    v_fma_f32 ${ACC2}, v32, ${W00}, 0x80000000   ; j 2 kh 0 kw 0 from -0
+    v_fma_f32 ${ACC1}, v33, ${W21}, ${ACC1}   ; j 1 kh 2 kw 1
+    v_fma_f32 ${ACC2}, v33, ${W01}, ${ACC2}   ; j 2 kh 0 kw 1
+    v_fma_f32 ${ACC1}, v34, ${W22}, ${ACC1}   ; j 1 kh 2 kw 2
+    v_fma_f32 ${ACC2}, v34, ${W02}, ${ACC2}   ; j 2 kh 0 kw 2
     s_waitcnt 9                  ; input row 5 arrived
 .if WIDEN_F16
     v_cvt_f32_f16 v35, v35
     v_cvt_f32_f16 v36, v36
     v_cvt_f32_f16 v37, v37
 .endif
-    v_fma_f32 ${ACC2}, v35, v14, ${ACC2}   ; j 2 kh 1 kw 0
-    v_fma_f32 ${ACC2}, v36, v15, ${ACC2}   ; j 2 kh 1 kw 1
-    v_fma_f32 ${ACC2}, v37, v16, ${ACC2}   ; j 2 kh 1 kw 2
+    v_fma_f32 ${ACC2}, v35, ${W10}, ${ACC2}   ; j 2 kh 1 kw 0
+    v_fma_f32 ${ACC2}, v36, ${W11}, ${ACC2}   ; j 2 kh 1 kw 1
+    v_fma_f32 ${ACC2}, v37, ${W12}, ${ACC2}   ; j 2 kh 1 kw 2
     s_waitcnt 6                  ; input row 6 arrived
 .if WIDEN_F16
     v_cvt_f32_f16 v38, v38
     v_cvt_f32_f16 v39, v39
     v_cvt_f32_f16 v40, v40
 .endif
-    v_fma_f32 ${ACC2}, v38, v17, ${ACC2}   ; j 2 kh 2 kw 0
-    v_fma_f32 ${ACC3}, v38, v11, ${ACC3}   ; j 3 kh 0 kw 0
-    v_fma_f32 ${ACC2}, v39, v18, ${ACC2}   ; j 2 kh 2 kw 1
-    v_fma_f32 ${ACC3}, v39, v12, ${ACC3}   ; j 3 kh 0 kw 1
-    v_fma_f32 ${ACC2}, v40, v19, ${ACC2}   ; j 2 kh 2 kw 2
-    v_fma_f32 ${ACC3}, v40, v13, ${ACC3}   ; j 3 kh 0 kw 2
+    v_fma_f32 ${ACC2}, v38, ${W20}, ${ACC2}   ; j 2 kh 2 kw 0
+    v_fma_f32 ${ACC3}, v38, ${W00}, 0x80000000   ; j 3 kh 0 kw 0 from -0
+    v_fma_f32 ${ACC2}, v39, ${W21}, ${ACC2}   ; j 2 kh 2 kw 1
+    v_fma_f32 ${ACC3}, v39, ${W01}, ${ACC3}   ; j 3 kh 0 kw 1
+    v_fma_f32 ${ACC2}, v40, ${W22}, ${ACC2}   ; j 2 kh 2 kw 2
+    v_fma_f32 ${ACC3}, v40, ${W02}, ${ACC3}   ; j 3 kh 0 kw 2
     s_waitcnt 3                  ; input row 7 arrived
 .if WIDEN_F16
     v_cvt_f32_f16 v41, v41
     v_cvt_f32_f16 v42, v42
     v_cvt_f32_f16 v43, v43
 .endif
-    v_fma_f32 ${ACC3}, v41, v14, ${ACC3}   ; j 3 kh 1 kw 0
-    v_fma_f32 ${ACC3}, v42, v15, ${ACC3}   ; j 3 kh 1 kw 1
-    v_fma_f32 ${ACC3}, v43, v16, ${ACC3}   ; j 3 kh 1 kw 2
+    v_fma_f32 ${ACC3}, v41, ${W10}, ${ACC3}   ; j 3 kh 1 kw 0
+    v_fma_f32 ${ACC3}, v42, ${W11}, ${ACC3}   ; j 3 kh 1 kw 1
+    v_fma_f32 ${ACC3}, v43, ${W12}, ${ACC3}   ; j 3 kh 1 kw 2
     s_waitcnt 0                  ; input row 8 arrived
 .if WIDEN_F16
     v_cvt_f32_f16 v44, v44
     v_cvt_f32_f16 v45, v45
     v_cvt_f32_f16 v46, v46
 .endif
-    v_fma_f32 ${ACC3}, v44, v17, ${ACC3}   ; j 3 kh 2 kw 0
-    v_fma_f32 ${ACC3}, v45, v18, ${ACC3}   ; j 3 kh 2 kw 1
-    v_fma_f32 ${ACC3}, v46, v19, ${ACC3}   ; j 3 kh 2 kw 2
+    v_fma_f32 ${ACC3}, v44, ${W20}, ${ACC3}   ; j 3 kh 2 kw 0
+    v_fma_f32 ${ACC3}, v45, ${W21}, ${ACC3}   ; j 3 kh 2 kw 1
+    v_fma_f32 ${ACC3}, v46, ${W22}, ${ACC3}   ; j 3 kh 2 kw 2
 .endif
     s_branch fast_stores
 
