@@ -1,4 +1,5 @@
-"""The depthwise convolution: DML_OPERATOR_CONVOLUTION with one filter per channel on kernels/conv_depthwise.s.
+"""The depthwise convolution: DML_OPERATOR_CONVOLUTION with one filter per channel on kernels/conv_depthwise_row.s
+(3 x 3 filters) or kernels/conv_depthwise.s (the others).
 
 A FORWARD convolution of one or two spatial dimensions whose GroupCount is its input and output channel count
 (C = K = G: channel multiplier 1, the filter { C, 1, KH, KW }) does 9 multiply-adds per output for a 3 x 3 window:
@@ -19,6 +20,17 @@ and N C at most MAX_GROUPS_Z (the group grid's Z). Any strides, dilations,
 padding, bias, FusedActivation and both modes (CONVOLUTION gives the filter negative strides along the window and
 the flipped origin as its base, as window_ops does: the kernel never knows the mode). The program is named
 convolution_depthwise_<type>[_sh<Strides H> above 1][_no_bias][_<activation>].
+
+The 3 x 3 filters MobileNets are made of (`uses_row`: two spatial dimensions, a 3 x 3 filter, Strides H 1 or 2, any
+Strides W, dilations 1, x and the output packed along W, the group grid's X at most MAX_GROUPS_X) run
+conv_depthwise_row.s first, written as libraries write a memory-bound depthwise kernel: one thread per output column
+and strip of ROW_PIXELS rows (8; 4 for Strides H 2), adjacent lanes on adjacent columns (each wave's load and store
+one contiguous run), the thread's (P - 1) Sh + 3 input rows by 3 columns each loaded once into registers, the 9
+weights loaded once (FLOAT32 with adjacent taps: two scalar loads): on the H200 preset, 1 x 128 x 56 x 56, 38 lane
+issue cycles an output (9 of them its multiply-adds) where the LDS tile kernel issues 175. `row_block` splits the plane: the interior block (every tap of every pixel inside the
+input) is handed out first and its waves run without masks, every load in flight at once; the border's waves run
+under EXEC masks (a padded tap skipped). Its program is convolution_depthwise_row_<type>[_sh2][_no_bias]
+[_<activation>]; its constant buffer holds `ROW_RECORD_USE` (CB_DWR_<record>).
 
 The constant buffer's RECORDS hold what `RECORD_USE` says (the assembler symbol CB_DW_<record> is each record's
 offset); PARAM0 .. the FusedActivation's attributes.
