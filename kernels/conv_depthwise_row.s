@@ -93,6 +93,7 @@
     v_cmp_gt_u32 vcc, s28, v3
     s_and_b64 s[90:91], exec, vcc        ; the live lanes: t < STRIPS OW
     s_mov_b64 exec, s[90:91]
+    s_cbranch_execz done                 ; a wave past the plane's end
     v_mul_hi_u32 v4, v3, s81
     v_sub_u32 v5, v3, v4
     v_lshr_b32 v5, v5, s82
@@ -995,3 +996,5 @@ stores:
 .set MASKED, 0
 fast_stores:
 .include "conv_depthwise_row_stores.inc"
+done:
+    s_endpgm
