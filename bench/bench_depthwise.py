@@ -17,17 +17,19 @@ the direct kernel (window.s); --dense adds the dense 3 x 3 layer the must-hold c
     .venv/bin/python bench/bench_depthwise.py [--tile | --direct] [--dense] [--batch 8] [--channels 384]
 
 Measured (one run each; the cycles do not depend on the machine's load). The column kernel (default):
-  RX 7900 XTX  mobilenet  11,7xx cycles =  4.7 us, DRAM 36 % of peak: "launch / too few waves"  (DRAM 39 %)
-               large     25x,xxx cycles = 10x us, DRAM 75 % of peak: "DRAM bandwidth, 97 %"     -> memory
-  H200         mobilenet   5,9xx cycles =  3.0 us, DRAM 11 %:          "launch / too few waves"  (DRAM 14 %)
-               large      3x,xxx cycles,            DRAM 4x %:          "DRAM bandwidth, 6x %"    -> memory
-The LDS tile kernel (--tile) on the same layers: RX 7900 XTX 22,539 cycles "VALU issue, 53 %" and 335,725 cycles
-"VALU issue, 86 %" (DRAM 76 %); H200 9,744 cycles "launch / too few waves, 39 %" and 128,434 cycles "VALU issue, 78 %"
-(DRAM 69 %): compute-bound on its own instruction issue (about 175 lane issue cycles an output against the column
-kernel's 38, H200, the MobileNet layer). An ELEMENT_WISE_IDENTITY of 1 x 128 x 56 x 56 FLOAT32 takes 10,416 cycles on
-the RX 7900 XTX (DRAM 40 %, "launch / too few waves, 54 %") and 5,271 on the H200 ("launch / too few waves, 66 %"):
-no kernel moving those bytes is DRAM-bound there, the 5,000-cycle (RX 7900 XTX) and 3,000-cycle (H200) launch
-alone being about as long as the DRAM's 1.6 MB.
+  RX 7900 XTX  mobilenet   11,448 cycles =   4.58 us, DRAM 36.5 % of peak: "launch / too few waves, 57%" (DRAM 37%)
+               large      254,740 cycles = 101.90 us, DRAM 75.1 % of peak: "DRAM bandwidth, 96%" (issue 24%): memory
+  H200         mobilenet    5,589 cycles =   2.82 us, DRAM 11.9 %: "launch / too few waves, 68%" (DRAM 14%)
+               large       37,316 cycles =  18.85 us, DRAM 48.7 %: "DRAM bandwidth, 64%" (issue 56%, L2 59%): memory
+  dense 3 x 3 (--dense): RX 7900 XTX 102,941 cycles "VALU issue, 76%": compute; H200 103,360 cycles "launch / too few
+               waves, 64%" (392 waves for 528 SIMDs; issue 22%)
+The LDS tile kernel (--tile) on the same layers: RX 7900 XTX 22,539 cycles "VALU issue, 53%" and 335,725 cycles
+"VALU issue, 86%" (DRAM 76%, 57.1 % of peak); H200 9,744 cycles "launch / too few waves, 39%" and 128,434 cycles
+"VALU issue, 78%" (DRAM 69%, 14.4 % of peak): the large layer bound by its own instruction issue (about 175 lane
+issue cycles an output against the column kernel's 38: H200, the MobileNet layer). An ELEMENT_WISE_IDENTITY of 1 x
+128 x 56 x 56 FLOAT32 takes 10,416 cycles on the RX 7900 XTX (DRAM 40 %, "launch / too few waves, 54 %") and 5,271
+on the H200 ("launch / too few waves, 66 %"): no kernel moving those bytes is DRAM-bound there, the 5,000-cycle (RX
+7900 XTX) and 3,000-cycle (H200) launch alone being about as long as the DRAM's 1.6 MB.
 """
 import argparse
 import time

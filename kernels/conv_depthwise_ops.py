@@ -27,10 +27,11 @@ conv_depthwise_row.s first, written as libraries write a memory-bound depthwise 
 and strip of ROW_PIXELS rows (8; 4 for Strides H 2), adjacent lanes on adjacent columns (each wave's load and store
 one contiguous run), the thread's (P - 1) Sh + 3 input rows by 3 columns each loaded once into registers, the 9
 weights loaded once (FLOAT32 with adjacent taps: two scalar loads): on the H200 preset, 1 x 128 x 56 x 56, 38 lane
-issue cycles an output (9 of them its multiply-adds) where the LDS tile kernel issues 175. `row_block` splits the plane: the interior block (every tap of every pixel inside the
-input) is handed out first and its waves run without masks, every load in flight at once; the border's waves run
-under EXEC masks (a padded tap skipped). Its program is convolution_depthwise_row_<type>[_sh2][_no_bias]
-[_<activation>]; its constant buffer holds `ROW_RECORD_USE` (CB_DWR_<record>).
+issue cycles an output (9 of them its multiply-adds) where the LDS tile kernel issues 175. `row_block` splits the
+plane: the interior block (every tap of every pixel inside the input) is handed out first and its waves run without
+masks, every load in flight at once; the border's waves run under EXEC masks (a padded tap skipped). Its program is
+convolution_depthwise_row_<type>[_sh2][_no_bias][_<activation>]; its constant buffer holds `ROW_RECORD_USE`
+(CB_DWR_<record>).
 
 The constant buffer's RECORDS hold what `RECORD_USE` says (the assembler symbol CB_DW_<record> is each record's
 offset); PARAM0 .. the FusedActivation's attributes.
@@ -307,5 +308,5 @@ def compile_depthwise(tensors, attributes, layout, no_kernel, division_magic, pa
 
 __all__ = ["TILE", "THREADS", "MAX_GROUPS_Z", "MAX_TILE_WIDTH", "MAX_LDS_BYTES", "PITCH", "PASSES_A_TRIP", "MAX_STRIDE_H", "lds_bytes", "SKIP", "RECORD_USE", "tile_shape",
            "uses_depthwise", "variant_symbols", "build_program", "compile_depthwise", "ROW_SOURCE", "ROW_PIXELS",
-           "ROW_THREADS", "ROW_WINDOW", "MAX_GROUPS_X", "ROW_RECORD_USE", "row_block", "uses_row", "row_variant_symbols",
-           "build_row_program"]
+           "ROW_THREADS", "ROW_WINDOW", "MAX_GROUPS_X", "ROW_RECORD_USE", "row_block", "uses_row",
+           "row_variant_symbols", "build_row_program"]

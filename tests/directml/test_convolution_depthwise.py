@@ -7,8 +7,8 @@ permuted layouts, special values) run through the mirror on every adapter; the k
 and 64; the driver's choice (the program's name) is pinned per desc, other channel multipliers staying on the direct
 kernel; the column kernel's drawn 3 x 3 descs (Strides H 1 and 2, any Strides W, padding, both modes, FLOAT16,
 bias, padded rows, a permuted filter) on every adapter and its wave widths 8, 32 and 64, and its interior block
-against a tap-by-tap check; padded taps are skipped (-0 stays -0, a NaN weight on a padded tap does nothing) and a NaN input is not
-mistaken for a padded tap; a FusedActivation is the activation of the result."""
+against a tap-by-tap check; padded taps are skipped (-0 stays -0, a NaN weight on a padded tap does nothing) and a
+NaN input is not mistaken for a padded tap; a FusedActivation is the activation of the result."""
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st

@@ -1,8 +1,8 @@
 """Issue 26's must-hold for the depthwise convolution: memory-bound in the trace's verdict (traces/verdict.py).
 
-A 3 x 3 depthwise layer (FLOAT32, 56 x 56, padding 1, GroupCount = C) on the column kernel (kernels/conv_depthwise_row.s)
-large enough that the launch is a small part: on the RX 7900 XTX, 4 x 128 x 56 x 56 (12.8 MB read) is bound by DRAM
-bandwidth, bit for bit the golden model's; on the H200 (benchmark: 8 x 384 x 56 x 56, 38.5 MB in and out, more than
+A 3 x 3 depthwise layer (FLOAT32, 56 x 56, padding 1, GroupCount = C) on the column kernel
+(kernels/conv_depthwise_row.s) large enough that the launch is a small part: on the RX 7900 XTX, 4 x 128 x 56 x 56
+(12.8 MB read) is bound by DRAM bandwidth, bit for bit the golden model's; on the H200 (benchmark: 8 x 384 x 56 x 56, 38.5 MB in and out, more than
 its 60 MB L2 holds, about 15 s of CPU) too. The LDS tile kernel (conv_depthwise.s) was VALU-issue-bound on both
 (bench/bench_depthwise.py --tile)."""
 import numpy as np
