@@ -1,6 +1,6 @@
 ; =============================================================================================
 ; conv_depthwise_row.s: DML_OPERATOR_CONVOLUTION FORWARD, depthwise (GroupCount = C = K: one 3 x 3
-; filter per channel, or 1 x 3 in one spatial dimension), Strides H of 1 or 2 (SH), any Strides W,
+; filter per channel), two spatial dimensions, Strides H of 1 or 2 (SH), any Strides W,
 ; Dilations of 1, x and the output packed along W, as GPU libraries write a depthwise convolution:
 ; each thread computes P output pixels of one column (P = 8 for SH 1, 4 for SH 2) from registers,
 ; adjacent lanes take adjacent columns (every load and store of a wave is one contiguous run), no
@@ -8,7 +8,8 @@
 ;
 ; Launch: a grid of workgroups (X, 1, Z) = (ceil(STRIPS OW / 64), 1, N C) of 64 threads, STRIPS =
 ; ceil(OH / P); s4 the group's X, s6 its Z = n C + k, v1 the thread's id (docs/KERNEL_ABI.md).
-; Thread t = 64 X + v1 (t < STRIPS OW) computes out[n, k, oh0 .. oh0 + P - 1, ow], oh0 = P strip.
+; A wave with no thread t < STRIPS OW ends at once. Thread t = 64 X + v1 (t < STRIPS OW) computes
+; out[n, k, oh0 .. oh0 + P - 1, ow], oh0 = P strip.
 ; Its (strip, ow), the interior first, as libraries split the border from the bulk:
 ;   the interior block, strips R_LO .. R_LO + NRI - 1 x columns S_LO .. S_LO + NI - 1 (every tap of
 ;   every pixel inside the input, every pixel inside the output), takes t < BLOCK = NRI NI:
@@ -19,12 +20,14 @@
 ;   NE = OW - NI).
 ; The thread's window is ROWS = (P - 1) SH + 3 input rows ih0 + r (ih0 = oh0 Sh - Ph) by 3 columns
 ; iw0 + kw (iw0 = ow Sw - Pw; column kw's byte offset is the load's immediate COL<kw>): each input
-; element it needs is loaded once, the channel's 9 weights once (uniform addresses: one load for the
-; wave each; CONVOLUTION mode: negative filter strides and the flipped origin, so the kernel never
-; knows the mode). Input row r feeds acc_j for kh = r - SH j in 0 .. 2: going through the rows
-; ascending and in each the columns ascending, acc_j = fma(x[r][kw], w[kh][kw], acc_j) is rounded
-; once per tap in kernel row, then kernel column order: docs/NUMERICS.md's "Convolution" for one
-; channel, the bits of the direct kernel and of the golden model.
+; element it needs is loaded once, the channel's 9 weights once (SMEM_W, FLOAT32 with the 9 taps
+; adjacent: two scalar loads into s96 .. s104, W<kh><kw> naming each tap's register; else one vector
+; load a tap at a uniform address into v11 .. v19; CONVOLUTION mode: negative filter strides and
+; the flipped origin, so the kernel never knows the mode). Input row r feeds acc_j for kh = r - SH j
+; in 0 .. 2: going through the rows ascending and in each the columns ascending, acc_j =
+; fma(x[r][kw], w[kh][kw], acc_j) is rounded once per tap in kernel row, then kernel column order:
+; docs/NUMERICS.md's "Convolution" for one channel, the bits of the direct kernel and of the golden
+; model.
 ; A wave whose live lanes are all in the block takes the fast path: every load issued at once, then
 ; row by row as it arrives (s_waitcnt counting down), no masks. Any other wave takes the masked path:
 ; column kw's loads and multiply-adds run under EXEC = R<r> and M<kw> (R<r>: 0 <= ih0 + r < IH;
@@ -33,8 +36,10 @@
 ; Then per pixel j (conv_depthwise_row_store.inc, oh0 + j < OH): acc + bias[k] (HAS_BIAS, one
 ; rounding), the FusedActivation's own body (HAS_ACT, element_wise_bodies.inc on v10 in FLOAT32),
 ; FLOAT16 rounds once, the store.
-; Per pixel the fast path issues 3 ROWS / P loads (3.75 for SH 1), 9 multiply-adds and about 5
-; instructions of setup and store: a streaming kernel's count.
+; Per pixel the fast path issues 3 ROWS / P loads (3.75 for SH 1), 9 multiply-adds (the first of
+; each accumulator from -0) and about 12 instructions of setup, addresses and store; on the H200
+; preset the 1 x 128 x 56 x 56 layer averages 38 lane issue cycles an output, border included, where
+; the LDS tile kernel (conv_depthwise.s) takes 175: a streaming kernel's count.
 ;
 ; Constant buffer (RECORDS; conv_depthwise_ops.ROW_RECORD_USE is the table):
 ;   record 0  OW, magic, shift1, shift2, STRIPS OW, row bytes of the output, of x, of w (each a
@@ -46,8 +51,8 @@
 ;   record 5  NI, magic, shift1, shift2, NE, magic, shift1, shift2 (a divisor of 0: 1's)
 ;   PARAM0 .. the FusedActivation's attributes (P_<NAME>)
 ; Scalars: s[90:91] the live lanes, s92 n, s93 k, s94 x[n, k, 0, 0], s95 the path (0 fast), s96
-; out[n, k, 0, 0], s89 w[k, 0, 0, 0]; the masked path's M<kw> in s[40:45] and R<r> in s[46:55] and,
-; once the setup has read them, the records' s[64:73].
+; out[n, k, 0, 0] (then SMEM_W's weights in s96 .. s104), s89 w[k, 0, 0, 0]; the masked path's
+; M<kw> in s[40:45] and R<r> in s[46:55] and, once the setup has read them, the records' s[64:73].
 ; =============================================================================================
     s_load_dwordx4 s[8:11], s[0:1], ${DESC_X}       ; x's buffer descriptor
     s_load_dwordx4 s[12:15], s[0:1], ${DESC_W}      ; w's

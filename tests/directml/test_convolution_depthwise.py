@@ -202,10 +202,11 @@ def test_a_nan_input_is_not_a_padded_tap():
 @pytest.mark.parametrize("name, fields", [("ACTIVATION_RELU", {}), ("ACTIVATION_LEAKY_RELU", {"Alpha": 0.1}),
                                           ("ACTIVATION_LINEAR", {"Alpha": 1.5, "Beta": -0.25})])
 @pytest.mark.parametrize("type_name", ["FLOAT32", "FLOAT16"])
-def test_a_fused_activation_is_the_activation_of_the_result(name, fields, type_name):
+@pytest.mark.parametrize("out_layout", ["permuted", "packed"])   # the LDS tile kernel; the column kernel
+def test_a_fused_activation_is_the_activation_of_the_result(name, fields, type_name, out_layout):
     case = dict(type_name=type_name, n=1, groups=6, c_group=1, k_group=1, window=[3, 3], in_sizes=[18, 5],
                 geo=dict(strides=[1, 2], dilations=[1, 1], start=[1, 0], end=[1, 1]), mode=CROSS, bias=True,
-                layouts=["packed", "padded", "packed", "permuted"], special=True, seed=len(name))
+                layouts=["packed", "padded", "packed", out_layout], special=True, seed=len(name))
     fused_attrs = (name, {k: np.float32(v) for k, v in fields.items()})
     got, _ = run_case(case, activation=fused(name, **fields), fused=fused_attrs)
     if type_name == "FLOAT32":       # the activation of the FLOAT32 result, as the operator alone gives it
