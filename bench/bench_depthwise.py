@@ -1,23 +1,35 @@
-"""Benchmark: the depthwise convolution (kernels/conv_depthwise.s against the direct kernel window.s) in the timing model.
+"""Benchmark: the depthwise convolution (kernels/conv_depthwise_row.s, conv_depthwise.s, window.s) in the timing model.
 
-The MobileNet-like layer of issue 26: 1 x 128 x 56 x 56 FLOAT32, a 3 x 3 filter per channel, padding 1, GroupCount
-128, through DirectRun with the timing model on, on the RX 7900 XTX and H200 presets (their own wave widths). For
-each it prints the program that ran, the modelled cycles and time, the DRAM bytes and their share of the DRAM peak
-over that time, whether the output is the golden model's bit for bit, and the trace's verdict line
-(traces/verdict.py). --direct runs the same desc on the direct kernel (the path before conv_depthwise.s).
+Issue 26's must-hold: "a 3 x 3 convolution is compute-bound and a depthwise one memory-bound (the summary says
+which)". FLOAT32, 56 x 56, a 3 x 3 filter per channel, padding 1, GroupCount = C, through DirectRun with the timing
+model on, on the RX 7900 XTX and H200 presets (their own wave widths), for two layers:
+  mobilenet  1 x 128 x 56 x 56 (MobileNet v1's 56 x 56 depthwise layer, 1.6 MB in and out): on either GPU a dispatch
+             this small is bound by its launch, as a plain copy of the same bytes is (below);
+  large      8 x 384 x 56 x 56 (38.5 MB in and out; --batch / --channels change it): big enough that the launch is a
+             small part and, on the H200, more than its 60 MB L2 holds, so the output goes to DRAM within the dispatch.
+For each it prints the program the driver picked, the modelled cycles and time, the DRAM bytes and their share of
+the DRAM peak over that time, whether the output is the golden model's bit for bit, the trace's verdict line
+(traces/verdict.py, the summary `dmlemu run --trace` prints) and its one word (verdict.bound_of: memory, compute,
+latency, launch). --tile runs the LDS tile kernel (conv_depthwise.s, the path before the column kernel), --direct
+the direct kernel (window.s); --dense adds the dense 3 x 3 layer the must-hold compares with (C = K = 64, GroupCount
+1, 1 x 64 x 56 x 56: the implicit GEMM, kernels/conv_gemm.s).
 
-    .venv/bin/python bench/bench_depthwise.py [--direct] [--size 56] [--channels 128]
+    .venv/bin/python bench/bench_depthwise.py [--tile | --direct] [--dense] [--batch 8] [--channels 384]
 
-Measured (one run each; the cycles do not depend on the machine's load):
-  RX 7900 XTX  direct     convolution_direct_float32_no_bias     50,621 cycles = 20.25 us, DRAM 8.3 % of peak:
-               "scalar and memory issue, 59 %" (issue 59 %, DRAM 10 %, empty 26 %)
-               depthwise  convolution_depthwise_float32_no_bias  22,538 cycles =  9.02 us, DRAM 18.6 % of peak:
-               "VALU issue, 53 %" (DRAM 20 %, L2 15 %, LDS 18 %, issue 53 %, waiting 16 %, empty 31 %)
-  H200         direct     30,814 cycles = 15.56 us, DRAM 2.2 %: "latency at this occupancy, 43 %"
-               depthwise   9,744 cycles =  4.92 us, DRAM 6.8 %: "launch / too few waves, 39 %" (4,096 waves for
-               528 SIMDs; empty 39 %)
-The DRAM traffic is the input's 1.6 MB once (the output stays in the L2 / Infinity Cache within the dispatch), which
-the RX 7900 XTX's DRAM moves in about 4,200 cycles and the H200's in about 650: neither verdict is DRAM bandwidth.
+Measured (one run each; the cycles do not depend on the machine's load). The column kernel (default):
+  RX 7900 XTX  mobilenet   11,448 cycles =   4.58 us, DRAM 36.5 % of peak: "launch / too few waves, 57%" (DRAM 37%)
+               large      254,740 cycles = 101.90 us, DRAM 75.1 % of peak: "DRAM bandwidth, 96%" (issue 24%): memory
+  H200         mobilenet    5,589 cycles =   2.82 us, DRAM 11.9 %: "launch / too few waves, 68%" (DRAM 14%)
+               large       37,316 cycles =  18.85 us, DRAM 48.7 %: "DRAM bandwidth, 64%" (issue 56%, L2 59%): memory
+  dense 3 x 3 (--dense): RX 7900 XTX 102,941 cycles "VALU issue, 76%": compute; H200 103,360 cycles "launch / too few
+               waves, 64%" (392 waves for 528 SIMDs; issue 22%)
+The LDS tile kernel (--tile) on the same layers: RX 7900 XTX 22,539 cycles "VALU issue, 53%" and 335,725 cycles
+"VALU issue, 86%" (DRAM 76%, 57.1 % of peak); H200 9,744 cycles "launch / too few waves, 39%" and 128,434 cycles
+"VALU issue, 78%" (DRAM 69%, 14.4 % of peak): the large layer bound by its own instruction issue (about 175 lane
+issue cycles an output against the column kernel's 38: H200, the MobileNet layer). An ELEMENT_WISE_IDENTITY of 1 x
+128 x 56 x 56 FLOAT32 takes 10,416 cycles on the RX 7900 XTX (DRAM 40 %, "launch / too few waves, 54 %") and 5,271
+on the H200 ("launch / too few waves, 66 %"): no kernel moving those bytes is DRAM-bound there, the 5,000-cycle (RX
+7900 XTX) and 3,000-cycle (H200) launch alone being about as long as the DRAM's 1.6 MB.
 """
 import argparse
 import time
@@ -31,15 +43,19 @@ from dmlemu.kernels import conv_depthwise_ops
 from dmlemu.kernels.driver import TensorSpec
 from dmlemu.presets import H200, RX_7900_XTX
 from dmlemu.traces import capture
+from dmlemu.traces.verdict import bound_of
 
 
-def run_once(preset, size, channels):
-    rng = np.random.default_rng(size + channels)
-    x = rng.standard_normal((1, channels, size, size)).astype(np.float32)
-    w = rng.standard_normal((channels, 1, 3, 3)).astype(np.float32)
-    out = np.zeros((1, channels, size, size), np.float32)
+def run_once(preset, size, channels, batch=1, groups=None):
+    """(program name, stats, wall seconds, bit-exact, verdict line, bound word) of one 3 x 3 convolution, padding 1,
+    GroupCount `groups` (default: `channels`, depthwise)."""
+    groups = channels if groups is None else groups
+    rng = np.random.default_rng(size + channels + batch)
+    x = rng.standard_normal((batch, channels, size, size)).astype(np.float32)
+    w = rng.standard_normal((channels, channels // groups, 3, 3)).astype(np.float32)
+    out = np.zeros((batch, channels, size, size), np.float32)
     attributes = {"Mode": 1, "Direction": 0, "Strides": (1, 1), "Dilations": (1, 1), "StartPadding": (1, 1),
-                  "EndPadding": (1, 1), "OutputPadding": (0, 0), "GroupCount": channels}
+                  "EndPadding": (1, 1), "OutputPadding": (0, 0), "GroupCount": groups}
     gpu = Gpu(preset, timing=True)
     spec = lambda a: TensorSpec("FLOAT32", a.shape, None, a.nbytes)
     raw = lambda a: a.view(np.uint8).reshape(-1)
@@ -53,25 +69,39 @@ def run_once(preset, size, channels):
     same = np.array_equal(got, golden.run("CONVOLUTION", [x, w, None], attributes).view(np.uint32).reshape(-1))
     name = run.kernel.program.name
     run.free()
-    return name, stats, seconds, same, cap.trace.format_verdicts()
+    return (name, stats, seconds, same, cap.trace.format_verdicts().strip(),
+            bound_of(cap.trace.dispatches[0], preset))
+
+
+def report(preset, label, result):
+    name, stats, seconds, same, verdict, bound = result
+    modelled = stats.cycles / preset.clock_hz
+    dram = stats.timing.dram_bytes
+    print(f"{preset.description} {label}: {name}, {stats.cycles:,} cycles = {modelled * 1e6:.2f} us, DRAM {dram:,} "
+          f"bytes = {100 * dram / modelled / preset.dram_bytes_per_second:.1f} % of peak; bit-exact {same}; "
+          f"{bound}; wall {seconds:.2f} s")
+    print("  " + verdict)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--direct", action="store_true", help="the direct kernel (window.s), the path before")
+    path = parser.add_mutually_exclusive_group()
+    path.add_argument("--tile", action="store_true", help="the LDS tile kernel (conv_depthwise.s)")
+    path.add_argument("--direct", action="store_true", help="the direct kernel (window.s), the path before both")
+    parser.add_argument("--dense", action="store_true", help="also the dense 3 x 3 layer, C = K = 64 (implicit GEMM)")
     parser.add_argument("--size", type=int, default=56)
-    parser.add_argument("--channels", type=int, default=128)
+    parser.add_argument("--batch", type=int, default=8, help="the large layer's batch")
+    parser.add_argument("--channels", type=int, default=384, help="the large layer's channels")
     args = parser.parse_args()
-    if args.direct:      # no desc passes the depthwise rule: the driver's choice before conv_depthwise.s
+    if args.tile or args.direct:     # the driver's choice before the column kernel (and before the tile kernel)
+        conv_depthwise_ops.uses_row = lambda tensors, attributes: False
+    if args.direct:
         conv_depthwise_ops.MAX_TILE_WIDTH = 0
     for preset in (RX_7900_XTX, H200):
-        name, stats, seconds, same, verdict = run_once(preset, args.size, args.channels)
-        modelled = stats.cycles / preset.clock_hz
-        dram = stats.timing.dram_bytes
-        print(f"{preset.description}: {name}, {stats.cycles} cycles = {modelled * 1e6:.2f} us, DRAM {dram} bytes = "
-              f"{100 * dram / modelled / preset.dram_bytes_per_second:.1f} % of peak; bit-exact {same}; "
-              f"wall {seconds:.2f} s")
-        print("  " + str(verdict).strip())
+        report(preset, "mobilenet 1 x 128", run_once(preset, args.size, 128))
+        report(preset, f"large {args.batch} x {args.channels}", run_once(preset, args.size, args.channels, args.batch))
+        if args.dense:
+            report(preset, "dense 3 x 3, 1 x 64", run_once(preset, args.size, 64, 1, groups=1))
 
 
 if __name__ == "__main__":

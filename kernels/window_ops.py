@@ -46,7 +46,9 @@ gathered into LDS and multiplied in the same order (program convolution_implicit
 The depthwise path: a FORWARD convolution of one or two spatial dimensions with GroupCount = C = K (a channel
 multiplier of 1; kernels/conv_depthwise_ops.py's `uses_depthwise`, asked after the implicit GEMM) runs
 kernels/conv_depthwise.s: a 16 x 16 tile of one channel's output plane a workgroup, its input tile and halo loaded
-once into LDS, four pixels a thread, in the same order (program convolution_depthwise_..). Other channel multipliers,
+once into LDS, four pixels a thread, in the same order (program convolution_depthwise_..); a 3 x 3 filter with Strides
+H 1 or 2 and dilations 1, packed along W, runs kernels/conv_depthwise_row.s instead (eight pixels of one column a
+thread from registers, program convolution_depthwise_row_..). Other channel multipliers,
 three spatial dimensions and BACKWARD stay on the direct kernel.
 """
 import functools
