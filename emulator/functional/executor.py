@@ -30,7 +30,7 @@ from dmlemu.functional.buffer_descriptor import READ_ONLY, unpack_buffer_descrip
 from dmlemu.functional.image_descriptor import IMAGE_DWORDS, texel_offsets, unpack_image_descriptor
 from dmlemu.functional.texel_formats import FORMATS as TEXEL_FORMATS, decode as decode_texels, encode as encode_texels
 from dmlemu.functional.local_data_share import ALL_ONES as _LDS_ALL_ONES, WORD as _LDS_WORD
-from dmlemu.functional.wave import Ramp, broadcast
+from dmlemu.functional.wave import Ramp, broadcast, pack_mask
 
 MAX_INSTRUCTIONS_PER_WAVE = 1 << 20
 
@@ -155,6 +155,8 @@ def _alu(ctx, batch, entry, operands):
         else:
             batch.vcc = broadcast(value, (batch.waves, batch.width))
         return
+    if types[0] == "b64" and entry.mnemonic in _PAIR_MASK_OPS and _mask_pair_alu(batch, entry, operands):
+        return
     if not batch.exec_full and entry.operands[0] == op.VDST and not entry.sets_scc and \
             all(t in _REGION_TYPES for t in types):
         region = _exec_region(batch)
@@ -170,6 +172,48 @@ def _alu(ctx, batch, entry, operands):
 
 
 _REGION_TYPES = frozenset(("b32", "u32", "i32", "f32"))     # 32-bit lanes: _alu_region's registers
+
+# Scalar 64-bit bitwise instructions whose result on packed lane masks (bit i = lane i, the bits above the wave
+# width 0) is the packing of the same operation on the bool lanes, upper bits 0 again (s_not_b64 is not: it sets
+# them).
+_PAIR_MASK_OPS = frozenset(("s_mov_b64", "s_and_b64", "s_or_b64", "s_andn2_b64"))
+
+
+def _pair_mask(batch, operand):
+    """The bool lanes a 64-bit operand holds when they are known without unpacking: EXEC or VCC, or an SGPR pair
+    that _mask_pair_alu wrote with a mask and that still holds those very two dwords (registers are never changed
+    in place); else None."""
+    code = operand.code
+    if code in _MASK_CODES:
+        return batch.read(operand, "mask")
+    known = batch.pair_masks.get(code)
+    if known is not None and known[0] is batch.sgpr[code] and known[1] is batch.sgpr[code + 1]:
+        return known[2]
+    return None
+
+
+def _mask_pair_alu(batch, entry, operands):
+    """Mask arithmetic that involves SGPR pairs (s_mov_b64 s[40:41], exec ... s_mov_b64 exec, s[40:41]; s_and_b64
+    vcc, vcc, s[52:53]): when every source's lanes are known (_pair_mask), the operation on the bool lanes, as
+    _alu's EXEC / VCC path; an SGPR pair destination gets the packed dwords (what the uint64 operation gives) and
+    remembers the lanes. Returns False (nothing done) when a source's lanes are not known."""
+    sources = []
+    for operand in operands[1:]:
+        lanes = _pair_mask(batch, operand)
+        if lanes is None:
+            return False
+        sources.append(lanes)
+    value = entry.semantics(*sources)
+    code = operands[0].code
+    if code == EXEC_LO:
+        batch.set_exec(value)
+    elif code == VCC_LO:
+        batch.vcc = broadcast(value, (batch.waves, batch.width))
+    else:
+        batch.write(operands[0], "b64", pack_mask(value, batch.waves, batch.width), masked=False)
+        if operands[0].is_sgpr and code + 1 < len(batch.sgpr):
+            batch.pair_masks[code] = (batch.sgpr[code], batch.sgpr[code + 1], value)
+    return True
 
 
 def _alu_region(batch, entry, operands, region):

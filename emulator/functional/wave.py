@@ -351,7 +351,7 @@ class WaveBatch:
     """W waves executing together: registers, masks and ids (see the module banner)."""
 
     __slots__ = ("waves", "width", "sgpr", "vgpr", "exec", "exec_full", "exec_compact", "vcc", "scc",
-                 "wave_index", "workgroup", "wave_in_group", "views", "exec_region")
+                 "wave_index", "workgroup", "wave_in_group", "views", "exec_region", "pair_masks")
 
     def __init__(self, waves, width):
         self.waves = waves
@@ -368,6 +368,7 @@ class WaveBatch:
         self.wave_index = None     # (W, 1) uint32: wave number in the dispatch
         self.workgroup = None      # (W, 1) uint32
         self.wave_in_group = None  # (W, 1) uint32
+        self.pair_masks = {}       # SGPR pair -> (its two dwords, the bool lanes they pack): executor._mask_pair
 
     # ---- masks ------------------------------------------------------------------------------
     def set_exec(self, mask):
