@@ -586,11 +586,24 @@ def _detach(batch, region):
     """Copy on write: give every register that may share memory with `region` (about to be stored
     to) its own copy, so that it keeps the values it was loaded with. Only registers can hold such
     views (loads in `run`, and what instructions made of them without computing: moves, bit
-    views); np.may_share_memory compares bounds only, so it errs towards copying."""
+    views); np.may_share_memory compares bounds only, so it errs towards copying. A view whose memory belongs
+    to another array that owns its memory (another allocation, a computed register's broadcast) cannot share
+    `region`'s and is passed over without the bounds test (_memory_owner)."""
+    owner = _memory_owner(region)
     for bank in (batch.vgpr, batch.sgpr):
-        for i, value in enumerate(bank):
-            if type(value) is np.ndarray and value.base is not None and np.may_share_memory(value, region):
+        for i in [i for i, value in enumerate(bank) if type(value) is np.ndarray and value.base is not None]:
+            value = bank[i]
+            other = _memory_owner(value)
+            if (other is owner or other is None or owner is None) and np.may_share_memory(value, region):
                 bank[i] = value.copy()
+
+
+def _memory_owner(array):
+    """The ndarray that owns `array`'s memory (following .base), or None when the memory belongs to an object that
+    is not an ndarray (a buffer that other arrays may wrap too)."""
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array if array.base is None else None
 
 
 def _store(ctx, batch, entry, operands):

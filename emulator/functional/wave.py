@@ -334,7 +334,14 @@ def pack_mask(mask, waves, width):
         lanes = np.uint64((1 << width) - 1)
         return np.where(np.broadcast_to(mask, (waves, 1)), lanes, np.uint64(0))
     mask = np.broadcast_to(mask, (waves, width))
-    packed = np.packbits(mask, axis=1, bitorder="little")
+    if width % 8 == 0 and mask.flags.c_contiguous:
+        # Hot path: a wave's lanes are whole bytes, so the flat bit string of the lanes is every wave's bytes in
+        # order (np.packbits along axis 1 costs about 5x more on 2^16 lanes).
+        packed = np.packbits(mask.reshape(-1), bitorder="little").reshape(waves, width // 8)
+        if width in (8, 16, 32, 64):      # a wave's bytes are one little-endian word
+            return packed.view(f"<u{width // 8}").astype(np.uint64)
+    else:
+        packed = np.packbits(mask, axis=1, bitorder="little")
     padded = np.zeros((waves, 8), dtype=np.uint8)
     padded[:, :min(8, packed.shape[1])] = packed[:, :8]
     return padded.view("<u8").reshape(waves, 1).astype(np.uint64)
@@ -344,6 +351,10 @@ def unpack_mask(bits, waves, width):
     """uint64 per wave -> bool lanes (W, L)."""
     b = np.broadcast_to(np.asarray(bits, dtype=np.uint64).reshape(-1, 1), (waves, 1))
     as_bytes = np.ascontiguousarray(b.astype("<u8")).view(np.uint8).reshape(waves, 8)
+    if width % 8 == 0:
+        # Hot path: a wave's lanes are whole bytes: one flat bit string, and the 0 / 1 bytes viewed as bool.
+        used = np.ascontiguousarray(as_bytes[:, :width // 8]).reshape(-1)
+        return np.unpackbits(used, bitorder="little").reshape(waves, width).view(bool)
     return np.unpackbits(as_bytes, axis=1, bitorder="little")[:, :width].astype(bool)
 
 

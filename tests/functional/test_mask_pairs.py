@@ -105,3 +105,24 @@ def test_a_saved_exec_restores_through_the_remembered_lanes():
         handler, entry, operands, _ = records[pc]
         handler(None, batch, entry, operands)
     assert np.array_equal(batch.exec, np.broadcast_to(np.arange(8) < 2, (2, 8)))   # 3 = lanes 0 and 1
+
+
+@pytest.mark.parametrize("width", [4, 8, 16, 24, 32, 64])
+def test_pack_and_unpack_mask_are_the_lanes_bits(width):
+    """pack_mask / unpack_mask (the flat packbits paths where a wave's lanes are whole bytes, and the general one)
+    against bit i = lane i computed lane by lane: per-lane, per-wave and uniform masks, contiguous or not."""
+    from dmlemu.functional.wave import pack_mask, unpack_mask
+
+    rng = np.random.default_rng(width)
+    for waves in (1, 3, 40):
+        for shape in ((waves, width), (1, width), (waves, 1), (1, 1)):
+            mask = rng.random(shape) < 0.4
+            for lanes in (mask, mask[:, ::-1]):
+                full = np.broadcast_to(lanes, (waves, width))
+                expected = np.array([[sum(1 << i for i in range(width) if full[w, i])] for w in range(waves)],
+                                    dtype=np.uint64)
+                packed = pack_mask(lanes, waves, width)
+                assert packed.dtype == np.uint64 and packed.shape == (waves, 1)
+                assert np.array_equal(packed, expected)
+                unpacked = unpack_mask(packed, waves, width)
+                assert unpacked.dtype == bool and np.array_equal(unpacked, full)
