@@ -64,12 +64,34 @@ def mask_program(rng, steps):
 def test_mask_pairs_match_reference(seed):
     rng = np.random.default_rng(1000 + seed)
     width = int(rng.choice([4, 8, 16, 32, 64]))
-    groups, group_size = int(rng.integers(1, 5)), 16
-    program = Program(assemble(mask_program(rng, int(rng.integers(6, 30)))), f"masks{seed}")
+    run_both(mask_program(rng, int(rng.integers(6, 30))), f"masks{seed}", width, int(rng.integers(1, 5)),
+             width * 2 if seed % 2 else 1 << 16)   # several batches, or one
+
+
+@pytest.mark.parametrize("width", [8, 32, 64])
+@pytest.mark.parametrize("first", [0, 3, 7, 64])
+def test_readfirstlane_of_one_value_per_wave_matches_reference(width, first):
+    """v_readfirstlane_b32 of a register that holds one value per wave (read_first_lane's shortcut, no pass over
+    EXEC) and of a per-lane one, under an EXEC that starts at lane `first` (none active past the width)."""
+    text = "\n".join([
+        "s_mov_b64 s[30:31], exec", "s_get_workgroup_id s12", "s_get_wave_id s14", "v_lane_id v1",
+        "v_mov_b32 v2, s12", "v_mul_lo_u32 v2, v2, 7", "v_add_u32 v2, v2, s14",
+        f"v_cmp_le_u32 vcc, {first}, v1", "s_and_b64 exec, exec, vcc",
+        "v_readfirstlane_b32 s40, v2", "v_readfirstlane_b32 s41, v1",
+        "s_mov_b64 exec, s[30:31]", "v_mov_b32 v3, s40", "v_mov_b32 v4, s41",
+        "s_load_dwordx4 s[20:23], s[0:1], 0", "s_waitcnt 0",
+        "s_mul_i32 s24, s4, 16", "v_add_u32 v14, s24, v0", "v_lshl_b32 v14, v14, 6",
+        "buffer_store_dword v3, v14, s[20:23], 0", "buffer_store_dword v4, v14, s[20:23], 4", "s_endpgm"])
+    run_both(text, f"first{width}_{first}", width, 3, 1 << 16)
+
+
+def run_both(text, name, width, groups, batch_lanes, group_size=16):
+    """The program over `groups` workgroups on the fast executor and on the per-lane reference: the same bytes."""
+    program = Program(assemble(text), name)
     runs = []
     for _ in range(2):
         gpu = Gpu(TEACHING, wave_width=width)
-        gpu.dispatcher.batch_lanes = width * 2 if seed % 2 else 1 << 16   # several batches, or one
+        gpu.dispatcher.batch_lanes = batch_lanes
         buffer = gpu.memory.allocate(64 * groups * group_size, "out")
         table = gpu.memory.allocate(32, "table")
         write_buffer_descriptor(table.data, 0, buffer.gpu_va, buffer.size)
