@@ -30,7 +30,7 @@ from dmlemu.functional.buffer_descriptor import READ_ONLY, unpack_buffer_descrip
 from dmlemu.functional.image_descriptor import IMAGE_DWORDS, texel_offsets, unpack_image_descriptor
 from dmlemu.functional.texel_formats import FORMATS as TEXEL_FORMATS, decode as decode_texels, encode as encode_texels
 from dmlemu.functional.local_data_share import ALL_ONES as _LDS_ALL_ONES, WORD as _LDS_WORD
-from dmlemu.functional.wave import Ramp, broadcast, pack_mask
+from dmlemu.functional.wave import Ramp, Rows, broadcast, pack_mask
 
 MAX_INSTRUCTIONS_PER_WAVE = 1 << 20
 
@@ -450,6 +450,15 @@ def _window_rows(ctx, batch, typed, starts, length, step=_FIND):
     return np.lib.stride_tricks.sliding_window_view(typed, length)[starts]
 
 
+def _rows_lanes(rows, shape):
+    """_window_rows' rows as a (W, width) register: a view of them where one expresses the lanes (one run, or
+    contiguous runs), else a Rows (a strided view of memory: element-wise instructions read it without a copy
+    first, wave.Rows), else (rows already copied) the rows reshaped."""
+    if rows.shape == shape or rows.flags.c_contiguous or rows.flags.writeable:
+        return rows.reshape(shape)
+    return Rows(rows, shape)
+
+
 def _wave_rows(index, waves, count):
     """For element indices held as a Ramp: each wave's first element (W,) when every wave's lanes index
     consecutive elements (step 1, no wrap) and all of them are below `count`; else None."""
@@ -521,7 +530,7 @@ def _load(ctx, batch, entry, operands):
             # Hot path: every wave's lanes read consecutive elements (each wave coalesced, the waves
             # anywhere), found on the offsets' Ramp columns: whole rows of a sliding window.
             typed = data[:count * dtype.itemsize].view(dtype)
-            result = _window_rows(ctx, batch, typed, *runs).reshape(shape)
+            result = _rows_lanes(_window_rows(ctx, batch, typed, *runs), shape)
             if ctx.stats.record is not None:
                 index = _element_indices(batch, operands, dtype.itemsize)
                 _record_access(ctx, batch, False, va, index, dtype.itemsize, None, None)
@@ -591,8 +600,13 @@ def _detach(batch, region):
     `region`'s and is passed over without the bounds test (_memory_owner)."""
     owner = _memory_owner(region)
     for bank in (batch.vgpr, batch.sgpr):
-        for i in [i for i, value in enumerate(bank) if type(value) is np.ndarray and value.base is not None]:
+        for i in [i for i, value in enumerate(bank)
+                  if (type(value) is np.ndarray and value.base is not None) or type(value) is Rows]:
             value = bank[i]
+            if type(value) is Rows:      # rows of memory: their lanes copied (Rows.values is a copy)
+                if np.may_share_memory(value.rows, region):
+                    bank[i] = value.values()
+                continue
             other = _memory_owner(value)
             if (other is owner or other is None or owner is None) and np.may_share_memory(value, region):
                 bank[i] = value.copy()

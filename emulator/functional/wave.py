@@ -281,6 +281,91 @@ class Ramp(np.lib.mixins.NDArrayOperatorsMixin):
         return None
 
 
+class Rows(np.lib.mixins.NDArrayOperatorsMixin):
+    """A vector register loaded as rows of memory: the (W, width) lanes are `rows`, a read-only strided view of R
+    rows of m * width elements (m consecutive waves a row, R = W / m), which no (W, width) view can express (the
+    waves' starts are not evenly spaced: a reduction's workgroups, one row of memory apart). Lane l of wave w is
+    rows[w // m, (w % m) * width + l], the C order of the (W, width) array, so a (W, width) C-contiguous array seen
+    as (R, m * width) is the same lanes.
+
+    Exact rule: an element-wise ufunc of these lanes and a uniform value, a C-contiguous (W, width) array or Rows of
+    the same layout is computed on the (R, m * width) forms and its result seen as (W, width) (element-wise results
+    do not depend on the shape): the add of a loaded register into an accumulator reads memory once, without a
+    copy of the lanes first. Anything else sees `values()`, the lanes copied once (read-only), as a Ramp does.
+    Made by executor._load only (copy on write, executor._detach, copies it before a store to its memory)."""
+
+    __slots__ = ("rows", "shape", "_values")
+    ndim = 2
+
+    def __init__(self, rows, shape):
+        self.rows = rows        # (R, m * width) read-only strided view of memory
+        self.shape = shape      # (W, width)
+        self._values = None
+
+    @property
+    def dtype(self):
+        return self.rows.dtype
+
+    @property
+    def size(self):
+        return self.rows.size
+
+    def values(self):
+        """The lanes as a read-only (W, width) array (copied on first use)."""
+        if self._values is None:
+            values = self.rows.reshape(self.shape)
+            values.flags.writeable = False
+            self._values = values
+        return self._values
+
+    def __array__(self, dtype=None, copy=None):
+        values = self.values()
+        if dtype is not None and np.dtype(dtype) != values.dtype:
+            return values.astype(dtype)
+        return values.copy() if copy else values
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.values(), name)
+
+    def __getitem__(self, key):
+        return self.values()[key]
+
+    def view(self, dtype=None):
+        if dtype is None or np.dtype(dtype) == self.rows.dtype:
+            return self
+        if np.dtype(dtype).itemsize != self.rows.dtype.itemsize:
+            return self.values().view(dtype)
+        return Rows(self.rows.view(dtype), self.shape)
+
+    def astype(self, dtype, copy=True):
+        if np.dtype(dtype) == self.rows.dtype and not copy:
+            return self
+        return self.values().astype(dtype, copy=copy)
+
+    def _form(self, x):
+        """x as this layout's (R, m * width) operand, or None when it is not one (see the class)."""
+        if isinstance(x, Rows):
+            return x.rows if x.rows.shape == self.rows.shape and x.shape == self.shape else None
+        if isinstance(x, (np.ndarray, np.generic)):
+            if x.size == 1:
+                return x.reshape(()) if isinstance(x, np.ndarray) else x
+            if x.shape == self.shape and x.flags.c_contiguous:
+                return x.reshape(self.rows.shape)
+        return None
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if method == "__call__" and not kwargs and ufunc.nout == 1:
+            forms = [self._form(x) for x in inputs]
+            if all(f is not None for f in forms):
+                result = ufunc(*forms)
+                if isinstance(result, np.ndarray) and result.shape == self.rows.shape:
+                    return result.reshape(self.shape)
+        inputs = tuple(x.values() if isinstance(x, (Rows, Ramp)) else x for x in inputs)
+        return getattr(ufunc, method)(*inputs, **kwargs)
+
+
 def broadcast(x, shape):
     """np.broadcast_to(x, shape) for 2-D `shape`: a read-only view, made directly (zero strides on the broadcast
     axes) where `x` is a C-contiguous 2-D array: np.broadcast_to's own Python costs several microseconds a call,
@@ -492,7 +577,7 @@ class WaveBatch:
     def write(self, operand, type_name, value, masked):
         """Write a result; vector writes keep inactive lanes when `masked`."""
         dtype, dwords = TYPES[type_name]
-        if not isinstance(value, Ramp):
+        if not isinstance(value, (Ramp, Rows)):
             value = np.asarray(value)
         if value.ndim < 2:
             value = value.reshape((1,) * (2 - value.ndim) + value.shape)
