@@ -22,6 +22,13 @@ lanes. Address arithmetic on it (add, subtract, multiply and shift by uniform va
 O(W), a compare against a uniform bound usually gives a (W, 1) mask, and a buffer access through it
 is known to be contiguous without looking at the lanes (executor.py). Anything else sees an
 ordinary uint32 array (`Ramp.values()`, made once).
+Speed trick: a load whose waves read rows of memory that are further apart than their lanes (a
+reduction's workgroups, each a chunk of its own) may be held as `Rows`: the strided view of those rows,
+which element-wise ufuncs combine with uniforms and contiguous registers in the rows' shape, reading
+memory once instead of copying the lanes out first. Anything else sees the lanes copied once
+(`Rows.values()`); a store to the rows' memory copies them first (executor._detach).
+SGPR pairs written by mask arithmetic remember the bool lanes they pack (`pair_masks`), so that
+restoring EXEC from them or combining them with VCC needs no unpacking (executor._mask_pair_alu).
 """
 import numpy as np
 
