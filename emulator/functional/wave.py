@@ -337,6 +337,11 @@ class Rows(np.lib.mixins.NDArrayOperatorsMixin):
         return getattr(self.values(), name)
 
     def __getitem__(self, key):
+        waves, width = self.shape
+        if self._values is None and isinstance(key, np.ndarray) and key.dtype == bool and key.shape == (waves,):
+            # Some waves (WaveBatch.select): their lanes only, from the rows seen as (R, m, width).
+            rows = self.rows.shape[0]
+            return self.rows.reshape(rows, waves // rows, width)[key.reshape(rows, -1)]
         return self.values()[key]
 
     def view(self, dtype=None):

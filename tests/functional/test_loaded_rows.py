@@ -93,4 +93,6 @@ def test_rows_rule_is_the_lanes_ufunc():
     assert isinstance(bits, Rows)
     assert np.array_equal(bits + ramp, lanes.view(np.uint32) + ramp.values())
     assert np.array_equal(ramp + bits, ramp.values() + lanes.view(np.uint32))
+    for keep in (np.arange(8) % 3 == 0, np.ones(8, bool), np.zeros(8, bool)):
+        assert np.array_equal(Rows(rows, (8, 32))[keep], lanes[keep])     # some waves, without the copy of all
     assert np.array_equal(np.asarray(loaded), lanes) and not loaded.values().flags.writeable
