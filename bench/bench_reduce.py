@@ -54,6 +54,31 @@ functions did not get slower (same A/B, one round, medians of 3): MAX 41.6 / 41.
 output), LOG_SUM_EXP 215 / 981 -> 165 / 928 ms, FLOAT16 SUM 31.5 / 35.2 -> 27.3 / 27.5 ms, FLOAT16 AVERAGE 31.1 /
 33.8 -> 25.0 / 29.5 ms (one axis / every axis); ACTIVATION_SOFTMAX1 (bench_softmax.py) 1.2-1.3x -> 1.1-1.4x.
 
+Third round (branch reduce3; results and modelled timing unchanged: bit-exact here and in the tests,
+bench/timing_identity.py 47/47): a per-instruction profile (process time, wave32, every axis) put the 64 loads at
+3.5 ms (copying 1 KiB rows 64 KiB apart out of DRAM into a (W, width) array, then a Python path), the 64 adds with
+their NaN check at 2.3 ms (about their NumPy floor: a pass over 2^16 lanes and an isnan pass), the stage-1 LDS tree
+at 2 ms and the last chunk's stage 2 (some 150 instructions on one workgroup, Python overhead alone) at 1.4 ms.
+The executor, generically (each path tested against the per-lane reference executor): a load whose waves read rows
+of memory that no (W, width) view expresses is kept as wave.Rows, the rows' strided view, and element-wise
+instructions compute in the rows' shape (the add reads memory once, no copy of the lanes first; anything else
+sees the lanes copied once; copy on write copies it before a store to its memory); SGPR pairs written by mask
+arithmetic remember their bool lanes (s_mov_b64 exec, s[40:41] and ARGMAX's s_and_b64 vcc, vcc, s[52:53] without
+unpacking); pack_mask / unpack_mask pack a wave's whole-byte lanes as one flat bit string (2^16 lanes 26 -> 7 us
+and 26 -> 17 us); a store's copy on write passes over registers whose memory another array owns;
+v_readfirstlane_b32 of a per-wave value skips its pass over EXEC. Measured against main (069896f, its tree
+swapped in and out in fresh processes, alternating) on the 2-core VM shared with six other jobs (load 5 to 7):
+minimum of 15 dispatches, three rounds: every axis 9.6-10.3 -> 9.0-9.5 ms, one axis 9.5-10.5 -> 8.4-9.1 ms;
+this script (`--repeat 7 --timing-log2 0`), five rounds: every axis 10.6-11.0 -> 9.9-10.7 ms against golden model
+runs of 2.4 to 3.0 ms (3.6-4.4x, median 3.7x -> 3.4-4.4x, median 3.4x), one axis 10.5-11.7 -> 9.4-10.5 ms
+(2.8-3.0x -> 2.5-2.8x). The ratio moves with the golden model's own time (2.4 to 3.0 ms here, 0.9 to 1.5 ms when
+it runs alone on a quiet machine: its one NumPy reduction reads the 16 MiB at DRAM speed), so the every-axis case
+stays near 4x and reaches 5x only when the golden model runs near 2 ms: the kernel's floor on this machine is about
+3 ms of NumPy passes (each element loaded, added and NaN-checked, against the golden model's one read) plus some
+390 instructions of Python dispatch. ACTIVATION_HARDMAX1 (bench_softmax.py --kind HARDMAX, the only kind above 4x)
+76-77 -> 69-71 ms against 13-14 ms: 5.4-5.6x -> about 5.1x, still missed (64 trips of 19 instructions of the
+ARGMAX pair step, each on 2^16 lanes, and 64 strided stores of 256 KiB); SOFTMAX and LOG_SOFTMAX stay about 1x.
+
 DRAM efficiency (timing model on, REDUCE SUM 2^24 FLOAT32, DRAM bytes / input bytes 1.000 everywhere; before:
 two dispatches, the chunks then a workgroup per output over the partials, a UAV barrier between them):
     rx7900xtx one axis   90.3 us  77.5 %

@@ -32,6 +32,10 @@ def read_lane(exec_mask, old, values, lane):
 
 def read_first_lane(exec_mask, old, values):
     """v_readfirstlane_b32: the first active lane of each wave (lane 0 when none is), (W, 1)."""
+    values = np.asarray(values)
+    if values.ndim == 2 and values.shape[1] == 1:
+        # One value per wave (or one for all): the first active lane (or lane 0) holds it, without a pass over EXEC.
+        return np.broadcast_to(values, (exec_mask.shape[0], 1))
     width = exec_mask.shape[1]
     first = np.argmax(exec_mask, axis=1).reshape(-1, 1)     # 0 when no lane is active
     values = np.broadcast_to(values, (exec_mask.shape[0], width))

@@ -30,7 +30,7 @@ from dmlemu.functional.buffer_descriptor import READ_ONLY, unpack_buffer_descrip
 from dmlemu.functional.image_descriptor import IMAGE_DWORDS, texel_offsets, unpack_image_descriptor
 from dmlemu.functional.texel_formats import FORMATS as TEXEL_FORMATS, decode as decode_texels, encode as encode_texels
 from dmlemu.functional.local_data_share import ALL_ONES as _LDS_ALL_ONES, WORD as _LDS_WORD
-from dmlemu.functional.wave import Ramp, broadcast
+from dmlemu.functional.wave import Ramp, Rows, broadcast, pack_mask
 
 MAX_INSTRUCTIONS_PER_WAVE = 1 << 20
 
@@ -155,6 +155,8 @@ def _alu(ctx, batch, entry, operands):
         else:
             batch.vcc = broadcast(value, (batch.waves, batch.width))
         return
+    if types[0] == "b64" and entry.mnemonic in _PAIR_MASK_OPS and _mask_pair_alu(batch, entry, operands):
+        return
     if not batch.exec_full and entry.operands[0] == op.VDST and not entry.sets_scc and \
             all(t in _REGION_TYPES for t in types):
         region = _exec_region(batch)
@@ -170,6 +172,48 @@ def _alu(ctx, batch, entry, operands):
 
 
 _REGION_TYPES = frozenset(("b32", "u32", "i32", "f32"))     # 32-bit lanes: _alu_region's registers
+
+# Scalar 64-bit bitwise instructions whose result on packed lane masks (bit i = lane i, the bits above the wave
+# width 0) is the packing of the same operation on the bool lanes, upper bits 0 again (s_not_b64 is not: it sets
+# them).
+_PAIR_MASK_OPS = frozenset(("s_mov_b64", "s_and_b64", "s_or_b64", "s_andn2_b64"))
+
+
+def _pair_mask(batch, operand):
+    """The bool lanes a 64-bit operand holds when they are known without unpacking: EXEC or VCC, or an SGPR pair
+    that _mask_pair_alu wrote with a mask and that still holds those very two dwords (registers are never changed
+    in place); else None."""
+    code = operand.code
+    if code in _MASK_CODES:
+        return batch.read(operand, "mask")
+    known = batch.pair_masks.get(code)
+    if known is not None and known[0] is batch.sgpr[code] and known[1] is batch.sgpr[code + 1]:
+        return known[2]
+    return None
+
+
+def _mask_pair_alu(batch, entry, operands):
+    """Mask arithmetic that involves SGPR pairs (s_mov_b64 s[40:41], exec ... s_mov_b64 exec, s[40:41]; s_and_b64
+    vcc, vcc, s[52:53]): when every source's lanes are known (_pair_mask), the operation on the bool lanes, as
+    _alu's EXEC / VCC path; an SGPR pair destination gets the packed dwords (what the uint64 operation gives) and
+    remembers the lanes. Returns False (nothing done) when a source's lanes are not known."""
+    sources = []
+    for operand in operands[1:]:
+        lanes = _pair_mask(batch, operand)
+        if lanes is None:
+            return False
+        sources.append(lanes)
+    value = entry.semantics(*sources)
+    code = operands[0].code
+    if code == EXEC_LO:
+        batch.set_exec(value)
+    elif code == VCC_LO:
+        batch.vcc = broadcast(value, (batch.waves, batch.width))
+    else:
+        batch.write(operands[0], "b64", pack_mask(value, batch.waves, batch.width), masked=False)
+        if operands[0].is_sgpr and code + 1 < len(batch.sgpr):
+            batch.pair_masks[code] = (batch.sgpr[code], batch.sgpr[code + 1], value)
+    return True
 
 
 def _alu_region(batch, entry, operands, region):
@@ -406,6 +450,15 @@ def _window_rows(ctx, batch, typed, starts, length, step=_FIND):
     return np.lib.stride_tricks.sliding_window_view(typed, length)[starts]
 
 
+def _rows_lanes(rows, shape):
+    """_window_rows' rows as a (W, width) register: a view of them where one expresses the lanes (one run, or
+    contiguous runs), else a Rows (a strided view of memory: element-wise instructions read it without a copy
+    first, wave.Rows), else (rows already copied) the rows reshaped."""
+    if rows.shape == shape or rows.flags.c_contiguous or rows.flags.writeable:
+        return rows.reshape(shape)
+    return Rows(rows, shape)
+
+
 def _wave_rows(index, waves, count):
     """For element indices held as a Ramp: each wave's first element (W,) when every wave's lanes index
     consecutive elements (step 1, no wrap) and all of them are below `count`; else None."""
@@ -477,7 +530,7 @@ def _load(ctx, batch, entry, operands):
             # Hot path: every wave's lanes read consecutive elements (each wave coalesced, the waves
             # anywhere), found on the offsets' Ramp columns: whole rows of a sliding window.
             typed = data[:count * dtype.itemsize].view(dtype)
-            result = _window_rows(ctx, batch, typed, *runs).reshape(shape)
+            result = _rows_lanes(_window_rows(ctx, batch, typed, *runs), shape)
             if ctx.stats.record is not None:
                 index = _element_indices(batch, operands, dtype.itemsize)
                 _record_access(ctx, batch, False, va, index, dtype.itemsize, None, None)
@@ -542,11 +595,29 @@ def _detach(batch, region):
     """Copy on write: give every register that may share memory with `region` (about to be stored
     to) its own copy, so that it keeps the values it was loaded with. Only registers can hold such
     views (loads in `run`, and what instructions made of them without computing: moves, bit
-    views); np.may_share_memory compares bounds only, so it errs towards copying."""
+    views); np.may_share_memory compares bounds only, so it errs towards copying. A view whose memory belongs
+    to another array that owns its memory (another allocation, a computed register's broadcast) cannot share
+    `region`'s and is passed over without the bounds test (_memory_owner)."""
+    owner = _memory_owner(region)
     for bank in (batch.vgpr, batch.sgpr):
-        for i, value in enumerate(bank):
-            if type(value) is np.ndarray and value.base is not None and np.may_share_memory(value, region):
+        for i in [i for i, value in enumerate(bank)
+                  if (type(value) is np.ndarray and value.base is not None) or type(value) is Rows]:
+            value = bank[i]
+            if type(value) is Rows:      # rows of memory: their lanes copied (Rows.values is a copy)
+                if np.may_share_memory(value.rows, region):
+                    bank[i] = value.values()
+                continue
+            other = _memory_owner(value)
+            if (other is owner or other is None or owner is None) and np.may_share_memory(value, region):
                 bank[i] = value.copy()
+
+
+def _memory_owner(array):
+    """The ndarray that owns `array`'s memory (following .base), or None when the memory belongs to an object that
+    is not an ndarray (a buffer that other arrays may wrap too)."""
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array if array.base is None else None
 
 
 def _store(ctx, batch, entry, operands):

@@ -22,6 +22,13 @@ lanes. Address arithmetic on it (add, subtract, multiply and shift by uniform va
 O(W), a compare against a uniform bound usually gives a (W, 1) mask, and a buffer access through it
 is known to be contiguous without looking at the lanes (executor.py). Anything else sees an
 ordinary uint32 array (`Ramp.values()`, made once).
+Speed trick: a load whose waves read rows of memory that are further apart than their lanes (a
+reduction's workgroups, each a chunk of its own) may be held as `Rows`: the strided view of those rows,
+which element-wise ufuncs combine with uniforms and contiguous registers in the rows' shape, reading
+memory once instead of copying the lanes out first. Anything else sees the lanes copied once
+(`Rows.values()`); a store to the rows' memory copies them first (executor._detach).
+SGPR pairs written by mask arithmetic remember the bool lanes they pack (`pair_masks`), so that
+restoring EXEC from them or combining them with VCC needs no unpacking (executor._mask_pair_alu).
 """
 import numpy as np
 
@@ -281,6 +288,96 @@ class Ramp(np.lib.mixins.NDArrayOperatorsMixin):
         return None
 
 
+class Rows(np.lib.mixins.NDArrayOperatorsMixin):
+    """A vector register loaded as rows of memory: the (W, width) lanes are `rows`, a read-only strided view of R
+    rows of m * width elements (m consecutive waves a row, R = W / m), which no (W, width) view can express (the
+    waves' starts are not evenly spaced: a reduction's workgroups, one row of memory apart). Lane l of wave w is
+    rows[w // m, (w % m) * width + l], the C order of the (W, width) array, so a (W, width) C-contiguous array seen
+    as (R, m * width) is the same lanes.
+
+    Exact rule: an element-wise ufunc of these lanes and a uniform value, a C-contiguous (W, width) array or Rows of
+    the same layout is computed on the (R, m * width) forms and its result seen as (W, width) (element-wise results
+    do not depend on the shape): the add of a loaded register into an accumulator reads memory once, without a
+    copy of the lanes first. Anything else sees `values()`, the lanes copied once (read-only), as a Ramp does.
+    Made by executor._load only (copy on write, executor._detach, copies it before a store to its memory)."""
+
+    __slots__ = ("rows", "shape", "_values")
+    ndim = 2
+
+    def __init__(self, rows, shape):
+        self.rows = rows        # (R, m * width) read-only strided view of memory
+        self.shape = shape      # (W, width)
+        self._values = None
+
+    @property
+    def dtype(self):
+        return self.rows.dtype
+
+    @property
+    def size(self):
+        return self.rows.size
+
+    def values(self):
+        """The lanes as a read-only (W, width) array (copied on first use)."""
+        if self._values is None:
+            values = self.rows.reshape(self.shape)
+            values.flags.writeable = False
+            self._values = values
+        return self._values
+
+    def __array__(self, dtype=None, copy=None):
+        values = self.values()
+        if dtype is not None and np.dtype(dtype) != values.dtype:
+            return values.astype(dtype)
+        return values.copy() if copy else values
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.values(), name)
+
+    def __getitem__(self, key):
+        waves, width = self.shape
+        if self._values is None and isinstance(key, np.ndarray) and key.dtype == bool and key.shape == (waves,):
+            # Some waves (WaveBatch.select): their lanes only, from the rows seen as (R, m, width).
+            rows = self.rows.shape[0]
+            return self.rows.reshape(rows, waves // rows, width)[key.reshape(rows, -1)]
+        return self.values()[key]
+
+    def view(self, dtype=None):
+        if dtype is None or np.dtype(dtype) == self.rows.dtype:
+            return self
+        if np.dtype(dtype).itemsize != self.rows.dtype.itemsize:
+            return self.values().view(dtype)
+        return Rows(self.rows.view(dtype), self.shape)
+
+    def astype(self, dtype, copy=True):
+        if np.dtype(dtype) == self.rows.dtype and not copy:
+            return self
+        return self.values().astype(dtype, copy=copy)
+
+    def _form(self, x):
+        """x as this layout's (R, m * width) operand, or None when it is not one (see the class)."""
+        if isinstance(x, Rows):
+            return x.rows if x.rows.shape == self.rows.shape and x.shape == self.shape else None
+        if isinstance(x, (np.ndarray, np.generic)):
+            if x.size == 1:
+                return x.reshape(()) if isinstance(x, np.ndarray) else x
+            if x.shape == self.shape and x.flags.c_contiguous:
+                return x.reshape(self.rows.shape)
+        return None
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if method == "__call__" and not kwargs and ufunc.nout == 1:
+            forms = [self._form(x) for x in inputs]
+            if all(f is not None for f in forms):
+                result = ufunc(*forms)
+                if isinstance(result, np.ndarray) and result.shape == self.rows.shape:
+                    return result.reshape(self.shape)
+        inputs = tuple(x.values() if isinstance(x, (Rows, Ramp)) else x for x in inputs)
+        return getattr(ufunc, method)(*inputs, **kwargs)
+
+
 def broadcast(x, shape):
     """np.broadcast_to(x, shape) for 2-D `shape`: a read-only view, made directly (zero strides on the broadcast
     axes) where `x` is a C-contiguous 2-D array: np.broadcast_to's own Python costs several microseconds a call,
@@ -334,7 +431,14 @@ def pack_mask(mask, waves, width):
         lanes = np.uint64((1 << width) - 1)
         return np.where(np.broadcast_to(mask, (waves, 1)), lanes, np.uint64(0))
     mask = np.broadcast_to(mask, (waves, width))
-    packed = np.packbits(mask, axis=1, bitorder="little")
+    if width % 8 == 0 and mask.flags.c_contiguous:
+        # Hot path: a wave's lanes are whole bytes, so the flat bit string of the lanes is every wave's bytes in
+        # order (np.packbits along axis 1 costs about 5x more on 2^16 lanes).
+        packed = np.packbits(mask.reshape(-1), bitorder="little").reshape(waves, width // 8)
+        if width in (8, 16, 32, 64):      # a wave's bytes are one little-endian word
+            return packed.view(f"<u{width // 8}").astype(np.uint64)
+    else:
+        packed = np.packbits(mask, axis=1, bitorder="little")
     padded = np.zeros((waves, 8), dtype=np.uint8)
     padded[:, :min(8, packed.shape[1])] = packed[:, :8]
     return padded.view("<u8").reshape(waves, 1).astype(np.uint64)
@@ -344,6 +448,10 @@ def unpack_mask(bits, waves, width):
     """uint64 per wave -> bool lanes (W, L)."""
     b = np.broadcast_to(np.asarray(bits, dtype=np.uint64).reshape(-1, 1), (waves, 1))
     as_bytes = np.ascontiguousarray(b.astype("<u8")).view(np.uint8).reshape(waves, 8)
+    if width % 8 == 0:
+        # Hot path: a wave's lanes are whole bytes: one flat bit string, and the 0 / 1 bytes viewed as bool.
+        used = np.ascontiguousarray(as_bytes[:, :width // 8]).reshape(-1)
+        return np.unpackbits(used, bitorder="little").reshape(waves, width).view(bool)
     return np.unpackbits(as_bytes, axis=1, bitorder="little")[:, :width].astype(bool)
 
 
@@ -351,7 +459,7 @@ class WaveBatch:
     """W waves executing together: registers, masks and ids (see the module banner)."""
 
     __slots__ = ("waves", "width", "sgpr", "vgpr", "exec", "exec_full", "exec_compact", "vcc", "scc",
-                 "wave_index", "workgroup", "wave_in_group", "views", "exec_region")
+                 "wave_index", "workgroup", "wave_in_group", "views", "exec_region", "pair_masks")
 
     def __init__(self, waves, width):
         self.waves = waves
@@ -368,6 +476,7 @@ class WaveBatch:
         self.wave_index = None     # (W, 1) uint32: wave number in the dispatch
         self.workgroup = None      # (W, 1) uint32
         self.wave_in_group = None  # (W, 1) uint32
+        self.pair_masks = {}       # SGPR pair -> (its two dwords, the bool lanes they pack): executor._mask_pair
 
     # ---- masks ------------------------------------------------------------------------------
     def set_exec(self, mask):
@@ -480,7 +589,7 @@ class WaveBatch:
     def write(self, operand, type_name, value, masked):
         """Write a result; vector writes keep inactive lanes when `masked`."""
         dtype, dwords = TYPES[type_name]
-        if not isinstance(value, Ramp):
+        if not isinstance(value, (Ramp, Rows)):
             value = np.asarray(value)
         if value.ndim < 2:
             value = value.reshape((1,) * (2 - value.ndim) + value.shape)
