@@ -223,6 +223,21 @@
     v_add_u32 v32, v32, v33              ; &AsT[tx][ty] = 4 BLOCK_M tx + 4 ty (q: + q BLOCK_M)
     v_lshl_b32 v34, v1, 8
     v_add_u32 v33, v34, v33              ; &Bs[tx][ty] - B_BASE = 256 tx + 4 ty
+.if WMMA
+    v_mul_lo_u32 v32, v2, 48
+    v_lshl_b32 v34, v1, 1
+    v_add_u32 v32, v32, v34              ; &As[ty][tx] = 48 ty + 2 tx (q: + q BLOCK_M / 4 rows; BsT: + H_BS)
+    v_lshr_b32 v34, v0, 5                ; w: the wave
+    v_lshr_b32 v18, v34, 1
+    v_lshl_b32 v18, v18, 4               ; 16 (w / 2): its fragment row
+    v_and_b32 v19, v0, 15                ; l mod 16: the row (column) this lane holds
+    v_add_u32 v18, v18, v19
+    v_mul_lo_u32 v18, v18, 48            ; &As[16 (w / 2) + l mod 16][0]
+    v_and_b32 v34, v34, 1
+    v_lshl_b32 v34, v34, 5               ; 32 (w mod 2): its first fragment column
+    v_add_u32 v19, v19, v34
+    v_mul_lo_u32 v19, v19, 48            ; &BsT[32 (w mod 2) + l mod 16][0] - H_BS (fragment g: + 768 g)
+.endif
     v_mov_b32 v100, 0x80000000       ; acc[0][0] = -0
     v_mov_b32 v101, 0x80000000       ; acc[0][1] = -0
     v_mov_b32 v102, 0x80000000       ; acc[0][2] = -0
@@ -267,7 +282,7 @@
     v_mul_lo_u32 v24, v24, s29           ; kw Dw
     v_add_u32 v28, v60, v23              ; ih
     v_add_u32 v29, v64, v24              ; iw
-    v_mov_b32 v36, 0
+    v_mov_b32 v36, ${A_ZERO}
     v_cmp_gt_u32 vcc, s39, v28
     s_and_b64 s[100:101], vcc, s[98:99]
     v_cmp_gt_u32 vcc, s31, v29
@@ -284,7 +299,7 @@
     s_mov_b64 exec, s[72:73]
     v_add_u32 v28, v61, v23              ; ih
     v_add_u32 v29, v65, v24              ; iw
-    v_mov_b32 v37, 0
+    v_mov_b32 v37, ${A_ZERO}
     v_cmp_gt_u32 vcc, s39, v28
     s_and_b64 s[100:101], vcc, s[98:99]
     v_cmp_gt_u32 vcc, s31, v29
@@ -301,7 +316,7 @@
     s_mov_b64 exec, s[72:73]
     v_add_u32 v28, v62, v23              ; ih
     v_add_u32 v29, v66, v24              ; iw
-    v_mov_b32 v38, 0
+    v_mov_b32 v38, ${A_ZERO}
     v_cmp_gt_u32 vcc, s39, v28
     s_and_b64 s[100:101], vcc, s[98:99]
     v_cmp_gt_u32 vcc, s31, v29
@@ -318,7 +333,7 @@
     s_mov_b64 exec, s[72:73]
     v_add_u32 v28, v63, v23              ; ih
     v_add_u32 v29, v67, v24              ; iw
-    v_mov_b32 v39, 0
+    v_mov_b32 v39, ${A_ZERO}
     v_cmp_gt_u32 vcc, s39, v28
     s_and_b64 s[100:101], vcc, s[98:99]
     v_cmp_gt_u32 vcc, s31, v29
@@ -333,6 +348,9 @@
     s_mov_b64 exec, s[100:101]
     buffer_load_${LOAD} v39, v30, s[8:11], 0    ; A[m0 + ty + 3 BLOCK_M / 4][k]
     s_mov_b64 exec, s[72:73]
+.if WMMA
+    v_mov_b32 v120, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL0}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -345,6 +363,9 @@
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v120, v30, s[12:15], 0   ; B[k][n0 + ty + 0 BLOCK_M / 4]
     s_mov_b64 exec, s[72:73]
+.if WMMA
+    v_mov_b32 v121, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL1}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -357,6 +378,9 @@
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v121, v30, s[12:15], 0   ; B[k][n0 + ty + 1 BLOCK_M / 4]
     s_mov_b64 exec, s[72:73]
+.if WMMA
+    v_mov_b32 v122, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL2}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -369,6 +393,9 @@
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v122, v30, s[12:15], 0   ; B[k][n0 + ty + 2 BLOCK_M / 4]
     s_mov_b64 exec, s[72:73]
+.if WMMA
+    v_mov_b32 v123, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL3}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -382,6 +409,9 @@
     buffer_load_${LOAD} v123, v30, s[12:15], 0   ; B[k][n0 + ty + 3 BLOCK_M / 4]
     s_mov_b64 exec, s[72:73]
 .if B_LOAD4
+.if WMMA
+    v_mov_b32 v124, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL4}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -396,6 +426,9 @@
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD5
+.if WMMA
+    v_mov_b32 v125, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL5}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -410,6 +443,9 @@
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD6
+.if WMMA
+    v_mov_b32 v126, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL6}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -424,6 +460,9 @@
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD7
+.if WMMA
+    v_mov_b32 v127, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL7}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -438,6 +477,9 @@
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD8
+.if WMMA
+    v_mov_b32 v128, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL8}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -452,6 +494,9 @@
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD9
+.if WMMA
+    v_mov_b32 v129, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL9}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -466,6 +511,9 @@
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD10
+.if WMMA
+    v_mov_b32 v130, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL10}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -480,6 +528,9 @@
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD11
+.if WMMA
+    v_mov_b32 v131, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL11}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -494,6 +545,9 @@
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD12
+.if WMMA
+    v_mov_b32 v132, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL12}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -508,6 +562,9 @@
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD13
+.if WMMA
+    v_mov_b32 v133, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL13}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -522,6 +579,9 @@
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD14
+.if WMMA
+    v_mov_b32 v134, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL14}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -536,6 +596,9 @@
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD15
+.if WMMA
+    v_mov_b32 v135, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL15}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -550,6 +613,180 @@
     s_mov_b64 exec, s[72:73]
 .endif
     s_waitcnt 0
+.if WMMA
+    ds_write_b16 v32, v36, ${H_A_OFF0}        ; As[ty + 0 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v37, ${H_A_OFF1}        ; As[ty + 1 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v38, ${H_A_OFF2}        ; As[ty + 2 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v39, ${H_A_OFF3}        ; As[ty + 3 BLOCK_M / 4][tx]
+.if B_EDGE0
+    v_add_u32 v31, v2, ${B_COL0}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v120, ${H_B_OFF0}       ; BsT[ty + 0 BLOCK_M / 4][tx]
+.if B_EDGE0
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_EDGE1
+    v_add_u32 v31, v2, ${B_COL1}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v121, ${H_B_OFF1}       ; BsT[ty + 1 BLOCK_M / 4][tx]
+.if B_EDGE1
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_EDGE2
+    v_add_u32 v31, v2, ${B_COL2}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v122, ${H_B_OFF2}       ; BsT[ty + 2 BLOCK_M / 4][tx]
+.if B_EDGE2
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_EDGE3
+    v_add_u32 v31, v2, ${B_COL3}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v123, ${H_B_OFF3}       ; BsT[ty + 3 BLOCK_M / 4][tx]
+.if B_EDGE3
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD4
+.if B_EDGE4
+    v_add_u32 v31, v2, ${B_COL4}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v124, ${H_B_OFF4}       ; BsT[ty + 4 BLOCK_M / 4][tx]
+.if B_EDGE4
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD5
+.if B_EDGE5
+    v_add_u32 v31, v2, ${B_COL5}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v125, ${H_B_OFF5}       ; BsT[ty + 5 BLOCK_M / 4][tx]
+.if B_EDGE5
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD6
+.if B_EDGE6
+    v_add_u32 v31, v2, ${B_COL6}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v126, ${H_B_OFF6}       ; BsT[ty + 6 BLOCK_M / 4][tx]
+.if B_EDGE6
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD7
+.if B_EDGE7
+    v_add_u32 v31, v2, ${B_COL7}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v127, ${H_B_OFF7}       ; BsT[ty + 7 BLOCK_M / 4][tx]
+.if B_EDGE7
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD8
+.if B_EDGE8
+    v_add_u32 v31, v2, ${B_COL8}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v128, ${H_B_OFF8}       ; BsT[ty + 8 BLOCK_M / 4][tx]
+.if B_EDGE8
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD9
+.if B_EDGE9
+    v_add_u32 v31, v2, ${B_COL9}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v129, ${H_B_OFF9}       ; BsT[ty + 9 BLOCK_M / 4][tx]
+.if B_EDGE9
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD10
+.if B_EDGE10
+    v_add_u32 v31, v2, ${B_COL10}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v130, ${H_B_OFF10}       ; BsT[ty + 10 BLOCK_M / 4][tx]
+.if B_EDGE10
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD11
+.if B_EDGE11
+    v_add_u32 v31, v2, ${B_COL11}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v131, ${H_B_OFF11}       ; BsT[ty + 11 BLOCK_M / 4][tx]
+.if B_EDGE11
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD12
+.if B_EDGE12
+    v_add_u32 v31, v2, ${B_COL12}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v132, ${H_B_OFF12}       ; BsT[ty + 12 BLOCK_M / 4][tx]
+.if B_EDGE12
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD13
+.if B_EDGE13
+    v_add_u32 v31, v2, ${B_COL13}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v133, ${H_B_OFF13}       ; BsT[ty + 13 BLOCK_M / 4][tx]
+.if B_EDGE13
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD14
+.if B_EDGE14
+    v_add_u32 v31, v2, ${B_COL14}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v134, ${H_B_OFF14}       ; BsT[ty + 14 BLOCK_M / 4][tx]
+.if B_EDGE14
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD15
+.if B_EDGE15
+    v_add_u32 v31, v2, ${B_COL15}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v135, ${H_B_OFF15}       ; BsT[ty + 15 BLOCK_M / 4][tx]
+.if B_EDGE15
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.else
 .if WIDEN_F16
     v_cvt_f32_f16 v36, v36
 .endif
@@ -802,6 +1039,7 @@
     s_mov_b64 exec, s[72:73]
 .endif
 .endif
+.endif
     s_barrier                            ; tile 0 complete
 tile:
     s_mov_b32 s79, 16
@@ -833,7 +1071,7 @@ tile:
     v_mul_lo_u32 v24, v24, s29           ; kw Dw
     v_add_u32 v28, v60, v23              ; ih
     v_add_u32 v29, v64, v24              ; iw
-    v_mov_b32 v36, 0
+    v_mov_b32 v36, ${A_ZERO}
     v_cmp_gt_u32 vcc, s39, v28
     s_and_b64 s[100:101], vcc, s[98:99]
     v_cmp_gt_u32 vcc, s31, v29
@@ -850,7 +1088,7 @@ tile:
     s_mov_b64 exec, s[72:73]
     v_add_u32 v28, v61, v23              ; ih
     v_add_u32 v29, v65, v24              ; iw
-    v_mov_b32 v37, 0
+    v_mov_b32 v37, ${A_ZERO}
     v_cmp_gt_u32 vcc, s39, v28
     s_and_b64 s[100:101], vcc, s[98:99]
     v_cmp_gt_u32 vcc, s31, v29
@@ -867,7 +1105,7 @@ tile:
     s_mov_b64 exec, s[72:73]
     v_add_u32 v28, v62, v23              ; ih
     v_add_u32 v29, v66, v24              ; iw
-    v_mov_b32 v38, 0
+    v_mov_b32 v38, ${A_ZERO}
     v_cmp_gt_u32 vcc, s39, v28
     s_and_b64 s[100:101], vcc, s[98:99]
     v_cmp_gt_u32 vcc, s31, v29
@@ -884,7 +1122,7 @@ tile:
     s_mov_b64 exec, s[72:73]
     v_add_u32 v28, v63, v23              ; ih
     v_add_u32 v29, v67, v24              ; iw
-    v_mov_b32 v39, 0
+    v_mov_b32 v39, ${A_ZERO}
     v_cmp_gt_u32 vcc, s39, v28
     s_and_b64 s[100:101], vcc, s[98:99]
     v_cmp_gt_u32 vcc, s31, v29
@@ -899,6 +1137,9 @@ tile:
     s_mov_b64 exec, s[100:101]
     buffer_load_${LOAD} v39, v30, s[8:11], 0    ; A[m0 + ty + 3 BLOCK_M / 4][k]
     s_mov_b64 exec, s[72:73]
+.if WMMA
+    v_mov_b32 v120, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL0}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -911,6 +1152,9 @@ tile:
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v120, v30, s[12:15], 0   ; B[k][n0 + ty + 0 BLOCK_M / 4]
     s_mov_b64 exec, s[72:73]
+.if WMMA
+    v_mov_b32 v121, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL1}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -923,6 +1167,9 @@ tile:
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v121, v30, s[12:15], 0   ; B[k][n0 + ty + 1 BLOCK_M / 4]
     s_mov_b64 exec, s[72:73]
+.if WMMA
+    v_mov_b32 v122, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL2}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -935,6 +1182,9 @@ tile:
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v122, v30, s[12:15], 0   ; B[k][n0 + ty + 2 BLOCK_M / 4]
     s_mov_b64 exec, s[72:73]
+.if WMMA
+    v_mov_b32 v123, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL3}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -948,6 +1198,9 @@ tile:
     buffer_load_${LOAD} v123, v30, s[12:15], 0   ; B[k][n0 + ty + 3 BLOCK_M / 4]
     s_mov_b64 exec, s[72:73]
 .if B_LOAD4
+.if WMMA
+    v_mov_b32 v124, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL4}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -962,6 +1215,9 @@ tile:
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD5
+.if WMMA
+    v_mov_b32 v125, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL5}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -976,6 +1232,9 @@ tile:
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD6
+.if WMMA
+    v_mov_b32 v126, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL6}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -990,6 +1249,9 @@ tile:
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD7
+.if WMMA
+    v_mov_b32 v127, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL7}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -1004,6 +1266,9 @@ tile:
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD8
+.if WMMA
+    v_mov_b32 v128, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL8}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -1018,6 +1283,9 @@ tile:
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD9
+.if WMMA
+    v_mov_b32 v129, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL9}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -1032,6 +1300,9 @@ tile:
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD10
+.if WMMA
+    v_mov_b32 v130, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL10}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -1046,6 +1317,9 @@ tile:
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD11
+.if WMMA
+    v_mov_b32 v131, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL11}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -1060,6 +1334,9 @@ tile:
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD12
+.if WMMA
+    v_mov_b32 v132, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL12}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -1074,6 +1351,9 @@ tile:
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD13
+.if WMMA
+    v_mov_b32 v133, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL13}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -1088,6 +1368,9 @@ tile:
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD14
+.if WMMA
+    v_mov_b32 v134, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL14}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -1102,6 +1385,9 @@ tile:
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD15
+.if WMMA
+    v_mov_b32 v135, 0                ; +0 where not loaded
+.endif
     v_add_u32 v30, v35, ${B_COL15}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -1117,6 +1403,17 @@ tile:
 .endif
 ; ---- 2. this tile's 16 k, ascending: 16 fmas each, row i under the mask a[i] != SKIP (the next tile's loads
 ;      in flight: INFLIGHT of them)
+.if WMMA
+    ds_read_b128 v[80:83], v18, 0        ; A fragment: k0 .. + 7
+    ds_read_b128 v[84:87], v18, 16       ; k0 + 8 .. + 15
+    ds_read_b128 v[88:91], v19, ${H_BS}  ; B fragment 0
+    ds_read_b128 v[92:95], v19, ${H_BS16}
+    ds_read_b128 v[40:43], v19, ${H_BS_G1}  ; B fragment 1 (16 columns on)
+    ds_read_b128 v[44:47], v19, ${H_BS_G1_16}
+    s_waitcnt ${INFLIGHT}
+    v_wmma_f32_16x16x16_f16 v[100:107], v[80:87], v[88:95], v[100:107]   ; D(0), k ascending
+    v_wmma_f32_16x16x16_f16 v[108:115], v[80:87], v[40:47], v[108:115]   ; D(1)
+.else
     v_lshl_b32 v18, v2, 4                ; &AsT[0][4 ty]
     v_lshl_b32 v19, v1, 4                ; &Bs[0][4 tx] - B_BASE
     s_mov_b32 s100, s79
@@ -1173,8 +1470,183 @@ k_next:
     s_sub_u32 s100, s100, 1
     s_cmp_lg_u32 s100, 0
     s_cbranch_scc1 k_next
+.endif
     s_barrier                            ; 3. every wave is done with this tile in LDS
     s_waitcnt 0                          ; the next tile's loads have landed
+.if WMMA
+    ds_write_b16 v32, v36, ${H_A_OFF0}        ; As[ty + 0 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v37, ${H_A_OFF1}        ; As[ty + 1 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v38, ${H_A_OFF2}        ; As[ty + 2 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v39, ${H_A_OFF3}        ; As[ty + 3 BLOCK_M / 4][tx]
+.if B_EDGE0
+    v_add_u32 v31, v2, ${B_COL0}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v120, ${H_B_OFF0}       ; BsT[ty + 0 BLOCK_M / 4][tx]
+.if B_EDGE0
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_EDGE1
+    v_add_u32 v31, v2, ${B_COL1}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v121, ${H_B_OFF1}       ; BsT[ty + 1 BLOCK_M / 4][tx]
+.if B_EDGE1
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_EDGE2
+    v_add_u32 v31, v2, ${B_COL2}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v122, ${H_B_OFF2}       ; BsT[ty + 2 BLOCK_M / 4][tx]
+.if B_EDGE2
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_EDGE3
+    v_add_u32 v31, v2, ${B_COL3}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v123, ${H_B_OFF3}       ; BsT[ty + 3 BLOCK_M / 4][tx]
+.if B_EDGE3
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD4
+.if B_EDGE4
+    v_add_u32 v31, v2, ${B_COL4}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v124, ${H_B_OFF4}       ; BsT[ty + 4 BLOCK_M / 4][tx]
+.if B_EDGE4
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD5
+.if B_EDGE5
+    v_add_u32 v31, v2, ${B_COL5}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v125, ${H_B_OFF5}       ; BsT[ty + 5 BLOCK_M / 4][tx]
+.if B_EDGE5
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD6
+.if B_EDGE6
+    v_add_u32 v31, v2, ${B_COL6}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v126, ${H_B_OFF6}       ; BsT[ty + 6 BLOCK_M / 4][tx]
+.if B_EDGE6
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD7
+.if B_EDGE7
+    v_add_u32 v31, v2, ${B_COL7}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v127, ${H_B_OFF7}       ; BsT[ty + 7 BLOCK_M / 4][tx]
+.if B_EDGE7
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD8
+.if B_EDGE8
+    v_add_u32 v31, v2, ${B_COL8}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v128, ${H_B_OFF8}       ; BsT[ty + 8 BLOCK_M / 4][tx]
+.if B_EDGE8
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD9
+.if B_EDGE9
+    v_add_u32 v31, v2, ${B_COL9}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v129, ${H_B_OFF9}       ; BsT[ty + 9 BLOCK_M / 4][tx]
+.if B_EDGE9
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD10
+.if B_EDGE10
+    v_add_u32 v31, v2, ${B_COL10}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v130, ${H_B_OFF10}       ; BsT[ty + 10 BLOCK_M / 4][tx]
+.if B_EDGE10
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD11
+.if B_EDGE11
+    v_add_u32 v31, v2, ${B_COL11}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v131, ${H_B_OFF11}       ; BsT[ty + 11 BLOCK_M / 4][tx]
+.if B_EDGE11
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD12
+.if B_EDGE12
+    v_add_u32 v31, v2, ${B_COL12}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v132, ${H_B_OFF12}       ; BsT[ty + 12 BLOCK_M / 4][tx]
+.if B_EDGE12
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD13
+.if B_EDGE13
+    v_add_u32 v31, v2, ${B_COL13}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v133, ${H_B_OFF13}       ; BsT[ty + 13 BLOCK_M / 4][tx]
+.if B_EDGE13
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD14
+.if B_EDGE14
+    v_add_u32 v31, v2, ${B_COL14}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v134, ${H_B_OFF14}       ; BsT[ty + 14 BLOCK_M / 4][tx]
+.if B_EDGE14
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD15
+.if B_EDGE15
+    v_add_u32 v31, v2, ${B_COL15}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v135, ${H_B_OFF15}       ; BsT[ty + 15 BLOCK_M / 4][tx]
+.if B_EDGE15
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.else
 .if WIDEN_F16
     v_cvt_f32_f16 v36, v36
 .endif
@@ -1427,11 +1899,62 @@ k_next:
     s_mov_b64 exec, s[72:73]
 .endif
 .endif
+.endif
     s_barrier                            ; the next tile complete
     s_sub_u32 s76, s76, 16
     s_branch tile
 last_tile:
     s_mov_b32 s79, s76                   ; the last tile: exactly its k
+.if WMMA
+    ds_read_b128 v[80:83], v18, 0        ; A fragment: k0 .. + 7
+    ds_read_b128 v[84:87], v18, 16       ; k0 + 8 .. + 15
+    ds_read_b128 v[88:91], v19, ${H_BS}  ; B fragment 0
+    ds_read_b128 v[92:95], v19, ${H_BS16}
+    ds_read_b128 v[40:43], v19, ${H_BS_G1}  ; B fragment 1 (16 columns on)
+    ds_read_b128 v[44:47], v19, ${H_BS_G1_16}
+    s_waitcnt 0
+    v_wmma_f32_16x16x16_f16 v[100:107], v[80:87], v[88:95], v[100:107]   ; D(0), k ascending
+    v_wmma_f32_16x16x16_f16 v[108:115], v[80:87], v[40:47], v[108:115]   ; D(1)
+    s_barrier                            ; every wave is done with the tiles: Cs may overwrite them
+    v_lshr_b32 v34, v0, 5                ; w
+    v_lshr_b32 v18, v34, 1
+    v_lshl_b32 v18, v18, 4               ; 16 (w / 2)
+    v_lshr_b32 v19, v0, 4
+    v_and_b32 v19, v19, 1                ; l / 16
+    v_add_u32 v18, v18, v19              ; D's row 16 (w / 2) + l / 16 (+ 2 i)
+    v_and_b32 v34, v34, 1
+    v_lshl_b32 v34, v34, 5
+    v_and_b32 v19, v0, 15
+    v_add_u32 v19, v19, v34              ; its column 32 (w mod 2) + l mod 16 (+ 16 g)
+    v_lshl_b32 v18, v18, 6
+    v_add_u32 v18, v18, v19
+    v_lshl_b32 v18, v18, 2               ; &Cs[row][column]
+    ds_write_b32 v18, v100, 0            ; D(0)
+    ds_write_b32 v18, v101, 512
+    ds_write_b32 v18, v102, 1024
+    ds_write_b32 v18, v103, 1536
+    ds_write_b32 v18, v104, 2048
+    ds_write_b32 v18, v105, 2560
+    ds_write_b32 v18, v106, 3072
+    ds_write_b32 v18, v107, 3584
+    ds_write_b32 v18, v108, 64            ; D(1)
+    ds_write_b32 v18, v109, 576
+    ds_write_b32 v18, v110, 1088
+    ds_write_b32 v18, v111, 1600
+    ds_write_b32 v18, v112, 2112
+    ds_write_b32 v18, v113, 2624
+    ds_write_b32 v18, v114, 3136
+    ds_write_b32 v18, v115, 3648
+    s_barrier                            ; the block in Cs
+    v_lshl_b32 v18, v2, 10
+    v_lshl_b32 v19, v1, 4
+    v_add_u32 v18, v18, v19              ; &Cs[4 ty][4 tx]
+    ds_read_b128 v[100:103], v18, 0        ; acc[0][0 .. 3]
+    ds_read_b128 v[104:107], v18, 256        ; acc[1][0 .. 3]
+    ds_read_b128 v[108:111], v18, 512        ; acc[2][0 .. 3]
+    ds_read_b128 v[112:115], v18, 768        ; acc[3][0 .. 3]
+    s_waitcnt 0
+.else
     v_lshl_b32 v18, v2, 4                ; &AsT[0][4 ty]
     v_lshl_b32 v19, v1, 4                ; &Bs[0][4 tx] - B_BASE
     s_mov_b32 s100, s79
@@ -1488,6 +2011,7 @@ k_last:
     s_sub_u32 s100, s100, 1
     s_cmp_lg_u32 s100, 0
     s_cbranch_scc1 k_last
+.endif
 
 ; ---- 4. per element e = 4 i + j: bias, the FusedActivation, narrow, store under its mask ----------------
 ; The activation's body may use v10 .. v99, s38, s39 and s44 .. s51 (P_<NAME>): what the stores need

@@ -36,6 +36,7 @@ import os
 
 from dmlemu.isa.assembler import assemble_file
 from dmlemu.isa.program import Program
+from dmlemu.kernels import gemm_ops
 from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS as ELEMENT_WISE_ROWS
 
@@ -50,6 +51,8 @@ K_TILE = 16               # the reduction goes in tiles of 16 (channel, kernel r
 MIN_REDUCTION = 64        # Kg = C/G KH KW at least this: otherwise the direct kernel
 MIN_CHANNELS = 16         # Ng = K/G at least this: otherwise the direct kernel
 SKIP = 0x7FA00001         # a padded tap's A element in LDS: a NaN that no loaded (canonicalized) value is
+WMMA_ROW_BYTES = 48       # the WMMA variant's FLOAT16 LDS rows: 16 k and 8 halves of padding (As[BLOCK_M][24], BsT[64][24])
+WMMA_ROWS = 16            # ... whose BLOCK_M is a multiple of 16 (whole fragments of 16 rows)
 _LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
 _STORE = {"FLOAT32": "dword", "FLOAT16": "short"}
 _SHIFT = {"FLOAT32": 2, "FLOAT16": 1}
@@ -111,12 +114,23 @@ def block_rows(m, ng, groups, simds=None):
     return BLOCK_ROWS[-1]
 
 
-def lds_bytes(rows):
-    """The LDS of a workgroup of BLOCK_M `rows`: AsT[16][rows] and Bs[16][64], FLOAT32."""
+def lds_bytes(rows, wmma=False):
+    """The LDS of a workgroup of BLOCK_M `rows`: AsT[16][rows] and Bs[16][64], FLOAT32; WMMA: As[rows][24] and
+    BsT[64][24] FLOAT16, or the FLOAT32 block Cs[rows][64] that the epilogue puts over them, the larger."""
+    if wmma:
+        return max((rows + BLOCK) * WMMA_ROW_BYTES, rows * BLOCK * 4)
     return K_TILE * (rows + BLOCK) * 4
 
 
-def variant_symbols(data_type, has_bias, padded, layout=LAYOUT, activation=None, activation_symbols=None, rows=64):
+def uses_matrix_units(preset, data_type, padded):
+    """Whether an implicit-GEMM convolution runs conv_gemm.s's WMMA variant: where gemm.s's FLOAT16 GEMM does
+    (kernels/gemm_ops.uses_matrix_units: FLOAT16, a wave32 preset with matrix units) and the desc has no padding,
+    so that no tap is ever in the padding (a matrix instruction cannot skip one: docs/NUMERICS.md, "Convolution")."""
+    return not padded and gemm_ops.uses_matrix_units(preset, data_type)
+
+
+def variant_symbols(data_type, has_bias, padded, layout=LAYOUT, activation=None, activation_symbols=None, rows=64,
+                    wmma=False):
     """The assembler symbols of one variant of conv_gemm.s (BLOCK_M `rows`); with `activation`, those the
     element-wise driver gives that activation's own kernel in FLOAT32 (`activation_symbols`), under this kernel's
     own."""
@@ -132,6 +146,12 @@ def variant_symbols(data_type, has_bias, padded, layout=LAYOUT, activation=None,
              **{f"B_EDGE{q}": int(q * quarter + quarter > BLOCK) for q in range(4 * BLOCK // BLOCK_ROWS[-1])},
              **{f"B_COL{q}": q * quarter for q in range(4 * BLOCK // BLOCK_ROWS[-1])},
              **{f"B_OFF{q}": 4 * K_TILE * rows + 4 * q * quarter for q in range(4 * BLOCK // BLOCK_ROWS[-1])}}
+    h_bs = rows * WMMA_ROW_BYTES                 # the WMMA variant's FLOAT16 tiles: BsT after As[rows][24]
+    block.update({"WMMA": int(wmma), "A_ZERO": 0x8000 if wmma else 0,    # WMMA: A past Kg is -0 (a product -0)
+                  "H_BS": h_bs, "H_BS16": h_bs + 16, "H_BS_G1": h_bs + 16 * WMMA_ROW_BYTES,
+                  "H_BS_G1_16": h_bs + 16 * WMMA_ROW_BYTES + 16,
+                  **{f"H_A_OFF{q}": q * quarter * WMMA_ROW_BYTES for q in range(4)},
+                  **{f"H_B_OFF{q}": h_bs + q * quarter * WMMA_ROW_BYTES for q in range(4 * BLOCK // BLOCK_ROWS[-1])}})
     return {**base, **block, "HAS_ACT": int(activation is not None), "HAS_BIAS": int(has_bias), "PADDED": int(padded),
             "LOAD": _LOAD[data_type], "STORE": _STORE[data_type], "SHIFT_IN": _SHIFT[data_type],
             "WIDEN_F16": int(data_type == "FLOAT16"), "NARROW_F16": int(data_type == "FLOAT16"), "SKIP": hex(SKIP),
@@ -141,14 +161,19 @@ def variant_symbols(data_type, has_bias, padded, layout=LAYOUT, activation=None,
 
 
 @functools.lru_cache(maxsize=None)
-def build_program(data_type, has_bias, padded, layout=LAYOUT, activation=None, activation_symbols=None, rows=64):
+def build_program(data_type, has_bias, padded, layout=LAYOUT, activation=None, activation_symbols=None, rows=64,
+                  wmma=False):
     """Assemble and decode one variant of conv_gemm.s (cached)."""
     if rows % 4 or not BLOCK_ROWS[-1] <= rows <= BLOCK_ROWS[0]:
         raise ValueError(f"conv_gemm.s's BLOCK_M is a multiple of 4 from {BLOCK_ROWS[-1]} to {BLOCK_ROWS[0]}, not {rows}")
-    symbols = variant_symbols(data_type, has_bias, padded, layout, activation, activation_symbols, rows)
+    if wmma and (data_type != "FLOAT16" or padded or rows % WMMA_ROWS):
+        raise ValueError(f"conv_gemm.s's WMMA variant serves FLOAT16 without padding and a BLOCK_M that is a multiple "
+                         f"of {WMMA_ROWS}, not {data_type}{' with padding' if padded else ''}, BLOCK_M {rows}")
+    symbols = variant_symbols(data_type, has_bias, padded, layout, activation, activation_symbols, rows, wmma)
     dwords = assemble_file(os.path.join(KERNEL_DIR, SOURCE), symbols)
     act = "" if activation is None else "_" + activation.lower()
-    return Program(dwords, f"convolution_implicit_gemm_{data_type.lower()}_m{rows}{'' if has_bias else '_no_bias'}"
+    return Program(dwords, f"convolution_implicit_gemm_{data_type.lower()}{'_wmma' if wmma else ''}_m{rows}"
+                           f"{'' if has_bias else '_no_bias'}"
                            f"{'' if padded else '_unpadded'}{act}")
 
 
@@ -194,6 +219,9 @@ def compile_conv_gemm(tensors, attributes, layout, no_kernel, division_magic, pa
                record(*x_strides, w_strides[0], w_strides[1], w_h, w_w),
                record(*o_strides, bias_k, w_base)]
     rows = block_rows(m, ng, groups, None if preset is None else preset.compute_units * preset.simds_per_cu)
+    wmma = uses_matrix_units(preset, out.data_type, padded)
+    if wmma:             # whole fragments: BLOCK_M a multiple of 16 (16 .. 64, as BLOCK_ROWS)
+        rows = -(-rows // WMMA_ROWS) * WMMA_ROWS
     group_grid = (-(-ng // BLOCK), -(-m // rows), groups)
     workgroups = group_grid[0] * group_grid[1] * group_grid[2]
     values = {"ELEMENTS": n * k * oh * ow, "WORKGROUP_SIZE": THREADS * rows // 4, "RECORD_COUNT": len(records)}
@@ -203,10 +231,10 @@ def compile_conv_gemm(tensors, attributes, layout, no_kernel, division_magic, pa
         values[f"PARAM{i}"] = f32_bits(float(activation_attributes[name]))
     constants = layout.pack(values, records, params=True, wide=False)
     program = build_program(out.data_type, bias is not None, padded, layout, activation,
-                            activation_symbols if activation is not None else None, rows)
+                            activation_symbols if activation is not None else None, rows, wmma)
     return (program, constants, n * k * oh * ow, THREADS * rows // 4, workgroups, group_grid, (THREADS, rows // 4, 1),
-            lds_bytes(rows))
+            lds_bytes(rows, wmma))
 
 
 __all__ = ["THREADS", "BLOCK", "BLOCK_ROWS", "FILL_WORKGROUPS", "K_TILE", "block_rows", "lds_bytes", "MIN_REDUCTION", "MIN_CHANNELS", "SKIP", "RECORD_USE",
-           "uses_implicit_gemm", "variant_symbols", "build_program", "compile_conv_gemm"]
+           "uses_implicit_gemm", "uses_matrix_units", "WMMA_ROW_BYTES", "WMMA_ROWS", "variant_symbols", "build_program", "compile_conv_gemm"]

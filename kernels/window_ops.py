@@ -386,7 +386,9 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
         program, constants, group_grid, thread_grid, lds_bytes = gemm_ops.compile_gemm(
             "GEMM", gemm, {"TransA": 0, "TransB": 0, "Alpha": 1.0, "Beta": 1.0,
                            "FusedActivation": attributes.get("FusedActivation")},
-            layout, no_kernel, division_magic, packed_strides, activation_of, activation_symbols)
+            layout, no_kernel, division_magic, packed_strides, activation_of, activation_symbols,
+            # FLOAT16 on matrix units: gemm.s's WMMA variant (no tap is padded: the same bits); else the VALU kernels
+            preset if gemm_ops.uses_matrix_units(preset, out.data_type) else None)
         elements = 1
         for size in out.sizes:
             elements *= int(size)

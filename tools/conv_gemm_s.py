@@ -9,6 +9,8 @@ tests/directml/test_conv_gemm_wmma.py checks that the committed file is what thi
 """
 import os
 
+from dmlemu.kernels.conv_gemm_ops import WMMA_ROW_BYTES as ROW   # WMMA: bytes per FLOAT16 LDS row
+
 B_COLUMNS = 16      # filter columns a thread may gather (B_LOADS <= 256 / 16)
 TARGET = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "kernels", "conv_gemm.s")
 HEADER = """; =============================================================================================
@@ -131,6 +133,21 @@ def _lds_and_acc(e):
     v_add_u32 v32, v32, v33              ; &AsT[tx][ty] = 4 BLOCK_M tx + 4 ty (q: + q BLOCK_M)
     v_lshl_b32 v34, v1, 8
     v_add_u32 v33, v34, v33              ; &Bs[tx][ty] - B_BASE = 256 tx + 4 ty""")
+    e(".if WMMA")
+    e(f"    v_mul_lo_u32 v32, v2, {ROW}")
+    e("    v_lshl_b32 v34, v1, 1")
+    e(f"    v_add_u32 v32, v32, v34              ; &As[ty][tx] = {ROW} ty + 2 tx (q: + q BLOCK_M / 4 rows; BsT: + H_BS)")
+    e("    v_lshr_b32 v34, v0, 5                ; w: the wave")
+    e("    v_lshr_b32 v18, v34, 1")
+    e("    v_lshl_b32 v18, v18, 4               ; 16 (w / 2): its fragment row")
+    e("    v_and_b32 v19, v0, 15                ; l mod 16: the row (column) this lane holds")
+    e("    v_add_u32 v18, v18, v19")
+    e(f"    v_mul_lo_u32 v18, v18, {ROW}            ; &As[16 (w / 2) + l mod 16][0]")
+    e("    v_and_b32 v34, v34, 1")
+    e("    v_lshl_b32 v34, v34, 5               ; 32 (w mod 2): its first fragment column")
+    e("    v_add_u32 v19, v19, v34")
+    e(f"    v_mul_lo_u32 v19, v19, {ROW}            ; &BsT[32 (w mod 2) + l mod 16][0] - H_BS (fragment g: + {16 * ROW} g)")
+    e(".endif")
     for i in range(4):
         for j in range(4):
             e(f"    v_mov_b32 v{100 + 4 * i + j}, 0x80000000       ; acc[{i}][{j}] = -0")
@@ -164,7 +181,7 @@ def _gather(e):
     for q in range(4):
         e(f"    v_add_u32 v28, v{60 + q}, v23              ; ih")
         e(f"    v_add_u32 v29, v{64 + q}, v24              ; iw")
-        e(f"    v_mov_b32 v{36 + q}, 0")
+        e(f"    v_mov_b32 v{36 + q}, ${{A_ZERO}}")
         e("    v_cmp_gt_u32 vcc, s39, v28")
         e("    s_and_b64 s[100:101], vcc, s[98:99]")
         e("    v_cmp_gt_u32 vcc, s31, v29")
@@ -182,6 +199,9 @@ def _gather(e):
     for q in range(B_COLUMNS):
         if q >= 4:
             e(f".if B_LOAD{q}")
+        e(".if WMMA")
+        e(f"    v_mov_b32 v{120 + q}, 0                ; +0 where not loaded")
+        e(".endif")
         e(f"    v_add_u32 v30, v35, ${{B_COL{q}}}")
         e("    v_cmp_gt_u32 vcc, s46, v30")
         e("    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg")
@@ -199,7 +219,26 @@ def _gather(e):
 
 
 def _write_lds(e):
-    """The loaded tile into LDS: A widened (FLOAT16), NaNs canonical and SKIP where not loaded (PADDED); B widened."""
+    """The loaded tile into LDS: A widened (FLOAT16), NaNs canonical and SKIP where not loaded (PADDED); B widened.
+    WMMA: FLOAT16 as loaded, into As[m][k] and BsT[n][k]."""
+    e(".if WMMA")
+    for q in range(4):
+        e(f"    ds_write_b16 v32, v{36 + q}, ${{H_A_OFF{q}}}        ; As[ty + {q} BLOCK_M / 4][tx]")
+    for q in range(B_COLUMNS):
+        if q >= 4:
+            e(f".if B_LOAD{q}")
+        e(f".if B_EDGE{q}")
+        e(f"    v_add_u32 v31, v2, ${{B_COL{q}}}")
+        e("    v_cmp_gt_u32 vcc, 64, v31")
+        e("    s_mov_b64 exec, vcc                  ; inside the block's 64 columns")
+        e(".endif")
+        e(f"    ds_write_b16 v32, v{120 + q}, ${{H_B_OFF{q}}}       ; BsT[ty + {q} BLOCK_M / 4][tx]")
+        e(f".if B_EDGE{q}")
+        e("    s_mov_b64 exec, s[72:73]")
+        e(".endif")
+        if q >= 4:
+            e(".endif")
+    e(".else")
     for q in range(4):
         e(".if WIDEN_F16")
         e(f"    v_cvt_f32_f16 v{36 + q}, v{36 + q}")
@@ -227,6 +266,21 @@ def _write_lds(e):
         e(".endif")
         if q >= 4:
             e(".endif")
+    e(".endif")
+
+
+def _wmma(e, wait):
+    """One tile's 16 k through two v_wmma_f32_16x16x16_f16 per wave: D(g) += A(16 (w / 2) ..) x B(32 (w mod 2) + 16 g ..);
+    k past Kg hold A = -0 and B = +0 (a product -0: adds nothing)."""
+    e("    ds_read_b128 v[80:83], v18, 0        ; A fragment: k0 .. + 7")
+    e("    ds_read_b128 v[84:87], v18, 16       ; k0 + 8 .. + 15")
+    e("    ds_read_b128 v[88:91], v19, ${H_BS}  ; B fragment 0")
+    e("    ds_read_b128 v[92:95], v19, ${H_BS16}")
+    e(f"    ds_read_b128 v[40:43], v19, ${{H_BS_G1}}  ; B fragment 1 (16 columns on)")
+    e(f"    ds_read_b128 v[44:47], v19, ${{H_BS_G1_16}}")
+    e(f"    s_waitcnt {wait}")
+    e("    v_wmma_f32_16x16x16_f16 v[100:107], v[80:87], v[88:95], v[100:107]   ; D(0), k ascending")
+    e("    v_wmma_f32_16x16x16_f16 v[108:115], v[80:87], v[40:47], v[108:115]   ; D(1)")
 
 
 def _fmas(e, label, wait):
@@ -254,6 +308,35 @@ def _fmas(e, label, wait):
     s_sub_u32 s100, s100, 1
     s_cmp_lg_u32 s100, 0""")
     e(f"    s_cbranch_scc1 {label}")
+
+
+def _fragments_to_tiles(e):
+    """WMMA: each wave's two D fragments through LDS (FLOAT32 Cs[BLOCK_M][64] over the tiles) into the 4 x 4 blocks
+    acc[i][j] = v(100 + 4 i + j) of rows m0 + 4 ty + i, columns n0 + 4 tx + j that step 4 stores."""
+    e("    s_barrier                            ; every wave is done with the tiles: Cs may overwrite them")
+    e("    v_lshr_b32 v34, v0, 5                ; w")
+    e("    v_lshr_b32 v18, v34, 1")
+    e("    v_lshl_b32 v18, v18, 4               ; 16 (w / 2)")
+    e("    v_lshr_b32 v19, v0, 4")
+    e("    v_and_b32 v19, v19, 1                ; l / 16")
+    e("    v_add_u32 v18, v18, v19              ; D's row 16 (w / 2) + l / 16 (+ 2 i)")
+    e("    v_and_b32 v34, v34, 1")
+    e("    v_lshl_b32 v34, v34, 5")
+    e("    v_and_b32 v19, v0, 15")
+    e("    v_add_u32 v19, v19, v34              ; its column 32 (w mod 2) + l mod 16 (+ 16 g)")
+    e("    v_lshl_b32 v18, v18, 6")
+    e("    v_add_u32 v18, v18, v19")
+    e("    v_lshl_b32 v18, v18, 2               ; &Cs[row][column]")
+    for g in range(2):
+        for i in range(8):
+            e(f"    ds_write_b32 v18, v{100 + 8 * g + i}, {64 * g + 512 * i}" + (f"            ; D({g})" if i == 0 else ""))
+    e("    s_barrier                            ; the block in Cs")
+    e("    v_lshl_b32 v18, v2, 10")
+    e("    v_lshl_b32 v19, v1, 4")
+    e("    v_add_u32 v18, v18, v19              ; &Cs[4 ty][4 tx]")
+    for i in range(4):
+        e(f"    ds_read_b128 v[{100 + 4 * i}:{103 + 4 * i}], v18, {256 * i}        ; acc[{i}][0 .. 3]")
+    e("    s_waitcnt 0")
 
 
 def _finish(e):
@@ -360,7 +443,11 @@ def source():
     _gather(e)
     e("; ---- 2. this tile's 16 k, ascending: 16 fmas each, row i under the mask a[i] != SKIP (the next tile's loads")
     e(";      in flight: INFLIGHT of them)")
+    e(".if WMMA")
+    _wmma(e, "${INFLIGHT}")
+    e(".else")
     _fmas(e, "k_next", "${INFLIGHT}")
+    e(".endif")
     e("    s_barrier                            ; 3. every wave is done with this tile in LDS")
     e("    s_waitcnt 0                          ; the next tile's loads have landed")
     _write_lds(e)
@@ -369,7 +456,12 @@ def source():
     e("    s_branch tile")
     e("last_tile:")
     e("    s_mov_b32 s79, s76                   ; the last tile: exactly its k")
+    e(".if WMMA")
+    _wmma(e, "0")
+    _fragments_to_tiles(e)
+    e(".else")
     _fmas(e, "k_last", "0")
+    e(".endif")
     _finish(e)
     return "\n".join(lines) + "\n"
 
