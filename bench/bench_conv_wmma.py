@@ -1,0 +1,87 @@
+"""Benchmark: FLOAT16 convolution on matrix units (WMMA) against the VALU's fmas, modelled on the RX 7900 XTX.
+
+Two FLOAT16 convolutions of a ResNet-like layer (N = 1, 56 x 56 input, C = K = 64, no padding, no bias):
+  pointwise  1 x 1 (64 multiply-adds per output element): the GEMM path, gemm.s's WMMA variant (or its VALU kernel)
+  dense      3 x 3, valid padding (54 x 54 output, 576 multiply-adds per output element): the implicit GEMM,
+             conv_gemm.s's WMMA variant (or its fma loop)
+each run twice with the timing model on: as the driver picks (WMMA on this preset) and with --valu's rule (every
+kernel on the VALU: kernels/gemm_ops.uses_matrix_units answers False, as on a preset without matrix units). It prints
+the program, the modelled cycles and time, TFLOP/s against the preset's FP16 matrix peak, and the speed-up; the two
+results are compared with the golden model bit for bit (--no-check skips it).
+
+    .venv/bin/python bench/bench_conv_wmma.py [--size 56] [--channels 64] [--no-check]
+
+Measured (2-core VM shared with other work; the cycles do not depend on the load):
+  pointwise  VALU convolution_gemm_float16_no_bias 53,470 cycles = 21.4 us; WMMA convolution_gemm_float16_wmma_no_bias
+             39,316 cycles = 15.7 us: 1.36x
+  dense      VALU convolution_implicit_gemm_float16_m20_no_bias_unpadded 93,412 cycles = 37.4 us; WMMA
+             convolution_implicit_gemm_float16_wmma_m32_no_bias_unpadded 46,552 cycles = 18.6 us: 2.01x
+"""
+import argparse
+import time
+
+import numpy as np
+
+from dmlemu import golden
+from dmlemu.direct_run import DirectRun
+from dmlemu.gpu import Gpu
+from dmlemu.kernels import gemm_ops
+from dmlemu.kernels.driver import TensorSpec
+from dmlemu.presets import RX_7900_XTX
+
+
+def run_once(preset, size, channels, window, check):
+    """(wall seconds, dispatch stats, multiply-adds, program name) of one timed FLOAT16 convolution."""
+    rng = np.random.default_rng(size + window)
+    x = rng.standard_normal((1, channels, size, size)).astype(np.float16)
+    w = (rng.standard_normal((channels, channels, window, window)) / (channels * window)).astype(np.float16)
+    out_size = size - window + 1
+    out = np.zeros((1, channels, out_size, out_size), np.float16)
+    attributes = {"Mode": 1, "Direction": 0, "Strides": (1, 1), "Dilations": (1, 1), "StartPadding": (0, 0),
+                  "EndPadding": (0, 0), "OutputPadding": (0, 0), "GroupCount": 1}
+    gpu = Gpu(preset, timing=True)
+    spec = lambda a: TensorSpec("FLOAT16", a.shape, None, a.nbytes)
+    raw = lambda a: a.view(np.uint8).reshape(-1)
+    run = DirectRun(gpu, "CONVOLUTION", [spec(x), spec(w), None, spec(out)],
+                    [raw(x), raw(w), np.zeros(4, np.uint8), raw(out)], attributes=attributes)
+    start = time.perf_counter()
+    stats = run.dispatch()
+    seconds = time.perf_counter() - start
+    got = run.output_bytes(3)[:out.nbytes].view(np.float16).reshape(out.shape)
+    if check:
+        expected = golden.run("CONVOLUTION", [x, w, None], attributes)
+        assert np.array_equal(got.view(np.uint16), expected.view(np.uint16)), "kernel and golden model differ"
+    name = run.kernel.program.name
+    run.free()
+    return seconds, stats, channels * out_size * out_size * channels * window * window, name
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=56)
+    parser.add_argument("--channels", type=int, default=64)
+    parser.add_argument("--no-check", action="store_true")
+    args = parser.parse_args()
+    p = RX_7900_XTX
+    peak = p.compute_units * p.matrix_fp16_flops_per_cycle_per_cu * p.clock_hz / 1e12
+    print(f"CONVOLUTION FLOAT16, {args.size} x {args.size}, C = K = {args.channels}, no padding, on {p.description}; "
+          f"FP16 matrix peak {peak:.1f} TFLOP/s")
+    matrix_rule = gemm_ops.uses_matrix_units
+    for label, window in (("pointwise", 1), ("dense", 3)):
+        cycles = {}
+        for kind in ("VALU", "WMMA"):
+            gemm_ops.uses_matrix_units = matrix_rule if kind == "WMMA" else (lambda preset, data_type: False)
+            try:
+                seconds, stats, macs, name = run_once(p, args.size, args.channels, window, not args.no_check)
+            finally:
+                gemm_ops.uses_matrix_units = matrix_rule
+            modelled = stats.cycles / p.clock_hz
+            cycles[kind] = stats.cycles
+            print(f"  {label:9s} {kind} {name}: {stats.cycles} cycles = {modelled * 1e6:7.1f} us modelled, "
+                  f"{2 * macs / modelled / 1e12:6.2f} TFLOP/s = {100 * 2 * macs / modelled / 1e12 / peak:5.1f} % of the "
+                  f"matrix peak ({seconds:.1f} s wall)")
+        print(f"  {label:9s} WMMA over VALU: {cycles['VALU'] / cycles['WMMA']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
