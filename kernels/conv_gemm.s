@@ -71,6 +71,12 @@
     v_add_u32 v20, v20, ${A_ROW0}             ; m = m0 + ty + 0 BLOCK_M / 4
     v_cmp_gt_u32 vcc, s44, v20
     s_mov_b64 s[82:83], vcc        ; m < M
+.if WMMA
+    v_sub_u32 v25, s44, 1                ; M - 1
+.endif
+.if WMMA
+    v_min_u32 v20, v20, v25              ; a row past M reads row M - 1 (never stored)
+.endif
     v_mul_hi_u32 v21, v20, s25
     v_sub_u32 v22, v20, v21
     v_lshr_b32 v22, v22, s26
@@ -90,10 +96,18 @@
     v_mul_lo_u32 v64, v22, s28
     v_sub_u32 v64, v64, s30          ; iw0 = ow Sw - Pw
     v_mad_u32 v68, v23, s56, s77         ; n x_N + g C/G x_C
+.if WMMA
+    v_mad_u32 v68, v60, s58, v68
+    v_mad_u32 v68, v64, s59, v68
+    v_lshl_b32 v68, v68, ${SHIFT_IN}     ; the row's window origin in x, in bytes (no padding)
+.endif
     v_add_u32 v20, s74, v2
     v_add_u32 v20, v20, ${A_ROW1}             ; m = m0 + ty + 1 BLOCK_M / 4
     v_cmp_gt_u32 vcc, s44, v20
     s_mov_b64 s[84:85], vcc        ; m < M
+.if WMMA
+    v_min_u32 v20, v20, v25              ; a row past M reads row M - 1 (never stored)
+.endif
     v_mul_hi_u32 v21, v20, s25
     v_sub_u32 v22, v20, v21
     v_lshr_b32 v22, v22, s26
@@ -113,10 +127,18 @@
     v_mul_lo_u32 v65, v22, s28
     v_sub_u32 v65, v65, s30          ; iw0 = ow Sw - Pw
     v_mad_u32 v69, v23, s56, s77         ; n x_N + g C/G x_C
+.if WMMA
+    v_mad_u32 v69, v61, s58, v69
+    v_mad_u32 v69, v65, s59, v69
+    v_lshl_b32 v69, v69, ${SHIFT_IN}     ; the row's window origin in x, in bytes (no padding)
+.endif
     v_add_u32 v20, s74, v2
     v_add_u32 v20, v20, ${A_ROW2}             ; m = m0 + ty + 2 BLOCK_M / 4
     v_cmp_gt_u32 vcc, s44, v20
     s_mov_b64 s[86:87], vcc        ; m < M
+.if WMMA
+    v_min_u32 v20, v20, v25              ; a row past M reads row M - 1 (never stored)
+.endif
     v_mul_hi_u32 v21, v20, s25
     v_sub_u32 v22, v20, v21
     v_lshr_b32 v22, v22, s26
@@ -136,10 +158,18 @@
     v_mul_lo_u32 v66, v22, s28
     v_sub_u32 v66, v66, s30          ; iw0 = ow Sw - Pw
     v_mad_u32 v70, v23, s56, s77         ; n x_N + g C/G x_C
+.if WMMA
+    v_mad_u32 v70, v62, s58, v70
+    v_mad_u32 v70, v66, s59, v70
+    v_lshl_b32 v70, v70, ${SHIFT_IN}     ; the row's window origin in x, in bytes (no padding)
+.endif
     v_add_u32 v20, s74, v2
     v_add_u32 v20, v20, ${A_ROW3}             ; m = m0 + ty + 3 BLOCK_M / 4
     v_cmp_gt_u32 vcc, s44, v20
     s_mov_b64 s[88:89], vcc        ; m < M
+.if WMMA
+    v_min_u32 v20, v20, v25              ; a row past M reads row M - 1 (never stored)
+.endif
     v_mul_hi_u32 v21, v20, s25
     v_sub_u32 v22, v20, v21
     v_lshr_b32 v22, v22, s26
@@ -159,64 +189,200 @@
     v_mul_lo_u32 v67, v22, s28
     v_sub_u32 v67, v67, s30          ; iw0 = ow Sw - Pw
     v_mad_u32 v71, v23, s56, s77         ; n x_N + g C/G x_C
+.if WMMA
+    v_mad_u32 v71, v63, s58, v71
+    v_mad_u32 v71, v67, s59, v71
+    v_lshl_b32 v71, v71, ${SHIFT_IN}     ; the row's window origin in x, in bytes (no padding)
+.endif
 ; ---- the filter rows (output channels g Ng + n0 + ty + q BLOCK_M / 4, q < B_LOADS) it gathers ---------
     v_add_u32 v35, s75, v2               ; n0 + ty
     v_add_u32 v20, v35, s78
+.if WMMA
+    v_sub_u32 v25, s46, 1                ; Ng - 1
+.endif
     v_add_u32 v21, v20, ${B_COL0}
+.if WMMA
+    v_add_u32 v21, v35, ${B_COL0}
+    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+.endif
     v_mad_u32 v136, v21, s60, s69        ; w base + (g Ng + n0 + ty + 0 BLOCK_M / 4) w_K
+.if WMMA
+    v_lshl_b32 v136, v136, ${SHIFT_IN}
+.endif
     v_add_u32 v21, v20, ${B_COL1}
+.if WMMA
+    v_add_u32 v21, v35, ${B_COL1}
+    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+.endif
     v_mad_u32 v137, v21, s60, s69        ; w base + (g Ng + n0 + ty + 1 BLOCK_M / 4) w_K
+.if WMMA
+    v_lshl_b32 v137, v137, ${SHIFT_IN}
+.endif
     v_add_u32 v21, v20, ${B_COL2}
+.if WMMA
+    v_add_u32 v21, v35, ${B_COL2}
+    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+.endif
     v_mad_u32 v138, v21, s60, s69        ; w base + (g Ng + n0 + ty + 2 BLOCK_M / 4) w_K
+.if WMMA
+    v_lshl_b32 v138, v138, ${SHIFT_IN}
+.endif
     v_add_u32 v21, v20, ${B_COL3}
+.if WMMA
+    v_add_u32 v21, v35, ${B_COL3}
+    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+.endif
     v_mad_u32 v139, v21, s60, s69        ; w base + (g Ng + n0 + ty + 3 BLOCK_M / 4) w_K
+.if WMMA
+    v_lshl_b32 v139, v139, ${SHIFT_IN}
+.endif
 .if B_LOAD4
     v_add_u32 v21, v20, ${B_COL4}
+.if WMMA
+    v_add_u32 v21, v35, ${B_COL4}
+    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+.endif
     v_mad_u32 v140, v21, s60, s69        ; w base + (g Ng + n0 + ty + 4 BLOCK_M / 4) w_K
+.if WMMA
+    v_lshl_b32 v140, v140, ${SHIFT_IN}
+.endif
 .endif
 .if B_LOAD5
     v_add_u32 v21, v20, ${B_COL5}
+.if WMMA
+    v_add_u32 v21, v35, ${B_COL5}
+    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+.endif
     v_mad_u32 v141, v21, s60, s69        ; w base + (g Ng + n0 + ty + 5 BLOCK_M / 4) w_K
+.if WMMA
+    v_lshl_b32 v141, v141, ${SHIFT_IN}
+.endif
 .endif
 .if B_LOAD6
     v_add_u32 v21, v20, ${B_COL6}
+.if WMMA
+    v_add_u32 v21, v35, ${B_COL6}
+    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+.endif
     v_mad_u32 v142, v21, s60, s69        ; w base + (g Ng + n0 + ty + 6 BLOCK_M / 4) w_K
+.if WMMA
+    v_lshl_b32 v142, v142, ${SHIFT_IN}
+.endif
 .endif
 .if B_LOAD7
     v_add_u32 v21, v20, ${B_COL7}
+.if WMMA
+    v_add_u32 v21, v35, ${B_COL7}
+    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+.endif
     v_mad_u32 v143, v21, s60, s69        ; w base + (g Ng + n0 + ty + 7 BLOCK_M / 4) w_K
+.if WMMA
+    v_lshl_b32 v143, v143, ${SHIFT_IN}
+.endif
 .endif
 .if B_LOAD8
     v_add_u32 v21, v20, ${B_COL8}
+.if WMMA
+    v_add_u32 v21, v35, ${B_COL8}
+    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+.endif
     v_mad_u32 v144, v21, s60, s69        ; w base + (g Ng + n0 + ty + 8 BLOCK_M / 4) w_K
+.if WMMA
+    v_lshl_b32 v144, v144, ${SHIFT_IN}
+.endif
 .endif
 .if B_LOAD9
     v_add_u32 v21, v20, ${B_COL9}
+.if WMMA
+    v_add_u32 v21, v35, ${B_COL9}
+    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+.endif
     v_mad_u32 v145, v21, s60, s69        ; w base + (g Ng + n0 + ty + 9 BLOCK_M / 4) w_K
+.if WMMA
+    v_lshl_b32 v145, v145, ${SHIFT_IN}
+.endif
 .endif
 .if B_LOAD10
     v_add_u32 v21, v20, ${B_COL10}
+.if WMMA
+    v_add_u32 v21, v35, ${B_COL10}
+    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+.endif
     v_mad_u32 v146, v21, s60, s69        ; w base + (g Ng + n0 + ty + 10 BLOCK_M / 4) w_K
+.if WMMA
+    v_lshl_b32 v146, v146, ${SHIFT_IN}
+.endif
 .endif
 .if B_LOAD11
     v_add_u32 v21, v20, ${B_COL11}
+.if WMMA
+    v_add_u32 v21, v35, ${B_COL11}
+    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+.endif
     v_mad_u32 v147, v21, s60, s69        ; w base + (g Ng + n0 + ty + 11 BLOCK_M / 4) w_K
+.if WMMA
+    v_lshl_b32 v147, v147, ${SHIFT_IN}
+.endif
 .endif
 .if B_LOAD12
     v_add_u32 v21, v20, ${B_COL12}
+.if WMMA
+    v_add_u32 v21, v35, ${B_COL12}
+    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+.endif
     v_mad_u32 v148, v21, s60, s69        ; w base + (g Ng + n0 + ty + 12 BLOCK_M / 4) w_K
+.if WMMA
+    v_lshl_b32 v148, v148, ${SHIFT_IN}
+.endif
 .endif
 .if B_LOAD13
     v_add_u32 v21, v20, ${B_COL13}
+.if WMMA
+    v_add_u32 v21, v35, ${B_COL13}
+    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+.endif
     v_mad_u32 v149, v21, s60, s69        ; w base + (g Ng + n0 + ty + 13 BLOCK_M / 4) w_K
+.if WMMA
+    v_lshl_b32 v149, v149, ${SHIFT_IN}
+.endif
 .endif
 .if B_LOAD14
     v_add_u32 v21, v20, ${B_COL14}
+.if WMMA
+    v_add_u32 v21, v35, ${B_COL14}
+    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+.endif
     v_mad_u32 v150, v21, s60, s69        ; w base + (g Ng + n0 + ty + 14 BLOCK_M / 4) w_K
+.if WMMA
+    v_lshl_b32 v150, v150, ${SHIFT_IN}
+.endif
 .endif
 .if B_LOAD15
     v_add_u32 v21, v20, ${B_COL15}
+.if WMMA
+    v_add_u32 v21, v35, ${B_COL15}
+    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+.endif
     v_mad_u32 v151, v21, s60, s69        ; w base + (g Ng + n0 + ty + 15 BLOCK_M / 4) w_K
+.if WMMA
+    v_lshl_b32 v151, v151, ${SHIFT_IN}
+.endif
 .endif
     v_mul_lo_u32 v32, v1, ${A_ROW_BYTES}
     v_lshl_b32 v33, v2, 2
@@ -280,9 +446,125 @@
     v_mad_u32 v27, v24, s63, v27         ; c w_C + kh w_H + kw w_W
     v_mul_lo_u32 v23, v23, s37           ; kh Dh
     v_mul_lo_u32 v24, v24, s29           ; kw Dw
+.if WMMA
+    v_mad_u32 v26, v23, s58, v26
+    v_mad_u32 v26, v24, s59, v26
+    v_lshl_b32 v26, v26, ${SHIFT_IN}     ; c x_C + kh Dh x_H + kw Dw x_W, in bytes
+    v_lshl_b32 v27, v27, ${SHIFT_IN}     ; c w_C + kh w_H + kw w_W, in bytes
+    v_mov_b32 v36, ${A_ZERO}
+    v_mov_b32 v37, ${A_ZERO}
+    v_mov_b32 v38, ${A_ZERO}
+    v_mov_b32 v39, ${A_ZERO}
+    v_mov_b32 v120, 0
+    v_mov_b32 v121, 0
+    v_mov_b32 v122, 0
+    v_mov_b32 v123, 0
+.if B_LOAD4
+    v_mov_b32 v124, 0
+.endif
+.if B_LOAD5
+    v_mov_b32 v125, 0
+.endif
+.if B_LOAD6
+    v_mov_b32 v126, 0
+.endif
+.if B_LOAD7
+    v_mov_b32 v127, 0
+.endif
+.if B_LOAD8
+    v_mov_b32 v128, 0
+.endif
+.if B_LOAD9
+    v_mov_b32 v129, 0
+.endif
+.if B_LOAD10
+    v_mov_b32 v130, 0
+.endif
+.if B_LOAD11
+    v_mov_b32 v131, 0
+.endif
+.if B_LOAD12
+    v_mov_b32 v132, 0
+.endif
+.if B_LOAD13
+    v_mov_b32 v133, 0
+.endif
+.if B_LOAD14
+    v_mov_b32 v134, 0
+.endif
+.if B_LOAD15
+    v_mov_b32 v135, 0
+.endif
+    s_mov_b64 exec, s[98:99]             ; k < Kg: else A = -0, B = +0
+    v_add_u32 v30, v68, v26
+    buffer_load_${LOAD} v36, v30, s[8:11], 0    ; A[m0 + ty + 0 BLOCK_M / 4][k]
+    v_add_u32 v30, v69, v26
+    buffer_load_${LOAD} v37, v30, s[8:11], 0    ; A[m0 + ty + 1 BLOCK_M / 4][k]
+    v_add_u32 v30, v70, v26
+    buffer_load_${LOAD} v38, v30, s[8:11], 0    ; A[m0 + ty + 2 BLOCK_M / 4][k]
+    v_add_u32 v30, v71, v26
+    buffer_load_${LOAD} v39, v30, s[8:11], 0    ; A[m0 + ty + 3 BLOCK_M / 4][k]
+    v_add_u32 v30, v136, v27
+    buffer_load_${LOAD} v120, v30, s[12:15], 0   ; B[k][n0 + ty + 0 BLOCK_M / 4]
+    v_add_u32 v30, v137, v27
+    buffer_load_${LOAD} v121, v30, s[12:15], 0   ; B[k][n0 + ty + 1 BLOCK_M / 4]
+    v_add_u32 v30, v138, v27
+    buffer_load_${LOAD} v122, v30, s[12:15], 0   ; B[k][n0 + ty + 2 BLOCK_M / 4]
+    v_add_u32 v30, v139, v27
+    buffer_load_${LOAD} v123, v30, s[12:15], 0   ; B[k][n0 + ty + 3 BLOCK_M / 4]
+.if B_LOAD4
+    v_add_u32 v30, v140, v27
+    buffer_load_${LOAD} v124, v30, s[12:15], 0   ; B[k][n0 + ty + 4 BLOCK_M / 4]
+.endif
+.if B_LOAD5
+    v_add_u32 v30, v141, v27
+    buffer_load_${LOAD} v125, v30, s[12:15], 0   ; B[k][n0 + ty + 5 BLOCK_M / 4]
+.endif
+.if B_LOAD6
+    v_add_u32 v30, v142, v27
+    buffer_load_${LOAD} v126, v30, s[12:15], 0   ; B[k][n0 + ty + 6 BLOCK_M / 4]
+.endif
+.if B_LOAD7
+    v_add_u32 v30, v143, v27
+    buffer_load_${LOAD} v127, v30, s[12:15], 0   ; B[k][n0 + ty + 7 BLOCK_M / 4]
+.endif
+.if B_LOAD8
+    v_add_u32 v30, v144, v27
+    buffer_load_${LOAD} v128, v30, s[12:15], 0   ; B[k][n0 + ty + 8 BLOCK_M / 4]
+.endif
+.if B_LOAD9
+    v_add_u32 v30, v145, v27
+    buffer_load_${LOAD} v129, v30, s[12:15], 0   ; B[k][n0 + ty + 9 BLOCK_M / 4]
+.endif
+.if B_LOAD10
+    v_add_u32 v30, v146, v27
+    buffer_load_${LOAD} v130, v30, s[12:15], 0   ; B[k][n0 + ty + 10 BLOCK_M / 4]
+.endif
+.if B_LOAD11
+    v_add_u32 v30, v147, v27
+    buffer_load_${LOAD} v131, v30, s[12:15], 0   ; B[k][n0 + ty + 11 BLOCK_M / 4]
+.endif
+.if B_LOAD12
+    v_add_u32 v30, v148, v27
+    buffer_load_${LOAD} v132, v30, s[12:15], 0   ; B[k][n0 + ty + 12 BLOCK_M / 4]
+.endif
+.if B_LOAD13
+    v_add_u32 v30, v149, v27
+    buffer_load_${LOAD} v133, v30, s[12:15], 0   ; B[k][n0 + ty + 13 BLOCK_M / 4]
+.endif
+.if B_LOAD14
+    v_add_u32 v30, v150, v27
+    buffer_load_${LOAD} v134, v30, s[12:15], 0   ; B[k][n0 + ty + 14 BLOCK_M / 4]
+.endif
+.if B_LOAD15
+    v_add_u32 v30, v151, v27
+    buffer_load_${LOAD} v135, v30, s[12:15], 0   ; B[k][n0 + ty + 15 BLOCK_M / 4]
+.endif
+    s_mov_b64 exec, s[72:73]
+.else
     v_add_u32 v28, v60, v23              ; ih
     v_add_u32 v29, v64, v24              ; iw
-    v_mov_b32 v36, ${A_ZERO}
+    v_mov_b32 v36, 0
     v_cmp_gt_u32 vcc, s39, v28
     s_and_b64 s[100:101], vcc, s[98:99]
     v_cmp_gt_u32 vcc, s31, v29
@@ -299,7 +581,7 @@
     s_mov_b64 exec, s[72:73]
     v_add_u32 v28, v61, v23              ; ih
     v_add_u32 v29, v65, v24              ; iw
-    v_mov_b32 v37, ${A_ZERO}
+    v_mov_b32 v37, 0
     v_cmp_gt_u32 vcc, s39, v28
     s_and_b64 s[100:101], vcc, s[98:99]
     v_cmp_gt_u32 vcc, s31, v29
@@ -316,7 +598,7 @@
     s_mov_b64 exec, s[72:73]
     v_add_u32 v28, v62, v23              ; ih
     v_add_u32 v29, v66, v24              ; iw
-    v_mov_b32 v38, ${A_ZERO}
+    v_mov_b32 v38, 0
     v_cmp_gt_u32 vcc, s39, v28
     s_and_b64 s[100:101], vcc, s[98:99]
     v_cmp_gt_u32 vcc, s31, v29
@@ -333,7 +615,7 @@
     s_mov_b64 exec, s[72:73]
     v_add_u32 v28, v63, v23              ; ih
     v_add_u32 v29, v67, v24              ; iw
-    v_mov_b32 v39, ${A_ZERO}
+    v_mov_b32 v39, 0
     v_cmp_gt_u32 vcc, s39, v28
     s_and_b64 s[100:101], vcc, s[98:99]
     v_cmp_gt_u32 vcc, s31, v29
@@ -348,9 +630,6 @@
     s_mov_b64 exec, s[100:101]
     buffer_load_${LOAD} v39, v30, s[8:11], 0    ; A[m0 + ty + 3 BLOCK_M / 4][k]
     s_mov_b64 exec, s[72:73]
-.if WMMA
-    v_mov_b32 v120, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL0}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -363,9 +642,6 @@
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v120, v30, s[12:15], 0   ; B[k][n0 + ty + 0 BLOCK_M / 4]
     s_mov_b64 exec, s[72:73]
-.if WMMA
-    v_mov_b32 v121, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL1}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -378,9 +654,6 @@
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v121, v30, s[12:15], 0   ; B[k][n0 + ty + 1 BLOCK_M / 4]
     s_mov_b64 exec, s[72:73]
-.if WMMA
-    v_mov_b32 v122, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL2}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -393,9 +666,6 @@
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v122, v30, s[12:15], 0   ; B[k][n0 + ty + 2 BLOCK_M / 4]
     s_mov_b64 exec, s[72:73]
-.if WMMA
-    v_mov_b32 v123, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL3}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -409,9 +679,6 @@
     buffer_load_${LOAD} v123, v30, s[12:15], 0   ; B[k][n0 + ty + 3 BLOCK_M / 4]
     s_mov_b64 exec, s[72:73]
 .if B_LOAD4
-.if WMMA
-    v_mov_b32 v124, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL4}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -426,9 +693,6 @@
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD5
-.if WMMA
-    v_mov_b32 v125, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL5}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -443,9 +707,6 @@
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD6
-.if WMMA
-    v_mov_b32 v126, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL6}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -460,9 +721,6 @@
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD7
-.if WMMA
-    v_mov_b32 v127, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL7}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -477,9 +735,6 @@
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD8
-.if WMMA
-    v_mov_b32 v128, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL8}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -494,9 +749,6 @@
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD9
-.if WMMA
-    v_mov_b32 v129, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL9}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -511,9 +763,6 @@
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD10
-.if WMMA
-    v_mov_b32 v130, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL10}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -528,9 +777,6 @@
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD11
-.if WMMA
-    v_mov_b32 v131, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL11}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -545,9 +791,6 @@
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD12
-.if WMMA
-    v_mov_b32 v132, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL12}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -562,9 +805,6 @@
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD13
-.if WMMA
-    v_mov_b32 v133, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL13}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -579,9 +819,6 @@
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD14
-.if WMMA
-    v_mov_b32 v134, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL14}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -596,9 +833,6 @@
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD15
-.if WMMA
-    v_mov_b32 v135, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL15}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -611,6 +845,7 @@
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v135, v30, s[12:15], 0   ; B[k][n0 + ty + 15 BLOCK_M / 4]
     s_mov_b64 exec, s[72:73]
+.endif
 .endif
     s_waitcnt 0
 .if WMMA
@@ -1069,9 +1304,125 @@ tile:
     v_mad_u32 v27, v24, s63, v27         ; c w_C + kh w_H + kw w_W
     v_mul_lo_u32 v23, v23, s37           ; kh Dh
     v_mul_lo_u32 v24, v24, s29           ; kw Dw
+.if WMMA
+    v_mad_u32 v26, v23, s58, v26
+    v_mad_u32 v26, v24, s59, v26
+    v_lshl_b32 v26, v26, ${SHIFT_IN}     ; c x_C + kh Dh x_H + kw Dw x_W, in bytes
+    v_lshl_b32 v27, v27, ${SHIFT_IN}     ; c w_C + kh w_H + kw w_W, in bytes
+    v_mov_b32 v36, ${A_ZERO}
+    v_mov_b32 v37, ${A_ZERO}
+    v_mov_b32 v38, ${A_ZERO}
+    v_mov_b32 v39, ${A_ZERO}
+    v_mov_b32 v120, 0
+    v_mov_b32 v121, 0
+    v_mov_b32 v122, 0
+    v_mov_b32 v123, 0
+.if B_LOAD4
+    v_mov_b32 v124, 0
+.endif
+.if B_LOAD5
+    v_mov_b32 v125, 0
+.endif
+.if B_LOAD6
+    v_mov_b32 v126, 0
+.endif
+.if B_LOAD7
+    v_mov_b32 v127, 0
+.endif
+.if B_LOAD8
+    v_mov_b32 v128, 0
+.endif
+.if B_LOAD9
+    v_mov_b32 v129, 0
+.endif
+.if B_LOAD10
+    v_mov_b32 v130, 0
+.endif
+.if B_LOAD11
+    v_mov_b32 v131, 0
+.endif
+.if B_LOAD12
+    v_mov_b32 v132, 0
+.endif
+.if B_LOAD13
+    v_mov_b32 v133, 0
+.endif
+.if B_LOAD14
+    v_mov_b32 v134, 0
+.endif
+.if B_LOAD15
+    v_mov_b32 v135, 0
+.endif
+    s_mov_b64 exec, s[98:99]             ; k < Kg: else A = -0, B = +0
+    v_add_u32 v30, v68, v26
+    buffer_load_${LOAD} v36, v30, s[8:11], 0    ; A[m0 + ty + 0 BLOCK_M / 4][k]
+    v_add_u32 v30, v69, v26
+    buffer_load_${LOAD} v37, v30, s[8:11], 0    ; A[m0 + ty + 1 BLOCK_M / 4][k]
+    v_add_u32 v30, v70, v26
+    buffer_load_${LOAD} v38, v30, s[8:11], 0    ; A[m0 + ty + 2 BLOCK_M / 4][k]
+    v_add_u32 v30, v71, v26
+    buffer_load_${LOAD} v39, v30, s[8:11], 0    ; A[m0 + ty + 3 BLOCK_M / 4][k]
+    v_add_u32 v30, v136, v27
+    buffer_load_${LOAD} v120, v30, s[12:15], 0   ; B[k][n0 + ty + 0 BLOCK_M / 4]
+    v_add_u32 v30, v137, v27
+    buffer_load_${LOAD} v121, v30, s[12:15], 0   ; B[k][n0 + ty + 1 BLOCK_M / 4]
+    v_add_u32 v30, v138, v27
+    buffer_load_${LOAD} v122, v30, s[12:15], 0   ; B[k][n0 + ty + 2 BLOCK_M / 4]
+    v_add_u32 v30, v139, v27
+    buffer_load_${LOAD} v123, v30, s[12:15], 0   ; B[k][n0 + ty + 3 BLOCK_M / 4]
+.if B_LOAD4
+    v_add_u32 v30, v140, v27
+    buffer_load_${LOAD} v124, v30, s[12:15], 0   ; B[k][n0 + ty + 4 BLOCK_M / 4]
+.endif
+.if B_LOAD5
+    v_add_u32 v30, v141, v27
+    buffer_load_${LOAD} v125, v30, s[12:15], 0   ; B[k][n0 + ty + 5 BLOCK_M / 4]
+.endif
+.if B_LOAD6
+    v_add_u32 v30, v142, v27
+    buffer_load_${LOAD} v126, v30, s[12:15], 0   ; B[k][n0 + ty + 6 BLOCK_M / 4]
+.endif
+.if B_LOAD7
+    v_add_u32 v30, v143, v27
+    buffer_load_${LOAD} v127, v30, s[12:15], 0   ; B[k][n0 + ty + 7 BLOCK_M / 4]
+.endif
+.if B_LOAD8
+    v_add_u32 v30, v144, v27
+    buffer_load_${LOAD} v128, v30, s[12:15], 0   ; B[k][n0 + ty + 8 BLOCK_M / 4]
+.endif
+.if B_LOAD9
+    v_add_u32 v30, v145, v27
+    buffer_load_${LOAD} v129, v30, s[12:15], 0   ; B[k][n0 + ty + 9 BLOCK_M / 4]
+.endif
+.if B_LOAD10
+    v_add_u32 v30, v146, v27
+    buffer_load_${LOAD} v130, v30, s[12:15], 0   ; B[k][n0 + ty + 10 BLOCK_M / 4]
+.endif
+.if B_LOAD11
+    v_add_u32 v30, v147, v27
+    buffer_load_${LOAD} v131, v30, s[12:15], 0   ; B[k][n0 + ty + 11 BLOCK_M / 4]
+.endif
+.if B_LOAD12
+    v_add_u32 v30, v148, v27
+    buffer_load_${LOAD} v132, v30, s[12:15], 0   ; B[k][n0 + ty + 12 BLOCK_M / 4]
+.endif
+.if B_LOAD13
+    v_add_u32 v30, v149, v27
+    buffer_load_${LOAD} v133, v30, s[12:15], 0   ; B[k][n0 + ty + 13 BLOCK_M / 4]
+.endif
+.if B_LOAD14
+    v_add_u32 v30, v150, v27
+    buffer_load_${LOAD} v134, v30, s[12:15], 0   ; B[k][n0 + ty + 14 BLOCK_M / 4]
+.endif
+.if B_LOAD15
+    v_add_u32 v30, v151, v27
+    buffer_load_${LOAD} v135, v30, s[12:15], 0   ; B[k][n0 + ty + 15 BLOCK_M / 4]
+.endif
+    s_mov_b64 exec, s[72:73]
+.else
     v_add_u32 v28, v60, v23              ; ih
     v_add_u32 v29, v64, v24              ; iw
-    v_mov_b32 v36, ${A_ZERO}
+    v_mov_b32 v36, 0
     v_cmp_gt_u32 vcc, s39, v28
     s_and_b64 s[100:101], vcc, s[98:99]
     v_cmp_gt_u32 vcc, s31, v29
@@ -1088,7 +1439,7 @@ tile:
     s_mov_b64 exec, s[72:73]
     v_add_u32 v28, v61, v23              ; ih
     v_add_u32 v29, v65, v24              ; iw
-    v_mov_b32 v37, ${A_ZERO}
+    v_mov_b32 v37, 0
     v_cmp_gt_u32 vcc, s39, v28
     s_and_b64 s[100:101], vcc, s[98:99]
     v_cmp_gt_u32 vcc, s31, v29
@@ -1105,7 +1456,7 @@ tile:
     s_mov_b64 exec, s[72:73]
     v_add_u32 v28, v62, v23              ; ih
     v_add_u32 v29, v66, v24              ; iw
-    v_mov_b32 v38, ${A_ZERO}
+    v_mov_b32 v38, 0
     v_cmp_gt_u32 vcc, s39, v28
     s_and_b64 s[100:101], vcc, s[98:99]
     v_cmp_gt_u32 vcc, s31, v29
@@ -1122,7 +1473,7 @@ tile:
     s_mov_b64 exec, s[72:73]
     v_add_u32 v28, v63, v23              ; ih
     v_add_u32 v29, v67, v24              ; iw
-    v_mov_b32 v39, ${A_ZERO}
+    v_mov_b32 v39, 0
     v_cmp_gt_u32 vcc, s39, v28
     s_and_b64 s[100:101], vcc, s[98:99]
     v_cmp_gt_u32 vcc, s31, v29
@@ -1137,9 +1488,6 @@ tile:
     s_mov_b64 exec, s[100:101]
     buffer_load_${LOAD} v39, v30, s[8:11], 0    ; A[m0 + ty + 3 BLOCK_M / 4][k]
     s_mov_b64 exec, s[72:73]
-.if WMMA
-    v_mov_b32 v120, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL0}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -1152,9 +1500,6 @@ tile:
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v120, v30, s[12:15], 0   ; B[k][n0 + ty + 0 BLOCK_M / 4]
     s_mov_b64 exec, s[72:73]
-.if WMMA
-    v_mov_b32 v121, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL1}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -1167,9 +1512,6 @@ tile:
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v121, v30, s[12:15], 0   ; B[k][n0 + ty + 1 BLOCK_M / 4]
     s_mov_b64 exec, s[72:73]
-.if WMMA
-    v_mov_b32 v122, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL2}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -1182,9 +1524,6 @@ tile:
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v122, v30, s[12:15], 0   ; B[k][n0 + ty + 2 BLOCK_M / 4]
     s_mov_b64 exec, s[72:73]
-.if WMMA
-    v_mov_b32 v123, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL3}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -1198,9 +1537,6 @@ tile:
     buffer_load_${LOAD} v123, v30, s[12:15], 0   ; B[k][n0 + ty + 3 BLOCK_M / 4]
     s_mov_b64 exec, s[72:73]
 .if B_LOAD4
-.if WMMA
-    v_mov_b32 v124, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL4}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -1215,9 +1551,6 @@ tile:
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD5
-.if WMMA
-    v_mov_b32 v125, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL5}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -1232,9 +1565,6 @@ tile:
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD6
-.if WMMA
-    v_mov_b32 v126, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL6}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -1249,9 +1579,6 @@ tile:
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD7
-.if WMMA
-    v_mov_b32 v127, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL7}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -1266,9 +1593,6 @@ tile:
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD8
-.if WMMA
-    v_mov_b32 v128, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL8}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -1283,9 +1607,6 @@ tile:
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD9
-.if WMMA
-    v_mov_b32 v129, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL9}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -1300,9 +1621,6 @@ tile:
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD10
-.if WMMA
-    v_mov_b32 v130, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL10}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -1317,9 +1635,6 @@ tile:
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD11
-.if WMMA
-    v_mov_b32 v131, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL11}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -1334,9 +1649,6 @@ tile:
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD12
-.if WMMA
-    v_mov_b32 v132, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL12}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -1351,9 +1663,6 @@ tile:
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD13
-.if WMMA
-    v_mov_b32 v133, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL13}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -1368,9 +1677,6 @@ tile:
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD14
-.if WMMA
-    v_mov_b32 v134, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL14}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -1385,9 +1691,6 @@ tile:
     s_mov_b64 exec, s[72:73]
 .endif
 .if B_LOAD15
-.if WMMA
-    v_mov_b32 v135, 0                ; +0 where not loaded
-.endif
     v_add_u32 v30, v35, ${B_COL15}
     v_cmp_gt_u32 vcc, s46, v30
     s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
@@ -1400,6 +1703,7 @@ tile:
     v_lshl_b32 v30, v30, ${SHIFT_IN}
     buffer_load_${LOAD} v135, v30, s[12:15], 0   ; B[k][n0 + ty + 15 BLOCK_M / 4]
     s_mov_b64 exec, s[72:73]
+.endif
 .endif
 ; ---- 2. this tile's 16 k, ascending: 16 fmas each, row i under the mask a[i] != SKIP (the next tile's loads
 ;      in flight: INFLIGHT of them)

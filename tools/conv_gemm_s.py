@@ -93,6 +93,13 @@ def _rows(e):
         e(f"    v_add_u32 v20, v20, ${{A_ROW{q}}}             ; m = m0 + ty + {q} BLOCK_M / 4")
         e("    v_cmp_gt_u32 vcc, s44, v20")
         e(f"    s_mov_b64 s[{82 + 2 * q}:{83 + 2 * q}], vcc        ; m < M")
+        if q == 0:
+            e(".if WMMA")
+            e("    v_sub_u32 v25, s44, 1                ; M - 1")
+            e(".endif")
+        e(".if WMMA")
+        e("    v_min_u32 v20, v20, v25              ; a row past M reads row M - 1 (never stored)")
+        e(".endif")
         e("""    v_mul_hi_u32 v21, v20, s25
     v_sub_u32 v22, v20, v21
     v_lshr_b32 v22, v22, s26
@@ -112,17 +119,33 @@ def _rows(e):
         e(f"    v_mul_lo_u32 v{64 + q}, v22, s28")
         e(f"    v_sub_u32 v{64 + q}, v{64 + q}, s30          ; iw0 = ow Sw - Pw")
         e(f"    v_mad_u32 v{68 + q}, v23, s56, s77         ; n x_N + g C/G x_C")
+        e(".if WMMA")
+        e(f"    v_mad_u32 v{68 + q}, v{60 + q}, s58, v{68 + q}")
+        e(f"    v_mad_u32 v{68 + q}, v{64 + q}, s59, v{68 + q}")
+        e(f"    v_lshl_b32 v{68 + q}, v{68 + q}, ${{SHIFT_IN}}     ; the row's window origin in x, in bytes (no padding)")
+        e(".endif")
 
 
 def _filter_rows(e):
     e("; ---- the filter rows (output channels g Ng + n0 + ty + q BLOCK_M / 4, q < B_LOADS) it gathers ---------")
     e("    v_add_u32 v35, s75, v2               ; n0 + ty")
     e("    v_add_u32 v20, v35, s78")
+    e(".if WMMA")
+    e("    v_sub_u32 v25, s46, 1                ; Ng - 1")
+    e(".endif")
     for q in range(B_COLUMNS):
         if q >= 4:
             e(f".if B_LOAD{q}")
         e(f"    v_add_u32 v21, v20, ${{B_COL{q}}}")
+        e(".if WMMA")
+        e(f"    v_add_u32 v21, v35, ${{B_COL{q}}}")
+        e("    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)")
+        e("    v_add_u32 v21, v21, s78")
+        e(".endif")
         e(f"    v_mad_u32 v{136 + q}, v21, s60, s69        ; w base + (g Ng + n0 + ty + {q} BLOCK_M / 4) w_K")
+        e(".if WMMA")
+        e(f"    v_lshl_b32 v{136 + q}, v{136 + q}, ${{SHIFT_IN}}")
+        e(".endif")
         if q >= 4:
             e(".endif")
 
@@ -178,10 +201,36 @@ def _gather(e):
     v_mad_u32 v27, v24, s63, v27         ; c w_C + kh w_H + kw w_W
     v_mul_lo_u32 v23, v23, s37           ; kh Dh
     v_mul_lo_u32 v24, v24, s29           ; kw Dw""")
+    e(".if WMMA")
+    e("    v_mad_u32 v26, v23, s58, v26")
+    e("    v_mad_u32 v26, v24, s59, v26")
+    e("    v_lshl_b32 v26, v26, ${SHIFT_IN}     ; c x_C + kh Dh x_H + kw Dw x_W, in bytes")
+    e("    v_lshl_b32 v27, v27, ${SHIFT_IN}     ; c w_C + kh w_H + kw w_W, in bytes")
+    for q in range(4):
+        e(f"    v_mov_b32 v{36 + q}, ${{A_ZERO}}")
+    for q in range(B_COLUMNS):
+        if q >= 4:
+            e(f".if B_LOAD{q}")
+        e(f"    v_mov_b32 v{120 + q}, 0")
+        if q >= 4:
+            e(".endif")
+    e("    s_mov_b64 exec, s[98:99]             ; k < Kg: else A = -0, B = +0")
+    for q in range(4):
+        e(f"    v_add_u32 v30, v{68 + q}, v26")
+        e(f"    buffer_load_${{LOAD}} v{36 + q}, v30, s[8:11], 0    ; A[m0 + ty + {q} BLOCK_M / 4][k]")
+    for q in range(B_COLUMNS):
+        if q >= 4:
+            e(f".if B_LOAD{q}")
+        e(f"    v_add_u32 v30, v{136 + q}, v27")
+        e(f"    buffer_load_${{LOAD}} v{120 + q}, v30, s[12:15], 0   ; B[k][n0 + ty + {q} BLOCK_M / 4]")
+        if q >= 4:
+            e(".endif")
+    e("    s_mov_b64 exec, s[72:73]")
+    e(".else")
     for q in range(4):
         e(f"    v_add_u32 v28, v{60 + q}, v23              ; ih")
         e(f"    v_add_u32 v29, v{64 + q}, v24              ; iw")
-        e(f"    v_mov_b32 v{36 + q}, ${{A_ZERO}}")
+        e(f"    v_mov_b32 v{36 + q}, 0")
         e("    v_cmp_gt_u32 vcc, s39, v28")
         e("    s_and_b64 s[100:101], vcc, s[98:99]")
         e("    v_cmp_gt_u32 vcc, s31, v29")
@@ -199,9 +248,6 @@ def _gather(e):
     for q in range(B_COLUMNS):
         if q >= 4:
             e(f".if B_LOAD{q}")
-        e(".if WMMA")
-        e(f"    v_mov_b32 v{120 + q}, 0                ; +0 where not loaded")
-        e(".endif")
         e(f"    v_add_u32 v30, v35, ${{B_COL{q}}}")
         e("    v_cmp_gt_u32 vcc, s46, v30")
         e("    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg")
@@ -216,6 +262,7 @@ def _gather(e):
         e("    s_mov_b64 exec, s[72:73]")
         if q >= 4:
             e(".endif")
+    e(".endif")
 
 
 def _write_lds(e):
