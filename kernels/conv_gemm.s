@@ -390,19 +390,19 @@
     v_lshl_b32 v34, v1, 8
     v_add_u32 v33, v34, v33              ; &Bs[tx][ty] - B_BASE = 256 tx + 4 ty
 .if WMMA
-    v_mul_lo_u32 v32, v2, 48
+    v_mul_lo_u32 v32, v2, 80
     v_lshl_b32 v34, v1, 1
-    v_add_u32 v32, v32, v34              ; &As[ty][tx] = 48 ty + 2 tx (q: + q BLOCK_M / 4 rows; BsT: + H_BS)
+    v_add_u32 v32, v32, v34              ; &As[ty][tx] = 80 ty + 2 tx (q: + q BLOCK_M / 4 rows; BsT: + H_BS)
     v_lshr_b32 v34, v0, 5                ; w: the wave
     v_lshr_b32 v18, v34, 1
     v_lshl_b32 v18, v18, 4               ; 16 (w / 2): its fragment row
     v_and_b32 v19, v0, 15                ; l mod 16: the row (column) this lane holds
     v_add_u32 v18, v18, v19
-    v_mul_lo_u32 v18, v18, 48            ; &As[16 (w / 2) + l mod 16][0]
+    v_mul_lo_u32 v18, v18, 80            ; &As[16 (w / 2) + l mod 16][0]
     v_and_b32 v34, v34, 1
     v_lshl_b32 v34, v34, 5               ; 32 (w mod 2): its first fragment column
     v_add_u32 v19, v19, v34
-    v_mul_lo_u32 v19, v19, 48            ; &BsT[32 (w mod 2) + l mod 16][0] - H_BS (fragment g: + 768 g)
+    v_mul_lo_u32 v19, v19, 80            ; &BsT[32 (w mod 2) + l mod 16][0] - H_BS (fragment g: + 1280 g)
 .endif
     v_mov_b32 v100, 0x80000000       ; acc[0][0] = -0
     v_mov_b32 v101, 0x80000000       ; acc[0][1] = -0
@@ -423,7 +423,8 @@
 
 ; ---- 1. gather tile 0 (k0 = 0) into LDS; then per tile: issue the next tile's loads (k0 + 16), multiply
 ; this one (2.), and only then wait for them, write them to LDS and go on (their latency under the fmas) ----
-    v_add_u32 v20, s81, v1               ; k
+.if WMMA
+    v_add_u32 v20, s81, v1               ; k = k0 + tx
     v_cmp_gt_u32 vcc, s45, v20
     s_mov_b64 s[98:99], vcc              ; k < Kg
     v_mul_hi_u32 v21, v20, s41
@@ -446,7 +447,6 @@
     v_mad_u32 v27, v24, s63, v27         ; c w_C + kh w_H + kw w_W
     v_mul_lo_u32 v23, v23, s37           ; kh Dh
     v_mul_lo_u32 v24, v24, s29           ; kw Dw
-.if WMMA
     v_mad_u32 v26, v23, s58, v26
     v_mad_u32 v26, v24, s59, v26
     v_lshl_b32 v26, v26, ${SHIFT_IN}     ; c x_C + kh Dh x_H + kw Dw x_W, in bytes
@@ -561,7 +561,168 @@
     buffer_load_${LOAD} v135, v30, s[12:15], 0   ; B[k][n0 + ty + 15 BLOCK_M / 4]
 .endif
     s_mov_b64 exec, s[72:73]
+    v_add_u32 v20, s81, v1               ; k = k0 + tx + 16
+    v_add_u32 v20, v20, 16
+    v_cmp_gt_u32 vcc, s45, v20
+    s_mov_b64 s[100:101], vcc              ; k < Kg
+    v_mul_hi_u32 v21, v20, s41
+    v_sub_u32 v22, v20, v21
+    v_lshr_b32 v22, v22, s42
+    v_add_u32 v21, v21, v22
+    v_lshr_b32 v21, v21, s43             ; c = k / (KH KW)
+    v_mul_lo_u32 v22, v21, s40
+    v_sub_u32 v22, v20, v22              ; r = kh KW + kw
+    v_mul_hi_u32 v23, v22, s49
+    v_sub_u32 v24, v22, v23
+    v_lshr_b32 v24, v24, s50
+    v_add_u32 v23, v23, v24
+    v_lshr_b32 v23, v23, s51             ; kh = r / KW
+    v_mul_lo_u32 v24, v23, s48
+    v_sub_u32 v24, v22, v24              ; kw
+    v_mul_lo_u32 v26, v21, s57           ; c x_C
+    v_mul_lo_u32 v27, v21, s61
+    v_mad_u32 v27, v23, s62, v27
+    v_mad_u32 v27, v24, s63, v27         ; c w_C + kh w_H + kw w_W
+    v_mul_lo_u32 v23, v23, s37           ; kh Dh
+    v_mul_lo_u32 v24, v24, s29           ; kw Dw
+    v_mad_u32 v16, v23, s58, v26
+    v_mad_u32 v16, v24, s59, v16
+    v_lshl_b32 v16, v16, ${SHIFT_IN}     ; c x_C + kh Dh x_H + kw Dw x_W, in bytes
+    v_lshl_b32 v17, v27, ${SHIFT_IN}     ; c w_C + kh w_H + kw w_W, in bytes
+    v_mov_b32 v72, ${A_ZERO}
+    v_mov_b32 v73, ${A_ZERO}
+    v_mov_b32 v74, ${A_ZERO}
+    v_mov_b32 v75, ${A_ZERO}
+    v_mov_b32 v152, 0
+    v_mov_b32 v153, 0
+    v_mov_b32 v154, 0
+    v_mov_b32 v155, 0
+.if B_LOAD4
+    v_mov_b32 v156, 0
+.endif
+.if B_LOAD5
+    v_mov_b32 v157, 0
+.endif
+.if B_LOAD6
+    v_mov_b32 v158, 0
+.endif
+.if B_LOAD7
+    v_mov_b32 v159, 0
+.endif
+.if B_LOAD8
+    v_mov_b32 v160, 0
+.endif
+.if B_LOAD9
+    v_mov_b32 v161, 0
+.endif
+.if B_LOAD10
+    v_mov_b32 v162, 0
+.endif
+.if B_LOAD11
+    v_mov_b32 v163, 0
+.endif
+.if B_LOAD12
+    v_mov_b32 v164, 0
+.endif
+.if B_LOAD13
+    v_mov_b32 v165, 0
+.endif
+.if B_LOAD14
+    v_mov_b32 v166, 0
+.endif
+.if B_LOAD15
+    v_mov_b32 v167, 0
+.endif
+    s_mov_b64 exec, s[100:101]             ; k < Kg: else A = -0, B = +0
+    v_add_u32 v30, v68, v16
+    buffer_load_${LOAD} v72, v30, s[8:11], 0    ; A[m0 + ty + 0 BLOCK_M / 4][k]
+    v_add_u32 v30, v69, v16
+    buffer_load_${LOAD} v73, v30, s[8:11], 0    ; A[m0 + ty + 1 BLOCK_M / 4][k]
+    v_add_u32 v30, v70, v16
+    buffer_load_${LOAD} v74, v30, s[8:11], 0    ; A[m0 + ty + 2 BLOCK_M / 4][k]
+    v_add_u32 v30, v71, v16
+    buffer_load_${LOAD} v75, v30, s[8:11], 0    ; A[m0 + ty + 3 BLOCK_M / 4][k]
+    v_add_u32 v30, v136, v17
+    buffer_load_${LOAD} v152, v30, s[12:15], 0   ; B[k][n0 + ty + 0 BLOCK_M / 4]
+    v_add_u32 v30, v137, v17
+    buffer_load_${LOAD} v153, v30, s[12:15], 0   ; B[k][n0 + ty + 1 BLOCK_M / 4]
+    v_add_u32 v30, v138, v17
+    buffer_load_${LOAD} v154, v30, s[12:15], 0   ; B[k][n0 + ty + 2 BLOCK_M / 4]
+    v_add_u32 v30, v139, v17
+    buffer_load_${LOAD} v155, v30, s[12:15], 0   ; B[k][n0 + ty + 3 BLOCK_M / 4]
+.if B_LOAD4
+    v_add_u32 v30, v140, v17
+    buffer_load_${LOAD} v156, v30, s[12:15], 0   ; B[k][n0 + ty + 4 BLOCK_M / 4]
+.endif
+.if B_LOAD5
+    v_add_u32 v30, v141, v17
+    buffer_load_${LOAD} v157, v30, s[12:15], 0   ; B[k][n0 + ty + 5 BLOCK_M / 4]
+.endif
+.if B_LOAD6
+    v_add_u32 v30, v142, v17
+    buffer_load_${LOAD} v158, v30, s[12:15], 0   ; B[k][n0 + ty + 6 BLOCK_M / 4]
+.endif
+.if B_LOAD7
+    v_add_u32 v30, v143, v17
+    buffer_load_${LOAD} v159, v30, s[12:15], 0   ; B[k][n0 + ty + 7 BLOCK_M / 4]
+.endif
+.if B_LOAD8
+    v_add_u32 v30, v144, v17
+    buffer_load_${LOAD} v160, v30, s[12:15], 0   ; B[k][n0 + ty + 8 BLOCK_M / 4]
+.endif
+.if B_LOAD9
+    v_add_u32 v30, v145, v17
+    buffer_load_${LOAD} v161, v30, s[12:15], 0   ; B[k][n0 + ty + 9 BLOCK_M / 4]
+.endif
+.if B_LOAD10
+    v_add_u32 v30, v146, v17
+    buffer_load_${LOAD} v162, v30, s[12:15], 0   ; B[k][n0 + ty + 10 BLOCK_M / 4]
+.endif
+.if B_LOAD11
+    v_add_u32 v30, v147, v17
+    buffer_load_${LOAD} v163, v30, s[12:15], 0   ; B[k][n0 + ty + 11 BLOCK_M / 4]
+.endif
+.if B_LOAD12
+    v_add_u32 v30, v148, v17
+    buffer_load_${LOAD} v164, v30, s[12:15], 0   ; B[k][n0 + ty + 12 BLOCK_M / 4]
+.endif
+.if B_LOAD13
+    v_add_u32 v30, v149, v17
+    buffer_load_${LOAD} v165, v30, s[12:15], 0   ; B[k][n0 + ty + 13 BLOCK_M / 4]
+.endif
+.if B_LOAD14
+    v_add_u32 v30, v150, v17
+    buffer_load_${LOAD} v166, v30, s[12:15], 0   ; B[k][n0 + ty + 14 BLOCK_M / 4]
+.endif
+.if B_LOAD15
+    v_add_u32 v30, v151, v17
+    buffer_load_${LOAD} v167, v30, s[12:15], 0   ; B[k][n0 + ty + 15 BLOCK_M / 4]
+.endif
+    s_mov_b64 exec, s[72:73]
 .else
+    v_add_u32 v20, s81, v1               ; k
+    v_cmp_gt_u32 vcc, s45, v20
+    s_mov_b64 s[98:99], vcc              ; k < Kg
+    v_mul_hi_u32 v21, v20, s41
+    v_sub_u32 v22, v20, v21
+    v_lshr_b32 v22, v22, s42
+    v_add_u32 v21, v21, v22
+    v_lshr_b32 v21, v21, s43             ; c = k / (KH KW)
+    v_mul_lo_u32 v22, v21, s40
+    v_sub_u32 v22, v20, v22              ; r = kh KW + kw
+    v_mul_hi_u32 v23, v22, s49
+    v_sub_u32 v24, v22, v23
+    v_lshr_b32 v24, v24, s50
+    v_add_u32 v23, v23, v24
+    v_lshr_b32 v23, v23, s51             ; kh = r / KW
+    v_mul_lo_u32 v24, v23, s48
+    v_sub_u32 v24, v22, v24              ; kw
+    v_mul_lo_u32 v26, v21, s57           ; c x_C
+    v_mul_lo_u32 v27, v21, s61
+    v_mad_u32 v27, v23, s62, v27
+    v_mad_u32 v27, v24, s63, v27         ; c w_C + kh w_H + kw w_W
+    v_mul_lo_u32 v23, v23, s37           ; kh Dh
+    v_mul_lo_u32 v24, v24, s29           ; kw Dw
     v_add_u32 v28, v60, v23              ; ih
     v_add_u32 v29, v64, v24              ; iw
     v_mov_b32 v36, 0
@@ -849,16 +1010,16 @@
 .endif
     s_waitcnt 0
 .if WMMA
-    ds_write_b16 v32, v36, ${H_A_OFF0}        ; As[ty + 0 BLOCK_M / 4][tx]
-    ds_write_b16 v32, v37, ${H_A_OFF1}        ; As[ty + 1 BLOCK_M / 4][tx]
-    ds_write_b16 v32, v38, ${H_A_OFF2}        ; As[ty + 2 BLOCK_M / 4][tx]
-    ds_write_b16 v32, v39, ${H_A_OFF3}        ; As[ty + 3 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v36, ${H_A_OFF0}        ; As[ty + 0 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v32, v37, ${H_A_OFF1}        ; As[ty + 1 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v32, v38, ${H_A_OFF2}        ; As[ty + 2 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v32, v39, ${H_A_OFF3}        ; As[ty + 3 BLOCK_M / 4][tx + 0]
 .if B_EDGE0
     v_add_u32 v31, v2, ${B_COL0}
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v120, ${H_B_OFF0}       ; BsT[ty + 0 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v120, ${H_B_OFF0}       ; BsT[ty + 0 BLOCK_M / 4][tx + 0]
 .if B_EDGE0
     s_mov_b64 exec, s[72:73]
 .endif
@@ -867,7 +1028,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v121, ${H_B_OFF1}       ; BsT[ty + 1 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v121, ${H_B_OFF1}       ; BsT[ty + 1 BLOCK_M / 4][tx + 0]
 .if B_EDGE1
     s_mov_b64 exec, s[72:73]
 .endif
@@ -876,7 +1037,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v122, ${H_B_OFF2}       ; BsT[ty + 2 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v122, ${H_B_OFF2}       ; BsT[ty + 2 BLOCK_M / 4][tx + 0]
 .if B_EDGE2
     s_mov_b64 exec, s[72:73]
 .endif
@@ -885,7 +1046,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v123, ${H_B_OFF3}       ; BsT[ty + 3 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v123, ${H_B_OFF3}       ; BsT[ty + 3 BLOCK_M / 4][tx + 0]
 .if B_EDGE3
     s_mov_b64 exec, s[72:73]
 .endif
@@ -895,7 +1056,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v124, ${H_B_OFF4}       ; BsT[ty + 4 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v124, ${H_B_OFF4}       ; BsT[ty + 4 BLOCK_M / 4][tx + 0]
 .if B_EDGE4
     s_mov_b64 exec, s[72:73]
 .endif
@@ -906,7 +1067,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v125, ${H_B_OFF5}       ; BsT[ty + 5 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v125, ${H_B_OFF5}       ; BsT[ty + 5 BLOCK_M / 4][tx + 0]
 .if B_EDGE5
     s_mov_b64 exec, s[72:73]
 .endif
@@ -917,7 +1078,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v126, ${H_B_OFF6}       ; BsT[ty + 6 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v126, ${H_B_OFF6}       ; BsT[ty + 6 BLOCK_M / 4][tx + 0]
 .if B_EDGE6
     s_mov_b64 exec, s[72:73]
 .endif
@@ -928,7 +1089,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v127, ${H_B_OFF7}       ; BsT[ty + 7 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v127, ${H_B_OFF7}       ; BsT[ty + 7 BLOCK_M / 4][tx + 0]
 .if B_EDGE7
     s_mov_b64 exec, s[72:73]
 .endif
@@ -939,7 +1100,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v128, ${H_B_OFF8}       ; BsT[ty + 8 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v128, ${H_B_OFF8}       ; BsT[ty + 8 BLOCK_M / 4][tx + 0]
 .if B_EDGE8
     s_mov_b64 exec, s[72:73]
 .endif
@@ -950,7 +1111,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v129, ${H_B_OFF9}       ; BsT[ty + 9 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v129, ${H_B_OFF9}       ; BsT[ty + 9 BLOCK_M / 4][tx + 0]
 .if B_EDGE9
     s_mov_b64 exec, s[72:73]
 .endif
@@ -961,7 +1122,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v130, ${H_B_OFF10}       ; BsT[ty + 10 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v130, ${H_B_OFF10}       ; BsT[ty + 10 BLOCK_M / 4][tx + 0]
 .if B_EDGE10
     s_mov_b64 exec, s[72:73]
 .endif
@@ -972,7 +1133,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v131, ${H_B_OFF11}       ; BsT[ty + 11 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v131, ${H_B_OFF11}       ; BsT[ty + 11 BLOCK_M / 4][tx + 0]
 .if B_EDGE11
     s_mov_b64 exec, s[72:73]
 .endif
@@ -983,7 +1144,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v132, ${H_B_OFF12}       ; BsT[ty + 12 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v132, ${H_B_OFF12}       ; BsT[ty + 12 BLOCK_M / 4][tx + 0]
 .if B_EDGE12
     s_mov_b64 exec, s[72:73]
 .endif
@@ -994,7 +1155,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v133, ${H_B_OFF13}       ; BsT[ty + 13 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v133, ${H_B_OFF13}       ; BsT[ty + 13 BLOCK_M / 4][tx + 0]
 .if B_EDGE13
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1005,7 +1166,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v134, ${H_B_OFF14}       ; BsT[ty + 14 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v134, ${H_B_OFF14}       ; BsT[ty + 14 BLOCK_M / 4][tx + 0]
 .if B_EDGE14
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1016,7 +1177,179 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v135, ${H_B_OFF15}       ; BsT[ty + 15 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v135, ${H_B_OFF15}       ; BsT[ty + 15 BLOCK_M / 4][tx + 0]
+.if B_EDGE15
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+    ds_write_b16 v32, v72, ${H_A_OFF0_HI}        ; As[ty + 0 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v32, v73, ${H_A_OFF1_HI}        ; As[ty + 1 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v32, v74, ${H_A_OFF2_HI}        ; As[ty + 2 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v32, v75, ${H_A_OFF3_HI}        ; As[ty + 3 BLOCK_M / 4][tx + 16]
+.if B_EDGE0
+    v_add_u32 v31, v2, ${B_COL0}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v152, ${H_B_OFF0_HI}       ; BsT[ty + 0 BLOCK_M / 4][tx + 16]
+.if B_EDGE0
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_EDGE1
+    v_add_u32 v31, v2, ${B_COL1}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v153, ${H_B_OFF1_HI}       ; BsT[ty + 1 BLOCK_M / 4][tx + 16]
+.if B_EDGE1
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_EDGE2
+    v_add_u32 v31, v2, ${B_COL2}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v154, ${H_B_OFF2_HI}       ; BsT[ty + 2 BLOCK_M / 4][tx + 16]
+.if B_EDGE2
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_EDGE3
+    v_add_u32 v31, v2, ${B_COL3}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v155, ${H_B_OFF3_HI}       ; BsT[ty + 3 BLOCK_M / 4][tx + 16]
+.if B_EDGE3
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD4
+.if B_EDGE4
+    v_add_u32 v31, v2, ${B_COL4}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v156, ${H_B_OFF4_HI}       ; BsT[ty + 4 BLOCK_M / 4][tx + 16]
+.if B_EDGE4
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD5
+.if B_EDGE5
+    v_add_u32 v31, v2, ${B_COL5}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v157, ${H_B_OFF5_HI}       ; BsT[ty + 5 BLOCK_M / 4][tx + 16]
+.if B_EDGE5
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD6
+.if B_EDGE6
+    v_add_u32 v31, v2, ${B_COL6}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v158, ${H_B_OFF6_HI}       ; BsT[ty + 6 BLOCK_M / 4][tx + 16]
+.if B_EDGE6
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD7
+.if B_EDGE7
+    v_add_u32 v31, v2, ${B_COL7}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v159, ${H_B_OFF7_HI}       ; BsT[ty + 7 BLOCK_M / 4][tx + 16]
+.if B_EDGE7
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD8
+.if B_EDGE8
+    v_add_u32 v31, v2, ${B_COL8}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v160, ${H_B_OFF8_HI}       ; BsT[ty + 8 BLOCK_M / 4][tx + 16]
+.if B_EDGE8
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD9
+.if B_EDGE9
+    v_add_u32 v31, v2, ${B_COL9}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v161, ${H_B_OFF9_HI}       ; BsT[ty + 9 BLOCK_M / 4][tx + 16]
+.if B_EDGE9
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD10
+.if B_EDGE10
+    v_add_u32 v31, v2, ${B_COL10}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v162, ${H_B_OFF10_HI}       ; BsT[ty + 10 BLOCK_M / 4][tx + 16]
+.if B_EDGE10
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD11
+.if B_EDGE11
+    v_add_u32 v31, v2, ${B_COL11}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v163, ${H_B_OFF11_HI}       ; BsT[ty + 11 BLOCK_M / 4][tx + 16]
+.if B_EDGE11
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD12
+.if B_EDGE12
+    v_add_u32 v31, v2, ${B_COL12}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v164, ${H_B_OFF12_HI}       ; BsT[ty + 12 BLOCK_M / 4][tx + 16]
+.if B_EDGE12
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD13
+.if B_EDGE13
+    v_add_u32 v31, v2, ${B_COL13}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v165, ${H_B_OFF13_HI}       ; BsT[ty + 13 BLOCK_M / 4][tx + 16]
+.if B_EDGE13
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD14
+.if B_EDGE14
+    v_add_u32 v31, v2, ${B_COL14}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v166, ${H_B_OFF14_HI}       ; BsT[ty + 14 BLOCK_M / 4][tx + 16]
+.if B_EDGE14
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD15
+.if B_EDGE15
+    v_add_u32 v31, v2, ${B_COL15}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v167, ${H_B_OFF15_HI}       ; BsT[ty + 15 BLOCK_M / 4][tx + 16]
 .if B_EDGE15
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1277,11 +1610,12 @@
 .endif
     s_barrier                            ; tile 0 complete
 tile:
-    s_mov_b32 s79, 16
-    s_cmp_le_u32 s76, 16
+    s_mov_b32 s79, ${K_STEP}
+    s_cmp_le_u32 s76, ${K_STEP}
     s_cbranch_scc1 last_tile             ; no tile behind this one
-    s_add_u32 s81, s81, 16               ; the next tile's k0
-    v_add_u32 v20, s81, v1               ; k
+    s_add_u32 s81, s81, ${K_STEP}               ; the next tile's k0
+.if WMMA
+    v_add_u32 v20, s81, v1               ; k = k0 + tx
     v_cmp_gt_u32 vcc, s45, v20
     s_mov_b64 s[98:99], vcc              ; k < Kg
     v_mul_hi_u32 v21, v20, s41
@@ -1304,7 +1638,6 @@ tile:
     v_mad_u32 v27, v24, s63, v27         ; c w_C + kh w_H + kw w_W
     v_mul_lo_u32 v23, v23, s37           ; kh Dh
     v_mul_lo_u32 v24, v24, s29           ; kw Dw
-.if WMMA
     v_mad_u32 v26, v23, s58, v26
     v_mad_u32 v26, v24, s59, v26
     v_lshl_b32 v26, v26, ${SHIFT_IN}     ; c x_C + kh Dh x_H + kw Dw x_W, in bytes
@@ -1419,7 +1752,168 @@ tile:
     buffer_load_${LOAD} v135, v30, s[12:15], 0   ; B[k][n0 + ty + 15 BLOCK_M / 4]
 .endif
     s_mov_b64 exec, s[72:73]
+    v_add_u32 v20, s81, v1               ; k = k0 + tx + 16
+    v_add_u32 v20, v20, 16
+    v_cmp_gt_u32 vcc, s45, v20
+    s_mov_b64 s[100:101], vcc              ; k < Kg
+    v_mul_hi_u32 v21, v20, s41
+    v_sub_u32 v22, v20, v21
+    v_lshr_b32 v22, v22, s42
+    v_add_u32 v21, v21, v22
+    v_lshr_b32 v21, v21, s43             ; c = k / (KH KW)
+    v_mul_lo_u32 v22, v21, s40
+    v_sub_u32 v22, v20, v22              ; r = kh KW + kw
+    v_mul_hi_u32 v23, v22, s49
+    v_sub_u32 v24, v22, v23
+    v_lshr_b32 v24, v24, s50
+    v_add_u32 v23, v23, v24
+    v_lshr_b32 v23, v23, s51             ; kh = r / KW
+    v_mul_lo_u32 v24, v23, s48
+    v_sub_u32 v24, v22, v24              ; kw
+    v_mul_lo_u32 v26, v21, s57           ; c x_C
+    v_mul_lo_u32 v27, v21, s61
+    v_mad_u32 v27, v23, s62, v27
+    v_mad_u32 v27, v24, s63, v27         ; c w_C + kh w_H + kw w_W
+    v_mul_lo_u32 v23, v23, s37           ; kh Dh
+    v_mul_lo_u32 v24, v24, s29           ; kw Dw
+    v_mad_u32 v16, v23, s58, v26
+    v_mad_u32 v16, v24, s59, v16
+    v_lshl_b32 v16, v16, ${SHIFT_IN}     ; c x_C + kh Dh x_H + kw Dw x_W, in bytes
+    v_lshl_b32 v17, v27, ${SHIFT_IN}     ; c w_C + kh w_H + kw w_W, in bytes
+    v_mov_b32 v72, ${A_ZERO}
+    v_mov_b32 v73, ${A_ZERO}
+    v_mov_b32 v74, ${A_ZERO}
+    v_mov_b32 v75, ${A_ZERO}
+    v_mov_b32 v152, 0
+    v_mov_b32 v153, 0
+    v_mov_b32 v154, 0
+    v_mov_b32 v155, 0
+.if B_LOAD4
+    v_mov_b32 v156, 0
+.endif
+.if B_LOAD5
+    v_mov_b32 v157, 0
+.endif
+.if B_LOAD6
+    v_mov_b32 v158, 0
+.endif
+.if B_LOAD7
+    v_mov_b32 v159, 0
+.endif
+.if B_LOAD8
+    v_mov_b32 v160, 0
+.endif
+.if B_LOAD9
+    v_mov_b32 v161, 0
+.endif
+.if B_LOAD10
+    v_mov_b32 v162, 0
+.endif
+.if B_LOAD11
+    v_mov_b32 v163, 0
+.endif
+.if B_LOAD12
+    v_mov_b32 v164, 0
+.endif
+.if B_LOAD13
+    v_mov_b32 v165, 0
+.endif
+.if B_LOAD14
+    v_mov_b32 v166, 0
+.endif
+.if B_LOAD15
+    v_mov_b32 v167, 0
+.endif
+    s_mov_b64 exec, s[100:101]             ; k < Kg: else A = -0, B = +0
+    v_add_u32 v30, v68, v16
+    buffer_load_${LOAD} v72, v30, s[8:11], 0    ; A[m0 + ty + 0 BLOCK_M / 4][k]
+    v_add_u32 v30, v69, v16
+    buffer_load_${LOAD} v73, v30, s[8:11], 0    ; A[m0 + ty + 1 BLOCK_M / 4][k]
+    v_add_u32 v30, v70, v16
+    buffer_load_${LOAD} v74, v30, s[8:11], 0    ; A[m0 + ty + 2 BLOCK_M / 4][k]
+    v_add_u32 v30, v71, v16
+    buffer_load_${LOAD} v75, v30, s[8:11], 0    ; A[m0 + ty + 3 BLOCK_M / 4][k]
+    v_add_u32 v30, v136, v17
+    buffer_load_${LOAD} v152, v30, s[12:15], 0   ; B[k][n0 + ty + 0 BLOCK_M / 4]
+    v_add_u32 v30, v137, v17
+    buffer_load_${LOAD} v153, v30, s[12:15], 0   ; B[k][n0 + ty + 1 BLOCK_M / 4]
+    v_add_u32 v30, v138, v17
+    buffer_load_${LOAD} v154, v30, s[12:15], 0   ; B[k][n0 + ty + 2 BLOCK_M / 4]
+    v_add_u32 v30, v139, v17
+    buffer_load_${LOAD} v155, v30, s[12:15], 0   ; B[k][n0 + ty + 3 BLOCK_M / 4]
+.if B_LOAD4
+    v_add_u32 v30, v140, v17
+    buffer_load_${LOAD} v156, v30, s[12:15], 0   ; B[k][n0 + ty + 4 BLOCK_M / 4]
+.endif
+.if B_LOAD5
+    v_add_u32 v30, v141, v17
+    buffer_load_${LOAD} v157, v30, s[12:15], 0   ; B[k][n0 + ty + 5 BLOCK_M / 4]
+.endif
+.if B_LOAD6
+    v_add_u32 v30, v142, v17
+    buffer_load_${LOAD} v158, v30, s[12:15], 0   ; B[k][n0 + ty + 6 BLOCK_M / 4]
+.endif
+.if B_LOAD7
+    v_add_u32 v30, v143, v17
+    buffer_load_${LOAD} v159, v30, s[12:15], 0   ; B[k][n0 + ty + 7 BLOCK_M / 4]
+.endif
+.if B_LOAD8
+    v_add_u32 v30, v144, v17
+    buffer_load_${LOAD} v160, v30, s[12:15], 0   ; B[k][n0 + ty + 8 BLOCK_M / 4]
+.endif
+.if B_LOAD9
+    v_add_u32 v30, v145, v17
+    buffer_load_${LOAD} v161, v30, s[12:15], 0   ; B[k][n0 + ty + 9 BLOCK_M / 4]
+.endif
+.if B_LOAD10
+    v_add_u32 v30, v146, v17
+    buffer_load_${LOAD} v162, v30, s[12:15], 0   ; B[k][n0 + ty + 10 BLOCK_M / 4]
+.endif
+.if B_LOAD11
+    v_add_u32 v30, v147, v17
+    buffer_load_${LOAD} v163, v30, s[12:15], 0   ; B[k][n0 + ty + 11 BLOCK_M / 4]
+.endif
+.if B_LOAD12
+    v_add_u32 v30, v148, v17
+    buffer_load_${LOAD} v164, v30, s[12:15], 0   ; B[k][n0 + ty + 12 BLOCK_M / 4]
+.endif
+.if B_LOAD13
+    v_add_u32 v30, v149, v17
+    buffer_load_${LOAD} v165, v30, s[12:15], 0   ; B[k][n0 + ty + 13 BLOCK_M / 4]
+.endif
+.if B_LOAD14
+    v_add_u32 v30, v150, v17
+    buffer_load_${LOAD} v166, v30, s[12:15], 0   ; B[k][n0 + ty + 14 BLOCK_M / 4]
+.endif
+.if B_LOAD15
+    v_add_u32 v30, v151, v17
+    buffer_load_${LOAD} v167, v30, s[12:15], 0   ; B[k][n0 + ty + 15 BLOCK_M / 4]
+.endif
+    s_mov_b64 exec, s[72:73]
 .else
+    v_add_u32 v20, s81, v1               ; k
+    v_cmp_gt_u32 vcc, s45, v20
+    s_mov_b64 s[98:99], vcc              ; k < Kg
+    v_mul_hi_u32 v21, v20, s41
+    v_sub_u32 v22, v20, v21
+    v_lshr_b32 v22, v22, s42
+    v_add_u32 v21, v21, v22
+    v_lshr_b32 v21, v21, s43             ; c = k / (KH KW)
+    v_mul_lo_u32 v22, v21, s40
+    v_sub_u32 v22, v20, v22              ; r = kh KW + kw
+    v_mul_hi_u32 v23, v22, s49
+    v_sub_u32 v24, v22, v23
+    v_lshr_b32 v24, v24, s50
+    v_add_u32 v23, v23, v24
+    v_lshr_b32 v23, v23, s51             ; kh = r / KW
+    v_mul_lo_u32 v24, v23, s48
+    v_sub_u32 v24, v22, v24              ; kw
+    v_mul_lo_u32 v26, v21, s57           ; c x_C
+    v_mul_lo_u32 v27, v21, s61
+    v_mad_u32 v27, v23, s62, v27
+    v_mad_u32 v27, v24, s63, v27         ; c w_C + kh w_H + kw w_W
+    v_mul_lo_u32 v23, v23, s37           ; kh Dh
+    v_mul_lo_u32 v24, v24, s29           ; kw Dw
     v_add_u32 v28, v60, v23              ; ih
     v_add_u32 v29, v64, v24              ; iw
     v_mov_b32 v36, 0
@@ -1708,15 +2202,24 @@ tile:
 ; ---- 2. this tile's 16 k, ascending: 16 fmas each, row i under the mask a[i] != SKIP (the next tile's loads
 ;      in flight: INFLIGHT of them)
 .if WMMA
-    ds_read_b128 v[80:83], v18, 0        ; A fragment: k0 .. + 7
-    ds_read_b128 v[84:87], v18, 16       ; k0 + 8 .. + 15
+    ds_read_b128 v[80:83], v18, 0        ; A fragment: k0 + 0 .. + 7
+    ds_read_b128 v[84:87], v18, 16       ; .. + 15
     ds_read_b128 v[88:91], v19, ${H_BS}  ; B fragment 0
     ds_read_b128 v[92:95], v19, ${H_BS16}
     ds_read_b128 v[40:43], v19, ${H_BS_G1}  ; B fragment 1 (16 columns on)
     ds_read_b128 v[44:47], v19, ${H_BS_G1_16}
-    s_waitcnt ${INFLIGHT}
-    v_wmma_f32_16x16x16_f16 v[100:107], v[80:87], v[88:95], v[100:107]   ; D(0), k ascending
+    ds_read_b128 v[168:171], v18, 32        ; A fragment: k0 + 16 .. + 7
+    ds_read_b128 v[172:175], v18, 48       ; .. + 15
+    ds_read_b128 v[176:179], v19, ${H_BS32}  ; B fragment 0
+    ds_read_b128 v[180:183], v19, ${H_BS48}
+    ds_read_b128 v[184:187], v19, ${H_BS_G1_32}  ; B fragment 1 (16 columns on)
+    ds_read_b128 v[188:191], v19, ${H_BS_G1_48}
+    s_waitcnt ${W_INFLIGHT6}                     ; step 0's six fragment reads have landed
+    v_wmma_f32_16x16x16_f16 v[100:107], v[80:87], v[88:95], v[100:107]   ; D(0), k0 + 0 .. ascending
     v_wmma_f32_16x16x16_f16 v[108:115], v[80:87], v[40:47], v[108:115]   ; D(1)
+    s_waitcnt ${W_INFLIGHT}                     ; step 1's six fragment reads have landed
+    v_wmma_f32_16x16x16_f16 v[100:107], v[168:175], v[176:183], v[100:107]   ; D(0), k0 + 16 .. ascending
+    v_wmma_f32_16x16x16_f16 v[108:115], v[168:175], v[184:191], v[108:115]   ; D(1)
 .else
     v_lshl_b32 v18, v2, 4                ; &AsT[0][4 ty]
     v_lshl_b32 v19, v1, 4                ; &Bs[0][4 tx] - B_BASE
@@ -1778,16 +2281,16 @@ k_next:
     s_barrier                            ; 3. every wave is done with this tile in LDS
     s_waitcnt 0                          ; the next tile's loads have landed
 .if WMMA
-    ds_write_b16 v32, v36, ${H_A_OFF0}        ; As[ty + 0 BLOCK_M / 4][tx]
-    ds_write_b16 v32, v37, ${H_A_OFF1}        ; As[ty + 1 BLOCK_M / 4][tx]
-    ds_write_b16 v32, v38, ${H_A_OFF2}        ; As[ty + 2 BLOCK_M / 4][tx]
-    ds_write_b16 v32, v39, ${H_A_OFF3}        ; As[ty + 3 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v36, ${H_A_OFF0}        ; As[ty + 0 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v32, v37, ${H_A_OFF1}        ; As[ty + 1 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v32, v38, ${H_A_OFF2}        ; As[ty + 2 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v32, v39, ${H_A_OFF3}        ; As[ty + 3 BLOCK_M / 4][tx + 0]
 .if B_EDGE0
     v_add_u32 v31, v2, ${B_COL0}
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v120, ${H_B_OFF0}       ; BsT[ty + 0 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v120, ${H_B_OFF0}       ; BsT[ty + 0 BLOCK_M / 4][tx + 0]
 .if B_EDGE0
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1796,7 +2299,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v121, ${H_B_OFF1}       ; BsT[ty + 1 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v121, ${H_B_OFF1}       ; BsT[ty + 1 BLOCK_M / 4][tx + 0]
 .if B_EDGE1
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1805,7 +2308,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v122, ${H_B_OFF2}       ; BsT[ty + 2 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v122, ${H_B_OFF2}       ; BsT[ty + 2 BLOCK_M / 4][tx + 0]
 .if B_EDGE2
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1814,7 +2317,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v123, ${H_B_OFF3}       ; BsT[ty + 3 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v123, ${H_B_OFF3}       ; BsT[ty + 3 BLOCK_M / 4][tx + 0]
 .if B_EDGE3
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1824,7 +2327,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v124, ${H_B_OFF4}       ; BsT[ty + 4 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v124, ${H_B_OFF4}       ; BsT[ty + 4 BLOCK_M / 4][tx + 0]
 .if B_EDGE4
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1835,7 +2338,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v125, ${H_B_OFF5}       ; BsT[ty + 5 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v125, ${H_B_OFF5}       ; BsT[ty + 5 BLOCK_M / 4][tx + 0]
 .if B_EDGE5
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1846,7 +2349,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v126, ${H_B_OFF6}       ; BsT[ty + 6 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v126, ${H_B_OFF6}       ; BsT[ty + 6 BLOCK_M / 4][tx + 0]
 .if B_EDGE6
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1857,7 +2360,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v127, ${H_B_OFF7}       ; BsT[ty + 7 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v127, ${H_B_OFF7}       ; BsT[ty + 7 BLOCK_M / 4][tx + 0]
 .if B_EDGE7
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1868,7 +2371,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v128, ${H_B_OFF8}       ; BsT[ty + 8 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v128, ${H_B_OFF8}       ; BsT[ty + 8 BLOCK_M / 4][tx + 0]
 .if B_EDGE8
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1879,7 +2382,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v129, ${H_B_OFF9}       ; BsT[ty + 9 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v129, ${H_B_OFF9}       ; BsT[ty + 9 BLOCK_M / 4][tx + 0]
 .if B_EDGE9
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1890,7 +2393,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v130, ${H_B_OFF10}       ; BsT[ty + 10 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v130, ${H_B_OFF10}       ; BsT[ty + 10 BLOCK_M / 4][tx + 0]
 .if B_EDGE10
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1901,7 +2404,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v131, ${H_B_OFF11}       ; BsT[ty + 11 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v131, ${H_B_OFF11}       ; BsT[ty + 11 BLOCK_M / 4][tx + 0]
 .if B_EDGE11
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1912,7 +2415,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v132, ${H_B_OFF12}       ; BsT[ty + 12 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v132, ${H_B_OFF12}       ; BsT[ty + 12 BLOCK_M / 4][tx + 0]
 .if B_EDGE12
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1923,7 +2426,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v133, ${H_B_OFF13}       ; BsT[ty + 13 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v133, ${H_B_OFF13}       ; BsT[ty + 13 BLOCK_M / 4][tx + 0]
 .if B_EDGE13
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1934,7 +2437,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v134, ${H_B_OFF14}       ; BsT[ty + 14 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v134, ${H_B_OFF14}       ; BsT[ty + 14 BLOCK_M / 4][tx + 0]
 .if B_EDGE14
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1945,7 +2448,179 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v135, ${H_B_OFF15}       ; BsT[ty + 15 BLOCK_M / 4][tx]
+    ds_write_b16 v32, v135, ${H_B_OFF15}       ; BsT[ty + 15 BLOCK_M / 4][tx + 0]
+.if B_EDGE15
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+    ds_write_b16 v32, v72, ${H_A_OFF0_HI}        ; As[ty + 0 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v32, v73, ${H_A_OFF1_HI}        ; As[ty + 1 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v32, v74, ${H_A_OFF2_HI}        ; As[ty + 2 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v32, v75, ${H_A_OFF3_HI}        ; As[ty + 3 BLOCK_M / 4][tx + 16]
+.if B_EDGE0
+    v_add_u32 v31, v2, ${B_COL0}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v152, ${H_B_OFF0_HI}       ; BsT[ty + 0 BLOCK_M / 4][tx + 16]
+.if B_EDGE0
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_EDGE1
+    v_add_u32 v31, v2, ${B_COL1}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v153, ${H_B_OFF1_HI}       ; BsT[ty + 1 BLOCK_M / 4][tx + 16]
+.if B_EDGE1
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_EDGE2
+    v_add_u32 v31, v2, ${B_COL2}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v154, ${H_B_OFF2_HI}       ; BsT[ty + 2 BLOCK_M / 4][tx + 16]
+.if B_EDGE2
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_EDGE3
+    v_add_u32 v31, v2, ${B_COL3}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v155, ${H_B_OFF3_HI}       ; BsT[ty + 3 BLOCK_M / 4][tx + 16]
+.if B_EDGE3
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD4
+.if B_EDGE4
+    v_add_u32 v31, v2, ${B_COL4}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v156, ${H_B_OFF4_HI}       ; BsT[ty + 4 BLOCK_M / 4][tx + 16]
+.if B_EDGE4
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD5
+.if B_EDGE5
+    v_add_u32 v31, v2, ${B_COL5}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v157, ${H_B_OFF5_HI}       ; BsT[ty + 5 BLOCK_M / 4][tx + 16]
+.if B_EDGE5
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD6
+.if B_EDGE6
+    v_add_u32 v31, v2, ${B_COL6}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v158, ${H_B_OFF6_HI}       ; BsT[ty + 6 BLOCK_M / 4][tx + 16]
+.if B_EDGE6
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD7
+.if B_EDGE7
+    v_add_u32 v31, v2, ${B_COL7}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v159, ${H_B_OFF7_HI}       ; BsT[ty + 7 BLOCK_M / 4][tx + 16]
+.if B_EDGE7
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD8
+.if B_EDGE8
+    v_add_u32 v31, v2, ${B_COL8}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v160, ${H_B_OFF8_HI}       ; BsT[ty + 8 BLOCK_M / 4][tx + 16]
+.if B_EDGE8
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD9
+.if B_EDGE9
+    v_add_u32 v31, v2, ${B_COL9}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v161, ${H_B_OFF9_HI}       ; BsT[ty + 9 BLOCK_M / 4][tx + 16]
+.if B_EDGE9
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD10
+.if B_EDGE10
+    v_add_u32 v31, v2, ${B_COL10}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v162, ${H_B_OFF10_HI}       ; BsT[ty + 10 BLOCK_M / 4][tx + 16]
+.if B_EDGE10
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD11
+.if B_EDGE11
+    v_add_u32 v31, v2, ${B_COL11}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v163, ${H_B_OFF11_HI}       ; BsT[ty + 11 BLOCK_M / 4][tx + 16]
+.if B_EDGE11
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD12
+.if B_EDGE12
+    v_add_u32 v31, v2, ${B_COL12}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v164, ${H_B_OFF12_HI}       ; BsT[ty + 12 BLOCK_M / 4][tx + 16]
+.if B_EDGE12
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD13
+.if B_EDGE13
+    v_add_u32 v31, v2, ${B_COL13}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v165, ${H_B_OFF13_HI}       ; BsT[ty + 13 BLOCK_M / 4][tx + 16]
+.if B_EDGE13
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD14
+.if B_EDGE14
+    v_add_u32 v31, v2, ${B_COL14}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v166, ${H_B_OFF14_HI}       ; BsT[ty + 14 BLOCK_M / 4][tx + 16]
+.if B_EDGE14
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD15
+.if B_EDGE15
+    v_add_u32 v31, v2, ${B_COL15}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b16 v32, v167, ${H_B_OFF15_HI}       ; BsT[ty + 15 BLOCK_M / 4][tx + 16]
 .if B_EDGE15
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2205,20 +2880,29 @@ k_next:
 .endif
 .endif
     s_barrier                            ; the next tile complete
-    s_sub_u32 s76, s76, 16
+    s_sub_u32 s76, s76, ${K_STEP}
     s_branch tile
 last_tile:
     s_mov_b32 s79, s76                   ; the last tile: exactly its k
 .if WMMA
-    ds_read_b128 v[80:83], v18, 0        ; A fragment: k0 .. + 7
-    ds_read_b128 v[84:87], v18, 16       ; k0 + 8 .. + 15
+    ds_read_b128 v[80:83], v18, 0        ; A fragment: k0 + 0 .. + 7
+    ds_read_b128 v[84:87], v18, 16       ; .. + 15
     ds_read_b128 v[88:91], v19, ${H_BS}  ; B fragment 0
     ds_read_b128 v[92:95], v19, ${H_BS16}
     ds_read_b128 v[40:43], v19, ${H_BS_G1}  ; B fragment 1 (16 columns on)
     ds_read_b128 v[44:47], v19, ${H_BS_G1_16}
-    s_waitcnt 0
-    v_wmma_f32_16x16x16_f16 v[100:107], v[80:87], v[88:95], v[100:107]   ; D(0), k ascending
+    ds_read_b128 v[168:171], v18, 32        ; A fragment: k0 + 16 .. + 7
+    ds_read_b128 v[172:175], v18, 48       ; .. + 15
+    ds_read_b128 v[176:179], v19, ${H_BS32}  ; B fragment 0
+    ds_read_b128 v[180:183], v19, ${H_BS48}
+    ds_read_b128 v[184:187], v19, ${H_BS_G1_32}  ; B fragment 1 (16 columns on)
+    ds_read_b128 v[188:191], v19, ${H_BS_G1_48}
+    s_waitcnt 6                     ; step 0's six fragment reads have landed
+    v_wmma_f32_16x16x16_f16 v[100:107], v[80:87], v[88:95], v[100:107]   ; D(0), k0 + 0 .. ascending
     v_wmma_f32_16x16x16_f16 v[108:115], v[80:87], v[40:47], v[108:115]   ; D(1)
+    s_waitcnt 0                     ; step 1's six fragment reads have landed
+    v_wmma_f32_16x16x16_f16 v[100:107], v[168:175], v[176:183], v[100:107]   ; D(0), k0 + 16 .. ascending
+    v_wmma_f32_16x16x16_f16 v[108:115], v[168:175], v[184:191], v[108:115]   ; D(1)
     s_barrier                            ; every wave is done with the tiles: Cs may overwrite them
     v_lshr_b32 v34, v0, 5                ; w
     v_lshr_b32 v18, v34, 1

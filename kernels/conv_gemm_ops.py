@@ -51,7 +51,8 @@ K_TILE = 16               # the reduction goes in tiles of 16 (channel, kernel r
 MIN_REDUCTION = 64        # Kg = C/G KH KW at least this: otherwise the direct kernel
 MIN_CHANNELS = 16         # Ng = K/G at least this: otherwise the direct kernel
 SKIP = 0x7FA00001         # a padded tap's A element in LDS: a NaN that no loaded (canonicalized) value is
-WMMA_ROW_BYTES = 48       # the WMMA variant's FLOAT16 LDS rows: 16 k and 8 halves of padding (As[BLOCK_M][24], BsT[64][24])
+WMMA_K_TILE = 32          # the WMMA variant's reduction goes in tiles of 32 k (two WMMA steps), in FLOAT16 LDS rows of
+WMMA_ROW_BYTES = 80       # ... 32 k and 8 halves of padding (As[BLOCK_M][40], BsT[64][40])
 WMMA_ROWS = 16            # ... whose BLOCK_M is a multiple of 16 (whole fragments of 16 rows)
 _LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
 _STORE = {"FLOAT32": "dword", "FLOAT16": "short"}
@@ -115,8 +116,8 @@ def block_rows(m, ng, groups, simds=None):
 
 
 def lds_bytes(rows, wmma=False):
-    """The LDS of a workgroup of BLOCK_M `rows`: AsT[16][rows] and Bs[16][64], FLOAT32; WMMA: As[rows][24] and
-    BsT[64][24] FLOAT16, or the FLOAT32 block Cs[rows][64] that the epilogue puts over them, the larger."""
+    """The LDS of a workgroup of BLOCK_M `rows`: AsT[16][rows] and Bs[16][64], FLOAT32; WMMA: As[rows][40] and
+    BsT[64][40] FLOAT16, or the FLOAT32 block Cs[rows][64] that the epilogue puts over them, the larger."""
     if wmma:
         return max((rows + BLOCK) * WMMA_ROW_BYTES, rows * BLOCK * 4)
     return K_TILE * (rows + BLOCK) * 4
@@ -147,11 +148,15 @@ def variant_symbols(data_type, has_bias, padded, layout=LAYOUT, activation=None,
              **{f"B_COL{q}": q * quarter for q in range(4 * BLOCK // BLOCK_ROWS[-1])},
              **{f"B_OFF{q}": 4 * K_TILE * rows + 4 * q * quarter for q in range(4 * BLOCK // BLOCK_ROWS[-1])}}
     h_bs = rows * WMMA_ROW_BYTES                 # the WMMA variant's FLOAT16 tiles: BsT after As[rows][24]
+    h_g1 = h_bs + 16 * WMMA_ROW_BYTES            # B's second fragment: 16 columns on
     block.update({"WMMA": int(wmma), "A_ZERO": 0x8000 if wmma else 0,    # WMMA: A past Kg is -0 (a product -0)
-                  "H_BS": h_bs, "H_BS16": h_bs + 16, "H_BS_G1": h_bs + 16 * WMMA_ROW_BYTES,
-                  "H_BS_G1_16": h_bs + 16 * WMMA_ROW_BYTES + 16,
-                  **{f"H_A_OFF{q}": q * quarter * WMMA_ROW_BYTES for q in range(4)},
-                  **{f"H_B_OFF{q}": h_bs + q * quarter * WMMA_ROW_BYTES for q in range(4 * BLOCK // BLOCK_ROWS[-1])}})
+                  "K_STEP": WMMA_K_TILE if wmma else K_TILE,
+                  "W_INFLIGHT": 2 * (4 + loads), "W_INFLIGHT6": 2 * (4 + loads) + 6,   # a WMMA tile's loads in flight
+                  **{f"H_BS{o or ''}": h_bs + o for o in (0, 16, 32, 48)},
+                  **{f"H_BS_G1{'_' + str(o) if o else ''}": h_g1 + o for o in (0, 16, 32, 48)},
+                  **{f"H_A_OFF{q}{hi}": q * quarter * WMMA_ROW_BYTES + o for q in range(4) for hi, o in (("", 0), ("_HI", 32))},
+                  **{f"H_B_OFF{q}{hi}": h_bs + q * quarter * WMMA_ROW_BYTES + o
+                     for q in range(4 * BLOCK // BLOCK_ROWS[-1]) for hi, o in (("", 0), ("_HI", 32))}})
     return {**base, **block, "HAS_ACT": int(activation is not None), "HAS_BIAS": int(has_bias), "PADDED": int(padded),
             "LOAD": _LOAD[data_type], "STORE": _STORE[data_type], "SHIFT_IN": _SHIFT[data_type],
             "WIDEN_F16": int(data_type == "FLOAT16"), "NARROW_F16": int(data_type == "FLOAT16"), "SKIP": hex(SKIP),
@@ -237,4 +242,4 @@ def compile_conv_gemm(tensors, attributes, layout, no_kernel, division_magic, pa
 
 
 __all__ = ["THREADS", "BLOCK", "BLOCK_ROWS", "FILL_WORKGROUPS", "K_TILE", "block_rows", "lds_bytes", "MIN_REDUCTION", "MIN_CHANNELS", "SKIP", "RECORD_USE",
-           "uses_implicit_gemm", "uses_matrix_units", "WMMA_ROW_BYTES", "WMMA_ROWS", "variant_symbols", "build_program", "compile_conv_gemm"]
+           "uses_implicit_gemm", "uses_matrix_units", "WMMA_ROW_BYTES", "WMMA_ROWS", "WMMA_K_TILE", "variant_symbols", "build_program", "compile_conv_gemm"]

@@ -176,19 +176,19 @@ def _lds_and_acc(e):
             e(f"    v_mov_b32 v{100 + 4 * i + j}, 0x80000000       ; acc[{i}][{j}] = -0")
 
 
-def _gather(e):
-    """Split this thread's k = k0 + tx and issue its loads of A (four rows) and B (B_LOADS columns)."""
-    e("""    v_add_u32 v20, s81, v1               ; k
-    v_cmp_gt_u32 vcc, s45, v20
-    s_mov_b64 s[98:99], vcc              ; k < Kg
-    v_mul_hi_u32 v21, v20, s41
-    v_sub_u32 v22, v20, v21
-    v_lshr_b32 v22, v22, s42
+def _split_k(e, k, mask):
+    """k (a VGPR) into c, kh, kw: c x_C in v26, c w_C + kh w_H + kw w_W in v27, kh Dh in v23, kw Dw in v24; `mask`
+    (an SGPR pair) k < Kg."""
+    e(f"    v_cmp_gt_u32 vcc, s45, {k}")
+    e(f"    s_mov_b64 {mask}, vcc              ; k < Kg")
+    e(f"    v_mul_hi_u32 v21, {k}, s41")
+    e(f"    v_sub_u32 v22, {k}, v21")
+    e("""    v_lshr_b32 v22, v22, s42
     v_add_u32 v21, v21, v22
     v_lshr_b32 v21, v21, s43             ; c = k / (KH KW)
-    v_mul_lo_u32 v22, v21, s40
-    v_sub_u32 v22, v20, v22              ; r = kh KW + kw
-    v_mul_hi_u32 v23, v22, s49
+    v_mul_lo_u32 v22, v21, s40""")
+    e(f"    v_sub_u32 v22, {k}, v22              ; r = kh KW + kw")
+    e("""    v_mul_hi_u32 v23, v22, s49
     v_sub_u32 v24, v22, v23
     v_lshr_b32 v24, v24, s50
     v_add_u32 v23, v23, v24
@@ -201,32 +201,53 @@ def _gather(e):
     v_mad_u32 v27, v24, s63, v27         ; c w_C + kh w_H + kw w_W
     v_mul_lo_u32 v23, v23, s37           ; kh Dh
     v_mul_lo_u32 v24, v24, s29           ; kw Dw""")
+
+
+# WMMA: half h of a 32-k tile (k = k0 + tx + 16 h): its k < Kg mask, x and w offsets, A and B load registers
+HALVES = (("s[98:99]", "v26", "v27", 36, 120), ("s[100:101]", "v16", "v17", 72, 152))
+
+
+def _gather_wmma(e):
+    """WMMA: split k0 + tx and k0 + tx + 16 and issue their loads (no padding: every tap inside the input; rows past M
+    and columns past Ng clamped; one mask, k < Kg, outside which A = -0 and B = +0)."""
+    for h, (mask, x_off, w_off, a_reg, b_reg) in enumerate(HALVES):
+        e(f"    v_add_u32 v20, s81, v1               ; k = k0 + tx{' + 16' if h else ''}")
+        if h:
+            e("    v_add_u32 v20, v20, 16")
+        _split_k(e, "v20", mask)
+        e(f"    v_mad_u32 {x_off}, v23, s58, v26")
+        e(f"    v_mad_u32 {x_off}, v24, s59, {x_off}")
+        e(f"    v_lshl_b32 {x_off}, {x_off}, ${{SHIFT_IN}}     ; c x_C + kh Dh x_H + kw Dw x_W, in bytes")
+        e(f"    v_lshl_b32 {w_off}, v27, ${{SHIFT_IN}}     ; c w_C + kh w_H + kw w_W, in bytes")
+        for q in range(4):
+            e(f"    v_mov_b32 v{a_reg + q}, ${{A_ZERO}}")
+        for q in range(B_COLUMNS):
+            if q >= 4:
+                e(f".if B_LOAD{q}")
+            e(f"    v_mov_b32 v{b_reg + q}, 0")
+            if q >= 4:
+                e(".endif")
+        e(f"    s_mov_b64 exec, {mask}             ; k < Kg: else A = -0, B = +0")
+        for q in range(4):
+            e(f"    v_add_u32 v30, v{68 + q}, {x_off}")
+            e(f"    buffer_load_${{LOAD}} v{a_reg + q}, v30, s[8:11], 0    ; A[m0 + ty + {q} BLOCK_M / 4][k]")
+        for q in range(B_COLUMNS):
+            if q >= 4:
+                e(f".if B_LOAD{q}")
+            e(f"    v_add_u32 v30, v{136 + q}, {w_off}")
+            e(f"    buffer_load_${{LOAD}} v{b_reg + q}, v30, s[12:15], 0   ; B[k][n0 + ty + {q} BLOCK_M / 4]")
+            if q >= 4:
+                e(".endif")
+        e("    s_mov_b64 exec, s[72:73]")
+
+
+def _gather(e):
+    """Split this thread's k = k0 + tx and issue its loads of A (four rows) and B (B_LOADS columns)."""
     e(".if WMMA")
-    e("    v_mad_u32 v26, v23, s58, v26")
-    e("    v_mad_u32 v26, v24, s59, v26")
-    e("    v_lshl_b32 v26, v26, ${SHIFT_IN}     ; c x_C + kh Dh x_H + kw Dw x_W, in bytes")
-    e("    v_lshl_b32 v27, v27, ${SHIFT_IN}     ; c w_C + kh w_H + kw w_W, in bytes")
-    for q in range(4):
-        e(f"    v_mov_b32 v{36 + q}, ${{A_ZERO}}")
-    for q in range(B_COLUMNS):
-        if q >= 4:
-            e(f".if B_LOAD{q}")
-        e(f"    v_mov_b32 v{120 + q}, 0")
-        if q >= 4:
-            e(".endif")
-    e("    s_mov_b64 exec, s[98:99]             ; k < Kg: else A = -0, B = +0")
-    for q in range(4):
-        e(f"    v_add_u32 v30, v{68 + q}, v26")
-        e(f"    buffer_load_${{LOAD}} v{36 + q}, v30, s[8:11], 0    ; A[m0 + ty + {q} BLOCK_M / 4][k]")
-    for q in range(B_COLUMNS):
-        if q >= 4:
-            e(f".if B_LOAD{q}")
-        e(f"    v_add_u32 v30, v{136 + q}, v27")
-        e(f"    buffer_load_${{LOAD}} v{120 + q}, v30, s[12:15], 0   ; B[k][n0 + ty + {q} BLOCK_M / 4]")
-        if q >= 4:
-            e(".endif")
-    e("    s_mov_b64 exec, s[72:73]")
+    _gather_wmma(e)
     e(".else")
+    e("    v_add_u32 v20, s81, v1               ; k")
+    _split_k(e, "v20", "s[98:99]")
     for q in range(4):
         e(f"    v_add_u32 v28, v{60 + q}, v23              ; ih")
         e(f"    v_add_u32 v29, v{64 + q}, v24              ; iw")
@@ -269,22 +290,24 @@ def _write_lds(e):
     """The loaded tile into LDS: A widened (FLOAT16), NaNs canonical and SKIP where not loaded (PADDED); B widened.
     WMMA: FLOAT16 as loaded, into As[m][k] and BsT[n][k]."""
     e(".if WMMA")
-    for q in range(4):
-        e(f"    ds_write_b16 v32, v{36 + q}, ${{H_A_OFF{q}}}        ; As[ty + {q} BLOCK_M / 4][tx]")
-    for q in range(B_COLUMNS):
-        if q >= 4:
-            e(f".if B_LOAD{q}")
-        e(f".if B_EDGE{q}")
-        e(f"    v_add_u32 v31, v2, ${{B_COL{q}}}")
-        e("    v_cmp_gt_u32 vcc, 64, v31")
-        e("    s_mov_b64 exec, vcc                  ; inside the block's 64 columns")
-        e(".endif")
-        e(f"    ds_write_b16 v32, v{120 + q}, ${{H_B_OFF{q}}}       ; BsT[ty + {q} BLOCK_M / 4][tx]")
-        e(f".if B_EDGE{q}")
-        e("    s_mov_b64 exec, s[72:73]")
-        e(".endif")
-        if q >= 4:
+    for h, (_, _, _, a_reg, b_reg) in enumerate(HALVES):
+        hi = "_HI" if h else ""
+        for q in range(4):
+            e(f"    ds_write_b16 v32, v{a_reg + q}, ${{H_A_OFF{q}{hi}}}        ; As[ty + {q} BLOCK_M / 4][tx + {16 * h}]")
+        for q in range(B_COLUMNS):
+            if q >= 4:
+                e(f".if B_LOAD{q}")
+            e(f".if B_EDGE{q}")
+            e(f"    v_add_u32 v31, v2, ${{B_COL{q}}}")
+            e("    v_cmp_gt_u32 vcc, 64, v31")
+            e("    s_mov_b64 exec, vcc                  ; inside the block's 64 columns")
             e(".endif")
+            e(f"    ds_write_b16 v32, v{b_reg + q}, ${{H_B_OFF{q}{hi}}}       ; BsT[ty + {q} BLOCK_M / 4][tx + {16 * h}]")
+            e(f".if B_EDGE{q}")
+            e("    s_mov_b64 exec, s[72:73]")
+            e(".endif")
+            if q >= 4:
+                e(".endif")
     e(".else")
     for q in range(4):
         e(".if WIDEN_F16")
@@ -316,18 +339,25 @@ def _write_lds(e):
     e(".endif")
 
 
-def _wmma(e, wait):
-    """One tile's 16 k through two v_wmma_f32_16x16x16_f16 per wave: D(g) += A(16 (w / 2) ..) x B(32 (w mod 2) + 16 g ..);
-    k past Kg hold A = -0 and B = +0 (a product -0: adds nothing)."""
-    e("    ds_read_b128 v[80:83], v18, 0        ; A fragment: k0 .. + 7")
-    e("    ds_read_b128 v[84:87], v18, 16       ; k0 + 8 .. + 15")
-    e("    ds_read_b128 v[88:91], v19, ${H_BS}  ; B fragment 0")
-    e("    ds_read_b128 v[92:95], v19, ${H_BS16}")
-    e(f"    ds_read_b128 v[40:43], v19, ${{H_BS_G1}}  ; B fragment 1 (16 columns on)")
-    e(f"    ds_read_b128 v[44:47], v19, ${{H_BS_G1_16}}")
-    e(f"    s_waitcnt {wait}")
-    e("    v_wmma_f32_16x16x16_f16 v[100:107], v[80:87], v[88:95], v[100:107]   ; D(0), k ascending")
-    e("    v_wmma_f32_16x16x16_f16 v[108:115], v[80:87], v[40:47], v[108:115]   ; D(1)")
+def _wmma(e, last):
+    """One tile's 32 k through two steps of two v_wmma_f32_16x16x16_f16 per wave (k0 .., then k0 + 16 ..): D(g) +=
+    A(rows 16 (w / 2) ..) x B(columns 32 (w mod 2) + 16 g ..); k past Kg hold A = -0 and B = +0 (a product -0: adds
+    nothing). Both steps' fragments are read first; `last`: no loads in flight behind them."""
+    sets = (("v[80:87]", "v[88:95]", "v[40:47]"), ("v[168:175]", "v[176:183]", "v[184:191]"))
+    for step, (a, b0, b1) in enumerate(sets):
+        lo = lambda r: int(r[2:r.index(":")])
+        hi = "32" if step else ""
+        e(f"    ds_read_b128 v[{lo(a)}:{lo(a) + 3}], v18, {32 * step}        ; A fragment: k0 + {16 * step} .. + 7")
+        e(f"    ds_read_b128 v[{lo(a) + 4}:{lo(a) + 7}], v18, {32 * step + 16}       ; .. + 15")
+        e(f"    ds_read_b128 v[{lo(b0)}:{lo(b0) + 3}], v19, ${{H_BS{hi}}}  ; B fragment 0")
+        e(f"    ds_read_b128 v[{lo(b0) + 4}:{lo(b0) + 7}], v19, ${{H_BS{'48' if step else '16'}}}")
+        e(f"    ds_read_b128 v[{lo(b1)}:{lo(b1) + 3}], v19, ${{H_BS_G1{'_32' if step else ''}}}  ; B fragment 1 (16 columns on)")
+        e(f"    ds_read_b128 v[{lo(b1) + 4}:{lo(b1) + 7}], v19, ${{H_BS_G1_{'48' if step else '16'}}}")
+    for step, (a, b0, b1) in enumerate(sets):
+        wait = ("6" if step == 0 else "0") if last else ("${W_INFLIGHT6}" if step == 0 else "${W_INFLIGHT}")
+        e(f"    s_waitcnt {wait}                     ; step {step}'s six fragment reads have landed")
+        e(f"    v_wmma_f32_16x16x16_f16 v[100:107], {a}, {b0}, v[100:107]   ; D(0), k0 + {16 * step} .. ascending")
+        e(f"    v_wmma_f32_16x16x16_f16 v[108:115], {a}, {b1}, v[108:115]   ; D(1)")
 
 
 def _fmas(e, label, wait):
@@ -483,15 +513,15 @@ def source():
     _write_lds(e)
     e("    s_barrier                            ; tile 0 complete")
     e("tile:")
-    e("    s_mov_b32 s79, 16")
-    e("    s_cmp_le_u32 s76, 16")
+    e("    s_mov_b32 s79, ${K_STEP}")
+    e("    s_cmp_le_u32 s76, ${K_STEP}")
     e("    s_cbranch_scc1 last_tile             ; no tile behind this one")
-    e("    s_add_u32 s81, s81, 16               ; the next tile's k0")
+    e("    s_add_u32 s81, s81, ${K_STEP}               ; the next tile's k0")
     _gather(e)
     e("; ---- 2. this tile's 16 k, ascending: 16 fmas each, row i under the mask a[i] != SKIP (the next tile's loads")
     e(";      in flight: INFLIGHT of them)")
     e(".if WMMA")
-    _wmma(e, "${INFLIGHT}")
+    _wmma(e, False)
     e(".else")
     _fmas(e, "k_next", "${INFLIGHT}")
     e(".endif")
@@ -499,12 +529,12 @@ def source():
     e("    s_waitcnt 0                          ; the next tile's loads have landed")
     _write_lds(e)
     e("    s_barrier                            ; the next tile complete")
-    e("    s_sub_u32 s76, s76, 16")
+    e("    s_sub_u32 s76, s76, ${K_STEP}")
     e("    s_branch tile")
     e("last_tile:")
     e("    s_mov_b32 s79, s76                   ; the last tile: exactly its k")
     e(".if WMMA")
-    _wmma(e, "0")
+    _wmma(e, True)
     _fragments_to_tiles(e)
     e(".else")
     _fmas(e, "k_last", "0")

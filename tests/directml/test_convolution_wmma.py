@@ -95,7 +95,7 @@ def monkeypatch_names():
 @pytest.mark.parametrize("rows", (16, 32, 48, 64))
 def test_every_block_shape_of_the_wmma_variant_gives_the_same_bits(rows, monkeypatch):
     # BLOCK_M 16 .. 64: 2 .. 8 waves of two fragments each; Ng = 70: two column blocks, the second partial; Kg = 9 x 9 = 81:
-    # a last tile of 1 k (15 k of padding); M = 2 x 7 x 6 = 84: a block that crosses M
+    # a last tile of 17 k (15 k of padding); M = 2 x 7 x 6 = 84: a block that crosses M
     monkeypatch.setattr(conv_gemm_ops, "block_rows", lambda m, ng, groups, simds=None: rows)
     rng = np.random.default_rng(rows)
     x = values(rng, "FLOAT16", (2, 9, 9, 8), special=True)
@@ -108,7 +108,8 @@ def test_every_block_shape_of_the_wmma_variant_gives_the_same_bits(rows, monkeyp
 
 
 def test_the_k_tail_adds_nothing_so_negative_zero_stays_negative_zero():
-    # every product is -1 x +0 = -0 and Kg = 8 x 9 = 72 leaves 8 k of padding in the last tile: A = -0 and B = +0 there,
+    # every product is -1 x +0 = -0 and Kg = 8 x 9 = 72 leaves 24 k of padding in the last tile (its second WMMA step
+    # all padding): A = -0 and B = +0 there,
     # products -0, so every sum stays -0 (a +0 padding product would make it +0); an infinite weight in the last
     # filter row still meets only its own taps (inf x -1 = -inf)
     x = -np.ones((1, 8, 5, 6), np.float16)
