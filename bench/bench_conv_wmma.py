@@ -1,21 +1,29 @@
 """Benchmark: FLOAT16 convolution on matrix units (WMMA) against the VALU's fmas, modelled on the RX 7900 XTX.
 
 Two FLOAT16 convolutions of a ResNet-like layer (N = 1, 56 x 56 input, C = K = 64, no padding, no bias):
-  pointwise  1 x 1 (64 multiply-adds per output element): the GEMM path, gemm.s's WMMA variant (or its VALU kernel)
+  pointwise  1 x 1 (64 multiply-adds per output element): on matrix units the implicit GEMM's WMMA variant
+             (conv_gemm_ops.takes_plain_one_by_one; also run on gemm.s's WMMA variant, the GEMM path's), else the GEMM
+             path on gemm.s's VALU kernel
   dense      3 x 3, valid padding (54 x 54 output, 576 multiply-adds per output element): the implicit GEMM,
              conv_gemm.s's WMMA variant (or its fma loop)
-each run twice with the timing model on: as the driver picks (WMMA on this preset) and with --valu's rule (every
-kernel on the VALU: kernels/gemm_ops.uses_matrix_units answers False, as on a preset without matrix units). It prints
-the program, the modelled cycles and time, TFLOP/s against the preset's FP16 matrix peak, and the speed-up; the two
-results are compared with the golden model bit for bit (--no-check skips it).
+each run with the timing model on: as the driver picks (WMMA on this preset) and with every kernel on the VALU
+(kernels/gemm_ops.uses_matrix_units answering False, as on a preset without matrix units). It prints the program, the
+modelled cycles and time, TFLOP/s against the preset's FP16 matrix peak, and the speed-up; every result is compared
+with the golden model bit for bit (--no-check skips it).
 
     .venv/bin/python bench/bench_conv_wmma.py [--size 56] [--channels 64] [--no-check]
 
-Measured (2-core VM shared with other work; the cycles do not depend on the load):
-  pointwise  VALU convolution_gemm_float16_no_bias 53,470 cycles = 21.4 us; WMMA convolution_gemm_float16_wmma_no_bias
-             39,316 cycles = 15.7 us: 1.36x
-  dense      VALU convolution_implicit_gemm_float16_m20_no_bias_unpadded 93,412 cycles = 37.4 us; WMMA
-             convolution_implicit_gemm_float16_wmma_m32_no_bias_unpadded 46,552 cycles = 18.6 us: 2.01x
+Measured (2-core VM; modelled cycles, which do not depend on the machine's load):
+  C = K = 64   pointwise VALU convolution_gemm_float16_no_bias 27,520 cycles = 11.0 us; WMMA
+               convolution_implicit_gemm_float16_wmma_m32_no_bias_unpadded 16,517 cycles = 6.6 us: 1.67x (on gemm.s's
+               WMMA variant: 24,672 cycles, 1.12x)
+               dense 3x3 VALU convolution_implicit_gemm_float16_m16_no_bias_unpadded 78,136 cycles = 31.3 us, 6.9
+               TFLOP/s; WMMA convolution_implicit_gemm_float16_wmma_m16_no_bias_unpadded 36,044 cycles = 14.4 us, 14.9
+               TFLOP/s = 12.1 % of the matrix peak: 2.17x
+  C = K = 128  (--channels 128) pointwise 41,399 -> 26,348 cycles: 1.57x (gemm.s's WMMA: 37,634); dense 3x3 177,612
+               -> 70,899 cycles (30.3 TFLOP/s = 24.7 % of the matrix peak): 2.51x
+The 3 x 3 on WMMA is bound by its gather (each 32-k tile's im2col loads and LDS writes between two barriers; 183
+workgroups of 2 waves, one a SIMD), not by the matrix unit.
 """
 import argparse
 import time
@@ -25,7 +33,7 @@ import numpy as np
 from dmlemu import golden
 from dmlemu.direct_run import DirectRun
 from dmlemu.gpu import Gpu
-from dmlemu.kernels import gemm_ops
+from dmlemu.kernels import conv_gemm_ops, gemm_ops
 from dmlemu.kernels.driver import TensorSpec
 from dmlemu.presets import RX_7900_XTX
 
@@ -66,18 +74,21 @@ def main():
     peak = p.compute_units * p.matrix_fp16_flops_per_cycle_per_cu * p.clock_hz / 1e12
     print(f"CONVOLUTION FLOAT16, {args.size} x {args.size}, C = K = {args.channels}, no padding, on {p.description}; "
           f"FP16 matrix peak {peak:.1f} TFLOP/s")
-    matrix_rule = gemm_ops.uses_matrix_units
+    matrix_rule, one_by_one = gemm_ops.uses_matrix_units, conv_gemm_ops.takes_plain_one_by_one
     for label, window in (("pointwise", 1), ("dense", 3)):
         cycles = {}
-        for kind in ("VALU", "WMMA"):
-            gemm_ops.uses_matrix_units = matrix_rule if kind == "WMMA" else (lambda preset, data_type: False)
+        for kind in ("VALU", "WMMA") + (("WMMA on gemm.s",) if window == 1 else ()):
+            if kind == "VALU":
+                gemm_ops.uses_matrix_units = lambda preset, data_type: False
+            if kind == "WMMA on gemm.s":
+                conv_gemm_ops.takes_plain_one_by_one = lambda tensors, attributes, preset: False
             try:
                 seconds, stats, macs, name = run_once(p, args.size, args.channels, window, not args.no_check)
             finally:
-                gemm_ops.uses_matrix_units = matrix_rule
+                gemm_ops.uses_matrix_units, conv_gemm_ops.takes_plain_one_by_one = matrix_rule, one_by_one
             modelled = stats.cycles / p.clock_hz
             cycles[kind] = stats.cycles
-            print(f"  {label:9s} {kind} {name}: {stats.cycles} cycles = {modelled * 1e6:7.1f} us modelled, "
+            print(f"  {label:9s} {kind}: {name}: {stats.cycles} cycles = {modelled * 1e6:7.1f} us modelled, "
                   f"{2 * macs / modelled / 1e12:6.2f} TFLOP/s = {100 * 2 * macs / modelled / 1e12 / peak:5.1f} % of the "
                   f"matrix peak ({seconds:.1f} s wall)")
         print(f"  {label:9s} WMMA over VALU: {cycles['VALU'] / cycles['WMMA']:.2f}x")

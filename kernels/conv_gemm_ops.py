@@ -97,6 +97,14 @@ def uses_implicit_gemm(tensors, attributes):
     return int(w.sizes[1]) * taps >= MIN_REDUCTION and int(w.sizes[0]) // groups >= MIN_CHANNELS
 
 
+def takes_plain_one_by_one(tensors, attributes, preset):
+    """Whether a plain 1 x 1 convolution (window_ops.gemm_path's) runs here rather than on gemm.s: on matrix units
+    (`uses_matrix_units`, no padding) where `uses_implicit_gemm` accepts it, because this kernel's WMMA block follows
+    the grid (block_rows) where gemm.s's WMMA block is 128 x 64 (bench/bench_conv_wmma.py: 1.2x to 2.1x fewer
+    modelled cycles on the RX 7900 XTX, 56 x 56 .. 112 x 112, 64 and 256 channels)."""
+    return uses_matrix_units(preset, tensors[3].data_type, False) and uses_implicit_gemm(tensors, attributes)
+
+
 def block_rows(m, ng, groups, simds=None):
     """BLOCK_M for a GEMM view of M rows, Ng columns and G groups on a device of `simds` SIMDs (None: unknown), as
     a library picks a tile shape by size, each thread keeping its 4 x 4 tile (a workgroup with LDS and barriers runs
@@ -242,4 +250,4 @@ def compile_conv_gemm(tensors, attributes, layout, no_kernel, division_magic, pa
 
 
 __all__ = ["THREADS", "BLOCK", "BLOCK_ROWS", "FILL_WORKGROUPS", "K_TILE", "block_rows", "lds_bytes", "MIN_REDUCTION", "MIN_CHANNELS", "SKIP", "RECORD_USE",
-           "uses_implicit_gemm", "uses_matrix_units", "WMMA_ROW_BYTES", "WMMA_ROWS", "WMMA_K_TILE", "variant_symbols", "build_program", "compile_conv_gemm"]
+           "uses_implicit_gemm", "uses_matrix_units", "takes_plain_one_by_one", "WMMA_ROW_BYTES", "WMMA_ROWS", "WMMA_K_TILE", "variant_symbols", "build_program", "compile_conv_gemm"]

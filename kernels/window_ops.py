@@ -382,6 +382,8 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
     if row.window_op == "LP" and lp not in (1, 2):
         raise no_kernel(f"dmlemu's kernel for {operator} serves P 1 and 2, not {lp}")
     gemm = gemm_path(tensors, attributes, packed_strides) if convolution and not row.integer else None
+    if gemm is not None and conv_gemm_ops.takes_plain_one_by_one(tensors, attributes, preset):
+        gemm = None              # on matrix units the implicit GEMM's WMMA variant serves it faster
     if gemm is not None:         # a 1 x 1 convolution: a matrix product per batch on gemm.s
         program, constants, group_grid, thread_grid, lds_bytes = gemm_ops.compile_gemm(
             "GEMM", gemm, {"TransA": 0, "TransB": 0, "Alpha": 1.0, "Beta": 1.0,

@@ -32,6 +32,9 @@ def test_the_driver_sends_unpadded_float16_convolutions_to_the_matrix_units():
         "convolution_implicit_gemm_float16_wmma_m16_unpadded")
     assert program_name([1, 8, 12], [16, 8, 9], **h) == "convolution_implicit_gemm_float16_wmma_m16_no_bias_unpadded"
     assert program_name([1, 16, 6, 6], [32, 16, 1, 1], bias=True, **h) == "convolution_gemm_float16_wmma"
+    # a plain 1 x 1 that the implicit GEMM's rule takes (C >= 64): its WMMA variant rather than gemm.s's
+    assert program_name([1, 64, 6, 6], [32, 64, 1, 1], **h) == "convolution_implicit_gemm_float16_wmma_m16_no_bias_unpadded"
+    assert program_name([1, 64, 6, 6], [32, 64, 1, 1]) == "convolution_gemm_float32_no_bias"
     # strided or grouped 1 x 1: the implicit GEMM's WMMA variant
     assert program_name([1, 64, 6, 6], [32, 64, 1, 1], strides=[2, 2], **h).startswith(
         "convolution_implicit_gemm_float16_wmma_")
