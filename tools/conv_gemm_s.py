@@ -58,6 +58,22 @@ HEADER = """; ==================================================================
 ;   record 5  output strides N, K, H, W; the bias's K stride; the filter's base element
 ;   PARAM0 .. the FusedActivation's attributes (P_<NAME>)
 ; LDS: AsT[16][BLOCK_M] at 0, Bs[16][64] at B_BASE = 64 BLOCK_M (FLOAT32).
+;
+; The WMMA variant (WMMA: FLOAT16 without padding on a wave32 GPU with matrix units; conv_gemm_ops.
+; uses_matrix_units; BLOCK_M a multiple of 16) keeps the launch, the rows and the stores and
+; changes steps 1 to 3 (docs/NUMERICS.md, "Convolution", "On matrix units"):
+;   1. K goes in tiles of K_STEP = 32: thread (tx, ty) gathers k0 + tx and k0 + tx + 16 (two
+;      splits, both halves' loads in flight), FLOAT16 as loaded, into As[m][k] at 0 and BsT[n][k]
+;      at H_BS (80-byte rows: 32 k and 8 halves of padding). No padding: every tap is inside the
+;      input, so one mask, k < Kg, serves all its loads (A = -0 and B = +0 outside it: a product
+;      -0 adds nothing); a row past M reads row M - 1, a column past Ng column Ng - 1 (never stored).
+;      Addresses are in bytes: the rows' window origins (v68 ..), the filter columns (v136 ..);
+;   2. wave w (v0 / 32; lane l) owns D's fragments of rows 16 (w / 2) .., columns 32 (w mod 2) +
+;      16 g .. (g = 0, 1: acc v[100:107], v[108:115], from -0): per 16-k step it reads one A and two
+;      B fragments (lanes 16 .. 31 the same addresses as 0 .. 15) and issues two
+;      v_wmma_f32_16x16x16_f16 whose C is the accumulator: k ascending, one fma each;
+;   3. after the last tile D goes through LDS (FLOAT32 Cs[BLOCK_M][64] over the tiles) into the
+;      4 x 4 blocks acc[i][j] that step 4 stores.
 ; ============================================================================================="""
 
 
