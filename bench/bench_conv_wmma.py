@@ -38,15 +38,15 @@ from dmlemu.kernels.driver import TensorSpec
 from dmlemu.presets import RX_7900_XTX
 
 
-def run_once(preset, size, channels, window, check):
+def run_once(preset, size, channels, window, check, pad=0, batch=1):
     """(wall seconds, dispatch stats, multiply-adds, program name) of one timed FLOAT16 convolution."""
     rng = np.random.default_rng(size + window)
-    x = rng.standard_normal((1, channels, size, size)).astype(np.float16)
+    x = rng.standard_normal((batch, channels, size, size)).astype(np.float16)
     w = (rng.standard_normal((channels, channels, window, window)) / (channels * window)).astype(np.float16)
-    out_size = size - window + 1
-    out = np.zeros((1, channels, out_size, out_size), np.float16)
-    attributes = {"Mode": 1, "Direction": 0, "Strides": (1, 1), "Dilations": (1, 1), "StartPadding": (0, 0),
-                  "EndPadding": (0, 0), "OutputPadding": (0, 0), "GroupCount": 1}
+    out_size = size + 2 * pad - window + 1
+    out = np.zeros((batch, channels, out_size, out_size), np.float16)
+    attributes = {"Mode": 1, "Direction": 0, "Strides": (1, 1), "Dilations": (1, 1), "StartPadding": (pad, pad),
+                  "EndPadding": (pad, pad), "OutputPadding": (0, 0), "GroupCount": 1}
     gpu = Gpu(preset, timing=True)
     spec = lambda a: TensorSpec("FLOAT16", a.shape, None, a.nbytes)
     raw = lambda a: a.view(np.uint8).reshape(-1)
@@ -61,7 +61,7 @@ def run_once(preset, size, channels, window, check):
         assert np.array_equal(got.view(np.uint16), expected.view(np.uint16)), "kernel and golden model differ"
     name = run.kernel.program.name
     run.free()
-    return seconds, stats, channels * out_size * out_size * channels * window * window, name
+    return seconds, stats, batch * channels * out_size * out_size * channels * window * window, name
 
 
 def main():
@@ -75,7 +75,8 @@ def main():
     print(f"CONVOLUTION FLOAT16, {args.size} x {args.size}, C = K = {args.channels}, no padding, on {p.description}; "
           f"FP16 matrix peak {peak:.1f} TFLOP/s")
     matrix_rule, one_by_one = gemm_ops.uses_matrix_units, conv_gemm_ops.takes_plain_one_by_one
-    for label, window in (("pointwise", 1), ("dense", 3)):
+    for label, window, pad, batch in (("pointwise", 1, 0, 1), ("dense", 3, 0, 1), ("padded", 3, 1, 1),
+                                      ("padded N=4", 3, 1, 4)):
         cycles = {}
         for kind in ("VALU", "WMMA") + (("WMMA on gemm.s",) if window == 1 else ()):
             if kind == "VALU":
@@ -83,7 +84,7 @@ def main():
             if kind == "WMMA on gemm.s":
                 conv_gemm_ops.takes_plain_one_by_one = lambda tensors, attributes, preset: False
             try:
-                seconds, stats, macs, name = run_once(p, args.size, args.channels, window, not args.no_check)
+                seconds, stats, macs, name = run_once(p, args.size, args.channels, window, not args.no_check, pad, batch)
             finally:
                 gemm_ops.uses_matrix_units, conv_gemm_ops.takes_plain_one_by_one = matrix_rule, one_by_one
             modelled = stats.cycles / p.clock_hz

@@ -87,12 +87,6 @@
     v_add_u32 v20, v20, ${A_ROW0}             ; m = m0 + ty + 0 BLOCK_M / 4
     v_cmp_gt_u32 vcc, s44, v20
     s_mov_b64 s[82:83], vcc        ; m < M
-.if WMMA
-    v_sub_u32 v25, s44, 1                ; M - 1
-.endif
-.if WMMA
-    v_min_u32 v20, v20, v25              ; a row past M reads row M - 1 (never stored)
-.endif
     v_mul_hi_u32 v21, v20, s25
     v_sub_u32 v22, v20, v21
     v_lshr_b32 v22, v22, s26
@@ -113,17 +107,35 @@
     v_sub_u32 v64, v64, s30          ; iw0 = ow Sw - Pw
     v_mad_u32 v68, v23, s56, s77         ; n x_N + g C/G x_C
 .if WMMA
-    v_mad_u32 v68, v60, s58, v68
-    v_mad_u32 v68, v64, s59, v68
-    v_lshl_b32 v68, v68, ${SHIFT_IN}     ; the row's window origin in x, in bytes (no padding)
+    v_sub_u32 v25, s44, 1                ; M - 1
+    v_min_u32 v20, v20, v25              ; WMMA: a row past M reads row M - 1 (never stored)
+    v_mul_hi_u32 v21, v20, s25
+    v_sub_u32 v22, v20, v21
+    v_lshr_b32 v22, v22, s26
+    v_add_u32 v21, v21, v22
+    v_lshr_b32 v21, v21, s27             ; m / OW
+    v_mul_lo_u32 v22, v21, s24
+    v_sub_u32 v22, v20, v22              ; ow = m - (m / OW) OW
+    v_mul_hi_u32 v23, v21, s33
+    v_sub_u32 v24, v21, v23
+    v_lshr_b32 v24, v24, s34
+    v_add_u32 v23, v23, v24
+    v_lshr_b32 v23, v23, s35             ; n = (m / OW) / OH
+    v_mul_lo_u32 v24, v23, s32
+    v_sub_u32 v24, v21, v24              ; oh
+    v_mul_lo_u32 v24, v24, s36
+    v_sub_u32 v24, v24, s38              ; ih0 = oh Sh - Ph
+    v_mul_lo_u32 v22, v22, s28
+    v_sub_u32 v22, v22, s30              ; iw0 = ow Sw - Pw
+    v_mad_u32 v192, v23, s56, s77
+    v_mad_u32 v192, v24, s58, v192
+    v_mad_u32 v192, v22, s59, v192
+    v_lshl_b32 v192, v192, ${SHIFT_IN}     ; its window origin in x, in bytes
 .endif
     v_add_u32 v20, s74, v2
     v_add_u32 v20, v20, ${A_ROW1}             ; m = m0 + ty + 1 BLOCK_M / 4
     v_cmp_gt_u32 vcc, s44, v20
     s_mov_b64 s[84:85], vcc        ; m < M
-.if WMMA
-    v_min_u32 v20, v20, v25              ; a row past M reads row M - 1 (never stored)
-.endif
     v_mul_hi_u32 v21, v20, s25
     v_sub_u32 v22, v20, v21
     v_lshr_b32 v22, v22, s26
@@ -144,17 +156,34 @@
     v_sub_u32 v65, v65, s30          ; iw0 = ow Sw - Pw
     v_mad_u32 v69, v23, s56, s77         ; n x_N + g C/G x_C
 .if WMMA
-    v_mad_u32 v69, v61, s58, v69
-    v_mad_u32 v69, v65, s59, v69
-    v_lshl_b32 v69, v69, ${SHIFT_IN}     ; the row's window origin in x, in bytes (no padding)
+    v_min_u32 v20, v20, v25              ; WMMA: a row past M reads row M - 1 (never stored)
+    v_mul_hi_u32 v21, v20, s25
+    v_sub_u32 v22, v20, v21
+    v_lshr_b32 v22, v22, s26
+    v_add_u32 v21, v21, v22
+    v_lshr_b32 v21, v21, s27             ; m / OW
+    v_mul_lo_u32 v22, v21, s24
+    v_sub_u32 v22, v20, v22              ; ow = m - (m / OW) OW
+    v_mul_hi_u32 v23, v21, s33
+    v_sub_u32 v24, v21, v23
+    v_lshr_b32 v24, v24, s34
+    v_add_u32 v23, v23, v24
+    v_lshr_b32 v23, v23, s35             ; n = (m / OW) / OH
+    v_mul_lo_u32 v24, v23, s32
+    v_sub_u32 v24, v21, v24              ; oh
+    v_mul_lo_u32 v24, v24, s36
+    v_sub_u32 v24, v24, s38              ; ih0 = oh Sh - Ph
+    v_mul_lo_u32 v22, v22, s28
+    v_sub_u32 v22, v22, s30              ; iw0 = ow Sw - Pw
+    v_mad_u32 v193, v23, s56, s77
+    v_mad_u32 v193, v24, s58, v193
+    v_mad_u32 v193, v22, s59, v193
+    v_lshl_b32 v193, v193, ${SHIFT_IN}     ; its window origin in x, in bytes
 .endif
     v_add_u32 v20, s74, v2
     v_add_u32 v20, v20, ${A_ROW2}             ; m = m0 + ty + 2 BLOCK_M / 4
     v_cmp_gt_u32 vcc, s44, v20
     s_mov_b64 s[86:87], vcc        ; m < M
-.if WMMA
-    v_min_u32 v20, v20, v25              ; a row past M reads row M - 1 (never stored)
-.endif
     v_mul_hi_u32 v21, v20, s25
     v_sub_u32 v22, v20, v21
     v_lshr_b32 v22, v22, s26
@@ -175,17 +204,34 @@
     v_sub_u32 v66, v66, s30          ; iw0 = ow Sw - Pw
     v_mad_u32 v70, v23, s56, s77         ; n x_N + g C/G x_C
 .if WMMA
-    v_mad_u32 v70, v62, s58, v70
-    v_mad_u32 v70, v66, s59, v70
-    v_lshl_b32 v70, v70, ${SHIFT_IN}     ; the row's window origin in x, in bytes (no padding)
+    v_min_u32 v20, v20, v25              ; WMMA: a row past M reads row M - 1 (never stored)
+    v_mul_hi_u32 v21, v20, s25
+    v_sub_u32 v22, v20, v21
+    v_lshr_b32 v22, v22, s26
+    v_add_u32 v21, v21, v22
+    v_lshr_b32 v21, v21, s27             ; m / OW
+    v_mul_lo_u32 v22, v21, s24
+    v_sub_u32 v22, v20, v22              ; ow = m - (m / OW) OW
+    v_mul_hi_u32 v23, v21, s33
+    v_sub_u32 v24, v21, v23
+    v_lshr_b32 v24, v24, s34
+    v_add_u32 v23, v23, v24
+    v_lshr_b32 v23, v23, s35             ; n = (m / OW) / OH
+    v_mul_lo_u32 v24, v23, s32
+    v_sub_u32 v24, v21, v24              ; oh
+    v_mul_lo_u32 v24, v24, s36
+    v_sub_u32 v24, v24, s38              ; ih0 = oh Sh - Ph
+    v_mul_lo_u32 v22, v22, s28
+    v_sub_u32 v22, v22, s30              ; iw0 = ow Sw - Pw
+    v_mad_u32 v194, v23, s56, s77
+    v_mad_u32 v194, v24, s58, v194
+    v_mad_u32 v194, v22, s59, v194
+    v_lshl_b32 v194, v194, ${SHIFT_IN}     ; its window origin in x, in bytes
 .endif
     v_add_u32 v20, s74, v2
     v_add_u32 v20, v20, ${A_ROW3}             ; m = m0 + ty + 3 BLOCK_M / 4
     v_cmp_gt_u32 vcc, s44, v20
     s_mov_b64 s[88:89], vcc        ; m < M
-.if WMMA
-    v_min_u32 v20, v20, v25              ; a row past M reads row M - 1 (never stored)
-.endif
     v_mul_hi_u32 v21, v20, s25
     v_sub_u32 v22, v20, v21
     v_lshr_b32 v22, v22, s26
@@ -206,9 +252,29 @@
     v_sub_u32 v67, v67, s30          ; iw0 = ow Sw - Pw
     v_mad_u32 v71, v23, s56, s77         ; n x_N + g C/G x_C
 .if WMMA
-    v_mad_u32 v71, v63, s58, v71
-    v_mad_u32 v71, v67, s59, v71
-    v_lshl_b32 v71, v71, ${SHIFT_IN}     ; the row's window origin in x, in bytes (no padding)
+    v_min_u32 v20, v20, v25              ; WMMA: a row past M reads row M - 1 (never stored)
+    v_mul_hi_u32 v21, v20, s25
+    v_sub_u32 v22, v20, v21
+    v_lshr_b32 v22, v22, s26
+    v_add_u32 v21, v21, v22
+    v_lshr_b32 v21, v21, s27             ; m / OW
+    v_mul_lo_u32 v22, v21, s24
+    v_sub_u32 v22, v20, v22              ; ow = m - (m / OW) OW
+    v_mul_hi_u32 v23, v21, s33
+    v_sub_u32 v24, v21, v23
+    v_lshr_b32 v24, v24, s34
+    v_add_u32 v23, v23, v24
+    v_lshr_b32 v23, v23, s35             ; n = (m / OW) / OH
+    v_mul_lo_u32 v24, v23, s32
+    v_sub_u32 v24, v21, v24              ; oh
+    v_mul_lo_u32 v24, v24, s36
+    v_sub_u32 v24, v24, s38              ; ih0 = oh Sh - Ph
+    v_mul_lo_u32 v22, v22, s28
+    v_sub_u32 v22, v22, s30              ; iw0 = ow Sw - Pw
+    v_mad_u32 v195, v23, s56, s77
+    v_mad_u32 v195, v24, s58, v195
+    v_mad_u32 v195, v22, s59, v195
+    v_lshl_b32 v195, v195, ${SHIFT_IN}     ; its window origin in x, in bytes
 .endif
 ; ---- the filter rows (output channels g Ng + n0 + ty + q BLOCK_M / 4, q < B_LOADS) it gathers ---------
     v_add_u32 v35, s75, v2               ; n0 + ty
@@ -217,187 +283,171 @@
     v_sub_u32 v25, s46, 1                ; Ng - 1
 .endif
     v_add_u32 v21, v20, ${B_COL0}
-.if WMMA
-    v_add_u32 v21, v35, ${B_COL0}
-    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
-    v_add_u32 v21, v21, s78
-.endif
     v_mad_u32 v136, v21, s60, s69        ; w base + (g Ng + n0 + ty + 0 BLOCK_M / 4) w_K
 .if WMMA
-    v_lshl_b32 v136, v136, ${SHIFT_IN}
+    v_add_u32 v21, v35, ${B_COL0}
+    v_min_u32 v21, v21, v25              ; WMMA: a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+    v_mad_u32 v196, v21, s60, s69
+    v_lshl_b32 v196, v196, ${SHIFT_IN}     ; in bytes
 .endif
     v_add_u32 v21, v20, ${B_COL1}
-.if WMMA
-    v_add_u32 v21, v35, ${B_COL1}
-    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
-    v_add_u32 v21, v21, s78
-.endif
     v_mad_u32 v137, v21, s60, s69        ; w base + (g Ng + n0 + ty + 1 BLOCK_M / 4) w_K
 .if WMMA
-    v_lshl_b32 v137, v137, ${SHIFT_IN}
+    v_add_u32 v21, v35, ${B_COL1}
+    v_min_u32 v21, v21, v25              ; WMMA: a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+    v_mad_u32 v197, v21, s60, s69
+    v_lshl_b32 v197, v197, ${SHIFT_IN}     ; in bytes
 .endif
     v_add_u32 v21, v20, ${B_COL2}
-.if WMMA
-    v_add_u32 v21, v35, ${B_COL2}
-    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
-    v_add_u32 v21, v21, s78
-.endif
     v_mad_u32 v138, v21, s60, s69        ; w base + (g Ng + n0 + ty + 2 BLOCK_M / 4) w_K
 .if WMMA
-    v_lshl_b32 v138, v138, ${SHIFT_IN}
+    v_add_u32 v21, v35, ${B_COL2}
+    v_min_u32 v21, v21, v25              ; WMMA: a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+    v_mad_u32 v198, v21, s60, s69
+    v_lshl_b32 v198, v198, ${SHIFT_IN}     ; in bytes
 .endif
     v_add_u32 v21, v20, ${B_COL3}
-.if WMMA
-    v_add_u32 v21, v35, ${B_COL3}
-    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
-    v_add_u32 v21, v21, s78
-.endif
     v_mad_u32 v139, v21, s60, s69        ; w base + (g Ng + n0 + ty + 3 BLOCK_M / 4) w_K
 .if WMMA
-    v_lshl_b32 v139, v139, ${SHIFT_IN}
+    v_add_u32 v21, v35, ${B_COL3}
+    v_min_u32 v21, v21, v25              ; WMMA: a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+    v_mad_u32 v199, v21, s60, s69
+    v_lshl_b32 v199, v199, ${SHIFT_IN}     ; in bytes
 .endif
 .if B_LOAD4
     v_add_u32 v21, v20, ${B_COL4}
-.if WMMA
-    v_add_u32 v21, v35, ${B_COL4}
-    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
-    v_add_u32 v21, v21, s78
-.endif
     v_mad_u32 v140, v21, s60, s69        ; w base + (g Ng + n0 + ty + 4 BLOCK_M / 4) w_K
 .if WMMA
-    v_lshl_b32 v140, v140, ${SHIFT_IN}
+    v_add_u32 v21, v35, ${B_COL4}
+    v_min_u32 v21, v21, v25              ; WMMA: a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+    v_mad_u32 v200, v21, s60, s69
+    v_lshl_b32 v200, v200, ${SHIFT_IN}     ; in bytes
 .endif
 .endif
 .if B_LOAD5
     v_add_u32 v21, v20, ${B_COL5}
-.if WMMA
-    v_add_u32 v21, v35, ${B_COL5}
-    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
-    v_add_u32 v21, v21, s78
-.endif
     v_mad_u32 v141, v21, s60, s69        ; w base + (g Ng + n0 + ty + 5 BLOCK_M / 4) w_K
 .if WMMA
-    v_lshl_b32 v141, v141, ${SHIFT_IN}
+    v_add_u32 v21, v35, ${B_COL5}
+    v_min_u32 v21, v21, v25              ; WMMA: a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+    v_mad_u32 v201, v21, s60, s69
+    v_lshl_b32 v201, v201, ${SHIFT_IN}     ; in bytes
 .endif
 .endif
 .if B_LOAD6
     v_add_u32 v21, v20, ${B_COL6}
-.if WMMA
-    v_add_u32 v21, v35, ${B_COL6}
-    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
-    v_add_u32 v21, v21, s78
-.endif
     v_mad_u32 v142, v21, s60, s69        ; w base + (g Ng + n0 + ty + 6 BLOCK_M / 4) w_K
 .if WMMA
-    v_lshl_b32 v142, v142, ${SHIFT_IN}
+    v_add_u32 v21, v35, ${B_COL6}
+    v_min_u32 v21, v21, v25              ; WMMA: a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+    v_mad_u32 v202, v21, s60, s69
+    v_lshl_b32 v202, v202, ${SHIFT_IN}     ; in bytes
 .endif
 .endif
 .if B_LOAD7
     v_add_u32 v21, v20, ${B_COL7}
-.if WMMA
-    v_add_u32 v21, v35, ${B_COL7}
-    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
-    v_add_u32 v21, v21, s78
-.endif
     v_mad_u32 v143, v21, s60, s69        ; w base + (g Ng + n0 + ty + 7 BLOCK_M / 4) w_K
 .if WMMA
-    v_lshl_b32 v143, v143, ${SHIFT_IN}
+    v_add_u32 v21, v35, ${B_COL7}
+    v_min_u32 v21, v21, v25              ; WMMA: a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+    v_mad_u32 v203, v21, s60, s69
+    v_lshl_b32 v203, v203, ${SHIFT_IN}     ; in bytes
 .endif
 .endif
 .if B_LOAD8
     v_add_u32 v21, v20, ${B_COL8}
-.if WMMA
-    v_add_u32 v21, v35, ${B_COL8}
-    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
-    v_add_u32 v21, v21, s78
-.endif
     v_mad_u32 v144, v21, s60, s69        ; w base + (g Ng + n0 + ty + 8 BLOCK_M / 4) w_K
 .if WMMA
-    v_lshl_b32 v144, v144, ${SHIFT_IN}
+    v_add_u32 v21, v35, ${B_COL8}
+    v_min_u32 v21, v21, v25              ; WMMA: a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+    v_mad_u32 v204, v21, s60, s69
+    v_lshl_b32 v204, v204, ${SHIFT_IN}     ; in bytes
 .endif
 .endif
 .if B_LOAD9
     v_add_u32 v21, v20, ${B_COL9}
-.if WMMA
-    v_add_u32 v21, v35, ${B_COL9}
-    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
-    v_add_u32 v21, v21, s78
-.endif
     v_mad_u32 v145, v21, s60, s69        ; w base + (g Ng + n0 + ty + 9 BLOCK_M / 4) w_K
 .if WMMA
-    v_lshl_b32 v145, v145, ${SHIFT_IN}
+    v_add_u32 v21, v35, ${B_COL9}
+    v_min_u32 v21, v21, v25              ; WMMA: a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+    v_mad_u32 v205, v21, s60, s69
+    v_lshl_b32 v205, v205, ${SHIFT_IN}     ; in bytes
 .endif
 .endif
 .if B_LOAD10
     v_add_u32 v21, v20, ${B_COL10}
-.if WMMA
-    v_add_u32 v21, v35, ${B_COL10}
-    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
-    v_add_u32 v21, v21, s78
-.endif
     v_mad_u32 v146, v21, s60, s69        ; w base + (g Ng + n0 + ty + 10 BLOCK_M / 4) w_K
 .if WMMA
-    v_lshl_b32 v146, v146, ${SHIFT_IN}
+    v_add_u32 v21, v35, ${B_COL10}
+    v_min_u32 v21, v21, v25              ; WMMA: a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+    v_mad_u32 v206, v21, s60, s69
+    v_lshl_b32 v206, v206, ${SHIFT_IN}     ; in bytes
 .endif
 .endif
 .if B_LOAD11
     v_add_u32 v21, v20, ${B_COL11}
-.if WMMA
-    v_add_u32 v21, v35, ${B_COL11}
-    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
-    v_add_u32 v21, v21, s78
-.endif
     v_mad_u32 v147, v21, s60, s69        ; w base + (g Ng + n0 + ty + 11 BLOCK_M / 4) w_K
 .if WMMA
-    v_lshl_b32 v147, v147, ${SHIFT_IN}
+    v_add_u32 v21, v35, ${B_COL11}
+    v_min_u32 v21, v21, v25              ; WMMA: a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+    v_mad_u32 v207, v21, s60, s69
+    v_lshl_b32 v207, v207, ${SHIFT_IN}     ; in bytes
 .endif
 .endif
 .if B_LOAD12
     v_add_u32 v21, v20, ${B_COL12}
-.if WMMA
-    v_add_u32 v21, v35, ${B_COL12}
-    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
-    v_add_u32 v21, v21, s78
-.endif
     v_mad_u32 v148, v21, s60, s69        ; w base + (g Ng + n0 + ty + 12 BLOCK_M / 4) w_K
 .if WMMA
-    v_lshl_b32 v148, v148, ${SHIFT_IN}
+    v_add_u32 v21, v35, ${B_COL12}
+    v_min_u32 v21, v21, v25              ; WMMA: a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+    v_mad_u32 v208, v21, s60, s69
+    v_lshl_b32 v208, v208, ${SHIFT_IN}     ; in bytes
 .endif
 .endif
 .if B_LOAD13
     v_add_u32 v21, v20, ${B_COL13}
-.if WMMA
-    v_add_u32 v21, v35, ${B_COL13}
-    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
-    v_add_u32 v21, v21, s78
-.endif
     v_mad_u32 v149, v21, s60, s69        ; w base + (g Ng + n0 + ty + 13 BLOCK_M / 4) w_K
 .if WMMA
-    v_lshl_b32 v149, v149, ${SHIFT_IN}
+    v_add_u32 v21, v35, ${B_COL13}
+    v_min_u32 v21, v21, v25              ; WMMA: a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+    v_mad_u32 v209, v21, s60, s69
+    v_lshl_b32 v209, v209, ${SHIFT_IN}     ; in bytes
 .endif
 .endif
 .if B_LOAD14
     v_add_u32 v21, v20, ${B_COL14}
-.if WMMA
-    v_add_u32 v21, v35, ${B_COL14}
-    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
-    v_add_u32 v21, v21, s78
-.endif
     v_mad_u32 v150, v21, s60, s69        ; w base + (g Ng + n0 + ty + 14 BLOCK_M / 4) w_K
 .if WMMA
-    v_lshl_b32 v150, v150, ${SHIFT_IN}
+    v_add_u32 v21, v35, ${B_COL14}
+    v_min_u32 v21, v21, v25              ; WMMA: a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+    v_mad_u32 v210, v21, s60, s69
+    v_lshl_b32 v210, v210, ${SHIFT_IN}     ; in bytes
 .endif
 .endif
 .if B_LOAD15
     v_add_u32 v21, v20, ${B_COL15}
-.if WMMA
-    v_add_u32 v21, v35, ${B_COL15}
-    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)
-    v_add_u32 v21, v21, s78
-.endif
     v_mad_u32 v151, v21, s60, s69        ; w base + (g Ng + n0 + ty + 15 BLOCK_M / 4) w_K
 .if WMMA
-    v_lshl_b32 v151, v151, ${SHIFT_IN}
+    v_add_u32 v21, v35, ${B_COL15}
+    v_min_u32 v21, v21, v25              ; WMMA: a column past Ng reads column Ng - 1 (never stored)
+    v_add_u32 v21, v21, s78
+    v_mad_u32 v211, v21, s60, s69
+    v_lshl_b32 v211, v211, ${SHIFT_IN}     ; in bytes
 .endif
 .endif
     v_mul_lo_u32 v32, v1, ${A_ROW_BYTES}
@@ -406,9 +456,9 @@
     v_lshl_b32 v34, v1, 8
     v_add_u32 v33, v34, v33              ; &Bs[tx][ty] - B_BASE = 256 tx + 4 ty
 .if WMMA
-    v_mul_lo_u32 v32, v2, 80
+    v_mul_lo_u32 v12, v2, 80
     v_lshl_b32 v34, v1, 1
-    v_add_u32 v32, v32, v34              ; &As[ty][tx] = 80 ty + 2 tx (q: + q BLOCK_M / 4 rows; BsT: + H_BS)
+    v_add_u32 v12, v12, v34              ; &As[ty][tx] = 80 ty + 2 tx (q: + q BLOCK_M / 4 rows; BsT: + H_BS)
     v_lshr_b32 v34, v0, 5                ; w: the wave
     v_lshr_b32 v18, v34, 1
     v_lshl_b32 v18, v18, 4               ; 16 (w / 2): its fragment row
@@ -436,10 +486,57 @@
     v_mov_b32 v113, 0x80000000       ; acc[3][1] = -0
     v_mov_b32 v114, 0x80000000       ; acc[3][2] = -0
     v_mov_b32 v115, 0x80000000       ; acc[3][3] = -0
-
-; ---- 1. gather tile 0 (k0 = 0) into LDS; then per tile: issue the next tile's loads (k0 + 16), multiply
-; this one (2.), and only then wait for them, write them to LDS and go on (their latency under the fmas) ----
+.if SPLIT
+; ---- SPLIT: a block whose windows all lie inside the input runs the WMMA loop, else the fmas ----------------
+    s_mov_b64 s[98:99], s[72:73]         ; the lanes whose rows are inside so far
+    v_cmp_gt_u32 vcc, s52, v60
+    s_mov_b64 s[100:101], vcc
+    v_cmp_gt_u32 vcc, s53, v64
+    s_and_b64 s[100:101], s[100:101], vcc   ; row 0's window inside the input
+    s_not_b64 vcc, s[82:83]
+    s_or_b64 s[100:101], s[100:101], vcc    ; or past M
+    s_and_b64 s[98:99], s[98:99], s[100:101]
+    v_cmp_gt_u32 vcc, s52, v61
+    s_mov_b64 s[100:101], vcc
+    v_cmp_gt_u32 vcc, s53, v65
+    s_and_b64 s[100:101], s[100:101], vcc   ; row 1's window inside the input
+    s_not_b64 vcc, s[84:85]
+    s_or_b64 s[100:101], s[100:101], vcc    ; or past M
+    s_and_b64 s[98:99], s[98:99], s[100:101]
+    v_cmp_gt_u32 vcc, s52, v62
+    s_mov_b64 s[100:101], vcc
+    v_cmp_gt_u32 vcc, s53, v66
+    s_and_b64 s[100:101], s[100:101], vcc   ; row 2's window inside the input
+    s_not_b64 vcc, s[86:87]
+    s_or_b64 s[100:101], s[100:101], vcc    ; or past M
+    s_and_b64 s[98:99], s[98:99], s[100:101]
+    v_cmp_gt_u32 vcc, s52, v63
+    s_mov_b64 s[100:101], vcc
+    v_cmp_gt_u32 vcc, s53, v67
+    s_and_b64 s[100:101], s[100:101], vcc   ; row 3's window inside the input
+    s_not_b64 vcc, s[88:89]
+    s_or_b64 s[100:101], s[100:101], vcc    ; or past M
+    s_and_b64 s[98:99], s[98:99], s[100:101]
+    v_mov_b32 v21, ${FLAG}               ; the vote's word in LDS
+    v_mov_b32 v20, 1
+    v_cmp_eq_u32 vcc, 0, v0
+    s_mov_b64 exec, vcc
+    ds_write_b32 v21, v20, 0             ; thread 0: inside (1)
+    s_mov_b64 exec, s[72:73]
+    s_barrier
+    s_not_b64 s[100:101], s[98:99]
+    s_and_b64 exec, s[100:101], s[72:73]
+    v_mov_b32 v20, 0
+    ds_write_b32 v21, v20, 0             ; a thread with a row that touches the padding: 0
+    s_mov_b64 exec, s[72:73]
+    s_barrier
+    ds_read_b32 v20, v21, 0
+    s_waitcnt 0
+    v_cmp_eq_u32 vcc, 1, v20
+    s_cbranch_vccz valu_start            ; the block touches the padding: the fmas skip its padded taps
+.endif
 .if WMMA
+; ---- WMMA: 1. gather tile 0 (32 k); per tile: the next tile's loads, 2. this tile's WMMAs, 3. LDS --------
     v_add_u32 v20, s81, v1               ; k = k0 + tx
     v_cmp_gt_u32 vcc, s45, v20
     s_mov_b64 s[98:99], vcc              ; k < Kg
@@ -512,68 +609,68 @@
     v_mov_b32 v135, 0
 .endif
     s_mov_b64 exec, s[98:99]             ; k < Kg: else A = -0, B = +0
-    v_add_u32 v30, v68, v26
+    v_add_u32 v30, v192, v26
     buffer_load_${LOAD} v36, v30, s[8:11], 0    ; A[m0 + ty + 0 BLOCK_M / 4][k]
-    v_add_u32 v30, v69, v26
+    v_add_u32 v30, v193, v26
     buffer_load_${LOAD} v37, v30, s[8:11], 0    ; A[m0 + ty + 1 BLOCK_M / 4][k]
-    v_add_u32 v30, v70, v26
+    v_add_u32 v30, v194, v26
     buffer_load_${LOAD} v38, v30, s[8:11], 0    ; A[m0 + ty + 2 BLOCK_M / 4][k]
-    v_add_u32 v30, v71, v26
+    v_add_u32 v30, v195, v26
     buffer_load_${LOAD} v39, v30, s[8:11], 0    ; A[m0 + ty + 3 BLOCK_M / 4][k]
-    v_add_u32 v30, v136, v27
+    v_add_u32 v30, v196, v27
     buffer_load_${LOAD} v120, v30, s[12:15], 0   ; B[k][n0 + ty + 0 BLOCK_M / 4]
-    v_add_u32 v30, v137, v27
+    v_add_u32 v30, v197, v27
     buffer_load_${LOAD} v121, v30, s[12:15], 0   ; B[k][n0 + ty + 1 BLOCK_M / 4]
-    v_add_u32 v30, v138, v27
+    v_add_u32 v30, v198, v27
     buffer_load_${LOAD} v122, v30, s[12:15], 0   ; B[k][n0 + ty + 2 BLOCK_M / 4]
-    v_add_u32 v30, v139, v27
+    v_add_u32 v30, v199, v27
     buffer_load_${LOAD} v123, v30, s[12:15], 0   ; B[k][n0 + ty + 3 BLOCK_M / 4]
 .if B_LOAD4
-    v_add_u32 v30, v140, v27
+    v_add_u32 v30, v200, v27
     buffer_load_${LOAD} v124, v30, s[12:15], 0   ; B[k][n0 + ty + 4 BLOCK_M / 4]
 .endif
 .if B_LOAD5
-    v_add_u32 v30, v141, v27
+    v_add_u32 v30, v201, v27
     buffer_load_${LOAD} v125, v30, s[12:15], 0   ; B[k][n0 + ty + 5 BLOCK_M / 4]
 .endif
 .if B_LOAD6
-    v_add_u32 v30, v142, v27
+    v_add_u32 v30, v202, v27
     buffer_load_${LOAD} v126, v30, s[12:15], 0   ; B[k][n0 + ty + 6 BLOCK_M / 4]
 .endif
 .if B_LOAD7
-    v_add_u32 v30, v143, v27
+    v_add_u32 v30, v203, v27
     buffer_load_${LOAD} v127, v30, s[12:15], 0   ; B[k][n0 + ty + 7 BLOCK_M / 4]
 .endif
 .if B_LOAD8
-    v_add_u32 v30, v144, v27
+    v_add_u32 v30, v204, v27
     buffer_load_${LOAD} v128, v30, s[12:15], 0   ; B[k][n0 + ty + 8 BLOCK_M / 4]
 .endif
 .if B_LOAD9
-    v_add_u32 v30, v145, v27
+    v_add_u32 v30, v205, v27
     buffer_load_${LOAD} v129, v30, s[12:15], 0   ; B[k][n0 + ty + 9 BLOCK_M / 4]
 .endif
 .if B_LOAD10
-    v_add_u32 v30, v146, v27
+    v_add_u32 v30, v206, v27
     buffer_load_${LOAD} v130, v30, s[12:15], 0   ; B[k][n0 + ty + 10 BLOCK_M / 4]
 .endif
 .if B_LOAD11
-    v_add_u32 v30, v147, v27
+    v_add_u32 v30, v207, v27
     buffer_load_${LOAD} v131, v30, s[12:15], 0   ; B[k][n0 + ty + 11 BLOCK_M / 4]
 .endif
 .if B_LOAD12
-    v_add_u32 v30, v148, v27
+    v_add_u32 v30, v208, v27
     buffer_load_${LOAD} v132, v30, s[12:15], 0   ; B[k][n0 + ty + 12 BLOCK_M / 4]
 .endif
 .if B_LOAD13
-    v_add_u32 v30, v149, v27
+    v_add_u32 v30, v209, v27
     buffer_load_${LOAD} v133, v30, s[12:15], 0   ; B[k][n0 + ty + 13 BLOCK_M / 4]
 .endif
 .if B_LOAD14
-    v_add_u32 v30, v150, v27
+    v_add_u32 v30, v210, v27
     buffer_load_${LOAD} v134, v30, s[12:15], 0   ; B[k][n0 + ty + 14 BLOCK_M / 4]
 .endif
 .if B_LOAD15
-    v_add_u32 v30, v151, v27
+    v_add_u32 v30, v211, v27
     buffer_load_${LOAD} v135, v30, s[12:15], 0   ; B[k][n0 + ty + 15 BLOCK_M / 4]
 .endif
     s_mov_b64 exec, s[72:73]
@@ -650,392 +747,82 @@
     v_mov_b32 v167, 0
 .endif
     s_mov_b64 exec, s[100:101]             ; k < Kg: else A = -0, B = +0
-    v_add_u32 v30, v68, v16
+    v_add_u32 v30, v192, v16
     buffer_load_${LOAD} v72, v30, s[8:11], 0    ; A[m0 + ty + 0 BLOCK_M / 4][k]
-    v_add_u32 v30, v69, v16
+    v_add_u32 v30, v193, v16
     buffer_load_${LOAD} v73, v30, s[8:11], 0    ; A[m0 + ty + 1 BLOCK_M / 4][k]
-    v_add_u32 v30, v70, v16
+    v_add_u32 v30, v194, v16
     buffer_load_${LOAD} v74, v30, s[8:11], 0    ; A[m0 + ty + 2 BLOCK_M / 4][k]
-    v_add_u32 v30, v71, v16
+    v_add_u32 v30, v195, v16
     buffer_load_${LOAD} v75, v30, s[8:11], 0    ; A[m0 + ty + 3 BLOCK_M / 4][k]
-    v_add_u32 v30, v136, v17
+    v_add_u32 v30, v196, v17
     buffer_load_${LOAD} v152, v30, s[12:15], 0   ; B[k][n0 + ty + 0 BLOCK_M / 4]
-    v_add_u32 v30, v137, v17
+    v_add_u32 v30, v197, v17
     buffer_load_${LOAD} v153, v30, s[12:15], 0   ; B[k][n0 + ty + 1 BLOCK_M / 4]
-    v_add_u32 v30, v138, v17
+    v_add_u32 v30, v198, v17
     buffer_load_${LOAD} v154, v30, s[12:15], 0   ; B[k][n0 + ty + 2 BLOCK_M / 4]
-    v_add_u32 v30, v139, v17
+    v_add_u32 v30, v199, v17
     buffer_load_${LOAD} v155, v30, s[12:15], 0   ; B[k][n0 + ty + 3 BLOCK_M / 4]
 .if B_LOAD4
-    v_add_u32 v30, v140, v17
+    v_add_u32 v30, v200, v17
     buffer_load_${LOAD} v156, v30, s[12:15], 0   ; B[k][n0 + ty + 4 BLOCK_M / 4]
 .endif
 .if B_LOAD5
-    v_add_u32 v30, v141, v17
+    v_add_u32 v30, v201, v17
     buffer_load_${LOAD} v157, v30, s[12:15], 0   ; B[k][n0 + ty + 5 BLOCK_M / 4]
 .endif
 .if B_LOAD6
-    v_add_u32 v30, v142, v17
+    v_add_u32 v30, v202, v17
     buffer_load_${LOAD} v158, v30, s[12:15], 0   ; B[k][n0 + ty + 6 BLOCK_M / 4]
 .endif
 .if B_LOAD7
-    v_add_u32 v30, v143, v17
+    v_add_u32 v30, v203, v17
     buffer_load_${LOAD} v159, v30, s[12:15], 0   ; B[k][n0 + ty + 7 BLOCK_M / 4]
 .endif
 .if B_LOAD8
-    v_add_u32 v30, v144, v17
+    v_add_u32 v30, v204, v17
     buffer_load_${LOAD} v160, v30, s[12:15], 0   ; B[k][n0 + ty + 8 BLOCK_M / 4]
 .endif
 .if B_LOAD9
-    v_add_u32 v30, v145, v17
+    v_add_u32 v30, v205, v17
     buffer_load_${LOAD} v161, v30, s[12:15], 0   ; B[k][n0 + ty + 9 BLOCK_M / 4]
 .endif
 .if B_LOAD10
-    v_add_u32 v30, v146, v17
+    v_add_u32 v30, v206, v17
     buffer_load_${LOAD} v162, v30, s[12:15], 0   ; B[k][n0 + ty + 10 BLOCK_M / 4]
 .endif
 .if B_LOAD11
-    v_add_u32 v30, v147, v17
+    v_add_u32 v30, v207, v17
     buffer_load_${LOAD} v163, v30, s[12:15], 0   ; B[k][n0 + ty + 11 BLOCK_M / 4]
 .endif
 .if B_LOAD12
-    v_add_u32 v30, v148, v17
+    v_add_u32 v30, v208, v17
     buffer_load_${LOAD} v164, v30, s[12:15], 0   ; B[k][n0 + ty + 12 BLOCK_M / 4]
 .endif
 .if B_LOAD13
-    v_add_u32 v30, v149, v17
+    v_add_u32 v30, v209, v17
     buffer_load_${LOAD} v165, v30, s[12:15], 0   ; B[k][n0 + ty + 13 BLOCK_M / 4]
 .endif
 .if B_LOAD14
-    v_add_u32 v30, v150, v17
+    v_add_u32 v30, v210, v17
     buffer_load_${LOAD} v166, v30, s[12:15], 0   ; B[k][n0 + ty + 14 BLOCK_M / 4]
 .endif
 .if B_LOAD15
-    v_add_u32 v30, v151, v17
+    v_add_u32 v30, v211, v17
     buffer_load_${LOAD} v167, v30, s[12:15], 0   ; B[k][n0 + ty + 15 BLOCK_M / 4]
 .endif
     s_mov_b64 exec, s[72:73]
-.else
-    v_add_u32 v20, s81, v1               ; k
-    v_cmp_gt_u32 vcc, s45, v20
-    s_mov_b64 s[98:99], vcc              ; k < Kg
-    v_mul_hi_u32 v21, v20, s41
-    v_sub_u32 v22, v20, v21
-    v_lshr_b32 v22, v22, s42
-    v_add_u32 v21, v21, v22
-    v_lshr_b32 v21, v21, s43             ; c = k / (KH KW)
-    v_mul_lo_u32 v22, v21, s40
-    v_sub_u32 v22, v20, v22              ; r = kh KW + kw
-    v_mul_hi_u32 v23, v22, s49
-    v_sub_u32 v24, v22, v23
-    v_lshr_b32 v24, v24, s50
-    v_add_u32 v23, v23, v24
-    v_lshr_b32 v23, v23, s51             ; kh = r / KW
-    v_mul_lo_u32 v24, v23, s48
-    v_sub_u32 v24, v22, v24              ; kw
-    v_mul_lo_u32 v26, v21, s57           ; c x_C
-    v_mul_lo_u32 v27, v21, s61
-    v_mad_u32 v27, v23, s62, v27
-    v_mad_u32 v27, v24, s63, v27         ; c w_C + kh w_H + kw w_W
-    v_mul_lo_u32 v23, v23, s37           ; kh Dh
-    v_mul_lo_u32 v24, v24, s29           ; kw Dw
-    v_add_u32 v28, v60, v23              ; ih
-    v_add_u32 v29, v64, v24              ; iw
-    v_mov_b32 v36, 0
-    v_cmp_gt_u32 vcc, s39, v28
-    s_and_b64 s[100:101], vcc, s[98:99]
-    v_cmp_gt_u32 vcc, s31, v29
-    s_and_b64 s[100:101], s[100:101], vcc
-    s_and_b64 s[100:101], s[100:101], s[82:83]   ; inside the input, k < Kg, m < M
-    s_mov_b64 vcc, s[100:101]
-    v_cndmask_b32 v76, s80, 0, vcc       ; SKIP where not loaded, else 0
-    v_mad_u32 v30, v28, s58, v68
-    v_mad_u32 v30, v29, s59, v30
-    v_add_u32 v30, v30, v26
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    s_mov_b64 exec, s[100:101]
-    buffer_load_${LOAD} v36, v30, s[8:11], 0    ; A[m0 + ty + 0 BLOCK_M / 4][k]
-    s_mov_b64 exec, s[72:73]
-    v_add_u32 v28, v61, v23              ; ih
-    v_add_u32 v29, v65, v24              ; iw
-    v_mov_b32 v37, 0
-    v_cmp_gt_u32 vcc, s39, v28
-    s_and_b64 s[100:101], vcc, s[98:99]
-    v_cmp_gt_u32 vcc, s31, v29
-    s_and_b64 s[100:101], s[100:101], vcc
-    s_and_b64 s[100:101], s[100:101], s[84:85]   ; inside the input, k < Kg, m < M
-    s_mov_b64 vcc, s[100:101]
-    v_cndmask_b32 v77, s80, 0, vcc       ; SKIP where not loaded, else 0
-    v_mad_u32 v30, v28, s58, v69
-    v_mad_u32 v30, v29, s59, v30
-    v_add_u32 v30, v30, v26
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    s_mov_b64 exec, s[100:101]
-    buffer_load_${LOAD} v37, v30, s[8:11], 0    ; A[m0 + ty + 1 BLOCK_M / 4][k]
-    s_mov_b64 exec, s[72:73]
-    v_add_u32 v28, v62, v23              ; ih
-    v_add_u32 v29, v66, v24              ; iw
-    v_mov_b32 v38, 0
-    v_cmp_gt_u32 vcc, s39, v28
-    s_and_b64 s[100:101], vcc, s[98:99]
-    v_cmp_gt_u32 vcc, s31, v29
-    s_and_b64 s[100:101], s[100:101], vcc
-    s_and_b64 s[100:101], s[100:101], s[86:87]   ; inside the input, k < Kg, m < M
-    s_mov_b64 vcc, s[100:101]
-    v_cndmask_b32 v78, s80, 0, vcc       ; SKIP where not loaded, else 0
-    v_mad_u32 v30, v28, s58, v70
-    v_mad_u32 v30, v29, s59, v30
-    v_add_u32 v30, v30, v26
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    s_mov_b64 exec, s[100:101]
-    buffer_load_${LOAD} v38, v30, s[8:11], 0    ; A[m0 + ty + 2 BLOCK_M / 4][k]
-    s_mov_b64 exec, s[72:73]
-    v_add_u32 v28, v63, v23              ; ih
-    v_add_u32 v29, v67, v24              ; iw
-    v_mov_b32 v39, 0
-    v_cmp_gt_u32 vcc, s39, v28
-    s_and_b64 s[100:101], vcc, s[98:99]
-    v_cmp_gt_u32 vcc, s31, v29
-    s_and_b64 s[100:101], s[100:101], vcc
-    s_and_b64 s[100:101], s[100:101], s[88:89]   ; inside the input, k < Kg, m < M
-    s_mov_b64 vcc, s[100:101]
-    v_cndmask_b32 v79, s80, 0, vcc       ; SKIP where not loaded, else 0
-    v_mad_u32 v30, v28, s58, v71
-    v_mad_u32 v30, v29, s59, v30
-    v_add_u32 v30, v30, v26
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    s_mov_b64 exec, s[100:101]
-    buffer_load_${LOAD} v39, v30, s[8:11], 0    ; A[m0 + ty + 3 BLOCK_M / 4][k]
-    s_mov_b64 exec, s[72:73]
-    v_add_u32 v30, v35, ${B_COL0}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE0
-    v_add_u32 v31, v2, ${B_COL0}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v136, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v120, v30, s[12:15], 0   ; B[k][n0 + ty + 0 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-    v_add_u32 v30, v35, ${B_COL1}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE1
-    v_add_u32 v31, v2, ${B_COL1}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v137, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v121, v30, s[12:15], 0   ; B[k][n0 + ty + 1 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-    v_add_u32 v30, v35, ${B_COL2}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE2
-    v_add_u32 v31, v2, ${B_COL2}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v138, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v122, v30, s[12:15], 0   ; B[k][n0 + ty + 2 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-    v_add_u32 v30, v35, ${B_COL3}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE3
-    v_add_u32 v31, v2, ${B_COL3}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v139, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v123, v30, s[12:15], 0   ; B[k][n0 + ty + 3 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-.if B_LOAD4
-    v_add_u32 v30, v35, ${B_COL4}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE4
-    v_add_u32 v31, v2, ${B_COL4}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v140, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v124, v30, s[12:15], 0   ; B[k][n0 + ty + 4 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-.endif
-.if B_LOAD5
-    v_add_u32 v30, v35, ${B_COL5}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE5
-    v_add_u32 v31, v2, ${B_COL5}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v141, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v125, v30, s[12:15], 0   ; B[k][n0 + ty + 5 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-.endif
-.if B_LOAD6
-    v_add_u32 v30, v35, ${B_COL6}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE6
-    v_add_u32 v31, v2, ${B_COL6}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v142, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v126, v30, s[12:15], 0   ; B[k][n0 + ty + 6 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-.endif
-.if B_LOAD7
-    v_add_u32 v30, v35, ${B_COL7}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE7
-    v_add_u32 v31, v2, ${B_COL7}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v143, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v127, v30, s[12:15], 0   ; B[k][n0 + ty + 7 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-.endif
-.if B_LOAD8
-    v_add_u32 v30, v35, ${B_COL8}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE8
-    v_add_u32 v31, v2, ${B_COL8}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v144, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v128, v30, s[12:15], 0   ; B[k][n0 + ty + 8 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-.endif
-.if B_LOAD9
-    v_add_u32 v30, v35, ${B_COL9}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE9
-    v_add_u32 v31, v2, ${B_COL9}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v145, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v129, v30, s[12:15], 0   ; B[k][n0 + ty + 9 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-.endif
-.if B_LOAD10
-    v_add_u32 v30, v35, ${B_COL10}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE10
-    v_add_u32 v31, v2, ${B_COL10}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v146, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v130, v30, s[12:15], 0   ; B[k][n0 + ty + 10 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-.endif
-.if B_LOAD11
-    v_add_u32 v30, v35, ${B_COL11}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE11
-    v_add_u32 v31, v2, ${B_COL11}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v147, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v131, v30, s[12:15], 0   ; B[k][n0 + ty + 11 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-.endif
-.if B_LOAD12
-    v_add_u32 v30, v35, ${B_COL12}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE12
-    v_add_u32 v31, v2, ${B_COL12}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v148, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v132, v30, s[12:15], 0   ; B[k][n0 + ty + 12 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-.endif
-.if B_LOAD13
-    v_add_u32 v30, v35, ${B_COL13}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE13
-    v_add_u32 v31, v2, ${B_COL13}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v149, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v133, v30, s[12:15], 0   ; B[k][n0 + ty + 13 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-.endif
-.if B_LOAD14
-    v_add_u32 v30, v35, ${B_COL14}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE14
-    v_add_u32 v31, v2, ${B_COL14}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v150, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v134, v30, s[12:15], 0   ; B[k][n0 + ty + 14 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-.endif
-.if B_LOAD15
-    v_add_u32 v30, v35, ${B_COL15}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE15
-    v_add_u32 v31, v2, ${B_COL15}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v151, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v135, v30, s[12:15], 0   ; B[k][n0 + ty + 15 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-.endif
-.endif
     s_waitcnt 0
-.if WMMA
-    ds_write_b16 v32, v36, ${H_A_OFF0}        ; As[ty + 0 BLOCK_M / 4][tx + 0]
-    ds_write_b16 v32, v37, ${H_A_OFF1}        ; As[ty + 1 BLOCK_M / 4][tx + 0]
-    ds_write_b16 v32, v38, ${H_A_OFF2}        ; As[ty + 2 BLOCK_M / 4][tx + 0]
-    ds_write_b16 v32, v39, ${H_A_OFF3}        ; As[ty + 3 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v36, ${H_A_OFF0}        ; As[ty + 0 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v37, ${H_A_OFF1}        ; As[ty + 1 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v38, ${H_A_OFF2}        ; As[ty + 2 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v39, ${H_A_OFF3}        ; As[ty + 3 BLOCK_M / 4][tx + 0]
 .if B_EDGE0
     v_add_u32 v31, v2, ${B_COL0}
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v120, ${H_B_OFF0}       ; BsT[ty + 0 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v120, ${H_B_OFF0}       ; BsT[ty + 0 BLOCK_M / 4][tx + 0]
 .if B_EDGE0
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1044,7 +831,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v121, ${H_B_OFF1}       ; BsT[ty + 1 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v121, ${H_B_OFF1}       ; BsT[ty + 1 BLOCK_M / 4][tx + 0]
 .if B_EDGE1
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1053,7 +840,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v122, ${H_B_OFF2}       ; BsT[ty + 2 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v122, ${H_B_OFF2}       ; BsT[ty + 2 BLOCK_M / 4][tx + 0]
 .if B_EDGE2
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1062,7 +849,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v123, ${H_B_OFF3}       ; BsT[ty + 3 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v123, ${H_B_OFF3}       ; BsT[ty + 3 BLOCK_M / 4][tx + 0]
 .if B_EDGE3
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1072,7 +859,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v124, ${H_B_OFF4}       ; BsT[ty + 4 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v124, ${H_B_OFF4}       ; BsT[ty + 4 BLOCK_M / 4][tx + 0]
 .if B_EDGE4
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1083,7 +870,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v125, ${H_B_OFF5}       ; BsT[ty + 5 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v125, ${H_B_OFF5}       ; BsT[ty + 5 BLOCK_M / 4][tx + 0]
 .if B_EDGE5
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1094,7 +881,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v126, ${H_B_OFF6}       ; BsT[ty + 6 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v126, ${H_B_OFF6}       ; BsT[ty + 6 BLOCK_M / 4][tx + 0]
 .if B_EDGE6
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1105,7 +892,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v127, ${H_B_OFF7}       ; BsT[ty + 7 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v127, ${H_B_OFF7}       ; BsT[ty + 7 BLOCK_M / 4][tx + 0]
 .if B_EDGE7
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1116,7 +903,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v128, ${H_B_OFF8}       ; BsT[ty + 8 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v128, ${H_B_OFF8}       ; BsT[ty + 8 BLOCK_M / 4][tx + 0]
 .if B_EDGE8
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1127,7 +914,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v129, ${H_B_OFF9}       ; BsT[ty + 9 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v129, ${H_B_OFF9}       ; BsT[ty + 9 BLOCK_M / 4][tx + 0]
 .if B_EDGE9
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1138,7 +925,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v130, ${H_B_OFF10}       ; BsT[ty + 10 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v130, ${H_B_OFF10}       ; BsT[ty + 10 BLOCK_M / 4][tx + 0]
 .if B_EDGE10
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1149,7 +936,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v131, ${H_B_OFF11}       ; BsT[ty + 11 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v131, ${H_B_OFF11}       ; BsT[ty + 11 BLOCK_M / 4][tx + 0]
 .if B_EDGE11
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1160,7 +947,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v132, ${H_B_OFF12}       ; BsT[ty + 12 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v132, ${H_B_OFF12}       ; BsT[ty + 12 BLOCK_M / 4][tx + 0]
 .if B_EDGE12
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1171,7 +958,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v133, ${H_B_OFF13}       ; BsT[ty + 13 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v133, ${H_B_OFF13}       ; BsT[ty + 13 BLOCK_M / 4][tx + 0]
 .if B_EDGE13
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1182,7 +969,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v134, ${H_B_OFF14}       ; BsT[ty + 14 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v134, ${H_B_OFF14}       ; BsT[ty + 14 BLOCK_M / 4][tx + 0]
 .if B_EDGE14
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1193,21 +980,21 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v135, ${H_B_OFF15}       ; BsT[ty + 15 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v135, ${H_B_OFF15}       ; BsT[ty + 15 BLOCK_M / 4][tx + 0]
 .if B_EDGE15
     s_mov_b64 exec, s[72:73]
 .endif
 .endif
-    ds_write_b16 v32, v72, ${H_A_OFF0_HI}        ; As[ty + 0 BLOCK_M / 4][tx + 16]
-    ds_write_b16 v32, v73, ${H_A_OFF1_HI}        ; As[ty + 1 BLOCK_M / 4][tx + 16]
-    ds_write_b16 v32, v74, ${H_A_OFF2_HI}        ; As[ty + 2 BLOCK_M / 4][tx + 16]
-    ds_write_b16 v32, v75, ${H_A_OFF3_HI}        ; As[ty + 3 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v72, ${H_A_OFF0_HI}        ; As[ty + 0 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v73, ${H_A_OFF1_HI}        ; As[ty + 1 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v74, ${H_A_OFF2_HI}        ; As[ty + 2 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v75, ${H_A_OFF3_HI}        ; As[ty + 3 BLOCK_M / 4][tx + 16]
 .if B_EDGE0
     v_add_u32 v31, v2, ${B_COL0}
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v152, ${H_B_OFF0_HI}       ; BsT[ty + 0 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v152, ${H_B_OFF0_HI}       ; BsT[ty + 0 BLOCK_M / 4][tx + 16]
 .if B_EDGE0
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1216,7 +1003,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v153, ${H_B_OFF1_HI}       ; BsT[ty + 1 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v153, ${H_B_OFF1_HI}       ; BsT[ty + 1 BLOCK_M / 4][tx + 16]
 .if B_EDGE1
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1225,7 +1012,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v154, ${H_B_OFF2_HI}       ; BsT[ty + 2 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v154, ${H_B_OFF2_HI}       ; BsT[ty + 2 BLOCK_M / 4][tx + 16]
 .if B_EDGE2
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1234,7 +1021,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v155, ${H_B_OFF3_HI}       ; BsT[ty + 3 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v155, ${H_B_OFF3_HI}       ; BsT[ty + 3 BLOCK_M / 4][tx + 16]
 .if B_EDGE3
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1244,7 +1031,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v156, ${H_B_OFF4_HI}       ; BsT[ty + 4 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v156, ${H_B_OFF4_HI}       ; BsT[ty + 4 BLOCK_M / 4][tx + 16]
 .if B_EDGE4
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1255,7 +1042,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v157, ${H_B_OFF5_HI}       ; BsT[ty + 5 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v157, ${H_B_OFF5_HI}       ; BsT[ty + 5 BLOCK_M / 4][tx + 16]
 .if B_EDGE5
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1266,7 +1053,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v158, ${H_B_OFF6_HI}       ; BsT[ty + 6 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v158, ${H_B_OFF6_HI}       ; BsT[ty + 6 BLOCK_M / 4][tx + 16]
 .if B_EDGE6
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1277,7 +1064,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v159, ${H_B_OFF7_HI}       ; BsT[ty + 7 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v159, ${H_B_OFF7_HI}       ; BsT[ty + 7 BLOCK_M / 4][tx + 16]
 .if B_EDGE7
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1288,7 +1075,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v160, ${H_B_OFF8_HI}       ; BsT[ty + 8 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v160, ${H_B_OFF8_HI}       ; BsT[ty + 8 BLOCK_M / 4][tx + 16]
 .if B_EDGE8
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1299,7 +1086,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v161, ${H_B_OFF9_HI}       ; BsT[ty + 9 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v161, ${H_B_OFF9_HI}       ; BsT[ty + 9 BLOCK_M / 4][tx + 16]
 .if B_EDGE9
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1310,7 +1097,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v162, ${H_B_OFF10_HI}       ; BsT[ty + 10 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v162, ${H_B_OFF10_HI}       ; BsT[ty + 10 BLOCK_M / 4][tx + 16]
 .if B_EDGE10
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1321,7 +1108,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v163, ${H_B_OFF11_HI}       ; BsT[ty + 11 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v163, ${H_B_OFF11_HI}       ; BsT[ty + 11 BLOCK_M / 4][tx + 16]
 .if B_EDGE11
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1332,7 +1119,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v164, ${H_B_OFF12_HI}       ; BsT[ty + 12 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v164, ${H_B_OFF12_HI}       ; BsT[ty + 12 BLOCK_M / 4][tx + 16]
 .if B_EDGE12
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1343,7 +1130,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v165, ${H_B_OFF13_HI}       ; BsT[ty + 13 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v165, ${H_B_OFF13_HI}       ; BsT[ty + 13 BLOCK_M / 4][tx + 16]
 .if B_EDGE13
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1354,7 +1141,7 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v166, ${H_B_OFF14_HI}       ; BsT[ty + 14 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v166, ${H_B_OFF14_HI}       ; BsT[ty + 14 BLOCK_M / 4][tx + 16]
 .if B_EDGE14
     s_mov_b64 exec, s[72:73]
 .endif
@@ -1365,272 +1152,16 @@
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v167, ${H_B_OFF15_HI}       ; BsT[ty + 15 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v167, ${H_B_OFF15_HI}       ; BsT[ty + 15 BLOCK_M / 4][tx + 16]
 .if B_EDGE15
     s_mov_b64 exec, s[72:73]
-.endif
-.endif
-.else
-.if WIDEN_F16
-    v_cvt_f32_f16 v36, v36
-.endif
-.if PADDED
-    v_cmp_u_f32 vcc, v36, v36
-    v_cndmask_b32 v36, v36, 0x7FC00000, vcc   ; a NaN x: the canonical NaN (never SKIP)
-    v_or_b32 v36, v36, v76       ; not loaded (0): SKIP
-.endif
-    ds_write_b32 v32, v36, ${A_OFF0}        ; AsT[tx][ty + 0 BLOCK_M / 4]
-.if WIDEN_F16
-    v_cvt_f32_f16 v37, v37
-.endif
-.if PADDED
-    v_cmp_u_f32 vcc, v37, v37
-    v_cndmask_b32 v37, v37, 0x7FC00000, vcc   ; a NaN x: the canonical NaN (never SKIP)
-    v_or_b32 v37, v37, v77       ; not loaded (0): SKIP
-.endif
-    ds_write_b32 v32, v37, ${A_OFF1}        ; AsT[tx][ty + 1 BLOCK_M / 4]
-.if WIDEN_F16
-    v_cvt_f32_f16 v38, v38
-.endif
-.if PADDED
-    v_cmp_u_f32 vcc, v38, v38
-    v_cndmask_b32 v38, v38, 0x7FC00000, vcc   ; a NaN x: the canonical NaN (never SKIP)
-    v_or_b32 v38, v38, v78       ; not loaded (0): SKIP
-.endif
-    ds_write_b32 v32, v38, ${A_OFF2}        ; AsT[tx][ty + 2 BLOCK_M / 4]
-.if WIDEN_F16
-    v_cvt_f32_f16 v39, v39
-.endif
-.if PADDED
-    v_cmp_u_f32 vcc, v39, v39
-    v_cndmask_b32 v39, v39, 0x7FC00000, vcc   ; a NaN x: the canonical NaN (never SKIP)
-    v_or_b32 v39, v39, v79       ; not loaded (0): SKIP
-.endif
-    ds_write_b32 v32, v39, ${A_OFF3}        ; AsT[tx][ty + 3 BLOCK_M / 4]
-.if WIDEN_F16
-    v_cvt_f32_f16 v120, v120
-.endif
-.if B_EDGE0
-    v_add_u32 v31, v2, ${B_COL0}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v120, ${B_OFF0}       ; Bs[tx][ty + 0 BLOCK_M / 4]
-.if B_EDGE0
-    s_mov_b64 exec, s[72:73]
-.endif
-.if WIDEN_F16
-    v_cvt_f32_f16 v121, v121
-.endif
-.if B_EDGE1
-    v_add_u32 v31, v2, ${B_COL1}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v121, ${B_OFF1}       ; Bs[tx][ty + 1 BLOCK_M / 4]
-.if B_EDGE1
-    s_mov_b64 exec, s[72:73]
-.endif
-.if WIDEN_F16
-    v_cvt_f32_f16 v122, v122
-.endif
-.if B_EDGE2
-    v_add_u32 v31, v2, ${B_COL2}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v122, ${B_OFF2}       ; Bs[tx][ty + 2 BLOCK_M / 4]
-.if B_EDGE2
-    s_mov_b64 exec, s[72:73]
-.endif
-.if WIDEN_F16
-    v_cvt_f32_f16 v123, v123
-.endif
-.if B_EDGE3
-    v_add_u32 v31, v2, ${B_COL3}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v123, ${B_OFF3}       ; Bs[tx][ty + 3 BLOCK_M / 4]
-.if B_EDGE3
-    s_mov_b64 exec, s[72:73]
-.endif
-.if B_LOAD4
-.if WIDEN_F16
-    v_cvt_f32_f16 v124, v124
-.endif
-.if B_EDGE4
-    v_add_u32 v31, v2, ${B_COL4}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v124, ${B_OFF4}       ; Bs[tx][ty + 4 BLOCK_M / 4]
-.if B_EDGE4
-    s_mov_b64 exec, s[72:73]
-.endif
-.endif
-.if B_LOAD5
-.if WIDEN_F16
-    v_cvt_f32_f16 v125, v125
-.endif
-.if B_EDGE5
-    v_add_u32 v31, v2, ${B_COL5}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v125, ${B_OFF5}       ; Bs[tx][ty + 5 BLOCK_M / 4]
-.if B_EDGE5
-    s_mov_b64 exec, s[72:73]
-.endif
-.endif
-.if B_LOAD6
-.if WIDEN_F16
-    v_cvt_f32_f16 v126, v126
-.endif
-.if B_EDGE6
-    v_add_u32 v31, v2, ${B_COL6}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v126, ${B_OFF6}       ; Bs[tx][ty + 6 BLOCK_M / 4]
-.if B_EDGE6
-    s_mov_b64 exec, s[72:73]
-.endif
-.endif
-.if B_LOAD7
-.if WIDEN_F16
-    v_cvt_f32_f16 v127, v127
-.endif
-.if B_EDGE7
-    v_add_u32 v31, v2, ${B_COL7}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v127, ${B_OFF7}       ; Bs[tx][ty + 7 BLOCK_M / 4]
-.if B_EDGE7
-    s_mov_b64 exec, s[72:73]
-.endif
-.endif
-.if B_LOAD8
-.if WIDEN_F16
-    v_cvt_f32_f16 v128, v128
-.endif
-.if B_EDGE8
-    v_add_u32 v31, v2, ${B_COL8}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v128, ${B_OFF8}       ; Bs[tx][ty + 8 BLOCK_M / 4]
-.if B_EDGE8
-    s_mov_b64 exec, s[72:73]
-.endif
-.endif
-.if B_LOAD9
-.if WIDEN_F16
-    v_cvt_f32_f16 v129, v129
-.endif
-.if B_EDGE9
-    v_add_u32 v31, v2, ${B_COL9}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v129, ${B_OFF9}       ; Bs[tx][ty + 9 BLOCK_M / 4]
-.if B_EDGE9
-    s_mov_b64 exec, s[72:73]
-.endif
-.endif
-.if B_LOAD10
-.if WIDEN_F16
-    v_cvt_f32_f16 v130, v130
-.endif
-.if B_EDGE10
-    v_add_u32 v31, v2, ${B_COL10}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v130, ${B_OFF10}       ; Bs[tx][ty + 10 BLOCK_M / 4]
-.if B_EDGE10
-    s_mov_b64 exec, s[72:73]
-.endif
-.endif
-.if B_LOAD11
-.if WIDEN_F16
-    v_cvt_f32_f16 v131, v131
-.endif
-.if B_EDGE11
-    v_add_u32 v31, v2, ${B_COL11}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v131, ${B_OFF11}       ; Bs[tx][ty + 11 BLOCK_M / 4]
-.if B_EDGE11
-    s_mov_b64 exec, s[72:73]
-.endif
-.endif
-.if B_LOAD12
-.if WIDEN_F16
-    v_cvt_f32_f16 v132, v132
-.endif
-.if B_EDGE12
-    v_add_u32 v31, v2, ${B_COL12}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v132, ${B_OFF12}       ; Bs[tx][ty + 12 BLOCK_M / 4]
-.if B_EDGE12
-    s_mov_b64 exec, s[72:73]
-.endif
-.endif
-.if B_LOAD13
-.if WIDEN_F16
-    v_cvt_f32_f16 v133, v133
-.endif
-.if B_EDGE13
-    v_add_u32 v31, v2, ${B_COL13}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v133, ${B_OFF13}       ; Bs[tx][ty + 13 BLOCK_M / 4]
-.if B_EDGE13
-    s_mov_b64 exec, s[72:73]
-.endif
-.endif
-.if B_LOAD14
-.if WIDEN_F16
-    v_cvt_f32_f16 v134, v134
-.endif
-.if B_EDGE14
-    v_add_u32 v31, v2, ${B_COL14}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v134, ${B_OFF14}       ; Bs[tx][ty + 14 BLOCK_M / 4]
-.if B_EDGE14
-    s_mov_b64 exec, s[72:73]
-.endif
-.endif
-.if B_LOAD15
-.if WIDEN_F16
-    v_cvt_f32_f16 v135, v135
-.endif
-.if B_EDGE15
-    v_add_u32 v31, v2, ${B_COL15}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v135, ${B_OFF15}       ; Bs[tx][ty + 15 BLOCK_M / 4]
-.if B_EDGE15
-    s_mov_b64 exec, s[72:73]
-.endif
 .endif
 .endif
     s_barrier                            ; tile 0 complete
-tile:
-    s_mov_b32 s79, ${K_STEP}
-    s_cmp_le_u32 s76, ${K_STEP}
-    s_cbranch_scc1 last_tile             ; no tile behind this one
-    s_add_u32 s81, s81, ${K_STEP}               ; the next tile's k0
-.if WMMA
+wmma_tile:
+    s_cmp_le_u32 s76, 32
+    s_cbranch_scc1 wmma_last             ; no tile behind this one
+    s_add_u32 s81, s81, 32               ; the next tile's k0
     v_add_u32 v20, s81, v1               ; k = k0 + tx
     v_cmp_gt_u32 vcc, s45, v20
     s_mov_b64 s[98:99], vcc              ; k < Kg
@@ -1703,68 +1234,68 @@ tile:
     v_mov_b32 v135, 0
 .endif
     s_mov_b64 exec, s[98:99]             ; k < Kg: else A = -0, B = +0
-    v_add_u32 v30, v68, v26
+    v_add_u32 v30, v192, v26
     buffer_load_${LOAD} v36, v30, s[8:11], 0    ; A[m0 + ty + 0 BLOCK_M / 4][k]
-    v_add_u32 v30, v69, v26
+    v_add_u32 v30, v193, v26
     buffer_load_${LOAD} v37, v30, s[8:11], 0    ; A[m0 + ty + 1 BLOCK_M / 4][k]
-    v_add_u32 v30, v70, v26
+    v_add_u32 v30, v194, v26
     buffer_load_${LOAD} v38, v30, s[8:11], 0    ; A[m0 + ty + 2 BLOCK_M / 4][k]
-    v_add_u32 v30, v71, v26
+    v_add_u32 v30, v195, v26
     buffer_load_${LOAD} v39, v30, s[8:11], 0    ; A[m0 + ty + 3 BLOCK_M / 4][k]
-    v_add_u32 v30, v136, v27
+    v_add_u32 v30, v196, v27
     buffer_load_${LOAD} v120, v30, s[12:15], 0   ; B[k][n0 + ty + 0 BLOCK_M / 4]
-    v_add_u32 v30, v137, v27
+    v_add_u32 v30, v197, v27
     buffer_load_${LOAD} v121, v30, s[12:15], 0   ; B[k][n0 + ty + 1 BLOCK_M / 4]
-    v_add_u32 v30, v138, v27
+    v_add_u32 v30, v198, v27
     buffer_load_${LOAD} v122, v30, s[12:15], 0   ; B[k][n0 + ty + 2 BLOCK_M / 4]
-    v_add_u32 v30, v139, v27
+    v_add_u32 v30, v199, v27
     buffer_load_${LOAD} v123, v30, s[12:15], 0   ; B[k][n0 + ty + 3 BLOCK_M / 4]
 .if B_LOAD4
-    v_add_u32 v30, v140, v27
+    v_add_u32 v30, v200, v27
     buffer_load_${LOAD} v124, v30, s[12:15], 0   ; B[k][n0 + ty + 4 BLOCK_M / 4]
 .endif
 .if B_LOAD5
-    v_add_u32 v30, v141, v27
+    v_add_u32 v30, v201, v27
     buffer_load_${LOAD} v125, v30, s[12:15], 0   ; B[k][n0 + ty + 5 BLOCK_M / 4]
 .endif
 .if B_LOAD6
-    v_add_u32 v30, v142, v27
+    v_add_u32 v30, v202, v27
     buffer_load_${LOAD} v126, v30, s[12:15], 0   ; B[k][n0 + ty + 6 BLOCK_M / 4]
 .endif
 .if B_LOAD7
-    v_add_u32 v30, v143, v27
+    v_add_u32 v30, v203, v27
     buffer_load_${LOAD} v127, v30, s[12:15], 0   ; B[k][n0 + ty + 7 BLOCK_M / 4]
 .endif
 .if B_LOAD8
-    v_add_u32 v30, v144, v27
+    v_add_u32 v30, v204, v27
     buffer_load_${LOAD} v128, v30, s[12:15], 0   ; B[k][n0 + ty + 8 BLOCK_M / 4]
 .endif
 .if B_LOAD9
-    v_add_u32 v30, v145, v27
+    v_add_u32 v30, v205, v27
     buffer_load_${LOAD} v129, v30, s[12:15], 0   ; B[k][n0 + ty + 9 BLOCK_M / 4]
 .endif
 .if B_LOAD10
-    v_add_u32 v30, v146, v27
+    v_add_u32 v30, v206, v27
     buffer_load_${LOAD} v130, v30, s[12:15], 0   ; B[k][n0 + ty + 10 BLOCK_M / 4]
 .endif
 .if B_LOAD11
-    v_add_u32 v30, v147, v27
+    v_add_u32 v30, v207, v27
     buffer_load_${LOAD} v131, v30, s[12:15], 0   ; B[k][n0 + ty + 11 BLOCK_M / 4]
 .endif
 .if B_LOAD12
-    v_add_u32 v30, v148, v27
+    v_add_u32 v30, v208, v27
     buffer_load_${LOAD} v132, v30, s[12:15], 0   ; B[k][n0 + ty + 12 BLOCK_M / 4]
 .endif
 .if B_LOAD13
-    v_add_u32 v30, v149, v27
+    v_add_u32 v30, v209, v27
     buffer_load_${LOAD} v133, v30, s[12:15], 0   ; B[k][n0 + ty + 13 BLOCK_M / 4]
 .endif
 .if B_LOAD14
-    v_add_u32 v30, v150, v27
+    v_add_u32 v30, v210, v27
     buffer_load_${LOAD} v134, v30, s[12:15], 0   ; B[k][n0 + ty + 14 BLOCK_M / 4]
 .endif
 .if B_LOAD15
-    v_add_u32 v30, v151, v27
+    v_add_u32 v30, v211, v27
     buffer_load_${LOAD} v135, v30, s[12:15], 0   ; B[k][n0 + ty + 15 BLOCK_M / 4]
 .endif
     s_mov_b64 exec, s[72:73]
@@ -1841,383 +1372,71 @@ tile:
     v_mov_b32 v167, 0
 .endif
     s_mov_b64 exec, s[100:101]             ; k < Kg: else A = -0, B = +0
-    v_add_u32 v30, v68, v16
+    v_add_u32 v30, v192, v16
     buffer_load_${LOAD} v72, v30, s[8:11], 0    ; A[m0 + ty + 0 BLOCK_M / 4][k]
-    v_add_u32 v30, v69, v16
+    v_add_u32 v30, v193, v16
     buffer_load_${LOAD} v73, v30, s[8:11], 0    ; A[m0 + ty + 1 BLOCK_M / 4][k]
-    v_add_u32 v30, v70, v16
+    v_add_u32 v30, v194, v16
     buffer_load_${LOAD} v74, v30, s[8:11], 0    ; A[m0 + ty + 2 BLOCK_M / 4][k]
-    v_add_u32 v30, v71, v16
+    v_add_u32 v30, v195, v16
     buffer_load_${LOAD} v75, v30, s[8:11], 0    ; A[m0 + ty + 3 BLOCK_M / 4][k]
-    v_add_u32 v30, v136, v17
+    v_add_u32 v30, v196, v17
     buffer_load_${LOAD} v152, v30, s[12:15], 0   ; B[k][n0 + ty + 0 BLOCK_M / 4]
-    v_add_u32 v30, v137, v17
+    v_add_u32 v30, v197, v17
     buffer_load_${LOAD} v153, v30, s[12:15], 0   ; B[k][n0 + ty + 1 BLOCK_M / 4]
-    v_add_u32 v30, v138, v17
+    v_add_u32 v30, v198, v17
     buffer_load_${LOAD} v154, v30, s[12:15], 0   ; B[k][n0 + ty + 2 BLOCK_M / 4]
-    v_add_u32 v30, v139, v17
+    v_add_u32 v30, v199, v17
     buffer_load_${LOAD} v155, v30, s[12:15], 0   ; B[k][n0 + ty + 3 BLOCK_M / 4]
 .if B_LOAD4
-    v_add_u32 v30, v140, v17
+    v_add_u32 v30, v200, v17
     buffer_load_${LOAD} v156, v30, s[12:15], 0   ; B[k][n0 + ty + 4 BLOCK_M / 4]
 .endif
 .if B_LOAD5
-    v_add_u32 v30, v141, v17
+    v_add_u32 v30, v201, v17
     buffer_load_${LOAD} v157, v30, s[12:15], 0   ; B[k][n0 + ty + 5 BLOCK_M / 4]
 .endif
 .if B_LOAD6
-    v_add_u32 v30, v142, v17
+    v_add_u32 v30, v202, v17
     buffer_load_${LOAD} v158, v30, s[12:15], 0   ; B[k][n0 + ty + 6 BLOCK_M / 4]
 .endif
 .if B_LOAD7
-    v_add_u32 v30, v143, v17
+    v_add_u32 v30, v203, v17
     buffer_load_${LOAD} v159, v30, s[12:15], 0   ; B[k][n0 + ty + 7 BLOCK_M / 4]
 .endif
 .if B_LOAD8
-    v_add_u32 v30, v144, v17
+    v_add_u32 v30, v204, v17
     buffer_load_${LOAD} v160, v30, s[12:15], 0   ; B[k][n0 + ty + 8 BLOCK_M / 4]
 .endif
 .if B_LOAD9
-    v_add_u32 v30, v145, v17
+    v_add_u32 v30, v205, v17
     buffer_load_${LOAD} v161, v30, s[12:15], 0   ; B[k][n0 + ty + 9 BLOCK_M / 4]
 .endif
 .if B_LOAD10
-    v_add_u32 v30, v146, v17
+    v_add_u32 v30, v206, v17
     buffer_load_${LOAD} v162, v30, s[12:15], 0   ; B[k][n0 + ty + 10 BLOCK_M / 4]
 .endif
 .if B_LOAD11
-    v_add_u32 v30, v147, v17
+    v_add_u32 v30, v207, v17
     buffer_load_${LOAD} v163, v30, s[12:15], 0   ; B[k][n0 + ty + 11 BLOCK_M / 4]
 .endif
 .if B_LOAD12
-    v_add_u32 v30, v148, v17
+    v_add_u32 v30, v208, v17
     buffer_load_${LOAD} v164, v30, s[12:15], 0   ; B[k][n0 + ty + 12 BLOCK_M / 4]
 .endif
 .if B_LOAD13
-    v_add_u32 v30, v149, v17
+    v_add_u32 v30, v209, v17
     buffer_load_${LOAD} v165, v30, s[12:15], 0   ; B[k][n0 + ty + 13 BLOCK_M / 4]
 .endif
 .if B_LOAD14
-    v_add_u32 v30, v150, v17
+    v_add_u32 v30, v210, v17
     buffer_load_${LOAD} v166, v30, s[12:15], 0   ; B[k][n0 + ty + 14 BLOCK_M / 4]
 .endif
 .if B_LOAD15
-    v_add_u32 v30, v151, v17
+    v_add_u32 v30, v211, v17
     buffer_load_${LOAD} v167, v30, s[12:15], 0   ; B[k][n0 + ty + 15 BLOCK_M / 4]
 .endif
     s_mov_b64 exec, s[72:73]
-.else
-    v_add_u32 v20, s81, v1               ; k
-    v_cmp_gt_u32 vcc, s45, v20
-    s_mov_b64 s[98:99], vcc              ; k < Kg
-    v_mul_hi_u32 v21, v20, s41
-    v_sub_u32 v22, v20, v21
-    v_lshr_b32 v22, v22, s42
-    v_add_u32 v21, v21, v22
-    v_lshr_b32 v21, v21, s43             ; c = k / (KH KW)
-    v_mul_lo_u32 v22, v21, s40
-    v_sub_u32 v22, v20, v22              ; r = kh KW + kw
-    v_mul_hi_u32 v23, v22, s49
-    v_sub_u32 v24, v22, v23
-    v_lshr_b32 v24, v24, s50
-    v_add_u32 v23, v23, v24
-    v_lshr_b32 v23, v23, s51             ; kh = r / KW
-    v_mul_lo_u32 v24, v23, s48
-    v_sub_u32 v24, v22, v24              ; kw
-    v_mul_lo_u32 v26, v21, s57           ; c x_C
-    v_mul_lo_u32 v27, v21, s61
-    v_mad_u32 v27, v23, s62, v27
-    v_mad_u32 v27, v24, s63, v27         ; c w_C + kh w_H + kw w_W
-    v_mul_lo_u32 v23, v23, s37           ; kh Dh
-    v_mul_lo_u32 v24, v24, s29           ; kw Dw
-    v_add_u32 v28, v60, v23              ; ih
-    v_add_u32 v29, v64, v24              ; iw
-    v_mov_b32 v36, 0
-    v_cmp_gt_u32 vcc, s39, v28
-    s_and_b64 s[100:101], vcc, s[98:99]
-    v_cmp_gt_u32 vcc, s31, v29
-    s_and_b64 s[100:101], s[100:101], vcc
-    s_and_b64 s[100:101], s[100:101], s[82:83]   ; inside the input, k < Kg, m < M
-    s_mov_b64 vcc, s[100:101]
-    v_cndmask_b32 v76, s80, 0, vcc       ; SKIP where not loaded, else 0
-    v_mad_u32 v30, v28, s58, v68
-    v_mad_u32 v30, v29, s59, v30
-    v_add_u32 v30, v30, v26
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    s_mov_b64 exec, s[100:101]
-    buffer_load_${LOAD} v36, v30, s[8:11], 0    ; A[m0 + ty + 0 BLOCK_M / 4][k]
-    s_mov_b64 exec, s[72:73]
-    v_add_u32 v28, v61, v23              ; ih
-    v_add_u32 v29, v65, v24              ; iw
-    v_mov_b32 v37, 0
-    v_cmp_gt_u32 vcc, s39, v28
-    s_and_b64 s[100:101], vcc, s[98:99]
-    v_cmp_gt_u32 vcc, s31, v29
-    s_and_b64 s[100:101], s[100:101], vcc
-    s_and_b64 s[100:101], s[100:101], s[84:85]   ; inside the input, k < Kg, m < M
-    s_mov_b64 vcc, s[100:101]
-    v_cndmask_b32 v77, s80, 0, vcc       ; SKIP where not loaded, else 0
-    v_mad_u32 v30, v28, s58, v69
-    v_mad_u32 v30, v29, s59, v30
-    v_add_u32 v30, v30, v26
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    s_mov_b64 exec, s[100:101]
-    buffer_load_${LOAD} v37, v30, s[8:11], 0    ; A[m0 + ty + 1 BLOCK_M / 4][k]
-    s_mov_b64 exec, s[72:73]
-    v_add_u32 v28, v62, v23              ; ih
-    v_add_u32 v29, v66, v24              ; iw
-    v_mov_b32 v38, 0
-    v_cmp_gt_u32 vcc, s39, v28
-    s_and_b64 s[100:101], vcc, s[98:99]
-    v_cmp_gt_u32 vcc, s31, v29
-    s_and_b64 s[100:101], s[100:101], vcc
-    s_and_b64 s[100:101], s[100:101], s[86:87]   ; inside the input, k < Kg, m < M
-    s_mov_b64 vcc, s[100:101]
-    v_cndmask_b32 v78, s80, 0, vcc       ; SKIP where not loaded, else 0
-    v_mad_u32 v30, v28, s58, v70
-    v_mad_u32 v30, v29, s59, v30
-    v_add_u32 v30, v30, v26
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    s_mov_b64 exec, s[100:101]
-    buffer_load_${LOAD} v38, v30, s[8:11], 0    ; A[m0 + ty + 2 BLOCK_M / 4][k]
-    s_mov_b64 exec, s[72:73]
-    v_add_u32 v28, v63, v23              ; ih
-    v_add_u32 v29, v67, v24              ; iw
-    v_mov_b32 v39, 0
-    v_cmp_gt_u32 vcc, s39, v28
-    s_and_b64 s[100:101], vcc, s[98:99]
-    v_cmp_gt_u32 vcc, s31, v29
-    s_and_b64 s[100:101], s[100:101], vcc
-    s_and_b64 s[100:101], s[100:101], s[88:89]   ; inside the input, k < Kg, m < M
-    s_mov_b64 vcc, s[100:101]
-    v_cndmask_b32 v79, s80, 0, vcc       ; SKIP where not loaded, else 0
-    v_mad_u32 v30, v28, s58, v71
-    v_mad_u32 v30, v29, s59, v30
-    v_add_u32 v30, v30, v26
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    s_mov_b64 exec, s[100:101]
-    buffer_load_${LOAD} v39, v30, s[8:11], 0    ; A[m0 + ty + 3 BLOCK_M / 4][k]
-    s_mov_b64 exec, s[72:73]
-    v_add_u32 v30, v35, ${B_COL0}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE0
-    v_add_u32 v31, v2, ${B_COL0}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v136, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v120, v30, s[12:15], 0   ; B[k][n0 + ty + 0 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-    v_add_u32 v30, v35, ${B_COL1}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE1
-    v_add_u32 v31, v2, ${B_COL1}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v137, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v121, v30, s[12:15], 0   ; B[k][n0 + ty + 1 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-    v_add_u32 v30, v35, ${B_COL2}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE2
-    v_add_u32 v31, v2, ${B_COL2}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v138, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v122, v30, s[12:15], 0   ; B[k][n0 + ty + 2 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-    v_add_u32 v30, v35, ${B_COL3}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE3
-    v_add_u32 v31, v2, ${B_COL3}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v139, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v123, v30, s[12:15], 0   ; B[k][n0 + ty + 3 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-.if B_LOAD4
-    v_add_u32 v30, v35, ${B_COL4}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE4
-    v_add_u32 v31, v2, ${B_COL4}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v140, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v124, v30, s[12:15], 0   ; B[k][n0 + ty + 4 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-.endif
-.if B_LOAD5
-    v_add_u32 v30, v35, ${B_COL5}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE5
-    v_add_u32 v31, v2, ${B_COL5}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v141, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v125, v30, s[12:15], 0   ; B[k][n0 + ty + 5 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-.endif
-.if B_LOAD6
-    v_add_u32 v30, v35, ${B_COL6}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE6
-    v_add_u32 v31, v2, ${B_COL6}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v142, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v126, v30, s[12:15], 0   ; B[k][n0 + ty + 6 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-.endif
-.if B_LOAD7
-    v_add_u32 v30, v35, ${B_COL7}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE7
-    v_add_u32 v31, v2, ${B_COL7}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v143, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v127, v30, s[12:15], 0   ; B[k][n0 + ty + 7 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-.endif
-.if B_LOAD8
-    v_add_u32 v30, v35, ${B_COL8}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE8
-    v_add_u32 v31, v2, ${B_COL8}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v144, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v128, v30, s[12:15], 0   ; B[k][n0 + ty + 8 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-.endif
-.if B_LOAD9
-    v_add_u32 v30, v35, ${B_COL9}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE9
-    v_add_u32 v31, v2, ${B_COL9}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v145, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v129, v30, s[12:15], 0   ; B[k][n0 + ty + 9 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-.endif
-.if B_LOAD10
-    v_add_u32 v30, v35, ${B_COL10}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE10
-    v_add_u32 v31, v2, ${B_COL10}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v146, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v130, v30, s[12:15], 0   ; B[k][n0 + ty + 10 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-.endif
-.if B_LOAD11
-    v_add_u32 v30, v35, ${B_COL11}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE11
-    v_add_u32 v31, v2, ${B_COL11}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v147, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v131, v30, s[12:15], 0   ; B[k][n0 + ty + 11 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-.endif
-.if B_LOAD12
-    v_add_u32 v30, v35, ${B_COL12}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE12
-    v_add_u32 v31, v2, ${B_COL12}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v148, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v132, v30, s[12:15], 0   ; B[k][n0 + ty + 12 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-.endif
-.if B_LOAD13
-    v_add_u32 v30, v35, ${B_COL13}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE13
-    v_add_u32 v31, v2, ${B_COL13}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v149, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v133, v30, s[12:15], 0   ; B[k][n0 + ty + 13 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-.endif
-.if B_LOAD14
-    v_add_u32 v30, v35, ${B_COL14}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE14
-    v_add_u32 v31, v2, ${B_COL14}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v150, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v134, v30, s[12:15], 0   ; B[k][n0 + ty + 14 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-.endif
-.if B_LOAD15
-    v_add_u32 v30, v35, ${B_COL15}
-    v_cmp_gt_u32 vcc, s46, v30
-    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
-.if B_EDGE15
-    v_add_u32 v31, v2, ${B_COL15}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
-.endif
-    v_add_u32 v30, v151, v27
-    v_lshl_b32 v30, v30, ${SHIFT_IN}
-    buffer_load_${LOAD} v135, v30, s[12:15], 0   ; B[k][n0 + ty + 15 BLOCK_M / 4]
-    s_mov_b64 exec, s[72:73]
-.endif
-.endif
-; ---- 2. this tile's 16 k, ascending: 16 fmas each, row i under the mask a[i] != SKIP (the next tile's loads
-;      in flight: INFLIGHT of them)
-.if WMMA
     ds_read_b128 v[80:83], v18, 0        ; A fragment: k0 + 0 .. + 7
     ds_read_b128 v[84:87], v18, 16       ; .. + 15
     ds_read_b128 v[88:91], v19, ${H_BS}  ; B fragment 0
@@ -2236,77 +1455,18 @@ tile:
     s_waitcnt ${W_INFLIGHT}                     ; step 1's six fragment reads have landed
     v_wmma_f32_16x16x16_f16 v[100:107], v[168:175], v[176:183], v[100:107]   ; D(0), k0 + 16 .. ascending
     v_wmma_f32_16x16x16_f16 v[108:115], v[168:175], v[184:191], v[108:115]   ; D(1)
-.else
-    v_lshl_b32 v18, v2, 4                ; &AsT[0][4 ty]
-    v_lshl_b32 v19, v1, 4                ; &Bs[0][4 tx] - B_BASE
-    s_mov_b32 s100, s79
-k_next:
-    ds_read_b128 v[40:43], v18, 0        ; a[0..3] = A[m0 + 4 ty .. + 3][k]
-    ds_read_b128 v[44:47], v19, ${B_BASE}   ; b[0..3] = B[k][n0 + 4 tx .. + 3]
-    s_waitcnt ${INFLIGHT}
-.if PADDED
-    v_cmp_ne_u32 vcc, s80, v40
-    s_mov_b64 exec, vcc                  ; row 0's tap inside the input
-.endif
-    v_fma_f32 v100, v40, v44, v100   ; acc[0][0] = fma(a[0], b[0], acc[0][0])
-    v_fma_f32 v101, v40, v45, v101   ; acc[0][1] = fma(a[0], b[1], acc[0][1])
-    v_fma_f32 v102, v40, v46, v102   ; acc[0][2] = fma(a[0], b[2], acc[0][2])
-    v_fma_f32 v103, v40, v47, v103   ; acc[0][3] = fma(a[0], b[3], acc[0][3])
-.if PADDED
-    s_mov_b64 exec, s[72:73]
-.endif
-.if PADDED
-    v_cmp_ne_u32 vcc, s80, v41
-    s_mov_b64 exec, vcc                  ; row 1's tap inside the input
-.endif
-    v_fma_f32 v104, v41, v44, v104   ; acc[1][0] = fma(a[1], b[0], acc[1][0])
-    v_fma_f32 v105, v41, v45, v105   ; acc[1][1] = fma(a[1], b[1], acc[1][1])
-    v_fma_f32 v106, v41, v46, v106   ; acc[1][2] = fma(a[1], b[2], acc[1][2])
-    v_fma_f32 v107, v41, v47, v107   ; acc[1][3] = fma(a[1], b[3], acc[1][3])
-.if PADDED
-    s_mov_b64 exec, s[72:73]
-.endif
-.if PADDED
-    v_cmp_ne_u32 vcc, s80, v42
-    s_mov_b64 exec, vcc                  ; row 2's tap inside the input
-.endif
-    v_fma_f32 v108, v42, v44, v108   ; acc[2][0] = fma(a[2], b[0], acc[2][0])
-    v_fma_f32 v109, v42, v45, v109   ; acc[2][1] = fma(a[2], b[1], acc[2][1])
-    v_fma_f32 v110, v42, v46, v110   ; acc[2][2] = fma(a[2], b[2], acc[2][2])
-    v_fma_f32 v111, v42, v47, v111   ; acc[2][3] = fma(a[2], b[3], acc[2][3])
-.if PADDED
-    s_mov_b64 exec, s[72:73]
-.endif
-.if PADDED
-    v_cmp_ne_u32 vcc, s80, v43
-    s_mov_b64 exec, vcc                  ; row 3's tap inside the input
-.endif
-    v_fma_f32 v112, v43, v44, v112   ; acc[3][0] = fma(a[3], b[0], acc[3][0])
-    v_fma_f32 v113, v43, v45, v113   ; acc[3][1] = fma(a[3], b[1], acc[3][1])
-    v_fma_f32 v114, v43, v46, v114   ; acc[3][2] = fma(a[3], b[2], acc[3][2])
-    v_fma_f32 v115, v43, v47, v115   ; acc[3][3] = fma(a[3], b[3], acc[3][3])
-.if PADDED
-    s_mov_b64 exec, s[72:73]
-.endif
-    v_add_u32 v18, v18, ${A_ROW_BYTES}          ; next k: one row of AsT
-    v_add_u32 v19, v19, 256              ; one row of Bs
-    s_sub_u32 s100, s100, 1
-    s_cmp_lg_u32 s100, 0
-    s_cbranch_scc1 k_next
-.endif
     s_barrier                            ; 3. every wave is done with this tile in LDS
     s_waitcnt 0                          ; the next tile's loads have landed
-.if WMMA
-    ds_write_b16 v32, v36, ${H_A_OFF0}        ; As[ty + 0 BLOCK_M / 4][tx + 0]
-    ds_write_b16 v32, v37, ${H_A_OFF1}        ; As[ty + 1 BLOCK_M / 4][tx + 0]
-    ds_write_b16 v32, v38, ${H_A_OFF2}        ; As[ty + 2 BLOCK_M / 4][tx + 0]
-    ds_write_b16 v32, v39, ${H_A_OFF3}        ; As[ty + 3 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v36, ${H_A_OFF0}        ; As[ty + 0 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v37, ${H_A_OFF1}        ; As[ty + 1 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v38, ${H_A_OFF2}        ; As[ty + 2 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v39, ${H_A_OFF3}        ; As[ty + 3 BLOCK_M / 4][tx + 0]
 .if B_EDGE0
     v_add_u32 v31, v2, ${B_COL0}
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v120, ${H_B_OFF0}       ; BsT[ty + 0 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v120, ${H_B_OFF0}       ; BsT[ty + 0 BLOCK_M / 4][tx + 0]
 .if B_EDGE0
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2315,7 +1475,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v121, ${H_B_OFF1}       ; BsT[ty + 1 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v121, ${H_B_OFF1}       ; BsT[ty + 1 BLOCK_M / 4][tx + 0]
 .if B_EDGE1
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2324,7 +1484,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v122, ${H_B_OFF2}       ; BsT[ty + 2 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v122, ${H_B_OFF2}       ; BsT[ty + 2 BLOCK_M / 4][tx + 0]
 .if B_EDGE2
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2333,7 +1493,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v123, ${H_B_OFF3}       ; BsT[ty + 3 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v123, ${H_B_OFF3}       ; BsT[ty + 3 BLOCK_M / 4][tx + 0]
 .if B_EDGE3
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2343,7 +1503,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v124, ${H_B_OFF4}       ; BsT[ty + 4 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v124, ${H_B_OFF4}       ; BsT[ty + 4 BLOCK_M / 4][tx + 0]
 .if B_EDGE4
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2354,7 +1514,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v125, ${H_B_OFF5}       ; BsT[ty + 5 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v125, ${H_B_OFF5}       ; BsT[ty + 5 BLOCK_M / 4][tx + 0]
 .if B_EDGE5
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2365,7 +1525,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v126, ${H_B_OFF6}       ; BsT[ty + 6 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v126, ${H_B_OFF6}       ; BsT[ty + 6 BLOCK_M / 4][tx + 0]
 .if B_EDGE6
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2376,7 +1536,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v127, ${H_B_OFF7}       ; BsT[ty + 7 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v127, ${H_B_OFF7}       ; BsT[ty + 7 BLOCK_M / 4][tx + 0]
 .if B_EDGE7
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2387,7 +1547,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v128, ${H_B_OFF8}       ; BsT[ty + 8 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v128, ${H_B_OFF8}       ; BsT[ty + 8 BLOCK_M / 4][tx + 0]
 .if B_EDGE8
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2398,7 +1558,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v129, ${H_B_OFF9}       ; BsT[ty + 9 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v129, ${H_B_OFF9}       ; BsT[ty + 9 BLOCK_M / 4][tx + 0]
 .if B_EDGE9
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2409,7 +1569,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v130, ${H_B_OFF10}       ; BsT[ty + 10 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v130, ${H_B_OFF10}       ; BsT[ty + 10 BLOCK_M / 4][tx + 0]
 .if B_EDGE10
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2420,7 +1580,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v131, ${H_B_OFF11}       ; BsT[ty + 11 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v131, ${H_B_OFF11}       ; BsT[ty + 11 BLOCK_M / 4][tx + 0]
 .if B_EDGE11
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2431,7 +1591,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v132, ${H_B_OFF12}       ; BsT[ty + 12 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v132, ${H_B_OFF12}       ; BsT[ty + 12 BLOCK_M / 4][tx + 0]
 .if B_EDGE12
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2442,7 +1602,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v133, ${H_B_OFF13}       ; BsT[ty + 13 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v133, ${H_B_OFF13}       ; BsT[ty + 13 BLOCK_M / 4][tx + 0]
 .if B_EDGE13
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2453,7 +1613,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v134, ${H_B_OFF14}       ; BsT[ty + 14 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v134, ${H_B_OFF14}       ; BsT[ty + 14 BLOCK_M / 4][tx + 0]
 .if B_EDGE14
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2464,21 +1624,21 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v135, ${H_B_OFF15}       ; BsT[ty + 15 BLOCK_M / 4][tx + 0]
+    ds_write_b16 v12, v135, ${H_B_OFF15}       ; BsT[ty + 15 BLOCK_M / 4][tx + 0]
 .if B_EDGE15
     s_mov_b64 exec, s[72:73]
 .endif
 .endif
-    ds_write_b16 v32, v72, ${H_A_OFF0_HI}        ; As[ty + 0 BLOCK_M / 4][tx + 16]
-    ds_write_b16 v32, v73, ${H_A_OFF1_HI}        ; As[ty + 1 BLOCK_M / 4][tx + 16]
-    ds_write_b16 v32, v74, ${H_A_OFF2_HI}        ; As[ty + 2 BLOCK_M / 4][tx + 16]
-    ds_write_b16 v32, v75, ${H_A_OFF3_HI}        ; As[ty + 3 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v72, ${H_A_OFF0_HI}        ; As[ty + 0 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v73, ${H_A_OFF1_HI}        ; As[ty + 1 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v74, ${H_A_OFF2_HI}        ; As[ty + 2 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v75, ${H_A_OFF3_HI}        ; As[ty + 3 BLOCK_M / 4][tx + 16]
 .if B_EDGE0
     v_add_u32 v31, v2, ${B_COL0}
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v152, ${H_B_OFF0_HI}       ; BsT[ty + 0 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v152, ${H_B_OFF0_HI}       ; BsT[ty + 0 BLOCK_M / 4][tx + 16]
 .if B_EDGE0
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2487,7 +1647,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v153, ${H_B_OFF1_HI}       ; BsT[ty + 1 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v153, ${H_B_OFF1_HI}       ; BsT[ty + 1 BLOCK_M / 4][tx + 16]
 .if B_EDGE1
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2496,7 +1656,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v154, ${H_B_OFF2_HI}       ; BsT[ty + 2 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v154, ${H_B_OFF2_HI}       ; BsT[ty + 2 BLOCK_M / 4][tx + 16]
 .if B_EDGE2
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2505,7 +1665,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v155, ${H_B_OFF3_HI}       ; BsT[ty + 3 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v155, ${H_B_OFF3_HI}       ; BsT[ty + 3 BLOCK_M / 4][tx + 16]
 .if B_EDGE3
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2515,7 +1675,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v156, ${H_B_OFF4_HI}       ; BsT[ty + 4 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v156, ${H_B_OFF4_HI}       ; BsT[ty + 4 BLOCK_M / 4][tx + 16]
 .if B_EDGE4
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2526,7 +1686,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v157, ${H_B_OFF5_HI}       ; BsT[ty + 5 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v157, ${H_B_OFF5_HI}       ; BsT[ty + 5 BLOCK_M / 4][tx + 16]
 .if B_EDGE5
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2537,7 +1697,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v158, ${H_B_OFF6_HI}       ; BsT[ty + 6 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v158, ${H_B_OFF6_HI}       ; BsT[ty + 6 BLOCK_M / 4][tx + 16]
 .if B_EDGE6
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2548,7 +1708,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v159, ${H_B_OFF7_HI}       ; BsT[ty + 7 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v159, ${H_B_OFF7_HI}       ; BsT[ty + 7 BLOCK_M / 4][tx + 16]
 .if B_EDGE7
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2559,7 +1719,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v160, ${H_B_OFF8_HI}       ; BsT[ty + 8 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v160, ${H_B_OFF8_HI}       ; BsT[ty + 8 BLOCK_M / 4][tx + 16]
 .if B_EDGE8
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2570,7 +1730,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v161, ${H_B_OFF9_HI}       ; BsT[ty + 9 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v161, ${H_B_OFF9_HI}       ; BsT[ty + 9 BLOCK_M / 4][tx + 16]
 .if B_EDGE9
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2581,7 +1741,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v162, ${H_B_OFF10_HI}       ; BsT[ty + 10 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v162, ${H_B_OFF10_HI}       ; BsT[ty + 10 BLOCK_M / 4][tx + 16]
 .if B_EDGE10
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2592,7 +1752,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v163, ${H_B_OFF11_HI}       ; BsT[ty + 11 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v163, ${H_B_OFF11_HI}       ; BsT[ty + 11 BLOCK_M / 4][tx + 16]
 .if B_EDGE11
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2603,7 +1763,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v164, ${H_B_OFF12_HI}       ; BsT[ty + 12 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v164, ${H_B_OFF12_HI}       ; BsT[ty + 12 BLOCK_M / 4][tx + 16]
 .if B_EDGE12
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2614,7 +1774,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v165, ${H_B_OFF13_HI}       ; BsT[ty + 13 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v165, ${H_B_OFF13_HI}       ; BsT[ty + 13 BLOCK_M / 4][tx + 16]
 .if B_EDGE13
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2625,7 +1785,7 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v166, ${H_B_OFF14_HI}       ; BsT[ty + 14 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v166, ${H_B_OFF14_HI}       ; BsT[ty + 14 BLOCK_M / 4][tx + 16]
 .if B_EDGE14
     s_mov_b64 exec, s[72:73]
 .endif
@@ -2636,271 +1796,15 @@ k_next:
     v_cmp_gt_u32 vcc, 64, v31
     s_mov_b64 exec, vcc                  ; inside the block's 64 columns
 .endif
-    ds_write_b16 v32, v167, ${H_B_OFF15_HI}       ; BsT[ty + 15 BLOCK_M / 4][tx + 16]
+    ds_write_b16 v12, v167, ${H_B_OFF15_HI}       ; BsT[ty + 15 BLOCK_M / 4][tx + 16]
 .if B_EDGE15
     s_mov_b64 exec, s[72:73]
-.endif
-.endif
-.else
-.if WIDEN_F16
-    v_cvt_f32_f16 v36, v36
-.endif
-.if PADDED
-    v_cmp_u_f32 vcc, v36, v36
-    v_cndmask_b32 v36, v36, 0x7FC00000, vcc   ; a NaN x: the canonical NaN (never SKIP)
-    v_or_b32 v36, v36, v76       ; not loaded (0): SKIP
-.endif
-    ds_write_b32 v32, v36, ${A_OFF0}        ; AsT[tx][ty + 0 BLOCK_M / 4]
-.if WIDEN_F16
-    v_cvt_f32_f16 v37, v37
-.endif
-.if PADDED
-    v_cmp_u_f32 vcc, v37, v37
-    v_cndmask_b32 v37, v37, 0x7FC00000, vcc   ; a NaN x: the canonical NaN (never SKIP)
-    v_or_b32 v37, v37, v77       ; not loaded (0): SKIP
-.endif
-    ds_write_b32 v32, v37, ${A_OFF1}        ; AsT[tx][ty + 1 BLOCK_M / 4]
-.if WIDEN_F16
-    v_cvt_f32_f16 v38, v38
-.endif
-.if PADDED
-    v_cmp_u_f32 vcc, v38, v38
-    v_cndmask_b32 v38, v38, 0x7FC00000, vcc   ; a NaN x: the canonical NaN (never SKIP)
-    v_or_b32 v38, v38, v78       ; not loaded (0): SKIP
-.endif
-    ds_write_b32 v32, v38, ${A_OFF2}        ; AsT[tx][ty + 2 BLOCK_M / 4]
-.if WIDEN_F16
-    v_cvt_f32_f16 v39, v39
-.endif
-.if PADDED
-    v_cmp_u_f32 vcc, v39, v39
-    v_cndmask_b32 v39, v39, 0x7FC00000, vcc   ; a NaN x: the canonical NaN (never SKIP)
-    v_or_b32 v39, v39, v79       ; not loaded (0): SKIP
-.endif
-    ds_write_b32 v32, v39, ${A_OFF3}        ; AsT[tx][ty + 3 BLOCK_M / 4]
-.if WIDEN_F16
-    v_cvt_f32_f16 v120, v120
-.endif
-.if B_EDGE0
-    v_add_u32 v31, v2, ${B_COL0}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v120, ${B_OFF0}       ; Bs[tx][ty + 0 BLOCK_M / 4]
-.if B_EDGE0
-    s_mov_b64 exec, s[72:73]
-.endif
-.if WIDEN_F16
-    v_cvt_f32_f16 v121, v121
-.endif
-.if B_EDGE1
-    v_add_u32 v31, v2, ${B_COL1}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v121, ${B_OFF1}       ; Bs[tx][ty + 1 BLOCK_M / 4]
-.if B_EDGE1
-    s_mov_b64 exec, s[72:73]
-.endif
-.if WIDEN_F16
-    v_cvt_f32_f16 v122, v122
-.endif
-.if B_EDGE2
-    v_add_u32 v31, v2, ${B_COL2}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v122, ${B_OFF2}       ; Bs[tx][ty + 2 BLOCK_M / 4]
-.if B_EDGE2
-    s_mov_b64 exec, s[72:73]
-.endif
-.if WIDEN_F16
-    v_cvt_f32_f16 v123, v123
-.endif
-.if B_EDGE3
-    v_add_u32 v31, v2, ${B_COL3}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v123, ${B_OFF3}       ; Bs[tx][ty + 3 BLOCK_M / 4]
-.if B_EDGE3
-    s_mov_b64 exec, s[72:73]
-.endif
-.if B_LOAD4
-.if WIDEN_F16
-    v_cvt_f32_f16 v124, v124
-.endif
-.if B_EDGE4
-    v_add_u32 v31, v2, ${B_COL4}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v124, ${B_OFF4}       ; Bs[tx][ty + 4 BLOCK_M / 4]
-.if B_EDGE4
-    s_mov_b64 exec, s[72:73]
-.endif
-.endif
-.if B_LOAD5
-.if WIDEN_F16
-    v_cvt_f32_f16 v125, v125
-.endif
-.if B_EDGE5
-    v_add_u32 v31, v2, ${B_COL5}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v125, ${B_OFF5}       ; Bs[tx][ty + 5 BLOCK_M / 4]
-.if B_EDGE5
-    s_mov_b64 exec, s[72:73]
-.endif
-.endif
-.if B_LOAD6
-.if WIDEN_F16
-    v_cvt_f32_f16 v126, v126
-.endif
-.if B_EDGE6
-    v_add_u32 v31, v2, ${B_COL6}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v126, ${B_OFF6}       ; Bs[tx][ty + 6 BLOCK_M / 4]
-.if B_EDGE6
-    s_mov_b64 exec, s[72:73]
-.endif
-.endif
-.if B_LOAD7
-.if WIDEN_F16
-    v_cvt_f32_f16 v127, v127
-.endif
-.if B_EDGE7
-    v_add_u32 v31, v2, ${B_COL7}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v127, ${B_OFF7}       ; Bs[tx][ty + 7 BLOCK_M / 4]
-.if B_EDGE7
-    s_mov_b64 exec, s[72:73]
-.endif
-.endif
-.if B_LOAD8
-.if WIDEN_F16
-    v_cvt_f32_f16 v128, v128
-.endif
-.if B_EDGE8
-    v_add_u32 v31, v2, ${B_COL8}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v128, ${B_OFF8}       ; Bs[tx][ty + 8 BLOCK_M / 4]
-.if B_EDGE8
-    s_mov_b64 exec, s[72:73]
-.endif
-.endif
-.if B_LOAD9
-.if WIDEN_F16
-    v_cvt_f32_f16 v129, v129
-.endif
-.if B_EDGE9
-    v_add_u32 v31, v2, ${B_COL9}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v129, ${B_OFF9}       ; Bs[tx][ty + 9 BLOCK_M / 4]
-.if B_EDGE9
-    s_mov_b64 exec, s[72:73]
-.endif
-.endif
-.if B_LOAD10
-.if WIDEN_F16
-    v_cvt_f32_f16 v130, v130
-.endif
-.if B_EDGE10
-    v_add_u32 v31, v2, ${B_COL10}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v130, ${B_OFF10}       ; Bs[tx][ty + 10 BLOCK_M / 4]
-.if B_EDGE10
-    s_mov_b64 exec, s[72:73]
-.endif
-.endif
-.if B_LOAD11
-.if WIDEN_F16
-    v_cvt_f32_f16 v131, v131
-.endif
-.if B_EDGE11
-    v_add_u32 v31, v2, ${B_COL11}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v131, ${B_OFF11}       ; Bs[tx][ty + 11 BLOCK_M / 4]
-.if B_EDGE11
-    s_mov_b64 exec, s[72:73]
-.endif
-.endif
-.if B_LOAD12
-.if WIDEN_F16
-    v_cvt_f32_f16 v132, v132
-.endif
-.if B_EDGE12
-    v_add_u32 v31, v2, ${B_COL12}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v132, ${B_OFF12}       ; Bs[tx][ty + 12 BLOCK_M / 4]
-.if B_EDGE12
-    s_mov_b64 exec, s[72:73]
-.endif
-.endif
-.if B_LOAD13
-.if WIDEN_F16
-    v_cvt_f32_f16 v133, v133
-.endif
-.if B_EDGE13
-    v_add_u32 v31, v2, ${B_COL13}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v133, ${B_OFF13}       ; Bs[tx][ty + 13 BLOCK_M / 4]
-.if B_EDGE13
-    s_mov_b64 exec, s[72:73]
-.endif
-.endif
-.if B_LOAD14
-.if WIDEN_F16
-    v_cvt_f32_f16 v134, v134
-.endif
-.if B_EDGE14
-    v_add_u32 v31, v2, ${B_COL14}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v134, ${B_OFF14}       ; Bs[tx][ty + 14 BLOCK_M / 4]
-.if B_EDGE14
-    s_mov_b64 exec, s[72:73]
-.endif
-.endif
-.if B_LOAD15
-.if WIDEN_F16
-    v_cvt_f32_f16 v135, v135
-.endif
-.if B_EDGE15
-    v_add_u32 v31, v2, ${B_COL15}
-    v_cmp_gt_u32 vcc, 64, v31
-    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
-.endif
-    ds_write_b32 v33, v135, ${B_OFF15}       ; Bs[tx][ty + 15 BLOCK_M / 4]
-.if B_EDGE15
-    s_mov_b64 exec, s[72:73]
-.endif
 .endif
 .endif
     s_barrier                            ; the next tile complete
-    s_sub_u32 s76, s76, ${K_STEP}
-    s_branch tile
-last_tile:
-    s_mov_b32 s79, s76                   ; the last tile: exactly its k
-.if WMMA
+    s_sub_u32 s76, s76, 32
+    s_branch wmma_tile
+wmma_last:
     ds_read_b128 v[80:83], v18, 0        ; A fragment: k0 + 0 .. + 7
     ds_read_b128 v[84:87], v18, 16       ; .. + 15
     ds_read_b128 v[88:91], v19, ${H_BS}  ; B fragment 0
@@ -2958,7 +1862,1205 @@ last_tile:
     ds_read_b128 v[108:111], v18, 512        ; acc[2][0 .. 3]
     ds_read_b128 v[112:115], v18, 768        ; acc[3][0 .. 3]
     s_waitcnt 0
-.else
+.if VALU_LOOP
+    s_branch finish
+.endif
+.endif
+.if VALU_LOOP
+valu_start:
+
+; ---- 1. gather tile 0 (k0 = 0) into LDS; then per tile: issue the next tile's loads (k0 + 16), multiply
+; this one (2.), and only then wait for them, write them to LDS and go on (their latency under the fmas) ----
+    v_add_u32 v20, s81, v1               ; k
+    v_cmp_gt_u32 vcc, s45, v20
+    s_mov_b64 s[98:99], vcc              ; k < Kg
+    v_mul_hi_u32 v21, v20, s41
+    v_sub_u32 v22, v20, v21
+    v_lshr_b32 v22, v22, s42
+    v_add_u32 v21, v21, v22
+    v_lshr_b32 v21, v21, s43             ; c = k / (KH KW)
+    v_mul_lo_u32 v22, v21, s40
+    v_sub_u32 v22, v20, v22              ; r = kh KW + kw
+    v_mul_hi_u32 v23, v22, s49
+    v_sub_u32 v24, v22, v23
+    v_lshr_b32 v24, v24, s50
+    v_add_u32 v23, v23, v24
+    v_lshr_b32 v23, v23, s51             ; kh = r / KW
+    v_mul_lo_u32 v24, v23, s48
+    v_sub_u32 v24, v22, v24              ; kw
+    v_mul_lo_u32 v26, v21, s57           ; c x_C
+    v_mul_lo_u32 v27, v21, s61
+    v_mad_u32 v27, v23, s62, v27
+    v_mad_u32 v27, v24, s63, v27         ; c w_C + kh w_H + kw w_W
+    v_mul_lo_u32 v23, v23, s37           ; kh Dh
+    v_mul_lo_u32 v24, v24, s29           ; kw Dw
+    v_add_u32 v28, v60, v23              ; ih
+    v_add_u32 v29, v64, v24              ; iw
+    v_mov_b32 v36, 0
+    v_cmp_gt_u32 vcc, s39, v28
+    s_and_b64 s[100:101], vcc, s[98:99]
+    v_cmp_gt_u32 vcc, s31, v29
+    s_and_b64 s[100:101], s[100:101], vcc
+    s_and_b64 s[100:101], s[100:101], s[82:83]   ; inside the input, k < Kg, m < M
+    s_mov_b64 vcc, s[100:101]
+    v_cndmask_b32 v76, s80, 0, vcc       ; SKIP where not loaded, else 0
+    v_mad_u32 v30, v28, s58, v68
+    v_mad_u32 v30, v29, s59, v30
+    v_add_u32 v30, v30, v26
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    s_mov_b64 exec, s[100:101]
+    buffer_load_${LOAD} v36, v30, s[8:11], 0    ; A[m0 + ty + 0 BLOCK_M / 4][k]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v28, v61, v23              ; ih
+    v_add_u32 v29, v65, v24              ; iw
+    v_mov_b32 v37, 0
+    v_cmp_gt_u32 vcc, s39, v28
+    s_and_b64 s[100:101], vcc, s[98:99]
+    v_cmp_gt_u32 vcc, s31, v29
+    s_and_b64 s[100:101], s[100:101], vcc
+    s_and_b64 s[100:101], s[100:101], s[84:85]   ; inside the input, k < Kg, m < M
+    s_mov_b64 vcc, s[100:101]
+    v_cndmask_b32 v77, s80, 0, vcc       ; SKIP where not loaded, else 0
+    v_mad_u32 v30, v28, s58, v69
+    v_mad_u32 v30, v29, s59, v30
+    v_add_u32 v30, v30, v26
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    s_mov_b64 exec, s[100:101]
+    buffer_load_${LOAD} v37, v30, s[8:11], 0    ; A[m0 + ty + 1 BLOCK_M / 4][k]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v28, v62, v23              ; ih
+    v_add_u32 v29, v66, v24              ; iw
+    v_mov_b32 v38, 0
+    v_cmp_gt_u32 vcc, s39, v28
+    s_and_b64 s[100:101], vcc, s[98:99]
+    v_cmp_gt_u32 vcc, s31, v29
+    s_and_b64 s[100:101], s[100:101], vcc
+    s_and_b64 s[100:101], s[100:101], s[86:87]   ; inside the input, k < Kg, m < M
+    s_mov_b64 vcc, s[100:101]
+    v_cndmask_b32 v78, s80, 0, vcc       ; SKIP where not loaded, else 0
+    v_mad_u32 v30, v28, s58, v70
+    v_mad_u32 v30, v29, s59, v30
+    v_add_u32 v30, v30, v26
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    s_mov_b64 exec, s[100:101]
+    buffer_load_${LOAD} v38, v30, s[8:11], 0    ; A[m0 + ty + 2 BLOCK_M / 4][k]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v28, v63, v23              ; ih
+    v_add_u32 v29, v67, v24              ; iw
+    v_mov_b32 v39, 0
+    v_cmp_gt_u32 vcc, s39, v28
+    s_and_b64 s[100:101], vcc, s[98:99]
+    v_cmp_gt_u32 vcc, s31, v29
+    s_and_b64 s[100:101], s[100:101], vcc
+    s_and_b64 s[100:101], s[100:101], s[88:89]   ; inside the input, k < Kg, m < M
+    s_mov_b64 vcc, s[100:101]
+    v_cndmask_b32 v79, s80, 0, vcc       ; SKIP where not loaded, else 0
+    v_mad_u32 v30, v28, s58, v71
+    v_mad_u32 v30, v29, s59, v30
+    v_add_u32 v30, v30, v26
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    s_mov_b64 exec, s[100:101]
+    buffer_load_${LOAD} v39, v30, s[8:11], 0    ; A[m0 + ty + 3 BLOCK_M / 4][k]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v30, v35, ${B_COL0}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE0
+    v_add_u32 v31, v2, ${B_COL0}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v136, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v120, v30, s[12:15], 0   ; B[k][n0 + ty + 0 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v30, v35, ${B_COL1}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE1
+    v_add_u32 v31, v2, ${B_COL1}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v137, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v121, v30, s[12:15], 0   ; B[k][n0 + ty + 1 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v30, v35, ${B_COL2}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE2
+    v_add_u32 v31, v2, ${B_COL2}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v138, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v122, v30, s[12:15], 0   ; B[k][n0 + ty + 2 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v30, v35, ${B_COL3}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE3
+    v_add_u32 v31, v2, ${B_COL3}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v139, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v123, v30, s[12:15], 0   ; B[k][n0 + ty + 3 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.if B_LOAD4
+    v_add_u32 v30, v35, ${B_COL4}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE4
+    v_add_u32 v31, v2, ${B_COL4}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v140, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v124, v30, s[12:15], 0   ; B[k][n0 + ty + 4 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD5
+    v_add_u32 v30, v35, ${B_COL5}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE5
+    v_add_u32 v31, v2, ${B_COL5}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v141, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v125, v30, s[12:15], 0   ; B[k][n0 + ty + 5 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD6
+    v_add_u32 v30, v35, ${B_COL6}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE6
+    v_add_u32 v31, v2, ${B_COL6}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v142, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v126, v30, s[12:15], 0   ; B[k][n0 + ty + 6 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD7
+    v_add_u32 v30, v35, ${B_COL7}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE7
+    v_add_u32 v31, v2, ${B_COL7}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v143, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v127, v30, s[12:15], 0   ; B[k][n0 + ty + 7 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD8
+    v_add_u32 v30, v35, ${B_COL8}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE8
+    v_add_u32 v31, v2, ${B_COL8}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v144, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v128, v30, s[12:15], 0   ; B[k][n0 + ty + 8 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD9
+    v_add_u32 v30, v35, ${B_COL9}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE9
+    v_add_u32 v31, v2, ${B_COL9}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v145, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v129, v30, s[12:15], 0   ; B[k][n0 + ty + 9 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD10
+    v_add_u32 v30, v35, ${B_COL10}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE10
+    v_add_u32 v31, v2, ${B_COL10}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v146, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v130, v30, s[12:15], 0   ; B[k][n0 + ty + 10 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD11
+    v_add_u32 v30, v35, ${B_COL11}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE11
+    v_add_u32 v31, v2, ${B_COL11}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v147, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v131, v30, s[12:15], 0   ; B[k][n0 + ty + 11 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD12
+    v_add_u32 v30, v35, ${B_COL12}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE12
+    v_add_u32 v31, v2, ${B_COL12}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v148, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v132, v30, s[12:15], 0   ; B[k][n0 + ty + 12 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD13
+    v_add_u32 v30, v35, ${B_COL13}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE13
+    v_add_u32 v31, v2, ${B_COL13}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v149, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v133, v30, s[12:15], 0   ; B[k][n0 + ty + 13 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD14
+    v_add_u32 v30, v35, ${B_COL14}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE14
+    v_add_u32 v31, v2, ${B_COL14}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v150, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v134, v30, s[12:15], 0   ; B[k][n0 + ty + 14 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD15
+    v_add_u32 v30, v35, ${B_COL15}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE15
+    v_add_u32 v31, v2, ${B_COL15}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v151, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v135, v30, s[12:15], 0   ; B[k][n0 + ty + 15 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+    s_waitcnt 0
+.if WIDEN_F16
+    v_cvt_f32_f16 v36, v36
+.endif
+.if PADDED
+    v_cmp_u_f32 vcc, v36, v36
+    v_cndmask_b32 v36, v36, 0x7FC00000, vcc   ; a NaN x: the canonical NaN (never SKIP)
+    v_or_b32 v36, v36, v76       ; not loaded (0): SKIP
+.endif
+    ds_write_b32 v32, v36, ${A_OFF0}        ; AsT[tx][ty + 0 BLOCK_M / 4]
+.if WIDEN_F16
+    v_cvt_f32_f16 v37, v37
+.endif
+.if PADDED
+    v_cmp_u_f32 vcc, v37, v37
+    v_cndmask_b32 v37, v37, 0x7FC00000, vcc   ; a NaN x: the canonical NaN (never SKIP)
+    v_or_b32 v37, v37, v77       ; not loaded (0): SKIP
+.endif
+    ds_write_b32 v32, v37, ${A_OFF1}        ; AsT[tx][ty + 1 BLOCK_M / 4]
+.if WIDEN_F16
+    v_cvt_f32_f16 v38, v38
+.endif
+.if PADDED
+    v_cmp_u_f32 vcc, v38, v38
+    v_cndmask_b32 v38, v38, 0x7FC00000, vcc   ; a NaN x: the canonical NaN (never SKIP)
+    v_or_b32 v38, v38, v78       ; not loaded (0): SKIP
+.endif
+    ds_write_b32 v32, v38, ${A_OFF2}        ; AsT[tx][ty + 2 BLOCK_M / 4]
+.if WIDEN_F16
+    v_cvt_f32_f16 v39, v39
+.endif
+.if PADDED
+    v_cmp_u_f32 vcc, v39, v39
+    v_cndmask_b32 v39, v39, 0x7FC00000, vcc   ; a NaN x: the canonical NaN (never SKIP)
+    v_or_b32 v39, v39, v79       ; not loaded (0): SKIP
+.endif
+    ds_write_b32 v32, v39, ${A_OFF3}        ; AsT[tx][ty + 3 BLOCK_M / 4]
+.if WIDEN_F16
+    v_cvt_f32_f16 v120, v120
+.endif
+.if B_EDGE0
+    v_add_u32 v31, v2, ${B_COL0}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v120, ${B_OFF0}       ; Bs[tx][ty + 0 BLOCK_M / 4]
+.if B_EDGE0
+    s_mov_b64 exec, s[72:73]
+.endif
+.if WIDEN_F16
+    v_cvt_f32_f16 v121, v121
+.endif
+.if B_EDGE1
+    v_add_u32 v31, v2, ${B_COL1}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v121, ${B_OFF1}       ; Bs[tx][ty + 1 BLOCK_M / 4]
+.if B_EDGE1
+    s_mov_b64 exec, s[72:73]
+.endif
+.if WIDEN_F16
+    v_cvt_f32_f16 v122, v122
+.endif
+.if B_EDGE2
+    v_add_u32 v31, v2, ${B_COL2}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v122, ${B_OFF2}       ; Bs[tx][ty + 2 BLOCK_M / 4]
+.if B_EDGE2
+    s_mov_b64 exec, s[72:73]
+.endif
+.if WIDEN_F16
+    v_cvt_f32_f16 v123, v123
+.endif
+.if B_EDGE3
+    v_add_u32 v31, v2, ${B_COL3}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v123, ${B_OFF3}       ; Bs[tx][ty + 3 BLOCK_M / 4]
+.if B_EDGE3
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD4
+.if WIDEN_F16
+    v_cvt_f32_f16 v124, v124
+.endif
+.if B_EDGE4
+    v_add_u32 v31, v2, ${B_COL4}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v124, ${B_OFF4}       ; Bs[tx][ty + 4 BLOCK_M / 4]
+.if B_EDGE4
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD5
+.if WIDEN_F16
+    v_cvt_f32_f16 v125, v125
+.endif
+.if B_EDGE5
+    v_add_u32 v31, v2, ${B_COL5}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v125, ${B_OFF5}       ; Bs[tx][ty + 5 BLOCK_M / 4]
+.if B_EDGE5
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD6
+.if WIDEN_F16
+    v_cvt_f32_f16 v126, v126
+.endif
+.if B_EDGE6
+    v_add_u32 v31, v2, ${B_COL6}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v126, ${B_OFF6}       ; Bs[tx][ty + 6 BLOCK_M / 4]
+.if B_EDGE6
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD7
+.if WIDEN_F16
+    v_cvt_f32_f16 v127, v127
+.endif
+.if B_EDGE7
+    v_add_u32 v31, v2, ${B_COL7}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v127, ${B_OFF7}       ; Bs[tx][ty + 7 BLOCK_M / 4]
+.if B_EDGE7
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD8
+.if WIDEN_F16
+    v_cvt_f32_f16 v128, v128
+.endif
+.if B_EDGE8
+    v_add_u32 v31, v2, ${B_COL8}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v128, ${B_OFF8}       ; Bs[tx][ty + 8 BLOCK_M / 4]
+.if B_EDGE8
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD9
+.if WIDEN_F16
+    v_cvt_f32_f16 v129, v129
+.endif
+.if B_EDGE9
+    v_add_u32 v31, v2, ${B_COL9}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v129, ${B_OFF9}       ; Bs[tx][ty + 9 BLOCK_M / 4]
+.if B_EDGE9
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD10
+.if WIDEN_F16
+    v_cvt_f32_f16 v130, v130
+.endif
+.if B_EDGE10
+    v_add_u32 v31, v2, ${B_COL10}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v130, ${B_OFF10}       ; Bs[tx][ty + 10 BLOCK_M / 4]
+.if B_EDGE10
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD11
+.if WIDEN_F16
+    v_cvt_f32_f16 v131, v131
+.endif
+.if B_EDGE11
+    v_add_u32 v31, v2, ${B_COL11}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v131, ${B_OFF11}       ; Bs[tx][ty + 11 BLOCK_M / 4]
+.if B_EDGE11
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD12
+.if WIDEN_F16
+    v_cvt_f32_f16 v132, v132
+.endif
+.if B_EDGE12
+    v_add_u32 v31, v2, ${B_COL12}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v132, ${B_OFF12}       ; Bs[tx][ty + 12 BLOCK_M / 4]
+.if B_EDGE12
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD13
+.if WIDEN_F16
+    v_cvt_f32_f16 v133, v133
+.endif
+.if B_EDGE13
+    v_add_u32 v31, v2, ${B_COL13}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v133, ${B_OFF13}       ; Bs[tx][ty + 13 BLOCK_M / 4]
+.if B_EDGE13
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD14
+.if WIDEN_F16
+    v_cvt_f32_f16 v134, v134
+.endif
+.if B_EDGE14
+    v_add_u32 v31, v2, ${B_COL14}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v134, ${B_OFF14}       ; Bs[tx][ty + 14 BLOCK_M / 4]
+.if B_EDGE14
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD15
+.if WIDEN_F16
+    v_cvt_f32_f16 v135, v135
+.endif
+.if B_EDGE15
+    v_add_u32 v31, v2, ${B_COL15}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v135, ${B_OFF15}       ; Bs[tx][ty + 15 BLOCK_M / 4]
+.if B_EDGE15
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+    s_barrier                            ; tile 0 complete
+tile:
+    s_mov_b32 s79, 16
+    s_cmp_le_u32 s76, 16
+    s_cbranch_scc1 last_tile             ; no tile behind this one
+    s_add_u32 s81, s81, 16               ; the next tile's k0
+    v_add_u32 v20, s81, v1               ; k
+    v_cmp_gt_u32 vcc, s45, v20
+    s_mov_b64 s[98:99], vcc              ; k < Kg
+    v_mul_hi_u32 v21, v20, s41
+    v_sub_u32 v22, v20, v21
+    v_lshr_b32 v22, v22, s42
+    v_add_u32 v21, v21, v22
+    v_lshr_b32 v21, v21, s43             ; c = k / (KH KW)
+    v_mul_lo_u32 v22, v21, s40
+    v_sub_u32 v22, v20, v22              ; r = kh KW + kw
+    v_mul_hi_u32 v23, v22, s49
+    v_sub_u32 v24, v22, v23
+    v_lshr_b32 v24, v24, s50
+    v_add_u32 v23, v23, v24
+    v_lshr_b32 v23, v23, s51             ; kh = r / KW
+    v_mul_lo_u32 v24, v23, s48
+    v_sub_u32 v24, v22, v24              ; kw
+    v_mul_lo_u32 v26, v21, s57           ; c x_C
+    v_mul_lo_u32 v27, v21, s61
+    v_mad_u32 v27, v23, s62, v27
+    v_mad_u32 v27, v24, s63, v27         ; c w_C + kh w_H + kw w_W
+    v_mul_lo_u32 v23, v23, s37           ; kh Dh
+    v_mul_lo_u32 v24, v24, s29           ; kw Dw
+    v_add_u32 v28, v60, v23              ; ih
+    v_add_u32 v29, v64, v24              ; iw
+    v_mov_b32 v36, 0
+    v_cmp_gt_u32 vcc, s39, v28
+    s_and_b64 s[100:101], vcc, s[98:99]
+    v_cmp_gt_u32 vcc, s31, v29
+    s_and_b64 s[100:101], s[100:101], vcc
+    s_and_b64 s[100:101], s[100:101], s[82:83]   ; inside the input, k < Kg, m < M
+    s_mov_b64 vcc, s[100:101]
+    v_cndmask_b32 v76, s80, 0, vcc       ; SKIP where not loaded, else 0
+    v_mad_u32 v30, v28, s58, v68
+    v_mad_u32 v30, v29, s59, v30
+    v_add_u32 v30, v30, v26
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    s_mov_b64 exec, s[100:101]
+    buffer_load_${LOAD} v36, v30, s[8:11], 0    ; A[m0 + ty + 0 BLOCK_M / 4][k]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v28, v61, v23              ; ih
+    v_add_u32 v29, v65, v24              ; iw
+    v_mov_b32 v37, 0
+    v_cmp_gt_u32 vcc, s39, v28
+    s_and_b64 s[100:101], vcc, s[98:99]
+    v_cmp_gt_u32 vcc, s31, v29
+    s_and_b64 s[100:101], s[100:101], vcc
+    s_and_b64 s[100:101], s[100:101], s[84:85]   ; inside the input, k < Kg, m < M
+    s_mov_b64 vcc, s[100:101]
+    v_cndmask_b32 v77, s80, 0, vcc       ; SKIP where not loaded, else 0
+    v_mad_u32 v30, v28, s58, v69
+    v_mad_u32 v30, v29, s59, v30
+    v_add_u32 v30, v30, v26
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    s_mov_b64 exec, s[100:101]
+    buffer_load_${LOAD} v37, v30, s[8:11], 0    ; A[m0 + ty + 1 BLOCK_M / 4][k]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v28, v62, v23              ; ih
+    v_add_u32 v29, v66, v24              ; iw
+    v_mov_b32 v38, 0
+    v_cmp_gt_u32 vcc, s39, v28
+    s_and_b64 s[100:101], vcc, s[98:99]
+    v_cmp_gt_u32 vcc, s31, v29
+    s_and_b64 s[100:101], s[100:101], vcc
+    s_and_b64 s[100:101], s[100:101], s[86:87]   ; inside the input, k < Kg, m < M
+    s_mov_b64 vcc, s[100:101]
+    v_cndmask_b32 v78, s80, 0, vcc       ; SKIP where not loaded, else 0
+    v_mad_u32 v30, v28, s58, v70
+    v_mad_u32 v30, v29, s59, v30
+    v_add_u32 v30, v30, v26
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    s_mov_b64 exec, s[100:101]
+    buffer_load_${LOAD} v38, v30, s[8:11], 0    ; A[m0 + ty + 2 BLOCK_M / 4][k]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v28, v63, v23              ; ih
+    v_add_u32 v29, v67, v24              ; iw
+    v_mov_b32 v39, 0
+    v_cmp_gt_u32 vcc, s39, v28
+    s_and_b64 s[100:101], vcc, s[98:99]
+    v_cmp_gt_u32 vcc, s31, v29
+    s_and_b64 s[100:101], s[100:101], vcc
+    s_and_b64 s[100:101], s[100:101], s[88:89]   ; inside the input, k < Kg, m < M
+    s_mov_b64 vcc, s[100:101]
+    v_cndmask_b32 v79, s80, 0, vcc       ; SKIP where not loaded, else 0
+    v_mad_u32 v30, v28, s58, v71
+    v_mad_u32 v30, v29, s59, v30
+    v_add_u32 v30, v30, v26
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    s_mov_b64 exec, s[100:101]
+    buffer_load_${LOAD} v39, v30, s[8:11], 0    ; A[m0 + ty + 3 BLOCK_M / 4][k]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v30, v35, ${B_COL0}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE0
+    v_add_u32 v31, v2, ${B_COL0}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v136, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v120, v30, s[12:15], 0   ; B[k][n0 + ty + 0 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v30, v35, ${B_COL1}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE1
+    v_add_u32 v31, v2, ${B_COL1}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v137, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v121, v30, s[12:15], 0   ; B[k][n0 + ty + 1 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v30, v35, ${B_COL2}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE2
+    v_add_u32 v31, v2, ${B_COL2}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v138, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v122, v30, s[12:15], 0   ; B[k][n0 + ty + 2 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+    v_add_u32 v30, v35, ${B_COL3}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE3
+    v_add_u32 v31, v2, ${B_COL3}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v139, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v123, v30, s[12:15], 0   ; B[k][n0 + ty + 3 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.if B_LOAD4
+    v_add_u32 v30, v35, ${B_COL4}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE4
+    v_add_u32 v31, v2, ${B_COL4}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v140, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v124, v30, s[12:15], 0   ; B[k][n0 + ty + 4 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD5
+    v_add_u32 v30, v35, ${B_COL5}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE5
+    v_add_u32 v31, v2, ${B_COL5}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v141, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v125, v30, s[12:15], 0   ; B[k][n0 + ty + 5 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD6
+    v_add_u32 v30, v35, ${B_COL6}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE6
+    v_add_u32 v31, v2, ${B_COL6}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v142, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v126, v30, s[12:15], 0   ; B[k][n0 + ty + 6 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD7
+    v_add_u32 v30, v35, ${B_COL7}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE7
+    v_add_u32 v31, v2, ${B_COL7}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v143, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v127, v30, s[12:15], 0   ; B[k][n0 + ty + 7 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD8
+    v_add_u32 v30, v35, ${B_COL8}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE8
+    v_add_u32 v31, v2, ${B_COL8}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v144, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v128, v30, s[12:15], 0   ; B[k][n0 + ty + 8 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD9
+    v_add_u32 v30, v35, ${B_COL9}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE9
+    v_add_u32 v31, v2, ${B_COL9}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v145, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v129, v30, s[12:15], 0   ; B[k][n0 + ty + 9 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD10
+    v_add_u32 v30, v35, ${B_COL10}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE10
+    v_add_u32 v31, v2, ${B_COL10}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v146, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v130, v30, s[12:15], 0   ; B[k][n0 + ty + 10 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD11
+    v_add_u32 v30, v35, ${B_COL11}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE11
+    v_add_u32 v31, v2, ${B_COL11}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v147, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v131, v30, s[12:15], 0   ; B[k][n0 + ty + 11 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD12
+    v_add_u32 v30, v35, ${B_COL12}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE12
+    v_add_u32 v31, v2, ${B_COL12}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v148, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v132, v30, s[12:15], 0   ; B[k][n0 + ty + 12 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD13
+    v_add_u32 v30, v35, ${B_COL13}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE13
+    v_add_u32 v31, v2, ${B_COL13}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v149, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v133, v30, s[12:15], 0   ; B[k][n0 + ty + 13 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD14
+    v_add_u32 v30, v35, ${B_COL14}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE14
+    v_add_u32 v31, v2, ${B_COL14}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v150, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v134, v30, s[12:15], 0   ; B[k][n0 + ty + 14 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD15
+    v_add_u32 v30, v35, ${B_COL15}
+    v_cmp_gt_u32 vcc, s46, v30
+    s_and_b64 exec, vcc, s[98:99]        ; column < Ng, k < Kg
+.if B_EDGE15
+    v_add_u32 v31, v2, ${B_COL15}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_and_b64 exec, exec, vcc            ; inside the block's 64 columns
+.endif
+    v_add_u32 v30, v151, v27
+    v_lshl_b32 v30, v30, ${SHIFT_IN}
+    buffer_load_${LOAD} v135, v30, s[12:15], 0   ; B[k][n0 + ty + 15 BLOCK_M / 4]
+    s_mov_b64 exec, s[72:73]
+.endif
+; ---- 2. this tile's 16 k, ascending: 16 fmas each, row i under the mask a[i] != SKIP (the next tile's loads
+;      in flight: INFLIGHT of them)
+    v_lshl_b32 v18, v2, 4                ; &AsT[0][4 ty]
+    v_lshl_b32 v19, v1, 4                ; &Bs[0][4 tx] - B_BASE
+    s_mov_b32 s100, s79
+k_next:
+    ds_read_b128 v[40:43], v18, 0        ; a[0..3] = A[m0 + 4 ty .. + 3][k]
+    ds_read_b128 v[44:47], v19, ${B_BASE}   ; b[0..3] = B[k][n0 + 4 tx .. + 3]
+    s_waitcnt ${INFLIGHT}
+.if PADDED
+    v_cmp_ne_u32 vcc, s80, v40
+    s_mov_b64 exec, vcc                  ; row 0's tap inside the input
+.endif
+    v_fma_f32 v100, v40, v44, v100   ; acc[0][0] = fma(a[0], b[0], acc[0][0])
+    v_fma_f32 v101, v40, v45, v101   ; acc[0][1] = fma(a[0], b[1], acc[0][1])
+    v_fma_f32 v102, v40, v46, v102   ; acc[0][2] = fma(a[0], b[2], acc[0][2])
+    v_fma_f32 v103, v40, v47, v103   ; acc[0][3] = fma(a[0], b[3], acc[0][3])
+.if PADDED
+    s_mov_b64 exec, s[72:73]
+.endif
+.if PADDED
+    v_cmp_ne_u32 vcc, s80, v41
+    s_mov_b64 exec, vcc                  ; row 1's tap inside the input
+.endif
+    v_fma_f32 v104, v41, v44, v104   ; acc[1][0] = fma(a[1], b[0], acc[1][0])
+    v_fma_f32 v105, v41, v45, v105   ; acc[1][1] = fma(a[1], b[1], acc[1][1])
+    v_fma_f32 v106, v41, v46, v106   ; acc[1][2] = fma(a[1], b[2], acc[1][2])
+    v_fma_f32 v107, v41, v47, v107   ; acc[1][3] = fma(a[1], b[3], acc[1][3])
+.if PADDED
+    s_mov_b64 exec, s[72:73]
+.endif
+.if PADDED
+    v_cmp_ne_u32 vcc, s80, v42
+    s_mov_b64 exec, vcc                  ; row 2's tap inside the input
+.endif
+    v_fma_f32 v108, v42, v44, v108   ; acc[2][0] = fma(a[2], b[0], acc[2][0])
+    v_fma_f32 v109, v42, v45, v109   ; acc[2][1] = fma(a[2], b[1], acc[2][1])
+    v_fma_f32 v110, v42, v46, v110   ; acc[2][2] = fma(a[2], b[2], acc[2][2])
+    v_fma_f32 v111, v42, v47, v111   ; acc[2][3] = fma(a[2], b[3], acc[2][3])
+.if PADDED
+    s_mov_b64 exec, s[72:73]
+.endif
+.if PADDED
+    v_cmp_ne_u32 vcc, s80, v43
+    s_mov_b64 exec, vcc                  ; row 3's tap inside the input
+.endif
+    v_fma_f32 v112, v43, v44, v112   ; acc[3][0] = fma(a[3], b[0], acc[3][0])
+    v_fma_f32 v113, v43, v45, v113   ; acc[3][1] = fma(a[3], b[1], acc[3][1])
+    v_fma_f32 v114, v43, v46, v114   ; acc[3][2] = fma(a[3], b[2], acc[3][2])
+    v_fma_f32 v115, v43, v47, v115   ; acc[3][3] = fma(a[3], b[3], acc[3][3])
+.if PADDED
+    s_mov_b64 exec, s[72:73]
+.endif
+    v_add_u32 v18, v18, ${A_ROW_BYTES}          ; next k: one row of AsT
+    v_add_u32 v19, v19, 256              ; one row of Bs
+    s_sub_u32 s100, s100, 1
+    s_cmp_lg_u32 s100, 0
+    s_cbranch_scc1 k_next
+    s_barrier                            ; 3. every wave is done with this tile in LDS
+    s_waitcnt 0                          ; the next tile's loads have landed
+.if WIDEN_F16
+    v_cvt_f32_f16 v36, v36
+.endif
+.if PADDED
+    v_cmp_u_f32 vcc, v36, v36
+    v_cndmask_b32 v36, v36, 0x7FC00000, vcc   ; a NaN x: the canonical NaN (never SKIP)
+    v_or_b32 v36, v36, v76       ; not loaded (0): SKIP
+.endif
+    ds_write_b32 v32, v36, ${A_OFF0}        ; AsT[tx][ty + 0 BLOCK_M / 4]
+.if WIDEN_F16
+    v_cvt_f32_f16 v37, v37
+.endif
+.if PADDED
+    v_cmp_u_f32 vcc, v37, v37
+    v_cndmask_b32 v37, v37, 0x7FC00000, vcc   ; a NaN x: the canonical NaN (never SKIP)
+    v_or_b32 v37, v37, v77       ; not loaded (0): SKIP
+.endif
+    ds_write_b32 v32, v37, ${A_OFF1}        ; AsT[tx][ty + 1 BLOCK_M / 4]
+.if WIDEN_F16
+    v_cvt_f32_f16 v38, v38
+.endif
+.if PADDED
+    v_cmp_u_f32 vcc, v38, v38
+    v_cndmask_b32 v38, v38, 0x7FC00000, vcc   ; a NaN x: the canonical NaN (never SKIP)
+    v_or_b32 v38, v38, v78       ; not loaded (0): SKIP
+.endif
+    ds_write_b32 v32, v38, ${A_OFF2}        ; AsT[tx][ty + 2 BLOCK_M / 4]
+.if WIDEN_F16
+    v_cvt_f32_f16 v39, v39
+.endif
+.if PADDED
+    v_cmp_u_f32 vcc, v39, v39
+    v_cndmask_b32 v39, v39, 0x7FC00000, vcc   ; a NaN x: the canonical NaN (never SKIP)
+    v_or_b32 v39, v39, v79       ; not loaded (0): SKIP
+.endif
+    ds_write_b32 v32, v39, ${A_OFF3}        ; AsT[tx][ty + 3 BLOCK_M / 4]
+.if WIDEN_F16
+    v_cvt_f32_f16 v120, v120
+.endif
+.if B_EDGE0
+    v_add_u32 v31, v2, ${B_COL0}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v120, ${B_OFF0}       ; Bs[tx][ty + 0 BLOCK_M / 4]
+.if B_EDGE0
+    s_mov_b64 exec, s[72:73]
+.endif
+.if WIDEN_F16
+    v_cvt_f32_f16 v121, v121
+.endif
+.if B_EDGE1
+    v_add_u32 v31, v2, ${B_COL1}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v121, ${B_OFF1}       ; Bs[tx][ty + 1 BLOCK_M / 4]
+.if B_EDGE1
+    s_mov_b64 exec, s[72:73]
+.endif
+.if WIDEN_F16
+    v_cvt_f32_f16 v122, v122
+.endif
+.if B_EDGE2
+    v_add_u32 v31, v2, ${B_COL2}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v122, ${B_OFF2}       ; Bs[tx][ty + 2 BLOCK_M / 4]
+.if B_EDGE2
+    s_mov_b64 exec, s[72:73]
+.endif
+.if WIDEN_F16
+    v_cvt_f32_f16 v123, v123
+.endif
+.if B_EDGE3
+    v_add_u32 v31, v2, ${B_COL3}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v123, ${B_OFF3}       ; Bs[tx][ty + 3 BLOCK_M / 4]
+.if B_EDGE3
+    s_mov_b64 exec, s[72:73]
+.endif
+.if B_LOAD4
+.if WIDEN_F16
+    v_cvt_f32_f16 v124, v124
+.endif
+.if B_EDGE4
+    v_add_u32 v31, v2, ${B_COL4}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v124, ${B_OFF4}       ; Bs[tx][ty + 4 BLOCK_M / 4]
+.if B_EDGE4
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD5
+.if WIDEN_F16
+    v_cvt_f32_f16 v125, v125
+.endif
+.if B_EDGE5
+    v_add_u32 v31, v2, ${B_COL5}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v125, ${B_OFF5}       ; Bs[tx][ty + 5 BLOCK_M / 4]
+.if B_EDGE5
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD6
+.if WIDEN_F16
+    v_cvt_f32_f16 v126, v126
+.endif
+.if B_EDGE6
+    v_add_u32 v31, v2, ${B_COL6}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v126, ${B_OFF6}       ; Bs[tx][ty + 6 BLOCK_M / 4]
+.if B_EDGE6
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD7
+.if WIDEN_F16
+    v_cvt_f32_f16 v127, v127
+.endif
+.if B_EDGE7
+    v_add_u32 v31, v2, ${B_COL7}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v127, ${B_OFF7}       ; Bs[tx][ty + 7 BLOCK_M / 4]
+.if B_EDGE7
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD8
+.if WIDEN_F16
+    v_cvt_f32_f16 v128, v128
+.endif
+.if B_EDGE8
+    v_add_u32 v31, v2, ${B_COL8}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v128, ${B_OFF8}       ; Bs[tx][ty + 8 BLOCK_M / 4]
+.if B_EDGE8
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD9
+.if WIDEN_F16
+    v_cvt_f32_f16 v129, v129
+.endif
+.if B_EDGE9
+    v_add_u32 v31, v2, ${B_COL9}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v129, ${B_OFF9}       ; Bs[tx][ty + 9 BLOCK_M / 4]
+.if B_EDGE9
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD10
+.if WIDEN_F16
+    v_cvt_f32_f16 v130, v130
+.endif
+.if B_EDGE10
+    v_add_u32 v31, v2, ${B_COL10}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v130, ${B_OFF10}       ; Bs[tx][ty + 10 BLOCK_M / 4]
+.if B_EDGE10
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD11
+.if WIDEN_F16
+    v_cvt_f32_f16 v131, v131
+.endif
+.if B_EDGE11
+    v_add_u32 v31, v2, ${B_COL11}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v131, ${B_OFF11}       ; Bs[tx][ty + 11 BLOCK_M / 4]
+.if B_EDGE11
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD12
+.if WIDEN_F16
+    v_cvt_f32_f16 v132, v132
+.endif
+.if B_EDGE12
+    v_add_u32 v31, v2, ${B_COL12}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v132, ${B_OFF12}       ; Bs[tx][ty + 12 BLOCK_M / 4]
+.if B_EDGE12
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD13
+.if WIDEN_F16
+    v_cvt_f32_f16 v133, v133
+.endif
+.if B_EDGE13
+    v_add_u32 v31, v2, ${B_COL13}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v133, ${B_OFF13}       ; Bs[tx][ty + 13 BLOCK_M / 4]
+.if B_EDGE13
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD14
+.if WIDEN_F16
+    v_cvt_f32_f16 v134, v134
+.endif
+.if B_EDGE14
+    v_add_u32 v31, v2, ${B_COL14}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v134, ${B_OFF14}       ; Bs[tx][ty + 14 BLOCK_M / 4]
+.if B_EDGE14
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+.if B_LOAD15
+.if WIDEN_F16
+    v_cvt_f32_f16 v135, v135
+.endif
+.if B_EDGE15
+    v_add_u32 v31, v2, ${B_COL15}
+    v_cmp_gt_u32 vcc, 64, v31
+    s_mov_b64 exec, vcc                  ; inside the block's 64 columns
+.endif
+    ds_write_b32 v33, v135, ${B_OFF15}       ; Bs[tx][ty + 15 BLOCK_M / 4]
+.if B_EDGE15
+    s_mov_b64 exec, s[72:73]
+.endif
+.endif
+    s_barrier                            ; the next tile complete
+    s_sub_u32 s76, s76, 16
+    s_branch tile
+last_tile:
+    s_mov_b32 s79, s76                   ; the last tile: exactly its k
     v_lshl_b32 v18, v2, 4                ; &AsT[0][4 ty]
     v_lshl_b32 v19, v1, 4                ; &Bs[0][4 tx] - B_BASE
     s_mov_b32 s100, s79

@@ -75,7 +75,8 @@ RECORD_USE = (
     ("OH", ("OH", "OH magic", "OH shift1", "OH shift2", "stride H", "dilation H", "start padding H", "IH")),
     ("TAPS", ("KH KW", "KH KW magic", "KH KW shift1", "KH KW shift2", "M = N OH OW", "Kg = C/G KH KW",
               "Ng = K/G", "C/G")),
-    ("KW", ("KW", "KW magic", "KW shift1", "KW shift2", "-", "-", "-", "-")),
+    ("KW", ("KW", "KW magic", "KW shift1", "KW shift2", "LIM_H = IH - (KH - 1) Dh, at least 0",
+            "LIM_W = IW - (KW - 1) Dw, at least 0", "-", "-")),     # LIM: the interior test (ih0 < LIM_H, iw0 < LIM_W)
     ("STRIDES", ("x stride N", "x stride C", "x stride H", "x stride W", "w stride K", "w stride C",
                  "w tap step H", "w tap step W")),
     ("OUT", ("output stride N", "output stride K", "output stride H", "output stride W", "bias stride K",
@@ -112,7 +113,7 @@ def takes_plain_one_by_one(tensors, attributes, preset):
     (`uses_matrix_units`, no padding) where `uses_implicit_gemm` accepts it, because this kernel's WMMA block follows
     the grid (block_rows) where gemm.s's WMMA block is 128 x 64 (bench/bench_conv_wmma.py: 1.2x to 2.1x fewer
     modelled cycles on the RX 7900 XTX, 56 x 56 .. 112 x 112, 64 and 256 channels)."""
-    return uses_matrix_units(preset, tensors[3].data_type, False) and uses_implicit_gemm(tensors, attributes)
+    return uses_matrix_units(preset, tensors[3].data_type, False) is not None and uses_implicit_gemm(tensors, attributes)
 
 
 def block_rows(m, ng, groups, simds=None):
@@ -133,23 +134,40 @@ def block_rows(m, ng, groups, simds=None):
     return BLOCK_ROWS[-1]
 
 
-def lds_bytes(rows, wmma=False):
+def lds_bytes(rows, wmma=False, split=False):
     """The LDS of a workgroup of BLOCK_M `rows`: AsT[16][rows] and Bs[16][64], FLOAT32; WMMA: As[rows][40] and
-    BsT[64][40] FLOAT16, or the FLOAT32 block Cs[rows][64] that the epilogue puts over them, the larger."""
+    BsT[64][40] FLOAT16, or the FLOAT32 block Cs[rows][64] that the epilogue puts over them, the larger; `split`
+    (both loops): the largest of the three and the interior vote's word after them (`flag_offset`)."""
+    if split:
+        return flag_offset(rows) + 4
     if wmma:
         return max((rows + BLOCK) * WMMA_ROW_BYTES, rows * BLOCK * 4)
     return K_TILE * (rows + BLOCK) * 4
 
 
-def uses_matrix_units(preset, data_type, padded):
-    """Whether an implicit-GEMM convolution runs conv_gemm.s's WMMA variant: where gemm.s's FLOAT16 GEMM does
-    (kernels/gemm_ops.uses_matrix_units: FLOAT16, a wave32 preset with matrix units) and the desc has no padding,
-    so that no tap is ever in the padding (a matrix instruction cannot skip one: docs/NUMERICS.md, "Convolution")."""
-    return not padded and gemm_ops.uses_matrix_units(preset, data_type)
+def flag_offset(rows):
+    """The split kernel's interior vote: one dword of LDS after every tile either loop lays out."""
+    return max(lds_bytes(rows), lds_bytes(rows, True))
+
+
+def uses_matrix_units(preset, data_type, padded, rows=WMMA_ROWS):
+    """Which blocks of an implicit-GEMM convolution run v_wmma_f32_16x16x16_f16 (the one rule; docs/NUMERICS.md,
+    "Convolution", "On matrix units"): where gemm.s's FLOAT16 GEMM does (kernels/gemm_ops.uses_matrix_units: FLOAT16,
+    a wave32 preset with matrix units), "all" of them for a desc without padding (conv_gemm.s's WMMA variant; BLOCK_M
+    rounded up to a multiple of 16); with padding, where the BLOCK_M `rows` that block_rows picks is a multiple of 16
+    (else rounding it up would cost more than the matrix units give: bench/bench_conv_wmma.py), "interior": a block
+    every window of whose rows lies inside the input (the SPLIT variant tests each block as it starts and runs the
+    fmas, skipping padded taps, on the others), because a matrix instruction cannot skip a tap in the padding. None:
+    every block on the fmas."""
+    if not gemm_ops.uses_matrix_units(preset, data_type):
+        return None
+    if not padded:
+        return "all"
+    return "interior" if rows % WMMA_ROWS == 0 else None
 
 
 def variant_symbols(data_type, has_bias, padded, layout=LAYOUT, activation=None, activation_symbols=None, rows=64,
-                    wmma=False):
+                    wmma=None):
     """The assembler symbols of one variant of conv_gemm.s (BLOCK_M `rows`); with `activation`, those the
     element-wise driver gives that activation's own kernel in FLOAT32 (`activation_symbols`), under this kernel's
     own."""
@@ -167,8 +185,8 @@ def variant_symbols(data_type, has_bias, padded, layout=LAYOUT, activation=None,
              **{f"B_OFF{q}": 4 * K_TILE * rows + 4 * q * quarter for q in range(4 * BLOCK // BLOCK_ROWS[-1])}}
     h_bs = rows * WMMA_ROW_BYTES                 # the WMMA variant's FLOAT16 tiles: BsT after As[rows][24]
     h_g1 = h_bs + 16 * WMMA_ROW_BYTES            # B's second fragment: 16 columns on
-    block.update({"WMMA": int(wmma), "A_ZERO": 0x8000 if wmma else 0,    # WMMA: A past Kg is -0 (a product -0)
-                  "K_STEP": WMMA_K_TILE if wmma else K_TILE,
+    block.update({"WMMA": int(wmma is not None), "VALU_LOOP": int(wmma != "all"), "SPLIT": int(wmma == "interior"),
+                  "FLAG": flag_offset(rows), "A_ZERO": 0x8000,    # WMMA: A past Kg is -0 (a product -0)
                   "W_INFLIGHT": 2 * (4 + loads), "W_INFLIGHT6": 2 * (4 + loads) + 6,   # a WMMA tile's loads in flight
                   **{f"H_BS{o or ''}": h_bs + o for o in (0, 16, 32, 48)},
                   **{f"H_BS_G1{'_' + str(o) if o else ''}": h_g1 + o for o in (0, 16, 32, 48)},
@@ -185,17 +203,20 @@ def variant_symbols(data_type, has_bias, padded, layout=LAYOUT, activation=None,
 
 @functools.lru_cache(maxsize=None)
 def build_program(data_type, has_bias, padded, layout=LAYOUT, activation=None, activation_symbols=None, rows=64,
-                  wmma=False):
-    """Assemble and decode one variant of conv_gemm.s (cached)."""
+                  wmma=None):
+    """Assemble and decode one variant of conv_gemm.s (cached); `wmma` None (the fmas), "all" or "interior" (the
+    blocks `uses_matrix_units` names)."""
     if rows % 4 or not BLOCK_ROWS[-1] <= rows <= BLOCK_ROWS[0]:
         raise ValueError(f"conv_gemm.s's BLOCK_M is a multiple of 4 from {BLOCK_ROWS[-1]} to {BLOCK_ROWS[0]}, not {rows}")
-    if wmma and (data_type != "FLOAT16" or padded or rows % WMMA_ROWS):
-        raise ValueError(f"conv_gemm.s's WMMA variant serves FLOAT16 without padding and a BLOCK_M that is a multiple "
-                         f"of {WMMA_ROWS}, not {data_type}{' with padding' if padded else ''}, BLOCK_M {rows}")
+    if wmma is not None and (data_type != "FLOAT16" or padded != (wmma == "interior") or rows % WMMA_ROWS):
+        raise ValueError(f"conv_gemm.s's WMMA variants serve FLOAT16 ('all' without padding, 'interior' with it) and a "
+                         f"BLOCK_M that is a multiple of {WMMA_ROWS}, not {wmma!r} for {data_type}"
+                         f"{' with' if padded else ' without'} padding, BLOCK_M {rows}")
     symbols = variant_symbols(data_type, has_bias, padded, layout, activation, activation_symbols, rows, wmma)
     dwords = assemble_file(os.path.join(KERNEL_DIR, SOURCE), symbols)
     act = "" if activation is None else "_" + activation.lower()
-    return Program(dwords, f"convolution_implicit_gemm_{data_type.lower()}{'_wmma' if wmma else ''}_m{rows}"
+    kind = {None: "", "all": "_wmma", "interior": "_wmma_interior"}[wmma]
+    return Program(dwords, f"convolution_implicit_gemm_{data_type.lower()}{kind}_m{rows}"
                            f"{'' if has_bias else '_no_bias'}"
                            f"{'' if padded else '_unpadded'}{act}")
 
@@ -238,12 +259,13 @@ def compile_conv_gemm(tensors, attributes, layout, no_kernel, division_magic, pa
     u32 = lambda v: int(v) & 0xFFFFFFFF
     record = lambda *values: {name: u32(v) for name, v in zip(_FIELDS, values)}
     records = [record(ow, *division_magic(ow), sw, dw, pw, iw), record(oh, *division_magic(oh), sh, dh, ph, ih),
-               record(taps, *division_magic(taps), m, kg, ng, c_group), record(kw, *division_magic(kw)),
+               record(taps, *division_magic(taps), m, kg, ng, c_group),
+               record(kw, *division_magic(kw), max(ih - (kh - 1) * dh, 0), max(iw - (kw - 1) * dw, 0)),
                record(*x_strides, w_strides[0], w_strides[1], w_h, w_w),
                record(*o_strides, bias_k, w_base)]
     rows = block_rows(m, ng, groups, None if preset is None else preset.compute_units * preset.simds_per_cu)
-    wmma = uses_matrix_units(preset, out.data_type, padded)
-    if wmma:             # whole fragments: BLOCK_M a multiple of 16 (16 .. 64, as BLOCK_ROWS)
+    wmma = uses_matrix_units(preset, out.data_type, padded, rows)
+    if wmma is not None:     # whole fragments: BLOCK_M a multiple of 16 (16 .. 64, as BLOCK_ROWS)
         rows = -(-rows // WMMA_ROWS) * WMMA_ROWS
     group_grid = (-(-ng // BLOCK), -(-m // rows), groups)
     workgroups = group_grid[0] * group_grid[1] * group_grid[2]
@@ -256,8 +278,8 @@ def compile_conv_gemm(tensors, attributes, layout, no_kernel, division_magic, pa
     program = build_program(out.data_type, bias is not None, padded, layout, activation,
                             activation_symbols if activation is not None else None, rows, wmma)
     return (program, constants, n * k * oh * ow, THREADS * rows // 4, workgroups, group_grid, (THREADS, rows // 4, 1),
-            lds_bytes(rows, wmma))
+            lds_bytes(rows, wmma is not None, wmma == "interior"))
 
 
 __all__ = ["THREADS", "BLOCK", "BLOCK_ROWS", "FILL_WORKGROUPS", "K_TILE", "block_rows", "lds_bytes", "MIN_REDUCTION", "MIN_CHANNELS", "SKIP", "RECORD_USE",
-           "uses_implicit_gemm", "uses_matrix_units", "takes_plain_one_by_one", "WMMA_ROW_BYTES", "WMMA_ROWS", "WMMA_K_TILE", "variant_symbols", "build_program", "compile_conv_gemm"]
+           "uses_implicit_gemm", "uses_matrix_units", "takes_plain_one_by_one", "WMMA_ROW_BYTES", "WMMA_ROWS", "WMMA_K_TILE", "flag_offset", "variant_symbols", "build_program", "compile_conv_gemm"]

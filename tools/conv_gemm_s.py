@@ -9,9 +9,11 @@ tests/directml/test_conv_gemm_wmma.py checks that the committed file is what thi
 """
 import os
 
-from dmlemu.kernels.conv_gemm_ops import WMMA_ROW_BYTES as ROW   # WMMA: bytes per FLOAT16 LDS row
+from dmlemu.kernels.conv_gemm_ops import WMMA_K_TILE as WMMA_K, WMMA_ROW_BYTES as ROW   # WMMA: k a tile, LDS row bytes
 
 B_COLUMNS = 16      # filter columns a thread may gather (B_LOADS <= 256 / 16)
+WMMA_ROWS_REG = 192     # WMMA: the four rows' window origins in x (bytes), v192 .. v195
+WMMA_COLUMNS_REG = 196  # ... and the filter columns (bytes), v196 .. v211
 TARGET = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "kernels", "conv_gemm.s")
 HEADER = """; =============================================================================================
 ; conv_gemm.s: DML_OPERATOR_CONVOLUTION (FORWARD, 1 or 2 spatial dimensions) as an implicit GEMM.
@@ -102,6 +104,24 @@ def _setup(e):
     s_mov_b32 s80, ${SKIP}               ; the padded tap's marker""")
 
 
+def _split_m(e):
+    """m (v20) into m / OW (v21), ow (v22), n (v23), oh (v24) by division magic."""
+    e("""    v_mul_hi_u32 v21, v20, s25
+    v_sub_u32 v22, v20, v21
+    v_lshr_b32 v22, v22, s26
+    v_add_u32 v21, v21, v22
+    v_lshr_b32 v21, v21, s27             ; m / OW
+    v_mul_lo_u32 v22, v21, s24
+    v_sub_u32 v22, v20, v22              ; ow = m - (m / OW) OW
+    v_mul_hi_u32 v23, v21, s33
+    v_sub_u32 v24, v21, v23
+    v_lshr_b32 v24, v24, s34
+    v_add_u32 v23, v23, v24
+    v_lshr_b32 v23, v23, s35             ; n = (m / OW) / OH
+    v_mul_lo_u32 v24, v23, s32
+    v_sub_u32 v24, v21, v24              ; oh""")
+
+
 def _rows(e):
     e("; ---- the four rows this thread gathers, m = m0 + ty + q BLOCK_M / 4: their window origin and x offset -------")
     for q in range(4):
@@ -109,13 +129,6 @@ def _rows(e):
         e(f"    v_add_u32 v20, v20, ${{A_ROW{q}}}             ; m = m0 + ty + {q} BLOCK_M / 4")
         e("    v_cmp_gt_u32 vcc, s44, v20")
         e(f"    s_mov_b64 s[{82 + 2 * q}:{83 + 2 * q}], vcc        ; m < M")
-        if q == 0:
-            e(".if WMMA")
-            e("    v_sub_u32 v25, s44, 1                ; M - 1")
-            e(".endif")
-        e(".if WMMA")
-        e("    v_min_u32 v20, v20, v25              ; a row past M reads row M - 1 (never stored)")
-        e(".endif")
         e("""    v_mul_hi_u32 v21, v20, s25
     v_sub_u32 v22, v20, v21
     v_lshr_b32 v22, v22, s26
@@ -136,9 +149,18 @@ def _rows(e):
         e(f"    v_sub_u32 v{64 + q}, v{64 + q}, s30          ; iw0 = ow Sw - Pw")
         e(f"    v_mad_u32 v{68 + q}, v23, s56, s77         ; n x_N + g C/G x_C")
         e(".if WMMA")
-        e(f"    v_mad_u32 v{68 + q}, v{60 + q}, s58, v{68 + q}")
-        e(f"    v_mad_u32 v{68 + q}, v{64 + q}, s59, v{68 + q}")
-        e(f"    v_lshl_b32 v{68 + q}, v{68 + q}, ${{SHIFT_IN}}     ; the row's window origin in x, in bytes (no padding)")
+        if q == 0:
+            e("    v_sub_u32 v25, s44, 1                ; M - 1")
+        e("    v_min_u32 v20, v20, v25              ; WMMA: a row past M reads row M - 1 (never stored)")
+        _split_m(e)
+        e("    v_mul_lo_u32 v24, v24, s36")
+        e("    v_sub_u32 v24, v24, s38              ; ih0 = oh Sh - Ph")
+        e("    v_mul_lo_u32 v22, v22, s28")
+        e("    v_sub_u32 v22, v22, s30              ; iw0 = ow Sw - Pw")
+        e(f"    v_mad_u32 v{WMMA_ROWS_REG + q}, v23, s56, s77")
+        e(f"    v_mad_u32 v{WMMA_ROWS_REG + q}, v24, s58, v{WMMA_ROWS_REG + q}")
+        e(f"    v_mad_u32 v{WMMA_ROWS_REG + q}, v22, s59, v{WMMA_ROWS_REG + q}")
+        e(f"    v_lshl_b32 v{WMMA_ROWS_REG + q}, v{WMMA_ROWS_REG + q}, ${{SHIFT_IN}}     ; its window origin in x, in bytes")
         e(".endif")
 
 
@@ -153,14 +175,13 @@ def _filter_rows(e):
         if q >= 4:
             e(f".if B_LOAD{q}")
         e(f"    v_add_u32 v21, v20, ${{B_COL{q}}}")
-        e(".if WMMA")
-        e(f"    v_add_u32 v21, v35, ${{B_COL{q}}}")
-        e("    v_min_u32 v21, v21, v25              ; a column past Ng reads column Ng - 1 (never stored)")
-        e("    v_add_u32 v21, v21, s78")
-        e(".endif")
         e(f"    v_mad_u32 v{136 + q}, v21, s60, s69        ; w base + (g Ng + n0 + ty + {q} BLOCK_M / 4) w_K")
         e(".if WMMA")
-        e(f"    v_lshl_b32 v{136 + q}, v{136 + q}, ${{SHIFT_IN}}")
+        e(f"    v_add_u32 v21, v35, ${{B_COL{q}}}")
+        e("    v_min_u32 v21, v21, v25              ; WMMA: a column past Ng reads column Ng - 1 (never stored)")
+        e("    v_add_u32 v21, v21, s78")
+        e(f"    v_mad_u32 v{WMMA_COLUMNS_REG + q}, v21, s60, s69")
+        e(f"    v_lshl_b32 v{WMMA_COLUMNS_REG + q}, v{WMMA_COLUMNS_REG + q}, ${{SHIFT_IN}}     ; in bytes")
         e(".endif")
         if q >= 4:
             e(".endif")
@@ -173,9 +194,9 @@ def _lds_and_acc(e):
     v_lshl_b32 v34, v1, 8
     v_add_u32 v33, v34, v33              ; &Bs[tx][ty] - B_BASE = 256 tx + 4 ty""")
     e(".if WMMA")
-    e(f"    v_mul_lo_u32 v32, v2, {ROW}")
+    e(f"    v_mul_lo_u32 v12, v2, {ROW}")
     e("    v_lshl_b32 v34, v1, 1")
-    e(f"    v_add_u32 v32, v32, v34              ; &As[ty][tx] = {ROW} ty + 2 tx (q: + q BLOCK_M / 4 rows; BsT: + H_BS)")
+    e(f"    v_add_u32 v12, v12, v34              ; &As[ty][tx] = {ROW} ty + 2 tx (q: + q BLOCK_M / 4 rows; BsT: + H_BS)")
     e("    v_lshr_b32 v34, v0, 5                ; w: the wave")
     e("    v_lshr_b32 v18, v34, 1")
     e("    v_lshl_b32 v18, v18, 4               ; 16 (w / 2): its fragment row")
@@ -245,12 +266,12 @@ def _gather_wmma(e):
                 e(".endif")
         e(f"    s_mov_b64 exec, {mask}             ; k < Kg: else A = -0, B = +0")
         for q in range(4):
-            e(f"    v_add_u32 v30, v{68 + q}, {x_off}")
+            e(f"    v_add_u32 v30, v{WMMA_ROWS_REG + q}, {x_off}")
             e(f"    buffer_load_${{LOAD}} v{a_reg + q}, v30, s[8:11], 0    ; A[m0 + ty + {q} BLOCK_M / 4][k]")
         for q in range(B_COLUMNS):
             if q >= 4:
                 e(f".if B_LOAD{q}")
-            e(f"    v_add_u32 v30, v{136 + q}, {w_off}")
+            e(f"    v_add_u32 v30, v{WMMA_COLUMNS_REG + q}, {w_off}")
             e(f"    buffer_load_${{LOAD}} v{b_reg + q}, v30, s[12:15], 0   ; B[k][n0 + ty + {q} BLOCK_M / 4]")
             if q >= 4:
                 e(".endif")
@@ -259,9 +280,6 @@ def _gather_wmma(e):
 
 def _gather(e):
     """Split this thread's k = k0 + tx and issue its loads of A (four rows) and B (B_LOADS columns)."""
-    e(".if WMMA")
-    _gather_wmma(e)
-    e(".else")
     e("    v_add_u32 v20, s81, v1               ; k")
     _split_k(e, "v20", "s[98:99]")
     for q in range(4):
@@ -299,17 +317,14 @@ def _gather(e):
         e("    s_mov_b64 exec, s[72:73]")
         if q >= 4:
             e(".endif")
-    e(".endif")
 
 
-def _write_lds(e):
-    """The loaded tile into LDS: A widened (FLOAT16), NaNs canonical and SKIP where not loaded (PADDED); B widened.
-    WMMA: FLOAT16 as loaded, into As[m][k] and BsT[n][k]."""
-    e(".if WMMA")
+def _write_lds_wmma(e):
+    """WMMA: the loaded tile into LDS, FLOAT16 as loaded, into As[m][k] and BsT[n][k]."""
     for h, (_, _, _, a_reg, b_reg) in enumerate(HALVES):
         hi = "_HI" if h else ""
         for q in range(4):
-            e(f"    ds_write_b16 v32, v{a_reg + q}, ${{H_A_OFF{q}{hi}}}        ; As[ty + {q} BLOCK_M / 4][tx + {16 * h}]")
+            e(f"    ds_write_b16 v12, v{a_reg + q}, ${{H_A_OFF{q}{hi}}}        ; As[ty + {q} BLOCK_M / 4][tx + {16 * h}]")
         for q in range(B_COLUMNS):
             if q >= 4:
                 e(f".if B_LOAD{q}")
@@ -318,13 +333,16 @@ def _write_lds(e):
             e("    v_cmp_gt_u32 vcc, 64, v31")
             e("    s_mov_b64 exec, vcc                  ; inside the block's 64 columns")
             e(".endif")
-            e(f"    ds_write_b16 v32, v{b_reg + q}, ${{H_B_OFF{q}{hi}}}       ; BsT[ty + {q} BLOCK_M / 4][tx + {16 * h}]")
+            e(f"    ds_write_b16 v12, v{b_reg + q}, ${{H_B_OFF{q}{hi}}}       ; BsT[ty + {q} BLOCK_M / 4][tx + {16 * h}]")
             e(f".if B_EDGE{q}")
             e("    s_mov_b64 exec, s[72:73]")
             e(".endif")
             if q >= 4:
                 e(".endif")
-    e(".else")
+
+
+def _write_lds(e):
+    """The loaded tile into LDS: A widened (FLOAT16), NaNs canonical and SKIP where not loaded (PADDED); B widened."""
     for q in range(4):
         e(".if WIDEN_F16")
         e(f"    v_cvt_f32_f16 v{36 + q}, v{36 + q}")
@@ -352,7 +370,6 @@ def _write_lds(e):
         e(".endif")
         if q >= 4:
             e(".endif")
-    e(".endif")
 
 
 def _wmma(e, last):
@@ -512,6 +529,64 @@ element:
     s_endpgm""")
 
 
+def _interior(e):
+    """SPLIT: whether every window of the block's rows (past M: none) lies inside the input (ih0 < IH - (KH - 1) Dh
+    and iw0 < IW - (KW - 1) Dw, unsigned: record 3's LIM_H, LIM_W), voted through LDS at FLAG; a block that touches
+    the padding goes to the fmas (valu_start)."""
+    e("; ---- SPLIT: a block whose windows all lie inside the input runs the WMMA loop, else the fmas ----------------")
+    e("    s_mov_b64 s[98:99], s[72:73]         ; the lanes whose rows are inside so far")
+    for q in range(4):
+        e(f"    v_cmp_gt_u32 vcc, s52, v{60 + q}")
+        e("    s_mov_b64 s[100:101], vcc")
+        e(f"    v_cmp_gt_u32 vcc, s53, v{64 + q}")
+        e(f"    s_and_b64 s[100:101], s[100:101], vcc   ; row {q}'s window inside the input")
+        e(f"    s_not_b64 vcc, s[{82 + 2 * q}:{83 + 2 * q}]")
+        e(f"    s_or_b64 s[100:101], s[100:101], vcc    ; or past M")
+        e("    s_and_b64 s[98:99], s[98:99], s[100:101]")
+    e("    v_mov_b32 v21, ${FLAG}               ; the vote's word in LDS")
+    e("    v_mov_b32 v20, 1")
+    e("    v_cmp_eq_u32 vcc, 0, v0")
+    e("    s_mov_b64 exec, vcc")
+    e("    ds_write_b32 v21, v20, 0             ; thread 0: inside (1)")
+    e("    s_mov_b64 exec, s[72:73]")
+    e("    s_barrier")
+    e("    s_not_b64 s[100:101], s[98:99]")
+    e("    s_and_b64 exec, s[100:101], s[72:73]")
+    e("    v_mov_b32 v20, 0")
+    e("    ds_write_b32 v21, v20, 0             ; a thread with a row that touches the padding: 0")
+    e("    s_mov_b64 exec, s[72:73]")
+    e("    s_barrier")
+    e("    ds_read_b32 v20, v21, 0")
+    e("    s_waitcnt 0")
+    e("    v_cmp_eq_u32 vcc, 1, v20")
+    e("    s_cbranch_vccz valu_start            ; the block touches the padding: the fmas skip its padded taps")
+
+
+def _wmma_loop(e):
+    """WMMA: tile 0 into LDS, then per 32-k tile the next tile's loads, this tile's WMMAs, the loaded tile into LDS;
+    then D into the 4 x 4 blocks."""
+    e("; ---- WMMA: 1. gather tile 0 (32 k); per tile: the next tile's loads, 2. this tile's WMMAs, 3. LDS --------")
+    _gather_wmma(e)
+    e("    s_waitcnt 0")
+    _write_lds_wmma(e)
+    e("    s_barrier                            ; tile 0 complete")
+    e("wmma_tile:")
+    e(f"    s_cmp_le_u32 s76, {WMMA_K}")
+    e("    s_cbranch_scc1 wmma_last             ; no tile behind this one")
+    e(f"    s_add_u32 s81, s81, {WMMA_K}               ; the next tile's k0")
+    _gather_wmma(e)
+    _wmma(e, False)
+    e("    s_barrier                            ; 3. every wave is done with this tile in LDS")
+    e("    s_waitcnt 0                          ; the next tile's loads have landed")
+    _write_lds_wmma(e)
+    e("    s_barrier                            ; the next tile complete")
+    e(f"    s_sub_u32 s76, s76, {WMMA_K}")
+    e("    s_branch wmma_tile")
+    e("wmma_last:")
+    _wmma(e, True)
+    _fragments_to_tiles(e)
+
+
 def source():
     """The text of kernels/conv_gemm.s."""
     lines = []
@@ -521,6 +596,17 @@ def source():
     _rows(e)
     _filter_rows(e)
     _lds_and_acc(e)
+    e(".if SPLIT")
+    _interior(e)
+    e(".endif")
+    e(".if WMMA")
+    _wmma_loop(e)
+    e(".if VALU_LOOP")
+    e("    s_branch finish")
+    e(".endif")
+    e(".endif")
+    e(".if VALU_LOOP")
+    e("valu_start:")
     e("")
     e("; ---- 1. gather tile 0 (k0 = 0) into LDS; then per tile: issue the next tile's loads (k0 + 16), multiply")
     e("; this one (2.), and only then wait for them, write them to LDS and go on (their latency under the fmas) ----")
@@ -529,30 +615,22 @@ def source():
     _write_lds(e)
     e("    s_barrier                            ; tile 0 complete")
     e("tile:")
-    e("    s_mov_b32 s79, ${K_STEP}")
-    e("    s_cmp_le_u32 s76, ${K_STEP}")
+    e("    s_mov_b32 s79, 16")
+    e("    s_cmp_le_u32 s76, 16")
     e("    s_cbranch_scc1 last_tile             ; no tile behind this one")
-    e("    s_add_u32 s81, s81, ${K_STEP}               ; the next tile's k0")
+    e("    s_add_u32 s81, s81, 16               ; the next tile's k0")
     _gather(e)
     e("; ---- 2. this tile's 16 k, ascending: 16 fmas each, row i under the mask a[i] != SKIP (the next tile's loads")
     e(";      in flight: INFLIGHT of them)")
-    e(".if WMMA")
-    _wmma(e, False)
-    e(".else")
     _fmas(e, "k_next", "${INFLIGHT}")
-    e(".endif")
     e("    s_barrier                            ; 3. every wave is done with this tile in LDS")
     e("    s_waitcnt 0                          ; the next tile's loads have landed")
     _write_lds(e)
     e("    s_barrier                            ; the next tile complete")
-    e("    s_sub_u32 s76, s76, ${K_STEP}")
+    e("    s_sub_u32 s76, s76, 16")
     e("    s_branch tile")
     e("last_tile:")
     e("    s_mov_b32 s79, s76                   ; the last tile: exactly its k")
-    e(".if WMMA")
-    _wmma(e, True)
-    _fragments_to_tiles(e)
-    e(".else")
     _fmas(e, "k_last", "0")
     e(".endif")
     _finish(e)

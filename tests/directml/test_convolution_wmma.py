@@ -38,9 +38,11 @@ def test_the_driver_sends_unpadded_float16_convolutions_to_the_matrix_units():
     # strided or grouped 1 x 1: the implicit GEMM's WMMA variant
     assert program_name([1, 64, 6, 6], [32, 64, 1, 1], strides=[2, 2], **h).startswith(
         "convolution_implicit_gemm_float16_wmma_")
-    # padding, FLOAT32, wave64, a preset without matrix units: the VALU kernels
+    # padding: the blocks whose windows miss it (BLOCK_M a multiple of 16: the split variant)
     pad = dict(start=[1, 1], end=[1, 1])
-    assert program_name([1, 16, 6, 6], [32, 16, 3, 3], **pad, **h) == "convolution_implicit_gemm_float16_m16_no_bias"
+    assert program_name([1, 16, 6, 6], [32, 16, 3, 3], **pad, **h) == (
+        "convolution_implicit_gemm_float16_wmma_interior_m16_no_bias")
+    # FLOAT32, wave64, a preset without matrix units: the VALU kernels
     assert program_name([1, 16, 6, 6], [32, 16, 3, 3]) == "convolution_implicit_gemm_float32_m16_no_bias_unpadded"
     assert program_name([1, 16, 6, 6], [32, 16, 3, 3], width=64, **h) == (
         "convolution_implicit_gemm_float16_m16_no_bias_unpadded")
@@ -50,17 +52,20 @@ def test_the_driver_sends_unpadded_float16_convolutions_to_the_matrix_units():
     assert run_kernel(x, w, None, 32, attributes, RX_6800_XT)[1] == (
         "convolution_implicit_gemm_float16_m16_no_bias_unpadded")
     for preset in (RX_7900_XTX, RX_6800_XT, H200):
-        assert conv_gemm_ops.uses_matrix_units(preset, "FLOAT16", False) == gemm_ops.uses_matrix_units(preset, "FLOAT16")
-        assert not conv_gemm_ops.uses_matrix_units(preset, "FLOAT16", True)
-        assert not conv_gemm_ops.uses_matrix_units(preset, "FLOAT32", False)
+        matrix = gemm_ops.uses_matrix_units(preset, "FLOAT16")
+        assert conv_gemm_ops.uses_matrix_units(preset, "FLOAT16", False) == ("all" if matrix else None)
+        assert conv_gemm_ops.uses_matrix_units(preset, "FLOAT16", True, 32) == ("interior" if matrix else None)
+        # a padded desc whose BLOCK_M is no multiple of 16 stays on the fmas (rounding it up costs more than WMMA gives)
+        assert conv_gemm_ops.uses_matrix_units(preset, "FLOAT16", True, 20) is None
+        assert conv_gemm_ops.uses_matrix_units(preset, "FLOAT32", False) is None
 
 
-def test_the_wmma_variant_refuses_what_it_cannot_serve():
-    for args in (("FLOAT32", False, False), ("FLOAT16", False, True)):
-        with pytest.raises(ValueError, match="WMMA variant serves FLOAT16 without padding"):
-            conv_gemm_ops.build_program(args[0], args[1], args[2], wmma=True)
+def test_the_wmma_variants_refuse_what_they_cannot_serve():
+    for data_type, padded, wmma in (("FLOAT32", False, "all"), ("FLOAT16", True, "all"), ("FLOAT16", False, "interior")):
+        with pytest.raises(ValueError, match="WMMA variants serve FLOAT16"):
+            conv_gemm_ops.build_program(data_type, False, padded, wmma=wmma)
     with pytest.raises(ValueError, match="BLOCK_M 20"):
-        conv_gemm_ops.build_program("FLOAT16", False, False, rows=20, wmma=True)
+        conv_gemm_ops.build_program("FLOAT16", False, False, rows=20, wmma="all")
 
 
 # ---- drawn descs through the mirror --------------------------------------------------------------------------------
@@ -133,3 +138,36 @@ def test_a_fused_activation_on_matrix_units(name, fields):
                 layouts=["packed", "padded", "packed", "permuted"], special=True, seed=len(name))
     run_case(case, RX_7900_XTX, activation=fused(name, **fields),
              fused=(name, {k: np.float32(v) for k, v in fields.items()}))
+
+
+# ---- padded descs: interior blocks on matrix units, the border on the fmas -----------------------------------------
+@pytest.mark.parametrize("rows", (16, 32))
+def test_interior_blocks_take_the_matrix_units_and_the_border_skips_padded_taps(rows, monkeypatch):
+    # 1 x 8 x 40 x 44, padding 1: M = 1760 rows of blocks of 16 or 32 output positions, some inside (a whole block
+    # of a row's interior columns), some touching the padding; every product is -1 x +0 = -0 but for the filter
+    # row kh = 0 of channel 1, which is NaN: the first output row's windows meet it only in the padding (skipped,
+    # so they stay -0 there), every other output of channel 1 is NaN
+    monkeypatch.setattr(conv_gemm_ops, "block_rows", lambda m, ng, groups, simds=None: rows)
+    x = -np.ones((1, 8, 40, 44), np.float16)
+    w = np.zeros((16, 8, 3, 3), np.float16)
+    w[1, :, 0, :] = np.nan
+    attributes = dict(Mode=CROSS, Direction=0, GroupCount=1, **geometry(2, start=[1, 1], end=[1, 1]))
+    got, name = run_kernel(x, w, None, 32, attributes)
+    assert name == f"convolution_implicit_gemm_float16_wmma_interior_m{rows}_no_bias"
+    same_bits(got, golden.run("CONVOLUTION", [x, w, None], attributes))
+    bits = got.view(np.uint16)
+    assert (bits[0, [0] + list(range(2, 16))] == 0x8000).all()
+    assert (bits[0, 1, 0] == 0x8000).all() and np.isnan(got[0, 1, 1:]).all()
+
+
+def test_drawn_values_on_a_padded_desc_with_interior_blocks():
+    # both loops in one dispatch: values, a bias, CONVOLUTION mode, strides and dilations
+    rng = np.random.default_rng(8)
+    x = values(rng, "FLOAT16", (2, 20, 17, 36), special=True)
+    w = values(rng, "FLOAT16", (36, 10, 3, 3), special=True)
+    bias = values(rng, "FLOAT16", (1, 36, 1, 1), special=True)
+    attributes = dict(Mode=CONV, Direction=0, GroupCount=2, **geometry(2, strides=[2, 1], dilations=[1, 2],
+                                                                       start=[1, 2], end=[2, 0]))
+    got, name = run_kernel(x, w, bias, 32, attributes)
+    assert name.startswith("convolution_implicit_gemm_float16_wmma_interior_")
+    same_bits(got, golden.run("CONVOLUTION", [x, w, bias], attributes))
