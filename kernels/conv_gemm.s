@@ -59,6 +59,10 @@
 ;      v_wmma_f32_16x16x16_f16 whose C is the accumulator: k ascending, one fma each;
 ;   3. after the last tile D goes through LDS (FLOAT32 Cs[BLOCK_M][64] over the tiles) into the
 ;      4 x 4 blocks acc[i][j] that step 4 stores.
+; Its SPLIT form (a padded desc: conv_gemm_ops.uses_matrix_units's "interior") holds both loops: a
+; block whose rows' windows all lie inside the input (ih0 < LIM_H and iw0 < LIM_W, unsigned; record
+; 3; rows past M do not count), voted through one LDS word at FLAG, runs the WMMA loop, any other
+; block the fmas, which skip its padded taps.
 ; =============================================================================================
     s_load_dwordx4 s[8:11], s[0:1], ${DESC_X}       ; x's buffer descriptor
     s_load_dwordx4 s[12:15], s[0:1], ${DESC_W}      ; w's

@@ -26,14 +26,17 @@ a shader per desc:
     small-group convolutions (Kg = KH KW, Ng of a few channels: nothing to reuse across a tile), tiny ones, three
     spatial dimensions and BACKWARD (the transposed convolution's taps are a scatter, not one im2col rule).
 
-On matrix units (`uses_matrix_units`: FLOAT16, a preset where gemm.s's FLOAT16 GEMM runs WMMA, and no padding, so no
-tap is ever in the padding: the one rule, docs/NUMERICS.md, "Convolution", "On matrix units") the kernel is
+On matrix units (`uses_matrix_units`, the one rule, docs/NUMERICS.md, "Convolution", "On matrix units": FLOAT16, a
+preset where gemm.s's FLOAT16 GEMM runs WMMA, and no padding, so no tap is ever in the padding) the kernel is
 conv_gemm.s's WMMA variant (program convolution_implicit_gemm_float16_wmma_..): BLOCK_M a multiple of 16, K in FLOAT16
 LDS tiles of WMMA_K_TILE = 32 (As[m][k], BsT[n][k], WMMA_ROW_BYTES a row), each wave's two 16 x 16 fragments of D
 through two v_wmma_f32_16x16x16_f16 a 16-k step, D through LDS into the 4 x 4 blocks that the VALU variant's step 4
 stores; rows past M and columns past Ng are clamped (read, never stored), k past Kg are A = -0 and B = +0 (a product
 -0 adds nothing). It also takes the plain 1 x 1 convolutions its rule accepts (`takes_plain_one_by_one`): its block
-follows the grid where gemm.s's WMMA block is 128 x 64. The same bits as every other convolution kernel.
+follows the grid where gemm.s's WMMA block is 128 x 64. A padded desc whose BLOCK_M is a multiple of 16 runs the
+SPLIT variant (convolution_implicit_gemm_float16_wmma_interior_..): each workgroup votes whether every window of its
+rows lies inside the input (record 3's LIM_H and LIM_W) and runs the WMMA loop if so, the fmas (padded taps skipped)
+if not. The same bits as every other convolution kernel.
 tools/conv_gemm_s.py writes kernels/conv_gemm.s (both variants).
 
 The constant buffer's eight RECORDS hold what `RECORD_USE` says (the assembler symbol CB_CONV_GEMM_<record> is

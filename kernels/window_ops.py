@@ -43,8 +43,9 @@ The implicit-GEMM path: a FORWARD convolution of one or two spatial dimensions w
 (kernels/conv_gemm_ops.py's `uses_implicit_gemm`, asked after `gemm_path`) runs kernels/conv_gemm.s, the im2col tiles
 gathered into LDS and multiplied in the same order (program convolution_implicit_gemm_..).
 
-Matrix units (FLOAT16 without padding on a preset whose FLOAT16 GEMM runs WMMA: conv_gemm_ops.uses_matrix_units):
-the implicit GEMM runs its WMMA variant and also takes the plain 1 x 1 convolutions its rule accepts
+Matrix units (FLOAT16 on a preset whose FLOAT16 GEMM runs WMMA: conv_gemm_ops.uses_matrix_units): the implicit
+GEMM runs its WMMA variant without padding (with padding, on the blocks whose windows miss it) and also takes the plain
+1 x 1 convolutions its rule accepts
 (conv_gemm_ops.takes_plain_one_by_one); the GEMM path runs gemm.s's WMMA variant (the preset is handed to
 gemm_ops.compile_gemm only there). The same bits (docs/NUMERICS.md, "Convolution", "On matrix units").
 

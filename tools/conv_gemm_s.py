@@ -2,8 +2,11 @@
 
 The kernel is straight-line code (four gathered rows of A, up to 16 filter columns of B, 16 fmas per k, 16 stores per
 thread) that the assembler has no macros for; this script is its one source: the register plan (rows' origins
-v60 .. v71, filter columns v136 .. v151, loads v36 .. v39 and v120 .. v135, acc v100 .. v115) is written once here.
-tests/directml/test_conv_gemm_wmma.py checks that the committed file is what this writes.
+v60 .. v71, filter columns v136 .. v151, loads v36 .. v39 and v120 .. v135, acc v100 .. v115; the WMMA loop's byte
+origins v192 .. v195 and columns v196 .. v211, second-half loads v72 .. v75 and v152 .. v167, fragments v[80:95],
+v[40:47], v[168:191]) and the two loops (the fmas, `.if VALU_LOOP`; the WMMA steps, `.if WMMA`; both and the interior
+vote, `.if SPLIT`) are written once here.
+tests/directml/test_convolution_wmma.py checks that the committed file is what this writes.
 
     .venv/bin/python -m dmlemu.tools.conv_gemm_s        # rewrites kernels/conv_gemm.s
 """
@@ -76,6 +79,10 @@ HEADER = """; ==================================================================
 ;      v_wmma_f32_16x16x16_f16 whose C is the accumulator: k ascending, one fma each;
 ;   3. after the last tile D goes through LDS (FLOAT32 Cs[BLOCK_M][64] over the tiles) into the
 ;      4 x 4 blocks acc[i][j] that step 4 stores.
+; Its SPLIT form (a padded desc: conv_gemm_ops.uses_matrix_units's "interior") holds both loops: a
+; block whose rows' windows all lie inside the input (ih0 < LIM_H and iw0 < LIM_W, unsigned; record
+; 3; rows past M do not count), voted through one LDS word at FLAG, runs the WMMA loop, any other
+; block the fmas, which skip its padded taps.
 ; ============================================================================================="""
 
 
