@@ -6,6 +6,8 @@ Two FLOAT16 convolutions of a ResNet-like layer (N = 1, 56 x 56 input, C = K = 6
              path on gemm.s's VALU kernel
   dense      3 x 3, valid padding (54 x 54 output, 576 multiply-adds per output element): the implicit GEMM,
              conv_gemm.s's WMMA variant (or its fma loop)
+  padded     3 x 3, padding 1 (56 x 56 output), N = 1 and N = 4: the split variant where BLOCK_M allows (the blocks
+             whose windows miss the padding on WMMA, the border on the fmas), else the fma loop
 each run with the timing model on: as the driver picks (WMMA on this preset) and with every kernel on the VALU
 (kernels/gemm_ops.uses_matrix_units answering False, as on a preset without matrix units). It prints the program, the
 modelled cycles and time, TFLOP/s against the preset's FP16 matrix peak, and the speed-up; every result is compared
@@ -15,13 +17,17 @@ with the golden model bit for bit (--no-check skips it).
 
 Measured (2-core VM; modelled cycles, which do not depend on the machine's load):
   C = K = 64   pointwise VALU convolution_gemm_float16_no_bias 27,520 cycles = 11.0 us; WMMA
-               convolution_implicit_gemm_float16_wmma_m32_no_bias_unpadded 16,517 cycles = 6.6 us: 1.67x (on gemm.s's
+               convolution_implicit_gemm_float16_wmma_m32_no_bias_unpadded 17,286 cycles = 6.9 us: 1.59x (on gemm.s's
                WMMA variant: 24,672 cycles, 1.12x)
                dense 3x3 VALU convolution_implicit_gemm_float16_m16_no_bias_unpadded 78,136 cycles = 31.3 us, 6.9
-               TFLOP/s; WMMA convolution_implicit_gemm_float16_wmma_m16_no_bias_unpadded 36,044 cycles = 14.4 us, 14.9
-               TFLOP/s = 12.1 % of the matrix peak: 2.17x
-  C = K = 128  (--channels 128) pointwise 41,399 -> 26,348 cycles: 1.57x (gemm.s's WMMA: 37,634); dense 3x3 177,612
-               -> 70,899 cycles (30.3 TFLOP/s = 24.7 % of the matrix peak): 2.51x
+               TFLOP/s; WMMA convolution_implicit_gemm_float16_wmma_m16_no_bias_unpadded 36,260 cycles = 14.5 us, 14.8
+               TFLOP/s = 12.1 % of the matrix peak: 2.15x
+               padded 3x3 (padding 1): BLOCK_M 20, no multiple of 16, so the fmas either way (105,166 cycles; forcing
+               the split variant at BLOCK_M 32 gave 113,586: slower); N = 4: VALU m16 300,597 cycles, WMMA on the
+               inside blocks (convolution_implicit_gemm_float16_wmma_interior_m16_no_bias) 266,041: 1.13x (the border
+               blocks, about a third of them, on the fmas)
+  C = K = 128  (--channels 128, before the split variant) pointwise 41,399 -> 26,348 cycles: 1.57x (gemm.s's WMMA:
+               37,634); dense 3x3 177,612 -> 70,899 cycles (30.3 TFLOP/s = 24.7 % of the matrix peak): 2.51x
 The 3 x 3 on WMMA is bound by its gather (each 32-k tile's im2col loads and LDS writes between two barriers; 183
 workgroups of 2 waves, one a SIMD), not by the matrix unit.
 """
