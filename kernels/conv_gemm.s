@@ -47,7 +47,7 @@
 ; The WMMA variant (WMMA: FLOAT16 without padding on a wave32 GPU with matrix units; conv_gemm_ops.
 ; uses_matrix_units; BLOCK_M a multiple of 16) keeps the launch, the rows and the stores and
 ; changes steps 1 to 3 (docs/NUMERICS.md, "Convolution", "On matrix units"):
-;   1. K goes in tiles of K_STEP = 32: thread (tx, ty) gathers k0 + tx and k0 + tx + 16 (two
+;   1. K goes in tiles of 32 (WMMA_K_TILE): thread (tx, ty) gathers k0 + tx and k0 + tx + 16 (two
 ;      splits, both halves' loads in flight), FLOAT16 as loaded, into As[m][k] at 0 and BsT[n][k]
 ;      at H_BS (80-byte rows: 32 k and 8 halves of padding). No padding: every tap is inside the
 ;      input, so one mask, k < Kg, serves all its loads (A = -0 and B = +0 outside it: a product
