@@ -26,6 +26,19 @@ a shader per desc:
     small-group convolutions (Kg = KH KW, Ng of a few channels: nothing to reuse across a tile), tiny ones, three
     spatial dimensions and BACKWARD (the transposed convolution's taps are a scatter, not one im2col rule).
 
+On matrix units (`uses_matrix_units`, the one rule, docs/NUMERICS.md, "Convolution", "On matrix units": FLOAT16, a
+preset where gemm.s's FLOAT16 GEMM runs WMMA, and no padding, so no tap is ever in the padding) the kernel is
+conv_gemm.s's WMMA variant (program convolution_implicit_gemm_float16_wmma_..): BLOCK_M a multiple of 16, K in FLOAT16
+LDS tiles of WMMA_K_TILE = 32 (As[m][k], BsT[n][k], WMMA_ROW_BYTES a row), each wave's two 16 x 16 fragments of D
+through two v_wmma_f32_16x16x16_f16 a 16-k step, D through LDS into the 4 x 4 blocks that the VALU variant's step 4
+stores; rows past M and columns past Ng are clamped (read, never stored), k past Kg are A = -0 and B = +0 (a product
+-0 adds nothing). It also takes the plain 1 x 1 convolutions its rule accepts (`takes_plain_one_by_one`): its block
+follows the grid where gemm.s's WMMA block is 128 x 64. A padded desc whose BLOCK_M is a multiple of 16 runs the
+SPLIT variant (convolution_implicit_gemm_float16_wmma_interior_..): each workgroup votes whether every window of its
+rows lies inside the input (record 3's LIM_H and LIM_W) and runs the WMMA loop if so, the fmas (padded taps skipped)
+if not. The same bits as every other convolution kernel.
+tools/conv_gemm_s.py writes kernels/conv_gemm.s (both variants).
+
 The constant buffer's eight RECORDS hold what `RECORD_USE` says (the assembler symbol CB_CONV_GEMM_<record> is
 each record's offset); PARAM0 .. the FusedActivation's attributes. CONVOLUTION mode gives the filter negative
 strides along the window and the flipped origin as its base (as window_ops does), so the kernel never knows the
@@ -36,6 +49,7 @@ import os
 
 from dmlemu.isa.assembler import assemble_file
 from dmlemu.isa.program import Program
+from dmlemu.kernels import gemm_ops
 from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS as ELEMENT_WISE_ROWS
 
@@ -50,6 +64,9 @@ K_TILE = 16               # the reduction goes in tiles of 16 (channel, kernel r
 MIN_REDUCTION = 64        # Kg = C/G KH KW at least this: otherwise the direct kernel
 MIN_CHANNELS = 16         # Ng = K/G at least this: otherwise the direct kernel
 SKIP = 0x7FA00001         # a padded tap's A element in LDS: a NaN that no loaded (canonicalized) value is
+WMMA_K_TILE = 32          # the WMMA variant's reduction goes in tiles of 32 k (two WMMA steps), in FLOAT16 LDS rows of
+WMMA_ROW_BYTES = 80       # ... 32 k and 8 halves of padding (As[BLOCK_M][40], BsT[64][40])
+WMMA_ROWS = 16            # ... whose BLOCK_M is a multiple of 16 (whole fragments of 16 rows)
 _LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
 _STORE = {"FLOAT32": "dword", "FLOAT16": "short"}
 _SHIFT = {"FLOAT32": 2, "FLOAT16": 1}
@@ -61,7 +78,8 @@ RECORD_USE = (
     ("OH", ("OH", "OH magic", "OH shift1", "OH shift2", "stride H", "dilation H", "start padding H", "IH")),
     ("TAPS", ("KH KW", "KH KW magic", "KH KW shift1", "KH KW shift2", "M = N OH OW", "Kg = C/G KH KW",
               "Ng = K/G", "C/G")),
-    ("KW", ("KW", "KW magic", "KW shift1", "KW shift2", "-", "-", "-", "-")),
+    ("KW", ("KW", "KW magic", "KW shift1", "KW shift2", "LIM_H = IH - (KH - 1) Dh, at least 0",
+            "LIM_W = IW - (KW - 1) Dw, at least 0", "-", "-")),     # LIM: the interior test (ih0 < LIM_H, iw0 < LIM_W)
     ("STRIDES", ("x stride N", "x stride C", "x stride H", "x stride W", "w stride K", "w stride C",
                  "w tap step H", "w tap step W")),
     ("OUT", ("output stride N", "output stride K", "output stride H", "output stride W", "bias stride K",
@@ -93,6 +111,14 @@ def uses_implicit_gemm(tensors, attributes):
     return int(w.sizes[1]) * taps >= MIN_REDUCTION and int(w.sizes[0]) // groups >= MIN_CHANNELS
 
 
+def takes_plain_one_by_one(tensors, attributes, preset):
+    """Whether a plain 1 x 1 convolution (window_ops.gemm_path's) runs here rather than on gemm.s: on matrix units
+    (`uses_matrix_units`, no padding) where `uses_implicit_gemm` accepts it, because this kernel's WMMA block follows
+    the grid (block_rows) where gemm.s's WMMA block is 128 x 64 (bench/bench_conv_wmma.py: 1.2x to 2.1x fewer
+    modelled cycles on the RX 7900 XTX, 56 x 56 .. 112 x 112, 64 and 256 channels)."""
+    return uses_matrix_units(preset, tensors[3].data_type, False) is not None and uses_implicit_gemm(tensors, attributes)
+
+
 def block_rows(m, ng, groups, simds=None):
     """BLOCK_M for a GEMM view of M rows, Ng columns and G groups on a device of `simds` SIMDs (None: unknown), as
     a library picks a tile shape by size, each thread keeping its 4 x 4 tile (a workgroup with LDS and barriers runs
@@ -111,12 +137,40 @@ def block_rows(m, ng, groups, simds=None):
     return BLOCK_ROWS[-1]
 
 
-def lds_bytes(rows):
-    """The LDS of a workgroup of BLOCK_M `rows`: AsT[16][rows] and Bs[16][64], FLOAT32."""
+def lds_bytes(rows, wmma=False, split=False):
+    """The LDS of a workgroup of BLOCK_M `rows`: AsT[16][rows] and Bs[16][64], FLOAT32; WMMA: As[rows][40] and
+    BsT[64][40] FLOAT16, or the FLOAT32 block Cs[rows][64] that the epilogue puts over them, the larger; `split`
+    (both loops): the largest of the three and the interior vote's word after them (`flag_offset`)."""
+    if split:
+        return flag_offset(rows) + 4
+    if wmma:
+        return max((rows + BLOCK) * WMMA_ROW_BYTES, rows * BLOCK * 4)
     return K_TILE * (rows + BLOCK) * 4
 
 
-def variant_symbols(data_type, has_bias, padded, layout=LAYOUT, activation=None, activation_symbols=None, rows=64):
+def flag_offset(rows):
+    """The split kernel's interior vote: one dword of LDS after every tile either loop lays out."""
+    return max(lds_bytes(rows), lds_bytes(rows, True))
+
+
+def uses_matrix_units(preset, data_type, padded, rows=WMMA_ROWS):
+    """Which blocks of an implicit-GEMM convolution run v_wmma_f32_16x16x16_f16 (the one rule; docs/NUMERICS.md,
+    "Convolution", "On matrix units"): where gemm.s's FLOAT16 GEMM does (kernels/gemm_ops.uses_matrix_units: FLOAT16,
+    a wave32 preset with matrix units), "all" of them for a desc without padding (conv_gemm.s's WMMA variant; BLOCK_M
+    rounded up to a multiple of 16); with padding, where the BLOCK_M `rows` that block_rows picks is a multiple of 16
+    (else rounding it up would cost more than the matrix units give: bench/bench_conv_wmma.py), "interior": a block
+    every window of whose rows lies inside the input (the SPLIT variant tests each block as it starts and runs the
+    fmas, skipping padded taps, on the others), because a matrix instruction cannot skip a tap in the padding. None:
+    every block on the fmas."""
+    if not gemm_ops.uses_matrix_units(preset, data_type):
+        return None
+    if not padded:
+        return "all"
+    return "interior" if rows % WMMA_ROWS == 0 else None
+
+
+def variant_symbols(data_type, has_bias, padded, layout=LAYOUT, activation=None, activation_symbols=None, rows=64,
+                    wmma=None):
     """The assembler symbols of one variant of conv_gemm.s (BLOCK_M `rows`); with `activation`, those the
     element-wise driver gives that activation's own kernel in FLOAT32 (`activation_symbols`), under this kernel's
     own."""
@@ -132,6 +186,16 @@ def variant_symbols(data_type, has_bias, padded, layout=LAYOUT, activation=None,
              **{f"B_EDGE{q}": int(q * quarter + quarter > BLOCK) for q in range(4 * BLOCK // BLOCK_ROWS[-1])},
              **{f"B_COL{q}": q * quarter for q in range(4 * BLOCK // BLOCK_ROWS[-1])},
              **{f"B_OFF{q}": 4 * K_TILE * rows + 4 * q * quarter for q in range(4 * BLOCK // BLOCK_ROWS[-1])}}
+    h_bs = rows * WMMA_ROW_BYTES                 # the WMMA variant's FLOAT16 tiles: BsT after As[rows][24]
+    h_g1 = h_bs + 16 * WMMA_ROW_BYTES            # B's second fragment: 16 columns on
+    block.update({"WMMA": int(wmma is not None), "VALU_LOOP": int(wmma != "all"), "SPLIT": int(wmma == "interior"),
+                  "FLAG": flag_offset(rows), "A_ZERO": 0x8000,    # WMMA: A past Kg is -0 (a product -0)
+                  "W_INFLIGHT": 2 * (4 + loads), "W_INFLIGHT6": 2 * (4 + loads) + 6,   # a WMMA tile's loads in flight
+                  **{f"H_BS{o or ''}": h_bs + o for o in (0, 16, 32, 48)},
+                  **{f"H_BS_G1{'_' + str(o) if o else ''}": h_g1 + o for o in (0, 16, 32, 48)},
+                  **{f"H_A_OFF{q}{hi}": q * quarter * WMMA_ROW_BYTES + o for q in range(4) for hi, o in (("", 0), ("_HI", 32))},
+                  **{f"H_B_OFF{q}{hi}": h_bs + q * quarter * WMMA_ROW_BYTES + o
+                     for q in range(4 * BLOCK // BLOCK_ROWS[-1]) for hi, o in (("", 0), ("_HI", 32))}})
     return {**base, **block, "HAS_ACT": int(activation is not None), "HAS_BIAS": int(has_bias), "PADDED": int(padded),
             "LOAD": _LOAD[data_type], "STORE": _STORE[data_type], "SHIFT_IN": _SHIFT[data_type],
             "WIDEN_F16": int(data_type == "FLOAT16"), "NARROW_F16": int(data_type == "FLOAT16"), "SKIP": hex(SKIP),
@@ -141,14 +205,22 @@ def variant_symbols(data_type, has_bias, padded, layout=LAYOUT, activation=None,
 
 
 @functools.lru_cache(maxsize=None)
-def build_program(data_type, has_bias, padded, layout=LAYOUT, activation=None, activation_symbols=None, rows=64):
-    """Assemble and decode one variant of conv_gemm.s (cached)."""
+def build_program(data_type, has_bias, padded, layout=LAYOUT, activation=None, activation_symbols=None, rows=64,
+                  wmma=None):
+    """Assemble and decode one variant of conv_gemm.s (cached); `wmma` None (the fmas), "all" or "interior" (the
+    blocks `uses_matrix_units` names)."""
     if rows % 4 or not BLOCK_ROWS[-1] <= rows <= BLOCK_ROWS[0]:
         raise ValueError(f"conv_gemm.s's BLOCK_M is a multiple of 4 from {BLOCK_ROWS[-1]} to {BLOCK_ROWS[0]}, not {rows}")
-    symbols = variant_symbols(data_type, has_bias, padded, layout, activation, activation_symbols, rows)
+    if wmma is not None and (data_type != "FLOAT16" or padded != (wmma == "interior") or rows % WMMA_ROWS):
+        raise ValueError(f"conv_gemm.s's WMMA variants serve FLOAT16 ('all' without padding, 'interior' with it) and a "
+                         f"BLOCK_M that is a multiple of {WMMA_ROWS}, not {wmma!r} for {data_type}"
+                         f"{' with' if padded else ' without'} padding, BLOCK_M {rows}")
+    symbols = variant_symbols(data_type, has_bias, padded, layout, activation, activation_symbols, rows, wmma)
     dwords = assemble_file(os.path.join(KERNEL_DIR, SOURCE), symbols)
     act = "" if activation is None else "_" + activation.lower()
-    return Program(dwords, f"convolution_implicit_gemm_{data_type.lower()}_m{rows}{'' if has_bias else '_no_bias'}"
+    kind = {None: "", "all": "_wmma", "interior": "_wmma_interior"}[wmma]
+    return Program(dwords, f"convolution_implicit_gemm_{data_type.lower()}{kind}_m{rows}"
+                           f"{'' if has_bias else '_no_bias'}"
                            f"{'' if padded else '_unpadded'}{act}")
 
 
@@ -190,10 +262,14 @@ def compile_conv_gemm(tensors, attributes, layout, no_kernel, division_magic, pa
     u32 = lambda v: int(v) & 0xFFFFFFFF
     record = lambda *values: {name: u32(v) for name, v in zip(_FIELDS, values)}
     records = [record(ow, *division_magic(ow), sw, dw, pw, iw), record(oh, *division_magic(oh), sh, dh, ph, ih),
-               record(taps, *division_magic(taps), m, kg, ng, c_group), record(kw, *division_magic(kw)),
+               record(taps, *division_magic(taps), m, kg, ng, c_group),
+               record(kw, *division_magic(kw), max(ih - (kh - 1) * dh, 0), max(iw - (kw - 1) * dw, 0)),
                record(*x_strides, w_strides[0], w_strides[1], w_h, w_w),
                record(*o_strides, bias_k, w_base)]
     rows = block_rows(m, ng, groups, None if preset is None else preset.compute_units * preset.simds_per_cu)
+    wmma = uses_matrix_units(preset, out.data_type, padded, rows)
+    if wmma is not None:     # whole fragments: BLOCK_M a multiple of 16 (16 .. 64, as BLOCK_ROWS)
+        rows = -(-rows // WMMA_ROWS) * WMMA_ROWS
     group_grid = (-(-ng // BLOCK), -(-m // rows), groups)
     workgroups = group_grid[0] * group_grid[1] * group_grid[2]
     values = {"ELEMENTS": n * k * oh * ow, "WORKGROUP_SIZE": THREADS * rows // 4, "RECORD_COUNT": len(records)}
@@ -203,10 +279,10 @@ def compile_conv_gemm(tensors, attributes, layout, no_kernel, division_magic, pa
         values[f"PARAM{i}"] = f32_bits(float(activation_attributes[name]))
     constants = layout.pack(values, records, params=True, wide=False)
     program = build_program(out.data_type, bias is not None, padded, layout, activation,
-                            activation_symbols if activation is not None else None, rows)
+                            activation_symbols if activation is not None else None, rows, wmma)
     return (program, constants, n * k * oh * ow, THREADS * rows // 4, workgroups, group_grid, (THREADS, rows // 4, 1),
-            lds_bytes(rows))
+            lds_bytes(rows, wmma is not None, wmma == "interior"))
 
 
 __all__ = ["THREADS", "BLOCK", "BLOCK_ROWS", "FILL_WORKGROUPS", "K_TILE", "block_rows", "lds_bytes", "MIN_REDUCTION", "MIN_CHANNELS", "SKIP", "RECORD_USE",
-           "uses_implicit_gemm", "variant_symbols", "build_program", "compile_conv_gemm"]
+           "uses_implicit_gemm", "uses_matrix_units", "takes_plain_one_by_one", "WMMA_ROW_BYTES", "WMMA_ROWS", "WMMA_K_TILE", "flag_offset", "variant_symbols", "build_program", "compile_conv_gemm"]

@@ -43,6 +43,12 @@ The implicit-GEMM path: a FORWARD convolution of one or two spatial dimensions w
 (kernels/conv_gemm_ops.py's `uses_implicit_gemm`, asked after `gemm_path`) runs kernels/conv_gemm.s, the im2col tiles
 gathered into LDS and multiplied in the same order (program convolution_implicit_gemm_..).
 
+Matrix units (FLOAT16 on a preset whose FLOAT16 GEMM runs WMMA: conv_gemm_ops.uses_matrix_units): the implicit
+GEMM runs its WMMA variant without padding (with padding, on the blocks whose windows miss it) and also takes the plain
+1 x 1 convolutions its rule accepts
+(conv_gemm_ops.takes_plain_one_by_one); the GEMM path runs gemm.s's WMMA variant (the preset is handed to
+gemm_ops.compile_gemm only there). The same bits (docs/NUMERICS.md, "Convolution", "On matrix units").
+
 The depthwise path: a FORWARD convolution of one or two spatial dimensions with GroupCount = C = K (a channel
 multiplier of 1; kernels/conv_depthwise_ops.py's `uses_depthwise`, asked after the implicit GEMM) runs
 kernels/conv_depthwise.s: a 16 x 16 tile of one channel's output plane a workgroup, its input tile and halo loaded
@@ -384,11 +390,15 @@ def compile_window(operator, tensors, attributes, layout, no_kernel, division_ma
     if row.window_op == "LP" and lp not in (1, 2):
         raise no_kernel(f"dmlemu's kernel for {operator} serves P 1 and 2, not {lp}")
     gemm = gemm_path(tensors, attributes, packed_strides) if convolution and not row.integer else None
+    if gemm is not None and conv_gemm_ops.takes_plain_one_by_one(tensors, attributes, preset):
+        gemm = None              # on matrix units the implicit GEMM's WMMA variant serves it faster
     if gemm is not None:         # a 1 x 1 convolution: a matrix product per batch on gemm.s
         program, constants, group_grid, thread_grid, lds_bytes = gemm_ops.compile_gemm(
             "GEMM", gemm, {"TransA": 0, "TransB": 0, "Alpha": 1.0, "Beta": 1.0,
                            "FusedActivation": attributes.get("FusedActivation")},
-            layout, no_kernel, division_magic, packed_strides, activation_of, activation_symbols)
+            layout, no_kernel, division_magic, packed_strides, activation_of, activation_symbols,
+            # FLOAT16 on matrix units: gemm.s's WMMA variant (no tap is padded: the same bits); else the VALU kernels
+            preset if gemm_ops.uses_matrix_units(preset, out.data_type) else None)
         elements = 1
         for size in out.sizes:
             elements *= int(size)

@@ -76,8 +76,8 @@ def test_the_driver_picks_the_kernel_per_desc():
     pad = dict(start=[1, 1], end=[1, 1])
     assert program_name([1, 16, 6, 6], [32, 16, 3, 3], **pad) == "convolution_implicit_gemm_float32_m16_no_bias"
     assert program_name([1, 16, 6, 6], [32, 16, 3, 3], bias=True) == "convolution_implicit_gemm_float32_m16_unpadded"
-    assert program_name([1, 8, 12], [16, 8, 9], type_name="FLOAT16") == (
-        "convolution_implicit_gemm_float16_m16_no_bias_unpadded")
+    assert program_name([1, 8, 12], [16, 8, 9], type_name="FLOAT16", width=64) == (
+        "convolution_implicit_gemm_float16_m16_no_bias_unpadded")     # wave32: on matrix units (test_convolution_wmma)
     # depthwise (C/G KH KW = 9: conv_depthwise.s), few output channels, 1 x 1 (gemm.s itself), BACKWARD and 3-D: not this kernel
     assert program_name([1, 32, 6, 6], [32, 1, 3, 3], groups=32, **pad).startswith("convolution_depthwise_")
     assert program_name([1, 16, 6, 6], [8, 16, 3, 3], **pad).startswith("convolution_direct_")
