@@ -61,13 +61,14 @@ def test_fp64_and_transcendental_rates_are_near_the_measured_h200():
 
 def test_a_transposed_read_costs_what_the_measured_h200_charged():
     """Measured on the real H200 (bench/gpu_calibration/results/h200_access_patterns_2048.json): a FLOAT32
-    2048 x 2048 packed copy took 13.26 us and the copy whose input is read transposed 2.84x that. The packed
-    copy.s time is held to 15 % of the measured one (12.2 us of dispatch here; 9.0 us, 0.68x, before a
-    workgroup's start and end held its slots: the preset's workgroup_slot_cycles). The transposed one costs
-    the L1TEX tag stage's 4 lines per clock (presets.L1TEX_TAGS: 32 lines per wave load take 8 clocks; with 1
-    line per clock it was 6.3x): 1.88x here (2.55x before, against the faster packed copy), held to at least 1.7x. Its absolute time is 0.65x the measured
-    37.7 us, as it was before (the ratio met the old 15 % bound only because the packed copy was too fast):
-    what a real H200 spends beyond it is not modelled (docs/FIDELITY.md)."""
+    2048 x 2048 packed copy took 13.26 us and the copy whose input is read transposed 2.84x that. The
+    packed copy's time is held to 15 % of the measured one (12.2 us of dispatch here; 9.0 us, 0.68x,
+    before a workgroup's start and end held its slots: the preset's workgroup_slot_cycles). The
+    transposed one costs the L1TEX tag stage's 4 lines per clock (presets.L1TEX_TAGS: 32 lines per wave
+    load take 8 clocks; with 1 line per clock it was 6.3x): 1.88x here (2.55x before, against the faster
+    packed copy), held to at least 1.7x. Its absolute time is 0.65x the measured 37.7 us, as it was
+    before (the ratio met the old 15 % bound only because the packed copy was too fast): what a real
+    H200 spends beyond it is not modelled (docs/FIDELITY.md)."""
     import numpy as np
     from dmlemu.direct_run import DirectRun
     from dmlemu.kernels.driver import TensorSpec
