@@ -143,6 +143,9 @@ class AdapterPreset:
     flush_cycles: int = 2000       # end of a dispatch: wait for idle, invalidate CU caches, signal
     workgroup_launch_cycles: int = 1  # the workgroup dispatcher starts one workgroup per this many cycles
     workgroup_launchers: int = 1   # ... on each of this many launchers working in parallel (shader engines / GPCs)
+    # A workgroup's start and end on its CU (wave creation, slot release) hold its wave slots this many cycles
+    # beyond its waves' instructions (timing/workgroup_dispatcher.py). 0: not modelled.
+    workgroup_slot_cycles: int = 0
     copy_bytes_per_cycle: int = 0  # copy engine limit (0: DRAM bound)
     # Workgroups that cooperate (timing/compute_unit.py's LDS pipe, timing/simd.py's barriers): the LDS
     # of one compute unit (on RDNA: one CU's half of its WGP's LDS, the CU mode), the most one workgroup
@@ -584,7 +587,8 @@ H200 = AdapterPreset(
     l2_far_latency_cycles=521, l0_bytes=224 << 10, l0_latency_cycles=7, l0_write_allocate=True, l0_bytes_per_cycle=128,
     **NVIDIA_TLB, tlb_l2_entries=16384,
     smem_latency_percent=40, refresh_interval_cycles=7_722, refresh_cycles=238,
-    submit_cycles=9_900, flush_cycles=2_970, workgroup_launchers=8, lookups_per_cycle_per_cu=4,
+    submit_cycles=9_900, flush_cycles=2_970, workgroup_launchers=8, workgroup_slot_cycles=406,
+    lookups_per_cycle_per_cu=4,
     lds_bytes_per_cu=233_472, lds_max_bytes_per_workgroup=49_152, lds_banks=32, lds_bytes_per_cycle=128,
     lds_latency_cycles=29, barrier_cycles=20, l2_atomics_per_cycle=80,
     dram_write_batch_bytes=96 * 768, dram_turnaround_cycles=18, dram_write_queue_bytes=96 * 2048,
@@ -612,6 +616,18 @@ H200 = AdapterPreset(
         "Estimate: workgroups launched by 8 launchers in parallel, one per GPC (H100 SXM5 has 8 GPCs: NVIDIA H100 "
         "whitepaper); NVIDIA publishes no CTA launch rate for the GigaThread engine. One launcher for the whole "
         "GPU would cap a 256-thread streaming kernel at 256 elements per cycle, below this GPU's DRAM speed.",
+        "Workgroup start and end (workgroup_slot_cycles 406, derived): a published CTA launch or retire latency "
+        "for Hopper or a sibling: NOT FOUND (none in the Hopper and Volta-to-Ampere microbenchmark papers as far "
+        "as this project's search reached; Accel-Sim's configs leave -gpgpu_TB_launch_latency at 0). Derived "
+        "instead from a published measurement of "
+        "this GPU: te42kyfo/gpu-benches gpu-stream/h200.txt, 'init' column (one 8-byte store per thread, nothing "
+        "waits for it, 2 blocks per SM): 297, 590, 884 and 1163 GB/s at blocks of 32, 64, 96 and 128 threads, "
+        "1.14-1.16 G blocks/s whatever the block size, so each of the 264 resident blocks lives 232 ns = 460 "
+        "cycles at 1.98 GHz (block 128); the same kernel's own instructions take 54 of them in this model "
+        "(bench/microbench/kernels/stream_store.s), so a workgroup holds its slots 406 cycles beyond its waves' "
+        "instructions (that te42kyfo's H200 ran at 1.98 GHz is an assumption). Checked, not fitted: the same "
+        "file's 'read' column (the suite's occupancy sweep) then lands within 0.96-1.25x at blocks of 128-1024, "
+        "where without it the model read 1.49-1.69x too fast: a read block lives its 406 cycles plus a DRAM trip.",
         "Shared memory (LDS): " + ACCEL_SIM_H100 + ": -gpgpu_shmem_size 233472 (228 KiB per SM; the H100 "
         "whitepaper: up to 228 KB of shared memory per SM), -gpgpu_shmem_per_block 49152 (48 KiB, CUDA's default "
         "without opt-in), -gpgpu_smem_latency 29, -gpgpu_shmem_num_banks 32 (128 bytes per clock per SM). "

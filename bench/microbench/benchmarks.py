@@ -230,6 +230,18 @@ def occupancy_gbs(rig, preset, block, nbytes=OCCUPANCY_BYTES):
     return nbytes / ((runs[1] - runs[0]) / rig.clock_hz) / 1e9
 
 
+def occupancy_store_gbs(rig, preset, block, nbytes=4 * MiB):
+    """GB/s of gpu-stream's init kernel (kernels/stream_store.s: one 8-byte store per thread, nothing waits
+    for it) with groups of `block` threads, resident as occupancy_gbs's: fresh buffers of `nbytes` and
+    2 x `nbytes`, differenced. At small groups it runs at the rate groups start and end (the published
+    'init' column of gpu-stream is where emulator/presets.py takes workgroup_slot_cycles from)."""
+    pipeline = rig.pipeline("stream_store", {"GROUP": block, "VTOP": max(5, stream_vgprs(preset, block) - 1)})
+    runs = []
+    for size in (nbytes, 2 * nbytes):
+        runs.append(rig.dispatch(pipeline, size // 8 // block, uavs=(rig.buffer(size),)))
+    return nbytes / ((runs[1] - runs[0]) / rig.clock_hz) / 1e9
+
+
 def host_gbs(rig, preset, which, nbytes=None):
     """GB/s of a host copy (UPLOAD -> DEFAULT, DEFAULT -> READBACK) or of the read kernel reading an
     UPLOAD buffer once ("kernel reads UPLOAD"); `nbytes` a power of two (default HOST_COPY_BYTES,

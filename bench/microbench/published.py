@@ -22,8 +22,15 @@ Sources:
   Infinity Cache latency 150.3 ns in the card's higher power state.
 - Vendor figures for FMA peaks, as emulator/presets.py cites them: TechPowerUp GPU Database (RX 7900 XTX
   61.39 TFLOPS FP32 with dual issue, 1.919 FP64; RX 6800 XT 20.74 FP32, 1.296 FP64; RTX 3070 20.31 FP32,
-  0.317 FP64), AMD's RX 7900 XTX sheet (122.8 TFLOPS FP16), AMD's RX 6800 XT sheet (41.47 TFLOPS FP16),
-  NVIDIA's GA102 whitepaper (RTX 3070 20.3 TFLOPS FP16 non-tensor).
+  0.317 FP64), AMD's RX 6800 XT sheet (41.47 TFLOPS FP16), NVIDIA's GA102 whitepaper (RTX 3070 20.3 TFLOPS
+  FP16 non-tensor).
+- Not a row: AMD's RX 7900 XTX FP16 figure, 122.8 TFLOPS, is a peak, not a measurement: 96 CUs x 512 FLOP
+  per clock x 2.5 GHz, the WMMA rate (AMD GPUOpen's WMMA article, as emulator/presets.py cites it), or
+  packed FP16 with dual issue counted. The packed FMA v_pk_fma_f16 that the suite's FP16 kernel runs cannot
+  dual issue: the RDNA3 ISA guide's VOPD OpX and OpY lists have no packed FP16 operation (isa/opcodes.py),
+  so its peak is 61.4 TFLOPS (96 CUs x 2 SIMD32 x 32 lanes x 2 FMAs x 2 FLOP x 2.5 GHz). A measured
+  packed-FP16 FMA rate of this card (Chips and Cheese's RDNA3 articles, te42kyfo/gpu-benches, which has no
+  RDNA3 result file): NOT FOUND, so the point prints NOT FOUND. It was compared with 122.8 (0.46) before.
 """
 from typing import NamedTuple
 
@@ -87,8 +94,7 @@ PUBLISHED = (
               "TechPowerUp GPU Database (dual issue counted), as in emulator/presets.py", False),
     Published("rx7900xtx", "fma", "FP64", 1.919, "TFLOP/s", "RX 7900 XTX",
               "TechPowerUp GPU Database, as in emulator/presets.py", False),
-    Published("rx7900xtx", "fma", "FP16", 122.8, "TFLOP/s", "RX 7900 XTX",
-              "AMD RX 7900 XTX specifications (packed FP16), as in emulator/presets.py", False),
+    # rx7900xtx FP16: NOT FOUND (a measured packed-FP16 FMA rate; AMD's 122.8 TFLOPS is a peak: see the banner).
     Published("rx6800xt", "fma", "FP32", 20.74, "TFLOP/s", "RX 6800 XT",
               "TechPowerUp GPU Database, as in emulator/presets.py", False),
     Published("rx6800xt", "fma", "FP64", 1.296, "TFLOP/s", "RX 6800 XT",

@@ -165,7 +165,7 @@ class CommandProcessor:
         per_group = -(-launch.workgroup_size // self.wave_width)
         dispatcher = units["workgroup_dispatcher"].WorkgroupDispatcher(
             record.total_waves, per_group, preset.workgroup_launch_cycles, launched, record.wave_path,
-            preset.workgroup_launchers)
+            preset.workgroup_launchers, preset.workgroup_slot_cycles)
         work = units["simd"].CohortWork(dispatcher, path_costs, traffic, preset.sector_bytes, recorder,
                                         record.lds, record.atomic_lanes, record.accesses,
                                         preset.l2_atomics_per_cycle)

@@ -4,6 +4,7 @@ cimport cython
 
 cdef class WorkgroupDispatcher:
     cdef public long long total, per_group, launch_cycles, launchers, launch_carry, next_wave, next_launch
+    cdef public long long slot_cycles
     cdef public long long handed_out, _path0, share
     cdef public object wave_path, exceptions, _first_exception, _last_exception
 

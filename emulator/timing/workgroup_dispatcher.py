@@ -20,6 +20,13 @@ the slot groups ask in round-robin order (command_processor.py: slot group 0 of 
 then of SIMD 1, ...), and `spread` caps what one ask takes at the grid's fair share: its waves (whole
 workgroups for a kernel with LDS or barriers) over the slot groups, rounded up. A grid that fills every
 slot is handed out as before; a smaller one lands on as many SIMDs as it can.
+
+A workgroup also holds its wave slots while it starts and ends on its compute unit: its waves are created
+and their registers and IDs set up, and at its end its slots are released and the dispatcher told. The
+preset's `workgroup_slot_cycles` is that time beyond the waves' own instructions; every hand-out's waves
+start that many cycles after the slots asked (the launchers' rate above is a separate, GPU-wide limit,
+and hand-outs on different CUs overlap). It bounds a kernel whose workgroups are short: gpu-stream's
+init kernel, one store per thread, runs at the rate of workgroup turnover on a real H200 (presets.py).
 Compiled by Cython where a C compiler is (workgroup_dispatcher.pxd; setup.py).
 """
 import numpy as np
@@ -28,11 +35,13 @@ import numpy as np
 class WorkgroupDispatcher:
     """Hands a dispatch's waves out in order (see the module banner)."""
 
-    def __init__(self, total_waves, waves_per_workgroup, launch_cycles, start_cycle, wave_path, launchers=1):
+    def __init__(self, total_waves, waves_per_workgroup, launch_cycles, start_cycle, wave_path, launchers=1,
+                 slot_cycles=0):
         self.total = total_waves
         self.per_group = waves_per_workgroup
         self.launch_cycles = launch_cycles
         self.launchers = launchers
+        self.slot_cycles = slot_cycles  # a hand-out's waves start this long after its slots asked
         self.launch_carry = 0      # launcher-cycles already spent into the next whole cycle
         self.next_wave = 0
         self.next_launch = start_cycle
@@ -71,6 +80,7 @@ class WorkgroupDispatcher:
             spent = groups * self.launch_cycles + self.launch_carry
             self.next_launch = start + spent // self.launchers
             self.launch_carry = spent % self.launchers
+        start += self.slot_cycles
         if self.next_wave >= self.total:
             self.handed_out = start    # the dispatch's last waves have a SIMD
         return start, first, count

@@ -64,6 +64,8 @@ def reference_cycles(preset, wave_width, launch, stats):
     def wave(w, i):
         simd, port = simds[i], ports[i]
         loads = []
+        if preset.workgroup_slot_cycles:  # the workgroup's start on its CU holds the slot (workgroup_dispatcher.py)
+            yield env.timeout(preset.workgroup_slot_cycles)
         for kind, issue, wave_cycles, step in runs[int(record.wave_path[w])]:
             if kind == ALU:
                 with port.request() as req:

@@ -100,10 +100,15 @@ def test_a_preset_whose_row_miss_outlasts_its_dram_latency_is_refused():
 
 def test_row_misses_make_a_transposed_read_cost_more_on_h200():
     """A transposed 2048 x 2048 FLOAT32 read on the h200 preset: its DRAM reads open a row each, so with
-    banks it costs more against the packed copy than without them (measured 2.30x against 1.96x; the real
-    H200 2.84x, and 3.59x at 8192^2, where the model gives 2.40x)."""
+    banks it costs more against the packed copy than without them (1.79x against 1.63x, and the transposed
+    copy itself 1.08x; it was 2.30x against 1.96x before the workgroups' start and end held their slots
+    (workgroup_slot_cycles), which both copies pay alike: the packed one is now 13.7 us, the real H200's 13.3;
+    the real transposed one 2.84x, and 3.59x at 8192^2)."""
     from dmlemu.tools.fidelity import copy_seconds
 
-    def ratio(preset):
-        return copy_seconds(preset, "transposed")[0] / copy_seconds(preset)[0]
-    assert ratio(H200) > 1.1 * ratio(dataclasses.replace(H200, dram_channels=0))
+    def times(preset):
+        return copy_seconds(preset, "transposed")[0], copy_seconds(preset)[0]
+    transposed, packed = times(H200)
+    flat_transposed, flat_packed = times(dataclasses.replace(H200, dram_channels=0))
+    assert transposed / packed > 1.05 * (flat_transposed / flat_packed)
+    assert transposed > 1.05 * flat_transposed

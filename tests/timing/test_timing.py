@@ -338,3 +338,19 @@ def test_parallel_workgroup_launchers_share_the_launch_cost_exactly():
     three = WorkgroupDispatcher(4, 1, 2, 0, np.zeros(4, np.int64), launchers=3)
     starts = [three.take(0, 1)[0] for _ in range(4)]
     assert starts == [0, 0, 1, 2] and three.next_launch == 2 and three.launch_carry == 2
+
+
+def test_a_workgroups_start_and_end_hold_its_slots_for_the_slot_cycles():
+    """workgroup_slot_cycles: every hand-out's waves start that long after the slots asked, the launchers'
+    rate kept apart (workgroup_dispatcher.py); a SIMD asking again later pays it again. Then a dispatch of
+    one-shot workgroups (an IDENTITY of 2^18 elements) takes longer with more slot cycles."""
+    from dmlemu.timing.workgroup_dispatcher import WorkgroupDispatcher
+    held = WorkgroupDispatcher(8, 2, 1, 0, np.zeros(8, np.int64), slot_cycles=100)
+    assert held.take(10, 4) == (110, 0, 4) and held.next_launch == 12
+    assert held.take(11, 4) == (112, 4, 4) and held.handed_out == 112
+    assert held.take(500, 4) is None
+    cycles = []
+    for slot in (0, 50, 400):
+        _, run = identity_run(dataclasses.replace(RX_7900_XTX, workgroup_slot_cycles=slot), 1 << 18)
+        cycles.append(run.dispatch().cycles)
+    assert cycles[0] < cycles[1] < cycles[2]
