@@ -88,7 +88,8 @@ def main():
     path = parser.add_mutually_exclusive_group()
     path.add_argument("--tile", action="store_true", help="the LDS tile kernel (conv_depthwise.s)")
     path.add_argument("--direct", action="store_true", help="the direct kernel (window.s), the path before both")
-    parser.add_argument("--dense", action="store_true", help="also the dense 3 x 3 layer, C = K = 64 (implicit GEMM)")
+    parser.add_argument("--dense", action="store_true",
+                        help="also the dense 3 x 3 layer, C = K = 64 (implicit GEMM), at batch 1 and --batch")
     parser.add_argument("--size", type=int, default=56)
     parser.add_argument("--batch", type=int, default=8, help="the large layer's batch")
     parser.add_argument("--channels", type=int, default=384, help="the large layer's channels")
@@ -101,7 +102,8 @@ def main():
         report(preset, "mobilenet 1 x 128", run_once(preset, args.size, 128))
         report(preset, f"large {args.batch} x {args.channels}", run_once(preset, args.size, args.channels, args.batch))
         if args.dense:
-            report(preset, "dense 3 x 3, 1 x 64", run_once(preset, args.size, 64, 1, groups=1))
+            for batch in (1, args.batch):
+                report(preset, f"dense 3 x 3, {batch} x 64", run_once(preset, args.size, 64, batch, groups=1))
 
 
 if __name__ == "__main__":
