@@ -17,7 +17,9 @@ How each type rounds once:
   is the correctly rounded a * b + c (Boldo and Melquiond 2008: 53 >= p + 2 bits). No libm function is
   used. double -> float is the hardware's conversion; double -> float16 (C has no portable half type)
   rounds to odd at 24 bits, which a float holds, then to float16 on the float's bits, as
-  numerics.narrow_f64_to_f16 does.
+  numerics.narrow_f64_to_f16 does. float32 on an x86-64 CPU with FMA3 runs the CPU's own fused multiply-add
+  instead (vfmadd: IEEE's fusedMultiplyAdd on binary32, the same bits, about five times faster per lane); the
+  choice is made once from cpuid, and hardware_fma() reads or sets it (the tests run both routes).
 - float64: C99's fma(), which glibc, musl and the current Microsoft CRT compute correctly rounded (in
   hardware where the CPU has FMA); the tests check it against the reference on the machine that built it.
 
@@ -139,10 +141,58 @@ cdef extern from *:
                                    uint16_t nan_bits) {
         for (Py_ssize_t j = 0; j < n; j++) out[j] = dmlemu_fma_f16(a[j], b[j], c[j], nan_bits);
     }
-    DMLEMU_CLONES static void dmlemu_fma_f32_row(const float *__restrict a, const float *__restrict b,
+    DMLEMU_CLONES static void dmlemu_fma_f32_row_odd(const float *__restrict a, const float *__restrict b,
                                    const float *__restrict c, uint32_t *__restrict out, Py_ssize_t n,
                                    uint32_t nan_bits) {
         for (Py_ssize_t j = 0; j < n; j++) out[j] = dmlemu_fma_f32(a[j], b[j], c[j], nan_bits);
+    }
+
+    /* float32 on a CPU with FMA3 (x86-64 since Haswell and Piledriver): its vfmadd instructions are
+       IEEE 754-2008's fusedMultiplyAdd on binary32, rounded once to nearest even with the same special
+       cases (inf * 0 and inf - inf NaN, the sign of an exact zero sum, subnormals kept: Python runs with
+       MXCSR's flush-to-zero and denormals-are-zero off, which the double route needs as well). The
+       same bits as dmlemu_fma_f32 (tests/isa/test_fma_fast_path.py), about five times faster; the loader-time
+       choice is the CPU's (cpuid), made once. */
+    #if defined(__x86_64__) && (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 6))
+    #define DMLEMU_HW_FMA 1
+    __attribute__((target("avx2,fma"))) static void dmlemu_fma_f32_row_hw(
+            const float *__restrict a, const float *__restrict b, const float *__restrict c,
+            uint32_t *__restrict out, Py_ssize_t n, uint32_t nan_bits) {
+        for (Py_ssize_t j = 0; j < n; j++) {
+            float r = __builtin_fmaf(a[j], b[j], c[j]);
+            uint32_t bits = dmlemu_bits32(r);
+            uint32_t nan = (uint32_t)((int32_t)(0x7F800000u - (bits & 0x7FFFFFFFu)) >> 31);
+            out[j] = (bits & ~nan) | (nan_bits & nan);
+        }
+    }
+    static int dmlemu_has_hw_fma = -1;
+    #endif
+
+    static void dmlemu_fma_f32_row(const float *a, const float *b, const float *c, uint32_t *out, Py_ssize_t n,
+                                   uint32_t nan_bits) {
+    #ifdef DMLEMU_HW_FMA
+        if (dmlemu_has_hw_fma < 0) {
+            __builtin_cpu_init();
+            dmlemu_has_hw_fma = __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2");
+        }
+        if (dmlemu_has_hw_fma) { dmlemu_fma_f32_row_hw(a, b, c, out, n, nan_bits); return; }
+    #endif
+        dmlemu_fma_f32_row_odd(a, b, c, out, n, nan_bits);
+    }
+
+    /* Whether float32 rows run dmlemu_fma_f32_row_hw; `use` 0 or 1 sets it (1 only where the CPU has FMA3),
+       -1 only asks. The tests run both rows on the same operands. */
+    static int dmlemu_hardware_fma(int use) {
+    #ifdef DMLEMU_HW_FMA
+        if (dmlemu_has_hw_fma < 0 || use == 1) {
+            __builtin_cpu_init();
+            dmlemu_has_hw_fma = __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2");
+        }
+        if (use == 0) dmlemu_has_hw_fma = 0;
+        return dmlemu_has_hw_fma;
+    #else
+        return 0;
+    #endif
     }
     DMLEMU_CLONES static void dmlemu_fma_f64_row(const double *__restrict a, const double *__restrict b,
                                    const double *__restrict c, uint64_t *__restrict out, Py_ssize_t n,
@@ -154,6 +204,7 @@ cdef extern from *:
                             Py_ssize_t n, uint16_t nan_bits) nogil
     void dmlemu_fma_f32_row(const float* a, const float* b, const float* c, uint32_t* out,
                             Py_ssize_t n, uint32_t nan_bits) nogil
+    int dmlemu_hardware_fma(int use)
     void dmlemu_fma_f64_row(const double* a, const double* b, const double* c, uint64_t* out,
                             Py_ssize_t n, uint64_t nan_bits) nogil
 
@@ -230,3 +281,10 @@ def fma_f64(const double[:, :] a, const double[:, :] b, const double[:, :] c, ui
             uint64_t nan_bits):
     """out = the bits of a * b + c rounded once, for float64 lanes (all of out's shape)."""
     _fma(a, b, c, &out[0, 0] if out.size else NULL, out.shape[0], out.shape[1], nan_bits)
+
+
+def hardware_fma(use=None):
+    """Whether float32 lanes run the CPU's fused multiply-add (FMA3: the same bits as the double route, about
+    five times faster); use=False makes them take the double route (rounded to odd) from now on, use=True
+    the CPU's again where it has FMA3. Returns the setting in force."""
+    return bool(dmlemu_hardware_fma(-1 if use is None else int(bool(use))))

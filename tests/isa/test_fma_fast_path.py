@@ -5,7 +5,8 @@ test here compares its output with fused_multiply_add_reference / fused_multiply
 for bit (the results viewed as unsigned integers, so NaN payloads, signed zeros and every last bit
 count): all combinations of the special values, values whose product cancels the addend, raw random
 bit patterns (NumPy arrays and hypothesis), results in the subnormal and overflow ranges, and the
-operand shapes the executor passes. Where a C compiler is, the kernel must have been built.
+operand shapes the executor passes. Where a C compiler is, the kernel must have been built. Every test runs on
+both of the kernel's float32 routes: the CPU's fused multiply-add (FMA3) and the double route rounded to odd.
 """
 import importlib.machinery
 import shutil
@@ -26,9 +27,23 @@ def _compiled():
 needs_compiled = pytest.mark.skipif(_compiled() is None, reason="the compiled fused multiply-add was not built here")
 
 
-@pytest.fixture(autouse=True)
-def _no_override(monkeypatch):
+@pytest.fixture(autouse=True, params=("cpu fma", "rounded to odd"))
+def _no_override(monkeypatch, request):
+    """Every test on both float32 routes of the compiled kernel: the CPU's fused multiply-add (FMA3, where the
+    CPU has it) and the double route rounded to odd (fma_compiled.hardware_fma)."""
     monkeypatch.delenv("DMLEMU_NUMERICS", raising=False)
+    kernels = _compiled()
+    if kernels is None:
+        yield
+        return
+    before = kernels.hardware_fma()
+    if request.param == "cpu fma" and not kernels.hardware_fma(True):
+        pytest.skip("this CPU has no FMA3")
+    kernels.hardware_fma(request.param == "cpu fma")
+    try:
+        yield
+    finally:
+        kernels.hardware_fma(before)
 
 
 def _paths(dtype):
