@@ -668,11 +668,12 @@ class _LdsLanes:
     instead of a gather."""
 
     __slots__ = ("flat", "use", "active", "n_active", "n_use", "addresses", "lanes", "used_flat", "run", "access",
-                 "wave_step", "shape", "waves_used", "group", "distinct")
+                 "wave_step", "shape", "waves_used", "group", "distinct", "passes")
 
     def __init__(self):
         self.lanes = None
         self.distinct = None     # _lds_array_lanes: (the distinct flat indices before the offset, the offset)
+        self.passes = None       # _lds_array_lanes: [the register's byte addresses, their bank passes or None]
         self.run = None
         self.waves_used = None
         self.group = 1           # the run form's rows: this many consecutive waves each (_Region's group)
@@ -976,6 +977,15 @@ def _lds_lanes(ctx, batch, address_operand, offset, access_bytes):
 
 def _record_lds(ctx, batch, lanes, access_bytes, is_write):
     record = ctx.stats.record
+    if record is not None and lanes.passes is not None:
+        # _lds_array_lanes: the address register's bank-conflict passes, found once. An offset of whole dwords
+        # renames the banks (dword d + o is in bank (d + o) mod banks, a bijection) and keeps which lanes share a
+        # dword, so each bank's count of distinct dwords is permuted and their maximum, the passes, unchanged.
+        held = lanes.passes
+        if held[1] is None:
+            held[1] = record.lds_passes(held[0], np.ones(held[0].shape, dtype=bool), access_bytes)
+        record.add_lds_passes(ctx.slot, is_write, batch.wave_index.reshape(-1), held[1], access_bytes)
+        return
     if record is not None:
         use = np.ones((batch.waves, batch.width), dtype=bool) if lanes.use is None else lanes.use
         record.add_lds(ctx.slot, is_write, batch.wave_index.reshape(-1), lanes.addresses, use, access_bytes)
@@ -1097,7 +1107,7 @@ def _lds_array_lanes(ctx, batch, operand, address, offset, access_bytes):
         flat, _ = lds.flat_addresses(batch.workgroup, addresses, access_bytes)
         flat.flags.writeable = False        # shared by every instruction that reads through this register
         top = int(addresses.max()) & ~(access_bytes - 1)
-        found = memo[(operand.code, access_bytes)] = (register, batch.workgroup, lds, flat, top, [0])
+        found = memo[(operand.code, access_bytes)] = (register, batch.workgroup, lds, flat, top, [0], [addresses, None])
     flat, top, distinct = found[3], found[4], found[5]
     if top + offset > lds.size - access_bytes:
         return None                          # some lane past its workgroup's LDS: _lds_lanes counts it
@@ -1111,7 +1121,10 @@ def _lds_array_lanes(ctx, batch, operand, address, offset, access_bytes):
             distinct.append(np.unique(flat))
         lanes.distinct = (distinct[1], offset)
     if ctx.stats.record is not None:
-        lanes.addresses = np.broadcast_to(np.asarray(address).astype(np.int64) + offset, flat.shape)
+        if offset % 4 == 0:
+            lanes.passes = found[6]      # the same passes at every offset of whole dwords (_record_lds)
+        else:
+            lanes.addresses = np.broadcast_to(np.asarray(address).astype(np.int64) + offset, flat.shape)
     return lanes
 
 
