@@ -2,7 +2,8 @@
 
 For each size n (an n x n x n product, no C, Alpha 1) it prints:
   * the functional model's time for one dispatch with the timing model off (the kernel compiled beforehand, as
-    bench_element_wise.py does) and its cost per multiply-add (ns/MAC; the issue's target: <= 5 ns);
+    bench_element_wise.py does) and its cost per multiply-add (ns/MAC; the issue's target: <= 5 ns), in wall time
+    and in the process's CPU time (which a machine shared with other work moves much less);
   * with --timing, the wall time of the same dispatch with the timing model on (target for 1024^3: <= 30 s),
     the modelled cycles and the modelled TFLOP/s on the preset against its FP32 peak
     (compute units x SIMDs x wave width x 2 FLOP x clock: one v_fma_f32 per lane per cycle; AMD's 61.4 TFLOP/s
@@ -87,10 +88,10 @@ def run_once(n, timing, width, check, type_name="FLOAT32", preset=DEFAULT_PRESET
                     [a.view(np.uint8).reshape(-1), b.view(np.uint8).reshape(-1), np.zeros(4, np.uint8),
                      np.zeros(size * n * n, np.uint8)],
                     attributes={"TransA": 0, "TransB": 0, "Alpha": 1.0, "Beta": 0.0})
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     with capture(gpu, detail="dispatch") if timing else contextlib.nullcontext() as cap:
         stats = run.dispatch()
-    seconds = time.perf_counter() - start
+    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
     line = ""
     if timing:         # what bound it: the trace's verdict (traces/verdict.py)
         row = cap.trace.tables["dispatches"][0]
@@ -101,7 +102,7 @@ def run_once(n, timing, width, check, type_name="FLOAT32", preset=DEFAULT_PRESET
         assert np.array_equal(got.view(np.uint8), expected.view(np.uint8)), "kernel and golden model differ"
     name = run.kernel.program.name
     run.free()
-    return seconds, stats, name, line
+    return seconds, stats, name, line, cpu_seconds
 
 
 def ulp_table():
@@ -149,13 +150,14 @@ def main():
           f"{VENDOR_PEAK_TFLOPS.get(p.key, float('nan'))}); matrix FP16 peak {matrix_peak:.1f} TFLOP/s")
     for n in args.sizes:
         macs = n ** 3
-        seconds, _, name, _ = run_once(n, False, width, args.check, args.type, p)
-        print(f"  {n}^3 functional (timing off, {name}): {seconds:8.2f} s  {seconds / macs * 1e9:6.2f} ns/MAC")
+        seconds, _, name, _, cpu = run_once(n, False, width, args.check, args.type, p)
+        print(f"  {n}^3 functional (timing off, {name}): {seconds:8.2f} s  {seconds / macs * 1e9:6.2f} ns/MAC; "
+              f"CPU time {cpu:6.2f} s  {cpu / macs * 1e9:6.2f} ns/MAC")
         if args.timing:
-            seconds, stats, name, line = run_once(n, True, width, 0, args.type, p)
+            seconds, stats, name, line, cpu = run_once(n, True, width, 0, args.type, p)
             tflops = 2 * macs / (stats.cycles / p.clock_hz) / 1e12
             matrix = f"; {100 * tflops / matrix_peak:5.1f} % of the matrix peak" if "wmma" in name else ""
-            print(f"  {n}^3 with timing ({name}): {seconds:8.2f} s wall, {stats.cycles} cycles, {tflops:6.2f} TFLOP/s "
+            print(f"  {n}^3 with timing ({name}): {seconds:8.2f} s wall ({cpu:.2f} s CPU), {stats.cycles} cycles, {tflops:6.2f} TFLOP/s "
                   f"modelled = {100 * tflops / peak:5.1f} % of {peak:.1f} "
                   f"({100 * tflops / VENDOR_PEAK_TFLOPS.get(p.key, float('nan')):5.1f} % of the vendor's){matrix}")
             print(f"    {line}")
