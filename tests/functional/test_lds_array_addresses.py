@@ -6,7 +6,8 @@ register's distinct addresses before every lane's. Each kernel here is run by th
 per-lane reference (tests/oracles/reference_executor.py) and must agree bit for bit and counter for counter
 (LDS reads past the allocation, reads of bytes never written): reads in range, a read whose last lanes run
 past the workgroup's LDS, reads of bytes never written after several clean ones, an address register
-written again between reads, and 8- and 16-byte accesses through one register.
+written again between reads, and 8- and 16-byte accesses through one register. With the timing model on, the
+bank passes each LDS slot records (found once per register, _record_lds) must be the general path's.
 """
 import numpy as np
 import pytest
@@ -87,3 +88,67 @@ def test_array_addressed_lds_reads_agree_with_the_reference(width, far, unwritte
     assert (stats.lds_oob_reads > 0) == expect_oob
     assert (stats.lds_unwritten_reads > 0) == (unwritten >= WRITTEN)
     assert out[:3 * GROUP * 2].any()
+
+
+NARROW = """
+    v_lshl_b32 v8, v0, 4
+    ds_write_b128 v8, v[3:6], 0
+    s_barrier
+    v_and_b32 v9, v0, 7
+    v_lshl_b32 v9, v9, 4
+    ds_read_b128 v[20:23], v9, 0
+    ds_read_b128 v[24:27], v9, 16
+    ds_read_b128 v[28:31], v9, 48
+    ds_read_b128 v[32:35], v9, 64
+    ds_read_u16 v36, v9, 2
+    ds_read_u16 v37, v9, 4
+    ds_read_u8 v38, v9, 3
+    v_lshl_b32 v10, v9, 3
+    ds_read_b128 v[40:43], v10, 0
+    ds_read_b128 v[44:47], v10, 16
+    ds_read_b128 v[48:51], v10, 32
+    ds_read_b128 v[52:55], v10, 48
+    v_xor_b32 v20, v20, v41
+    v_xor_b32 v20, v20, v46
+    v_xor_b32 v20, v20, v55
+    v_xor_b32 v20, v20, v27
+    v_xor_b32 v20, v20, v29
+    v_xor_b32 v20, v20, v34
+    v_xor_b32 v20, v20, v36
+    v_xor_b32 v20, v20, v37
+    v_xor_b32 v20, v20, v38
+    v_lshl_b32 v14, v2, 2
+    buffer_store_dword v20, v14, s[12:15], 0
+    s_endpgm
+"""
+
+
+@pytest.mark.parametrize("width", [32, 16])
+def test_the_timing_record_gets_the_same_bank_passes_from_the_remembered_lanes(width):
+    """With the timing model on, _record_lds hands the record one address register's bank passes, found once, at
+    every offset of whole dwords (ds_read_u16 at offset 2 and ds_read_u8 at 3 take the per-lane route): every LDS
+    slot's passes, the cycles and the output are those of the general path (_lds_array_lanes off). v9's eight
+    addresses are 16 bytes apart, v10's 128 (fewer banks, more passes)."""
+    from dmlemu.gpu import Gpu
+    from dmlemu.presets import TEACHING
+    from test_workgroups import _setup
+
+    def run():
+        gpu = Gpu(TEACHING, wave_width=width, timing=True)
+        launch, dst = _setup(gpu, NARROW, 3, GROUP, WRITTEN, _data(3 * GROUP), 3 * GROUP * 4)
+        stats = gpu.dispatch(launch)
+        passes = {slot: rows.passes.copy() for slot, rows in stats.record.lds.items()}
+        return dst.data.view(np.uint32).copy(), stats.cycles, passes
+
+    fast = run()
+    original = executor._lds_array_lanes
+    executor._lds_array_lanes = lambda *args: None
+    try:
+        general = run()
+    finally:
+        executor._lds_array_lanes = original
+    assert np.array_equal(fast[0], general[0]) and fast[1] == general[1]
+    assert fast[2].keys() == general[2].keys() and len(fast[2]) >= 8
+    for slot in fast[2]:
+        assert np.array_equal(fast[2][slot], general[2][slot]), slot
+    assert len({int(p.max()) for p in fast[2].values()}) >= 2      # the registers' passes differ
