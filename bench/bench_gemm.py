@@ -58,6 +58,16 @@ about 12, one run each; --adapter picks the preset):
   1024^3  FLOAT16 99,448 cycles (2.04x FLOAT32's 202,754); rtx3070 173,073 (1.97x its 340,149); h200 48,932 (4.19x)
   FLOAT32 1024^3 timing off: 7.4 s of CPU time = 6.9 ns/MAC (60 s wall at that load)
 Runs past the executor's 300 s per dispatch need DMLEMU_DISPATCH_SECONDS raised on a loaded machine.
+The executor's GEMM cost (2026-11-28; same 2-core VM, load average 5 to 10; CPU time of the dispatch, median of 3
+runs, before -> after; the results and every modelled cycle unchanged): float32 FMAs on the CPU's FMA3
+(isa/fma_compiled.pyx, the same bits), same-shape operands straight to the compiled kernel, v_wmma's 16 k steps as
+3-D blocks of outer products, LDS reads through an address register holding an array reusing its lanes, their
+unwritten check and their bank passes (executor._lds_array_lanes):
+  1024^3  FLOAT32 rx7900xtx 3.55 -> 1.72 ns/MAC; FLOAT16 (WMMA) rx7900xtx 3.77 -> 1.63; FLOAT32 rx6800xt 3.46 ->
+          1.68; FLOAT16 (VALU fmas) rx6800xt 3.47 -> 1.83. Wall time at that load: FLOAT32 rx7900xtx 10.3 -> 4.3
+          ns/MAC (one run each of the others: 3.9 to 4.8 ns/MAC after)
+  2048^3  FLOAT32 rx7900xtx (one run each): 3.96 -> 1.78 ns/MAC of CPU time (11.3 -> 4.7 ns/MAC wall, load 8.5)
+  1024^3  FLOAT32 with timing: 7.5 s wall (load average 3.6; the bar: <= 30 s), 201,435 cycles as before
 """
 import argparse
 import contextlib
