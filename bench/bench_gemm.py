@@ -2,7 +2,8 @@
 
 For each size n (an n x n x n product, no C, Alpha 1) it prints:
   * the functional model's time for one dispatch with the timing model off (the kernel compiled beforehand, as
-    bench_element_wise.py does) and its cost per multiply-add (ns/MAC; the issue's target: <= 5 ns);
+    bench_element_wise.py does) and its cost per multiply-add (ns/MAC; the issue's target: <= 5 ns), in wall time
+    and in the process's CPU time (which a machine shared with other work moves much less);
   * with --timing, the wall time of the same dispatch with the timing model on (target for 1024^3: <= 30 s),
     the modelled cycles and the modelled TFLOP/s on the preset against its FP32 peak
     (compute units x SIMDs x wave width x 2 FLOP x clock: one v_fma_f32 per lane per cycle; AMD's 61.4 TFLOP/s
@@ -57,6 +58,16 @@ about 12, one run each; --adapter picks the preset):
   1024^3  FLOAT16 99,448 cycles (2.04x FLOAT32's 202,754); rtx3070 173,073 (1.97x its 340,149); h200 48,932 (4.19x)
   FLOAT32 1024^3 timing off: 7.4 s of CPU time = 6.9 ns/MAC (60 s wall at that load)
 Runs past the executor's 300 s per dispatch need DMLEMU_DISPATCH_SECONDS raised on a loaded machine.
+The executor's GEMM cost (2026-11-28; same 2-core VM, load average 5 to 10; CPU time of the dispatch, median of 3
+runs, before -> after; the results and every modelled cycle unchanged): float32 FMAs on the CPU's FMA3
+(isa/fma_compiled.pyx, the same bits), same-shape operands straight to the compiled kernel, v_wmma's 16 k steps as
+3-D blocks of outer products, LDS reads through an address register holding an array reusing its lanes, their
+unwritten check and their bank passes (executor._lds_array_lanes):
+  1024^3  FLOAT32 rx7900xtx 3.55 -> 1.72 ns/MAC; FLOAT16 (WMMA) rx7900xtx 3.77 -> 1.63; FLOAT32 rx6800xt 3.46 ->
+          1.68; FLOAT16 (VALU fmas) rx6800xt 3.47 -> 1.83. Wall time at that load: FLOAT32 rx7900xtx 10.3 -> 4.3
+          ns/MAC (one run each of the others: 3.9 to 4.8 ns/MAC after)
+  2048^3  FLOAT32 rx7900xtx (one run each): 3.96 -> 1.78 ns/MAC of CPU time (11.3 -> 4.7 ns/MAC wall, load 8.5)
+  1024^3  FLOAT32 with timing: 7.5 s wall (load average 3.6; the bar: <= 30 s), 201,435 cycles as before
 """
 import argparse
 import contextlib
@@ -87,10 +98,10 @@ def run_once(n, timing, width, check, type_name="FLOAT32", preset=DEFAULT_PRESET
                     [a.view(np.uint8).reshape(-1), b.view(np.uint8).reshape(-1), np.zeros(4, np.uint8),
                      np.zeros(size * n * n, np.uint8)],
                     attributes={"TransA": 0, "TransB": 0, "Alpha": 1.0, "Beta": 0.0})
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     with capture(gpu, detail="dispatch") if timing else contextlib.nullcontext() as cap:
         stats = run.dispatch()
-    seconds = time.perf_counter() - start
+    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
     line = ""
     if timing:         # what bound it: the trace's verdict (traces/verdict.py)
         row = cap.trace.tables["dispatches"][0]
@@ -101,7 +112,7 @@ def run_once(n, timing, width, check, type_name="FLOAT32", preset=DEFAULT_PRESET
         assert np.array_equal(got.view(np.uint8), expected.view(np.uint8)), "kernel and golden model differ"
     name = run.kernel.program.name
     run.free()
-    return seconds, stats, name, line
+    return seconds, stats, name, line, cpu_seconds
 
 
 def ulp_table():
@@ -149,13 +160,14 @@ def main():
           f"{VENDOR_PEAK_TFLOPS.get(p.key, float('nan'))}); matrix FP16 peak {matrix_peak:.1f} TFLOP/s")
     for n in args.sizes:
         macs = n ** 3
-        seconds, _, name, _ = run_once(n, False, width, args.check, args.type, p)
-        print(f"  {n}^3 functional (timing off, {name}): {seconds:8.2f} s  {seconds / macs * 1e9:6.2f} ns/MAC")
+        seconds, _, name, _, cpu = run_once(n, False, width, args.check, args.type, p)
+        print(f"  {n}^3 functional (timing off, {name}): {seconds:8.2f} s  {seconds / macs * 1e9:6.2f} ns/MAC; "
+              f"CPU time {cpu:6.2f} s  {cpu / macs * 1e9:6.2f} ns/MAC")
         if args.timing:
-            seconds, stats, name, line = run_once(n, True, width, 0, args.type, p)
+            seconds, stats, name, line, cpu = run_once(n, True, width, 0, args.type, p)
             tflops = 2 * macs / (stats.cycles / p.clock_hz) / 1e12
             matrix = f"; {100 * tflops / matrix_peak:5.1f} % of the matrix peak" if "wmma" in name else ""
-            print(f"  {n}^3 with timing ({name}): {seconds:8.2f} s wall, {stats.cycles} cycles, {tflops:6.2f} TFLOP/s "
+            print(f"  {n}^3 with timing ({name}): {seconds:8.2f} s wall ({cpu:.2f} s CPU), {stats.cycles} cycles, {tflops:6.2f} TFLOP/s "
                   f"modelled = {100 * tflops / peak:5.1f} % of {peak:.1f} "
                   f"({100 * tflops / VENDOR_PEAK_TFLOPS.get(p.key, float('nan')):5.1f} % of the vendor's){matrix}")
             print(f"    {line}")

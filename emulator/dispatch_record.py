@@ -200,17 +200,31 @@ class DispatchRecord:
         lanes accessed (in range and active), the bytes per lane."""
         if self.overflow is not None:
             return
+        self.add_lds_passes(slot, is_write, wave_indices, self.lds_passes(byte_addresses, active, access_bytes),
+                            access_bytes)
+
+    def lds_passes(self, byte_addresses, active, access_bytes):
+        """The bank-conflict passes (int16) of each wave, a row of `byte_addresses` (waves, width), of an LDS
+        instruction whose lanes `active` (waves, width) access `access_bytes` each (bank_passes on their
+        dwords)."""
+        first = (np.asarray(byte_addresses, dtype=np.int64) & ~np.int64(access_bytes - 1)) >> 2
+        per_lane = max(1, access_bytes // 4)
+        dwords = first[:, :, None] + np.arange(per_lane, dtype=np.int64) if per_lane > 1 else first[:, :, None]
+        dwords = np.where(np.asarray(active)[:, :, None], dwords, -1).reshape(first.shape[0], -1)
+        return bank_passes(dwords, self.lds_banks)
+
+    def add_lds_passes(self, slot, is_write, wave_indices, passes, access_bytes):
+        """add_lds with the waves' passes found already (lds_passes): the executor reuses one address register's
+        passes at every offset of whole dwords it reads that register at (executor._record_lds)."""
+        if self.overflow is not None:
+            return
         rows = self.lds.get(slot)
         if rows is None:
             if not self._hold(_PART_BYTES + 2 * self.total_waves):
                 return
             rows = self.lds[slot] = LdsRows(slot % self.program_length, slot, is_write, access_bytes,
                                             np.zeros(self.total_waves, dtype=np.int16))
-        first = (np.asarray(byte_addresses, dtype=np.int64) & ~np.int64(access_bytes - 1)) >> 2
-        per_lane = max(1, access_bytes // 4)
-        dwords = first[:, :, None] + np.arange(per_lane, dtype=np.int64) if per_lane > 1 else first[:, :, None]
-        dwords = np.where(np.asarray(active)[:, :, None], dwords, -1).reshape(first.shape[0], -1)
-        rows.passes[np.asarray(wave_indices, dtype=np.int64)] = bank_passes(dwords, self.lds_banks)
+        rows.passes[np.asarray(wave_indices, dtype=np.int64)] = passes
 
     def add_atomic(self, slot, wave_indices, byte_addresses, active):
         """A buffer atomic in access slot `slot` (its sectors as a store's, and same-address lanes)."""

@@ -17,14 +17,18 @@ How each type rounds once:
   is the correctly rounded a * b + c (Boldo and Melquiond 2008: 53 >= p + 2 bits). No libm function is
   used. double -> float is the hardware's conversion; double -> float16 (C has no portable half type)
   rounds to odd at 24 bits, which a float holds, then to float16 on the float's bits, as
-  numerics.narrow_f64_to_f16 does.
+  numerics.narrow_f64_to_f16 does. float32 on an x86-64 CPU with FMA3 runs the CPU's own fused multiply-add
+  instead (vfmadd: IEEE's fusedMultiplyAdd on binary32, the same bits, about five times faster per lane); the
+  choice is made once from cpuid, and hardware_fma() reads or sets it (the tests run both routes).
 - float64: C99's fma(), which glibc, musl and the current Microsoft CRT compute correctly rounded (in
   hardware where the CPU has FMA); the tests check it against the reference on the machine that built it.
 
-Operands are 2-D strided views of one shape (the caller broadcasts them: a stride of 0 reads one value
-for every lane); the output is a fresh C-contiguous array of the destination's unsigned bits. The loops
-run row by row over contiguous lanes (a row whose lanes are not adjacent, as a broadcast operand's, is
-copied into a buffer first), so that the compiler vectorises them.
+Operands are 3-D strided views of one shape, blocks of rows of lanes (the caller broadcasts them: a stride
+of 0 reads one value for every lane, row or block; a wave matrix instruction's outer products are blocks of
+16 x 16 with one operand constant along a row and the other along a column); the output is a fresh
+C-contiguous array of the destination's unsigned bits. The loops run row by row over contiguous lanes (a
+row whose lanes are not adjacent, as a broadcast operand's, is copied into a buffer first, once where
+rows repeat), so that the compiler vectorises them.
 """
 from libc.stdint cimport uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
@@ -139,10 +143,58 @@ cdef extern from *:
                                    uint16_t nan_bits) {
         for (Py_ssize_t j = 0; j < n; j++) out[j] = dmlemu_fma_f16(a[j], b[j], c[j], nan_bits);
     }
-    DMLEMU_CLONES static void dmlemu_fma_f32_row(const float *__restrict a, const float *__restrict b,
+    DMLEMU_CLONES static void dmlemu_fma_f32_row_odd(const float *__restrict a, const float *__restrict b,
                                    const float *__restrict c, uint32_t *__restrict out, Py_ssize_t n,
                                    uint32_t nan_bits) {
         for (Py_ssize_t j = 0; j < n; j++) out[j] = dmlemu_fma_f32(a[j], b[j], c[j], nan_bits);
+    }
+
+    /* float32 on a CPU with FMA3 (x86-64 since Haswell and Piledriver): its vfmadd instructions are
+       IEEE 754-2008's fusedMultiplyAdd on binary32, rounded once to nearest even with the same special
+       cases (inf * 0 and inf - inf NaN, the sign of an exact zero sum, subnormals kept: Python runs with
+       MXCSR's flush-to-zero and denormals-are-zero off, which the double route needs as well). The
+       same bits as dmlemu_fma_f32 (tests/isa/test_fma_fast_path.py), about five times faster; the loader-time
+       choice is the CPU's (cpuid), made once. */
+    #if defined(__x86_64__) && (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 6))
+    #define DMLEMU_HW_FMA 1
+    __attribute__((target("avx2,fma"))) static void dmlemu_fma_f32_row_hw(
+            const float *__restrict a, const float *__restrict b, const float *__restrict c,
+            uint32_t *__restrict out, Py_ssize_t n, uint32_t nan_bits) {
+        for (Py_ssize_t j = 0; j < n; j++) {
+            float r = __builtin_fmaf(a[j], b[j], c[j]);
+            uint32_t bits = dmlemu_bits32(r);
+            uint32_t nan = (uint32_t)((int32_t)(0x7F800000u - (bits & 0x7FFFFFFFu)) >> 31);
+            out[j] = (bits & ~nan) | (nan_bits & nan);
+        }
+    }
+    static int dmlemu_has_hw_fma = -1;
+    #endif
+
+    static void dmlemu_fma_f32_row(const float *a, const float *b, const float *c, uint32_t *out, Py_ssize_t n,
+                                   uint32_t nan_bits) {
+    #ifdef DMLEMU_HW_FMA
+        if (dmlemu_has_hw_fma < 0) {
+            __builtin_cpu_init();
+            dmlemu_has_hw_fma = __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2");
+        }
+        if (dmlemu_has_hw_fma) { dmlemu_fma_f32_row_hw(a, b, c, out, n, nan_bits); return; }
+    #endif
+        dmlemu_fma_f32_row_odd(a, b, c, out, n, nan_bits);
+    }
+
+    /* Whether float32 rows run dmlemu_fma_f32_row_hw; `use` 0 or 1 sets it (1 only where the CPU has FMA3),
+       -1 only asks. The tests run both rows on the same operands. */
+    static int dmlemu_hardware_fma(int use) {
+    #ifdef DMLEMU_HW_FMA
+        if (dmlemu_has_hw_fma < 0 || use == 1) {
+            __builtin_cpu_init();
+            dmlemu_has_hw_fma = __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2");
+        }
+        if (use == 0) dmlemu_has_hw_fma = 0;
+        return dmlemu_has_hw_fma;
+    #else
+        return 0;
+    #endif
     }
     DMLEMU_CLONES static void dmlemu_fma_f64_row(const double *__restrict a, const double *__restrict b,
                                    const double *__restrict c, uint64_t *__restrict out, Py_ssize_t n,
@@ -154,6 +206,7 @@ cdef extern from *:
                             Py_ssize_t n, uint16_t nan_bits) nogil
     void dmlemu_fma_f32_row(const float* a, const float* b, const float* c, uint32_t* out,
                             Py_ssize_t n, uint32_t nan_bits) nogil
+    int dmlemu_hardware_fma(int use)
     void dmlemu_fma_f64_row(const double* a, const double* b, const double* c, uint64_t* out,
                             Py_ssize_t n, uint64_t nan_bits) nogil
 
@@ -163,70 +216,86 @@ ctypedef fused lane_t:
     double
 
 
-cdef int _check_shape(Py_ssize_t* shape, Py_ssize_t rows, Py_ssize_t width) except -1:
+cdef int _check_shape(Py_ssize_t* shape, Py_ssize_t blocks, Py_ssize_t rows, Py_ssize_t width) except -1:
     """The loops index without bounds checks: every operand must have the output's shape."""
-    if shape[0] != rows or shape[1] != width:
-        raise ValueError(f"an operand has shape ({shape[0]}, {shape[1]}); the output has ({rows}, {width}) "
-                         f"and every operand must have it (broadcast first)")
+    if shape[0] != blocks or shape[1] != rows or shape[2] != width:
+        raise ValueError(f"an operand has shape ({shape[0]}, {shape[1]}, {shape[2]}); the output has ({blocks}, "
+                         f"{rows}, {width}) and every operand must have it (broadcast first)")
     return 0
 
 
-cdef inline const lane_t* _row(const lane_t[:, :] x, Py_ssize_t i, lane_t* buffer) noexcept nogil:
-    """Row i of x as contiguous lanes: x's own memory where its lanes are adjacent, else a copy in
-    buffer (a broadcast operand: stride 0; copied once when every row is the same row)."""
-    cdef Py_ssize_t j
-    if x.strides[1] == sizeof(lane_t):
-        return &x[i, 0]
-    if i == 0 or x.strides[0] != 0:
-        for j in range(x.shape[1]):
-            buffer[j] = x[i, j]
+cdef inline const lane_t* _row(const lane_t[:, :, :] x, Py_ssize_t i, Py_ssize_t j, lane_t* buffer) noexcept nogil:
+    """Row (i, j) of x as contiguous lanes: x's own memory where its lanes are adjacent, else a copy in buffer
+    (a broadcast operand: stride 0 along the row, one value; or a strided row), made again only where the row
+    differs from the one before (rows go j within i: a row repeated along j or along both is copied once)."""
+    cdef Py_ssize_t k
+    cdef lane_t value
+    if x.strides[2] == sizeof(lane_t):
+        return &x[i, j, 0]
+    if (i == 0 and j == 0) or x.strides[1] != 0 or (j == 0 and x.strides[0] != 0):
+        if x.strides[2] == 0:
+            value = x[i, j, 0]
+            for k in range(x.shape[2]):
+                buffer[k] = value
+        else:
+            for k in range(x.shape[2]):
+                buffer[k] = x[i, j, k]
     return buffer
 
 
-cdef int _fma(const lane_t[:, :] a, const lane_t[:, :] b, const lane_t[:, :] c, void* out, Py_ssize_t rows,
-              Py_ssize_t width, uint64_t nan_bits) except -1:
-    """out (rows x width, C order) = a * b + c rounded once, row by row."""
+cdef int _fma(const lane_t[:, :, :] a, const lane_t[:, :, :] b, const lane_t[:, :, :] c, void* out,
+              Py_ssize_t blocks, Py_ssize_t rows, Py_ssize_t width, uint64_t nan_bits) except -1:
+    """out (blocks x rows x width, C order) = a * b + c rounded once, row by row."""
     cdef lane_t* buffers
     cdef const lane_t* ra
     cdef const lane_t* rb
     cdef const lane_t* rc
-    cdef Py_ssize_t i
-    _check_shape(a.shape, rows, width)
-    _check_shape(b.shape, rows, width)
-    _check_shape(c.shape, rows, width)
-    if rows == 0 or width == 0:
+    cdef Py_ssize_t i, j, at
+    _check_shape(a.shape, blocks, rows, width)
+    _check_shape(b.shape, blocks, rows, width)
+    _check_shape(c.shape, blocks, rows, width)
+    if blocks == 0 or rows == 0 or width == 0:
         return 0
     buffers = <lane_t*>malloc(3 * width * sizeof(lane_t))
     if buffers == NULL:
         raise MemoryError()
     with nogil:
-        for i in range(rows):
-            ra = _row(a, i, buffers)
-            rb = _row(b, i, buffers + width)
-            rc = _row(c, i, buffers + 2 * width)
-            if lane_t is uint16_t:
-                dmlemu_fma_f16_row(ra, rb, rc, <uint16_t*>out + i * width, width, <uint16_t>nan_bits)
-            elif lane_t is float:
-                dmlemu_fma_f32_row(ra, rb, rc, <uint32_t*>out + i * width, width, <uint32_t>nan_bits)
-            else:
-                dmlemu_fma_f64_row(ra, rb, rc, <uint64_t*>out + i * width, width, nan_bits)
+        for i in range(blocks):
+            for j in range(rows):
+                ra = _row(a, i, j, buffers)
+                rb = _row(b, i, j, buffers + width)
+                rc = _row(c, i, j, buffers + 2 * width)
+                at = (i * rows + j) * width
+                if lane_t is uint16_t:
+                    dmlemu_fma_f16_row(ra, rb, rc, <uint16_t*>out + at, width, <uint16_t>nan_bits)
+                elif lane_t is float:
+                    dmlemu_fma_f32_row(ra, rb, rc, <uint32_t*>out + at, width, <uint32_t>nan_bits)
+                else:
+                    dmlemu_fma_f64_row(ra, rb, rc, <uint64_t*>out + at, width, nan_bits)
     free(buffers)
     return 0
 
 
-def fma_f16(const uint16_t[:, :] a, const uint16_t[:, :] b, const uint16_t[:, :] c, uint16_t[:, ::1] out,
-            uint16_t nan_bits):
+def fma_f16(const uint16_t[:, :, :] a, const uint16_t[:, :, :] b, const uint16_t[:, :, :] c,
+            uint16_t[:, :, ::1] out, uint16_t nan_bits):
     """out = a * b + c rounded once, for float16 lanes given as their uint16 bits (all of out's shape)."""
-    _fma(a, b, c, &out[0, 0] if out.size else NULL, out.shape[0], out.shape[1], nan_bits)
+    _fma(a, b, c, &out[0, 0, 0] if out.size else NULL, out.shape[0], out.shape[1], out.shape[2], nan_bits)
 
 
-def fma_f32(const float[:, :] a, const float[:, :] b, const float[:, :] c, uint32_t[:, ::1] out,
+def fma_f32(const float[:, :, :] a, const float[:, :, :] b, const float[:, :, :] c, uint32_t[:, :, ::1] out,
             uint32_t nan_bits):
     """out = the bits of a * b + c rounded once, for float32 lanes (all of out's shape)."""
-    _fma(a, b, c, &out[0, 0] if out.size else NULL, out.shape[0], out.shape[1], nan_bits)
+    _fma(a, b, c, &out[0, 0, 0] if out.size else NULL, out.shape[0], out.shape[1], out.shape[2], nan_bits)
 
 
-def fma_f64(const double[:, :] a, const double[:, :] b, const double[:, :] c, uint64_t[:, ::1] out,
+def fma_f64(const double[:, :, :] a, const double[:, :, :] b, const double[:, :, :] c, uint64_t[:, :, ::1] out,
             uint64_t nan_bits):
     """out = the bits of a * b + c rounded once, for float64 lanes (all of out's shape)."""
-    _fma(a, b, c, &out[0, 0] if out.size else NULL, out.shape[0], out.shape[1], nan_bits)
+    _fma(a, b, c, &out[0, 0, 0] if out.size else NULL, out.shape[0], out.shape[1], out.shape[2], nan_bits)
+
+
+def hardware_fma(use=None):
+    """Whether float32 lanes run the CPU's fused multiply-add (FMA3: the same bits as the double route, about
+    five times faster); use=False makes them take the double route (rounded to odd) from now on, use=True
+    the CPU's again where it has FMA3. Returns the setting in force."""
+    return bool(dmlemu_hardware_fma(-1 if use is None else int(bool(use))))

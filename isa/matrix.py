@@ -27,11 +27,14 @@ GROUP = 32      # lanes per product
 
 
 def _halves(dwords, shape):
-    """(W, width, 16) FLOAT32 values of an 8-VGPR FLOAT16 fragment: k = 2 i from the low half of VGPR i."""
-    bits = np.stack([np.broadcast_to(np.asarray(d, dtype=np.uint32), shape) for d in dwords], axis=-1)
-    lo = (bits & np.uint32(0xFFFF)).astype(np.uint16)
-    hi = (bits >> np.uint32(16)).astype(np.uint16)
-    return np.stack([lo, hi], axis=-1).reshape(shape + (ROWS,)).view(np.float16).astype(np.float32)
+    """(16 k, W, groups, 16 lanes) FLOAT32 values of an 8-VGPR FLOAT16 fragment's lanes 0 .. 15 of each group of 32
+    (the lanes it is read from): k = 2 i from the low half of VGPR i, k = 2 i + 1 from the high half. The 8 dwords of
+    a lane side by side are its 16 halves in k order (little-endian, as wave.py reads a register's low half)."""
+    waves, width = shape
+    lanes = [np.broadcast_to(np.asarray(d, dtype=np.uint32), shape).reshape(waves, width // GROUP, GROUP)[:, :, :ROWS]
+             for d in dwords]
+    halves = np.stack(lanes, axis=-1).view(np.uint16).view(np.float16)          # [w, g, l, k]
+    return np.ascontiguousarray(halves.transpose(3, 0, 1, 2)).astype(np.float32)
 
 
 def wmma_f32_16x16x16_f16(exec_mask, d_old, a, b, c):
@@ -44,15 +47,20 @@ def wmma_f32_16x16x16_f16(exec_mask, d_old, a, b, c):
         pad = lambda dwords: [np.pad(np.broadcast_to(np.asarray(d, dtype=np.uint32), (waves, real_width)),
                                      ((0, 0), (0, width - real_width))) for d in dwords]
         a, b, c = pad(a), pad(b), pad(c)
-    fa = _halves(a, shape).reshape(waves, groups, GROUP, ROWS)[:, :, :ROWS]     # [w, g, m, k]
-    fb = _halves(b, shape).reshape(waves, groups, GROUP, ROWS)[:, :, :ROWS]     # [w, g, n, k]
+    fa = _halves(a, shape)     # [k, w, g, m]
+    fb = _halves(b, shape)     # [k, w, g, n]
     cd = np.stack([np.broadcast_to(np.asarray(x, dtype=np.uint32), shape) for x in c], axis=-1)
     # lane l = 16 h + n, VGPR i: element (2 i + h, n) -> acc[w, g, m, n]
     acc = cd.reshape(waves, groups, 2, ROWS, 8).transpose(0, 1, 4, 2, 3).reshape(waves, groups, ROWS, ROWS)
     acc = acc.view(np.float32)
+    # k outermost and each k's column of A ([w, g, m]) and row of B ([w, g, n]) contiguous: every step is one
+    # fused_multiply_add over (w g) blocks of 16 x 16 outer products (isa/fma_compiled.pyx's blocks of rows), B
+    # constant along each column (a stride-0 view) and A along each row, repeated into whole rows (the kernel
+    # reads rows of lanes; one repeat costs less than a copy of one value per 16-lane row).
     with np.errstate(all="ignore"):
         for k in range(ROWS):
-            acc = nm.fused_multiply_add(fa[:, :, :, k:k + 1], fb[:, :, None, :, k], acc).astype(np.float32)
+            column = np.repeat(fa[k][..., None], ROWS, axis=-1)
+            acc = nm.fused_multiply_add(column, fb[k][:, :, None, :], acc).astype(np.float32, copy=False)
     out = acc.view(np.uint32).reshape(waves, groups, 8, 2, ROWS).transpose(0, 1, 3, 4, 2).reshape(waves, width, 8)
     return tuple(np.ascontiguousarray(out[:, :real_width, i]) for i in range(8))
 

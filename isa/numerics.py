@@ -585,11 +585,18 @@ def _load_compiled_fma():
 
 
 def _run_compiled(kernel, dtype, operands):
-    """kernel over the operands broadcast to one shape: 2-D strided views (stride 0 where broadcast;
-    more than two dimensions are folded into the first, copying where a view cannot), one output array
-    of the destination's bits, returned as dtype in the broadcast shape."""
+    """kernel over the operands broadcast to one shape: 3-D strided views, blocks of rows of lanes (stride 0
+    where broadcast; more than three dimensions are folded into the first, copying where a view cannot, fewer
+    get leading blocks of one), one output array of the destination's bits, returned as dtype in the broadcast
+    shape."""
+    shape = operands[0].shape
+    if len(shape) == 2 and operands[1].shape == shape and operands[2].shape == shape:
+        # Hot path: a register's (waves, lanes) operands, one shape: the kernel takes them as they are.
+        out = np.empty((1,) + shape, dtype=UINT_OF[dtype])
+        kernel(operands[0][None], operands[1][None], operands[2][None], out, CANONICAL_NAN_BITS[dtype])
+        return out.view(dtype).reshape(shape)
     shape = np.broadcast_shapes(*(v.shape for v in operands))
-    grid = (_math.prod(shape[:-1]), shape[-1]) if len(shape) >= 2 else (1, _math.prod(shape))
+    grid = (_math.prod(shape[:-2]),) + shape[-2:] if len(shape) >= 2 else (1, 1, _math.prod(shape))
     views = [np.broadcast_to(v, shape).reshape(grid) for v in operands]
     out = np.empty(grid, dtype=UINT_OF[dtype])
     kernel(*views, out, CANONICAL_NAN_BITS[dtype])

@@ -21,7 +21,7 @@ import weakref
 import numpy as np
 
 from dmlemu.isa import opcodes as op
-from dmlemu.isa.operands import EXEC_LO, VCC_LO
+from dmlemu.isa.operands import EXEC_LO, VCC_LO, VGPR_BASE
 from dmlemu.dispatch_record import access_slot
 from dmlemu.isa.program import KernelFault, Program  # noqa: F401 (Program: also importable from here)
 
@@ -110,7 +110,7 @@ class _Context:
     instructions) always copies.
     """
 
-    __slots__ = ("memory", "stats", "pc", "slot", "share", "lds", "resolved")
+    __slots__ = ("memory", "stats", "pc", "slot", "share", "lds", "resolved", "lds_memo")
 
     def __init__(self, memory, stats, share=False, lds=None):
         self.memory = memory
@@ -120,6 +120,7 @@ class _Context:
         self.share = share
         self.lds = lds      # the batch's workgroups' LocalDataShare (None: the kernel declares none)
         self.resolved = {}  # descriptor dwords -> _resolve's answer (no allocation comes or goes in a run)
+        self.lds_memo = {}  # LDS lanes of address arrays, whether the LDS is all written (_lds_array_lanes, _lds_words)
 
 
 def _record_access(ctx, batch, is_write, va, index, item_size, use, first):
@@ -738,10 +739,12 @@ class _LdsLanes:
     instead of a gather."""
 
     __slots__ = ("flat", "use", "active", "n_active", "n_use", "addresses", "lanes", "used_flat", "run", "access",
-                 "wave_step", "shape", "waves_used", "group")
+                 "wave_step", "shape", "waves_used", "group", "distinct", "passes")
 
     def __init__(self):
         self.lanes = None
+        self.distinct = None     # _lds_array_lanes: (the distinct flat indices before the offset, the offset)
+        self.passes = None       # _lds_array_lanes: [the register's byte addresses, their bank passes or None]
         self.run = None
         self.waves_used = None
         self.group = 1           # the run form's rows: this many consecutive waves each (_Region's group)
@@ -1019,6 +1022,9 @@ def _lds_lanes(ctx, batch, address_operand, offset, access_bytes):
     fast = _lds_ramp_lanes(ctx, batch, address, offset, access_bytes)
     if fast is not None:
         return fast
+    fast = _lds_array_lanes(ctx, batch, address_operand, address, offset, access_bytes)
+    if fast is not None:
+        return fast
     lanes = _LdsLanes()
     shape = (batch.waves, batch.width)
     addresses = np.asarray(address).astype(np.int64)
@@ -1042,6 +1048,15 @@ def _lds_lanes(ctx, batch, address_operand, offset, access_bytes):
 
 def _record_lds(ctx, batch, lanes, access_bytes, is_write):
     record = ctx.stats.record
+    if record is not None and lanes.passes is not None:
+        # _lds_array_lanes: the address register's bank-conflict passes, found once. An offset of whole dwords
+        # renames the banks (dword d + o is in bank (d + o) mod banks, a bijection) and keeps which lanes share a
+        # dword, so each bank's count of distinct dwords is permuted and their maximum, the passes, unchanged.
+        held = lanes.passes
+        if held[1] is None:
+            held[1] = record.lds_passes(held[0], np.ones(held[0].shape, dtype=bool), access_bytes)
+        record.add_lds_passes(ctx.slot, is_write, batch.wave_index.reshape(-1), held[1], access_bytes)
+        return
     if record is not None:
         use = np.ones((batch.waves, batch.width), dtype=bool) if lanes.use is None else lanes.use
         record.add_lds(ctx.slot, is_write, batch.wave_index.reshape(-1), lanes.addresses, use, access_bytes)
@@ -1095,10 +1110,7 @@ def _lds_load(ctx, batch, entry, operands):
         batch.write(operands[0], "b32", result, masked=True)
         return
     if lanes.n_use:
-        at = lanes.at(0)
-        _note_unwritten(ctx, lds.unwritten(at, size))
-        view, first = lds.data.view(np.uint32), at >> 2
-        words = [lanes.spread(view[first + i], shape, np.uint32) for i in range(entry.mem_dwords)]
+        words = _lds_words(ctx, lanes, entry.mem_dwords, size, shape)
     else:
         words = [np.zeros(shape, dtype=np.uint32) for _ in range(entry.mem_dwords)]
     if entry.mem_dwords == 2:
@@ -1142,6 +1154,71 @@ def _lds_store(ctx, batch, entry, operands):
         for i, word in enumerate(words):
             view[first + i] = lanes.pick(word, shape)
     lds.mark_written(at, size)
+
+
+def _lds_array_lanes(ctx, batch, operand, address, offset, access_bytes):
+    """The _LdsLanes of an LDS instruction whose address is a vector register holding an array (a tiled kernel's
+    per-lane addresses, formed once before its loop and read by every unrolled ds_read of the loop at its own
+    offset), every lane active and every access inside its workgroup's LDS; None otherwise (then _lds_lanes forms
+    every lane's address). The lanes' aligned byte indices into the batch's LDS (LocalDataShare.flat_addresses)
+    are found once per register array, workgroups and access size, and remembered for the run (a register's
+    array is never changed in place; the memo holds the very objects it was found for); each instruction then
+    adds its offset, a whole number of accesses, and checks the highest address against the LDS's size. From
+    the register's fourth such access on, `distinct` lets _unwritten_reads look at its distinct addresses only."""
+    lds = ctx.lds
+    if lds is None or not batch.exec_full or not operand.is_vgpr or offset % access_bytes:
+        return None
+    register = batch.vgpr[operand.code - VGPR_BASE]
+    if type(register) is not np.ndarray or register.dtype != np.uint32:
+        return None
+    memo = ctx.lds_memo
+    found = memo.get((operand.code, access_bytes))
+    if found is None or found[0] is not register or found[1] is not batch.workgroup or found[2] is not lds:
+        addresses = np.broadcast_to(np.asarray(address).astype(np.int64), (batch.waves, batch.width))
+        flat, _ = lds.flat_addresses(batch.workgroup, addresses, access_bytes)
+        flat.flags.writeable = False        # shared by every instruction that reads through this register
+        top = int(addresses.max()) & ~(access_bytes - 1)
+        found = memo[(operand.code, access_bytes)] = (register, batch.workgroup, lds, flat, top, [0], [addresses, None])
+    flat, top, distinct = found[3], found[4], found[5]
+    if top + offset > lds.size - access_bytes:
+        return None                          # some lane past its workgroup's LDS: _lds_lanes counts it
+    lanes = _LdsLanes()
+    lanes.flat = flat + offset if offset else flat
+    lanes.use = None
+    lanes.n_active = lanes.n_use = flat.size
+    distinct[0] += 1
+    if distinct[0] >= 4:
+        if len(distinct) == 1:
+            distinct.append(np.unique(flat))
+        lanes.distinct = (distinct[1], offset)
+    if ctx.stats.record is not None:
+        if offset % 4 == 0:
+            lanes.passes = found[6]      # the same passes at every offset of whole dwords (_record_lds)
+        else:
+            lanes.addresses = np.broadcast_to(np.asarray(address).astype(np.int64) + offset, flat.shape)
+    return lanes
+
+
+def _lds_words(ctx, lanes, dwords, access_bytes, shape):
+    """The `dwords` dword arrays (each `shape`) that a multi-dword LDS read of `lanes` (some used) gives: a
+    gather per dword (from a view that starts at that dword, so no index is added to), 0 in the lanes not used;
+    its reads of bytes never written counted (_unwritten_reads)."""
+    lds = ctx.lds
+    at = lanes.at(0)
+    _note_unwritten(ctx, _unwritten_reads(ctx, lanes, at, access_bytes))
+    view, first = lds.data.view(np.uint32), at >> 2
+    return [lanes.spread(view[i:].take(first), shape, np.uint32) for i in range(dwords)]
+
+
+def _unwritten_reads(ctx, lanes, at, access_bytes):
+    """LocalDataShare.unwritten(at, access_bytes) for the batch's LDS: on the lanes' distinct addresses first
+    where _lds_array_lanes found them (a GEMM's lanes read a few addresses each: a row of A, a column of B), the
+    count on every lane only when some of those read bytes never written."""
+    if lanes.distinct is not None:
+        distinct, offset = lanes.distinct
+        if not ctx.lds.unwritten(distinct + offset if offset else distinct, access_bytes):
+            return 0
+    return ctx.lds.unwritten(at, access_bytes)
 
 
 def _lds_atomic(ctx, batch, entry, operands):

@@ -5,7 +5,8 @@ test here compares its output with fused_multiply_add_reference / fused_multiply
 for bit (the results viewed as unsigned integers, so NaN payloads, signed zeros and every last bit
 count): all combinations of the special values, values whose product cancels the addend, raw random
 bit patterns (NumPy arrays and hypothesis), results in the subnormal and overflow ranges, and the
-operand shapes the executor passes. Where a C compiler is, the kernel must have been built.
+operand shapes the executor passes. Where a C compiler is, the kernel must have been built. Every test runs on
+both of the kernel's float32 routes: the CPU's fused multiply-add (FMA3) and the double route rounded to odd.
 """
 import importlib.machinery
 import shutil
@@ -26,9 +27,23 @@ def _compiled():
 needs_compiled = pytest.mark.skipif(_compiled() is None, reason="the compiled fused multiply-add was not built here")
 
 
-@pytest.fixture(autouse=True)
-def _no_override(monkeypatch):
+@pytest.fixture(autouse=True, params=("cpu fma", "rounded to odd"))
+def _no_override(monkeypatch, request):
+    """Every test on both float32 routes of the compiled kernel: the CPU's fused multiply-add (FMA3, where the
+    CPU has it) and the double route rounded to odd (fma_compiled.hardware_fma)."""
     monkeypatch.delenv("DMLEMU_NUMERICS", raising=False)
+    kernels = _compiled()
+    if kernels is None:
+        yield
+        return
+    before = kernels.hardware_fma()
+    if request.param == "cpu fma" and not kernels.hardware_fma(True):
+        pytest.skip("this CPU has no FMA3")
+    kernels.hardware_fma(request.param == "cpu fma")
+    try:
+        yield
+    finally:
+        kernels.hardware_fma(before)
 
 
 def _paths(dtype):
@@ -164,6 +179,19 @@ def test_hypothesis_bit_patterns(dtype, data):
     _assert_same_bits(*(v[:n].view(dtype).reshape(1, n) for v in (a, b, c)))
 
 
+def _wave_matrix_shapes(rng, dtype):
+    """Blocks of 16 x 16 outer products as isa/matrix.py passes them (A constant along each row, B along each
+    column, over (waves, groups) blocks), and operands repeated along blocks or rows, strided or not: every way
+    the kernel's _row reads a row (its own lanes, one value, a strided copy; made again or reused)."""
+    column = _finite_with_exponents(rng, dtype, (3, 2, 16, 1), -4, 4)
+    row = _finite_with_exponents(rng, dtype, (3, 2, 1, 16), -4, 4)
+    acc = _finite_with_exponents(rng, dtype, (3, 2, 16, 16), -4, 4)
+    strided_row = _finite_with_exponents(rng, dtype, (3, 2, 1, 32), -4, 4)[..., ::2]
+    per_block = _finite_with_exponents(rng, dtype, (3, 2, 1, 1), -4, 4)
+    return ((column, row, acc), (row, column, acc), (column[:1, :1], row, acc), (strided_row, column, acc),
+            (per_block, strided_row, column), (acc[:, :, :, ::2], per_block, strided_row[:1, :, :, :8]), (column, column, per_block[:1]))
+
+
 @needs_compiled
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_broadcast_shapes_as_the_executor_passes_them(dtype):
@@ -180,7 +208,8 @@ def test_broadcast_shapes_as_the_executor_passes_them(dtype):
                     (full.T, full.T, column.T),                            # transposed
                     (full.reshape(2, 4, 32), column[:4], uniform),        # three dimensions
                     (full[0], full[1], uniform[0]),                       # one dimension
-                    (full[:0], column[:0], uniform)):                     # no lanes
+                    (full[:0], column[:0], uniform),                      # no lanes
+                    *_wave_matrix_shapes(rng, dtype)):
         _assert_same_bits(a, b, c, dtype)
         got = _paths(dtype)[0](a, b, c)
         assert np.shape(got) == np.broadcast_shapes(*(np.shape(v) for v in (a, b, c)))
@@ -205,11 +234,11 @@ def test_mixed_operand_types():
 @needs_compiled
 def test_the_kernel_refuses_operands_of_another_shape():
     from dmlemu.isa import fma_compiled
-    out = np.empty((2, 4), dtype=np.uint32)
-    with pytest.raises(ValueError, match=r"an operand has shape \(2, 3\); the output has \(2, 4\) and every "
-                                         r"operand must have it \(broadcast first\)"):
-        fma_compiled.fma_f32(np.ones((2, 4), np.float32), np.ones((2, 3), np.float32), np.ones((2, 4), np.float32),
-                             out, 0x7FC00000)
+    out = np.empty((1, 2, 4), dtype=np.uint32)
+    with pytest.raises(ValueError, match=r"an operand has shape \(1, 2, 3\); the output has \(1, 2, 4\) and "
+                                         r"every operand must have it \(broadcast first\)"):
+        fma_compiled.fma_f32(np.ones((1, 2, 4), np.float32), np.ones((1, 2, 3), np.float32),
+                             np.ones((1, 2, 4), np.float32), out, 0x7FC00000)
 
 
 def test_dmlemu_numerics_reference_forces_the_reference(monkeypatch):
