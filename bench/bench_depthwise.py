@@ -19,10 +19,12 @@ the direct kernel (window.s); --dense adds the dense 3 x 3 layer the must-hold c
 Measured (one run each; the cycles do not depend on the machine's load). The column kernel (default):
   RX 7900 XTX  mobilenet   11,448 cycles =   4.58 us, DRAM 36.5 % of peak: "launch / too few waves, 57%" (DRAM 37%)
                large      254,740 cycles = 101.90 us, DRAM 75.1 % of peak: "DRAM bandwidth, 96%" (issue 24%): memory
-  H200         mobilenet    5,589 cycles =   2.82 us, DRAM 11.9 %: "launch / too few waves, 68%" (DRAM 14%)
-               large       37,316 cycles =  18.85 us, DRAM 48.7 %: "DRAM bandwidth, 64%" (issue 56%, L2 59%): memory
-  dense 3 x 3 (--dense): RX 7900 XTX 102,941 cycles "VALU issue, 76%": compute; H200 103,360 cycles "launch / too few
-               waves, 64%" (392 waves for 528 SIMDs; issue 22%)
+  H200         mobilenet    5,995 cycles =   3.03 us, DRAM 11.0 %: "launch / too few waves, 70%" (DRAM 13%)
+               large       40,015 cycles =  20.21 us, DRAM 45.4 %: "DRAM bandwidth, 62%" (issue 52%, L2 55%): memory
+  dense 3 x 3 (--dense): RX 7900 XTX 1 x 64 102,941 cycles "VALU issue, 76%" and 8 x 64 578,936 cycles "VALU issue,
+               92%": compute; H200 1 x 64 103,766 cycles "launch / too few waves, 64%" (392 waves for 528 SIMDs) and
+               8 x 64 200,798 cycles "VALU issue, 83%": compute once the grid fills the GPU.
+(The H200 figures include the workgroup slot time, presets.py's workgroup_slot_cycles.)
 The LDS tile kernel (--tile) on the same layers: RX 7900 XTX 22,539 cycles "VALU issue, 53%" and 335,725 cycles
 "VALU issue, 86%" (DRAM 76%, 57.1 % of peak); H200 9,744 cycles "launch / too few waves, 39%" and 128,434 cycles
 "VALU issue, 78%" (DRAM 69%, 14.4 % of peak): the large layer bound by its own instruction issue (about 175 lane
