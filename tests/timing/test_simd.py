@@ -154,10 +154,11 @@ def test_the_walk_books_its_alu_runs_as_the_issue_port_does(build):
             group.port.book(now, t, cycles)
             reference.book(now, t, cycles)
         runs = [int(c) for c in rng.choice([1, 4, 8, 16, 48], size=int(rng.integers(1, 20)))]
-        steps = physics.zeros(8 * len(runs), physics.compiled(units["simd"]))   # simd.STEP_FIELDS per step
-        for i, cycles in enumerate(runs):                  # ALU runs whose issue is their whole length
-            steps[8 * i + 1] = steps[8 * i + 7] = cycles
-        group.steps, group.nsteps, group.step, group.t, group.nloads = steps, len(runs), 0, now, 0
+        fields = 10                                        # simd.STEP_FIELDS (a C constant compiled)
+        steps = physics.zeros(0, physics.compiled(units["simd"]))   # CohortWork.schedule's records
+        for cycles in runs:                                # ALU runs whose issue is their whole length: no
+            steps.extend([-1, cycles, cycles, 0, 0, -1] + [0] * (fields - 6))   # wait, nothing after (simd.NOTHING)
+        group.steps, group.at, group.end, group.t, group.nloads = steps, 0, len(steps), now, 0
         assert group.walk(now) == -1
         t = now
         for cycles in runs:
