@@ -21,7 +21,7 @@ cdef class IssuePort:
     @cython.locals(n=cython.Py_ssize_t, lo=cython.Py_ssize_t, hi=cython.Py_ssize_t,
                    mid=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t, k=cython.Py_ssize_t,
                    removed=cython.Py_ssize_t, end=cython.longlong, left=cython.longlong,
-                   first=cython.longlong, last=cython.longlong)
+                   first=cython.longlong, last=cython.longlong, bounds=cython.longlong[::1])
     cpdef long long book(self, long long now, long long t, long long cycles) except? -1
 
     @cython.locals(old=cython.longlong[::1], grown=cython.longlong[::1], n=cython.Py_ssize_t,
