@@ -303,16 +303,17 @@ class CohortWork:
         and the issue cycles it charges its SIMD (kernel_path.PathCost.schedule's).
 
         A record is what the walk does in one turn of its loop, STEP_FIELDS ints: an s_waitcnt (its
-        count; -1: none), then a run on the issue port (its issue cycles, its length, and the first and
-        last pc of an ALU run, -1 for a VMEM or LDS instruction's issue pass), then what follows the run
+        count; -1: none), then a run on the issue port (its issue cycles, its stall: the cycles of its
+        length past them, and the first and last pc of an ALU run, -1 for a VMEM or LDS instruction's
+        issue pass), then what follows the run
         (`then`: SMEM, VMEM, LDS, BARRIER or NOTHING; its cycles: an SMEM's or VMEM's latency, an LDS's
         latency to the data, a barrier's cycles; its pc; a VMEM or LDS step's access (is_write) and
         access slot). The kernel path's steps are packed into records in their order: a wait opens a
         record, an ALU run or a memory instruction's issue follows it in the same record, and an SMEM or
-        barrier step follows the run. Without segments in the trace, an ALU run whose issue is its whole
-        length joins the one before it when that one's is too: booking the two lengths at once takes
-        the same cycles of the port (the first `a + b` free cycles from the start) and ends where the
-        second booking would.
+        barrier step follows the run. Without segments in the trace, an ALU run with no stall joins the
+        one before it when that one has none either: booking the two lengths at once takes the same
+        cycles of the port (the first `a + b` free cycles from the start) and ends where the second
+        booking would.
 
         Speed: flattened once per path and cohort size, so a cohort reads its records by index, as C
         integers when compiled (interpreted, from a list: physics.zeros), with no NamedTuple attribute
@@ -335,20 +336,19 @@ class CohortWork:
                     record[0] = step.cycles
                 elif kind == ALU:
                     if (not self.segments and record is not None and record[3] >= 0 and record[5] == NOTHING
-                            and record[1] == record[2] and step.issue == step.cycles):
+                            and record[2] == 0 and step.issue == step.cycles):
                         record[1] += step.issue
-                        record[2] += step.cycles
                         record[4] = step.last_pc
                         continue
                     if not bare:
                         record = [-1, 0, 0, -1, -1, NOTHING, 0, 0, 0, 0]
                         records.append(record)
-                    record[1:5] = [step.issue, step.cycles, step.first_pc, step.last_pc]
+                    record[1:5] = [step.issue, step.cycles - step.issue, step.first_pc, step.last_pc]
                 elif kind == VMEM or kind == LDS:
                     if not bare:
                         record = [-1, 0, 0, -1, -1, NOTHING, 0, 0, 0, 0]
                         records.append(record)
-                    record[1:3] = [step.cycles, step.cycles]
+                    record[1:3] = [step.cycles, 0]
                     record[5:10] = [kind, step.latency, step.first_pc, int(step.is_write), step.slot]
                 else:                              # SMEM or BARRIER: after the record's run
                     if record is None or record[5] != NOTHING:
@@ -610,7 +610,8 @@ class SlotGroup(Process):
                             loads[j] = loads[j + k]
             # The run: an ALU run holds the port for its issue cycles only; its dependency stalls are
             # the other group's to fill (kernel_path.py): the clock then moves to the later of the
-            # issue's end and the run's length. A VMEM or LDS instruction's run is its issue passes.
+            # issue's end and the run's length (issue + stall). A VMEM or LDS instruction's run is its
+            # issue passes.
             start = t
             issue = steps[at + 1]
             if issue:
@@ -626,12 +627,12 @@ class SlotGroup(Process):
                     elif bounds[n - 1] == start:
                         bounds[n - 1] = t
                     else:                          # (the run's whole length: docs/DEVIATIONS.md)
-                        t = port.book(now, start, steps[at + 2])
+                        t = port.book(now, start, issue + steps[at + 2])
                         start = port.start
                         bounds = port.bounds       # (make_room may have replaced it)
                         room = len(bounds)
-            if t < start + steps[at + 2]:
-                t = start + steps[at + 2]
+            if steps[at + 2] and t < start + issue + steps[at + 2]:
+                t = start + issue + steps[at + 2]
             if segments and steps[at + 3] >= 0:   # an ALU run
                 self.work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave,
                                            self.waves, steps[at + 3], steps[at + 4], start, t)
