@@ -292,9 +292,9 @@ class CohortWork:
         self.atomic_units = atomic_units
         self.segments = recorder is not None and recorder.keeps_segments
         self.memory_rows = recorder is not None and recorder.keeps_memory
-        # Wave-group rows, 8 ints each (see wave_group): the first `nrows` of a 64-bit array (a list
-        # interpreted: physics.zeros).
-        self.rows_buffer = zeros(8 * 1024 if recorder is not None else 0, COMPILED)
+        # Wave-group rows, 8 ints each (see wave_group): the first `nrows` of a 64-bit array (compiled,
+        # made room in ahead; interpreted, extended row by row).
+        self.rows_buffer = zeros(8 * 1024 if recorder is not None and COMPILED else 0, True)
         self.rows = self.rows_buffer
         self.nrows = 0
 
@@ -415,25 +415,27 @@ class CohortWork:
     def wave_group(self, cu, simd, group, first_wave, waves, start, end, alu_cycles):
         """Keep a cohort's trace row (TraceRecorder.wave_group's arguments) for wave_group_columns.
 
-        Speed: rows go into a 64-bit array (C integers when compiled, no tuple per row; a list
-        interpreted), handed over at the dispatch's end as NumPy does it."""
+        Speed: rows go into a 64-bit array (compiled, C integers, no tuple per row; interpreted, one
+        extend, C code), which NumPy reads as a buffer at the dispatch's end (a list of Python ints
+        would be converted one by one)."""
+        if not COMPILED:
+            self.rows_buffer.extend((cu, simd, group, first_wave, waves, start, end, alu_cycles))
+            self.nrows += 1
+            return
         at = 8 * self.nrows
         if at + 8 > len(self.rows):        # the array twice as long
-            grown = zeros(2 * len(self.rows), COMPILED)
+            grown = zeros(2 * len(self.rows), True)
             grown[:at] = self.rows_buffer[:at]
             self.rows_buffer = grown
             self.rows = grown
-        if COMPILED:
-            self.rows[at] = cu
-            self.rows[at + 1] = simd
-            self.rows[at + 2] = group
-            self.rows[at + 3] = first_wave
-            self.rows[at + 4] = waves
-            self.rows[at + 5] = start
-            self.rows[at + 6] = end
-            self.rows[at + 7] = alu_cycles
-        else:                              # Speed: interpreted, one slice store (C code)
-            self.rows_buffer[at:at + 8] = (cu, simd, group, first_wave, waves, start, end, alu_cycles)
+        self.rows[at] = cu
+        self.rows[at + 1] = simd
+        self.rows[at + 2] = group
+        self.rows[at + 3] = first_wave
+        self.rows[at + 4] = waves
+        self.rows[at + 5] = start
+        self.rows[at + 6] = end
+        self.rows[at + 7] = alu_cycles
         self.nrows += 1
 
     def wave_group_columns(self):
