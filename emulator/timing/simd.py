@@ -305,10 +305,9 @@ class CohortWork:
         A record is what the walk does in one turn of its loop, STEP_FIELDS ints: an s_waitcnt (its
         count; -1: none), then a run on the issue port (its issue cycles, its stall: the cycles of its
         length past them, and the first and last pc of an ALU run, -1 for a VMEM or LDS instruction's
-        issue pass), then what follows the run
-        (`then`: SMEM, VMEM, LDS, BARRIER or NOTHING; its cycles: an SMEM's or VMEM's latency, an LDS's
-        latency to the data, a barrier's cycles; its pc; a VMEM or LDS step's access (is_write) and
-        access slot). The kernel path's steps are packed into records in their order: a wait opens a
+        issue pass), then what follows the run (`then`: SMEM, VMEM, LDS, BARRIER or NOTHING; its cycles:
+        an SMEM's or VMEM's latency, an LDS's latency to the data, a barrier's cycles; its pc; a VMEM or
+        LDS step's access (is_write) and access slot). The kernel path's steps are packed into records in their order: a wait opens a
         record, an ALU run or a memory instruction's issue follows it in the same record, and an SMEM or
         barrier step follows the run. Without segments in the trace, an ALU run with no stall joins the
         one before it when that one has none either: booking the two lengths at once takes the same
@@ -326,9 +325,9 @@ class CohortWork:
             record = None
             for step in steps:
                 kind = step.kind
-                # What the record being built holds so far: only its wait (or nothing), and a run without
-                # anything after it.
-                bare = record is not None and record[3] < 0 and record[5] == NOTHING and record[1] == record[2] == 0
+                # Whether the record being built holds at most its wait: no ALU run (first pc -1) and
+                # nothing after a run (a VMEM or LDS issue pass comes with its `then`).
+                bare = record is not None and record[3] < 0 and record[5] == NOTHING
                 if kind == WAIT_STEP:
                     if record is None or not bare or record[0] >= 0:
                         record = [-1, 0, 0, -1, -1, NOTHING, 0, 0, 0, 0]
