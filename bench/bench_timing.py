@@ -46,9 +46,10 @@ run skips the clock's max, IssuePort.book places a booking that fits whole in th
 booked interval without its general search (89 % of the bookings that are not appends), a request keeps
 its costs row instead of eleven copied fields, the miss queue and the DRAM write queue read their arrays
 through locals, and the interpreted trace rows are a 64-bit array NumPy reads as a buffer. CLIP 2^24
-timed+trace, --cpu, three interleaved rounds at load 5-8: 1.97-2.04 s interpreted, 0.50-0.53 s compiled,
-3.9x (one round at load 3-5: 1.85-1.88 s and 0.47-0.50 s, 3.85x); the interpreted units execute 4,400
-bytecodes per cohort (4,955 before; sys.settrace opcode counts, CLIP 2^22). Still above 3x, with no
+timed+trace, --cpu, three interleaved rounds at load 2: 1.74-1.82 s interpreted, 0.466-0.469 s compiled,
+3.7-3.9x (median 3.9x; at load 5-8, 1.97-2.04 s and 0.50-0.53 s); the tree before and this one
+interpreted in turn, same load, dispatches in one process: 1.85-1.87 s -> 1.73-1.75 s. The interpreted
+units execute 4,400 bytecodes per cohort (4,955 before; sys.settrace opcode counts, CLIP 2^22). Still above 3x, with no
 single hot spot: the walk 31 % (about 100-150 bytecodes per record), IssuePort.book 12 %, the request's
 path through the CU's front end and miss queue and the L2, Infinity Cache, DRAM and write-queue servers
 39 % (nine calls, each a mechanism of its own), the event loop with the slot groups' state machine 10 %.
