@@ -40,6 +40,21 @@ with room for 32 intervals, s_waitcnt 0 takes a fast exit. Taken out again: in-p
 that fit the gap before the other slot group's last booking, and inlined copies of the CU's front-end
 lookup, miss-queue check and the Infinity Cache's FifoServer.serve (about 0.2 s of the interpreted run,
 3.9x -> 4.1x): each was a second copy of a mechanism the units already write once.
+Then, less work per cohort in both builds and no second copy: the walk takes packed schedule records (a
+wait, a run on the issue port, what follows it: 9 loop turns per CLIP cohort instead of 18), a stall-free
+run skips the clock's max, IssuePort.book places a booking that fits whole in the gap before the last
+booked interval without its general search (89 % of the bookings that are not appends), a request keeps
+its costs row instead of eleven copied fields, the miss queue and the DRAM write queue read their arrays
+through locals, and the interpreted trace rows are a 64-bit array NumPy reads as a buffer. CLIP 2^24
+timed+trace, --cpu, three interleaved rounds at load 2: 1.74-1.82 s interpreted, 0.466-0.469 s compiled,
+3.7-3.9x (median 3.9x; at load 5-8, 1.97-2.04 s and 0.50-0.53 s); the tree before and this one
+interpreted in turn, same load, dispatches in one process: 1.85-1.87 s -> 1.73-1.75 s. The interpreted
+units execute 4,400 bytecodes per cohort (4,955 before; sys.settrace opcode counts, CLIP 2^22). Still above 3x, with no
+single hot spot: the walk 31 % (about 100-150 bytecodes per record), IssuePort.book 12 %, the request's
+path through the CU's front end and miss queue and the L2, Infinity Cache, DRAM and write-queue servers
+39 % (nine calls, each a mechanism of its own), the event loop with the slot groups' state machine 10 %.
+What is left is CPython's price per bytecode and per call of mechanisms written once; 3x needs the
+interpreted loop over a quarter shorter again.
 """
 import argparse
 import os

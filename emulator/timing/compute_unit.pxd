@@ -24,11 +24,12 @@ cdef class ComputeUnit(Process):
     cdef public Scheduler scheduler
     cdef public long long hit_bytes_per_cycle, hit_free_bytes
 
-    @cython.locals(n=cython.Py_ssize_t,
+    @cython.locals(n=cython.Py_ssize_t, cycles=cython.longlong[::1], sectors=cython.longlong[::1],
                    t=cython.longlong, moved=cython.longlong, i=cython.Py_ssize_t, child=cython.Py_ssize_t)
     cpdef retire(self, long long now)
 
-    @cython.locals(done=cython.longlong, i=cython.Py_ssize_t, parent=cython.Py_ssize_t, j=cython.Py_ssize_t)
+    @cython.locals(done=cython.longlong, i=cython.Py_ssize_t, parent=cython.Py_ssize_t, j=cython.Py_ssize_t,
+                   cycles=cython.longlong[::1], counts=cython.longlong[::1])
     cpdef long long send(self, long long now, long long sectors, bint is_write, long long l2,
                          long long infinity_cache, long long dram, long long ic_reads,
                          long long dram_reads, long long host, long long activations=*) except? -1

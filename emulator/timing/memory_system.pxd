@@ -39,7 +39,8 @@ cdef class DramServer(FifoServer):
     cpdef tuple serve_mixed(self, long long now, long long num_bytes, long long write_bytes)
 
     @cython.locals(head=cython.Py_ssize_t, tail=cython.Py_ssize_t, enter=cython.longlong, excess=cython.longlong,
-                   target=cython.longlong, lo=cython.Py_ssize_t, hi=cython.Py_ssize_t, mid=cython.Py_ssize_t)
+                   target=cython.longlong, lo=cython.Py_ssize_t, hi=cython.Py_ssize_t, mid=cython.Py_ssize_t,
+                   leaves=cython.longlong[::1], totals=cython.longlong[::1])
     cpdef long long write_room(self, long long now, long long write_bytes, long long end) except? -1
 
     @cython.locals(head=cython.Py_ssize_t, tail=cython.Py_ssize_t, n=cython.Py_ssize_t, j=cython.Py_ssize_t,

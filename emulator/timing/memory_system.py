@@ -263,13 +263,14 @@ class DramServer(FifoServer):
         """The cycle at which write-backs of write_bytes, arriving at cycle `now`, whose transfer ends at
         cycle `end`, enter the write queue (now when they fit; see the banner); they are then in it
         until `end`."""
-        # Speed: compiled, the arrays are indexed in place (as compute_unit.py's miss queue).
+        # Speed: the arrays in locals (as compute_unit.py's miss queue).
+        leaves, totals = self.queue_leaves, self.queue_totals
         head, tail = self.queue_head, self.queue_tail
-        while head < tail and self.queue_leaves[head] <= now:   # what DRAM has written by now has left
+        while head < tail and leaves[head] <= now:   # what DRAM has written by now has left
             head += 1
         if head > self.queue_head:
-            self.left_bytes = self.queue_totals[head - 1]
-            self.queued_write_bytes = self.queue_totals[tail - 1] - self.left_bytes
+            self.left_bytes = totals[head - 1]
+            self.queued_write_bytes = totals[tail - 1] - self.left_bytes
             self.queue_head = head
         enter = now
         excess = self.queued_write_bytes + write_bytes - self.write_queue_bytes
@@ -286,17 +287,18 @@ class DramServer(FifoServer):
                     hi = tail
                     while lo < hi:
                         mid = (lo + hi) >> 1
-                        if self.queue_totals[mid] < target:
+                        if totals[mid] < target:
                             lo = mid + 1
                         else:
                             hi = mid
                 else:                                      # Speed: interpreted, the standard library's (C code)
-                    lo = bisect_left(self.queue_totals, target, head, tail)
-                enter = self.queue_leaves[lo if lo < tail else tail - 1]
-        if tail == len(self.queue_leaves):
+                    lo = bisect_left(totals, target, head, tail)
+                enter = leaves[lo if lo < tail else tail - 1]
+        if tail == len(leaves):
             tail = self.make_queue_room()
-        self.queue_leaves[tail] = end
-        self.queue_totals[tail] = (self.queue_totals[tail - 1] if tail > self.queue_head else self.left_bytes) + write_bytes
+            leaves, totals = self.queue_leaves, self.queue_totals
+        leaves[tail] = end
+        totals[tail] = (totals[tail - 1] if tail > self.queue_head else self.left_bytes) + write_bytes
         self.queue_tail = tail + 1
         self.queued_write_bytes += write_bytes
         return enter

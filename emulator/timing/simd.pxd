@@ -8,7 +8,7 @@ from dmlemu.timing.workgroup_dispatcher cimport WorkgroupDispatcher
 # Step kinds (kernel_path.py), resume() results (events.py) and slot-group states, as C integers.
 cdef long long ALU, SMEM, VMEM, LDS, BARRIER, WAIT_STEP, WAIT, DONE
 cdef long long STORE, ATOMIC, ATOMIC_RETURN, PERMUTE_SLOT
-cdef long long BLOCK, FIELDS, STEP_FIELDS
+cdef long long BLOCK, FIELDS, STEP_FIELDS, NOTHING
 cdef bint COMPILED
 cdef long long START, TAKE, SPLIT, NEXT_COHORT, WALK, SEND, ROOM, SENT, COHORT_END, ENDED
 
@@ -21,7 +21,7 @@ cdef class IssuePort:
     @cython.locals(n=cython.Py_ssize_t, lo=cython.Py_ssize_t, hi=cython.Py_ssize_t,
                    mid=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t, k=cython.Py_ssize_t,
                    removed=cython.Py_ssize_t, end=cython.longlong, left=cython.longlong,
-                   first=cython.longlong, last=cython.longlong)
+                   first=cython.longlong, last=cython.longlong, bounds=cython.longlong[::1])
     cpdef long long book(self, long long now, long long t, long long cycles) except? -1
 
     @cython.locals(old=cython.longlong[::1], grown=cython.longlong[::1], n=cython.Py_ssize_t,
@@ -50,7 +50,7 @@ cdef class CohortWork:
     cdef public long long[::1] rows
     cdef public Py_ssize_t nrows
 
-    @cython.locals(key=cython.longlong)
+    @cython.locals(key=cython.longlong, records=list, record=list, bare=bint, kind=cython.longlong)
     cpdef tuple schedule(self, long long path_id, long long waves)
 
     @cython.locals(sums=object)
@@ -77,11 +77,11 @@ cdef class SlotGroup(Process):
     cdef public CohortWork work
     cdef public WorkgroupDispatcher dispatcher
     cdef public long long group, slots, state, first, count, piece, path_id, first_wave, waves, begin, busy
-    cdef public long long nsteps, step, schedule_key, t, issued, pc, latency
-    cdef public long long sectors, lines, ic_hits, dram_reads, dram_writes, ic_writes, host, done
-    cdef public long long activations
-    cdef public long long l0_hits, extra
-    cdef public long long l1_hits
+    cdef public Py_ssize_t at, end
+    cdef public long long schedule_key, t, issued, pc, latency
+    cdef public long long sectors, done
+    cdef public list costs
+    cdef public Py_ssize_t cost_at
     cdef public bint is_write, is_lds
     cdef public long long access, slot
     cdef public WaitingRequest request
@@ -94,17 +94,19 @@ cdef class SlotGroup(Process):
                    work=CohortWork, steps=cython.longlong[::1], segments=bint, loads=cython.longlong[::1],
                    nloads=cython.Py_ssize_t, bounds=cython.longlong[::1], room=cython.Py_ssize_t,
                    booking=bint, capacity=cython.Py_ssize_t,
-                   at=cython.Py_ssize_t, kind=cython.longlong, cycles=cython.longlong, n=cython.Py_ssize_t,
-                   done=cython.longlong, start=cython.longlong, costs=list, cost_at=cython.Py_ssize_t, k=cython.Py_ssize_t,
+                   at=cython.Py_ssize_t, count=cython.longlong, issue=cython.longlong, then=cython.longlong,
+                   n=cython.Py_ssize_t, done=cython.longlong, start=cython.longlong, k=cython.Py_ssize_t,
                    j=cython.Py_ssize_t)
     cpdef long long walk(self, long long now) except? -2
 
-    @cython.locals(cu=ComputeUnit, passes=cython.longlong, arrive=cython.longlong, sectors=cython.longlong, sector_bytes=cython.longlong,
-                   ic_reads=cython.longlong, dram_reads=cython.longlong, ic_bytes=cython.longlong,
-                   dram_bytes=cython.longlong, host=cython.longlong, done=cython.longlong)
+    @cython.locals(cu=ComputeUnit, work=CohortWork, costs=list, at=cython.Py_ssize_t, lines=cython.longlong,
+                   hits=cython.longlong, passes=cython.longlong, arrive=cython.longlong, sectors=cython.longlong,
+                   sector_bytes=cython.longlong, ic_reads=cython.longlong, dram_reads=cython.longlong,
+                   ic_bytes=cython.longlong, dram_bytes=cython.longlong, host=cython.longlong,
+                   activations=cython.longlong, done=cython.longlong, ready=cython.longlong)
     cpdef long long send(self, long long now) except? -1
 
-    @cython.locals(work=CohortWork, done=cython.longlong, n=cython.Py_ssize_t)
+    @cython.locals(work=CohortWork, done=cython.longlong, n=cython.Py_ssize_t, at=cython.Py_ssize_t)
     cpdef sent(self, long long now)
 
     @cython.locals(n=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t)

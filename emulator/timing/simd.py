@@ -58,7 +58,8 @@ ISSUE_GROUPS = 2   # slot groups per SIMD whose cohorts issue independently (1: 
 BLOCK = DispatchTraffic.BLOCK     # cohorts whose costs caches.py sums together
 MISSING = object()
 FIELDS = len(TRAFFIC_FIELDS)      # costs per cohort
-STEP_FIELDS = 8                   # a flat schedule's ints per step (CohortWork.schedule)
+STEP_FIELDS = 10                  # a flat schedule's ints per record (CohortWork.schedule)
+NOTHING = -1                      # a record's `then` when nothing follows its run
 assert TRAFFIC_FIELDS[:2] == ("sectors", "lines") and TRAFFIC_FIELDS[3:] == ("ic_hits", "dram_reads", "dram_writes",
                                                                            "ic_writes", "host", "dram_activations",
                                                                            "l0_hits", "far_hits", "tlb_misses", "tlb_walks", "l1_hits")
@@ -97,29 +98,53 @@ class IssuePort:
         the other group left free; a booking never waits for a gap long enough to hold it whole,
         which would leave the port idle while work is ready). Returns the cycle after its last; its
         first is then `start`."""
-        # Speed: compiled, self.bounds is indexed in place (a local copy of a typed memoryview costs
-        # two atomic reference counts per call).
+        # Speed: the bounds in a local (interpreted, an attribute read saved per use; compiled, the copy
+        # of the typed memoryview costs two atomic reference counts per call, fewer than the reads).
+        bounds = self.bounds
         n = self.size
-        if n and self.bounds[1] <= now:            # drop what is over (the first i bounds)
+        end = t + cycles
+        if n >= 2 and end <= bounds[n - 2] and (n == 2 or bounds[n - 3] <= t) and n + 2 <= len(bounds):
+            # Speed: the commonest booking that is not an append (the other slot group's cohort has
+            # booked ahead of this one): it fits whole in the gap before the last booked interval, so it
+            # is [t, end), inserted there or fused with the interval on either side (what is over stays
+            # until a booking takes the general path below, which drops it).
+            self.start = t
+            if n > 2 and bounds[n - 3] == t:
+                if end == bounds[n - 2]:       # it fills the gap: three intervals become one
+                    bounds[n - 3] = bounds[n - 1]
+                    self.size = n - 2
+                else:
+                    bounds[n - 3] = end
+            elif end == bounds[n - 2]:
+                bounds[n - 2] = t
+            else:
+                bounds[n] = bounds[n - 2]
+                bounds[n + 1] = bounds[n - 1]
+                bounds[n - 2] = t
+                bounds[n - 1] = end
+                self.size = n + 2
+            return end
+        if n and bounds[1] <= now:            # drop what is over (the first i bounds)
             i = 2
-            while i < n and self.bounds[i + 1] <= now:
+            while i < n and bounds[i + 1] <= now:
                 i += 2
             if COMPILED:
                 for j in range(n - i):
-                    self.bounds[j] = self.bounds[j + i]
+                    bounds[j] = bounds[j + i]
             else:                                  # Speed: interpreted, one slice copy (C code)
-                self.bounds[:n - i] = self.bounds[i:n]
+                bounds[:n - i] = bounds[i:n]
             n -= i
             self.size = n
-        if n == 0 or self.bounds[n - 1] <= t:      # nothing booked from t on: append
+        if n == 0 or bounds[n - 1] <= t:      # nothing booked from t on: append
             self.start = t
-            if n and self.bounds[n - 1] == t:
-                self.bounds[n - 1] = t + cycles
+            if n and bounds[n - 1] == t:
+                bounds[n - 1] = t + cycles
                 return t + cycles
-            if n + 2 > len(self.bounds):
+            if n + 2 > len(bounds):
                 n = self.make_room(now)
-            self.bounds[n] = t
-            self.bounds[n + 1] = t + cycles
+                bounds = self.bounds
+            bounds[n] = t
+            bounds[n + 1] = t + cycles
             self.size = n + 2
             return t + cycles
         if COMPILED:                               # bisect_right(bounds, t, 0, n), on C integers
@@ -127,59 +152,60 @@ class IssuePort:
             hi = n
             while lo < hi:
                 mid = (lo + hi) >> 1
-                if t < self.bounds[mid]:
+                if t < bounds[mid]:
                     hi = mid
                 else:
                     lo = mid + 1
         else:                                      # Speed: interpreted, the standard library's (C code)
-            lo = bisect_right(self.bounds, t, 0, n)
+            lo = bisect_right(bounds, t, 0, n)
         i = lo
         if i & 1:                                  # t is inside the booked interval that ends at bounds[i]
-            t = self.bounds[i]
+            t = bounds[i]
             i += 1
         self.start = t
         # Fill the gaps from t on: the booking ends where its last cycle falls; every interval it
         # passes over becomes part of one booked interval [first, end).
         left = cycles
         j = i
-        while j < n and t + left > self.bounds[j]:
-            left -= self.bounds[j] - t
-            t = self.bounds[j + 1]
+        while j < n and t + left > bounds[j]:
+            left -= bounds[j] - t
+            t = bounds[j + 1]
             j += 2
         end = t + left
         first = self.start
         lo = i
-        if i and self.bounds[i - 1] == first:      # fused with the interval that ends where it starts
+        if i and bounds[i - 1] == first:      # fused with the interval that ends where it starts
             lo = i - 2
-            first = self.bounds[lo]
+            first = bounds[lo]
         last = end
-        if j < n and self.bounds[j] == end:        # ... and the one that starts where it ends
-            last = self.bounds[j + 1]
+        if j < n and bounds[j] == end:        # ... and the one that starts where it ends
+            last = bounds[j + 1]
             j += 2
         # bounds[lo:j] (whole intervals) become [first, last).
         if j - lo >= 2:
-            self.bounds[lo] = first
-            self.bounds[lo + 1] = last
+            bounds[lo] = first
+            bounds[lo + 1] = last
             removed = j - lo - 2
             if removed:
                 if COMPILED:
                     for k in range(lo + 2, n - removed):
-                        self.bounds[k] = self.bounds[k + removed]
+                        bounds[k] = bounds[k + removed]
                 else:                              # Speed: interpreted, one slice copy (C code)
-                    self.bounds[lo + 2:n - removed] = self.bounds[lo + 2 + removed:n]
+                    bounds[lo + 2:n - removed] = bounds[lo + 2 + removed:n]
                 self.size = n - removed
         else:                                      # a new interval at lo (= i = j)
-            if n + 2 > len(self.bounds):           # (what is over was dropped: lo stays)
+            if n + 2 > len(bounds):           # (what is over was dropped: lo stays)
                 n = self.make_room(now)
+                bounds = self.bounds
             if COMPILED:
                 k = n - 1
                 while k >= lo:
-                    self.bounds[k + 2] = self.bounds[k]
+                    bounds[k + 2] = bounds[k]
                     k -= 1
             else:                                  # Speed: interpreted, one slice copy (C code)
-                self.bounds[lo + 2:n + 2] = self.bounds[lo:n]
-            self.bounds[lo] = first
-            self.bounds[lo + 1] = last
+                bounds[lo + 2:n + 2] = bounds[lo:n]
+            bounds[lo] = first
+            bounds[lo + 1] = last
             self.size = n + 2
         return end
 
@@ -266,28 +292,71 @@ class CohortWork:
         self.atomic_units = atomic_units
         self.segments = recorder is not None and recorder.keeps_segments
         self.memory_rows = recorder is not None and recorder.keeps_memory
-        # Wave-group rows, 8 ints each (see wave_group): the first `nrows` of a 64-bit array (a list
-        # interpreted: physics.zeros).
-        self.rows_buffer = zeros(8 * 1024 if recorder is not None else 0, COMPILED)
+        # Wave-group rows, 8 ints each (see wave_group): the first `nrows` of a 64-bit array (compiled,
+        # made room in ahead; interpreted, extended row by row).
+        self.rows_buffer = zeros(8 * 1024 if recorder is not None and COMPILED else 0, True)
         self.rows = self.rows_buffer
         self.nrows = 0
 
     def schedule(self, path_id, waves):
-        """The steps of a cohort of `waves` waves on path `path_id` as one flat 64-bit array (kind,
-        cycles, first pc, last pc, is_write, latency, access slot, ALU issue: STEP_FIELDS per step) and the issue
-        cycles it charges its SIMD.
+        """The steps of a cohort of `waves` waves on path `path_id` as one flat 64-bit array of records
+        and the issue cycles it charges its SIMD (kernel_path.PathCost.schedule's).
 
-        Speed: flattened once per path and cohort size, so a cohort reads its steps by index, as C
+        A record is what the walk does in one turn of its loop, STEP_FIELDS ints: an s_waitcnt (its
+        count; -1: none), then a run on the issue port (its issue cycles, its stall: the cycles of its
+        length past them, and the first and last pc of an ALU run, -1 for a VMEM or LDS instruction's
+        issue pass), then what follows the run (`then`: SMEM, VMEM, LDS, BARRIER or NOTHING; its cycles:
+        an SMEM's or VMEM's latency, an LDS's latency to the data, a barrier's cycles; its pc; a VMEM or
+        LDS step's access (is_write) and access slot). The kernel path's steps are packed into records in their order: a wait opens a
+        record, an ALU run or a memory instruction's issue follows it in the same record, and an SMEM or
+        barrier step follows the run. Without segments in the trace, an ALU run with no stall joins the
+        one before it when that one has none either: booking the two lengths at once takes the same
+        cycles of the port (the first `a + b` free cycles from the start) and ends where the second
+        booking would.
+
+        Speed: flattened once per path and cohort size, so a cohort reads its records by index, as C
         integers when compiled (interpreted, from a list: physics.zeros), with no NamedTuple attribute
-        reads."""
+        reads; a CLIP cohort walks 9 records instead of 18 steps."""
         key = path_id << 32 | waves
         cached = self.schedules.get(key)
         if cached is None:
             steps, busy = self.path_costs[path_id].schedule(waves)
-            flat = zeros(0, COMPILED)
+            records = []
+            record = None
             for step in steps:
-                flat.extend((step.kind, step.cycles, step.first_pc, step.last_pc, int(step.is_write),
-                             step.latency, step.slot, step.issue))
+                kind = step.kind
+                # Whether the record being built holds at most its wait: no ALU run (first pc -1) and
+                # nothing after a run (a VMEM or LDS issue pass comes with its `then`).
+                bare = record is not None and record[3] < 0 and record[5] == NOTHING
+                if kind == WAIT_STEP:
+                    if record is None or not bare or record[0] >= 0:
+                        record = [-1, 0, 0, -1, -1, NOTHING, 0, 0, 0, 0]
+                        records.append(record)
+                    record[0] = step.cycles
+                elif kind == ALU:
+                    if (not self.segments and record is not None and record[3] >= 0 and record[5] == NOTHING
+                            and record[2] == 0 and step.issue == step.cycles):
+                        record[1] += step.issue
+                        record[4] = step.last_pc
+                        continue
+                    if not bare:
+                        record = [-1, 0, 0, -1, -1, NOTHING, 0, 0, 0, 0]
+                        records.append(record)
+                    record[1:5] = [step.issue, step.cycles - step.issue, step.first_pc, step.last_pc]
+                elif kind == VMEM or kind == LDS:
+                    if not bare:
+                        record = [-1, 0, 0, -1, -1, NOTHING, 0, 0, 0, 0]
+                        records.append(record)
+                    record[1:3] = [step.cycles, 0]
+                    record[5:10] = [kind, step.latency, step.first_pc, int(step.is_write), step.slot]
+                else:                              # SMEM or BARRIER: after the record's run
+                    if record is None or record[5] != NOTHING:
+                        record = [-1, 0, 0, -1, -1, NOTHING, 0, 0, 0, 0]
+                        records.append(record)
+                    record[5:8] = [kind, step.cycles, step.first_pc]
+            flat = zeros(0, COMPILED)
+            for record in records:
+                flat.extend(record)
             cached = self.schedules[key] = (flat, busy)
         return cached
 
@@ -345,25 +414,27 @@ class CohortWork:
     def wave_group(self, cu, simd, group, first_wave, waves, start, end, alu_cycles):
         """Keep a cohort's trace row (TraceRecorder.wave_group's arguments) for wave_group_columns.
 
-        Speed: rows go into a 64-bit array (C integers when compiled, no tuple per row; a list
-        interpreted), handed over at the dispatch's end as NumPy does it."""
+        Speed: rows go into a 64-bit array (compiled, C integers, no tuple per row; interpreted, one
+        extend, C code), which NumPy reads as a buffer at the dispatch's end (a list of Python ints
+        would be converted one by one)."""
+        if not COMPILED:
+            self.rows_buffer.extend((cu, simd, group, first_wave, waves, start, end, alu_cycles))
+            self.nrows += 1
+            return
         at = 8 * self.nrows
         if at + 8 > len(self.rows):        # the array twice as long
-            grown = zeros(2 * len(self.rows), COMPILED)
+            grown = zeros(2 * len(self.rows), True)
             grown[:at] = self.rows_buffer[:at]
             self.rows_buffer = grown
             self.rows = grown
-        if COMPILED:
-            self.rows[at] = cu
-            self.rows[at + 1] = simd
-            self.rows[at + 2] = group
-            self.rows[at + 3] = first_wave
-            self.rows[at + 4] = waves
-            self.rows[at + 5] = start
-            self.rows[at + 6] = end
-            self.rows[at + 7] = alu_cycles
-        else:                              # Speed: interpreted, one slice store (C code)
-            self.rows_buffer[at:at + 8] = (cu, simd, group, first_wave, waves, start, end, alu_cycles)
+        self.rows[at] = cu
+        self.rows[at + 1] = simd
+        self.rows[at + 2] = group
+        self.rows[at + 3] = first_wave
+        self.rows[at + 4] = waves
+        self.rows[at + 5] = start
+        self.rows[at + 6] = end
+        self.rows[at + 7] = alu_cycles
         self.nrows += 1
 
     def wave_group_columns(self):
@@ -396,7 +467,7 @@ class SlotGroup(Process):
         self.path_id = self.first_wave = self.waves = 0   # the cohort running
         self.begin = self.busy = 0
         self.steps = None
-        self.nsteps = self.step = 0
+        self.at = self.end = 0                    # the position in the flat records, and their end
         self.schedule_key = -1                    # path id << 32 | waves of `steps`
         self.t = 0                                # the cohort's clock (may run ahead of simulated time)
         # Completion cycles of the cohort's outstanding loads, sorted: the first `nloads` of a 64-bit
@@ -408,12 +479,9 @@ class SlotGroup(Process):
         self.access = 0                           # kernel_path's LOAD, STORE, ATOMIC or ATOMIC_RETURN
         self.is_lds = False                       # the instruction being sent is an LDS one
         self.slot = 0                             # its access slot
-        self.sectors = self.lines = self.ic_hits = self.dram_reads = self.dram_writes = self.ic_writes = 0
-        self.activations = 0
-        self.host = 0                             # of sectors: host memory (over the host link)
-        self.l0_hits = 0                          # of sectors: hits in the CU's L0 (no L2 trip)
-        self.l1_hits = 0                          # of sectors: hits in the shader array's L1 (no L2 trip)
-        self.extra = 0                            # cycles before the caches: translation, far L2 hop
+        self.sectors = 0                          # its sectors (0: an LDS instruction)
+        self.costs = None                         # a VMEM request's costs: caches.TRAFFIC_FIELDS from
+        self.cost_at = 0                          # costs[cost_at] on (CohortWork.costs)
         self.done = 0
         self.request = None                       # compute_unit.WaitingRequest while in the wait queue
 
@@ -473,12 +541,12 @@ class SlotGroup(Process):
                 key = self.path_id << 32 | self.waves
                 if key != self.schedule_key:      # most cohorts of a dispatch share one schedule
                     self.steps, self.busy = self.work.schedule(self.path_id, self.waves)
-                    self.nsteps = len(self.steps) // STEP_FIELDS
                     self.schedule_key = key
                 self.simd.busy_cycles += self.busy
                 self.t = now
                 self.nloads = 0
-                self.step = 0
+                self.at = 0
+                self.end = len(self.steps)
                 state = WALK
             if state == WALK:
                 resume_at = self.walk(now)
@@ -498,42 +566,58 @@ class SlotGroup(Process):
                 state = NEXT_COHORT
 
     def walk(self, now):
-        """Run the cohort's steps from `step` on, moving its clock, until a memory instruction has
-        issued (returns the cycle its issue ends: the request leaves then) or the path ends (-1).
+        """Run the cohort's records (CohortWork.schedule) from `at` on, moving its clock, until a memory
+        instruction has issued (returns the cycle its issue ends: the request leaves then) or the path
+        ends (-1).
 
         Speed: the walk keeps in locals what only it changes until it returns: the clock, the
-        position in the flat steps (`at`: the step times STEP_FIELDS), the outstanding loads and
-        their count, the port's bounds and their capacity (compiled: C integers and one typed
-        memoryview per call, whose copy costs two atomic reference counts; interpreted, each
-        attribute read or len() call saved is a bytecode or a call per step). A call that changes
-        them (add_load, IssuePort.book) is handed the count and the locals are read back after it."""
+        position in the flat records, the outstanding loads and their count, the port's bounds and
+        their capacity (compiled: C integers and one typed memoryview per call, whose copy costs two
+        atomic reference counts; interpreted, each attribute read or len() call saved is a bytecode or
+        a call per record). A call that changes them (add_load, IssuePort.book) is handed the count and
+        the locals are read back after it."""
         t = self.t
-        at = STEP_FIELDS * self.step
-        end = STEP_FIELDS * self.nsteps
+        at = self.at
+        end = self.end
         port = self.port
         booking = port is not None
-        work = self.work
         steps = self.steps
         loads = self.loads
         nloads = self.nloads
         capacity = len(loads)
-        segments = work.segments
+        segments = self.work.segments
         room = 0
         if booking:
             bounds = port.bounds
             room = len(bounds)
         while at < end:
-            kind = steps[at]
-            cycles = steps[at + 1]
-            # Speed: the kinds in the order of how often they come; an ALU run books the port in its
-            # own branch (the lines repeat those of VMEM and LDS below), so it takes one comparison.
-            if kind == ALU:
-                # An ALU run holds the port for its issue cycles only; its dependency stalls are the
-                # other group's to fill (kernel_path.py): the clock then moves to the later of the
-                # issue's end and the run's own length.
-                start = t
-                t += steps[at + 7]
-                if booking and t > start:
+            count = steps[at]
+            if count >= 0:                         # s_waitcnt: at most `count` loads may remain
+                if count == 0:                     # Speed: the common s_waitcnt 0: the last load (sorted)
+                    if nloads:
+                        if loads[nloads - 1] > t:
+                            t = loads[nloads - 1]
+                        nloads = 0
+                else:
+                    k = 0                          # the loads done by t
+                    while k < nloads and loads[k] <= t:
+                        k += 1
+                    if nloads - k > count:         # wait for the oldest of those too many
+                        k = nloads - count
+                        t = loads[k - 1]
+                    if k:
+                        nloads -= k
+                        for j in range(nloads):
+                            loads[j] = loads[j + k]
+            # The run: an ALU run holds the port for its issue cycles only; its dependency stalls are
+            # the other group's to fill (kernel_path.py): the clock then moves to the later of the
+            # issue's end and the run's length (issue + stall). A VMEM or LDS instruction's run is its
+            # issue passes.
+            start = t
+            issue = steps[at + 1]
+            if issue:
+                t += issue
+                if booking:
                     # Speed: IssuePort.book when nothing is booked from `start` on and there is room
                     # is an append (fused if adjacent) without a call; book() drops what is over.
                     n = port.size
@@ -543,18 +627,19 @@ class SlotGroup(Process):
                         port.size = n + 2
                     elif bounds[n - 1] == start:
                         bounds[n - 1] = t
-                    else:
-                        t = port.book(now, start, cycles)
+                    else:                          # (the run's whole length: docs/DEVIATIONS.md)
+                        t = port.book(now, start, issue + steps[at + 2])
                         start = port.start
                         bounds = port.bounds       # (make_room may have replaced it)
                         room = len(bounds)
-                if t < start + cycles:
-                    t = start + cycles
-                if segments:
-                    work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave,
-                                          self.waves, steps[at + 2], steps[at + 3], start, t)
-            elif kind == SMEM:
-                done = t + cycles
+            if steps[at + 2] and t < start + issue + steps[at + 2]:
+                t = start + issue + steps[at + 2]
+            if segments and steps[at + 3] >= 0:   # an ALU run
+                self.work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave,
+                                           self.waves, steps[at + 3], steps[at + 4], start, t)
+            then = steps[at + 5]
+            if then == SMEM:
+                done = t + steps[at + 6]
                 # Speed: add_load when the load completes last and there is room is a store.
                 if nloads < capacity and (nloads == 0 or loads[nloads - 1] <= done):
                     loads[nloads] = done
@@ -565,93 +650,38 @@ class SlotGroup(Process):
                     loads = self.loads
                     nloads = self.nloads
                     capacity = len(loads)
-            elif kind == WAIT_STEP:
-                # At most `cycles` (the count) loads may remain: wait for the others.
-                if cycles == 0:                    # Speed: the common s_waitcnt 0: the last load (sorted)
-                    if nloads:
-                        if loads[nloads - 1] > t:
-                            t = loads[nloads - 1]
-                        nloads = 0
-                    at += STEP_FIELDS
-                    continue
-                k = 0                              # the loads done by t
-                while k < nloads and loads[k] <= t:
-                    k += 1
-                if nloads - k > cycles:            # wait for the oldest of those too many
-                    k = nloads - cycles
-                    t = loads[k - 1]
-                if k:
-                    nloads -= k
-                    for j in range(nloads):
-                        loads[j] = loads[j + k]
-            elif kind == BARRIER:
-                # The cohort holds whole workgroups in lock step: their last waves arrive now.
-                if segments:
-                    work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave,
-                                          self.waves, steps[at + 2], steps[at + 3], t, t + cycles)
-                t += cycles
-                self.simd.barrier_cycles += cycles * self.waves
-            else:                                  # VMEM or LDS: the issue cycles, on the shared port
-                start = t
-                t += cycles
-                if booking and t > start:          # (as for an ALU run above)
-                    n = port.size
-                    if n == 0 or bounds[n - 1] < start and n + 2 <= room:
-                        bounds[n] = start
-                        bounds[n + 1] = t
-                        port.size = n + 2
-                    elif bounds[n - 1] == start:
-                        bounds[n - 1] = t
-                    else:
-                        t = port.book(now, start, cycles)
-                        start = port.start
-                        bounds = port.bounds
-                        room = len(bounds)
-                if kind == LDS:                    # one issue pass per wave; then the CU's LDS pipe
-                    self.issued = start
-                    self.pc = steps[at + 2]
-                    self.access = steps[at + 4]
+            elif then == VMEM or then == LDS:     # the request leaves when the issue ends
+                self.issued = start
+                self.pc = steps[at + 7]
+                self.access = steps[at + 8]
+                self.latency = steps[at + 6]
+                self.slot = steps[at + 9]
+                self.t = t
+                self.at = at
+                self.nloads = nloads
+                if then == LDS:                    # then the CU's LDS pipe
                     self.is_write = self.access == STORE or self.access == ATOMIC
                     self.is_lds = True
-                    self.latency = steps[at + 5]
-                    self.slot = steps[at + 6]
                     self.sectors = 0
-                    self.t = t
-                    self.step = at // STEP_FIELDS
-                    self.nloads = nloads
                     return t
-                else:                              # VMEM: one issue pass per wave; the request leaves after
-                    self.issued = start
-                    self.pc = steps[at + 2]
-                    self.access = steps[at + 4]
-                    self.is_write = self.access != 0
-                    self.is_lds = False
-                    self.latency = steps[at + 5]
-                    self.slot = steps[at + 6]
-                    costs = work.costs(self.slot, self.first_wave, self.waves)   # by access slot
-                    cost_at = work.costs_at       # caches.TRAFFIC_FIELDS from here on
-                    self.sectors = costs[cost_at]
-                    self.lines = costs[cost_at + 1]
-                    self.ic_hits = costs[cost_at + 3]
-                    self.dram_reads = costs[cost_at + 4]
-                    self.dram_writes = costs[cost_at + 5]
-                    self.ic_writes = costs[cost_at + 6]
-                    self.host = costs[cost_at + 7]
-                    self.activations = costs[cost_at + 8]
-                    self.l0_hits = costs[cost_at + 9]
-                    self.l1_hits = costs[cost_at + 13]
-                    # The request's extra latency before it reaches the caches: address translation
-                    # (an L1 TLB miss, and a page walk), and the hop to GH100's far L2 partition.
-                    self.extra = ((work.tlb_miss_cycles if costs[cost_at + 11] else 0)
-                                  + (work.walk_cycles if costs[cost_at + 12] else 0)
-                                  + (work.far_cycles if costs[cost_at + 10] else 0))
-                    self.t = t
-                    self.step = at // STEP_FIELDS
-                    self.nloads = nloads
-                    return t
+                self.is_write = self.access != 0
+                self.is_lds = False
+                work = self.work
+                # Its costs (caches.TRAFFIC_FIELDS, by access slot), read where they are (send(), sent()).
+                self.costs = work.costs(self.slot, self.first_wave, self.waves)
+                self.cost_at = work.costs_at
+                self.sectors = self.costs[self.cost_at]
+                return t
+            elif then == BARRIER:
+                # The cohort holds whole workgroups in lock step: their last waves arrive now.
+                if segments:
+                    self.work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave,
+                                               self.waves, steps[at + 7], steps[at + 7], t, t + steps[at + 6])
+                t += steps[at + 6]
+                self.simd.barrier_cycles += steps[at + 6] * self.waves
             at += STEP_FIELDS
         self.t = t
-        self.step = at // STEP_FIELDS
+        self.at = at
         self.nloads = nloads
         return -1
 
@@ -665,26 +695,39 @@ class SlotGroup(Process):
             passes = self.work.lds_passes(self.slot, self.first_wave, self.waves)
             self.done = cu.lds_serve(now, passes) + self.latency
             return SENT
-        arrive = cu.look_up(now + self.latency, self.lines) if self.lines else now
+        work = self.work
+        costs = self.costs                        # the request's caches.TRAFFIC_FIELDS, from cost_at on
+        at = self.cost_at
+        lines = costs[at + 1]
+        arrive = cu.look_up(now + self.latency, lines) if lines else now
         self.done = arrive
-        sectors = self.sectors - self.l0_hits - self.l1_hits    # the CU-side caches' hits need no L2 trip
-        if self.l0_hits or self.l1_hits:        # their data returns through the L0's data path
-            ready = cu.hit_data(arrive, (self.l0_hits + self.l1_hits) * self.work.sector_bytes)
-            self.done = ready + (self.work.l1_latency if self.l1_hits else self.work.l0_latency)
-        arrive += self.extra
+        hits = costs[at + 9] + costs[at + 13]      # the CU-side caches' (L0, L1) hits need no L2 trip
+        sectors = costs[at] - hits
+        if hits:                                  # their data returns through the L0's data path
+            ready = cu.hit_data(arrive, hits * work.sector_bytes)
+            self.done = ready + (work.l1_latency if costs[at + 13] else work.l0_latency)
+        # The request's extra latency before it reaches the caches: address translation (an L1 TLB
+        # miss, and a page walk), and the hop to GH100's far L2 partition.
+        if costs[at + 11]:
+            arrive += work.tlb_miss_cycles
+        if costs[at + 12]:
+            arrive += work.walk_cycles
+        if costs[at + 10]:
+            arrive += work.far_cycles
         if sectors:
             # A LevelBytes' fields as plain ints, worked out once (one request per call: no tuple is built).
-            sector_bytes = self.work.sector_bytes
-            ic_reads = self.ic_hits * sector_bytes
-            dram_reads = self.dram_reads * sector_bytes
-            ic_bytes = ic_reads + self.ic_writes * sector_bytes
-            dram_bytes = dram_reads + self.dram_writes * sector_bytes
-            host = self.host * sector_bytes
+            sector_bytes = work.sector_bytes
+            ic_reads = costs[at + 3] * sector_bytes
+            dram_reads = costs[at + 4] * sector_bytes
+            ic_bytes = ic_reads + costs[at + 6] * sector_bytes
+            dram_bytes = dram_reads + costs[at + 5] * sector_bytes
+            host = costs[at + 7] * sector_bytes
+            activations = costs[at + 8]
             done = cu.try_issue(arrive, sectors, self.is_write, sectors * sector_bytes, ic_bytes, dram_bytes,
-                                ic_reads, dram_reads, host, self.activations)
+                                ic_reads, dram_reads, host, activations)
             if done < 0:                          # the miss queue is full: wait in the CU's queue
                 self.request = cu.wait_for_room(now, arrive, sectors, sectors * sector_bytes, ic_bytes, dram_bytes,
-                                                ic_reads, dram_reads, host, self.is_write, self, self.activations)
+                                                ic_reads, dram_reads, host, self.is_write, self, activations)
                 return ROOM
             if done > self.done:
                 self.done = done
@@ -699,9 +742,10 @@ class SlotGroup(Process):
             if done > self.done:
                 self.done = done
         if self.sectors and work.memory_rows:
+            at = self.cost_at
             work.recorder.memory(self.cu.index, self.simd.index, self.group, self.pc, self.issued, self.done,
                                  self.sectors * work.sector_bytes,
-                                 (self.dram_reads + self.dram_writes) * work.sector_bytes, self.is_write)
+                                 (self.costs[at + 4] + self.costs[at + 5]) * work.sector_bytes, self.is_write)
         if work.segments:
             work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave, self.waves, self.pc,
                                   self.pc, self.issued, self.t)
@@ -709,7 +753,7 @@ class SlotGroup(Process):
         if self.is_lds:
             if not self.is_write:                 # data (or an atomic's old value) returns: an outstanding load
                 self.add_load(self.done)
-            self.step += 1
+            self.at += STEP_FIELDS
             return
         if self.access == ATOMIC_RETURN:          # the old values return: an outstanding load
             self.add_load(self.done)
@@ -725,7 +769,7 @@ class SlotGroup(Process):
                 self.nloads = n + 1
             else:
                 self.add_load(done)
-        self.step += 1
+        self.at += STEP_FIELDS
 
     def add_load(self, done):
         """An outstanding load of the cohort that completes at cycle `done` (after any that complete

@@ -94,6 +94,57 @@ def test_two_slot_groups_overlap_arithmetic_with_memory(monkeypatch):
     assert abs(packed_2 - packed_1) <= 0.03 * packed_1
 
 
+class _Path:
+    """A kernel path whose schedule is given (kernel_path.PathCost.schedule's result)."""
+
+    def __init__(self, steps):
+        self.steps = steps
+
+    def schedule(self, waves):
+        return self.steps, 0
+
+
+@pytest.mark.parametrize("segments", [False, True])
+def test_a_schedule_packs_the_steps_into_records(segments):
+    """CohortWork.schedule packs a wait, the run on the issue port after it and what follows the run into
+    one record: [wait count, issue, stall, first pc, last pc, then, its cycles, its pc, access, slot].
+    Stall-free ALU runs join into one booking only when the trace keeps no segments (theirs are per run)."""
+    from dmlemu.timing.kernel_path import ALU, SMEM, STORE, VMEM, WAIT, Step
+    steps = (Step(ALU, 6, 0, 0, issue=6), Step(SMEM, 50, 0, 0), Step(WAIT, 0, 1, 1),
+             Step(ALU, 36, 2, 7, issue=36), Step(ALU, 6, 8, 8, issue=6), Step(ALU, 20, 9, 9, issue=12),
+             Step(WAIT, 1, 10, 10), Step(VMEM, 6, 11, 11, STORE, 24, 11))
+    recorder = type("Recorder", (), {"keeps_segments": segments, "keeps_memory": False})()
+    work = simd.CohortWork(None, {0: _Path(steps)}, None, 32, recorder if segments else None)
+    flat, _ = work.schedule(0, 6)
+    records = [list(flat[i:i + 10]) for i in range(0, len(flat), 10)]
+    nothing = -1                                    # simd.NOTHING
+    runs = ([[0, 36, 0, 2, 7, nothing, 0, 0, 0, 0], [-1, 6, 0, 8, 8, nothing, 0, 0, 0, 0]] if segments
+            else [[0, 42, 0, 2, 8, nothing, 0, 0, 0, 0]])
+    assert records == [[-1, 6, 0, 0, 0, SMEM, 50, 0, 0, 0], *runs, [-1, 12, 8, 9, 9, nothing, 0, 0, 0, 0],
+                       [1, 6, 0, -1, -1, VMEM, 24, 11, STORE, 11]]
+
+
+def test_a_trace_with_instruction_segments_times_a_dispatch_as_one_without():
+    """The records of a trace that keeps instruction segments are not joined (see above); the cycles,
+    counters and the issue port's bookings come out the same."""
+    from dmlemu.traces import capture
+    cycles = []
+    for detail in (None, "instruction"):
+        x = (np.arange(1 << 14) % 7).astype(np.float16)
+        gpu = Gpu(RX_7900_XTX)
+        spec = TensorSpec("FLOAT16", x.shape, None, x.nbytes)
+        run = DirectRun(gpu, "ELEMENT_WISE_CLIP", [spec, spec], [x.view(np.uint8), np.zeros(x.nbytes, np.uint8)],
+                        min_value=-1.0, max_value=1.0)
+        if detail is None:
+            stats = run.dispatch()
+        else:
+            with capture(gpu, detail) as cap:
+                stats = run.dispatch()
+            assert len(cap.trace.wave_groups) > 0
+        cycles.append((stats.cycles, stats.timing.simd_busy_cycles, stats.timing.dram_bytes))
+    assert cycles[0] == cycles[1]
+
+
 def _cohort_and_reference(preset, layout, side=512):
     """(cycles of the timing model, cycles of the per-wave reference) for a FLOAT32 CLIP of a
     side x side tensor whose input has the layout's strides."""
@@ -154,10 +205,11 @@ def test_the_walk_books_its_alu_runs_as_the_issue_port_does(build):
             group.port.book(now, t, cycles)
             reference.book(now, t, cycles)
         runs = [int(c) for c in rng.choice([1, 4, 8, 16, 48], size=int(rng.integers(1, 20)))]
-        steps = physics.zeros(8 * len(runs), physics.compiled(units["simd"]))   # simd.STEP_FIELDS per step
-        for i, cycles in enumerate(runs):                  # ALU runs whose issue is their whole length
-            steps[8 * i + 1] = steps[8 * i + 7] = cycles
-        group.steps, group.nsteps, group.step, group.t, group.nloads = steps, len(runs), 0, now, 0
+        fields = 10                                        # simd.STEP_FIELDS (a C constant compiled)
+        steps = physics.zeros(0, physics.compiled(units["simd"]))   # CohortWork.schedule's records
+        for cycles in runs:      # ALU runs whose issue is their whole length: no wait, no stall, nothing after
+            steps.extend([-1, cycles, 0, 0, 0, -1] + [0] * (fields - 6))   # (-1: simd.NOTHING)
+        group.steps, group.at, group.end, group.t, group.nloads = steps, 0, len(steps), now, 0
         assert group.walk(now) == -1
         t = now
         for cycles in runs:
