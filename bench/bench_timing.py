@@ -165,11 +165,16 @@ def main(argv=None):
     gpu.timing = False
     run.dispatch()  # warm-up, as the CLIP rows': the kernel's first build, first-touch page faults of the output
     gpu.timing = True
-    wall, stats = timed(run.dispatch)
+    # Best of three timed dispatches, as the golden model's column is its best of three. The first timed
+    # dispatch of a process also pays the page faults of the accounting's first large temporaries (the C
+    # allocator maps fresh memory for them until it has seen large blocks freed): printed beside it.
+    first, stats = timed(run.dispatch)
+    wall = min([first] + [timed(run.dispatch)[0] for _ in range(2)])
     expected = golden.identity(golden.gather(x.view(np.uint8), 0, np.float32, (side, side), (1, side)))
     assert np.array_equal(run.output_bytes().view(np.float32).reshape(side, side), expected)
     print(f"IDENTITY FLOAT32 {side}x{side} transposed read, with timing: {wall:.2f} s {clock}, golden {gold:.4f} s, "
-          f"{wall / gold:.1f}x; {stats.cycles / RX_7900_XTX.clock_hz * 1e6:.1f} us GPU")
+          f"{wall / gold:.1f}x (first timed dispatch {first:.2f} s, {first / gold:.1f}x); "
+          f"{stats.cycles / RX_7900_XTX.clock_hz * 1e6:.1f} us GPU")
 
     if not args.skip_large:
         n = 1 << args.log2_large
