@@ -55,6 +55,13 @@ path through the CU's front end and miss queue and the L2, Infinity Cache, DRAM 
 39 % (nine calls, each a mechanism of its own), the event loop with the slot groups' state machine 10 %.
 What is left is CPython's price per bytecode and per call of mechanisms written once; 3x needs the
 interpreted loop over a quarter shorter again.
+The transposed row after the CU-side caches became one compiled pass per level (timing/cu_caches.py: a
+counting sort by cache and a table of each sector's latest access, instead of NumPy sorts by (cache,
+sector)): --cpu, idle machine, five runs: 0.51-0.54 s, 16.2-18.2x the golden gather (best of three timed
+dispatches, as the golden column; it was 1.2 s warm, 2.0 s as a first dispatch); the first timed dispatch
+of the process 0.65-0.76 s, 21.9-23.6x. Same runs: CLIP 2^24 timed+trace 0.467-0.48 s, 4.7-5.2x (the
+golden column 0.091-0.101 s); 2^28 IDENTITY 11.4 s CPU, peak 1.98x the tensors; interpreted CLIP 1.78 s,
+3.8x the compiled, and the interpreted transposed row 3.0 s (the CU-side caches' loops run as Python).
 """
 import argparse
 import os
