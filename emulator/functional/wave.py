@@ -61,7 +61,32 @@ def _uniform_u32(x):
     return None
 
 
-class Ramp(np.lib.mixins.NDArrayOperatorsMixin):
+class _Lanes(np.lib.mixins.NDArrayOperatorsMixin):
+    """What Ramp and Rows share: a register kept in a compact form that stands for the (W, width) array
+    `values()` (each subclass makes it once, read-only) wherever an array is expected: NumPy functions,
+    and every attribute or method the subclass does not define, see that array."""
+
+    __slots__ = ()
+
+    def __array__(self, dtype=None, copy=None):
+        values = self.values()
+        if dtype is not None and np.dtype(dtype) != values.dtype:
+            return values.astype(dtype)
+        return values.copy() if copy else values
+
+    def __getattr__(self, name):
+        # Any other ndarray attribute or method (flat, reshape, sum, T, ...) works on the lanes.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.values(), name)
+
+    def astype(self, dtype, copy=True):
+        if np.dtype(dtype) == self.dtype and not copy:
+            return self
+        return self.values().astype(dtype, copy=copy)
+
+
+class Ramp(_Lanes):
     """uint32 lanes base + step * lane (mod 2^32) of W waves: a vector register kept as two columns.
 
     base and step are uint32 arrays of shape (W, 1) or (1, 1). It stands for the (W', width) array
@@ -109,18 +134,6 @@ class Ramp(np.lib.mixins.NDArrayOperatorsMixin):
             self._values = values
         return self._values
 
-    def __array__(self, dtype=None, copy=None):
-        values = self.values()
-        if dtype is not None and np.dtype(dtype) != values.dtype:
-            return values.astype(dtype)
-        return values.copy() if copy else values
-
-    def __getattr__(self, name):
-        # Any other ndarray attribute or method (flat, reshape, sum, T, ...) works on the lanes.
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return getattr(self.values(), name)
-
     def __getitem__(self, key):
         return self.values()[key]
 
@@ -128,11 +141,6 @@ class Ramp(np.lib.mixins.NDArrayOperatorsMixin):
         if dtype is None or np.dtype(dtype) == np.uint32:
             return self
         return self.values().view(dtype)
-
-    def astype(self, dtype, copy=True):
-        if np.dtype(dtype) == np.uint32 and not copy:
-            return self
-        return self.values().astype(dtype, copy=copy)
 
     def take_waves(self, keep):
         """The ramp of the waves where `keep` (W,) is true (WaveBatch.select)."""
@@ -288,7 +296,7 @@ class Ramp(np.lib.mixins.NDArrayOperatorsMixin):
         return None
 
 
-class Rows(np.lib.mixins.NDArrayOperatorsMixin):
+class Rows(_Lanes):
     """A vector register loaded as rows of memory: the (W, width) lanes are `rows`, a read-only strided view of R
     rows of m * width elements (m consecutive waves a row, R = W / m), which no (W, width) view can express (the
     waves' starts are not evenly spaced: a reduction's workgroups, one row of memory apart). Lane l of wave w is
@@ -325,17 +333,6 @@ class Rows(np.lib.mixins.NDArrayOperatorsMixin):
             self._values = values
         return self._values
 
-    def __array__(self, dtype=None, copy=None):
-        values = self.values()
-        if dtype is not None and np.dtype(dtype) != values.dtype:
-            return values.astype(dtype)
-        return values.copy() if copy else values
-
-    def __getattr__(self, name):
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return getattr(self.values(), name)
-
     def __getitem__(self, key):
         waves, width = self.shape
         if self._values is None and isinstance(key, np.ndarray) and key.dtype == bool and key.shape == (waves,):
@@ -350,11 +347,6 @@ class Rows(np.lib.mixins.NDArrayOperatorsMixin):
         if np.dtype(dtype).itemsize != self.rows.dtype.itemsize:
             return self.values().view(dtype)
         return Rows(self.rows.view(dtype), self.shape)
-
-    def astype(self, dtype, copy=True):
-        if np.dtype(dtype) == self.rows.dtype and not copy:
-            return self
-        return self.values().astype(dtype, copy=copy)
 
     def _form(self, x):
         """x as this layout's (R, m * width) operand, or None when it is not one (see the class)."""
