@@ -35,7 +35,8 @@ The implicit GEMM (kernels/conv_gemm.s; same VM, load average about 10, two alte
                4.67 s / 5.27 s, 40 / 46 ns/MAC: about 2x faster in the functional model. Timing on (mirror,
                `dispatch` trace verdict): 103,004 cycles, 5.61 TFLOP/s = 18.3 % of the single-issue peak, "VALU
                issue, 76 %" (compute-bound); FLOAT16 105,369 cycles, VALU issue 76 %. With N = 4: 292,357 cycles,
-               7.91 TFLOP/s = 25.7 %, VALU issue 91 %. The depthwise layer stays on the direct kernel.
+               7.91 TFLOP/s = 25.7 %, VALU issue 91 %. The depthwise layer now runs its own kernels (conv_depthwise_row.s,
+conv_depthwise.s: bench/bench_depthwise.py has their figures); the depthwise row above is the direct kernel's.
 """
 import argparse
 import time
