@@ -29,14 +29,14 @@ from dmlemu.isa.program import Program
 from dmlemu.kernels import reduce_ops
 from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
 from dmlemu.kernels.element_wise_math import symbols as math_symbols
+from dmlemu.kernels.element_moves import load_suffixes, shifts, store_suffixes
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 LDS_LIMIT = 16384         # bytes of LDS per workgroup without a preset (the smallest preset's)
 # the DML_MULTIHEAD_ATTENTION_MASK_TYPE values served
 MASK_TYPES = {0: "NONE", 1: "KEY_SEQUENCE_LENGTH", 2: "KEY_SEQUENCE_END_START", 4: "BOOLEAN"}
-_LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
-_STORE = {"FLOAT32": "dword", "FLOAT16": "short"}
-_SHIFT = {"FLOAT32": 2, "FLOAT16": 1}
+_FLOATS = ("FLOAT32", "FLOAT16")
+_LOAD, _STORE, _SHIFT = load_suffixes(_FLOATS), store_suffixes(_FLOATS), shifts(_FLOATS)
 TENSORS = ("QueryTensor", "KeyTensor", "ValueTensor", "StackedQueryKeyTensor", "StackedKeyValueTensor",
            "StackedQueryKeyValueTensor", "BiasTensor", "MaskTensor", "RelativePositionBiasTensor", "PastKeyTensor",
            "PastValueTensor", "OutputTensor", "OutputPresentKeyTensor", "OutputPresentValueTensor")

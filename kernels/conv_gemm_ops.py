@@ -52,6 +52,7 @@ from dmlemu.isa.program import Program
 from dmlemu.kernels import gemm_ops
 from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS as ELEMENT_WISE_ROWS
+from dmlemu.kernels.element_moves import load_suffixes, shifts, store_suffixes
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 SOURCE = "conv_gemm.s"
@@ -67,9 +68,8 @@ SKIP = 0x7FA00001         # a padded tap's A element in LDS: a NaN that no loade
 WMMA_K_TILE = 32          # the WMMA variant's reduction goes in tiles of 32 k (two WMMA steps), in FLOAT16 LDS rows of
 WMMA_ROW_BYTES = 80       # ... 32 k and 8 halves of padding (As[BLOCK_M][40], BsT[64][40])
 WMMA_ROWS = 16            # ... whose BLOCK_M is a multiple of 16 (whole fragments of 16 rows)
-_LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
-_STORE = {"FLOAT32": "dword", "FLOAT16": "short"}
-_SHIFT = {"FLOAT32": 2, "FLOAT16": 1}
+_FLOATS = ("FLOAT32", "FLOAT16")
+_LOAD, _STORE, _SHIFT = load_suffixes(_FLOATS), store_suffixes(_FLOATS), shifts(_FLOATS)
 _FIELDS = ("SIZE", "MAGIC", "SHIFT1", "SHIFT2", "STRIDE_T0", "STRIDE_T1", "STRIDE_T2", "STRIDE_T3")
 
 # What each record of RECORDS holds for conv_gemm.s, field by field in _FIELDS order (one table of the fact)

@@ -28,16 +28,15 @@ import numpy as np
 from dmlemu.isa.assembler import assemble_file
 from dmlemu.isa.program import Program
 from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
+from dmlemu.kernels.element_moves import LOAD_OF_SIZE, STORE_OF_SIZE, sizes
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 SOURCE = "copy_region.s"
-_SIZE = {"FLOAT64": 8, "FLOAT32": 4, "FLOAT16": 2, "INT64": 8, "INT32": 4, "INT16": 2, "INT8": 1, "UINT64": 8,
-         "UINT32": 4, "UINT16": 2, "UINT8": 1}
+_SIZE = sizes(("FLOAT64", "FLOAT32", "FLOAT16", "INT64", "INT32", "INT16", "INT8", "UINT64", "UINT32", "UINT16", "UINT8"))
 _DTYPE = {"FLOAT64": np.float64, "FLOAT32": np.float32, "FLOAT16": np.float16, "INT64": np.int64,
           "INT32": np.int32, "INT16": np.int16, "INT8": np.int8, "UINT64": np.uint64, "UINT32": np.uint32,
           "UINT16": np.uint16, "UINT8": np.uint8}
-_LOAD = {1: "ubyte", 2: "ushort", 4: "dword", 8: "dwordx2"}       # bits only: no sign extension needed
-_STORE = {1: "byte", 2: "short", 4: "dword", 8: "dwordx2"}
+_LOAD, _STORE = LOAD_OF_SIZE, STORE_OF_SIZE      # by element size: bits only, no sign extension needed
 PADDING_MODES = ("CONSTANT", "EDGE", "REFLECTION", "SYMMETRIC", "WRAP")   # DML_PADDING_MODE values
 _KERNEL_MODE = {"CONSTANT": "CONSTANT", "EDGE": "EDGE", "REFLECTION": "FOLD", "SYMMETRIC": "FOLD", "WRAP": "FOLD"}
 

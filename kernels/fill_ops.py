@@ -23,10 +23,10 @@ from dmlemu.isa.assembler import assemble_file
 from dmlemu.isa.program import Program
 from dmlemu.kernels import address
 from dmlemu.kernels.constant_buffer import LAYOUT
+from dmlemu.kernels.element_moves import load_suffixes, store_suffixes
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
-_STORE = {"FLOAT32": "dword", "FLOAT16": "short", "INT32": "dword", "UINT32": "dword", "INT16": "short",
-          "UINT16": "short", "INT8": "byte", "UINT8": "byte"}
+_STORE = store_suffixes(("FLOAT32", "FLOAT16", "INT32", "UINT32", "INT16", "UINT16", "INT8", "UINT8"))
 _DTYPE = {"FLOAT32": np.float32, "FLOAT16": np.float16, "INT32": np.int32, "UINT32": np.uint32, "INT16": np.int16,
           "UINT16": np.uint16, "INT8": np.int8, "UINT8": np.uint8}
 
@@ -79,9 +79,8 @@ def build_program(data_type, sequence, wide, layout=LAYOUT, diagonal=False):
     return Program(dwords, f"fill_{kind}_{data_type.lower()}{'_wide' if wide else ''}")
 
 
-_STORE_64 = {"FLOAT64": "dwordx2", "INT64": "dwordx2", "UINT64": "dwordx2"}
-_LOAD_BITS = {"FLOAT32": "dword", "FLOAT16": "ushort", "INT32": "dword", "UINT32": "dword", "INT16": "ushort",
-              "UINT16": "ushort", "INT8": "ubyte", "UINT8": "ubyte", **_STORE_64}
+_STORE_64 = store_suffixes(("FLOAT64", "INT64", "UINT64"))
+_LOAD_BITS = load_suffixes((*_STORE, *_STORE_64), extend=False)
 
 
 @functools.lru_cache(maxsize=None)

@@ -27,12 +27,11 @@ from dmlemu.isa.assembler import assemble_file
 from dmlemu.isa.program import Program
 from dmlemu.kernels import address
 from dmlemu.kernels.constant_buffer import LAYOUT
+from dmlemu.kernels.element_moves import LOAD_OF_SIZE, STORE_OF_SIZE, sizes
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
-_SIZE = {"FLOAT64": 8, "FLOAT32": 4, "FLOAT16": 2, "INT64": 8, "INT32": 4, "INT16": 2, "INT8": 1, "UINT64": 8,
-         "UINT32": 4, "UINT16": 2, "UINT8": 1}
-_LOAD = {1: "ubyte", 2: "ushort", 4: "dword", 8: "dwordx2"}
-_STORE = {1: "byte", 2: "short", 4: "dword", 8: "dwordx2"}
+_SIZE = sizes(("FLOAT64", "FLOAT32", "FLOAT16", "INT64", "INT32", "INT16", "INT8", "UINT64", "UINT32", "UINT16", "UINT8"))
+_LOAD, _STORE = LOAD_OF_SIZE, STORE_OF_SIZE      # by element size: bits only, no sign extension needed
 INDEX_TYPES = ("INT32", "UINT32", "INT64", "UINT64")
 
 

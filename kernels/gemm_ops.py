@@ -46,6 +46,7 @@ from dmlemu.isa.assembler import assemble_file
 from dmlemu.isa.program import Program
 from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS as ELEMENT_WISE_ROWS
+from dmlemu.kernels.element_moves import load_suffixes, shifts, store_suffixes
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 THREADS = 16              # 16 x 16 threads per workgroup
@@ -58,9 +59,8 @@ WMMA_LDS_BYTES = (WMMA_BLOCK_M + BLOCK) * 80   # As[128][40] and BsT[64][40] FLO
 WMMA_WAVE_WIDTH = 32                 # v_wmma_f32_16x16x16_f16's lanes
 WIDE_BLOCK_M = 128                   # the WIDE variant: a 128 x 64 block per workgroup (8 x 4 per thread)
 WIDE_LDS_BYTES = 16 * 528 + K_TILE * BLOCK * 4   # AsT[16][128] rows padded to 528 bytes, then Bs[16][64]
-_LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
-_STORE = {"FLOAT32": "dword", "FLOAT16": "short"}
-_SHIFT = {"FLOAT32": 2, "FLOAT16": 1}
+_FLOATS = ("FLOAT32", "FLOAT16")
+_LOAD, _STORE, _SHIFT = load_suffixes(_FLOATS), store_suffixes(_FLOATS), shifts(_FLOATS)
 _NO_TO_FLOAT = {"TO_FLOAT": 0, "HAS_FBIAS": 0, "LOAD_SCALE": "dword", "SHIFT_SCALE": 2, "WIDEN_SCALE": 0}
 _INT_LOAD = {"INT8": "sbyte", "UINT8": "ubyte"}          # sign- or zero-extended to 32 bits
 _INT_STORE = {"INT32": ("dword", 2), "INT8": ("byte", 0), "UINT8": ("byte", 0), "FLOAT32": ("dword", 2),

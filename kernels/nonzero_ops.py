@@ -15,12 +15,12 @@ from dmlemu.isa.assembler import assemble_file
 from dmlemu.isa.program import Program
 from dmlemu.kernels import address
 from dmlemu.kernels.constant_buffer import LAYOUT
+from dmlemu.kernels.element_moves import load_suffixes, sizes
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 LANES = 256          # threads of the one workgroup (8 scan levels)
-_LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort", "INT32": "dword", "UINT32": "dword", "INT16": "sshort",
-         "UINT16": "ushort", "INT8": "sbyte", "UINT8": "ubyte"}
-_SIZE = {"FLOAT32": 4, "FLOAT16": 2, "INT32": 4, "UINT32": 4, "INT16": 2, "UINT16": 2, "INT8": 1, "UINT8": 1}
+_TYPES = ("FLOAT32", "FLOAT16", "INT32", "UINT32", "INT16", "UINT16", "INT8", "UINT8")
+_LOAD, _SIZE = load_suffixes(_TYPES), sizes(_TYPES)
 
 
 @dataclass(frozen=True, kw_only=True)

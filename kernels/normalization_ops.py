@@ -38,12 +38,12 @@ from dmlemu.isa.program import Program
 from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS as ELEMENT_WISE_ROWS
 from dmlemu.kernels.reduce_ops import lanes_for
+from dmlemu.kernels.element_moves import load_suffixes, shifts, store_suffixes
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_LDS_LIMIT = 16384      # bytes of LDS a workgroup may take when no preset says (the smallest preset's)
-_LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort"}
-_STORE = {"FLOAT32": "dword", "FLOAT16": "short"}
-_SHIFT = {"FLOAT32": 2, "FLOAT16": 1}
+_FLOATS = ("FLOAT32", "FLOAT16")
+_LOAD, _STORE, _SHIFT = load_suffixes(_FLOATS), store_suffixes(_FLOATS), shifts(_FLOATS)
 MAX_ACTIVATION_PARAMS = 4      # PARAM4 .. PARAM7
 
 

@@ -36,6 +36,7 @@ from dmlemu.directml.enums import DML_REDUCE_FUNCTION
 from dmlemu.isa.assembler import assemble_file
 from dmlemu.isa.program import Program
 from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
+from dmlemu.kernels.element_moves import load_suffixes, sizes, store_suffixes
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 MIN_LANES, MAX_LANES = 64, 1024      # virtual threads per output (independent of the wave width)
@@ -58,12 +59,8 @@ def lanes_for(count):
     while lanes < MAX_LANES and count > STEPS * lanes:
         lanes *= 2
     return lanes
-_LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort", "INT32": "dword", "UINT32": "dword", "INT16": "sshort",
-         "UINT16": "ushort", "INT8": "sbyte", "UINT8": "ubyte", "INT64": "dwordx2", "UINT64": "dwordx2"}
-_STORE = {"FLOAT32": "dword", "FLOAT16": "short", "INT32": "dword", "UINT32": "dword", "INT16": "short",
-          "UINT16": "short", "INT8": "byte", "UINT8": "byte", "INT64": "dwordx2", "UINT64": "dwordx2"}
-_SIZE = {"FLOAT32": 4, "FLOAT16": 2, "INT32": 4, "UINT32": 4, "INT16": 2, "UINT16": 2, "INT8": 1, "UINT8": 1,
-         "INT64": 8, "UINT64": 8}
+_TYPES = ("FLOAT32", "FLOAT16", "INT32", "UINT32", "INT16", "UINT16", "INT8", "UINT8", "INT64", "UINT64")
+_LOAD, _STORE, _SIZE = load_suffixes(_TYPES), store_suffixes(_TYPES), sizes(_TYPES)
 _COMPUTE = {"FLOAT32": "f32", "FLOAT16": "f32", "INT32": "i32", "INT16": "i32", "INT8": "i32", "UINT32": "u32",
             "UINT16": "u32", "UINT8": "u32", "INT64": "i64", "UINT64": "u64"}
 FLOATS = ("FLOAT32", "FLOAT16")

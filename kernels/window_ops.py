@@ -69,17 +69,14 @@ from dmlemu.kernels import conv_depthwise_ops
 from dmlemu.kernels.conv_gemm_ops import _strides
 from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
 from dmlemu.kernels.element_wise_ops import FUSABLE, OPERATORS as ELEMENT_WISE_ROWS
+from dmlemu.kernels.element_moves import load_suffixes, shifts, store_suffixes
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 THREADS = 64              # threads per workgroup: one output element each
 TILE_K = 4                # a convolution whose K / G is a multiple of this computes TILE_K output channels a thread
 GEMM_MIN_CHANNELS = 16    # a 1 x 1 convolution of at least this many input channels per group runs gemm.s
-_LOAD = {"FLOAT32": "dword", "FLOAT16": "ushort", "INT8": "sbyte", "UINT8": "ubyte", "INT16": "sshort",
-         "UINT16": "ushort", "INT32": "dword", "UINT32": "dword", "INT64": "dwordx2", "UINT64": "dwordx2"}
-_STORE = {"FLOAT32": "dword", "FLOAT16": "short", "INT8": "byte", "UINT8": "byte", "INT16": "short", "UINT16": "short",
-          "INT32": "dword", "UINT32": "dword", "INT64": "dwordx2", "UINT64": "dwordx2"}
-_SHIFT = {"FLOAT32": 2, "FLOAT16": 1, "INT8": 0, "UINT8": 0, "INT16": 1, "UINT16": 1, "INT32": 2, "UINT32": 2,
-          "INT64": 3, "UINT64": 3}
+_TYPES = ("FLOAT32", "FLOAT16", "INT8", "UINT8", "INT16", "UINT16", "INT32", "UINT32", "INT64", "UINT64")
+_LOAD, _STORE, _SHIFT = load_suffixes(_TYPES), store_suffixes(_TYPES), shifts(_TYPES)
 # MAX: the instruction and its identity (low dword, high dword) per data type (maxNum from NaN; integers from the
 # type's least value, loaded sign- or zero-extended, stored by their low bytes; the 64-bit types in register pairs)
 _MAX = {"FLOAT32": ("v_max_f32", 0x7FC00000, 0), "FLOAT16": ("v_max_f32", 0x7FC00000, 0),
