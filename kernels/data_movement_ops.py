@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dmlemu.data_types import BY_NAME
 from dmlemu.isa.assembler import assemble_file
 from dmlemu.isa.program import Program
 from dmlemu.kernels.constant_buffer import LAYOUT, f32_bits
@@ -33,9 +34,6 @@ from dmlemu.kernels.element_moves import LOAD_OF_SIZE, STORE_OF_SIZE, sizes
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 SOURCE = "copy_region.s"
 _SIZE = sizes(("FLOAT64", "FLOAT32", "FLOAT16", "INT64", "INT32", "INT16", "INT8", "UINT64", "UINT32", "UINT16", "UINT8"))
-_DTYPE = {"FLOAT64": np.float64, "FLOAT32": np.float32, "FLOAT16": np.float16, "INT64": np.int64,
-          "INT32": np.int32, "INT16": np.int16, "INT8": np.int8, "UINT64": np.uint64, "UINT32": np.uint32,
-          "UINT16": np.uint16, "UINT8": np.uint8}
 _LOAD, _STORE = LOAD_OF_SIZE, STORE_OF_SIZE      # by element size: bits only, no sign extension needed
 PADDING_MODES = ("CONSTANT", "EDGE", "REFLECTION", "SYMMETRIC", "WRAP")   # DML_PADDING_MODE values
 _KERNEL_MODE = {"CONSTANT": "CONSTANT", "EDGE": "EDGE", "REFLECTION": "FOLD", "SYMMETRIC": "FOLD", "WRAP": "FOLD"}
@@ -241,7 +239,7 @@ def padding_value_bits(operator, attributes, data_type):
     """The padding value's bits in the tensor's type, as an unsigned integer: PADDING1's DML_SCALAR_UNION as it is;
     PADDING's FLOAT rounded to FLOAT32, then to FLOAT16 (nearest even) or truncated and saturated to an integer
     type (NaN: 0), as DirectML casts a FLOAT bound."""
-    dtype = np.dtype(_DTYPE[data_type])
+    dtype = BY_NAME[data_type].dtype
     value = attributes.get("PaddingValue")
     if value is None:
         return 0

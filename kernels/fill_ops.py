@@ -27,8 +27,6 @@ from dmlemu.kernels.element_moves import load_suffixes, store_suffixes
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 _STORE = store_suffixes(("FLOAT32", "FLOAT16", "INT32", "UINT32", "INT16", "UINT16", "INT8", "UINT8"))
-_DTYPE = {"FLOAT32": np.float32, "FLOAT16": np.float16, "INT32": np.int32, "UINT32": np.uint32, "INT16": np.int16,
-          "UINT16": np.uint16, "INT8": np.int8, "UINT8": np.uint8}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -60,7 +58,7 @@ OPERATORS = {row.name: row for row in (
 
 def variant_symbols(data_type, sequence, wide, layout=LAYOUT, diagonal=False):
     """The assembler symbols of one variant of fill.s."""
-    shift = np.dtype(_DTYPE[data_type]).itemsize.bit_length() - 1
+    shift = BY_NAME[data_type].itemsize.bit_length() - 1
     return {"PACKED": 0, "PACKED_X1": 0, "PACKED_X2": 0, "SHIFT_DATA": shift, "SHIFT_T0": shift, "SHIFT_T1": 0,
             "SHIFT_T2": 0, **{f"HAS_T{t}": int(t == 2 and diagonal) for t in range(2, 9)},
             "MAD_OFFSET": "v_mad_u32" if wide else "v_mad_u32_u24", "DIAGONAL": int(diagonal),
@@ -133,7 +131,7 @@ def _float_value(value, data_type):
     value32 = np.float32(value)
     if data_type.startswith("FLOAT"):
         return _dword(value32, data_type, False)
-    info = np.iinfo(_DTYPE[data_type])
+    info = np.iinfo(BY_NAME[data_type].dtype)
     if np.isnan(value32):
         return 0
     return int(min(max(np.trunc(np.float64(value32)), info.min), info.max)) & 0xFFFFFFFF
@@ -142,7 +140,7 @@ def _float_value(value, data_type):
 def _dword(value, data_type, widen):
     """A DML_SCALAR_UNION's value as the kernel's dword: integers in two's complement (sign- or zero-extended),
     floats by their bits (FLOAT16 widened to FLOAT32 where `widen`)."""
-    value = np.asarray(value).astype(_DTYPE[data_type])
+    value = np.asarray(value).astype(BY_NAME[data_type].dtype)
     if data_type == "FLOAT16" and widen:
         value = value.astype(np.float32)
     if value.dtype.kind == "f":
