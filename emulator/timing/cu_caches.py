@@ -80,7 +80,7 @@ def walk_caches(ids, writes, owners, skipped, owner_count, reach, after_write, c
     for o in range(owner_count):
         starts[o + 1] += starts[o]
     fill = starts.copy()
-    order = _filled(starts[owner_count], 0, np.int32)     # (a stream is below 2^31 accesses: caches.py)
+    order = _filled(starts[owner_count], 0, np.int64)
     for i in range(n):
         if skipped[i] == 0:
             o = owners[i]
@@ -119,8 +119,8 @@ def cu_side_hits(sectors, writes, parts, levels, distinct):
         return None, None
     ids, count = dense_numbers(sectors)
     flags = np.zeros(n, dtype=np.uint8) if writes is None else writes.view(np.uint8)
-    l0_of = parts.astype(np.int16, copy=False)
-    l1_of = (l0_of // per_l1).astype(np.int16) if l1_sectors else None
+    l0_of = parts.astype(np.int32)
+    l1_of = l0_of // per_l1 if l1_sectors else None
     l0 = np.zeros(n, dtype=np.uint8)
     l1 = np.zeros(n, dtype=np.uint8)
     if not COMPILED:
