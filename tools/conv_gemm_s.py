@@ -136,20 +136,7 @@ def _rows(e):
         e(f"    v_add_u32 v20, v20, ${{A_ROW{q}}}             ; m = m0 + ty + {q} BLOCK_M / 4")
         e("    v_cmp_gt_u32 vcc, s44, v20")
         e(f"    s_mov_b64 s[{82 + 2 * q}:{83 + 2 * q}], vcc        ; m < M")
-        e("""    v_mul_hi_u32 v21, v20, s25
-    v_sub_u32 v22, v20, v21
-    v_lshr_b32 v22, v22, s26
-    v_add_u32 v21, v21, v22
-    v_lshr_b32 v21, v21, s27             ; m / OW
-    v_mul_lo_u32 v22, v21, s24
-    v_sub_u32 v22, v20, v22              ; ow = m - (m / OW) OW
-    v_mul_hi_u32 v23, v21, s33
-    v_sub_u32 v24, v21, v23
-    v_lshr_b32 v24, v24, s34
-    v_add_u32 v23, v23, v24
-    v_lshr_b32 v23, v23, s35             ; n = (m / OW) / OH
-    v_mul_lo_u32 v24, v23, s32
-    v_sub_u32 v24, v21, v24              ; oh""")
+        _split_m(e)
         e(f"    v_mul_lo_u32 v{60 + q}, v24, s36")
         e(f"    v_sub_u32 v{60 + q}, v{60 + q}, s38          ; ih0 = oh Sh - Ph")
         e(f"    v_mul_lo_u32 v{64 + q}, v22, s28")

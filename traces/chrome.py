@@ -48,14 +48,13 @@ from their sort keys (NumPy columns, about 24 bytes an event), and save_chrome_j
 writes WRITE_CHUNK_EVENTS events at a time: the same bytes as one json.dumps of to_chrome's dict,
 without the whole list of events or the whole text in memory. to_chrome itself returns every event.
 """
-import contextlib
-import gc
 import heapq
 import itertools
 import json
 
 import numpy as np
 
+from dmlemu.timing.physics import collector_paused
 from dmlemu.traces import tracks
 from dmlemu.traces.schema import TABLES, columns
 from dmlemu.traces.tracks import Clock, lanes, segment_name, slot_tracks, unit_name
@@ -87,7 +86,7 @@ def _simd_tid(cu, track):
 
 def to_chrome(trace, max_events=DEFAULT_MAX_EVENTS):
     """The trace as a Chrome Trace Event Format dict (see the module banner for the layout)."""
-    with _gc_paused():
+    with collector_paused():
         other, events = _Export(trace, max_events).prepare()
         return {"traceEvents": list(events), "displayTimeUnit": "ns", "otherData": other}
 
@@ -96,7 +95,7 @@ def save_chrome_json(trace, path, max_events=DEFAULT_MAX_EVENTS, notes=None):
     """Write to_chrome(trace) to `path` as compact JSON (keys sorted); returns the path. `notes`, a
     list, receives the trace notes (what was folded or left out to stay bounded)."""
     encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True, check_circular=False).encode
-    with _gc_paused():
+    with collector_paused():
         other, events = _Export(trace, max_events).prepare()
         if notes is not None:
             notes.extend(other["notes"])
@@ -114,20 +113,6 @@ def save_chrome_json(trace, path, max_events=DEFAULT_MAX_EVENTS, notes=None):
                 sep = ","
             f.write("]}\n")
     return path
-
-
-@contextlib.contextmanager
-def _gc_paused():
-    """Speed trick: an export allocates one dict per event and frees none until the end, which makes
-    the cyclic garbage collector rescan every live event again and again (half the export time at
-    200,000 events). Nothing here makes cycles, so collection is paused and resumed after."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 class _Export:

@@ -17,8 +17,6 @@ ResourceBarrier, and the end of an ExecuteCommandLists) waits for idle and costs
 an ExecuteCommandLists) also writes the L2's dirty sectors back: `release_cycles`. Functional results
 never depend on any of this.
 """
-import contextlib
-import gc
 import os
 
 from dmlemu.timing import physics
@@ -134,7 +132,7 @@ class CommandProcessor:
         """Simulate a dispatch whose packet the command processor reads at `start_cycle`; fills
         stats.timing. Returns (cycle at which its last waves had a SIMD: the command processor
         may go on, cycle at which its last wave ended and its last store was acknowledged)."""
-        with _collector_paused():
+        with physics.collector_paused():
             return self._simulate(launch, stats, start_cycle, recorder)
 
     def _simulate(self, launch, stats, start_cycle, recorder):
@@ -219,22 +217,6 @@ class CommandProcessor:
         if recorder is not None:
             recorder.end_dispatch(stats, end)
         return max(launched, dispatcher.handed_out), end
-
-
-@contextlib.contextmanager
-def _collector_paused():
-    """Speed: Python's cyclic garbage collector paused while a dispatch is timed, then as it was. The
-    dispatch allocates hundreds of thousands of small tuples and lists (a few per event), none of them in
-    a reference cycle, and every 700 allocations would start a collection that walks the young objects
-    (and now and then every object): about 7 % of a dispatch's time. Reference counting frees them as
-    before."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _host_link_bytes(memory):

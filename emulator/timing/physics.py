@@ -18,6 +18,8 @@ run the old code. Then every device runs the interpreted units, which are the so
 RuntimeWarning names the file and how to rebuild (`make`, or `pip install -e .`).
 """
 from array import array
+import contextlib
+import gc
 import importlib
 import importlib.machinery
 import importlib.util
@@ -137,3 +139,19 @@ def interpreted():
             sys.modules["dmlemu.timing.events"] = events
         _interpreted = loaded
     return _interpreted
+
+
+@contextlib.contextmanager
+def collector_paused():
+    """Speed: Python's cyclic garbage collector paused for a block, then as it was. A timed dispatch
+    allocates hundreds of thousands of small tuples and lists (a few per event), a trace export one dict
+    per event kept to the end; none of them is in a reference cycle, yet every 700 allocations would start
+    a collection that walks the young objects (and now and then every live one): about 7 % of a dispatch,
+    half an export of 200,000 events. Reference counting frees them as before."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
