@@ -36,7 +36,7 @@ import numpy as np
 from dmlemu.timing.physics import compiled_file
 
 COMPILED = compiled_file(__file__)
-BLOCK = 12      # sectors per block of the dense numbering (2^12), where a stream's addresses are far apart
+BLOCK = 12      # log2 of the sectors per block of the dense numbering, where a stream's addresses are far apart
 
 
 def dense_numbers(sectors):
@@ -73,20 +73,20 @@ def walk_caches(ids, writes, owners, skipped, owner_count, reach, after_write, c
     each cache's part is walked with `last[sector]`: 2 * the position of the cache's latest access to
     the sector, plus 1 if it was a write (-1: none), put back to -1 for the next cache."""
     n = len(ids)
-    starts = _filled(owner_count + 1, 0, np.int64)
+    starts = _filled(owner_count + 1, 0)
     for i in range(n):
         if skipped[i] == 0:
             starts[owners[i] + 1] += 1
     for o in range(owner_count):
         starts[o + 1] += starts[o]
     fill = starts.copy()
-    order = _filled(starts[owner_count], 0, np.int64)
+    order = _filled(starts[owner_count], 0)
     for i in range(n):
         if skipped[i] == 0:
             o = owners[i]
             order[fill[o]] = i
             fill[o] += 1
-    last = _filled(count, -1, np.int64)
+    last = _filled(count, -1)
     for o in range(owner_count):
         first = starts[o]
         end = starts[o + 1]
@@ -102,10 +102,10 @@ def walk_caches(ids, writes, owners, skipped, owner_count, reach, after_write, c
             last[ids[order[k]]] = -1
 
 
-def _filled(n, value, dtype):
-    """`n` integers `value` in the container this build indexes fastest (physics.zeros): an array of
-    `dtype` compiled, a list interpreted."""
-    return np.full(n, value, dtype=dtype) if COMPILED else [value] * n
+def _filled(n, value):
+    """`n` integers `value` in the container this build indexes fastest (as physics.zeros): a 64-bit
+    array compiled, a list interpreted."""
+    return np.full(n, value, dtype=np.int64) if COMPILED else [value] * n
 
 
 def cu_side_hits(sectors, writes, parts, levels, distinct):
