@@ -31,7 +31,8 @@ issue cycles an output (9 of them its multiply-adds) where the LDS tile kernel i
 plane: the interior block (every tap of every pixel inside the input) is handed out first and its waves run without
 masks, every load in flight at once; the border's waves run under EXEC masks (a padded tap skipped). Its program is
 convolution_depthwise_row_<type>[_sh2][_no_bias][_<activation>]; its constant buffer holds `ROW_RECORD_USE`
-(CB_DWR_<record>).
+(CB_DWR_<record>). tools/conv_depthwise_row_s.py writes conv_depthwise_row.s and conv_depthwise_row_stores.inc (one
+block per row of ROW_PIXELS).
 
 The constant buffer's RECORDS hold what `RECORD_USE` says (the assembler symbol CB_DW_<record> is each record's
 offset); PARAM0 .. the FusedActivation's attributes.

@@ -8,7 +8,8 @@ and 64; the driver's choice (the program's name) is pinned per desc, other chann
 kernel; the column kernel's drawn 3 x 3 descs (Strides H 1 and 2, any Strides W, padding, both modes, FLOAT16,
 bias, padded rows, a permuted filter) on every adapter and its wave widths 8, 32 and 64, and its interior block
 against a tap-by-tap check; padded taps are skipped (-0 stays -0, a NaN weight on a padded tap does nothing) and a
-NaN input is not mistaken for a padded tap; a FusedActivation is the activation of the result."""
+NaN input is not mistaken for a padded tap; a FusedActivation is the activation of the result; the committed
+conv_depthwise_row.s and conv_depthwise_row_stores.inc are what their generator (tools/conv_depthwise_row_s.py) writes."""
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -20,6 +21,14 @@ from dmlemu.presets import H200, PRESETS, RX_7900_XTX, WARP
 from tensor_layouts import same_bits
 from test_convolution import CONV, CROSS, fused, geometry, run_case, values
 from test_convolution_gemm import program_name, run_kernel
+
+
+def test_the_committed_column_kernel_is_what_its_generator_writes():
+    from dmlemu.tools import conv_depthwise_row_s
+    for target, text in ((conv_depthwise_row_s.TARGET, conv_depthwise_row_s.source()),
+                         (conv_depthwise_row_s.STORES_TARGET, conv_depthwise_row_s.stores_source())):
+        with open(target, encoding="utf-8") as f:
+            assert f.read() == text, f"{target} differs from tools/conv_depthwise_row_s.py's output: rerun it"
 
 
 @st.composite
