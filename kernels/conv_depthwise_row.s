@@ -53,6 +53,10 @@
 ; Scalars: s[90:91] the live lanes, s92 n, s93 k, s94 x[n, k, 0, 0], s95 the path (0 fast), s96
 ; out[n, k, 0, 0] (then SMEM_W's weights in s96 .. s104), s89 w[k, 0, 0, 0]; the masked path's
 ; M<kw> in s[40:45] and R<r> in s[46:55] and, once the setup has read them, the records' s[64:73].
+;
+; Written by tools/conv_depthwise_row_s.py, its one source (edit that, then run it): the input rows
+; and pixels every Strides H has come once, a stride's further ones and its multiply-adds under
+; `.if SH == <Strides H>`; x[ih0 + r][iw0 + kw] lives in v(20 + 3 r + kw), w[kh][kw] in W<kh><kw>.
 ; =============================================================================================
     s_load_dwordx4 s[8:11], s[0:1], ${DESC_X}       ; x's buffer descriptor
     s_load_dwordx4 s[12:15], s[0:1], ${DESC_W}      ; w's
@@ -211,7 +215,6 @@ mapped:
     v_add_u32 v9, v6, 2
     v_cmp_gt_u32 vcc, s32, v9
     s_and_b64 s[44:45], s[90:91], vcc    ; M2
-.if SH == 1
     v_cmp_gt_u32 vcc, s33, v7
     s_and_b64 s[46:47], s[90:91], vcc    ; R0: input row ih0 + 0 inside the input
     v_add_u32 v7, v7, 1
@@ -238,39 +241,11 @@ mapped:
     v_add_u32 v7, v7, 1
     v_cmp_gt_u32 vcc, s33, v7
     s_and_b64 s[70:71], s[90:91], vcc    ; R8: input row ih0 + 8 inside the input
+.if SH == 1
     v_add_u32 v7, v7, 1
     v_cmp_gt_u32 vcc, s33, v7
     s_and_b64 s[72:73], s[90:91], vcc    ; R9: input row ih0 + 9 inside the input
 .endif
-.if SH == 2
-    v_cmp_gt_u32 vcc, s33, v7
-    s_and_b64 s[46:47], s[90:91], vcc    ; R0: input row ih0 + 0 inside the input
-    v_add_u32 v7, v7, 1
-    v_cmp_gt_u32 vcc, s33, v7
-    s_and_b64 s[48:49], s[90:91], vcc    ; R1: input row ih0 + 1 inside the input
-    v_add_u32 v7, v7, 1
-    v_cmp_gt_u32 vcc, s33, v7
-    s_and_b64 s[50:51], s[90:91], vcc    ; R2: input row ih0 + 2 inside the input
-    v_add_u32 v7, v7, 1
-    v_cmp_gt_u32 vcc, s33, v7
-    s_and_b64 s[52:53], s[90:91], vcc    ; R3: input row ih0 + 3 inside the input
-    v_add_u32 v7, v7, 1
-    v_cmp_gt_u32 vcc, s33, v7
-    s_and_b64 s[54:55], s[90:91], vcc    ; R4: input row ih0 + 4 inside the input
-    v_add_u32 v7, v7, 1
-    v_cmp_gt_u32 vcc, s33, v7
-    s_and_b64 s[64:65], s[90:91], vcc    ; R5: input row ih0 + 5 inside the input
-    v_add_u32 v7, v7, 1
-    v_cmp_gt_u32 vcc, s33, v7
-    s_and_b64 s[66:67], s[90:91], vcc    ; R6: input row ih0 + 6 inside the input
-    v_add_u32 v7, v7, 1
-    v_cmp_gt_u32 vcc, s33, v7
-    s_and_b64 s[68:69], s[90:91], vcc    ; R7: input row ih0 + 7 inside the input
-    v_add_u32 v7, v7, 1
-    v_cmp_gt_u32 vcc, s33, v7
-    s_and_b64 s[70:71], s[90:91], vcc    ; R8: input row ih0 + 8 inside the input
-.endif
-.if SH == 1
     s_and_b64 exec, s[46:47], s[40:41]
     buffer_load_${LOAD} v20, v8, s[8:11], 0
     s_and_b64 exec, s[46:47], s[42:43]
@@ -341,6 +316,7 @@ mapped:
     buffer_load_${LOAD} v45, v8, s[8:11], ${COL1}
     s_and_b64 exec, s[70:71], s[44:45]
     buffer_load_${LOAD} v46, v8, s[8:11], ${COL2}
+.if SH == 1
     s_mov_b64 exec, s[90:91]
     v_add_u32 v8, v8, s30                ; input row 9
     s_and_b64 exec, s[72:73], s[40:41]
@@ -349,78 +325,6 @@ mapped:
     buffer_load_${LOAD} v48, v8, s[8:11], ${COL1}
     s_and_b64 exec, s[72:73], s[44:45]
     buffer_load_${LOAD} v49, v8, s[8:11], ${COL2}
-.endif
-.if SH == 2
-    s_and_b64 exec, s[46:47], s[40:41]
-    buffer_load_${LOAD} v20, v8, s[8:11], 0
-    s_and_b64 exec, s[46:47], s[42:43]
-    buffer_load_${LOAD} v21, v8, s[8:11], ${COL1}
-    s_and_b64 exec, s[46:47], s[44:45]
-    buffer_load_${LOAD} v22, v8, s[8:11], ${COL2}
-    s_mov_b64 exec, s[90:91]
-    v_add_u32 v8, v8, s30                ; input row 1
-    s_and_b64 exec, s[48:49], s[40:41]
-    buffer_load_${LOAD} v23, v8, s[8:11], 0
-    s_and_b64 exec, s[48:49], s[42:43]
-    buffer_load_${LOAD} v24, v8, s[8:11], ${COL1}
-    s_and_b64 exec, s[48:49], s[44:45]
-    buffer_load_${LOAD} v25, v8, s[8:11], ${COL2}
-    s_mov_b64 exec, s[90:91]
-    v_add_u32 v8, v8, s30                ; input row 2
-    s_and_b64 exec, s[50:51], s[40:41]
-    buffer_load_${LOAD} v26, v8, s[8:11], 0
-    s_and_b64 exec, s[50:51], s[42:43]
-    buffer_load_${LOAD} v27, v8, s[8:11], ${COL1}
-    s_and_b64 exec, s[50:51], s[44:45]
-    buffer_load_${LOAD} v28, v8, s[8:11], ${COL2}
-    s_mov_b64 exec, s[90:91]
-    v_add_u32 v8, v8, s30                ; input row 3
-    s_and_b64 exec, s[52:53], s[40:41]
-    buffer_load_${LOAD} v29, v8, s[8:11], 0
-    s_and_b64 exec, s[52:53], s[42:43]
-    buffer_load_${LOAD} v30, v8, s[8:11], ${COL1}
-    s_and_b64 exec, s[52:53], s[44:45]
-    buffer_load_${LOAD} v31, v8, s[8:11], ${COL2}
-    s_mov_b64 exec, s[90:91]
-    v_add_u32 v8, v8, s30                ; input row 4
-    s_and_b64 exec, s[54:55], s[40:41]
-    buffer_load_${LOAD} v32, v8, s[8:11], 0
-    s_and_b64 exec, s[54:55], s[42:43]
-    buffer_load_${LOAD} v33, v8, s[8:11], ${COL1}
-    s_and_b64 exec, s[54:55], s[44:45]
-    buffer_load_${LOAD} v34, v8, s[8:11], ${COL2}
-    s_mov_b64 exec, s[90:91]
-    v_add_u32 v8, v8, s30                ; input row 5
-    s_and_b64 exec, s[64:65], s[40:41]
-    buffer_load_${LOAD} v35, v8, s[8:11], 0
-    s_and_b64 exec, s[64:65], s[42:43]
-    buffer_load_${LOAD} v36, v8, s[8:11], ${COL1}
-    s_and_b64 exec, s[64:65], s[44:45]
-    buffer_load_${LOAD} v37, v8, s[8:11], ${COL2}
-    s_mov_b64 exec, s[90:91]
-    v_add_u32 v8, v8, s30                ; input row 6
-    s_and_b64 exec, s[66:67], s[40:41]
-    buffer_load_${LOAD} v38, v8, s[8:11], 0
-    s_and_b64 exec, s[66:67], s[42:43]
-    buffer_load_${LOAD} v39, v8, s[8:11], ${COL1}
-    s_and_b64 exec, s[66:67], s[44:45]
-    buffer_load_${LOAD} v40, v8, s[8:11], ${COL2}
-    s_mov_b64 exec, s[90:91]
-    v_add_u32 v8, v8, s30                ; input row 7
-    s_and_b64 exec, s[68:69], s[40:41]
-    buffer_load_${LOAD} v41, v8, s[8:11], 0
-    s_and_b64 exec, s[68:69], s[42:43]
-    buffer_load_${LOAD} v42, v8, s[8:11], ${COL1}
-    s_and_b64 exec, s[68:69], s[44:45]
-    buffer_load_${LOAD} v43, v8, s[8:11], ${COL2}
-    s_mov_b64 exec, s[90:91]
-    v_add_u32 v8, v8, s30                ; input row 8
-    s_and_b64 exec, s[70:71], s[40:41]
-    buffer_load_${LOAD} v44, v8, s[8:11], 0
-    s_and_b64 exec, s[70:71], s[42:43]
-    buffer_load_${LOAD} v45, v8, s[8:11], ${COL1}
-    s_and_b64 exec, s[70:71], s[44:45]
-    buffer_load_${LOAD} v46, v8, s[8:11], ${COL2}
 .endif
     s_waitcnt 0
 .if WIDEN_F16
@@ -434,7 +338,6 @@ mapped:
     v_cvt_f32_f16 v17, v17
     v_cvt_f32_f16 v18, v18
     v_cvt_f32_f16 v19, v19
-.if SH == 1
     v_cvt_f32_f16 v20, v20
     v_cvt_f32_f16 v21, v21
     v_cvt_f32_f16 v22, v22
@@ -462,38 +365,10 @@ mapped:
     v_cvt_f32_f16 v44, v44
     v_cvt_f32_f16 v45, v45
     v_cvt_f32_f16 v46, v46
+.if SH == 1
     v_cvt_f32_f16 v47, v47
     v_cvt_f32_f16 v48, v48
     v_cvt_f32_f16 v49, v49
-.endif
-.if SH == 2
-    v_cvt_f32_f16 v20, v20
-    v_cvt_f32_f16 v21, v21
-    v_cvt_f32_f16 v22, v22
-    v_cvt_f32_f16 v23, v23
-    v_cvt_f32_f16 v24, v24
-    v_cvt_f32_f16 v25, v25
-    v_cvt_f32_f16 v26, v26
-    v_cvt_f32_f16 v27, v27
-    v_cvt_f32_f16 v28, v28
-    v_cvt_f32_f16 v29, v29
-    v_cvt_f32_f16 v30, v30
-    v_cvt_f32_f16 v31, v31
-    v_cvt_f32_f16 v32, v32
-    v_cvt_f32_f16 v33, v33
-    v_cvt_f32_f16 v34, v34
-    v_cvt_f32_f16 v35, v35
-    v_cvt_f32_f16 v36, v36
-    v_cvt_f32_f16 v37, v37
-    v_cvt_f32_f16 v38, v38
-    v_cvt_f32_f16 v39, v39
-    v_cvt_f32_f16 v40, v40
-    v_cvt_f32_f16 v41, v41
-    v_cvt_f32_f16 v42, v42
-    v_cvt_f32_f16 v43, v43
-    v_cvt_f32_f16 v44, v44
-    v_cvt_f32_f16 v45, v45
-    v_cvt_f32_f16 v46, v46
 .endif
 .endif
 .if SH == 1
@@ -668,7 +543,6 @@ mapped:
     s_branch stores
 ; ---- the fast path: every tap inside, every pixel stored; the rows as they arrive ------------------------
 fast:
-.if SH == 1
     buffer_load_${LOAD} v20, v8, s[8:11], 0
     buffer_load_${LOAD} v21, v8, s[8:11], ${COL1}
     buffer_load_${LOAD} v22, v8, s[8:11], ${COL2}
@@ -704,47 +578,11 @@ fast:
     buffer_load_${LOAD} v44, v8, s[8:11], 0
     buffer_load_${LOAD} v45, v8, s[8:11], ${COL1}
     buffer_load_${LOAD} v46, v8, s[8:11], ${COL2}
+.if SH == 1
     v_add_u32 v8, v8, s30                ; input row 9
     buffer_load_${LOAD} v47, v8, s[8:11], 0
     buffer_load_${LOAD} v48, v8, s[8:11], ${COL1}
     buffer_load_${LOAD} v49, v8, s[8:11], ${COL2}
-.endif
-.if SH == 2
-    buffer_load_${LOAD} v20, v8, s[8:11], 0
-    buffer_load_${LOAD} v21, v8, s[8:11], ${COL1}
-    buffer_load_${LOAD} v22, v8, s[8:11], ${COL2}
-    v_add_u32 v8, v8, s30                ; input row 1
-    buffer_load_${LOAD} v23, v8, s[8:11], 0
-    buffer_load_${LOAD} v24, v8, s[8:11], ${COL1}
-    buffer_load_${LOAD} v25, v8, s[8:11], ${COL2}
-    v_add_u32 v8, v8, s30                ; input row 2
-    buffer_load_${LOAD} v26, v8, s[8:11], 0
-    buffer_load_${LOAD} v27, v8, s[8:11], ${COL1}
-    buffer_load_${LOAD} v28, v8, s[8:11], ${COL2}
-    v_add_u32 v8, v8, s30                ; input row 3
-    buffer_load_${LOAD} v29, v8, s[8:11], 0
-    buffer_load_${LOAD} v30, v8, s[8:11], ${COL1}
-    buffer_load_${LOAD} v31, v8, s[8:11], ${COL2}
-    v_add_u32 v8, v8, s30                ; input row 4
-    buffer_load_${LOAD} v32, v8, s[8:11], 0
-    buffer_load_${LOAD} v33, v8, s[8:11], ${COL1}
-    buffer_load_${LOAD} v34, v8, s[8:11], ${COL2}
-    v_add_u32 v8, v8, s30                ; input row 5
-    buffer_load_${LOAD} v35, v8, s[8:11], 0
-    buffer_load_${LOAD} v36, v8, s[8:11], ${COL1}
-    buffer_load_${LOAD} v37, v8, s[8:11], ${COL2}
-    v_add_u32 v8, v8, s30                ; input row 6
-    buffer_load_${LOAD} v38, v8, s[8:11], 0
-    buffer_load_${LOAD} v39, v8, s[8:11], ${COL1}
-    buffer_load_${LOAD} v40, v8, s[8:11], ${COL2}
-    v_add_u32 v8, v8, s30                ; input row 7
-    buffer_load_${LOAD} v41, v8, s[8:11], 0
-    buffer_load_${LOAD} v42, v8, s[8:11], ${COL1}
-    buffer_load_${LOAD} v43, v8, s[8:11], ${COL2}
-    v_add_u32 v8, v8, s30                ; input row 8
-    buffer_load_${LOAD} v44, v8, s[8:11], 0
-    buffer_load_${LOAD} v45, v8, s[8:11], ${COL1}
-    buffer_load_${LOAD} v46, v8, s[8:11], ${COL2}
 .endif
 .if SH == 1
     s_waitcnt 27                  ; input row 0 arrived

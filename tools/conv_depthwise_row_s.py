@@ -80,6 +80,10 @@ HEADER = """; ==================================================================
 ; Scalars: s[90:91] the live lanes, s92 n, s93 k, s94 x[n, k, 0, 0], s95 the path (0 fast), s96
 ; out[n, k, 0, 0] (then SMEM_W's weights in s96 .. s104), s89 w[k, 0, 0, 0]; the masked path's
 ; M<kw> in s[40:45] and R<r> in s[46:55] and, once the setup has read them, the records' s[64:73].
+;
+; Written by tools/conv_depthwise_row_s.py, its one source (edit that, then run it): the input rows
+; and pixels every Strides H has come once, a stride's further ones and its multiply-adds under
+; `.if SH == <Strides H>`; x[ih0 + r][iw0 + kw] lives in v(20 + 3 r + kw), w[kh][kw] in W<kh><kw>.
 ; ============================================================================================="""
 SETUP = """    s_load_dwordx4 s[8:11], s[0:1], ${DESC_X}       ; x's buffer descriptor
     s_load_dwordx4 s[12:15], s[0:1], ${DESC_W}      ; w's
@@ -207,6 +211,7 @@ done:
     s_endpgm"""
 STORES_HEAD = """; conv_depthwise_row_stores.inc: conv_depthwise_row.s's P pixels (conv_depthwise_row_store.inc each), then
 ; s_endpgm; MASKED: each store under oh0 + j < OH (the masked path's), else every pixel stored (the block's).
+; Written by tools/conv_depthwise_row_s.py.
     s_waitcnt 0                          ; the bias
     s_mov_b64 exec, s[90:91]
 .if WIDEN_F16
@@ -252,17 +257,28 @@ def _per_stride(e, body):
         e(".endif")
 
 
-def _per_pixel(e, body):
-    """body(j) for each pixel j: those every stride has, then each stride's extra ones under `.if SH == sh`."""
-    common = min(ROW_PIXELS.values())
-    for j in range(common):
-        body(j)
-    for sh, pixels in ROW_PIXELS.items():
-        if pixels > common:
+def _unrolled(e, counts, body):
+    """body(i) for i below counts[sh] at each Strides H sh: the i every stride has once, then each stride's further
+    ones under `.if SH == sh` (the same instructions for every stride, so no copy of them)."""
+    common = min(counts.values())
+    for i in range(common):
+        body(i)
+    for sh, count in counts.items():
+        if count > common:
             e(f".if SH == {sh}")
-            for j in range(common, pixels):
-                body(j)
+            for i in range(common, count):
+                body(i)
             e(".endif")
+
+
+def _per_pixel(e, body):
+    """body(j) for each of the P pixels j."""
+    _unrolled(e, ROW_PIXELS, body)
+
+
+def _per_row(e, body):
+    """body(r) for each of the ROWS input rows r."""
+    _unrolled(e, {sh: _rows(sh) for sh in ROW_PIXELS}, body)
 
 
 def _vector_weights(e):
@@ -307,25 +323,19 @@ def _masked(e):
         e(f"    s_and_b64 {_pair(COLUMN_MASKS[kw])}, {LIVE}, vcc    ; M{kw}"
           + (": column iw0 inside the input" if kw == 0 else ""))
 
-    def row_masks(sh):
-        for r in range(_rows(sh)):
-            if r:
-                e("    v_add_u32 v7, v7, 1")
-            e("    v_cmp_gt_u32 vcc, s33, v7")
-            e(f"    s_and_b64 {_pair(ROW_MASKS[r])}, {LIVE}, vcc    ; R{r}: input row ih0 + {r} inside the input")
+    def row_mask(r):
+        if r:
+            e("    v_add_u32 v7, v7, 1")
+        e("    v_cmp_gt_u32 vcc, s33, v7")
+        e(f"    s_and_b64 {_pair(ROW_MASKS[r])}, {LIVE}, vcc    ; R{r}: input row ih0 + {r} inside the input")
 
-    def loads(sh):
-        for r in range(_rows(sh)):
-            if r:
-                e(f"    s_mov_b64 exec, {LIVE}")
-                e(f"    v_add_u32 v8, v8, s30                ; input row {r}")
-            for kw in range(KW):
-                e(f"    s_and_b64 exec, {_pair(ROW_MASKS[r])}, {_pair(COLUMN_MASKS[kw])}")
-                e(f"    buffer_load_${{LOAD}} {_x(r, kw)}, v8, s[8:11], {_offset(kw)}")
-
-    def widen(sh):
-        for r in range(_rows(sh)):
-            _widen_row(e, r)
+    def load_row(r):
+        if r:
+            e(f"    s_mov_b64 exec, {LIVE}")
+            e(f"    v_add_u32 v8, v8, s30                ; input row {r}")
+        for kw in range(KW):
+            e(f"    s_and_b64 exec, {_pair(ROW_MASKS[r])}, {_pair(COLUMN_MASKS[kw])}")
+            e(f"    buffer_load_${{LOAD}} {_x(r, kw)}, v8, s[8:11], {_offset(kw)}")
 
     def fmas(sh):
         for r in range(_rows(sh)):
@@ -334,13 +344,13 @@ def _masked(e):
                 for j, kh in _feeds(sh, r):
                     _fma(e, j, r, kh, kw, False)
 
-    _per_stride(e, row_masks)
-    _per_stride(e, loads)
+    _per_row(e, row_mask)
+    _per_row(e, load_row)
     e("    s_waitcnt 0")
     e(".if WIDEN_F16")
     e(f"    s_mov_b64 exec, {LIVE}")
     _widen_weights(e, "               ; FLOAT16 widened, exactly")
-    _per_stride(e, widen)
+    _per_row(e, lambda r: _widen_row(e, r))
     e(".endif")
     _per_stride(e, fmas)
     e("    s_branch stores")
@@ -351,12 +361,11 @@ def _fast(e):
     e("; ---- the fast path: every tap inside, every pixel stored; the rows as they arrive ------------------------")
     e("fast:")
 
-    def loads(sh):
-        for r in range(_rows(sh)):
-            if r:
-                e(f"    v_add_u32 v8, v8, s30                ; input row {r}")
-            for kw in range(KW):
-                e(f"    buffer_load_${{LOAD}} {_x(r, kw)}, v8, s[8:11], {_offset(kw)}")
+    def load_row(r):
+        if r:
+            e(f"    v_add_u32 v8, v8, s30                ; input row {r}")
+        for kw in range(KW):
+            e(f"    buffer_load_${{LOAD}} {_x(r, kw)}, v8, s[8:11], {_offset(kw)}")
 
     def fmas(sh):
         rows = _rows(sh)
@@ -371,7 +380,7 @@ def _fast(e):
                 for j, kh in _feeds(sh, r):
                     _fma(e, j, r, kh, kw, True)
 
-    _per_stride(e, loads)
+    _per_row(e, load_row)
     _per_stride(e, fmas)
     e("    s_branch fast_stores")
 
