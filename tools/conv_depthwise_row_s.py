@@ -258,8 +258,8 @@ def _per_stride(e, body):
 
 
 def _unrolled(e, counts, body):
-    """body(i) for i below counts[sh] at each Strides H sh: the i every stride has once, then each stride's further
-    ones under `.if SH == sh` (the same instructions for every stride, so no copy of them)."""
+    """body(i) for i below counts[sh] at each Strides H sh: the i every stride has once, then each stride's
+    further ones under `.if SH == sh` (the same instructions for every stride, so no copy of them)."""
     common = min(counts.values())
     for i in range(common):
         body(i)
