@@ -146,6 +146,11 @@ class AdapterPreset:
     # A workgroup's start and end on its CU (wave creation, slot release) hold its wave slots this many cycles
     # beyond its waves' instructions (timing/workgroup_dispatcher.py). 0: not modelled.
     workgroup_slot_cycles: int = 0
+    # The memory side's idle state (RDNA's Infinity Fabric clocks down when few requests are outstanding:
+    # presets.py's RDNA2 source): a dispatch of fewer waves than dram_channels (a lone pointer chase) runs with
+    # the memory side idle and its DRAM reads take dram_lone_latency_cycles (a row miss's, as
+    # dram_latency_cycles, which is then the latency of a memory side kept busy). 0: one state.
+    dram_lone_latency_cycles: int = 0
     copy_bytes_per_cycle: int = 0  # copy engine limit (0: DRAM bound)
     # Workgroups that cooperate (timing/compute_unit.py's LDS pipe, timing/simd.py's barriers): the LDS
     # of one compute unit (on RDNA: one CU's half of its WGP's LDS, the CU mode), the most one workgroup
@@ -365,7 +370,8 @@ RX_6800_XT = AdapterPreset(
     vendor_id=0x1002, device_id=0x73BF,
     dedicated_video_memory=16 * GiB,
     compute_units=72, simds_per_cu=2, wave_width=32, workgroup_size=256,
-    clock_hz=2_250_000_000, dram_bytes_per_second=512_000_000_000, dram_latency_cycles=1221,
+    clock_hz=2_250_000_000, dram_bytes_per_second=512_000_000_000, dram_latency_cycles=442,
+    dram_lone_latency_cycles=1221, workgroup_slot_cycles=481,
     launch_cycles=4_500, vgprs_per_simd_lane=1024, max_lines_in_flight_per_cu=256,
     l2_bytes=4 << 20, l2_bytes_per_cycle=2048, l2_latency_cycles=183, smem_latency_percent=50,
     infinity_cache_bytes=128 << 20, infinity_cache_bytes_per_second=1_990_000_000_000,
@@ -797,6 +803,9 @@ def preset_problem(preset):
         if preset.dram_row_miss_cycles() > preset.dram_latency_cycles:
             return (f"dram_latency_cycles is {preset.dram_latency_cycles}; it must be at least tRP + tRCD "
                     f"({preset.dram_row_miss_cycles()} cycles): it is a row miss's latency")
+        if preset.dram_lone_latency_cycles and preset.dram_row_miss_cycles() > preset.dram_lone_latency_cycles:
+            return (f"dram_lone_latency_cycles is {preset.dram_lone_latency_cycles}; it must be 0 or at least "
+                    f"tRP + tRCD ({preset.dram_row_miss_cycles()} cycles): it is a row miss's latency")
     if preset.lds_max_bytes_per_workgroup > preset.lds_bytes_per_cu:
         return (f"lds_max_bytes_per_workgroup is {preset.lds_max_bytes_per_workgroup}; it must be at most "
                 f"lds_bytes_per_cu ({preset.lds_bytes_per_cu}): a workgroup's LDS is on one compute unit")
