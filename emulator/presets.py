@@ -392,13 +392,45 @@ RX_6800_XT = AdapterPreset(
         RDNA_LDS_SOURCE,
         RDNA_CU_CACHES_SOURCE,
         "AMD product page, Radeon RX 6800 XT: 72 CUs, 2.25 GHz boost, 16 GB GDDR6, 512 GB/s.",
-        "AMD RDNA2 ISA reference guide: 2 SIMD32 per CU, wave32, 16 wave slots per SIMD.",
-        "DRAM latency: " + TE42_RX6900XT + ": its first set beyond the 128 MB Infinity Cache and within the "
+        "AMD RDNA2 ISA reference guide: 2 SIMD32 per CU, wave32, 16 wave slots per SIMD (Chips and Cheese, "
+        "'AMD's RDNA 2: Shooting for the Top': each SIMD tracks up to 16 wavefronts, 20 on RDNA 1).",
+        "DRAM latency of a lone request (dram_lone_latency_cycles, the memory side idle): " + TE42_RX6900XT +
+        ": its first set beyond the 128 MB Infinity Cache and within the "
         "shared TLB's 256 MiB reach, 206,295 kB, takes 1471.1 cycles at 2.57 GHz = 572.4 ns per load (the "
         "Infinity Cache miss and the GDDR6 round trip; a sibling's measurement); at 2.25 GHz that is 1288 cycles, "
-        "less the model's 27 cycles of pipeline and tag lookup and its 40-cycle L1 TLB miss: dram_latency_cycles "
-        "1221 (a row miss's: a chase opens a row per load). The file's larger sets add page walks (timing/caches.py "
+        "less the model's 27 cycles of pipeline and tag lookup and its 40-cycle L1 TLB miss: 1221 cycles (a row "
+        "miss's: a chase opens a row per load). The file's larger sets add page walks (timing/caches.py "
         "TLBs). Estimate: refresh 3.9 us / 120 ns.",
+        "DRAM latency of a busy memory side (dram_latency_cycles): Chips and Cheese, 'Measuring GPU Memory "
+        "Latency' (2021-04-16): 'a 6900 XT with GDDR6 takes 226 ns' for a round trip to memory (an OpenCL pointer "
+        "chase; a sibling's measurement); 226 ns = 509 cycles at 2.25 GHz, less the same 27 + 40: 442 cycles (a "
+        "row miss's). Two lone chases of one GPU that differ 2.5x measured two states of its memory side: AMD "
+        "clocks the Infinity Fabric (between the L2 and the Infinity Cache and memory controllers) by demand "
+        "(AMD RDNA2 launch material: the Infinity Cache runs at fabric speeds of up to 1.94 GHz, raised "
+        "opportunistically), and Chips and Cheese, 'Latency Testing is Hard (RDNA 3 Power Saving)' (2023-06-14), "
+        "found RDNA3 lowering the fabric clock 'when there aren't a lot of outstanding requests' (RX 7900 XTX "
+        "vector Infinity Cache latency 199 -> 150.3 ns in the higher state; the RX 7600's VRAM latency jumps in "
+        "the lower one) while the shader-clock caches (L0, L1, L2) keep theirs. The two RDNA2 chases fit that: "
+        "their L2 (shader clock) roughly agrees (te42kyfo's RX 6900 XT 54 ns beyond its L0, Chips and Cheese's "
+        "RX 6800 XT ~66 ns), their Infinity Cache (fabric) does not (74 ns beyond the L2 in te42kyfo's file, "
+        "'about 20 ns' in Chips and Cheese's). A stream keeps it busy: the "
+        "sibling's own gpu-stream/RX6900XT.txt 'read' column turns its 160 resident blocks (40 WGPs x 4 "
+        "blocks of 32 KiB LDS spoiler in 128 KiB) over every 394-421 ns at blocks of 32-128 threads, launch "
+        "included, at up to 80 % of DRAM peak: less than the lone chase's 572 ns, which a loaded memory "
+        "side cannot be without a faster state. Which dispatches find it idle: fewer waves than DRAM "
+        "channels (at most one request per channel in flight; timing/command_processor.py), an estimate: "
+        "AMD publishes no threshold. The Infinity Cache latency keeps the lone chase's figure (its busy "
+        "state: Chips and Cheese's RX 6800 XT 'about 20 ns over a L2 hit', not adopted here: the cache-"
+        "resident reads are bandwidth bound).",
+        "Workgroup start and end (workgroup_slot_cycles 481, derived as the h200 preset's): te42kyfo/gpu-benches "
+        "gpu-stream/RX6900XT.txt, 'init' column (one 8-byte store per thread, nothing waits for it): 186 and "
+        "361 GB/s at blocks of 32 and 64 threads (96 and up: DRAM bound), 727 and 705 M blocks/s; with 160 "
+        "resident blocks (above) each lives 220-227 ns; 226.9 ns (block 64) = 511 cycles at 2.25 GHz (the time "
+        "carried over, an assumption: the card's clock during gpu-stream is not in the file), less the init "
+        "kernel's own ~30 cycles in this model: 481. Checked, not fitted: the 'read' column at 128-thread "
+        "blocks (the suite's occupancy point) then lands at 0.82x (0.64x before: every read paid the lone "
+        "chase's latency), each block living 451 ns against the sibling's 412 ns (the init blocks' time "
+        "includes their stores' acknowledgement, which a read block does not wait for).",
         "Miss queue: 256 sectors of 64 bytes in flight per CU = 16 KiB, the CU's L0 vector cache (AMD RDNA "
         "whitepaper: 16 KB L0 per CU, 128-byte lines): a miss reserves the L0 line its data returns into, so the "
         "L0's lines bound the misses outstanding. A published count of RDNA L0 miss slots: NOT FOUND; this bound "
