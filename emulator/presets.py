@@ -146,6 +146,11 @@ class AdapterPreset:
     # A workgroup's start and end on its CU (wave creation, slot release) hold its wave slots this many cycles
     # beyond its waves' instructions (timing/workgroup_dispatcher.py). 0: not modelled.
     workgroup_slot_cycles: int = 0
+    # The memory side's idle state (RDNA's Infinity Fabric clocks down when few requests are outstanding:
+    # presets.py's RDNA2 source): a dispatch of fewer waves than dram_channels (a lone pointer chase) runs with
+    # the memory side idle and its DRAM reads take dram_lone_latency_cycles (a row miss's, as
+    # dram_latency_cycles, which is then the latency of a memory side kept busy). 0: one state.
+    dram_lone_latency_cycles: int = 0
     copy_bytes_per_cycle: int = 0  # copy engine limit (0: DRAM bound)
     # Workgroups that cooperate (timing/compute_unit.py's LDS pipe, timing/simd.py's barriers): the LDS
     # of one compute unit (on RDNA: one CU's half of its WGP's LDS, the CU mode), the most one workgroup
@@ -365,7 +370,8 @@ RX_6800_XT = AdapterPreset(
     vendor_id=0x1002, device_id=0x73BF,
     dedicated_video_memory=16 * GiB,
     compute_units=72, simds_per_cu=2, wave_width=32, workgroup_size=256,
-    clock_hz=2_250_000_000, dram_bytes_per_second=512_000_000_000, dram_latency_cycles=1221,
+    clock_hz=2_250_000_000, dram_bytes_per_second=512_000_000_000, dram_latency_cycles=442,
+    dram_lone_latency_cycles=1221, workgroup_slot_cycles=481,
     launch_cycles=4_500, vgprs_per_simd_lane=1024, max_lines_in_flight_per_cu=256,
     l2_bytes=4 << 20, l2_bytes_per_cycle=2048, l2_latency_cycles=183, smem_latency_percent=50,
     infinity_cache_bytes=128 << 20, infinity_cache_bytes_per_second=1_990_000_000_000,
@@ -386,13 +392,45 @@ RX_6800_XT = AdapterPreset(
         RDNA_LDS_SOURCE,
         RDNA_CU_CACHES_SOURCE,
         "AMD product page, Radeon RX 6800 XT: 72 CUs, 2.25 GHz boost, 16 GB GDDR6, 512 GB/s.",
-        "AMD RDNA2 ISA reference guide: 2 SIMD32 per CU, wave32, 16 wave slots per SIMD.",
-        "DRAM latency: " + TE42_RX6900XT + ": its first set beyond the 128 MB Infinity Cache and within the "
+        "AMD RDNA2 ISA reference guide: 2 SIMD32 per CU, wave32, 16 wave slots per SIMD (Chips and Cheese, "
+        "'AMD's RDNA 2: Shooting for the Top': each SIMD tracks up to 16 wavefronts, 20 on RDNA 1).",
+        "DRAM latency of a lone request (dram_lone_latency_cycles, the memory side idle): " + TE42_RX6900XT +
+        ": its first set beyond the 128 MB Infinity Cache and within the "
         "shared TLB's 256 MiB reach, 206,295 kB, takes 1471.1 cycles at 2.57 GHz = 572.4 ns per load (the "
         "Infinity Cache miss and the GDDR6 round trip; a sibling's measurement); at 2.25 GHz that is 1288 cycles, "
-        "less the model's 27 cycles of pipeline and tag lookup and its 40-cycle L1 TLB miss: dram_latency_cycles "
-        "1221 (a row miss's: a chase opens a row per load). The file's larger sets add page walks (timing/caches.py "
+        "less the model's 27 cycles of pipeline and tag lookup and its 40-cycle L1 TLB miss: 1221 cycles (a row "
+        "miss's: a chase opens a row per load). The file's larger sets add page walks (timing/caches.py "
         "TLBs). Estimate: refresh 3.9 us / 120 ns.",
+        "DRAM latency of a busy memory side (dram_latency_cycles): Chips and Cheese, 'Measuring GPU Memory "
+        "Latency' (2021-04-16): 'a 6900 XT with GDDR6 takes 226 ns' for a round trip to memory (an OpenCL pointer "
+        "chase; a sibling's measurement); 226 ns = 509 cycles at 2.25 GHz, less the same 27 + 40: 442 cycles (a "
+        "row miss's). Two lone chases of one GPU that differ 2.5x measured two states of its memory side: AMD "
+        "clocks the Infinity Fabric (between the L2 and the Infinity Cache and memory controllers) by demand "
+        "(AMD RDNA2 launch material: the Infinity Cache runs at fabric speeds of up to 1.94 GHz, raised "
+        "opportunistically), and Chips and Cheese, 'Latency Testing is Hard (RDNA 3 Power Saving)' (2023-06-14), "
+        "found RDNA3 lowering the fabric clock 'when there aren't a lot of outstanding requests' (RX 7900 XTX "
+        "vector Infinity Cache latency 199 -> 150.3 ns in the higher state; the RX 7600's VRAM latency jumps in "
+        "the lower one) while the shader-clock caches (L0, L1, L2) keep theirs. The two RDNA2 chases fit that: "
+        "their L2 (shader clock) roughly agrees (te42kyfo's RX 6900 XT 54 ns beyond its L0, Chips and Cheese's "
+        "RX 6800 XT ~66 ns), their Infinity Cache (fabric) does not (74 ns beyond the L2 in te42kyfo's file, "
+        "'about 20 ns' in Chips and Cheese's). A stream keeps it busy: the "
+        "sibling's own gpu-stream/RX6900XT.txt 'read' column turns its 160 resident blocks (40 WGPs x 4 "
+        "blocks of 32 KiB LDS spoiler in 128 KiB) over every 394-421 ns at blocks of 32-128 threads, launch "
+        "included, at up to 80 % of DRAM peak: less than the lone chase's 572 ns, which a loaded memory "
+        "side cannot be without a faster state. Which dispatches find it idle: fewer waves than DRAM "
+        "channels (at most one request per channel in flight; timing/command_processor.py), an estimate: "
+        "AMD publishes no threshold. The Infinity Cache latency keeps the lone chase's figure (its busy "
+        "state: Chips and Cheese's RX 6800 XT 'about 20 ns over a L2 hit', not adopted here: the cache-"
+        "resident reads are bandwidth bound).",
+        "Workgroup start and end (workgroup_slot_cycles 481, derived as the h200 preset's): te42kyfo/gpu-benches "
+        "gpu-stream/RX6900XT.txt, 'init' column (one 8-byte store per thread, nothing waits for it): 186 and "
+        "361 GB/s at blocks of 32 and 64 threads (96 and up: DRAM bound), 727 and 705 M blocks/s; with 160 "
+        "resident blocks (above) each lives 220-227 ns; 226.9 ns (block 64) = 511 cycles at 2.25 GHz (the time "
+        "carried over, an assumption: the card's clock during gpu-stream is not in the file), less the init "
+        "kernel's own ~30 cycles in this model: 481. Checked, not fitted: the 'read' column at 128-thread "
+        "blocks (the suite's occupancy point) then lands at 0.82x (0.64x before: every read paid the lone "
+        "chase's latency), each block living 451 ns against the sibling's 412 ns (the init blocks' time "
+        "includes their stores' acknowledgement, which a read block does not wait for).",
         "Miss queue: 256 sectors of 64 bytes in flight per CU = 16 KiB, the CU's L0 vector cache (AMD RDNA "
         "whitepaper: 16 KB L0 per CU, 128-byte lines): a miss reserves the L0 line its data returns into, so the "
         "L0's lines bound the misses outstanding. A published count of RDNA L0 miss slots: NOT FOUND; this bound "
@@ -797,6 +835,9 @@ def preset_problem(preset):
         if preset.dram_row_miss_cycles() > preset.dram_latency_cycles:
             return (f"dram_latency_cycles is {preset.dram_latency_cycles}; it must be at least tRP + tRCD "
                     f"({preset.dram_row_miss_cycles()} cycles): it is a row miss's latency")
+        if preset.dram_lone_latency_cycles and preset.dram_row_miss_cycles() > preset.dram_lone_latency_cycles:
+            return (f"dram_lone_latency_cycles is {preset.dram_lone_latency_cycles}; it must be 0 or at least "
+                    f"tRP + tRCD ({preset.dram_row_miss_cycles()} cycles): it is a row miss's latency")
     if preset.lds_max_bytes_per_workgroup > preset.lds_bytes_per_cu:
         return (f"lds_max_bytes_per_workgroup is {preset.lds_max_bytes_per_workgroup}; it must be at most "
                 f"lds_bytes_per_cu ({preset.lds_bytes_per_cu}): a workgroup's LDS is on one compute unit")

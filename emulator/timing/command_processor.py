@@ -16,6 +16,14 @@ ResourceBarrier, and the end of an ExecuteCommandLists) waits for idle and costs
 (wait, invalidate the CUs' own caches, signal); a release (a transition out of UAV use, the end of
 an ExecuteCommandLists) also writes the L2's dirty sectors back: `release_cycles`. Functional results
 never depend on any of this.
+
+The memory side's state. Where a preset has `dram_lone_latency_cycles` (the RX 6800 XT: AMD's
+Infinity Fabric, between the L2 and the Infinity Cache and memory controllers, is clocked down while
+few requests are outstanding), a dispatch of fewer waves than the DRAM has channels (a lone pointer
+chase: at most one request per channel in flight) finds the memory side idle and its DRAM reads take
+that latency; every other dispatch keeps it busy and they take dram_latency_cycles. The state is
+chosen per dispatch (a clock changes state over microseconds, not per request); copies and releases
+are bulk transfers (busy). Sources and the figures: presets.py's RX 6800 XT row.
 """
 import os
 
@@ -113,6 +121,17 @@ class CommandProcessor:
             cycles = max(cycles, -(-dram_bytes * p.clock_hz // p.dram_bytes_per_second) + p.dram_latency_cycles)
         return cycles
 
+    def _memory_state(self, memory, waves):
+        """Set the DRAM latency of the dispatch's reads from the memory side's state (see the banner): idle
+        (dram_lone_latency_cycles) for a dispatch of fewer waves than the DRAM has channels, else busy
+        (dram_latency_cycles); a row hit waits tRP + tRCD less in either."""
+        p = self.preset
+        latency = p.dram_latency_cycles
+        if p.dram_lone_latency_cycles and waves < max(1, p.dram_channels):
+            latency = p.dram_lone_latency_cycles
+        memory.dram_latency = latency
+        memory.row_hit_latency = latency - p.dram_row_miss_cycles()
+
     def _check_64_bits(self, launched):
         """Refuse a dispatch whose byte-time would leave the compiled build's exact range (physics.py)."""
         if self.physics != "compiled":
@@ -154,6 +173,7 @@ class CommandProcessor:
                                       access_places(path_costs.values()))
         memory = self.memory
         memory.attach(recorder)
+        self._memory_state(memory, record.total_waves)
         before = (memory.dram.bytes, memory.dram.busy_cycles, memory.dram.turnarounds, _host_link_bytes(memory))
         if stats.waves == 0:
             stats.timing = DispatchTiming(start_cycle, launched, 0, memory, before, [], traffic, preset)

@@ -85,12 +85,13 @@ def test_a_store_stream_waits_for_the_write_queue():
 
 def test_a_small_grid_spreads_over_the_simds():
     """144 one-wave workgroups on the RX 6800 XT preset (144 SIMDs) run one wave per SIMD: far faster
-    than 1,152, which fill every SIMD with 8."""
+    than 1,152, which fill every SIMD with 8 (beyond the workgroup slot time, workgroup_slot_cycles, that
+    each SIMD's first hand-out waits in both)."""
     program = Program(assemble("\n".join(["    v_mad_f32 v2, v4, v6, v8"] * 64 + ["    s_endpgm", ""])), "alu")
 
     def cycles(groups):
         launch = KernelLaunch(program, groups, RX_6800_XT.wave_width, (0, 0), vgprs_used=10, sgprs_used=4)
-        return Gpu(RX_6800_XT).dispatch(launch).cycles - RX_6800_XT.launch_cycles
+        return Gpu(RX_6800_XT).dispatch(launch).cycles - RX_6800_XT.launch_cycles - RX_6800_XT.workgroup_slot_cycles
 
     assert 3 * cycles(144) < cycles(1152)
 
