@@ -42,12 +42,23 @@
     s_mov_b32 s48, s36                   ; the normalized records follow the kept ones
 
 ; ---- 2. M (HARDMAX: its first index): the threads, then the fixed tree --------------------------------
-    v_mov_b32 v10, ${IDENTITY}           ; maxNum's identity NaN (HARDMAX: -inf, with no index yet)
 .if ARG
+    v_mov_b32 v10, 0x7FC00000            ; HARDMAX: no best yet (NaN) and no key (hardmax_step.inc)
     v_mov_b32 v13, 0xFFFFFFFF
+.else
+    v_mov_b32 v10, ${IDENTITY}           ; maxNum's identity NaN
 .endif
 .set PASS, 1
+.if PAIRS
+.include "softmax_pairs.inc"
+.else
 .include "softmax_pass.inc"
+.endif
+.if ARG
+    v_cmp_u_f32 vcc, v10, v10            ; a thread that met NaN alone (or nothing) enters the tree with
+    v_cndmask_b32 v10, v10, ${IDENTITY}, vcc   ; ARGMAX's identity: -inf and no index
+    v_cndmask_b32 v13, v13, 0xFFFFFFFF, vcc
+.endif
 .include "reduce_tree.inc"
     ds_write_b32 v5, v10, 0              ; thread 0 puts M at LDS 0 (HARDMAX: the index at LDS 4) ...
 .if ARG
@@ -58,6 +69,19 @@
     v_mov_b32 v17, 0
 .if ARG
     ds_read_b32 v16, v17, 4              ; ... and every thread reads it into v16
+.if PAIRS
+    ds_read_b32 v20, v17, 0              ; v16 is the key of the unit (a pair) that holds the first
+    v_cmp_ne_u32 vcc, 0xFFFFFFFF, v16    ; maximum M: its first element, unless that one is not M
+    s_and_b64 exec, exec, vcc
+    v_add_u32 v8, v16, v2
+    v_lshl_b32 v8, v8, 2
+    buffer_load_dword v11, v8, s[8:11], 0
+    s_waitcnt 0
+    v_cmp_eq_f32 vcc, v11, v20           ; (-0 == +0: the first of them)
+    v_add_u32 v9, v16, 1
+    v_cndmask_b32 v16, v9, v16, vcc
+    s_mov_b64 exec, s[40:41]
+.endif
     v_cmp_eq_u32 vcc, 0xFFFFFFFF, v16    ; every element NaN: index 0 (as ARGMAX)
     v_cndmask_b32 v16, v16, 0, vcc
     v_mov_b32 v18, 0                     ; the output's 0 and 1, as raw bits
@@ -86,6 +110,19 @@
 
 ; ---- 4. every element: the output ----------------------------------------------------------------
 .set PASS, 3
+.if PAIRS
+    v_mov_b32 v22, 0                     ; HARDMAX, pairs: every element 0 ...
+    v_mov_b32 v23, 0
+.include "softmax_pairs.inc"
+    s_waitcnt 0                          ; ... the zeros written, every wave past them ...
+    s_barrier
+    v_cmp_eq_u32 vcc, 0, v0              ; ... then thread 0 stores the 1 at index v16
+    s_and_b64 exec, exec, vcc
+    v_add_u32 v17, v16, v3
+    v_lshl_b32 v17, v17, 2
+    buffer_store_dword v19, v17, s[12:15], 0
+.else
 .include "softmax_pass.inc"
+.endif
 done:
     s_endpgm
