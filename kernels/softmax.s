@@ -60,6 +60,9 @@
     v_cndmask_b32 v13, v13, 0xFFFFFFFF, vcc
 .endif
 .include "reduce_tree.inc"
+.if PAIRS
+    s_mov_b64 exec, s[40:41]             ; thread 0 keeps (M, the key of its unit) in v10, v13 for step 4
+.else
     ds_write_b32 v5, v10, 0              ; thread 0 puts M at LDS 0 (HARDMAX: the index at LDS 4) ...
 .if ARG
     ds_write_b32 v5, v13, 4
@@ -67,23 +70,13 @@
     s_mov_b64 exec, s[40:41]
     s_barrier
     v_mov_b32 v17, 0
-.if ARG
-    ds_read_b32 v16, v17, 4              ; ... and every thread reads it into v16
-.if PAIRS
-    ds_read_b32 v20, v17, 0              ; v16 is the key of the unit (a pair) that holds the first
-    v_cmp_ne_u32 vcc, 0xFFFFFFFF, v16    ; maximum M: its first element, unless that one is not M
-    s_and_b64 exec, exec, vcc
-    v_add_u32 v8, v16, v2
-    v_lshl_b32 v8, v8, 2
-    buffer_load_dword v11, v8, s[8:11], 0
-    s_waitcnt 0
-    v_cmp_eq_f32 vcc, v11, v20           ; (-0 == +0: the first of them)
-    v_add_u32 v9, v16, 1
-    v_cndmask_b32 v16, v9, v16, vcc
-    s_mov_b64 exec, s[40:41]
 .endif
+.if ARG
+.if PAIRS == 0
+    ds_read_b32 v16, v17, 4              ; ... and every thread reads it into v16
     v_cmp_eq_u32 vcc, 0xFFFFFFFF, v16    ; every element NaN: index 0 (as ARGMAX)
     v_cndmask_b32 v16, v16, 0, vcc
+.endif
     v_mov_b32 v18, 0                     ; the output's 0 and 1, as raw bits
     v_mov_b32 v19, ${ONE}
 .else
@@ -116,8 +109,20 @@
 .include "softmax_pairs.inc"
     s_waitcnt 0                          ; ... the zeros written, every wave past them ...
     s_barrier
-    v_cmp_eq_u32 vcc, 0, v0              ; ... then thread 0 stores the 1 at index v16
+    v_cmp_eq_u32 vcc, 0, v0              ; ... then thread 0 stores the 1 at the first maximum
     s_and_b64 exec, exec, vcc
+    s_mov_b64 s[42:43], exec
+    v_mov_b32 v16, 0                     ; every element NaN: index 0 (as ARGMAX); else the tree's key
+    v_cmp_ne_u32 vcc, 0xFFFFFFFF, v13    ; v13 names the unit (a pair) that holds the first M (v10):
+    s_and_b64 exec, exec, vcc
+    v_add_u32 v8, v13, v2
+    v_lshl_b32 v8, v8, 2
+    buffer_load_dword v11, v8, s[8:11], 0
+    s_waitcnt 0
+    v_cmp_eq_f32 vcc, v11, v10           ; its first element, unless that one is not M (-0 == +0: the
+    v_add_u32 v9, v13, 1                 ; first of them)
+    v_cndmask_b32 v16, v9, v13, vcc
+    s_mov_b64 exec, s[42:43]
     v_add_u32 v17, v16, v3
     v_lshl_b32 v17, v17, 2
     buffer_store_dword v19, v17, s[12:15], 0
