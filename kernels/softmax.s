@@ -5,15 +5,18 @@
 ; operation is docs/NUMERICS.md's "Softmax, log-softmax, hardmax":
 ;   1. the kept coordinates of workgroup s4 give the row's first input (v2) and output (v3) offsets
 ;      (kept_offsets.inc, the peel of reduce.s);
-;   2. M = maxNum of the row (HARDMAX: the first index of the maximum, ARGMAX's pair), the threads
-;      then the LDS tree of the reduction family (reduce_functions.inc, reduce_tree.inc); every
-;      thread reads M from LDS;
+;   2. M = maxNum of the row, the threads then the LDS tree of the reduction family
+;      (reduce_functions.inc, reduce_tree.inc); every thread reads M from LDS. HARDMAX: the first
+;      index of the maximum: each thread's first unit that holds its maximum (hardmax_step.inc: one
+;      compare a unit), then ARGMAX's (value, key) tree; with PAIRS (FLOAT32 rows of stride 1, two
+;      elements a load: softmax_pairs.inc) thread 0 keeps the result for step 4;
 ;   3. (SOFTMAX, LOG_SOFTMAX) S = the sum of e^(x - M) (math_exp.inc, element-wise EXP's e^x) in the
 ;      same threads-then-tree order from -0; every thread reads S (LOG_SOFTMAX: ln S, math_log.inc);
 ;   4. every element again: SOFTMAX e^(x - M) / S (one correctly rounded divide), LOG_SOFTMAX
-;      (x - M) - ln S, HARDMAX 1 at the index and 0 elsewhere; FLOAT16 narrows once at the store.
-; The row is read two or three times; the second and third reads of a row that fits the caches
-; hit them (the timing model's L2), so DRAM sees it about once.
+;      (x - M) - ln S, HARDMAX 1 at the index and 0 elsewhere (PAIRS: zeros, then after a barrier
+;      thread 0 finds the first maximum in its pair and stores the 1); FLOAT16 narrows once at the store.
+; The row is read two or three times (HARDMAX: once); the second and third reads of a row that fits
+; the caches hit them (the timing model's L2), so DRAM sees it about once.
 ;
 ; Constant buffer (kernels/constant_buffer.py; kernels/softmax_ops.py packs it):
 ;   RECORD_COUNT        kept-dimension records, innermost first (size, division magic, the input's

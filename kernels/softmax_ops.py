@@ -3,8 +3,10 @@
 A softmax is a reduction then an element-wise pass over the same row: one workgroup of L threads normalizes one
 row (kernels/softmax.s), L from the row's length as the reduction family picks it (`reduce_ops.lanes_for`: 64 to
 1024), with 4 L bytes of LDS for the tree (8 L for HARDMAX's (value, index) pairs). Its first pass is the reduction
-family's MAX or ARGMAX step and tree (reduce_functions.inc, reduce_tree.inc, with reduce_ops' symbols), its
-second the sum of e^(x - M) in the same order, its third writes each element. One `SoftmaxOperator` row per
+family's MAX step and tree (reduce_functions.inc, reduce_tree.inc, with reduce_ops' symbols; HARDMAX: its own
+step, hardmax_step.inc, then ARGMAX's tree), its second the sum of e^(x - M) in the same order, its third writes
+each element. HARDMAX over FLOAT32 rows of stride 1 with even row offsets (`pairs_apply`) reads and writes two
+elements a load (kernels/softmax_pairs.inc): a zero fill, then thread 0's 1. One `SoftmaxOperator` row per
 operator says, by name:
 
   tensors     the desc's tensor fields in binding order, the output last
