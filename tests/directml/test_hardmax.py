@@ -118,3 +118,28 @@ def test_float16_takes_the_element_path(width):
     x = rng.choice(POOL, size=(3, 300)).astype(np.float16)
     x[1] = np.nan
     check(x, 300, width, pairs=False)
+
+
+@pytest.mark.parametrize("n_rows, count, pairs", [(3, 90, True), (1, 91, True), (3, 91, False)])
+def test_both_paths_agree_with_the_reference_executor(n_rows, count, pairs):
+    """The fast executor (dwordx2 rows, an odd last element, the masked thread-0 find and store; the element path)
+    against the per-lane reference executor."""
+    from reference_executor import run_launch
+    rng = np.random.default_rng(count)
+    x = rng.choice(POOL, size=(n_rows, count)).astype(np.float32)
+    x[-1, :count // 2] = np.nan
+    specs = [TensorSpec("FLOAT32", x.shape, None, x.nbytes)] * 2
+    results = []
+    for reference in (False, True):
+        gpu = Gpu(RX_7900_XTX, wave_width=16, timing=False)
+        run = DirectRun(gpu, "ACTIVATION_HARDMAX1", specs, [x.view(np.uint8).reshape(-1), np.zeros(x.nbytes, np.uint8)],
+                        attributes={"Axes": (1,)})
+        assert run.kernel.program.name.endswith("_pairs") == pairs       # rows of 91 after another: odd offsets
+        if reference:
+            run_launch(run.launch(), gpu.memory, 16)
+        else:
+            run.dispatch()
+        results.append(run.output_bytes(1)[:x.nbytes].view(np.float32).reshape(x.shape).copy())
+        run.free()
+    same_bits(results[0], results[1])
+    same_bits(results[0], golden.run("ACTIVATION_HARDMAX1", [x], {"Axes": (1,)}))
