@@ -64,7 +64,18 @@
 .endif
 .include "reduce_tree.inc"
 .if PAIRS
-    s_mov_b64 exec, s[40:41]             ; thread 0 keeps (M, the key of its unit) in v10, v13 for step 4
+    v_mov_b32 v16, 0                     ; EXEC = thread 0, whose v10, v13 hold M and the key of the unit (a
+                                         ; pair) that holds the first M; every element NaN: index 0 (as ARGMAX)
+    v_cmp_ne_u32 vcc, 0xFFFFFFFF, v13
+    s_and_b64 exec, exec, vcc
+    v_add_u32 v8, v13, v2
+    v_lshl_b32 v8, v8, 2
+    buffer_load_dword v11, v8, s[8:11], 0
+    s_waitcnt 0
+    v_cmp_eq_f32 vcc, v11, v10           ; the unit's first element, unless that one is not M (-0 == +0:
+    v_add_u32 v9, v13, 1                 ; the first of them); thread 0 keeps the index in v16 for step 4
+    v_cndmask_b32 v16, v9, v13, vcc
+    s_mov_b64 exec, s[40:41]
 .else
     ds_write_b32 v5, v10, 0              ; thread 0 puts M at LDS 0 (HARDMAX: the index at LDS 4) ...
 .if ARG
@@ -112,20 +123,8 @@
 .include "softmax_pairs.inc"
     s_waitcnt 0                          ; ... the zeros written, every wave past them ...
     s_barrier
-    v_cmp_eq_u32 vcc, 0, v0              ; ... then thread 0 stores the 1 at the first maximum
+    v_cmp_eq_u32 vcc, 0, v0              ; ... then thread 0 stores the 1 at the first maximum (v16)
     s_and_b64 exec, exec, vcc
-    s_mov_b64 s[42:43], exec
-    v_mov_b32 v16, 0                     ; every element NaN: index 0 (as ARGMAX); else the tree's key
-    v_cmp_ne_u32 vcc, 0xFFFFFFFF, v13    ; v13 names the unit (a pair) that holds the first M (v10):
-    s_and_b64 exec, exec, vcc
-    v_add_u32 v8, v13, v2
-    v_lshl_b32 v8, v8, 2
-    buffer_load_dword v11, v8, s[8:11], 0
-    s_waitcnt 0
-    v_cmp_eq_f32 vcc, v11, v10           ; its first element, unless that one is not M (-0 == +0: the
-    v_add_u32 v9, v13, 1                 ; first of them)
-    v_cndmask_b32 v16, v9, v13, vcc
-    s_mov_b64 exec, s[42:43]
     v_add_u32 v17, v16, v3
     v_lshl_b32 v17, v17, 2
     buffer_store_dword v19, v17, s[12:15], 0

@@ -143,3 +143,19 @@ def test_both_paths_agree_with_the_reference_executor(n_rows, count, pairs):
         run.free()
     same_bits(results[0], results[1])
     same_bits(results[0], golden.run("ACTIVATION_HARDMAX1", [x], {"Axes": (1,)}))
+
+
+@pytest.mark.parametrize("count, pairs", [(4096, True), (4095, False)])
+def test_every_read_comes_before_the_first_write(count, pairs):
+    """The output in the input's memory (DirectRun's aliasing; the mirror refuses in-place HARDMAX, a graph may not
+    plan it either, but the kernel reads a row, its winning pair included, before it writes any of it)."""
+    rng = np.random.default_rng(count)
+    x = rng.choice(POOL, size=(4, count)).astype(np.float32)
+    specs = [TensorSpec("FLOAT32", x.shape, None, x.nbytes)] * 2
+    gpu = Gpu(RX_7900_XTX, wave_width=32, timing=False)
+    run = DirectRun(gpu, "ACTIVATION_HARDMAX1", specs, [x.view(np.uint8).reshape(-1), 0], attributes={"Axes": (1,)})
+    assert run.kernel.program.name.endswith("_pairs") == pairs
+    run.dispatch()
+    got = run.output_bytes(0)[:x.nbytes].view(np.float32).reshape(x.shape).copy()
+    run.free()
+    same_bits(got, golden.run("ACTIVATION_HARDMAX1", [x], {"Axes": (1,)}))
