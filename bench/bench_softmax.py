@@ -13,7 +13,7 @@ rest.
 
 Measured (2-core VM shared with other jobs, wave32, so the times are noisy): SOFTMAX 1505 ms against the golden
 model's 996 ms (1.5x; both spend most of it in the exponential's numerics.exp2); HARDMAX, the median CPU time of 7
-(`--kind HARDMAX --repeat 7`), 38.5 ms against the golden model's 13.9 ms (2.7x to 3.0x over several runs; the
+(`--kind HARDMAX --repeat 7`), 38.5 ms against the golden model's 13.9 ms (2.7x to 3.1x over several runs; the
 element-at-a-time kernel before kernels/softmax_pairs.inc took 72.8 ms, 5.1x to 5.7x); DRAM reads 1.00 x the
 input's bytes for SOFTMAX, LOG_SOFTMAX and HARDMAX (the second and third reads of each 16 KiB row hit the L2);
 with 1024 rows (16 MiB, `dram(4096, "SOFTMAX", 32, rows=1024)`) still 1.00 x, all DRAM traffic 1.81 x (the
