@@ -3,8 +3,10 @@
 A softmax is a reduction then an element-wise pass over the same row: one workgroup of L threads normalizes one
 row (kernels/softmax.s), L from the row's length as the reduction family picks it (`reduce_ops.lanes_for`: 64 to
 1024), with 4 L bytes of LDS for the tree (8 L for HARDMAX's (value, index) pairs). Its first pass is the reduction
-family's MAX or ARGMAX step and tree (reduce_functions.inc, reduce_tree.inc, with reduce_ops' symbols), its
-second the sum of e^(x - M) in the same order, its third writes each element. One `SoftmaxOperator` row per
+family's MAX step and tree (reduce_functions.inc, reduce_tree.inc, with reduce_ops' symbols; HARDMAX: its own
+step, hardmax_step.inc, then ARGMAX's tree), its second the sum of e^(x - M) in the same order, its third writes
+each element. HARDMAX over FLOAT32 rows of stride 1 with even row offsets (`pairs_apply`) reads and writes two
+elements a load (kernels/softmax_pairs.inc): a zero fill, then thread 0's 1. One `SoftmaxOperator` row per
 operator says, by name:
 
   tensors     the desc's tensor fields in binding order, the output last
@@ -28,6 +30,7 @@ from dmlemu.kernels.constant_buffer import LAYOUT
 from dmlemu.kernels.element_wise_math import symbols as math_symbols
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
+IMM_LIMIT = reduce_ops.IMM_LIMIT     # a buffer access's immediate byte offset
 FLOATS = ("FLOAT32", "FLOAT16")
 _ONE = {"FLOAT32": 0x3F800000, "FLOAT16": 0x3C00}      # HARDMAX's 1, stored as raw bits
 
@@ -56,22 +59,36 @@ OPERATORS = {row.name: row for row in (
 )}
 
 
-def variant_symbols(kind, data_type, inner_linear, lanes, layout=LAYOUT):
+def variant_symbols(kind, data_type, inner_linear, lanes, layout=LAYOUT, pairs=False):
     """The assembler symbols of one variant of softmax.s: the reduction family's (its MAX or, for HARDMAX, ARGMAX
-    function: identity, tree operation, LDS layout), the transcendental constants, and the kind's own."""
+    function: identity, tree operation, LDS layout), the transcendental constants, and the kind's own; `pairs`:
+    HARDMAX's passes two FLOAT32 elements a load (kernels/softmax_pairs.inc; `pairs_apply` says when)."""
     first = "ARGMAX" if kind == "HARDMAX" else "MAX"
     symbols = reduce_ops.variant_symbols(first, data_type, data_type, inner_linear, lanes, layout)
     symbols.update(math_symbols("f32"))
     symbols.update({"KIND": kind, "ONE": f"0x{_ONE[data_type]:X}", "CT_SIGN": "0x80000000", "EXP_HALVED": 0})
+    # softmax_pairs.inc: unit u is elements 2u, 2u + 1; a trip takes units u, u + L, u + 2L, u + 3L (keys 2L apart)
+    symbols.update({"PAIRS": int(pairs), "PAIR_STEP": 2 * lanes, "PAIR_STEP2": 4 * lanes, "PAIR_LAST": 6 * lanes,
+                    "QUAD_STEP": 8 * lanes, "PAIR_BYTES": 8 * lanes, "IMM_PAIRS": int(24 * lanes <= IMM_LIMIT),
+                    **{f"IMM_PAIR_{j}": 8 * j * lanes for j in (1, 2, 3)}})
     return symbols
 
 
+def pairs_apply(kind, data_type, kept, reduced):
+    """Whether HARDMAX reads and writes its rows two elements at a time (kernels/softmax_pairs.inc): FLOAT32, one
+    normalized dimension of stride 1 in input and output, and every kept stride even, so that each row starts
+    on an 8-byte boundary (a binding's offset is a multiple of 16) and every pair is an aligned dwordx2."""
+    return (kind == "HARDMAX" and data_type == "FLOAT32" and len(reduced) == 1 and reduced[0][1:] == (1, 1)
+            and all(si % 2 == 0 and so % 2 == 0 for _, si, so in kept))
+
+
 @functools.lru_cache(maxsize=None)
-def build_program(kind, data_type, inner_linear, lanes, layout=LAYOUT):
+def build_program(kind, data_type, inner_linear, lanes, layout=LAYOUT, pairs=False):
     """Assemble and decode one variant of softmax.s (cached)."""
     dwords = assemble_file(os.path.join(KERNEL_DIR, "softmax.s"),
-                           variant_symbols(kind, data_type, inner_linear, lanes, layout))
-    return Program(dwords, f"{kind.lower()}_{data_type.lower()}_x{lanes}{'_linear' if inner_linear else ''}")
+                           variant_symbols(kind, data_type, inner_linear, lanes, layout, pairs))
+    return Program(dwords, f"{kind.lower()}_{data_type.lower()}_x{lanes}{'_linear' if inner_linear else ''}"
+                           f"{'_pairs' if pairs else ''}")
 
 
 def compile_softmax(operator, tensors, attributes, layout, no_kernel, division_magic, packed_strides):
@@ -101,8 +118,9 @@ def compile_softmax(operator, tensors, attributes, layout, no_kernel, division_m
     values = {"ELEMENTS": rows, "WORKGROUP_SIZE": lanes, "RECORD_COUNT": len(kept),
               "PARAM0": max(1, len(reduced)), "PARAM1": count}
     constants = layout.pack(values, records, params=True, wide=False)
-    program = build_program(row.kind, source.data_type, len(reduced) <= 1, lanes, layout)
+    program = build_program(row.kind, source.data_type, len(reduced) <= 1, lanes, layout,
+                            pairs_apply(row.kind, source.data_type, kept, reduced))
     return program, constants, rows, lanes, (8 if row.kind == "HARDMAX" else 4) * lanes
 
 
-__all__ = ["OPERATORS", "SoftmaxOperator", "build_program", "compile_softmax", "variant_symbols"]
+__all__ = ["OPERATORS", "SoftmaxOperator", "build_program", "compile_softmax", "pairs_apply", "variant_symbols"]
