@@ -593,7 +593,7 @@ H200 = AdapterPreset(
     lds_latency_cycles=29, barrier_cycles=20, l2_atomics_per_cycle=80,
     dram_write_batch_bytes=96 * 768, dram_turnaround_cycles=18, dram_write_queue_bytes=96 * 2048,
     dram_channels=48, dram_banks_per_channel=16, dram_row_bytes=2048, dram_interleave_bytes=256,
-    dram_trcd_ps=6117, dram_trp_ps=6117, dram_trc_ps=16098, dram_trrd_ps=1932, dram_tfaw_ps=15_000,
+    dram_trcd_ps=6117, dram_trp_ps=6117, dram_trc_ps=16098, dram_trrd_ps=1932, dram_tfaw_ps=0,
     # transcendental: CUDA C++ Programming Guide, arithmetic instruction throughput, compute capability 9.0:
     # 16 results per clock per SM for rcp, rsqrt, log2, exp2, sin, cos (the SFUs) against 128 FP32: 8 cycles.
     valu_rate_cycles=(("fp64", 2), ("int32_mul", 2), ("conversion", 8), ("int64", 2), ("transcendental", 8)),
@@ -670,20 +670,16 @@ H200 = AdapterPreset(
         "nbk=16:RRD=6:RCD=19:RAS=45:RP=19:RC=50 ('New HBM3 timing parameters') in command clocks of 3106 MHz "
         "(-gpgpu_clock_domains 1980:3106:3106:3106): tRRD 1.93 ns, tRCD 6.12 ns, tRP 6.12 ns, tRC 16.1 ns; "
         "-gpgpu_mem_addr_mapping dramid@8;...RRRR.RBBBCCCC.BCCSSSSS (256-byte channel interleave, 2 KiB rows, "
-        "16 banks). Estimates: that the config's HBM3 figures hold for the H200's HBM3e, and the simplified "
-        "mapping of timing/dram_rows.py. "
-        "tFAW 15 ns: the config gives none (GPGPU-Sim models none); Ramulator 2's HBM3 device model "
-        "(CMU-SAFARI/ramulator2, src/dram/impl/HBM3.cpp, JESD238A-based: nFAW 15 at tCK 1 ns for "
-        "HBM3_2Gbps; the PSAL-POSTECH fork adds 19 at 0.833 ns for HBM3_2.4Gbps: 15-16 ns; no H200 HBM3e figure "
-        "published). The window "
-        "binds: 4 activations per 15 ns per channel = 1 per 3.75 ns, against tRRD's 1 per 1.93 ns, so "
-        "activations run at 48 x 4 / 15 ns = 12.8 G/s (24.8 G/s without it). Estimate: that the config's 48 "
-        "channels are the activation domains, as the preset already takes them for tRRD; JEDEC counts tRRD "
-        "and tFAW per pseudo channel, and the H200's 6,144-bit HBM3e has 192 of them (6 stacks x 16 channels "
-        "x 2), at which count neither would bind. Checked, not fitted: this project's H200 read a transposed "
-        "2048 x 2048 FLOAT32 tensor in 37.7 us (2.84 x 13.26 us) and an 8192 x 8192 one in 463 us "
-        "(3.59 x 128.9 us: h200_access_patterns*.json), about one scattered 32-byte sector per 54-61 ps "
-        "(16-18 G/s: every sector of a transposed column opens a row); the model: 41.9 and ~660 us.",
+        "16 banks). No tFAW in the config: 0. Estimates: that the config's HBM3 figures hold for the H200's "
+        "HBM3e, and the simplified mapping of timing/dram_rows.py. "
+        "Considered and not adopted: HBM3's tFAW, 15-16 ns in Ramulator 2's JESD238A-based HBM3 presets "
+        "(CMU-SAFARI/ramulator2 src/dram/impl/HBM3.cpp: nFAW 15 at tCK 1 ns; the PSAL-POSTECH fork: 19 at "
+        "0.833 ns). JEDEC counts it per pseudo channel, and the H200's 6,144-bit HBM3e has 192 of them (6 stacks "
+        "x 16 channels x 2), at which count it would not bind (51 G activations per second); applied per this "
+        "preset's 48 channels it would (12.8 G/s) and the transposed read would cost what the real H200 measured "
+        "(docs/FIDELITY.md, branch h200tr), but 1,024 concurrent 64 KiB streams (a REDUCE of 2^24 floats) would "
+        "fall from 77 % to 58 % of DRAM peak: the 768 banks of this preset, fewer than the real part's, thrash "
+        "under many streams, and a limit taken at the wrong granularity would charge them for it.",
         "Estimates: HBM refresh every 3.9 us (JEDEC tREFI) for ~120 ns (the GDDR6 presets' figure; HBM's "
         "per-bank refresh hides part of the all-bank tRFC): 7,722 and 238 cycles at 1.98 GHz.",
         "Dispatch launch 3,000 cycles (1.5 us): -gpgpu_kernel_launch_latency of Accel-Sim's SM90_H100 config. "

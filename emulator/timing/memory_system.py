@@ -21,10 +21,8 @@ takes the request's activations from its arrival on, and the reads' data comes n
 last one's slot ends (then dram_latency_cycles after, the latency of a row miss: what a pointer chase
 measures). A request whose DRAM reads all hit open rows waits tRP + tRCD less (row_hit_latency). So a
 packed stream (one activation per row of each channel) runs at the data bus's rate, while scattered
-sectors (a transposed read) are bound by activations: on the h200 preset HBM3's four-activation window
-(tFAW 15 ns per channel: presets.py) allows 12.8 G activations per second, so 32-byte sectors that open a
-row each move 0.41 TB/s against 4.8 TB/s of data bus (a real H200 reads a transposed tensor's scattered
-sectors at 16-18 G/s: presets.py). Write-backs take no activation (the controllers drain them in
+sectors (a transposed read) are bound by activations: 32-byte sectors at 24.8 G activations per second
+move 0.8 TB/s on the h200 preset. Write-backs take no activation (the controllers drain them in
 batches, row by row). With no banks (dram_channels 0) every read waits dram_latency_cycles.
 
 Write back-pressure. The write-backs of dirty sectors that the L2 evicts go to DRAM through the memory
