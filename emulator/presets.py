@@ -709,7 +709,15 @@ H200 = AdapterPreset(
         "(-gpgpu_clock_domains 1980:3106:3106:3106): tRRD 1.93 ns, tRCD 6.12 ns, tRP 6.12 ns, tRC 16.1 ns; "
         "-gpgpu_mem_addr_mapping dramid@8;...RRRR.RBBBCCCC.BCCSSSSS (256-byte channel interleave, 2 KiB rows, "
         "16 banks). No tFAW in the config: 0. Estimates: that the config's HBM3 figures hold for the H200's "
-        "HBM3e, and the simplified mapping of timing/dram_rows.py.",
+        "HBM3e, and the simplified mapping of timing/dram_rows.py. "
+        "Considered and not adopted: HBM3's tFAW, 15-16 ns in Ramulator 2's JESD238A-based HBM3 presets "
+        "(CMU-SAFARI/ramulator2 src/dram/impl/HBM3.cpp: nFAW 15 at tCK 1 ns; the PSAL-POSTECH fork: 19 at "
+        "0.833 ns). JEDEC counts it per pseudo channel, and the H200's 6,144-bit HBM3e has 192 of them (6 stacks "
+        "x 16 channels x 2), at which count it would not bind (51 G activations per second); applied per this "
+        "preset's 48 channels it would (12.8 G/s) and the transposed read would cost what the real H200 measured "
+        "(docs/FIDELITY.md, branch h200tr), but 1,024 concurrent 64 KiB streams (a REDUCE of 2^24 floats) would "
+        "fall from 77 % to 58 % of DRAM peak: the 768 banks of this preset, fewer than the real part's, thrash "
+        "under many streams, and a limit taken at the wrong granularity would charge them for it.",
         "Estimates: HBM refresh every 3.9 us (JEDEC tREFI) for ~120 ns (the GDDR6 presets' figure; HBM's "
         "per-bank refresh hides part of the all-bank tRFC): 7,722 and 238 cycles at 1.98 GHz.",
         "Dispatch launch 3,000 cycles (1.5 us): -gpgpu_kernel_launch_latency of Accel-Sim's SM90_H100 config. "

@@ -112,3 +112,19 @@ def test_row_misses_make_a_transposed_read_cost_more_on_h200():
     flat_transposed, flat_packed = times(dataclasses.replace(H200, dram_channels=0))
     assert transposed / packed > 1.05 * (flat_transposed / flat_packed)
     assert transposed > 1.05 * flat_transposed
+
+
+def test_a_transposed_read_on_h200_opens_a_row_per_dram_read():
+    """What bounds the h200 transposed read (docs/FIDELITY.md, branch h200tr): every sector of a transposed
+    column lies in another DRAM row and a 2048 x 2048 FLOAT32 column's 2,048 rows outnumber the preset's 768
+    banks, so nearly every DRAM read opens a row (497,970 of 524,288), where the packed copy opens one per
+    2 KiB row of each channel (about 1 in 64 reads); the reads each hit the L2 seven times after the first
+    (a 32-byte sector holds 8 FLOAT32 of a row, read by 8 consecutive output rows)."""
+    from dmlemu.tools.fidelity import copy_seconds
+    _, transposed = copy_seconds(H200, "transposed")
+    _, packed = copy_seconds(H200)
+    t, p = transposed.timing.traffic.totals, packed.timing.traffic.totals
+    assert t["dram_reads"] == p["dram_reads"] == 2048 * 2048 * 4 // 32
+    assert t["dram_activations"] >= 0.9 * t["dram_reads"]
+    assert p["dram_activations"] <= p["dram_reads"] // 60      # 8,256: one per 64 reads, and the first rows
+    assert t["l2_hits"] == 7 * t["dram_reads"]
