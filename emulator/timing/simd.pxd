@@ -8,7 +8,7 @@ from dmlemu.timing.workgroup_dispatcher cimport WorkgroupDispatcher
 # Step kinds (kernel_path.py), resume() results (events.py) and slot-group states, as C integers.
 cdef long long ALU, SMEM, VMEM, LDS, BARRIER, WAIT_STEP, WAIT, DONE
 cdef long long STORE, ATOMIC, ATOMIC_RETURN, PERMUTE_SLOT
-cdef long long BLOCK, FIELDS, STEP_FIELDS, NOTHING
+cdef long long BLOCK, FIELDS, STEP_FIELDS, NOTHING, LATENCY
 cdef bint COMPILED
 cdef long long START, TAKE, SPLIT, NEXT_COHORT, WALK, SEND, ROOM, SENT, COHORT_END, ENDED
 
@@ -48,7 +48,7 @@ cdef class CohortWork:
     cdef public long long sector_bytes, costs_at
     cdef public long long l0_latency, tlb_miss_cycles, walk_cycles, far_cycles
     cdef public long long l1_latency
-    cdef public bint segments, memory_rows
+    cdef public bint segments, memory_rows, cu_side
     cdef public object rows_buffer
     cdef public long long[::1] rows
     cdef public Py_ssize_t nrows

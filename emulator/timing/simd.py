@@ -60,6 +60,8 @@ MISSING = object()
 FIELDS = len(TRAFFIC_FIELDS)      # costs per cohort
 STEP_FIELDS = 10                  # a flat schedule's ints per record (CohortWork.schedule)
 NOTHING = -1                      # a record's `then` when nothing follows its run
+LATENCY = -2                      # ... an SMEM whose data the next record's s_waitcnt 0 waits for (_packed)
+CU_SIDE_FIELDS = ("l0_hits", "far_hits", "tlb_misses", "tlb_walks", "l1_hits")   # costs send() adds before the L2
 assert TRAFFIC_FIELDS[:2] == ("sectors", "lines") and TRAFFIC_FIELDS[3:] == ("ic_hits", "dram_reads", "dram_writes",
                                                                            "ic_writes", "host", "dram_activations",
                                                                            "l0_hits", "far_hits", "tlb_misses", "tlb_walks", "l1_hits")
@@ -290,6 +292,9 @@ class CohortWork:
         # hit's, an L1 TLB miss's, a page walk's, the far L2 partition's extra hop.
         self.l0_latency = self.tlb_miss_cycles = self.walk_cycles = self.far_cycles = 0
         self.l1_latency = 0                   # a shader array L1 hit's (cu_caches.py)
+        # Whether any request of the dispatch has CU-side cache hits, a TLB miss or a far L2 hit (send()
+        # skips those costs where none has).
+        self.cu_side = traffic is not None and any(traffic.totals[field] for field in CU_SIDE_FIELDS)
         self.recorder = recorder
         # Per LDS access slot, running sums over the waves (index w: waves 0 .. w - 1) of the bank
         # passes (DispatchRecord.lds): a cohort's total is two lookups. (Memory: an int64 array per
@@ -315,18 +320,19 @@ class CohortWork:
         A record is what the walk does in one turn of its loop, STEP_FIELDS ints: an s_waitcnt (its
         count; -1: none), then a run on the issue port (its issue cycles, its stall: the cycles of its
         length past them, and the first and last pc of an ALU run, -1 for a VMEM or LDS instruction's
-        issue pass), then what follows the run (`then`: SMEM, VMEM, LDS, BARRIER or NOTHING; its cycles:
-        an SMEM's or VMEM's latency, an LDS's latency to the data, a barrier's cycles; its pc; a VMEM or
-        LDS step's access (is_write) and access slot). The kernel path's steps are packed into records in their order: a wait opens a
-        record, an ALU run or a memory instruction's issue follows it in the same record, and an SMEM or
-        barrier step follows the run. Without segments in the trace, an ALU run with no stall joins the
-        one before it when that one has none either: booking the two lengths at once takes the same
-        cycles of the port (the first `a + b` free cycles from the start) and ends where the second
-        booking would.
+        issue pass), then what follows the run (`then`: SMEM, LATENCY, VMEM, LDS, BARRIER or NOTHING; its
+        cycles: an SMEM's or VMEM's latency, an LDS's latency to the data, a barrier's cycles; its pc; a
+        VMEM or LDS step's access (is_write) and access slot). The kernel path's steps are packed into
+        records in their order: a wait opens a record, an ALU run or a memory instruction's issue follows
+        it in the same record, and an SMEM or barrier step follows the run. Without segments in the trace,
+        an ALU run with no stall joins the one before it when that one has none either: booking the two
+        lengths at once takes the same cycles of the port (the first `a + b` free cycles from the start)
+        and ends where the second booking would. Then _packed drops the scalar loads no wait needs alone
+        and joins what they separated.
 
         Speed: flattened once per path and cohort size, so a cohort reads its records by index, as C
         integers when compiled (interpreted, from a list: physics.zeros), with no NamedTuple attribute
-        reads; a CLIP cohort walks 9 records instead of 18 steps."""
+        reads; a CLIP cohort walks 5 records instead of 18 steps, books 5 runs and keeps 1 load."""
         key = path_id << 32 | waves
         cached = self.schedules.get(key)
         if cached is None:
@@ -547,11 +553,11 @@ class SlotGroup(Process):
                 if key != self.schedule_key:      # most cohorts of a dispatch share one schedule
                     self.steps, self.busy = self.work.schedule(self.path_id, self.waves)
                     self.schedule_key = key
+                    self.end = len(self.steps)
                 self.simd.busy_cycles += self.busy
                 self.t = now
                 self.nloads = 0
                 self.at = 0
-                self.end = len(self.steps)
                 state = WALK
             if state == WALK:
                 resume_at = self.walk(now)
@@ -624,7 +630,9 @@ class SlotGroup(Process):
                 self.work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave,
                                            self.waves, steps[at + 3], steps[at + 4], start, t)
             then = steps[at + 5]
-            if then == SMEM:
+            if then == LATENCY:                    # an SMEM the next record's s_waitcnt 0 waits for (_packed)
+                t += steps[at + 6]
+            elif then == SMEM:
                 self.add_load(t + steps[at + 6])
             elif then == VMEM or then == LDS:     # the request leaves when the issue ends
                 self.issued = start
@@ -668,19 +676,21 @@ class SlotGroup(Process):
         lines = costs[k + 1]
         arrive = cu.look_up(now + latency, lines) if lines else now
         self.done = arrive
-        hits = costs[k + 9] + costs[k + 13]       # the CU-side caches' (L0, L1) hits need no L2 trip
-        sectors = costs[k] - hits
-        if hits:                                  # their data returns through the L0's data path
-            ready = cu.hit_data(arrive, hits * work.sector_bytes)
-            self.done = ready + (work.l1_latency if costs[k + 13] else work.l0_latency)
-        # The request's extra latency before it reaches the caches: address translation (an L1 TLB
-        # miss, and a page walk), and the hop to GH100's far L2 partition.
-        if costs[k + 11]:
-            arrive += work.tlb_miss_cycles
-        if costs[k + 12]:
-            arrive += work.walk_cycles
-        if costs[k + 10]:
-            arrive += work.far_cycles
+        sectors = costs[k]
+        if work.cu_side:                          # (no such costs in the dispatch: nothing to add)
+            hits = costs[k + 9] + costs[k + 13]   # the CU-side caches' (L0, L1) hits need no L2 trip
+            sectors -= hits
+            if hits:                              # their data returns through the L0's data path
+                ready = cu.hit_data(arrive, hits * work.sector_bytes)
+                self.done = ready + (work.l1_latency if costs[k + 13] else work.l0_latency)
+            # The request's extra latency before it reaches the caches: address translation (an L1 TLB
+            # miss, and a page walk), and the hop to GH100's far L2 partition.
+            if costs[k + 11]:
+                arrive += work.tlb_miss_cycles
+            if costs[k + 12]:
+                arrive += work.walk_cycles
+            if costs[k + 10]:
+                arrive += work.far_cycles
         if sectors:
             # A LevelBytes' fields as plain ints, worked out once (one request per call: no tuple is built).
             is_write = steps[at + 8] != 0
@@ -754,13 +764,16 @@ class SlotGroup(Process):
 
 
 def _packed(records, segments, memory_rows):
-    """A schedule's records (CohortWork.schedule) with the same timing in fewer records: an SMEM load
-    that nothing can wait for alone is dropped, then runs that nothing separates are booked as one.
+    """A schedule's records (CohortWork.schedule) with the same timing in fewer records and steps: an
+    SMEM load that nothing can wait for alone is dropped, one that the next record's s_waitcnt 0 waits for
+    moves the clock, then runs that nothing separates are booked as one.
 
     A scalar load is dropped when no s_waitcnt follows it (the cohort ends with it outstanding) or when
     the next one is s_waitcnt 0 and a later scalar load of at least its latency comes before that wait:
     the cohort's clock never goes back, so that load completes no earlier, and s_waitcnt 0 waits for the
-    last load to complete (the count of loads, which another s_waitcnt reads, is then kept). A record
+    last load to complete (the count of loads, which another s_waitcnt reads, is then kept). A scalar
+    load right before an s_waitcnt 0 (the next record's wait) is its latency added to the clock
+    (`then` LATENCY): the wait then ends at the later of that and the other loads, as it would. A record
     with no wait joins the one before it when that one has nothing after its run and neither run stalls:
     booking the two issue lengths at once takes the same cycles of the issue port (the first a + b free
     cycles from the start) and ends where the second booking would. The trace's rows need what is
@@ -780,6 +793,8 @@ def _packed(records, segments, memory_rows):
                 outlasted = True
         if wait < 0 or wait == 0 and outlasted:
             record[5:8] = [NOTHING, 0, 0]
+        elif wait == 0 and records[i + 1][0] == 0:
+            record[5] = LATENCY
     out = []
     for record in records:
         before = out[-1] if out else None
