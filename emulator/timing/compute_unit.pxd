@@ -34,8 +34,7 @@ cdef class ComputeUnit(Process):
                          long long infinity_cache, long long dram, long long ic_reads,
                          long long dram_reads, long long host, long long activations=*) except? -1
 
-    @cython.locals(head=cython.Py_ssize_t, n=cython.Py_ssize_t, j=cython.Py_ssize_t,
-                   cycles=cython.longlong[::1], counts=cython.longlong[::1])
+    @cython.locals(n=cython.Py_ssize_t)
     cpdef Py_ssize_t make_room(self) except -1
 
     @cython.locals(start=cython.longlong)

@@ -29,7 +29,7 @@ from collections import deque
 from typing import NamedTuple
 
 from dmlemu.timing.events import DONE, Process
-from dmlemu.timing.physics import compiled_file, zeros
+from dmlemu.timing.physics import compacted, compiled_file, zeros
 
 COMPILED = compiled_file(__file__)    # which containers (physics.zeros)
 
@@ -136,14 +136,9 @@ class ComputeUnit(Process):
     def make_room(self):
         """Room for one more piece at the miss queue's tail: its entries moved to the front, and the
         arrays twice as long when they were more than half full; returns the new tail."""
-        head, n = self.head, self.tail - self.head
-        cycles, counts = self.done_cycles, self.done_sectors
-        if 2 * n >= len(cycles):
-            cycles, counts = zeros(2 * len(cycles), COMPILED), zeros(2 * len(cycles), COMPILED)
-        for j in range(n):
-            cycles[j] = self.done_cycles[head + j]
-            counts[j] = self.done_sectors[head + j]
-        self.done_cycles, self.done_sectors = cycles, counts
+        n = self.tail - self.head
+        self.done_cycles, self.done_sectors = compacted(self.done_cycles, self.done_sectors, self.head, self.tail,
+                                                        COMPILED)
         self.head, self.tail = 0, n
         return n
 

@@ -45,8 +45,7 @@ cdef class DramServer(FifoServer):
                    leaves=cython.longlong[::1], totals=cython.longlong[::1])
     cpdef long long write_room(self, long long now, long long write_bytes, long long end) except? -1
 
-    @cython.locals(head=cython.Py_ssize_t, tail=cython.Py_ssize_t, n=cython.Py_ssize_t, j=cython.Py_ssize_t,
-                   leaves=cython.longlong[::1], totals=cython.longlong[::1])
+    @cython.locals(n=cython.Py_ssize_t)
     cpdef Py_ssize_t make_queue_room(self) except -1
 
 

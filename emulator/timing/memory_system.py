@@ -78,7 +78,7 @@ instead, whose Python integers are unbounded (physics.py: the 64-bit guard).
 import math
 from bisect import bisect_left
 
-from dmlemu.timing.physics import compiled_file, zeros
+from dmlemu.timing.physics import compacted, compiled_file, zeros
 
 COMPILED = compiled_file(__file__)    # which containers (physics.zeros)
 
@@ -299,15 +299,9 @@ class DramServer(FifoServer):
     def make_queue_room(self):
         """Room for one more write-back at the write queue's tail: its entries moved to the front, and
         the arrays twice as long when they were more than half full; returns the new tail."""
-        head, tail = self.queue_head, self.queue_tail
-        n = tail - head
-        leaves, totals = self.queue_leaves, self.queue_totals
-        if 2 * n >= len(leaves):
-            leaves, totals = zeros(2 * len(leaves), COMPILED), zeros(2 * len(leaves), COMPILED)
-        for j in range(n):
-            leaves[j] = self.queue_leaves[head + j]
-            totals[j] = self.queue_totals[head + j]
-        self.queue_leaves, self.queue_totals = leaves, totals
+        n = self.queue_tail - self.queue_head
+        self.queue_leaves, self.queue_totals = compacted(self.queue_leaves, self.queue_totals, self.queue_head,
+                                                         self.queue_tail, COMPILED)
         self.queue_head, self.queue_tail = 0, n
         return n
 
