@@ -19,20 +19,23 @@ cdef class ComputeUnit(Process):
     cdef public long long lds_units_per_cycle, lds_units_per_pass, lds_free_units, lds_passes
     cdef public MemorySystem memory
     cdef public long long[::1] done_cycles, done_sectors
-    cdef public Py_ssize_t pieces
+    cdef public Py_ssize_t head, tail
     cdef public object waiting
     cdef public Scheduler scheduler
     cdef public long long hit_bytes_per_cycle, hit_free_bytes
 
-    @cython.locals(n=cython.Py_ssize_t, cycles=cython.longlong[::1], sectors=cython.longlong[::1],
-                   t=cython.longlong, moved=cython.longlong, i=cython.Py_ssize_t, child=cython.Py_ssize_t)
+    @cython.locals(cycles=cython.longlong[::1], sectors=cython.longlong[::1], head=cython.Py_ssize_t,
+                   tail=cython.Py_ssize_t)
     cpdef retire(self, long long now)
 
-    @cython.locals(done=cython.longlong, i=cython.Py_ssize_t, parent=cython.Py_ssize_t, j=cython.Py_ssize_t,
-                   cycles=cython.longlong[::1], counts=cython.longlong[::1])
+    @cython.locals(done=cython.longlong, i=cython.Py_ssize_t, cycles=cython.longlong[::1],
+                   counts=cython.longlong[::1])
     cpdef long long send(self, long long now, long long sectors, bint is_write, long long l2,
                          long long infinity_cache, long long dram, long long ic_reads,
                          long long dram_reads, long long host, long long activations=*) except? -1
+
+    @cython.locals(n=cython.Py_ssize_t)
+    cpdef Py_ssize_t make_room(self) except -1
 
     @cython.locals(start=cython.longlong)
     cpdef long long lds_serve(self, long long now, long long passes) except? -1
@@ -58,5 +61,5 @@ cdef class ComputeUnit(Process):
                    free=cython.longlong, want=cython.longlong, end=cython.longlong, piece=cython.longlong)
     cpdef long long resume(self, long long now) except? -3
 
-    @cython.locals(freed=cython.longlong, done=cython.longlong, n=cython.longlong)
+    @cython.locals(freed=cython.longlong, done=cython.longlong, i=cython.Py_ssize_t)
     cpdef long long time_until_free(self, long long needed) except? -1

@@ -29,7 +29,7 @@ from collections import deque
 from typing import NamedTuple
 
 from dmlemu.timing.events import DONE, Process
-from dmlemu.timing.physics import compiled_file, zeros
+from dmlemu.timing.physics import compacted, compiled_file, zeros
 
 COMPILED = compiled_file(__file__)    # which containers (physics.zeros)
 
@@ -77,12 +77,14 @@ class ComputeUnit(Process):
         self.chunk = min(self.capacity, max(2, self.capacity // 4))   # never more than fits
         self.lookups_per_cycle = preset.lookups_per_cycle_per_cu
         self.front_end_free = 0    # cycle at which the tag lookups queued so far are done
-        # The miss queue: a binary heap on completion cycle of the pieces in flight, in two 64-bit
-        # arrays (completion cycle, sectors), its first `pieces` entries in use (interpreted, lists:
-        # physics.zeros).
+        # The miss queue: the pieces in flight sorted by completion cycle (those that complete together
+        # in the order they were sent), entries head .. tail - 1 of two 64-bit arrays (completion cycle,
+        # sectors; interpreted, lists: physics.zeros). Speed: pieces mostly complete in the order they
+        # are sent, so a piece is inserted at or near the tail and retiring is a walk from the head
+        # (a binary heap would sift on every piece).
         self.done_cycles = zeros(16, COMPILED)
         self.done_sectors = zeros(16, COMPILED)
-        self.pieces = 0
+        self.head = self.tail = 0
         self.sectors_in_flight = 0
         self.lds_units_per_cycle = preset.lds_bytes_per_cycle
         self.lds_units_per_pass = 4 * preset.lds_banks
@@ -97,61 +99,48 @@ class ComputeUnit(Process):
     @property
     def in_flight(self):
         """The miss queue's pieces in flight: (completion cycle, sectors), sorted."""
-        return sorted([(self.done_cycles[i], self.done_sectors[i]) for i in range(self.pieces)])
+        return sorted([(self.done_cycles[i], self.done_sectors[i]) for i in range(self.head, self.tail)])
 
     def retire(self, now):
-        """Retire the pieces completed by cycle `now` (the heap's first until it is later)."""
+        """Retire the pieces completed by cycle `now` (from the head while they are)."""
         # Speed: the arrays in locals (interpreted, an attribute read saved per use; compiled, a copy of a
         # typed memoryview costs two atomic reference counts per call, fewer than the reads); here and in
         # send().
         cycles = self.done_cycles
         sectors = self.done_sectors
-        n = self.pieces
-        while n and cycles[0] <= now:
-            self.sectors_in_flight -= sectors[0]
-            n -= 1                             # the last entry sifts down from the root
-            t, moved = cycles[n], sectors[n]
-            i = 0
-            while True:
-                child = 2 * i + 1
-                if child >= n:
-                    break
-                if child + 1 < n and cycles[child + 1] < cycles[child]:
-                    child += 1
-                if t <= cycles[child]:
-                    break
-                cycles[i] = cycles[child]
-                sectors[i] = sectors[child]
-                i = child
-            cycles[i] = t
-            sectors[i] = moved
-        self.pieces = n
+        head, tail = self.head, self.tail
+        while head < tail and cycles[head] <= now:
+            self.sectors_in_flight -= sectors[head]
+            head += 1
+        self.head = head
 
     def send(self, now, sectors, is_write, l2, infinity_cache, dram, ic_reads, dram_reads, host, activations=0):
         """Send a piece of `sectors` to the memory system at `now` and put it in the miss queue;
         returns its completion cycle."""
         done = self.memory.request(now, l2, infinity_cache, dram, is_write, ic_reads, dram_reads, host, activations)
-        i = self.pieces
-        if i == len(self.done_cycles):     # more pieces than ever before: the arrays twice as long
-            grown_cycles, grown_sectors = zeros(2 * i, COMPILED), zeros(2 * i, COMPILED)
-            for j in range(i):
-                grown_cycles[j] = self.done_cycles[j]
-                grown_sectors[j] = self.done_sectors[j]
-            self.done_cycles, self.done_sectors = grown_cycles, grown_sectors
+        i = self.tail
+        if i == len(self.done_cycles):     # no room at the tail: the entries moved to the front
+            i = self.make_room()
         cycles = self.done_cycles
         counts = self.done_sectors
-        self.pieces = i + 1
-        while i > 0:                       # sift up
-            parent = (i - 1) >> 1
-            if cycles[parent] <= done:
-                break
-            cycles[i] = cycles[parent]
-            counts[i] = counts[parent]
-            i = parent
+        self.tail = i + 1
+        while i > self.head and cycles[i - 1] > done:    # after the pieces that complete no later
+            cycles[i] = cycles[i - 1]
+            counts[i] = counts[i - 1]
+            i -= 1
         cycles[i] = done
         counts[i] = sectors
         self.sectors_in_flight += sectors
         return done
+
+    def make_room(self):
+        """Room for one more piece at the miss queue's tail: its entries moved to the front, and the
+        arrays twice as long when they were more than half full; returns the new tail."""
+        n = self.tail - self.head
+        self.done_cycles, self.done_sectors = compacted(self.done_cycles, self.done_sectors, self.head, self.tail,
+                                                        COMPILED)
+        self.head, self.tail = 0, n
+        return n
 
     def lds_serve(self, now, passes):
         """Serve `passes` bank-conflict passes arriving at cycle `now` after the LDS work queued
@@ -190,7 +179,7 @@ class ComputeUnit(Process):
         once per memory request: no tuple is built for it). While requests wait, a new one queues
         behind them even if it would fit: the CU sends its requests in order (a request that overtook
         the waiting ones would make a faster L2 or DRAM, which frees room sooner, reorder them)."""
-        if self.pieces and self.done_cycles[0] <= now:      # retire what has completed
+        if self.head < self.tail and self.done_cycles[self.head] <= now:      # retire what has completed
             self.retire(now)
         if self.waiting or self.sectors_in_flight + sectors > self.capacity:
             return -1
@@ -223,7 +212,7 @@ class ComputeUnit(Process):
             sectors, sent, done = request.sectors, request.sent, request.done   # done: the arrival until sent
             if done > now and not sent:
                 return done
-            if self.pieces and self.done_cycles[0] <= now:      # retire what has completed
+            if self.head < self.tail and self.done_cycles[self.head] <= now:      # retire what has completed
                 self.retire(now)
             left = sectors - sent
             free = capacity - self.sectors_in_flight
@@ -257,12 +246,11 @@ class ComputeUnit(Process):
 
     def time_until_free(self, needed):
         """Cycle at which at least `needed` (<= sectors in flight) more sectors will have retired."""
-        if self.done_sectors[0] >= needed:  # the heap's first is the soonest: enough on its own
-            return self.done_cycles[0]     # (most calls) without sorting
         freed = 0
         done = 0
-        for done, n in self.in_flight:
-            freed += n
+        for i in range(self.head, self.tail):
+            done = self.done_cycles[i]
+            freed += self.done_sectors[i]
             if freed >= needed:
                 return done
         return done

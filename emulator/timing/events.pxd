@@ -24,5 +24,5 @@ cdef class EventHeap(Scheduler):
     @cython.locals(last=cython.longlong, time=cython.longlong, process=Process, moved=Process,
                    n=cython.Py_ssize_t, i=cython.Py_ssize_t, child=cython.Py_ssize_t, t=cython.longlong,
                    order=cython.longlong, resume_at=cython.longlong, times=cython.longlong[::1],
-                   orders=cython.longlong[::1], heap=list, queue=list, normal=cython.longlong)
+                   orders=cython.longlong[::1], heap=list, queue=list)
     cpdef long long run(self, list processes, long long now) except? -3

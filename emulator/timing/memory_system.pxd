@@ -7,21 +7,24 @@ cdef bint COMPILED
 
 cdef class FifoServer:
     cdef public long long units_per_byte, units_per_cycle, free_units, refresh_interval, refresh_cycles
-    cdef public long long busy_cycles, bytes
+    cdef public long long busy_cycles, bytes, start
+    cdef public bint stream_open
 
-    @cython.locals(bps=cython.longlong, start_units=cython.longlong, end_units=cython.longlong,
-                   start=cython.longlong, end=cython.longlong)
+    @cython.locals(end=cython.longlong)
     cpdef tuple serve(self, long long now, long long num_bytes)
 
-    @cython.locals(bps=cython.longlong, start=cython.longlong, end=cython.longlong, period=cython.longlong,
-                   window=cython.longlong, work=cython.longlong, k=cython.longlong, base=cython.longlong,
-                   free=cython.longlong, j=cython.longlong)
-    cpdef tuple _book(self, long long start_units, long long end_units, long long num_bytes)
+    @cython.locals(bps=cython.longlong, start_units=cython.longlong, end_units=cython.longlong,
+                   start=cython.longlong, end=cython.longlong, period=cython.longlong, window=cython.longlong,
+                   work=cython.longlong, k=cython.longlong, base=cython.longlong, free=cython.longlong,
+                   j=cython.longlong)
+    cpdef long long finish(self, long long now, long long num_bytes) except? -1
+
+    cpdef long long shared_end(self, long long start_units, long long end_units) except? -1
 
 
 cdef class DramServer(FifoServer):
     cdef public long long write_batch_bytes, turnaround_cycles, pending_write_bytes, turnarounds, shared_cycles
-    cdef public bint read_since_drain, stream_open
+    cdef public bint read_since_drain
     cdef public long long stream_units_start, stream_units_end
     cdef public long long write_queue_bytes, queued_write_bytes, write_waits, left_bytes
     cdef public long long[::1] queue_leaves, queue_totals
@@ -30,12 +33,11 @@ cdef class DramServer(FifoServer):
     @cython.locals(start_units=cython.longlong)
     cpdef tuple open_stream(self, long long now, long long num_bytes, long long cycles)
 
-    @cython.locals(bps=cython.longlong, start_units=cython.longlong, work=cython.longlong,
-                   end_units=cython.longlong, s0=cython.longlong, e0=cython.longlong, x=cython.longlong,
+    @cython.locals(work=cython.longlong, s0=cython.longlong, e0=cython.longlong, x=cython.longlong,
                    rest=cython.longlong, remain=cython.longlong)
-    cpdef tuple _serve_shared(self, long long now, long long num_bytes)
+    cpdef long long shared_end(self, long long start_units, long long end_units) except? -1
 
-    @cython.locals(span=tuple, pending=cython.longlong, start_units=cython.longlong)
+    @cython.locals(end=cython.longlong, pending=cython.longlong)
     cpdef tuple serve_mixed(self, long long now, long long num_bytes, long long write_bytes)
 
     @cython.locals(head=cython.Py_ssize_t, tail=cython.Py_ssize_t, enter=cython.longlong, excess=cython.longlong,
@@ -43,8 +45,7 @@ cdef class DramServer(FifoServer):
                    leaves=cython.longlong[::1], totals=cython.longlong[::1])
     cpdef long long write_room(self, long long now, long long write_bytes, long long end) except? -1
 
-    @cython.locals(head=cython.Py_ssize_t, tail=cython.Py_ssize_t, n=cython.Py_ssize_t, j=cython.Py_ssize_t,
-                   leaves=cython.longlong[::1], totals=cython.longlong[::1])
+    @cython.locals(n=cython.Py_ssize_t)
     cpdef Py_ssize_t make_queue_room(self) except -1
 
 
@@ -69,8 +70,7 @@ cdef class MemorySystem:
                    end=cython.longlong)
     cpdef long long atomic(self, long long now, list operations) except? -1
 
-    @cython.locals(l2=FifoServer, bps=cython.longlong, start_units=cython.longlong, end_units=cython.longlong,
-                   end=cython.longlong, done=cython.longlong, start=cython.longlong, room=cython.longlong,
+    @cython.locals(end=cython.longlong, done=cython.longlong, start=cython.longlong, room=cython.longlong,
                    ready=cython.longlong)
     cpdef long long request(self, long long now, long long l2_bytes, long long ic_bytes, long long dram_bytes,
                             bint is_write, long long ic_read_bytes=*, long long dram_read_bytes=*,

@@ -78,7 +78,7 @@ instead, whose Python integers are unbounded (physics.py: the 64-bit guard).
 import math
 from bisect import bisect_left
 
-from dmlemu.timing.physics import compiled_file, zeros
+from dmlemu.timing.physics import compacted, compiled_file, zeros
 
 COMPILED = compiled_file(__file__)    # which containers (physics.zeros)
 
@@ -95,34 +95,31 @@ class FifoServer:
         self.refresh_cycles = refresh_cycles
         self.busy_cycles = 0
         self.bytes = 0
+        self.start = 0       # the first cycle of the last transfer (finish() returns its end)
+        self.stream_open = False     # a copy stream shares the server (DramServer.open_stream)
 
     def serve(self, now, num_bytes):
         """(start cycle, end cycle) of a transfer of num_bytes arriving at cycle `now`."""
+        end = self.finish(now, num_bytes)
+        return self.start, end
+
+    def finish(self, now, num_bytes):
+        """The end cycle of a transfer of num_bytes arriving at cycle `now`, behind what is queued (serve()
+        without its tuple; the transfer's first cycle is then `start`); the server is busy until its end.
+
+        With refresh, the DRAM transfers nothing during the refresh windows [k x interval, k x interval
+        + refresh_cycles) (k >= 1): a transfer that would start inside one starts at its end, and one
+        that reaches the next window pauses for it, as often as it reaches one (the work is served in
+        the time between windows; exact in byte-time units). So a transfer never ends later because it
+        started earlier or moved fewer bytes. While a copy stream is open on the server (DRAM's:
+        DramServer.shared_end), the part of the transfer that overlaps it moves at half rate."""
         bps = self.units_per_cycle
         start_units = now * bps
         if start_units < self.free_units:     # (a comparison, not max(): this runs per request)
             start_units = self.free_units
         end_units = start_units + num_bytes * self.units_per_byte
-        if self.refresh_interval:
-            return self._book(start_units, end_units, num_bytes)
-        # Speed: _book without refresh, inlined (this runs once per request and level; a call and
-        # its argument passing cost the interpreted build more than the arithmetic).
-        start = -(-start_units // bps)
-        end = -(-end_units // bps)
-        self.free_units = end_units
-        self.busy_cycles += end - start
-        self.bytes += num_bytes
-        return start, end
-
-    def _book(self, start_units, end_units, num_bytes):
-        """(start cycle, end cycle) of a transfer that needs the server from start_units for
-        end_units - start_units units of work; the server is busy until its end. With refresh, the
-        DRAM transfers nothing during the refresh windows [k x interval, k x interval + refresh_cycles)
-        (k >= 1): a transfer that would start inside one starts at its end, and one that reaches the
-        next window pauses for it, as often as it reaches one (the work is served in the time between
-        windows; exact in byte-time units). So a transfer never ends later because it started
-        earlier or moved fewer bytes."""
-        bps = self.units_per_cycle
+        if self.stream_open:
+            end_units = self.shared_end(start_units, end_units)
         if self.refresh_interval:
             period = self.refresh_interval * bps
             window = self.refresh_cycles * bps
@@ -143,7 +140,13 @@ class FifoServer:
         self.free_units = end_units
         self.busy_cycles += end - start
         self.bytes += num_bytes
-        return start, end
+        self.start = start
+        return end
+
+    def shared_end(self, start_units, end_units):
+        """Where a transfer from start_units to end_units ends while a copy stream shares the server
+        (DramServer's; a plain server opens no stream)."""
+        return end_units
 
 
 class DramServer(FifoServer):
@@ -158,7 +161,7 @@ class DramServer(FifoServer):
         self.pending_write_bytes = 0     # writes queued since the last drain
         self.read_since_drain = False    # the bus carried reads since the last drain
         self.turnarounds = 0
-        self.stream_open = False         # a copy stream is open: it holds [stream_units_start, stream_units_end)
+        # An open copy stream (stream_open) holds [stream_units_start, stream_units_end).
         self.stream_units_start = 0      # in byte-time units
         self.stream_units_end = 0
         self.shared_cycles = 0           # cycles compute requests spent sharing the bus with a stream
@@ -212,17 +215,13 @@ class DramServer(FifoServer):
         self.busy_cycles += last - first
         return last
 
-    def _serve_shared(self, now, num_bytes):
-        """serve() while a copy stream is open: the part of the transfer that overlaps the stream
-        moves at half rate and pushes the stream's end back by its own length (see the banner)."""
-        bps = self.units_per_cycle
-        start_units = now * bps
-        if start_units < self.free_units:
-            start_units = self.free_units
-        work = num_bytes * self.units_per_byte
-        end_units = start_units + work
+    def shared_end(self, start_units, end_units):
+        """Where a transfer from start_units to end_units ends while the copy stream is open: the part
+        that overlaps the stream moves at half rate and pushes the stream's end back by its own length
+        (see the banner)."""
         s0, e0 = self.stream_units_start, self.stream_units_end
         if end_units > s0 and start_units < e0:
+            work = end_units - start_units
             x = s0 if start_units < s0 else start_units      # where the sharing starts
             rest = work - (x - start_units)                   # work left then
             remain = e0 - x                                   # the stream's work left then
@@ -232,18 +231,12 @@ class DramServer(FifoServer):
             else:
                 end_units = x + 2 * remain + (rest - remain)
                 self.stream_units_end = x + 2 * remain
-            self.shared_cycles += -(-(end_units - x) // bps)
-        return self._book(start_units, end_units, num_bytes)
+            self.shared_cycles += -(-(end_units - x) // self.units_per_cycle)
+        return end_units
 
     def serve_mixed(self, now, num_bytes, write_bytes):
         """(start, end) of a transfer of num_bytes of which write_bytes are writes (see the banner)."""
-        if self.stream_open:
-            span = self._serve_shared(now, num_bytes)
-        else:                   # serve(), inlined (once per DRAM request: a call less)
-            start_units = now * self.units_per_cycle
-            if start_units < self.free_units:
-                start_units = self.free_units
-            span = self._book(start_units, start_units + num_bytes * self.units_per_byte, num_bytes)
+        end = self.finish(now, num_bytes)
         if self.turnaround_cycles:
             if num_bytes > write_bytes:
                 self.read_since_drain = True
@@ -256,7 +249,7 @@ class DramServer(FifoServer):
                     self.turnarounds += 1
                     self.read_since_drain = False
             self.pending_write_bytes = pending
-        return span
+        return self.start, end
 
 
     def write_room(self, now, write_bytes, end):
@@ -306,15 +299,9 @@ class DramServer(FifoServer):
     def make_queue_room(self):
         """Room for one more write-back at the write queue's tail: its entries moved to the front, and
         the arrays twice as long when they were more than half full; returns the new tail."""
-        head, tail = self.queue_head, self.queue_tail
-        n = tail - head
-        leaves, totals = self.queue_leaves, self.queue_totals
-        if 2 * n >= len(leaves):
-            leaves, totals = zeros(2 * len(leaves), COMPILED), zeros(2 * len(leaves), COMPILED)
-        for j in range(n):
-            leaves[j] = self.queue_leaves[head + j]
-            totals[j] = self.queue_totals[head + j]
-        self.queue_leaves, self.queue_totals = leaves, totals
+        n = self.queue_tail - self.queue_head
+        self.queue_leaves, self.queue_totals = compacted(self.queue_leaves, self.queue_totals, self.queue_head,
+                                                         self.queue_tail, COMPILED)
         self.queue_head, self.queue_tail = 0, n
         return n
 
@@ -404,27 +391,16 @@ class MemorySystem:
         server's slots from `now` on, and the reads' data comes no earlier than the last activation; a
         request whose DRAM reads all hit open rows waits the row-hit latency (see the banner).
         """
-        # FifoServer.serve for the L2, inlined (this runs once per request; the L2 has no refresh).
-        l2 = self.l2
-        bps = l2.units_per_cycle
-        start_units = now * bps
-        if start_units < l2.free_units:
-            start_units = l2.free_units
-        end_units = start_units + l2_bytes * l2.units_per_byte
-        end = -(-end_units // bps)
-        l2.free_units = end_units
-        l2.busy_cycles += end + (-start_units // bps)    # end - start, start = -(-start_units // bps)
-        l2.bytes += l2_bytes
-        done = end + self.l2_latency
+        done = self.l2.finish(now, l2_bytes) + self.l2_latency
         if ic_bytes:
-            end = self.infinity_cache.serve(now, ic_bytes)[1] + self.ic_latency
+            end = self.infinity_cache.finish(now, ic_bytes) + self.ic_latency
             if ic_read_bytes and end > done:
                 done = end
         if dram_bytes:
             start, end = self.dram.serve_mixed(now, dram_bytes, dram_bytes - dram_read_bytes)
             if dram_read_bytes:
                 if activations and self.activation is not None:
-                    ready = self.activation.serve(now, activations)[1]
+                    ready = self.activation.finish(now, activations)
                     if ready < end:
                         ready = end
                     ready += self.dram_latency

@@ -55,6 +55,21 @@ def zeros(n, compiled):
     return array("q", bytes(8 * n)) if compiled else [0] * n
 
 
+def compacted(first, second, head, tail, compiled):
+    """A queue held as entries head .. tail - 1 of two parallel arrays (a unit's miss queue, DRAM's write
+    queue), moved to the front to make room at its tail: (first, second) to use from then on, whose
+    entries are 0 .. tail - head - 1; twice as long (from zeros(..., compiled)) when the entries filled
+    more than half of them. Not a hot path: it runs once per as many entries as the queue holds."""
+    n = tail - head
+    into_first, into_second = first, second
+    if 2 * n >= len(first):
+        into_first, into_second = zeros(2 * len(first), compiled), zeros(2 * len(first), compiled)
+    for j in range(n):
+        into_first[j] = first[head + j]
+        into_second[j] = second[head + j]
+    return into_first, into_second
+
+
 def rates(preset):
     """The byte-time rates of the preset's servers: units per cycle and units per byte of each."""
     out = []

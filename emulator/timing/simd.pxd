@@ -8,7 +8,7 @@ from dmlemu.timing.workgroup_dispatcher cimport WorkgroupDispatcher
 # Step kinds (kernel_path.py), resume() results (events.py) and slot-group states, as C integers.
 cdef long long ALU, SMEM, VMEM, LDS, BARRIER, WAIT_STEP, WAIT, DONE
 cdef long long STORE, ATOMIC, ATOMIC_RETURN, PERMUTE_SLOT
-cdef long long BLOCK, FIELDS, STEP_FIELDS, NOTHING
+cdef long long BLOCK, FIELDS, STEP_FIELDS, NOTHING, LATENCY
 cdef bint COMPILED
 cdef long long START, TAKE, SPLIT, NEXT_COHORT, WALK, SEND, ROOM, SENT, COHORT_END, ENDED
 
@@ -22,7 +22,10 @@ cdef class IssuePort:
                    mid=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t, k=cython.Py_ssize_t,
                    removed=cython.Py_ssize_t, end=cython.longlong, left=cython.longlong,
                    first=cython.longlong, last=cython.longlong, bounds=cython.longlong[::1])
-    cpdef long long book(self, long long now, long long t, long long cycles) except? -1
+    cpdef long long book(self, long long now, long long t, long long cycles, long long stall=*) except? -1
+
+    @cython.locals(n=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t, bounds=cython.longlong[::1])
+    cpdef Py_ssize_t drop(self, long long now) except -1
 
     @cython.locals(old=cython.longlong[::1], grown=cython.longlong[::1], n=cython.Py_ssize_t,
                    j=cython.Py_ssize_t)
@@ -45,7 +48,7 @@ cdef class CohortWork:
     cdef public long long sector_bytes, costs_at
     cdef public long long l0_latency, tlb_miss_cycles, walk_cycles, far_cycles
     cdef public long long l1_latency
-    cdef public bint segments, memory_rows
+    cdef public bint segments, memory_rows, cu_side
     cdef public object rows_buffer
     cdef public long long[::1] rows
     cdef public Py_ssize_t nrows
@@ -78,12 +81,9 @@ cdef class SlotGroup(Process):
     cdef public WorkgroupDispatcher dispatcher
     cdef public long long group, slots, state, first, count, piece, path_id, first_wave, waves, begin, busy
     cdef public Py_ssize_t at, end
-    cdef public long long schedule_key, t, issued, pc, latency
-    cdef public long long sectors, done
+    cdef public long long schedule_key, t, issued, done
     cdef public list costs
     cdef public Py_ssize_t cost_at
-    cdef public bint is_write, is_lds
-    cdef public long long access, slot
     cdef public WaitingRequest request
 
     @cython.locals(state=cython.longlong, start_at=cython.longlong, key=cython.longlong,
@@ -92,22 +92,23 @@ cdef class SlotGroup(Process):
 
     @cython.locals(t=cython.longlong, end=cython.Py_ssize_t, port=IssuePort,
                    work=CohortWork, steps=cython.longlong[::1], segments=bint, loads=cython.longlong[::1],
-                   nloads=cython.Py_ssize_t, bounds=cython.longlong[::1], room=cython.Py_ssize_t,
-                   booking=bint, capacity=cython.Py_ssize_t,
-                   at=cython.Py_ssize_t, count=cython.longlong, issue=cython.longlong, then=cython.longlong,
-                   n=cython.Py_ssize_t, done=cython.longlong, start=cython.longlong, k=cython.Py_ssize_t,
+                   at=cython.Py_ssize_t, count=cython.longlong, issue=cython.longlong, stall=cython.longlong,
+                   then=cython.longlong, n=cython.Py_ssize_t, start=cython.longlong, k=cython.Py_ssize_t,
                    j=cython.Py_ssize_t)
     cpdef long long walk(self, long long now) except? -2
 
-    @cython.locals(cu=ComputeUnit, work=CohortWork, costs=list, at=cython.Py_ssize_t, lines=cython.longlong,
+    @cython.locals(cu=ComputeUnit, work=CohortWork, steps=cython.longlong[::1], at=cython.Py_ssize_t,
+                   latency=cython.longlong, costs=list, k=cython.Py_ssize_t, lines=cython.longlong,
                    hits=cython.longlong, passes=cython.longlong, arrive=cython.longlong, sectors=cython.longlong,
-                   sector_bytes=cython.longlong, ic_reads=cython.longlong, dram_reads=cython.longlong,
+                   is_write=bint, sector_bytes=cython.longlong, ic_reads=cython.longlong, dram_reads=cython.longlong,
                    ic_bytes=cython.longlong, dram_bytes=cython.longlong, host=cython.longlong,
                    activations=cython.longlong, done=cython.longlong, ready=cython.longlong)
     cpdef long long send(self, long long now) except? -1
 
-    @cython.locals(work=CohortWork, done=cython.longlong, n=cython.Py_ssize_t, at=cython.Py_ssize_t)
+    @cython.locals(work=CohortWork, steps=cython.longlong[::1], at=cython.Py_ssize_t, access=cython.longlong,
+                   is_lds=bint, is_write=bint, done=cython.longlong, k=cython.Py_ssize_t)
     cpdef sent(self, long long now)
 
-    @cython.locals(n=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t)
+    @cython.locals(loads=cython.longlong[::1], grown=cython.longlong[::1], n=cython.Py_ssize_t,
+                   i=cython.Py_ssize_t, j=cython.Py_ssize_t)
     cpdef add_load(self, long long done)

@@ -60,6 +60,8 @@ MISSING = object()
 FIELDS = len(TRAFFIC_FIELDS)      # costs per cohort
 STEP_FIELDS = 10                  # a flat schedule's ints per record (CohortWork.schedule)
 NOTHING = -1                      # a record's `then` when nothing follows its run
+LATENCY = -2                      # ... an SMEM whose data the next record's s_waitcnt 0 waits for (_packed)
+CU_SIDE_FIELDS = ("l0_hits", "far_hits", "tlb_misses", "tlb_walks", "l1_hits")   # costs send() adds before the L2
 assert TRAFFIC_FIELDS[:2] == ("sectors", "lines") and TRAFFIC_FIELDS[3:] == ("ic_hits", "dram_reads", "dram_writes",
                                                                            "ic_writes", "host", "dram_activations",
                                                                            "l0_hits", "far_hits", "tlb_misses", "tlb_walks", "l1_hits")
@@ -91,17 +93,32 @@ class IssuePort:
         b = self.bounds
         return [(b[i], b[i + 1]) for i in range(0, self.size, 2)]
 
-    def book(self, now, t, cycles):
+    def book(self, now, t, cycles, stall=0):
         """Reserve `cycles` (> 0) of issue from cycle t >= now on (now: the simulated time): the first
         `cycles` free cycles from t on, in as many pieces as earlier bookings cut them into (the port
         issues from whichever group has work each cycle, so a run of instructions fills the cycles
         the other group left free; a booking never waits for a gap long enough to hold it whole,
-        which would leave the port idle while work is ready). Returns the cycle after its last; its
-        first is then `start`."""
+        which would leave the port idle while work is ready). `stall`: the run's dependency stall
+        cycles past its issue; an append (nothing booked from t on) leaves them to the other group, a
+        booking among the other group's reserves them too, `cycles + stall` (docs/DEVIATIONS.md).
+        Returns the cycle after its last; its first is then `start`."""
         # Speed: the bounds in a local (interpreted, an attribute read saved per use; compiled, the copy
         # of the typed memoryview costs two atomic reference counts per call, fewer than the reads).
         bounds = self.bounds
         n = self.size
+        if n == 0 or bounds[n - 1] <= t:      # nothing booked from t on: an append (the commonest booking)
+            self.start = t
+            if n and bounds[n - 1] == t:      # fused with the last interval
+                bounds[n - 1] = t + cycles
+                return t + cycles
+            if n + 2 > len(bounds):
+                n = self.make_room(now)
+                bounds = self.bounds
+            bounds[n] = t
+            bounds[n + 1] = t + cycles
+            self.size = n + 2
+            return t + cycles
+        cycles += stall
         end = t + cycles
         if n >= 2 and end <= bounds[n - 2] and (n == 2 or bounds[n - 3] <= t) and n + 2 <= len(bounds):
             # Speed: the commonest booking that is not an append (the other slot group's cohort has
@@ -124,29 +141,7 @@ class IssuePort:
                 bounds[n - 1] = end
                 self.size = n + 2
             return end
-        if n and bounds[1] <= now:            # drop what is over (the first i bounds)
-            i = 2
-            while i < n and bounds[i + 1] <= now:
-                i += 2
-            if COMPILED:
-                for j in range(n - i):
-                    bounds[j] = bounds[j + i]
-            else:                                  # Speed: interpreted, one slice copy (C code)
-                bounds[:n - i] = bounds[i:n]
-            n -= i
-            self.size = n
-        if n == 0 or bounds[n - 1] <= t:      # nothing booked from t on: append
-            self.start = t
-            if n and bounds[n - 1] == t:
-                bounds[n - 1] = t + cycles
-                return t + cycles
-            if n + 2 > len(bounds):
-                n = self.make_room(now)
-                bounds = self.bounds
-            bounds[n] = t
-            bounds[n + 1] = t + cycles
-            self.size = n + 2
-            return t + cycles
+        n = self.drop(now)
         if COMPILED:                               # bisect_right(bounds, t, 0, n), on C integers
             lo = 0
             hi = n
@@ -209,10 +204,27 @@ class IssuePort:
             self.size = n + 2
         return end
 
-    def make_room(self, now):
-        """Room for one more interval (what is over by `now` was dropped): the array twice as long;
-        returns the size."""
+    def drop(self, now):
+        """Drop the intervals over by `now` (every booking starts at or after it); returns the size."""
+        bounds = self.bounds
         n = self.size
+        if n and bounds[1] <= now:            # drop what is over (the first i bounds)
+            i = 2
+            while i < n and bounds[i + 1] <= now:
+                i += 2
+            if COMPILED:
+                for j in range(n - i):
+                    bounds[j] = bounds[j + i]
+            else:                                  # Speed: interpreted, one slice copy (C code)
+                bounds[:n - i] = bounds[i:n]
+            n -= i
+            self.size = n
+        return n
+
+    def make_room(self, now):
+        """Room for one more interval: what is over by `now` dropped, and the array twice as long if
+        that is not enough; returns the size."""
+        n = self.drop(now)
         old = self.bounds
         if n + 2 > len(old):
             grown = zeros(2 * len(old), COMPILED)
@@ -280,6 +292,9 @@ class CohortWork:
         # hit's, an L1 TLB miss's, a page walk's, the far L2 partition's extra hop.
         self.l0_latency = self.tlb_miss_cycles = self.walk_cycles = self.far_cycles = 0
         self.l1_latency = 0                   # a shader array L1 hit's (cu_caches.py)
+        # Whether any request of the dispatch has CU-side cache hits, a TLB miss or a far L2 hit (send()
+        # skips those costs where none has).
+        self.cu_side = traffic is not None and any(traffic.totals[field] for field in CU_SIDE_FIELDS)
         self.recorder = recorder
         # Per LDS access slot, running sums over the waves (index w: waves 0 .. w - 1) of the bank
         # passes (DispatchRecord.lds): a cohort's total is two lookups. (Memory: an int64 array per
@@ -305,18 +320,19 @@ class CohortWork:
         A record is what the walk does in one turn of its loop, STEP_FIELDS ints: an s_waitcnt (its
         count; -1: none), then a run on the issue port (its issue cycles, its stall: the cycles of its
         length past them, and the first and last pc of an ALU run, -1 for a VMEM or LDS instruction's
-        issue pass), then what follows the run (`then`: SMEM, VMEM, LDS, BARRIER or NOTHING; its cycles:
-        an SMEM's or VMEM's latency, an LDS's latency to the data, a barrier's cycles; its pc; a VMEM or
-        LDS step's access (is_write) and access slot). The kernel path's steps are packed into records in their order: a wait opens a
-        record, an ALU run or a memory instruction's issue follows it in the same record, and an SMEM or
-        barrier step follows the run. Without segments in the trace, an ALU run with no stall joins the
-        one before it when that one has none either: booking the two lengths at once takes the same
-        cycles of the port (the first `a + b` free cycles from the start) and ends where the second
-        booking would.
+        issue pass), then what follows the run (`then`: SMEM, LATENCY, VMEM, LDS, BARRIER or NOTHING; its
+        cycles: an SMEM's or VMEM's latency, an LDS's latency to the data, a barrier's cycles; its pc; a
+        VMEM or LDS step's access (is_write) and access slot). The kernel path's steps are packed into
+        records in their order: a wait opens a record, an ALU run or a memory instruction's issue follows
+        it in the same record, and an SMEM or barrier step follows the run. Without segments in the trace,
+        an ALU run with no stall joins the one before it when that one has none either: booking the two
+        lengths at once takes the same cycles of the port (the first `a + b` free cycles from the start)
+        and ends where the second booking would. Then _packed drops the scalar loads no wait needs alone
+        and joins what they separated.
 
         Speed: flattened once per path and cohort size, so a cohort reads its records by index, as C
         integers when compiled (interpreted, from a list: physics.zeros), with no NamedTuple attribute
-        reads; a CLIP cohort walks 9 records instead of 18 steps."""
+        reads; a CLIP cohort walks 5 records instead of 18 steps, books 5 runs and keeps 1 load."""
         key = path_id << 32 | waves
         cached = self.schedules.get(key)
         if cached is None:
@@ -355,7 +371,7 @@ class CohortWork:
                         records.append(record)
                     record[5:8] = [kind, step.cycles, step.first_pc]
             flat = zeros(0, COMPILED)
-            for record in records:
+            for record in _packed(records, self.segments, self.memory_rows):
                 flat.extend(record)
             cached = self.schedules[key] = (flat, busy)
         return cached
@@ -474,12 +490,7 @@ class SlotGroup(Process):
         # array (compiled: C integers, no list of Python ints; interpreted, a list: physics.zeros).
         self.loads = zeros(8, COMPILED)
         self.nloads = 0
-        self.issued = self.pc = self.latency = 0  # the memory instruction being sent
-        self.is_write = False
-        self.access = 0                           # kernel_path's LOAD, STORE, ATOMIC or ATOMIC_RETURN
-        self.is_lds = False                       # the instruction being sent is an LDS one
-        self.slot = 0                             # its access slot
-        self.sectors = 0                          # its sectors (0: an LDS instruction)
+        self.issued = 0                           # the memory instruction being sent (the record at `at`): its issue's start
         self.costs = None                         # a VMEM request's costs: caches.TRAFFIC_FIELDS from
         self.cost_at = 0                          # costs[cost_at] on (CohortWork.costs)
         self.done = 0
@@ -542,11 +553,11 @@ class SlotGroup(Process):
                 if key != self.schedule_key:      # most cohorts of a dispatch share one schedule
                     self.steps, self.busy = self.work.schedule(self.path_id, self.waves)
                     self.schedule_key = key
+                    self.end = len(self.steps)
                 self.simd.busy_cycles += self.busy
                 self.t = now
                 self.nloads = 0
                 self.at = 0
-                self.end = len(self.steps)
                 state = WALK
             if state == WALK:
                 resume_at = self.walk(now)
@@ -570,107 +581,68 @@ class SlotGroup(Process):
         instruction has issued (returns the cycle its issue ends: the request leaves then) or the path
         ends (-1).
 
-        Speed: the walk keeps in locals what only it changes until it returns: the clock, the
-        position in the flat records, the outstanding loads and their count, the port's bounds and
-        their capacity (compiled: C integers and one typed memoryview per call, whose copy costs two
-        atomic reference counts; interpreted, each attribute read or len() call saved is a bytecode or
-        a call per record). A call that changes them (add_load, IssuePort.book) is handed the count and
-        the locals are read back after it."""
+        Speed: the walk keeps its clock and its position in the flat records in locals until it
+        returns (compiled: C integers; interpreted, each attribute read saved is a bytecode per
+        record); the outstanding loads are the group's (add_load)."""
         t = self.t
         at = self.at
         end = self.end
         port = self.port
-        booking = port is not None
         steps = self.steps
-        loads = self.loads
-        nloads = self.nloads
-        capacity = len(loads)
         segments = self.work.segments
-        room = 0
-        if booking:
-            bounds = port.bounds
-            room = len(bounds)
         while at < end:
             count = steps[at]
-            if count >= 0:                         # s_waitcnt: at most `count` loads may remain
+            if count >= 0 and self.nloads:         # s_waitcnt: at most `count` loads may remain
+                loads = self.loads
+                n = self.nloads
                 if count == 0:                     # Speed: the common s_waitcnt 0: the last load (sorted)
-                    if nloads:
-                        if loads[nloads - 1] > t:
-                            t = loads[nloads - 1]
-                        nloads = 0
+                    if loads[n - 1] > t:
+                        t = loads[n - 1]
+                    self.nloads = 0
                 else:
                     k = 0                          # the loads done by t
-                    while k < nloads and loads[k] <= t:
+                    while k < n and loads[k] <= t:
                         k += 1
-                    if nloads - k > count:         # wait for the oldest of those too many
-                        k = nloads - count
+                    if n - k > count:              # wait for the oldest of those too many
+                        k = n - count
                         t = loads[k - 1]
                     if k:
-                        nloads -= k
-                        for j in range(nloads):
+                        n -= k
+                        for j in range(n):
                             loads[j] = loads[j + k]
+                        self.nloads = n
             # The run: an ALU run holds the port for its issue cycles only; its dependency stalls are
-            # the other group's to fill (kernel_path.py): the clock then moves to the later of the
-            # issue's end and the run's length (issue + stall). A VMEM or LDS instruction's run is its
-            # issue passes.
+            # the other group's to fill (kernel_path.py, IssuePort.book): the clock then moves to the
+            # later of the issue's end and the run's length (issue + stall). A VMEM or LDS
+            # instruction's run is its issue passes.
             start = t
             issue = steps[at + 1]
+            stall = steps[at + 2]
             if issue:
-                t += issue
-                if booking:
-                    # Speed: IssuePort.book when nothing is booked from `start` on and there is room
-                    # is an append (fused if adjacent) without a call; book() drops what is over.
-                    n = port.size
-                    if n == 0 or bounds[n - 1] < start and n + 2 <= room:
-                        bounds[n] = start
-                        bounds[n + 1] = t
-                        port.size = n + 2
-                    elif bounds[n - 1] == start:
-                        bounds[n - 1] = t
-                    else:                          # (the run's whole length: docs/DEVIATIONS.md)
-                        t = port.book(now, start, issue + steps[at + 2])
-                        start = port.start
-                        bounds = port.bounds       # (make_room may have replaced it)
-                        room = len(bounds)
-            if steps[at + 2] and t < start + issue + steps[at + 2]:
-                t = start + issue + steps[at + 2]
+                if port is not None:
+                    t = port.book(now, t, issue, stall)
+                    start = port.start
+                else:
+                    t += issue
+            if stall and t < start + issue + stall:
+                t = start + issue + stall
             if segments and steps[at + 3] >= 0:   # an ALU run
                 self.work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave,
                                            self.waves, steps[at + 3], steps[at + 4], start, t)
             then = steps[at + 5]
-            if then == SMEM:
-                done = t + steps[at + 6]
-                # Speed: add_load when the load completes last and there is room is a store.
-                if nloads < capacity and (nloads == 0 or loads[nloads - 1] <= done):
-                    loads[nloads] = done
-                    nloads += 1
-                else:
-                    self.nloads = nloads
-                    self.add_load(done)
-                    loads = self.loads
-                    nloads = self.nloads
-                    capacity = len(loads)
+            if then == LATENCY:                    # an SMEM the next record's s_waitcnt 0 waits for (_packed)
+                t += steps[at + 6]
+            elif then == SMEM:
+                self.add_load(t + steps[at + 6])
             elif then == VMEM or then == LDS:     # the request leaves when the issue ends
                 self.issued = start
-                self.pc = steps[at + 7]
-                self.access = steps[at + 8]
-                self.latency = steps[at + 6]
-                self.slot = steps[at + 9]
                 self.t = t
                 self.at = at
-                self.nloads = nloads
-                if then == LDS:                    # then the CU's LDS pipe
-                    self.is_write = self.access == STORE or self.access == ATOMIC
-                    self.is_lds = True
-                    self.sectors = 0
-                    return t
-                self.is_write = self.access != 0
-                self.is_lds = False
-                work = self.work
-                # Its costs (caches.TRAFFIC_FIELDS, by access slot), read where they are (send(), sent()).
-                self.costs = work.costs(self.slot, self.first_wave, self.waves)
-                self.cost_at = work.costs_at
-                self.sectors = self.costs[self.cost_at]
+                if then == VMEM:
+                    # Its costs (caches.TRAFFIC_FIELDS, by access slot), read where they are (send(), sent()).
+                    work = self.work
+                    self.costs = work.costs(steps[at + 9], self.first_wave, self.waves)
+                    self.cost_at = work.costs_at
                 return t
             elif then == BARRIER:
                 # The cohort holds whole workgroups in lock step: their last waves arrive now.
@@ -682,52 +654,58 @@ class SlotGroup(Process):
             at += STEP_FIELDS
         self.t = t
         self.at = at
-        self.nloads = nloads
         return -1
 
     def send(self, now):
         """The memory instruction's issue has ended (`now`): its addresses reach the CU's cache front
         end after the pipeline latency; the request leaves for the L2 once its lines are looked up.
         The cohort goes on meanwhile, unless the CU's miss queue is full: then the request waits in
-        the CU's wait queue (returns ROOM), else SENT."""
+        the CU's wait queue (returns ROOM), else SENT. The instruction is the record at `at`
+        (CohortWork.schedule)."""
         cu = self.cu
-        if self.is_lds:                           # the CU's LDS pipe, then the latency to the data
-            passes = self.work.lds_passes(self.slot, self.first_wave, self.waves)
-            self.done = cu.lds_serve(now, passes) + self.latency
+        steps = self.steps
+        at = self.at
+        latency = steps[at + 6]
+        if steps[at + 5] == LDS:                 # the CU's LDS pipe, then the latency to the data
+            passes = self.work.lds_passes(steps[at + 9], self.first_wave, self.waves)
+            self.done = cu.lds_serve(now, passes) + latency
             return SENT
         work = self.work
         costs = self.costs                        # the request's caches.TRAFFIC_FIELDS, from cost_at on
-        at = self.cost_at
-        lines = costs[at + 1]
-        arrive = cu.look_up(now + self.latency, lines) if lines else now
+        k = self.cost_at
+        lines = costs[k + 1]
+        arrive = cu.look_up(now + latency, lines) if lines else now
         self.done = arrive
-        hits = costs[at + 9] + costs[at + 13]      # the CU-side caches' (L0, L1) hits need no L2 trip
-        sectors = costs[at] - hits
-        if hits:                                  # their data returns through the L0's data path
-            ready = cu.hit_data(arrive, hits * work.sector_bytes)
-            self.done = ready + (work.l1_latency if costs[at + 13] else work.l0_latency)
-        # The request's extra latency before it reaches the caches: address translation (an L1 TLB
-        # miss, and a page walk), and the hop to GH100's far L2 partition.
-        if costs[at + 11]:
-            arrive += work.tlb_miss_cycles
-        if costs[at + 12]:
-            arrive += work.walk_cycles
-        if costs[at + 10]:
-            arrive += work.far_cycles
+        sectors = costs[k]
+        if work.cu_side:                          # (no such costs in the dispatch: nothing to add)
+            hits = costs[k + 9] + costs[k + 13]   # the CU-side caches' (L0, L1) hits need no L2 trip
+            sectors -= hits
+            if hits:                              # their data returns through the L0's data path
+                ready = cu.hit_data(arrive, hits * work.sector_bytes)
+                self.done = ready + (work.l1_latency if costs[k + 13] else work.l0_latency)
+            # The request's extra latency before it reaches the caches: address translation (an L1 TLB
+            # miss, and a page walk), and the hop to GH100's far L2 partition.
+            if costs[k + 11]:
+                arrive += work.tlb_miss_cycles
+            if costs[k + 12]:
+                arrive += work.walk_cycles
+            if costs[k + 10]:
+                arrive += work.far_cycles
         if sectors:
             # A LevelBytes' fields as plain ints, worked out once (one request per call: no tuple is built).
+            is_write = steps[at + 8] != 0
             sector_bytes = work.sector_bytes
-            ic_reads = costs[at + 3] * sector_bytes
-            dram_reads = costs[at + 4] * sector_bytes
-            ic_bytes = ic_reads + costs[at + 6] * sector_bytes
-            dram_bytes = dram_reads + costs[at + 5] * sector_bytes
-            host = costs[at + 7] * sector_bytes
-            activations = costs[at + 8]
-            done = cu.try_issue(arrive, sectors, self.is_write, sectors * sector_bytes, ic_bytes, dram_bytes,
+            ic_reads = costs[k + 3] * sector_bytes
+            dram_reads = costs[k + 4] * sector_bytes
+            ic_bytes = ic_reads + costs[k + 6] * sector_bytes
+            dram_bytes = dram_reads + costs[k + 5] * sector_bytes
+            host = costs[k + 7] * sector_bytes
+            activations = costs[k + 8]
+            done = cu.try_issue(arrive, sectors, is_write, sectors * sector_bytes, ic_bytes, dram_bytes,
                                 ic_reads, dram_reads, host, activations)
             if done < 0:                          # the miss queue is full: wait in the CU's queue
                 self.request = cu.wait_for_room(now, arrive, sectors, sectors * sector_bytes, ic_bytes, dram_bytes,
-                                                ic_reads, dram_reads, host, self.is_write, self, activations)
+                                                ic_reads, dram_reads, host, is_write, self, activations)
                 return ROOM
             if done > self.done:
                 self.done = done
@@ -737,55 +715,100 @@ class SlotGroup(Process):
         """The request has left (at `now`): trace it, and the cohort's clock goes on from now; a load's
         completion joins the outstanding loads, a store's the SIMD's last store."""
         work = self.work
-        if self.access >= ATOMIC and not self.is_lds:   # the L2's atomic units too, from when it left
-            done = self.cu.memory.atomic(now, work.atomic_operations(self.slot, self.first_wave, self.waves))
+        steps = self.steps
+        at = self.at
+        access = steps[at + 8]                    # kernel_path's LOAD, STORE, ATOMIC or ATOMIC_RETURN
+        is_lds = steps[at + 5] == LDS
+        is_write = access == STORE or access == ATOMIC if is_lds else access != 0
+        if access >= ATOMIC and not is_lds:       # the L2's atomic units too, from when it left
+            done = self.cu.memory.atomic(now, work.atomic_operations(steps[at + 9], self.first_wave, self.waves))
             if done > self.done:
                 self.done = done
-        if self.sectors and work.memory_rows:
-            at = self.cost_at
-            work.recorder.memory(self.cu.index, self.simd.index, self.group, self.pc, self.issued, self.done,
-                                 self.sectors * work.sector_bytes,
-                                 (self.costs[at + 4] + self.costs[at + 5]) * work.sector_bytes, self.is_write)
+        if work.memory_rows and not is_lds and self.costs[self.cost_at]:
+            k = self.cost_at
+            work.recorder.memory(self.cu.index, self.simd.index, self.group, steps[at + 7], self.issued, self.done,
+                                 self.costs[k] * work.sector_bytes,
+                                 (self.costs[k + 4] + self.costs[k + 5]) * work.sector_bytes, is_write)
         if work.segments:
-            work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave, self.waves, self.pc,
-                                  self.pc, self.issued, self.t)
+            work.recorder.segment(self.cu.index, self.simd.index, self.group, self.first_wave, self.waves,
+                                  steps[at + 7], steps[at + 7], self.issued, self.t)
         self.t = now
-        if self.is_lds:
-            if not self.is_write:                 # data (or an atomic's old value) returns: an outstanding load
+        self.at = at + STEP_FIELDS
+        if is_lds:
+            if not is_write:                      # data (or an atomic's old value) returns: an outstanding load
                 self.add_load(self.done)
-            self.at += STEP_FIELDS
-            return
-        if self.access == ATOMIC_RETURN:          # the old values return: an outstanding load
+        elif access == ATOMIC_RETURN:             # the old values return: an outstanding load
             self.add_load(self.done)
-        elif self.is_write:
+        elif is_write:
             if self.done > self.simd.last_store:
                 self.simd.last_store = self.done
         else:
-            done = self.done
-            n = self.nloads
-            # Speed: add_load when the load completes last and there is room is a store (as in walk).
-            if n < len(self.loads) and (n == 0 or self.loads[n - 1] <= done):
-                self.loads[n] = done
-                self.nloads = n + 1
-            else:
-                self.add_load(done)
-        self.at += STEP_FIELDS
+            self.add_load(self.done)
 
     def add_load(self, done):
         """An outstanding load of the cohort that completes at cycle `done` (after any that complete
         then too: bisect.insort's order)."""
+        loads = self.loads
         n = self.nloads
-        if n == len(self.loads):           # more loads than ever before: the array twice as long
+        if n == len(loads):                # more loads than ever before: the array twice as long
             grown = zeros(2 * n, COMPILED)
             for j in range(n):
-                grown[j] = self.loads[j]
-            self.loads = grown
+                grown[j] = loads[j]
+            self.loads = loads = grown
         i = n
-        while i > 0 and self.loads[i - 1] > done:
-            self.loads[i] = self.loads[i - 1]
+        while i > 0 and loads[i - 1] > done:
+            loads[i] = loads[i - 1]
             i -= 1
-        self.loads[i] = done
+        loads[i] = done
         self.nloads = n + 1
+
+
+def _packed(records, segments, memory_rows):
+    """A schedule's records (CohortWork.schedule) with the same timing in fewer records and steps: an
+    SMEM load that nothing can wait for alone is dropped, one that the next record's s_waitcnt 0 waits for
+    moves the clock, then runs that nothing separates are booked as one.
+
+    A scalar load is dropped when no s_waitcnt follows it (the cohort ends with it outstanding) or when
+    the next one is s_waitcnt 0 and a later scalar load of at least its latency comes before that wait:
+    the cohort's clock never goes back, so that load completes no earlier, and s_waitcnt 0 waits for the
+    last load to complete (the count of loads, which another s_waitcnt reads, is then kept). A scalar
+    load right before an s_waitcnt 0 (the next record's wait) is its latency added to the clock
+    (`then` LATENCY): the wait then ends at the later of that and the other loads, as it would. A record
+    with no wait joins the one before it when that one has nothing after its run and neither run stalls:
+    booking the two issue lengths at once takes the same cycles of the issue port (the first a + b free
+    cycles from the start) and ends where the second booking would. The trace's rows need what is
+    joined: an ALU run is a segment of its own (kept apart with segments), a memory instruction's issue
+    starts its segment and its memory row (kept apart with either)."""
+    records = [list(record) for record in records]
+    for i, record in enumerate(records):
+        if record[5] != SMEM:
+            continue
+        outlasted = False
+        wait = -1                              # the next s_waitcnt's count (-1: none follows)
+        for later in records[i + 1:]:
+            if later[0] >= 0:
+                wait = later[0]
+                break
+            if later[5] == SMEM and later[6] >= record[6]:
+                outlasted = True
+        if wait < 0 or wait == 0 and outlasted:
+            record[5:8] = [NOTHING, 0, 0]
+        elif wait == 0 and records[i + 1][0] == 0:
+            record[5] = LATENCY
+    out = []
+    for record in records:
+        before = out[-1] if out else None
+        if (before is not None and record[0] < 0 and before[5] == NOTHING and before[2] == 0 and record[2] == 0
+                and not segments and (record[5] != VMEM or not memory_rows)):
+            before[1] += record[1]
+            if before[3] < 0:
+                before[3] = record[3]
+            if record[4] >= 0:
+                before[4] = record[4]
+            before[5:10] = record[5:10]
+            continue
+        out.append(record)
+    return out
 
 
 def _running_sum(values):

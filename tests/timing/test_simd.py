@@ -25,7 +25,8 @@ def test_the_issue_port_fills_the_free_cycles_from_its_start():
     assert port.booked == [(10, 160)]
     assert port.book(0, 180, 10) == 190 and port.book(0, 190, 5) == 195   # appended, adjacent runs merge
     assert port.booked == [(10, 160), (180, 195)]
-    assert port.book(1000, 1000, 1) == 1001 and port.booked == [(1000, 1001)]   # the past is dropped
+    assert port.book(1000, 1000, 1) == 1001      # the past no longer counts (it is dropped when the calendar fills)
+    assert [(s, e) for s, e in port.booked if e > 1000] == [(1000, 1001)]
 
 
 def test_the_issue_port_matches_a_cycle_by_cycle_calendar():
@@ -108,7 +109,8 @@ class _Path:
 def test_a_schedule_packs_the_steps_into_records(segments):
     """CohortWork.schedule packs a wait, the run on the issue port after it and what follows the run into
     one record: [wait count, issue, stall, first pc, last pc, then, its cycles, its pc, access, slot].
-    Stall-free ALU runs join into one booking only when the trace keeps no segments (theirs are per run)."""
+    Stall-free ALU runs join into one booking only when the trace keeps no segments (theirs are per run);
+    a scalar load that the next record's s_waitcnt 0 waits for becomes its latency on the clock."""
     from dmlemu.timing.kernel_path import ALU, SMEM, STORE, VMEM, WAIT, Step
     steps = (Step(ALU, 6, 0, 0, issue=6), Step(SMEM, 50, 0, 0), Step(WAIT, 0, 1, 1),
              Step(ALU, 36, 2, 7, issue=36), Step(ALU, 6, 8, 8, issue=6), Step(ALU, 20, 9, 9, issue=12),
@@ -117,11 +119,42 @@ def test_a_schedule_packs_the_steps_into_records(segments):
     work = simd.CohortWork(None, {0: _Path(steps)}, None, 32, recorder if segments else None)
     flat, _ = work.schedule(0, 6)
     records = [list(flat[i:i + 10]) for i in range(0, len(flat), 10)]
-    nothing = -1                                    # simd.NOTHING
+    nothing, latency = -1, -2                       # simd.NOTHING, simd.LATENCY (C constants compiled)
     runs = ([[0, 36, 0, 2, 7, nothing, 0, 0, 0, 0], [-1, 6, 0, 8, 8, nothing, 0, 0, 0, 0]] if segments
             else [[0, 42, 0, 2, 8, nothing, 0, 0, 0, 0]])
-    assert records == [[-1, 6, 0, 0, 0, SMEM, 50, 0, 0, 0], *runs, [-1, 12, 8, 9, 9, nothing, 0, 0, 0, 0],
+    assert records == [[-1, 6, 0, 0, 0, latency, 50, 0, 0, 0], *runs, [-1, 12, 8, 9, 9, nothing, 0, 0, 0, 0],
                        [1, 6, 0, -1, -1, VMEM, 24, 11, STORE, 11]]
+
+
+@pytest.mark.parametrize("detail", [None, "wave", "memory"])
+def test_packed_schedules_time_a_dispatch_as_the_unpacked_steps(monkeypatch, detail):
+    """simd._packed drops scalar loads no wait needs alone, turns one the next s_waitcnt 0 waits for into
+    latency and joins the runs they separated: the interpreted units with and without it give the same
+    cycles, counters and DRAM bytes (CLIP waits on scalar loads; IDENTITY only moves data), traced or not."""
+    from dmlemu.timing import physics
+    from dmlemu.traces import capture
+    monkeypatch.setenv("DMLEMU_TIMING_PHYSICS", "interpreted")
+    units = physics.interpreted()
+    x = ((np.arange(1 << 13) % 11) - 5).astype(np.float16)
+
+    def timings():
+        out = []
+        for op, attrs, shape in (("ELEMENT_WISE_CLIP", dict(min_value=-1.0, max_value=1.0), x.shape),
+                                 ("ELEMENT_WISE_IDENTITY", {}, x.shape)):
+            gpu = Gpu(RX_7900_XTX)
+            spec = TensorSpec("FLOAT16", shape, None, x.nbytes)
+            run = DirectRun(gpu, op, [spec, spec], [x.view(np.uint8), np.zeros(x.nbytes, np.uint8)], **attrs)
+            if detail is None:
+                stats = run.dispatch()
+            else:
+                with capture(gpu, detail):
+                    stats = run.dispatch()
+            out.append((stats.cycles, stats.timing.simd_busy_cycles, stats.timing.dram_bytes))
+        return out
+
+    packed = timings()
+    monkeypatch.setattr(units["simd"], "_packed", lambda records, segments, memory_rows: records)
+    assert timings() == packed
 
 
 def test_a_trace_with_instruction_segments_times_a_dispatch_as_one_without():
