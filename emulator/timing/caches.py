@@ -62,6 +62,14 @@ repeated sector is a hit after its first access; first accesses are looked up ag
 the chunk's start and misses are inserted with their rank within their set, so consecutive misses
 to one set fill consecutive ways as they would one by one. Chunks are cut by the stream, never by
 the functional model's batches, so results do not depend on them.
+
+A first access found in the chunk's starting state is still a miss when the chunk's earlier misses
+in its set reach its way first (FIFO hands a set's misses its ways in order: _kept), so a cycle
+through more sectors than a set holds misses there every time, as one access at a time would (a
+repeat within the chunk still hits). Replacement: NVIDIA publishes none; FIFO with this hashed
+index reproduces this project's H200 chase between 56 and 72 MiB (h200_microbench.md: hit fractions
+from the latencies 0.91, 0.56, 0.19, 0.0 at 56, 60, 64, 72 MiB; the model 0.86, 0.52, 0.27, 0.03),
+where random replacement would keep about 60 % of a 72 MiB cycle (an estimate from that curve's shape).
 """
 import numpy as np
 
