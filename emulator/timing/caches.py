@@ -62,6 +62,14 @@ repeated sector is a hit after its first access; first accesses are looked up ag
 the chunk's start and misses are inserted with their rank within their set, so consecutive misses
 to one set fill consecutive ways as they would one by one. Chunks are cut by the stream, never by
 the functional model's batches, so results do not depend on them.
+
+A first access found in the chunk's starting state is still a miss when the chunk's earlier misses
+in its set reach its way first (FIFO hands a set's misses its ways in order: _kept), so a cycle
+through more sectors than a set holds misses there every time, as one access at a time would (a
+repeat within the chunk still hits). Replacement: NVIDIA publishes none; FIFO with this hashed
+index reproduces this project's H200 chase between 56 and 72 MiB (h200_microbench.md: hit fractions
+from the latencies 0.91, 0.56, 0.19, 0.0 at 56, 60, 64, 72 MiB; the model 0.86, 0.52, 0.27, 0.03),
+where random replacement would keep about 60 % of a 72 MiB cycle (an estimate from that curve's shape).
 """
 import numpy as np
 
@@ -186,7 +194,8 @@ class SetAssociativeCache:
                 written = at_first[first]
             del order, new, ordered
         sets = self.set_of(unique)
-        present = self.present(sets, self.narrow(unique))
+        tags = self.narrow(unique)
+        present = self._kept(sets, tags, self.present(sets, tags))
         # Hits that write: mark the way dirty.
         hit_rows = np.empty(0, dtype=np.int64) if clean else np.flatnonzero(present & written)
         if hit_rows.size:
@@ -228,6 +237,49 @@ class SetAssociativeCache:
         hit = ~first
         hit[first] = present
         return hit, evicted
+
+    def _kept(self, sets, tags, present):
+        """`present` (per distinct sector of a chunk, in stream order: held at the chunk's start) less the
+        sectors that the chunk's own earlier misses in their set evict before their access (see the
+        banner): FIFO hands a set's misses the ways next_way, next_way + 1, ... in order, so the sector
+        in way v goes with the set's ((v - next_way) mod ways + 1)-th miss. Each sector so lost is a
+        miss itself and evicts in turn: repeated until none is lost (misses only grow)."""
+        if present.all() or not present.any():
+            return present
+        # Speed: only the sets that hold a sector of the chunk and take a miss in it are looked at.
+        missed = np.zeros(self.sets, dtype=bool)
+        missed[sets[~present]] = True
+        held = np.zeros(self.sets, dtype=bool)
+        held[sets[present]] = True
+        missed &= held
+        involved = np.flatnonzero(missed[sets])
+        del missed, held
+        if involved.size == 0:
+            return present
+        order = involved[_stable_order(sets[involved], self.sets)]   # by set, stream order within a set
+        ordered_sets = sets[order]
+        boundary = np.empty(order.size, dtype=bool)
+        boundary[:1] = True
+        np.not_equal(ordered_sets[1:], ordered_sets[:-1], out=boundary[1:])
+        starts = np.flatnonzero(boundary)
+        group_start = np.repeat(starts, np.diff(np.append(starts, order.size)))
+        del boundary, ordered_sets
+        while True:
+            held = present[order]
+            missed = (~held).astype(np.int64)
+            before = np.cumsum(missed)
+            before -= missed                          # misses earlier in the chunk ...
+            before -= before[group_start]             # ... in the same set
+            suspect = np.flatnonzero(held & (before > 0))
+            if suspect.size == 0:
+                return present
+            rows = order[suspect]
+            row_sets = sets[rows]
+            way = (np.take(self.tags, row_sets, axis=0) == tags[rows][:, None]).argmax(axis=1)
+            lost = self._way(way - self.next_way[row_sets] + self.ways) < before[suspect]
+            if not lost.any():
+                return present
+            present[rows[lost]] = False
 
     def _way(self, count):
         """count % ways for non-negative counts; a mask when ways is a power of two (the same

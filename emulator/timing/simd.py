@@ -689,7 +689,9 @@ class SlotGroup(Process):
                 arrive += work.tlb_miss_cycles
             if costs[k + 12]:
                 arrive += work.walk_cycles
-            if costs[k + 10]:
+            if costs[k + 10] and not costs[k + 4]:
+                # (A request that also reads DRAM waits for that instead: DRAM's latency, a pointer chase's,
+                # includes the crossing and exceeds a far hit's, and the sectors travel in parallel.)
                 arrive += work.far_cycles
         if sectors:
             # A LevelBytes' fields as plain ints, worked out once (one request per call: no tuple is built).

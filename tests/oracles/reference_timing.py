@@ -93,7 +93,8 @@ def reference_cycles(preset, wave_width, launch, stats):
                     done = (simd.cu.hit_data(arrive, (l0_hits + l1_hits) * sector_bytes)
                             + (preset.l1_latency_cycles if l1_hits else preset.l0_latency_cycles))
                 arrive += ((preset.tlb_l1_miss_cycles if tlb_misses else 0) + (preset.tlb_walk_cycles if tlb_walks else 0)
-                           + (max(0, preset.l2_far_latency_cycles - preset.l2_latency_cycles) if far_hits else 0))
+                           + (max(0, preset.l2_far_latency_cycles - preset.l2_latency_cycles)
+                              if far_hits and not dram_reads else 0))   # (a DRAM read's latency covers the hop)
                 sectors -= l0_hits + l1_hits
                 if sectors:
                     level_bytes = LevelBytes(sectors * sector_bytes, (ic_hits + ic_writes) * sector_bytes,

@@ -14,9 +14,10 @@ from dmlemu.timing.caches import CacheHierarchy, SetAssociativeCache, TRAFFIC_FI
 
 def _reference_access(cache, sectors, writes):
     """Chunks of `sets` accesses; within one, a repeat hits, a first access is looked up against the
-    chunk's starting state, misses fill their set FIFO in stream order (rank within the set) after
-    the hits have marked what they wrote, only victims older than the chunk are written back, and a
-    sector is dirty if any access of the chunk wrote it."""
+    chunk's starting state less what the chunk's earlier misses in its set evicted (FIFO: the sector
+    in way v goes with the set's ((v - next_way) mod ways + 1)-th miss), misses fill their set FIFO
+    in stream order (rank within the set) after the hits have marked what they wrote, only victims
+    older than the chunk are written back, and a sector is dirty if any access of the chunk wrote it."""
     hits, evicted = [], []
     tags, dirty, next_way = cache.tags.astype(np.int64), cache.dirty.copy(), cache.next_way.copy()
     step = max(1, cache.sets)
@@ -27,7 +28,7 @@ def _reference_access(cache, sectors, writes):
             wrote[s] = wrote.get(s, False) or (writes is not None and bool(writes[lo + k]))
         # First accesses are looked up against the chunk's starting state; hits that write mark
         # their way dirty before the misses pick their victims.
-        seen, missed = set(), []
+        seen, missed, misses_in = set(), [], {}
         for s in chunk:
             if s in seen:
                 hits.append(True)
@@ -35,11 +36,13 @@ def _reference_access(cache, sectors, writes):
             seen.add(s)
             st = int(cache.set_of(np.array([s]))[0])
             ways = list(tags[st])
-            hits.append(s in ways)
-            if s in ways:
+            hit = s in ways and (ways.index(s) - next_way[st]) % cache.ways >= misses_in.get(st, 0)
+            hits.append(hit)
+            if hit:
                 dirty[st, ways.index(s)] |= wrote[s]
             else:
                 missed.append((s, st))
+                misses_in[st] = misses_in.get(st, 0) + 1
         rank = {}
         for s, st in missed:
             r = rank.get(st, 0)
@@ -95,6 +98,22 @@ def test_tags_past_int32_widen_the_cache_and_change_nothing(seed):
         assert np.array_equal(cache.tags, tags) and np.array_equal(cache.dirty, dirty)
         assert np.array_equal(cache.next_way, next_way)
 
+
+
+@pytest.mark.parametrize("ways", [4, 3])
+def test_a_cycle_through_more_than_a_set_holds_misses_every_time_in_that_set(ways):
+    """FIFO within a set: a fixed cycle (a shuffled order, swept again and again) through more sectors than
+    a set has ways misses at every access to that set, while the sets it fits hit, however a chunk's
+    accesses fall on the sets (a chunk's misses evict what its later accesses would have found)."""
+    cache = SetAssociativeCache("L2", 64 * ways * 16, 64, ways)      # 16 sets
+    cycle = np.random.default_rng(ways).permutation(16 * ways + 9).astype(np.int64)
+    per_set = np.bincount(cache.set_of(cycle), minlength=cache.sets)
+    assert per_set.max() > ways and per_set.min() <= ways        # both kinds of set
+    fits = per_set[cache.set_of(cycle)] <= ways
+    cache.access(cycle, None)
+    for _ in range(3):
+        hits, _ = cache.access(np.tile(cycle, 2), None)
+        assert np.array_equal(hits, np.tile(fits, 2))
 
 class _Preset:
     sector_bytes, l2_bytes, l2_ways = 64, 64 * 4 * 16, 4
