@@ -55,18 +55,7 @@
     s_waitcnt 0
     s_mov_b64 s[90:91], exec             ; every thread of the workgroup
 ; ---- n = Z / C, k = Z - n C (one division for the wave), the tile's origins ---------------------------
-    v_mov_b32 v3, s6
-    v_mul_hi_u32 v4, v3, s59
-    v_sub_u32 v5, v3, v4
-    v_lshr_b32 v5, v5, s60
-    v_add_u32 v4, v4, v5
-    v_lshr_b32 v4, v4, s61               ; n = Z / C
-    v_readfirstlane_b32 s92, v4
-    s_mul_i32 s93, s92, s58
-    s_sub_u32 s93, s6, s93               ; k = Z - n C
-    s_mul_i32 s94, s92, s64
-    s_mul_i32 s88, s93, s65
-    s_add_u32 s94, s94, s88              ; x[n, k, 0, 0]
+.include "depthwise_channel.inc"             ; s92 n, s93 k, s94 x[n, k, 0, 0]
     s_lshl_b32 s95, s4, 4                ; ow0 = 16 X
     s_lshl_b32 s96, s5, 4                ; oh0 = 16 Y
     s_mul_i32 s97, s95, s34

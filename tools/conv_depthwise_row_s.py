@@ -99,18 +99,7 @@ SETUP = """    s_load_dwordx4 s[8:11], s[0:1], ${DESC_X}       ; x's buffer desc
     s_load_dwordx8 s[80:87], s[2:3], ${CB_DWR_BLOCK}   ; NI, magic, shift1, shift2, NE, magic, shift1, shift2
     s_waitcnt 0
 ; ---- n = Z / C, k = Z - n C (one division for the wave); the channel's bases -------------------------
-    v_mov_b32 v3, s6
-    v_mul_hi_u32 v4, v3, s59
-    v_sub_u32 v5, v3, v4
-    v_lshr_b32 v5, v5, s60
-    v_add_u32 v4, v4, v5
-    v_lshr_b32 v4, v4, s61               ; n = Z / C
-    v_readfirstlane_b32 s92, v4
-    s_mul_i32 s93, s92, s58
-    s_sub_u32 s93, s6, s93               ; k = Z - n C
-    s_mul_i32 s94, s92, s64
-    s_mul_i32 s88, s93, s65
-    s_add_u32 s94, s94, s88              ; x[n, k, 0, 0]
+.include "depthwise_channel.inc"             ; s92 n, s93 k, s94 x[n, k, 0, 0]
     s_mul_i32 s89, s93, s68
     s_add_u32 s89, s89, s71              ; w[k, 0, 0, 0]: w base + k w_K (flipped in CONVOLUTION mode)
     s_mul_i32 s96, s92, s72
