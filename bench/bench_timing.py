@@ -62,6 +62,13 @@ dispatches, as the golden column; it was 1.2 s warm, 2.0 s as a first dispatch);
 of the process 0.65-0.76 s, 21.9-23.6x. Same runs: CLIP 2^24 timed+trace 0.467-0.48 s, 4.7-5.2x (the
 golden column 0.091-0.101 s); 2^28 IDENTITY 11.4 s CPU, peak 1.98x the tensors; interpreted CLIP 1.78 s,
 3.8x the compiled, and the interpreted transposed row 3.0 s (the CU-side caches' loops run as Python).
+Then each copied mechanism folded back into one (FifoServer.finish for every server, IssuePort.book for the
+walk's appends, add_load for every load, physics.compacted for both queues) and shorter schedules (a scalar
+load before s_waitcnt 0 is its latency on the clock: a CLIP cohort walks 5 records and books 5 runs; 3,603
+interpreted bytecodes per cohort instead of 4,573). --cpu, idle machine, interleaved runs: CLIP 2^24
+timed+trace 0.475-0.491 s, 4.5-4.7x; transposed 16.9-17.7x; 2^28 IDENTITY 11.9 s CPU, peak 1.99x; interpreted
+CLIP timed+trace 1.62-1.64 s, 3.3-3.4x the compiled (timed without the trace 3.1-3.2x: with segments the walk
+keeps each ALU run apart, ~0.22 s interpreted against ~0.03 s compiled). Still above the 3x bar.
 """
 import argparse
 import os
