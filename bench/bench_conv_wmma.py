@@ -32,16 +32,14 @@ The 3 x 3 on WMMA is bound by its gather (each 32-k tile's im2col loads and LDS 
 workgroups of 2 waves, one a SIMD), not by the matrix unit.
 """
 import argparse
-import time
 
 import numpy as np
 
-from dmlemu import golden
-from dmlemu.direct_run import DirectRun
 from dmlemu.gpu import Gpu
 from dmlemu.kernels import conv_gemm_ops, gemm_ops
-from dmlemu.kernels.driver import TensorSpec
 from dmlemu.presets import RX_7900_XTX
+
+from bench_convolution import dispatch   # bench/ is on the path when run as a script
 
 
 def run_once(preset, size, channels, window, check, pad=0, batch=1):
@@ -53,20 +51,7 @@ def run_once(preset, size, channels, window, check, pad=0, batch=1):
     out = np.zeros((batch, channels, out_size, out_size), np.float16)
     attributes = {"Mode": 1, "Direction": 0, "Strides": (1, 1), "Dilations": (1, 1), "StartPadding": (pad, pad),
                   "EndPadding": (pad, pad), "OutputPadding": (0, 0), "GroupCount": 1}
-    gpu = Gpu(preset, timing=True)
-    spec = lambda a: TensorSpec("FLOAT16", a.shape, None, a.nbytes)
-    raw = lambda a: a.view(np.uint8).reshape(-1)
-    run = DirectRun(gpu, "CONVOLUTION", [spec(x), spec(w), None, spec(out)],
-                    [raw(x), raw(w), np.zeros(4, np.uint8), raw(out)], attributes=attributes)
-    start = time.perf_counter()
-    stats = run.dispatch()
-    seconds = time.perf_counter() - start
-    got = run.output_bytes(3)[:out.nbytes].view(np.float16).reshape(out.shape)
-    if check:
-        expected = golden.run("CONVOLUTION", [x, w, None], attributes)
-        assert np.array_equal(got.view(np.uint16), expected.view(np.uint16)), "kernel and golden model differ"
-    name = run.kernel.program.name
-    run.free()
+    seconds, stats, name = dispatch(Gpu(preset, timing=True), x, w, out, attributes, check)
     return seconds, stats, batch * channels * out_size * out_size * channels * window * window, name
 
 

@@ -59,22 +59,29 @@ def run_once(preset, size, channels, groups, timing, width, check, window=3):
     pad = (window // 2,) * 2
     attributes = {"Mode": 1, "Direction": 0, "Strides": (1, 1), "Dilations": (1, 1), "StartPadding": pad,
                   "EndPadding": pad, "OutputPadding": (0, 0), "GroupCount": groups}
-    gpu = Gpu(preset, wave_width=width, timing=timing)
-    spec = lambda a: TensorSpec("FLOAT32", a.shape, None, a.nbytes)
+    seconds, stats, name = dispatch(Gpu(preset, wave_width=width, timing=timing), x, w, out, attributes, check)
+    macs = channels * size * size * (channels // groups) * window * window
+    return seconds, stats, macs, name
+
+
+def dispatch(gpu, x, w, out, attributes, check):
+    """(wall seconds, dispatch stats, program name) of one CONVOLUTION of x and w (no bias) into a tensor shaped and
+    typed as `out` on `gpu`; with `check`, its output is compared bit for bit with the golden model's."""
+    spec = lambda a: TensorSpec(a.dtype.name.upper(), a.shape, None, a.nbytes)
     raw = lambda a: a.view(np.uint8).reshape(-1)
     run = DirectRun(gpu, "CONVOLUTION", [spec(x), spec(w), None, spec(out)],
                     [raw(x), raw(w), np.zeros(4, np.uint8), raw(out)], attributes=attributes)
     start = time.perf_counter()
     stats = run.dispatch()
     seconds = time.perf_counter() - start
-    got = run.output_bytes(3)[:out.nbytes].view(np.float32).reshape(out.shape)
+    got = run.output_bytes(3)[:out.nbytes].view(out.dtype).reshape(out.shape)
     if check:
         expected = golden.run("CONVOLUTION", [x, w, None], attributes)
-        assert np.array_equal(got.view(np.uint32), expected.view(np.uint32)), "kernel and golden model differ"
+        bits = np.dtype(f"u{out.itemsize}")
+        assert np.array_equal(got.view(bits), expected.view(bits)), "kernel and golden model differ"
     name = run.kernel.program.name
     run.free()
-    macs = channels * size * size * (channels // groups) * window * window
-    return seconds, stats, macs, name
+    return seconds, stats, name
 
 
 def main():
