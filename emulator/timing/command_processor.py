@@ -129,8 +129,7 @@ class CommandProcessor:
         latency = p.dram_latency_cycles
         if p.dram_lone_latency_cycles and waves < max(1, p.dram_channels):
             latency = p.dram_lone_latency_cycles
-        memory.dram_latency = latency
-        memory.row_hit_latency = latency - p.dram_row_miss_cycles()
+        memory.set_dram_latency(latency)
 
     def _check_64_bits(self, launched):
         """Refuse a dispatch whose byte-time would leave the compiled build's exact range (physics.py)."""

@@ -61,7 +61,7 @@ cdef class MemorySystem:
     cdef public DramServer dram
     cdef public HostLink host_link
     cdef public FifoServer l2, infinity_cache, activation
-    cdef public long long dram_latency, l2_latency, ic_latency, row_hit_latency
+    cdef public long long dram_latency, l2_latency, ic_latency, row_hit_latency, row_miss_cycles
     cdef public long long atomic_units, atomic_ops
     cdef public list atomic_free
     cdef public object dram_log, host_log

@@ -332,12 +332,11 @@ class MemorySystem:
         self.l2 = FifoServer(preset.clock_hz, preset.l2_bytes_per_cycle * preset.clock_hz)
         self.infinity_cache = (FifoServer(preset.clock_hz, preset.infinity_cache_bytes_per_second)
                                if preset.infinity_cache_bytes else None)
-        self.dram_latency = preset.dram_latency_cycles
-        # DRAM's banks (see the banner): the activation server, and the latency of a read whose sectors all
-        # hit open rows (no precharge, no activate). None / dram_latency: no banks modelled.
+        self.row_miss_cycles = preset.dram_row_miss_cycles()
+        self.set_dram_latency(preset.dram_latency_cycles)
+        # DRAM's banks (see the banner): the activation server. None: no banks modelled.
         rate = preset.dram_activations_per_second()
         self.activation = FifoServer(preset.clock_hz, rate) if rate else None
-        self.row_hit_latency = preset.dram_latency_cycles - preset.dram_row_miss_cycles()
         self.l2_latency = preset.l2_latency_cycles
         self.ic_latency = preset.infinity_cache_latency_cycles
         self.dram_log = None
@@ -349,6 +348,12 @@ class MemorySystem:
         self.atomic_free = [0] * preset.l2_atomics_per_cycle
         self.atomic_ops = 0          # operations served, over the device's life
         self.attach(recorder)
+
+    def set_dram_latency(self, cycles):
+        """DRAM reads take `cycles` (a row miss's latency), and a read whose sectors all hit open rows (no
+        precharge, no activate) tRP + tRCD less: row_hit_latency."""
+        self.dram_latency = cycles
+        self.row_hit_latency = cycles - self.row_miss_cycles
 
     def atomic(self, now, operations):
         """Serve L2 atomic operations arriving at cycle `now`: `operations` holds each unit's count
