@@ -32,11 +32,8 @@ from dmlemu.presets import RX_7900_XTX
 
 
 def best_of(repeat, fn):
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - start)
+    """(the best wall time, the last result) of `repeat` calls."""
+    best, _, result = best_and_median(repeat, fn)
     return best, result
 
 
