@@ -54,7 +54,7 @@ functions did not get slower (same A/B, one round, medians of 3): MAX 41.6 / 41.
 output), LOG_SUM_EXP 215 / 981 -> 165 / 928 ms, FLOAT16 SUM 31.5 / 35.2 -> 27.3 / 27.5 ms, FLOAT16 AVERAGE 31.1 /
 33.8 -> 25.0 / 29.5 ms (one axis / every axis); ACTIVATION_SOFTMAX1 (bench_softmax.py) 1.2-1.3x -> 1.1-1.4x.
 
-Third round (branch reduce3; results and modelled timing unchanged: bit-exact here and in the tests,
+Third round (results and modelled timing unchanged: bit-exact here and in the tests,
 bench/timing_identity.py 47/47): a per-instruction profile (process time, wave32, every axis) put the 64 loads at
 3.5 ms (copying 1 KiB rows 64 KiB apart out of DRAM into a (W, width) array, then a Python path), the 64 adds with
 their NaN check at 2.3 ms (about their NumPy floor: a pass over 2^16 lanes and an isnan pass), the stage-1 LDS tree

@@ -715,7 +715,7 @@ H200 = AdapterPreset(
         "0.833 ns). JEDEC counts it per pseudo channel, and the H200's 6,144-bit HBM3e has 192 of them (6 stacks "
         "x 16 channels x 2), at which count it would not bind (51 G activations per second); applied per this "
         "preset's 48 channels it would (12.8 G/s) and the transposed read would cost what the real H200 measured "
-        "(docs/FIDELITY.md, branch h200tr), but 1,024 concurrent 64 KiB streams (a REDUCE of 2^24 floats) would "
+        "(docs/FIDELITY.md), but 1,024 concurrent 64 KiB streams (a REDUCE of 2^24 floats) would "
         "fall from 77 % to 58 % of DRAM peak: the 768 banks of this preset, fewer than the real part's, thrash "
         "under many streams, and a limit taken at the wrong granularity would charge them for it.",
         "Estimates: HBM refresh every 3.9 us (JEDEC tREFI) for ~120 ns (the GDDR6 presets' figure; HBM's "

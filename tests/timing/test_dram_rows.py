@@ -115,7 +115,7 @@ def test_row_misses_make_a_transposed_read_cost_more_on_h200():
 
 
 def test_a_transposed_read_on_h200_opens_a_row_per_dram_read():
-    """What bounds the h200 transposed read (docs/FIDELITY.md, branch h200tr): every sector of a transposed
+    """What bounds the h200 transposed read (docs/FIDELITY.md): every sector of a transposed
     column lies in another DRAM row and a 2048 x 2048 FLOAT32 column's 2,048 rows outnumber the preset's 768
     banks, so nearly every DRAM read opens a row (497,970 of 524,288), where the packed copy opens one per
     2 KiB row of each channel (about 1 in 64 reads); the reads each hit the L2 seven times after the first
