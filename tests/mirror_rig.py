@@ -46,11 +46,13 @@ class MirrorRig:
     def __init__(self, adapter=None, *, dml_flags=None, feature_level=None, minimum_feature_level=None,
                  list_type=D3D12_COMMAND_LIST_TYPE_DIRECT, heap_slots=None, d3d12_debug=None,
                  mute_debug_output=False, timing=None, device=None):
-        self.device = device if device is not None else D3D12CreateDevice(adapter, D3D_FEATURE_LEVEL_11_0)
-        if d3d12_debug is not None:
-            # D3D12's switch (D3D12GetDebugInterface().EnableDebugLayer()) is process-wide; each device keeps
-            # its own copy of it, documented as settable (emulator/d3d12/device.py), so one rig sets only its own.
-            self.device._debug_layer = d3d12_debug
+        if device is not None and d3d12_debug is not None:
+            raise ValueError("MirrorRig: d3d12_debug applies to a device the rig creates; create `device` with "
+                             "D3D12CreateDevice(..., debug_layer=...) instead.")
+        # D3D12's switch (D3D12GetDebugInterface().EnableDebugLayer()) is process-wide; D3D12CreateDevice's
+        # debug_layer keyword (a dmlemu extension) sets one device's, so one rig sets only its own.
+        self.device = device if device is not None else D3D12CreateDevice(adapter, D3D_FEATURE_LEVEL_11_0,
+                                                                          debug_layer=d3d12_debug)
         if timing is not None:
             self.gpu.timing = timing
         self.dml = None
@@ -187,7 +189,7 @@ class MirrorRig:
         if persistent is not None:
             table.BindPersistentResource(buffer_binding(persistent))
         temporary = dispatchable.GetBindingProperties().TemporaryResourceSize
-        if temporary and self.dml._strict_host:   # strict-host mode: every operator needs one
+        if temporary and inspect(self.dml).strict_host:   # strict-host mode: every operator needs one
             counters = self.device._counters      # internals: like the persistent resources, no number taken
             before = counters.get("buffer", 0)
             resource = self.buffer(temporary)

@@ -11,7 +11,7 @@ the device (`_remove(hresult, sentence)`). Afterwards every HRESULT method of th
 children raises DXGI_ERROR_DEVICE_REMOVED naming that reason, void methods do nothing, pending queue
 work is dropped, fences read UINT64_MAX, and GetDeviceRemovedReason returns the reason's code
 (S_OK while the device is fine). `_debug_layer` (copied from the process-wide debug layer switch at
-creation; settable) turns on the debug layer: every misuse becomes a message of the device's info
+creation, or D3D12CreateDevice's `debug_layer` keyword) turns on the debug layer: every misuse becomes a message of the device's info
 queue (`_info_queue`, info_queue.py; QueryInterface(IID_ID3D12InfoQueue) reaches it), which by default
 breaks on errors, so the misuse also raises at the offending call (messages.report).
 """
@@ -88,14 +88,14 @@ _device_numbers = itertools.count(1)
 class ID3D12Device(COMObject):
     """A D3D12 device (ID3D12Device .. ID3D12Device4 methods of the compute path)."""
 
-    def __init__(self, adapter_index, preset, gpu):
+    def __init__(self, adapter_index, preset, gpu, debug_layer=None):
         self._adapter_index = adapter_index
         self._preset = preset
         self._gpu = gpu
         self._number = next(_device_numbers)
         self._name = ""
         self._removed_reason = None
-        self._debug_layer = debug.is_enabled()
+        self._debug_layer = debug.is_enabled() if debug_layer is None else bool(debug_layer)
         self._info_queue = ID3D12InfoQueue1(self)   # reachable through QueryInterface with the debug layer on
         self._counters = {}
         self._queues = []
@@ -533,10 +533,13 @@ def _enum_key(value):
     return None
 
 
-def D3D12CreateDevice(pAdapter, MinimumFeatureLevel, riid=None):
+def D3D12CreateDevice(pAdapter, MinimumFeatureLevel, riid=None, *, debug_layer=None):
     """A device on an adapter from dmlemu.dxgi (None: the default adapter, EnumAdapters1(0)).
 
-    As an emulator extension, pAdapter may also be an dmlemu.presets.AdapterPreset.
+    As emulator extensions, pAdapter may also be an dmlemu.presets.AdapterPreset, and `debug_layer`
+    (keyword-only) True or False turns this device's debug layer on or off whatever the process-wide
+    switch (D3D12GetDebugInterface().EnableDebugLayer(), which D3D12 cannot turn off again) says: a test
+    or a tool can have one device of each kind in one process. None (the default) copies the switch.
     """
     m = "D3D12CreateDevice"
     if pAdapter is None:
@@ -560,7 +563,7 @@ def D3D12CreateDevice(pAdapter, MinimumFeatureLevel, riid=None):
                                                    f"{preset.description} supports up to "
                                                    f"{enum_name(D3D_FEATURE_LEVEL, MAX_FEATURE_LEVEL)}.")
     from dmlemu.gpu import Gpu  # late: the GPU core imports the ISA and kernels, which the mirror's names do not need
-    return ID3D12Device(index, preset, Gpu(preset))
+    return ID3D12Device(index, preset, Gpu(preset), debug_layer)
 
 
 __all__ = ["D3D12CreateDevice", "ID3D12Device"]

@@ -67,8 +67,7 @@ class Rig:
     """A device, a COMPUTE list and the example's root signature and SAXPY pipeline."""
 
     def __init__(self, debug=True):
-        self.device = D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0)
-        self.device._debug_layer = debug
+        self.device = D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0, debug_layer=debug)
         self.allocator = self.device.CreateCommandAllocator(D3D12_COMMAND_LIST_TYPE_COMPUTE)
         self.list = self.device.CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_COMPUTE, self.allocator, None)
         blob = D3D12SerializeRootSignature(example.root_signature_desc(), D3D_ROOT_SIGNATURE_VERSION_1)

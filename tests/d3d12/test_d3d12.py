@@ -226,9 +226,10 @@ def test_map_rules(rig):
     upload.Unmap(0, None)
     upload.Unmap(0, None)  # one Unmap too many: reported only by the debug layer
     assert rig.device.GetDeviceRemovedReason() == S_OK
-    rig.device._debug_layer = True
-    assert raises(DXGI_ERROR_INVALID_CALL, upload.Unmap, 0, None) == (
-        "Unmap: buffer #2 is not mapped; each Unmap must follow a Map.")
+    debug = MirrorRig(d3d12_debug=True)            # the same on a device created with the debug layer on
+    unmapped = debug.buffer(32, D3D12_HEAP_TYPE_UPLOAD)
+    assert raises(DXGI_ERROR_INVALID_CALL, unmapped.Unmap, 0, None) == (
+        "Unmap: buffer #1 is not mapped; each Unmap must follow a Map.")
 
 
 # ---- copies --------------------------------------------------------------------------------------

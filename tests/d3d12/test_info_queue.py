@@ -11,6 +11,7 @@ from dmlemu import HResultError
 from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.d3d12 import messages
 from dmlemu.d3d12.info_queue import MAX_FILTER_STACK
+from dmlemu.directml import inspect
 from dmlemu.errors import DXGI_ERROR_INVALID_CALL, E_FAIL, E_INVALIDARG, E_NOINTERFACE, E_OUTOFMEMORY, S_OK
 from dmlemu.presets import TEACHING
 from mirror_rig import ClipRig, MirrorRig, buffer_binding
@@ -58,7 +59,7 @@ def test_the_info_queue_exists_only_with_the_debug_layer():
             rig.device.QueryInterface(iid)
         assert info.value.hresult == E_NOINTERFACE
         assert info.value.message == (
-            f"QueryInterface: riid {iid} is an info queue interface, which device #{rig.device._number} has only "
+            f"QueryInterface: riid {iid} is an info queue interface, which {inspect(rig.device).label} has only "
             f"with the debug layer on: call D3D12GetDebugInterface().EnableDebugLayer() before D3D12CreateDevice.")
     rig = debug_rig()
     queue = rig.device.QueryInterface(IID_ID3D12InfoQueue)
@@ -204,7 +205,7 @@ def test_a_muted_directml_device_sends_nothing_to_the_queue():
     rig = ClipRig(d3d12_debug=True, dml_debug=True, mute_debug_output=True)
     queue = queue_of(rig)
     rig.bound_table().BindInputs([None, None, None])
-    assert queue.GetNumStoredMessages() == 0 and len(rig.dml._debug_messages) == 1
+    assert queue.GetNumStoredMessages() == 0 and len(inspect(rig.dml).debug_messages) == 1
 
 
 # ---- filters, limits, application messages, callbacks ---------------------------------------------------

@@ -43,15 +43,13 @@ def _messages(device):
 
 def _run(monkeypatch, source, debug, device=None):
     monkeypatch.setattr(example, "shader_bytecode", lambda name: assemble_shader(source, name="atomics").to_bytes())
-    device = device or D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0)
-    device._debug_layer = debug
+    device = device or D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0, debug_layer=debug)
     y = example.run_kernel("atomics", np.arange(64, dtype=np.uint32), np.full(64, 7, dtype=np.uint32), 0, device)
     return y, device
 
 
 def test_the_stored_message_is_the_sentence_and_nothing_else_is_reported(monkeypatch):
-    device = D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0)
-    device._debug_layer = True
+    device = D3D12CreateDevice(None, D3D_FEATURE_LEVEL_11_0, debug_layer=True)
     queue = device.QueryInterface(IID_ID3D12InfoQueue1)
     queue.SetBreakOnSeverity(D3D12_MESSAGE_SEVERITY_ERROR, False)
     y, _ = _run(monkeypatch, ATOMICS_ON_BOTH_VIEWS, True, device)

@@ -8,12 +8,15 @@ persistent resource, which DirectML leaves to the operator; or the dispatch runs
 with the counters back at zero. bench/hostile_census.py entry "one-dispatch REDUCE"."""
 import contextlib
 import io
+import os
+from unittest import mock
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from dmlemu.d3d12 import *  # noqa: F401,F403
 from dmlemu.directml import *  # noqa: F401,F403
+from dmlemu.directml.device import STRICT_HOST_VARIABLE
 from dmlemu.errors import E_INVALIDARG, HResultError, S_OK
 from dmlemu.functional import executor
 from dmlemu.kernels.reduce_ops import CHUNK
@@ -29,8 +32,8 @@ ATTACKS = ("valid", "valid at an offset", "none", "too small", "upload heap", "o
 
 
 def run(attack, debug, strict, offset_draw, seed):
-    rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG if debug else DML_CREATE_DEVICE_FLAG_NONE)
-    rig.dml._strict_host = strict        # internals: strict-host mode for this device (DMLEMU_STRICT_HOST=1)
+    with mock.patch.dict(os.environ, {STRICT_HOST_VARIABLE: "1" if strict else "0"}):   # read at DMLCreateDevice
+        rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_DEBUG if debug else DML_CREATE_DEVICE_FLAG_NONE)
     compiled = rig.compile(DML_OPERATOR_DESC(Type=int(DML_OPERATOR_REDUCE), Desc=reduce_desc("SUM", "FLOAT32", [N], [0])))
     rig.initialize(compiled)
     rig.execute()
@@ -101,8 +104,8 @@ def test_a_counter_a_host_overwrote_in_the_persistent_resource_hangs_the_gpu_unt
     timeout removes the device with DXGI_ERROR_DEVICE_HUNG and names the kernel (the per-wave limit lowered so that
     the test takes a second)."""
     monkeypatch.setattr(executor, "MAX_INSTRUCTIONS_PER_WAVE", 4000)
+    monkeypatch.setenv(STRICT_HOST_VARIABLE, "1")
     rig = MirrorRig(dml_flags=DML_CREATE_DEVICE_FLAG_NONE)
-    rig.dml._strict_host = True
     compiled = rig.compile(DML_OPERATOR_DESC(Type=int(DML_OPERATOR_REDUCE), Desc=reduce_desc("SUM", "FLOAT32", [N], [0])))
     rig.initialize(compiled)
     rig.execute()
