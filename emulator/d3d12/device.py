@@ -22,7 +22,7 @@ import uuid
 import weakref
 
 from dmlemu.errors import (DXGI_ERROR_INVALID_CALL, DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, E_NOINTERFACE, E_NOTIMPL,
-                           HResultError, S_OK)
+                           HResultError, S_OK, short_repr)
 from dmlemu import dxgi
 from dmlemu.presets import AdapterPreset, DEFAULT_PRESET, PRESETS
 from dmlemu.d3d12 import debug
@@ -95,7 +95,7 @@ class ID3D12Device(COMObject):
         self._number = next(_device_numbers)
         self._name = ""
         self._removed_reason = None
-        self._debug_layer = debug.is_enabled() if debug_layer is None else bool(debug_layer)
+        self._debug_layer = debug.is_enabled() if debug_layer is None else debug_layer
         self._info_queue = ID3D12InfoQueue1(self)   # reachable through QueryInterface with the debug layer on
         self._counters = {}
         self._queues = []
@@ -562,6 +562,9 @@ def D3D12CreateDevice(pAdapter, MinimumFeatureLevel, riid=None, *, debug_layer=N
                                                    f"{enum_name(D3D_FEATURE_LEVEL, MinimumFeatureLevel)}, but "
                                                    f"{preset.description} supports up to "
                                                    f"{enum_name(D3D_FEATURE_LEVEL, MAX_FEATURE_LEVEL)}.")
+    if debug_layer is not None and not isinstance(debug_layer, bool):
+        raise HResultError(E_INVALIDARG, f"{m}: debug_layer is {short_repr(debug_layer)}; it must be True, False or "
+                                         "None (None: the process-wide switch of EnableDebugLayer).")
     from dmlemu.gpu import Gpu  # late: the GPU core imports the ISA and kernels, which the mirror's names do not need
     return ID3D12Device(index, preset, Gpu(preset), debug_layer)
 

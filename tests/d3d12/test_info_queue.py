@@ -9,7 +9,7 @@ import pytest
 
 from dmlemu import HResultError
 from dmlemu.d3d12 import *  # noqa: F401,F403
-from dmlemu.d3d12 import messages
+from dmlemu.d3d12 import debug as debug_module, messages
 from dmlemu.d3d12.info_queue import MAX_FILTER_STACK
 from dmlemu.directml import inspect
 from dmlemu.errors import DXGI_ERROR_INVALID_CALL, E_FAIL, E_INVALIDARG, E_NOINTERFACE, E_OUTOFMEMORY, S_OK
@@ -66,6 +66,26 @@ def test_the_info_queue_exists_only_with_the_debug_layer():
     assert queue is rig.device.QueryInterface(str(IID_ID3D12InfoQueue1)) is queue.QueryInterface(IID_ID3D12InfoQueue1)
     assert isinstance(queue, ID3D12InfoQueue) and isinstance(queue, ID3D12InfoQueue1)
     assert rig.device.QueryInterface(IID_ID3D12Device) is rig.device
+
+
+def test_the_debug_layer_keyword_sets_one_device_whatever_the_process_wide_switch(monkeypatch):
+    monkeypatch.setattr(debug_module, "_enabled", True)          # as after EnableDebugLayer, for this test only
+    assert inspect(D3D12CreateDevice(TEACHING, D3D_FEATURE_LEVEL_11_0)).debug_layer is True
+    off = D3D12CreateDevice(TEACHING, D3D_FEATURE_LEVEL_11_0, debug_layer=False)
+    assert inspect(off).debug_layer is False
+    with pytest.raises(HResultError) as info:
+        off.QueryInterface(IID_ID3D12InfoQueue)
+    assert info.value.hresult == E_NOINTERFACE
+    monkeypatch.setattr(debug_module, "_enabled", False)
+    on = D3D12CreateDevice(TEACHING, D3D_FEATURE_LEVEL_11_0, debug_layer=True)
+    assert isinstance(on.QueryInterface(IID_ID3D12InfoQueue), ID3D12InfoQueue)
+    for value in (1, "yes", None.__class__):
+        with pytest.raises(HResultError) as info:
+            D3D12CreateDevice(TEACHING, D3D_FEATURE_LEVEL_11_0, debug_layer=value)
+        assert info.value.hresult == E_INVALIDARG
+        assert info.value.message.startswith("D3D12CreateDevice: debug_layer is ")
+        assert info.value.message.endswith("; it must be True, False or None (None: the process-wide switch of "
+                                           "EnableDebugLayer).")
 
 
 def test_the_header_values_are_mirrored():
