@@ -10,9 +10,9 @@ memory staggers the two groups' cohorts so one computes while the other waits, f
 group's load just as the other's cohort ends, and the returning group's ALU run, booked on the port when
 its load left, holds the port while the other's next cohort waits to send its first load (the two then
 stay in that phase). DRAM busy cycles fall as they should; refresh, turnaround, the write queue and the
-miss-queue limit are not the cause (each removed, the rise stays); docs/DEVIATIONS.md. The DRAM-side
-anomalies (refresh windows a transfer could start inside for free, a CU's requests overtaking its wait
-queue) are fixed; tests/timing/test_monotonic.py holds the rule for small dispatches.
+miss-queue limit are not the cause (each removed, the rise stays); docs/DEVIATIONS.md. On the DRAM side no
+transfer starts inside a refresh window for free and no CU's request overtakes its wait queue;
+tests/timing/test_monotonic.py holds the rule for small dispatches.
 """
 import argparse
 import dataclasses

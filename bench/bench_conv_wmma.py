@@ -26,8 +26,9 @@ Measured (2-core VM; modelled cycles, which do not depend on the machine's load)
                the split variant at BLOCK_M 32 gave 113,586: slower); N = 4: VALU m16 300,597 cycles, WMMA on the
                inside blocks (convolution_implicit_gemm_float16_wmma_interior_m16_no_bias) 266,041: 1.13x (the border
                blocks, about a third of them, on the fmas)
-  C = K = 128  (--channels 128, before the split variant) pointwise 41,399 -> 26,348 cycles: 1.57x (gemm.s's WMMA:
-               37,634); dense 3x3 177,612 -> 70,899 cycles (30.3 TFLOP/s = 24.7 % of the matrix peak): 2.51x
+  C = K = 128  (--channels 128; no padded row: measured without the split variant) pointwise VALU 41,399 cycles,
+               WMMA 26,348: 1.57x (gemm.s's WMMA: 37,634); dense 3x3 VALU 177,612 cycles, WMMA 70,899 (30.3 TFLOP/s =
+               24.7 % of the matrix peak): 2.51x
 The 3 x 3 on WMMA is bound by its gather (each 32-k tile's im2col loads and LDS writes between two barriers; 183
 workgroups of 2 waves, one a SIMD), not by the matrix unit.
 """

@@ -2,8 +2,7 @@
 
 Three convolutions of a ResNet-like layer on the RX 7900 XTX preset (N = 1, 56 x 56):
   dense      3 x 3, padding 1, C = K = 64, GroupCount 1 (64 x 9 = 576 multiply-adds per output element): the
-             implicit-GEMM path (kernels/conv_gemm.s); with --direct the direct kernel (kernels/window.s), the path
-             it took before the implicit GEMM
+             implicit-GEMM path (kernels/conv_gemm.s); with --direct the direct kernel (kernels/window.s)
   depthwise  3 x 3, padding 1, C = K = 64, GroupCount 64 (9 multiply-adds per output element)
   pointwise  1 x 1, C = K = 64 (64 multiply-adds per output element): the GEMM path (kernels/gemm.s)
 For each it prints:
@@ -19,24 +18,25 @@ The golden model checks the result bit for bit (--no-check skips it).
     .venv/bin/python bench/bench_convolution.py [--timing] [--size 56] [--channels 64] [--width 32] [--no-check]
                                                 [--direct]
 
-Measured (2-core VM shared with other work, load average about 10, wave32, one run each):
-  dense 3x3    (convolution_direct_float32_k4_no_bias) timing off 23.1 s, 200 ns/MAC; timing on 910,415 cycles =
+Measured (2-core VM shared with other work, load average about 10, wave32; the wall times move by tens of percent
+with the machine's load, the cycles do not):
+  dense 3x3    default (convolution_implicit_gemm_float32_m20_no_bias: BLOCK_M 20, 157 workgroups for 192 SIMDs)
+               timing off 4.67 s / 5.27 s (two alternating runs), 40 / 46 ns/MAC; timing on (mirror, `dispatch`
+               trace verdict): 103,004 cycles, 5.61 TFLOP/s = 18.3 % of the single-issue peak, "VALU issue, 76 %"
+               (compute-bound); FLOAT16 105,369 cycles, VALU issue 76 %. With N = 4: 292,357 cycles, 7.91 TFLOP/s =
+               25.7 %, VALU issue 91 %.
+  dense 3x3    --direct (convolution_direct_float32_k4_no_bias: four output channels a thread, paired taps) timing
+               off 9.41 s / 10.51 s (the same two alternating runs), 81 / 91 ns/MAC; timing on 910,415 cycles =
                364 us, 0.64 TFLOP/s modelled = 2.1 % of the 30.7 TFLOP/s single-issue peak; DRAM 0.95 MB = 0.3 % of
                its peak, SIMD issue 23.6 %: latency-bound (every tap pair waits for its loads; 1,568 waves, 8 a SIMD)
-  depthwise    (convolution_direct_float32_no_bias) timing off 0.90 s, 501 ns/MAC; 39,577 cycles = 15.8 us,
-               0.23 TFLOP/s; DRAM 5.3 %, SIMD issue 38.5 %: latency-bound (9 taps a thread, nothing to reuse)
-  pointwise    (convolution_gemm_float32_no_bias) timing off 0.74 s, 57 ns/MAC; 104,414 cycles = 41.8 us,
-               0.62 TFLOP/s; DRAM 2.0 %, SIMD issue 3.4 %: latency-bound (49 workgroups of 64 x 64 on 96 CUs)
-The dense layer took 1,451,445 modelled cycles with one output channel a thread and 998,543 with four, before the
-paired taps. The wall times move by tens of percent with the machine's load; the cycles do not.
-The implicit GEMM (kernels/conv_gemm.s; same VM, load average about 10, two alternating runs each):
-  dense 3x3    --direct (convolution_direct_float32_k4_no_bias) timing off 9.41 s / 10.51 s, 81 / 91 ns/MAC;
-               default (convolution_implicit_gemm_float32_m20_no_bias: BLOCK_M 20, 157 workgroups for 192 SIMDs)
-               4.67 s / 5.27 s, 40 / 46 ns/MAC: about 2x faster in the functional model. Timing on (mirror,
-               `dispatch` trace verdict): 103,004 cycles, 5.61 TFLOP/s = 18.3 % of the single-issue peak, "VALU
-               issue, 76 %" (compute-bound); FLOAT16 105,369 cycles, VALU issue 76 %. With N = 4: 292,357 cycles,
-               7.91 TFLOP/s = 25.7 %, VALU issue 91 %. The depthwise layer now runs its own kernels (conv_depthwise_row.s,
-conv_depthwise.s: bench/bench_depthwise.py has their figures); the depthwise row above is the direct kernel's.
+  depthwise    (convolution_direct_float32_no_bias, window.s) timing off 0.90 s, 501 ns/MAC; 39,577 cycles = 15.8 us,
+               0.23 TFLOP/s; DRAM 5.3 %, SIMD issue 38.5 %: latency-bound (9 taps a thread, nothing to reuse). The
+               driver runs this layer on its own kernel (conv_depthwise_row.s; bench/bench_depthwise.py has its
+               figures): this row is the direct kernel's.
+  pointwise    (convolution_gemm_float32_no_bias) timing off 0.74 s, 57 ns/MAC; 104,414 cycles = 41.8 us, 0.62
+               TFLOP/s; DRAM 2.0 %, SIMD issue 3.4 %: latency-bound (49 workgroups of 64 x 64 on 96 CUs)
+The --direct timing-on, depthwise and pointwise figures come from an older set of runs (same VM and load, one run
+each) than the default dense row's.
 """
 import argparse
 import time

@@ -1,8 +1,8 @@
 """Benchmark: the depthwise convolution (kernels/conv_depthwise_row.s, conv_depthwise.s, window.s) in the timing model.
 
-Issue 26's must-hold: "a 3 x 3 convolution is compute-bound and a depthwise one memory-bound (the summary says
-which)". FLOAT32, 56 x 56, a 3 x 3 filter per channel, padding 1, GroupCount = C, through DirectRun with the timing
-model on, on the RX 7900 XTX and H200 presets (their own wave widths), for two layers:
+Target: a 3 x 3 convolution is compute-bound and a depthwise one memory-bound, and the summary says which. FLOAT32,
+56 x 56, a 3 x 3 filter per channel, padding 1, GroupCount = C, through DirectRun with the timing model on, on the
+RX 7900 XTX and H200 presets (their own wave widths), for two layers:
   mobilenet  1 x 128 x 56 x 56 (MobileNet v1's 56 x 56 depthwise layer, 1.6 MB in and out): on either GPU a dispatch
              this small is bound by its launch, as a plain copy of the same bytes is (below);
   large      8 x 384 x 56 x 56 (38.5 MB in and out; --batch / --channels change it): big enough that the launch is a
@@ -10,9 +10,9 @@ model on, on the RX 7900 XTX and H200 presets (their own wave widths), for two l
 For each it prints the program the driver picked, the modelled cycles and time, the DRAM bytes and their share of
 the DRAM peak over that time, whether the output is the golden model's bit for bit, the trace's verdict line
 (traces/verdict.py, the summary `dmlemu run --trace` prints) and its one word (verdict.bound_of: memory, compute,
-latency, launch). --tile runs the LDS tile kernel (conv_depthwise.s, the path before the column kernel), --direct
-the direct kernel (window.s); --dense adds the dense 3 x 3 layer the must-hold compares with (C = K = 64, GroupCount
-1, 1 x 64 x 56 x 56: the implicit GEMM, kernels/conv_gemm.s).
+latency, launch). --tile runs the LDS tile kernel (conv_depthwise.s), --direct the direct kernel (window.s); --dense
+adds the dense 3 x 3 layer the target compares with (C = K = 64, GroupCount 1, 1 x 64 x 56 x 56: the implicit GEMM,
+kernels/conv_gemm.s).
 
     .venv/bin/python bench/bench_depthwise.py [--tile | --direct] [--dense] [--batch 8] [--channels 384]
 

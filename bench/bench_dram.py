@@ -14,7 +14,7 @@
 Published figures: pointer-chase DRAM latency: H200 345 ns (this project's H200,
 bench/gpu_calibration/results/h200_microbench.md, 72 MiB-4 GiB sets); RX 6800 XT and RX 7900 XTX: see
 emulator/presets.py (the preset's DRAM latency source). Read bandwidth: RX 6900 XT Infinity Cache ~1.95 TB/s
-(issue 23; a sibling of the RX 6800 XT preset), H200 L2 9.0-10.2 TB/s and DRAM 4.71-4.87 TB/s (this
+(as quoted in issue 23; a sibling of the RX 6800 XT preset), H200 L2 9.0-10.2 TB/s and DRAM 4.71-4.87 TB/s (this
 project's H200).
 """
 import argparse

@@ -3,7 +3,7 @@
 For each operator class (simple arithmetic, comparison, transcendental, activation, cast) a few
 operators at 2^24 FLOAT32 elements by default: the functional model's time for one dispatch (timing
 model off, wave64, the kernel compiled once beforehand, as bench_clip.py does), the golden model's
-time (dmlemu.golden.run) measured in the same process, and their ratio. The issue's targets: at
+time (dmlemu.golden.run) measured in the same process, and their ratio. Targets: at
 most 3x for arithmetic and comparison, at most 6x for transcendentals (activations and casts have
 none; they are printed for the record). Every output is checked bit for bit against the golden
 model. An operator without a kernel yet (kernels.driver.has_kernel) is listed as skipped. The last two

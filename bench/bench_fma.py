@@ -3,7 +3,7 @@
 For float16, float32 and float64 (v_fma_f16, v_fma_f32, v_fma_f64): nanoseconds per lane of
 numerics.fused_multiply_add_reference / fused_multiply_add_f64_reference and of the compiled path
 (isa/fma_compiled.pyx through numerics.fused_multiply_add / fused_multiply_add_f64), over operands of
-2^20 lanes shaped as the executor passes them (waves x 64 lanes), and their ratio (the issue's target:
+2^20 lanes shaped as the executor passes them (waves x 64 lanes), and their ratio (target:
 at least 20x). The operands are random finite values of each type (seeded); both paths' outputs are
 compared bit for bit. The last row broadcasts c from one value per wave (a scalar register operand).
 Each time is the best of --repeat runs.

@@ -2,12 +2,13 @@
 
 For each size n (an n x n x n product, no C, Alpha 1) it prints:
   * the functional model's time for one dispatch with the timing model off (the kernel compiled beforehand, as
-    bench_element_wise.py does) and its cost per multiply-add (ns/MAC; the issue's target: <= 5 ns), in wall time
+    bench_element_wise.py does) and its cost per multiply-add (ns/MAC; target: <= 5 ns), in wall time
     and in the process's CPU time (which a machine shared with other work moves much less);
   * with --timing, the wall time of the same dispatch with the timing model on (target for 1024^3: <= 30 s),
-    the modelled cycles and the modelled TFLOP/s on the preset against its FP32 peak
-    (compute units x SIMDs x wave width x 2 FLOP x clock: one v_fma_f32 per lane per cycle; AMD's 61.4 TFLOP/s
-    for the RX 7900 XTX counts RDNA3's dual issue, which the preset does not model, so both are printed).
+    the modelled cycles and the modelled TFLOP/s on the preset against its FP32 peak (target for 2048^3: 35-65 %
+    of it): compute units x SIMDs x wave width x 2 FLOP x clock (one v_fma_f32 per lane per cycle), doubled where
+    the preset models RDNA3's VOPD dual issue (the RX 7900 XTX: AMD's 61.4 TFLOP/s); the vendor's figure is printed
+    beside it.
 The golden model checks the smaller sizes bit for bit (--check up to that n). With --ulp it tabulates instead the
 error of GEMM's result (the golden model's, which the kernel matches bit for bit) in ULPs of the output type at
 the exact value (float64 sums of the exact float64 products), against WebNN's conformance tolerance for gemm and
@@ -18,56 +19,37 @@ column measures the error in ULPs of sum |a b| instead.
                                          [--type FLOAT16] [--adapter rtx3070]
 
 --type FLOAT16 runs a FLOAT16 GEMM: on a preset with matrix units (the default RX 7900 XTX) and wave32, gemm.s's WMMA
-variant (v_wmma_f32_16x16x16_f16); the modelled TFLOP/s is then also given against the preset's matrix peak
-(compute units x matrix_fp16_flops_per_cycle_per_cu x clock) and the kernel's name is printed.
+variant (v_wmma_f32_16x16x16_f16, gemm_wmma.inc); the modelled TFLOP/s is then also given against the preset's
+matrix peak (compute units x matrix_fp16_flops_per_cycle_per_cu x clock) and the kernel's name is printed; target:
+2x the FLOAT32 rate. --adapter picks the preset.
 
-Measured (2-core VM shared with other work, load average about 2 to 3, wave32, one run each; kernels/gemm.s: 64 x 64
-blocks, 4 x 4 accumulators per thread, K in LDS tiles of 16, whole tiles unrolled with the next k's reads in flight):
-  256^3   timing off 0.23 s, 13.7 ns/MAC (16 workgroups: the executor's per-instruction cost dominates);
-          timing on 0.47 s wall, 110,711 cycles, 0.76 TFLOP/s modelled (16 workgroups on 96 CUs)
-  1024^3  timing off 4.9 s, 4.6 ns/MAC; timing on 20.4 s wall, 613,242 cycles, 8.75 TFLOP/s modelled = 28.5 % of
-          the 30.7 TFLOP/s single-issue peak (14.3 % of AMD's 61.4)
-  2048^3  timing off 46.8 s, 5.5 ns/MAC; timing on 163 s wall, 2,884,177 cycles, 14.9 TFLOP/s modelled = 48.5 % of
-          30.7 (24.3 % of 61.4)
-After the timing model's RDNA3 VOPD dual issue (its modelled FP32 peak is now 61.4 TFLOP/s; same machine, load
-average about 4, one run each):
-  1024^3  timing off 3.7 s, 3.45 ns/MAC; timing on 15.6 s wall, 553,611 cycles, 9.70 TFLOP/s = 15.8 % of 61.4
-  2048^3  timing off 75 s, 8.7 ns/MAC (the machine was loaded); timing on 149 s wall, 2,641,979 cycles,
-          16.3 TFLOP/s = 26.5 % of 61.4
-The issue's targets: <= 5 ns/MAC (met at 1024^3; missed at 2048^3 on a loaded machine); 1024^3 with timing <= 30 s
-(met); 2048^3 at 35-65 % of the FP32 peak: missed, 26.5 % (dual issue pairs few of gemm.s's FMAs: VOPD needs its
-two sources in different VGPR banks and one even, one odd destination, which gemm.s's register plan does not
-arrange). The wall times move by tens of percent with the machine's load; the cycles do not.
-FLOAT16 on matrix units (--type FLOAT16: gemm.s's WMMA variant, v_wmma_f32_16x16x16_f16 at the preset's 512 FP16
-FLOP per clock per CU; same machine, load average about 11, one run each):
-  1024^3  timing off 23.4 s wall (about 8 ns/MAC of CPU time); timing on 269,720 cycles, 19.9 TFLOP/s modelled =
-          16.2 % of the 122.9 TFLOP/s matrix peak: 2.05x the FLOAT32 rate (553,611 cycles, remeasured)
-  2048^3  timing on 907 s wall (load average 11), 1,364,710 cycles, 31.5 TFLOP/s = 25.6 % of the matrix peak
-          (51.3 % of the FP32 peak): 1.94x the FLOAT32 rate (2,641,979 cycles); the issue asks for 2x
-gemm.s's WIDE variant (128 x 64 blocks, two 4 x 4 accumulator blocks per thread, every fma in a VOPD pair, the next
-tile's loads in flight; same machine, load average about 11, one run each):
-  1024^3  timing off 15.9 s wall, 5.0 ns/MAC of CPU time (process_time; 14.8 ns/MAC of wall time at that load);
-          timing on 504,332 cycles, 10.65 TFLOP/s = 17.3 % of 61.4 (128 workgroups for 192 SIMDs)
-  2048^3  timing on 974 s wall (load average 11), 1,962,105 cycles, 21.9 TFLOP/s = 35.6 % of 61.4: the issue's
-          35-65 % met; the FLOAT16 WMMA kernel (unchanged, 1,364,710 cycles) is now 1.44x the FLOAT32 rate
-gemm_wmma.inc (the WMMA loop rebuilt: 128 x 64 blocks per 4-wave workgroup, 8 WMMA per wave per 16 k, 32-k LDS tiles,
-A two k a load; the timing model of this tree gives the FLOAT32 WIDE kernel 1,141,358 cycles at 2048^3; load average
-about 12, one run each; --adapter picks the preset):
-  2048^3  FLOAT16 543,633 cycles, 79.0 TFLOP/s = 64.3 % of the matrix peak: 2.10x the FLOAT32 rate (the old WMMA loop:
-          838,852 cycles, 1.36x); verdict `matrix issue, 85 %`
-  1024^3  FLOAT16 99,448 cycles (2.04x FLOAT32's 202,754); rtx3070 173,073 (1.97x its 340,149); h200 48,932 (4.19x)
-  FLOAT32 1024^3 timing off: 7.4 s of CPU time = 6.9 ns/MAC (60 s wall at that load)
+The kernels: the float GEMM without a FusedActivation on the VALU runs gemm.s's WIDE variant where its grid fills
+the compute units (gemm_ops.uses_wide: 128 x 64 blocks, two 4 x 4 accumulator blocks per thread, every fma in a VOPD
+pair, which needs its two sources in different VGPR banks and one even, one odd destination; the next tile's loads
+in flight), else 64 x 64 blocks, 4 x 4 accumulators per thread, K in LDS tiles of 16, whole tiles unrolled with the
+next k's reads in flight. The WMMA loop: 128 x 64 blocks per 4-wave workgroup, 8 WMMA per wave per 16 k, 32-k LDS
+tiles, A two k a load. The executor runs float32 FMAs on the CPU's FMA3 (isa/fma_compiled.pyx, the same bits),
+same-shape operands straight to the compiled kernel, v_wmma's 16 k steps as 3-D blocks of outer products, and LDS
+reads through an address register holding an array reusing its lanes, their unwritten check and their bank passes
+(executor._lds_array_lanes).
+
+Measured (2-core VM shared with other work, wave32; the wall times move by tens of percent with the machine's
+load, the cycles do not):
+  functional model, timing off (2026-11-28, load average 5 to 10, CPU time of the dispatch, median of 3 runs):
+  1024^3  FLOAT32 rx7900xtx 1.72 ns/MAC; FLOAT16 (WMMA) rx7900xtx 1.63; FLOAT32 rx6800xt 1.68; FLOAT16 (VALU
+          fmas) rx6800xt 1.83. Wall time at that load: FLOAT32 rx7900xtx 4.3 ns/MAC (one run each of the others:
+          3.9 to 4.8 ns/MAC)
+  2048^3  FLOAT32 rx7900xtx (one run): 1.78 ns/MAC of CPU time (4.7 ns/MAC wall, load 8.5)
+  timing on, RX 7900 XTX unless named (one run each):
+  1024^3  FLOAT32 7.5 s wall (load average 3.6), 201,435 cycles
+  1024^3  FLOAT16 99,448 cycles (2.04x FLOAT32's 202,754); rtx3070 173,073 (1.97x its
+          340,149); h200 48,932 (4.19x)
+  2048^3  FLOAT32 (WIDE) 1,141,358 cycles; FLOAT16 543,633 cycles, 79.0 TFLOP/s = 64.3 % of the 122.9 TFLOP/s
+          matrix peak: 2.10x the FLOAT32 rate; verdict `matrix issue, 85 %`
+  256^3   (an older run, load average about 2 to 3, on a timing model without VOPD dual issue) timing off 0.23 s,
+          13.7 ns/MAC (16 workgroups: the executor's per-instruction cost dominates); timing on 0.47 s wall,
+          110,711 cycles, 0.76 TFLOP/s modelled (16 workgroups on 96 CUs)
 Runs past the executor's 300 s per dispatch need DMLEMU_DISPATCH_SECONDS raised on a loaded machine.
-The executor's GEMM cost (2026-11-28; same 2-core VM, load average 5 to 10; CPU time of the dispatch, median of 3
-runs, before -> after; the results and every modelled cycle unchanged): float32 FMAs on the CPU's FMA3
-(isa/fma_compiled.pyx, the same bits), same-shape operands straight to the compiled kernel, v_wmma's 16 k steps as
-3-D blocks of outer products, LDS reads through an address register holding an array reusing its lanes, their
-unwritten check and their bank passes (executor._lds_array_lanes):
-  1024^3  FLOAT32 rx7900xtx 3.55 -> 1.72 ns/MAC; FLOAT16 (WMMA) rx7900xtx 3.77 -> 1.63; FLOAT32 rx6800xt 3.46 ->
-          1.68; FLOAT16 (VALU fmas) rx6800xt 3.47 -> 1.83. Wall time at that load: FLOAT32 rx7900xtx 10.3 -> 4.3
-          ns/MAC (one run each of the others: 3.9 to 4.8 ns/MAC after)
-  2048^3  FLOAT32 rx7900xtx (one run each): 3.96 -> 1.78 ns/MAC of CPU time (11.3 -> 4.7 ns/MAC wall, load 8.5)
-  1024^3  FLOAT32 with timing: 7.5 s wall (load average 3.6; the bar: <= 30 s), 201,435 cycles as before
 """
 import argparse
 import contextlib

@@ -8,7 +8,7 @@ constants), it prints:
     (median of 5 runs after one warm-up), and their ratio;
   * the modelled time on the preset (the sum of the dispatches' own cycles), the dispatch count, the top
     three layers with their share and bound;
-  * the largest difference to ONNX Runtime relative to the largest output magnitude (the issue's target:
+  * the largest difference to ONNX Runtime relative to the largest output magnitude (target:
     <= 1e-3, with the same top-1 class), and whether every output is bit for bit what the DML nodes give
     one by one through dmlemu.golden (--no-golden skips that check);
   * or, for a model that does not convert yet, the ConversionError sentence (at once, before any GPU work).
@@ -38,14 +38,14 @@ against ONNX Runtime, 'same' where the bench compared the top-1 class:
 
 (`--light` runs them in the wheel's order, alphabetical. squeezenet is the wheel's light_squeezenet, the model
 zoo's SqueezeNet; its and densenet121's 1000 classes come in a [1, 1000, 1, 1] output, so the bench prints no top-1
-for them; the test checks it.) The issue's targets: MNIST CNN, BERT block, GPT block <= 30 s each: met (0.5 to
+for them; the test checks it.) Targets: MNIST CNN, BERT block, GPT block <= 30 s each: met (0.5 to
 0.7 s); SqueezeNet <= 2 min: met (22.6 s); ResNet-50 <= 10 min: met (255.6 s). Every layer of the small models is
 launch-bound on the preset (a few microseconds of work per dispatch). AlexNet's modelled time is mostly its three
 fully-connected Gemms (n16+n17 fc6 9216 x 4096, n19+n20 fc7 4096 x 4096, n22 fc8 4096 x 1000: 73 %); where the
 minutes of wall time of the zoo models go (executor against golden check) was not profiled.
-vgg19 did not finish: the process grew to 22.8 GB resident (all of this 23 GB VM) and was killed by the kernel's
-OOM killer (VGG-19 has 548 MB of weights, about 40 times less; where the memory goes was not profiled); not
-measured.
+vgg19 is not in the table (`--models --light vgg19` runs it alone): a whole run, timing on, no golden check, takes
+632 s of CPU (58 min wall at ~15 % of a core on the loaded machine), 25 dispatches, peak resident set 3.81 GiB
+(`/usr/bin/time -v`; docs/RELIABILITY.md, "Memory of large models", which also says where the memory goes).
 """
 import argparse
 import resource

@@ -3,21 +3,20 @@
 Functional cost: rows of 4096 (2^10 rows of 2^12 by default, the last axis normalized: one workgroup of 64
 threads per row, each thread 64 elements per pass), the functional model's time for one dispatch (timing model
 off, the kernel compiled beforehand, as bench_reduce.py does), the golden model's time (dmlemu.golden.run) and
-their ratio; the issue's target is at most 5x. Every output is checked bit for bit against the golden model.
+their ratio; target: at most 5x. Every output is checked bit for bit against the golden model.
 Memory: the same rows on the RX 7900 XTX preset with the timing model on (fewer rows: 64 x 4096, 1 MiB): the bytes
 the dispatch reads from DRAM over the input's bytes. The kernel reads each row twice more after the max pass (the
-sum and the output pass); the issue asks for a row of 4096 to come from DRAM once or twice, the L2 serving the
+sum and the output pass); target: a row of 4096 comes from DRAM once or twice, the L2 serving the
 rest.
 
     .venv/bin/python bench/bench_softmax.py [--log2 22] [--row 4096] [--repeat 3] [--width 32] [--kind SOFTMAX]
 
 Measured (2-core VM shared with other jobs, wave32, so the times are noisy): SOFTMAX 1505 ms against the golden
 model's 996 ms (1.5x; both spend most of it in the exponential's numerics.exp2); HARDMAX, the median CPU time of 7
-(`--kind HARDMAX --repeat 7`), 38.5 ms against the golden model's 13.9 ms (2.7x to 3.1x over several runs; the
-element-at-a-time kernel before kernels/softmax_pairs.inc took 72.8 ms, 5.1x to 5.7x); DRAM reads 1.00 x the
-input's bytes for SOFTMAX, LOG_SOFTMAX and HARDMAX (the second and third reads of each 16 KiB row hit the L2);
-with 1024 rows (16 MiB, `dram(4096, "SOFTMAX", 32, rows=1024)`) still 1.00 x, all DRAM traffic 1.81 x (the
-output's write-backs).
+(`--kind HARDMAX --repeat 7`; its rows run kernels/softmax_pairs.inc, two elements a load), 38.5 ms against the
+golden model's 13.9 ms (2.7x to 3.1x over several runs); DRAM reads 1.00 x the input's bytes for SOFTMAX,
+LOG_SOFTMAX and HARDMAX (the second and third reads of each 16 KiB row hit the L2); with 1024 rows (16 MiB,
+`dram(4096, "SOFTMAX", 32, rows=1024)`) still 1.00 x, all DRAM traffic 1.81 x (the output's write-backs).
 """
 import argparse
 import time

@@ -5,7 +5,7 @@ each) the error of dmlemu's result (the golden model, which the kernel matches b
 tests/directml/test_reduce.py; `--kernel` runs the kernel too for N <= 2^16) in ULPs of the output type at
 the exact value: |result - exact| / ulp(exact), the exact sum from math.fsum over the float64 values (correctly
 rounded to float64, 2^-29 of a FLOAT32 ULP), the exact average that sum divided by N in float64. WebNN's
-conformance tests allow reduceSum N ULPs (the issue's reference); the last column is the worst error over N.
+conformance tests allow reduceSum N ULPs; the last column is the worst error over N.
 
     .venv/bin/python bench/reduce_precision.py [--seeds 5] [--kernel]
 """

@@ -16,9 +16,9 @@ The committed baseline is bench/timing_identity_baseline.json (the default file:
 compares with it). Run the check under both drivers of the timing units (DMLEMU_TIMING_ENGINE=simpy
 for the reference order) and, for the interpreted build, with DMLEMU_TIMING_PHYSICS=interpreted.
 
-Others may change the trace exporters meanwhile, which changes the trace bytes but not the timing:
-`record --timing-from DIR` records with the timing model of DIR (`timing/*.py` and
-`dispatch_record.py`, e.g. from `git show HEAD:...`) and everything else of the checkout.
+A change to the trace exporters changes the trace bytes but not the timing: `record --timing-from DIR`
+records with the timing model of DIR (`timing/*.py` and `dispatch_record.py`, e.g. from `git show HEAD:...`) and
+everything else of the checkout.
 
 tests/timing/test_timing.py pins the cycles of a fast subset.
 """
