@@ -22,7 +22,7 @@ tests/kernels/test_kernel_driver.py runs the kernels with a rearranged layout to
 Operators of more than 4 tensors also read WIDE_RECORDS, the strides of tensors 4 .. 11 per dimension
 record (the same record size and order as RECORDS, loaded with one s_load_dwordx8 per record).
 A buffer ends with the last field its kernel reads (`Layout.pack(..., params=, wide=)`): 288 bytes with
-this layout for an operator without attributes (as before the PARAM fields existed), 320 with them, 576
+this layout for an operator without attributes, 320 with them, 576
 with WIDE_RECORDS.
 """
 import struct

@@ -12,7 +12,7 @@ one `is not None` test per cohort). Detail levels, each including the ones befor
 
 Rows are bounded: each table keeps at most `max_rows` rows. Past that, wave groups are folded
 into a per-(dispatch, CU, SIMD) summary (table `wave_summary`: waves, groups, first start, last
-end); instruction segments, memory requests and counter buckets are no longer kept (their count is
+end); instruction segments, memory requests and counter buckets are not kept (their count is
 in `dropped`). The counters are computed from every row, kept or not. The trace lists the tables
 concerned in `aggregated`. Time is in GPU cycles throughout; the recorder never reads a wall clock,
 so the same program gives a byte-identical trace.

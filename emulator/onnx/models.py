@@ -15,9 +15,8 @@ the bench (bench/bench_onnx.py) and `dmlemu onnx` on a file share.
 Inception v1 / v2, ResNet-50, ShuffleNet, SqueezeNet, VGG-19, ZFNet-512) and `reseeded(path, seed)` loads one with
 its weights drawn from a seeded generator (the wheel stores each as a ConstantOfShape of one value).
 
-`MODELS` names each builder and says which operators it needs beyond main (`needs`), so tests run those
-whose operators exist and the lead widens the list as operators land. `inputs(model, seed)` draws seeded
-inputs for any model with static input shapes.
+`MODELS` names each builder and the DML operators it needs besides GEMM and the element-wise ones (`needs`).
+`inputs(model, seed)` draws seeded inputs for any model with static input shapes.
 """
 import numpy as np
 
@@ -208,7 +207,7 @@ def gpt_block(tokens=16, hidden=64, heads=4, seed=4):
                    [h.make_tensor_value_info("y", T.FLOAT, [1, tokens, hidden])])
 
 
-# name -> (builder, DML operators it needs that main did not have when this was written)
+# name -> (builder, DML operators it needs besides GEMM and the element-wise ones)
 MODELS = {
     "mlp": (mlp, ()),
     "gemm_mlp": (gemm_mlp, ()),
