@@ -42,11 +42,11 @@ ARGMAX's s_and_b64 vcc, vcc, s[52:53] without unpacking); pack_mask / unpack_mas
 one flat bit string; v_readfirstlane_b32 of a per-wave value skips its pass over EXEC.
 
 DRAM efficiency (timing model on, REDUCE SUM 2^24 FLOAT32, DRAM bytes / input bytes 1.000 everywhere; the timing
-model with DRAM banks and the CUs' L0s), one axis / every axis:
+model of 2026-11-28, `--repeat 5`), one axis / every axis:
     rx7900xtx   75.1 / 76.1 us   93.1 / 91.9 %
-    rx6800xt   138.2 / 139.2 us  94.8 / 94.1 %
+    rx6800xt   138.4 / 139.3 us  94.8 / 94.1 %
     rtx3070    158.6 / 158.9 us  94.5 / 94.3 %
-    h200        17.1 / 18.1 us   81.6 / 77.4 %
+    h200        17.4 / 18.3 us   80.4 / 76.6 %
 (irisxe 91.9 / 89.5 %; teaching 27.9 / 26.1 %, its DRAM modelled as the teaching preset's: both measured on a
 timing model without DRAM banks or the CUs' L0s.)
 Every axis is one dispatch: each chunk's workgroup stores its partial, waits for the store and counts it in its
