@@ -40,12 +40,13 @@ load, the cycles do not):
           fmas) rx6800xt 1.83. Wall time at that load: FLOAT32 rx7900xtx 4.3 ns/MAC (one run each of the others:
           3.9 to 4.8 ns/MAC)
   2048^3  FLOAT32 rx7900xtx (one run): 1.78 ns/MAC of CPU time (4.7 ns/MAC wall, load 8.5)
-  timing on, RX 7900 XTX unless named (one run each):
-  1024^3  FLOAT32 7.5 s wall (load average 3.6), 201,435 cycles
-  1024^3  FLOAT16 99,448 cycles (2.04x FLOAT32's 202,754); rtx3070 173,073 (1.97x its
-          340,149); h200 48,932 (4.19x)
-  2048^3  FLOAT32 (WIDE) 1,141,358 cycles; FLOAT16 543,633 cycles, 79.0 TFLOP/s = 64.3 % of the 122.9 TFLOP/s
-          matrix peak: 2.10x the FLOAT32 rate; verdict `matrix issue, 85 %`
+  timing on, RX 7900 XTX unless named (2026-11-28, load average about 1 to 2, one run each):
+  1024^3  FLOAT32 3.3 s wall, 201,435 cycles, 26.65 TFLOP/s = 43.4 % of the 61.4 TFLOP/s FP32 peak; FLOAT16
+          (WMMA) 2.7 s wall, 99,295 cycles, 2.03x the FLOAT32 rate; rtx3070 FLOAT32 340,149, FLOAT16 173,073
+          (1.97x); h200 FLOAT32 205,623, FLOAT16 49,357 (4.17x)
+  2048^3  FLOAT32 23.3 s wall, 1,494,863 cycles, 28.73 TFLOP/s = 46.8 % of the FP32 peak (verdict `VALU issue,
+          100 %`); FLOAT16 18.8 s wall, 532,982 cycles, 80.58 TFLOP/s = 65.6 % of the 122.9 TFLOP/s matrix peak,
+          2.80x the FLOAT32 rate (verdict `matrix issue, 87 %`); functional 2048^3 FLOAT32 1.83 ns/MAC of CPU time
   256^3   (an older run, load average about 2 to 3, on a timing model without VOPD dual issue) timing off 0.23 s,
           13.7 ns/MAC (16 workgroups: the executor's per-instruction cost dominates); timing on 0.47 s wall,
           110,711 cycles, 0.76 TFLOP/s modelled (16 workgroups on 96 CUs)

@@ -375,73 +375,58 @@ bandwidth-bound). The UMA preset keeps one memory. Checked by tests/timing/test_
 """
 
 
-# Written by hand from bench/bench_gemm.py's runs (minutes each at 2048^3): appended as it is.
+# Written by hand from bench/bench_gemm.py's runs (minutes each at 2048^3): kept as docs/FIDELITY.md has it.
 MATRIX_UNITS_SECTION = """
 ## GEMM on matrix units (RX 7900 XTX, WMMA)
 
-Measured with `bench/bench_gemm.py --timing [--type FLOAT16]` (one run each, both FLOAT32 rows remeasured on this tree, wave32, no C, Alpha 1; the modelled
-cycles do not depend on the machine's load; this section is written by hand from those runs, not regenerated).
-The FLOAT16 GEMM on a preset with matrix units runs gemm.s's WMMA variant (`gemm_float16_wmma*` in the trace
-summary): two v_wmma_f32_16x16x16_f16 per wave per K tile of 16, the next tile's loads in flight during the
-multiply. The instruction's issue cycles are the ISA table's "matrix" rate class on the preset: 16 x 16 x 16 x 2 =
-8192 FLOP over the CU's `matrix_fp16_flops_per_cycle_per_cu` shared by its SIMDs (RX 7900 XTX: 512 FLOP per clock
-per CU, AMD GPUOpen, "How to accelerate AI applications on RDNA 3 using WMMA", 2023, "a single WMMA instruction
-coordinates 32 clocks": 32 cycles per wave32 instruction; 96 CUs x 512 x 2.5 GHz = 122.9 TFLOP/s, AMD's 122.8 TFLOPS
-FP16 figure). RTX 3070: 512 FLOP per clock per SM (NVIDIA GA102 whitepaper: 40.6 dense FP16 tensor TFLOPS with
-FP32 accumulate), 64 cycles; H200: 4096 (H100 whitepaper: 989.4 dense FP16 TFLOPS with FP32 accumulate on 132 SMs
-at 1.83 GHz), 8 cycles. The RX 6800 XT (RDNA2), Iris Xe and the teaching GPU have none, and every wave64 run uses
-the VALU kernel.
+A FLOAT16 GEMM on a preset with matrix units runs gemm.s's WMMA variant (`gemm_float16_wmma*` in the trace
+summary; kernels/gemm_wmma.inc, written by tools/gemm_wmma_inc.py). The instruction's issue cycles are the ISA
+table's "matrix" rate class on the preset: 16 x 16 x 16 x 2 = 8192 FLOP over the CU's
+`matrix_fp16_flops_per_cycle_per_cu` shared by its SIMDs. RX 7900 XTX: 512 FLOP per clock per CU (AMD GPUOpen,
+"How to accelerate AI applications on RDNA 3 using WMMA", 2023: "a single WMMA instruction coordinates 32 clocks",
+so 32 cycles per wave32 instruction; 96 CUs x 512 x 2.5 GHz = 122.9 TFLOP/s, AMD's 122.8 TFLOPS FP16 figure).
+RTX 3070: 512 FLOP per clock per SM (NVIDIA GA102 whitepaper: 40.6 dense FP16 tensor TFLOPS with FP32
+accumulate), 64 cycles. H200: 4096 (H100 whitepaper: 989.4 dense FP16 TFLOPS with FP32 accumulate on 132 SMs at
+1.83 GHz), 8 cycles. The RX 6800 XT (RDNA2), Iris Xe and the teaching GPU have none, and every wave64 run uses the
+VALU kernel.
 
-| preset | GEMM | kernel | cycles | modelled TFLOP/s | % of FP32 peak (61.4) | % of matrix peak (122.9) | rate vs FLOAT32 |
-|---|---|---|---:|---:|---:|---:|---:|
-| rx7900xtx | FLOAT32 1024^3 | gemm_float32_no_c | 553,611 | 9.70 | 15.8 | - | 1 |
-| rx7900xtx | FLOAT16 1024^3 | gemm_float16_wmma_no_c | 269,720 | 19.91 | 32.4 | 16.2 | 2.05 |
-| rx7900xtx | FLOAT32 2048^3 | gemm_float32_no_c | 2,641,979 | 16.3 | 26.5 | - | 1 |
-| rx7900xtx | FLOAT16 2048^3 | gemm_float16_wmma_no_c | 1,364,710 | 31.47 | 51.3 | 25.6 | 1.94 |
+The kernels. FLOAT32 (and FLOAT16 without matrix units) runs on the VALU: where its grid gives every compute unit a
+workgroup, gemm.s's WIDE variant (128 x 64 blocks, two 4 x 4 accumulator blocks per thread; three ds_read_b128 per k
+feed 32 v_fma_f32, each in a VOPD pair: consecutive fmas write one even and one odd accumulator, share a and read b
+from neighbouring banks; AsT rows padded by 4 dwords so a tile's ds_write_b128 spread over the banks; k masks only
+on the last tile; the next tile's loads in flight during this tile's fmas), else the 64 x 64 kernel. The WMMA
+variant: a 4-wave workgroup computes a 128 x 64 block, each wave a 32 x 64 part (2 x 4 fragments, 64 accumulator
+VGPRs); per 16 k it reads 12 fragment halves (ds_read_b128, lanes 16 .. 31 a broadcast of 0 .. 15: two bank passes
+each with 80-byte LDS rows) for 8 WMMA, both 16-k steps of a 32-k LDS tile read before the first step's WMMA; A
+comes two k a load where its strides allow, the next tile's loads are in flight during this tile's WMMA, and edge
+masks run only on the last tile or a block that crosses M. Each wave's part goes through LDS into gemm.s's step 4
+(Alpha, C, activation, store), so the numerics are the VALU kernel's order (bit-exact against the golden model).
 
-Published: rocBLAS-class FP32 GEMM on a real RX 7900 XTX ~30.5 of 61.4 TFLOP/s at 4096^3 (issue 26's figure); a
-measured WMMA FP16 GEMM rate on this card: NOT FOUND in the sources available here. The issue asks the FLOAT16
-GEMM on matrix units for at least 2x the FLOAT32 rate: met at 1024^3 (2.05x), just missed at 2048^3 (1.94x). The
-WMMA kernel spends about as many issue cycles per K tile on its loads (FLOAT16 elements one per lane, with
-masks), LDS writes and barriers as on its two WMMA (64 cycles per wave); larger register tiles (more WMMA per
-loaded element) or vector loads would raise it. The FLOAT32 kernel is unchanged here (26.5 % of peak at 2048^3,
-below the issue's 35-65 %).
-The WMMA loop rebuilt (kernels/gemm_wmma.inc; branch gemm16; remeasured on this tree, whose timing model now gives
-the FLOAT32 WIDE kernel 1,141,358 cycles at 2048^3, not 1,962,105). What bound the old WMMA kernel (64 x 64 blocks,
-two WMMA per wave per 16 k) was issue: the verdict said `matrix issue, 92 %` at 2048^3 (838,852 cycles, 1.36x the
-FLOAT32 rate), with its loads, LDS writes, masks and barriers taking about as many issue cycles as its WMMA. Now a
-4-wave workgroup computes a 128 x 64 block, each wave a 32 x 64 part (2 x 4 fragments, 64 accumulator VGPRs): per
-16 k it reads 12 fragment halves (ds_read_b128, lanes 16 .. 31 a broadcast of 0 .. 15: two bank passes each with
-80-byte LDS rows) for 8 WMMA, both 16-k steps of a 32-k LDS tile read before the first step's WMMA; A comes two k
-a load (buffer_load_dword) where its strides allow, the next tile's loads are in flight during this tile's WMMA,
-and edge masks run only on the last tile or a block that crosses M. Each wave's part goes through LDS into gemm.s's
-step 4 (Alpha, C, activation, store), so the numerics are unchanged (bit-exact against the golden model).
-Reproduce: `DMLEMU_DISPATCH_SECONDS=5000 .venv/bin/python bench/bench_gemm.py --sizes 2048 --timing --check 0
-[--type FLOAT16] [--adapter rtx3070]` (wave32, no C, Alpha 1; it prints the verdict too):
+Modelled on this tree (2026-11-28; wave32, no C, Alpha 1; reproduce: `DMLEMU_DISPATCH_SECONDS=5000
+.venv/bin/python bench/bench_gemm.py --sizes 1024 2048 --timing --check 0 [--type FLOAT16] [--adapter KEY]`, which
+prints the verdict too; the cycles do not depend on the machine's load):
 
-| preset | GEMM | kernel | cycles | modelled TFLOP/s | % of matrix peak | rate vs FLOAT32 |
-|---|---|---|---:|---:|---:|---:|
-| rx7900xtx | FLOAT32 2048^3 (WIDE) | gemm_float32_no_c | 1,141,358 | 37.63 | - | 1 |
-| rx7900xtx | FLOAT16 2048^3, old WMMA loop | gemm_float16_wmma_no_c | 838,852 | 51.20 | 41.7 | 1.36 |
-| rx7900xtx | FLOAT16 2048^3, new | gemm_float16_wmma_no_c | 543,633 | 79.00 | 64.3 | 2.10 |
-| rx7900xtx | FLOAT32 1024^3 (WIDE) | gemm_float32_no_c | 202,754 | 26.48 | - | 1 |
-| rx7900xtx | FLOAT16 1024^3, old | gemm_float16_wmma_no_c | 151,859 | 35.35 | 28.8 | 1.34 |
-| rx7900xtx | FLOAT16 1024^3, new | gemm_float16_wmma_no_c | 99,448 | 53.99 | 43.9 | 2.04 |
-| rtx3070 | FLOAT32 1024^3 | gemm_float32_no_c | 340,149 | 10.89 | - | 1 |
-| rtx3070 | FLOAT16 1024^3, old | gemm_float16_wmma_no_c | 250,306 | 14.80 | 36.4 | 1.36 |
-| rtx3070 | FLOAT16 1024^3, new | gemm_float16_wmma_no_c | 173,073 | 21.40 | 52.7 | 1.97 |
-| h200 | FLOAT32 1024^3 | gemm_float32_no_c | 205,187 | 20.72 | - | 1 |
-| h200 | FLOAT16 1024^3, old | gemm_float16_wmma_no_c | 84,837 | 50.12 | 4.7 | 2.42 |
-| h200 | FLOAT16 1024^3, new | gemm_float16_wmma_no_c | 48,932 | 86.90 | 8.1 | 4.19 |
+| preset | GEMM | kernel | cycles | modelled TFLOP/s | % of FP32 peak | % of matrix peak | rate vs FLOAT32 | verdict |
+|---|---|---|---:|---:|---:|---:|---:|---|
+| rx7900xtx | FLOAT32 1024^3 | gemm_float32_no_c | 201,435 | 26.65 | 43.4 | - | 1 | VALU issue, 100 % |
+| rx7900xtx | FLOAT16 1024^3 | gemm_float16_wmma_no_c | 99,295 | 54.07 | - | 44.0 | 2.03 | matrix issue, 60 % |
+| rx7900xtx | FLOAT32 2048^3 | gemm_float32_no_c | 1,494,863 | 28.73 | 46.8 | - | 1 | VALU issue, 100 % |
+| rx7900xtx | FLOAT16 2048^3 | gemm_float16_wmma_no_c | 532,982 | 80.58 | - | 65.6 | 2.80 | matrix issue, 87 % |
+| rtx3070 | FLOAT32 1024^3 | gemm_float32_no_c | 340,149 | 10.89 | 53.6 | - | 1 | VALU issue, 65 % |
+| rtx3070 | FLOAT16 1024^3 | gemm_float16_wmma_no_c | 173,073 | 21.40 | - | 52.7 | 1.97 | matrix issue, 63 % |
+| h200 | FLOAT32 1024^3 | gemm_float32_no_c | 205,623 | 20.68 | 30.9 | - | 1 | LDS bandwidth, 56 % |
+| h200 | FLOAT16 1024^3 | gemm_float16_wmma_no_c | 49,357 | 86.15 | - | 8.0 | 4.17 | launch / too few waves, 78 % |
 
-(H200 at 1024^3: 128 workgroups for 528 SIMDs, `launch / too few waves, 78 %`; its tensor cores take 8 cycles
-a WMMA, so a larger product or smaller blocks would fill it; not done here.)
-The 2048^3 verdict now: `matrix issue, 85 %` (LDS 29 %, L2 39 %, empty 12 %: 512 workgroups, one per SIMD at 240
-VGPRs, 2.67 per SIMD). Tried and not kept: 128 x 128 blocks of 8 waves (a whole workgroup on one SIMD in the timing
-model: 256 workgroups on 192 SIMDs leave half of them idle in the second round; 188,374 cycles at 1024^3) and the
-128 x 64 loop at 192 VGPRs (two workgroups per SIMD: the dispatcher gives the last 128 workgroups two to a SIMD
-while 64 SIMDs stand empty, 741,926 cycles at 2048^3). The FMA-only presets run the VALU kernels, whose programs are
-bit for bit those before this change (so are their cycles).
+Targets: the FLOAT16 GEMM on matrix units at least 2x the FLOAT32 rate (met on the RX 7900 XTX at both sizes and on the
+H200; 1.97x on the RTX 3070 at 1024^3); the FLOAT32 2048^3 at 35-65 % of the FP32
+peak (46.8 %). Published: rocBLAS-class FP32 GEMM on a real RX 7900 XTX reaches about 30.5 of 61.4 TFLOP/s at
+4096^3; a measured WMMA FP16 GEMM rate on this card: NOT FOUND in the sources available here. What bounds the WMMA
+kernel at 2048^3 is matrix issue (LDS 29 %, L2 8 %, empty 12 %: 512 workgroups of 4 waves, one per SIMD at 240
+VGPRs, 2.67 per SIMD). On the H200 at 1024^3 the grid is 128 workgroups for 528 SIMDs and its tensor cores take 8
+cycles a WMMA, so the dispatch is launch-bound; a larger product or smaller blocks would fill it.
+Tried and not kept: 128 x 128 WMMA blocks of 8 waves (a whole workgroup on one SIMD in the timing model: 256
+workgroups on 192 SIMDs leave half of them idle in the second round) and the 128 x 64 WMMA loop at 192 VGPRs (two
+workgroups per SIMD: the dispatcher gives the last 128 workgroups two to a SIMD while 64 SIMDs stand empty).
 """
 
 
