@@ -428,7 +428,7 @@ RX_6800_XT = AdapterPreset(
         "resident blocks (above) each lives 220-227 ns; 226.9 ns (block 64) = 511 cycles at 2.25 GHz (the time "
         "carried over, an assumption: the card's clock during gpu-stream is not in the file), less the init "
         "kernel's own ~30 cycles in this model: 481. Checked, not fitted: the 'read' column at 128-thread "
-        "blocks (the suite's occupancy point) then lands at 0.82x (0.64x before: every read paid the lone "
+        "blocks (the suite's occupancy point) then lands at 0.82x (0.64x if every read paid the lone "
         "chase's latency), each block living 451 ns against the sibling's 412 ns (the init blocks' time "
         "includes their stores' acknowledgement, which a read block does not wait for).",
         "Miss queue: 256 sectors of 64 bytes in flight per CU = 16 KiB, the CU's L0 vector cache (AMD RDNA "
