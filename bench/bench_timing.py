@@ -69,6 +69,19 @@ interpreted bytecodes per cohort instead of 4,573). --cpu, idle machine, interle
 timed+trace 0.475-0.491 s, 4.5-4.7x; transposed 16.9-17.7x; 2^28 IDENTITY 11.9 s CPU, peak 1.99x; interpreted
 CLIP timed+trace 1.62-1.64 s, 3.3-3.4x the compiled (timed without the trace 3.1-3.2x: with segments the walk
 keeps each ALU run apart, ~0.22 s interpreted against ~0.03 s compiled). Still above the 3x bar.
+Present state (--cpu, load about 1, three interleaved rounds of main and this tree, medians): CLIP 2^24
+compiled timed 0.50 -> 0.52 s, timed+trace 0.55 -> 0.55 s (4.9-5.7x the golden model, whose column swings
+0.093-0.119 s at this load); interpreted timed 1.67 -> 1.53 s (3.3x -> 3.0x), timed+trace 1.88 -> 1.77 s
+(3.4x -> 3.3x); transposed 17.9-18.8x. The trees differ by 8 of 3,528 interpreted bytecodes per cohort
+(CLIP 2^21, sys.settrace opcode counts), so the before -> after gap is this machine's noise, not the change.
+The "wave" trace keeps no segments (keeps_segments is the "instruction" level's): with it a cohort walks
+the same joined records and pays one CohortWork.wave_group call (0.46 us interpreted, ~0.03 s at 2^24); the
+recorder's end_dispatch (0.05 s) costs both builds alike. Per cohort the interpreted units execute 3,528
+bytecodes in about 45 calls: the walk and IssuePort.book 1,101 (31 %), the request's path (send, costs,
+the CU's front end and miss queue, MemorySystem.request, three FifoServer.finish, the DRAM write queue,
+sent) 1,869 (53 %), the slot groups' state machine, event heap and dispatcher 530 (15 %): no function holds
+more than 15 %. 2.8x needs about 10 % fewer (timed) and 15 % fewer (timed+trace) interpreted cycles
+per cohort, which means fewer calls of mechanisms that are each written once; not reached.
 """
 import argparse
 import os

@@ -7,6 +7,7 @@ cdef bint COMPILED
 
 cdef class FifoServer:
     cdef public long long units_per_byte, units_per_cycle, free_units, refresh_interval, refresh_cycles
+    cdef public long long refresh_period_units, refresh_window_units
     cdef public long long busy_cycles, bytes, start
     cdef public bint stream_open
 
@@ -71,7 +72,7 @@ cdef class MemorySystem:
     cpdef long long atomic(self, long long now, list operations) except? -1
 
     @cython.locals(end=cython.longlong, done=cython.longlong, start=cython.longlong, room=cython.longlong,
-                   ready=cython.longlong)
+                   ready=cython.longlong, write_bytes=cython.longlong)
     cpdef long long request(self, long long now, long long l2_bytes, long long ic_bytes, long long dram_bytes,
                             bint is_write, long long ic_read_bytes=*, long long dram_read_bytes=*,
                             long long host_bytes=*, long long activations=*) except? -1

@@ -93,6 +93,10 @@ class FifoServer:
         self.free_units = 0
         self.refresh_interval = refresh_interval
         self.refresh_cycles = refresh_cycles
+        # Speed: the refresh period and window in byte-time units, worked out once (finish() reads them
+        # per transfer).
+        self.refresh_period_units = refresh_interval * self.units_per_cycle
+        self.refresh_window_units = refresh_cycles * self.units_per_cycle
         self.busy_cycles = 0
         self.bytes = 0
         self.start = 0       # the first cycle of the last transfer (finish() returns its end)
@@ -121,8 +125,8 @@ class FifoServer:
         if self.stream_open:
             end_units = self.shared_end(start_units, end_units)
         if self.refresh_interval:
-            period = self.refresh_interval * bps
-            window = self.refresh_cycles * bps
+            period = self.refresh_period_units
+            window = self.refresh_window_units
             work = end_units - start_units
             k = start_units // period
             if k >= 1 and start_units - k * period < window:     # inside a window: from its end
@@ -402,7 +406,8 @@ class MemorySystem:
             if ic_read_bytes and end > done:
                 done = end
         if dram_bytes:
-            start, end = self.dram.serve_mixed(now, dram_bytes, dram_bytes - dram_read_bytes)
+            write_bytes = dram_bytes - dram_read_bytes
+            start, end = self.dram.serve_mixed(now, dram_bytes, write_bytes)
             if dram_read_bytes:
                 if activations and self.activation is not None:
                     ready = self.activation.finish(now, activations)
@@ -413,8 +418,8 @@ class MemorySystem:
                     ready = end + self.row_hit_latency
                 if ready > done:
                     done = ready
-            if dram_bytes > dram_read_bytes and self.dram.write_queue_bytes:
-                room = self.dram.write_room(now, dram_bytes - dram_read_bytes, end) + self.l2_latency
+            if write_bytes > 0 and self.dram.write_queue_bytes:
+                room = self.dram.write_room(now, write_bytes, end) + self.l2_latency
                 if room > done:
                     done = room
             if self.dram_log is not None:
