@@ -423,7 +423,7 @@ class MemorySystem:
                 if room > done:
                     done = room
             if self.dram_log is not None:
-                self.dram_log.append((start, end, dram_bytes, is_write))
+                self.dram_log.extend((start, end, dram_bytes, is_write))   # (recorder.dram_log)
         if host_bytes:
             start, end = self.host_link.transfer(now, host_bytes, is_write)
             if end > done:
