@@ -125,14 +125,16 @@ class PathCost:
     def __init__(self, program, path, passes, smem_latency_percent, rate_cycles=None, lds_latency=0,
                  barrier_cycles=0, dual=False):
         rates = rate_cycles or {}
-        self._segments = []      # ("alu", ((issue, latency), ...), first, last) or a ready Step
+        # The path cut at its memory, scalar, wait and barrier instructions: ("alu", ((issue, latency), ...), first pc,
+        # last pc) for an ALU run, else a ready Step (schedule reads them; so does the per-wave reference oracle).
+        self.segments = []
         alu, first = [], None
         previous = None
 
         def flush(last):
             nonlocal alu, first
             if alu:
-                self._segments.append(("alu", tuple(alu), first, last))
+                self.segments.append(("alu", tuple(alu), first, last))
             alu, first = [], None
 
         visits = {}              # pc -> memory instruction runs so far on the path
@@ -155,22 +157,22 @@ class PathCost:
                 else:
                     access = ATOMIC_RETURN if entry.returns else ATOMIC
                 if kind in LDS_KINDS:
-                    self._segments.append(Step(LDS, issue_cycles_per_wave(entry, passes, rates), pc, pc, access,
+                    self.segments.append(Step(LDS, issue_cycles_per_wave(entry, passes, rates), pc, pc, access,
                                                lds_latency, PERMUTE_SLOT if kind == "lds_permute" else slot))
                 else:
                     self.access_places.setdefault(slot, place)
-                    self._segments.append(Step(VMEM, issue_cycles_per_wave(entry, passes, rates), pc, pc, access,
+                    self.segments.append(Step(VMEM, issue_cycles_per_wave(entry, passes, rates), pc, pc, access,
                                                entry.latency_cycles, slot))
             elif kind == "barrier":
                 flush(previous)
-                self._segments.append(Step(BARRIER, barrier_cycles, pc, pc))
+                self.segments.append(Step(BARRIER, barrier_cycles, pc, pc))
             elif kind == "smem":
                 flush(previous)
-                self._segments.append(("alu", ((issue_cycles_per_wave(entry, passes, rates), 1),), pc, pc))
-                self._segments.append(Step(SMEM, entry.latency_cycles * smem_latency_percent // 100, pc, pc))
+                self.segments.append(("alu", ((issue_cycles_per_wave(entry, passes, rates), 1),), pc, pc))
+                self.segments.append(Step(SMEM, entry.latency_cycles * smem_latency_percent // 100, pc, pc))
             elif kind == "wait":
                 flush(previous)
-                self._segments.append(Step(WAIT, int(operands[0]), pc, pc))
+                self.segments.append(Step(WAIT, int(operands[0]), pc, pc))
             elif kind == "end":
                 break
             else:
@@ -205,7 +207,7 @@ class PathCost:
         if cached is not None:
             return cached
         steps, busy = [], 0
-        for segment in self._segments:
+        for segment in self.segments:
             if isinstance(segment, Step):
                 if segment.kind == VMEM or segment.kind == LDS:
                     segment = segment._replace(cycles=segment.cycles * waves)

@@ -136,7 +136,7 @@ def _runs(cost):
     """(kind, port cycles, wave cycles, step) for one wave: an ALU run holds the port for its issue
     cycles and the wave for max(issue, latency) per instruction."""
     runs = []
-    for segment in cost._segments:
+    for segment in cost.segments:
         if isinstance(segment, Step):
             runs.append((segment.kind, segment.cycles, segment.cycles, segment))
         else:
