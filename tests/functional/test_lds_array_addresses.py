@@ -16,6 +16,7 @@ from dmlemu.functional import executor
 from test_workgroups import _data, check_both
 
 GROUP = 96
+LANES = "_lds_array_lanes"      # the executor's remembered-lanes lookup, patched to watch or bypass it
 WRITTEN = GROUP * 16            # the bytes every workgroup writes (thread t its 16 bytes at 16 t)
 
 # v8 = 16 t (a Ramp); v9 = 16 (t mod 8) + 128 (t / 32 mod 2): an array (v_and has no Ramp rule), eight
@@ -68,21 +69,19 @@ def _source(far, unwritten):
     (WRITTEN - 200, 64, WRITTEN),                 # the `far` reads: their last lanes past the LDS (read 0)
     (WRITTEN - 256, WRITTEN + 64, WRITTEN + 512),  # one read of bytes never written, after four clean ones
 ])
-def test_array_addressed_lds_reads_agree_with_the_reference(width, far, unwritten, lds_bytes):
+def test_array_addressed_lds_reads_agree_with_the_reference(monkeypatch, width, far, unwritten, lds_bytes):
     calls = []
-    original = executor._lds_array_lanes
+    original = getattr(executor, LANES)
 
     def spy(*args):
         lanes = original(*args)
         calls.append(lanes is not None and lanes.distinct is not None)
         return lanes
 
-    executor._lds_array_lanes = spy
-    try:
-        out, stats = check_both(_source(far, unwritten), _data(3 * GROUP), groups=3, group=GROUP,
-                                lds_bytes=lds_bytes, width=width)
-    finally:
-        executor._lds_array_lanes = original
+    monkeypatch.setattr(executor, LANES, spy)
+    out, stats = check_both(_source(far, unwritten), _data(3 * GROUP), groups=3, group=GROUP,
+                            lds_bytes=lds_bytes, width=width)
+    monkeypatch.undo()
     assert any(calls), "no read took the distinct addresses' path"
     expect_oob = far + 128 + 7 * 16 > lds_bytes - 16
     assert (stats.lds_oob_reads > 0) == expect_oob
@@ -124,7 +123,7 @@ NARROW = """
 
 
 @pytest.mark.parametrize("width", [32, 16])
-def test_the_timing_record_gets_the_same_bank_passes_from_the_remembered_lanes(width):
+def test_the_timing_record_gets_the_same_bank_passes_from_the_remembered_lanes(monkeypatch, width):
     """With the timing model on, _record_lds hands the record one address register's bank passes, found once, at
     every offset of whole dwords (ds_read_u16 at offset 2 and ds_read_u8 at 3 take the per-lane route): every LDS
     slot's passes, the cycles and the output are those of the general path (_lds_array_lanes off). v9's eight
@@ -141,12 +140,9 @@ def test_the_timing_record_gets_the_same_bank_passes_from_the_remembered_lanes(w
         return dst.data.view(np.uint32).copy(), stats.cycles, passes
 
     fast = run()
-    original = executor._lds_array_lanes
-    executor._lds_array_lanes = lambda *args: None
-    try:
-        general = run()
-    finally:
-        executor._lds_array_lanes = original
+    monkeypatch.setattr(executor, LANES, lambda *args: None)   # every read takes the general path
+    general = run()
+    monkeypatch.undo()
     assert np.array_equal(fast[0], general[0]) and fast[1] == general[1]
     assert fast[2].keys() == general[2].keys() and len(fast[2]) >= 8
     for slot in fast[2]:
