@@ -30,9 +30,10 @@ _NOT_SOURCES = shutil.ignore_patterns(".venv", "venv", ".git", "build", "dist", 
                                       "*.pyc", ".hypothesis", ".pytest_cache", "dmlemu-demo-out", "out")
 
 
-def _run(args, cwd, timeout=300, **kwargs):
+def _run(args, cwd, timeout=300, env_extra=None, **kwargs):
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "PIP_REQUIRE_VIRTUALENV")}
+    env.update(env_extra or {})
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
     env["PIP_NO_INPUT"] = "1"
     return subprocess.run([str(a) for a in args], cwd=str(cwd), env=env, capture_output=True, text=True,
@@ -64,7 +65,9 @@ def wheel(tmp_path_factory):
     offline = _can_build_offline()
     if offline:
         args.append("--no-build-isolation")    # offline: the running environment's setuptools
-    result = _run(args + [source], cwd=base)
+    # The compiled units built without optimisation: what is checked here is the wheel's contents and that it
+    # installs and runs, not its speed, and gcc -O0 builds them in about a quarter of the time (15 s against 65 s here).
+    result = _run(args + [source], cwd=base, env_extra={"CFLAGS": "-O0"})
     assert result.returncode == 0 or offline, (
         "building the wheel in an isolated environment failed (it needs setuptools from the package index); "
         "offline, install setuptools>=70.1 or `wheel` into this environment\n" + result.stdout[-3000:] +
