@@ -152,7 +152,7 @@ What the published behaviour of real GPUs asks for, and where it comes from in t
   activation budget (GDDR6/HBM3 timings from GPGPU-Sim / Accel-Sim configs, LPDDR4x from JEDEC: see
   presets.py and emulator/timing/dram_rows.py). A compute unit's miss queue
   (`max_lines_in_flight_per_cu`, sized from the L1 MSHRs / L0 lines: presets.py) bounds its bandwidth by
-  Little's law, but no longer below DRAM's. Queueing at the DRAM adds latency on top. Published
+  Little's law, above DRAM's. Queueing at the DRAM adds latency on top. Published
   reference: a real RX 6900 XT copies 256 MiB at 88 % of its 512 GB/s.
 - **A tiny kernel costs a few microseconds.** Launch (`launch_cycles`), a scalar load, one or two
   DRAM round trips and the flush (`flush_cycles`), each a preset figure.
@@ -176,7 +176,7 @@ transposed bound's 2.5 comes from naive transposes, whose uncoalesced side is th
 *read* is cheaper: a real H200 read a transposed 2048 x 2048 tensor at 2.84x its packed copy and an
 8192 x 8192 one at 3.59x (docs/REAL_GPU_CHECKS.md; h200 here: 2.3x and 2.4x, the growth from the row
 activations). No published transposed read of the other GPUs was found; with miss queues sized from
-hardware (no longer a fitted cap on every uncoalesced request) they cost 1.1-1.35x here, and the tests
+hardware (not a fitted cap on every uncoalesced request) they cost 1.1-1.35x here, and the tests
 hold them to >= 1.2x at 1024 x 1024 (tests/timing/test_memory_hierarchy.py).
 
 The broadcast row is a general-path kernel (about 49 instructions of address arithmetic per wave):
