@@ -431,7 +431,7 @@ class TraceRecorder:
         read = np.zeros(buckets, dtype=np.int64)
         write = np.zeros(buckets, dtype=np.int64)
         if self._dram:
-            # The DRAM log's entries, as the memory system appends them: (start, end, bytes, write).
+            # The DRAM log's entries, 4 ints each as the memory system extends it: (start, end, bytes, write).
             d_start, d_end, d_bytes, d_write = np.frombuffer(self._dram, dtype=np.int64).reshape(-1, 4).T
             for out, flag in ((read, 0), (write, 1)):
                 mine = d_write == flag

@@ -11,9 +11,10 @@ the device (`_remove(hresult, sentence)`). Afterwards every HRESULT method of th
 children raises DXGI_ERROR_DEVICE_REMOVED naming that reason, void methods do nothing, pending queue
 work is dropped, fences read UINT64_MAX, and GetDeviceRemovedReason returns the reason's code
 (S_OK while the device is fine). `_debug_layer` (copied from the process-wide debug layer switch at
-creation, or D3D12CreateDevice's `debug_layer` keyword) turns on the debug layer: every misuse becomes a message of the device's info
-queue (`_info_queue`, info_queue.py; QueryInterface(IID_ID3D12InfoQueue) reaches it), which by default
-breaks on errors, so the misuse also raises at the offending call (messages.report).
+creation, or set by D3D12CreateDevice's `debug_layer` keyword) turns on the debug layer: every misuse
+becomes a message of the device's info queue (`_info_queue`, info_queue.py;
+QueryInterface(IID_ID3D12InfoQueue) reaches it), which by default breaks on errors, so the misuse also
+raises at the offending call (messages.report).
 """
 import itertools
 import numbers

@@ -6,8 +6,7 @@ cdef bint COMPILED
 
 
 cdef class FifoServer:
-    cdef public long long units_per_byte, units_per_cycle, free_units, refresh_interval, refresh_cycles
-    cdef public long long refresh_period_units, refresh_window_units
+    cdef public long long units_per_byte, units_per_cycle, free_units, refresh_period_units, refresh_window_units
     cdef public long long busy_cycles, bytes, start
     cdef public bint stream_open
 

@@ -91,10 +91,8 @@ class FifoServer:
         self.units_per_byte = clock_hz // common            # clock_hz, reduced
         self.units_per_cycle = bytes_per_second // common   # bytes_per_second, reduced
         self.free_units = 0
-        self.refresh_interval = refresh_interval
-        self.refresh_cycles = refresh_cycles
-        # Speed: the refresh period and window in byte-time units, worked out once (finish() reads them
-        # per transfer).
+        # The refresh period and window (refresh_interval and refresh_cycles cycles; 0: no refresh) in
+        # byte-time units, the units finish() works in.
         self.refresh_period_units = refresh_interval * self.units_per_cycle
         self.refresh_window_units = refresh_cycles * self.units_per_cycle
         self.busy_cycles = 0
@@ -124,7 +122,7 @@ class FifoServer:
         end_units = start_units + num_bytes * self.units_per_byte
         if self.stream_open:
             end_units = self.shared_end(start_units, end_units)
-        if self.refresh_interval:
+        if self.refresh_period_units:
             period = self.refresh_period_units
             window = self.refresh_window_units
             work = end_units - start_units
