@@ -99,10 +99,19 @@ def chase_sets(preset):
 READ_SETS = (256 * KiB, 2 * MiB, 16 * MiB, 64 * MiB, 256 * MiB, GiB)
 
 
+def read_sets(preset):
+    """READ_SETS; on a split L2 (GH100: l2_far_latency_cycles) also a set past the near partition's half
+    that the whole L2 holds (48 MiB of h200's 60), read from the far partition."""
+    if not preset.l2_far_latency_cycles:
+        return READ_SETS
+    far = 48 * MiB
+    return tuple(sorted(READ_SETS + (far,)))
+
+
 def points(preset, long=False):
     """Every point of every benchmark on `preset`; sets above LONG_BYTES only when `long`."""
     out = [Point("chase", label(s), s, "ns") for s in chase_sets(preset) if long or s <= LONG_BYTES]
-    out += [Point("read", label(s), s, "GB/s") for s in READ_SETS if long or s <= LONG_BYTES]
+    out += [Point("read", label(s), s, "GB/s") for s in read_sets(preset) if long or s <= LONG_BYTES]
     out.append(Point("store", "stream", 0, "GB/s"))
     out += [Point("fma", t, 0, "TFLOP/s") for t in FMA_TYPES if t != "FP64" or preset.supports_64bit]
     out += [Point("occupancy", f"block {n}", n, "GB/s") for n in STREAM_BLOCKS]

@@ -82,6 +82,8 @@ PUBLISHED = (
     Published("h200", "read", "256 KiB", 30576, "GB/s", H200, OWN_H200 + " (readbw, independent walks)", False),
     Published("h200", "read", "2 MiB", 13604, "GB/s", H200, OWN_H200 + " (readbw, independent walks)", False),
     Published("h200", "read", "16 MiB", 9336, "GB/s", H200, OWN_H200 + " (readbw, independent walks)", False),
+    Published("h200", "read", "48 MiB", 9042, "GB/s", H200, OWN_H200 + " (readbw, independent walks: the far L2 "
+              "partition)", False),
     Published("h200", "read", "64 MiB", 7672, "GB/s", H200, OWN_H200 + " (readbw, independent walks)", False),
     Published("h200", "read", "256 MiB", 5379, "GB/s", H200, OWN_H200 + " (readbw, independent walks)", False),
     Published("h200", "read", "1 GiB", 4874, "GB/s", H200, OWN_H200 + " (readbw, independent walks)", False),

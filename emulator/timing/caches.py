@@ -32,7 +32,8 @@ L2 and everything behind it see only their misses. Stores always go on to the L2
 GH100's two L2 partitions (`l2_far_latency_cycles`): an SM's requests go to the partition on its side,
 which keeps a copy of what that side used; the modelled near partition is a cache of half the L2's
 capacity that every access goes through, and an L2 hit it does not hold is a far hit (`far_hits`),
-served by the other partition with its latency (simd.py adds the difference before the request).
+served by the other partition with its latency (simd.py adds the difference after the L2 has served
+the request: the data crosses back, and the request holds its miss-queue room until then).
 
 Address translation (`tlb_page_bytes`): each CU's L1 TLB (PartitionedCache, one part per CU group as
 the L0) and one shared TLB, sets and ways over page numbers. An access to one of the last two pages

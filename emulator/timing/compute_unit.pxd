@@ -9,7 +9,7 @@ cdef bint COMPILED
 
 cdef class WaitingRequest:
     cdef public long long sectors, sent, l2, infinity_cache, dram, ic_reads, dram_reads, host, done, sent_at
-    cdef public long long activations
+    cdef public long long activations, hop
     cdef public bint is_write
     cdef public Process process
 
@@ -32,7 +32,8 @@ cdef class ComputeUnit(Process):
                    counts=cython.longlong[::1])
     cpdef long long send(self, long long now, long long sectors, bint is_write, long long l2,
                          long long infinity_cache, long long dram, long long ic_reads,
-                         long long dram_reads, long long host, long long activations=*) except? -1
+                         long long dram_reads, long long host, long long activations=*,
+                         long long hop=*) except? -1
 
     @cython.locals(n=cython.Py_ssize_t)
     cpdef Py_ssize_t make_room(self) except -1
@@ -48,13 +49,14 @@ cdef class ComputeUnit(Process):
 
     cpdef long long try_issue(self, long long now, long long sectors, bint is_write, long long l2,
                               long long infinity_cache, long long dram, long long ic_reads,
-                              long long dram_reads, long long host, long long activations=*) except? -2
+                              long long dram_reads, long long host, long long activations=*,
+                              long long hop=*) except? -2
 
     @cython.locals(request=WaitingRequest)
     cpdef WaitingRequest wait_for_room(self, long long now, long long arrive, long long sectors, long long l2,
                                        long long infinity_cache, long long dram, long long ic_reads,
                                        long long dram_reads, long long host, bint is_write, Process process,
-                                       long long activations=*)
+                                       long long activations=*, long long hop=*)
 
     @cython.locals(request=WaitingRequest, capacity=cython.longlong, chunk=cython.longlong,
                    sectors=cython.longlong, sent=cython.longlong, done=cython.longlong, left=cython.longlong,

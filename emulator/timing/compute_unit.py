@@ -50,7 +50,7 @@ class WaitingRequest:
     it, and what it tells that process when its last piece is sent."""
 
     def __init__(self, sectors, l2, infinity_cache, dram, ic_reads, dram_reads, host, is_write, process, arrive,
-                 activations=0):
+                 activations=0, hop=0):
         self.sectors = sectors
         self.sent = 0               # sectors sent so far
         self.l2 = l2                # LevelBytes' fields
@@ -60,6 +60,7 @@ class WaitingRequest:
         self.dram_reads = dram_reads
         self.host = host
         self.activations = activations
+        self.hop = hop              # cycles its data takes back after the L2 (GH100's far partition)
         self.is_write = is_write
         self.process = process
         self.done = arrive          # the arrival until a piece is sent, then the latest piece's completion
@@ -114,10 +115,13 @@ class ComputeUnit(Process):
             head += 1
         self.head = head
 
-    def send(self, now, sectors, is_write, l2, infinity_cache, dram, ic_reads, dram_reads, host, activations=0):
-        """Send a piece of `sectors` to the memory system at `now` and put it in the miss queue;
+    def send(self, now, sectors, is_write, l2, infinity_cache, dram, ic_reads, dram_reads, host, activations=0,
+             hop=0):
+        """Send a piece of `sectors` to the memory system at `now` and put it in the miss queue until its
+        data is back: `hop` cycles after the memory system's answer (the far L2 partition's crossing);
         returns its completion cycle."""
-        done = self.memory.request(now, l2, infinity_cache, dram, is_write, ic_reads, dram_reads, host, activations)
+        done = self.memory.request(now, l2, infinity_cache, dram, is_write, ic_reads, dram_reads, host,
+                                   activations) + hop
         i = self.tail
         if i == len(self.done_cycles):     # no room at the tail: the entries moved to the front
             i = self.make_room()
@@ -173,7 +177,8 @@ class ComputeUnit(Process):
         self.front_end_free = start + -(-lines // self.lookups_per_cycle)
         return self.front_end_free
 
-    def try_issue(self, now, sectors, is_write, l2, infinity_cache, dram, ic_reads, dram_reads, host, activations=0):
+    def try_issue(self, now, sectors, is_write, l2, infinity_cache, dram, ic_reads, dram_reads, host, activations=0,
+                  hop=0):
         """Send a request of `sectors` at once if the miss queue has room: its completion cycle,
         else -1. The bytes at each level are LevelBytes' fields, passed as plain ints (this runs
         once per memory request: no tuple is built for it). While requests wait, a new one queues
@@ -183,16 +188,17 @@ class ComputeUnit(Process):
             self.retire(now)
         if self.waiting or self.sectors_in_flight + sectors > self.capacity:
             return -1
-        return self.send(now, sectors, is_write, l2, infinity_cache, dram, ic_reads, dram_reads, host, activations)
+        return self.send(now, sectors, is_write, l2, infinity_cache, dram, ic_reads, dram_reads, host, activations,
+                         hop)
 
     def wait_for_room(self, now, arrive, sectors, l2, infinity_cache, dram, ic_reads, dram_reads, host, is_write,
-                      process, activations=0):
+                      process, activations=0, hop=0):
         """Queue a request that try_issue refused, arriving at cycle `arrive` (>= now: a CU's requests
         arrive in the order its front end looks them up, so the queue stays in arrival order). The
         wait queue wakes `process` when the request's last piece is sent; the returned
         WaitingRequest then holds the last piece's completion (`done`) and when it was sent."""
         request = WaitingRequest(sectors, l2, infinity_cache, dram, ic_reads, dram_reads, host, is_write, process,
-                                 arrive, activations)
+                                 arrive, activations, hop)
         self.waiting.append(request)
         if len(self.waiting) == 1:      # the wait queue's process is not running: start it
             self.scheduler.start(self, now)
@@ -223,7 +229,8 @@ class ComputeUnit(Process):
             # Send the piece (the whole request at once needs no shares).
             if end - sent == sectors:
                 piece = self.send(now, sectors, request.is_write, request.l2, request.infinity_cache, request.dram,
-                                  request.ic_reads, request.dram_reads, request.host, request.activations)
+                                  request.ic_reads, request.dram_reads, request.host, request.activations,
+                                  request.hop)
             else:
                 piece = self.send(now, end - sent, request.is_write,
                                   request.l2 * end // sectors - request.l2 * sent // sectors,
@@ -232,7 +239,8 @@ class ComputeUnit(Process):
                                   request.ic_reads * end // sectors - request.ic_reads * sent // sectors,
                                   request.dram_reads * end // sectors - request.dram_reads * sent // sectors,
                                   request.host * end // sectors - request.host * sent // sectors,
-                                  request.activations * end // sectors - request.activations * sent // sectors)
+                                  request.activations * end // sectors - request.activations * sent // sectors,
+                                  request.hop)
             if piece > done:
                 done = piece
             request.done = done

@@ -102,7 +102,8 @@ cdef class SlotGroup(Process):
                    hits=cython.longlong, passes=cython.longlong, arrive=cython.longlong, sectors=cython.longlong,
                    is_write=bint, sector_bytes=cython.longlong, ic_reads=cython.longlong, dram_reads=cython.longlong,
                    ic_bytes=cython.longlong, dram_bytes=cython.longlong, host=cython.longlong,
-                   activations=cython.longlong, done=cython.longlong, ready=cython.longlong)
+                   activations=cython.longlong, done=cython.longlong, ready=cython.longlong,
+                   hop=cython.longlong)
     cpdef long long send(self, long long now) except? -1
 
     @cython.locals(work=CohortWork, steps=cython.longlong[::1], at=cython.Py_ssize_t, access=cython.longlong,

@@ -17,9 +17,10 @@ at the granularity of two groups (docs/DEVIATIONS.md).
     WAIT step   s_waitcnt n: the clock moves to when at most n of the cohort's loads are outstanding
     VMEM step   one issue pass per wave, booked on the port; then the CU's cache front end looks
                 up the lines the cohort's waves touched; the sectors its CU's L0 holds return the
-                L0's latency later, and the rest go, after any TLB miss's or far L2 partition's
-                extra cycles, through the CU's miss queue to the memory system, charged as the
-                caches classified them (caches.py);
+                L0's latency later, and the rest go, after any TLB miss's extra cycles, through
+                the CU's miss queue to the memory system, charged as the caches classified them
+                (caches.py); a far L2 partition's hit holds its miss-queue room the crossing's
+                extra cycles longer;
                 an atomic also passes the L2's atomic units (memory_system.py): one operation per
                 sector and one more per extra lane on one dword (DispatchRecord.atomic_lanes)
     LDS step    one issue pass per wave, booked on the port; then the CU's LDS pipe serves the
@@ -677,6 +678,7 @@ class SlotGroup(Process):
         arrive = cu.look_up(now + latency, lines) if lines else now
         self.done = arrive
         sectors = costs[k]
+        hop = 0
         if work.cu_side:                          # (no such costs in the dispatch: nothing to add)
             hits = costs[k + 9] + costs[k + 13]   # the CU-side caches' (L0, L1) hits need no L2 trip
             sectors -= hits
@@ -684,15 +686,17 @@ class SlotGroup(Process):
                 ready = cu.hit_data(arrive, hits * work.sector_bytes)
                 self.done = ready + (work.l1_latency if costs[k + 13] else work.l0_latency)
             # The request's extra latency before it reaches the caches: address translation (an L1 TLB
-            # miss, and a page walk), and the hop to GH100's far L2 partition.
+            # miss, and a page walk).
             if costs[k + 11]:
                 arrive += work.tlb_miss_cycles
             if costs[k + 12]:
                 arrive += work.walk_cycles
             if costs[k + 10] and not costs[k + 4]:
-                # (A request that also reads DRAM waits for that instead: DRAM's latency, a pointer chase's,
-                # includes the crossing and exceeds a far hit's, and the sectors travel in parallel.)
-                arrive += work.far_cycles
+                # A far L2 hit: the crossing to GH100's other partition and back, counted after the L2 has
+                # served it and held in the miss queue until the data is back. (A request that also reads
+                # DRAM waits for that instead: DRAM's latency, a pointer chase's, includes the crossing and
+                # exceeds a far hit's, and the sectors travel in parallel.)
+                hop = work.far_cycles
         if sectors:
             # A LevelBytes' fields as plain ints, worked out once (one request per call: no tuple is built).
             is_write = steps[at + 8] != 0
@@ -704,10 +708,10 @@ class SlotGroup(Process):
             host = costs[k + 7] * sector_bytes
             activations = costs[k + 8]
             done = cu.try_issue(arrive, sectors, is_write, sectors * sector_bytes, ic_bytes, dram_bytes,
-                                ic_reads, dram_reads, host, activations)
+                                ic_reads, dram_reads, host, activations, hop)
             if done < 0:                          # the miss queue is full: wait in the CU's queue
                 self.request = cu.wait_for_room(now, arrive, sectors, sectors * sector_bytes, ic_bytes, dram_bytes,
-                                                ic_reads, dram_reads, host, is_write, self, activations)
+                                                ic_reads, dram_reads, host, is_write, self, activations, hop)
                 return ROOM
             if done > self.done:
                 self.done = done

@@ -92,19 +92,20 @@ def reference_cycles(preset, wave_width, launch, stats):
                 if l0_hits or l1_hits:     # the CU-side caches' hits: no L2 trip; data through the L0's path
                     done = (simd.cu.hit_data(arrive, (l0_hits + l1_hits) * sector_bytes)
                             + (preset.l1_latency_cycles if l1_hits else preset.l0_latency_cycles))
-                arrive += ((preset.tlb_l1_miss_cycles if tlb_misses else 0) + (preset.tlb_walk_cycles if tlb_walks else 0)
-                           + (max(0, preset.l2_far_latency_cycles - preset.l2_latency_cycles)
-                              if far_hits and not dram_reads else 0))   # (a DRAM read's latency covers the hop)
+                arrive += (preset.tlb_l1_miss_cycles if tlb_misses else 0) + (preset.tlb_walk_cycles if tlb_walks else 0)
+                # A far L2 hit's crossing: after the L2, in the miss queue (a DRAM read's latency covers it).
+                hop = (max(0, preset.l2_far_latency_cycles - preset.l2_latency_cycles)
+                       if far_hits and not dram_reads else 0)
                 sectors -= l0_hits + l1_hits
                 if sectors:
                     level_bytes = LevelBytes(sectors * sector_bytes, (ic_hits + ic_writes) * sector_bytes,
                                              (dram_reads + dram_writes) * sector_bytes, ic_hits * sector_bytes,
                                              dram_reads * sector_bytes, host * sector_bytes, activations)
-                    sent = simd.cu.try_issue(arrive, sectors, step.is_write, *level_bytes)
+                    sent = simd.cu.try_issue(arrive, sectors, step.is_write, *level_bytes, hop)
                     if sent < 0:
                         waiter = _Waiter()
                         request = simd.cu.wait_for_room(env.now, arrive, sectors, *level_bytes[:6], step.is_write, waiter,
-                                                        activations)
+                                                        activations, hop)
                         yield driver.waiting.setdefault(waiter, env.event())
                         sent = request.done
                     done = max(done, sent)

@@ -175,3 +175,45 @@ def test_a_chase_beyond_the_l0_within_the_shader_array_l1_costs_an_l1_hit():
 ])
 def test_impossible_cu_cache_fields_are_refused_with_a_sentence(field, value, sentence):
     assert preset_problem(dataclasses.replace(RX_6800_XT, **{field: value})) == sentence
+
+
+READ = ("    s_load_dwordx4 s[8:11], s[0:1], 0\n    s_waitcnt 0\n    s_get_workgroup_id s20\n"
+        "    s_mul_i32 s21, s20, 8192\n    v_lshl_b32 v1, v0, 3\n    v_add_u32 v1, s21, v1\n    s_mov_b32 s22, {trips}\n"
+        "loop:\n" + "".join(f"    buffer_load_dwordx2 v[{4 + 2 * k}:{5 + 2 * k}], v1, s[8:11], {k * 2048}\n"
+                            for k in range(4))
+        + "    s_waitcnt 0\n    v_add_u32 v1, {stride}, v1\n"
+        "    s_sub_u32 s22, s22, 1\n    s_cmp_lg_u32 s22, 0\n    s_cbranch_scc1 loop\n    s_endpgm\n")
+
+
+def third_read_cycles(preset, set_bytes):
+    """Cycles of the third of three dispatches that each read a `set_bytes` set once (4 workgroups of 256
+    lanes per CU, four 8-byte loads per trip): the L2 holds the set from the first on."""
+    groups = 4 * preset.compute_units
+    stride = groups * 8192
+    gpu = Gpu(preset)
+    buf = gpu.memory.allocate(set_bytes, "set")
+    table = gpu.memory.allocate(64, "table")
+    write_buffer_descriptor(table.data, 0, buf.gpu_va, buf.size)
+    program = Program(assemble(READ.format(trips=set_bytes // stride, stride=stride)), "read")
+    for _ in range(3):
+        gpu.barrier()
+        cycles = gpu.dispatch(KernelLaunch(program, groups, 256, (table.gpu_va & 0xFFFFFFFF, table.gpu_va >> 32),
+                                           vgprs_used=12)).cycles
+    return cycles
+
+
+@pytest.mark.parametrize("far", [False, True])
+def test_a_far_partition_hit_holds_its_miss_queue_room_for_the_whole_round_trip(far):
+    # 8 SMs with 128 sectors of miss queue each read a set the L2 holds (0.75 of a 2 MiB L2: past the near
+    # partition's half, so every hit is far on the split L2): the miss queue binds, so by Little's law each SM
+    # reads its room's bytes per round trip, the far crossing included (it is taken when the request leaves the
+    # SM and given back when the data returns), whether the request waited for room or not.
+    preset = dataclasses.replace(H200, compute_units=8, l2_bytes=2 << 20, l2_ways=16, l0_bytes=0, tlb_page_bytes=0,
+                                 max_lines_in_flight_per_cu=128, launch_cycles=0)
+    if not far:
+        preset = dataclasses.replace(preset, l2_far_latency_cycles=preset.l2_latency_cycles)
+    set_bytes = 3 << 19
+    per_sm = set_bytes / third_read_cycles(preset, set_bytes) / preset.compute_units
+    overhead = 24 + 3                   # the VMEM pipeline, the tag lookup and the issue, as the presets take them
+    round_trip = (preset.l2_far_latency_cycles if far else preset.l2_latency_cycles) + overhead
+    assert per_sm == pytest.approx(preset.max_lines_in_flight_per_cu * preset.sector_bytes / round_trip, rel=0.08)
