@@ -83,8 +83,8 @@ class ComputeUnit(Process):
         # sectors; interpreted, lists: physics.zeros). Speed: pieces mostly complete in the order they
         # are sent, so a piece is inserted at or near the tail and retiring is a walk from the head
         # (a binary heap would sift on every piece).
-        self.done_cycles = zeros(16, COMPILED)
-        self.done_sectors = zeros(16, COMPILED)
+        self.done_cycles = zeros(64, COMPILED)
+        self.done_sectors = zeros(64, COMPILED)
         self.head = self.tail = 0
         self.sectors_in_flight = 0
         self.lds_units_per_cycle = preset.lds_bytes_per_cycle
@@ -139,7 +139,7 @@ class ComputeUnit(Process):
 
     def make_room(self):
         """Room for one more piece at the miss queue's tail: its entries moved to the front, and the
-        arrays twice as long when they were more than half full; returns the new tail."""
+        arrays twice as long when they were more than a quarter full; returns the new tail."""
         n = self.tail - self.head
         self.done_cycles, self.done_sectors = compacted(self.done_cycles, self.done_sectors, self.head, self.tail,
                                                         COMPILED)

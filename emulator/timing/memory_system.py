@@ -300,7 +300,7 @@ class DramServer(FifoServer):
 
     def make_queue_room(self):
         """Room for one more write-back at the write queue's tail: its entries moved to the front, and
-        the arrays twice as long when they were more than half full; returns the new tail."""
+        the arrays twice as long when they were more than a quarter full; returns the new tail."""
         n = self.queue_tail - self.queue_head
         self.queue_leaves, self.queue_totals = compacted(self.queue_leaves, self.queue_totals, self.queue_head,
                                                          self.queue_tail, COMPILED)

@@ -59,10 +59,11 @@ def compacted(first, second, head, tail, compiled):
     """A queue held as entries head .. tail - 1 of two parallel arrays (a unit's miss queue, DRAM's write
     queue), moved to the front to make room at its tail: (first, second) to use from then on, whose
     entries are 0 .. tail - head - 1; twice as long (from zeros(..., compiled)) when the entries filled
-    more than half of them. Not a hot path: it runs once per as many entries as the queue holds."""
+    more than a quarter of them. Not a hot path: it runs once per at least three quarters of the arrays'
+    length of entries added."""
     n = tail - head
     into_first, into_second = first, second
-    if 2 * n >= len(first):
+    if 4 * n >= len(first):
         into_first, into_second = zeros(2 * len(first), compiled), zeros(2 * len(first), compiled)
     for j in range(n):
         into_first[j] = first[head + j]
