@@ -153,7 +153,12 @@ What the published behaviour of real GPUs asks for, and where it comes from in t
   presets.py and emulator/timing/dram_rows.py). A compute unit's miss queue
   (`max_lines_in_flight_per_cu`, sized from the L1 MSHRs / L0 lines: presets.py) bounds its bandwidth by
   Little's law, above DRAM's. Queueing at the DRAM adds latency on top. Published
-  reference: a real RX 6900 XT copies 256 MiB at 88 % of its 512 GB/s.
+  reference: a real RX 6900 XT copies 256 MiB at 88 % of its 512 GB/s. Exception, h200: these
+  kernels copy one element per lane, and an H200 turns such workgroups over slower than its HBM3e
+  feeds them (`workgroup_slot_cycles`, from gpu-stream's 'init' column): gpu-stream's one-element
+  'scale' kernel at blocks of 1024 measures 3,165 GB/s there (66 % of peak; te42kyfo/gpu-benches
+  gpu-stream/h200.txt), which the test holds h200 to within 25 % of instead (a vectorised copy,
+  torch's, reaches 88 %: docs/REAL_GPU_CHECKS.md).
 - **A tiny kernel costs a few microseconds.** Launch (`launch_cycles`), a scalar load, one or two
   DRAM round trips and the flush (`flush_cycles`), each a preset figure.
 

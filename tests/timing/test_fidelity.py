@@ -1,14 +1,23 @@
 """The timing model's fidelity on streaming kernels (see bench/fidelity.py and docs/FIDELITY.md).
 
 On each real adapter preset, IDENTITY and CLIP on FLOAT32 tensors of 2^16 .. 2^26 elements must
-show efficiency rising with size, 75-95 % of peak DRAM bandwidth at the largest size, fixed costs
-dominating at the smallest, and a tiny kernel costing a few microseconds.
+show efficiency rising with size, 75-95 % of peak DRAM bandwidth at the largest size (or within 25 % of
+a real GPU's measured rate for the same kernel shape, where one was measured), fixed costs dominating
+at the smallest, and a tiny kernel costing a few microseconds.
 """
 
 import pytest
 
 
 from dmlemu.tools.fidelity import LARGE_PRESETS, OPERATORS, SIZES, measure
+
+# Where a real GPU of a preset was measured running the same kernel shape (one element per thread, a load and a
+# store, large blocks, the grid as large as the array), that measurement replaces the 75-95 % band: GB/s of
+# reads + writes, and its source. The h200 preset turns its workgroups over as gpu-stream's 'init' column
+# measures (presets.py, workgroup_slot_cycles); a copy of one element per lane then reaches what the same
+# file's 'scale' column measures (66 % of peak), where a vectorised copy (torch's: docs/REAL_GPU_CHECKS.md)
+# reaches 88 %.
+ONE_ELEMENT_PER_THREAD = {"h200": (3165e9, "te42kyfo/gpu-benches gpu-stream/h200.txt, 'scale' at blockSize 1024")}
 
 
 @pytest.mark.benchmark   # 2^26-element runs on every preset: minutes; `make bench` runs it
@@ -22,8 +31,12 @@ def test_streaming_efficiency(preset, operator, args):
     # Sizes whose traffic the last-level cache can absorb (writes stay in it) may run above DRAM
     # peak; once the stream is 4x the cache it is DRAM-bound again, where refresh and read/write
     # turnaround (timing/memory_system.py) hold a copy to 75-95 % of peak.
+    measured = ONE_ELEMENT_PER_THREAD.get(preset.key)
     for r, e in zip(results, efficiencies):
-        if r[1] >= 4 * last_level:
+        if r[1] >= 4 * last_level and measured:
+            rate = e * preset.dram_bytes_per_second
+            assert 0.75 <= rate / measured[0] <= 1.25, f"{r[1]} bytes at {rate / 1e9:.0f} GB/s against {measured[1]}"
+        elif r[1] >= 4 * last_level:
             assert 0.75 <= e <= (1.25 if preset.infinity_cache_bytes else 0.95), f"{r[1]} bytes reach {e:.1%} of peak"
     assert results[-1][1] >= 4 * last_level
     smallest_seconds, _, _, fixed_share, _ = results[0]
