@@ -179,8 +179,8 @@ presets, the L1TEX tag rate NVIDIA states), sectors in flight per CU, the caches
 row buffers (a scattered sector opens a row: docs/DEVIATIONS.md says what they simplify). The
 transposed bound's 2.5 comes from naive transposes, whose uncoalesced side is the write; a transposed
 *read* is cheaper: a real H200 read a transposed 2048 x 2048 tensor at 2.84x its packed copy and an
-8192 x 8192 one at 3.59x (docs/REAL_GPU_CHECKS.md; h200 here: 2.3x and 2.4x, the growth from the row
-activations). No published transposed read of the other GPUs was found; with miss queues sized from
+8192 x 8192 one at 3.59x (docs/REAL_GPU_CHECKS.md; h200 here: 1.79x and 2.05x, the growth from the row
+activations; below the 2.5x: see "DRAM latency and read bandwidth by level"). No published transposed read of the other GPUs was found; with miss queues sized from
 hardware (not a fitted cap on every uncoalesced request) they cost 1.1-1.35x here, and the tests
 hold them to >= 1.2x at 1024 x 1024 (tests/timing/test_memory_hierarchy.py).
 
