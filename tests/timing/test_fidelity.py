@@ -39,7 +39,11 @@ def test_streaming_efficiency(preset, operator, args):
         elif r[1] >= 4 * last_level:
             assert 0.75 <= e <= (1.25 if preset.infinity_cache_bytes else 0.95), f"{r[1]} bytes reach {e:.1%} of peak"
     assert results[-1][1] >= 4 * last_level
-    smallest_seconds, _, _, fixed_share, _ = results[0]
+    # Fixed costs dominate the smallest dispatch: the launch and the end-of-dispatch flush are more than
+    # half its time. (Not 1 - efficiency: where the caches absorb a small copy's writes, as the Iris Xe
+    # preset's do, the bytes counted at DRAM peak overstate the transfer's time.)
+    smallest_seconds = results[0][0]
+    fixed_share = (preset.launch_cycles + preset.flush_cycles) / preset.clock_hz / smallest_seconds
     assert fixed_share > 0.5, f"fixed costs are only {fixed_share:.0%} of the smallest dispatch"
     assert 3e-6 <= smallest_seconds <= 25e-6, f"2^16 elements take {smallest_seconds * 1e6:.1f} us"
 
