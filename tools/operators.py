@@ -4,8 +4,12 @@ An `OperatorRun` names an operator, a data type, sizes and the operator's fields
 Alpha or RoundingMode, Min and Max, ScaleBias, a FusedActivation) the way a command line gives them.
 Everything per operator comes from the DirectML tables (dmlemu.directml.operators.SCHEMAS and their
 AttributeSpecs): its tensors in binding order, the data type each tensor gets, its attribute fields and
-their kinds; there is no per-operator table here. Every operator with a schema and a kernel
-(dmlemu.kernels.driver.has_kernel) runs. From an OperatorRun this module builds the DirectML desc
+their kinds, and the shape rules CreateOperator checks; there is no per-operator table here. Every operator
+with a schema and a kernel (dmlemu.kernels.driver.has_kernel) whose desc the arguments build runs (`OPERATORS`):
+the element-wise ones, and those whose outputs' Sizes a shape rule determines (`_shaped`: GEMM, REDUCE,
+ARGMIN/ARGMAX, the softmax family, the poolings, CONVOLUTION, the normalizations, the cumulative scans, SLICE,
+PADDING, TILE, DEPTH_TO_SPACE, TOP_K, ...); the rest (index tensors, tensor arrays, quantization scales, no
+input) run through the API only (`API_ONLY`). From an OperatorRun this module builds the DirectML desc
 (`operator_desc`), seeded random inputs (`random_inputs`), the golden model's outputs
 (`golden_outputs`, through dmlemu.golden.run with the attributes CreateOperator validated), and runs it
 through the API mirror (`execute`, on top of dmlemu.convenience.run_operator). Argument problems raise
@@ -17,17 +21,32 @@ ACTIVATION_ ('add', 'relu'), case-insensitively, '-' for '_'. Where a short name
 it means the ELEMENT_WISE_ operator; the activation is then 'ACTIVATION_IDENTITY' (its short name keeps the
 prefix). `OPERATORS` maps each short name that runs to its DirectML name.
 
+Sizes. Element-wise: every tensor has --sizes, and --input-sizes TENSOR=N,... gives an input its own sizes,
+broadcast NumPy-style through stride 0. Other operators: the first input has --sizes; --input-sizes gives any
+tensor's Sizes (outputs too; --output-sizes the first output's); a required input left out takes a quick
+default (`OperatorRun._default_input_sizes`: GEMM's B makes the product M x M, CONVOLUTION's filter is
+{C, C / GroupCount, 3, 3}, a normalization's Scale/Bias/Mean/Variance {1, C, 1, ..}); an optional input
+(GEMM's C, a FusedAdd) stays out unless given; an output left out takes the Sizes the validator's own shape
+rule gives (dmlemu.directml.validation.derived_output_sizes, written once for both). Optional outputs a rule
+sizes (MAX_POOLING1's indices) are bound. `fields` names the tensors a run binds, in binding order;
+tensor_types(), tensor_sizes() and strides follow it.
+
 Data types. --dtype is the operator's data type (default FLOAT32, or the first type its first input accepts
 when no input accepts FLOAT32). The first input whose support row allows it has it (the first input when
 none does: CreateOperator's sentence then says which types it takes); each other tensor, in binding order,
 takes the type of a tensor it must share DataType with, else --dtype when its row allows it, else UINT8
-where allowed (IF's condition, comparison, IS_NAN and BIT_COUNT outputs), else the first type its row lists.
+where allowed (IF's condition, comparison, IS_NAN and BIT_COUNT outputs), else UINT32 where allowed (the
+index outputs of ARGMAX, TOP_K, MAX_POOLING1), else the first type its row lists; an attribute that selects
+its own support rows (REDUCE's Function ARGMAX) picks the types from those.
 `output_type` (--output-dtype) sets the output's type (CAST's target: CAST needs it).
 
 Attribute defaults (dmlemu's choices, for a quick run; DirectML itself has no defaults): FLOAT fields by
 name in ATTRIBUTE_DEFAULTS (Min -1 and Max 1 where a desc has both, a lone Min 0 as THRESHOLD's, Alpha 0.2,
-Beta 0.5, ...), enums their value 0, MinMaxDataType the type of the tensor it must match, a DML_SCALAR_UNION
-Min/Max -1 (0 for unsigned types) and 1, FusedActivation none.
+Beta 0.5, Epsilon 1e-5, ...; GEMM's Alpha and Beta 1), enums their value 0 (but ENUM_DEFAULTS: REDUCE's
+Function SUM), MinMaxDataType the type of the tensor it must match, a DML_SCALAR_UNION Min/Max -1 (0 for
+unsigned types) and 1, BOOL TRUE (but the exclusive scans' FALSE), FusedActivation none; integers and integer
+arrays (--attr Axes=0,2) by INTEGER_DEFAULTS: Axis and Axes the last dimension, a 2 x 2 pooling window at
+stride 2, a convolution's Strides and Dilations 1 and padding 0, BlockSize 2, K 2, SLICE the whole input.
 """
 import textwrap
 from dataclasses import dataclass
@@ -45,7 +64,10 @@ from dmlemu.directml.enums import DML_FEATURE_LEVEL_6_4
 from dmlemu.directml.operators import BOOL
 from dmlemu.directml.operators import (ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, SCALAR_UNION,
                                        SCHEMAS_BY_NAME, TENSOR_NAMES)
+from dmlemu.directml.operators import AXES, FLOAT_ARRAY, INT, INTS, SIZE_2D, SPATIAL, UINT, UINTS
+from dmlemu.directml.gather_shapes import DERIVED_SIZES
 from dmlemu.directml.structs import DML_SCALAR_UNION
+from dmlemu.directml.validation import derived_output_sizes, matrix_product_dimensions
 from dmlemu.kernels.driver import has_kernel
 from dmlemu.kernels.element_wise_ops import OPERATORS as _ELEMENT_WISE_ROWS
 from dmlemu.presets import DEFAULT_PRESET, AdapterPreset, preset_by_key
@@ -53,8 +75,9 @@ from dmlemu.presets import DEFAULT_PRESET, AdapterPreset, preset_by_key
 __all__ = ["UsageError", "OperatorRun", "RunResult", "OPERATORS", "ATTRIBUTE_DEFAULTS", "parse_operator",
            "parse_activation", "parse_data_type", "parse_flags", "parse_feature_level", "parse_assignments",
            "parse_input_sizes", "preset_for", "schema_of", "tensor_names", "operator_desc", "operator_info",
-           "random_inputs", "as_stored", "check_inputs", "golden_outputs", "same_bits", "validate", "execute",
-           "format_array", "describe", "format_operator_list"]
+           "random_inputs", "as_stored", "check_inputs", "golden_outputs", "bound_inputs", "bound_specs", "same_bits",
+           "validate", "execute", "format_array", "describe", "format_operator_list", "API_ONLY", "INTEGER_DEFAULTS",
+           "ENUM_DEFAULTS"]
 
 
 def _short_name(name, all_names):
@@ -68,17 +91,51 @@ def _short_name(name, all_names):
 
 _SHORT = {name: _short_name(name, SCHEMAS_BY_NAME) for name in SCHEMAS_BY_NAME}      # every schema
 _ALIASES = {**{short: name for name, short in _SHORT.items()}, **{name: name for name in _SHORT}}
+
+
+def _derivable_outputs(schema):
+    """The output fields whose Sizes a shape rule of dmlemu.directml.validation (derived_output_sizes)
+    determines from the inputs' Sizes and the attributes."""
+    fields = {f for group in schema.same_sizes if any(f in group for f in (r.field for r in schema.inputs))
+              for f in group}
+    fields |= {schema.reduces[1]} if schema.reduces else set()
+    fields |= {schema.multiplies[3]} if schema.multiplies else set()
+    fields |= {schema.convolves[3]} if schema.convolves else set()
+    fields |= set(schema.pools[1:]) if schema.pools else set()
+    fields |= {schema.outputs[0].field} if schema.moves not in (None, "JOIN", "SPLIT") else set()
+    fields |= {r.field for r in schema.outputs} if schema.shapes in DERIVED_SIZES else set()
+    return {r.field for r in schema.outputs} & fields
+
+
+def _shaped(name):
+    """Whether the command line builds the desc of a non-element-wise operator: its first tensor is a required
+    input (--sizes), no tensor is an array (JOIN's InputTensors), no shape rule asks for index or quantization
+    tensors the random inputs cannot make (gather_shapes.SHAPE_RULES other than those DERIVED_SIZES names), and
+    a rule determines every output's Sizes."""
+    schema = SCHEMAS_BY_NAME[name]
+    first = schema.tensors[0]
+    return (not first.is_output and not first.optional and not any(r.count_field for r in schema.tensors)
+            and (schema.shapes is None or schema.shapes in DERIVED_SIZES)
+            and _derivable_outputs(schema) == {r.field for r in schema.outputs})
+
+
 # Short names (what the command line takes) -> DirectML operator names without DML_OPERATOR_: every
-# operator with a schema and an element-wise kernel. The reductions (REDUCE) have kernels too, but their descs
-# (Axes, an output of other Sizes) are not built from the command line yet: they run through the API.
-OPERATORS = {short: name for name, short in _SHORT.items() if name in _ELEMENT_WISE_ROWS}
-API_ONLY = sorted(name for name in SCHEMAS_BY_NAME if has_kernel(name) and name not in _ELEMENT_WISE_ROWS)
+# operator with a schema and a kernel whose desc the command line builds: the element-wise ones, and those whose
+# outputs' Sizes a shape rule derives (`_shaped`: GEMM, REDUCE, the softmax family, the poolings, CONVOLUTION,
+# the normalizations, SLICE, PADDING, TILE, TOP_K, ...). The others run through the API only (API_ONLY).
+OPERATORS = {short: name for name, short in _SHORT.items()
+             if name in _ELEMENT_WISE_ROWS or (has_kernel(name) and _shaped(name))}
+API_ONLY = sorted(name for name in SCHEMAS_BY_NAME if has_kernel(name) and name not in OPERATORS.values())
 
 # FLOAT attribute defaults by C field name, for a quick run: dmlemu's choices, not DirectML's (its descs have no
 # defaults). Alpha 0.2 / Beta 0.5 are ONNX HardSigmoid's, Threshold 0.5 ONNX Shrink's lambd, Gamma ONNX Selu's
 # gamma (1.0507009873554805) rounded; the others keep each operator's output easy to read.
 ATTRIBUTE_DEFAULTS = {"Min": -1.0, "Max": 1.0, "Alpha": 0.2, "Beta": 0.5, "Gamma": 1.0507, "Bias": 0.0,
-                      "Threshold": 0.5, "Exponent": 2.0, "Steepness": 1.0, "SigmoidInputScale": 1.0}
+                      "Threshold": 0.5, "Exponent": 2.0, "Steepness": 1.0, "SigmoidInputScale": 1.0,
+                      "Epsilon": 1e-5, "PaddingValue": 0.0}     # Epsilon: ONNX BatchNormalization's epsilon
+# Enum defaults other than the value 0, by C field name: REDUCE sums (its value 0 is ARGMAX).
+ENUM_DEFAULTS = {"Function": "SUM"}
+_FALSE_BOOLS = ("HasExclusiveSum", "HasExclusiveProduct")    # the BOOL fields that default to FALSE (inclusive scans)
 _LONE_MIN_DEFAULT = 0.0     # a Min without a Max (THRESHOLD: y = max(x, 0))
 _FLAG_ALIASES = {"half-precision": int(DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION), "none": 0}
 
@@ -232,8 +289,8 @@ def _field_of(schema, name, option, inputs_only=True):
         field = role.field.lower()
         if key in (field, field[:-len("tensor")] if field.endswith("tensor") else field):
             return role.field
-    raise UsageError(f"{option} names {name!r}; {schema.c_name}'s input tensors are "
-                     f"{', '.join(r.field for r in schema.inputs)}")
+    raise UsageError(f"{option} names {name!r}; {schema.c_name}'s {'input ' if inputs_only else ''}tensors are "
+                     f"{', '.join(r.field for r in roles)}")
 
 
 def _broadcast_strides(field, own, sizes):
@@ -321,6 +378,8 @@ def _attribute(schema, spec, value, resolved, types, where):
         return int(number)
     if spec.kind == SCALAR_UNION:
         return _scalar(value, _type_name(resolved.get(spec.type_field)), where, spec, op)
+    if spec.kind in _INTEGER_KINDS:
+        return _integers(spec, value, where, op)
     if spec.kind == BOOL:
         text = str(value).strip().upper()
         if text in ("TRUE", "FALSE"):
@@ -333,17 +392,85 @@ def _attribute(schema, spec, value, resolved, types, where):
     raise UsageError(f"{where}: {spec.field} of {op} is a FusedActivation; give it as --fused NAME")
 
 
-def _default(schema, spec, resolved, types):
+# The integer attribute kinds the command line gives as --attr NAME=N or NAME=N,N,...: the C type of each value
+# (its range), and whether it is an array (one value per axis or dimension) or one number.
+_INTEGER_KINDS = {UINT: ("UINT", False), INT: ("INT", False), AXES: ("UINT", True), UINTS: ("UINT", True),
+                  SPATIAL: ("UINT", True), INTS: ("INT", True)}
+_C_RANGES = {"UINT": (0, (1 << 32) - 1), "INT": (-(1 << 31), (1 << 31) - 1)}
+
+
+def _integers(spec, value, where, op):
+    """An integer attribute (UINT, INT) or array of them (AXES, UINTS, INTS, SPATIAL) from '2' or '0,1' / '0 1'
+    (or a number or sequence of numbers), each in its C type's range."""
+    c_type, is_array = _INTEGER_KINDS[spec.kind]
+    low, high = _C_RANGES[c_type]
+    what = f"{spec.field} of {op} is " + (f"an array of {c_type}s (N,N,...)" if is_array else f"a {c_type}")
+    parts = (str(value).replace(",", " ").split() if isinstance(value, str) else
+             list(value) if isinstance(value, (list, tuple)) else [value])
+    numbers = []
+    for part in parts:
+        try:
+            number = int(str(part).strip(), 0)
+        except ValueError:
+            raise UsageError(f"{where}: {what}; {part!r} is not an integer") from None
+        if not low <= number <= high:
+            raise UsageError(f"{where}: {what}; {number} is outside its range {low} to {high}")
+        numbers.append(number)
+    if not is_array and len(numbers) != 1:
+        raise UsageError(f"{where}: {what}; give one number, not {len(numbers)}")
+    return tuple(numbers) if is_array else numbers[0]
+
+
+# Integer attribute defaults by C field name, for a quick run (dmlemu's choices): a 2 x 2 pooling window
+# whose Strides are the window (no overlap), Dilations 1, a BlockSize of 2, TOP_K's K 2, LRN's LocalSize 3,
+# P 2 (the Euclidean norm), GroupCount 1, TILE's Repeats 2, PADDING's StartPadding and EndPadding 1 (a
+# window's padding 0), SLICE's Offsets 0 and Strides 1 over the input's whole Sizes. Axis and Axes name the
+# last dimension of the tensor they index.
+INTEGER_DEFAULTS = {"WindowSize": 2, "Dilations": 1, "Strides": 1, "BlockSize": 2, "K": 2, "LocalSize": 3, "P": 2,
+                    "GroupCount": 1, "Repeats": 2, "StartPadding": 1, "EndPadding": 1, "OutputPadding": 0,
+                    "Offsets": 0, "InputWindowOffsets": 0, "InputWindowStrides": 1}
+
+
+def _integer_default(schema, spec, sizes):
+    """The default of an integer attribute (INTEGER_DEFAULTS; `sizes`: {tensor field: Sizes} given so far)."""
+    fields = {a.field for a in schema.attributes}
+    rank = len(sizes.get(spec.of or schema.inputs[0].field, ())) if schema.inputs else 0
+    if spec.kind == AXES:
+        return (rank - 1,) if rank else ()
+    if spec.kind == UINT and spec.of is not None:
+        return max(rank - 1, 0)
+    if spec.field in ("Sizes", "InputWindowSizes"):         # SLICE, SLICE1: the whole input
+        return tuple(sizes.get(spec.of, ()))
+    value = INTEGER_DEFAULTS.get(spec.field, spec.at_least_value or 0)
+    if spec.field == "Strides" and "WindowSize" in fields:
+        value = INTEGER_DEFAULTS["WindowSize"]
+    if spec.kind == SPATIAL and spec.field in ("StartPadding", "EndPadding"):
+        value = 0
+    if spec.one_of is not None and value not in spec.one_of:
+        value = spec.one_of[-1]
+    if spec.kind in (UINT, INT):
+        return value
+    count = rank - 2 if spec.kind == SPATIAL else rank
+    return (value,) * max(count, 0)
+
+
+def _default(schema, spec, resolved, types, sizes=None):
     """The value an attribute takes when the command line leaves it out (see the banner)."""
+    if spec.kind in _INTEGER_KINDS:
+        return _integer_default(schema, spec, sizes or {})
     fields = {a.field for a in schema.attributes}
     if spec.kind == FLOAT:
         if spec.field == "Min" and "Max" not in fields:
             return _LONE_MIN_DEFAULT
         value = ATTRIBUTE_DEFAULTS.get(spec.field, 1.0)
+        if schema.multiplies and spec.field in ("Alpha", "Beta"):
+            value = 1.0       # GEMM's scales: the plain product (plus C where given)
         return value if spec.at_least is None else max(value, spec.at_least)
     if spec.kind == ENUM:
         if spec.matches is not None:
             return int(DML_TENSOR_DATA_TYPE["DML_TENSOR_DATA_TYPE_" + types[spec.matches]])
+        if spec.field in ENUM_DEFAULTS:
+            return int(spec.enum.__members__[_enum_prefix(spec.enum) + ENUM_DEFAULTS[spec.field]])
         return min(int(m) for m in spec.enum.__members__.values())
     if spec.kind == SCALAR_UNION:
         type_name = _type_name(resolved.get(spec.type_field))
@@ -353,13 +480,14 @@ def _default(schema, spec, resolved, types):
             value = max(value, 0.0)
         return _scalar(value, type_name, "default", spec, schema.c_name)
     if spec.kind == BOOL:
-        return 1          # TRUE (BATCH_NORMALIZATION's Spatial)
+        return int(spec.field not in _FALSE_BOOLS)    # TRUE (BATCH_NORMALIZATION's Spatial), but an exclusive scan
     return None   # FusedActivation: none
 
 
-def _resolve_attributes(schema, given, types, option, fused=None, fused_given=None):
+def _resolve_attributes(schema, given, types, option, fused=None, fused_given=None, sizes=None):
     """Every attribute of `schema` in C order, from `given` ({name: text or number}, names case-insensitive)
-    and the defaults; `fused` / `fused_given`: a FusedActivation's operator name and its attributes."""
+    and the defaults; `fused` / `fused_given`: a FusedActivation's operator name and its attributes; `sizes`:
+    {tensor field: Sizes} known so far (the integer defaults name its axes and dimensions)."""
     by_lower = {spec.field.lower(): spec for spec in schema.attributes}
     given = dict(given or {})
     named = {}
@@ -386,7 +514,10 @@ def _resolve_attributes(schema, given, types, option, fused=None, fused_given=No
             resolved[spec.field] = _attribute(schema, spec, named[spec.field], resolved, types,
                                               f"{option} {spec.field}={named[spec.field]}")
         else:
-            resolved[spec.field] = _default(schema, spec, resolved, types)
+            resolved[spec.field] = _default(schema, spec, resolved, types, sizes)
+        if spec.kind in (FLOAT_ARRAY, SIZE_2D):
+            raise UsageError(f"{schema.c_name}'s {spec.field} is not built from the command line yet; it runs "
+                             f"through the DirectML API (dmlemu.run_operator)")
     return resolved
 
 
@@ -422,12 +553,15 @@ class OperatorRun:
     output_type: str | None = None
     input_sizes: dict | None = None
     feature_level: int | None = None
+    output_sizes: tuple | None = None
 
     def __post_init__(self):
         self.operator = parse_operator(self.operator)
         schema = self.schema
         self.sizes = tuple(int(s) for s in self.sizes)
+        self.element_wise = self.name in _ELEMENT_WISE_ROWS
         row = schema.support_at(self.feature_level or DML_FEATURE_LEVEL_6_4) or schema.support[-1]
+        self._row = row
         if self.data_type is None:
             accepted = [t for role in schema.inputs for t in row.tensors[role.field].data_types]
             self.data_type = "FLOAT32" if "FLOAT32" in accepted else accepted[0]
@@ -437,6 +571,7 @@ class OperatorRun:
         elif schema.name == "CAST":
             raise UsageError("CAST needs --output-dtype: the OutputTensor's data type (e.g. --dtype FLOAT32 "
                              "--output-dtype FLOAT16)")
+        given_output_type = self.output_type
         self._types = self._derive_types(row)
         if self.output_type is None:
             self.output_type = self._types[schema.outputs[0].field]
@@ -457,8 +592,9 @@ class OperatorRun:
             if any(str(k).lower() == field.lower() for k in given):
                 raise UsageError(f"{option} and --attr {field} both give {field}; give it once")
             given[field] = value
+        self._sizes = self._given_sizes()
         self.attributes = _resolve_attributes(schema, given, self._types, "--attr", self.fused,
-                                              self.fused_attributes)
+                                              self.fused_attributes, self._sizes)
         if self.fused is None and self.fused_attributes and not any(
                 a.kind == FUSED_ACTIVATION for a in schema.attributes):
             raise UsageError(f"{schema.name} has no FusedActivation; --fused-attr applies with --fused to "
@@ -468,7 +604,98 @@ class OperatorRun:
                              f"{', '.join(k for k, n in OPERATORS.items() if _fusable(n))}")
         self.min_value = self.attributes.get("Min")
         self.max_value = self.attributes.get("Max")
-        self.strides = self._per_tensor_strides(self.strides, len(schema.tensors))
+        chosen = self._attribute_row()
+        if chosen is not None:       # REDUCE's Function ARGMIN / ARGMAX: the types its own support rows give
+            self.output_type = given_output_type
+            self._types = self._derive_types(chosen)
+            self.output_type = self._types[schema.outputs[0].field]
+        if not self.element_wise:
+            self._shape_tensors()
+        self.fields = [role.field for role in schema.tensors if self.element_wise or role.field in self._sizes]
+        self.strides = self._per_tensor_strides(self.strides, len(self.fields))
+
+    def _attribute_row(self):
+        """The support row an attribute's value selects (schema.support_by: REDUCE's Function), or None."""
+        for entry in self.schema.support_by:
+            spec = next(a for a in self.schema.attributes if a.field == entry.field)
+            name = spec.enum(self.attributes[entry.field]).name[len(_enum_prefix(spec.enum)):]
+            if name in entry.values:
+                return entry.support_at(self.feature_level or DML_FEATURE_LEVEL_6_4)
+        return None
+
+    def _given_sizes(self):
+        """{tensor field: Sizes} before the attributes: the first input's (--sizes) and, for an operator that is
+        not element-wise, those --input-sizes and --output-sizes give (any tensor, outputs included)."""
+        schema = self.schema
+        if self.element_wise:
+            if self.output_sizes is not None:
+                raise UsageError(f"--output-sizes: {schema.name} is element-wise; its output has --sizes")
+            return {role.field: self.sizes for role in schema.tensors}
+        sizes = {schema.inputs[0].field: self.sizes}
+        for given, own in (self.input_sizes or {}).items():
+            field = _field_of(schema, given, "--input-sizes", inputs_only=False)
+            if field == schema.inputs[0].field:
+                raise UsageError(f"--input-sizes {field}: {schema.name}'s {field} has --sizes; give it there")
+            if field in sizes:
+                raise UsageError(f"--input-sizes gives {field} twice")
+            sizes[field] = tuple(int(v) for v in own)
+        if self.output_sizes is not None:
+            output = schema.outputs[0].field
+            if output in sizes:
+                raise UsageError(f"--output-sizes and --input-sizes {output} both give {output}'s Sizes; give one")
+            sizes[output] = tuple(int(v) for v in self.output_sizes)
+        for field, values in sizes.items():
+            for i, value in enumerate(values):
+                if not 0 <= value < 1 << 32:
+                    raise UsageError(f"--input-sizes {field}: Sizes[{i}] is {value}; a DirectML Sizes value is a "
+                                     f"UINT (0 to {(1 << 32) - 1})")
+        return sizes
+
+    def _optional(self, field):
+        return self._row.tensors[field].optional
+
+    def _default_input_sizes(self, field):
+        """A required input the command line left out (dmlemu's choices, for a quick run): GEMM's B the
+        matrix that makes the product {.., M, M} (A's transpose when neither is transposed); CONVOLUTION's
+        filter K = C output channels of a 3 x 3 (x 3) window (smaller where the input is); a normalization's
+        Scale, Bias, Mean or Variance one value per channel {1, C, 1, ..}; any other the first input's Sizes."""
+        schema, first, attributes = self.schema, self.sizes, self.attributes
+        if schema.multiplies and field == schema.multiplies[1] and len(first) >= 2:
+            trans_a, trans_b = (schema.multiplies[4], schema.multiplies[5])
+            m, k, _, _ = matrix_product_dimensions(first, first, attributes.get(trans_a), False)
+            return tuple(first[:-2]) + ((m, k) if attributes.get(trans_b) else (k, m))
+        if schema.convolves and field == schema.convolves[1] and len(first) >= 3:
+            channels, groups = first[1], max(int(attributes.get("GroupCount", 1)), 1)
+            return (channels, channels // groups) + tuple(min(3, max(s, 1)) for s in first[2:])
+        if schema.normalizes and field in schema.normalizes[1:]:
+            return tuple(s if d == 1 else 1 for d, s in enumerate(first))
+        return first
+
+    def _shape_tensors(self):
+        """Every other tensor's Sizes (an operator that is not element-wise): the required inputs not given
+        take `_default_input_sizes`, optional inputs stay out (None) unless given; each output not given takes
+        the Sizes DirectML's shape rule determines (validation.derived_output_sizes; every operator in OPERATORS
+        has a rule for each output)."""
+        schema, sizes = self.schema, self._sizes
+        for role in schema.inputs[1:]:
+            if role.field not in sizes and not self._optional(role.field):
+                sizes[role.field] = self._default_input_sizes(role.field)
+        derived = derived_output_sizes(schema, {r.field: sizes[r.field] for r in schema.inputs if r.field in sizes},
+                                       self.attributes)
+        for role in schema.outputs:
+            if role.field not in sizes:
+                # no Sizes follow (an attribute out of its range, a window larger than the padded input): the
+                # first input's, so that CreateOperator's sentence says what is wrong
+                sizes[role.field] = derived.get(role.field, self.sizes)
+
+    @property
+    def input_fields(self):
+        """The inputs the desc binds, in binding order (an optional input left out is not one)."""
+        return [f for f in self.fields if f in {r.field for r in self.schema.inputs}]
+
+    @property
+    def output_fields(self):
+        return [f for f in self.fields if f in {r.field for r in self.schema.outputs}]
 
     @property
     def schema(self):
@@ -480,7 +707,7 @@ class OperatorRun:
         return OPERATORS[self.operator]
 
     def _derive_types(self, row):
-        """Each tensor's data type (see the banner): {field: type name}."""
+        """Each tensor's data type (see the banner): {field: type name} of every tensor of the schema."""
         schema = self.schema
         anchor = next((r.field for r in schema.inputs if self.data_type in row.tensors[r.field].data_types),
                       schema.inputs[0].field)
@@ -499,11 +726,11 @@ class OperatorRun:
             elif self.data_type in allowed:
                 types[role.field] = self.data_type
             else:
-                types[role.field] = "UINT8" if "UINT8" in allowed else allowed[0]
+                types[role.field] = next((t for t in ("UINT8", "UINT32") if t in allowed), allowed[0])
         return types
 
     def _per_tensor_strides(self, strides, count):
-        names = tensor_names(self.operator)
+        names = self.fields
         if strides is None:
             strides = [None] * count
         else:
@@ -524,7 +751,7 @@ class OperatorRun:
                     raise UsageError(f"{name}: {len(s)} strides were given for {len(own)} sizes")
             out.append(s)
         self.own_sizes = {}
-        for given, own in (self.input_sizes or {}).items():
+        for given, own in (self.input_sizes or {}).items() if self.element_wise else ():
             field = _field_of(self.schema, given, "--input-sizes")
             index = names.index(field)
             if out[index] is not None:
@@ -537,14 +764,17 @@ class OperatorRun:
         return out
 
     def tensor_types(self):
-        """Data type name of each tensor in binding order."""
-        return [self._types[name] for name in tensor_names(self.operator)]
+        """Data type name of each tensor in binding order (`fields`)."""
+        return [self._types[name] for name in self.fields]
 
     def tensor_sizes(self):
-        """Sizes of each tensor in binding order: `sizes`, or one element per dimension for the tensors
-        the schema requires to hold one element (QUANTIZED_LINEAR_ADD's scales and zero points)."""
+        """Sizes of each tensor in binding order (`fields`): element-wise, `sizes`, or one element per
+        dimension for the tensors the schema requires to hold one element (QUANTIZED_LINEAR_ADD's scales and
+        zero points); other operators each tensor's own (see `_shape_tensors`)."""
+        if not self.element_wise:
+            return [self._sizes[name] for name in self.fields]
         single = set(self.schema.single_element)
-        return [(1,) * len(self.sizes) if name in single else self.sizes for name in tensor_names(self.operator)]
+        return [(1,) * len(self.sizes) if name in single else self.sizes for name in self.fields]
 
     @property
     def scale_bias(self):
@@ -584,14 +814,17 @@ def _c_value(spec, value):
         activation = SCHEMAS_BY_NAME[name]
         fields = {s.field: _c_value(s, attributes[s.field]) for s in activation.attributes}
         return DML_OPERATOR_DESC(Type=activation.type, Desc=activation.desc_type(**fields))
+    if isinstance(value, tuple):
+        return list(value)      # an array field (Axes, Strides, ...): its count field reads its length
     return value
 
 
 def operator_desc(run):
     """The DML_OPERATOR_DESC of an OperatorRun (CreateOperator validates it)."""
     schema = run.schema
-    values = {name: _tensor_desc(t, sizes, s) for name, t, sizes, s in
-              zip(tensor_names(run.operator), run.tensor_types(), run.tensor_sizes(), run.strides)}
+    values = {role.field: None for role in schema.tensors}     # an optional tensor left out stays None
+    values.update({name: _tensor_desc(t, sizes, s) for name, t, sizes, s in
+                   zip(run.fields, run.tensor_types(), run.tensor_sizes(), run.strides)})
     if schema.scale_bias:
         sb = run.scale_bias
         values["ScaleBias"] = None if sb is None else DML_SCALE_BIAS(Scale=sb[0], Bias=sb[1])
@@ -613,7 +846,7 @@ def random_inputs(run, seed=0):
     """Seeded inputs, easy to read: floats in quarter steps of [-4, 4], small integers, 0/1 conditions."""
     rng = np.random.default_rng(seed)
     arrays = []
-    for name, type_name, sizes in zip(tensor_names(run.operator)[:-1], run.tensor_types()[:-1], run.tensor_sizes()):
+    for name, type_name, sizes in zip(run.input_fields, run.tensor_types(), run.tensor_sizes()):
         dtype = DATA_TYPES[type_name]
         if name == "ConditionTensor":
             values = rng.integers(0, 2, sizes)
@@ -646,7 +879,7 @@ def check_inputs(run, arrays, names=None):
     """Each input array must have its tensor's dtype and element count (or, for an input given --input-sizes,
     those sizes' count: it is broadcast); returns them in shape."""
     out = []
-    fields = tensor_names(run.operator)[:-1]
+    fields = run.input_fields
     if len(arrays) != len(fields):
         raise UsageError(f"{run.name} takes {len(fields)} input(s) ({', '.join(fields)}); "
                          f"{len(arrays)} were given")
@@ -676,10 +909,43 @@ def golden_outputs(run, inputs, preset=None, feature_level=None):
                          f"checked bit for bit")
     info = operator_info(run, preset, feature_level)
     scale_bias = None if info.scale_bias is None else tuple(float(v) for v in info.scale_bias)
-    result = golden.run(run.name, inputs, info.attributes, scale_bias, run.half_precision(preset),
-                        output_type=run.output_type)
-    dtype = DATA_TYPES[run.output_type]
-    return [np.asarray(result).astype(dtype, copy=False).reshape(run.tensor_sizes()[-1])]
+    sizes = dict(zip(run.fields, run.tensor_sizes()))
+    types = dict(zip(run.fields, run.tensor_types()))
+    result = golden.run(run.name, bound_inputs(run, inputs), info.attributes, scale_bias, run.half_precision(preset),
+                        output_type=run.output_type, output_sizes=sizes[run.output_fields[0]])
+    results = list(result) if isinstance(result, (tuple, list)) else [result]
+    return [np.asarray(value).astype(DATA_TYPES[types[role.field]], copy=False).reshape(sizes[role.field])
+            for role, value in zip(run.schema.outputs, results) if role.field in sizes]
+
+
+def bound_specs(run, inputs=()):
+    """(TensorSpecs, byte buffers) of every tensor of the desc in binding order, for a dmlemu.direct_run.DirectRun
+    without the mirror (`dmlemu step`, `dmlemu sweep`): an optional tensor the run leaves out is None over 4 bytes
+    nothing reads; `inputs` (one per `run.input_fields`, or none: zeros) are written at their tensors' strides."""
+    from dmlemu.kernels.driver import TensorSpec
+    present = dict(zip(run.fields, zip(run.tensor_types(), run.strides, run.tensor_sizes())))
+    arrays = dict(zip(run.input_fields, inputs))
+    specs, buffers = [], []
+    for role in run.schema.tensors:
+        if role.field not in present:
+            specs.append(None)
+            buffers.append(np.zeros(4, dtype=np.uint8))
+            continue
+        type_name, strides, sizes = present[role.field]
+        total = golden.calc_buffer_tensor_size(type_name, sizes, strides)
+        data = np.zeros(max(total, 4), dtype=np.uint8)
+        if arrays.get(role.field) is not None:
+            golden.scatter(data, 0, np.asarray(arrays[role.field]).reshape(sizes), strides)
+        specs.append(TensorSpec(type_name, sizes, strides, total))
+        buffers.append(data)
+    return specs, buffers
+
+
+def bound_inputs(run, inputs):
+    """The input arrays (one per `run.input_fields`) as the desc binds them: None for an optional input the
+    run leaves out (dmlemu.run_operator and dmlemu.golden.run take that list)."""
+    given = dict(zip(run.input_fields, inputs))
+    return [given.get(role.field) for role in run.schema.inputs]
 
 
 def same_bits(a, b):
@@ -730,11 +996,12 @@ def execute(run, inputs, *, adapter=None, feature_level=None, trace=None, debug=
     preset = preset_for(adapter)
     inputs = check_inputs(run, inputs)
     kwargs = dict(flags=run.flags, adapter=preset, feature_level=feature_level, debug=debug)
+    bound = bound_inputs(run, inputs)
     if trace:
-        outputs, recorded = run_operator(operator_desc(run), inputs, trace=trace, trace_max_rows=trace_max_rows,
+        outputs, recorded = run_operator(operator_desc(run), bound, trace=trace, trace_max_rows=trace_max_rows,
                                          **kwargs)
     else:
-        outputs, recorded = run_operator(operator_desc(run), inputs, **kwargs), None
+        outputs, recorded = run_operator(operator_desc(run), bound, **kwargs), None
     return RunResult(run, inputs, outputs, golden_outputs(run, inputs, preset, feature_level), recorded)
 
 
@@ -751,21 +1018,28 @@ def format_array(array, max_elements=64):
 def _attribute_text(spec, value):
     if spec.kind == ENUM:
         return spec.enum(value).name[len(_enum_prefix(spec.enum)):]
+    if spec.kind == BOOL:
+        return "TRUE" if value else "FALSE"
     if spec.kind == FUSED_ACTIVATION:
         name, attributes = value
         activation = SCHEMAS_BY_NAME[name]
         inner = ", ".join(f"{s.field} {_attribute_text(s, attributes[s.field])}" for s in activation.attributes)
         return name + (f" ({inner})" if inner else "")
+    if isinstance(value, tuple):
+        return "{" + ", ".join(map(str, value)) + "}"
     return f"{value:g}" if isinstance(value, (float, np.floating)) else str(value)
 
 
 def describe(run):
     """One line: 'ELEMENT_WISE_CLIP FLOAT16 Sizes {2, 4}, ScaleBias (2, 0.5), Min -1, Max 1'."""
     parts = [f"{run.name} {run.data_type} Sizes {{{', '.join(map(str, run.sizes))}}}"]
-    for name, type_name in zip(tensor_names(run.operator), run.tensor_types()):
+    for name, type_name in zip(run.fields, run.tensor_types()):
         if type_name != run.data_type:
             parts.append(f"{name} {type_name}")
-    for name, strides in zip(tensor_names(run.operator), run.strides):
+    if not run.element_wise:
+        parts += [f"{name}.Sizes {{{', '.join(map(str, sizes))}}}" for name, sizes in
+                  zip(run.fields[1:], run.tensor_sizes()[1:])]
+    for name, strides in zip(run.fields, run.strides):
         if strides is not None:
             parts.append(f"{name}.Strides {{{', '.join(map(str, strides))}}}")
     if run.scale_bias is not None:
@@ -797,10 +1071,49 @@ def _attribute_kind(schema, spec):
     if spec.kind == FUSED_ACTIVATION:
         return "--fused NAME; default none"
     if spec.kind == BOOL:
-        return "BOOL (TRUE | FALSE); default TRUE"
+        return f"BOOL (TRUE | FALSE); default {'FALSE' if spec.field in _FALSE_BOOLS else 'TRUE'}"
+    if spec.kind in _INTEGER_KINDS:
+        return _integer_kind(schema, spec)
     rule = f", >= {spec.at_least:g}" + (f" below {_level(spec.at_least_until)}" if spec.at_least_until else "") \
         if spec.at_least is not None else ""
     return f"FLOAT{rule}; default {_default(schema, spec, {}, {}):g}"
+
+
+def _sizes_text(schema):
+    """How `dmlemu operators` says where an operator's tensors get their Sizes (OperatorRun._shape_tensors)."""
+    first = schema.inputs[0].field
+    parts = [f"Sizes: {first} --sizes"]
+    for role in schema.inputs[1:]:
+        if role.optional:
+            parts.append(f"{role.field} left out unless --input-sizes gives it")
+        elif schema.multiplies and role.field == schema.multiplies[1]:
+            parts.append(f"{role.field} default {{.., K, M}} (the product is M x M)")
+        elif schema.convolves and role.field == schema.convolves[1]:
+            parts.append(f"{role.field} default {{C, C / GroupCount, 3, 3}}")
+        elif schema.normalizes and role.field in schema.normalizes[1:]:
+            parts.append(f"{role.field} default {{1, C, 1, ..}}")
+        else:
+            parts.append(f"{role.field} default {first}'s")
+    outputs = ", ".join(role.field for role in schema.outputs)
+    return "; ".join(parts) + f"; {outputs} derived (the shape rule); --input-sizes TENSOR=N,N,... gives any"
+
+
+def _integer_kind(schema, spec):
+    """How `dmlemu operators` describes an integer attribute (`--attr NAME=N` or `NAME=N,N,...`)."""
+    c_type, is_array = _INTEGER_KINDS[spec.kind]
+    of = spec.of or (schema.inputs[0].field if schema.inputs else "")
+    if spec.kind == AXES:
+        return f"axes of {of}, N,N,...; default the last"
+    if spec.kind == UINT and spec.of is not None:
+        return f"UINT, an axis of {of}; default the last"
+    if not is_array:
+        values = f" ({' or '.join(map(str, spec.one_of))})" if spec.one_of else ""
+        return f"{c_type}{values}; default {_integer_default(schema, spec, {})}"
+    if spec.field in ("Sizes", "InputWindowSizes"):
+        return f"{c_type}s, one per dimension of {of}; default {of}'s Sizes"
+    per = "spatial dimension" if spec.kind == SPATIAL else "dimension"
+    value = _integer_default(schema, spec, {of: (1, 1, 1)})
+    return f"{c_type}s, one per {per} of {of}; default {value[0] if value else 0} each"
 
 
 def format_operator_list(feature_level=None):
@@ -825,6 +1138,8 @@ def format_operator_list(feature_level=None):
         types = " ".join(seen_in) + ("" if list(seen_out) == list(seen_in) else " -> " + " ".join(seen_out))
         lines.append(head)
         lines.append(f"{'':<4}{', '.join(r.field for r in schema.inputs)}: {types}")
+        if name not in _ELEMENT_WISE_ROWS:
+            lines.append(f"{'':<4}{_sizes_text(schema)}")
         extras = (["ScaleBias (--scale, --bias)"] if schema.scale_bias else []) + [
             f"{spec.field} ({_attribute_kind(schema, spec)})" for spec in schema.attributes]
         if extras:

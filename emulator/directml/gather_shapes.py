@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from dmlemu.com import check_float, check_sequence, check_uint, invalid, is_integer
 from dmlemu.directml.structs import DML_SIZE_2D
 
-__all__ = ["GatherPlan", "plan", "scatter_nd_updates", "SHAPE_RULES", "check_int", "validate_float_array", "validate_size_2d"]
+__all__ = ["GatherPlan", "plan", "scatter_nd_updates", "SHAPE_RULES", "DERIVED_SIZES", "check_int", "validate_float_array", "validate_size_2d"]
 
 
 @dataclass(frozen=True)
@@ -338,14 +338,24 @@ def _check_top_k(schema, by_field, attributes):
     if size >= 1 << 31:
         raise invalid(f"InputTensor.Sizes[{axis}] is {size}; dmlemu's {op} selects along at most {(1 << 31) - 1} "
                       f"elements.")
-    expected = tuple(k if d == axis else s for d, s in enumerate(source.sizes))
+    expected = _top_k_sizes({"InputTensor": source.sizes}, attributes)["OutputValueTensor"]
     for field in ("OutputValueTensor", "OutputIndexTensor"):
         if tuple(by_field[field].sizes) != expected:
             raise invalid(f"{field}.Sizes is {_format(by_field[field].sizes)}; {op} with InputTensor.Sizes "
                           f"{_format(source.sizes)}, Axis {axis} and K {k} needs {_format(expected)}.")
 
 
+def _top_k_sizes(sizes, attributes):
+    """TOP_K's outputs: the input's Sizes with K along Axis."""
+    axis, k = attributes["Axis"], attributes["K"]
+    expected = tuple(k if d == axis else s for d, s in enumerate(sizes["InputTensor"]))
+    return {"OutputValueTensor": expected, "OutputIndexTensor": expected}
+
+
 SHAPE_RULES.update({"TOP_K": _check_top_k})
+# The rules above that determine outputs' Sizes from the inputs' Sizes and the attributes, as functions
+# ({input field: Sizes}, attributes) -> {output field: Sizes}: validation.derived_output_sizes reads them.
+DERIVED_SIZES = {"TOP_K": _top_k_sizes}
 # the integer matrix products' zero point and scale shapes (dmlemu.directml.quantized_shapes)
 from dmlemu.directml.quantized_shapes import SHAPE_RULES as _QUANTIZED_SHAPE_RULES  # noqa: E402
 SHAPE_RULES.update(_QUANTIZED_SHAPE_RULES)
