@@ -66,6 +66,7 @@ from dmlemu.directml.operators import (ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_A
                                        SCHEMAS_BY_NAME, TENSOR_NAMES)
 from dmlemu.directml.operators import AXES, FLOAT_ARRAY, INT, INTS, SIZE_2D, SPATIAL, UINT, UINTS
 from dmlemu.directml.gather_shapes import DERIVED_SIZES
+from dmlemu.directml.quantized_shapes import QUANTIZATION_TENSORS
 from dmlemu.directml.structs import DML_SCALAR_UNION
 from dmlemu.directml.validation import derived_output_sizes, matrix_product_dimensions
 from dmlemu.kernels.driver import has_kernel
@@ -115,7 +116,7 @@ def _shaped(name):
     schema = SCHEMAS_BY_NAME[name]
     first = schema.tensors[0]
     return (not first.is_output and not first.optional and not any(r.count_field for r in schema.tensors)
-            and (schema.shapes is None or schema.shapes in DERIVED_SIZES)
+            and (schema.shapes is None or schema.shapes in DERIVED_SIZES or schema.shapes in QUANTIZATION_TENSORS)
             and _derivable_outputs(schema) == {r.field for r in schema.outputs})
 
 
@@ -669,6 +670,8 @@ class OperatorRun:
             return (channels, channels // groups) + tuple(min(3, max(s, 1)) for s in first[2:])
         if schema.normalizes and field in schema.normalizes[1:]:
             return tuple(s if d == 1 else 1 for d, s in enumerate(first))
+        if field in QUANTIZATION_TENSORS.get(schema.name, ()):
+            return (1,) * len(first)      # a scale or zero point: one value (per tensor)
         return first
 
     def _shape_tensors(self):
@@ -1092,6 +1095,8 @@ def _sizes_text(schema):
             parts.append(f"{role.field} default {{C, C / GroupCount, 3, 3}}")
         elif schema.normalizes and role.field in schema.normalizes[1:]:
             parts.append(f"{role.field} default {{1, C, 1, ..}}")
+        elif role.field in QUANTIZATION_TENSORS.get(schema.name, ()):
+            parts.append(f"{role.field} default one value {{1, .., 1}}")
         else:
             parts.append(f"{role.field} default {first}'s")
     outputs = ", ".join(role.field for role in schema.outputs)

@@ -37,7 +37,24 @@ def test_the_shaped_families_run_from_the_command_line():
     assert {"GEMM", "REDUCE", "ARGMAX", "ARGMIN", "SOFTMAX", "LOG_SOFTMAX1", "HARDMAX", "AVERAGE_POOLING",
             "MAX_POOLING2", "LP_POOLING", "CONVOLUTION", "MEAN_VARIANCE_NORMALIZATION1", "LP_NORMALIZATION",
             "LOCAL_RESPONSE_NORMALIZATION", "BATCH_NORMALIZATION_TRAINING", "CUMULATIVE_SUMMATION", "SLICE", "SLICE1",
-            "PADDING1", "TILE", "DEPTH_TO_SPACE1", "SPACE_TO_DEPTH", "TOP_K1"} <= set(SHAPED)
+            "PADDING1", "TILE", "DEPTH_TO_SPACE1", "SPACE_TO_DEPTH", "TOP_K1", "MATRIX_MULTIPLY_INTEGER",
+            "QUANTIZED_LINEAR_MATRIX_MULTIPLY", "MATRIX_MULTIPLY_INTEGER_TO_FLOAT", "CONVOLUTION_INTEGER",
+            "QUANTIZED_LINEAR_CONVOLUTION"} <= set(SHAPED)
+
+
+def test_quantized_products_take_one_scale_and_zero_point_or_those_given():
+    run = OperatorRun("quantized_linear_matrix_multiply", None, (2, 3, 4))
+    sizes = dict(zip(run.fields, run.tensor_sizes()))
+    assert sizes["AScaleTensor"] == sizes["OutputScaleTensor"] == (1, 1, 1) and "AZeroPointTensor" not in sizes
+    assert sizes["OutputTensor"] == (2, 3, 3) and run.tensor_types()[run.fields.index("ATensor")] == "UINT8"
+    assert execute(run, random_inputs(run, 16)).bit_exact
+    run = OperatorRun("matrix_multiply_integer", "INT8", (3, 4), input_sizes={"AZeroPoint": (3, 1),
+                                                                             "BZeroPoint": (1, 3)})
+    assert run.fields == ["ATensor", "AZeroPointTensor", "BTensor", "BZeroPointTensor", "OutputTensor"]
+    [a, az, b, bz] = random_inputs(run, 17)
+    result = execute(run, [a, az, b, bz])
+    want = (a.astype(np.int32) - az) @ (b.astype(np.int32) - bz)
+    assert result.bit_exact and np.array_equal(result.outputs[0], want)
 
 
 # ---- derived Sizes, attributes, against NumPy ------------------------------------------------------------------
