@@ -78,7 +78,7 @@ __all__ = ["UsageError", "OperatorRun", "RunResult", "OPERATORS", "ATTRIBUTE_DEF
            "parse_input_sizes", "preset_for", "schema_of", "tensor_names", "operator_desc", "operator_info",
            "random_inputs", "as_stored", "check_inputs", "golden_outputs", "bound_inputs", "bound_specs", "same_bits",
            "validate", "execute", "format_array", "describe", "format_operator_list", "API_ONLY", "INTEGER_DEFAULTS",
-           "ENUM_DEFAULTS"]
+           "ENUM_DEFAULTS", "sizes_field"]
 
 
 def _short_name(name, all_names):
@@ -108,16 +108,21 @@ def _derivable_outputs(schema):
     return {r.field for r in schema.outputs} & fields
 
 
+def sizes_field(schema):
+    """The tensor --sizes gives: the first required input, or, for an operator without one (FILL_VALUE_CONSTANT,
+    FILL_VALUE_SEQUENCE, DIAGONAL_MATRIX, DIAGONAL_MATRIX1), the first output."""
+    return next((r.field for r in schema.inputs if not r.optional), schema.outputs[0].field)
+
+
 def _shaped(name):
-    """Whether the command line builds the desc of a non-element-wise operator: its first tensor is a required
-    input (--sizes), no tensor is an array (JOIN's InputTensors), no shape rule asks for index or quantization
-    tensors the random inputs cannot make (gather_shapes.SHAPE_RULES other than those DERIVED_SIZES names), and
-    a rule determines every output's Sizes."""
+    """Whether the command line builds the desc of a non-element-wise operator: no tensor is an array (JOIN's
+    InputTensors), no shape rule asks for index tensors the random inputs cannot make (gather_shapes.SHAPE_RULES
+    other than those DERIVED_SIZES names; the quantization tensors' rules are met by one value each), and a rule
+    determines every output's Sizes but the one --sizes gives (`sizes_field`)."""
     schema = SCHEMAS_BY_NAME[name]
-    first = schema.tensors[0]
-    return (not first.is_output and not first.optional and not any(r.count_field for r in schema.tensors)
+    return (not any(r.count_field for r in schema.tensors)
             and (schema.shapes is None or schema.shapes in DERIVED_SIZES or schema.shapes in QUANTIZATION_TENSORS)
-            and _derivable_outputs(schema) == {r.field for r in schema.outputs})
+            and _derivable_outputs(schema) | {sizes_field(schema)} >= {r.field for r in schema.outputs})
 
 
 # Short names (what the command line takes) -> DirectML operator names without DML_OPERATOR_: every
@@ -133,7 +138,7 @@ API_ONLY = sorted(name for name in SCHEMAS_BY_NAME if has_kernel(name) and name 
 # gamma (1.0507009873554805) rounded; the others keep each operator's output easy to read.
 ATTRIBUTE_DEFAULTS = {"Min": -1.0, "Max": 1.0, "Alpha": 0.2, "Beta": 0.5, "Gamma": 1.0507, "Bias": 0.0,
                       "Threshold": 0.5, "Exponent": 2.0, "Steepness": 1.0, "SigmoidInputScale": 1.0,
-                      "Epsilon": 1e-5, "PaddingValue": 0.0}     # Epsilon: ONNX BatchNormalization's epsilon
+                      "Epsilon": 1e-5, "PaddingValue": 0.0, "Value": 1.0, "ValueDelta": 1.0}     # Epsilon: ONNX BatchNormalization's epsilon
 # Enum defaults other than the value 0, by C field name: REDUCE sums (its value 0 is ARGMAX).
 ENUM_DEFAULTS = {"Function": "SUM"}
 _FALSE_BOOLS = ("HasExclusiveSum", "HasExclusiveProduct")    # the BOOL fields that default to FALSE (inclusive scans)
@@ -427,7 +432,7 @@ def _integers(spec, value, where, op):
 # P 2 (the Euclidean norm), GroupCount 1, TILE's Repeats 2, PADDING's StartPadding and EndPadding 1 (a
 # window's padding 0), SLICE's Offsets 0 and Strides 1 over the input's whole Sizes. Axis and Axes name the
 # last dimension of the tensor they index.
-INTEGER_DEFAULTS = {"WindowSize": 2, "Dilations": 1, "Strides": 1, "BlockSize": 2, "K": 2, "LocalSize": 3, "P": 2,
+INTEGER_DEFAULTS = {"DiagonalFillEnd": 1, "WindowSize": 2, "Dilations": 1, "Strides": 1, "BlockSize": 2, "K": 2, "LocalSize": 3, "P": 2,
                     "GroupCount": 1, "Repeats": 2, "StartPadding": 1, "EndPadding": 1, "OutputPadding": 0,
                     "Offsets": 0, "InputWindowOffsets": 0, "InputWindowStrides": 1}
 
@@ -435,7 +440,7 @@ INTEGER_DEFAULTS = {"WindowSize": 2, "Dilations": 1, "Strides": 1, "BlockSize": 
 def _integer_default(schema, spec, sizes):
     """The default of an integer attribute (INTEGER_DEFAULTS; `sizes`: {tensor field: Sizes} given so far)."""
     fields = {a.field for a in schema.attributes}
-    rank = len(sizes.get(spec.of or schema.inputs[0].field, ())) if schema.inputs else 0
+    rank = len(sizes.get(spec.of or sizes_field(schema), ()))
     if spec.kind == AXES:
         return (rank - 1,) if rank else ()
     if spec.kind == UINT and spec.of is not None:
@@ -564,7 +569,7 @@ class OperatorRun:
         row = schema.support_at(self.feature_level or DML_FEATURE_LEVEL_6_4) or schema.support[-1]
         self._row = row
         if self.data_type is None:
-            accepted = [t for role in schema.inputs for t in row.tensors[role.field].data_types]
+            accepted = [t for role in (schema.inputs or schema.outputs) for t in row.tensors[role.field].data_types]
             self.data_type = "FLOAT32" if "FLOAT32" in accepted else accepted[0]
         self.data_type = parse_data_type(self.data_type)
         if self.output_type is not None:
@@ -632,10 +637,10 @@ class OperatorRun:
             if self.output_sizes is not None:
                 raise UsageError(f"--output-sizes: {schema.name} is element-wise; its output has --sizes")
             return {role.field: self.sizes for role in schema.tensors}
-        sizes = {schema.inputs[0].field: self.sizes}
+        sizes = {sizes_field(schema): self.sizes}
         for given, own in (self.input_sizes or {}).items():
             field = _field_of(schema, given, "--input-sizes", inputs_only=False)
-            if field == schema.inputs[0].field:
+            if field == sizes_field(schema):
                 raise UsageError(f"--input-sizes {field}: {schema.name}'s {field} has --sizes; give it there")
             if field in sizes:
                 raise UsageError(f"--input-sizes gives {field} twice")
@@ -680,7 +685,7 @@ class OperatorRun:
         the Sizes DirectML's shape rule determines (validation.derived_output_sizes; every operator in OPERATORS
         has a rule for each output)."""
         schema, sizes = self.schema, self._sizes
-        for role in schema.inputs[1:]:
+        for role in schema.inputs:
             if role.field not in sizes and not self._optional(role.field):
                 sizes[role.field] = self._default_input_sizes(role.field)
         derived = derived_output_sizes(schema, {r.field: sizes[r.field] for r in schema.inputs if r.field in sizes},
@@ -713,7 +718,7 @@ class OperatorRun:
         """Each tensor's data type (see the banner): {field: type name} of every tensor of the schema."""
         schema = self.schema
         anchor = next((r.field for r in schema.inputs if self.data_type in row.tensors[r.field].data_types),
-                      schema.inputs[0].field)
+                      schema.tensors[0].field)
         types = {anchor: self.data_type}
         output = schema.outputs[0].field
         if self.output_type is not None:
@@ -914,7 +919,10 @@ def golden_outputs(run, inputs, preset=None, feature_level=None):
     scale_bias = None if info.scale_bias is None else tuple(float(v) for v in info.scale_bias)
     sizes = dict(zip(run.fields, run.tensor_sizes()))
     types = dict(zip(run.fields, run.tensor_types()))
-    result = golden.run(run.name, bound_inputs(run, inputs), info.attributes, scale_bias, run.half_precision(preset),
+    attributes = dict(info.attributes)
+    if "OutputSizes" in golden.OPERATORS[run.name].keyword_attributes:   # the fills, SLICE1: no desc field says them
+        attributes["OutputSizes"] = sizes[run.output_fields[0]]
+    result = golden.run(run.name, bound_inputs(run, inputs), attributes, scale_bias, run.half_precision(preset),
                         output_type=run.output_type, output_sizes=sizes[run.output_fields[0]])
     results = list(result) if isinstance(result, (tuple, list)) else [result]
     return [np.asarray(value).astype(DATA_TYPES[types[role.field]], copy=False).reshape(sizes[role.field])
@@ -1041,7 +1049,7 @@ def describe(run):
             parts.append(f"{name} {type_name}")
     if not run.element_wise:
         parts += [f"{name}.Sizes {{{', '.join(map(str, sizes))}}}" for name, sizes in
-                  zip(run.fields[1:], run.tensor_sizes()[1:])]
+                  zip(run.fields, run.tensor_sizes()) if name != sizes_field(run.schema)]
     for name, strides in zip(run.fields, run.strides):
         if strides is not None:
             parts.append(f"{name}.Strides {{{', '.join(map(str, strides))}}}")
@@ -1084,9 +1092,11 @@ def _attribute_kind(schema, spec):
 
 def _sizes_text(schema):
     """How `dmlemu operators` says where an operator's tensors get their Sizes (OperatorRun._shape_tensors)."""
-    first = schema.inputs[0].field
+    first = sizes_field(schema)
     parts = [f"Sizes: {first} --sizes"]
-    for role in schema.inputs[1:]:
+    for role in schema.inputs:
+        if role.field == first:
+            continue
         if role.optional:
             parts.append(f"{role.field} left out unless --input-sizes gives it")
         elif schema.multiplies and role.field == schema.multiplies[1]:
@@ -1099,14 +1109,16 @@ def _sizes_text(schema):
             parts.append(f"{role.field} default one value {{1, .., 1}}")
         else:
             parts.append(f"{role.field} default {first}'s")
-    outputs = ", ".join(role.field for role in schema.outputs)
+    outputs = ", ".join(role.field for role in schema.outputs if role.field != first)
+    if not outputs:
+        return "; ".join(parts) + "; --input-sizes TENSOR=N,N,... gives any other"
     return "; ".join(parts) + f"; {outputs} derived (the shape rule); --input-sizes TENSOR=N,N,... gives any"
 
 
 def _integer_kind(schema, spec):
     """How `dmlemu operators` describes an integer attribute (`--attr NAME=N` or `NAME=N,N,...`)."""
     c_type, is_array = _INTEGER_KINDS[spec.kind]
-    of = spec.of or (schema.inputs[0].field if schema.inputs else "")
+    of = spec.of or sizes_field(schema)
     if spec.kind == AXES:
         return f"axes of {of}, N,N,...; default the last"
     if spec.kind == UINT and spec.of is not None:

@@ -24,7 +24,7 @@ from dmlemu.errors import E_NOTIMPL, HResultError
 from dmlemu.kernels.driver import has_kernel
 from dmlemu.kernels.element_wise_ops import OPERATORS as ELEMENT_WISE_ROWS
 from dmlemu.tools.operators import (API_ONLY, OPERATORS, OperatorRun, UsageError, describe, execute, golden_outputs,
-                                    parse_operator, random_inputs, same_bits)
+                                    parse_operator, random_inputs, same_bits, sizes_field)
 from cli_runner import cli
 from operator_cases import scaled
 
@@ -39,23 +39,23 @@ def _run(short, data_type=None, sizes=(2, 3), **kwargs):
         kwargs["output_type"] = "FLOAT16" if data_type != "FLOAT16" else "INT8"
     if short not in ELEMENT_WISE:
         schema = SCHEMAS_BY_NAME[OPERATORS[short]]
-        if schema.support_at(DML_FEATURE_LEVEL_6_4).tensors[schema.inputs[0].field].min_dims > len(sizes):
+        if schema.support_at(DML_FEATURE_LEVEL_6_4).tensors[sizes_field(schema)].min_dims > len(sizes):
             sizes = (1, 4, 4, 4)     # N, C, H, W: a 3 x 3 filter, 2 x 2 windows and blocks of 2 all fit
     return OperatorRun(short, data_type, sizes, **kwargs)
 
 
 def test_the_list_is_every_operator_with_a_kernel():
     # every operator with a kernel runs from the command line, but those whose descs need tensors the command
-    # line cannot make yet (index tensors, tensor arrays, no input) or whose outputs' Sizes no shape
+    # line cannot make yet (index tensors, tensor arrays) or whose outputs' Sizes no shape
     # rule derives: they run through the API
     assert sorted(OPERATORS.values()) == sorted(n for n in SCHEMAS_BY_NAME if has_kernel(n) and n not in API_ONLY)
     assert API_ONLY == sorted([
         # the tensor arrays
         "JOIN", "SPLIT",
-        # the index-driven data movement, and the operators without an input
-        "DIAGONAL_MATRIX", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE", "GATHER", "GATHER_ELEMENTS", "GATHER_ND",
-        "GATHER_ND1", "NONZERO_COORDINATES", "ONE_HOT", "RANDOM_GENERATOR", "RESAMPLE", "RESAMPLE1", "RESAMPLE2",
-        "REVERSE_SUBSEQUENCES", "SCATTER_ELEMENTS", "SCATTER_ND", "UPSAMPLE_2D", "MAX_UNPOOLING", "DIAGONAL_MATRIX1",
+        # the index-driven data movement
+        "GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1", "NONZERO_COORDINATES", "ONE_HOT", "RANDOM_GENERATOR",
+        "RESAMPLE", "RESAMPLE1", "RESAMPLE2", "REVERSE_SUBSEQUENCES", "SCATTER_ELEMENTS", "SCATTER_ND", "UPSAMPLE_2D",
+        "MAX_UNPOOLING",
         # multi-head attention
         "MULTIHEAD_ATTENTION", "MULTIHEAD_ATTENTION1"])
     assert {"ADD", "RELU", "CAST", "LOGICAL_GREATER_THAN", "ACTIVATION_IDENTITY", "IDENTITY", "GEMM", "REDUCE",

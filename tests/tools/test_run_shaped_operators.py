@@ -20,7 +20,7 @@ from dmlemu.directml.operators import SCHEMAS_BY_NAME
 from dmlemu.directml.validation import derived_output_sizes
 from dmlemu.errors import E_INVALIDARG, E_NOTIMPL, HResultError
 from dmlemu.kernels.element_wise_ops import OPERATORS as ELEMENT_WISE_ROWS
-from dmlemu.tools.operators import OPERATORS, OperatorRun, UsageError, describe, execute, random_inputs
+from dmlemu.tools.operators import OPERATORS, OperatorRun, UsageError, describe, execute, random_inputs, sizes_field
 from cli_runner import cli
 from operator_cases import scaled
 
@@ -29,7 +29,7 @@ SHAPED = sorted(short for short, name in OPERATORS.items() if name not in ELEMEN
 
 def _sizes(short):
     schema = SCHEMAS_BY_NAME[OPERATORS[short]]
-    least = schema.support_at(DML_FEATURE_LEVEL_6_4).tensors[schema.inputs[0].field].min_dims
+    least = schema.support_at(DML_FEATURE_LEVEL_6_4).tensors[sizes_field(schema)].min_dims
     return (1, 4, 4, 4) if least > 2 else (3, 4)
 
 
@@ -39,7 +39,25 @@ def test_the_shaped_families_run_from_the_command_line():
             "LOCAL_RESPONSE_NORMALIZATION", "BATCH_NORMALIZATION_TRAINING", "CUMULATIVE_SUMMATION", "SLICE", "SLICE1",
             "PADDING1", "TILE", "DEPTH_TO_SPACE1", "SPACE_TO_DEPTH", "TOP_K1", "MATRIX_MULTIPLY_INTEGER",
             "QUANTIZED_LINEAR_MATRIX_MULTIPLY", "MATRIX_MULTIPLY_INTEGER_TO_FLOAT", "CONVOLUTION_INTEGER",
-            "QUANTIZED_LINEAR_CONVOLUTION"} <= set(SHAPED)
+            "QUANTIZED_LINEAR_CONVOLUTION", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE", "DIAGONAL_MATRIX",
+            "DIAGONAL_MATRIX1"} <= set(SHAPED)
+
+
+def test_operators_without_an_input_take_the_output_s_sizes():
+    run = OperatorRun("fill_value_sequence", "INT16", (1, 1, 2, 3), attributes={"ValueStart": "5", "ValueDelta": "-2"})
+    assert run.fields == ["OutputTensor"] and run.input_fields == []
+    result = execute(run, [])
+    assert result.bit_exact and result.outputs[0].ravel().tolist() == [5, 3, 1, -1, -3, -5]
+    run = OperatorRun("diagonal_matrix1", "FLOAT32", (1, 1, 3, 3), input_sizes={"Input": (1, 1, 3, 3)},
+                      attributes={"DiagonalFillBegin": "-1", "DiagonalFillEnd": "1", "Value": "0"})
+    [x] = random_inputs(run, 18)
+    result = execute(run, [x])
+    assert result.bit_exact and np.array_equal(result.outputs[0], np.triu(x, 1) + np.tril(x, -2))
+    status, out, err = cli("run", "fill_value_constant", "--sizes", 1, 1, 2, 2, "--attr", "Value=3")
+    assert status == 0 and "bit-exact against dmlemu.golden: yes" in out and "OutputTensor:" in out, err
+    assert "sizes_field" not in out
+    status, out, err = cli("run", "slice1", "--sizes", 4, 6, "--output-sizes", 2, 3)
+    assert status == 0 and "bit-exact against dmlemu.golden: yes" in out, err
 
 
 def test_quantized_products_take_one_scale_and_zero_point_or_those_given():
@@ -177,7 +195,7 @@ def test_every_shaped_operator_on_two_data_types():
     exact, not_implemented = 0, []
     for short in SHAPED:
         schema = SCHEMAS_BY_NAME[OPERATORS[short]]
-        accepted = schema.support_at(DML_FEATURE_LEVEL_6_4).tensors[schema.inputs[0].field].data_types
+        accepted = schema.support_at(DML_FEATURE_LEVEL_6_4).tensors[sizes_field(schema)].data_types
         for data_type in dict.fromkeys([t for t in accepted if t == "FLOAT16"] + [accepted[-1]]):
             run = OperatorRun(short, data_type, _sizes(short))
             try:
@@ -203,7 +221,7 @@ _ATTRIBUTE_VALUES = {"Axes": ["0", "1", "0,1"], "Axis": ["0", "1"], "Function": 
 def test_random_shaped_runs_are_bit_exact_or_refused_with_a_sentence(data):
     short = data.draw(st.sampled_from(SHAPED))
     schema = SCHEMAS_BY_NAME[OPERATORS[short]]
-    support = schema.support_at(DML_FEATURE_LEVEL_6_4).tensors[schema.inputs[0].field]
+    support = schema.support_at(DML_FEATURE_LEVEL_6_4).tensors[sizes_field(schema)]
     rank = data.draw(st.integers(max(support.min_dims, 2), min(support.max_dims, 4)))
     sizes = tuple(data.draw(st.lists(st.integers(1, 5), min_size=rank, max_size=rank)))
     data_type = data.draw(st.sampled_from(support.data_types))
