@@ -8,8 +8,10 @@ their kinds, and the shape rules CreateOperator checks; there is no per-operator
 with a schema and a kernel (dmlemu.kernels.driver.has_kernel) whose desc the arguments build runs (`OPERATORS`):
 the element-wise ones, and those whose outputs' Sizes a shape rule determines (`_shaped`: GEMM, REDUCE,
 ARGMIN/ARGMAX, the softmax family, the poolings, CONVOLUTION, the normalizations, the cumulative scans, SLICE,
-PADDING, TILE, DEPTH_TO_SPACE, TOP_K, ...); the rest (index tensors, tensor arrays, quantization scales, no
-input) run through the API only (`API_ONLY`). From an OperatorRun this module builds the DirectML desc
+PADDING, TILE, DEPTH_TO_SPACE, the gathers, TOP_K, the integer and quantized products, the fills); the rest
+(tensor arrays, the scatters' and ONE_HOT's indices, FLOAT array attributes, attention) run through the API
+only (`API_ONLY`). A gather's random indices lie inside the input dimension each names (its plan,
+gather_shapes.plan), negative ones counting from the end where the type is signed. From an OperatorRun this module builds the DirectML desc
 (`operator_desc`), seeded random inputs (`random_inputs`), the golden model's outputs
 (`golden_outputs`, through dmlemu.golden.run with the attributes CreateOperator validated), and runs it
 through the API mirror (`execute`, on top of dmlemu.convenience.run_operator). Argument problems raise
@@ -65,7 +67,7 @@ from dmlemu.directml.operators import BOOL
 from dmlemu.directml.operators import (ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, SCALAR_UNION,
                                        SCHEMAS_BY_NAME, TENSOR_NAMES)
 from dmlemu.directml.operators import AXES, FLOAT_ARRAY, INT, INTS, SIZE_2D, SPATIAL, UINT, UINTS
-from dmlemu.directml.gather_shapes import DERIVED_SIZES
+from dmlemu.directml.gather_shapes import DERIVED_SIZES, plan
 from dmlemu.directml.quantized_shapes import QUANTIZATION_TENSORS
 from dmlemu.directml.structs import DML_SCALAR_UNION
 from dmlemu.directml.validation import derived_output_sizes, matrix_product_dimensions
@@ -432,7 +434,7 @@ def _integers(spec, value, where, op):
 # P 2 (the Euclidean norm), GroupCount 1, TILE's Repeats 2, PADDING's StartPadding and EndPadding 1 (a
 # window's padding 0), SLICE's Offsets 0 and Strides 1 over the input's whole Sizes. Axis and Axes name the
 # last dimension of the tensor they index.
-INTEGER_DEFAULTS = {"DiagonalFillEnd": 1, "WindowSize": 2, "Dilations": 1, "Strides": 1, "BlockSize": 2, "K": 2, "LocalSize": 3, "P": 2,
+INTEGER_DEFAULTS = {"DiagonalFillEnd": 1, "IndexDimensions": 1, "WindowSize": 2, "Dilations": 1, "Strides": 1, "BlockSize": 2, "K": 2, "LocalSize": 3, "P": 2,
                     "GroupCount": 1, "Repeats": 2, "StartPadding": 1, "EndPadding": 1, "OutputPadding": 0,
                     "Offsets": 0, "InputWindowOffsets": 0, "InputWindowStrides": 1}
 
@@ -445,6 +447,8 @@ def _integer_default(schema, spec, sizes):
         return (rank - 1,) if rank else ()
     if spec.kind == UINT and spec.of is not None:
         return max(rank - 1, 0)
+    if spec.field in ("InputDimensionCount", "IndicesDimensionCount"):      # GATHER_ND: every dimension
+        return rank
     if spec.field in ("Sizes", "InputWindowSizes"):         # SLICE, SLICE1: the whole input
         return tuple(sizes.get(spec.of, ()))
     value = INTEGER_DEFAULTS.get(spec.field, spec.at_least_value or 0)
@@ -664,7 +668,8 @@ class OperatorRun:
         """A required input the command line left out (dmlemu's choices, for a quick run): GEMM's B the
         matrix that makes the product {.., M, M} (A's transpose when neither is transposed); CONVOLUTION's
         filter K = C output channels of a 3 x 3 (x 3) window (smaller where the input is); a normalization's
-        Scale, Bias, Mean or Variance one value per channel {1, C, 1, ..}; any other the first input's Sizes."""
+        Scale, Bias, Mean or Variance one value per channel {1, C, 1, ..}; a quantization scale or zero point one
+        value; GATHER_ND's indices one coordinate per tuple {.., 1}; any other the first input's Sizes."""
         schema, first, attributes = self.schema, self.sizes, self.attributes
         if schema.multiplies and field == schema.multiplies[1] and len(first) >= 2:
             trans_a, trans_b = (schema.multiplies[4], schema.multiplies[5])
@@ -677,6 +682,8 @@ class OperatorRun:
             return tuple(s if d == 1 else 1 for d, s in enumerate(first))
         if field in QUANTIZATION_TENSORS.get(schema.name, ()):
             return (1,) * len(first)      # a scale or zero point: one value (per tensor)
+        if schema.shapes == "GATHER_ND" and field == "IndicesTensor":
+            return tuple(first[:-1]) + (1,)     # one coordinate per index tuple
         return first
 
     def _shape_tensors(self):
@@ -856,7 +863,10 @@ def random_inputs(run, seed=0):
     arrays = []
     for name, type_name, sizes in zip(run.input_fields, run.tensor_types(), run.tensor_sizes()):
         dtype = DATA_TYPES[type_name]
-        if name == "ConditionTensor":
+        limits = _index_limits(run, name, sizes)
+        if limits is not None:       # a gather's indices: in range, negative ones (from the end) where signed
+            values = rng.integers(0 if dtype.kind == "u" else -limits, np.maximum(limits, 1))
+        elif name == "ConditionTensor":
             values = rng.integers(0, 2, sizes)
         elif dtype.kind == "f":
             values = rng.integers(-16, 17, sizes) / 4.0
@@ -866,6 +876,26 @@ def random_inputs(run, seed=0):
             values = rng.integers(0, 201, sizes)
         arrays.append(np.asarray(values).astype(dtype))
     return [as_stored(run, i, a) for i, a in enumerate(arrays)]
+
+
+def _index_limits(run, field, sizes):
+    """For a gather's IndicesTensor: the size of the input dimension each index element names (an array of
+    `sizes`), from the validator's gather plan (gather_shapes.plan); None for any other tensor."""
+    if field != "IndicesTensor" or run.schema.shapes not in ("GATHER", "GATHER_ELEMENTS", "GATHER_ND"):
+        return None
+    source = run.tensor_sizes()[run.fields.index("InputTensor")]
+    try:
+        planned = plan(run.schema.shapes, source, tuple(sizes), len(source), run.attributes)
+    except (ArithmeticError, IndexError, KeyError, TypeError, ValueError):
+        planned = None
+    if planned is None or any(d >= len(source) for d in planned.tuple_dims):
+        return None
+    limits = np.array([source[d] for d in planned.tuple_dims], dtype=np.int64)
+    if planned.component_dim is None:
+        return np.full(sizes, limits[0], dtype=np.int64)
+    shape = [1] * len(sizes)
+    shape[planned.component_dim] = len(limits)
+    return np.broadcast_to(limits.reshape(shape), sizes) if sizes[planned.component_dim] == len(limits) else None
 
 
 def as_stored(run, index, array):

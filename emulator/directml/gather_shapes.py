@@ -355,7 +355,17 @@ def _top_k_sizes(sizes, attributes):
 SHAPE_RULES.update({"TOP_K": _check_top_k})
 # The rules above that determine outputs' Sizes from the inputs' Sizes and the attributes, as functions
 # ({input field: Sizes}, attributes) -> {output field: Sizes}: validation.derived_output_sizes reads them.
-DERIVED_SIZES = {"TOP_K": _top_k_sizes}
+def _gather_sizes(operator):
+    """The gathers' output: the plan's Sizes in the input's DimensionCount (the three tensors share it)."""
+    def sizes_of(sizes, attributes):
+        planned = plan(operator, tuple(sizes["InputTensor"]), tuple(sizes["IndicesTensor"]), len(sizes["InputTensor"]),
+                       attributes)
+        return {} if planned is None else {"OutputTensor": planned.output_sizes}
+    return sizes_of
+
+
+DERIVED_SIZES = {"TOP_K": _top_k_sizes, "GATHER": _gather_sizes("GATHER"),
+                 "GATHER_ELEMENTS": _gather_sizes("GATHER_ELEMENTS"), "GATHER_ND": _gather_sizes("GATHER_ND")}
 # the integer matrix products' zero point and scale shapes (dmlemu.directml.quantized_shapes)
 from dmlemu.directml.quantized_shapes import SHAPE_RULES as _QUANTIZED_SHAPE_RULES  # noqa: E402
 SHAPE_RULES.update(_QUANTIZED_SHAPE_RULES)

@@ -40,7 +40,25 @@ def test_the_shaped_families_run_from_the_command_line():
             "PADDING1", "TILE", "DEPTH_TO_SPACE1", "SPACE_TO_DEPTH", "TOP_K1", "MATRIX_MULTIPLY_INTEGER",
             "QUANTIZED_LINEAR_MATRIX_MULTIPLY", "MATRIX_MULTIPLY_INTEGER_TO_FLOAT", "CONVOLUTION_INTEGER",
             "QUANTIZED_LINEAR_CONVOLUTION", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE", "DIAGONAL_MATRIX",
-            "DIAGONAL_MATRIX1"} <= set(SHAPED)
+            "DIAGONAL_MATRIX1", "GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1"} <= set(SHAPED)
+
+
+def test_gathers_draw_indices_in_range_and_derive_their_output():
+    run = OperatorRun("gather", "FLOAT32", (3, 4, 5), attributes={"Axis": "1"}, input_sizes={"Indices": (1, 2, 3)})
+    assert run.tensor_sizes()[-1] == (3, 3, 5)      # {3, [1, 2,] 3, 5} right-aligned into 3 dimensions
+    x, indices = random_inputs(run, 19)
+    assert indices.dtype == np.uint32 and 0 <= indices.min() and indices.max() < 4
+    result = execute(run, [x, indices])
+    assert result.bit_exact and np.array_equal(result.outputs[0], np.take(x, indices[0, 0], axis=1))
+    run = OperatorRun("gather_elements", "INT8", (3, 4), attributes={"Axis": "1"})
+    x, indices = random_inputs(run, 20)
+    result = execute(run, [x, indices])
+    assert result.bit_exact and np.array_equal(result.outputs[0], np.take_along_axis(x, indices.astype(int), 1))
+    run = OperatorRun("gather_nd", "FLOAT16", (4, 5, 6), input_sizes={"Indices": (1, 3, 2)})
+    x, indices = random_inputs(run, 21)
+    assert (indices[..., 0] < 4).all() and (indices[..., 1] < 5).all()
+    result = execute(run, [x, indices])
+    assert result.bit_exact and np.array_equal(result.outputs[0][0], x[indices[0, :, 0], indices[0, :, 1]])
 
 
 def test_operators_without_an_input_take_the_output_s_sizes():
