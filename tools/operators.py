@@ -66,7 +66,8 @@ from dmlemu.directml.enums import DML_FEATURE_LEVEL_6_4
 from dmlemu.directml.operators import BOOL
 from dmlemu.directml.operators import (ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION, SCALAR_UNION,
                                        SCHEMAS_BY_NAME, TENSOR_NAMES)
-from dmlemu.directml.operators import AXES, FLOAT_ARRAY, INT, INTS, SIZE_2D, SPATIAL, UINT, UINTS
+from dmlemu.directml.operators import AXES, FLOAT_ARRAY, INT, INTS, SIZE_2D, SPATIAL, UINT, UINTS, AttributeSpec
+from dmlemu.directml.structs import DML_SIZE_2D
 from dmlemu.directml.gather_shapes import DERIVED_SIZES, plan
 from dmlemu.directml.quantized_shapes import QUANTIZATION_TENSORS
 from dmlemu.directml.structs import DML_SCALAR_UNION
@@ -388,6 +389,18 @@ def _attribute(schema, spec, value, resolved, types, where):
         return _scalar(value, _type_name(resolved.get(spec.type_field)), where, spec, op)
     if spec.kind in _INTEGER_KINDS:
         return _integers(spec, value, where, op)
+    if spec.kind == FLOAT_ARRAY:
+        parts = str(value).replace(",", " ").split() if isinstance(value, str) else list(value)
+        try:
+            return tuple(np.float32(float(p)) for p in parts)
+        except (TypeError, ValueError, OverflowError):
+            raise UsageError(f"{where}: {spec.field} of {op} is an array of FLOATs (X,X,...); {value!r} is not "
+                             f"numbers") from None
+    if spec.kind == SIZE_2D:      # C order Width, Height; held as (Height, Width), as CreateOperator holds it
+        parts = _integers(AttributeSpec(spec.field, UINTS), value, where, op)
+        if len(parts) != 2:
+            raise UsageError(f"{where}: {spec.field} of {op} is a DML_SIZE_2D; give Width,Height (e.g. 2,2)")
+        return (parts[1], parts[0])
     if spec.kind == BOOL:
         text = str(value).strip().upper()
         if text in ("TRUE", "FALSE"):
@@ -468,6 +481,13 @@ def _default(schema, spec, resolved, types, sizes=None):
     """The value an attribute takes when the command line leaves it out (see the banner)."""
     if spec.kind in _INTEGER_KINDS:
         return _integer_default(schema, spec, sizes or {})
+    if spec.kind == SIZE_2D:
+        return (2, 2)       # UPSAMPLE_2D: twice the height and width
+    if spec.kind == FLOAT_ARRAY:   # Scales 2 on the last two dimensions (height, width), 1 before; the pixel
+        rank = len((sizes or {}).get(spec.of, ()))   # offsets RESAMPLE's (the RESAMPLE1 page): input 0.5, output -0.5
+        if spec.field == "Scales":
+            return tuple(np.float32(2.0 if d >= rank - 2 else 1.0) for d in range(rank))
+        return (np.float32(0.5 if spec.field == "InputPixelOffsets" else -0.5),) * rank
     fields = {a.field for a in schema.attributes}
     if spec.kind == FLOAT:
         if spec.field == "Min" and "Max" not in fields:
@@ -525,9 +545,6 @@ def _resolve_attributes(schema, given, types, option, fused=None, fused_given=No
                                               f"{option} {spec.field}={named[spec.field]}")
         else:
             resolved[spec.field] = _default(schema, spec, resolved, types, sizes)
-        if spec.kind in (FLOAT_ARRAY, SIZE_2D):
-            raise UsageError(f"{schema.c_name}'s {spec.field} is not built from the command line yet; it runs "
-                             f"through the DirectML API (dmlemu.run_operator)")
     return resolved
 
 
@@ -829,8 +846,10 @@ def _c_value(spec, value):
         activation = SCHEMAS_BY_NAME[name]
         fields = {s.field: _c_value(s, attributes[s.field]) for s in activation.attributes}
         return DML_OPERATOR_DESC(Type=activation.type, Desc=activation.desc_type(**fields))
+    if spec.kind == SIZE_2D:
+        return DML_SIZE_2D(Width=value[1], Height=value[0])
     if isinstance(value, tuple):
-        return list(value)      # an array field (Axes, Strides, ...): its count field reads its length
+        return [float(v) if spec.kind == FLOAT_ARRAY else v for v in value]  # an array: its count field reads its length
     return value
 
 
@@ -1061,6 +1080,10 @@ def _attribute_text(spec, value):
         return spec.enum(value).name[len(_enum_prefix(spec.enum)):]
     if spec.kind == BOOL:
         return "TRUE" if value else "FALSE"
+    if spec.kind == SIZE_2D:
+        return f"{{Width {value[1]}, Height {value[0]}}}"
+    if spec.kind == FLOAT_ARRAY:
+        return "{" + ", ".join(f"{v:g}" for v in value) + "}"
     if spec.kind == FUSED_ACTIVATION:
         name, attributes = value
         activation = SCHEMAS_BY_NAME[name]
@@ -1115,6 +1138,12 @@ def _attribute_kind(schema, spec):
         return f"BOOL (TRUE | FALSE); default {'FALSE' if spec.field in _FALSE_BOOLS else 'TRUE'}"
     if spec.kind in _INTEGER_KINDS:
         return _integer_kind(schema, spec)
+    if spec.kind == SIZE_2D:
+        return "DML_SIZE_2D Width,Height; default 2,2"
+    if spec.kind == FLOAT_ARRAY:
+        return ("FLOATs, one per dimension of InputTensor; default " +
+                ("2 on the last two, 1 before" if spec.field == "Scales" else
+                 "0.5 each" if spec.field == "InputPixelOffsets" else "-0.5 each"))
     rule = f", >= {spec.at_least:g}" + (f" below {_level(spec.at_least_until)}" if spec.at_least_until else "") \
         if spec.at_least is not None else ""
     return f"FLOAT{rule}; default {_default(schema, spec, {}, {}):g}"

@@ -209,7 +209,7 @@ def _check_upsample(schema, by_field, attributes):
     """OutputTensor.Sizes = {N, C, H * ScaleSize.Height, W * ScaleSize.Width}."""
     source, target = by_field["InputTensor"], by_field["OutputTensor"]
     height, width = attributes["ScaleSize"]
-    expected = tuple(source.sizes[:-2]) + (source.sizes[-2] * height, source.sizes[-1] * width)
+    expected = _upsampled_sizes({"InputTensor": source.sizes}, attributes)["OutputTensor"]
     if tuple(target.sizes) != expected:
         raise invalid(f"OutputTensor.Sizes is {_format(target.sizes)}; {schema.c_name} with InputTensor.Sizes "
                       f"{_format(source.sizes)} and ScaleSize {{{width},{height}}} (Width, Height) needs "
@@ -355,6 +355,20 @@ def _top_k_sizes(sizes, attributes):
 SHAPE_RULES.update({"TOP_K": _check_top_k})
 # The rules above that determine outputs' Sizes from the inputs' Sizes and the attributes, as functions
 # ({input field: Sizes}, attributes) -> {output field: Sizes}: validation.derived_output_sizes reads them.
+def _upsampled_sizes(sizes, attributes):
+    """UPSAMPLE_2D: {N, C, H * ScaleSize.Height, W * ScaleSize.Width}."""
+    source, (height, width) = tuple(sizes["InputTensor"]), attributes["ScaleSize"]
+    return {"OutputTensor": source[:-2] + (source[-2] * height, source[-1] * width)}
+
+
+def _resampled_sizes(sizes, attributes):
+    """The resamplings: floor(input * scale) per dimension, a scale read as the size ratio (ONNX Resize's output
+    Sizes). CreateOperator checks no such rule (a desc may pair any Sizes with its Scales): `dmlemu run`'s choice
+    where the command line gives no output Sizes."""
+    return {"OutputTensor": tuple(int(size * float(scale)) for size, scale in zip(sizes["InputTensor"],
+                                                                                 attributes["Scales"]))}
+
+
 def _gather_sizes(operator):
     """The gathers' output: the plan's Sizes in the input's DimensionCount (the three tensors share it)."""
     def sizes_of(sizes, attributes):
@@ -364,7 +378,8 @@ def _gather_sizes(operator):
     return sizes_of
 
 
-DERIVED_SIZES = {"TOP_K": _top_k_sizes, "GATHER": _gather_sizes("GATHER"),
+DERIVED_SIZES = {"TOP_K": _top_k_sizes, "UPSAMPLE_2D": _upsampled_sizes, "RESAMPLE": _resampled_sizes,
+                 "GATHER": _gather_sizes("GATHER"),
                  "GATHER_ELEMENTS": _gather_sizes("GATHER_ELEMENTS"), "GATHER_ND": _gather_sizes("GATHER_ND")}
 # the integer matrix products' zero point and scale shapes (dmlemu.directml.quantized_shapes)
 from dmlemu.directml.quantized_shapes import SHAPE_RULES as _QUANTIZED_SHAPE_RULES  # noqa: E402

@@ -52,9 +52,9 @@ def test_the_list_is_every_operator_with_a_kernel():
     assert API_ONLY == sorted([
         # the tensor arrays
         "JOIN", "SPLIT",
-        # the index-driven data movement but the gathers, and the resamplings (FLOAT arrays, a DML_SIZE_2D)
-        "NONZERO_COORDINATES", "ONE_HOT", "RANDOM_GENERATOR", "RESAMPLE", "RESAMPLE1", "RESAMPLE2",
-        "REVERSE_SUBSEQUENCES", "SCATTER_ELEMENTS", "SCATTER_ND", "UPSAMPLE_2D", "MAX_UNPOOLING",
+        # the index-driven data movement but the gathers
+        "NONZERO_COORDINATES", "ONE_HOT", "RANDOM_GENERATOR", "REVERSE_SUBSEQUENCES", "SCATTER_ELEMENTS", "SCATTER_ND",
+        "MAX_UNPOOLING",
         # multi-head attention
         "MULTIHEAD_ATTENTION", "MULTIHEAD_ATTENTION1"])
     assert {"ADD", "RELU", "CAST", "LOGICAL_GREATER_THAN", "ACTIVATION_IDENTITY", "IDENTITY", "GEMM", "REDUCE",

@@ -40,7 +40,26 @@ def test_the_shaped_families_run_from_the_command_line():
             "PADDING1", "TILE", "DEPTH_TO_SPACE1", "SPACE_TO_DEPTH", "TOP_K1", "MATRIX_MULTIPLY_INTEGER",
             "QUANTIZED_LINEAR_MATRIX_MULTIPLY", "MATRIX_MULTIPLY_INTEGER_TO_FLOAT", "CONVOLUTION_INTEGER",
             "QUANTIZED_LINEAR_CONVOLUTION", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE", "DIAGONAL_MATRIX",
-            "DIAGONAL_MATRIX1", "GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1"} <= set(SHAPED)
+            "DIAGONAL_MATRIX1", "GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1", "RESAMPLE", "RESAMPLE1",
+            "RESAMPLE2", "UPSAMPLE_2D"} <= set(SHAPED)
+
+
+def test_resamplings_take_float_arrays_and_a_size_2d():
+    run = OperatorRun("upsample_2d", "FLOAT32", (1, 2, 2, 3), attributes={"ScaleSize": "3,2"})
+    assert run.tensor_sizes()[-1] == (1, 2, 4, 9) and "ScaleSize {Width 3, Height 2}" in describe(run)
+    [x] = random_inputs(run, 22)
+    result = execute(run, [x])
+    assert result.bit_exact and np.array_equal(result.outputs[0], x.repeat(2, axis=2).repeat(3, axis=3))
+    run = OperatorRun("resample1", "FLOAT16", (1, 2, 3, 4), attributes={"Scales": "1,1,1.5,0.5",
+                                                                       "InterpolationMode": "LINEAR"})
+    assert run.tensor_sizes()[-1] == (1, 2, 4, 2) and "InputPixelOffsets {0.5, 0.5, 0.5, 0.5}" in describe(run)
+    assert execute(run, random_inputs(run, 23)).bit_exact
+    run = OperatorRun("resample", "FLOAT32", (1, 1, 2, 2), output_sizes=(1, 1, 3, 5))
+    assert execute(run, random_inputs(run, 24)).bit_exact
+    with pytest.raises(UsageError, match=r"--attr Scales=1,x: Scales of DML_OPERATOR_RESAMPLE is an array of FLOATs"):
+        OperatorRun("resample", "FLOAT32", (1, 1, 2, 2), attributes={"Scales": "1,x"})
+    with pytest.raises(UsageError, match=r"ScaleSize of DML_OPERATOR_UPSAMPLE_2D is a DML_SIZE_2D; give Width,Height"):
+        OperatorRun("upsample_2d", "FLOAT32", (1, 1, 2, 2), attributes={"ScaleSize": "2"})
 
 
 def test_gathers_draw_indices_in_range_and_derive_their_output():
@@ -331,10 +350,12 @@ def test_cli_bad_shaped_arguments_are_one_line(argv, line):
 
 
 _HOSTILE_VALUES = ["", "0", "1", "2", "-1", "x", "1,2", "0,0,0,0,0", "4294967296", "99999", "1e3", ",", "0x10",
-                   "TRANSPOSE", "ARGMAX", "nan"]
+                   "TRANSPOSE", "ARGMAX", "nan", "inf,1", "1,1,0.5,2", "-2147483649", "1e40"]
 _HOSTILE_NAMES = ["Axes", "Axis", "K", "Strides", "WindowSize", "StartPadding", "EndPadding", "Dilations", "Offsets",
-                  "Sizes", "Repeats", "BlockSize", "GroupCount", "TransA", "Function", "P", "Nope", "Epsilon"]
-_HOSTILE_TENSORS = ["B", "C", "Filter", "Bias", "Scale", "Output", "OutputTensor", "Indices", "X"]
+                  "Sizes", "Repeats", "BlockSize", "GroupCount", "TransA", "Function", "P", "Nope", "Epsilon", "Scales",
+                  "ScaleSize", "IndexDimensions", "BatchDimensionCount", "ValueDelta", "DiagonalFillBegin"]
+_HOSTILE_TENSORS = ["B", "C", "Filter", "Bias", "Scale", "Output", "OutputTensor", "Indices", "X", "Input",
+                    "InputZeroPoint", "FilterScale"]
 
 
 @settings(max_examples=scaled(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -342,7 +363,9 @@ _HOSTILE_TENSORS = ["B", "C", "Filter", "Bias", "Scale", "Output", "OutputTensor
 def test_hostile_attributes_and_sizes_give_one_line_or_run(data):
     short = data.draw(st.sampled_from(["gemm", "reduce", "argmax", "softmax1", "max_pooling2", "convolution",
                                        "slice", "padding", "tile", "top_k", "depth_to_space", "lp_normalization",
-                                       "mean_variance_normalization1", "cumulative_summation"]))
+                                       "mean_variance_normalization1", "cumulative_summation", "gather", "gather_nd1",
+                                       "resample2", "upsample_2d", "fill_value_sequence", "quantized_linear_conv"
+                                       "olution", "diagonal_matrix1"]))
     sizes = data.draw(st.lists(st.sampled_from([0, 1, 2, 3, 4]), min_size=1, max_size=5))
     argv = ["run", short, "--sizes", *sizes]
     for _ in range(data.draw(st.integers(0, 3))):
