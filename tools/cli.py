@@ -121,13 +121,12 @@ def _check_run_arguments(args, run, preset):
     budget leaves.
     """
     from dmlemu.functional.device_memory import HOST_MEMORY_FRACTION, default_budget, host_memory_bytes
-    from dmlemu.tools.operators import describe, operator_desc, validate
+    from dmlemu.tools.operators import describe, tensor_bytes, validate
     if args.seed is not None and args.seed < 0:
         raise UsageError(f"--seed is {args.seed}; a seed must be a non-negative integer")
     feature_level = _feature_level(args.feature_level)
     validate(run, preset.key, feature_level)
-    desc = operator_desc(run).Desc
-    totals = [getattr(desc, name).Desc.TotalTensorSizeInBytes for name in run.fields]
+    totals = tensor_bytes(run)
     device_bytes = 2 * sum(totals)
     budget = default_budget(preset.dedicated_video_memory)
     if device_bytes > budget:

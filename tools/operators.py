@@ -8,9 +8,11 @@ their kinds, and the shape rules CreateOperator checks; there is no per-operator
 with a schema and a kernel (dmlemu.kernels.driver.has_kernel) whose desc the arguments build runs (`OPERATORS`):
 the element-wise ones, and those whose outputs' Sizes a shape rule determines (`_shaped`: GEMM, REDUCE,
 ARGMIN/ARGMAX, the softmax family, the poolings, CONVOLUTION, the normalizations, the cumulative scans, SLICE,
-PADDING, TILE, DEPTH_TO_SPACE, the gathers, TOP_K, the integer and quantized products, the fills); the rest
-(tensor arrays, the scatters' and ONE_HOT's indices, FLOAT array attributes, attention) run through the API
-only (`API_ONLY`). A gather's random indices lie inside the input dimension each names (its plan,
+PADDING, TILE, DEPTH_TO_SPACE, JOIN, SPLIT, the gathers, TOP_K, the resamplings, the integer and quantized
+products, the fills); the rest (the scatters' and ONE_HOT's indices, RANDOM_GENERATOR, attention) run through
+the API only (`API_ONLY`). A tensor array (JOIN's InputTensors, SPLIT's OutputTensors) has two elements, or as
+many as --input-sizes names (InputTensors[2]=2,5); its elements are named so in `fields`, and SPLIT's parts
+not given share what the given ones leave of the input along Axis. A gather's random indices lie inside the input dimension each names (its plan,
 gather_shapes.plan), negative ones counting from the end where the type is signed. From an OperatorRun this module builds the DirectML desc
 (`operator_desc`), seeded random inputs (`random_inputs`), the golden model's outputs
 (`golden_outputs`, through dmlemu.golden.run with the attributes CreateOperator validated), and runs it
@@ -81,7 +83,7 @@ __all__ = ["UsageError", "OperatorRun", "RunResult", "OPERATORS", "ATTRIBUTE_DEF
            "parse_input_sizes", "preset_for", "schema_of", "tensor_names", "operator_desc", "operator_info",
            "random_inputs", "as_stored", "check_inputs", "golden_outputs", "bound_inputs", "bound_specs", "same_bits",
            "validate", "execute", "format_array", "describe", "format_operator_list", "API_ONLY", "INTEGER_DEFAULTS",
-           "ENUM_DEFAULTS", "sizes_field"]
+           "ENUM_DEFAULTS", "sizes_field", "tensor_bytes"]
 
 
 def _short_name(name, all_names):
@@ -106,9 +108,15 @@ def _derivable_outputs(schema):
     fields |= {schema.multiplies[3]} if schema.multiplies else set()
     fields |= {schema.convolves[3]} if schema.convolves else set()
     fields |= set(schema.pools[1:]) if schema.pools else set()
-    fields |= {schema.outputs[0].field} if schema.moves not in (None, "JOIN", "SPLIT") else set()
+    fields |= {schema.outputs[0].field} if schema.moves not in (None, "SPLIT") else set()
+    fields |= {schema.outputs[0].field} if schema.moves == "SPLIT" else set()   # any cut: the command line's halves
     fields |= {r.field for r in schema.outputs} if schema.shapes in DERIVED_SIZES else set()
     return {r.field for r in schema.outputs} & fields
+
+
+def _base(name):
+    """The schema field of a tensor name: InputTensors[1] -> InputTensors."""
+    return name.partition("[")[0]
 
 
 def sizes_field(schema):
@@ -118,12 +126,12 @@ def sizes_field(schema):
 
 
 def _shaped(name):
-    """Whether the command line builds the desc of a non-element-wise operator: no tensor is an array (JOIN's
-    InputTensors), no shape rule asks for index tensors the random inputs cannot make (gather_shapes.SHAPE_RULES
+    """Whether the command line builds the desc of a non-element-wise operator: no tensor is an array but JOIN's
+    and SPLIT's (their parts), no shape rule asks for index tensors the random inputs cannot make (gather_shapes.SHAPE_RULES
     other than those DERIVED_SIZES names; the quantization tensors' rules are met by one value each), and a rule
     determines every output's Sizes but the one --sizes gives (`sizes_field`)."""
     schema = SCHEMAS_BY_NAME[name]
-    return (not any(r.count_field for r in schema.tensors)
+    return ((schema.moves in ("JOIN", "SPLIT") or not any(r.count_field for r in schema.tensors))
             and (schema.shapes is None or schema.shapes in DERIVED_SIZES or schema.shapes in QUANTIZATION_TENSORS)
             and _derivable_outputs(schema) | {sizes_field(schema)} >= {r.field for r in schema.outputs})
 
@@ -638,7 +646,10 @@ class OperatorRun:
             self.output_type = self._types[schema.outputs[0].field]
         if not self.element_wise:
             self._shape_tensors()
-        self.fields = [role.field for role in schema.tensors if self.element_wise or role.field in self._sizes]
+        self._binding = [name for role in schema.tensors for name in
+                         ([f"{role.field}[{i}]" for i in range(self._counts[role.field])] if role.count_field else
+                          [role.field])]
+        self.fields = [name for name in self._binding if self.element_wise or name in self._sizes]
         self.strides = self._per_tensor_strides(self.strides, len(self.fields))
 
     def _attribute_row(self):
@@ -654,14 +665,24 @@ class OperatorRun:
         """{tensor field: Sizes} before the attributes: the first input's (--sizes) and, for an operator that is
         not element-wise, those --input-sizes and --output-sizes give (any tensor, outputs included)."""
         schema = self.schema
+        self._counts = {}
         if self.element_wise:
             if self.output_sizes is not None:
                 raise UsageError(f"--output-sizes: {schema.name} is element-wise; its output has --sizes")
             return {role.field: self.sizes for role in schema.tensors}
-        sizes = {sizes_field(schema): self.sizes}
+        arrays = {r.field for r in schema.tensors if r.count_field}
+        anchor = self.fields_anchor
+        sizes = {anchor: self.sizes}
         for given, own in (self.input_sizes or {}).items():
-            field = _field_of(schema, given, "--input-sizes", inputs_only=False)
-            if field == sizes_field(schema):
+            base, bracket, index = str(given).partition("[")
+            field = _field_of(schema, base, "--input-sizes", inputs_only=False)
+            if (field in arrays) != bool(bracket) or (bracket and not (index[:-1].isdigit() and index.endswith("]"))):
+                raise UsageError(f"--input-sizes {given}: " + (
+                    f"{field} is an array of tensors; name one as {field}[i] (i from 0)" if field in arrays else
+                    f"{field} is one tensor, not an array"))
+            if bracket:
+                field = f"{field}[{int(index[:-1])}]"
+            if field == anchor:
                 raise UsageError(f"--input-sizes {field}: {schema.name}'s {field} has --sizes; give it there")
             if field in sizes:
                 raise UsageError(f"--input-sizes gives {field} twice")
@@ -676,10 +697,16 @@ class OperatorRun:
                 if not 0 <= value < 1 << 32:
                     raise UsageError(f"--input-sizes {field}: Sizes[{i}] is {value}; a DirectML Sizes value is a "
                                      f"UINT (0 to {(1 << 32) - 1})")
+        for field in arrays:      # JOIN's inputs, SPLIT's outputs: 2 parts, or as many as --input-sizes names
+            given = [int(name[len(field) + 1:-1]) for name in sizes if name.startswith(field + "[")]
+            if given and max(given) >= 64:
+                raise UsageError(f"--input-sizes {field}[{max(given)}]: dmlemu runs at most 64 {field} from the "
+                                 f"command line")
+            self._counts[field] = max(given + [1]) + 1
         return sizes
 
     def _optional(self, field):
-        return self._row.tensors[field].optional
+        return self._row.tensors[_base(field)].optional
 
     def _default_input_sizes(self, field):
         """A required input the command line left out (dmlemu's choices, for a quick run): GEMM's B the
@@ -709,25 +736,58 @@ class OperatorRun:
         the Sizes DirectML's shape rule determines (validation.derived_output_sizes; every operator in OPERATORS
         has a rule for each output)."""
         schema, sizes = self.schema, self._sizes
+        names = {role.field: [f"{role.field}[{i}]" for i in range(self._counts[role.field])] if role.count_field
+                 else [role.field] for role in schema.tensors}
         for role in schema.inputs:
-            if role.field not in sizes and not self._optional(role.field):
-                sizes[role.field] = self._default_input_sizes(role.field)
-        derived = derived_output_sizes(schema, {r.field: sizes[r.field] for r in schema.inputs if r.field in sizes},
-                                       self.attributes)
+            for name in names[role.field]:
+                if name not in sizes and not self._optional(role.field):
+                    sizes[name] = self.sizes if role.count_field else self._default_input_sizes(role.field)
+        derived = derived_output_sizes(schema, {n: sizes[n] for r in schema.inputs for n in names[r.field]
+                                                if n in sizes}, self.attributes)
+        if schema.moves == "SPLIT":
+            derived = self._split_parts(names[schema.outputs[0].field])
         for role in schema.outputs:
-            if role.field not in sizes:
-                # no Sizes follow (an attribute out of its range, a window larger than the padded input): the
-                # first input's, so that CreateOperator's sentence says what is wrong
-                sizes[role.field] = derived.get(role.field, self.sizes)
+            for name in names[role.field]:
+                if name not in sizes:
+                    # no Sizes follow (an attribute out of its range, a window larger than the padded input): the
+                    # first input's, so that CreateOperator's sentence says what is wrong
+                    sizes[name] = derived.get(name, self.sizes)
+
+    def _split_parts(self, names):
+        """SPLIT's outputs not given: what the given ones leave of the input along Axis, cut into equal parts (the
+        last takes the rest)."""
+        axis, sizes = self.attributes.get("Axis", 0), self._sizes
+        if not 0 <= axis < len(self.sizes):
+            return {}
+        missing = [n for n in names if n not in sizes]
+        left = self.sizes[axis] - sum(sizes[n][axis] for n in names if n in sizes and len(sizes[n]) > axis)
+        out = {}
+        for i, name in enumerate(missing):
+            part = max(left, 0) // len(missing) if i < len(missing) - 1 else max(left, 0) - (
+                max(left, 0) // len(missing)) * (len(missing) - 1)
+            out[name] = tuple(part if d == axis else s for d, s in enumerate(self.sizes))
+        return out
 
     @property
     def input_fields(self):
-        """The inputs the desc binds, in binding order (an optional input left out is not one)."""
-        return [f for f in self.fields if f in {r.field for r in self.schema.inputs}]
+        """The inputs the desc binds, in binding order (an optional input left out is not one; a tensor array's
+        elements are named like InputTensors[1])."""
+        return [f for f in self.fields if _base(f) in {r.field for r in self.schema.inputs}]
 
     @property
     def output_fields(self):
-        return [f for f in self.fields if f in {r.field for r in self.schema.outputs}]
+        return [f for f in self.fields if _base(f) in {r.field for r in self.schema.outputs}]
+
+    @property
+    def fields_anchor(self):
+        """The tensor whose Sizes --sizes gives (`sizes_field`; JOIN: InputTensors[0])."""
+        field = sizes_field(self.schema)
+        return field + ("[0]" if any(r.field == field and r.count_field for r in self.schema.tensors) else "")
+
+    @property
+    def binding(self):
+        """Every tensor of the desc in binding order, those the run leaves out (optional ones) included."""
+        return list(self._binding)
 
     @property
     def schema(self):
@@ -797,7 +857,7 @@ class OperatorRun:
 
     def tensor_types(self):
         """Data type name of each tensor in binding order (`fields`)."""
-        return [self._types[name] for name in self.fields]
+        return [self._types[_base(name)] for name in self.fields]
 
     def tensor_sizes(self):
         """Sizes of each tensor in binding order (`fields`): element-wise, `sizes`, or one element per
@@ -853,12 +913,22 @@ def _c_value(spec, value):
     return value
 
 
+def tensor_bytes(run):
+    """Each bound tensor's TotalTensorSizeInBytes (DMLCalcBufferTensorSize), in `run.fields` order."""
+    return [_tensor_desc(t, sizes, s).Desc.TotalTensorSizeInBytes for t, sizes, s in
+            zip(run.tensor_types(), run.tensor_sizes(), run.strides)]
+
+
 def operator_desc(run):
     """The DML_OPERATOR_DESC of an OperatorRun (CreateOperator validates it)."""
     schema = run.schema
-    values = {role.field: None for role in schema.tensors}     # an optional tensor left out stays None
-    values.update({name: _tensor_desc(t, sizes, s) for name, t, sizes, s in
-                   zip(run.fields, run.tensor_types(), run.tensor_sizes(), run.strides)})
+    values = {role.field: [] if role.count_field else None for role in schema.tensors}   # left out: None
+    for name, t, sizes, s in zip(run.fields, run.tensor_types(), run.tensor_sizes(), run.strides):
+        desc = _tensor_desc(t, sizes, s)
+        if isinstance(values[_base(name)], list):
+            values[_base(name)].append(desc)     # a tensor array, in element order (its count reads its length)
+        else:
+            values[name] = desc
     if schema.scale_bias:
         sb = run.scale_bias
         values["ScaleBias"] = None if sb is None else DML_SCALE_BIAS(Scale=sb[0], Bias=sb[1])
@@ -969,13 +1039,17 @@ def golden_outputs(run, inputs, preset=None, feature_level=None):
     sizes = dict(zip(run.fields, run.tensor_sizes()))
     types = dict(zip(run.fields, run.tensor_types()))
     attributes = dict(info.attributes)
-    if "OutputSizes" in golden.OPERATORS[run.name].keyword_attributes:   # the fills, SLICE1: no desc field says them
+    if run.schema.moves == "SPLIT":     # each part's size along Axis
+        attributes["OutputSizes"] = tuple(sizes[name][attributes["Axis"]] for name in run.output_fields)
+    elif "OutputSizes" in golden.OPERATORS[run.name].keyword_attributes:   # the fills, SLICE1: no desc field says them
         attributes["OutputSizes"] = sizes[run.output_fields[0]]
     result = golden.run(run.name, bound_inputs(run, inputs), attributes, scale_bias, run.half_precision(preset),
                         output_type=run.output_type, output_sizes=sizes[run.output_fields[0]])
     results = list(result) if isinstance(result, (tuple, list)) else [result]
-    return [np.asarray(value).astype(DATA_TYPES[types[role.field]], copy=False).reshape(sizes[role.field])
-            for role, value in zip(run.schema.outputs, results) if role.field in sizes]
+    outputs = [name for name in run.binding if name in run.output_fields or _base(name) in
+               {r.field for r in run.schema.outputs}]
+    return [np.asarray(value).astype(DATA_TYPES[types[name]], copy=False).reshape(sizes[name])
+            for name, value in zip(outputs, results) if name in sizes]
 
 
 def bound_specs(run, inputs=()):
@@ -986,16 +1060,16 @@ def bound_specs(run, inputs=()):
     present = dict(zip(run.fields, zip(run.tensor_types(), run.strides, run.tensor_sizes())))
     arrays = dict(zip(run.input_fields, inputs))
     specs, buffers = [], []
-    for role in run.schema.tensors:
-        if role.field not in present:
+    for name in run.binding:
+        if name not in present:
             specs.append(None)
             buffers.append(np.zeros(4, dtype=np.uint8))
             continue
-        type_name, strides, sizes = present[role.field]
+        type_name, strides, sizes = present[name]
         total = golden.calc_buffer_tensor_size(type_name, sizes, strides)
         data = np.zeros(max(total, 4), dtype=np.uint8)
-        if arrays.get(role.field) is not None:
-            golden.scatter(data, 0, np.asarray(arrays[role.field]).reshape(sizes), strides)
+        if arrays.get(name) is not None:
+            golden.scatter(data, 0, np.asarray(arrays[name]).reshape(sizes), strides)
         specs.append(TensorSpec(type_name, sizes, strides, total))
         buffers.append(data)
     return specs, buffers
@@ -1005,7 +1079,8 @@ def bound_inputs(run, inputs):
     """The input arrays (one per `run.input_fields`) as the desc binds them: None for an optional input the
     run leaves out (dmlemu.run_operator and dmlemu.golden.run take that list)."""
     given = dict(zip(run.input_fields, inputs))
-    return [given.get(role.field) for role in run.schema.inputs]
+    inputs = {r.field for r in run.schema.inputs}
+    return [given.get(name) for name in run.binding if _base(name) in inputs]
 
 
 def same_bits(a, b):
@@ -1102,7 +1177,7 @@ def describe(run):
             parts.append(f"{name} {type_name}")
     if not run.element_wise:
         parts += [f"{name}.Sizes {{{', '.join(map(str, sizes))}}}" for name, sizes in
-                  zip(run.fields, run.tensor_sizes()) if name != sizes_field(run.schema)]
+                  zip(run.fields, run.tensor_sizes()) if name != run.fields_anchor]
     for name, strides in zip(run.fields, run.strides):
         if strides is not None:
             parts.append(f"{name}.Strides {{{', '.join(map(str, strides))}}}")

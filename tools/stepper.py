@@ -403,8 +403,7 @@ class WaveStepper:
 
     def _output_indices(self):
         """The binding indices of the outputs the run binds."""
-        fields = [role.field for role in self.run.schema.tensors]
-        return [fields.index(f) for f in self.run.output_fields]
+        return [self.run.binding.index(f) for f in self.run.output_fields]
 
     def output(self):
         """The (first) output tensor as the device memory holds it now (only this wave has run)."""

@@ -688,7 +688,7 @@ def _check_join(op, rule, by_field, axis):
                 raise invalid(f"{part.field}.Sizes is {format_uints(part.sizes)} but {whole.field}.Sizes is "
                               f"{format_uints(whole.sizes)}; {op} requires the same size in every dimension but "
                               f"Axis ({axis}).")
-    total = sum(part.sizes[axis] for part in parts)
+    total = joined_sizes([part.sizes for part in parts], axis)[axis]
     if total != whole.sizes[axis]:
         parts_name = "inputs" if rule == "JOIN" else "outputs"
         raise invalid(f"{whole.field}.Sizes[{axis}] is {whole.sizes[axis]} but the {parts_name}' sizes along Axis sum "
@@ -1019,11 +1019,17 @@ def moved_sizes(rule, input_sizes, attributes):
     return None
 
 
+def joined_sizes(parts, axis):
+    """JOIN's OutputTensor (SPLIT's InputTensor): the parts' Sizes with their sizes along Axis summed."""
+    return tuple(sum(part[axis] for part in parts) if d == axis else size for d, size in enumerate(parts[0]))
+
+
 def derived_output_sizes(schema, sizes, attributes):
     """{output field: Sizes} for the outputs whose Sizes DirectML's shape rules determine from the inputs' Sizes
     (`sizes`: {input field: Sizes} of the inputs given) and the attributes (as OperatorInfo.attributes holds
-    them): an output in a same-Sizes group with an input, REDUCE's and ARGMIN/ARGMAX's reduced axes, GEMM's
-    {.., M, N}, the convolutions' and poolings' windows, the data movement rules, and the rules
+    them; a tensor array's elements by names like InputTensors[1]): an output in a same-Sizes group with an
+    input, REDUCE's and ARGMIN/ARGMAX's reduced axes, GEMM's {.., M, N}, the convolutions' and poolings' windows,
+    the data movement rules (JOIN's parts joined; SPLIT's parts may be any cut, so none), and the rules
     gather_shapes.DERIVED_SIZES names (TOP_K). Outputs no rule determines are left out, as are all of them where
     the attributes are out of their range (CreateOperator then says which)."""
     out = {}
@@ -1053,7 +1059,10 @@ def derived_output_sizes(schema, sizes, attributes):
             result = pooled_sizes(sizes[in_f], attributes)
             if result is not None:
                 out.update({f: result for f in (out_f, indices_f) if f is not None})
-        if schema.moves and first is not None:
+        if schema.moves == "JOIN":
+            parts = [tuple(value) for field, value in sizes.items() if field.startswith("InputTensors[")]
+            out[first_output] = joined_sizes(parts, attributes["Axis"])
+        elif schema.moves and first is not None:
             result = moved_sizes(schema.moves, tuple(first), attributes)
             if result is not None:
                 out[first_output] = result

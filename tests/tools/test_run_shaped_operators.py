@@ -9,6 +9,7 @@ attributes reaching kernel and golden model, a data type pass, a property test o
 and the command line: run, --output, --trace, step, and hostile --attr / --input-sizes / --output-sizes.)
 """
 import json
+import re
 
 import numpy as np
 import pytest
@@ -41,7 +42,31 @@ def test_the_shaped_families_run_from_the_command_line():
             "QUANTIZED_LINEAR_MATRIX_MULTIPLY", "MATRIX_MULTIPLY_INTEGER_TO_FLOAT", "CONVOLUTION_INTEGER",
             "QUANTIZED_LINEAR_CONVOLUTION", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE", "DIAGONAL_MATRIX",
             "DIAGONAL_MATRIX1", "GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1", "RESAMPLE", "RESAMPLE1",
-            "RESAMPLE2", "UPSAMPLE_2D"} <= set(SHAPED)
+            "RESAMPLE2", "UPSAMPLE_2D", "JOIN", "SPLIT"} <= set(SHAPED)
+
+
+def test_join_and_split_take_their_parts_from_input_sizes():
+    run = OperatorRun("join", "INT16", (2, 3), attributes={"Axis": "1"}, input_sizes={"InputTensors[2]": (2, 1)})
+    assert run.fields == ["InputTensors[0]", "InputTensors[1]", "InputTensors[2]", "OutputTensor"]
+    assert run.tensor_sizes() == [(2, 3), (2, 3), (2, 1), (2, 7)]
+    parts = random_inputs(run, 25)
+    result = execute(run, parts)
+    assert result.bit_exact and np.array_equal(result.outputs[0], np.concatenate(parts, axis=1))
+    run = OperatorRun("split", "FLOAT32", (7, 2), input_sizes={"OutputTensors[0]": (1, 2), "OutputTensors[3]": (2, 2)})
+    assert run.output_fields == [f"OutputTensors[{i}]" for i in range(4)]
+    assert run.tensor_sizes()[1:] == [(1, 2), (2, 2), (2, 2), (2, 2)]
+    [x] = random_inputs(run, 26)
+    result = execute(run, [x])
+    assert result.bit_exact and all(np.array_equal(a, b) for a, b in zip(result.outputs, np.split(x, [1, 3, 5])))
+    for given, sentence in [({"InputTensors": (2, 3)}, "InputTensors is an array of tensors; name one as "
+                                                         "InputTensors[i] (i from 0)"),
+                            ({"InputTensors[x]": (2, 3)}, "InputTensors is an array of tensors"),
+                            ({"OutputTensor[0]": (2, 3)}, "OutputTensor is one tensor, not an array"),
+                            ({"InputTensors[99]": (2, 3)}, "dmlemu runs at most 64 InputTensors")]:
+        with pytest.raises(UsageError, match=re.escape(sentence)):
+            OperatorRun("join", "FLOAT32", (2, 3), input_sizes=given)
+    status, out, err = cli("step", "--operator", "split", "--dtype", "FLOAT32", "--sizes", 4, 3)
+    assert status == 0 and out.count("(bit-exact against dmlemu.golden)") == 2, err
 
 
 def test_resamplings_take_float_arrays_and_a_size_2d():
@@ -355,7 +380,8 @@ _HOSTILE_NAMES = ["Axes", "Axis", "K", "Strides", "WindowSize", "StartPadding", 
                   "Sizes", "Repeats", "BlockSize", "GroupCount", "TransA", "Function", "P", "Nope", "Epsilon", "Scales",
                   "ScaleSize", "IndexDimensions", "BatchDimensionCount", "ValueDelta", "DiagonalFillBegin"]
 _HOSTILE_TENSORS = ["B", "C", "Filter", "Bias", "Scale", "Output", "OutputTensor", "Indices", "X", "Input",
-                    "InputZeroPoint", "FilterScale"]
+                    "InputZeroPoint", "FilterScale", "InputTensors[1]", "InputTensors[0]", "OutputTensors[2]",
+                    "OutputTensors", "InputTensors[-1]", "InputTensors[]"]
 
 
 @settings(max_examples=scaled(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -365,7 +391,7 @@ def test_hostile_attributes_and_sizes_give_one_line_or_run(data):
                                        "slice", "padding", "tile", "top_k", "depth_to_space", "lp_normalization",
                                        "mean_variance_normalization1", "cumulative_summation", "gather", "gather_nd1",
                                        "resample2", "upsample_2d", "fill_value_sequence", "quantized_linear_conv"
-                                       "olution", "diagonal_matrix1"]))
+                                       "olution", "diagonal_matrix1", "join", "split"]))
     sizes = data.draw(st.lists(st.sampled_from([0, 1, 2, 3, 4]), min_size=1, max_size=5))
     argv = ["run", short, "--sizes", *sizes]
     for _ in range(data.draw(st.integers(0, 3))):
