@@ -9,8 +9,8 @@ with a schema and a kernel (dmlemu.kernels.driver.has_kernel) whose desc the arg
 the element-wise ones, and those whose outputs' Sizes a shape rule determines (`_shaped`: GEMM, REDUCE,
 ARGMIN/ARGMAX, the softmax family, the poolings, CONVOLUTION, the normalizations, the cumulative scans, SLICE,
 PADDING, TILE, DEPTH_TO_SPACE, JOIN, SPLIT, the gathers, TOP_K, the resamplings, the integer and quantized
-products, the fills); the rest (the scatters' and ONE_HOT's indices, RANDOM_GENERATOR, attention) run through
-the API only (`API_ONLY`). A tensor array (JOIN's InputTensors, SPLIT's OutputTensors) has two elements, or as
+products, the fills, RANDOM_GENERATOR); the rest (the scatters' and ONE_HOT's indices, REVERSE_SUBSEQUENCES,
+NONZERO_COORDINATES, MAX_UNPOOLING, attention) run through the API only (`API_ONLY`). A tensor array (JOIN's InputTensors, SPLIT's OutputTensors) has two elements, or as
 many as --input-sizes names (InputTensors[2]=2,5); its elements are named so in `fields`, and SPLIT's parts
 not given share what the given ones leave of the input along Axis. A gather's random indices lie inside the input dimension each names (its plan,
 gather_shapes.plan), negative ones counting from the end where the type is signed. From an OperatorRun this module builds the DirectML desc
@@ -70,7 +70,7 @@ from dmlemu.directml.operators import (ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_A
                                        SCHEMAS_BY_NAME, TENSOR_NAMES)
 from dmlemu.directml.operators import AXES, FLOAT_ARRAY, INT, INTS, SIZE_2D, SPATIAL, UINT, UINTS, AttributeSpec
 from dmlemu.directml.structs import DML_SIZE_2D
-from dmlemu.directml.gather_shapes import DERIVED_SIZES, plan
+from dmlemu.directml.gather_shapes import DERIVED_SIZES, FIXED_SIZES, plan
 from dmlemu.directml.quantized_shapes import QUANTIZATION_TENSORS
 from dmlemu.directml.structs import DML_SCALAR_UNION
 from dmlemu.directml.validation import derived_output_sizes, matrix_product_dimensions
@@ -111,6 +111,7 @@ def _derivable_outputs(schema):
     fields |= {schema.outputs[0].field} if schema.moves not in (None, "SPLIT") else set()
     fields |= {schema.outputs[0].field} if schema.moves == "SPLIT" else set()   # any cut: the command line's halves
     fields |= {r.field for r in schema.outputs} if schema.shapes in DERIVED_SIZES else set()
+    fields |= set(FIXED_SIZES.get(schema.shapes, ()))
     return {r.field for r in schema.outputs} & fields
 
 
@@ -120,9 +121,11 @@ def _base(name):
 
 
 def sizes_field(schema):
-    """The tensor --sizes gives: the first required input, or, for an operator without one (FILL_VALUE_CONSTANT,
-    FILL_VALUE_SEQUENCE, DIAGONAL_MATRIX, DIAGONAL_MATRIX1), the first output."""
-    return next((r.field for r in schema.inputs if not r.optional), schema.outputs[0].field)
+    """The tensor --sizes gives: the first required input whose Sizes no rule fixes, or, for an operator without
+    one (FILL_VALUE_CONSTANT, FILL_VALUE_SEQUENCE, DIAGONAL_MATRIX, DIAGONAL_MATRIX1, RANDOM_GENERATOR), the first
+    output."""
+    fixed = FIXED_SIZES.get(schema.shapes, {})
+    return next((r.field for r in schema.inputs if not r.optional and r.field not in fixed), schema.outputs[0].field)
 
 
 def _shaped(name):
@@ -132,7 +135,8 @@ def _shaped(name):
     determines every output's Sizes but the one --sizes gives (`sizes_field`)."""
     schema = SCHEMAS_BY_NAME[name]
     return ((schema.moves in ("JOIN", "SPLIT") or not any(r.count_field for r in schema.tensors))
-            and (schema.shapes is None or schema.shapes in DERIVED_SIZES or schema.shapes in QUANTIZATION_TENSORS)
+            and (schema.shapes is None or schema.shapes in DERIVED_SIZES or schema.shapes in QUANTIZATION_TENSORS
+                 or schema.shapes in FIXED_SIZES)
             and _derivable_outputs(schema) | {sizes_field(schema)} >= {r.field for r in schema.outputs})
 
 
@@ -715,6 +719,8 @@ class OperatorRun:
         Scale, Bias, Mean or Variance one value per channel {1, C, 1, ..}; a quantization scale or zero point one
         value; GATHER_ND's indices one coordinate per tuple {.., 1}; any other the first input's Sizes."""
         schema, first, attributes = self.schema, self.sizes, self.attributes
+        if field in FIXED_SIZES.get(schema.shapes, {}):      # RANDOM_GENERATOR's state {1,1,1,6}
+            return FIXED_SIZES[schema.shapes][field]
         if schema.multiplies and field == schema.multiplies[1] and len(first) >= 2:
             trans_a, trans_b = (schema.multiplies[4], schema.multiplies[5])
             m, k, _, _ = matrix_product_dimensions(first, first, attributes.get(trans_a), False)

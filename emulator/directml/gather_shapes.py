@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from dmlemu.com import check_float, check_sequence, check_uint, invalid, is_integer
 from dmlemu.directml.structs import DML_SIZE_2D
 
-__all__ = ["GatherPlan", "plan", "scatter_nd_updates", "SHAPE_RULES", "DERIVED_SIZES", "check_int", "validate_float_array", "validate_size_2d"]
+__all__ = ["GatherPlan", "plan", "scatter_nd_updates", "SHAPE_RULES", "DERIVED_SIZES", "FIXED_SIZES", "check_int", "validate_float_array", "validate_size_2d"]
 
 
 @dataclass(frozen=True)
@@ -310,11 +310,15 @@ def _check_nonzero(schema, by_field, attributes):
                       f"{max(effective, 1)} to {rank}.")
 
 
+# Tensors whose Sizes a rule fixes whatever the others are, by shape rule name: RANDOM_GENERATOR's states.
+FIXED_SIZES = {"RANDOM_GENERATOR": {"InputStateTensor": (1, 1, 1, 6), "OutputStateTensor": (1, 1, 1, 6)}}
+
+
 def _check_random(schema, by_field, attributes):
     """InputStateTensor (and OutputStateTensor) {1,1,1,6}: PHILOX_4X32_10's 128-bit counter and 64-bit key."""
-    for field in ("InputStateTensor", "OutputStateTensor"):
+    for field, fixed in FIXED_SIZES["RANDOM_GENERATOR"].items():
         tensor = by_field.get(field)
-        if tensor is not None and tuple(tensor.sizes) != (1, 1, 1, 6):
+        if tensor is not None and tuple(tensor.sizes) != fixed:
             raise invalid(f"{field}.Sizes is {_format(tensor.sizes)}; {schema.c_name} with "
                           f"DML_RANDOM_GENERATOR_TYPE_PHILOX_4X32_10 needs {{1,1,1,6}}.")
 

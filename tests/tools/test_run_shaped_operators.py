@@ -42,7 +42,17 @@ def test_the_shaped_families_run_from_the_command_line():
             "QUANTIZED_LINEAR_MATRIX_MULTIPLY", "MATRIX_MULTIPLY_INTEGER_TO_FLOAT", "CONVOLUTION_INTEGER",
             "QUANTIZED_LINEAR_CONVOLUTION", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE", "DIAGONAL_MATRIX",
             "DIAGONAL_MATRIX1", "GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1", "RESAMPLE", "RESAMPLE1",
-            "RESAMPLE2", "UPSAMPLE_2D", "JOIN", "SPLIT"} <= set(SHAPED)
+            "RESAMPLE2", "UPSAMPLE_2D", "JOIN", "SPLIT", "RANDOM_GENERATOR"} <= set(SHAPED)
+
+
+def test_random_generator_s_sizes_are_its_output_s_and_its_state_is_fixed():
+    run = OperatorRun("random_generator", None, (1, 1, 2, 4))
+    assert dict(zip(run.fields, run.tensor_sizes())) == {"InputStateTensor": (1, 1, 1, 6), "OutputTensor": (1, 1, 2, 4),
+                                                         "OutputStateTensor": (1, 1, 1, 6)}
+    state = np.array([7, 0, 0, 0, 11, 12], dtype=np.uint32).reshape(1, 1, 1, 6)
+    result = execute(run, [state])
+    assert result.bit_exact and result.outputs[1].ravel().tolist() == [9, 0, 0, 0, 11, 12]   # 8 values: 2 counters
+    assert len(set(result.outputs[0].ravel().tolist())) == 8
 
 
 def test_join_and_split_take_their_parts_from_input_sizes():
