@@ -9,8 +9,9 @@ with a schema and a kernel (dmlemu.kernels.driver.has_kernel) whose desc the arg
 the element-wise ones, and those whose outputs' Sizes a shape rule determines (`_shaped`: GEMM, REDUCE,
 ARGMIN/ARGMAX, the softmax family, the poolings, CONVOLUTION, the normalizations, the cumulative scans, SLICE,
 PADDING, TILE, DEPTH_TO_SPACE, JOIN, SPLIT, the gathers, TOP_K, the resamplings, the integer and quantized
-products, the fills, RANDOM_GENERATOR); the rest (the scatters' and ONE_HOT's indices, REVERSE_SUBSEQUENCES,
-NONZERO_COORDINATES, MAX_UNPOOLING, attention) run through the API only (`API_ONLY`). A tensor array (JOIN's InputTensors, SPLIT's OutputTensors) has two elements, or as
+products, the fills, RANDOM_GENERATOR, REVERSE_SUBSEQUENCES); the rest (the scatters' and ONE_HOT's indices,
+NONZERO_COORDINATES, MAX_UNPOOLING, attention) run through the API only (`API_ONLY`). REVERSE_SUBSEQUENCES'
+random lengths lie from 0 to the size along Axis. A tensor array (JOIN's InputTensors, SPLIT's OutputTensors) has two elements, or as
 many as --input-sizes names (InputTensors[2]=2,5); its elements are named so in `fields`, and SPLIT's parts
 not given share what the given ones leave of the input along Axis. A gather's random indices lie inside the input dimension each names (its plan,
 gather_shapes.plan), negative ones counting from the end where the type is signed. From an OperatorRun this module builds the DirectML desc
@@ -70,7 +71,7 @@ from dmlemu.directml.operators import (ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_A
                                        SCHEMAS_BY_NAME, TENSOR_NAMES)
 from dmlemu.directml.operators import AXES, FLOAT_ARRAY, INT, INTS, SIZE_2D, SPATIAL, UINT, UINTS, AttributeSpec
 from dmlemu.directml.structs import DML_SIZE_2D
-from dmlemu.directml.gather_shapes import DERIVED_SIZES, FIXED_SIZES, plan
+from dmlemu.directml.gather_shapes import DERIVED_SIZES, FIXED_SIZES, INPUT_SIZES, plan
 from dmlemu.directml.quantized_shapes import QUANTIZATION_TENSORS
 from dmlemu.directml.structs import DML_SCALAR_UNION
 from dmlemu.directml.validation import derived_output_sizes, matrix_product_dimensions
@@ -136,7 +137,7 @@ def _shaped(name):
     schema = SCHEMAS_BY_NAME[name]
     return ((schema.moves in ("JOIN", "SPLIT") or not any(r.count_field for r in schema.tensors))
             and (schema.shapes is None or schema.shapes in DERIVED_SIZES or schema.shapes in QUANTIZATION_TENSORS
-                 or schema.shapes in FIXED_SIZES)
+                 or schema.shapes in FIXED_SIZES or schema.shapes in INPUT_SIZES)
             and _derivable_outputs(schema) | {sizes_field(schema)} >= {r.field for r in schema.outputs})
 
 
@@ -721,6 +722,11 @@ class OperatorRun:
         schema, first, attributes = self.schema, self.sizes, self.attributes
         if field in FIXED_SIZES.get(schema.shapes, {}):      # RANDOM_GENERATOR's state {1,1,1,6}
             return FIXED_SIZES[schema.shapes][field]
+        if schema.shapes in INPUT_SIZES:                      # REVERSE_SUBSEQUENCES' lengths: the shape rule's
+            try:
+                return INPUT_SIZES[schema.shapes]({sizes_field(schema): first}, attributes).get(field, first)
+            except (ArithmeticError, IndexError, KeyError, TypeError, ValueError):
+                return first
         if schema.multiplies and field == schema.multiplies[1] and len(first) >= 2:
             trans_a, trans_b = (schema.multiplies[4], schema.multiplies[5])
             m, k, _, _ = matrix_product_dimensions(first, first, attributes.get(trans_a), False)
@@ -961,6 +967,10 @@ def random_inputs(run, seed=0):
         limits = _index_limits(run, name, sizes)
         if limits is not None:       # a gather's indices: in range, negative ones (from the end) where signed
             values = rng.integers(0 if dtype.kind == "u" else -limits, np.maximum(limits, 1))
+        elif name == "SequenceLengthsTensor":    # REVERSE_SUBSEQUENCES: 0 to the whole axis
+            axis = run.attributes.get("Axis", 0)
+            source = run.tensor_sizes()[0]
+            values = rng.integers(0, (source[axis] if 0 <= axis < len(source) else 0) + 1, sizes)
         elif name == "ConditionTensor":
             values = rng.integers(0, 2, sizes)
         elif dtype.kind == "f":

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from dmlemu.com import check_float, check_sequence, check_uint, invalid, is_integer
 from dmlemu.directml.structs import DML_SIZE_2D
 
-__all__ = ["GatherPlan", "plan", "scatter_nd_updates", "SHAPE_RULES", "DERIVED_SIZES", "FIXED_SIZES", "check_int", "validate_float_array", "validate_size_2d"]
+__all__ = ["GatherPlan", "plan", "scatter_nd_updates", "SHAPE_RULES", "DERIVED_SIZES", "FIXED_SIZES", "INPUT_SIZES", "check_int", "validate_float_array", "validate_size_2d"]
 
 
 @dataclass(frozen=True)
@@ -278,13 +278,19 @@ def _check_scatter_nd(schema, by_field, attributes):
                       f"{_format(source.sizes)} and IndicesTensor.Sizes {_format(indices.sizes)} needs {needs}.")
 
 
+def _sequence_lengths_sizes(sizes, attributes):
+    """REVERSE_SUBSEQUENCES' SequenceLengthsTensor: the input's Sizes but 1 along Axis."""
+    axis = attributes["Axis"]
+    return {"SequenceLengthsTensor": tuple(1 if d == axis else size for d, size in enumerate(sizes["InputTensor"]))}
+
+
 def _check_reverse_subsequences(schema, by_field, attributes):
     """Axis below the DimensionCount; SequenceLengthsTensor the input's Sizes but 1 along Axis."""
     op = schema.c_name
     source, lengths = by_field["InputTensor"], by_field["SequenceLengthsTensor"]
     axis, rank = attributes["Axis"], len(source.sizes)
     _check_axis(op, axis, "InputTensor", rank)
-    expected = tuple(1 if d == axis else size for d, size in enumerate(source.sizes))
+    expected = _sequence_lengths_sizes({"InputTensor": source.sizes}, attributes)["SequenceLengthsTensor"]
     if tuple(lengths.sizes) != expected:
         raise invalid(f"SequenceLengthsTensor.Sizes is {_format(lengths.sizes)}; {op} with InputTensor.Sizes "
                       f"{_format(source.sizes)} and Axis {axis} needs {_format(expected)}.")
@@ -382,6 +388,8 @@ def _gather_sizes(operator):
     return sizes_of
 
 
+# The rules above that determine an input's Sizes from the first input's and the attributes, the same way.
+INPUT_SIZES = {"REVERSE_SUBSEQUENCES": _sequence_lengths_sizes}
 DERIVED_SIZES = {"TOP_K": _top_k_sizes, "UPSAMPLE_2D": _upsampled_sizes, "RESAMPLE": _resampled_sizes,
                  "GATHER": _gather_sizes("GATHER"),
                  "GATHER_ELEMENTS": _gather_sizes("GATHER_ELEMENTS"), "GATHER_ND": _gather_sizes("GATHER_ND")}

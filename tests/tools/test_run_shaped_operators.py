@@ -42,7 +42,19 @@ def test_the_shaped_families_run_from_the_command_line():
             "QUANTIZED_LINEAR_MATRIX_MULTIPLY", "MATRIX_MULTIPLY_INTEGER_TO_FLOAT", "CONVOLUTION_INTEGER",
             "QUANTIZED_LINEAR_CONVOLUTION", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE", "DIAGONAL_MATRIX",
             "DIAGONAL_MATRIX1", "GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1", "RESAMPLE", "RESAMPLE1",
-            "RESAMPLE2", "UPSAMPLE_2D", "JOIN", "SPLIT", "RANDOM_GENERATOR"} <= set(SHAPED)
+            "RESAMPLE2", "UPSAMPLE_2D", "JOIN", "SPLIT", "RANDOM_GENERATOR", "REVERSE_SUBSEQUENCES"} <= set(SHAPED)
+
+
+def test_reverse_subsequences_draws_lengths_within_the_axis():
+    run = OperatorRun("reverse_subsequences", "FLOAT32", (4, 3), attributes={"Axis": "0"})
+    assert run.tensor_sizes() == [(4, 3), (1, 3), (4, 3)]
+    x, lengths = random_inputs(run, 27)
+    assert lengths.max() <= 4
+    result = execute(run, [x, lengths])
+    want = x.copy()
+    for column, length in enumerate(lengths.ravel()):
+        want[:length, column] = x[:length, column][::-1]
+    assert result.bit_exact and np.array_equal(result.outputs[0], want)
 
 
 def test_random_generator_s_sizes_are_its_output_s_and_its_state_is_fixed():
