@@ -9,8 +9,9 @@ with a schema and a kernel (dmlemu.kernels.driver.has_kernel) whose desc the arg
 the element-wise ones, and those whose outputs' Sizes a shape rule determines (`_shaped`: GEMM, REDUCE,
 ARGMIN/ARGMAX, the softmax family, the poolings, CONVOLUTION, the normalizations, the cumulative scans, SLICE,
 PADDING, TILE, DEPTH_TO_SPACE, JOIN, SPLIT, the gathers, TOP_K, the resamplings, the integer and quantized
-products, the fills, RANDOM_GENERATOR, REVERSE_SUBSEQUENCES); the rest (the scatters' and ONE_HOT's indices,
-NONZERO_COORDINATES, MAX_UNPOOLING, attention) run through the API only (`API_ONLY`). REVERSE_SUBSEQUENCES'
+products, the fills, RANDOM_GENERATOR, REVERSE_SUBSEQUENCES, the scatters); the rest (ONE_HOT, MAX_UNPOOLING
+and NONZERO_COORDINATES, whose outputs' Sizes no rule derives from the inputs, and attention) run through the
+API only (`API_ONLY`). REVERSE_SUBSEQUENCES'
 random lengths lie from 0 to the size along Axis. A tensor array (JOIN's InputTensors, SPLIT's OutputTensors) has two elements, or as
 many as --input-sizes names (InputTensors[2]=2,5); its elements are named so in `fields`, and SPLIT's parts
 not given share what the given ones leave of the input along Axis. A gather's random indices lie inside the input dimension each names (its plan,
@@ -116,6 +117,12 @@ def _derivable_outputs(schema):
     return {r.field for r in schema.outputs} & fields
 
 
+# The gather plan (gather_shapes.plan) whose index semantics each index-driven shape rule's IndicesTensor has:
+# a scatter's indices address its input as the matching gather's do (docs/NUMERICS.md, "Gathers").
+_INDEX_PLANS = {"GATHER": "GATHER", "GATHER_ELEMENTS": "GATHER_ELEMENTS", "GATHER_ND": "GATHER_ND",
+                "SCATTER_ELEMENTS": "GATHER_ELEMENTS", "SCATTER_ND": "GATHER_ND"}
+
+
 def _base(name):
     """The schema field of a tensor name: InputTensors[1] -> InputTensors."""
     return name.partition("[")[0]
@@ -137,7 +144,7 @@ def _shaped(name):
     schema = SCHEMAS_BY_NAME[name]
     return ((schema.moves in ("JOIN", "SPLIT") or not any(r.count_field for r in schema.tensors))
             and (schema.shapes is None or schema.shapes in DERIVED_SIZES or schema.shapes in QUANTIZATION_TENSORS
-                 or schema.shapes in FIXED_SIZES or schema.shapes in INPUT_SIZES)
+                 or schema.shapes in FIXED_SIZES or schema.shapes in INPUT_SIZES or schema.shapes in _INDEX_PLANS)
             and _derivable_outputs(schema) | {sizes_field(schema)} >= {r.field for r in schema.outputs})
 
 
@@ -722,11 +729,13 @@ class OperatorRun:
         schema, first, attributes = self.schema, self.sizes, self.attributes
         if field in FIXED_SIZES.get(schema.shapes, {}):      # RANDOM_GENERATOR's state {1,1,1,6}
             return FIXED_SIZES[schema.shapes][field]
-        if schema.shapes in INPUT_SIZES:                      # REVERSE_SUBSEQUENCES' lengths: the shape rule's
+        if schema.shapes in INPUT_SIZES:     # REVERSE_SUBSEQUENCES' lengths, SCATTER_ND's updates: the shape rule's
             try:
-                return INPUT_SIZES[schema.shapes]({sizes_field(schema): first}, attributes).get(field, first)
+                derived = INPUT_SIZES[schema.shapes](self._sizes, attributes)
             except (ArithmeticError, IndexError, KeyError, TypeError, ValueError):
-                return first
+                derived = {}
+            if field in derived:
+                return derived[field]
         if schema.multiplies and field == schema.multiplies[1] and len(first) >= 2:
             trans_a, trans_b = (schema.multiplies[4], schema.multiplies[5])
             m, k, _, _ = matrix_product_dimensions(first, first, attributes.get(trans_a), False)
@@ -738,7 +747,7 @@ class OperatorRun:
             return tuple(s if d == 1 else 1 for d, s in enumerate(first))
         if field in QUANTIZATION_TENSORS.get(schema.name, ()):
             return (1,) * len(first)      # a scale or zero point: one value (per tensor)
-        if schema.shapes == "GATHER_ND" and field == "IndicesTensor":
+        if schema.shapes in ("GATHER_ND", "SCATTER_ND") and field == "IndicesTensor":
             return tuple(first[:-1]) + (1,)     # one coordinate per index tuple
         return first
 
@@ -984,13 +993,14 @@ def random_inputs(run, seed=0):
 
 
 def _index_limits(run, field, sizes):
-    """For a gather's IndicesTensor: the size of the input dimension each index element names (an array of
-    `sizes`), from the validator's gather plan (gather_shapes.plan); None for any other tensor."""
-    if field != "IndicesTensor" or run.schema.shapes not in ("GATHER", "GATHER_ELEMENTS", "GATHER_ND"):
+    """For a gather's or scatter's IndicesTensor: the size of the input dimension each index element names (an
+    array of `sizes`), from the validator's gather plan (gather_shapes.plan); None for any other tensor."""
+    if field != "IndicesTensor" or run.schema.shapes not in _INDEX_PLANS:
         return None
     source = run.tensor_sizes()[run.fields.index("InputTensor")]
-    try:
-        planned = plan(run.schema.shapes, source, tuple(sizes), len(source), run.attributes)
+    try:         # (a scatter has no output to fit: its plan may take as many dimensions as it needs)
+        planned = plan(_INDEX_PLANS[run.schema.shapes], source, tuple(sizes),
+                       len(source) if run.schema.shapes.startswith("GATHER") else 16, run.attributes)
     except (ArithmeticError, IndexError, KeyError, TypeError, ValueError):
         planned = None
     if planned is None or any(d >= len(source) for d in planned.tuple_dims):

@@ -388,8 +388,16 @@ def _gather_sizes(operator):
     return sizes_of
 
 
-# The rules above that determine an input's Sizes from the first input's and the attributes, the same way.
-INPUT_SIZES = {"REVERSE_SUBSEQUENCES": _sequence_lengths_sizes}
+def _scatter_nd_update_sizes(sizes, attributes):
+    """SCATTER_ND's UpdatesTensor from the input's and the indices' Sizes (`scatter_nd_updates`)."""
+    expected = scatter_nd_updates(tuple(sizes["InputTensor"]), tuple(sizes["IndicesTensor"]),
+                                  attributes["InputDimensionCount"], attributes["IndicesDimensionCount"])
+    return {} if expected is None else {"UpdatesTensor": expected}
+
+
+# The rules above that determine an input's Sizes from the other inputs' ({field: Sizes} of those known) and the
+# attributes, the same way.
+INPUT_SIZES = {"REVERSE_SUBSEQUENCES": _sequence_lengths_sizes, "SCATTER_ND": _scatter_nd_update_sizes}
 DERIVED_SIZES = {"TOP_K": _top_k_sizes, "UPSAMPLE_2D": _upsampled_sizes, "RESAMPLE": _resampled_sizes,
                  "GATHER": _gather_sizes("GATHER"),
                  "GATHER_ELEMENTS": _gather_sizes("GATHER_ELEMENTS"), "GATHER_ND": _gather_sizes("GATHER_ND")}

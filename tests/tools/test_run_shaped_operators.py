@@ -42,7 +42,28 @@ def test_the_shaped_families_run_from_the_command_line():
             "QUANTIZED_LINEAR_MATRIX_MULTIPLY", "MATRIX_MULTIPLY_INTEGER_TO_FLOAT", "CONVOLUTION_INTEGER",
             "QUANTIZED_LINEAR_CONVOLUTION", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE", "DIAGONAL_MATRIX",
             "DIAGONAL_MATRIX1", "GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1", "RESAMPLE", "RESAMPLE1",
-            "RESAMPLE2", "UPSAMPLE_2D", "JOIN", "SPLIT", "RANDOM_GENERATOR", "REVERSE_SUBSEQUENCES"} <= set(SHAPED)
+            "RESAMPLE2", "UPSAMPLE_2D", "JOIN", "SPLIT", "RANDOM_GENERATOR", "REVERSE_SUBSEQUENCES", "SCATTER_ELEMENTS",
+            "SCATTER_ND"} <= set(SHAPED)
+
+
+def test_scatters_draw_indices_in_range_the_last_duplicate_winning():
+    run = OperatorRun("scatter_elements", "FLOAT32", (3, 4), attributes={"Axis": "1"},
+                      input_sizes={"Indices": (3, 2), "Updates": (3, 2)})
+    x, indices, updates = random_inputs(run, 28)
+    assert indices.max() < 4
+    result = execute(run, [x, indices, updates])
+    want = x.copy()
+    for (i, t), column in np.ndenumerate(indices):
+        want[i, column] = updates[i, t]
+    assert result.bit_exact and np.array_equal(result.outputs[0], want)
+    run = OperatorRun("scatter_nd", "INT32", (4, 5, 6), input_sizes={"Indices": (1, 3, 2)})
+    assert run.tensor_sizes()[2] == (1, 3, 6)        # the updates' Sizes from the shape rule
+    x, indices, updates = random_inputs(run, 29)
+    result = execute(run, [x, indices, updates])
+    want = x.copy()
+    for k, (a, b) in enumerate(indices[0]):
+        want[a, b] = updates[0, k]
+    assert result.bit_exact and np.array_equal(result.outputs[0], want)
 
 
 def test_reverse_subsequences_draws_lengths_within_the_axis():
@@ -413,7 +434,8 @@ def test_hostile_attributes_and_sizes_give_one_line_or_run(data):
                                        "slice", "padding", "tile", "top_k", "depth_to_space", "lp_normalization",
                                        "mean_variance_normalization1", "cumulative_summation", "gather", "gather_nd1",
                                        "resample2", "upsample_2d", "fill_value_sequence", "quantized_linear_conv"
-                                       "olution", "diagonal_matrix1", "join", "split"]))
+                                       "olution", "diagonal_matrix1", "join", "split", "scatter_nd",
+                                       "scatter_elements", "reverse_subsequences", "random_generator"]))
     sizes = data.draw(st.lists(st.sampled_from([0, 1, 2, 3, 4]), min_size=1, max_size=5))
     argv = ["run", short, "--sizes", *sizes]
     for _ in range(data.draw(st.integers(0, 3))):
