@@ -8,14 +8,15 @@ their kinds, and the shape rules CreateOperator checks; there is no per-operator
 with a schema and a kernel (dmlemu.kernels.driver.has_kernel) whose desc the arguments build runs (`OPERATORS`):
 the element-wise ones, and those whose outputs' Sizes a shape rule determines (`_shaped`: GEMM, REDUCE,
 ARGMIN/ARGMAX, the softmax family, the poolings, CONVOLUTION, the normalizations, the cumulative scans, SLICE,
-PADDING, TILE, DEPTH_TO_SPACE, JOIN, SPLIT, the gathers, TOP_K, the resamplings, the integer and quantized
-products, the fills, RANDOM_GENERATOR, REVERSE_SUBSEQUENCES, the scatters); the rest (ONE_HOT, MAX_UNPOOLING
-and NONZERO_COORDINATES, whose outputs' Sizes no rule derives from the inputs, and attention) run through the
-API only (`API_ONLY`). REVERSE_SUBSEQUENCES'
-random lengths lie from 0 to the size along Axis. A tensor array (JOIN's InputTensors, SPLIT's OutputTensors) has two elements, or as
-many as --input-sizes names (InputTensors[2]=2,5); its elements are named so in `fields`, and SPLIT's parts
-not given share what the given ones leave of the input along Axis. A gather's random indices lie inside the input dimension each names (its plan,
-gather_shapes.plan), negative ones counting from the end where the type is signed. From an OperatorRun this module builds the DirectML desc
+PADDING, TILE, DEPTH_TO_SPACE, JOIN, SPLIT, the gathers and scatters, TOP_K, the resamplings, the integer and
+quantized products, the fills, RANDOM_GENERATOR, REVERSE_SUBSEQUENCES); the rest (ONE_HOT, MAX_UNPOOLING and
+NONZERO_COORDINATES, whose outputs' Sizes no rule derives from the inputs, and attention) run through the API
+only (`API_ONLY`). A tensor array (JOIN's InputTensors, SPLIT's OutputTensors) has two elements, or as many as
+--input-sizes names (InputTensors[2]=2,5); its elements are named so in `fields`, and SPLIT's parts not given
+share what the given ones leave of the input along Axis. A gather's or scatter's random indices lie inside the
+input dimension each names (the gather plan, gather_shapes.plan), negative ones counting from the end where the
+type is signed; REVERSE_SUBSEQUENCES' random lengths from 0 to the size along Axis. From an OperatorRun this
+module builds the DirectML desc
 (`operator_desc`), seeded random inputs (`random_inputs`), the golden model's outputs
 (`golden_outputs`, through dmlemu.golden.run with the attributes CreateOperator validated), and runs it
 through the API mirror (`execute`, on top of dmlemu.convenience.run_operator). Argument problems raise
