@@ -9,9 +9,9 @@ with a schema and a kernel (dmlemu.kernels.driver.has_kernel) whose desc the arg
 the element-wise ones, and those whose outputs' Sizes a shape rule determines (`_shaped`: GEMM, REDUCE,
 ARGMIN/ARGMAX, the softmax family, the poolings, CONVOLUTION, the normalizations, the cumulative scans, SLICE,
 PADDING, TILE, DEPTH_TO_SPACE, JOIN, SPLIT, the gathers and scatters, TOP_K, the resamplings, the integer and
-quantized products, the fills, RANDOM_GENERATOR, REVERSE_SUBSEQUENCES); the rest (ONE_HOT, MAX_UNPOOLING and
-NONZERO_COORDINATES, whose outputs' Sizes no rule derives from the inputs, and attention) run through the API
-only (`API_ONLY`). A tensor array (JOIN's InputTensors, SPLIT's OutputTensors) has two elements, or as many as
+quantized products, the fills, RANDOM_GENERATOR, REVERSE_SUBSEQUENCES, ONE_HOT); the rest (MAX_UNPOOLING, whose
+output's Sizes no rule derives, NONZERO_COORDINATES, whose golden model takes its second output's Sizes, and
+attention) run through the API only (`API_ONLY`). A tensor array (JOIN's InputTensors, SPLIT's OutputTensors) has two elements, or as many as
 --input-sizes names (InputTensors[2]=2,5); its elements are named so in `fields`, and SPLIT's parts not given
 share what the given ones leave of the input along Axis. A gather's or scatter's random indices lie inside the
 input dimension each names (the gather plan, gather_shapes.plan), negative ones counting from the end where the
@@ -73,7 +73,7 @@ from dmlemu.directml.operators import (ENUM, FLOAT, FUSABLE_ACTIVATIONS, FUSED_A
                                        SCHEMAS_BY_NAME, TENSOR_NAMES)
 from dmlemu.directml.operators import AXES, FLOAT_ARRAY, INT, INTS, SIZE_2D, SPATIAL, UINT, UINTS, AttributeSpec
 from dmlemu.directml.structs import DML_SIZE_2D
-from dmlemu.directml.gather_shapes import DERIVED_SIZES, FIXED_SIZES, INPUT_SIZES, plan
+from dmlemu.directml.gather_shapes import DERIVED_SIZES, FIXED_SIZES, INPUT_SIZES, SIZED_BY_OUTPUT, plan
 from dmlemu.directml.quantized_shapes import QUANTIZATION_TENSORS
 from dmlemu.directml.structs import DML_SCALAR_UNION
 from dmlemu.directml.validation import derived_output_sizes, matrix_product_dimensions
@@ -131,9 +131,11 @@ def _base(name):
 
 def sizes_field(schema):
     """The tensor --sizes gives: the first required input whose Sizes no rule fixes, or, for an operator without
-    one (FILL_VALUE_CONSTANT, FILL_VALUE_SEQUENCE, DIAGONAL_MATRIX, DIAGONAL_MATRIX1, RANDOM_GENERATOR), the first
-    output."""
+    one (FILL_VALUE_CONSTANT, FILL_VALUE_SEQUENCE, DIAGONAL_MATRIX, DIAGONAL_MATRIX1, RANDOM_GENERATOR) or whose
+    inputs' Sizes follow from the output's (ONE_HOT), the first output."""
     fixed = FIXED_SIZES.get(schema.shapes, {})
+    if schema.shapes in SIZED_BY_OUTPUT:       # ONE_HOT: its indices' Sizes follow from the output's
+        return schema.outputs[0].field
     return next((r.field for r in schema.inputs if not r.optional and r.field not in fixed), schema.outputs[0].field)
 
 
@@ -726,7 +728,8 @@ class OperatorRun:
         matrix that makes the product {.., M, M} (A's transpose when neither is transposed); CONVOLUTION's
         filter K = C output channels of a 3 x 3 (x 3) window (smaller where the input is); a normalization's
         Scale, Bias, Mean or Variance one value per channel {1, C, 1, ..}; a quantization scale or zero point one
-        value; GATHER_ND's indices one coordinate per tuple {.., 1}; any other the first input's Sizes."""
+        value; GATHER_ND's indices one coordinate per tuple {.., 1}; ONE_HOT's values {1, .., 2} (off, on); a
+        Sizes a shape rule gives (gather_shapes.FIXED_SIZES, INPUT_SIZES); any other the first input's Sizes."""
         schema, first, attributes = self.schema, self.sizes, self.attributes
         if field in FIXED_SIZES.get(schema.shapes, {}):      # RANDOM_GENERATOR's state {1,1,1,6}
             return FIXED_SIZES[schema.shapes][field]
@@ -750,6 +753,8 @@ class OperatorRun:
             return (1,) * len(first)      # a scale or zero point: one value (per tensor)
         if schema.shapes in ("GATHER_ND", "SCATTER_ND") and field == "IndicesTensor":
             return tuple(first[:-1]) + (1,)     # one coordinate per index tuple
+        if field == "ValuesTensor":             # ONE_HOT: OffValue, OnValue
+            return (1,) * (len(first) - 1) + (2,)
         return first
 
     def _shape_tensors(self):
@@ -977,6 +982,9 @@ def random_inputs(run, seed=0):
         limits = _index_limits(run, name, sizes)
         if limits is not None:       # a gather's indices: in range, negative ones (from the end) where signed
             values = rng.integers(0 if dtype.kind == "u" else -limits, np.maximum(limits, 1))
+        elif name == "IndicesTensor" and run.schema.shapes in SIZED_BY_OUTPUT:    # ONE_HOT: 0 to the depth
+            axis, target = run.attributes.get("Axis", 0), run.tensor_sizes()[-1]
+            values = rng.integers(0, max(target[axis] if 0 <= axis < len(target) else 1, 1), sizes)
         elif name == "SequenceLengthsTensor":    # REVERSE_SUBSEQUENCES: 0 to the whole axis
             axis = run.attributes.get("Axis", 0)
             source = run.tensor_sizes()[0]

@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from dmlemu.com import check_float, check_sequence, check_uint, invalid, is_integer
 from dmlemu.directml.structs import DML_SIZE_2D
 
-__all__ = ["GatherPlan", "plan", "scatter_nd_updates", "SHAPE_RULES", "DERIVED_SIZES", "FIXED_SIZES", "INPUT_SIZES", "check_int", "validate_float_array", "validate_size_2d"]
+__all__ = ["GatherPlan", "plan", "scatter_nd_updates", "SHAPE_RULES", "DERIVED_SIZES", "FIXED_SIZES", "INPUT_SIZES",
+           "SIZED_BY_OUTPUT", "check_int", "validate_float_array", "validate_size_2d"]
 
 
 @dataclass(frozen=True)
@@ -216,6 +217,12 @@ def _check_upsample(schema, by_field, attributes):
                       f"{_format(expected)}.")
 
 
+def _one_hot_indices_sizes(sizes, attributes):
+    """ONE_HOT's IndicesTensor: the output's Sizes but 1 along Axis."""
+    axis = attributes["Axis"]
+    return {"IndicesTensor": tuple(1 if d == axis else size for d, size in enumerate(sizes["OutputTensor"]))}
+
+
 def _check_one_hot(schema, by_field, attributes):
     """Axis below the DimensionCount; IndicesTensor's Sizes the output's but 1 along Axis; ValuesTensor "may have
     any size, so long as it contains at least two elements"."""
@@ -223,7 +230,7 @@ def _check_one_hot(schema, by_field, attributes):
     indices, values, target = by_field["IndicesTensor"], by_field["ValuesTensor"], by_field["OutputTensor"]
     axis, rank = attributes["Axis"], len(indices.sizes)
     _check_axis(op, axis, "IndicesTensor", rank)
-    expected = tuple(1 if d == axis else size for d, size in enumerate(target.sizes))
+    expected = _one_hot_indices_sizes({"OutputTensor": target.sizes}, attributes)["IndicesTensor"]
     if tuple(indices.sizes) != expected:
         raise invalid(f"IndicesTensor.Sizes is {_format(indices.sizes)}; {op} with OutputTensor.Sizes "
                       f"{_format(target.sizes)} and Axis {axis} needs {_format(expected)}.")
@@ -397,7 +404,10 @@ def _scatter_nd_update_sizes(sizes, attributes):
 
 # The rules above that determine an input's Sizes from the other inputs' ({field: Sizes} of those known) and the
 # attributes, the same way.
-INPUT_SIZES = {"REVERSE_SUBSEQUENCES": _sequence_lengths_sizes, "SCATTER_ND": _scatter_nd_update_sizes}
+INPUT_SIZES = {"REVERSE_SUBSEQUENCES": _sequence_lengths_sizes, "SCATTER_ND": _scatter_nd_update_sizes,
+               "ONE_HOT": _one_hot_indices_sizes}
+# The rules whose output's Sizes no input determines (ONE_HOT's depth along Axis), but which size an input from it.
+SIZED_BY_OUTPUT = ("ONE_HOT",)
 DERIVED_SIZES = {"TOP_K": _top_k_sizes, "UPSAMPLE_2D": _upsampled_sizes, "RESAMPLE": _resampled_sizes,
                  "GATHER": _gather_sizes("GATHER"),
                  "GATHER_ELEMENTS": _gather_sizes("GATHER_ELEMENTS"), "GATHER_ND": _gather_sizes("GATHER_ND")}

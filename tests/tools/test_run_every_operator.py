@@ -50,17 +50,17 @@ def test_the_list_is_every_operator_with_a_kernel():
     # rule derives: they run through the API
     assert sorted(OPERATORS.values()) == sorted(n for n in SCHEMAS_BY_NAME if has_kernel(n) and n not in API_ONLY)
     assert API_ONLY == sorted([
-        # index-driven operators whose outputs' Sizes no rule derives from the inputs (or, NONZERO_COORDINATES,
-        # whose golden model takes the second output's)
-        "NONZERO_COORDINATES", "ONE_HOT", "MAX_UNPOOLING",
+        # MAX_UNPOOLING, whose output's Sizes no rule derives and whose indices must name its elements, and
+        # NONZERO_COORDINATES, whose golden model takes its second output's Sizes
+        "NONZERO_COORDINATES", "MAX_UNPOOLING",
         # multi-head attention
         "MULTIHEAD_ATTENTION", "MULTIHEAD_ATTENTION1"])
     assert {"ADD", "RELU", "CAST", "LOGICAL_GREATER_THAN", "ACTIVATION_IDENTITY", "IDENTITY", "GEMM", "REDUCE",
             "ARGMAX", "SOFTMAX", "MAX_POOLING", "CONVOLUTION", "MEAN_VARIANCE_NORMALIZATION1", "SLICE", "PADDING",
             "TILE", "TOP_K"} <= set(OPERATORS)
-    with pytest.raises(UsageError, match=r"^DML_OPERATOR_ONE_HOT runs through the DirectML API "
+    with pytest.raises(UsageError, match=r"^DML_OPERATOR_MAX_UNPOOLING runs through the DirectML API "
                                          r"\(dmlemu.run_operator\) but not from the command line yet"):
-        parse_operator("one_hot")
+        parse_operator("max_unpooling")
 
 
 @pytest.mark.parametrize("short", RUNNABLE)

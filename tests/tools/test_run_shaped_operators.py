@@ -43,7 +43,18 @@ def test_the_shaped_families_run_from_the_command_line():
             "QUANTIZED_LINEAR_CONVOLUTION", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE", "DIAGONAL_MATRIX",
             "DIAGONAL_MATRIX1", "GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1", "RESAMPLE", "RESAMPLE1",
             "RESAMPLE2", "UPSAMPLE_2D", "JOIN", "SPLIT", "RANDOM_GENERATOR", "REVERSE_SUBSEQUENCES", "SCATTER_ELEMENTS",
-            "SCATTER_ND"} <= set(SHAPED)
+            "SCATTER_ND", "ONE_HOT"} <= set(SHAPED)
+
+
+def test_one_hot_s_sizes_are_its_output_s():
+    run = OperatorRun("one_hot", "FLOAT16", (2, 5), attributes={"Axis": "1"})
+    assert dict(zip(run.fields, run.tensor_sizes())) == {"IndicesTensor": (2, 1), "ValuesTensor": (1, 2),
+                                                         "OutputTensor": (2, 5)}
+    indices, values = random_inputs(run, 30)
+    assert indices.max() < 5
+    result = execute(run, [indices, values])
+    want = np.where(np.arange(5) == indices, values[0, 1], values[0, 0]).astype(np.float16)
+    assert result.bit_exact and np.array_equal(result.outputs[0], want)
 
 
 def test_scatters_draw_indices_in_range_the_last_duplicate_winning():
@@ -435,7 +446,7 @@ def test_hostile_attributes_and_sizes_give_one_line_or_run(data):
                                        "mean_variance_normalization1", "cumulative_summation", "gather", "gather_nd1",
                                        "resample2", "upsample_2d", "fill_value_sequence", "quantized_linear_conv"
                                        "olution", "diagonal_matrix1", "join", "split", "scatter_nd",
-                                       "scatter_elements", "reverse_subsequences", "random_generator"]))
+                                       "scatter_elements", "reverse_subsequences", "random_generator", "one_hot"]))
     sizes = data.draw(st.lists(st.sampled_from([0, 1, 2, 3, 4]), min_size=1, max_size=5))
     argv = ["run", short, "--sizes", *sizes]
     for _ in range(data.draw(st.integers(0, 3))):
