@@ -9,9 +9,8 @@ with a schema and a kernel (dmlemu.kernels.driver.has_kernel) whose desc the arg
 the element-wise ones, and those whose outputs' Sizes a shape rule determines (`_shaped`: GEMM, REDUCE,
 ARGMIN/ARGMAX, the softmax family, the poolings, CONVOLUTION, the normalizations, the cumulative scans, SLICE,
 PADDING, TILE, DEPTH_TO_SPACE, JOIN, SPLIT, the gathers and scatters, TOP_K, the resamplings, the integer and
-quantized products, the fills, RANDOM_GENERATOR, REVERSE_SUBSEQUENCES, ONE_HOT); the rest (MAX_UNPOOLING, whose
-output's Sizes no rule derives, NONZERO_COORDINATES, whose golden model takes its second output's Sizes, and
-attention) run through the API only (`API_ONLY`). A tensor array (JOIN's InputTensors, SPLIT's OutputTensors) has two elements, or as many as
+quantized products, the fills, RANDOM_GENERATOR, REVERSE_SUBSEQUENCES, ONE_HOT, NONZERO_COORDINATES); the rest
+(MAX_UNPOOLING, whose output's Sizes no rule derives, and attention) run through the API only (`API_ONLY`). A tensor array (JOIN's InputTensors, SPLIT's OutputTensors) has two elements, or as many as
 --input-sizes names (InputTensors[2]=2,5); its elements are named so in `fields`, and SPLIT's parts not given
 share what the given ones leave of the input along Axis. A gather's or scatter's random indices lie inside the
 input dimension each names (the gather plan, gather_shapes.plan), negative ones counting from the end where the
@@ -1077,7 +1076,7 @@ def golden_outputs(run, inputs, preset=None, feature_level=None):
     if run.schema.moves == "SPLIT":     # each part's size along Axis
         attributes["OutputSizes"] = tuple(sizes[name][attributes["Axis"]] for name in run.output_fields)
     elif "OutputSizes" in golden.OPERATORS[run.name].keyword_attributes:   # the fills, SLICE1: no desc field says them
-        attributes["OutputSizes"] = sizes[run.output_fields[0]]
+        attributes["OutputSizes"] = sizes[_GOLDEN_OUTPUT_SIZES.get(run.name, run.output_fields[0])]
     result = golden.run(run.name, bound_inputs(run, inputs), attributes, scale_bias, run.half_precision(preset),
                         output_type=run.output_type, output_sizes=sizes[run.output_fields[0]])
     results = list(result) if isinstance(result, (tuple, list)) else [result]
@@ -1085,6 +1084,10 @@ def golden_outputs(run, inputs, preset=None, feature_level=None):
                {r.field for r in run.schema.outputs}]
     return [np.asarray(value).astype(DATA_TYPES[types[name]], copy=False).reshape(sizes[name])
             for name, value in zip(outputs, results) if name in sizes]
+
+
+# The output whose Sizes the golden model's OutputSizes means, where it is not the first output.
+_GOLDEN_OUTPUT_SIZES = {"NONZERO_COORDINATES": "OutputCoordinatesTensor"}
 
 
 def bound_specs(run, inputs=()):

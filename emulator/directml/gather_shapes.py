@@ -303,6 +303,16 @@ def _check_reverse_subsequences(schema, by_field, attributes):
                       f"{_format(source.sizes)} and Axis {axis} needs {_format(expected)}.")
 
 
+def _nonzero_sizes(sizes, attributes):
+    """NONZERO_COORDINATES' outputs: the count one element {1, .., 1}, the coordinates {1, .., 1, M, N} with M the
+    input's elements and N its DimensionCount (the largest N allowed: every coordinate)."""
+    source = tuple(sizes["InputTensor"])
+    rank, elements = len(source), 1
+    for size in source:
+        elements *= size
+    return {"OutputCountTensor": (1,) * rank, "OutputCoordinatesTensor": (1,) * (rank - 2) + (elements, rank)}
+
+
 def _check_nonzero(schema, by_field, attributes):
     """OutputCountTensor "must be a scalar"; OutputCoordinatesTensor {1, .., 1, M, N}: M the input's elements, N
     from its effective rank (leading 1s excluded) to its DimensionCount."""
@@ -316,7 +326,7 @@ def _check_nonzero(schema, by_field, attributes):
     while effective and source.sizes[rank - effective] == 1:
         effective -= 1
     n = coordinates.sizes[-1]
-    expected_lead = (1,) * (rank - 2) + (source.element_count,)
+    expected_lead = _nonzero_sizes({"InputTensor": source.sizes}, attributes)["OutputCoordinatesTensor"][:-1]
     if tuple(coordinates.sizes[:-1]) != expected_lead or not max(effective, 1) <= n <= rank:
         raise invalid(f"OutputCoordinatesTensor.Sizes is {_format(coordinates.sizes)}; {op} with InputTensor.Sizes "
                       f"{_format(source.sizes)} needs {_format(expected_lead + ('N',))} with N from "
@@ -408,7 +418,7 @@ INPUT_SIZES = {"REVERSE_SUBSEQUENCES": _sequence_lengths_sizes, "SCATTER_ND": _s
                "ONE_HOT": _one_hot_indices_sizes}
 # The rules whose output's Sizes no input determines (ONE_HOT's depth along Axis), but which size an input from it.
 SIZED_BY_OUTPUT = ("ONE_HOT",)
-DERIVED_SIZES = {"TOP_K": _top_k_sizes, "UPSAMPLE_2D": _upsampled_sizes, "RESAMPLE": _resampled_sizes,
+DERIVED_SIZES = {"TOP_K": _top_k_sizes, "NONZERO_COORDINATES": _nonzero_sizes, "UPSAMPLE_2D": _upsampled_sizes, "RESAMPLE": _resampled_sizes,
                  "GATHER": _gather_sizes("GATHER"),
                  "GATHER_ELEMENTS": _gather_sizes("GATHER_ELEMENTS"), "GATHER_ND": _gather_sizes("GATHER_ND")}
 # the integer matrix products' zero point and scale shapes (dmlemu.directml.quantized_shapes)

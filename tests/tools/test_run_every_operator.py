@@ -50,9 +50,8 @@ def test_the_list_is_every_operator_with_a_kernel():
     # rule derives: they run through the API
     assert sorted(OPERATORS.values()) == sorted(n for n in SCHEMAS_BY_NAME if has_kernel(n) and n not in API_ONLY)
     assert API_ONLY == sorted([
-        # MAX_UNPOOLING, whose output's Sizes no rule derives and whose indices must name its elements, and
-        # NONZERO_COORDINATES, whose golden model takes its second output's Sizes
-        "NONZERO_COORDINATES", "MAX_UNPOOLING",
+        # MAX_UNPOOLING, whose output's Sizes no rule derives and whose indices must name its elements
+        "MAX_UNPOOLING",
         # multi-head attention
         "MULTIHEAD_ATTENTION", "MULTIHEAD_ATTENTION1"])
     assert {"ADD", "RELU", "CAST", "LOGICAL_GREATER_THAN", "ACTIVATION_IDENTITY", "IDENTITY", "GEMM", "REDUCE",

@@ -43,7 +43,17 @@ def test_the_shaped_families_run_from_the_command_line():
             "QUANTIZED_LINEAR_CONVOLUTION", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE", "DIAGONAL_MATRIX",
             "DIAGONAL_MATRIX1", "GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1", "RESAMPLE", "RESAMPLE1",
             "RESAMPLE2", "UPSAMPLE_2D", "JOIN", "SPLIT", "RANDOM_GENERATOR", "REVERSE_SUBSEQUENCES", "SCATTER_ELEMENTS",
-            "SCATTER_ND", "ONE_HOT"} <= set(SHAPED)
+            "SCATTER_ND", "ONE_HOT", "NONZERO_COORDINATES"} <= set(SHAPED)
+
+
+def test_nonzero_coordinates_lists_every_element_that_is_not_zero():
+    run = OperatorRun("nonzero_coordinates", "INT16", (1, 2, 2, 3))
+    assert run.tensor_sizes()[1:] == [(1, 1, 1, 1), (1, 1, 12, 4)]
+    x = np.array([0, 5, 0, -1, 0, 0, 7, 0, 0, 0, 0, 2], dtype=np.int16).reshape(1, 2, 2, 3)
+    result = execute(run, [x])
+    count, coordinates = result.outputs
+    assert result.bit_exact and int(count.ravel()[0]) == 4
+    assert coordinates.reshape(12, 4)[:4].tolist() == np.argwhere(x).tolist()
 
 
 def test_one_hot_s_sizes_are_its_output_s():
@@ -446,7 +456,8 @@ def test_hostile_attributes_and_sizes_give_one_line_or_run(data):
                                        "mean_variance_normalization1", "cumulative_summation", "gather", "gather_nd1",
                                        "resample2", "upsample_2d", "fill_value_sequence", "quantized_linear_conv"
                                        "olution", "diagonal_matrix1", "join", "split", "scatter_nd",
-                                       "scatter_elements", "reverse_subsequences", "random_generator", "one_hot"]))
+                                       "scatter_elements", "reverse_subsequences", "random_generator", "one_hot",
+                                       "nonzero_coordinates"]))
     sizes = data.draw(st.lists(st.sampled_from([0, 1, 2, 3, 4]), min_size=1, max_size=5))
     argv = ["run", short, "--sizes", *sizes]
     for _ in range(data.draw(st.integers(0, 3))):
