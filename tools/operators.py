@@ -9,8 +9,9 @@ with a schema and a kernel (dmlemu.kernels.driver.has_kernel) whose desc the arg
 the element-wise ones, and those whose outputs' Sizes a shape rule determines (`_shaped`: GEMM, REDUCE,
 ARGMIN/ARGMAX, the softmax family, the poolings, CONVOLUTION, the normalizations, the cumulative scans, SLICE,
 PADDING, TILE, DEPTH_TO_SPACE, JOIN, SPLIT, the gathers and scatters, TOP_K, the resamplings, the integer and
-quantized products, the fills, RANDOM_GENERATOR, REVERSE_SUBSEQUENCES, ONE_HOT, NONZERO_COORDINATES); the rest
-(MAX_UNPOOLING, whose output's Sizes no rule derives, and attention) run through the API only (`API_ONLY`). A tensor array (JOIN's InputTensors, SPLIT's OutputTensors) has two elements, or as many as
+quantized products, the fills, RANDOM_GENERATOR, REVERSE_SUBSEQUENCES, ONE_HOT, NONZERO_COORDINATES,
+MULTIHEAD_ATTENTION with its plain query, key and value); MAX_UNPOOLING, whose output's Sizes no rule derives,
+runs through the API only (`API_ONLY`). A tensor array (JOIN's InputTensors, SPLIT's OutputTensors) has two elements, or as many as
 --input-sizes names (InputTensors[2]=2,5); its elements are named so in `fields`, and SPLIT's parts not given
 share what the given ones leave of the input along Axis. A gather's or scatter's random indices lie inside the
 input dimension each names (the gather plan, gather_shapes.plan), negative ones counting from the end where the
@@ -74,6 +75,7 @@ from dmlemu.directml.operators import AXES, FLOAT_ARRAY, INT, INTS, SIZE_2D, SPA
 from dmlemu.directml.structs import DML_SIZE_2D
 from dmlemu.directml.gather_shapes import DERIVED_SIZES, FIXED_SIZES, INPUT_SIZES, SIZED_BY_OUTPUT, plan
 from dmlemu.directml.quantized_shapes import QUANTIZATION_TENSORS
+from dmlemu.directml.attention_shapes import PLAIN_INPUTS
 from dmlemu.directml.structs import DML_SCALAR_UNION
 from dmlemu.directml.validation import derived_output_sizes, matrix_product_dimensions
 from dmlemu.kernels.driver import has_kernel
@@ -123,6 +125,11 @@ _INDEX_PLANS = {"GATHER": "GATHER", "GATHER_ELEMENTS": "GATHER_ELEMENTS", "GATHE
                 "SCATTER_ELEMENTS": "GATHER_ELEMENTS", "SCATTER_ND": "GATHER_ND"}
 
 
+# Optional inputs a run binds unless told otherwise, by shape rule: attention needs exactly one query, key and
+# value (each may come stacked); the plain ones by default.
+_DEFAULT_OPTIONAL = {"MULTIHEAD_ATTENTION": PLAIN_INPUTS, "MULTIHEAD_ATTENTION1": PLAIN_INPUTS}
+
+
 def _base(name):
     """The schema field of a tensor name: InputTensors[1] -> InputTensors."""
     return name.partition("[")[0]
@@ -135,7 +142,9 @@ def sizes_field(schema):
     fixed = FIXED_SIZES.get(schema.shapes, {})
     if schema.shapes in SIZED_BY_OUTPUT:       # ONE_HOT: its indices' Sizes follow from the output's
         return schema.outputs[0].field
-    return next((r.field for r in schema.inputs if not r.optional and r.field not in fixed), schema.outputs[0].field)
+    bound = _DEFAULT_OPTIONAL.get(schema.shapes, ())
+    return next((r.field for r in schema.inputs if (not r.optional or r.field in bound) and r.field not in fixed),
+                schema.outputs[0].field)
 
 
 def _shaped(name):
@@ -163,7 +172,8 @@ API_ONLY = sorted(name for name in SCHEMAS_BY_NAME if has_kernel(name) and name 
 # gamma (1.0507009873554805) rounded; the others keep each operator's output easy to read.
 ATTRIBUTE_DEFAULTS = {"Min": -1.0, "Max": 1.0, "Alpha": 0.2, "Beta": 0.5, "Gamma": 1.0507, "Bias": 0.0,
                       "Threshold": 0.5, "Exponent": 2.0, "Steepness": 1.0, "SigmoidInputScale": 1.0,
-                      "Epsilon": 1e-5, "PaddingValue": 0.0, "Value": 1.0, "ValueDelta": 1.0}     # Epsilon: ONNX BatchNormalization's epsilon
+                      "Epsilon": 1e-5, "PaddingValue": 0.0, "Value": 1.0, "ValueDelta": 1.0,
+                      "MaskFilterValue": -10000.0}     # ONNX Runtime's mask_filter_value     # Epsilon: ONNX BatchNormalization's epsilon
 # Enum defaults other than the value 0, by C field name: REDUCE sums (its value 0 is ARGMAX).
 ENUM_DEFAULTS = {"Function": "SUM"}
 _FALSE_BOOLS = ("HasExclusiveSum", "HasExclusiveProduct")    # the BOOL fields that default to FALSE (inclusive scans)
@@ -469,7 +479,8 @@ def _integers(spec, value, where, op):
 # P 2 (the Euclidean norm), GroupCount 1, TILE's Repeats 2, PADDING's StartPadding and EndPadding 1 (a
 # window's padding 0), SLICE's Offsets 0 and Strides 1 over the input's whole Sizes. Axis and Axes name the
 # last dimension of the tensor they index.
-INTEGER_DEFAULTS = {"DiagonalFillEnd": 1, "IndexDimensions": 1, "WindowSize": 2, "Dilations": 1, "Strides": 1, "BlockSize": 2, "K": 2, "LocalSize": 3, "P": 2,
+INTEGER_DEFAULTS = {"HeadCount": 1, "QueryHeadCount": 1, "KeyValueHeadCount": 1, "DiagonalFillEnd": 1,
+                    "IndexDimensions": 1, "WindowSize": 2, "Dilations": 1, "Strides": 1, "BlockSize": 2, "K": 2, "LocalSize": 3, "P": 2,
                     "GroupCount": 1, "Repeats": 2, "StartPadding": 1, "EndPadding": 1, "OutputPadding": 0,
                     "Offsets": 0, "InputWindowOffsets": 0, "InputWindowStrides": 1}
 
@@ -766,7 +777,8 @@ class OperatorRun:
                  else [role.field] for role in schema.tensors}
         for role in schema.inputs:
             for name in names[role.field]:
-                if name not in sizes and not self._optional(role.field):
+                if name not in sizes and (not self._optional(role.field)
+                                          or role.field in _DEFAULT_OPTIONAL.get(schema.shapes, ())):
                     sizes[name] = self.sizes if role.count_field else self._default_input_sizes(role.field)
         derived = derived_output_sizes(schema, {n: sizes[n] for r in schema.inputs for n in names[r.field]
                                                 if n in sizes}, self.attributes)

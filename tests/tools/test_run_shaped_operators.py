@@ -43,7 +43,20 @@ def test_the_shaped_families_run_from_the_command_line():
             "QUANTIZED_LINEAR_CONVOLUTION", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE", "DIAGONAL_MATRIX",
             "DIAGONAL_MATRIX1", "GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1", "RESAMPLE", "RESAMPLE1",
             "RESAMPLE2", "UPSAMPLE_2D", "JOIN", "SPLIT", "RANDOM_GENERATOR", "REVERSE_SUBSEQUENCES", "SCATTER_ELEMENTS",
-            "SCATTER_ND", "ONE_HOT", "NONZERO_COORDINATES"} <= set(SHAPED)
+            "SCATTER_ND", "ONE_HOT", "NONZERO_COORDINATES", "MULTIHEAD_ATTENTION", "MULTIHEAD_ATTENTION1"} <= set(SHAPED)
+
+
+def test_attention_binds_the_plain_query_key_and_value():
+    run = OperatorRun("multihead_attention", "FLOAT32", (2, 3, 8), attributes={"HeadCount": "2"},
+                      input_sizes={"Key": (2, 5, 8), "Value": (2, 5, 4)})
+    assert run.input_fields == ["QueryTensor", "KeyTensor", "ValueTensor"]
+    sizes = dict(zip(run.fields, run.tensor_sizes()))
+    assert sizes["OutputTensor"] == (2, 3, 4) and sizes["OutputPresentValueTensor"] == (2, 2, 5, 2)
+    assert execute(run, random_inputs(run, 31)).bit_exact
+    run = OperatorRun("multihead_attention1", "FLOAT16", (1, 3, 8), attributes={"QueryHeadCount": "4",
+                                                                                "KeyValueHeadCount": "2"},
+                      input_sizes={"Key": (1, 3, 4), "Value": (1, 3, 4)})
+    assert execute(run, random_inputs(run, 32)).bit_exact
 
 
 def test_nonzero_coordinates_lists_every_element_that_is_not_zero():
@@ -442,10 +455,11 @@ _HOSTILE_VALUES = ["", "0", "1", "2", "-1", "x", "1,2", "0,0,0,0,0", "4294967296
                    "TRANSPOSE", "ARGMAX", "nan", "inf,1", "1,1,0.5,2", "-2147483649", "1e40"]
 _HOSTILE_NAMES = ["Axes", "Axis", "K", "Strides", "WindowSize", "StartPadding", "EndPadding", "Dilations", "Offsets",
                   "Sizes", "Repeats", "BlockSize", "GroupCount", "TransA", "Function", "P", "Nope", "Epsilon", "Scales",
-                  "ScaleSize", "IndexDimensions", "BatchDimensionCount", "ValueDelta", "DiagonalFillBegin"]
+                  "ScaleSize", "IndexDimensions", "BatchDimensionCount", "ValueDelta", "DiagonalFillBegin", "HeadCount",
+                  "MaskType"]
 _HOSTILE_TENSORS = ["B", "C", "Filter", "Bias", "Scale", "Output", "OutputTensor", "Indices", "X", "Input",
                     "InputZeroPoint", "FilterScale", "InputTensors[1]", "InputTensors[0]", "OutputTensors[2]",
-                    "OutputTensors", "InputTensors[-1]", "InputTensors[]"]
+                    "OutputTensors", "InputTensors[-1]", "InputTensors[]", "Key", "Value", "Mask", "PastKey"]
 
 
 @settings(max_examples=scaled(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -457,7 +471,7 @@ def test_hostile_attributes_and_sizes_give_one_line_or_run(data):
                                        "resample2", "upsample_2d", "fill_value_sequence", "quantized_linear_conv"
                                        "olution", "diagonal_matrix1", "join", "split", "scatter_nd",
                                        "scatter_elements", "reverse_subsequences", "random_generator", "one_hot",
-                                       "nonzero_coordinates"]))
+                                       "nonzero_coordinates", "multihead_attention"]))
     sizes = data.draw(st.lists(st.sampled_from([0, 1, 2, 3, 4]), min_size=1, max_size=5))
     argv = ["run", short, "--sizes", *sizes]
     for _ in range(data.draw(st.integers(0, 3))):
