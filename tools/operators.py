@@ -10,8 +10,9 @@ the element-wise ones, and those whose outputs' Sizes a shape rule determines (`
 ARGMIN/ARGMAX, the softmax family, the poolings, CONVOLUTION, the normalizations, the cumulative scans, SLICE,
 PADDING, TILE, DEPTH_TO_SPACE, JOIN, SPLIT, the gathers and scatters, TOP_K, the resamplings, the integer and
 quantized products, the fills, RANDOM_GENERATOR, REVERSE_SUBSEQUENCES, ONE_HOT, NONZERO_COORDINATES,
-MULTIHEAD_ATTENTION with its plain query, key and value); MAX_UNPOOLING, whose output's Sizes no rule derives,
-runs through the API only (`API_ONLY`). A tensor array (JOIN's InputTensors, SPLIT's OutputTensors) has two elements, or as many as
+MULTIHEAD_ATTENTION with its plain query, key and value, and MAX_UNPOOLING, whose output may have any Sizes and so
+needs --output-sizes: OUTPUT_SIZES_REQUIRED). Today that is every operator with a kernel; one whose desc the
+arguments cannot build (an unknown shape rule, a tensor array) would run through the API only (`API_ONLY`). A tensor array (JOIN's InputTensors, SPLIT's OutputTensors) has two elements, or as many as
 --input-sizes names (InputTensors[2]=2,5); its elements are named so in `fields`, and SPLIT's parts not given
 share what the given ones leave of the input along Axis. A gather's or scatter's random indices lie inside the
 input dimension each names (the gather plan, gather_shapes.plan), negative ones counting from the end where the
@@ -87,7 +88,7 @@ __all__ = ["UsageError", "OperatorRun", "RunResult", "OPERATORS", "ATTRIBUTE_DEF
            "parse_input_sizes", "preset_for", "schema_of", "tensor_names", "operator_desc", "operator_info",
            "random_inputs", "as_stored", "check_inputs", "golden_outputs", "bound_inputs", "bound_specs", "same_bits",
            "validate", "execute", "format_array", "describe", "format_operator_list", "API_ONLY", "INTEGER_DEFAULTS",
-           "ENUM_DEFAULTS", "sizes_field", "tensor_bytes"]
+           "ENUM_DEFAULTS", "sizes_field", "tensor_bytes", "OUTPUT_SIZES_REQUIRED"]
 
 
 def _short_name(name, all_names):
@@ -149,14 +150,18 @@ def sizes_field(schema):
 
 def _shaped(name):
     """Whether the command line builds the desc of a non-element-wise operator: no tensor is an array but JOIN's
-    and SPLIT's (their parts), no shape rule asks for index tensors the random inputs cannot make (gather_shapes.SHAPE_RULES
-    other than those DERIVED_SIZES names; the quantization tensors' rules are met by one value each), and a rule
-    determines every output's Sizes but the one --sizes gives (`sizes_field`)."""
+    and SPLIT's (their parts), and its shape rule (schema.shapes), if any, is one of those whose tensors it knows
+    how to size and fill (the tables below). Outputs no rule sizes (MAX_UNPOOLING's) take --output-sizes."""
     schema = SCHEMAS_BY_NAME[name]
     return ((schema.moves in ("JOIN", "SPLIT") or not any(r.count_field for r in schema.tensors))
             and (schema.shapes is None or schema.shapes in DERIVED_SIZES or schema.shapes in QUANTIZATION_TENSORS
-                 or schema.shapes in FIXED_SIZES or schema.shapes in INPUT_SIZES or schema.shapes in _INDEX_PLANS)
-            and _derivable_outputs(schema) | {sizes_field(schema)} >= {r.field for r in schema.outputs})
+                 or schema.shapes in FIXED_SIZES or schema.shapes in INPUT_SIZES or schema.shapes in _INDEX_PLANS))
+
+
+def _unsized_outputs(schema):
+    """The required outputs whose Sizes no rule gives (DirectML takes any: MAX_UNPOOLING's): --output-sizes."""
+    return [r.field for r in schema.outputs if r.field not in _derivable_outputs(schema) | {sizes_field(schema)}
+            and not r.optional]
 
 
 # Short names (what the command line takes) -> DirectML operator names without DML_OPERATOR_: every
@@ -166,6 +171,8 @@ def _shaped(name):
 OPERATORS = {short: name for name, short in _SHORT.items()
              if name in _ELEMENT_WISE_ROWS or (has_kernel(name) and _shaped(name))}
 API_ONLY = sorted(name for name in SCHEMAS_BY_NAME if has_kernel(name) and name not in OPERATORS.values())
+# The operators that run only with --output-sizes (or --input-sizes OUTPUT=...): no rule sizes an output.
+OUTPUT_SIZES_REQUIRED = sorted(short for short, name in OPERATORS.items() if _unsized_outputs(SCHEMAS_BY_NAME[name]))
 
 # FLOAT attribute defaults by C field name, for a quick run: dmlemu's choices, not DirectML's (its descs have no
 # defaults). Alpha 0.2 / Beta 0.5 are ONNX HardSigmoid's, Threshold 0.5 ONNX Shrink's lambd, Gamma ONNX Selu's
@@ -784,6 +791,11 @@ class OperatorRun:
                                                 if n in sizes}, self.attributes)
         if schema.moves == "SPLIT":
             derived = self._split_parts(names[schema.outputs[0].field])
+        for field in _unsized_outputs(schema):
+            if field not in sizes:
+                example = tuple(first if d < 2 else 2 * first for d, first in enumerate(self.sizes))
+                raise UsageError(f"{schema.c_name}'s {field} may have any Sizes (no shape rule gives them): give "
+                                 f"--output-sizes N,N,..., e.g. --output-sizes {' '.join(map(str, example))}")
         for role in schema.outputs:
             for name in names[role.field]:
                 if name not in sizes:
@@ -996,6 +1008,8 @@ def random_inputs(run, seed=0):
         elif name == "IndicesTensor" and run.schema.shapes in SIZED_BY_OUTPUT:    # ONE_HOT: 0 to the depth
             axis, target = run.attributes.get("Axis", 0), run.tensor_sizes()[-1]
             values = rng.integers(0, max(target[axis] if 0 <= axis < len(target) else 1, 1), sizes)
+        elif name == "IndicesTensor" and run.schema.shapes is None:     # MAX_UNPOOLING: flat into the output
+            values = rng.integers(0, max(int(np.prod(run.tensor_sizes()[-1], dtype=object)), 1), sizes)
         elif name == "SequenceLengthsTensor":    # REVERSE_SUBSEQUENCES: 0 to the whole axis
             axis = run.attributes.get("Axis", 0)
             source = run.tensor_sizes()[0]
@@ -1293,7 +1307,10 @@ def _sizes_text(schema):
             parts.append(f"{role.field} default one value {{1, .., 1}}")
         else:
             parts.append(f"{role.field} default {first}'s")
-    outputs = ", ".join(role.field for role in schema.outputs if role.field != first)
+    unsized = _unsized_outputs(schema)
+    if unsized:
+        parts.append(f"{', '.join(unsized)} --output-sizes (any Sizes; no rule gives them)")
+    outputs = ", ".join(role.field for role in schema.outputs if role.field != first and role.field not in unsized)
     if not outputs:
         return "; ".join(parts) + "; --input-sizes TENSOR=N,N,... gives any other"
     return "; ".join(parts) + f"; {outputs} derived (the shape rule); --input-sizes TENSOR=N,N,... gives any"

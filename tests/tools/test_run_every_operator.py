@@ -23,8 +23,8 @@ from dmlemu.directml.operators import SCHEMAS_BY_NAME
 from dmlemu.errors import E_NOTIMPL, HResultError
 from dmlemu.kernels.driver import has_kernel
 from dmlemu.kernels.element_wise_ops import OPERATORS as ELEMENT_WISE_ROWS
-from dmlemu.tools.operators import (API_ONLY, OPERATORS, OperatorRun, UsageError, describe, execute, golden_outputs,
-                                    parse_operator, random_inputs, same_bits, sizes_field)
+from dmlemu.tools.operators import (API_ONLY, OPERATORS, OUTPUT_SIZES_REQUIRED, OperatorRun, UsageError, describe,
+                                    execute, golden_outputs, parse_operator, random_inputs, same_bits, sizes_field)
 from cli_runner import cli
 from operator_cases import scaled
 
@@ -41,21 +41,23 @@ def _run(short, data_type=None, sizes=(2, 3), **kwargs):
         schema = SCHEMAS_BY_NAME[OPERATORS[short]]
         if schema.support_at(DML_FEATURE_LEVEL_6_4).tensors[sizes_field(schema)].min_dims > len(sizes):
             sizes = (1, 4, 4, 4)     # N, C, H, W: a 3 x 3 filter, 2 x 2 windows and blocks of 2 all fit
+        if short in OUTPUT_SIZES_REQUIRED:
+            kwargs.setdefault("output_sizes", sizes[:2] + tuple(2 * s for s in sizes[2:]))
     return OperatorRun(short, data_type, sizes, **kwargs)
 
 
 def test_the_list_is_every_operator_with_a_kernel():
-    # every operator with a kernel runs from the command line, but those whose outputs' Sizes no shape rule
-    # derives: they run through the API
-    assert sorted(OPERATORS.values()) == sorted(n for n in SCHEMAS_BY_NAME if has_kernel(n) and n not in API_ONLY)
-    # MAX_UNPOOLING, whose output's Sizes no rule derives and whose indices must name its elements
-    assert API_ONLY == ["MAX_UNPOOLING"]
+    # every operator with a kernel runs from the command line; MAX_UNPOOLING, whose output may have any Sizes,
+    # with --output-sizes
+    assert sorted(OPERATORS.values()) == sorted(n for n in SCHEMAS_BY_NAME if has_kernel(n))
+    assert API_ONLY == [] and OUTPUT_SIZES_REQUIRED == ["MAX_UNPOOLING"]
     assert {"ADD", "RELU", "CAST", "LOGICAL_GREATER_THAN", "ACTIVATION_IDENTITY", "IDENTITY", "GEMM", "REDUCE",
             "ARGMAX", "SOFTMAX", "MAX_POOLING", "CONVOLUTION", "MEAN_VARIANCE_NORMALIZATION1", "SLICE", "PADDING",
-            "TILE", "TOP_K"} <= set(OPERATORS)
-    with pytest.raises(UsageError, match=r"^DML_OPERATOR_MAX_UNPOOLING runs through the DirectML API "
-                                         r"\(dmlemu.run_operator\) but not from the command line yet"):
-        parse_operator("max_unpooling")
+            "TILE", "TOP_K", "GATHER", "JOIN", "MULTIHEAD_ATTENTION"} <= set(OPERATORS)
+    with pytest.raises(UsageError, match=r"^DML_OPERATOR_MAX_UNPOOLING's OutputTensor may have any Sizes \(no shape "
+                                         r"rule gives them\): give --output-sizes N,N,..., e.g. --output-sizes "
+                                         r"1 2 4 4$"):
+        OperatorRun("max_unpooling", None, (1, 2, 2, 2))
 
 
 @pytest.mark.parametrize("short", RUNNABLE)

@@ -21,7 +21,8 @@ from dmlemu.directml.operators import SCHEMAS_BY_NAME
 from dmlemu.directml.validation import derived_output_sizes
 from dmlemu.errors import E_INVALIDARG, E_NOTIMPL, HResultError
 from dmlemu.kernels.element_wise_ops import OPERATORS as ELEMENT_WISE_ROWS
-from dmlemu.tools.operators import OPERATORS, OperatorRun, UsageError, describe, execute, random_inputs, sizes_field
+from dmlemu.tools.operators import (OPERATORS, OUTPUT_SIZES_REQUIRED, OperatorRun, UsageError, describe, execute,
+                                    random_inputs, sizes_field)
 from cli_runner import cli
 from operator_cases import scaled
 
@@ -34,6 +35,12 @@ def _sizes(short):
     return (1, 4, 4, 4) if least > 2 else (3, 4)
 
 
+def _run(short, data_type, sizes, **kwargs):
+    if short in OUTPUT_SIZES_REQUIRED:
+        kwargs.setdefault("output_sizes", sizes[:2] + tuple(2 * s for s in sizes[2:]))
+    return OperatorRun(short, data_type, sizes, **kwargs)
+
+
 def test_the_shaped_families_run_from_the_command_line():
     assert {"GEMM", "REDUCE", "ARGMAX", "ARGMIN", "SOFTMAX", "LOG_SOFTMAX1", "HARDMAX", "AVERAGE_POOLING",
             "MAX_POOLING2", "LP_POOLING", "CONVOLUTION", "MEAN_VARIANCE_NORMALIZATION1", "LP_NORMALIZATION",
@@ -43,7 +50,23 @@ def test_the_shaped_families_run_from_the_command_line():
             "QUANTIZED_LINEAR_CONVOLUTION", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE", "DIAGONAL_MATRIX",
             "DIAGONAL_MATRIX1", "GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1", "RESAMPLE", "RESAMPLE1",
             "RESAMPLE2", "UPSAMPLE_2D", "JOIN", "SPLIT", "RANDOM_GENERATOR", "REVERSE_SUBSEQUENCES", "SCATTER_ELEMENTS",
-            "SCATTER_ND", "ONE_HOT", "NONZERO_COORDINATES", "MULTIHEAD_ATTENTION", "MULTIHEAD_ATTENTION1"} <= set(SHAPED)
+            "SCATTER_ND", "ONE_HOT", "NONZERO_COORDINATES", "MULTIHEAD_ATTENTION", "MULTIHEAD_ATTENTION1",
+            "MAX_UNPOOLING"} <= set(SHAPED)
+
+
+def test_max_unpooling_takes_its_output_sizes_and_flat_indices_into_it():
+    run = OperatorRun("max_unpooling", "FLOAT32", (1, 2, 2, 2), output_sizes=(1, 2, 4, 4))
+    x, indices = random_inputs(run, 33)
+    assert indices.max() < 32
+    result = execute(run, [x, indices])
+    want = np.zeros(32, np.float32)
+    for value, index in zip(x.ravel(), indices.ravel()):
+        want[index] = value
+    assert result.bit_exact and np.array_equal(result.outputs[0].ravel(), want)
+    status, out, err = cli("run", "max_unpooling", "--sizes", 1, 1, 2, 2)
+    assert status == 2 and err.strip() == ("dmlemu: error: DML_OPERATOR_MAX_UNPOOLING's OutputTensor may have any "
+                                           "Sizes (no shape rule gives them): give --output-sizes N,N,..., e.g. "
+                                           "--output-sizes 1 1 4 4")
 
 
 def test_attention_binds_the_plain_query_key_and_value():
@@ -336,7 +359,7 @@ def test_every_shaped_operator_on_two_data_types():
         schema = SCHEMAS_BY_NAME[OPERATORS[short]]
         accepted = schema.support_at(DML_FEATURE_LEVEL_6_4).tensors[sizes_field(schema)].data_types
         for data_type in dict.fromkeys([t for t in accepted if t == "FLOAT16"] + [accepted[-1]]):
-            run = OperatorRun(short, data_type, _sizes(short))
+            run = _run(short, data_type, _sizes(short))
             try:
                 result = execute(run, random_inputs(run, 15))
             except HResultError as error:
@@ -369,7 +392,7 @@ def test_random_shaped_runs_are_bit_exact_or_refused_with_a_sentence(data):
         if spec.field in _ATTRIBUTE_VALUES and data.draw(st.booleans()):
             attributes[spec.field] = data.draw(st.sampled_from(_ATTRIBUTE_VALUES[spec.field]))
     try:
-        run = OperatorRun(short, data_type, sizes, attributes=attributes)
+        run = _run(short, data_type, sizes, attributes=attributes)
         result = execute(run, random_inputs(run, data.draw(st.integers(0, 100))))
     except UsageError as error:
         assert "\n" not in str(error)
@@ -471,7 +494,7 @@ def test_hostile_attributes_and_sizes_give_one_line_or_run(data):
                                        "resample2", "upsample_2d", "fill_value_sequence", "quantized_linear_conv"
                                        "olution", "diagonal_matrix1", "join", "split", "scatter_nd",
                                        "scatter_elements", "reverse_subsequences", "random_generator", "one_hot",
-                                       "nonzero_coordinates", "multihead_attention"]))
+                                       "nonzero_coordinates", "multihead_attention", "max_unpooling"]))
     sizes = data.draw(st.lists(st.sampled_from([0, 1, 2, 3, 4]), min_size=1, max_size=5))
     argv = ["run", short, "--sizes", *sizes]
     for _ in range(data.draw(st.integers(0, 3))):
