@@ -1291,7 +1291,9 @@ def _attribute_kind(schema, spec):
 def _sizes_text(schema):
     """How `dmlemu operators` says where an operator's tensors get their Sizes (OperatorRun._shape_tensors)."""
     first = sizes_field(schema)
-    parts = [f"Sizes: {first} --sizes"]
+    arrays = [r.field for r in schema.tensors if r.count_field]
+    parts = [f"Sizes: {first}{'[0]' if first in arrays else ''} --sizes"]
+    parts += [f"{field}: 2 parts, or as many as --input-sizes {field}[i]=N,N,... names" for field in arrays]
     for role in schema.inputs:
         if role.field == first:
             continue
@@ -1372,5 +1374,8 @@ def format_operator_list(feature_level=None):
     lines += ["", "Names: 'add', 'ELEMENT_WISE_ADD' or 'DML_OPERATOR_ELEMENT_WISE_ADD'; a short name that is both an "
               "ELEMENT_WISE_ and an ACTIVATION_ operator (IDENTITY) means the ELEMENT_WISE_ one.",
               "Attributes: --attr NAME=VALUE (enums by name or number), --min/--max for Min/Max, --fused NAME "
-              "[--fused-attr NAME=VALUE]."]
+              "[--fused-attr NAME=VALUE].",
+              "Arrays: --attr Axes=0,2 (one value per axis or dimension; FLOAT arrays and DML_SIZE_2D Width,Height "
+              "too). Operators that are not element-wise: --input-sizes TENSOR=N,N,... gives any tensor's Sizes, "
+              "--output-sizes the first output's."]
     return "\n".join(lines)
