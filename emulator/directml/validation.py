@@ -621,7 +621,7 @@ def _check_data_movement(schema, by_field, attributes, feature_level):
                               f"InputTensor.Sizes[i] ({ins[i]}).")
             if t == 0:
                 raise invalid(f"InputWindowStrides[{i}] is 0; {op} requires strides that are not 0.")
-            most = 1 + (s - 1) // abs(t)
+            most = moved_sizes(rule, ins, attributes)[i]      # 1 + (s - 1) // |t|
             if not 1 <= outs[i] <= most:
                 raise invalid(f"OutputTensor.Sizes[{i}] is {outs[i]}; {op} with InputWindowSizes[{i}] {s} and "
                               f"InputWindowStrides[{i}] {t} copies 1 to {most} elements of that dimension.")
