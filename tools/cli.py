@@ -61,8 +61,12 @@ def _add_operator_arguments(p, operator_default=None, dtype_default=None, sizes_
                    help="Strides in elements (0 broadcasts); once for every tensor, or once per tensor in "
                         "binding order (IF: condition, A, B, output)")
     p.add_argument("--input-sizes", action="append", metavar="TENSOR=N[,N]",
-                   help="an input's own sizes, broadcast to --sizes NumPy-style through stride 0, e.g. B=1,4 "
-                        "(BTensor); once per broadcast input")
+                   help="element-wise: an input's own sizes, broadcast to --sizes NumPy-style through stride 0, e.g. "
+                        "B=1,4 (BTensor); other operators: any tensor's Sizes, e.g. B=8,4 (GEMM) or Filter=4,2,3,3 "
+                        "(default: derived, see `dmlemu operators`); once per tensor")
+    p.add_argument("--output-sizes", nargs="+", type=int, metavar="N",
+                   help="the (first) output's Sizes where no shape rule derives them (SLICE1's output, say); "
+                        "element-wise outputs have --sizes")
     p.add_argument("--min", type=float, dest="min_value", metavar="X",
                    help="the Min attribute (CLIP, CLIP1, CLIP_GRAD: default -1; THRESHOLD: 0)")
     p.add_argument("--max", type=float, dest="max_value", metavar="Y", help="the Max attribute (default 1)")
@@ -117,13 +121,12 @@ def _check_run_arguments(args, run, preset):
     budget leaves.
     """
     from dmlemu.functional.device_memory import HOST_MEMORY_FRACTION, default_budget, host_memory_bytes
-    from dmlemu.tools.operators import describe, operator_desc, tensor_names, validate
+    from dmlemu.tools.operators import describe, tensor_bytes, validate
     if args.seed is not None and args.seed < 0:
         raise UsageError(f"--seed is {args.seed}; a seed must be a non-negative integer")
     feature_level = _feature_level(args.feature_level)
     validate(run, preset.key, feature_level)
-    desc = operator_desc(run).Desc
-    totals = [getattr(desc, name).Desc.TotalTensorSizeInBytes for name in tensor_names(run.operator)]
+    totals = tensor_bytes(run)
     device_bytes = 2 * sum(totals)
     budget = default_budget(preset.dedicated_video_memory)
     if device_bytes > budget:
@@ -132,15 +135,14 @@ def _check_run_arguments(args, run, preset):
             f"UPLOAD and DEFAULT buffers for the inputs, DEFAULT and READBACK for the output); the "
             f"{preset.key} adapter's budget is {budget} bytes (its memory, at most "
             f"{HOST_MEMORY_FRACTION:.0%} of the host's RAM)")
-    elements = 1
-    for size in run.sizes:
-        elements *= size
-    host_bytes = 8 * elements * len(totals) + 2 * sum(totals)
+    counts = [int(np.prod(sizes, dtype=object)) for sizes in run.tensor_sizes()]
+    elements = max(counts)
+    host_bytes = 8 * sum(counts) + 2 * sum(totals)
     host = host_memory_bytes()
     if host is not None and host_bytes > host * (1 - HOST_MEMORY_FRACTION):
         raise UsageError(
             f"{describe(run)} needs about {host_bytes} bytes of host memory for its NumPy arrays "
-            f"({elements} elements per tensor); the host has {int(host * (1 - HOST_MEMORY_FRACTION))} bytes "
+            f"({elements} elements in its largest tensor); the host has {int(host * (1 - HOST_MEMORY_FRACTION))} bytes "
             f"for them ({1 - HOST_MEMORY_FRACTION:.0%} of its RAM, the rest is the device's budget)")
     return feature_level
 
@@ -149,9 +151,9 @@ def _load_inputs(run, paths):
     """The --input arrays: each a regular .npy file no larger than its tensor needs (so nothing huge
     is read), of the tensor's dtype and element count (check_inputs)."""
     from dmlemu.data_types import DATA_TYPES
-    from dmlemu.tools.operators import check_inputs, tensor_names
+    from dmlemu.tools.operators import check_inputs
     from dmlemu.traces.io import read_npy_header
-    fields = tensor_names(run.operator)[:-1]
+    fields = run.input_fields
     if len(paths) != len(fields):
         raise UsageError(f"{run.name} takes {len(fields)} input(s) ({', '.join(fields)}); "
                          f"{len(paths)} --input files were given")
@@ -193,7 +195,14 @@ def _operator_run(args):
                        flags=parse_flags(args.flags), attributes=parse_assignments(args.attr),
                        fused=args.fused, fused_attributes=parse_assignments(args.fused_attr, "--fused-attr"),
                        output_type=args.output_dtype, input_sizes=parse_input_sizes(args.input_sizes),
-                       feature_level=_feature_level(getattr(args, "feature_level", None)))
+                       feature_level=_feature_level(getattr(args, "feature_level", None)),
+                       output_sizes=_checked_output_sizes(args))
+
+
+def _checked_output_sizes(args):
+    sizes = getattr(args, "output_sizes", None)
+    _check_uints(sizes, "--output-sizes", "Sizes", 0)
+    return None if sizes is None else tuple(sizes)
 
 
 # ---- subcommands ----------------------------------------------------------------------------------
@@ -207,7 +216,7 @@ def cmd_demo(args):
 
 def cmd_run(args):
     from dmlemu.tools import tracefiles
-    from dmlemu.tools.operators import describe, execute, format_array, preset_for, random_inputs, tensor_names
+    from dmlemu.tools.operators import describe, execute, format_array, preset_for, random_inputs
     from dmlemu.tools.progress import Progress
     _check_uints(args.sizes, "--sizes", "Sizes", 0)
     for strides in args.strides or ():
@@ -215,9 +224,11 @@ def cmd_run(args):
     _what_if(args)
     run = _operator_run(args)
     preset = preset_for(args.adapter)
-    names = tensor_names(run.operator)
-    if args.output and len(args.output) != 1:
-        raise UsageError(f"{run.name} has 1 output; {len(args.output)} --output paths were given")
+    names = run.fields
+    outputs = len(run.output_fields)
+    if args.output and len(args.output) != outputs:
+        raise UsageError(f"{run.name} has {outputs} output{'s' if outputs > 1 else ''} "
+                         f"({', '.join(run.output_fields)}); {len(args.output)} --output paths were given")
     for path in args.trace or ():
         tracefiles._suffix(path)
     if args.trace_max_rows is not None and args.trace_max_rows < 1:
@@ -240,8 +251,8 @@ def cmd_run(args):
                          trace_max_rows=max_rows)
         bar.advance("writing")
         written = []
-        for path in args.output or ():
-            np.save(path, result.outputs[0])
+        for path, array in zip(args.output or (), result.outputs):
+            np.save(path, array)
             written.append(path if path.endswith(".npy") else path + ".npy")
         folded = []
         for path in args.trace or ():

@@ -38,6 +38,10 @@ without waiting; the stepper does the waiting:
     round-robin in wave order, each wave running to its next s_barrier or its end, then the next
     wave; when every wave that has not ended has arrived, the barrier opens and the round starts
     again from the first wave. At each s_barrier the step says which waves have arrived.
+
+Operators that are not element-wise (GEMM, REDUCE, the poolings, ...: tools/operators.py builds their
+descs too) have no lane-to-element map: the header prints the inputs whole, and the footer checks every
+output of the whole dispatch, run functionally on a fresh GPU (`whole_outputs`), against dmlemu.golden.
 """
 from dataclasses import dataclass, field
 
@@ -53,11 +57,10 @@ from dmlemu.isa.program import KernelFault
 from dmlemu.gpu import Gpu
 from dmlemu.isa import opcodes as op
 from dmlemu.isa.operands import EXEC_LO, NUM_SGPRS, VCC_LO, format_operand
-from dmlemu.kernels.driver import TensorSpec
 from dmlemu.timing.caches import TRAFFIC_FIELDS
 
-from dmlemu.tools.operators import (UsageError, describe, golden_outputs, operator_info, parse_data_type, preset_for,
-                                    same_bits, tensor_names, validate)
+from dmlemu.tools.operators import (UsageError, bound_specs, describe, format_array, golden_outputs, operator_info,
+                                    parse_data_type, preset_for, same_bits, validate)
 
 __all__ = ["Change", "Step", "WaveTraffic", "LdsAccess", "WaveStepper", "lane_string", "format_step", "format_header", "format_footer"]
 
@@ -154,17 +157,8 @@ class WaveStepper:
         validate(run, self.preset.key)   # the mirror's own checks first: the same errors as the API
         self.width = width
         self.gpu = Gpu(self.preset, wave_width=width, timing=False)
-        types = run.tensor_types()
-        self.specs, buffers = [], []
-        self._buffers = buffers
         self._timed = None
-        for array, type_name, strides, sizes in zip(list(inputs) + [None], types, run.strides, run.tensor_sizes()):
-            total = golden.calc_buffer_tensor_size(type_name, sizes, strides)
-            data = np.zeros(max(total, 4), dtype=np.uint8)
-            if array is not None:
-                golden.scatter(data, 0, np.asarray(array).reshape(sizes), strides)
-            self.specs.append(TensorSpec(type_name, sizes, strides, total))
-            buffers.append(data)
+        self.specs, self._buffers = bound_specs(run, inputs)   # binding order; a tensor left out: None
         self.direct = self._direct_run(self.gpu)
         self.launch = self.direct.launch()
         per_group = self._pick_wave(wave)
@@ -407,20 +401,41 @@ class WaveStepper:
                            counts["ic_hits"], counts["dram_reads"], bool(preset.infinity_cache_bytes),
                            max(1, executions), l0_hits=counts["l0_hits"], l1_hits=counts["l1_hits"])
 
+    def _output_indices(self):
+        """The binding indices of the outputs the run binds."""
+        return [self.run.binding.index(f) for f in self.run.output_fields]
+
     def output(self):
-        """The output tensor as the device memory holds it now (only this wave has run)."""
-        spec = self.specs[-1]
-        return golden.gather(self.direct.output_bytes(), 0, DATA_TYPES[spec.data_type], spec.sizes,
+        """The (first) output tensor as the device memory holds it now (only this wave has run)."""
+        index = self._output_indices()[0]
+        spec = self.specs[index]
+        return golden.gather(self.direct.output_bytes(index), 0, DATA_TYPES[spec.data_type], spec.sizes,
                              spec.strides)
 
+    def whole_outputs(self):
+        """Every output after the whole dispatch (every wave, every stage) ran functionally on a fresh GPU."""
+        direct = self._direct_run(Gpu(self.preset, wave_width=self.width, timing=False))
+        direct.dispatch()
+        out = []
+        for index in self._output_indices():
+            spec = self.specs[index]
+            out.append(golden.gather(direct.output_bytes(index), 0, DATA_TYPES[spec.data_type], spec.sizes,
+                                     spec.strides))
+        return out
+
     def wave_elements(self):
-        """Logical element indices this wave is responsible for."""
+        """Logical element indices this wave is responsible for (element-wise kernels: one per lane; other
+        kernels have no such map: none)."""
+        if not self.run.element_wise:
+            return np.arange(0)
         count = int(np.prod(self.run.sizes))
         return np.arange(self.first_element, min(count, self.first_element + self.width))
 
-    def expected(self):
+    def expected(self, every=False):
+        """The golden model's (first) output, or every output."""
         inputs = [np.asarray(a).reshape(s) for a, s in zip(self.inputs, self.run.tensor_sizes())]
-        return golden_outputs(self.run, inputs, self.preset)[0]
+        outputs = golden_outputs(self.run, inputs, self.preset)
+        return outputs if every else outputs[0]
 
     # ---- what changed ---------------------------------------------------------------------------
     def _lanes(self, value, type_name, active):
@@ -614,7 +629,10 @@ def format_header(stepper):
         f"{_plural(stepper.total_waves, 'wave')} of {stepper.width} lanes",
         f"stepping wave {stepper.wave} (workgroup {stepper.workgroup}): {_elements_text(stepper)}",
     ]
-    for name, array in zip(tensor_names(run.operator), stepper.inputs):
+    for name, array in zip(run.input_fields, stepper.inputs):
+        if not run.element_wise:
+            lines.append(f"{name}: {format_array(array)}".replace("\n", "\n" + " " * (len(name) + 2)))
+            continue
         flat = np.asarray(array).reshape(-1)[stepper.wave_elements()]
         lines.append(f"{name} of these elements: {' '.join(_format_value(v, _type_of(flat)) for v in flat)}")
     return "\n".join(lines + _legend())
@@ -644,6 +662,9 @@ def _plural(n, word):
 
 
 def _elements_text(stepper):
+    if not stepper.run.element_wise:
+        return (f"its {stepper.width} lanes work on {stepper.run.name}'s tensors as the kernel shares them out "
+                f"(not one output element per lane)")
     elements = stepper.wave_elements()
     if not elements.size:
         return "no element (past the end of the tensor)"
@@ -781,7 +802,12 @@ def format_footer(stepper, executed):
     expected = stepper.expected().reshape(-1)
     elements = stepper.wave_elements()
     lines = [_ended_text(stepper, executed)]
-    if elements.size:
+    if not stepper.run.element_wise:
+        for name, got, want in zip(stepper.run.output_fields, stepper.whole_outputs(), stepper.expected(every=True)):
+            verdict = "bit-exact against dmlemu.golden" if same_bits(got, want) else "DIFFERS from dmlemu.golden"
+            lines.append(f"{name} after the whole dispatch (every wave, run on a fresh GPU): "
+                         f"{format_array(got)}  ({verdict})".replace("\n", " "))
+    elif elements.size:
         got, want = out[elements], expected[elements]
         verdict = "bit-exact against dmlemu.golden" if same_bits(got, want) else \
             f"DIFFERS from dmlemu.golden: {want}"

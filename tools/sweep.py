@@ -252,6 +252,11 @@ def _operator_run(operator, dtype, layout, side):
     from dmlemu.tools.operators import OperatorRun
     spec, _ = layout_tensor(layout, "UINT8", side)
     run = OperatorRun(operator, dtype, (side, side))
+    if not run.element_wise:     # GEMM, REDUCE, ...: each tensor has Sizes of its own (tools/operators.py)
+        if layout != "packed":
+            raise UsageError(f"layout {layout}: {run.name}'s tensors have Sizes of their own, and a sweep lays out "
+                             f"only an element-wise operator's tensors; sweep it with --layouts packed")
+        return run
     strides = [None if sizes != run.sizes else spec.strides for sizes in run.tensor_sizes()[:-1]] + [None]
     return OperatorRun(operator, dtype, (side, side), strides=strides)
 
@@ -279,13 +284,16 @@ def run_point(point):
     preset = point.preset()
     from dmlemu.data_types import DATA_TYPES
     from dmlemu.kernels.driver import TensorSpec
-    from dmlemu.tools.operators import operator_info
+    from dmlemu.tools.operators import bound_specs, operator_info
     side = math.isqrt(point.elements)
     operator = _operator_run(point.operator, point.dtype, point.layout, side)
     info = operator_info(operator, preset)
     specs, buffers = [], []
+    if not operator.element_wise:     # every tensor packed at its own Sizes, a left-out optional one None
+        specs, buffers = bound_specs(operator)
     output = len(operator.tensor_types()) - 1
-    for index, (dtype, sizes) in enumerate(zip(operator.tensor_types(), operator.tensor_sizes())):
+    for index, (dtype, sizes) in enumerate(zip(operator.tensor_types(), operator.tensor_sizes())
+                                           if operator.element_wise else ()):
         if sizes != operator.sizes:        # a one-element tensor (a quantization scale or zero point)
             spec = TensorSpec(dtype, sizes, None, np.dtype(DATA_TYPES[dtype]).itemsize)
             size = spec.total_bytes

@@ -22,7 +22,7 @@ present tensors (dividing QueryHeadCount; stacked tensors only where the two are
 import functools
 
 from dmlemu.com import invalid
-from dmlemu.directml.gather_shapes import SHAPE_RULES
+from dmlemu.directml.gather_shapes import DERIVED_SIZES, SHAPE_RULES
 
 _MASK_TYPES = ("NONE", "KEY_SEQUENCE_LENGTH", "KEY_SEQUENCE_END_START", "KEY_QUERY_SEQUENCE_LENGTH_START_END",
                "BOOLEAN")
@@ -142,14 +142,10 @@ def _check1(schema, by_field, attributes):
                       f"{{{batch}}} (leading sizes of 1 allowed).")
 
 
-def _check_heads(schema, by_field, attributes, head_count, kv_head_count):
-    """The shape rules of both operators; returns batchSize."""
-    op = schema.c_name
+def _expected(by_field, head_count, kv_head_count, name):
+    """{field: (rank, Sizes)} the rule gives the output, present, bias and relative position bias tensors."""
     kv_heads = head_count if kv_head_count is None else kv_head_count
-    squeeze = functools.partial(_squeeze, name=schema.name)
-    mask_type = mask_type_name(attributes["MaskType"])
-    batch, sequence, kv_sequence, past, head, value_head = attention_shapes(by_field, head_count, kv_head_count,
-                                                                            schema.name)
+    batch, sequence, kv_sequence, past, head, value_head = attention_shapes(by_field, head_count, kv_head_count, name)
     total = past + kv_sequence
     expect = {"OutputTensor": (3, (batch, sequence, head_count * value_head)),
               "RelativePositionBiasTensor": (4, (batch, head_count, sequence, total)),
@@ -157,6 +153,32 @@ def _check_heads(schema, by_field, attributes, head_count, kv_head_count):
               "OutputPresentValueTensor": (4, (batch, kv_heads, total, value_head))}
     if "BiasTensor" in by_field:
         expect["BiasTensor"] = (1, (head_count * head + kv_heads * head + kv_heads * value_head,))
+    return expect
+
+
+def _output_sizes(name, sizes, attributes):
+    """The outputs' Sizes from the inputs' ({field: Sizes}): the Sizes `_expected` gives (their least rank)."""
+    class _Sized:
+        def __init__(self, values):
+            self.sizes = tuple(values)
+    heads = int(attributes["HeadCount" if name == "MULTIHEAD_ATTENTION" else "QueryHeadCount"])
+    kv_heads = None if name == "MULTIHEAD_ATTENTION" else int(attributes["KeyValueHeadCount"])
+    expect = _expected({f: _Sized(v) for f, v in sizes.items()}, heads, kv_heads, name)
+    return {f: value for f, (_, value) in expect.items() if f.startswith("Output")}
+
+
+# The optional inputs a desc of each operator gives when nothing else is asked: the plain query, key and value.
+PLAIN_INPUTS = tuple(fields[0] for fields in _SOURCES.values())
+
+
+def _check_heads(schema, by_field, attributes, head_count, kv_head_count):
+    """The shape rules of both operators; returns batchSize."""
+    op = schema.c_name
+    squeeze = functools.partial(_squeeze, name=schema.name)
+    mask_type = mask_type_name(attributes["MaskType"])
+    batch, sequence, kv_sequence, past, _, _ = attention_shapes(by_field, head_count, kv_head_count, schema.name)
+    total = past + kv_sequence
+    expect = _expected(by_field, head_count, kv_head_count, schema.name)
     for field, (rank, sizes) in expect.items():
         if field in by_field and squeeze(by_field[field].sizes, rank, field) != sizes:
             raise invalid(f"{field}.Sizes is {_format(by_field[field].sizes)}; {op} needs {_format(sizes)} "
@@ -182,5 +204,7 @@ def _check_heads(schema, by_field, attributes, head_count, kv_head_count):
 
 
 SHAPE_RULES.update({"MULTIHEAD_ATTENTION": _check, "MULTIHEAD_ATTENTION1": _check1})
+DERIVED_SIZES.update({name: functools.partial(_output_sizes, name) for name in ("MULTIHEAD_ATTENTION",
+                                                                                "MULTIHEAD_ATTENTION1")})
 
 __all__ = ["attention_shapes", "mask_type_name", "squeeze"]

@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from dmlemu.com import check_float, check_sequence, check_uint, invalid, is_integer
 from dmlemu.directml.structs import DML_SIZE_2D
 
-__all__ = ["GatherPlan", "plan", "scatter_nd_updates", "SHAPE_RULES", "check_int", "validate_float_array", "validate_size_2d"]
+__all__ = ["GatherPlan", "plan", "scatter_nd_updates", "SHAPE_RULES", "DERIVED_SIZES", "FIXED_SIZES", "INPUT_SIZES",
+           "SIZED_BY_OUTPUT", "check_int", "validate_float_array", "validate_size_2d"]
 
 
 @dataclass(frozen=True)
@@ -209,11 +210,17 @@ def _check_upsample(schema, by_field, attributes):
     """OutputTensor.Sizes = {N, C, H * ScaleSize.Height, W * ScaleSize.Width}."""
     source, target = by_field["InputTensor"], by_field["OutputTensor"]
     height, width = attributes["ScaleSize"]
-    expected = tuple(source.sizes[:-2]) + (source.sizes[-2] * height, source.sizes[-1] * width)
+    expected = _upsampled_sizes({"InputTensor": source.sizes}, attributes)["OutputTensor"]
     if tuple(target.sizes) != expected:
         raise invalid(f"OutputTensor.Sizes is {_format(target.sizes)}; {schema.c_name} with InputTensor.Sizes "
                       f"{_format(source.sizes)} and ScaleSize {{{width},{height}}} (Width, Height) needs "
                       f"{_format(expected)}.")
+
+
+def _one_hot_indices_sizes(sizes, attributes):
+    """ONE_HOT's IndicesTensor: the output's Sizes but 1 along Axis."""
+    axis = attributes["Axis"]
+    return {"IndicesTensor": tuple(1 if d == axis else size for d, size in enumerate(sizes["OutputTensor"]))}
 
 
 def _check_one_hot(schema, by_field, attributes):
@@ -223,7 +230,7 @@ def _check_one_hot(schema, by_field, attributes):
     indices, values, target = by_field["IndicesTensor"], by_field["ValuesTensor"], by_field["OutputTensor"]
     axis, rank = attributes["Axis"], len(indices.sizes)
     _check_axis(op, axis, "IndicesTensor", rank)
-    expected = tuple(1 if d == axis else size for d, size in enumerate(target.sizes))
+    expected = _one_hot_indices_sizes({"OutputTensor": target.sizes}, attributes)["IndicesTensor"]
     if tuple(indices.sizes) != expected:
         raise invalid(f"IndicesTensor.Sizes is {_format(indices.sizes)}; {op} with OutputTensor.Sizes "
                       f"{_format(target.sizes)} and Axis {axis} needs {_format(expected)}.")
@@ -278,16 +285,32 @@ def _check_scatter_nd(schema, by_field, attributes):
                       f"{_format(source.sizes)} and IndicesTensor.Sizes {_format(indices.sizes)} needs {needs}.")
 
 
+def _sequence_lengths_sizes(sizes, attributes):
+    """REVERSE_SUBSEQUENCES' SequenceLengthsTensor: the input's Sizes but 1 along Axis."""
+    axis = attributes["Axis"]
+    return {"SequenceLengthsTensor": tuple(1 if d == axis else size for d, size in enumerate(sizes["InputTensor"]))}
+
+
 def _check_reverse_subsequences(schema, by_field, attributes):
     """Axis below the DimensionCount; SequenceLengthsTensor the input's Sizes but 1 along Axis."""
     op = schema.c_name
     source, lengths = by_field["InputTensor"], by_field["SequenceLengthsTensor"]
     axis, rank = attributes["Axis"], len(source.sizes)
     _check_axis(op, axis, "InputTensor", rank)
-    expected = tuple(1 if d == axis else size for d, size in enumerate(source.sizes))
+    expected = _sequence_lengths_sizes({"InputTensor": source.sizes}, attributes)["SequenceLengthsTensor"]
     if tuple(lengths.sizes) != expected:
         raise invalid(f"SequenceLengthsTensor.Sizes is {_format(lengths.sizes)}; {op} with InputTensor.Sizes "
                       f"{_format(source.sizes)} and Axis {axis} needs {_format(expected)}.")
+
+
+def _nonzero_sizes(sizes, attributes):
+    """NONZERO_COORDINATES' outputs: the count one element {1, .., 1}, the coordinates {1, .., 1, M, N} with M the
+    input's elements and N its DimensionCount (the largest N allowed: every coordinate)."""
+    source = tuple(sizes["InputTensor"])
+    rank, elements = len(source), 1
+    for size in source:
+        elements *= size
+    return {"OutputCountTensor": (1,) * rank, "OutputCoordinatesTensor": (1,) * (rank - 2) + (elements, rank)}
 
 
 def _check_nonzero(schema, by_field, attributes):
@@ -303,18 +326,22 @@ def _check_nonzero(schema, by_field, attributes):
     while effective and source.sizes[rank - effective] == 1:
         effective -= 1
     n = coordinates.sizes[-1]
-    expected_lead = (1,) * (rank - 2) + (source.element_count,)
+    expected_lead = _nonzero_sizes({"InputTensor": source.sizes}, attributes)["OutputCoordinatesTensor"][:-1]
     if tuple(coordinates.sizes[:-1]) != expected_lead or not max(effective, 1) <= n <= rank:
         raise invalid(f"OutputCoordinatesTensor.Sizes is {_format(coordinates.sizes)}; {op} with InputTensor.Sizes "
                       f"{_format(source.sizes)} needs {_format(expected_lead + ('N',))} with N from "
                       f"{max(effective, 1)} to {rank}.")
 
 
+# Tensors whose Sizes a rule fixes whatever the others are, by shape rule name: RANDOM_GENERATOR's states.
+FIXED_SIZES = {"RANDOM_GENERATOR": {"InputStateTensor": (1, 1, 1, 6), "OutputStateTensor": (1, 1, 1, 6)}}
+
+
 def _check_random(schema, by_field, attributes):
     """InputStateTensor (and OutputStateTensor) {1,1,1,6}: PHILOX_4X32_10's 128-bit counter and 64-bit key."""
-    for field in ("InputStateTensor", "OutputStateTensor"):
+    for field, fixed in FIXED_SIZES["RANDOM_GENERATOR"].items():
         tensor = by_field.get(field)
-        if tensor is not None and tuple(tensor.sizes) != (1, 1, 1, 6):
+        if tensor is not None and tuple(tensor.sizes) != fixed:
             raise invalid(f"{field}.Sizes is {_format(tensor.sizes)}; {schema.c_name} with "
                           f"DML_RANDOM_GENERATOR_TYPE_PHILOX_4X32_10 needs {{1,1,1,6}}.")
 
@@ -338,14 +365,62 @@ def _check_top_k(schema, by_field, attributes):
     if size >= 1 << 31:
         raise invalid(f"InputTensor.Sizes[{axis}] is {size}; dmlemu's {op} selects along at most {(1 << 31) - 1} "
                       f"elements.")
-    expected = tuple(k if d == axis else s for d, s in enumerate(source.sizes))
+    expected = _top_k_sizes({"InputTensor": source.sizes}, attributes)["OutputValueTensor"]
     for field in ("OutputValueTensor", "OutputIndexTensor"):
         if tuple(by_field[field].sizes) != expected:
             raise invalid(f"{field}.Sizes is {_format(by_field[field].sizes)}; {op} with InputTensor.Sizes "
                           f"{_format(source.sizes)}, Axis {axis} and K {k} needs {_format(expected)}.")
 
 
+def _top_k_sizes(sizes, attributes):
+    """TOP_K's outputs: the input's Sizes with K along Axis."""
+    axis, k = attributes["Axis"], attributes["K"]
+    expected = tuple(k if d == axis else s for d, s in enumerate(sizes["InputTensor"]))
+    return {"OutputValueTensor": expected, "OutputIndexTensor": expected}
+
+
 SHAPE_RULES.update({"TOP_K": _check_top_k})
+# The rules above that determine outputs' Sizes from the inputs' Sizes and the attributes, as functions
+# ({input field: Sizes}, attributes) -> {output field: Sizes}: validation.derived_output_sizes reads them.
+def _upsampled_sizes(sizes, attributes):
+    """UPSAMPLE_2D: {N, C, H * ScaleSize.Height, W * ScaleSize.Width}."""
+    source, (height, width) = tuple(sizes["InputTensor"]), attributes["ScaleSize"]
+    return {"OutputTensor": source[:-2] + (source[-2] * height, source[-1] * width)}
+
+
+def _resampled_sizes(sizes, attributes):
+    """The resamplings: floor(input * scale) per dimension, a scale read as the size ratio (ONNX Resize's output
+    Sizes). CreateOperator checks no such rule (a desc may pair any Sizes with its Scales): `dmlemu run`'s choice
+    where the command line gives no output Sizes."""
+    return {"OutputTensor": tuple(int(size * float(scale)) for size, scale in zip(sizes["InputTensor"],
+                                                                                 attributes["Scales"]))}
+
+
+def _gather_sizes(operator):
+    """The gathers' output: the plan's Sizes in the input's DimensionCount (the three tensors share it)."""
+    def sizes_of(sizes, attributes):
+        planned = plan(operator, tuple(sizes["InputTensor"]), tuple(sizes["IndicesTensor"]), len(sizes["InputTensor"]),
+                       attributes)
+        return {} if planned is None else {"OutputTensor": planned.output_sizes}
+    return sizes_of
+
+
+def _scatter_nd_update_sizes(sizes, attributes):
+    """SCATTER_ND's UpdatesTensor from the input's and the indices' Sizes (`scatter_nd_updates`)."""
+    expected = scatter_nd_updates(tuple(sizes["InputTensor"]), tuple(sizes["IndicesTensor"]),
+                                  attributes["InputDimensionCount"], attributes["IndicesDimensionCount"])
+    return {} if expected is None else {"UpdatesTensor": expected}
+
+
+# The rules above that determine an input's Sizes from the other inputs' ({field: Sizes} of those known) and the
+# attributes, the same way.
+INPUT_SIZES = {"REVERSE_SUBSEQUENCES": _sequence_lengths_sizes, "SCATTER_ND": _scatter_nd_update_sizes,
+               "ONE_HOT": _one_hot_indices_sizes}
+# The rules whose output's Sizes no input determines (ONE_HOT's depth along Axis), but which size an input from it.
+SIZED_BY_OUTPUT = ("ONE_HOT",)
+DERIVED_SIZES = {"TOP_K": _top_k_sizes, "NONZERO_COORDINATES": _nonzero_sizes, "UPSAMPLE_2D": _upsampled_sizes, "RESAMPLE": _resampled_sizes,
+                 "GATHER": _gather_sizes("GATHER"),
+                 "GATHER_ELEMENTS": _gather_sizes("GATHER_ELEMENTS"), "GATHER_ND": _gather_sizes("GATHER_ND")}
 # the integer matrix products' zero point and scale shapes (dmlemu.directml.quantized_shapes)
 from dmlemu.directml.quantized_shapes import SHAPE_RULES as _QUANTIZED_SHAPE_RULES  # noqa: E402
 SHAPE_RULES.update(_QUANTIZED_SHAPE_RULES)

@@ -16,7 +16,7 @@ the same tensor are checked apart: the pages do not require that both are per ro
 """
 from dmlemu.com import invalid
 
-__all__ = ["SHAPE_RULES"]
+__all__ = ["SHAPE_RULES", "QUANTIZATION_TENSORS"]
 
 # (field, the dimension from the end that may be larger than 1, the tensor whose size it then must be, which size)
 _ROW_OF_A = (-2, "ATensor", -2, "M")
@@ -76,3 +76,9 @@ def _check_convolution_zero_points(schema, by_field, attributes):
 SHAPE_RULES = {**{name: _check_quantization_tensors for name in _QUANTIZED_FIELDS},
                "CONVOLUTION_INTEGER": _check_convolution_zero_points,
                "QUANTIZED_LINEAR_CONVOLUTION": _check_convolution_zero_points}
+
+# Each operator's scale, zero point (and MATRIX_MULTIPLY_INTEGER_TO_FLOAT's bias) fields: one value each ({1,..,1})
+# always fits the rules above, which is what `dmlemu run` gives those it needs (tools/operators.py).
+QUANTIZATION_TENSORS = {**{name: tuple(f for f, _ in fields) for name, fields in _QUANTIZED_FIELDS.items()},
+                        "CONVOLUTION_INTEGER": tuple(f for f, _ in _CONVOLUTION_FIELDS),
+                        "QUANTIZED_LINEAR_CONVOLUTION": tuple(f for f, _ in _QUANTIZED_CONVOLUTION_FIELDS)}

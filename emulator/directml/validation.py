@@ -46,7 +46,7 @@ from dmlemu.directml.operators import (
     AXES, BOOL, ENUM, FLOAT, FLOAT_ARRAY, FUSABLE_ACTIVATIONS, FUSED_ACTIVATION_TYPES, INT, INTS, SCALAR_UNION,
     SCHEMAS, SIZE_2D, SPATIAL, UINT, UINTS, SupportRow, TensorRole,
 )
-from dmlemu.directml.gather_shapes import SHAPE_RULES, check_int, validate_float_array, validate_size_2d
+from dmlemu.directml.gather_shapes import DERIVED_SIZES, SHAPE_RULES, check_int, validate_float_array, validate_size_2d
 from dmlemu.directml import attention_shapes as _attention_shapes  # noqa: F401 (registers its shape rule)
 from dmlemu.directml.structs import (
     DML_BUFFER_TENSOR_DESC, DML_OPERATOR_DESC, DML_SCALAR_UNION, DML_SCALE_BIAS, DML_TENSOR_DESC,
@@ -621,7 +621,7 @@ def _check_data_movement(schema, by_field, attributes, feature_level):
                               f"InputTensor.Sizes[i] ({ins[i]}).")
             if t == 0:
                 raise invalid(f"InputWindowStrides[{i}] is 0; {op} requires strides that are not 0.")
-            most = 1 + (s - 1) // abs(t)
+            most = moved_sizes(rule, ins, attributes)[i]      # 1 + (s - 1) // |t|
             if not 1 <= outs[i] <= most:
                 raise invalid(f"OutputTensor.Sizes[{i}] is {outs[i]}; {op} with InputWindowSizes[{i}] {s} and "
                               f"InputWindowStrides[{i}] {t} copies 1 to {most} elements of that dimension.")
@@ -633,7 +633,7 @@ def _check_data_movement(schema, by_field, attributes, feature_level):
             raise invalid(f"PaddingMode is {mode.name}, introduced in {c_level_name(needed)}; this device "
                           f"supports up to {c_level_name(feature_level)}.")
         start, end = attributes["StartPadding"], attributes["EndPadding"]
-        expected = tuple(n + a + b for n, a, b in zip(ins, start, end))
+        expected = moved_sizes(rule, ins, attributes)
         if outs != expected:
             raise invalid(f"OutputTensor.Sizes is {format_uints(outs)}; {op} with InputTensor.Sizes "
                           f"{format_uints(ins)}, StartPadding {format_uints(start)} and EndPadding "
@@ -643,7 +643,7 @@ def _check_data_movement(schema, by_field, attributes, feature_level):
         for i, r in enumerate(repeats):
             if r == 0:
                 raise invalid(f"Repeats[{i}] is 0; {op} requires repeats larger than 0.")
-        expected = tuple(n * r for n, r in zip(ins, repeats))
+        expected = moved_sizes(rule, ins, attributes)
         if outs != expected:
             raise invalid(f"OutputTensor.Sizes is {format_uints(outs)}; {op} with InputTensor.Sizes "
                           f"{format_uints(ins)} and Repeats {format_uints(repeats)} needs {format_uints(expected)} "
@@ -657,12 +657,11 @@ def _check_data_movement(schema, by_field, attributes, feature_level):
             if c % (b * b):
                 raise invalid(f"InputTensor.Sizes is {format_uints(ins)}; {op} with BlockSize {b} needs a channel "
                               f"count divisible by BlockSize * BlockSize ({b * b}).")
-            expected = (n, c // (b * b), h * b, w * b)
         else:
             if h % b or w % b:
                 raise invalid(f"InputTensor.Sizes is {format_uints(ins)}; {op} with BlockSize {b} needs a height "
                               f"and width divisible by BlockSize.")
-            expected = (n, c * b * b, h // b, w // b)
+        expected = moved_sizes(rule, ins, attributes)
         if outs != expected:
             raise invalid(f"OutputTensor.Sizes is {format_uints(outs)}; {op} with InputTensor.Sizes "
                           f"{format_uints(ins)} and BlockSize {b} needs {format_uints(expected)}.")
@@ -689,7 +688,7 @@ def _check_join(op, rule, by_field, axis):
                 raise invalid(f"{part.field}.Sizes is {format_uints(part.sizes)} but {whole.field}.Sizes is "
                               f"{format_uints(whole.sizes)}; {op} requires the same size in every dimension but "
                               f"Axis ({axis}).")
-    total = sum(part.sizes[axis] for part in parts)
+    total = joined_sizes([part.sizes for part in parts], axis)[axis]
     if total != whole.sizes[axis]:
         parts_name = "inputs" if rule == "JOIN" else "outputs"
         raise invalid(f"{whole.field}.Sizes[{axis}] is {whole.sizes[axis]} but the {parts_name}' sizes along Axis sum "
@@ -761,7 +760,7 @@ def _check_attribute_support(schema, by_field, attributes, feature_level):
     if schema.reduces:
         source, target, axes_field = schema.reduces
         source, target, axes = by_field[source], by_field[target], attributes[axes_field]
-        expected = tuple(1 if d in axes else size for d, size in enumerate(source.sizes))
+        expected = reduced_sizes(source.sizes, axes)
         if target.sizes != expected:
             raise invalid(f"{target.field}.Sizes is {format_uints(target.sizes)}; {op} with {source.field}.Sizes "
                           f"{format_uints(source.sizes)} and {axes_field} {format_uints(axes)} needs "
@@ -775,8 +774,8 @@ def _check_matrix_shapes(schema, by_field, attributes):
     op = schema.c_name
     a_field, b_field, c_field, out_field, trans_a, trans_b = schema.multiplies
     a, b, out = by_field[a_field], by_field[b_field], by_field[out_field]
-    m, k = a.sizes[-2:][::-1] if trans_a and attributes[trans_a] else a.sizes[-2:]
-    k_b, n = b.sizes[-2:][::-1] if trans_b and attributes[trans_b] else b.sizes[-2:]
+    m, k, k_b, n = matrix_product_dimensions(a.sizes, b.sizes, trans_a and attributes[trans_a],
+                                             trans_b and attributes[trans_b])
     if k_b != k:
         raise invalid(f"{b_field}.Sizes is {format_uints(b.sizes)} but {a_field}.Sizes is {format_uints(a.sizes)}; "
                       f"{op} needs B's K ({k_b}) to equal A's K ({k}) after TransA and TransB.")
@@ -907,15 +906,12 @@ def _check_pooling_shapes(schema, by_field, attributes):
     op = schema.c_name
     in_f, out_f, indices_f = schema.pools
     x, out = by_field[in_f], by_field[out_f]
-    spatial_count = len(x.sizes) - 2
-    dilations = attributes.get("Dilations", (1,) * spatial_count)
-    spatial = convolution_output_sizes(x.sizes[2:], attributes["WindowSize"], attributes["Strides"], dilations,
-                                       attributes["StartPadding"], attributes["EndPadding"])
-    if spatial is None:
+    pooled = pooled_sizes(x.sizes, attributes)
+    if pooled is None:
         raise invalid(f"{in_f}.Sizes is {format_uints(x.sizes)} with StartPadding "
                       f"{format_uints(attributes['StartPadding'])} and EndPadding {format_uints(attributes['EndPadding'])}"
                       f"; {op} needs the padded input to hold the window {format_uints(attributes['WindowSize'])}.")
-    expected = tuple(x.sizes[:2]) + spatial
+    expected = pooled
     if tuple(out.sizes) != expected:
         raise invalid(f"{out_f}.Sizes is {format_uints(out.sizes)}; {op} with {in_f}.Sizes {format_uints(x.sizes)}, "
                       f"WindowSize {format_uints(attributes['WindowSize'])}, Strides "
@@ -960,3 +956,119 @@ def _validate_fused_activation(schema, value, by_field, feature_level, where):
                           f"{' or '.join(FUSED_ACTIVATION_TYPES)}.")
     attributes = _validate_attributes(activation, value.Desc, (), feature_level, f"{where}.Desc.")
     return FusedActivation(name=activation.name, attributes=attributes)
+
+
+# ---- the output Sizes the shape rules determine: the checks above compare against them, and `dmlemu run`
+# (tools/operators.py) derives an output's Sizes from them where the command line does not give it ----------
+def reduced_sizes(input_sizes, axes):
+    """REDUCE, ARGMIN, ARGMAX: the input's Sizes with 1 on the reduced axes."""
+    return tuple(1 if d in axes else size for d, size in enumerate(input_sizes))
+
+
+def matrix_product_dimensions(a_sizes, b_sizes, trans_a, trans_b):
+    """(M, K, B's K, N) of a matrix product's A {.., M, K} and B {.., K, N} after TransA and TransB (each
+    true: that matrix is read transposed)."""
+    m, k = tuple(a_sizes[-2:])[::-1] if trans_a else tuple(a_sizes[-2:])
+    k_b, n = tuple(b_sizes[-2:])[::-1] if trans_b else tuple(b_sizes[-2:])
+    return m, k, k_b, n
+
+
+def pooled_sizes(input_sizes, attributes):
+    """A pooling's OutputTensor Sizes { N, C, .. } (`convolution_output_sizes` of its window, Dilations 1 where
+    the desc has none); None where the padded input is smaller than the window."""
+    dilations = attributes.get("Dilations", (1,) * (len(input_sizes) - 2))
+    spatial = convolution_output_sizes(input_sizes[2:], attributes["WindowSize"], attributes["Strides"], dilations,
+                                       attributes["StartPadding"], attributes["EndPadding"])
+    return None if spatial is None else tuple(input_sizes[:2]) + spatial
+
+
+def convolved_sizes(input_sizes, filter_sizes, attributes):
+    """CONVOLUTION's OutputTensor Sizes { N, K, .. }: K the filter's output channels (FORWARD: FilterTensor's
+    first size; BACKWARD: its second times GroupCount), the spatial sizes `convolution_output_sizes`; None
+    where the padded input cannot hold the dilated filter."""
+    backward = attributes.get("Direction", 0) == 1
+    k = filter_sizes[1] * attributes["GroupCount"] if backward else filter_sizes[0]
+    spatial = convolution_output_sizes(input_sizes[2:], filter_sizes[2:], attributes["Strides"],
+                                       attributes["Dilations"], attributes["StartPadding"], attributes["EndPadding"],
+                                       attributes.get("OutputPadding"), backward)
+    return None if spatial is None else (input_sizes[0], k) + spatial
+
+
+def moved_sizes(rule, input_sizes, attributes):
+    """A data movement operator's OutputTensor Sizes (schema.moves names the rule; JOIN and SPLIT have several
+    tensors and no single answer): SLICE the slice's Sizes, SLICE1 the most elements its window and strides
+    copy, PADDING input + start + end, TILE input * repeats, DEPTH_TO_SPACE(1) and SPACE_TO_DEPTH(1) the
+    blocks moved between channels and space; None where the rule has no answer (a BlockSize of 0)."""
+    if rule == "SLICE":
+        return tuple(attributes["Sizes"])
+    if rule == "SLICE1":
+        return tuple(1 + max(s - 1, 0) // max(abs(t), 1) for s, t in zip(attributes["InputWindowSizes"],
+                                                                          attributes["InputWindowStrides"]))
+    if rule == "PADDING":
+        return tuple(n + a + b for n, a, b in zip(input_sizes, attributes["StartPadding"], attributes["EndPadding"]))
+    if rule == "TILE":
+        return tuple(n * r for n, r in zip(input_sizes, attributes["Repeats"]))
+    if rule in ("DEPTH_TO_SPACE", "DEPTH_TO_SPACE1", "SPACE_TO_DEPTH", "SPACE_TO_DEPTH1"):
+        b = attributes["BlockSize"]
+        if b == 0 or len(input_sizes) != 4:
+            return None
+        n, c, h, w = input_sizes
+        if rule.startswith("DEPTH_TO_SPACE"):
+            return (n, c // (b * b), h * b, w * b)
+        return (n, c * b * b, h // b, w // b)
+    return None
+
+
+def joined_sizes(parts, axis):
+    """JOIN's OutputTensor (SPLIT's InputTensor): the parts' Sizes with their sizes along Axis summed."""
+    return tuple(sum(part[axis] for part in parts) if d == axis else size for d, size in enumerate(parts[0]))
+
+
+def derived_output_sizes(schema, sizes, attributes):
+    """{output field: Sizes} for the outputs whose Sizes DirectML's shape rules determine from the inputs' Sizes
+    (`sizes`: {input field: Sizes} of the inputs given) and the attributes (as OperatorInfo.attributes holds
+    them; a tensor array's elements by names like InputTensors[1]): an output in a same-Sizes group with an
+    input, REDUCE's and ARGMIN/ARGMAX's reduced axes, GEMM's {.., M, N}, the convolutions' and poolings' windows,
+    the data movement rules (JOIN's parts joined; SPLIT's parts may be any cut, so none), and the rules
+    gather_shapes.DERIVED_SIZES names (TOP_K). Outputs no rule determines are left out, as are all of them where
+    the attributes are out of their range (CreateOperator then says which)."""
+    out = {}
+    try:
+        for group in schema.same_sizes:
+            source = next((f for f in group if f in sizes), None)
+            for field in group:
+                if source is not None and field not in sizes:
+                    out[field] = tuple(sizes[source])
+        first_output = schema.outputs[0].field
+        first = sizes.get(schema.inputs[0].field) if schema.inputs else None
+        if schema.reduces:
+            source, target, axes_field = schema.reduces
+            out[target] = reduced_sizes(sizes[source], attributes[axes_field])
+        if schema.multiplies:
+            a_field, b_field, _, out_field, trans_a, trans_b = schema.multiplies
+            a, b = sizes[a_field], sizes[b_field]
+            m, _, _, n = matrix_product_dimensions(a, b, trans_a and attributes[trans_a], trans_b and attributes[trans_b])
+            out[out_field] = tuple(a[:-2]) + (m, n)
+        if schema.convolves:
+            in_f, filter_f, _, out_f = schema.convolves
+            result = convolved_sizes(sizes[in_f], sizes[filter_f], attributes)
+            if result is not None:
+                out[out_f] = result
+        if schema.pools:
+            in_f, out_f, indices_f = schema.pools
+            result = pooled_sizes(sizes[in_f], attributes)
+            if result is not None:
+                out.update({f: result for f in (out_f, indices_f) if f is not None})
+        if schema.moves == "JOIN":
+            parts = [tuple(value) for field, value in sizes.items() if field.startswith("InputTensors[")]
+            out[first_output] = joined_sizes(parts, attributes["Axis"])
+        elif schema.moves and first is not None:
+            result = moved_sizes(schema.moves, tuple(first), attributes)
+            if result is not None:
+                out[first_output] = result
+        if schema.shapes in DERIVED_SIZES:
+            out.update(DERIVED_SIZES[schema.shapes](sizes, attributes))
+    except (ArithmeticError, IndexError, KeyError, TypeError, ValueError):
+        return {}
+    return {field: tuple(int(v) for v in value) for field, value in out.items()
+            if field in {role.field for role in schema.outputs}}

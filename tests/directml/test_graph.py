@@ -913,7 +913,7 @@ def _chainable(dml, data_type):
         for short in sorted(SHORT):
             try:
                 run = OperatorRun(short, data_type=data_type, sizes=(2, 5))
-                if run.tensor_types()[-1] == data_type:
+                if run.element_wise and run.tensor_types()[-1] == data_type:   # (GEMM, REDUCE, ... run there too)
                     dml.CreateOperator(operator_desc(run))
                     found.append(short)
             except (HResultError, ValueError):

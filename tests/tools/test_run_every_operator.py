@@ -22,53 +22,42 @@ from dmlemu.directml.enums import DML_FEATURE_LEVEL_6_4
 from dmlemu.directml.operators import SCHEMAS_BY_NAME
 from dmlemu.errors import E_NOTIMPL, HResultError
 from dmlemu.kernels.driver import has_kernel
-from dmlemu.tools.operators import (API_ONLY, OPERATORS, OperatorRun, UsageError, describe, execute, golden_outputs,
-                                    parse_operator, random_inputs, same_bits)
+from dmlemu.kernels.element_wise_ops import OPERATORS as ELEMENT_WISE_ROWS
+from dmlemu.tools.operators import (API_ONLY, OPERATORS, OUTPUT_SIZES_REQUIRED, OperatorRun, UsageError, describe,
+                                    execute, golden_outputs, parse_operator, random_inputs, same_bits, sizes_field)
 from cli_runner import cli
 from operator_cases import scaled
 
 RUNNABLE = sorted(OPERATORS)
+# the element-wise operators (all tensors of one Sizes, --input-sizes broadcasts); the others are
+# tests/tools/test_run_shaped_operators.py's
+ELEMENT_WISE = [short for short in RUNNABLE if OPERATORS[short] in ELEMENT_WISE_ROWS]
 
 
 def _run(short, data_type=None, sizes=(2, 3), **kwargs):
     if SCHEMAS_BY_NAME[OPERATORS[short]].name == "CAST" and "output_type" not in kwargs:
         kwargs["output_type"] = "FLOAT16" if data_type != "FLOAT16" else "INT8"
+    if short not in ELEMENT_WISE:
+        schema = SCHEMAS_BY_NAME[OPERATORS[short]]
+        if schema.support_at(DML_FEATURE_LEVEL_6_4).tensors[sizes_field(schema)].min_dims > len(sizes):
+            sizes = (1, 4, 4, 4)     # N, C, H, W: a 3 x 3 filter, 2 x 2 windows and blocks of 2 all fit
+        if short in OUTPUT_SIZES_REQUIRED:
+            kwargs.setdefault("output_sizes", sizes[:2] + tuple(2 * s for s in sizes[2:]))
     return OperatorRun(short, data_type, sizes, **kwargs)
 
 
 def test_the_list_is_every_operator_with_a_kernel():
-    # every operator with a kernel runs from the command line, but the reductions, GEMM, the softmax family, the
-    # cumulative scans and the normalizations (but BATCH_NORMALIZATION, an element-wise row), which run through the API
-    assert sorted(OPERATORS.values()) == sorted(n for n in SCHEMAS_BY_NAME if has_kernel(n) and n not in API_ONLY)
-    assert API_ONLY == sorted(["ARGMAX", "ARGMIN", "GEMM", "REDUCE", "CUMULATIVE_PRODUCT", "CUMULATIVE_SUMMATION",
-                               "BATCH_NORMALIZATION_TRAINING", "LOCAL_RESPONSE_NORMALIZATION", "LP_NORMALIZATION",
-                               "MEAN_VARIANCE_NORMALIZATION", "MEAN_VARIANCE_NORMALIZATION1",
-                               "MEAN_VARIANCE_NORMALIZATION2",
-                               *(f"ACTIVATION_{n}{form}" for n in ("SOFTMAX", "LOG_SOFTMAX", "HARDMAX")
-                                 for form in ("", "1")),
-                               # and the data movement operators
-                               "SLICE", "SLICE1", "PADDING", "PADDING1", "TILE", "DEPTH_TO_SPACE", "DEPTH_TO_SPACE1",
-                               "SPACE_TO_DEPTH", "SPACE_TO_DEPTH1", "JOIN", "SPLIT",
-                               # and the sliding windows (convolution, pooling)
-                               "AVERAGE_POOLING", "AVERAGE_POOLING1", "CONVOLUTION", "LP_POOLING", "LP_POOLING1",
-                               "MAX_POOLING", "MAX_POOLING1", "MAX_POOLING2", "MAX_UNPOOLING",
-                               # and the index-driven data movement
-                               "DIAGONAL_MATRIX", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE", "GATHER",
-                               "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1", "NONZERO_COORDINATES", "ONE_HOT",
-                               "RANDOM_GENERATOR", "RESAMPLE", "RESAMPLE1", "RESAMPLE2", "REVERSE_SUBSEQUENCES",
-                               "SCATTER_ELEMENTS", "SCATTER_ND", "UPSAMPLE_2D",
-                               # and the top-K selections, DIAGONAL_MATRIX1 (an optional input)
-                               "TOP_K", "TOP_K1", "DIAGONAL_MATRIX1",
-                               # and multi-head attention
-                               "MULTIHEAD_ATTENTION", "MULTIHEAD_ATTENTION1",
-                               # and the integer products
-                               "MATRIX_MULTIPLY_INTEGER", "QUANTIZED_LINEAR_MATRIX_MULTIPLY",
-                               "MATRIX_MULTIPLY_INTEGER_TO_FLOAT", "CONVOLUTION_INTEGER",
-                               "QUANTIZED_LINEAR_CONVOLUTION"])
-    assert {"ADD", "RELU", "CAST", "LOGICAL_GREATER_THAN", "ACTIVATION_IDENTITY", "IDENTITY"} <= set(OPERATORS)
-    with pytest.raises(UsageError, match=r"^DML_OPERATOR_REDUCE runs through the DirectML API \(dmlemu.run_operator\) "
-                                         r"but not from the command line yet"):
-        parse_operator("reduce")
+    # every operator with a kernel runs from the command line; MAX_UNPOOLING, whose output may have any Sizes,
+    # with --output-sizes
+    assert sorted(OPERATORS.values()) == sorted(n for n in SCHEMAS_BY_NAME if has_kernel(n))
+    assert API_ONLY == [] and OUTPUT_SIZES_REQUIRED == ["MAX_UNPOOLING"]
+    assert {"ADD", "RELU", "CAST", "LOGICAL_GREATER_THAN", "ACTIVATION_IDENTITY", "IDENTITY", "GEMM", "REDUCE",
+            "ARGMAX", "SOFTMAX", "MAX_POOLING", "CONVOLUTION", "MEAN_VARIANCE_NORMALIZATION1", "SLICE", "PADDING",
+            "TILE", "TOP_K", "GATHER", "JOIN", "MULTIHEAD_ATTENTION"} <= set(OPERATORS)
+    with pytest.raises(UsageError, match=r"^DML_OPERATOR_MAX_UNPOOLING's OutputTensor may have any Sizes \(no shape "
+                                         r"rule gives them\): give --output-sizes N,N,..., e.g. --output-sizes "
+                                         r"1 2 4 4$"):
+        OperatorRun("max_unpooling", None, (1, 2, 2, 2))
 
 
 @pytest.mark.parametrize("short", RUNNABLE)
@@ -84,7 +73,7 @@ def test_every_data_type_runs_bit_exact_or_is_not_implemented():
     and the last type of its row: a narrow integer for most), the first input broadcast: bit-exact, or
     E_NOTIMPL with its sentence (the hypothesis test below draws the other types)."""
     exact, not_implemented = 0, []
-    for short in RUNNABLE:
+    for short in ELEMENT_WISE:
         schema = SCHEMAS_BY_NAME[OPERATORS[short]]
         accepted = schema.support_at(DML_FEATURE_LEVEL_6_4).tensors[schema.inputs[0].field].data_types
         for data_type in dict.fromkeys([t for t in accepted if t == "FLOAT16"] + [accepted[-1]]):
@@ -105,7 +94,7 @@ def test_every_float16_operator_with_the_half_precision_flag_and_scale_bias():
     """FLOAT16 with DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION on a native-FP16 adapter (every step
     rounds to FLOAT16), a ScaleBias wherever the desc has one: the golden model follows the same flag."""
     count = 0
-    for short in RUNNABLE:
+    for short in ELEMENT_WISE:
         schema = SCHEMAS_BY_NAME[OPERATORS[short]]
         if "FLOAT16" not in schema.support_at(DML_FEATURE_LEVEL_6_4).tensors[schema.inputs[0].field].data_types:
             continue
@@ -120,7 +109,7 @@ def test_every_float16_operator_with_the_half_precision_flag_and_scale_bias():
 @settings(max_examples=scaled(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_random_operators_ranks_broadcasts_and_seeds(data):
-    short = data.draw(st.sampled_from(RUNNABLE))
+    short = data.draw(st.sampled_from(ELEMENT_WISE))
     schema = SCHEMAS_BY_NAME[OPERATORS[short]]
     types = schema.support_at(DML_FEATURE_LEVEL_6_4).tensors[schema.inputs[0].field].data_types
     data_type = data.draw(st.sampled_from(types))
