@@ -25,7 +25,7 @@ from dmlemu.kernels.driver import has_kernel
 from dmlemu.kernels.element_wise_ops import OPERATORS as ELEMENT_WISE_ROWS
 from dmlemu.tools.operators import (API_ONLY, OPERATORS, OUTPUT_SIZES_REQUIRED, OperatorRun, UsageError, describe,
                                     execute, golden_outputs, parse_operator, random_inputs, same_bits, sizes_field)
-from cli_runner import cli
+from cli_runner import cli, run_on_two_data_types
 from operator_cases import scaled
 
 RUNNABLE = sorted(OPERATORS)
@@ -72,21 +72,11 @@ def test_every_data_type_runs_bit_exact_or_is_not_implemented():
     """Each operator on two types its first input accepts at DML_FEATURE_LEVEL_6_4 (FLOAT16 where it takes it,
     and the last type of its row: a narrow integer for most), the first input broadcast: bit-exact, or
     E_NOTIMPL with its sentence (the hypothesis test below draws the other types)."""
-    exact, not_implemented = 0, []
-    for short in ELEMENT_WISE:
-        schema = SCHEMAS_BY_NAME[OPERATORS[short]]
-        accepted = schema.support_at(DML_FEATURE_LEVEL_6_4).tensors[schema.inputs[0].field].data_types
-        for data_type in dict.fromkeys([t for t in accepted if t == "FLOAT16"] + [accepted[-1]]):
-            first = schema.inputs[0].field
-            run = _run(short, data_type, (2, 3), input_sizes={first: (1, 3)})
-            try:
-                result = execute(run, random_inputs(run, 9))
-            except HResultError as error:
-                assert error.hresult == E_NOTIMPL and "was validated, but" in str(error), (short, data_type, error)
-                not_implemented.append(f"{short}:{data_type}")
-                continue
-            assert result.bit_exact, describe(run)
-            exact += 1
+    def make_run(short, data_type):
+        first = SCHEMAS_BY_NAME[OPERATORS[short]].inputs[0].field
+        return _run(short, data_type, (2, 3), input_sizes={first: (1, 3)})
+
+    exact, not_implemented = run_on_two_data_types(ELEMENT_WISE, lambda schema: schema.inputs[0].field, make_run, 9)
     assert exact >= 80 and len(not_implemented) <= 10, (exact, not_implemented)
 
 

@@ -23,7 +23,7 @@ from dmlemu.errors import E_INVALIDARG, E_NOTIMPL, HResultError
 from dmlemu.kernels.element_wise_ops import OPERATORS as ELEMENT_WISE_ROWS
 from dmlemu.tools.operators import (OPERATORS, OUTPUT_SIZES_REQUIRED, OperatorRun, UsageError, describe, execute,
                                     random_inputs, sizes_field)
-from cli_runner import cli
+from cli_runner import cli, run_on_two_data_types
 from operator_cases import scaled
 
 SHAPED = sorted(short for short, name in OPERATORS.items() if name not in ELEMENT_WISE_ROWS)
@@ -354,20 +354,8 @@ def test_the_derivation_is_the_validator_s():
 
 def test_every_shaped_operator_on_two_data_types():
     """FLOAT16 where the first input takes it and the last type of its row: bit-exact, or E_NOTIMPL."""
-    exact, not_implemented = 0, []
-    for short in SHAPED:
-        schema = SCHEMAS_BY_NAME[OPERATORS[short]]
-        accepted = schema.support_at(DML_FEATURE_LEVEL_6_4).tensors[sizes_field(schema)].data_types
-        for data_type in dict.fromkeys([t for t in accepted if t == "FLOAT16"] + [accepted[-1]]):
-            run = _run(short, data_type, _sizes(short))
-            try:
-                result = execute(run, random_inputs(run, 15))
-            except HResultError as error:
-                assert error.hresult == E_NOTIMPL and "was validated, but" in str(error), (short, data_type, error)
-                not_implemented.append(f"{short}:{data_type}")
-                continue
-            assert result.bit_exact, describe(run)
-            exact += 1
+    exact, not_implemented = run_on_two_data_types(SHAPED, sizes_field,
+                                                   lambda short, data_type: _run(short, data_type, _sizes(short)), 15)
     assert exact >= 50 and len(not_implemented) <= 6, (exact, not_implemented)
 
 
