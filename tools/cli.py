@@ -47,7 +47,11 @@ def _add_operator_arguments(p, operator_default=None, dtype_default=None, sizes_
     if operator_default is None:
         p.add_argument("operator", metavar="OPERATOR", help=names)
     else:
-        p.add_argument("--operator", default=operator_default, help=f"{names} (default {operator_default})")
+        p.add_argument("operator", metavar="OPERATOR", nargs="?", default=None,
+                       help=f"{names} (default {operator_default}); or give it as --operator")
+        p.add_argument("--operator", dest="operator_option", default=None, metavar="OPERATOR",
+                       help="the same as OPERATOR")
+        p.set_defaults(operator_default=operator_default)
     p.add_argument("--dtype", default=dtype_default, metavar="T",
                    help="the operator's data type: FLOAT32, FLOAT16, FLOAT64, (U)INT8/16/32/64 (default " +
                         (dtype_default or "FLOAT32, or the first type the operator takes") + "); tensors that "
@@ -401,10 +405,20 @@ def _kernel_stepper(args, wave=None):
                          defines=args.define)
 
 
+def _operator_named(args):
+    """The operator of a command whose OPERATOR is optional: the positional one or --operator (not two
+    different ones), else the command's default."""
+    if args.operator and args.operator_option and args.operator != args.operator_option:
+        raise UsageError(f"OPERATOR {args.operator} and --operator {args.operator_option} name two operators; "
+                         "give one")
+    return args.operator or args.operator_option or args.operator_default
+
+
 def cmd_step(args):
     from dmlemu.tools.stepper import WaveStepper, format_footer, format_header, format_kernel_footer, \
         format_kernel_header
     from dmlemu.tools.operators import preset_for, random_inputs
+    args.operator = _operator_named(args)
     _what_if(args)
     if args.trace:
         _check_output_folders([args.trace])

@@ -795,7 +795,7 @@ class OperatorRun:
             if field not in sizes:
                 example = tuple(first if d < 2 else 2 * first for d, first in enumerate(self.sizes))
                 raise UsageError(f"{schema.c_name}'s {field} may have any Sizes (no shape rule gives them): give "
-                                 f"--output-sizes N,N,..., e.g. --output-sizes {' '.join(map(str, example))}")
+                                 f"--output-sizes N N ..., e.g. --output-sizes {' '.join(map(str, example))}")
         for role in schema.outputs:
             for name in names[role.field]:
                 if name not in sizes:

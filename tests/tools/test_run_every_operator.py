@@ -55,7 +55,7 @@ def test_the_list_is_every_operator_with_a_kernel():
             "ARGMAX", "SOFTMAX", "MAX_POOLING", "CONVOLUTION", "MEAN_VARIANCE_NORMALIZATION1", "SLICE", "PADDING",
             "TILE", "TOP_K", "GATHER", "JOIN", "MULTIHEAD_ATTENTION"} <= set(OPERATORS)
     with pytest.raises(UsageError, match=r"^DML_OPERATOR_MAX_UNPOOLING's OutputTensor may have any Sizes \(no shape "
-                                         r"rule gives them\): give --output-sizes N,N,..., e.g. --output-sizes "
+                                         r"rule gives them\): give --output-sizes N N ..., e.g. --output-sizes "
                                          r"1 2 4 4$"):
         OperatorRun("max_unpooling", None, (1, 2, 2, 2))
 

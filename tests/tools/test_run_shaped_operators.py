@@ -65,7 +65,7 @@ def test_max_unpooling_takes_its_output_sizes_and_flat_indices_into_it():
     assert result.bit_exact and np.array_equal(result.outputs[0].ravel(), want)
     status, out, err = cli("run", "max_unpooling", "--sizes", 1, 1, 2, 2)
     assert status == 2 and err.strip() == ("dmlemu: error: DML_OPERATOR_MAX_UNPOOLING's OutputTensor may have any "
-                                           "Sizes (no shape rule gives them): give --output-sizes N,N,..., e.g. "
+                                           "Sizes (no shape rule gives them): give --output-sizes N N ..., e.g. "
                                            "--output-sizes 1 1 4 4")
 
 

@@ -101,3 +101,13 @@ def test_step_kernel_writes_the_timed_trace(tmp_path):
 def test_bad_step_traces_are_one_line(argv, message):
     status, out, err = cli("step", *argv)
     assert status == 2 and out == "" and message in err and err.count("\n") == 1
+
+
+def test_step_takes_the_operator_as_run_does_or_as_an_option():
+    positional = cli("step", "relu", "--sizes", 4, 4)
+    option = cli("step", "--operator", "relu", "--sizes", 4, 4)
+    assert positional[0] == 0 and positional == option
+    assert positional[1].startswith("dmlemu step: ACTIVATION_RELU")
+    status, out, err = cli("step", "relu", "--operator", "sigmoid", "--sizes", 4, 4)
+    assert status == 2 and out == ""
+    assert err == "dmlemu: error: OPERATOR relu and --operator sigmoid name two operators; give one\n"
