@@ -117,11 +117,13 @@ class EventHeap(Scheduler):
         last = now
         if not COMPILED:                  # interpreted: heapq (see the class)
             queue = self.queue
+            normal = NORMAL << 62
             while queue:
                 last, order, process = heappop(queue)
                 resume_at = process.resume(last)
-                if resume_at >= 0:
-                    self.push(resume_at, NORMAL, process)
+                if resume_at >= 0:        # push(resume_at, NORMAL, process), without the call
+                    heappush(queue, (resume_at, normal | self.scheduled, process))
+                    self.scheduled += 1
             return last
         times, orders, heap = self.times, self.orders, self.processes
         while self.size:
