@@ -113,8 +113,8 @@ def _derivable_outputs(schema):
     fields |= {schema.multiplies[3]} if schema.multiplies else set()
     fields |= {schema.convolves[3]} if schema.convolves else set()
     fields |= set(schema.pools[1:]) if schema.pools else set()
-    fields |= {schema.outputs[0].field} if schema.moves not in (None, "SPLIT") else set()
-    fields |= {schema.outputs[0].field} if schema.moves == "SPLIT" else set()   # any cut: the command line's halves
+    # (SPLIT's parts may be any cut: the command line cuts the input into equal ones, `_split_parts`.)
+    fields |= {schema.outputs[0].field} if schema.moves is not None else set()
     fields |= {r.field for r in schema.outputs} if schema.shapes in DERIVED_SIZES else set()
     fields |= set(FIXED_SIZES.get(schema.shapes, ()))
     return {r.field for r in schema.outputs} & fields
@@ -180,7 +180,8 @@ OUTPUT_SIZES_REQUIRED = sorted(short for short, name in OPERATORS.items() if _un
 ATTRIBUTE_DEFAULTS = {"Min": -1.0, "Max": 1.0, "Alpha": 0.2, "Beta": 0.5, "Gamma": 1.0507, "Bias": 0.0,
                       "Threshold": 0.5, "Exponent": 2.0, "Steepness": 1.0, "SigmoidInputScale": 1.0,
                       "Epsilon": 1e-5, "PaddingValue": 0.0, "Value": 1.0, "ValueDelta": 1.0,
-                      "MaskFilterValue": -10000.0}     # ONNX Runtime's mask_filter_value     # Epsilon: ONNX BatchNormalization's epsilon
+                      "MaskFilterValue": -10000.0}
+# (Epsilon 1e-5: ONNX BatchNormalization's epsilon; MaskFilterValue: ONNX Runtime's mask_filter_value.)
 # Enum defaults other than the value 0, by C field name: REDUCE sums (its value 0 is ARGMAX).
 ENUM_DEFAULTS = {"Function": "SUM"}
 _FALSE_BOOLS = ("HasExclusiveSum", "HasExclusiveProduct")    # the BOOL fields that default to FALSE (inclusive scans)
@@ -523,8 +524,10 @@ def _default(schema, spec, resolved, types, sizes=None):
         return _integer_default(schema, spec, sizes or {})
     if spec.kind == SIZE_2D:
         return (2, 2)       # UPSAMPLE_2D: twice the height and width
-    if spec.kind == FLOAT_ARRAY:   # Scales 2 on the last two dimensions (height, width), 1 before; the pixel
-        rank = len((sizes or {}).get(spec.of, ()))   # offsets RESAMPLE's (the RESAMPLE1 page): input 0.5, output -0.5
+    if spec.kind == FLOAT_ARRAY:
+        # Scales 2 on the last two dimensions (height, width), 1 before; the pixel offsets RESAMPLE's (the
+        # RESAMPLE1 page): input 0.5, output -0.5.
+        rank = len((sizes or {}).get(spec.of, ()))
         if spec.field == "Scales":
             return tuple(np.float32(2.0 if d >= rank - 2 else 1.0) for d in range(rank))
         return (np.float32(0.5 if spec.field == "InputPixelOffsets" else -0.5),) * rank
@@ -810,11 +813,10 @@ class OperatorRun:
         if not 0 <= axis < len(self.sizes):
             return {}
         missing = [n for n in names if n not in sizes]
-        left = self.sizes[axis] - sum(sizes[n][axis] for n in names if n in sizes and len(sizes[n]) > axis)
+        left = max(self.sizes[axis] - sum(sizes[n][axis] for n in names if n in sizes and len(sizes[n]) > axis), 0)
         out = {}
         for i, name in enumerate(missing):
-            part = max(left, 0) // len(missing) if i < len(missing) - 1 else max(left, 0) - (
-                max(left, 0) // len(missing)) * (len(missing) - 1)
+            part = left // len(missing) if i < len(missing) - 1 else left - left // len(missing) * (len(missing) - 1)
             out[name] = tuple(part if d == axis else s for d, s in enumerate(self.sizes))
         return out
 

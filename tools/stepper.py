@@ -407,21 +407,18 @@ class WaveStepper:
 
     def output(self):
         """The (first) output tensor as the device memory holds it now (only this wave has run)."""
-        index = self._output_indices()[0]
-        spec = self.specs[index]
-        return golden.gather(self.direct.output_bytes(index), 0, DATA_TYPES[spec.data_type], spec.sizes,
-                             spec.strides)
+        return self._gathered(self.direct, self._output_indices()[0])
 
     def whole_outputs(self):
         """Every output after the whole dispatch (every wave, every stage) ran functionally on a fresh GPU."""
         direct = self._direct_run(Gpu(self.preset, wave_width=self.width, timing=False))
         direct.dispatch()
-        out = []
-        for index in self._output_indices():
-            spec = self.specs[index]
-            out.append(golden.gather(direct.output_bytes(index), 0, DATA_TYPES[spec.data_type], spec.sizes,
-                                     spec.strides))
-        return out
+        return [self._gathered(direct, index) for index in self._output_indices()]
+
+    def _gathered(self, direct, index):
+        """Tensor `index` (binding order) as `direct`'s device memory holds it."""
+        spec = self.specs[index]
+        return golden.gather(direct.output_bytes(index), 0, DATA_TYPES[spec.data_type], spec.sizes, spec.strides)
 
     def wave_elements(self):
         """Logical element indices this wave is responsible for (element-wise kernels: one per lane; other

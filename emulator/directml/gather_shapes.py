@@ -380,8 +380,6 @@ def _top_k_sizes(sizes, attributes):
 
 
 SHAPE_RULES.update({"TOP_K": _check_top_k})
-# The rules above that determine outputs' Sizes from the inputs' Sizes and the attributes, as functions
-# ({input field: Sizes}, attributes) -> {output field: Sizes}: validation.derived_output_sizes reads them.
 def _upsampled_sizes(sizes, attributes):
     """UPSAMPLE_2D: {N, C, H * ScaleSize.Height, W * ScaleSize.Width}."""
     source, (height, width) = tuple(sizes["InputTensor"]), attributes["ScaleSize"]
@@ -418,9 +416,11 @@ INPUT_SIZES = {"REVERSE_SUBSEQUENCES": _sequence_lengths_sizes, "SCATTER_ND": _s
                "ONE_HOT": _one_hot_indices_sizes}
 # The rules whose output's Sizes no input determines (ONE_HOT's depth along Axis), but which size an input from it.
 SIZED_BY_OUTPUT = ("ONE_HOT",)
-DERIVED_SIZES = {"TOP_K": _top_k_sizes, "NONZERO_COORDINATES": _nonzero_sizes, "UPSAMPLE_2D": _upsampled_sizes, "RESAMPLE": _resampled_sizes,
-                 "GATHER": _gather_sizes("GATHER"),
-                 "GATHER_ELEMENTS": _gather_sizes("GATHER_ELEMENTS"), "GATHER_ND": _gather_sizes("GATHER_ND")}
+# The rules above that determine outputs' Sizes from the inputs' Sizes and the attributes, as functions
+# ({input field: Sizes}, attributes) -> {output field: Sizes}: validation.derived_output_sizes reads them.
+DERIVED_SIZES = {"TOP_K": _top_k_sizes, "NONZERO_COORDINATES": _nonzero_sizes, "UPSAMPLE_2D": _upsampled_sizes,
+                 "RESAMPLE": _resampled_sizes,
+                 **{name: _gather_sizes(name) for name in ("GATHER", "GATHER_ELEMENTS", "GATHER_ND")}}
 # the integer matrix products' zero point and scale shapes (dmlemu.directml.quantized_shapes)
 from dmlemu.directml.quantized_shapes import SHAPE_RULES as _QUANTIZED_SHAPE_RULES  # noqa: E402
 SHAPE_RULES.update(_QUANTIZED_SHAPE_RULES)

@@ -856,7 +856,7 @@ def _check_convolution_shapes(schema, by_field, attributes):
     x, w, out = by_field[in_f], by_field[filter_f], by_field[out_f]
     groups = attributes["GroupCount"]
     backward = attributes.get("Direction", 0) == 1       # CONVOLUTION_INTEGER has no Direction: FORWARD
-    n, c = x.sizes[:2]
+    c = x.sizes[1]
     k = out.sizes[1]
     for name, channels in (("InputTensor", c), ("OutputTensor", k)):
         if channels % groups:
@@ -878,14 +878,14 @@ def _check_convolution_shapes(schema, by_field, attributes):
     elif any(attributes.get("OutputPadding") or ()):
         raise invalid(f"OutputPadding is {format_uints(attributes['OutputPadding'])}; {op} with "
                       f"DML_CONVOLUTION_DIRECTION_FORWARD needs zeros (OutputPadding pads a BACKWARD result).")
-    spatial = convolution_output_sizes(x.sizes[2:], w.sizes[2:], attributes["Strides"], attributes["Dilations"],
-                                       attributes["StartPadding"], attributes["EndPadding"],
-                                       attributes.get("OutputPadding"), backward)
-    if spatial is None:
+    # (The filter's channels are checked above, so the K convolved_sizes reads from the filter is the output's.)
+    expected = convolved_sizes(x.sizes, w.sizes, attributes)
+    if expected is None:
         raise invalid(f"{in_f}.Sizes is {format_uints(x.sizes)} with StartPadding "
                       f"{format_uints(attributes['StartPadding'])} and EndPadding {format_uints(attributes['EndPadding'])}"
                       f"; {op} needs the padded input to hold the dilated filter {format_uints(w.sizes[2:])}.")
-    expected = (n, k) + spatial
+    expected = tuple(expected)
+    spatial = expected[2:]
     if tuple(out.sizes) != expected:
         raise invalid(f"{out_f}.Sizes is {format_uints(out.sizes)}; {op} with {in_f}.Sizes {format_uints(x.sizes)}, "
                       f"{filter_f}.Sizes {format_uints(w.sizes)}, Strides {format_uints(attributes['Strides'])}, "
@@ -906,12 +906,11 @@ def _check_pooling_shapes(schema, by_field, attributes):
     op = schema.c_name
     in_f, out_f, indices_f = schema.pools
     x, out = by_field[in_f], by_field[out_f]
-    pooled = pooled_sizes(x.sizes, attributes)
-    if pooled is None:
+    expected = pooled_sizes(x.sizes, attributes)
+    if expected is None:
         raise invalid(f"{in_f}.Sizes is {format_uints(x.sizes)} with StartPadding "
                       f"{format_uints(attributes['StartPadding'])} and EndPadding {format_uints(attributes['EndPadding'])}"
                       f"; {op} needs the padded input to hold the window {format_uints(attributes['WindowSize'])}.")
-    expected = pooled
     if tuple(out.sizes) != expected:
         raise invalid(f"{out_f}.Sizes is {format_uints(out.sizes)}; {op} with {in_f}.Sizes {format_uints(x.sizes)}, "
                       f"WindowSize {format_uints(attributes['WindowSize'])}, Strides "
