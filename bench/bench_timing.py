@@ -18,27 +18,30 @@ On a machine shared with other work, wall times swing by 30 % or more from run t
 every column (the golden model's too) with the process's CPU time instead, which other processes
 disturb less. Either way, compare medians of several runs.
 
-Measured (2026-11-28, this 2-core VM idle, load below 1, --cpu, two to four runs each):
-- CLIP 2^24 timed + wave trace: 0.514-0.522 s compiled, 4.8-5.5x the golden model (whose own best of three moves
-  between 0.094 and 0.107 s from run to run, so the ratio sits at the 5x target's edge); timed without the trace
-  0.476-0.496 s. Where a compiled traced dispatch's time goes (cProfile): the functional model 0.12 s, the cache
-  accounting 0.19 s (timing/caches.py: the L2's chunked tag passes and the levels beyond it), the timing units
-  0.15 s, the trace's end-of-dispatch tables 0.04 s.
-- Transposed 2048^2 IDENTITY: 0.57-0.62 s, 17.2-19.0x the golden gather (best of three timed dispatches, as the
-  golden column; the process's first timed dispatch, 0.82-0.89 s, pays the page faults of the accounting's first
-  large temporaries).
-- IDENTITY FLOAT32 2^28 timed: 12.9 s CPU, peak memory 1.98x the tensors' 2 GiB.
-- The interpreted physics (--physics interpreted), CLIP 2^24: timed 1.47-1.49 s, 3.07-3.13x the compiled; timed +
-  trace 1.65-1.71 s, 3.19-3.33x: above the 3x target. The functional model and the cache accounting (about
-  0.38 s) are the same code in both builds, so the ratio is (0.38 + interpreted units) / (0.38 + compiled units):
-  3x needs the interpreted units at about 1.05 s, against about 1.1 s. Per cohort they execute 3,528 bytecodes in
-  about 45 calls (sys.settrace opcode counts, CLIP 2^21): the walk and IssuePort.book 31 %, the request's path
-  (the CU's front end and miss queue, MemorySystem.request, three FifoServer.finish, the DRAM write queue, the
-  slot group's send and sent) 53 %, the slot groups' state machine, event heap and dispatcher 15 %; no function
-  holds more than 15 %, and each of those calls is a mechanism written once (an inlined second copy would be
-  faster and is what the house rule forbids). The wave trace costs the interpreted build about 0.15 s more than
-  the compiled: a CohortWork.wave_group call and a DRAM-log row per request, each a C-level array extend
-  (the "wave" level keeps no instruction segments, so the walk joins ALU runs as untraced).
+Measured (2026-11-28, a later session's 2-core VM (an AMD EPYC), idle, --cpu, two to four runs each):
+- CLIP 2^24 timed + wave trace: 0.323-0.337 s compiled, 4.6-4.7x the golden model (0.070-0.075 s); timed without
+  the trace 0.289-0.304 s. Where a compiled dispatch's time goes (cProfile): the functional model about 0.075 s,
+  the cache accounting (timing/caches.py: the L2's chunked tag passes and the levels beyond it) about 0.14 s, the
+  timing units about 0.075 s.
+- Transposed 2048^2 IDENTITY: 0.31 s, 11.7-12.2x the golden gather (best of three timed dispatches, as the golden
+  column; the process's first timed dispatch, 0.34-0.54 s, pays the page faults of the accounting's first large
+  temporaries).
+- IDENTITY FLOAT32 2^28 timed: 9.2 s CPU, peak memory 1.97x the tensors' 2 GiB.
+- The interpreted physics (--physics interpreted), CLIP 2^24: timed 1.155-1.175 s, 4.0x the compiled; timed + trace
+  1.356-1.376 s, 4.0-4.1x; repeated dispatches on one device (warm caches) 1.28 s against 0.28 s, 4.6x. The
+  3x target is missed. The ratio depends on the CPU: the same tree measured 2.9-3.6x on the previous session's VM,
+  where compiled code and NumPy ran 1.6-1.7x slower and the interpreter 1.3x slower than here. The functional
+  model and the cache accounting (about 0.215 s) are the same code in both builds, so 3x needs the interpreted
+  units at about 0.66 s, against 0.95 s: 30 % fewer. Per memory request they execute about 1,740 bytecodes in
+  about 20 calls (sys.settrace opcode counts, CLIP 2^22): the walk and the issue port 32 %, the memory
+  system (three FifoServer.finish, the DRAM write queue, MemorySystem.request) 26 %, the request's way through
+  the slot group and the CU (send, sent, costs, the front end, the miss queue) 28 %, the state machine, event
+  heap and dispatcher 14 %. The calls are not where the time goes: an experiment
+  (not kept, since the house rule is one copy of each mechanism) that inlined the request's whole path (the
+  front end, the miss queue, MemorySystem.request, the L2 and Infinity Cache servers) into the slot group's send,
+  and the issue port's append into the walk, made 34 % fewer calls and 4 % fewer bytecodes and ran 5 % faster
+  (1.207 s against 1.277 s, best of five, the same cycles). A heap of integer keys instead of tuples was no
+  faster either. The time is the mechanisms' own integer arithmetic and state updates.
 """
 import argparse
 import os
