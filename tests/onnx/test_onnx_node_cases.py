@@ -72,6 +72,7 @@ EXPECTED_TO_PASS = (
     "test_castlike_FLOAT16_to_FLOAT_expanded", "test_castlike_FLOAT_to_DOUBLE",
     "test_castlike_FLOAT_to_DOUBLE_expanded", "test_castlike_FLOAT_to_FLOAT16",
     "test_castlike_FLOAT_to_FLOAT16_expanded", "test_causal_conv_with_state_basic_expanded",
+    "test_causal_conv_with_state_decode_step_expanded",
     "test_causal_conv_with_state_fp16_expanded", "test_causal_conv_with_state_short_input_no_past_state_expanded",
     "test_causal_conv_with_state_silu_fp16_expanded", "test_causal_conv_with_state_with_bias_and_past_state_expanded",
     "test_causal_conv_with_state_with_bias_expanded", "test_causal_conv_with_state_with_past_state_expanded",
