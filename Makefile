@@ -12,11 +12,14 @@ STAMP := $(VENV)/.installed
 TIMING_UNITS := events memory_system compute_unit simd workgroup_dispatcher cu_caches
 # The compiled numeric kernels (setup.py's COMPILED_NUMERICS): their .pyx files.
 NUMERICS_KERNELS := fma_compiled
-$(STAMP): pyproject.toml setup.py $(foreach u,$(TIMING_UNITS),emulator/timing/$(u).py emulator/timing/$(u).pxd) \
+# On the Python the suite was last run green with (3.11), the dependencies install at those versions
+# (.ci/constraints.txt); on another Python, at the newest that pyproject.toml allows.
+export CONSTRAINED := import sys; print("-c .ci/constraints.txt" if sys.version_info[:2] == (3, 11) else "")
+$(STAMP): pyproject.toml setup.py .ci/constraints.txt $(foreach u,$(TIMING_UNITS),emulator/timing/$(u).py emulator/timing/$(u).pxd) \
 		$(foreach k,$(NUMERICS_KERNELS),isa/$(k).pyx)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,sweep,perfetto,onnx]'
+	$(PY) -m pip install --quiet -e '.[test,sweep,perfetto,onnx]' $$($(PY) -c "$$CONSTRAINED")
 	touch $(STAMP)
 
 # THRESHOLD, CLIP and IF through the DirectML mirror; trace and plots in dmlemu-demo-out/.
