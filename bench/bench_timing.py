@@ -30,7 +30,7 @@ Measured (2026-11-28, a later session's 2-core VM (an AMD EPYC), idle, --cpu, tw
 - The interpreted physics (--physics interpreted), CLIP 2^24: timed 1.155-1.175 s, 4.0x the compiled; timed + trace
   1.356-1.376 s, 4.0-4.1x; repeated dispatches on one device (warm caches) 1.28 s against 0.28 s, 4.6x. The
   3x target is missed. The ratio depends on the CPU: the same tree measured 2.9-3.6x on the previous session's VM,
-  where compiled code and NumPy ran 1.6-1.7x slower and the interpreter 1.3x slower than here. The functional
+  where compiled code and NumPy ran about 1.7x slower and the interpreter 1.3-1.4x slower than here. The functional
   model and the cache accounting (about 0.215 s) are the same code in both builds, so 3x needs the interpreted
   units at about 0.66 s, against 0.95 s: 30 % fewer. Per memory request they execute about 1,740 bytecodes in
   about 20 calls (sys.settrace opcode counts, CLIP 2^22): the walk and the issue port 32 %, the memory
