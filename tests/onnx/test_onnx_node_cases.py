@@ -25,9 +25,9 @@ graph inputs made initializers first (CONSTANT_OPERANDS). Cases left out, and wh
 Each output is judged by the tolerance of the node that computes it (through Identity), which in an expanded
 function need not be the last node: test_causal_conv_with_state_*_expanded's output by its Conv's, its
 present_state by its Slice's. The expected outputs are the onnx reference's, computed on the machine that runs
-the tests, and its Conv is a NumPy matmul: OpenBLAS's kernel for the CPU sets the summation order
-(test_causal_conv_with_state_short_input_no_past_state's element 3 is 1 ULP apart between its Haswell or Zen
-kernel and its SkylakeX one; dmlemu's is the latter's).
+the tests, and its Conv is a NumPy matmul: the OpenBLAS kernel it runs (chosen by the CPU, or by
+OPENBLAS_CORETYPE) sets the summation order (test_causal_conv_with_state_short_input_no_past_state's element 3 is
+1 ULP apart between the Haswell or Zen kernel and the SkylakeX one; dmlemu's is the latter's).
 """
 import warnings
 
