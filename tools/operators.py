@@ -488,8 +488,8 @@ def _integers(spec, value, where, op):
 # window's padding 0), SLICE's Offsets 0 and Strides 1 over the input's whole Sizes. Axis and Axes name the
 # last dimension of the tensor they index.
 INTEGER_DEFAULTS = {"HeadCount": 1, "QueryHeadCount": 1, "KeyValueHeadCount": 1, "DiagonalFillEnd": 1,
-                    "IndexDimensions": 1, "WindowSize": 2, "Dilations": 1, "Strides": 1, "BlockSize": 2, "K": 2, "LocalSize": 3, "P": 2,
-                    "GroupCount": 1, "Repeats": 2, "StartPadding": 1, "EndPadding": 1, "OutputPadding": 0,
+                    "IndexDimensions": 1, "WindowSize": 2, "Dilations": 1, "Strides": 1, "BlockSize": 2, "K": 2,
+                    "LocalSize": 3, "P": 2, "GroupCount": 1, "Repeats": 2, "StartPadding": 1, "EndPadding": 1, "OutputPadding": 0,
                     "Offsets": 0, "InputWindowOffsets": 0, "InputWindowStrides": 1}
 
 

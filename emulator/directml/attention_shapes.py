@@ -20,6 +20,7 @@ present tensors (dividing QueryHeadCount; stacked tensors only where the two are
 [batchSize].
 """
 import functools
+from types import SimpleNamespace
 
 from dmlemu.com import invalid
 from dmlemu.directml.gather_shapes import DERIVED_SIZES, SHAPE_RULES
@@ -158,12 +159,9 @@ def _expected(by_field, head_count, kv_head_count, name):
 
 def _output_sizes(name, sizes, attributes):
     """The outputs' Sizes from the inputs' ({field: Sizes}): the Sizes `_expected` gives (their least rank)."""
-    class _Sized:
-        def __init__(self, values):
-            self.sizes = tuple(values)
     heads = int(attributes["HeadCount" if name == "MULTIHEAD_ATTENTION" else "QueryHeadCount"])
     kv_heads = None if name == "MULTIHEAD_ATTENTION" else int(attributes["KeyValueHeadCount"])
-    expect = _expected({f: _Sized(v) for f, v in sizes.items()}, heads, kv_heads, name)
+    expect = _expected({f: SimpleNamespace(sizes=tuple(v)) for f, v in sizes.items()}, heads, kv_heads, name)
     return {f: value for f, (_, value) in expect.items() if f.startswith("Output")}
 
 

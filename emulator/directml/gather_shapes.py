@@ -27,6 +27,7 @@ The rules, per DirectML page (sdk-api ns-directml-dml_gather*_operator_desc):
                    InputTensor.Sizes[(D - InputDimensionCount + BatchDimensionCount + m) .. D]}, right-aligned.
                    Dimensions in front of the actual ones are read at coordinate 0.
 """
+import math
 from dataclasses import dataclass
 
 from dmlemu.com import check_float, check_sequence, check_uint, invalid, is_integer
@@ -307,10 +308,8 @@ def _nonzero_sizes(sizes, attributes):
     """NONZERO_COORDINATES' outputs: the count one element {1, .., 1}, the coordinates {1, .., 1, M, N} with M the
     input's elements and N its DimensionCount (the largest N allowed: every coordinate)."""
     source = tuple(sizes["InputTensor"])
-    rank, elements = len(source), 1
-    for size in source:
-        elements *= size
-    return {"OutputCountTensor": (1,) * rank, "OutputCoordinatesTensor": (1,) * (rank - 2) + (elements, rank)}
+    rank = len(source)
+    return {"OutputCountTensor": (1,) * rank, "OutputCoordinatesTensor": (1,) * (rank - 2) + (math.prod(source), rank)}
 
 
 def _check_nonzero(schema, by_field, attributes):
@@ -380,6 +379,8 @@ def _top_k_sizes(sizes, attributes):
 
 
 SHAPE_RULES.update({"TOP_K": _check_top_k})
+
+
 def _upsampled_sizes(sizes, attributes):
     """UPSAMPLE_2D: {N, C, H * ScaleSize.Height, W * ScaleSize.Width}."""
     source, (height, width) = tuple(sizes["InputTensor"]), attributes["ScaleSize"]

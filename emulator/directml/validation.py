@@ -884,7 +884,6 @@ def _check_convolution_shapes(schema, by_field, attributes):
         raise invalid(f"{in_f}.Sizes is {format_uints(x.sizes)} with StartPadding "
                       f"{format_uints(attributes['StartPadding'])} and EndPadding {format_uints(attributes['EndPadding'])}"
                       f"; {op} needs the padded input to hold the dilated filter {format_uints(w.sizes[2:])}.")
-    expected = tuple(expected)
     spatial = expected[2:]
     if tuple(out.sizes) != expected:
         raise invalid(f"{out_f}.Sizes is {format_uints(out.sizes)}; {op} with {in_f}.Sizes {format_uints(x.sizes)}, "
